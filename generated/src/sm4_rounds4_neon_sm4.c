@@ -13,9 +13,9 @@
  * the state (X32..X35) with all 16 bytes reversed: one table lookup.
  *
  * One pass of sm4_rounds4_neon_sm4_batch encrypts (or, with the decryption round keys,
- * decrypts) 8 blocks = 128 bytes; its loop body is 32 rounds.
+ * decrypts) 4 blocks = 64 bytes; its loop body is 32 rounds.
  * The S-box is the instruction's own: no decomposition.
- * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 8,
+ * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 4,
  *   sm4.schedule_before_ra = false, sm4.asm_pressure_schedule = false.
  * Lowered with: sm4_rounds_by_sm4e, fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev.
  */
@@ -24,19 +24,19 @@
 #include "sm4.h"
 #include "sm4_internal.h"
 
-#define SM4_ROUNDS4_NEON_SM4_BATCH_BLOCKS 8
+#define SM4_ROUNDS4_NEON_SM4_BATCH_BLOCKS 4
 #define SM4_ROUNDS4_NEON_SM4_ROUNDS_PER_ITERATION 32
 _Static_assert(SM4_ROUNDS4_NEON_SM4_BATCH_BLOCKS * SM4_BLOCK_BYTES <= SM4_MAX_BATCH_BYTES,
                "the mode layer's buffers hold a batch of every kernel (sm4_internal.h)");
 
 static void sm4_rounds4_neon_sm4_batch(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    uint8x16_t x0, x1, x2, x3, x4, x5, x6, x7;
+    uint8x16_t x0, x1, x2, x3;
     /* all 16 bytes reversed: (X35..X32) big-endian */
     static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
     const uint8x16_t reverse16 = vld1q_u8(reverse16_bytes);
 
-    /* Load 8 blocks, big-endian words to native. */
+    /* Load 4 blocks, big-endian words to native. */
     const uint8x16_t blk = vld1q_u8(in);
     const uint8x16_t le = kc_rev32_8(blk);
     x0 = le;
@@ -49,18 +49,6 @@ static void sm4_rounds4_neon_sm4_batch(const uint8_t *rk, const uint8_t *in, uin
     const uint8x16_t blk_3 = vld1q_u8(in + 48);
     const uint8x16_t le_3 = kc_rev32_8(blk_3);
     x3 = le_3;
-    const uint8x16_t blk_4 = vld1q_u8(in + 64);
-    const uint8x16_t le_4 = kc_rev32_8(blk_4);
-    x4 = le_4;
-    const uint8x16_t blk_5 = vld1q_u8(in + 80);
-    const uint8x16_t le_5 = kc_rev32_8(blk_5);
-    x5 = le_5;
-    const uint8x16_t blk_6 = vld1q_u8(in + 96);
-    const uint8x16_t le_6 = kc_rev32_8(blk_6);
-    x6 = le_6;
-    const uint8x16_t blk_7 = vld1q_u8(in + 112);
-    const uint8x16_t le_7 = kc_rev32_8(blk_7);
-    x7 = le_7;
 
     /* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
     const uint8x16_t rk0 = vld1q_u8(rk);
@@ -72,133 +60,69 @@ static void sm4_rounds4_neon_sm4_batch(const uint8_t *rk, const uint8_t *in, uin
     x2 = x_2;
     const uint8x16_t x_3 = kc_sm4e(x3, rk0);
     x3 = x_3;
-    const uint8x16_t x_4 = kc_sm4e(x4, rk0);
-    x4 = x_4;
-    const uint8x16_t x_5 = kc_sm4e(x5, rk0);
-    x5 = x_5;
-    const uint8x16_t x_6 = kc_sm4e(x6, rk0);
-    x6 = x_6;
-    const uint8x16_t x_7 = kc_sm4e(x7, rk0);
-    x7 = x_7;
     const uint8x16_t rk1 = vld1q_u8(rk + 16);
-    const uint8x16_t x_8 = kc_sm4e(x0, rk1);
-    x0 = x_8;
-    const uint8x16_t x_9 = kc_sm4e(x1, rk1);
-    x1 = x_9;
-    const uint8x16_t x_10 = kc_sm4e(x2, rk1);
-    x2 = x_10;
-    const uint8x16_t x_11 = kc_sm4e(x3, rk1);
-    x3 = x_11;
-    const uint8x16_t x_12 = kc_sm4e(x4, rk1);
-    x4 = x_12;
-    const uint8x16_t x_13 = kc_sm4e(x5, rk1);
-    x5 = x_13;
-    const uint8x16_t x_14 = kc_sm4e(x6, rk1);
-    x6 = x_14;
-    const uint8x16_t x_15 = kc_sm4e(x7, rk1);
-    x7 = x_15;
+    const uint8x16_t x_4 = kc_sm4e(x0, rk1);
+    x0 = x_4;
+    const uint8x16_t x_5 = kc_sm4e(x1, rk1);
+    x1 = x_5;
+    const uint8x16_t x_6 = kc_sm4e(x2, rk1);
+    x2 = x_6;
+    const uint8x16_t x_7 = kc_sm4e(x3, rk1);
+    x3 = x_7;
     const uint8x16_t rk2 = vld1q_u8(rk + 32);
-    const uint8x16_t x_16 = kc_sm4e(x0, rk2);
-    x0 = x_16;
-    const uint8x16_t x_17 = kc_sm4e(x1, rk2);
-    x1 = x_17;
-    const uint8x16_t x_18 = kc_sm4e(x2, rk2);
-    x2 = x_18;
-    const uint8x16_t x_19 = kc_sm4e(x3, rk2);
-    x3 = x_19;
-    const uint8x16_t x_20 = kc_sm4e(x4, rk2);
-    x4 = x_20;
-    const uint8x16_t x_21 = kc_sm4e(x5, rk2);
-    x5 = x_21;
-    const uint8x16_t x_22 = kc_sm4e(x6, rk2);
-    x6 = x_22;
-    const uint8x16_t x_23 = kc_sm4e(x7, rk2);
-    x7 = x_23;
+    const uint8x16_t x_8 = kc_sm4e(x0, rk2);
+    x0 = x_8;
+    const uint8x16_t x_9 = kc_sm4e(x1, rk2);
+    x1 = x_9;
+    const uint8x16_t x_10 = kc_sm4e(x2, rk2);
+    x2 = x_10;
+    const uint8x16_t x_11 = kc_sm4e(x3, rk2);
+    x3 = x_11;
     const uint8x16_t rk3 = vld1q_u8(rk + 48);
-    const uint8x16_t x_24 = kc_sm4e(x0, rk3);
-    x0 = x_24;
-    const uint8x16_t x_25 = kc_sm4e(x1, rk3);
-    x1 = x_25;
-    const uint8x16_t x_26 = kc_sm4e(x2, rk3);
-    x2 = x_26;
-    const uint8x16_t x_27 = kc_sm4e(x3, rk3);
-    x3 = x_27;
-    const uint8x16_t x_28 = kc_sm4e(x4, rk3);
-    x4 = x_28;
-    const uint8x16_t x_29 = kc_sm4e(x5, rk3);
-    x5 = x_29;
-    const uint8x16_t x_30 = kc_sm4e(x6, rk3);
-    x6 = x_30;
-    const uint8x16_t x_31 = kc_sm4e(x7, rk3);
-    x7 = x_31;
+    const uint8x16_t x_12 = kc_sm4e(x0, rk3);
+    x0 = x_12;
+    const uint8x16_t x_13 = kc_sm4e(x1, rk3);
+    x1 = x_13;
+    const uint8x16_t x_14 = kc_sm4e(x2, rk3);
+    x2 = x_14;
+    const uint8x16_t x_15 = kc_sm4e(x3, rk3);
+    x3 = x_15;
     const uint8x16_t rk4 = vld1q_u8(rk + 64);
-    const uint8x16_t x_32 = kc_sm4e(x0, rk4);
-    x0 = x_32;
-    const uint8x16_t x_33 = kc_sm4e(x1, rk4);
-    x1 = x_33;
-    const uint8x16_t x_34 = kc_sm4e(x2, rk4);
-    x2 = x_34;
-    const uint8x16_t x_35 = kc_sm4e(x3, rk4);
-    x3 = x_35;
-    const uint8x16_t x_36 = kc_sm4e(x4, rk4);
-    x4 = x_36;
-    const uint8x16_t x_37 = kc_sm4e(x5, rk4);
-    x5 = x_37;
-    const uint8x16_t x_38 = kc_sm4e(x6, rk4);
-    x6 = x_38;
-    const uint8x16_t x_39 = kc_sm4e(x7, rk4);
-    x7 = x_39;
+    const uint8x16_t x_16 = kc_sm4e(x0, rk4);
+    x0 = x_16;
+    const uint8x16_t x_17 = kc_sm4e(x1, rk4);
+    x1 = x_17;
+    const uint8x16_t x_18 = kc_sm4e(x2, rk4);
+    x2 = x_18;
+    const uint8x16_t x_19 = kc_sm4e(x3, rk4);
+    x3 = x_19;
     const uint8x16_t rk5 = vld1q_u8(rk + 80);
-    const uint8x16_t x_40 = kc_sm4e(x0, rk5);
-    x0 = x_40;
-    const uint8x16_t x_41 = kc_sm4e(x1, rk5);
-    x1 = x_41;
-    const uint8x16_t x_42 = kc_sm4e(x2, rk5);
-    x2 = x_42;
-    const uint8x16_t x_43 = kc_sm4e(x3, rk5);
-    x3 = x_43;
-    const uint8x16_t x_44 = kc_sm4e(x4, rk5);
-    x4 = x_44;
-    const uint8x16_t x_45 = kc_sm4e(x5, rk5);
-    x5 = x_45;
-    const uint8x16_t x_46 = kc_sm4e(x6, rk5);
-    x6 = x_46;
-    const uint8x16_t x_47 = kc_sm4e(x7, rk5);
-    x7 = x_47;
+    const uint8x16_t x_20 = kc_sm4e(x0, rk5);
+    x0 = x_20;
+    const uint8x16_t x_21 = kc_sm4e(x1, rk5);
+    x1 = x_21;
+    const uint8x16_t x_22 = kc_sm4e(x2, rk5);
+    x2 = x_22;
+    const uint8x16_t x_23 = kc_sm4e(x3, rk5);
+    x3 = x_23;
     const uint8x16_t rk6 = vld1q_u8(rk + 96);
-    const uint8x16_t x_48 = kc_sm4e(x0, rk6);
-    x0 = x_48;
-    const uint8x16_t x_49 = kc_sm4e(x1, rk6);
-    x1 = x_49;
-    const uint8x16_t x_50 = kc_sm4e(x2, rk6);
-    x2 = x_50;
-    const uint8x16_t x_51 = kc_sm4e(x3, rk6);
-    x3 = x_51;
-    const uint8x16_t x_52 = kc_sm4e(x4, rk6);
-    x4 = x_52;
-    const uint8x16_t x_53 = kc_sm4e(x5, rk6);
-    x5 = x_53;
-    const uint8x16_t x_54 = kc_sm4e(x6, rk6);
-    x6 = x_54;
-    const uint8x16_t x_55 = kc_sm4e(x7, rk6);
-    x7 = x_55;
+    const uint8x16_t x_24 = kc_sm4e(x0, rk6);
+    x0 = x_24;
+    const uint8x16_t x_25 = kc_sm4e(x1, rk6);
+    x1 = x_25;
+    const uint8x16_t x_26 = kc_sm4e(x2, rk6);
+    x2 = x_26;
+    const uint8x16_t x_27 = kc_sm4e(x3, rk6);
+    x3 = x_27;
     const uint8x16_t rk7 = vld1q_u8(rk + 112);
-    const uint8x16_t x_56 = kc_sm4e(x0, rk7);
-    x0 = x_56;
-    const uint8x16_t x_57 = kc_sm4e(x1, rk7);
-    x1 = x_57;
-    const uint8x16_t x_58 = kc_sm4e(x2, rk7);
-    x2 = x_58;
-    const uint8x16_t x_59 = kc_sm4e(x3, rk7);
-    x3 = x_59;
-    const uint8x16_t x_60 = kc_sm4e(x4, rk7);
-    x4 = x_60;
-    const uint8x16_t x_61 = kc_sm4e(x5, rk7);
-    x5 = x_61;
-    const uint8x16_t x_62 = kc_sm4e(x6, rk7);
-    x6 = x_62;
-    const uint8x16_t x_63 = kc_sm4e(x7, rk7);
-    x7 = x_63;
+    const uint8x16_t x_28 = kc_sm4e(x0, rk7);
+    x0 = x_28;
+    const uint8x16_t x_29 = kc_sm4e(x1, rk7);
+    x1 = x_29;
+    const uint8x16_t x_30 = kc_sm4e(x2, rk7);
+    x2 = x_30;
+    const uint8x16_t x_31 = kc_sm4e(x3, rk7);
+    x3 = x_31;
 
     /* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
     const uint8x16_t outbe = vqtbl1q_u8(x0, reverse16);
@@ -209,26 +133,18 @@ static void sm4_rounds4_neon_sm4_batch(const uint8_t *rk, const uint8_t *in, uin
     vst1q_u8(out + 32, outbe_2);
     const uint8x16_t outbe_3 = vqtbl1q_u8(x3, reverse16);
     vst1q_u8(out + 48, outbe_3);
-    const uint8x16_t outbe_4 = vqtbl1q_u8(x4, reverse16);
-    vst1q_u8(out + 64, outbe_4);
-    const uint8x16_t outbe_5 = vqtbl1q_u8(x5, reverse16);
-    vst1q_u8(out + 80, outbe_5);
-    const uint8x16_t outbe_6 = vqtbl1q_u8(x6, reverse16);
-    vst1q_u8(out + 96, outbe_6);
-    const uint8x16_t outbe_7 = vqtbl1q_u8(x7, reverse16);
-    vst1q_u8(out + 112, outbe_7);
 }
 
 /* The batch with src XORed into its stores: out = E(in) ^ src, or D(in) ^ src with the
  * decryption round keys (CTR, CBC decryption in one pass). */
 static void sm4_rounds4_neon_sm4_batch_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
 {
-    uint8x16_t x0, x1, x2, x3, x4, x5, x6, x7;
+    uint8x16_t x0, x1, x2, x3;
     /* all 16 bytes reversed: (X35..X32) big-endian */
     static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
     const uint8x16_t reverse16 = vld1q_u8(reverse16_bytes);
 
-    /* Load 8 blocks, big-endian words to native. */
+    /* Load 4 blocks, big-endian words to native. */
     const uint8x16_t blk = vld1q_u8(in);
     const uint8x16_t le = kc_rev32_8(blk);
     x0 = le;
@@ -241,18 +157,6 @@ static void sm4_rounds4_neon_sm4_batch_xor(const uint8_t *rk, const uint8_t *in,
     const uint8x16_t blk_3 = vld1q_u8(in + 48);
     const uint8x16_t le_3 = kc_rev32_8(blk_3);
     x3 = le_3;
-    const uint8x16_t blk_4 = vld1q_u8(in + 64);
-    const uint8x16_t le_4 = kc_rev32_8(blk_4);
-    x4 = le_4;
-    const uint8x16_t blk_5 = vld1q_u8(in + 80);
-    const uint8x16_t le_5 = kc_rev32_8(blk_5);
-    x5 = le_5;
-    const uint8x16_t blk_6 = vld1q_u8(in + 96);
-    const uint8x16_t le_6 = kc_rev32_8(blk_6);
-    x6 = le_6;
-    const uint8x16_t blk_7 = vld1q_u8(in + 112);
-    const uint8x16_t le_7 = kc_rev32_8(blk_7);
-    x7 = le_7;
 
     /* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
     const uint8x16_t rk0 = vld1q_u8(rk);
@@ -264,133 +168,69 @@ static void sm4_rounds4_neon_sm4_batch_xor(const uint8_t *rk, const uint8_t *in,
     x2 = x_2;
     const uint8x16_t x_3 = kc_sm4e(x3, rk0);
     x3 = x_3;
-    const uint8x16_t x_4 = kc_sm4e(x4, rk0);
-    x4 = x_4;
-    const uint8x16_t x_5 = kc_sm4e(x5, rk0);
-    x5 = x_5;
-    const uint8x16_t x_6 = kc_sm4e(x6, rk0);
-    x6 = x_6;
-    const uint8x16_t x_7 = kc_sm4e(x7, rk0);
-    x7 = x_7;
     const uint8x16_t rk1 = vld1q_u8(rk + 16);
-    const uint8x16_t x_8 = kc_sm4e(x0, rk1);
-    x0 = x_8;
-    const uint8x16_t x_9 = kc_sm4e(x1, rk1);
-    x1 = x_9;
-    const uint8x16_t x_10 = kc_sm4e(x2, rk1);
-    x2 = x_10;
-    const uint8x16_t x_11 = kc_sm4e(x3, rk1);
-    x3 = x_11;
-    const uint8x16_t x_12 = kc_sm4e(x4, rk1);
-    x4 = x_12;
-    const uint8x16_t x_13 = kc_sm4e(x5, rk1);
-    x5 = x_13;
-    const uint8x16_t x_14 = kc_sm4e(x6, rk1);
-    x6 = x_14;
-    const uint8x16_t x_15 = kc_sm4e(x7, rk1);
-    x7 = x_15;
+    const uint8x16_t x_4 = kc_sm4e(x0, rk1);
+    x0 = x_4;
+    const uint8x16_t x_5 = kc_sm4e(x1, rk1);
+    x1 = x_5;
+    const uint8x16_t x_6 = kc_sm4e(x2, rk1);
+    x2 = x_6;
+    const uint8x16_t x_7 = kc_sm4e(x3, rk1);
+    x3 = x_7;
     const uint8x16_t rk2 = vld1q_u8(rk + 32);
-    const uint8x16_t x_16 = kc_sm4e(x0, rk2);
-    x0 = x_16;
-    const uint8x16_t x_17 = kc_sm4e(x1, rk2);
-    x1 = x_17;
-    const uint8x16_t x_18 = kc_sm4e(x2, rk2);
-    x2 = x_18;
-    const uint8x16_t x_19 = kc_sm4e(x3, rk2);
-    x3 = x_19;
-    const uint8x16_t x_20 = kc_sm4e(x4, rk2);
-    x4 = x_20;
-    const uint8x16_t x_21 = kc_sm4e(x5, rk2);
-    x5 = x_21;
-    const uint8x16_t x_22 = kc_sm4e(x6, rk2);
-    x6 = x_22;
-    const uint8x16_t x_23 = kc_sm4e(x7, rk2);
-    x7 = x_23;
+    const uint8x16_t x_8 = kc_sm4e(x0, rk2);
+    x0 = x_8;
+    const uint8x16_t x_9 = kc_sm4e(x1, rk2);
+    x1 = x_9;
+    const uint8x16_t x_10 = kc_sm4e(x2, rk2);
+    x2 = x_10;
+    const uint8x16_t x_11 = kc_sm4e(x3, rk2);
+    x3 = x_11;
     const uint8x16_t rk3 = vld1q_u8(rk + 48);
-    const uint8x16_t x_24 = kc_sm4e(x0, rk3);
-    x0 = x_24;
-    const uint8x16_t x_25 = kc_sm4e(x1, rk3);
-    x1 = x_25;
-    const uint8x16_t x_26 = kc_sm4e(x2, rk3);
-    x2 = x_26;
-    const uint8x16_t x_27 = kc_sm4e(x3, rk3);
-    x3 = x_27;
-    const uint8x16_t x_28 = kc_sm4e(x4, rk3);
-    x4 = x_28;
-    const uint8x16_t x_29 = kc_sm4e(x5, rk3);
-    x5 = x_29;
-    const uint8x16_t x_30 = kc_sm4e(x6, rk3);
-    x6 = x_30;
-    const uint8x16_t x_31 = kc_sm4e(x7, rk3);
-    x7 = x_31;
+    const uint8x16_t x_12 = kc_sm4e(x0, rk3);
+    x0 = x_12;
+    const uint8x16_t x_13 = kc_sm4e(x1, rk3);
+    x1 = x_13;
+    const uint8x16_t x_14 = kc_sm4e(x2, rk3);
+    x2 = x_14;
+    const uint8x16_t x_15 = kc_sm4e(x3, rk3);
+    x3 = x_15;
     const uint8x16_t rk4 = vld1q_u8(rk + 64);
-    const uint8x16_t x_32 = kc_sm4e(x0, rk4);
-    x0 = x_32;
-    const uint8x16_t x_33 = kc_sm4e(x1, rk4);
-    x1 = x_33;
-    const uint8x16_t x_34 = kc_sm4e(x2, rk4);
-    x2 = x_34;
-    const uint8x16_t x_35 = kc_sm4e(x3, rk4);
-    x3 = x_35;
-    const uint8x16_t x_36 = kc_sm4e(x4, rk4);
-    x4 = x_36;
-    const uint8x16_t x_37 = kc_sm4e(x5, rk4);
-    x5 = x_37;
-    const uint8x16_t x_38 = kc_sm4e(x6, rk4);
-    x6 = x_38;
-    const uint8x16_t x_39 = kc_sm4e(x7, rk4);
-    x7 = x_39;
+    const uint8x16_t x_16 = kc_sm4e(x0, rk4);
+    x0 = x_16;
+    const uint8x16_t x_17 = kc_sm4e(x1, rk4);
+    x1 = x_17;
+    const uint8x16_t x_18 = kc_sm4e(x2, rk4);
+    x2 = x_18;
+    const uint8x16_t x_19 = kc_sm4e(x3, rk4);
+    x3 = x_19;
     const uint8x16_t rk5 = vld1q_u8(rk + 80);
-    const uint8x16_t x_40 = kc_sm4e(x0, rk5);
-    x0 = x_40;
-    const uint8x16_t x_41 = kc_sm4e(x1, rk5);
-    x1 = x_41;
-    const uint8x16_t x_42 = kc_sm4e(x2, rk5);
-    x2 = x_42;
-    const uint8x16_t x_43 = kc_sm4e(x3, rk5);
-    x3 = x_43;
-    const uint8x16_t x_44 = kc_sm4e(x4, rk5);
-    x4 = x_44;
-    const uint8x16_t x_45 = kc_sm4e(x5, rk5);
-    x5 = x_45;
-    const uint8x16_t x_46 = kc_sm4e(x6, rk5);
-    x6 = x_46;
-    const uint8x16_t x_47 = kc_sm4e(x7, rk5);
-    x7 = x_47;
+    const uint8x16_t x_20 = kc_sm4e(x0, rk5);
+    x0 = x_20;
+    const uint8x16_t x_21 = kc_sm4e(x1, rk5);
+    x1 = x_21;
+    const uint8x16_t x_22 = kc_sm4e(x2, rk5);
+    x2 = x_22;
+    const uint8x16_t x_23 = kc_sm4e(x3, rk5);
+    x3 = x_23;
     const uint8x16_t rk6 = vld1q_u8(rk + 96);
-    const uint8x16_t x_48 = kc_sm4e(x0, rk6);
-    x0 = x_48;
-    const uint8x16_t x_49 = kc_sm4e(x1, rk6);
-    x1 = x_49;
-    const uint8x16_t x_50 = kc_sm4e(x2, rk6);
-    x2 = x_50;
-    const uint8x16_t x_51 = kc_sm4e(x3, rk6);
-    x3 = x_51;
-    const uint8x16_t x_52 = kc_sm4e(x4, rk6);
-    x4 = x_52;
-    const uint8x16_t x_53 = kc_sm4e(x5, rk6);
-    x5 = x_53;
-    const uint8x16_t x_54 = kc_sm4e(x6, rk6);
-    x6 = x_54;
-    const uint8x16_t x_55 = kc_sm4e(x7, rk6);
-    x7 = x_55;
+    const uint8x16_t x_24 = kc_sm4e(x0, rk6);
+    x0 = x_24;
+    const uint8x16_t x_25 = kc_sm4e(x1, rk6);
+    x1 = x_25;
+    const uint8x16_t x_26 = kc_sm4e(x2, rk6);
+    x2 = x_26;
+    const uint8x16_t x_27 = kc_sm4e(x3, rk6);
+    x3 = x_27;
     const uint8x16_t rk7 = vld1q_u8(rk + 112);
-    const uint8x16_t x_56 = kc_sm4e(x0, rk7);
-    x0 = x_56;
-    const uint8x16_t x_57 = kc_sm4e(x1, rk7);
-    x1 = x_57;
-    const uint8x16_t x_58 = kc_sm4e(x2, rk7);
-    x2 = x_58;
-    const uint8x16_t x_59 = kc_sm4e(x3, rk7);
-    x3 = x_59;
-    const uint8x16_t x_60 = kc_sm4e(x4, rk7);
-    x4 = x_60;
-    const uint8x16_t x_61 = kc_sm4e(x5, rk7);
-    x5 = x_61;
-    const uint8x16_t x_62 = kc_sm4e(x6, rk7);
-    x6 = x_62;
-    const uint8x16_t x_63 = kc_sm4e(x7, rk7);
-    x7 = x_63;
+    const uint8x16_t x_28 = kc_sm4e(x0, rk7);
+    x0 = x_28;
+    const uint8x16_t x_29 = kc_sm4e(x1, rk7);
+    x1 = x_29;
+    const uint8x16_t x_30 = kc_sm4e(x2, rk7);
+    x2 = x_30;
+    const uint8x16_t x_31 = kc_sm4e(x3, rk7);
+    x3 = x_31;
 
     /* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
     const uint8x16_t outbe = vqtbl1q_u8(x0, reverse16);
@@ -409,22 +249,6 @@ static void sm4_rounds4_neon_sm4_batch_xor(const uint8_t *rk, const uint8_t *in,
     const uint8x16_t msg_3 = vld1q_u8(src + 48);
     const uint8x16_t ct_3 = veorq_u8(outbe_3, msg_3);
     vst1q_u8(out + 48, ct_3);
-    const uint8x16_t outbe_4 = vqtbl1q_u8(x4, reverse16);
-    const uint8x16_t msg_4 = vld1q_u8(src + 64);
-    const uint8x16_t ct_4 = veorq_u8(outbe_4, msg_4);
-    vst1q_u8(out + 64, ct_4);
-    const uint8x16_t outbe_5 = vqtbl1q_u8(x5, reverse16);
-    const uint8x16_t msg_5 = vld1q_u8(src + 80);
-    const uint8x16_t ct_5 = veorq_u8(outbe_5, msg_5);
-    vst1q_u8(out + 80, ct_5);
-    const uint8x16_t outbe_6 = vqtbl1q_u8(x6, reverse16);
-    const uint8x16_t msg_6 = vld1q_u8(src + 96);
-    const uint8x16_t ct_6 = veorq_u8(outbe_6, msg_6);
-    vst1q_u8(out + 96, ct_6);
-    const uint8x16_t outbe_7 = vqtbl1q_u8(x7, reverse16);
-    const uint8x16_t msg_7 = vld1q_u8(src + 112);
-    const uint8x16_t ct_7 = veorq_u8(outbe_7, msg_7);
-    vst1q_u8(out + 112, ct_7);
 }
 
 static void sm4_rounds4_neon_sm4_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,

@@ -13,9 +13,9 @@
  * the state (X32..X35) with all 16 bytes reversed: one table lookup.
  *
  * One pass of sm4_rounds4_neon_sm4_asm_batch encrypts (or, with the decryption round keys,
- * decrypts) 8 blocks = 128 bytes; its loop body is 32 rounds.
+ * decrypts) 4 blocks = 64 bytes; its loop body is 32 rounds.
  * The S-box is the instruction's own: no decomposition.
- * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 8,
+ * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 4,
  *   sm4.schedule_before_ra = false, sm4.asm_pressure_schedule = false.
  * Lowered with: sm4_rounds_by_sm4e, fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev.
  */
@@ -24,7 +24,7 @@
 #include "sm4.h"
 #include "sm4_internal.h"
 
-#define SM4_ROUNDS4_NEON_SM4_ASM_BATCH_BLOCKS 8
+#define SM4_ROUNDS4_NEON_SM4_ASM_BATCH_BLOCKS 4
 #define SM4_ROUNDS4_NEON_SM4_ASM_ROUNDS_PER_ITERATION 32
 _Static_assert(SM4_ROUNDS4_NEON_SM4_ASM_BATCH_BLOCKS * SM4_BLOCK_BYTES <= SM4_MAX_BATCH_BYTES,
                "the mode layer's buffers hold a batch of every kernel (sm4_internal.h)");

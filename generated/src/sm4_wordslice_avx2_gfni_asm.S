@@ -11,7 +11,7 @@
  *   %rdx: out
  *   %rcx: 16 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 192 bytes (6 spill slots of 32 bytes)
+ *   frame: 1216 bytes (37 spill slots of 32 bytes)
  */
 	.globl sm4_wordslice_avx2_gfni_batch_asm
 	.hidden sm4_wordslice_avx2_gfni_batch_asm
@@ -21,9 +21,9 @@ sm4_wordslice_avx2_gfni_batch_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $192, %rsp
+	sub $1216, %rsp
 
-	/* Load 32 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
+	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
 	vmovdqu 32(%rsi), %ymm1 /* row_1 = load() */
@@ -89,364 +89,779 @@ sm4_wordslice_avx2_gfni_batch_asm:
 	vpunpckhdq %ymm14, %ymm0, %ymm0 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
 	vpunpckldq %ymm13, %ymm9, %ymm14 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
 	vpunpckhdq %ymm13, %ymm9, %ymm9 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vmovdqa 0(%rsp), %ymm13 /* reload g0x3.2 */
-	vmovdqa %ymm15, 0(%rsp) /* spill g3x0.2 */
-	vmovdqa %ymm9, 32(%rsp) /* spill g3x3.2 */
+	vmovdqu 512(%rsi), %ymm13 /* row_16 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm13, %ymm13 /* rowle_16 = lookup16(row_16, bswap32) */
+	vmovdqa %ymm0, 32(%rsp) /* spill g3x1.1 */
+	vmovdqu 544(%rsi), %ymm0 /* row_17 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* rowle_17 = lookup16(row_17, bswap32) */
+	vmovdqa %ymm1, 64(%rsp) /* spill g1x3.1 */
+	vmovdqu 576(%rsi), %ymm1 /* row_18 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* rowle_18 = lookup16(row_18, bswap32) */
+	vmovdqa %ymm2, 96(%rsp) /* spill g0x1.1 */
+	vmovdqu 608(%rsi), %ymm2 /* row_19 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm2, %ymm2 /* rowle_19 = lookup16(row_19, bswap32) */
+	vmovdqa %ymm3, 128(%rsp) /* spill g0x0.1 */
+	vpunpckldq %ymm1, %ymm13, %ymm3 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	vpunpckhdq %ymm1, %ymm13, %ymm1 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	vpunpckldq %ymm2, %ymm0, %ymm13 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
+	vpunpckldq %ymm13, %ymm3, %ymm2 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	vpunpckhdq %ymm13, %ymm3, %ymm3 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	vpunpckldq %ymm0, %ymm1, %ymm13 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	vmovdqu 640(%rsi), %ymm1 /* row_20 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* rowle_20 = lookup16(row_20, bswap32) */
+	vmovdqa %ymm0, 160(%rsp) /* spill g4x3.1 */
+	vmovdqu 672(%rsi), %ymm0 /* row_21 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* rowle_21 = lookup16(row_21, bswap32) */
+	vmovdqa %ymm2, 192(%rsp) /* spill g4x0.1 */
+	vmovdqu 704(%rsi), %ymm2 /* row_22 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm2, %ymm2 /* rowle_22 = lookup16(row_22, bswap32) */
+	vmovdqa %ymm3, 224(%rsp) /* spill g4x1.1 */
+	vmovdqu 736(%rsi), %ymm3 /* row_23 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm3, %ymm3 /* rowle_23 = lookup16(row_23, bswap32) */
+	vmovdqa %ymm4, 256(%rsp) /* spill g0x2.1 */
+	vpunpckldq %ymm2, %ymm1, %ymm4 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	vpunpckldq %ymm3, %ymm0, %ymm2 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	vpunpckldq %ymm0, %ymm1, %ymm4 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	vmovdqu 768(%rsi), %ymm1 /* row_24 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* rowle_24 = lookup16(row_24, bswap32) */
+	vmovdqa %ymm0, 288(%rsp) /* spill g5x3.1 */
+	vmovdqu 800(%rsi), %ymm0 /* row_25 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* rowle_25 = lookup16(row_25, bswap32) */
+	vmovdqa %ymm2, 320(%rsp) /* spill g5x1.1 */
+	vmovdqu 832(%rsi), %ymm2 /* row_26 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm2, %ymm2 /* rowle_26 = lookup16(row_26, bswap32) */
+	vmovdqa %ymm3, 352(%rsp) /* spill g5x0.1 */
+	vmovdqu 864(%rsi), %ymm3 /* row_27 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm3, %ymm3 /* rowle_27 = lookup16(row_27, bswap32) */
+	vmovdqa %ymm4, 384(%rsp) /* spill g5x2.1 */
+	vpunpckldq %ymm2, %ymm1, %ymm4 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	vpunpckldq %ymm3, %ymm0, %ymm2 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	vpunpckldq %ymm0, %ymm1, %ymm4 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	vmovdqu 896(%rsi), %ymm1 /* row_28 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* rowle_28 = lookup16(row_28, bswap32) */
+	vmovdqa %ymm0, 416(%rsp) /* spill g6x3.1 */
+	vmovdqu 928(%rsi), %ymm0 /* row_29 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* rowle_29 = lookup16(row_29, bswap32) */
+	vmovdqa %ymm2, 448(%rsp) /* spill g6x1.1 */
+	vmovdqu 960(%rsi), %ymm2 /* row_30 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm2, %ymm2 /* rowle_30 = lookup16(row_30, bswap32) */
+	vmovdqa %ymm3, 480(%rsp) /* spill g6x0.1 */
+	vmovdqu 992(%rsi), %ymm3 /* row_31 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm3, %ymm3 /* rowle_31 = lookup16(row_31, bswap32) */
+	vmovdqa %ymm4, 512(%rsp) /* spill g6x2.1 */
+	vpunpckldq %ymm2, %ymm1, %ymm4 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	vpunpckldq %ymm3, %ymm0, %ymm2 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	vpunpckldq %ymm0, %ymm1, %ymm4 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	vmovdqa 128(%rsp), %ymm1 /* reload g0x0.2 */
+	vmovdqa %ymm3, 544(%rsp) /* spill g7x0.2 */
+	vmovdqa 192(%rsp), %ymm3 /* reload g4x0.2 */
+	vmovdqa %ymm0, 576(%rsp) /* spill g7x3.2 */
+	vmovdqa 352(%rsp), %ymm0 /* reload g5x0.2 */
+	vmovdqa %ymm2, 608(%rsp) /* spill g7x1.2 */
+	vmovdqa 480(%rsp), %ymm2 /* reload g6x0.2 */
+	vmovdqa %ymm4, 640(%rsp) /* spill g7x2.2 */
+	vmovdqa 544(%rsp), %ymm4 /* reload g7x0.2 */
+	vmovdqa %ymm4, 672(%rsp) /* spill g7x0.2 */
+	vmovdqa 96(%rsp), %ymm4 /* reload g0x1.2 */
+	vmovdqa %ymm2, 704(%rsp) /* spill g6x0.2 */
+	vmovdqa 32(%rsp), %ymm2 /* reload g3x1.2 */
+	vmovdqa %ymm0, 736(%rsp) /* spill g5x0.2 */
+	vmovdqa 224(%rsp), %ymm0 /* reload g4x1.2 */
+	vmovdqa %ymm3, 768(%rsp) /* spill g4x0.2 */
+	vmovdqa 320(%rsp), %ymm3 /* reload g5x1.2 */
+	vmovdqa %ymm3, 800(%rsp) /* spill g5x1.2 */
+	vmovdqa 448(%rsp), %ymm3 /* reload g6x1.2 */
+	vmovdqa %ymm3, 832(%rsp) /* spill g6x1.2 */
+	vmovdqa 608(%rsp), %ymm3 /* reload g7x1.2 */
+	vmovdqa %ymm3, 864(%rsp) /* spill g7x1.2 */
+	vmovdqa 256(%rsp), %ymm3 /* reload g0x2.2 */
+	vmovdqa %ymm0, 896(%rsp) /* spill g4x1.2 */
+	vmovdqa 384(%rsp), %ymm0 /* reload g5x2.2 */
+	vmovdqa %ymm0, 928(%rsp) /* spill g5x2.2 */
+	vmovdqa 512(%rsp), %ymm0 /* reload g6x2.2 */
+	vmovdqa %ymm0, 960(%rsp) /* spill g6x2.2 */
+	vmovdqa 640(%rsp), %ymm0 /* reload g7x2.2 */
+	vmovdqa %ymm0, 992(%rsp) /* spill g7x2.2 */
+	vmovdqa 0(%rsp), %ymm0 /* reload g0x3.2 */
+	vmovdqa %ymm13, 1024(%rsp) /* spill g4x2.2 */
+	vmovdqa 64(%rsp), %ymm13 /* reload g1x3.2 */
+	vmovdqa %ymm15, 1056(%rsp) /* spill g3x0.2 */
+	vmovdqa 160(%rsp), %ymm15 /* reload g4x3.2 */
+	vmovdqa %ymm15, 1088(%rsp) /* spill g4x3.2 */
+	vmovdqa 288(%rsp), %ymm15 /* reload g5x3.2 */
+	vmovdqa %ymm15, 1120(%rsp) /* spill g5x3.2 */
+	vmovdqa 416(%rsp), %ymm15 /* reload g6x3.2 */
+	vmovdqa %ymm15, 1152(%rsp) /* spill g6x3.2 */
+	vmovdqa 576(%rsp), %ymm15 /* reload g7x3.2 */
+	vmovdqa %ymm9, 416(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm15, 288(%rsp) /* spill g7x3.2 */
 	xor %rcx, %rcx
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_asm_0_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%rcx), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm4, %ymm2, %ymm15 /* g0t_acc = xor(g0x1, g0x2) */
+	vpxor %ymm3, %ymm4, %ymm15 /* g0t_acc = xor(g0x1, g0x2) */
 	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t = xor(g0t_acc_1, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm15, %ymm15 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vmovdqa %ymm2, 64(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm15, %ymm2 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa %ymm4, 96(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm15, %ymm4 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm13, 128(%rsp) /* spill g0x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm15, %ymm13 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm4, %ymm15, %ymm4 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpxor %ymm13, %ymm4, %ymm4 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm4, %ymm13 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm4, %ymm4 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm4, %ymm13, %ymm4 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g0l_acc = xor(g0s, g0lr24) */
-	vpxor %ymm4, %ymm2, %ymm2 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm2, %ymm3, %ymm2 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm1, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm3, %ymm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm3, %ymm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm3, %ymm4 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm3, %ymm13 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm3, %ymm15 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm13, %ymm3, %ymm13 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm13, %ymm15 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm13, %ymm13 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm13, %ymm15, %ymm13 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm4, %ymm3, %ymm3 /* g1l_acc = xor(g1s, g1lr24) */
-	vpxor %ymm13, %ymm3, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm3, %ymm7, %ymm3 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm4 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm4, %ymm4 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm4, %ymm4 /* g2t = xor(g2t_acc_1, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm4, %ymm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm4, %ymm7 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm4, %ymm13 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm4, %ymm15 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm13, %ymm4, %ymm13 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm13, %ymm15 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm13, %ymm13 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm13, %ymm15, %ymm13 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm7, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
-	vpxor %ymm13, %ymm4, %ymm4 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor %ymm4, %ymm11, %ymm4 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm14, %ymm0, %ymm7 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 32(%rsp), %ymm7, %ymm7 /* g3t = xor(g3t_acc_1, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm7, %ymm7 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm7 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm7, %ymm9 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm7, %ymm11 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm7, %ymm13 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm11, %ymm7, %ymm11 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm11, %ymm13 /* g3lr2_l = shl(g3lg) */
+	vmovdqa %ymm4, 160(%rsp) /* spill g0x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm15, %ymm4 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa %ymm0, 64(%rsp) /* spill g0x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm15, %ymm0 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa %ymm3, 0(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm15, %ymm3 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpxor %ymm3, %ymm0, %ymm0 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm0, %ymm3 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm0, %ymm3, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm4, %ymm15, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
+	vpxor %ymm9, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm1, %ymm1 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm1, %ymm1 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm1, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm1, %ymm4 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm1, %ymm15 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm4, %ymm1, %ymm4 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpxor %ymm15, %ymm4, %ymm4 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm4, %ymm15 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm4, %ymm4 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm4, %ymm15, %ymm4 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
+	vpxor %ymm4, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm3, %ymm3 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm3, %ymm3 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm3, %ymm4 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm3, %ymm7 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm3, %ymm15 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm7, %ymm3, %ymm7 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm7, %ymm15 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm7, %ymm15, %ymm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm4, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
+	vpxor %ymm14, %ymm2, %ymm4 /* g3t_acc = xor(g3x1, g3x2) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3t_acc_1, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm4, %ymm4 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm4 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm4, %ymm7 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm4, %ymm11 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm4, %ymm15 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm11, %ymm4, %ymm11 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm11, %ymm15 /* g3lr2_l = shl(g3lg) */
 	vpsrld $30, %ymm11, %ymm11 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm11, %ymm13, %ymm11 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g3l_acc = xor(g3s, g3lr24) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 0(%rsp), %ymm7, %ymm7 /* g3x = xor(g3l, g3x0.2) */
+	vpor %ymm11, %ymm15, %ymm11 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm7, %ymm4, %ymm4 /* g3l_acc = xor(g3s, g3lr24) */
+	vpxor %ymm11, %ymm4, %ymm4 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1056(%rsp), %ymm4, %ymm4 /* g3x = xor(g3l, g3x0.2) */
+	vmovdqa 896(%rsp), %ymm7 /* reload g4x1.2 */
+	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11, %ymm11 /* g4a = gf2p8affine(g4t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm7 /* g4lr8 = lookup16(g4s, rotl8) */
+	vmovdqa %ymm2, 512(%rsp) /* spill g3x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm2 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm2, %ymm7 /* g4lr2_l = shl(g4lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g4lr2_r = shr(g4lg) */
+	vpor %ymm2, %ymm7, %ymm2 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm15, %ymm11, %ymm7 /* g4l_acc = xor(g4s, g4lr24) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
+	vpxor 768(%rsp), %ymm2, %ymm2 /* g4x = xor(g4l, g4x0.2) */
+	vmovdqa 800(%rsp), %ymm7 /* reload g5x1.2 */
+	vpxor 928(%rsp), %ymm7, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11, %ymm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm7 /* g5lr8 = lookup16(g5s, rotl8) */
+	vmovdqa %ymm2, 768(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm2, %ymm7 /* g5lr2_l = shl(g5lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g5lr2_r = shr(g5lg) */
+	vpor %ymm2, %ymm7, %ymm2 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm15, %ymm11, %ymm7 /* g5l_acc = xor(g5s, g5lr24) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
+	vpxor 736(%rsp), %ymm2, %ymm2 /* g5x = xor(g5l, g5x0.2) */
+	vmovdqa 832(%rsp), %ymm7 /* reload g6x1.2 */
+	vpxor 960(%rsp), %ymm7, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11, %ymm11 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm7 /* g6lr8 = lookup16(g6s, rotl8) */
+	vmovdqa %ymm2, 736(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm2 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm2, %ymm7 /* g6lr2_l = shl(g6lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_r = shr(g6lg) */
+	vpor %ymm2, %ymm7, %ymm2 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm15, %ymm11, %ymm7 /* g6l_acc = xor(g6s, g6lr24) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
+	vpxor 704(%rsp), %ymm2, %ymm2 /* g6x = xor(g6l, g6x0.2) */
+	vmovdqa 864(%rsp), %ymm7 /* reload g7x1.2 */
+	vpxor 992(%rsp), %ymm7, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7t_acc_1, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm9, %ymm9 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm9, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm9, %ymm15 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm9, %ymm7 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm15, %ymm9, %ymm15 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm7, %ymm15 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm7, %ymm15, %ymm7 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g7l_acc = xor(g7s, g7lr24) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 672(%rsp), %ymm7, %ymm7 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%rcx), %ymm9 /* rkw_1 = bcast32() */
-	vmovdqa 96(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 128(%rsp), %ymm11, %ymm13 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm13, %ymm13 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm13, %ymm11 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm2, 160(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm13, %ymm2 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm2, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
-	vpsrld $30, %ymm2, %ymm2 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm2, %ymm11, %ymm2 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm15, %ymm13, %ymm11 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 64(%rsp), %ymm2, %ymm2 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm1, %ymm8, %ymm11 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm11, %ymm11 /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm8, 64(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vmovdqa 0(%rsp), %ymm11 /* reload g0x2.2 */
+	vpxor 64(%rsp), %ymm11, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm15, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vmovdqa %ymm0, 384(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vmovdqa %ymm7, 672(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm15, %ymm7 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm7 /* g0lr2_1_l = shl(g0lg_1) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
+	vpor %ymm0, %ymm7, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpxor %ymm0, %ymm7, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpxor %ymm13, %ymm8, %ymm7 /* g1t_acc_2 = xor(g1x2, g1x3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm7, %ymm7 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm7 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm7, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm7, %ymm15 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vmovdqa %ymm8, 160(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm7, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm15, %ymm7, %ymm15 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
 	vpslld $2, %ymm8, %ymm15 /* g1lr2_1_l = shl(g1lg_1) */
 	vpsrld $30, %ymm8, %ymm8 /* g1lr2_1_r = shr(g1lg_1) */
 	vpor %ymm8, %ymm15, %ymm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor %ymm8, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm8 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm8, %ymm8 /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm8, %ymm8 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm8, %ymm8 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm8, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm8, %ymm13 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm8, %ymm15 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm13, %ymm8, %ymm13 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm13, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm13, %ymm13 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm13, %ymm15, %ymm13 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpxor %ymm13, %ymm8, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 32(%rsp), %ymm14, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm9, %ymm10, %ymm9 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm7, %ymm9, %ymm9 /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm9, %ymm9 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm9, %ymm9 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm9, %ymm10 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm9, %ymm11 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm9, %ymm13 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm11, %ymm9, %ymm11 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm11, %ymm13 /* g3lr2_1_l = shl(g3lg_1) */
+	vpxor %ymm11, %ymm7, %ymm7 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpxor %ymm5, %ymm12, %ymm7 /* g2t_acc_2 = xor(g2x2, g2x3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	vpxor %ymm3, %ymm7, %ymm7 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm7, %ymm7 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm7 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm7, %ymm8 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm7, %ymm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm7, %ymm15 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm11, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm11, %ymm15, %ymm11 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpxor %ymm11, %ymm7, %ymm7 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpxor 416(%rsp), %ymm14, %ymm8 /* g3t_acc_2 = xor(g3x2, g3x3) */
+	vpxor %ymm9, %ymm8, %ymm8 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	vpxor %ymm4, %ymm8, %ymm8 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm8, %ymm8 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm8, %ymm10 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm8, %ymm11 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm8, %ymm15 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm11 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm11, %ymm15 /* g3lr2_1_l = shl(g3lg_1) */
 	vpsrld $30, %ymm11, %ymm11 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm11, %ymm13, %ymm11 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm10, %ymm9, %ymm9 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor %ymm9, %ymm0, %ymm0 /* g3x_1 = xor(g3x1, g3l_1) */
+	vpor %ymm11, %ymm15, %ymm11 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 512(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
+	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4t_acc_2 = xor(g4x2, g4x3) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
+	vpxor 768(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm10 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vmovdqa %ymm14, 512(%rsp) /* spill g3x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm14 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpxor %ymm14, %ymm10, %ymm10 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm10, %ymm14 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm10, %ymm14, %ymm10 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 896(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
+	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5t_acc_2 = xor(g5x2, g5x3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
+	vpxor 736(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm14, %ymm11 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vmovdqa %ymm10, 896(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm15, %ymm14, %ymm11 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 800(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vmovdqa 960(%rsp), %ymm11 /* reload g6x2.2 */
+	vpxor 1152(%rsp), %ymm11, %ymm14 /* g6t_acc_2 = xor(g6x2, g6x3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm14, %ymm11 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vmovdqa %ymm2, 704(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm2, %ymm11 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm2, %ymm11, %ymm2 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm15, %ymm14, %ymm11 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 832(%rsp), %ymm2, %ymm2 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
+	vpxor 288(%rsp), %ymm11, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	vpxor 672(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm9, %ymm9 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm9, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm9, %ymm15 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm9, %ymm11 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm15, %ymm9, %ymm15 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm11, %ymm15 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm11, %ymm15, %ymm11 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm14, %ymm9, %ymm9 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 864(%rsp), %ymm9, %ymm9 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%rcx), %ymm9 /* rkw_2 = bcast32() */
-	vmovdqa 128(%rsp), %ymm10 /* reload g0x3.2 */
-	vpxor 160(%rsp), %ymm10, %ymm11 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11, %ymm11 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm13 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm15 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm10 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm10, %ymm15 /* g0lr2_2_l = shl(g0lg_2) */
-	vpsrld $30, %ymm10, %ymm10 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm10, %ymm15, %ymm10 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 96(%rsp), %ymm10, %ymm10 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm3, %ymm1, %ymm11 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm1, 96(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm1 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm1, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 64(%rsp), %ymm1, %ymm1 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm4, %ymm5, %ymm11 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm11, %ymm11 /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm5, 64(%rsp) /* spill g2x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm5 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rkw_2 = bcast32() */
+	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vmovdqa %ymm0, 256(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vmovdqa %ymm9, 864(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm15, %ymm9 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm9, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm0, %ymm9 /* g0lr2_2_l = shl(g0lg_2) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
+	vpor %ymm0, %ymm9, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm14, %ymm15, %ymm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 0(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpxor %ymm1, %ymm13, %ymm9 /* g1t_acc_4 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm9, %ymm9 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm9, %ymm9 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm9, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm9, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm13, 0(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm9, %ymm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm15, %ymm9, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm13, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
+	vpsrld $30, %ymm13, %ymm13 /* g1lr2_2_r = shr(g1lg_2) */
+	vpor %ymm13, %ymm15, %ymm13 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm14, %ymm9, %ymm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm13, %ymm9, %ymm9 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 160(%rsp), %ymm9, %ymm9 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpxor %ymm3, %ymm5, %ymm13 /* g2t_acc_4 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vmovdqa %ymm5, 160(%rsp) /* spill g2x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm13, %ymm5 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
 	vpslld $2, %ymm5, %ymm15 /* g2lr2_2_l = shl(g2lg_2) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_2_r = shr(g2lg_2) */
 	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 32(%rsp), %ymm7, %ymm11 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm9, %ymm9 /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm9, %ymm9 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm9, %ymm9 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm9, %ymm11 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm9, %ymm12 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm9, %ymm13 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm12, %ymm9, %ymm12 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm12, %ymm13 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm12, %ymm12 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm12, %ymm13, %ymm12 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g3x_2 = xor(g3x2, g3l_2) */
+	vpxor 416(%rsp), %ymm4, %ymm12 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm12, %ymm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm12, %ymm15 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm14, %ymm12, %ymm14 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpxor %ymm15, %ymm14, %ymm14 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm14, %ymm15 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm14, %ymm14 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 512(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
+	vpxor 768(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
+	vpxor 896(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm14, %ymm13 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vmovdqa %ymm12, 512(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm14, %ymm12 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm12, %ymm13 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm12, %ymm12 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm15, %ymm14, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
+	vpxor 736(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vmovdqa %ymm10, 800(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm10, %ymm13 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm10, %ymm13, %ymm10 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm15, %ymm14, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
+	vpxor 704(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm14, %ymm13 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vmovdqa %ymm2, 832(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm2, %ymm13 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm2, %ymm13, %ymm2 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm15, %ymm14, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 960(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vmovdqa 288(%rsp), %ymm13 /* reload g7x3.2 */
+	vpxor 672(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm15 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm13 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm13, %ymm15 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm13, %ymm13 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm13, %ymm15, %ymm13 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 992(%rsp), %ymm11, %ymm11 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%rcx), %ymm11 /* rkw_3 = bcast32() */
-	vpxor 160(%rsp), %ymm2, %ymm12 /* g0t_acc_6 = xor(g0x1.3, g0x0.3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm12, %ymm12 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm12, %ymm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm12, %ymm15 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm14, %ymm12, %ymm14 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm15, %ymm14, %ymm14 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm14, %ymm15 /* g0lr2_3_l = shl(g0lg_3) */
-	vpsrld $30, %ymm14, %ymm14 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm14, %ymm15, %ymm14 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 128(%rsp), %ymm12, %ymm12 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm3, %ymm13 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm3, 128(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm13, %ymm3 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpxor %ymm3, %ymm15, %ymm3 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm3, %ymm15 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm3, %ymm3 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm3, %ymm15, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm3, %ymm13, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 96(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm8, %ymm4, %ymm13 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm13, %ymm13 /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm4, 96(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm13, %ymm4 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpxor %ymm4, %ymm15, %ymm4 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm4, %ymm15 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm4, %ymm4 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm4, %ymm15, %ymm4 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm4, %ymm13, %ymm4 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 64(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm0, %ymm7, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_3 = bcast32() */
+	vmovdqa 384(%rsp), %ymm14 /* reload g0x0.3 */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vmovdqa %ymm0, 448(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vmovdqa %ymm11, 992(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm15, %ymm11 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm11 /* g0lr2_3_l = shl(g0lg_3) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
+	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor %ymm6, %ymm1, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vmovdqa %ymm1, 64(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm1, %ymm15 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 0(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpxor %ymm7, %ymm3, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	vpxor %ymm5, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vmovdqa %ymm3, 0(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm3, %ymm15 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 160(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpxor %ymm8, %ymm4, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm14 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm15 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm14, %ymm11, %ymm14 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpxor %ymm15, %ymm14, %ymm14 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm14, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm14, %ymm14 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 32(%rsp), %ymm11, %ymm11 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa %ymm7, 0(%rsp) /* spill g3x0.2 */
-	vmovdqa %ymm11, 32(%rsp) /* spill g3x3.2 */
-	vmovdqa 128(%rsp), %ymm7 /* reload g1x0.3 */
-	vmovdqa 96(%rsp), %ymm11 /* reload g2x0.3 */
-	vmovdqa %ymm12, %ymm13 /* g0x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm11, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vmovdqa %ymm4, 1056(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm11, %ymm4 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm4, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm4, %ymm4 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vpxor %ymm4, %ymm11, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vmovdqa 768(%rsp), %ymm11 /* reload g4x0.3 */
+	vpxor 896(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm14, %ymm11 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vmovdqa %ymm12, 1024(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm14, %ymm12 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.3 */
+	vpxor 800(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vmovdqa %ymm10, 928(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm10, %ymm12 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.3 */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vmovdqa %ymm2, 960(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm2, %ymm12 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1152(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.3 */
+	vpxor 864(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpslld $2, %ymm12, %ymm15 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm12, %ymm12 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 288(%rsp), %ymm12, %ymm12 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa %ymm4, 416(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm11, 1088(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm10, 1120(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm2, 1152(%rsp) /* spill g6x3.2 */
+	vmovdqa %ymm12, 288(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm8, %ymm2 /* g3x1.3 */
+	vmovdqa 256(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa %ymm9, %ymm8 /* g1x2.3 */
+	vmovdqa %ymm7, %ymm10 /* g2x1.3 */
+	vmovdqa 64(%rsp), %ymm7 /* reload g1x0.3 */
+	vmovdqa 0(%rsp), %ymm11 /* reload g2x0.3 */
 	vmovdqa %ymm5, %ymm12 /* g2x2.3 */
-	vmovdqa %ymm4, %ymm5 /* g2x3.3 */
-	vmovdqa %ymm10, %ymm4 /* g0x2.3 */
-	vmovdqa %ymm8, %ymm10 /* g2x1.3 */
-	vmovdqa %ymm1, %ymm8 /* g1x2.3 */
-	vmovdqa %ymm3, %ymm1 /* g1x3.3 */
-	vmovdqa 160(%rsp), %ymm3 /* reload g0x0.3 */
-	vmovdqa %ymm9, %ymm14 /* g3x2.3 */
+	vmovdqa %ymm3, %ymm5 /* g2x3.3 */
+	vmovdqa 448(%rsp), %ymm3 /* reload g0x2.3 */
+	vmovdqa %ymm1, %ymm13 /* g1x3.3 */
+	vmovdqa 384(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa 512(%rsp), %ymm14 /* reload g3x2.3 */
 	add $16, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_avx2_gfni_asm_0_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %ymm2, %ymm13, %ymm9 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %ymm2, %ymm13, %ymm2 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %ymm3, %ymm4, %ymm13 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %ymm3, %ymm4, %ymm3 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm13, %ymm9, %ymm4 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm13, %ymm9, %ymm9 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm3, %ymm2, %ymm13 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm4, %ymm3 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu %ymm3, (%rdx) /* store outbe */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm9, %ymm3 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu %ymm3, 32(%rdx) /* store outbe_1 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm13, %ymm3 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu %ymm3, 64(%rdx) /* store outbe_2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm2, %ymm2 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu %ymm2, 96(%rdx) /* store outbe_3 */
-	vpunpckldq %ymm6, %ymm1, %ymm2 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm4, %ymm0, %ymm9 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm1, %ymm3, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm1, %ymm3, %ymm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm4, %ymm9, %ymm3 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm4, %ymm9, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm1, %ymm0, %ymm9 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu %ymm1, (%rdx) /* store outbe */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm4, %ymm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu %ymm1, 32(%rdx) /* store outbe_1 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm9, %ymm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu %ymm1, 64(%rdx) /* store outbe_2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu %ymm0, 96(%rdx) /* store outbe_3 */
+	vpunpckldq %ymm6, %ymm13, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm6, %ymm13, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
 	vpunpckldq %ymm7, %ymm8, %ymm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
 	vpunpckhdq %ymm7, %ymm8, %ymm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %ymm3, %ymm2, %ymm6 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %ymm3, %ymm0, %ymm6 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
 	vpunpckldq %ymm4, %ymm1, %ymm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
 	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm6, %ymm4 /* outbe_4 = lookup16(tro1_4, bswap32) */
 	vmovdqu %ymm4, 128(%rdx) /* store outbe_4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm2, %ymm2 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu %ymm2, 160(%rdx) /* store outbe_5 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm3, %ymm2 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu %ymm2, 192(%rdx) /* store outbe_6 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu %ymm1, 224(%rdx) /* store outbe_7 */
-	vpunpckldq %ymm10, %ymm5, %ymm1 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %ymm10, %ymm5, %ymm2 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vmovdqu %ymm0, 160(%rdx) /* store outbe_5 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm3, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu %ymm0, 192(%rdx) /* store outbe_6 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu %ymm0, 224(%rdx) /* store outbe_7 */
+	vpunpckldq %ymm10, %ymm5, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm10, %ymm5, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
 	vpunpckldq %ymm11, %ymm12, %ymm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
 	vpunpckhdq %ymm11, %ymm12, %ymm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %ymm3, %ymm1, %ymm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %ymm4, %ymm2, %ymm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpunpckldq %ymm3, %ymm0, %ymm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %ymm4, %ymm1, %ymm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm5, %ymm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
 	vmovdqu %ymm4, 256(%rdx) /* store outbe_8 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu %ymm1, 288(%rdx) /* store outbe_9 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu %ymm1, 320(%rdx) /* store outbe_10 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm2, %ymm1 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu %ymm1, 352(%rdx) /* store outbe_11 */
-	vmovdqa 32(%rsp), %ymm1 /* reload g3x3.2 */
-	vpunpckldq %ymm0, %ymm1, %ymm2 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq 0(%rsp), %ymm14, %ymm1 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq 0(%rsp), %ymm14, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %ymm1, %ymm2, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %ymm1, %ymm2, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vmovdqu %ymm0, 288(%rdx) /* store outbe_9 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm3, %ymm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu %ymm0, 320(%rdx) /* store outbe_10 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu %ymm0, 352(%rdx) /* store outbe_11 */
+	vmovdqa 416(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq %ymm2, %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq 1056(%rsp), %ymm14, %ymm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq 1056(%rsp), %ymm14, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %ymm2, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
 	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
@@ -457,6 +872,78 @@ sm4_wordslice_avx2_gfni_batch_asm:
 	vmovdqu %ymm1, 448(%rdx) /* store outbe_14 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu %ymm0, 480(%rdx) /* store outbe_15 */
+	vmovdqa 1088(%rsp), %ymm0 /* reload g4x3.2 */
+	vpunpckldq 896(%rsp), %ymm0, %ymm1 /* tro0_16 = unpacklo(g4x3, g4x1) */
+	vpunpckhdq 896(%rsp), %ymm0, %ymm0 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vmovdqa 1024(%rsp), %ymm2 /* reload g4x2.2 */
+	vpunpckldq 768(%rsp), %ymm2, %ymm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq 768(%rsp), %ymm2, %ymm2 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm4, %ymm2 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vmovdqu %ymm2, 512(%rdx) /* store outbe_16 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, bswap32) */
+	vmovdqu %ymm1, 544(%rdx) /* store outbe_17 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vmovdqu %ymm1, 576(%rdx) /* store outbe_18 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vmovdqu %ymm0, 608(%rdx) /* store outbe_19 */
+	vmovdqa 1120(%rsp), %ymm0 /* reload g5x3.2 */
+	vpunpckldq 800(%rsp), %ymm0, %ymm1 /* tro0_20 = unpacklo(g5x3, g5x1) */
+	vpunpckhdq 800(%rsp), %ymm0, %ymm0 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vmovdqa 928(%rsp), %ymm2 /* reload g5x2.2 */
+	vpunpckldq 736(%rsp), %ymm2, %ymm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq 736(%rsp), %ymm2, %ymm2 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm4, %ymm2 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vmovdqu %ymm2, 640(%rdx) /* store outbe_20 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, bswap32) */
+	vmovdqu %ymm1, 672(%rdx) /* store outbe_21 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vmovdqu %ymm1, 704(%rdx) /* store outbe_22 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vmovdqu %ymm0, 736(%rdx) /* store outbe_23 */
+	vmovdqa 1152(%rsp), %ymm0 /* reload g6x3.2 */
+	vpunpckldq 832(%rsp), %ymm0, %ymm1 /* tro0_24 = unpacklo(g6x3, g6x1) */
+	vpunpckhdq 832(%rsp), %ymm0, %ymm0 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vmovdqa 960(%rsp), %ymm2 /* reload g6x2.2 */
+	vpunpckldq 704(%rsp), %ymm2, %ymm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq 704(%rsp), %ymm2, %ymm2 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm4, %ymm2 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vmovdqu %ymm2, 768(%rdx) /* store outbe_24 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, bswap32) */
+	vmovdqu %ymm1, 800(%rdx) /* store outbe_25 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vmovdqu %ymm1, 832(%rdx) /* store outbe_26 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vmovdqu %ymm0, 864(%rdx) /* store outbe_27 */
+	vmovdqa 288(%rsp), %ymm0 /* reload g7x3.2 */
+	vpunpckldq 864(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq 864(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vmovdqa 992(%rsp), %ymm2 /* reload g7x2.2 */
+	vpunpckldq 672(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vpunpckhdq 672(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm4, %ymm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
+	vmovdqu %ymm2, 896(%rdx) /* store outbe_28 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
+	vmovdqu %ymm1, 928(%rdx) /* store outbe_29 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
+	vmovdqu %ymm1, 960(%rdx) /* store outbe_30 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
+	vmovdqu %ymm0, 992(%rdx) /* store outbe_31 */
 	mov %rbp, %rsp
 	pop %rbp
 	vzeroupper
@@ -470,7 +957,7 @@ sm4_wordslice_avx2_gfni_batch_asm:
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 192 bytes (6 spill slots of 32 bytes)
+ *   frame: 1216 bytes (37 spill slots of 32 bytes)
  */
 	.globl sm4_wordslice_avx2_gfni_batch_xor_asm
 	.hidden sm4_wordslice_avx2_gfni_batch_xor_asm
@@ -480,9 +967,9 @@ sm4_wordslice_avx2_gfni_batch_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $192, %rsp
+	sub $1216, %rsp
 
-	/* Load 32 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
+	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
 	vmovdqu 32(%rsi), %ymm1 /* row_1 = load() */
@@ -548,388 +1035,803 @@ sm4_wordslice_avx2_gfni_batch_xor_asm:
 	vpunpckhdq %ymm14, %ymm0, %ymm0 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
 	vpunpckldq %ymm13, %ymm9, %ymm14 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
 	vpunpckhdq %ymm13, %ymm9, %ymm9 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vmovdqa 0(%rsp), %ymm13 /* reload g0x3.2 */
-	vmovdqa %ymm15, 0(%rsp) /* spill g3x0.2 */
-	vmovdqa %ymm9, 32(%rsp) /* spill g3x3.2 */
+	vmovdqu 512(%rsi), %ymm13 /* row_16 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm13, %ymm13 /* rowle_16 = lookup16(row_16, bswap32) */
+	vmovdqa %ymm0, 32(%rsp) /* spill g3x1.1 */
+	vmovdqu 544(%rsi), %ymm0 /* row_17 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* rowle_17 = lookup16(row_17, bswap32) */
+	vmovdqa %ymm1, 64(%rsp) /* spill g1x3.1 */
+	vmovdqu 576(%rsi), %ymm1 /* row_18 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* rowle_18 = lookup16(row_18, bswap32) */
+	vmovdqa %ymm2, 96(%rsp) /* spill g0x1.1 */
+	vmovdqu 608(%rsi), %ymm2 /* row_19 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm2, %ymm2 /* rowle_19 = lookup16(row_19, bswap32) */
+	vmovdqa %ymm3, 128(%rsp) /* spill g0x0.1 */
+	vpunpckldq %ymm1, %ymm13, %ymm3 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	vpunpckhdq %ymm1, %ymm13, %ymm1 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	vpunpckldq %ymm2, %ymm0, %ymm13 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
+	vpunpckldq %ymm13, %ymm3, %ymm2 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	vpunpckhdq %ymm13, %ymm3, %ymm3 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	vpunpckldq %ymm0, %ymm1, %ymm13 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	vmovdqu 640(%rsi), %ymm1 /* row_20 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* rowle_20 = lookup16(row_20, bswap32) */
+	vmovdqa %ymm0, 160(%rsp) /* spill g4x3.1 */
+	vmovdqu 672(%rsi), %ymm0 /* row_21 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* rowle_21 = lookup16(row_21, bswap32) */
+	vmovdqa %ymm2, 192(%rsp) /* spill g4x0.1 */
+	vmovdqu 704(%rsi), %ymm2 /* row_22 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm2, %ymm2 /* rowle_22 = lookup16(row_22, bswap32) */
+	vmovdqa %ymm3, 224(%rsp) /* spill g4x1.1 */
+	vmovdqu 736(%rsi), %ymm3 /* row_23 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm3, %ymm3 /* rowle_23 = lookup16(row_23, bswap32) */
+	vmovdqa %ymm4, 256(%rsp) /* spill g0x2.1 */
+	vpunpckldq %ymm2, %ymm1, %ymm4 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	vpunpckldq %ymm3, %ymm0, %ymm2 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	vpunpckldq %ymm0, %ymm1, %ymm4 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	vmovdqu 768(%rsi), %ymm1 /* row_24 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* rowle_24 = lookup16(row_24, bswap32) */
+	vmovdqa %ymm0, 288(%rsp) /* spill g5x3.1 */
+	vmovdqu 800(%rsi), %ymm0 /* row_25 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* rowle_25 = lookup16(row_25, bswap32) */
+	vmovdqa %ymm2, 320(%rsp) /* spill g5x1.1 */
+	vmovdqu 832(%rsi), %ymm2 /* row_26 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm2, %ymm2 /* rowle_26 = lookup16(row_26, bswap32) */
+	vmovdqa %ymm3, 352(%rsp) /* spill g5x0.1 */
+	vmovdqu 864(%rsi), %ymm3 /* row_27 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm3, %ymm3 /* rowle_27 = lookup16(row_27, bswap32) */
+	vmovdqa %ymm4, 384(%rsp) /* spill g5x2.1 */
+	vpunpckldq %ymm2, %ymm1, %ymm4 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	vpunpckldq %ymm3, %ymm0, %ymm2 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	vpunpckldq %ymm0, %ymm1, %ymm4 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	vmovdqu 896(%rsi), %ymm1 /* row_28 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* rowle_28 = lookup16(row_28, bswap32) */
+	vmovdqa %ymm0, 416(%rsp) /* spill g6x3.1 */
+	vmovdqu 928(%rsi), %ymm0 /* row_29 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* rowle_29 = lookup16(row_29, bswap32) */
+	vmovdqa %ymm2, 448(%rsp) /* spill g6x1.1 */
+	vmovdqu 960(%rsi), %ymm2 /* row_30 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm2, %ymm2 /* rowle_30 = lookup16(row_30, bswap32) */
+	vmovdqa %ymm3, 480(%rsp) /* spill g6x0.1 */
+	vmovdqu 992(%rsi), %ymm3 /* row_31 = load() */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm3, %ymm3 /* rowle_31 = lookup16(row_31, bswap32) */
+	vmovdqa %ymm4, 512(%rsp) /* spill g6x2.1 */
+	vpunpckldq %ymm2, %ymm1, %ymm4 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	vpunpckldq %ymm3, %ymm0, %ymm2 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	vpunpckldq %ymm0, %ymm1, %ymm4 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	vmovdqa 128(%rsp), %ymm1 /* reload g0x0.2 */
+	vmovdqa %ymm3, 544(%rsp) /* spill g7x0.2 */
+	vmovdqa 192(%rsp), %ymm3 /* reload g4x0.2 */
+	vmovdqa %ymm0, 576(%rsp) /* spill g7x3.2 */
+	vmovdqa 352(%rsp), %ymm0 /* reload g5x0.2 */
+	vmovdqa %ymm2, 608(%rsp) /* spill g7x1.2 */
+	vmovdqa 480(%rsp), %ymm2 /* reload g6x0.2 */
+	vmovdqa %ymm4, 640(%rsp) /* spill g7x2.2 */
+	vmovdqa 544(%rsp), %ymm4 /* reload g7x0.2 */
+	vmovdqa %ymm4, 672(%rsp) /* spill g7x0.2 */
+	vmovdqa 96(%rsp), %ymm4 /* reload g0x1.2 */
+	vmovdqa %ymm2, 704(%rsp) /* spill g6x0.2 */
+	vmovdqa 32(%rsp), %ymm2 /* reload g3x1.2 */
+	vmovdqa %ymm0, 736(%rsp) /* spill g5x0.2 */
+	vmovdqa 224(%rsp), %ymm0 /* reload g4x1.2 */
+	vmovdqa %ymm3, 768(%rsp) /* spill g4x0.2 */
+	vmovdqa 320(%rsp), %ymm3 /* reload g5x1.2 */
+	vmovdqa %ymm3, 800(%rsp) /* spill g5x1.2 */
+	vmovdqa 448(%rsp), %ymm3 /* reload g6x1.2 */
+	vmovdqa %ymm3, 832(%rsp) /* spill g6x1.2 */
+	vmovdqa 608(%rsp), %ymm3 /* reload g7x1.2 */
+	vmovdqa %ymm3, 864(%rsp) /* spill g7x1.2 */
+	vmovdqa 256(%rsp), %ymm3 /* reload g0x2.2 */
+	vmovdqa %ymm0, 896(%rsp) /* spill g4x1.2 */
+	vmovdqa 384(%rsp), %ymm0 /* reload g5x2.2 */
+	vmovdqa %ymm0, 928(%rsp) /* spill g5x2.2 */
+	vmovdqa 512(%rsp), %ymm0 /* reload g6x2.2 */
+	vmovdqa %ymm0, 960(%rsp) /* spill g6x2.2 */
+	vmovdqa 640(%rsp), %ymm0 /* reload g7x2.2 */
+	vmovdqa %ymm0, 992(%rsp) /* spill g7x2.2 */
+	vmovdqa 0(%rsp), %ymm0 /* reload g0x3.2 */
+	vmovdqa %ymm13, 1024(%rsp) /* spill g4x2.2 */
+	vmovdqa 64(%rsp), %ymm13 /* reload g1x3.2 */
+	vmovdqa %ymm15, 1056(%rsp) /* spill g3x0.2 */
+	vmovdqa 160(%rsp), %ymm15 /* reload g4x3.2 */
+	vmovdqa %ymm15, 1088(%rsp) /* spill g4x3.2 */
+	vmovdqa 288(%rsp), %ymm15 /* reload g5x3.2 */
+	vmovdqa %ymm15, 1120(%rsp) /* spill g5x3.2 */
+	vmovdqa 416(%rsp), %ymm15 /* reload g6x3.2 */
+	vmovdqa %ymm15, 1152(%rsp) /* spill g6x3.2 */
+	vmovdqa 576(%rsp), %ymm15 /* reload g7x3.2 */
+	vmovdqa %ymm9, 416(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm15, 288(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_asm_1_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm4, %ymm2, %ymm15 /* g0t_acc = xor(g0x1, g0x2) */
+	vpxor %ymm3, %ymm4, %ymm15 /* g0t_acc = xor(g0x1, g0x2) */
 	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t = xor(g0t_acc_1, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm15, %ymm15 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vmovdqa %ymm2, 64(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm15, %ymm2 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa %ymm4, 96(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm15, %ymm4 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm13, 128(%rsp) /* spill g0x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm15, %ymm13 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm4, %ymm15, %ymm4 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpxor %ymm13, %ymm4, %ymm4 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm4, %ymm13 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm4, %ymm4 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm4, %ymm13, %ymm4 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g0l_acc = xor(g0s, g0lr24) */
-	vpxor %ymm4, %ymm2, %ymm2 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm2, %ymm3, %ymm2 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm1, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm3, %ymm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm3, %ymm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm3, %ymm4 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm3, %ymm13 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm3, %ymm15 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm13, %ymm3, %ymm13 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm13, %ymm15 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm13, %ymm13 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm13, %ymm15, %ymm13 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm4, %ymm3, %ymm3 /* g1l_acc = xor(g1s, g1lr24) */
-	vpxor %ymm13, %ymm3, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm3, %ymm7, %ymm3 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm4 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm4, %ymm4 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm4, %ymm4 /* g2t = xor(g2t_acc_1, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm4, %ymm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm4, %ymm7 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm4, %ymm13 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm4, %ymm15 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm13, %ymm4, %ymm13 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm13, %ymm15 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm13, %ymm13 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm13, %ymm15, %ymm13 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm7, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
-	vpxor %ymm13, %ymm4, %ymm4 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor %ymm4, %ymm11, %ymm4 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm14, %ymm0, %ymm7 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 32(%rsp), %ymm7, %ymm7 /* g3t = xor(g3t_acc_1, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7, %ymm7 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm7 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm7, %ymm9 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm7, %ymm11 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm7, %ymm13 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm11, %ymm7, %ymm11 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm11, %ymm13 /* g3lr2_l = shl(g3lg) */
+	vmovdqa %ymm4, 160(%rsp) /* spill g0x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm15, %ymm4 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa %ymm0, 64(%rsp) /* spill g0x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm15, %ymm0 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa %ymm3, 0(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm15, %ymm3 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpxor %ymm3, %ymm0, %ymm0 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm0, %ymm3 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm0, %ymm3, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm4, %ymm15, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
+	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
+	vpxor %ymm9, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm1, %ymm1 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm1, %ymm1 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm1, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm1, %ymm4 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm1, %ymm15 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm4, %ymm1, %ymm4 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpxor %ymm15, %ymm4, %ymm4 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm4, %ymm15 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm4, %ymm4 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm4, %ymm15, %ymm4 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
+	vpxor %ymm4, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm3, %ymm3 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm3, %ymm3 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm3, %ymm4 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm3, %ymm7 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm3, %ymm15 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm7, %ymm3, %ymm7 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm7, %ymm15 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm7, %ymm15, %ymm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm4, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
+	vpxor %ymm14, %ymm2, %ymm4 /* g3t_acc = xor(g3x1, g3x2) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3t_acc_1, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm4, %ymm4 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm4 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm4, %ymm7 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm4, %ymm11 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm4, %ymm15 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm11, %ymm4, %ymm11 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm11, %ymm15 /* g3lr2_l = shl(g3lg) */
 	vpsrld $30, %ymm11, %ymm11 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm11, %ymm13, %ymm11 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g3l_acc = xor(g3s, g3lr24) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 0(%rsp), %ymm7, %ymm7 /* g3x = xor(g3l, g3x0.2) */
+	vpor %ymm11, %ymm15, %ymm11 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm7, %ymm4, %ymm4 /* g3l_acc = xor(g3s, g3lr24) */
+	vpxor %ymm11, %ymm4, %ymm4 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1056(%rsp), %ymm4, %ymm4 /* g3x = xor(g3l, g3x0.2) */
+	vmovdqa 896(%rsp), %ymm7 /* reload g4x1.2 */
+	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm11, %ymm11 /* g4a = gf2p8affine(g4t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm7 /* g4lr8 = lookup16(g4s, rotl8) */
+	vmovdqa %ymm2, 512(%rsp) /* spill g3x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm2 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm2, %ymm7 /* g4lr2_l = shl(g4lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g4lr2_r = shr(g4lg) */
+	vpor %ymm2, %ymm7, %ymm2 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm15, %ymm11, %ymm7 /* g4l_acc = xor(g4s, g4lr24) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
+	vpxor 768(%rsp), %ymm2, %ymm2 /* g4x = xor(g4l, g4x0.2) */
+	vmovdqa 800(%rsp), %ymm7 /* reload g5x1.2 */
+	vpxor 928(%rsp), %ymm7, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm11, %ymm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm7 /* g5lr8 = lookup16(g5s, rotl8) */
+	vmovdqa %ymm2, 768(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm2, %ymm7 /* g5lr2_l = shl(g5lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g5lr2_r = shr(g5lg) */
+	vpor %ymm2, %ymm7, %ymm2 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm15, %ymm11, %ymm7 /* g5l_acc = xor(g5s, g5lr24) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
+	vpxor 736(%rsp), %ymm2, %ymm2 /* g5x = xor(g5l, g5x0.2) */
+	vmovdqa 832(%rsp), %ymm7 /* reload g6x1.2 */
+	vpxor 960(%rsp), %ymm7, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm11, %ymm11 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm7 /* g6lr8 = lookup16(g6s, rotl8) */
+	vmovdqa %ymm2, 736(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm2 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm2, %ymm7 /* g6lr2_l = shl(g6lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_r = shr(g6lg) */
+	vpor %ymm2, %ymm7, %ymm2 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm15, %ymm11, %ymm7 /* g6l_acc = xor(g6s, g6lr24) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
+	vpxor 704(%rsp), %ymm2, %ymm2 /* g6x = xor(g6l, g6x0.2) */
+	vmovdqa 864(%rsp), %ymm7 /* reload g7x1.2 */
+	vpxor 992(%rsp), %ymm7, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7t_acc_1, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm9, %ymm9 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm9, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm9, %ymm15 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm9, %ymm7 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm15, %ymm9, %ymm15 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm7, %ymm15 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm7, %ymm15, %ymm7 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g7l_acc = xor(g7s, g7lr24) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 672(%rsp), %ymm7, %ymm7 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm9 /* rkw_1 = bcast32() */
-	vmovdqa 96(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 128(%rsp), %ymm11, %ymm13 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm13, %ymm13 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm13, %ymm11 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm2, 160(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm13, %ymm2 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm2, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
-	vpsrld $30, %ymm2, %ymm2 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm2, %ymm11, %ymm2 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm15, %ymm13, %ymm11 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 64(%rsp), %ymm2, %ymm2 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm1, %ymm8, %ymm11 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm11, %ymm11 /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm8, 64(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vmovdqa 0(%rsp), %ymm11 /* reload g0x2.2 */
+	vpxor 64(%rsp), %ymm11, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm15, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vmovdqa %ymm0, 384(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vmovdqa %ymm7, 672(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm15, %ymm7 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm7 /* g0lr2_1_l = shl(g0lg_1) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
+	vpor %ymm0, %ymm7, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpxor %ymm0, %ymm7, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpxor %ymm13, %ymm8, %ymm7 /* g1t_acc_2 = xor(g1x2, g1x3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7, %ymm7 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm7 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm7, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm7, %ymm15 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vmovdqa %ymm8, 160(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm7, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm15, %ymm7, %ymm15 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
 	vpslld $2, %ymm8, %ymm15 /* g1lr2_1_l = shl(g1lg_1) */
 	vpsrld $30, %ymm8, %ymm8 /* g1lr2_1_r = shr(g1lg_1) */
 	vpor %ymm8, %ymm15, %ymm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor %ymm8, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm8 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm8, %ymm8 /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm8, %ymm8 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm8, %ymm8 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm8, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm8, %ymm13 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm8, %ymm15 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm13, %ymm8, %ymm13 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm13, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm13, %ymm13 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm13, %ymm15, %ymm13 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpxor %ymm13, %ymm8, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 32(%rsp), %ymm14, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm9, %ymm10, %ymm9 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm7, %ymm9, %ymm9 /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm9, %ymm9 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm9, %ymm9 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm9, %ymm10 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm9, %ymm11 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm9, %ymm13 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm11, %ymm9, %ymm11 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm11, %ymm13 /* g3lr2_1_l = shl(g3lg_1) */
+	vpxor %ymm11, %ymm7, %ymm7 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpxor %ymm5, %ymm12, %ymm7 /* g2t_acc_2 = xor(g2x2, g2x3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	vpxor %ymm3, %ymm7, %ymm7 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7, %ymm7 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm7 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm7, %ymm8 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm7, %ymm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm7, %ymm15 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm11, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm11, %ymm15, %ymm11 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpxor %ymm11, %ymm7, %ymm7 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpxor 416(%rsp), %ymm14, %ymm8 /* g3t_acc_2 = xor(g3x2, g3x3) */
+	vpxor %ymm9, %ymm8, %ymm8 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	vpxor %ymm4, %ymm8, %ymm8 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm8, %ymm8 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm8, %ymm10 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm8, %ymm11 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm8, %ymm15 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm11 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm11, %ymm15 /* g3lr2_1_l = shl(g3lg_1) */
 	vpsrld $30, %ymm11, %ymm11 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm11, %ymm13, %ymm11 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm10, %ymm9, %ymm9 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor %ymm9, %ymm0, %ymm0 /* g3x_1 = xor(g3x1, g3l_1) */
+	vpor %ymm11, %ymm15, %ymm11 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 512(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
+	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4t_acc_2 = xor(g4x2, g4x3) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
+	vpxor 768(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm10 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vmovdqa %ymm14, 512(%rsp) /* spill g3x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm14 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpxor %ymm14, %ymm10, %ymm10 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm10, %ymm14 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm10, %ymm14, %ymm10 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 896(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
+	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5t_acc_2 = xor(g5x2, g5x3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
+	vpxor 736(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm14, %ymm11 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vmovdqa %ymm10, 896(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm15, %ymm14, %ymm11 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 800(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vmovdqa 960(%rsp), %ymm11 /* reload g6x2.2 */
+	vpxor 1152(%rsp), %ymm11, %ymm14 /* g6t_acc_2 = xor(g6x2, g6x3) */
+	vpxor %ymm9, %ymm14, %ymm14 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm14, %ymm11 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vmovdqa %ymm2, 704(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm2, %ymm11 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm2, %ymm11, %ymm2 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm15, %ymm14, %ymm11 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 832(%rsp), %ymm2, %ymm2 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
+	vpxor 288(%rsp), %ymm11, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	vpxor 672(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm9, %ymm9 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm9, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm9, %ymm15 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm9, %ymm11 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm15, %ymm9, %ymm15 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm11, %ymm15 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm11, %ymm15, %ymm11 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm14, %ymm9, %ymm9 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 864(%rsp), %ymm9, %ymm9 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %ymm9 /* rkw_2 = bcast32() */
-	vmovdqa 128(%rsp), %ymm10 /* reload g0x3.2 */
-	vpxor 160(%rsp), %ymm10, %ymm11 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm11, %ymm11 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm13 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm15 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm10 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm10, %ymm15 /* g0lr2_2_l = shl(g0lg_2) */
-	vpsrld $30, %ymm10, %ymm10 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm10, %ymm15, %ymm10 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 96(%rsp), %ymm10, %ymm10 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm3, %ymm1, %ymm11 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm1, 96(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm1 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm1, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 64(%rsp), %ymm1, %ymm1 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm4, %ymm5, %ymm11 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm11, %ymm11 /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm5, 64(%rsp) /* spill g2x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm5 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_2 = bcast32() */
+	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vmovdqa %ymm0, 256(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vmovdqa %ymm9, 864(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm15, %ymm9 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm9, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm0, %ymm9 /* g0lr2_2_l = shl(g0lg_2) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
+	vpor %ymm0, %ymm9, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm14, %ymm15, %ymm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 0(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpxor %ymm1, %ymm13, %ymm9 /* g1t_acc_4 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm9, %ymm9 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm9, %ymm9 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm9, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm9, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm13, 0(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm9, %ymm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm15, %ymm9, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm13, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
+	vpsrld $30, %ymm13, %ymm13 /* g1lr2_2_r = shr(g1lg_2) */
+	vpor %ymm13, %ymm15, %ymm13 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm14, %ymm9, %ymm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm13, %ymm9, %ymm9 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 160(%rsp), %ymm9, %ymm9 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpxor %ymm3, %ymm5, %ymm13 /* g2t_acc_4 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vmovdqa %ymm5, 160(%rsp) /* spill g2x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm13, %ymm5 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
 	vpslld $2, %ymm5, %ymm15 /* g2lr2_2_l = shl(g2lg_2) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_2_r = shr(g2lg_2) */
 	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 32(%rsp), %ymm7, %ymm11 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm9, %ymm9 /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm9, %ymm9 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm9, %ymm9 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm9, %ymm11 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm9, %ymm12 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm9, %ymm13 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm12, %ymm9, %ymm12 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm12, %ymm13 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm12, %ymm12 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm12, %ymm13, %ymm12 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g3x_2 = xor(g3x2, g3l_2) */
+	vpxor 416(%rsp), %ymm4, %ymm12 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm12, %ymm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm12, %ymm15 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm14, %ymm12, %ymm14 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpxor %ymm15, %ymm14, %ymm14 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm14, %ymm15 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm14, %ymm14 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 512(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
+	vpxor 768(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
+	vpxor 896(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm14, %ymm13 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vmovdqa %ymm12, 512(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm14, %ymm12 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm12, %ymm13 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm12, %ymm12 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm15, %ymm14, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
+	vpxor 736(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vmovdqa %ymm10, 800(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm10, %ymm13 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm10, %ymm13, %ymm10 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm15, %ymm14, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
+	vpxor 704(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm14, %ymm13 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vmovdqa %ymm2, 832(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm2, %ymm13 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm2, %ymm13, %ymm2 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm15, %ymm14, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 960(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vmovdqa 288(%rsp), %ymm13 /* reload g7x3.2 */
+	vpxor 672(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm15 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm13 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm13, %ymm15 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm13, %ymm13 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm13, %ymm15, %ymm13 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 992(%rsp), %ymm11, %ymm11 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %ymm11 /* rkw_3 = bcast32() */
-	vpxor 160(%rsp), %ymm2, %ymm12 /* g0t_acc_6 = xor(g0x1.3, g0x0.3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12, %ymm12 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm12, %ymm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm12, %ymm15 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm14, %ymm12, %ymm14 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm15, %ymm14, %ymm14 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm14, %ymm15 /* g0lr2_3_l = shl(g0lg_3) */
-	vpsrld $30, %ymm14, %ymm14 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm14, %ymm15, %ymm14 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 128(%rsp), %ymm12, %ymm12 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm3, %ymm13 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm3, 128(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm13, %ymm3 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpxor %ymm3, %ymm15, %ymm3 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm3, %ymm15 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm3, %ymm3 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm3, %ymm15, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm3, %ymm13, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 96(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm8, %ymm4, %ymm13 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm13, %ymm13 /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm4, 96(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm13, %ymm4 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpxor %ymm4, %ymm15, %ymm4 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm4, %ymm15 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm4, %ymm4 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm4, %ymm15, %ymm4 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm4, %ymm13, %ymm4 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 64(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm0, %ymm7, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
+	vmovdqa 384(%rsp), %ymm14 /* reload g0x0.3 */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vmovdqa %ymm0, 448(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vmovdqa %ymm11, 992(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm15, %ymm11 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm11 /* g0lr2_3_l = shl(g0lg_3) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
+	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor %ymm6, %ymm1, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vmovdqa %ymm1, 64(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm1, %ymm15 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 0(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpxor %ymm7, %ymm3, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	vpxor %ymm5, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vmovdqa %ymm3, 0(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm3, %ymm15 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 160(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpxor %ymm8, %ymm4, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm14 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm15 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm14, %ymm11, %ymm14 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpxor %ymm15, %ymm14, %ymm14 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm14, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm14, %ymm14 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 32(%rsp), %ymm11, %ymm11 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa %ymm7, 0(%rsp) /* spill g3x0.2 */
-	vmovdqa %ymm11, 32(%rsp) /* spill g3x3.2 */
-	vmovdqa 128(%rsp), %ymm7 /* reload g1x0.3 */
-	vmovdqa 96(%rsp), %ymm11 /* reload g2x0.3 */
-	vmovdqa %ymm12, %ymm13 /* g0x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm11, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vmovdqa %ymm4, 1056(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm11, %ymm4 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm4, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm4, %ymm4 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vpxor %ymm4, %ymm11, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vmovdqa 768(%rsp), %ymm11 /* reload g4x0.3 */
+	vpxor 896(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm14, %ymm11 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vmovdqa %ymm12, 1024(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm14, %ymm12 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.3 */
+	vpxor 800(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vmovdqa %ymm10, 928(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm10, %ymm12 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.3 */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vmovdqa %ymm2, 960(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm2, %ymm12 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1152(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.3 */
+	vpxor 864(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpslld $2, %ymm12, %ymm15 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm12, %ymm12 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 288(%rsp), %ymm12, %ymm12 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa %ymm4, 416(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm11, 1088(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm10, 1120(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm2, 1152(%rsp) /* spill g6x3.2 */
+	vmovdqa %ymm12, 288(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm8, %ymm2 /* g3x1.3 */
+	vmovdqa 256(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa %ymm9, %ymm8 /* g1x2.3 */
+	vmovdqa %ymm7, %ymm10 /* g2x1.3 */
+	vmovdqa 64(%rsp), %ymm7 /* reload g1x0.3 */
+	vmovdqa 0(%rsp), %ymm11 /* reload g2x0.3 */
 	vmovdqa %ymm5, %ymm12 /* g2x2.3 */
-	vmovdqa %ymm4, %ymm5 /* g2x3.3 */
-	vmovdqa %ymm10, %ymm4 /* g0x2.3 */
-	vmovdqa %ymm8, %ymm10 /* g2x1.3 */
-	vmovdqa %ymm1, %ymm8 /* g1x2.3 */
-	vmovdqa %ymm3, %ymm1 /* g1x3.3 */
-	vmovdqa 160(%rsp), %ymm3 /* reload g0x0.3 */
-	vmovdqa %ymm9, %ymm14 /* g3x2.3 */
+	vmovdqa %ymm3, %ymm5 /* g2x3.3 */
+	vmovdqa 448(%rsp), %ymm3 /* reload g0x2.3 */
+	vmovdqa %ymm1, %ymm13 /* g1x3.3 */
+	vmovdqa 384(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa 512(%rsp), %ymm14 /* reload g3x2.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_gfni_asm_1_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %ymm2, %ymm13, %ymm9 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %ymm2, %ymm13, %ymm2 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %ymm3, %ymm4, %ymm13 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %ymm3, %ymm4, %ymm3 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm13, %ymm9, %ymm4 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm13, %ymm9, %ymm9 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm3, %ymm2, %ymm13 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu (%rcx), %ymm4 /* msg = load() */
-	vpxor %ymm4, %ymm3, %ymm3 /* ct = xor(outbe, msg) */
-	vmovdqu %ymm3, (%rdx) /* store ct */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm9, %ymm3 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu 32(%rcx), %ymm4 /* msg_1 = load() */
-	vpxor %ymm4, %ymm3, %ymm3 /* ct_1 = xor(outbe_1, msg_1) */
-	vmovdqu %ymm3, 32(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm13, %ymm3 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu 64(%rcx), %ymm4 /* msg_2 = load() */
-	vpxor %ymm4, %ymm3, %ymm3 /* ct_2 = xor(outbe_2, msg_2) */
-	vmovdqu %ymm3, 64(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm2, %ymm2 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu 96(%rcx), %ymm3 /* msg_3 = load() */
-	vpxor %ymm3, %ymm2, %ymm2 /* ct_3 = xor(outbe_3, msg_3) */
-	vmovdqu %ymm2, 96(%rdx) /* store ct_3 */
-	vpunpckldq %ymm6, %ymm1, %ymm2 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm4, %ymm0, %ymm9 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm1, %ymm3, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm1, %ymm3, %ymm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm4, %ymm9, %ymm3 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm4, %ymm9, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm1, %ymm0, %ymm9 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu (%rcx), %ymm3 /* msg = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct = xor(outbe, msg) */
+	vmovdqu %ymm1, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm4, %ymm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu 32(%rcx), %ymm3 /* msg_1 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu %ymm1, 32(%rdx) /* store ct_1 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm9, %ymm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu %ymm1, 64(%rdx) /* store ct_2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu 96(%rcx), %ymm1 /* msg_3 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
+	vpunpckldq %ymm6, %ymm13, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm6, %ymm13, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
 	vpunpckldq %ymm7, %ymm8, %ymm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
 	vpunpckhdq %ymm7, %ymm8, %ymm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %ymm3, %ymm2, %ymm6 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %ymm3, %ymm0, %ymm6 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
 	vpunpckldq %ymm4, %ymm1, %ymm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
 	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm6, %ymm4 /* outbe_4 = lookup16(tro1_4, bswap32) */
 	vmovdqu 128(%rcx), %ymm6 /* msg_4 = load() */
 	vpxor %ymm6, %ymm4, %ymm4 /* ct_4 = xor(outbe_4, msg_4) */
 	vmovdqu %ymm4, 128(%rdx) /* store ct_4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm2, %ymm2 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
 	vmovdqu 160(%rcx), %ymm4 /* msg_5 = load() */
-	vpxor %ymm4, %ymm2, %ymm2 /* ct_5 = xor(outbe_5, msg_5) */
-	vmovdqu %ymm2, 160(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm3, %ymm2 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vpxor %ymm4, %ymm0, %ymm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm3, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
 	vmovdqu 192(%rcx), %ymm3 /* msg_6 = load() */
-	vpxor %ymm3, %ymm2, %ymm2 /* ct_6 = xor(outbe_6, msg_6) */
-	vmovdqu %ymm2, 192(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu 224(%rcx), %ymm2 /* msg_7 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_7 = xor(outbe_7, msg_7) */
-	vmovdqu %ymm1, 224(%rdx) /* store ct_7 */
-	vpunpckldq %ymm10, %ymm5, %ymm1 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %ymm10, %ymm5, %ymm2 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpxor %ymm3, %ymm0, %ymm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vmovdqu %ymm0, 192(%rdx) /* store ct_6 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu 224(%rcx), %ymm1 /* msg_7 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
+	vpunpckldq %ymm10, %ymm5, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm10, %ymm5, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
 	vpunpckldq %ymm11, %ymm12, %ymm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
 	vpunpckhdq %ymm11, %ymm12, %ymm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %ymm3, %ymm1, %ymm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %ymm4, %ymm2, %ymm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpunpckldq %ymm3, %ymm0, %ymm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %ymm4, %ymm1, %ymm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm5, %ymm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
 	vmovdqu 256(%rcx), %ymm5 /* msg_8 = load() */
 	vpxor %ymm5, %ymm4, %ymm4 /* ct_8 = xor(outbe_8, msg_8) */
 	vmovdqu %ymm4, 256(%rdx) /* store ct_8 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
 	vmovdqu 288(%rcx), %ymm4 /* msg_9 = load() */
-	vpxor %ymm4, %ymm1, %ymm1 /* ct_9 = xor(outbe_9, msg_9) */
-	vmovdqu %ymm1, 288(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vpxor %ymm4, %ymm0, %ymm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu %ymm0, 288(%rdx) /* store ct_9 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm3, %ymm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
 	vmovdqu 320(%rcx), %ymm3 /* msg_10 = load() */
-	vpxor %ymm3, %ymm1, %ymm1 /* ct_10 = xor(outbe_10, msg_10) */
-	vmovdqu %ymm1, 320(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm2, %ymm1 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu 352(%rcx), %ymm2 /* msg_11 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_11 = xor(outbe_11, msg_11) */
-	vmovdqu %ymm1, 352(%rdx) /* store ct_11 */
-	vmovdqa 32(%rsp), %ymm1 /* reload g3x3.2 */
-	vpunpckldq %ymm0, %ymm1, %ymm2 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq 0(%rsp), %ymm14, %ymm1 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq 0(%rsp), %ymm14, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %ymm1, %ymm2, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %ymm1, %ymm2, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpxor %ymm3, %ymm0, %ymm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vmovdqu %ymm0, 320(%rdx) /* store ct_10 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
+	vmovdqa 416(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq %ymm2, %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq 1056(%rsp), %ymm14, %ymm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq 1056(%rsp), %ymm14, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %ymm2, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
 	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
@@ -948,6 +1850,110 @@ sm4_wordslice_avx2_gfni_batch_xor_asm:
 	vmovdqu 480(%rcx), %ymm1 /* msg_15 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
+	vmovdqa 1088(%rsp), %ymm0 /* reload g4x3.2 */
+	vpunpckldq 896(%rsp), %ymm0, %ymm1 /* tro0_16 = unpacklo(g4x3, g4x1) */
+	vpunpckhdq 896(%rsp), %ymm0, %ymm0 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vmovdqa 1024(%rsp), %ymm2 /* reload g4x2.2 */
+	vpunpckldq 768(%rsp), %ymm2, %ymm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq 768(%rsp), %ymm2, %ymm2 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vmovdqu 512(%rcx), %ymm4 /* msg_16 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_16 = xor(outbe_16, msg_16) */
+	vmovdqu %ymm2, 512(%rdx) /* store ct_16 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, bswap32) */
+	vmovdqu 544(%rcx), %ymm2 /* msg_17 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_17 = xor(outbe_17, msg_17) */
+	vmovdqu %ymm1, 544(%rdx) /* store ct_17 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vmovdqu 576(%rcx), %ymm2 /* msg_18 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_18 = xor(outbe_18, msg_18) */
+	vmovdqu %ymm1, 576(%rdx) /* store ct_18 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vmovdqu 608(%rcx), %ymm1 /* msg_19 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_19 = xor(outbe_19, msg_19) */
+	vmovdqu %ymm0, 608(%rdx) /* store ct_19 */
+	vmovdqa 1120(%rsp), %ymm0 /* reload g5x3.2 */
+	vpunpckldq 800(%rsp), %ymm0, %ymm1 /* tro0_20 = unpacklo(g5x3, g5x1) */
+	vpunpckhdq 800(%rsp), %ymm0, %ymm0 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vmovdqa 928(%rsp), %ymm2 /* reload g5x2.2 */
+	vpunpckldq 736(%rsp), %ymm2, %ymm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq 736(%rsp), %ymm2, %ymm2 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vmovdqu 640(%rcx), %ymm4 /* msg_20 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_20 = xor(outbe_20, msg_20) */
+	vmovdqu %ymm2, 640(%rdx) /* store ct_20 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, bswap32) */
+	vmovdqu 672(%rcx), %ymm2 /* msg_21 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_21 = xor(outbe_21, msg_21) */
+	vmovdqu %ymm1, 672(%rdx) /* store ct_21 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vmovdqu 704(%rcx), %ymm2 /* msg_22 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_22 = xor(outbe_22, msg_22) */
+	vmovdqu %ymm1, 704(%rdx) /* store ct_22 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vmovdqu 736(%rcx), %ymm1 /* msg_23 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_23 = xor(outbe_23, msg_23) */
+	vmovdqu %ymm0, 736(%rdx) /* store ct_23 */
+	vmovdqa 1152(%rsp), %ymm0 /* reload g6x3.2 */
+	vpunpckldq 832(%rsp), %ymm0, %ymm1 /* tro0_24 = unpacklo(g6x3, g6x1) */
+	vpunpckhdq 832(%rsp), %ymm0, %ymm0 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vmovdqa 960(%rsp), %ymm2 /* reload g6x2.2 */
+	vpunpckldq 704(%rsp), %ymm2, %ymm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq 704(%rsp), %ymm2, %ymm2 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vmovdqu 768(%rcx), %ymm4 /* msg_24 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_24 = xor(outbe_24, msg_24) */
+	vmovdqu %ymm2, 768(%rdx) /* store ct_24 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, bswap32) */
+	vmovdqu 800(%rcx), %ymm2 /* msg_25 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_25 = xor(outbe_25, msg_25) */
+	vmovdqu %ymm1, 800(%rdx) /* store ct_25 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vmovdqu 832(%rcx), %ymm2 /* msg_26 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_26 = xor(outbe_26, msg_26) */
+	vmovdqu %ymm1, 832(%rdx) /* store ct_26 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
+	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
+	vmovdqa 288(%rsp), %ymm0 /* reload g7x3.2 */
+	vpunpckldq 864(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq 864(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vmovdqa 992(%rsp), %ymm2 /* reload g7x2.2 */
+	vpunpckldq 672(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vpunpckhdq 672(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
+	vmovdqu 896(%rcx), %ymm4 /* msg_28 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_28 = xor(outbe_28, msg_28) */
+	vmovdqu %ymm2, 896(%rdx) /* store ct_28 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
+	vmovdqu 928(%rcx), %ymm2 /* msg_29 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_29 = xor(outbe_29, msg_29) */
+	vmovdqu %ymm1, 928(%rdx) /* store ct_29 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
+	vmovdqu 960(%rcx), %ymm2 /* msg_30 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_30 = xor(outbe_30, msg_30) */
+	vmovdqu %ymm1, 960(%rdx) /* store ct_30 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
+	vmovdqu 992(%rcx), %ymm1 /* msg_31 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_31 = xor(outbe_31, msg_31) */
+	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
 	mov %rbp, %rsp
 	pop %rbp
 	vzeroupper

@@ -73,7 +73,7 @@
  * One pass encrypts or decrypts a batch: 32 blocks of ublock128_128, 32 blocks of ublock128_256, 32 blocks of ublock256_256.
 
  * Tuning (gen/choices.toml; `gen explore ublock` ranks each):
- *   ublock.schedule_before_ra = false, ublock.asm_pressure_schedule = true.
+ *   ublock.schedule_before_ra = false, ublock.asm_pressure_schedule = false.
  * Key form: folded_sboxes.  Lowered with: shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_blendv, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"

@@ -73,7 +73,7 @@
  * One pass encrypts or decrypts a batch: 16 blocks of ublock128_128, 16 blocks of ublock128_256, 16 blocks of ublock256_256.
 
  * Tuning (gen/choices.toml; `gen explore ublock` ranks each):
- *   ublock.schedule_before_ra = false, ublock.asm_pressure_schedule = false.
+ *   ublock.schedule_before_ra = false, ublock.asm_pressure_schedule = true.
  * Key form: folded_sboxes.  Lowered with: fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev.
  */
 #include "kc_cpu.h"

@@ -140,23 +140,21 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_asm:
 	and v22.16b, v22.16b, v25.16b /* lo_13 = and(tr3_13, nibble_mask) */
 	ushr v15.16b, v24.16b, #4 /* hi_14 = shr(tr3_14) */
 	and v24.16b, v24.16b, v25.16b /* lo_14 = and(tr3_14, nibble_mask) */
-	str q24, [sp, #64] /* spill lo_14 */
-	ushr v24.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
-	and v0.16b, v0.16b, v25.16b /* lo_15 = and(tr3_15, nibble_mask) */
-	ldr q25, [sp, #64] /* reload x1_13.2 */
-	str q0, [sp, #64] /* spill x1_15.2 */
+	and v25.16b, v0.16b, v25.16b /* lo_15 = and(tr3_15, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
+	str q25, [sp, #64] /* spill x1_15.2 */
 	mov x4, x0
 	mov x3, #16
 	.p2align 4
 .Lublock_nibbleslice_neon_asm_0_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	ldr q0, [x4] /* t0_0 = bcast128() */
-	tbl v0.16b, {v0.16b}, v1.16b /* s0_0 = lookup16(t0_0, x0_0) */
-	ldr q1, [x4, #16] /* t0_1 = bcast128() */
-	tbl v1.16b, {v1.16b}, v3.16b /* s0_1 = lookup16(t0_1, x0_1) */
-	ldr q3, [x4, #32] /* t0_2 = bcast128() */
-	tbl v3.16b, {v3.16b}, v26.16b /* s0_2 = lookup16(t0_2, x0_2) */
+	ldr q25, [x4] /* t0_0 = bcast128() */
+	tbl v1.16b, {v25.16b}, v1.16b /* s0_0 = lookup16(t0_0, x0_0) */
+	ldr q25, [x4, #16] /* t0_1 = bcast128() */
+	tbl v3.16b, {v25.16b}, v3.16b /* s0_1 = lookup16(t0_1, x0_1) */
+	ldr q25, [x4, #32] /* t0_2 = bcast128() */
+	tbl v25.16b, {v25.16b}, v26.16b /* s0_2 = lookup16(t0_2, x0_2) */
 	ldr q26, [x4, #48] /* t0_3 = bcast128() */
 	tbl v2.16b, {v26.16b}, v2.16b /* s0_3 = lookup16(t0_3, x0_3) */
 	ldr q26, [x4, #64] /* t0_4 = bcast128() */
@@ -169,65 +167,67 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_asm:
 	tbl v4.16b, {v28.16b}, v4.16b /* s0_7 = lookup16(t0_7, x0_7) */
 	ldr q28, [x4, #256] /* t1_0 = bcast128() */
 	tbl v28.16b, {v28.16b}, v9.16b /* s1_0 = lookup16(t1_0, x1_0) */
-	ldr q9, [x4, #272] /* t1_1 = bcast128() */
-	tbl v17.16b, {v9.16b}, v17.16b /* s1_1 = lookup16(t1_1, x1_1) */
-	ldr q9, [x4, #288] /* t1_2 = bcast128() */
-	tbl v9.16b, {v9.16b}, v10.16b /* s1_2 = lookup16(t1_2, x1_2) */
-	ldr q10, [x4, #304] /* t1_3 = bcast128() */
-	tbl v18.16b, {v10.16b}, v18.16b /* s1_3 = lookup16(t1_3, x1_3) */
-	ldr q10, [x4, #320] /* t1_4 = bcast128() */
-	tbl v10.16b, {v10.16b}, v11.16b /* s1_4 = lookup16(t1_4, x1_4) */
-	ldr q11, [x4, #336] /* t1_5 = bcast128() */
-	tbl v19.16b, {v11.16b}, v19.16b /* s1_5 = lookup16(t1_5, x1_5) */
-	ldr q11, [x4, #352] /* t1_6 = bcast128() */
-	tbl v11.16b, {v11.16b}, v12.16b /* s1_6 = lookup16(t1_6, x1_6) */
-	ldr q12, [x4, #368] /* t1_7 = bcast128() */
-	tbl v20.16b, {v12.16b}, v20.16b /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v28.16b, v28.16b, v0.16b /* y1_0 = xor(s1_0, s0_0) */
-	eor v17.16b, v17.16b, v1.16b /* y1_1 = xor(s1_1, s0_1) */
-	eor v9.16b, v9.16b, v3.16b /* y1_2 = xor(s1_2, s0_2) */
+	eor v28.16b, v28.16b, v1.16b /* y1_0 = xor(s1_0, s0_0) */
+	ldr q9, [x4, #272] /* t1_1 = bcast128() */
+	tbl v17.16b, {v9.16b}, v17.16b /* s1_1 = lookup16(t1_1, x1_1) */
+	eor v17.16b, v17.16b, v3.16b /* y1_1 = xor(s1_1, s0_1) */
+	eor v1.16b, v1.16b, v17.16b /* y0_0 = xor(s0_0, y1_1) */
+	ldr q9, [x4, #288] /* t1_2 = bcast128() */
+	tbl v9.16b, {v9.16b}, v10.16b /* s1_2 = lookup16(t1_2, x1_2) */
+	eor v9.16b, v9.16b, v25.16b /* y1_2 = xor(s1_2, s0_2) */
+	eor v3.16b, v3.16b, v9.16b /* y0_1 = xor(s0_1, y1_2) */
+	ldr q10, [x4, #304] /* t1_3 = bcast128() */
+	tbl v18.16b, {v10.16b}, v18.16b /* s1_3 = lookup16(t1_3, x1_3) */
 	eor v18.16b, v18.16b, v2.16b /* y1_3 = xor(s1_3, s0_3) */
+	eor v25.16b, v25.16b, v18.16b /* y0_2 = xor(s0_2, y1_3) */
+	ldr q10, [x4, #320] /* t1_4 = bcast128() */
+	tbl v10.16b, {v10.16b}, v11.16b /* s1_4 = lookup16(t1_4, x1_4) */
 	eor v10.16b, v10.16b, v26.16b /* y1_4 = xor(s1_4, s0_4) */
-	eor v19.16b, v19.16b, v7.16b /* y1_5 = xor(s1_5, s0_5) */
-	eor v11.16b, v11.16b, v27.16b /* y1_6 = xor(s1_6, s0_6) */
-	eor v20.16b, v20.16b, v4.16b /* y1_7 = xor(s1_7, s0_7) */
-	eor v0.16b, v0.16b, v17.16b /* y0_0 = xor(s0_0, y1_1) */
-	eor v1.16b, v1.16b, v9.16b /* y0_1 = xor(s0_1, y1_2) */
-	eor v3.16b, v3.16b, v18.16b /* y0_2 = xor(s0_2, y1_3) */
 	eor v2.16b, v2.16b, v10.16b /* y0_3 = xor(s0_3, y1_4) */
+	eor v17.16b, v17.16b, v2.16b /* y1_1_1 = xor(y1_1, y0_3) */
+	ldr q11, [x4, #336] /* t1_5 = bcast128() */
+	tbl v19.16b, {v11.16b}, v19.16b /* s1_5 = lookup16(t1_5, x1_5) */
+	eor v19.16b, v19.16b, v7.16b /* y1_5 = xor(s1_5, s0_5) */
 	eor v26.16b, v26.16b, v19.16b /* y0_4 = xor(s0_4, y1_5) */
+	eor v9.16b, v9.16b, v26.16b /* y1_2_1 = xor(y1_2, y0_4) */
+	ldr q11, [x4, #352] /* t1_6 = bcast128() */
+	tbl v11.16b, {v11.16b}, v12.16b /* s1_6 = lookup16(t1_6, x1_6) */
+	eor v11.16b, v11.16b, v27.16b /* y1_6 = xor(s1_6, s0_6) */
 	eor v7.16b, v7.16b, v11.16b /* y0_5 = xor(s0_5, y1_6) */
+	eor v18.16b, v18.16b, v7.16b /* y1_3_1 = xor(y1_3, y0_5) */
+	eor v11.16b, v11.16b, v1.16b /* y1_6_1 = xor(y1_6, y0_0) */
+	eor v1.16b, v1.16b, v9.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
+	eor v26.16b, v26.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
+	ldr q12, [x4, #368] /* t1_7 = bcast128() */
+	tbl v20.16b, {v12.16b}, v20.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	eor v20.16b, v20.16b, v4.16b /* y1_7 = xor(s1_7, s0_7) */
 	eor v27.16b, v27.16b, v20.16b /* y0_6 = xor(s0_6, y1_7) */
 	eor v4.16b, v4.16b, v28.16b /* y0_7 = xor(s0_7, y1_0) */
-	eor v28.16b, v28.16b, v3.16b /* y1_0_1 = xor(y1_0, y0_2) */
-	eor v17.16b, v17.16b, v2.16b /* y1_1_1 = xor(y1_1, y0_3) */
-	eor v9.16b, v9.16b, v26.16b /* y1_2_1 = xor(y1_2, y0_4) */
-	eor v18.16b, v18.16b, v7.16b /* y1_3_1 = xor(y1_3, y0_5) */
+	eor v28.16b, v28.16b, v25.16b /* y1_0_1 = xor(y1_0, y0_2) */
 	eor v10.16b, v10.16b, v27.16b /* y1_4_1 = xor(y1_4, y0_6) */
 	eor v19.16b, v19.16b, v4.16b /* y1_5_1 = xor(y1_5, y0_7) */
-	eor v11.16b, v11.16b, v0.16b /* y1_6_1 = xor(y1_6, y0_0) */
-	eor v20.16b, v20.16b, v1.16b /* y1_7_1 = xor(y1_7, y0_1) */
-	eor v0.16b, v0.16b, v9.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
-	eor v1.16b, v1.16b, v18.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
-	eor v3.16b, v3.16b, v10.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
+	eor v20.16b, v20.16b, v3.16b /* y1_7_1 = xor(y1_7, y0_1) */
+	eor v3.16b, v3.16b, v18.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
+	eor v25.16b, v25.16b, v10.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
 	eor v2.16b, v2.16b, v19.16b /* y0_3_1 = xor(y0_3, y1_5_1) */
-	eor v26.16b, v26.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
 	eor v7.16b, v7.16b, v20.16b /* y0_5_1 = xor(y0_5, y1_7_1) */
 	eor v27.16b, v27.16b, v28.16b /* y0_6_1 = xor(y0_6, y1_0_1) */
 	eor v4.16b, v4.16b, v17.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
 	eor v28.16b, v28.16b, v7.16b /* y1_0_2 = xor(y1_0_1, y0_5_1) */
 	eor v17.16b, v17.16b, v27.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
 	eor v9.16b, v9.16b, v4.16b /* y1_2_2 = xor(y1_2_1, y0_7_1) */
-	eor v18.16b, v18.16b, v0.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
-	eor v10.16b, v10.16b, v1.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
-	eor v19.16b, v19.16b, v3.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
+	eor v18.16b, v18.16b, v1.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
+	eor v10.16b, v10.16b, v3.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
+	eor v19.16b, v19.16b, v25.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
 	eor v11.16b, v11.16b, v2.16b /* y1_6_2 = xor(y1_6_1, y0_3_1) */
 	eor v20.16b, v20.16b, v26.16b /* y1_7_2 = xor(y1_7_1, y0_4_1) */
-	eor v0.16b, v0.16b, v28.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
-	eor v1.16b, v1.16b, v17.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
-	eor v3.16b, v3.16b, v9.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+	eor v1.16b, v1.16b, v28.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
+	eor v3.16b, v3.16b, v17.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
+	eor v25.16b, v25.16b, v9.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+
+	/* PL and PR: the new state is the old one renamed (no instruction). */
 	eor v2.16b, v2.16b, v18.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
 	eor v26.16b, v26.16b, v10.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
 	eor v7.16b, v7.16b, v19.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
@@ -253,54 +253,54 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_asm:
 	tbl v16.16b, {v12.16b}, v16.16b /* s0_15 = lookup16(t0_15, x0_15) */
 	ldr q12, [x4, #384] /* t1_8 = bcast128() */
 	tbl v12.16b, {v12.16b}, v13.16b /* s1_8 = lookup16(t1_8, x1_8) */
-	ldr q13, [x4, #400] /* t1_9 = bcast128() */
-	tbl v21.16b, {v13.16b}, v21.16b /* s1_9 = lookup16(t1_9, x1_9) */
-	ldr q13, [x4, #416] /* t1_10 = bcast128() */
-	tbl v13.16b, {v13.16b}, v14.16b /* s1_10 = lookup16(t1_10, x1_10) */
-	ldr q14, [x4, #432] /* t1_11 = bcast128() */
-	tbl v22.16b, {v14.16b}, v22.16b /* s1_11 = lookup16(t1_11, x1_11) */
-	ldr q14, [x4, #448] /* t1_12 = bcast128() */
-	tbl v14.16b, {v14.16b}, v15.16b /* s1_12 = lookup16(t1_12, x1_12) */
-	ldr q15, [x4, #464] /* t1_13 = bcast128() */
-	tbl v25.16b, {v15.16b}, v25.16b /* s1_13 = lookup16(t1_13, x1_13) */
-	ldr q15, [x4, #480] /* t1_14 = bcast128() */
-	tbl v24.16b, {v15.16b}, v24.16b /* s1_14 = lookup16(t1_14, x1_14) */
-	ldr q15, [x4, #496] /* t1_15 = bcast128() */
-	str q20, [sp, #80] /* spill y1_7_2 */
-	ldr q20, [sp, #64] /* reload x1_15.2 */
-	tbl v20.16b, {v15.16b}, v20.16b /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	eor v12.16b, v12.16b, v29.16b /* y1_8 = xor(s1_8, s0_8) */
+	ldr q13, [x4, #400] /* t1_9 = bcast128() */
+	tbl v21.16b, {v13.16b}, v21.16b /* s1_9 = lookup16(t1_9, x1_9) */
 	eor v21.16b, v21.16b, v5.16b /* y1_9 = xor(s1_9, s0_9) */
-	eor v13.16b, v13.16b, v30.16b /* y1_10 = xor(s1_10, s0_10) */
-	eor v22.16b, v22.16b, v6.16b /* y1_11 = xor(s1_11, s0_11) */
-	eor v14.16b, v14.16b, v31.16b /* y1_12 = xor(s1_12, s0_12) */
-	eor v25.16b, v25.16b, v23.16b /* y1_13 = xor(s1_13, s0_13) */
-	eor v24.16b, v24.16b, v8.16b /* y1_14 = xor(s1_14, s0_14) */
-	eor v20.16b, v20.16b, v16.16b /* y1_15 = xor(s1_15, s0_15) */
 	eor v29.16b, v29.16b, v21.16b /* y0_8 = xor(s0_8, y1_9) */
+	ldr q13, [x4, #416] /* t1_10 = bcast128() */
+	tbl v13.16b, {v13.16b}, v14.16b /* s1_10 = lookup16(t1_10, x1_10) */
+	eor v13.16b, v13.16b, v30.16b /* y1_10 = xor(s1_10, s0_10) */
 	eor v5.16b, v5.16b, v13.16b /* y0_9 = xor(s0_9, y1_10) */
+	ldr q14, [x4, #432] /* t1_11 = bcast128() */
+	tbl v22.16b, {v14.16b}, v22.16b /* s1_11 = lookup16(t1_11, x1_11) */
+	eor v22.16b, v22.16b, v6.16b /* y1_11 = xor(s1_11, s0_11) */
 	eor v30.16b, v30.16b, v22.16b /* y0_10 = xor(s0_10, y1_11) */
+	ldr q14, [x4, #448] /* t1_12 = bcast128() */
+	tbl v14.16b, {v14.16b}, v15.16b /* s1_12 = lookup16(t1_12, x1_12) */
+	eor v14.16b, v14.16b, v31.16b /* y1_12 = xor(s1_12, s0_12) */
 	eor v6.16b, v6.16b, v14.16b /* y0_11 = xor(s0_11, y1_12) */
-	eor v31.16b, v31.16b, v25.16b /* y0_12 = xor(s0_12, y1_13) */
-	eor v23.16b, v23.16b, v24.16b /* y0_13 = xor(s0_13, y1_14) */
-	eor v8.16b, v8.16b, v20.16b /* y0_14 = xor(s0_14, y1_15) */
+	eor v21.16b, v21.16b, v6.16b /* y1_9_1 = xor(y1_9, y0_11) */
+	ldr q15, [x4, #464] /* t1_13 = bcast128() */
+	tbl v24.16b, {v15.16b}, v24.16b /* s1_13 = lookup16(t1_13, x1_13) */
+	eor v24.16b, v24.16b, v23.16b /* y1_13 = xor(s1_13, s0_13) */
+	eor v31.16b, v31.16b, v24.16b /* y0_12 = xor(s0_12, y1_13) */
+	eor v13.16b, v13.16b, v31.16b /* y1_10_1 = xor(y1_10, y0_12) */
+	ldr q15, [x4, #480] /* t1_14 = bcast128() */
+	tbl v0.16b, {v15.16b}, v0.16b /* s1_14 = lookup16(t1_14, x1_14) */
+	eor v0.16b, v0.16b, v8.16b /* y1_14 = xor(s1_14, s0_14) */
+	eor v23.16b, v23.16b, v0.16b /* y0_13 = xor(s0_13, y1_14) */
+	eor v22.16b, v22.16b, v23.16b /* y1_11_1 = xor(y1_11, y0_13) */
+	eor v0.16b, v0.16b, v29.16b /* y1_14_1 = xor(y1_14, y0_8) */
+	eor v29.16b, v29.16b, v13.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v31.16b, v31.16b, v0.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
+	ldr q15, [x4, #496] /* t1_15 = bcast128() */
+	str q11, [sp, #80] /* spill x1_14.3 */
+	ldr q11, [sp, #64] /* reload x1_15.2 */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	eor v11.16b, v11.16b, v16.16b /* y1_15 = xor(s1_15, s0_15) */
+	eor v8.16b, v8.16b, v11.16b /* y0_14 = xor(s0_14, y1_15) */
 	eor v16.16b, v16.16b, v12.16b /* y0_15 = xor(s0_15, y1_8) */
 	eor v12.16b, v12.16b, v30.16b /* y1_8_1 = xor(y1_8, y0_10) */
-	eor v21.16b, v21.16b, v6.16b /* y1_9_1 = xor(y1_9, y0_11) */
-	eor v13.16b, v13.16b, v31.16b /* y1_10_1 = xor(y1_10, y0_12) */
-	eor v22.16b, v22.16b, v23.16b /* y1_11_1 = xor(y1_11, y0_13) */
 	eor v14.16b, v14.16b, v8.16b /* y1_12_1 = xor(y1_12, y0_14) */
-	eor v25.16b, v25.16b, v16.16b /* y1_13_1 = xor(y1_13, y0_15) */
-	eor v24.16b, v24.16b, v29.16b /* y1_14_1 = xor(y1_14, y0_8) */
-	eor v20.16b, v20.16b, v5.16b /* y1_15_1 = xor(y1_15, y0_9) */
-	eor v29.16b, v29.16b, v13.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v24.16b, v24.16b, v16.16b /* y1_13_1 = xor(y1_13, y0_15) */
+	eor v11.16b, v11.16b, v5.16b /* y1_15_1 = xor(y1_15, y0_9) */
 	eor v5.16b, v5.16b, v22.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
 	eor v30.16b, v30.16b, v14.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
-	eor v6.16b, v6.16b, v25.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
-	eor v31.16b, v31.16b, v24.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
-	eor v23.16b, v23.16b, v20.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
+	eor v6.16b, v6.16b, v24.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
+	eor v23.16b, v23.16b, v11.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
 	eor v8.16b, v8.16b, v12.16b /* y0_14_1 = xor(y0_14, y1_8_1) */
 	eor v16.16b, v16.16b, v21.16b /* y0_15_1 = xor(y0_15, y1_9_1) */
 	eor v12.16b, v12.16b, v23.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
@@ -308,21 +308,30 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_asm:
 	eor v13.16b, v13.16b, v16.16b /* y1_10_2 = xor(y1_10_1, y0_15_1) */
 	eor v22.16b, v22.16b, v29.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
 	eor v14.16b, v14.16b, v5.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
-	eor v25.16b, v25.16b, v30.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
-	eor v24.16b, v24.16b, v6.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
-	eor v20.16b, v20.16b, v31.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
+	eor v24.16b, v24.16b, v30.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
+	eor v0.16b, v0.16b, v6.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
+	eor v11.16b, v11.16b, v31.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
 	eor v29.16b, v29.16b, v12.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
 	eor v5.16b, v5.16b, v21.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
 	eor v30.16b, v30.16b, v13.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
 	eor v6.16b, v6.16b, v22.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
 	eor v31.16b, v31.16b, v14.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
-	eor v23.16b, v23.16b, v25.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
-	eor v8.16b, v8.16b, v24.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
-	eor v16.16b, v16.16b, v20.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
-
-	/* PL and PR: the new state is the old one renamed (no instruction). */
-	ldr q15, [sp, #80] /* reload x1_15.3 */
-	str q15, [sp, #64] /* spill x1_15.2 */
+	eor v23.16b, v23.16b, v24.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
+	eor v8.16b, v8.16b, v0.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
+	eor v16.16b, v16.16b, v11.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
+	str q20, [sp, #64] /* spill x1_15.2 */
+	mov v20.16b, v17.16b /* x1_7.3 */
+	mov v17.16b, v19.16b /* x1_1.3 */
+	mov v19.16b, v22.16b /* x1_5.3 */
+	mov v22.16b, v24.16b /* x1_11.3 */
+	mov v24.16b, v21.16b /* x1_13.3 */
+	mov v21.16b, v18.16b /* x1_9.3 */
+	mov v18.16b, v11.16b /* x1_3.3 */
+	mov v11.16b, v13.16b /* x1_4.3 */
+	mov v13.16b, v9.16b /* x1_8.3 */
+	mov v9.16b, v10.16b /* x1_0.3 */
+	mov v10.16b, v0.16b /* x1_2.3 */
+	ldr q0, [sp, #80] /* reload x1_14.3 */
 	mov v15.16b, v12.16b /* x1_12.3 */
 	mov v12.16b, v28.16b /* x1_6.3 */
 	mov v28.16b, v31.16b /* x0_6.3 */
@@ -331,148 +340,134 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_asm:
 	mov v30.16b, v26.16b /* x0_10.3 */
 	mov v26.16b, v27.16b /* x0_2.3 */
 	mov v27.16b, v29.16b /* x0_4.3 */
-	mov v29.16b, v0.16b /* x0_8.3 */
-	mov v0.16b, v1.16b /* x0_9.3 */
-	mov v1.16b, v3.16b /* x0_0.3 */
-	mov v3.16b, v2.16b /* x0_1.3 */
+	mov v29.16b, v1.16b /* x0_8.3 */
+	mov v1.16b, v25.16b /* x0_0.3 */
+	mov v25.16b, v2.16b /* x0_1.3 */
 	mov v2.16b, v4.16b /* x0_3.3 */
 	mov v4.16b, v23.16b /* x0_7.3 */
 	mov v23.16b, v16.16b /* x0_13.3 */
 	mov v16.16b, v6.16b /* x0_15.3 */
 	mov v6.16b, v7.16b /* x0_11.3 */
 	mov v7.16b, v5.16b /* x0_5.3 */
-	mov v5.16b, v0.16b /* x0_9.3 */
-	mov v0.16b, v17.16b /* x1_7.3 */
-	mov v17.16b, v19.16b /* x1_1.3 */
-	mov v19.16b, v22.16b /* x1_5.3 */
-	mov v22.16b, v25.16b /* x1_11.3 */
-	mov v25.16b, v21.16b /* x1_13.3 */
-	mov v21.16b, v18.16b /* x1_9.3 */
-	mov v18.16b, v20.16b /* x1_3.3 */
-	mov v20.16b, v0.16b /* x1_7.3 */
-	mov v0.16b, v24.16b /* x1_2.3 */
-	mov v24.16b, v11.16b /* x1_14.3 */
-	mov v11.16b, v13.16b /* x1_4.3 */
-	mov v13.16b, v9.16b /* x1_8.3 */
-	mov v9.16b, v10.16b /* x1_0.3 */
-	mov v10.16b, v0.16b /* x1_2.3 */
+	mov v5.16b, v3.16b /* x0_9.3 */
+	mov v3.16b, v25.16b /* x0_1.3 */
 	add x4, x4, #512
 	subs x3, x3, #1
 	b.ne .Lublock_nibbleslice_neon_asm_0_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	shl v0.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
-	orr v0.16b, v0.16b, v3.16b /* byte = or(hi_up, x0_1) */
-	shl v1.16b, v26.16b, #4 /* hi_up_1 = shl(x0_2) */
-	orr v1.16b, v1.16b, v2.16b /* byte_1 = or(hi_up_1, x0_3) */
-	shl v2.16b, v27.16b, #4 /* hi_up_2 = shl(x0_4) */
-	orr v2.16b, v2.16b, v7.16b /* byte_2 = or(hi_up_2, x0_5) */
-	shl v3.16b, v28.16b, #4 /* hi_up_3 = shl(x0_6) */
-	orr v3.16b, v3.16b, v4.16b /* byte_3 = or(hi_up_3, x0_7) */
-	shl v4.16b, v29.16b, #4 /* hi_up_4 = shl(x0_8) */
-	orr v4.16b, v4.16b, v5.16b /* byte_4 = or(hi_up_4, x0_9) */
-	shl v5.16b, v30.16b, #4 /* hi_up_5 = shl(x0_10) */
-	orr v5.16b, v5.16b, v6.16b /* byte_5 = or(hi_up_5, x0_11) */
-	shl v6.16b, v31.16b, #4 /* hi_up_6 = shl(x0_12) */
-	orr v6.16b, v6.16b, v23.16b /* byte_6 = or(hi_up_6, x0_13) */
-	shl v7.16b, v8.16b, #4 /* hi_up_7 = shl(x0_14) */
-	orr v7.16b, v7.16b, v16.16b /* byte_7 = or(hi_up_7, x0_15) */
-	shl v16.16b, v9.16b, #4 /* hi_up_8 = shl(x1_0) */
-	orr v16.16b, v16.16b, v17.16b /* byte_8 = or(hi_up_8, x1_1) */
-	shl v17.16b, v10.16b, #4 /* hi_up_9 = shl(x1_2) */
-	orr v17.16b, v17.16b, v18.16b /* byte_9 = or(hi_up_9, x1_3) */
-	shl v18.16b, v11.16b, #4 /* hi_up_10 = shl(x1_4) */
-	orr v18.16b, v18.16b, v19.16b /* byte_10 = or(hi_up_10, x1_5) */
-	shl v19.16b, v12.16b, #4 /* hi_up_11 = shl(x1_6) */
-	orr v19.16b, v19.16b, v20.16b /* byte_11 = or(hi_up_11, x1_7) */
-	shl v20.16b, v13.16b, #4 /* hi_up_12 = shl(x1_8) */
-	orr v20.16b, v20.16b, v21.16b /* byte_12 = or(hi_up_12, x1_9) */
-	shl v21.16b, v14.16b, #4 /* hi_up_13 = shl(x1_10) */
-	orr v21.16b, v21.16b, v22.16b /* byte_13 = or(hi_up_13, x1_11) */
-	shl v22.16b, v15.16b, #4 /* hi_up_14 = shl(x1_12) */
-	orr v22.16b, v22.16b, v25.16b /* byte_14 = or(hi_up_14, x1_13) */
-	shl v23.16b, v24.16b, #4 /* hi_up_15 = shl(x1_14) */
+	shl v1.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
+	orr v1.16b, v1.16b, v3.16b /* byte = or(hi_up, x0_1) */
+	shl v3.16b, v26.16b, #4 /* hi_up_1 = shl(x0_2) */
+	orr v2.16b, v3.16b, v2.16b /* byte_1 = or(hi_up_1, x0_3) */
+	shl v3.16b, v27.16b, #4 /* hi_up_2 = shl(x0_4) */
+	orr v3.16b, v3.16b, v7.16b /* byte_2 = or(hi_up_2, x0_5) */
+	shl v7.16b, v28.16b, #4 /* hi_up_3 = shl(x0_6) */
+	orr v4.16b, v7.16b, v4.16b /* byte_3 = or(hi_up_3, x0_7) */
+	shl v7.16b, v29.16b, #4 /* hi_up_4 = shl(x0_8) */
+	orr v5.16b, v7.16b, v5.16b /* byte_4 = or(hi_up_4, x0_9) */
+	shl v7.16b, v30.16b, #4 /* hi_up_5 = shl(x0_10) */
+	orr v6.16b, v7.16b, v6.16b /* byte_5 = or(hi_up_5, x0_11) */
+	shl v7.16b, v31.16b, #4 /* hi_up_6 = shl(x0_12) */
+	orr v7.16b, v7.16b, v23.16b /* byte_6 = or(hi_up_6, x0_13) */
+	shl v23.16b, v8.16b, #4 /* hi_up_7 = shl(x0_14) */
+	orr v16.16b, v23.16b, v16.16b /* byte_7 = or(hi_up_7, x0_15) */
+	shl v23.16b, v9.16b, #4 /* hi_up_8 = shl(x1_0) */
+	orr v17.16b, v23.16b, v17.16b /* byte_8 = or(hi_up_8, x1_1) */
+	shl v23.16b, v10.16b, #4 /* hi_up_9 = shl(x1_2) */
+	orr v18.16b, v23.16b, v18.16b /* byte_9 = or(hi_up_9, x1_3) */
+	shl v23.16b, v11.16b, #4 /* hi_up_10 = shl(x1_4) */
+	orr v19.16b, v23.16b, v19.16b /* byte_10 = or(hi_up_10, x1_5) */
+	shl v23.16b, v12.16b, #4 /* hi_up_11 = shl(x1_6) */
+	orr v20.16b, v23.16b, v20.16b /* byte_11 = or(hi_up_11, x1_7) */
+	shl v23.16b, v13.16b, #4 /* hi_up_12 = shl(x1_8) */
+	orr v21.16b, v23.16b, v21.16b /* byte_12 = or(hi_up_12, x1_9) */
+	shl v23.16b, v14.16b, #4 /* hi_up_13 = shl(x1_10) */
+	orr v22.16b, v23.16b, v22.16b /* byte_13 = or(hi_up_13, x1_11) */
+	shl v23.16b, v15.16b, #4 /* hi_up_14 = shl(x1_12) */
+	orr v23.16b, v23.16b, v24.16b /* byte_14 = or(hi_up_14, x1_13) */
+	shl v0.16b, v0.16b, #4 /* hi_up_15 = shl(x1_14) */
 	ldr q24, [sp, #64] /* reload x1_15.2 */
-	orr v23.16b, v23.16b, v24.16b /* byte_15 = or(hi_up_15, x1_15) */
-	zip1 v24.16b, v0.16b, v16.16b /* tro0 = unpacklo(byte, byte_8) */
-	zip2 v0.16b, v0.16b, v16.16b /* tro0_1 = unpackhi(byte, byte_8) */
-	zip1 v16.16b, v1.16b, v17.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
-	zip2 v1.16b, v1.16b, v17.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
-	zip1 v17.16b, v2.16b, v18.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
-	zip2 v2.16b, v2.16b, v18.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
-	zip1 v18.16b, v3.16b, v19.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
-	zip2 v3.16b, v3.16b, v19.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
-	zip1 v19.16b, v4.16b, v20.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
-	zip2 v4.16b, v4.16b, v20.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
-	zip1 v20.16b, v5.16b, v21.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
-	zip2 v5.16b, v5.16b, v21.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
-	zip1 v21.16b, v6.16b, v22.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
-	zip2 v6.16b, v6.16b, v22.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
-	zip1 v22.16b, v7.16b, v23.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
-	zip2 v7.16b, v7.16b, v23.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
-	zip1 v23.16b, v24.16b, v19.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v19.16b, v24.16b, v19.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v24.16b, v0.16b, v4.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v0.16b, v0.16b, v4.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v4.16b, v16.16b, v20.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v16.16b, v16.16b, v20.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v20.16b, v1.16b, v5.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v1.16b, v1.16b, v5.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v5.16b, v17.16b, v21.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v17.16b, v17.16b, v21.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v21.16b, v2.16b, v6.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v2.16b, v2.16b, v6.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v6.16b, v18.16b, v22.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	zip2 v18.16b, v18.16b, v22.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	zip1 v22.16b, v3.16b, v7.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	zip2 v3.16b, v3.16b, v7.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v7.16b, v23.16b, v5.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v5.16b, v23.16b, v5.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v23.16b, v19.16b, v17.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v17.16b, v19.16b, v17.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v19.16b, v24.16b, v21.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	zip2 v21.16b, v24.16b, v21.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v24.16b, v0.16b, v2.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v0.16b, v0.16b, v2.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v2.16b, v4.16b, v6.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v4.16b, v4.16b, v6.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v6.16b, v16.16b, v18.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v16.16b, v16.16b, v18.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v18.16b, v20.16b, v22.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v20.16b, v20.16b, v22.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v22.16b, v1.16b, v3.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v1.16b, v1.16b, v3.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v3.16b, v7.16b, v2.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v2.16b, v7.16b, v2.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v7.16b, v5.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v4.16b, v5.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v5.16b, v23.16b, v6.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	zip2 v6.16b, v23.16b, v6.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v23.16b, v17.16b, v16.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v16.16b, v17.16b, v16.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v17.16b, v19.16b, v18.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v18.16b, v19.16b, v18.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v19.16b, v21.16b, v20.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v20.16b, v21.16b, v20.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v21.16b, v24.16b, v22.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	zip2 v22.16b, v24.16b, v22.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v24.16b, v0.16b, v1.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v0.16b, v0.16b, v1.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	str q3, [x2] /* store tro3 */
-	str q2, [x2, #16] /* store tro3_1 */
-	str q7, [x2, #32] /* store tro3_2 */
-	str q4, [x2, #48] /* store tro3_3 */
-	str q5, [x2, #64] /* store tro3_4 */
-	str q6, [x2, #80] /* store tro3_5 */
-	str q23, [x2, #96] /* store tro3_6 */
-	str q16, [x2, #112] /* store tro3_7 */
-	str q17, [x2, #128] /* store tro3_8 */
-	str q18, [x2, #144] /* store tro3_9 */
-	str q19, [x2, #160] /* store tro3_10 */
-	str q20, [x2, #176] /* store tro3_11 */
-	str q21, [x2, #192] /* store tro3_12 */
-	str q22, [x2, #208] /* store tro3_13 */
-	str q24, [x2, #224] /* store tro3_14 */
+	orr v0.16b, v0.16b, v24.16b /* byte_15 = or(hi_up_15, x1_15) */
+	zip1 v24.16b, v1.16b, v17.16b /* tro0 = unpacklo(byte, byte_8) */
+	zip2 v1.16b, v1.16b, v17.16b /* tro0_1 = unpackhi(byte, byte_8) */
+	zip1 v17.16b, v2.16b, v18.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
+	zip2 v2.16b, v2.16b, v18.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
+	zip1 v18.16b, v3.16b, v19.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
+	zip2 v3.16b, v3.16b, v19.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
+	zip1 v19.16b, v4.16b, v20.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
+	zip2 v4.16b, v4.16b, v20.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
+	zip1 v20.16b, v5.16b, v21.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
+	zip2 v5.16b, v5.16b, v21.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
+	zip1 v21.16b, v6.16b, v22.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
+	zip2 v6.16b, v6.16b, v22.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
+	zip1 v22.16b, v7.16b, v23.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
+	zip2 v7.16b, v7.16b, v23.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
+	zip1 v23.16b, v16.16b, v0.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
+	zip2 v0.16b, v16.16b, v0.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
+	zip1 v16.16b, v24.16b, v20.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v20.16b, v24.16b, v20.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v24.16b, v1.16b, v5.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v1.16b, v1.16b, v5.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v5.16b, v17.16b, v21.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v17.16b, v17.16b, v21.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v21.16b, v2.16b, v6.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v2.16b, v2.16b, v6.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v6.16b, v18.16b, v22.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v18.16b, v18.16b, v22.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v22.16b, v3.16b, v7.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v3.16b, v3.16b, v7.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v7.16b, v19.16b, v23.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip2 v19.16b, v19.16b, v23.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	zip1 v23.16b, v4.16b, v0.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v0.16b, v4.16b, v0.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v4.16b, v16.16b, v6.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v6.16b, v16.16b, v6.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v16.16b, v20.16b, v18.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v18.16b, v20.16b, v18.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v20.16b, v24.16b, v22.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v22.16b, v24.16b, v22.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v24.16b, v1.16b, v3.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v1.16b, v1.16b, v3.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v3.16b, v5.16b, v7.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v5.16b, v5.16b, v7.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v7.16b, v17.16b, v19.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v17.16b, v17.16b, v19.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v19.16b, v21.16b, v23.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v21.16b, v21.16b, v23.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v23.16b, v2.16b, v0.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v0.16b, v2.16b, v0.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v2.16b, v4.16b, v3.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v3.16b, v4.16b, v3.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	str q2, [x2] /* store tro3 */
+	str q3, [x2, #16] /* store tro3_1 */
+	zip1 v2.16b, v6.16b, v5.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v3.16b, v6.16b, v5.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	str q2, [x2, #32] /* store tro3_2 */
+	str q3, [x2, #48] /* store tro3_3 */
+	zip1 v2.16b, v16.16b, v7.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v3.16b, v16.16b, v7.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	str q2, [x2, #64] /* store tro3_4 */
+	str q3, [x2, #80] /* store tro3_5 */
+	zip1 v2.16b, v18.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v3.16b, v18.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	str q2, [x2, #96] /* store tro3_6 */
+	str q3, [x2, #112] /* store tro3_7 */
+	zip1 v2.16b, v20.16b, v19.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v3.16b, v20.16b, v19.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	str q2, [x2, #128] /* store tro3_8 */
+	str q3, [x2, #144] /* store tro3_9 */
+	zip1 v2.16b, v22.16b, v21.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v3.16b, v22.16b, v21.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	str q2, [x2, #160] /* store tro3_10 */
+	str q3, [x2, #176] /* store tro3_11 */
+	zip1 v2.16b, v24.16b, v23.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip2 v3.16b, v24.16b, v23.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	str q2, [x2, #192] /* store tro3_12 */
+	str q3, [x2, #208] /* store tro3_13 */
+	zip1 v2.16b, v1.16b, v0.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v1.16b, v0.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	str q2, [x2, #224] /* store tro3_14 */
 	str q0, [x2, #240] /* store tro3_15 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
@@ -604,98 +599,96 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	and v16.16b, v16.16b, v25.16b /* lo_7 = and(tr3_7, nibble_mask) */
 	ushr v9.16b, v17.16b, #4 /* hi_8 = shr(tr3_8) */
 	and v17.16b, v17.16b, v25.16b /* lo_8 = and(tr3_8, nibble_mask) */
+	eor v30.16b, v30.16b, v9.16b /* y0_4 = xor(hi_5, hi_8) */
+	eor v6.16b, v6.16b, v17.16b /* y0_5 = xor(lo_5, lo_8) */
 	ushr v10.16b, v18.16b, #4 /* hi_9 = shr(tr3_9) */
 	and v18.16b, v18.16b, v25.16b /* lo_9 = and(tr3_9, nibble_mask) */
+	eor v31.16b, v31.16b, v10.16b /* y0_14 = xor(hi_6, hi_9) */
+	eor v23.16b, v23.16b, v18.16b /* y0_15 = xor(lo_6, lo_9) */
 	ushr v11.16b, v19.16b, #4 /* hi_10 = shr(tr3_10) */
 	and v19.16b, v19.16b, v25.16b /* lo_10 = and(tr3_10, nibble_mask) */
+	eor v8.16b, v8.16b, v11.16b /* y0_10 = xor(hi_7, hi_10) */
+	eor v16.16b, v16.16b, v19.16b /* y0_11 = xor(lo_7, lo_10) */
+	eor v11.16b, v11.16b, v23.16b /* y1_10 = xor(hi_10, y0_15) */
+	eor v10.16b, v10.16b, v16.16b /* y1_14 = xor(hi_9, y0_11) */
 	ushr v12.16b, v20.16b, #4 /* hi_11 = shr(tr3_11) */
 	and v20.16b, v20.16b, v25.16b /* lo_11 = and(tr3_11, nibble_mask) */
-	ushr v13.16b, v21.16b, #4 /* hi_12 = shr(tr3_12) */
-	and v21.16b, v21.16b, v25.16b /* lo_12 = and(tr3_12, nibble_mask) */
-	ushr v14.16b, v22.16b, #4 /* hi_13 = shr(tr3_13) */
-	and v22.16b, v22.16b, v25.16b /* lo_13 = and(tr3_13, nibble_mask) */
-	ushr v15.16b, v24.16b, #4 /* hi_14 = shr(tr3_14) */
-	and v24.16b, v24.16b, v25.16b /* lo_14 = and(tr3_14, nibble_mask) */
-	str q18, [sp, #64] /* spill lo_9 */
-	ushr v18.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
-	and v0.16b, v0.16b, v25.16b /* lo_15 = and(tr3_15, nibble_mask) */
 
 	/* Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear layer, on Y: the first S^-1 tables take RK^16 off their index. */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	eor v25.16b, v29.16b, v12.16b /* y0_0 = xor(hi_4, hi_11) */
+	eor v29.16b, v29.16b, v12.16b /* y0_0 = xor(hi_4, hi_11) */
 	eor v5.16b, v5.16b, v20.16b /* y0_1 = xor(lo_4, lo_11) */
+	eor v12.16b, v12.16b, v6.16b /* y1_0 = xor(hi_11, y0_5) */
+	eor v9.16b, v9.16b, v5.16b /* y1_4 = xor(hi_8, y0_1) */
+	ushr v13.16b, v21.16b, #4 /* hi_12 = shr(tr3_12) */
+	and v21.16b, v21.16b, v25.16b /* lo_12 = and(tr3_12, nibble_mask) */
 	eor v1.16b, v1.16b, v13.16b /* y0_2 = xor(hi, hi_12) */
 	eor v3.16b, v3.16b, v21.16b /* y0_3 = xor(lo, lo_12) */
-	eor v29.16b, v30.16b, v9.16b /* y0_4 = xor(hi_5, hi_8) */
-	eor v6.16b, v6.16b, v17.16b /* y0_5 = xor(lo_5, lo_8) */
-	eor v26.16b, v26.16b, v18.16b /* y0_6 = xor(hi_1, hi_15) */
-	eor v2.16b, v2.16b, v0.16b /* y0_7 = xor(lo_1, lo_15) */
-	eor v30.16b, v12.16b, v6.16b /* y1_0 = xor(hi_11, y0_5) */
-	eor v20.16b, v20.16b, v26.16b /* y1_1 = xor(lo_11, y0_6) */
-	eor v12.16b, v13.16b, v2.16b /* y1_2 = xor(hi_12, y0_7) */
-	eor v21.16b, v21.16b, v25.16b /* y1_3 = xor(lo_12, y0_0) */
-	eor v9.16b, v9.16b, v5.16b /* y1_4 = xor(hi_8, y0_1) */
+	eor v21.16b, v21.16b, v29.16b /* y1_3 = xor(lo_12, y0_0) */
 	eor v17.16b, v17.16b, v1.16b /* y1_5 = xor(lo_8, y0_2) */
-	eor v18.16b, v18.16b, v3.16b /* y1_6 = xor(hi_15, y0_3) */
-	eor v0.16b, v0.16b, v29.16b /* y1_7 = xor(lo_15, y0_4) */
-	eor v25.16b, v25.16b, v12.16b /* y0_0_1 = xor(y0_0, y1_2) */
 	eor v5.16b, v5.16b, v21.16b /* y0_1_1 = xor(y0_1, y1_3) */
 	eor v1.16b, v1.16b, v9.16b /* y0_2_1 = xor(y0_2, y1_4) */
+	ushr v14.16b, v22.16b, #4 /* hi_13 = shr(tr3_13) */
+	and v22.16b, v22.16b, v25.16b /* lo_13 = and(tr3_13, nibble_mask) */
+	eor v28.16b, v28.16b, v14.16b /* y0_12 = xor(hi_3, hi_13) */
+	eor v4.16b, v4.16b, v22.16b /* y0_13 = xor(lo_3, lo_13) */
+	eor v22.16b, v22.16b, v8.16b /* y1_13 = xor(lo_13, y0_10) */
+	eor v18.16b, v18.16b, v28.16b /* y1_15 = xor(lo_9, y0_12) */
+	eor v16.16b, v16.16b, v22.16b /* y0_11_1 = xor(y0_11, y1_13) */
+	eor v28.16b, v28.16b, v10.16b /* y0_12_1 = xor(y0_12, y1_14) */
+	ushr v15.16b, v24.16b, #4 /* hi_14 = shr(tr3_14) */
+	and v24.16b, v24.16b, v25.16b /* lo_14 = and(tr3_14, nibble_mask) */
+	and v25.16b, v0.16b, v25.16b /* lo_15 = and(tr3_15, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
+	eor v26.16b, v26.16b, v0.16b /* y0_6 = xor(hi_1, hi_15) */
+	eor v2.16b, v2.16b, v25.16b /* y0_7 = xor(lo_1, lo_15) */
+	eor v20.16b, v20.16b, v26.16b /* y1_1 = xor(lo_11, y0_6) */
+	eor v13.16b, v13.16b, v2.16b /* y1_2 = xor(hi_12, y0_7) */
+	eor v0.16b, v0.16b, v3.16b /* y1_6 = xor(hi_15, y0_3) */
+	eor v25.16b, v25.16b, v30.16b /* y1_7 = xor(lo_15, y0_4) */
+	eor v29.16b, v29.16b, v13.16b /* y0_0_1 = xor(y0_0, y1_2) */
 	eor v3.16b, v3.16b, v17.16b /* y0_3_1 = xor(y0_3, y1_5) */
-	eor v29.16b, v29.16b, v18.16b /* y0_4_1 = xor(y0_4, y1_6) */
-	eor v6.16b, v6.16b, v0.16b /* y0_5_1 = xor(y0_5, y1_7) */
-	eor v26.16b, v26.16b, v30.16b /* y0_6_1 = xor(y0_6, y1_0) */
+	eor v30.16b, v30.16b, v0.16b /* y0_4_1 = xor(y0_4, y1_6) */
+	eor v6.16b, v6.16b, v25.16b /* y0_5_1 = xor(y0_5, y1_7) */
+	eor v26.16b, v26.16b, v12.16b /* y0_6_1 = xor(y0_6, y1_0) */
 	eor v2.16b, v2.16b, v20.16b /* y0_7_1 = xor(y0_7, y1_1) */
-	eor v30.16b, v30.16b, v1.16b /* y1_0_1 = xor(y1_0, y0_2_1) */
+	eor v12.16b, v12.16b, v1.16b /* y1_0_1 = xor(y1_0, y0_2_1) */
 	eor v20.16b, v20.16b, v3.16b /* y1_1_1 = xor(y1_1, y0_3_1) */
-	eor v12.16b, v12.16b, v29.16b /* y1_2_1 = xor(y1_2, y0_4_1) */
+	eor v13.16b, v13.16b, v30.16b /* y1_2_1 = xor(y1_2, y0_4_1) */
 	eor v21.16b, v21.16b, v6.16b /* y1_3_1 = xor(y1_3, y0_5_1) */
 	eor v9.16b, v9.16b, v26.16b /* y1_4_1 = xor(y1_4, y0_6_1) */
 	eor v17.16b, v17.16b, v2.16b /* y1_5_1 = xor(y1_5, y0_7_1) */
-	eor v18.16b, v18.16b, v25.16b /* y1_6_1 = xor(y1_6, y0_0_1) */
-	eor v0.16b, v0.16b, v5.16b /* y1_7_1 = xor(y1_7, y0_1_1) */
-	eor v25.16b, v25.16b, v20.16b /* y0_0_2 = xor(y0_0_1, y1_1_1) */
-	eor v5.16b, v5.16b, v12.16b /* y0_1_2 = xor(y0_1_1, y1_2_1) */
+	eor v0.16b, v0.16b, v29.16b /* y1_6_1 = xor(y1_6, y0_0_1) */
+	eor v25.16b, v25.16b, v5.16b /* y1_7_1 = xor(y1_7, y0_1_1) */
+	eor v29.16b, v29.16b, v20.16b /* y0_0_2 = xor(y0_0_1, y1_1_1) */
+	eor v5.16b, v5.16b, v13.16b /* y0_1_2 = xor(y0_1_1, y1_2_1) */
 	eor v1.16b, v1.16b, v21.16b /* y0_2_2 = xor(y0_2_1, y1_3_1) */
 	eor v3.16b, v3.16b, v9.16b /* y0_3_2 = xor(y0_3_1, y1_4_1) */
-	eor v29.16b, v29.16b, v17.16b /* y0_4_2 = xor(y0_4_1, y1_5_1) */
-	eor v6.16b, v6.16b, v18.16b /* y0_5_2 = xor(y0_5_1, y1_6_1) */
-	eor v26.16b, v26.16b, v0.16b /* y0_6_2 = xor(y0_6_1, y1_7_1) */
-	eor v2.16b, v2.16b, v30.16b /* y0_7_2 = xor(y0_7_1, y1_0_1) */
-	eor v30.16b, v30.16b, v25.16b /* y1_0_2 = xor(y1_0_1, y0_0_2) */
+	eor v30.16b, v30.16b, v17.16b /* y0_4_2 = xor(y0_4_1, y1_5_1) */
+	eor v6.16b, v6.16b, v0.16b /* y0_5_2 = xor(y0_5_1, y1_6_1) */
+	eor v26.16b, v26.16b, v25.16b /* y0_6_2 = xor(y0_6_1, y1_7_1) */
+	eor v2.16b, v2.16b, v12.16b /* y0_7_2 = xor(y0_7_1, y1_0_1) */
+	eor v12.16b, v12.16b, v29.16b /* y1_0_2 = xor(y1_0_1, y0_0_2) */
 	eor v20.16b, v20.16b, v5.16b /* y1_1_2 = xor(y1_1_1, y0_1_2) */
-	eor v12.16b, v12.16b, v1.16b /* y1_2_2 = xor(y1_2_1, y0_2_2) */
+	eor v13.16b, v13.16b, v1.16b /* y1_2_2 = xor(y1_2_1, y0_2_2) */
 	eor v21.16b, v21.16b, v3.16b /* y1_3_2 = xor(y1_3_1, y0_3_2) */
-	eor v9.16b, v9.16b, v29.16b /* y1_4_2 = xor(y1_4_1, y0_4_2) */
+	eor v9.16b, v9.16b, v30.16b /* y1_4_2 = xor(y1_4_1, y0_4_2) */
 	eor v17.16b, v17.16b, v6.16b /* y1_5_2 = xor(y1_5_1, y0_5_2) */
-	eor v18.16b, v18.16b, v26.16b /* y1_6_2 = xor(y1_6_1, y0_6_2) */
-	eor v0.16b, v0.16b, v2.16b /* y1_7_2 = xor(y1_7_1, y0_7_2) */
+	eor v0.16b, v0.16b, v26.16b /* y1_6_2 = xor(y1_6_1, y0_6_2) */
+	eor v25.16b, v25.16b, v2.16b /* y1_7_2 = xor(y1_7_1, y0_7_2) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
 	eor v27.16b, v27.16b, v15.16b /* y0_8 = xor(hi_2, hi_14) */
 	eor v7.16b, v7.16b, v24.16b /* y0_9 = xor(lo_2, lo_14) */
-	eor v8.16b, v8.16b, v11.16b /* y0_10 = xor(hi_7, hi_10) */
-	eor v16.16b, v16.16b, v19.16b /* y0_11 = xor(lo_7, lo_10) */
-	eor v28.16b, v28.16b, v14.16b /* y0_12 = xor(hi_3, hi_13) */
-	eor v4.16b, v4.16b, v22.16b /* y0_13 = xor(lo_3, lo_13) */
-	eor v31.16b, v31.16b, v10.16b /* y0_14 = xor(hi_6, hi_9) */
-	ldr q13, [sp, #64] /* reload lo_9 */
-	eor v23.16b, v23.16b, v13.16b /* y0_15 = xor(lo_6, lo_9) */
 	eor v15.16b, v15.16b, v4.16b /* y1_8 = xor(hi_14, y0_13) */
 	eor v24.16b, v24.16b, v31.16b /* y1_9 = xor(lo_14, y0_14) */
-	eor v11.16b, v11.16b, v23.16b /* y1_10 = xor(hi_10, y0_15) */
 	eor v19.16b, v19.16b, v27.16b /* y1_11 = xor(lo_10, y0_8) */
 	eor v14.16b, v14.16b, v7.16b /* y1_12 = xor(hi_13, y0_9) */
-	eor v22.16b, v22.16b, v8.16b /* y1_13 = xor(lo_13, y0_10) */
-	eor v10.16b, v10.16b, v16.16b /* y1_14 = xor(hi_9, y0_11) */
-	eor v13.16b, v13.16b, v28.16b /* y1_15 = xor(lo_9, y0_12) */
 	eor v27.16b, v27.16b, v11.16b /* y0_8_1 = xor(y0_8, y1_10) */
 	eor v7.16b, v7.16b, v19.16b /* y0_9_1 = xor(y0_9, y1_11) */
 	eor v8.16b, v8.16b, v14.16b /* y0_10_1 = xor(y0_10, y1_12) */
-	eor v16.16b, v16.16b, v22.16b /* y0_11_1 = xor(y0_11, y1_13) */
-	eor v28.16b, v28.16b, v10.16b /* y0_12_1 = xor(y0_12, y1_14) */
-	eor v4.16b, v4.16b, v13.16b /* y0_13_1 = xor(y0_13, y1_15) */
+	eor v4.16b, v4.16b, v18.16b /* y0_13_1 = xor(y0_13, y1_15) */
 	eor v31.16b, v31.16b, v15.16b /* y0_14_1 = xor(y0_14, y1_8) */
 	eor v23.16b, v23.16b, v24.16b /* y0_15_1 = xor(y0_15, y1_9) */
 	eor v15.16b, v15.16b, v8.16b /* y1_8_1 = xor(y1_8, y0_10_1) */
@@ -705,14 +698,14 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	eor v14.16b, v14.16b, v31.16b /* y1_12_1 = xor(y1_12, y0_14_1) */
 	eor v22.16b, v22.16b, v23.16b /* y1_13_1 = xor(y1_13, y0_15_1) */
 	eor v10.16b, v10.16b, v27.16b /* y1_14_1 = xor(y1_14, y0_8_1) */
-	eor v13.16b, v13.16b, v7.16b /* y1_15_1 = xor(y1_15, y0_9_1) */
+	eor v18.16b, v18.16b, v7.16b /* y1_15_1 = xor(y1_15, y0_9_1) */
 	eor v27.16b, v27.16b, v24.16b /* y0_8_2 = xor(y0_8_1, y1_9_1) */
 	eor v7.16b, v7.16b, v11.16b /* y0_9_2 = xor(y0_9_1, y1_10_1) */
 	eor v8.16b, v8.16b, v19.16b /* y0_10_2 = xor(y0_10_1, y1_11_1) */
 	eor v16.16b, v16.16b, v14.16b /* y0_11_2 = xor(y0_11_1, y1_12_1) */
 	eor v28.16b, v28.16b, v22.16b /* y0_12_2 = xor(y0_12_1, y1_13_1) */
 	eor v4.16b, v4.16b, v10.16b /* y0_13_2 = xor(y0_13_1, y1_14_1) */
-	eor v31.16b, v31.16b, v13.16b /* y0_14_2 = xor(y0_14_1, y1_15_1) */
+	eor v31.16b, v31.16b, v18.16b /* y0_14_2 = xor(y0_14_1, y1_15_1) */
 	eor v23.16b, v23.16b, v15.16b /* y0_15_2 = xor(y0_15_1, y1_8_1) */
 	eor v15.16b, v15.16b, v27.16b /* y1_8_2 = xor(y1_8_1, y0_8_2) */
 	eor v24.16b, v24.16b, v7.16b /* y1_9_2 = xor(y1_9_1, y0_9_2) */
@@ -721,7 +714,7 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	eor v14.16b, v14.16b, v28.16b /* y1_12_2 = xor(y1_12_1, y0_12_2) */
 	eor v22.16b, v22.16b, v4.16b /* y1_13_2 = xor(y1_13_1, y0_13_2) */
 	eor v10.16b, v10.16b, v31.16b /* y1_14_2 = xor(y1_14_1, y0_14_2) */
-	eor v13.16b, v13.16b, v23.16b /* y1_15_2 = xor(y1_15_1, y0_15_2) */
+	eor v18.16b, v18.16b, v23.16b /* y1_15_2 = xor(y1_15_1, y0_15_2) */
 	str q21, [sp, #64] /* spill x1_3.2 */
 	mov x4, x0
 	mov x3, #15
@@ -734,11 +727,11 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	ldr q27, [x4, #144] /* t0_9 = bcast128() */
 	tbl v7.16b, {v27.16b}, v7.16b /* s0_9 = lookup16(t0_9, x0_9) */
 	ldr q27, [x4] /* t0_0 = bcast128() */
-	tbl v25.16b, {v27.16b}, v25.16b /* s0_0 = lookup16(t0_0, x0_0) */
-	ldr q27, [x4, #16] /* t0_1 = bcast128() */
-	tbl v5.16b, {v27.16b}, v5.16b /* s0_1 = lookup16(t0_1, x0_1) */
-	ldr q27, [x4, #160] /* t0_10 = bcast128() */
-	tbl v27.16b, {v27.16b}, v8.16b /* s0_10 = lookup16(t0_10, x0_10) */
+	tbl v27.16b, {v27.16b}, v29.16b /* s0_0 = lookup16(t0_0, x0_0) */
+	ldr q29, [x4, #16] /* t0_1 = bcast128() */
+	tbl v5.16b, {v29.16b}, v5.16b /* s0_1 = lookup16(t0_1, x0_1) */
+	ldr q29, [x4, #160] /* t0_10 = bcast128() */
+	tbl v29.16b, {v29.16b}, v8.16b /* s0_10 = lookup16(t0_10, x0_10) */
 	ldr q8, [x4, #176] /* t0_11 = bcast128() */
 	tbl v16.16b, {v8.16b}, v16.16b /* s0_11 = lookup16(t0_11, x0_11) */
 	ldr q8, [x4, #32] /* t0_2 = bcast128() */
@@ -746,75 +739,75 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	ldr q8, [x4, #48] /* t0_3 = bcast128() */
 	tbl v3.16b, {v8.16b}, v3.16b /* s0_3 = lookup16(t0_3, x0_3) */
 	ldr q8, [x4, #352] /* t1_6 = bcast128() */
-	tbl v18.16b, {v8.16b}, v18.16b /* s1_6 = lookup16(t1_6, x1_6) */
-	ldr q8, [x4, #368] /* t1_7 = bcast128() */
-	tbl v0.16b, {v8.16b}, v0.16b /* s1_7 = lookup16(t1_7, x1_7) */
-	ldr q8, [x4, #384] /* t1_8 = bcast128() */
-	tbl v8.16b, {v8.16b}, v15.16b /* s1_8 = lookup16(t1_8, x1_8) */
-	ldr q15, [x4, #400] /* t1_9 = bcast128() */
-	tbl v24.16b, {v15.16b}, v24.16b /* s1_9 = lookup16(t1_9, x1_9) */
-	ldr q15, [x4, #256] /* t1_0 = bcast128() */
-	tbl v30.16b, {v15.16b}, v30.16b /* s1_0 = lookup16(t1_0, x1_0) */
-	ldr q15, [x4, #272] /* t1_1 = bcast128() */
-	tbl v20.16b, {v15.16b}, v20.16b /* s1_1 = lookup16(t1_1, x1_1) */
-	ldr q15, [x4, #480] /* t1_14 = bcast128() */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_14 = lookup16(t1_14, x1_14) */
-	ldr q15, [x4, #496] /* t1_15 = bcast128() */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	tbl v0.16b, {v8.16b}, v0.16b /* s1_6 = lookup16(t1_6, x1_6) */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	eor v21.16b, v21.16b, v18.16b /* y0_0_3 = xor(s0_8, s1_6) */
-	eor v7.16b, v7.16b, v0.16b /* y0_1_3 = xor(s0_9, s1_7) */
-	eor v25.16b, v25.16b, v8.16b /* y0_2_3 = xor(s0_0, s1_8) */
+	eor v21.16b, v21.16b, v0.16b /* y0_0_3 = xor(s0_8, s1_6) */
+	ldr q8, [x4, #368] /* t1_7 = bcast128() */
+	tbl v25.16b, {v8.16b}, v25.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	eor v7.16b, v7.16b, v25.16b /* y0_1_3 = xor(s0_9, s1_7) */
+	ldr q8, [x4, #384] /* t1_8 = bcast128() */
+	tbl v8.16b, {v8.16b}, v15.16b /* s1_8 = lookup16(t1_8, x1_8) */
+	eor v27.16b, v27.16b, v8.16b /* y0_2_3 = xor(s0_0, s1_8) */
+	ldr q15, [x4, #400] /* t1_9 = bcast128() */
+	tbl v24.16b, {v15.16b}, v24.16b /* s1_9 = lookup16(t1_9, x1_9) */
 	eor v5.16b, v5.16b, v24.16b /* y0_3_3 = xor(s0_1, s1_9) */
-	eor v27.16b, v27.16b, v30.16b /* y0_4_3 = xor(s0_10, s1_0) */
-	eor v16.16b, v16.16b, v20.16b /* y0_5_3 = xor(s0_11, s1_1) */
-	eor v1.16b, v1.16b, v10.16b /* y0_6_3 = xor(s0_2, s1_14) */
-	eor v3.16b, v3.16b, v13.16b /* y0_7_3 = xor(s0_3, s1_15) */
-	eor v18.16b, v18.16b, v16.16b /* y1_0_3 = xor(s1_6, y0_5_3) */
-	eor v0.16b, v0.16b, v1.16b /* y1_1_3 = xor(s1_7, y0_6_3) */
-	eor v8.16b, v8.16b, v3.16b /* y1_2_3 = xor(s1_8, y0_7_3) */
 	eor v24.16b, v24.16b, v21.16b /* y1_3_3 = xor(s1_9, y0_0_3) */
-	eor v30.16b, v30.16b, v7.16b /* y1_4_3 = xor(s1_0, y0_1_3) */
-	eor v20.16b, v20.16b, v25.16b /* y1_5_3 = xor(s1_1, y0_2_3) */
-	eor v10.16b, v10.16b, v5.16b /* y1_6_3 = xor(s1_14, y0_3_3) */
-	eor v13.16b, v13.16b, v27.16b /* y1_7_3 = xor(s1_15, y0_4_3) */
-	eor v21.16b, v21.16b, v8.16b /* y0_0_4 = xor(y0_0_3, y1_2_3) */
+	ldr q15, [x4, #256] /* t1_0 = bcast128() */
+	tbl v12.16b, {v15.16b}, v12.16b /* s1_0 = lookup16(t1_0, x1_0) */
+	eor v29.16b, v29.16b, v12.16b /* y0_4_3 = xor(s0_10, s1_0) */
+	eor v12.16b, v12.16b, v7.16b /* y1_4_3 = xor(s1_0, y0_1_3) */
 	eor v7.16b, v7.16b, v24.16b /* y0_1_4 = xor(y0_1_3, y1_3_3) */
-	eor v25.16b, v25.16b, v30.16b /* y0_2_4 = xor(y0_2_3, y1_4_3) */
+	ldr q15, [x4, #272] /* t1_1 = bcast128() */
+	tbl v20.16b, {v15.16b}, v20.16b /* s1_1 = lookup16(t1_1, x1_1) */
+	eor v16.16b, v16.16b, v20.16b /* y0_5_3 = xor(s0_11, s1_1) */
+	eor v0.16b, v0.16b, v16.16b /* y1_0_3 = xor(s1_6, y0_5_3) */
+	eor v20.16b, v20.16b, v27.16b /* y1_5_3 = xor(s1_1, y0_2_3) */
+	eor v27.16b, v27.16b, v12.16b /* y0_2_4 = xor(y0_2_3, y1_4_3) */
+	ldr q15, [x4, #480] /* t1_14 = bcast128() */
+	tbl v10.16b, {v15.16b}, v10.16b /* s1_14 = lookup16(t1_14, x1_14) */
+	eor v1.16b, v1.16b, v10.16b /* y0_6_3 = xor(s0_2, s1_14) */
+	eor v25.16b, v25.16b, v1.16b /* y1_1_3 = xor(s1_7, y0_6_3) */
+	eor v10.16b, v10.16b, v5.16b /* y1_6_3 = xor(s1_14, y0_3_3) */
 	eor v5.16b, v5.16b, v20.16b /* y0_3_4 = xor(y0_3_3, y1_5_3) */
-	eor v27.16b, v27.16b, v10.16b /* y0_4_4 = xor(y0_4_3, y1_6_3) */
-	eor v16.16b, v16.16b, v13.16b /* y0_5_4 = xor(y0_5_3, y1_7_3) */
-	eor v1.16b, v1.16b, v18.16b /* y0_6_4 = xor(y0_6_3, y1_0_3) */
-	eor v3.16b, v3.16b, v0.16b /* y0_7_4 = xor(y0_7_3, y1_1_3) */
-	eor v18.16b, v18.16b, v25.16b /* y1_0_4 = xor(y1_0_3, y0_2_4) */
-	eor v0.16b, v0.16b, v5.16b /* y1_1_4 = xor(y1_1_3, y0_3_4) */
-	eor v8.16b, v8.16b, v27.16b /* y1_2_4 = xor(y1_2_3, y0_4_4) */
+	eor v1.16b, v1.16b, v0.16b /* y0_6_4 = xor(y0_6_3, y1_0_3) */
+	eor v0.16b, v0.16b, v27.16b /* y1_0_4 = xor(y1_0_3, y0_2_4) */
+	eor v12.16b, v12.16b, v1.16b /* y1_4_4 = xor(y1_4_3, y0_6_4) */
+	ldr q15, [x4, #496] /* t1_15 = bcast128() */
+	tbl v18.16b, {v15.16b}, v18.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	eor v3.16b, v3.16b, v18.16b /* y0_7_3 = xor(s0_3, s1_15) */
+	eor v8.16b, v8.16b, v3.16b /* y1_2_3 = xor(s1_8, y0_7_3) */
+	eor v18.16b, v18.16b, v29.16b /* y1_7_3 = xor(s1_15, y0_4_3) */
+	eor v21.16b, v21.16b, v8.16b /* y0_0_4 = xor(y0_0_3, y1_2_3) */
+	eor v29.16b, v29.16b, v10.16b /* y0_4_4 = xor(y0_4_3, y1_6_3) */
+	eor v16.16b, v16.16b, v18.16b /* y0_5_4 = xor(y0_5_3, y1_7_3) */
+	eor v3.16b, v3.16b, v25.16b /* y0_7_4 = xor(y0_7_3, y1_1_3) */
+	eor v25.16b, v25.16b, v5.16b /* y1_1_4 = xor(y1_1_3, y0_3_4) */
+	eor v8.16b, v8.16b, v29.16b /* y1_2_4 = xor(y1_2_3, y0_4_4) */
 	eor v24.16b, v24.16b, v16.16b /* y1_3_4 = xor(y1_3_3, y0_5_4) */
-	eor v30.16b, v30.16b, v1.16b /* y1_4_4 = xor(y1_4_3, y0_6_4) */
 	eor v20.16b, v20.16b, v3.16b /* y1_5_4 = xor(y1_5_3, y0_7_4) */
 	eor v10.16b, v10.16b, v21.16b /* y1_6_4 = xor(y1_6_3, y0_0_4) */
-	eor v13.16b, v13.16b, v7.16b /* y1_7_4 = xor(y1_7_3, y0_1_4) */
-	eor v21.16b, v21.16b, v0.16b /* y0_0_5 = xor(y0_0_4, y1_1_4) */
+	eor v18.16b, v18.16b, v7.16b /* y1_7_4 = xor(y1_7_3, y0_1_4) */
+	eor v21.16b, v21.16b, v25.16b /* y0_0_5 = xor(y0_0_4, y1_1_4) */
 	eor v7.16b, v7.16b, v8.16b /* y0_1_5 = xor(y0_1_4, y1_2_4) */
-	eor v25.16b, v25.16b, v24.16b /* y0_2_5 = xor(y0_2_4, y1_3_4) */
-	eor v5.16b, v5.16b, v30.16b /* y0_3_5 = xor(y0_3_4, y1_4_4) */
-	eor v27.16b, v27.16b, v20.16b /* y0_4_5 = xor(y0_4_4, y1_5_4) */
+	eor v27.16b, v27.16b, v24.16b /* y0_2_5 = xor(y0_2_4, y1_3_4) */
+	eor v5.16b, v5.16b, v12.16b /* y0_3_5 = xor(y0_3_4, y1_4_4) */
+	eor v29.16b, v29.16b, v20.16b /* y0_4_5 = xor(y0_4_4, y1_5_4) */
 	eor v16.16b, v16.16b, v10.16b /* y0_5_5 = xor(y0_5_4, y1_6_4) */
-	eor v1.16b, v1.16b, v13.16b /* y0_6_5 = xor(y0_6_4, y1_7_4) */
-	eor v3.16b, v3.16b, v18.16b /* y0_7_5 = xor(y0_7_4, y1_0_4) */
-	eor v18.16b, v18.16b, v21.16b /* y1_0_5 = xor(y1_0_4, y0_0_5) */
-	eor v0.16b, v0.16b, v7.16b /* y1_1_5 = xor(y1_1_4, y0_1_5) */
-	eor v8.16b, v8.16b, v25.16b /* y1_2_5 = xor(y1_2_4, y0_2_5) */
+	eor v1.16b, v1.16b, v18.16b /* y0_6_5 = xor(y0_6_4, y1_7_4) */
+	eor v3.16b, v3.16b, v0.16b /* y0_7_5 = xor(y0_7_4, y1_0_4) */
+	eor v0.16b, v0.16b, v21.16b /* y1_0_5 = xor(y1_0_4, y0_0_5) */
+	eor v25.16b, v25.16b, v7.16b /* y1_1_5 = xor(y1_1_4, y0_1_5) */
+	eor v8.16b, v8.16b, v27.16b /* y1_2_5 = xor(y1_2_4, y0_2_5) */
 	eor v24.16b, v24.16b, v5.16b /* y1_3_5 = xor(y1_3_4, y0_3_5) */
-	eor v30.16b, v30.16b, v27.16b /* y1_4_5 = xor(y1_4_4, y0_4_5) */
+	eor v12.16b, v12.16b, v29.16b /* y1_4_5 = xor(y1_4_4, y0_4_5) */
 	eor v20.16b, v20.16b, v16.16b /* y1_5_5 = xor(y1_5_4, y0_5_5) */
 	eor v10.16b, v10.16b, v1.16b /* y1_6_5 = xor(y1_6_4, y0_6_5) */
-	eor v13.16b, v13.16b, v3.16b /* y1_7_5 = xor(y1_7_4, y0_7_5) */
+	eor v18.16b, v18.16b, v3.16b /* y1_7_5 = xor(y1_7_4, y0_7_5) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	ldr q15, [x4, #64] /* t0_4 = bcast128() */
-	tbl v29.16b, {v15.16b}, v29.16b /* s0_4 = lookup16(t0_4, x0_4) */
+	tbl v30.16b, {v15.16b}, v30.16b /* s0_4 = lookup16(t0_4, x0_4) */
 	ldr q15, [x4, #80] /* t0_5 = bcast128() */
 	tbl v6.16b, {v15.16b}, v6.16b /* s0_5 = lookup16(t0_5, x0_5) */
 	ldr q15, [x4, #224] /* t0_14 = bcast128() */
@@ -831,93 +824,96 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	tbl v4.16b, {v15.16b}, v4.16b /* s0_13 = lookup16(t0_13, x0_13) */
 	ldr q15, [x4, #448] /* t1_12 = bcast128() */
 	tbl v14.16b, {v15.16b}, v14.16b /* s1_12 = lookup16(t1_12, x1_12) */
-	ldr q15, [x4, #464] /* t1_13 = bcast128() */
-	tbl v22.16b, {v15.16b}, v22.16b /* s1_13 = lookup16(t1_13, x1_13) */
-	ldr q15, [x4, #320] /* t1_4 = bcast128() */
-	tbl v9.16b, {v15.16b}, v9.16b /* s1_4 = lookup16(t1_4, x1_4) */
-	ldr q15, [x4, #336] /* t1_5 = bcast128() */
-	tbl v17.16b, {v15.16b}, v17.16b /* s1_5 = lookup16(t1_5, x1_5) */
-	ldr q15, [x4, #416] /* t1_10 = bcast128() */
-	tbl v11.16b, {v15.16b}, v11.16b /* s1_10 = lookup16(t1_10, x1_10) */
-	ldr q15, [x4, #432] /* t1_11 = bcast128() */
-	tbl v19.16b, {v15.16b}, v19.16b /* s1_11 = lookup16(t1_11, x1_11) */
-	ldr q15, [x4, #288] /* t1_2 = bcast128() */
-	tbl v12.16b, {v15.16b}, v12.16b /* s1_2 = lookup16(t1_2, x1_2) */
-	ldr q15, [x4, #304] /* t1_3 = bcast128() */
-	str q13, [sp, #80] /* spill y1_7_5 */
-	ldr q13, [sp, #64] /* reload x1_3.2 */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_3 = lookup16(t1_3, x1_3) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	eor v29.16b, v29.16b, v14.16b /* y0_8_3 = xor(s0_4, s1_12) */
+	eor v30.16b, v30.16b, v14.16b /* y0_8_3 = xor(s0_4, s1_12) */
+	ldr q15, [x4, #464] /* t1_13 = bcast128() */
+	tbl v22.16b, {v15.16b}, v22.16b /* s1_13 = lookup16(t1_13, x1_13) */
 	eor v6.16b, v6.16b, v22.16b /* y0_9_3 = xor(s0_5, s1_13) */
+	ldr q15, [x4, #320] /* t1_4 = bcast128() */
+	tbl v9.16b, {v15.16b}, v9.16b /* s1_4 = lookup16(t1_4, x1_4) */
 	eor v31.16b, v31.16b, v9.16b /* y0_10_3 = xor(s0_14, s1_4) */
+	ldr q15, [x4, #336] /* t1_5 = bcast128() */
+	tbl v17.16b, {v15.16b}, v17.16b /* s1_5 = lookup16(t1_5, x1_5) */
 	eor v23.16b, v23.16b, v17.16b /* y0_11_3 = xor(s0_15, s1_5) */
+	eor v17.16b, v17.16b, v30.16b /* y1_11_3 = xor(s1_5, y0_8_3) */
+	ldr q15, [x4, #416] /* t1_10 = bcast128() */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_10 = lookup16(t1_10, x1_10) */
 	eor v26.16b, v26.16b, v11.16b /* y0_12_3 = xor(s0_6, s1_10) */
-	eor v2.16b, v2.16b, v19.16b /* y0_13_3 = xor(s0_7, s1_11) */
-	eor v28.16b, v28.16b, v12.16b /* y0_14_3 = xor(s0_12, s1_2) */
-	eor v4.16b, v4.16b, v13.16b /* y0_15_3 = xor(s0_13, s1_3) */
-	eor v14.16b, v14.16b, v2.16b /* y1_8_3 = xor(s1_12, y0_13_3) */
-	eor v22.16b, v22.16b, v28.16b /* y1_9_3 = xor(s1_13, y0_14_3) */
-	eor v9.16b, v9.16b, v4.16b /* y1_10_3 = xor(s1_4, y0_15_3) */
-	eor v17.16b, v17.16b, v29.16b /* y1_11_3 = xor(s1_5, y0_8_3) */
 	eor v11.16b, v11.16b, v6.16b /* y1_12_3 = xor(s1_10, y0_9_3) */
-	eor v19.16b, v19.16b, v31.16b /* y1_13_3 = xor(s1_11, y0_10_3) */
-	eor v12.16b, v12.16b, v23.16b /* y1_14_3 = xor(s1_2, y0_11_3) */
-	eor v13.16b, v13.16b, v26.16b /* y1_15_3 = xor(s1_3, y0_12_3) */
-	eor v29.16b, v29.16b, v9.16b /* y0_8_4 = xor(y0_8_3, y1_10_3) */
 	eor v6.16b, v6.16b, v17.16b /* y0_9_4 = xor(y0_9_3, y1_11_3) */
+	ldr q15, [x4, #432] /* t1_11 = bcast128() */
+	tbl v19.16b, {v15.16b}, v19.16b /* s1_11 = lookup16(t1_11, x1_11) */
+	eor v2.16b, v2.16b, v19.16b /* y0_13_3 = xor(s0_7, s1_11) */
+	eor v14.16b, v14.16b, v2.16b /* y1_8_3 = xor(s1_12, y0_13_3) */
+	eor v19.16b, v19.16b, v31.16b /* y1_13_3 = xor(s1_11, y0_10_3) */
 	eor v31.16b, v31.16b, v11.16b /* y0_10_4 = xor(y0_10_3, y1_12_3) */
+	ldr q15, [x4, #288] /* t1_2 = bcast128() */
+	tbl v13.16b, {v15.16b}, v13.16b /* s1_2 = lookup16(t1_2, x1_2) */
+	eor v28.16b, v28.16b, v13.16b /* y0_14_3 = xor(s0_12, s1_2) */
+	eor v22.16b, v22.16b, v28.16b /* y1_9_3 = xor(s1_13, y0_14_3) */
+	eor v13.16b, v13.16b, v23.16b /* y1_14_3 = xor(s1_2, y0_11_3) */
 	eor v23.16b, v23.16b, v19.16b /* y0_11_4 = xor(y0_11_3, y1_13_3) */
-	eor v26.16b, v26.16b, v12.16b /* y0_12_4 = xor(y0_12_3, y1_14_3) */
-	eor v2.16b, v2.16b, v13.16b /* y0_13_4 = xor(y0_13_3, y1_15_3) */
 	eor v28.16b, v28.16b, v14.16b /* y0_14_4 = xor(y0_14_3, y1_8_3) */
-	eor v4.16b, v4.16b, v22.16b /* y0_15_4 = xor(y0_15_3, y1_9_3) */
 	eor v14.16b, v14.16b, v31.16b /* y1_8_4 = xor(y1_8_3, y0_10_4) */
+	eor v11.16b, v11.16b, v28.16b /* y1_12_4 = xor(y1_12_3, y0_14_4) */
+	ldr q15, [x4, #304] /* t1_3 = bcast128() */
+	str q8, [sp, #80] /* spill x1_2.3 */
+	ldr q8, [sp, #64] /* reload x1_3.2 */
+	tbl v8.16b, {v15.16b}, v8.16b /* s1_3 = lookup16(t1_3, x1_3) */
+	eor v4.16b, v4.16b, v8.16b /* y0_15_3 = xor(s0_13, s1_3) */
+	eor v9.16b, v9.16b, v4.16b /* y1_10_3 = xor(s1_4, y0_15_3) */
+	eor v8.16b, v8.16b, v26.16b /* y1_15_3 = xor(s1_3, y0_12_3) */
+	eor v30.16b, v30.16b, v9.16b /* y0_8_4 = xor(y0_8_3, y1_10_3) */
+	eor v26.16b, v26.16b, v13.16b /* y0_12_4 = xor(y0_12_3, y1_14_3) */
+	eor v2.16b, v2.16b, v8.16b /* y0_13_4 = xor(y0_13_3, y1_15_3) */
+	eor v4.16b, v4.16b, v22.16b /* y0_15_4 = xor(y0_15_3, y1_9_3) */
 	eor v22.16b, v22.16b, v23.16b /* y1_9_4 = xor(y1_9_3, y0_11_4) */
 	eor v9.16b, v9.16b, v26.16b /* y1_10_4 = xor(y1_10_3, y0_12_4) */
 	eor v17.16b, v17.16b, v2.16b /* y1_11_4 = xor(y1_11_3, y0_13_4) */
-	eor v11.16b, v11.16b, v28.16b /* y1_12_4 = xor(y1_12_3, y0_14_4) */
 	eor v19.16b, v19.16b, v4.16b /* y1_13_4 = xor(y1_13_3, y0_15_4) */
-	eor v12.16b, v12.16b, v29.16b /* y1_14_4 = xor(y1_14_3, y0_8_4) */
-	eor v13.16b, v13.16b, v6.16b /* y1_15_4 = xor(y1_15_3, y0_9_4) */
-	eor v29.16b, v29.16b, v22.16b /* y0_8_5 = xor(y0_8_4, y1_9_4) */
+	eor v13.16b, v13.16b, v30.16b /* y1_14_4 = xor(y1_14_3, y0_8_4) */
+	eor v8.16b, v8.16b, v6.16b /* y1_15_4 = xor(y1_15_3, y0_9_4) */
+	eor v30.16b, v30.16b, v22.16b /* y0_8_5 = xor(y0_8_4, y1_9_4) */
 	eor v6.16b, v6.16b, v9.16b /* y0_9_5 = xor(y0_9_4, y1_10_4) */
 	eor v31.16b, v31.16b, v17.16b /* y0_10_5 = xor(y0_10_4, y1_11_4) */
 	eor v23.16b, v23.16b, v11.16b /* y0_11_5 = xor(y0_11_4, y1_12_4) */
 	eor v26.16b, v26.16b, v19.16b /* y0_12_5 = xor(y0_12_4, y1_13_4) */
-	eor v2.16b, v2.16b, v12.16b /* y0_13_5 = xor(y0_13_4, y1_14_4) */
-	eor v28.16b, v28.16b, v13.16b /* y0_14_5 = xor(y0_14_4, y1_15_4) */
+	eor v2.16b, v2.16b, v13.16b /* y0_13_5 = xor(y0_13_4, y1_14_4) */
+	eor v28.16b, v28.16b, v8.16b /* y0_14_5 = xor(y0_14_4, y1_15_4) */
 	eor v4.16b, v4.16b, v14.16b /* y0_15_5 = xor(y0_15_4, y1_8_4) */
-	eor v14.16b, v14.16b, v29.16b /* y1_8_5 = xor(y1_8_4, y0_8_5) */
+	eor v14.16b, v14.16b, v30.16b /* y1_8_5 = xor(y1_8_4, y0_8_5) */
 	eor v22.16b, v22.16b, v6.16b /* y1_9_5 = xor(y1_9_4, y0_9_5) */
 	eor v9.16b, v9.16b, v31.16b /* y1_10_5 = xor(y1_10_4, y0_10_5) */
 	eor v17.16b, v17.16b, v23.16b /* y1_11_5 = xor(y1_11_4, y0_11_5) */
 	eor v11.16b, v11.16b, v26.16b /* y1_12_5 = xor(y1_12_4, y0_12_5) */
 	eor v19.16b, v19.16b, v2.16b /* y1_13_5 = xor(y1_13_4, y0_13_5) */
-	eor v12.16b, v12.16b, v28.16b /* y1_14_5 = xor(y1_14_4, y0_14_5) */
-	eor v13.16b, v13.16b, v4.16b /* y1_15_5 = xor(y1_15_4, y0_15_5) */
+	eor v13.16b, v13.16b, v28.16b /* y1_14_5 = xor(y1_14_4, y0_14_5) */
+	eor v8.16b, v8.16b, v4.16b /* y1_15_5 = xor(y1_15_4, y0_15_5) */
 	str q24, [sp, #64] /* spill x1_3.2 */
 	mov v24.16b, v22.16b /* x1_9.3 */
 	mov v22.16b, v19.16b /* x1_13.3 */
 	mov v19.16b, v17.16b /* x1_11.3 */
 	mov v17.16b, v20.16b /* x1_5.3 */
-	mov v20.16b, v0.16b /* x1_1.3 */
-	ldr q0, [sp, #80] /* reload x1_7.3 */
-	mov v15.16b, v14.16b /* x1_8.3 */
-	mov v14.16b, v11.16b /* x1_12.3 */
-	mov v11.16b, v9.16b /* x1_10.3 */
-	mov v9.16b, v30.16b /* x1_4.3 */
-	mov v30.16b, v18.16b /* x1_0.3 */
-	mov v18.16b, v10.16b /* x1_6.3 */
-	mov v10.16b, v12.16b /* x1_14.3 */
-	mov v12.16b, v8.16b /* x1_2.3 */
+	mov v20.16b, v25.16b /* x1_1.3 */
+	mov v25.16b, v18.16b /* x1_7.3 */
+	mov v18.16b, v8.16b /* x1_15.3 */
 	mov v8.16b, v31.16b /* x0_10.3 */
 	mov v31.16b, v28.16b /* x0_14.3 */
 	mov v28.16b, v26.16b /* x0_12.3 */
 	mov v26.16b, v1.16b /* x0_6.3 */
-	mov v1.16b, v25.16b /* x0_2.3 */
-	mov v25.16b, v21.16b /* x0_0.3 */
+	mov v1.16b, v27.16b /* x0_2.3 */
+	mov v27.16b, v30.16b /* x0_8.3 */
+	mov v30.16b, v29.16b /* x0_4.3 */
+	mov v29.16b, v21.16b /* x0_0.3 */
+	mov v15.16b, v14.16b /* x1_8.3 */
+	mov v14.16b, v11.16b /* x1_12.3 */
+	mov v11.16b, v9.16b /* x1_10.3 */
+	mov v9.16b, v12.16b /* x1_4.3 */
+	mov v12.16b, v0.16b /* x1_0.3 */
+	mov v0.16b, v10.16b /* x1_6.3 */
+	mov v10.16b, v13.16b /* x1_14.3 */
+	ldr q13, [sp, #80] /* reload x1_2.3 */
 	mov v21.16b, v2.16b /* x0_13.3 */
 	mov v2.16b, v3.16b /* x0_7.3 */
 	mov v3.16b, v5.16b /* x0_3.3 */
@@ -927,115 +923,110 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	mov v16.16b, v23.16b /* x0_11.3 */
 	mov v23.16b, v4.16b /* x0_15.3 */
 	mov v4.16b, v21.16b /* x0_13.3 */
-	mov v21.16b, v27.16b /* x0_4.3 */
-	mov v27.16b, v29.16b /* x0_8.3 */
-	mov v29.16b, v21.16b /* x0_4.3 */
 	add x4, x4, #512
 	subs x3, x3, #1
 	b.ne .Lublock_nibbleslice_neon_asm_1_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	ldr q21, [x0, #7680] /* t0_0_1 = bcast128() */
-	tbl v21.16b, {v21.16b}, v25.16b /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	ldr q25, [x0, #7696] /* t0_1_1 = bcast128() */
-	tbl v5.16b, {v25.16b}, v5.16b /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	ldr q25, [x0, #7712] /* t0_2_1 = bcast128() */
-	tbl v1.16b, {v25.16b}, v1.16b /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	ldr q25, [x0, #7728] /* t0_3_1 = bcast128() */
-	tbl v3.16b, {v25.16b}, v3.16b /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	ldr q25, [x0, #7744] /* t0_4_1 = bcast128() */
-	tbl v25.16b, {v25.16b}, v29.16b /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	ldr q29, [x0, #7760] /* t0_5_1 = bcast128() */
-	tbl v6.16b, {v29.16b}, v6.16b /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	ldr q29, [x0, #7776] /* t0_6_1 = bcast128() */
-	tbl v26.16b, {v29.16b}, v26.16b /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	ldr q29, [x0, #7792] /* t0_7_1 = bcast128() */
-	tbl v2.16b, {v29.16b}, v2.16b /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	ldr q29, [x0, #7808] /* t0_8_1 = bcast128() */
-	tbl v27.16b, {v29.16b}, v27.16b /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	ldr q29, [x0, #7824] /* t0_9_1 = bcast128() */
-	tbl v7.16b, {v29.16b}, v7.16b /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	ldr q29, [x0, #7840] /* t0_10_1 = bcast128() */
-	tbl v29.16b, {v29.16b}, v8.16b /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	ldr q8, [x0, #7856] /* t0_11_1 = bcast128() */
-	tbl v16.16b, {v8.16b}, v16.16b /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	ldr q8, [x0, #7872] /* t0_12_1 = bcast128() */
-	tbl v28.16b, {v8.16b}, v28.16b /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	ldr q8, [x0, #7888] /* t0_13_1 = bcast128() */
-	tbl v4.16b, {v8.16b}, v4.16b /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	ldr q8, [x0, #7904] /* t0_14_1 = bcast128() */
-	tbl v31.16b, {v8.16b}, v31.16b /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	ldr q8, [x0, #7920] /* t0_15_1 = bcast128() */
-	tbl v23.16b, {v8.16b}, v23.16b /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	ldr q8, [x0, #7936] /* t1_0_1 = bcast128() */
-	tbl v30.16b, {v8.16b}, v30.16b /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	ldr q8, [x0, #7952] /* t1_1_1 = bcast128() */
-	tbl v20.16b, {v8.16b}, v20.16b /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	ldr q8, [x0, #7968] /* t1_2_1 = bcast128() */
-	tbl v8.16b, {v8.16b}, v12.16b /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	ldr q12, [x0, #7984] /* t1_3_1 = bcast128() */
-	str q8, [sp, #80] /* spill s1_2_1 */
-	ldr q8, [sp, #64] /* reload x1_3.2 */
-	tbl v8.16b, {v12.16b}, v8.16b /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	ldr q12, [x0, #8000] /* t1_4_1 = bcast128() */
-	tbl v9.16b, {v12.16b}, v9.16b /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	ldr q12, [x0, #8016] /* t1_5_1 = bcast128() */
-	tbl v17.16b, {v12.16b}, v17.16b /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	ldr q12, [x0, #8032] /* t1_6_1 = bcast128() */
-	tbl v18.16b, {v12.16b}, v18.16b /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	ldr q12, [x0, #8048] /* t1_7_1 = bcast128() */
-	tbl v0.16b, {v12.16b}, v0.16b /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	ldr q12, [x0, #8064] /* t1_8_1 = bcast128() */
-	tbl v12.16b, {v12.16b}, v15.16b /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	ldr q15, [x0, #8080] /* t1_9_1 = bcast128() */
-	tbl v24.16b, {v15.16b}, v24.16b /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	ldr q15, [x0, #8096] /* t1_10_1 = bcast128() */
-	tbl v11.16b, {v15.16b}, v11.16b /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	ldr q15, [x0, #8112] /* t1_11_1 = bcast128() */
-	tbl v19.16b, {v15.16b}, v19.16b /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	ldr q15, [x0, #8128] /* t1_12_1 = bcast128() */
-	tbl v14.16b, {v15.16b}, v14.16b /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	ldr q15, [x0, #8144] /* t1_13_1 = bcast128() */
-	tbl v22.16b, {v15.16b}, v22.16b /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	ldr q15, [x0, #8160] /* t1_14_1 = bcast128() */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	ldr q15, [x0, #8176] /* t1_15_1 = bcast128() */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	tbl v21.16b, {v21.16b}, v29.16b /* s0_0_1 = lookup16(t0_0_1, x0_0) */
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	shl v21.16b, v21.16b, #4 /* hi_up = shl(s0_0_1) */
+	ldr q29, [x0, #7696] /* t0_1_1 = bcast128() */
+	tbl v5.16b, {v29.16b}, v5.16b /* s0_1_1 = lookup16(t0_1_1, x0_1) */
 	orr v5.16b, v21.16b, v5.16b /* byte = or(hi_up, s0_1_1) */
+	ldr q21, [x0, #7712] /* t0_2_1 = bcast128() */
+	tbl v1.16b, {v21.16b}, v1.16b /* s0_2_1 = lookup16(t0_2_1, x0_2) */
 	shl v1.16b, v1.16b, #4 /* hi_up_1 = shl(s0_2_1) */
+	ldr q21, [x0, #7728] /* t0_3_1 = bcast128() */
+	tbl v3.16b, {v21.16b}, v3.16b /* s0_3_1 = lookup16(t0_3_1, x0_3) */
 	orr v1.16b, v1.16b, v3.16b /* byte_1 = or(hi_up_1, s0_3_1) */
-	shl v3.16b, v25.16b, #4 /* hi_up_2 = shl(s0_4_1) */
+	ldr q3, [x0, #7744] /* t0_4_1 = bcast128() */
+	tbl v3.16b, {v3.16b}, v30.16b /* s0_4_1 = lookup16(t0_4_1, x0_4) */
+	shl v3.16b, v3.16b, #4 /* hi_up_2 = shl(s0_4_1) */
+	ldr q21, [x0, #7760] /* t0_5_1 = bcast128() */
+	tbl v6.16b, {v21.16b}, v6.16b /* s0_5_1 = lookup16(t0_5_1, x0_5) */
 	orr v3.16b, v3.16b, v6.16b /* byte_2 = or(hi_up_2, s0_5_1) */
-	shl v6.16b, v26.16b, #4 /* hi_up_3 = shl(s0_6_1) */
+	ldr q6, [x0, #7776] /* t0_6_1 = bcast128() */
+	tbl v6.16b, {v6.16b}, v26.16b /* s0_6_1 = lookup16(t0_6_1, x0_6) */
+	shl v6.16b, v6.16b, #4 /* hi_up_3 = shl(s0_6_1) */
+	ldr q21, [x0, #7792] /* t0_7_1 = bcast128() */
+	tbl v2.16b, {v21.16b}, v2.16b /* s0_7_1 = lookup16(t0_7_1, x0_7) */
 	orr v2.16b, v6.16b, v2.16b /* byte_3 = or(hi_up_3, s0_7_1) */
-	shl v6.16b, v27.16b, #4 /* hi_up_4 = shl(s0_8_1) */
+	ldr q6, [x0, #7808] /* t0_8_1 = bcast128() */
+	tbl v6.16b, {v6.16b}, v27.16b /* s0_8_1 = lookup16(t0_8_1, x0_8) */
+	shl v6.16b, v6.16b, #4 /* hi_up_4 = shl(s0_8_1) */
+	ldr q21, [x0, #7824] /* t0_9_1 = bcast128() */
+	tbl v7.16b, {v21.16b}, v7.16b /* s0_9_1 = lookup16(t0_9_1, x0_9) */
 	orr v6.16b, v6.16b, v7.16b /* byte_4 = or(hi_up_4, s0_9_1) */
-	shl v7.16b, v29.16b, #4 /* hi_up_5 = shl(s0_10_1) */
+	ldr q7, [x0, #7840] /* t0_10_1 = bcast128() */
+	tbl v7.16b, {v7.16b}, v8.16b /* s0_10_1 = lookup16(t0_10_1, x0_10) */
+	shl v7.16b, v7.16b, #4 /* hi_up_5 = shl(s0_10_1) */
+	ldr q21, [x0, #7856] /* t0_11_1 = bcast128() */
+	tbl v16.16b, {v21.16b}, v16.16b /* s0_11_1 = lookup16(t0_11_1, x0_11) */
 	orr v7.16b, v7.16b, v16.16b /* byte_5 = or(hi_up_5, s0_11_1) */
-	shl v16.16b, v28.16b, #4 /* hi_up_6 = shl(s0_12_1) */
+	ldr q16, [x0, #7872] /* t0_12_1 = bcast128() */
+	tbl v16.16b, {v16.16b}, v28.16b /* s0_12_1 = lookup16(t0_12_1, x0_12) */
+	shl v16.16b, v16.16b, #4 /* hi_up_6 = shl(s0_12_1) */
+	ldr q21, [x0, #7888] /* t0_13_1 = bcast128() */
+	tbl v4.16b, {v21.16b}, v4.16b /* s0_13_1 = lookup16(t0_13_1, x0_13) */
 	orr v4.16b, v16.16b, v4.16b /* byte_6 = or(hi_up_6, s0_13_1) */
-	shl v16.16b, v31.16b, #4 /* hi_up_7 = shl(s0_14_1) */
-	orr v16.16b, v16.16b, v23.16b /* byte_7 = or(hi_up_7, s0_15_1) */
-	shl v21.16b, v30.16b, #4 /* hi_up_8 = shl(s1_0_1) */
+	ldr q16, [x0, #7904] /* t0_14_1 = bcast128() */
+	tbl v16.16b, {v16.16b}, v31.16b /* s0_14_1 = lookup16(t0_14_1, x0_14) */
+	shl v16.16b, v16.16b, #4 /* hi_up_7 = shl(s0_14_1) */
+	ldr q21, [x0, #7920] /* t0_15_1 = bcast128() */
+	tbl v21.16b, {v21.16b}, v23.16b /* s0_15_1 = lookup16(t0_15_1, x0_15) */
+	orr v16.16b, v16.16b, v21.16b /* byte_7 = or(hi_up_7, s0_15_1) */
+	ldr q21, [x0, #7936] /* t1_0_1 = bcast128() */
+	tbl v21.16b, {v21.16b}, v12.16b /* s1_0_1 = lookup16(t1_0_1, x1_0) */
+	shl v21.16b, v21.16b, #4 /* hi_up_8 = shl(s1_0_1) */
+	ldr q23, [x0, #7952] /* t1_1_1 = bcast128() */
+	tbl v20.16b, {v23.16b}, v20.16b /* s1_1_1 = lookup16(t1_1_1, x1_1) */
 	orr v20.16b, v21.16b, v20.16b /* byte_8 = or(hi_up_8, s1_1_1) */
-	ldr q21, [sp, #80] /* reload s1_2_1 */
+	ldr q21, [x0, #7968] /* t1_2_1 = bcast128() */
+	tbl v21.16b, {v21.16b}, v13.16b /* s1_2_1 = lookup16(t1_2_1, x1_2) */
 	shl v21.16b, v21.16b, #4 /* hi_up_9 = shl(s1_2_1) */
-	orr v21.16b, v21.16b, v8.16b /* byte_9 = or(hi_up_9, s1_3_1) */
-	shl v23.16b, v9.16b, #4 /* hi_up_10 = shl(s1_4_1) */
+	ldr q23, [x0, #7984] /* t1_3_1 = bcast128() */
+	ldr q26, [sp, #64] /* reload x1_3.2 */
+	tbl v23.16b, {v23.16b}, v26.16b /* s1_3_1 = lookup16(t1_3_1, x1_3) */
+	orr v21.16b, v21.16b, v23.16b /* byte_9 = or(hi_up_9, s1_3_1) */
+	ldr q23, [x0, #8000] /* t1_4_1 = bcast128() */
+	tbl v23.16b, {v23.16b}, v9.16b /* s1_4_1 = lookup16(t1_4_1, x1_4) */
+	shl v23.16b, v23.16b, #4 /* hi_up_10 = shl(s1_4_1) */
+	ldr q26, [x0, #8016] /* t1_5_1 = bcast128() */
+	tbl v17.16b, {v26.16b}, v17.16b /* s1_5_1 = lookup16(t1_5_1, x1_5) */
 	orr v17.16b, v23.16b, v17.16b /* byte_10 = or(hi_up_10, s1_5_1) */
-	shl v18.16b, v18.16b, #4 /* hi_up_11 = shl(s1_6_1) */
-	orr v0.16b, v18.16b, v0.16b /* byte_11 = or(hi_up_11, s1_7_1) */
-	shl v18.16b, v12.16b, #4 /* hi_up_12 = shl(s1_8_1) */
-	orr v18.16b, v18.16b, v24.16b /* byte_12 = or(hi_up_12, s1_9_1) */
-	shl v23.16b, v11.16b, #4 /* hi_up_13 = shl(s1_10_1) */
-	orr v19.16b, v23.16b, v19.16b /* byte_13 = or(hi_up_13, s1_11_1) */
-	shl v23.16b, v14.16b, #4 /* hi_up_14 = shl(s1_12_1) */
-	orr v22.16b, v23.16b, v22.16b /* byte_14 = or(hi_up_14, s1_13_1) */
-	shl v23.16b, v10.16b, #4 /* hi_up_15 = shl(s1_14_1) */
-	orr v23.16b, v23.16b, v13.16b /* byte_15 = or(hi_up_15, s1_15_1) */
+	ldr q23, [x0, #8032] /* t1_6_1 = bcast128() */
+	tbl v0.16b, {v23.16b}, v0.16b /* s1_6_1 = lookup16(t1_6_1, x1_6) */
+	shl v0.16b, v0.16b, #4 /* hi_up_11 = shl(s1_6_1) */
+	ldr q23, [x0, #8048] /* t1_7_1 = bcast128() */
+	tbl v23.16b, {v23.16b}, v25.16b /* s1_7_1 = lookup16(t1_7_1, x1_7) */
+	orr v0.16b, v0.16b, v23.16b /* byte_11 = or(hi_up_11, s1_7_1) */
+	ldr q23, [x0, #8064] /* t1_8_1 = bcast128() */
+	tbl v23.16b, {v23.16b}, v15.16b /* s1_8_1 = lookup16(t1_8_1, x1_8) */
+	shl v23.16b, v23.16b, #4 /* hi_up_12 = shl(s1_8_1) */
+	ldr q25, [x0, #8080] /* t1_9_1 = bcast128() */
+	tbl v24.16b, {v25.16b}, v24.16b /* s1_9_1 = lookup16(t1_9_1, x1_9) */
+	orr v23.16b, v23.16b, v24.16b /* byte_12 = or(hi_up_12, s1_9_1) */
+	ldr q24, [x0, #8096] /* t1_10_1 = bcast128() */
+	tbl v24.16b, {v24.16b}, v11.16b /* s1_10_1 = lookup16(t1_10_1, x1_10) */
+	shl v24.16b, v24.16b, #4 /* hi_up_13 = shl(s1_10_1) */
+	ldr q25, [x0, #8112] /* t1_11_1 = bcast128() */
+	tbl v19.16b, {v25.16b}, v19.16b /* s1_11_1 = lookup16(t1_11_1, x1_11) */
+	orr v19.16b, v24.16b, v19.16b /* byte_13 = or(hi_up_13, s1_11_1) */
+	ldr q24, [x0, #8128] /* t1_12_1 = bcast128() */
+	tbl v24.16b, {v24.16b}, v14.16b /* s1_12_1 = lookup16(t1_12_1, x1_12) */
+	shl v24.16b, v24.16b, #4 /* hi_up_14 = shl(s1_12_1) */
+	ldr q25, [x0, #8144] /* t1_13_1 = bcast128() */
+	tbl v22.16b, {v25.16b}, v22.16b /* s1_13_1 = lookup16(t1_13_1, x1_13) */
+	orr v22.16b, v24.16b, v22.16b /* byte_14 = or(hi_up_14, s1_13_1) */
+	ldr q24, [x0, #8160] /* t1_14_1 = bcast128() */
+	tbl v24.16b, {v24.16b}, v10.16b /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	shl v24.16b, v24.16b, #4 /* hi_up_15 = shl(s1_14_1) */
+	ldr q25, [x0, #8176] /* t1_15_1 = bcast128() */
+	tbl v18.16b, {v25.16b}, v18.16b /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	orr v18.16b, v24.16b, v18.16b /* byte_15 = or(hi_up_15, s1_15_1) */
 	zip1 v24.16b, v5.16b, v20.16b /* tro0 = unpacklo(byte, byte_8) */
 	zip2 v5.16b, v5.16b, v20.16b /* tro0_1 = unpackhi(byte, byte_8) */
 	zip1 v20.16b, v1.16b, v21.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
@@ -1044,21 +1035,21 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	zip2 v3.16b, v3.16b, v17.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
 	zip1 v17.16b, v2.16b, v0.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
 	zip2 v0.16b, v2.16b, v0.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
-	zip1 v2.16b, v6.16b, v18.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
-	zip2 v6.16b, v6.16b, v18.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
-	zip1 v18.16b, v7.16b, v19.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
+	zip1 v2.16b, v6.16b, v23.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
+	zip2 v6.16b, v6.16b, v23.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
+	zip1 v23.16b, v7.16b, v19.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
 	zip2 v7.16b, v7.16b, v19.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
 	zip1 v19.16b, v4.16b, v22.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
 	zip2 v4.16b, v4.16b, v22.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
-	zip1 v22.16b, v16.16b, v23.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
-	zip2 v16.16b, v16.16b, v23.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
-	zip1 v23.16b, v24.16b, v2.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip1 v22.16b, v16.16b, v18.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
+	zip2 v16.16b, v16.16b, v18.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
+	zip1 v18.16b, v24.16b, v2.16b /* tro1 = unpacklo(tro0, tro0_8) */
 	zip2 v2.16b, v24.16b, v2.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
 	zip1 v24.16b, v5.16b, v6.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
 	zip2 v5.16b, v5.16b, v6.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v6.16b, v20.16b, v18.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v18.16b, v20.16b, v18.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v20.16b, v1.16b, v7.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip1 v6.16b, v20.16b, v23.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v20.16b, v20.16b, v23.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v23.16b, v1.16b, v7.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
 	zip2 v1.16b, v1.16b, v7.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
 	zip1 v7.16b, v21.16b, v19.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
 	zip2 v19.16b, v21.16b, v19.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
@@ -1068,9 +1059,9 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	zip2 v17.16b, v17.16b, v22.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
 	zip1 v22.16b, v0.16b, v16.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
 	zip2 v0.16b, v0.16b, v16.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v16.16b, v23.16b, v7.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v7.16b, v23.16b, v7.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v23.16b, v2.16b, v19.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip1 v16.16b, v18.16b, v7.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v7.16b, v18.16b, v7.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v18.16b, v2.16b, v19.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
 	zip2 v2.16b, v2.16b, v19.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	zip1 v19.16b, v24.16b, v21.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
 	zip2 v21.16b, v24.16b, v21.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
@@ -1078,43 +1069,43 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	zip2 v3.16b, v5.16b, v3.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
 	zip1 v5.16b, v6.16b, v4.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
 	zip2 v4.16b, v6.16b, v4.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v6.16b, v18.16b, v17.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v17.16b, v18.16b, v17.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v18.16b, v20.16b, v22.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v20.16b, v20.16b, v22.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v22.16b, v1.16b, v0.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip1 v6.16b, v20.16b, v17.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v17.16b, v20.16b, v17.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v20.16b, v23.16b, v22.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v22.16b, v23.16b, v22.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v23.16b, v1.16b, v0.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	zip2 v0.16b, v1.16b, v0.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
 	zip1 v1.16b, v16.16b, v5.16b /* tro3 = unpacklo(tro2, tro2_8) */
 	zip2 v5.16b, v16.16b, v5.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v16.16b, v7.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v4.16b, v7.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v7.16b, v23.16b, v6.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	zip2 v6.16b, v23.16b, v6.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v23.16b, v2.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v2.16b, v2.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v17.16b, v19.16b, v18.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v18.16b, v19.16b, v18.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v19.16b, v21.16b, v20.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v20.16b, v21.16b, v20.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v21.16b, v24.16b, v22.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	zip2 v22.16b, v24.16b, v22.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v24.16b, v3.16b, v0.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v0.16b, v3.16b, v0.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	str q1, [x2] /* store tro3 */
 	str q5, [x2, #16] /* store tro3_1 */
-	str q16, [x2, #32] /* store tro3_2 */
+	zip1 v1.16b, v7.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v4.16b, v7.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	str q1, [x2, #32] /* store tro3_2 */
 	str q4, [x2, #48] /* store tro3_3 */
-	str q7, [x2, #64] /* store tro3_4 */
-	str q6, [x2, #80] /* store tro3_5 */
-	str q23, [x2, #96] /* store tro3_6 */
+	zip1 v1.16b, v18.16b, v6.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v4.16b, v18.16b, v6.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	str q1, [x2, #64] /* store tro3_4 */
+	str q4, [x2, #80] /* store tro3_5 */
+	zip1 v1.16b, v2.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v2.16b, v2.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	str q1, [x2, #96] /* store tro3_6 */
 	str q2, [x2, #112] /* store tro3_7 */
-	str q17, [x2, #128] /* store tro3_8 */
-	str q18, [x2, #144] /* store tro3_9 */
-	str q19, [x2, #160] /* store tro3_10 */
-	str q20, [x2, #176] /* store tro3_11 */
-	str q21, [x2, #192] /* store tro3_12 */
-	str q22, [x2, #208] /* store tro3_13 */
-	str q24, [x2, #224] /* store tro3_14 */
+	zip1 v1.16b, v19.16b, v20.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v2.16b, v19.16b, v20.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	str q1, [x2, #128] /* store tro3_8 */
+	str q2, [x2, #144] /* store tro3_9 */
+	zip1 v1.16b, v21.16b, v22.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v2.16b, v21.16b, v22.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	str q1, [x2, #160] /* store tro3_10 */
+	str q2, [x2, #176] /* store tro3_11 */
+	zip1 v1.16b, v24.16b, v23.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip2 v2.16b, v24.16b, v23.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	str q1, [x2, #192] /* store tro3_12 */
+	str q2, [x2, #208] /* store tro3_13 */
+	zip1 v1.16b, v3.16b, v0.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v3.16b, v0.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	str q1, [x2, #224] /* store tro3_14 */
 	str q0, [x2, #240] /* store tro3_15 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
@@ -1129,8 +1120,8 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
  *   x1: in
  *   x2: out
  *   x16, x17: a row pointer, an address or a constant's page
- *   vectors: v0-v31 (32 used)
- *   frame: 64 bytes (0 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   vectors: v0-v14, v16-v31 (31 used)
+ *   frame: 64 bytes (0 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14 saved)
  */
 	.globl ublock_nibbleslice_neon_ublock128_128_ctr_pairs_asm
 	.hidden ublock_nibbleslice_neon_ublock128_128_ctr_pairs_asm
@@ -1141,7 +1132,7 @@ ublock_nibbleslice_neon_ublock128_128_ctr_pairs_asm:
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
-	stp d14, d15, [sp, #48] /* callee-saved: low halves */
+	str d14, [sp, #48] /* callee-saved: low halves */
 
 	/* Every nibble above the last byte as a pair (nibble of V, nibble of V + 256) in every byte pair. */
 	ldr q0, [x1] /* v = bcast128() */
@@ -1150,62 +1141,62 @@ ublock_nibbleslice_neon_ublock128_128_ctr_pairs_asm:
 	adrp x17, .Lublock_nibbleslice_neon_asm_2_nibble_mask
 	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_nibble_mask] /* nibble_mask = const() */
 	and v0.16b, v0.16b, v3.16b /* lo = and(v, nibble_mask) */
-	ushr v4.16b, v1.16b, #4 /* hi_1 = shr(w) */
-	and v1.16b, v1.16b, v3.16b /* lo_1 = and(w, nibble_mask) */
-	zip1 v3.16b, v2.16b, v4.16b /* pairs_hi = unpacklo(hi, hi_1) */
-	zip1 v5.16b, v0.16b, v1.16b /* pairs_lo = unpacklo(lo, lo_1) */
-	zip2 v2.16b, v2.16b, v4.16b /* pairs_hi_1 = unpackhi(hi, hi_1) */
-	zip2 v0.16b, v0.16b, v1.16b /* pairs_lo_1 = unpackhi(lo, lo_1) */
+	and v3.16b, v1.16b, v3.16b /* lo_1 = and(w, nibble_mask) */
+	ushr v1.16b, v1.16b, #4 /* hi_1 = shr(w) */
+	zip1 v4.16b, v2.16b, v1.16b /* pairs_hi = unpacklo(hi, hi_1) */
+	zip2 v1.16b, v2.16b, v1.16b /* pairs_hi_1 = unpackhi(hi, hi_1) */
+	zip1 v2.16b, v0.16b, v3.16b /* pairs_lo = unpacklo(lo, lo_1) */
+	zip2 v0.16b, v0.16b, v3.16b /* pairs_lo_1 = unpackhi(lo, lo_1) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair0
-	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair0] /* pair0 = const() */
-	tbl v4.16b, {v3.16b}, v1.16b /* pair = lookup16(pairs_hi, pair0) */
-	tbl v6.16b, {v5.16b}, v1.16b /* pair_1 = lookup16(pairs_lo, pair0) */
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair0] /* pair0 = const() */
+	tbl v5.16b, {v4.16b}, v3.16b /* pair = lookup16(pairs_hi, pair0) */
+	tbl v6.16b, {v2.16b}, v3.16b /* pair_1 = lookup16(pairs_lo, pair0) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair1
 	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair1] /* pair1 = const() */
-	tbl v16.16b, {v3.16b}, v7.16b /* pair_2 = lookup16(pairs_hi, pair1) */
-	tbl v17.16b, {v5.16b}, v7.16b /* pair_3 = lookup16(pairs_lo, pair1) */
+	tbl v16.16b, {v4.16b}, v7.16b /* pair_2 = lookup16(pairs_hi, pair1) */
+	tbl v17.16b, {v2.16b}, v7.16b /* pair_3 = lookup16(pairs_lo, pair1) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair2
 	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair2] /* pair2 = const() */
-	tbl v19.16b, {v3.16b}, v18.16b /* pair_4 = lookup16(pairs_hi, pair2) */
-	tbl v20.16b, {v5.16b}, v18.16b /* pair_5 = lookup16(pairs_lo, pair2) */
+	tbl v19.16b, {v4.16b}, v18.16b /* pair_4 = lookup16(pairs_hi, pair2) */
+	tbl v20.16b, {v2.16b}, v18.16b /* pair_5 = lookup16(pairs_lo, pair2) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair3
 	ldr q21, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair3] /* pair3 = const() */
-	tbl v22.16b, {v3.16b}, v21.16b /* pair_6 = lookup16(pairs_hi, pair3) */
-	tbl v23.16b, {v5.16b}, v21.16b /* pair_7 = lookup16(pairs_lo, pair3) */
+	tbl v22.16b, {v4.16b}, v21.16b /* pair_6 = lookup16(pairs_hi, pair3) */
+	tbl v23.16b, {v2.16b}, v21.16b /* pair_7 = lookup16(pairs_lo, pair3) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair4
 	ldr q24, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair4] /* pair4 = const() */
-	tbl v25.16b, {v3.16b}, v24.16b /* pair_8 = lookup16(pairs_hi, pair4) */
-	tbl v26.16b, {v5.16b}, v24.16b /* pair_9 = lookup16(pairs_lo, pair4) */
+	tbl v25.16b, {v4.16b}, v24.16b /* pair_8 = lookup16(pairs_hi, pair4) */
+	tbl v26.16b, {v2.16b}, v24.16b /* pair_9 = lookup16(pairs_lo, pair4) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair5
 	ldr q27, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair5] /* pair5 = const() */
-	tbl v28.16b, {v3.16b}, v27.16b /* pair_10 = lookup16(pairs_hi, pair5) */
-	tbl v29.16b, {v5.16b}, v27.16b /* pair_11 = lookup16(pairs_lo, pair5) */
+	tbl v28.16b, {v4.16b}, v27.16b /* pair_10 = lookup16(pairs_hi, pair5) */
+	tbl v29.16b, {v2.16b}, v27.16b /* pair_11 = lookup16(pairs_lo, pair5) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair6
 	ldr q30, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair6] /* pair6 = const() */
-	tbl v31.16b, {v3.16b}, v30.16b /* pair_12 = lookup16(pairs_hi, pair6) */
-	tbl v8.16b, {v5.16b}, v30.16b /* pair_13 = lookup16(pairs_lo, pair6) */
+	tbl v31.16b, {v4.16b}, v30.16b /* pair_12 = lookup16(pairs_hi, pair6) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_2_pair7
-	ldr q9, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair7] /* pair7 = const() */
-	tbl v3.16b, {v3.16b}, v9.16b /* pair_14 = lookup16(pairs_hi, pair7) */
-	tbl v5.16b, {v5.16b}, v9.16b /* pair_15 = lookup16(pairs_lo, pair7) */
-	tbl v9.16b, {v2.16b}, v1.16b /* pair_16 = lookup16(pairs_hi_1, pair0) */
-	tbl v1.16b, {v0.16b}, v1.16b /* pair_17 = lookup16(pairs_lo_1, pair0) */
-	tbl v10.16b, {v2.16b}, v7.16b /* pair_18 = lookup16(pairs_hi_1, pair1) */
+	ldr q8, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_2_pair7] /* pair7 = const() */
+	tbl v4.16b, {v4.16b}, v8.16b /* pair_14 = lookup16(pairs_hi, pair7) */
+	tbl v8.16b, {v2.16b}, v8.16b /* pair_15 = lookup16(pairs_lo, pair7) */
+	tbl v2.16b, {v2.16b}, v30.16b /* pair_13 = lookup16(pairs_lo, pair6) */
+	tbl v9.16b, {v1.16b}, v3.16b /* pair_16 = lookup16(pairs_hi_1, pair0) */
+	tbl v3.16b, {v0.16b}, v3.16b /* pair_17 = lookup16(pairs_lo_1, pair0) */
+	tbl v10.16b, {v1.16b}, v7.16b /* pair_18 = lookup16(pairs_hi_1, pair1) */
 	tbl v7.16b, {v0.16b}, v7.16b /* pair_19 = lookup16(pairs_lo_1, pair1) */
-	tbl v11.16b, {v2.16b}, v18.16b /* pair_20 = lookup16(pairs_hi_1, pair2) */
+	tbl v11.16b, {v1.16b}, v18.16b /* pair_20 = lookup16(pairs_hi_1, pair2) */
 	tbl v18.16b, {v0.16b}, v18.16b /* pair_21 = lookup16(pairs_lo_1, pair2) */
-	tbl v12.16b, {v2.16b}, v21.16b /* pair_22 = lookup16(pairs_hi_1, pair3) */
+	tbl v12.16b, {v1.16b}, v21.16b /* pair_22 = lookup16(pairs_hi_1, pair3) */
 	tbl v21.16b, {v0.16b}, v21.16b /* pair_23 = lookup16(pairs_lo_1, pair3) */
-	tbl v13.16b, {v2.16b}, v24.16b /* pair_24 = lookup16(pairs_hi_1, pair4) */
+	tbl v13.16b, {v1.16b}, v24.16b /* pair_24 = lookup16(pairs_hi_1, pair4) */
 	tbl v24.16b, {v0.16b}, v24.16b /* pair_25 = lookup16(pairs_lo_1, pair4) */
-	tbl v14.16b, {v2.16b}, v27.16b /* pair_26 = lookup16(pairs_hi_1, pair5) */
+	tbl v14.16b, {v1.16b}, v27.16b /* pair_26 = lookup16(pairs_hi_1, pair5) */
 	tbl v27.16b, {v0.16b}, v27.16b /* pair_27 = lookup16(pairs_lo_1, pair5) */
-	tbl v2.16b, {v2.16b}, v30.16b /* pair_28 = lookup16(pairs_hi_1, pair6) */
+	tbl v1.16b, {v1.16b}, v30.16b /* pair_28 = lookup16(pairs_hi_1, pair6) */
 	tbl v0.16b, {v0.16b}, v30.16b /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
 	ldr q30, [x0] /* t0_0 = bcast128() */
-	tbl v4.16b, {v30.16b}, v4.16b /* s0_0 = lookup16(t0_0, pair) */
+	tbl v5.16b, {v30.16b}, v5.16b /* s0_0 = lookup16(t0_0, pair) */
 	ldr q30, [x0, #16] /* t0_1 = bcast128() */
 	tbl v6.16b, {v30.16b}, v6.16b /* s0_1 = lookup16(t0_1, pair_1) */
 	ldr q30, [x0, #32] /* t0_2 = bcast128() */
@@ -1222,180 +1213,180 @@ ublock_nibbleslice_neon_ublock128_128_ctr_pairs_asm:
 	tbl v23.16b, {v30.16b}, v23.16b /* s0_7 = lookup16(t0_7, pair_7) */
 	ldr q30, [x0, #256] /* t1_0 = bcast128() */
 	tbl v30.16b, {v30.16b}, v9.16b /* s1_0 = lookup16(t1_0, pair_16) */
+	eor v30.16b, v30.16b, v5.16b /* y1_0 = xor(s1_0, s0_0) */
 	ldr q9, [x0, #272] /* t1_1 = bcast128() */
-	tbl v1.16b, {v9.16b}, v1.16b /* s1_1 = lookup16(t1_1, pair_17) */
+	tbl v3.16b, {v9.16b}, v3.16b /* s1_1 = lookup16(t1_1, pair_17) */
+	eor v3.16b, v3.16b, v6.16b /* y1_1 = xor(s1_1, s0_1) */
+	eor v5.16b, v5.16b, v3.16b /* y0_0 = xor(s0_0, y1_1) */
 	ldr q9, [x0, #288] /* t1_2 = bcast128() */
 	tbl v9.16b, {v9.16b}, v10.16b /* s1_2 = lookup16(t1_2, pair_18) */
+	eor v9.16b, v9.16b, v16.16b /* y1_2 = xor(s1_2, s0_2) */
+	eor v6.16b, v6.16b, v9.16b /* y0_1 = xor(s0_1, y1_2) */
 	ldr q10, [x0, #304] /* t1_3 = bcast128() */
 	tbl v7.16b, {v10.16b}, v7.16b /* s1_3 = lookup16(t1_3, pair_19) */
+	eor v7.16b, v7.16b, v17.16b /* y1_3 = xor(s1_3, s0_3) */
+	eor v16.16b, v16.16b, v7.16b /* y0_2 = xor(s0_2, y1_3) */
 	ldr q10, [x0, #320] /* t1_4 = bcast128() */
 	tbl v10.16b, {v10.16b}, v11.16b /* s1_4 = lookup16(t1_4, pair_20) */
+	eor v10.16b, v10.16b, v19.16b /* y1_4 = xor(s1_4, s0_4) */
+	eor v17.16b, v17.16b, v10.16b /* y0_3 = xor(s0_3, y1_4) */
+	eor v3.16b, v3.16b, v17.16b /* y1_1_1 = xor(y1_1, y0_3) */
 	ldr q11, [x0, #336] /* t1_5 = bcast128() */
 	tbl v18.16b, {v11.16b}, v18.16b /* s1_5 = lookup16(t1_5, pair_21) */
+	eor v18.16b, v18.16b, v20.16b /* y1_5 = xor(s1_5, s0_5) */
+	eor v19.16b, v19.16b, v18.16b /* y0_4 = xor(s0_4, y1_5) */
+	eor v9.16b, v9.16b, v19.16b /* y1_2_1 = xor(y1_2, y0_4) */
 	ldr q11, [x0, #352] /* t1_6 = bcast128() */
 	tbl v11.16b, {v11.16b}, v12.16b /* s1_6 = lookup16(t1_6, pair_22) */
+	eor v11.16b, v11.16b, v22.16b /* y1_6 = xor(s1_6, s0_6) */
+	eor v20.16b, v20.16b, v11.16b /* y0_5 = xor(s0_5, y1_6) */
+	eor v7.16b, v7.16b, v20.16b /* y1_3_1 = xor(y1_3, y0_5) */
+	eor v11.16b, v11.16b, v5.16b /* y1_6_1 = xor(y1_6, y0_0) */
+	eor v5.16b, v5.16b, v9.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
+	eor v19.16b, v19.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
 	ldr q12, [x0, #368] /* t1_7 = bcast128() */
 	tbl v21.16b, {v12.16b}, v21.16b /* s1_7 = lookup16(t1_7, pair_23) */
-	eor v30.16b, v30.16b, v4.16b /* y1_0 = xor(s1_0, s0_0) */
-	eor v1.16b, v1.16b, v6.16b /* y1_1 = xor(s1_1, s0_1) */
-	eor v9.16b, v9.16b, v16.16b /* y1_2 = xor(s1_2, s0_2) */
-	eor v7.16b, v7.16b, v17.16b /* y1_3 = xor(s1_3, s0_3) */
-	eor v10.16b, v10.16b, v19.16b /* y1_4 = xor(s1_4, s0_4) */
-	eor v18.16b, v18.16b, v20.16b /* y1_5 = xor(s1_5, s0_5) */
-	eor v11.16b, v11.16b, v22.16b /* y1_6 = xor(s1_6, s0_6) */
 	eor v21.16b, v21.16b, v23.16b /* y1_7 = xor(s1_7, s0_7) */
-	eor v4.16b, v4.16b, v1.16b /* y0_0 = xor(s0_0, y1_1) */
-	eor v6.16b, v6.16b, v9.16b /* y0_1 = xor(s0_1, y1_2) */
-	eor v16.16b, v16.16b, v7.16b /* y0_2 = xor(s0_2, y1_3) */
-	eor v17.16b, v17.16b, v10.16b /* y0_3 = xor(s0_3, y1_4) */
-	eor v19.16b, v19.16b, v18.16b /* y0_4 = xor(s0_4, y1_5) */
-	eor v20.16b, v20.16b, v11.16b /* y0_5 = xor(s0_5, y1_6) */
 	eor v22.16b, v22.16b, v21.16b /* y0_6 = xor(s0_6, y1_7) */
 	eor v23.16b, v23.16b, v30.16b /* y0_7 = xor(s0_7, y1_0) */
 	eor v30.16b, v30.16b, v16.16b /* y1_0_1 = xor(y1_0, y0_2) */
-	eor v1.16b, v1.16b, v17.16b /* y1_1_1 = xor(y1_1, y0_3) */
-	eor v9.16b, v9.16b, v19.16b /* y1_2_1 = xor(y1_2, y0_4) */
-	eor v7.16b, v7.16b, v20.16b /* y1_3_1 = xor(y1_3, y0_5) */
 	eor v10.16b, v10.16b, v22.16b /* y1_4_1 = xor(y1_4, y0_6) */
 	eor v18.16b, v18.16b, v23.16b /* y1_5_1 = xor(y1_5, y0_7) */
-	eor v11.16b, v11.16b, v4.16b /* y1_6_1 = xor(y1_6, y0_0) */
 	eor v21.16b, v21.16b, v6.16b /* y1_7_1 = xor(y1_7, y0_1) */
-	eor v4.16b, v4.16b, v9.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
 	eor v6.16b, v6.16b, v7.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
 	eor v16.16b, v16.16b, v10.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
 	eor v17.16b, v17.16b, v18.16b /* y0_3_1 = xor(y0_3, y1_5_1) */
-	eor v19.16b, v19.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
 	eor v20.16b, v20.16b, v21.16b /* y0_5_1 = xor(y0_5, y1_7_1) */
 	eor v22.16b, v22.16b, v30.16b /* y0_6_1 = xor(y0_6, y1_0_1) */
-	eor v23.16b, v23.16b, v1.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
+	eor v23.16b, v23.16b, v3.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
 	eor v30.16b, v30.16b, v20.16b /* y1_0_2 = xor(y1_0_1, y0_5_1) */
-	eor v1.16b, v1.16b, v22.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
+	eor v3.16b, v3.16b, v22.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
 	eor v9.16b, v9.16b, v23.16b /* y1_2_2 = xor(y1_2_1, y0_7_1) */
-	eor v7.16b, v7.16b, v4.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
+	eor v7.16b, v7.16b, v5.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
 	eor v10.16b, v10.16b, v6.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
 	eor v18.16b, v18.16b, v16.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
 	eor v11.16b, v11.16b, v17.16b /* y1_6_2 = xor(y1_6_1, y0_3_1) */
 	eor v21.16b, v21.16b, v19.16b /* y1_7_2 = xor(y1_7_1, y0_4_1) */
-	eor v4.16b, v4.16b, v30.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
-	eor v6.16b, v6.16b, v1.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
-	eor v16.16b, v16.16b, v9.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
-	eor v17.16b, v17.16b, v7.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
-	eor v19.16b, v19.16b, v10.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
-	eor v20.16b, v20.16b, v18.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
-	eor v22.16b, v22.16b, v11.16b /* y0_6_2 = xor(y0_6_1, y1_6_2) */
-	eor v23.16b, v23.16b, v21.16b /* y0_7_2 = xor(y0_7_1, y1_7_2) */
-	ldr q12, [x0, #128] /* t0_8 = bcast128() */
-	tbl v25.16b, {v12.16b}, v25.16b /* s0_8 = lookup16(t0_8, pair_8) */
-	ldr q12, [x0, #144] /* t0_9 = bcast128() */
-	tbl v26.16b, {v12.16b}, v26.16b /* s0_9 = lookup16(t0_9, pair_9) */
-	ldr q12, [x0, #160] /* t0_10 = bcast128() */
-	tbl v28.16b, {v12.16b}, v28.16b /* s0_10 = lookup16(t0_10, pair_10) */
-	ldr q12, [x0, #176] /* t0_11 = bcast128() */
-	tbl v29.16b, {v12.16b}, v29.16b /* s0_11 = lookup16(t0_11, pair_11) */
-	ldr q12, [x0, #192] /* t0_12 = bcast128() */
-	tbl v31.16b, {v12.16b}, v31.16b /* s0_12 = lookup16(t0_12, pair_12) */
-	ldr q12, [x0, #208] /* t0_13 = bcast128() */
-	tbl v8.16b, {v12.16b}, v8.16b /* s0_13 = lookup16(t0_13, pair_13) */
-	ldr q12, [x0, #224] /* t0_14 = bcast128() */
-	tbl v3.16b, {v12.16b}, v3.16b /* s0_14 = lookup16(t0_14, pair_14) */
-	ldr q12, [x0, #240] /* t0_15 = bcast128() */
-	tbl v5.16b, {v12.16b}, v5.16b /* s0_15 = lookup16(t0_15, pair_15) */
-	ldr q12, [x0, #384] /* t1_8 = bcast128() */
-	tbl v12.16b, {v12.16b}, v13.16b /* s1_8 = lookup16(t1_8, pair_24) */
-	ldr q13, [x0, #400] /* t1_9 = bcast128() */
-	tbl v24.16b, {v13.16b}, v24.16b /* s1_9 = lookup16(t1_9, pair_25) */
-	ldr q13, [x0, #416] /* t1_10 = bcast128() */
-	tbl v13.16b, {v13.16b}, v14.16b /* s1_10 = lookup16(t1_10, pair_26) */
-	ldr q14, [x0, #432] /* t1_11 = bcast128() */
-	tbl v27.16b, {v14.16b}, v27.16b /* s1_11 = lookup16(t1_11, pair_27) */
-	ldr q14, [x0, #448] /* t1_12 = bcast128() */
-	tbl v2.16b, {v14.16b}, v2.16b /* s1_12 = lookup16(t1_12, pair_28) */
-	ldr q14, [x0, #464] /* t1_13 = bcast128() */
-	tbl v0.16b, {v14.16b}, v0.16b /* s1_13 = lookup16(t1_13, pair_29) */
-	eor v12.16b, v12.16b, v25.16b /* y1_8 = xor(s1_8, s0_8) */
-	eor v24.16b, v24.16b, v26.16b /* y1_9 = xor(s1_9, s0_9) */
-	eor v13.16b, v13.16b, v28.16b /* y1_10 = xor(s1_10, s0_10) */
-	eor v27.16b, v27.16b, v29.16b /* y1_11 = xor(s1_11, s0_11) */
-	eor v2.16b, v2.16b, v31.16b /* y1_12 = xor(s1_12, s0_12) */
-	eor v0.16b, v0.16b, v8.16b /* y1_13 = xor(s1_13, s0_13) */
-	eor v25.16b, v25.16b, v24.16b /* y0_8 = xor(s0_8, y1_9) */
-	eor v26.16b, v26.16b, v13.16b /* y0_9 = xor(s0_9, y1_10) */
-	eor v28.16b, v28.16b, v27.16b /* y0_10 = xor(s0_10, y1_11) */
-	eor v29.16b, v29.16b, v2.16b /* y0_11 = xor(s0_11, y1_12) */
-	eor v31.16b, v31.16b, v0.16b /* y0_12 = xor(s0_12, y1_13) */
-	eor v8.16b, v8.16b, v3.16b /* y0_13 = xor(s0_13, s0_14) */
-	eor v14.16b, v3.16b, v5.16b /* y0_14 = xor(s0_14, s0_15) */
-	eor v15.16b, v5.16b, v12.16b /* y0_15 = xor(s0_15, y1_8) */
-	eor v12.16b, v12.16b, v28.16b /* y1_8_1 = xor(y1_8, y0_10) */
-	eor v24.16b, v24.16b, v29.16b /* y1_9_1 = xor(y1_9, y0_11) */
-	eor v13.16b, v13.16b, v31.16b /* y1_10_1 = xor(y1_10, y0_12) */
-	eor v27.16b, v27.16b, v8.16b /* y1_11_1 = xor(y1_11, y0_13) */
-	eor v2.16b, v2.16b, v14.16b /* y1_12_1 = xor(y1_12, y0_14) */
-	eor v0.16b, v0.16b, v15.16b /* y1_13_1 = xor(y1_13, y0_15) */
-	eor v3.16b, v3.16b, v25.16b /* y0_14_1 = xor(s0_14, y0_8) */
-	eor v5.16b, v5.16b, v26.16b /* y0_15_1 = xor(s0_15, y0_9) */
-	eor v25.16b, v25.16b, v13.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
-	eor v26.16b, v26.16b, v27.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
-	eor v28.16b, v28.16b, v2.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
-	eor v29.16b, v29.16b, v0.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
-	eor v31.16b, v31.16b, v3.16b /* y0_12_1 = xor(y0_12, y0_14_1) */
-	eor v8.16b, v8.16b, v5.16b /* y0_13_1 = xor(y0_13, y0_15_1) */
-	eor v14.16b, v14.16b, v12.16b /* y0_14_2 = xor(y0_14, y1_8_1) */
-	eor v15.16b, v15.16b, v24.16b /* y0_15_2 = xor(y0_15, y1_9_1) */
-	eor v12.16b, v12.16b, v8.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
-	eor v24.16b, v24.16b, v14.16b /* y1_9_2 = xor(y1_9_1, y0_14_2) */
-	eor v13.16b, v13.16b, v15.16b /* y1_10_2 = xor(y1_10_1, y0_15_2) */
-	eor v27.16b, v27.16b, v25.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
-	eor v2.16b, v2.16b, v26.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
-	eor v0.16b, v0.16b, v28.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
-	eor v3.16b, v3.16b, v29.16b /* y0_14_3 = xor(y0_14_1, y0_11_1) */
-	eor v5.16b, v5.16b, v31.16b /* y0_15_3 = xor(y0_15_1, y0_12_1) */
-	eor v25.16b, v25.16b, v12.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
-	eor v26.16b, v26.16b, v24.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
-	eor v28.16b, v28.16b, v13.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
-	eor v29.16b, v29.16b, v27.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
-	eor v31.16b, v31.16b, v2.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
-	eor v8.16b, v8.16b, v0.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
-	eor v14.16b, v14.16b, v3.16b /* y0_14_4 = xor(y0_14_2, y0_14_3) */
-	eor v15.16b, v15.16b, v5.16b /* y0_15_4 = xor(y0_15_2, y0_15_3) */
+	eor v5.16b, v5.16b, v30.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
+	eor v6.16b, v6.16b, v3.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
 
 	/* Pack eight outputs' pairs into each table (bytes 2i, 2i + 1: output i) and store them. */
-	zip1 v4.8h, v4.8h, v6.8h /* pack = unpacklo(y0_0_2, y0_1_2) */
-	zip1 v6.8h, v16.8h, v17.8h /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
-	zip1 v16.8h, v19.8h, v20.8h /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
-	zip1 v17.8h, v22.8h, v23.8h /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
-	zip1 v4.4s, v4.4s, v6.4s /* pack_4 = unpacklo(pack, pack_1) */
-	zip1 v6.4s, v16.4s, v17.4s /* pack_5 = unpacklo(pack_2, pack_3) */
-	zip1 v4.2d, v4.2d, v6.2d /* pack_6 = unpacklo(pack_4, pack_5) */
-	str q4, [x2, #64] /* store pack_6 */
-	zip1 v4.8h, v25.8h, v26.8h /* pack_7 = unpacklo(y0_8_2, y0_9_2) */
-	zip1 v6.8h, v28.8h, v29.8h /* pack_8 = unpacklo(y0_10_2, y0_11_2) */
-	zip1 v16.8h, v31.8h, v8.8h /* pack_9 = unpacklo(y0_12_2, y0_13_2) */
-	zip1 v17.8h, v14.8h, v15.8h /* pack_10 = unpacklo(y0_14_4, y0_15_4) */
-	zip1 v4.4s, v4.4s, v6.4s /* pack_11 = unpacklo(pack_7, pack_8) */
-	zip1 v6.4s, v16.4s, v17.4s /* pack_12 = unpacklo(pack_9, pack_10) */
-	zip1 v4.2d, v4.2d, v6.2d /* pack_13 = unpacklo(pack_11, pack_12) */
-	str q4, [x2, #80] /* store pack_13 */
-	zip1 v1.8h, v30.8h, v1.8h /* pack_14 = unpacklo(y1_0_2, y1_1_2) */
-	zip1 v4.8h, v9.8h, v7.8h /* pack_15 = unpacklo(y1_2_2, y1_3_2) */
-	zip1 v6.8h, v10.8h, v18.8h /* pack_16 = unpacklo(y1_4_2, y1_5_2) */
-	zip1 v7.8h, v11.8h, v21.8h /* pack_17 = unpacklo(y1_6_2, y1_7_2) */
-	zip1 v1.4s, v1.4s, v4.4s /* pack_18 = unpacklo(pack_14, pack_15) */
-	zip1 v4.4s, v6.4s, v7.4s /* pack_19 = unpacklo(pack_16, pack_17) */
-	zip1 v1.2d, v1.2d, v4.2d /* pack_20 = unpacklo(pack_18, pack_19) */
-	str q1, [x2, #96] /* store pack_20 */
-	zip1 v1.8h, v12.8h, v24.8h /* pack_21 = unpacklo(y1_8_2, y1_9_2) */
-	zip1 v4.8h, v13.8h, v27.8h /* pack_22 = unpacklo(y1_10_2, y1_11_2) */
-	zip1 v0.8h, v2.8h, v0.8h /* pack_23 = unpacklo(y1_12_2, y1_13_2) */
-	zip1 v2.8h, v3.8h, v5.8h /* pack_24 = unpacklo(y0_14_3, y0_15_3) */
-	zip1 v1.4s, v1.4s, v4.4s /* pack_25 = unpacklo(pack_21, pack_22) */
-	zip1 v0.4s, v0.4s, v2.4s /* pack_26 = unpacklo(pack_23, pack_24) */
-	zip1 v0.2d, v1.2d, v0.2d /* pack_27 = unpacklo(pack_25, pack_26) */
+	zip1 v5.8h, v5.8h, v6.8h /* pack = unpacklo(y0_0_2, y0_1_2) */
+	zip1 v3.8h, v30.8h, v3.8h /* pack_14 = unpacklo(y1_0_2, y1_1_2) */
+	eor v6.16b, v16.16b, v9.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+	eor v16.16b, v17.16b, v7.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
+	zip1 v6.8h, v6.8h, v16.8h /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
+	zip1 v5.4s, v5.4s, v6.4s /* pack_4 = unpacklo(pack, pack_1) */
+	zip1 v6.8h, v9.8h, v7.8h /* pack_15 = unpacklo(y1_2_2, y1_3_2) */
+	zip1 v3.4s, v3.4s, v6.4s /* pack_18 = unpacklo(pack_14, pack_15) */
+	eor v6.16b, v19.16b, v10.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
+	eor v7.16b, v20.16b, v18.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
+	zip1 v6.8h, v6.8h, v7.8h /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
+	zip1 v7.8h, v10.8h, v18.8h /* pack_16 = unpacklo(y1_4_2, y1_5_2) */
+	eor v16.16b, v22.16b, v11.16b /* y0_6_2 = xor(y0_6_1, y1_6_2) */
+	eor v17.16b, v23.16b, v21.16b /* y0_7_2 = xor(y0_7_1, y1_7_2) */
+	zip1 v16.8h, v16.8h, v17.8h /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
+	zip1 v6.4s, v6.4s, v16.4s /* pack_5 = unpacklo(pack_2, pack_3) */
+	zip1 v5.2d, v5.2d, v6.2d /* pack_6 = unpacklo(pack_4, pack_5) */
+	str q5, [x2, #64] /* store pack_6 */
+	zip1 v5.8h, v11.8h, v21.8h /* pack_17 = unpacklo(y1_6_2, y1_7_2) */
+	zip1 v5.4s, v7.4s, v5.4s /* pack_19 = unpacklo(pack_16, pack_17) */
+	zip1 v3.2d, v3.2d, v5.2d /* pack_20 = unpacklo(pack_18, pack_19) */
+	ldr q5, [x0, #128] /* t0_8 = bcast128() */
+	tbl v5.16b, {v5.16b}, v25.16b /* s0_8 = lookup16(t0_8, pair_8) */
+	ldr q6, [x0, #144] /* t0_9 = bcast128() */
+	tbl v6.16b, {v6.16b}, v26.16b /* s0_9 = lookup16(t0_9, pair_9) */
+	ldr q7, [x0, #160] /* t0_10 = bcast128() */
+	tbl v7.16b, {v7.16b}, v28.16b /* s0_10 = lookup16(t0_10, pair_10) */
+	ldr q16, [x0, #176] /* t0_11 = bcast128() */
+	tbl v16.16b, {v16.16b}, v29.16b /* s0_11 = lookup16(t0_11, pair_11) */
+	ldr q17, [x0, #192] /* t0_12 = bcast128() */
+	tbl v17.16b, {v17.16b}, v31.16b /* s0_12 = lookup16(t0_12, pair_12) */
+	ldr q18, [x0, #208] /* t0_13 = bcast128() */
+	tbl v2.16b, {v18.16b}, v2.16b /* s0_13 = lookup16(t0_13, pair_13) */
+	ldr q18, [x0, #224] /* t0_14 = bcast128() */
+	tbl v4.16b, {v18.16b}, v4.16b /* s0_14 = lookup16(t0_14, pair_14) */
+	ldr q18, [x0, #240] /* t0_15 = bcast128() */
+	tbl v18.16b, {v18.16b}, v8.16b /* s0_15 = lookup16(t0_15, pair_15) */
+	ldr q19, [x0, #384] /* t1_8 = bcast128() */
+	tbl v19.16b, {v19.16b}, v13.16b /* s1_8 = lookup16(t1_8, pair_24) */
+	eor v19.16b, v19.16b, v5.16b /* y1_8 = xor(s1_8, s0_8) */
+	ldr q20, [x0, #400] /* t1_9 = bcast128() */
+	tbl v20.16b, {v20.16b}, v24.16b /* s1_9 = lookup16(t1_9, pair_25) */
+	eor v20.16b, v20.16b, v6.16b /* y1_9 = xor(s1_9, s0_9) */
+	eor v5.16b, v5.16b, v20.16b /* y0_8 = xor(s0_8, y1_9) */
+	ldr q21, [x0, #416] /* t1_10 = bcast128() */
+	tbl v21.16b, {v21.16b}, v14.16b /* s1_10 = lookup16(t1_10, pair_26) */
+	eor v21.16b, v21.16b, v7.16b /* y1_10 = xor(s1_10, s0_10) */
+	eor v6.16b, v6.16b, v21.16b /* y0_9 = xor(s0_9, y1_10) */
+	ldr q22, [x0, #432] /* t1_11 = bcast128() */
+	tbl v22.16b, {v22.16b}, v27.16b /* s1_11 = lookup16(t1_11, pair_27) */
+	eor v22.16b, v22.16b, v16.16b /* y1_11 = xor(s1_11, s0_11) */
+	eor v7.16b, v7.16b, v22.16b /* y0_10 = xor(s0_10, y1_11) */
+	ldr q23, [x0, #448] /* t1_12 = bcast128() */
+	tbl v1.16b, {v23.16b}, v1.16b /* s1_12 = lookup16(t1_12, pair_28) */
+	eor v1.16b, v1.16b, v17.16b /* y1_12 = xor(s1_12, s0_12) */
+	eor v16.16b, v16.16b, v1.16b /* y0_11 = xor(s0_11, y1_12) */
+	eor v20.16b, v20.16b, v16.16b /* y1_9_1 = xor(y1_9, y0_11) */
+	ldr q23, [x0, #464] /* t1_13 = bcast128() */
+	tbl v0.16b, {v23.16b}, v0.16b /* s1_13 = lookup16(t1_13, pair_29) */
+	eor v0.16b, v0.16b, v2.16b /* y1_13 = xor(s1_13, s0_13) */
+	eor v17.16b, v17.16b, v0.16b /* y0_12 = xor(s0_12, y1_13) */
+	eor v2.16b, v2.16b, v4.16b /* y0_13 = xor(s0_13, s0_14) */
+	eor v21.16b, v21.16b, v17.16b /* y1_10_1 = xor(y1_10, y0_12) */
+	eor v22.16b, v22.16b, v2.16b /* y1_11_1 = xor(y1_11, y0_13) */
+	eor v23.16b, v4.16b, v18.16b /* y0_14 = xor(s0_14, s0_15) */
+	eor v1.16b, v1.16b, v23.16b /* y1_12_1 = xor(y1_12, y0_14) */
+	eor v4.16b, v4.16b, v5.16b /* y0_14_1 = xor(s0_14, y0_8) */
+	eor v5.16b, v5.16b, v21.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v17.16b, v17.16b, v4.16b /* y0_12_1 = xor(y0_12, y0_14_1) */
+	eor v24.16b, v18.16b, v19.16b /* y0_15 = xor(s0_15, y1_8) */
+	eor v19.16b, v19.16b, v7.16b /* y1_8_1 = xor(y1_8, y0_10) */
+	eor v0.16b, v0.16b, v24.16b /* y1_13_1 = xor(y1_13, y0_15) */
+	eor v18.16b, v18.16b, v6.16b /* y0_15_1 = xor(s0_15, y0_9) */
+	eor v6.16b, v6.16b, v22.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
+	eor v7.16b, v7.16b, v1.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
+	eor v16.16b, v16.16b, v0.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
+	eor v2.16b, v2.16b, v18.16b /* y0_13_1 = xor(y0_13, y0_15_1) */
+	eor v23.16b, v23.16b, v19.16b /* y0_14_2 = xor(y0_14, y1_8_1) */
+	eor v24.16b, v24.16b, v20.16b /* y0_15_2 = xor(y0_15, y1_9_1) */
+	eor v19.16b, v19.16b, v2.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
+	eor v20.16b, v20.16b, v23.16b /* y1_9_2 = xor(y1_9_1, y0_14_2) */
+	eor v21.16b, v21.16b, v24.16b /* y1_10_2 = xor(y1_10_1, y0_15_2) */
+	eor v22.16b, v22.16b, v5.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
+	eor v1.16b, v1.16b, v6.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
+	eor v0.16b, v0.16b, v7.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
+	eor v4.16b, v4.16b, v16.16b /* y0_14_3 = xor(y0_14_1, y0_11_1) */
+	eor v18.16b, v18.16b, v17.16b /* y0_15_3 = xor(y0_15_1, y0_12_1) */
+	eor v5.16b, v5.16b, v19.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
+	eor v6.16b, v6.16b, v20.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
+	zip1 v5.8h, v5.8h, v6.8h /* pack_7 = unpacklo(y0_8_2, y0_9_2) */
+	zip1 v6.8h, v19.8h, v20.8h /* pack_21 = unpacklo(y1_8_2, y1_9_2) */
+	eor v7.16b, v7.16b, v21.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
+	eor v16.16b, v16.16b, v22.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
+	zip1 v7.8h, v7.8h, v16.8h /* pack_8 = unpacklo(y0_10_2, y0_11_2) */
+	zip1 v5.4s, v5.4s, v7.4s /* pack_11 = unpacklo(pack_7, pack_8) */
+	zip1 v7.8h, v21.8h, v22.8h /* pack_22 = unpacklo(y1_10_2, y1_11_2) */
+	zip1 v6.4s, v6.4s, v7.4s /* pack_25 = unpacklo(pack_21, pack_22) */
+	eor v7.16b, v17.16b, v1.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
+	eor v2.16b, v2.16b, v0.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
+	zip1 v2.8h, v7.8h, v2.8h /* pack_9 = unpacklo(y0_12_2, y0_13_2) */
+	zip1 v0.8h, v1.8h, v0.8h /* pack_23 = unpacklo(y1_12_2, y1_13_2) */
+	eor v1.16b, v23.16b, v4.16b /* y0_14_4 = xor(y0_14_2, y0_14_3) */
+	eor v7.16b, v24.16b, v18.16b /* y0_15_4 = xor(y0_15_2, y0_15_3) */
+	zip1 v1.8h, v1.8h, v7.8h /* pack_10 = unpacklo(y0_14_4, y0_15_4) */
+	zip1 v1.4s, v2.4s, v1.4s /* pack_12 = unpacklo(pack_9, pack_10) */
+	zip1 v1.2d, v5.2d, v1.2d /* pack_13 = unpacklo(pack_11, pack_12) */
+	str q1, [x2, #80] /* store pack_13 */
+	str q3, [x2, #96] /* store pack_20 */
+	zip1 v1.8h, v4.8h, v18.8h /* pack_24 = unpacklo(y0_14_3, y0_15_3) */
+	zip1 v0.4s, v0.4s, v1.4s /* pack_26 = unpacklo(pack_23, pack_24) */
+	zip1 v0.2d, v6.2d, v0.2d /* pack_27 = unpacklo(pack_25, pack_26) */
 	str q0, [x2, #112] /* store pack_27 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
-	ldp d14, d15, [sp, #48]
+	ldr d14, [sp, #48]
 	add sp, sp, #64
 	ret
 	.size ublock_nibbleslice_neon_ublock128_128_ctr_pairs_asm, .-ublock_nibbleslice_neon_ublock128_128_ctr_pairs_asm
@@ -1409,14 +1400,14 @@ ublock_nibbleslice_neon_ublock128_128_ctr_pairs_asm:
  *   x5: rk + 512 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 144 bytes (5 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 112 bytes (3 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm
 	.hidden ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm
 	.type ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm, %function
 	.p2align 4
 ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm:
-	sub sp, sp, #144
+	sub sp, sp, #112
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -1430,48 +1421,48 @@ ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm:
 	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_block_offsets] /* block_offsets = const() */
 	add v1.16b, v2.16b, v1.16b /* offsets = add(block_offsets, first) */
 	add v2.16b, v0.16b, v1.16b /* low_byte = add(low, offsets) */
-	and v3.16b, v0.16b, v1.16b /* both = and(low, offsets) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_3_nibble_mask
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_nibble_mask] /* nibble_mask = const() */
+	and v3.16b, v2.16b, v3.16b /* lo = and(low_byte, nibble_mask) */
+	and v4.16b, v0.16b, v1.16b /* both = and(low, offsets) */
 	orr v0.16b, v0.16b, v1.16b /* either = or(low, offsets) */
 	bic v0.16b, v0.16b, v2.16b /* either_not_sum = andnot(low_byte, either) */
-	orr v0.16b, v3.16b, v0.16b /* carry_bit7 = or(both, either_not_sum) */
+	orr v0.16b, v4.16b, v0.16b /* carry_bit7 = or(both, either_not_sum) */
 	ushr v0.16b, v0.16b, #7 /* carry = shr(carry_bit7) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick1
 	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick1] /* pick1 = const() */
 	orr v1.16b, v0.16b, v1.16b /* pick = or(carry, pick1) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick2
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick2] /* pick2 = const() */
-	orr v3.16b, v0.16b, v3.16b /* pick_1 = or(carry, pick2) */
+	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick2] /* pick2 = const() */
+	orr v4.16b, v0.16b, v4.16b /* pick_1 = or(carry, pick2) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick3
-	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick3] /* pick3 = const() */
-	orr v4.16b, v0.16b, v4.16b /* pick_2 = or(carry, pick3) */
+	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick3] /* pick3 = const() */
+	orr v5.16b, v0.16b, v5.16b /* pick_2 = or(carry, pick3) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick4
-	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick4] /* pick4 = const() */
-	orr v5.16b, v0.16b, v5.16b /* pick_3 = or(carry, pick4) */
+	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick4] /* pick4 = const() */
+	orr v6.16b, v0.16b, v6.16b /* pick_3 = or(carry, pick4) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick5
-	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick5] /* pick5 = const() */
-	orr v6.16b, v0.16b, v6.16b /* pick_4 = or(carry, pick5) */
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick5] /* pick5 = const() */
+	orr v7.16b, v0.16b, v7.16b /* pick_4 = or(carry, pick5) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick6
-	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick6] /* pick6 = const() */
-	orr v7.16b, v0.16b, v7.16b /* pick_5 = or(carry, pick6) */
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick6] /* pick6 = const() */
+	orr v16.16b, v0.16b, v16.16b /* pick_5 = or(carry, pick6) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_3_pick7
-	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick7] /* pick7 = const() */
-	orr v16.16b, v0.16b, v16.16b /* pick_6 = or(carry, pick7) */
+	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_pick7] /* pick7 = const() */
+	orr v17.16b, v0.16b, v17.16b /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
-	ushr v17.16b, v2.16b, #4 /* hi = shr(low_byte) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_3_nibble_mask
-	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_3_nibble_mask] /* nibble_mask = const() */
-	and v2.16b, v2.16b, v18.16b /* lo = and(low_byte, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* hi = shr(low_byte) */
 	ldr q18, [x0, #480] /* t1_14 = bcast128() */
-	tbl v17.16b, {v18.16b}, v17.16b /* s1_14 = lookup16(t1_14, hi) */
+	tbl v2.16b, {v18.16b}, v2.16b /* s1_14 = lookup16(t1_14, hi) */
 	ldr q18, [x0, #496] /* t1_15 = bcast128() */
-	tbl v2.16b, {v18.16b}, v2.16b /* s1_15 = lookup16(t1_15, lo) */
+	tbl v3.16b, {v18.16b}, v3.16b /* s1_15 = lookup16(t1_15, lo) */
 
 	/* Their share of the linear layer's output (XORs only; the other inputs taken as 0). */
-	eor v18.16b, v17.16b, v2.16b /* y1_14 = xor(s1_14, s1_15) */
-	eor v19.16b, v2.16b, v17.16b /* y1_15 = xor(s1_15, s1_14) */
-	eor v20.16b, v17.16b, v19.16b /* y1_14_2 = xor(s1_14, y1_15) */
-	eor v21.16b, v18.16b, v2.16b /* y1_14_3 = xor(y1_14, s1_15) */
+	eor v18.16b, v2.16b, v3.16b /* y1_14 = xor(s1_14, s1_15) */
+	eor v19.16b, v3.16b, v2.16b /* y1_15 = xor(s1_15, s1_14) */
+	eor v20.16b, v2.16b, v19.16b /* y1_14_2 = xor(s1_14, y1_15) */
+	eor v21.16b, v18.16b, v3.16b /* y1_14_3 = xor(y1_14, s1_15) */
 
 	/* Every output nibble: its pair table read by the carry, XOR the share. */
 	ldr q22, [x1, #64] /* pairs = load() */
@@ -1480,64 +1471,60 @@ ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm:
 	ldr q25, [x1, #112] /* pairs_3 = load() */
 	tbl v26.16b, {v22.16b}, v0.16b /* y0_0 = lookup16(pairs, carry) */
 	tbl v27.16b, {v22.16b}, v1.16b /* y0_1 = lookup16(pairs, pick) */
-	tbl v28.16b, {v22.16b}, v3.16b /* y0_2 = lookup16(pairs, pick_1) */
-	tbl v29.16b, {v22.16b}, v4.16b /* y0_3 = lookup16(pairs, pick_2) */
-	tbl v30.16b, {v22.16b}, v5.16b /* y0_4 = lookup16(pairs, pick_3) */
-	tbl v31.16b, {v22.16b}, v6.16b /* y0_5 = lookup16(pairs, pick_4) */
-	tbl v8.16b, {v22.16b}, v7.16b /* y0_6 = lookup16(pairs, pick_5) */
-	tbl v22.16b, {v22.16b}, v16.16b /* y0_7 = lookup16(pairs, pick_6) */
+	tbl v28.16b, {v22.16b}, v4.16b /* y0_2 = lookup16(pairs, pick_1) */
+
+	/* PL and PR: the new state is the old one renamed (no instruction). */
+	tbl v29.16b, {v22.16b}, v5.16b /* y0_3 = lookup16(pairs, pick_2) */
+	tbl v30.16b, {v22.16b}, v6.16b /* y0_4 = lookup16(pairs, pick_3) */
+	tbl v31.16b, {v22.16b}, v7.16b /* y0_5 = lookup16(pairs, pick_4) */
+	tbl v8.16b, {v22.16b}, v16.16b /* y0_6 = lookup16(pairs, pick_5) */
+	tbl v22.16b, {v22.16b}, v17.16b /* y0_7 = lookup16(pairs, pick_6) */
 	tbl v9.16b, {v23.16b}, v0.16b /* y0_8 = lookup16(pairs_1, carry) */
 	eor v9.16b, v9.16b, v18.16b /* y0_8_1 = xor(y0_8, y1_14) */
 	tbl v10.16b, {v23.16b}, v1.16b /* y0_9 = lookup16(pairs_1, pick) */
 	eor v10.16b, v10.16b, v18.16b /* y0_9_1 = xor(y0_9, y1_14) */
-	tbl v11.16b, {v23.16b}, v3.16b /* y0_10 = lookup16(pairs_1, pick_1) */
-	eor v11.16b, v11.16b, v2.16b /* y0_10_1 = xor(y0_10, s1_15) */
-	tbl v12.16b, {v23.16b}, v4.16b /* y0_11 = lookup16(pairs_1, pick_2) */
-	eor v12.16b, v12.16b, v17.16b /* y0_11_1 = xor(y0_11, s1_14) */
-	tbl v13.16b, {v23.16b}, v5.16b /* y0_12 = lookup16(pairs_1, pick_3) */
+	tbl v11.16b, {v23.16b}, v4.16b /* y0_10 = lookup16(pairs_1, pick_1) */
+	eor v11.16b, v11.16b, v3.16b /* y0_10_1 = xor(y0_10, s1_15) */
+	tbl v12.16b, {v23.16b}, v5.16b /* y0_11 = lookup16(pairs_1, pick_2) */
+	eor v12.16b, v12.16b, v2.16b /* y0_11_1 = xor(y0_11, s1_14) */
+	tbl v13.16b, {v23.16b}, v6.16b /* y0_12 = lookup16(pairs_1, pick_3) */
 	eor v20.16b, v13.16b, v20.16b /* y0_12_1 = xor(y0_12, y1_14_2) */
-	tbl v13.16b, {v23.16b}, v6.16b /* y0_13 = lookup16(pairs_1, pick_4) */
+	tbl v13.16b, {v23.16b}, v7.16b /* y0_13 = lookup16(pairs_1, pick_4) */
 	eor v21.16b, v13.16b, v21.16b /* y0_13_1 = xor(y0_13, y1_14_3) */
-	tbl v13.16b, {v23.16b}, v7.16b /* y0_14 = lookup16(pairs_1, pick_5) */
+	tbl v13.16b, {v23.16b}, v16.16b /* y0_14 = lookup16(pairs_1, pick_5) */
 	eor v13.16b, v13.16b, v19.16b /* y0_14_1 = xor(y0_14, y1_15) */
-	tbl v23.16b, {v23.16b}, v16.16b /* y0_15 = lookup16(pairs_1, pick_6) */
+	tbl v23.16b, {v23.16b}, v17.16b /* y0_15 = lookup16(pairs_1, pick_6) */
 	eor v23.16b, v23.16b, v19.16b /* y0_15_1 = xor(y0_15, y1_15) */
 	tbl v14.16b, {v24.16b}, v0.16b /* y1_0 = lookup16(pairs_2, carry) */
-	tbl v15.16b, {v24.16b}, v1.16b /* y1_1 = lookup16(pairs_2, pick) */
-	str q15, [sp, #64] /* spill y1_1 */
-	tbl v15.16b, {v24.16b}, v3.16b /* y1_2 = lookup16(pairs_2, pick_1) */
-	str q15, [sp, #80] /* spill y1_2 */
-	tbl v15.16b, {v24.16b}, v4.16b /* y1_3 = lookup16(pairs_2, pick_2) */
-	str q15, [sp, #96] /* spill y1_3 */
-	tbl v15.16b, {v24.16b}, v5.16b /* y1_4 = lookup16(pairs_2, pick_3) */
-	str q14, [sp, #112] /* spill y1_0 */
-	tbl v14.16b, {v24.16b}, v6.16b /* y1_5 = lookup16(pairs_2, pick_4) */
-	str q14, [sp, #128] /* spill y1_5 */
-	tbl v14.16b, {v24.16b}, v7.16b /* y1_6 = lookup16(pairs_2, pick_5) */
-	tbl v24.16b, {v24.16b}, v16.16b /* y1_7 = lookup16(pairs_2, pick_6) */
 	tbl v0.16b, {v25.16b}, v0.16b /* y1_8 = lookup16(pairs_3, carry) */
 	eor v0.16b, v0.16b, v18.16b /* y1_8_1 = xor(y1_8, y1_14) */
+	tbl v18.16b, {v24.16b}, v1.16b /* y1_1 = lookup16(pairs_2, pick) */
 	tbl v1.16b, {v25.16b}, v1.16b /* y1_9 = lookup16(pairs_3, pick) */
-	eor v1.16b, v1.16b, v2.16b /* y1_9_1 = xor(y1_9, s1_15) */
-	tbl v3.16b, {v25.16b}, v3.16b /* y1_10 = lookup16(pairs_3, pick_1) */
-	tbl v4.16b, {v25.16b}, v4.16b /* y1_11 = lookup16(pairs_3, pick_2) */
-	eor v4.16b, v4.16b, v17.16b /* y1_11_1 = xor(y1_11, s1_14) */
-	tbl v5.16b, {v25.16b}, v5.16b /* y1_12 = lookup16(pairs_3, pick_3) */
-	eor v5.16b, v5.16b, v19.16b /* y1_12_1 = xor(y1_12, y1_15) */
-	tbl v6.16b, {v25.16b}, v6.16b /* y1_13 = lookup16(pairs_3, pick_4) */
-	eor v2.16b, v6.16b, v2.16b /* y1_13_1 = xor(y1_13, s1_15) */
-	tbl v6.16b, {v25.16b}, v7.16b /* y1_14_4 = lookup16(pairs_3, pick_5) */
-	eor v6.16b, v6.16b, v17.16b /* y1_14_5 = xor(y1_14_4, s1_14) */
-	tbl v7.16b, {v25.16b}, v16.16b /* y1_15_3 = lookup16(pairs_3, pick_6) */
-	eor v7.16b, v7.16b, v19.16b /* y1_15_4 = xor(y1_15_3, y1_15) */
-
-	/* PL and PR: the new state is the old one renamed (no instruction). */
-	ldr q16, [sp, #128] /* reload x1_1.2 */
-	ldr q17, [sp, #112] /* reload x1_6.2 */
-	ldr q18, [sp, #64] /* reload x1_7.2 */
-	ldr q19, [sp, #80] /* reload x1_8.2 */
-	ldr q25, [sp, #96] /* reload x1_9.2 */
-	str q24, [sp, #96] /* spill x1_15.2 */
+	eor v1.16b, v1.16b, v3.16b /* y1_9_1 = xor(y1_9, s1_15) */
+	tbl v15.16b, {v24.16b}, v4.16b /* y1_2 = lookup16(pairs_2, pick_1) */
+	tbl v4.16b, {v25.16b}, v4.16b /* y1_10 = lookup16(pairs_3, pick_1) */
+	str q0, [sp, #64] /* spill x1_12.1 */
+	tbl v0.16b, {v24.16b}, v5.16b /* y1_3 = lookup16(pairs_2, pick_2) */
+	tbl v5.16b, {v25.16b}, v5.16b /* y1_11 = lookup16(pairs_3, pick_2) */
+	eor v5.16b, v5.16b, v2.16b /* y1_11_1 = xor(y1_11, s1_14) */
+	str q0, [sp, #80] /* spill x1_9.1 */
+	tbl v0.16b, {v24.16b}, v6.16b /* y1_4 = lookup16(pairs_2, pick_3) */
+	tbl v6.16b, {v25.16b}, v6.16b /* y1_12 = lookup16(pairs_3, pick_3) */
+	eor v6.16b, v6.16b, v19.16b /* y1_12_1 = xor(y1_12, y1_15) */
+	str q0, [sp, #96] /* spill x1_0.1 */
+	tbl v0.16b, {v24.16b}, v7.16b /* y1_5 = lookup16(pairs_2, pick_4) */
+	tbl v7.16b, {v25.16b}, v7.16b /* y1_13 = lookup16(pairs_3, pick_4) */
+	eor v3.16b, v7.16b, v3.16b /* y1_13_1 = xor(y1_13, s1_15) */
+	tbl v7.16b, {v24.16b}, v16.16b /* y1_6 = lookup16(pairs_2, pick_5) */
+	tbl v24.16b, {v24.16b}, v17.16b /* y1_7 = lookup16(pairs_2, pick_6) */
+	tbl v16.16b, {v25.16b}, v16.16b /* y1_14_4 = lookup16(pairs_3, pick_5) */
+	eor v2.16b, v16.16b, v2.16b /* y1_14_5 = xor(y1_14_4, s1_14) */
+	tbl v16.16b, {v25.16b}, v17.16b /* y1_15_3 = lookup16(pairs_3, pick_6) */
+	eor v16.16b, v16.16b, v19.16b /* y1_15_4 = xor(y1_15_3, y1_15) */
+	ldr q17, [sp, #96] /* reload x1_0.2 */
+	ldr q19, [sp, #80] /* reload x1_9.2 */
+	ldr q25, [sp, #64] /* reload x1_12.2 */
+	str q24, [sp, #64] /* spill x1_15.2 */
 	mov x5, x0
 	mov x4, #15
 	.p2align 4
@@ -1561,169 +1548,167 @@ ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm:
 	ldr q10, [x5, #624] /* t0_7 = bcast128() */
 	tbl v21.16b, {v10.16b}, v21.16b /* s0_7 = lookup16(t0_7, x0_7) */
 	ldr q10, [x5, #768] /* t1_0 = bcast128() */
-	tbl v10.16b, {v10.16b}, v15.16b /* s1_0 = lookup16(t1_0, x1_0) */
-	ldr q15, [x5, #784] /* t1_1 = bcast128() */
-	tbl v16.16b, {v15.16b}, v16.16b /* s1_1 = lookup16(t1_1, x1_1) */
-	ldr q15, [x5, #800] /* t1_2 = bcast128() */
-	tbl v6.16b, {v15.16b}, v6.16b /* s1_2 = lookup16(t1_2, x1_2) */
-	ldr q15, [x5, #816] /* t1_3 = bcast128() */
-	tbl v7.16b, {v15.16b}, v7.16b /* s1_3 = lookup16(t1_3, x1_3) */
-	ldr q15, [x5, #832] /* t1_4 = bcast128() */
-	tbl v3.16b, {v15.16b}, v3.16b /* s1_4 = lookup16(t1_4, x1_4) */
-	ldr q15, [x5, #848] /* t1_5 = bcast128() */
-	tbl v4.16b, {v15.16b}, v4.16b /* s1_5 = lookup16(t1_5, x1_5) */
-	ldr q15, [x5, #864] /* t1_6 = bcast128() */
-	tbl v17.16b, {v15.16b}, v17.16b /* s1_6 = lookup16(t1_6, x1_6) */
-	ldr q15, [x5, #880] /* t1_7 = bcast128() */
-	tbl v18.16b, {v15.16b}, v18.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	tbl v17.16b, {v10.16b}, v17.16b /* s1_0 = lookup16(t1_0, x1_0) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v10.16b, v10.16b, v24.16b /* y1_0_1 = xor(s1_0, s0_0) */
-	eor v16.16b, v16.16b, v28.16b /* y1_1_1 = xor(s1_1, s0_1) */
-	eor v6.16b, v6.16b, v29.16b /* y1_2_1 = xor(s1_2, s0_2) */
-	eor v7.16b, v7.16b, v22.16b /* y1_3_1 = xor(s1_3, s0_3) */
-	eor v3.16b, v3.16b, v8.16b /* y1_4_1 = xor(s1_4, s0_4) */
-	eor v4.16b, v4.16b, v9.16b /* y1_5_1 = xor(s1_5, s0_5) */
-	eor v17.16b, v17.16b, v20.16b /* y1_6_1 = xor(s1_6, s0_6) */
+	eor v17.16b, v17.16b, v24.16b /* y1_0_1 = xor(s1_0, s0_0) */
+	ldr q10, [x5, #784] /* t1_1 = bcast128() */
+	tbl v0.16b, {v10.16b}, v0.16b /* s1_1 = lookup16(t1_1, x1_1) */
+	eor v0.16b, v0.16b, v28.16b /* y1_1_1 = xor(s1_1, s0_1) */
+	eor v24.16b, v24.16b, v0.16b /* y0_0_1 = xor(s0_0, y1_1_1) */
+	ldr q10, [x5, #800] /* t1_2 = bcast128() */
+	tbl v2.16b, {v10.16b}, v2.16b /* s1_2 = lookup16(t1_2, x1_2) */
+	eor v2.16b, v2.16b, v29.16b /* y1_2_1 = xor(s1_2, s0_2) */
+	eor v28.16b, v28.16b, v2.16b /* y0_1_1 = xor(s0_1, y1_2_1) */
+	ldr q10, [x5, #816] /* t1_3 = bcast128() */
+	tbl v16.16b, {v10.16b}, v16.16b /* s1_3 = lookup16(t1_3, x1_3) */
+	eor v16.16b, v16.16b, v22.16b /* y1_3_1 = xor(s1_3, s0_3) */
+	eor v29.16b, v29.16b, v16.16b /* y0_2_1 = xor(s0_2, y1_3_1) */
+	ldr q10, [x5, #832] /* t1_4 = bcast128() */
+	tbl v4.16b, {v10.16b}, v4.16b /* s1_4 = lookup16(t1_4, x1_4) */
+	eor v4.16b, v4.16b, v8.16b /* y1_4_1 = xor(s1_4, s0_4) */
+	eor v22.16b, v22.16b, v4.16b /* y0_3_1 = xor(s0_3, y1_4_1) */
+	eor v0.16b, v0.16b, v22.16b /* y1_1_2 = xor(y1_1_1, y0_3_1) */
+	ldr q10, [x5, #848] /* t1_5 = bcast128() */
+	tbl v5.16b, {v10.16b}, v5.16b /* s1_5 = lookup16(t1_5, x1_5) */
+	eor v5.16b, v5.16b, v9.16b /* y1_5_1 = xor(s1_5, s0_5) */
+	eor v8.16b, v8.16b, v5.16b /* y0_4_1 = xor(s0_4, y1_5_1) */
+	eor v2.16b, v2.16b, v8.16b /* y1_2_2 = xor(y1_2_1, y0_4_1) */
+	ldr q10, [x5, #864] /* t1_6 = bcast128() */
+	tbl v10.16b, {v10.16b}, v14.16b /* s1_6 = lookup16(t1_6, x1_6) */
+	eor v10.16b, v10.16b, v20.16b /* y1_6_1 = xor(s1_6, s0_6) */
+	eor v9.16b, v9.16b, v10.16b /* y0_5_1 = xor(s0_5, y1_6_1) */
+	eor v16.16b, v16.16b, v9.16b /* y1_3_2 = xor(y1_3_1, y0_5_1) */
+	eor v10.16b, v10.16b, v24.16b /* y1_6_2 = xor(y1_6_1, y0_0_1) */
+	eor v24.16b, v24.16b, v2.16b /* y0_0_2 = xor(y0_0_1, y1_2_2) */
+	eor v8.16b, v8.16b, v10.16b /* y0_4_2 = xor(y0_4_1, y1_6_2) */
+	ldr q14, [x5, #880] /* t1_7 = bcast128() */
+	tbl v18.16b, {v14.16b}, v18.16b /* s1_7 = lookup16(t1_7, x1_7) */
 	eor v18.16b, v18.16b, v21.16b /* y1_7_1 = xor(s1_7, s0_7) */
-	eor v24.16b, v24.16b, v16.16b /* y0_0_1 = xor(s0_0, y1_1_1) */
-	eor v28.16b, v28.16b, v6.16b /* y0_1_1 = xor(s0_1, y1_2_1) */
-	eor v29.16b, v29.16b, v7.16b /* y0_2_1 = xor(s0_2, y1_3_1) */
-	eor v22.16b, v22.16b, v3.16b /* y0_3_1 = xor(s0_3, y1_4_1) */
-	eor v8.16b, v8.16b, v4.16b /* y0_4_1 = xor(s0_4, y1_5_1) */
-	eor v9.16b, v9.16b, v17.16b /* y0_5_1 = xor(s0_5, y1_6_1) */
 	eor v20.16b, v20.16b, v18.16b /* y0_6_1 = xor(s0_6, y1_7_1) */
-	eor v21.16b, v21.16b, v10.16b /* y0_7_1 = xor(s0_7, y1_0_1) */
-	eor v10.16b, v10.16b, v29.16b /* y1_0_2 = xor(y1_0_1, y0_2_1) */
-	eor v16.16b, v16.16b, v22.16b /* y1_1_2 = xor(y1_1_1, y0_3_1) */
-	eor v6.16b, v6.16b, v8.16b /* y1_2_2 = xor(y1_2_1, y0_4_1) */
-	eor v7.16b, v7.16b, v9.16b /* y1_3_2 = xor(y1_3_1, y0_5_1) */
-	eor v3.16b, v3.16b, v20.16b /* y1_4_2 = xor(y1_4_1, y0_6_1) */
-	eor v4.16b, v4.16b, v21.16b /* y1_5_2 = xor(y1_5_1, y0_7_1) */
-	eor v17.16b, v17.16b, v24.16b /* y1_6_2 = xor(y1_6_1, y0_0_1) */
+	eor v21.16b, v21.16b, v17.16b /* y0_7_1 = xor(s0_7, y1_0_1) */
+	eor v17.16b, v17.16b, v29.16b /* y1_0_2 = xor(y1_0_1, y0_2_1) */
+	eor v4.16b, v4.16b, v20.16b /* y1_4_2 = xor(y1_4_1, y0_6_1) */
+	eor v5.16b, v5.16b, v21.16b /* y1_5_2 = xor(y1_5_1, y0_7_1) */
 	eor v18.16b, v18.16b, v28.16b /* y1_7_2 = xor(y1_7_1, y0_1_1) */
-	eor v24.16b, v24.16b, v6.16b /* y0_0_2 = xor(y0_0_1, y1_2_2) */
-	eor v28.16b, v28.16b, v7.16b /* y0_1_2 = xor(y0_1_1, y1_3_2) */
-	eor v29.16b, v29.16b, v3.16b /* y0_2_2 = xor(y0_2_1, y1_4_2) */
-	eor v22.16b, v22.16b, v4.16b /* y0_3_2 = xor(y0_3_1, y1_5_2) */
-	eor v8.16b, v8.16b, v17.16b /* y0_4_2 = xor(y0_4_1, y1_6_2) */
+	eor v28.16b, v28.16b, v16.16b /* y0_1_2 = xor(y0_1_1, y1_3_2) */
+	eor v29.16b, v29.16b, v4.16b /* y0_2_2 = xor(y0_2_1, y1_4_2) */
+	eor v22.16b, v22.16b, v5.16b /* y0_3_2 = xor(y0_3_1, y1_5_2) */
 	eor v9.16b, v9.16b, v18.16b /* y0_5_2 = xor(y0_5_1, y1_7_2) */
-	eor v20.16b, v20.16b, v10.16b /* y0_6_2 = xor(y0_6_1, y1_0_2) */
-	eor v21.16b, v21.16b, v16.16b /* y0_7_2 = xor(y0_7_1, y1_1_2) */
-	eor v10.16b, v10.16b, v9.16b /* y1_0_3 = xor(y1_0_2, y0_5_2) */
-	eor v16.16b, v16.16b, v20.16b /* y1_1_3 = xor(y1_1_2, y0_6_2) */
-	eor v6.16b, v6.16b, v21.16b /* y1_2_3 = xor(y1_2_2, y0_7_2) */
-	eor v7.16b, v7.16b, v24.16b /* y1_3_3 = xor(y1_3_2, y0_0_2) */
-	eor v3.16b, v3.16b, v28.16b /* y1_4_3 = xor(y1_4_2, y0_1_2) */
-	eor v4.16b, v4.16b, v29.16b /* y1_5_3 = xor(y1_5_2, y0_2_2) */
-	eor v17.16b, v17.16b, v22.16b /* y1_6_3 = xor(y1_6_2, y0_3_2) */
+	eor v20.16b, v20.16b, v17.16b /* y0_6_2 = xor(y0_6_1, y1_0_2) */
+	eor v21.16b, v21.16b, v0.16b /* y0_7_2 = xor(y0_7_1, y1_1_2) */
+	eor v17.16b, v17.16b, v9.16b /* y1_0_3 = xor(y1_0_2, y0_5_2) */
+	eor v0.16b, v0.16b, v20.16b /* y1_1_3 = xor(y1_1_2, y0_6_2) */
+	eor v2.16b, v2.16b, v21.16b /* y1_2_3 = xor(y1_2_2, y0_7_2) */
+	eor v16.16b, v16.16b, v24.16b /* y1_3_3 = xor(y1_3_2, y0_0_2) */
+	eor v4.16b, v4.16b, v28.16b /* y1_4_3 = xor(y1_4_2, y0_1_2) */
+	eor v5.16b, v5.16b, v29.16b /* y1_5_3 = xor(y1_5_2, y0_2_2) */
+	eor v10.16b, v10.16b, v22.16b /* y1_6_3 = xor(y1_6_2, y0_3_2) */
 	eor v18.16b, v18.16b, v8.16b /* y1_7_3 = xor(y1_7_2, y0_4_2) */
-	eor v24.16b, v24.16b, v10.16b /* y0_0_3 = xor(y0_0_2, y1_0_3) */
-	eor v28.16b, v28.16b, v16.16b /* y0_1_3 = xor(y0_1_2, y1_1_3) */
-	eor v29.16b, v29.16b, v6.16b /* y0_2_3 = xor(y0_2_2, y1_2_3) */
-	eor v22.16b, v22.16b, v7.16b /* y0_3_3 = xor(y0_3_2, y1_3_3) */
-	eor v8.16b, v8.16b, v3.16b /* y0_4_3 = xor(y0_4_2, y1_4_3) */
-	eor v9.16b, v9.16b, v4.16b /* y0_5_3 = xor(y0_5_2, y1_5_3) */
-	eor v20.16b, v20.16b, v17.16b /* y0_6_3 = xor(y0_6_2, y1_6_3) */
+	eor v24.16b, v24.16b, v17.16b /* y0_0_3 = xor(y0_0_2, y1_0_3) */
+	eor v28.16b, v28.16b, v0.16b /* y0_1_3 = xor(y0_1_2, y1_1_3) */
+	eor v29.16b, v29.16b, v2.16b /* y0_2_3 = xor(y0_2_2, y1_2_3) */
+
+	/* PL and PR: the new state is the old one renamed (no instruction). */
+	eor v22.16b, v22.16b, v16.16b /* y0_3_3 = xor(y0_3_2, y1_3_3) */
+	eor v8.16b, v8.16b, v4.16b /* y0_4_3 = xor(y0_4_2, y1_4_3) */
+	eor v9.16b, v9.16b, v5.16b /* y0_5_3 = xor(y0_5_2, y1_5_3) */
+	eor v20.16b, v20.16b, v10.16b /* y0_6_3 = xor(y0_6_2, y1_6_3) */
 	eor v21.16b, v21.16b, v18.16b /* y0_7_3 = xor(y0_7_2, y1_7_3) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	ldr q15, [x5, #640] /* t0_8 = bcast128() */
-	tbl v26.16b, {v15.16b}, v26.16b /* s0_8 = lookup16(t0_8, x0_8) */
-	ldr q15, [x5, #656] /* t0_9 = bcast128() */
-	tbl v27.16b, {v15.16b}, v27.16b /* s0_9 = lookup16(t0_9, x0_9) */
-	ldr q15, [x5, #672] /* t0_10 = bcast128() */
-	tbl v30.16b, {v15.16b}, v30.16b /* s0_10 = lookup16(t0_10, x0_10) */
-	ldr q15, [x5, #688] /* t0_11 = bcast128() */
-	tbl v31.16b, {v15.16b}, v31.16b /* s0_11 = lookup16(t0_11, x0_11) */
-	ldr q15, [x5, #704] /* t0_12 = bcast128() */
-	tbl v13.16b, {v15.16b}, v13.16b /* s0_12 = lookup16(t0_12, x0_12) */
-	ldr q15, [x5, #720] /* t0_13 = bcast128() */
-	tbl v23.16b, {v15.16b}, v23.16b /* s0_13 = lookup16(t0_13, x0_13) */
-	ldr q15, [x5, #736] /* t0_14 = bcast128() */
-	tbl v11.16b, {v15.16b}, v11.16b /* s0_14 = lookup16(t0_14, x0_14) */
-	ldr q15, [x5, #752] /* t0_15 = bcast128() */
-	tbl v12.16b, {v15.16b}, v12.16b /* s0_15 = lookup16(t0_15, x0_15) */
-	ldr q15, [x5, #896] /* t1_8 = bcast128() */
-	tbl v19.16b, {v15.16b}, v19.16b /* s1_8 = lookup16(t1_8, x1_8) */
-	ldr q15, [x5, #912] /* t1_9 = bcast128() */
-	tbl v25.16b, {v15.16b}, v25.16b /* s1_9 = lookup16(t1_9, x1_9) */
-	ldr q15, [x5, #928] /* t1_10 = bcast128() */
-	tbl v5.16b, {v15.16b}, v5.16b /* s1_10 = lookup16(t1_10, x1_10) */
-	ldr q15, [x5, #944] /* t1_11 = bcast128() */
-	tbl v2.16b, {v15.16b}, v2.16b /* s1_11 = lookup16(t1_11, x1_11) */
-	ldr q15, [x5, #960] /* t1_12 = bcast128() */
-	tbl v0.16b, {v15.16b}, v0.16b /* s1_12 = lookup16(t1_12, x1_12) */
-	ldr q15, [x5, #976] /* t1_13 = bcast128() */
-	tbl v1.16b, {v15.16b}, v1.16b /* s1_13 = lookup16(t1_13, x1_13) */
-	ldr q15, [x5, #992] /* t1_14_1 = bcast128() */
-	tbl v14.16b, {v15.16b}, v14.16b /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	ldr q15, [x5, #1008] /* t1_15_1 = bcast128() */
-	str q18, [sp, #80] /* spill y1_7_3 */
-	ldr q18, [sp, #96] /* reload x1_15.2 */
-	tbl v18.16b, {v15.16b}, v18.16b /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	ldr q14, [x5, #640] /* t0_8 = bcast128() */
+	tbl v26.16b, {v14.16b}, v26.16b /* s0_8 = lookup16(t0_8, x0_8) */
+	ldr q14, [x5, #656] /* t0_9 = bcast128() */
+	tbl v27.16b, {v14.16b}, v27.16b /* s0_9 = lookup16(t0_9, x0_9) */
+	ldr q14, [x5, #672] /* t0_10 = bcast128() */
+	tbl v30.16b, {v14.16b}, v30.16b /* s0_10 = lookup16(t0_10, x0_10) */
+	ldr q14, [x5, #688] /* t0_11 = bcast128() */
+	tbl v31.16b, {v14.16b}, v31.16b /* s0_11 = lookup16(t0_11, x0_11) */
+	ldr q14, [x5, #704] /* t0_12 = bcast128() */
+	tbl v13.16b, {v14.16b}, v13.16b /* s0_12 = lookup16(t0_12, x0_12) */
+	ldr q14, [x5, #720] /* t0_13 = bcast128() */
+	tbl v23.16b, {v14.16b}, v23.16b /* s0_13 = lookup16(t0_13, x0_13) */
+	ldr q14, [x5, #736] /* t0_14 = bcast128() */
+	tbl v11.16b, {v14.16b}, v11.16b /* s0_14 = lookup16(t0_14, x0_14) */
+	ldr q14, [x5, #752] /* t0_15 = bcast128() */
+	tbl v12.16b, {v14.16b}, v12.16b /* s0_15 = lookup16(t0_15, x0_15) */
+	ldr q14, [x5, #896] /* t1_8 = bcast128() */
+	tbl v14.16b, {v14.16b}, v15.16b /* s1_8 = lookup16(t1_8, x1_8) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v19.16b, v19.16b, v26.16b /* y1_8_2 = xor(s1_8, s0_8) */
-	eor v25.16b, v25.16b, v27.16b /* y1_9_2 = xor(s1_9, s0_9) */
-	eor v5.16b, v5.16b, v30.16b /* y1_10_1 = xor(s1_10, s0_10) */
-	eor v2.16b, v2.16b, v31.16b /* y1_11_2 = xor(s1_11, s0_11) */
-	eor v0.16b, v0.16b, v13.16b /* y1_12_2 = xor(s1_12, s0_12) */
+	eor v14.16b, v14.16b, v26.16b /* y1_8_2 = xor(s1_8, s0_8) */
+	ldr q15, [x5, #912] /* t1_9 = bcast128() */
+	tbl v19.16b, {v15.16b}, v19.16b /* s1_9 = lookup16(t1_9, x1_9) */
+	eor v19.16b, v19.16b, v27.16b /* y1_9_2 = xor(s1_9, s0_9) */
+	eor v26.16b, v26.16b, v19.16b /* y0_8_2 = xor(s0_8, y1_9_2) */
+	ldr q15, [x5, #928] /* t1_10 = bcast128() */
+	tbl v6.16b, {v15.16b}, v6.16b /* s1_10 = lookup16(t1_10, x1_10) */
+	eor v6.16b, v6.16b, v30.16b /* y1_10_1 = xor(s1_10, s0_10) */
+	eor v27.16b, v27.16b, v6.16b /* y0_9_2 = xor(s0_9, y1_10_1) */
+	ldr q15, [x5, #944] /* t1_11 = bcast128() */
+	tbl v3.16b, {v15.16b}, v3.16b /* s1_11 = lookup16(t1_11, x1_11) */
+	eor v3.16b, v3.16b, v31.16b /* y1_11_2 = xor(s1_11, s0_11) */
+	eor v30.16b, v30.16b, v3.16b /* y0_10_2 = xor(s0_10, y1_11_2) */
+	ldr q15, [x5, #960] /* t1_12 = bcast128() */
+	tbl v25.16b, {v15.16b}, v25.16b /* s1_12 = lookup16(t1_12, x1_12) */
+	eor v25.16b, v25.16b, v13.16b /* y1_12_2 = xor(s1_12, s0_12) */
+	eor v31.16b, v31.16b, v25.16b /* y0_11_2 = xor(s0_11, y1_12_2) */
+	eor v19.16b, v19.16b, v31.16b /* y1_9_3 = xor(y1_9_2, y0_11_2) */
+	ldr q15, [x5, #976] /* t1_13 = bcast128() */
+	tbl v1.16b, {v15.16b}, v1.16b /* s1_13 = lookup16(t1_13, x1_13) */
 	eor v1.16b, v1.16b, v23.16b /* y1_13_2 = xor(s1_13, s0_13) */
-	eor v14.16b, v14.16b, v11.16b /* y1_14_6 = xor(s1_14_1, s0_14) */
-	eor v18.16b, v18.16b, v12.16b /* y1_15_5 = xor(s1_15_1, s0_15) */
-	eor v26.16b, v26.16b, v25.16b /* y0_8_2 = xor(s0_8, y1_9_2) */
-	eor v27.16b, v27.16b, v5.16b /* y0_9_2 = xor(s0_9, y1_10_1) */
-	eor v30.16b, v30.16b, v2.16b /* y0_10_2 = xor(s0_10, y1_11_2) */
-	eor v31.16b, v31.16b, v0.16b /* y0_11_2 = xor(s0_11, y1_12_2) */
 	eor v13.16b, v13.16b, v1.16b /* y0_12_2 = xor(s0_12, y1_13_2) */
-	eor v23.16b, v23.16b, v14.16b /* y0_13_2 = xor(s0_13, y1_14_6) */
-	eor v11.16b, v11.16b, v18.16b /* y0_14_2 = xor(s0_14, y1_15_5) */
-	eor v12.16b, v12.16b, v19.16b /* y0_15_2 = xor(s0_15, y1_8_2) */
-	eor v19.16b, v19.16b, v30.16b /* y1_8_3 = xor(y1_8_2, y0_10_2) */
-	eor v25.16b, v25.16b, v31.16b /* y1_9_3 = xor(y1_9_2, y0_11_2) */
-	eor v5.16b, v5.16b, v13.16b /* y1_10_2 = xor(y1_10_1, y0_12_2) */
-	eor v2.16b, v2.16b, v23.16b /* y1_11_3 = xor(y1_11_2, y0_13_2) */
-	eor v0.16b, v0.16b, v11.16b /* y1_12_3 = xor(y1_12_2, y0_14_2) */
+	eor v6.16b, v6.16b, v13.16b /* y1_10_2 = xor(y1_10_1, y0_12_2) */
+	ldr q15, [x5, #992] /* t1_14_1 = bcast128() */
+	tbl v7.16b, {v15.16b}, v7.16b /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	eor v7.16b, v7.16b, v11.16b /* y1_14_6 = xor(s1_14_1, s0_14) */
+	eor v23.16b, v23.16b, v7.16b /* y0_13_2 = xor(s0_13, y1_14_6) */
+	eor v3.16b, v3.16b, v23.16b /* y1_11_3 = xor(y1_11_2, y0_13_2) */
+	eor v7.16b, v7.16b, v26.16b /* y1_14_7 = xor(y1_14_6, y0_8_2) */
+	eor v26.16b, v26.16b, v6.16b /* y0_8_3 = xor(y0_8_2, y1_10_2) */
+	eor v13.16b, v13.16b, v7.16b /* y0_12_3 = xor(y0_12_2, y1_14_7) */
+	ldr q15, [x5, #1008] /* t1_15_1 = bcast128() */
+	str q10, [sp, #80] /* spill x1_14.3 */
+	ldr q10, [sp, #64] /* reload x1_15.2 */
+	tbl v10.16b, {v15.16b}, v10.16b /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	eor v10.16b, v10.16b, v12.16b /* y1_15_5 = xor(s1_15_1, s0_15) */
+	eor v11.16b, v11.16b, v10.16b /* y0_14_2 = xor(s0_14, y1_15_5) */
+	eor v12.16b, v12.16b, v14.16b /* y0_15_2 = xor(s0_15, y1_8_2) */
+	eor v14.16b, v14.16b, v30.16b /* y1_8_3 = xor(y1_8_2, y0_10_2) */
+	eor v25.16b, v25.16b, v11.16b /* y1_12_3 = xor(y1_12_2, y0_14_2) */
 	eor v1.16b, v1.16b, v12.16b /* y1_13_3 = xor(y1_13_2, y0_15_2) */
-	eor v14.16b, v14.16b, v26.16b /* y1_14_7 = xor(y1_14_6, y0_8_2) */
-	eor v18.16b, v18.16b, v27.16b /* y1_15_6 = xor(y1_15_5, y0_9_2) */
-	eor v26.16b, v26.16b, v5.16b /* y0_8_3 = xor(y0_8_2, y1_10_2) */
-	eor v27.16b, v27.16b, v2.16b /* y0_9_3 = xor(y0_9_2, y1_11_3) */
-	eor v30.16b, v30.16b, v0.16b /* y0_10_3 = xor(y0_10_2, y1_12_3) */
+	eor v10.16b, v10.16b, v27.16b /* y1_15_6 = xor(y1_15_5, y0_9_2) */
+	eor v27.16b, v27.16b, v3.16b /* y0_9_3 = xor(y0_9_2, y1_11_3) */
+	eor v30.16b, v30.16b, v25.16b /* y0_10_3 = xor(y0_10_2, y1_12_3) */
 	eor v31.16b, v31.16b, v1.16b /* y0_11_3 = xor(y0_11_2, y1_13_3) */
-	eor v13.16b, v13.16b, v14.16b /* y0_12_3 = xor(y0_12_2, y1_14_7) */
-	eor v23.16b, v23.16b, v18.16b /* y0_13_3 = xor(y0_13_2, y1_15_6) */
-	eor v11.16b, v11.16b, v19.16b /* y0_14_3 = xor(y0_14_2, y1_8_3) */
-	eor v12.16b, v12.16b, v25.16b /* y0_15_3 = xor(y0_15_2, y1_9_3) */
-	eor v19.16b, v19.16b, v23.16b /* y1_8_4 = xor(y1_8_3, y0_13_3) */
-	eor v25.16b, v25.16b, v11.16b /* y1_9_4 = xor(y1_9_3, y0_14_3) */
-	eor v5.16b, v5.16b, v12.16b /* y1_10_3 = xor(y1_10_2, y0_15_3) */
-	eor v2.16b, v2.16b, v26.16b /* y1_11_4 = xor(y1_11_3, y0_8_3) */
-	eor v0.16b, v0.16b, v27.16b /* y1_12_4 = xor(y1_12_3, y0_9_3) */
+	eor v23.16b, v23.16b, v10.16b /* y0_13_3 = xor(y0_13_2, y1_15_6) */
+	eor v11.16b, v11.16b, v14.16b /* y0_14_3 = xor(y0_14_2, y1_8_3) */
+	eor v12.16b, v12.16b, v19.16b /* y0_15_3 = xor(y0_15_2, y1_9_3) */
+	eor v14.16b, v14.16b, v23.16b /* y1_8_4 = xor(y1_8_3, y0_13_3) */
+	eor v19.16b, v19.16b, v11.16b /* y1_9_4 = xor(y1_9_3, y0_14_3) */
+	eor v6.16b, v6.16b, v12.16b /* y1_10_3 = xor(y1_10_2, y0_15_3) */
+	eor v3.16b, v3.16b, v26.16b /* y1_11_4 = xor(y1_11_3, y0_8_3) */
+	eor v25.16b, v25.16b, v27.16b /* y1_12_4 = xor(y1_12_3, y0_9_3) */
 	eor v1.16b, v1.16b, v30.16b /* y1_13_4 = xor(y1_13_3, y0_10_3) */
-	eor v14.16b, v14.16b, v31.16b /* y1_14_8 = xor(y1_14_7, y0_11_3) */
-	eor v18.16b, v18.16b, v13.16b /* y1_15_7 = xor(y1_15_6, y0_12_3) */
-	eor v26.16b, v26.16b, v19.16b /* y0_8_4 = xor(y0_8_3, y1_8_4) */
-	eor v27.16b, v27.16b, v25.16b /* y0_9_4 = xor(y0_9_3, y1_9_4) */
-	eor v30.16b, v30.16b, v5.16b /* y0_10_4 = xor(y0_10_3, y1_10_3) */
-	eor v31.16b, v31.16b, v2.16b /* y0_11_4 = xor(y0_11_3, y1_11_4) */
-	eor v13.16b, v13.16b, v0.16b /* y0_12_4 = xor(y0_12_3, y1_12_4) */
+	eor v7.16b, v7.16b, v31.16b /* y1_14_8 = xor(y1_14_7, y0_11_3) */
+	eor v10.16b, v10.16b, v13.16b /* y1_15_7 = xor(y1_15_6, y0_12_3) */
+	eor v26.16b, v26.16b, v14.16b /* y0_8_4 = xor(y0_8_3, y1_8_4) */
+	eor v27.16b, v27.16b, v19.16b /* y0_9_4 = xor(y0_9_3, y1_9_4) */
+	eor v30.16b, v30.16b, v6.16b /* y0_10_4 = xor(y0_10_3, y1_10_3) */
+	eor v31.16b, v31.16b, v3.16b /* y0_11_4 = xor(y0_11_3, y1_11_4) */
+	eor v13.16b, v13.16b, v25.16b /* y0_12_4 = xor(y0_12_3, y1_12_4) */
 	eor v23.16b, v23.16b, v1.16b /* y0_13_4 = xor(y0_13_3, y1_13_4) */
-	eor v11.16b, v11.16b, v14.16b /* y0_14_4 = xor(y0_14_3, y1_14_8) */
-	eor v12.16b, v12.16b, v18.16b /* y0_15_4 = xor(y0_15_3, y1_15_7) */
-
-	/* PL and PR: the new state is the old one renamed (no instruction). */
-	ldr q15, [sp, #80] /* reload x1_15.3 */
-	str q15, [sp, #96] /* spill x1_15.2 */
-	mov v15.16b, v3.16b /* x1_0.3 */
-	mov v3.16b, v5.16b /* x1_4.3 */
-	mov v5.16b, v0.16b /* x1_10.3 */
-	mov v0.16b, v19.16b /* x1_12.3 */
-	mov v19.16b, v6.16b /* x1_8.3 */
-	mov v6.16b, v14.16b /* x1_2.3 */
-	mov v14.16b, v17.16b /* x1_14.3 */
-	mov v17.16b, v10.16b /* x1_6.3 */
+	eor v11.16b, v11.16b, v7.16b /* y0_14_4 = xor(y0_14_3, y1_14_8) */
+	eor v12.16b, v12.16b, v10.16b /* y0_15_4 = xor(y0_15_3, y1_15_7) */
+	str q18, [sp, #64] /* spill x1_15.2 */
+	mov v18.16b, v0.16b /* x1_7.3 */
+	mov v0.16b, v5.16b /* x1_1.3 */
+	mov v5.16b, v3.16b /* x1_5.3 */
+	mov v3.16b, v1.16b /* x1_11.3 */
+	mov v1.16b, v19.16b /* x1_13.3 */
+	mov v19.16b, v16.16b /* x1_9.3 */
+	mov v16.16b, v10.16b /* x1_3.3 */
 	mov v10.16b, v27.16b /* x0_5.3 */
 	mov v27.16b, v28.16b /* x0_9.3 */
 	mov v28.16b, v29.16b /* x0_0.3 */
@@ -1735,14 +1720,15 @@ ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm:
 	mov v31.16b, v9.16b /* x0_11.3 */
 	mov v9.16b, v26.16b /* x0_4.3 */
 	mov v26.16b, v24.16b /* x0_8.3 */
-	mov v24.16b, v1.16b /* x1_11.3 */
-	mov v1.16b, v25.16b /* x1_13.3 */
-	mov v25.16b, v7.16b /* x1_9.3 */
-	mov v7.16b, v18.16b /* x1_3.3 */
-	mov v18.16b, v16.16b /* x1_7.3 */
-	mov v16.16b, v4.16b /* x1_1.3 */
-	mov v4.16b, v2.16b /* x1_5.3 */
-	mov v2.16b, v24.16b /* x1_11.3 */
+	mov v15.16b, v2.16b /* x1_8.3 */
+	mov v2.16b, v7.16b /* x1_2.3 */
+	ldr q7, [sp, #80] /* reload x1_14.3 */
+	mov v24.16b, v4.16b /* x1_0.3 */
+	mov v4.16b, v6.16b /* x1_4.3 */
+	mov v6.16b, v25.16b /* x1_10.3 */
+	mov v25.16b, v14.16b /* x1_12.3 */
+	mov v14.16b, v17.16b /* x1_6.3 */
+	mov v17.16b, v24.16b /* x1_0.3 */
 	mov v24.16b, v20.16b /* x0_2.3 */
 	mov v20.16b, v13.16b /* x0_6.3 */
 	mov v13.16b, v11.16b /* x0_12.3 */
@@ -1770,101 +1756,101 @@ ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm:
 	orr v23.16b, v27.16b, v23.16b /* byte_6 = or(hi_up_6, x0_13) */
 	shl v27.16b, v11.16b, #4 /* hi_up_7 = shl(x0_14) */
 	orr v27.16b, v27.16b, v12.16b /* byte_7 = or(hi_up_7, x0_15) */
-	shl v29.16b, v15.16b, #4 /* hi_up_8 = shl(x1_0) */
-	orr v16.16b, v29.16b, v16.16b /* byte_8 = or(hi_up_8, x1_1) */
-	shl v6.16b, v6.16b, #4 /* hi_up_9 = shl(x1_2) */
-	orr v6.16b, v6.16b, v7.16b /* byte_9 = or(hi_up_9, x1_3) */
-	shl v3.16b, v3.16b, #4 /* hi_up_10 = shl(x1_4) */
-	orr v3.16b, v3.16b, v4.16b /* byte_10 = or(hi_up_10, x1_5) */
-	shl v4.16b, v17.16b, #4 /* hi_up_11 = shl(x1_6) */
-	orr v4.16b, v4.16b, v18.16b /* byte_11 = or(hi_up_11, x1_7) */
-	shl v7.16b, v19.16b, #4 /* hi_up_12 = shl(x1_8) */
-	orr v7.16b, v7.16b, v25.16b /* byte_12 = or(hi_up_12, x1_9) */
-	shl v5.16b, v5.16b, #4 /* hi_up_13 = shl(x1_10) */
-	orr v2.16b, v5.16b, v2.16b /* byte_13 = or(hi_up_13, x1_11) */
-	shl v0.16b, v0.16b, #4 /* hi_up_14 = shl(x1_12) */
-	orr v0.16b, v0.16b, v1.16b /* byte_14 = or(hi_up_14, x1_13) */
-	shl v1.16b, v14.16b, #4 /* hi_up_15 = shl(x1_14) */
-	ldr q5, [sp, #96] /* reload x1_15.2 */
-	orr v1.16b, v1.16b, v5.16b /* byte_15 = or(hi_up_15, x1_15) */
-	zip1 v5.16b, v24.16b, v16.16b /* tro0 = unpacklo(byte, byte_8) */
-	zip2 v16.16b, v24.16b, v16.16b /* tro0_1 = unpackhi(byte, byte_8) */
-	zip1 v17.16b, v22.16b, v6.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
-	zip2 v6.16b, v22.16b, v6.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
-	zip1 v18.16b, v28.16b, v3.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
-	zip2 v3.16b, v28.16b, v3.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
-	zip1 v19.16b, v20.16b, v4.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
-	zip2 v4.16b, v20.16b, v4.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
-	zip1 v20.16b, v21.16b, v7.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
-	zip2 v7.16b, v21.16b, v7.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
-	zip1 v21.16b, v26.16b, v2.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
-	zip2 v2.16b, v26.16b, v2.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
-	zip1 v22.16b, v23.16b, v0.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
-	zip2 v0.16b, v23.16b, v0.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
-	zip1 v23.16b, v27.16b, v1.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
-	zip2 v1.16b, v27.16b, v1.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
-	zip1 v24.16b, v5.16b, v20.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v5.16b, v5.16b, v20.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v20.16b, v16.16b, v7.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v7.16b, v16.16b, v7.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	shl v17.16b, v17.16b, #4 /* hi_up_8 = shl(x1_0) */
+	orr v0.16b, v17.16b, v0.16b /* byte_8 = or(hi_up_8, x1_1) */
+	shl v2.16b, v2.16b, #4 /* hi_up_9 = shl(x1_2) */
+	orr v2.16b, v2.16b, v16.16b /* byte_9 = or(hi_up_9, x1_3) */
+	shl v4.16b, v4.16b, #4 /* hi_up_10 = shl(x1_4) */
+	orr v4.16b, v4.16b, v5.16b /* byte_10 = or(hi_up_10, x1_5) */
+	shl v5.16b, v14.16b, #4 /* hi_up_11 = shl(x1_6) */
+	orr v5.16b, v5.16b, v18.16b /* byte_11 = or(hi_up_11, x1_7) */
+	shl v16.16b, v15.16b, #4 /* hi_up_12 = shl(x1_8) */
+	orr v16.16b, v16.16b, v19.16b /* byte_12 = or(hi_up_12, x1_9) */
+	shl v6.16b, v6.16b, #4 /* hi_up_13 = shl(x1_10) */
+	orr v3.16b, v6.16b, v3.16b /* byte_13 = or(hi_up_13, x1_11) */
+	shl v6.16b, v25.16b, #4 /* hi_up_14 = shl(x1_12) */
+	orr v1.16b, v6.16b, v1.16b /* byte_14 = or(hi_up_14, x1_13) */
+	shl v6.16b, v7.16b, #4 /* hi_up_15 = shl(x1_14) */
+	ldr q7, [sp, #64] /* reload x1_15.2 */
+	orr v6.16b, v6.16b, v7.16b /* byte_15 = or(hi_up_15, x1_15) */
+	zip1 v7.16b, v24.16b, v0.16b /* tro0 = unpacklo(byte, byte_8) */
+	zip2 v0.16b, v24.16b, v0.16b /* tro0_1 = unpackhi(byte, byte_8) */
+	zip1 v17.16b, v22.16b, v2.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
+	zip2 v2.16b, v22.16b, v2.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
+	zip1 v18.16b, v28.16b, v4.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
+	zip2 v4.16b, v28.16b, v4.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
+	zip1 v19.16b, v20.16b, v5.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
+	zip2 v5.16b, v20.16b, v5.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
+	zip1 v20.16b, v21.16b, v16.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
+	zip2 v16.16b, v21.16b, v16.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
+	zip1 v21.16b, v26.16b, v3.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
+	zip2 v3.16b, v26.16b, v3.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
+	zip1 v22.16b, v23.16b, v1.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
+	zip2 v1.16b, v23.16b, v1.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
+	zip1 v23.16b, v27.16b, v6.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
+	zip2 v6.16b, v27.16b, v6.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
+	zip1 v24.16b, v7.16b, v20.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v7.16b, v7.16b, v20.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v20.16b, v0.16b, v16.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v0.16b, v0.16b, v16.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
 	zip1 v16.16b, v17.16b, v21.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
 	zip2 v17.16b, v17.16b, v21.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v21.16b, v6.16b, v2.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v2.16b, v6.16b, v2.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v6.16b, v18.16b, v22.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip1 v21.16b, v2.16b, v3.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v2.16b, v2.16b, v3.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v3.16b, v18.16b, v22.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
 	zip2 v18.16b, v18.16b, v22.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v22.16b, v3.16b, v0.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v0.16b, v3.16b, v0.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v3.16b, v19.16b, v23.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip1 v22.16b, v4.16b, v1.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v1.16b, v4.16b, v1.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v4.16b, v19.16b, v23.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
 	zip2 v19.16b, v19.16b, v23.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	zip1 v23.16b, v4.16b, v1.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	zip2 v1.16b, v4.16b, v1.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v4.16b, v24.16b, v6.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v6.16b, v24.16b, v6.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v24.16b, v5.16b, v18.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v5.16b, v5.16b, v18.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v23.16b, v5.16b, v6.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v5.16b, v5.16b, v6.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v6.16b, v24.16b, v3.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v3.16b, v24.16b, v3.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v24.16b, v7.16b, v18.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v7.16b, v7.16b, v18.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	zip1 v18.16b, v20.16b, v22.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
 	zip2 v20.16b, v20.16b, v22.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v22.16b, v7.16b, v0.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v0.16b, v7.16b, v0.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v7.16b, v16.16b, v3.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v3.16b, v16.16b, v3.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v22.16b, v0.16b, v1.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v0.16b, v0.16b, v1.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v1.16b, v16.16b, v4.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v4.16b, v16.16b, v4.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
 	zip1 v16.16b, v17.16b, v19.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
 	zip2 v17.16b, v17.16b, v19.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
 	zip1 v19.16b, v21.16b, v23.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	zip2 v21.16b, v21.16b, v23.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v23.16b, v2.16b, v1.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v1.16b, v2.16b, v1.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v2.16b, v4.16b, v7.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v4.16b, v4.16b, v7.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v7.16b, v6.16b, v3.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v3.16b, v6.16b, v3.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v6.16b, v24.16b, v16.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip1 v23.16b, v2.16b, v5.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v2.16b, v2.16b, v5.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v5.16b, v6.16b, v1.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v1.16b, v6.16b, v1.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	zip1 v6.16b, v3.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v3.16b, v3.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v4.16b, v24.16b, v16.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
 	zip2 v16.16b, v24.16b, v16.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v24.16b, v5.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v5.16b, v5.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	zip1 v24.16b, v7.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v7.16b, v7.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
 	zip1 v17.16b, v18.16b, v19.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
 	zip2 v18.16b, v18.16b, v19.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
 	zip1 v19.16b, v20.16b, v21.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
 	zip2 v20.16b, v20.16b, v21.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
 	zip1 v21.16b, v22.16b, v23.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
 	zip2 v22.16b, v22.16b, v23.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v23.16b, v0.16b, v1.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v0.16b, v0.16b, v1.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	ldr q1, [x3] /* msg = load() */
-	eor v1.16b, v2.16b, v1.16b /* ct = xor(tro3, msg) */
-	str q1, [x2] /* store ct */
-	ldr q1, [x3, #16] /* msg_1 = load() */
-	eor v1.16b, v4.16b, v1.16b /* ct_1 = xor(tro3_1, msg_1) */
+	zip1 v23.16b, v0.16b, v2.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v0.16b, v2.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	ldr q2, [x3] /* msg = load() */
+	eor v2.16b, v5.16b, v2.16b /* ct = xor(tro3, msg) */
+	str q2, [x2] /* store ct */
+	ldr q2, [x3, #16] /* msg_1 = load() */
+	eor v1.16b, v1.16b, v2.16b /* ct_1 = xor(tro3_1, msg_1) */
 	str q1, [x2, #16] /* store ct_1 */
 	ldr q1, [x3, #32] /* msg_2 = load() */
-	eor v1.16b, v7.16b, v1.16b /* ct_2 = xor(tro3_2, msg_2) */
+	eor v1.16b, v6.16b, v1.16b /* ct_2 = xor(tro3_2, msg_2) */
 	str q1, [x2, #32] /* store ct_2 */
 	ldr q1, [x3, #48] /* msg_3 = load() */
 	eor v1.16b, v3.16b, v1.16b /* ct_3 = xor(tro3_3, msg_3) */
 	str q1, [x2, #48] /* store ct_3 */
 	ldr q1, [x3, #64] /* msg_4 = load() */
-	eor v1.16b, v6.16b, v1.16b /* ct_4 = xor(tro3_4, msg_4) */
+	eor v1.16b, v4.16b, v1.16b /* ct_4 = xor(tro3_4, msg_4) */
 	str q1, [x2, #64] /* store ct_4 */
 	ldr q1, [x3, #80] /* msg_5 = load() */
 	eor v1.16b, v16.16b, v1.16b /* ct_5 = xor(tro3_5, msg_5) */
@@ -1873,7 +1859,7 @@ ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm:
 	eor v1.16b, v24.16b, v1.16b /* ct_6 = xor(tro3_6, msg_6) */
 	str q1, [x2, #96] /* store ct_6 */
 	ldr q1, [x3, #112] /* msg_7 = load() */
-	eor v1.16b, v5.16b, v1.16b /* ct_7 = xor(tro3_7, msg_7) */
+	eor v1.16b, v7.16b, v1.16b /* ct_7 = xor(tro3_7, msg_7) */
 	str q1, [x2, #112] /* store ct_7 */
 	ldr q1, [x3, #128] /* msg_8 = load() */
 	eor v1.16b, v17.16b, v1.16b /* ct_8 = xor(tro3_8, msg_8) */
@@ -1903,7 +1889,7 @@ ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm:
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #144
+	add sp, sp, #112
 	ret
 	.size ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm, .-ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm
 
@@ -2042,23 +2028,21 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_xor_asm:
 	and v22.16b, v22.16b, v25.16b /* lo_13 = and(tr3_13, nibble_mask) */
 	ushr v15.16b, v24.16b, #4 /* hi_14 = shr(tr3_14) */
 	and v24.16b, v24.16b, v25.16b /* lo_14 = and(tr3_14, nibble_mask) */
-	str q24, [sp, #64] /* spill lo_14 */
-	ushr v24.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
-	and v0.16b, v0.16b, v25.16b /* lo_15 = and(tr3_15, nibble_mask) */
-	ldr q25, [sp, #64] /* reload x1_13.2 */
-	str q0, [sp, #64] /* spill x1_15.2 */
+	and v25.16b, v0.16b, v25.16b /* lo_15 = and(tr3_15, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
+	str q25, [sp, #64] /* spill x1_15.2 */
 	mov x5, x0
 	mov x4, #16
 	.p2align 4
 .Lublock_nibbleslice_neon_asm_4_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	ldr q0, [x5] /* t0_0 = bcast128() */
-	tbl v0.16b, {v0.16b}, v1.16b /* s0_0 = lookup16(t0_0, x0_0) */
-	ldr q1, [x5, #16] /* t0_1 = bcast128() */
-	tbl v1.16b, {v1.16b}, v3.16b /* s0_1 = lookup16(t0_1, x0_1) */
-	ldr q3, [x5, #32] /* t0_2 = bcast128() */
-	tbl v3.16b, {v3.16b}, v26.16b /* s0_2 = lookup16(t0_2, x0_2) */
+	ldr q25, [x5] /* t0_0 = bcast128() */
+	tbl v1.16b, {v25.16b}, v1.16b /* s0_0 = lookup16(t0_0, x0_0) */
+	ldr q25, [x5, #16] /* t0_1 = bcast128() */
+	tbl v3.16b, {v25.16b}, v3.16b /* s0_1 = lookup16(t0_1, x0_1) */
+	ldr q25, [x5, #32] /* t0_2 = bcast128() */
+	tbl v25.16b, {v25.16b}, v26.16b /* s0_2 = lookup16(t0_2, x0_2) */
 	ldr q26, [x5, #48] /* t0_3 = bcast128() */
 	tbl v2.16b, {v26.16b}, v2.16b /* s0_3 = lookup16(t0_3, x0_3) */
 	ldr q26, [x5, #64] /* t0_4 = bcast128() */
@@ -2071,65 +2055,67 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_xor_asm:
 	tbl v4.16b, {v28.16b}, v4.16b /* s0_7 = lookup16(t0_7, x0_7) */
 	ldr q28, [x5, #256] /* t1_0 = bcast128() */
 	tbl v28.16b, {v28.16b}, v9.16b /* s1_0 = lookup16(t1_0, x1_0) */
-	ldr q9, [x5, #272] /* t1_1 = bcast128() */
-	tbl v17.16b, {v9.16b}, v17.16b /* s1_1 = lookup16(t1_1, x1_1) */
-	ldr q9, [x5, #288] /* t1_2 = bcast128() */
-	tbl v9.16b, {v9.16b}, v10.16b /* s1_2 = lookup16(t1_2, x1_2) */
-	ldr q10, [x5, #304] /* t1_3 = bcast128() */
-	tbl v18.16b, {v10.16b}, v18.16b /* s1_3 = lookup16(t1_3, x1_3) */
-	ldr q10, [x5, #320] /* t1_4 = bcast128() */
-	tbl v10.16b, {v10.16b}, v11.16b /* s1_4 = lookup16(t1_4, x1_4) */
-	ldr q11, [x5, #336] /* t1_5 = bcast128() */
-	tbl v19.16b, {v11.16b}, v19.16b /* s1_5 = lookup16(t1_5, x1_5) */
-	ldr q11, [x5, #352] /* t1_6 = bcast128() */
-	tbl v11.16b, {v11.16b}, v12.16b /* s1_6 = lookup16(t1_6, x1_6) */
-	ldr q12, [x5, #368] /* t1_7 = bcast128() */
-	tbl v20.16b, {v12.16b}, v20.16b /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v28.16b, v28.16b, v0.16b /* y1_0 = xor(s1_0, s0_0) */
-	eor v17.16b, v17.16b, v1.16b /* y1_1 = xor(s1_1, s0_1) */
-	eor v9.16b, v9.16b, v3.16b /* y1_2 = xor(s1_2, s0_2) */
+	eor v28.16b, v28.16b, v1.16b /* y1_0 = xor(s1_0, s0_0) */
+	ldr q9, [x5, #272] /* t1_1 = bcast128() */
+	tbl v17.16b, {v9.16b}, v17.16b /* s1_1 = lookup16(t1_1, x1_1) */
+	eor v17.16b, v17.16b, v3.16b /* y1_1 = xor(s1_1, s0_1) */
+	eor v1.16b, v1.16b, v17.16b /* y0_0 = xor(s0_0, y1_1) */
+	ldr q9, [x5, #288] /* t1_2 = bcast128() */
+	tbl v9.16b, {v9.16b}, v10.16b /* s1_2 = lookup16(t1_2, x1_2) */
+	eor v9.16b, v9.16b, v25.16b /* y1_2 = xor(s1_2, s0_2) */
+	eor v3.16b, v3.16b, v9.16b /* y0_1 = xor(s0_1, y1_2) */
+	ldr q10, [x5, #304] /* t1_3 = bcast128() */
+	tbl v18.16b, {v10.16b}, v18.16b /* s1_3 = lookup16(t1_3, x1_3) */
 	eor v18.16b, v18.16b, v2.16b /* y1_3 = xor(s1_3, s0_3) */
+	eor v25.16b, v25.16b, v18.16b /* y0_2 = xor(s0_2, y1_3) */
+	ldr q10, [x5, #320] /* t1_4 = bcast128() */
+	tbl v10.16b, {v10.16b}, v11.16b /* s1_4 = lookup16(t1_4, x1_4) */
 	eor v10.16b, v10.16b, v26.16b /* y1_4 = xor(s1_4, s0_4) */
-	eor v19.16b, v19.16b, v7.16b /* y1_5 = xor(s1_5, s0_5) */
-	eor v11.16b, v11.16b, v27.16b /* y1_6 = xor(s1_6, s0_6) */
-	eor v20.16b, v20.16b, v4.16b /* y1_7 = xor(s1_7, s0_7) */
-	eor v0.16b, v0.16b, v17.16b /* y0_0 = xor(s0_0, y1_1) */
-	eor v1.16b, v1.16b, v9.16b /* y0_1 = xor(s0_1, y1_2) */
-	eor v3.16b, v3.16b, v18.16b /* y0_2 = xor(s0_2, y1_3) */
 	eor v2.16b, v2.16b, v10.16b /* y0_3 = xor(s0_3, y1_4) */
+	eor v17.16b, v17.16b, v2.16b /* y1_1_1 = xor(y1_1, y0_3) */
+	ldr q11, [x5, #336] /* t1_5 = bcast128() */
+	tbl v19.16b, {v11.16b}, v19.16b /* s1_5 = lookup16(t1_5, x1_5) */
+	eor v19.16b, v19.16b, v7.16b /* y1_5 = xor(s1_5, s0_5) */
 	eor v26.16b, v26.16b, v19.16b /* y0_4 = xor(s0_4, y1_5) */
+	eor v9.16b, v9.16b, v26.16b /* y1_2_1 = xor(y1_2, y0_4) */
+	ldr q11, [x5, #352] /* t1_6 = bcast128() */
+	tbl v11.16b, {v11.16b}, v12.16b /* s1_6 = lookup16(t1_6, x1_6) */
+	eor v11.16b, v11.16b, v27.16b /* y1_6 = xor(s1_6, s0_6) */
 	eor v7.16b, v7.16b, v11.16b /* y0_5 = xor(s0_5, y1_6) */
+	eor v18.16b, v18.16b, v7.16b /* y1_3_1 = xor(y1_3, y0_5) */
+	eor v11.16b, v11.16b, v1.16b /* y1_6_1 = xor(y1_6, y0_0) */
+	eor v1.16b, v1.16b, v9.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
+	eor v26.16b, v26.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
+	ldr q12, [x5, #368] /* t1_7 = bcast128() */
+	tbl v20.16b, {v12.16b}, v20.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	eor v20.16b, v20.16b, v4.16b /* y1_7 = xor(s1_7, s0_7) */
 	eor v27.16b, v27.16b, v20.16b /* y0_6 = xor(s0_6, y1_7) */
 	eor v4.16b, v4.16b, v28.16b /* y0_7 = xor(s0_7, y1_0) */
-	eor v28.16b, v28.16b, v3.16b /* y1_0_1 = xor(y1_0, y0_2) */
-	eor v17.16b, v17.16b, v2.16b /* y1_1_1 = xor(y1_1, y0_3) */
-	eor v9.16b, v9.16b, v26.16b /* y1_2_1 = xor(y1_2, y0_4) */
-	eor v18.16b, v18.16b, v7.16b /* y1_3_1 = xor(y1_3, y0_5) */
+	eor v28.16b, v28.16b, v25.16b /* y1_0_1 = xor(y1_0, y0_2) */
 	eor v10.16b, v10.16b, v27.16b /* y1_4_1 = xor(y1_4, y0_6) */
 	eor v19.16b, v19.16b, v4.16b /* y1_5_1 = xor(y1_5, y0_7) */
-	eor v11.16b, v11.16b, v0.16b /* y1_6_1 = xor(y1_6, y0_0) */
-	eor v20.16b, v20.16b, v1.16b /* y1_7_1 = xor(y1_7, y0_1) */
-	eor v0.16b, v0.16b, v9.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
-	eor v1.16b, v1.16b, v18.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
-	eor v3.16b, v3.16b, v10.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
+	eor v20.16b, v20.16b, v3.16b /* y1_7_1 = xor(y1_7, y0_1) */
+	eor v3.16b, v3.16b, v18.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
+	eor v25.16b, v25.16b, v10.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
 	eor v2.16b, v2.16b, v19.16b /* y0_3_1 = xor(y0_3, y1_5_1) */
-	eor v26.16b, v26.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
 	eor v7.16b, v7.16b, v20.16b /* y0_5_1 = xor(y0_5, y1_7_1) */
 	eor v27.16b, v27.16b, v28.16b /* y0_6_1 = xor(y0_6, y1_0_1) */
 	eor v4.16b, v4.16b, v17.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
 	eor v28.16b, v28.16b, v7.16b /* y1_0_2 = xor(y1_0_1, y0_5_1) */
 	eor v17.16b, v17.16b, v27.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
 	eor v9.16b, v9.16b, v4.16b /* y1_2_2 = xor(y1_2_1, y0_7_1) */
-	eor v18.16b, v18.16b, v0.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
-	eor v10.16b, v10.16b, v1.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
-	eor v19.16b, v19.16b, v3.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
+	eor v18.16b, v18.16b, v1.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
+	eor v10.16b, v10.16b, v3.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
+	eor v19.16b, v19.16b, v25.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
 	eor v11.16b, v11.16b, v2.16b /* y1_6_2 = xor(y1_6_1, y0_3_1) */
 	eor v20.16b, v20.16b, v26.16b /* y1_7_2 = xor(y1_7_1, y0_4_1) */
-	eor v0.16b, v0.16b, v28.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
-	eor v1.16b, v1.16b, v17.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
-	eor v3.16b, v3.16b, v9.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+	eor v1.16b, v1.16b, v28.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
+	eor v3.16b, v3.16b, v17.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
+	eor v25.16b, v25.16b, v9.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+
+	/* PL and PR: the new state is the old one renamed (no instruction). */
 	eor v2.16b, v2.16b, v18.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
 	eor v26.16b, v26.16b, v10.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
 	eor v7.16b, v7.16b, v19.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
@@ -2155,54 +2141,54 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_xor_asm:
 	tbl v16.16b, {v12.16b}, v16.16b /* s0_15 = lookup16(t0_15, x0_15) */
 	ldr q12, [x5, #384] /* t1_8 = bcast128() */
 	tbl v12.16b, {v12.16b}, v13.16b /* s1_8 = lookup16(t1_8, x1_8) */
-	ldr q13, [x5, #400] /* t1_9 = bcast128() */
-	tbl v21.16b, {v13.16b}, v21.16b /* s1_9 = lookup16(t1_9, x1_9) */
-	ldr q13, [x5, #416] /* t1_10 = bcast128() */
-	tbl v13.16b, {v13.16b}, v14.16b /* s1_10 = lookup16(t1_10, x1_10) */
-	ldr q14, [x5, #432] /* t1_11 = bcast128() */
-	tbl v22.16b, {v14.16b}, v22.16b /* s1_11 = lookup16(t1_11, x1_11) */
-	ldr q14, [x5, #448] /* t1_12 = bcast128() */
-	tbl v14.16b, {v14.16b}, v15.16b /* s1_12 = lookup16(t1_12, x1_12) */
-	ldr q15, [x5, #464] /* t1_13 = bcast128() */
-	tbl v25.16b, {v15.16b}, v25.16b /* s1_13 = lookup16(t1_13, x1_13) */
-	ldr q15, [x5, #480] /* t1_14 = bcast128() */
-	tbl v24.16b, {v15.16b}, v24.16b /* s1_14 = lookup16(t1_14, x1_14) */
-	ldr q15, [x5, #496] /* t1_15 = bcast128() */
-	str q20, [sp, #80] /* spill y1_7_2 */
-	ldr q20, [sp, #64] /* reload x1_15.2 */
-	tbl v20.16b, {v15.16b}, v20.16b /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	eor v12.16b, v12.16b, v29.16b /* y1_8 = xor(s1_8, s0_8) */
+	ldr q13, [x5, #400] /* t1_9 = bcast128() */
+	tbl v21.16b, {v13.16b}, v21.16b /* s1_9 = lookup16(t1_9, x1_9) */
 	eor v21.16b, v21.16b, v5.16b /* y1_9 = xor(s1_9, s0_9) */
-	eor v13.16b, v13.16b, v30.16b /* y1_10 = xor(s1_10, s0_10) */
-	eor v22.16b, v22.16b, v6.16b /* y1_11 = xor(s1_11, s0_11) */
-	eor v14.16b, v14.16b, v31.16b /* y1_12 = xor(s1_12, s0_12) */
-	eor v25.16b, v25.16b, v23.16b /* y1_13 = xor(s1_13, s0_13) */
-	eor v24.16b, v24.16b, v8.16b /* y1_14 = xor(s1_14, s0_14) */
-	eor v20.16b, v20.16b, v16.16b /* y1_15 = xor(s1_15, s0_15) */
 	eor v29.16b, v29.16b, v21.16b /* y0_8 = xor(s0_8, y1_9) */
+	ldr q13, [x5, #416] /* t1_10 = bcast128() */
+	tbl v13.16b, {v13.16b}, v14.16b /* s1_10 = lookup16(t1_10, x1_10) */
+	eor v13.16b, v13.16b, v30.16b /* y1_10 = xor(s1_10, s0_10) */
 	eor v5.16b, v5.16b, v13.16b /* y0_9 = xor(s0_9, y1_10) */
+	ldr q14, [x5, #432] /* t1_11 = bcast128() */
+	tbl v22.16b, {v14.16b}, v22.16b /* s1_11 = lookup16(t1_11, x1_11) */
+	eor v22.16b, v22.16b, v6.16b /* y1_11 = xor(s1_11, s0_11) */
 	eor v30.16b, v30.16b, v22.16b /* y0_10 = xor(s0_10, y1_11) */
+	ldr q14, [x5, #448] /* t1_12 = bcast128() */
+	tbl v14.16b, {v14.16b}, v15.16b /* s1_12 = lookup16(t1_12, x1_12) */
+	eor v14.16b, v14.16b, v31.16b /* y1_12 = xor(s1_12, s0_12) */
 	eor v6.16b, v6.16b, v14.16b /* y0_11 = xor(s0_11, y1_12) */
-	eor v31.16b, v31.16b, v25.16b /* y0_12 = xor(s0_12, y1_13) */
-	eor v23.16b, v23.16b, v24.16b /* y0_13 = xor(s0_13, y1_14) */
-	eor v8.16b, v8.16b, v20.16b /* y0_14 = xor(s0_14, y1_15) */
+	eor v21.16b, v21.16b, v6.16b /* y1_9_1 = xor(y1_9, y0_11) */
+	ldr q15, [x5, #464] /* t1_13 = bcast128() */
+	tbl v24.16b, {v15.16b}, v24.16b /* s1_13 = lookup16(t1_13, x1_13) */
+	eor v24.16b, v24.16b, v23.16b /* y1_13 = xor(s1_13, s0_13) */
+	eor v31.16b, v31.16b, v24.16b /* y0_12 = xor(s0_12, y1_13) */
+	eor v13.16b, v13.16b, v31.16b /* y1_10_1 = xor(y1_10, y0_12) */
+	ldr q15, [x5, #480] /* t1_14 = bcast128() */
+	tbl v0.16b, {v15.16b}, v0.16b /* s1_14 = lookup16(t1_14, x1_14) */
+	eor v0.16b, v0.16b, v8.16b /* y1_14 = xor(s1_14, s0_14) */
+	eor v23.16b, v23.16b, v0.16b /* y0_13 = xor(s0_13, y1_14) */
+	eor v22.16b, v22.16b, v23.16b /* y1_11_1 = xor(y1_11, y0_13) */
+	eor v0.16b, v0.16b, v29.16b /* y1_14_1 = xor(y1_14, y0_8) */
+	eor v29.16b, v29.16b, v13.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v31.16b, v31.16b, v0.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
+	ldr q15, [x5, #496] /* t1_15 = bcast128() */
+	str q11, [sp, #80] /* spill x1_14.3 */
+	ldr q11, [sp, #64] /* reload x1_15.2 */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	eor v11.16b, v11.16b, v16.16b /* y1_15 = xor(s1_15, s0_15) */
+	eor v8.16b, v8.16b, v11.16b /* y0_14 = xor(s0_14, y1_15) */
 	eor v16.16b, v16.16b, v12.16b /* y0_15 = xor(s0_15, y1_8) */
 	eor v12.16b, v12.16b, v30.16b /* y1_8_1 = xor(y1_8, y0_10) */
-	eor v21.16b, v21.16b, v6.16b /* y1_9_1 = xor(y1_9, y0_11) */
-	eor v13.16b, v13.16b, v31.16b /* y1_10_1 = xor(y1_10, y0_12) */
-	eor v22.16b, v22.16b, v23.16b /* y1_11_1 = xor(y1_11, y0_13) */
 	eor v14.16b, v14.16b, v8.16b /* y1_12_1 = xor(y1_12, y0_14) */
-	eor v25.16b, v25.16b, v16.16b /* y1_13_1 = xor(y1_13, y0_15) */
-	eor v24.16b, v24.16b, v29.16b /* y1_14_1 = xor(y1_14, y0_8) */
-	eor v20.16b, v20.16b, v5.16b /* y1_15_1 = xor(y1_15, y0_9) */
-	eor v29.16b, v29.16b, v13.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v24.16b, v24.16b, v16.16b /* y1_13_1 = xor(y1_13, y0_15) */
+	eor v11.16b, v11.16b, v5.16b /* y1_15_1 = xor(y1_15, y0_9) */
 	eor v5.16b, v5.16b, v22.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
 	eor v30.16b, v30.16b, v14.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
-	eor v6.16b, v6.16b, v25.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
-	eor v31.16b, v31.16b, v24.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
-	eor v23.16b, v23.16b, v20.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
+	eor v6.16b, v6.16b, v24.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
+	eor v23.16b, v23.16b, v11.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
 	eor v8.16b, v8.16b, v12.16b /* y0_14_1 = xor(y0_14, y1_8_1) */
 	eor v16.16b, v16.16b, v21.16b /* y0_15_1 = xor(y0_15, y1_9_1) */
 	eor v12.16b, v12.16b, v23.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
@@ -2210,21 +2196,30 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_xor_asm:
 	eor v13.16b, v13.16b, v16.16b /* y1_10_2 = xor(y1_10_1, y0_15_1) */
 	eor v22.16b, v22.16b, v29.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
 	eor v14.16b, v14.16b, v5.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
-	eor v25.16b, v25.16b, v30.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
-	eor v24.16b, v24.16b, v6.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
-	eor v20.16b, v20.16b, v31.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
+	eor v24.16b, v24.16b, v30.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
+	eor v0.16b, v0.16b, v6.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
+	eor v11.16b, v11.16b, v31.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
 	eor v29.16b, v29.16b, v12.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
 	eor v5.16b, v5.16b, v21.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
 	eor v30.16b, v30.16b, v13.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
 	eor v6.16b, v6.16b, v22.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
 	eor v31.16b, v31.16b, v14.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
-	eor v23.16b, v23.16b, v25.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
-	eor v8.16b, v8.16b, v24.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
-	eor v16.16b, v16.16b, v20.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
-
-	/* PL and PR: the new state is the old one renamed (no instruction). */
-	ldr q15, [sp, #80] /* reload x1_15.3 */
-	str q15, [sp, #64] /* spill x1_15.2 */
+	eor v23.16b, v23.16b, v24.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
+	eor v8.16b, v8.16b, v0.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
+	eor v16.16b, v16.16b, v11.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
+	str q20, [sp, #64] /* spill x1_15.2 */
+	mov v20.16b, v17.16b /* x1_7.3 */
+	mov v17.16b, v19.16b /* x1_1.3 */
+	mov v19.16b, v22.16b /* x1_5.3 */
+	mov v22.16b, v24.16b /* x1_11.3 */
+	mov v24.16b, v21.16b /* x1_13.3 */
+	mov v21.16b, v18.16b /* x1_9.3 */
+	mov v18.16b, v11.16b /* x1_3.3 */
+	mov v11.16b, v13.16b /* x1_4.3 */
+	mov v13.16b, v9.16b /* x1_8.3 */
+	mov v9.16b, v10.16b /* x1_0.3 */
+	mov v10.16b, v0.16b /* x1_2.3 */
+	ldr q0, [sp, #80] /* reload x1_14.3 */
 	mov v15.16b, v12.16b /* x1_12.3 */
 	mov v12.16b, v28.16b /* x1_6.3 */
 	mov v28.16b, v31.16b /* x0_6.3 */
@@ -2233,174 +2228,160 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_xor_asm:
 	mov v30.16b, v26.16b /* x0_10.3 */
 	mov v26.16b, v27.16b /* x0_2.3 */
 	mov v27.16b, v29.16b /* x0_4.3 */
-	mov v29.16b, v0.16b /* x0_8.3 */
-	mov v0.16b, v1.16b /* x0_9.3 */
-	mov v1.16b, v3.16b /* x0_0.3 */
-	mov v3.16b, v2.16b /* x0_1.3 */
+	mov v29.16b, v1.16b /* x0_8.3 */
+	mov v1.16b, v25.16b /* x0_0.3 */
+	mov v25.16b, v2.16b /* x0_1.3 */
 	mov v2.16b, v4.16b /* x0_3.3 */
 	mov v4.16b, v23.16b /* x0_7.3 */
 	mov v23.16b, v16.16b /* x0_13.3 */
 	mov v16.16b, v6.16b /* x0_15.3 */
 	mov v6.16b, v7.16b /* x0_11.3 */
 	mov v7.16b, v5.16b /* x0_5.3 */
-	mov v5.16b, v0.16b /* x0_9.3 */
-	mov v0.16b, v17.16b /* x1_7.3 */
-	mov v17.16b, v19.16b /* x1_1.3 */
-	mov v19.16b, v22.16b /* x1_5.3 */
-	mov v22.16b, v25.16b /* x1_11.3 */
-	mov v25.16b, v21.16b /* x1_13.3 */
-	mov v21.16b, v18.16b /* x1_9.3 */
-	mov v18.16b, v20.16b /* x1_3.3 */
-	mov v20.16b, v0.16b /* x1_7.3 */
-	mov v0.16b, v24.16b /* x1_2.3 */
-	mov v24.16b, v11.16b /* x1_14.3 */
-	mov v11.16b, v13.16b /* x1_4.3 */
-	mov v13.16b, v9.16b /* x1_8.3 */
-	mov v9.16b, v10.16b /* x1_0.3 */
-	mov v10.16b, v0.16b /* x1_2.3 */
+	mov v5.16b, v3.16b /* x0_9.3 */
+	mov v3.16b, v25.16b /* x0_1.3 */
 	add x5, x5, #512
 	subs x4, x4, #1
 	b.ne .Lublock_nibbleslice_neon_asm_4_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	shl v0.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
-	orr v0.16b, v0.16b, v3.16b /* byte = or(hi_up, x0_1) */
-	shl v1.16b, v26.16b, #4 /* hi_up_1 = shl(x0_2) */
-	orr v1.16b, v1.16b, v2.16b /* byte_1 = or(hi_up_1, x0_3) */
-	shl v2.16b, v27.16b, #4 /* hi_up_2 = shl(x0_4) */
-	orr v2.16b, v2.16b, v7.16b /* byte_2 = or(hi_up_2, x0_5) */
-	shl v3.16b, v28.16b, #4 /* hi_up_3 = shl(x0_6) */
-	orr v3.16b, v3.16b, v4.16b /* byte_3 = or(hi_up_3, x0_7) */
-	shl v4.16b, v29.16b, #4 /* hi_up_4 = shl(x0_8) */
-	orr v4.16b, v4.16b, v5.16b /* byte_4 = or(hi_up_4, x0_9) */
-	shl v5.16b, v30.16b, #4 /* hi_up_5 = shl(x0_10) */
-	orr v5.16b, v5.16b, v6.16b /* byte_5 = or(hi_up_5, x0_11) */
-	shl v6.16b, v31.16b, #4 /* hi_up_6 = shl(x0_12) */
-	orr v6.16b, v6.16b, v23.16b /* byte_6 = or(hi_up_6, x0_13) */
-	shl v7.16b, v8.16b, #4 /* hi_up_7 = shl(x0_14) */
-	orr v7.16b, v7.16b, v16.16b /* byte_7 = or(hi_up_7, x0_15) */
-	shl v16.16b, v9.16b, #4 /* hi_up_8 = shl(x1_0) */
-	orr v16.16b, v16.16b, v17.16b /* byte_8 = or(hi_up_8, x1_1) */
-	shl v17.16b, v10.16b, #4 /* hi_up_9 = shl(x1_2) */
-	orr v17.16b, v17.16b, v18.16b /* byte_9 = or(hi_up_9, x1_3) */
-	shl v18.16b, v11.16b, #4 /* hi_up_10 = shl(x1_4) */
-	orr v18.16b, v18.16b, v19.16b /* byte_10 = or(hi_up_10, x1_5) */
-	shl v19.16b, v12.16b, #4 /* hi_up_11 = shl(x1_6) */
-	orr v19.16b, v19.16b, v20.16b /* byte_11 = or(hi_up_11, x1_7) */
-	shl v20.16b, v13.16b, #4 /* hi_up_12 = shl(x1_8) */
-	orr v20.16b, v20.16b, v21.16b /* byte_12 = or(hi_up_12, x1_9) */
-	shl v21.16b, v14.16b, #4 /* hi_up_13 = shl(x1_10) */
-	orr v21.16b, v21.16b, v22.16b /* byte_13 = or(hi_up_13, x1_11) */
-	shl v22.16b, v15.16b, #4 /* hi_up_14 = shl(x1_12) */
-	orr v22.16b, v22.16b, v25.16b /* byte_14 = or(hi_up_14, x1_13) */
-	shl v23.16b, v24.16b, #4 /* hi_up_15 = shl(x1_14) */
+	shl v1.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
+	orr v1.16b, v1.16b, v3.16b /* byte = or(hi_up, x0_1) */
+	shl v3.16b, v26.16b, #4 /* hi_up_1 = shl(x0_2) */
+	orr v2.16b, v3.16b, v2.16b /* byte_1 = or(hi_up_1, x0_3) */
+	shl v3.16b, v27.16b, #4 /* hi_up_2 = shl(x0_4) */
+	orr v3.16b, v3.16b, v7.16b /* byte_2 = or(hi_up_2, x0_5) */
+	shl v7.16b, v28.16b, #4 /* hi_up_3 = shl(x0_6) */
+	orr v4.16b, v7.16b, v4.16b /* byte_3 = or(hi_up_3, x0_7) */
+	shl v7.16b, v29.16b, #4 /* hi_up_4 = shl(x0_8) */
+	orr v5.16b, v7.16b, v5.16b /* byte_4 = or(hi_up_4, x0_9) */
+	shl v7.16b, v30.16b, #4 /* hi_up_5 = shl(x0_10) */
+	orr v6.16b, v7.16b, v6.16b /* byte_5 = or(hi_up_5, x0_11) */
+	shl v7.16b, v31.16b, #4 /* hi_up_6 = shl(x0_12) */
+	orr v7.16b, v7.16b, v23.16b /* byte_6 = or(hi_up_6, x0_13) */
+	shl v23.16b, v8.16b, #4 /* hi_up_7 = shl(x0_14) */
+	orr v16.16b, v23.16b, v16.16b /* byte_7 = or(hi_up_7, x0_15) */
+	shl v23.16b, v9.16b, #4 /* hi_up_8 = shl(x1_0) */
+	orr v17.16b, v23.16b, v17.16b /* byte_8 = or(hi_up_8, x1_1) */
+	shl v23.16b, v10.16b, #4 /* hi_up_9 = shl(x1_2) */
+	orr v18.16b, v23.16b, v18.16b /* byte_9 = or(hi_up_9, x1_3) */
+	shl v23.16b, v11.16b, #4 /* hi_up_10 = shl(x1_4) */
+	orr v19.16b, v23.16b, v19.16b /* byte_10 = or(hi_up_10, x1_5) */
+	shl v23.16b, v12.16b, #4 /* hi_up_11 = shl(x1_6) */
+	orr v20.16b, v23.16b, v20.16b /* byte_11 = or(hi_up_11, x1_7) */
+	shl v23.16b, v13.16b, #4 /* hi_up_12 = shl(x1_8) */
+	orr v21.16b, v23.16b, v21.16b /* byte_12 = or(hi_up_12, x1_9) */
+	shl v23.16b, v14.16b, #4 /* hi_up_13 = shl(x1_10) */
+	orr v22.16b, v23.16b, v22.16b /* byte_13 = or(hi_up_13, x1_11) */
+	shl v23.16b, v15.16b, #4 /* hi_up_14 = shl(x1_12) */
+	orr v23.16b, v23.16b, v24.16b /* byte_14 = or(hi_up_14, x1_13) */
+	shl v0.16b, v0.16b, #4 /* hi_up_15 = shl(x1_14) */
 	ldr q24, [sp, #64] /* reload x1_15.2 */
-	orr v23.16b, v23.16b, v24.16b /* byte_15 = or(hi_up_15, x1_15) */
-	zip1 v24.16b, v0.16b, v16.16b /* tro0 = unpacklo(byte, byte_8) */
-	zip2 v0.16b, v0.16b, v16.16b /* tro0_1 = unpackhi(byte, byte_8) */
-	zip1 v16.16b, v1.16b, v17.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
-	zip2 v1.16b, v1.16b, v17.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
-	zip1 v17.16b, v2.16b, v18.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
-	zip2 v2.16b, v2.16b, v18.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
-	zip1 v18.16b, v3.16b, v19.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
-	zip2 v3.16b, v3.16b, v19.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
-	zip1 v19.16b, v4.16b, v20.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
-	zip2 v4.16b, v4.16b, v20.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
-	zip1 v20.16b, v5.16b, v21.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
-	zip2 v5.16b, v5.16b, v21.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
-	zip1 v21.16b, v6.16b, v22.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
-	zip2 v6.16b, v6.16b, v22.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
-	zip1 v22.16b, v7.16b, v23.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
-	zip2 v7.16b, v7.16b, v23.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
-	zip1 v23.16b, v24.16b, v19.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v19.16b, v24.16b, v19.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v24.16b, v0.16b, v4.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v0.16b, v0.16b, v4.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v4.16b, v16.16b, v20.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v16.16b, v16.16b, v20.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v20.16b, v1.16b, v5.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v1.16b, v1.16b, v5.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v5.16b, v17.16b, v21.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v17.16b, v17.16b, v21.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v21.16b, v2.16b, v6.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v2.16b, v2.16b, v6.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v6.16b, v18.16b, v22.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	zip2 v18.16b, v18.16b, v22.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	zip1 v22.16b, v3.16b, v7.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	zip2 v3.16b, v3.16b, v7.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v7.16b, v23.16b, v5.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v5.16b, v23.16b, v5.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v23.16b, v19.16b, v17.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v17.16b, v19.16b, v17.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v19.16b, v24.16b, v21.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	zip2 v21.16b, v24.16b, v21.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v24.16b, v0.16b, v2.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v0.16b, v0.16b, v2.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v2.16b, v4.16b, v6.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v4.16b, v4.16b, v6.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v6.16b, v16.16b, v18.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v16.16b, v16.16b, v18.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v18.16b, v20.16b, v22.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v20.16b, v20.16b, v22.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v22.16b, v1.16b, v3.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v1.16b, v1.16b, v3.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v3.16b, v7.16b, v2.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v2.16b, v7.16b, v2.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v7.16b, v5.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v4.16b, v5.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v5.16b, v23.16b, v6.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	zip2 v6.16b, v23.16b, v6.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v23.16b, v17.16b, v16.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v16.16b, v17.16b, v16.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v17.16b, v19.16b, v18.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v18.16b, v19.16b, v18.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v19.16b, v21.16b, v20.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v20.16b, v21.16b, v20.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v21.16b, v24.16b, v22.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	zip2 v22.16b, v24.16b, v22.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v24.16b, v0.16b, v1.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v0.16b, v0.16b, v1.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	orr v0.16b, v0.16b, v24.16b /* byte_15 = or(hi_up_15, x1_15) */
+	zip1 v24.16b, v1.16b, v17.16b /* tro0 = unpacklo(byte, byte_8) */
+	zip2 v1.16b, v1.16b, v17.16b /* tro0_1 = unpackhi(byte, byte_8) */
+	zip1 v17.16b, v2.16b, v18.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
+	zip2 v2.16b, v2.16b, v18.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
+	zip1 v18.16b, v3.16b, v19.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
+	zip2 v3.16b, v3.16b, v19.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
+	zip1 v19.16b, v4.16b, v20.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
+	zip2 v4.16b, v4.16b, v20.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
+	zip1 v20.16b, v5.16b, v21.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
+	zip2 v5.16b, v5.16b, v21.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
+	zip1 v21.16b, v6.16b, v22.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
+	zip2 v6.16b, v6.16b, v22.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
+	zip1 v22.16b, v7.16b, v23.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
+	zip2 v7.16b, v7.16b, v23.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
+	zip1 v23.16b, v16.16b, v0.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
+	zip2 v0.16b, v16.16b, v0.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
+	zip1 v16.16b, v24.16b, v20.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v20.16b, v24.16b, v20.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v24.16b, v1.16b, v5.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v1.16b, v1.16b, v5.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v5.16b, v17.16b, v21.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v17.16b, v17.16b, v21.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v21.16b, v2.16b, v6.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v2.16b, v2.16b, v6.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v6.16b, v18.16b, v22.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v18.16b, v18.16b, v22.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v22.16b, v3.16b, v7.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v3.16b, v3.16b, v7.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v7.16b, v19.16b, v23.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip2 v19.16b, v19.16b, v23.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	zip1 v23.16b, v4.16b, v0.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v0.16b, v4.16b, v0.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v4.16b, v16.16b, v6.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v6.16b, v16.16b, v6.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v16.16b, v20.16b, v18.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v18.16b, v20.16b, v18.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v20.16b, v24.16b, v22.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v22.16b, v24.16b, v22.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v24.16b, v1.16b, v3.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v1.16b, v1.16b, v3.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v3.16b, v5.16b, v7.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v5.16b, v5.16b, v7.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v7.16b, v17.16b, v19.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v17.16b, v17.16b, v19.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v19.16b, v21.16b, v23.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v21.16b, v21.16b, v23.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v23.16b, v2.16b, v0.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v0.16b, v2.16b, v0.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v2.16b, v4.16b, v3.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v3.16b, v4.16b, v3.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	zip1 v4.16b, v6.16b, v5.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v5.16b, v6.16b, v5.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v6.16b, v16.16b, v7.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v7.16b, v16.16b, v7.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	zip1 v16.16b, v18.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v17.16b, v18.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	zip1 v18.16b, v20.16b, v19.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v19.16b, v20.16b, v19.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	zip1 v20.16b, v22.16b, v21.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v21.16b, v22.16b, v21.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	zip1 v22.16b, v24.16b, v23.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip2 v23.16b, v24.16b, v23.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	zip1 v24.16b, v1.16b, v0.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v1.16b, v0.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	ldr q1, [x3] /* msg = load() */
-	eor v1.16b, v3.16b, v1.16b /* ct = xor(tro3, msg) */
+	eor v1.16b, v2.16b, v1.16b /* ct = xor(tro3, msg) */
 	str q1, [x2] /* store ct */
 	ldr q1, [x3, #16] /* msg_1 = load() */
-	eor v1.16b, v2.16b, v1.16b /* ct_1 = xor(tro3_1, msg_1) */
+	eor v1.16b, v3.16b, v1.16b /* ct_1 = xor(tro3_1, msg_1) */
 	str q1, [x2, #16] /* store ct_1 */
 	ldr q1, [x3, #32] /* msg_2 = load() */
-	eor v1.16b, v7.16b, v1.16b /* ct_2 = xor(tro3_2, msg_2) */
+	eor v1.16b, v4.16b, v1.16b /* ct_2 = xor(tro3_2, msg_2) */
 	str q1, [x2, #32] /* store ct_2 */
 	ldr q1, [x3, #48] /* msg_3 = load() */
-	eor v1.16b, v4.16b, v1.16b /* ct_3 = xor(tro3_3, msg_3) */
+	eor v1.16b, v5.16b, v1.16b /* ct_3 = xor(tro3_3, msg_3) */
 	str q1, [x2, #48] /* store ct_3 */
 	ldr q1, [x3, #64] /* msg_4 = load() */
-	eor v1.16b, v5.16b, v1.16b /* ct_4 = xor(tro3_4, msg_4) */
+	eor v1.16b, v6.16b, v1.16b /* ct_4 = xor(tro3_4, msg_4) */
 	str q1, [x2, #64] /* store ct_4 */
 	ldr q1, [x3, #80] /* msg_5 = load() */
-	eor v1.16b, v6.16b, v1.16b /* ct_5 = xor(tro3_5, msg_5) */
+	eor v1.16b, v7.16b, v1.16b /* ct_5 = xor(tro3_5, msg_5) */
 	str q1, [x2, #80] /* store ct_5 */
 	ldr q1, [x3, #96] /* msg_6 = load() */
-	eor v1.16b, v23.16b, v1.16b /* ct_6 = xor(tro3_6, msg_6) */
+	eor v1.16b, v16.16b, v1.16b /* ct_6 = xor(tro3_6, msg_6) */
 	str q1, [x2, #96] /* store ct_6 */
 	ldr q1, [x3, #112] /* msg_7 = load() */
-	eor v1.16b, v16.16b, v1.16b /* ct_7 = xor(tro3_7, msg_7) */
+	eor v1.16b, v17.16b, v1.16b /* ct_7 = xor(tro3_7, msg_7) */
 	str q1, [x2, #112] /* store ct_7 */
 	ldr q1, [x3, #128] /* msg_8 = load() */
-	eor v1.16b, v17.16b, v1.16b /* ct_8 = xor(tro3_8, msg_8) */
+	eor v1.16b, v18.16b, v1.16b /* ct_8 = xor(tro3_8, msg_8) */
 	str q1, [x2, #128] /* store ct_8 */
 	ldr q1, [x3, #144] /* msg_9 = load() */
-	eor v1.16b, v18.16b, v1.16b /* ct_9 = xor(tro3_9, msg_9) */
+	eor v1.16b, v19.16b, v1.16b /* ct_9 = xor(tro3_9, msg_9) */
 	str q1, [x2, #144] /* store ct_9 */
 	ldr q1, [x3, #160] /* msg_10 = load() */
-	eor v1.16b, v19.16b, v1.16b /* ct_10 = xor(tro3_10, msg_10) */
+	eor v1.16b, v20.16b, v1.16b /* ct_10 = xor(tro3_10, msg_10) */
 	str q1, [x2, #160] /* store ct_10 */
 	ldr q1, [x3, #176] /* msg_11 = load() */
-	eor v1.16b, v20.16b, v1.16b /* ct_11 = xor(tro3_11, msg_11) */
+	eor v1.16b, v21.16b, v1.16b /* ct_11 = xor(tro3_11, msg_11) */
 	str q1, [x2, #176] /* store ct_11 */
 	ldr q1, [x3, #192] /* msg_12 = load() */
-	eor v1.16b, v21.16b, v1.16b /* ct_12 = xor(tro3_12, msg_12) */
+	eor v1.16b, v22.16b, v1.16b /* ct_12 = xor(tro3_12, msg_12) */
 	str q1, [x2, #192] /* store ct_12 */
 	ldr q1, [x3, #208] /* msg_13 = load() */
-	eor v1.16b, v22.16b, v1.16b /* ct_13 = xor(tro3_13, msg_13) */
+	eor v1.16b, v23.16b, v1.16b /* ct_13 = xor(tro3_13, msg_13) */
 	str q1, [x2, #208] /* store ct_13 */
 	ldr q1, [x3, #224] /* msg_14 = load() */
 	eor v1.16b, v24.16b, v1.16b /* ct_14 = xor(tro3_14, msg_14) */
@@ -2550,23 +2531,21 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_asm:
 	and v22.16b, v22.16b, v25.16b /* lo_13 = and(tr3_13, nibble_mask) */
 	ushr v15.16b, v24.16b, #4 /* hi_14 = shr(tr3_14) */
 	and v24.16b, v24.16b, v25.16b /* lo_14 = and(tr3_14, nibble_mask) */
-	str q24, [sp, #64] /* spill lo_14 */
-	ushr v24.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
-	and v0.16b, v0.16b, v25.16b /* lo_15 = and(tr3_15, nibble_mask) */
-	ldr q25, [sp, #64] /* reload x1_13.2 */
-	str q0, [sp, #64] /* spill x1_15.2 */
+	and v25.16b, v0.16b, v25.16b /* lo_15 = and(tr3_15, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
+	str q25, [sp, #64] /* spill x1_15.2 */
 	mov x4, x0
 	mov x3, #24
 	.p2align 4
 .Lublock_nibbleslice_neon_asm_5_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	ldr q0, [x4] /* t0_0 = bcast128() */
-	tbl v0.16b, {v0.16b}, v1.16b /* s0_0 = lookup16(t0_0, x0_0) */
-	ldr q1, [x4, #16] /* t0_1 = bcast128() */
-	tbl v1.16b, {v1.16b}, v3.16b /* s0_1 = lookup16(t0_1, x0_1) */
-	ldr q3, [x4, #32] /* t0_2 = bcast128() */
-	tbl v3.16b, {v3.16b}, v26.16b /* s0_2 = lookup16(t0_2, x0_2) */
+	ldr q25, [x4] /* t0_0 = bcast128() */
+	tbl v1.16b, {v25.16b}, v1.16b /* s0_0 = lookup16(t0_0, x0_0) */
+	ldr q25, [x4, #16] /* t0_1 = bcast128() */
+	tbl v3.16b, {v25.16b}, v3.16b /* s0_1 = lookup16(t0_1, x0_1) */
+	ldr q25, [x4, #32] /* t0_2 = bcast128() */
+	tbl v25.16b, {v25.16b}, v26.16b /* s0_2 = lookup16(t0_2, x0_2) */
 	ldr q26, [x4, #48] /* t0_3 = bcast128() */
 	tbl v2.16b, {v26.16b}, v2.16b /* s0_3 = lookup16(t0_3, x0_3) */
 	ldr q26, [x4, #64] /* t0_4 = bcast128() */
@@ -2579,65 +2558,67 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_asm:
 	tbl v4.16b, {v28.16b}, v4.16b /* s0_7 = lookup16(t0_7, x0_7) */
 	ldr q28, [x4, #256] /* t1_0 = bcast128() */
 	tbl v28.16b, {v28.16b}, v9.16b /* s1_0 = lookup16(t1_0, x1_0) */
-	ldr q9, [x4, #272] /* t1_1 = bcast128() */
-	tbl v17.16b, {v9.16b}, v17.16b /* s1_1 = lookup16(t1_1, x1_1) */
-	ldr q9, [x4, #288] /* t1_2 = bcast128() */
-	tbl v9.16b, {v9.16b}, v10.16b /* s1_2 = lookup16(t1_2, x1_2) */
-	ldr q10, [x4, #304] /* t1_3 = bcast128() */
-	tbl v18.16b, {v10.16b}, v18.16b /* s1_3 = lookup16(t1_3, x1_3) */
-	ldr q10, [x4, #320] /* t1_4 = bcast128() */
-	tbl v10.16b, {v10.16b}, v11.16b /* s1_4 = lookup16(t1_4, x1_4) */
-	ldr q11, [x4, #336] /* t1_5 = bcast128() */
-	tbl v19.16b, {v11.16b}, v19.16b /* s1_5 = lookup16(t1_5, x1_5) */
-	ldr q11, [x4, #352] /* t1_6 = bcast128() */
-	tbl v11.16b, {v11.16b}, v12.16b /* s1_6 = lookup16(t1_6, x1_6) */
-	ldr q12, [x4, #368] /* t1_7 = bcast128() */
-	tbl v20.16b, {v12.16b}, v20.16b /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v28.16b, v28.16b, v0.16b /* y1_0 = xor(s1_0, s0_0) */
-	eor v17.16b, v17.16b, v1.16b /* y1_1 = xor(s1_1, s0_1) */
-	eor v9.16b, v9.16b, v3.16b /* y1_2 = xor(s1_2, s0_2) */
+	eor v28.16b, v28.16b, v1.16b /* y1_0 = xor(s1_0, s0_0) */
+	ldr q9, [x4, #272] /* t1_1 = bcast128() */
+	tbl v17.16b, {v9.16b}, v17.16b /* s1_1 = lookup16(t1_1, x1_1) */
+	eor v17.16b, v17.16b, v3.16b /* y1_1 = xor(s1_1, s0_1) */
+	eor v1.16b, v1.16b, v17.16b /* y0_0 = xor(s0_0, y1_1) */
+	ldr q9, [x4, #288] /* t1_2 = bcast128() */
+	tbl v9.16b, {v9.16b}, v10.16b /* s1_2 = lookup16(t1_2, x1_2) */
+	eor v9.16b, v9.16b, v25.16b /* y1_2 = xor(s1_2, s0_2) */
+	eor v3.16b, v3.16b, v9.16b /* y0_1 = xor(s0_1, y1_2) */
+	ldr q10, [x4, #304] /* t1_3 = bcast128() */
+	tbl v18.16b, {v10.16b}, v18.16b /* s1_3 = lookup16(t1_3, x1_3) */
 	eor v18.16b, v18.16b, v2.16b /* y1_3 = xor(s1_3, s0_3) */
+	eor v25.16b, v25.16b, v18.16b /* y0_2 = xor(s0_2, y1_3) */
+	ldr q10, [x4, #320] /* t1_4 = bcast128() */
+	tbl v10.16b, {v10.16b}, v11.16b /* s1_4 = lookup16(t1_4, x1_4) */
 	eor v10.16b, v10.16b, v26.16b /* y1_4 = xor(s1_4, s0_4) */
-	eor v19.16b, v19.16b, v7.16b /* y1_5 = xor(s1_5, s0_5) */
-	eor v11.16b, v11.16b, v27.16b /* y1_6 = xor(s1_6, s0_6) */
-	eor v20.16b, v20.16b, v4.16b /* y1_7 = xor(s1_7, s0_7) */
-	eor v0.16b, v0.16b, v17.16b /* y0_0 = xor(s0_0, y1_1) */
-	eor v1.16b, v1.16b, v9.16b /* y0_1 = xor(s0_1, y1_2) */
-	eor v3.16b, v3.16b, v18.16b /* y0_2 = xor(s0_2, y1_3) */
 	eor v2.16b, v2.16b, v10.16b /* y0_3 = xor(s0_3, y1_4) */
+	eor v17.16b, v17.16b, v2.16b /* y1_1_1 = xor(y1_1, y0_3) */
+	ldr q11, [x4, #336] /* t1_5 = bcast128() */
+	tbl v19.16b, {v11.16b}, v19.16b /* s1_5 = lookup16(t1_5, x1_5) */
+	eor v19.16b, v19.16b, v7.16b /* y1_5 = xor(s1_5, s0_5) */
 	eor v26.16b, v26.16b, v19.16b /* y0_4 = xor(s0_4, y1_5) */
+	eor v9.16b, v9.16b, v26.16b /* y1_2_1 = xor(y1_2, y0_4) */
+	ldr q11, [x4, #352] /* t1_6 = bcast128() */
+	tbl v11.16b, {v11.16b}, v12.16b /* s1_6 = lookup16(t1_6, x1_6) */
+	eor v11.16b, v11.16b, v27.16b /* y1_6 = xor(s1_6, s0_6) */
 	eor v7.16b, v7.16b, v11.16b /* y0_5 = xor(s0_5, y1_6) */
+	eor v18.16b, v18.16b, v7.16b /* y1_3_1 = xor(y1_3, y0_5) */
+	eor v11.16b, v11.16b, v1.16b /* y1_6_1 = xor(y1_6, y0_0) */
+	eor v1.16b, v1.16b, v9.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
+	eor v26.16b, v26.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
+	ldr q12, [x4, #368] /* t1_7 = bcast128() */
+	tbl v20.16b, {v12.16b}, v20.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	eor v20.16b, v20.16b, v4.16b /* y1_7 = xor(s1_7, s0_7) */
 	eor v27.16b, v27.16b, v20.16b /* y0_6 = xor(s0_6, y1_7) */
 	eor v4.16b, v4.16b, v28.16b /* y0_7 = xor(s0_7, y1_0) */
-	eor v28.16b, v28.16b, v3.16b /* y1_0_1 = xor(y1_0, y0_2) */
-	eor v17.16b, v17.16b, v2.16b /* y1_1_1 = xor(y1_1, y0_3) */
-	eor v9.16b, v9.16b, v26.16b /* y1_2_1 = xor(y1_2, y0_4) */
-	eor v18.16b, v18.16b, v7.16b /* y1_3_1 = xor(y1_3, y0_5) */
+	eor v28.16b, v28.16b, v25.16b /* y1_0_1 = xor(y1_0, y0_2) */
 	eor v10.16b, v10.16b, v27.16b /* y1_4_1 = xor(y1_4, y0_6) */
 	eor v19.16b, v19.16b, v4.16b /* y1_5_1 = xor(y1_5, y0_7) */
-	eor v11.16b, v11.16b, v0.16b /* y1_6_1 = xor(y1_6, y0_0) */
-	eor v20.16b, v20.16b, v1.16b /* y1_7_1 = xor(y1_7, y0_1) */
-	eor v0.16b, v0.16b, v9.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
-	eor v1.16b, v1.16b, v18.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
-	eor v3.16b, v3.16b, v10.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
+	eor v20.16b, v20.16b, v3.16b /* y1_7_1 = xor(y1_7, y0_1) */
+	eor v3.16b, v3.16b, v18.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
+	eor v25.16b, v25.16b, v10.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
 	eor v2.16b, v2.16b, v19.16b /* y0_3_1 = xor(y0_3, y1_5_1) */
-	eor v26.16b, v26.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
 	eor v7.16b, v7.16b, v20.16b /* y0_5_1 = xor(y0_5, y1_7_1) */
 	eor v27.16b, v27.16b, v28.16b /* y0_6_1 = xor(y0_6, y1_0_1) */
 	eor v4.16b, v4.16b, v17.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
 	eor v28.16b, v28.16b, v7.16b /* y1_0_2 = xor(y1_0_1, y0_5_1) */
 	eor v17.16b, v17.16b, v27.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
 	eor v9.16b, v9.16b, v4.16b /* y1_2_2 = xor(y1_2_1, y0_7_1) */
-	eor v18.16b, v18.16b, v0.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
-	eor v10.16b, v10.16b, v1.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
-	eor v19.16b, v19.16b, v3.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
+	eor v18.16b, v18.16b, v1.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
+	eor v10.16b, v10.16b, v3.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
+	eor v19.16b, v19.16b, v25.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
 	eor v11.16b, v11.16b, v2.16b /* y1_6_2 = xor(y1_6_1, y0_3_1) */
 	eor v20.16b, v20.16b, v26.16b /* y1_7_2 = xor(y1_7_1, y0_4_1) */
-	eor v0.16b, v0.16b, v28.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
-	eor v1.16b, v1.16b, v17.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
-	eor v3.16b, v3.16b, v9.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+	eor v1.16b, v1.16b, v28.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
+	eor v3.16b, v3.16b, v17.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
+	eor v25.16b, v25.16b, v9.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+
+	/* PL and PR: the new state is the old one renamed (no instruction). */
 	eor v2.16b, v2.16b, v18.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
 	eor v26.16b, v26.16b, v10.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
 	eor v7.16b, v7.16b, v19.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
@@ -2663,54 +2644,54 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_asm:
 	tbl v16.16b, {v12.16b}, v16.16b /* s0_15 = lookup16(t0_15, x0_15) */
 	ldr q12, [x4, #384] /* t1_8 = bcast128() */
 	tbl v12.16b, {v12.16b}, v13.16b /* s1_8 = lookup16(t1_8, x1_8) */
-	ldr q13, [x4, #400] /* t1_9 = bcast128() */
-	tbl v21.16b, {v13.16b}, v21.16b /* s1_9 = lookup16(t1_9, x1_9) */
-	ldr q13, [x4, #416] /* t1_10 = bcast128() */
-	tbl v13.16b, {v13.16b}, v14.16b /* s1_10 = lookup16(t1_10, x1_10) */
-	ldr q14, [x4, #432] /* t1_11 = bcast128() */
-	tbl v22.16b, {v14.16b}, v22.16b /* s1_11 = lookup16(t1_11, x1_11) */
-	ldr q14, [x4, #448] /* t1_12 = bcast128() */
-	tbl v14.16b, {v14.16b}, v15.16b /* s1_12 = lookup16(t1_12, x1_12) */
-	ldr q15, [x4, #464] /* t1_13 = bcast128() */
-	tbl v25.16b, {v15.16b}, v25.16b /* s1_13 = lookup16(t1_13, x1_13) */
-	ldr q15, [x4, #480] /* t1_14 = bcast128() */
-	tbl v24.16b, {v15.16b}, v24.16b /* s1_14 = lookup16(t1_14, x1_14) */
-	ldr q15, [x4, #496] /* t1_15 = bcast128() */
-	str q20, [sp, #80] /* spill y1_7_2 */
-	ldr q20, [sp, #64] /* reload x1_15.2 */
-	tbl v20.16b, {v15.16b}, v20.16b /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	eor v12.16b, v12.16b, v29.16b /* y1_8 = xor(s1_8, s0_8) */
+	ldr q13, [x4, #400] /* t1_9 = bcast128() */
+	tbl v21.16b, {v13.16b}, v21.16b /* s1_9 = lookup16(t1_9, x1_9) */
 	eor v21.16b, v21.16b, v5.16b /* y1_9 = xor(s1_9, s0_9) */
-	eor v13.16b, v13.16b, v30.16b /* y1_10 = xor(s1_10, s0_10) */
-	eor v22.16b, v22.16b, v6.16b /* y1_11 = xor(s1_11, s0_11) */
-	eor v14.16b, v14.16b, v31.16b /* y1_12 = xor(s1_12, s0_12) */
-	eor v25.16b, v25.16b, v23.16b /* y1_13 = xor(s1_13, s0_13) */
-	eor v24.16b, v24.16b, v8.16b /* y1_14 = xor(s1_14, s0_14) */
-	eor v20.16b, v20.16b, v16.16b /* y1_15 = xor(s1_15, s0_15) */
 	eor v29.16b, v29.16b, v21.16b /* y0_8 = xor(s0_8, y1_9) */
+	ldr q13, [x4, #416] /* t1_10 = bcast128() */
+	tbl v13.16b, {v13.16b}, v14.16b /* s1_10 = lookup16(t1_10, x1_10) */
+	eor v13.16b, v13.16b, v30.16b /* y1_10 = xor(s1_10, s0_10) */
 	eor v5.16b, v5.16b, v13.16b /* y0_9 = xor(s0_9, y1_10) */
+	ldr q14, [x4, #432] /* t1_11 = bcast128() */
+	tbl v22.16b, {v14.16b}, v22.16b /* s1_11 = lookup16(t1_11, x1_11) */
+	eor v22.16b, v22.16b, v6.16b /* y1_11 = xor(s1_11, s0_11) */
 	eor v30.16b, v30.16b, v22.16b /* y0_10 = xor(s0_10, y1_11) */
+	ldr q14, [x4, #448] /* t1_12 = bcast128() */
+	tbl v14.16b, {v14.16b}, v15.16b /* s1_12 = lookup16(t1_12, x1_12) */
+	eor v14.16b, v14.16b, v31.16b /* y1_12 = xor(s1_12, s0_12) */
 	eor v6.16b, v6.16b, v14.16b /* y0_11 = xor(s0_11, y1_12) */
-	eor v31.16b, v31.16b, v25.16b /* y0_12 = xor(s0_12, y1_13) */
-	eor v23.16b, v23.16b, v24.16b /* y0_13 = xor(s0_13, y1_14) */
-	eor v8.16b, v8.16b, v20.16b /* y0_14 = xor(s0_14, y1_15) */
+	eor v21.16b, v21.16b, v6.16b /* y1_9_1 = xor(y1_9, y0_11) */
+	ldr q15, [x4, #464] /* t1_13 = bcast128() */
+	tbl v24.16b, {v15.16b}, v24.16b /* s1_13 = lookup16(t1_13, x1_13) */
+	eor v24.16b, v24.16b, v23.16b /* y1_13 = xor(s1_13, s0_13) */
+	eor v31.16b, v31.16b, v24.16b /* y0_12 = xor(s0_12, y1_13) */
+	eor v13.16b, v13.16b, v31.16b /* y1_10_1 = xor(y1_10, y0_12) */
+	ldr q15, [x4, #480] /* t1_14 = bcast128() */
+	tbl v0.16b, {v15.16b}, v0.16b /* s1_14 = lookup16(t1_14, x1_14) */
+	eor v0.16b, v0.16b, v8.16b /* y1_14 = xor(s1_14, s0_14) */
+	eor v23.16b, v23.16b, v0.16b /* y0_13 = xor(s0_13, y1_14) */
+	eor v22.16b, v22.16b, v23.16b /* y1_11_1 = xor(y1_11, y0_13) */
+	eor v0.16b, v0.16b, v29.16b /* y1_14_1 = xor(y1_14, y0_8) */
+	eor v29.16b, v29.16b, v13.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v31.16b, v31.16b, v0.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
+	ldr q15, [x4, #496] /* t1_15 = bcast128() */
+	str q11, [sp, #80] /* spill x1_14.3 */
+	ldr q11, [sp, #64] /* reload x1_15.2 */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	eor v11.16b, v11.16b, v16.16b /* y1_15 = xor(s1_15, s0_15) */
+	eor v8.16b, v8.16b, v11.16b /* y0_14 = xor(s0_14, y1_15) */
 	eor v16.16b, v16.16b, v12.16b /* y0_15 = xor(s0_15, y1_8) */
 	eor v12.16b, v12.16b, v30.16b /* y1_8_1 = xor(y1_8, y0_10) */
-	eor v21.16b, v21.16b, v6.16b /* y1_9_1 = xor(y1_9, y0_11) */
-	eor v13.16b, v13.16b, v31.16b /* y1_10_1 = xor(y1_10, y0_12) */
-	eor v22.16b, v22.16b, v23.16b /* y1_11_1 = xor(y1_11, y0_13) */
 	eor v14.16b, v14.16b, v8.16b /* y1_12_1 = xor(y1_12, y0_14) */
-	eor v25.16b, v25.16b, v16.16b /* y1_13_1 = xor(y1_13, y0_15) */
-	eor v24.16b, v24.16b, v29.16b /* y1_14_1 = xor(y1_14, y0_8) */
-	eor v20.16b, v20.16b, v5.16b /* y1_15_1 = xor(y1_15, y0_9) */
-	eor v29.16b, v29.16b, v13.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v24.16b, v24.16b, v16.16b /* y1_13_1 = xor(y1_13, y0_15) */
+	eor v11.16b, v11.16b, v5.16b /* y1_15_1 = xor(y1_15, y0_9) */
 	eor v5.16b, v5.16b, v22.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
 	eor v30.16b, v30.16b, v14.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
-	eor v6.16b, v6.16b, v25.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
-	eor v31.16b, v31.16b, v24.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
-	eor v23.16b, v23.16b, v20.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
+	eor v6.16b, v6.16b, v24.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
+	eor v23.16b, v23.16b, v11.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
 	eor v8.16b, v8.16b, v12.16b /* y0_14_1 = xor(y0_14, y1_8_1) */
 	eor v16.16b, v16.16b, v21.16b /* y0_15_1 = xor(y0_15, y1_9_1) */
 	eor v12.16b, v12.16b, v23.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
@@ -2718,21 +2699,30 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_asm:
 	eor v13.16b, v13.16b, v16.16b /* y1_10_2 = xor(y1_10_1, y0_15_1) */
 	eor v22.16b, v22.16b, v29.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
 	eor v14.16b, v14.16b, v5.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
-	eor v25.16b, v25.16b, v30.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
-	eor v24.16b, v24.16b, v6.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
-	eor v20.16b, v20.16b, v31.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
+	eor v24.16b, v24.16b, v30.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
+	eor v0.16b, v0.16b, v6.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
+	eor v11.16b, v11.16b, v31.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
 	eor v29.16b, v29.16b, v12.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
 	eor v5.16b, v5.16b, v21.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
 	eor v30.16b, v30.16b, v13.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
 	eor v6.16b, v6.16b, v22.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
 	eor v31.16b, v31.16b, v14.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
-	eor v23.16b, v23.16b, v25.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
-	eor v8.16b, v8.16b, v24.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
-	eor v16.16b, v16.16b, v20.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
-
-	/* PL and PR: the new state is the old one renamed (no instruction). */
-	ldr q15, [sp, #80] /* reload x1_15.3 */
-	str q15, [sp, #64] /* spill x1_15.2 */
+	eor v23.16b, v23.16b, v24.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
+	eor v8.16b, v8.16b, v0.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
+	eor v16.16b, v16.16b, v11.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
+	str q20, [sp, #64] /* spill x1_15.2 */
+	mov v20.16b, v17.16b /* x1_7.3 */
+	mov v17.16b, v19.16b /* x1_1.3 */
+	mov v19.16b, v22.16b /* x1_5.3 */
+	mov v22.16b, v24.16b /* x1_11.3 */
+	mov v24.16b, v21.16b /* x1_13.3 */
+	mov v21.16b, v18.16b /* x1_9.3 */
+	mov v18.16b, v11.16b /* x1_3.3 */
+	mov v11.16b, v13.16b /* x1_4.3 */
+	mov v13.16b, v9.16b /* x1_8.3 */
+	mov v9.16b, v10.16b /* x1_0.3 */
+	mov v10.16b, v0.16b /* x1_2.3 */
+	ldr q0, [sp, #80] /* reload x1_14.3 */
 	mov v15.16b, v12.16b /* x1_12.3 */
 	mov v12.16b, v28.16b /* x1_6.3 */
 	mov v28.16b, v31.16b /* x0_6.3 */
@@ -2741,148 +2731,134 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_asm:
 	mov v30.16b, v26.16b /* x0_10.3 */
 	mov v26.16b, v27.16b /* x0_2.3 */
 	mov v27.16b, v29.16b /* x0_4.3 */
-	mov v29.16b, v0.16b /* x0_8.3 */
-	mov v0.16b, v1.16b /* x0_9.3 */
-	mov v1.16b, v3.16b /* x0_0.3 */
-	mov v3.16b, v2.16b /* x0_1.3 */
+	mov v29.16b, v1.16b /* x0_8.3 */
+	mov v1.16b, v25.16b /* x0_0.3 */
+	mov v25.16b, v2.16b /* x0_1.3 */
 	mov v2.16b, v4.16b /* x0_3.3 */
 	mov v4.16b, v23.16b /* x0_7.3 */
 	mov v23.16b, v16.16b /* x0_13.3 */
 	mov v16.16b, v6.16b /* x0_15.3 */
 	mov v6.16b, v7.16b /* x0_11.3 */
 	mov v7.16b, v5.16b /* x0_5.3 */
-	mov v5.16b, v0.16b /* x0_9.3 */
-	mov v0.16b, v17.16b /* x1_7.3 */
-	mov v17.16b, v19.16b /* x1_1.3 */
-	mov v19.16b, v22.16b /* x1_5.3 */
-	mov v22.16b, v25.16b /* x1_11.3 */
-	mov v25.16b, v21.16b /* x1_13.3 */
-	mov v21.16b, v18.16b /* x1_9.3 */
-	mov v18.16b, v20.16b /* x1_3.3 */
-	mov v20.16b, v0.16b /* x1_7.3 */
-	mov v0.16b, v24.16b /* x1_2.3 */
-	mov v24.16b, v11.16b /* x1_14.3 */
-	mov v11.16b, v13.16b /* x1_4.3 */
-	mov v13.16b, v9.16b /* x1_8.3 */
-	mov v9.16b, v10.16b /* x1_0.3 */
-	mov v10.16b, v0.16b /* x1_2.3 */
+	mov v5.16b, v3.16b /* x0_9.3 */
+	mov v3.16b, v25.16b /* x0_1.3 */
 	add x4, x4, #512
 	subs x3, x3, #1
 	b.ne .Lublock_nibbleslice_neon_asm_5_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	shl v0.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
-	orr v0.16b, v0.16b, v3.16b /* byte = or(hi_up, x0_1) */
-	shl v1.16b, v26.16b, #4 /* hi_up_1 = shl(x0_2) */
-	orr v1.16b, v1.16b, v2.16b /* byte_1 = or(hi_up_1, x0_3) */
-	shl v2.16b, v27.16b, #4 /* hi_up_2 = shl(x0_4) */
-	orr v2.16b, v2.16b, v7.16b /* byte_2 = or(hi_up_2, x0_5) */
-	shl v3.16b, v28.16b, #4 /* hi_up_3 = shl(x0_6) */
-	orr v3.16b, v3.16b, v4.16b /* byte_3 = or(hi_up_3, x0_7) */
-	shl v4.16b, v29.16b, #4 /* hi_up_4 = shl(x0_8) */
-	orr v4.16b, v4.16b, v5.16b /* byte_4 = or(hi_up_4, x0_9) */
-	shl v5.16b, v30.16b, #4 /* hi_up_5 = shl(x0_10) */
-	orr v5.16b, v5.16b, v6.16b /* byte_5 = or(hi_up_5, x0_11) */
-	shl v6.16b, v31.16b, #4 /* hi_up_6 = shl(x0_12) */
-	orr v6.16b, v6.16b, v23.16b /* byte_6 = or(hi_up_6, x0_13) */
-	shl v7.16b, v8.16b, #4 /* hi_up_7 = shl(x0_14) */
-	orr v7.16b, v7.16b, v16.16b /* byte_7 = or(hi_up_7, x0_15) */
-	shl v16.16b, v9.16b, #4 /* hi_up_8 = shl(x1_0) */
-	orr v16.16b, v16.16b, v17.16b /* byte_8 = or(hi_up_8, x1_1) */
-	shl v17.16b, v10.16b, #4 /* hi_up_9 = shl(x1_2) */
-	orr v17.16b, v17.16b, v18.16b /* byte_9 = or(hi_up_9, x1_3) */
-	shl v18.16b, v11.16b, #4 /* hi_up_10 = shl(x1_4) */
-	orr v18.16b, v18.16b, v19.16b /* byte_10 = or(hi_up_10, x1_5) */
-	shl v19.16b, v12.16b, #4 /* hi_up_11 = shl(x1_6) */
-	orr v19.16b, v19.16b, v20.16b /* byte_11 = or(hi_up_11, x1_7) */
-	shl v20.16b, v13.16b, #4 /* hi_up_12 = shl(x1_8) */
-	orr v20.16b, v20.16b, v21.16b /* byte_12 = or(hi_up_12, x1_9) */
-	shl v21.16b, v14.16b, #4 /* hi_up_13 = shl(x1_10) */
-	orr v21.16b, v21.16b, v22.16b /* byte_13 = or(hi_up_13, x1_11) */
-	shl v22.16b, v15.16b, #4 /* hi_up_14 = shl(x1_12) */
-	orr v22.16b, v22.16b, v25.16b /* byte_14 = or(hi_up_14, x1_13) */
-	shl v23.16b, v24.16b, #4 /* hi_up_15 = shl(x1_14) */
+	shl v1.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
+	orr v1.16b, v1.16b, v3.16b /* byte = or(hi_up, x0_1) */
+	shl v3.16b, v26.16b, #4 /* hi_up_1 = shl(x0_2) */
+	orr v2.16b, v3.16b, v2.16b /* byte_1 = or(hi_up_1, x0_3) */
+	shl v3.16b, v27.16b, #4 /* hi_up_2 = shl(x0_4) */
+	orr v3.16b, v3.16b, v7.16b /* byte_2 = or(hi_up_2, x0_5) */
+	shl v7.16b, v28.16b, #4 /* hi_up_3 = shl(x0_6) */
+	orr v4.16b, v7.16b, v4.16b /* byte_3 = or(hi_up_3, x0_7) */
+	shl v7.16b, v29.16b, #4 /* hi_up_4 = shl(x0_8) */
+	orr v5.16b, v7.16b, v5.16b /* byte_4 = or(hi_up_4, x0_9) */
+	shl v7.16b, v30.16b, #4 /* hi_up_5 = shl(x0_10) */
+	orr v6.16b, v7.16b, v6.16b /* byte_5 = or(hi_up_5, x0_11) */
+	shl v7.16b, v31.16b, #4 /* hi_up_6 = shl(x0_12) */
+	orr v7.16b, v7.16b, v23.16b /* byte_6 = or(hi_up_6, x0_13) */
+	shl v23.16b, v8.16b, #4 /* hi_up_7 = shl(x0_14) */
+	orr v16.16b, v23.16b, v16.16b /* byte_7 = or(hi_up_7, x0_15) */
+	shl v23.16b, v9.16b, #4 /* hi_up_8 = shl(x1_0) */
+	orr v17.16b, v23.16b, v17.16b /* byte_8 = or(hi_up_8, x1_1) */
+	shl v23.16b, v10.16b, #4 /* hi_up_9 = shl(x1_2) */
+	orr v18.16b, v23.16b, v18.16b /* byte_9 = or(hi_up_9, x1_3) */
+	shl v23.16b, v11.16b, #4 /* hi_up_10 = shl(x1_4) */
+	orr v19.16b, v23.16b, v19.16b /* byte_10 = or(hi_up_10, x1_5) */
+	shl v23.16b, v12.16b, #4 /* hi_up_11 = shl(x1_6) */
+	orr v20.16b, v23.16b, v20.16b /* byte_11 = or(hi_up_11, x1_7) */
+	shl v23.16b, v13.16b, #4 /* hi_up_12 = shl(x1_8) */
+	orr v21.16b, v23.16b, v21.16b /* byte_12 = or(hi_up_12, x1_9) */
+	shl v23.16b, v14.16b, #4 /* hi_up_13 = shl(x1_10) */
+	orr v22.16b, v23.16b, v22.16b /* byte_13 = or(hi_up_13, x1_11) */
+	shl v23.16b, v15.16b, #4 /* hi_up_14 = shl(x1_12) */
+	orr v23.16b, v23.16b, v24.16b /* byte_14 = or(hi_up_14, x1_13) */
+	shl v0.16b, v0.16b, #4 /* hi_up_15 = shl(x1_14) */
 	ldr q24, [sp, #64] /* reload x1_15.2 */
-	orr v23.16b, v23.16b, v24.16b /* byte_15 = or(hi_up_15, x1_15) */
-	zip1 v24.16b, v0.16b, v16.16b /* tro0 = unpacklo(byte, byte_8) */
-	zip2 v0.16b, v0.16b, v16.16b /* tro0_1 = unpackhi(byte, byte_8) */
-	zip1 v16.16b, v1.16b, v17.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
-	zip2 v1.16b, v1.16b, v17.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
-	zip1 v17.16b, v2.16b, v18.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
-	zip2 v2.16b, v2.16b, v18.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
-	zip1 v18.16b, v3.16b, v19.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
-	zip2 v3.16b, v3.16b, v19.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
-	zip1 v19.16b, v4.16b, v20.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
-	zip2 v4.16b, v4.16b, v20.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
-	zip1 v20.16b, v5.16b, v21.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
-	zip2 v5.16b, v5.16b, v21.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
-	zip1 v21.16b, v6.16b, v22.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
-	zip2 v6.16b, v6.16b, v22.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
-	zip1 v22.16b, v7.16b, v23.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
-	zip2 v7.16b, v7.16b, v23.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
-	zip1 v23.16b, v24.16b, v19.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v19.16b, v24.16b, v19.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v24.16b, v0.16b, v4.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v0.16b, v0.16b, v4.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v4.16b, v16.16b, v20.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v16.16b, v16.16b, v20.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v20.16b, v1.16b, v5.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v1.16b, v1.16b, v5.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v5.16b, v17.16b, v21.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v17.16b, v17.16b, v21.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v21.16b, v2.16b, v6.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v2.16b, v2.16b, v6.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v6.16b, v18.16b, v22.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	zip2 v18.16b, v18.16b, v22.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	zip1 v22.16b, v3.16b, v7.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	zip2 v3.16b, v3.16b, v7.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v7.16b, v23.16b, v5.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v5.16b, v23.16b, v5.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v23.16b, v19.16b, v17.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v17.16b, v19.16b, v17.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v19.16b, v24.16b, v21.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	zip2 v21.16b, v24.16b, v21.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v24.16b, v0.16b, v2.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v0.16b, v0.16b, v2.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v2.16b, v4.16b, v6.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v4.16b, v4.16b, v6.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v6.16b, v16.16b, v18.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v16.16b, v16.16b, v18.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v18.16b, v20.16b, v22.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v20.16b, v20.16b, v22.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v22.16b, v1.16b, v3.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v1.16b, v1.16b, v3.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v3.16b, v7.16b, v2.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v2.16b, v7.16b, v2.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v7.16b, v5.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v4.16b, v5.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v5.16b, v23.16b, v6.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	zip2 v6.16b, v23.16b, v6.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v23.16b, v17.16b, v16.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v16.16b, v17.16b, v16.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v17.16b, v19.16b, v18.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v18.16b, v19.16b, v18.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v19.16b, v21.16b, v20.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v20.16b, v21.16b, v20.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v21.16b, v24.16b, v22.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	zip2 v22.16b, v24.16b, v22.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v24.16b, v0.16b, v1.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v0.16b, v0.16b, v1.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	str q3, [x2] /* store tro3 */
-	str q2, [x2, #16] /* store tro3_1 */
-	str q7, [x2, #32] /* store tro3_2 */
-	str q4, [x2, #48] /* store tro3_3 */
-	str q5, [x2, #64] /* store tro3_4 */
-	str q6, [x2, #80] /* store tro3_5 */
-	str q23, [x2, #96] /* store tro3_6 */
-	str q16, [x2, #112] /* store tro3_7 */
-	str q17, [x2, #128] /* store tro3_8 */
-	str q18, [x2, #144] /* store tro3_9 */
-	str q19, [x2, #160] /* store tro3_10 */
-	str q20, [x2, #176] /* store tro3_11 */
-	str q21, [x2, #192] /* store tro3_12 */
-	str q22, [x2, #208] /* store tro3_13 */
-	str q24, [x2, #224] /* store tro3_14 */
+	orr v0.16b, v0.16b, v24.16b /* byte_15 = or(hi_up_15, x1_15) */
+	zip1 v24.16b, v1.16b, v17.16b /* tro0 = unpacklo(byte, byte_8) */
+	zip2 v1.16b, v1.16b, v17.16b /* tro0_1 = unpackhi(byte, byte_8) */
+	zip1 v17.16b, v2.16b, v18.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
+	zip2 v2.16b, v2.16b, v18.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
+	zip1 v18.16b, v3.16b, v19.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
+	zip2 v3.16b, v3.16b, v19.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
+	zip1 v19.16b, v4.16b, v20.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
+	zip2 v4.16b, v4.16b, v20.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
+	zip1 v20.16b, v5.16b, v21.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
+	zip2 v5.16b, v5.16b, v21.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
+	zip1 v21.16b, v6.16b, v22.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
+	zip2 v6.16b, v6.16b, v22.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
+	zip1 v22.16b, v7.16b, v23.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
+	zip2 v7.16b, v7.16b, v23.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
+	zip1 v23.16b, v16.16b, v0.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
+	zip2 v0.16b, v16.16b, v0.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
+	zip1 v16.16b, v24.16b, v20.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v20.16b, v24.16b, v20.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v24.16b, v1.16b, v5.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v1.16b, v1.16b, v5.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v5.16b, v17.16b, v21.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v17.16b, v17.16b, v21.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v21.16b, v2.16b, v6.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v2.16b, v2.16b, v6.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v6.16b, v18.16b, v22.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v18.16b, v18.16b, v22.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v22.16b, v3.16b, v7.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v3.16b, v3.16b, v7.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v7.16b, v19.16b, v23.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip2 v19.16b, v19.16b, v23.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	zip1 v23.16b, v4.16b, v0.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v0.16b, v4.16b, v0.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v4.16b, v16.16b, v6.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v6.16b, v16.16b, v6.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v16.16b, v20.16b, v18.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v18.16b, v20.16b, v18.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v20.16b, v24.16b, v22.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v22.16b, v24.16b, v22.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v24.16b, v1.16b, v3.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v1.16b, v1.16b, v3.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v3.16b, v5.16b, v7.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v5.16b, v5.16b, v7.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v7.16b, v17.16b, v19.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v17.16b, v17.16b, v19.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v19.16b, v21.16b, v23.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v21.16b, v21.16b, v23.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v23.16b, v2.16b, v0.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v0.16b, v2.16b, v0.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v2.16b, v4.16b, v3.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v3.16b, v4.16b, v3.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	str q2, [x2] /* store tro3 */
+	str q3, [x2, #16] /* store tro3_1 */
+	zip1 v2.16b, v6.16b, v5.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v3.16b, v6.16b, v5.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	str q2, [x2, #32] /* store tro3_2 */
+	str q3, [x2, #48] /* store tro3_3 */
+	zip1 v2.16b, v16.16b, v7.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v3.16b, v16.16b, v7.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	str q2, [x2, #64] /* store tro3_4 */
+	str q3, [x2, #80] /* store tro3_5 */
+	zip1 v2.16b, v18.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v3.16b, v18.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	str q2, [x2, #96] /* store tro3_6 */
+	str q3, [x2, #112] /* store tro3_7 */
+	zip1 v2.16b, v20.16b, v19.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v3.16b, v20.16b, v19.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	str q2, [x2, #128] /* store tro3_8 */
+	str q3, [x2, #144] /* store tro3_9 */
+	zip1 v2.16b, v22.16b, v21.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v3.16b, v22.16b, v21.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	str q2, [x2, #160] /* store tro3_10 */
+	str q3, [x2, #176] /* store tro3_11 */
+	zip1 v2.16b, v24.16b, v23.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip2 v3.16b, v24.16b, v23.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	str q2, [x2, #192] /* store tro3_12 */
+	str q3, [x2, #208] /* store tro3_13 */
+	zip1 v2.16b, v1.16b, v0.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v1.16b, v0.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	str q2, [x2, #224] /* store tro3_14 */
 	str q0, [x2, #240] /* store tro3_15 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
@@ -3014,98 +2990,96 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	and v16.16b, v16.16b, v25.16b /* lo_7 = and(tr3_7, nibble_mask) */
 	ushr v9.16b, v17.16b, #4 /* hi_8 = shr(tr3_8) */
 	and v17.16b, v17.16b, v25.16b /* lo_8 = and(tr3_8, nibble_mask) */
+	eor v30.16b, v30.16b, v9.16b /* y0_4 = xor(hi_5, hi_8) */
+	eor v6.16b, v6.16b, v17.16b /* y0_5 = xor(lo_5, lo_8) */
 	ushr v10.16b, v18.16b, #4 /* hi_9 = shr(tr3_9) */
 	and v18.16b, v18.16b, v25.16b /* lo_9 = and(tr3_9, nibble_mask) */
+	eor v31.16b, v31.16b, v10.16b /* y0_14 = xor(hi_6, hi_9) */
+	eor v23.16b, v23.16b, v18.16b /* y0_15 = xor(lo_6, lo_9) */
 	ushr v11.16b, v19.16b, #4 /* hi_10 = shr(tr3_10) */
 	and v19.16b, v19.16b, v25.16b /* lo_10 = and(tr3_10, nibble_mask) */
+	eor v8.16b, v8.16b, v11.16b /* y0_10 = xor(hi_7, hi_10) */
+	eor v16.16b, v16.16b, v19.16b /* y0_11 = xor(lo_7, lo_10) */
+	eor v11.16b, v11.16b, v23.16b /* y1_10 = xor(hi_10, y0_15) */
+	eor v10.16b, v10.16b, v16.16b /* y1_14 = xor(hi_9, y0_11) */
 	ushr v12.16b, v20.16b, #4 /* hi_11 = shr(tr3_11) */
 	and v20.16b, v20.16b, v25.16b /* lo_11 = and(tr3_11, nibble_mask) */
-	ushr v13.16b, v21.16b, #4 /* hi_12 = shr(tr3_12) */
-	and v21.16b, v21.16b, v25.16b /* lo_12 = and(tr3_12, nibble_mask) */
-	ushr v14.16b, v22.16b, #4 /* hi_13 = shr(tr3_13) */
-	and v22.16b, v22.16b, v25.16b /* lo_13 = and(tr3_13, nibble_mask) */
-	ushr v15.16b, v24.16b, #4 /* hi_14 = shr(tr3_14) */
-	and v24.16b, v24.16b, v25.16b /* lo_14 = and(tr3_14, nibble_mask) */
-	str q18, [sp, #64] /* spill lo_9 */
-	ushr v18.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
-	and v0.16b, v0.16b, v25.16b /* lo_15 = and(tr3_15, nibble_mask) */
 
 	/* Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear layer, on Y: the first S^-1 tables take RK^24 off their index. */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	eor v25.16b, v29.16b, v12.16b /* y0_0 = xor(hi_4, hi_11) */
+	eor v29.16b, v29.16b, v12.16b /* y0_0 = xor(hi_4, hi_11) */
 	eor v5.16b, v5.16b, v20.16b /* y0_1 = xor(lo_4, lo_11) */
+	eor v12.16b, v12.16b, v6.16b /* y1_0 = xor(hi_11, y0_5) */
+	eor v9.16b, v9.16b, v5.16b /* y1_4 = xor(hi_8, y0_1) */
+	ushr v13.16b, v21.16b, #4 /* hi_12 = shr(tr3_12) */
+	and v21.16b, v21.16b, v25.16b /* lo_12 = and(tr3_12, nibble_mask) */
 	eor v1.16b, v1.16b, v13.16b /* y0_2 = xor(hi, hi_12) */
 	eor v3.16b, v3.16b, v21.16b /* y0_3 = xor(lo, lo_12) */
-	eor v29.16b, v30.16b, v9.16b /* y0_4 = xor(hi_5, hi_8) */
-	eor v6.16b, v6.16b, v17.16b /* y0_5 = xor(lo_5, lo_8) */
-	eor v26.16b, v26.16b, v18.16b /* y0_6 = xor(hi_1, hi_15) */
-	eor v2.16b, v2.16b, v0.16b /* y0_7 = xor(lo_1, lo_15) */
-	eor v30.16b, v12.16b, v6.16b /* y1_0 = xor(hi_11, y0_5) */
-	eor v20.16b, v20.16b, v26.16b /* y1_1 = xor(lo_11, y0_6) */
-	eor v12.16b, v13.16b, v2.16b /* y1_2 = xor(hi_12, y0_7) */
-	eor v21.16b, v21.16b, v25.16b /* y1_3 = xor(lo_12, y0_0) */
-	eor v9.16b, v9.16b, v5.16b /* y1_4 = xor(hi_8, y0_1) */
+	eor v21.16b, v21.16b, v29.16b /* y1_3 = xor(lo_12, y0_0) */
 	eor v17.16b, v17.16b, v1.16b /* y1_5 = xor(lo_8, y0_2) */
-	eor v18.16b, v18.16b, v3.16b /* y1_6 = xor(hi_15, y0_3) */
-	eor v0.16b, v0.16b, v29.16b /* y1_7 = xor(lo_15, y0_4) */
-	eor v25.16b, v25.16b, v12.16b /* y0_0_1 = xor(y0_0, y1_2) */
 	eor v5.16b, v5.16b, v21.16b /* y0_1_1 = xor(y0_1, y1_3) */
 	eor v1.16b, v1.16b, v9.16b /* y0_2_1 = xor(y0_2, y1_4) */
+	ushr v14.16b, v22.16b, #4 /* hi_13 = shr(tr3_13) */
+	and v22.16b, v22.16b, v25.16b /* lo_13 = and(tr3_13, nibble_mask) */
+	eor v28.16b, v28.16b, v14.16b /* y0_12 = xor(hi_3, hi_13) */
+	eor v4.16b, v4.16b, v22.16b /* y0_13 = xor(lo_3, lo_13) */
+	eor v22.16b, v22.16b, v8.16b /* y1_13 = xor(lo_13, y0_10) */
+	eor v18.16b, v18.16b, v28.16b /* y1_15 = xor(lo_9, y0_12) */
+	eor v16.16b, v16.16b, v22.16b /* y0_11_1 = xor(y0_11, y1_13) */
+	eor v28.16b, v28.16b, v10.16b /* y0_12_1 = xor(y0_12, y1_14) */
+	ushr v15.16b, v24.16b, #4 /* hi_14 = shr(tr3_14) */
+	and v24.16b, v24.16b, v25.16b /* lo_14 = and(tr3_14, nibble_mask) */
+	and v25.16b, v0.16b, v25.16b /* lo_15 = and(tr3_15, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
+	eor v26.16b, v26.16b, v0.16b /* y0_6 = xor(hi_1, hi_15) */
+	eor v2.16b, v2.16b, v25.16b /* y0_7 = xor(lo_1, lo_15) */
+	eor v20.16b, v20.16b, v26.16b /* y1_1 = xor(lo_11, y0_6) */
+	eor v13.16b, v13.16b, v2.16b /* y1_2 = xor(hi_12, y0_7) */
+	eor v0.16b, v0.16b, v3.16b /* y1_6 = xor(hi_15, y0_3) */
+	eor v25.16b, v25.16b, v30.16b /* y1_7 = xor(lo_15, y0_4) */
+	eor v29.16b, v29.16b, v13.16b /* y0_0_1 = xor(y0_0, y1_2) */
 	eor v3.16b, v3.16b, v17.16b /* y0_3_1 = xor(y0_3, y1_5) */
-	eor v29.16b, v29.16b, v18.16b /* y0_4_1 = xor(y0_4, y1_6) */
-	eor v6.16b, v6.16b, v0.16b /* y0_5_1 = xor(y0_5, y1_7) */
-	eor v26.16b, v26.16b, v30.16b /* y0_6_1 = xor(y0_6, y1_0) */
+	eor v30.16b, v30.16b, v0.16b /* y0_4_1 = xor(y0_4, y1_6) */
+	eor v6.16b, v6.16b, v25.16b /* y0_5_1 = xor(y0_5, y1_7) */
+	eor v26.16b, v26.16b, v12.16b /* y0_6_1 = xor(y0_6, y1_0) */
 	eor v2.16b, v2.16b, v20.16b /* y0_7_1 = xor(y0_7, y1_1) */
-	eor v30.16b, v30.16b, v1.16b /* y1_0_1 = xor(y1_0, y0_2_1) */
+	eor v12.16b, v12.16b, v1.16b /* y1_0_1 = xor(y1_0, y0_2_1) */
 	eor v20.16b, v20.16b, v3.16b /* y1_1_1 = xor(y1_1, y0_3_1) */
-	eor v12.16b, v12.16b, v29.16b /* y1_2_1 = xor(y1_2, y0_4_1) */
+	eor v13.16b, v13.16b, v30.16b /* y1_2_1 = xor(y1_2, y0_4_1) */
 	eor v21.16b, v21.16b, v6.16b /* y1_3_1 = xor(y1_3, y0_5_1) */
 	eor v9.16b, v9.16b, v26.16b /* y1_4_1 = xor(y1_4, y0_6_1) */
 	eor v17.16b, v17.16b, v2.16b /* y1_5_1 = xor(y1_5, y0_7_1) */
-	eor v18.16b, v18.16b, v25.16b /* y1_6_1 = xor(y1_6, y0_0_1) */
-	eor v0.16b, v0.16b, v5.16b /* y1_7_1 = xor(y1_7, y0_1_1) */
-	eor v25.16b, v25.16b, v20.16b /* y0_0_2 = xor(y0_0_1, y1_1_1) */
-	eor v5.16b, v5.16b, v12.16b /* y0_1_2 = xor(y0_1_1, y1_2_1) */
+	eor v0.16b, v0.16b, v29.16b /* y1_6_1 = xor(y1_6, y0_0_1) */
+	eor v25.16b, v25.16b, v5.16b /* y1_7_1 = xor(y1_7, y0_1_1) */
+	eor v29.16b, v29.16b, v20.16b /* y0_0_2 = xor(y0_0_1, y1_1_1) */
+	eor v5.16b, v5.16b, v13.16b /* y0_1_2 = xor(y0_1_1, y1_2_1) */
 	eor v1.16b, v1.16b, v21.16b /* y0_2_2 = xor(y0_2_1, y1_3_1) */
 	eor v3.16b, v3.16b, v9.16b /* y0_3_2 = xor(y0_3_1, y1_4_1) */
-	eor v29.16b, v29.16b, v17.16b /* y0_4_2 = xor(y0_4_1, y1_5_1) */
-	eor v6.16b, v6.16b, v18.16b /* y0_5_2 = xor(y0_5_1, y1_6_1) */
-	eor v26.16b, v26.16b, v0.16b /* y0_6_2 = xor(y0_6_1, y1_7_1) */
-	eor v2.16b, v2.16b, v30.16b /* y0_7_2 = xor(y0_7_1, y1_0_1) */
-	eor v30.16b, v30.16b, v25.16b /* y1_0_2 = xor(y1_0_1, y0_0_2) */
+	eor v30.16b, v30.16b, v17.16b /* y0_4_2 = xor(y0_4_1, y1_5_1) */
+	eor v6.16b, v6.16b, v0.16b /* y0_5_2 = xor(y0_5_1, y1_6_1) */
+	eor v26.16b, v26.16b, v25.16b /* y0_6_2 = xor(y0_6_1, y1_7_1) */
+	eor v2.16b, v2.16b, v12.16b /* y0_7_2 = xor(y0_7_1, y1_0_1) */
+	eor v12.16b, v12.16b, v29.16b /* y1_0_2 = xor(y1_0_1, y0_0_2) */
 	eor v20.16b, v20.16b, v5.16b /* y1_1_2 = xor(y1_1_1, y0_1_2) */
-	eor v12.16b, v12.16b, v1.16b /* y1_2_2 = xor(y1_2_1, y0_2_2) */
+	eor v13.16b, v13.16b, v1.16b /* y1_2_2 = xor(y1_2_1, y0_2_2) */
 	eor v21.16b, v21.16b, v3.16b /* y1_3_2 = xor(y1_3_1, y0_3_2) */
-	eor v9.16b, v9.16b, v29.16b /* y1_4_2 = xor(y1_4_1, y0_4_2) */
+	eor v9.16b, v9.16b, v30.16b /* y1_4_2 = xor(y1_4_1, y0_4_2) */
 	eor v17.16b, v17.16b, v6.16b /* y1_5_2 = xor(y1_5_1, y0_5_2) */
-	eor v18.16b, v18.16b, v26.16b /* y1_6_2 = xor(y1_6_1, y0_6_2) */
-	eor v0.16b, v0.16b, v2.16b /* y1_7_2 = xor(y1_7_1, y0_7_2) */
+	eor v0.16b, v0.16b, v26.16b /* y1_6_2 = xor(y1_6_1, y0_6_2) */
+	eor v25.16b, v25.16b, v2.16b /* y1_7_2 = xor(y1_7_1, y0_7_2) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
 	eor v27.16b, v27.16b, v15.16b /* y0_8 = xor(hi_2, hi_14) */
 	eor v7.16b, v7.16b, v24.16b /* y0_9 = xor(lo_2, lo_14) */
-	eor v8.16b, v8.16b, v11.16b /* y0_10 = xor(hi_7, hi_10) */
-	eor v16.16b, v16.16b, v19.16b /* y0_11 = xor(lo_7, lo_10) */
-	eor v28.16b, v28.16b, v14.16b /* y0_12 = xor(hi_3, hi_13) */
-	eor v4.16b, v4.16b, v22.16b /* y0_13 = xor(lo_3, lo_13) */
-	eor v31.16b, v31.16b, v10.16b /* y0_14 = xor(hi_6, hi_9) */
-	ldr q13, [sp, #64] /* reload lo_9 */
-	eor v23.16b, v23.16b, v13.16b /* y0_15 = xor(lo_6, lo_9) */
 	eor v15.16b, v15.16b, v4.16b /* y1_8 = xor(hi_14, y0_13) */
 	eor v24.16b, v24.16b, v31.16b /* y1_9 = xor(lo_14, y0_14) */
-	eor v11.16b, v11.16b, v23.16b /* y1_10 = xor(hi_10, y0_15) */
 	eor v19.16b, v19.16b, v27.16b /* y1_11 = xor(lo_10, y0_8) */
 	eor v14.16b, v14.16b, v7.16b /* y1_12 = xor(hi_13, y0_9) */
-	eor v22.16b, v22.16b, v8.16b /* y1_13 = xor(lo_13, y0_10) */
-	eor v10.16b, v10.16b, v16.16b /* y1_14 = xor(hi_9, y0_11) */
-	eor v13.16b, v13.16b, v28.16b /* y1_15 = xor(lo_9, y0_12) */
 	eor v27.16b, v27.16b, v11.16b /* y0_8_1 = xor(y0_8, y1_10) */
 	eor v7.16b, v7.16b, v19.16b /* y0_9_1 = xor(y0_9, y1_11) */
 	eor v8.16b, v8.16b, v14.16b /* y0_10_1 = xor(y0_10, y1_12) */
-	eor v16.16b, v16.16b, v22.16b /* y0_11_1 = xor(y0_11, y1_13) */
-	eor v28.16b, v28.16b, v10.16b /* y0_12_1 = xor(y0_12, y1_14) */
-	eor v4.16b, v4.16b, v13.16b /* y0_13_1 = xor(y0_13, y1_15) */
+	eor v4.16b, v4.16b, v18.16b /* y0_13_1 = xor(y0_13, y1_15) */
 	eor v31.16b, v31.16b, v15.16b /* y0_14_1 = xor(y0_14, y1_8) */
 	eor v23.16b, v23.16b, v24.16b /* y0_15_1 = xor(y0_15, y1_9) */
 	eor v15.16b, v15.16b, v8.16b /* y1_8_1 = xor(y1_8, y0_10_1) */
@@ -3115,14 +3089,14 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	eor v14.16b, v14.16b, v31.16b /* y1_12_1 = xor(y1_12, y0_14_1) */
 	eor v22.16b, v22.16b, v23.16b /* y1_13_1 = xor(y1_13, y0_15_1) */
 	eor v10.16b, v10.16b, v27.16b /* y1_14_1 = xor(y1_14, y0_8_1) */
-	eor v13.16b, v13.16b, v7.16b /* y1_15_1 = xor(y1_15, y0_9_1) */
+	eor v18.16b, v18.16b, v7.16b /* y1_15_1 = xor(y1_15, y0_9_1) */
 	eor v27.16b, v27.16b, v24.16b /* y0_8_2 = xor(y0_8_1, y1_9_1) */
 	eor v7.16b, v7.16b, v11.16b /* y0_9_2 = xor(y0_9_1, y1_10_1) */
 	eor v8.16b, v8.16b, v19.16b /* y0_10_2 = xor(y0_10_1, y1_11_1) */
 	eor v16.16b, v16.16b, v14.16b /* y0_11_2 = xor(y0_11_1, y1_12_1) */
 	eor v28.16b, v28.16b, v22.16b /* y0_12_2 = xor(y0_12_1, y1_13_1) */
 	eor v4.16b, v4.16b, v10.16b /* y0_13_2 = xor(y0_13_1, y1_14_1) */
-	eor v31.16b, v31.16b, v13.16b /* y0_14_2 = xor(y0_14_1, y1_15_1) */
+	eor v31.16b, v31.16b, v18.16b /* y0_14_2 = xor(y0_14_1, y1_15_1) */
 	eor v23.16b, v23.16b, v15.16b /* y0_15_2 = xor(y0_15_1, y1_8_1) */
 	eor v15.16b, v15.16b, v27.16b /* y1_8_2 = xor(y1_8_1, y0_8_2) */
 	eor v24.16b, v24.16b, v7.16b /* y1_9_2 = xor(y1_9_1, y0_9_2) */
@@ -3131,7 +3105,7 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	eor v14.16b, v14.16b, v28.16b /* y1_12_2 = xor(y1_12_1, y0_12_2) */
 	eor v22.16b, v22.16b, v4.16b /* y1_13_2 = xor(y1_13_1, y0_13_2) */
 	eor v10.16b, v10.16b, v31.16b /* y1_14_2 = xor(y1_14_1, y0_14_2) */
-	eor v13.16b, v13.16b, v23.16b /* y1_15_2 = xor(y1_15_1, y0_15_2) */
+	eor v18.16b, v18.16b, v23.16b /* y1_15_2 = xor(y1_15_1, y0_15_2) */
 	str q21, [sp, #64] /* spill x1_3.2 */
 	mov x4, x0
 	mov x3, #23
@@ -3144,11 +3118,11 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	ldr q27, [x4, #144] /* t0_9 = bcast128() */
 	tbl v7.16b, {v27.16b}, v7.16b /* s0_9 = lookup16(t0_9, x0_9) */
 	ldr q27, [x4] /* t0_0 = bcast128() */
-	tbl v25.16b, {v27.16b}, v25.16b /* s0_0 = lookup16(t0_0, x0_0) */
-	ldr q27, [x4, #16] /* t0_1 = bcast128() */
-	tbl v5.16b, {v27.16b}, v5.16b /* s0_1 = lookup16(t0_1, x0_1) */
-	ldr q27, [x4, #160] /* t0_10 = bcast128() */
-	tbl v27.16b, {v27.16b}, v8.16b /* s0_10 = lookup16(t0_10, x0_10) */
+	tbl v27.16b, {v27.16b}, v29.16b /* s0_0 = lookup16(t0_0, x0_0) */
+	ldr q29, [x4, #16] /* t0_1 = bcast128() */
+	tbl v5.16b, {v29.16b}, v5.16b /* s0_1 = lookup16(t0_1, x0_1) */
+	ldr q29, [x4, #160] /* t0_10 = bcast128() */
+	tbl v29.16b, {v29.16b}, v8.16b /* s0_10 = lookup16(t0_10, x0_10) */
 	ldr q8, [x4, #176] /* t0_11 = bcast128() */
 	tbl v16.16b, {v8.16b}, v16.16b /* s0_11 = lookup16(t0_11, x0_11) */
 	ldr q8, [x4, #32] /* t0_2 = bcast128() */
@@ -3156,75 +3130,75 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	ldr q8, [x4, #48] /* t0_3 = bcast128() */
 	tbl v3.16b, {v8.16b}, v3.16b /* s0_3 = lookup16(t0_3, x0_3) */
 	ldr q8, [x4, #352] /* t1_6 = bcast128() */
-	tbl v18.16b, {v8.16b}, v18.16b /* s1_6 = lookup16(t1_6, x1_6) */
-	ldr q8, [x4, #368] /* t1_7 = bcast128() */
-	tbl v0.16b, {v8.16b}, v0.16b /* s1_7 = lookup16(t1_7, x1_7) */
-	ldr q8, [x4, #384] /* t1_8 = bcast128() */
-	tbl v8.16b, {v8.16b}, v15.16b /* s1_8 = lookup16(t1_8, x1_8) */
-	ldr q15, [x4, #400] /* t1_9 = bcast128() */
-	tbl v24.16b, {v15.16b}, v24.16b /* s1_9 = lookup16(t1_9, x1_9) */
-	ldr q15, [x4, #256] /* t1_0 = bcast128() */
-	tbl v30.16b, {v15.16b}, v30.16b /* s1_0 = lookup16(t1_0, x1_0) */
-	ldr q15, [x4, #272] /* t1_1 = bcast128() */
-	tbl v20.16b, {v15.16b}, v20.16b /* s1_1 = lookup16(t1_1, x1_1) */
-	ldr q15, [x4, #480] /* t1_14 = bcast128() */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_14 = lookup16(t1_14, x1_14) */
-	ldr q15, [x4, #496] /* t1_15 = bcast128() */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	tbl v0.16b, {v8.16b}, v0.16b /* s1_6 = lookup16(t1_6, x1_6) */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	eor v21.16b, v21.16b, v18.16b /* y0_0_3 = xor(s0_8, s1_6) */
-	eor v7.16b, v7.16b, v0.16b /* y0_1_3 = xor(s0_9, s1_7) */
-	eor v25.16b, v25.16b, v8.16b /* y0_2_3 = xor(s0_0, s1_8) */
+	eor v21.16b, v21.16b, v0.16b /* y0_0_3 = xor(s0_8, s1_6) */
+	ldr q8, [x4, #368] /* t1_7 = bcast128() */
+	tbl v25.16b, {v8.16b}, v25.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	eor v7.16b, v7.16b, v25.16b /* y0_1_3 = xor(s0_9, s1_7) */
+	ldr q8, [x4, #384] /* t1_8 = bcast128() */
+	tbl v8.16b, {v8.16b}, v15.16b /* s1_8 = lookup16(t1_8, x1_8) */
+	eor v27.16b, v27.16b, v8.16b /* y0_2_3 = xor(s0_0, s1_8) */
+	ldr q15, [x4, #400] /* t1_9 = bcast128() */
+	tbl v24.16b, {v15.16b}, v24.16b /* s1_9 = lookup16(t1_9, x1_9) */
 	eor v5.16b, v5.16b, v24.16b /* y0_3_3 = xor(s0_1, s1_9) */
-	eor v27.16b, v27.16b, v30.16b /* y0_4_3 = xor(s0_10, s1_0) */
-	eor v16.16b, v16.16b, v20.16b /* y0_5_3 = xor(s0_11, s1_1) */
-	eor v1.16b, v1.16b, v10.16b /* y0_6_3 = xor(s0_2, s1_14) */
-	eor v3.16b, v3.16b, v13.16b /* y0_7_3 = xor(s0_3, s1_15) */
-	eor v18.16b, v18.16b, v16.16b /* y1_0_3 = xor(s1_6, y0_5_3) */
-	eor v0.16b, v0.16b, v1.16b /* y1_1_3 = xor(s1_7, y0_6_3) */
-	eor v8.16b, v8.16b, v3.16b /* y1_2_3 = xor(s1_8, y0_7_3) */
 	eor v24.16b, v24.16b, v21.16b /* y1_3_3 = xor(s1_9, y0_0_3) */
-	eor v30.16b, v30.16b, v7.16b /* y1_4_3 = xor(s1_0, y0_1_3) */
-	eor v20.16b, v20.16b, v25.16b /* y1_5_3 = xor(s1_1, y0_2_3) */
-	eor v10.16b, v10.16b, v5.16b /* y1_6_3 = xor(s1_14, y0_3_3) */
-	eor v13.16b, v13.16b, v27.16b /* y1_7_3 = xor(s1_15, y0_4_3) */
-	eor v21.16b, v21.16b, v8.16b /* y0_0_4 = xor(y0_0_3, y1_2_3) */
+	ldr q15, [x4, #256] /* t1_0 = bcast128() */
+	tbl v12.16b, {v15.16b}, v12.16b /* s1_0 = lookup16(t1_0, x1_0) */
+	eor v29.16b, v29.16b, v12.16b /* y0_4_3 = xor(s0_10, s1_0) */
+	eor v12.16b, v12.16b, v7.16b /* y1_4_3 = xor(s1_0, y0_1_3) */
 	eor v7.16b, v7.16b, v24.16b /* y0_1_4 = xor(y0_1_3, y1_3_3) */
-	eor v25.16b, v25.16b, v30.16b /* y0_2_4 = xor(y0_2_3, y1_4_3) */
+	ldr q15, [x4, #272] /* t1_1 = bcast128() */
+	tbl v20.16b, {v15.16b}, v20.16b /* s1_1 = lookup16(t1_1, x1_1) */
+	eor v16.16b, v16.16b, v20.16b /* y0_5_3 = xor(s0_11, s1_1) */
+	eor v0.16b, v0.16b, v16.16b /* y1_0_3 = xor(s1_6, y0_5_3) */
+	eor v20.16b, v20.16b, v27.16b /* y1_5_3 = xor(s1_1, y0_2_3) */
+	eor v27.16b, v27.16b, v12.16b /* y0_2_4 = xor(y0_2_3, y1_4_3) */
+	ldr q15, [x4, #480] /* t1_14 = bcast128() */
+	tbl v10.16b, {v15.16b}, v10.16b /* s1_14 = lookup16(t1_14, x1_14) */
+	eor v1.16b, v1.16b, v10.16b /* y0_6_3 = xor(s0_2, s1_14) */
+	eor v25.16b, v25.16b, v1.16b /* y1_1_3 = xor(s1_7, y0_6_3) */
+	eor v10.16b, v10.16b, v5.16b /* y1_6_3 = xor(s1_14, y0_3_3) */
 	eor v5.16b, v5.16b, v20.16b /* y0_3_4 = xor(y0_3_3, y1_5_3) */
-	eor v27.16b, v27.16b, v10.16b /* y0_4_4 = xor(y0_4_3, y1_6_3) */
-	eor v16.16b, v16.16b, v13.16b /* y0_5_4 = xor(y0_5_3, y1_7_3) */
-	eor v1.16b, v1.16b, v18.16b /* y0_6_4 = xor(y0_6_3, y1_0_3) */
-	eor v3.16b, v3.16b, v0.16b /* y0_7_4 = xor(y0_7_3, y1_1_3) */
-	eor v18.16b, v18.16b, v25.16b /* y1_0_4 = xor(y1_0_3, y0_2_4) */
-	eor v0.16b, v0.16b, v5.16b /* y1_1_4 = xor(y1_1_3, y0_3_4) */
-	eor v8.16b, v8.16b, v27.16b /* y1_2_4 = xor(y1_2_3, y0_4_4) */
+	eor v1.16b, v1.16b, v0.16b /* y0_6_4 = xor(y0_6_3, y1_0_3) */
+	eor v0.16b, v0.16b, v27.16b /* y1_0_4 = xor(y1_0_3, y0_2_4) */
+	eor v12.16b, v12.16b, v1.16b /* y1_4_4 = xor(y1_4_3, y0_6_4) */
+	ldr q15, [x4, #496] /* t1_15 = bcast128() */
+	tbl v18.16b, {v15.16b}, v18.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	eor v3.16b, v3.16b, v18.16b /* y0_7_3 = xor(s0_3, s1_15) */
+	eor v8.16b, v8.16b, v3.16b /* y1_2_3 = xor(s1_8, y0_7_3) */
+	eor v18.16b, v18.16b, v29.16b /* y1_7_3 = xor(s1_15, y0_4_3) */
+	eor v21.16b, v21.16b, v8.16b /* y0_0_4 = xor(y0_0_3, y1_2_3) */
+	eor v29.16b, v29.16b, v10.16b /* y0_4_4 = xor(y0_4_3, y1_6_3) */
+	eor v16.16b, v16.16b, v18.16b /* y0_5_4 = xor(y0_5_3, y1_7_3) */
+	eor v3.16b, v3.16b, v25.16b /* y0_7_4 = xor(y0_7_3, y1_1_3) */
+	eor v25.16b, v25.16b, v5.16b /* y1_1_4 = xor(y1_1_3, y0_3_4) */
+	eor v8.16b, v8.16b, v29.16b /* y1_2_4 = xor(y1_2_3, y0_4_4) */
 	eor v24.16b, v24.16b, v16.16b /* y1_3_4 = xor(y1_3_3, y0_5_4) */
-	eor v30.16b, v30.16b, v1.16b /* y1_4_4 = xor(y1_4_3, y0_6_4) */
 	eor v20.16b, v20.16b, v3.16b /* y1_5_4 = xor(y1_5_3, y0_7_4) */
 	eor v10.16b, v10.16b, v21.16b /* y1_6_4 = xor(y1_6_3, y0_0_4) */
-	eor v13.16b, v13.16b, v7.16b /* y1_7_4 = xor(y1_7_3, y0_1_4) */
-	eor v21.16b, v21.16b, v0.16b /* y0_0_5 = xor(y0_0_4, y1_1_4) */
+	eor v18.16b, v18.16b, v7.16b /* y1_7_4 = xor(y1_7_3, y0_1_4) */
+	eor v21.16b, v21.16b, v25.16b /* y0_0_5 = xor(y0_0_4, y1_1_4) */
 	eor v7.16b, v7.16b, v8.16b /* y0_1_5 = xor(y0_1_4, y1_2_4) */
-	eor v25.16b, v25.16b, v24.16b /* y0_2_5 = xor(y0_2_4, y1_3_4) */
-	eor v5.16b, v5.16b, v30.16b /* y0_3_5 = xor(y0_3_4, y1_4_4) */
-	eor v27.16b, v27.16b, v20.16b /* y0_4_5 = xor(y0_4_4, y1_5_4) */
+	eor v27.16b, v27.16b, v24.16b /* y0_2_5 = xor(y0_2_4, y1_3_4) */
+	eor v5.16b, v5.16b, v12.16b /* y0_3_5 = xor(y0_3_4, y1_4_4) */
+	eor v29.16b, v29.16b, v20.16b /* y0_4_5 = xor(y0_4_4, y1_5_4) */
 	eor v16.16b, v16.16b, v10.16b /* y0_5_5 = xor(y0_5_4, y1_6_4) */
-	eor v1.16b, v1.16b, v13.16b /* y0_6_5 = xor(y0_6_4, y1_7_4) */
-	eor v3.16b, v3.16b, v18.16b /* y0_7_5 = xor(y0_7_4, y1_0_4) */
-	eor v18.16b, v18.16b, v21.16b /* y1_0_5 = xor(y1_0_4, y0_0_5) */
-	eor v0.16b, v0.16b, v7.16b /* y1_1_5 = xor(y1_1_4, y0_1_5) */
-	eor v8.16b, v8.16b, v25.16b /* y1_2_5 = xor(y1_2_4, y0_2_5) */
+	eor v1.16b, v1.16b, v18.16b /* y0_6_5 = xor(y0_6_4, y1_7_4) */
+	eor v3.16b, v3.16b, v0.16b /* y0_7_5 = xor(y0_7_4, y1_0_4) */
+	eor v0.16b, v0.16b, v21.16b /* y1_0_5 = xor(y1_0_4, y0_0_5) */
+	eor v25.16b, v25.16b, v7.16b /* y1_1_5 = xor(y1_1_4, y0_1_5) */
+	eor v8.16b, v8.16b, v27.16b /* y1_2_5 = xor(y1_2_4, y0_2_5) */
 	eor v24.16b, v24.16b, v5.16b /* y1_3_5 = xor(y1_3_4, y0_3_5) */
-	eor v30.16b, v30.16b, v27.16b /* y1_4_5 = xor(y1_4_4, y0_4_5) */
+	eor v12.16b, v12.16b, v29.16b /* y1_4_5 = xor(y1_4_4, y0_4_5) */
 	eor v20.16b, v20.16b, v16.16b /* y1_5_5 = xor(y1_5_4, y0_5_5) */
 	eor v10.16b, v10.16b, v1.16b /* y1_6_5 = xor(y1_6_4, y0_6_5) */
-	eor v13.16b, v13.16b, v3.16b /* y1_7_5 = xor(y1_7_4, y0_7_5) */
+	eor v18.16b, v18.16b, v3.16b /* y1_7_5 = xor(y1_7_4, y0_7_5) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	ldr q15, [x4, #64] /* t0_4 = bcast128() */
-	tbl v29.16b, {v15.16b}, v29.16b /* s0_4 = lookup16(t0_4, x0_4) */
+	tbl v30.16b, {v15.16b}, v30.16b /* s0_4 = lookup16(t0_4, x0_4) */
 	ldr q15, [x4, #80] /* t0_5 = bcast128() */
 	tbl v6.16b, {v15.16b}, v6.16b /* s0_5 = lookup16(t0_5, x0_5) */
 	ldr q15, [x4, #224] /* t0_14 = bcast128() */
@@ -3241,93 +3215,96 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	tbl v4.16b, {v15.16b}, v4.16b /* s0_13 = lookup16(t0_13, x0_13) */
 	ldr q15, [x4, #448] /* t1_12 = bcast128() */
 	tbl v14.16b, {v15.16b}, v14.16b /* s1_12 = lookup16(t1_12, x1_12) */
-	ldr q15, [x4, #464] /* t1_13 = bcast128() */
-	tbl v22.16b, {v15.16b}, v22.16b /* s1_13 = lookup16(t1_13, x1_13) */
-	ldr q15, [x4, #320] /* t1_4 = bcast128() */
-	tbl v9.16b, {v15.16b}, v9.16b /* s1_4 = lookup16(t1_4, x1_4) */
-	ldr q15, [x4, #336] /* t1_5 = bcast128() */
-	tbl v17.16b, {v15.16b}, v17.16b /* s1_5 = lookup16(t1_5, x1_5) */
-	ldr q15, [x4, #416] /* t1_10 = bcast128() */
-	tbl v11.16b, {v15.16b}, v11.16b /* s1_10 = lookup16(t1_10, x1_10) */
-	ldr q15, [x4, #432] /* t1_11 = bcast128() */
-	tbl v19.16b, {v15.16b}, v19.16b /* s1_11 = lookup16(t1_11, x1_11) */
-	ldr q15, [x4, #288] /* t1_2 = bcast128() */
-	tbl v12.16b, {v15.16b}, v12.16b /* s1_2 = lookup16(t1_2, x1_2) */
-	ldr q15, [x4, #304] /* t1_3 = bcast128() */
-	str q13, [sp, #80] /* spill y1_7_5 */
-	ldr q13, [sp, #64] /* reload x1_3.2 */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_3 = lookup16(t1_3, x1_3) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	eor v29.16b, v29.16b, v14.16b /* y0_8_3 = xor(s0_4, s1_12) */
+	eor v30.16b, v30.16b, v14.16b /* y0_8_3 = xor(s0_4, s1_12) */
+	ldr q15, [x4, #464] /* t1_13 = bcast128() */
+	tbl v22.16b, {v15.16b}, v22.16b /* s1_13 = lookup16(t1_13, x1_13) */
 	eor v6.16b, v6.16b, v22.16b /* y0_9_3 = xor(s0_5, s1_13) */
+	ldr q15, [x4, #320] /* t1_4 = bcast128() */
+	tbl v9.16b, {v15.16b}, v9.16b /* s1_4 = lookup16(t1_4, x1_4) */
 	eor v31.16b, v31.16b, v9.16b /* y0_10_3 = xor(s0_14, s1_4) */
+	ldr q15, [x4, #336] /* t1_5 = bcast128() */
+	tbl v17.16b, {v15.16b}, v17.16b /* s1_5 = lookup16(t1_5, x1_5) */
 	eor v23.16b, v23.16b, v17.16b /* y0_11_3 = xor(s0_15, s1_5) */
+	eor v17.16b, v17.16b, v30.16b /* y1_11_3 = xor(s1_5, y0_8_3) */
+	ldr q15, [x4, #416] /* t1_10 = bcast128() */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_10 = lookup16(t1_10, x1_10) */
 	eor v26.16b, v26.16b, v11.16b /* y0_12_3 = xor(s0_6, s1_10) */
-	eor v2.16b, v2.16b, v19.16b /* y0_13_3 = xor(s0_7, s1_11) */
-	eor v28.16b, v28.16b, v12.16b /* y0_14_3 = xor(s0_12, s1_2) */
-	eor v4.16b, v4.16b, v13.16b /* y0_15_3 = xor(s0_13, s1_3) */
-	eor v14.16b, v14.16b, v2.16b /* y1_8_3 = xor(s1_12, y0_13_3) */
-	eor v22.16b, v22.16b, v28.16b /* y1_9_3 = xor(s1_13, y0_14_3) */
-	eor v9.16b, v9.16b, v4.16b /* y1_10_3 = xor(s1_4, y0_15_3) */
-	eor v17.16b, v17.16b, v29.16b /* y1_11_3 = xor(s1_5, y0_8_3) */
 	eor v11.16b, v11.16b, v6.16b /* y1_12_3 = xor(s1_10, y0_9_3) */
-	eor v19.16b, v19.16b, v31.16b /* y1_13_3 = xor(s1_11, y0_10_3) */
-	eor v12.16b, v12.16b, v23.16b /* y1_14_3 = xor(s1_2, y0_11_3) */
-	eor v13.16b, v13.16b, v26.16b /* y1_15_3 = xor(s1_3, y0_12_3) */
-	eor v29.16b, v29.16b, v9.16b /* y0_8_4 = xor(y0_8_3, y1_10_3) */
 	eor v6.16b, v6.16b, v17.16b /* y0_9_4 = xor(y0_9_3, y1_11_3) */
+	ldr q15, [x4, #432] /* t1_11 = bcast128() */
+	tbl v19.16b, {v15.16b}, v19.16b /* s1_11 = lookup16(t1_11, x1_11) */
+	eor v2.16b, v2.16b, v19.16b /* y0_13_3 = xor(s0_7, s1_11) */
+	eor v14.16b, v14.16b, v2.16b /* y1_8_3 = xor(s1_12, y0_13_3) */
+	eor v19.16b, v19.16b, v31.16b /* y1_13_3 = xor(s1_11, y0_10_3) */
 	eor v31.16b, v31.16b, v11.16b /* y0_10_4 = xor(y0_10_3, y1_12_3) */
+	ldr q15, [x4, #288] /* t1_2 = bcast128() */
+	tbl v13.16b, {v15.16b}, v13.16b /* s1_2 = lookup16(t1_2, x1_2) */
+	eor v28.16b, v28.16b, v13.16b /* y0_14_3 = xor(s0_12, s1_2) */
+	eor v22.16b, v22.16b, v28.16b /* y1_9_3 = xor(s1_13, y0_14_3) */
+	eor v13.16b, v13.16b, v23.16b /* y1_14_3 = xor(s1_2, y0_11_3) */
 	eor v23.16b, v23.16b, v19.16b /* y0_11_4 = xor(y0_11_3, y1_13_3) */
-	eor v26.16b, v26.16b, v12.16b /* y0_12_4 = xor(y0_12_3, y1_14_3) */
-	eor v2.16b, v2.16b, v13.16b /* y0_13_4 = xor(y0_13_3, y1_15_3) */
 	eor v28.16b, v28.16b, v14.16b /* y0_14_4 = xor(y0_14_3, y1_8_3) */
-	eor v4.16b, v4.16b, v22.16b /* y0_15_4 = xor(y0_15_3, y1_9_3) */
 	eor v14.16b, v14.16b, v31.16b /* y1_8_4 = xor(y1_8_3, y0_10_4) */
+	eor v11.16b, v11.16b, v28.16b /* y1_12_4 = xor(y1_12_3, y0_14_4) */
+	ldr q15, [x4, #304] /* t1_3 = bcast128() */
+	str q8, [sp, #80] /* spill x1_2.3 */
+	ldr q8, [sp, #64] /* reload x1_3.2 */
+	tbl v8.16b, {v15.16b}, v8.16b /* s1_3 = lookup16(t1_3, x1_3) */
+	eor v4.16b, v4.16b, v8.16b /* y0_15_3 = xor(s0_13, s1_3) */
+	eor v9.16b, v9.16b, v4.16b /* y1_10_3 = xor(s1_4, y0_15_3) */
+	eor v8.16b, v8.16b, v26.16b /* y1_15_3 = xor(s1_3, y0_12_3) */
+	eor v30.16b, v30.16b, v9.16b /* y0_8_4 = xor(y0_8_3, y1_10_3) */
+	eor v26.16b, v26.16b, v13.16b /* y0_12_4 = xor(y0_12_3, y1_14_3) */
+	eor v2.16b, v2.16b, v8.16b /* y0_13_4 = xor(y0_13_3, y1_15_3) */
+	eor v4.16b, v4.16b, v22.16b /* y0_15_4 = xor(y0_15_3, y1_9_3) */
 	eor v22.16b, v22.16b, v23.16b /* y1_9_4 = xor(y1_9_3, y0_11_4) */
 	eor v9.16b, v9.16b, v26.16b /* y1_10_4 = xor(y1_10_3, y0_12_4) */
 	eor v17.16b, v17.16b, v2.16b /* y1_11_4 = xor(y1_11_3, y0_13_4) */
-	eor v11.16b, v11.16b, v28.16b /* y1_12_4 = xor(y1_12_3, y0_14_4) */
 	eor v19.16b, v19.16b, v4.16b /* y1_13_4 = xor(y1_13_3, y0_15_4) */
-	eor v12.16b, v12.16b, v29.16b /* y1_14_4 = xor(y1_14_3, y0_8_4) */
-	eor v13.16b, v13.16b, v6.16b /* y1_15_4 = xor(y1_15_3, y0_9_4) */
-	eor v29.16b, v29.16b, v22.16b /* y0_8_5 = xor(y0_8_4, y1_9_4) */
+	eor v13.16b, v13.16b, v30.16b /* y1_14_4 = xor(y1_14_3, y0_8_4) */
+	eor v8.16b, v8.16b, v6.16b /* y1_15_4 = xor(y1_15_3, y0_9_4) */
+	eor v30.16b, v30.16b, v22.16b /* y0_8_5 = xor(y0_8_4, y1_9_4) */
 	eor v6.16b, v6.16b, v9.16b /* y0_9_5 = xor(y0_9_4, y1_10_4) */
 	eor v31.16b, v31.16b, v17.16b /* y0_10_5 = xor(y0_10_4, y1_11_4) */
 	eor v23.16b, v23.16b, v11.16b /* y0_11_5 = xor(y0_11_4, y1_12_4) */
 	eor v26.16b, v26.16b, v19.16b /* y0_12_5 = xor(y0_12_4, y1_13_4) */
-	eor v2.16b, v2.16b, v12.16b /* y0_13_5 = xor(y0_13_4, y1_14_4) */
-	eor v28.16b, v28.16b, v13.16b /* y0_14_5 = xor(y0_14_4, y1_15_4) */
+	eor v2.16b, v2.16b, v13.16b /* y0_13_5 = xor(y0_13_4, y1_14_4) */
+	eor v28.16b, v28.16b, v8.16b /* y0_14_5 = xor(y0_14_4, y1_15_4) */
 	eor v4.16b, v4.16b, v14.16b /* y0_15_5 = xor(y0_15_4, y1_8_4) */
-	eor v14.16b, v14.16b, v29.16b /* y1_8_5 = xor(y1_8_4, y0_8_5) */
+	eor v14.16b, v14.16b, v30.16b /* y1_8_5 = xor(y1_8_4, y0_8_5) */
 	eor v22.16b, v22.16b, v6.16b /* y1_9_5 = xor(y1_9_4, y0_9_5) */
 	eor v9.16b, v9.16b, v31.16b /* y1_10_5 = xor(y1_10_4, y0_10_5) */
 	eor v17.16b, v17.16b, v23.16b /* y1_11_5 = xor(y1_11_4, y0_11_5) */
 	eor v11.16b, v11.16b, v26.16b /* y1_12_5 = xor(y1_12_4, y0_12_5) */
 	eor v19.16b, v19.16b, v2.16b /* y1_13_5 = xor(y1_13_4, y0_13_5) */
-	eor v12.16b, v12.16b, v28.16b /* y1_14_5 = xor(y1_14_4, y0_14_5) */
-	eor v13.16b, v13.16b, v4.16b /* y1_15_5 = xor(y1_15_4, y0_15_5) */
+	eor v13.16b, v13.16b, v28.16b /* y1_14_5 = xor(y1_14_4, y0_14_5) */
+	eor v8.16b, v8.16b, v4.16b /* y1_15_5 = xor(y1_15_4, y0_15_5) */
 	str q24, [sp, #64] /* spill x1_3.2 */
 	mov v24.16b, v22.16b /* x1_9.3 */
 	mov v22.16b, v19.16b /* x1_13.3 */
 	mov v19.16b, v17.16b /* x1_11.3 */
 	mov v17.16b, v20.16b /* x1_5.3 */
-	mov v20.16b, v0.16b /* x1_1.3 */
-	ldr q0, [sp, #80] /* reload x1_7.3 */
-	mov v15.16b, v14.16b /* x1_8.3 */
-	mov v14.16b, v11.16b /* x1_12.3 */
-	mov v11.16b, v9.16b /* x1_10.3 */
-	mov v9.16b, v30.16b /* x1_4.3 */
-	mov v30.16b, v18.16b /* x1_0.3 */
-	mov v18.16b, v10.16b /* x1_6.3 */
-	mov v10.16b, v12.16b /* x1_14.3 */
-	mov v12.16b, v8.16b /* x1_2.3 */
+	mov v20.16b, v25.16b /* x1_1.3 */
+	mov v25.16b, v18.16b /* x1_7.3 */
+	mov v18.16b, v8.16b /* x1_15.3 */
 	mov v8.16b, v31.16b /* x0_10.3 */
 	mov v31.16b, v28.16b /* x0_14.3 */
 	mov v28.16b, v26.16b /* x0_12.3 */
 	mov v26.16b, v1.16b /* x0_6.3 */
-	mov v1.16b, v25.16b /* x0_2.3 */
-	mov v25.16b, v21.16b /* x0_0.3 */
+	mov v1.16b, v27.16b /* x0_2.3 */
+	mov v27.16b, v30.16b /* x0_8.3 */
+	mov v30.16b, v29.16b /* x0_4.3 */
+	mov v29.16b, v21.16b /* x0_0.3 */
+	mov v15.16b, v14.16b /* x1_8.3 */
+	mov v14.16b, v11.16b /* x1_12.3 */
+	mov v11.16b, v9.16b /* x1_10.3 */
+	mov v9.16b, v12.16b /* x1_4.3 */
+	mov v12.16b, v0.16b /* x1_0.3 */
+	mov v0.16b, v10.16b /* x1_6.3 */
+	mov v10.16b, v13.16b /* x1_14.3 */
+	ldr q13, [sp, #80] /* reload x1_2.3 */
 	mov v21.16b, v2.16b /* x0_13.3 */
 	mov v2.16b, v3.16b /* x0_7.3 */
 	mov v3.16b, v5.16b /* x0_3.3 */
@@ -3337,115 +3314,110 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	mov v16.16b, v23.16b /* x0_11.3 */
 	mov v23.16b, v4.16b /* x0_15.3 */
 	mov v4.16b, v21.16b /* x0_13.3 */
-	mov v21.16b, v27.16b /* x0_4.3 */
-	mov v27.16b, v29.16b /* x0_8.3 */
-	mov v29.16b, v21.16b /* x0_4.3 */
 	add x4, x4, #512
 	subs x3, x3, #1
 	b.ne .Lublock_nibbleslice_neon_asm_6_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
 	ldr q21, [x0, #11776] /* t0_0_1 = bcast128() */
-	tbl v21.16b, {v21.16b}, v25.16b /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	ldr q25, [x0, #11792] /* t0_1_1 = bcast128() */
-	tbl v5.16b, {v25.16b}, v5.16b /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	ldr q25, [x0, #11808] /* t0_2_1 = bcast128() */
-	tbl v1.16b, {v25.16b}, v1.16b /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	ldr q25, [x0, #11824] /* t0_3_1 = bcast128() */
-	tbl v3.16b, {v25.16b}, v3.16b /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	ldr q25, [x0, #11840] /* t0_4_1 = bcast128() */
-	tbl v25.16b, {v25.16b}, v29.16b /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	ldr q29, [x0, #11856] /* t0_5_1 = bcast128() */
-	tbl v6.16b, {v29.16b}, v6.16b /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	ldr q29, [x0, #11872] /* t0_6_1 = bcast128() */
-	tbl v26.16b, {v29.16b}, v26.16b /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	ldr q29, [x0, #11888] /* t0_7_1 = bcast128() */
-	tbl v2.16b, {v29.16b}, v2.16b /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	ldr q29, [x0, #11904] /* t0_8_1 = bcast128() */
-	tbl v27.16b, {v29.16b}, v27.16b /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	ldr q29, [x0, #11920] /* t0_9_1 = bcast128() */
-	tbl v7.16b, {v29.16b}, v7.16b /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	ldr q29, [x0, #11936] /* t0_10_1 = bcast128() */
-	tbl v29.16b, {v29.16b}, v8.16b /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	ldr q8, [x0, #11952] /* t0_11_1 = bcast128() */
-	tbl v16.16b, {v8.16b}, v16.16b /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	ldr q8, [x0, #11968] /* t0_12_1 = bcast128() */
-	tbl v28.16b, {v8.16b}, v28.16b /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	ldr q8, [x0, #11984] /* t0_13_1 = bcast128() */
-	tbl v4.16b, {v8.16b}, v4.16b /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	ldr q8, [x0, #12000] /* t0_14_1 = bcast128() */
-	tbl v31.16b, {v8.16b}, v31.16b /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	ldr q8, [x0, #12016] /* t0_15_1 = bcast128() */
-	tbl v23.16b, {v8.16b}, v23.16b /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	ldr q8, [x0, #12032] /* t1_0_1 = bcast128() */
-	tbl v30.16b, {v8.16b}, v30.16b /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	ldr q8, [x0, #12048] /* t1_1_1 = bcast128() */
-	tbl v20.16b, {v8.16b}, v20.16b /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	ldr q8, [x0, #12064] /* t1_2_1 = bcast128() */
-	tbl v8.16b, {v8.16b}, v12.16b /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	ldr q12, [x0, #12080] /* t1_3_1 = bcast128() */
-	str q8, [sp, #80] /* spill s1_2_1 */
-	ldr q8, [sp, #64] /* reload x1_3.2 */
-	tbl v8.16b, {v12.16b}, v8.16b /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	ldr q12, [x0, #12096] /* t1_4_1 = bcast128() */
-	tbl v9.16b, {v12.16b}, v9.16b /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	ldr q12, [x0, #12112] /* t1_5_1 = bcast128() */
-	tbl v17.16b, {v12.16b}, v17.16b /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	ldr q12, [x0, #12128] /* t1_6_1 = bcast128() */
-	tbl v18.16b, {v12.16b}, v18.16b /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	ldr q12, [x0, #12144] /* t1_7_1 = bcast128() */
-	tbl v0.16b, {v12.16b}, v0.16b /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	ldr q12, [x0, #12160] /* t1_8_1 = bcast128() */
-	tbl v12.16b, {v12.16b}, v15.16b /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	ldr q15, [x0, #12176] /* t1_9_1 = bcast128() */
-	tbl v24.16b, {v15.16b}, v24.16b /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	ldr q15, [x0, #12192] /* t1_10_1 = bcast128() */
-	tbl v11.16b, {v15.16b}, v11.16b /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	ldr q15, [x0, #12208] /* t1_11_1 = bcast128() */
-	tbl v19.16b, {v15.16b}, v19.16b /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	ldr q15, [x0, #12224] /* t1_12_1 = bcast128() */
-	tbl v14.16b, {v15.16b}, v14.16b /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	ldr q15, [x0, #12240] /* t1_13_1 = bcast128() */
-	tbl v22.16b, {v15.16b}, v22.16b /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	ldr q15, [x0, #12256] /* t1_14_1 = bcast128() */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	ldr q15, [x0, #12272] /* t1_15_1 = bcast128() */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	tbl v21.16b, {v21.16b}, v29.16b /* s0_0_1 = lookup16(t0_0_1, x0_0) */
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	shl v21.16b, v21.16b, #4 /* hi_up = shl(s0_0_1) */
+	ldr q29, [x0, #11792] /* t0_1_1 = bcast128() */
+	tbl v5.16b, {v29.16b}, v5.16b /* s0_1_1 = lookup16(t0_1_1, x0_1) */
 	orr v5.16b, v21.16b, v5.16b /* byte = or(hi_up, s0_1_1) */
+	ldr q21, [x0, #11808] /* t0_2_1 = bcast128() */
+	tbl v1.16b, {v21.16b}, v1.16b /* s0_2_1 = lookup16(t0_2_1, x0_2) */
 	shl v1.16b, v1.16b, #4 /* hi_up_1 = shl(s0_2_1) */
+	ldr q21, [x0, #11824] /* t0_3_1 = bcast128() */
+	tbl v3.16b, {v21.16b}, v3.16b /* s0_3_1 = lookup16(t0_3_1, x0_3) */
 	orr v1.16b, v1.16b, v3.16b /* byte_1 = or(hi_up_1, s0_3_1) */
-	shl v3.16b, v25.16b, #4 /* hi_up_2 = shl(s0_4_1) */
+	ldr q3, [x0, #11840] /* t0_4_1 = bcast128() */
+	tbl v3.16b, {v3.16b}, v30.16b /* s0_4_1 = lookup16(t0_4_1, x0_4) */
+	shl v3.16b, v3.16b, #4 /* hi_up_2 = shl(s0_4_1) */
+	ldr q21, [x0, #11856] /* t0_5_1 = bcast128() */
+	tbl v6.16b, {v21.16b}, v6.16b /* s0_5_1 = lookup16(t0_5_1, x0_5) */
 	orr v3.16b, v3.16b, v6.16b /* byte_2 = or(hi_up_2, s0_5_1) */
-	shl v6.16b, v26.16b, #4 /* hi_up_3 = shl(s0_6_1) */
+	ldr q6, [x0, #11872] /* t0_6_1 = bcast128() */
+	tbl v6.16b, {v6.16b}, v26.16b /* s0_6_1 = lookup16(t0_6_1, x0_6) */
+	shl v6.16b, v6.16b, #4 /* hi_up_3 = shl(s0_6_1) */
+	ldr q21, [x0, #11888] /* t0_7_1 = bcast128() */
+	tbl v2.16b, {v21.16b}, v2.16b /* s0_7_1 = lookup16(t0_7_1, x0_7) */
 	orr v2.16b, v6.16b, v2.16b /* byte_3 = or(hi_up_3, s0_7_1) */
-	shl v6.16b, v27.16b, #4 /* hi_up_4 = shl(s0_8_1) */
+	ldr q6, [x0, #11904] /* t0_8_1 = bcast128() */
+	tbl v6.16b, {v6.16b}, v27.16b /* s0_8_1 = lookup16(t0_8_1, x0_8) */
+	shl v6.16b, v6.16b, #4 /* hi_up_4 = shl(s0_8_1) */
+	ldr q21, [x0, #11920] /* t0_9_1 = bcast128() */
+	tbl v7.16b, {v21.16b}, v7.16b /* s0_9_1 = lookup16(t0_9_1, x0_9) */
 	orr v6.16b, v6.16b, v7.16b /* byte_4 = or(hi_up_4, s0_9_1) */
-	shl v7.16b, v29.16b, #4 /* hi_up_5 = shl(s0_10_1) */
+	ldr q7, [x0, #11936] /* t0_10_1 = bcast128() */
+	tbl v7.16b, {v7.16b}, v8.16b /* s0_10_1 = lookup16(t0_10_1, x0_10) */
+	shl v7.16b, v7.16b, #4 /* hi_up_5 = shl(s0_10_1) */
+	ldr q21, [x0, #11952] /* t0_11_1 = bcast128() */
+	tbl v16.16b, {v21.16b}, v16.16b /* s0_11_1 = lookup16(t0_11_1, x0_11) */
 	orr v7.16b, v7.16b, v16.16b /* byte_5 = or(hi_up_5, s0_11_1) */
-	shl v16.16b, v28.16b, #4 /* hi_up_6 = shl(s0_12_1) */
+	ldr q16, [x0, #11968] /* t0_12_1 = bcast128() */
+	tbl v16.16b, {v16.16b}, v28.16b /* s0_12_1 = lookup16(t0_12_1, x0_12) */
+	shl v16.16b, v16.16b, #4 /* hi_up_6 = shl(s0_12_1) */
+	ldr q21, [x0, #11984] /* t0_13_1 = bcast128() */
+	tbl v4.16b, {v21.16b}, v4.16b /* s0_13_1 = lookup16(t0_13_1, x0_13) */
 	orr v4.16b, v16.16b, v4.16b /* byte_6 = or(hi_up_6, s0_13_1) */
-	shl v16.16b, v31.16b, #4 /* hi_up_7 = shl(s0_14_1) */
-	orr v16.16b, v16.16b, v23.16b /* byte_7 = or(hi_up_7, s0_15_1) */
-	shl v21.16b, v30.16b, #4 /* hi_up_8 = shl(s1_0_1) */
+	ldr q16, [x0, #12000] /* t0_14_1 = bcast128() */
+	tbl v16.16b, {v16.16b}, v31.16b /* s0_14_1 = lookup16(t0_14_1, x0_14) */
+	shl v16.16b, v16.16b, #4 /* hi_up_7 = shl(s0_14_1) */
+	ldr q21, [x0, #12016] /* t0_15_1 = bcast128() */
+	tbl v21.16b, {v21.16b}, v23.16b /* s0_15_1 = lookup16(t0_15_1, x0_15) */
+	orr v16.16b, v16.16b, v21.16b /* byte_7 = or(hi_up_7, s0_15_1) */
+	ldr q21, [x0, #12032] /* t1_0_1 = bcast128() */
+	tbl v21.16b, {v21.16b}, v12.16b /* s1_0_1 = lookup16(t1_0_1, x1_0) */
+	shl v21.16b, v21.16b, #4 /* hi_up_8 = shl(s1_0_1) */
+	ldr q23, [x0, #12048] /* t1_1_1 = bcast128() */
+	tbl v20.16b, {v23.16b}, v20.16b /* s1_1_1 = lookup16(t1_1_1, x1_1) */
 	orr v20.16b, v21.16b, v20.16b /* byte_8 = or(hi_up_8, s1_1_1) */
-	ldr q21, [sp, #80] /* reload s1_2_1 */
+	ldr q21, [x0, #12064] /* t1_2_1 = bcast128() */
+	tbl v21.16b, {v21.16b}, v13.16b /* s1_2_1 = lookup16(t1_2_1, x1_2) */
 	shl v21.16b, v21.16b, #4 /* hi_up_9 = shl(s1_2_1) */
-	orr v21.16b, v21.16b, v8.16b /* byte_9 = or(hi_up_9, s1_3_1) */
-	shl v23.16b, v9.16b, #4 /* hi_up_10 = shl(s1_4_1) */
+	ldr q23, [x0, #12080] /* t1_3_1 = bcast128() */
+	ldr q26, [sp, #64] /* reload x1_3.2 */
+	tbl v23.16b, {v23.16b}, v26.16b /* s1_3_1 = lookup16(t1_3_1, x1_3) */
+	orr v21.16b, v21.16b, v23.16b /* byte_9 = or(hi_up_9, s1_3_1) */
+	ldr q23, [x0, #12096] /* t1_4_1 = bcast128() */
+	tbl v23.16b, {v23.16b}, v9.16b /* s1_4_1 = lookup16(t1_4_1, x1_4) */
+	shl v23.16b, v23.16b, #4 /* hi_up_10 = shl(s1_4_1) */
+	ldr q26, [x0, #12112] /* t1_5_1 = bcast128() */
+	tbl v17.16b, {v26.16b}, v17.16b /* s1_5_1 = lookup16(t1_5_1, x1_5) */
 	orr v17.16b, v23.16b, v17.16b /* byte_10 = or(hi_up_10, s1_5_1) */
-	shl v18.16b, v18.16b, #4 /* hi_up_11 = shl(s1_6_1) */
-	orr v0.16b, v18.16b, v0.16b /* byte_11 = or(hi_up_11, s1_7_1) */
-	shl v18.16b, v12.16b, #4 /* hi_up_12 = shl(s1_8_1) */
-	orr v18.16b, v18.16b, v24.16b /* byte_12 = or(hi_up_12, s1_9_1) */
-	shl v23.16b, v11.16b, #4 /* hi_up_13 = shl(s1_10_1) */
-	orr v19.16b, v23.16b, v19.16b /* byte_13 = or(hi_up_13, s1_11_1) */
-	shl v23.16b, v14.16b, #4 /* hi_up_14 = shl(s1_12_1) */
-	orr v22.16b, v23.16b, v22.16b /* byte_14 = or(hi_up_14, s1_13_1) */
-	shl v23.16b, v10.16b, #4 /* hi_up_15 = shl(s1_14_1) */
-	orr v23.16b, v23.16b, v13.16b /* byte_15 = or(hi_up_15, s1_15_1) */
+	ldr q23, [x0, #12128] /* t1_6_1 = bcast128() */
+	tbl v0.16b, {v23.16b}, v0.16b /* s1_6_1 = lookup16(t1_6_1, x1_6) */
+	shl v0.16b, v0.16b, #4 /* hi_up_11 = shl(s1_6_1) */
+	ldr q23, [x0, #12144] /* t1_7_1 = bcast128() */
+	tbl v23.16b, {v23.16b}, v25.16b /* s1_7_1 = lookup16(t1_7_1, x1_7) */
+	orr v0.16b, v0.16b, v23.16b /* byte_11 = or(hi_up_11, s1_7_1) */
+	ldr q23, [x0, #12160] /* t1_8_1 = bcast128() */
+	tbl v23.16b, {v23.16b}, v15.16b /* s1_8_1 = lookup16(t1_8_1, x1_8) */
+	shl v23.16b, v23.16b, #4 /* hi_up_12 = shl(s1_8_1) */
+	ldr q25, [x0, #12176] /* t1_9_1 = bcast128() */
+	tbl v24.16b, {v25.16b}, v24.16b /* s1_9_1 = lookup16(t1_9_1, x1_9) */
+	orr v23.16b, v23.16b, v24.16b /* byte_12 = or(hi_up_12, s1_9_1) */
+	ldr q24, [x0, #12192] /* t1_10_1 = bcast128() */
+	tbl v24.16b, {v24.16b}, v11.16b /* s1_10_1 = lookup16(t1_10_1, x1_10) */
+	shl v24.16b, v24.16b, #4 /* hi_up_13 = shl(s1_10_1) */
+	ldr q25, [x0, #12208] /* t1_11_1 = bcast128() */
+	tbl v19.16b, {v25.16b}, v19.16b /* s1_11_1 = lookup16(t1_11_1, x1_11) */
+	orr v19.16b, v24.16b, v19.16b /* byte_13 = or(hi_up_13, s1_11_1) */
+	ldr q24, [x0, #12224] /* t1_12_1 = bcast128() */
+	tbl v24.16b, {v24.16b}, v14.16b /* s1_12_1 = lookup16(t1_12_1, x1_12) */
+	shl v24.16b, v24.16b, #4 /* hi_up_14 = shl(s1_12_1) */
+	ldr q25, [x0, #12240] /* t1_13_1 = bcast128() */
+	tbl v22.16b, {v25.16b}, v22.16b /* s1_13_1 = lookup16(t1_13_1, x1_13) */
+	orr v22.16b, v24.16b, v22.16b /* byte_14 = or(hi_up_14, s1_13_1) */
+	ldr q24, [x0, #12256] /* t1_14_1 = bcast128() */
+	tbl v24.16b, {v24.16b}, v10.16b /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	shl v24.16b, v24.16b, #4 /* hi_up_15 = shl(s1_14_1) */
+	ldr q25, [x0, #12272] /* t1_15_1 = bcast128() */
+	tbl v18.16b, {v25.16b}, v18.16b /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	orr v18.16b, v24.16b, v18.16b /* byte_15 = or(hi_up_15, s1_15_1) */
 	zip1 v24.16b, v5.16b, v20.16b /* tro0 = unpacklo(byte, byte_8) */
 	zip2 v5.16b, v5.16b, v20.16b /* tro0_1 = unpackhi(byte, byte_8) */
 	zip1 v20.16b, v1.16b, v21.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
@@ -3454,21 +3426,21 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	zip2 v3.16b, v3.16b, v17.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
 	zip1 v17.16b, v2.16b, v0.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
 	zip2 v0.16b, v2.16b, v0.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
-	zip1 v2.16b, v6.16b, v18.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
-	zip2 v6.16b, v6.16b, v18.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
-	zip1 v18.16b, v7.16b, v19.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
+	zip1 v2.16b, v6.16b, v23.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
+	zip2 v6.16b, v6.16b, v23.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
+	zip1 v23.16b, v7.16b, v19.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
 	zip2 v7.16b, v7.16b, v19.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
 	zip1 v19.16b, v4.16b, v22.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
 	zip2 v4.16b, v4.16b, v22.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
-	zip1 v22.16b, v16.16b, v23.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
-	zip2 v16.16b, v16.16b, v23.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
-	zip1 v23.16b, v24.16b, v2.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip1 v22.16b, v16.16b, v18.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
+	zip2 v16.16b, v16.16b, v18.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
+	zip1 v18.16b, v24.16b, v2.16b /* tro1 = unpacklo(tro0, tro0_8) */
 	zip2 v2.16b, v24.16b, v2.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
 	zip1 v24.16b, v5.16b, v6.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
 	zip2 v5.16b, v5.16b, v6.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v6.16b, v20.16b, v18.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v18.16b, v20.16b, v18.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v20.16b, v1.16b, v7.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip1 v6.16b, v20.16b, v23.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v20.16b, v20.16b, v23.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v23.16b, v1.16b, v7.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
 	zip2 v1.16b, v1.16b, v7.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
 	zip1 v7.16b, v21.16b, v19.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
 	zip2 v19.16b, v21.16b, v19.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
@@ -3478,9 +3450,9 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	zip2 v17.16b, v17.16b, v22.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
 	zip1 v22.16b, v0.16b, v16.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
 	zip2 v0.16b, v0.16b, v16.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v16.16b, v23.16b, v7.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v7.16b, v23.16b, v7.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v23.16b, v2.16b, v19.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip1 v16.16b, v18.16b, v7.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v7.16b, v18.16b, v7.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v18.16b, v2.16b, v19.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
 	zip2 v2.16b, v2.16b, v19.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	zip1 v19.16b, v24.16b, v21.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
 	zip2 v21.16b, v24.16b, v21.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
@@ -3488,43 +3460,43 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	zip2 v3.16b, v5.16b, v3.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
 	zip1 v5.16b, v6.16b, v4.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
 	zip2 v4.16b, v6.16b, v4.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v6.16b, v18.16b, v17.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v17.16b, v18.16b, v17.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v18.16b, v20.16b, v22.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v20.16b, v20.16b, v22.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v22.16b, v1.16b, v0.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip1 v6.16b, v20.16b, v17.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v17.16b, v20.16b, v17.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v20.16b, v23.16b, v22.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v22.16b, v23.16b, v22.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v23.16b, v1.16b, v0.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	zip2 v0.16b, v1.16b, v0.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
 	zip1 v1.16b, v16.16b, v5.16b /* tro3 = unpacklo(tro2, tro2_8) */
 	zip2 v5.16b, v16.16b, v5.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v16.16b, v7.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v4.16b, v7.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v7.16b, v23.16b, v6.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	zip2 v6.16b, v23.16b, v6.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v23.16b, v2.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v2.16b, v2.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v17.16b, v19.16b, v18.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v18.16b, v19.16b, v18.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v19.16b, v21.16b, v20.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v20.16b, v21.16b, v20.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v21.16b, v24.16b, v22.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	zip2 v22.16b, v24.16b, v22.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v24.16b, v3.16b, v0.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v0.16b, v3.16b, v0.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	str q1, [x2] /* store tro3 */
 	str q5, [x2, #16] /* store tro3_1 */
-	str q16, [x2, #32] /* store tro3_2 */
+	zip1 v1.16b, v7.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v4.16b, v7.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	str q1, [x2, #32] /* store tro3_2 */
 	str q4, [x2, #48] /* store tro3_3 */
-	str q7, [x2, #64] /* store tro3_4 */
-	str q6, [x2, #80] /* store tro3_5 */
-	str q23, [x2, #96] /* store tro3_6 */
+	zip1 v1.16b, v18.16b, v6.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v4.16b, v18.16b, v6.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	str q1, [x2, #64] /* store tro3_4 */
+	str q4, [x2, #80] /* store tro3_5 */
+	zip1 v1.16b, v2.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v2.16b, v2.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	str q1, [x2, #96] /* store tro3_6 */
 	str q2, [x2, #112] /* store tro3_7 */
-	str q17, [x2, #128] /* store tro3_8 */
-	str q18, [x2, #144] /* store tro3_9 */
-	str q19, [x2, #160] /* store tro3_10 */
-	str q20, [x2, #176] /* store tro3_11 */
-	str q21, [x2, #192] /* store tro3_12 */
-	str q22, [x2, #208] /* store tro3_13 */
-	str q24, [x2, #224] /* store tro3_14 */
+	zip1 v1.16b, v19.16b, v20.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v2.16b, v19.16b, v20.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	str q1, [x2, #128] /* store tro3_8 */
+	str q2, [x2, #144] /* store tro3_9 */
+	zip1 v1.16b, v21.16b, v22.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v2.16b, v21.16b, v22.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	str q1, [x2, #160] /* store tro3_10 */
+	str q2, [x2, #176] /* store tro3_11 */
+	zip1 v1.16b, v24.16b, v23.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip2 v2.16b, v24.16b, v23.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	str q1, [x2, #192] /* store tro3_12 */
+	str q2, [x2, #208] /* store tro3_13 */
+	zip1 v1.16b, v3.16b, v0.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v3.16b, v0.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	str q1, [x2, #224] /* store tro3_14 */
 	str q0, [x2, #240] /* store tro3_15 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
@@ -3539,8 +3511,8 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
  *   x1: in
  *   x2: out
  *   x16, x17: a row pointer, an address or a constant's page
- *   vectors: v0-v31 (32 used)
- *   frame: 64 bytes (0 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   vectors: v0-v14, v16-v31 (31 used)
+ *   frame: 64 bytes (0 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14 saved)
  */
 	.globl ublock_nibbleslice_neon_ublock128_256_ctr_pairs_asm
 	.hidden ublock_nibbleslice_neon_ublock128_256_ctr_pairs_asm
@@ -3551,7 +3523,7 @@ ublock_nibbleslice_neon_ublock128_256_ctr_pairs_asm:
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
-	stp d14, d15, [sp, #48] /* callee-saved: low halves */
+	str d14, [sp, #48] /* callee-saved: low halves */
 
 	/* Every nibble above the last byte as a pair (nibble of V, nibble of V + 256) in every byte pair. */
 	ldr q0, [x1] /* v = bcast128() */
@@ -3560,62 +3532,62 @@ ublock_nibbleslice_neon_ublock128_256_ctr_pairs_asm:
 	adrp x17, .Lublock_nibbleslice_neon_asm_7_nibble_mask
 	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_nibble_mask] /* nibble_mask = const() */
 	and v0.16b, v0.16b, v3.16b /* lo = and(v, nibble_mask) */
-	ushr v4.16b, v1.16b, #4 /* hi_1 = shr(w) */
-	and v1.16b, v1.16b, v3.16b /* lo_1 = and(w, nibble_mask) */
-	zip1 v3.16b, v2.16b, v4.16b /* pairs_hi = unpacklo(hi, hi_1) */
-	zip1 v5.16b, v0.16b, v1.16b /* pairs_lo = unpacklo(lo, lo_1) */
-	zip2 v2.16b, v2.16b, v4.16b /* pairs_hi_1 = unpackhi(hi, hi_1) */
-	zip2 v0.16b, v0.16b, v1.16b /* pairs_lo_1 = unpackhi(lo, lo_1) */
+	and v3.16b, v1.16b, v3.16b /* lo_1 = and(w, nibble_mask) */
+	ushr v1.16b, v1.16b, #4 /* hi_1 = shr(w) */
+	zip1 v4.16b, v2.16b, v1.16b /* pairs_hi = unpacklo(hi, hi_1) */
+	zip2 v1.16b, v2.16b, v1.16b /* pairs_hi_1 = unpackhi(hi, hi_1) */
+	zip1 v2.16b, v0.16b, v3.16b /* pairs_lo = unpacklo(lo, lo_1) */
+	zip2 v0.16b, v0.16b, v3.16b /* pairs_lo_1 = unpackhi(lo, lo_1) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair0
-	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair0] /* pair0 = const() */
-	tbl v4.16b, {v3.16b}, v1.16b /* pair = lookup16(pairs_hi, pair0) */
-	tbl v6.16b, {v5.16b}, v1.16b /* pair_1 = lookup16(pairs_lo, pair0) */
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair0] /* pair0 = const() */
+	tbl v5.16b, {v4.16b}, v3.16b /* pair = lookup16(pairs_hi, pair0) */
+	tbl v6.16b, {v2.16b}, v3.16b /* pair_1 = lookup16(pairs_lo, pair0) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair1
 	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair1] /* pair1 = const() */
-	tbl v16.16b, {v3.16b}, v7.16b /* pair_2 = lookup16(pairs_hi, pair1) */
-	tbl v17.16b, {v5.16b}, v7.16b /* pair_3 = lookup16(pairs_lo, pair1) */
+	tbl v16.16b, {v4.16b}, v7.16b /* pair_2 = lookup16(pairs_hi, pair1) */
+	tbl v17.16b, {v2.16b}, v7.16b /* pair_3 = lookup16(pairs_lo, pair1) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair2
 	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair2] /* pair2 = const() */
-	tbl v19.16b, {v3.16b}, v18.16b /* pair_4 = lookup16(pairs_hi, pair2) */
-	tbl v20.16b, {v5.16b}, v18.16b /* pair_5 = lookup16(pairs_lo, pair2) */
+	tbl v19.16b, {v4.16b}, v18.16b /* pair_4 = lookup16(pairs_hi, pair2) */
+	tbl v20.16b, {v2.16b}, v18.16b /* pair_5 = lookup16(pairs_lo, pair2) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair3
 	ldr q21, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair3] /* pair3 = const() */
-	tbl v22.16b, {v3.16b}, v21.16b /* pair_6 = lookup16(pairs_hi, pair3) */
-	tbl v23.16b, {v5.16b}, v21.16b /* pair_7 = lookup16(pairs_lo, pair3) */
+	tbl v22.16b, {v4.16b}, v21.16b /* pair_6 = lookup16(pairs_hi, pair3) */
+	tbl v23.16b, {v2.16b}, v21.16b /* pair_7 = lookup16(pairs_lo, pair3) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair4
 	ldr q24, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair4] /* pair4 = const() */
-	tbl v25.16b, {v3.16b}, v24.16b /* pair_8 = lookup16(pairs_hi, pair4) */
-	tbl v26.16b, {v5.16b}, v24.16b /* pair_9 = lookup16(pairs_lo, pair4) */
+	tbl v25.16b, {v4.16b}, v24.16b /* pair_8 = lookup16(pairs_hi, pair4) */
+	tbl v26.16b, {v2.16b}, v24.16b /* pair_9 = lookup16(pairs_lo, pair4) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair5
 	ldr q27, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair5] /* pair5 = const() */
-	tbl v28.16b, {v3.16b}, v27.16b /* pair_10 = lookup16(pairs_hi, pair5) */
-	tbl v29.16b, {v5.16b}, v27.16b /* pair_11 = lookup16(pairs_lo, pair5) */
+	tbl v28.16b, {v4.16b}, v27.16b /* pair_10 = lookup16(pairs_hi, pair5) */
+	tbl v29.16b, {v2.16b}, v27.16b /* pair_11 = lookup16(pairs_lo, pair5) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair6
 	ldr q30, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair6] /* pair6 = const() */
-	tbl v31.16b, {v3.16b}, v30.16b /* pair_12 = lookup16(pairs_hi, pair6) */
-	tbl v8.16b, {v5.16b}, v30.16b /* pair_13 = lookup16(pairs_lo, pair6) */
+	tbl v31.16b, {v4.16b}, v30.16b /* pair_12 = lookup16(pairs_hi, pair6) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_7_pair7
-	ldr q9, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair7] /* pair7 = const() */
-	tbl v3.16b, {v3.16b}, v9.16b /* pair_14 = lookup16(pairs_hi, pair7) */
-	tbl v5.16b, {v5.16b}, v9.16b /* pair_15 = lookup16(pairs_lo, pair7) */
-	tbl v9.16b, {v2.16b}, v1.16b /* pair_16 = lookup16(pairs_hi_1, pair0) */
-	tbl v1.16b, {v0.16b}, v1.16b /* pair_17 = lookup16(pairs_lo_1, pair0) */
-	tbl v10.16b, {v2.16b}, v7.16b /* pair_18 = lookup16(pairs_hi_1, pair1) */
+	ldr q8, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_7_pair7] /* pair7 = const() */
+	tbl v4.16b, {v4.16b}, v8.16b /* pair_14 = lookup16(pairs_hi, pair7) */
+	tbl v8.16b, {v2.16b}, v8.16b /* pair_15 = lookup16(pairs_lo, pair7) */
+	tbl v2.16b, {v2.16b}, v30.16b /* pair_13 = lookup16(pairs_lo, pair6) */
+	tbl v9.16b, {v1.16b}, v3.16b /* pair_16 = lookup16(pairs_hi_1, pair0) */
+	tbl v3.16b, {v0.16b}, v3.16b /* pair_17 = lookup16(pairs_lo_1, pair0) */
+	tbl v10.16b, {v1.16b}, v7.16b /* pair_18 = lookup16(pairs_hi_1, pair1) */
 	tbl v7.16b, {v0.16b}, v7.16b /* pair_19 = lookup16(pairs_lo_1, pair1) */
-	tbl v11.16b, {v2.16b}, v18.16b /* pair_20 = lookup16(pairs_hi_1, pair2) */
+	tbl v11.16b, {v1.16b}, v18.16b /* pair_20 = lookup16(pairs_hi_1, pair2) */
 	tbl v18.16b, {v0.16b}, v18.16b /* pair_21 = lookup16(pairs_lo_1, pair2) */
-	tbl v12.16b, {v2.16b}, v21.16b /* pair_22 = lookup16(pairs_hi_1, pair3) */
+	tbl v12.16b, {v1.16b}, v21.16b /* pair_22 = lookup16(pairs_hi_1, pair3) */
 	tbl v21.16b, {v0.16b}, v21.16b /* pair_23 = lookup16(pairs_lo_1, pair3) */
-	tbl v13.16b, {v2.16b}, v24.16b /* pair_24 = lookup16(pairs_hi_1, pair4) */
+	tbl v13.16b, {v1.16b}, v24.16b /* pair_24 = lookup16(pairs_hi_1, pair4) */
 	tbl v24.16b, {v0.16b}, v24.16b /* pair_25 = lookup16(pairs_lo_1, pair4) */
-	tbl v14.16b, {v2.16b}, v27.16b /* pair_26 = lookup16(pairs_hi_1, pair5) */
+	tbl v14.16b, {v1.16b}, v27.16b /* pair_26 = lookup16(pairs_hi_1, pair5) */
 	tbl v27.16b, {v0.16b}, v27.16b /* pair_27 = lookup16(pairs_lo_1, pair5) */
-	tbl v2.16b, {v2.16b}, v30.16b /* pair_28 = lookup16(pairs_hi_1, pair6) */
+	tbl v1.16b, {v1.16b}, v30.16b /* pair_28 = lookup16(pairs_hi_1, pair6) */
 	tbl v0.16b, {v0.16b}, v30.16b /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
 	ldr q30, [x0] /* t0_0 = bcast128() */
-	tbl v4.16b, {v30.16b}, v4.16b /* s0_0 = lookup16(t0_0, pair) */
+	tbl v5.16b, {v30.16b}, v5.16b /* s0_0 = lookup16(t0_0, pair) */
 	ldr q30, [x0, #16] /* t0_1 = bcast128() */
 	tbl v6.16b, {v30.16b}, v6.16b /* s0_1 = lookup16(t0_1, pair_1) */
 	ldr q30, [x0, #32] /* t0_2 = bcast128() */
@@ -3632,180 +3604,180 @@ ublock_nibbleslice_neon_ublock128_256_ctr_pairs_asm:
 	tbl v23.16b, {v30.16b}, v23.16b /* s0_7 = lookup16(t0_7, pair_7) */
 	ldr q30, [x0, #256] /* t1_0 = bcast128() */
 	tbl v30.16b, {v30.16b}, v9.16b /* s1_0 = lookup16(t1_0, pair_16) */
+	eor v30.16b, v30.16b, v5.16b /* y1_0 = xor(s1_0, s0_0) */
 	ldr q9, [x0, #272] /* t1_1 = bcast128() */
-	tbl v1.16b, {v9.16b}, v1.16b /* s1_1 = lookup16(t1_1, pair_17) */
+	tbl v3.16b, {v9.16b}, v3.16b /* s1_1 = lookup16(t1_1, pair_17) */
+	eor v3.16b, v3.16b, v6.16b /* y1_1 = xor(s1_1, s0_1) */
+	eor v5.16b, v5.16b, v3.16b /* y0_0 = xor(s0_0, y1_1) */
 	ldr q9, [x0, #288] /* t1_2 = bcast128() */
 	tbl v9.16b, {v9.16b}, v10.16b /* s1_2 = lookup16(t1_2, pair_18) */
+	eor v9.16b, v9.16b, v16.16b /* y1_2 = xor(s1_2, s0_2) */
+	eor v6.16b, v6.16b, v9.16b /* y0_1 = xor(s0_1, y1_2) */
 	ldr q10, [x0, #304] /* t1_3 = bcast128() */
 	tbl v7.16b, {v10.16b}, v7.16b /* s1_3 = lookup16(t1_3, pair_19) */
+	eor v7.16b, v7.16b, v17.16b /* y1_3 = xor(s1_3, s0_3) */
+	eor v16.16b, v16.16b, v7.16b /* y0_2 = xor(s0_2, y1_3) */
 	ldr q10, [x0, #320] /* t1_4 = bcast128() */
 	tbl v10.16b, {v10.16b}, v11.16b /* s1_4 = lookup16(t1_4, pair_20) */
+	eor v10.16b, v10.16b, v19.16b /* y1_4 = xor(s1_4, s0_4) */
+	eor v17.16b, v17.16b, v10.16b /* y0_3 = xor(s0_3, y1_4) */
+	eor v3.16b, v3.16b, v17.16b /* y1_1_1 = xor(y1_1, y0_3) */
 	ldr q11, [x0, #336] /* t1_5 = bcast128() */
 	tbl v18.16b, {v11.16b}, v18.16b /* s1_5 = lookup16(t1_5, pair_21) */
+	eor v18.16b, v18.16b, v20.16b /* y1_5 = xor(s1_5, s0_5) */
+	eor v19.16b, v19.16b, v18.16b /* y0_4 = xor(s0_4, y1_5) */
+	eor v9.16b, v9.16b, v19.16b /* y1_2_1 = xor(y1_2, y0_4) */
 	ldr q11, [x0, #352] /* t1_6 = bcast128() */
 	tbl v11.16b, {v11.16b}, v12.16b /* s1_6 = lookup16(t1_6, pair_22) */
+	eor v11.16b, v11.16b, v22.16b /* y1_6 = xor(s1_6, s0_6) */
+	eor v20.16b, v20.16b, v11.16b /* y0_5 = xor(s0_5, y1_6) */
+	eor v7.16b, v7.16b, v20.16b /* y1_3_1 = xor(y1_3, y0_5) */
+	eor v11.16b, v11.16b, v5.16b /* y1_6_1 = xor(y1_6, y0_0) */
+	eor v5.16b, v5.16b, v9.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
+	eor v19.16b, v19.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
 	ldr q12, [x0, #368] /* t1_7 = bcast128() */
 	tbl v21.16b, {v12.16b}, v21.16b /* s1_7 = lookup16(t1_7, pair_23) */
-	eor v30.16b, v30.16b, v4.16b /* y1_0 = xor(s1_0, s0_0) */
-	eor v1.16b, v1.16b, v6.16b /* y1_1 = xor(s1_1, s0_1) */
-	eor v9.16b, v9.16b, v16.16b /* y1_2 = xor(s1_2, s0_2) */
-	eor v7.16b, v7.16b, v17.16b /* y1_3 = xor(s1_3, s0_3) */
-	eor v10.16b, v10.16b, v19.16b /* y1_4 = xor(s1_4, s0_4) */
-	eor v18.16b, v18.16b, v20.16b /* y1_5 = xor(s1_5, s0_5) */
-	eor v11.16b, v11.16b, v22.16b /* y1_6 = xor(s1_6, s0_6) */
 	eor v21.16b, v21.16b, v23.16b /* y1_7 = xor(s1_7, s0_7) */
-	eor v4.16b, v4.16b, v1.16b /* y0_0 = xor(s0_0, y1_1) */
-	eor v6.16b, v6.16b, v9.16b /* y0_1 = xor(s0_1, y1_2) */
-	eor v16.16b, v16.16b, v7.16b /* y0_2 = xor(s0_2, y1_3) */
-	eor v17.16b, v17.16b, v10.16b /* y0_3 = xor(s0_3, y1_4) */
-	eor v19.16b, v19.16b, v18.16b /* y0_4 = xor(s0_4, y1_5) */
-	eor v20.16b, v20.16b, v11.16b /* y0_5 = xor(s0_5, y1_6) */
 	eor v22.16b, v22.16b, v21.16b /* y0_6 = xor(s0_6, y1_7) */
 	eor v23.16b, v23.16b, v30.16b /* y0_7 = xor(s0_7, y1_0) */
 	eor v30.16b, v30.16b, v16.16b /* y1_0_1 = xor(y1_0, y0_2) */
-	eor v1.16b, v1.16b, v17.16b /* y1_1_1 = xor(y1_1, y0_3) */
-	eor v9.16b, v9.16b, v19.16b /* y1_2_1 = xor(y1_2, y0_4) */
-	eor v7.16b, v7.16b, v20.16b /* y1_3_1 = xor(y1_3, y0_5) */
 	eor v10.16b, v10.16b, v22.16b /* y1_4_1 = xor(y1_4, y0_6) */
 	eor v18.16b, v18.16b, v23.16b /* y1_5_1 = xor(y1_5, y0_7) */
-	eor v11.16b, v11.16b, v4.16b /* y1_6_1 = xor(y1_6, y0_0) */
 	eor v21.16b, v21.16b, v6.16b /* y1_7_1 = xor(y1_7, y0_1) */
-	eor v4.16b, v4.16b, v9.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
 	eor v6.16b, v6.16b, v7.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
 	eor v16.16b, v16.16b, v10.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
 	eor v17.16b, v17.16b, v18.16b /* y0_3_1 = xor(y0_3, y1_5_1) */
-	eor v19.16b, v19.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
 	eor v20.16b, v20.16b, v21.16b /* y0_5_1 = xor(y0_5, y1_7_1) */
 	eor v22.16b, v22.16b, v30.16b /* y0_6_1 = xor(y0_6, y1_0_1) */
-	eor v23.16b, v23.16b, v1.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
+	eor v23.16b, v23.16b, v3.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
 	eor v30.16b, v30.16b, v20.16b /* y1_0_2 = xor(y1_0_1, y0_5_1) */
-	eor v1.16b, v1.16b, v22.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
+	eor v3.16b, v3.16b, v22.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
 	eor v9.16b, v9.16b, v23.16b /* y1_2_2 = xor(y1_2_1, y0_7_1) */
-	eor v7.16b, v7.16b, v4.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
+	eor v7.16b, v7.16b, v5.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
 	eor v10.16b, v10.16b, v6.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
 	eor v18.16b, v18.16b, v16.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
 	eor v11.16b, v11.16b, v17.16b /* y1_6_2 = xor(y1_6_1, y0_3_1) */
 	eor v21.16b, v21.16b, v19.16b /* y1_7_2 = xor(y1_7_1, y0_4_1) */
-	eor v4.16b, v4.16b, v30.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
-	eor v6.16b, v6.16b, v1.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
-	eor v16.16b, v16.16b, v9.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
-	eor v17.16b, v17.16b, v7.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
-	eor v19.16b, v19.16b, v10.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
-	eor v20.16b, v20.16b, v18.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
-	eor v22.16b, v22.16b, v11.16b /* y0_6_2 = xor(y0_6_1, y1_6_2) */
-	eor v23.16b, v23.16b, v21.16b /* y0_7_2 = xor(y0_7_1, y1_7_2) */
-	ldr q12, [x0, #128] /* t0_8 = bcast128() */
-	tbl v25.16b, {v12.16b}, v25.16b /* s0_8 = lookup16(t0_8, pair_8) */
-	ldr q12, [x0, #144] /* t0_9 = bcast128() */
-	tbl v26.16b, {v12.16b}, v26.16b /* s0_9 = lookup16(t0_9, pair_9) */
-	ldr q12, [x0, #160] /* t0_10 = bcast128() */
-	tbl v28.16b, {v12.16b}, v28.16b /* s0_10 = lookup16(t0_10, pair_10) */
-	ldr q12, [x0, #176] /* t0_11 = bcast128() */
-	tbl v29.16b, {v12.16b}, v29.16b /* s0_11 = lookup16(t0_11, pair_11) */
-	ldr q12, [x0, #192] /* t0_12 = bcast128() */
-	tbl v31.16b, {v12.16b}, v31.16b /* s0_12 = lookup16(t0_12, pair_12) */
-	ldr q12, [x0, #208] /* t0_13 = bcast128() */
-	tbl v8.16b, {v12.16b}, v8.16b /* s0_13 = lookup16(t0_13, pair_13) */
-	ldr q12, [x0, #224] /* t0_14 = bcast128() */
-	tbl v3.16b, {v12.16b}, v3.16b /* s0_14 = lookup16(t0_14, pair_14) */
-	ldr q12, [x0, #240] /* t0_15 = bcast128() */
-	tbl v5.16b, {v12.16b}, v5.16b /* s0_15 = lookup16(t0_15, pair_15) */
-	ldr q12, [x0, #384] /* t1_8 = bcast128() */
-	tbl v12.16b, {v12.16b}, v13.16b /* s1_8 = lookup16(t1_8, pair_24) */
-	ldr q13, [x0, #400] /* t1_9 = bcast128() */
-	tbl v24.16b, {v13.16b}, v24.16b /* s1_9 = lookup16(t1_9, pair_25) */
-	ldr q13, [x0, #416] /* t1_10 = bcast128() */
-	tbl v13.16b, {v13.16b}, v14.16b /* s1_10 = lookup16(t1_10, pair_26) */
-	ldr q14, [x0, #432] /* t1_11 = bcast128() */
-	tbl v27.16b, {v14.16b}, v27.16b /* s1_11 = lookup16(t1_11, pair_27) */
-	ldr q14, [x0, #448] /* t1_12 = bcast128() */
-	tbl v2.16b, {v14.16b}, v2.16b /* s1_12 = lookup16(t1_12, pair_28) */
-	ldr q14, [x0, #464] /* t1_13 = bcast128() */
-	tbl v0.16b, {v14.16b}, v0.16b /* s1_13 = lookup16(t1_13, pair_29) */
-	eor v12.16b, v12.16b, v25.16b /* y1_8 = xor(s1_8, s0_8) */
-	eor v24.16b, v24.16b, v26.16b /* y1_9 = xor(s1_9, s0_9) */
-	eor v13.16b, v13.16b, v28.16b /* y1_10 = xor(s1_10, s0_10) */
-	eor v27.16b, v27.16b, v29.16b /* y1_11 = xor(s1_11, s0_11) */
-	eor v2.16b, v2.16b, v31.16b /* y1_12 = xor(s1_12, s0_12) */
-	eor v0.16b, v0.16b, v8.16b /* y1_13 = xor(s1_13, s0_13) */
-	eor v25.16b, v25.16b, v24.16b /* y0_8 = xor(s0_8, y1_9) */
-	eor v26.16b, v26.16b, v13.16b /* y0_9 = xor(s0_9, y1_10) */
-	eor v28.16b, v28.16b, v27.16b /* y0_10 = xor(s0_10, y1_11) */
-	eor v29.16b, v29.16b, v2.16b /* y0_11 = xor(s0_11, y1_12) */
-	eor v31.16b, v31.16b, v0.16b /* y0_12 = xor(s0_12, y1_13) */
-	eor v8.16b, v8.16b, v3.16b /* y0_13 = xor(s0_13, s0_14) */
-	eor v14.16b, v3.16b, v5.16b /* y0_14 = xor(s0_14, s0_15) */
-	eor v15.16b, v5.16b, v12.16b /* y0_15 = xor(s0_15, y1_8) */
-	eor v12.16b, v12.16b, v28.16b /* y1_8_1 = xor(y1_8, y0_10) */
-	eor v24.16b, v24.16b, v29.16b /* y1_9_1 = xor(y1_9, y0_11) */
-	eor v13.16b, v13.16b, v31.16b /* y1_10_1 = xor(y1_10, y0_12) */
-	eor v27.16b, v27.16b, v8.16b /* y1_11_1 = xor(y1_11, y0_13) */
-	eor v2.16b, v2.16b, v14.16b /* y1_12_1 = xor(y1_12, y0_14) */
-	eor v0.16b, v0.16b, v15.16b /* y1_13_1 = xor(y1_13, y0_15) */
-	eor v3.16b, v3.16b, v25.16b /* y0_14_1 = xor(s0_14, y0_8) */
-	eor v5.16b, v5.16b, v26.16b /* y0_15_1 = xor(s0_15, y0_9) */
-	eor v25.16b, v25.16b, v13.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
-	eor v26.16b, v26.16b, v27.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
-	eor v28.16b, v28.16b, v2.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
-	eor v29.16b, v29.16b, v0.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
-	eor v31.16b, v31.16b, v3.16b /* y0_12_1 = xor(y0_12, y0_14_1) */
-	eor v8.16b, v8.16b, v5.16b /* y0_13_1 = xor(y0_13, y0_15_1) */
-	eor v14.16b, v14.16b, v12.16b /* y0_14_2 = xor(y0_14, y1_8_1) */
-	eor v15.16b, v15.16b, v24.16b /* y0_15_2 = xor(y0_15, y1_9_1) */
-	eor v12.16b, v12.16b, v8.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
-	eor v24.16b, v24.16b, v14.16b /* y1_9_2 = xor(y1_9_1, y0_14_2) */
-	eor v13.16b, v13.16b, v15.16b /* y1_10_2 = xor(y1_10_1, y0_15_2) */
-	eor v27.16b, v27.16b, v25.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
-	eor v2.16b, v2.16b, v26.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
-	eor v0.16b, v0.16b, v28.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
-	eor v3.16b, v3.16b, v29.16b /* y0_14_3 = xor(y0_14_1, y0_11_1) */
-	eor v5.16b, v5.16b, v31.16b /* y0_15_3 = xor(y0_15_1, y0_12_1) */
-	eor v25.16b, v25.16b, v12.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
-	eor v26.16b, v26.16b, v24.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
-	eor v28.16b, v28.16b, v13.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
-	eor v29.16b, v29.16b, v27.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
-	eor v31.16b, v31.16b, v2.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
-	eor v8.16b, v8.16b, v0.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
-	eor v14.16b, v14.16b, v3.16b /* y0_14_4 = xor(y0_14_2, y0_14_3) */
-	eor v15.16b, v15.16b, v5.16b /* y0_15_4 = xor(y0_15_2, y0_15_3) */
+	eor v5.16b, v5.16b, v30.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
+	eor v6.16b, v6.16b, v3.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
 
 	/* Pack eight outputs' pairs into each table (bytes 2i, 2i + 1: output i) and store them. */
-	zip1 v4.8h, v4.8h, v6.8h /* pack = unpacklo(y0_0_2, y0_1_2) */
-	zip1 v6.8h, v16.8h, v17.8h /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
-	zip1 v16.8h, v19.8h, v20.8h /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
-	zip1 v17.8h, v22.8h, v23.8h /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
-	zip1 v4.4s, v4.4s, v6.4s /* pack_4 = unpacklo(pack, pack_1) */
-	zip1 v6.4s, v16.4s, v17.4s /* pack_5 = unpacklo(pack_2, pack_3) */
-	zip1 v4.2d, v4.2d, v6.2d /* pack_6 = unpacklo(pack_4, pack_5) */
-	str q4, [x2, #64] /* store pack_6 */
-	zip1 v4.8h, v25.8h, v26.8h /* pack_7 = unpacklo(y0_8_2, y0_9_2) */
-	zip1 v6.8h, v28.8h, v29.8h /* pack_8 = unpacklo(y0_10_2, y0_11_2) */
-	zip1 v16.8h, v31.8h, v8.8h /* pack_9 = unpacklo(y0_12_2, y0_13_2) */
-	zip1 v17.8h, v14.8h, v15.8h /* pack_10 = unpacklo(y0_14_4, y0_15_4) */
-	zip1 v4.4s, v4.4s, v6.4s /* pack_11 = unpacklo(pack_7, pack_8) */
-	zip1 v6.4s, v16.4s, v17.4s /* pack_12 = unpacklo(pack_9, pack_10) */
-	zip1 v4.2d, v4.2d, v6.2d /* pack_13 = unpacklo(pack_11, pack_12) */
-	str q4, [x2, #80] /* store pack_13 */
-	zip1 v1.8h, v30.8h, v1.8h /* pack_14 = unpacklo(y1_0_2, y1_1_2) */
-	zip1 v4.8h, v9.8h, v7.8h /* pack_15 = unpacklo(y1_2_2, y1_3_2) */
-	zip1 v6.8h, v10.8h, v18.8h /* pack_16 = unpacklo(y1_4_2, y1_5_2) */
-	zip1 v7.8h, v11.8h, v21.8h /* pack_17 = unpacklo(y1_6_2, y1_7_2) */
-	zip1 v1.4s, v1.4s, v4.4s /* pack_18 = unpacklo(pack_14, pack_15) */
-	zip1 v4.4s, v6.4s, v7.4s /* pack_19 = unpacklo(pack_16, pack_17) */
-	zip1 v1.2d, v1.2d, v4.2d /* pack_20 = unpacklo(pack_18, pack_19) */
-	str q1, [x2, #96] /* store pack_20 */
-	zip1 v1.8h, v12.8h, v24.8h /* pack_21 = unpacklo(y1_8_2, y1_9_2) */
-	zip1 v4.8h, v13.8h, v27.8h /* pack_22 = unpacklo(y1_10_2, y1_11_2) */
-	zip1 v0.8h, v2.8h, v0.8h /* pack_23 = unpacklo(y1_12_2, y1_13_2) */
-	zip1 v2.8h, v3.8h, v5.8h /* pack_24 = unpacklo(y0_14_3, y0_15_3) */
-	zip1 v1.4s, v1.4s, v4.4s /* pack_25 = unpacklo(pack_21, pack_22) */
-	zip1 v0.4s, v0.4s, v2.4s /* pack_26 = unpacklo(pack_23, pack_24) */
-	zip1 v0.2d, v1.2d, v0.2d /* pack_27 = unpacklo(pack_25, pack_26) */
+	zip1 v5.8h, v5.8h, v6.8h /* pack = unpacklo(y0_0_2, y0_1_2) */
+	zip1 v3.8h, v30.8h, v3.8h /* pack_14 = unpacklo(y1_0_2, y1_1_2) */
+	eor v6.16b, v16.16b, v9.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+	eor v16.16b, v17.16b, v7.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
+	zip1 v6.8h, v6.8h, v16.8h /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
+	zip1 v5.4s, v5.4s, v6.4s /* pack_4 = unpacklo(pack, pack_1) */
+	zip1 v6.8h, v9.8h, v7.8h /* pack_15 = unpacklo(y1_2_2, y1_3_2) */
+	zip1 v3.4s, v3.4s, v6.4s /* pack_18 = unpacklo(pack_14, pack_15) */
+	eor v6.16b, v19.16b, v10.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
+	eor v7.16b, v20.16b, v18.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
+	zip1 v6.8h, v6.8h, v7.8h /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
+	zip1 v7.8h, v10.8h, v18.8h /* pack_16 = unpacklo(y1_4_2, y1_5_2) */
+	eor v16.16b, v22.16b, v11.16b /* y0_6_2 = xor(y0_6_1, y1_6_2) */
+	eor v17.16b, v23.16b, v21.16b /* y0_7_2 = xor(y0_7_1, y1_7_2) */
+	zip1 v16.8h, v16.8h, v17.8h /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
+	zip1 v6.4s, v6.4s, v16.4s /* pack_5 = unpacklo(pack_2, pack_3) */
+	zip1 v5.2d, v5.2d, v6.2d /* pack_6 = unpacklo(pack_4, pack_5) */
+	str q5, [x2, #64] /* store pack_6 */
+	zip1 v5.8h, v11.8h, v21.8h /* pack_17 = unpacklo(y1_6_2, y1_7_2) */
+	zip1 v5.4s, v7.4s, v5.4s /* pack_19 = unpacklo(pack_16, pack_17) */
+	zip1 v3.2d, v3.2d, v5.2d /* pack_20 = unpacklo(pack_18, pack_19) */
+	ldr q5, [x0, #128] /* t0_8 = bcast128() */
+	tbl v5.16b, {v5.16b}, v25.16b /* s0_8 = lookup16(t0_8, pair_8) */
+	ldr q6, [x0, #144] /* t0_9 = bcast128() */
+	tbl v6.16b, {v6.16b}, v26.16b /* s0_9 = lookup16(t0_9, pair_9) */
+	ldr q7, [x0, #160] /* t0_10 = bcast128() */
+	tbl v7.16b, {v7.16b}, v28.16b /* s0_10 = lookup16(t0_10, pair_10) */
+	ldr q16, [x0, #176] /* t0_11 = bcast128() */
+	tbl v16.16b, {v16.16b}, v29.16b /* s0_11 = lookup16(t0_11, pair_11) */
+	ldr q17, [x0, #192] /* t0_12 = bcast128() */
+	tbl v17.16b, {v17.16b}, v31.16b /* s0_12 = lookup16(t0_12, pair_12) */
+	ldr q18, [x0, #208] /* t0_13 = bcast128() */
+	tbl v2.16b, {v18.16b}, v2.16b /* s0_13 = lookup16(t0_13, pair_13) */
+	ldr q18, [x0, #224] /* t0_14 = bcast128() */
+	tbl v4.16b, {v18.16b}, v4.16b /* s0_14 = lookup16(t0_14, pair_14) */
+	ldr q18, [x0, #240] /* t0_15 = bcast128() */
+	tbl v18.16b, {v18.16b}, v8.16b /* s0_15 = lookup16(t0_15, pair_15) */
+	ldr q19, [x0, #384] /* t1_8 = bcast128() */
+	tbl v19.16b, {v19.16b}, v13.16b /* s1_8 = lookup16(t1_8, pair_24) */
+	eor v19.16b, v19.16b, v5.16b /* y1_8 = xor(s1_8, s0_8) */
+	ldr q20, [x0, #400] /* t1_9 = bcast128() */
+	tbl v20.16b, {v20.16b}, v24.16b /* s1_9 = lookup16(t1_9, pair_25) */
+	eor v20.16b, v20.16b, v6.16b /* y1_9 = xor(s1_9, s0_9) */
+	eor v5.16b, v5.16b, v20.16b /* y0_8 = xor(s0_8, y1_9) */
+	ldr q21, [x0, #416] /* t1_10 = bcast128() */
+	tbl v21.16b, {v21.16b}, v14.16b /* s1_10 = lookup16(t1_10, pair_26) */
+	eor v21.16b, v21.16b, v7.16b /* y1_10 = xor(s1_10, s0_10) */
+	eor v6.16b, v6.16b, v21.16b /* y0_9 = xor(s0_9, y1_10) */
+	ldr q22, [x0, #432] /* t1_11 = bcast128() */
+	tbl v22.16b, {v22.16b}, v27.16b /* s1_11 = lookup16(t1_11, pair_27) */
+	eor v22.16b, v22.16b, v16.16b /* y1_11 = xor(s1_11, s0_11) */
+	eor v7.16b, v7.16b, v22.16b /* y0_10 = xor(s0_10, y1_11) */
+	ldr q23, [x0, #448] /* t1_12 = bcast128() */
+	tbl v1.16b, {v23.16b}, v1.16b /* s1_12 = lookup16(t1_12, pair_28) */
+	eor v1.16b, v1.16b, v17.16b /* y1_12 = xor(s1_12, s0_12) */
+	eor v16.16b, v16.16b, v1.16b /* y0_11 = xor(s0_11, y1_12) */
+	eor v20.16b, v20.16b, v16.16b /* y1_9_1 = xor(y1_9, y0_11) */
+	ldr q23, [x0, #464] /* t1_13 = bcast128() */
+	tbl v0.16b, {v23.16b}, v0.16b /* s1_13 = lookup16(t1_13, pair_29) */
+	eor v0.16b, v0.16b, v2.16b /* y1_13 = xor(s1_13, s0_13) */
+	eor v17.16b, v17.16b, v0.16b /* y0_12 = xor(s0_12, y1_13) */
+	eor v2.16b, v2.16b, v4.16b /* y0_13 = xor(s0_13, s0_14) */
+	eor v21.16b, v21.16b, v17.16b /* y1_10_1 = xor(y1_10, y0_12) */
+	eor v22.16b, v22.16b, v2.16b /* y1_11_1 = xor(y1_11, y0_13) */
+	eor v23.16b, v4.16b, v18.16b /* y0_14 = xor(s0_14, s0_15) */
+	eor v1.16b, v1.16b, v23.16b /* y1_12_1 = xor(y1_12, y0_14) */
+	eor v4.16b, v4.16b, v5.16b /* y0_14_1 = xor(s0_14, y0_8) */
+	eor v5.16b, v5.16b, v21.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v17.16b, v17.16b, v4.16b /* y0_12_1 = xor(y0_12, y0_14_1) */
+	eor v24.16b, v18.16b, v19.16b /* y0_15 = xor(s0_15, y1_8) */
+	eor v19.16b, v19.16b, v7.16b /* y1_8_1 = xor(y1_8, y0_10) */
+	eor v0.16b, v0.16b, v24.16b /* y1_13_1 = xor(y1_13, y0_15) */
+	eor v18.16b, v18.16b, v6.16b /* y0_15_1 = xor(s0_15, y0_9) */
+	eor v6.16b, v6.16b, v22.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
+	eor v7.16b, v7.16b, v1.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
+	eor v16.16b, v16.16b, v0.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
+	eor v2.16b, v2.16b, v18.16b /* y0_13_1 = xor(y0_13, y0_15_1) */
+	eor v23.16b, v23.16b, v19.16b /* y0_14_2 = xor(y0_14, y1_8_1) */
+	eor v24.16b, v24.16b, v20.16b /* y0_15_2 = xor(y0_15, y1_9_1) */
+	eor v19.16b, v19.16b, v2.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
+	eor v20.16b, v20.16b, v23.16b /* y1_9_2 = xor(y1_9_1, y0_14_2) */
+	eor v21.16b, v21.16b, v24.16b /* y1_10_2 = xor(y1_10_1, y0_15_2) */
+	eor v22.16b, v22.16b, v5.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
+	eor v1.16b, v1.16b, v6.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
+	eor v0.16b, v0.16b, v7.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
+	eor v4.16b, v4.16b, v16.16b /* y0_14_3 = xor(y0_14_1, y0_11_1) */
+	eor v18.16b, v18.16b, v17.16b /* y0_15_3 = xor(y0_15_1, y0_12_1) */
+	eor v5.16b, v5.16b, v19.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
+	eor v6.16b, v6.16b, v20.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
+	zip1 v5.8h, v5.8h, v6.8h /* pack_7 = unpacklo(y0_8_2, y0_9_2) */
+	zip1 v6.8h, v19.8h, v20.8h /* pack_21 = unpacklo(y1_8_2, y1_9_2) */
+	eor v7.16b, v7.16b, v21.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
+	eor v16.16b, v16.16b, v22.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
+	zip1 v7.8h, v7.8h, v16.8h /* pack_8 = unpacklo(y0_10_2, y0_11_2) */
+	zip1 v5.4s, v5.4s, v7.4s /* pack_11 = unpacklo(pack_7, pack_8) */
+	zip1 v7.8h, v21.8h, v22.8h /* pack_22 = unpacklo(y1_10_2, y1_11_2) */
+	zip1 v6.4s, v6.4s, v7.4s /* pack_25 = unpacklo(pack_21, pack_22) */
+	eor v7.16b, v17.16b, v1.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
+	eor v2.16b, v2.16b, v0.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
+	zip1 v2.8h, v7.8h, v2.8h /* pack_9 = unpacklo(y0_12_2, y0_13_2) */
+	zip1 v0.8h, v1.8h, v0.8h /* pack_23 = unpacklo(y1_12_2, y1_13_2) */
+	eor v1.16b, v23.16b, v4.16b /* y0_14_4 = xor(y0_14_2, y0_14_3) */
+	eor v7.16b, v24.16b, v18.16b /* y0_15_4 = xor(y0_15_2, y0_15_3) */
+	zip1 v1.8h, v1.8h, v7.8h /* pack_10 = unpacklo(y0_14_4, y0_15_4) */
+	zip1 v1.4s, v2.4s, v1.4s /* pack_12 = unpacklo(pack_9, pack_10) */
+	zip1 v1.2d, v5.2d, v1.2d /* pack_13 = unpacklo(pack_11, pack_12) */
+	str q1, [x2, #80] /* store pack_13 */
+	str q3, [x2, #96] /* store pack_20 */
+	zip1 v1.8h, v4.8h, v18.8h /* pack_24 = unpacklo(y0_14_3, y0_15_3) */
+	zip1 v0.4s, v0.4s, v1.4s /* pack_26 = unpacklo(pack_23, pack_24) */
+	zip1 v0.2d, v6.2d, v0.2d /* pack_27 = unpacklo(pack_25, pack_26) */
 	str q0, [x2, #112] /* store pack_27 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
-	ldp d14, d15, [sp, #48]
+	ldr d14, [sp, #48]
 	add sp, sp, #64
 	ret
 	.size ublock_nibbleslice_neon_ublock128_256_ctr_pairs_asm, .-ublock_nibbleslice_neon_ublock128_256_ctr_pairs_asm
@@ -3819,14 +3791,14 @@ ublock_nibbleslice_neon_ublock128_256_ctr_pairs_asm:
  *   x5: rk + 512 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 144 bytes (5 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 112 bytes (3 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm
 	.hidden ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm
 	.type ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm, %function
 	.p2align 4
 ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm:
-	sub sp, sp, #144
+	sub sp, sp, #112
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -3840,48 +3812,48 @@ ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm:
 	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_block_offsets] /* block_offsets = const() */
 	add v1.16b, v2.16b, v1.16b /* offsets = add(block_offsets, first) */
 	add v2.16b, v0.16b, v1.16b /* low_byte = add(low, offsets) */
-	and v3.16b, v0.16b, v1.16b /* both = and(low, offsets) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_8_nibble_mask
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_nibble_mask] /* nibble_mask = const() */
+	and v3.16b, v2.16b, v3.16b /* lo = and(low_byte, nibble_mask) */
+	and v4.16b, v0.16b, v1.16b /* both = and(low, offsets) */
 	orr v0.16b, v0.16b, v1.16b /* either = or(low, offsets) */
 	bic v0.16b, v0.16b, v2.16b /* either_not_sum = andnot(low_byte, either) */
-	orr v0.16b, v3.16b, v0.16b /* carry_bit7 = or(both, either_not_sum) */
+	orr v0.16b, v4.16b, v0.16b /* carry_bit7 = or(both, either_not_sum) */
 	ushr v0.16b, v0.16b, #7 /* carry = shr(carry_bit7) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick1
 	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick1] /* pick1 = const() */
 	orr v1.16b, v0.16b, v1.16b /* pick = or(carry, pick1) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick2
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick2] /* pick2 = const() */
-	orr v3.16b, v0.16b, v3.16b /* pick_1 = or(carry, pick2) */
+	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick2] /* pick2 = const() */
+	orr v4.16b, v0.16b, v4.16b /* pick_1 = or(carry, pick2) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick3
-	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick3] /* pick3 = const() */
-	orr v4.16b, v0.16b, v4.16b /* pick_2 = or(carry, pick3) */
+	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick3] /* pick3 = const() */
+	orr v5.16b, v0.16b, v5.16b /* pick_2 = or(carry, pick3) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick4
-	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick4] /* pick4 = const() */
-	orr v5.16b, v0.16b, v5.16b /* pick_3 = or(carry, pick4) */
+	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick4] /* pick4 = const() */
+	orr v6.16b, v0.16b, v6.16b /* pick_3 = or(carry, pick4) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick5
-	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick5] /* pick5 = const() */
-	orr v6.16b, v0.16b, v6.16b /* pick_4 = or(carry, pick5) */
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick5] /* pick5 = const() */
+	orr v7.16b, v0.16b, v7.16b /* pick_4 = or(carry, pick5) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick6
-	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick6] /* pick6 = const() */
-	orr v7.16b, v0.16b, v7.16b /* pick_5 = or(carry, pick6) */
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick6] /* pick6 = const() */
+	orr v16.16b, v0.16b, v16.16b /* pick_5 = or(carry, pick6) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_8_pick7
-	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick7] /* pick7 = const() */
-	orr v16.16b, v0.16b, v16.16b /* pick_6 = or(carry, pick7) */
+	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_pick7] /* pick7 = const() */
+	orr v17.16b, v0.16b, v17.16b /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
-	ushr v17.16b, v2.16b, #4 /* hi = shr(low_byte) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_8_nibble_mask
-	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_8_nibble_mask] /* nibble_mask = const() */
-	and v2.16b, v2.16b, v18.16b /* lo = and(low_byte, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* hi = shr(low_byte) */
 	ldr q18, [x0, #480] /* t1_14 = bcast128() */
-	tbl v17.16b, {v18.16b}, v17.16b /* s1_14 = lookup16(t1_14, hi) */
+	tbl v2.16b, {v18.16b}, v2.16b /* s1_14 = lookup16(t1_14, hi) */
 	ldr q18, [x0, #496] /* t1_15 = bcast128() */
-	tbl v2.16b, {v18.16b}, v2.16b /* s1_15 = lookup16(t1_15, lo) */
+	tbl v3.16b, {v18.16b}, v3.16b /* s1_15 = lookup16(t1_15, lo) */
 
 	/* Their share of the linear layer's output (XORs only; the other inputs taken as 0). */
-	eor v18.16b, v17.16b, v2.16b /* y1_14 = xor(s1_14, s1_15) */
-	eor v19.16b, v2.16b, v17.16b /* y1_15 = xor(s1_15, s1_14) */
-	eor v20.16b, v17.16b, v19.16b /* y1_14_2 = xor(s1_14, y1_15) */
-	eor v21.16b, v18.16b, v2.16b /* y1_14_3 = xor(y1_14, s1_15) */
+	eor v18.16b, v2.16b, v3.16b /* y1_14 = xor(s1_14, s1_15) */
+	eor v19.16b, v3.16b, v2.16b /* y1_15 = xor(s1_15, s1_14) */
+	eor v20.16b, v2.16b, v19.16b /* y1_14_2 = xor(s1_14, y1_15) */
+	eor v21.16b, v18.16b, v3.16b /* y1_14_3 = xor(y1_14, s1_15) */
 
 	/* Every output nibble: its pair table read by the carry, XOR the share. */
 	ldr q22, [x1, #64] /* pairs = load() */
@@ -3890,64 +3862,60 @@ ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm:
 	ldr q25, [x1, #112] /* pairs_3 = load() */
 	tbl v26.16b, {v22.16b}, v0.16b /* y0_0 = lookup16(pairs, carry) */
 	tbl v27.16b, {v22.16b}, v1.16b /* y0_1 = lookup16(pairs, pick) */
-	tbl v28.16b, {v22.16b}, v3.16b /* y0_2 = lookup16(pairs, pick_1) */
-	tbl v29.16b, {v22.16b}, v4.16b /* y0_3 = lookup16(pairs, pick_2) */
-	tbl v30.16b, {v22.16b}, v5.16b /* y0_4 = lookup16(pairs, pick_3) */
-	tbl v31.16b, {v22.16b}, v6.16b /* y0_5 = lookup16(pairs, pick_4) */
-	tbl v8.16b, {v22.16b}, v7.16b /* y0_6 = lookup16(pairs, pick_5) */
-	tbl v22.16b, {v22.16b}, v16.16b /* y0_7 = lookup16(pairs, pick_6) */
+	tbl v28.16b, {v22.16b}, v4.16b /* y0_2 = lookup16(pairs, pick_1) */
+
+	/* PL and PR: the new state is the old one renamed (no instruction). */
+	tbl v29.16b, {v22.16b}, v5.16b /* y0_3 = lookup16(pairs, pick_2) */
+	tbl v30.16b, {v22.16b}, v6.16b /* y0_4 = lookup16(pairs, pick_3) */
+	tbl v31.16b, {v22.16b}, v7.16b /* y0_5 = lookup16(pairs, pick_4) */
+	tbl v8.16b, {v22.16b}, v16.16b /* y0_6 = lookup16(pairs, pick_5) */
+	tbl v22.16b, {v22.16b}, v17.16b /* y0_7 = lookup16(pairs, pick_6) */
 	tbl v9.16b, {v23.16b}, v0.16b /* y0_8 = lookup16(pairs_1, carry) */
 	eor v9.16b, v9.16b, v18.16b /* y0_8_1 = xor(y0_8, y1_14) */
 	tbl v10.16b, {v23.16b}, v1.16b /* y0_9 = lookup16(pairs_1, pick) */
 	eor v10.16b, v10.16b, v18.16b /* y0_9_1 = xor(y0_9, y1_14) */
-	tbl v11.16b, {v23.16b}, v3.16b /* y0_10 = lookup16(pairs_1, pick_1) */
-	eor v11.16b, v11.16b, v2.16b /* y0_10_1 = xor(y0_10, s1_15) */
-	tbl v12.16b, {v23.16b}, v4.16b /* y0_11 = lookup16(pairs_1, pick_2) */
-	eor v12.16b, v12.16b, v17.16b /* y0_11_1 = xor(y0_11, s1_14) */
-	tbl v13.16b, {v23.16b}, v5.16b /* y0_12 = lookup16(pairs_1, pick_3) */
+	tbl v11.16b, {v23.16b}, v4.16b /* y0_10 = lookup16(pairs_1, pick_1) */
+	eor v11.16b, v11.16b, v3.16b /* y0_10_1 = xor(y0_10, s1_15) */
+	tbl v12.16b, {v23.16b}, v5.16b /* y0_11 = lookup16(pairs_1, pick_2) */
+	eor v12.16b, v12.16b, v2.16b /* y0_11_1 = xor(y0_11, s1_14) */
+	tbl v13.16b, {v23.16b}, v6.16b /* y0_12 = lookup16(pairs_1, pick_3) */
 	eor v20.16b, v13.16b, v20.16b /* y0_12_1 = xor(y0_12, y1_14_2) */
-	tbl v13.16b, {v23.16b}, v6.16b /* y0_13 = lookup16(pairs_1, pick_4) */
+	tbl v13.16b, {v23.16b}, v7.16b /* y0_13 = lookup16(pairs_1, pick_4) */
 	eor v21.16b, v13.16b, v21.16b /* y0_13_1 = xor(y0_13, y1_14_3) */
-	tbl v13.16b, {v23.16b}, v7.16b /* y0_14 = lookup16(pairs_1, pick_5) */
+	tbl v13.16b, {v23.16b}, v16.16b /* y0_14 = lookup16(pairs_1, pick_5) */
 	eor v13.16b, v13.16b, v19.16b /* y0_14_1 = xor(y0_14, y1_15) */
-	tbl v23.16b, {v23.16b}, v16.16b /* y0_15 = lookup16(pairs_1, pick_6) */
+	tbl v23.16b, {v23.16b}, v17.16b /* y0_15 = lookup16(pairs_1, pick_6) */
 	eor v23.16b, v23.16b, v19.16b /* y0_15_1 = xor(y0_15, y1_15) */
 	tbl v14.16b, {v24.16b}, v0.16b /* y1_0 = lookup16(pairs_2, carry) */
-	tbl v15.16b, {v24.16b}, v1.16b /* y1_1 = lookup16(pairs_2, pick) */
-	str q15, [sp, #64] /* spill y1_1 */
-	tbl v15.16b, {v24.16b}, v3.16b /* y1_2 = lookup16(pairs_2, pick_1) */
-	str q15, [sp, #80] /* spill y1_2 */
-	tbl v15.16b, {v24.16b}, v4.16b /* y1_3 = lookup16(pairs_2, pick_2) */
-	str q15, [sp, #96] /* spill y1_3 */
-	tbl v15.16b, {v24.16b}, v5.16b /* y1_4 = lookup16(pairs_2, pick_3) */
-	str q14, [sp, #112] /* spill y1_0 */
-	tbl v14.16b, {v24.16b}, v6.16b /* y1_5 = lookup16(pairs_2, pick_4) */
-	str q14, [sp, #128] /* spill y1_5 */
-	tbl v14.16b, {v24.16b}, v7.16b /* y1_6 = lookup16(pairs_2, pick_5) */
-	tbl v24.16b, {v24.16b}, v16.16b /* y1_7 = lookup16(pairs_2, pick_6) */
 	tbl v0.16b, {v25.16b}, v0.16b /* y1_8 = lookup16(pairs_3, carry) */
 	eor v0.16b, v0.16b, v18.16b /* y1_8_1 = xor(y1_8, y1_14) */
+	tbl v18.16b, {v24.16b}, v1.16b /* y1_1 = lookup16(pairs_2, pick) */
 	tbl v1.16b, {v25.16b}, v1.16b /* y1_9 = lookup16(pairs_3, pick) */
-	eor v1.16b, v1.16b, v2.16b /* y1_9_1 = xor(y1_9, s1_15) */
-	tbl v3.16b, {v25.16b}, v3.16b /* y1_10 = lookup16(pairs_3, pick_1) */
-	tbl v4.16b, {v25.16b}, v4.16b /* y1_11 = lookup16(pairs_3, pick_2) */
-	eor v4.16b, v4.16b, v17.16b /* y1_11_1 = xor(y1_11, s1_14) */
-	tbl v5.16b, {v25.16b}, v5.16b /* y1_12 = lookup16(pairs_3, pick_3) */
-	eor v5.16b, v5.16b, v19.16b /* y1_12_1 = xor(y1_12, y1_15) */
-	tbl v6.16b, {v25.16b}, v6.16b /* y1_13 = lookup16(pairs_3, pick_4) */
-	eor v2.16b, v6.16b, v2.16b /* y1_13_1 = xor(y1_13, s1_15) */
-	tbl v6.16b, {v25.16b}, v7.16b /* y1_14_4 = lookup16(pairs_3, pick_5) */
-	eor v6.16b, v6.16b, v17.16b /* y1_14_5 = xor(y1_14_4, s1_14) */
-	tbl v7.16b, {v25.16b}, v16.16b /* y1_15_3 = lookup16(pairs_3, pick_6) */
-	eor v7.16b, v7.16b, v19.16b /* y1_15_4 = xor(y1_15_3, y1_15) */
-
-	/* PL and PR: the new state is the old one renamed (no instruction). */
-	ldr q16, [sp, #128] /* reload x1_1.2 */
-	ldr q17, [sp, #112] /* reload x1_6.2 */
-	ldr q18, [sp, #64] /* reload x1_7.2 */
-	ldr q19, [sp, #80] /* reload x1_8.2 */
-	ldr q25, [sp, #96] /* reload x1_9.2 */
-	str q24, [sp, #96] /* spill x1_15.2 */
+	eor v1.16b, v1.16b, v3.16b /* y1_9_1 = xor(y1_9, s1_15) */
+	tbl v15.16b, {v24.16b}, v4.16b /* y1_2 = lookup16(pairs_2, pick_1) */
+	tbl v4.16b, {v25.16b}, v4.16b /* y1_10 = lookup16(pairs_3, pick_1) */
+	str q0, [sp, #64] /* spill x1_12.1 */
+	tbl v0.16b, {v24.16b}, v5.16b /* y1_3 = lookup16(pairs_2, pick_2) */
+	tbl v5.16b, {v25.16b}, v5.16b /* y1_11 = lookup16(pairs_3, pick_2) */
+	eor v5.16b, v5.16b, v2.16b /* y1_11_1 = xor(y1_11, s1_14) */
+	str q0, [sp, #80] /* spill x1_9.1 */
+	tbl v0.16b, {v24.16b}, v6.16b /* y1_4 = lookup16(pairs_2, pick_3) */
+	tbl v6.16b, {v25.16b}, v6.16b /* y1_12 = lookup16(pairs_3, pick_3) */
+	eor v6.16b, v6.16b, v19.16b /* y1_12_1 = xor(y1_12, y1_15) */
+	str q0, [sp, #96] /* spill x1_0.1 */
+	tbl v0.16b, {v24.16b}, v7.16b /* y1_5 = lookup16(pairs_2, pick_4) */
+	tbl v7.16b, {v25.16b}, v7.16b /* y1_13 = lookup16(pairs_3, pick_4) */
+	eor v3.16b, v7.16b, v3.16b /* y1_13_1 = xor(y1_13, s1_15) */
+	tbl v7.16b, {v24.16b}, v16.16b /* y1_6 = lookup16(pairs_2, pick_5) */
+	tbl v24.16b, {v24.16b}, v17.16b /* y1_7 = lookup16(pairs_2, pick_6) */
+	tbl v16.16b, {v25.16b}, v16.16b /* y1_14_4 = lookup16(pairs_3, pick_5) */
+	eor v2.16b, v16.16b, v2.16b /* y1_14_5 = xor(y1_14_4, s1_14) */
+	tbl v16.16b, {v25.16b}, v17.16b /* y1_15_3 = lookup16(pairs_3, pick_6) */
+	eor v16.16b, v16.16b, v19.16b /* y1_15_4 = xor(y1_15_3, y1_15) */
+	ldr q17, [sp, #96] /* reload x1_0.2 */
+	ldr q19, [sp, #80] /* reload x1_9.2 */
+	ldr q25, [sp, #64] /* reload x1_12.2 */
+	str q24, [sp, #64] /* spill x1_15.2 */
 	mov x5, x0
 	mov x4, #23
 	.p2align 4
@@ -3971,169 +3939,167 @@ ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm:
 	ldr q10, [x5, #624] /* t0_7 = bcast128() */
 	tbl v21.16b, {v10.16b}, v21.16b /* s0_7 = lookup16(t0_7, x0_7) */
 	ldr q10, [x5, #768] /* t1_0 = bcast128() */
-	tbl v10.16b, {v10.16b}, v15.16b /* s1_0 = lookup16(t1_0, x1_0) */
-	ldr q15, [x5, #784] /* t1_1 = bcast128() */
-	tbl v16.16b, {v15.16b}, v16.16b /* s1_1 = lookup16(t1_1, x1_1) */
-	ldr q15, [x5, #800] /* t1_2 = bcast128() */
-	tbl v6.16b, {v15.16b}, v6.16b /* s1_2 = lookup16(t1_2, x1_2) */
-	ldr q15, [x5, #816] /* t1_3 = bcast128() */
-	tbl v7.16b, {v15.16b}, v7.16b /* s1_3 = lookup16(t1_3, x1_3) */
-	ldr q15, [x5, #832] /* t1_4 = bcast128() */
-	tbl v3.16b, {v15.16b}, v3.16b /* s1_4 = lookup16(t1_4, x1_4) */
-	ldr q15, [x5, #848] /* t1_5 = bcast128() */
-	tbl v4.16b, {v15.16b}, v4.16b /* s1_5 = lookup16(t1_5, x1_5) */
-	ldr q15, [x5, #864] /* t1_6 = bcast128() */
-	tbl v17.16b, {v15.16b}, v17.16b /* s1_6 = lookup16(t1_6, x1_6) */
-	ldr q15, [x5, #880] /* t1_7 = bcast128() */
-	tbl v18.16b, {v15.16b}, v18.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	tbl v17.16b, {v10.16b}, v17.16b /* s1_0 = lookup16(t1_0, x1_0) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v10.16b, v10.16b, v24.16b /* y1_0_1 = xor(s1_0, s0_0) */
-	eor v16.16b, v16.16b, v28.16b /* y1_1_1 = xor(s1_1, s0_1) */
-	eor v6.16b, v6.16b, v29.16b /* y1_2_1 = xor(s1_2, s0_2) */
-	eor v7.16b, v7.16b, v22.16b /* y1_3_1 = xor(s1_3, s0_3) */
-	eor v3.16b, v3.16b, v8.16b /* y1_4_1 = xor(s1_4, s0_4) */
-	eor v4.16b, v4.16b, v9.16b /* y1_5_1 = xor(s1_5, s0_5) */
-	eor v17.16b, v17.16b, v20.16b /* y1_6_1 = xor(s1_6, s0_6) */
+	eor v17.16b, v17.16b, v24.16b /* y1_0_1 = xor(s1_0, s0_0) */
+	ldr q10, [x5, #784] /* t1_1 = bcast128() */
+	tbl v0.16b, {v10.16b}, v0.16b /* s1_1 = lookup16(t1_1, x1_1) */
+	eor v0.16b, v0.16b, v28.16b /* y1_1_1 = xor(s1_1, s0_1) */
+	eor v24.16b, v24.16b, v0.16b /* y0_0_1 = xor(s0_0, y1_1_1) */
+	ldr q10, [x5, #800] /* t1_2 = bcast128() */
+	tbl v2.16b, {v10.16b}, v2.16b /* s1_2 = lookup16(t1_2, x1_2) */
+	eor v2.16b, v2.16b, v29.16b /* y1_2_1 = xor(s1_2, s0_2) */
+	eor v28.16b, v28.16b, v2.16b /* y0_1_1 = xor(s0_1, y1_2_1) */
+	ldr q10, [x5, #816] /* t1_3 = bcast128() */
+	tbl v16.16b, {v10.16b}, v16.16b /* s1_3 = lookup16(t1_3, x1_3) */
+	eor v16.16b, v16.16b, v22.16b /* y1_3_1 = xor(s1_3, s0_3) */
+	eor v29.16b, v29.16b, v16.16b /* y0_2_1 = xor(s0_2, y1_3_1) */
+	ldr q10, [x5, #832] /* t1_4 = bcast128() */
+	tbl v4.16b, {v10.16b}, v4.16b /* s1_4 = lookup16(t1_4, x1_4) */
+	eor v4.16b, v4.16b, v8.16b /* y1_4_1 = xor(s1_4, s0_4) */
+	eor v22.16b, v22.16b, v4.16b /* y0_3_1 = xor(s0_3, y1_4_1) */
+	eor v0.16b, v0.16b, v22.16b /* y1_1_2 = xor(y1_1_1, y0_3_1) */
+	ldr q10, [x5, #848] /* t1_5 = bcast128() */
+	tbl v5.16b, {v10.16b}, v5.16b /* s1_5 = lookup16(t1_5, x1_5) */
+	eor v5.16b, v5.16b, v9.16b /* y1_5_1 = xor(s1_5, s0_5) */
+	eor v8.16b, v8.16b, v5.16b /* y0_4_1 = xor(s0_4, y1_5_1) */
+	eor v2.16b, v2.16b, v8.16b /* y1_2_2 = xor(y1_2_1, y0_4_1) */
+	ldr q10, [x5, #864] /* t1_6 = bcast128() */
+	tbl v10.16b, {v10.16b}, v14.16b /* s1_6 = lookup16(t1_6, x1_6) */
+	eor v10.16b, v10.16b, v20.16b /* y1_6_1 = xor(s1_6, s0_6) */
+	eor v9.16b, v9.16b, v10.16b /* y0_5_1 = xor(s0_5, y1_6_1) */
+	eor v16.16b, v16.16b, v9.16b /* y1_3_2 = xor(y1_3_1, y0_5_1) */
+	eor v10.16b, v10.16b, v24.16b /* y1_6_2 = xor(y1_6_1, y0_0_1) */
+	eor v24.16b, v24.16b, v2.16b /* y0_0_2 = xor(y0_0_1, y1_2_2) */
+	eor v8.16b, v8.16b, v10.16b /* y0_4_2 = xor(y0_4_1, y1_6_2) */
+	ldr q14, [x5, #880] /* t1_7 = bcast128() */
+	tbl v18.16b, {v14.16b}, v18.16b /* s1_7 = lookup16(t1_7, x1_7) */
 	eor v18.16b, v18.16b, v21.16b /* y1_7_1 = xor(s1_7, s0_7) */
-	eor v24.16b, v24.16b, v16.16b /* y0_0_1 = xor(s0_0, y1_1_1) */
-	eor v28.16b, v28.16b, v6.16b /* y0_1_1 = xor(s0_1, y1_2_1) */
-	eor v29.16b, v29.16b, v7.16b /* y0_2_1 = xor(s0_2, y1_3_1) */
-	eor v22.16b, v22.16b, v3.16b /* y0_3_1 = xor(s0_3, y1_4_1) */
-	eor v8.16b, v8.16b, v4.16b /* y0_4_1 = xor(s0_4, y1_5_1) */
-	eor v9.16b, v9.16b, v17.16b /* y0_5_1 = xor(s0_5, y1_6_1) */
 	eor v20.16b, v20.16b, v18.16b /* y0_6_1 = xor(s0_6, y1_7_1) */
-	eor v21.16b, v21.16b, v10.16b /* y0_7_1 = xor(s0_7, y1_0_1) */
-	eor v10.16b, v10.16b, v29.16b /* y1_0_2 = xor(y1_0_1, y0_2_1) */
-	eor v16.16b, v16.16b, v22.16b /* y1_1_2 = xor(y1_1_1, y0_3_1) */
-	eor v6.16b, v6.16b, v8.16b /* y1_2_2 = xor(y1_2_1, y0_4_1) */
-	eor v7.16b, v7.16b, v9.16b /* y1_3_2 = xor(y1_3_1, y0_5_1) */
-	eor v3.16b, v3.16b, v20.16b /* y1_4_2 = xor(y1_4_1, y0_6_1) */
-	eor v4.16b, v4.16b, v21.16b /* y1_5_2 = xor(y1_5_1, y0_7_1) */
-	eor v17.16b, v17.16b, v24.16b /* y1_6_2 = xor(y1_6_1, y0_0_1) */
+	eor v21.16b, v21.16b, v17.16b /* y0_7_1 = xor(s0_7, y1_0_1) */
+	eor v17.16b, v17.16b, v29.16b /* y1_0_2 = xor(y1_0_1, y0_2_1) */
+	eor v4.16b, v4.16b, v20.16b /* y1_4_2 = xor(y1_4_1, y0_6_1) */
+	eor v5.16b, v5.16b, v21.16b /* y1_5_2 = xor(y1_5_1, y0_7_1) */
 	eor v18.16b, v18.16b, v28.16b /* y1_7_2 = xor(y1_7_1, y0_1_1) */
-	eor v24.16b, v24.16b, v6.16b /* y0_0_2 = xor(y0_0_1, y1_2_2) */
-	eor v28.16b, v28.16b, v7.16b /* y0_1_2 = xor(y0_1_1, y1_3_2) */
-	eor v29.16b, v29.16b, v3.16b /* y0_2_2 = xor(y0_2_1, y1_4_2) */
-	eor v22.16b, v22.16b, v4.16b /* y0_3_2 = xor(y0_3_1, y1_5_2) */
-	eor v8.16b, v8.16b, v17.16b /* y0_4_2 = xor(y0_4_1, y1_6_2) */
+	eor v28.16b, v28.16b, v16.16b /* y0_1_2 = xor(y0_1_1, y1_3_2) */
+	eor v29.16b, v29.16b, v4.16b /* y0_2_2 = xor(y0_2_1, y1_4_2) */
+	eor v22.16b, v22.16b, v5.16b /* y0_3_2 = xor(y0_3_1, y1_5_2) */
 	eor v9.16b, v9.16b, v18.16b /* y0_5_2 = xor(y0_5_1, y1_7_2) */
-	eor v20.16b, v20.16b, v10.16b /* y0_6_2 = xor(y0_6_1, y1_0_2) */
-	eor v21.16b, v21.16b, v16.16b /* y0_7_2 = xor(y0_7_1, y1_1_2) */
-	eor v10.16b, v10.16b, v9.16b /* y1_0_3 = xor(y1_0_2, y0_5_2) */
-	eor v16.16b, v16.16b, v20.16b /* y1_1_3 = xor(y1_1_2, y0_6_2) */
-	eor v6.16b, v6.16b, v21.16b /* y1_2_3 = xor(y1_2_2, y0_7_2) */
-	eor v7.16b, v7.16b, v24.16b /* y1_3_3 = xor(y1_3_2, y0_0_2) */
-	eor v3.16b, v3.16b, v28.16b /* y1_4_3 = xor(y1_4_2, y0_1_2) */
-	eor v4.16b, v4.16b, v29.16b /* y1_5_3 = xor(y1_5_2, y0_2_2) */
-	eor v17.16b, v17.16b, v22.16b /* y1_6_3 = xor(y1_6_2, y0_3_2) */
+	eor v20.16b, v20.16b, v17.16b /* y0_6_2 = xor(y0_6_1, y1_0_2) */
+	eor v21.16b, v21.16b, v0.16b /* y0_7_2 = xor(y0_7_1, y1_1_2) */
+	eor v17.16b, v17.16b, v9.16b /* y1_0_3 = xor(y1_0_2, y0_5_2) */
+	eor v0.16b, v0.16b, v20.16b /* y1_1_3 = xor(y1_1_2, y0_6_2) */
+	eor v2.16b, v2.16b, v21.16b /* y1_2_3 = xor(y1_2_2, y0_7_2) */
+	eor v16.16b, v16.16b, v24.16b /* y1_3_3 = xor(y1_3_2, y0_0_2) */
+	eor v4.16b, v4.16b, v28.16b /* y1_4_3 = xor(y1_4_2, y0_1_2) */
+	eor v5.16b, v5.16b, v29.16b /* y1_5_3 = xor(y1_5_2, y0_2_2) */
+	eor v10.16b, v10.16b, v22.16b /* y1_6_3 = xor(y1_6_2, y0_3_2) */
 	eor v18.16b, v18.16b, v8.16b /* y1_7_3 = xor(y1_7_2, y0_4_2) */
-	eor v24.16b, v24.16b, v10.16b /* y0_0_3 = xor(y0_0_2, y1_0_3) */
-	eor v28.16b, v28.16b, v16.16b /* y0_1_3 = xor(y0_1_2, y1_1_3) */
-	eor v29.16b, v29.16b, v6.16b /* y0_2_3 = xor(y0_2_2, y1_2_3) */
-	eor v22.16b, v22.16b, v7.16b /* y0_3_3 = xor(y0_3_2, y1_3_3) */
-	eor v8.16b, v8.16b, v3.16b /* y0_4_3 = xor(y0_4_2, y1_4_3) */
-	eor v9.16b, v9.16b, v4.16b /* y0_5_3 = xor(y0_5_2, y1_5_3) */
-	eor v20.16b, v20.16b, v17.16b /* y0_6_3 = xor(y0_6_2, y1_6_3) */
+	eor v24.16b, v24.16b, v17.16b /* y0_0_3 = xor(y0_0_2, y1_0_3) */
+	eor v28.16b, v28.16b, v0.16b /* y0_1_3 = xor(y0_1_2, y1_1_3) */
+	eor v29.16b, v29.16b, v2.16b /* y0_2_3 = xor(y0_2_2, y1_2_3) */
+
+	/* PL and PR: the new state is the old one renamed (no instruction). */
+	eor v22.16b, v22.16b, v16.16b /* y0_3_3 = xor(y0_3_2, y1_3_3) */
+	eor v8.16b, v8.16b, v4.16b /* y0_4_3 = xor(y0_4_2, y1_4_3) */
+	eor v9.16b, v9.16b, v5.16b /* y0_5_3 = xor(y0_5_2, y1_5_3) */
+	eor v20.16b, v20.16b, v10.16b /* y0_6_3 = xor(y0_6_2, y1_6_3) */
 	eor v21.16b, v21.16b, v18.16b /* y0_7_3 = xor(y0_7_2, y1_7_3) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	ldr q15, [x5, #640] /* t0_8 = bcast128() */
-	tbl v26.16b, {v15.16b}, v26.16b /* s0_8 = lookup16(t0_8, x0_8) */
-	ldr q15, [x5, #656] /* t0_9 = bcast128() */
-	tbl v27.16b, {v15.16b}, v27.16b /* s0_9 = lookup16(t0_9, x0_9) */
-	ldr q15, [x5, #672] /* t0_10 = bcast128() */
-	tbl v30.16b, {v15.16b}, v30.16b /* s0_10 = lookup16(t0_10, x0_10) */
-	ldr q15, [x5, #688] /* t0_11 = bcast128() */
-	tbl v31.16b, {v15.16b}, v31.16b /* s0_11 = lookup16(t0_11, x0_11) */
-	ldr q15, [x5, #704] /* t0_12 = bcast128() */
-	tbl v13.16b, {v15.16b}, v13.16b /* s0_12 = lookup16(t0_12, x0_12) */
-	ldr q15, [x5, #720] /* t0_13 = bcast128() */
-	tbl v23.16b, {v15.16b}, v23.16b /* s0_13 = lookup16(t0_13, x0_13) */
-	ldr q15, [x5, #736] /* t0_14 = bcast128() */
-	tbl v11.16b, {v15.16b}, v11.16b /* s0_14 = lookup16(t0_14, x0_14) */
-	ldr q15, [x5, #752] /* t0_15 = bcast128() */
-	tbl v12.16b, {v15.16b}, v12.16b /* s0_15 = lookup16(t0_15, x0_15) */
-	ldr q15, [x5, #896] /* t1_8 = bcast128() */
-	tbl v19.16b, {v15.16b}, v19.16b /* s1_8 = lookup16(t1_8, x1_8) */
-	ldr q15, [x5, #912] /* t1_9 = bcast128() */
-	tbl v25.16b, {v15.16b}, v25.16b /* s1_9 = lookup16(t1_9, x1_9) */
-	ldr q15, [x5, #928] /* t1_10 = bcast128() */
-	tbl v5.16b, {v15.16b}, v5.16b /* s1_10 = lookup16(t1_10, x1_10) */
-	ldr q15, [x5, #944] /* t1_11 = bcast128() */
-	tbl v2.16b, {v15.16b}, v2.16b /* s1_11 = lookup16(t1_11, x1_11) */
-	ldr q15, [x5, #960] /* t1_12 = bcast128() */
-	tbl v0.16b, {v15.16b}, v0.16b /* s1_12 = lookup16(t1_12, x1_12) */
-	ldr q15, [x5, #976] /* t1_13 = bcast128() */
-	tbl v1.16b, {v15.16b}, v1.16b /* s1_13 = lookup16(t1_13, x1_13) */
-	ldr q15, [x5, #992] /* t1_14_1 = bcast128() */
-	tbl v14.16b, {v15.16b}, v14.16b /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	ldr q15, [x5, #1008] /* t1_15_1 = bcast128() */
-	str q18, [sp, #80] /* spill y1_7_3 */
-	ldr q18, [sp, #96] /* reload x1_15.2 */
-	tbl v18.16b, {v15.16b}, v18.16b /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	ldr q14, [x5, #640] /* t0_8 = bcast128() */
+	tbl v26.16b, {v14.16b}, v26.16b /* s0_8 = lookup16(t0_8, x0_8) */
+	ldr q14, [x5, #656] /* t0_9 = bcast128() */
+	tbl v27.16b, {v14.16b}, v27.16b /* s0_9 = lookup16(t0_9, x0_9) */
+	ldr q14, [x5, #672] /* t0_10 = bcast128() */
+	tbl v30.16b, {v14.16b}, v30.16b /* s0_10 = lookup16(t0_10, x0_10) */
+	ldr q14, [x5, #688] /* t0_11 = bcast128() */
+	tbl v31.16b, {v14.16b}, v31.16b /* s0_11 = lookup16(t0_11, x0_11) */
+	ldr q14, [x5, #704] /* t0_12 = bcast128() */
+	tbl v13.16b, {v14.16b}, v13.16b /* s0_12 = lookup16(t0_12, x0_12) */
+	ldr q14, [x5, #720] /* t0_13 = bcast128() */
+	tbl v23.16b, {v14.16b}, v23.16b /* s0_13 = lookup16(t0_13, x0_13) */
+	ldr q14, [x5, #736] /* t0_14 = bcast128() */
+	tbl v11.16b, {v14.16b}, v11.16b /* s0_14 = lookup16(t0_14, x0_14) */
+	ldr q14, [x5, #752] /* t0_15 = bcast128() */
+	tbl v12.16b, {v14.16b}, v12.16b /* s0_15 = lookup16(t0_15, x0_15) */
+	ldr q14, [x5, #896] /* t1_8 = bcast128() */
+	tbl v14.16b, {v14.16b}, v15.16b /* s1_8 = lookup16(t1_8, x1_8) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v19.16b, v19.16b, v26.16b /* y1_8_2 = xor(s1_8, s0_8) */
-	eor v25.16b, v25.16b, v27.16b /* y1_9_2 = xor(s1_9, s0_9) */
-	eor v5.16b, v5.16b, v30.16b /* y1_10_1 = xor(s1_10, s0_10) */
-	eor v2.16b, v2.16b, v31.16b /* y1_11_2 = xor(s1_11, s0_11) */
-	eor v0.16b, v0.16b, v13.16b /* y1_12_2 = xor(s1_12, s0_12) */
+	eor v14.16b, v14.16b, v26.16b /* y1_8_2 = xor(s1_8, s0_8) */
+	ldr q15, [x5, #912] /* t1_9 = bcast128() */
+	tbl v19.16b, {v15.16b}, v19.16b /* s1_9 = lookup16(t1_9, x1_9) */
+	eor v19.16b, v19.16b, v27.16b /* y1_9_2 = xor(s1_9, s0_9) */
+	eor v26.16b, v26.16b, v19.16b /* y0_8_2 = xor(s0_8, y1_9_2) */
+	ldr q15, [x5, #928] /* t1_10 = bcast128() */
+	tbl v6.16b, {v15.16b}, v6.16b /* s1_10 = lookup16(t1_10, x1_10) */
+	eor v6.16b, v6.16b, v30.16b /* y1_10_1 = xor(s1_10, s0_10) */
+	eor v27.16b, v27.16b, v6.16b /* y0_9_2 = xor(s0_9, y1_10_1) */
+	ldr q15, [x5, #944] /* t1_11 = bcast128() */
+	tbl v3.16b, {v15.16b}, v3.16b /* s1_11 = lookup16(t1_11, x1_11) */
+	eor v3.16b, v3.16b, v31.16b /* y1_11_2 = xor(s1_11, s0_11) */
+	eor v30.16b, v30.16b, v3.16b /* y0_10_2 = xor(s0_10, y1_11_2) */
+	ldr q15, [x5, #960] /* t1_12 = bcast128() */
+	tbl v25.16b, {v15.16b}, v25.16b /* s1_12 = lookup16(t1_12, x1_12) */
+	eor v25.16b, v25.16b, v13.16b /* y1_12_2 = xor(s1_12, s0_12) */
+	eor v31.16b, v31.16b, v25.16b /* y0_11_2 = xor(s0_11, y1_12_2) */
+	eor v19.16b, v19.16b, v31.16b /* y1_9_3 = xor(y1_9_2, y0_11_2) */
+	ldr q15, [x5, #976] /* t1_13 = bcast128() */
+	tbl v1.16b, {v15.16b}, v1.16b /* s1_13 = lookup16(t1_13, x1_13) */
 	eor v1.16b, v1.16b, v23.16b /* y1_13_2 = xor(s1_13, s0_13) */
-	eor v14.16b, v14.16b, v11.16b /* y1_14_6 = xor(s1_14_1, s0_14) */
-	eor v18.16b, v18.16b, v12.16b /* y1_15_5 = xor(s1_15_1, s0_15) */
-	eor v26.16b, v26.16b, v25.16b /* y0_8_2 = xor(s0_8, y1_9_2) */
-	eor v27.16b, v27.16b, v5.16b /* y0_9_2 = xor(s0_9, y1_10_1) */
-	eor v30.16b, v30.16b, v2.16b /* y0_10_2 = xor(s0_10, y1_11_2) */
-	eor v31.16b, v31.16b, v0.16b /* y0_11_2 = xor(s0_11, y1_12_2) */
 	eor v13.16b, v13.16b, v1.16b /* y0_12_2 = xor(s0_12, y1_13_2) */
-	eor v23.16b, v23.16b, v14.16b /* y0_13_2 = xor(s0_13, y1_14_6) */
-	eor v11.16b, v11.16b, v18.16b /* y0_14_2 = xor(s0_14, y1_15_5) */
-	eor v12.16b, v12.16b, v19.16b /* y0_15_2 = xor(s0_15, y1_8_2) */
-	eor v19.16b, v19.16b, v30.16b /* y1_8_3 = xor(y1_8_2, y0_10_2) */
-	eor v25.16b, v25.16b, v31.16b /* y1_9_3 = xor(y1_9_2, y0_11_2) */
-	eor v5.16b, v5.16b, v13.16b /* y1_10_2 = xor(y1_10_1, y0_12_2) */
-	eor v2.16b, v2.16b, v23.16b /* y1_11_3 = xor(y1_11_2, y0_13_2) */
-	eor v0.16b, v0.16b, v11.16b /* y1_12_3 = xor(y1_12_2, y0_14_2) */
+	eor v6.16b, v6.16b, v13.16b /* y1_10_2 = xor(y1_10_1, y0_12_2) */
+	ldr q15, [x5, #992] /* t1_14_1 = bcast128() */
+	tbl v7.16b, {v15.16b}, v7.16b /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	eor v7.16b, v7.16b, v11.16b /* y1_14_6 = xor(s1_14_1, s0_14) */
+	eor v23.16b, v23.16b, v7.16b /* y0_13_2 = xor(s0_13, y1_14_6) */
+	eor v3.16b, v3.16b, v23.16b /* y1_11_3 = xor(y1_11_2, y0_13_2) */
+	eor v7.16b, v7.16b, v26.16b /* y1_14_7 = xor(y1_14_6, y0_8_2) */
+	eor v26.16b, v26.16b, v6.16b /* y0_8_3 = xor(y0_8_2, y1_10_2) */
+	eor v13.16b, v13.16b, v7.16b /* y0_12_3 = xor(y0_12_2, y1_14_7) */
+	ldr q15, [x5, #1008] /* t1_15_1 = bcast128() */
+	str q10, [sp, #80] /* spill x1_14.3 */
+	ldr q10, [sp, #64] /* reload x1_15.2 */
+	tbl v10.16b, {v15.16b}, v10.16b /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	eor v10.16b, v10.16b, v12.16b /* y1_15_5 = xor(s1_15_1, s0_15) */
+	eor v11.16b, v11.16b, v10.16b /* y0_14_2 = xor(s0_14, y1_15_5) */
+	eor v12.16b, v12.16b, v14.16b /* y0_15_2 = xor(s0_15, y1_8_2) */
+	eor v14.16b, v14.16b, v30.16b /* y1_8_3 = xor(y1_8_2, y0_10_2) */
+	eor v25.16b, v25.16b, v11.16b /* y1_12_3 = xor(y1_12_2, y0_14_2) */
 	eor v1.16b, v1.16b, v12.16b /* y1_13_3 = xor(y1_13_2, y0_15_2) */
-	eor v14.16b, v14.16b, v26.16b /* y1_14_7 = xor(y1_14_6, y0_8_2) */
-	eor v18.16b, v18.16b, v27.16b /* y1_15_6 = xor(y1_15_5, y0_9_2) */
-	eor v26.16b, v26.16b, v5.16b /* y0_8_3 = xor(y0_8_2, y1_10_2) */
-	eor v27.16b, v27.16b, v2.16b /* y0_9_3 = xor(y0_9_2, y1_11_3) */
-	eor v30.16b, v30.16b, v0.16b /* y0_10_3 = xor(y0_10_2, y1_12_3) */
+	eor v10.16b, v10.16b, v27.16b /* y1_15_6 = xor(y1_15_5, y0_9_2) */
+	eor v27.16b, v27.16b, v3.16b /* y0_9_3 = xor(y0_9_2, y1_11_3) */
+	eor v30.16b, v30.16b, v25.16b /* y0_10_3 = xor(y0_10_2, y1_12_3) */
 	eor v31.16b, v31.16b, v1.16b /* y0_11_3 = xor(y0_11_2, y1_13_3) */
-	eor v13.16b, v13.16b, v14.16b /* y0_12_3 = xor(y0_12_2, y1_14_7) */
-	eor v23.16b, v23.16b, v18.16b /* y0_13_3 = xor(y0_13_2, y1_15_6) */
-	eor v11.16b, v11.16b, v19.16b /* y0_14_3 = xor(y0_14_2, y1_8_3) */
-	eor v12.16b, v12.16b, v25.16b /* y0_15_3 = xor(y0_15_2, y1_9_3) */
-	eor v19.16b, v19.16b, v23.16b /* y1_8_4 = xor(y1_8_3, y0_13_3) */
-	eor v25.16b, v25.16b, v11.16b /* y1_9_4 = xor(y1_9_3, y0_14_3) */
-	eor v5.16b, v5.16b, v12.16b /* y1_10_3 = xor(y1_10_2, y0_15_3) */
-	eor v2.16b, v2.16b, v26.16b /* y1_11_4 = xor(y1_11_3, y0_8_3) */
-	eor v0.16b, v0.16b, v27.16b /* y1_12_4 = xor(y1_12_3, y0_9_3) */
+	eor v23.16b, v23.16b, v10.16b /* y0_13_3 = xor(y0_13_2, y1_15_6) */
+	eor v11.16b, v11.16b, v14.16b /* y0_14_3 = xor(y0_14_2, y1_8_3) */
+	eor v12.16b, v12.16b, v19.16b /* y0_15_3 = xor(y0_15_2, y1_9_3) */
+	eor v14.16b, v14.16b, v23.16b /* y1_8_4 = xor(y1_8_3, y0_13_3) */
+	eor v19.16b, v19.16b, v11.16b /* y1_9_4 = xor(y1_9_3, y0_14_3) */
+	eor v6.16b, v6.16b, v12.16b /* y1_10_3 = xor(y1_10_2, y0_15_3) */
+	eor v3.16b, v3.16b, v26.16b /* y1_11_4 = xor(y1_11_3, y0_8_3) */
+	eor v25.16b, v25.16b, v27.16b /* y1_12_4 = xor(y1_12_3, y0_9_3) */
 	eor v1.16b, v1.16b, v30.16b /* y1_13_4 = xor(y1_13_3, y0_10_3) */
-	eor v14.16b, v14.16b, v31.16b /* y1_14_8 = xor(y1_14_7, y0_11_3) */
-	eor v18.16b, v18.16b, v13.16b /* y1_15_7 = xor(y1_15_6, y0_12_3) */
-	eor v26.16b, v26.16b, v19.16b /* y0_8_4 = xor(y0_8_3, y1_8_4) */
-	eor v27.16b, v27.16b, v25.16b /* y0_9_4 = xor(y0_9_3, y1_9_4) */
-	eor v30.16b, v30.16b, v5.16b /* y0_10_4 = xor(y0_10_3, y1_10_3) */
-	eor v31.16b, v31.16b, v2.16b /* y0_11_4 = xor(y0_11_3, y1_11_4) */
-	eor v13.16b, v13.16b, v0.16b /* y0_12_4 = xor(y0_12_3, y1_12_4) */
+	eor v7.16b, v7.16b, v31.16b /* y1_14_8 = xor(y1_14_7, y0_11_3) */
+	eor v10.16b, v10.16b, v13.16b /* y1_15_7 = xor(y1_15_6, y0_12_3) */
+	eor v26.16b, v26.16b, v14.16b /* y0_8_4 = xor(y0_8_3, y1_8_4) */
+	eor v27.16b, v27.16b, v19.16b /* y0_9_4 = xor(y0_9_3, y1_9_4) */
+	eor v30.16b, v30.16b, v6.16b /* y0_10_4 = xor(y0_10_3, y1_10_3) */
+	eor v31.16b, v31.16b, v3.16b /* y0_11_4 = xor(y0_11_3, y1_11_4) */
+	eor v13.16b, v13.16b, v25.16b /* y0_12_4 = xor(y0_12_3, y1_12_4) */
 	eor v23.16b, v23.16b, v1.16b /* y0_13_4 = xor(y0_13_3, y1_13_4) */
-	eor v11.16b, v11.16b, v14.16b /* y0_14_4 = xor(y0_14_3, y1_14_8) */
-	eor v12.16b, v12.16b, v18.16b /* y0_15_4 = xor(y0_15_3, y1_15_7) */
-
-	/* PL and PR: the new state is the old one renamed (no instruction). */
-	ldr q15, [sp, #80] /* reload x1_15.3 */
-	str q15, [sp, #96] /* spill x1_15.2 */
-	mov v15.16b, v3.16b /* x1_0.3 */
-	mov v3.16b, v5.16b /* x1_4.3 */
-	mov v5.16b, v0.16b /* x1_10.3 */
-	mov v0.16b, v19.16b /* x1_12.3 */
-	mov v19.16b, v6.16b /* x1_8.3 */
-	mov v6.16b, v14.16b /* x1_2.3 */
-	mov v14.16b, v17.16b /* x1_14.3 */
-	mov v17.16b, v10.16b /* x1_6.3 */
+	eor v11.16b, v11.16b, v7.16b /* y0_14_4 = xor(y0_14_3, y1_14_8) */
+	eor v12.16b, v12.16b, v10.16b /* y0_15_4 = xor(y0_15_3, y1_15_7) */
+	str q18, [sp, #64] /* spill x1_15.2 */
+	mov v18.16b, v0.16b /* x1_7.3 */
+	mov v0.16b, v5.16b /* x1_1.3 */
+	mov v5.16b, v3.16b /* x1_5.3 */
+	mov v3.16b, v1.16b /* x1_11.3 */
+	mov v1.16b, v19.16b /* x1_13.3 */
+	mov v19.16b, v16.16b /* x1_9.3 */
+	mov v16.16b, v10.16b /* x1_3.3 */
 	mov v10.16b, v27.16b /* x0_5.3 */
 	mov v27.16b, v28.16b /* x0_9.3 */
 	mov v28.16b, v29.16b /* x0_0.3 */
@@ -4145,14 +4111,15 @@ ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm:
 	mov v31.16b, v9.16b /* x0_11.3 */
 	mov v9.16b, v26.16b /* x0_4.3 */
 	mov v26.16b, v24.16b /* x0_8.3 */
-	mov v24.16b, v1.16b /* x1_11.3 */
-	mov v1.16b, v25.16b /* x1_13.3 */
-	mov v25.16b, v7.16b /* x1_9.3 */
-	mov v7.16b, v18.16b /* x1_3.3 */
-	mov v18.16b, v16.16b /* x1_7.3 */
-	mov v16.16b, v4.16b /* x1_1.3 */
-	mov v4.16b, v2.16b /* x1_5.3 */
-	mov v2.16b, v24.16b /* x1_11.3 */
+	mov v15.16b, v2.16b /* x1_8.3 */
+	mov v2.16b, v7.16b /* x1_2.3 */
+	ldr q7, [sp, #80] /* reload x1_14.3 */
+	mov v24.16b, v4.16b /* x1_0.3 */
+	mov v4.16b, v6.16b /* x1_4.3 */
+	mov v6.16b, v25.16b /* x1_10.3 */
+	mov v25.16b, v14.16b /* x1_12.3 */
+	mov v14.16b, v17.16b /* x1_6.3 */
+	mov v17.16b, v24.16b /* x1_0.3 */
 	mov v24.16b, v20.16b /* x0_2.3 */
 	mov v20.16b, v13.16b /* x0_6.3 */
 	mov v13.16b, v11.16b /* x0_12.3 */
@@ -4180,101 +4147,101 @@ ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm:
 	orr v23.16b, v27.16b, v23.16b /* byte_6 = or(hi_up_6, x0_13) */
 	shl v27.16b, v11.16b, #4 /* hi_up_7 = shl(x0_14) */
 	orr v27.16b, v27.16b, v12.16b /* byte_7 = or(hi_up_7, x0_15) */
-	shl v29.16b, v15.16b, #4 /* hi_up_8 = shl(x1_0) */
-	orr v16.16b, v29.16b, v16.16b /* byte_8 = or(hi_up_8, x1_1) */
-	shl v6.16b, v6.16b, #4 /* hi_up_9 = shl(x1_2) */
-	orr v6.16b, v6.16b, v7.16b /* byte_9 = or(hi_up_9, x1_3) */
-	shl v3.16b, v3.16b, #4 /* hi_up_10 = shl(x1_4) */
-	orr v3.16b, v3.16b, v4.16b /* byte_10 = or(hi_up_10, x1_5) */
-	shl v4.16b, v17.16b, #4 /* hi_up_11 = shl(x1_6) */
-	orr v4.16b, v4.16b, v18.16b /* byte_11 = or(hi_up_11, x1_7) */
-	shl v7.16b, v19.16b, #4 /* hi_up_12 = shl(x1_8) */
-	orr v7.16b, v7.16b, v25.16b /* byte_12 = or(hi_up_12, x1_9) */
-	shl v5.16b, v5.16b, #4 /* hi_up_13 = shl(x1_10) */
-	orr v2.16b, v5.16b, v2.16b /* byte_13 = or(hi_up_13, x1_11) */
-	shl v0.16b, v0.16b, #4 /* hi_up_14 = shl(x1_12) */
-	orr v0.16b, v0.16b, v1.16b /* byte_14 = or(hi_up_14, x1_13) */
-	shl v1.16b, v14.16b, #4 /* hi_up_15 = shl(x1_14) */
-	ldr q5, [sp, #96] /* reload x1_15.2 */
-	orr v1.16b, v1.16b, v5.16b /* byte_15 = or(hi_up_15, x1_15) */
-	zip1 v5.16b, v24.16b, v16.16b /* tro0 = unpacklo(byte, byte_8) */
-	zip2 v16.16b, v24.16b, v16.16b /* tro0_1 = unpackhi(byte, byte_8) */
-	zip1 v17.16b, v22.16b, v6.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
-	zip2 v6.16b, v22.16b, v6.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
-	zip1 v18.16b, v28.16b, v3.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
-	zip2 v3.16b, v28.16b, v3.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
-	zip1 v19.16b, v20.16b, v4.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
-	zip2 v4.16b, v20.16b, v4.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
-	zip1 v20.16b, v21.16b, v7.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
-	zip2 v7.16b, v21.16b, v7.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
-	zip1 v21.16b, v26.16b, v2.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
-	zip2 v2.16b, v26.16b, v2.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
-	zip1 v22.16b, v23.16b, v0.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
-	zip2 v0.16b, v23.16b, v0.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
-	zip1 v23.16b, v27.16b, v1.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
-	zip2 v1.16b, v27.16b, v1.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
-	zip1 v24.16b, v5.16b, v20.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v5.16b, v5.16b, v20.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v20.16b, v16.16b, v7.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v7.16b, v16.16b, v7.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	shl v17.16b, v17.16b, #4 /* hi_up_8 = shl(x1_0) */
+	orr v0.16b, v17.16b, v0.16b /* byte_8 = or(hi_up_8, x1_1) */
+	shl v2.16b, v2.16b, #4 /* hi_up_9 = shl(x1_2) */
+	orr v2.16b, v2.16b, v16.16b /* byte_9 = or(hi_up_9, x1_3) */
+	shl v4.16b, v4.16b, #4 /* hi_up_10 = shl(x1_4) */
+	orr v4.16b, v4.16b, v5.16b /* byte_10 = or(hi_up_10, x1_5) */
+	shl v5.16b, v14.16b, #4 /* hi_up_11 = shl(x1_6) */
+	orr v5.16b, v5.16b, v18.16b /* byte_11 = or(hi_up_11, x1_7) */
+	shl v16.16b, v15.16b, #4 /* hi_up_12 = shl(x1_8) */
+	orr v16.16b, v16.16b, v19.16b /* byte_12 = or(hi_up_12, x1_9) */
+	shl v6.16b, v6.16b, #4 /* hi_up_13 = shl(x1_10) */
+	orr v3.16b, v6.16b, v3.16b /* byte_13 = or(hi_up_13, x1_11) */
+	shl v6.16b, v25.16b, #4 /* hi_up_14 = shl(x1_12) */
+	orr v1.16b, v6.16b, v1.16b /* byte_14 = or(hi_up_14, x1_13) */
+	shl v6.16b, v7.16b, #4 /* hi_up_15 = shl(x1_14) */
+	ldr q7, [sp, #64] /* reload x1_15.2 */
+	orr v6.16b, v6.16b, v7.16b /* byte_15 = or(hi_up_15, x1_15) */
+	zip1 v7.16b, v24.16b, v0.16b /* tro0 = unpacklo(byte, byte_8) */
+	zip2 v0.16b, v24.16b, v0.16b /* tro0_1 = unpackhi(byte, byte_8) */
+	zip1 v17.16b, v22.16b, v2.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
+	zip2 v2.16b, v22.16b, v2.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
+	zip1 v18.16b, v28.16b, v4.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
+	zip2 v4.16b, v28.16b, v4.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
+	zip1 v19.16b, v20.16b, v5.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
+	zip2 v5.16b, v20.16b, v5.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
+	zip1 v20.16b, v21.16b, v16.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
+	zip2 v16.16b, v21.16b, v16.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
+	zip1 v21.16b, v26.16b, v3.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
+	zip2 v3.16b, v26.16b, v3.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
+	zip1 v22.16b, v23.16b, v1.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
+	zip2 v1.16b, v23.16b, v1.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
+	zip1 v23.16b, v27.16b, v6.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
+	zip2 v6.16b, v27.16b, v6.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
+	zip1 v24.16b, v7.16b, v20.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v7.16b, v7.16b, v20.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v20.16b, v0.16b, v16.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v0.16b, v0.16b, v16.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
 	zip1 v16.16b, v17.16b, v21.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
 	zip2 v17.16b, v17.16b, v21.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v21.16b, v6.16b, v2.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v2.16b, v6.16b, v2.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v6.16b, v18.16b, v22.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip1 v21.16b, v2.16b, v3.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v2.16b, v2.16b, v3.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v3.16b, v18.16b, v22.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
 	zip2 v18.16b, v18.16b, v22.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v22.16b, v3.16b, v0.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v0.16b, v3.16b, v0.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v3.16b, v19.16b, v23.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip1 v22.16b, v4.16b, v1.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v1.16b, v4.16b, v1.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v4.16b, v19.16b, v23.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
 	zip2 v19.16b, v19.16b, v23.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	zip1 v23.16b, v4.16b, v1.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	zip2 v1.16b, v4.16b, v1.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v4.16b, v24.16b, v6.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v6.16b, v24.16b, v6.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v24.16b, v5.16b, v18.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v5.16b, v5.16b, v18.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v23.16b, v5.16b, v6.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v5.16b, v5.16b, v6.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v6.16b, v24.16b, v3.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v3.16b, v24.16b, v3.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v24.16b, v7.16b, v18.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v7.16b, v7.16b, v18.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	zip1 v18.16b, v20.16b, v22.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
 	zip2 v20.16b, v20.16b, v22.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v22.16b, v7.16b, v0.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v0.16b, v7.16b, v0.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v7.16b, v16.16b, v3.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v3.16b, v16.16b, v3.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v22.16b, v0.16b, v1.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v0.16b, v0.16b, v1.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v1.16b, v16.16b, v4.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v4.16b, v16.16b, v4.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
 	zip1 v16.16b, v17.16b, v19.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
 	zip2 v17.16b, v17.16b, v19.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
 	zip1 v19.16b, v21.16b, v23.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	zip2 v21.16b, v21.16b, v23.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v23.16b, v2.16b, v1.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v1.16b, v2.16b, v1.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v2.16b, v4.16b, v7.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v4.16b, v4.16b, v7.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v7.16b, v6.16b, v3.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v3.16b, v6.16b, v3.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v6.16b, v24.16b, v16.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip1 v23.16b, v2.16b, v5.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v2.16b, v2.16b, v5.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v5.16b, v6.16b, v1.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v1.16b, v6.16b, v1.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	zip1 v6.16b, v3.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v3.16b, v3.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v4.16b, v24.16b, v16.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
 	zip2 v16.16b, v24.16b, v16.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v24.16b, v5.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v5.16b, v5.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	zip1 v24.16b, v7.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v7.16b, v7.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
 	zip1 v17.16b, v18.16b, v19.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
 	zip2 v18.16b, v18.16b, v19.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
 	zip1 v19.16b, v20.16b, v21.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
 	zip2 v20.16b, v20.16b, v21.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
 	zip1 v21.16b, v22.16b, v23.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
 	zip2 v22.16b, v22.16b, v23.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v23.16b, v0.16b, v1.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v0.16b, v0.16b, v1.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	ldr q1, [x3] /* msg = load() */
-	eor v1.16b, v2.16b, v1.16b /* ct = xor(tro3, msg) */
-	str q1, [x2] /* store ct */
-	ldr q1, [x3, #16] /* msg_1 = load() */
-	eor v1.16b, v4.16b, v1.16b /* ct_1 = xor(tro3_1, msg_1) */
+	zip1 v23.16b, v0.16b, v2.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v0.16b, v2.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	ldr q2, [x3] /* msg = load() */
+	eor v2.16b, v5.16b, v2.16b /* ct = xor(tro3, msg) */
+	str q2, [x2] /* store ct */
+	ldr q2, [x3, #16] /* msg_1 = load() */
+	eor v1.16b, v1.16b, v2.16b /* ct_1 = xor(tro3_1, msg_1) */
 	str q1, [x2, #16] /* store ct_1 */
 	ldr q1, [x3, #32] /* msg_2 = load() */
-	eor v1.16b, v7.16b, v1.16b /* ct_2 = xor(tro3_2, msg_2) */
+	eor v1.16b, v6.16b, v1.16b /* ct_2 = xor(tro3_2, msg_2) */
 	str q1, [x2, #32] /* store ct_2 */
 	ldr q1, [x3, #48] /* msg_3 = load() */
 	eor v1.16b, v3.16b, v1.16b /* ct_3 = xor(tro3_3, msg_3) */
 	str q1, [x2, #48] /* store ct_3 */
 	ldr q1, [x3, #64] /* msg_4 = load() */
-	eor v1.16b, v6.16b, v1.16b /* ct_4 = xor(tro3_4, msg_4) */
+	eor v1.16b, v4.16b, v1.16b /* ct_4 = xor(tro3_4, msg_4) */
 	str q1, [x2, #64] /* store ct_4 */
 	ldr q1, [x3, #80] /* msg_5 = load() */
 	eor v1.16b, v16.16b, v1.16b /* ct_5 = xor(tro3_5, msg_5) */
@@ -4283,7 +4250,7 @@ ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm:
 	eor v1.16b, v24.16b, v1.16b /* ct_6 = xor(tro3_6, msg_6) */
 	str q1, [x2, #96] /* store ct_6 */
 	ldr q1, [x3, #112] /* msg_7 = load() */
-	eor v1.16b, v5.16b, v1.16b /* ct_7 = xor(tro3_7, msg_7) */
+	eor v1.16b, v7.16b, v1.16b /* ct_7 = xor(tro3_7, msg_7) */
 	str q1, [x2, #112] /* store ct_7 */
 	ldr q1, [x3, #128] /* msg_8 = load() */
 	eor v1.16b, v17.16b, v1.16b /* ct_8 = xor(tro3_8, msg_8) */
@@ -4313,7 +4280,7 @@ ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm:
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #144
+	add sp, sp, #112
 	ret
 	.size ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm, .-ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm
 
@@ -4452,23 +4419,21 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_xor_asm:
 	and v22.16b, v22.16b, v25.16b /* lo_13 = and(tr3_13, nibble_mask) */
 	ushr v15.16b, v24.16b, #4 /* hi_14 = shr(tr3_14) */
 	and v24.16b, v24.16b, v25.16b /* lo_14 = and(tr3_14, nibble_mask) */
-	str q24, [sp, #64] /* spill lo_14 */
-	ushr v24.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
-	and v0.16b, v0.16b, v25.16b /* lo_15 = and(tr3_15, nibble_mask) */
-	ldr q25, [sp, #64] /* reload x1_13.2 */
-	str q0, [sp, #64] /* spill x1_15.2 */
+	and v25.16b, v0.16b, v25.16b /* lo_15 = and(tr3_15, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
+	str q25, [sp, #64] /* spill x1_15.2 */
 	mov x5, x0
 	mov x4, #24
 	.p2align 4
 .Lublock_nibbleslice_neon_asm_9_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	ldr q0, [x5] /* t0_0 = bcast128() */
-	tbl v0.16b, {v0.16b}, v1.16b /* s0_0 = lookup16(t0_0, x0_0) */
-	ldr q1, [x5, #16] /* t0_1 = bcast128() */
-	tbl v1.16b, {v1.16b}, v3.16b /* s0_1 = lookup16(t0_1, x0_1) */
-	ldr q3, [x5, #32] /* t0_2 = bcast128() */
-	tbl v3.16b, {v3.16b}, v26.16b /* s0_2 = lookup16(t0_2, x0_2) */
+	ldr q25, [x5] /* t0_0 = bcast128() */
+	tbl v1.16b, {v25.16b}, v1.16b /* s0_0 = lookup16(t0_0, x0_0) */
+	ldr q25, [x5, #16] /* t0_1 = bcast128() */
+	tbl v3.16b, {v25.16b}, v3.16b /* s0_1 = lookup16(t0_1, x0_1) */
+	ldr q25, [x5, #32] /* t0_2 = bcast128() */
+	tbl v25.16b, {v25.16b}, v26.16b /* s0_2 = lookup16(t0_2, x0_2) */
 	ldr q26, [x5, #48] /* t0_3 = bcast128() */
 	tbl v2.16b, {v26.16b}, v2.16b /* s0_3 = lookup16(t0_3, x0_3) */
 	ldr q26, [x5, #64] /* t0_4 = bcast128() */
@@ -4481,65 +4446,67 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_xor_asm:
 	tbl v4.16b, {v28.16b}, v4.16b /* s0_7 = lookup16(t0_7, x0_7) */
 	ldr q28, [x5, #256] /* t1_0 = bcast128() */
 	tbl v28.16b, {v28.16b}, v9.16b /* s1_0 = lookup16(t1_0, x1_0) */
-	ldr q9, [x5, #272] /* t1_1 = bcast128() */
-	tbl v17.16b, {v9.16b}, v17.16b /* s1_1 = lookup16(t1_1, x1_1) */
-	ldr q9, [x5, #288] /* t1_2 = bcast128() */
-	tbl v9.16b, {v9.16b}, v10.16b /* s1_2 = lookup16(t1_2, x1_2) */
-	ldr q10, [x5, #304] /* t1_3 = bcast128() */
-	tbl v18.16b, {v10.16b}, v18.16b /* s1_3 = lookup16(t1_3, x1_3) */
-	ldr q10, [x5, #320] /* t1_4 = bcast128() */
-	tbl v10.16b, {v10.16b}, v11.16b /* s1_4 = lookup16(t1_4, x1_4) */
-	ldr q11, [x5, #336] /* t1_5 = bcast128() */
-	tbl v19.16b, {v11.16b}, v19.16b /* s1_5 = lookup16(t1_5, x1_5) */
-	ldr q11, [x5, #352] /* t1_6 = bcast128() */
-	tbl v11.16b, {v11.16b}, v12.16b /* s1_6 = lookup16(t1_6, x1_6) */
-	ldr q12, [x5, #368] /* t1_7 = bcast128() */
-	tbl v20.16b, {v12.16b}, v20.16b /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v28.16b, v28.16b, v0.16b /* y1_0 = xor(s1_0, s0_0) */
-	eor v17.16b, v17.16b, v1.16b /* y1_1 = xor(s1_1, s0_1) */
-	eor v9.16b, v9.16b, v3.16b /* y1_2 = xor(s1_2, s0_2) */
+	eor v28.16b, v28.16b, v1.16b /* y1_0 = xor(s1_0, s0_0) */
+	ldr q9, [x5, #272] /* t1_1 = bcast128() */
+	tbl v17.16b, {v9.16b}, v17.16b /* s1_1 = lookup16(t1_1, x1_1) */
+	eor v17.16b, v17.16b, v3.16b /* y1_1 = xor(s1_1, s0_1) */
+	eor v1.16b, v1.16b, v17.16b /* y0_0 = xor(s0_0, y1_1) */
+	ldr q9, [x5, #288] /* t1_2 = bcast128() */
+	tbl v9.16b, {v9.16b}, v10.16b /* s1_2 = lookup16(t1_2, x1_2) */
+	eor v9.16b, v9.16b, v25.16b /* y1_2 = xor(s1_2, s0_2) */
+	eor v3.16b, v3.16b, v9.16b /* y0_1 = xor(s0_1, y1_2) */
+	ldr q10, [x5, #304] /* t1_3 = bcast128() */
+	tbl v18.16b, {v10.16b}, v18.16b /* s1_3 = lookup16(t1_3, x1_3) */
 	eor v18.16b, v18.16b, v2.16b /* y1_3 = xor(s1_3, s0_3) */
+	eor v25.16b, v25.16b, v18.16b /* y0_2 = xor(s0_2, y1_3) */
+	ldr q10, [x5, #320] /* t1_4 = bcast128() */
+	tbl v10.16b, {v10.16b}, v11.16b /* s1_4 = lookup16(t1_4, x1_4) */
 	eor v10.16b, v10.16b, v26.16b /* y1_4 = xor(s1_4, s0_4) */
-	eor v19.16b, v19.16b, v7.16b /* y1_5 = xor(s1_5, s0_5) */
-	eor v11.16b, v11.16b, v27.16b /* y1_6 = xor(s1_6, s0_6) */
-	eor v20.16b, v20.16b, v4.16b /* y1_7 = xor(s1_7, s0_7) */
-	eor v0.16b, v0.16b, v17.16b /* y0_0 = xor(s0_0, y1_1) */
-	eor v1.16b, v1.16b, v9.16b /* y0_1 = xor(s0_1, y1_2) */
-	eor v3.16b, v3.16b, v18.16b /* y0_2 = xor(s0_2, y1_3) */
 	eor v2.16b, v2.16b, v10.16b /* y0_3 = xor(s0_3, y1_4) */
+	eor v17.16b, v17.16b, v2.16b /* y1_1_1 = xor(y1_1, y0_3) */
+	ldr q11, [x5, #336] /* t1_5 = bcast128() */
+	tbl v19.16b, {v11.16b}, v19.16b /* s1_5 = lookup16(t1_5, x1_5) */
+	eor v19.16b, v19.16b, v7.16b /* y1_5 = xor(s1_5, s0_5) */
 	eor v26.16b, v26.16b, v19.16b /* y0_4 = xor(s0_4, y1_5) */
+	eor v9.16b, v9.16b, v26.16b /* y1_2_1 = xor(y1_2, y0_4) */
+	ldr q11, [x5, #352] /* t1_6 = bcast128() */
+	tbl v11.16b, {v11.16b}, v12.16b /* s1_6 = lookup16(t1_6, x1_6) */
+	eor v11.16b, v11.16b, v27.16b /* y1_6 = xor(s1_6, s0_6) */
 	eor v7.16b, v7.16b, v11.16b /* y0_5 = xor(s0_5, y1_6) */
+	eor v18.16b, v18.16b, v7.16b /* y1_3_1 = xor(y1_3, y0_5) */
+	eor v11.16b, v11.16b, v1.16b /* y1_6_1 = xor(y1_6, y0_0) */
+	eor v1.16b, v1.16b, v9.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
+	eor v26.16b, v26.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
+	ldr q12, [x5, #368] /* t1_7 = bcast128() */
+	tbl v20.16b, {v12.16b}, v20.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	eor v20.16b, v20.16b, v4.16b /* y1_7 = xor(s1_7, s0_7) */
 	eor v27.16b, v27.16b, v20.16b /* y0_6 = xor(s0_6, y1_7) */
 	eor v4.16b, v4.16b, v28.16b /* y0_7 = xor(s0_7, y1_0) */
-	eor v28.16b, v28.16b, v3.16b /* y1_0_1 = xor(y1_0, y0_2) */
-	eor v17.16b, v17.16b, v2.16b /* y1_1_1 = xor(y1_1, y0_3) */
-	eor v9.16b, v9.16b, v26.16b /* y1_2_1 = xor(y1_2, y0_4) */
-	eor v18.16b, v18.16b, v7.16b /* y1_3_1 = xor(y1_3, y0_5) */
+	eor v28.16b, v28.16b, v25.16b /* y1_0_1 = xor(y1_0, y0_2) */
 	eor v10.16b, v10.16b, v27.16b /* y1_4_1 = xor(y1_4, y0_6) */
 	eor v19.16b, v19.16b, v4.16b /* y1_5_1 = xor(y1_5, y0_7) */
-	eor v11.16b, v11.16b, v0.16b /* y1_6_1 = xor(y1_6, y0_0) */
-	eor v20.16b, v20.16b, v1.16b /* y1_7_1 = xor(y1_7, y0_1) */
-	eor v0.16b, v0.16b, v9.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
-	eor v1.16b, v1.16b, v18.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
-	eor v3.16b, v3.16b, v10.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
+	eor v20.16b, v20.16b, v3.16b /* y1_7_1 = xor(y1_7, y0_1) */
+	eor v3.16b, v3.16b, v18.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
+	eor v25.16b, v25.16b, v10.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
 	eor v2.16b, v2.16b, v19.16b /* y0_3_1 = xor(y0_3, y1_5_1) */
-	eor v26.16b, v26.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
 	eor v7.16b, v7.16b, v20.16b /* y0_5_1 = xor(y0_5, y1_7_1) */
 	eor v27.16b, v27.16b, v28.16b /* y0_6_1 = xor(y0_6, y1_0_1) */
 	eor v4.16b, v4.16b, v17.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
 	eor v28.16b, v28.16b, v7.16b /* y1_0_2 = xor(y1_0_1, y0_5_1) */
 	eor v17.16b, v17.16b, v27.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
 	eor v9.16b, v9.16b, v4.16b /* y1_2_2 = xor(y1_2_1, y0_7_1) */
-	eor v18.16b, v18.16b, v0.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
-	eor v10.16b, v10.16b, v1.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
-	eor v19.16b, v19.16b, v3.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
+	eor v18.16b, v18.16b, v1.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
+	eor v10.16b, v10.16b, v3.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
+	eor v19.16b, v19.16b, v25.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
 	eor v11.16b, v11.16b, v2.16b /* y1_6_2 = xor(y1_6_1, y0_3_1) */
 	eor v20.16b, v20.16b, v26.16b /* y1_7_2 = xor(y1_7_1, y0_4_1) */
-	eor v0.16b, v0.16b, v28.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
-	eor v1.16b, v1.16b, v17.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
-	eor v3.16b, v3.16b, v9.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+	eor v1.16b, v1.16b, v28.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
+	eor v3.16b, v3.16b, v17.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
+	eor v25.16b, v25.16b, v9.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+
+	/* PL and PR: the new state is the old one renamed (no instruction). */
 	eor v2.16b, v2.16b, v18.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
 	eor v26.16b, v26.16b, v10.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
 	eor v7.16b, v7.16b, v19.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
@@ -4565,54 +4532,54 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_xor_asm:
 	tbl v16.16b, {v12.16b}, v16.16b /* s0_15 = lookup16(t0_15, x0_15) */
 	ldr q12, [x5, #384] /* t1_8 = bcast128() */
 	tbl v12.16b, {v12.16b}, v13.16b /* s1_8 = lookup16(t1_8, x1_8) */
-	ldr q13, [x5, #400] /* t1_9 = bcast128() */
-	tbl v21.16b, {v13.16b}, v21.16b /* s1_9 = lookup16(t1_9, x1_9) */
-	ldr q13, [x5, #416] /* t1_10 = bcast128() */
-	tbl v13.16b, {v13.16b}, v14.16b /* s1_10 = lookup16(t1_10, x1_10) */
-	ldr q14, [x5, #432] /* t1_11 = bcast128() */
-	tbl v22.16b, {v14.16b}, v22.16b /* s1_11 = lookup16(t1_11, x1_11) */
-	ldr q14, [x5, #448] /* t1_12 = bcast128() */
-	tbl v14.16b, {v14.16b}, v15.16b /* s1_12 = lookup16(t1_12, x1_12) */
-	ldr q15, [x5, #464] /* t1_13 = bcast128() */
-	tbl v25.16b, {v15.16b}, v25.16b /* s1_13 = lookup16(t1_13, x1_13) */
-	ldr q15, [x5, #480] /* t1_14 = bcast128() */
-	tbl v24.16b, {v15.16b}, v24.16b /* s1_14 = lookup16(t1_14, x1_14) */
-	ldr q15, [x5, #496] /* t1_15 = bcast128() */
-	str q20, [sp, #80] /* spill y1_7_2 */
-	ldr q20, [sp, #64] /* reload x1_15.2 */
-	tbl v20.16b, {v15.16b}, v20.16b /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	eor v12.16b, v12.16b, v29.16b /* y1_8 = xor(s1_8, s0_8) */
+	ldr q13, [x5, #400] /* t1_9 = bcast128() */
+	tbl v21.16b, {v13.16b}, v21.16b /* s1_9 = lookup16(t1_9, x1_9) */
 	eor v21.16b, v21.16b, v5.16b /* y1_9 = xor(s1_9, s0_9) */
-	eor v13.16b, v13.16b, v30.16b /* y1_10 = xor(s1_10, s0_10) */
-	eor v22.16b, v22.16b, v6.16b /* y1_11 = xor(s1_11, s0_11) */
-	eor v14.16b, v14.16b, v31.16b /* y1_12 = xor(s1_12, s0_12) */
-	eor v25.16b, v25.16b, v23.16b /* y1_13 = xor(s1_13, s0_13) */
-	eor v24.16b, v24.16b, v8.16b /* y1_14 = xor(s1_14, s0_14) */
-	eor v20.16b, v20.16b, v16.16b /* y1_15 = xor(s1_15, s0_15) */
 	eor v29.16b, v29.16b, v21.16b /* y0_8 = xor(s0_8, y1_9) */
+	ldr q13, [x5, #416] /* t1_10 = bcast128() */
+	tbl v13.16b, {v13.16b}, v14.16b /* s1_10 = lookup16(t1_10, x1_10) */
+	eor v13.16b, v13.16b, v30.16b /* y1_10 = xor(s1_10, s0_10) */
 	eor v5.16b, v5.16b, v13.16b /* y0_9 = xor(s0_9, y1_10) */
+	ldr q14, [x5, #432] /* t1_11 = bcast128() */
+	tbl v22.16b, {v14.16b}, v22.16b /* s1_11 = lookup16(t1_11, x1_11) */
+	eor v22.16b, v22.16b, v6.16b /* y1_11 = xor(s1_11, s0_11) */
 	eor v30.16b, v30.16b, v22.16b /* y0_10 = xor(s0_10, y1_11) */
+	ldr q14, [x5, #448] /* t1_12 = bcast128() */
+	tbl v14.16b, {v14.16b}, v15.16b /* s1_12 = lookup16(t1_12, x1_12) */
+	eor v14.16b, v14.16b, v31.16b /* y1_12 = xor(s1_12, s0_12) */
 	eor v6.16b, v6.16b, v14.16b /* y0_11 = xor(s0_11, y1_12) */
-	eor v31.16b, v31.16b, v25.16b /* y0_12 = xor(s0_12, y1_13) */
-	eor v23.16b, v23.16b, v24.16b /* y0_13 = xor(s0_13, y1_14) */
-	eor v8.16b, v8.16b, v20.16b /* y0_14 = xor(s0_14, y1_15) */
+	eor v21.16b, v21.16b, v6.16b /* y1_9_1 = xor(y1_9, y0_11) */
+	ldr q15, [x5, #464] /* t1_13 = bcast128() */
+	tbl v24.16b, {v15.16b}, v24.16b /* s1_13 = lookup16(t1_13, x1_13) */
+	eor v24.16b, v24.16b, v23.16b /* y1_13 = xor(s1_13, s0_13) */
+	eor v31.16b, v31.16b, v24.16b /* y0_12 = xor(s0_12, y1_13) */
+	eor v13.16b, v13.16b, v31.16b /* y1_10_1 = xor(y1_10, y0_12) */
+	ldr q15, [x5, #480] /* t1_14 = bcast128() */
+	tbl v0.16b, {v15.16b}, v0.16b /* s1_14 = lookup16(t1_14, x1_14) */
+	eor v0.16b, v0.16b, v8.16b /* y1_14 = xor(s1_14, s0_14) */
+	eor v23.16b, v23.16b, v0.16b /* y0_13 = xor(s0_13, y1_14) */
+	eor v22.16b, v22.16b, v23.16b /* y1_11_1 = xor(y1_11, y0_13) */
+	eor v0.16b, v0.16b, v29.16b /* y1_14_1 = xor(y1_14, y0_8) */
+	eor v29.16b, v29.16b, v13.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v31.16b, v31.16b, v0.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
+	ldr q15, [x5, #496] /* t1_15 = bcast128() */
+	str q11, [sp, #80] /* spill x1_14.3 */
+	ldr q11, [sp, #64] /* reload x1_15.2 */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	eor v11.16b, v11.16b, v16.16b /* y1_15 = xor(s1_15, s0_15) */
+	eor v8.16b, v8.16b, v11.16b /* y0_14 = xor(s0_14, y1_15) */
 	eor v16.16b, v16.16b, v12.16b /* y0_15 = xor(s0_15, y1_8) */
 	eor v12.16b, v12.16b, v30.16b /* y1_8_1 = xor(y1_8, y0_10) */
-	eor v21.16b, v21.16b, v6.16b /* y1_9_1 = xor(y1_9, y0_11) */
-	eor v13.16b, v13.16b, v31.16b /* y1_10_1 = xor(y1_10, y0_12) */
-	eor v22.16b, v22.16b, v23.16b /* y1_11_1 = xor(y1_11, y0_13) */
 	eor v14.16b, v14.16b, v8.16b /* y1_12_1 = xor(y1_12, y0_14) */
-	eor v25.16b, v25.16b, v16.16b /* y1_13_1 = xor(y1_13, y0_15) */
-	eor v24.16b, v24.16b, v29.16b /* y1_14_1 = xor(y1_14, y0_8) */
-	eor v20.16b, v20.16b, v5.16b /* y1_15_1 = xor(y1_15, y0_9) */
-	eor v29.16b, v29.16b, v13.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v24.16b, v24.16b, v16.16b /* y1_13_1 = xor(y1_13, y0_15) */
+	eor v11.16b, v11.16b, v5.16b /* y1_15_1 = xor(y1_15, y0_9) */
 	eor v5.16b, v5.16b, v22.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
 	eor v30.16b, v30.16b, v14.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
-	eor v6.16b, v6.16b, v25.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
-	eor v31.16b, v31.16b, v24.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
-	eor v23.16b, v23.16b, v20.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
+	eor v6.16b, v6.16b, v24.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
+	eor v23.16b, v23.16b, v11.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
 	eor v8.16b, v8.16b, v12.16b /* y0_14_1 = xor(y0_14, y1_8_1) */
 	eor v16.16b, v16.16b, v21.16b /* y0_15_1 = xor(y0_15, y1_9_1) */
 	eor v12.16b, v12.16b, v23.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
@@ -4620,21 +4587,30 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_xor_asm:
 	eor v13.16b, v13.16b, v16.16b /* y1_10_2 = xor(y1_10_1, y0_15_1) */
 	eor v22.16b, v22.16b, v29.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
 	eor v14.16b, v14.16b, v5.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
-	eor v25.16b, v25.16b, v30.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
-	eor v24.16b, v24.16b, v6.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
-	eor v20.16b, v20.16b, v31.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
+	eor v24.16b, v24.16b, v30.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
+	eor v0.16b, v0.16b, v6.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
+	eor v11.16b, v11.16b, v31.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
 	eor v29.16b, v29.16b, v12.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
 	eor v5.16b, v5.16b, v21.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
 	eor v30.16b, v30.16b, v13.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
 	eor v6.16b, v6.16b, v22.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
 	eor v31.16b, v31.16b, v14.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
-	eor v23.16b, v23.16b, v25.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
-	eor v8.16b, v8.16b, v24.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
-	eor v16.16b, v16.16b, v20.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
-
-	/* PL and PR: the new state is the old one renamed (no instruction). */
-	ldr q15, [sp, #80] /* reload x1_15.3 */
-	str q15, [sp, #64] /* spill x1_15.2 */
+	eor v23.16b, v23.16b, v24.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
+	eor v8.16b, v8.16b, v0.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
+	eor v16.16b, v16.16b, v11.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
+	str q20, [sp, #64] /* spill x1_15.2 */
+	mov v20.16b, v17.16b /* x1_7.3 */
+	mov v17.16b, v19.16b /* x1_1.3 */
+	mov v19.16b, v22.16b /* x1_5.3 */
+	mov v22.16b, v24.16b /* x1_11.3 */
+	mov v24.16b, v21.16b /* x1_13.3 */
+	mov v21.16b, v18.16b /* x1_9.3 */
+	mov v18.16b, v11.16b /* x1_3.3 */
+	mov v11.16b, v13.16b /* x1_4.3 */
+	mov v13.16b, v9.16b /* x1_8.3 */
+	mov v9.16b, v10.16b /* x1_0.3 */
+	mov v10.16b, v0.16b /* x1_2.3 */
+	ldr q0, [sp, #80] /* reload x1_14.3 */
 	mov v15.16b, v12.16b /* x1_12.3 */
 	mov v12.16b, v28.16b /* x1_6.3 */
 	mov v28.16b, v31.16b /* x0_6.3 */
@@ -4643,174 +4619,160 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_xor_asm:
 	mov v30.16b, v26.16b /* x0_10.3 */
 	mov v26.16b, v27.16b /* x0_2.3 */
 	mov v27.16b, v29.16b /* x0_4.3 */
-	mov v29.16b, v0.16b /* x0_8.3 */
-	mov v0.16b, v1.16b /* x0_9.3 */
-	mov v1.16b, v3.16b /* x0_0.3 */
-	mov v3.16b, v2.16b /* x0_1.3 */
+	mov v29.16b, v1.16b /* x0_8.3 */
+	mov v1.16b, v25.16b /* x0_0.3 */
+	mov v25.16b, v2.16b /* x0_1.3 */
 	mov v2.16b, v4.16b /* x0_3.3 */
 	mov v4.16b, v23.16b /* x0_7.3 */
 	mov v23.16b, v16.16b /* x0_13.3 */
 	mov v16.16b, v6.16b /* x0_15.3 */
 	mov v6.16b, v7.16b /* x0_11.3 */
 	mov v7.16b, v5.16b /* x0_5.3 */
-	mov v5.16b, v0.16b /* x0_9.3 */
-	mov v0.16b, v17.16b /* x1_7.3 */
-	mov v17.16b, v19.16b /* x1_1.3 */
-	mov v19.16b, v22.16b /* x1_5.3 */
-	mov v22.16b, v25.16b /* x1_11.3 */
-	mov v25.16b, v21.16b /* x1_13.3 */
-	mov v21.16b, v18.16b /* x1_9.3 */
-	mov v18.16b, v20.16b /* x1_3.3 */
-	mov v20.16b, v0.16b /* x1_7.3 */
-	mov v0.16b, v24.16b /* x1_2.3 */
-	mov v24.16b, v11.16b /* x1_14.3 */
-	mov v11.16b, v13.16b /* x1_4.3 */
-	mov v13.16b, v9.16b /* x1_8.3 */
-	mov v9.16b, v10.16b /* x1_0.3 */
-	mov v10.16b, v0.16b /* x1_2.3 */
+	mov v5.16b, v3.16b /* x0_9.3 */
+	mov v3.16b, v25.16b /* x0_1.3 */
 	add x5, x5, #512
 	subs x4, x4, #1
 	b.ne .Lublock_nibbleslice_neon_asm_9_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	shl v0.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
-	orr v0.16b, v0.16b, v3.16b /* byte = or(hi_up, x0_1) */
-	shl v1.16b, v26.16b, #4 /* hi_up_1 = shl(x0_2) */
-	orr v1.16b, v1.16b, v2.16b /* byte_1 = or(hi_up_1, x0_3) */
-	shl v2.16b, v27.16b, #4 /* hi_up_2 = shl(x0_4) */
-	orr v2.16b, v2.16b, v7.16b /* byte_2 = or(hi_up_2, x0_5) */
-	shl v3.16b, v28.16b, #4 /* hi_up_3 = shl(x0_6) */
-	orr v3.16b, v3.16b, v4.16b /* byte_3 = or(hi_up_3, x0_7) */
-	shl v4.16b, v29.16b, #4 /* hi_up_4 = shl(x0_8) */
-	orr v4.16b, v4.16b, v5.16b /* byte_4 = or(hi_up_4, x0_9) */
-	shl v5.16b, v30.16b, #4 /* hi_up_5 = shl(x0_10) */
-	orr v5.16b, v5.16b, v6.16b /* byte_5 = or(hi_up_5, x0_11) */
-	shl v6.16b, v31.16b, #4 /* hi_up_6 = shl(x0_12) */
-	orr v6.16b, v6.16b, v23.16b /* byte_6 = or(hi_up_6, x0_13) */
-	shl v7.16b, v8.16b, #4 /* hi_up_7 = shl(x0_14) */
-	orr v7.16b, v7.16b, v16.16b /* byte_7 = or(hi_up_7, x0_15) */
-	shl v16.16b, v9.16b, #4 /* hi_up_8 = shl(x1_0) */
-	orr v16.16b, v16.16b, v17.16b /* byte_8 = or(hi_up_8, x1_1) */
-	shl v17.16b, v10.16b, #4 /* hi_up_9 = shl(x1_2) */
-	orr v17.16b, v17.16b, v18.16b /* byte_9 = or(hi_up_9, x1_3) */
-	shl v18.16b, v11.16b, #4 /* hi_up_10 = shl(x1_4) */
-	orr v18.16b, v18.16b, v19.16b /* byte_10 = or(hi_up_10, x1_5) */
-	shl v19.16b, v12.16b, #4 /* hi_up_11 = shl(x1_6) */
-	orr v19.16b, v19.16b, v20.16b /* byte_11 = or(hi_up_11, x1_7) */
-	shl v20.16b, v13.16b, #4 /* hi_up_12 = shl(x1_8) */
-	orr v20.16b, v20.16b, v21.16b /* byte_12 = or(hi_up_12, x1_9) */
-	shl v21.16b, v14.16b, #4 /* hi_up_13 = shl(x1_10) */
-	orr v21.16b, v21.16b, v22.16b /* byte_13 = or(hi_up_13, x1_11) */
-	shl v22.16b, v15.16b, #4 /* hi_up_14 = shl(x1_12) */
-	orr v22.16b, v22.16b, v25.16b /* byte_14 = or(hi_up_14, x1_13) */
-	shl v23.16b, v24.16b, #4 /* hi_up_15 = shl(x1_14) */
+	shl v1.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
+	orr v1.16b, v1.16b, v3.16b /* byte = or(hi_up, x0_1) */
+	shl v3.16b, v26.16b, #4 /* hi_up_1 = shl(x0_2) */
+	orr v2.16b, v3.16b, v2.16b /* byte_1 = or(hi_up_1, x0_3) */
+	shl v3.16b, v27.16b, #4 /* hi_up_2 = shl(x0_4) */
+	orr v3.16b, v3.16b, v7.16b /* byte_2 = or(hi_up_2, x0_5) */
+	shl v7.16b, v28.16b, #4 /* hi_up_3 = shl(x0_6) */
+	orr v4.16b, v7.16b, v4.16b /* byte_3 = or(hi_up_3, x0_7) */
+	shl v7.16b, v29.16b, #4 /* hi_up_4 = shl(x0_8) */
+	orr v5.16b, v7.16b, v5.16b /* byte_4 = or(hi_up_4, x0_9) */
+	shl v7.16b, v30.16b, #4 /* hi_up_5 = shl(x0_10) */
+	orr v6.16b, v7.16b, v6.16b /* byte_5 = or(hi_up_5, x0_11) */
+	shl v7.16b, v31.16b, #4 /* hi_up_6 = shl(x0_12) */
+	orr v7.16b, v7.16b, v23.16b /* byte_6 = or(hi_up_6, x0_13) */
+	shl v23.16b, v8.16b, #4 /* hi_up_7 = shl(x0_14) */
+	orr v16.16b, v23.16b, v16.16b /* byte_7 = or(hi_up_7, x0_15) */
+	shl v23.16b, v9.16b, #4 /* hi_up_8 = shl(x1_0) */
+	orr v17.16b, v23.16b, v17.16b /* byte_8 = or(hi_up_8, x1_1) */
+	shl v23.16b, v10.16b, #4 /* hi_up_9 = shl(x1_2) */
+	orr v18.16b, v23.16b, v18.16b /* byte_9 = or(hi_up_9, x1_3) */
+	shl v23.16b, v11.16b, #4 /* hi_up_10 = shl(x1_4) */
+	orr v19.16b, v23.16b, v19.16b /* byte_10 = or(hi_up_10, x1_5) */
+	shl v23.16b, v12.16b, #4 /* hi_up_11 = shl(x1_6) */
+	orr v20.16b, v23.16b, v20.16b /* byte_11 = or(hi_up_11, x1_7) */
+	shl v23.16b, v13.16b, #4 /* hi_up_12 = shl(x1_8) */
+	orr v21.16b, v23.16b, v21.16b /* byte_12 = or(hi_up_12, x1_9) */
+	shl v23.16b, v14.16b, #4 /* hi_up_13 = shl(x1_10) */
+	orr v22.16b, v23.16b, v22.16b /* byte_13 = or(hi_up_13, x1_11) */
+	shl v23.16b, v15.16b, #4 /* hi_up_14 = shl(x1_12) */
+	orr v23.16b, v23.16b, v24.16b /* byte_14 = or(hi_up_14, x1_13) */
+	shl v0.16b, v0.16b, #4 /* hi_up_15 = shl(x1_14) */
 	ldr q24, [sp, #64] /* reload x1_15.2 */
-	orr v23.16b, v23.16b, v24.16b /* byte_15 = or(hi_up_15, x1_15) */
-	zip1 v24.16b, v0.16b, v16.16b /* tro0 = unpacklo(byte, byte_8) */
-	zip2 v0.16b, v0.16b, v16.16b /* tro0_1 = unpackhi(byte, byte_8) */
-	zip1 v16.16b, v1.16b, v17.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
-	zip2 v1.16b, v1.16b, v17.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
-	zip1 v17.16b, v2.16b, v18.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
-	zip2 v2.16b, v2.16b, v18.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
-	zip1 v18.16b, v3.16b, v19.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
-	zip2 v3.16b, v3.16b, v19.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
-	zip1 v19.16b, v4.16b, v20.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
-	zip2 v4.16b, v4.16b, v20.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
-	zip1 v20.16b, v5.16b, v21.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
-	zip2 v5.16b, v5.16b, v21.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
-	zip1 v21.16b, v6.16b, v22.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
-	zip2 v6.16b, v6.16b, v22.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
-	zip1 v22.16b, v7.16b, v23.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
-	zip2 v7.16b, v7.16b, v23.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
-	zip1 v23.16b, v24.16b, v19.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v19.16b, v24.16b, v19.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v24.16b, v0.16b, v4.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v0.16b, v0.16b, v4.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v4.16b, v16.16b, v20.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v16.16b, v16.16b, v20.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v20.16b, v1.16b, v5.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v1.16b, v1.16b, v5.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v5.16b, v17.16b, v21.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v17.16b, v17.16b, v21.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v21.16b, v2.16b, v6.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v2.16b, v2.16b, v6.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v6.16b, v18.16b, v22.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	zip2 v18.16b, v18.16b, v22.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	zip1 v22.16b, v3.16b, v7.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	zip2 v3.16b, v3.16b, v7.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v7.16b, v23.16b, v5.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v5.16b, v23.16b, v5.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v23.16b, v19.16b, v17.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v17.16b, v19.16b, v17.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v19.16b, v24.16b, v21.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	zip2 v21.16b, v24.16b, v21.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v24.16b, v0.16b, v2.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v0.16b, v0.16b, v2.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v2.16b, v4.16b, v6.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v4.16b, v4.16b, v6.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v6.16b, v16.16b, v18.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v16.16b, v16.16b, v18.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v18.16b, v20.16b, v22.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v20.16b, v20.16b, v22.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v22.16b, v1.16b, v3.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v1.16b, v1.16b, v3.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v3.16b, v7.16b, v2.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v2.16b, v7.16b, v2.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v7.16b, v5.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v4.16b, v5.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v5.16b, v23.16b, v6.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	zip2 v6.16b, v23.16b, v6.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v23.16b, v17.16b, v16.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v16.16b, v17.16b, v16.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v17.16b, v19.16b, v18.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v18.16b, v19.16b, v18.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v19.16b, v21.16b, v20.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v20.16b, v21.16b, v20.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v21.16b, v24.16b, v22.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	zip2 v22.16b, v24.16b, v22.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v24.16b, v0.16b, v1.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v0.16b, v0.16b, v1.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	orr v0.16b, v0.16b, v24.16b /* byte_15 = or(hi_up_15, x1_15) */
+	zip1 v24.16b, v1.16b, v17.16b /* tro0 = unpacklo(byte, byte_8) */
+	zip2 v1.16b, v1.16b, v17.16b /* tro0_1 = unpackhi(byte, byte_8) */
+	zip1 v17.16b, v2.16b, v18.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
+	zip2 v2.16b, v2.16b, v18.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
+	zip1 v18.16b, v3.16b, v19.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
+	zip2 v3.16b, v3.16b, v19.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
+	zip1 v19.16b, v4.16b, v20.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
+	zip2 v4.16b, v4.16b, v20.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
+	zip1 v20.16b, v5.16b, v21.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
+	zip2 v5.16b, v5.16b, v21.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
+	zip1 v21.16b, v6.16b, v22.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
+	zip2 v6.16b, v6.16b, v22.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
+	zip1 v22.16b, v7.16b, v23.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
+	zip2 v7.16b, v7.16b, v23.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
+	zip1 v23.16b, v16.16b, v0.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
+	zip2 v0.16b, v16.16b, v0.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
+	zip1 v16.16b, v24.16b, v20.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v20.16b, v24.16b, v20.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v24.16b, v1.16b, v5.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v1.16b, v1.16b, v5.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v5.16b, v17.16b, v21.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v17.16b, v17.16b, v21.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v21.16b, v2.16b, v6.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v2.16b, v2.16b, v6.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v6.16b, v18.16b, v22.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v18.16b, v18.16b, v22.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v22.16b, v3.16b, v7.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v3.16b, v3.16b, v7.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v7.16b, v19.16b, v23.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip2 v19.16b, v19.16b, v23.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	zip1 v23.16b, v4.16b, v0.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v0.16b, v4.16b, v0.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v4.16b, v16.16b, v6.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v6.16b, v16.16b, v6.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v16.16b, v20.16b, v18.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v18.16b, v20.16b, v18.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v20.16b, v24.16b, v22.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v22.16b, v24.16b, v22.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v24.16b, v1.16b, v3.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v1.16b, v1.16b, v3.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v3.16b, v5.16b, v7.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v5.16b, v5.16b, v7.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v7.16b, v17.16b, v19.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v17.16b, v17.16b, v19.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v19.16b, v21.16b, v23.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v21.16b, v21.16b, v23.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v23.16b, v2.16b, v0.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v0.16b, v2.16b, v0.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v2.16b, v4.16b, v3.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v3.16b, v4.16b, v3.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	zip1 v4.16b, v6.16b, v5.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v5.16b, v6.16b, v5.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v6.16b, v16.16b, v7.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v7.16b, v16.16b, v7.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	zip1 v16.16b, v18.16b, v17.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v17.16b, v18.16b, v17.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	zip1 v18.16b, v20.16b, v19.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v19.16b, v20.16b, v19.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	zip1 v20.16b, v22.16b, v21.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v21.16b, v22.16b, v21.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	zip1 v22.16b, v24.16b, v23.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip2 v23.16b, v24.16b, v23.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	zip1 v24.16b, v1.16b, v0.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v1.16b, v0.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	ldr q1, [x3] /* msg = load() */
-	eor v1.16b, v3.16b, v1.16b /* ct = xor(tro3, msg) */
+	eor v1.16b, v2.16b, v1.16b /* ct = xor(tro3, msg) */
 	str q1, [x2] /* store ct */
 	ldr q1, [x3, #16] /* msg_1 = load() */
-	eor v1.16b, v2.16b, v1.16b /* ct_1 = xor(tro3_1, msg_1) */
+	eor v1.16b, v3.16b, v1.16b /* ct_1 = xor(tro3_1, msg_1) */
 	str q1, [x2, #16] /* store ct_1 */
 	ldr q1, [x3, #32] /* msg_2 = load() */
-	eor v1.16b, v7.16b, v1.16b /* ct_2 = xor(tro3_2, msg_2) */
+	eor v1.16b, v4.16b, v1.16b /* ct_2 = xor(tro3_2, msg_2) */
 	str q1, [x2, #32] /* store ct_2 */
 	ldr q1, [x3, #48] /* msg_3 = load() */
-	eor v1.16b, v4.16b, v1.16b /* ct_3 = xor(tro3_3, msg_3) */
+	eor v1.16b, v5.16b, v1.16b /* ct_3 = xor(tro3_3, msg_3) */
 	str q1, [x2, #48] /* store ct_3 */
 	ldr q1, [x3, #64] /* msg_4 = load() */
-	eor v1.16b, v5.16b, v1.16b /* ct_4 = xor(tro3_4, msg_4) */
+	eor v1.16b, v6.16b, v1.16b /* ct_4 = xor(tro3_4, msg_4) */
 	str q1, [x2, #64] /* store ct_4 */
 	ldr q1, [x3, #80] /* msg_5 = load() */
-	eor v1.16b, v6.16b, v1.16b /* ct_5 = xor(tro3_5, msg_5) */
+	eor v1.16b, v7.16b, v1.16b /* ct_5 = xor(tro3_5, msg_5) */
 	str q1, [x2, #80] /* store ct_5 */
 	ldr q1, [x3, #96] /* msg_6 = load() */
-	eor v1.16b, v23.16b, v1.16b /* ct_6 = xor(tro3_6, msg_6) */
+	eor v1.16b, v16.16b, v1.16b /* ct_6 = xor(tro3_6, msg_6) */
 	str q1, [x2, #96] /* store ct_6 */
 	ldr q1, [x3, #112] /* msg_7 = load() */
-	eor v1.16b, v16.16b, v1.16b /* ct_7 = xor(tro3_7, msg_7) */
+	eor v1.16b, v17.16b, v1.16b /* ct_7 = xor(tro3_7, msg_7) */
 	str q1, [x2, #112] /* store ct_7 */
 	ldr q1, [x3, #128] /* msg_8 = load() */
-	eor v1.16b, v17.16b, v1.16b /* ct_8 = xor(tro3_8, msg_8) */
+	eor v1.16b, v18.16b, v1.16b /* ct_8 = xor(tro3_8, msg_8) */
 	str q1, [x2, #128] /* store ct_8 */
 	ldr q1, [x3, #144] /* msg_9 = load() */
-	eor v1.16b, v18.16b, v1.16b /* ct_9 = xor(tro3_9, msg_9) */
+	eor v1.16b, v19.16b, v1.16b /* ct_9 = xor(tro3_9, msg_9) */
 	str q1, [x2, #144] /* store ct_9 */
 	ldr q1, [x3, #160] /* msg_10 = load() */
-	eor v1.16b, v19.16b, v1.16b /* ct_10 = xor(tro3_10, msg_10) */
+	eor v1.16b, v20.16b, v1.16b /* ct_10 = xor(tro3_10, msg_10) */
 	str q1, [x2, #160] /* store ct_10 */
 	ldr q1, [x3, #176] /* msg_11 = load() */
-	eor v1.16b, v20.16b, v1.16b /* ct_11 = xor(tro3_11, msg_11) */
+	eor v1.16b, v21.16b, v1.16b /* ct_11 = xor(tro3_11, msg_11) */
 	str q1, [x2, #176] /* store ct_11 */
 	ldr q1, [x3, #192] /* msg_12 = load() */
-	eor v1.16b, v21.16b, v1.16b /* ct_12 = xor(tro3_12, msg_12) */
+	eor v1.16b, v22.16b, v1.16b /* ct_12 = xor(tro3_12, msg_12) */
 	str q1, [x2, #192] /* store ct_12 */
 	ldr q1, [x3, #208] /* msg_13 = load() */
-	eor v1.16b, v22.16b, v1.16b /* ct_13 = xor(tro3_13, msg_13) */
+	eor v1.16b, v23.16b, v1.16b /* ct_13 = xor(tro3_13, msg_13) */
 	str q1, [x2, #208] /* store ct_13 */
 	ldr q1, [x3, #224] /* msg_14 = load() */
 	eor v1.16b, v24.16b, v1.16b /* ct_14 = xor(tro3_14, msg_14) */
@@ -4834,14 +4796,14 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_xor_asm:
  *   x4: rk + 1024 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 1328 bytes (79 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 1312 bytes (78 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl ublock_nibbleslice_neon_ublock256_256_encrypt_asm
 	.hidden ublock_nibbleslice_neon_ublock256_256_encrypt_asm
 	.type ublock_nibbleslice_neon_ublock256_256_encrypt_asm, %function
 	.p2align 4
 ublock_nibbleslice_neon_ublock256_256_encrypt_asm:
-	sub sp, sp, #1328
+	sub sp, sp, #1312
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -4946,54 +4908,54 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_asm:
 	zip1 v12.16b, v0.16b, v2.16b /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	zip2 v0.16b, v0.16b, v2.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	ushr v2.16b, v6.16b, #4 /* hi = shr(tr3) */
-	str q2, [sp, #80] /* spill hi */
+	str q2, [sp, #80] /* spill x0_0.1 */
 	adrp x17, .Lublock_nibbleslice_neon_asm_10_nibble_mask
 	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_nibble_mask] /* nibble_mask = const() */
 	and v6.16b, v6.16b, v2.16b /* lo = and(tr3, nibble_mask) */
-	str q6, [sp, #96] /* spill lo */
+	str q6, [sp, #96] /* spill x0_1.1 */
 	ushr v6.16b, v4.16b, #4 /* hi_1 = shr(tr3_1) */
 	and v4.16b, v4.16b, v2.16b /* lo_1 = and(tr3_1, nibble_mask) */
-	str q4, [sp, #112] /* spill lo_1 */
+	str q4, [sp, #112] /* spill x0_3.1 */
 	ushr v4.16b, v22.16b, #4 /* hi_2 = shr(tr3_2) */
 	and v22.16b, v22.16b, v2.16b /* lo_2 = and(tr3_2, nibble_mask) */
-	str q22, [sp, #128] /* spill lo_2 */
-	ushr v22.16b, v16.16b, #4 /* hi_3 = shr(tr3_3) */
+	str q4, [sp, #128] /* spill x0_4.1 */
+	ushr v4.16b, v16.16b, #4 /* hi_3 = shr(tr3_3) */
 	and v16.16b, v16.16b, v2.16b /* lo_3 = and(tr3_3, nibble_mask) */
-	str q16, [sp, #144] /* spill lo_3 */
-	ushr v16.16b, v18.16b, #4 /* hi_4 = shr(tr3_4) */
+	str q4, [sp, #144] /* spill x0_6.1 */
+	ushr v4.16b, v18.16b, #4 /* hi_4 = shr(tr3_4) */
 	and v18.16b, v18.16b, v2.16b /* lo_4 = and(tr3_4, nibble_mask) */
-	str q18, [sp, #160] /* spill lo_4 */
-	ushr v18.16b, v20.16b, #4 /* hi_5 = shr(tr3_5) */
+	str q4, [sp, #160] /* spill x0_8.1 */
+	ushr v4.16b, v20.16b, #4 /* hi_5 = shr(tr3_5) */
 	and v20.16b, v20.16b, v2.16b /* lo_5 = and(tr3_5, nibble_mask) */
-	str q20, [sp, #176] /* spill lo_5 */
-	ushr v20.16b, v14.16b, #4 /* hi_6 = shr(tr3_6) */
+	str q4, [sp, #176] /* spill x0_10.1 */
+	ushr v4.16b, v14.16b, #4 /* hi_6 = shr(tr3_6) */
 	and v14.16b, v14.16b, v2.16b /* lo_6 = and(tr3_6, nibble_mask) */
-	str q14, [sp, #192] /* spill lo_6 */
-	ushr v14.16b, v23.16b, #4 /* hi_7 = shr(tr3_7) */
+	str q4, [sp, #192] /* spill x0_12.1 */
+	ushr v4.16b, v23.16b, #4 /* hi_7 = shr(tr3_7) */
 	and v23.16b, v23.16b, v2.16b /* lo_7 = and(tr3_7, nibble_mask) */
-	str q23, [sp, #208] /* spill lo_7 */
-	ushr v23.16b, v24.16b, #4 /* hi_8 = shr(tr3_8) */
+	str q4, [sp, #208] /* spill x0_14.1 */
+	ushr v4.16b, v24.16b, #4 /* hi_8 = shr(tr3_8) */
 	and v24.16b, v24.16b, v2.16b /* lo_8 = and(tr3_8, nibble_mask) */
-	str q24, [sp, #224] /* spill lo_8 */
-	ushr v24.16b, v26.16b, #4 /* hi_9 = shr(tr3_9) */
+	str q4, [sp, #224] /* spill x0_16.1 */
+	ushr v4.16b, v26.16b, #4 /* hi_9 = shr(tr3_9) */
 	and v26.16b, v26.16b, v2.16b /* lo_9 = and(tr3_9, nibble_mask) */
-	str q26, [sp, #240] /* spill lo_9 */
-	ushr v26.16b, v28.16b, #4 /* hi_10 = shr(tr3_10) */
+	str q4, [sp, #240] /* spill x0_18.1 */
+	ushr v4.16b, v28.16b, #4 /* hi_10 = shr(tr3_10) */
 	and v28.16b, v28.16b, v2.16b /* lo_10 = and(tr3_10, nibble_mask) */
-	str q28, [sp, #256] /* spill lo_10 */
-	ushr v28.16b, v30.16b, #4 /* hi_11 = shr(tr3_11) */
+	str q4, [sp, #256] /* spill x0_20.1 */
+	ushr v4.16b, v30.16b, #4 /* hi_11 = shr(tr3_11) */
 	and v30.16b, v30.16b, v2.16b /* lo_11 = and(tr3_11, nibble_mask) */
-	str q30, [sp, #272] /* spill lo_11 */
-	ushr v30.16b, v8.16b, #4 /* hi_12 = shr(tr3_12) */
+	str q4, [sp, #272] /* spill x0_22.1 */
+	ushr v4.16b, v8.16b, #4 /* hi_12 = shr(tr3_12) */
 	and v8.16b, v8.16b, v2.16b /* lo_12 = and(tr3_12, nibble_mask) */
-	str q8, [sp, #288] /* spill lo_12 */
-	ushr v8.16b, v10.16b, #4 /* hi_13 = shr(tr3_13) */
+	str q4, [sp, #288] /* spill x0_24.1 */
+	ushr v4.16b, v10.16b, #4 /* hi_13 = shr(tr3_13) */
 	and v10.16b, v10.16b, v2.16b /* lo_13 = and(tr3_13, nibble_mask) */
-	str q10, [sp, #304] /* spill lo_13 */
-	ushr v10.16b, v12.16b, #4 /* hi_14 = shr(tr3_14) */
+	str q4, [sp, #304] /* spill x0_26.1 */
+	ushr v4.16b, v12.16b, #4 /* hi_14 = shr(tr3_14) */
 	and v12.16b, v12.16b, v2.16b /* lo_14 = and(tr3_14, nibble_mask) */
-	str q12, [sp, #320] /* spill lo_14 */
-	ushr v12.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
+	str q4, [sp, #320] /* spill x0_28.1 */
+	ushr v4.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
 	and v0.16b, v0.16b, v2.16b /* lo_15 = and(tr3_15, nibble_mask) */
 	zip1 v2.16b, v1.16b, v25.16b /* tr0_16 = unpacklo(row_1, row_17) */
 	zip2 v1.16b, v1.16b, v25.16b /* tr0_17 = unpackhi(row_1, row_17) */
@@ -5010,7 +4972,7 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_asm:
 	zip1 v11.16b, v21.16b, v13.16b /* tr0_28 = unpacklo(row_13, row_29) */
 	zip2 v21.16b, v21.16b, v13.16b /* tr0_29 = unpackhi(row_13, row_29) */
 	ldr q13, [sp, #64] /* reload row_15 */
-	str q0, [sp, #336] /* spill lo_15 */
+	str q0, [sp, #336] /* spill x0_31.1 */
 	zip1 v0.16b, v13.16b, v15.16b /* tr0_30 = unpacklo(row_15, row_31) */
 	zip2 v13.16b, v13.16b, v15.16b /* tr0_31 = unpackhi(row_15, row_31) */
 	zip1 v15.16b, v2.16b, v31.16b /* tr1_16 = unpacklo(tr0_16, tr0_24) */
@@ -5062,911 +5024,864 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_asm:
 	zip1 v11.16b, v1.16b, v3.16b /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	zip2 v1.16b, v1.16b, v3.16b /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	ushr v3.16b, v7.16b, #4 /* hi_16 = shr(tr3_16) */
-	str q3, [sp, #64] /* spill hi_16 */
+	str q3, [sp, #64] /* spill x1_0.1 */
 	adrp x17, .Lublock_nibbleslice_neon_asm_10_nibble_mask
 	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_10_nibble_mask] /* nibble_mask = const() */
 	and v7.16b, v7.16b, v3.16b /* lo_16 = and(tr3_16, nibble_mask) */
-	str q7, [sp, #352] /* spill lo_16 */
-	ushr v7.16b, v5.16b, #4 /* hi_17 = shr(tr3_17) */
+	str q4, [sp, #352] /* spill x0_30.1 */
+	ushr v4.16b, v5.16b, #4 /* hi_17 = shr(tr3_17) */
 	and v5.16b, v5.16b, v3.16b /* lo_17 = and(tr3_17, nibble_mask) */
-	str q5, [sp, #368] /* spill lo_17 */
-	ushr v5.16b, v13.16b, #4 /* hi_18 = shr(tr3_18) */
+	str q4, [sp, #368] /* spill x1_2.1 */
+	ushr v4.16b, v13.16b, #4 /* hi_18 = shr(tr3_18) */
 	and v13.16b, v13.16b, v3.16b /* lo_18 = and(tr3_18, nibble_mask) */
-	str q13, [sp, #384] /* spill lo_18 */
-	ushr v13.16b, v17.16b, #4 /* hi_19 = shr(tr3_19) */
+	str q4, [sp, #384] /* spill x1_4.1 */
+	ushr v4.16b, v17.16b, #4 /* hi_19 = shr(tr3_19) */
 	and v17.16b, v17.16b, v3.16b /* lo_19 = and(tr3_19, nibble_mask) */
-	str q17, [sp, #400] /* spill lo_19 */
-	ushr v17.16b, v19.16b, #4 /* hi_20 = shr(tr3_20) */
+	str q4, [sp, #400] /* spill x1_6.1 */
+	ushr v4.16b, v19.16b, #4 /* hi_20 = shr(tr3_20) */
 	and v19.16b, v19.16b, v3.16b /* lo_20 = and(tr3_20, nibble_mask) */
-	str q19, [sp, #416] /* spill lo_20 */
-	ushr v19.16b, v21.16b, #4 /* hi_21 = shr(tr3_21) */
+	str q4, [sp, #416] /* spill x1_8.1 */
+	ushr v4.16b, v21.16b, #4 /* hi_21 = shr(tr3_21) */
 	and v21.16b, v21.16b, v3.16b /* lo_21 = and(tr3_21, nibble_mask) */
-	str q21, [sp, #432] /* spill lo_21 */
-	ushr v21.16b, v15.16b, #4 /* hi_22 = shr(tr3_22) */
+	str q4, [sp, #432] /* spill x1_10.1 */
+	ushr v4.16b, v15.16b, #4 /* hi_22 = shr(tr3_22) */
 	and v15.16b, v15.16b, v3.16b /* lo_22 = and(tr3_22, nibble_mask) */
-	str q15, [sp, #448] /* spill lo_22 */
-	ushr v15.16b, v0.16b, #4 /* hi_23 = shr(tr3_23) */
+	str q4, [sp, #448] /* spill x1_12.1 */
+	ushr v4.16b, v0.16b, #4 /* hi_23 = shr(tr3_23) */
 	and v0.16b, v0.16b, v3.16b /* lo_23 = and(tr3_23, nibble_mask) */
-	str q0, [sp, #464] /* spill lo_23 */
+	str q0, [sp, #464] /* spill x1_15.1 */
 	ushr v0.16b, v2.16b, #4 /* hi_24 = shr(tr3_24) */
 	and v2.16b, v2.16b, v3.16b /* lo_24 = and(tr3_24, nibble_mask) */
-	str q2, [sp, #480] /* spill lo_24 */
-	ushr v2.16b, v25.16b, #4 /* hi_25 = shr(tr3_25) */
+	str q0, [sp, #480] /* spill x1_16.1 */
+	ushr v0.16b, v25.16b, #4 /* hi_25 = shr(tr3_25) */
 	and v25.16b, v25.16b, v3.16b /* lo_25 = and(tr3_25, nibble_mask) */
-	str q25, [sp, #496] /* spill lo_25 */
-	ushr v25.16b, v27.16b, #4 /* hi_26 = shr(tr3_26) */
+	str q0, [sp, #496] /* spill x1_18.1 */
+	ushr v0.16b, v27.16b, #4 /* hi_26 = shr(tr3_26) */
 	and v27.16b, v27.16b, v3.16b /* lo_26 = and(tr3_26, nibble_mask) */
-	str q27, [sp, #512] /* spill lo_26 */
-	ushr v27.16b, v29.16b, #4 /* hi_27 = shr(tr3_27) */
+	str q0, [sp, #512] /* spill x1_20.1 */
+	ushr v0.16b, v29.16b, #4 /* hi_27 = shr(tr3_27) */
 	and v29.16b, v29.16b, v3.16b /* lo_27 = and(tr3_27, nibble_mask) */
-	str q29, [sp, #528] /* spill lo_27 */
-	ushr v29.16b, v31.16b, #4 /* hi_28 = shr(tr3_28) */
+	str q0, [sp, #528] /* spill x1_22.1 */
+	ushr v0.16b, v31.16b, #4 /* hi_28 = shr(tr3_28) */
 	and v31.16b, v31.16b, v3.16b /* lo_28 = and(tr3_28, nibble_mask) */
-	str q31, [sp, #544] /* spill lo_28 */
-	ushr v31.16b, v9.16b, #4 /* hi_29 = shr(tr3_29) */
+	str q0, [sp, #544] /* spill x1_24.1 */
+	ushr v0.16b, v9.16b, #4 /* hi_29 = shr(tr3_29) */
 	and v9.16b, v9.16b, v3.16b /* lo_29 = and(tr3_29, nibble_mask) */
-	str q9, [sp, #560] /* spill lo_29 */
-	ushr v9.16b, v11.16b, #4 /* hi_30 = shr(tr3_30) */
+	str q0, [sp, #560] /* spill x1_26.1 */
+	ushr v0.16b, v11.16b, #4 /* hi_30 = shr(tr3_30) */
 	and v11.16b, v11.16b, v3.16b /* lo_30 = and(tr3_30, nibble_mask) */
-	str q11, [sp, #576] /* spill lo_30 */
-	ushr v11.16b, v1.16b, #4 /* hi_31 = shr(tr3_31) */
-	and v1.16b, v1.16b, v3.16b /* lo_31 = and(tr3_31, nibble_mask) */
-	ldr q3, [sp, #80] /* reload x0_0.2 */
-	str q1, [sp, #592] /* spill x1_31.2 */
-	ldr q1, [sp, #96] /* reload x0_1.2 */
-	str q11, [sp, #608] /* spill x1_30.2 */
-	ldr q11, [sp, #112] /* reload x0_3.2 */
-	str q9, [sp, #624] /* spill x1_28.2 */
-	ldr q9, [sp, #128] /* reload x0_5.2 */
-	str q31, [sp, #640] /* spill x1_26.2 */
-	ldr q31, [sp, #144] /* reload x0_7.2 */
-	str q29, [sp, #656] /* spill x1_24.2 */
-	ldr q29, [sp, #160] /* reload x0_9.2 */
-	str q12, [sp, #672] /* spill x0_30.2 */
-	ldr q12, [sp, #176] /* reload x0_11.2 */
-	str q10, [sp, #688] /* spill x0_28.2 */
-	ldr q10, [sp, #192] /* reload x0_13.2 */
-	str q8, [sp, #704] /* spill x0_26.2 */
-	ldr q8, [sp, #208] /* reload x0_15.2 */
-	str q30, [sp, #720] /* spill x0_24.2 */
-	ldr q30, [sp, #224] /* reload x0_17.2 */
-	str q27, [sp, #736] /* spill x1_22.2 */
-	ldr q27, [sp, #240] /* reload x0_19.2 */
-	str q25, [sp, #752] /* spill x1_20.2 */
-	ldr q25, [sp, #256] /* reload x0_21.2 */
-	str q2, [sp, #768] /* spill x1_18.2 */
-	ldr q2, [sp, #272] /* reload x0_23.2 */
-	str q0, [sp, #784] /* spill x1_16.2 */
-	ldr q0, [sp, #720] /* reload x0_24.2 */
-	str q0, [sp, #800] /* spill x0_24.2 */
-	ldr q0, [sp, #288] /* reload x0_25.2 */
-	str q0, [sp, #816] /* spill x0_25.2 */
-	ldr q0, [sp, #704] /* reload x0_26.2 */
-	str q0, [sp, #832] /* spill x0_26.2 */
-	ldr q0, [sp, #304] /* reload x0_27.2 */
-	str q0, [sp, #848] /* spill x0_27.2 */
-	ldr q0, [sp, #688] /* reload x0_28.2 */
-	str q0, [sp, #864] /* spill x0_28.2 */
-	ldr q0, [sp, #320] /* reload x0_29.2 */
-	str q0, [sp, #880] /* spill x0_29.2 */
-	ldr q0, [sp, #672] /* reload x0_30.2 */
-	str q0, [sp, #896] /* spill x0_30.2 */
-	ldr q0, [sp, #336] /* reload x0_31.2 */
-	str q0, [sp, #912] /* spill x0_31.2 */
-	ldr q0, [sp, #64] /* reload x1_0.2 */
-	str q2, [sp, #928] /* spill x0_23.2 */
-	ldr q2, [sp, #352] /* reload x1_1.2 */
-	str q28, [sp, #944] /* spill x0_22.2 */
-	ldr q28, [sp, #368] /* reload x1_3.2 */
-	str q25, [sp, #960] /* spill x0_21.2 */
-	ldr q25, [sp, #384] /* reload x1_5.2 */
-	str q26, [sp, #976] /* spill x0_20.2 */
-	ldr q26, [sp, #400] /* reload x1_7.2 */
-	str q27, [sp, #992] /* spill x0_19.2 */
-	ldr q27, [sp, #416] /* reload x1_9.2 */
-	str q24, [sp, #1008] /* spill x0_18.2 */
-	ldr q24, [sp, #432] /* reload x1_11.2 */
-	str q30, [sp, #1024] /* spill x0_17.2 */
-	ldr q30, [sp, #448] /* reload x1_13.2 */
-	str q23, [sp, #1040] /* spill x0_16.2 */
-	ldr q23, [sp, #464] /* reload x1_15.2 */
-	str q23, [sp, #1056] /* spill x1_15.2 */
-	ldr q23, [sp, #784] /* reload x1_16.2 */
-	str q23, [sp, #1072] /* spill x1_16.2 */
-	ldr q23, [sp, #480] /* reload x1_17.2 */
-	str q23, [sp, #1088] /* spill x1_17.2 */
-	ldr q23, [sp, #768] /* reload x1_18.2 */
-	str q23, [sp, #1104] /* spill x1_18.2 */
-	ldr q23, [sp, #496] /* reload x1_19.2 */
-	str q23, [sp, #1120] /* spill x1_19.2 */
-	ldr q23, [sp, #752] /* reload x1_20.2 */
-	str q23, [sp, #1136] /* spill x1_20.2 */
-	ldr q23, [sp, #512] /* reload x1_21.2 */
-	str q23, [sp, #1152] /* spill x1_21.2 */
-	ldr q23, [sp, #736] /* reload x1_22.2 */
-	str q23, [sp, #1168] /* spill x1_22.2 */
-	ldr q23, [sp, #528] /* reload x1_23.2 */
-	str q23, [sp, #1184] /* spill x1_23.2 */
-	ldr q23, [sp, #656] /* reload x1_24.2 */
-	str q23, [sp, #1200] /* spill x1_24.2 */
-	ldr q23, [sp, #544] /* reload x1_25.2 */
-	str q23, [sp, #1216] /* spill x1_25.2 */
-	ldr q23, [sp, #640] /* reload x1_26.2 */
-	str q23, [sp, #1232] /* spill x1_26.2 */
-	ldr q23, [sp, #560] /* reload x1_27.2 */
-	str q23, [sp, #1248] /* spill x1_27.2 */
-	ldr q23, [sp, #624] /* reload x1_28.2 */
-	str q23, [sp, #1264] /* spill x1_28.2 */
-	ldr q23, [sp, #576] /* reload x1_29.2 */
-	str q23, [sp, #1280] /* spill x1_29.2 */
-	ldr q23, [sp, #608] /* reload x1_30.2 */
-	str q23, [sp, #1296] /* spill x1_30.2 */
-	ldr q23, [sp, #592] /* reload x1_31.2 */
-	str q23, [sp, #576] /* spill x1_31.2 */
+	and v3.16b, v1.16b, v3.16b /* lo_31 = and(tr3_31, nibble_mask) */
+	ushr v1.16b, v1.16b, #4 /* hi_31 = shr(tr3_31) */
+	str q3, [sp, #576] /* spill x1_31.2 */
+	ldr q3, [sp, #384] /* reload x1_4.2 */
+	str q1, [sp, #592] /* spill x1_30.2 */
+	ldr q1, [sp, #80] /* reload x0_0.2 */
+	str q11, [sp, #608] /* spill x1_29.2 */
+	ldr q11, [sp, #96] /* reload x0_1.2 */
+	str q0, [sp, #624] /* spill x1_28.2 */
+	ldr q0, [sp, #160] /* reload x0_8.2 */
+	str q9, [sp, #640] /* spill x1_27.2 */
+	ldr q9, [sp, #448] /* reload x1_12.2 */
+	str q31, [sp, #656] /* spill x1_25.2 */
+	ldr q31, [sp, #432] /* reload x1_10.2 */
+	str q12, [sp, #672] /* spill x0_29.2 */
+	ldr q12, [sp, #176] /* reload x0_10.2 */
+	str q10, [sp, #688] /* spill x0_27.2 */
+	ldr q10, [sp, #64] /* reload x1_0.2 */
+	str q8, [sp, #704] /* spill x0_25.2 */
+	ldr q8, [sp, #112] /* reload x0_3.2 */
+	str q29, [sp, #720] /* spill x1_23.2 */
+	ldr q29, [sp, #224] /* reload x0_16.2 */
+	str q27, [sp, #736] /* spill x1_21.2 */
+	ldr q27, [sp, #240] /* reload x0_18.2 */
+	str q25, [sp, #752] /* spill x1_19.2 */
+	ldr q25, [sp, #480] /* reload x1_16.2 */
+	str q2, [sp, #768] /* spill x1_17.2 */
+	ldr q2, [sp, #496] /* reload x1_18.2 */
+	str q2, [sp, #784] /* spill x1_18.2 */
+	ldr q2, [sp, #752] /* reload x1_19.2 */
+	str q2, [sp, #800] /* spill x1_19.2 */
+	ldr q2, [sp, #128] /* reload x0_4.2 */
+	str q25, [sp, #816] /* spill x1_16.2 */
+	ldr q25, [sp, #192] /* reload x0_12.2 */
+	str q30, [sp, #832] /* spill x0_23.2 */
+	ldr q30, [sp, #416] /* reload x1_8.2 */
+	str q28, [sp, #848] /* spill x0_21.2 */
+	ldr q28, [sp, #272] /* reload x0_22.2 */
+	str q28, [sp, #864] /* spill x0_22.2 */
+	ldr q28, [sp, #528] /* reload x1_22.2 */
+	str q28, [sp, #880] /* spill x1_22.2 */
+	ldr q28, [sp, #832] /* reload x0_23.2 */
+	str q28, [sp, #896] /* spill x0_23.2 */
+	ldr q28, [sp, #720] /* reload x1_23.2 */
+	str q28, [sp, #912] /* spill x1_23.2 */
+	ldr q28, [sp, #368] /* reload x1_2.2 */
+	str q26, [sp, #928] /* spill x0_19.2 */
+	ldr q26, [sp, #304] /* reload x0_26.2 */
+	str q26, [sp, #944] /* spill x0_26.2 */
+	ldr q26, [sp, #688] /* reload x0_27.2 */
+	str q26, [sp, #960] /* spill x0_27.2 */
+	ldr q26, [sp, #320] /* reload x0_28.2 */
+	str q26, [sp, #976] /* spill x0_28.2 */
+	ldr q26, [sp, #672] /* reload x0_29.2 */
+	str q26, [sp, #992] /* spill x0_29.2 */
+	ldr q26, [sp, #352] /* reload x0_30.2 */
+	str q26, [sp, #1008] /* spill x0_30.2 */
+	ldr q26, [sp, #336] /* reload x0_31.2 */
+	str q26, [sp, #1024] /* spill x0_31.2 */
+	ldr q26, [sp, #560] /* reload x1_26.2 */
+	str q26, [sp, #1040] /* spill x1_26.2 */
+	ldr q26, [sp, #640] /* reload x1_27.2 */
+	str q26, [sp, #1056] /* spill x1_27.2 */
+	ldr q26, [sp, #624] /* reload x1_28.2 */
+	str q26, [sp, #1072] /* spill x1_28.2 */
+	ldr q26, [sp, #608] /* reload x1_29.2 */
+	str q26, [sp, #1088] /* spill x1_29.2 */
+	ldr q26, [sp, #592] /* reload x1_30.2 */
+	str q26, [sp, #1104] /* spill x1_30.2 */
+	ldr q26, [sp, #576] /* reload x1_31.2 */
+	str q26, [sp, #1120] /* spill x1_31.2 */
+	ldr q26, [sp, #208] /* reload x0_14.2 */
+	str q27, [sp, #1136] /* spill x0_18.2 */
+	ldr q27, [sp, #400] /* reload x1_6.2 */
+	str q24, [sp, #1152] /* spill x0_17.2 */
+	ldr q24, [sp, #144] /* reload x0_6.2 */
+	str q29, [sp, #1168] /* spill x0_16.2 */
+	ldr q29, [sp, #512] /* reload x1_20.2 */
+	str q29, [sp, #1184] /* spill x1_20.2 */
+	ldr q29, [sp, #736] /* reload x1_21.2 */
+	str q29, [sp, #1200] /* spill x1_21.2 */
+	ldr q29, [sp, #288] /* reload x0_24.2 */
+	str q29, [sp, #1216] /* spill x0_24.2 */
+	ldr q29, [sp, #544] /* reload x1_24.2 */
+	str q29, [sp, #1232] /* spill x1_24.2 */
+	ldr q29, [sp, #704] /* reload x0_25.2 */
+	str q29, [sp, #1248] /* spill x0_25.2 */
+	ldr q29, [sp, #656] /* reload x1_25.2 */
+	str q29, [sp, #1264] /* spill x1_25.2 */
+	ldr q29, [sp, #256] /* reload x0_20.2 */
+	str q29, [sp, #1280] /* spill x0_20.2 */
+	ldr q29, [sp, #848] /* reload x0_21.2 */
+	str q29, [sp, #1296] /* spill x0_21.2 */
+	ldr q29, [sp, #464] /* reload x1_15.2 */
+	str q29, [sp, #464] /* spill x1_15.2 */
 	mov x4, x0
 	mov x3, #24
 	.p2align 4
 .Lublock_nibbleslice_neon_asm_10_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	ldr q23, [x4] /* t0_0 = bcast128() */
-	tbl v3.16b, {v23.16b}, v3.16b /* s0_0 = lookup16(t0_0, x0_0) */
-	ldr q23, [x4, #16] /* t0_1 = bcast128() */
-	tbl v1.16b, {v23.16b}, v1.16b /* s0_1 = lookup16(t0_1, x0_1) */
-	ldr q23, [x4, #32] /* t0_2 = bcast128() */
-	tbl v6.16b, {v23.16b}, v6.16b /* s0_2 = lookup16(t0_2, x0_2) */
-	ldr q23, [x4, #48] /* t0_3 = bcast128() */
-	tbl v23.16b, {v23.16b}, v11.16b /* s0_3 = lookup16(t0_3, x0_3) */
+	ldr q29, [x4] /* t0_0 = bcast128() */
+	tbl v1.16b, {v29.16b}, v1.16b /* s0_0 = lookup16(t0_0, x0_0) */
+	ldr q29, [x4, #16] /* t0_1 = bcast128() */
+	tbl v29.16b, {v29.16b}, v11.16b /* s0_1 = lookup16(t0_1, x0_1) */
+	ldr q11, [x4, #32] /* t0_2 = bcast128() */
+	tbl v6.16b, {v11.16b}, v6.16b /* s0_2 = lookup16(t0_2, x0_2) */
+	ldr q11, [x4, #48] /* t0_3 = bcast128() */
+	tbl v8.16b, {v11.16b}, v8.16b /* s0_3 = lookup16(t0_3, x0_3) */
 	ldr q11, [x4, #64] /* t0_4 = bcast128() */
-	tbl v4.16b, {v11.16b}, v4.16b /* s0_4 = lookup16(t0_4, x0_4) */
+	tbl v2.16b, {v11.16b}, v2.16b /* s0_4 = lookup16(t0_4, x0_4) */
 	ldr q11, [x4, #80] /* t0_5 = bcast128() */
-	tbl v9.16b, {v11.16b}, v9.16b /* s0_5 = lookup16(t0_5, x0_5) */
+	tbl v22.16b, {v11.16b}, v22.16b /* s0_5 = lookup16(t0_5, x0_5) */
 	ldr q11, [x4, #96] /* t0_6 = bcast128() */
-	tbl v22.16b, {v11.16b}, v22.16b /* s0_6 = lookup16(t0_6, x0_6) */
+	tbl v24.16b, {v11.16b}, v24.16b /* s0_6 = lookup16(t0_6, x0_6) */
 	ldr q11, [x4, #112] /* t0_7 = bcast128() */
-	tbl v31.16b, {v11.16b}, v31.16b /* s0_7 = lookup16(t0_7, x0_7) */
+	tbl v16.16b, {v11.16b}, v16.16b /* s0_7 = lookup16(t0_7, x0_7) */
 	ldr q11, [x4, #512] /* t1_0 = bcast128() */
-	tbl v0.16b, {v11.16b}, v0.16b /* s1_0 = lookup16(t1_0, x1_0) */
-	ldr q11, [x4, #528] /* t1_1 = bcast128() */
-	tbl v2.16b, {v11.16b}, v2.16b /* s1_1 = lookup16(t1_1, x1_1) */
-	ldr q11, [x4, #544] /* t1_2 = bcast128() */
-	tbl v7.16b, {v11.16b}, v7.16b /* s1_2 = lookup16(t1_2, x1_2) */
-	ldr q11, [x4, #560] /* t1_3 = bcast128() */
-	tbl v28.16b, {v11.16b}, v28.16b /* s1_3 = lookup16(t1_3, x1_3) */
-	ldr q11, [x4, #576] /* t1_4 = bcast128() */
-	tbl v5.16b, {v11.16b}, v5.16b /* s1_4 = lookup16(t1_4, x1_4) */
-	ldr q11, [x4, #592] /* t1_5 = bcast128() */
-	tbl v25.16b, {v11.16b}, v25.16b /* s1_5 = lookup16(t1_5, x1_5) */
-	ldr q11, [x4, #608] /* t1_6 = bcast128() */
-	tbl v11.16b, {v11.16b}, v13.16b /* s1_6 = lookup16(t1_6, x1_6) */
-	ldr q13, [x4, #624] /* t1_7 = bcast128() */
-	tbl v26.16b, {v13.16b}, v26.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	tbl v10.16b, {v11.16b}, v10.16b /* s1_0 = lookup16(t1_0, x1_0) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v0.16b, v0.16b, v3.16b /* y1_0 = xor(s1_0, s0_0) */
-	eor v2.16b, v2.16b, v1.16b /* y1_1 = xor(s1_1, s0_1) */
-	eor v7.16b, v7.16b, v6.16b /* y1_2 = xor(s1_2, s0_2) */
-	eor v28.16b, v28.16b, v23.16b /* y1_3 = xor(s1_3, s0_3) */
-	eor v5.16b, v5.16b, v4.16b /* y1_4 = xor(s1_4, s0_4) */
-	eor v25.16b, v25.16b, v9.16b /* y1_5 = xor(s1_5, s0_5) */
-	eor v11.16b, v11.16b, v22.16b /* y1_6 = xor(s1_6, s0_6) */
-	eor v26.16b, v26.16b, v31.16b /* y1_7 = xor(s1_7, s0_7) */
-	eor v3.16b, v3.16b, v2.16b /* y0_0 = xor(s0_0, y1_1) */
-	eor v1.16b, v1.16b, v7.16b /* y0_1 = xor(s0_1, y1_2) */
-	eor v6.16b, v6.16b, v28.16b /* y0_2 = xor(s0_2, y1_3) */
-	eor v23.16b, v23.16b, v5.16b /* y0_3 = xor(s0_3, y1_4) */
-	eor v4.16b, v4.16b, v25.16b /* y0_4 = xor(s0_4, y1_5) */
-	eor v9.16b, v9.16b, v11.16b /* y0_5 = xor(s0_5, y1_6) */
-	eor v22.16b, v22.16b, v26.16b /* y0_6 = xor(s0_6, y1_7) */
-	eor v31.16b, v31.16b, v0.16b /* y0_7 = xor(s0_7, y1_0) */
-	eor v0.16b, v0.16b, v6.16b /* y1_0_1 = xor(y1_0, y0_2) */
-	eor v2.16b, v2.16b, v23.16b /* y1_1_1 = xor(y1_1, y0_3) */
-	eor v7.16b, v7.16b, v4.16b /* y1_2_1 = xor(y1_2, y0_4) */
-	eor v28.16b, v28.16b, v9.16b /* y1_3_1 = xor(y1_3, y0_5) */
-	eor v5.16b, v5.16b, v22.16b /* y1_4_1 = xor(y1_4, y0_6) */
-	eor v25.16b, v25.16b, v31.16b /* y1_5_1 = xor(y1_5, y0_7) */
-	eor v11.16b, v11.16b, v3.16b /* y1_6_1 = xor(y1_6, y0_0) */
-	eor v26.16b, v26.16b, v1.16b /* y1_7_1 = xor(y1_7, y0_1) */
-	eor v3.16b, v3.16b, v7.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
-	eor v1.16b, v1.16b, v28.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
-	eor v6.16b, v6.16b, v5.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
-	eor v23.16b, v23.16b, v25.16b /* y0_3_1 = xor(y0_3, y1_5_1) */
-	eor v4.16b, v4.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
-	eor v9.16b, v9.16b, v26.16b /* y0_5_1 = xor(y0_5, y1_7_1) */
-	eor v22.16b, v22.16b, v0.16b /* y0_6_1 = xor(y0_6, y1_0_1) */
-	eor v31.16b, v31.16b, v2.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
-	eor v0.16b, v0.16b, v9.16b /* y1_0_2 = xor(y1_0_1, y0_5_1) */
-	eor v2.16b, v2.16b, v22.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
-	eor v7.16b, v7.16b, v31.16b /* y1_2_2 = xor(y1_2_1, y0_7_1) */
-	eor v28.16b, v28.16b, v3.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
-	eor v5.16b, v5.16b, v1.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
-	eor v25.16b, v25.16b, v6.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
-	eor v11.16b, v11.16b, v23.16b /* y1_6_2 = xor(y1_6_1, y0_3_1) */
-	eor v26.16b, v26.16b, v4.16b /* y1_7_2 = xor(y1_7_1, y0_4_1) */
-	eor v3.16b, v3.16b, v0.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
-	eor v1.16b, v1.16b, v2.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
-	eor v6.16b, v6.16b, v7.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
-	eor v23.16b, v23.16b, v28.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
-	eor v4.16b, v4.16b, v5.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
-	eor v9.16b, v9.16b, v25.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
-	eor v22.16b, v22.16b, v11.16b /* y0_6_2 = xor(y0_6_1, y1_6_2) */
-	eor v31.16b, v31.16b, v26.16b /* y0_7_2 = xor(y0_7_1, y1_7_2) */
+	eor v10.16b, v10.16b, v1.16b /* y1_0 = xor(s1_0, s0_0) */
+	ldr q11, [x4, #528] /* t1_1 = bcast128() */
+	tbl v7.16b, {v11.16b}, v7.16b /* s1_1 = lookup16(t1_1, x1_1) */
+	eor v7.16b, v7.16b, v29.16b /* y1_1 = xor(s1_1, s0_1) */
+	eor v1.16b, v1.16b, v7.16b /* y0_0 = xor(s0_0, y1_1) */
+	ldr q11, [x4, #544] /* t1_2 = bcast128() */
+	tbl v28.16b, {v11.16b}, v28.16b /* s1_2 = lookup16(t1_2, x1_2) */
+	eor v28.16b, v28.16b, v6.16b /* y1_2 = xor(s1_2, s0_2) */
+	eor v29.16b, v29.16b, v28.16b /* y0_1 = xor(s0_1, y1_2) */
+	ldr q11, [x4, #560] /* t1_3 = bcast128() */
+	tbl v5.16b, {v11.16b}, v5.16b /* s1_3 = lookup16(t1_3, x1_3) */
+	eor v5.16b, v5.16b, v8.16b /* y1_3 = xor(s1_3, s0_3) */
+	eor v6.16b, v6.16b, v5.16b /* y0_2 = xor(s0_2, y1_3) */
+	ldr q11, [x4, #576] /* t1_4 = bcast128() */
+	tbl v3.16b, {v11.16b}, v3.16b /* s1_4 = lookup16(t1_4, x1_4) */
+	eor v3.16b, v3.16b, v2.16b /* y1_4 = xor(s1_4, s0_4) */
+	eor v8.16b, v8.16b, v3.16b /* y0_3 = xor(s0_3, y1_4) */
+	eor v7.16b, v7.16b, v8.16b /* y1_1_1 = xor(y1_1, y0_3) */
+	ldr q11, [x4, #592] /* t1_5 = bcast128() */
+	tbl v11.16b, {v11.16b}, v13.16b /* s1_5 = lookup16(t1_5, x1_5) */
+	eor v11.16b, v11.16b, v22.16b /* y1_5 = xor(s1_5, s0_5) */
+	eor v2.16b, v2.16b, v11.16b /* y0_4 = xor(s0_4, y1_5) */
+	eor v28.16b, v28.16b, v2.16b /* y1_2_1 = xor(y1_2, y0_4) */
+	ldr q13, [x4, #608] /* t1_6 = bcast128() */
+	tbl v27.16b, {v13.16b}, v27.16b /* s1_6 = lookup16(t1_6, x1_6) */
+	eor v27.16b, v27.16b, v24.16b /* y1_6 = xor(s1_6, s0_6) */
+	eor v22.16b, v22.16b, v27.16b /* y0_5 = xor(s0_5, y1_6) */
+	eor v5.16b, v5.16b, v22.16b /* y1_3_1 = xor(y1_3, y0_5) */
+	eor v27.16b, v27.16b, v1.16b /* y1_6_1 = xor(y1_6, y0_0) */
+	eor v1.16b, v1.16b, v28.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
+	eor v2.16b, v2.16b, v27.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
+	ldr q13, [x4, #624] /* t1_7 = bcast128() */
+	tbl v17.16b, {v13.16b}, v17.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	eor v17.16b, v17.16b, v16.16b /* y1_7 = xor(s1_7, s0_7) */
+	eor v24.16b, v24.16b, v17.16b /* y0_6 = xor(s0_6, y1_7) */
+	eor v16.16b, v16.16b, v10.16b /* y0_7 = xor(s0_7, y1_0) */
+	eor v10.16b, v10.16b, v6.16b /* y1_0_1 = xor(y1_0, y0_2) */
+	eor v3.16b, v3.16b, v24.16b /* y1_4_1 = xor(y1_4, y0_6) */
+	eor v11.16b, v11.16b, v16.16b /* y1_5_1 = xor(y1_5, y0_7) */
+	eor v17.16b, v17.16b, v29.16b /* y1_7_1 = xor(y1_7, y0_1) */
+	eor v29.16b, v29.16b, v5.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
+	eor v6.16b, v6.16b, v3.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
+	eor v8.16b, v8.16b, v11.16b /* y0_3_1 = xor(y0_3, y1_5_1) */
+	eor v22.16b, v22.16b, v17.16b /* y0_5_1 = xor(y0_5, y1_7_1) */
+	eor v24.16b, v24.16b, v10.16b /* y0_6_1 = xor(y0_6, y1_0_1) */
+	eor v16.16b, v16.16b, v7.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
+	eor v10.16b, v10.16b, v22.16b /* y1_0_2 = xor(y1_0_1, y0_5_1) */
+	eor v7.16b, v7.16b, v24.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
+	eor v28.16b, v28.16b, v16.16b /* y1_2_2 = xor(y1_2_1, y0_7_1) */
+	eor v5.16b, v5.16b, v1.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
+	eor v3.16b, v3.16b, v29.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
+	eor v11.16b, v11.16b, v6.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
+	eor v27.16b, v27.16b, v8.16b /* y1_6_2 = xor(y1_6_1, y0_3_1) */
+	eor v17.16b, v17.16b, v2.16b /* y1_7_2 = xor(y1_7_1, y0_4_1) */
+	eor v1.16b, v1.16b, v10.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
+	eor v29.16b, v29.16b, v7.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
+	eor v6.16b, v6.16b, v28.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+	eor v8.16b, v8.16b, v5.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
+	eor v2.16b, v2.16b, v3.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
+
+	/* PL and PR: the new state is the old one renamed (no instruction). */
+	eor v22.16b, v22.16b, v11.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
+	eor v24.16b, v24.16b, v27.16b /* y0_6_2 = xor(y0_6_1, y1_6_2) */
+	eor v16.16b, v16.16b, v17.16b /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
 	ldr q13, [x4, #128] /* t0_8 = bcast128() */
-	tbl v16.16b, {v13.16b}, v16.16b /* s0_8 = lookup16(t0_8, x0_8) */
+	tbl v0.16b, {v13.16b}, v0.16b /* s0_8 = lookup16(t0_8, x0_8) */
 	ldr q13, [x4, #144] /* t0_9 = bcast128() */
-	tbl v29.16b, {v13.16b}, v29.16b /* s0_9 = lookup16(t0_9, x0_9) */
+	tbl v18.16b, {v13.16b}, v18.16b /* s0_9 = lookup16(t0_9, x0_9) */
 	ldr q13, [x4, #160] /* t0_10 = bcast128() */
-	tbl v18.16b, {v13.16b}, v18.16b /* s0_10 = lookup16(t0_10, x0_10) */
+	tbl v12.16b, {v13.16b}, v12.16b /* s0_10 = lookup16(t0_10, x0_10) */
 	ldr q13, [x4, #176] /* t0_11 = bcast128() */
-	tbl v12.16b, {v13.16b}, v12.16b /* s0_11 = lookup16(t0_11, x0_11) */
+	tbl v20.16b, {v13.16b}, v20.16b /* s0_11 = lookup16(t0_11, x0_11) */
 	ldr q13, [x4, #192] /* t0_12 = bcast128() */
-	tbl v20.16b, {v13.16b}, v20.16b /* s0_12 = lookup16(t0_12, x0_12) */
+	tbl v25.16b, {v13.16b}, v25.16b /* s0_12 = lookup16(t0_12, x0_12) */
 	ldr q13, [x4, #208] /* t0_13 = bcast128() */
-	tbl v10.16b, {v13.16b}, v10.16b /* s0_13 = lookup16(t0_13, x0_13) */
-	ldr q13, [x4, #224] /* t0_14 = bcast128() */
-	tbl v13.16b, {v13.16b}, v14.16b /* s0_14 = lookup16(t0_14, x0_14) */
+	tbl v13.16b, {v13.16b}, v14.16b /* s0_13 = lookup16(t0_13, x0_13) */
+	ldr q14, [x4, #224] /* t0_14 = bcast128() */
+	tbl v26.16b, {v14.16b}, v26.16b /* s0_14 = lookup16(t0_14, x0_14) */
 	ldr q14, [x4, #240] /* t0_15 = bcast128() */
-	tbl v8.16b, {v14.16b}, v8.16b /* s0_15 = lookup16(t0_15, x0_15) */
+	tbl v23.16b, {v14.16b}, v23.16b /* s0_15 = lookup16(t0_15, x0_15) */
 	ldr q14, [x4, #640] /* t1_8 = bcast128() */
-	tbl v17.16b, {v14.16b}, v17.16b /* s1_8 = lookup16(t1_8, x1_8) */
-	ldr q14, [x4, #656] /* t1_9 = bcast128() */
-	tbl v27.16b, {v14.16b}, v27.16b /* s1_9 = lookup16(t1_9, x1_9) */
-	ldr q14, [x4, #672] /* t1_10 = bcast128() */
-	tbl v19.16b, {v14.16b}, v19.16b /* s1_10 = lookup16(t1_10, x1_10) */
-	ldr q14, [x4, #688] /* t1_11 = bcast128() */
-	tbl v24.16b, {v14.16b}, v24.16b /* s1_11 = lookup16(t1_11, x1_11) */
-	ldr q14, [x4, #704] /* t1_12 = bcast128() */
-	tbl v21.16b, {v14.16b}, v21.16b /* s1_12 = lookup16(t1_12, x1_12) */
-	ldr q14, [x4, #720] /* t1_13 = bcast128() */
-	tbl v30.16b, {v14.16b}, v30.16b /* s1_13 = lookup16(t1_13, x1_13) */
-	ldr q14, [x4, #736] /* t1_14 = bcast128() */
-	tbl v14.16b, {v14.16b}, v15.16b /* s1_14 = lookup16(t1_14, x1_14) */
-	ldr q15, [x4, #752] /* t1_15 = bcast128() */
-	str q26, [sp, #560] /* spill y1_7_2 */
-	ldr q26, [sp, #1056] /* reload x1_15.2 */
-	tbl v26.16b, {v15.16b}, v26.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	tbl v30.16b, {v14.16b}, v30.16b /* s1_8 = lookup16(t1_8, x1_8) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v17.16b, v17.16b, v16.16b /* y1_8 = xor(s1_8, s0_8) */
-	eor v27.16b, v27.16b, v29.16b /* y1_9 = xor(s1_9, s0_9) */
-	eor v19.16b, v19.16b, v18.16b /* y1_10 = xor(s1_10, s0_10) */
-	eor v24.16b, v24.16b, v12.16b /* y1_11 = xor(s1_11, s0_11) */
-	eor v21.16b, v21.16b, v20.16b /* y1_12 = xor(s1_12, s0_12) */
-	eor v30.16b, v30.16b, v10.16b /* y1_13 = xor(s1_13, s0_13) */
-	eor v14.16b, v14.16b, v13.16b /* y1_14 = xor(s1_14, s0_14) */
-	eor v26.16b, v26.16b, v8.16b /* y1_15 = xor(s1_15, s0_15) */
-	eor v16.16b, v16.16b, v27.16b /* y0_8 = xor(s0_8, y1_9) */
-	eor v29.16b, v29.16b, v19.16b /* y0_9 = xor(s0_9, y1_10) */
-	eor v18.16b, v18.16b, v24.16b /* y0_10 = xor(s0_10, y1_11) */
-	eor v12.16b, v12.16b, v21.16b /* y0_11 = xor(s0_11, y1_12) */
-	eor v20.16b, v20.16b, v30.16b /* y0_12 = xor(s0_12, y1_13) */
-	eor v10.16b, v10.16b, v14.16b /* y0_13 = xor(s0_13, y1_14) */
-	eor v13.16b, v13.16b, v26.16b /* y0_14 = xor(s0_14, y1_15) */
-	eor v8.16b, v8.16b, v17.16b /* y0_15 = xor(s0_15, y1_8) */
-	eor v17.16b, v17.16b, v18.16b /* y1_8_1 = xor(y1_8, y0_10) */
-	eor v27.16b, v27.16b, v12.16b /* y1_9_1 = xor(y1_9, y0_11) */
-	eor v19.16b, v19.16b, v20.16b /* y1_10_1 = xor(y1_10, y0_12) */
-	eor v24.16b, v24.16b, v10.16b /* y1_11_1 = xor(y1_11, y0_13) */
-	eor v21.16b, v21.16b, v13.16b /* y1_12_1 = xor(y1_12, y0_14) */
-	eor v30.16b, v30.16b, v8.16b /* y1_13_1 = xor(y1_13, y0_15) */
-	eor v14.16b, v14.16b, v16.16b /* y1_14_1 = xor(y1_14, y0_8) */
-	eor v26.16b, v26.16b, v29.16b /* y1_15_1 = xor(y1_15, y0_9) */
-	eor v16.16b, v16.16b, v19.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
-	eor v29.16b, v29.16b, v24.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
-	eor v18.16b, v18.16b, v21.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
-	eor v12.16b, v12.16b, v30.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
-	eor v20.16b, v20.16b, v14.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
-	eor v10.16b, v10.16b, v26.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
-	eor v13.16b, v13.16b, v17.16b /* y0_14_1 = xor(y0_14, y1_8_1) */
-	eor v8.16b, v8.16b, v27.16b /* y0_15_1 = xor(y0_15, y1_9_1) */
-	eor v17.16b, v17.16b, v10.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
-	eor v27.16b, v27.16b, v13.16b /* y1_9_2 = xor(y1_9_1, y0_14_1) */
-	eor v19.16b, v19.16b, v8.16b /* y1_10_2 = xor(y1_10_1, y0_15_1) */
-	eor v24.16b, v24.16b, v16.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
-	eor v21.16b, v21.16b, v29.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
-	eor v30.16b, v30.16b, v18.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
-	eor v14.16b, v14.16b, v12.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
-	eor v26.16b, v26.16b, v20.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
-	eor v16.16b, v16.16b, v17.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
-	eor v29.16b, v29.16b, v27.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
-	eor v18.16b, v18.16b, v19.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
-	eor v12.16b, v12.16b, v24.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
-	eor v20.16b, v20.16b, v21.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
-	eor v10.16b, v10.16b, v30.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
-	eor v13.16b, v13.16b, v14.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
-	eor v8.16b, v8.16b, v26.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
+	eor v30.16b, v30.16b, v0.16b /* y1_8 = xor(s1_8, s0_8) */
+	ldr q14, [x4, #656] /* t1_9 = bcast128() */
+	tbl v19.16b, {v14.16b}, v19.16b /* s1_9 = lookup16(t1_9, x1_9) */
+	eor v19.16b, v19.16b, v18.16b /* y1_9 = xor(s1_9, s0_9) */
+	eor v0.16b, v0.16b, v19.16b /* y0_8 = xor(s0_8, y1_9) */
+	ldr q14, [x4, #672] /* t1_10 = bcast128() */
+	tbl v31.16b, {v14.16b}, v31.16b /* s1_10 = lookup16(t1_10, x1_10) */
+	eor v31.16b, v31.16b, v12.16b /* y1_10 = xor(s1_10, s0_10) */
+	eor v18.16b, v18.16b, v31.16b /* y0_9 = xor(s0_9, y1_10) */
+	ldr q14, [x4, #688] /* t1_11 = bcast128() */
+	tbl v21.16b, {v14.16b}, v21.16b /* s1_11 = lookup16(t1_11, x1_11) */
+	eor v21.16b, v21.16b, v20.16b /* y1_11 = xor(s1_11, s0_11) */
+	eor v12.16b, v12.16b, v21.16b /* y0_10 = xor(s0_10, y1_11) */
+	ldr q14, [x4, #704] /* t1_12 = bcast128() */
+	tbl v9.16b, {v14.16b}, v9.16b /* s1_12 = lookup16(t1_12, x1_12) */
+	eor v9.16b, v9.16b, v25.16b /* y1_12 = xor(s1_12, s0_12) */
+	eor v20.16b, v20.16b, v9.16b /* y0_11 = xor(s0_11, y1_12) */
+	eor v19.16b, v19.16b, v20.16b /* y1_9_1 = xor(y1_9, y0_11) */
+	ldr q14, [x4, #720] /* t1_13 = bcast128() */
+	tbl v14.16b, {v14.16b}, v15.16b /* s1_13 = lookup16(t1_13, x1_13) */
+	eor v14.16b, v14.16b, v13.16b /* y1_13 = xor(s1_13, s0_13) */
+	eor v25.16b, v25.16b, v14.16b /* y0_12 = xor(s0_12, y1_13) */
+	eor v31.16b, v31.16b, v25.16b /* y1_10_1 = xor(y1_10, y0_12) */
+	ldr q15, [x4, #736] /* t1_14 = bcast128() */
+	tbl v4.16b, {v15.16b}, v4.16b /* s1_14 = lookup16(t1_14, x1_14) */
+	eor v4.16b, v4.16b, v26.16b /* y1_14 = xor(s1_14, s0_14) */
+	eor v13.16b, v13.16b, v4.16b /* y0_13 = xor(s0_13, y1_14) */
+	eor v21.16b, v21.16b, v13.16b /* y1_11_1 = xor(y1_11, y0_13) */
+	eor v4.16b, v4.16b, v0.16b /* y1_14_1 = xor(y1_14, y0_8) */
+	eor v0.16b, v0.16b, v31.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v25.16b, v25.16b, v4.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
+	ldr q15, [x4, #752] /* t1_15 = bcast128() */
+	str q11, [sp, #256] /* spill x1_13.3 */
+	ldr q11, [sp, #464] /* reload x1_15.2 */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	eor v11.16b, v11.16b, v23.16b /* y1_15 = xor(s1_15, s0_15) */
+	eor v26.16b, v26.16b, v11.16b /* y0_14 = xor(s0_14, y1_15) */
+	eor v23.16b, v23.16b, v30.16b /* y0_15 = xor(s0_15, y1_8) */
+	eor v30.16b, v30.16b, v12.16b /* y1_8_1 = xor(y1_8, y0_10) */
+	eor v9.16b, v9.16b, v26.16b /* y1_12_1 = xor(y1_12, y0_14) */
+	eor v14.16b, v14.16b, v23.16b /* y1_13_1 = xor(y1_13, y0_15) */
+	eor v11.16b, v11.16b, v18.16b /* y1_15_1 = xor(y1_15, y0_9) */
+	eor v18.16b, v18.16b, v21.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
+	eor v12.16b, v12.16b, v9.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
+	eor v20.16b, v20.16b, v14.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
+	eor v13.16b, v13.16b, v11.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
+	eor v26.16b, v26.16b, v30.16b /* y0_14_1 = xor(y0_14, y1_8_1) */
+	eor v23.16b, v23.16b, v19.16b /* y0_15_1 = xor(y0_15, y1_9_1) */
+	eor v30.16b, v30.16b, v13.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
+	eor v19.16b, v19.16b, v26.16b /* y1_9_2 = xor(y1_9_1, y0_14_1) */
+	eor v31.16b, v31.16b, v23.16b /* y1_10_2 = xor(y1_10_1, y0_15_1) */
+	eor v21.16b, v21.16b, v0.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
+	eor v9.16b, v9.16b, v18.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
+	eor v14.16b, v14.16b, v12.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
+	eor v4.16b, v4.16b, v20.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
+	eor v11.16b, v11.16b, v25.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
+	eor v0.16b, v0.16b, v30.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
+	eor v18.16b, v18.16b, v19.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
+	eor v12.16b, v12.16b, v31.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
+	eor v20.16b, v20.16b, v21.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
+	eor v25.16b, v25.16b, v9.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
+	eor v13.16b, v13.16b, v14.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
+	eor v26.16b, v26.16b, v4.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
+	eor v23.16b, v23.16b, v11.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
 
 	/* Word pair 2 (X0, X1 nibbles 16..23): S-box with RK^r folded in, one table per nibble. */
 	ldr q15, [x4, #256] /* t0_16 = bcast128() */
-	str q24, [sp, #544] /* spill y1_11_2 */
-	ldr q24, [sp, #1040] /* reload x0_16.2 */
-	tbl v24.16b, {v15.16b}, v24.16b /* s0_16 = lookup16(t0_16, x0_16) */
+	str q3, [sp, #544] /* spill x1_12.3 */
+	ldr q3, [sp, #1168] /* reload x0_16.2 */
+	tbl v3.16b, {v15.16b}, v3.16b /* s0_16 = lookup16(t0_16, x0_16) */
 	ldr q15, [x4, #272] /* t0_17 = bcast128() */
-	str q19, [sp, #528] /* spill y1_10_2 */
-	ldr q19, [sp, #1024] /* reload x0_17.2 */
-	tbl v19.16b, {v15.16b}, v19.16b /* s0_17 = lookup16(t0_17, x0_17) */
+	str q6, [sp, #1168] /* spill x0_16.3 */
+	ldr q6, [sp, #1152] /* reload x0_17.2 */
+	tbl v6.16b, {v15.16b}, v6.16b /* s0_17 = lookup16(t0_17, x0_17) */
 	ldr q15, [x4, #288] /* t0_18 = bcast128() */
-	str q11, [sp, #512] /* spill y1_6_2 */
-	ldr q11, [sp, #1008] /* reload x0_18.2 */
-	tbl v11.16b, {v15.16b}, v11.16b /* s0_18 = lookup16(t0_18, x0_18) */
+	str q8, [sp, #1152] /* spill x0_17.3 */
+	ldr q8, [sp, #1136] /* reload x0_18.2 */
+	tbl v8.16b, {v15.16b}, v8.16b /* s0_18 = lookup16(t0_18, x0_18) */
 	ldr q15, [x4, #304] /* t0_19 = bcast128() */
-	str q2, [sp, #496] /* spill y1_1_2 */
-	ldr q2, [sp, #992] /* reload x0_19.2 */
-	tbl v2.16b, {v15.16b}, v2.16b /* s0_19 = lookup16(t0_19, x0_19) */
+	str q0, [sp, #1136] /* spill x0_18.3 */
+	ldr q0, [sp, #928] /* reload x0_19.2 */
+	tbl v0.16b, {v15.16b}, v0.16b /* s0_19 = lookup16(t0_19, x0_19) */
 	ldr q15, [x4, #320] /* t0_20 = bcast128() */
-	str q0, [sp, #480] /* spill y1_0_2 */
-	ldr q0, [sp, #976] /* reload x0_20.2 */
-	tbl v0.16b, {v15.16b}, v0.16b /* s0_20 = lookup16(t0_20, x0_20) */
+	str q18, [sp, #928] /* spill x0_19.3 */
+	ldr q18, [sp, #1280] /* reload x0_20.2 */
+	tbl v18.16b, {v15.16b}, v18.16b /* s0_20 = lookup16(t0_20, x0_20) */
 	ldr q15, [x4, #336] /* t0_21 = bcast128() */
-	str q26, [sp, #464] /* spill y1_15_2 */
-	ldr q26, [sp, #960] /* reload x0_21.2 */
-	tbl v26.16b, {v15.16b}, v26.16b /* s0_21 = lookup16(t0_21, x0_21) */
+	str q19, [sp, #288] /* spill x1_11.3 */
+	ldr q19, [sp, #1296] /* reload x0_21.2 */
+	tbl v19.16b, {v15.16b}, v19.16b /* s0_21 = lookup16(t0_21, x0_21) */
 	ldr q15, [x4, #352] /* t0_22 = bcast128() */
-	str q14, [sp, #448] /* spill y1_14_2 */
-	ldr q14, [sp, #944] /* reload x0_22.2 */
-	tbl v14.16b, {v15.16b}, v14.16b /* s0_22 = lookup16(t0_22, x0_22) */
+	str q30, [sp, #512] /* spill x1_10.3 */
+	ldr q30, [sp, #864] /* reload x0_22.2 */
+	tbl v30.16b, {v15.16b}, v30.16b /* s0_22 = lookup16(t0_22, x0_22) */
 	ldr q15, [x4, #368] /* t0_23 = bcast128() */
-	str q25, [sp, #432] /* spill y1_5_2 */
-	ldr q25, [sp, #928] /* reload x0_23.2 */
-	tbl v25.16b, {v15.16b}, v25.16b /* s0_23 = lookup16(t0_23, x0_23) */
+	str q13, [sp, #144] /* spill x0_11.3 */
+	ldr q13, [sp, #896] /* reload x0_23.2 */
+	tbl v13.16b, {v15.16b}, v13.16b /* s0_23 = lookup16(t0_23, x0_23) */
 	ldr q15, [x4, #768] /* t1_16 = bcast128() */
-	str q5, [sp, #416] /* spill y1_4_2 */
-	ldr q5, [sp, #1072] /* reload x1_16.2 */
-	tbl v5.16b, {v15.16b}, v5.16b /* s1_16 = lookup16(t1_16, x1_16) */
-	ldr q15, [x4, #784] /* t1_17 = bcast128() */
-	str q27, [sp, #400] /* spill y1_9_2 */
-	ldr q27, [sp, #1088] /* reload x1_17.2 */
-	tbl v27.16b, {v15.16b}, v27.16b /* s1_17 = lookup16(t1_17, x1_17) */
-	ldr q15, [x4, #800] /* t1_18 = bcast128() */
-	str q17, [sp, #384] /* spill y1_8_2 */
-	ldr q17, [sp, #1104] /* reload x1_18.2 */
-	tbl v17.16b, {v15.16b}, v17.16b /* s1_18 = lookup16(t1_18, x1_18) */
-	ldr q15, [x4, #816] /* t1_19 = bcast128() */
-	str q28, [sp, #368] /* spill y1_3_2 */
-	ldr q28, [sp, #1120] /* reload x1_19.2 */
-	tbl v28.16b, {v15.16b}, v28.16b /* s1_19 = lookup16(t1_19, x1_19) */
-	ldr q15, [x4, #832] /* t1_20 = bcast128() */
-	str q7, [sp, #352] /* spill y1_2_2 */
-	ldr q7, [sp, #1136] /* reload x1_20.2 */
-	tbl v7.16b, {v15.16b}, v7.16b /* s1_20 = lookup16(t1_20, x1_20) */
-	ldr q15, [x4, #848] /* t1_21 = bcast128() */
-	str q30, [sp, #64] /* spill y1_13_2 */
-	ldr q30, [sp, #1152] /* reload x1_21.2 */
-	tbl v30.16b, {v15.16b}, v30.16b /* s1_21 = lookup16(t1_21, x1_21) */
-	ldr q15, [x4, #864] /* t1_22 = bcast128() */
-	str q21, [sp, #336] /* spill y1_12_2 */
-	ldr q21, [sp, #1168] /* reload x1_22.2 */
-	tbl v21.16b, {v15.16b}, v21.16b /* s1_22 = lookup16(t1_22, x1_22) */
-	ldr q15, [x4, #880] /* t1_23 = bcast128() */
-	str q1, [sp, #320] /* spill y0_1_2 */
-	ldr q1, [sp, #1184] /* reload x1_23.2 */
-	tbl v1.16b, {v15.16b}, v1.16b /* s1_23 = lookup16(t1_23, x1_23) */
+	str q25, [sp, #400] /* spill x0_10.3 */
+	ldr q25, [sp, #816] /* reload x1_16.2 */
+	tbl v25.16b, {v15.16b}, v25.16b /* s1_16 = lookup16(t1_16, x1_16) */
 
 	/* Word pair 2: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v5.16b, v5.16b, v24.16b /* y1_16 = xor(s1_16, s0_16) */
-	eor v27.16b, v27.16b, v19.16b /* y1_17 = xor(s1_17, s0_17) */
-	eor v17.16b, v17.16b, v11.16b /* y1_18 = xor(s1_18, s0_18) */
-	eor v28.16b, v28.16b, v2.16b /* y1_19 = xor(s1_19, s0_19) */
-	eor v7.16b, v7.16b, v0.16b /* y1_20 = xor(s1_20, s0_20) */
-	eor v30.16b, v30.16b, v26.16b /* y1_21 = xor(s1_21, s0_21) */
-	eor v21.16b, v21.16b, v14.16b /* y1_22 = xor(s1_22, s0_22) */
-	eor v1.16b, v1.16b, v25.16b /* y1_23 = xor(s1_23, s0_23) */
-	eor v24.16b, v24.16b, v27.16b /* y0_16 = xor(s0_16, y1_17) */
-	eor v19.16b, v19.16b, v17.16b /* y0_17 = xor(s0_17, y1_18) */
-	eor v11.16b, v11.16b, v28.16b /* y0_18 = xor(s0_18, y1_19) */
-	eor v2.16b, v2.16b, v7.16b /* y0_19 = xor(s0_19, y1_20) */
-	eor v0.16b, v0.16b, v30.16b /* y0_20 = xor(s0_20, y1_21) */
-	eor v26.16b, v26.16b, v21.16b /* y0_21 = xor(s0_21, y1_22) */
-	eor v14.16b, v14.16b, v1.16b /* y0_22 = xor(s0_22, y1_23) */
-	eor v25.16b, v25.16b, v5.16b /* y0_23 = xor(s0_23, y1_16) */
-	eor v5.16b, v5.16b, v11.16b /* y1_16_1 = xor(y1_16, y0_18) */
-	eor v27.16b, v27.16b, v2.16b /* y1_17_1 = xor(y1_17, y0_19) */
-	eor v17.16b, v17.16b, v0.16b /* y1_18_1 = xor(y1_18, y0_20) */
-	eor v28.16b, v28.16b, v26.16b /* y1_19_1 = xor(y1_19, y0_21) */
-	eor v7.16b, v7.16b, v14.16b /* y1_20_1 = xor(y1_20, y0_22) */
-	eor v30.16b, v30.16b, v25.16b /* y1_21_1 = xor(y1_21, y0_23) */
-	eor v21.16b, v21.16b, v24.16b /* y1_22_1 = xor(y1_22, y0_16) */
-	eor v1.16b, v1.16b, v19.16b /* y1_23_1 = xor(y1_23, y0_17) */
-	eor v24.16b, v24.16b, v17.16b /* y0_16_1 = xor(y0_16, y1_18_1) */
-	eor v19.16b, v19.16b, v28.16b /* y0_17_1 = xor(y0_17, y1_19_1) */
-	eor v11.16b, v11.16b, v7.16b /* y0_18_1 = xor(y0_18, y1_20_1) */
-	eor v2.16b, v2.16b, v30.16b /* y0_19_1 = xor(y0_19, y1_21_1) */
-	eor v0.16b, v0.16b, v21.16b /* y0_20_1 = xor(y0_20, y1_22_1) */
-	eor v26.16b, v26.16b, v1.16b /* y0_21_1 = xor(y0_21, y1_23_1) */
-	eor v14.16b, v14.16b, v5.16b /* y0_22_1 = xor(y0_22, y1_16_1) */
-	eor v25.16b, v25.16b, v27.16b /* y0_23_1 = xor(y0_23, y1_17_1) */
-	eor v5.16b, v5.16b, v26.16b /* y1_16_2 = xor(y1_16_1, y0_21_1) */
-	eor v27.16b, v27.16b, v14.16b /* y1_17_2 = xor(y1_17_1, y0_22_1) */
-	eor v17.16b, v17.16b, v25.16b /* y1_18_2 = xor(y1_18_1, y0_23_1) */
-	eor v28.16b, v28.16b, v24.16b /* y1_19_2 = xor(y1_19_1, y0_16_1) */
-	eor v7.16b, v7.16b, v19.16b /* y1_20_2 = xor(y1_20_1, y0_17_1) */
-	eor v30.16b, v30.16b, v11.16b /* y1_21_2 = xor(y1_21_1, y0_18_1) */
-	eor v21.16b, v21.16b, v2.16b /* y1_22_2 = xor(y1_22_1, y0_19_1) */
-	eor v1.16b, v1.16b, v0.16b /* y1_23_2 = xor(y1_23_1, y0_20_1) */
-	eor v24.16b, v24.16b, v5.16b /* y0_16_2 = xor(y0_16_1, y1_16_2) */
-	eor v19.16b, v19.16b, v27.16b /* y0_17_2 = xor(y0_17_1, y1_17_2) */
-	eor v11.16b, v11.16b, v17.16b /* y0_18_2 = xor(y0_18_1, y1_18_2) */
-	eor v2.16b, v2.16b, v28.16b /* y0_19_2 = xor(y0_19_1, y1_19_2) */
-	eor v0.16b, v0.16b, v7.16b /* y0_20_2 = xor(y0_20_1, y1_20_2) */
-	eor v26.16b, v26.16b, v30.16b /* y0_21_2 = xor(y0_21_1, y1_21_2) */
-	eor v14.16b, v14.16b, v21.16b /* y0_22_2 = xor(y0_22_1, y1_22_2) */
-	eor v25.16b, v25.16b, v1.16b /* y0_23_2 = xor(y0_23_1, y1_23_2) */
+	eor v25.16b, v25.16b, v3.16b /* y1_16 = xor(s1_16, s0_16) */
+	ldr q15, [x4, #784] /* t1_17 = bcast128() */
+	str q4, [sp, #816] /* spill x1_16.3 */
+	ldr q4, [sp, #768] /* reload x1_17.2 */
+	tbl v4.16b, {v15.16b}, v4.16b /* s1_17 = lookup16(t1_17, x1_17) */
+	eor v4.16b, v4.16b, v6.16b /* y1_17 = xor(s1_17, s0_17) */
+	eor v3.16b, v3.16b, v4.16b /* y0_16 = xor(s0_16, y1_17) */
+	ldr q15, [x4, #800] /* t1_18 = bcast128() */
+	str q11, [sp, #768] /* spill x1_17.3 */
+	ldr q11, [sp, #784] /* reload x1_18.2 */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_18 = lookup16(t1_18, x1_18) */
+	eor v11.16b, v11.16b, v8.16b /* y1_18 = xor(s1_18, s0_18) */
+	eor v6.16b, v6.16b, v11.16b /* y0_17 = xor(s0_17, y1_18) */
+	ldr q15, [x4, #816] /* t1_19 = bcast128() */
+	str q10, [sp, #784] /* spill x1_18.3 */
+	ldr q10, [sp, #800] /* reload x1_19.2 */
+	tbl v10.16b, {v15.16b}, v10.16b /* s1_19 = lookup16(t1_19, x1_19) */
+	eor v10.16b, v10.16b, v0.16b /* y1_19 = xor(s1_19, s0_19) */
+	eor v8.16b, v8.16b, v10.16b /* y0_18 = xor(s0_18, y1_19) */
+	ldr q15, [x4, #832] /* t1_20 = bcast128() */
+	str q7, [sp, #800] /* spill x1_19.3 */
+	ldr q7, [sp, #1184] /* reload x1_20.2 */
+	tbl v7.16b, {v15.16b}, v7.16b /* s1_20 = lookup16(t1_20, x1_20) */
+	eor v7.16b, v7.16b, v18.16b /* y1_20 = xor(s1_20, s0_20) */
+	eor v0.16b, v0.16b, v7.16b /* y0_19 = xor(s0_19, y1_20) */
+	eor v4.16b, v4.16b, v0.16b /* y1_17_1 = xor(y1_17, y0_19) */
+	ldr q15, [x4, #848] /* t1_21 = bcast128() */
+	str q16, [sp, #208] /* spill x0_9.3 */
+	ldr q16, [sp, #1200] /* reload x1_21.2 */
+	tbl v16.16b, {v15.16b}, v16.16b /* s1_21 = lookup16(t1_21, x1_21) */
+	eor v16.16b, v16.16b, v19.16b /* y1_21 = xor(s1_21, s0_21) */
+	eor v18.16b, v18.16b, v16.16b /* y0_20 = xor(s0_20, y1_21) */
+	eor v11.16b, v11.16b, v18.16b /* y1_18_1 = xor(y1_18, y0_20) */
+	ldr q15, [x4, #864] /* t1_22 = bcast128() */
+	str q24, [sp, #560] /* spill x0_8.3 */
+	ldr q24, [sp, #880] /* reload x1_22.2 */
+	tbl v24.16b, {v15.16b}, v24.16b /* s1_22 = lookup16(t1_22, x1_22) */
+	eor v24.16b, v24.16b, v30.16b /* y1_22 = xor(s1_22, s0_22) */
+	eor v19.16b, v19.16b, v24.16b /* y0_21 = xor(s0_21, y1_22) */
+	eor v10.16b, v10.16b, v19.16b /* y1_19_1 = xor(y1_19, y0_21) */
+	eor v24.16b, v24.16b, v3.16b /* y1_22_1 = xor(y1_22, y0_16) */
+	eor v3.16b, v3.16b, v11.16b /* y0_16_1 = xor(y0_16, y1_18_1) */
+	eor v18.16b, v18.16b, v24.16b /* y0_20_1 = xor(y0_20, y1_22_1) */
+	ldr q15, [x4, #880] /* t1_23 = bcast128() */
+	str q5, [sp, #336] /* spill x1_5.3 */
+	ldr q5, [sp, #912] /* reload x1_23.2 */
+	tbl v5.16b, {v15.16b}, v5.16b /* s1_23 = lookup16(t1_23, x1_23) */
+	eor v5.16b, v5.16b, v13.16b /* y1_23 = xor(s1_23, s0_23) */
+	eor v30.16b, v30.16b, v5.16b /* y0_22 = xor(s0_22, y1_23) */
+	eor v13.16b, v13.16b, v25.16b /* y0_23 = xor(s0_23, y1_16) */
+	eor v25.16b, v25.16b, v8.16b /* y1_16_1 = xor(y1_16, y0_18) */
+	eor v7.16b, v7.16b, v30.16b /* y1_20_1 = xor(y1_20, y0_22) */
+	eor v16.16b, v16.16b, v13.16b /* y1_21_1 = xor(y1_21, y0_23) */
+	eor v5.16b, v5.16b, v6.16b /* y1_23_1 = xor(y1_23, y0_17) */
+	eor v6.16b, v6.16b, v10.16b /* y0_17_1 = xor(y0_17, y1_19_1) */
+	eor v8.16b, v8.16b, v7.16b /* y0_18_1 = xor(y0_18, y1_20_1) */
+	eor v0.16b, v0.16b, v16.16b /* y0_19_1 = xor(y0_19, y1_21_1) */
+	eor v19.16b, v19.16b, v5.16b /* y0_21_1 = xor(y0_21, y1_23_1) */
+	eor v30.16b, v30.16b, v25.16b /* y0_22_1 = xor(y0_22, y1_16_1) */
+	eor v13.16b, v13.16b, v4.16b /* y0_23_1 = xor(y0_23, y1_17_1) */
+	eor v25.16b, v25.16b, v19.16b /* y1_16_2 = xor(y1_16_1, y0_21_1) */
+	eor v4.16b, v4.16b, v30.16b /* y1_17_2 = xor(y1_17_1, y0_22_1) */
+	eor v11.16b, v11.16b, v13.16b /* y1_18_2 = xor(y1_18_1, y0_23_1) */
+	eor v10.16b, v10.16b, v3.16b /* y1_19_2 = xor(y1_19_1, y0_16_1) */
+	eor v7.16b, v7.16b, v6.16b /* y1_20_2 = xor(y1_20_1, y0_17_1) */
+	eor v16.16b, v16.16b, v8.16b /* y1_21_2 = xor(y1_21_1, y0_18_1) */
+	eor v24.16b, v24.16b, v0.16b /* y1_22_2 = xor(y1_22_1, y0_19_1) */
+	eor v5.16b, v5.16b, v18.16b /* y1_23_2 = xor(y1_23_1, y0_20_1) */
+	eor v3.16b, v3.16b, v25.16b /* y0_16_2 = xor(y0_16_1, y1_16_2) */
+	eor v6.16b, v6.16b, v4.16b /* y0_17_2 = xor(y0_17_1, y1_17_2) */
+	eor v8.16b, v8.16b, v11.16b /* y0_18_2 = xor(y0_18_1, y1_18_2) */
+	eor v0.16b, v0.16b, v10.16b /* y0_19_2 = xor(y0_19_1, y1_19_2) */
+	eor v18.16b, v18.16b, v7.16b /* y0_20_2 = xor(y0_20_1, y1_20_2) */
+	eor v19.16b, v19.16b, v16.16b /* y0_21_2 = xor(y0_21_1, y1_21_2) */
+	eor v30.16b, v30.16b, v24.16b /* y0_22_2 = xor(y0_22_1, y1_22_2) */
+	eor v13.16b, v13.16b, v5.16b /* y0_23_2 = xor(y0_23_1, y1_23_2) */
 
 	/* Word pair 3 (X0, X1 nibbles 24..31): S-box with RK^r folded in, one table per nibble. */
 	ldr q15, [x4, #384] /* t0_24 = bcast128() */
-	str q27, [sp, #304] /* spill y1_17_2 */
-	ldr q27, [sp, #800] /* reload x0_24.2 */
-	tbl v27.16b, {v15.16b}, v27.16b /* s0_24 = lookup16(t0_24, x0_24) */
+	str q16, [sp, #912] /* spill x1_23.3 */
+	ldr q16, [sp, #1216] /* reload x0_24.2 */
+	tbl v16.16b, {v15.16b}, v16.16b /* s0_24 = lookup16(t0_24, x0_24) */
 	ldr q15, [x4, #400] /* t0_25 = bcast128() */
-	str q5, [sp, #288] /* spill y1_16_2 */
-	ldr q5, [sp, #816] /* reload x0_25.2 */
-	tbl v5.16b, {v15.16b}, v5.16b /* s0_25 = lookup16(t0_25, x0_25) */
+	str q7, [sp, #880] /* spill x1_22.3 */
+	ldr q7, [sp, #1248] /* reload x0_25.2 */
+	tbl v7.16b, {v15.16b}, v7.16b /* s0_25 = lookup16(t0_25, x0_25) */
 	ldr q15, [x4, #416] /* t0_26 = bcast128() */
-	str q30, [sp, #272] /* spill y1_21_2 */
-	ldr q30, [sp, #832] /* reload x0_26.2 */
-	tbl v30.16b, {v15.16b}, v30.16b /* s0_26 = lookup16(t0_26, x0_26) */
+	str q19, [sp, #896] /* spill x0_23.3 */
+	ldr q19, [sp, #944] /* reload x0_26.2 */
+	tbl v19.16b, {v15.16b}, v19.16b /* s0_26 = lookup16(t0_26, x0_26) */
 	ldr q15, [x4, #432] /* t0_27 = bcast128() */
-	str q7, [sp, #256] /* spill y1_20_2 */
-	ldr q7, [sp, #848] /* reload x0_27.2 */
-	tbl v7.16b, {v15.16b}, v7.16b /* s0_27 = lookup16(t0_27, x0_27) */
+	str q30, [sp, #944] /* spill x0_26.3 */
+	ldr q30, [sp, #960] /* reload x0_27.2 */
+	tbl v30.16b, {v15.16b}, v30.16b /* s0_27 = lookup16(t0_27, x0_27) */
 	ldr q15, [x4, #448] /* t0_28 = bcast128() */
-	str q28, [sp, #240] /* spill y1_19_2 */
-	ldr q28, [sp, #864] /* reload x0_28.2 */
-	tbl v28.16b, {v15.16b}, v28.16b /* s0_28 = lookup16(t0_28, x0_28) */
+	str q13, [sp, #960] /* spill x0_27.3 */
+	ldr q13, [sp, #976] /* reload x0_28.2 */
+	tbl v13.16b, {v15.16b}, v13.16b /* s0_28 = lookup16(t0_28, x0_28) */
 	ldr q15, [x4, #464] /* t0_29 = bcast128() */
-	str q17, [sp, #224] /* spill y1_18_2 */
-	ldr q17, [sp, #880] /* reload x0_29.2 */
-	tbl v17.16b, {v15.16b}, v17.16b /* s0_29 = lookup16(t0_29, x0_29) */
+	str q12, [sp, #976] /* spill x0_28.3 */
+	ldr q12, [sp, #992] /* reload x0_29.2 */
+	tbl v12.16b, {v15.16b}, v12.16b /* s0_29 = lookup16(t0_29, x0_29) */
 	ldr q15, [x4, #480] /* t0_30 = bcast128() */
-	str q1, [sp, #208] /* spill y1_23_2 */
-	ldr q1, [sp, #896] /* reload x0_30.2 */
-	tbl v1.16b, {v15.16b}, v1.16b /* s0_30 = lookup16(t0_30, x0_30) */
+	str q20, [sp, #992] /* spill x0_29.3 */
+	ldr q20, [sp, #1008] /* reload x0_30.2 */
+	tbl v20.16b, {v15.16b}, v20.16b /* s0_30 = lookup16(t0_30, x0_30) */
 	ldr q15, [x4, #496] /* t0_31 = bcast128() */
-	str q21, [sp, #192] /* spill y1_22_2 */
-	ldr q21, [sp, #912] /* reload x0_31.2 */
-	tbl v21.16b, {v15.16b}, v21.16b /* s0_31 = lookup16(t0_31, x0_31) */
+	str q1, [sp, #1008] /* spill x0_30.3 */
+	ldr q1, [sp, #1024] /* reload x0_31.2 */
+	tbl v1.16b, {v15.16b}, v1.16b /* s0_31 = lookup16(t0_31, x0_31) */
 	ldr q15, [x4, #896] /* t1_24 = bcast128() */
-	str q3, [sp, #176] /* spill y0_0_2 */
-	ldr q3, [sp, #1200] /* reload x1_24.2 */
-	tbl v3.16b, {v15.16b}, v3.16b /* s1_24 = lookup16(t1_24, x1_24) */
-	ldr q15, [x4, #912] /* t1_25 = bcast128() */
-	str q12, [sp, #160] /* spill y0_11_2 */
-	ldr q12, [sp, #1216] /* reload x1_25.2 */
-	tbl v12.16b, {v15.16b}, v12.16b /* s1_25 = lookup16(t1_25, x1_25) */
-	ldr q15, [x4, #928] /* t1_26 = bcast128() */
-	str q18, [sp, #144] /* spill y0_10_2 */
-	ldr q18, [sp, #1232] /* reload x1_26.2 */
-	tbl v18.16b, {v15.16b}, v18.16b /* s1_26 = lookup16(t1_26, x1_26) */
-	ldr q15, [x4, #944] /* t1_27 = bcast128() */
-	str q25, [sp, #128] /* spill y0_23_2 */
-	ldr q25, [sp, #1248] /* reload x1_27.2 */
-	tbl v25.16b, {v15.16b}, v25.16b /* s1_27 = lookup16(t1_27, x1_27) */
-	ldr q15, [x4, #960] /* t1_28 = bcast128() */
-	str q14, [sp, #112] /* spill y0_22_2 */
-	ldr q14, [sp, #1264] /* reload x1_28.2 */
-	tbl v14.16b, {v15.16b}, v14.16b /* s1_28 = lookup16(t1_28, x1_28) */
-	ldr q15, [x4, #976] /* t1_29 = bcast128() */
-	str q26, [sp, #96] /* spill y0_21_2 */
-	ldr q26, [sp, #1280] /* reload x1_29.2 */
-	tbl v26.16b, {v15.16b}, v26.16b /* s1_29 = lookup16(t1_29, x1_29) */
-	ldr q15, [x4, #992] /* t1_30 = bcast128() */
-	str q0, [sp, #80] /* spill y0_20_2 */
-	ldr q0, [sp, #1296] /* reload x1_30.2 */
-	tbl v0.16b, {v15.16b}, v0.16b /* s1_30 = lookup16(t1_30, x1_30) */
-	ldr q15, [x4, #1008] /* t1_31 = bcast128() */
-	str q29, [sp, #1312] /* spill y0_9_2 */
-	ldr q29, [sp, #576] /* reload x1_31.2 */
-	tbl v29.16b, {v15.16b}, v29.16b /* s1_31 = lookup16(t1_31, x1_31) */
+	str q29, [sp, #1024] /* spill x0_31.3 */
+	ldr q29, [sp, #1232] /* reload x1_24.2 */
+	tbl v29.16b, {v15.16b}, v29.16b /* s1_24 = lookup16(t1_24, x1_24) */
 
 	/* Word pair 3: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v3.16b, v3.16b, v27.16b /* y1_24 = xor(s1_24, s0_24) */
-	eor v12.16b, v12.16b, v5.16b /* y1_25 = xor(s1_25, s0_25) */
-	eor v18.16b, v18.16b, v30.16b /* y1_26 = xor(s1_26, s0_26) */
-	eor v25.16b, v25.16b, v7.16b /* y1_27 = xor(s1_27, s0_27) */
-	eor v14.16b, v14.16b, v28.16b /* y1_28 = xor(s1_28, s0_28) */
-	eor v26.16b, v26.16b, v17.16b /* y1_29 = xor(s1_29, s0_29) */
-	eor v0.16b, v0.16b, v1.16b /* y1_30 = xor(s1_30, s0_30) */
-	eor v29.16b, v29.16b, v21.16b /* y1_31 = xor(s1_31, s0_31) */
-	eor v27.16b, v27.16b, v12.16b /* y0_24 = xor(s0_24, y1_25) */
-	eor v5.16b, v5.16b, v18.16b /* y0_25 = xor(s0_25, y1_26) */
-	eor v30.16b, v30.16b, v25.16b /* y0_26 = xor(s0_26, y1_27) */
-	eor v7.16b, v7.16b, v14.16b /* y0_27 = xor(s0_27, y1_28) */
-	eor v28.16b, v28.16b, v26.16b /* y0_28 = xor(s0_28, y1_29) */
-	eor v17.16b, v17.16b, v0.16b /* y0_29 = xor(s0_29, y1_30) */
-	eor v1.16b, v1.16b, v29.16b /* y0_30 = xor(s0_30, y1_31) */
-	eor v21.16b, v21.16b, v3.16b /* y0_31 = xor(s0_31, y1_24) */
-	eor v3.16b, v3.16b, v30.16b /* y1_24_1 = xor(y1_24, y0_26) */
-	eor v12.16b, v12.16b, v7.16b /* y1_25_1 = xor(y1_25, y0_27) */
-	eor v18.16b, v18.16b, v28.16b /* y1_26_1 = xor(y1_26, y0_28) */
-	eor v25.16b, v25.16b, v17.16b /* y1_27_1 = xor(y1_27, y0_29) */
-	eor v14.16b, v14.16b, v1.16b /* y1_28_1 = xor(y1_28, y0_30) */
-	eor v26.16b, v26.16b, v21.16b /* y1_29_1 = xor(y1_29, y0_31) */
-	eor v0.16b, v0.16b, v27.16b /* y1_30_1 = xor(y1_30, y0_24) */
-	eor v29.16b, v29.16b, v5.16b /* y1_31_1 = xor(y1_31, y0_25) */
-	eor v27.16b, v27.16b, v18.16b /* y0_24_1 = xor(y0_24, y1_26_1) */
-	eor v5.16b, v5.16b, v25.16b /* y0_25_1 = xor(y0_25, y1_27_1) */
-	eor v30.16b, v30.16b, v14.16b /* y0_26_1 = xor(y0_26, y1_28_1) */
-	eor v7.16b, v7.16b, v26.16b /* y0_27_1 = xor(y0_27, y1_29_1) */
-	eor v28.16b, v28.16b, v0.16b /* y0_28_1 = xor(y0_28, y1_30_1) */
-	eor v17.16b, v17.16b, v29.16b /* y0_29_1 = xor(y0_29, y1_31_1) */
-	eor v1.16b, v1.16b, v3.16b /* y0_30_1 = xor(y0_30, y1_24_1) */
-	eor v21.16b, v21.16b, v12.16b /* y0_31_1 = xor(y0_31, y1_25_1) */
-	eor v3.16b, v3.16b, v17.16b /* y1_24_2 = xor(y1_24_1, y0_29_1) */
-	eor v12.16b, v12.16b, v1.16b /* y1_25_2 = xor(y1_25_1, y0_30_1) */
-	eor v18.16b, v18.16b, v21.16b /* y1_26_2 = xor(y1_26_1, y0_31_1) */
-	eor v25.16b, v25.16b, v27.16b /* y1_27_2 = xor(y1_27_1, y0_24_1) */
-	eor v14.16b, v14.16b, v5.16b /* y1_28_2 = xor(y1_28_1, y0_25_1) */
-	eor v26.16b, v26.16b, v30.16b /* y1_29_2 = xor(y1_29_1, y0_26_1) */
-	eor v0.16b, v0.16b, v7.16b /* y1_30_2 = xor(y1_30_1, y0_27_1) */
-	eor v29.16b, v29.16b, v28.16b /* y1_31_2 = xor(y1_31_1, y0_28_1) */
-	eor v27.16b, v27.16b, v3.16b /* y0_24_2 = xor(y0_24_1, y1_24_2) */
-	eor v5.16b, v5.16b, v12.16b /* y0_25_2 = xor(y0_25_1, y1_25_2) */
-	eor v30.16b, v30.16b, v18.16b /* y0_26_2 = xor(y0_26_1, y1_26_2) */
-	eor v7.16b, v7.16b, v25.16b /* y0_27_2 = xor(y0_27_1, y1_27_2) */
-	eor v28.16b, v28.16b, v14.16b /* y0_28_2 = xor(y0_28_1, y1_28_2) */
-	eor v17.16b, v17.16b, v26.16b /* y0_29_2 = xor(y0_29_1, y1_29_2) */
-	eor v1.16b, v1.16b, v0.16b /* y0_30_2 = xor(y0_30_1, y1_30_2) */
-	eor v21.16b, v21.16b, v29.16b /* y0_31_2 = xor(y0_31_1, y1_31_2) */
-
-	/* PL and PR: the new state is the old one renamed (no instruction). */
-	str q6, [sp, #1040] /* spill x0_16.2 */
-	str q23, [sp, #1024] /* spill x0_17.2 */
-	str q16, [sp, #1008] /* spill x0_18.2 */
-	str q1, [sp, #976] /* spill x0_20.2 */
-	str q21, [sp, #960] /* spill x0_21.2 */
-	str q28, [sp, #800] /* spill x0_24.2 */
-	str q17, [sp, #816] /* spill x0_25.2 */
-	str q29, [sp, #1056] /* spill x1_15.2 */
-	str q18, [sp, #1136] /* spill x1_20.2 */
-	str q25, [sp, #1152] /* spill x1_21.2 */
-	str q14, [sp, #1200] /* spill x1_24.2 */
-	str q26, [sp, #1216] /* spill x1_25.2 */
-	ldr q15, [sp, #1312] /* reload x0_19.3 */
-	str q15, [sp, #992] /* spill x0_19.2 */
-	ldr q15, [sp, #80] /* reload x0_22.3 */
-	str q15, [sp, #944] /* spill x0_22.2 */
-	ldr q15, [sp, #96] /* reload x0_23.3 */
-	str q15, [sp, #928] /* spill x0_23.2 */
-	ldr q15, [sp, #112] /* reload x0_26.3 */
-	str q15, [sp, #832] /* spill x0_26.2 */
-	ldr q15, [sp, #128] /* reload x0_27.3 */
-	str q15, [sp, #848] /* spill x0_27.2 */
-	ldr q15, [sp, #144] /* reload x0_28.3 */
-	str q15, [sp, #864] /* spill x0_28.2 */
-	ldr q15, [sp, #160] /* reload x0_29.3 */
-	str q15, [sp, #880] /* spill x0_29.2 */
-	ldr q15, [sp, #176] /* reload x0_30.3 */
-	str q15, [sp, #896] /* spill x0_30.2 */
-	ldr q15, [sp, #320] /* reload x0_31.3 */
-	str q15, [sp, #912] /* spill x0_31.2 */
-	ldr q15, [sp, #448] /* reload x1_16.3 */
-	str q15, [sp, #1072] /* spill x1_16.2 */
-	ldr q15, [sp, #464] /* reload x1_17.3 */
-	str q15, [sp, #1088] /* spill x1_17.2 */
-	ldr q15, [sp, #480] /* reload x1_18.3 */
-	str q15, [sp, #1104] /* spill x1_18.2 */
-	ldr q15, [sp, #496] /* reload x1_19.3 */
-	str q15, [sp, #1120] /* spill x1_19.2 */
-	ldr q15, [sp, #256] /* reload x1_22.3 */
-	str q15, [sp, #1168] /* spill x1_22.2 */
-	ldr q15, [sp, #272] /* reload x1_23.3 */
-	str q15, [sp, #1184] /* spill x1_23.2 */
-	ldr q15, [sp, #512] /* reload x1_26.3 */
-	str q15, [sp, #1232] /* spill x1_26.2 */
-	ldr q15, [sp, #560] /* reload x1_27.3 */
-	str q15, [sp, #1248] /* spill x1_27.2 */
-	ldr q15, [sp, #288] /* reload x1_28.3 */
-	str q15, [sp, #1264] /* spill x1_28.2 */
-	ldr q15, [sp, #304] /* reload x1_29.3 */
-	str q15, [sp, #1280] /* spill x1_29.2 */
-	ldr q15, [sp, #528] /* reload x1_30.3 */
-	str q15, [sp, #1296] /* spill x1_30.2 */
-	ldr q15, [sp, #544] /* reload x1_31.3 */
-	str q15, [sp, #576] /* spill x1_31.2 */
-	mov v1.16b, v9.16b /* x0_1.3 */
-	mov v6.16b, v13.16b /* x0_2.3 */
-	mov v16.16b, v22.16b /* x0_8.3 */
-	ldr q17, [sp, #224] /* reload x1_8.3 */
-	mov v18.16b, v20.16b /* x0_10.3 */
-	mov v20.16b, v11.16b /* x0_12.3 */
-	ldr q21, [sp, #416] /* reload x1_12.3 */
-	mov v22.16b, v30.16b /* x0_6.3 */
-	ldr q25, [sp, #368] /* reload x1_5.3 */
-	mov v26.16b, v12.16b /* x1_7.3 */
-	ldr q28, [sp, #208] /* reload x1_3.3 */
-	mov v29.16b, v31.16b /* x0_9.3 */
-	ldr q30, [sp, #432] /* reload x1_13.3 */
-	mov v31.16b, v7.16b /* x0_7.3 */
-	ldr q7, [sp, #192] /* reload x1_2.3 */
-	mov v9.16b, v19.16b /* x0_5.3 */
-	ldr q19, [sp, #384] /* reload x1_10.3 */
-	mov v11.16b, v8.16b /* x0_3.3 */
-	mov v8.16b, v5.16b /* x0_15.3 */
-	ldr q5, [sp, #352] /* reload x1_4.3 */
-	mov v12.16b, v10.16b /* x0_11.3 */
-	mov v10.16b, v2.16b /* x0_13.3 */
-	ldr q2, [sp, #64] /* reload x1_1.3 */
-	mov v13.16b, v3.16b /* x1_6.3 */
-	mov v3.16b, v4.16b /* x0_0.3 */
-	mov v4.16b, v24.16b /* x0_4.3 */
-	ldr q24, [sp, #400] /* reload x1_11.3 */
-	mov v14.16b, v27.16b /* x0_14.3 */
-	ldr q27, [sp, #240] /* reload x1_9.3 */
-	mov v15.16b, v0.16b /* x1_14.3 */
-	ldr q0, [sp, #336] /* reload x1_0.3 */
+	eor v29.16b, v29.16b, v16.16b /* y1_24 = xor(s1_24, s0_24) */
+	ldr q15, [x4, #912] /* t1_25 = bcast128() */
+	str q18, [sp, #864] /* spill x0_22.3 */
+	ldr q18, [sp, #1264] /* reload x1_25.2 */
+	tbl v18.16b, {v15.16b}, v18.16b /* s1_25 = lookup16(t1_25, x1_25) */
+	eor v18.16b, v18.16b, v7.16b /* y1_25 = xor(s1_25, s0_25) */
+	eor v16.16b, v16.16b, v18.16b /* y0_24 = xor(s0_24, y1_25) */
+	ldr q15, [x4, #928] /* t1_26 = bcast128() */
+	str q10, [sp, #352] /* spill x1_9.3 */
+	ldr q10, [sp, #1040] /* reload x1_26.2 */
+	tbl v10.16b, {v15.16b}, v10.16b /* s1_26 = lookup16(t1_26, x1_26) */
+	eor v10.16b, v10.16b, v19.16b /* y1_26 = xor(s1_26, s0_26) */
+	eor v7.16b, v7.16b, v10.16b /* y0_25 = xor(s0_25, y1_26) */
+	ldr q15, [x4, #944] /* t1_27 = bcast128() */
+	str q27, [sp, #1040] /* spill x1_26.3 */
+	ldr q27, [sp, #1056] /* reload x1_27.2 */
+	tbl v27.16b, {v15.16b}, v27.16b /* s1_27 = lookup16(t1_27, x1_27) */
+	eor v27.16b, v27.16b, v30.16b /* y1_27 = xor(s1_27, s0_27) */
+	eor v19.16b, v19.16b, v27.16b /* y0_26 = xor(s0_26, y1_27) */
+	ldr q15, [x4, #960] /* t1_28 = bcast128() */
+	str q17, [sp, #1056] /* spill x1_27.3 */
+	ldr q17, [sp, #1072] /* reload x1_28.2 */
+	tbl v17.16b, {v15.16b}, v17.16b /* s1_28 = lookup16(t1_28, x1_28) */
+	eor v17.16b, v17.16b, v13.16b /* y1_28 = xor(s1_28, s0_28) */
+	eor v30.16b, v30.16b, v17.16b /* y0_27 = xor(s0_27, y1_28) */
+	eor v18.16b, v18.16b, v30.16b /* y1_25_1 = xor(y1_25, y0_27) */
+	ldr q15, [x4, #976] /* t1_29 = bcast128() */
+	str q25, [sp, #1072] /* spill x1_28.3 */
+	ldr q25, [sp, #1088] /* reload x1_29.2 */
+	tbl v25.16b, {v15.16b}, v25.16b /* s1_29 = lookup16(t1_29, x1_29) */
+	eor v25.16b, v25.16b, v12.16b /* y1_29 = xor(s1_29, s0_29) */
+	eor v13.16b, v13.16b, v25.16b /* y0_28 = xor(s0_28, y1_29) */
+	eor v10.16b, v10.16b, v13.16b /* y1_26_1 = xor(y1_26, y0_28) */
+	ldr q15, [x4, #992] /* t1_30 = bcast128() */
+	str q4, [sp, #1088] /* spill x1_29.3 */
+	ldr q4, [sp, #1104] /* reload x1_30.2 */
+	tbl v4.16b, {v15.16b}, v4.16b /* s1_30 = lookup16(t1_30, x1_30) */
+	eor v4.16b, v4.16b, v20.16b /* y1_30 = xor(s1_30, s0_30) */
+	eor v12.16b, v12.16b, v4.16b /* y0_29 = xor(s0_29, y1_30) */
+	eor v27.16b, v27.16b, v12.16b /* y1_27_1 = xor(y1_27, y0_29) */
+	eor v4.16b, v4.16b, v16.16b /* y1_30_1 = xor(y1_30, y0_24) */
+	eor v16.16b, v16.16b, v10.16b /* y0_24_1 = xor(y0_24, y1_26_1) */
+	eor v13.16b, v13.16b, v4.16b /* y0_28_1 = xor(y0_28, y1_30_1) */
+	ldr q15, [x4, #1008] /* t1_31 = bcast128() */
+	str q31, [sp, #1104] /* spill x1_30.3 */
+	ldr q31, [sp, #1120] /* reload x1_31.2 */
+	tbl v31.16b, {v15.16b}, v31.16b /* s1_31 = lookup16(t1_31, x1_31) */
+	eor v31.16b, v31.16b, v1.16b /* y1_31 = xor(s1_31, s0_31) */
+	eor v20.16b, v20.16b, v31.16b /* y0_30 = xor(s0_30, y1_31) */
+	eor v1.16b, v1.16b, v29.16b /* y0_31 = xor(s0_31, y1_24) */
+	eor v29.16b, v29.16b, v19.16b /* y1_24_1 = xor(y1_24, y0_26) */
+	eor v17.16b, v17.16b, v20.16b /* y1_28_1 = xor(y1_28, y0_30) */
+	eor v25.16b, v25.16b, v1.16b /* y1_29_1 = xor(y1_29, y0_31) */
+	eor v31.16b, v31.16b, v7.16b /* y1_31_1 = xor(y1_31, y0_25) */
+	eor v7.16b, v7.16b, v27.16b /* y0_25_1 = xor(y0_25, y1_27_1) */
+	eor v19.16b, v19.16b, v17.16b /* y0_26_1 = xor(y0_26, y1_28_1) */
+	eor v30.16b, v30.16b, v25.16b /* y0_27_1 = xor(y0_27, y1_29_1) */
+	eor v12.16b, v12.16b, v31.16b /* y0_29_1 = xor(y0_29, y1_31_1) */
+	eor v20.16b, v20.16b, v29.16b /* y0_30_1 = xor(y0_30, y1_24_1) */
+	eor v1.16b, v1.16b, v18.16b /* y0_31_1 = xor(y0_31, y1_25_1) */
+	eor v29.16b, v29.16b, v12.16b /* y1_24_2 = xor(y1_24_1, y0_29_1) */
+	eor v18.16b, v18.16b, v20.16b /* y1_25_2 = xor(y1_25_1, y0_30_1) */
+	eor v10.16b, v10.16b, v1.16b /* y1_26_2 = xor(y1_26_1, y0_31_1) */
+	eor v27.16b, v27.16b, v16.16b /* y1_27_2 = xor(y1_27_1, y0_24_1) */
+	eor v17.16b, v17.16b, v7.16b /* y1_28_2 = xor(y1_28_1, y0_25_1) */
+	eor v25.16b, v25.16b, v19.16b /* y1_29_2 = xor(y1_29_1, y0_26_1) */
+	eor v4.16b, v4.16b, v30.16b /* y1_30_2 = xor(y1_30_1, y0_27_1) */
+	eor v31.16b, v31.16b, v13.16b /* y1_31_2 = xor(y1_31_1, y0_28_1) */
+	eor v16.16b, v16.16b, v29.16b /* y0_24_2 = xor(y0_24_1, y1_24_2) */
+	eor v7.16b, v7.16b, v18.16b /* y0_25_2 = xor(y0_25_1, y1_25_2) */
+	eor v19.16b, v19.16b, v10.16b /* y0_26_2 = xor(y0_26_1, y1_26_2) */
+	eor v30.16b, v30.16b, v27.16b /* y0_27_2 = xor(y0_27_1, y1_27_2) */
+	eor v13.16b, v13.16b, v17.16b /* y0_28_2 = xor(y0_28_1, y1_28_2) */
+	eor v12.16b, v12.16b, v25.16b /* y0_29_2 = xor(y0_29_1, y1_29_2) */
+	eor v20.16b, v20.16b, v4.16b /* y0_30_2 = xor(y0_30_1, y1_30_2) */
+	eor v1.16b, v1.16b, v31.16b /* y0_31_2 = xor(y0_31_1, y1_31_2) */
+	str q21, [sp, #1120] /* spill x1_31.2 */
+	str q10, [sp, #1184] /* spill x1_20.2 */
+	str q27, [sp, #1200] /* spill x1_21.2 */
+	str q13, [sp, #1216] /* spill x0_24.2 */
+	str q17, [sp, #1232] /* spill x1_24.2 */
+	str q12, [sp, #1248] /* spill x0_25.2 */
+	str q25, [sp, #1264] /* spill x1_25.2 */
+	str q20, [sp, #1280] /* spill x0_20.2 */
+	str q1, [sp, #1296] /* spill x0_21.2 */
+	str q31, [sp, #464] /* spill x1_15.2 */
+	mov v1.16b, v2.16b /* x0_0.3 */
+	mov v2.16b, v3.16b /* x0_4.3 */
+	mov v3.16b, v28.16b /* x1_4.3 */
+	mov v17.16b, v18.16b /* x1_7.3 */
+	ldr q18, [sp, #208] /* reload x0_9.3 */
+	ldr q20, [sp, #144] /* reload x0_11.3 */
+	ldr q21, [sp, #288] /* reload x1_11.3 */
+	mov v25.16b, v8.16b /* x0_12.3 */
+	mov v27.16b, v29.16b /* x1_6.3 */
+	mov v28.16b, v24.16b /* x1_2.3 */
+	mov v24.16b, v19.16b /* x0_6.3 */
+	ldr q19, [sp, #352] /* reload x1_9.3 */
+	ldr q31, [sp, #512] /* reload x1_10.3 */
+	mov v8.16b, v23.16b /* x0_3.3 */
+	mov v23.16b, v7.16b /* x0_15.3 */
+	mov v7.16b, v14.16b /* x1_1.3 */
+	mov v10.16b, v9.16b /* x1_0.3 */
+	ldr q9, [sp, #544] /* reload x1_12.3 */
+	ldr q12, [sp, #400] /* reload x0_10.3 */
+	ldr q13, [sp, #336] /* reload x1_5.3 */
+	mov v14.16b, v0.16b /* x0_13.3 */
+	ldr q0, [sp, #560] /* reload x0_8.3 */
+	ldr q15, [sp, #256] /* reload x1_13.3 */
+	mov v29.16b, v6.16b /* x0_5.3 */
+	mov v6.16b, v26.16b /* x0_2.3 */
+	mov v26.16b, v16.16b /* x0_14.3 */
+	mov v16.16b, v30.16b /* x0_7.3 */
+	mov v30.16b, v11.16b /* x1_8.3 */
+	mov v11.16b, v22.16b /* x0_1.3 */
+	mov v22.16b, v29.16b /* x0_5.3 */
 	add x4, x4, #1024
 	subs x3, x3, #1
 	b.ne .Lublock_nibbleslice_neon_asm_10_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	shl v3.16b, v3.16b, #4 /* hi_up = shl(x0_0) */
-	orr v1.16b, v3.16b, v1.16b /* byte = or(hi_up, x0_1) */
-	shl v3.16b, v6.16b, #4 /* hi_up_1 = shl(x0_2) */
-	orr v3.16b, v3.16b, v11.16b /* byte_1 = or(hi_up_1, x0_3) */
-	shl v4.16b, v4.16b, #4 /* hi_up_2 = shl(x0_4) */
-	orr v4.16b, v4.16b, v9.16b /* byte_2 = or(hi_up_2, x0_5) */
-	shl v6.16b, v22.16b, #4 /* hi_up_3 = shl(x0_6) */
-	orr v6.16b, v6.16b, v31.16b /* byte_3 = or(hi_up_3, x0_7) */
-	shl v16.16b, v16.16b, #4 /* hi_up_4 = shl(x0_8) */
-	orr v16.16b, v16.16b, v29.16b /* byte_4 = or(hi_up_4, x0_9) */
-	shl v18.16b, v18.16b, #4 /* hi_up_5 = shl(x0_10) */
-	orr v18.16b, v18.16b, v12.16b /* byte_5 = or(hi_up_5, x0_11) */
-	shl v20.16b, v20.16b, #4 /* hi_up_6 = shl(x0_12) */
-	orr v20.16b, v20.16b, v10.16b /* byte_6 = or(hi_up_6, x0_13) */
-	shl v22.16b, v14.16b, #4 /* hi_up_7 = shl(x0_14) */
-	orr v22.16b, v22.16b, v8.16b /* byte_7 = or(hi_up_7, x0_15) */
-	ldr q23, [sp, #1040] /* reload x0_16.2 */
+	shl v1.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
+	orr v1.16b, v1.16b, v11.16b /* byte = or(hi_up, x0_1) */
+	shl v6.16b, v6.16b, #4 /* hi_up_1 = shl(x0_2) */
+	orr v6.16b, v6.16b, v8.16b /* byte_1 = or(hi_up_1, x0_3) */
+	shl v2.16b, v2.16b, #4 /* hi_up_2 = shl(x0_4) */
+	orr v2.16b, v2.16b, v22.16b /* byte_2 = or(hi_up_2, x0_5) */
+	shl v22.16b, v24.16b, #4 /* hi_up_3 = shl(x0_6) */
+	orr v16.16b, v22.16b, v16.16b /* byte_3 = or(hi_up_3, x0_7) */
+	shl v0.16b, v0.16b, #4 /* hi_up_4 = shl(x0_8) */
+	orr v0.16b, v0.16b, v18.16b /* byte_4 = or(hi_up_4, x0_9) */
+	shl v18.16b, v12.16b, #4 /* hi_up_5 = shl(x0_10) */
+	orr v18.16b, v18.16b, v20.16b /* byte_5 = or(hi_up_5, x0_11) */
+	shl v20.16b, v25.16b, #4 /* hi_up_6 = shl(x0_12) */
+	orr v20.16b, v20.16b, v14.16b /* byte_6 = or(hi_up_6, x0_13) */
+	shl v22.16b, v26.16b, #4 /* hi_up_7 = shl(x0_14) */
+	orr v22.16b, v22.16b, v23.16b /* byte_7 = or(hi_up_7, x0_15) */
+	ldr q23, [sp, #1168] /* reload x0_16.2 */
 	shl v23.16b, v23.16b, #4 /* hi_up_8 = shl(x0_16) */
-	ldr q29, [sp, #1024] /* reload x0_17.2 */
-	orr v23.16b, v23.16b, v29.16b /* byte_8 = or(hi_up_8, x0_17) */
-	ldr q29, [sp, #1008] /* reload x0_18.2 */
-	shl v29.16b, v29.16b, #4 /* hi_up_9 = shl(x0_18) */
-	ldr q31, [sp, #992] /* reload x0_19.2 */
-	orr v29.16b, v29.16b, v31.16b /* byte_9 = or(hi_up_9, x0_19) */
-	ldr q31, [sp, #976] /* reload x0_20.2 */
-	shl v31.16b, v31.16b, #4 /* hi_up_10 = shl(x0_20) */
-	ldr q8, [sp, #960] /* reload x0_21.2 */
-	orr v31.16b, v31.16b, v8.16b /* byte_10 = or(hi_up_10, x0_21) */
-	ldr q8, [sp, #944] /* reload x0_22.2 */
-	shl v8.16b, v8.16b, #4 /* hi_up_11 = shl(x0_22) */
-	ldr q9, [sp, #928] /* reload x0_23.2 */
-	orr v8.16b, v8.16b, v9.16b /* byte_11 = or(hi_up_11, x0_23) */
-	ldr q9, [sp, #800] /* reload x0_24.2 */
-	shl v9.16b, v9.16b, #4 /* hi_up_12 = shl(x0_24) */
-	ldr q10, [sp, #816] /* reload x0_25.2 */
-	orr v9.16b, v9.16b, v10.16b /* byte_12 = or(hi_up_12, x0_25) */
-	ldr q10, [sp, #832] /* reload x0_26.2 */
-	shl v10.16b, v10.16b, #4 /* hi_up_13 = shl(x0_26) */
-	ldr q11, [sp, #848] /* reload x0_27.2 */
-	orr v10.16b, v10.16b, v11.16b /* byte_13 = or(hi_up_13, x0_27) */
-	ldr q11, [sp, #864] /* reload x0_28.2 */
+	ldr q24, [sp, #1152] /* reload x0_17.2 */
+	orr v23.16b, v23.16b, v24.16b /* byte_8 = or(hi_up_8, x0_17) */
+	ldr q24, [sp, #1136] /* reload x0_18.2 */
+	shl v24.16b, v24.16b, #4 /* hi_up_9 = shl(x0_18) */
+	ldr q25, [sp, #928] /* reload x0_19.2 */
+	orr v24.16b, v24.16b, v25.16b /* byte_9 = or(hi_up_9, x0_19) */
+	ldr q25, [sp, #1280] /* reload x0_20.2 */
+	shl v25.16b, v25.16b, #4 /* hi_up_10 = shl(x0_20) */
+	ldr q26, [sp, #1296] /* reload x0_21.2 */
+	orr v25.16b, v25.16b, v26.16b /* byte_10 = or(hi_up_10, x0_21) */
+	ldr q26, [sp, #864] /* reload x0_22.2 */
+	shl v26.16b, v26.16b, #4 /* hi_up_11 = shl(x0_22) */
+	ldr q29, [sp, #896] /* reload x0_23.2 */
+	orr v26.16b, v26.16b, v29.16b /* byte_11 = or(hi_up_11, x0_23) */
+	ldr q29, [sp, #1216] /* reload x0_24.2 */
+	shl v29.16b, v29.16b, #4 /* hi_up_12 = shl(x0_24) */
+	ldr q8, [sp, #1248] /* reload x0_25.2 */
+	orr v29.16b, v29.16b, v8.16b /* byte_12 = or(hi_up_12, x0_25) */
+	ldr q8, [sp, #944] /* reload x0_26.2 */
+	shl v8.16b, v8.16b, #4 /* hi_up_13 = shl(x0_26) */
+	ldr q11, [sp, #960] /* reload x0_27.2 */
+	orr v8.16b, v8.16b, v11.16b /* byte_13 = or(hi_up_13, x0_27) */
+	ldr q11, [sp, #976] /* reload x0_28.2 */
 	shl v11.16b, v11.16b, #4 /* hi_up_14 = shl(x0_28) */
-	ldr q12, [sp, #880] /* reload x0_29.2 */
+	ldr q12, [sp, #992] /* reload x0_29.2 */
 	orr v11.16b, v11.16b, v12.16b /* byte_14 = or(hi_up_14, x0_29) */
-	ldr q12, [sp, #896] /* reload x0_30.2 */
+	ldr q12, [sp, #1008] /* reload x0_30.2 */
 	shl v12.16b, v12.16b, #4 /* hi_up_15 = shl(x0_30) */
-	ldr q14, [sp, #912] /* reload x0_31.2 */
+	ldr q14, [sp, #1024] /* reload x0_31.2 */
 	orr v12.16b, v12.16b, v14.16b /* byte_15 = or(hi_up_15, x0_31) */
-	shl v0.16b, v0.16b, #4 /* hi_up_16 = shl(x1_0) */
-	orr v0.16b, v0.16b, v2.16b /* byte_16 = or(hi_up_16, x1_1) */
-	shl v2.16b, v7.16b, #4 /* hi_up_17 = shl(x1_2) */
-	orr v2.16b, v2.16b, v28.16b /* byte_17 = or(hi_up_17, x1_3) */
-	shl v5.16b, v5.16b, #4 /* hi_up_18 = shl(x1_4) */
-	orr v5.16b, v5.16b, v25.16b /* byte_18 = or(hi_up_18, x1_5) */
-	shl v7.16b, v13.16b, #4 /* hi_up_19 = shl(x1_6) */
-	orr v7.16b, v7.16b, v26.16b /* byte_19 = or(hi_up_19, x1_7) */
-	shl v17.16b, v17.16b, #4 /* hi_up_20 = shl(x1_8) */
-	orr v17.16b, v17.16b, v27.16b /* byte_20 = or(hi_up_20, x1_9) */
-	shl v19.16b, v19.16b, #4 /* hi_up_21 = shl(x1_10) */
-	orr v19.16b, v19.16b, v24.16b /* byte_21 = or(hi_up_21, x1_11) */
-	shl v21.16b, v21.16b, #4 /* hi_up_22 = shl(x1_12) */
-	orr v21.16b, v21.16b, v30.16b /* byte_22 = or(hi_up_22, x1_13) */
-	shl v24.16b, v15.16b, #4 /* hi_up_23 = shl(x1_14) */
-	ldr q25, [sp, #1056] /* reload x1_15.2 */
-	orr v24.16b, v24.16b, v25.16b /* byte_23 = or(hi_up_23, x1_15) */
-	ldr q25, [sp, #1072] /* reload x1_16.2 */
-	shl v25.16b, v25.16b, #4 /* hi_up_24 = shl(x1_16) */
-	ldr q26, [sp, #1088] /* reload x1_17.2 */
-	orr v25.16b, v25.16b, v26.16b /* byte_24 = or(hi_up_24, x1_17) */
-	ldr q26, [sp, #1104] /* reload x1_18.2 */
-	shl v26.16b, v26.16b, #4 /* hi_up_25 = shl(x1_18) */
-	ldr q27, [sp, #1120] /* reload x1_19.2 */
-	orr v26.16b, v26.16b, v27.16b /* byte_25 = or(hi_up_25, x1_19) */
-	ldr q27, [sp, #1136] /* reload x1_20.2 */
-	shl v27.16b, v27.16b, #4 /* hi_up_26 = shl(x1_20) */
-	ldr q28, [sp, #1152] /* reload x1_21.2 */
-	orr v27.16b, v27.16b, v28.16b /* byte_26 = or(hi_up_26, x1_21) */
-	ldr q28, [sp, #1168] /* reload x1_22.2 */
-	shl v28.16b, v28.16b, #4 /* hi_up_27 = shl(x1_22) */
-	ldr q30, [sp, #1184] /* reload x1_23.2 */
-	orr v28.16b, v28.16b, v30.16b /* byte_27 = or(hi_up_27, x1_23) */
-	ldr q30, [sp, #1200] /* reload x1_24.2 */
-	shl v30.16b, v30.16b, #4 /* hi_up_28 = shl(x1_24) */
-	ldr q13, [sp, #1216] /* reload x1_25.2 */
-	orr v30.16b, v30.16b, v13.16b /* byte_28 = or(hi_up_28, x1_25) */
-	ldr q13, [sp, #1232] /* reload x1_26.2 */
+	shl v10.16b, v10.16b, #4 /* hi_up_16 = shl(x1_0) */
+	orr v7.16b, v10.16b, v7.16b /* byte_16 = or(hi_up_16, x1_1) */
+	shl v28.16b, v28.16b, #4 /* hi_up_17 = shl(x1_2) */
+	orr v5.16b, v28.16b, v5.16b /* byte_17 = or(hi_up_17, x1_3) */
+	shl v3.16b, v3.16b, #4 /* hi_up_18 = shl(x1_4) */
+	orr v3.16b, v3.16b, v13.16b /* byte_18 = or(hi_up_18, x1_5) */
+	shl v27.16b, v27.16b, #4 /* hi_up_19 = shl(x1_6) */
+	orr v17.16b, v27.16b, v17.16b /* byte_19 = or(hi_up_19, x1_7) */
+	shl v27.16b, v30.16b, #4 /* hi_up_20 = shl(x1_8) */
+	orr v19.16b, v27.16b, v19.16b /* byte_20 = or(hi_up_20, x1_9) */
+	shl v27.16b, v31.16b, #4 /* hi_up_21 = shl(x1_10) */
+	orr v21.16b, v27.16b, v21.16b /* byte_21 = or(hi_up_21, x1_11) */
+	shl v27.16b, v9.16b, #4 /* hi_up_22 = shl(x1_12) */
+	orr v27.16b, v27.16b, v15.16b /* byte_22 = or(hi_up_22, x1_13) */
+	shl v4.16b, v4.16b, #4 /* hi_up_23 = shl(x1_14) */
+	ldr q28, [sp, #464] /* reload x1_15.2 */
+	orr v4.16b, v4.16b, v28.16b /* byte_23 = or(hi_up_23, x1_15) */
+	ldr q28, [sp, #816] /* reload x1_16.2 */
+	shl v28.16b, v28.16b, #4 /* hi_up_24 = shl(x1_16) */
+	ldr q30, [sp, #768] /* reload x1_17.2 */
+	orr v28.16b, v28.16b, v30.16b /* byte_24 = or(hi_up_24, x1_17) */
+	ldr q30, [sp, #784] /* reload x1_18.2 */
+	shl v30.16b, v30.16b, #4 /* hi_up_25 = shl(x1_18) */
+	ldr q31, [sp, #800] /* reload x1_19.2 */
+	orr v30.16b, v30.16b, v31.16b /* byte_25 = or(hi_up_25, x1_19) */
+	ldr q31, [sp, #1184] /* reload x1_20.2 */
+	shl v31.16b, v31.16b, #4 /* hi_up_26 = shl(x1_20) */
+	ldr q9, [sp, #1200] /* reload x1_21.2 */
+	orr v31.16b, v31.16b, v9.16b /* byte_26 = or(hi_up_26, x1_21) */
+	ldr q9, [sp, #880] /* reload x1_22.2 */
+	shl v9.16b, v9.16b, #4 /* hi_up_27 = shl(x1_22) */
+	ldr q10, [sp, #912] /* reload x1_23.2 */
+	orr v9.16b, v9.16b, v10.16b /* byte_27 = or(hi_up_27, x1_23) */
+	ldr q10, [sp, #1232] /* reload x1_24.2 */
+	shl v10.16b, v10.16b, #4 /* hi_up_28 = shl(x1_24) */
+	ldr q13, [sp, #1264] /* reload x1_25.2 */
+	orr v10.16b, v10.16b, v13.16b /* byte_28 = or(hi_up_28, x1_25) */
+	ldr q13, [sp, #1040] /* reload x1_26.2 */
 	shl v13.16b, v13.16b, #4 /* hi_up_29 = shl(x1_26) */
-	ldr q14, [sp, #1248] /* reload x1_27.2 */
+	ldr q14, [sp, #1056] /* reload x1_27.2 */
 	orr v13.16b, v13.16b, v14.16b /* byte_29 = or(hi_up_29, x1_27) */
-	ldr q14, [sp, #1264] /* reload x1_28.2 */
+	ldr q14, [sp, #1072] /* reload x1_28.2 */
 	shl v14.16b, v14.16b, #4 /* hi_up_30 = shl(x1_28) */
-	ldr q15, [sp, #1280] /* reload x1_29.2 */
+	ldr q15, [sp, #1088] /* reload x1_29.2 */
 	orr v14.16b, v14.16b, v15.16b /* byte_30 = or(hi_up_30, x1_29) */
-	ldr q15, [sp, #1296] /* reload x1_30.2 */
+	ldr q15, [sp, #1104] /* reload x1_30.2 */
 	shl v15.16b, v15.16b, #4 /* hi_up_31 = shl(x1_30) */
-	str q24, [sp, #1296] /* spill byte_23 */
-	ldr q24, [sp, #576] /* reload x1_31.2 */
-	orr v24.16b, v15.16b, v24.16b /* byte_31 = or(hi_up_31, x1_31) */
+	str q4, [sp, #1104] /* spill byte_23 */
+	ldr q4, [sp, #1120] /* reload x1_31.2 */
+	orr v4.16b, v15.16b, v4.16b /* byte_31 = or(hi_up_31, x1_31) */
 	zip1 v15.16b, v1.16b, v23.16b /* tro0 = unpacklo(byte, byte_8) */
 	zip2 v1.16b, v1.16b, v23.16b /* tro0_1 = unpackhi(byte, byte_8) */
-	zip1 v23.16b, v3.16b, v29.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
-	zip2 v3.16b, v3.16b, v29.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
-	zip1 v29.16b, v4.16b, v31.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
-	zip2 v4.16b, v4.16b, v31.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
-	zip1 v31.16b, v6.16b, v8.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
-	zip2 v6.16b, v6.16b, v8.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
-	zip1 v8.16b, v16.16b, v9.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
-	zip2 v16.16b, v16.16b, v9.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
-	zip1 v9.16b, v18.16b, v10.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
-	zip2 v18.16b, v18.16b, v10.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
-	zip1 v10.16b, v20.16b, v11.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
+	zip1 v23.16b, v6.16b, v24.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
+	zip2 v6.16b, v6.16b, v24.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
+	zip1 v24.16b, v2.16b, v25.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
+	zip2 v2.16b, v2.16b, v25.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
+	zip1 v25.16b, v16.16b, v26.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
+	zip2 v16.16b, v16.16b, v26.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
+	zip1 v26.16b, v0.16b, v29.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
+	zip2 v0.16b, v0.16b, v29.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
+	zip1 v29.16b, v18.16b, v8.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
+	zip2 v18.16b, v18.16b, v8.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
+	zip1 v8.16b, v20.16b, v11.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
 	zip2 v20.16b, v20.16b, v11.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
 	zip1 v11.16b, v22.16b, v12.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
 	zip2 v22.16b, v22.16b, v12.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
-	zip1 v12.16b, v15.16b, v8.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v8.16b, v15.16b, v8.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v15.16b, v1.16b, v16.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v1.16b, v1.16b, v16.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v16.16b, v23.16b, v9.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v23.16b, v23.16b, v9.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v9.16b, v3.16b, v18.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v3.16b, v3.16b, v18.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v18.16b, v29.16b, v10.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v29.16b, v29.16b, v10.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v10.16b, v4.16b, v20.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v4.16b, v4.16b, v20.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v20.16b, v31.16b, v11.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	zip2 v31.16b, v31.16b, v11.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	zip1 v11.16b, v6.16b, v22.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	zip2 v6.16b, v6.16b, v22.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v12.16b, v15.16b, v26.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v26.16b, v15.16b, v26.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v15.16b, v1.16b, v0.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v0.16b, v1.16b, v0.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v1.16b, v23.16b, v29.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v23.16b, v23.16b, v29.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v29.16b, v6.16b, v18.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v6.16b, v6.16b, v18.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v18.16b, v24.16b, v8.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v24.16b, v24.16b, v8.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v8.16b, v2.16b, v20.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v2.16b, v2.16b, v20.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v20.16b, v25.16b, v11.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip2 v25.16b, v25.16b, v11.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	zip1 v11.16b, v16.16b, v22.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v16.16b, v16.16b, v22.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
 	zip1 v22.16b, v12.16b, v18.16b /* tro2 = unpacklo(tro1, tro1_8) */
 	zip2 v18.16b, v12.16b, v18.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v12.16b, v8.16b, v29.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v29.16b, v8.16b, v29.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v8.16b, v15.16b, v10.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	zip2 v10.16b, v15.16b, v10.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v15.16b, v1.16b, v4.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v1.16b, v1.16b, v4.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v4.16b, v16.16b, v20.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v16.16b, v16.16b, v20.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v20.16b, v23.16b, v31.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v23.16b, v23.16b, v31.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v31.16b, v9.16b, v11.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v9.16b, v9.16b, v11.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v11.16b, v3.16b, v6.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v3.16b, v3.16b, v6.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v6.16b, v22.16b, v4.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v4.16b, v22.16b, v4.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v22.16b, v18.16b, v16.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v16.16b, v18.16b, v16.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v12.16b, v26.16b, v24.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v24.16b, v26.16b, v24.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v26.16b, v15.16b, v8.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v8.16b, v15.16b, v8.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v15.16b, v0.16b, v2.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v0.16b, v0.16b, v2.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v2.16b, v1.16b, v20.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v1.16b, v1.16b, v20.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v20.16b, v23.16b, v25.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v23.16b, v23.16b, v25.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v25.16b, v29.16b, v11.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v29.16b, v29.16b, v11.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v11.16b, v6.16b, v16.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v6.16b, v6.16b, v16.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v16.16b, v22.16b, v2.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v2.16b, v22.16b, v2.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	str q16, [x2] /* store tro3 */
+	zip1 v16.16b, v18.16b, v1.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v1.16b, v18.16b, v1.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
 	zip1 v18.16b, v12.16b, v20.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
 	zip2 v20.16b, v12.16b, v20.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v12.16b, v29.16b, v23.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v23.16b, v29.16b, v23.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v29.16b, v8.16b, v31.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v31.16b, v8.16b, v31.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v8.16b, v10.16b, v9.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v9.16b, v10.16b, v9.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v10.16b, v15.16b, v11.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip1 v22.16b, v24.16b, v23.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v23.16b, v24.16b, v23.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	zip1 v24.16b, v26.16b, v25.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v25.16b, v26.16b, v25.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	zip1 v26.16b, v8.16b, v29.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v29.16b, v8.16b, v29.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	zip1 v8.16b, v15.16b, v11.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
 	zip2 v11.16b, v15.16b, v11.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v15.16b, v1.16b, v3.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v1.16b, v1.16b, v3.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	zip1 v3.16b, v0.16b, v25.16b /* tro0_16 = unpacklo(byte_16, byte_24) */
-	zip2 v0.16b, v0.16b, v25.16b /* tro0_17 = unpackhi(byte_16, byte_24) */
-	zip1 v25.16b, v2.16b, v26.16b /* tro0_18 = unpacklo(byte_17, byte_25) */
-	zip2 v2.16b, v2.16b, v26.16b /* tro0_19 = unpackhi(byte_17, byte_25) */
-	zip1 v26.16b, v5.16b, v27.16b /* tro0_20 = unpacklo(byte_18, byte_26) */
-	zip2 v5.16b, v5.16b, v27.16b /* tro0_21 = unpackhi(byte_18, byte_26) */
-	zip1 v27.16b, v7.16b, v28.16b /* tro0_22 = unpacklo(byte_19, byte_27) */
-	zip2 v7.16b, v7.16b, v28.16b /* tro0_23 = unpackhi(byte_19, byte_27) */
-	zip1 v28.16b, v17.16b, v30.16b /* tro0_24 = unpacklo(byte_20, byte_28) */
-	zip2 v17.16b, v17.16b, v30.16b /* tro0_25 = unpackhi(byte_20, byte_28) */
-	zip1 v30.16b, v19.16b, v13.16b /* tro0_26 = unpacklo(byte_21, byte_29) */
-	zip2 v19.16b, v19.16b, v13.16b /* tro0_27 = unpackhi(byte_21, byte_29) */
-	zip1 v13.16b, v21.16b, v14.16b /* tro0_28 = unpacklo(byte_22, byte_30) */
-	zip2 v21.16b, v21.16b, v14.16b /* tro0_29 = unpackhi(byte_22, byte_30) */
-	ldr q14, [sp, #1296] /* reload byte_23 */
-	str q1, [sp, #576] /* spill tro3_15 */
-	zip1 v1.16b, v14.16b, v24.16b /* tro0_30 = unpacklo(byte_23, byte_31) */
-	zip2 v24.16b, v14.16b, v24.16b /* tro0_31 = unpackhi(byte_23, byte_31) */
-	zip1 v14.16b, v3.16b, v28.16b /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	zip2 v3.16b, v3.16b, v28.16b /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	zip1 v28.16b, v0.16b, v17.16b /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	zip2 v0.16b, v0.16b, v17.16b /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	zip1 v17.16b, v25.16b, v30.16b /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	zip2 v25.16b, v25.16b, v30.16b /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	zip1 v30.16b, v2.16b, v19.16b /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	zip2 v2.16b, v2.16b, v19.16b /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	zip1 v19.16b, v26.16b, v13.16b /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	zip2 v26.16b, v26.16b, v13.16b /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	zip1 v13.16b, v5.16b, v21.16b /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	zip2 v5.16b, v5.16b, v21.16b /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	zip1 v21.16b, v27.16b, v1.16b /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	zip2 v1.16b, v27.16b, v1.16b /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	zip1 v27.16b, v7.16b, v24.16b /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	zip2 v7.16b, v7.16b, v24.16b /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	zip1 v24.16b, v14.16b, v19.16b /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	zip2 v19.16b, v14.16b, v19.16b /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	zip1 v14.16b, v3.16b, v26.16b /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	zip2 v3.16b, v3.16b, v26.16b /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	zip1 v26.16b, v28.16b, v13.16b /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	zip2 v28.16b, v28.16b, v13.16b /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	zip1 v13.16b, v0.16b, v5.16b /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	zip2 v0.16b, v0.16b, v5.16b /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	zip1 v5.16b, v17.16b, v21.16b /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	zip2 v17.16b, v17.16b, v21.16b /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	zip1 v21.16b, v25.16b, v1.16b /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	zip2 v1.16b, v25.16b, v1.16b /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	zip1 v25.16b, v30.16b, v27.16b /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	zip2 v27.16b, v30.16b, v27.16b /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	zip1 v30.16b, v2.16b, v7.16b /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	zip2 v2.16b, v2.16b, v7.16b /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	zip1 v7.16b, v24.16b, v5.16b /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	zip2 v5.16b, v24.16b, v5.16b /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	zip1 v24.16b, v19.16b, v17.16b /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	zip2 v17.16b, v19.16b, v17.16b /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	zip1 v19.16b, v14.16b, v21.16b /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	zip2 v21.16b, v14.16b, v21.16b /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	zip1 v14.16b, v3.16b, v1.16b /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	zip2 v1.16b, v3.16b, v1.16b /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	zip1 v3.16b, v26.16b, v25.16b /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	zip2 v25.16b, v26.16b, v25.16b /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	zip1 v26.16b, v28.16b, v27.16b /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	zip2 v27.16b, v28.16b, v27.16b /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	zip1 v28.16b, v13.16b, v30.16b /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	zip2 v30.16b, v13.16b, v30.16b /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	zip1 v13.16b, v0.16b, v2.16b /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	zip2 v0.16b, v0.16b, v2.16b /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	str q6, [x2] /* store tro3 */
-	str q7, [x2, #16] /* store tro3_16 */
-	str q4, [x2, #32] /* store tro3_1 */
-	str q5, [x2, #48] /* store tro3_17 */
-	str q22, [x2, #64] /* store tro3_2 */
-	str q24, [x2, #80] /* store tro3_18 */
-	str q16, [x2, #96] /* store tro3_3 */
-	str q17, [x2, #112] /* store tro3_19 */
+	zip1 v12.16b, v0.16b, v6.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v0.16b, v6.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	zip1 v6.16b, v7.16b, v28.16b /* tro0_16 = unpacklo(byte_16, byte_24) */
+	zip2 v7.16b, v7.16b, v28.16b /* tro0_17 = unpackhi(byte_16, byte_24) */
+	zip1 v28.16b, v5.16b, v30.16b /* tro0_18 = unpacklo(byte_17, byte_25) */
+	zip2 v5.16b, v5.16b, v30.16b /* tro0_19 = unpackhi(byte_17, byte_25) */
+	zip1 v30.16b, v3.16b, v31.16b /* tro0_20 = unpacklo(byte_18, byte_26) */
+	zip2 v3.16b, v3.16b, v31.16b /* tro0_21 = unpackhi(byte_18, byte_26) */
+	zip1 v31.16b, v17.16b, v9.16b /* tro0_22 = unpacklo(byte_19, byte_27) */
+	zip2 v17.16b, v17.16b, v9.16b /* tro0_23 = unpackhi(byte_19, byte_27) */
+	zip1 v9.16b, v19.16b, v10.16b /* tro0_24 = unpacklo(byte_20, byte_28) */
+	zip2 v19.16b, v19.16b, v10.16b /* tro0_25 = unpackhi(byte_20, byte_28) */
+	zip1 v10.16b, v21.16b, v13.16b /* tro0_26 = unpacklo(byte_21, byte_29) */
+	zip2 v21.16b, v21.16b, v13.16b /* tro0_27 = unpackhi(byte_21, byte_29) */
+	zip1 v13.16b, v27.16b, v14.16b /* tro0_28 = unpacklo(byte_22, byte_30) */
+	zip2 v27.16b, v27.16b, v14.16b /* tro0_29 = unpackhi(byte_22, byte_30) */
+	ldr q14, [sp, #1104] /* reload byte_23 */
+	zip1 v15.16b, v14.16b, v4.16b /* tro0_30 = unpacklo(byte_23, byte_31) */
+	zip2 v4.16b, v14.16b, v4.16b /* tro0_31 = unpackhi(byte_23, byte_31) */
+	zip1 v14.16b, v6.16b, v9.16b /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	zip2 v6.16b, v6.16b, v9.16b /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	zip1 v9.16b, v7.16b, v19.16b /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	zip2 v7.16b, v7.16b, v19.16b /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	zip1 v19.16b, v28.16b, v10.16b /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	zip2 v28.16b, v28.16b, v10.16b /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	zip1 v10.16b, v5.16b, v21.16b /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	zip2 v5.16b, v5.16b, v21.16b /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	zip1 v21.16b, v30.16b, v13.16b /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	zip2 v30.16b, v30.16b, v13.16b /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	zip1 v13.16b, v3.16b, v27.16b /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	zip2 v3.16b, v3.16b, v27.16b /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	zip1 v27.16b, v31.16b, v15.16b /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	zip2 v31.16b, v31.16b, v15.16b /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	zip1 v15.16b, v17.16b, v4.16b /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	zip2 v4.16b, v17.16b, v4.16b /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	zip1 v17.16b, v14.16b, v21.16b /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	zip2 v21.16b, v14.16b, v21.16b /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	zip1 v14.16b, v6.16b, v30.16b /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	zip2 v6.16b, v6.16b, v30.16b /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	zip1 v30.16b, v9.16b, v13.16b /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	zip2 v9.16b, v9.16b, v13.16b /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	zip1 v13.16b, v7.16b, v3.16b /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	zip2 v3.16b, v7.16b, v3.16b /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	zip1 v7.16b, v19.16b, v27.16b /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	zip2 v19.16b, v19.16b, v27.16b /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	zip1 v27.16b, v28.16b, v31.16b /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	zip2 v28.16b, v28.16b, v31.16b /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	zip1 v31.16b, v10.16b, v15.16b /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	zip2 v10.16b, v10.16b, v15.16b /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	zip1 v15.16b, v5.16b, v4.16b /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	zip2 v4.16b, v5.16b, v4.16b /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	zip1 v5.16b, v17.16b, v7.16b /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	zip2 v7.16b, v17.16b, v7.16b /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	str q5, [x2, #16] /* store tro3_16 */
+	str q2, [x2, #32] /* store tro3_1 */
+	str q7, [x2, #48] /* store tro3_17 */
+	str q16, [x2, #64] /* store tro3_2 */
+	zip1 v2.16b, v21.16b, v19.16b /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	zip2 v5.16b, v21.16b, v19.16b /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	str q2, [x2, #80] /* store tro3_18 */
+	str q1, [x2, #96] /* store tro3_3 */
+	str q5, [x2, #112] /* store tro3_19 */
 	str q18, [x2, #128] /* store tro3_4 */
-	str q19, [x2, #144] /* store tro3_20 */
+	zip1 v1.16b, v14.16b, v27.16b /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	zip2 v2.16b, v14.16b, v27.16b /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	str q1, [x2, #144] /* store tro3_20 */
 	str q20, [x2, #160] /* store tro3_5 */
-	str q21, [x2, #176] /* store tro3_21 */
-	str q12, [x2, #192] /* store tro3_6 */
-	str q14, [x2, #208] /* store tro3_22 */
+	str q2, [x2, #176] /* store tro3_21 */
+	str q22, [x2, #192] /* store tro3_6 */
+	zip1 v1.16b, v6.16b, v28.16b /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	zip2 v2.16b, v6.16b, v28.16b /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	str q1, [x2, #208] /* store tro3_22 */
 	str q23, [x2, #224] /* store tro3_7 */
-	str q1, [x2, #240] /* store tro3_23 */
-	str q29, [x2, #256] /* store tro3_8 */
-	str q3, [x2, #272] /* store tro3_24 */
-	str q31, [x2, #288] /* store tro3_9 */
-	str q25, [x2, #304] /* store tro3_25 */
-	str q8, [x2, #320] /* store tro3_10 */
-	str q26, [x2, #336] /* store tro3_26 */
-	str q9, [x2, #352] /* store tro3_11 */
-	str q27, [x2, #368] /* store tro3_27 */
-	str q10, [x2, #384] /* store tro3_12 */
-	str q28, [x2, #400] /* store tro3_28 */
+	str q2, [x2, #240] /* store tro3_23 */
+	str q24, [x2, #256] /* store tro3_8 */
+	zip1 v1.16b, v30.16b, v31.16b /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	zip2 v2.16b, v30.16b, v31.16b /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	str q1, [x2, #272] /* store tro3_24 */
+	str q25, [x2, #288] /* store tro3_9 */
+	str q2, [x2, #304] /* store tro3_25 */
+	str q26, [x2, #320] /* store tro3_10 */
+	zip1 v1.16b, v9.16b, v10.16b /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	zip2 v2.16b, v9.16b, v10.16b /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	str q1, [x2, #336] /* store tro3_26 */
+	str q29, [x2, #352] /* store tro3_11 */
+	str q2, [x2, #368] /* store tro3_27 */
+	str q8, [x2, #384] /* store tro3_12 */
+	zip1 v1.16b, v13.16b, v15.16b /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	zip2 v2.16b, v13.16b, v15.16b /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	str q1, [x2, #400] /* store tro3_28 */
 	str q11, [x2, #416] /* store tro3_13 */
-	str q30, [x2, #432] /* store tro3_29 */
-	str q15, [x2, #448] /* store tro3_14 */
-	str q13, [x2, #464] /* store tro3_30 */
-	ldr q1, [sp, #576] /* reload tro3_15 */
-	str q1, [x2, #480] /* store tro3_15 */
-	str q0, [x2, #496] /* store tro3_31 */
+	str q2, [x2, #432] /* store tro3_29 */
+	str q12, [x2, #448] /* store tro3_14 */
+	zip1 v1.16b, v3.16b, v4.16b /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	zip2 v2.16b, v3.16b, v4.16b /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	str q1, [x2, #464] /* store tro3_30 */
+	str q0, [x2, #480] /* store tro3_15 */
+	str q2, [x2, #496] /* store tro3_31 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #1328
+	add sp, sp, #1312
 	ret
 	.size ublock_nibbleslice_neon_ublock256_256_encrypt_asm, .-ublock_nibbleslice_neon_ublock256_256_encrypt_asm
 
@@ -5978,14 +5893,14 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_asm:
  *   x4: rk + 1024 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 1216 bytes (72 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 1360 bytes (81 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl ublock_nibbleslice_neon_ublock256_256_decrypt_asm
 	.hidden ublock_nibbleslice_neon_ublock256_256_decrypt_asm
 	.type ublock_nibbleslice_neon_ublock256_256_decrypt_asm, %function
 	.p2align 4
 ublock_nibbleslice_neon_ublock256_256_decrypt_asm:
-	sub sp, sp, #1216
+	sub sp, sp, #1360
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -6103,44 +6018,44 @@ ublock_nibbleslice_neon_ublock256_256_decrypt_asm:
 	str q22, [sp, #128] /* spill lo_2 */
 	ushr v22.16b, v16.16b, #4 /* hi_3 = shr(tr3_3) */
 	and v16.16b, v16.16b, v2.16b /* lo_3 = and(tr3_3, nibble_mask) */
-	str q16, [sp, #144] /* spill lo_3 */
-	ushr v16.16b, v18.16b, #4 /* hi_4 = shr(tr3_4) */
+	str q4, [sp, #144] /* spill hi_2 */
+	ushr v4.16b, v18.16b, #4 /* hi_4 = shr(tr3_4) */
 	and v18.16b, v18.16b, v2.16b /* lo_4 = and(tr3_4, nibble_mask) */
-	str q22, [sp, #160] /* spill hi_3 */
-	ushr v22.16b, v20.16b, #4 /* hi_5 = shr(tr3_5) */
+	str q18, [sp, #160] /* spill lo_4 */
+	ushr v18.16b, v20.16b, #4 /* hi_5 = shr(tr3_5) */
 	and v20.16b, v20.16b, v2.16b /* lo_5 = and(tr3_5, nibble_mask) */
-	str q4, [sp, #176] /* spill hi_2 */
+	str q4, [sp, #176] /* spill hi_4 */
 	ushr v4.16b, v14.16b, #4 /* hi_6 = shr(tr3_6) */
 	and v14.16b, v14.16b, v2.16b /* lo_6 = and(tr3_6, nibble_mask) */
-	str q14, [sp, #192] /* spill lo_6 */
-	ushr v14.16b, v23.16b, #4 /* hi_7 = shr(tr3_7) */
+	str q16, [sp, #192] /* spill lo_3 */
+	ushr v16.16b, v23.16b, #4 /* hi_7 = shr(tr3_7) */
 	and v23.16b, v23.16b, v2.16b /* lo_7 = and(tr3_7, nibble_mask) */
-	str q23, [sp, #208] /* spill lo_7 */
-	ushr v23.16b, v24.16b, #4 /* hi_8 = shr(tr3_8) */
+	str q22, [sp, #208] /* spill hi_3 */
+	ushr v22.16b, v24.16b, #4 /* hi_8 = shr(tr3_8) */
 	and v24.16b, v24.16b, v2.16b /* lo_8 = and(tr3_8, nibble_mask) */
-	str q14, [sp, #224] /* spill hi_7 */
-	ushr v14.16b, v26.16b, #4 /* hi_9 = shr(tr3_9) */
+	str q6, [sp, #224] /* spill hi_1 */
+	ushr v6.16b, v26.16b, #4 /* hi_9 = shr(tr3_9) */
 	and v26.16b, v26.16b, v2.16b /* lo_9 = and(tr3_9, nibble_mask) */
-	str q4, [sp, #240] /* spill hi_6 */
-	ushr v4.16b, v28.16b, #4 /* hi_10 = shr(tr3_10) */
+	str q26, [sp, #240] /* spill lo_9 */
+	ushr v26.16b, v28.16b, #4 /* hi_10 = shr(tr3_10) */
 	and v28.16b, v28.16b, v2.16b /* lo_10 = and(tr3_10, nibble_mask) */
 	str q28, [sp, #256] /* spill lo_10 */
 	ushr v28.16b, v30.16b, #4 /* hi_11 = shr(tr3_11) */
 	and v30.16b, v30.16b, v2.16b /* lo_11 = and(tr3_11, nibble_mask) */
-	str q4, [sp, #272] /* spill hi_10 */
-	ushr v4.16b, v8.16b, #4 /* hi_12 = shr(tr3_12) */
+	str q30, [sp, #272] /* spill lo_11 */
+	ushr v30.16b, v8.16b, #4 /* hi_12 = shr(tr3_12) */
 	and v8.16b, v8.16b, v2.16b /* lo_12 = and(tr3_12, nibble_mask) */
 	str q8, [sp, #288] /* spill lo_12 */
 	ushr v8.16b, v10.16b, #4 /* hi_13 = shr(tr3_13) */
 	and v10.16b, v10.16b, v2.16b /* lo_13 = and(tr3_13, nibble_mask) */
-	str q4, [sp, #304] /* spill hi_12 */
-	ushr v4.16b, v12.16b, #4 /* hi_14 = shr(tr3_14) */
+	str q30, [sp, #304] /* spill hi_12 */
+	ushr v30.16b, v12.16b, #4 /* hi_14 = shr(tr3_14) */
 	and v12.16b, v12.16b, v2.16b /* lo_14 = and(tr3_14, nibble_mask) */
-	str q10, [sp, #320] /* spill lo_13 */
-	ushr v10.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
+	str q12, [sp, #320] /* spill lo_14 */
+	ushr v12.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
 	and v0.16b, v0.16b, v2.16b /* lo_15 = and(tr3_15, nibble_mask) */
-	str q8, [sp, #336] /* spill hi_13 */
-	zip1 v8.16b, v1.16b, v25.16b /* tr0_16 = unpacklo(row_1, row_17) */
+	str q30, [sp, #336] /* spill hi_14 */
+	zip1 v30.16b, v1.16b, v25.16b /* tr0_16 = unpacklo(row_1, row_17) */
 	zip2 v1.16b, v1.16b, v25.16b /* tr0_17 = unpackhi(row_1, row_17) */
 	zip1 v25.16b, v3.16b, v27.16b /* tr0_18 = unpacklo(row_3, row_19) */
 	zip2 v3.16b, v3.16b, v27.16b /* tr0_19 = unpackhi(row_3, row_19) */
@@ -6155,12 +6070,12 @@ ublock_nibbleslice_neon_ublock256_256_decrypt_asm:
 	zip1 v11.16b, v21.16b, v13.16b /* tr0_28 = unpacklo(row_13, row_29) */
 	zip2 v21.16b, v21.16b, v13.16b /* tr0_29 = unpackhi(row_13, row_29) */
 	ldr q13, [sp, #64] /* reload row_15 */
-	str q30, [sp, #352] /* spill lo_11 */
-	zip1 v30.16b, v13.16b, v15.16b /* tr0_30 = unpacklo(row_15, row_31) */
+	str q28, [sp, #352] /* spill hi_11 */
+	zip1 v28.16b, v13.16b, v15.16b /* tr0_30 = unpacklo(row_15, row_31) */
 	zip2 v13.16b, v13.16b, v15.16b /* tr0_31 = unpackhi(row_15, row_31) */
-	zip1 v15.16b, v8.16b, v31.16b /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	zip2 v31.16b, v8.16b, v31.16b /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	zip1 v8.16b, v1.16b, v17.16b /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	zip1 v15.16b, v30.16b, v31.16b /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	zip2 v30.16b, v30.16b, v31.16b /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	zip1 v31.16b, v1.16b, v17.16b /* tr1_18 = unpacklo(tr0_17, tr0_25) */
 	zip2 v1.16b, v1.16b, v17.16b /* tr1_19 = unpackhi(tr0_17, tr0_25) */
 	zip1 v17.16b, v25.16b, v9.16b /* tr1_20 = unpacklo(tr0_18, tr0_26) */
 	zip2 v25.16b, v25.16b, v9.16b /* tr1_21 = unpackhi(tr0_18, tr0_26) */
@@ -6170,24 +6085,24 @@ ublock_nibbleslice_neon_ublock256_256_decrypt_asm:
 	zip2 v27.16b, v27.16b, v11.16b /* tr1_25 = unpackhi(tr0_20, tr0_28) */
 	zip1 v11.16b, v5.16b, v21.16b /* tr1_26 = unpacklo(tr0_21, tr0_29) */
 	zip2 v5.16b, v5.16b, v21.16b /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	zip1 v21.16b, v29.16b, v30.16b /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	zip2 v29.16b, v29.16b, v30.16b /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	zip1 v30.16b, v7.16b, v13.16b /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	zip1 v21.16b, v29.16b, v28.16b /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	zip2 v28.16b, v29.16b, v28.16b /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	zip1 v29.16b, v7.16b, v13.16b /* tr1_30 = unpacklo(tr0_23, tr0_31) */
 	zip2 v7.16b, v7.16b, v13.16b /* tr1_31 = unpackhi(tr0_23, tr0_31) */
 	zip1 v13.16b, v15.16b, v19.16b /* tr2_16 = unpacklo(tr1_16, tr1_24) */
 	zip2 v19.16b, v15.16b, v19.16b /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	zip1 v15.16b, v31.16b, v27.16b /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	zip2 v27.16b, v31.16b, v27.16b /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	zip1 v31.16b, v8.16b, v11.16b /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	zip2 v8.16b, v8.16b, v11.16b /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	zip1 v15.16b, v30.16b, v27.16b /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	zip2 v27.16b, v30.16b, v27.16b /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	zip1 v30.16b, v31.16b, v11.16b /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	zip2 v31.16b, v31.16b, v11.16b /* tr2_21 = unpackhi(tr1_18, tr1_26) */
 	zip1 v11.16b, v1.16b, v5.16b /* tr2_22 = unpacklo(tr1_19, tr1_27) */
 	zip2 v1.16b, v1.16b, v5.16b /* tr2_23 = unpackhi(tr1_19, tr1_27) */
 	zip1 v5.16b, v17.16b, v21.16b /* tr2_24 = unpacklo(tr1_20, tr1_28) */
 	zip2 v17.16b, v17.16b, v21.16b /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	zip1 v21.16b, v25.16b, v29.16b /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	zip2 v25.16b, v25.16b, v29.16b /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	zip1 v29.16b, v9.16b, v30.16b /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	zip2 v30.16b, v9.16b, v30.16b /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	zip1 v21.16b, v25.16b, v28.16b /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	zip2 v25.16b, v25.16b, v28.16b /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	zip1 v28.16b, v9.16b, v29.16b /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	zip2 v29.16b, v9.16b, v29.16b /* tr2_29 = unpackhi(tr1_22, tr1_30) */
 	zip1 v9.16b, v3.16b, v7.16b /* tr2_30 = unpacklo(tr1_23, tr1_31) */
 	zip2 v3.16b, v3.16b, v7.16b /* tr2_31 = unpackhi(tr1_23, tr1_31) */
 	zip1 v7.16b, v13.16b, v5.16b /* tr3_16 = unpacklo(tr2_16, tr2_24) */
@@ -6198,1367 +6113,1296 @@ ublock_nibbleslice_neon_ublock256_256_decrypt_asm:
 	zip2 v21.16b, v15.16b, v21.16b /* tr3_21 = unpackhi(tr2_18, tr2_26) */
 	zip1 v15.16b, v27.16b, v25.16b /* tr3_22 = unpacklo(tr2_19, tr2_27) */
 	zip2 v25.16b, v27.16b, v25.16b /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	zip1 v27.16b, v31.16b, v29.16b /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	zip2 v29.16b, v31.16b, v29.16b /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	zip1 v31.16b, v8.16b, v30.16b /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	zip2 v30.16b, v8.16b, v30.16b /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	zip1 v8.16b, v11.16b, v9.16b /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	zip1 v27.16b, v30.16b, v28.16b /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	zip2 v28.16b, v30.16b, v28.16b /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	zip1 v30.16b, v31.16b, v29.16b /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	zip2 v29.16b, v31.16b, v29.16b /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	zip1 v31.16b, v11.16b, v9.16b /* tr3_28 = unpacklo(tr2_22, tr2_30) */
 	zip2 v9.16b, v11.16b, v9.16b /* tr3_29 = unpackhi(tr2_22, tr2_30) */
 	zip1 v11.16b, v1.16b, v3.16b /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	zip2 v1.16b, v1.16b, v3.16b /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	ushr v3.16b, v7.16b, #4 /* hi_16 = shr(tr3_16) */
 	and v7.16b, v7.16b, v2.16b /* lo_16 = and(tr3_16, nibble_mask) */
-	str q28, [sp, #64] /* spill hi_11 */
-	ushr v28.16b, v5.16b, #4 /* hi_17 = shr(tr3_17) */
+	eor v18.16b, v18.16b, v3.16b /* y0_12 = xor(hi_5, hi_16) */
+	eor v20.16b, v20.16b, v7.16b /* y0_13 = xor(lo_5, lo_16) */
+	str q7, [sp, #64] /* spill lo_16 */
+	ushr v7.16b, v5.16b, #4 /* hi_17 = shr(tr3_17) */
 	and v5.16b, v5.16b, v2.16b /* lo_17 = and(tr3_17, nibble_mask) */
-	str q5, [sp, #368] /* spill lo_17 */
-	ushr v5.16b, v13.16b, #4 /* hi_18 = shr(tr3_18) */
+	eor v8.16b, v8.16b, v7.16b /* y0_22 = xor(hi_13, hi_17) */
+	eor v10.16b, v10.16b, v5.16b /* y0_23 = xor(lo_13, lo_17) */
+	str q8, [sp, #368] /* spill y0_22 */
+	ushr v8.16b, v13.16b, #4 /* hi_18 = shr(tr3_18) */
 	and v13.16b, v13.16b, v2.16b /* lo_18 = and(tr3_18, nibble_mask) */
-	str q28, [sp, #384] /* spill hi_17 */
-	ushr v28.16b, v17.16b, #4 /* hi_19 = shr(tr3_19) */
+	eor v22.16b, v22.16b, v8.16b /* y0_2 = xor(hi_8, hi_18) */
+	eor v24.16b, v24.16b, v13.16b /* y0_3 = xor(lo_8, lo_18) */
+	str q1, [sp, #384] /* spill tr3_31 */
+	ushr v1.16b, v17.16b, #4 /* hi_19 = shr(tr3_19) */
 	and v17.16b, v17.16b, v2.16b /* lo_19 = and(tr3_19, nibble_mask) */
-	str q17, [sp, #400] /* spill lo_19 */
-	ushr v17.16b, v19.16b, #4 /* hi_20 = shr(tr3_20) */
+
+	/* Word pair 3: inverse linear layer (algorithm 2), XORs only. */
+	eor v16.16b, v16.16b, v1.16b /* y0_24 = xor(hi_7, hi_19) */
+	eor v23.16b, v23.16b, v17.16b /* y0_25 = xor(lo_7, lo_19) */
+	str q11, [sp, #400] /* spill tr3_30 */
+	ushr v11.16b, v19.16b, #4 /* hi_20 = shr(tr3_20) */
 	and v19.16b, v19.16b, v2.16b /* lo_20 = and(tr3_20, nibble_mask) */
-	str q28, [sp, #416] /* spill hi_19 */
-	ushr v28.16b, v21.16b, #4 /* hi_21 = shr(tr3_21) */
+	eor v4.16b, v4.16b, v11.16b /* y0_18 = xor(hi_6, hi_20) */
+	eor v14.16b, v14.16b, v19.16b /* y0_19 = xor(lo_6, lo_20) */
+	eor v11.16b, v11.16b, v10.16b /* y1_18 = xor(hi_20, y0_23) */
+	eor v7.16b, v7.16b, v14.16b /* y1_22 = xor(hi_17, y0_19) */
+	str q10, [sp, #416] /* spill y0_23 */
+	ushr v10.16b, v21.16b, #4 /* hi_21 = shr(tr3_21) */
 	and v21.16b, v21.16b, v2.16b /* lo_21 = and(tr3_21, nibble_mask) */
-	str q19, [sp, #432] /* spill lo_20 */
+
+	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
+	eor v6.16b, v6.16b, v10.16b /* y0_8 = xor(hi_9, hi_21) */
+	str q11, [sp, #432] /* spill y1_18 */
+	ldr q11, [sp, #240] /* reload lo_9 */
+	eor v11.16b, v11.16b, v21.16b /* y0_9 = xor(lo_9, lo_21) */
+	eor v10.16b, v10.16b, v20.16b /* y1_8 = xor(hi_21, y0_13) */
+	eor v3.16b, v3.16b, v11.16b /* y1_12 = xor(hi_16, y0_9) */
+	str q19, [sp, #240] /* spill lo_20 */
 	ushr v19.16b, v15.16b, #4 /* hi_22 = shr(tr3_22) */
 	and v15.16b, v15.16b, v2.16b /* lo_22 = and(tr3_22, nibble_mask) */
-	str q17, [sp, #448] /* spill hi_20 */
-	ushr v17.16b, v25.16b, #4 /* hi_23 = shr(tr3_23) */
+	str q3, [sp, #448] /* spill y1_12 */
+	ldr q3, [sp, #80] /* reload hi */
+	eor v3.16b, v3.16b, v19.16b /* y0_4 = xor(hi, hi_22) */
+	str q11, [sp, #80] /* spill y0_9 */
+	ldr q11, [sp, #96] /* reload lo */
+	eor v11.16b, v11.16b, v15.16b /* y0_5 = xor(lo, lo_22) */
+	eor v15.16b, v15.16b, v22.16b /* y1_5 = xor(lo_22, y0_2) */
+	str q6, [sp, #96] /* spill y0_8 */
+	ushr v6.16b, v25.16b, #4 /* hi_23 = shr(tr3_23) */
 	and v25.16b, v25.16b, v2.16b /* lo_23 = and(tr3_23, nibble_mask) */
-	str q25, [sp, #464] /* spill lo_23 */
-	ushr v25.16b, v27.16b, #4 /* hi_24 = shr(tr3_24) */
+	eor v26.16b, v26.16b, v6.16b /* y0_30 = xor(hi_10, hi_23) */
+	str q15, [sp, #464] /* spill y1_5 */
+	ldr q15, [sp, #256] /* reload lo_10 */
+	eor v15.16b, v15.16b, v25.16b /* y0_31 = xor(lo_10, lo_23) */
+	eor v17.16b, v17.16b, v26.16b /* y1_25 = xor(lo_19, y0_30) */
+	str q3, [sp, #256] /* spill y0_4 */
+	ushr v3.16b, v27.16b, #4 /* hi_24 = shr(tr3_24) */
 	and v27.16b, v27.16b, v2.16b /* lo_24 = and(tr3_24, nibble_mask) */
-	str q17, [sp, #480] /* spill hi_23 */
-	ushr v17.16b, v29.16b, #4 /* hi_25 = shr(tr3_25) */
-	and v29.16b, v29.16b, v2.16b /* lo_25 = and(tr3_25, nibble_mask) */
-	str q27, [sp, #496] /* spill lo_24 */
-	ushr v27.16b, v31.16b, #4 /* hi_26 = shr(tr3_26) */
-	and v31.16b, v31.16b, v2.16b /* lo_26 = and(tr3_26, nibble_mask) */
-	str q31, [sp, #512] /* spill lo_26 */
-	ushr v31.16b, v30.16b, #4 /* hi_27 = shr(tr3_27) */
-	and v30.16b, v30.16b, v2.16b /* lo_27 = and(tr3_27, nibble_mask) */
-	str q27, [sp, #528] /* spill hi_26 */
-	ushr v27.16b, v8.16b, #4 /* hi_28 = shr(tr3_28) */
-	and v8.16b, v8.16b, v2.16b /* lo_28 = and(tr3_28, nibble_mask) */
-	str q8, [sp, #544] /* spill lo_28 */
-	ushr v8.16b, v9.16b, #4 /* hi_29 = shr(tr3_29) */
-	and v9.16b, v9.16b, v2.16b /* lo_29 = and(tr3_29, nibble_mask) */
-	str q27, [sp, #560] /* spill hi_28 */
-	ushr v27.16b, v11.16b, #4 /* hi_30 = shr(tr3_30) */
-	and v11.16b, v11.16b, v2.16b /* lo_30 = and(tr3_30, nibble_mask) */
-	str q30, [sp, #576] /* spill lo_27 */
-	ushr v30.16b, v1.16b, #4 /* hi_31 = shr(tr3_31) */
-	and v1.16b, v1.16b, v2.16b /* lo_31 = and(tr3_31, nibble_mask) */
+	str q24, [sp, #480] /* spill y0_3 */
+	ldr q24, [sp, #224] /* reload hi_1 */
+	eor v24.16b, v24.16b, v3.16b /* y0_14 = xor(hi_1, hi_24) */
+	str q3, [sp, #224] /* spill hi_24 */
+	ldr q3, [sp, #112] /* reload lo_1 */
+	eor v3.16b, v3.16b, v27.16b /* y0_15 = xor(lo_1, lo_24) */
+	eor v21.16b, v21.16b, v24.16b /* y1_9 = xor(lo_21, y0_14) */
+	eor v27.16b, v27.16b, v18.16b /* y1_15 = xor(lo_24, y0_12) */
+	eor v20.16b, v20.16b, v27.16b /* y0_13_1 = xor(y0_13, y1_15) */
+	eor v24.16b, v24.16b, v10.16b /* y0_14_1 = xor(y0_14, y1_8) */
+	str q27, [sp, #112] /* spill y1_15 */
+	ushr v27.16b, v28.16b, #4 /* hi_25 = shr(tr3_25) */
+	and v28.16b, v28.16b, v2.16b /* lo_25 = and(tr3_25, nibble_mask) */
 
 	/* Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear layer, on Y: the first S^-1 tables take RK^24 off their index. */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	eor v2.16b, v10.16b, v17.16b /* y0_0 = xor(hi_15, hi_25) */
-	eor v0.16b, v0.16b, v29.16b /* y0_1 = xor(lo_15, lo_25) */
-	eor v23.16b, v23.16b, v5.16b /* y0_2 = xor(hi_8, hi_18) */
-	eor v24.16b, v24.16b, v13.16b /* y0_3 = xor(lo_8, lo_18) */
-	ldr q10, [sp, #80] /* reload hi */
-	eor v10.16b, v10.16b, v19.16b /* y0_4 = xor(hi, hi_22) */
-	str q31, [sp, #80] /* spill hi_27 */
-	ldr q31, [sp, #96] /* reload lo */
-	eor v31.16b, v31.16b, v15.16b /* y0_5 = xor(lo, lo_22) */
-	eor v16.16b, v16.16b, v8.16b /* y0_6 = xor(hi_4, hi_29) */
-	eor v18.16b, v18.16b, v9.16b /* y0_7 = xor(lo_4, lo_29) */
-	eor v17.16b, v17.16b, v31.16b /* y1_0 = xor(hi_25, y0_5) */
-	eor v29.16b, v29.16b, v16.16b /* y1_1 = xor(lo_25, y0_6) */
-	eor v5.16b, v5.16b, v18.16b /* y1_2 = xor(hi_18, y0_7) */
-	eor v13.16b, v13.16b, v2.16b /* y1_3 = xor(lo_18, y0_0) */
+	eor v12.16b, v12.16b, v27.16b /* y0_0 = xor(hi_15, hi_25) */
+	eor v0.16b, v0.16b, v28.16b /* y0_1 = xor(lo_15, lo_25) */
+	eor v27.16b, v27.16b, v11.16b /* y1_0 = xor(hi_25, y0_5) */
+	eor v13.16b, v13.16b, v12.16b /* y1_3 = xor(lo_18, y0_0) */
 	eor v19.16b, v19.16b, v0.16b /* y1_4 = xor(hi_22, y0_1) */
-	eor v15.16b, v15.16b, v23.16b /* y1_5 = xor(lo_22, y0_2) */
-	eor v8.16b, v8.16b, v24.16b /* y1_6 = xor(hi_29, y0_3) */
-	eor v9.16b, v9.16b, v10.16b /* y1_7 = xor(lo_29, y0_4) */
-	eor v2.16b, v2.16b, v5.16b /* y0_0_1 = xor(y0_0, y1_2) */
 	eor v0.16b, v0.16b, v13.16b /* y0_1_1 = xor(y0_1, y1_3) */
-	eor v23.16b, v23.16b, v19.16b /* y0_2_1 = xor(y0_2, y1_4) */
-	eor v24.16b, v24.16b, v15.16b /* y0_3_1 = xor(y0_3, y1_5) */
-	eor v10.16b, v10.16b, v8.16b /* y0_4_1 = xor(y0_4, y1_6) */
-	eor v31.16b, v31.16b, v9.16b /* y0_5_1 = xor(y0_5, y1_7) */
-	eor v16.16b, v16.16b, v17.16b /* y0_6_1 = xor(y0_6, y1_0) */
-	eor v18.16b, v18.16b, v29.16b /* y0_7_1 = xor(y0_7, y1_1) */
-	eor v17.16b, v17.16b, v23.16b /* y1_0_1 = xor(y1_0, y0_2_1) */
-	eor v29.16b, v29.16b, v24.16b /* y1_1_1 = xor(y1_1, y0_3_1) */
-	eor v5.16b, v5.16b, v10.16b /* y1_2_1 = xor(y1_2, y0_4_1) */
-	eor v13.16b, v13.16b, v31.16b /* y1_3_1 = xor(y1_3, y0_5_1) */
-	eor v19.16b, v19.16b, v16.16b /* y1_4_1 = xor(y1_4, y0_6_1) */
-	eor v15.16b, v15.16b, v18.16b /* y1_5_1 = xor(y1_5, y0_7_1) */
-	eor v8.16b, v8.16b, v2.16b /* y1_6_1 = xor(y1_6, y0_0_1) */
+	eor v22.16b, v22.16b, v19.16b /* y0_2_1 = xor(y0_2, y1_4) */
+	str q24, [sp, #496] /* spill y0_14_1 */
+	ushr v24.16b, v30.16b, #4 /* hi_26 = shr(tr3_26) */
+	and v30.16b, v30.16b, v2.16b /* lo_26 = and(tr3_26, nibble_mask) */
+	str q20, [sp, #512] /* spill y0_13_1 */
+	ldr q20, [sp, #208] /* reload hi_3 */
+	eor v20.16b, v20.16b, v24.16b /* y0_26 = xor(hi_3, hi_26) */
+	str q10, [sp, #208] /* spill y1_8 */
+	ldr q10, [sp, #192] /* reload lo_3 */
+	eor v10.16b, v10.16b, v30.16b /* y0_27 = xor(lo_3, lo_26) */
+	eor v24.16b, v24.16b, v15.16b /* y1_26 = xor(hi_26, y0_31) */
+	eor v30.16b, v30.16b, v16.16b /* y1_27 = xor(lo_26, y0_24) */
+	eor v6.16b, v6.16b, v10.16b /* y1_30 = xor(hi_23, y0_27) */
+	eor v16.16b, v16.16b, v24.16b /* y0_24_1 = xor(y0_24, y1_26) */
+	eor v15.16b, v15.16b, v17.16b /* y0_31_1 = xor(y0_31, y1_25) */
+	str q21, [sp, #192] /* spill y1_9 */
+	ushr v21.16b, v29.16b, #4 /* hi_27 = shr(tr3_27) */
+	and v29.16b, v29.16b, v2.16b /* lo_27 = and(tr3_27, nibble_mask) */
+	str q18, [sp, #528] /* spill y0_12 */
+	ldr q18, [sp, #352] /* reload hi_11 */
+	eor v18.16b, v18.16b, v21.16b /* y0_20 = xor(hi_11, hi_27) */
+	str q21, [sp, #352] /* spill hi_27 */
+	ldr q21, [sp, #272] /* reload lo_11 */
+	eor v21.16b, v21.16b, v29.16b /* y0_21 = xor(lo_11, lo_27) */
+	eor v29.16b, v29.16b, v4.16b /* y1_21 = xor(lo_27, y0_18) */
+	eor v5.16b, v5.16b, v18.16b /* y1_23 = xor(lo_17, y0_20) */
+	eor v14.16b, v14.16b, v29.16b /* y0_19_1 = xor(y0_19, y1_21) */
+	eor v18.16b, v18.16b, v7.16b /* y0_20_1 = xor(y0_20, y1_22) */
+	str q7, [sp, #272] /* spill y1_22 */
+	ushr v7.16b, v31.16b, #4 /* hi_28 = shr(tr3_28) */
+	and v31.16b, v31.16b, v2.16b /* lo_28 = and(tr3_28, nibble_mask) */
+	str q29, [sp, #544] /* spill y1_21 */
+	ldr q29, [sp, #304] /* reload hi_12 */
+	eor v29.16b, v29.16b, v7.16b /* y0_28 = xor(hi_12, hi_28) */
+	str q18, [sp, #304] /* spill y0_20_1 */
+	ldr q18, [sp, #288] /* reload lo_12 */
+	eor v18.16b, v18.16b, v31.16b /* y0_29 = xor(lo_12, lo_28) */
+	eor v1.16b, v1.16b, v18.16b /* y1_24 = xor(hi_19, y0_29) */
+	eor v7.16b, v7.16b, v23.16b /* y1_28 = xor(hi_28, y0_25) */
+	eor v31.16b, v31.16b, v20.16b /* y1_29 = xor(lo_28, y0_26) */
+	eor v25.16b, v25.16b, v29.16b /* y1_31 = xor(lo_23, y0_28) */
+	eor v23.16b, v23.16b, v30.16b /* y0_25_1 = xor(y0_25, y1_27) */
+	eor v20.16b, v20.16b, v7.16b /* y0_26_1 = xor(y0_26, y1_28) */
+	eor v10.16b, v10.16b, v31.16b /* y0_27_1 = xor(y0_27, y1_29) */
+	eor v29.16b, v29.16b, v6.16b /* y0_28_1 = xor(y0_28, y1_30) */
+	eor v18.16b, v18.16b, v25.16b /* y0_29_1 = xor(y0_29, y1_31) */
+	eor v26.16b, v26.16b, v1.16b /* y0_30_1 = xor(y0_30, y1_24) */
+	eor v1.16b, v1.16b, v20.16b /* y1_24_1 = xor(y1_24, y0_26_1) */
+	eor v17.16b, v17.16b, v10.16b /* y1_25_1 = xor(y1_25, y0_27_1) */
+	eor v24.16b, v24.16b, v29.16b /* y1_26_1 = xor(y1_26, y0_28_1) */
+	eor v30.16b, v30.16b, v18.16b /* y1_27_1 = xor(y1_27, y0_29_1) */
+	eor v7.16b, v7.16b, v26.16b /* y1_28_1 = xor(y1_28, y0_30_1) */
+	eor v31.16b, v31.16b, v15.16b /* y1_29_1 = xor(y1_29, y0_31_1) */
+	eor v6.16b, v6.16b, v16.16b /* y1_30_1 = xor(y1_30, y0_24_1) */
+	eor v25.16b, v25.16b, v23.16b /* y1_31_1 = xor(y1_31, y0_25_1) */
+	eor v16.16b, v16.16b, v17.16b /* y0_24_2 = xor(y0_24_1, y1_25_1) */
+	eor v23.16b, v23.16b, v24.16b /* y0_25_2 = xor(y0_25_1, y1_26_1) */
+	eor v20.16b, v20.16b, v30.16b /* y0_26_2 = xor(y0_26_1, y1_27_1) */
+	eor v10.16b, v10.16b, v7.16b /* y0_27_2 = xor(y0_27_1, y1_28_1) */
+	eor v29.16b, v29.16b, v31.16b /* y0_28_2 = xor(y0_28_1, y1_29_1) */
+	eor v18.16b, v18.16b, v6.16b /* y0_29_2 = xor(y0_29_1, y1_30_1) */
+	eor v26.16b, v26.16b, v25.16b /* y0_30_2 = xor(y0_30_1, y1_31_1) */
+	eor v15.16b, v15.16b, v1.16b /* y0_31_2 = xor(y0_31_1, y1_24_1) */
+	eor v1.16b, v1.16b, v16.16b /* y1_24_2 = xor(y1_24_1, y0_24_2) */
+	eor v17.16b, v17.16b, v23.16b /* y1_25_2 = xor(y1_25_1, y0_25_2) */
+	eor v24.16b, v24.16b, v20.16b /* y1_26_2 = xor(y1_26_1, y0_26_2) */
+	eor v30.16b, v30.16b, v10.16b /* y1_27_2 = xor(y1_27_1, y0_27_2) */
+	eor v7.16b, v7.16b, v29.16b /* y1_28_2 = xor(y1_28_1, y0_28_2) */
+	eor v31.16b, v31.16b, v18.16b /* y1_29_2 = xor(y1_29_1, y0_29_2) */
+	eor v6.16b, v6.16b, v26.16b /* y1_30_2 = xor(y1_30_1, y0_30_2) */
+	eor v25.16b, v25.16b, v15.16b /* y1_31_2 = xor(y1_31_1, y0_31_2) */
+	str q1, [sp, #288] /* spill x1_24.1 */
+	ushr v1.16b, v9.16b, #4 /* hi_29 = shr(tr3_29) */
+	and v9.16b, v9.16b, v2.16b /* lo_29 = and(tr3_29, nibble_mask) */
+	str q6, [sp, #560] /* spill x1_30.1 */
+	ldr q6, [sp, #176] /* reload hi_4 */
+	eor v6.16b, v6.16b, v1.16b /* y0_6 = xor(hi_4, hi_29) */
+	str q7, [sp, #176] /* spill x1_28.1 */
+	ldr q7, [sp, #160] /* reload lo_4 */
+	eor v7.16b, v7.16b, v9.16b /* y0_7 = xor(lo_4, lo_29) */
+	eor v28.16b, v28.16b, v6.16b /* y1_1 = xor(lo_25, y0_6) */
+	eor v8.16b, v8.16b, v7.16b /* y1_2 = xor(hi_18, y0_7) */
+	str q16, [sp, #160] /* spill x0_24.1 */
+	ldr q16, [sp, #480] /* reload y0_3 */
+	eor v1.16b, v1.16b, v16.16b /* y1_6 = xor(hi_29, y0_3) */
+	str q17, [sp, #576] /* spill x1_25.1 */
+	ldr q17, [sp, #256] /* reload y0_4 */
+	eor v9.16b, v9.16b, v17.16b /* y1_7 = xor(lo_29, y0_4) */
+	eor v12.16b, v12.16b, v8.16b /* y0_0_1 = xor(y0_0, y1_2) */
+	str q18, [sp, #592] /* spill x0_29.1 */
+	ldr q18, [sp, #464] /* reload y1_5 */
+	eor v16.16b, v16.16b, v18.16b /* y0_3_1 = xor(y0_3, y1_5) */
+	eor v17.16b, v17.16b, v1.16b /* y0_4_1 = xor(y0_4, y1_6) */
+	eor v11.16b, v11.16b, v9.16b /* y0_5_1 = xor(y0_5, y1_7) */
+	eor v6.16b, v6.16b, v27.16b /* y0_6_1 = xor(y0_6, y1_0) */
+	eor v7.16b, v7.16b, v28.16b /* y0_7_1 = xor(y0_7, y1_1) */
+	eor v27.16b, v27.16b, v22.16b /* y1_0_1 = xor(y1_0, y0_2_1) */
+	eor v28.16b, v28.16b, v16.16b /* y1_1_1 = xor(y1_1, y0_3_1) */
+	eor v8.16b, v8.16b, v17.16b /* y1_2_1 = xor(y1_2, y0_4_1) */
+	eor v13.16b, v13.16b, v11.16b /* y1_3_1 = xor(y1_3, y0_5_1) */
+	eor v19.16b, v19.16b, v6.16b /* y1_4_1 = xor(y1_4, y0_6_1) */
+	eor v18.16b, v18.16b, v7.16b /* y1_5_1 = xor(y1_5, y0_7_1) */
+	eor v1.16b, v1.16b, v12.16b /* y1_6_1 = xor(y1_6, y0_0_1) */
 	eor v9.16b, v9.16b, v0.16b /* y1_7_1 = xor(y1_7, y0_1_1) */
-	eor v2.16b, v2.16b, v29.16b /* y0_0_2 = xor(y0_0_1, y1_1_1) */
-	eor v0.16b, v0.16b, v5.16b /* y0_1_2 = xor(y0_1_1, y1_2_1) */
-	eor v23.16b, v23.16b, v13.16b /* y0_2_2 = xor(y0_2_1, y1_3_1) */
-	eor v24.16b, v24.16b, v19.16b /* y0_3_2 = xor(y0_3_1, y1_4_1) */
-	eor v10.16b, v10.16b, v15.16b /* y0_4_2 = xor(y0_4_1, y1_5_1) */
-	eor v31.16b, v31.16b, v8.16b /* y0_5_2 = xor(y0_5_1, y1_6_1) */
-	eor v16.16b, v16.16b, v9.16b /* y0_6_2 = xor(y0_6_1, y1_7_1) */
-	eor v18.16b, v18.16b, v17.16b /* y0_7_2 = xor(y0_7_1, y1_0_1) */
-	eor v17.16b, v17.16b, v2.16b /* y1_0_2 = xor(y1_0_1, y0_0_2) */
-	eor v29.16b, v29.16b, v0.16b /* y1_1_2 = xor(y1_1_1, y0_1_2) */
-	eor v5.16b, v5.16b, v23.16b /* y1_2_2 = xor(y1_2_1, y0_2_2) */
-	eor v13.16b, v13.16b, v24.16b /* y1_3_2 = xor(y1_3_1, y0_3_2) */
-	eor v19.16b, v19.16b, v10.16b /* y1_4_2 = xor(y1_4_1, y0_4_2) */
-	eor v15.16b, v15.16b, v31.16b /* y1_5_2 = xor(y1_5_1, y0_5_2) */
-	eor v8.16b, v8.16b, v16.16b /* y1_6_2 = xor(y1_6_1, y0_6_2) */
-	eor v9.16b, v9.16b, v18.16b /* y1_7_2 = xor(y1_7_1, y0_7_2) */
-
-	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	eor v14.16b, v14.16b, v28.16b /* y0_8 = xor(hi_9, hi_21) */
-	eor v26.16b, v26.16b, v21.16b /* y0_9 = xor(lo_9, lo_21) */
-	eor v4.16b, v4.16b, v30.16b /* y0_10 = xor(hi_14, hi_31) */
-	eor v12.16b, v12.16b, v1.16b /* y0_11 = xor(lo_14, lo_31) */
-	eor v22.16b, v22.16b, v3.16b /* y0_12 = xor(hi_5, hi_16) */
-	eor v20.16b, v20.16b, v7.16b /* y0_13 = xor(lo_5, lo_16) */
-	eor v6.16b, v6.16b, v25.16b /* y0_14 = xor(hi_1, hi_24) */
-	str q9, [sp, #96] /* spill y1_7_2 */
-	ldr q9, [sp, #112] /* reload lo_1 */
-	str q8, [sp, #592] /* spill y1_6_2 */
-	ldr q8, [sp, #496] /* reload lo_24 */
-	eor v9.16b, v9.16b, v8.16b /* y0_15 = xor(lo_1, lo_24) */
-	eor v28.16b, v28.16b, v20.16b /* y1_8 = xor(hi_21, y0_13) */
-	eor v21.16b, v21.16b, v6.16b /* y1_9 = xor(lo_21, y0_14) */
-	eor v30.16b, v30.16b, v9.16b /* y1_10 = xor(hi_31, y0_15) */
-	eor v1.16b, v1.16b, v14.16b /* y1_11 = xor(lo_31, y0_8) */
-	eor v3.16b, v3.16b, v26.16b /* y1_12 = xor(hi_16, y0_9) */
-	eor v7.16b, v7.16b, v4.16b /* y1_13 = xor(lo_16, y0_10) */
-	eor v25.16b, v25.16b, v12.16b /* y1_14 = xor(hi_24, y0_11) */
-	eor v8.16b, v8.16b, v22.16b /* y1_15 = xor(lo_24, y0_12) */
-	eor v14.16b, v14.16b, v30.16b /* y0_8_1 = xor(y0_8, y1_10) */
-	eor v26.16b, v26.16b, v1.16b /* y0_9_1 = xor(y0_9, y1_11) */
-	eor v4.16b, v4.16b, v3.16b /* y0_10_1 = xor(y0_10, y1_12) */
-	eor v12.16b, v12.16b, v7.16b /* y0_11_1 = xor(y0_11, y1_13) */
-	eor v22.16b, v22.16b, v25.16b /* y0_12_1 = xor(y0_12, y1_14) */
-	eor v20.16b, v20.16b, v8.16b /* y0_13_1 = xor(y0_13, y1_15) */
-	eor v6.16b, v6.16b, v28.16b /* y0_14_1 = xor(y0_14, y1_8) */
-	eor v9.16b, v9.16b, v21.16b /* y0_15_1 = xor(y0_15, y1_9) */
-	eor v28.16b, v28.16b, v4.16b /* y1_8_1 = xor(y1_8, y0_10_1) */
-	eor v21.16b, v21.16b, v12.16b /* y1_9_1 = xor(y1_9, y0_11_1) */
-	eor v30.16b, v30.16b, v22.16b /* y1_10_1 = xor(y1_10, y0_12_1) */
-	eor v1.16b, v1.16b, v20.16b /* y1_11_1 = xor(y1_11, y0_13_1) */
-	eor v3.16b, v3.16b, v6.16b /* y1_12_1 = xor(y1_12, y0_14_1) */
-	eor v7.16b, v7.16b, v9.16b /* y1_13_1 = xor(y1_13, y0_15_1) */
-	eor v25.16b, v25.16b, v14.16b /* y1_14_1 = xor(y1_14, y0_8_1) */
-	eor v8.16b, v8.16b, v26.16b /* y1_15_1 = xor(y1_15, y0_9_1) */
-	eor v14.16b, v14.16b, v21.16b /* y0_8_2 = xor(y0_8_1, y1_9_1) */
-	eor v26.16b, v26.16b, v30.16b /* y0_9_2 = xor(y0_9_1, y1_10_1) */
-	eor v4.16b, v4.16b, v1.16b /* y0_10_2 = xor(y0_10_1, y1_11_1) */
-	eor v12.16b, v12.16b, v3.16b /* y0_11_2 = xor(y0_11_1, y1_12_1) */
-	eor v22.16b, v22.16b, v7.16b /* y0_12_2 = xor(y0_12_1, y1_13_1) */
-	eor v20.16b, v20.16b, v25.16b /* y0_13_2 = xor(y0_13_1, y1_14_1) */
-	eor v6.16b, v6.16b, v8.16b /* y0_14_2 = xor(y0_14_1, y1_15_1) */
-	eor v9.16b, v9.16b, v28.16b /* y0_15_2 = xor(y0_15_1, y1_8_1) */
-	eor v28.16b, v28.16b, v14.16b /* y1_8_2 = xor(y1_8_1, y0_8_2) */
-	eor v21.16b, v21.16b, v26.16b /* y1_9_2 = xor(y1_9_1, y0_9_2) */
-	eor v30.16b, v30.16b, v4.16b /* y1_10_2 = xor(y1_10_1, y0_10_2) */
-	eor v1.16b, v1.16b, v12.16b /* y1_11_2 = xor(y1_11_1, y0_11_2) */
-	eor v3.16b, v3.16b, v22.16b /* y1_12_2 = xor(y1_12_1, y0_12_2) */
-	eor v7.16b, v7.16b, v20.16b /* y1_13_2 = xor(y1_13_1, y0_13_2) */
-	eor v25.16b, v25.16b, v6.16b /* y1_14_2 = xor(y1_14_1, y0_14_2) */
-	eor v8.16b, v8.16b, v9.16b /* y1_15_2 = xor(y1_15_1, y0_15_2) */
+	eor v12.16b, v12.16b, v28.16b /* y0_0_2 = xor(y0_0_1, y1_1_1) */
+	eor v0.16b, v0.16b, v8.16b /* y0_1_2 = xor(y0_1_1, y1_2_1) */
+	eor v22.16b, v22.16b, v13.16b /* y0_2_2 = xor(y0_2_1, y1_3_1) */
+	eor v16.16b, v16.16b, v19.16b /* y0_3_2 = xor(y0_3_1, y1_4_1) */
+	eor v17.16b, v17.16b, v18.16b /* y0_4_2 = xor(y0_4_1, y1_5_1) */
+	eor v11.16b, v11.16b, v1.16b /* y0_5_2 = xor(y0_5_1, y1_6_1) */
+	eor v6.16b, v6.16b, v9.16b /* y0_6_2 = xor(y0_6_1, y1_7_1) */
+	eor v7.16b, v7.16b, v27.16b /* y0_7_2 = xor(y0_7_1, y1_0_1) */
+	eor v27.16b, v27.16b, v12.16b /* y1_0_2 = xor(y1_0_1, y0_0_2) */
+	eor v28.16b, v28.16b, v0.16b /* y1_1_2 = xor(y1_1_1, y0_1_2) */
+	eor v8.16b, v8.16b, v22.16b /* y1_2_2 = xor(y1_2_1, y0_2_2) */
+	eor v13.16b, v13.16b, v16.16b /* y1_3_2 = xor(y1_3_1, y0_3_2) */
+	eor v19.16b, v19.16b, v17.16b /* y1_4_2 = xor(y1_4_1, y0_4_2) */
+	eor v18.16b, v18.16b, v11.16b /* y1_5_2 = xor(y1_5_1, y0_5_2) */
+	eor v1.16b, v1.16b, v6.16b /* y1_6_2 = xor(y1_6_1, y0_6_2) */
+	eor v9.16b, v9.16b, v7.16b /* y1_7_2 = xor(y1_7_1, y0_7_2) */
+	str q0, [sp, #464] /* spill x0_1.1 */
+	ldr q0, [sp, #400] /* reload tr3_30 */
+	str q1, [sp, #256] /* spill x1_6.1 */
+	ushr v1.16b, v0.16b, #4 /* hi_30 = shr(tr3_30) */
+	and v0.16b, v0.16b, v2.16b /* lo_30 = and(tr3_30, nibble_mask) */
+	str q6, [sp, #400] /* spill x0_6.1 */
+	ldr q6, [sp, #384] /* reload tr3_31 */
+	and v2.16b, v6.16b, v2.16b /* lo_31 = and(tr3_31, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* hi_31 = shr(tr3_31) */
+	str q7, [sp, #384] /* spill x0_7.1 */
+	ldr q7, [sp, #336] /* reload hi_14 */
+	eor v7.16b, v7.16b, v6.16b /* y0_10 = xor(hi_14, hi_31) */
+	str q16, [sp, #336] /* spill x0_3.1 */
+	ldr q16, [sp, #320] /* reload lo_14 */
+	eor v16.16b, v16.16b, v2.16b /* y0_11 = xor(lo_14, lo_31) */
+	eor v6.16b, v6.16b, v3.16b /* y1_10 = xor(hi_31, y0_15) */
+	str q17, [sp, #320] /* spill x0_4.1 */
+	ldr q17, [sp, #96] /* reload y0_8 */
+	eor v2.16b, v2.16b, v17.16b /* y1_11 = xor(lo_31, y0_8) */
+	str q18, [sp, #480] /* spill x1_5.1 */
+	ldr q18, [sp, #64] /* reload lo_16 */
+	eor v18.16b, v18.16b, v7.16b /* y1_13 = xor(lo_16, y0_10) */
+	str q19, [sp, #64] /* spill x1_4.1 */
+	ldr q19, [sp, #224] /* reload hi_24 */
+	eor v19.16b, v19.16b, v16.16b /* y1_14 = xor(hi_24, y0_11) */
+	eor v17.16b, v17.16b, v6.16b /* y0_8_1 = xor(y0_8, y1_10) */
+	str q20, [sp, #96] /* spill x0_26.1 */
+	ldr q20, [sp, #80] /* reload y0_9 */
+	eor v20.16b, v20.16b, v2.16b /* y0_9_1 = xor(y0_9, y1_11) */
+	str q22, [sp, #80] /* spill x0_2.1 */
+	ldr q22, [sp, #448] /* reload y1_12 */
+	eor v7.16b, v7.16b, v22.16b /* y0_10_1 = xor(y0_10, y1_12) */
+	eor v16.16b, v16.16b, v18.16b /* y0_11_1 = xor(y0_11, y1_13) */
+	str q23, [sp, #224] /* spill x0_25.1 */
+	ldr q23, [sp, #528] /* reload y0_12 */
+	eor v23.16b, v23.16b, v19.16b /* y0_12_1 = xor(y0_12, y1_14) */
+	str q24, [sp, #528] /* spill x1_26.1 */
+	ldr q24, [sp, #192] /* reload y1_9 */
+	eor v3.16b, v3.16b, v24.16b /* y0_15_1 = xor(y0_15, y1_9) */
+	str q25, [sp, #608] /* spill x1_31.1 */
+	ldr q25, [sp, #208] /* reload y1_8 */
+	eor v25.16b, v25.16b, v7.16b /* y1_8_1 = xor(y1_8, y0_10_1) */
+	eor v24.16b, v24.16b, v16.16b /* y1_9_1 = xor(y1_9, y0_11_1) */
+	eor v6.16b, v6.16b, v23.16b /* y1_10_1 = xor(y1_10, y0_12_1) */
+	str q26, [sp, #192] /* spill x0_30.1 */
+	ldr q26, [sp, #512] /* reload y0_13_1 */
+	eor v2.16b, v2.16b, v26.16b /* y1_11_1 = xor(y1_11, y0_13_1) */
+	str q27, [sp, #208] /* spill x1_0.1 */
+	ldr q27, [sp, #496] /* reload y0_14_1 */
+	eor v22.16b, v22.16b, v27.16b /* y1_12_1 = xor(y1_12, y0_14_1) */
+	eor v18.16b, v18.16b, v3.16b /* y1_13_1 = xor(y1_13, y0_15_1) */
+	eor v19.16b, v19.16b, v17.16b /* y1_14_1 = xor(y1_14, y0_8_1) */
+	str q28, [sp, #448] /* spill x1_1.1 */
+	ldr q28, [sp, #112] /* reload y1_15 */
+	eor v28.16b, v28.16b, v20.16b /* y1_15_1 = xor(y1_15, y0_9_1) */
+	eor v17.16b, v17.16b, v24.16b /* y0_8_2 = xor(y0_8_1, y1_9_1) */
+	eor v20.16b, v20.16b, v6.16b /* y0_9_2 = xor(y0_9_1, y1_10_1) */
+	eor v7.16b, v7.16b, v2.16b /* y0_10_2 = xor(y0_10_1, y1_11_1) */
+	eor v16.16b, v16.16b, v22.16b /* y0_11_2 = xor(y0_11_1, y1_12_1) */
+	eor v23.16b, v23.16b, v18.16b /* y0_12_2 = xor(y0_12_1, y1_13_1) */
+	eor v26.16b, v26.16b, v19.16b /* y0_13_2 = xor(y0_13_1, y1_14_1) */
+	eor v27.16b, v27.16b, v28.16b /* y0_14_2 = xor(y0_14_1, y1_15_1) */
+	eor v3.16b, v3.16b, v25.16b /* y0_15_2 = xor(y0_15_1, y1_8_1) */
+	eor v25.16b, v25.16b, v17.16b /* y1_8_2 = xor(y1_8_1, y0_8_2) */
+	eor v24.16b, v24.16b, v20.16b /* y1_9_2 = xor(y1_9_1, y0_9_2) */
+	eor v6.16b, v6.16b, v7.16b /* y1_10_2 = xor(y1_10_1, y0_10_2) */
+	eor v2.16b, v2.16b, v16.16b /* y1_11_2 = xor(y1_11_1, y0_11_2) */
+	eor v22.16b, v22.16b, v23.16b /* y1_12_2 = xor(y1_12_1, y0_12_2) */
+	eor v18.16b, v18.16b, v26.16b /* y1_13_2 = xor(y1_13_1, y0_13_2) */
+	eor v19.16b, v19.16b, v27.16b /* y1_14_2 = xor(y1_14_1, y0_14_2) */
+	eor v28.16b, v28.16b, v3.16b /* y1_15_2 = xor(y1_15_1, y0_15_2) */
 
 	/* Word pair 2: inverse linear layer (algorithm 2), XORs only. */
-	str q8, [sp, #496] /* spill y1_15_2 */
-	ldr q8, [sp, #176] /* reload hi_2 */
-	eor v8.16b, v8.16b, v27.16b /* y0_16 = xor(hi_2, hi_30) */
-	str q25, [sp, #176] /* spill y1_14_2 */
-	ldr q25, [sp, #128] /* reload lo_2 */
-	eor v25.16b, v25.16b, v11.16b /* y0_17 = xor(lo_2, lo_30) */
-	str q7, [sp, #128] /* spill y1_13_2 */
-	ldr q7, [sp, #240] /* reload hi_6 */
-	str q3, [sp, #112] /* spill y1_12_2 */
-	ldr q3, [sp, #448] /* reload hi_20 */
-	eor v7.16b, v7.16b, v3.16b /* y0_18 = xor(hi_6, hi_20) */
-	str q1, [sp, #240] /* spill y1_11_2 */
-	ldr q1, [sp, #192] /* reload lo_6 */
-	str q30, [sp, #608] /* spill y1_10_2 */
-	ldr q30, [sp, #432] /* reload lo_20 */
-	eor v1.16b, v1.16b, v30.16b /* y0_19 = xor(lo_6, lo_20) */
-	str q21, [sp, #192] /* spill y1_9_2 */
-	ldr q21, [sp, #64] /* reload hi_11 */
-	str q28, [sp, #624] /* spill y1_8_2 */
-	ldr q28, [sp, #80] /* reload hi_27 */
-	eor v21.16b, v21.16b, v28.16b /* y0_20 = xor(hi_11, hi_27) */
-	str q15, [sp, #64] /* spill y1_5_2 */
-	ldr q15, [sp, #352] /* reload lo_11 */
-	str q19, [sp, #640] /* spill y1_4_2 */
-	ldr q19, [sp, #576] /* reload lo_27 */
-	eor v15.16b, v15.16b, v19.16b /* y0_21 = xor(lo_11, lo_27) */
-	str q13, [sp, #352] /* spill y1_3_2 */
-	ldr q13, [sp, #336] /* reload hi_13 */
-	str q5, [sp, #656] /* spill y1_2_2 */
-	ldr q5, [sp, #384] /* reload hi_17 */
-	eor v13.16b, v13.16b, v5.16b /* y0_22 = xor(hi_13, hi_17) */
-	str q29, [sp, #336] /* spill y1_1_2 */
-	ldr q29, [sp, #320] /* reload lo_13 */
-	str q17, [sp, #672] /* spill y1_0_2 */
-	ldr q17, [sp, #368] /* reload lo_17 */
-	eor v29.16b, v29.16b, v17.16b /* y0_23 = xor(lo_13, lo_17) */
-	eor v27.16b, v27.16b, v15.16b /* y1_16 = xor(hi_30, y0_21) */
-	eor v11.16b, v11.16b, v13.16b /* y1_17 = xor(lo_30, y0_22) */
-	eor v3.16b, v3.16b, v29.16b /* y1_18 = xor(hi_20, y0_23) */
-	eor v30.16b, v30.16b, v8.16b /* y1_19 = xor(lo_20, y0_16) */
-	eor v28.16b, v28.16b, v25.16b /* y1_20 = xor(hi_27, y0_17) */
-	eor v19.16b, v19.16b, v7.16b /* y1_21 = xor(lo_27, y0_18) */
-	eor v5.16b, v5.16b, v1.16b /* y1_22 = xor(hi_17, y0_19) */
-	eor v17.16b, v17.16b, v21.16b /* y1_23 = xor(lo_17, y0_20) */
-	eor v8.16b, v8.16b, v3.16b /* y0_16_1 = xor(y0_16, y1_18) */
-	eor v25.16b, v25.16b, v30.16b /* y0_17_1 = xor(y0_17, y1_19) */
-	eor v7.16b, v7.16b, v28.16b /* y0_18_1 = xor(y0_18, y1_20) */
-	eor v1.16b, v1.16b, v19.16b /* y0_19_1 = xor(y0_19, y1_21) */
-	eor v21.16b, v21.16b, v5.16b /* y0_20_1 = xor(y0_20, y1_22) */
-	eor v15.16b, v15.16b, v17.16b /* y0_21_1 = xor(y0_21, y1_23) */
-	eor v13.16b, v13.16b, v27.16b /* y0_22_1 = xor(y0_22, y1_16) */
-	eor v29.16b, v29.16b, v11.16b /* y0_23_1 = xor(y0_23, y1_17) */
-	eor v27.16b, v27.16b, v7.16b /* y1_16_1 = xor(y1_16, y0_18_1) */
-	eor v11.16b, v11.16b, v1.16b /* y1_17_1 = xor(y1_17, y0_19_1) */
-	eor v3.16b, v3.16b, v21.16b /* y1_18_1 = xor(y1_18, y0_20_1) */
-	eor v30.16b, v30.16b, v15.16b /* y1_19_1 = xor(y1_19, y0_21_1) */
-	eor v28.16b, v28.16b, v13.16b /* y1_20_1 = xor(y1_20, y0_22_1) */
-	eor v19.16b, v19.16b, v29.16b /* y1_21_1 = xor(y1_21, y0_23_1) */
-	eor v5.16b, v5.16b, v8.16b /* y1_22_1 = xor(y1_22, y0_16_1) */
-	eor v17.16b, v17.16b, v25.16b /* y1_23_1 = xor(y1_23, y0_17_1) */
-	eor v8.16b, v8.16b, v11.16b /* y0_16_2 = xor(y0_16_1, y1_17_1) */
-	eor v25.16b, v25.16b, v3.16b /* y0_17_2 = xor(y0_17_1, y1_18_1) */
-	eor v7.16b, v7.16b, v30.16b /* y0_18_2 = xor(y0_18_1, y1_19_1) */
-	eor v1.16b, v1.16b, v28.16b /* y0_19_2 = xor(y0_19_1, y1_20_1) */
-	eor v21.16b, v21.16b, v19.16b /* y0_20_2 = xor(y0_20_1, y1_21_1) */
-	eor v15.16b, v15.16b, v5.16b /* y0_21_2 = xor(y0_21_1, y1_22_1) */
-	eor v13.16b, v13.16b, v17.16b /* y0_22_2 = xor(y0_22_1, y1_23_1) */
-	eor v29.16b, v29.16b, v27.16b /* y0_23_2 = xor(y0_23_1, y1_16_1) */
-	eor v27.16b, v27.16b, v8.16b /* y1_16_2 = xor(y1_16_1, y0_16_2) */
-	eor v11.16b, v11.16b, v25.16b /* y1_17_2 = xor(y1_17_1, y0_17_2) */
-	eor v3.16b, v3.16b, v7.16b /* y1_18_2 = xor(y1_18_1, y0_18_2) */
-	eor v30.16b, v30.16b, v1.16b /* y1_19_2 = xor(y1_19_1, y0_19_2) */
-	eor v28.16b, v28.16b, v21.16b /* y1_20_2 = xor(y1_20_1, y0_20_2) */
-	eor v19.16b, v19.16b, v15.16b /* y1_21_2 = xor(y1_21_1, y0_21_2) */
-	eor v5.16b, v5.16b, v13.16b /* y1_22_2 = xor(y1_22_1, y0_22_2) */
-	eor v17.16b, v17.16b, v29.16b /* y1_23_2 = xor(y1_23_1, y0_23_2) */
-
-	/* Word pair 3: inverse linear layer (algorithm 2), XORs only. */
-	str q17, [sp, #368] /* spill y1_23_2 */
-	ldr q17, [sp, #224] /* reload hi_7 */
-	str q5, [sp, #384] /* spill y1_22_2 */
-	ldr q5, [sp, #416] /* reload hi_19 */
-	eor v17.16b, v17.16b, v5.16b /* y0_24 = xor(hi_7, hi_19) */
-	str q19, [sp, #224] /* spill y1_21_2 */
-	ldr q19, [sp, #208] /* reload lo_7 */
-	str q28, [sp, #576] /* spill y1_20_2 */
-	ldr q28, [sp, #400] /* reload lo_19 */
-	eor v19.16b, v19.16b, v28.16b /* y0_25 = xor(lo_7, lo_19) */
-	str q30, [sp, #208] /* spill y1_19_2 */
-	ldr q30, [sp, #160] /* reload hi_3 */
-	str q3, [sp, #80] /* spill y1_18_2 */
-	ldr q3, [sp, #528] /* reload hi_26 */
-	eor v30.16b, v30.16b, v3.16b /* y0_26 = xor(hi_3, hi_26) */
-	str q11, [sp, #160] /* spill y1_17_2 */
-	ldr q11, [sp, #144] /* reload lo_3 */
-	str q27, [sp, #432] /* spill y1_16_2 */
-	ldr q27, [sp, #512] /* reload lo_26 */
-	eor v11.16b, v11.16b, v27.16b /* y0_27 = xor(lo_3, lo_26) */
-	str q29, [sp, #144] /* spill y0_23_2 */
-	ldr q29, [sp, #304] /* reload hi_12 */
-	str q13, [sp, #448] /* spill y0_22_2 */
-	ldr q13, [sp, #560] /* reload hi_28 */
-	eor v29.16b, v29.16b, v13.16b /* y0_28 = xor(hi_12, hi_28) */
-	str q15, [sp, #304] /* spill y0_21_2 */
-	ldr q15, [sp, #288] /* reload lo_12 */
-	str q21, [sp, #320] /* spill y0_20_2 */
-	ldr q21, [sp, #544] /* reload lo_28 */
-	eor v15.16b, v15.16b, v21.16b /* y0_29 = xor(lo_12, lo_28) */
-	str q1, [sp, #288] /* spill y0_19_2 */
-	ldr q1, [sp, #272] /* reload hi_10 */
-	str q7, [sp, #688] /* spill y0_18_2 */
-	ldr q7, [sp, #480] /* reload hi_23 */
-	eor v1.16b, v1.16b, v7.16b /* y0_30 = xor(hi_10, hi_23) */
-	str q25, [sp, #272] /* spill y0_17_2 */
-	ldr q25, [sp, #256] /* reload lo_10 */
-	str q8, [sp, #704] /* spill y0_16_2 */
-	ldr q8, [sp, #464] /* reload lo_23 */
-	eor v25.16b, v25.16b, v8.16b /* y0_31 = xor(lo_10, lo_23) */
-	eor v5.16b, v5.16b, v15.16b /* y1_24 = xor(hi_19, y0_29) */
-	eor v28.16b, v28.16b, v1.16b /* y1_25 = xor(lo_19, y0_30) */
-	eor v3.16b, v3.16b, v25.16b /* y1_26 = xor(hi_26, y0_31) */
-	eor v27.16b, v27.16b, v17.16b /* y1_27 = xor(lo_26, y0_24) */
-	eor v13.16b, v13.16b, v19.16b /* y1_28 = xor(hi_28, y0_25) */
-	eor v21.16b, v21.16b, v30.16b /* y1_29 = xor(lo_28, y0_26) */
-	eor v7.16b, v7.16b, v11.16b /* y1_30 = xor(hi_23, y0_27) */
-	eor v8.16b, v8.16b, v29.16b /* y1_31 = xor(lo_23, y0_28) */
-	eor v17.16b, v17.16b, v3.16b /* y0_24_1 = xor(y0_24, y1_26) */
-	eor v19.16b, v19.16b, v27.16b /* y0_25_1 = xor(y0_25, y1_27) */
-	eor v30.16b, v30.16b, v13.16b /* y0_26_1 = xor(y0_26, y1_28) */
-	eor v11.16b, v11.16b, v21.16b /* y0_27_1 = xor(y0_27, y1_29) */
-	eor v29.16b, v29.16b, v7.16b /* y0_28_1 = xor(y0_28, y1_30) */
-	eor v15.16b, v15.16b, v8.16b /* y0_29_1 = xor(y0_29, y1_31) */
-	eor v1.16b, v1.16b, v5.16b /* y0_30_1 = xor(y0_30, y1_24) */
-	eor v25.16b, v25.16b, v28.16b /* y0_31_1 = xor(y0_31, y1_25) */
-	eor v5.16b, v5.16b, v30.16b /* y1_24_1 = xor(y1_24, y0_26_1) */
-	eor v28.16b, v28.16b, v11.16b /* y1_25_1 = xor(y1_25, y0_27_1) */
-	eor v3.16b, v3.16b, v29.16b /* y1_26_1 = xor(y1_26, y0_28_1) */
-	eor v27.16b, v27.16b, v15.16b /* y1_27_1 = xor(y1_27, y0_29_1) */
-	eor v13.16b, v13.16b, v1.16b /* y1_28_1 = xor(y1_28, y0_30_1) */
-	eor v21.16b, v21.16b, v25.16b /* y1_29_1 = xor(y1_29, y0_31_1) */
-	eor v7.16b, v7.16b, v17.16b /* y1_30_1 = xor(y1_30, y0_24_1) */
-	eor v8.16b, v8.16b, v19.16b /* y1_31_1 = xor(y1_31, y0_25_1) */
-	eor v17.16b, v17.16b, v28.16b /* y0_24_2 = xor(y0_24_1, y1_25_1) */
-	eor v19.16b, v19.16b, v3.16b /* y0_25_2 = xor(y0_25_1, y1_26_1) */
-	eor v30.16b, v30.16b, v27.16b /* y0_26_2 = xor(y0_26_1, y1_27_1) */
-	eor v11.16b, v11.16b, v13.16b /* y0_27_2 = xor(y0_27_1, y1_28_1) */
-	eor v29.16b, v29.16b, v21.16b /* y0_28_2 = xor(y0_28_1, y1_29_1) */
-	eor v15.16b, v15.16b, v7.16b /* y0_29_2 = xor(y0_29_1, y1_30_1) */
-	eor v1.16b, v1.16b, v8.16b /* y0_30_2 = xor(y0_30_1, y1_31_1) */
-	eor v25.16b, v25.16b, v5.16b /* y0_31_2 = xor(y0_31_1, y1_24_1) */
-	eor v5.16b, v5.16b, v17.16b /* y1_24_2 = xor(y1_24_1, y0_24_2) */
-	eor v28.16b, v28.16b, v19.16b /* y1_25_2 = xor(y1_25_1, y0_25_2) */
-	eor v3.16b, v3.16b, v30.16b /* y1_26_2 = xor(y1_26_1, y0_26_2) */
-	eor v27.16b, v27.16b, v11.16b /* y1_27_2 = xor(y1_27_1, y0_27_2) */
-	eor v13.16b, v13.16b, v29.16b /* y1_28_2 = xor(y1_28_1, y0_28_2) */
-	eor v21.16b, v21.16b, v15.16b /* y1_29_2 = xor(y1_29_1, y0_29_2) */
-	eor v7.16b, v7.16b, v1.16b /* y1_30_2 = xor(y1_30_1, y0_30_2) */
-	eor v8.16b, v8.16b, v25.16b /* y1_31_2 = xor(y1_31_1, y0_31_2) */
-	str q28, [sp, #464] /* spill x1_25.2 */
-	ldr q28, [sp, #704] /* reload x0_16.2 */
-	str q5, [sp, #480] /* spill x1_24.2 */
-	ldr q5, [sp, #272] /* reload x0_17.2 */
-	str q19, [sp, #544] /* spill x0_25.2 */
-	ldr q19, [sp, #688] /* reload x0_18.2 */
-	str q17, [sp, #560] /* spill x0_24.2 */
-	ldr q17, [sp, #288] /* reload x0_19.2 */
-	str q18, [sp, #512] /* spill x0_7.2 */
-	ldr q18, [sp, #320] /* reload x0_20.2 */
-	str q18, [sp, #528] /* spill x0_20.2 */
-	ldr q18, [sp, #304] /* reload x0_21.2 */
-	str q18, [sp, #400] /* spill x0_21.2 */
-	ldr q18, [sp, #448] /* reload x0_22.2 */
-	str q16, [sp, #416] /* spill x0_6.2 */
-	ldr q16, [sp, #144] /* reload x0_23.2 */
-	str q9, [sp, #256] /* spill x0_15.2 */
-	ldr q9, [sp, #560] /* reload x0_24.2 */
-	str q9, [sp, #720] /* spill x0_24.2 */
-	ldr q9, [sp, #544] /* reload x0_25.2 */
-	str q9, [sp, #736] /* spill x0_25.2 */
-	ldr q9, [sp, #672] /* reload x1_0.2 */
-	str q6, [sp, #752] /* spill x0_14.2 */
-	ldr q6, [sp, #336] /* reload x1_1.2 */
-	str q21, [sp, #768] /* spill x1_29.2 */
-	ldr q21, [sp, #656] /* reload x1_2.2 */
-	str q21, [sp, #784] /* spill x1_2.2 */
-	ldr q21, [sp, #352] /* reload x1_3.2 */
-	str q21, [sp, #800] /* spill x1_3.2 */
-	ldr q21, [sp, #640] /* reload x1_4.2 */
-	str q13, [sp, #816] /* spill x1_28.2 */
-	ldr q13, [sp, #64] /* reload x1_5.2 */
-	str q11, [sp, #832] /* spill x0_27.2 */
-	ldr q11, [sp, #592] /* reload x1_6.2 */
-	str q11, [sp, #848] /* spill x1_6.2 */
-	ldr q11, [sp, #96] /* reload x1_7.2 */
-	str q11, [sp, #864] /* spill x1_7.2 */
-	ldr q11, [sp, #624] /* reload x1_8.2 */
-	str q11, [sp, #880] /* spill x1_8.2 */
-	ldr q11, [sp, #192] /* reload x1_9.2 */
-	str q11, [sp, #896] /* spill x1_9.2 */
-	ldr q11, [sp, #608] /* reload x1_10.2 */
-	str q30, [sp, #912] /* spill x0_26.2 */
-	ldr q30, [sp, #240] /* reload x1_11.2 */
-	str q16, [sp, #928] /* spill x0_23.2 */
-	ldr q16, [sp, #112] /* reload x1_12.2 */
-	str q18, [sp, #944] /* spill x0_22.2 */
-	ldr q18, [sp, #128] /* reload x1_13.2 */
-	str q20, [sp, #960] /* spill x0_13.2 */
-	ldr q20, [sp, #176] /* reload x1_14.2 */
-	str q20, [sp, #976] /* spill x1_14.2 */
-	ldr q20, [sp, #496] /* reload x1_15.2 */
-	str q20, [sp, #992] /* spill x1_15.2 */
-	ldr q20, [sp, #432] /* reload x1_16.2 */
-	str q22, [sp, #1008] /* spill x0_12.2 */
-	ldr q22, [sp, #160] /* reload x1_17.2 */
-	str q31, [sp, #1024] /* spill x0_5.2 */
-	ldr q31, [sp, #80] /* reload x1_18.2 */
-	str q10, [sp, #1040] /* spill x0_4.2 */
-	ldr q10, [sp, #208] /* reload x1_19.2 */
-	str q22, [sp, #1056] /* spill x1_17.2 */
-	ldr q22, [sp, #576] /* reload x1_20.2 */
-	str q22, [sp, #1072] /* spill x1_20.2 */
-	ldr q22, [sp, #224] /* reload x1_21.2 */
-	str q22, [sp, #1088] /* spill x1_21.2 */
-	ldr q22, [sp, #384] /* reload x1_22.2 */
-	str q22, [sp, #1104] /* spill x1_22.2 */
-	ldr q22, [sp, #368] /* reload x1_23.2 */
-	str q22, [sp, #1120] /* spill x1_23.2 */
-	ldr q22, [sp, #480] /* reload x1_24.2 */
-	str q22, [sp, #1136] /* spill x1_24.2 */
-	ldr q22, [sp, #464] /* reload x1_25.2 */
-	str q22, [sp, #1152] /* spill x1_25.2 */
-	ldr q22, [sp, #816] /* reload x1_28.2 */
-	str q22, [sp, #1168] /* spill x1_28.2 */
-	ldr q22, [sp, #768] /* reload x1_29.2 */
-	str q22, [sp, #368] /* spill x1_29.2 */
+	str q2, [sp, #496] /* spill x1_11.1 */
+	ldr q2, [sp, #144] /* reload hi_2 */
+	eor v2.16b, v2.16b, v1.16b /* y0_16 = xor(hi_2, hi_30) */
+	str q3, [sp, #144] /* spill x0_15.1 */
+	ldr q3, [sp, #128] /* reload lo_2 */
+	eor v3.16b, v3.16b, v0.16b /* y0_17 = xor(lo_2, lo_30) */
+	eor v1.16b, v1.16b, v21.16b /* y1_16 = xor(hi_30, y0_21) */
+	str q6, [sp, #128] /* spill x1_10.1 */
+	ldr q6, [sp, #368] /* reload y0_22 */
+	eor v0.16b, v0.16b, v6.16b /* y1_17 = xor(lo_30, y0_22) */
+	str q7, [sp, #512] /* spill x0_10.1 */
+	ldr q7, [sp, #240] /* reload lo_20 */
+	eor v7.16b, v7.16b, v2.16b /* y1_19 = xor(lo_20, y0_16) */
+	str q16, [sp, #240] /* spill x0_11.1 */
+	ldr q16, [sp, #352] /* reload hi_27 */
+	eor v16.16b, v16.16b, v3.16b /* y1_20 = xor(hi_27, y0_17) */
+	str q17, [sp, #352] /* spill x0_8.1 */
+	ldr q17, [sp, #432] /* reload y1_18 */
+	eor v2.16b, v2.16b, v17.16b /* y0_16_1 = xor(y0_16, y1_18) */
+	eor v3.16b, v3.16b, v7.16b /* y0_17_1 = xor(y0_17, y1_19) */
+	eor v4.16b, v4.16b, v16.16b /* y0_18_1 = xor(y0_18, y1_20) */
+	eor v21.16b, v21.16b, v5.16b /* y0_21_1 = xor(y0_21, y1_23) */
+	eor v6.16b, v6.16b, v1.16b /* y0_22_1 = xor(y0_22, y1_16) */
+	str q18, [sp, #368] /* spill x1_13.1 */
+	ldr q18, [sp, #416] /* reload y0_23 */
+	eor v18.16b, v18.16b, v0.16b /* y0_23_1 = xor(y0_23, y1_17) */
+	eor v1.16b, v1.16b, v4.16b /* y1_16_1 = xor(y1_16, y0_18_1) */
+	eor v0.16b, v0.16b, v14.16b /* y1_17_1 = xor(y1_17, y0_19_1) */
+	str q19, [sp, #416] /* spill x1_14.1 */
+	ldr q19, [sp, #304] /* reload y0_20_1 */
+	eor v17.16b, v17.16b, v19.16b /* y1_18_1 = xor(y1_18, y0_20_1) */
+	eor v7.16b, v7.16b, v21.16b /* y1_19_1 = xor(y1_19, y0_21_1) */
+	eor v16.16b, v16.16b, v6.16b /* y1_20_1 = xor(y1_20, y0_22_1) */
+	str q20, [sp, #432] /* spill x0_9.1 */
+	ldr q20, [sp, #544] /* reload y1_21 */
+	eor v20.16b, v20.16b, v18.16b /* y1_21_1 = xor(y1_21, y0_23_1) */
+	str q22, [sp, #544] /* spill x1_12.1 */
+	ldr q22, [sp, #272] /* reload y1_22 */
+	eor v22.16b, v22.16b, v2.16b /* y1_22_1 = xor(y1_22, y0_16_1) */
+	eor v5.16b, v5.16b, v3.16b /* y1_23_1 = xor(y1_23, y0_17_1) */
+	eor v2.16b, v2.16b, v0.16b /* y0_16_2 = xor(y0_16_1, y1_17_1) */
+	eor v3.16b, v3.16b, v17.16b /* y0_17_2 = xor(y0_17_1, y1_18_1) */
+	eor v4.16b, v4.16b, v7.16b /* y0_18_2 = xor(y0_18_1, y1_19_1) */
+	eor v14.16b, v14.16b, v16.16b /* y0_19_2 = xor(y0_19_1, y1_20_1) */
+	eor v19.16b, v19.16b, v20.16b /* y0_20_2 = xor(y0_20_1, y1_21_1) */
+	eor v21.16b, v21.16b, v22.16b /* y0_21_2 = xor(y0_21_1, y1_22_1) */
+	eor v6.16b, v6.16b, v5.16b /* y0_22_2 = xor(y0_22_1, y1_23_1) */
+	eor v18.16b, v18.16b, v1.16b /* y0_23_2 = xor(y0_23_1, y1_16_1) */
+	eor v1.16b, v1.16b, v2.16b /* y1_16_2 = xor(y1_16_1, y0_16_2) */
+	eor v0.16b, v0.16b, v3.16b /* y1_17_2 = xor(y1_17_1, y0_17_2) */
+	eor v17.16b, v17.16b, v4.16b /* y1_18_2 = xor(y1_18_1, y0_18_2) */
+	eor v7.16b, v7.16b, v14.16b /* y1_19_2 = xor(y1_19_1, y0_19_2) */
+	eor v16.16b, v16.16b, v19.16b /* y1_20_2 = xor(y1_20_1, y0_20_2) */
+	eor v20.16b, v20.16b, v21.16b /* y1_21_2 = xor(y1_21_1, y0_21_2) */
+	eor v22.16b, v22.16b, v6.16b /* y1_22_2 = xor(y1_22_1, y0_22_2) */
+	eor v5.16b, v5.16b, v18.16b /* y1_23_2 = xor(y1_23_1, y0_23_2) */
+	str q28, [sp, #304] /* spill x1_15.2 */
+	ldr q28, [sp, #464] /* reload x0_1.2 */
+	str q20, [sp, #272] /* spill x1_21.2 */
+	ldr q20, [sp, #64] /* reload x1_4.2 */
+	str q16, [sp, #112] /* spill x1_20.2 */
+	ldr q16, [sp, #480] /* reload x1_5.2 */
+	str q9, [sp, #624] /* spill x1_7.2 */
+	ldr q9, [sp, #80] /* reload x0_2.2 */
+	str q21, [sp, #640] /* spill x0_21.2 */
+	ldr q21, [sp, #336] /* reload x0_3.2 */
+	str q19, [sp, #656] /* spill x0_20.2 */
+	ldr q19, [sp, #208] /* reload x1_0.2 */
+	str q27, [sp, #672] /* spill x0_14.2 */
+	ldr q27, [sp, #448] /* reload x1_1.2 */
+	str q13, [sp, #688] /* spill x1_3.2 */
+	ldr q13, [sp, #352] /* reload x0_8.2 */
+	str q8, [sp, #704] /* spill x1_2.2 */
+	ldr q8, [sp, #432] /* reload x0_9.2 */
+	str q5, [sp, #720] /* spill x1_23.2 */
+	ldr q5, [sp, #512] /* reload x0_10.2 */
+	str q22, [sp, #736] /* spill x1_22.2 */
+	ldr q22, [sp, #128] /* reload x1_10.2 */
+	str q24, [sp, #752] /* spill x1_9.2 */
+	ldr q24, [sp, #240] /* reload x0_11.2 */
+	str q25, [sp, #768] /* spill x1_8.2 */
+	ldr q25, [sp, #496] /* reload x1_11.2 */
+	str q31, [sp, #784] /* spill x1_29.2 */
+	ldr q31, [sp, #544] /* reload x1_12.2 */
+	str q10, [sp, #800] /* spill x0_27.2 */
+	ldr q10, [sp, #368] /* reload x1_13.2 */
+	str q18, [sp, #816] /* spill x0_23.2 */
+	ldr q18, [sp, #320] /* reload x0_4.2 */
+	str q6, [sp, #832] /* spill x0_22.2 */
+	ldr q6, [sp, #768] /* reload x1_8.2 */
+	str q6, [sp, #848] /* spill x1_8.2 */
+	ldr q6, [sp, #752] /* reload x1_9.2 */
+	str q6, [sp, #864] /* spill x1_9.2 */
+	ldr q6, [sp, #704] /* reload x1_2.2 */
+	str q6, [sp, #880] /* spill x1_2.2 */
+	ldr q6, [sp, #688] /* reload x1_3.2 */
+	str q6, [sp, #896] /* spill x1_3.2 */
+	ldr q6, [sp, #832] /* reload x0_22.2 */
+	str q6, [sp, #912] /* spill x0_22.2 */
+	ldr q6, [sp, #736] /* reload x1_22.2 */
+	str q6, [sp, #928] /* spill x1_22.2 */
+	ldr q6, [sp, #816] /* reload x0_23.2 */
+	str q6, [sp, #944] /* spill x0_23.2 */
+	ldr q6, [sp, #720] /* reload x1_23.2 */
+	str q6, [sp, #960] /* spill x1_23.2 */
+	ldr q6, [sp, #672] /* reload x0_14.2 */
+	str q6, [sp, #976] /* spill x0_14.2 */
+	ldr q6, [sp, #144] /* reload x0_15.2 */
+	str q6, [sp, #992] /* spill x0_15.2 */
+	ldr q6, [sp, #400] /* reload x0_6.2 */
+	str q6, [sp, #1008] /* spill x0_6.2 */
+	ldr q6, [sp, #384] /* reload x0_7.2 */
+	str q6, [sp, #1024] /* spill x0_7.2 */
+	ldr q6, [sp, #656] /* reload x0_20.2 */
+	str q6, [sp, #1040] /* spill x0_20.2 */
+	ldr q6, [sp, #640] /* reload x0_21.2 */
+	str q6, [sp, #1056] /* spill x0_21.2 */
+	ldr q6, [sp, #256] /* reload x1_6.2 */
+	str q6, [sp, #1072] /* spill x1_6.2 */
+	ldr q6, [sp, #624] /* reload x1_7.2 */
+	str q6, [sp, #1088] /* spill x1_7.2 */
+	ldr q6, [sp, #112] /* reload x1_20.2 */
+	str q6, [sp, #1104] /* spill x1_20.2 */
+	ldr q6, [sp, #272] /* reload x1_21.2 */
+	str q6, [sp, #1120] /* spill x1_21.2 */
+	ldr q6, [sp, #416] /* reload x1_14.2 */
+	str q6, [sp, #1136] /* spill x1_14.2 */
+	ldr q6, [sp, #304] /* reload x1_15.2 */
+	str q6, [sp, #1152] /* spill x1_15.2 */
+	ldr q6, [sp, #160] /* reload x0_24.2 */
+	str q6, [sp, #1168] /* spill x0_24.2 */
+	ldr q6, [sp, #288] /* reload x1_24.2 */
+	str q6, [sp, #1184] /* spill x1_24.2 */
+	ldr q6, [sp, #224] /* reload x0_25.2 */
+	str q6, [sp, #1200] /* spill x0_25.2 */
+	ldr q6, [sp, #576] /* reload x1_25.2 */
+	str q6, [sp, #1216] /* spill x1_25.2 */
+	ldr q6, [sp, #96] /* reload x0_26.2 */
+	str q6, [sp, #1232] /* spill x0_26.2 */
+	ldr q6, [sp, #528] /* reload x1_26.2 */
+	str q26, [sp, #1248] /* spill x0_13.2 */
+	ldr q26, [sp, #800] /* reload x0_27.2 */
+	str q26, [sp, #1264] /* spill x0_27.2 */
+	ldr q26, [sp, #176] /* reload x1_28.2 */
+	str q26, [sp, #1280] /* spill x1_28.2 */
+	ldr q26, [sp, #592] /* reload x0_29.2 */
+	str q23, [sp, #1296] /* spill x0_12.2 */
+	ldr q23, [sp, #784] /* reload x1_29.2 */
+	str q23, [sp, #1312] /* spill x1_29.2 */
+	ldr q23, [sp, #192] /* reload x0_30.2 */
+	str q11, [sp, #1328] /* spill x0_5.2 */
+	ldr q11, [sp, #560] /* reload x1_30.2 */
+	str q18, [sp, #1344] /* spill x0_4.2 */
+	ldr q18, [sp, #608] /* reload x1_31.2 */
+	str q0, [sp, #608] /* spill x1_17.2 */
 	mov x4, x0
 	mov x3, #23
 	.p2align 4
 .Lublock_nibbleslice_neon_asm_11_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	ldr q22, [x4, #480] /* t0_30 = bcast128() */
-	tbl v1.16b, {v22.16b}, v1.16b /* s0_30 = lookup16(t0_30, x0_30) */
-	ldr q22, [x4, #496] /* t0_31 = bcast128() */
-	tbl v22.16b, {v22.16b}, v25.16b /* s0_31 = lookup16(t0_31, x0_31) */
-	ldr q25, [x4, #256] /* t0_16 = bcast128() */
-	tbl v25.16b, {v25.16b}, v28.16b /* s0_16 = lookup16(t0_16, x0_16) */
-	ldr q28, [x4, #272] /* t0_17 = bcast128() */
-	tbl v5.16b, {v28.16b}, v5.16b /* s0_17 = lookup16(t0_17, x0_17) */
-	ldr q28, [x4] /* t0_0 = bcast128() */
-	tbl v2.16b, {v28.16b}, v2.16b /* s0_0 = lookup16(t0_0, x0_0) */
-	ldr q28, [x4, #16] /* t0_1 = bcast128() */
-	tbl v0.16b, {v28.16b}, v0.16b /* s0_1 = lookup16(t0_1, x0_1) */
-	ldr q28, [x4, #128] /* t0_8 = bcast128() */
-	tbl v28.16b, {v28.16b}, v14.16b /* s0_8 = lookup16(t0_8, x0_8) */
-	ldr q14, [x4, #144] /* t0_9 = bcast128() */
-	tbl v26.16b, {v14.16b}, v26.16b /* s0_9 = lookup16(t0_9, x0_9) */
-	ldr q14, [x4, #800] /* t1_18 = bcast128() */
-	tbl v31.16b, {v14.16b}, v31.16b /* s1_18 = lookup16(t1_18, x1_18) */
-	ldr q14, [x4, #816] /* t1_19 = bcast128() */
-	tbl v10.16b, {v14.16b}, v10.16b /* s1_19 = lookup16(t1_19, x1_19) */
-	ldr q14, [x4, #576] /* t1_4 = bcast128() */
-	tbl v21.16b, {v14.16b}, v21.16b /* s1_4 = lookup16(t1_4, x1_4) */
-	ldr q14, [x4, #592] /* t1_5 = bcast128() */
-	tbl v13.16b, {v14.16b}, v13.16b /* s1_5 = lookup16(t1_5, x1_5) */
-	ldr q14, [x4, #704] /* t1_12 = bcast128() */
-	tbl v16.16b, {v14.16b}, v16.16b /* s1_12 = lookup16(t1_12, x1_12) */
-	ldr q14, [x4, #720] /* t1_13 = bcast128() */
-	tbl v18.16b, {v14.16b}, v18.16b /* s1_13 = lookup16(t1_13, x1_13) */
-	ldr q14, [x4, #928] /* t1_26 = bcast128() */
-	tbl v3.16b, {v14.16b}, v3.16b /* s1_26 = lookup16(t1_26, x1_26) */
-	ldr q14, [x4, #944] /* t1_27 = bcast128() */
-	tbl v27.16b, {v14.16b}, v27.16b /* s1_27 = lookup16(t1_27, x1_27) */
+	ldr q0, [x4, #480] /* t0_30 = bcast128() */
+	tbl v0.16b, {v0.16b}, v23.16b /* s0_30 = lookup16(t0_30, x0_30) */
+	ldr q23, [x4, #496] /* t0_31 = bcast128() */
+	tbl v23.16b, {v23.16b}, v15.16b /* s0_31 = lookup16(t0_31, x0_31) */
+	ldr q15, [x4, #256] /* t0_16 = bcast128() */
+	tbl v2.16b, {v15.16b}, v2.16b /* s0_16 = lookup16(t0_16, x0_16) */
+	ldr q15, [x4, #272] /* t0_17 = bcast128() */
+	tbl v3.16b, {v15.16b}, v3.16b /* s0_17 = lookup16(t0_17, x0_17) */
+	ldr q15, [x4] /* t0_0 = bcast128() */
+	tbl v12.16b, {v15.16b}, v12.16b /* s0_0 = lookup16(t0_0, x0_0) */
+	ldr q15, [x4, #16] /* t0_1 = bcast128() */
+	tbl v28.16b, {v15.16b}, v28.16b /* s0_1 = lookup16(t0_1, x0_1) */
+	ldr q15, [x4, #128] /* t0_8 = bcast128() */
+	tbl v13.16b, {v15.16b}, v13.16b /* s0_8 = lookup16(t0_8, x0_8) */
+	ldr q15, [x4, #144] /* t0_9 = bcast128() */
+	tbl v8.16b, {v15.16b}, v8.16b /* s0_9 = lookup16(t0_9, x0_9) */
+	ldr q15, [x4, #800] /* t1_18 = bcast128() */
+	tbl v17.16b, {v15.16b}, v17.16b /* s1_18 = lookup16(t1_18, x1_18) */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	eor v1.16b, v1.16b, v31.16b /* y0_0_3 = xor(s0_30, s1_18) */
-	eor v22.16b, v22.16b, v10.16b /* y0_1_3 = xor(s0_31, s1_19) */
-	eor v25.16b, v25.16b, v21.16b /* y0_2_3 = xor(s0_16, s1_4) */
-	eor v5.16b, v5.16b, v13.16b /* y0_3_3 = xor(s0_17, s1_5) */
-	eor v2.16b, v2.16b, v16.16b /* y0_4_3 = xor(s0_0, s1_12) */
-	eor v0.16b, v0.16b, v18.16b /* y0_5_3 = xor(s0_1, s1_13) */
-	eor v28.16b, v28.16b, v3.16b /* y0_6_3 = xor(s0_8, s1_26) */
-	eor v26.16b, v26.16b, v27.16b /* y0_7_3 = xor(s0_9, s1_27) */
-	eor v31.16b, v31.16b, v0.16b /* y1_0_3 = xor(s1_18, y0_5_3) */
-	eor v10.16b, v10.16b, v28.16b /* y1_1_3 = xor(s1_19, y0_6_3) */
-	eor v21.16b, v21.16b, v26.16b /* y1_2_3 = xor(s1_4, y0_7_3) */
-	eor v13.16b, v13.16b, v1.16b /* y1_3_3 = xor(s1_5, y0_0_3) */
-	eor v16.16b, v16.16b, v22.16b /* y1_4_3 = xor(s1_12, y0_1_3) */
-	eor v18.16b, v18.16b, v25.16b /* y1_5_3 = xor(s1_13, y0_2_3) */
-	eor v3.16b, v3.16b, v5.16b /* y1_6_3 = xor(s1_26, y0_3_3) */
-	eor v27.16b, v27.16b, v2.16b /* y1_7_3 = xor(s1_27, y0_4_3) */
-	eor v1.16b, v1.16b, v21.16b /* y0_0_4 = xor(y0_0_3, y1_2_3) */
-	eor v22.16b, v22.16b, v13.16b /* y0_1_4 = xor(y0_1_3, y1_3_3) */
-	eor v25.16b, v25.16b, v16.16b /* y0_2_4 = xor(y0_2_3, y1_4_3) */
-	eor v5.16b, v5.16b, v18.16b /* y0_3_4 = xor(y0_3_3, y1_5_3) */
-	eor v2.16b, v2.16b, v3.16b /* y0_4_4 = xor(y0_4_3, y1_6_3) */
-	eor v0.16b, v0.16b, v27.16b /* y0_5_4 = xor(y0_5_3, y1_7_3) */
-	eor v28.16b, v28.16b, v31.16b /* y0_6_4 = xor(y0_6_3, y1_0_3) */
-	eor v26.16b, v26.16b, v10.16b /* y0_7_4 = xor(y0_7_3, y1_1_3) */
-	eor v31.16b, v31.16b, v25.16b /* y1_0_4 = xor(y1_0_3, y0_2_4) */
-	eor v10.16b, v10.16b, v5.16b /* y1_1_4 = xor(y1_1_3, y0_3_4) */
-	eor v21.16b, v21.16b, v2.16b /* y1_2_4 = xor(y1_2_3, y0_4_4) */
-	eor v13.16b, v13.16b, v0.16b /* y1_3_4 = xor(y1_3_3, y0_5_4) */
-	eor v16.16b, v16.16b, v28.16b /* y1_4_4 = xor(y1_4_3, y0_6_4) */
-	eor v18.16b, v18.16b, v26.16b /* y1_5_4 = xor(y1_5_3, y0_7_4) */
-	eor v3.16b, v3.16b, v1.16b /* y1_6_4 = xor(y1_6_3, y0_0_4) */
-	eor v27.16b, v27.16b, v22.16b /* y1_7_4 = xor(y1_7_3, y0_1_4) */
-	eor v1.16b, v1.16b, v10.16b /* y0_0_5 = xor(y0_0_4, y1_1_4) */
-	eor v22.16b, v22.16b, v21.16b /* y0_1_5 = xor(y0_1_4, y1_2_4) */
-	eor v25.16b, v25.16b, v13.16b /* y0_2_5 = xor(y0_2_4, y1_3_4) */
-	eor v5.16b, v5.16b, v16.16b /* y0_3_5 = xor(y0_3_4, y1_4_4) */
-	eor v2.16b, v2.16b, v18.16b /* y0_4_5 = xor(y0_4_4, y1_5_4) */
-	eor v0.16b, v0.16b, v3.16b /* y0_5_5 = xor(y0_5_4, y1_6_4) */
-	eor v28.16b, v28.16b, v27.16b /* y0_6_5 = xor(y0_6_4, y1_7_4) */
-	eor v26.16b, v26.16b, v31.16b /* y0_7_5 = xor(y0_7_4, y1_0_4) */
-	eor v31.16b, v31.16b, v1.16b /* y1_0_5 = xor(y1_0_4, y0_0_5) */
-	eor v10.16b, v10.16b, v22.16b /* y1_1_5 = xor(y1_1_4, y0_1_5) */
-	eor v21.16b, v21.16b, v25.16b /* y1_2_5 = xor(y1_2_4, y0_2_5) */
-	eor v13.16b, v13.16b, v5.16b /* y1_3_5 = xor(y1_3_4, y0_3_5) */
-	eor v16.16b, v16.16b, v2.16b /* y1_4_5 = xor(y1_4_4, y0_4_5) */
-	eor v18.16b, v18.16b, v0.16b /* y1_5_5 = xor(y1_5_4, y0_5_5) */
-	eor v3.16b, v3.16b, v28.16b /* y1_6_5 = xor(y1_6_4, y0_6_5) */
-	eor v27.16b, v27.16b, v26.16b /* y1_7_5 = xor(y1_7_4, y0_7_5) */
+	eor v0.16b, v0.16b, v17.16b /* y0_0_3 = xor(s0_30, s1_18) */
+	ldr q15, [x4, #816] /* t1_19 = bcast128() */
+	tbl v7.16b, {v15.16b}, v7.16b /* s1_19 = lookup16(t1_19, x1_19) */
+	eor v23.16b, v23.16b, v7.16b /* y0_1_3 = xor(s0_31, s1_19) */
+	ldr q15, [x4, #576] /* t1_4 = bcast128() */
+	tbl v20.16b, {v15.16b}, v20.16b /* s1_4 = lookup16(t1_4, x1_4) */
+	eor v2.16b, v2.16b, v20.16b /* y0_2_3 = xor(s0_16, s1_4) */
+	ldr q15, [x4, #592] /* t1_5 = bcast128() */
+	tbl v16.16b, {v15.16b}, v16.16b /* s1_5 = lookup16(t1_5, x1_5) */
+	eor v3.16b, v3.16b, v16.16b /* y0_3_3 = xor(s0_17, s1_5) */
+	eor v16.16b, v16.16b, v0.16b /* y1_3_3 = xor(s1_5, y0_0_3) */
+	ldr q15, [x4, #704] /* t1_12 = bcast128() */
+	tbl v31.16b, {v15.16b}, v31.16b /* s1_12 = lookup16(t1_12, x1_12) */
+	eor v12.16b, v12.16b, v31.16b /* y0_4_3 = xor(s0_0, s1_12) */
+	eor v31.16b, v31.16b, v23.16b /* y1_4_3 = xor(s1_12, y0_1_3) */
+	eor v23.16b, v23.16b, v16.16b /* y0_1_4 = xor(y0_1_3, y1_3_3) */
+	ldr q15, [x4, #720] /* t1_13 = bcast128() */
+	tbl v10.16b, {v15.16b}, v10.16b /* s1_13 = lookup16(t1_13, x1_13) */
+	eor v28.16b, v28.16b, v10.16b /* y0_5_3 = xor(s0_1, s1_13) */
+	eor v17.16b, v17.16b, v28.16b /* y1_0_3 = xor(s1_18, y0_5_3) */
+	eor v10.16b, v10.16b, v2.16b /* y1_5_3 = xor(s1_13, y0_2_3) */
+	eor v2.16b, v2.16b, v31.16b /* y0_2_4 = xor(y0_2_3, y1_4_3) */
+	ldr q15, [x4, #928] /* t1_26 = bcast128() */
+	tbl v6.16b, {v15.16b}, v6.16b /* s1_26 = lookup16(t1_26, x1_26) */
+	eor v13.16b, v13.16b, v6.16b /* y0_6_3 = xor(s0_8, s1_26) */
+	eor v7.16b, v7.16b, v13.16b /* y1_1_3 = xor(s1_19, y0_6_3) */
+	eor v6.16b, v6.16b, v3.16b /* y1_6_3 = xor(s1_26, y0_3_3) */
+	eor v3.16b, v3.16b, v10.16b /* y0_3_4 = xor(y0_3_3, y1_5_3) */
+	eor v13.16b, v13.16b, v17.16b /* y0_6_4 = xor(y0_6_3, y1_0_3) */
+	eor v17.16b, v17.16b, v2.16b /* y1_0_4 = xor(y1_0_3, y0_2_4) */
+	eor v31.16b, v31.16b, v13.16b /* y1_4_4 = xor(y1_4_3, y0_6_4) */
+	ldr q15, [x4, #944] /* t1_27 = bcast128() */
+	tbl v30.16b, {v15.16b}, v30.16b /* s1_27 = lookup16(t1_27, x1_27) */
+	eor v8.16b, v8.16b, v30.16b /* y0_7_3 = xor(s0_9, s1_27) */
+	eor v20.16b, v20.16b, v8.16b /* y1_2_3 = xor(s1_4, y0_7_3) */
+	eor v30.16b, v30.16b, v12.16b /* y1_7_3 = xor(s1_27, y0_4_3) */
+	eor v0.16b, v0.16b, v20.16b /* y0_0_4 = xor(y0_0_3, y1_2_3) */
+	eor v12.16b, v12.16b, v6.16b /* y0_4_4 = xor(y0_4_3, y1_6_3) */
+	eor v28.16b, v28.16b, v30.16b /* y0_5_4 = xor(y0_5_3, y1_7_3) */
+	eor v8.16b, v8.16b, v7.16b /* y0_7_4 = xor(y0_7_3, y1_1_3) */
+	eor v7.16b, v7.16b, v3.16b /* y1_1_4 = xor(y1_1_3, y0_3_4) */
+	eor v20.16b, v20.16b, v12.16b /* y1_2_4 = xor(y1_2_3, y0_4_4) */
+	eor v16.16b, v16.16b, v28.16b /* y1_3_4 = xor(y1_3_3, y0_5_4) */
+	eor v10.16b, v10.16b, v8.16b /* y1_5_4 = xor(y1_5_3, y0_7_4) */
+	eor v6.16b, v6.16b, v0.16b /* y1_6_4 = xor(y1_6_3, y0_0_4) */
+	eor v30.16b, v30.16b, v23.16b /* y1_7_4 = xor(y1_7_3, y0_1_4) */
+	eor v0.16b, v0.16b, v7.16b /* y0_0_5 = xor(y0_0_4, y1_1_4) */
+	eor v23.16b, v23.16b, v20.16b /* y0_1_5 = xor(y0_1_4, y1_2_4) */
+	eor v2.16b, v2.16b, v16.16b /* y0_2_5 = xor(y0_2_4, y1_3_4) */
+	eor v3.16b, v3.16b, v31.16b /* y0_3_5 = xor(y0_3_4, y1_4_4) */
+	eor v12.16b, v12.16b, v10.16b /* y0_4_5 = xor(y0_4_4, y1_5_4) */
+	eor v28.16b, v28.16b, v6.16b /* y0_5_5 = xor(y0_5_4, y1_6_4) */
+	eor v13.16b, v13.16b, v30.16b /* y0_6_5 = xor(y0_6_4, y1_7_4) */
+	eor v8.16b, v8.16b, v17.16b /* y0_7_5 = xor(y0_7_4, y1_0_4) */
+	eor v17.16b, v17.16b, v0.16b /* y1_0_5 = xor(y1_0_4, y0_0_5) */
+	eor v7.16b, v7.16b, v23.16b /* y1_1_5 = xor(y1_1_4, y0_1_5) */
+	eor v20.16b, v20.16b, v2.16b /* y1_2_5 = xor(y1_2_4, y0_2_5) */
+	eor v16.16b, v16.16b, v3.16b /* y1_3_5 = xor(y1_3_4, y0_3_5) */
+	eor v31.16b, v31.16b, v12.16b /* y1_4_5 = xor(y1_4_4, y0_4_5) */
+	eor v10.16b, v10.16b, v28.16b /* y1_5_5 = xor(y1_5_4, y0_5_5) */
+	eor v6.16b, v6.16b, v13.16b /* y1_6_5 = xor(y1_6_4, y0_6_5) */
+	eor v30.16b, v30.16b, v8.16b /* y1_7_5 = xor(y1_7_4, y0_7_5) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	ldr q14, [x4, #288] /* t0_18 = bcast128() */
-	tbl v19.16b, {v14.16b}, v19.16b /* s0_18 = lookup16(t0_18, x0_18) */
-	ldr q14, [x4, #304] /* t0_19 = bcast128() */
-	tbl v17.16b, {v14.16b}, v17.16b /* s0_19 = lookup16(t0_19, x0_19) */
-	ldr q14, [x4, #448] /* t0_28 = bcast128() */
-	tbl v29.16b, {v14.16b}, v29.16b /* s0_28 = lookup16(t0_28, x0_28) */
-	ldr q14, [x4, #464] /* t0_29 = bcast128() */
-	tbl v14.16b, {v14.16b}, v15.16b /* s0_29 = lookup16(t0_29, x0_29) */
+	ldr q15, [x4, #288] /* t0_18 = bcast128() */
+	tbl v4.16b, {v15.16b}, v4.16b /* s0_18 = lookup16(t0_18, x0_18) */
+	ldr q15, [x4, #304] /* t0_19 = bcast128() */
+	tbl v14.16b, {v15.16b}, v14.16b /* s0_19 = lookup16(t0_19, x0_19) */
+	ldr q15, [x4, #448] /* t0_28 = bcast128() */
+	tbl v29.16b, {v15.16b}, v29.16b /* s0_28 = lookup16(t0_28, x0_28) */
+	ldr q15, [x4, #464] /* t0_29 = bcast128() */
+	tbl v26.16b, {v15.16b}, v26.16b /* s0_29 = lookup16(t0_29, x0_29) */
 	ldr q15, [x4, #160] /* t0_10 = bcast128() */
-	tbl v4.16b, {v15.16b}, v4.16b /* s0_10 = lookup16(t0_10, x0_10) */
+	tbl v5.16b, {v15.16b}, v5.16b /* s0_10 = lookup16(t0_10, x0_10) */
 	ldr q15, [x4, #176] /* t0_11 = bcast128() */
-	tbl v12.16b, {v15.16b}, v12.16b /* s0_11 = lookup16(t0_11, x0_11) */
+	tbl v24.16b, {v15.16b}, v24.16b /* s0_11 = lookup16(t0_11, x0_11) */
 	ldr q15, [x4, #32] /* t0_2 = bcast128() */
-	tbl v23.16b, {v15.16b}, v23.16b /* s0_2 = lookup16(t0_2, x0_2) */
+	tbl v9.16b, {v15.16b}, v9.16b /* s0_2 = lookup16(t0_2, x0_2) */
 	ldr q15, [x4, #48] /* t0_3 = bcast128() */
-	tbl v24.16b, {v15.16b}, v24.16b /* s0_3 = lookup16(t0_3, x0_3) */
+	tbl v21.16b, {v15.16b}, v21.16b /* s0_3 = lookup16(t0_3, x0_3) */
 	ldr q15, [x4, #672] /* t1_10 = bcast128() */
-	tbl v11.16b, {v15.16b}, v11.16b /* s1_10 = lookup16(t1_10, x1_10) */
-	ldr q15, [x4, #688] /* t1_11 = bcast128() */
-	tbl v30.16b, {v15.16b}, v30.16b /* s1_11 = lookup16(t1_11, x1_11) */
-	ldr q15, [x4, #992] /* t1_30 = bcast128() */
-	tbl v7.16b, {v15.16b}, v7.16b /* s1_30 = lookup16(t1_30, x1_30) */
-	ldr q15, [x4, #1008] /* t1_31 = bcast128() */
-	tbl v8.16b, {v15.16b}, v8.16b /* s1_31 = lookup16(t1_31, x1_31) */
-	ldr q15, [x4, #512] /* t1_0 = bcast128() */
-	tbl v9.16b, {v15.16b}, v9.16b /* s1_0 = lookup16(t1_0, x1_0) */
-	ldr q15, [x4, #528] /* t1_1 = bcast128() */
-	tbl v6.16b, {v15.16b}, v6.16b /* s1_1 = lookup16(t1_1, x1_1) */
-	ldr q15, [x4, #768] /* t1_16 = bcast128() */
-	tbl v20.16b, {v15.16b}, v20.16b /* s1_16 = lookup16(t1_16, x1_16) */
-	ldr q15, [x4, #784] /* t1_17 = bcast128() */
-	str q27, [sp, #384] /* spill y1_7_5 */
-	ldr q27, [sp, #1056] /* reload x1_17.2 */
-	tbl v27.16b, {v15.16b}, v27.16b /* s1_17 = lookup16(t1_17, x1_17) */
+	tbl v22.16b, {v15.16b}, v22.16b /* s1_10 = lookup16(t1_10, x1_10) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	eor v19.16b, v19.16b, v11.16b /* y0_8_3 = xor(s0_18, s1_10) */
-	eor v17.16b, v17.16b, v30.16b /* y0_9_3 = xor(s0_19, s1_11) */
-	eor v29.16b, v29.16b, v7.16b /* y0_10_3 = xor(s0_28, s1_30) */
-	eor v14.16b, v14.16b, v8.16b /* y0_11_3 = xor(s0_29, s1_31) */
-	eor v4.16b, v4.16b, v9.16b /* y0_12_3 = xor(s0_10, s1_0) */
-	eor v12.16b, v12.16b, v6.16b /* y0_13_3 = xor(s0_11, s1_1) */
-	eor v23.16b, v23.16b, v20.16b /* y0_14_3 = xor(s0_2, s1_16) */
-	eor v24.16b, v24.16b, v27.16b /* y0_15_3 = xor(s0_3, s1_17) */
-	eor v11.16b, v11.16b, v12.16b /* y1_8_3 = xor(s1_10, y0_13_3) */
-	eor v30.16b, v30.16b, v23.16b /* y1_9_3 = xor(s1_11, y0_14_3) */
-	eor v7.16b, v7.16b, v24.16b /* y1_10_3 = xor(s1_30, y0_15_3) */
-	eor v8.16b, v8.16b, v19.16b /* y1_11_3 = xor(s1_31, y0_8_3) */
-	eor v9.16b, v9.16b, v17.16b /* y1_12_3 = xor(s1_0, y0_9_3) */
-	eor v6.16b, v6.16b, v29.16b /* y1_13_3 = xor(s1_1, y0_10_3) */
-	eor v20.16b, v20.16b, v14.16b /* y1_14_3 = xor(s1_16, y0_11_3) */
-	eor v27.16b, v27.16b, v4.16b /* y1_15_3 = xor(s1_17, y0_12_3) */
-	eor v19.16b, v19.16b, v7.16b /* y0_8_4 = xor(y0_8_3, y1_10_3) */
-	eor v17.16b, v17.16b, v8.16b /* y0_9_4 = xor(y0_9_3, y1_11_3) */
-	eor v29.16b, v29.16b, v9.16b /* y0_10_4 = xor(y0_10_3, y1_12_3) */
-	eor v14.16b, v14.16b, v6.16b /* y0_11_4 = xor(y0_11_3, y1_13_3) */
-	eor v4.16b, v4.16b, v20.16b /* y0_12_4 = xor(y0_12_3, y1_14_3) */
-	eor v12.16b, v12.16b, v27.16b /* y0_13_4 = xor(y0_13_3, y1_15_3) */
-	eor v23.16b, v23.16b, v11.16b /* y0_14_4 = xor(y0_14_3, y1_8_3) */
-	eor v24.16b, v24.16b, v30.16b /* y0_15_4 = xor(y0_15_3, y1_9_3) */
-	eor v11.16b, v11.16b, v29.16b /* y1_8_4 = xor(y1_8_3, y0_10_4) */
-	eor v30.16b, v30.16b, v14.16b /* y1_9_4 = xor(y1_9_3, y0_11_4) */
-	eor v7.16b, v7.16b, v4.16b /* y1_10_4 = xor(y1_10_3, y0_12_4) */
-	eor v8.16b, v8.16b, v12.16b /* y1_11_4 = xor(y1_11_3, y0_13_4) */
-	eor v9.16b, v9.16b, v23.16b /* y1_12_4 = xor(y1_12_3, y0_14_4) */
-	eor v6.16b, v6.16b, v24.16b /* y1_13_4 = xor(y1_13_3, y0_15_4) */
-	eor v20.16b, v20.16b, v19.16b /* y1_14_4 = xor(y1_14_3, y0_8_4) */
-	eor v27.16b, v27.16b, v17.16b /* y1_15_4 = xor(y1_15_3, y0_9_4) */
-	eor v19.16b, v19.16b, v30.16b /* y0_8_5 = xor(y0_8_4, y1_9_4) */
-	eor v17.16b, v17.16b, v7.16b /* y0_9_5 = xor(y0_9_4, y1_10_4) */
-	eor v29.16b, v29.16b, v8.16b /* y0_10_5 = xor(y0_10_4, y1_11_4) */
-	eor v14.16b, v14.16b, v9.16b /* y0_11_5 = xor(y0_11_4, y1_12_4) */
-	eor v4.16b, v4.16b, v6.16b /* y0_12_5 = xor(y0_12_4, y1_13_4) */
-	eor v12.16b, v12.16b, v20.16b /* y0_13_5 = xor(y0_13_4, y1_14_4) */
-	eor v23.16b, v23.16b, v27.16b /* y0_14_5 = xor(y0_14_4, y1_15_4) */
-	eor v24.16b, v24.16b, v11.16b /* y0_15_5 = xor(y0_15_4, y1_8_4) */
-	eor v11.16b, v11.16b, v19.16b /* y1_8_5 = xor(y1_8_4, y0_8_5) */
-	eor v30.16b, v30.16b, v17.16b /* y1_9_5 = xor(y1_9_4, y0_9_5) */
-	eor v7.16b, v7.16b, v29.16b /* y1_10_5 = xor(y1_10_4, y0_10_5) */
-	eor v8.16b, v8.16b, v14.16b /* y1_11_5 = xor(y1_11_4, y0_11_5) */
-	eor v9.16b, v9.16b, v4.16b /* y1_12_5 = xor(y1_12_4, y0_12_5) */
-	eor v6.16b, v6.16b, v12.16b /* y1_13_5 = xor(y1_13_4, y0_13_5) */
-	eor v20.16b, v20.16b, v23.16b /* y1_14_5 = xor(y1_14_4, y0_14_5) */
-	eor v27.16b, v27.16b, v24.16b /* y1_15_5 = xor(y1_15_4, y0_15_5) */
+	eor v4.16b, v4.16b, v22.16b /* y0_8_3 = xor(s0_18, s1_10) */
+	ldr q15, [x4, #688] /* t1_11 = bcast128() */
+	tbl v25.16b, {v15.16b}, v25.16b /* s1_11 = lookup16(t1_11, x1_11) */
+	eor v14.16b, v14.16b, v25.16b /* y0_9_3 = xor(s0_19, s1_11) */
+	ldr q15, [x4, #992] /* t1_30 = bcast128() */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_30 = lookup16(t1_30, x1_30) */
+	eor v29.16b, v29.16b, v11.16b /* y0_10_3 = xor(s0_28, s1_30) */
+	ldr q15, [x4, #1008] /* t1_31 = bcast128() */
+	tbl v18.16b, {v15.16b}, v18.16b /* s1_31 = lookup16(t1_31, x1_31) */
+	eor v26.16b, v26.16b, v18.16b /* y0_11_3 = xor(s0_29, s1_31) */
+	eor v18.16b, v18.16b, v4.16b /* y1_11_3 = xor(s1_31, y0_8_3) */
+	ldr q15, [x4, #512] /* t1_0 = bcast128() */
+	tbl v19.16b, {v15.16b}, v19.16b /* s1_0 = lookup16(t1_0, x1_0) */
+	eor v5.16b, v5.16b, v19.16b /* y0_12_3 = xor(s0_10, s1_0) */
+	eor v19.16b, v19.16b, v14.16b /* y1_12_3 = xor(s1_0, y0_9_3) */
+	eor v14.16b, v14.16b, v18.16b /* y0_9_4 = xor(y0_9_3, y1_11_3) */
+	ldr q15, [x4, #528] /* t1_1 = bcast128() */
+	tbl v27.16b, {v15.16b}, v27.16b /* s1_1 = lookup16(t1_1, x1_1) */
+	eor v24.16b, v24.16b, v27.16b /* y0_13_3 = xor(s0_11, s1_1) */
+	eor v22.16b, v22.16b, v24.16b /* y1_8_3 = xor(s1_10, y0_13_3) */
+	eor v27.16b, v27.16b, v29.16b /* y1_13_3 = xor(s1_1, y0_10_3) */
+	eor v29.16b, v29.16b, v19.16b /* y0_10_4 = xor(y0_10_3, y1_12_3) */
+	ldr q15, [x4, #768] /* t1_16 = bcast128() */
+	tbl v1.16b, {v15.16b}, v1.16b /* s1_16 = lookup16(t1_16, x1_16) */
+	eor v9.16b, v9.16b, v1.16b /* y0_14_3 = xor(s0_2, s1_16) */
+	eor v25.16b, v25.16b, v9.16b /* y1_9_3 = xor(s1_11, y0_14_3) */
+	eor v1.16b, v1.16b, v26.16b /* y1_14_3 = xor(s1_16, y0_11_3) */
+	eor v26.16b, v26.16b, v27.16b /* y0_11_4 = xor(y0_11_3, y1_13_3) */
+	eor v9.16b, v9.16b, v22.16b /* y0_14_4 = xor(y0_14_3, y1_8_3) */
+	eor v22.16b, v22.16b, v29.16b /* y1_8_4 = xor(y1_8_3, y0_10_4) */
+	eor v19.16b, v19.16b, v9.16b /* y1_12_4 = xor(y1_12_3, y0_14_4) */
+	ldr q15, [x4, #784] /* t1_17 = bcast128() */
+	str q7, [sp, #560] /* spill x1_1.3 */
+	ldr q7, [sp, #608] /* reload x1_17.2 */
+	tbl v7.16b, {v15.16b}, v7.16b /* s1_17 = lookup16(t1_17, x1_17) */
+	eor v21.16b, v21.16b, v7.16b /* y0_15_3 = xor(s0_3, s1_17) */
+	eor v11.16b, v11.16b, v21.16b /* y1_10_3 = xor(s1_30, y0_15_3) */
+	eor v7.16b, v7.16b, v5.16b /* y1_15_3 = xor(s1_17, y0_12_3) */
+	eor v4.16b, v4.16b, v11.16b /* y0_8_4 = xor(y0_8_3, y1_10_3) */
+	eor v5.16b, v5.16b, v1.16b /* y0_12_4 = xor(y0_12_3, y1_14_3) */
+	eor v24.16b, v24.16b, v7.16b /* y0_13_4 = xor(y0_13_3, y1_15_3) */
+	eor v21.16b, v21.16b, v25.16b /* y0_15_4 = xor(y0_15_3, y1_9_3) */
+	eor v25.16b, v25.16b, v26.16b /* y1_9_4 = xor(y1_9_3, y0_11_4) */
+	eor v11.16b, v11.16b, v5.16b /* y1_10_4 = xor(y1_10_3, y0_12_4) */
+	eor v18.16b, v18.16b, v24.16b /* y1_11_4 = xor(y1_11_3, y0_13_4) */
+	eor v27.16b, v27.16b, v21.16b /* y1_13_4 = xor(y1_13_3, y0_15_4) */
+	eor v1.16b, v1.16b, v4.16b /* y1_14_4 = xor(y1_14_3, y0_8_4) */
+	eor v7.16b, v7.16b, v14.16b /* y1_15_4 = xor(y1_15_3, y0_9_4) */
+	eor v4.16b, v4.16b, v25.16b /* y0_8_5 = xor(y0_8_4, y1_9_4) */
+	eor v14.16b, v14.16b, v11.16b /* y0_9_5 = xor(y0_9_4, y1_10_4) */
+	eor v29.16b, v29.16b, v18.16b /* y0_10_5 = xor(y0_10_4, y1_11_4) */
+	eor v26.16b, v26.16b, v19.16b /* y0_11_5 = xor(y0_11_4, y1_12_4) */
+	eor v5.16b, v5.16b, v27.16b /* y0_12_5 = xor(y0_12_4, y1_13_4) */
+	eor v24.16b, v24.16b, v1.16b /* y0_13_5 = xor(y0_13_4, y1_14_4) */
+	eor v9.16b, v9.16b, v7.16b /* y0_14_5 = xor(y0_14_4, y1_15_4) */
+	eor v21.16b, v21.16b, v22.16b /* y0_15_5 = xor(y0_15_4, y1_8_4) */
+	eor v22.16b, v22.16b, v4.16b /* y1_8_5 = xor(y1_8_4, y0_8_5) */
+	eor v25.16b, v25.16b, v14.16b /* y1_9_5 = xor(y1_9_4, y0_9_5) */
+	eor v11.16b, v11.16b, v29.16b /* y1_10_5 = xor(y1_10_4, y0_10_5) */
+	eor v18.16b, v18.16b, v26.16b /* y1_11_5 = xor(y1_11_4, y0_11_5) */
+	eor v19.16b, v19.16b, v5.16b /* y1_12_5 = xor(y1_12_4, y0_12_5) */
+	eor v27.16b, v27.16b, v24.16b /* y1_13_5 = xor(y1_13_4, y0_13_5) */
+	eor v1.16b, v1.16b, v9.16b /* y1_14_5 = xor(y1_14_4, y0_14_5) */
+	eor v7.16b, v7.16b, v21.16b /* y1_15_5 = xor(y1_15_4, y0_15_5) */
 
 	/* Word pair 2 (X0, X1 nibbles 16..23): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	ldr q15, [x4, #64] /* t0_4 = bcast128() */
-	str q27, [sp, #224] /* spill y1_15_5 */
-	ldr q27, [sp, #1040] /* reload x0_4.2 */
-	tbl v27.16b, {v15.16b}, v27.16b /* s0_4 = lookup16(t0_4, x0_4) */
+	str q17, [sp, #192] /* spill x1_0.3 */
+	ldr q17, [sp, #1344] /* reload x0_4.2 */
+	tbl v17.16b, {v15.16b}, v17.16b /* s0_4 = lookup16(t0_4, x0_4) */
 	ldr q15, [x4, #80] /* t0_5 = bcast128() */
-	str q20, [sp, #576] /* spill y1_14_5 */
-	ldr q20, [sp, #1024] /* reload x0_5.2 */
-	tbl v20.16b, {v15.16b}, v20.16b /* s0_5 = lookup16(t0_5, x0_5) */
+	str q12, [sp, #1344] /* spill x0_4.3 */
+	ldr q12, [sp, #1328] /* reload x0_5.2 */
+	tbl v12.16b, {v15.16b}, v12.16b /* s0_5 = lookup16(t0_5, x0_5) */
 	ldr q15, [x4, #192] /* t0_12 = bcast128() */
-	str q6, [sp, #208] /* spill y1_13_5 */
-	ldr q6, [sp, #1008] /* reload x0_12.2 */
-	tbl v6.16b, {v15.16b}, v6.16b /* s0_12 = lookup16(t0_12, x0_12) */
+	str q28, [sp, #1328] /* spill x0_5.3 */
+	ldr q28, [sp, #1296] /* reload x0_12.2 */
+	tbl v28.16b, {v15.16b}, v28.16b /* s0_12 = lookup16(t0_12, x0_12) */
 	ldr q15, [x4, #208] /* t0_13 = bcast128() */
-	str q9, [sp, #80] /* spill y1_12_5 */
-	ldr q9, [sp, #960] /* reload x0_13.2 */
-	tbl v9.16b, {v15.16b}, v9.16b /* s0_13 = lookup16(t0_13, x0_13) */
+	str q5, [sp, #1296] /* spill x0_12.3 */
+	ldr q5, [sp, #1248] /* reload x0_13.2 */
+	tbl v5.16b, {v15.16b}, v5.16b /* s0_13 = lookup16(t0_13, x0_13) */
 	ldr q15, [x4, #352] /* t0_22 = bcast128() */
-	str q8, [sp, #160] /* spill y1_11_5 */
-	ldr q8, [sp, #944] /* reload x0_22.2 */
-	tbl v8.16b, {v15.16b}, v8.16b /* s0_22 = lookup16(t0_22, x0_22) */
+	str q24, [sp, #1248] /* spill x0_13.3 */
+	ldr q24, [sp, #912] /* reload x0_22.2 */
+	tbl v24.16b, {v15.16b}, v24.16b /* s0_22 = lookup16(t0_22, x0_22) */
 	ldr q15, [x4, #368] /* t0_23 = bcast128() */
-	str q7, [sp, #432] /* spill y1_10_5 */
-	ldr q7, [sp, #928] /* reload x0_23.2 */
-	tbl v7.16b, {v15.16b}, v7.16b /* s0_23 = lookup16(t0_23, x0_23) */
+	str q18, [sp, #592] /* spill x1_11.3 */
+	ldr q18, [sp, #944] /* reload x0_23.2 */
+	tbl v18.16b, {v15.16b}, v18.16b /* s0_23 = lookup16(t0_23, x0_23) */
 	ldr q15, [x4, #416] /* t0_26 = bcast128() */
-	str q30, [sp, #496] /* spill y1_9_5 */
-	ldr q30, [sp, #912] /* reload x0_26.2 */
-	tbl v30.16b, {v15.16b}, v30.16b /* s0_26 = lookup16(t0_26, x0_26) */
+	str q11, [sp, #176] /* spill x1_10.3 */
+	ldr q11, [sp, #1232] /* reload x0_26.2 */
+	tbl v11.16b, {v15.16b}, v11.16b /* s0_26 = lookup16(t0_26, x0_26) */
 	ldr q15, [x4, #432] /* t0_27 = bcast128() */
-	str q11, [sp, #176] /* spill y1_8_5 */
-	ldr q11, [sp, #832] /* reload x0_27.2 */
-	tbl v11.16b, {v15.16b}, v11.16b /* s0_27 = lookup16(t0_27, x0_27) */
+	str q3, [sp, #528] /* spill x0_3.3 */
+	ldr q3, [sp, #1264] /* reload x0_27.2 */
+	tbl v3.16b, {v15.16b}, v3.16b /* s0_27 = lookup16(t0_27, x0_27) */
 	ldr q15, [x4, #960] /* t1_28 = bcast128() */
-	str q3, [sp, #128] /* spill y1_6_5 */
-	ldr q3, [sp, #1168] /* reload x1_28.2 */
-	tbl v3.16b, {v15.16b}, v3.16b /* s1_28 = lookup16(t1_28, x1_28) */
-	ldr q15, [x4, #976] /* t1_29 = bcast128() */
-	str q18, [sp, #112] /* spill y1_5_5 */
-	ldr q18, [sp, #368] /* reload x1_29.2 */
-	tbl v18.16b, {v15.16b}, v18.16b /* s1_29 = lookup16(t1_29, x1_29) */
-	ldr q15, [x4, #640] /* t1_8 = bcast128() */
-	str q16, [sp, #240] /* spill y1_4_5 */
-	ldr q16, [sp, #880] /* reload x1_8.2 */
-	tbl v16.16b, {v15.16b}, v16.16b /* s1_8 = lookup16(t1_8, x1_8) */
-	ldr q15, [x4, #656] /* t1_9 = bcast128() */
-	str q13, [sp, #608] /* spill y1_3_5 */
-	ldr q13, [sp, #896] /* reload x1_9.2 */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_9 = lookup16(t1_9, x1_9) */
-	ldr q15, [x4, #864] /* t1_22 = bcast128() */
-	str q21, [sp, #192] /* spill y1_2_5 */
-	ldr q21, [sp, #1104] /* reload x1_22.2 */
-	tbl v21.16b, {v15.16b}, v21.16b /* s1_22 = lookup16(t1_22, x1_22) */
-	ldr q15, [x4, #880] /* t1_23 = bcast128() */
-	str q10, [sp, #624] /* spill y1_1_5 */
-	ldr q10, [sp, #1120] /* reload x1_23.2 */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_23 = lookup16(t1_23, x1_23) */
-	ldr q15, [x4, #544] /* t1_2 = bcast128() */
-	str q31, [sp, #96] /* spill y1_0_5 */
-	ldr q31, [sp, #784] /* reload x1_2.2 */
-	tbl v31.16b, {v15.16b}, v31.16b /* s1_2 = lookup16(t1_2, x1_2) */
-	ldr q15, [x4, #560] /* t1_3 = bcast128() */
-	str q24, [sp, #592] /* spill y0_15_5 */
-	ldr q24, [sp, #800] /* reload x1_3.2 */
-	tbl v24.16b, {v15.16b}, v24.16b /* s1_3 = lookup16(t1_3, x1_3) */
+	str q2, [sp, #96] /* spill x0_2.3 */
+	ldr q2, [sp, #1280] /* reload x1_28.2 */
+	tbl v2.16b, {v15.16b}, v2.16b /* s1_28 = lookup16(t1_28, x1_28) */
 
 	/* Word pair 2: inverse linear layer (algorithm 2), XORs only. */
-	eor v27.16b, v27.16b, v3.16b /* y0_16_3 = xor(s0_4, s1_28) */
-	eor v20.16b, v20.16b, v18.16b /* y0_17_3 = xor(s0_5, s1_29) */
-	eor v6.16b, v6.16b, v16.16b /* y0_18_3 = xor(s0_12, s1_8) */
-	eor v9.16b, v9.16b, v13.16b /* y0_19_3 = xor(s0_13, s1_9) */
-	eor v8.16b, v8.16b, v21.16b /* y0_20_3 = xor(s0_22, s1_22) */
-	eor v7.16b, v7.16b, v10.16b /* y0_21_3 = xor(s0_23, s1_23) */
-	eor v30.16b, v30.16b, v31.16b /* y0_22_3 = xor(s0_26, s1_2) */
-	eor v11.16b, v11.16b, v24.16b /* y0_23_3 = xor(s0_27, s1_3) */
-	eor v3.16b, v3.16b, v7.16b /* y1_16_3 = xor(s1_28, y0_21_3) */
-	eor v18.16b, v18.16b, v30.16b /* y1_17_3 = xor(s1_29, y0_22_3) */
-	eor v16.16b, v16.16b, v11.16b /* y1_18_3 = xor(s1_8, y0_23_3) */
-	eor v13.16b, v13.16b, v27.16b /* y1_19_3 = xor(s1_9, y0_16_3) */
-	eor v21.16b, v21.16b, v20.16b /* y1_20_3 = xor(s1_22, y0_17_3) */
-	eor v10.16b, v10.16b, v6.16b /* y1_21_3 = xor(s1_23, y0_18_3) */
-	eor v31.16b, v31.16b, v9.16b /* y1_22_3 = xor(s1_2, y0_19_3) */
-	eor v24.16b, v24.16b, v8.16b /* y1_23_3 = xor(s1_3, y0_20_3) */
-	eor v27.16b, v27.16b, v16.16b /* y0_16_4 = xor(y0_16_3, y1_18_3) */
-	eor v20.16b, v20.16b, v13.16b /* y0_17_4 = xor(y0_17_3, y1_19_3) */
-	eor v6.16b, v6.16b, v21.16b /* y0_18_4 = xor(y0_18_3, y1_20_3) */
-	eor v9.16b, v9.16b, v10.16b /* y0_19_4 = xor(y0_19_3, y1_21_3) */
-	eor v8.16b, v8.16b, v31.16b /* y0_20_4 = xor(y0_20_3, y1_22_3) */
-	eor v7.16b, v7.16b, v24.16b /* y0_21_4 = xor(y0_21_3, y1_23_3) */
-	eor v30.16b, v30.16b, v3.16b /* y0_22_4 = xor(y0_22_3, y1_16_3) */
-	eor v11.16b, v11.16b, v18.16b /* y0_23_4 = xor(y0_23_3, y1_17_3) */
-	eor v3.16b, v3.16b, v6.16b /* y1_16_4 = xor(y1_16_3, y0_18_4) */
-	eor v18.16b, v18.16b, v9.16b /* y1_17_4 = xor(y1_17_3, y0_19_4) */
-	eor v16.16b, v16.16b, v8.16b /* y1_18_4 = xor(y1_18_3, y0_20_4) */
-	eor v13.16b, v13.16b, v7.16b /* y1_19_4 = xor(y1_19_3, y0_21_4) */
-	eor v21.16b, v21.16b, v30.16b /* y1_20_4 = xor(y1_20_3, y0_22_4) */
-	eor v10.16b, v10.16b, v11.16b /* y1_21_4 = xor(y1_21_3, y0_23_4) */
-	eor v31.16b, v31.16b, v27.16b /* y1_22_4 = xor(y1_22_3, y0_16_4) */
-	eor v24.16b, v24.16b, v20.16b /* y1_23_4 = xor(y1_23_3, y0_17_4) */
-	eor v27.16b, v27.16b, v18.16b /* y0_16_5 = xor(y0_16_4, y1_17_4) */
-	eor v20.16b, v20.16b, v16.16b /* y0_17_5 = xor(y0_17_4, y1_18_4) */
-	eor v6.16b, v6.16b, v13.16b /* y0_18_5 = xor(y0_18_4, y1_19_4) */
-	eor v9.16b, v9.16b, v21.16b /* y0_19_5 = xor(y0_19_4, y1_20_4) */
-	eor v8.16b, v8.16b, v10.16b /* y0_20_5 = xor(y0_20_4, y1_21_4) */
-	eor v7.16b, v7.16b, v31.16b /* y0_21_5 = xor(y0_21_4, y1_22_4) */
-	eor v30.16b, v30.16b, v24.16b /* y0_22_5 = xor(y0_22_4, y1_23_4) */
-	eor v11.16b, v11.16b, v3.16b /* y0_23_5 = xor(y0_23_4, y1_16_4) */
-	eor v3.16b, v3.16b, v27.16b /* y1_16_5 = xor(y1_16_4, y0_16_5) */
-	eor v18.16b, v18.16b, v20.16b /* y1_17_5 = xor(y1_17_4, y0_17_5) */
-	eor v16.16b, v16.16b, v6.16b /* y1_18_5 = xor(y1_18_4, y0_18_5) */
-	eor v13.16b, v13.16b, v9.16b /* y1_19_5 = xor(y1_19_4, y0_19_5) */
-	eor v21.16b, v21.16b, v8.16b /* y1_20_5 = xor(y1_20_4, y0_20_5) */
-	eor v10.16b, v10.16b, v7.16b /* y1_21_5 = xor(y1_21_4, y0_21_5) */
-	eor v31.16b, v31.16b, v30.16b /* y1_22_5 = xor(y1_22_4, y0_22_5) */
-	eor v24.16b, v24.16b, v11.16b /* y1_23_5 = xor(y1_23_4, y0_23_5) */
+	eor v17.16b, v17.16b, v2.16b /* y0_16_3 = xor(s0_4, s1_28) */
+	ldr q15, [x4, #976] /* t1_29 = bcast128() */
+	str q26, [sp, #576] /* spill x0_11.3 */
+	ldr q26, [sp, #1312] /* reload x1_29.2 */
+	tbl v26.16b, {v15.16b}, v26.16b /* s1_29 = lookup16(t1_29, x1_29) */
+	eor v12.16b, v12.16b, v26.16b /* y0_17_3 = xor(s0_5, s1_29) */
+	ldr q15, [x4, #640] /* t1_8 = bcast128() */
+	str q29, [sp, #224] /* spill x0_10.3 */
+	ldr q29, [sp, #848] /* reload x1_8.2 */
+	tbl v29.16b, {v15.16b}, v29.16b /* s1_8 = lookup16(t1_8, x1_8) */
+	eor v28.16b, v28.16b, v29.16b /* y0_18_3 = xor(s0_12, s1_8) */
+	ldr q15, [x4, #656] /* t1_9 = bcast128() */
+	str q22, [sp, #848] /* spill x1_8.3 */
+	ldr q22, [sp, #864] /* reload x1_9.2 */
+	tbl v22.16b, {v15.16b}, v22.16b /* s1_9 = lookup16(t1_9, x1_9) */
+	eor v5.16b, v5.16b, v22.16b /* y0_19_3 = xor(s0_13, s1_9) */
+	eor v22.16b, v22.16b, v17.16b /* y1_19_3 = xor(s1_9, y0_16_3) */
+	ldr q15, [x4, #864] /* t1_22 = bcast128() */
+	str q25, [sp, #864] /* spill x1_9.3 */
+	ldr q25, [sp, #928] /* reload x1_22.2 */
+	tbl v25.16b, {v15.16b}, v25.16b /* s1_22 = lookup16(t1_22, x1_22) */
+	eor v24.16b, v24.16b, v25.16b /* y0_20_3 = xor(s0_22, s1_22) */
+	eor v25.16b, v25.16b, v12.16b /* y1_20_3 = xor(s1_22, y0_17_3) */
+	eor v12.16b, v12.16b, v22.16b /* y0_17_4 = xor(y0_17_3, y1_19_3) */
+	ldr q15, [x4, #880] /* t1_23 = bcast128() */
+	str q27, [sp, #288] /* spill x1_13.3 */
+	ldr q27, [sp, #960] /* reload x1_23.2 */
+	tbl v27.16b, {v15.16b}, v27.16b /* s1_23 = lookup16(t1_23, x1_23) */
+	eor v18.16b, v18.16b, v27.16b /* y0_21_3 = xor(s0_23, s1_23) */
+	eor v2.16b, v2.16b, v18.16b /* y1_16_3 = xor(s1_28, y0_21_3) */
+	eor v27.16b, v27.16b, v28.16b /* y1_21_3 = xor(s1_23, y0_18_3) */
+	eor v28.16b, v28.16b, v25.16b /* y0_18_4 = xor(y0_18_3, y1_20_3) */
+	ldr q15, [x4, #544] /* t1_2 = bcast128() */
+	str q19, [sp, #160] /* spill x1_12.3 */
+	ldr q19, [sp, #880] /* reload x1_2.2 */
+	tbl v19.16b, {v15.16b}, v19.16b /* s1_2 = lookup16(t1_2, x1_2) */
+	eor v11.16b, v11.16b, v19.16b /* y0_22_3 = xor(s0_26, s1_2) */
+	eor v26.16b, v26.16b, v11.16b /* y1_17_3 = xor(s1_29, y0_22_3) */
+	eor v19.16b, v19.16b, v5.16b /* y1_22_3 = xor(s1_2, y0_19_3) */
+	eor v5.16b, v5.16b, v27.16b /* y0_19_4 = xor(y0_19_3, y1_21_3) */
+	eor v11.16b, v11.16b, v2.16b /* y0_22_4 = xor(y0_22_3, y1_16_3) */
+	eor v2.16b, v2.16b, v28.16b /* y1_16_4 = xor(y1_16_3, y0_18_4) */
+	eor v25.16b, v25.16b, v11.16b /* y1_20_4 = xor(y1_20_3, y0_22_4) */
+	ldr q15, [x4, #560] /* t1_3 = bcast128() */
+	str q20, [sp, #880] /* spill x1_2.3 */
+	ldr q20, [sp, #896] /* reload x1_3.2 */
+	tbl v20.16b, {v15.16b}, v20.16b /* s1_3 = lookup16(t1_3, x1_3) */
+	eor v3.16b, v3.16b, v20.16b /* y0_23_3 = xor(s0_27, s1_3) */
+	eor v29.16b, v29.16b, v3.16b /* y1_18_3 = xor(s1_8, y0_23_3) */
+	eor v20.16b, v20.16b, v24.16b /* y1_23_3 = xor(s1_3, y0_20_3) */
+	eor v17.16b, v17.16b, v29.16b /* y0_16_4 = xor(y0_16_3, y1_18_3) */
+	eor v24.16b, v24.16b, v19.16b /* y0_20_4 = xor(y0_20_3, y1_22_3) */
+	eor v18.16b, v18.16b, v20.16b /* y0_21_4 = xor(y0_21_3, y1_23_3) */
+	eor v3.16b, v3.16b, v26.16b /* y0_23_4 = xor(y0_23_3, y1_17_3) */
+	eor v26.16b, v26.16b, v5.16b /* y1_17_4 = xor(y1_17_3, y0_19_4) */
+	eor v29.16b, v29.16b, v24.16b /* y1_18_4 = xor(y1_18_3, y0_20_4) */
+	eor v22.16b, v22.16b, v18.16b /* y1_19_4 = xor(y1_19_3, y0_21_4) */
+	eor v27.16b, v27.16b, v3.16b /* y1_21_4 = xor(y1_21_3, y0_23_4) */
+	eor v19.16b, v19.16b, v17.16b /* y1_22_4 = xor(y1_22_3, y0_16_4) */
+	eor v20.16b, v20.16b, v12.16b /* y1_23_4 = xor(y1_23_3, y0_17_4) */
+	eor v17.16b, v17.16b, v26.16b /* y0_16_5 = xor(y0_16_4, y1_17_4) */
+	eor v12.16b, v12.16b, v29.16b /* y0_17_5 = xor(y0_17_4, y1_18_4) */
+	eor v28.16b, v28.16b, v22.16b /* y0_18_5 = xor(y0_18_4, y1_19_4) */
+	eor v5.16b, v5.16b, v25.16b /* y0_19_5 = xor(y0_19_4, y1_20_4) */
+	eor v24.16b, v24.16b, v27.16b /* y0_20_5 = xor(y0_20_4, y1_21_4) */
+	eor v18.16b, v18.16b, v19.16b /* y0_21_5 = xor(y0_21_4, y1_22_4) */
+	eor v11.16b, v11.16b, v20.16b /* y0_22_5 = xor(y0_22_4, y1_23_4) */
+	eor v3.16b, v3.16b, v2.16b /* y0_23_5 = xor(y0_23_4, y1_16_4) */
+	eor v2.16b, v2.16b, v17.16b /* y1_16_5 = xor(y1_16_4, y0_16_5) */
+	eor v26.16b, v26.16b, v12.16b /* y1_17_5 = xor(y1_17_4, y0_17_5) */
+	eor v29.16b, v29.16b, v28.16b /* y1_18_5 = xor(y1_18_4, y0_18_5) */
+	eor v22.16b, v22.16b, v5.16b /* y1_19_5 = xor(y1_19_4, y0_19_5) */
+	eor v25.16b, v25.16b, v24.16b /* y1_20_5 = xor(y1_20_4, y0_20_5) */
+	eor v27.16b, v27.16b, v18.16b /* y1_21_5 = xor(y1_21_4, y0_21_5) */
+	eor v19.16b, v19.16b, v11.16b /* y1_22_5 = xor(y1_22_4, y0_22_5) */
+	eor v20.16b, v20.16b, v3.16b /* y1_23_5 = xor(y1_23_4, y0_23_5) */
 
 	/* Word pair 3 (X0, X1 nibbles 24..31): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
 	ldr q15, [x4, #224] /* t0_14 = bcast128() */
-	str q24, [sp, #64] /* spill y1_23_5 */
-	ldr q24, [sp, #752] /* reload x0_14.2 */
-	tbl v24.16b, {v15.16b}, v24.16b /* s0_14 = lookup16(t0_14, x0_14) */
+	str q16, [sp, #896] /* spill x1_3.3 */
+	ldr q16, [sp, #976] /* reload x0_14.2 */
+	tbl v16.16b, {v15.16b}, v16.16b /* s0_14 = lookup16(t0_14, x0_14) */
 	ldr q15, [x4, #240] /* t0_15 = bcast128() */
-	str q31, [sp, #640] /* spill y1_22_5 */
-	ldr q31, [sp, #256] /* reload x0_15.2 */
-	tbl v31.16b, {v15.16b}, v31.16b /* s0_15 = lookup16(t0_15, x0_15) */
+	str q9, [sp, #976] /* spill x0_14.3 */
+	ldr q9, [sp, #992] /* reload x0_15.2 */
+	tbl v9.16b, {v15.16b}, v9.16b /* s0_15 = lookup16(t0_15, x0_15) */
 	ldr q15, [x4, #96] /* t0_6 = bcast128() */
-	str q10, [sp, #352] /* spill y1_21_5 */
-	ldr q10, [sp, #416] /* reload x0_6.2 */
-	tbl v10.16b, {v15.16b}, v10.16b /* s0_6 = lookup16(t0_6, x0_6) */
+	str q21, [sp, #992] /* spill x0_15.3 */
+	ldr q21, [sp, #1008] /* reload x0_6.2 */
+	tbl v21.16b, {v15.16b}, v21.16b /* s0_6 = lookup16(t0_6, x0_6) */
 	ldr q15, [x4, #112] /* t0_7 = bcast128() */
-	str q21, [sp, #656] /* spill y1_20_5 */
-	ldr q21, [sp, #512] /* reload x0_7.2 */
-	tbl v21.16b, {v15.16b}, v21.16b /* s0_7 = lookup16(t0_7, x0_7) */
+	str q13, [sp, #1008] /* spill x0_6.3 */
+	ldr q13, [sp, #1024] /* reload x0_7.2 */
+	tbl v13.16b, {v15.16b}, v13.16b /* s0_7 = lookup16(t0_7, x0_7) */
 	ldr q15, [x4, #384] /* t0_24 = bcast128() */
-	str q13, [sp, #336] /* spill y1_19_5 */
-	ldr q13, [sp, #720] /* reload x0_24.2 */
-	tbl v13.16b, {v15.16b}, v13.16b /* s0_24 = lookup16(t0_24, x0_24) */
+	str q8, [sp, #1024] /* spill x0_7.3 */
+	ldr q8, [sp, #1168] /* reload x0_24.2 */
+	tbl v8.16b, {v15.16b}, v8.16b /* s0_24 = lookup16(t0_24, x0_24) */
 	ldr q15, [x4, #400] /* t0_25 = bcast128() */
-	str q16, [sp, #672] /* spill y1_18_5 */
-	ldr q16, [sp, #736] /* reload x0_25.2 */
-	tbl v16.16b, {v15.16b}, v16.16b /* s0_25 = lookup16(t0_25, x0_25) */
+	str q20, [sp, #960] /* spill x1_23.3 */
+	ldr q20, [sp, #1200] /* reload x0_25.2 */
+	tbl v20.16b, {v15.16b}, v20.16b /* s0_25 = lookup16(t0_25, x0_25) */
 	ldr q15, [x4, #320] /* t0_20 = bcast128() */
-	str q18, [sp, #144] /* spill y1_17_5 */
-	ldr q18, [sp, #528] /* reload x0_20.2 */
-	tbl v18.16b, {v15.16b}, v18.16b /* s0_20 = lookup16(t0_20, x0_20) */
+	str q19, [sp, #928] /* spill x1_22.3 */
+	ldr q19, [sp, #1040] /* reload x0_20.2 */
+	tbl v19.16b, {v15.16b}, v19.16b /* s0_20 = lookup16(t0_20, x0_20) */
 	ldr q15, [x4, #336] /* t0_21 = bcast128() */
-	str q3, [sp, #448] /* spill y1_16_5 */
-	ldr q3, [sp, #400] /* reload x0_21.2 */
-	tbl v3.16b, {v15.16b}, v3.16b /* s0_21 = lookup16(t0_21, x0_21) */
+	str q24, [sp, #1040] /* spill x0_20.3 */
+	ldr q24, [sp, #1056] /* reload x0_21.2 */
+	tbl v24.16b, {v15.16b}, v24.16b /* s0_21 = lookup16(t0_21, x0_21) */
 	ldr q15, [x4, #608] /* t1_6 = bcast128() */
-	str q11, [sp, #304] /* spill y0_23_5 */
-	ldr q11, [sp, #848] /* reload x1_6.2 */
-	tbl v11.16b, {v15.16b}, v11.16b /* s1_6 = lookup16(t1_6, x1_6) */
-	ldr q15, [x4, #624] /* t1_7 = bcast128() */
-	str q30, [sp, #320] /* spill y0_22_5 */
-	ldr q30, [sp, #864] /* reload x1_7.2 */
-	tbl v30.16b, {v15.16b}, v30.16b /* s1_7 = lookup16(t1_7, x1_7) */
-	ldr q15, [x4, #832] /* t1_20 = bcast128() */
-	str q7, [sp, #288] /* spill y0_21_5 */
-	ldr q7, [sp, #1072] /* reload x1_20.2 */
-	tbl v7.16b, {v15.16b}, v7.16b /* s1_20 = lookup16(t1_20, x1_20) */
-	ldr q15, [x4, #848] /* t1_21 = bcast128() */
-	str q8, [sp, #688] /* spill y0_20_5 */
-	ldr q8, [sp, #1088] /* reload x1_21.2 */
-	tbl v8.16b, {v15.16b}, v8.16b /* s1_21 = lookup16(t1_21, x1_21) */
-	ldr q15, [x4, #896] /* t1_24 = bcast128() */
-	str q9, [sp, #272] /* spill y0_19_5 */
-	ldr q9, [sp, #1136] /* reload x1_24.2 */
-	tbl v9.16b, {v15.16b}, v9.16b /* s1_24 = lookup16(t1_24, x1_24) */
-	ldr q15, [x4, #912] /* t1_25 = bcast128() */
-	str q6, [sp, #704] /* spill y0_18_5 */
-	ldr q6, [sp, #1152] /* reload x1_25.2 */
-	tbl v6.16b, {v15.16b}, v6.16b /* s1_25 = lookup16(t1_25, x1_25) */
-	ldr q15, [x4, #736] /* t1_14 = bcast128() */
-	str q20, [sp, #1184] /* spill y0_17_5 */
-	ldr q20, [sp, #976] /* reload x1_14.2 */
-	tbl v20.16b, {v15.16b}, v20.16b /* s1_14 = lookup16(t1_14, x1_14) */
-	ldr q15, [x4, #752] /* t1_15 = bcast128() */
-	str q27, [sp, #1200] /* spill y0_16_5 */
-	ldr q27, [sp, #992] /* reload x1_15.2 */
-	tbl v27.16b, {v15.16b}, v27.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	str q18, [sp, #1056] /* spill x0_21.3 */
+	ldr q18, [sp, #1072] /* reload x1_6.2 */
+	tbl v18.16b, {v15.16b}, v18.16b /* s1_6 = lookup16(t1_6, x1_6) */
 
 	/* Word pair 3: inverse linear layer (algorithm 2), XORs only. */
-	eor v24.16b, v24.16b, v11.16b /* y0_24_3 = xor(s0_14, s1_6) */
-	eor v31.16b, v31.16b, v30.16b /* y0_25_3 = xor(s0_15, s1_7) */
-	eor v10.16b, v10.16b, v7.16b /* y0_26_3 = xor(s0_6, s1_20) */
-	eor v21.16b, v21.16b, v8.16b /* y0_27_3 = xor(s0_7, s1_21) */
-	eor v13.16b, v13.16b, v9.16b /* y0_28_3 = xor(s0_24, s1_24) */
-	eor v16.16b, v16.16b, v6.16b /* y0_29_3 = xor(s0_25, s1_25) */
-	eor v18.16b, v18.16b, v20.16b /* y0_30_3 = xor(s0_20, s1_14) */
-	eor v3.16b, v3.16b, v27.16b /* y0_31_3 = xor(s0_21, s1_15) */
-	eor v11.16b, v11.16b, v16.16b /* y1_24_3 = xor(s1_6, y0_29_3) */
-	eor v30.16b, v30.16b, v18.16b /* y1_25_3 = xor(s1_7, y0_30_3) */
-	eor v7.16b, v7.16b, v3.16b /* y1_26_3 = xor(s1_20, y0_31_3) */
-	eor v8.16b, v8.16b, v24.16b /* y1_27_3 = xor(s1_21, y0_24_3) */
-	eor v9.16b, v9.16b, v31.16b /* y1_28_3 = xor(s1_24, y0_25_3) */
-	eor v6.16b, v6.16b, v10.16b /* y1_29_3 = xor(s1_25, y0_26_3) */
-	eor v20.16b, v20.16b, v21.16b /* y1_30_3 = xor(s1_14, y0_27_3) */
-	eor v27.16b, v27.16b, v13.16b /* y1_31_3 = xor(s1_15, y0_28_3) */
-	eor v24.16b, v24.16b, v7.16b /* y0_24_4 = xor(y0_24_3, y1_26_3) */
-	eor v31.16b, v31.16b, v8.16b /* y0_25_4 = xor(y0_25_3, y1_27_3) */
-	eor v10.16b, v10.16b, v9.16b /* y0_26_4 = xor(y0_26_3, y1_28_3) */
-	eor v21.16b, v21.16b, v6.16b /* y0_27_4 = xor(y0_27_3, y1_29_3) */
-	eor v13.16b, v13.16b, v20.16b /* y0_28_4 = xor(y0_28_3, y1_30_3) */
-	eor v16.16b, v16.16b, v27.16b /* y0_29_4 = xor(y0_29_3, y1_31_3) */
-	eor v18.16b, v18.16b, v11.16b /* y0_30_4 = xor(y0_30_3, y1_24_3) */
-	eor v3.16b, v3.16b, v30.16b /* y0_31_4 = xor(y0_31_3, y1_25_3) */
-	eor v11.16b, v11.16b, v10.16b /* y1_24_4 = xor(y1_24_3, y0_26_4) */
-	eor v30.16b, v30.16b, v21.16b /* y1_25_4 = xor(y1_25_3, y0_27_4) */
-	eor v7.16b, v7.16b, v13.16b /* y1_26_4 = xor(y1_26_3, y0_28_4) */
-	eor v8.16b, v8.16b, v16.16b /* y1_27_4 = xor(y1_27_3, y0_29_4) */
-	eor v9.16b, v9.16b, v18.16b /* y1_28_4 = xor(y1_28_3, y0_30_4) */
-	eor v6.16b, v6.16b, v3.16b /* y1_29_4 = xor(y1_29_3, y0_31_4) */
-	eor v20.16b, v20.16b, v24.16b /* y1_30_4 = xor(y1_30_3, y0_24_4) */
-	eor v27.16b, v27.16b, v31.16b /* y1_31_4 = xor(y1_31_3, y0_25_4) */
-	eor v24.16b, v24.16b, v30.16b /* y0_24_5 = xor(y0_24_4, y1_25_4) */
-	eor v31.16b, v31.16b, v7.16b /* y0_25_5 = xor(y0_25_4, y1_26_4) */
-	eor v10.16b, v10.16b, v8.16b /* y0_26_5 = xor(y0_26_4, y1_27_4) */
-	eor v21.16b, v21.16b, v9.16b /* y0_27_5 = xor(y0_27_4, y1_28_4) */
-	eor v13.16b, v13.16b, v6.16b /* y0_28_5 = xor(y0_28_4, y1_29_4) */
-	eor v16.16b, v16.16b, v20.16b /* y0_29_5 = xor(y0_29_4, y1_30_4) */
-	eor v18.16b, v18.16b, v27.16b /* y0_30_5 = xor(y0_30_4, y1_31_4) */
-	eor v3.16b, v3.16b, v11.16b /* y0_31_5 = xor(y0_31_4, y1_24_4) */
-	eor v11.16b, v11.16b, v24.16b /* y1_24_5 = xor(y1_24_4, y0_24_5) */
-	eor v30.16b, v30.16b, v31.16b /* y1_25_5 = xor(y1_25_4, y0_25_5) */
-	eor v7.16b, v7.16b, v10.16b /* y1_26_5 = xor(y1_26_4, y0_26_5) */
-	eor v8.16b, v8.16b, v21.16b /* y1_27_5 = xor(y1_27_4, y0_27_5) */
-	eor v9.16b, v9.16b, v13.16b /* y1_28_5 = xor(y1_28_4, y0_28_5) */
-	eor v6.16b, v6.16b, v16.16b /* y1_29_5 = xor(y1_29_4, y0_29_5) */
-	eor v20.16b, v20.16b, v18.16b /* y1_30_5 = xor(y1_30_4, y0_30_5) */
-	eor v27.16b, v27.16b, v3.16b /* y1_31_5 = xor(y1_31_4, y0_31_5) */
-	str q2, [sp, #1040] /* spill x0_4.2 */
-	str q0, [sp, #1024] /* spill x0_5.2 */
-	str q28, [sp, #416] /* spill x0_6.2 */
-	str q26, [sp, #512] /* spill x0_7.2 */
-	str q4, [sp, #1008] /* spill x0_12.2 */
-	str q12, [sp, #960] /* spill x0_13.2 */
-	str q23, [sp, #752] /* spill x0_14.2 */
-	str q24, [sp, #720] /* spill x0_24.2 */
-	str q31, [sp, #736] /* spill x0_25.2 */
-	str q10, [sp, #912] /* spill x0_26.2 */
-	str q21, [sp, #832] /* spill x0_27.2 */
-	str q11, [sp, #1136] /* spill x1_24.2 */
-	str q30, [sp, #1152] /* spill x1_25.2 */
-	str q9, [sp, #1168] /* spill x1_28.2 */
-	str q6, [sp, #368] /* spill x1_29.2 */
-	ldr q15, [sp, #592] /* reload x0_15.3 */
-	str q15, [sp, #256] /* spill x0_15.2 */
-	ldr q15, [sp, #688] /* reload x0_20.3 */
-	str q15, [sp, #528] /* spill x0_20.2 */
-	ldr q15, [sp, #288] /* reload x0_21.3 */
-	str q15, [sp, #400] /* spill x0_21.2 */
-	ldr q15, [sp, #320] /* reload x0_22.3 */
-	str q15, [sp, #944] /* spill x0_22.2 */
-	ldr q15, [sp, #304] /* reload x0_23.3 */
-	str q15, [sp, #928] /* spill x0_23.2 */
-	ldr q15, [sp, #192] /* reload x1_2.3 */
-	str q15, [sp, #784] /* spill x1_2.2 */
-	ldr q15, [sp, #608] /* reload x1_3.3 */
-	str q15, [sp, #800] /* spill x1_3.2 */
-	ldr q15, [sp, #128] /* reload x1_6.3 */
-	str q15, [sp, #848] /* spill x1_6.2 */
-	ldr q15, [sp, #384] /* reload x1_7.3 */
-	str q15, [sp, #864] /* spill x1_7.2 */
-	ldr q15, [sp, #176] /* reload x1_8.3 */
-	str q15, [sp, #880] /* spill x1_8.2 */
-	ldr q15, [sp, #496] /* reload x1_9.3 */
-	str q15, [sp, #896] /* spill x1_9.2 */
-	ldr q15, [sp, #576] /* reload x1_14.3 */
-	str q15, [sp, #976] /* spill x1_14.2 */
-	ldr q15, [sp, #224] /* reload x1_15.3 */
-	str q15, [sp, #992] /* spill x1_15.2 */
-	ldr q15, [sp, #144] /* reload x1_17.3 */
-	str q15, [sp, #1056] /* spill x1_17.2 */
-	ldr q15, [sp, #656] /* reload x1_20.3 */
-	str q15, [sp, #1072] /* spill x1_20.2 */
-	ldr q15, [sp, #352] /* reload x1_21.3 */
-	str q15, [sp, #1088] /* spill x1_21.2 */
-	ldr q15, [sp, #640] /* reload x1_22.3 */
-	str q15, [sp, #1104] /* spill x1_22.2 */
-	ldr q15, [sp, #64] /* reload x1_23.3 */
-	str q15, [sp, #1120] /* spill x1_23.2 */
-	mov v0.16b, v22.16b /* x0_1.3 */
-	mov v2.16b, v1.16b /* x0_0.3 */
-	mov v1.16b, v18.16b /* x0_30.3 */
-	mov v4.16b, v29.16b /* x0_10.3 */
-	ldr q6, [sp, #624] /* reload x1_1.3 */
-	ldr q18, [sp, #208] /* reload x1_13.3 */
-	ldr q21, [sp, #240] /* reload x1_4.3 */
-	mov v23.16b, v25.16b /* x0_2.3 */
-	mov v24.16b, v5.16b /* x0_3.3 */
-	ldr q5, [sp, #1184] /* reload x0_17.3 */
-	mov v25.16b, v3.16b /* x0_31.3 */
-	mov v3.16b, v7.16b /* x1_26.3 */
-	mov v7.16b, v20.16b /* x1_30.3 */
-	ldr q20, [sp, #448] /* reload x1_16.3 */
-	mov v26.16b, v17.16b /* x0_9.3 */
-	ldr q17, [sp, #272] /* reload x0_19.3 */
-	ldr q28, [sp, #1200] /* reload x0_16.3 */
-	mov v29.16b, v13.16b /* x0_28.3 */
-	ldr q30, [sp, #160] /* reload x1_11.3 */
-	ldr q31, [sp, #672] /* reload x1_18.3 */
-	ldr q9, [sp, #96] /* reload x1_0.3 */
-	ldr q10, [sp, #336] /* reload x1_19.3 */
-	ldr q11, [sp, #432] /* reload x1_10.3 */
-	mov v12.16b, v14.16b /* x0_11.3 */
-	ldr q13, [sp, #112] /* reload x1_5.3 */
-	mov v14.16b, v19.16b /* x0_8.3 */
-	ldr q19, [sp, #704] /* reload x0_18.3 */
-	mov v15.16b, v16.16b /* x0_29.3 */
-	ldr q16, [sp, #80] /* reload x1_12.3 */
-	mov v22.16b, v27.16b /* x1_31.3 */
-	mov v27.16b, v8.16b /* x1_27.3 */
-	mov v8.16b, v22.16b /* x1_31.3 */
+	eor v16.16b, v16.16b, v18.16b /* y0_24_3 = xor(s0_14, s1_6) */
+	ldr q15, [x4, #624] /* t1_7 = bcast128() */
+	str q6, [sp, #1072] /* spill x1_6.3 */
+	ldr q6, [sp, #1088] /* reload x1_7.2 */
+	tbl v6.16b, {v15.16b}, v6.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	eor v9.16b, v9.16b, v6.16b /* y0_25_3 = xor(s0_15, s1_7) */
+	ldr q15, [x4, #832] /* t1_20 = bcast128() */
+	str q30, [sp, #1088] /* spill x1_7.3 */
+	ldr q30, [sp, #1104] /* reload x1_20.2 */
+	tbl v30.16b, {v15.16b}, v30.16b /* s1_20 = lookup16(t1_20, x1_20) */
+	eor v21.16b, v21.16b, v30.16b /* y0_26_3 = xor(s0_6, s1_20) */
+	ldr q15, [x4, #848] /* t1_21 = bcast128() */
+	str q25, [sp, #1104] /* spill x1_20.3 */
+	ldr q25, [sp, #1120] /* reload x1_21.2 */
+	tbl v25.16b, {v15.16b}, v25.16b /* s1_21 = lookup16(t1_21, x1_21) */
+	eor v13.16b, v13.16b, v25.16b /* y0_27_3 = xor(s0_7, s1_21) */
+	eor v25.16b, v25.16b, v16.16b /* y1_27_3 = xor(s1_21, y0_24_3) */
+	ldr q15, [x4, #896] /* t1_24 = bcast128() */
+	str q27, [sp, #1120] /* spill x1_21.3 */
+	ldr q27, [sp, #1184] /* reload x1_24.2 */
+	tbl v27.16b, {v15.16b}, v27.16b /* s1_24 = lookup16(t1_24, x1_24) */
+	eor v8.16b, v8.16b, v27.16b /* y0_28_3 = xor(s0_24, s1_24) */
+	eor v27.16b, v27.16b, v9.16b /* y1_28_3 = xor(s1_24, y0_25_3) */
+	eor v9.16b, v9.16b, v25.16b /* y0_25_4 = xor(y0_25_3, y1_27_3) */
+	ldr q15, [x4, #912] /* t1_25 = bcast128() */
+	str q3, [sp, #944] /* spill x0_23.3 */
+	ldr q3, [sp, #1216] /* reload x1_25.2 */
+	tbl v3.16b, {v15.16b}, v3.16b /* s1_25 = lookup16(t1_25, x1_25) */
+	eor v20.16b, v20.16b, v3.16b /* y0_29_3 = xor(s0_25, s1_25) */
+	eor v18.16b, v18.16b, v20.16b /* y1_24_3 = xor(s1_6, y0_29_3) */
+	eor v3.16b, v3.16b, v21.16b /* y1_29_3 = xor(s1_25, y0_26_3) */
+	eor v21.16b, v21.16b, v27.16b /* y0_26_4 = xor(y0_26_3, y1_28_3) */
+	ldr q15, [x4, #736] /* t1_14 = bcast128() */
+	str q11, [sp, #912] /* spill x0_22.3 */
+	ldr q11, [sp, #1136] /* reload x1_14.2 */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_14 = lookup16(t1_14, x1_14) */
+	eor v19.16b, v19.16b, v11.16b /* y0_30_3 = xor(s0_20, s1_14) */
+	eor v6.16b, v6.16b, v19.16b /* y1_25_3 = xor(s1_7, y0_30_3) */
+	eor v11.16b, v11.16b, v13.16b /* y1_30_3 = xor(s1_14, y0_27_3) */
+	eor v13.16b, v13.16b, v3.16b /* y0_27_4 = xor(y0_27_3, y1_29_3) */
+	eor v19.16b, v19.16b, v18.16b /* y0_30_4 = xor(y0_30_3, y1_24_3) */
+	eor v18.16b, v18.16b, v21.16b /* y1_24_4 = xor(y1_24_3, y0_26_4) */
+	eor v27.16b, v27.16b, v19.16b /* y1_28_4 = xor(y1_28_3, y0_30_4) */
+	ldr q15, [x4, #752] /* t1_15 = bcast128() */
+	str q1, [sp, #1136] /* spill x1_14.3 */
+	ldr q1, [sp, #1152] /* reload x1_15.2 */
+	tbl v1.16b, {v15.16b}, v1.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	eor v24.16b, v24.16b, v1.16b /* y0_31_3 = xor(s0_21, s1_15) */
+	eor v30.16b, v30.16b, v24.16b /* y1_26_3 = xor(s1_20, y0_31_3) */
+	eor v1.16b, v1.16b, v8.16b /* y1_31_3 = xor(s1_15, y0_28_3) */
+	eor v16.16b, v16.16b, v30.16b /* y0_24_4 = xor(y0_24_3, y1_26_3) */
+	eor v8.16b, v8.16b, v11.16b /* y0_28_4 = xor(y0_28_3, y1_30_3) */
+	eor v20.16b, v20.16b, v1.16b /* y0_29_4 = xor(y0_29_3, y1_31_3) */
+	eor v24.16b, v24.16b, v6.16b /* y0_31_4 = xor(y0_31_3, y1_25_3) */
+	eor v6.16b, v6.16b, v13.16b /* y1_25_4 = xor(y1_25_3, y0_27_4) */
+	eor v30.16b, v30.16b, v8.16b /* y1_26_4 = xor(y1_26_3, y0_28_4) */
+	eor v25.16b, v25.16b, v20.16b /* y1_27_4 = xor(y1_27_3, y0_29_4) */
+	eor v3.16b, v3.16b, v24.16b /* y1_29_4 = xor(y1_29_3, y0_31_4) */
+	eor v11.16b, v11.16b, v16.16b /* y1_30_4 = xor(y1_30_3, y0_24_4) */
+	eor v1.16b, v1.16b, v9.16b /* y1_31_4 = xor(y1_31_3, y0_25_4) */
+	eor v16.16b, v16.16b, v6.16b /* y0_24_5 = xor(y0_24_4, y1_25_4) */
+	eor v9.16b, v9.16b, v30.16b /* y0_25_5 = xor(y0_25_4, y1_26_4) */
+	eor v21.16b, v21.16b, v25.16b /* y0_26_5 = xor(y0_26_4, y1_27_4) */
+	eor v13.16b, v13.16b, v27.16b /* y0_27_5 = xor(y0_27_4, y1_28_4) */
+	eor v8.16b, v8.16b, v3.16b /* y0_28_5 = xor(y0_28_4, y1_29_4) */
+	eor v20.16b, v20.16b, v11.16b /* y0_29_5 = xor(y0_29_4, y1_30_4) */
+	eor v19.16b, v19.16b, v1.16b /* y0_30_5 = xor(y0_30_4, y1_31_4) */
+	eor v24.16b, v24.16b, v18.16b /* y0_31_5 = xor(y0_31_4, y1_24_4) */
+	eor v18.16b, v18.16b, v16.16b /* y1_24_5 = xor(y1_24_4, y0_24_5) */
+	eor v6.16b, v6.16b, v9.16b /* y1_25_5 = xor(y1_25_4, y0_25_5) */
+	eor v30.16b, v30.16b, v21.16b /* y1_26_5 = xor(y1_26_4, y0_26_5) */
+	eor v25.16b, v25.16b, v13.16b /* y1_27_5 = xor(y1_27_4, y0_27_5) */
+	eor v27.16b, v27.16b, v8.16b /* y1_28_5 = xor(y1_28_4, y0_28_5) */
+	eor v3.16b, v3.16b, v20.16b /* y1_29_5 = xor(y1_29_4, y0_29_5) */
+	eor v11.16b, v11.16b, v19.16b /* y1_30_5 = xor(y1_30_4, y0_30_5) */
+	eor v1.16b, v1.16b, v24.16b /* y1_31_5 = xor(y1_31_4, y0_31_5) */
+	str q26, [sp, #608] /* spill x1_17.2 */
+	str q7, [sp, #1152] /* spill x1_15.2 */
+	str q16, [sp, #1168] /* spill x0_24.2 */
+	str q18, [sp, #1184] /* spill x1_24.2 */
+	str q9, [sp, #1200] /* spill x0_25.2 */
+	str q6, [sp, #1216] /* spill x1_25.2 */
+	str q21, [sp, #1232] /* spill x0_26.2 */
+	str q13, [sp, #1264] /* spill x0_27.2 */
+	str q27, [sp, #1280] /* spill x1_28.2 */
+	str q3, [sp, #1312] /* spill x1_29.2 */
+	mov v3.16b, v12.16b /* x0_17.3 */
+	mov v6.16b, v30.16b /* x1_26.3 */
+	mov v7.16b, v22.16b /* x1_19.3 */
+	mov v16.16b, v10.16b /* x1_5.3 */
+	mov v18.16b, v1.16b /* x1_31.3 */
+	mov v1.16b, v2.16b /* x1_16.3 */
+	mov v2.16b, v17.16b /* x0_16.3 */
+	mov v17.16b, v29.16b /* x1_18.3 */
+	ldr q21, [sp, #528] /* reload x0_3.3 */
+	ldr q22, [sp, #176] /* reload x1_10.3 */
+	mov v26.16b, v20.16b /* x0_29.3 */
+	mov v20.16b, v31.16b /* x1_4.3 */
+	ldr q27, [sp, #560] /* reload x1_1.3 */
+	mov v29.16b, v8.16b /* x0_28.3 */
+	mov v30.16b, v25.16b /* x1_27.3 */
+	ldr q25, [sp, #592] /* reload x1_11.3 */
+	ldr q31, [sp, #160] /* reload x1_12.3 */
+	mov v8.16b, v14.16b /* x0_9.3 */
+	ldr q9, [sp, #96] /* reload x0_2.3 */
+	ldr q10, [sp, #288] /* reload x1_13.3 */
+	mov v12.16b, v0.16b /* x0_0.3 */
+	mov v13.16b, v4.16b /* x0_8.3 */
+	mov v4.16b, v28.16b /* x0_18.3 */
+	mov v28.16b, v23.16b /* x0_1.3 */
+	mov v23.16b, v19.16b /* x0_30.3 */
+	ldr q19, [sp, #192] /* reload x1_0.3 */
+	mov v14.16b, v5.16b /* x0_19.3 */
+	ldr q5, [sp, #224] /* reload x0_10.3 */
+	mov v15.16b, v24.16b /* x0_31.3 */
+	ldr q24, [sp, #576] /* reload x0_11.3 */
 	add x4, x4, #1024
 	subs x3, x3, #1
 	b.ne .Lublock_nibbleslice_neon_asm_11_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
-	ldr q22, [x0, #23552] /* t0_0_1 = bcast128() */
-	tbl v2.16b, {v22.16b}, v2.16b /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	ldr q22, [x0, #23568] /* t0_1_1 = bcast128() */
-	tbl v0.16b, {v22.16b}, v0.16b /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	ldr q22, [x0, #23584] /* t0_2_1 = bcast128() */
-	tbl v22.16b, {v22.16b}, v23.16b /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	ldr q23, [x0, #23600] /* t0_3_1 = bcast128() */
-	tbl v23.16b, {v23.16b}, v24.16b /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	ldr q24, [x0, #23616] /* t0_4_1 = bcast128() */
-	str q23, [sp, #64] /* spill s0_3_1 */
-	ldr q23, [sp, #1040] /* reload x0_4.2 */
-	tbl v23.16b, {v24.16b}, v23.16b /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	ldr q24, [x0, #23632] /* t0_5_1 = bcast128() */
-	str q23, [sp, #1040] /* spill s0_4_1 */
-	ldr q23, [sp, #1024] /* reload x0_5.2 */
-	tbl v23.16b, {v24.16b}, v23.16b /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	ldr q24, [x0, #23648] /* t0_6_1 = bcast128() */
-	str q23, [sp, #1024] /* spill s0_5_1 */
-	ldr q23, [sp, #416] /* reload x0_6.2 */
-	tbl v23.16b, {v24.16b}, v23.16b /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	ldr q24, [x0, #23664] /* t0_7_1 = bcast128() */
-	str q23, [sp, #416] /* spill s0_6_1 */
-	ldr q23, [sp, #512] /* reload x0_7.2 */
-	tbl v23.16b, {v24.16b}, v23.16b /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	ldr q24, [x0, #23680] /* t0_8_1 = bcast128() */
-	tbl v24.16b, {v24.16b}, v14.16b /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	ldr q14, [x0, #23696] /* t0_9_1 = bcast128() */
-	tbl v26.16b, {v14.16b}, v26.16b /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	ldr q14, [x0, #23712] /* t0_10_1 = bcast128() */
-	tbl v4.16b, {v14.16b}, v4.16b /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	ldr q14, [x0, #23728] /* t0_11_1 = bcast128() */
-	tbl v12.16b, {v14.16b}, v12.16b /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	ldr q14, [x0, #23744] /* t0_12_1 = bcast128() */
-	str q12, [sp, #512] /* spill s0_11_1 */
-	ldr q12, [sp, #1008] /* reload x0_12.2 */
-	tbl v12.16b, {v14.16b}, v12.16b /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	ldr q14, [x0, #23760] /* t0_13_1 = bcast128() */
-	str q12, [sp, #1008] /* spill s0_12_1 */
-	ldr q12, [sp, #960] /* reload x0_13.2 */
-	tbl v12.16b, {v14.16b}, v12.16b /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	ldr q14, [x0, #23776] /* t0_14_1 = bcast128() */
-	str q12, [sp, #960] /* spill s0_13_1 */
-	ldr q12, [sp, #752] /* reload x0_14.2 */
-	tbl v12.16b, {v14.16b}, v12.16b /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	ldr q14, [x0, #23792] /* t0_15_1 = bcast128() */
-	str q12, [sp, #752] /* spill s0_14_1 */
-	ldr q12, [sp, #256] /* reload x0_15.2 */
-	tbl v12.16b, {v14.16b}, v12.16b /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	ldr q14, [x0, #23808] /* t0_16_1 = bcast128() */
-	tbl v28.16b, {v14.16b}, v28.16b /* s0_16_1 = lookup16(t0_16_1, x0_16) */
-	ldr q14, [x0, #23824] /* t0_17_1 = bcast128() */
-	tbl v5.16b, {v14.16b}, v5.16b /* s0_17_1 = lookup16(t0_17_1, x0_17) */
-	ldr q14, [x0, #23840] /* t0_18_1 = bcast128() */
-	tbl v19.16b, {v14.16b}, v19.16b /* s0_18_1 = lookup16(t0_18_1, x0_18) */
-	ldr q14, [x0, #23856] /* t0_19_1 = bcast128() */
-	tbl v17.16b, {v14.16b}, v17.16b /* s0_19_1 = lookup16(t0_19_1, x0_19) */
-	ldr q14, [x0, #23872] /* t0_20_1 = bcast128() */
-	str q17, [sp, #256] /* spill s0_19_1 */
-	ldr q17, [sp, #528] /* reload x0_20.2 */
-	tbl v17.16b, {v14.16b}, v17.16b /* s0_20_1 = lookup16(t0_20_1, x0_20) */
-	ldr q14, [x0, #23888] /* t0_21_1 = bcast128() */
-	str q17, [sp, #528] /* spill s0_20_1 */
-	ldr q17, [sp, #400] /* reload x0_21.2 */
-	tbl v17.16b, {v14.16b}, v17.16b /* s0_21_1 = lookup16(t0_21_1, x0_21) */
-	ldr q14, [x0, #23904] /* t0_22_1 = bcast128() */
-	str q17, [sp, #400] /* spill s0_21_1 */
-	ldr q17, [sp, #944] /* reload x0_22.2 */
-	tbl v17.16b, {v14.16b}, v17.16b /* s0_22_1 = lookup16(t0_22_1, x0_22) */
-	ldr q14, [x0, #23920] /* t0_23_1 = bcast128() */
-	str q17, [sp, #944] /* spill s0_22_1 */
-	ldr q17, [sp, #928] /* reload x0_23.2 */
-	tbl v17.16b, {v14.16b}, v17.16b /* s0_23_1 = lookup16(t0_23_1, x0_23) */
-	ldr q14, [x0, #23936] /* t0_24_1 = bcast128() */
-	str q17, [sp, #928] /* spill s0_23_1 */
-	ldr q17, [sp, #720] /* reload x0_24.2 */
-	tbl v17.16b, {v14.16b}, v17.16b /* s0_24_1 = lookup16(t0_24_1, x0_24) */
-	ldr q14, [x0, #23952] /* t0_25_1 = bcast128() */
-	str q17, [sp, #720] /* spill s0_24_1 */
-	ldr q17, [sp, #736] /* reload x0_25.2 */
-	tbl v17.16b, {v14.16b}, v17.16b /* s0_25_1 = lookup16(t0_25_1, x0_25) */
-	ldr q14, [x0, #23968] /* t0_26_1 = bcast128() */
-	str q17, [sp, #736] /* spill s0_25_1 */
-	ldr q17, [sp, #912] /* reload x0_26.2 */
-	tbl v17.16b, {v14.16b}, v17.16b /* s0_26_1 = lookup16(t0_26_1, x0_26) */
-	ldr q14, [x0, #23984] /* t0_27_1 = bcast128() */
-	str q17, [sp, #912] /* spill s0_26_1 */
-	ldr q17, [sp, #832] /* reload x0_27.2 */
-	tbl v17.16b, {v14.16b}, v17.16b /* s0_27_1 = lookup16(t0_27_1, x0_27) */
-	ldr q14, [x0, #24000] /* t0_28_1 = bcast128() */
-	tbl v29.16b, {v14.16b}, v29.16b /* s0_28_1 = lookup16(t0_28_1, x0_28) */
-	ldr q14, [x0, #24016] /* t0_29_1 = bcast128() */
-	tbl v14.16b, {v14.16b}, v15.16b /* s0_29_1 = lookup16(t0_29_1, x0_29) */
-	ldr q15, [x0, #24032] /* t0_30_1 = bcast128() */
-	tbl v1.16b, {v15.16b}, v1.16b /* s0_30_1 = lookup16(t0_30_1, x0_30) */
-	ldr q15, [x0, #24048] /* t0_31_1 = bcast128() */
-	tbl v25.16b, {v15.16b}, v25.16b /* s0_31_1 = lookup16(t0_31_1, x0_31) */
-	ldr q15, [x0, #24064] /* t1_0_1 = bcast128() */
-	tbl v9.16b, {v15.16b}, v9.16b /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	ldr q15, [x0, #24080] /* t1_1_1 = bcast128() */
-	tbl v6.16b, {v15.16b}, v6.16b /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	ldr q15, [x0, #24096] /* t1_2_1 = bcast128() */
-	str q6, [sp, #832] /* spill s1_1_1 */
-	ldr q6, [sp, #784] /* reload x1_2.2 */
-	tbl v6.16b, {v15.16b}, v6.16b /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	ldr q15, [x0, #24112] /* t1_3_1 = bcast128() */
-	str q6, [sp, #784] /* spill s1_2_1 */
-	ldr q6, [sp, #800] /* reload x1_3.2 */
-	tbl v6.16b, {v15.16b}, v6.16b /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	ldr q15, [x0, #24128] /* t1_4_1 = bcast128() */
-	tbl v21.16b, {v15.16b}, v21.16b /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	ldr q15, [x0, #24144] /* t1_5_1 = bcast128() */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	ldr q15, [x0, #24160] /* t1_6_1 = bcast128() */
-	str q13, [sp, #800] /* spill s1_5_1 */
-	ldr q13, [sp, #848] /* reload x1_6.2 */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	ldr q15, [x0, #24176] /* t1_7_1 = bcast128() */
-	str q13, [sp, #848] /* spill s1_6_1 */
-	ldr q13, [sp, #864] /* reload x1_7.2 */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	ldr q15, [x0, #24192] /* t1_8_1 = bcast128() */
-	str q13, [sp, #864] /* spill s1_7_1 */
-	ldr q13, [sp, #880] /* reload x1_8.2 */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	ldr q15, [x0, #24208] /* t1_9_1 = bcast128() */
-	str q13, [sp, #880] /* spill s1_8_1 */
-	ldr q13, [sp, #896] /* reload x1_9.2 */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	ldr q15, [x0, #24224] /* t1_10_1 = bcast128() */
-	tbl v11.16b, {v15.16b}, v11.16b /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	ldr q15, [x0, #24240] /* t1_11_1 = bcast128() */
-	tbl v30.16b, {v15.16b}, v30.16b /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	ldr q15, [x0, #24256] /* t1_12_1 = bcast128() */
-	tbl v16.16b, {v15.16b}, v16.16b /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	ldr q15, [x0, #24272] /* t1_13_1 = bcast128() */
-	tbl v18.16b, {v15.16b}, v18.16b /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	ldr q15, [x0, #24288] /* t1_14_1 = bcast128() */
-	str q18, [sp, #896] /* spill s1_13_1 */
-	ldr q18, [sp, #976] /* reload x1_14.2 */
-	tbl v18.16b, {v15.16b}, v18.16b /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	ldr q15, [x0, #24304] /* t1_15_1 = bcast128() */
-	str q18, [sp, #976] /* spill s1_14_1 */
-	ldr q18, [sp, #992] /* reload x1_15.2 */
-	tbl v18.16b, {v15.16b}, v18.16b /* s1_15_1 = lookup16(t1_15_1, x1_15) */
-	ldr q15, [x0, #24320] /* t1_16_1 = bcast128() */
-	tbl v20.16b, {v15.16b}, v20.16b /* s1_16_1 = lookup16(t1_16_1, x1_16) */
-	ldr q15, [x0, #24336] /* t1_17_1 = bcast128() */
-	str q20, [sp, #992] /* spill s1_16_1 */
-	ldr q20, [sp, #1056] /* reload x1_17.2 */
-	tbl v20.16b, {v15.16b}, v20.16b /* s1_17_1 = lookup16(t1_17_1, x1_17) */
-	ldr q15, [x0, #24352] /* t1_18_1 = bcast128() */
-	tbl v31.16b, {v15.16b}, v31.16b /* s1_18_1 = lookup16(t1_18_1, x1_18) */
-	ldr q15, [x0, #24368] /* t1_19_1 = bcast128() */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_19_1 = lookup16(t1_19_1, x1_19) */
-	ldr q15, [x0, #24384] /* t1_20_1 = bcast128() */
-	str q10, [sp, #1056] /* spill s1_19_1 */
-	ldr q10, [sp, #1072] /* reload x1_20.2 */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_20_1 = lookup16(t1_20_1, x1_20) */
-	ldr q15, [x0, #24400] /* t1_21_1 = bcast128() */
-	str q10, [sp, #1072] /* spill s1_20_1 */
-	ldr q10, [sp, #1088] /* reload x1_21.2 */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_21_1 = lookup16(t1_21_1, x1_21) */
-	ldr q15, [x0, #24416] /* t1_22_1 = bcast128() */
-	str q10, [sp, #1088] /* spill s1_21_1 */
-	ldr q10, [sp, #1104] /* reload x1_22.2 */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_22_1 = lookup16(t1_22_1, x1_22) */
-	ldr q15, [x0, #24432] /* t1_23_1 = bcast128() */
-	str q10, [sp, #1104] /* spill s1_22_1 */
-	ldr q10, [sp, #1120] /* reload x1_23.2 */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_23_1 = lookup16(t1_23_1, x1_23) */
-	ldr q15, [x0, #24448] /* t1_24_1 = bcast128() */
-	str q10, [sp, #1120] /* spill s1_23_1 */
-	ldr q10, [sp, #1136] /* reload x1_24.2 */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_24_1 = lookup16(t1_24_1, x1_24) */
-	ldr q15, [x0, #24464] /* t1_25_1 = bcast128() */
-	str q10, [sp, #1136] /* spill s1_24_1 */
-	ldr q10, [sp, #1152] /* reload x1_25.2 */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_25_1 = lookup16(t1_25_1, x1_25) */
-	ldr q15, [x0, #24480] /* t1_26_1 = bcast128() */
-	tbl v3.16b, {v15.16b}, v3.16b /* s1_26_1 = lookup16(t1_26_1, x1_26) */
-	ldr q15, [x0, #24496] /* t1_27_1 = bcast128() */
-	tbl v27.16b, {v15.16b}, v27.16b /* s1_27_1 = lookup16(t1_27_1, x1_27) */
-	ldr q15, [x0, #24512] /* t1_28_1 = bcast128() */
-	str q27, [sp, #1152] /* spill s1_27_1 */
-	ldr q27, [sp, #1168] /* reload x1_28.2 */
-	tbl v27.16b, {v15.16b}, v27.16b /* s1_28_1 = lookup16(t1_28_1, x1_28) */
-	ldr q15, [x0, #24528] /* t1_29_1 = bcast128() */
-	str q27, [sp, #1168] /* spill s1_28_1 */
-	ldr q27, [sp, #368] /* reload x1_29.2 */
-	tbl v27.16b, {v15.16b}, v27.16b /* s1_29_1 = lookup16(t1_29_1, x1_29) */
-	ldr q15, [x0, #24544] /* t1_30_1 = bcast128() */
-	tbl v7.16b, {v15.16b}, v7.16b /* s1_30_1 = lookup16(t1_30_1, x1_30) */
-	ldr q15, [x0, #24560] /* t1_31_1 = bcast128() */
-	tbl v8.16b, {v15.16b}, v8.16b /* s1_31_1 = lookup16(t1_31_1, x1_31) */
+	ldr q0, [x0, #23552] /* t0_0_1 = bcast128() */
+	tbl v0.16b, {v0.16b}, v12.16b /* s0_0_1 = lookup16(t0_0_1, x0_0) */
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	shl v2.16b, v2.16b, #4 /* hi_up = shl(s0_0_1) */
-	orr v0.16b, v2.16b, v0.16b /* byte = or(hi_up, s0_1_1) */
-	shl v2.16b, v22.16b, #4 /* hi_up_1 = shl(s0_2_1) */
-	ldr q22, [sp, #64] /* reload s0_3_1 */
-	orr v2.16b, v2.16b, v22.16b /* byte_1 = or(hi_up_1, s0_3_1) */
-	ldr q22, [sp, #1040] /* reload s0_4_1 */
-	shl v22.16b, v22.16b, #4 /* hi_up_2 = shl(s0_4_1) */
-	ldr q15, [sp, #1024] /* reload s0_5_1 */
-	orr v22.16b, v22.16b, v15.16b /* byte_2 = or(hi_up_2, s0_5_1) */
-	ldr q15, [sp, #416] /* reload s0_6_1 */
-	shl v15.16b, v15.16b, #4 /* hi_up_3 = shl(s0_6_1) */
-	orr v23.16b, v15.16b, v23.16b /* byte_3 = or(hi_up_3, s0_7_1) */
-	shl v24.16b, v24.16b, #4 /* hi_up_4 = shl(s0_8_1) */
-	orr v24.16b, v24.16b, v26.16b /* byte_4 = or(hi_up_4, s0_9_1) */
-	shl v4.16b, v4.16b, #4 /* hi_up_5 = shl(s0_10_1) */
-	ldr q26, [sp, #512] /* reload s0_11_1 */
-	orr v4.16b, v4.16b, v26.16b /* byte_5 = or(hi_up_5, s0_11_1) */
-	ldr q26, [sp, #1008] /* reload s0_12_1 */
-	shl v26.16b, v26.16b, #4 /* hi_up_6 = shl(s0_12_1) */
-	ldr q15, [sp, #960] /* reload s0_13_1 */
-	orr v26.16b, v26.16b, v15.16b /* byte_6 = or(hi_up_6, s0_13_1) */
-	ldr q15, [sp, #752] /* reload s0_14_1 */
-	shl v15.16b, v15.16b, #4 /* hi_up_7 = shl(s0_14_1) */
-	orr v12.16b, v15.16b, v12.16b /* byte_7 = or(hi_up_7, s0_15_1) */
-	shl v28.16b, v28.16b, #4 /* hi_up_8 = shl(s0_16_1) */
-	orr v5.16b, v28.16b, v5.16b /* byte_8 = or(hi_up_8, s0_17_1) */
-	shl v19.16b, v19.16b, #4 /* hi_up_9 = shl(s0_18_1) */
-	ldr q28, [sp, #256] /* reload s0_19_1 */
-	orr v19.16b, v19.16b, v28.16b /* byte_9 = or(hi_up_9, s0_19_1) */
-	ldr q28, [sp, #528] /* reload s0_20_1 */
-	shl v28.16b, v28.16b, #4 /* hi_up_10 = shl(s0_20_1) */
-	ldr q15, [sp, #400] /* reload s0_21_1 */
-	orr v28.16b, v28.16b, v15.16b /* byte_10 = or(hi_up_10, s0_21_1) */
-	ldr q15, [sp, #944] /* reload s0_22_1 */
-	shl v15.16b, v15.16b, #4 /* hi_up_11 = shl(s0_22_1) */
-	str q12, [sp, #944] /* spill byte_7 */
-	ldr q12, [sp, #928] /* reload s0_23_1 */
-	orr v12.16b, v15.16b, v12.16b /* byte_11 = or(hi_up_11, s0_23_1) */
-	ldr q15, [sp, #720] /* reload s0_24_1 */
-	shl v15.16b, v15.16b, #4 /* hi_up_12 = shl(s0_24_1) */
-	str q26, [sp, #720] /* spill byte_6 */
-	ldr q26, [sp, #736] /* reload s0_25_1 */
-	orr v26.16b, v15.16b, v26.16b /* byte_12 = or(hi_up_12, s0_25_1) */
-	ldr q15, [sp, #912] /* reload s0_26_1 */
-	shl v15.16b, v15.16b, #4 /* hi_up_13 = shl(s0_26_1) */
-	orr v17.16b, v15.16b, v17.16b /* byte_13 = or(hi_up_13, s0_27_1) */
+	shl v0.16b, v0.16b, #4 /* hi_up = shl(s0_0_1) */
+	ldr q12, [x0, #23568] /* t0_1_1 = bcast128() */
+	tbl v28.16b, {v12.16b}, v28.16b /* s0_1_1 = lookup16(t0_1_1, x0_1) */
+	orr v0.16b, v0.16b, v28.16b /* byte = or(hi_up, s0_1_1) */
+	ldr q28, [x0, #23584] /* t0_2_1 = bcast128() */
+	tbl v28.16b, {v28.16b}, v9.16b /* s0_2_1 = lookup16(t0_2_1, x0_2) */
+	shl v28.16b, v28.16b, #4 /* hi_up_1 = shl(s0_2_1) */
+	ldr q9, [x0, #23600] /* t0_3_1 = bcast128() */
+	tbl v21.16b, {v9.16b}, v21.16b /* s0_3_1 = lookup16(t0_3_1, x0_3) */
+	orr v21.16b, v28.16b, v21.16b /* byte_1 = or(hi_up_1, s0_3_1) */
+	ldr q28, [x0, #23616] /* t0_4_1 = bcast128() */
+	ldr q9, [sp, #1344] /* reload x0_4.2 */
+	tbl v28.16b, {v28.16b}, v9.16b /* s0_4_1 = lookup16(t0_4_1, x0_4) */
+	shl v28.16b, v28.16b, #4 /* hi_up_2 = shl(s0_4_1) */
+	ldr q9, [x0, #23632] /* t0_5_1 = bcast128() */
+	ldr q12, [sp, #1328] /* reload x0_5.2 */
+	tbl v9.16b, {v9.16b}, v12.16b /* s0_5_1 = lookup16(t0_5_1, x0_5) */
+	orr v28.16b, v28.16b, v9.16b /* byte_2 = or(hi_up_2, s0_5_1) */
+	ldr q9, [x0, #23648] /* t0_6_1 = bcast128() */
+	ldr q12, [sp, #1008] /* reload x0_6.2 */
+	tbl v9.16b, {v9.16b}, v12.16b /* s0_6_1 = lookup16(t0_6_1, x0_6) */
+	shl v9.16b, v9.16b, #4 /* hi_up_3 = shl(s0_6_1) */
+	ldr q12, [x0, #23664] /* t0_7_1 = bcast128() */
+	str q28, [sp, #1008] /* spill byte_2 */
+	ldr q28, [sp, #1024] /* reload x0_7.2 */
+	tbl v28.16b, {v12.16b}, v28.16b /* s0_7_1 = lookup16(t0_7_1, x0_7) */
+	orr v28.16b, v9.16b, v28.16b /* byte_3 = or(hi_up_3, s0_7_1) */
+	ldr q9, [x0, #23680] /* t0_8_1 = bcast128() */
+	tbl v9.16b, {v9.16b}, v13.16b /* s0_8_1 = lookup16(t0_8_1, x0_8) */
+	shl v9.16b, v9.16b, #4 /* hi_up_4 = shl(s0_8_1) */
+	ldr q12, [x0, #23696] /* t0_9_1 = bcast128() */
+	tbl v8.16b, {v12.16b}, v8.16b /* s0_9_1 = lookup16(t0_9_1, x0_9) */
+	orr v8.16b, v9.16b, v8.16b /* byte_4 = or(hi_up_4, s0_9_1) */
+	ldr q9, [x0, #23712] /* t0_10_1 = bcast128() */
+	tbl v5.16b, {v9.16b}, v5.16b /* s0_10_1 = lookup16(t0_10_1, x0_10) */
+	shl v5.16b, v5.16b, #4 /* hi_up_5 = shl(s0_10_1) */
+	ldr q9, [x0, #23728] /* t0_11_1 = bcast128() */
+	tbl v24.16b, {v9.16b}, v24.16b /* s0_11_1 = lookup16(t0_11_1, x0_11) */
+	orr v5.16b, v5.16b, v24.16b /* byte_5 = or(hi_up_5, s0_11_1) */
+	ldr q24, [x0, #23744] /* t0_12_1 = bcast128() */
+	ldr q9, [sp, #1296] /* reload x0_12.2 */
+	tbl v24.16b, {v24.16b}, v9.16b /* s0_12_1 = lookup16(t0_12_1, x0_12) */
+	shl v24.16b, v24.16b, #4 /* hi_up_6 = shl(s0_12_1) */
+	ldr q9, [x0, #23760] /* t0_13_1 = bcast128() */
+	ldr q12, [sp, #1248] /* reload x0_13.2 */
+	tbl v9.16b, {v9.16b}, v12.16b /* s0_13_1 = lookup16(t0_13_1, x0_13) */
+	orr v24.16b, v24.16b, v9.16b /* byte_6 = or(hi_up_6, s0_13_1) */
+	ldr q9, [x0, #23776] /* t0_14_1 = bcast128() */
+	ldr q12, [sp, #976] /* reload x0_14.2 */
+	tbl v9.16b, {v9.16b}, v12.16b /* s0_14_1 = lookup16(t0_14_1, x0_14) */
+	shl v9.16b, v9.16b, #4 /* hi_up_7 = shl(s0_14_1) */
+	ldr q12, [x0, #23792] /* t0_15_1 = bcast128() */
+	ldr q13, [sp, #992] /* reload x0_15.2 */
+	tbl v12.16b, {v12.16b}, v13.16b /* s0_15_1 = lookup16(t0_15_1, x0_15) */
+	orr v9.16b, v9.16b, v12.16b /* byte_7 = or(hi_up_7, s0_15_1) */
+	ldr q12, [x0, #23808] /* t0_16_1 = bcast128() */
+	tbl v2.16b, {v12.16b}, v2.16b /* s0_16_1 = lookup16(t0_16_1, x0_16) */
+	shl v2.16b, v2.16b, #4 /* hi_up_8 = shl(s0_16_1) */
+	ldr q12, [x0, #23824] /* t0_17_1 = bcast128() */
+	tbl v3.16b, {v12.16b}, v3.16b /* s0_17_1 = lookup16(t0_17_1, x0_17) */
+	orr v2.16b, v2.16b, v3.16b /* byte_8 = or(hi_up_8, s0_17_1) */
+	ldr q3, [x0, #23840] /* t0_18_1 = bcast128() */
+	tbl v3.16b, {v3.16b}, v4.16b /* s0_18_1 = lookup16(t0_18_1, x0_18) */
+	shl v3.16b, v3.16b, #4 /* hi_up_9 = shl(s0_18_1) */
+	ldr q4, [x0, #23856] /* t0_19_1 = bcast128() */
+	tbl v4.16b, {v4.16b}, v14.16b /* s0_19_1 = lookup16(t0_19_1, x0_19) */
+	orr v3.16b, v3.16b, v4.16b /* byte_9 = or(hi_up_9, s0_19_1) */
+	ldr q4, [x0, #23872] /* t0_20_1 = bcast128() */
+	ldr q12, [sp, #1040] /* reload x0_20.2 */
+	tbl v4.16b, {v4.16b}, v12.16b /* s0_20_1 = lookup16(t0_20_1, x0_20) */
+	shl v4.16b, v4.16b, #4 /* hi_up_10 = shl(s0_20_1) */
+	ldr q12, [x0, #23888] /* t0_21_1 = bcast128() */
+	ldr q13, [sp, #1056] /* reload x0_21.2 */
+	tbl v12.16b, {v12.16b}, v13.16b /* s0_21_1 = lookup16(t0_21_1, x0_21) */
+	orr v4.16b, v4.16b, v12.16b /* byte_10 = or(hi_up_10, s0_21_1) */
+	ldr q12, [x0, #23904] /* t0_22_1 = bcast128() */
+	ldr q13, [sp, #912] /* reload x0_22.2 */
+	tbl v12.16b, {v12.16b}, v13.16b /* s0_22_1 = lookup16(t0_22_1, x0_22) */
+	shl v12.16b, v12.16b, #4 /* hi_up_11 = shl(s0_22_1) */
+	ldr q13, [x0, #23920] /* t0_23_1 = bcast128() */
+	ldr q14, [sp, #944] /* reload x0_23.2 */
+	tbl v13.16b, {v13.16b}, v14.16b /* s0_23_1 = lookup16(t0_23_1, x0_23) */
+	orr v12.16b, v12.16b, v13.16b /* byte_11 = or(hi_up_11, s0_23_1) */
+	ldr q13, [x0, #23936] /* t0_24_1 = bcast128() */
+	ldr q14, [sp, #1168] /* reload x0_24.2 */
+	tbl v13.16b, {v13.16b}, v14.16b /* s0_24_1 = lookup16(t0_24_1, x0_24) */
+	shl v13.16b, v13.16b, #4 /* hi_up_12 = shl(s0_24_1) */
+	ldr q14, [x0, #23952] /* t0_25_1 = bcast128() */
+	str q9, [sp, #1168] /* spill byte_7 */
+	ldr q9, [sp, #1200] /* reload x0_25.2 */
+	tbl v9.16b, {v14.16b}, v9.16b /* s0_25_1 = lookup16(t0_25_1, x0_25) */
+	orr v9.16b, v13.16b, v9.16b /* byte_12 = or(hi_up_12, s0_25_1) */
+	ldr q13, [x0, #23968] /* t0_26_1 = bcast128() */
+	ldr q14, [sp, #1232] /* reload x0_26.2 */
+	tbl v13.16b, {v13.16b}, v14.16b /* s0_26_1 = lookup16(t0_26_1, x0_26) */
+	shl v13.16b, v13.16b, #4 /* hi_up_13 = shl(s0_26_1) */
+	ldr q14, [x0, #23984] /* t0_27_1 = bcast128() */
+	str q24, [sp, #1232] /* spill byte_6 */
+	ldr q24, [sp, #1264] /* reload x0_27.2 */
+	tbl v24.16b, {v14.16b}, v24.16b /* s0_27_1 = lookup16(t0_27_1, x0_27) */
+	orr v24.16b, v13.16b, v24.16b /* byte_13 = or(hi_up_13, s0_27_1) */
+	ldr q13, [x0, #24000] /* t0_28_1 = bcast128() */
+	tbl v29.16b, {v13.16b}, v29.16b /* s0_28_1 = lookup16(t0_28_1, x0_28) */
 	shl v29.16b, v29.16b, #4 /* hi_up_14 = shl(s0_28_1) */
-	orr v29.16b, v29.16b, v14.16b /* byte_14 = or(hi_up_14, s0_29_1) */
-	shl v1.16b, v1.16b, #4 /* hi_up_15 = shl(s0_30_1) */
-	orr v1.16b, v1.16b, v25.16b /* byte_15 = or(hi_up_15, s0_31_1) */
-	shl v25.16b, v9.16b, #4 /* hi_up_16 = shl(s1_0_1) */
-	ldr q9, [sp, #832] /* reload s1_1_1 */
-	orr v25.16b, v25.16b, v9.16b /* byte_16 = or(hi_up_16, s1_1_1) */
-	ldr q9, [sp, #784] /* reload s1_2_1 */
-	shl v9.16b, v9.16b, #4 /* hi_up_17 = shl(s1_2_1) */
-	orr v6.16b, v9.16b, v6.16b /* byte_17 = or(hi_up_17, s1_3_1) */
-	shl v21.16b, v21.16b, #4 /* hi_up_18 = shl(s1_4_1) */
-	ldr q9, [sp, #800] /* reload s1_5_1 */
-	orr v21.16b, v21.16b, v9.16b /* byte_18 = or(hi_up_18, s1_5_1) */
-	ldr q9, [sp, #848] /* reload s1_6_1 */
-	shl v9.16b, v9.16b, #4 /* hi_up_19 = shl(s1_6_1) */
-	ldr q14, [sp, #864] /* reload s1_7_1 */
-	orr v9.16b, v9.16b, v14.16b /* byte_19 = or(hi_up_19, s1_7_1) */
-	ldr q14, [sp, #880] /* reload s1_8_1 */
-	shl v14.16b, v14.16b, #4 /* hi_up_20 = shl(s1_8_1) */
-	orr v13.16b, v14.16b, v13.16b /* byte_20 = or(hi_up_20, s1_9_1) */
-	shl v11.16b, v11.16b, #4 /* hi_up_21 = shl(s1_10_1) */
-	orr v30.16b, v11.16b, v30.16b /* byte_21 = or(hi_up_21, s1_11_1) */
-	shl v16.16b, v16.16b, #4 /* hi_up_22 = shl(s1_12_1) */
-	ldr q11, [sp, #896] /* reload s1_13_1 */
-	orr v16.16b, v16.16b, v11.16b /* byte_22 = or(hi_up_22, s1_13_1) */
-	ldr q11, [sp, #976] /* reload s1_14_1 */
-	shl v11.16b, v11.16b, #4 /* hi_up_23 = shl(s1_14_1) */
-	orr v18.16b, v11.16b, v18.16b /* byte_23 = or(hi_up_23, s1_15_1) */
-	ldr q11, [sp, #992] /* reload s1_16_1 */
-	shl v11.16b, v11.16b, #4 /* hi_up_24 = shl(s1_16_1) */
-	orr v20.16b, v11.16b, v20.16b /* byte_24 = or(hi_up_24, s1_17_1) */
-	shl v31.16b, v31.16b, #4 /* hi_up_25 = shl(s1_18_1) */
-	ldr q11, [sp, #1056] /* reload s1_19_1 */
-	orr v31.16b, v31.16b, v11.16b /* byte_25 = or(hi_up_25, s1_19_1) */
-	ldr q11, [sp, #1072] /* reload s1_20_1 */
-	shl v11.16b, v11.16b, #4 /* hi_up_26 = shl(s1_20_1) */
-	ldr q14, [sp, #1088] /* reload s1_21_1 */
-	orr v11.16b, v11.16b, v14.16b /* byte_26 = or(hi_up_26, s1_21_1) */
-	ldr q14, [sp, #1104] /* reload s1_22_1 */
-	shl v14.16b, v14.16b, #4 /* hi_up_27 = shl(s1_22_1) */
-	ldr q15, [sp, #1120] /* reload s1_23_1 */
-	orr v14.16b, v14.16b, v15.16b /* byte_27 = or(hi_up_27, s1_23_1) */
-	ldr q15, [sp, #1136] /* reload s1_24_1 */
-	shl v15.16b, v15.16b, #4 /* hi_up_28 = shl(s1_24_1) */
-	orr v10.16b, v15.16b, v10.16b /* byte_28 = or(hi_up_28, s1_25_1) */
-	shl v3.16b, v3.16b, #4 /* hi_up_29 = shl(s1_26_1) */
-	ldr q15, [sp, #1152] /* reload s1_27_1 */
-	orr v3.16b, v3.16b, v15.16b /* byte_29 = or(hi_up_29, s1_27_1) */
-	ldr q15, [sp, #1168] /* reload s1_28_1 */
-	shl v15.16b, v15.16b, #4 /* hi_up_30 = shl(s1_28_1) */
-	orr v27.16b, v15.16b, v27.16b /* byte_30 = or(hi_up_30, s1_29_1) */
-	shl v7.16b, v7.16b, #4 /* hi_up_31 = shl(s1_30_1) */
-	orr v7.16b, v7.16b, v8.16b /* byte_31 = or(hi_up_31, s1_31_1) */
-	zip1 v8.16b, v0.16b, v5.16b /* tro0 = unpacklo(byte, byte_8) */
-	zip2 v0.16b, v0.16b, v5.16b /* tro0_1 = unpackhi(byte, byte_8) */
-	zip1 v5.16b, v2.16b, v19.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
-	zip2 v2.16b, v2.16b, v19.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
-	zip1 v19.16b, v22.16b, v28.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
-	zip2 v22.16b, v22.16b, v28.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
-	zip1 v28.16b, v23.16b, v12.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
-	zip2 v23.16b, v23.16b, v12.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
-	zip1 v12.16b, v24.16b, v26.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
-	zip2 v24.16b, v24.16b, v26.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
-	zip1 v26.16b, v4.16b, v17.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
-	zip2 v4.16b, v4.16b, v17.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
-	ldr q17, [sp, #720] /* reload byte_6 */
-	zip1 v15.16b, v17.16b, v29.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
-	zip2 v17.16b, v17.16b, v29.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
-	ldr q29, [sp, #944] /* reload byte_7 */
-	str q7, [sp, #720] /* spill byte_31 */
-	zip1 v7.16b, v29.16b, v1.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
-	zip2 v1.16b, v29.16b, v1.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
-	zip1 v29.16b, v8.16b, v12.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v8.16b, v8.16b, v12.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v12.16b, v0.16b, v24.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v0.16b, v0.16b, v24.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v24.16b, v5.16b, v26.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v5.16b, v5.16b, v26.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v26.16b, v2.16b, v4.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v2.16b, v2.16b, v4.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v4.16b, v19.16b, v15.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v19.16b, v19.16b, v15.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v15.16b, v22.16b, v17.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v17.16b, v22.16b, v17.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v22.16b, v28.16b, v7.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	zip2 v7.16b, v28.16b, v7.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	zip1 v28.16b, v23.16b, v1.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	zip2 v1.16b, v23.16b, v1.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v23.16b, v29.16b, v4.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v4.16b, v29.16b, v4.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v29.16b, v8.16b, v19.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v19.16b, v8.16b, v19.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v8.16b, v12.16b, v15.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	ldr q13, [x0, #24016] /* t0_29_1 = bcast128() */
+	tbl v26.16b, {v13.16b}, v26.16b /* s0_29_1 = lookup16(t0_29_1, x0_29) */
+	orr v26.16b, v29.16b, v26.16b /* byte_14 = or(hi_up_14, s0_29_1) */
+	ldr q29, [x0, #24032] /* t0_30_1 = bcast128() */
+	tbl v23.16b, {v29.16b}, v23.16b /* s0_30_1 = lookup16(t0_30_1, x0_30) */
+	shl v23.16b, v23.16b, #4 /* hi_up_15 = shl(s0_30_1) */
+	ldr q29, [x0, #24048] /* t0_31_1 = bcast128() */
+	tbl v29.16b, {v29.16b}, v15.16b /* s0_31_1 = lookup16(t0_31_1, x0_31) */
+	orr v23.16b, v23.16b, v29.16b /* byte_15 = or(hi_up_15, s0_31_1) */
+	ldr q29, [x0, #24064] /* t1_0_1 = bcast128() */
+	tbl v19.16b, {v29.16b}, v19.16b /* s1_0_1 = lookup16(t1_0_1, x1_0) */
+	shl v19.16b, v19.16b, #4 /* hi_up_16 = shl(s1_0_1) */
+	ldr q29, [x0, #24080] /* t1_1_1 = bcast128() */
+	tbl v27.16b, {v29.16b}, v27.16b /* s1_1_1 = lookup16(t1_1_1, x1_1) */
+	orr v19.16b, v19.16b, v27.16b /* byte_16 = or(hi_up_16, s1_1_1) */
+	ldr q27, [x0, #24096] /* t1_2_1 = bcast128() */
+	ldr q29, [sp, #880] /* reload x1_2.2 */
+	tbl v27.16b, {v27.16b}, v29.16b /* s1_2_1 = lookup16(t1_2_1, x1_2) */
+	shl v27.16b, v27.16b, #4 /* hi_up_17 = shl(s1_2_1) */
+	ldr q29, [x0, #24112] /* t1_3_1 = bcast128() */
+	ldr q13, [sp, #896] /* reload x1_3.2 */
+	tbl v29.16b, {v29.16b}, v13.16b /* s1_3_1 = lookup16(t1_3_1, x1_3) */
+	orr v27.16b, v27.16b, v29.16b /* byte_17 = or(hi_up_17, s1_3_1) */
+	ldr q29, [x0, #24128] /* t1_4_1 = bcast128() */
+	tbl v20.16b, {v29.16b}, v20.16b /* s1_4_1 = lookup16(t1_4_1, x1_4) */
+	shl v20.16b, v20.16b, #4 /* hi_up_18 = shl(s1_4_1) */
+	ldr q29, [x0, #24144] /* t1_5_1 = bcast128() */
+	tbl v16.16b, {v29.16b}, v16.16b /* s1_5_1 = lookup16(t1_5_1, x1_5) */
+	orr v16.16b, v20.16b, v16.16b /* byte_18 = or(hi_up_18, s1_5_1) */
+	ldr q20, [x0, #24160] /* t1_6_1 = bcast128() */
+	ldr q29, [sp, #1072] /* reload x1_6.2 */
+	tbl v20.16b, {v20.16b}, v29.16b /* s1_6_1 = lookup16(t1_6_1, x1_6) */
+	shl v20.16b, v20.16b, #4 /* hi_up_19 = shl(s1_6_1) */
+	ldr q29, [x0, #24176] /* t1_7_1 = bcast128() */
+	ldr q13, [sp, #1088] /* reload x1_7.2 */
+	tbl v29.16b, {v29.16b}, v13.16b /* s1_7_1 = lookup16(t1_7_1, x1_7) */
+	orr v20.16b, v20.16b, v29.16b /* byte_19 = or(hi_up_19, s1_7_1) */
+	ldr q29, [x0, #24192] /* t1_8_1 = bcast128() */
+	ldr q13, [sp, #848] /* reload x1_8.2 */
+	tbl v29.16b, {v29.16b}, v13.16b /* s1_8_1 = lookup16(t1_8_1, x1_8) */
+	shl v29.16b, v29.16b, #4 /* hi_up_20 = shl(s1_8_1) */
+	ldr q13, [x0, #24208] /* t1_9_1 = bcast128() */
+	ldr q14, [sp, #864] /* reload x1_9.2 */
+	tbl v13.16b, {v13.16b}, v14.16b /* s1_9_1 = lookup16(t1_9_1, x1_9) */
+	orr v29.16b, v29.16b, v13.16b /* byte_20 = or(hi_up_20, s1_9_1) */
+	ldr q13, [x0, #24224] /* t1_10_1 = bcast128() */
+	tbl v22.16b, {v13.16b}, v22.16b /* s1_10_1 = lookup16(t1_10_1, x1_10) */
+	shl v22.16b, v22.16b, #4 /* hi_up_21 = shl(s1_10_1) */
+	ldr q13, [x0, #24240] /* t1_11_1 = bcast128() */
+	tbl v25.16b, {v13.16b}, v25.16b /* s1_11_1 = lookup16(t1_11_1, x1_11) */
+	orr v22.16b, v22.16b, v25.16b /* byte_21 = or(hi_up_21, s1_11_1) */
+	ldr q25, [x0, #24256] /* t1_12_1 = bcast128() */
+	tbl v25.16b, {v25.16b}, v31.16b /* s1_12_1 = lookup16(t1_12_1, x1_12) */
+	shl v25.16b, v25.16b, #4 /* hi_up_22 = shl(s1_12_1) */
+	ldr q31, [x0, #24272] /* t1_13_1 = bcast128() */
+	tbl v31.16b, {v31.16b}, v10.16b /* s1_13_1 = lookup16(t1_13_1, x1_13) */
+	orr v25.16b, v25.16b, v31.16b /* byte_22 = or(hi_up_22, s1_13_1) */
+	ldr q31, [x0, #24288] /* t1_14_1 = bcast128() */
+	ldr q10, [sp, #1136] /* reload x1_14.2 */
+	tbl v31.16b, {v31.16b}, v10.16b /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	shl v31.16b, v31.16b, #4 /* hi_up_23 = shl(s1_14_1) */
+	ldr q10, [x0, #24304] /* t1_15_1 = bcast128() */
+	ldr q13, [sp, #1152] /* reload x1_15.2 */
+	tbl v10.16b, {v10.16b}, v13.16b /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	orr v31.16b, v31.16b, v10.16b /* byte_23 = or(hi_up_23, s1_15_1) */
+	ldr q10, [x0, #24320] /* t1_16_1 = bcast128() */
+	tbl v1.16b, {v10.16b}, v1.16b /* s1_16_1 = lookup16(t1_16_1, x1_16) */
+	shl v1.16b, v1.16b, #4 /* hi_up_24 = shl(s1_16_1) */
+	ldr q10, [x0, #24336] /* t1_17_1 = bcast128() */
+	ldr q13, [sp, #608] /* reload x1_17.2 */
+	tbl v10.16b, {v10.16b}, v13.16b /* s1_17_1 = lookup16(t1_17_1, x1_17) */
+	orr v1.16b, v1.16b, v10.16b /* byte_24 = or(hi_up_24, s1_17_1) */
+	ldr q10, [x0, #24352] /* t1_18_1 = bcast128() */
+	tbl v17.16b, {v10.16b}, v17.16b /* s1_18_1 = lookup16(t1_18_1, x1_18) */
+	shl v17.16b, v17.16b, #4 /* hi_up_25 = shl(s1_18_1) */
+	ldr q10, [x0, #24368] /* t1_19_1 = bcast128() */
+	tbl v7.16b, {v10.16b}, v7.16b /* s1_19_1 = lookup16(t1_19_1, x1_19) */
+	orr v7.16b, v17.16b, v7.16b /* byte_25 = or(hi_up_25, s1_19_1) */
+	ldr q17, [x0, #24384] /* t1_20_1 = bcast128() */
+	ldr q10, [sp, #1104] /* reload x1_20.2 */
+	tbl v17.16b, {v17.16b}, v10.16b /* s1_20_1 = lookup16(t1_20_1, x1_20) */
+	shl v17.16b, v17.16b, #4 /* hi_up_26 = shl(s1_20_1) */
+	ldr q10, [x0, #24400] /* t1_21_1 = bcast128() */
+	ldr q13, [sp, #1120] /* reload x1_21.2 */
+	tbl v10.16b, {v10.16b}, v13.16b /* s1_21_1 = lookup16(t1_21_1, x1_21) */
+	orr v17.16b, v17.16b, v10.16b /* byte_26 = or(hi_up_26, s1_21_1) */
+	ldr q10, [x0, #24416] /* t1_22_1 = bcast128() */
+	ldr q13, [sp, #928] /* reload x1_22.2 */
+	tbl v10.16b, {v10.16b}, v13.16b /* s1_22_1 = lookup16(t1_22_1, x1_22) */
+	shl v10.16b, v10.16b, #4 /* hi_up_27 = shl(s1_22_1) */
+	ldr q13, [x0, #24432] /* t1_23_1 = bcast128() */
+	ldr q14, [sp, #960] /* reload x1_23.2 */
+	tbl v13.16b, {v13.16b}, v14.16b /* s1_23_1 = lookup16(t1_23_1, x1_23) */
+	orr v10.16b, v10.16b, v13.16b /* byte_27 = or(hi_up_27, s1_23_1) */
+	ldr q13, [x0, #24448] /* t1_24_1 = bcast128() */
+	ldr q14, [sp, #1184] /* reload x1_24.2 */
+	tbl v13.16b, {v13.16b}, v14.16b /* s1_24_1 = lookup16(t1_24_1, x1_24) */
+	shl v13.16b, v13.16b, #4 /* hi_up_28 = shl(s1_24_1) */
+	ldr q14, [x0, #24464] /* t1_25_1 = bcast128() */
+	ldr q15, [sp, #1216] /* reload x1_25.2 */
+	tbl v14.16b, {v14.16b}, v15.16b /* s1_25_1 = lookup16(t1_25_1, x1_25) */
+	orr v13.16b, v13.16b, v14.16b /* byte_28 = or(hi_up_28, s1_25_1) */
+	ldr q14, [x0, #24480] /* t1_26_1 = bcast128() */
+	tbl v6.16b, {v14.16b}, v6.16b /* s1_26_1 = lookup16(t1_26_1, x1_26) */
+	shl v6.16b, v6.16b, #4 /* hi_up_29 = shl(s1_26_1) */
+	ldr q14, [x0, #24496] /* t1_27_1 = bcast128() */
+	tbl v30.16b, {v14.16b}, v30.16b /* s1_27_1 = lookup16(t1_27_1, x1_27) */
+	orr v6.16b, v6.16b, v30.16b /* byte_29 = or(hi_up_29, s1_27_1) */
+	ldr q30, [x0, #24512] /* t1_28_1 = bcast128() */
+	ldr q14, [sp, #1280] /* reload x1_28.2 */
+	tbl v30.16b, {v30.16b}, v14.16b /* s1_28_1 = lookup16(t1_28_1, x1_28) */
+	shl v30.16b, v30.16b, #4 /* hi_up_30 = shl(s1_28_1) */
+	ldr q14, [x0, #24528] /* t1_29_1 = bcast128() */
+	ldr q15, [sp, #1312] /* reload x1_29.2 */
+	tbl v14.16b, {v14.16b}, v15.16b /* s1_29_1 = lookup16(t1_29_1, x1_29) */
+	orr v30.16b, v30.16b, v14.16b /* byte_30 = or(hi_up_30, s1_29_1) */
+	ldr q14, [x0, #24544] /* t1_30_1 = bcast128() */
+	tbl v11.16b, {v14.16b}, v11.16b /* s1_30_1 = lookup16(t1_30_1, x1_30) */
+	shl v11.16b, v11.16b, #4 /* hi_up_31 = shl(s1_30_1) */
+	ldr q14, [x0, #24560] /* t1_31_1 = bcast128() */
+	tbl v18.16b, {v14.16b}, v18.16b /* s1_31_1 = lookup16(t1_31_1, x1_31) */
+	orr v18.16b, v11.16b, v18.16b /* byte_31 = or(hi_up_31, s1_31_1) */
+	zip1 v11.16b, v0.16b, v2.16b /* tro0 = unpacklo(byte, byte_8) */
+	zip2 v0.16b, v0.16b, v2.16b /* tro0_1 = unpackhi(byte, byte_8) */
+	zip1 v2.16b, v21.16b, v3.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
+	zip2 v3.16b, v21.16b, v3.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
+	ldr q21, [sp, #1008] /* reload byte_2 */
+	zip1 v14.16b, v21.16b, v4.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
+	zip2 v4.16b, v21.16b, v4.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
+	zip1 v21.16b, v28.16b, v12.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
+	zip2 v28.16b, v28.16b, v12.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
+	zip1 v12.16b, v8.16b, v9.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
+	zip2 v8.16b, v8.16b, v9.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
+	zip1 v9.16b, v5.16b, v24.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
+	zip2 v5.16b, v5.16b, v24.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
+	ldr q24, [sp, #1232] /* reload byte_6 */
+	zip1 v15.16b, v24.16b, v26.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
+	zip2 v24.16b, v24.16b, v26.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
+	ldr q26, [sp, #1168] /* reload byte_7 */
+	str q18, [sp, #1232] /* spill byte_31 */
+	zip1 v18.16b, v26.16b, v23.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
+	zip2 v23.16b, v26.16b, v23.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
+	zip1 v26.16b, v11.16b, v12.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v11.16b, v11.16b, v12.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v12.16b, v0.16b, v8.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v0.16b, v0.16b, v8.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v8.16b, v2.16b, v9.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v2.16b, v2.16b, v9.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v9.16b, v3.16b, v5.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v3.16b, v3.16b, v5.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v5.16b, v14.16b, v15.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v14.16b, v14.16b, v15.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v15.16b, v4.16b, v24.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v4.16b, v4.16b, v24.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v24.16b, v21.16b, v18.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip2 v18.16b, v21.16b, v18.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	zip1 v21.16b, v28.16b, v23.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v23.16b, v28.16b, v23.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v28.16b, v26.16b, v5.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v5.16b, v26.16b, v5.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v26.16b, v11.16b, v14.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v11.16b, v11.16b, v14.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v14.16b, v12.16b, v15.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
 	zip2 v12.16b, v12.16b, v15.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v15.16b, v0.16b, v17.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v0.16b, v0.16b, v17.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v17.16b, v24.16b, v22.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v22.16b, v24.16b, v22.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v24.16b, v5.16b, v7.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v5.16b, v5.16b, v7.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v7.16b, v26.16b, v28.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v26.16b, v26.16b, v28.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v28.16b, v2.16b, v1.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v1.16b, v2.16b, v1.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v2.16b, v23.16b, v17.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v17.16b, v23.16b, v17.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v23.16b, v4.16b, v22.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v4.16b, v4.16b, v22.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v22.16b, v29.16b, v24.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	zip2 v24.16b, v29.16b, v24.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v29.16b, v19.16b, v5.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v5.16b, v19.16b, v5.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v19.16b, v8.16b, v7.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v7.16b, v8.16b, v7.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v8.16b, v12.16b, v26.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v26.16b, v12.16b, v26.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v12.16b, v15.16b, v28.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	zip2 v28.16b, v15.16b, v28.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v15.16b, v0.16b, v1.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v0.16b, v0.16b, v1.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	zip1 v1.16b, v25.16b, v20.16b /* tro0_16 = unpacklo(byte_16, byte_24) */
-	zip2 v20.16b, v25.16b, v20.16b /* tro0_17 = unpackhi(byte_16, byte_24) */
-	zip1 v25.16b, v6.16b, v31.16b /* tro0_18 = unpacklo(byte_17, byte_25) */
-	zip2 v6.16b, v6.16b, v31.16b /* tro0_19 = unpackhi(byte_17, byte_25) */
-	zip1 v31.16b, v21.16b, v11.16b /* tro0_20 = unpacklo(byte_18, byte_26) */
-	zip2 v21.16b, v21.16b, v11.16b /* tro0_21 = unpackhi(byte_18, byte_26) */
-	zip1 v11.16b, v9.16b, v14.16b /* tro0_22 = unpacklo(byte_19, byte_27) */
-	zip2 v9.16b, v9.16b, v14.16b /* tro0_23 = unpackhi(byte_19, byte_27) */
-	zip1 v14.16b, v13.16b, v10.16b /* tro0_24 = unpacklo(byte_20, byte_28) */
-	zip2 v10.16b, v13.16b, v10.16b /* tro0_25 = unpackhi(byte_20, byte_28) */
-	zip1 v13.16b, v30.16b, v3.16b /* tro0_26 = unpacklo(byte_21, byte_29) */
-	zip2 v3.16b, v30.16b, v3.16b /* tro0_27 = unpackhi(byte_21, byte_29) */
-	zip1 v30.16b, v16.16b, v27.16b /* tro0_28 = unpacklo(byte_22, byte_30) */
-	zip2 v16.16b, v16.16b, v27.16b /* tro0_29 = unpackhi(byte_22, byte_30) */
-	ldr q27, [sp, #720] /* reload byte_31 */
-	str q0, [sp, #944] /* spill tro3_15 */
-	zip1 v0.16b, v18.16b, v27.16b /* tro0_30 = unpacklo(byte_23, byte_31) */
-	zip2 v18.16b, v18.16b, v27.16b /* tro0_31 = unpackhi(byte_23, byte_31) */
-	zip1 v27.16b, v1.16b, v14.16b /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	zip2 v1.16b, v1.16b, v14.16b /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	zip1 v14.16b, v20.16b, v10.16b /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	zip2 v20.16b, v20.16b, v10.16b /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	zip1 v10.16b, v25.16b, v13.16b /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	zip2 v25.16b, v25.16b, v13.16b /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	zip1 v13.16b, v6.16b, v3.16b /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	zip2 v3.16b, v6.16b, v3.16b /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	zip1 v6.16b, v31.16b, v30.16b /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	zip2 v30.16b, v31.16b, v30.16b /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	zip1 v31.16b, v21.16b, v16.16b /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	zip2 v16.16b, v21.16b, v16.16b /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	zip1 v21.16b, v11.16b, v0.16b /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	zip2 v0.16b, v11.16b, v0.16b /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	zip1 v11.16b, v9.16b, v18.16b /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	zip2 v18.16b, v9.16b, v18.16b /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	zip1 v9.16b, v27.16b, v6.16b /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	zip2 v6.16b, v27.16b, v6.16b /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	zip1 v27.16b, v1.16b, v30.16b /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	zip2 v1.16b, v1.16b, v30.16b /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	zip1 v30.16b, v14.16b, v31.16b /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	zip2 v31.16b, v14.16b, v31.16b /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	zip1 v14.16b, v20.16b, v16.16b /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	zip2 v16.16b, v20.16b, v16.16b /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	zip1 v20.16b, v10.16b, v21.16b /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	zip2 v21.16b, v10.16b, v21.16b /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	zip1 v10.16b, v25.16b, v0.16b /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	zip2 v0.16b, v25.16b, v0.16b /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	zip1 v25.16b, v13.16b, v11.16b /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	zip2 v11.16b, v13.16b, v11.16b /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	zip1 v13.16b, v3.16b, v18.16b /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	zip2 v3.16b, v3.16b, v18.16b /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	zip1 v18.16b, v9.16b, v20.16b /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	zip2 v20.16b, v9.16b, v20.16b /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	zip1 v9.16b, v6.16b, v21.16b /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	zip2 v6.16b, v6.16b, v21.16b /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	zip1 v21.16b, v27.16b, v10.16b /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	zip2 v27.16b, v27.16b, v10.16b /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	zip1 v10.16b, v1.16b, v0.16b /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	zip2 v0.16b, v1.16b, v0.16b /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	zip1 v1.16b, v30.16b, v25.16b /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	zip2 v25.16b, v30.16b, v25.16b /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	zip1 v30.16b, v31.16b, v11.16b /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	zip2 v31.16b, v31.16b, v11.16b /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	zip1 v11.16b, v14.16b, v13.16b /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	zip2 v13.16b, v14.16b, v13.16b /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	zip1 v14.16b, v16.16b, v3.16b /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	zip2 v3.16b, v16.16b, v3.16b /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	str q2, [x2] /* store tro3 */
-	str q18, [x2, #16] /* store tro3_16 */
-	str q17, [x2, #32] /* store tro3_1 */
-	str q20, [x2, #48] /* store tro3_17 */
+	zip1 v15.16b, v0.16b, v4.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v0.16b, v0.16b, v4.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v4.16b, v8.16b, v24.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v24.16b, v8.16b, v24.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v8.16b, v2.16b, v18.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v2.16b, v2.16b, v18.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v18.16b, v9.16b, v21.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v21.16b, v9.16b, v21.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v9.16b, v3.16b, v23.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v3.16b, v3.16b, v23.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v23.16b, v28.16b, v4.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v4.16b, v28.16b, v4.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	str q23, [x2] /* store tro3 */
+	zip1 v23.16b, v5.16b, v24.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v5.16b, v5.16b, v24.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v24.16b, v26.16b, v8.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v26.16b, v26.16b, v8.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	zip1 v28.16b, v11.16b, v2.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v2.16b, v11.16b, v2.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	zip1 v8.16b, v14.16b, v18.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v18.16b, v14.16b, v18.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	zip1 v11.16b, v12.16b, v21.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v21.16b, v12.16b, v21.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	zip1 v12.16b, v15.16b, v9.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip2 v9.16b, v15.16b, v9.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	zip1 v14.16b, v0.16b, v3.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v0.16b, v3.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	zip1 v3.16b, v19.16b, v1.16b /* tro0_16 = unpacklo(byte_16, byte_24) */
+	zip2 v1.16b, v19.16b, v1.16b /* tro0_17 = unpackhi(byte_16, byte_24) */
+	zip1 v19.16b, v27.16b, v7.16b /* tro0_18 = unpacklo(byte_17, byte_25) */
+	zip2 v7.16b, v27.16b, v7.16b /* tro0_19 = unpackhi(byte_17, byte_25) */
+	zip1 v27.16b, v16.16b, v17.16b /* tro0_20 = unpacklo(byte_18, byte_26) */
+	zip2 v16.16b, v16.16b, v17.16b /* tro0_21 = unpackhi(byte_18, byte_26) */
+	zip1 v17.16b, v20.16b, v10.16b /* tro0_22 = unpacklo(byte_19, byte_27) */
+	zip2 v20.16b, v20.16b, v10.16b /* tro0_23 = unpackhi(byte_19, byte_27) */
+	zip1 v10.16b, v29.16b, v13.16b /* tro0_24 = unpacklo(byte_20, byte_28) */
+	zip2 v29.16b, v29.16b, v13.16b /* tro0_25 = unpackhi(byte_20, byte_28) */
+	zip1 v13.16b, v22.16b, v6.16b /* tro0_26 = unpacklo(byte_21, byte_29) */
+	zip2 v6.16b, v22.16b, v6.16b /* tro0_27 = unpackhi(byte_21, byte_29) */
+	zip1 v22.16b, v25.16b, v30.16b /* tro0_28 = unpacklo(byte_22, byte_30) */
+	zip2 v25.16b, v25.16b, v30.16b /* tro0_29 = unpackhi(byte_22, byte_30) */
+	ldr q30, [sp, #1232] /* reload byte_31 */
+	zip1 v15.16b, v31.16b, v30.16b /* tro0_30 = unpacklo(byte_23, byte_31) */
+	zip2 v30.16b, v31.16b, v30.16b /* tro0_31 = unpackhi(byte_23, byte_31) */
+	zip1 v31.16b, v3.16b, v10.16b /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	zip2 v3.16b, v3.16b, v10.16b /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	zip1 v10.16b, v1.16b, v29.16b /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	zip2 v1.16b, v1.16b, v29.16b /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	zip1 v29.16b, v19.16b, v13.16b /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	zip2 v19.16b, v19.16b, v13.16b /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	zip1 v13.16b, v7.16b, v6.16b /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	zip2 v6.16b, v7.16b, v6.16b /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	zip1 v7.16b, v27.16b, v22.16b /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	zip2 v22.16b, v27.16b, v22.16b /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	zip1 v27.16b, v16.16b, v25.16b /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	zip2 v16.16b, v16.16b, v25.16b /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	zip1 v25.16b, v17.16b, v15.16b /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	zip2 v17.16b, v17.16b, v15.16b /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	zip1 v15.16b, v20.16b, v30.16b /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	zip2 v20.16b, v20.16b, v30.16b /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	zip1 v30.16b, v31.16b, v7.16b /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	zip2 v7.16b, v31.16b, v7.16b /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	zip1 v31.16b, v3.16b, v22.16b /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	zip2 v3.16b, v3.16b, v22.16b /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	zip1 v22.16b, v10.16b, v27.16b /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	zip2 v27.16b, v10.16b, v27.16b /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	zip1 v10.16b, v1.16b, v16.16b /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	zip2 v1.16b, v1.16b, v16.16b /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	zip1 v16.16b, v29.16b, v25.16b /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	zip2 v25.16b, v29.16b, v25.16b /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	zip1 v29.16b, v19.16b, v17.16b /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	zip2 v17.16b, v19.16b, v17.16b /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	zip1 v19.16b, v13.16b, v15.16b /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	zip2 v13.16b, v13.16b, v15.16b /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	zip1 v15.16b, v6.16b, v20.16b /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	zip2 v6.16b, v6.16b, v20.16b /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	zip1 v20.16b, v30.16b, v16.16b /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	zip2 v16.16b, v30.16b, v16.16b /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	str q20, [x2, #16] /* store tro3_16 */
+	str q4, [x2, #32] /* store tro3_1 */
+	str q16, [x2, #48] /* store tro3_17 */
 	str q23, [x2, #64] /* store tro3_2 */
-	str q9, [x2, #80] /* store tro3_18 */
-	str q4, [x2, #96] /* store tro3_3 */
-	str q6, [x2, #112] /* store tro3_19 */
-	str q22, [x2, #128] /* store tro3_4 */
-	str q21, [x2, #144] /* store tro3_20 */
-	str q24, [x2, #160] /* store tro3_5 */
-	str q27, [x2, #176] /* store tro3_21 */
-	str q29, [x2, #192] /* store tro3_6 */
-	str q10, [x2, #208] /* store tro3_22 */
-	str q5, [x2, #224] /* store tro3_7 */
-	str q0, [x2, #240] /* store tro3_23 */
-	str q19, [x2, #256] /* store tro3_8 */
-	str q1, [x2, #272] /* store tro3_24 */
-	str q7, [x2, #288] /* store tro3_9 */
-	str q25, [x2, #304] /* store tro3_25 */
-	str q8, [x2, #320] /* store tro3_10 */
-	str q30, [x2, #336] /* store tro3_26 */
-	str q26, [x2, #352] /* store tro3_11 */
-	str q31, [x2, #368] /* store tro3_27 */
+	zip1 v4.16b, v7.16b, v25.16b /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	zip2 v7.16b, v7.16b, v25.16b /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	str q4, [x2, #80] /* store tro3_18 */
+	str q5, [x2, #96] /* store tro3_3 */
+	str q7, [x2, #112] /* store tro3_19 */
+	str q24, [x2, #128] /* store tro3_4 */
+	zip1 v4.16b, v31.16b, v29.16b /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	zip2 v5.16b, v31.16b, v29.16b /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	str q4, [x2, #144] /* store tro3_20 */
+	str q26, [x2, #160] /* store tro3_5 */
+	str q5, [x2, #176] /* store tro3_21 */
+	str q28, [x2, #192] /* store tro3_6 */
+	zip1 v4.16b, v3.16b, v17.16b /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	zip2 v3.16b, v3.16b, v17.16b /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	str q4, [x2, #208] /* store tro3_22 */
+	str q2, [x2, #224] /* store tro3_7 */
+	str q3, [x2, #240] /* store tro3_23 */
+	str q8, [x2, #256] /* store tro3_8 */
+	zip1 v2.16b, v22.16b, v19.16b /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	zip2 v3.16b, v22.16b, v19.16b /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	str q2, [x2, #272] /* store tro3_24 */
+	str q18, [x2, #288] /* store tro3_9 */
+	str q3, [x2, #304] /* store tro3_25 */
+	str q11, [x2, #320] /* store tro3_10 */
+	zip1 v2.16b, v27.16b, v13.16b /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	zip2 v3.16b, v27.16b, v13.16b /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	str q2, [x2, #336] /* store tro3_26 */
+	str q21, [x2, #352] /* store tro3_11 */
+	str q3, [x2, #368] /* store tro3_27 */
 	str q12, [x2, #384] /* store tro3_12 */
-	str q11, [x2, #400] /* store tro3_28 */
-	str q28, [x2, #416] /* store tro3_13 */
-	str q13, [x2, #432] /* store tro3_29 */
-	str q15, [x2, #448] /* store tro3_14 */
-	str q14, [x2, #464] /* store tro3_30 */
-	ldr q0, [sp, #944] /* reload tro3_15 */
+	zip1 v2.16b, v10.16b, v15.16b /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	zip2 v3.16b, v10.16b, v15.16b /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	str q2, [x2, #400] /* store tro3_28 */
+	str q9, [x2, #416] /* store tro3_13 */
+	str q3, [x2, #432] /* store tro3_29 */
+	str q14, [x2, #448] /* store tro3_14 */
+	zip1 v2.16b, v1.16b, v6.16b /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	zip2 v1.16b, v1.16b, v6.16b /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	str q2, [x2, #464] /* store tro3_30 */
 	str q0, [x2, #480] /* store tro3_15 */
-	str q3, [x2, #496] /* store tro3_31 */
+	str q1, [x2, #496] /* store tro3_31 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #1216
+	add sp, sp, #1360
 	ret
 	.size ublock_nibbleslice_neon_ublock256_256_decrypt_asm, .-ublock_nibbleslice_neon_ublock256_256_decrypt_asm
 
@@ -7568,14 +7412,14 @@ ublock_nibbleslice_neon_ublock256_256_decrypt_asm:
  *   x2: out
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 576 bytes (32 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 560 bytes (31 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm
 	.hidden ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm
 	.type ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm, %function
 	.p2align 4
 ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm:
-	sub sp, sp, #576
+	sub sp, sp, #560
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -7591,41 +7435,41 @@ ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm:
 	ushr v4.16b, v1.16b, #4 /* hi_1 = shr(w) */
 	and v1.16b, v1.16b, v3.16b /* lo_1 = and(w, nibble_mask) */
 	zip1 v5.16b, v2.16b, v4.16b /* pairs_hi = unpacklo(hi, hi_1) */
-	zip1 v6.16b, v0.16b, v1.16b /* pairs_lo = unpacklo(lo, lo_1) */
 	zip2 v2.16b, v2.16b, v4.16b /* pairs_hi_1 = unpackhi(hi, hi_1) */
+	zip1 v4.16b, v0.16b, v1.16b /* pairs_lo = unpacklo(lo, lo_1) */
 	zip2 v0.16b, v0.16b, v1.16b /* pairs_lo_1 = unpackhi(lo, lo_1) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair0
 	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair0] /* pair0 = const() */
-	tbl v4.16b, {v5.16b}, v1.16b /* pair = lookup16(pairs_hi, pair0) */
-	tbl v7.16b, {v6.16b}, v1.16b /* pair_1 = lookup16(pairs_lo, pair0) */
+	tbl v6.16b, {v5.16b}, v1.16b /* pair = lookup16(pairs_hi, pair0) */
+	tbl v7.16b, {v4.16b}, v1.16b /* pair_1 = lookup16(pairs_lo, pair0) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair1
 	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair1] /* pair1 = const() */
 	tbl v17.16b, {v5.16b}, v16.16b /* pair_2 = lookup16(pairs_hi, pair1) */
-	tbl v18.16b, {v6.16b}, v16.16b /* pair_3 = lookup16(pairs_lo, pair1) */
+	tbl v18.16b, {v4.16b}, v16.16b /* pair_3 = lookup16(pairs_lo, pair1) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair2
 	ldr q19, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair2] /* pair2 = const() */
 	tbl v20.16b, {v5.16b}, v19.16b /* pair_4 = lookup16(pairs_hi, pair2) */
-	tbl v21.16b, {v6.16b}, v19.16b /* pair_5 = lookup16(pairs_lo, pair2) */
+	tbl v21.16b, {v4.16b}, v19.16b /* pair_5 = lookup16(pairs_lo, pair2) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair3
 	ldr q22, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair3] /* pair3 = const() */
 	tbl v23.16b, {v5.16b}, v22.16b /* pair_6 = lookup16(pairs_hi, pair3) */
-	tbl v24.16b, {v6.16b}, v22.16b /* pair_7 = lookup16(pairs_lo, pair3) */
+	tbl v24.16b, {v4.16b}, v22.16b /* pair_7 = lookup16(pairs_lo, pair3) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair4
 	ldr q25, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair4] /* pair4 = const() */
 	tbl v26.16b, {v5.16b}, v25.16b /* pair_8 = lookup16(pairs_hi, pair4) */
-	tbl v27.16b, {v6.16b}, v25.16b /* pair_9 = lookup16(pairs_lo, pair4) */
+	tbl v27.16b, {v4.16b}, v25.16b /* pair_9 = lookup16(pairs_lo, pair4) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair5
 	ldr q28, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair5] /* pair5 = const() */
 	tbl v29.16b, {v5.16b}, v28.16b /* pair_10 = lookup16(pairs_hi, pair5) */
-	tbl v30.16b, {v6.16b}, v28.16b /* pair_11 = lookup16(pairs_lo, pair5) */
+	tbl v30.16b, {v4.16b}, v28.16b /* pair_11 = lookup16(pairs_lo, pair5) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair6
 	ldr q31, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair6] /* pair6 = const() */
 	tbl v8.16b, {v5.16b}, v31.16b /* pair_12 = lookup16(pairs_hi, pair6) */
-	tbl v9.16b, {v6.16b}, v31.16b /* pair_13 = lookup16(pairs_lo, pair6) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_12_pair7
-	ldr q10, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair7] /* pair7 = const() */
-	tbl v5.16b, {v5.16b}, v10.16b /* pair_14 = lookup16(pairs_hi, pair7) */
-	tbl v6.16b, {v6.16b}, v10.16b /* pair_15 = lookup16(pairs_lo, pair7) */
+	ldr q9, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_12_pair7] /* pair7 = const() */
+	tbl v5.16b, {v5.16b}, v9.16b /* pair_14 = lookup16(pairs_hi, pair7) */
+	tbl v10.16b, {v4.16b}, v31.16b /* pair_13 = lookup16(pairs_lo, pair6) */
+	tbl v4.16b, {v4.16b}, v9.16b /* pair_15 = lookup16(pairs_lo, pair7) */
 	tbl v11.16b, {v2.16b}, v1.16b /* pair_16 = lookup16(pairs_hi_1, pair0) */
 	tbl v12.16b, {v0.16b}, v1.16b /* pair_17 = lookup16(pairs_lo_1, pair0) */
 	tbl v13.16b, {v2.16b}, v16.16b /* pair_18 = lookup16(pairs_hi_1, pair1) */
@@ -7647,76 +7491,76 @@ ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm:
 	tbl v15.16b, {v0.16b}, v28.16b /* pair_27 = lookup16(pairs_lo_1, pair5) */
 	str q15, [sp, #176] /* spill pair_27 */
 	tbl v15.16b, {v2.16b}, v31.16b /* pair_28 = lookup16(pairs_hi_1, pair6) */
-	str q15, [sp, #192] /* spill pair_28 */
-	tbl v15.16b, {v0.16b}, v31.16b /* pair_29 = lookup16(pairs_lo_1, pair6) */
-	tbl v2.16b, {v2.16b}, v10.16b /* pair_30 = lookup16(pairs_hi_1, pair7) */
-	tbl v0.16b, {v0.16b}, v10.16b /* pair_31 = lookup16(pairs_lo_1, pair7) */
+	tbl v2.16b, {v2.16b}, v9.16b /* pair_30 = lookup16(pairs_hi_1, pair7) */
+	str q2, [sp, #192] /* spill pair_30 */
+	tbl v2.16b, {v0.16b}, v31.16b /* pair_29 = lookup16(pairs_lo_1, pair6) */
+	tbl v0.16b, {v0.16b}, v9.16b /* pair_31 = lookup16(pairs_lo_1, pair7) */
 	str q0, [sp, #208] /* spill pair_31 */
 	ldr q0, [x1, #16] /* v_1 = bcast128() */
-	str q2, [sp, #224] /* spill pair_30 */
+	str q2, [sp, #224] /* spill pair_29 */
 	ldr q2, [x1, #48] /* w_1 = bcast128() */
-	str q15, [sp, #240] /* spill pair_29 */
+	str q15, [sp, #240] /* spill pair_28 */
 	ushr v15.16b, v0.16b, #4 /* hi_2 = shr(v_1) */
 	and v0.16b, v0.16b, v3.16b /* lo_2 = and(v_1, nibble_mask) */
+	and v3.16b, v2.16b, v3.16b /* lo_3 = and(w_1, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* hi_3 = shr(w_1) */
 	str q14, [sp, #256] /* spill pair_19 */
-	ushr v14.16b, v2.16b, #4 /* hi_3 = shr(w_1) */
-	and v2.16b, v2.16b, v3.16b /* lo_3 = and(w_1, nibble_mask) */
-	zip1 v3.16b, v15.16b, v14.16b /* pairs_hi_2 = unpacklo(hi_2, hi_3) */
+	zip1 v14.16b, v15.16b, v2.16b /* pairs_hi_2 = unpacklo(hi_2, hi_3) */
+	zip2 v2.16b, v15.16b, v2.16b /* pairs_hi_3 = unpackhi(hi_2, hi_3) */
+	zip1 v15.16b, v0.16b, v3.16b /* pairs_lo_2 = unpacklo(lo_2, lo_3) */
+	zip2 v0.16b, v0.16b, v3.16b /* pairs_lo_3 = unpackhi(lo_2, lo_3) */
+	tbl v3.16b, {v14.16b}, v1.16b /* pair_32 = lookup16(pairs_hi_2, pair0) */
 	str q13, [sp, #272] /* spill pair_18 */
-	zip1 v13.16b, v0.16b, v2.16b /* pairs_lo_2 = unpacklo(lo_2, lo_3) */
-	zip2 v14.16b, v15.16b, v14.16b /* pairs_hi_3 = unpackhi(hi_2, hi_3) */
-	zip2 v0.16b, v0.16b, v2.16b /* pairs_lo_3 = unpackhi(lo_2, lo_3) */
-	tbl v2.16b, {v3.16b}, v1.16b /* pair_32 = lookup16(pairs_hi_2, pair0) */
-	tbl v15.16b, {v13.16b}, v1.16b /* pair_33 = lookup16(pairs_lo_2, pair0) */
+	tbl v13.16b, {v15.16b}, v1.16b /* pair_33 = lookup16(pairs_lo_2, pair0) */
 	str q12, [sp, #288] /* spill pair_17 */
-	tbl v12.16b, {v3.16b}, v16.16b /* pair_34 = lookup16(pairs_hi_2, pair1) */
+	tbl v12.16b, {v14.16b}, v16.16b /* pair_34 = lookup16(pairs_hi_2, pair1) */
 	str q11, [sp, #304] /* spill pair_16 */
-	tbl v11.16b, {v13.16b}, v16.16b /* pair_35 = lookup16(pairs_lo_2, pair1) */
-	str q6, [sp, #320] /* spill pair_15 */
-	tbl v6.16b, {v3.16b}, v19.16b /* pair_36 = lookup16(pairs_hi_2, pair2) */
+	tbl v11.16b, {v15.16b}, v16.16b /* pair_35 = lookup16(pairs_lo_2, pair1) */
+	str q4, [sp, #320] /* spill pair_15 */
+	tbl v4.16b, {v14.16b}, v19.16b /* pair_36 = lookup16(pairs_hi_2, pair2) */
 	str q5, [sp, #336] /* spill pair_14 */
-	tbl v5.16b, {v13.16b}, v19.16b /* pair_37 = lookup16(pairs_lo_2, pair2) */
-	str q9, [sp, #352] /* spill pair_13 */
-	tbl v9.16b, {v3.16b}, v22.16b /* pair_38 = lookup16(pairs_hi_2, pair3) */
+	tbl v5.16b, {v15.16b}, v19.16b /* pair_37 = lookup16(pairs_lo_2, pair2) */
+	str q10, [sp, #352] /* spill pair_13 */
+	tbl v10.16b, {v14.16b}, v22.16b /* pair_38 = lookup16(pairs_hi_2, pair3) */
 	str q8, [sp, #368] /* spill pair_12 */
-	tbl v8.16b, {v13.16b}, v22.16b /* pair_39 = lookup16(pairs_lo_2, pair3) */
+	tbl v8.16b, {v15.16b}, v22.16b /* pair_39 = lookup16(pairs_lo_2, pair3) */
 	str q30, [sp, #384] /* spill pair_11 */
-	tbl v30.16b, {v3.16b}, v25.16b /* pair_40 = lookup16(pairs_hi_2, pair4) */
+	tbl v30.16b, {v14.16b}, v25.16b /* pair_40 = lookup16(pairs_hi_2, pair4) */
 	str q30, [sp, #400] /* spill pair_40 */
-	tbl v30.16b, {v13.16b}, v25.16b /* pair_41 = lookup16(pairs_lo_2, pair4) */
+	tbl v30.16b, {v15.16b}, v25.16b /* pair_41 = lookup16(pairs_lo_2, pair4) */
 	str q30, [sp, #416] /* spill pair_41 */
-	tbl v30.16b, {v3.16b}, v28.16b /* pair_42 = lookup16(pairs_hi_2, pair5) */
+	tbl v30.16b, {v14.16b}, v28.16b /* pair_42 = lookup16(pairs_hi_2, pair5) */
 	str q30, [sp, #432] /* spill pair_42 */
-	tbl v30.16b, {v13.16b}, v28.16b /* pair_43 = lookup16(pairs_lo_2, pair5) */
+	tbl v30.16b, {v15.16b}, v28.16b /* pair_43 = lookup16(pairs_lo_2, pair5) */
 	str q30, [sp, #448] /* spill pair_43 */
-	tbl v30.16b, {v3.16b}, v31.16b /* pair_44 = lookup16(pairs_hi_2, pair6) */
-	str q30, [sp, #464] /* spill pair_44 */
-	tbl v30.16b, {v13.16b}, v31.16b /* pair_45 = lookup16(pairs_lo_2, pair6) */
-	tbl v3.16b, {v3.16b}, v10.16b /* pair_46 = lookup16(pairs_hi_2, pair7) */
-	tbl v10.16b, {v13.16b}, v10.16b /* pair_47 = lookup16(pairs_lo_2, pair7) */
-	tbl v13.16b, {v14.16b}, v1.16b /* pair_48 = lookup16(pairs_hi_3, pair0) */
+	tbl v30.16b, {v14.16b}, v31.16b /* pair_44 = lookup16(pairs_hi_2, pair6) */
+	tbl v14.16b, {v14.16b}, v9.16b /* pair_46 = lookup16(pairs_hi_2, pair7) */
+	tbl v9.16b, {v15.16b}, v9.16b /* pair_47 = lookup16(pairs_lo_2, pair7) */
+	tbl v15.16b, {v15.16b}, v31.16b /* pair_45 = lookup16(pairs_lo_2, pair6) */
+	str q9, [sp, #464] /* spill pair_47 */
+	tbl v9.16b, {v2.16b}, v1.16b /* pair_48 = lookup16(pairs_hi_3, pair0) */
 	tbl v1.16b, {v0.16b}, v1.16b /* pair_49 = lookup16(pairs_lo_3, pair0) */
 	str q1, [sp, #480] /* spill pair_49 */
-	tbl v1.16b, {v14.16b}, v16.16b /* pair_50 = lookup16(pairs_hi_3, pair1) */
+	tbl v1.16b, {v2.16b}, v16.16b /* pair_50 = lookup16(pairs_hi_3, pair1) */
 	tbl v16.16b, {v0.16b}, v16.16b /* pair_51 = lookup16(pairs_lo_3, pair1) */
 	str q16, [sp, #496] /* spill pair_51 */
-	tbl v16.16b, {v14.16b}, v19.16b /* pair_52 = lookup16(pairs_hi_3, pair2) */
+	tbl v16.16b, {v2.16b}, v19.16b /* pair_52 = lookup16(pairs_hi_3, pair2) */
 	tbl v19.16b, {v0.16b}, v19.16b /* pair_53 = lookup16(pairs_lo_3, pair2) */
 	str q19, [sp, #512] /* spill pair_53 */
-	tbl v19.16b, {v14.16b}, v22.16b /* pair_54 = lookup16(pairs_hi_3, pair3) */
+	tbl v19.16b, {v2.16b}, v22.16b /* pair_54 = lookup16(pairs_hi_3, pair3) */
 	tbl v22.16b, {v0.16b}, v22.16b /* pair_55 = lookup16(pairs_lo_3, pair3) */
 	str q22, [sp, #528] /* spill pair_55 */
-	tbl v22.16b, {v14.16b}, v25.16b /* pair_56 = lookup16(pairs_hi_3, pair4) */
+	tbl v22.16b, {v2.16b}, v25.16b /* pair_56 = lookup16(pairs_hi_3, pair4) */
 	tbl v25.16b, {v0.16b}, v25.16b /* pair_57 = lookup16(pairs_lo_3, pair4) */
 	str q25, [sp, #544] /* spill pair_57 */
-	tbl v25.16b, {v14.16b}, v28.16b /* pair_58 = lookup16(pairs_hi_3, pair5) */
+	tbl v25.16b, {v2.16b}, v28.16b /* pair_58 = lookup16(pairs_hi_3, pair5) */
 	tbl v28.16b, {v0.16b}, v28.16b /* pair_59 = lookup16(pairs_lo_3, pair5) */
-	tbl v14.16b, {v14.16b}, v31.16b /* pair_60 = lookup16(pairs_hi_3, pair6) */
+	tbl v2.16b, {v2.16b}, v31.16b /* pair_60 = lookup16(pairs_hi_3, pair6) */
 	tbl v0.16b, {v0.16b}, v31.16b /* pair_61 = lookup16(pairs_lo_3, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
 	ldr q31, [x0] /* t0_0 = bcast128() */
-	tbl v4.16b, {v31.16b}, v4.16b /* s0_0 = lookup16(t0_0, pair) */
+	tbl v6.16b, {v31.16b}, v6.16b /* s0_0 = lookup16(t0_0, pair) */
 	ldr q31, [x0, #16] /* t0_1 = bcast128() */
 	tbl v7.16b, {v31.16b}, v7.16b /* s0_1 = lookup16(t0_1, pair_1) */
 	ldr q31, [x0, #32] /* t0_2 = bcast128() */
@@ -7732,469 +7576,405 @@ ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm:
 	ldr q31, [x0, #112] /* t0_7 = bcast128() */
 	tbl v24.16b, {v31.16b}, v24.16b /* s0_7 = lookup16(t0_7, pair_7) */
 	ldr q31, [x0, #512] /* t1_0 = bcast128() */
-	tbl v2.16b, {v31.16b}, v2.16b /* s1_0 = lookup16(t1_0, pair_32) */
+	tbl v3.16b, {v31.16b}, v3.16b /* s1_0 = lookup16(t1_0, pair_32) */
+	eor v3.16b, v3.16b, v6.16b /* y1_0 = xor(s1_0, s0_0) */
 	ldr q31, [x0, #528] /* t1_1 = bcast128() */
-	tbl v31.16b, {v31.16b}, v15.16b /* s1_1 = lookup16(t1_1, pair_33) */
-	ldr q15, [x0, #544] /* t1_2 = bcast128() */
-	tbl v12.16b, {v15.16b}, v12.16b /* s1_2 = lookup16(t1_2, pair_34) */
-	ldr q15, [x0, #560] /* t1_3 = bcast128() */
-	tbl v11.16b, {v15.16b}, v11.16b /* s1_3 = lookup16(t1_3, pair_35) */
-	ldr q15, [x0, #576] /* t1_4 = bcast128() */
-	tbl v6.16b, {v15.16b}, v6.16b /* s1_4 = lookup16(t1_4, pair_36) */
-	ldr q15, [x0, #592] /* t1_5 = bcast128() */
-	tbl v5.16b, {v15.16b}, v5.16b /* s1_5 = lookup16(t1_5, pair_37) */
-	ldr q15, [x0, #608] /* t1_6 = bcast128() */
-	tbl v9.16b, {v15.16b}, v9.16b /* s1_6 = lookup16(t1_6, pair_38) */
-	ldr q15, [x0, #624] /* t1_7 = bcast128() */
-	tbl v8.16b, {v15.16b}, v8.16b /* s1_7 = lookup16(t1_7, pair_39) */
-	eor v2.16b, v2.16b, v4.16b /* y1_0 = xor(s1_0, s0_0) */
+	tbl v31.16b, {v31.16b}, v13.16b /* s1_1 = lookup16(t1_1, pair_33) */
 	eor v31.16b, v31.16b, v7.16b /* y1_1 = xor(s1_1, s0_1) */
+	eor v6.16b, v6.16b, v31.16b /* y0_0 = xor(s0_0, y1_1) */
+	ldr q13, [x0, #544] /* t1_2 = bcast128() */
+	tbl v12.16b, {v13.16b}, v12.16b /* s1_2 = lookup16(t1_2, pair_34) */
 	eor v12.16b, v12.16b, v17.16b /* y1_2 = xor(s1_2, s0_2) */
-	eor v11.16b, v11.16b, v18.16b /* y1_3 = xor(s1_3, s0_3) */
-	eor v6.16b, v6.16b, v20.16b /* y1_4 = xor(s1_4, s0_4) */
-	eor v5.16b, v5.16b, v21.16b /* y1_5 = xor(s1_5, s0_5) */
-	eor v9.16b, v9.16b, v23.16b /* y1_6 = xor(s1_6, s0_6) */
-	eor v8.16b, v8.16b, v24.16b /* y1_7 = xor(s1_7, s0_7) */
-	eor v4.16b, v4.16b, v31.16b /* y0_0 = xor(s0_0, y1_1) */
 	eor v7.16b, v7.16b, v12.16b /* y0_1 = xor(s0_1, y1_2) */
+	ldr q13, [x0, #560] /* t1_3 = bcast128() */
+	tbl v11.16b, {v13.16b}, v11.16b /* s1_3 = lookup16(t1_3, pair_35) */
+	eor v11.16b, v11.16b, v18.16b /* y1_3 = xor(s1_3, s0_3) */
 	eor v17.16b, v17.16b, v11.16b /* y0_2 = xor(s0_2, y1_3) */
-	eor v18.16b, v18.16b, v6.16b /* y0_3 = xor(s0_3, y1_4) */
-	eor v20.16b, v20.16b, v5.16b /* y0_4 = xor(s0_4, y1_5) */
-	eor v21.16b, v21.16b, v9.16b /* y0_5 = xor(s0_5, y1_6) */
-	eor v23.16b, v23.16b, v8.16b /* y0_6 = xor(s0_6, y1_7) */
-	eor v24.16b, v24.16b, v2.16b /* y0_7 = xor(s0_7, y1_0) */
-	eor v2.16b, v2.16b, v17.16b /* y1_0_1 = xor(y1_0, y0_2) */
+	ldr q13, [x0, #576] /* t1_4 = bcast128() */
+	tbl v4.16b, {v13.16b}, v4.16b /* s1_4 = lookup16(t1_4, pair_36) */
+	eor v4.16b, v4.16b, v20.16b /* y1_4 = xor(s1_4, s0_4) */
+	eor v18.16b, v18.16b, v4.16b /* y0_3 = xor(s0_3, y1_4) */
 	eor v31.16b, v31.16b, v18.16b /* y1_1_1 = xor(y1_1, y0_3) */
+	ldr q13, [x0, #592] /* t1_5 = bcast128() */
+	tbl v5.16b, {v13.16b}, v5.16b /* s1_5 = lookup16(t1_5, pair_37) */
+	eor v5.16b, v5.16b, v21.16b /* y1_5 = xor(s1_5, s0_5) */
+	eor v20.16b, v20.16b, v5.16b /* y0_4 = xor(s0_4, y1_5) */
 	eor v12.16b, v12.16b, v20.16b /* y1_2_1 = xor(y1_2, y0_4) */
+	ldr q13, [x0, #608] /* t1_6 = bcast128() */
+	tbl v10.16b, {v13.16b}, v10.16b /* s1_6 = lookup16(t1_6, pair_38) */
+	eor v10.16b, v10.16b, v23.16b /* y1_6 = xor(s1_6, s0_6) */
+	eor v21.16b, v21.16b, v10.16b /* y0_5 = xor(s0_5, y1_6) */
 	eor v11.16b, v11.16b, v21.16b /* y1_3_1 = xor(y1_3, y0_5) */
-	eor v6.16b, v6.16b, v23.16b /* y1_4_1 = xor(y1_4, y0_6) */
+	eor v10.16b, v10.16b, v6.16b /* y1_6_1 = xor(y1_6, y0_0) */
+	eor v6.16b, v6.16b, v12.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
+	eor v20.16b, v20.16b, v10.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
+	ldr q13, [x0, #624] /* t1_7 = bcast128() */
+	tbl v8.16b, {v13.16b}, v8.16b /* s1_7 = lookup16(t1_7, pair_39) */
+	eor v8.16b, v8.16b, v24.16b /* y1_7 = xor(s1_7, s0_7) */
+	eor v23.16b, v23.16b, v8.16b /* y0_6 = xor(s0_6, y1_7) */
+	eor v24.16b, v24.16b, v3.16b /* y0_7 = xor(s0_7, y1_0) */
+	eor v3.16b, v3.16b, v17.16b /* y1_0_1 = xor(y1_0, y0_2) */
+	eor v4.16b, v4.16b, v23.16b /* y1_4_1 = xor(y1_4, y0_6) */
 	eor v5.16b, v5.16b, v24.16b /* y1_5_1 = xor(y1_5, y0_7) */
-	eor v9.16b, v9.16b, v4.16b /* y1_6_1 = xor(y1_6, y0_0) */
 	eor v8.16b, v8.16b, v7.16b /* y1_7_1 = xor(y1_7, y0_1) */
-	eor v4.16b, v4.16b, v12.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
 	eor v7.16b, v7.16b, v11.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
-	eor v17.16b, v17.16b, v6.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
+	eor v17.16b, v17.16b, v4.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
 	eor v18.16b, v18.16b, v5.16b /* y0_3_1 = xor(y0_3, y1_5_1) */
-	eor v20.16b, v20.16b, v9.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
 	eor v21.16b, v21.16b, v8.16b /* y0_5_1 = xor(y0_5, y1_7_1) */
-	eor v23.16b, v23.16b, v2.16b /* y0_6_1 = xor(y0_6, y1_0_1) */
+	eor v23.16b, v23.16b, v3.16b /* y0_6_1 = xor(y0_6, y1_0_1) */
 	eor v24.16b, v24.16b, v31.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
-	eor v2.16b, v2.16b, v21.16b /* y1_0_2 = xor(y1_0_1, y0_5_1) */
+	eor v3.16b, v3.16b, v21.16b /* y1_0_2 = xor(y1_0_1, y0_5_1) */
 	eor v31.16b, v31.16b, v23.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
 	eor v12.16b, v12.16b, v24.16b /* y1_2_2 = xor(y1_2_1, y0_7_1) */
-	eor v11.16b, v11.16b, v4.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
-	eor v6.16b, v6.16b, v7.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
+	eor v11.16b, v11.16b, v6.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
+	eor v4.16b, v4.16b, v7.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
 	eor v5.16b, v5.16b, v17.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
-	eor v9.16b, v9.16b, v18.16b /* y1_6_2 = xor(y1_6_1, y0_3_1) */
+	eor v10.16b, v10.16b, v18.16b /* y1_6_2 = xor(y1_6_1, y0_3_1) */
 	eor v8.16b, v8.16b, v20.16b /* y1_7_2 = xor(y1_7_1, y0_4_1) */
-	eor v4.16b, v4.16b, v2.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
+	eor v6.16b, v6.16b, v3.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
 	eor v7.16b, v7.16b, v31.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
-	eor v17.16b, v17.16b, v12.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
-	eor v18.16b, v18.16b, v11.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
-	eor v20.16b, v20.16b, v6.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
-	eor v21.16b, v21.16b, v5.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
-	eor v23.16b, v23.16b, v9.16b /* y0_6_2 = xor(y0_6_1, y1_6_2) */
-	eor v24.16b, v24.16b, v8.16b /* y0_7_2 = xor(y0_7_1, y1_7_2) */
-	ldr q15, [x0, #128] /* t0_8 = bcast128() */
-	tbl v26.16b, {v15.16b}, v26.16b /* s0_8 = lookup16(t0_8, pair_8) */
-	ldr q15, [x0, #144] /* t0_9 = bcast128() */
-	tbl v27.16b, {v15.16b}, v27.16b /* s0_9 = lookup16(t0_9, pair_9) */
-	ldr q15, [x0, #160] /* t0_10 = bcast128() */
-	tbl v29.16b, {v15.16b}, v29.16b /* s0_10 = lookup16(t0_10, pair_10) */
-	ldr q15, [x0, #176] /* t0_11 = bcast128() */
-	str q8, [sp, #560] /* spill y1_7_2 */
-	ldr q8, [sp, #384] /* reload pair_11 */
-	tbl v8.16b, {v15.16b}, v8.16b /* s0_11 = lookup16(t0_11, pair_11) */
-	ldr q15, [x0, #192] /* t0_12 = bcast128() */
-	str q9, [sp, #384] /* spill y1_6_2 */
-	ldr q9, [sp, #368] /* reload pair_12 */
-	tbl v9.16b, {v15.16b}, v9.16b /* s0_12 = lookup16(t0_12, pair_12) */
-	ldr q15, [x0, #208] /* t0_13 = bcast128() */
-	str q5, [sp, #368] /* spill y1_5_2 */
-	ldr q5, [sp, #352] /* reload pair_13 */
-	tbl v5.16b, {v15.16b}, v5.16b /* s0_13 = lookup16(t0_13, pair_13) */
-	ldr q15, [x0, #224] /* t0_14 = bcast128() */
-	str q6, [sp, #352] /* spill y1_4_2 */
-	ldr q6, [sp, #336] /* reload pair_14 */
-	tbl v6.16b, {v15.16b}, v6.16b /* s0_14 = lookup16(t0_14, pair_14) */
-	ldr q15, [x0, #240] /* t0_15 = bcast128() */
-	str q11, [sp, #336] /* spill y1_3_2 */
-	ldr q11, [sp, #320] /* reload pair_15 */
-	tbl v11.16b, {v15.16b}, v11.16b /* s0_15 = lookup16(t0_15, pair_15) */
-	ldr q15, [x0, #640] /* t1_8 = bcast128() */
-	str q12, [sp, #320] /* spill y1_2_2 */
-	ldr q12, [sp, #400] /* reload pair_40 */
-	tbl v12.16b, {v15.16b}, v12.16b /* s1_8 = lookup16(t1_8, pair_40) */
-	ldr q15, [x0, #656] /* t1_9 = bcast128() */
-	str q2, [sp, #400] /* spill y1_0_2 */
-	ldr q2, [sp, #416] /* reload pair_41 */
-	tbl v2.16b, {v15.16b}, v2.16b /* s1_9 = lookup16(t1_9, pair_41) */
-	ldr q15, [x0, #672] /* t1_10 = bcast128() */
-	str q31, [sp, #416] /* spill y1_1_2 */
-	ldr q31, [sp, #432] /* reload pair_42 */
-	tbl v31.16b, {v15.16b}, v31.16b /* s1_10 = lookup16(t1_10, pair_42) */
-	ldr q15, [x0, #688] /* t1_11 = bcast128() */
-	str q23, [sp, #432] /* spill y0_6_2 */
-	ldr q23, [sp, #448] /* reload pair_43 */
-	tbl v23.16b, {v15.16b}, v23.16b /* s1_11 = lookup16(t1_11, pair_43) */
-	ldr q15, [x0, #704] /* t1_12 = bcast128() */
-	str q24, [sp, #448] /* spill y0_7_2 */
-	ldr q24, [sp, #464] /* reload pair_44 */
-	tbl v24.16b, {v15.16b}, v24.16b /* s1_12 = lookup16(t1_12, pair_44) */
-	ldr q15, [x0, #720] /* t1_13 = bcast128() */
-	tbl v30.16b, {v15.16b}, v30.16b /* s1_13 = lookup16(t1_13, pair_45) */
-	ldr q15, [x0, #736] /* t1_14 = bcast128() */
-	tbl v3.16b, {v15.16b}, v3.16b /* s1_14 = lookup16(t1_14, pair_46) */
-	ldr q15, [x0, #752] /* t1_15 = bcast128() */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_15 = lookup16(t1_15, pair_47) */
-	eor v12.16b, v12.16b, v26.16b /* y1_8 = xor(s1_8, s0_8) */
-	eor v2.16b, v2.16b, v27.16b /* y1_9 = xor(s1_9, s0_9) */
-	eor v31.16b, v31.16b, v29.16b /* y1_10 = xor(s1_10, s0_10) */
-	eor v23.16b, v23.16b, v8.16b /* y1_11 = xor(s1_11, s0_11) */
-	eor v24.16b, v24.16b, v9.16b /* y1_12 = xor(s1_12, s0_12) */
-	eor v30.16b, v30.16b, v5.16b /* y1_13 = xor(s1_13, s0_13) */
-	eor v3.16b, v3.16b, v6.16b /* y1_14 = xor(s1_14, s0_14) */
-	eor v10.16b, v10.16b, v11.16b /* y1_15 = xor(s1_15, s0_15) */
-	eor v26.16b, v26.16b, v2.16b /* y0_8 = xor(s0_8, y1_9) */
-	eor v27.16b, v27.16b, v31.16b /* y0_9 = xor(s0_9, y1_10) */
-	eor v29.16b, v29.16b, v23.16b /* y0_10 = xor(s0_10, y1_11) */
-	eor v8.16b, v8.16b, v24.16b /* y0_11 = xor(s0_11, y1_12) */
-	eor v9.16b, v9.16b, v30.16b /* y0_12 = xor(s0_12, y1_13) */
-	eor v5.16b, v5.16b, v3.16b /* y0_13 = xor(s0_13, y1_14) */
-	eor v6.16b, v6.16b, v10.16b /* y0_14 = xor(s0_14, y1_15) */
-	eor v11.16b, v11.16b, v12.16b /* y0_15 = xor(s0_15, y1_8) */
-	eor v12.16b, v12.16b, v29.16b /* y1_8_1 = xor(y1_8, y0_10) */
-	eor v2.16b, v2.16b, v8.16b /* y1_9_1 = xor(y1_9, y0_11) */
-	eor v31.16b, v31.16b, v9.16b /* y1_10_1 = xor(y1_10, y0_12) */
-	eor v23.16b, v23.16b, v5.16b /* y1_11_1 = xor(y1_11, y0_13) */
-	eor v24.16b, v24.16b, v6.16b /* y1_12_1 = xor(y1_12, y0_14) */
-	eor v30.16b, v30.16b, v11.16b /* y1_13_1 = xor(y1_13, y0_15) */
-	eor v3.16b, v3.16b, v26.16b /* y1_14_1 = xor(y1_14, y0_8) */
-	eor v10.16b, v10.16b, v27.16b /* y1_15_1 = xor(y1_15, y0_9) */
-	eor v26.16b, v26.16b, v31.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
-	eor v27.16b, v27.16b, v23.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
-	eor v29.16b, v29.16b, v24.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
-	eor v8.16b, v8.16b, v30.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
-	eor v9.16b, v9.16b, v3.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
-	eor v5.16b, v5.16b, v10.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
-	eor v6.16b, v6.16b, v12.16b /* y0_14_1 = xor(y0_14, y1_8_1) */
-	eor v11.16b, v11.16b, v2.16b /* y0_15_1 = xor(y0_15, y1_9_1) */
-	eor v12.16b, v12.16b, v5.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
-	eor v2.16b, v2.16b, v6.16b /* y1_9_2 = xor(y1_9_1, y0_14_1) */
-	eor v31.16b, v31.16b, v11.16b /* y1_10_2 = xor(y1_10_1, y0_15_1) */
-	eor v23.16b, v23.16b, v26.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
-	eor v24.16b, v24.16b, v27.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
-	eor v30.16b, v30.16b, v29.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
-	eor v3.16b, v3.16b, v8.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
-	eor v10.16b, v10.16b, v9.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
-	eor v26.16b, v26.16b, v12.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
-	eor v27.16b, v27.16b, v2.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
-	eor v29.16b, v29.16b, v31.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
-	eor v8.16b, v8.16b, v23.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
-	eor v9.16b, v9.16b, v24.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
-	eor v5.16b, v5.16b, v30.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
-	eor v6.16b, v6.16b, v3.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
-	eor v11.16b, v11.16b, v10.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
-	ldr q15, [x0, #256] /* t0_16 = bcast128() */
-	str q3, [sp, #464] /* spill y1_14_2 */
-	ldr q3, [sp, #304] /* reload pair_16 */
-	tbl v3.16b, {v15.16b}, v3.16b /* s0_16 = lookup16(t0_16, pair_16) */
-	ldr q15, [x0, #272] /* t0_17 = bcast128() */
-	str q10, [sp, #304] /* spill y1_15_2 */
-	ldr q10, [sp, #288] /* reload pair_17 */
-	tbl v10.16b, {v15.16b}, v10.16b /* s0_17 = lookup16(t0_17, pair_17) */
-	ldr q15, [x0, #288] /* t0_18 = bcast128() */
-	str q24, [sp, #288] /* spill y1_12_2 */
-	ldr q24, [sp, #272] /* reload pair_18 */
-	tbl v24.16b, {v15.16b}, v24.16b /* s0_18 = lookup16(t0_18, pair_18) */
-	ldr q15, [x0, #304] /* t0_19 = bcast128() */
-	str q30, [sp, #272] /* spill y1_13_2 */
-	ldr q30, [sp, #256] /* reload pair_19 */
-	tbl v30.16b, {v15.16b}, v30.16b /* s0_19 = lookup16(t0_19, pair_19) */
-	ldr q15, [x0, #320] /* t0_20 = bcast128() */
-	str q23, [sp, #256] /* spill y1_11_2 */
-	ldr q23, [sp, #64] /* reload pair_20 */
-	tbl v23.16b, {v15.16b}, v23.16b /* s0_20 = lookup16(t0_20, pair_20) */
-	ldr q15, [x0, #336] /* t0_21 = bcast128() */
-	str q31, [sp, #64] /* spill y1_10_2 */
-	ldr q31, [sp, #80] /* reload pair_21 */
-	tbl v31.16b, {v15.16b}, v31.16b /* s0_21 = lookup16(t0_21, pair_21) */
-	ldr q15, [x0, #352] /* t0_22 = bcast128() */
-	str q2, [sp, #80] /* spill y1_9_2 */
-	ldr q2, [sp, #96] /* reload pair_22 */
-	tbl v2.16b, {v15.16b}, v2.16b /* s0_22 = lookup16(t0_22, pair_22) */
-	ldr q15, [x0, #368] /* t0_23 = bcast128() */
-	str q12, [sp, #96] /* spill y1_8_2 */
-	ldr q12, [sp, #112] /* reload pair_23 */
-	tbl v12.16b, {v15.16b}, v12.16b /* s0_23 = lookup16(t0_23, pair_23) */
-	ldr q15, [x0, #768] /* t1_16 = bcast128() */
-	tbl v13.16b, {v15.16b}, v13.16b /* s1_16 = lookup16(t1_16, pair_48) */
-	ldr q15, [x0, #784] /* t1_17 = bcast128() */
-	str q6, [sp, #112] /* spill y0_14_2 */
-	ldr q6, [sp, #480] /* reload pair_49 */
-	tbl v6.16b, {v15.16b}, v6.16b /* s1_17 = lookup16(t1_17, pair_49) */
-	ldr q15, [x0, #800] /* t1_18 = bcast128() */
-	tbl v1.16b, {v15.16b}, v1.16b /* s1_18 = lookup16(t1_18, pair_50) */
-	ldr q15, [x0, #816] /* t1_19 = bcast128() */
-	str q11, [sp, #480] /* spill y0_15_2 */
-	ldr q11, [sp, #496] /* reload pair_51 */
-	tbl v11.16b, {v15.16b}, v11.16b /* s1_19 = lookup16(t1_19, pair_51) */
-	ldr q15, [x0, #832] /* t1_20 = bcast128() */
-	tbl v16.16b, {v15.16b}, v16.16b /* s1_20 = lookup16(t1_20, pair_52) */
-	ldr q15, [x0, #848] /* t1_21 = bcast128() */
-	str q5, [sp, #496] /* spill y0_13_2 */
-	ldr q5, [sp, #512] /* reload pair_53 */
-	tbl v5.16b, {v15.16b}, v5.16b /* s1_21 = lookup16(t1_21, pair_53) */
-	ldr q15, [x0, #864] /* t1_22 = bcast128() */
-	tbl v19.16b, {v15.16b}, v19.16b /* s1_22 = lookup16(t1_22, pair_54) */
-	ldr q15, [x0, #880] /* t1_23 = bcast128() */
-	str q9, [sp, #512] /* spill y0_12_2 */
-	ldr q9, [sp, #528] /* reload pair_55 */
-	tbl v9.16b, {v15.16b}, v9.16b /* s1_23 = lookup16(t1_23, pair_55) */
-	eor v13.16b, v13.16b, v3.16b /* y1_16 = xor(s1_16, s0_16) */
-	eor v6.16b, v6.16b, v10.16b /* y1_17 = xor(s1_17, s0_17) */
-	eor v1.16b, v1.16b, v24.16b /* y1_18 = xor(s1_18, s0_18) */
-	eor v11.16b, v11.16b, v30.16b /* y1_19 = xor(s1_19, s0_19) */
-	eor v16.16b, v16.16b, v23.16b /* y1_20 = xor(s1_20, s0_20) */
-	eor v5.16b, v5.16b, v31.16b /* y1_21 = xor(s1_21, s0_21) */
-	eor v19.16b, v19.16b, v2.16b /* y1_22 = xor(s1_22, s0_22) */
-	eor v9.16b, v9.16b, v12.16b /* y1_23 = xor(s1_23, s0_23) */
-	eor v3.16b, v3.16b, v6.16b /* y0_16 = xor(s0_16, y1_17) */
-	eor v10.16b, v10.16b, v1.16b /* y0_17 = xor(s0_17, y1_18) */
-	eor v24.16b, v24.16b, v11.16b /* y0_18 = xor(s0_18, y1_19) */
-	eor v30.16b, v30.16b, v16.16b /* y0_19 = xor(s0_19, y1_20) */
-	eor v23.16b, v23.16b, v5.16b /* y0_20 = xor(s0_20, y1_21) */
-	eor v31.16b, v31.16b, v19.16b /* y0_21 = xor(s0_21, y1_22) */
-	eor v2.16b, v2.16b, v9.16b /* y0_22 = xor(s0_22, y1_23) */
-	eor v12.16b, v12.16b, v13.16b /* y0_23 = xor(s0_23, y1_16) */
-	eor v13.16b, v13.16b, v24.16b /* y1_16_1 = xor(y1_16, y0_18) */
-	eor v6.16b, v6.16b, v30.16b /* y1_17_1 = xor(y1_17, y0_19) */
-	eor v1.16b, v1.16b, v23.16b /* y1_18_1 = xor(y1_18, y0_20) */
-	eor v11.16b, v11.16b, v31.16b /* y1_19_1 = xor(y1_19, y0_21) */
-	eor v16.16b, v16.16b, v2.16b /* y1_20_1 = xor(y1_20, y0_22) */
-	eor v5.16b, v5.16b, v12.16b /* y1_21_1 = xor(y1_21, y0_23) */
-	eor v19.16b, v19.16b, v3.16b /* y1_22_1 = xor(y1_22, y0_16) */
-	eor v9.16b, v9.16b, v10.16b /* y1_23_1 = xor(y1_23, y0_17) */
-	eor v3.16b, v3.16b, v1.16b /* y0_16_1 = xor(y0_16, y1_18_1) */
-	eor v10.16b, v10.16b, v11.16b /* y0_17_1 = xor(y0_17, y1_19_1) */
-	eor v24.16b, v24.16b, v16.16b /* y0_18_1 = xor(y0_18, y1_20_1) */
-	eor v30.16b, v30.16b, v5.16b /* y0_19_1 = xor(y0_19, y1_21_1) */
-	eor v23.16b, v23.16b, v19.16b /* y0_20_1 = xor(y0_20, y1_22_1) */
-	eor v31.16b, v31.16b, v9.16b /* y0_21_1 = xor(y0_21, y1_23_1) */
-	eor v2.16b, v2.16b, v13.16b /* y0_22_1 = xor(y0_22, y1_16_1) */
-	eor v12.16b, v12.16b, v6.16b /* y0_23_1 = xor(y0_23, y1_17_1) */
-	eor v13.16b, v13.16b, v31.16b /* y1_16_2 = xor(y1_16_1, y0_21_1) */
-	eor v6.16b, v6.16b, v2.16b /* y1_17_2 = xor(y1_17_1, y0_22_1) */
-	eor v1.16b, v1.16b, v12.16b /* y1_18_2 = xor(y1_18_1, y0_23_1) */
-	eor v11.16b, v11.16b, v3.16b /* y1_19_2 = xor(y1_19_1, y0_16_1) */
-	eor v16.16b, v16.16b, v10.16b /* y1_20_2 = xor(y1_20_1, y0_17_1) */
-	eor v5.16b, v5.16b, v24.16b /* y1_21_2 = xor(y1_21_1, y0_18_1) */
-	eor v19.16b, v19.16b, v30.16b /* y1_22_2 = xor(y1_22_1, y0_19_1) */
-	eor v9.16b, v9.16b, v23.16b /* y1_23_2 = xor(y1_23_1, y0_20_1) */
-	eor v3.16b, v3.16b, v13.16b /* y0_16_2 = xor(y0_16_1, y1_16_2) */
-	eor v10.16b, v10.16b, v6.16b /* y0_17_2 = xor(y0_17_1, y1_17_2) */
-	eor v24.16b, v24.16b, v1.16b /* y0_18_2 = xor(y0_18_1, y1_18_2) */
-	eor v30.16b, v30.16b, v11.16b /* y0_19_2 = xor(y0_19_1, y1_19_2) */
-	eor v23.16b, v23.16b, v16.16b /* y0_20_2 = xor(y0_20_1, y1_20_2) */
-	eor v31.16b, v31.16b, v5.16b /* y0_21_2 = xor(y0_21_1, y1_21_2) */
-	eor v2.16b, v2.16b, v19.16b /* y0_22_2 = xor(y0_22_1, y1_22_2) */
-	eor v12.16b, v12.16b, v9.16b /* y0_23_2 = xor(y0_23_1, y1_23_2) */
-	ldr q15, [x0, #384] /* t0_24 = bcast128() */
-	str q19, [sp, #528] /* spill y1_22_2 */
-	ldr q19, [sp, #128] /* reload pair_24 */
-	tbl v19.16b, {v15.16b}, v19.16b /* s0_24 = lookup16(t0_24, pair_24) */
-	ldr q15, [x0, #400] /* t0_25 = bcast128() */
-	str q9, [sp, #128] /* spill y1_23_2 */
-	ldr q9, [sp, #144] /* reload pair_25 */
-	tbl v9.16b, {v15.16b}, v9.16b /* s0_25 = lookup16(t0_25, pair_25) */
-	ldr q15, [x0, #416] /* t0_26 = bcast128() */
-	str q5, [sp, #144] /* spill y1_21_2 */
-	ldr q5, [sp, #160] /* reload pair_26 */
-	tbl v5.16b, {v15.16b}, v5.16b /* s0_26 = lookup16(t0_26, pair_26) */
-	ldr q15, [x0, #432] /* t0_27 = bcast128() */
-	str q16, [sp, #160] /* spill y1_20_2 */
-	ldr q16, [sp, #176] /* reload pair_27 */
-	tbl v16.16b, {v15.16b}, v16.16b /* s0_27 = lookup16(t0_27, pair_27) */
-	ldr q15, [x0, #448] /* t0_28 = bcast128() */
-	str q1, [sp, #176] /* spill y1_18_2 */
-	ldr q1, [sp, #192] /* reload pair_28 */
-	tbl v1.16b, {v15.16b}, v1.16b /* s0_28 = lookup16(t0_28, pair_28) */
-	ldr q15, [x0, #464] /* t0_29 = bcast128() */
-	str q11, [sp, #192] /* spill y1_19_2 */
-	ldr q11, [sp, #240] /* reload pair_29 */
-	tbl v11.16b, {v15.16b}, v11.16b /* s0_29 = lookup16(t0_29, pair_29) */
-	ldr q15, [x0, #480] /* t0_30 = bcast128() */
-	str q6, [sp, #240] /* spill y1_17_2 */
-	ldr q6, [sp, #224] /* reload pair_30 */
-	tbl v6.16b, {v15.16b}, v6.16b /* s0_30 = lookup16(t0_30, pair_30) */
-	ldr q15, [x0, #496] /* t0_31 = bcast128() */
-	str q13, [sp, #224] /* spill y1_16_2 */
-	ldr q13, [sp, #208] /* reload pair_31 */
-	tbl v13.16b, {v15.16b}, v13.16b /* s0_31 = lookup16(t0_31, pair_31) */
-	ldr q15, [x0, #896] /* t1_24 = bcast128() */
-	tbl v22.16b, {v15.16b}, v22.16b /* s1_24 = lookup16(t1_24, pair_56) */
-	ldr q15, [x0, #912] /* t1_25 = bcast128() */
-	str q2, [sp, #208] /* spill y0_22_2 */
-	ldr q2, [sp, #544] /* reload pair_57 */
-	tbl v2.16b, {v15.16b}, v2.16b /* s1_25 = lookup16(t1_25, pair_57) */
-	ldr q15, [x0, #928] /* t1_26 = bcast128() */
-	tbl v25.16b, {v15.16b}, v25.16b /* s1_26 = lookup16(t1_26, pair_58) */
-	ldr q15, [x0, #944] /* t1_27 = bcast128() */
-	tbl v28.16b, {v15.16b}, v28.16b /* s1_27 = lookup16(t1_27, pair_59) */
-	ldr q15, [x0, #960] /* t1_28 = bcast128() */
-	tbl v14.16b, {v15.16b}, v14.16b /* s1_28 = lookup16(t1_28, pair_60) */
-	ldr q15, [x0, #976] /* t1_29 = bcast128() */
-	tbl v0.16b, {v15.16b}, v0.16b /* s1_29 = lookup16(t1_29, pair_61) */
-	eor v22.16b, v22.16b, v19.16b /* y1_24 = xor(s1_24, s0_24) */
-	eor v2.16b, v2.16b, v9.16b /* y1_25 = xor(s1_25, s0_25) */
-	eor v25.16b, v25.16b, v5.16b /* y1_26 = xor(s1_26, s0_26) */
-	eor v28.16b, v28.16b, v16.16b /* y1_27 = xor(s1_27, s0_27) */
-	eor v14.16b, v14.16b, v1.16b /* y1_28 = xor(s1_28, s0_28) */
-	eor v0.16b, v0.16b, v11.16b /* y1_29 = xor(s1_29, s0_29) */
-	eor v19.16b, v19.16b, v2.16b /* y0_24 = xor(s0_24, y1_25) */
-	eor v9.16b, v9.16b, v25.16b /* y0_25 = xor(s0_25, y1_26) */
-	eor v5.16b, v5.16b, v28.16b /* y0_26 = xor(s0_26, y1_27) */
-	eor v16.16b, v16.16b, v14.16b /* y0_27 = xor(s0_27, y1_28) */
-	eor v1.16b, v1.16b, v0.16b /* y0_28 = xor(s0_28, y1_29) */
-	eor v11.16b, v11.16b, v6.16b /* y0_29 = xor(s0_29, s0_30) */
-	eor v15.16b, v6.16b, v13.16b /* y0_30 = xor(s0_30, s0_31) */
-	str q12, [sp, #544] /* spill y0_23_2 */
-	eor v12.16b, v13.16b, v22.16b /* y0_31 = xor(s0_31, y1_24) */
-	eor v22.16b, v22.16b, v5.16b /* y1_24_1 = xor(y1_24, y0_26) */
-	eor v2.16b, v2.16b, v16.16b /* y1_25_1 = xor(y1_25, y0_27) */
-	eor v25.16b, v25.16b, v1.16b /* y1_26_1 = xor(y1_26, y0_28) */
-	eor v28.16b, v28.16b, v11.16b /* y1_27_1 = xor(y1_27, y0_29) */
-	eor v14.16b, v14.16b, v15.16b /* y1_28_1 = xor(y1_28, y0_30) */
-	eor v0.16b, v0.16b, v12.16b /* y1_29_1 = xor(y1_29, y0_31) */
-	eor v6.16b, v6.16b, v19.16b /* y0_30_1 = xor(s0_30, y0_24) */
-	eor v13.16b, v13.16b, v9.16b /* y0_31_1 = xor(s0_31, y0_25) */
-	eor v19.16b, v19.16b, v25.16b /* y0_24_1 = xor(y0_24, y1_26_1) */
-	eor v9.16b, v9.16b, v28.16b /* y0_25_1 = xor(y0_25, y1_27_1) */
-	eor v5.16b, v5.16b, v14.16b /* y0_26_1 = xor(y0_26, y1_28_1) */
-	eor v16.16b, v16.16b, v0.16b /* y0_27_1 = xor(y0_27, y1_29_1) */
-	eor v1.16b, v1.16b, v6.16b /* y0_28_1 = xor(y0_28, y0_30_1) */
-	eor v11.16b, v11.16b, v13.16b /* y0_29_1 = xor(y0_29, y0_31_1) */
-	eor v15.16b, v15.16b, v22.16b /* y0_30_2 = xor(y0_30, y1_24_1) */
-	eor v12.16b, v12.16b, v2.16b /* y0_31_2 = xor(y0_31, y1_25_1) */
-	eor v22.16b, v22.16b, v11.16b /* y1_24_2 = xor(y1_24_1, y0_29_1) */
-	eor v2.16b, v2.16b, v15.16b /* y1_25_2 = xor(y1_25_1, y0_30_2) */
-	eor v25.16b, v25.16b, v12.16b /* y1_26_2 = xor(y1_26_1, y0_31_2) */
-	eor v28.16b, v28.16b, v19.16b /* y1_27_2 = xor(y1_27_1, y0_24_1) */
-	eor v14.16b, v14.16b, v9.16b /* y1_28_2 = xor(y1_28_1, y0_25_1) */
-	eor v0.16b, v0.16b, v5.16b /* y1_29_2 = xor(y1_29_1, y0_26_1) */
-	eor v6.16b, v6.16b, v16.16b /* y0_30_3 = xor(y0_30_1, y0_27_1) */
-	eor v13.16b, v13.16b, v1.16b /* y0_31_3 = xor(y0_31_1, y0_28_1) */
-	eor v19.16b, v19.16b, v22.16b /* y0_24_2 = xor(y0_24_1, y1_24_2) */
-	eor v9.16b, v9.16b, v2.16b /* y0_25_2 = xor(y0_25_1, y1_25_2) */
-	eor v5.16b, v5.16b, v25.16b /* y0_26_2 = xor(y0_26_1, y1_26_2) */
-	eor v16.16b, v16.16b, v28.16b /* y0_27_2 = xor(y0_27_1, y1_27_2) */
-	eor v1.16b, v1.16b, v14.16b /* y0_28_2 = xor(y0_28_1, y1_28_2) */
-	eor v11.16b, v11.16b, v0.16b /* y0_29_2 = xor(y0_29_1, y1_29_2) */
-	eor v15.16b, v15.16b, v6.16b /* y0_30_4 = xor(y0_30_2, y0_30_3) */
-	eor v12.16b, v12.16b, v13.16b /* y0_31_4 = xor(y0_31_2, y0_31_3) */
 
 	/* Pack eight outputs' pairs into each table (bytes 2i, 2i + 1: output i) and store them. */
-	zip1 v4.8h, v4.8h, v7.8h /* pack = unpacklo(y0_0_2, y0_1_2) */
-	zip1 v7.8h, v17.8h, v18.8h /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
-	zip1 v17.8h, v20.8h, v21.8h /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
-	ldr q18, [sp, #432] /* reload y0_6_2 */
-	ldr q20, [sp, #448] /* reload y0_7_2 */
-	zip1 v18.8h, v18.8h, v20.8h /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
-	zip1 v4.4s, v4.4s, v7.4s /* pack_4 = unpacklo(pack, pack_1) */
-	zip1 v7.4s, v17.4s, v18.4s /* pack_5 = unpacklo(pack_2, pack_3) */
-	zip1 v4.2d, v4.2d, v7.2d /* pack_6 = unpacklo(pack_4, pack_5) */
-	str q4, [x2, #64] /* store pack_6 */
-	zip1 v4.8h, v26.8h, v27.8h /* pack_7 = unpacklo(y0_8_2, y0_9_2) */
-	zip1 v7.8h, v29.8h, v8.8h /* pack_8 = unpacklo(y0_10_2, y0_11_2) */
-	ldr q17, [sp, #512] /* reload y0_12_2 */
-	ldr q18, [sp, #496] /* reload y0_13_2 */
-	zip1 v17.8h, v17.8h, v18.8h /* pack_9 = unpacklo(y0_12_2, y0_13_2) */
-	ldr q18, [sp, #112] /* reload y0_14_2 */
-	ldr q20, [sp, #480] /* reload y0_15_2 */
-	zip1 v18.8h, v18.8h, v20.8h /* pack_10 = unpacklo(y0_14_2, y0_15_2) */
-	zip1 v4.4s, v4.4s, v7.4s /* pack_11 = unpacklo(pack_7, pack_8) */
-	zip1 v7.4s, v17.4s, v18.4s /* pack_12 = unpacklo(pack_9, pack_10) */
-	zip1 v4.2d, v4.2d, v7.2d /* pack_13 = unpacklo(pack_11, pack_12) */
-	str q4, [x2, #80] /* store pack_13 */
-	zip1 v3.8h, v3.8h, v10.8h /* pack_14 = unpacklo(y0_16_2, y0_17_2) */
-	zip1 v4.8h, v24.8h, v30.8h /* pack_15 = unpacklo(y0_18_2, y0_19_2) */
-	zip1 v7.8h, v23.8h, v31.8h /* pack_16 = unpacklo(y0_20_2, y0_21_2) */
-	ldr q17, [sp, #208] /* reload y0_22_2 */
-	ldr q18, [sp, #544] /* reload y0_23_2 */
-	zip1 v17.8h, v17.8h, v18.8h /* pack_17 = unpacklo(y0_22_2, y0_23_2) */
-	zip1 v3.4s, v3.4s, v4.4s /* pack_18 = unpacklo(pack_14, pack_15) */
-	zip1 v4.4s, v7.4s, v17.4s /* pack_19 = unpacklo(pack_16, pack_17) */
-	zip1 v3.2d, v3.2d, v4.2d /* pack_20 = unpacklo(pack_18, pack_19) */
-	str q3, [x2, #96] /* store pack_20 */
-	zip1 v3.8h, v19.8h, v9.8h /* pack_21 = unpacklo(y0_24_2, y0_25_2) */
-	zip1 v4.8h, v5.8h, v16.8h /* pack_22 = unpacklo(y0_26_2, y0_27_2) */
-	zip1 v1.8h, v1.8h, v11.8h /* pack_23 = unpacklo(y0_28_2, y0_29_2) */
-	zip1 v5.8h, v15.8h, v12.8h /* pack_24 = unpacklo(y0_30_4, y0_31_4) */
-	zip1 v3.4s, v3.4s, v4.4s /* pack_25 = unpacklo(pack_21, pack_22) */
-	zip1 v1.4s, v1.4s, v5.4s /* pack_26 = unpacklo(pack_23, pack_24) */
-	zip1 v1.2d, v3.2d, v1.2d /* pack_27 = unpacklo(pack_25, pack_26) */
-	str q1, [x2, #112] /* store pack_27 */
-	ldr q1, [sp, #400] /* reload y1_0_2 */
-	ldr q3, [sp, #416] /* reload y1_1_2 */
-	zip1 v1.8h, v1.8h, v3.8h /* pack_28 = unpacklo(y1_0_2, y1_1_2) */
-	ldr q3, [sp, #320] /* reload y1_2_2 */
-	ldr q4, [sp, #336] /* reload y1_3_2 */
-	zip1 v3.8h, v3.8h, v4.8h /* pack_29 = unpacklo(y1_2_2, y1_3_2) */
-	ldr q4, [sp, #352] /* reload y1_4_2 */
-	ldr q5, [sp, #368] /* reload y1_5_2 */
+	zip1 v6.8h, v6.8h, v7.8h /* pack = unpacklo(y0_0_2, y0_1_2) */
+	zip1 v3.8h, v3.8h, v31.8h /* pack_28 = unpacklo(y1_0_2, y1_1_2) */
+	eor v7.16b, v17.16b, v12.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+	eor v17.16b, v18.16b, v11.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
+	zip1 v7.8h, v7.8h, v17.8h /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
+	zip1 v6.4s, v6.4s, v7.4s /* pack_4 = unpacklo(pack, pack_1) */
+	zip1 v7.8h, v12.8h, v11.8h /* pack_29 = unpacklo(y1_2_2, y1_3_2) */
+	zip1 v3.4s, v3.4s, v7.4s /* pack_32 = unpacklo(pack_28, pack_29) */
+	eor v7.16b, v20.16b, v4.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
+	eor v17.16b, v21.16b, v5.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
+	zip1 v7.8h, v7.8h, v17.8h /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
 	zip1 v4.8h, v4.8h, v5.8h /* pack_30 = unpacklo(y1_4_2, y1_5_2) */
-	ldr q5, [sp, #384] /* reload y1_6_2 */
-	ldr q7, [sp, #560] /* reload y1_7_2 */
-	zip1 v5.8h, v5.8h, v7.8h /* pack_31 = unpacklo(y1_6_2, y1_7_2) */
-	zip1 v1.4s, v1.4s, v3.4s /* pack_32 = unpacklo(pack_28, pack_29) */
-	zip1 v3.4s, v4.4s, v5.4s /* pack_33 = unpacklo(pack_30, pack_31) */
-	zip1 v1.2d, v1.2d, v3.2d /* pack_34 = unpacklo(pack_32, pack_33) */
-	str q1, [x2, #128] /* store pack_34 */
-	ldr q1, [sp, #96] /* reload y1_8_2 */
-	ldr q3, [sp, #80] /* reload y1_9_2 */
-	zip1 v1.8h, v1.8h, v3.8h /* pack_35 = unpacklo(y1_8_2, y1_9_2) */
-	ldr q3, [sp, #64] /* reload y1_10_2 */
-	ldr q4, [sp, #256] /* reload y1_11_2 */
-	zip1 v3.8h, v3.8h, v4.8h /* pack_36 = unpacklo(y1_10_2, y1_11_2) */
-	ldr q4, [sp, #288] /* reload y1_12_2 */
-	ldr q5, [sp, #272] /* reload y1_13_2 */
-	zip1 v4.8h, v4.8h, v5.8h /* pack_37 = unpacklo(y1_12_2, y1_13_2) */
-	ldr q5, [sp, #464] /* reload y1_14_2 */
-	ldr q7, [sp, #304] /* reload y1_15_2 */
-	zip1 v5.8h, v5.8h, v7.8h /* pack_38 = unpacklo(y1_14_2, y1_15_2) */
-	zip1 v1.4s, v1.4s, v3.4s /* pack_39 = unpacklo(pack_35, pack_36) */
-	zip1 v3.4s, v4.4s, v5.4s /* pack_40 = unpacklo(pack_37, pack_38) */
-	zip1 v1.2d, v1.2d, v3.2d /* pack_41 = unpacklo(pack_39, pack_40) */
-	str q1, [x2, #144] /* store pack_41 */
-	ldr q1, [sp, #224] /* reload y1_16_2 */
-	ldr q3, [sp, #240] /* reload y1_17_2 */
-	zip1 v1.8h, v1.8h, v3.8h /* pack_42 = unpacklo(y1_16_2, y1_17_2) */
-	ldr q3, [sp, #176] /* reload y1_18_2 */
-	ldr q4, [sp, #192] /* reload y1_19_2 */
-	zip1 v3.8h, v3.8h, v4.8h /* pack_43 = unpacklo(y1_18_2, y1_19_2) */
-	ldr q4, [sp, #160] /* reload y1_20_2 */
-	ldr q5, [sp, #144] /* reload y1_21_2 */
-	zip1 v4.8h, v4.8h, v5.8h /* pack_44 = unpacklo(y1_20_2, y1_21_2) */
-	ldr q5, [sp, #528] /* reload y1_22_2 */
-	ldr q7, [sp, #128] /* reload y1_23_2 */
-	zip1 v5.8h, v5.8h, v7.8h /* pack_45 = unpacklo(y1_22_2, y1_23_2) */
-	zip1 v1.4s, v1.4s, v3.4s /* pack_46 = unpacklo(pack_42, pack_43) */
-	zip1 v3.4s, v4.4s, v5.4s /* pack_47 = unpacklo(pack_44, pack_45) */
-	zip1 v1.2d, v1.2d, v3.2d /* pack_48 = unpacklo(pack_46, pack_47) */
+	eor v5.16b, v23.16b, v10.16b /* y0_6_2 = xor(y0_6_1, y1_6_2) */
+	eor v17.16b, v24.16b, v8.16b /* y0_7_2 = xor(y0_7_1, y1_7_2) */
+	zip1 v5.8h, v5.8h, v17.8h /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
+	zip1 v5.4s, v7.4s, v5.4s /* pack_5 = unpacklo(pack_2, pack_3) */
+	zip1 v5.2d, v6.2d, v5.2d /* pack_6 = unpacklo(pack_4, pack_5) */
+	str q5, [x2, #64] /* store pack_6 */
+	zip1 v5.8h, v10.8h, v8.8h /* pack_31 = unpacklo(y1_6_2, y1_7_2) */
+	zip1 v4.4s, v4.4s, v5.4s /* pack_33 = unpacklo(pack_30, pack_31) */
+	zip1 v3.2d, v3.2d, v4.2d /* pack_34 = unpacklo(pack_32, pack_33) */
+	ldr q4, [x0, #128] /* t0_8 = bcast128() */
+	tbl v4.16b, {v4.16b}, v26.16b /* s0_8 = lookup16(t0_8, pair_8) */
+	ldr q5, [x0, #144] /* t0_9 = bcast128() */
+	tbl v5.16b, {v5.16b}, v27.16b /* s0_9 = lookup16(t0_9, pair_9) */
+	ldr q6, [x0, #160] /* t0_10 = bcast128() */
+	tbl v6.16b, {v6.16b}, v29.16b /* s0_10 = lookup16(t0_10, pair_10) */
+	ldr q7, [x0, #176] /* t0_11 = bcast128() */
+	ldr q17, [sp, #384] /* reload pair_11 */
+	tbl v7.16b, {v7.16b}, v17.16b /* s0_11 = lookup16(t0_11, pair_11) */
+	ldr q17, [x0, #192] /* t0_12 = bcast128() */
+	ldr q18, [sp, #368] /* reload pair_12 */
+	tbl v17.16b, {v17.16b}, v18.16b /* s0_12 = lookup16(t0_12, pair_12) */
+	ldr q18, [x0, #208] /* t0_13 = bcast128() */
+	ldr q20, [sp, #352] /* reload pair_13 */
+	tbl v18.16b, {v18.16b}, v20.16b /* s0_13 = lookup16(t0_13, pair_13) */
+	ldr q20, [x0, #224] /* t0_14 = bcast128() */
+	ldr q21, [sp, #336] /* reload pair_14 */
+	tbl v20.16b, {v20.16b}, v21.16b /* s0_14 = lookup16(t0_14, pair_14) */
+	ldr q21, [x0, #240] /* t0_15 = bcast128() */
+	ldr q23, [sp, #320] /* reload pair_15 */
+	tbl v21.16b, {v21.16b}, v23.16b /* s0_15 = lookup16(t0_15, pair_15) */
+	ldr q23, [x0, #640] /* t1_8 = bcast128() */
+	ldr q24, [sp, #400] /* reload pair_40 */
+	tbl v23.16b, {v23.16b}, v24.16b /* s1_8 = lookup16(t1_8, pair_40) */
+	eor v23.16b, v23.16b, v4.16b /* y1_8 = xor(s1_8, s0_8) */
+	ldr q24, [x0, #656] /* t1_9 = bcast128() */
+	ldr q26, [sp, #416] /* reload pair_41 */
+	tbl v24.16b, {v24.16b}, v26.16b /* s1_9 = lookup16(t1_9, pair_41) */
+	eor v24.16b, v24.16b, v5.16b /* y1_9 = xor(s1_9, s0_9) */
+	eor v4.16b, v4.16b, v24.16b /* y0_8 = xor(s0_8, y1_9) */
+	ldr q26, [x0, #672] /* t1_10 = bcast128() */
+	ldr q27, [sp, #432] /* reload pair_42 */
+	tbl v26.16b, {v26.16b}, v27.16b /* s1_10 = lookup16(t1_10, pair_42) */
+	eor v26.16b, v26.16b, v6.16b /* y1_10 = xor(s1_10, s0_10) */
+	eor v5.16b, v5.16b, v26.16b /* y0_9 = xor(s0_9, y1_10) */
+	ldr q27, [x0, #688] /* t1_11 = bcast128() */
+	ldr q29, [sp, #448] /* reload pair_43 */
+	tbl v27.16b, {v27.16b}, v29.16b /* s1_11 = lookup16(t1_11, pair_43) */
+	eor v27.16b, v27.16b, v7.16b /* y1_11 = xor(s1_11, s0_11) */
+	eor v6.16b, v6.16b, v27.16b /* y0_10 = xor(s0_10, y1_11) */
+	ldr q29, [x0, #704] /* t1_12 = bcast128() */
+	tbl v29.16b, {v29.16b}, v30.16b /* s1_12 = lookup16(t1_12, pair_44) */
+	eor v29.16b, v29.16b, v17.16b /* y1_12 = xor(s1_12, s0_12) */
+	eor v7.16b, v7.16b, v29.16b /* y0_11 = xor(s0_11, y1_12) */
+	eor v24.16b, v24.16b, v7.16b /* y1_9_1 = xor(y1_9, y0_11) */
+	ldr q30, [x0, #720] /* t1_13 = bcast128() */
+	tbl v30.16b, {v30.16b}, v15.16b /* s1_13 = lookup16(t1_13, pair_45) */
+	eor v30.16b, v30.16b, v18.16b /* y1_13 = xor(s1_13, s0_13) */
+	eor v17.16b, v17.16b, v30.16b /* y0_12 = xor(s0_12, y1_13) */
+	eor v26.16b, v26.16b, v17.16b /* y1_10_1 = xor(y1_10, y0_12) */
+	ldr q31, [x0, #736] /* t1_14 = bcast128() */
+	tbl v31.16b, {v31.16b}, v14.16b /* s1_14 = lookup16(t1_14, pair_46) */
+	eor v31.16b, v31.16b, v20.16b /* y1_14 = xor(s1_14, s0_14) */
+	eor v18.16b, v18.16b, v31.16b /* y0_13 = xor(s0_13, y1_14) */
+	eor v27.16b, v27.16b, v18.16b /* y1_11_1 = xor(y1_11, y0_13) */
+	eor v31.16b, v31.16b, v4.16b /* y1_14_1 = xor(y1_14, y0_8) */
+	eor v4.16b, v4.16b, v26.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v17.16b, v17.16b, v31.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
+	ldr q8, [x0, #752] /* t1_15 = bcast128() */
+	ldr q10, [sp, #464] /* reload pair_47 */
+	tbl v8.16b, {v8.16b}, v10.16b /* s1_15 = lookup16(t1_15, pair_47) */
+	eor v8.16b, v8.16b, v21.16b /* y1_15 = xor(s1_15, s0_15) */
+	eor v20.16b, v20.16b, v8.16b /* y0_14 = xor(s0_14, y1_15) */
+	eor v21.16b, v21.16b, v23.16b /* y0_15 = xor(s0_15, y1_8) */
+	eor v23.16b, v23.16b, v6.16b /* y1_8_1 = xor(y1_8, y0_10) */
+	eor v29.16b, v29.16b, v20.16b /* y1_12_1 = xor(y1_12, y0_14) */
+	eor v30.16b, v30.16b, v21.16b /* y1_13_1 = xor(y1_13, y0_15) */
+	eor v8.16b, v8.16b, v5.16b /* y1_15_1 = xor(y1_15, y0_9) */
+	eor v5.16b, v5.16b, v27.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
+	eor v6.16b, v6.16b, v29.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
+	eor v7.16b, v7.16b, v30.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
+	eor v18.16b, v18.16b, v8.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
+	eor v20.16b, v20.16b, v23.16b /* y0_14_1 = xor(y0_14, y1_8_1) */
+	eor v21.16b, v21.16b, v24.16b /* y0_15_1 = xor(y0_15, y1_9_1) */
+	eor v23.16b, v23.16b, v18.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
+	eor v24.16b, v24.16b, v20.16b /* y1_9_2 = xor(y1_9_1, y0_14_1) */
+	eor v26.16b, v26.16b, v21.16b /* y1_10_2 = xor(y1_10_1, y0_15_1) */
+	eor v27.16b, v27.16b, v4.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
+	eor v29.16b, v29.16b, v5.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
+	eor v30.16b, v30.16b, v6.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
+	eor v31.16b, v31.16b, v7.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
+	eor v8.16b, v8.16b, v17.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
+	eor v4.16b, v4.16b, v23.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
+	eor v5.16b, v5.16b, v24.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
+	zip1 v4.8h, v4.8h, v5.8h /* pack_7 = unpacklo(y0_8_2, y0_9_2) */
+	zip1 v5.8h, v23.8h, v24.8h /* pack_35 = unpacklo(y1_8_2, y1_9_2) */
+	eor v6.16b, v6.16b, v26.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
+	eor v7.16b, v7.16b, v27.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
+	zip1 v6.8h, v6.8h, v7.8h /* pack_8 = unpacklo(y0_10_2, y0_11_2) */
+	zip1 v4.4s, v4.4s, v6.4s /* pack_11 = unpacklo(pack_7, pack_8) */
+	zip1 v6.8h, v26.8h, v27.8h /* pack_36 = unpacklo(y1_10_2, y1_11_2) */
+	zip1 v5.4s, v5.4s, v6.4s /* pack_39 = unpacklo(pack_35, pack_36) */
+	eor v6.16b, v17.16b, v29.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
+	eor v7.16b, v18.16b, v30.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
+	zip1 v6.8h, v6.8h, v7.8h /* pack_9 = unpacklo(y0_12_2, y0_13_2) */
+	zip1 v7.8h, v29.8h, v30.8h /* pack_37 = unpacklo(y1_12_2, y1_13_2) */
+	eor v17.16b, v20.16b, v31.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
+	eor v18.16b, v21.16b, v8.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
+	zip1 v17.8h, v17.8h, v18.8h /* pack_10 = unpacklo(y0_14_2, y0_15_2) */
+	zip1 v6.4s, v6.4s, v17.4s /* pack_12 = unpacklo(pack_9, pack_10) */
+	zip1 v4.2d, v4.2d, v6.2d /* pack_13 = unpacklo(pack_11, pack_12) */
+	str q4, [x2, #80] /* store pack_13 */
+	zip1 v4.8h, v31.8h, v8.8h /* pack_38 = unpacklo(y1_14_2, y1_15_2) */
+	zip1 v4.4s, v7.4s, v4.4s /* pack_40 = unpacklo(pack_37, pack_38) */
+	zip1 v4.2d, v5.2d, v4.2d /* pack_41 = unpacklo(pack_39, pack_40) */
+	ldr q5, [x0, #256] /* t0_16 = bcast128() */
+	ldr q6, [sp, #304] /* reload pair_16 */
+	tbl v5.16b, {v5.16b}, v6.16b /* s0_16 = lookup16(t0_16, pair_16) */
+	ldr q6, [x0, #272] /* t0_17 = bcast128() */
+	ldr q7, [sp, #288] /* reload pair_17 */
+	tbl v6.16b, {v6.16b}, v7.16b /* s0_17 = lookup16(t0_17, pair_17) */
+	ldr q7, [x0, #288] /* t0_18 = bcast128() */
+	ldr q17, [sp, #272] /* reload pair_18 */
+	tbl v7.16b, {v7.16b}, v17.16b /* s0_18 = lookup16(t0_18, pair_18) */
+	ldr q17, [x0, #304] /* t0_19 = bcast128() */
+	ldr q18, [sp, #256] /* reload pair_19 */
+	tbl v17.16b, {v17.16b}, v18.16b /* s0_19 = lookup16(t0_19, pair_19) */
+	ldr q18, [x0, #320] /* t0_20 = bcast128() */
+	ldr q20, [sp, #64] /* reload pair_20 */
+	tbl v18.16b, {v18.16b}, v20.16b /* s0_20 = lookup16(t0_20, pair_20) */
+	ldr q20, [x0, #336] /* t0_21 = bcast128() */
+	ldr q21, [sp, #80] /* reload pair_21 */
+	tbl v20.16b, {v20.16b}, v21.16b /* s0_21 = lookup16(t0_21, pair_21) */
+	ldr q21, [x0, #352] /* t0_22 = bcast128() */
+	ldr q23, [sp, #96] /* reload pair_22 */
+	tbl v21.16b, {v21.16b}, v23.16b /* s0_22 = lookup16(t0_22, pair_22) */
+	ldr q23, [x0, #368] /* t0_23 = bcast128() */
+	ldr q24, [sp, #112] /* reload pair_23 */
+	tbl v23.16b, {v23.16b}, v24.16b /* s0_23 = lookup16(t0_23, pair_23) */
+	ldr q24, [x0, #768] /* t1_16 = bcast128() */
+	tbl v24.16b, {v24.16b}, v9.16b /* s1_16 = lookup16(t1_16, pair_48) */
+	eor v24.16b, v24.16b, v5.16b /* y1_16 = xor(s1_16, s0_16) */
+	ldr q26, [x0, #784] /* t1_17 = bcast128() */
+	ldr q27, [sp, #480] /* reload pair_49 */
+	tbl v26.16b, {v26.16b}, v27.16b /* s1_17 = lookup16(t1_17, pair_49) */
+	eor v26.16b, v26.16b, v6.16b /* y1_17 = xor(s1_17, s0_17) */
+	eor v5.16b, v5.16b, v26.16b /* y0_16 = xor(s0_16, y1_17) */
+	ldr q27, [x0, #800] /* t1_18 = bcast128() */
+	tbl v1.16b, {v27.16b}, v1.16b /* s1_18 = lookup16(t1_18, pair_50) */
+	eor v1.16b, v1.16b, v7.16b /* y1_18 = xor(s1_18, s0_18) */
+	eor v6.16b, v6.16b, v1.16b /* y0_17 = xor(s0_17, y1_18) */
+	ldr q27, [x0, #816] /* t1_19 = bcast128() */
+	ldr q29, [sp, #496] /* reload pair_51 */
+	tbl v27.16b, {v27.16b}, v29.16b /* s1_19 = lookup16(t1_19, pair_51) */
+	eor v27.16b, v27.16b, v17.16b /* y1_19 = xor(s1_19, s0_19) */
+	eor v7.16b, v7.16b, v27.16b /* y0_18 = xor(s0_18, y1_19) */
+	ldr q29, [x0, #832] /* t1_20 = bcast128() */
+	tbl v16.16b, {v29.16b}, v16.16b /* s1_20 = lookup16(t1_20, pair_52) */
+	eor v16.16b, v16.16b, v18.16b /* y1_20 = xor(s1_20, s0_20) */
+	eor v17.16b, v17.16b, v16.16b /* y0_19 = xor(s0_19, y1_20) */
+	eor v26.16b, v26.16b, v17.16b /* y1_17_1 = xor(y1_17, y0_19) */
+	ldr q29, [x0, #848] /* t1_21 = bcast128() */
+	ldr q30, [sp, #512] /* reload pair_53 */
+	tbl v29.16b, {v29.16b}, v30.16b /* s1_21 = lookup16(t1_21, pair_53) */
+	eor v29.16b, v29.16b, v20.16b /* y1_21 = xor(s1_21, s0_21) */
+	eor v18.16b, v18.16b, v29.16b /* y0_20 = xor(s0_20, y1_21) */
+	eor v1.16b, v1.16b, v18.16b /* y1_18_1 = xor(y1_18, y0_20) */
+	ldr q30, [x0, #864] /* t1_22 = bcast128() */
+	tbl v19.16b, {v30.16b}, v19.16b /* s1_22 = lookup16(t1_22, pair_54) */
+	eor v19.16b, v19.16b, v21.16b /* y1_22 = xor(s1_22, s0_22) */
+	eor v20.16b, v20.16b, v19.16b /* y0_21 = xor(s0_21, y1_22) */
+	eor v27.16b, v27.16b, v20.16b /* y1_19_1 = xor(y1_19, y0_21) */
+	eor v19.16b, v19.16b, v5.16b /* y1_22_1 = xor(y1_22, y0_16) */
+	eor v5.16b, v5.16b, v1.16b /* y0_16_1 = xor(y0_16, y1_18_1) */
+	eor v18.16b, v18.16b, v19.16b /* y0_20_1 = xor(y0_20, y1_22_1) */
+	ldr q30, [x0, #880] /* t1_23 = bcast128() */
+	ldr q31, [sp, #528] /* reload pair_55 */
+	tbl v30.16b, {v30.16b}, v31.16b /* s1_23 = lookup16(t1_23, pair_55) */
+	eor v30.16b, v30.16b, v23.16b /* y1_23 = xor(s1_23, s0_23) */
+	eor v21.16b, v21.16b, v30.16b /* y0_22 = xor(s0_22, y1_23) */
+	eor v23.16b, v23.16b, v24.16b /* y0_23 = xor(s0_23, y1_16) */
+	eor v24.16b, v24.16b, v7.16b /* y1_16_1 = xor(y1_16, y0_18) */
+	eor v16.16b, v16.16b, v21.16b /* y1_20_1 = xor(y1_20, y0_22) */
+	eor v29.16b, v29.16b, v23.16b /* y1_21_1 = xor(y1_21, y0_23) */
+	eor v30.16b, v30.16b, v6.16b /* y1_23_1 = xor(y1_23, y0_17) */
+	eor v6.16b, v6.16b, v27.16b /* y0_17_1 = xor(y0_17, y1_19_1) */
+	eor v7.16b, v7.16b, v16.16b /* y0_18_1 = xor(y0_18, y1_20_1) */
+	eor v17.16b, v17.16b, v29.16b /* y0_19_1 = xor(y0_19, y1_21_1) */
+	eor v20.16b, v20.16b, v30.16b /* y0_21_1 = xor(y0_21, y1_23_1) */
+	eor v21.16b, v21.16b, v24.16b /* y0_22_1 = xor(y0_22, y1_16_1) */
+	eor v23.16b, v23.16b, v26.16b /* y0_23_1 = xor(y0_23, y1_17_1) */
+	eor v24.16b, v24.16b, v20.16b /* y1_16_2 = xor(y1_16_1, y0_21_1) */
+	eor v26.16b, v26.16b, v21.16b /* y1_17_2 = xor(y1_17_1, y0_22_1) */
+	eor v1.16b, v1.16b, v23.16b /* y1_18_2 = xor(y1_18_1, y0_23_1) */
+	eor v27.16b, v27.16b, v5.16b /* y1_19_2 = xor(y1_19_1, y0_16_1) */
+	eor v16.16b, v16.16b, v6.16b /* y1_20_2 = xor(y1_20_1, y0_17_1) */
+	eor v29.16b, v29.16b, v7.16b /* y1_21_2 = xor(y1_21_1, y0_18_1) */
+	eor v19.16b, v19.16b, v17.16b /* y1_22_2 = xor(y1_22_1, y0_19_1) */
+	eor v30.16b, v30.16b, v18.16b /* y1_23_2 = xor(y1_23_1, y0_20_1) */
+	eor v5.16b, v5.16b, v24.16b /* y0_16_2 = xor(y0_16_1, y1_16_2) */
+	eor v6.16b, v6.16b, v26.16b /* y0_17_2 = xor(y0_17_1, y1_17_2) */
+	zip1 v5.8h, v5.8h, v6.8h /* pack_14 = unpacklo(y0_16_2, y0_17_2) */
+	zip1 v6.8h, v24.8h, v26.8h /* pack_42 = unpacklo(y1_16_2, y1_17_2) */
+	eor v7.16b, v7.16b, v1.16b /* y0_18_2 = xor(y0_18_1, y1_18_2) */
+	eor v17.16b, v17.16b, v27.16b /* y0_19_2 = xor(y0_19_1, y1_19_2) */
+	zip1 v7.8h, v7.8h, v17.8h /* pack_15 = unpacklo(y0_18_2, y0_19_2) */
+	zip1 v5.4s, v5.4s, v7.4s /* pack_18 = unpacklo(pack_14, pack_15) */
+	zip1 v1.8h, v1.8h, v27.8h /* pack_43 = unpacklo(y1_18_2, y1_19_2) */
+	zip1 v1.4s, v6.4s, v1.4s /* pack_46 = unpacklo(pack_42, pack_43) */
+	eor v6.16b, v18.16b, v16.16b /* y0_20_2 = xor(y0_20_1, y1_20_2) */
+	eor v7.16b, v20.16b, v29.16b /* y0_21_2 = xor(y0_21_1, y1_21_2) */
+	zip1 v6.8h, v6.8h, v7.8h /* pack_16 = unpacklo(y0_20_2, y0_21_2) */
+	zip1 v7.8h, v16.8h, v29.8h /* pack_44 = unpacklo(y1_20_2, y1_21_2) */
+	eor v16.16b, v21.16b, v19.16b /* y0_22_2 = xor(y0_22_1, y1_22_2) */
+	eor v17.16b, v23.16b, v30.16b /* y0_23_2 = xor(y0_23_1, y1_23_2) */
+	zip1 v16.8h, v16.8h, v17.8h /* pack_17 = unpacklo(y0_22_2, y0_23_2) */
+	zip1 v6.4s, v6.4s, v16.4s /* pack_19 = unpacklo(pack_16, pack_17) */
+	zip1 v5.2d, v5.2d, v6.2d /* pack_20 = unpacklo(pack_18, pack_19) */
+	str q5, [x2, #96] /* store pack_20 */
+	zip1 v5.8h, v19.8h, v30.8h /* pack_45 = unpacklo(y1_22_2, y1_23_2) */
+	zip1 v5.4s, v7.4s, v5.4s /* pack_47 = unpacklo(pack_44, pack_45) */
+	zip1 v1.2d, v1.2d, v5.2d /* pack_48 = unpacklo(pack_46, pack_47) */
+	ldr q5, [x0, #384] /* t0_24 = bcast128() */
+	ldr q6, [sp, #128] /* reload pair_24 */
+	tbl v5.16b, {v5.16b}, v6.16b /* s0_24 = lookup16(t0_24, pair_24) */
+	ldr q6, [x0, #400] /* t0_25 = bcast128() */
+	ldr q7, [sp, #144] /* reload pair_25 */
+	tbl v6.16b, {v6.16b}, v7.16b /* s0_25 = lookup16(t0_25, pair_25) */
+	ldr q7, [x0, #416] /* t0_26 = bcast128() */
+	ldr q16, [sp, #160] /* reload pair_26 */
+	tbl v7.16b, {v7.16b}, v16.16b /* s0_26 = lookup16(t0_26, pair_26) */
+	ldr q16, [x0, #432] /* t0_27 = bcast128() */
+	ldr q17, [sp, #176] /* reload pair_27 */
+	tbl v16.16b, {v16.16b}, v17.16b /* s0_27 = lookup16(t0_27, pair_27) */
+	ldr q17, [x0, #448] /* t0_28 = bcast128() */
+	ldr q18, [sp, #240] /* reload pair_28 */
+	tbl v17.16b, {v17.16b}, v18.16b /* s0_28 = lookup16(t0_28, pair_28) */
+	ldr q18, [x0, #464] /* t0_29 = bcast128() */
+	ldr q19, [sp, #224] /* reload pair_29 */
+	tbl v18.16b, {v18.16b}, v19.16b /* s0_29 = lookup16(t0_29, pair_29) */
+	ldr q19, [x0, #480] /* t0_30 = bcast128() */
+	ldr q20, [sp, #192] /* reload pair_30 */
+	tbl v19.16b, {v19.16b}, v20.16b /* s0_30 = lookup16(t0_30, pair_30) */
+	ldr q20, [x0, #496] /* t0_31 = bcast128() */
+	ldr q21, [sp, #208] /* reload pair_31 */
+	tbl v20.16b, {v20.16b}, v21.16b /* s0_31 = lookup16(t0_31, pair_31) */
+	ldr q21, [x0, #896] /* t1_24 = bcast128() */
+	tbl v21.16b, {v21.16b}, v22.16b /* s1_24 = lookup16(t1_24, pair_56) */
+	eor v21.16b, v21.16b, v5.16b /* y1_24 = xor(s1_24, s0_24) */
+	ldr q22, [x0, #912] /* t1_25 = bcast128() */
+	ldr q23, [sp, #544] /* reload pair_57 */
+	tbl v22.16b, {v22.16b}, v23.16b /* s1_25 = lookup16(t1_25, pair_57) */
+	eor v22.16b, v22.16b, v6.16b /* y1_25 = xor(s1_25, s0_25) */
+	eor v5.16b, v5.16b, v22.16b /* y0_24 = xor(s0_24, y1_25) */
+	ldr q23, [x0, #928] /* t1_26 = bcast128() */
+	tbl v23.16b, {v23.16b}, v25.16b /* s1_26 = lookup16(t1_26, pair_58) */
+	eor v23.16b, v23.16b, v7.16b /* y1_26 = xor(s1_26, s0_26) */
+	eor v6.16b, v6.16b, v23.16b /* y0_25 = xor(s0_25, y1_26) */
+	ldr q24, [x0, #944] /* t1_27 = bcast128() */
+	tbl v24.16b, {v24.16b}, v28.16b /* s1_27 = lookup16(t1_27, pair_59) */
+	eor v24.16b, v24.16b, v16.16b /* y1_27 = xor(s1_27, s0_27) */
+	eor v7.16b, v7.16b, v24.16b /* y0_26 = xor(s0_26, y1_27) */
+	ldr q25, [x0, #960] /* t1_28 = bcast128() */
+	tbl v2.16b, {v25.16b}, v2.16b /* s1_28 = lookup16(t1_28, pair_60) */
+	eor v2.16b, v2.16b, v17.16b /* y1_28 = xor(s1_28, s0_28) */
+	eor v16.16b, v16.16b, v2.16b /* y0_27 = xor(s0_27, y1_28) */
+	eor v22.16b, v22.16b, v16.16b /* y1_25_1 = xor(y1_25, y0_27) */
+	ldr q25, [x0, #976] /* t1_29 = bcast128() */
+	tbl v0.16b, {v25.16b}, v0.16b /* s1_29 = lookup16(t1_29, pair_61) */
+	eor v0.16b, v0.16b, v18.16b /* y1_29 = xor(s1_29, s0_29) */
+	eor v17.16b, v17.16b, v0.16b /* y0_28 = xor(s0_28, y1_29) */
+	eor v18.16b, v18.16b, v19.16b /* y0_29 = xor(s0_29, s0_30) */
+	eor v23.16b, v23.16b, v17.16b /* y1_26_1 = xor(y1_26, y0_28) */
+	eor v24.16b, v24.16b, v18.16b /* y1_27_1 = xor(y1_27, y0_29) */
+	eor v25.16b, v19.16b, v20.16b /* y0_30 = xor(s0_30, s0_31) */
+	eor v2.16b, v2.16b, v25.16b /* y1_28_1 = xor(y1_28, y0_30) */
+	eor v19.16b, v19.16b, v5.16b /* y0_30_1 = xor(s0_30, y0_24) */
+	eor v5.16b, v5.16b, v23.16b /* y0_24_1 = xor(y0_24, y1_26_1) */
+	eor v17.16b, v17.16b, v19.16b /* y0_28_1 = xor(y0_28, y0_30_1) */
+	eor v26.16b, v20.16b, v21.16b /* y0_31 = xor(s0_31, y1_24) */
+	eor v21.16b, v21.16b, v7.16b /* y1_24_1 = xor(y1_24, y0_26) */
+	eor v0.16b, v0.16b, v26.16b /* y1_29_1 = xor(y1_29, y0_31) */
+	eor v20.16b, v20.16b, v6.16b /* y0_31_1 = xor(s0_31, y0_25) */
+	eor v6.16b, v6.16b, v24.16b /* y0_25_1 = xor(y0_25, y1_27_1) */
+	eor v7.16b, v7.16b, v2.16b /* y0_26_1 = xor(y0_26, y1_28_1) */
+	eor v16.16b, v16.16b, v0.16b /* y0_27_1 = xor(y0_27, y1_29_1) */
+	eor v18.16b, v18.16b, v20.16b /* y0_29_1 = xor(y0_29, y0_31_1) */
+	eor v25.16b, v25.16b, v21.16b /* y0_30_2 = xor(y0_30, y1_24_1) */
+	eor v26.16b, v26.16b, v22.16b /* y0_31_2 = xor(y0_31, y1_25_1) */
+	eor v21.16b, v21.16b, v18.16b /* y1_24_2 = xor(y1_24_1, y0_29_1) */
+	eor v22.16b, v22.16b, v25.16b /* y1_25_2 = xor(y1_25_1, y0_30_2) */
+	eor v23.16b, v23.16b, v26.16b /* y1_26_2 = xor(y1_26_1, y0_31_2) */
+	eor v24.16b, v24.16b, v5.16b /* y1_27_2 = xor(y1_27_1, y0_24_1) */
+	eor v2.16b, v2.16b, v6.16b /* y1_28_2 = xor(y1_28_1, y0_25_1) */
+	eor v0.16b, v0.16b, v7.16b /* y1_29_2 = xor(y1_29_1, y0_26_1) */
+	eor v19.16b, v19.16b, v16.16b /* y0_30_3 = xor(y0_30_1, y0_27_1) */
+	eor v20.16b, v20.16b, v17.16b /* y0_31_3 = xor(y0_31_1, y0_28_1) */
+	eor v5.16b, v5.16b, v21.16b /* y0_24_2 = xor(y0_24_1, y1_24_2) */
+	eor v6.16b, v6.16b, v22.16b /* y0_25_2 = xor(y0_25_1, y1_25_2) */
+	zip1 v5.8h, v5.8h, v6.8h /* pack_21 = unpacklo(y0_24_2, y0_25_2) */
+	zip1 v6.8h, v21.8h, v22.8h /* pack_49 = unpacklo(y1_24_2, y1_25_2) */
+	eor v7.16b, v7.16b, v23.16b /* y0_26_2 = xor(y0_26_1, y1_26_2) */
+	eor v16.16b, v16.16b, v24.16b /* y0_27_2 = xor(y0_27_1, y1_27_2) */
+	zip1 v7.8h, v7.8h, v16.8h /* pack_22 = unpacklo(y0_26_2, y0_27_2) */
+	zip1 v5.4s, v5.4s, v7.4s /* pack_25 = unpacklo(pack_21, pack_22) */
+	zip1 v7.8h, v23.8h, v24.8h /* pack_50 = unpacklo(y1_26_2, y1_27_2) */
+	zip1 v6.4s, v6.4s, v7.4s /* pack_53 = unpacklo(pack_49, pack_50) */
+	eor v7.16b, v17.16b, v2.16b /* y0_28_2 = xor(y0_28_1, y1_28_2) */
+	eor v16.16b, v18.16b, v0.16b /* y0_29_2 = xor(y0_29_1, y1_29_2) */
+	zip1 v7.8h, v7.8h, v16.8h /* pack_23 = unpacklo(y0_28_2, y0_29_2) */
+	zip1 v0.8h, v2.8h, v0.8h /* pack_51 = unpacklo(y1_28_2, y1_29_2) */
+	eor v2.16b, v25.16b, v19.16b /* y0_30_4 = xor(y0_30_2, y0_30_3) */
+	eor v16.16b, v26.16b, v20.16b /* y0_31_4 = xor(y0_31_2, y0_31_3) */
+	zip1 v2.8h, v2.8h, v16.8h /* pack_24 = unpacklo(y0_30_4, y0_31_4) */
+	zip1 v2.4s, v7.4s, v2.4s /* pack_26 = unpacklo(pack_23, pack_24) */
+	zip1 v2.2d, v5.2d, v2.2d /* pack_27 = unpacklo(pack_25, pack_26) */
+	str q2, [x2, #112] /* store pack_27 */
+	str q3, [x2, #128] /* store pack_34 */
+	str q4, [x2, #144] /* store pack_41 */
 	str q1, [x2, #160] /* store pack_48 */
-	zip1 v1.8h, v22.8h, v2.8h /* pack_49 = unpacklo(y1_24_2, y1_25_2) */
-	zip1 v2.8h, v25.8h, v28.8h /* pack_50 = unpacklo(y1_26_2, y1_27_2) */
-	zip1 v0.8h, v14.8h, v0.8h /* pack_51 = unpacklo(y1_28_2, y1_29_2) */
-	zip1 v3.8h, v6.8h, v13.8h /* pack_52 = unpacklo(y0_30_3, y0_31_3) */
-	zip1 v1.4s, v1.4s, v2.4s /* pack_53 = unpacklo(pack_49, pack_50) */
-	zip1 v0.4s, v0.4s, v3.4s /* pack_54 = unpacklo(pack_51, pack_52) */
-	zip1 v0.2d, v1.2d, v0.2d /* pack_55 = unpacklo(pack_53, pack_54) */
+	zip1 v1.8h, v19.8h, v20.8h /* pack_52 = unpacklo(y0_30_3, y0_31_3) */
+	zip1 v0.4s, v0.4s, v1.4s /* pack_54 = unpacklo(pack_51, pack_52) */
+	zip1 v0.2d, v6.2d, v0.2d /* pack_55 = unpacklo(pack_53, pack_54) */
 	str q0, [x2, #176] /* store pack_55 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #576
+	add sp, sp, #560
 	ret
 	.size ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm, .-ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm
 
@@ -8207,14 +7987,14 @@ ublock_nibbleslice_neon_ublock256_256_ctr_pairs_asm:
  *   x5: rk + 1024 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 1248 bytes (74 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 1392 bytes (83 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm
 	.hidden ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm
 	.type ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm, %function
 	.p2align 4
 ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm:
-	sub sp, sp, #1248
+	sub sp, sp, #1392
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -8228,48 +8008,48 @@ ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm:
 	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_block_offsets] /* block_offsets = const() */
 	add v1.16b, v2.16b, v1.16b /* offsets = add(block_offsets, first) */
 	add v2.16b, v0.16b, v1.16b /* low_byte = add(low, offsets) */
-	and v3.16b, v0.16b, v1.16b /* both = and(low, offsets) */
+	adrp x17, .Lublock_nibbleslice_neon_asm_13_nibble_mask
+	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_nibble_mask] /* nibble_mask = const() */
+	and v3.16b, v2.16b, v3.16b /* lo = and(low_byte, nibble_mask) */
+	and v4.16b, v0.16b, v1.16b /* both = and(low, offsets) */
 	orr v0.16b, v0.16b, v1.16b /* either = or(low, offsets) */
 	bic v0.16b, v0.16b, v2.16b /* either_not_sum = andnot(low_byte, either) */
-	orr v0.16b, v3.16b, v0.16b /* carry_bit7 = or(both, either_not_sum) */
+	orr v0.16b, v4.16b, v0.16b /* carry_bit7 = or(both, either_not_sum) */
 	ushr v0.16b, v0.16b, #7 /* carry = shr(carry_bit7) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick1
 	ldr q1, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick1] /* pick1 = const() */
 	orr v1.16b, v0.16b, v1.16b /* pick = or(carry, pick1) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick2
-	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick2] /* pick2 = const() */
-	orr v3.16b, v0.16b, v3.16b /* pick_1 = or(carry, pick2) */
+	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick2] /* pick2 = const() */
+	orr v4.16b, v0.16b, v4.16b /* pick_1 = or(carry, pick2) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick3
-	ldr q4, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick3] /* pick3 = const() */
-	orr v4.16b, v0.16b, v4.16b /* pick_2 = or(carry, pick3) */
+	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick3] /* pick3 = const() */
+	orr v5.16b, v0.16b, v5.16b /* pick_2 = or(carry, pick3) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick4
-	ldr q5, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick4] /* pick4 = const() */
-	orr v5.16b, v0.16b, v5.16b /* pick_3 = or(carry, pick4) */
+	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick4] /* pick4 = const() */
+	orr v6.16b, v0.16b, v6.16b /* pick_3 = or(carry, pick4) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick5
-	ldr q6, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick5] /* pick5 = const() */
-	orr v6.16b, v0.16b, v6.16b /* pick_4 = or(carry, pick5) */
+	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick5] /* pick5 = const() */
+	orr v7.16b, v0.16b, v7.16b /* pick_4 = or(carry, pick5) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick6
-	ldr q7, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick6] /* pick6 = const() */
-	orr v7.16b, v0.16b, v7.16b /* pick_5 = or(carry, pick6) */
+	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick6] /* pick6 = const() */
+	orr v16.16b, v0.16b, v16.16b /* pick_5 = or(carry, pick6) */
 	adrp x17, .Lublock_nibbleslice_neon_asm_13_pick7
-	ldr q16, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick7] /* pick7 = const() */
-	orr v16.16b, v0.16b, v16.16b /* pick_6 = or(carry, pick7) */
+	ldr q17, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_pick7] /* pick7 = const() */
+	orr v17.16b, v0.16b, v17.16b /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
-	ushr v17.16b, v2.16b, #4 /* hi = shr(low_byte) */
-	adrp x17, .Lublock_nibbleslice_neon_asm_13_nibble_mask
-	ldr q18, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_13_nibble_mask] /* nibble_mask = const() */
-	and v2.16b, v2.16b, v18.16b /* lo = and(low_byte, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* hi = shr(low_byte) */
 	ldr q18, [x0, #992] /* t1_30 = bcast128() */
-	tbl v17.16b, {v18.16b}, v17.16b /* s1_30 = lookup16(t1_30, hi) */
+	tbl v2.16b, {v18.16b}, v2.16b /* s1_30 = lookup16(t1_30, hi) */
 	ldr q18, [x0, #1008] /* t1_31 = bcast128() */
-	tbl v2.16b, {v18.16b}, v2.16b /* s1_31 = lookup16(t1_31, lo) */
+	tbl v3.16b, {v18.16b}, v3.16b /* s1_31 = lookup16(t1_31, lo) */
 
 	/* Their share of the linear layer's output (XORs only; the other inputs taken as 0). */
-	eor v18.16b, v17.16b, v2.16b /* y1_30 = xor(s1_30, s1_31) */
-	eor v19.16b, v2.16b, v17.16b /* y1_31 = xor(s1_31, s1_30) */
-	eor v20.16b, v17.16b, v19.16b /* y1_30_2 = xor(s1_30, y1_31) */
-	eor v21.16b, v18.16b, v2.16b /* y1_30_3 = xor(y1_30, s1_31) */
+	eor v18.16b, v2.16b, v3.16b /* y1_30 = xor(s1_30, s1_31) */
+	eor v19.16b, v3.16b, v2.16b /* y1_31 = xor(s1_31, s1_30) */
+	eor v20.16b, v2.16b, v19.16b /* y1_30_2 = xor(s1_30, y1_31) */
+	eor v21.16b, v18.16b, v3.16b /* y1_30_3 = xor(y1_30, s1_31) */
 
 	/* Every output nibble: its pair table read by the carry, XOR the share. */
 	ldr q22, [x1, #64] /* pairs = load() */
@@ -8282,1030 +8062,1002 @@ ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm:
 	ldr q29, [x1, #176] /* pairs_7 = load() */
 	tbl v30.16b, {v22.16b}, v0.16b /* y0_0 = lookup16(pairs, carry) */
 	tbl v31.16b, {v22.16b}, v1.16b /* y0_1 = lookup16(pairs, pick) */
-	tbl v8.16b, {v22.16b}, v3.16b /* y0_2 = lookup16(pairs, pick_1) */
-	tbl v9.16b, {v22.16b}, v4.16b /* y0_3 = lookup16(pairs, pick_2) */
-	tbl v10.16b, {v22.16b}, v5.16b /* y0_4 = lookup16(pairs, pick_3) */
-	tbl v11.16b, {v22.16b}, v6.16b /* y0_5 = lookup16(pairs, pick_4) */
-	tbl v12.16b, {v22.16b}, v7.16b /* y0_6 = lookup16(pairs, pick_5) */
-	tbl v22.16b, {v22.16b}, v16.16b /* y0_7 = lookup16(pairs, pick_6) */
-	tbl v13.16b, {v23.16b}, v0.16b /* y0_8 = lookup16(pairs_1, carry) */
-	tbl v14.16b, {v23.16b}, v1.16b /* y0_9 = lookup16(pairs_1, pick) */
-	tbl v15.16b, {v23.16b}, v3.16b /* y0_10 = lookup16(pairs_1, pick_1) */
-	str q31, [sp, #64] /* spill y0_1 */
-	tbl v31.16b, {v23.16b}, v4.16b /* y0_11 = lookup16(pairs_1, pick_2) */
-	str q30, [sp, #80] /* spill y0_0 */
-	tbl v30.16b, {v23.16b}, v5.16b /* y0_12 = lookup16(pairs_1, pick_3) */
-	str q31, [sp, #96] /* spill y0_11 */
-	tbl v31.16b, {v23.16b}, v6.16b /* y0_13 = lookup16(pairs_1, pick_4) */
-	str q15, [sp, #112] /* spill y0_10 */
-	tbl v15.16b, {v23.16b}, v7.16b /* y0_14 = lookup16(pairs_1, pick_5) */
-	tbl v23.16b, {v23.16b}, v16.16b /* y0_15 = lookup16(pairs_1, pick_6) */
-	str q14, [sp, #128] /* spill y0_9 */
-	tbl v14.16b, {v24.16b}, v0.16b /* y0_16 = lookup16(pairs_2, carry) */
-	str q13, [sp, #144] /* spill y0_8 */
-	tbl v13.16b, {v24.16b}, v1.16b /* y0_17 = lookup16(pairs_2, pick) */
-	str q9, [sp, #160] /* spill y0_3 */
-	tbl v9.16b, {v24.16b}, v3.16b /* y0_18 = lookup16(pairs_2, pick_1) */
-	str q8, [sp, #176] /* spill y0_2 */
-	tbl v8.16b, {v24.16b}, v4.16b /* y0_19 = lookup16(pairs_2, pick_2) */
-	str q8, [sp, #192] /* spill y0_19 */
-	tbl v8.16b, {v24.16b}, v5.16b /* y0_20 = lookup16(pairs_2, pick_3) */
-	str q8, [sp, #208] /* spill y0_20 */
-	tbl v8.16b, {v24.16b}, v6.16b /* y0_21 = lookup16(pairs_2, pick_4) */
-	str q8, [sp, #224] /* spill y0_21 */
-	tbl v8.16b, {v24.16b}, v7.16b /* y0_22 = lookup16(pairs_2, pick_5) */
-	tbl v24.16b, {v24.16b}, v16.16b /* y0_23 = lookup16(pairs_2, pick_6) */
-	str q24, [sp, #240] /* spill y0_23 */
-	tbl v24.16b, {v25.16b}, v0.16b /* y0_24 = lookup16(pairs_3, carry) */
-	eor v24.16b, v24.16b, v18.16b /* y0_24_1 = xor(y0_24, y1_30) */
-	str q8, [sp, #256] /* spill y0_22 */
-	tbl v8.16b, {v25.16b}, v1.16b /* y0_25 = lookup16(pairs_3, pick) */
-	eor v8.16b, v8.16b, v18.16b /* y0_25_1 = xor(y0_25, y1_30) */
-	str q8, [sp, #272] /* spill y0_25_1 */
-	tbl v8.16b, {v25.16b}, v3.16b /* y0_26 = lookup16(pairs_3, pick_1) */
-	eor v8.16b, v8.16b, v2.16b /* y0_26_1 = xor(y0_26, s1_31) */
-	str q24, [sp, #288] /* spill y0_24_1 */
-	tbl v24.16b, {v25.16b}, v4.16b /* y0_27 = lookup16(pairs_3, pick_2) */
-	eor v24.16b, v24.16b, v17.16b /* y0_27_1 = xor(y0_27, s1_30) */
-	str q9, [sp, #304] /* spill y0_18 */
-	tbl v9.16b, {v25.16b}, v5.16b /* y0_28 = lookup16(pairs_3, pick_3) */
-	eor v20.16b, v9.16b, v20.16b /* y0_28_1 = xor(y0_28, y1_30_2) */
-	tbl v9.16b, {v25.16b}, v6.16b /* y0_29 = lookup16(pairs_3, pick_4) */
-	eor v21.16b, v9.16b, v21.16b /* y0_29_1 = xor(y0_29, y1_30_3) */
-	tbl v9.16b, {v25.16b}, v7.16b /* y0_30 = lookup16(pairs_3, pick_5) */
-	eor v9.16b, v9.16b, v19.16b /* y0_30_1 = xor(y0_30, y1_31) */
-	tbl v25.16b, {v25.16b}, v16.16b /* y0_31 = lookup16(pairs_3, pick_6) */
-	eor v25.16b, v25.16b, v19.16b /* y0_31_1 = xor(y0_31, y1_31) */
-	str q21, [sp, #320] /* spill y0_29_1 */
-	tbl v21.16b, {v26.16b}, v0.16b /* y1_0 = lookup16(pairs_4, carry) */
-	str q21, [sp, #336] /* spill y1_0 */
-	tbl v21.16b, {v26.16b}, v1.16b /* y1_1 = lookup16(pairs_4, pick) */
-	str q21, [sp, #352] /* spill y1_1 */
-	tbl v21.16b, {v26.16b}, v3.16b /* y1_2 = lookup16(pairs_4, pick_1) */
-	str q21, [sp, #368] /* spill y1_2 */
-	tbl v21.16b, {v26.16b}, v4.16b /* y1_3 = lookup16(pairs_4, pick_2) */
-	str q21, [sp, #384] /* spill y1_3 */
-	tbl v21.16b, {v26.16b}, v5.16b /* y1_4 = lookup16(pairs_4, pick_3) */
-	str q21, [sp, #400] /* spill y1_4 */
-	tbl v21.16b, {v26.16b}, v6.16b /* y1_5 = lookup16(pairs_4, pick_4) */
-	str q21, [sp, #416] /* spill y1_5 */
-	tbl v21.16b, {v26.16b}, v7.16b /* y1_6 = lookup16(pairs_4, pick_5) */
-	tbl v26.16b, {v26.16b}, v16.16b /* y1_7 = lookup16(pairs_4, pick_6) */
-	str q26, [sp, #432] /* spill y1_7 */
-	tbl v26.16b, {v27.16b}, v0.16b /* y1_8 = lookup16(pairs_5, carry) */
-	str q21, [sp, #448] /* spill y1_6 */
-	tbl v21.16b, {v27.16b}, v1.16b /* y1_9 = lookup16(pairs_5, pick) */
-	str q21, [sp, #464] /* spill y1_9 */
-	tbl v21.16b, {v27.16b}, v3.16b /* y1_10 = lookup16(pairs_5, pick_1) */
-	str q21, [sp, #480] /* spill y1_10 */
-	tbl v21.16b, {v27.16b}, v4.16b /* y1_11 = lookup16(pairs_5, pick_2) */
-	str q21, [sp, #496] /* spill y1_11 */
-	tbl v21.16b, {v27.16b}, v5.16b /* y1_12 = lookup16(pairs_5, pick_3) */
-	str q26, [sp, #512] /* spill y1_8 */
-	tbl v26.16b, {v27.16b}, v6.16b /* y1_13 = lookup16(pairs_5, pick_4) */
-	str q26, [sp, #528] /* spill y1_13 */
-	tbl v26.16b, {v27.16b}, v7.16b /* y1_14 = lookup16(pairs_5, pick_5) */
-	tbl v27.16b, {v27.16b}, v16.16b /* y1_15 = lookup16(pairs_5, pick_6) */
-	str q27, [sp, #544] /* spill y1_15 */
-	tbl v27.16b, {v28.16b}, v0.16b /* y1_16 = lookup16(pairs_6, carry) */
-	str q27, [sp, #560] /* spill y1_16 */
-	tbl v27.16b, {v28.16b}, v1.16b /* y1_17 = lookup16(pairs_6, pick) */
-	str q27, [sp, #576] /* spill y1_17 */
-	tbl v27.16b, {v28.16b}, v3.16b /* y1_18 = lookup16(pairs_6, pick_1) */
-	str q26, [sp, #592] /* spill y1_14 */
-	tbl v26.16b, {v28.16b}, v4.16b /* y1_19 = lookup16(pairs_6, pick_2) */
-	str q26, [sp, #608] /* spill y1_19 */
-	tbl v26.16b, {v28.16b}, v5.16b /* y1_20 = lookup16(pairs_6, pick_3) */
-	str q26, [sp, #624] /* spill y1_20 */
-	tbl v26.16b, {v28.16b}, v6.16b /* y1_21 = lookup16(pairs_6, pick_4) */
-	str q26, [sp, #640] /* spill y1_21 */
-	tbl v26.16b, {v28.16b}, v7.16b /* y1_22 = lookup16(pairs_6, pick_5) */
-	tbl v28.16b, {v28.16b}, v16.16b /* y1_23 = lookup16(pairs_6, pick_6) */
-	tbl v0.16b, {v29.16b}, v0.16b /* y1_24 = lookup16(pairs_7, carry) */
-	eor v0.16b, v0.16b, v18.16b /* y1_24_1 = xor(y1_24, y1_30) */
-	tbl v1.16b, {v29.16b}, v1.16b /* y1_25 = lookup16(pairs_7, pick) */
-	eor v1.16b, v1.16b, v2.16b /* y1_25_1 = xor(y1_25, s1_31) */
-	tbl v3.16b, {v29.16b}, v3.16b /* y1_26 = lookup16(pairs_7, pick_1) */
-	tbl v4.16b, {v29.16b}, v4.16b /* y1_27 = lookup16(pairs_7, pick_2) */
-	eor v4.16b, v4.16b, v17.16b /* y1_27_1 = xor(y1_27, s1_30) */
-	tbl v5.16b, {v29.16b}, v5.16b /* y1_28 = lookup16(pairs_7, pick_3) */
-	eor v5.16b, v5.16b, v19.16b /* y1_28_1 = xor(y1_28, y1_31) */
-	tbl v6.16b, {v29.16b}, v6.16b /* y1_29 = lookup16(pairs_7, pick_4) */
-	eor v2.16b, v6.16b, v2.16b /* y1_29_1 = xor(y1_29, s1_31) */
-	tbl v6.16b, {v29.16b}, v7.16b /* y1_30_4 = lookup16(pairs_7, pick_5) */
-	eor v6.16b, v6.16b, v17.16b /* y1_30_5 = xor(y1_30_4, s1_30) */
-	tbl v7.16b, {v29.16b}, v16.16b /* y1_31_3 = lookup16(pairs_7, pick_6) */
-	eor v7.16b, v7.16b, v19.16b /* y1_31_4 = xor(y1_31_3, y1_31) */
+	tbl v8.16b, {v22.16b}, v4.16b /* y0_2 = lookup16(pairs, pick_1) */
+	tbl v9.16b, {v22.16b}, v5.16b /* y0_3 = lookup16(pairs, pick_2) */
+	tbl v10.16b, {v22.16b}, v6.16b /* y0_4 = lookup16(pairs, pick_3) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	ldr q16, [sp, #304] /* reload x0_12.2 */
-	ldr q17, [sp, #192] /* reload x0_13.2 */
-	ldr q18, [sp, #288] /* reload x0_14.2 */
-	ldr q19, [sp, #272] /* reload x0_15.2 */
-	ldr q29, [sp, #176] /* reload x0_16.2 */
-	str q2, [sp, #656] /* spill x1_25.2 */
-	ldr q2, [sp, #160] /* reload x0_17.2 */
-	str q5, [sp, #672] /* spill x1_24.2 */
-	ldr q5, [sp, #144] /* reload x0_18.2 */
-	str q20, [sp, #688] /* spill x0_24.2 */
-	ldr q20, [sp, #128] /* reload x0_19.2 */
-	str q4, [sp, #704] /* spill x1_21.2 */
-	ldr q4, [sp, #208] /* reload x0_22.2 */
-	str q3, [sp, #720] /* spill x1_20.2 */
-	ldr q3, [sp, #224] /* reload x0_23.2 */
-	str q3, [sp, #736] /* spill x0_23.2 */
-	ldr q3, [sp, #688] /* reload x0_24.2 */
-	str q3, [sp, #752] /* spill x0_24.2 */
-	ldr q3, [sp, #320] /* reload x0_25.2 */
-	str q3, [sp, #768] /* spill x0_25.2 */
-	ldr q3, [sp, #256] /* reload x0_26.2 */
-	str q3, [sp, #784] /* spill x0_26.2 */
-	ldr q3, [sp, #240] /* reload x0_27.2 */
-	str q3, [sp, #800] /* spill x0_27.2 */
-	ldr q3, [sp, #112] /* reload x0_28.2 */
-	str q3, [sp, #816] /* spill x0_28.2 */
-	ldr q3, [sp, #96] /* reload x0_29.2 */
-	str q3, [sp, #832] /* spill x0_29.2 */
-	ldr q3, [sp, #80] /* reload x0_30.2 */
-	str q3, [sp, #848] /* spill x0_30.2 */
-	ldr q3, [sp, #64] /* reload x0_31.2 */
-	str q3, [sp, #864] /* spill x0_31.2 */
-	ldr q3, [sp, #528] /* reload x1_1.2 */
-	str q4, [sp, #880] /* spill x0_22.2 */
-	ldr q4, [sp, #368] /* reload x1_4.2 */
+	tbl v11.16b, {v22.16b}, v7.16b /* y0_5 = lookup16(pairs, pick_4) */
+	tbl v12.16b, {v22.16b}, v16.16b /* y0_6 = lookup16(pairs, pick_5) */
+	tbl v22.16b, {v22.16b}, v17.16b /* y0_7 = lookup16(pairs, pick_6) */
+	tbl v13.16b, {v23.16b}, v0.16b /* y0_8 = lookup16(pairs_1, carry) */
+	tbl v14.16b, {v23.16b}, v1.16b /* y0_9 = lookup16(pairs_1, pick) */
+	tbl v15.16b, {v23.16b}, v4.16b /* y0_10 = lookup16(pairs_1, pick_1) */
+	str q22, [sp, #64] /* spill x0_9.1 */
+	tbl v22.16b, {v23.16b}, v5.16b /* y0_11 = lookup16(pairs_1, pick_2) */
+	str q22, [sp, #80] /* spill x0_29.1 */
+	tbl v22.16b, {v23.16b}, v6.16b /* y0_12 = lookup16(pairs_1, pick_3) */
+	str q22, [sp, #96] /* spill x0_10.1 */
+	tbl v22.16b, {v23.16b}, v7.16b /* y0_13 = lookup16(pairs_1, pick_4) */
+	str q22, [sp, #112] /* spill x0_11.1 */
+	tbl v22.16b, {v23.16b}, v16.16b /* y0_14 = lookup16(pairs_1, pick_5) */
+	tbl v23.16b, {v23.16b}, v17.16b /* y0_15 = lookup16(pairs_1, pick_6) */
+	str q22, [sp, #128] /* spill x0_2.1 */
+	tbl v22.16b, {v24.16b}, v0.16b /* y0_16 = lookup16(pairs_2, carry) */
+	str q22, [sp, #144] /* spill x0_4.1 */
+	tbl v22.16b, {v24.16b}, v1.16b /* y0_17 = lookup16(pairs_2, pick) */
+	str q22, [sp, #160] /* spill x0_5.1 */
+	tbl v22.16b, {v24.16b}, v4.16b /* y0_18 = lookup16(pairs_2, pick_1) */
+	str q22, [sp, #176] /* spill x0_12.1 */
+	tbl v22.16b, {v24.16b}, v5.16b /* y0_19 = lookup16(pairs_2, pick_2) */
+	str q22, [sp, #192] /* spill x0_13.1 */
+	tbl v22.16b, {v24.16b}, v6.16b /* y0_20 = lookup16(pairs_2, pick_3) */
+	str q22, [sp, #208] /* spill x0_22.1 */
+	tbl v22.16b, {v24.16b}, v7.16b /* y0_21 = lookup16(pairs_2, pick_4) */
+	str q22, [sp, #224] /* spill x0_23.1 */
+	tbl v22.16b, {v24.16b}, v16.16b /* y0_22 = lookup16(pairs_2, pick_5) */
+	tbl v24.16b, {v24.16b}, v17.16b /* y0_23 = lookup16(pairs_2, pick_6) */
+	str q22, [sp, #240] /* spill x0_26.1 */
+	tbl v22.16b, {v25.16b}, v0.16b /* y0_24 = lookup16(pairs_3, carry) */
+	eor v22.16b, v22.16b, v18.16b /* y0_24_1 = xor(y0_24, y1_30) */
+	str q22, [sp, #256] /* spill x0_14.1 */
+	tbl v22.16b, {v25.16b}, v1.16b /* y0_25 = lookup16(pairs_3, pick) */
+	eor v22.16b, v22.16b, v18.16b /* y0_25_1 = xor(y0_25, y1_30) */
+	str q22, [sp, #272] /* spill x0_15.1 */
+	tbl v22.16b, {v25.16b}, v4.16b /* y0_26 = lookup16(pairs_3, pick_1) */
+	eor v22.16b, v22.16b, v3.16b /* y0_26_1 = xor(y0_26, s1_31) */
+	str q22, [sp, #288] /* spill x0_6.1 */
+	tbl v22.16b, {v25.16b}, v5.16b /* y0_27 = lookup16(pairs_3, pick_2) */
+	eor v22.16b, v22.16b, v2.16b /* y0_27_1 = xor(y0_27, s1_30) */
+	str q22, [sp, #304] /* spill x0_7.1 */
+	tbl v22.16b, {v25.16b}, v6.16b /* y0_28 = lookup16(pairs_3, pick_3) */
+	eor v20.16b, v22.16b, v20.16b /* y0_28_1 = xor(y0_28, y1_30_2) */
+	tbl v22.16b, {v25.16b}, v7.16b /* y0_29 = lookup16(pairs_3, pick_4) */
+	eor v21.16b, v22.16b, v21.16b /* y0_29_1 = xor(y0_29, y1_30_3) */
+	tbl v22.16b, {v25.16b}, v16.16b /* y0_30 = lookup16(pairs_3, pick_5) */
+	eor v22.16b, v22.16b, v19.16b /* y0_30_1 = xor(y0_30, y1_31) */
+	tbl v25.16b, {v25.16b}, v17.16b /* y0_31 = lookup16(pairs_3, pick_6) */
+	eor v25.16b, v25.16b, v19.16b /* y0_31_1 = xor(y0_31, y1_31) */
+	str q20, [sp, #320] /* spill x0_24.1 */
+	tbl v20.16b, {v26.16b}, v0.16b /* y1_0 = lookup16(pairs_4, carry) */
+	str q20, [sp, #336] /* spill x1_18.1 */
+	tbl v20.16b, {v26.16b}, v1.16b /* y1_1 = lookup16(pairs_4, pick) */
+	str q20, [sp, #352] /* spill x1_19.1 */
+	tbl v20.16b, {v26.16b}, v4.16b /* y1_2 = lookup16(pairs_4, pick_1) */
+	str q20, [sp, #368] /* spill x1_4.1 */
+	tbl v20.16b, {v26.16b}, v5.16b /* y1_3 = lookup16(pairs_4, pick_2) */
+	str q20, [sp, #384] /* spill x1_5.1 */
+	tbl v20.16b, {v26.16b}, v6.16b /* y1_4 = lookup16(pairs_4, pick_3) */
+	str q20, [sp, #400] /* spill x1_12.1 */
+	tbl v20.16b, {v26.16b}, v7.16b /* y1_5 = lookup16(pairs_4, pick_4) */
+	str q20, [sp, #416] /* spill x1_13.1 */
+	tbl v20.16b, {v26.16b}, v16.16b /* y1_6 = lookup16(pairs_4, pick_5) */
+	tbl v26.16b, {v26.16b}, v17.16b /* y1_7 = lookup16(pairs_4, pick_6) */
+	str q20, [sp, #432] /* spill x1_26.1 */
+	tbl v20.16b, {v27.16b}, v0.16b /* y1_8 = lookup16(pairs_5, carry) */
+	str q20, [sp, #448] /* spill x1_10.1 */
+	tbl v20.16b, {v27.16b}, v1.16b /* y1_9 = lookup16(pairs_5, pick) */
+	str q20, [sp, #464] /* spill x1_11.1 */
+	tbl v20.16b, {v27.16b}, v4.16b /* y1_10 = lookup16(pairs_5, pick_1) */
+	str q20, [sp, #480] /* spill x1_30.1 */
+	tbl v20.16b, {v27.16b}, v5.16b /* y1_11 = lookup16(pairs_5, pick_2) */
+	str q20, [sp, #496] /* spill x1_31.1 */
+	tbl v20.16b, {v27.16b}, v6.16b /* y1_12 = lookup16(pairs_5, pick_3) */
+	str q20, [sp, #512] /* spill x1_0.1 */
+	tbl v20.16b, {v27.16b}, v7.16b /* y1_13 = lookup16(pairs_5, pick_4) */
+	str q20, [sp, #528] /* spill x1_1.1 */
+	tbl v20.16b, {v27.16b}, v16.16b /* y1_14 = lookup16(pairs_5, pick_5) */
+	tbl v27.16b, {v27.16b}, v17.16b /* y1_15 = lookup16(pairs_5, pick_6) */
+	str q20, [sp, #544] /* spill x1_16.1 */
+	tbl v20.16b, {v28.16b}, v0.16b /* y1_16 = lookup16(pairs_6, carry) */
+	tbl v0.16b, {v29.16b}, v0.16b /* y1_24 = lookup16(pairs_7, carry) */
+	eor v0.16b, v0.16b, v18.16b /* y1_24_1 = xor(y1_24, y1_30) */
+	tbl v18.16b, {v28.16b}, v1.16b /* y1_17 = lookup16(pairs_6, pick) */
+	tbl v1.16b, {v29.16b}, v1.16b /* y1_25 = lookup16(pairs_7, pick) */
+	eor v1.16b, v1.16b, v3.16b /* y1_25_1 = xor(y1_25, s1_31) */
+	str q0, [sp, #560] /* spill x1_6.1 */
+	tbl v0.16b, {v28.16b}, v4.16b /* y1_18 = lookup16(pairs_6, pick_1) */
+	tbl v4.16b, {v29.16b}, v4.16b /* y1_26 = lookup16(pairs_7, pick_1) */
+	str q0, [sp, #576] /* spill x1_8.1 */
+	tbl v0.16b, {v28.16b}, v5.16b /* y1_19 = lookup16(pairs_6, pick_2) */
+	tbl v5.16b, {v29.16b}, v5.16b /* y1_27 = lookup16(pairs_7, pick_2) */
+	eor v5.16b, v5.16b, v2.16b /* y1_27_1 = xor(y1_27, s1_30) */
+	str q0, [sp, #592] /* spill x1_9.1 */
+	tbl v0.16b, {v28.16b}, v6.16b /* y1_20 = lookup16(pairs_6, pick_3) */
+	tbl v6.16b, {v29.16b}, v6.16b /* y1_28 = lookup16(pairs_7, pick_3) */
+	eor v6.16b, v6.16b, v19.16b /* y1_28_1 = xor(y1_28, y1_31) */
+	str q0, [sp, #608] /* spill x1_22.1 */
+	tbl v0.16b, {v28.16b}, v7.16b /* y1_21 = lookup16(pairs_6, pick_4) */
+	tbl v7.16b, {v29.16b}, v7.16b /* y1_29 = lookup16(pairs_7, pick_4) */
+	eor v3.16b, v7.16b, v3.16b /* y1_29_1 = xor(y1_29, s1_31) */
+	tbl v7.16b, {v28.16b}, v16.16b /* y1_22 = lookup16(pairs_6, pick_5) */
+	tbl v28.16b, {v28.16b}, v17.16b /* y1_23 = lookup16(pairs_6, pick_6) */
+	tbl v16.16b, {v29.16b}, v16.16b /* y1_30_4 = lookup16(pairs_7, pick_5) */
+	eor v2.16b, v16.16b, v2.16b /* y1_30_5 = xor(y1_30_4, s1_30) */
+	tbl v16.16b, {v29.16b}, v17.16b /* y1_31_3 = lookup16(pairs_7, pick_6) */
+	eor v16.16b, v16.16b, v19.16b /* y1_31_4 = xor(y1_31_3, y1_31) */
+	ldr q17, [sp, #368] /* reload x1_4.2 */
+	ldr q19, [sp, #384] /* reload x1_5.2 */
+	ldr q29, [sp, #64] /* reload x0_9.2 */
+	str q18, [sp, #624] /* spill x1_29.2 */
+	ldr q18, [sp, #400] /* reload x1_12.2 */
+	str q20, [sp, #640] /* spill x1_28.2 */
+	ldr q20, [sp, #416] /* reload x1_13.2 */
+	str q26, [sp, #656] /* spill x1_27.2 */
+	ldr q26, [sp, #448] /* reload x1_10.2 */
+	str q3, [sp, #672] /* spill x1_25.2 */
+	ldr q3, [sp, #464] /* reload x1_11.2 */
+	str q6, [sp, #688] /* spill x1_24.2 */
+	ldr q6, [sp, #96] /* reload x0_10.2 */
+	str q31, [sp, #704] /* spill x0_31.2 */
+	ldr q31, [sp, #512] /* reload x1_0.2 */
+	str q30, [sp, #720] /* spill x0_30.2 */
+	ldr q30, [sp, #112] /* reload x0_11.2 */
+	str q15, [sp, #736] /* spill x0_28.2 */
+	ldr q15, [sp, #528] /* reload x1_1.2 */
+	str q24, [sp, #752] /* spill x0_27.2 */
+	ldr q24, [sp, #128] /* reload x0_2.2 */
+	str q21, [sp, #768] /* spill x0_25.2 */
+	ldr q21, [sp, #544] /* reload x1_16.2 */
+	str q0, [sp, #784] /* spill x1_23.2 */
+	ldr q0, [sp, #336] /* reload x1_18.2 */
+	str q5, [sp, #800] /* spill x1_21.2 */
+	ldr q5, [sp, #352] /* reload x1_19.2 */
+	str q4, [sp, #816] /* spill x1_20.2 */
+	ldr q4, [sp, #144] /* reload x0_4.2 */
+	str q5, [sp, #832] /* spill x1_19.2 */
+	ldr q5, [sp, #160] /* reload x0_5.2 */
+	str q0, [sp, #848] /* spill x1_18.2 */
+	ldr q0, [sp, #176] /* reload x0_12.2 */
+	str q27, [sp, #864] /* spill x1_17.2 */
+	ldr q27, [sp, #576] /* reload x1_8.2 */
+	str q21, [sp, #880] /* spill x1_16.2 */
+	ldr q21, [sp, #192] /* reload x0_13.2 */
 	str q25, [sp, #896] /* spill x0_21.2 */
-	ldr q25, [sp, #384] /* reload x1_5.2 */
-	str q9, [sp, #912] /* spill x0_20.2 */
-	ldr q9, [sp, #608] /* reload x1_9.2 */
-	str q20, [sp, #928] /* spill x0_19.2 */
-	ldr q20, [sp, #512] /* reload x1_10.2 */
-	str q5, [sp, #944] /* spill x0_18.2 */
-	ldr q5, [sp, #464] /* reload x1_11.2 */
-	str q2, [sp, #960] /* spill x0_17.2 */
-	ldr q2, [sp, #400] /* reload x1_12.2 */
-	str q29, [sp, #976] /* spill x0_16.2 */
-	ldr q29, [sp, #416] /* reload x1_13.2 */
-	str q7, [sp, #992] /* spill x1_15.2 */
-	ldr q7, [sp, #592] /* reload x1_16.2 */
-	str q7, [sp, #1008] /* spill x1_16.2 */
-	ldr q7, [sp, #544] /* reload x1_17.2 */
-	str q7, [sp, #1024] /* spill x1_17.2 */
-	ldr q7, [sp, #336] /* reload x1_18.2 */
-	str q7, [sp, #1040] /* spill x1_18.2 */
-	ldr q7, [sp, #352] /* reload x1_19.2 */
-	str q7, [sp, #1056] /* spill x1_19.2 */
-	ldr q7, [sp, #720] /* reload x1_20.2 */
-	str q7, [sp, #1072] /* spill x1_20.2 */
-	ldr q7, [sp, #704] /* reload x1_21.2 */
-	str q7, [sp, #1088] /* spill x1_21.2 */
-	ldr q7, [sp, #624] /* reload x1_22.2 */
-	str q7, [sp, #1104] /* spill x1_22.2 */
-	ldr q7, [sp, #640] /* reload x1_23.2 */
-	str q7, [sp, #1120] /* spill x1_23.2 */
-	ldr q7, [sp, #672] /* reload x1_24.2 */
-	str q7, [sp, #1136] /* spill x1_24.2 */
-	ldr q7, [sp, #656] /* reload x1_25.2 */
-	str q7, [sp, #1152] /* spill x1_25.2 */
-	ldr q7, [sp, #448] /* reload x1_26.2 */
-	str q7, [sp, #1168] /* spill x1_26.2 */
-	ldr q7, [sp, #432] /* reload x1_27.2 */
-	str q7, [sp, #1184] /* spill x1_27.2 */
-	ldr q7, [sp, #560] /* reload x1_28.2 */
-	str q7, [sp, #1200] /* spill x1_28.2 */
-	ldr q7, [sp, #576] /* reload x1_29.2 */
-	str q7, [sp, #1216] /* spill x1_29.2 */
-	ldr q7, [sp, #480] /* reload x1_30.2 */
-	str q7, [sp, #1232] /* spill x1_30.2 */
-	ldr q7, [sp, #496] /* reload x1_31.2 */
-	str q7, [sp, #496] /* spill x1_31.2 */
+	ldr q25, [sp, #592] /* reload x1_9.2 */
+	str q22, [sp, #912] /* spill x0_20.2 */
+	ldr q22, [sp, #208] /* reload x0_22.2 */
+	str q22, [sp, #928] /* spill x0_22.2 */
+	ldr q22, [sp, #608] /* reload x1_22.2 */
+	str q22, [sp, #944] /* spill x1_22.2 */
+	ldr q22, [sp, #224] /* reload x0_23.2 */
+	str q22, [sp, #960] /* spill x0_23.2 */
+	ldr q22, [sp, #784] /* reload x1_23.2 */
+	str q22, [sp, #976] /* spill x1_23.2 */
+	ldr q22, [sp, #240] /* reload x0_26.2 */
+	str q22, [sp, #992] /* spill x0_26.2 */
+	ldr q22, [sp, #752] /* reload x0_27.2 */
+	str q22, [sp, #1008] /* spill x0_27.2 */
+	ldr q22, [sp, #736] /* reload x0_28.2 */
+	str q22, [sp, #1024] /* spill x0_28.2 */
+	ldr q22, [sp, #80] /* reload x0_29.2 */
+	str q22, [sp, #1040] /* spill x0_29.2 */
+	ldr q22, [sp, #720] /* reload x0_30.2 */
+	str q22, [sp, #1056] /* spill x0_30.2 */
+	ldr q22, [sp, #704] /* reload x0_31.2 */
+	str q22, [sp, #1072] /* spill x0_31.2 */
+	ldr q22, [sp, #432] /* reload x1_26.2 */
+	str q22, [sp, #1088] /* spill x1_26.2 */
+	ldr q22, [sp, #656] /* reload x1_27.2 */
+	str q22, [sp, #1104] /* spill x1_27.2 */
+	ldr q22, [sp, #640] /* reload x1_28.2 */
+	str q22, [sp, #1120] /* spill x1_28.2 */
+	ldr q22, [sp, #624] /* reload x1_29.2 */
+	str q22, [sp, #1136] /* spill x1_29.2 */
+	ldr q22, [sp, #480] /* reload x1_30.2 */
+	str q22, [sp, #1152] /* spill x1_30.2 */
+	ldr q22, [sp, #496] /* reload x1_31.2 */
+	str q22, [sp, #1168] /* spill x1_31.2 */
+	ldr q22, [sp, #256] /* reload x0_14.2 */
+	str q14, [sp, #1184] /* spill x0_19.2 */
+	ldr q14, [sp, #560] /* reload x1_6.2 */
+	str q13, [sp, #1200] /* spill x0_18.2 */
+	ldr q13, [sp, #272] /* reload x0_15.2 */
+	str q9, [sp, #1216] /* spill x0_17.2 */
+	ldr q9, [sp, #288] /* reload x0_6.2 */
+	str q8, [sp, #1232] /* spill x0_16.2 */
+	ldr q8, [sp, #816] /* reload x1_20.2 */
+	str q8, [sp, #1248] /* spill x1_20.2 */
+	ldr q8, [sp, #304] /* reload x0_7.2 */
+	str q16, [sp, #1264] /* spill x1_15.2 */
+	ldr q16, [sp, #800] /* reload x1_21.2 */
+	str q16, [sp, #1280] /* spill x1_21.2 */
+	ldr q16, [sp, #320] /* reload x0_24.2 */
+	str q16, [sp, #1296] /* spill x0_24.2 */
+	ldr q16, [sp, #688] /* reload x1_24.2 */
+	str q16, [sp, #1312] /* spill x1_24.2 */
+	ldr q16, [sp, #768] /* reload x0_25.2 */
+	str q16, [sp, #1328] /* spill x0_25.2 */
+	ldr q16, [sp, #672] /* reload x1_25.2 */
+	str q16, [sp, #1344] /* spill x1_25.2 */
+	ldr q16, [sp, #912] /* reload x0_20.2 */
+	str q16, [sp, #1360] /* spill x0_20.2 */
+	ldr q16, [sp, #896] /* reload x0_21.2 */
+	str q16, [sp, #1376] /* spill x0_21.2 */
+	ldr q16, [sp, #1264] /* reload x1_15.2 */
+	str q16, [sp, #320] /* spill x1_15.2 */
 	mov x5, x0
 	mov x4, #23
 	.p2align 4
 .Lublock_nibbleslice_neon_asm_13_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	ldr q7, [x5, #1024] /* t0_0 = bcast128() */
-	tbl v7.16b, {v7.16b}, v10.16b /* s0_0 = lookup16(t0_0, x0_0) */
+	ldr q16, [x5, #1024] /* t0_0 = bcast128() */
+	tbl v16.16b, {v16.16b}, v10.16b /* s0_0 = lookup16(t0_0, x0_0) */
 	ldr q10, [x5, #1040] /* t0_1 = bcast128() */
 	tbl v10.16b, {v10.16b}, v11.16b /* s0_1 = lookup16(t0_1, x0_1) */
 	ldr q11, [x5, #1056] /* t0_2 = bcast128() */
-	tbl v11.16b, {v11.16b}, v15.16b /* s0_2 = lookup16(t0_2, x0_2) */
-	ldr q15, [x5, #1072] /* t0_3 = bcast128() */
-	tbl v23.16b, {v15.16b}, v23.16b /* s0_3 = lookup16(t0_3, x0_3) */
-	ldr q15, [x5, #1088] /* t0_4 = bcast128() */
-	tbl v14.16b, {v15.16b}, v14.16b /* s0_4 = lookup16(t0_4, x0_4) */
-	ldr q15, [x5, #1104] /* t0_5 = bcast128() */
-	tbl v13.16b, {v15.16b}, v13.16b /* s0_5 = lookup16(t0_5, x0_5) */
-	ldr q15, [x5, #1120] /* t0_6 = bcast128() */
-	tbl v8.16b, {v15.16b}, v8.16b /* s0_6 = lookup16(t0_6, x0_6) */
-	ldr q15, [x5, #1136] /* t0_7 = bcast128() */
-	tbl v24.16b, {v15.16b}, v24.16b /* s0_7 = lookup16(t0_7, x0_7) */
-	ldr q15, [x5, #1536] /* t1_0 = bcast128() */
-	tbl v21.16b, {v15.16b}, v21.16b /* s1_0 = lookup16(t1_0, x1_0) */
-	ldr q15, [x5, #1552] /* t1_1 = bcast128() */
-	tbl v3.16b, {v15.16b}, v3.16b /* s1_1 = lookup16(t1_1, x1_1) */
-	ldr q15, [x5, #1568] /* t1_2 = bcast128() */
-	tbl v26.16b, {v15.16b}, v26.16b /* s1_2 = lookup16(t1_2, x1_2) */
-	ldr q15, [x5, #1584] /* t1_3 = bcast128() */
-	tbl v28.16b, {v15.16b}, v28.16b /* s1_3 = lookup16(t1_3, x1_3) */
-	ldr q15, [x5, #1600] /* t1_4 = bcast128() */
-	tbl v4.16b, {v15.16b}, v4.16b /* s1_4 = lookup16(t1_4, x1_4) */
-	ldr q15, [x5, #1616] /* t1_5 = bcast128() */
-	tbl v25.16b, {v15.16b}, v25.16b /* s1_5 = lookup16(t1_5, x1_5) */
-	ldr q15, [x5, #1632] /* t1_6 = bcast128() */
-	tbl v0.16b, {v15.16b}, v0.16b /* s1_6 = lookup16(t1_6, x1_6) */
-	ldr q15, [x5, #1648] /* t1_7 = bcast128() */
-	tbl v1.16b, {v15.16b}, v1.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	tbl v24.16b, {v11.16b}, v24.16b /* s0_2 = lookup16(t0_2, x0_2) */
+	ldr q11, [x5, #1072] /* t0_3 = bcast128() */
+	tbl v23.16b, {v11.16b}, v23.16b /* s0_3 = lookup16(t0_3, x0_3) */
+	ldr q11, [x5, #1088] /* t0_4 = bcast128() */
+	tbl v4.16b, {v11.16b}, v4.16b /* s0_4 = lookup16(t0_4, x0_4) */
+	ldr q11, [x5, #1104] /* t0_5 = bcast128() */
+	tbl v5.16b, {v11.16b}, v5.16b /* s0_5 = lookup16(t0_5, x0_5) */
+	ldr q11, [x5, #1120] /* t0_6 = bcast128() */
+	tbl v9.16b, {v11.16b}, v9.16b /* s0_6 = lookup16(t0_6, x0_6) */
+	ldr q11, [x5, #1136] /* t0_7 = bcast128() */
+	tbl v8.16b, {v11.16b}, v8.16b /* s0_7 = lookup16(t0_7, x0_7) */
+	ldr q11, [x5, #1536] /* t1_0 = bcast128() */
+	tbl v31.16b, {v11.16b}, v31.16b /* s1_0 = lookup16(t1_0, x1_0) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v21.16b, v21.16b, v7.16b /* y1_0_1 = xor(s1_0, s0_0) */
-	eor v3.16b, v3.16b, v10.16b /* y1_1_1 = xor(s1_1, s0_1) */
-	eor v26.16b, v26.16b, v11.16b /* y1_2_1 = xor(s1_2, s0_2) */
+	eor v31.16b, v31.16b, v16.16b /* y1_0_1 = xor(s1_0, s0_0) */
+	ldr q11, [x5, #1552] /* t1_1 = bcast128() */
+	tbl v11.16b, {v11.16b}, v15.16b /* s1_1 = lookup16(t1_1, x1_1) */
+	eor v11.16b, v11.16b, v10.16b /* y1_1_1 = xor(s1_1, s0_1) */
+	eor v16.16b, v16.16b, v11.16b /* y0_0_1 = xor(s0_0, y1_1_1) */
+	ldr q15, [x5, #1568] /* t1_2 = bcast128() */
+	tbl v7.16b, {v15.16b}, v7.16b /* s1_2 = lookup16(t1_2, x1_2) */
+	eor v7.16b, v7.16b, v24.16b /* y1_2_1 = xor(s1_2, s0_2) */
+	eor v10.16b, v10.16b, v7.16b /* y0_1_1 = xor(s0_1, y1_2_1) */
+	ldr q15, [x5, #1584] /* t1_3 = bcast128() */
+	tbl v28.16b, {v15.16b}, v28.16b /* s1_3 = lookup16(t1_3, x1_3) */
 	eor v28.16b, v28.16b, v23.16b /* y1_3_1 = xor(s1_3, s0_3) */
-	eor v4.16b, v4.16b, v14.16b /* y1_4_1 = xor(s1_4, s0_4) */
-	eor v25.16b, v25.16b, v13.16b /* y1_5_1 = xor(s1_5, s0_5) */
-	eor v0.16b, v0.16b, v8.16b /* y1_6_1 = xor(s1_6, s0_6) */
-	eor v1.16b, v1.16b, v24.16b /* y1_7_1 = xor(s1_7, s0_7) */
-	eor v7.16b, v7.16b, v3.16b /* y0_0_1 = xor(s0_0, y1_1_1) */
-	eor v10.16b, v10.16b, v26.16b /* y0_1_1 = xor(s0_1, y1_2_1) */
-	eor v11.16b, v11.16b, v28.16b /* y0_2_1 = xor(s0_2, y1_3_1) */
-	eor v23.16b, v23.16b, v4.16b /* y0_3_1 = xor(s0_3, y1_4_1) */
-	eor v14.16b, v14.16b, v25.16b /* y0_4_1 = xor(s0_4, y1_5_1) */
-	eor v13.16b, v13.16b, v0.16b /* y0_5_1 = xor(s0_5, y1_6_1) */
-	eor v8.16b, v8.16b, v1.16b /* y0_6_1 = xor(s0_6, y1_7_1) */
-	eor v24.16b, v24.16b, v21.16b /* y0_7_1 = xor(s0_7, y1_0_1) */
-	eor v21.16b, v21.16b, v11.16b /* y1_0_2 = xor(y1_0_1, y0_2_1) */
-	eor v3.16b, v3.16b, v23.16b /* y1_1_2 = xor(y1_1_1, y0_3_1) */
-	eor v26.16b, v26.16b, v14.16b /* y1_2_2 = xor(y1_2_1, y0_4_1) */
-	eor v28.16b, v28.16b, v13.16b /* y1_3_2 = xor(y1_3_1, y0_5_1) */
-	eor v4.16b, v4.16b, v8.16b /* y1_4_2 = xor(y1_4_1, y0_6_1) */
-	eor v25.16b, v25.16b, v24.16b /* y1_5_2 = xor(y1_5_1, y0_7_1) */
-	eor v0.16b, v0.16b, v7.16b /* y1_6_2 = xor(y1_6_1, y0_0_1) */
+	eor v24.16b, v24.16b, v28.16b /* y0_2_1 = xor(s0_2, y1_3_1) */
+	ldr q15, [x5, #1600] /* t1_4 = bcast128() */
+	tbl v17.16b, {v15.16b}, v17.16b /* s1_4 = lookup16(t1_4, x1_4) */
+	eor v17.16b, v17.16b, v4.16b /* y1_4_1 = xor(s1_4, s0_4) */
+	eor v23.16b, v23.16b, v17.16b /* y0_3_1 = xor(s0_3, y1_4_1) */
+	eor v11.16b, v11.16b, v23.16b /* y1_1_2 = xor(y1_1_1, y0_3_1) */
+	ldr q15, [x5, #1616] /* t1_5 = bcast128() */
+	tbl v19.16b, {v15.16b}, v19.16b /* s1_5 = lookup16(t1_5, x1_5) */
+	eor v19.16b, v19.16b, v5.16b /* y1_5_1 = xor(s1_5, s0_5) */
+	eor v4.16b, v4.16b, v19.16b /* y0_4_1 = xor(s0_4, y1_5_1) */
+	eor v7.16b, v7.16b, v4.16b /* y1_2_2 = xor(y1_2_1, y0_4_1) */
+	ldr q15, [x5, #1632] /* t1_6 = bcast128() */
+	tbl v14.16b, {v15.16b}, v14.16b /* s1_6 = lookup16(t1_6, x1_6) */
+	eor v14.16b, v14.16b, v9.16b /* y1_6_1 = xor(s1_6, s0_6) */
+	eor v5.16b, v5.16b, v14.16b /* y0_5_1 = xor(s0_5, y1_6_1) */
+	eor v28.16b, v28.16b, v5.16b /* y1_3_2 = xor(y1_3_1, y0_5_1) */
+	eor v14.16b, v14.16b, v16.16b /* y1_6_2 = xor(y1_6_1, y0_0_1) */
+	eor v16.16b, v16.16b, v7.16b /* y0_0_2 = xor(y0_0_1, y1_2_2) */
+	eor v4.16b, v4.16b, v14.16b /* y0_4_2 = xor(y0_4_1, y1_6_2) */
+	ldr q15, [x5, #1648] /* t1_7 = bcast128() */
+	tbl v1.16b, {v15.16b}, v1.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	eor v1.16b, v1.16b, v8.16b /* y1_7_1 = xor(s1_7, s0_7) */
+	eor v9.16b, v9.16b, v1.16b /* y0_6_1 = xor(s0_6, y1_7_1) */
+	eor v8.16b, v8.16b, v31.16b /* y0_7_1 = xor(s0_7, y1_0_1) */
+	eor v31.16b, v31.16b, v24.16b /* y1_0_2 = xor(y1_0_1, y0_2_1) */
+	eor v17.16b, v17.16b, v9.16b /* y1_4_2 = xor(y1_4_1, y0_6_1) */
+	eor v19.16b, v19.16b, v8.16b /* y1_5_2 = xor(y1_5_1, y0_7_1) */
 	eor v1.16b, v1.16b, v10.16b /* y1_7_2 = xor(y1_7_1, y0_1_1) */
-	eor v7.16b, v7.16b, v26.16b /* y0_0_2 = xor(y0_0_1, y1_2_2) */
 	eor v10.16b, v10.16b, v28.16b /* y0_1_2 = xor(y0_1_1, y1_3_2) */
-	eor v11.16b, v11.16b, v4.16b /* y0_2_2 = xor(y0_2_1, y1_4_2) */
-	eor v23.16b, v23.16b, v25.16b /* y0_3_2 = xor(y0_3_1, y1_5_2) */
-	eor v14.16b, v14.16b, v0.16b /* y0_4_2 = xor(y0_4_1, y1_6_2) */
-	eor v13.16b, v13.16b, v1.16b /* y0_5_2 = xor(y0_5_1, y1_7_2) */
-	eor v8.16b, v8.16b, v21.16b /* y0_6_2 = xor(y0_6_1, y1_0_2) */
-	eor v24.16b, v24.16b, v3.16b /* y0_7_2 = xor(y0_7_1, y1_1_2) */
-	eor v21.16b, v21.16b, v13.16b /* y1_0_3 = xor(y1_0_2, y0_5_2) */
-	eor v3.16b, v3.16b, v8.16b /* y1_1_3 = xor(y1_1_2, y0_6_2) */
-	eor v26.16b, v26.16b, v24.16b /* y1_2_3 = xor(y1_2_2, y0_7_2) */
-	eor v28.16b, v28.16b, v7.16b /* y1_3_3 = xor(y1_3_2, y0_0_2) */
-	eor v4.16b, v4.16b, v10.16b /* y1_4_3 = xor(y1_4_2, y0_1_2) */
-	eor v25.16b, v25.16b, v11.16b /* y1_5_3 = xor(y1_5_2, y0_2_2) */
-	eor v0.16b, v0.16b, v23.16b /* y1_6_3 = xor(y1_6_2, y0_3_2) */
-	eor v1.16b, v1.16b, v14.16b /* y1_7_3 = xor(y1_7_2, y0_4_2) */
-	eor v7.16b, v7.16b, v21.16b /* y0_0_3 = xor(y0_0_2, y1_0_3) */
-	eor v10.16b, v10.16b, v3.16b /* y0_1_3 = xor(y0_1_2, y1_1_3) */
-	eor v11.16b, v11.16b, v26.16b /* y0_2_3 = xor(y0_2_2, y1_2_3) */
+	eor v24.16b, v24.16b, v17.16b /* y0_2_2 = xor(y0_2_1, y1_4_2) */
+	eor v23.16b, v23.16b, v19.16b /* y0_3_2 = xor(y0_3_1, y1_5_2) */
+	eor v5.16b, v5.16b, v1.16b /* y0_5_2 = xor(y0_5_1, y1_7_2) */
+	eor v9.16b, v9.16b, v31.16b /* y0_6_2 = xor(y0_6_1, y1_0_2) */
+	eor v8.16b, v8.16b, v11.16b /* y0_7_2 = xor(y0_7_1, y1_1_2) */
+	eor v31.16b, v31.16b, v5.16b /* y1_0_3 = xor(y1_0_2, y0_5_2) */
+	eor v11.16b, v11.16b, v9.16b /* y1_1_3 = xor(y1_1_2, y0_6_2) */
+	eor v7.16b, v7.16b, v8.16b /* y1_2_3 = xor(y1_2_2, y0_7_2) */
+	eor v28.16b, v28.16b, v16.16b /* y1_3_3 = xor(y1_3_2, y0_0_2) */
+	eor v17.16b, v17.16b, v10.16b /* y1_4_3 = xor(y1_4_2, y0_1_2) */
+	eor v19.16b, v19.16b, v24.16b /* y1_5_3 = xor(y1_5_2, y0_2_2) */
+	eor v14.16b, v14.16b, v23.16b /* y1_6_3 = xor(y1_6_2, y0_3_2) */
+	eor v1.16b, v1.16b, v4.16b /* y1_7_3 = xor(y1_7_2, y0_4_2) */
+	eor v16.16b, v16.16b, v31.16b /* y0_0_3 = xor(y0_0_2, y1_0_3) */
+	eor v10.16b, v10.16b, v11.16b /* y0_1_3 = xor(y0_1_2, y1_1_3) */
+	eor v24.16b, v24.16b, v7.16b /* y0_2_3 = xor(y0_2_2, y1_2_3) */
 	eor v23.16b, v23.16b, v28.16b /* y0_3_3 = xor(y0_3_2, y1_3_3) */
-	eor v14.16b, v14.16b, v4.16b /* y0_4_3 = xor(y0_4_2, y1_4_3) */
-	eor v13.16b, v13.16b, v25.16b /* y0_5_3 = xor(y0_5_2, y1_5_3) */
-	eor v8.16b, v8.16b, v0.16b /* y0_6_3 = xor(y0_6_2, y1_6_3) */
-	eor v24.16b, v24.16b, v1.16b /* y0_7_3 = xor(y0_7_2, y1_7_3) */
+	eor v4.16b, v4.16b, v17.16b /* y0_4_3 = xor(y0_4_2, y1_4_3) */
+
+	/* PL and PR: the new state is the old one renamed (no instruction). */
+	eor v5.16b, v5.16b, v19.16b /* y0_5_3 = xor(y0_5_2, y1_5_3) */
+	eor v9.16b, v9.16b, v14.16b /* y0_6_3 = xor(y0_6_2, y1_6_3) */
+	eor v8.16b, v8.16b, v1.16b /* y0_7_3 = xor(y0_7_2, y1_7_3) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
 	ldr q15, [x5, #1152] /* t0_8 = bcast128() */
 	tbl v12.16b, {v15.16b}, v12.16b /* s0_8 = lookup16(t0_8, x0_8) */
 	ldr q15, [x5, #1168] /* t0_9 = bcast128() */
-	tbl v22.16b, {v15.16b}, v22.16b /* s0_9 = lookup16(t0_9, x0_9) */
+	tbl v29.16b, {v15.16b}, v29.16b /* s0_9 = lookup16(t0_9, x0_9) */
 	ldr q15, [x5, #1184] /* t0_10 = bcast128() */
-	tbl v30.16b, {v15.16b}, v30.16b /* s0_10 = lookup16(t0_10, x0_10) */
+	tbl v6.16b, {v15.16b}, v6.16b /* s0_10 = lookup16(t0_10, x0_10) */
 	ldr q15, [x5, #1200] /* t0_11 = bcast128() */
-	tbl v31.16b, {v15.16b}, v31.16b /* s0_11 = lookup16(t0_11, x0_11) */
+	tbl v30.16b, {v15.16b}, v30.16b /* s0_11 = lookup16(t0_11, x0_11) */
 	ldr q15, [x5, #1216] /* t0_12 = bcast128() */
-	tbl v16.16b, {v15.16b}, v16.16b /* s0_12 = lookup16(t0_12, x0_12) */
+	tbl v0.16b, {v15.16b}, v0.16b /* s0_12 = lookup16(t0_12, x0_12) */
 	ldr q15, [x5, #1232] /* t0_13 = bcast128() */
-	tbl v17.16b, {v15.16b}, v17.16b /* s0_13 = lookup16(t0_13, x0_13) */
+	tbl v21.16b, {v15.16b}, v21.16b /* s0_13 = lookup16(t0_13, x0_13) */
 	ldr q15, [x5, #1248] /* t0_14 = bcast128() */
-	tbl v18.16b, {v15.16b}, v18.16b /* s0_14 = lookup16(t0_14, x0_14) */
+	tbl v22.16b, {v15.16b}, v22.16b /* s0_14 = lookup16(t0_14, x0_14) */
 	ldr q15, [x5, #1264] /* t0_15 = bcast128() */
-	tbl v19.16b, {v15.16b}, v19.16b /* s0_15 = lookup16(t0_15, x0_15) */
+	tbl v13.16b, {v15.16b}, v13.16b /* s0_15 = lookup16(t0_15, x0_15) */
 	ldr q15, [x5, #1664] /* t1_8 = bcast128() */
 	tbl v27.16b, {v15.16b}, v27.16b /* s1_8 = lookup16(t1_8, x1_8) */
-	ldr q15, [x5, #1680] /* t1_9 = bcast128() */
-	tbl v9.16b, {v15.16b}, v9.16b /* s1_9 = lookup16(t1_9, x1_9) */
-	ldr q15, [x5, #1696] /* t1_10 = bcast128() */
-	tbl v20.16b, {v15.16b}, v20.16b /* s1_10 = lookup16(t1_10, x1_10) */
-	ldr q15, [x5, #1712] /* t1_11 = bcast128() */
-	tbl v5.16b, {v15.16b}, v5.16b /* s1_11 = lookup16(t1_11, x1_11) */
-	ldr q15, [x5, #1728] /* t1_12 = bcast128() */
-	tbl v2.16b, {v15.16b}, v2.16b /* s1_12 = lookup16(t1_12, x1_12) */
-	ldr q15, [x5, #1744] /* t1_13 = bcast128() */
-	tbl v29.16b, {v15.16b}, v29.16b /* s1_13 = lookup16(t1_13, x1_13) */
-	ldr q15, [x5, #1760] /* t1_14 = bcast128() */
-	tbl v6.16b, {v15.16b}, v6.16b /* s1_14 = lookup16(t1_14, x1_14) */
-	ldr q15, [x5, #1776] /* t1_15 = bcast128() */
-	str q1, [sp, #480] /* spill y1_7_3 */
-	ldr q1, [sp, #992] /* reload x1_15.2 */
-	tbl v1.16b, {v15.16b}, v1.16b /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	eor v27.16b, v27.16b, v12.16b /* y1_8_1 = xor(s1_8, s0_8) */
-	eor v9.16b, v9.16b, v22.16b /* y1_9_1 = xor(s1_9, s0_9) */
-	eor v20.16b, v20.16b, v30.16b /* y1_10_1 = xor(s1_10, s0_10) */
-	eor v5.16b, v5.16b, v31.16b /* y1_11_1 = xor(s1_11, s0_11) */
-	eor v2.16b, v2.16b, v16.16b /* y1_12_1 = xor(s1_12, s0_12) */
-	eor v29.16b, v29.16b, v17.16b /* y1_13_1 = xor(s1_13, s0_13) */
-	eor v6.16b, v6.16b, v18.16b /* y1_14_1 = xor(s1_14, s0_14) */
-	eor v1.16b, v1.16b, v19.16b /* y1_15_1 = xor(s1_15, s0_15) */
-	eor v12.16b, v12.16b, v9.16b /* y0_8_1 = xor(s0_8, y1_9_1) */
-	eor v22.16b, v22.16b, v20.16b /* y0_9_1 = xor(s0_9, y1_10_1) */
-	eor v30.16b, v30.16b, v5.16b /* y0_10_1 = xor(s0_10, y1_11_1) */
-	eor v31.16b, v31.16b, v2.16b /* y0_11_1 = xor(s0_11, y1_12_1) */
-	eor v16.16b, v16.16b, v29.16b /* y0_12_1 = xor(s0_12, y1_13_1) */
-	eor v17.16b, v17.16b, v6.16b /* y0_13_1 = xor(s0_13, y1_14_1) */
-	eor v18.16b, v18.16b, v1.16b /* y0_14_1 = xor(s0_14, y1_15_1) */
-	eor v19.16b, v19.16b, v27.16b /* y0_15_1 = xor(s0_15, y1_8_1) */
-	eor v27.16b, v27.16b, v30.16b /* y1_8_2 = xor(y1_8_1, y0_10_1) */
-	eor v9.16b, v9.16b, v31.16b /* y1_9_2 = xor(y1_9_1, y0_11_1) */
-	eor v20.16b, v20.16b, v16.16b /* y1_10_2 = xor(y1_10_1, y0_12_1) */
-	eor v5.16b, v5.16b, v17.16b /* y1_11_2 = xor(y1_11_1, y0_13_1) */
-	eor v2.16b, v2.16b, v18.16b /* y1_12_2 = xor(y1_12_1, y0_14_1) */
-	eor v29.16b, v29.16b, v19.16b /* y1_13_2 = xor(y1_13_1, y0_15_1) */
-	eor v6.16b, v6.16b, v12.16b /* y1_14_2 = xor(y1_14_1, y0_8_1) */
-	eor v1.16b, v1.16b, v22.16b /* y1_15_2 = xor(y1_15_1, y0_9_1) */
-	eor v12.16b, v12.16b, v20.16b /* y0_8_2 = xor(y0_8_1, y1_10_2) */
-	eor v22.16b, v22.16b, v5.16b /* y0_9_2 = xor(y0_9_1, y1_11_2) */
-	eor v30.16b, v30.16b, v2.16b /* y0_10_2 = xor(y0_10_1, y1_12_2) */
-	eor v31.16b, v31.16b, v29.16b /* y0_11_2 = xor(y0_11_1, y1_13_2) */
-	eor v16.16b, v16.16b, v6.16b /* y0_12_2 = xor(y0_12_1, y1_14_2) */
-	eor v17.16b, v17.16b, v1.16b /* y0_13_2 = xor(y0_13_1, y1_15_2) */
-	eor v18.16b, v18.16b, v27.16b /* y0_14_2 = xor(y0_14_1, y1_8_2) */
-	eor v19.16b, v19.16b, v9.16b /* y0_15_2 = xor(y0_15_1, y1_9_2) */
-	eor v27.16b, v27.16b, v17.16b /* y1_8_3 = xor(y1_8_2, y0_13_2) */
-	eor v9.16b, v9.16b, v18.16b /* y1_9_3 = xor(y1_9_2, y0_14_2) */
-	eor v20.16b, v20.16b, v19.16b /* y1_10_3 = xor(y1_10_2, y0_15_2) */
-	eor v5.16b, v5.16b, v12.16b /* y1_11_3 = xor(y1_11_2, y0_8_2) */
-	eor v2.16b, v2.16b, v22.16b /* y1_12_3 = xor(y1_12_2, y0_9_2) */
-	eor v29.16b, v29.16b, v30.16b /* y1_13_3 = xor(y1_13_2, y0_10_2) */
-	eor v6.16b, v6.16b, v31.16b /* y1_14_3 = xor(y1_14_2, y0_11_2) */
-	eor v1.16b, v1.16b, v16.16b /* y1_15_3 = xor(y1_15_2, y0_12_2) */
+	ldr q15, [x5, #1680] /* t1_9 = bcast128() */
+	tbl v25.16b, {v15.16b}, v25.16b /* s1_9 = lookup16(t1_9, x1_9) */
+	eor v25.16b, v25.16b, v29.16b /* y1_9_1 = xor(s1_9, s0_9) */
+	eor v12.16b, v12.16b, v25.16b /* y0_8_1 = xor(s0_8, y1_9_1) */
+	ldr q15, [x5, #1696] /* t1_10 = bcast128() */
+	tbl v26.16b, {v15.16b}, v26.16b /* s1_10 = lookup16(t1_10, x1_10) */
+	eor v26.16b, v26.16b, v6.16b /* y1_10_1 = xor(s1_10, s0_10) */
+	eor v29.16b, v29.16b, v26.16b /* y0_9_1 = xor(s0_9, y1_10_1) */
+	ldr q15, [x5, #1712] /* t1_11 = bcast128() */
+	tbl v3.16b, {v15.16b}, v3.16b /* s1_11 = lookup16(t1_11, x1_11) */
+	eor v3.16b, v3.16b, v30.16b /* y1_11_1 = xor(s1_11, s0_11) */
+	eor v6.16b, v6.16b, v3.16b /* y0_10_1 = xor(s0_10, y1_11_1) */
+	ldr q15, [x5, #1728] /* t1_12 = bcast128() */
+	tbl v18.16b, {v15.16b}, v18.16b /* s1_12 = lookup16(t1_12, x1_12) */
+	eor v18.16b, v18.16b, v0.16b /* y1_12_1 = xor(s1_12, s0_12) */
+	eor v30.16b, v30.16b, v18.16b /* y0_11_1 = xor(s0_11, y1_12_1) */
+	eor v25.16b, v25.16b, v30.16b /* y1_9_2 = xor(y1_9_1, y0_11_1) */
+	ldr q15, [x5, #1744] /* t1_13 = bcast128() */
+	tbl v20.16b, {v15.16b}, v20.16b /* s1_13 = lookup16(t1_13, x1_13) */
+	eor v20.16b, v20.16b, v21.16b /* y1_13_1 = xor(s1_13, s0_13) */
+	eor v0.16b, v0.16b, v20.16b /* y0_12_1 = xor(s0_12, y1_13_1) */
+	eor v26.16b, v26.16b, v0.16b /* y1_10_2 = xor(y1_10_1, y0_12_1) */
+	ldr q15, [x5, #1760] /* t1_14 = bcast128() */
+	tbl v2.16b, {v15.16b}, v2.16b /* s1_14 = lookup16(t1_14, x1_14) */
+	eor v2.16b, v2.16b, v22.16b /* y1_14_1 = xor(s1_14, s0_14) */
+	eor v21.16b, v21.16b, v2.16b /* y0_13_1 = xor(s0_13, y1_14_1) */
+	eor v3.16b, v3.16b, v21.16b /* y1_11_2 = xor(y1_11_1, y0_13_1) */
+	eor v2.16b, v2.16b, v12.16b /* y1_14_2 = xor(y1_14_1, y0_8_1) */
+	eor v12.16b, v12.16b, v26.16b /* y0_8_2 = xor(y0_8_1, y1_10_2) */
+	eor v0.16b, v0.16b, v2.16b /* y0_12_2 = xor(y0_12_1, y1_14_2) */
+	ldr q15, [x5, #1776] /* t1_15 = bcast128() */
+	str q19, [sp, #304] /* spill x1_13.3 */
+	ldr q19, [sp, #320] /* reload x1_15.2 */
+	tbl v19.16b, {v15.16b}, v19.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	eor v19.16b, v19.16b, v13.16b /* y1_15_1 = xor(s1_15, s0_15) */
+	eor v22.16b, v22.16b, v19.16b /* y0_14_1 = xor(s0_14, y1_15_1) */
+	eor v13.16b, v13.16b, v27.16b /* y0_15_1 = xor(s0_15, y1_8_1) */
+	eor v27.16b, v27.16b, v6.16b /* y1_8_2 = xor(y1_8_1, y0_10_1) */
+	eor v18.16b, v18.16b, v22.16b /* y1_12_2 = xor(y1_12_1, y0_14_1) */
+	eor v20.16b, v20.16b, v13.16b /* y1_13_2 = xor(y1_13_1, y0_15_1) */
+	eor v19.16b, v19.16b, v29.16b /* y1_15_2 = xor(y1_15_1, y0_9_1) */
+	eor v29.16b, v29.16b, v3.16b /* y0_9_2 = xor(y0_9_1, y1_11_2) */
+	eor v6.16b, v6.16b, v18.16b /* y0_10_2 = xor(y0_10_1, y1_12_2) */
+	eor v30.16b, v30.16b, v20.16b /* y0_11_2 = xor(y0_11_1, y1_13_2) */
+	eor v21.16b, v21.16b, v19.16b /* y0_13_2 = xor(y0_13_1, y1_15_2) */
+	eor v22.16b, v22.16b, v27.16b /* y0_14_2 = xor(y0_14_1, y1_8_2) */
+	eor v13.16b, v13.16b, v25.16b /* y0_15_2 = xor(y0_15_1, y1_9_2) */
+	eor v27.16b, v27.16b, v21.16b /* y1_8_3 = xor(y1_8_2, y0_13_2) */
+	eor v25.16b, v25.16b, v22.16b /* y1_9_3 = xor(y1_9_2, y0_14_2) */
+	eor v26.16b, v26.16b, v13.16b /* y1_10_3 = xor(y1_10_2, y0_15_2) */
+	eor v3.16b, v3.16b, v12.16b /* y1_11_3 = xor(y1_11_2, y0_8_2) */
+	eor v18.16b, v18.16b, v29.16b /* y1_12_3 = xor(y1_12_2, y0_9_2) */
+	eor v20.16b, v20.16b, v6.16b /* y1_13_3 = xor(y1_13_2, y0_10_2) */
+	eor v2.16b, v2.16b, v30.16b /* y1_14_3 = xor(y1_14_2, y0_11_2) */
+	eor v19.16b, v19.16b, v0.16b /* y1_15_3 = xor(y1_15_2, y0_12_2) */
 	eor v12.16b, v12.16b, v27.16b /* y0_8_3 = xor(y0_8_2, y1_8_3) */
-	eor v22.16b, v22.16b, v9.16b /* y0_9_3 = xor(y0_9_2, y1_9_3) */
-	eor v30.16b, v30.16b, v20.16b /* y0_10_3 = xor(y0_10_2, y1_10_3) */
-	eor v31.16b, v31.16b, v5.16b /* y0_11_3 = xor(y0_11_2, y1_11_3) */
-	eor v16.16b, v16.16b, v2.16b /* y0_12_3 = xor(y0_12_2, y1_12_3) */
-	eor v17.16b, v17.16b, v29.16b /* y0_13_3 = xor(y0_13_2, y1_13_3) */
-	eor v18.16b, v18.16b, v6.16b /* y0_14_3 = xor(y0_14_2, y1_14_3) */
-	eor v19.16b, v19.16b, v1.16b /* y0_15_3 = xor(y0_15_2, y1_15_3) */
+	eor v29.16b, v29.16b, v25.16b /* y0_9_3 = xor(y0_9_2, y1_9_3) */
+	eor v6.16b, v6.16b, v26.16b /* y0_10_3 = xor(y0_10_2, y1_10_3) */
+	eor v30.16b, v30.16b, v3.16b /* y0_11_3 = xor(y0_11_2, y1_11_3) */
+	eor v0.16b, v0.16b, v18.16b /* y0_12_3 = xor(y0_12_2, y1_12_3) */
+	eor v21.16b, v21.16b, v20.16b /* y0_13_3 = xor(y0_13_2, y1_13_3) */
+	eor v22.16b, v22.16b, v2.16b /* y0_14_3 = xor(y0_14_2, y1_14_3) */
+	eor v13.16b, v13.16b, v19.16b /* y0_15_3 = xor(y0_15_2, y1_15_3) */
 
 	/* Word pair 2 (X0, X1 nibbles 16..23): S-box with RK^r folded in, one table per nibble. */
 	ldr q15, [x5, #1280] /* t0_16 = bcast128() */
-	str q5, [sp, #576] /* spill y1_11_3 */
-	ldr q5, [sp, #976] /* reload x0_16.2 */
-	tbl v5.16b, {v15.16b}, v5.16b /* s0_16 = lookup16(t0_16, x0_16) */
+	str q17, [sp, #288] /* spill x1_12.3 */
+	ldr q17, [sp, #1232] /* reload x0_16.2 */
+	tbl v17.16b, {v15.16b}, v17.16b /* s0_16 = lookup16(t0_16, x0_16) */
 	ldr q15, [x5, #1296] /* t0_17 = bcast128() */
-	str q20, [sp, #560] /* spill y1_10_3 */
-	ldr q20, [sp, #960] /* reload x0_17.2 */
-	tbl v20.16b, {v15.16b}, v20.16b /* s0_17 = lookup16(t0_17, x0_17) */
+	str q24, [sp, #1232] /* spill x0_16.3 */
+	ldr q24, [sp, #1216] /* reload x0_17.2 */
+	tbl v24.16b, {v15.16b}, v24.16b /* s0_17 = lookup16(t0_17, x0_17) */
 	ldr q15, [x5, #1312] /* t0_18 = bcast128() */
-	str q0, [sp, #432] /* spill y1_6_3 */
-	ldr q0, [sp, #944] /* reload x0_18.2 */
-	tbl v0.16b, {v15.16b}, v0.16b /* s0_18 = lookup16(t0_18, x0_18) */
+	str q23, [sp, #1216] /* spill x0_17.3 */
+	ldr q23, [sp, #1200] /* reload x0_18.2 */
+	tbl v23.16b, {v15.16b}, v23.16b /* s0_18 = lookup16(t0_18, x0_18) */
 	ldr q15, [x5, #1328] /* t0_19 = bcast128() */
-	str q3, [sp, #448] /* spill y1_1_3 */
-	ldr q3, [sp, #928] /* reload x0_19.2 */
-	tbl v3.16b, {v15.16b}, v3.16b /* s0_19 = lookup16(t0_19, x0_19) */
+	str q12, [sp, #1200] /* spill x0_18.3 */
+	ldr q12, [sp, #1184] /* reload x0_19.2 */
+	tbl v12.16b, {v15.16b}, v12.16b /* s0_19 = lookup16(t0_19, x0_19) */
 	ldr q15, [x5, #1344] /* t0_20 = bcast128() */
-	str q21, [sp, #640] /* spill y1_0_3 */
-	ldr q21, [sp, #912] /* reload x0_20.2 */
-	tbl v21.16b, {v15.16b}, v21.16b /* s0_20 = lookup16(t0_20, x0_20) */
+	str q29, [sp, #1184] /* spill x0_19.3 */
+	ldr q29, [sp, #1360] /* reload x0_20.2 */
+	tbl v29.16b, {v15.16b}, v29.16b /* s0_20 = lookup16(t0_20, x0_20) */
 	ldr q15, [x5, #1360] /* t0_21 = bcast128() */
-	str q1, [sp, #624] /* spill y1_15_3 */
-	ldr q1, [sp, #896] /* reload x0_21.2 */
-	tbl v1.16b, {v15.16b}, v1.16b /* s0_21 = lookup16(t0_21, x0_21) */
+	str q25, [sp, #272] /* spill x1_11.3 */
+	ldr q25, [sp, #1376] /* reload x0_21.2 */
+	tbl v25.16b, {v15.16b}, v25.16b /* s0_21 = lookup16(t0_21, x0_21) */
 	ldr q15, [x5, #1376] /* t0_22 = bcast128() */
-	str q6, [sp, #352] /* spill y1_14_3 */
-	ldr q6, [sp, #880] /* reload x0_22.2 */
-	tbl v6.16b, {v15.16b}, v6.16b /* s0_22 = lookup16(t0_22, x0_22) */
+	str q27, [sp, #560] /* spill x1_10.3 */
+	ldr q27, [sp, #928] /* reload x0_22.2 */
+	tbl v27.16b, {v15.16b}, v27.16b /* s0_22 = lookup16(t0_22, x0_22) */
 	ldr q15, [x5, #1392] /* t0_23 = bcast128() */
-	str q25, [sp, #336] /* spill y1_5_3 */
-	ldr q25, [sp, #736] /* reload x0_23.2 */
-	tbl v25.16b, {v15.16b}, v25.16b /* s0_23 = lookup16(t0_23, x0_23) */
+	str q21, [sp, #256] /* spill x0_11.3 */
+	ldr q21, [sp, #960] /* reload x0_23.2 */
+	tbl v21.16b, {v15.16b}, v21.16b /* s0_23 = lookup16(t0_23, x0_23) */
 	ldr q15, [x5, #1792] /* t1_16 = bcast128() */
-	str q4, [sp, #544] /* spill y1_4_3 */
-	ldr q4, [sp, #1008] /* reload x1_16.2 */
-	tbl v4.16b, {v15.16b}, v4.16b /* s1_16 = lookup16(t1_16, x1_16) */
-	ldr q15, [x5, #1808] /* t1_17 = bcast128() */
-	str q9, [sp, #592] /* spill y1_9_3 */
-	ldr q9, [sp, #1024] /* reload x1_17.2 */
-	tbl v9.16b, {v15.16b}, v9.16b /* s1_17 = lookup16(t1_17, x1_17) */
-	ldr q15, [x5, #1824] /* t1_18 = bcast128() */
-	str q27, [sp, #416] /* spill y1_8_3 */
-	ldr q27, [sp, #1040] /* reload x1_18.2 */
-	tbl v27.16b, {v15.16b}, v27.16b /* s1_18 = lookup16(t1_18, x1_18) */
-	ldr q15, [x5, #1840] /* t1_19 = bcast128() */
-	str q28, [sp, #400] /* spill y1_3_3 */
-	ldr q28, [sp, #1056] /* reload x1_19.2 */
-	tbl v28.16b, {v15.16b}, v28.16b /* s1_19 = lookup16(t1_19, x1_19) */
-	ldr q15, [x5, #1856] /* t1_20 = bcast128() */
-	str q26, [sp, #464] /* spill y1_2_3 */
-	ldr q26, [sp, #1072] /* reload x1_20.2 */
-	tbl v26.16b, {v15.16b}, v26.16b /* s1_20 = lookup16(t1_20, x1_20) */
-	ldr q15, [x5, #1872] /* t1_21 = bcast128() */
-	str q29, [sp, #512] /* spill y1_13_3 */
-	ldr q29, [sp, #1088] /* reload x1_21.2 */
-	tbl v29.16b, {v15.16b}, v29.16b /* s1_21 = lookup16(t1_21, x1_21) */
-	ldr q15, [x5, #1888] /* t1_22 = bcast128() */
-	str q2, [sp, #608] /* spill y1_12_3 */
-	ldr q2, [sp, #1104] /* reload x1_22.2 */
-	tbl v2.16b, {v15.16b}, v2.16b /* s1_22 = lookup16(t1_22, x1_22) */
-	ldr q15, [x5, #1904] /* t1_23 = bcast128() */
-	str q10, [sp, #384] /* spill y0_1_3 */
-	ldr q10, [sp, #1120] /* reload x1_23.2 */
-	tbl v10.16b, {v15.16b}, v10.16b /* s1_23 = lookup16(t1_23, x1_23) */
+	str q0, [sp, #496] /* spill x0_10.3 */
+	ldr q0, [sp, #880] /* reload x1_16.2 */
+	tbl v0.16b, {v15.16b}, v0.16b /* s1_16 = lookup16(t1_16, x1_16) */
 
 	/* Word pair 2: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v4.16b, v4.16b, v5.16b /* y1_16_1 = xor(s1_16, s0_16) */
-	eor v9.16b, v9.16b, v20.16b /* y1_17_1 = xor(s1_17, s0_17) */
-	eor v27.16b, v27.16b, v0.16b /* y1_18_1 = xor(s1_18, s0_18) */
-	eor v28.16b, v28.16b, v3.16b /* y1_19_1 = xor(s1_19, s0_19) */
-	eor v26.16b, v26.16b, v21.16b /* y1_20_1 = xor(s1_20, s0_20) */
-	eor v29.16b, v29.16b, v1.16b /* y1_21_1 = xor(s1_21, s0_21) */
-	eor v2.16b, v2.16b, v6.16b /* y1_22_1 = xor(s1_22, s0_22) */
-	eor v10.16b, v10.16b, v25.16b /* y1_23_1 = xor(s1_23, s0_23) */
-	eor v5.16b, v5.16b, v9.16b /* y0_16_1 = xor(s0_16, y1_17_1) */
-	eor v20.16b, v20.16b, v27.16b /* y0_17_1 = xor(s0_17, y1_18_1) */
-	eor v0.16b, v0.16b, v28.16b /* y0_18_1 = xor(s0_18, y1_19_1) */
-	eor v3.16b, v3.16b, v26.16b /* y0_19_1 = xor(s0_19, y1_20_1) */
-	eor v21.16b, v21.16b, v29.16b /* y0_20_1 = xor(s0_20, y1_21_1) */
-	eor v1.16b, v1.16b, v2.16b /* y0_21_1 = xor(s0_21, y1_22_1) */
-	eor v6.16b, v6.16b, v10.16b /* y0_22_1 = xor(s0_22, y1_23_1) */
-	eor v25.16b, v25.16b, v4.16b /* y0_23_1 = xor(s0_23, y1_16_1) */
-	eor v4.16b, v4.16b, v0.16b /* y1_16_2 = xor(y1_16_1, y0_18_1) */
-	eor v9.16b, v9.16b, v3.16b /* y1_17_2 = xor(y1_17_1, y0_19_1) */
-	eor v27.16b, v27.16b, v21.16b /* y1_18_2 = xor(y1_18_1, y0_20_1) */
-	eor v28.16b, v28.16b, v1.16b /* y1_19_2 = xor(y1_19_1, y0_21_1) */
-	eor v26.16b, v26.16b, v6.16b /* y1_20_2 = xor(y1_20_1, y0_22_1) */
-	eor v29.16b, v29.16b, v25.16b /* y1_21_2 = xor(y1_21_1, y0_23_1) */
-	eor v2.16b, v2.16b, v5.16b /* y1_22_2 = xor(y1_22_1, y0_16_1) */
-	eor v10.16b, v10.16b, v20.16b /* y1_23_2 = xor(y1_23_1, y0_17_1) */
-	eor v5.16b, v5.16b, v27.16b /* y0_16_2 = xor(y0_16_1, y1_18_2) */
-	eor v20.16b, v20.16b, v28.16b /* y0_17_2 = xor(y0_17_1, y1_19_2) */
-	eor v0.16b, v0.16b, v26.16b /* y0_18_2 = xor(y0_18_1, y1_20_2) */
-	eor v3.16b, v3.16b, v29.16b /* y0_19_2 = xor(y0_19_1, y1_21_2) */
-	eor v21.16b, v21.16b, v2.16b /* y0_20_2 = xor(y0_20_1, y1_22_2) */
-	eor v1.16b, v1.16b, v10.16b /* y0_21_2 = xor(y0_21_1, y1_23_2) */
-	eor v6.16b, v6.16b, v4.16b /* y0_22_2 = xor(y0_22_1, y1_16_2) */
-	eor v25.16b, v25.16b, v9.16b /* y0_23_2 = xor(y0_23_1, y1_17_2) */
-	eor v4.16b, v4.16b, v1.16b /* y1_16_3 = xor(y1_16_2, y0_21_2) */
-	eor v9.16b, v9.16b, v6.16b /* y1_17_3 = xor(y1_17_2, y0_22_2) */
-	eor v27.16b, v27.16b, v25.16b /* y1_18_3 = xor(y1_18_2, y0_23_2) */
-	eor v28.16b, v28.16b, v5.16b /* y1_19_3 = xor(y1_19_2, y0_16_2) */
-	eor v26.16b, v26.16b, v20.16b /* y1_20_3 = xor(y1_20_2, y0_17_2) */
-	eor v29.16b, v29.16b, v0.16b /* y1_21_3 = xor(y1_21_2, y0_18_2) */
-	eor v2.16b, v2.16b, v3.16b /* y1_22_3 = xor(y1_22_2, y0_19_2) */
-	eor v10.16b, v10.16b, v21.16b /* y1_23_3 = xor(y1_23_2, y0_20_2) */
-	eor v5.16b, v5.16b, v4.16b /* y0_16_3 = xor(y0_16_2, y1_16_3) */
-	eor v20.16b, v20.16b, v9.16b /* y0_17_3 = xor(y0_17_2, y1_17_3) */
-	eor v0.16b, v0.16b, v27.16b /* y0_18_3 = xor(y0_18_2, y1_18_3) */
-	eor v3.16b, v3.16b, v28.16b /* y0_19_3 = xor(y0_19_2, y1_19_3) */
-	eor v21.16b, v21.16b, v26.16b /* y0_20_3 = xor(y0_20_2, y1_20_3) */
-	eor v1.16b, v1.16b, v29.16b /* y0_21_3 = xor(y0_21_2, y1_21_3) */
-	eor v6.16b, v6.16b, v2.16b /* y0_22_3 = xor(y0_22_2, y1_22_3) */
-	eor v25.16b, v25.16b, v10.16b /* y0_23_3 = xor(y0_23_2, y1_23_3) */
+	eor v0.16b, v0.16b, v17.16b /* y1_16_1 = xor(s1_16, s0_16) */
+	ldr q15, [x5, #1808] /* t1_17 = bcast128() */
+	str q2, [sp, #880] /* spill x1_16.3 */
+	ldr q2, [sp, #864] /* reload x1_17.2 */
+	tbl v2.16b, {v15.16b}, v2.16b /* s1_17 = lookup16(t1_17, x1_17) */
+	eor v2.16b, v2.16b, v24.16b /* y1_17_1 = xor(s1_17, s0_17) */
+	eor v17.16b, v17.16b, v2.16b /* y0_16_1 = xor(s0_16, y1_17_1) */
+	ldr q15, [x5, #1824] /* t1_18 = bcast128() */
+	str q19, [sp, #864] /* spill x1_17.3 */
+	ldr q19, [sp, #848] /* reload x1_18.2 */
+	tbl v19.16b, {v15.16b}, v19.16b /* s1_18 = lookup16(t1_18, x1_18) */
+	eor v19.16b, v19.16b, v23.16b /* y1_18_1 = xor(s1_18, s0_18) */
+	eor v24.16b, v24.16b, v19.16b /* y0_17_1 = xor(s0_17, y1_18_1) */
+	ldr q15, [x5, #1840] /* t1_19 = bcast128() */
+	str q31, [sp, #848] /* spill x1_18.3 */
+	ldr q31, [sp, #832] /* reload x1_19.2 */
+	tbl v31.16b, {v15.16b}, v31.16b /* s1_19 = lookup16(t1_19, x1_19) */
+	eor v31.16b, v31.16b, v12.16b /* y1_19_1 = xor(s1_19, s0_19) */
+	eor v23.16b, v23.16b, v31.16b /* y0_18_1 = xor(s0_18, y1_19_1) */
+	ldr q15, [x5, #1856] /* t1_20 = bcast128() */
+	str q11, [sp, #832] /* spill x1_19.3 */
+	ldr q11, [sp, #1248] /* reload x1_20.2 */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_20 = lookup16(t1_20, x1_20) */
+	eor v11.16b, v11.16b, v29.16b /* y1_20_1 = xor(s1_20, s0_20) */
+	eor v12.16b, v12.16b, v11.16b /* y0_19_1 = xor(s0_19, y1_20_1) */
+	eor v2.16b, v2.16b, v12.16b /* y1_17_2 = xor(y1_17_1, y0_19_1) */
+	ldr q15, [x5, #1872] /* t1_21 = bcast128() */
+	str q8, [sp, #480] /* spill x0_9.3 */
+	ldr q8, [sp, #1280] /* reload x1_21.2 */
+	tbl v8.16b, {v15.16b}, v8.16b /* s1_21 = lookup16(t1_21, x1_21) */
+	eor v8.16b, v8.16b, v25.16b /* y1_21_1 = xor(s1_21, s0_21) */
+	eor v29.16b, v29.16b, v8.16b /* y0_20_1 = xor(s0_20, y1_21_1) */
+	eor v19.16b, v19.16b, v29.16b /* y1_18_2 = xor(y1_18_1, y0_20_1) */
+	ldr q15, [x5, #1888] /* t1_22 = bcast128() */
+	str q9, [sp, #432] /* spill x0_8.3 */
+	ldr q9, [sp, #944] /* reload x1_22.2 */
+	tbl v9.16b, {v15.16b}, v9.16b /* s1_22 = lookup16(t1_22, x1_22) */
+	eor v9.16b, v9.16b, v27.16b /* y1_22_1 = xor(s1_22, s0_22) */
+	eor v25.16b, v25.16b, v9.16b /* y0_21_1 = xor(s0_21, y1_22_1) */
+	eor v31.16b, v31.16b, v25.16b /* y1_19_2 = xor(y1_19_1, y0_21_1) */
+	eor v9.16b, v9.16b, v17.16b /* y1_22_2 = xor(y1_22_1, y0_16_1) */
+	eor v17.16b, v17.16b, v19.16b /* y0_16_2 = xor(y0_16_1, y1_18_2) */
+	eor v29.16b, v29.16b, v9.16b /* y0_20_2 = xor(y0_20_1, y1_22_2) */
+	ldr q15, [x5, #1904] /* t1_23 = bcast128() */
+	str q28, [sp, #80] /* spill x1_5.3 */
+	ldr q28, [sp, #976] /* reload x1_23.2 */
+	tbl v28.16b, {v15.16b}, v28.16b /* s1_23 = lookup16(t1_23, x1_23) */
+	eor v28.16b, v28.16b, v21.16b /* y1_23_1 = xor(s1_23, s0_23) */
+	eor v27.16b, v27.16b, v28.16b /* y0_22_1 = xor(s0_22, y1_23_1) */
+	eor v21.16b, v21.16b, v0.16b /* y0_23_1 = xor(s0_23, y1_16_1) */
+	eor v0.16b, v0.16b, v23.16b /* y1_16_2 = xor(y1_16_1, y0_18_1) */
+	eor v11.16b, v11.16b, v27.16b /* y1_20_2 = xor(y1_20_1, y0_22_1) */
+	eor v8.16b, v8.16b, v21.16b /* y1_21_2 = xor(y1_21_1, y0_23_1) */
+	eor v28.16b, v28.16b, v24.16b /* y1_23_2 = xor(y1_23_1, y0_17_1) */
+	eor v24.16b, v24.16b, v31.16b /* y0_17_2 = xor(y0_17_1, y1_19_2) */
+	eor v23.16b, v23.16b, v11.16b /* y0_18_2 = xor(y0_18_1, y1_20_2) */
+	eor v12.16b, v12.16b, v8.16b /* y0_19_2 = xor(y0_19_1, y1_21_2) */
+	eor v25.16b, v25.16b, v28.16b /* y0_21_2 = xor(y0_21_1, y1_23_2) */
+	eor v27.16b, v27.16b, v0.16b /* y0_22_2 = xor(y0_22_1, y1_16_2) */
+	eor v21.16b, v21.16b, v2.16b /* y0_23_2 = xor(y0_23_1, y1_17_2) */
+	eor v0.16b, v0.16b, v25.16b /* y1_16_3 = xor(y1_16_2, y0_21_2) */
+	eor v2.16b, v2.16b, v27.16b /* y1_17_3 = xor(y1_17_2, y0_22_2) */
+	eor v19.16b, v19.16b, v21.16b /* y1_18_3 = xor(y1_18_2, y0_23_2) */
+	eor v31.16b, v31.16b, v17.16b /* y1_19_3 = xor(y1_19_2, y0_16_2) */
+	eor v11.16b, v11.16b, v24.16b /* y1_20_3 = xor(y1_20_2, y0_17_2) */
+	eor v8.16b, v8.16b, v23.16b /* y1_21_3 = xor(y1_21_2, y0_18_2) */
+	eor v9.16b, v9.16b, v12.16b /* y1_22_3 = xor(y1_22_2, y0_19_2) */
+	eor v28.16b, v28.16b, v29.16b /* y1_23_3 = xor(y1_23_2, y0_20_2) */
+	eor v17.16b, v17.16b, v0.16b /* y0_16_3 = xor(y0_16_2, y1_16_3) */
+	eor v24.16b, v24.16b, v2.16b /* y0_17_3 = xor(y0_17_2, y1_17_3) */
+	eor v23.16b, v23.16b, v19.16b /* y0_18_3 = xor(y0_18_2, y1_18_3) */
+	eor v12.16b, v12.16b, v31.16b /* y0_19_3 = xor(y0_19_2, y1_19_3) */
+	eor v29.16b, v29.16b, v11.16b /* y0_20_3 = xor(y0_20_2, y1_20_3) */
+	eor v25.16b, v25.16b, v8.16b /* y0_21_3 = xor(y0_21_2, y1_21_3) */
+	eor v27.16b, v27.16b, v9.16b /* y0_22_3 = xor(y0_22_2, y1_22_3) */
+	eor v21.16b, v21.16b, v28.16b /* y0_23_3 = xor(y0_23_2, y1_23_3) */
 
 	/* Word pair 3 (X0, X1 nibbles 24..31): S-box with RK^r folded in, one table per nibble. */
 	ldr q15, [x5, #1408] /* t0_24 = bcast128() */
-	str q9, [sp, #368] /* spill y1_17_3 */
-	ldr q9, [sp, #752] /* reload x0_24.2 */
-	tbl v9.16b, {v15.16b}, v9.16b /* s0_24 = lookup16(t0_24, x0_24) */
+	str q8, [sp, #976] /* spill x1_23.3 */
+	ldr q8, [sp, #1296] /* reload x0_24.2 */
+	tbl v8.16b, {v15.16b}, v8.16b /* s0_24 = lookup16(t0_24, x0_24) */
 	ldr q15, [x5, #1424] /* t0_25 = bcast128() */
-	str q4, [sp, #528] /* spill y1_16_3 */
-	ldr q4, [sp, #768] /* reload x0_25.2 */
-	tbl v4.16b, {v15.16b}, v4.16b /* s0_25 = lookup16(t0_25, x0_25) */
+	str q11, [sp, #944] /* spill x1_22.3 */
+	ldr q11, [sp, #1328] /* reload x0_25.2 */
+	tbl v11.16b, {v15.16b}, v11.16b /* s0_25 = lookup16(t0_25, x0_25) */
 	ldr q15, [x5, #1440] /* t0_26 = bcast128() */
-	str q29, [sp, #64] /* spill y1_21_3 */
-	ldr q29, [sp, #784] /* reload x0_26.2 */
-	tbl v29.16b, {v15.16b}, v29.16b /* s0_26 = lookup16(t0_26, x0_26) */
+	str q25, [sp, #960] /* spill x0_23.3 */
+	ldr q25, [sp, #992] /* reload x0_26.2 */
+	tbl v25.16b, {v15.16b}, v25.16b /* s0_26 = lookup16(t0_26, x0_26) */
 	ldr q15, [x5, #1456] /* t0_27 = bcast128() */
-	str q26, [sp, #80] /* spill y1_20_3 */
-	ldr q26, [sp, #800] /* reload x0_27.2 */
-	tbl v26.16b, {v15.16b}, v26.16b /* s0_27 = lookup16(t0_27, x0_27) */
+	str q27, [sp, #992] /* spill x0_26.3 */
+	ldr q27, [sp, #1008] /* reload x0_27.2 */
+	tbl v27.16b, {v15.16b}, v27.16b /* s0_27 = lookup16(t0_27, x0_27) */
 	ldr q15, [x5, #1472] /* t0_28 = bcast128() */
-	str q28, [sp, #96] /* spill y1_19_3 */
-	ldr q28, [sp, #816] /* reload x0_28.2 */
-	tbl v28.16b, {v15.16b}, v28.16b /* s0_28 = lookup16(t0_28, x0_28) */
+	str q21, [sp, #1008] /* spill x0_27.3 */
+	ldr q21, [sp, #1024] /* reload x0_28.2 */
+	tbl v21.16b, {v15.16b}, v21.16b /* s0_28 = lookup16(t0_28, x0_28) */
 	ldr q15, [x5, #1488] /* t0_29 = bcast128() */
-	str q27, [sp, #112] /* spill y1_18_3 */
-	ldr q27, [sp, #832] /* reload x0_29.2 */
-	tbl v27.16b, {v15.16b}, v27.16b /* s0_29 = lookup16(t0_29, x0_29) */
+	str q6, [sp, #1024] /* spill x0_28.3 */
+	ldr q6, [sp, #1040] /* reload x0_29.2 */
+	tbl v6.16b, {v15.16b}, v6.16b /* s0_29 = lookup16(t0_29, x0_29) */
 	ldr q15, [x5, #1504] /* t0_30 = bcast128() */
-	str q10, [sp, #240] /* spill y1_23_3 */
-	ldr q10, [sp, #848] /* reload x0_30.2 */
-	tbl v10.16b, {v15.16b}, v10.16b /* s0_30 = lookup16(t0_30, x0_30) */
+	str q30, [sp, #1040] /* spill x0_29.3 */
+	ldr q30, [sp, #1056] /* reload x0_30.2 */
+	tbl v30.16b, {v15.16b}, v30.16b /* s0_30 = lookup16(t0_30, x0_30) */
 	ldr q15, [x5, #1520] /* t0_31 = bcast128() */
-	str q2, [sp, #256] /* spill y1_22_3 */
-	ldr q2, [sp, #864] /* reload x0_31.2 */
-	tbl v2.16b, {v15.16b}, v2.16b /* s0_31 = lookup16(t0_31, x0_31) */
+	str q16, [sp, #1056] /* spill x0_30.3 */
+	ldr q16, [sp, #1072] /* reload x0_31.2 */
+	tbl v16.16b, {v15.16b}, v16.16b /* s0_31 = lookup16(t0_31, x0_31) */
 	ldr q15, [x5, #1920] /* t1_24 = bcast128() */
-	str q7, [sp, #320] /* spill y0_0_3 */
-	ldr q7, [sp, #1136] /* reload x1_24.2 */
-	tbl v7.16b, {v15.16b}, v7.16b /* s1_24 = lookup16(t1_24, x1_24) */
-	ldr q15, [x5, #1936] /* t1_25 = bcast128() */
-	str q31, [sp, #224] /* spill y0_11_3 */
-	ldr q31, [sp, #1152] /* reload x1_25.2 */
-	tbl v31.16b, {v15.16b}, v31.16b /* s1_25 = lookup16(t1_25, x1_25) */
-	ldr q15, [x5, #1952] /* t1_26 = bcast128() */
-	str q30, [sp, #208] /* spill y0_10_3 */
-	ldr q30, [sp, #1168] /* reload x1_26.2 */
-	tbl v30.16b, {v15.16b}, v30.16b /* s1_26 = lookup16(t1_26, x1_26) */
-	ldr q15, [x5, #1968] /* t1_27 = bcast128() */
-	str q25, [sp, #128] /* spill y0_23_3 */
-	ldr q25, [sp, #1184] /* reload x1_27.2 */
-	tbl v25.16b, {v15.16b}, v25.16b /* s1_27 = lookup16(t1_27, x1_27) */
-	ldr q15, [x5, #1984] /* t1_28 = bcast128() */
-	str q6, [sp, #144] /* spill y0_22_3 */
-	ldr q6, [sp, #1200] /* reload x1_28.2 */
-	tbl v6.16b, {v15.16b}, v6.16b /* s1_28 = lookup16(t1_28, x1_28) */
-	ldr q15, [x5, #2000] /* t1_29 = bcast128() */
-	str q1, [sp, #160] /* spill y0_21_3 */
-	ldr q1, [sp, #1216] /* reload x1_29.2 */
-	tbl v1.16b, {v15.16b}, v1.16b /* s1_29 = lookup16(t1_29, x1_29) */
-	ldr q15, [x5, #2016] /* t1_30_1 = bcast128() */
-	str q21, [sp, #176] /* spill y0_20_3 */
-	ldr q21, [sp, #1232] /* reload x1_30.2 */
-	tbl v21.16b, {v15.16b}, v21.16b /* s1_30_1 = lookup16(t1_30_1, x1_30) */
-	ldr q15, [x5, #2032] /* t1_31_1 = bcast128() */
-	str q22, [sp, #272] /* spill y0_9_3 */
-	ldr q22, [sp, #496] /* reload x1_31.2 */
-	tbl v22.16b, {v15.16b}, v22.16b /* s1_31_1 = lookup16(t1_31_1, x1_31) */
+	str q10, [sp, #1072] /* spill x0_31.3 */
+	ldr q10, [sp, #1312] /* reload x1_24.2 */
+	tbl v10.16b, {v15.16b}, v10.16b /* s1_24 = lookup16(t1_24, x1_24) */
 
 	/* Word pair 3: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v7.16b, v7.16b, v9.16b /* y1_24_2 = xor(s1_24, s0_24) */
-	eor v31.16b, v31.16b, v4.16b /* y1_25_2 = xor(s1_25, s0_25) */
-	eor v30.16b, v30.16b, v29.16b /* y1_26_1 = xor(s1_26, s0_26) */
-	eor v25.16b, v25.16b, v26.16b /* y1_27_2 = xor(s1_27, s0_27) */
-	eor v6.16b, v6.16b, v28.16b /* y1_28_2 = xor(s1_28, s0_28) */
-	eor v1.16b, v1.16b, v27.16b /* y1_29_2 = xor(s1_29, s0_29) */
-	eor v21.16b, v21.16b, v10.16b /* y1_30_6 = xor(s1_30_1, s0_30) */
-	eor v22.16b, v22.16b, v2.16b /* y1_31_5 = xor(s1_31_1, s0_31) */
-	eor v9.16b, v9.16b, v31.16b /* y0_24_2 = xor(s0_24, y1_25_2) */
-	eor v4.16b, v4.16b, v30.16b /* y0_25_2 = xor(s0_25, y1_26_1) */
-	eor v29.16b, v29.16b, v25.16b /* y0_26_2 = xor(s0_26, y1_27_2) */
-	eor v26.16b, v26.16b, v6.16b /* y0_27_2 = xor(s0_27, y1_28_2) */
-	eor v28.16b, v28.16b, v1.16b /* y0_28_2 = xor(s0_28, y1_29_2) */
-	eor v27.16b, v27.16b, v21.16b /* y0_29_2 = xor(s0_29, y1_30_6) */
-	eor v10.16b, v10.16b, v22.16b /* y0_30_2 = xor(s0_30, y1_31_5) */
-	eor v2.16b, v2.16b, v7.16b /* y0_31_2 = xor(s0_31, y1_24_2) */
-	eor v7.16b, v7.16b, v29.16b /* y1_24_3 = xor(y1_24_2, y0_26_2) */
-	eor v31.16b, v31.16b, v26.16b /* y1_25_3 = xor(y1_25_2, y0_27_2) */
-	eor v30.16b, v30.16b, v28.16b /* y1_26_2 = xor(y1_26_1, y0_28_2) */
-	eor v25.16b, v25.16b, v27.16b /* y1_27_3 = xor(y1_27_2, y0_29_2) */
-	eor v6.16b, v6.16b, v10.16b /* y1_28_3 = xor(y1_28_2, y0_30_2) */
-	eor v1.16b, v1.16b, v2.16b /* y1_29_3 = xor(y1_29_2, y0_31_2) */
-	eor v21.16b, v21.16b, v9.16b /* y1_30_7 = xor(y1_30_6, y0_24_2) */
-	eor v22.16b, v22.16b, v4.16b /* y1_31_6 = xor(y1_31_5, y0_25_2) */
-	eor v9.16b, v9.16b, v30.16b /* y0_24_3 = xor(y0_24_2, y1_26_2) */
-	eor v4.16b, v4.16b, v25.16b /* y0_25_3 = xor(y0_25_2, y1_27_3) */
-	eor v29.16b, v29.16b, v6.16b /* y0_26_3 = xor(y0_26_2, y1_28_3) */
-	eor v26.16b, v26.16b, v1.16b /* y0_27_3 = xor(y0_27_2, y1_29_3) */
-	eor v28.16b, v28.16b, v21.16b /* y0_28_3 = xor(y0_28_2, y1_30_7) */
-	eor v27.16b, v27.16b, v22.16b /* y0_29_3 = xor(y0_29_2, y1_31_6) */
-	eor v10.16b, v10.16b, v7.16b /* y0_30_3 = xor(y0_30_2, y1_24_3) */
-	eor v2.16b, v2.16b, v31.16b /* y0_31_3 = xor(y0_31_2, y1_25_3) */
-	eor v7.16b, v7.16b, v27.16b /* y1_24_4 = xor(y1_24_3, y0_29_3) */
-	eor v31.16b, v31.16b, v10.16b /* y1_25_4 = xor(y1_25_3, y0_30_3) */
-	eor v30.16b, v30.16b, v2.16b /* y1_26_3 = xor(y1_26_2, y0_31_3) */
-	eor v25.16b, v25.16b, v9.16b /* y1_27_4 = xor(y1_27_3, y0_24_3) */
-	eor v6.16b, v6.16b, v4.16b /* y1_28_4 = xor(y1_28_3, y0_25_3) */
-	eor v1.16b, v1.16b, v29.16b /* y1_29_4 = xor(y1_29_3, y0_26_3) */
-	eor v21.16b, v21.16b, v26.16b /* y1_30_8 = xor(y1_30_7, y0_27_3) */
-	eor v22.16b, v22.16b, v28.16b /* y1_31_7 = xor(y1_31_6, y0_28_3) */
-	eor v9.16b, v9.16b, v7.16b /* y0_24_4 = xor(y0_24_3, y1_24_4) */
-	eor v4.16b, v4.16b, v31.16b /* y0_25_4 = xor(y0_25_3, y1_25_4) */
-	eor v29.16b, v29.16b, v30.16b /* y0_26_4 = xor(y0_26_3, y1_26_3) */
-	eor v26.16b, v26.16b, v25.16b /* y0_27_4 = xor(y0_27_3, y1_27_4) */
-	eor v28.16b, v28.16b, v6.16b /* y0_28_4 = xor(y0_28_3, y1_28_4) */
-	eor v27.16b, v27.16b, v1.16b /* y0_29_4 = xor(y0_29_3, y1_29_4) */
-	eor v10.16b, v10.16b, v21.16b /* y0_30_4 = xor(y0_30_3, y1_30_8) */
-	eor v2.16b, v2.16b, v22.16b /* y0_31_4 = xor(y0_31_3, y1_31_7) */
-
-	/* PL and PR: the new state is the old one renamed (no instruction). */
-	str q11, [sp, #976] /* spill x0_16.2 */
-	str q23, [sp, #960] /* spill x0_17.2 */
-	str q12, [sp, #944] /* spill x0_18.2 */
-	str q10, [sp, #912] /* spill x0_20.2 */
-	str q2, [sp, #896] /* spill x0_21.2 */
-	str q28, [sp, #752] /* spill x0_24.2 */
-	str q27, [sp, #768] /* spill x0_25.2 */
-	str q22, [sp, #992] /* spill x1_15.2 */
-	str q30, [sp, #1072] /* spill x1_20.2 */
-	str q25, [sp, #1088] /* spill x1_21.2 */
-	str q6, [sp, #1136] /* spill x1_24.2 */
-	str q1, [sp, #1152] /* spill x1_25.2 */
-	ldr q15, [sp, #272] /* reload x0_19.3 */
-	str q15, [sp, #928] /* spill x0_19.2 */
-	ldr q15, [sp, #176] /* reload x0_22.3 */
-	str q15, [sp, #880] /* spill x0_22.2 */
-	ldr q15, [sp, #160] /* reload x0_23.3 */
-	str q15, [sp, #736] /* spill x0_23.2 */
-	ldr q15, [sp, #144] /* reload x0_26.3 */
-	str q15, [sp, #784] /* spill x0_26.2 */
-	ldr q15, [sp, #128] /* reload x0_27.3 */
-	str q15, [sp, #800] /* spill x0_27.2 */
-	ldr q15, [sp, #208] /* reload x0_28.3 */
-	str q15, [sp, #816] /* spill x0_28.2 */
-	ldr q15, [sp, #224] /* reload x0_29.3 */
-	str q15, [sp, #832] /* spill x0_29.2 */
-	ldr q15, [sp, #320] /* reload x0_30.3 */
-	str q15, [sp, #848] /* spill x0_30.2 */
-	ldr q15, [sp, #384] /* reload x0_31.3 */
-	str q15, [sp, #864] /* spill x0_31.2 */
-	ldr q15, [sp, #352] /* reload x1_16.3 */
-	str q15, [sp, #1008] /* spill x1_16.2 */
-	ldr q15, [sp, #624] /* reload x1_17.3 */
-	str q15, [sp, #1024] /* spill x1_17.2 */
-	ldr q15, [sp, #640] /* reload x1_18.3 */
-	str q15, [sp, #1040] /* spill x1_18.2 */
-	ldr q15, [sp, #448] /* reload x1_19.3 */
-	str q15, [sp, #1056] /* spill x1_19.2 */
-	ldr q15, [sp, #80] /* reload x1_22.3 */
-	str q15, [sp, #1104] /* spill x1_22.2 */
-	ldr q15, [sp, #64] /* reload x1_23.3 */
-	str q15, [sp, #1120] /* spill x1_23.2 */
-	ldr q15, [sp, #432] /* reload x1_26.3 */
-	str q15, [sp, #1168] /* spill x1_26.2 */
-	ldr q15, [sp, #480] /* reload x1_27.3 */
-	str q15, [sp, #1184] /* spill x1_27.2 */
-	ldr q15, [sp, #528] /* reload x1_28.3 */
-	str q15, [sp, #1200] /* spill x1_28.2 */
-	ldr q15, [sp, #368] /* reload x1_29.3 */
-	str q15, [sp, #1216] /* spill x1_29.2 */
-	ldr q15, [sp, #560] /* reload x1_30.3 */
-	str q15, [sp, #1232] /* spill x1_30.2 */
-	ldr q15, [sp, #576] /* reload x1_31.3 */
-	str q15, [sp, #496] /* spill x1_31.2 */
-	mov v1.16b, v31.16b /* x1_7.3 */
-	ldr q2, [sp, #544] /* reload x1_12.3 */
-	mov v6.16b, v21.16b /* x1_14.3 */
-	ldr q21, [sp, #608] /* reload x1_0.3 */
-	mov v22.16b, v24.16b /* x0_9.3 */
-	mov v23.16b, v19.16b /* x0_3.3 */
-	mov v19.16b, v4.16b /* x0_15.3 */
-	ldr q4, [sp, #464] /* reload x1_4.3 */
-	mov v24.16b, v26.16b /* x0_7.3 */
-	ldr q25, [sp, #400] /* reload x1_5.3 */
-	ldr q26, [sp, #256] /* reload x1_2.3 */
-	ldr q27, [sp, #112] /* reload x1_8.3 */
-	ldr q28, [sp, #240] /* reload x1_3.3 */
-	mov v30.16b, v16.16b /* x0_10.3 */
-	mov v16.16b, v0.16b /* x0_12.3 */
-	mov v0.16b, v7.16b /* x1_6.3 */
-	mov v31.16b, v17.16b /* x0_11.3 */
-	mov v17.16b, v3.16b /* x0_13.3 */
-	ldr q3, [sp, #512] /* reload x1_1.3 */
-	mov v10.16b, v14.16b /* x0_0.3 */
-	mov v11.16b, v13.16b /* x0_1.3 */
-	mov v12.16b, v8.16b /* x0_8.3 */
-	mov v8.16b, v29.16b /* x0_6.3 */
-	ldr q29, [sp, #336] /* reload x1_13.3 */
-	mov v13.16b, v20.16b /* x0_5.3 */
-	ldr q20, [sp, #416] /* reload x1_10.3 */
-	mov v14.16b, v5.16b /* x0_4.3 */
-	ldr q5, [sp, #592] /* reload x1_11.3 */
-	mov v15.16b, v18.16b /* x0_2.3 */
-	mov v18.16b, v9.16b /* x0_14.3 */
-	ldr q9, [sp, #96] /* reload x1_9.3 */
+	eor v10.16b, v10.16b, v8.16b /* y1_24_2 = xor(s1_24, s0_24) */
+	ldr q15, [x5, #1936] /* t1_25 = bcast128() */
+	str q29, [sp, #928] /* spill x0_22.3 */
+	ldr q29, [sp, #1344] /* reload x1_25.2 */
+	tbl v29.16b, {v15.16b}, v29.16b /* s1_25 = lookup16(t1_25, x1_25) */
+	eor v29.16b, v29.16b, v11.16b /* y1_25_2 = xor(s1_25, s0_25) */
+	eor v8.16b, v8.16b, v29.16b /* y0_24_2 = xor(s0_24, y1_25_2) */
+	ldr q15, [x5, #1952] /* t1_26 = bcast128() */
+	str q31, [sp, #240] /* spill x1_9.3 */
+	ldr q31, [sp, #1088] /* reload x1_26.2 */
+	tbl v31.16b, {v15.16b}, v31.16b /* s1_26 = lookup16(t1_26, x1_26) */
+	eor v31.16b, v31.16b, v25.16b /* y1_26_1 = xor(s1_26, s0_26) */
+	eor v11.16b, v11.16b, v31.16b /* y0_25_2 = xor(s0_25, y1_26_1) */
+	ldr q15, [x5, #1968] /* t1_27 = bcast128() */
+	str q14, [sp, #1088] /* spill x1_26.3 */
+	ldr q14, [sp, #1104] /* reload x1_27.2 */
+	tbl v14.16b, {v15.16b}, v14.16b /* s1_27 = lookup16(t1_27, x1_27) */
+	eor v14.16b, v14.16b, v27.16b /* y1_27_2 = xor(s1_27, s0_27) */
+	eor v25.16b, v25.16b, v14.16b /* y0_26_2 = xor(s0_26, y1_27_2) */
+	ldr q15, [x5, #1984] /* t1_28 = bcast128() */
+	str q1, [sp, #1104] /* spill x1_27.3 */
+	ldr q1, [sp, #1120] /* reload x1_28.2 */
+	tbl v1.16b, {v15.16b}, v1.16b /* s1_28 = lookup16(t1_28, x1_28) */
+	eor v1.16b, v1.16b, v21.16b /* y1_28_2 = xor(s1_28, s0_28) */
+	eor v27.16b, v27.16b, v1.16b /* y0_27_2 = xor(s0_27, y1_28_2) */
+	eor v29.16b, v29.16b, v27.16b /* y1_25_3 = xor(y1_25_2, y0_27_2) */
+	ldr q15, [x5, #2000] /* t1_29 = bcast128() */
+	str q0, [sp, #1120] /* spill x1_28.3 */
+	ldr q0, [sp, #1136] /* reload x1_29.2 */
+	tbl v0.16b, {v15.16b}, v0.16b /* s1_29 = lookup16(t1_29, x1_29) */
+	eor v0.16b, v0.16b, v6.16b /* y1_29_2 = xor(s1_29, s0_29) */
+	eor v21.16b, v21.16b, v0.16b /* y0_28_2 = xor(s0_28, y1_29_2) */
+	eor v31.16b, v31.16b, v21.16b /* y1_26_2 = xor(y1_26_1, y0_28_2) */
+	ldr q15, [x5, #2016] /* t1_30_1 = bcast128() */
+	str q2, [sp, #1136] /* spill x1_29.3 */
+	ldr q2, [sp, #1152] /* reload x1_30.2 */
+	tbl v2.16b, {v15.16b}, v2.16b /* s1_30_1 = lookup16(t1_30_1, x1_30) */
+	eor v2.16b, v2.16b, v30.16b /* y1_30_6 = xor(s1_30_1, s0_30) */
+	eor v6.16b, v6.16b, v2.16b /* y0_29_2 = xor(s0_29, y1_30_6) */
+	eor v14.16b, v14.16b, v6.16b /* y1_27_3 = xor(y1_27_2, y0_29_2) */
+	eor v2.16b, v2.16b, v8.16b /* y1_30_7 = xor(y1_30_6, y0_24_2) */
+	eor v8.16b, v8.16b, v31.16b /* y0_24_3 = xor(y0_24_2, y1_26_2) */
+	eor v21.16b, v21.16b, v2.16b /* y0_28_3 = xor(y0_28_2, y1_30_7) */
+	ldr q15, [x5, #2032] /* t1_31_1 = bcast128() */
+	str q26, [sp, #1152] /* spill x1_30.3 */
+	ldr q26, [sp, #1168] /* reload x1_31.2 */
+	tbl v26.16b, {v15.16b}, v26.16b /* s1_31_1 = lookup16(t1_31_1, x1_31) */
+	eor v26.16b, v26.16b, v16.16b /* y1_31_5 = xor(s1_31_1, s0_31) */
+	eor v30.16b, v30.16b, v26.16b /* y0_30_2 = xor(s0_30, y1_31_5) */
+	eor v16.16b, v16.16b, v10.16b /* y0_31_2 = xor(s0_31, y1_24_2) */
+	eor v10.16b, v10.16b, v25.16b /* y1_24_3 = xor(y1_24_2, y0_26_2) */
+	eor v1.16b, v1.16b, v30.16b /* y1_28_3 = xor(y1_28_2, y0_30_2) */
+	eor v0.16b, v0.16b, v16.16b /* y1_29_3 = xor(y1_29_2, y0_31_2) */
+	eor v26.16b, v26.16b, v11.16b /* y1_31_6 = xor(y1_31_5, y0_25_2) */
+	eor v11.16b, v11.16b, v14.16b /* y0_25_3 = xor(y0_25_2, y1_27_3) */
+	eor v25.16b, v25.16b, v1.16b /* y0_26_3 = xor(y0_26_2, y1_28_3) */
+	eor v27.16b, v27.16b, v0.16b /* y0_27_3 = xor(y0_27_2, y1_29_3) */
+	eor v6.16b, v6.16b, v26.16b /* y0_29_3 = xor(y0_29_2, y1_31_6) */
+	eor v30.16b, v30.16b, v10.16b /* y0_30_3 = xor(y0_30_2, y1_24_3) */
+	eor v16.16b, v16.16b, v29.16b /* y0_31_3 = xor(y0_31_2, y1_25_3) */
+	eor v10.16b, v10.16b, v6.16b /* y1_24_4 = xor(y1_24_3, y0_29_3) */
+	eor v29.16b, v29.16b, v30.16b /* y1_25_4 = xor(y1_25_3, y0_30_3) */
+	eor v31.16b, v31.16b, v16.16b /* y1_26_3 = xor(y1_26_2, y0_31_3) */
+	eor v14.16b, v14.16b, v8.16b /* y1_27_4 = xor(y1_27_3, y0_24_3) */
+	eor v1.16b, v1.16b, v11.16b /* y1_28_4 = xor(y1_28_3, y0_25_3) */
+	eor v0.16b, v0.16b, v25.16b /* y1_29_4 = xor(y1_29_3, y0_26_3) */
+	eor v2.16b, v2.16b, v27.16b /* y1_30_8 = xor(y1_30_7, y0_27_3) */
+	eor v26.16b, v26.16b, v21.16b /* y1_31_7 = xor(y1_31_6, y0_28_3) */
+	eor v8.16b, v8.16b, v10.16b /* y0_24_4 = xor(y0_24_3, y1_24_4) */
+	eor v11.16b, v11.16b, v29.16b /* y0_25_4 = xor(y0_25_3, y1_25_4) */
+	eor v25.16b, v25.16b, v31.16b /* y0_26_4 = xor(y0_26_3, y1_26_3) */
+	eor v27.16b, v27.16b, v14.16b /* y0_27_4 = xor(y0_27_3, y1_27_4) */
+	eor v21.16b, v21.16b, v1.16b /* y0_28_4 = xor(y0_28_3, y1_28_4) */
+	eor v6.16b, v6.16b, v0.16b /* y0_29_4 = xor(y0_29_3, y1_29_4) */
+	eor v30.16b, v30.16b, v2.16b /* y0_30_4 = xor(y0_30_3, y1_30_8) */
+	eor v16.16b, v16.16b, v26.16b /* y0_31_4 = xor(y0_31_3, y1_31_7) */
+	str q3, [sp, #1168] /* spill x1_31.2 */
+	str q31, [sp, #1248] /* spill x1_20.2 */
+	str q14, [sp, #1280] /* spill x1_21.2 */
+	str q21, [sp, #1296] /* spill x0_24.2 */
+	str q1, [sp, #1312] /* spill x1_24.2 */
+	str q6, [sp, #1328] /* spill x0_25.2 */
+	str q0, [sp, #1344] /* spill x1_25.2 */
+	str q30, [sp, #1360] /* spill x0_20.2 */
+	str q16, [sp, #1376] /* spill x0_21.2 */
+	str q26, [sp, #320] /* spill x1_15.2 */
+	mov v0.16b, v23.16b /* x0_12.3 */
+	mov v1.16b, v29.16b /* x1_7.3 */
+	ldr q3, [sp, #272] /* reload x1_11.3 */
+	ldr q6, [sp, #496] /* reload x0_10.3 */
+	mov v21.16b, v12.16b /* x0_13.3 */
+	mov v23.16b, v13.16b /* x0_3.3 */
+	ldr q26, [sp, #560] /* reload x1_10.3 */
+	ldr q29, [sp, #480] /* reload x0_9.3 */
+	ldr q30, [sp, #256] /* reload x0_11.3 */
+	mov v31.16b, v18.16b /* x1_0.3 */
+	ldr q18, [sp, #288] /* reload x1_12.3 */
+	ldr q12, [sp, #432] /* reload x0_8.3 */
+	mov v13.16b, v11.16b /* x0_15.3 */
+	mov v11.16b, v5.16b /* x0_1.3 */
+	mov v5.16b, v24.16b /* x0_5.3 */
+	mov v24.16b, v22.16b /* x0_2.3 */
+	mov v22.16b, v8.16b /* x0_14.3 */
+	mov v8.16b, v27.16b /* x0_7.3 */
+	mov v27.16b, v19.16b /* x1_8.3 */
+	ldr q19, [sp, #80] /* reload x1_5.3 */
+	mov v14.16b, v10.16b /* x1_6.3 */
+	mov v10.16b, v4.16b /* x0_0.3 */
+	mov v4.16b, v17.16b /* x0_4.3 */
+	mov v17.16b, v7.16b /* x1_4.3 */
+	mov v7.16b, v9.16b /* x1_2.3 */
+	mov v9.16b, v25.16b /* x0_6.3 */
+	ldr q25, [sp, #240] /* reload x1_9.3 */
+	mov v15.16b, v20.16b /* x1_1.3 */
+	ldr q20, [sp, #304] /* reload x1_13.3 */
 	add x5, x5, #1024
 	subs x4, x4, #1
 	b.ne .Lublock_nibbleslice_neon_asm_13_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	shl v7.16b, v10.16b, #4 /* hi_up = shl(x0_0) */
-	orr v7.16b, v7.16b, v11.16b /* byte = or(hi_up, x0_1) */
-	shl v10.16b, v15.16b, #4 /* hi_up_1 = shl(x0_2) */
-	orr v23.16b, v10.16b, v23.16b /* byte_1 = or(hi_up_1, x0_3) */
-	shl v10.16b, v14.16b, #4 /* hi_up_2 = shl(x0_4) */
-	orr v10.16b, v10.16b, v13.16b /* byte_2 = or(hi_up_2, x0_5) */
-	shl v8.16b, v8.16b, #4 /* hi_up_3 = shl(x0_6) */
-	orr v24.16b, v8.16b, v24.16b /* byte_3 = or(hi_up_3, x0_7) */
-	shl v8.16b, v12.16b, #4 /* hi_up_4 = shl(x0_8) */
-	orr v22.16b, v8.16b, v22.16b /* byte_4 = or(hi_up_4, x0_9) */
-	shl v30.16b, v30.16b, #4 /* hi_up_5 = shl(x0_10) */
-	orr v30.16b, v30.16b, v31.16b /* byte_5 = or(hi_up_5, x0_11) */
-	shl v16.16b, v16.16b, #4 /* hi_up_6 = shl(x0_12) */
-	orr v16.16b, v16.16b, v17.16b /* byte_6 = or(hi_up_6, x0_13) */
-	shl v17.16b, v18.16b, #4 /* hi_up_7 = shl(x0_14) */
-	orr v17.16b, v17.16b, v19.16b /* byte_7 = or(hi_up_7, x0_15) */
-	ldr q18, [sp, #976] /* reload x0_16.2 */
-	shl v18.16b, v18.16b, #4 /* hi_up_8 = shl(x0_16) */
-	ldr q19, [sp, #960] /* reload x0_17.2 */
-	orr v18.16b, v18.16b, v19.16b /* byte_8 = or(hi_up_8, x0_17) */
-	ldr q19, [sp, #944] /* reload x0_18.2 */
-	shl v19.16b, v19.16b, #4 /* hi_up_9 = shl(x0_18) */
-	ldr q31, [sp, #928] /* reload x0_19.2 */
-	orr v19.16b, v19.16b, v31.16b /* byte_9 = or(hi_up_9, x0_19) */
-	ldr q31, [sp, #912] /* reload x0_20.2 */
-	shl v31.16b, v31.16b, #4 /* hi_up_10 = shl(x0_20) */
-	ldr q8, [sp, #896] /* reload x0_21.2 */
-	orr v31.16b, v31.16b, v8.16b /* byte_10 = or(hi_up_10, x0_21) */
-	ldr q8, [sp, #880] /* reload x0_22.2 */
+	shl v16.16b, v10.16b, #4 /* hi_up = shl(x0_0) */
+	orr v16.16b, v16.16b, v11.16b /* byte = or(hi_up, x0_1) */
+	shl v24.16b, v24.16b, #4 /* hi_up_1 = shl(x0_2) */
+	orr v23.16b, v24.16b, v23.16b /* byte_1 = or(hi_up_1, x0_3) */
+	shl v4.16b, v4.16b, #4 /* hi_up_2 = shl(x0_4) */
+	orr v4.16b, v4.16b, v5.16b /* byte_2 = or(hi_up_2, x0_5) */
+	shl v5.16b, v9.16b, #4 /* hi_up_3 = shl(x0_6) */
+	orr v5.16b, v5.16b, v8.16b /* byte_3 = or(hi_up_3, x0_7) */
+	shl v24.16b, v12.16b, #4 /* hi_up_4 = shl(x0_8) */
+	orr v24.16b, v24.16b, v29.16b /* byte_4 = or(hi_up_4, x0_9) */
+	shl v6.16b, v6.16b, #4 /* hi_up_5 = shl(x0_10) */
+	orr v6.16b, v6.16b, v30.16b /* byte_5 = or(hi_up_5, x0_11) */
+	shl v0.16b, v0.16b, #4 /* hi_up_6 = shl(x0_12) */
+	orr v0.16b, v0.16b, v21.16b /* byte_6 = or(hi_up_6, x0_13) */
+	shl v21.16b, v22.16b, #4 /* hi_up_7 = shl(x0_14) */
+	orr v21.16b, v21.16b, v13.16b /* byte_7 = or(hi_up_7, x0_15) */
+	ldr q22, [sp, #1232] /* reload x0_16.2 */
+	shl v22.16b, v22.16b, #4 /* hi_up_8 = shl(x0_16) */
+	ldr q29, [sp, #1216] /* reload x0_17.2 */
+	orr v22.16b, v22.16b, v29.16b /* byte_8 = or(hi_up_8, x0_17) */
+	ldr q29, [sp, #1200] /* reload x0_18.2 */
+	shl v29.16b, v29.16b, #4 /* hi_up_9 = shl(x0_18) */
+	ldr q30, [sp, #1184] /* reload x0_19.2 */
+	orr v29.16b, v29.16b, v30.16b /* byte_9 = or(hi_up_9, x0_19) */
+	ldr q30, [sp, #1360] /* reload x0_20.2 */
+	shl v30.16b, v30.16b, #4 /* hi_up_10 = shl(x0_20) */
+	ldr q8, [sp, #1376] /* reload x0_21.2 */
+	orr v30.16b, v30.16b, v8.16b /* byte_10 = or(hi_up_10, x0_21) */
+	ldr q8, [sp, #928] /* reload x0_22.2 */
 	shl v8.16b, v8.16b, #4 /* hi_up_11 = shl(x0_22) */
-	ldr q11, [sp, #736] /* reload x0_23.2 */
-	orr v8.16b, v8.16b, v11.16b /* byte_11 = or(hi_up_11, x0_23) */
-	ldr q11, [sp, #752] /* reload x0_24.2 */
-	shl v11.16b, v11.16b, #4 /* hi_up_12 = shl(x0_24) */
-	ldr q12, [sp, #768] /* reload x0_25.2 */
-	orr v11.16b, v11.16b, v12.16b /* byte_12 = or(hi_up_12, x0_25) */
-	ldr q12, [sp, #784] /* reload x0_26.2 */
-	shl v12.16b, v12.16b, #4 /* hi_up_13 = shl(x0_26) */
-	ldr q13, [sp, #800] /* reload x0_27.2 */
-	orr v12.16b, v12.16b, v13.16b /* byte_13 = or(hi_up_13, x0_27) */
-	ldr q13, [sp, #816] /* reload x0_28.2 */
-	shl v13.16b, v13.16b, #4 /* hi_up_14 = shl(x0_28) */
-	ldr q14, [sp, #832] /* reload x0_29.2 */
-	orr v13.16b, v13.16b, v14.16b /* byte_14 = or(hi_up_14, x0_29) */
-	ldr q14, [sp, #848] /* reload x0_30.2 */
-	shl v14.16b, v14.16b, #4 /* hi_up_15 = shl(x0_30) */
-	ldr q15, [sp, #864] /* reload x0_31.2 */
-	orr v14.16b, v14.16b, v15.16b /* byte_15 = or(hi_up_15, x0_31) */
-	shl v21.16b, v21.16b, #4 /* hi_up_16 = shl(x1_0) */
-	orr v3.16b, v21.16b, v3.16b /* byte_16 = or(hi_up_16, x1_1) */
-	shl v21.16b, v26.16b, #4 /* hi_up_17 = shl(x1_2) */
-	orr v21.16b, v21.16b, v28.16b /* byte_17 = or(hi_up_17, x1_3) */
-	shl v4.16b, v4.16b, #4 /* hi_up_18 = shl(x1_4) */
-	orr v4.16b, v4.16b, v25.16b /* byte_18 = or(hi_up_18, x1_5) */
-	shl v0.16b, v0.16b, #4 /* hi_up_19 = shl(x1_6) */
-	orr v0.16b, v0.16b, v1.16b /* byte_19 = or(hi_up_19, x1_7) */
-	shl v1.16b, v27.16b, #4 /* hi_up_20 = shl(x1_8) */
-	orr v1.16b, v1.16b, v9.16b /* byte_20 = or(hi_up_20, x1_9) */
-	shl v20.16b, v20.16b, #4 /* hi_up_21 = shl(x1_10) */
-	orr v5.16b, v20.16b, v5.16b /* byte_21 = or(hi_up_21, x1_11) */
-	shl v2.16b, v2.16b, #4 /* hi_up_22 = shl(x1_12) */
-	orr v2.16b, v2.16b, v29.16b /* byte_22 = or(hi_up_22, x1_13) */
-	shl v6.16b, v6.16b, #4 /* hi_up_23 = shl(x1_14) */
-	ldr q20, [sp, #992] /* reload x1_15.2 */
-	orr v6.16b, v6.16b, v20.16b /* byte_23 = or(hi_up_23, x1_15) */
-	ldr q20, [sp, #1008] /* reload x1_16.2 */
+	ldr q9, [sp, #960] /* reload x0_23.2 */
+	orr v8.16b, v8.16b, v9.16b /* byte_11 = or(hi_up_11, x0_23) */
+	ldr q9, [sp, #1296] /* reload x0_24.2 */
+	shl v9.16b, v9.16b, #4 /* hi_up_12 = shl(x0_24) */
+	ldr q10, [sp, #1328] /* reload x0_25.2 */
+	orr v9.16b, v9.16b, v10.16b /* byte_12 = or(hi_up_12, x0_25) */
+	ldr q10, [sp, #992] /* reload x0_26.2 */
+	shl v10.16b, v10.16b, #4 /* hi_up_13 = shl(x0_26) */
+	ldr q11, [sp, #1008] /* reload x0_27.2 */
+	orr v10.16b, v10.16b, v11.16b /* byte_13 = or(hi_up_13, x0_27) */
+	ldr q11, [sp, #1024] /* reload x0_28.2 */
+	shl v11.16b, v11.16b, #4 /* hi_up_14 = shl(x0_28) */
+	ldr q12, [sp, #1040] /* reload x0_29.2 */
+	orr v11.16b, v11.16b, v12.16b /* byte_14 = or(hi_up_14, x0_29) */
+	ldr q12, [sp, #1056] /* reload x0_30.2 */
+	shl v12.16b, v12.16b, #4 /* hi_up_15 = shl(x0_30) */
+	ldr q13, [sp, #1072] /* reload x0_31.2 */
+	orr v12.16b, v12.16b, v13.16b /* byte_15 = or(hi_up_15, x0_31) */
+	shl v31.16b, v31.16b, #4 /* hi_up_16 = shl(x1_0) */
+	orr v31.16b, v31.16b, v15.16b /* byte_16 = or(hi_up_16, x1_1) */
+	shl v7.16b, v7.16b, #4 /* hi_up_17 = shl(x1_2) */
+	orr v7.16b, v7.16b, v28.16b /* byte_17 = or(hi_up_17, x1_3) */
+	shl v17.16b, v17.16b, #4 /* hi_up_18 = shl(x1_4) */
+	orr v17.16b, v17.16b, v19.16b /* byte_18 = or(hi_up_18, x1_5) */
+	shl v19.16b, v14.16b, #4 /* hi_up_19 = shl(x1_6) */
+	orr v1.16b, v19.16b, v1.16b /* byte_19 = or(hi_up_19, x1_7) */
+	shl v19.16b, v27.16b, #4 /* hi_up_20 = shl(x1_8) */
+	orr v19.16b, v19.16b, v25.16b /* byte_20 = or(hi_up_20, x1_9) */
+	shl v25.16b, v26.16b, #4 /* hi_up_21 = shl(x1_10) */
+	orr v3.16b, v25.16b, v3.16b /* byte_21 = or(hi_up_21, x1_11) */
+	shl v18.16b, v18.16b, #4 /* hi_up_22 = shl(x1_12) */
+	orr v18.16b, v18.16b, v20.16b /* byte_22 = or(hi_up_22, x1_13) */
+	shl v2.16b, v2.16b, #4 /* hi_up_23 = shl(x1_14) */
+	ldr q20, [sp, #320] /* reload x1_15.2 */
+	orr v2.16b, v2.16b, v20.16b /* byte_23 = or(hi_up_23, x1_15) */
+	ldr q20, [sp, #880] /* reload x1_16.2 */
 	shl v20.16b, v20.16b, #4 /* hi_up_24 = shl(x1_16) */
-	ldr q25, [sp, #1024] /* reload x1_17.2 */
+	ldr q25, [sp, #864] /* reload x1_17.2 */
 	orr v20.16b, v20.16b, v25.16b /* byte_24 = or(hi_up_24, x1_17) */
-	ldr q25, [sp, #1040] /* reload x1_18.2 */
+	ldr q25, [sp, #848] /* reload x1_18.2 */
 	shl v25.16b, v25.16b, #4 /* hi_up_25 = shl(x1_18) */
-	ldr q26, [sp, #1056] /* reload x1_19.2 */
+	ldr q26, [sp, #832] /* reload x1_19.2 */
 	orr v25.16b, v25.16b, v26.16b /* byte_25 = or(hi_up_25, x1_19) */
-	ldr q26, [sp, #1072] /* reload x1_20.2 */
+	ldr q26, [sp, #1248] /* reload x1_20.2 */
 	shl v26.16b, v26.16b, #4 /* hi_up_26 = shl(x1_20) */
-	ldr q27, [sp, #1088] /* reload x1_21.2 */
+	ldr q27, [sp, #1280] /* reload x1_21.2 */
 	orr v26.16b, v26.16b, v27.16b /* byte_26 = or(hi_up_26, x1_21) */
-	ldr q27, [sp, #1104] /* reload x1_22.2 */
+	ldr q27, [sp, #944] /* reload x1_22.2 */
 	shl v27.16b, v27.16b, #4 /* hi_up_27 = shl(x1_22) */
-	ldr q28, [sp, #1120] /* reload x1_23.2 */
+	ldr q28, [sp, #976] /* reload x1_23.2 */
 	orr v27.16b, v27.16b, v28.16b /* byte_27 = or(hi_up_27, x1_23) */
-	ldr q28, [sp, #1136] /* reload x1_24.2 */
+	ldr q28, [sp, #1312] /* reload x1_24.2 */
 	shl v28.16b, v28.16b, #4 /* hi_up_28 = shl(x1_24) */
-	ldr q29, [sp, #1152] /* reload x1_25.2 */
-	orr v28.16b, v28.16b, v29.16b /* byte_28 = or(hi_up_28, x1_25) */
-	ldr q29, [sp, #1168] /* reload x1_26.2 */
-	shl v29.16b, v29.16b, #4 /* hi_up_29 = shl(x1_26) */
-	ldr q9, [sp, #1184] /* reload x1_27.2 */
-	orr v29.16b, v29.16b, v9.16b /* byte_29 = or(hi_up_29, x1_27) */
-	ldr q9, [sp, #1200] /* reload x1_28.2 */
-	shl v9.16b, v9.16b, #4 /* hi_up_30 = shl(x1_28) */
-	ldr q15, [sp, #1216] /* reload x1_29.2 */
-	orr v9.16b, v9.16b, v15.16b /* byte_30 = or(hi_up_30, x1_29) */
-	ldr q15, [sp, #1232] /* reload x1_30.2 */
+	ldr q13, [sp, #1344] /* reload x1_25.2 */
+	orr v28.16b, v28.16b, v13.16b /* byte_28 = or(hi_up_28, x1_25) */
+	ldr q13, [sp, #1088] /* reload x1_26.2 */
+	shl v13.16b, v13.16b, #4 /* hi_up_29 = shl(x1_26) */
+	ldr q14, [sp, #1104] /* reload x1_27.2 */
+	orr v13.16b, v13.16b, v14.16b /* byte_29 = or(hi_up_29, x1_27) */
+	ldr q14, [sp, #1120] /* reload x1_28.2 */
+	shl v14.16b, v14.16b, #4 /* hi_up_30 = shl(x1_28) */
+	ldr q15, [sp, #1136] /* reload x1_29.2 */
+	orr v14.16b, v14.16b, v15.16b /* byte_30 = or(hi_up_30, x1_29) */
+	ldr q15, [sp, #1152] /* reload x1_30.2 */
 	shl v15.16b, v15.16b, #4 /* hi_up_31 = shl(x1_30) */
-	str q6, [sp, #1232] /* spill byte_23 */
-	ldr q6, [sp, #496] /* reload x1_31.2 */
-	orr v6.16b, v15.16b, v6.16b /* byte_31 = or(hi_up_31, x1_31) */
-	zip1 v15.16b, v7.16b, v18.16b /* tro0 = unpacklo(byte, byte_8) */
-	zip2 v7.16b, v7.16b, v18.16b /* tro0_1 = unpackhi(byte, byte_8) */
-	zip1 v18.16b, v23.16b, v19.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
-	zip2 v19.16b, v23.16b, v19.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
-	zip1 v23.16b, v10.16b, v31.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
-	zip2 v31.16b, v10.16b, v31.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
-	zip1 v10.16b, v24.16b, v8.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
-	zip2 v24.16b, v24.16b, v8.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
-	zip1 v8.16b, v22.16b, v11.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
-	zip2 v22.16b, v22.16b, v11.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
-	zip1 v11.16b, v30.16b, v12.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
-	zip2 v30.16b, v30.16b, v12.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
-	zip1 v12.16b, v16.16b, v13.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
-	zip2 v16.16b, v16.16b, v13.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
-	zip1 v13.16b, v17.16b, v14.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
-	zip2 v17.16b, v17.16b, v14.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
-	zip1 v14.16b, v15.16b, v8.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	str q2, [sp, #1152] /* spill byte_23 */
+	ldr q2, [sp, #1168] /* reload x1_31.2 */
+	orr v2.16b, v15.16b, v2.16b /* byte_31 = or(hi_up_31, x1_31) */
+	zip1 v15.16b, v16.16b, v22.16b /* tro0 = unpacklo(byte, byte_8) */
+	zip2 v16.16b, v16.16b, v22.16b /* tro0_1 = unpackhi(byte, byte_8) */
+	zip1 v22.16b, v23.16b, v29.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
+	zip2 v23.16b, v23.16b, v29.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
+	zip1 v29.16b, v4.16b, v30.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
+	zip2 v4.16b, v4.16b, v30.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
+	zip1 v30.16b, v5.16b, v8.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
+	zip2 v5.16b, v5.16b, v8.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
+	zip1 v8.16b, v24.16b, v9.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
+	zip2 v24.16b, v24.16b, v9.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
+	zip1 v9.16b, v6.16b, v10.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
+	zip2 v6.16b, v6.16b, v10.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
+	zip1 v10.16b, v0.16b, v11.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
+	zip2 v0.16b, v0.16b, v11.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
+	zip1 v11.16b, v21.16b, v12.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
+	zip2 v21.16b, v21.16b, v12.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
+	zip1 v12.16b, v15.16b, v8.16b /* tro1 = unpacklo(tro0, tro0_8) */
 	zip2 v8.16b, v15.16b, v8.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v15.16b, v7.16b, v22.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v7.16b, v7.16b, v22.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v22.16b, v18.16b, v11.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v18.16b, v18.16b, v11.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v11.16b, v19.16b, v30.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v19.16b, v19.16b, v30.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v30.16b, v23.16b, v12.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v23.16b, v23.16b, v12.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v12.16b, v31.16b, v16.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v16.16b, v31.16b, v16.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v31.16b, v10.16b, v13.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	zip2 v10.16b, v10.16b, v13.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	zip1 v13.16b, v24.16b, v17.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	zip2 v17.16b, v24.16b, v17.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v24.16b, v14.16b, v30.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v30.16b, v14.16b, v30.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v14.16b, v8.16b, v23.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v23.16b, v8.16b, v23.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v8.16b, v15.16b, v12.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	zip2 v12.16b, v15.16b, v12.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v15.16b, v7.16b, v16.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v7.16b, v7.16b, v16.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v16.16b, v22.16b, v31.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v22.16b, v22.16b, v31.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v31.16b, v18.16b, v10.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v18.16b, v18.16b, v10.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v10.16b, v11.16b, v13.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v11.16b, v11.16b, v13.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v13.16b, v19.16b, v17.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v17.16b, v19.16b, v17.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v19.16b, v24.16b, v16.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v16.16b, v24.16b, v16.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v24.16b, v30.16b, v22.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v22.16b, v30.16b, v22.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v30.16b, v14.16b, v31.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	zip2 v31.16b, v14.16b, v31.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v14.16b, v23.16b, v18.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v18.16b, v23.16b, v18.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v23.16b, v8.16b, v10.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v8.16b, v8.16b, v10.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v10.16b, v12.16b, v11.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v11.16b, v12.16b, v11.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v12.16b, v15.16b, v13.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	zip2 v13.16b, v15.16b, v13.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v15.16b, v7.16b, v17.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v7.16b, v7.16b, v17.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	zip1 v17.16b, v3.16b, v20.16b /* tro0_16 = unpacklo(byte_16, byte_24) */
-	zip2 v3.16b, v3.16b, v20.16b /* tro0_17 = unpackhi(byte_16, byte_24) */
-	zip1 v20.16b, v21.16b, v25.16b /* tro0_18 = unpacklo(byte_17, byte_25) */
-	zip2 v21.16b, v21.16b, v25.16b /* tro0_19 = unpackhi(byte_17, byte_25) */
-	zip1 v25.16b, v4.16b, v26.16b /* tro0_20 = unpacklo(byte_18, byte_26) */
-	zip2 v4.16b, v4.16b, v26.16b /* tro0_21 = unpackhi(byte_18, byte_26) */
-	zip1 v26.16b, v0.16b, v27.16b /* tro0_22 = unpacklo(byte_19, byte_27) */
-	zip2 v0.16b, v0.16b, v27.16b /* tro0_23 = unpackhi(byte_19, byte_27) */
-	zip1 v27.16b, v1.16b, v28.16b /* tro0_24 = unpacklo(byte_20, byte_28) */
-	zip2 v1.16b, v1.16b, v28.16b /* tro0_25 = unpackhi(byte_20, byte_28) */
-	zip1 v28.16b, v5.16b, v29.16b /* tro0_26 = unpacklo(byte_21, byte_29) */
-	zip2 v5.16b, v5.16b, v29.16b /* tro0_27 = unpackhi(byte_21, byte_29) */
-	zip1 v29.16b, v2.16b, v9.16b /* tro0_28 = unpacklo(byte_22, byte_30) */
-	zip2 v2.16b, v2.16b, v9.16b /* tro0_29 = unpackhi(byte_22, byte_30) */
-	ldr q9, [sp, #1232] /* reload byte_23 */
-	str q7, [sp, #496] /* spill tro3_15 */
-	zip1 v7.16b, v9.16b, v6.16b /* tro0_30 = unpacklo(byte_23, byte_31) */
-	zip2 v6.16b, v9.16b, v6.16b /* tro0_31 = unpackhi(byte_23, byte_31) */
-	zip1 v9.16b, v17.16b, v27.16b /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	zip2 v17.16b, v17.16b, v27.16b /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	zip1 v27.16b, v3.16b, v1.16b /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	zip2 v1.16b, v3.16b, v1.16b /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	zip1 v3.16b, v20.16b, v28.16b /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	zip2 v20.16b, v20.16b, v28.16b /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	zip1 v28.16b, v21.16b, v5.16b /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	zip2 v5.16b, v21.16b, v5.16b /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	zip1 v21.16b, v25.16b, v29.16b /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	zip2 v25.16b, v25.16b, v29.16b /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	zip1 v29.16b, v4.16b, v2.16b /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	zip2 v2.16b, v4.16b, v2.16b /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	zip1 v4.16b, v26.16b, v7.16b /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	zip2 v7.16b, v26.16b, v7.16b /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	zip1 v26.16b, v0.16b, v6.16b /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	zip2 v0.16b, v0.16b, v6.16b /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	zip1 v6.16b, v9.16b, v21.16b /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	zip2 v21.16b, v9.16b, v21.16b /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	zip1 v9.16b, v17.16b, v25.16b /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	zip2 v17.16b, v17.16b, v25.16b /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	zip1 v25.16b, v27.16b, v29.16b /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	zip2 v27.16b, v27.16b, v29.16b /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	zip1 v29.16b, v1.16b, v2.16b /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	zip2 v1.16b, v1.16b, v2.16b /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	zip1 v2.16b, v3.16b, v4.16b /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	zip2 v3.16b, v3.16b, v4.16b /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	zip1 v4.16b, v20.16b, v7.16b /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	zip2 v7.16b, v20.16b, v7.16b /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	zip1 v20.16b, v28.16b, v26.16b /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	zip2 v26.16b, v28.16b, v26.16b /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	zip1 v28.16b, v5.16b, v0.16b /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	zip2 v0.16b, v5.16b, v0.16b /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	zip1 v5.16b, v6.16b, v2.16b /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	zip2 v2.16b, v6.16b, v2.16b /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	zip1 v6.16b, v21.16b, v3.16b /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	zip2 v3.16b, v21.16b, v3.16b /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	zip1 v21.16b, v9.16b, v4.16b /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	zip2 v4.16b, v9.16b, v4.16b /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	zip1 v9.16b, v17.16b, v7.16b /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	zip2 v7.16b, v17.16b, v7.16b /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	zip1 v17.16b, v25.16b, v20.16b /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	zip2 v20.16b, v25.16b, v20.16b /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	zip1 v25.16b, v27.16b, v26.16b /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	zip1 v15.16b, v16.16b, v24.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v16.16b, v16.16b, v24.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v24.16b, v22.16b, v9.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v22.16b, v22.16b, v9.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v9.16b, v23.16b, v6.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v6.16b, v23.16b, v6.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v23.16b, v29.16b, v10.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v29.16b, v29.16b, v10.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v10.16b, v4.16b, v0.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v0.16b, v4.16b, v0.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v4.16b, v30.16b, v11.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip2 v30.16b, v30.16b, v11.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	zip1 v11.16b, v5.16b, v21.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v5.16b, v5.16b, v21.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v21.16b, v12.16b, v23.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v23.16b, v12.16b, v23.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v12.16b, v8.16b, v29.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v29.16b, v8.16b, v29.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v8.16b, v15.16b, v10.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v10.16b, v15.16b, v10.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v15.16b, v16.16b, v0.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v0.16b, v16.16b, v0.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v16.16b, v24.16b, v4.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v4.16b, v24.16b, v4.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v24.16b, v22.16b, v30.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v22.16b, v22.16b, v30.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v30.16b, v9.16b, v11.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v9.16b, v9.16b, v11.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v11.16b, v6.16b, v5.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v5.16b, v6.16b, v5.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v6.16b, v21.16b, v16.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v16.16b, v21.16b, v16.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	zip1 v21.16b, v23.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v4.16b, v23.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v23.16b, v12.16b, v24.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v24.16b, v12.16b, v24.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	zip1 v12.16b, v29.16b, v22.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v22.16b, v29.16b, v22.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	zip1 v29.16b, v8.16b, v30.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v30.16b, v8.16b, v30.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	zip1 v8.16b, v10.16b, v9.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v9.16b, v10.16b, v9.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	zip1 v10.16b, v15.16b, v11.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip2 v11.16b, v15.16b, v11.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	zip1 v15.16b, v0.16b, v5.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v0.16b, v5.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	zip1 v5.16b, v31.16b, v20.16b /* tro0_16 = unpacklo(byte_16, byte_24) */
+	zip2 v20.16b, v31.16b, v20.16b /* tro0_17 = unpackhi(byte_16, byte_24) */
+	zip1 v31.16b, v7.16b, v25.16b /* tro0_18 = unpacklo(byte_17, byte_25) */
+	zip2 v7.16b, v7.16b, v25.16b /* tro0_19 = unpackhi(byte_17, byte_25) */
+	zip1 v25.16b, v17.16b, v26.16b /* tro0_20 = unpacklo(byte_18, byte_26) */
+	zip2 v17.16b, v17.16b, v26.16b /* tro0_21 = unpackhi(byte_18, byte_26) */
+	zip1 v26.16b, v1.16b, v27.16b /* tro0_22 = unpacklo(byte_19, byte_27) */
+	zip2 v1.16b, v1.16b, v27.16b /* tro0_23 = unpackhi(byte_19, byte_27) */
+	zip1 v27.16b, v19.16b, v28.16b /* tro0_24 = unpacklo(byte_20, byte_28) */
+	zip2 v19.16b, v19.16b, v28.16b /* tro0_25 = unpackhi(byte_20, byte_28) */
+	zip1 v28.16b, v3.16b, v13.16b /* tro0_26 = unpacklo(byte_21, byte_29) */
+	zip2 v3.16b, v3.16b, v13.16b /* tro0_27 = unpackhi(byte_21, byte_29) */
+	zip1 v13.16b, v18.16b, v14.16b /* tro0_28 = unpacklo(byte_22, byte_30) */
+	zip2 v18.16b, v18.16b, v14.16b /* tro0_29 = unpackhi(byte_22, byte_30) */
+	ldr q14, [sp, #1152] /* reload byte_23 */
+	str q0, [sp, #1168] /* spill tro3_15 */
+	zip1 v0.16b, v14.16b, v2.16b /* tro0_30 = unpacklo(byte_23, byte_31) */
+	zip2 v2.16b, v14.16b, v2.16b /* tro0_31 = unpackhi(byte_23, byte_31) */
+	zip1 v14.16b, v5.16b, v27.16b /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	zip2 v5.16b, v5.16b, v27.16b /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	zip1 v27.16b, v20.16b, v19.16b /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	zip2 v19.16b, v20.16b, v19.16b /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	zip1 v20.16b, v31.16b, v28.16b /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	zip2 v28.16b, v31.16b, v28.16b /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	zip1 v31.16b, v7.16b, v3.16b /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	zip2 v3.16b, v7.16b, v3.16b /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	zip1 v7.16b, v25.16b, v13.16b /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	zip2 v25.16b, v25.16b, v13.16b /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	zip1 v13.16b, v17.16b, v18.16b /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	zip2 v17.16b, v17.16b, v18.16b /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	zip1 v18.16b, v26.16b, v0.16b /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	zip2 v0.16b, v26.16b, v0.16b /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	zip1 v26.16b, v1.16b, v2.16b /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	zip2 v1.16b, v1.16b, v2.16b /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	zip1 v2.16b, v14.16b, v7.16b /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	zip2 v7.16b, v14.16b, v7.16b /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	zip1 v14.16b, v5.16b, v25.16b /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	zip2 v5.16b, v5.16b, v25.16b /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	zip1 v25.16b, v27.16b, v13.16b /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	zip2 v27.16b, v27.16b, v13.16b /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	zip1 v13.16b, v19.16b, v17.16b /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	zip2 v17.16b, v19.16b, v17.16b /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	zip1 v19.16b, v20.16b, v18.16b /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	zip2 v18.16b, v20.16b, v18.16b /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	zip1 v20.16b, v28.16b, v0.16b /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	zip2 v0.16b, v28.16b, v0.16b /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	zip1 v28.16b, v31.16b, v26.16b /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	zip2 v26.16b, v31.16b, v26.16b /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	zip1 v31.16b, v3.16b, v1.16b /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	zip2 v1.16b, v3.16b, v1.16b /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	zip1 v3.16b, v2.16b, v19.16b /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	zip2 v2.16b, v2.16b, v19.16b /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	zip1 v19.16b, v7.16b, v18.16b /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	zip2 v7.16b, v7.16b, v18.16b /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	zip1 v18.16b, v14.16b, v20.16b /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	zip2 v20.16b, v14.16b, v20.16b /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	zip1 v14.16b, v5.16b, v0.16b /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	zip2 v0.16b, v5.16b, v0.16b /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	zip1 v5.16b, v25.16b, v28.16b /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	zip2 v25.16b, v25.16b, v28.16b /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	zip1 v28.16b, v27.16b, v26.16b /* tro3_26 = unpacklo(tro2_21, tro2_29) */
 	zip2 v26.16b, v27.16b, v26.16b /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	zip1 v27.16b, v29.16b, v28.16b /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	zip2 v28.16b, v29.16b, v28.16b /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	zip1 v29.16b, v1.16b, v0.16b /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	zip2 v0.16b, v1.16b, v0.16b /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	ldr q1, [x3] /* msg = load() */
-	eor v1.16b, v19.16b, v1.16b /* ct = xor(tro3, msg) */
-	str q1, [x2] /* store ct */
-	ldr q1, [x3, #16] /* msg_1 = load() */
-	eor v1.16b, v5.16b, v1.16b /* ct_1 = xor(tro3_16, msg_1) */
-	str q1, [x2, #16] /* store ct_1 */
-	ldr q1, [x3, #32] /* msg_2 = load() */
-	eor v1.16b, v16.16b, v1.16b /* ct_2 = xor(tro3_1, msg_2) */
-	str q1, [x2, #32] /* store ct_2 */
-	ldr q1, [x3, #48] /* msg_3 = load() */
-	eor v1.16b, v2.16b, v1.16b /* ct_3 = xor(tro3_17, msg_3) */
-	str q1, [x2, #48] /* store ct_3 */
-	ldr q1, [x3, #64] /* msg_4 = load() */
-	eor v1.16b, v24.16b, v1.16b /* ct_4 = xor(tro3_2, msg_4) */
-	str q1, [x2, #64] /* store ct_4 */
-	ldr q1, [x3, #80] /* msg_5 = load() */
-	eor v1.16b, v6.16b, v1.16b /* ct_5 = xor(tro3_18, msg_5) */
-	str q1, [x2, #80] /* store ct_5 */
-	ldr q1, [x3, #96] /* msg_6 = load() */
-	eor v1.16b, v22.16b, v1.16b /* ct_6 = xor(tro3_3, msg_6) */
-	str q1, [x2, #96] /* store ct_6 */
-	ldr q1, [x3, #112] /* msg_7 = load() */
-	eor v1.16b, v3.16b, v1.16b /* ct_7 = xor(tro3_19, msg_7) */
-	str q1, [x2, #112] /* store ct_7 */
-	ldr q1, [x3, #128] /* msg_8 = load() */
-	eor v1.16b, v30.16b, v1.16b /* ct_8 = xor(tro3_4, msg_8) */
-	str q1, [x2, #128] /* store ct_8 */
-	ldr q1, [x3, #144] /* msg_9 = load() */
-	eor v1.16b, v21.16b, v1.16b /* ct_9 = xor(tro3_20, msg_9) */
-	str q1, [x2, #144] /* store ct_9 */
-	ldr q1, [x3, #160] /* msg_10 = load() */
-	eor v1.16b, v31.16b, v1.16b /* ct_10 = xor(tro3_5, msg_10) */
-	str q1, [x2, #160] /* store ct_10 */
-	ldr q1, [x3, #176] /* msg_11 = load() */
-	eor v1.16b, v4.16b, v1.16b /* ct_11 = xor(tro3_21, msg_11) */
-	str q1, [x2, #176] /* store ct_11 */
-	ldr q1, [x3, #192] /* msg_12 = load() */
-	eor v1.16b, v14.16b, v1.16b /* ct_12 = xor(tro3_6, msg_12) */
-	str q1, [x2, #192] /* store ct_12 */
-	ldr q1, [x3, #208] /* msg_13 = load() */
-	eor v1.16b, v9.16b, v1.16b /* ct_13 = xor(tro3_22, msg_13) */
-	str q1, [x2, #208] /* store ct_13 */
-	ldr q1, [x3, #224] /* msg_14 = load() */
-	eor v1.16b, v18.16b, v1.16b /* ct_14 = xor(tro3_7, msg_14) */
-	str q1, [x2, #224] /* store ct_14 */
-	ldr q1, [x3, #240] /* msg_15 = load() */
-	eor v1.16b, v7.16b, v1.16b /* ct_15 = xor(tro3_23, msg_15) */
-	str q1, [x2, #240] /* store ct_15 */
-	ldr q1, [x3, #256] /* msg_16 = load() */
-	eor v1.16b, v23.16b, v1.16b /* ct_16 = xor(tro3_8, msg_16) */
-	str q1, [x2, #256] /* store ct_16 */
-	ldr q1, [x3, #272] /* msg_17 = load() */
-	eor v1.16b, v17.16b, v1.16b /* ct_17 = xor(tro3_24, msg_17) */
-	str q1, [x2, #272] /* store ct_17 */
-	ldr q1, [x3, #288] /* msg_18 = load() */
-	eor v1.16b, v8.16b, v1.16b /* ct_18 = xor(tro3_9, msg_18) */
-	str q1, [x2, #288] /* store ct_18 */
-	ldr q1, [x3, #304] /* msg_19 = load() */
-	eor v1.16b, v20.16b, v1.16b /* ct_19 = xor(tro3_25, msg_19) */
-	str q1, [x2, #304] /* store ct_19 */
-	ldr q1, [x3, #320] /* msg_20 = load() */
-	eor v1.16b, v10.16b, v1.16b /* ct_20 = xor(tro3_10, msg_20) */
-	str q1, [x2, #320] /* store ct_20 */
-	ldr q1, [x3, #336] /* msg_21 = load() */
-	eor v1.16b, v25.16b, v1.16b /* ct_21 = xor(tro3_26, msg_21) */
-	str q1, [x2, #336] /* store ct_21 */
-	ldr q1, [x3, #352] /* msg_22 = load() */
-	eor v1.16b, v11.16b, v1.16b /* ct_22 = xor(tro3_11, msg_22) */
-	str q1, [x2, #352] /* store ct_22 */
-	ldr q1, [x3, #368] /* msg_23 = load() */
-	eor v1.16b, v26.16b, v1.16b /* ct_23 = xor(tro3_27, msg_23) */
-	str q1, [x2, #368] /* store ct_23 */
-	ldr q1, [x3, #384] /* msg_24 = load() */
-	eor v1.16b, v12.16b, v1.16b /* ct_24 = xor(tro3_12, msg_24) */
-	str q1, [x2, #384] /* store ct_24 */
-	ldr q1, [x3, #400] /* msg_25 = load() */
-	eor v1.16b, v27.16b, v1.16b /* ct_25 = xor(tro3_28, msg_25) */
-	str q1, [x2, #400] /* store ct_25 */
-	ldr q1, [x3, #416] /* msg_26 = load() */
-	eor v1.16b, v13.16b, v1.16b /* ct_26 = xor(tro3_13, msg_26) */
-	str q1, [x2, #416] /* store ct_26 */
-	ldr q1, [x3, #432] /* msg_27 = load() */
-	eor v1.16b, v28.16b, v1.16b /* ct_27 = xor(tro3_29, msg_27) */
-	str q1, [x2, #432] /* store ct_27 */
-	ldr q1, [x3, #448] /* msg_28 = load() */
-	eor v1.16b, v15.16b, v1.16b /* ct_28 = xor(tro3_14, msg_28) */
-	str q1, [x2, #448] /* store ct_28 */
-	ldr q1, [x3, #464] /* msg_29 = load() */
-	eor v1.16b, v29.16b, v1.16b /* ct_29 = xor(tro3_30, msg_29) */
-	str q1, [x2, #464] /* store ct_29 */
-	ldr q1, [x3, #480] /* msg_30 = load() */
-	ldr q2, [sp, #496] /* reload tro3_15 */
-	eor v1.16b, v2.16b, v1.16b /* ct_30 = xor(tro3_15, msg_30) */
-	str q1, [x2, #480] /* store ct_30 */
-	ldr q1, [x3, #496] /* msg_31 = load() */
-	eor v0.16b, v0.16b, v1.16b /* ct_31 = xor(tro3_31, msg_31) */
+	zip1 v27.16b, v13.16b, v31.16b /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	zip2 v31.16b, v13.16b, v31.16b /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	zip1 v13.16b, v17.16b, v1.16b /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	zip2 v1.16b, v17.16b, v1.16b /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	ldr q17, [x3] /* msg = load() */
+	eor v6.16b, v6.16b, v17.16b /* ct = xor(tro3, msg) */
+	str q6, [x2] /* store ct */
+	ldr q6, [x3, #16] /* msg_1 = load() */
+	eor v3.16b, v3.16b, v6.16b /* ct_1 = xor(tro3_16, msg_1) */
+	str q3, [x2, #16] /* store ct_1 */
+	ldr q3, [x3, #32] /* msg_2 = load() */
+	eor v3.16b, v16.16b, v3.16b /* ct_2 = xor(tro3_1, msg_2) */
+	str q3, [x2, #32] /* store ct_2 */
+	ldr q3, [x3, #48] /* msg_3 = load() */
+	eor v2.16b, v2.16b, v3.16b /* ct_3 = xor(tro3_17, msg_3) */
+	str q2, [x2, #48] /* store ct_3 */
+	ldr q2, [x3, #64] /* msg_4 = load() */
+	eor v2.16b, v21.16b, v2.16b /* ct_4 = xor(tro3_2, msg_4) */
+	str q2, [x2, #64] /* store ct_4 */
+	ldr q2, [x3, #80] /* msg_5 = load() */
+	eor v2.16b, v19.16b, v2.16b /* ct_5 = xor(tro3_18, msg_5) */
+	str q2, [x2, #80] /* store ct_5 */
+	ldr q2, [x3, #96] /* msg_6 = load() */
+	eor v2.16b, v4.16b, v2.16b /* ct_6 = xor(tro3_3, msg_6) */
+	str q2, [x2, #96] /* store ct_6 */
+	ldr q2, [x3, #112] /* msg_7 = load() */
+	eor v2.16b, v7.16b, v2.16b /* ct_7 = xor(tro3_19, msg_7) */
+	str q2, [x2, #112] /* store ct_7 */
+	ldr q2, [x3, #128] /* msg_8 = load() */
+	eor v2.16b, v23.16b, v2.16b /* ct_8 = xor(tro3_4, msg_8) */
+	str q2, [x2, #128] /* store ct_8 */
+	ldr q2, [x3, #144] /* msg_9 = load() */
+	eor v2.16b, v18.16b, v2.16b /* ct_9 = xor(tro3_20, msg_9) */
+	str q2, [x2, #144] /* store ct_9 */
+	ldr q2, [x3, #160] /* msg_10 = load() */
+	eor v2.16b, v24.16b, v2.16b /* ct_10 = xor(tro3_5, msg_10) */
+	str q2, [x2, #160] /* store ct_10 */
+	ldr q2, [x3, #176] /* msg_11 = load() */
+	eor v2.16b, v20.16b, v2.16b /* ct_11 = xor(tro3_21, msg_11) */
+	str q2, [x2, #176] /* store ct_11 */
+	ldr q2, [x3, #192] /* msg_12 = load() */
+	eor v2.16b, v12.16b, v2.16b /* ct_12 = xor(tro3_6, msg_12) */
+	str q2, [x2, #192] /* store ct_12 */
+	ldr q2, [x3, #208] /* msg_13 = load() */
+	eor v2.16b, v14.16b, v2.16b /* ct_13 = xor(tro3_22, msg_13) */
+	str q2, [x2, #208] /* store ct_13 */
+	ldr q2, [x3, #224] /* msg_14 = load() */
+	eor v2.16b, v22.16b, v2.16b /* ct_14 = xor(tro3_7, msg_14) */
+	str q2, [x2, #224] /* store ct_14 */
+	ldr q2, [x3, #240] /* msg_15 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_15 = xor(tro3_23, msg_15) */
+	str q0, [x2, #240] /* store ct_15 */
+	ldr q0, [x3, #256] /* msg_16 = load() */
+	eor v0.16b, v29.16b, v0.16b /* ct_16 = xor(tro3_8, msg_16) */
+	str q0, [x2, #256] /* store ct_16 */
+	ldr q0, [x3, #272] /* msg_17 = load() */
+	eor v0.16b, v5.16b, v0.16b /* ct_17 = xor(tro3_24, msg_17) */
+	str q0, [x2, #272] /* store ct_17 */
+	ldr q0, [x3, #288] /* msg_18 = load() */
+	eor v0.16b, v30.16b, v0.16b /* ct_18 = xor(tro3_9, msg_18) */
+	str q0, [x2, #288] /* store ct_18 */
+	ldr q0, [x3, #304] /* msg_19 = load() */
+	eor v0.16b, v25.16b, v0.16b /* ct_19 = xor(tro3_25, msg_19) */
+	str q0, [x2, #304] /* store ct_19 */
+	ldr q0, [x3, #320] /* msg_20 = load() */
+	eor v0.16b, v8.16b, v0.16b /* ct_20 = xor(tro3_10, msg_20) */
+	str q0, [x2, #320] /* store ct_20 */
+	ldr q0, [x3, #336] /* msg_21 = load() */
+	eor v0.16b, v28.16b, v0.16b /* ct_21 = xor(tro3_26, msg_21) */
+	str q0, [x2, #336] /* store ct_21 */
+	ldr q0, [x3, #352] /* msg_22 = load() */
+	eor v0.16b, v9.16b, v0.16b /* ct_22 = xor(tro3_11, msg_22) */
+	str q0, [x2, #352] /* store ct_22 */
+	ldr q0, [x3, #368] /* msg_23 = load() */
+	eor v0.16b, v26.16b, v0.16b /* ct_23 = xor(tro3_27, msg_23) */
+	str q0, [x2, #368] /* store ct_23 */
+	ldr q0, [x3, #384] /* msg_24 = load() */
+	eor v0.16b, v10.16b, v0.16b /* ct_24 = xor(tro3_12, msg_24) */
+	str q0, [x2, #384] /* store ct_24 */
+	ldr q0, [x3, #400] /* msg_25 = load() */
+	eor v0.16b, v27.16b, v0.16b /* ct_25 = xor(tro3_28, msg_25) */
+	str q0, [x2, #400] /* store ct_25 */
+	ldr q0, [x3, #416] /* msg_26 = load() */
+	eor v0.16b, v11.16b, v0.16b /* ct_26 = xor(tro3_13, msg_26) */
+	str q0, [x2, #416] /* store ct_26 */
+	ldr q0, [x3, #432] /* msg_27 = load() */
+	eor v0.16b, v31.16b, v0.16b /* ct_27 = xor(tro3_29, msg_27) */
+	str q0, [x2, #432] /* store ct_27 */
+	ldr q0, [x3, #448] /* msg_28 = load() */
+	eor v0.16b, v15.16b, v0.16b /* ct_28 = xor(tro3_14, msg_28) */
+	str q0, [x2, #448] /* store ct_28 */
+	ldr q0, [x3, #464] /* msg_29 = load() */
+	eor v0.16b, v13.16b, v0.16b /* ct_29 = xor(tro3_30, msg_29) */
+	str q0, [x2, #464] /* store ct_29 */
+	ldr q0, [x3, #480] /* msg_30 = load() */
+	ldr q2, [sp, #1168] /* reload tro3_15 */
+	eor v0.16b, v2.16b, v0.16b /* ct_30 = xor(tro3_15, msg_30) */
+	str q0, [x2, #480] /* store ct_30 */
+	ldr q0, [x3, #496] /* msg_31 = load() */
+	eor v0.16b, v1.16b, v0.16b /* ct_31 = xor(tro3_31, msg_31) */
 	str q0, [x2, #496] /* store ct_31 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #1248
+	add sp, sp, #1392
 	ret
 	.size ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm, .-ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm
 
@@ -9318,14 +9070,14 @@ ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm:
  *   x5: rk + 1024 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 1328 bytes (79 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 1312 bytes (78 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm
 	.hidden ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm
 	.type ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm, %function
 	.p2align 4
 ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
-	sub sp, sp, #1328
+	sub sp, sp, #1312
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -9430,54 +9182,54 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 	zip1 v12.16b, v0.16b, v2.16b /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	zip2 v0.16b, v0.16b, v2.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	ushr v2.16b, v6.16b, #4 /* hi = shr(tr3) */
-	str q2, [sp, #80] /* spill hi */
+	str q2, [sp, #80] /* spill x0_0.1 */
 	adrp x17, .Lublock_nibbleslice_neon_asm_14_nibble_mask
 	ldr q2, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_14_nibble_mask] /* nibble_mask = const() */
 	and v6.16b, v6.16b, v2.16b /* lo = and(tr3, nibble_mask) */
-	str q6, [sp, #96] /* spill lo */
+	str q6, [sp, #96] /* spill x0_1.1 */
 	ushr v6.16b, v4.16b, #4 /* hi_1 = shr(tr3_1) */
 	and v4.16b, v4.16b, v2.16b /* lo_1 = and(tr3_1, nibble_mask) */
-	str q4, [sp, #112] /* spill lo_1 */
+	str q4, [sp, #112] /* spill x0_3.1 */
 	ushr v4.16b, v22.16b, #4 /* hi_2 = shr(tr3_2) */
 	and v22.16b, v22.16b, v2.16b /* lo_2 = and(tr3_2, nibble_mask) */
-	str q22, [sp, #128] /* spill lo_2 */
-	ushr v22.16b, v16.16b, #4 /* hi_3 = shr(tr3_3) */
+	str q4, [sp, #128] /* spill x0_4.1 */
+	ushr v4.16b, v16.16b, #4 /* hi_3 = shr(tr3_3) */
 	and v16.16b, v16.16b, v2.16b /* lo_3 = and(tr3_3, nibble_mask) */
-	str q16, [sp, #144] /* spill lo_3 */
-	ushr v16.16b, v18.16b, #4 /* hi_4 = shr(tr3_4) */
+	str q4, [sp, #144] /* spill x0_6.1 */
+	ushr v4.16b, v18.16b, #4 /* hi_4 = shr(tr3_4) */
 	and v18.16b, v18.16b, v2.16b /* lo_4 = and(tr3_4, nibble_mask) */
-	str q18, [sp, #160] /* spill lo_4 */
-	ushr v18.16b, v20.16b, #4 /* hi_5 = shr(tr3_5) */
+	str q4, [sp, #160] /* spill x0_8.1 */
+	ushr v4.16b, v20.16b, #4 /* hi_5 = shr(tr3_5) */
 	and v20.16b, v20.16b, v2.16b /* lo_5 = and(tr3_5, nibble_mask) */
-	str q20, [sp, #176] /* spill lo_5 */
-	ushr v20.16b, v14.16b, #4 /* hi_6 = shr(tr3_6) */
+	str q4, [sp, #176] /* spill x0_10.1 */
+	ushr v4.16b, v14.16b, #4 /* hi_6 = shr(tr3_6) */
 	and v14.16b, v14.16b, v2.16b /* lo_6 = and(tr3_6, nibble_mask) */
-	str q14, [sp, #192] /* spill lo_6 */
-	ushr v14.16b, v23.16b, #4 /* hi_7 = shr(tr3_7) */
+	str q4, [sp, #192] /* spill x0_12.1 */
+	ushr v4.16b, v23.16b, #4 /* hi_7 = shr(tr3_7) */
 	and v23.16b, v23.16b, v2.16b /* lo_7 = and(tr3_7, nibble_mask) */
-	str q23, [sp, #208] /* spill lo_7 */
-	ushr v23.16b, v24.16b, #4 /* hi_8 = shr(tr3_8) */
+	str q4, [sp, #208] /* spill x0_14.1 */
+	ushr v4.16b, v24.16b, #4 /* hi_8 = shr(tr3_8) */
 	and v24.16b, v24.16b, v2.16b /* lo_8 = and(tr3_8, nibble_mask) */
-	str q24, [sp, #224] /* spill lo_8 */
-	ushr v24.16b, v26.16b, #4 /* hi_9 = shr(tr3_9) */
+	str q4, [sp, #224] /* spill x0_16.1 */
+	ushr v4.16b, v26.16b, #4 /* hi_9 = shr(tr3_9) */
 	and v26.16b, v26.16b, v2.16b /* lo_9 = and(tr3_9, nibble_mask) */
-	str q26, [sp, #240] /* spill lo_9 */
-	ushr v26.16b, v28.16b, #4 /* hi_10 = shr(tr3_10) */
+	str q4, [sp, #240] /* spill x0_18.1 */
+	ushr v4.16b, v28.16b, #4 /* hi_10 = shr(tr3_10) */
 	and v28.16b, v28.16b, v2.16b /* lo_10 = and(tr3_10, nibble_mask) */
-	str q28, [sp, #256] /* spill lo_10 */
-	ushr v28.16b, v30.16b, #4 /* hi_11 = shr(tr3_11) */
+	str q4, [sp, #256] /* spill x0_20.1 */
+	ushr v4.16b, v30.16b, #4 /* hi_11 = shr(tr3_11) */
 	and v30.16b, v30.16b, v2.16b /* lo_11 = and(tr3_11, nibble_mask) */
-	str q30, [sp, #272] /* spill lo_11 */
-	ushr v30.16b, v8.16b, #4 /* hi_12 = shr(tr3_12) */
+	str q4, [sp, #272] /* spill x0_22.1 */
+	ushr v4.16b, v8.16b, #4 /* hi_12 = shr(tr3_12) */
 	and v8.16b, v8.16b, v2.16b /* lo_12 = and(tr3_12, nibble_mask) */
-	str q8, [sp, #288] /* spill lo_12 */
-	ushr v8.16b, v10.16b, #4 /* hi_13 = shr(tr3_13) */
+	str q4, [sp, #288] /* spill x0_24.1 */
+	ushr v4.16b, v10.16b, #4 /* hi_13 = shr(tr3_13) */
 	and v10.16b, v10.16b, v2.16b /* lo_13 = and(tr3_13, nibble_mask) */
-	str q10, [sp, #304] /* spill lo_13 */
-	ushr v10.16b, v12.16b, #4 /* hi_14 = shr(tr3_14) */
+	str q4, [sp, #304] /* spill x0_26.1 */
+	ushr v4.16b, v12.16b, #4 /* hi_14 = shr(tr3_14) */
 	and v12.16b, v12.16b, v2.16b /* lo_14 = and(tr3_14, nibble_mask) */
-	str q12, [sp, #320] /* spill lo_14 */
-	ushr v12.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
+	str q4, [sp, #320] /* spill x0_28.1 */
+	ushr v4.16b, v0.16b, #4 /* hi_15 = shr(tr3_15) */
 	and v0.16b, v0.16b, v2.16b /* lo_15 = and(tr3_15, nibble_mask) */
 	zip1 v2.16b, v1.16b, v25.16b /* tr0_16 = unpacklo(row_1, row_17) */
 	zip2 v1.16b, v1.16b, v25.16b /* tr0_17 = unpackhi(row_1, row_17) */
@@ -9494,7 +9246,7 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 	zip1 v11.16b, v21.16b, v13.16b /* tr0_28 = unpacklo(row_13, row_29) */
 	zip2 v21.16b, v21.16b, v13.16b /* tr0_29 = unpackhi(row_13, row_29) */
 	ldr q13, [sp, #64] /* reload row_15 */
-	str q0, [sp, #336] /* spill lo_15 */
+	str q0, [sp, #336] /* spill x0_31.1 */
 	zip1 v0.16b, v13.16b, v15.16b /* tr0_30 = unpacklo(row_15, row_31) */
 	zip2 v13.16b, v13.16b, v15.16b /* tr0_31 = unpackhi(row_15, row_31) */
 	zip1 v15.16b, v2.16b, v31.16b /* tr1_16 = unpacklo(tr0_16, tr0_24) */
@@ -9546,975 +9298,930 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 	zip1 v11.16b, v1.16b, v3.16b /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	zip2 v1.16b, v1.16b, v3.16b /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	ushr v3.16b, v7.16b, #4 /* hi_16 = shr(tr3_16) */
-	str q3, [sp, #64] /* spill hi_16 */
+	str q3, [sp, #64] /* spill x1_0.1 */
 	adrp x17, .Lublock_nibbleslice_neon_asm_14_nibble_mask
 	ldr q3, [x17, #:lo12:.Lublock_nibbleslice_neon_asm_14_nibble_mask] /* nibble_mask = const() */
 	and v7.16b, v7.16b, v3.16b /* lo_16 = and(tr3_16, nibble_mask) */
-	str q7, [sp, #352] /* spill lo_16 */
-	ushr v7.16b, v5.16b, #4 /* hi_17 = shr(tr3_17) */
+	str q4, [sp, #352] /* spill x0_30.1 */
+	ushr v4.16b, v5.16b, #4 /* hi_17 = shr(tr3_17) */
 	and v5.16b, v5.16b, v3.16b /* lo_17 = and(tr3_17, nibble_mask) */
-	str q5, [sp, #368] /* spill lo_17 */
-	ushr v5.16b, v13.16b, #4 /* hi_18 = shr(tr3_18) */
+	str q4, [sp, #368] /* spill x1_2.1 */
+	ushr v4.16b, v13.16b, #4 /* hi_18 = shr(tr3_18) */
 	and v13.16b, v13.16b, v3.16b /* lo_18 = and(tr3_18, nibble_mask) */
-	str q13, [sp, #384] /* spill lo_18 */
-	ushr v13.16b, v17.16b, #4 /* hi_19 = shr(tr3_19) */
+	str q4, [sp, #384] /* spill x1_4.1 */
+	ushr v4.16b, v17.16b, #4 /* hi_19 = shr(tr3_19) */
 	and v17.16b, v17.16b, v3.16b /* lo_19 = and(tr3_19, nibble_mask) */
-	str q17, [sp, #400] /* spill lo_19 */
-	ushr v17.16b, v19.16b, #4 /* hi_20 = shr(tr3_20) */
+	str q4, [sp, #400] /* spill x1_6.1 */
+	ushr v4.16b, v19.16b, #4 /* hi_20 = shr(tr3_20) */
 	and v19.16b, v19.16b, v3.16b /* lo_20 = and(tr3_20, nibble_mask) */
-	str q19, [sp, #416] /* spill lo_20 */
-	ushr v19.16b, v21.16b, #4 /* hi_21 = shr(tr3_21) */
+	str q4, [sp, #416] /* spill x1_8.1 */
+	ushr v4.16b, v21.16b, #4 /* hi_21 = shr(tr3_21) */
 	and v21.16b, v21.16b, v3.16b /* lo_21 = and(tr3_21, nibble_mask) */
-	str q21, [sp, #432] /* spill lo_21 */
-	ushr v21.16b, v15.16b, #4 /* hi_22 = shr(tr3_22) */
+	str q4, [sp, #432] /* spill x1_10.1 */
+	ushr v4.16b, v15.16b, #4 /* hi_22 = shr(tr3_22) */
 	and v15.16b, v15.16b, v3.16b /* lo_22 = and(tr3_22, nibble_mask) */
-	str q15, [sp, #448] /* spill lo_22 */
-	ushr v15.16b, v0.16b, #4 /* hi_23 = shr(tr3_23) */
+	str q4, [sp, #448] /* spill x1_12.1 */
+	ushr v4.16b, v0.16b, #4 /* hi_23 = shr(tr3_23) */
 	and v0.16b, v0.16b, v3.16b /* lo_23 = and(tr3_23, nibble_mask) */
-	str q0, [sp, #464] /* spill lo_23 */
+	str q0, [sp, #464] /* spill x1_15.1 */
 	ushr v0.16b, v2.16b, #4 /* hi_24 = shr(tr3_24) */
 	and v2.16b, v2.16b, v3.16b /* lo_24 = and(tr3_24, nibble_mask) */
-	str q2, [sp, #480] /* spill lo_24 */
-	ushr v2.16b, v25.16b, #4 /* hi_25 = shr(tr3_25) */
+	str q0, [sp, #480] /* spill x1_16.1 */
+	ushr v0.16b, v25.16b, #4 /* hi_25 = shr(tr3_25) */
 	and v25.16b, v25.16b, v3.16b /* lo_25 = and(tr3_25, nibble_mask) */
-	str q25, [sp, #496] /* spill lo_25 */
-	ushr v25.16b, v27.16b, #4 /* hi_26 = shr(tr3_26) */
+	str q0, [sp, #496] /* spill x1_18.1 */
+	ushr v0.16b, v27.16b, #4 /* hi_26 = shr(tr3_26) */
 	and v27.16b, v27.16b, v3.16b /* lo_26 = and(tr3_26, nibble_mask) */
-	str q27, [sp, #512] /* spill lo_26 */
-	ushr v27.16b, v29.16b, #4 /* hi_27 = shr(tr3_27) */
+	str q0, [sp, #512] /* spill x1_20.1 */
+	ushr v0.16b, v29.16b, #4 /* hi_27 = shr(tr3_27) */
 	and v29.16b, v29.16b, v3.16b /* lo_27 = and(tr3_27, nibble_mask) */
-	str q29, [sp, #528] /* spill lo_27 */
-	ushr v29.16b, v31.16b, #4 /* hi_28 = shr(tr3_28) */
+	str q0, [sp, #528] /* spill x1_22.1 */
+	ushr v0.16b, v31.16b, #4 /* hi_28 = shr(tr3_28) */
 	and v31.16b, v31.16b, v3.16b /* lo_28 = and(tr3_28, nibble_mask) */
-	str q31, [sp, #544] /* spill lo_28 */
-	ushr v31.16b, v9.16b, #4 /* hi_29 = shr(tr3_29) */
+	str q0, [sp, #544] /* spill x1_24.1 */
+	ushr v0.16b, v9.16b, #4 /* hi_29 = shr(tr3_29) */
 	and v9.16b, v9.16b, v3.16b /* lo_29 = and(tr3_29, nibble_mask) */
-	str q9, [sp, #560] /* spill lo_29 */
-	ushr v9.16b, v11.16b, #4 /* hi_30 = shr(tr3_30) */
+	str q0, [sp, #560] /* spill x1_26.1 */
+	ushr v0.16b, v11.16b, #4 /* hi_30 = shr(tr3_30) */
 	and v11.16b, v11.16b, v3.16b /* lo_30 = and(tr3_30, nibble_mask) */
-	str q11, [sp, #576] /* spill lo_30 */
-	ushr v11.16b, v1.16b, #4 /* hi_31 = shr(tr3_31) */
-	and v1.16b, v1.16b, v3.16b /* lo_31 = and(tr3_31, nibble_mask) */
-	ldr q3, [sp, #80] /* reload x0_0.2 */
-	str q1, [sp, #592] /* spill x1_31.2 */
-	ldr q1, [sp, #96] /* reload x0_1.2 */
-	str q11, [sp, #608] /* spill x1_30.2 */
-	ldr q11, [sp, #112] /* reload x0_3.2 */
-	str q9, [sp, #624] /* spill x1_28.2 */
-	ldr q9, [sp, #128] /* reload x0_5.2 */
-	str q31, [sp, #640] /* spill x1_26.2 */
-	ldr q31, [sp, #144] /* reload x0_7.2 */
-	str q29, [sp, #656] /* spill x1_24.2 */
-	ldr q29, [sp, #160] /* reload x0_9.2 */
-	str q12, [sp, #672] /* spill x0_30.2 */
-	ldr q12, [sp, #176] /* reload x0_11.2 */
-	str q10, [sp, #688] /* spill x0_28.2 */
-	ldr q10, [sp, #192] /* reload x0_13.2 */
-	str q8, [sp, #704] /* spill x0_26.2 */
-	ldr q8, [sp, #208] /* reload x0_15.2 */
-	str q30, [sp, #720] /* spill x0_24.2 */
-	ldr q30, [sp, #224] /* reload x0_17.2 */
-	str q27, [sp, #736] /* spill x1_22.2 */
-	ldr q27, [sp, #240] /* reload x0_19.2 */
-	str q25, [sp, #752] /* spill x1_20.2 */
-	ldr q25, [sp, #256] /* reload x0_21.2 */
-	str q2, [sp, #768] /* spill x1_18.2 */
-	ldr q2, [sp, #272] /* reload x0_23.2 */
-	str q0, [sp, #784] /* spill x1_16.2 */
-	ldr q0, [sp, #720] /* reload x0_24.2 */
-	str q0, [sp, #800] /* spill x0_24.2 */
-	ldr q0, [sp, #288] /* reload x0_25.2 */
-	str q0, [sp, #816] /* spill x0_25.2 */
-	ldr q0, [sp, #704] /* reload x0_26.2 */
-	str q0, [sp, #832] /* spill x0_26.2 */
-	ldr q0, [sp, #304] /* reload x0_27.2 */
-	str q0, [sp, #848] /* spill x0_27.2 */
-	ldr q0, [sp, #688] /* reload x0_28.2 */
-	str q0, [sp, #864] /* spill x0_28.2 */
-	ldr q0, [sp, #320] /* reload x0_29.2 */
-	str q0, [sp, #880] /* spill x0_29.2 */
-	ldr q0, [sp, #672] /* reload x0_30.2 */
-	str q0, [sp, #896] /* spill x0_30.2 */
-	ldr q0, [sp, #336] /* reload x0_31.2 */
-	str q0, [sp, #912] /* spill x0_31.2 */
-	ldr q0, [sp, #64] /* reload x1_0.2 */
-	str q2, [sp, #928] /* spill x0_23.2 */
-	ldr q2, [sp, #352] /* reload x1_1.2 */
-	str q28, [sp, #944] /* spill x0_22.2 */
-	ldr q28, [sp, #368] /* reload x1_3.2 */
-	str q25, [sp, #960] /* spill x0_21.2 */
-	ldr q25, [sp, #384] /* reload x1_5.2 */
-	str q26, [sp, #976] /* spill x0_20.2 */
-	ldr q26, [sp, #400] /* reload x1_7.2 */
-	str q27, [sp, #992] /* spill x0_19.2 */
-	ldr q27, [sp, #416] /* reload x1_9.2 */
-	str q24, [sp, #1008] /* spill x0_18.2 */
-	ldr q24, [sp, #432] /* reload x1_11.2 */
-	str q30, [sp, #1024] /* spill x0_17.2 */
-	ldr q30, [sp, #448] /* reload x1_13.2 */
-	str q23, [sp, #1040] /* spill x0_16.2 */
-	ldr q23, [sp, #464] /* reload x1_15.2 */
-	str q23, [sp, #1056] /* spill x1_15.2 */
-	ldr q23, [sp, #784] /* reload x1_16.2 */
-	str q23, [sp, #1072] /* spill x1_16.2 */
-	ldr q23, [sp, #480] /* reload x1_17.2 */
-	str q23, [sp, #1088] /* spill x1_17.2 */
-	ldr q23, [sp, #768] /* reload x1_18.2 */
-	str q23, [sp, #1104] /* spill x1_18.2 */
-	ldr q23, [sp, #496] /* reload x1_19.2 */
-	str q23, [sp, #1120] /* spill x1_19.2 */
-	ldr q23, [sp, #752] /* reload x1_20.2 */
-	str q23, [sp, #1136] /* spill x1_20.2 */
-	ldr q23, [sp, #512] /* reload x1_21.2 */
-	str q23, [sp, #1152] /* spill x1_21.2 */
-	ldr q23, [sp, #736] /* reload x1_22.2 */
-	str q23, [sp, #1168] /* spill x1_22.2 */
-	ldr q23, [sp, #528] /* reload x1_23.2 */
-	str q23, [sp, #1184] /* spill x1_23.2 */
-	ldr q23, [sp, #656] /* reload x1_24.2 */
-	str q23, [sp, #1200] /* spill x1_24.2 */
-	ldr q23, [sp, #544] /* reload x1_25.2 */
-	str q23, [sp, #1216] /* spill x1_25.2 */
-	ldr q23, [sp, #640] /* reload x1_26.2 */
-	str q23, [sp, #1232] /* spill x1_26.2 */
-	ldr q23, [sp, #560] /* reload x1_27.2 */
-	str q23, [sp, #1248] /* spill x1_27.2 */
-	ldr q23, [sp, #624] /* reload x1_28.2 */
-	str q23, [sp, #1264] /* spill x1_28.2 */
-	ldr q23, [sp, #576] /* reload x1_29.2 */
-	str q23, [sp, #1280] /* spill x1_29.2 */
-	ldr q23, [sp, #608] /* reload x1_30.2 */
-	str q23, [sp, #1296] /* spill x1_30.2 */
-	ldr q23, [sp, #592] /* reload x1_31.2 */
-	str q23, [sp, #576] /* spill x1_31.2 */
+	and v3.16b, v1.16b, v3.16b /* lo_31 = and(tr3_31, nibble_mask) */
+	ushr v1.16b, v1.16b, #4 /* hi_31 = shr(tr3_31) */
+	str q3, [sp, #576] /* spill x1_31.2 */
+	ldr q3, [sp, #384] /* reload x1_4.2 */
+	str q1, [sp, #592] /* spill x1_30.2 */
+	ldr q1, [sp, #80] /* reload x0_0.2 */
+	str q11, [sp, #608] /* spill x1_29.2 */
+	ldr q11, [sp, #96] /* reload x0_1.2 */
+	str q0, [sp, #624] /* spill x1_28.2 */
+	ldr q0, [sp, #160] /* reload x0_8.2 */
+	str q9, [sp, #640] /* spill x1_27.2 */
+	ldr q9, [sp, #448] /* reload x1_12.2 */
+	str q31, [sp, #656] /* spill x1_25.2 */
+	ldr q31, [sp, #432] /* reload x1_10.2 */
+	str q12, [sp, #672] /* spill x0_29.2 */
+	ldr q12, [sp, #176] /* reload x0_10.2 */
+	str q10, [sp, #688] /* spill x0_27.2 */
+	ldr q10, [sp, #64] /* reload x1_0.2 */
+	str q8, [sp, #704] /* spill x0_25.2 */
+	ldr q8, [sp, #112] /* reload x0_3.2 */
+	str q29, [sp, #720] /* spill x1_23.2 */
+	ldr q29, [sp, #224] /* reload x0_16.2 */
+	str q27, [sp, #736] /* spill x1_21.2 */
+	ldr q27, [sp, #240] /* reload x0_18.2 */
+	str q25, [sp, #752] /* spill x1_19.2 */
+	ldr q25, [sp, #480] /* reload x1_16.2 */
+	str q2, [sp, #768] /* spill x1_17.2 */
+	ldr q2, [sp, #496] /* reload x1_18.2 */
+	str q2, [sp, #784] /* spill x1_18.2 */
+	ldr q2, [sp, #752] /* reload x1_19.2 */
+	str q2, [sp, #800] /* spill x1_19.2 */
+	ldr q2, [sp, #128] /* reload x0_4.2 */
+	str q25, [sp, #816] /* spill x1_16.2 */
+	ldr q25, [sp, #192] /* reload x0_12.2 */
+	str q30, [sp, #832] /* spill x0_23.2 */
+	ldr q30, [sp, #416] /* reload x1_8.2 */
+	str q28, [sp, #848] /* spill x0_21.2 */
+	ldr q28, [sp, #272] /* reload x0_22.2 */
+	str q28, [sp, #864] /* spill x0_22.2 */
+	ldr q28, [sp, #528] /* reload x1_22.2 */
+	str q28, [sp, #880] /* spill x1_22.2 */
+	ldr q28, [sp, #832] /* reload x0_23.2 */
+	str q28, [sp, #896] /* spill x0_23.2 */
+	ldr q28, [sp, #720] /* reload x1_23.2 */
+	str q28, [sp, #912] /* spill x1_23.2 */
+	ldr q28, [sp, #368] /* reload x1_2.2 */
+	str q26, [sp, #928] /* spill x0_19.2 */
+	ldr q26, [sp, #304] /* reload x0_26.2 */
+	str q26, [sp, #944] /* spill x0_26.2 */
+	ldr q26, [sp, #688] /* reload x0_27.2 */
+	str q26, [sp, #960] /* spill x0_27.2 */
+	ldr q26, [sp, #320] /* reload x0_28.2 */
+	str q26, [sp, #976] /* spill x0_28.2 */
+	ldr q26, [sp, #672] /* reload x0_29.2 */
+	str q26, [sp, #992] /* spill x0_29.2 */
+	ldr q26, [sp, #352] /* reload x0_30.2 */
+	str q26, [sp, #1008] /* spill x0_30.2 */
+	ldr q26, [sp, #336] /* reload x0_31.2 */
+	str q26, [sp, #1024] /* spill x0_31.2 */
+	ldr q26, [sp, #560] /* reload x1_26.2 */
+	str q26, [sp, #1040] /* spill x1_26.2 */
+	ldr q26, [sp, #640] /* reload x1_27.2 */
+	str q26, [sp, #1056] /* spill x1_27.2 */
+	ldr q26, [sp, #624] /* reload x1_28.2 */
+	str q26, [sp, #1072] /* spill x1_28.2 */
+	ldr q26, [sp, #608] /* reload x1_29.2 */
+	str q26, [sp, #1088] /* spill x1_29.2 */
+	ldr q26, [sp, #592] /* reload x1_30.2 */
+	str q26, [sp, #1104] /* spill x1_30.2 */
+	ldr q26, [sp, #576] /* reload x1_31.2 */
+	str q26, [sp, #1120] /* spill x1_31.2 */
+	ldr q26, [sp, #208] /* reload x0_14.2 */
+	str q27, [sp, #1136] /* spill x0_18.2 */
+	ldr q27, [sp, #400] /* reload x1_6.2 */
+	str q24, [sp, #1152] /* spill x0_17.2 */
+	ldr q24, [sp, #144] /* reload x0_6.2 */
+	str q29, [sp, #1168] /* spill x0_16.2 */
+	ldr q29, [sp, #512] /* reload x1_20.2 */
+	str q29, [sp, #1184] /* spill x1_20.2 */
+	ldr q29, [sp, #736] /* reload x1_21.2 */
+	str q29, [sp, #1200] /* spill x1_21.2 */
+	ldr q29, [sp, #288] /* reload x0_24.2 */
+	str q29, [sp, #1216] /* spill x0_24.2 */
+	ldr q29, [sp, #544] /* reload x1_24.2 */
+	str q29, [sp, #1232] /* spill x1_24.2 */
+	ldr q29, [sp, #704] /* reload x0_25.2 */
+	str q29, [sp, #1248] /* spill x0_25.2 */
+	ldr q29, [sp, #656] /* reload x1_25.2 */
+	str q29, [sp, #1264] /* spill x1_25.2 */
+	ldr q29, [sp, #256] /* reload x0_20.2 */
+	str q29, [sp, #1280] /* spill x0_20.2 */
+	ldr q29, [sp, #848] /* reload x0_21.2 */
+	str q29, [sp, #1296] /* spill x0_21.2 */
+	ldr q29, [sp, #464] /* reload x1_15.2 */
+	str q29, [sp, #464] /* spill x1_15.2 */
 	mov x5, x0
 	mov x4, #24
 	.p2align 4
 .Lublock_nibbleslice_neon_asm_14_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	ldr q23, [x5] /* t0_0 = bcast128() */
-	tbl v3.16b, {v23.16b}, v3.16b /* s0_0 = lookup16(t0_0, x0_0) */
-	ldr q23, [x5, #16] /* t0_1 = bcast128() */
-	tbl v1.16b, {v23.16b}, v1.16b /* s0_1 = lookup16(t0_1, x0_1) */
-	ldr q23, [x5, #32] /* t0_2 = bcast128() */
-	tbl v6.16b, {v23.16b}, v6.16b /* s0_2 = lookup16(t0_2, x0_2) */
-	ldr q23, [x5, #48] /* t0_3 = bcast128() */
-	tbl v23.16b, {v23.16b}, v11.16b /* s0_3 = lookup16(t0_3, x0_3) */
+	ldr q29, [x5] /* t0_0 = bcast128() */
+	tbl v1.16b, {v29.16b}, v1.16b /* s0_0 = lookup16(t0_0, x0_0) */
+	ldr q29, [x5, #16] /* t0_1 = bcast128() */
+	tbl v29.16b, {v29.16b}, v11.16b /* s0_1 = lookup16(t0_1, x0_1) */
+	ldr q11, [x5, #32] /* t0_2 = bcast128() */
+	tbl v6.16b, {v11.16b}, v6.16b /* s0_2 = lookup16(t0_2, x0_2) */
+	ldr q11, [x5, #48] /* t0_3 = bcast128() */
+	tbl v8.16b, {v11.16b}, v8.16b /* s0_3 = lookup16(t0_3, x0_3) */
 	ldr q11, [x5, #64] /* t0_4 = bcast128() */
-	tbl v4.16b, {v11.16b}, v4.16b /* s0_4 = lookup16(t0_4, x0_4) */
+	tbl v2.16b, {v11.16b}, v2.16b /* s0_4 = lookup16(t0_4, x0_4) */
 	ldr q11, [x5, #80] /* t0_5 = bcast128() */
-	tbl v9.16b, {v11.16b}, v9.16b /* s0_5 = lookup16(t0_5, x0_5) */
+	tbl v22.16b, {v11.16b}, v22.16b /* s0_5 = lookup16(t0_5, x0_5) */
 	ldr q11, [x5, #96] /* t0_6 = bcast128() */
-	tbl v22.16b, {v11.16b}, v22.16b /* s0_6 = lookup16(t0_6, x0_6) */
+	tbl v24.16b, {v11.16b}, v24.16b /* s0_6 = lookup16(t0_6, x0_6) */
 	ldr q11, [x5, #112] /* t0_7 = bcast128() */
-	tbl v31.16b, {v11.16b}, v31.16b /* s0_7 = lookup16(t0_7, x0_7) */
+	tbl v16.16b, {v11.16b}, v16.16b /* s0_7 = lookup16(t0_7, x0_7) */
 	ldr q11, [x5, #512] /* t1_0 = bcast128() */
-	tbl v0.16b, {v11.16b}, v0.16b /* s1_0 = lookup16(t1_0, x1_0) */
-	ldr q11, [x5, #528] /* t1_1 = bcast128() */
-	tbl v2.16b, {v11.16b}, v2.16b /* s1_1 = lookup16(t1_1, x1_1) */
-	ldr q11, [x5, #544] /* t1_2 = bcast128() */
-	tbl v7.16b, {v11.16b}, v7.16b /* s1_2 = lookup16(t1_2, x1_2) */
-	ldr q11, [x5, #560] /* t1_3 = bcast128() */
-	tbl v28.16b, {v11.16b}, v28.16b /* s1_3 = lookup16(t1_3, x1_3) */
-	ldr q11, [x5, #576] /* t1_4 = bcast128() */
-	tbl v5.16b, {v11.16b}, v5.16b /* s1_4 = lookup16(t1_4, x1_4) */
-	ldr q11, [x5, #592] /* t1_5 = bcast128() */
-	tbl v25.16b, {v11.16b}, v25.16b /* s1_5 = lookup16(t1_5, x1_5) */
-	ldr q11, [x5, #608] /* t1_6 = bcast128() */
-	tbl v11.16b, {v11.16b}, v13.16b /* s1_6 = lookup16(t1_6, x1_6) */
-	ldr q13, [x5, #624] /* t1_7 = bcast128() */
-	tbl v26.16b, {v13.16b}, v26.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	tbl v10.16b, {v11.16b}, v10.16b /* s1_0 = lookup16(t1_0, x1_0) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v0.16b, v0.16b, v3.16b /* y1_0 = xor(s1_0, s0_0) */
-	eor v2.16b, v2.16b, v1.16b /* y1_1 = xor(s1_1, s0_1) */
-	eor v7.16b, v7.16b, v6.16b /* y1_2 = xor(s1_2, s0_2) */
-	eor v28.16b, v28.16b, v23.16b /* y1_3 = xor(s1_3, s0_3) */
-	eor v5.16b, v5.16b, v4.16b /* y1_4 = xor(s1_4, s0_4) */
-	eor v25.16b, v25.16b, v9.16b /* y1_5 = xor(s1_5, s0_5) */
-	eor v11.16b, v11.16b, v22.16b /* y1_6 = xor(s1_6, s0_6) */
-	eor v26.16b, v26.16b, v31.16b /* y1_7 = xor(s1_7, s0_7) */
-	eor v3.16b, v3.16b, v2.16b /* y0_0 = xor(s0_0, y1_1) */
-	eor v1.16b, v1.16b, v7.16b /* y0_1 = xor(s0_1, y1_2) */
-	eor v6.16b, v6.16b, v28.16b /* y0_2 = xor(s0_2, y1_3) */
-	eor v23.16b, v23.16b, v5.16b /* y0_3 = xor(s0_3, y1_4) */
-	eor v4.16b, v4.16b, v25.16b /* y0_4 = xor(s0_4, y1_5) */
-	eor v9.16b, v9.16b, v11.16b /* y0_5 = xor(s0_5, y1_6) */
-	eor v22.16b, v22.16b, v26.16b /* y0_6 = xor(s0_6, y1_7) */
-	eor v31.16b, v31.16b, v0.16b /* y0_7 = xor(s0_7, y1_0) */
-	eor v0.16b, v0.16b, v6.16b /* y1_0_1 = xor(y1_0, y0_2) */
-	eor v2.16b, v2.16b, v23.16b /* y1_1_1 = xor(y1_1, y0_3) */
-	eor v7.16b, v7.16b, v4.16b /* y1_2_1 = xor(y1_2, y0_4) */
-	eor v28.16b, v28.16b, v9.16b /* y1_3_1 = xor(y1_3, y0_5) */
-	eor v5.16b, v5.16b, v22.16b /* y1_4_1 = xor(y1_4, y0_6) */
-	eor v25.16b, v25.16b, v31.16b /* y1_5_1 = xor(y1_5, y0_7) */
-	eor v11.16b, v11.16b, v3.16b /* y1_6_1 = xor(y1_6, y0_0) */
-	eor v26.16b, v26.16b, v1.16b /* y1_7_1 = xor(y1_7, y0_1) */
-	eor v3.16b, v3.16b, v7.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
-	eor v1.16b, v1.16b, v28.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
-	eor v6.16b, v6.16b, v5.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
-	eor v23.16b, v23.16b, v25.16b /* y0_3_1 = xor(y0_3, y1_5_1) */
-	eor v4.16b, v4.16b, v11.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
-	eor v9.16b, v9.16b, v26.16b /* y0_5_1 = xor(y0_5, y1_7_1) */
-	eor v22.16b, v22.16b, v0.16b /* y0_6_1 = xor(y0_6, y1_0_1) */
-	eor v31.16b, v31.16b, v2.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
-	eor v0.16b, v0.16b, v9.16b /* y1_0_2 = xor(y1_0_1, y0_5_1) */
-	eor v2.16b, v2.16b, v22.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
-	eor v7.16b, v7.16b, v31.16b /* y1_2_2 = xor(y1_2_1, y0_7_1) */
-	eor v28.16b, v28.16b, v3.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
-	eor v5.16b, v5.16b, v1.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
-	eor v25.16b, v25.16b, v6.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
-	eor v11.16b, v11.16b, v23.16b /* y1_6_2 = xor(y1_6_1, y0_3_1) */
-	eor v26.16b, v26.16b, v4.16b /* y1_7_2 = xor(y1_7_1, y0_4_1) */
-	eor v3.16b, v3.16b, v0.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
-	eor v1.16b, v1.16b, v2.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
-	eor v6.16b, v6.16b, v7.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
-	eor v23.16b, v23.16b, v28.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
-	eor v4.16b, v4.16b, v5.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
-	eor v9.16b, v9.16b, v25.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
-	eor v22.16b, v22.16b, v11.16b /* y0_6_2 = xor(y0_6_1, y1_6_2) */
-	eor v31.16b, v31.16b, v26.16b /* y0_7_2 = xor(y0_7_1, y1_7_2) */
+	eor v10.16b, v10.16b, v1.16b /* y1_0 = xor(s1_0, s0_0) */
+	ldr q11, [x5, #528] /* t1_1 = bcast128() */
+	tbl v7.16b, {v11.16b}, v7.16b /* s1_1 = lookup16(t1_1, x1_1) */
+	eor v7.16b, v7.16b, v29.16b /* y1_1 = xor(s1_1, s0_1) */
+	eor v1.16b, v1.16b, v7.16b /* y0_0 = xor(s0_0, y1_1) */
+	ldr q11, [x5, #544] /* t1_2 = bcast128() */
+	tbl v28.16b, {v11.16b}, v28.16b /* s1_2 = lookup16(t1_2, x1_2) */
+	eor v28.16b, v28.16b, v6.16b /* y1_2 = xor(s1_2, s0_2) */
+	eor v29.16b, v29.16b, v28.16b /* y0_1 = xor(s0_1, y1_2) */
+	ldr q11, [x5, #560] /* t1_3 = bcast128() */
+	tbl v5.16b, {v11.16b}, v5.16b /* s1_3 = lookup16(t1_3, x1_3) */
+	eor v5.16b, v5.16b, v8.16b /* y1_3 = xor(s1_3, s0_3) */
+	eor v6.16b, v6.16b, v5.16b /* y0_2 = xor(s0_2, y1_3) */
+	ldr q11, [x5, #576] /* t1_4 = bcast128() */
+	tbl v3.16b, {v11.16b}, v3.16b /* s1_4 = lookup16(t1_4, x1_4) */
+	eor v3.16b, v3.16b, v2.16b /* y1_4 = xor(s1_4, s0_4) */
+	eor v8.16b, v8.16b, v3.16b /* y0_3 = xor(s0_3, y1_4) */
+	eor v7.16b, v7.16b, v8.16b /* y1_1_1 = xor(y1_1, y0_3) */
+	ldr q11, [x5, #592] /* t1_5 = bcast128() */
+	tbl v11.16b, {v11.16b}, v13.16b /* s1_5 = lookup16(t1_5, x1_5) */
+	eor v11.16b, v11.16b, v22.16b /* y1_5 = xor(s1_5, s0_5) */
+	eor v2.16b, v2.16b, v11.16b /* y0_4 = xor(s0_4, y1_5) */
+	eor v28.16b, v28.16b, v2.16b /* y1_2_1 = xor(y1_2, y0_4) */
+	ldr q13, [x5, #608] /* t1_6 = bcast128() */
+	tbl v27.16b, {v13.16b}, v27.16b /* s1_6 = lookup16(t1_6, x1_6) */
+	eor v27.16b, v27.16b, v24.16b /* y1_6 = xor(s1_6, s0_6) */
+	eor v22.16b, v22.16b, v27.16b /* y0_5 = xor(s0_5, y1_6) */
+	eor v5.16b, v5.16b, v22.16b /* y1_3_1 = xor(y1_3, y0_5) */
+	eor v27.16b, v27.16b, v1.16b /* y1_6_1 = xor(y1_6, y0_0) */
+	eor v1.16b, v1.16b, v28.16b /* y0_0_1 = xor(y0_0, y1_2_1) */
+	eor v2.16b, v2.16b, v27.16b /* y0_4_1 = xor(y0_4, y1_6_1) */
+	ldr q13, [x5, #624] /* t1_7 = bcast128() */
+	tbl v17.16b, {v13.16b}, v17.16b /* s1_7 = lookup16(t1_7, x1_7) */
+	eor v17.16b, v17.16b, v16.16b /* y1_7 = xor(s1_7, s0_7) */
+	eor v24.16b, v24.16b, v17.16b /* y0_6 = xor(s0_6, y1_7) */
+	eor v16.16b, v16.16b, v10.16b /* y0_7 = xor(s0_7, y1_0) */
+	eor v10.16b, v10.16b, v6.16b /* y1_0_1 = xor(y1_0, y0_2) */
+	eor v3.16b, v3.16b, v24.16b /* y1_4_1 = xor(y1_4, y0_6) */
+	eor v11.16b, v11.16b, v16.16b /* y1_5_1 = xor(y1_5, y0_7) */
+	eor v17.16b, v17.16b, v29.16b /* y1_7_1 = xor(y1_7, y0_1) */
+	eor v29.16b, v29.16b, v5.16b /* y0_1_1 = xor(y0_1, y1_3_1) */
+	eor v6.16b, v6.16b, v3.16b /* y0_2_1 = xor(y0_2, y1_4_1) */
+	eor v8.16b, v8.16b, v11.16b /* y0_3_1 = xor(y0_3, y1_5_1) */
+	eor v22.16b, v22.16b, v17.16b /* y0_5_1 = xor(y0_5, y1_7_1) */
+	eor v24.16b, v24.16b, v10.16b /* y0_6_1 = xor(y0_6, y1_0_1) */
+	eor v16.16b, v16.16b, v7.16b /* y0_7_1 = xor(y0_7, y1_1_1) */
+	eor v10.16b, v10.16b, v22.16b /* y1_0_2 = xor(y1_0_1, y0_5_1) */
+	eor v7.16b, v7.16b, v24.16b /* y1_1_2 = xor(y1_1_1, y0_6_1) */
+	eor v28.16b, v28.16b, v16.16b /* y1_2_2 = xor(y1_2_1, y0_7_1) */
+	eor v5.16b, v5.16b, v1.16b /* y1_3_2 = xor(y1_3_1, y0_0_1) */
+	eor v3.16b, v3.16b, v29.16b /* y1_4_2 = xor(y1_4_1, y0_1_1) */
+	eor v11.16b, v11.16b, v6.16b /* y1_5_2 = xor(y1_5_1, y0_2_1) */
+	eor v27.16b, v27.16b, v8.16b /* y1_6_2 = xor(y1_6_1, y0_3_1) */
+	eor v17.16b, v17.16b, v2.16b /* y1_7_2 = xor(y1_7_1, y0_4_1) */
+	eor v1.16b, v1.16b, v10.16b /* y0_0_2 = xor(y0_0_1, y1_0_2) */
+	eor v29.16b, v29.16b, v7.16b /* y0_1_2 = xor(y0_1_1, y1_1_2) */
+	eor v6.16b, v6.16b, v28.16b /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+	eor v8.16b, v8.16b, v5.16b /* y0_3_2 = xor(y0_3_1, y1_3_2) */
+	eor v2.16b, v2.16b, v3.16b /* y0_4_2 = xor(y0_4_1, y1_4_2) */
+
+	/* PL and PR: the new state is the old one renamed (no instruction). */
+	eor v22.16b, v22.16b, v11.16b /* y0_5_2 = xor(y0_5_1, y1_5_2) */
+	eor v24.16b, v24.16b, v27.16b /* y0_6_2 = xor(y0_6_1, y1_6_2) */
+	eor v16.16b, v16.16b, v17.16b /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
 	ldr q13, [x5, #128] /* t0_8 = bcast128() */
-	tbl v16.16b, {v13.16b}, v16.16b /* s0_8 = lookup16(t0_8, x0_8) */
+	tbl v0.16b, {v13.16b}, v0.16b /* s0_8 = lookup16(t0_8, x0_8) */
 	ldr q13, [x5, #144] /* t0_9 = bcast128() */
-	tbl v29.16b, {v13.16b}, v29.16b /* s0_9 = lookup16(t0_9, x0_9) */
+	tbl v18.16b, {v13.16b}, v18.16b /* s0_9 = lookup16(t0_9, x0_9) */
 	ldr q13, [x5, #160] /* t0_10 = bcast128() */
-	tbl v18.16b, {v13.16b}, v18.16b /* s0_10 = lookup16(t0_10, x0_10) */
+	tbl v12.16b, {v13.16b}, v12.16b /* s0_10 = lookup16(t0_10, x0_10) */
 	ldr q13, [x5, #176] /* t0_11 = bcast128() */
-	tbl v12.16b, {v13.16b}, v12.16b /* s0_11 = lookup16(t0_11, x0_11) */
+	tbl v20.16b, {v13.16b}, v20.16b /* s0_11 = lookup16(t0_11, x0_11) */
 	ldr q13, [x5, #192] /* t0_12 = bcast128() */
-	tbl v20.16b, {v13.16b}, v20.16b /* s0_12 = lookup16(t0_12, x0_12) */
+	tbl v25.16b, {v13.16b}, v25.16b /* s0_12 = lookup16(t0_12, x0_12) */
 	ldr q13, [x5, #208] /* t0_13 = bcast128() */
-	tbl v10.16b, {v13.16b}, v10.16b /* s0_13 = lookup16(t0_13, x0_13) */
-	ldr q13, [x5, #224] /* t0_14 = bcast128() */
-	tbl v13.16b, {v13.16b}, v14.16b /* s0_14 = lookup16(t0_14, x0_14) */
+	tbl v13.16b, {v13.16b}, v14.16b /* s0_13 = lookup16(t0_13, x0_13) */
+	ldr q14, [x5, #224] /* t0_14 = bcast128() */
+	tbl v26.16b, {v14.16b}, v26.16b /* s0_14 = lookup16(t0_14, x0_14) */
 	ldr q14, [x5, #240] /* t0_15 = bcast128() */
-	tbl v8.16b, {v14.16b}, v8.16b /* s0_15 = lookup16(t0_15, x0_15) */
+	tbl v23.16b, {v14.16b}, v23.16b /* s0_15 = lookup16(t0_15, x0_15) */
 	ldr q14, [x5, #640] /* t1_8 = bcast128() */
-	tbl v17.16b, {v14.16b}, v17.16b /* s1_8 = lookup16(t1_8, x1_8) */
-	ldr q14, [x5, #656] /* t1_9 = bcast128() */
-	tbl v27.16b, {v14.16b}, v27.16b /* s1_9 = lookup16(t1_9, x1_9) */
-	ldr q14, [x5, #672] /* t1_10 = bcast128() */
-	tbl v19.16b, {v14.16b}, v19.16b /* s1_10 = lookup16(t1_10, x1_10) */
-	ldr q14, [x5, #688] /* t1_11 = bcast128() */
-	tbl v24.16b, {v14.16b}, v24.16b /* s1_11 = lookup16(t1_11, x1_11) */
-	ldr q14, [x5, #704] /* t1_12 = bcast128() */
-	tbl v21.16b, {v14.16b}, v21.16b /* s1_12 = lookup16(t1_12, x1_12) */
-	ldr q14, [x5, #720] /* t1_13 = bcast128() */
-	tbl v30.16b, {v14.16b}, v30.16b /* s1_13 = lookup16(t1_13, x1_13) */
-	ldr q14, [x5, #736] /* t1_14 = bcast128() */
-	tbl v14.16b, {v14.16b}, v15.16b /* s1_14 = lookup16(t1_14, x1_14) */
-	ldr q15, [x5, #752] /* t1_15 = bcast128() */
-	str q26, [sp, #560] /* spill y1_7_2 */
-	ldr q26, [sp, #1056] /* reload x1_15.2 */
-	tbl v26.16b, {v15.16b}, v26.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	tbl v30.16b, {v14.16b}, v30.16b /* s1_8 = lookup16(t1_8, x1_8) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v17.16b, v17.16b, v16.16b /* y1_8 = xor(s1_8, s0_8) */
-	eor v27.16b, v27.16b, v29.16b /* y1_9 = xor(s1_9, s0_9) */
-	eor v19.16b, v19.16b, v18.16b /* y1_10 = xor(s1_10, s0_10) */
-	eor v24.16b, v24.16b, v12.16b /* y1_11 = xor(s1_11, s0_11) */
-	eor v21.16b, v21.16b, v20.16b /* y1_12 = xor(s1_12, s0_12) */
-	eor v30.16b, v30.16b, v10.16b /* y1_13 = xor(s1_13, s0_13) */
-	eor v14.16b, v14.16b, v13.16b /* y1_14 = xor(s1_14, s0_14) */
-	eor v26.16b, v26.16b, v8.16b /* y1_15 = xor(s1_15, s0_15) */
-	eor v16.16b, v16.16b, v27.16b /* y0_8 = xor(s0_8, y1_9) */
-	eor v29.16b, v29.16b, v19.16b /* y0_9 = xor(s0_9, y1_10) */
-	eor v18.16b, v18.16b, v24.16b /* y0_10 = xor(s0_10, y1_11) */
-	eor v12.16b, v12.16b, v21.16b /* y0_11 = xor(s0_11, y1_12) */
-	eor v20.16b, v20.16b, v30.16b /* y0_12 = xor(s0_12, y1_13) */
-	eor v10.16b, v10.16b, v14.16b /* y0_13 = xor(s0_13, y1_14) */
-	eor v13.16b, v13.16b, v26.16b /* y0_14 = xor(s0_14, y1_15) */
-	eor v8.16b, v8.16b, v17.16b /* y0_15 = xor(s0_15, y1_8) */
-	eor v17.16b, v17.16b, v18.16b /* y1_8_1 = xor(y1_8, y0_10) */
-	eor v27.16b, v27.16b, v12.16b /* y1_9_1 = xor(y1_9, y0_11) */
-	eor v19.16b, v19.16b, v20.16b /* y1_10_1 = xor(y1_10, y0_12) */
-	eor v24.16b, v24.16b, v10.16b /* y1_11_1 = xor(y1_11, y0_13) */
-	eor v21.16b, v21.16b, v13.16b /* y1_12_1 = xor(y1_12, y0_14) */
-	eor v30.16b, v30.16b, v8.16b /* y1_13_1 = xor(y1_13, y0_15) */
-	eor v14.16b, v14.16b, v16.16b /* y1_14_1 = xor(y1_14, y0_8) */
-	eor v26.16b, v26.16b, v29.16b /* y1_15_1 = xor(y1_15, y0_9) */
-	eor v16.16b, v16.16b, v19.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
-	eor v29.16b, v29.16b, v24.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
-	eor v18.16b, v18.16b, v21.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
-	eor v12.16b, v12.16b, v30.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
-	eor v20.16b, v20.16b, v14.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
-	eor v10.16b, v10.16b, v26.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
-	eor v13.16b, v13.16b, v17.16b /* y0_14_1 = xor(y0_14, y1_8_1) */
-	eor v8.16b, v8.16b, v27.16b /* y0_15_1 = xor(y0_15, y1_9_1) */
-	eor v17.16b, v17.16b, v10.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
-	eor v27.16b, v27.16b, v13.16b /* y1_9_2 = xor(y1_9_1, y0_14_1) */
-	eor v19.16b, v19.16b, v8.16b /* y1_10_2 = xor(y1_10_1, y0_15_1) */
-	eor v24.16b, v24.16b, v16.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
-	eor v21.16b, v21.16b, v29.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
-	eor v30.16b, v30.16b, v18.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
-	eor v14.16b, v14.16b, v12.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
-	eor v26.16b, v26.16b, v20.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
-	eor v16.16b, v16.16b, v17.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
-	eor v29.16b, v29.16b, v27.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
-	eor v18.16b, v18.16b, v19.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
-	eor v12.16b, v12.16b, v24.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
-	eor v20.16b, v20.16b, v21.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
-	eor v10.16b, v10.16b, v30.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
-	eor v13.16b, v13.16b, v14.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
-	eor v8.16b, v8.16b, v26.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
+	eor v30.16b, v30.16b, v0.16b /* y1_8 = xor(s1_8, s0_8) */
+	ldr q14, [x5, #656] /* t1_9 = bcast128() */
+	tbl v19.16b, {v14.16b}, v19.16b /* s1_9 = lookup16(t1_9, x1_9) */
+	eor v19.16b, v19.16b, v18.16b /* y1_9 = xor(s1_9, s0_9) */
+	eor v0.16b, v0.16b, v19.16b /* y0_8 = xor(s0_8, y1_9) */
+	ldr q14, [x5, #672] /* t1_10 = bcast128() */
+	tbl v31.16b, {v14.16b}, v31.16b /* s1_10 = lookup16(t1_10, x1_10) */
+	eor v31.16b, v31.16b, v12.16b /* y1_10 = xor(s1_10, s0_10) */
+	eor v18.16b, v18.16b, v31.16b /* y0_9 = xor(s0_9, y1_10) */
+	ldr q14, [x5, #688] /* t1_11 = bcast128() */
+	tbl v21.16b, {v14.16b}, v21.16b /* s1_11 = lookup16(t1_11, x1_11) */
+	eor v21.16b, v21.16b, v20.16b /* y1_11 = xor(s1_11, s0_11) */
+	eor v12.16b, v12.16b, v21.16b /* y0_10 = xor(s0_10, y1_11) */
+	ldr q14, [x5, #704] /* t1_12 = bcast128() */
+	tbl v9.16b, {v14.16b}, v9.16b /* s1_12 = lookup16(t1_12, x1_12) */
+	eor v9.16b, v9.16b, v25.16b /* y1_12 = xor(s1_12, s0_12) */
+	eor v20.16b, v20.16b, v9.16b /* y0_11 = xor(s0_11, y1_12) */
+	eor v19.16b, v19.16b, v20.16b /* y1_9_1 = xor(y1_9, y0_11) */
+	ldr q14, [x5, #720] /* t1_13 = bcast128() */
+	tbl v14.16b, {v14.16b}, v15.16b /* s1_13 = lookup16(t1_13, x1_13) */
+	eor v14.16b, v14.16b, v13.16b /* y1_13 = xor(s1_13, s0_13) */
+	eor v25.16b, v25.16b, v14.16b /* y0_12 = xor(s0_12, y1_13) */
+	eor v31.16b, v31.16b, v25.16b /* y1_10_1 = xor(y1_10, y0_12) */
+	ldr q15, [x5, #736] /* t1_14 = bcast128() */
+	tbl v4.16b, {v15.16b}, v4.16b /* s1_14 = lookup16(t1_14, x1_14) */
+	eor v4.16b, v4.16b, v26.16b /* y1_14 = xor(s1_14, s0_14) */
+	eor v13.16b, v13.16b, v4.16b /* y0_13 = xor(s0_13, y1_14) */
+	eor v21.16b, v21.16b, v13.16b /* y1_11_1 = xor(y1_11, y0_13) */
+	eor v4.16b, v4.16b, v0.16b /* y1_14_1 = xor(y1_14, y0_8) */
+	eor v0.16b, v0.16b, v31.16b /* y0_8_1 = xor(y0_8, y1_10_1) */
+	eor v25.16b, v25.16b, v4.16b /* y0_12_1 = xor(y0_12, y1_14_1) */
+	ldr q15, [x5, #752] /* t1_15 = bcast128() */
+	str q11, [sp, #256] /* spill x1_13.3 */
+	ldr q11, [sp, #464] /* reload x1_15.2 */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_15 = lookup16(t1_15, x1_15) */
+	eor v11.16b, v11.16b, v23.16b /* y1_15 = xor(s1_15, s0_15) */
+	eor v26.16b, v26.16b, v11.16b /* y0_14 = xor(s0_14, y1_15) */
+	eor v23.16b, v23.16b, v30.16b /* y0_15 = xor(s0_15, y1_8) */
+	eor v30.16b, v30.16b, v12.16b /* y1_8_1 = xor(y1_8, y0_10) */
+	eor v9.16b, v9.16b, v26.16b /* y1_12_1 = xor(y1_12, y0_14) */
+	eor v14.16b, v14.16b, v23.16b /* y1_13_1 = xor(y1_13, y0_15) */
+	eor v11.16b, v11.16b, v18.16b /* y1_15_1 = xor(y1_15, y0_9) */
+	eor v18.16b, v18.16b, v21.16b /* y0_9_1 = xor(y0_9, y1_11_1) */
+	eor v12.16b, v12.16b, v9.16b /* y0_10_1 = xor(y0_10, y1_12_1) */
+	eor v20.16b, v20.16b, v14.16b /* y0_11_1 = xor(y0_11, y1_13_1) */
+	eor v13.16b, v13.16b, v11.16b /* y0_13_1 = xor(y0_13, y1_15_1) */
+	eor v26.16b, v26.16b, v30.16b /* y0_14_1 = xor(y0_14, y1_8_1) */
+	eor v23.16b, v23.16b, v19.16b /* y0_15_1 = xor(y0_15, y1_9_1) */
+	eor v30.16b, v30.16b, v13.16b /* y1_8_2 = xor(y1_8_1, y0_13_1) */
+	eor v19.16b, v19.16b, v26.16b /* y1_9_2 = xor(y1_9_1, y0_14_1) */
+	eor v31.16b, v31.16b, v23.16b /* y1_10_2 = xor(y1_10_1, y0_15_1) */
+	eor v21.16b, v21.16b, v0.16b /* y1_11_2 = xor(y1_11_1, y0_8_1) */
+	eor v9.16b, v9.16b, v18.16b /* y1_12_2 = xor(y1_12_1, y0_9_1) */
+	eor v14.16b, v14.16b, v12.16b /* y1_13_2 = xor(y1_13_1, y0_10_1) */
+	eor v4.16b, v4.16b, v20.16b /* y1_14_2 = xor(y1_14_1, y0_11_1) */
+	eor v11.16b, v11.16b, v25.16b /* y1_15_2 = xor(y1_15_1, y0_12_1) */
+	eor v0.16b, v0.16b, v30.16b /* y0_8_2 = xor(y0_8_1, y1_8_2) */
+	eor v18.16b, v18.16b, v19.16b /* y0_9_2 = xor(y0_9_1, y1_9_2) */
+	eor v12.16b, v12.16b, v31.16b /* y0_10_2 = xor(y0_10_1, y1_10_2) */
+	eor v20.16b, v20.16b, v21.16b /* y0_11_2 = xor(y0_11_1, y1_11_2) */
+	eor v25.16b, v25.16b, v9.16b /* y0_12_2 = xor(y0_12_1, y1_12_2) */
+	eor v13.16b, v13.16b, v14.16b /* y0_13_2 = xor(y0_13_1, y1_13_2) */
+	eor v26.16b, v26.16b, v4.16b /* y0_14_2 = xor(y0_14_1, y1_14_2) */
+	eor v23.16b, v23.16b, v11.16b /* y0_15_2 = xor(y0_15_1, y1_15_2) */
 
 	/* Word pair 2 (X0, X1 nibbles 16..23): S-box with RK^r folded in, one table per nibble. */
 	ldr q15, [x5, #256] /* t0_16 = bcast128() */
-	str q24, [sp, #544] /* spill y1_11_2 */
-	ldr q24, [sp, #1040] /* reload x0_16.2 */
-	tbl v24.16b, {v15.16b}, v24.16b /* s0_16 = lookup16(t0_16, x0_16) */
+	str q3, [sp, #544] /* spill x1_12.3 */
+	ldr q3, [sp, #1168] /* reload x0_16.2 */
+	tbl v3.16b, {v15.16b}, v3.16b /* s0_16 = lookup16(t0_16, x0_16) */
 	ldr q15, [x5, #272] /* t0_17 = bcast128() */
-	str q19, [sp, #528] /* spill y1_10_2 */
-	ldr q19, [sp, #1024] /* reload x0_17.2 */
-	tbl v19.16b, {v15.16b}, v19.16b /* s0_17 = lookup16(t0_17, x0_17) */
+	str q6, [sp, #1168] /* spill x0_16.3 */
+	ldr q6, [sp, #1152] /* reload x0_17.2 */
+	tbl v6.16b, {v15.16b}, v6.16b /* s0_17 = lookup16(t0_17, x0_17) */
 	ldr q15, [x5, #288] /* t0_18 = bcast128() */
-	str q11, [sp, #512] /* spill y1_6_2 */
-	ldr q11, [sp, #1008] /* reload x0_18.2 */
-	tbl v11.16b, {v15.16b}, v11.16b /* s0_18 = lookup16(t0_18, x0_18) */
+	str q8, [sp, #1152] /* spill x0_17.3 */
+	ldr q8, [sp, #1136] /* reload x0_18.2 */
+	tbl v8.16b, {v15.16b}, v8.16b /* s0_18 = lookup16(t0_18, x0_18) */
 	ldr q15, [x5, #304] /* t0_19 = bcast128() */
-	str q2, [sp, #496] /* spill y1_1_2 */
-	ldr q2, [sp, #992] /* reload x0_19.2 */
-	tbl v2.16b, {v15.16b}, v2.16b /* s0_19 = lookup16(t0_19, x0_19) */
+	str q0, [sp, #1136] /* spill x0_18.3 */
+	ldr q0, [sp, #928] /* reload x0_19.2 */
+	tbl v0.16b, {v15.16b}, v0.16b /* s0_19 = lookup16(t0_19, x0_19) */
 	ldr q15, [x5, #320] /* t0_20 = bcast128() */
-	str q0, [sp, #480] /* spill y1_0_2 */
-	ldr q0, [sp, #976] /* reload x0_20.2 */
-	tbl v0.16b, {v15.16b}, v0.16b /* s0_20 = lookup16(t0_20, x0_20) */
+	str q18, [sp, #928] /* spill x0_19.3 */
+	ldr q18, [sp, #1280] /* reload x0_20.2 */
+	tbl v18.16b, {v15.16b}, v18.16b /* s0_20 = lookup16(t0_20, x0_20) */
 	ldr q15, [x5, #336] /* t0_21 = bcast128() */
-	str q26, [sp, #464] /* spill y1_15_2 */
-	ldr q26, [sp, #960] /* reload x0_21.2 */
-	tbl v26.16b, {v15.16b}, v26.16b /* s0_21 = lookup16(t0_21, x0_21) */
+	str q19, [sp, #288] /* spill x1_11.3 */
+	ldr q19, [sp, #1296] /* reload x0_21.2 */
+	tbl v19.16b, {v15.16b}, v19.16b /* s0_21 = lookup16(t0_21, x0_21) */
 	ldr q15, [x5, #352] /* t0_22 = bcast128() */
-	str q14, [sp, #448] /* spill y1_14_2 */
-	ldr q14, [sp, #944] /* reload x0_22.2 */
-	tbl v14.16b, {v15.16b}, v14.16b /* s0_22 = lookup16(t0_22, x0_22) */
+	str q30, [sp, #512] /* spill x1_10.3 */
+	ldr q30, [sp, #864] /* reload x0_22.2 */
+	tbl v30.16b, {v15.16b}, v30.16b /* s0_22 = lookup16(t0_22, x0_22) */
 	ldr q15, [x5, #368] /* t0_23 = bcast128() */
-	str q25, [sp, #432] /* spill y1_5_2 */
-	ldr q25, [sp, #928] /* reload x0_23.2 */
-	tbl v25.16b, {v15.16b}, v25.16b /* s0_23 = lookup16(t0_23, x0_23) */
+	str q13, [sp, #144] /* spill x0_11.3 */
+	ldr q13, [sp, #896] /* reload x0_23.2 */
+	tbl v13.16b, {v15.16b}, v13.16b /* s0_23 = lookup16(t0_23, x0_23) */
 	ldr q15, [x5, #768] /* t1_16 = bcast128() */
-	str q5, [sp, #416] /* spill y1_4_2 */
-	ldr q5, [sp, #1072] /* reload x1_16.2 */
-	tbl v5.16b, {v15.16b}, v5.16b /* s1_16 = lookup16(t1_16, x1_16) */
-	ldr q15, [x5, #784] /* t1_17 = bcast128() */
-	str q27, [sp, #400] /* spill y1_9_2 */
-	ldr q27, [sp, #1088] /* reload x1_17.2 */
-	tbl v27.16b, {v15.16b}, v27.16b /* s1_17 = lookup16(t1_17, x1_17) */
-	ldr q15, [x5, #800] /* t1_18 = bcast128() */
-	str q17, [sp, #384] /* spill y1_8_2 */
-	ldr q17, [sp, #1104] /* reload x1_18.2 */
-	tbl v17.16b, {v15.16b}, v17.16b /* s1_18 = lookup16(t1_18, x1_18) */
-	ldr q15, [x5, #816] /* t1_19 = bcast128() */
-	str q28, [sp, #368] /* spill y1_3_2 */
-	ldr q28, [sp, #1120] /* reload x1_19.2 */
-	tbl v28.16b, {v15.16b}, v28.16b /* s1_19 = lookup16(t1_19, x1_19) */
-	ldr q15, [x5, #832] /* t1_20 = bcast128() */
-	str q7, [sp, #352] /* spill y1_2_2 */
-	ldr q7, [sp, #1136] /* reload x1_20.2 */
-	tbl v7.16b, {v15.16b}, v7.16b /* s1_20 = lookup16(t1_20, x1_20) */
-	ldr q15, [x5, #848] /* t1_21 = bcast128() */
-	str q30, [sp, #64] /* spill y1_13_2 */
-	ldr q30, [sp, #1152] /* reload x1_21.2 */
-	tbl v30.16b, {v15.16b}, v30.16b /* s1_21 = lookup16(t1_21, x1_21) */
-	ldr q15, [x5, #864] /* t1_22 = bcast128() */
-	str q21, [sp, #336] /* spill y1_12_2 */
-	ldr q21, [sp, #1168] /* reload x1_22.2 */
-	tbl v21.16b, {v15.16b}, v21.16b /* s1_22 = lookup16(t1_22, x1_22) */
-	ldr q15, [x5, #880] /* t1_23 = bcast128() */
-	str q1, [sp, #320] /* spill y0_1_2 */
-	ldr q1, [sp, #1184] /* reload x1_23.2 */
-	tbl v1.16b, {v15.16b}, v1.16b /* s1_23 = lookup16(t1_23, x1_23) */
+	str q25, [sp, #400] /* spill x0_10.3 */
+	ldr q25, [sp, #816] /* reload x1_16.2 */
+	tbl v25.16b, {v15.16b}, v25.16b /* s1_16 = lookup16(t1_16, x1_16) */
 
 	/* Word pair 2: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v5.16b, v5.16b, v24.16b /* y1_16 = xor(s1_16, s0_16) */
-	eor v27.16b, v27.16b, v19.16b /* y1_17 = xor(s1_17, s0_17) */
-	eor v17.16b, v17.16b, v11.16b /* y1_18 = xor(s1_18, s0_18) */
-	eor v28.16b, v28.16b, v2.16b /* y1_19 = xor(s1_19, s0_19) */
-	eor v7.16b, v7.16b, v0.16b /* y1_20 = xor(s1_20, s0_20) */
-	eor v30.16b, v30.16b, v26.16b /* y1_21 = xor(s1_21, s0_21) */
-	eor v21.16b, v21.16b, v14.16b /* y1_22 = xor(s1_22, s0_22) */
-	eor v1.16b, v1.16b, v25.16b /* y1_23 = xor(s1_23, s0_23) */
-	eor v24.16b, v24.16b, v27.16b /* y0_16 = xor(s0_16, y1_17) */
-	eor v19.16b, v19.16b, v17.16b /* y0_17 = xor(s0_17, y1_18) */
-	eor v11.16b, v11.16b, v28.16b /* y0_18 = xor(s0_18, y1_19) */
-	eor v2.16b, v2.16b, v7.16b /* y0_19 = xor(s0_19, y1_20) */
-	eor v0.16b, v0.16b, v30.16b /* y0_20 = xor(s0_20, y1_21) */
-	eor v26.16b, v26.16b, v21.16b /* y0_21 = xor(s0_21, y1_22) */
-	eor v14.16b, v14.16b, v1.16b /* y0_22 = xor(s0_22, y1_23) */
-	eor v25.16b, v25.16b, v5.16b /* y0_23 = xor(s0_23, y1_16) */
-	eor v5.16b, v5.16b, v11.16b /* y1_16_1 = xor(y1_16, y0_18) */
-	eor v27.16b, v27.16b, v2.16b /* y1_17_1 = xor(y1_17, y0_19) */
-	eor v17.16b, v17.16b, v0.16b /* y1_18_1 = xor(y1_18, y0_20) */
-	eor v28.16b, v28.16b, v26.16b /* y1_19_1 = xor(y1_19, y0_21) */
-	eor v7.16b, v7.16b, v14.16b /* y1_20_1 = xor(y1_20, y0_22) */
-	eor v30.16b, v30.16b, v25.16b /* y1_21_1 = xor(y1_21, y0_23) */
-	eor v21.16b, v21.16b, v24.16b /* y1_22_1 = xor(y1_22, y0_16) */
-	eor v1.16b, v1.16b, v19.16b /* y1_23_1 = xor(y1_23, y0_17) */
-	eor v24.16b, v24.16b, v17.16b /* y0_16_1 = xor(y0_16, y1_18_1) */
-	eor v19.16b, v19.16b, v28.16b /* y0_17_1 = xor(y0_17, y1_19_1) */
-	eor v11.16b, v11.16b, v7.16b /* y0_18_1 = xor(y0_18, y1_20_1) */
-	eor v2.16b, v2.16b, v30.16b /* y0_19_1 = xor(y0_19, y1_21_1) */
-	eor v0.16b, v0.16b, v21.16b /* y0_20_1 = xor(y0_20, y1_22_1) */
-	eor v26.16b, v26.16b, v1.16b /* y0_21_1 = xor(y0_21, y1_23_1) */
-	eor v14.16b, v14.16b, v5.16b /* y0_22_1 = xor(y0_22, y1_16_1) */
-	eor v25.16b, v25.16b, v27.16b /* y0_23_1 = xor(y0_23, y1_17_1) */
-	eor v5.16b, v5.16b, v26.16b /* y1_16_2 = xor(y1_16_1, y0_21_1) */
-	eor v27.16b, v27.16b, v14.16b /* y1_17_2 = xor(y1_17_1, y0_22_1) */
-	eor v17.16b, v17.16b, v25.16b /* y1_18_2 = xor(y1_18_1, y0_23_1) */
-	eor v28.16b, v28.16b, v24.16b /* y1_19_2 = xor(y1_19_1, y0_16_1) */
-	eor v7.16b, v7.16b, v19.16b /* y1_20_2 = xor(y1_20_1, y0_17_1) */
-	eor v30.16b, v30.16b, v11.16b /* y1_21_2 = xor(y1_21_1, y0_18_1) */
-	eor v21.16b, v21.16b, v2.16b /* y1_22_2 = xor(y1_22_1, y0_19_1) */
-	eor v1.16b, v1.16b, v0.16b /* y1_23_2 = xor(y1_23_1, y0_20_1) */
-	eor v24.16b, v24.16b, v5.16b /* y0_16_2 = xor(y0_16_1, y1_16_2) */
-	eor v19.16b, v19.16b, v27.16b /* y0_17_2 = xor(y0_17_1, y1_17_2) */
-	eor v11.16b, v11.16b, v17.16b /* y0_18_2 = xor(y0_18_1, y1_18_2) */
-	eor v2.16b, v2.16b, v28.16b /* y0_19_2 = xor(y0_19_1, y1_19_2) */
-	eor v0.16b, v0.16b, v7.16b /* y0_20_2 = xor(y0_20_1, y1_20_2) */
-	eor v26.16b, v26.16b, v30.16b /* y0_21_2 = xor(y0_21_1, y1_21_2) */
-	eor v14.16b, v14.16b, v21.16b /* y0_22_2 = xor(y0_22_1, y1_22_2) */
-	eor v25.16b, v25.16b, v1.16b /* y0_23_2 = xor(y0_23_1, y1_23_2) */
+	eor v25.16b, v25.16b, v3.16b /* y1_16 = xor(s1_16, s0_16) */
+	ldr q15, [x5, #784] /* t1_17 = bcast128() */
+	str q4, [sp, #816] /* spill x1_16.3 */
+	ldr q4, [sp, #768] /* reload x1_17.2 */
+	tbl v4.16b, {v15.16b}, v4.16b /* s1_17 = lookup16(t1_17, x1_17) */
+	eor v4.16b, v4.16b, v6.16b /* y1_17 = xor(s1_17, s0_17) */
+	eor v3.16b, v3.16b, v4.16b /* y0_16 = xor(s0_16, y1_17) */
+	ldr q15, [x5, #800] /* t1_18 = bcast128() */
+	str q11, [sp, #768] /* spill x1_17.3 */
+	ldr q11, [sp, #784] /* reload x1_18.2 */
+	tbl v11.16b, {v15.16b}, v11.16b /* s1_18 = lookup16(t1_18, x1_18) */
+	eor v11.16b, v11.16b, v8.16b /* y1_18 = xor(s1_18, s0_18) */
+	eor v6.16b, v6.16b, v11.16b /* y0_17 = xor(s0_17, y1_18) */
+	ldr q15, [x5, #816] /* t1_19 = bcast128() */
+	str q10, [sp, #784] /* spill x1_18.3 */
+	ldr q10, [sp, #800] /* reload x1_19.2 */
+	tbl v10.16b, {v15.16b}, v10.16b /* s1_19 = lookup16(t1_19, x1_19) */
+	eor v10.16b, v10.16b, v0.16b /* y1_19 = xor(s1_19, s0_19) */
+	eor v8.16b, v8.16b, v10.16b /* y0_18 = xor(s0_18, y1_19) */
+	ldr q15, [x5, #832] /* t1_20 = bcast128() */
+	str q7, [sp, #800] /* spill x1_19.3 */
+	ldr q7, [sp, #1184] /* reload x1_20.2 */
+	tbl v7.16b, {v15.16b}, v7.16b /* s1_20 = lookup16(t1_20, x1_20) */
+	eor v7.16b, v7.16b, v18.16b /* y1_20 = xor(s1_20, s0_20) */
+	eor v0.16b, v0.16b, v7.16b /* y0_19 = xor(s0_19, y1_20) */
+	eor v4.16b, v4.16b, v0.16b /* y1_17_1 = xor(y1_17, y0_19) */
+	ldr q15, [x5, #848] /* t1_21 = bcast128() */
+	str q16, [sp, #208] /* spill x0_9.3 */
+	ldr q16, [sp, #1200] /* reload x1_21.2 */
+	tbl v16.16b, {v15.16b}, v16.16b /* s1_21 = lookup16(t1_21, x1_21) */
+	eor v16.16b, v16.16b, v19.16b /* y1_21 = xor(s1_21, s0_21) */
+	eor v18.16b, v18.16b, v16.16b /* y0_20 = xor(s0_20, y1_21) */
+	eor v11.16b, v11.16b, v18.16b /* y1_18_1 = xor(y1_18, y0_20) */
+	ldr q15, [x5, #864] /* t1_22 = bcast128() */
+	str q24, [sp, #560] /* spill x0_8.3 */
+	ldr q24, [sp, #880] /* reload x1_22.2 */
+	tbl v24.16b, {v15.16b}, v24.16b /* s1_22 = lookup16(t1_22, x1_22) */
+	eor v24.16b, v24.16b, v30.16b /* y1_22 = xor(s1_22, s0_22) */
+	eor v19.16b, v19.16b, v24.16b /* y0_21 = xor(s0_21, y1_22) */
+	eor v10.16b, v10.16b, v19.16b /* y1_19_1 = xor(y1_19, y0_21) */
+	eor v24.16b, v24.16b, v3.16b /* y1_22_1 = xor(y1_22, y0_16) */
+	eor v3.16b, v3.16b, v11.16b /* y0_16_1 = xor(y0_16, y1_18_1) */
+	eor v18.16b, v18.16b, v24.16b /* y0_20_1 = xor(y0_20, y1_22_1) */
+	ldr q15, [x5, #880] /* t1_23 = bcast128() */
+	str q5, [sp, #336] /* spill x1_5.3 */
+	ldr q5, [sp, #912] /* reload x1_23.2 */
+	tbl v5.16b, {v15.16b}, v5.16b /* s1_23 = lookup16(t1_23, x1_23) */
+	eor v5.16b, v5.16b, v13.16b /* y1_23 = xor(s1_23, s0_23) */
+	eor v30.16b, v30.16b, v5.16b /* y0_22 = xor(s0_22, y1_23) */
+	eor v13.16b, v13.16b, v25.16b /* y0_23 = xor(s0_23, y1_16) */
+	eor v25.16b, v25.16b, v8.16b /* y1_16_1 = xor(y1_16, y0_18) */
+	eor v7.16b, v7.16b, v30.16b /* y1_20_1 = xor(y1_20, y0_22) */
+	eor v16.16b, v16.16b, v13.16b /* y1_21_1 = xor(y1_21, y0_23) */
+	eor v5.16b, v5.16b, v6.16b /* y1_23_1 = xor(y1_23, y0_17) */
+	eor v6.16b, v6.16b, v10.16b /* y0_17_1 = xor(y0_17, y1_19_1) */
+	eor v8.16b, v8.16b, v7.16b /* y0_18_1 = xor(y0_18, y1_20_1) */
+	eor v0.16b, v0.16b, v16.16b /* y0_19_1 = xor(y0_19, y1_21_1) */
+	eor v19.16b, v19.16b, v5.16b /* y0_21_1 = xor(y0_21, y1_23_1) */
+	eor v30.16b, v30.16b, v25.16b /* y0_22_1 = xor(y0_22, y1_16_1) */
+	eor v13.16b, v13.16b, v4.16b /* y0_23_1 = xor(y0_23, y1_17_1) */
+	eor v25.16b, v25.16b, v19.16b /* y1_16_2 = xor(y1_16_1, y0_21_1) */
+	eor v4.16b, v4.16b, v30.16b /* y1_17_2 = xor(y1_17_1, y0_22_1) */
+	eor v11.16b, v11.16b, v13.16b /* y1_18_2 = xor(y1_18_1, y0_23_1) */
+	eor v10.16b, v10.16b, v3.16b /* y1_19_2 = xor(y1_19_1, y0_16_1) */
+	eor v7.16b, v7.16b, v6.16b /* y1_20_2 = xor(y1_20_1, y0_17_1) */
+	eor v16.16b, v16.16b, v8.16b /* y1_21_2 = xor(y1_21_1, y0_18_1) */
+	eor v24.16b, v24.16b, v0.16b /* y1_22_2 = xor(y1_22_1, y0_19_1) */
+	eor v5.16b, v5.16b, v18.16b /* y1_23_2 = xor(y1_23_1, y0_20_1) */
+	eor v3.16b, v3.16b, v25.16b /* y0_16_2 = xor(y0_16_1, y1_16_2) */
+	eor v6.16b, v6.16b, v4.16b /* y0_17_2 = xor(y0_17_1, y1_17_2) */
+	eor v8.16b, v8.16b, v11.16b /* y0_18_2 = xor(y0_18_1, y1_18_2) */
+	eor v0.16b, v0.16b, v10.16b /* y0_19_2 = xor(y0_19_1, y1_19_2) */
+	eor v18.16b, v18.16b, v7.16b /* y0_20_2 = xor(y0_20_1, y1_20_2) */
+	eor v19.16b, v19.16b, v16.16b /* y0_21_2 = xor(y0_21_1, y1_21_2) */
+	eor v30.16b, v30.16b, v24.16b /* y0_22_2 = xor(y0_22_1, y1_22_2) */
+	eor v13.16b, v13.16b, v5.16b /* y0_23_2 = xor(y0_23_1, y1_23_2) */
 
 	/* Word pair 3 (X0, X1 nibbles 24..31): S-box with RK^r folded in, one table per nibble. */
 	ldr q15, [x5, #384] /* t0_24 = bcast128() */
-	str q27, [sp, #304] /* spill y1_17_2 */
-	ldr q27, [sp, #800] /* reload x0_24.2 */
-	tbl v27.16b, {v15.16b}, v27.16b /* s0_24 = lookup16(t0_24, x0_24) */
+	str q16, [sp, #912] /* spill x1_23.3 */
+	ldr q16, [sp, #1216] /* reload x0_24.2 */
+	tbl v16.16b, {v15.16b}, v16.16b /* s0_24 = lookup16(t0_24, x0_24) */
 	ldr q15, [x5, #400] /* t0_25 = bcast128() */
-	str q5, [sp, #288] /* spill y1_16_2 */
-	ldr q5, [sp, #816] /* reload x0_25.2 */
-	tbl v5.16b, {v15.16b}, v5.16b /* s0_25 = lookup16(t0_25, x0_25) */
+	str q7, [sp, #880] /* spill x1_22.3 */
+	ldr q7, [sp, #1248] /* reload x0_25.2 */
+	tbl v7.16b, {v15.16b}, v7.16b /* s0_25 = lookup16(t0_25, x0_25) */
 	ldr q15, [x5, #416] /* t0_26 = bcast128() */
-	str q30, [sp, #272] /* spill y1_21_2 */
-	ldr q30, [sp, #832] /* reload x0_26.2 */
-	tbl v30.16b, {v15.16b}, v30.16b /* s0_26 = lookup16(t0_26, x0_26) */
+	str q19, [sp, #896] /* spill x0_23.3 */
+	ldr q19, [sp, #944] /* reload x0_26.2 */
+	tbl v19.16b, {v15.16b}, v19.16b /* s0_26 = lookup16(t0_26, x0_26) */
 	ldr q15, [x5, #432] /* t0_27 = bcast128() */
-	str q7, [sp, #256] /* spill y1_20_2 */
-	ldr q7, [sp, #848] /* reload x0_27.2 */
-	tbl v7.16b, {v15.16b}, v7.16b /* s0_27 = lookup16(t0_27, x0_27) */
+	str q30, [sp, #944] /* spill x0_26.3 */
+	ldr q30, [sp, #960] /* reload x0_27.2 */
+	tbl v30.16b, {v15.16b}, v30.16b /* s0_27 = lookup16(t0_27, x0_27) */
 	ldr q15, [x5, #448] /* t0_28 = bcast128() */
-	str q28, [sp, #240] /* spill y1_19_2 */
-	ldr q28, [sp, #864] /* reload x0_28.2 */
-	tbl v28.16b, {v15.16b}, v28.16b /* s0_28 = lookup16(t0_28, x0_28) */
+	str q13, [sp, #960] /* spill x0_27.3 */
+	ldr q13, [sp, #976] /* reload x0_28.2 */
+	tbl v13.16b, {v15.16b}, v13.16b /* s0_28 = lookup16(t0_28, x0_28) */
 	ldr q15, [x5, #464] /* t0_29 = bcast128() */
-	str q17, [sp, #224] /* spill y1_18_2 */
-	ldr q17, [sp, #880] /* reload x0_29.2 */
-	tbl v17.16b, {v15.16b}, v17.16b /* s0_29 = lookup16(t0_29, x0_29) */
+	str q12, [sp, #976] /* spill x0_28.3 */
+	ldr q12, [sp, #992] /* reload x0_29.2 */
+	tbl v12.16b, {v15.16b}, v12.16b /* s0_29 = lookup16(t0_29, x0_29) */
 	ldr q15, [x5, #480] /* t0_30 = bcast128() */
-	str q1, [sp, #208] /* spill y1_23_2 */
-	ldr q1, [sp, #896] /* reload x0_30.2 */
-	tbl v1.16b, {v15.16b}, v1.16b /* s0_30 = lookup16(t0_30, x0_30) */
+	str q20, [sp, #992] /* spill x0_29.3 */
+	ldr q20, [sp, #1008] /* reload x0_30.2 */
+	tbl v20.16b, {v15.16b}, v20.16b /* s0_30 = lookup16(t0_30, x0_30) */
 	ldr q15, [x5, #496] /* t0_31 = bcast128() */
-	str q21, [sp, #192] /* spill y1_22_2 */
-	ldr q21, [sp, #912] /* reload x0_31.2 */
-	tbl v21.16b, {v15.16b}, v21.16b /* s0_31 = lookup16(t0_31, x0_31) */
+	str q1, [sp, #1008] /* spill x0_30.3 */
+	ldr q1, [sp, #1024] /* reload x0_31.2 */
+	tbl v1.16b, {v15.16b}, v1.16b /* s0_31 = lookup16(t0_31, x0_31) */
 	ldr q15, [x5, #896] /* t1_24 = bcast128() */
-	str q3, [sp, #176] /* spill y0_0_2 */
-	ldr q3, [sp, #1200] /* reload x1_24.2 */
-	tbl v3.16b, {v15.16b}, v3.16b /* s1_24 = lookup16(t1_24, x1_24) */
-	ldr q15, [x5, #912] /* t1_25 = bcast128() */
-	str q12, [sp, #160] /* spill y0_11_2 */
-	ldr q12, [sp, #1216] /* reload x1_25.2 */
-	tbl v12.16b, {v15.16b}, v12.16b /* s1_25 = lookup16(t1_25, x1_25) */
-	ldr q15, [x5, #928] /* t1_26 = bcast128() */
-	str q18, [sp, #144] /* spill y0_10_2 */
-	ldr q18, [sp, #1232] /* reload x1_26.2 */
-	tbl v18.16b, {v15.16b}, v18.16b /* s1_26 = lookup16(t1_26, x1_26) */
-	ldr q15, [x5, #944] /* t1_27 = bcast128() */
-	str q25, [sp, #128] /* spill y0_23_2 */
-	ldr q25, [sp, #1248] /* reload x1_27.2 */
-	tbl v25.16b, {v15.16b}, v25.16b /* s1_27 = lookup16(t1_27, x1_27) */
-	ldr q15, [x5, #960] /* t1_28 = bcast128() */
-	str q14, [sp, #112] /* spill y0_22_2 */
-	ldr q14, [sp, #1264] /* reload x1_28.2 */
-	tbl v14.16b, {v15.16b}, v14.16b /* s1_28 = lookup16(t1_28, x1_28) */
-	ldr q15, [x5, #976] /* t1_29 = bcast128() */
-	str q26, [sp, #96] /* spill y0_21_2 */
-	ldr q26, [sp, #1280] /* reload x1_29.2 */
-	tbl v26.16b, {v15.16b}, v26.16b /* s1_29 = lookup16(t1_29, x1_29) */
-	ldr q15, [x5, #992] /* t1_30 = bcast128() */
-	str q0, [sp, #80] /* spill y0_20_2 */
-	ldr q0, [sp, #1296] /* reload x1_30.2 */
-	tbl v0.16b, {v15.16b}, v0.16b /* s1_30 = lookup16(t1_30, x1_30) */
-	ldr q15, [x5, #1008] /* t1_31 = bcast128() */
-	str q29, [sp, #1312] /* spill y0_9_2 */
-	ldr q29, [sp, #576] /* reload x1_31.2 */
-	tbl v29.16b, {v15.16b}, v29.16b /* s1_31 = lookup16(t1_31, x1_31) */
+	str q29, [sp, #1024] /* spill x0_31.3 */
+	ldr q29, [sp, #1232] /* reload x1_24.2 */
+	tbl v29.16b, {v15.16b}, v29.16b /* s1_24 = lookup16(t1_24, x1_24) */
 
 	/* Word pair 3: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	eor v3.16b, v3.16b, v27.16b /* y1_24 = xor(s1_24, s0_24) */
-	eor v12.16b, v12.16b, v5.16b /* y1_25 = xor(s1_25, s0_25) */
-	eor v18.16b, v18.16b, v30.16b /* y1_26 = xor(s1_26, s0_26) */
-	eor v25.16b, v25.16b, v7.16b /* y1_27 = xor(s1_27, s0_27) */
-	eor v14.16b, v14.16b, v28.16b /* y1_28 = xor(s1_28, s0_28) */
-	eor v26.16b, v26.16b, v17.16b /* y1_29 = xor(s1_29, s0_29) */
-	eor v0.16b, v0.16b, v1.16b /* y1_30 = xor(s1_30, s0_30) */
-	eor v29.16b, v29.16b, v21.16b /* y1_31 = xor(s1_31, s0_31) */
-	eor v27.16b, v27.16b, v12.16b /* y0_24 = xor(s0_24, y1_25) */
-	eor v5.16b, v5.16b, v18.16b /* y0_25 = xor(s0_25, y1_26) */
-	eor v30.16b, v30.16b, v25.16b /* y0_26 = xor(s0_26, y1_27) */
-	eor v7.16b, v7.16b, v14.16b /* y0_27 = xor(s0_27, y1_28) */
-	eor v28.16b, v28.16b, v26.16b /* y0_28 = xor(s0_28, y1_29) */
-	eor v17.16b, v17.16b, v0.16b /* y0_29 = xor(s0_29, y1_30) */
-	eor v1.16b, v1.16b, v29.16b /* y0_30 = xor(s0_30, y1_31) */
-	eor v21.16b, v21.16b, v3.16b /* y0_31 = xor(s0_31, y1_24) */
-	eor v3.16b, v3.16b, v30.16b /* y1_24_1 = xor(y1_24, y0_26) */
-	eor v12.16b, v12.16b, v7.16b /* y1_25_1 = xor(y1_25, y0_27) */
-	eor v18.16b, v18.16b, v28.16b /* y1_26_1 = xor(y1_26, y0_28) */
-	eor v25.16b, v25.16b, v17.16b /* y1_27_1 = xor(y1_27, y0_29) */
-	eor v14.16b, v14.16b, v1.16b /* y1_28_1 = xor(y1_28, y0_30) */
-	eor v26.16b, v26.16b, v21.16b /* y1_29_1 = xor(y1_29, y0_31) */
-	eor v0.16b, v0.16b, v27.16b /* y1_30_1 = xor(y1_30, y0_24) */
-	eor v29.16b, v29.16b, v5.16b /* y1_31_1 = xor(y1_31, y0_25) */
-	eor v27.16b, v27.16b, v18.16b /* y0_24_1 = xor(y0_24, y1_26_1) */
-	eor v5.16b, v5.16b, v25.16b /* y0_25_1 = xor(y0_25, y1_27_1) */
-	eor v30.16b, v30.16b, v14.16b /* y0_26_1 = xor(y0_26, y1_28_1) */
-	eor v7.16b, v7.16b, v26.16b /* y0_27_1 = xor(y0_27, y1_29_1) */
-	eor v28.16b, v28.16b, v0.16b /* y0_28_1 = xor(y0_28, y1_30_1) */
-	eor v17.16b, v17.16b, v29.16b /* y0_29_1 = xor(y0_29, y1_31_1) */
-	eor v1.16b, v1.16b, v3.16b /* y0_30_1 = xor(y0_30, y1_24_1) */
-	eor v21.16b, v21.16b, v12.16b /* y0_31_1 = xor(y0_31, y1_25_1) */
-	eor v3.16b, v3.16b, v17.16b /* y1_24_2 = xor(y1_24_1, y0_29_1) */
-	eor v12.16b, v12.16b, v1.16b /* y1_25_2 = xor(y1_25_1, y0_30_1) */
-	eor v18.16b, v18.16b, v21.16b /* y1_26_2 = xor(y1_26_1, y0_31_1) */
-	eor v25.16b, v25.16b, v27.16b /* y1_27_2 = xor(y1_27_1, y0_24_1) */
-	eor v14.16b, v14.16b, v5.16b /* y1_28_2 = xor(y1_28_1, y0_25_1) */
-	eor v26.16b, v26.16b, v30.16b /* y1_29_2 = xor(y1_29_1, y0_26_1) */
-	eor v0.16b, v0.16b, v7.16b /* y1_30_2 = xor(y1_30_1, y0_27_1) */
-	eor v29.16b, v29.16b, v28.16b /* y1_31_2 = xor(y1_31_1, y0_28_1) */
-	eor v27.16b, v27.16b, v3.16b /* y0_24_2 = xor(y0_24_1, y1_24_2) */
-	eor v5.16b, v5.16b, v12.16b /* y0_25_2 = xor(y0_25_1, y1_25_2) */
-	eor v30.16b, v30.16b, v18.16b /* y0_26_2 = xor(y0_26_1, y1_26_2) */
-	eor v7.16b, v7.16b, v25.16b /* y0_27_2 = xor(y0_27_1, y1_27_2) */
-	eor v28.16b, v28.16b, v14.16b /* y0_28_2 = xor(y0_28_1, y1_28_2) */
-	eor v17.16b, v17.16b, v26.16b /* y0_29_2 = xor(y0_29_1, y1_29_2) */
-	eor v1.16b, v1.16b, v0.16b /* y0_30_2 = xor(y0_30_1, y1_30_2) */
-	eor v21.16b, v21.16b, v29.16b /* y0_31_2 = xor(y0_31_1, y1_31_2) */
-
-	/* PL and PR: the new state is the old one renamed (no instruction). */
-	str q6, [sp, #1040] /* spill x0_16.2 */
-	str q23, [sp, #1024] /* spill x0_17.2 */
-	str q16, [sp, #1008] /* spill x0_18.2 */
-	str q1, [sp, #976] /* spill x0_20.2 */
-	str q21, [sp, #960] /* spill x0_21.2 */
-	str q28, [sp, #800] /* spill x0_24.2 */
-	str q17, [sp, #816] /* spill x0_25.2 */
-	str q29, [sp, #1056] /* spill x1_15.2 */
-	str q18, [sp, #1136] /* spill x1_20.2 */
-	str q25, [sp, #1152] /* spill x1_21.2 */
-	str q14, [sp, #1200] /* spill x1_24.2 */
-	str q26, [sp, #1216] /* spill x1_25.2 */
-	ldr q15, [sp, #1312] /* reload x0_19.3 */
-	str q15, [sp, #992] /* spill x0_19.2 */
-	ldr q15, [sp, #80] /* reload x0_22.3 */
-	str q15, [sp, #944] /* spill x0_22.2 */
-	ldr q15, [sp, #96] /* reload x0_23.3 */
-	str q15, [sp, #928] /* spill x0_23.2 */
-	ldr q15, [sp, #112] /* reload x0_26.3 */
-	str q15, [sp, #832] /* spill x0_26.2 */
-	ldr q15, [sp, #128] /* reload x0_27.3 */
-	str q15, [sp, #848] /* spill x0_27.2 */
-	ldr q15, [sp, #144] /* reload x0_28.3 */
-	str q15, [sp, #864] /* spill x0_28.2 */
-	ldr q15, [sp, #160] /* reload x0_29.3 */
-	str q15, [sp, #880] /* spill x0_29.2 */
-	ldr q15, [sp, #176] /* reload x0_30.3 */
-	str q15, [sp, #896] /* spill x0_30.2 */
-	ldr q15, [sp, #320] /* reload x0_31.3 */
-	str q15, [sp, #912] /* spill x0_31.2 */
-	ldr q15, [sp, #448] /* reload x1_16.3 */
-	str q15, [sp, #1072] /* spill x1_16.2 */
-	ldr q15, [sp, #464] /* reload x1_17.3 */
-	str q15, [sp, #1088] /* spill x1_17.2 */
-	ldr q15, [sp, #480] /* reload x1_18.3 */
-	str q15, [sp, #1104] /* spill x1_18.2 */
-	ldr q15, [sp, #496] /* reload x1_19.3 */
-	str q15, [sp, #1120] /* spill x1_19.2 */
-	ldr q15, [sp, #256] /* reload x1_22.3 */
-	str q15, [sp, #1168] /* spill x1_22.2 */
-	ldr q15, [sp, #272] /* reload x1_23.3 */
-	str q15, [sp, #1184] /* spill x1_23.2 */
-	ldr q15, [sp, #512] /* reload x1_26.3 */
-	str q15, [sp, #1232] /* spill x1_26.2 */
-	ldr q15, [sp, #560] /* reload x1_27.3 */
-	str q15, [sp, #1248] /* spill x1_27.2 */
-	ldr q15, [sp, #288] /* reload x1_28.3 */
-	str q15, [sp, #1264] /* spill x1_28.2 */
-	ldr q15, [sp, #304] /* reload x1_29.3 */
-	str q15, [sp, #1280] /* spill x1_29.2 */
-	ldr q15, [sp, #528] /* reload x1_30.3 */
-	str q15, [sp, #1296] /* spill x1_30.2 */
-	ldr q15, [sp, #544] /* reload x1_31.3 */
-	str q15, [sp, #576] /* spill x1_31.2 */
-	mov v1.16b, v9.16b /* x0_1.3 */
-	mov v6.16b, v13.16b /* x0_2.3 */
-	mov v16.16b, v22.16b /* x0_8.3 */
-	ldr q17, [sp, #224] /* reload x1_8.3 */
-	mov v18.16b, v20.16b /* x0_10.3 */
-	mov v20.16b, v11.16b /* x0_12.3 */
-	ldr q21, [sp, #416] /* reload x1_12.3 */
-	mov v22.16b, v30.16b /* x0_6.3 */
-	ldr q25, [sp, #368] /* reload x1_5.3 */
-	mov v26.16b, v12.16b /* x1_7.3 */
-	ldr q28, [sp, #208] /* reload x1_3.3 */
-	mov v29.16b, v31.16b /* x0_9.3 */
-	ldr q30, [sp, #432] /* reload x1_13.3 */
-	mov v31.16b, v7.16b /* x0_7.3 */
-	ldr q7, [sp, #192] /* reload x1_2.3 */
-	mov v9.16b, v19.16b /* x0_5.3 */
-	ldr q19, [sp, #384] /* reload x1_10.3 */
-	mov v11.16b, v8.16b /* x0_3.3 */
-	mov v8.16b, v5.16b /* x0_15.3 */
-	ldr q5, [sp, #352] /* reload x1_4.3 */
-	mov v12.16b, v10.16b /* x0_11.3 */
-	mov v10.16b, v2.16b /* x0_13.3 */
-	ldr q2, [sp, #64] /* reload x1_1.3 */
-	mov v13.16b, v3.16b /* x1_6.3 */
-	mov v3.16b, v4.16b /* x0_0.3 */
-	mov v4.16b, v24.16b /* x0_4.3 */
-	ldr q24, [sp, #400] /* reload x1_11.3 */
-	mov v14.16b, v27.16b /* x0_14.3 */
-	ldr q27, [sp, #240] /* reload x1_9.3 */
-	mov v15.16b, v0.16b /* x1_14.3 */
-	ldr q0, [sp, #336] /* reload x1_0.3 */
+	eor v29.16b, v29.16b, v16.16b /* y1_24 = xor(s1_24, s0_24) */
+	ldr q15, [x5, #912] /* t1_25 = bcast128() */
+	str q18, [sp, #864] /* spill x0_22.3 */
+	ldr q18, [sp, #1264] /* reload x1_25.2 */
+	tbl v18.16b, {v15.16b}, v18.16b /* s1_25 = lookup16(t1_25, x1_25) */
+	eor v18.16b, v18.16b, v7.16b /* y1_25 = xor(s1_25, s0_25) */
+	eor v16.16b, v16.16b, v18.16b /* y0_24 = xor(s0_24, y1_25) */
+	ldr q15, [x5, #928] /* t1_26 = bcast128() */
+	str q10, [sp, #352] /* spill x1_9.3 */
+	ldr q10, [sp, #1040] /* reload x1_26.2 */
+	tbl v10.16b, {v15.16b}, v10.16b /* s1_26 = lookup16(t1_26, x1_26) */
+	eor v10.16b, v10.16b, v19.16b /* y1_26 = xor(s1_26, s0_26) */
+	eor v7.16b, v7.16b, v10.16b /* y0_25 = xor(s0_25, y1_26) */
+	ldr q15, [x5, #944] /* t1_27 = bcast128() */
+	str q27, [sp, #1040] /* spill x1_26.3 */
+	ldr q27, [sp, #1056] /* reload x1_27.2 */
+	tbl v27.16b, {v15.16b}, v27.16b /* s1_27 = lookup16(t1_27, x1_27) */
+	eor v27.16b, v27.16b, v30.16b /* y1_27 = xor(s1_27, s0_27) */
+	eor v19.16b, v19.16b, v27.16b /* y0_26 = xor(s0_26, y1_27) */
+	ldr q15, [x5, #960] /* t1_28 = bcast128() */
+	str q17, [sp, #1056] /* spill x1_27.3 */
+	ldr q17, [sp, #1072] /* reload x1_28.2 */
+	tbl v17.16b, {v15.16b}, v17.16b /* s1_28 = lookup16(t1_28, x1_28) */
+	eor v17.16b, v17.16b, v13.16b /* y1_28 = xor(s1_28, s0_28) */
+	eor v30.16b, v30.16b, v17.16b /* y0_27 = xor(s0_27, y1_28) */
+	eor v18.16b, v18.16b, v30.16b /* y1_25_1 = xor(y1_25, y0_27) */
+	ldr q15, [x5, #976] /* t1_29 = bcast128() */
+	str q25, [sp, #1072] /* spill x1_28.3 */
+	ldr q25, [sp, #1088] /* reload x1_29.2 */
+	tbl v25.16b, {v15.16b}, v25.16b /* s1_29 = lookup16(t1_29, x1_29) */
+	eor v25.16b, v25.16b, v12.16b /* y1_29 = xor(s1_29, s0_29) */
+	eor v13.16b, v13.16b, v25.16b /* y0_28 = xor(s0_28, y1_29) */
+	eor v10.16b, v10.16b, v13.16b /* y1_26_1 = xor(y1_26, y0_28) */
+	ldr q15, [x5, #992] /* t1_30 = bcast128() */
+	str q4, [sp, #1088] /* spill x1_29.3 */
+	ldr q4, [sp, #1104] /* reload x1_30.2 */
+	tbl v4.16b, {v15.16b}, v4.16b /* s1_30 = lookup16(t1_30, x1_30) */
+	eor v4.16b, v4.16b, v20.16b /* y1_30 = xor(s1_30, s0_30) */
+	eor v12.16b, v12.16b, v4.16b /* y0_29 = xor(s0_29, y1_30) */
+	eor v27.16b, v27.16b, v12.16b /* y1_27_1 = xor(y1_27, y0_29) */
+	eor v4.16b, v4.16b, v16.16b /* y1_30_1 = xor(y1_30, y0_24) */
+	eor v16.16b, v16.16b, v10.16b /* y0_24_1 = xor(y0_24, y1_26_1) */
+	eor v13.16b, v13.16b, v4.16b /* y0_28_1 = xor(y0_28, y1_30_1) */
+	ldr q15, [x5, #1008] /* t1_31 = bcast128() */
+	str q31, [sp, #1104] /* spill x1_30.3 */
+	ldr q31, [sp, #1120] /* reload x1_31.2 */
+	tbl v31.16b, {v15.16b}, v31.16b /* s1_31 = lookup16(t1_31, x1_31) */
+	eor v31.16b, v31.16b, v1.16b /* y1_31 = xor(s1_31, s0_31) */
+	eor v20.16b, v20.16b, v31.16b /* y0_30 = xor(s0_30, y1_31) */
+	eor v1.16b, v1.16b, v29.16b /* y0_31 = xor(s0_31, y1_24) */
+	eor v29.16b, v29.16b, v19.16b /* y1_24_1 = xor(y1_24, y0_26) */
+	eor v17.16b, v17.16b, v20.16b /* y1_28_1 = xor(y1_28, y0_30) */
+	eor v25.16b, v25.16b, v1.16b /* y1_29_1 = xor(y1_29, y0_31) */
+	eor v31.16b, v31.16b, v7.16b /* y1_31_1 = xor(y1_31, y0_25) */
+	eor v7.16b, v7.16b, v27.16b /* y0_25_1 = xor(y0_25, y1_27_1) */
+	eor v19.16b, v19.16b, v17.16b /* y0_26_1 = xor(y0_26, y1_28_1) */
+	eor v30.16b, v30.16b, v25.16b /* y0_27_1 = xor(y0_27, y1_29_1) */
+	eor v12.16b, v12.16b, v31.16b /* y0_29_1 = xor(y0_29, y1_31_1) */
+	eor v20.16b, v20.16b, v29.16b /* y0_30_1 = xor(y0_30, y1_24_1) */
+	eor v1.16b, v1.16b, v18.16b /* y0_31_1 = xor(y0_31, y1_25_1) */
+	eor v29.16b, v29.16b, v12.16b /* y1_24_2 = xor(y1_24_1, y0_29_1) */
+	eor v18.16b, v18.16b, v20.16b /* y1_25_2 = xor(y1_25_1, y0_30_1) */
+	eor v10.16b, v10.16b, v1.16b /* y1_26_2 = xor(y1_26_1, y0_31_1) */
+	eor v27.16b, v27.16b, v16.16b /* y1_27_2 = xor(y1_27_1, y0_24_1) */
+	eor v17.16b, v17.16b, v7.16b /* y1_28_2 = xor(y1_28_1, y0_25_1) */
+	eor v25.16b, v25.16b, v19.16b /* y1_29_2 = xor(y1_29_1, y0_26_1) */
+	eor v4.16b, v4.16b, v30.16b /* y1_30_2 = xor(y1_30_1, y0_27_1) */
+	eor v31.16b, v31.16b, v13.16b /* y1_31_2 = xor(y1_31_1, y0_28_1) */
+	eor v16.16b, v16.16b, v29.16b /* y0_24_2 = xor(y0_24_1, y1_24_2) */
+	eor v7.16b, v7.16b, v18.16b /* y0_25_2 = xor(y0_25_1, y1_25_2) */
+	eor v19.16b, v19.16b, v10.16b /* y0_26_2 = xor(y0_26_1, y1_26_2) */
+	eor v30.16b, v30.16b, v27.16b /* y0_27_2 = xor(y0_27_1, y1_27_2) */
+	eor v13.16b, v13.16b, v17.16b /* y0_28_2 = xor(y0_28_1, y1_28_2) */
+	eor v12.16b, v12.16b, v25.16b /* y0_29_2 = xor(y0_29_1, y1_29_2) */
+	eor v20.16b, v20.16b, v4.16b /* y0_30_2 = xor(y0_30_1, y1_30_2) */
+	eor v1.16b, v1.16b, v31.16b /* y0_31_2 = xor(y0_31_1, y1_31_2) */
+	str q21, [sp, #1120] /* spill x1_31.2 */
+	str q10, [sp, #1184] /* spill x1_20.2 */
+	str q27, [sp, #1200] /* spill x1_21.2 */
+	str q13, [sp, #1216] /* spill x0_24.2 */
+	str q17, [sp, #1232] /* spill x1_24.2 */
+	str q12, [sp, #1248] /* spill x0_25.2 */
+	str q25, [sp, #1264] /* spill x1_25.2 */
+	str q20, [sp, #1280] /* spill x0_20.2 */
+	str q1, [sp, #1296] /* spill x0_21.2 */
+	str q31, [sp, #464] /* spill x1_15.2 */
+	mov v1.16b, v2.16b /* x0_0.3 */
+	mov v2.16b, v3.16b /* x0_4.3 */
+	mov v3.16b, v28.16b /* x1_4.3 */
+	mov v17.16b, v18.16b /* x1_7.3 */
+	ldr q18, [sp, #208] /* reload x0_9.3 */
+	ldr q20, [sp, #144] /* reload x0_11.3 */
+	ldr q21, [sp, #288] /* reload x1_11.3 */
+	mov v25.16b, v8.16b /* x0_12.3 */
+	mov v27.16b, v29.16b /* x1_6.3 */
+	mov v28.16b, v24.16b /* x1_2.3 */
+	mov v24.16b, v19.16b /* x0_6.3 */
+	ldr q19, [sp, #352] /* reload x1_9.3 */
+	ldr q31, [sp, #512] /* reload x1_10.3 */
+	mov v8.16b, v23.16b /* x0_3.3 */
+	mov v23.16b, v7.16b /* x0_15.3 */
+	mov v7.16b, v14.16b /* x1_1.3 */
+	mov v10.16b, v9.16b /* x1_0.3 */
+	ldr q9, [sp, #544] /* reload x1_12.3 */
+	ldr q12, [sp, #400] /* reload x0_10.3 */
+	ldr q13, [sp, #336] /* reload x1_5.3 */
+	mov v14.16b, v0.16b /* x0_13.3 */
+	ldr q0, [sp, #560] /* reload x0_8.3 */
+	ldr q15, [sp, #256] /* reload x1_13.3 */
+	mov v29.16b, v6.16b /* x0_5.3 */
+	mov v6.16b, v26.16b /* x0_2.3 */
+	mov v26.16b, v16.16b /* x0_14.3 */
+	mov v16.16b, v30.16b /* x0_7.3 */
+	mov v30.16b, v11.16b /* x1_8.3 */
+	mov v11.16b, v22.16b /* x0_1.3 */
+	mov v22.16b, v29.16b /* x0_5.3 */
 	add x5, x5, #1024
 	subs x4, x4, #1
 	b.ne .Lublock_nibbleslice_neon_asm_14_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	shl v3.16b, v3.16b, #4 /* hi_up = shl(x0_0) */
-	orr v1.16b, v3.16b, v1.16b /* byte = or(hi_up, x0_1) */
-	shl v3.16b, v6.16b, #4 /* hi_up_1 = shl(x0_2) */
-	orr v3.16b, v3.16b, v11.16b /* byte_1 = or(hi_up_1, x0_3) */
-	shl v4.16b, v4.16b, #4 /* hi_up_2 = shl(x0_4) */
-	orr v4.16b, v4.16b, v9.16b /* byte_2 = or(hi_up_2, x0_5) */
-	shl v6.16b, v22.16b, #4 /* hi_up_3 = shl(x0_6) */
-	orr v6.16b, v6.16b, v31.16b /* byte_3 = or(hi_up_3, x0_7) */
-	shl v16.16b, v16.16b, #4 /* hi_up_4 = shl(x0_8) */
-	orr v16.16b, v16.16b, v29.16b /* byte_4 = or(hi_up_4, x0_9) */
-	shl v18.16b, v18.16b, #4 /* hi_up_5 = shl(x0_10) */
-	orr v18.16b, v18.16b, v12.16b /* byte_5 = or(hi_up_5, x0_11) */
-	shl v20.16b, v20.16b, #4 /* hi_up_6 = shl(x0_12) */
-	orr v20.16b, v20.16b, v10.16b /* byte_6 = or(hi_up_6, x0_13) */
-	shl v22.16b, v14.16b, #4 /* hi_up_7 = shl(x0_14) */
-	orr v22.16b, v22.16b, v8.16b /* byte_7 = or(hi_up_7, x0_15) */
-	ldr q23, [sp, #1040] /* reload x0_16.2 */
+	shl v1.16b, v1.16b, #4 /* hi_up = shl(x0_0) */
+	orr v1.16b, v1.16b, v11.16b /* byte = or(hi_up, x0_1) */
+	shl v6.16b, v6.16b, #4 /* hi_up_1 = shl(x0_2) */
+	orr v6.16b, v6.16b, v8.16b /* byte_1 = or(hi_up_1, x0_3) */
+	shl v2.16b, v2.16b, #4 /* hi_up_2 = shl(x0_4) */
+	orr v2.16b, v2.16b, v22.16b /* byte_2 = or(hi_up_2, x0_5) */
+	shl v22.16b, v24.16b, #4 /* hi_up_3 = shl(x0_6) */
+	orr v16.16b, v22.16b, v16.16b /* byte_3 = or(hi_up_3, x0_7) */
+	shl v0.16b, v0.16b, #4 /* hi_up_4 = shl(x0_8) */
+	orr v0.16b, v0.16b, v18.16b /* byte_4 = or(hi_up_4, x0_9) */
+	shl v18.16b, v12.16b, #4 /* hi_up_5 = shl(x0_10) */
+	orr v18.16b, v18.16b, v20.16b /* byte_5 = or(hi_up_5, x0_11) */
+	shl v20.16b, v25.16b, #4 /* hi_up_6 = shl(x0_12) */
+	orr v20.16b, v20.16b, v14.16b /* byte_6 = or(hi_up_6, x0_13) */
+	shl v22.16b, v26.16b, #4 /* hi_up_7 = shl(x0_14) */
+	orr v22.16b, v22.16b, v23.16b /* byte_7 = or(hi_up_7, x0_15) */
+	ldr q23, [sp, #1168] /* reload x0_16.2 */
 	shl v23.16b, v23.16b, #4 /* hi_up_8 = shl(x0_16) */
-	ldr q29, [sp, #1024] /* reload x0_17.2 */
-	orr v23.16b, v23.16b, v29.16b /* byte_8 = or(hi_up_8, x0_17) */
-	ldr q29, [sp, #1008] /* reload x0_18.2 */
-	shl v29.16b, v29.16b, #4 /* hi_up_9 = shl(x0_18) */
-	ldr q31, [sp, #992] /* reload x0_19.2 */
-	orr v29.16b, v29.16b, v31.16b /* byte_9 = or(hi_up_9, x0_19) */
-	ldr q31, [sp, #976] /* reload x0_20.2 */
-	shl v31.16b, v31.16b, #4 /* hi_up_10 = shl(x0_20) */
-	ldr q8, [sp, #960] /* reload x0_21.2 */
-	orr v31.16b, v31.16b, v8.16b /* byte_10 = or(hi_up_10, x0_21) */
-	ldr q8, [sp, #944] /* reload x0_22.2 */
-	shl v8.16b, v8.16b, #4 /* hi_up_11 = shl(x0_22) */
-	ldr q9, [sp, #928] /* reload x0_23.2 */
-	orr v8.16b, v8.16b, v9.16b /* byte_11 = or(hi_up_11, x0_23) */
-	ldr q9, [sp, #800] /* reload x0_24.2 */
-	shl v9.16b, v9.16b, #4 /* hi_up_12 = shl(x0_24) */
-	ldr q10, [sp, #816] /* reload x0_25.2 */
-	orr v9.16b, v9.16b, v10.16b /* byte_12 = or(hi_up_12, x0_25) */
-	ldr q10, [sp, #832] /* reload x0_26.2 */
-	shl v10.16b, v10.16b, #4 /* hi_up_13 = shl(x0_26) */
-	ldr q11, [sp, #848] /* reload x0_27.2 */
-	orr v10.16b, v10.16b, v11.16b /* byte_13 = or(hi_up_13, x0_27) */
-	ldr q11, [sp, #864] /* reload x0_28.2 */
+	ldr q24, [sp, #1152] /* reload x0_17.2 */
+	orr v23.16b, v23.16b, v24.16b /* byte_8 = or(hi_up_8, x0_17) */
+	ldr q24, [sp, #1136] /* reload x0_18.2 */
+	shl v24.16b, v24.16b, #4 /* hi_up_9 = shl(x0_18) */
+	ldr q25, [sp, #928] /* reload x0_19.2 */
+	orr v24.16b, v24.16b, v25.16b /* byte_9 = or(hi_up_9, x0_19) */
+	ldr q25, [sp, #1280] /* reload x0_20.2 */
+	shl v25.16b, v25.16b, #4 /* hi_up_10 = shl(x0_20) */
+	ldr q26, [sp, #1296] /* reload x0_21.2 */
+	orr v25.16b, v25.16b, v26.16b /* byte_10 = or(hi_up_10, x0_21) */
+	ldr q26, [sp, #864] /* reload x0_22.2 */
+	shl v26.16b, v26.16b, #4 /* hi_up_11 = shl(x0_22) */
+	ldr q29, [sp, #896] /* reload x0_23.2 */
+	orr v26.16b, v26.16b, v29.16b /* byte_11 = or(hi_up_11, x0_23) */
+	ldr q29, [sp, #1216] /* reload x0_24.2 */
+	shl v29.16b, v29.16b, #4 /* hi_up_12 = shl(x0_24) */
+	ldr q8, [sp, #1248] /* reload x0_25.2 */
+	orr v29.16b, v29.16b, v8.16b /* byte_12 = or(hi_up_12, x0_25) */
+	ldr q8, [sp, #944] /* reload x0_26.2 */
+	shl v8.16b, v8.16b, #4 /* hi_up_13 = shl(x0_26) */
+	ldr q11, [sp, #960] /* reload x0_27.2 */
+	orr v8.16b, v8.16b, v11.16b /* byte_13 = or(hi_up_13, x0_27) */
+	ldr q11, [sp, #976] /* reload x0_28.2 */
 	shl v11.16b, v11.16b, #4 /* hi_up_14 = shl(x0_28) */
-	ldr q12, [sp, #880] /* reload x0_29.2 */
+	ldr q12, [sp, #992] /* reload x0_29.2 */
 	orr v11.16b, v11.16b, v12.16b /* byte_14 = or(hi_up_14, x0_29) */
-	ldr q12, [sp, #896] /* reload x0_30.2 */
+	ldr q12, [sp, #1008] /* reload x0_30.2 */
 	shl v12.16b, v12.16b, #4 /* hi_up_15 = shl(x0_30) */
-	ldr q14, [sp, #912] /* reload x0_31.2 */
+	ldr q14, [sp, #1024] /* reload x0_31.2 */
 	orr v12.16b, v12.16b, v14.16b /* byte_15 = or(hi_up_15, x0_31) */
-	shl v0.16b, v0.16b, #4 /* hi_up_16 = shl(x1_0) */
-	orr v0.16b, v0.16b, v2.16b /* byte_16 = or(hi_up_16, x1_1) */
-	shl v2.16b, v7.16b, #4 /* hi_up_17 = shl(x1_2) */
-	orr v2.16b, v2.16b, v28.16b /* byte_17 = or(hi_up_17, x1_3) */
-	shl v5.16b, v5.16b, #4 /* hi_up_18 = shl(x1_4) */
-	orr v5.16b, v5.16b, v25.16b /* byte_18 = or(hi_up_18, x1_5) */
-	shl v7.16b, v13.16b, #4 /* hi_up_19 = shl(x1_6) */
-	orr v7.16b, v7.16b, v26.16b /* byte_19 = or(hi_up_19, x1_7) */
-	shl v17.16b, v17.16b, #4 /* hi_up_20 = shl(x1_8) */
-	orr v17.16b, v17.16b, v27.16b /* byte_20 = or(hi_up_20, x1_9) */
-	shl v19.16b, v19.16b, #4 /* hi_up_21 = shl(x1_10) */
-	orr v19.16b, v19.16b, v24.16b /* byte_21 = or(hi_up_21, x1_11) */
-	shl v21.16b, v21.16b, #4 /* hi_up_22 = shl(x1_12) */
-	orr v21.16b, v21.16b, v30.16b /* byte_22 = or(hi_up_22, x1_13) */
-	shl v24.16b, v15.16b, #4 /* hi_up_23 = shl(x1_14) */
-	ldr q25, [sp, #1056] /* reload x1_15.2 */
-	orr v24.16b, v24.16b, v25.16b /* byte_23 = or(hi_up_23, x1_15) */
-	ldr q25, [sp, #1072] /* reload x1_16.2 */
-	shl v25.16b, v25.16b, #4 /* hi_up_24 = shl(x1_16) */
-	ldr q26, [sp, #1088] /* reload x1_17.2 */
-	orr v25.16b, v25.16b, v26.16b /* byte_24 = or(hi_up_24, x1_17) */
-	ldr q26, [sp, #1104] /* reload x1_18.2 */
-	shl v26.16b, v26.16b, #4 /* hi_up_25 = shl(x1_18) */
-	ldr q27, [sp, #1120] /* reload x1_19.2 */
-	orr v26.16b, v26.16b, v27.16b /* byte_25 = or(hi_up_25, x1_19) */
-	ldr q27, [sp, #1136] /* reload x1_20.2 */
-	shl v27.16b, v27.16b, #4 /* hi_up_26 = shl(x1_20) */
-	ldr q28, [sp, #1152] /* reload x1_21.2 */
-	orr v27.16b, v27.16b, v28.16b /* byte_26 = or(hi_up_26, x1_21) */
-	ldr q28, [sp, #1168] /* reload x1_22.2 */
-	shl v28.16b, v28.16b, #4 /* hi_up_27 = shl(x1_22) */
-	ldr q30, [sp, #1184] /* reload x1_23.2 */
-	orr v28.16b, v28.16b, v30.16b /* byte_27 = or(hi_up_27, x1_23) */
-	ldr q30, [sp, #1200] /* reload x1_24.2 */
-	shl v30.16b, v30.16b, #4 /* hi_up_28 = shl(x1_24) */
-	ldr q13, [sp, #1216] /* reload x1_25.2 */
-	orr v30.16b, v30.16b, v13.16b /* byte_28 = or(hi_up_28, x1_25) */
-	ldr q13, [sp, #1232] /* reload x1_26.2 */
+	shl v10.16b, v10.16b, #4 /* hi_up_16 = shl(x1_0) */
+	orr v7.16b, v10.16b, v7.16b /* byte_16 = or(hi_up_16, x1_1) */
+	shl v28.16b, v28.16b, #4 /* hi_up_17 = shl(x1_2) */
+	orr v5.16b, v28.16b, v5.16b /* byte_17 = or(hi_up_17, x1_3) */
+	shl v3.16b, v3.16b, #4 /* hi_up_18 = shl(x1_4) */
+	orr v3.16b, v3.16b, v13.16b /* byte_18 = or(hi_up_18, x1_5) */
+	shl v27.16b, v27.16b, #4 /* hi_up_19 = shl(x1_6) */
+	orr v17.16b, v27.16b, v17.16b /* byte_19 = or(hi_up_19, x1_7) */
+	shl v27.16b, v30.16b, #4 /* hi_up_20 = shl(x1_8) */
+	orr v19.16b, v27.16b, v19.16b /* byte_20 = or(hi_up_20, x1_9) */
+	shl v27.16b, v31.16b, #4 /* hi_up_21 = shl(x1_10) */
+	orr v21.16b, v27.16b, v21.16b /* byte_21 = or(hi_up_21, x1_11) */
+	shl v27.16b, v9.16b, #4 /* hi_up_22 = shl(x1_12) */
+	orr v27.16b, v27.16b, v15.16b /* byte_22 = or(hi_up_22, x1_13) */
+	shl v4.16b, v4.16b, #4 /* hi_up_23 = shl(x1_14) */
+	ldr q28, [sp, #464] /* reload x1_15.2 */
+	orr v4.16b, v4.16b, v28.16b /* byte_23 = or(hi_up_23, x1_15) */
+	ldr q28, [sp, #816] /* reload x1_16.2 */
+	shl v28.16b, v28.16b, #4 /* hi_up_24 = shl(x1_16) */
+	ldr q30, [sp, #768] /* reload x1_17.2 */
+	orr v28.16b, v28.16b, v30.16b /* byte_24 = or(hi_up_24, x1_17) */
+	ldr q30, [sp, #784] /* reload x1_18.2 */
+	shl v30.16b, v30.16b, #4 /* hi_up_25 = shl(x1_18) */
+	ldr q31, [sp, #800] /* reload x1_19.2 */
+	orr v30.16b, v30.16b, v31.16b /* byte_25 = or(hi_up_25, x1_19) */
+	ldr q31, [sp, #1184] /* reload x1_20.2 */
+	shl v31.16b, v31.16b, #4 /* hi_up_26 = shl(x1_20) */
+	ldr q9, [sp, #1200] /* reload x1_21.2 */
+	orr v31.16b, v31.16b, v9.16b /* byte_26 = or(hi_up_26, x1_21) */
+	ldr q9, [sp, #880] /* reload x1_22.2 */
+	shl v9.16b, v9.16b, #4 /* hi_up_27 = shl(x1_22) */
+	ldr q10, [sp, #912] /* reload x1_23.2 */
+	orr v9.16b, v9.16b, v10.16b /* byte_27 = or(hi_up_27, x1_23) */
+	ldr q10, [sp, #1232] /* reload x1_24.2 */
+	shl v10.16b, v10.16b, #4 /* hi_up_28 = shl(x1_24) */
+	ldr q13, [sp, #1264] /* reload x1_25.2 */
+	orr v10.16b, v10.16b, v13.16b /* byte_28 = or(hi_up_28, x1_25) */
+	ldr q13, [sp, #1040] /* reload x1_26.2 */
 	shl v13.16b, v13.16b, #4 /* hi_up_29 = shl(x1_26) */
-	ldr q14, [sp, #1248] /* reload x1_27.2 */
+	ldr q14, [sp, #1056] /* reload x1_27.2 */
 	orr v13.16b, v13.16b, v14.16b /* byte_29 = or(hi_up_29, x1_27) */
-	ldr q14, [sp, #1264] /* reload x1_28.2 */
+	ldr q14, [sp, #1072] /* reload x1_28.2 */
 	shl v14.16b, v14.16b, #4 /* hi_up_30 = shl(x1_28) */
-	ldr q15, [sp, #1280] /* reload x1_29.2 */
+	ldr q15, [sp, #1088] /* reload x1_29.2 */
 	orr v14.16b, v14.16b, v15.16b /* byte_30 = or(hi_up_30, x1_29) */
-	ldr q15, [sp, #1296] /* reload x1_30.2 */
+	ldr q15, [sp, #1104] /* reload x1_30.2 */
 	shl v15.16b, v15.16b, #4 /* hi_up_31 = shl(x1_30) */
-	str q24, [sp, #1296] /* spill byte_23 */
-	ldr q24, [sp, #576] /* reload x1_31.2 */
-	orr v24.16b, v15.16b, v24.16b /* byte_31 = or(hi_up_31, x1_31) */
+	str q4, [sp, #1104] /* spill byte_23 */
+	ldr q4, [sp, #1120] /* reload x1_31.2 */
+	orr v4.16b, v15.16b, v4.16b /* byte_31 = or(hi_up_31, x1_31) */
 	zip1 v15.16b, v1.16b, v23.16b /* tro0 = unpacklo(byte, byte_8) */
 	zip2 v1.16b, v1.16b, v23.16b /* tro0_1 = unpackhi(byte, byte_8) */
-	zip1 v23.16b, v3.16b, v29.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
-	zip2 v3.16b, v3.16b, v29.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
-	zip1 v29.16b, v4.16b, v31.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
-	zip2 v4.16b, v4.16b, v31.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
-	zip1 v31.16b, v6.16b, v8.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
-	zip2 v6.16b, v6.16b, v8.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
-	zip1 v8.16b, v16.16b, v9.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
-	zip2 v16.16b, v16.16b, v9.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
-	zip1 v9.16b, v18.16b, v10.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
-	zip2 v18.16b, v18.16b, v10.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
-	zip1 v10.16b, v20.16b, v11.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
+	zip1 v23.16b, v6.16b, v24.16b /* tro0_2 = unpacklo(byte_1, byte_9) */
+	zip2 v6.16b, v6.16b, v24.16b /* tro0_3 = unpackhi(byte_1, byte_9) */
+	zip1 v24.16b, v2.16b, v25.16b /* tro0_4 = unpacklo(byte_2, byte_10) */
+	zip2 v2.16b, v2.16b, v25.16b /* tro0_5 = unpackhi(byte_2, byte_10) */
+	zip1 v25.16b, v16.16b, v26.16b /* tro0_6 = unpacklo(byte_3, byte_11) */
+	zip2 v16.16b, v16.16b, v26.16b /* tro0_7 = unpackhi(byte_3, byte_11) */
+	zip1 v26.16b, v0.16b, v29.16b /* tro0_8 = unpacklo(byte_4, byte_12) */
+	zip2 v0.16b, v0.16b, v29.16b /* tro0_9 = unpackhi(byte_4, byte_12) */
+	zip1 v29.16b, v18.16b, v8.16b /* tro0_10 = unpacklo(byte_5, byte_13) */
+	zip2 v18.16b, v18.16b, v8.16b /* tro0_11 = unpackhi(byte_5, byte_13) */
+	zip1 v8.16b, v20.16b, v11.16b /* tro0_12 = unpacklo(byte_6, byte_14) */
 	zip2 v20.16b, v20.16b, v11.16b /* tro0_13 = unpackhi(byte_6, byte_14) */
 	zip1 v11.16b, v22.16b, v12.16b /* tro0_14 = unpacklo(byte_7, byte_15) */
 	zip2 v22.16b, v22.16b, v12.16b /* tro0_15 = unpackhi(byte_7, byte_15) */
-	zip1 v12.16b, v15.16b, v8.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v8.16b, v15.16b, v8.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v15.16b, v1.16b, v16.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v1.16b, v1.16b, v16.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v16.16b, v23.16b, v9.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v23.16b, v23.16b, v9.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v9.16b, v3.16b, v18.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v3.16b, v3.16b, v18.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v18.16b, v29.16b, v10.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v29.16b, v29.16b, v10.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v10.16b, v4.16b, v20.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v4.16b, v4.16b, v20.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v20.16b, v31.16b, v11.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	zip2 v31.16b, v31.16b, v11.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	zip1 v11.16b, v6.16b, v22.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	zip2 v6.16b, v6.16b, v22.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v12.16b, v15.16b, v26.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v26.16b, v15.16b, v26.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v15.16b, v1.16b, v0.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v0.16b, v1.16b, v0.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v1.16b, v23.16b, v29.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v23.16b, v23.16b, v29.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v29.16b, v6.16b, v18.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v6.16b, v6.16b, v18.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v18.16b, v24.16b, v8.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v24.16b, v24.16b, v8.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v8.16b, v2.16b, v20.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v2.16b, v2.16b, v20.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v20.16b, v25.16b, v11.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip2 v25.16b, v25.16b, v11.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	zip1 v11.16b, v16.16b, v22.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v16.16b, v16.16b, v22.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
 	zip1 v22.16b, v12.16b, v18.16b /* tro2 = unpacklo(tro1, tro1_8) */
 	zip2 v18.16b, v12.16b, v18.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v12.16b, v8.16b, v29.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v29.16b, v8.16b, v29.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v8.16b, v15.16b, v10.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	zip2 v10.16b, v15.16b, v10.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v15.16b, v1.16b, v4.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v1.16b, v1.16b, v4.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v4.16b, v16.16b, v20.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v16.16b, v16.16b, v20.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v20.16b, v23.16b, v31.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v23.16b, v23.16b, v31.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v31.16b, v9.16b, v11.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v9.16b, v9.16b, v11.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v11.16b, v3.16b, v6.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v3.16b, v3.16b, v6.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v6.16b, v22.16b, v4.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v4.16b, v22.16b, v4.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v22.16b, v18.16b, v16.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v16.16b, v18.16b, v16.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v12.16b, v26.16b, v24.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v24.16b, v26.16b, v24.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v26.16b, v15.16b, v8.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v8.16b, v15.16b, v8.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v15.16b, v0.16b, v2.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v0.16b, v0.16b, v2.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v2.16b, v1.16b, v20.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v1.16b, v1.16b, v20.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v20.16b, v23.16b, v25.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v23.16b, v23.16b, v25.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v25.16b, v29.16b, v11.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v29.16b, v29.16b, v11.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v11.16b, v6.16b, v16.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v6.16b, v6.16b, v16.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v16.16b, v22.16b, v2.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v2.16b, v22.16b, v2.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	zip1 v22.16b, v18.16b, v1.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v1.16b, v18.16b, v1.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
 	zip1 v18.16b, v12.16b, v20.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
 	zip2 v20.16b, v12.16b, v20.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v12.16b, v29.16b, v23.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v23.16b, v29.16b, v23.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v29.16b, v8.16b, v31.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v31.16b, v8.16b, v31.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v8.16b, v10.16b, v9.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v9.16b, v10.16b, v9.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v10.16b, v15.16b, v11.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip1 v12.16b, v24.16b, v23.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v23.16b, v24.16b, v23.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	zip1 v24.16b, v26.16b, v25.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v25.16b, v26.16b, v25.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	zip1 v26.16b, v8.16b, v29.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v29.16b, v8.16b, v29.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	zip1 v8.16b, v15.16b, v11.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
 	zip2 v11.16b, v15.16b, v11.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v15.16b, v1.16b, v3.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v1.16b, v1.16b, v3.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	zip1 v3.16b, v0.16b, v25.16b /* tro0_16 = unpacklo(byte_16, byte_24) */
-	zip2 v0.16b, v0.16b, v25.16b /* tro0_17 = unpackhi(byte_16, byte_24) */
-	zip1 v25.16b, v2.16b, v26.16b /* tro0_18 = unpacklo(byte_17, byte_25) */
-	zip2 v2.16b, v2.16b, v26.16b /* tro0_19 = unpackhi(byte_17, byte_25) */
-	zip1 v26.16b, v5.16b, v27.16b /* tro0_20 = unpacklo(byte_18, byte_26) */
-	zip2 v5.16b, v5.16b, v27.16b /* tro0_21 = unpackhi(byte_18, byte_26) */
-	zip1 v27.16b, v7.16b, v28.16b /* tro0_22 = unpacklo(byte_19, byte_27) */
-	zip2 v7.16b, v7.16b, v28.16b /* tro0_23 = unpackhi(byte_19, byte_27) */
-	zip1 v28.16b, v17.16b, v30.16b /* tro0_24 = unpacklo(byte_20, byte_28) */
-	zip2 v17.16b, v17.16b, v30.16b /* tro0_25 = unpackhi(byte_20, byte_28) */
-	zip1 v30.16b, v19.16b, v13.16b /* tro0_26 = unpacklo(byte_21, byte_29) */
-	zip2 v19.16b, v19.16b, v13.16b /* tro0_27 = unpackhi(byte_21, byte_29) */
-	zip1 v13.16b, v21.16b, v14.16b /* tro0_28 = unpacklo(byte_22, byte_30) */
-	zip2 v21.16b, v21.16b, v14.16b /* tro0_29 = unpackhi(byte_22, byte_30) */
-	ldr q14, [sp, #1296] /* reload byte_23 */
-	str q1, [sp, #576] /* spill tro3_15 */
-	zip1 v1.16b, v14.16b, v24.16b /* tro0_30 = unpacklo(byte_23, byte_31) */
-	zip2 v24.16b, v14.16b, v24.16b /* tro0_31 = unpackhi(byte_23, byte_31) */
-	zip1 v14.16b, v3.16b, v28.16b /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	zip2 v3.16b, v3.16b, v28.16b /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	zip1 v28.16b, v0.16b, v17.16b /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	zip2 v0.16b, v0.16b, v17.16b /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	zip1 v17.16b, v25.16b, v30.16b /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	zip2 v25.16b, v25.16b, v30.16b /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	zip1 v30.16b, v2.16b, v19.16b /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	zip2 v2.16b, v2.16b, v19.16b /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	zip1 v19.16b, v26.16b, v13.16b /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	zip2 v26.16b, v26.16b, v13.16b /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	zip1 v13.16b, v5.16b, v21.16b /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	zip2 v5.16b, v5.16b, v21.16b /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	zip1 v21.16b, v27.16b, v1.16b /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	zip2 v1.16b, v27.16b, v1.16b /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	zip1 v27.16b, v7.16b, v24.16b /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	zip2 v7.16b, v7.16b, v24.16b /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	zip1 v24.16b, v14.16b, v19.16b /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	zip2 v19.16b, v14.16b, v19.16b /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	zip1 v14.16b, v3.16b, v26.16b /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	zip2 v3.16b, v3.16b, v26.16b /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	zip1 v26.16b, v28.16b, v13.16b /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	zip2 v28.16b, v28.16b, v13.16b /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	zip1 v13.16b, v0.16b, v5.16b /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	zip2 v0.16b, v0.16b, v5.16b /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	zip1 v5.16b, v17.16b, v21.16b /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	zip2 v17.16b, v17.16b, v21.16b /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	zip1 v21.16b, v25.16b, v1.16b /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	zip2 v1.16b, v25.16b, v1.16b /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	zip1 v25.16b, v30.16b, v27.16b /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	zip2 v27.16b, v30.16b, v27.16b /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	zip1 v30.16b, v2.16b, v7.16b /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	zip2 v2.16b, v2.16b, v7.16b /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	zip1 v7.16b, v24.16b, v5.16b /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	zip2 v5.16b, v24.16b, v5.16b /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	zip1 v24.16b, v19.16b, v17.16b /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	zip2 v17.16b, v19.16b, v17.16b /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	zip1 v19.16b, v14.16b, v21.16b /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	zip2 v21.16b, v14.16b, v21.16b /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	zip1 v14.16b, v3.16b, v1.16b /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	zip2 v1.16b, v3.16b, v1.16b /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	zip1 v3.16b, v26.16b, v25.16b /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	zip2 v25.16b, v26.16b, v25.16b /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	zip1 v26.16b, v28.16b, v27.16b /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	zip2 v27.16b, v28.16b, v27.16b /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	zip1 v28.16b, v13.16b, v30.16b /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	zip2 v30.16b, v13.16b, v30.16b /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	zip1 v13.16b, v0.16b, v2.16b /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	zip2 v0.16b, v0.16b, v2.16b /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	ldr q2, [x3] /* msg = load() */
-	eor v2.16b, v6.16b, v2.16b /* ct = xor(tro3, msg) */
-	str q2, [x2] /* store ct */
-	ldr q2, [x3, #16] /* msg_1 = load() */
-	eor v2.16b, v7.16b, v2.16b /* ct_1 = xor(tro3_16, msg_1) */
-	str q2, [x2, #16] /* store ct_1 */
-	ldr q2, [x3, #32] /* msg_2 = load() */
-	eor v2.16b, v4.16b, v2.16b /* ct_2 = xor(tro3_1, msg_2) */
+	zip1 v15.16b, v0.16b, v6.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v0.16b, v6.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	zip1 v6.16b, v7.16b, v28.16b /* tro0_16 = unpacklo(byte_16, byte_24) */
+	zip2 v7.16b, v7.16b, v28.16b /* tro0_17 = unpackhi(byte_16, byte_24) */
+	zip1 v28.16b, v5.16b, v30.16b /* tro0_18 = unpacklo(byte_17, byte_25) */
+	zip2 v5.16b, v5.16b, v30.16b /* tro0_19 = unpackhi(byte_17, byte_25) */
+	zip1 v30.16b, v3.16b, v31.16b /* tro0_20 = unpacklo(byte_18, byte_26) */
+	zip2 v3.16b, v3.16b, v31.16b /* tro0_21 = unpackhi(byte_18, byte_26) */
+	zip1 v31.16b, v17.16b, v9.16b /* tro0_22 = unpacklo(byte_19, byte_27) */
+	zip2 v17.16b, v17.16b, v9.16b /* tro0_23 = unpackhi(byte_19, byte_27) */
+	zip1 v9.16b, v19.16b, v10.16b /* tro0_24 = unpacklo(byte_20, byte_28) */
+	zip2 v19.16b, v19.16b, v10.16b /* tro0_25 = unpackhi(byte_20, byte_28) */
+	zip1 v10.16b, v21.16b, v13.16b /* tro0_26 = unpacklo(byte_21, byte_29) */
+	zip2 v21.16b, v21.16b, v13.16b /* tro0_27 = unpackhi(byte_21, byte_29) */
+	zip1 v13.16b, v27.16b, v14.16b /* tro0_28 = unpacklo(byte_22, byte_30) */
+	zip2 v27.16b, v27.16b, v14.16b /* tro0_29 = unpackhi(byte_22, byte_30) */
+	ldr q14, [sp, #1104] /* reload byte_23 */
+	str q0, [sp, #1120] /* spill tro3_15 */
+	zip1 v0.16b, v14.16b, v4.16b /* tro0_30 = unpacklo(byte_23, byte_31) */
+	zip2 v4.16b, v14.16b, v4.16b /* tro0_31 = unpackhi(byte_23, byte_31) */
+	zip1 v14.16b, v6.16b, v9.16b /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	zip2 v6.16b, v6.16b, v9.16b /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	zip1 v9.16b, v7.16b, v19.16b /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	zip2 v7.16b, v7.16b, v19.16b /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	zip1 v19.16b, v28.16b, v10.16b /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	zip2 v28.16b, v28.16b, v10.16b /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	zip1 v10.16b, v5.16b, v21.16b /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	zip2 v5.16b, v5.16b, v21.16b /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	zip1 v21.16b, v30.16b, v13.16b /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	zip2 v30.16b, v30.16b, v13.16b /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	zip1 v13.16b, v3.16b, v27.16b /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	zip2 v3.16b, v3.16b, v27.16b /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	zip1 v27.16b, v31.16b, v0.16b /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	zip2 v0.16b, v31.16b, v0.16b /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	zip1 v31.16b, v17.16b, v4.16b /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	zip2 v4.16b, v17.16b, v4.16b /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	zip1 v17.16b, v14.16b, v21.16b /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	zip2 v21.16b, v14.16b, v21.16b /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	zip1 v14.16b, v6.16b, v30.16b /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	zip2 v6.16b, v6.16b, v30.16b /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	zip1 v30.16b, v9.16b, v13.16b /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	zip2 v9.16b, v9.16b, v13.16b /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	zip1 v13.16b, v7.16b, v3.16b /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	zip2 v3.16b, v7.16b, v3.16b /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	zip1 v7.16b, v19.16b, v27.16b /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	zip2 v19.16b, v19.16b, v27.16b /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	zip1 v27.16b, v28.16b, v0.16b /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	zip2 v0.16b, v28.16b, v0.16b /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	zip1 v28.16b, v10.16b, v31.16b /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	zip2 v31.16b, v10.16b, v31.16b /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	zip1 v10.16b, v5.16b, v4.16b /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	zip2 v4.16b, v5.16b, v4.16b /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	zip1 v5.16b, v17.16b, v7.16b /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	zip2 v7.16b, v17.16b, v7.16b /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	zip1 v17.16b, v21.16b, v19.16b /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	zip2 v19.16b, v21.16b, v19.16b /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	zip1 v21.16b, v14.16b, v27.16b /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	zip2 v27.16b, v14.16b, v27.16b /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	zip1 v14.16b, v6.16b, v0.16b /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	zip2 v0.16b, v6.16b, v0.16b /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	zip1 v6.16b, v30.16b, v28.16b /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	zip2 v28.16b, v30.16b, v28.16b /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	zip1 v30.16b, v9.16b, v31.16b /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	zip2 v31.16b, v9.16b, v31.16b /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	zip1 v9.16b, v13.16b, v10.16b /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	zip2 v10.16b, v13.16b, v10.16b /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	zip1 v13.16b, v3.16b, v4.16b /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	zip2 v3.16b, v3.16b, v4.16b /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	ldr q4, [x3] /* msg = load() */
+	eor v4.16b, v16.16b, v4.16b /* ct = xor(tro3, msg) */
+	str q4, [x2] /* store ct */
+	ldr q4, [x3, #16] /* msg_1 = load() */
+	eor v4.16b, v5.16b, v4.16b /* ct_1 = xor(tro3_16, msg_1) */
+	str q4, [x2, #16] /* store ct_1 */
+	ldr q4, [x3, #32] /* msg_2 = load() */
+	eor v2.16b, v2.16b, v4.16b /* ct_2 = xor(tro3_1, msg_2) */
 	str q2, [x2, #32] /* store ct_2 */
 	ldr q2, [x3, #48] /* msg_3 = load() */
-	eor v2.16b, v5.16b, v2.16b /* ct_3 = xor(tro3_17, msg_3) */
+	eor v2.16b, v7.16b, v2.16b /* ct_3 = xor(tro3_17, msg_3) */
 	str q2, [x2, #48] /* store ct_3 */
 	ldr q2, [x3, #64] /* msg_4 = load() */
 	eor v2.16b, v22.16b, v2.16b /* ct_4 = xor(tro3_2, msg_4) */
 	str q2, [x2, #64] /* store ct_4 */
 	ldr q2, [x3, #80] /* msg_5 = load() */
-	eor v2.16b, v24.16b, v2.16b /* ct_5 = xor(tro3_18, msg_5) */
+	eor v2.16b, v17.16b, v2.16b /* ct_5 = xor(tro3_18, msg_5) */
 	str q2, [x2, #80] /* store ct_5 */
 	ldr q2, [x3, #96] /* msg_6 = load() */
-	eor v2.16b, v16.16b, v2.16b /* ct_6 = xor(tro3_3, msg_6) */
-	str q2, [x2, #96] /* store ct_6 */
-	ldr q2, [x3, #112] /* msg_7 = load() */
-	eor v2.16b, v17.16b, v2.16b /* ct_7 = xor(tro3_19, msg_7) */
-	str q2, [x2, #112] /* store ct_7 */
-	ldr q2, [x3, #128] /* msg_8 = load() */
-	eor v2.16b, v18.16b, v2.16b /* ct_8 = xor(tro3_4, msg_8) */
-	str q2, [x2, #128] /* store ct_8 */
-	ldr q2, [x3, #144] /* msg_9 = load() */
-	eor v2.16b, v19.16b, v2.16b /* ct_9 = xor(tro3_20, msg_9) */
-	str q2, [x2, #144] /* store ct_9 */
-	ldr q2, [x3, #160] /* msg_10 = load() */
-	eor v2.16b, v20.16b, v2.16b /* ct_10 = xor(tro3_5, msg_10) */
-	str q2, [x2, #160] /* store ct_10 */
-	ldr q2, [x3, #176] /* msg_11 = load() */
-	eor v2.16b, v21.16b, v2.16b /* ct_11 = xor(tro3_21, msg_11) */
-	str q2, [x2, #176] /* store ct_11 */
-	ldr q2, [x3, #192] /* msg_12 = load() */
-	eor v2.16b, v12.16b, v2.16b /* ct_12 = xor(tro3_6, msg_12) */
-	str q2, [x2, #192] /* store ct_12 */
-	ldr q2, [x3, #208] /* msg_13 = load() */
-	eor v2.16b, v14.16b, v2.16b /* ct_13 = xor(tro3_22, msg_13) */
-	str q2, [x2, #208] /* store ct_13 */
-	ldr q2, [x3, #224] /* msg_14 = load() */
-	eor v2.16b, v23.16b, v2.16b /* ct_14 = xor(tro3_7, msg_14) */
-	str q2, [x2, #224] /* store ct_14 */
-	ldr q2, [x3, #240] /* msg_15 = load() */
-	eor v1.16b, v1.16b, v2.16b /* ct_15 = xor(tro3_23, msg_15) */
-	str q1, [x2, #240] /* store ct_15 */
-	ldr q1, [x3, #256] /* msg_16 = load() */
-	eor v1.16b, v29.16b, v1.16b /* ct_16 = xor(tro3_8, msg_16) */
-	str q1, [x2, #256] /* store ct_16 */
-	ldr q1, [x3, #272] /* msg_17 = load() */
-	eor v1.16b, v3.16b, v1.16b /* ct_17 = xor(tro3_24, msg_17) */
-	str q1, [x2, #272] /* store ct_17 */
-	ldr q1, [x3, #288] /* msg_18 = load() */
-	eor v1.16b, v31.16b, v1.16b /* ct_18 = xor(tro3_9, msg_18) */
-	str q1, [x2, #288] /* store ct_18 */
-	ldr q1, [x3, #304] /* msg_19 = load() */
-	eor v1.16b, v25.16b, v1.16b /* ct_19 = xor(tro3_25, msg_19) */
-	str q1, [x2, #304] /* store ct_19 */
-	ldr q1, [x3, #320] /* msg_20 = load() */
-	eor v1.16b, v8.16b, v1.16b /* ct_20 = xor(tro3_10, msg_20) */
-	str q1, [x2, #320] /* store ct_20 */
-	ldr q1, [x3, #336] /* msg_21 = load() */
-	eor v1.16b, v26.16b, v1.16b /* ct_21 = xor(tro3_26, msg_21) */
-	str q1, [x2, #336] /* store ct_21 */
-	ldr q1, [x3, #352] /* msg_22 = load() */
-	eor v1.16b, v9.16b, v1.16b /* ct_22 = xor(tro3_11, msg_22) */
-	str q1, [x2, #352] /* store ct_22 */
-	ldr q1, [x3, #368] /* msg_23 = load() */
-	eor v1.16b, v27.16b, v1.16b /* ct_23 = xor(tro3_27, msg_23) */
-	str q1, [x2, #368] /* store ct_23 */
-	ldr q1, [x3, #384] /* msg_24 = load() */
-	eor v1.16b, v10.16b, v1.16b /* ct_24 = xor(tro3_12, msg_24) */
-	str q1, [x2, #384] /* store ct_24 */
-	ldr q1, [x3, #400] /* msg_25 = load() */
-	eor v1.16b, v28.16b, v1.16b /* ct_25 = xor(tro3_28, msg_25) */
-	str q1, [x2, #400] /* store ct_25 */
-	ldr q1, [x3, #416] /* msg_26 = load() */
-	eor v1.16b, v11.16b, v1.16b /* ct_26 = xor(tro3_13, msg_26) */
-	str q1, [x2, #416] /* store ct_26 */
-	ldr q1, [x3, #432] /* msg_27 = load() */
-	eor v1.16b, v30.16b, v1.16b /* ct_27 = xor(tro3_29, msg_27) */
-	str q1, [x2, #432] /* store ct_27 */
-	ldr q1, [x3, #448] /* msg_28 = load() */
-	eor v1.16b, v15.16b, v1.16b /* ct_28 = xor(tro3_14, msg_28) */
-	str q1, [x2, #448] /* store ct_28 */
-	ldr q1, [x3, #464] /* msg_29 = load() */
-	eor v1.16b, v13.16b, v1.16b /* ct_29 = xor(tro3_30, msg_29) */
-	str q1, [x2, #464] /* store ct_29 */
-	ldr q1, [x3, #480] /* msg_30 = load() */
-	ldr q2, [sp, #576] /* reload tro3_15 */
-	eor v1.16b, v2.16b, v1.16b /* ct_30 = xor(tro3_15, msg_30) */
-	str q1, [x2, #480] /* store ct_30 */
-	ldr q1, [x3, #496] /* msg_31 = load() */
-	eor v0.16b, v0.16b, v1.16b /* ct_31 = xor(tro3_31, msg_31) */
+	eor v1.16b, v1.16b, v2.16b /* ct_6 = xor(tro3_3, msg_6) */
+	str q1, [x2, #96] /* store ct_6 */
+	ldr q1, [x3, #112] /* msg_7 = load() */
+	eor v1.16b, v19.16b, v1.16b /* ct_7 = xor(tro3_19, msg_7) */
+	str q1, [x2, #112] /* store ct_7 */
+	ldr q1, [x3, #128] /* msg_8 = load() */
+	eor v1.16b, v18.16b, v1.16b /* ct_8 = xor(tro3_4, msg_8) */
+	str q1, [x2, #128] /* store ct_8 */
+	ldr q1, [x3, #144] /* msg_9 = load() */
+	eor v1.16b, v21.16b, v1.16b /* ct_9 = xor(tro3_20, msg_9) */
+	str q1, [x2, #144] /* store ct_9 */
+	ldr q1, [x3, #160] /* msg_10 = load() */
+	eor v1.16b, v20.16b, v1.16b /* ct_10 = xor(tro3_5, msg_10) */
+	str q1, [x2, #160] /* store ct_10 */
+	ldr q1, [x3, #176] /* msg_11 = load() */
+	eor v1.16b, v27.16b, v1.16b /* ct_11 = xor(tro3_21, msg_11) */
+	str q1, [x2, #176] /* store ct_11 */
+	ldr q1, [x3, #192] /* msg_12 = load() */
+	eor v1.16b, v12.16b, v1.16b /* ct_12 = xor(tro3_6, msg_12) */
+	str q1, [x2, #192] /* store ct_12 */
+	ldr q1, [x3, #208] /* msg_13 = load() */
+	eor v1.16b, v14.16b, v1.16b /* ct_13 = xor(tro3_22, msg_13) */
+	str q1, [x2, #208] /* store ct_13 */
+	ldr q1, [x3, #224] /* msg_14 = load() */
+	eor v1.16b, v23.16b, v1.16b /* ct_14 = xor(tro3_7, msg_14) */
+	str q1, [x2, #224] /* store ct_14 */
+	ldr q1, [x3, #240] /* msg_15 = load() */
+	eor v0.16b, v0.16b, v1.16b /* ct_15 = xor(tro3_23, msg_15) */
+	str q0, [x2, #240] /* store ct_15 */
+	ldr q0, [x3, #256] /* msg_16 = load() */
+	eor v0.16b, v24.16b, v0.16b /* ct_16 = xor(tro3_8, msg_16) */
+	str q0, [x2, #256] /* store ct_16 */
+	ldr q0, [x3, #272] /* msg_17 = load() */
+	eor v0.16b, v6.16b, v0.16b /* ct_17 = xor(tro3_24, msg_17) */
+	str q0, [x2, #272] /* store ct_17 */
+	ldr q0, [x3, #288] /* msg_18 = load() */
+	eor v0.16b, v25.16b, v0.16b /* ct_18 = xor(tro3_9, msg_18) */
+	str q0, [x2, #288] /* store ct_18 */
+	ldr q0, [x3, #304] /* msg_19 = load() */
+	eor v0.16b, v28.16b, v0.16b /* ct_19 = xor(tro3_25, msg_19) */
+	str q0, [x2, #304] /* store ct_19 */
+	ldr q0, [x3, #320] /* msg_20 = load() */
+	eor v0.16b, v26.16b, v0.16b /* ct_20 = xor(tro3_10, msg_20) */
+	str q0, [x2, #320] /* store ct_20 */
+	ldr q0, [x3, #336] /* msg_21 = load() */
+	eor v0.16b, v30.16b, v0.16b /* ct_21 = xor(tro3_26, msg_21) */
+	str q0, [x2, #336] /* store ct_21 */
+	ldr q0, [x3, #352] /* msg_22 = load() */
+	eor v0.16b, v29.16b, v0.16b /* ct_22 = xor(tro3_11, msg_22) */
+	str q0, [x2, #352] /* store ct_22 */
+	ldr q0, [x3, #368] /* msg_23 = load() */
+	eor v0.16b, v31.16b, v0.16b /* ct_23 = xor(tro3_27, msg_23) */
+	str q0, [x2, #368] /* store ct_23 */
+	ldr q0, [x3, #384] /* msg_24 = load() */
+	eor v0.16b, v8.16b, v0.16b /* ct_24 = xor(tro3_12, msg_24) */
+	str q0, [x2, #384] /* store ct_24 */
+	ldr q0, [x3, #400] /* msg_25 = load() */
+	eor v0.16b, v9.16b, v0.16b /* ct_25 = xor(tro3_28, msg_25) */
+	str q0, [x2, #400] /* store ct_25 */
+	ldr q0, [x3, #416] /* msg_26 = load() */
+	eor v0.16b, v11.16b, v0.16b /* ct_26 = xor(tro3_13, msg_26) */
+	str q0, [x2, #416] /* store ct_26 */
+	ldr q0, [x3, #432] /* msg_27 = load() */
+	eor v0.16b, v10.16b, v0.16b /* ct_27 = xor(tro3_29, msg_27) */
+	str q0, [x2, #432] /* store ct_27 */
+	ldr q0, [x3, #448] /* msg_28 = load() */
+	eor v0.16b, v15.16b, v0.16b /* ct_28 = xor(tro3_14, msg_28) */
+	str q0, [x2, #448] /* store ct_28 */
+	ldr q0, [x3, #464] /* msg_29 = load() */
+	eor v0.16b, v13.16b, v0.16b /* ct_29 = xor(tro3_30, msg_29) */
+	str q0, [x2, #464] /* store ct_29 */
+	ldr q0, [x3, #480] /* msg_30 = load() */
+	ldr q1, [sp, #1120] /* reload tro3_15 */
+	eor v0.16b, v1.16b, v0.16b /* ct_30 = xor(tro3_15, msg_30) */
+	str q0, [x2, #480] /* store ct_30 */
+	ldr q0, [x3, #496] /* msg_31 = load() */
+	eor v0.16b, v3.16b, v0.16b /* ct_31 = xor(tro3_31, msg_31) */
 	str q0, [x2, #496] /* store ct_31 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #1328
+	add sp, sp, #1312
 	ret
 	.size ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm, .-ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm
 
@@ -10590,6 +10297,12 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_neon_asm_3_block_offsets:
 	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
 
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_3_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pick1: 2 x 1 in every byte */
 	.section .rodata
 	.balign 16
@@ -10631,12 +10344,6 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_nibbleslice_neon_asm_3_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_3_nibble_mask:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10716,6 +10423,12 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_neon_asm_8_block_offsets:
 	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
 
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_8_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pick1: 2 x 1 in every byte */
 	.section .rodata
 	.balign 16
@@ -10757,12 +10470,6 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_nibbleslice_neon_asm_8_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_8_nibble_mask:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -10842,6 +10549,12 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_nibbleslice_neon_asm_13_block_offsets:
 	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
 
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_nibbleslice_neon_asm_13_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pick1: 2 x 1 in every byte */
 	.section .rodata
 	.balign 16
@@ -10883,12 +10596,6 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_nibbleslice_neon_asm_13_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
-
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_nibbleslice_neon_asm_13_nibble_mask:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata

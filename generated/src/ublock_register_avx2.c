@@ -27,10 +27,10 @@
  * that layout (key form "register_image", laid out by `key_image`), so a key
  * addition is a plain load and an XOR.
  *
- * One pass encrypts or decrypts a batch: 4 blocks of ublock128_128, 4 blocks of ublock128_256, 2 blocks of ublock256_256.
+ * One pass encrypts or decrypts a batch: 16 blocks of ublock128_128, 16 blocks of ublock128_256, 8 blocks of ublock256_256.
 
  * Tuning (gen/choices.toml; `gen explore ublock` ranks each):
- *   ublock.groups = 1, ublock.schedule_before_ra = false,
+ *   ublock.groups = 4, ublock.schedule_before_ra = false,
  *   ublock.asm_pressure_schedule = false.
  * Key form: register_image.  Lowered with: shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_blendv, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
@@ -39,10 +39,10 @@
 #include "ublock.h"
 #include "ublock_internal.h"
 
-/* ublock128_128, encrypt: 4 blocks per pass. */
+/* ublock128_128, encrypt: 16 blocks per pass. */
 static void ublock_register_avx2_ublock128_128_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m256i g0x0, g0x1;
+    __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
@@ -74,7 +74,7 @@ static void ublock_register_avx2_ublock128_128_encrypt(const uint8_t *rk, const 
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
 
-    /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m256i blk = _mm256_loadu_si256((const void *)(in));
     const __m256i blk_1 = _mm256_loadu_si256((const void *)(in + 32));
     const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
@@ -89,6 +89,48 @@ static void ublock_register_avx2_ublock128_128_encrypt(const uint8_t *rk, const 
     const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
+    const __m256i blk_2 = _mm256_loadu_si256((const void *)(in + 64));
+    const __m256i blk_3 = _mm256_loadu_si256((const void *)(in + 96));
+    const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
+    const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
+    const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
+    const __m256i even_1 = _mm256_or_si256(even_1_b, even_1_a);
+    const __m256i hi_sh_1 = _mm256_slli_epi16(blk_3, 4);
+    const __m256i odd_1_b = _mm256_and_si256(hi_sh_1, high_nibbles);
+    const __m256i odd_1_a = _mm256_andnot_si256(high_nibbles, blk_2);
+    const __m256i odd_1 = _mm256_or_si256(odd_1_b, odd_1_a);
+    const __m256i sp_2 = _mm256_unpacklo_epi8(even_1, odd_1);
+    const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m256i blk_4 = _mm256_loadu_si256((const void *)(in + 128));
+    const __m256i blk_5 = _mm256_loadu_si256((const void *)(in + 160));
+    const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
+    const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
+    const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
+    const __m256i even_2 = _mm256_or_si256(even_2_b, even_2_a);
+    const __m256i hi_sh_2 = _mm256_slli_epi16(blk_5, 4);
+    const __m256i odd_2_b = _mm256_and_si256(hi_sh_2, high_nibbles);
+    const __m256i odd_2_a = _mm256_andnot_si256(high_nibbles, blk_4);
+    const __m256i odd_2 = _mm256_or_si256(odd_2_b, odd_2_a);
+    const __m256i sp_4 = _mm256_unpacklo_epi8(even_2, odd_2);
+    const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m256i blk_6 = _mm256_loadu_si256((const void *)(in + 192));
+    const __m256i blk_7 = _mm256_loadu_si256((const void *)(in + 224));
+    const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
+    const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
+    const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
+    const __m256i even_3 = _mm256_or_si256(even_3_b, even_3_a);
+    const __m256i hi_sh_3 = _mm256_slli_epi16(blk_7, 4);
+    const __m256i odd_3_b = _mm256_and_si256(hi_sh_3, high_nibbles);
+    const __m256i odd_3_a = _mm256_andnot_si256(high_nibbles, blk_6);
+    const __m256i odd_3 = _mm256_or_si256(odd_3_b, odd_3_a);
+    const __m256i sp_6 = _mm256_unpacklo_epi8(even_3, odd_3);
+    const __m256i sp_7 = _mm256_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
     for (size_t r = 0; r < 16; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
@@ -123,6 +165,96 @@ static void ublock_register_avx2_ublock128_128_encrypt(const uint8_t *rk, const 
         const __m256i pr = _mm256_shuffle_epi8(x1_2, pr_mask);
         g0x0 = pl;
         g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_1 = _mm256_xor_si256(g1x0, rk0);
+        const __m256i k1_1 = _mm256_xor_si256(g1x1, rk1);
+        const __m256i s0_lo_1 = _mm256_and_si256(k0_1, low_nibbles);
+        const __m256i s0_sh_1 = _mm256_srli_epi16(k0_1, 4);
+        const __m256i s0_hi_1 = _mm256_and_si256(s0_sh_1, low_nibbles);
+        const __m256i s0_l_1 = _mm256_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m256i s0_h_1 = _mm256_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m256i s0_1 = _mm256_or_si256(s0_l_1, s0_h_1);
+        const __m256i s1_lo_1 = _mm256_and_si256(k1_1, low_nibbles);
+        const __m256i s1_sh_1 = _mm256_srli_epi16(k1_1, 4);
+        const __m256i s1_hi_1 = _mm256_and_si256(s1_sh_1, low_nibbles);
+        const __m256i s1_l_1 = _mm256_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m256i s1_h_1 = _mm256_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m256i s1_1 = _mm256_or_si256(s1_l_1, s1_h_1);
+        const __m256i x1_3 = _mm256_xor_si256(s1_1, s0_1);
+        const __m256i rot4_1 = _mm256_shuffle_epi8(x1_3, rotl56);
+        const __m256i x0_3 = _mm256_xor_si256(s0_1, rot4_1);
+        const __m256i rot8_2 = _mm256_shuffle_epi8(x0_3, rotl48);
+        const __m256i x1_4 = _mm256_xor_si256(x1_3, rot8_2);
+        const __m256i rot8_3 = _mm256_shuffle_epi8(x1_4, rotl48);
+        const __m256i x0_4 = _mm256_xor_si256(x0_3, rot8_3);
+        const __m256i rot20_1 = _mm256_shuffle_epi8(x0_4, rotl24);
+        const __m256i x1_5 = _mm256_xor_si256(x1_4, rot20_1);
+        const __m256i x0_5 = _mm256_xor_si256(x0_4, x1_5);
+        const __m256i pl_1 = _mm256_shuffle_epi8(x0_5, pl_mask);
+        const __m256i pr_1 = _mm256_shuffle_epi8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_2 = _mm256_xor_si256(g2x0, rk0);
+        const __m256i k1_2 = _mm256_xor_si256(g2x1, rk1);
+        const __m256i s0_lo_2 = _mm256_and_si256(k0_2, low_nibbles);
+        const __m256i s0_sh_2 = _mm256_srli_epi16(k0_2, 4);
+        const __m256i s0_hi_2 = _mm256_and_si256(s0_sh_2, low_nibbles);
+        const __m256i s0_l_2 = _mm256_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m256i s0_h_2 = _mm256_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m256i s0_2 = _mm256_or_si256(s0_l_2, s0_h_2);
+        const __m256i s1_lo_2 = _mm256_and_si256(k1_2, low_nibbles);
+        const __m256i s1_sh_2 = _mm256_srli_epi16(k1_2, 4);
+        const __m256i s1_hi_2 = _mm256_and_si256(s1_sh_2, low_nibbles);
+        const __m256i s1_l_2 = _mm256_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m256i s1_h_2 = _mm256_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m256i s1_2 = _mm256_or_si256(s1_l_2, s1_h_2);
+        const __m256i x1_6 = _mm256_xor_si256(s1_2, s0_2);
+        const __m256i rot4_2 = _mm256_shuffle_epi8(x1_6, rotl56);
+        const __m256i x0_6 = _mm256_xor_si256(s0_2, rot4_2);
+        const __m256i rot8_4 = _mm256_shuffle_epi8(x0_6, rotl48);
+        const __m256i x1_7 = _mm256_xor_si256(x1_6, rot8_4);
+        const __m256i rot8_5 = _mm256_shuffle_epi8(x1_7, rotl48);
+        const __m256i x0_7 = _mm256_xor_si256(x0_6, rot8_5);
+        const __m256i rot20_2 = _mm256_shuffle_epi8(x0_7, rotl24);
+        const __m256i x1_8 = _mm256_xor_si256(x1_7, rot20_2);
+        const __m256i x0_8 = _mm256_xor_si256(x0_7, x1_8);
+        const __m256i pl_2 = _mm256_shuffle_epi8(x0_8, pl_mask);
+        const __m256i pr_2 = _mm256_shuffle_epi8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_3 = _mm256_xor_si256(g3x0, rk0);
+        const __m256i k1_3 = _mm256_xor_si256(g3x1, rk1);
+        const __m256i s0_lo_3 = _mm256_and_si256(k0_3, low_nibbles);
+        const __m256i s0_sh_3 = _mm256_srli_epi16(k0_3, 4);
+        const __m256i s0_hi_3 = _mm256_and_si256(s0_sh_3, low_nibbles);
+        const __m256i s0_l_3 = _mm256_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m256i s0_h_3 = _mm256_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m256i s0_3 = _mm256_or_si256(s0_l_3, s0_h_3);
+        const __m256i s1_lo_3 = _mm256_and_si256(k1_3, low_nibbles);
+        const __m256i s1_sh_3 = _mm256_srli_epi16(k1_3, 4);
+        const __m256i s1_hi_3 = _mm256_and_si256(s1_sh_3, low_nibbles);
+        const __m256i s1_l_3 = _mm256_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m256i s1_h_3 = _mm256_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m256i s1_3 = _mm256_or_si256(s1_l_3, s1_h_3);
+        const __m256i x1_9 = _mm256_xor_si256(s1_3, s0_3);
+        const __m256i rot4_3 = _mm256_shuffle_epi8(x1_9, rotl56);
+        const __m256i x0_9 = _mm256_xor_si256(s0_3, rot4_3);
+        const __m256i rot8_6 = _mm256_shuffle_epi8(x0_9, rotl48);
+        const __m256i x1_10 = _mm256_xor_si256(x1_9, rot8_6);
+        const __m256i rot8_7 = _mm256_shuffle_epi8(x1_10, rotl48);
+        const __m256i x0_10 = _mm256_xor_si256(x0_9, rot8_7);
+        const __m256i rot20_3 = _mm256_shuffle_epi8(x0_10, rotl24);
+        const __m256i x1_11 = _mm256_xor_si256(x1_10, rot20_3);
+        const __m256i x0_11 = _mm256_xor_si256(x0_10, x1_11);
+        const __m256i pl_3 = _mm256_shuffle_epi8(x0_11, pl_mask);
+        const __m256i pr_3 = _mm256_shuffle_epi8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
         KC_MCA_END("loop_r");
     }
 
@@ -133,24 +265,72 @@ static void ublock_register_avx2_ublock128_128_encrypt(const uint8_t *rk, const 
     const __m256i y1 = _mm256_xor_si256(g0x1, rk1_1);
     const __m256i de = _mm256_shuffle_epi8(y0, deinterleave);
     const __m256i de_1 = _mm256_shuffle_epi8(y1, deinterleave);
-    const __m256i even_1 = _mm256_unpacklo_epi64(de, de_1);
-    const __m256i odd_1 = _mm256_unpackhi_epi64(de, de_1);
-    const __m256i ev_sh = _mm256_slli_epi16(even_1, 4);
+    const __m256i even_4 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_4 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_4, 4);
     const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
-    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_1);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_4);
     const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
-    const __m256i od_sh = _mm256_srli_epi16(odd_1, 4);
-    const __m256i out_hi_b = _mm256_and_si256(even_1, high_nibbles);
+    const __m256i od_sh = _mm256_srli_epi16(odd_4, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_4, high_nibbles);
     const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
     const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
     _mm256_storeu_si256((void *)(out), out_lo);
     _mm256_storeu_si256((void *)(out + 32), out_hi);
+    const __m256i y0_1 = _mm256_xor_si256(g1x0, rk0_1);
+    const __m256i y1_1 = _mm256_xor_si256(g1x1, rk1_1);
+    const __m256i de_2 = _mm256_shuffle_epi8(y0_1, deinterleave);
+    const __m256i de_3 = _mm256_shuffle_epi8(y1_1, deinterleave);
+    const __m256i even_5 = _mm256_unpacklo_epi64(de_2, de_3);
+    const __m256i odd_5 = _mm256_unpackhi_epi64(de_2, de_3);
+    const __m256i ev_sh_1 = _mm256_slli_epi16(even_5, 4);
+    const __m256i out_lo_1_b = _mm256_and_si256(ev_sh_1, high_nibbles);
+    const __m256i out_lo_1_a = _mm256_andnot_si256(high_nibbles, odd_5);
+    const __m256i out_lo_1 = _mm256_or_si256(out_lo_1_b, out_lo_1_a);
+    const __m256i od_sh_1 = _mm256_srli_epi16(odd_5, 4);
+    const __m256i out_hi_1_b = _mm256_and_si256(even_5, high_nibbles);
+    const __m256i out_hi_1_a = _mm256_andnot_si256(high_nibbles, od_sh_1);
+    const __m256i out_hi_1 = _mm256_or_si256(out_hi_1_b, out_hi_1_a);
+    _mm256_storeu_si256((void *)(out + 64), out_lo_1);
+    _mm256_storeu_si256((void *)(out + 96), out_hi_1);
+    const __m256i y0_2 = _mm256_xor_si256(g2x0, rk0_1);
+    const __m256i y1_2 = _mm256_xor_si256(g2x1, rk1_1);
+    const __m256i de_4 = _mm256_shuffle_epi8(y0_2, deinterleave);
+    const __m256i de_5 = _mm256_shuffle_epi8(y1_2, deinterleave);
+    const __m256i even_6 = _mm256_unpacklo_epi64(de_4, de_5);
+    const __m256i odd_6 = _mm256_unpackhi_epi64(de_4, de_5);
+    const __m256i ev_sh_2 = _mm256_slli_epi16(even_6, 4);
+    const __m256i out_lo_2_b = _mm256_and_si256(ev_sh_2, high_nibbles);
+    const __m256i out_lo_2_a = _mm256_andnot_si256(high_nibbles, odd_6);
+    const __m256i out_lo_2 = _mm256_or_si256(out_lo_2_b, out_lo_2_a);
+    const __m256i od_sh_2 = _mm256_srli_epi16(odd_6, 4);
+    const __m256i out_hi_2_b = _mm256_and_si256(even_6, high_nibbles);
+    const __m256i out_hi_2_a = _mm256_andnot_si256(high_nibbles, od_sh_2);
+    const __m256i out_hi_2 = _mm256_or_si256(out_hi_2_b, out_hi_2_a);
+    _mm256_storeu_si256((void *)(out + 128), out_lo_2);
+    _mm256_storeu_si256((void *)(out + 160), out_hi_2);
+    const __m256i y0_3 = _mm256_xor_si256(g3x0, rk0_1);
+    const __m256i y1_3 = _mm256_xor_si256(g3x1, rk1_1);
+    const __m256i de_6 = _mm256_shuffle_epi8(y0_3, deinterleave);
+    const __m256i de_7 = _mm256_shuffle_epi8(y1_3, deinterleave);
+    const __m256i even_7 = _mm256_unpacklo_epi64(de_6, de_7);
+    const __m256i odd_7 = _mm256_unpackhi_epi64(de_6, de_7);
+    const __m256i ev_sh_3 = _mm256_slli_epi16(even_7, 4);
+    const __m256i out_lo_3_b = _mm256_and_si256(ev_sh_3, high_nibbles);
+    const __m256i out_lo_3_a = _mm256_andnot_si256(high_nibbles, odd_7);
+    const __m256i out_lo_3 = _mm256_or_si256(out_lo_3_b, out_lo_3_a);
+    const __m256i od_sh_3 = _mm256_srli_epi16(odd_7, 4);
+    const __m256i out_hi_3_b = _mm256_and_si256(even_7, high_nibbles);
+    const __m256i out_hi_3_a = _mm256_andnot_si256(high_nibbles, od_sh_3);
+    const __m256i out_hi_3 = _mm256_or_si256(out_hi_3_b, out_hi_3_a);
+    _mm256_storeu_si256((void *)(out + 192), out_lo_3);
+    _mm256_storeu_si256((void *)(out + 224), out_hi_3);
 }
 
-/* ublock128_128, decrypt: 4 blocks per pass. */
+/* ublock128_128, decrypt: 16 blocks per pass. */
 static void ublock_register_avx2_ublock128_128_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m256i g0x0, g0x1;
+    __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
@@ -182,7 +362,7 @@ static void ublock_register_avx2_ublock128_128_decrypt(const uint8_t *rk, const 
     static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
     const __m256i rotl56 = kc_bcast16_256(rotl56_bytes);
 
-    /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m256i blk = _mm256_loadu_si256((const void *)(in));
     const __m256i blk_1 = _mm256_loadu_si256((const void *)(in + 32));
     const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
@@ -197,6 +377,48 @@ static void ublock_register_avx2_ublock128_128_decrypt(const uint8_t *rk, const 
     const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
+    const __m256i blk_2 = _mm256_loadu_si256((const void *)(in + 64));
+    const __m256i blk_3 = _mm256_loadu_si256((const void *)(in + 96));
+    const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
+    const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
+    const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
+    const __m256i even_1 = _mm256_or_si256(even_1_b, even_1_a);
+    const __m256i hi_sh_1 = _mm256_slli_epi16(blk_3, 4);
+    const __m256i odd_1_b = _mm256_and_si256(hi_sh_1, high_nibbles);
+    const __m256i odd_1_a = _mm256_andnot_si256(high_nibbles, blk_2);
+    const __m256i odd_1 = _mm256_or_si256(odd_1_b, odd_1_a);
+    const __m256i sp_2 = _mm256_unpacklo_epi8(even_1, odd_1);
+    const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m256i blk_4 = _mm256_loadu_si256((const void *)(in + 128));
+    const __m256i blk_5 = _mm256_loadu_si256((const void *)(in + 160));
+    const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
+    const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
+    const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
+    const __m256i even_2 = _mm256_or_si256(even_2_b, even_2_a);
+    const __m256i hi_sh_2 = _mm256_slli_epi16(blk_5, 4);
+    const __m256i odd_2_b = _mm256_and_si256(hi_sh_2, high_nibbles);
+    const __m256i odd_2_a = _mm256_andnot_si256(high_nibbles, blk_4);
+    const __m256i odd_2 = _mm256_or_si256(odd_2_b, odd_2_a);
+    const __m256i sp_4 = _mm256_unpacklo_epi8(even_2, odd_2);
+    const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m256i blk_6 = _mm256_loadu_si256((const void *)(in + 192));
+    const __m256i blk_7 = _mm256_loadu_si256((const void *)(in + 224));
+    const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
+    const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
+    const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
+    const __m256i even_3 = _mm256_or_si256(even_3_b, even_3_a);
+    const __m256i hi_sh_3 = _mm256_slli_epi16(blk_7, 4);
+    const __m256i odd_3_b = _mm256_and_si256(hi_sh_3, high_nibbles);
+    const __m256i odd_3_a = _mm256_andnot_si256(high_nibbles, blk_6);
+    const __m256i odd_3 = _mm256_or_si256(odd_3_b, odd_3_a);
+    const __m256i sp_6 = _mm256_unpacklo_epi8(even_3, odd_3);
+    const __m256i sp_7 = _mm256_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
     for (size_t r = 0; r < 16; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
@@ -231,35 +453,173 @@ static void ublock_register_avx2_ublock128_128_decrypt(const uint8_t *rk, const 
         const __m256i s1 = _mm256_or_si256(s1_l, s1_h);
         g0x0 = s0;
         g0x1 = s1;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m256i k0_1 = _mm256_xor_si256(g1x0, rk0);
+        const __m256i k1_1 = _mm256_xor_si256(g1x1, rk1);
+        const __m256i pl_1 = _mm256_shuffle_epi8(k0_1, pl_mask);
+        const __m256i pr_1 = _mm256_shuffle_epi8(k1_1, pr_mask);
+        const __m256i y0_3 = _mm256_xor_si256(pl_1, pr_1);
+        const __m256i rot20_1 = _mm256_shuffle_epi8(y0_3, rotl24);
+        const __m256i y1_3 = _mm256_xor_si256(pr_1, rot20_1);
+        const __m256i rot8_2 = _mm256_shuffle_epi8(y1_3, rotl48);
+        const __m256i y0_4 = _mm256_xor_si256(y0_3, rot8_2);
+        const __m256i rot8_3 = _mm256_shuffle_epi8(y0_4, rotl48);
+        const __m256i y1_4 = _mm256_xor_si256(y1_3, rot8_3);
+        const __m256i rot4_1 = _mm256_shuffle_epi8(y1_4, rotl56);
+        const __m256i y0_5 = _mm256_xor_si256(y0_4, rot4_1);
+        const __m256i y1_5 = _mm256_xor_si256(y1_4, y0_5);
+        const __m256i s0_lo_1 = _mm256_and_si256(y0_5, low_nibbles);
+        const __m256i s0_sh_1 = _mm256_srli_epi16(y0_5, 4);
+        const __m256i s0_hi_1 = _mm256_and_si256(s0_sh_1, low_nibbles);
+        const __m256i s0_l_1 = _mm256_shuffle_epi8(sbox_inv_lo, s0_lo_1);
+        const __m256i s0_h_1 = _mm256_shuffle_epi8(sbox_inv_hi, s0_hi_1);
+        const __m256i s0_1 = _mm256_or_si256(s0_l_1, s0_h_1);
+        const __m256i s1_lo_1 = _mm256_and_si256(y1_5, low_nibbles);
+        const __m256i s1_sh_1 = _mm256_srli_epi16(y1_5, 4);
+        const __m256i s1_hi_1 = _mm256_and_si256(s1_sh_1, low_nibbles);
+        const __m256i s1_l_1 = _mm256_shuffle_epi8(sbox_inv_lo, s1_lo_1);
+        const __m256i s1_h_1 = _mm256_shuffle_epi8(sbox_inv_hi, s1_hi_1);
+        const __m256i s1_1 = _mm256_or_si256(s1_l_1, s1_h_1);
+        g1x0 = s0_1;
+        g1x1 = s1_1;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m256i k0_2 = _mm256_xor_si256(g2x0, rk0);
+        const __m256i k1_2 = _mm256_xor_si256(g2x1, rk1);
+        const __m256i pl_2 = _mm256_shuffle_epi8(k0_2, pl_mask);
+        const __m256i pr_2 = _mm256_shuffle_epi8(k1_2, pr_mask);
+        const __m256i y0_6 = _mm256_xor_si256(pl_2, pr_2);
+        const __m256i rot20_2 = _mm256_shuffle_epi8(y0_6, rotl24);
+        const __m256i y1_6 = _mm256_xor_si256(pr_2, rot20_2);
+        const __m256i rot8_4 = _mm256_shuffle_epi8(y1_6, rotl48);
+        const __m256i y0_7 = _mm256_xor_si256(y0_6, rot8_4);
+        const __m256i rot8_5 = _mm256_shuffle_epi8(y0_7, rotl48);
+        const __m256i y1_7 = _mm256_xor_si256(y1_6, rot8_5);
+        const __m256i rot4_2 = _mm256_shuffle_epi8(y1_7, rotl56);
+        const __m256i y0_8 = _mm256_xor_si256(y0_7, rot4_2);
+        const __m256i y1_8 = _mm256_xor_si256(y1_7, y0_8);
+        const __m256i s0_lo_2 = _mm256_and_si256(y0_8, low_nibbles);
+        const __m256i s0_sh_2 = _mm256_srli_epi16(y0_8, 4);
+        const __m256i s0_hi_2 = _mm256_and_si256(s0_sh_2, low_nibbles);
+        const __m256i s0_l_2 = _mm256_shuffle_epi8(sbox_inv_lo, s0_lo_2);
+        const __m256i s0_h_2 = _mm256_shuffle_epi8(sbox_inv_hi, s0_hi_2);
+        const __m256i s0_2 = _mm256_or_si256(s0_l_2, s0_h_2);
+        const __m256i s1_lo_2 = _mm256_and_si256(y1_8, low_nibbles);
+        const __m256i s1_sh_2 = _mm256_srli_epi16(y1_8, 4);
+        const __m256i s1_hi_2 = _mm256_and_si256(s1_sh_2, low_nibbles);
+        const __m256i s1_l_2 = _mm256_shuffle_epi8(sbox_inv_lo, s1_lo_2);
+        const __m256i s1_h_2 = _mm256_shuffle_epi8(sbox_inv_hi, s1_hi_2);
+        const __m256i s1_2 = _mm256_or_si256(s1_l_2, s1_h_2);
+        g2x0 = s0_2;
+        g2x1 = s1_2;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m256i k0_3 = _mm256_xor_si256(g3x0, rk0);
+        const __m256i k1_3 = _mm256_xor_si256(g3x1, rk1);
+        const __m256i pl_3 = _mm256_shuffle_epi8(k0_3, pl_mask);
+        const __m256i pr_3 = _mm256_shuffle_epi8(k1_3, pr_mask);
+        const __m256i y0_9 = _mm256_xor_si256(pl_3, pr_3);
+        const __m256i rot20_3 = _mm256_shuffle_epi8(y0_9, rotl24);
+        const __m256i y1_9 = _mm256_xor_si256(pr_3, rot20_3);
+        const __m256i rot8_6 = _mm256_shuffle_epi8(y1_9, rotl48);
+        const __m256i y0_10 = _mm256_xor_si256(y0_9, rot8_6);
+        const __m256i rot8_7 = _mm256_shuffle_epi8(y0_10, rotl48);
+        const __m256i y1_10 = _mm256_xor_si256(y1_9, rot8_7);
+        const __m256i rot4_3 = _mm256_shuffle_epi8(y1_10, rotl56);
+        const __m256i y0_11 = _mm256_xor_si256(y0_10, rot4_3);
+        const __m256i y1_11 = _mm256_xor_si256(y1_10, y0_11);
+        const __m256i s0_lo_3 = _mm256_and_si256(y0_11, low_nibbles);
+        const __m256i s0_sh_3 = _mm256_srli_epi16(y0_11, 4);
+        const __m256i s0_hi_3 = _mm256_and_si256(s0_sh_3, low_nibbles);
+        const __m256i s0_l_3 = _mm256_shuffle_epi8(sbox_inv_lo, s0_lo_3);
+        const __m256i s0_h_3 = _mm256_shuffle_epi8(sbox_inv_hi, s0_hi_3);
+        const __m256i s0_3 = _mm256_or_si256(s0_l_3, s0_h_3);
+        const __m256i s1_lo_3 = _mm256_and_si256(y1_11, low_nibbles);
+        const __m256i s1_sh_3 = _mm256_srli_epi16(y1_11, 4);
+        const __m256i s1_hi_3 = _mm256_and_si256(s1_sh_3, low_nibbles);
+        const __m256i s1_l_3 = _mm256_shuffle_epi8(sbox_inv_lo, s1_lo_3);
+        const __m256i s1_h_3 = _mm256_shuffle_epi8(sbox_inv_hi, s1_hi_3);
+        const __m256i s1_3 = _mm256_or_si256(s1_l_3, s1_h_3);
+        g3x0 = s0_3;
+        g3x1 = s1_3;
         KC_MCA_END("loop_r");
     }
 
     /* Final key addition. */
     const __m256i rk0_1 = _mm256_loadu_si256((const void *)(rk + 2048));
     const __m256i rk1_1 = _mm256_loadu_si256((const void *)(rk + 2112));
-    const __m256i y0_3 = _mm256_xor_si256(g0x0, rk0_1);
-    const __m256i y1_3 = _mm256_xor_si256(g0x1, rk1_1);
-    const __m256i de = _mm256_shuffle_epi8(y0_3, deinterleave);
-    const __m256i de_1 = _mm256_shuffle_epi8(y1_3, deinterleave);
-    const __m256i even_1 = _mm256_unpacklo_epi64(de, de_1);
-    const __m256i odd_1 = _mm256_unpackhi_epi64(de, de_1);
-    const __m256i ev_sh = _mm256_slli_epi16(even_1, 4);
+    const __m256i y0_12 = _mm256_xor_si256(g0x0, rk0_1);
+    const __m256i y1_12 = _mm256_xor_si256(g0x1, rk1_1);
+    const __m256i de = _mm256_shuffle_epi8(y0_12, deinterleave);
+    const __m256i de_1 = _mm256_shuffle_epi8(y1_12, deinterleave);
+    const __m256i even_4 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_4 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_4, 4);
     const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
-    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_1);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_4);
     const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
-    const __m256i od_sh = _mm256_srli_epi16(odd_1, 4);
-    const __m256i out_hi_b = _mm256_and_si256(even_1, high_nibbles);
+    const __m256i od_sh = _mm256_srli_epi16(odd_4, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_4, high_nibbles);
     const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
     const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
     _mm256_storeu_si256((void *)(out), out_lo);
     _mm256_storeu_si256((void *)(out + 32), out_hi);
+    const __m256i y0_13 = _mm256_xor_si256(g1x0, rk0_1);
+    const __m256i y1_13 = _mm256_xor_si256(g1x1, rk1_1);
+    const __m256i de_2 = _mm256_shuffle_epi8(y0_13, deinterleave);
+    const __m256i de_3 = _mm256_shuffle_epi8(y1_13, deinterleave);
+    const __m256i even_5 = _mm256_unpacklo_epi64(de_2, de_3);
+    const __m256i odd_5 = _mm256_unpackhi_epi64(de_2, de_3);
+    const __m256i ev_sh_1 = _mm256_slli_epi16(even_5, 4);
+    const __m256i out_lo_1_b = _mm256_and_si256(ev_sh_1, high_nibbles);
+    const __m256i out_lo_1_a = _mm256_andnot_si256(high_nibbles, odd_5);
+    const __m256i out_lo_1 = _mm256_or_si256(out_lo_1_b, out_lo_1_a);
+    const __m256i od_sh_1 = _mm256_srli_epi16(odd_5, 4);
+    const __m256i out_hi_1_b = _mm256_and_si256(even_5, high_nibbles);
+    const __m256i out_hi_1_a = _mm256_andnot_si256(high_nibbles, od_sh_1);
+    const __m256i out_hi_1 = _mm256_or_si256(out_hi_1_b, out_hi_1_a);
+    _mm256_storeu_si256((void *)(out + 64), out_lo_1);
+    _mm256_storeu_si256((void *)(out + 96), out_hi_1);
+    const __m256i y0_14 = _mm256_xor_si256(g2x0, rk0_1);
+    const __m256i y1_14 = _mm256_xor_si256(g2x1, rk1_1);
+    const __m256i de_4 = _mm256_shuffle_epi8(y0_14, deinterleave);
+    const __m256i de_5 = _mm256_shuffle_epi8(y1_14, deinterleave);
+    const __m256i even_6 = _mm256_unpacklo_epi64(de_4, de_5);
+    const __m256i odd_6 = _mm256_unpackhi_epi64(de_4, de_5);
+    const __m256i ev_sh_2 = _mm256_slli_epi16(even_6, 4);
+    const __m256i out_lo_2_b = _mm256_and_si256(ev_sh_2, high_nibbles);
+    const __m256i out_lo_2_a = _mm256_andnot_si256(high_nibbles, odd_6);
+    const __m256i out_lo_2 = _mm256_or_si256(out_lo_2_b, out_lo_2_a);
+    const __m256i od_sh_2 = _mm256_srli_epi16(odd_6, 4);
+    const __m256i out_hi_2_b = _mm256_and_si256(even_6, high_nibbles);
+    const __m256i out_hi_2_a = _mm256_andnot_si256(high_nibbles, od_sh_2);
+    const __m256i out_hi_2 = _mm256_or_si256(out_hi_2_b, out_hi_2_a);
+    _mm256_storeu_si256((void *)(out + 128), out_lo_2);
+    _mm256_storeu_si256((void *)(out + 160), out_hi_2);
+    const __m256i y0_15 = _mm256_xor_si256(g3x0, rk0_1);
+    const __m256i y1_15 = _mm256_xor_si256(g3x1, rk1_1);
+    const __m256i de_6 = _mm256_shuffle_epi8(y0_15, deinterleave);
+    const __m256i de_7 = _mm256_shuffle_epi8(y1_15, deinterleave);
+    const __m256i even_7 = _mm256_unpacklo_epi64(de_6, de_7);
+    const __m256i odd_7 = _mm256_unpackhi_epi64(de_6, de_7);
+    const __m256i ev_sh_3 = _mm256_slli_epi16(even_7, 4);
+    const __m256i out_lo_3_b = _mm256_and_si256(ev_sh_3, high_nibbles);
+    const __m256i out_lo_3_a = _mm256_andnot_si256(high_nibbles, odd_7);
+    const __m256i out_lo_3 = _mm256_or_si256(out_lo_3_b, out_lo_3_a);
+    const __m256i od_sh_3 = _mm256_srli_epi16(odd_7, 4);
+    const __m256i out_hi_3_b = _mm256_and_si256(even_7, high_nibbles);
+    const __m256i out_hi_3_a = _mm256_andnot_si256(high_nibbles, od_sh_3);
+    const __m256i out_hi_3 = _mm256_or_si256(out_hi_3_b, out_hi_3_a);
+    _mm256_storeu_si256((void *)(out + 192), out_lo_3);
+    _mm256_storeu_si256((void *)(out + 224), out_hi_3);
 }
 
 /* ublock128_128, encryption with the message XORed into the stores: out = E(in) ^ src. */
 static void ublock_register_avx2_ublock128_128_encrypt_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
                                                            const uint8_t *src)
 {
-    __m256i g0x0, g0x1;
+    __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
@@ -291,7 +651,7 @@ static void ublock_register_avx2_ublock128_128_encrypt_xor(const uint8_t *rk, co
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
 
-    /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m256i blk = _mm256_loadu_si256((const void *)(in));
     const __m256i blk_1 = _mm256_loadu_si256((const void *)(in + 32));
     const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
@@ -306,6 +666,48 @@ static void ublock_register_avx2_ublock128_128_encrypt_xor(const uint8_t *rk, co
     const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
+    const __m256i blk_2 = _mm256_loadu_si256((const void *)(in + 64));
+    const __m256i blk_3 = _mm256_loadu_si256((const void *)(in + 96));
+    const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
+    const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
+    const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
+    const __m256i even_1 = _mm256_or_si256(even_1_b, even_1_a);
+    const __m256i hi_sh_1 = _mm256_slli_epi16(blk_3, 4);
+    const __m256i odd_1_b = _mm256_and_si256(hi_sh_1, high_nibbles);
+    const __m256i odd_1_a = _mm256_andnot_si256(high_nibbles, blk_2);
+    const __m256i odd_1 = _mm256_or_si256(odd_1_b, odd_1_a);
+    const __m256i sp_2 = _mm256_unpacklo_epi8(even_1, odd_1);
+    const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m256i blk_4 = _mm256_loadu_si256((const void *)(in + 128));
+    const __m256i blk_5 = _mm256_loadu_si256((const void *)(in + 160));
+    const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
+    const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
+    const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
+    const __m256i even_2 = _mm256_or_si256(even_2_b, even_2_a);
+    const __m256i hi_sh_2 = _mm256_slli_epi16(blk_5, 4);
+    const __m256i odd_2_b = _mm256_and_si256(hi_sh_2, high_nibbles);
+    const __m256i odd_2_a = _mm256_andnot_si256(high_nibbles, blk_4);
+    const __m256i odd_2 = _mm256_or_si256(odd_2_b, odd_2_a);
+    const __m256i sp_4 = _mm256_unpacklo_epi8(even_2, odd_2);
+    const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m256i blk_6 = _mm256_loadu_si256((const void *)(in + 192));
+    const __m256i blk_7 = _mm256_loadu_si256((const void *)(in + 224));
+    const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
+    const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
+    const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
+    const __m256i even_3 = _mm256_or_si256(even_3_b, even_3_a);
+    const __m256i hi_sh_3 = _mm256_slli_epi16(blk_7, 4);
+    const __m256i odd_3_b = _mm256_and_si256(hi_sh_3, high_nibbles);
+    const __m256i odd_3_a = _mm256_andnot_si256(high_nibbles, blk_6);
+    const __m256i odd_3 = _mm256_or_si256(odd_3_b, odd_3_a);
+    const __m256i sp_6 = _mm256_unpacklo_epi8(even_3, odd_3);
+    const __m256i sp_7 = _mm256_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
     for (size_t r = 0; r < 16; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
@@ -340,6 +742,96 @@ static void ublock_register_avx2_ublock128_128_encrypt_xor(const uint8_t *rk, co
         const __m256i pr = _mm256_shuffle_epi8(x1_2, pr_mask);
         g0x0 = pl;
         g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_1 = _mm256_xor_si256(g1x0, rk0);
+        const __m256i k1_1 = _mm256_xor_si256(g1x1, rk1);
+        const __m256i s0_lo_1 = _mm256_and_si256(k0_1, low_nibbles);
+        const __m256i s0_sh_1 = _mm256_srli_epi16(k0_1, 4);
+        const __m256i s0_hi_1 = _mm256_and_si256(s0_sh_1, low_nibbles);
+        const __m256i s0_l_1 = _mm256_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m256i s0_h_1 = _mm256_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m256i s0_1 = _mm256_or_si256(s0_l_1, s0_h_1);
+        const __m256i s1_lo_1 = _mm256_and_si256(k1_1, low_nibbles);
+        const __m256i s1_sh_1 = _mm256_srli_epi16(k1_1, 4);
+        const __m256i s1_hi_1 = _mm256_and_si256(s1_sh_1, low_nibbles);
+        const __m256i s1_l_1 = _mm256_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m256i s1_h_1 = _mm256_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m256i s1_1 = _mm256_or_si256(s1_l_1, s1_h_1);
+        const __m256i x1_3 = _mm256_xor_si256(s1_1, s0_1);
+        const __m256i rot4_1 = _mm256_shuffle_epi8(x1_3, rotl56);
+        const __m256i x0_3 = _mm256_xor_si256(s0_1, rot4_1);
+        const __m256i rot8_2 = _mm256_shuffle_epi8(x0_3, rotl48);
+        const __m256i x1_4 = _mm256_xor_si256(x1_3, rot8_2);
+        const __m256i rot8_3 = _mm256_shuffle_epi8(x1_4, rotl48);
+        const __m256i x0_4 = _mm256_xor_si256(x0_3, rot8_3);
+        const __m256i rot20_1 = _mm256_shuffle_epi8(x0_4, rotl24);
+        const __m256i x1_5 = _mm256_xor_si256(x1_4, rot20_1);
+        const __m256i x0_5 = _mm256_xor_si256(x0_4, x1_5);
+        const __m256i pl_1 = _mm256_shuffle_epi8(x0_5, pl_mask);
+        const __m256i pr_1 = _mm256_shuffle_epi8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_2 = _mm256_xor_si256(g2x0, rk0);
+        const __m256i k1_2 = _mm256_xor_si256(g2x1, rk1);
+        const __m256i s0_lo_2 = _mm256_and_si256(k0_2, low_nibbles);
+        const __m256i s0_sh_2 = _mm256_srli_epi16(k0_2, 4);
+        const __m256i s0_hi_2 = _mm256_and_si256(s0_sh_2, low_nibbles);
+        const __m256i s0_l_2 = _mm256_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m256i s0_h_2 = _mm256_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m256i s0_2 = _mm256_or_si256(s0_l_2, s0_h_2);
+        const __m256i s1_lo_2 = _mm256_and_si256(k1_2, low_nibbles);
+        const __m256i s1_sh_2 = _mm256_srli_epi16(k1_2, 4);
+        const __m256i s1_hi_2 = _mm256_and_si256(s1_sh_2, low_nibbles);
+        const __m256i s1_l_2 = _mm256_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m256i s1_h_2 = _mm256_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m256i s1_2 = _mm256_or_si256(s1_l_2, s1_h_2);
+        const __m256i x1_6 = _mm256_xor_si256(s1_2, s0_2);
+        const __m256i rot4_2 = _mm256_shuffle_epi8(x1_6, rotl56);
+        const __m256i x0_6 = _mm256_xor_si256(s0_2, rot4_2);
+        const __m256i rot8_4 = _mm256_shuffle_epi8(x0_6, rotl48);
+        const __m256i x1_7 = _mm256_xor_si256(x1_6, rot8_4);
+        const __m256i rot8_5 = _mm256_shuffle_epi8(x1_7, rotl48);
+        const __m256i x0_7 = _mm256_xor_si256(x0_6, rot8_5);
+        const __m256i rot20_2 = _mm256_shuffle_epi8(x0_7, rotl24);
+        const __m256i x1_8 = _mm256_xor_si256(x1_7, rot20_2);
+        const __m256i x0_8 = _mm256_xor_si256(x0_7, x1_8);
+        const __m256i pl_2 = _mm256_shuffle_epi8(x0_8, pl_mask);
+        const __m256i pr_2 = _mm256_shuffle_epi8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_3 = _mm256_xor_si256(g3x0, rk0);
+        const __m256i k1_3 = _mm256_xor_si256(g3x1, rk1);
+        const __m256i s0_lo_3 = _mm256_and_si256(k0_3, low_nibbles);
+        const __m256i s0_sh_3 = _mm256_srli_epi16(k0_3, 4);
+        const __m256i s0_hi_3 = _mm256_and_si256(s0_sh_3, low_nibbles);
+        const __m256i s0_l_3 = _mm256_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m256i s0_h_3 = _mm256_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m256i s0_3 = _mm256_or_si256(s0_l_3, s0_h_3);
+        const __m256i s1_lo_3 = _mm256_and_si256(k1_3, low_nibbles);
+        const __m256i s1_sh_3 = _mm256_srli_epi16(k1_3, 4);
+        const __m256i s1_hi_3 = _mm256_and_si256(s1_sh_3, low_nibbles);
+        const __m256i s1_l_3 = _mm256_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m256i s1_h_3 = _mm256_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m256i s1_3 = _mm256_or_si256(s1_l_3, s1_h_3);
+        const __m256i x1_9 = _mm256_xor_si256(s1_3, s0_3);
+        const __m256i rot4_3 = _mm256_shuffle_epi8(x1_9, rotl56);
+        const __m256i x0_9 = _mm256_xor_si256(s0_3, rot4_3);
+        const __m256i rot8_6 = _mm256_shuffle_epi8(x0_9, rotl48);
+        const __m256i x1_10 = _mm256_xor_si256(x1_9, rot8_6);
+        const __m256i rot8_7 = _mm256_shuffle_epi8(x1_10, rotl48);
+        const __m256i x0_10 = _mm256_xor_si256(x0_9, rot8_7);
+        const __m256i rot20_3 = _mm256_shuffle_epi8(x0_10, rotl24);
+        const __m256i x1_11 = _mm256_xor_si256(x1_10, rot20_3);
+        const __m256i x0_11 = _mm256_xor_si256(x0_10, x1_11);
+        const __m256i pl_3 = _mm256_shuffle_epi8(x0_11, pl_mask);
+        const __m256i pr_3 = _mm256_shuffle_epi8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
         KC_MCA_END("loop_r");
     }
 
@@ -350,14 +842,14 @@ static void ublock_register_avx2_ublock128_128_encrypt_xor(const uint8_t *rk, co
     const __m256i y1 = _mm256_xor_si256(g0x1, rk1_1);
     const __m256i de = _mm256_shuffle_epi8(y0, deinterleave);
     const __m256i de_1 = _mm256_shuffle_epi8(y1, deinterleave);
-    const __m256i even_1 = _mm256_unpacklo_epi64(de, de_1);
-    const __m256i odd_1 = _mm256_unpackhi_epi64(de, de_1);
-    const __m256i ev_sh = _mm256_slli_epi16(even_1, 4);
+    const __m256i even_4 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_4 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_4, 4);
     const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
-    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_1);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_4);
     const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
-    const __m256i od_sh = _mm256_srli_epi16(odd_1, 4);
-    const __m256i out_hi_b = _mm256_and_si256(even_1, high_nibbles);
+    const __m256i od_sh = _mm256_srli_epi16(odd_4, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_4, high_nibbles);
     const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
     const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
     const __m256i msg = _mm256_loadu_si256((const void *)(src));
@@ -366,12 +858,72 @@ static void ublock_register_avx2_ublock128_128_encrypt_xor(const uint8_t *rk, co
     const __m256i msg_1 = _mm256_loadu_si256((const void *)(src + 32));
     const __m256i ct_1 = _mm256_xor_si256(out_hi, msg_1);
     _mm256_storeu_si256((void *)(out + 32), ct_1);
+    const __m256i y0_1 = _mm256_xor_si256(g1x0, rk0_1);
+    const __m256i y1_1 = _mm256_xor_si256(g1x1, rk1_1);
+    const __m256i de_2 = _mm256_shuffle_epi8(y0_1, deinterleave);
+    const __m256i de_3 = _mm256_shuffle_epi8(y1_1, deinterleave);
+    const __m256i even_5 = _mm256_unpacklo_epi64(de_2, de_3);
+    const __m256i odd_5 = _mm256_unpackhi_epi64(de_2, de_3);
+    const __m256i ev_sh_1 = _mm256_slli_epi16(even_5, 4);
+    const __m256i out_lo_1_b = _mm256_and_si256(ev_sh_1, high_nibbles);
+    const __m256i out_lo_1_a = _mm256_andnot_si256(high_nibbles, odd_5);
+    const __m256i out_lo_1 = _mm256_or_si256(out_lo_1_b, out_lo_1_a);
+    const __m256i od_sh_1 = _mm256_srli_epi16(odd_5, 4);
+    const __m256i out_hi_1_b = _mm256_and_si256(even_5, high_nibbles);
+    const __m256i out_hi_1_a = _mm256_andnot_si256(high_nibbles, od_sh_1);
+    const __m256i out_hi_1 = _mm256_or_si256(out_hi_1_b, out_hi_1_a);
+    const __m256i msg_2 = _mm256_loadu_si256((const void *)(src + 64));
+    const __m256i ct_2 = _mm256_xor_si256(out_lo_1, msg_2);
+    _mm256_storeu_si256((void *)(out + 64), ct_2);
+    const __m256i msg_3 = _mm256_loadu_si256((const void *)(src + 96));
+    const __m256i ct_3 = _mm256_xor_si256(out_hi_1, msg_3);
+    _mm256_storeu_si256((void *)(out + 96), ct_3);
+    const __m256i y0_2 = _mm256_xor_si256(g2x0, rk0_1);
+    const __m256i y1_2 = _mm256_xor_si256(g2x1, rk1_1);
+    const __m256i de_4 = _mm256_shuffle_epi8(y0_2, deinterleave);
+    const __m256i de_5 = _mm256_shuffle_epi8(y1_2, deinterleave);
+    const __m256i even_6 = _mm256_unpacklo_epi64(de_4, de_5);
+    const __m256i odd_6 = _mm256_unpackhi_epi64(de_4, de_5);
+    const __m256i ev_sh_2 = _mm256_slli_epi16(even_6, 4);
+    const __m256i out_lo_2_b = _mm256_and_si256(ev_sh_2, high_nibbles);
+    const __m256i out_lo_2_a = _mm256_andnot_si256(high_nibbles, odd_6);
+    const __m256i out_lo_2 = _mm256_or_si256(out_lo_2_b, out_lo_2_a);
+    const __m256i od_sh_2 = _mm256_srli_epi16(odd_6, 4);
+    const __m256i out_hi_2_b = _mm256_and_si256(even_6, high_nibbles);
+    const __m256i out_hi_2_a = _mm256_andnot_si256(high_nibbles, od_sh_2);
+    const __m256i out_hi_2 = _mm256_or_si256(out_hi_2_b, out_hi_2_a);
+    const __m256i msg_4 = _mm256_loadu_si256((const void *)(src + 128));
+    const __m256i ct_4 = _mm256_xor_si256(out_lo_2, msg_4);
+    _mm256_storeu_si256((void *)(out + 128), ct_4);
+    const __m256i msg_5 = _mm256_loadu_si256((const void *)(src + 160));
+    const __m256i ct_5 = _mm256_xor_si256(out_hi_2, msg_5);
+    _mm256_storeu_si256((void *)(out + 160), ct_5);
+    const __m256i y0_3 = _mm256_xor_si256(g3x0, rk0_1);
+    const __m256i y1_3 = _mm256_xor_si256(g3x1, rk1_1);
+    const __m256i de_6 = _mm256_shuffle_epi8(y0_3, deinterleave);
+    const __m256i de_7 = _mm256_shuffle_epi8(y1_3, deinterleave);
+    const __m256i even_7 = _mm256_unpacklo_epi64(de_6, de_7);
+    const __m256i odd_7 = _mm256_unpackhi_epi64(de_6, de_7);
+    const __m256i ev_sh_3 = _mm256_slli_epi16(even_7, 4);
+    const __m256i out_lo_3_b = _mm256_and_si256(ev_sh_3, high_nibbles);
+    const __m256i out_lo_3_a = _mm256_andnot_si256(high_nibbles, odd_7);
+    const __m256i out_lo_3 = _mm256_or_si256(out_lo_3_b, out_lo_3_a);
+    const __m256i od_sh_3 = _mm256_srli_epi16(odd_7, 4);
+    const __m256i out_hi_3_b = _mm256_and_si256(even_7, high_nibbles);
+    const __m256i out_hi_3_a = _mm256_andnot_si256(high_nibbles, od_sh_3);
+    const __m256i out_hi_3 = _mm256_or_si256(out_hi_3_b, out_hi_3_a);
+    const __m256i msg_6 = _mm256_loadu_si256((const void *)(src + 192));
+    const __m256i ct_6 = _mm256_xor_si256(out_lo_3, msg_6);
+    _mm256_storeu_si256((void *)(out + 192), ct_6);
+    const __m256i msg_7 = _mm256_loadu_si256((const void *)(src + 224));
+    const __m256i ct_7 = _mm256_xor_si256(out_hi_3, msg_7);
+    _mm256_storeu_si256((void *)(out + 224), ct_7);
 }
 
-/* ublock128_256, encrypt: 4 blocks per pass. */
+/* ublock128_256, encrypt: 16 blocks per pass. */
 static void ublock_register_avx2_ublock128_256_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m256i g0x0, g0x1;
+    __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
@@ -403,7 +955,7 @@ static void ublock_register_avx2_ublock128_256_encrypt(const uint8_t *rk, const 
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
 
-    /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m256i blk = _mm256_loadu_si256((const void *)(in));
     const __m256i blk_1 = _mm256_loadu_si256((const void *)(in + 32));
     const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
@@ -418,6 +970,48 @@ static void ublock_register_avx2_ublock128_256_encrypt(const uint8_t *rk, const 
     const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
+    const __m256i blk_2 = _mm256_loadu_si256((const void *)(in + 64));
+    const __m256i blk_3 = _mm256_loadu_si256((const void *)(in + 96));
+    const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
+    const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
+    const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
+    const __m256i even_1 = _mm256_or_si256(even_1_b, even_1_a);
+    const __m256i hi_sh_1 = _mm256_slli_epi16(blk_3, 4);
+    const __m256i odd_1_b = _mm256_and_si256(hi_sh_1, high_nibbles);
+    const __m256i odd_1_a = _mm256_andnot_si256(high_nibbles, blk_2);
+    const __m256i odd_1 = _mm256_or_si256(odd_1_b, odd_1_a);
+    const __m256i sp_2 = _mm256_unpacklo_epi8(even_1, odd_1);
+    const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m256i blk_4 = _mm256_loadu_si256((const void *)(in + 128));
+    const __m256i blk_5 = _mm256_loadu_si256((const void *)(in + 160));
+    const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
+    const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
+    const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
+    const __m256i even_2 = _mm256_or_si256(even_2_b, even_2_a);
+    const __m256i hi_sh_2 = _mm256_slli_epi16(blk_5, 4);
+    const __m256i odd_2_b = _mm256_and_si256(hi_sh_2, high_nibbles);
+    const __m256i odd_2_a = _mm256_andnot_si256(high_nibbles, blk_4);
+    const __m256i odd_2 = _mm256_or_si256(odd_2_b, odd_2_a);
+    const __m256i sp_4 = _mm256_unpacklo_epi8(even_2, odd_2);
+    const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m256i blk_6 = _mm256_loadu_si256((const void *)(in + 192));
+    const __m256i blk_7 = _mm256_loadu_si256((const void *)(in + 224));
+    const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
+    const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
+    const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
+    const __m256i even_3 = _mm256_or_si256(even_3_b, even_3_a);
+    const __m256i hi_sh_3 = _mm256_slli_epi16(blk_7, 4);
+    const __m256i odd_3_b = _mm256_and_si256(hi_sh_3, high_nibbles);
+    const __m256i odd_3_a = _mm256_andnot_si256(high_nibbles, blk_6);
+    const __m256i odd_3 = _mm256_or_si256(odd_3_b, odd_3_a);
+    const __m256i sp_6 = _mm256_unpacklo_epi8(even_3, odd_3);
+    const __m256i sp_7 = _mm256_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
     for (size_t r = 0; r < 24; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
@@ -452,6 +1046,96 @@ static void ublock_register_avx2_ublock128_256_encrypt(const uint8_t *rk, const 
         const __m256i pr = _mm256_shuffle_epi8(x1_2, pr_mask);
         g0x0 = pl;
         g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_1 = _mm256_xor_si256(g1x0, rk0);
+        const __m256i k1_1 = _mm256_xor_si256(g1x1, rk1);
+        const __m256i s0_lo_1 = _mm256_and_si256(k0_1, low_nibbles);
+        const __m256i s0_sh_1 = _mm256_srli_epi16(k0_1, 4);
+        const __m256i s0_hi_1 = _mm256_and_si256(s0_sh_1, low_nibbles);
+        const __m256i s0_l_1 = _mm256_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m256i s0_h_1 = _mm256_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m256i s0_1 = _mm256_or_si256(s0_l_1, s0_h_1);
+        const __m256i s1_lo_1 = _mm256_and_si256(k1_1, low_nibbles);
+        const __m256i s1_sh_1 = _mm256_srli_epi16(k1_1, 4);
+        const __m256i s1_hi_1 = _mm256_and_si256(s1_sh_1, low_nibbles);
+        const __m256i s1_l_1 = _mm256_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m256i s1_h_1 = _mm256_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m256i s1_1 = _mm256_or_si256(s1_l_1, s1_h_1);
+        const __m256i x1_3 = _mm256_xor_si256(s1_1, s0_1);
+        const __m256i rot4_1 = _mm256_shuffle_epi8(x1_3, rotl56);
+        const __m256i x0_3 = _mm256_xor_si256(s0_1, rot4_1);
+        const __m256i rot8_2 = _mm256_shuffle_epi8(x0_3, rotl48);
+        const __m256i x1_4 = _mm256_xor_si256(x1_3, rot8_2);
+        const __m256i rot8_3 = _mm256_shuffle_epi8(x1_4, rotl48);
+        const __m256i x0_4 = _mm256_xor_si256(x0_3, rot8_3);
+        const __m256i rot20_1 = _mm256_shuffle_epi8(x0_4, rotl24);
+        const __m256i x1_5 = _mm256_xor_si256(x1_4, rot20_1);
+        const __m256i x0_5 = _mm256_xor_si256(x0_4, x1_5);
+        const __m256i pl_1 = _mm256_shuffle_epi8(x0_5, pl_mask);
+        const __m256i pr_1 = _mm256_shuffle_epi8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_2 = _mm256_xor_si256(g2x0, rk0);
+        const __m256i k1_2 = _mm256_xor_si256(g2x1, rk1);
+        const __m256i s0_lo_2 = _mm256_and_si256(k0_2, low_nibbles);
+        const __m256i s0_sh_2 = _mm256_srli_epi16(k0_2, 4);
+        const __m256i s0_hi_2 = _mm256_and_si256(s0_sh_2, low_nibbles);
+        const __m256i s0_l_2 = _mm256_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m256i s0_h_2 = _mm256_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m256i s0_2 = _mm256_or_si256(s0_l_2, s0_h_2);
+        const __m256i s1_lo_2 = _mm256_and_si256(k1_2, low_nibbles);
+        const __m256i s1_sh_2 = _mm256_srli_epi16(k1_2, 4);
+        const __m256i s1_hi_2 = _mm256_and_si256(s1_sh_2, low_nibbles);
+        const __m256i s1_l_2 = _mm256_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m256i s1_h_2 = _mm256_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m256i s1_2 = _mm256_or_si256(s1_l_2, s1_h_2);
+        const __m256i x1_6 = _mm256_xor_si256(s1_2, s0_2);
+        const __m256i rot4_2 = _mm256_shuffle_epi8(x1_6, rotl56);
+        const __m256i x0_6 = _mm256_xor_si256(s0_2, rot4_2);
+        const __m256i rot8_4 = _mm256_shuffle_epi8(x0_6, rotl48);
+        const __m256i x1_7 = _mm256_xor_si256(x1_6, rot8_4);
+        const __m256i rot8_5 = _mm256_shuffle_epi8(x1_7, rotl48);
+        const __m256i x0_7 = _mm256_xor_si256(x0_6, rot8_5);
+        const __m256i rot20_2 = _mm256_shuffle_epi8(x0_7, rotl24);
+        const __m256i x1_8 = _mm256_xor_si256(x1_7, rot20_2);
+        const __m256i x0_8 = _mm256_xor_si256(x0_7, x1_8);
+        const __m256i pl_2 = _mm256_shuffle_epi8(x0_8, pl_mask);
+        const __m256i pr_2 = _mm256_shuffle_epi8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_3 = _mm256_xor_si256(g3x0, rk0);
+        const __m256i k1_3 = _mm256_xor_si256(g3x1, rk1);
+        const __m256i s0_lo_3 = _mm256_and_si256(k0_3, low_nibbles);
+        const __m256i s0_sh_3 = _mm256_srli_epi16(k0_3, 4);
+        const __m256i s0_hi_3 = _mm256_and_si256(s0_sh_3, low_nibbles);
+        const __m256i s0_l_3 = _mm256_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m256i s0_h_3 = _mm256_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m256i s0_3 = _mm256_or_si256(s0_l_3, s0_h_3);
+        const __m256i s1_lo_3 = _mm256_and_si256(k1_3, low_nibbles);
+        const __m256i s1_sh_3 = _mm256_srli_epi16(k1_3, 4);
+        const __m256i s1_hi_3 = _mm256_and_si256(s1_sh_3, low_nibbles);
+        const __m256i s1_l_3 = _mm256_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m256i s1_h_3 = _mm256_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m256i s1_3 = _mm256_or_si256(s1_l_3, s1_h_3);
+        const __m256i x1_9 = _mm256_xor_si256(s1_3, s0_3);
+        const __m256i rot4_3 = _mm256_shuffle_epi8(x1_9, rotl56);
+        const __m256i x0_9 = _mm256_xor_si256(s0_3, rot4_3);
+        const __m256i rot8_6 = _mm256_shuffle_epi8(x0_9, rotl48);
+        const __m256i x1_10 = _mm256_xor_si256(x1_9, rot8_6);
+        const __m256i rot8_7 = _mm256_shuffle_epi8(x1_10, rotl48);
+        const __m256i x0_10 = _mm256_xor_si256(x0_9, rot8_7);
+        const __m256i rot20_3 = _mm256_shuffle_epi8(x0_10, rotl24);
+        const __m256i x1_11 = _mm256_xor_si256(x1_10, rot20_3);
+        const __m256i x0_11 = _mm256_xor_si256(x0_10, x1_11);
+        const __m256i pl_3 = _mm256_shuffle_epi8(x0_11, pl_mask);
+        const __m256i pr_3 = _mm256_shuffle_epi8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
         KC_MCA_END("loop_r");
     }
 
@@ -462,24 +1146,72 @@ static void ublock_register_avx2_ublock128_256_encrypt(const uint8_t *rk, const 
     const __m256i y1 = _mm256_xor_si256(g0x1, rk1_1);
     const __m256i de = _mm256_shuffle_epi8(y0, deinterleave);
     const __m256i de_1 = _mm256_shuffle_epi8(y1, deinterleave);
-    const __m256i even_1 = _mm256_unpacklo_epi64(de, de_1);
-    const __m256i odd_1 = _mm256_unpackhi_epi64(de, de_1);
-    const __m256i ev_sh = _mm256_slli_epi16(even_1, 4);
+    const __m256i even_4 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_4 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_4, 4);
     const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
-    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_1);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_4);
     const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
-    const __m256i od_sh = _mm256_srli_epi16(odd_1, 4);
-    const __m256i out_hi_b = _mm256_and_si256(even_1, high_nibbles);
+    const __m256i od_sh = _mm256_srli_epi16(odd_4, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_4, high_nibbles);
     const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
     const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
     _mm256_storeu_si256((void *)(out), out_lo);
     _mm256_storeu_si256((void *)(out + 32), out_hi);
+    const __m256i y0_1 = _mm256_xor_si256(g1x0, rk0_1);
+    const __m256i y1_1 = _mm256_xor_si256(g1x1, rk1_1);
+    const __m256i de_2 = _mm256_shuffle_epi8(y0_1, deinterleave);
+    const __m256i de_3 = _mm256_shuffle_epi8(y1_1, deinterleave);
+    const __m256i even_5 = _mm256_unpacklo_epi64(de_2, de_3);
+    const __m256i odd_5 = _mm256_unpackhi_epi64(de_2, de_3);
+    const __m256i ev_sh_1 = _mm256_slli_epi16(even_5, 4);
+    const __m256i out_lo_1_b = _mm256_and_si256(ev_sh_1, high_nibbles);
+    const __m256i out_lo_1_a = _mm256_andnot_si256(high_nibbles, odd_5);
+    const __m256i out_lo_1 = _mm256_or_si256(out_lo_1_b, out_lo_1_a);
+    const __m256i od_sh_1 = _mm256_srli_epi16(odd_5, 4);
+    const __m256i out_hi_1_b = _mm256_and_si256(even_5, high_nibbles);
+    const __m256i out_hi_1_a = _mm256_andnot_si256(high_nibbles, od_sh_1);
+    const __m256i out_hi_1 = _mm256_or_si256(out_hi_1_b, out_hi_1_a);
+    _mm256_storeu_si256((void *)(out + 64), out_lo_1);
+    _mm256_storeu_si256((void *)(out + 96), out_hi_1);
+    const __m256i y0_2 = _mm256_xor_si256(g2x0, rk0_1);
+    const __m256i y1_2 = _mm256_xor_si256(g2x1, rk1_1);
+    const __m256i de_4 = _mm256_shuffle_epi8(y0_2, deinterleave);
+    const __m256i de_5 = _mm256_shuffle_epi8(y1_2, deinterleave);
+    const __m256i even_6 = _mm256_unpacklo_epi64(de_4, de_5);
+    const __m256i odd_6 = _mm256_unpackhi_epi64(de_4, de_5);
+    const __m256i ev_sh_2 = _mm256_slli_epi16(even_6, 4);
+    const __m256i out_lo_2_b = _mm256_and_si256(ev_sh_2, high_nibbles);
+    const __m256i out_lo_2_a = _mm256_andnot_si256(high_nibbles, odd_6);
+    const __m256i out_lo_2 = _mm256_or_si256(out_lo_2_b, out_lo_2_a);
+    const __m256i od_sh_2 = _mm256_srli_epi16(odd_6, 4);
+    const __m256i out_hi_2_b = _mm256_and_si256(even_6, high_nibbles);
+    const __m256i out_hi_2_a = _mm256_andnot_si256(high_nibbles, od_sh_2);
+    const __m256i out_hi_2 = _mm256_or_si256(out_hi_2_b, out_hi_2_a);
+    _mm256_storeu_si256((void *)(out + 128), out_lo_2);
+    _mm256_storeu_si256((void *)(out + 160), out_hi_2);
+    const __m256i y0_3 = _mm256_xor_si256(g3x0, rk0_1);
+    const __m256i y1_3 = _mm256_xor_si256(g3x1, rk1_1);
+    const __m256i de_6 = _mm256_shuffle_epi8(y0_3, deinterleave);
+    const __m256i de_7 = _mm256_shuffle_epi8(y1_3, deinterleave);
+    const __m256i even_7 = _mm256_unpacklo_epi64(de_6, de_7);
+    const __m256i odd_7 = _mm256_unpackhi_epi64(de_6, de_7);
+    const __m256i ev_sh_3 = _mm256_slli_epi16(even_7, 4);
+    const __m256i out_lo_3_b = _mm256_and_si256(ev_sh_3, high_nibbles);
+    const __m256i out_lo_3_a = _mm256_andnot_si256(high_nibbles, odd_7);
+    const __m256i out_lo_3 = _mm256_or_si256(out_lo_3_b, out_lo_3_a);
+    const __m256i od_sh_3 = _mm256_srli_epi16(odd_7, 4);
+    const __m256i out_hi_3_b = _mm256_and_si256(even_7, high_nibbles);
+    const __m256i out_hi_3_a = _mm256_andnot_si256(high_nibbles, od_sh_3);
+    const __m256i out_hi_3 = _mm256_or_si256(out_hi_3_b, out_hi_3_a);
+    _mm256_storeu_si256((void *)(out + 192), out_lo_3);
+    _mm256_storeu_si256((void *)(out + 224), out_hi_3);
 }
 
-/* ublock128_256, decrypt: 4 blocks per pass. */
+/* ublock128_256, decrypt: 16 blocks per pass. */
 static void ublock_register_avx2_ublock128_256_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m256i g0x0, g0x1;
+    __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
@@ -511,7 +1243,7 @@ static void ublock_register_avx2_ublock128_256_decrypt(const uint8_t *rk, const 
     static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
     const __m256i rotl56 = kc_bcast16_256(rotl56_bytes);
 
-    /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m256i blk = _mm256_loadu_si256((const void *)(in));
     const __m256i blk_1 = _mm256_loadu_si256((const void *)(in + 32));
     const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
@@ -526,6 +1258,48 @@ static void ublock_register_avx2_ublock128_256_decrypt(const uint8_t *rk, const 
     const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
+    const __m256i blk_2 = _mm256_loadu_si256((const void *)(in + 64));
+    const __m256i blk_3 = _mm256_loadu_si256((const void *)(in + 96));
+    const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
+    const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
+    const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
+    const __m256i even_1 = _mm256_or_si256(even_1_b, even_1_a);
+    const __m256i hi_sh_1 = _mm256_slli_epi16(blk_3, 4);
+    const __m256i odd_1_b = _mm256_and_si256(hi_sh_1, high_nibbles);
+    const __m256i odd_1_a = _mm256_andnot_si256(high_nibbles, blk_2);
+    const __m256i odd_1 = _mm256_or_si256(odd_1_b, odd_1_a);
+    const __m256i sp_2 = _mm256_unpacklo_epi8(even_1, odd_1);
+    const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m256i blk_4 = _mm256_loadu_si256((const void *)(in + 128));
+    const __m256i blk_5 = _mm256_loadu_si256((const void *)(in + 160));
+    const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
+    const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
+    const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
+    const __m256i even_2 = _mm256_or_si256(even_2_b, even_2_a);
+    const __m256i hi_sh_2 = _mm256_slli_epi16(blk_5, 4);
+    const __m256i odd_2_b = _mm256_and_si256(hi_sh_2, high_nibbles);
+    const __m256i odd_2_a = _mm256_andnot_si256(high_nibbles, blk_4);
+    const __m256i odd_2 = _mm256_or_si256(odd_2_b, odd_2_a);
+    const __m256i sp_4 = _mm256_unpacklo_epi8(even_2, odd_2);
+    const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m256i blk_6 = _mm256_loadu_si256((const void *)(in + 192));
+    const __m256i blk_7 = _mm256_loadu_si256((const void *)(in + 224));
+    const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
+    const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
+    const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
+    const __m256i even_3 = _mm256_or_si256(even_3_b, even_3_a);
+    const __m256i hi_sh_3 = _mm256_slli_epi16(blk_7, 4);
+    const __m256i odd_3_b = _mm256_and_si256(hi_sh_3, high_nibbles);
+    const __m256i odd_3_a = _mm256_andnot_si256(high_nibbles, blk_6);
+    const __m256i odd_3 = _mm256_or_si256(odd_3_b, odd_3_a);
+    const __m256i sp_6 = _mm256_unpacklo_epi8(even_3, odd_3);
+    const __m256i sp_7 = _mm256_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
     for (size_t r = 0; r < 24; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
@@ -560,35 +1334,173 @@ static void ublock_register_avx2_ublock128_256_decrypt(const uint8_t *rk, const 
         const __m256i s1 = _mm256_or_si256(s1_l, s1_h);
         g0x0 = s0;
         g0x1 = s1;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m256i k0_1 = _mm256_xor_si256(g1x0, rk0);
+        const __m256i k1_1 = _mm256_xor_si256(g1x1, rk1);
+        const __m256i pl_1 = _mm256_shuffle_epi8(k0_1, pl_mask);
+        const __m256i pr_1 = _mm256_shuffle_epi8(k1_1, pr_mask);
+        const __m256i y0_3 = _mm256_xor_si256(pl_1, pr_1);
+        const __m256i rot20_1 = _mm256_shuffle_epi8(y0_3, rotl24);
+        const __m256i y1_3 = _mm256_xor_si256(pr_1, rot20_1);
+        const __m256i rot8_2 = _mm256_shuffle_epi8(y1_3, rotl48);
+        const __m256i y0_4 = _mm256_xor_si256(y0_3, rot8_2);
+        const __m256i rot8_3 = _mm256_shuffle_epi8(y0_4, rotl48);
+        const __m256i y1_4 = _mm256_xor_si256(y1_3, rot8_3);
+        const __m256i rot4_1 = _mm256_shuffle_epi8(y1_4, rotl56);
+        const __m256i y0_5 = _mm256_xor_si256(y0_4, rot4_1);
+        const __m256i y1_5 = _mm256_xor_si256(y1_4, y0_5);
+        const __m256i s0_lo_1 = _mm256_and_si256(y0_5, low_nibbles);
+        const __m256i s0_sh_1 = _mm256_srli_epi16(y0_5, 4);
+        const __m256i s0_hi_1 = _mm256_and_si256(s0_sh_1, low_nibbles);
+        const __m256i s0_l_1 = _mm256_shuffle_epi8(sbox_inv_lo, s0_lo_1);
+        const __m256i s0_h_1 = _mm256_shuffle_epi8(sbox_inv_hi, s0_hi_1);
+        const __m256i s0_1 = _mm256_or_si256(s0_l_1, s0_h_1);
+        const __m256i s1_lo_1 = _mm256_and_si256(y1_5, low_nibbles);
+        const __m256i s1_sh_1 = _mm256_srli_epi16(y1_5, 4);
+        const __m256i s1_hi_1 = _mm256_and_si256(s1_sh_1, low_nibbles);
+        const __m256i s1_l_1 = _mm256_shuffle_epi8(sbox_inv_lo, s1_lo_1);
+        const __m256i s1_h_1 = _mm256_shuffle_epi8(sbox_inv_hi, s1_hi_1);
+        const __m256i s1_1 = _mm256_or_si256(s1_l_1, s1_h_1);
+        g1x0 = s0_1;
+        g1x1 = s1_1;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m256i k0_2 = _mm256_xor_si256(g2x0, rk0);
+        const __m256i k1_2 = _mm256_xor_si256(g2x1, rk1);
+        const __m256i pl_2 = _mm256_shuffle_epi8(k0_2, pl_mask);
+        const __m256i pr_2 = _mm256_shuffle_epi8(k1_2, pr_mask);
+        const __m256i y0_6 = _mm256_xor_si256(pl_2, pr_2);
+        const __m256i rot20_2 = _mm256_shuffle_epi8(y0_6, rotl24);
+        const __m256i y1_6 = _mm256_xor_si256(pr_2, rot20_2);
+        const __m256i rot8_4 = _mm256_shuffle_epi8(y1_6, rotl48);
+        const __m256i y0_7 = _mm256_xor_si256(y0_6, rot8_4);
+        const __m256i rot8_5 = _mm256_shuffle_epi8(y0_7, rotl48);
+        const __m256i y1_7 = _mm256_xor_si256(y1_6, rot8_5);
+        const __m256i rot4_2 = _mm256_shuffle_epi8(y1_7, rotl56);
+        const __m256i y0_8 = _mm256_xor_si256(y0_7, rot4_2);
+        const __m256i y1_8 = _mm256_xor_si256(y1_7, y0_8);
+        const __m256i s0_lo_2 = _mm256_and_si256(y0_8, low_nibbles);
+        const __m256i s0_sh_2 = _mm256_srli_epi16(y0_8, 4);
+        const __m256i s0_hi_2 = _mm256_and_si256(s0_sh_2, low_nibbles);
+        const __m256i s0_l_2 = _mm256_shuffle_epi8(sbox_inv_lo, s0_lo_2);
+        const __m256i s0_h_2 = _mm256_shuffle_epi8(sbox_inv_hi, s0_hi_2);
+        const __m256i s0_2 = _mm256_or_si256(s0_l_2, s0_h_2);
+        const __m256i s1_lo_2 = _mm256_and_si256(y1_8, low_nibbles);
+        const __m256i s1_sh_2 = _mm256_srli_epi16(y1_8, 4);
+        const __m256i s1_hi_2 = _mm256_and_si256(s1_sh_2, low_nibbles);
+        const __m256i s1_l_2 = _mm256_shuffle_epi8(sbox_inv_lo, s1_lo_2);
+        const __m256i s1_h_2 = _mm256_shuffle_epi8(sbox_inv_hi, s1_hi_2);
+        const __m256i s1_2 = _mm256_or_si256(s1_l_2, s1_h_2);
+        g2x0 = s0_2;
+        g2x1 = s1_2;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m256i k0_3 = _mm256_xor_si256(g3x0, rk0);
+        const __m256i k1_3 = _mm256_xor_si256(g3x1, rk1);
+        const __m256i pl_3 = _mm256_shuffle_epi8(k0_3, pl_mask);
+        const __m256i pr_3 = _mm256_shuffle_epi8(k1_3, pr_mask);
+        const __m256i y0_9 = _mm256_xor_si256(pl_3, pr_3);
+        const __m256i rot20_3 = _mm256_shuffle_epi8(y0_9, rotl24);
+        const __m256i y1_9 = _mm256_xor_si256(pr_3, rot20_3);
+        const __m256i rot8_6 = _mm256_shuffle_epi8(y1_9, rotl48);
+        const __m256i y0_10 = _mm256_xor_si256(y0_9, rot8_6);
+        const __m256i rot8_7 = _mm256_shuffle_epi8(y0_10, rotl48);
+        const __m256i y1_10 = _mm256_xor_si256(y1_9, rot8_7);
+        const __m256i rot4_3 = _mm256_shuffle_epi8(y1_10, rotl56);
+        const __m256i y0_11 = _mm256_xor_si256(y0_10, rot4_3);
+        const __m256i y1_11 = _mm256_xor_si256(y1_10, y0_11);
+        const __m256i s0_lo_3 = _mm256_and_si256(y0_11, low_nibbles);
+        const __m256i s0_sh_3 = _mm256_srli_epi16(y0_11, 4);
+        const __m256i s0_hi_3 = _mm256_and_si256(s0_sh_3, low_nibbles);
+        const __m256i s0_l_3 = _mm256_shuffle_epi8(sbox_inv_lo, s0_lo_3);
+        const __m256i s0_h_3 = _mm256_shuffle_epi8(sbox_inv_hi, s0_hi_3);
+        const __m256i s0_3 = _mm256_or_si256(s0_l_3, s0_h_3);
+        const __m256i s1_lo_3 = _mm256_and_si256(y1_11, low_nibbles);
+        const __m256i s1_sh_3 = _mm256_srli_epi16(y1_11, 4);
+        const __m256i s1_hi_3 = _mm256_and_si256(s1_sh_3, low_nibbles);
+        const __m256i s1_l_3 = _mm256_shuffle_epi8(sbox_inv_lo, s1_lo_3);
+        const __m256i s1_h_3 = _mm256_shuffle_epi8(sbox_inv_hi, s1_hi_3);
+        const __m256i s1_3 = _mm256_or_si256(s1_l_3, s1_h_3);
+        g3x0 = s0_3;
+        g3x1 = s1_3;
         KC_MCA_END("loop_r");
     }
 
     /* Final key addition. */
     const __m256i rk0_1 = _mm256_loadu_si256((const void *)(rk + 3072));
     const __m256i rk1_1 = _mm256_loadu_si256((const void *)(rk + 3136));
-    const __m256i y0_3 = _mm256_xor_si256(g0x0, rk0_1);
-    const __m256i y1_3 = _mm256_xor_si256(g0x1, rk1_1);
-    const __m256i de = _mm256_shuffle_epi8(y0_3, deinterleave);
-    const __m256i de_1 = _mm256_shuffle_epi8(y1_3, deinterleave);
-    const __m256i even_1 = _mm256_unpacklo_epi64(de, de_1);
-    const __m256i odd_1 = _mm256_unpackhi_epi64(de, de_1);
-    const __m256i ev_sh = _mm256_slli_epi16(even_1, 4);
+    const __m256i y0_12 = _mm256_xor_si256(g0x0, rk0_1);
+    const __m256i y1_12 = _mm256_xor_si256(g0x1, rk1_1);
+    const __m256i de = _mm256_shuffle_epi8(y0_12, deinterleave);
+    const __m256i de_1 = _mm256_shuffle_epi8(y1_12, deinterleave);
+    const __m256i even_4 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_4 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_4, 4);
     const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
-    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_1);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_4);
     const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
-    const __m256i od_sh = _mm256_srli_epi16(odd_1, 4);
-    const __m256i out_hi_b = _mm256_and_si256(even_1, high_nibbles);
+    const __m256i od_sh = _mm256_srli_epi16(odd_4, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_4, high_nibbles);
     const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
     const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
     _mm256_storeu_si256((void *)(out), out_lo);
     _mm256_storeu_si256((void *)(out + 32), out_hi);
+    const __m256i y0_13 = _mm256_xor_si256(g1x0, rk0_1);
+    const __m256i y1_13 = _mm256_xor_si256(g1x1, rk1_1);
+    const __m256i de_2 = _mm256_shuffle_epi8(y0_13, deinterleave);
+    const __m256i de_3 = _mm256_shuffle_epi8(y1_13, deinterleave);
+    const __m256i even_5 = _mm256_unpacklo_epi64(de_2, de_3);
+    const __m256i odd_5 = _mm256_unpackhi_epi64(de_2, de_3);
+    const __m256i ev_sh_1 = _mm256_slli_epi16(even_5, 4);
+    const __m256i out_lo_1_b = _mm256_and_si256(ev_sh_1, high_nibbles);
+    const __m256i out_lo_1_a = _mm256_andnot_si256(high_nibbles, odd_5);
+    const __m256i out_lo_1 = _mm256_or_si256(out_lo_1_b, out_lo_1_a);
+    const __m256i od_sh_1 = _mm256_srli_epi16(odd_5, 4);
+    const __m256i out_hi_1_b = _mm256_and_si256(even_5, high_nibbles);
+    const __m256i out_hi_1_a = _mm256_andnot_si256(high_nibbles, od_sh_1);
+    const __m256i out_hi_1 = _mm256_or_si256(out_hi_1_b, out_hi_1_a);
+    _mm256_storeu_si256((void *)(out + 64), out_lo_1);
+    _mm256_storeu_si256((void *)(out + 96), out_hi_1);
+    const __m256i y0_14 = _mm256_xor_si256(g2x0, rk0_1);
+    const __m256i y1_14 = _mm256_xor_si256(g2x1, rk1_1);
+    const __m256i de_4 = _mm256_shuffle_epi8(y0_14, deinterleave);
+    const __m256i de_5 = _mm256_shuffle_epi8(y1_14, deinterleave);
+    const __m256i even_6 = _mm256_unpacklo_epi64(de_4, de_5);
+    const __m256i odd_6 = _mm256_unpackhi_epi64(de_4, de_5);
+    const __m256i ev_sh_2 = _mm256_slli_epi16(even_6, 4);
+    const __m256i out_lo_2_b = _mm256_and_si256(ev_sh_2, high_nibbles);
+    const __m256i out_lo_2_a = _mm256_andnot_si256(high_nibbles, odd_6);
+    const __m256i out_lo_2 = _mm256_or_si256(out_lo_2_b, out_lo_2_a);
+    const __m256i od_sh_2 = _mm256_srli_epi16(odd_6, 4);
+    const __m256i out_hi_2_b = _mm256_and_si256(even_6, high_nibbles);
+    const __m256i out_hi_2_a = _mm256_andnot_si256(high_nibbles, od_sh_2);
+    const __m256i out_hi_2 = _mm256_or_si256(out_hi_2_b, out_hi_2_a);
+    _mm256_storeu_si256((void *)(out + 128), out_lo_2);
+    _mm256_storeu_si256((void *)(out + 160), out_hi_2);
+    const __m256i y0_15 = _mm256_xor_si256(g3x0, rk0_1);
+    const __m256i y1_15 = _mm256_xor_si256(g3x1, rk1_1);
+    const __m256i de_6 = _mm256_shuffle_epi8(y0_15, deinterleave);
+    const __m256i de_7 = _mm256_shuffle_epi8(y1_15, deinterleave);
+    const __m256i even_7 = _mm256_unpacklo_epi64(de_6, de_7);
+    const __m256i odd_7 = _mm256_unpackhi_epi64(de_6, de_7);
+    const __m256i ev_sh_3 = _mm256_slli_epi16(even_7, 4);
+    const __m256i out_lo_3_b = _mm256_and_si256(ev_sh_3, high_nibbles);
+    const __m256i out_lo_3_a = _mm256_andnot_si256(high_nibbles, odd_7);
+    const __m256i out_lo_3 = _mm256_or_si256(out_lo_3_b, out_lo_3_a);
+    const __m256i od_sh_3 = _mm256_srli_epi16(odd_7, 4);
+    const __m256i out_hi_3_b = _mm256_and_si256(even_7, high_nibbles);
+    const __m256i out_hi_3_a = _mm256_andnot_si256(high_nibbles, od_sh_3);
+    const __m256i out_hi_3 = _mm256_or_si256(out_hi_3_b, out_hi_3_a);
+    _mm256_storeu_si256((void *)(out + 192), out_lo_3);
+    _mm256_storeu_si256((void *)(out + 224), out_hi_3);
 }
 
 /* ublock128_256, encryption with the message XORed into the stores: out = E(in) ^ src. */
 static void ublock_register_avx2_ublock128_256_encrypt_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
                                                            const uint8_t *src)
 {
-    __m256i g0x0, g0x1;
+    __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
@@ -620,7 +1532,7 @@ static void ublock_register_avx2_ublock128_256_encrypt_xor(const uint8_t *rk, co
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
 
-    /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m256i blk = _mm256_loadu_si256((const void *)(in));
     const __m256i blk_1 = _mm256_loadu_si256((const void *)(in + 32));
     const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
@@ -635,6 +1547,48 @@ static void ublock_register_avx2_ublock128_256_encrypt_xor(const uint8_t *rk, co
     const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
+    const __m256i blk_2 = _mm256_loadu_si256((const void *)(in + 64));
+    const __m256i blk_3 = _mm256_loadu_si256((const void *)(in + 96));
+    const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
+    const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
+    const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
+    const __m256i even_1 = _mm256_or_si256(even_1_b, even_1_a);
+    const __m256i hi_sh_1 = _mm256_slli_epi16(blk_3, 4);
+    const __m256i odd_1_b = _mm256_and_si256(hi_sh_1, high_nibbles);
+    const __m256i odd_1_a = _mm256_andnot_si256(high_nibbles, blk_2);
+    const __m256i odd_1 = _mm256_or_si256(odd_1_b, odd_1_a);
+    const __m256i sp_2 = _mm256_unpacklo_epi8(even_1, odd_1);
+    const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m256i blk_4 = _mm256_loadu_si256((const void *)(in + 128));
+    const __m256i blk_5 = _mm256_loadu_si256((const void *)(in + 160));
+    const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
+    const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
+    const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
+    const __m256i even_2 = _mm256_or_si256(even_2_b, even_2_a);
+    const __m256i hi_sh_2 = _mm256_slli_epi16(blk_5, 4);
+    const __m256i odd_2_b = _mm256_and_si256(hi_sh_2, high_nibbles);
+    const __m256i odd_2_a = _mm256_andnot_si256(high_nibbles, blk_4);
+    const __m256i odd_2 = _mm256_or_si256(odd_2_b, odd_2_a);
+    const __m256i sp_4 = _mm256_unpacklo_epi8(even_2, odd_2);
+    const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m256i blk_6 = _mm256_loadu_si256((const void *)(in + 192));
+    const __m256i blk_7 = _mm256_loadu_si256((const void *)(in + 224));
+    const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
+    const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
+    const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
+    const __m256i even_3 = _mm256_or_si256(even_3_b, even_3_a);
+    const __m256i hi_sh_3 = _mm256_slli_epi16(blk_7, 4);
+    const __m256i odd_3_b = _mm256_and_si256(hi_sh_3, high_nibbles);
+    const __m256i odd_3_a = _mm256_andnot_si256(high_nibbles, blk_6);
+    const __m256i odd_3 = _mm256_or_si256(odd_3_b, odd_3_a);
+    const __m256i sp_6 = _mm256_unpacklo_epi8(even_3, odd_3);
+    const __m256i sp_7 = _mm256_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
     for (size_t r = 0; r < 24; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
@@ -669,6 +1623,96 @@ static void ublock_register_avx2_ublock128_256_encrypt_xor(const uint8_t *rk, co
         const __m256i pr = _mm256_shuffle_epi8(x1_2, pr_mask);
         g0x0 = pl;
         g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_1 = _mm256_xor_si256(g1x0, rk0);
+        const __m256i k1_1 = _mm256_xor_si256(g1x1, rk1);
+        const __m256i s0_lo_1 = _mm256_and_si256(k0_1, low_nibbles);
+        const __m256i s0_sh_1 = _mm256_srli_epi16(k0_1, 4);
+        const __m256i s0_hi_1 = _mm256_and_si256(s0_sh_1, low_nibbles);
+        const __m256i s0_l_1 = _mm256_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m256i s0_h_1 = _mm256_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m256i s0_1 = _mm256_or_si256(s0_l_1, s0_h_1);
+        const __m256i s1_lo_1 = _mm256_and_si256(k1_1, low_nibbles);
+        const __m256i s1_sh_1 = _mm256_srli_epi16(k1_1, 4);
+        const __m256i s1_hi_1 = _mm256_and_si256(s1_sh_1, low_nibbles);
+        const __m256i s1_l_1 = _mm256_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m256i s1_h_1 = _mm256_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m256i s1_1 = _mm256_or_si256(s1_l_1, s1_h_1);
+        const __m256i x1_3 = _mm256_xor_si256(s1_1, s0_1);
+        const __m256i rot4_1 = _mm256_shuffle_epi8(x1_3, rotl56);
+        const __m256i x0_3 = _mm256_xor_si256(s0_1, rot4_1);
+        const __m256i rot8_2 = _mm256_shuffle_epi8(x0_3, rotl48);
+        const __m256i x1_4 = _mm256_xor_si256(x1_3, rot8_2);
+        const __m256i rot8_3 = _mm256_shuffle_epi8(x1_4, rotl48);
+        const __m256i x0_4 = _mm256_xor_si256(x0_3, rot8_3);
+        const __m256i rot20_1 = _mm256_shuffle_epi8(x0_4, rotl24);
+        const __m256i x1_5 = _mm256_xor_si256(x1_4, rot20_1);
+        const __m256i x0_5 = _mm256_xor_si256(x0_4, x1_5);
+        const __m256i pl_1 = _mm256_shuffle_epi8(x0_5, pl_mask);
+        const __m256i pr_1 = _mm256_shuffle_epi8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_2 = _mm256_xor_si256(g2x0, rk0);
+        const __m256i k1_2 = _mm256_xor_si256(g2x1, rk1);
+        const __m256i s0_lo_2 = _mm256_and_si256(k0_2, low_nibbles);
+        const __m256i s0_sh_2 = _mm256_srli_epi16(k0_2, 4);
+        const __m256i s0_hi_2 = _mm256_and_si256(s0_sh_2, low_nibbles);
+        const __m256i s0_l_2 = _mm256_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m256i s0_h_2 = _mm256_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m256i s0_2 = _mm256_or_si256(s0_l_2, s0_h_2);
+        const __m256i s1_lo_2 = _mm256_and_si256(k1_2, low_nibbles);
+        const __m256i s1_sh_2 = _mm256_srli_epi16(k1_2, 4);
+        const __m256i s1_hi_2 = _mm256_and_si256(s1_sh_2, low_nibbles);
+        const __m256i s1_l_2 = _mm256_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m256i s1_h_2 = _mm256_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m256i s1_2 = _mm256_or_si256(s1_l_2, s1_h_2);
+        const __m256i x1_6 = _mm256_xor_si256(s1_2, s0_2);
+        const __m256i rot4_2 = _mm256_shuffle_epi8(x1_6, rotl56);
+        const __m256i x0_6 = _mm256_xor_si256(s0_2, rot4_2);
+        const __m256i rot8_4 = _mm256_shuffle_epi8(x0_6, rotl48);
+        const __m256i x1_7 = _mm256_xor_si256(x1_6, rot8_4);
+        const __m256i rot8_5 = _mm256_shuffle_epi8(x1_7, rotl48);
+        const __m256i x0_7 = _mm256_xor_si256(x0_6, rot8_5);
+        const __m256i rot20_2 = _mm256_shuffle_epi8(x0_7, rotl24);
+        const __m256i x1_8 = _mm256_xor_si256(x1_7, rot20_2);
+        const __m256i x0_8 = _mm256_xor_si256(x0_7, x1_8);
+        const __m256i pl_2 = _mm256_shuffle_epi8(x0_8, pl_mask);
+        const __m256i pr_2 = _mm256_shuffle_epi8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_3 = _mm256_xor_si256(g3x0, rk0);
+        const __m256i k1_3 = _mm256_xor_si256(g3x1, rk1);
+        const __m256i s0_lo_3 = _mm256_and_si256(k0_3, low_nibbles);
+        const __m256i s0_sh_3 = _mm256_srli_epi16(k0_3, 4);
+        const __m256i s0_hi_3 = _mm256_and_si256(s0_sh_3, low_nibbles);
+        const __m256i s0_l_3 = _mm256_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m256i s0_h_3 = _mm256_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m256i s0_3 = _mm256_or_si256(s0_l_3, s0_h_3);
+        const __m256i s1_lo_3 = _mm256_and_si256(k1_3, low_nibbles);
+        const __m256i s1_sh_3 = _mm256_srli_epi16(k1_3, 4);
+        const __m256i s1_hi_3 = _mm256_and_si256(s1_sh_3, low_nibbles);
+        const __m256i s1_l_3 = _mm256_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m256i s1_h_3 = _mm256_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m256i s1_3 = _mm256_or_si256(s1_l_3, s1_h_3);
+        const __m256i x1_9 = _mm256_xor_si256(s1_3, s0_3);
+        const __m256i rot4_3 = _mm256_shuffle_epi8(x1_9, rotl56);
+        const __m256i x0_9 = _mm256_xor_si256(s0_3, rot4_3);
+        const __m256i rot8_6 = _mm256_shuffle_epi8(x0_9, rotl48);
+        const __m256i x1_10 = _mm256_xor_si256(x1_9, rot8_6);
+        const __m256i rot8_7 = _mm256_shuffle_epi8(x1_10, rotl48);
+        const __m256i x0_10 = _mm256_xor_si256(x0_9, rot8_7);
+        const __m256i rot20_3 = _mm256_shuffle_epi8(x0_10, rotl24);
+        const __m256i x1_11 = _mm256_xor_si256(x1_10, rot20_3);
+        const __m256i x0_11 = _mm256_xor_si256(x0_10, x1_11);
+        const __m256i pl_3 = _mm256_shuffle_epi8(x0_11, pl_mask);
+        const __m256i pr_3 = _mm256_shuffle_epi8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
         KC_MCA_END("loop_r");
     }
 
@@ -679,14 +1723,14 @@ static void ublock_register_avx2_ublock128_256_encrypt_xor(const uint8_t *rk, co
     const __m256i y1 = _mm256_xor_si256(g0x1, rk1_1);
     const __m256i de = _mm256_shuffle_epi8(y0, deinterleave);
     const __m256i de_1 = _mm256_shuffle_epi8(y1, deinterleave);
-    const __m256i even_1 = _mm256_unpacklo_epi64(de, de_1);
-    const __m256i odd_1 = _mm256_unpackhi_epi64(de, de_1);
-    const __m256i ev_sh = _mm256_slli_epi16(even_1, 4);
+    const __m256i even_4 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_4 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_4, 4);
     const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
-    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_1);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_4);
     const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
-    const __m256i od_sh = _mm256_srli_epi16(odd_1, 4);
-    const __m256i out_hi_b = _mm256_and_si256(even_1, high_nibbles);
+    const __m256i od_sh = _mm256_srli_epi16(odd_4, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_4, high_nibbles);
     const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
     const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
     const __m256i msg = _mm256_loadu_si256((const void *)(src));
@@ -695,12 +1739,72 @@ static void ublock_register_avx2_ublock128_256_encrypt_xor(const uint8_t *rk, co
     const __m256i msg_1 = _mm256_loadu_si256((const void *)(src + 32));
     const __m256i ct_1 = _mm256_xor_si256(out_hi, msg_1);
     _mm256_storeu_si256((void *)(out + 32), ct_1);
+    const __m256i y0_1 = _mm256_xor_si256(g1x0, rk0_1);
+    const __m256i y1_1 = _mm256_xor_si256(g1x1, rk1_1);
+    const __m256i de_2 = _mm256_shuffle_epi8(y0_1, deinterleave);
+    const __m256i de_3 = _mm256_shuffle_epi8(y1_1, deinterleave);
+    const __m256i even_5 = _mm256_unpacklo_epi64(de_2, de_3);
+    const __m256i odd_5 = _mm256_unpackhi_epi64(de_2, de_3);
+    const __m256i ev_sh_1 = _mm256_slli_epi16(even_5, 4);
+    const __m256i out_lo_1_b = _mm256_and_si256(ev_sh_1, high_nibbles);
+    const __m256i out_lo_1_a = _mm256_andnot_si256(high_nibbles, odd_5);
+    const __m256i out_lo_1 = _mm256_or_si256(out_lo_1_b, out_lo_1_a);
+    const __m256i od_sh_1 = _mm256_srli_epi16(odd_5, 4);
+    const __m256i out_hi_1_b = _mm256_and_si256(even_5, high_nibbles);
+    const __m256i out_hi_1_a = _mm256_andnot_si256(high_nibbles, od_sh_1);
+    const __m256i out_hi_1 = _mm256_or_si256(out_hi_1_b, out_hi_1_a);
+    const __m256i msg_2 = _mm256_loadu_si256((const void *)(src + 64));
+    const __m256i ct_2 = _mm256_xor_si256(out_lo_1, msg_2);
+    _mm256_storeu_si256((void *)(out + 64), ct_2);
+    const __m256i msg_3 = _mm256_loadu_si256((const void *)(src + 96));
+    const __m256i ct_3 = _mm256_xor_si256(out_hi_1, msg_3);
+    _mm256_storeu_si256((void *)(out + 96), ct_3);
+    const __m256i y0_2 = _mm256_xor_si256(g2x0, rk0_1);
+    const __m256i y1_2 = _mm256_xor_si256(g2x1, rk1_1);
+    const __m256i de_4 = _mm256_shuffle_epi8(y0_2, deinterleave);
+    const __m256i de_5 = _mm256_shuffle_epi8(y1_2, deinterleave);
+    const __m256i even_6 = _mm256_unpacklo_epi64(de_4, de_5);
+    const __m256i odd_6 = _mm256_unpackhi_epi64(de_4, de_5);
+    const __m256i ev_sh_2 = _mm256_slli_epi16(even_6, 4);
+    const __m256i out_lo_2_b = _mm256_and_si256(ev_sh_2, high_nibbles);
+    const __m256i out_lo_2_a = _mm256_andnot_si256(high_nibbles, odd_6);
+    const __m256i out_lo_2 = _mm256_or_si256(out_lo_2_b, out_lo_2_a);
+    const __m256i od_sh_2 = _mm256_srli_epi16(odd_6, 4);
+    const __m256i out_hi_2_b = _mm256_and_si256(even_6, high_nibbles);
+    const __m256i out_hi_2_a = _mm256_andnot_si256(high_nibbles, od_sh_2);
+    const __m256i out_hi_2 = _mm256_or_si256(out_hi_2_b, out_hi_2_a);
+    const __m256i msg_4 = _mm256_loadu_si256((const void *)(src + 128));
+    const __m256i ct_4 = _mm256_xor_si256(out_lo_2, msg_4);
+    _mm256_storeu_si256((void *)(out + 128), ct_4);
+    const __m256i msg_5 = _mm256_loadu_si256((const void *)(src + 160));
+    const __m256i ct_5 = _mm256_xor_si256(out_hi_2, msg_5);
+    _mm256_storeu_si256((void *)(out + 160), ct_5);
+    const __m256i y0_3 = _mm256_xor_si256(g3x0, rk0_1);
+    const __m256i y1_3 = _mm256_xor_si256(g3x1, rk1_1);
+    const __m256i de_6 = _mm256_shuffle_epi8(y0_3, deinterleave);
+    const __m256i de_7 = _mm256_shuffle_epi8(y1_3, deinterleave);
+    const __m256i even_7 = _mm256_unpacklo_epi64(de_6, de_7);
+    const __m256i odd_7 = _mm256_unpackhi_epi64(de_6, de_7);
+    const __m256i ev_sh_3 = _mm256_slli_epi16(even_7, 4);
+    const __m256i out_lo_3_b = _mm256_and_si256(ev_sh_3, high_nibbles);
+    const __m256i out_lo_3_a = _mm256_andnot_si256(high_nibbles, odd_7);
+    const __m256i out_lo_3 = _mm256_or_si256(out_lo_3_b, out_lo_3_a);
+    const __m256i od_sh_3 = _mm256_srli_epi16(odd_7, 4);
+    const __m256i out_hi_3_b = _mm256_and_si256(even_7, high_nibbles);
+    const __m256i out_hi_3_a = _mm256_andnot_si256(high_nibbles, od_sh_3);
+    const __m256i out_hi_3 = _mm256_or_si256(out_hi_3_b, out_hi_3_a);
+    const __m256i msg_6 = _mm256_loadu_si256((const void *)(src + 192));
+    const __m256i ct_6 = _mm256_xor_si256(out_lo_3, msg_6);
+    _mm256_storeu_si256((void *)(out + 192), ct_6);
+    const __m256i msg_7 = _mm256_loadu_si256((const void *)(src + 224));
+    const __m256i ct_7 = _mm256_xor_si256(out_hi_3, msg_7);
+    _mm256_storeu_si256((void *)(out + 224), ct_7);
 }
 
-/* ublock256_256, encrypt: 2 blocks per pass. */
+/* ublock256_256, encrypt: 8 blocks per pass. */
 static void ublock_register_avx2_ublock256_256_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m256i g0x0, g0x1;
+    __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
@@ -738,7 +1842,7 @@ static void ublock_register_avx2_ublock256_256_encrypt(const uint8_t *rk, const 
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
 
-    /* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m256i blk = _mm256_loadu_si256((const void *)(in));
     const __m256i blk_1 = _mm256_loadu_si256((const void *)(in + 32));
     const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
@@ -755,6 +1859,54 @@ static void ublock_register_avx2_ublock256_256_encrypt(const uint8_t *rk, const 
     const __m256i lanes_1 = _mm256_permute2x128_si256(sp, sp_1, 0x31);
     g0x0 = lanes;
     g0x1 = lanes_1;
+    const __m256i blk_2 = _mm256_loadu_si256((const void *)(in + 64));
+    const __m256i blk_3 = _mm256_loadu_si256((const void *)(in + 96));
+    const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
+    const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
+    const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
+    const __m256i even_1 = _mm256_or_si256(even_1_b, even_1_a);
+    const __m256i hi_sh_1 = _mm256_slli_epi16(blk_3, 4);
+    const __m256i odd_1_b = _mm256_and_si256(hi_sh_1, high_nibbles);
+    const __m256i odd_1_a = _mm256_andnot_si256(high_nibbles, blk_2);
+    const __m256i odd_1 = _mm256_or_si256(odd_1_b, odd_1_a);
+    const __m256i sp_2 = _mm256_unpacklo_epi8(even_1, odd_1);
+    const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
+    const __m256i lanes_2 = _mm256_permute2x128_si256(sp_2, sp_3, 0x20);
+    const __m256i lanes_3 = _mm256_permute2x128_si256(sp_2, sp_3, 0x31);
+    g1x0 = lanes_2;
+    g1x1 = lanes_3;
+    const __m256i blk_4 = _mm256_loadu_si256((const void *)(in + 128));
+    const __m256i blk_5 = _mm256_loadu_si256((const void *)(in + 160));
+    const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
+    const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
+    const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
+    const __m256i even_2 = _mm256_or_si256(even_2_b, even_2_a);
+    const __m256i hi_sh_2 = _mm256_slli_epi16(blk_5, 4);
+    const __m256i odd_2_b = _mm256_and_si256(hi_sh_2, high_nibbles);
+    const __m256i odd_2_a = _mm256_andnot_si256(high_nibbles, blk_4);
+    const __m256i odd_2 = _mm256_or_si256(odd_2_b, odd_2_a);
+    const __m256i sp_4 = _mm256_unpacklo_epi8(even_2, odd_2);
+    const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
+    const __m256i lanes_4 = _mm256_permute2x128_si256(sp_4, sp_5, 0x20);
+    const __m256i lanes_5 = _mm256_permute2x128_si256(sp_4, sp_5, 0x31);
+    g2x0 = lanes_4;
+    g2x1 = lanes_5;
+    const __m256i blk_6 = _mm256_loadu_si256((const void *)(in + 192));
+    const __m256i blk_7 = _mm256_loadu_si256((const void *)(in + 224));
+    const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
+    const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
+    const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
+    const __m256i even_3 = _mm256_or_si256(even_3_b, even_3_a);
+    const __m256i hi_sh_3 = _mm256_slli_epi16(blk_7, 4);
+    const __m256i odd_3_b = _mm256_and_si256(hi_sh_3, high_nibbles);
+    const __m256i odd_3_a = _mm256_andnot_si256(high_nibbles, blk_6);
+    const __m256i odd_3 = _mm256_or_si256(odd_3_b, odd_3_a);
+    const __m256i sp_6 = _mm256_unpacklo_epi8(even_3, odd_3);
+    const __m256i sp_7 = _mm256_unpackhi_epi8(even_3, odd_3);
+    const __m256i lanes_6 = _mm256_permute2x128_si256(sp_6, sp_7, 0x20);
+    const __m256i lanes_7 = _mm256_permute2x128_si256(sp_6, sp_7, 0x31);
+    g3x0 = lanes_6;
+    g3x1 = lanes_7;
     for (size_t r = 0; r < 24; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
@@ -795,6 +1947,114 @@ static void ublock_register_avx2_ublock256_256_encrypt(const uint8_t *rk, const 
         const __m256i pr = _mm256_xor_si256(pr_f, pr_r);
         g0x0 = pl;
         g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_1 = _mm256_xor_si256(g1x0, rk0);
+        const __m256i k1_1 = _mm256_xor_si256(g1x1, rk1);
+        const __m256i s0_lo_1 = _mm256_and_si256(k0_1, low_nibbles);
+        const __m256i s0_sh_1 = _mm256_srli_epi16(k0_1, 4);
+        const __m256i s0_hi_1 = _mm256_and_si256(s0_sh_1, low_nibbles);
+        const __m256i s0_l_1 = _mm256_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m256i s0_h_1 = _mm256_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m256i s0_1 = _mm256_or_si256(s0_l_1, s0_h_1);
+        const __m256i s1_lo_1 = _mm256_and_si256(k1_1, low_nibbles);
+        const __m256i s1_sh_1 = _mm256_srli_epi16(k1_1, 4);
+        const __m256i s1_hi_1 = _mm256_and_si256(s1_sh_1, low_nibbles);
+        const __m256i s1_l_1 = _mm256_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m256i s1_h_1 = _mm256_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m256i s1_1 = _mm256_or_si256(s1_l_1, s1_h_1);
+        const __m256i x1_3 = _mm256_xor_si256(s1_1, s0_1);
+        const __m256i rot4_1 = _mm256_shuffle_epi8(x1_3, rotl56);
+        const __m256i x0_3 = _mm256_xor_si256(s0_1, rot4_1);
+        const __m256i rot8_2 = _mm256_shuffle_epi8(x0_3, rotl48);
+        const __m256i x1_4 = _mm256_xor_si256(x1_3, rot8_2);
+        const __m256i rot8_3 = _mm256_shuffle_epi8(x1_4, rotl48);
+        const __m256i x0_4 = _mm256_xor_si256(x0_3, rot8_3);
+        const __m256i rot20_1 = _mm256_shuffle_epi8(x0_4, rotl24);
+        const __m256i x1_5 = _mm256_xor_si256(x1_4, rot20_1);
+        const __m256i x0_5 = _mm256_xor_si256(x0_4, x1_5);
+        const __m256i pl_swap_1 = _mm256_permute4x64_epi64(x0_5, 0x4e);
+        const __m256i pl_f_1 = _mm256_shuffle_epi8(x0_5, pl_front);
+        const __m256i pl_r_1 = _mm256_shuffle_epi8(pl_swap_1, pl_rear);
+        const __m256i pl_1 = _mm256_xor_si256(pl_f_1, pl_r_1);
+        const __m256i pr_swap_1 = _mm256_permute4x64_epi64(x1_5, 0x4e);
+        const __m256i pr_f_1 = _mm256_shuffle_epi8(x1_5, pr_front);
+        const __m256i pr_r_1 = _mm256_shuffle_epi8(pr_swap_1, pr_rear);
+        const __m256i pr_1 = _mm256_xor_si256(pr_f_1, pr_r_1);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_2 = _mm256_xor_si256(g2x0, rk0);
+        const __m256i k1_2 = _mm256_xor_si256(g2x1, rk1);
+        const __m256i s0_lo_2 = _mm256_and_si256(k0_2, low_nibbles);
+        const __m256i s0_sh_2 = _mm256_srli_epi16(k0_2, 4);
+        const __m256i s0_hi_2 = _mm256_and_si256(s0_sh_2, low_nibbles);
+        const __m256i s0_l_2 = _mm256_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m256i s0_h_2 = _mm256_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m256i s0_2 = _mm256_or_si256(s0_l_2, s0_h_2);
+        const __m256i s1_lo_2 = _mm256_and_si256(k1_2, low_nibbles);
+        const __m256i s1_sh_2 = _mm256_srli_epi16(k1_2, 4);
+        const __m256i s1_hi_2 = _mm256_and_si256(s1_sh_2, low_nibbles);
+        const __m256i s1_l_2 = _mm256_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m256i s1_h_2 = _mm256_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m256i s1_2 = _mm256_or_si256(s1_l_2, s1_h_2);
+        const __m256i x1_6 = _mm256_xor_si256(s1_2, s0_2);
+        const __m256i rot4_2 = _mm256_shuffle_epi8(x1_6, rotl56);
+        const __m256i x0_6 = _mm256_xor_si256(s0_2, rot4_2);
+        const __m256i rot8_4 = _mm256_shuffle_epi8(x0_6, rotl48);
+        const __m256i x1_7 = _mm256_xor_si256(x1_6, rot8_4);
+        const __m256i rot8_5 = _mm256_shuffle_epi8(x1_7, rotl48);
+        const __m256i x0_7 = _mm256_xor_si256(x0_6, rot8_5);
+        const __m256i rot20_2 = _mm256_shuffle_epi8(x0_7, rotl24);
+        const __m256i x1_8 = _mm256_xor_si256(x1_7, rot20_2);
+        const __m256i x0_8 = _mm256_xor_si256(x0_7, x1_8);
+        const __m256i pl_swap_2 = _mm256_permute4x64_epi64(x0_8, 0x4e);
+        const __m256i pl_f_2 = _mm256_shuffle_epi8(x0_8, pl_front);
+        const __m256i pl_r_2 = _mm256_shuffle_epi8(pl_swap_2, pl_rear);
+        const __m256i pl_2 = _mm256_xor_si256(pl_f_2, pl_r_2);
+        const __m256i pr_swap_2 = _mm256_permute4x64_epi64(x1_8, 0x4e);
+        const __m256i pr_f_2 = _mm256_shuffle_epi8(x1_8, pr_front);
+        const __m256i pr_r_2 = _mm256_shuffle_epi8(pr_swap_2, pr_rear);
+        const __m256i pr_2 = _mm256_xor_si256(pr_f_2, pr_r_2);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_3 = _mm256_xor_si256(g3x0, rk0);
+        const __m256i k1_3 = _mm256_xor_si256(g3x1, rk1);
+        const __m256i s0_lo_3 = _mm256_and_si256(k0_3, low_nibbles);
+        const __m256i s0_sh_3 = _mm256_srli_epi16(k0_3, 4);
+        const __m256i s0_hi_3 = _mm256_and_si256(s0_sh_3, low_nibbles);
+        const __m256i s0_l_3 = _mm256_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m256i s0_h_3 = _mm256_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m256i s0_3 = _mm256_or_si256(s0_l_3, s0_h_3);
+        const __m256i s1_lo_3 = _mm256_and_si256(k1_3, low_nibbles);
+        const __m256i s1_sh_3 = _mm256_srli_epi16(k1_3, 4);
+        const __m256i s1_hi_3 = _mm256_and_si256(s1_sh_3, low_nibbles);
+        const __m256i s1_l_3 = _mm256_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m256i s1_h_3 = _mm256_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m256i s1_3 = _mm256_or_si256(s1_l_3, s1_h_3);
+        const __m256i x1_9 = _mm256_xor_si256(s1_3, s0_3);
+        const __m256i rot4_3 = _mm256_shuffle_epi8(x1_9, rotl56);
+        const __m256i x0_9 = _mm256_xor_si256(s0_3, rot4_3);
+        const __m256i rot8_6 = _mm256_shuffle_epi8(x0_9, rotl48);
+        const __m256i x1_10 = _mm256_xor_si256(x1_9, rot8_6);
+        const __m256i rot8_7 = _mm256_shuffle_epi8(x1_10, rotl48);
+        const __m256i x0_10 = _mm256_xor_si256(x0_9, rot8_7);
+        const __m256i rot20_3 = _mm256_shuffle_epi8(x0_10, rotl24);
+        const __m256i x1_11 = _mm256_xor_si256(x1_10, rot20_3);
+        const __m256i x0_11 = _mm256_xor_si256(x0_10, x1_11);
+        const __m256i pl_swap_3 = _mm256_permute4x64_epi64(x0_11, 0x4e);
+        const __m256i pl_f_3 = _mm256_shuffle_epi8(x0_11, pl_front);
+        const __m256i pl_r_3 = _mm256_shuffle_epi8(pl_swap_3, pl_rear);
+        const __m256i pl_3 = _mm256_xor_si256(pl_f_3, pl_r_3);
+        const __m256i pr_swap_3 = _mm256_permute4x64_epi64(x1_11, 0x4e);
+        const __m256i pr_f_3 = _mm256_shuffle_epi8(x1_11, pr_front);
+        const __m256i pr_r_3 = _mm256_shuffle_epi8(pr_swap_3, pr_rear);
+        const __m256i pr_3 = _mm256_xor_si256(pr_f_3, pr_r_3);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
         KC_MCA_END("loop_r");
     }
 
@@ -803,28 +2063,82 @@ static void ublock_register_avx2_ublock256_256_encrypt(const uint8_t *rk, const 
     const __m256i rk1_1 = _mm256_loadu_si256((const void *)(rk + 3136));
     const __m256i y0 = _mm256_xor_si256(g0x0, rk0_1);
     const __m256i y1 = _mm256_xor_si256(g0x1, rk1_1);
-    const __m256i lanes_2 = _mm256_permute2x128_si256(y0, y1, 0x20);
-    const __m256i lanes_3 = _mm256_permute2x128_si256(y0, y1, 0x31);
-    const __m256i de = _mm256_shuffle_epi8(lanes_2, deinterleave);
-    const __m256i de_1 = _mm256_shuffle_epi8(lanes_3, deinterleave);
-    const __m256i even_1 = _mm256_unpacklo_epi64(de, de_1);
-    const __m256i odd_1 = _mm256_unpackhi_epi64(de, de_1);
-    const __m256i ev_sh = _mm256_slli_epi16(even_1, 4);
+    const __m256i lanes_8 = _mm256_permute2x128_si256(y0, y1, 0x20);
+    const __m256i lanes_9 = _mm256_permute2x128_si256(y0, y1, 0x31);
+    const __m256i de = _mm256_shuffle_epi8(lanes_8, deinterleave);
+    const __m256i de_1 = _mm256_shuffle_epi8(lanes_9, deinterleave);
+    const __m256i even_4 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_4 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_4, 4);
     const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
-    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_1);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_4);
     const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
-    const __m256i od_sh = _mm256_srli_epi16(odd_1, 4);
-    const __m256i out_hi_b = _mm256_and_si256(even_1, high_nibbles);
+    const __m256i od_sh = _mm256_srli_epi16(odd_4, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_4, high_nibbles);
     const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
     const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
     _mm256_storeu_si256((void *)(out), out_lo);
     _mm256_storeu_si256((void *)(out + 32), out_hi);
+    const __m256i y0_1 = _mm256_xor_si256(g1x0, rk0_1);
+    const __m256i y1_1 = _mm256_xor_si256(g1x1, rk1_1);
+    const __m256i lanes_10 = _mm256_permute2x128_si256(y0_1, y1_1, 0x20);
+    const __m256i lanes_11 = _mm256_permute2x128_si256(y0_1, y1_1, 0x31);
+    const __m256i de_2 = _mm256_shuffle_epi8(lanes_10, deinterleave);
+    const __m256i de_3 = _mm256_shuffle_epi8(lanes_11, deinterleave);
+    const __m256i even_5 = _mm256_unpacklo_epi64(de_2, de_3);
+    const __m256i odd_5 = _mm256_unpackhi_epi64(de_2, de_3);
+    const __m256i ev_sh_1 = _mm256_slli_epi16(even_5, 4);
+    const __m256i out_lo_1_b = _mm256_and_si256(ev_sh_1, high_nibbles);
+    const __m256i out_lo_1_a = _mm256_andnot_si256(high_nibbles, odd_5);
+    const __m256i out_lo_1 = _mm256_or_si256(out_lo_1_b, out_lo_1_a);
+    const __m256i od_sh_1 = _mm256_srli_epi16(odd_5, 4);
+    const __m256i out_hi_1_b = _mm256_and_si256(even_5, high_nibbles);
+    const __m256i out_hi_1_a = _mm256_andnot_si256(high_nibbles, od_sh_1);
+    const __m256i out_hi_1 = _mm256_or_si256(out_hi_1_b, out_hi_1_a);
+    _mm256_storeu_si256((void *)(out + 64), out_lo_1);
+    _mm256_storeu_si256((void *)(out + 96), out_hi_1);
+    const __m256i y0_2 = _mm256_xor_si256(g2x0, rk0_1);
+    const __m256i y1_2 = _mm256_xor_si256(g2x1, rk1_1);
+    const __m256i lanes_12 = _mm256_permute2x128_si256(y0_2, y1_2, 0x20);
+    const __m256i lanes_13 = _mm256_permute2x128_si256(y0_2, y1_2, 0x31);
+    const __m256i de_4 = _mm256_shuffle_epi8(lanes_12, deinterleave);
+    const __m256i de_5 = _mm256_shuffle_epi8(lanes_13, deinterleave);
+    const __m256i even_6 = _mm256_unpacklo_epi64(de_4, de_5);
+    const __m256i odd_6 = _mm256_unpackhi_epi64(de_4, de_5);
+    const __m256i ev_sh_2 = _mm256_slli_epi16(even_6, 4);
+    const __m256i out_lo_2_b = _mm256_and_si256(ev_sh_2, high_nibbles);
+    const __m256i out_lo_2_a = _mm256_andnot_si256(high_nibbles, odd_6);
+    const __m256i out_lo_2 = _mm256_or_si256(out_lo_2_b, out_lo_2_a);
+    const __m256i od_sh_2 = _mm256_srli_epi16(odd_6, 4);
+    const __m256i out_hi_2_b = _mm256_and_si256(even_6, high_nibbles);
+    const __m256i out_hi_2_a = _mm256_andnot_si256(high_nibbles, od_sh_2);
+    const __m256i out_hi_2 = _mm256_or_si256(out_hi_2_b, out_hi_2_a);
+    _mm256_storeu_si256((void *)(out + 128), out_lo_2);
+    _mm256_storeu_si256((void *)(out + 160), out_hi_2);
+    const __m256i y0_3 = _mm256_xor_si256(g3x0, rk0_1);
+    const __m256i y1_3 = _mm256_xor_si256(g3x1, rk1_1);
+    const __m256i lanes_14 = _mm256_permute2x128_si256(y0_3, y1_3, 0x20);
+    const __m256i lanes_15 = _mm256_permute2x128_si256(y0_3, y1_3, 0x31);
+    const __m256i de_6 = _mm256_shuffle_epi8(lanes_14, deinterleave);
+    const __m256i de_7 = _mm256_shuffle_epi8(lanes_15, deinterleave);
+    const __m256i even_7 = _mm256_unpacklo_epi64(de_6, de_7);
+    const __m256i odd_7 = _mm256_unpackhi_epi64(de_6, de_7);
+    const __m256i ev_sh_3 = _mm256_slli_epi16(even_7, 4);
+    const __m256i out_lo_3_b = _mm256_and_si256(ev_sh_3, high_nibbles);
+    const __m256i out_lo_3_a = _mm256_andnot_si256(high_nibbles, odd_7);
+    const __m256i out_lo_3 = _mm256_or_si256(out_lo_3_b, out_lo_3_a);
+    const __m256i od_sh_3 = _mm256_srli_epi16(odd_7, 4);
+    const __m256i out_hi_3_b = _mm256_and_si256(even_7, high_nibbles);
+    const __m256i out_hi_3_a = _mm256_andnot_si256(high_nibbles, od_sh_3);
+    const __m256i out_hi_3 = _mm256_or_si256(out_hi_3_b, out_hi_3_a);
+    _mm256_storeu_si256((void *)(out + 192), out_lo_3);
+    _mm256_storeu_si256((void *)(out + 224), out_hi_3);
 }
 
-/* ublock256_256, decrypt: 2 blocks per pass. */
+/* ublock256_256, decrypt: 8 blocks per pass. */
 static void ublock_register_avx2_ublock256_256_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m256i g0x0, g0x1;
+    __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
@@ -862,7 +2176,7 @@ static void ublock_register_avx2_ublock256_256_decrypt(const uint8_t *rk, const 
     static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
     const __m256i rotl56 = kc_bcast16_256(rotl56_bytes);
 
-    /* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m256i blk = _mm256_loadu_si256((const void *)(in));
     const __m256i blk_1 = _mm256_loadu_si256((const void *)(in + 32));
     const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
@@ -879,6 +2193,54 @@ static void ublock_register_avx2_ublock256_256_decrypt(const uint8_t *rk, const 
     const __m256i lanes_1 = _mm256_permute2x128_si256(sp, sp_1, 0x31);
     g0x0 = lanes;
     g0x1 = lanes_1;
+    const __m256i blk_2 = _mm256_loadu_si256((const void *)(in + 64));
+    const __m256i blk_3 = _mm256_loadu_si256((const void *)(in + 96));
+    const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
+    const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
+    const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
+    const __m256i even_1 = _mm256_or_si256(even_1_b, even_1_a);
+    const __m256i hi_sh_1 = _mm256_slli_epi16(blk_3, 4);
+    const __m256i odd_1_b = _mm256_and_si256(hi_sh_1, high_nibbles);
+    const __m256i odd_1_a = _mm256_andnot_si256(high_nibbles, blk_2);
+    const __m256i odd_1 = _mm256_or_si256(odd_1_b, odd_1_a);
+    const __m256i sp_2 = _mm256_unpacklo_epi8(even_1, odd_1);
+    const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
+    const __m256i lanes_2 = _mm256_permute2x128_si256(sp_2, sp_3, 0x20);
+    const __m256i lanes_3 = _mm256_permute2x128_si256(sp_2, sp_3, 0x31);
+    g1x0 = lanes_2;
+    g1x1 = lanes_3;
+    const __m256i blk_4 = _mm256_loadu_si256((const void *)(in + 128));
+    const __m256i blk_5 = _mm256_loadu_si256((const void *)(in + 160));
+    const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
+    const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
+    const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
+    const __m256i even_2 = _mm256_or_si256(even_2_b, even_2_a);
+    const __m256i hi_sh_2 = _mm256_slli_epi16(blk_5, 4);
+    const __m256i odd_2_b = _mm256_and_si256(hi_sh_2, high_nibbles);
+    const __m256i odd_2_a = _mm256_andnot_si256(high_nibbles, blk_4);
+    const __m256i odd_2 = _mm256_or_si256(odd_2_b, odd_2_a);
+    const __m256i sp_4 = _mm256_unpacklo_epi8(even_2, odd_2);
+    const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
+    const __m256i lanes_4 = _mm256_permute2x128_si256(sp_4, sp_5, 0x20);
+    const __m256i lanes_5 = _mm256_permute2x128_si256(sp_4, sp_5, 0x31);
+    g2x0 = lanes_4;
+    g2x1 = lanes_5;
+    const __m256i blk_6 = _mm256_loadu_si256((const void *)(in + 192));
+    const __m256i blk_7 = _mm256_loadu_si256((const void *)(in + 224));
+    const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
+    const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
+    const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
+    const __m256i even_3 = _mm256_or_si256(even_3_b, even_3_a);
+    const __m256i hi_sh_3 = _mm256_slli_epi16(blk_7, 4);
+    const __m256i odd_3_b = _mm256_and_si256(hi_sh_3, high_nibbles);
+    const __m256i odd_3_a = _mm256_andnot_si256(high_nibbles, blk_6);
+    const __m256i odd_3 = _mm256_or_si256(odd_3_b, odd_3_a);
+    const __m256i sp_6 = _mm256_unpacklo_epi8(even_3, odd_3);
+    const __m256i sp_7 = _mm256_unpackhi_epi8(even_3, odd_3);
+    const __m256i lanes_6 = _mm256_permute2x128_si256(sp_6, sp_7, 0x20);
+    const __m256i lanes_7 = _mm256_permute2x128_si256(sp_6, sp_7, 0x31);
+    g3x0 = lanes_6;
+    g3x1 = lanes_7;
     for (size_t r = 0; r < 24; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
@@ -919,37 +2281,199 @@ static void ublock_register_avx2_ublock256_256_decrypt(const uint8_t *rk, const 
         const __m256i s1 = _mm256_or_si256(s1_l, s1_h);
         g0x0 = s0;
         g0x1 = s1;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m256i k0_1 = _mm256_xor_si256(g1x0, rk0);
+        const __m256i k1_1 = _mm256_xor_si256(g1x1, rk1);
+        const __m256i pl_swap_1 = _mm256_permute4x64_epi64(k0_1, 0x4e);
+        const __m256i pl_f_1 = _mm256_shuffle_epi8(k0_1, pl_front);
+        const __m256i pl_r_1 = _mm256_shuffle_epi8(pl_swap_1, pl_rear);
+        const __m256i pl_1 = _mm256_xor_si256(pl_f_1, pl_r_1);
+        const __m256i pr_swap_1 = _mm256_permute4x64_epi64(k1_1, 0x4e);
+        const __m256i pr_f_1 = _mm256_shuffle_epi8(k1_1, pr_front);
+        const __m256i pr_r_1 = _mm256_shuffle_epi8(pr_swap_1, pr_rear);
+        const __m256i pr_1 = _mm256_xor_si256(pr_f_1, pr_r_1);
+        const __m256i y0_3 = _mm256_xor_si256(pl_1, pr_1);
+        const __m256i rot20_1 = _mm256_shuffle_epi8(y0_3, rotl24);
+        const __m256i y1_3 = _mm256_xor_si256(pr_1, rot20_1);
+        const __m256i rot8_2 = _mm256_shuffle_epi8(y1_3, rotl48);
+        const __m256i y0_4 = _mm256_xor_si256(y0_3, rot8_2);
+        const __m256i rot8_3 = _mm256_shuffle_epi8(y0_4, rotl48);
+        const __m256i y1_4 = _mm256_xor_si256(y1_3, rot8_3);
+        const __m256i rot4_1 = _mm256_shuffle_epi8(y1_4, rotl56);
+        const __m256i y0_5 = _mm256_xor_si256(y0_4, rot4_1);
+        const __m256i y1_5 = _mm256_xor_si256(y1_4, y0_5);
+        const __m256i s0_lo_1 = _mm256_and_si256(y0_5, low_nibbles);
+        const __m256i s0_sh_1 = _mm256_srli_epi16(y0_5, 4);
+        const __m256i s0_hi_1 = _mm256_and_si256(s0_sh_1, low_nibbles);
+        const __m256i s0_l_1 = _mm256_shuffle_epi8(sbox_inv_lo, s0_lo_1);
+        const __m256i s0_h_1 = _mm256_shuffle_epi8(sbox_inv_hi, s0_hi_1);
+        const __m256i s0_1 = _mm256_or_si256(s0_l_1, s0_h_1);
+        const __m256i s1_lo_1 = _mm256_and_si256(y1_5, low_nibbles);
+        const __m256i s1_sh_1 = _mm256_srli_epi16(y1_5, 4);
+        const __m256i s1_hi_1 = _mm256_and_si256(s1_sh_1, low_nibbles);
+        const __m256i s1_l_1 = _mm256_shuffle_epi8(sbox_inv_lo, s1_lo_1);
+        const __m256i s1_h_1 = _mm256_shuffle_epi8(sbox_inv_hi, s1_hi_1);
+        const __m256i s1_1 = _mm256_or_si256(s1_l_1, s1_h_1);
+        g1x0 = s0_1;
+        g1x1 = s1_1;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m256i k0_2 = _mm256_xor_si256(g2x0, rk0);
+        const __m256i k1_2 = _mm256_xor_si256(g2x1, rk1);
+        const __m256i pl_swap_2 = _mm256_permute4x64_epi64(k0_2, 0x4e);
+        const __m256i pl_f_2 = _mm256_shuffle_epi8(k0_2, pl_front);
+        const __m256i pl_r_2 = _mm256_shuffle_epi8(pl_swap_2, pl_rear);
+        const __m256i pl_2 = _mm256_xor_si256(pl_f_2, pl_r_2);
+        const __m256i pr_swap_2 = _mm256_permute4x64_epi64(k1_2, 0x4e);
+        const __m256i pr_f_2 = _mm256_shuffle_epi8(k1_2, pr_front);
+        const __m256i pr_r_2 = _mm256_shuffle_epi8(pr_swap_2, pr_rear);
+        const __m256i pr_2 = _mm256_xor_si256(pr_f_2, pr_r_2);
+        const __m256i y0_6 = _mm256_xor_si256(pl_2, pr_2);
+        const __m256i rot20_2 = _mm256_shuffle_epi8(y0_6, rotl24);
+        const __m256i y1_6 = _mm256_xor_si256(pr_2, rot20_2);
+        const __m256i rot8_4 = _mm256_shuffle_epi8(y1_6, rotl48);
+        const __m256i y0_7 = _mm256_xor_si256(y0_6, rot8_4);
+        const __m256i rot8_5 = _mm256_shuffle_epi8(y0_7, rotl48);
+        const __m256i y1_7 = _mm256_xor_si256(y1_6, rot8_5);
+        const __m256i rot4_2 = _mm256_shuffle_epi8(y1_7, rotl56);
+        const __m256i y0_8 = _mm256_xor_si256(y0_7, rot4_2);
+        const __m256i y1_8 = _mm256_xor_si256(y1_7, y0_8);
+        const __m256i s0_lo_2 = _mm256_and_si256(y0_8, low_nibbles);
+        const __m256i s0_sh_2 = _mm256_srli_epi16(y0_8, 4);
+        const __m256i s0_hi_2 = _mm256_and_si256(s0_sh_2, low_nibbles);
+        const __m256i s0_l_2 = _mm256_shuffle_epi8(sbox_inv_lo, s0_lo_2);
+        const __m256i s0_h_2 = _mm256_shuffle_epi8(sbox_inv_hi, s0_hi_2);
+        const __m256i s0_2 = _mm256_or_si256(s0_l_2, s0_h_2);
+        const __m256i s1_lo_2 = _mm256_and_si256(y1_8, low_nibbles);
+        const __m256i s1_sh_2 = _mm256_srli_epi16(y1_8, 4);
+        const __m256i s1_hi_2 = _mm256_and_si256(s1_sh_2, low_nibbles);
+        const __m256i s1_l_2 = _mm256_shuffle_epi8(sbox_inv_lo, s1_lo_2);
+        const __m256i s1_h_2 = _mm256_shuffle_epi8(sbox_inv_hi, s1_hi_2);
+        const __m256i s1_2 = _mm256_or_si256(s1_l_2, s1_h_2);
+        g2x0 = s0_2;
+        g2x1 = s1_2;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m256i k0_3 = _mm256_xor_si256(g3x0, rk0);
+        const __m256i k1_3 = _mm256_xor_si256(g3x1, rk1);
+        const __m256i pl_swap_3 = _mm256_permute4x64_epi64(k0_3, 0x4e);
+        const __m256i pl_f_3 = _mm256_shuffle_epi8(k0_3, pl_front);
+        const __m256i pl_r_3 = _mm256_shuffle_epi8(pl_swap_3, pl_rear);
+        const __m256i pl_3 = _mm256_xor_si256(pl_f_3, pl_r_3);
+        const __m256i pr_swap_3 = _mm256_permute4x64_epi64(k1_3, 0x4e);
+        const __m256i pr_f_3 = _mm256_shuffle_epi8(k1_3, pr_front);
+        const __m256i pr_r_3 = _mm256_shuffle_epi8(pr_swap_3, pr_rear);
+        const __m256i pr_3 = _mm256_xor_si256(pr_f_3, pr_r_3);
+        const __m256i y0_9 = _mm256_xor_si256(pl_3, pr_3);
+        const __m256i rot20_3 = _mm256_shuffle_epi8(y0_9, rotl24);
+        const __m256i y1_9 = _mm256_xor_si256(pr_3, rot20_3);
+        const __m256i rot8_6 = _mm256_shuffle_epi8(y1_9, rotl48);
+        const __m256i y0_10 = _mm256_xor_si256(y0_9, rot8_6);
+        const __m256i rot8_7 = _mm256_shuffle_epi8(y0_10, rotl48);
+        const __m256i y1_10 = _mm256_xor_si256(y1_9, rot8_7);
+        const __m256i rot4_3 = _mm256_shuffle_epi8(y1_10, rotl56);
+        const __m256i y0_11 = _mm256_xor_si256(y0_10, rot4_3);
+        const __m256i y1_11 = _mm256_xor_si256(y1_10, y0_11);
+        const __m256i s0_lo_3 = _mm256_and_si256(y0_11, low_nibbles);
+        const __m256i s0_sh_3 = _mm256_srli_epi16(y0_11, 4);
+        const __m256i s0_hi_3 = _mm256_and_si256(s0_sh_3, low_nibbles);
+        const __m256i s0_l_3 = _mm256_shuffle_epi8(sbox_inv_lo, s0_lo_3);
+        const __m256i s0_h_3 = _mm256_shuffle_epi8(sbox_inv_hi, s0_hi_3);
+        const __m256i s0_3 = _mm256_or_si256(s0_l_3, s0_h_3);
+        const __m256i s1_lo_3 = _mm256_and_si256(y1_11, low_nibbles);
+        const __m256i s1_sh_3 = _mm256_srli_epi16(y1_11, 4);
+        const __m256i s1_hi_3 = _mm256_and_si256(s1_sh_3, low_nibbles);
+        const __m256i s1_l_3 = _mm256_shuffle_epi8(sbox_inv_lo, s1_lo_3);
+        const __m256i s1_h_3 = _mm256_shuffle_epi8(sbox_inv_hi, s1_hi_3);
+        const __m256i s1_3 = _mm256_or_si256(s1_l_3, s1_h_3);
+        g3x0 = s0_3;
+        g3x1 = s1_3;
         KC_MCA_END("loop_r");
     }
 
     /* Final key addition. */
     const __m256i rk0_1 = _mm256_loadu_si256((const void *)(rk + 3072));
     const __m256i rk1_1 = _mm256_loadu_si256((const void *)(rk + 3136));
-    const __m256i y0_3 = _mm256_xor_si256(g0x0, rk0_1);
-    const __m256i y1_3 = _mm256_xor_si256(g0x1, rk1_1);
-    const __m256i lanes_2 = _mm256_permute2x128_si256(y0_3, y1_3, 0x20);
-    const __m256i lanes_3 = _mm256_permute2x128_si256(y0_3, y1_3, 0x31);
-    const __m256i de = _mm256_shuffle_epi8(lanes_2, deinterleave);
-    const __m256i de_1 = _mm256_shuffle_epi8(lanes_3, deinterleave);
-    const __m256i even_1 = _mm256_unpacklo_epi64(de, de_1);
-    const __m256i odd_1 = _mm256_unpackhi_epi64(de, de_1);
-    const __m256i ev_sh = _mm256_slli_epi16(even_1, 4);
+    const __m256i y0_12 = _mm256_xor_si256(g0x0, rk0_1);
+    const __m256i y1_12 = _mm256_xor_si256(g0x1, rk1_1);
+    const __m256i lanes_8 = _mm256_permute2x128_si256(y0_12, y1_12, 0x20);
+    const __m256i lanes_9 = _mm256_permute2x128_si256(y0_12, y1_12, 0x31);
+    const __m256i de = _mm256_shuffle_epi8(lanes_8, deinterleave);
+    const __m256i de_1 = _mm256_shuffle_epi8(lanes_9, deinterleave);
+    const __m256i even_4 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_4 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_4, 4);
     const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
-    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_1);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_4);
     const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
-    const __m256i od_sh = _mm256_srli_epi16(odd_1, 4);
-    const __m256i out_hi_b = _mm256_and_si256(even_1, high_nibbles);
+    const __m256i od_sh = _mm256_srli_epi16(odd_4, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_4, high_nibbles);
     const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
     const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
     _mm256_storeu_si256((void *)(out), out_lo);
     _mm256_storeu_si256((void *)(out + 32), out_hi);
+    const __m256i y0_13 = _mm256_xor_si256(g1x0, rk0_1);
+    const __m256i y1_13 = _mm256_xor_si256(g1x1, rk1_1);
+    const __m256i lanes_10 = _mm256_permute2x128_si256(y0_13, y1_13, 0x20);
+    const __m256i lanes_11 = _mm256_permute2x128_si256(y0_13, y1_13, 0x31);
+    const __m256i de_2 = _mm256_shuffle_epi8(lanes_10, deinterleave);
+    const __m256i de_3 = _mm256_shuffle_epi8(lanes_11, deinterleave);
+    const __m256i even_5 = _mm256_unpacklo_epi64(de_2, de_3);
+    const __m256i odd_5 = _mm256_unpackhi_epi64(de_2, de_3);
+    const __m256i ev_sh_1 = _mm256_slli_epi16(even_5, 4);
+    const __m256i out_lo_1_b = _mm256_and_si256(ev_sh_1, high_nibbles);
+    const __m256i out_lo_1_a = _mm256_andnot_si256(high_nibbles, odd_5);
+    const __m256i out_lo_1 = _mm256_or_si256(out_lo_1_b, out_lo_1_a);
+    const __m256i od_sh_1 = _mm256_srli_epi16(odd_5, 4);
+    const __m256i out_hi_1_b = _mm256_and_si256(even_5, high_nibbles);
+    const __m256i out_hi_1_a = _mm256_andnot_si256(high_nibbles, od_sh_1);
+    const __m256i out_hi_1 = _mm256_or_si256(out_hi_1_b, out_hi_1_a);
+    _mm256_storeu_si256((void *)(out + 64), out_lo_1);
+    _mm256_storeu_si256((void *)(out + 96), out_hi_1);
+    const __m256i y0_14 = _mm256_xor_si256(g2x0, rk0_1);
+    const __m256i y1_14 = _mm256_xor_si256(g2x1, rk1_1);
+    const __m256i lanes_12 = _mm256_permute2x128_si256(y0_14, y1_14, 0x20);
+    const __m256i lanes_13 = _mm256_permute2x128_si256(y0_14, y1_14, 0x31);
+    const __m256i de_4 = _mm256_shuffle_epi8(lanes_12, deinterleave);
+    const __m256i de_5 = _mm256_shuffle_epi8(lanes_13, deinterleave);
+    const __m256i even_6 = _mm256_unpacklo_epi64(de_4, de_5);
+    const __m256i odd_6 = _mm256_unpackhi_epi64(de_4, de_5);
+    const __m256i ev_sh_2 = _mm256_slli_epi16(even_6, 4);
+    const __m256i out_lo_2_b = _mm256_and_si256(ev_sh_2, high_nibbles);
+    const __m256i out_lo_2_a = _mm256_andnot_si256(high_nibbles, odd_6);
+    const __m256i out_lo_2 = _mm256_or_si256(out_lo_2_b, out_lo_2_a);
+    const __m256i od_sh_2 = _mm256_srli_epi16(odd_6, 4);
+    const __m256i out_hi_2_b = _mm256_and_si256(even_6, high_nibbles);
+    const __m256i out_hi_2_a = _mm256_andnot_si256(high_nibbles, od_sh_2);
+    const __m256i out_hi_2 = _mm256_or_si256(out_hi_2_b, out_hi_2_a);
+    _mm256_storeu_si256((void *)(out + 128), out_lo_2);
+    _mm256_storeu_si256((void *)(out + 160), out_hi_2);
+    const __m256i y0_15 = _mm256_xor_si256(g3x0, rk0_1);
+    const __m256i y1_15 = _mm256_xor_si256(g3x1, rk1_1);
+    const __m256i lanes_14 = _mm256_permute2x128_si256(y0_15, y1_15, 0x20);
+    const __m256i lanes_15 = _mm256_permute2x128_si256(y0_15, y1_15, 0x31);
+    const __m256i de_6 = _mm256_shuffle_epi8(lanes_14, deinterleave);
+    const __m256i de_7 = _mm256_shuffle_epi8(lanes_15, deinterleave);
+    const __m256i even_7 = _mm256_unpacklo_epi64(de_6, de_7);
+    const __m256i odd_7 = _mm256_unpackhi_epi64(de_6, de_7);
+    const __m256i ev_sh_3 = _mm256_slli_epi16(even_7, 4);
+    const __m256i out_lo_3_b = _mm256_and_si256(ev_sh_3, high_nibbles);
+    const __m256i out_lo_3_a = _mm256_andnot_si256(high_nibbles, odd_7);
+    const __m256i out_lo_3 = _mm256_or_si256(out_lo_3_b, out_lo_3_a);
+    const __m256i od_sh_3 = _mm256_srli_epi16(odd_7, 4);
+    const __m256i out_hi_3_b = _mm256_and_si256(even_7, high_nibbles);
+    const __m256i out_hi_3_a = _mm256_andnot_si256(high_nibbles, od_sh_3);
+    const __m256i out_hi_3 = _mm256_or_si256(out_hi_3_b, out_hi_3_a);
+    _mm256_storeu_si256((void *)(out + 192), out_lo_3);
+    _mm256_storeu_si256((void *)(out + 224), out_hi_3);
 }
 
 /* ublock256_256, encryption with the message XORed into the stores: out = E(in) ^ src. */
 static void ublock_register_avx2_ublock256_256_encrypt_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
                                                            const uint8_t *src)
 {
-    __m256i g0x0, g0x1;
+    __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
@@ -987,7 +2511,7 @@ static void ublock_register_avx2_ublock256_256_encrypt_xor(const uint8_t *rk, co
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
 
-    /* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m256i blk = _mm256_loadu_si256((const void *)(in));
     const __m256i blk_1 = _mm256_loadu_si256((const void *)(in + 32));
     const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
@@ -1004,6 +2528,54 @@ static void ublock_register_avx2_ublock256_256_encrypt_xor(const uint8_t *rk, co
     const __m256i lanes_1 = _mm256_permute2x128_si256(sp, sp_1, 0x31);
     g0x0 = lanes;
     g0x1 = lanes_1;
+    const __m256i blk_2 = _mm256_loadu_si256((const void *)(in + 64));
+    const __m256i blk_3 = _mm256_loadu_si256((const void *)(in + 96));
+    const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
+    const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
+    const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
+    const __m256i even_1 = _mm256_or_si256(even_1_b, even_1_a);
+    const __m256i hi_sh_1 = _mm256_slli_epi16(blk_3, 4);
+    const __m256i odd_1_b = _mm256_and_si256(hi_sh_1, high_nibbles);
+    const __m256i odd_1_a = _mm256_andnot_si256(high_nibbles, blk_2);
+    const __m256i odd_1 = _mm256_or_si256(odd_1_b, odd_1_a);
+    const __m256i sp_2 = _mm256_unpacklo_epi8(even_1, odd_1);
+    const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
+    const __m256i lanes_2 = _mm256_permute2x128_si256(sp_2, sp_3, 0x20);
+    const __m256i lanes_3 = _mm256_permute2x128_si256(sp_2, sp_3, 0x31);
+    g1x0 = lanes_2;
+    g1x1 = lanes_3;
+    const __m256i blk_4 = _mm256_loadu_si256((const void *)(in + 128));
+    const __m256i blk_5 = _mm256_loadu_si256((const void *)(in + 160));
+    const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
+    const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
+    const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
+    const __m256i even_2 = _mm256_or_si256(even_2_b, even_2_a);
+    const __m256i hi_sh_2 = _mm256_slli_epi16(blk_5, 4);
+    const __m256i odd_2_b = _mm256_and_si256(hi_sh_2, high_nibbles);
+    const __m256i odd_2_a = _mm256_andnot_si256(high_nibbles, blk_4);
+    const __m256i odd_2 = _mm256_or_si256(odd_2_b, odd_2_a);
+    const __m256i sp_4 = _mm256_unpacklo_epi8(even_2, odd_2);
+    const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
+    const __m256i lanes_4 = _mm256_permute2x128_si256(sp_4, sp_5, 0x20);
+    const __m256i lanes_5 = _mm256_permute2x128_si256(sp_4, sp_5, 0x31);
+    g2x0 = lanes_4;
+    g2x1 = lanes_5;
+    const __m256i blk_6 = _mm256_loadu_si256((const void *)(in + 192));
+    const __m256i blk_7 = _mm256_loadu_si256((const void *)(in + 224));
+    const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
+    const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
+    const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
+    const __m256i even_3 = _mm256_or_si256(even_3_b, even_3_a);
+    const __m256i hi_sh_3 = _mm256_slli_epi16(blk_7, 4);
+    const __m256i odd_3_b = _mm256_and_si256(hi_sh_3, high_nibbles);
+    const __m256i odd_3_a = _mm256_andnot_si256(high_nibbles, blk_6);
+    const __m256i odd_3 = _mm256_or_si256(odd_3_b, odd_3_a);
+    const __m256i sp_6 = _mm256_unpacklo_epi8(even_3, odd_3);
+    const __m256i sp_7 = _mm256_unpackhi_epi8(even_3, odd_3);
+    const __m256i lanes_6 = _mm256_permute2x128_si256(sp_6, sp_7, 0x20);
+    const __m256i lanes_7 = _mm256_permute2x128_si256(sp_6, sp_7, 0x31);
+    g3x0 = lanes_6;
+    g3x1 = lanes_7;
     for (size_t r = 0; r < 24; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
@@ -1044,6 +2616,114 @@ static void ublock_register_avx2_ublock256_256_encrypt_xor(const uint8_t *rk, co
         const __m256i pr = _mm256_xor_si256(pr_f, pr_r);
         g0x0 = pl;
         g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_1 = _mm256_xor_si256(g1x0, rk0);
+        const __m256i k1_1 = _mm256_xor_si256(g1x1, rk1);
+        const __m256i s0_lo_1 = _mm256_and_si256(k0_1, low_nibbles);
+        const __m256i s0_sh_1 = _mm256_srli_epi16(k0_1, 4);
+        const __m256i s0_hi_1 = _mm256_and_si256(s0_sh_1, low_nibbles);
+        const __m256i s0_l_1 = _mm256_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m256i s0_h_1 = _mm256_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m256i s0_1 = _mm256_or_si256(s0_l_1, s0_h_1);
+        const __m256i s1_lo_1 = _mm256_and_si256(k1_1, low_nibbles);
+        const __m256i s1_sh_1 = _mm256_srli_epi16(k1_1, 4);
+        const __m256i s1_hi_1 = _mm256_and_si256(s1_sh_1, low_nibbles);
+        const __m256i s1_l_1 = _mm256_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m256i s1_h_1 = _mm256_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m256i s1_1 = _mm256_or_si256(s1_l_1, s1_h_1);
+        const __m256i x1_3 = _mm256_xor_si256(s1_1, s0_1);
+        const __m256i rot4_1 = _mm256_shuffle_epi8(x1_3, rotl56);
+        const __m256i x0_3 = _mm256_xor_si256(s0_1, rot4_1);
+        const __m256i rot8_2 = _mm256_shuffle_epi8(x0_3, rotl48);
+        const __m256i x1_4 = _mm256_xor_si256(x1_3, rot8_2);
+        const __m256i rot8_3 = _mm256_shuffle_epi8(x1_4, rotl48);
+        const __m256i x0_4 = _mm256_xor_si256(x0_3, rot8_3);
+        const __m256i rot20_1 = _mm256_shuffle_epi8(x0_4, rotl24);
+        const __m256i x1_5 = _mm256_xor_si256(x1_4, rot20_1);
+        const __m256i x0_5 = _mm256_xor_si256(x0_4, x1_5);
+        const __m256i pl_swap_1 = _mm256_permute4x64_epi64(x0_5, 0x4e);
+        const __m256i pl_f_1 = _mm256_shuffle_epi8(x0_5, pl_front);
+        const __m256i pl_r_1 = _mm256_shuffle_epi8(pl_swap_1, pl_rear);
+        const __m256i pl_1 = _mm256_xor_si256(pl_f_1, pl_r_1);
+        const __m256i pr_swap_1 = _mm256_permute4x64_epi64(x1_5, 0x4e);
+        const __m256i pr_f_1 = _mm256_shuffle_epi8(x1_5, pr_front);
+        const __m256i pr_r_1 = _mm256_shuffle_epi8(pr_swap_1, pr_rear);
+        const __m256i pr_1 = _mm256_xor_si256(pr_f_1, pr_r_1);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_2 = _mm256_xor_si256(g2x0, rk0);
+        const __m256i k1_2 = _mm256_xor_si256(g2x1, rk1);
+        const __m256i s0_lo_2 = _mm256_and_si256(k0_2, low_nibbles);
+        const __m256i s0_sh_2 = _mm256_srli_epi16(k0_2, 4);
+        const __m256i s0_hi_2 = _mm256_and_si256(s0_sh_2, low_nibbles);
+        const __m256i s0_l_2 = _mm256_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m256i s0_h_2 = _mm256_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m256i s0_2 = _mm256_or_si256(s0_l_2, s0_h_2);
+        const __m256i s1_lo_2 = _mm256_and_si256(k1_2, low_nibbles);
+        const __m256i s1_sh_2 = _mm256_srli_epi16(k1_2, 4);
+        const __m256i s1_hi_2 = _mm256_and_si256(s1_sh_2, low_nibbles);
+        const __m256i s1_l_2 = _mm256_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m256i s1_h_2 = _mm256_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m256i s1_2 = _mm256_or_si256(s1_l_2, s1_h_2);
+        const __m256i x1_6 = _mm256_xor_si256(s1_2, s0_2);
+        const __m256i rot4_2 = _mm256_shuffle_epi8(x1_6, rotl56);
+        const __m256i x0_6 = _mm256_xor_si256(s0_2, rot4_2);
+        const __m256i rot8_4 = _mm256_shuffle_epi8(x0_6, rotl48);
+        const __m256i x1_7 = _mm256_xor_si256(x1_6, rot8_4);
+        const __m256i rot8_5 = _mm256_shuffle_epi8(x1_7, rotl48);
+        const __m256i x0_7 = _mm256_xor_si256(x0_6, rot8_5);
+        const __m256i rot20_2 = _mm256_shuffle_epi8(x0_7, rotl24);
+        const __m256i x1_8 = _mm256_xor_si256(x1_7, rot20_2);
+        const __m256i x0_8 = _mm256_xor_si256(x0_7, x1_8);
+        const __m256i pl_swap_2 = _mm256_permute4x64_epi64(x0_8, 0x4e);
+        const __m256i pl_f_2 = _mm256_shuffle_epi8(x0_8, pl_front);
+        const __m256i pl_r_2 = _mm256_shuffle_epi8(pl_swap_2, pl_rear);
+        const __m256i pl_2 = _mm256_xor_si256(pl_f_2, pl_r_2);
+        const __m256i pr_swap_2 = _mm256_permute4x64_epi64(x1_8, 0x4e);
+        const __m256i pr_f_2 = _mm256_shuffle_epi8(x1_8, pr_front);
+        const __m256i pr_r_2 = _mm256_shuffle_epi8(pr_swap_2, pr_rear);
+        const __m256i pr_2 = _mm256_xor_si256(pr_f_2, pr_r_2);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_3 = _mm256_xor_si256(g3x0, rk0);
+        const __m256i k1_3 = _mm256_xor_si256(g3x1, rk1);
+        const __m256i s0_lo_3 = _mm256_and_si256(k0_3, low_nibbles);
+        const __m256i s0_sh_3 = _mm256_srli_epi16(k0_3, 4);
+        const __m256i s0_hi_3 = _mm256_and_si256(s0_sh_3, low_nibbles);
+        const __m256i s0_l_3 = _mm256_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m256i s0_h_3 = _mm256_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m256i s0_3 = _mm256_or_si256(s0_l_3, s0_h_3);
+        const __m256i s1_lo_3 = _mm256_and_si256(k1_3, low_nibbles);
+        const __m256i s1_sh_3 = _mm256_srli_epi16(k1_3, 4);
+        const __m256i s1_hi_3 = _mm256_and_si256(s1_sh_3, low_nibbles);
+        const __m256i s1_l_3 = _mm256_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m256i s1_h_3 = _mm256_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m256i s1_3 = _mm256_or_si256(s1_l_3, s1_h_3);
+        const __m256i x1_9 = _mm256_xor_si256(s1_3, s0_3);
+        const __m256i rot4_3 = _mm256_shuffle_epi8(x1_9, rotl56);
+        const __m256i x0_9 = _mm256_xor_si256(s0_3, rot4_3);
+        const __m256i rot8_6 = _mm256_shuffle_epi8(x0_9, rotl48);
+        const __m256i x1_10 = _mm256_xor_si256(x1_9, rot8_6);
+        const __m256i rot8_7 = _mm256_shuffle_epi8(x1_10, rotl48);
+        const __m256i x0_10 = _mm256_xor_si256(x0_9, rot8_7);
+        const __m256i rot20_3 = _mm256_shuffle_epi8(x0_10, rotl24);
+        const __m256i x1_11 = _mm256_xor_si256(x1_10, rot20_3);
+        const __m256i x0_11 = _mm256_xor_si256(x0_10, x1_11);
+        const __m256i pl_swap_3 = _mm256_permute4x64_epi64(x0_11, 0x4e);
+        const __m256i pl_f_3 = _mm256_shuffle_epi8(x0_11, pl_front);
+        const __m256i pl_r_3 = _mm256_shuffle_epi8(pl_swap_3, pl_rear);
+        const __m256i pl_3 = _mm256_xor_si256(pl_f_3, pl_r_3);
+        const __m256i pr_swap_3 = _mm256_permute4x64_epi64(x1_11, 0x4e);
+        const __m256i pr_f_3 = _mm256_shuffle_epi8(x1_11, pr_front);
+        const __m256i pr_r_3 = _mm256_shuffle_epi8(pr_swap_3, pr_rear);
+        const __m256i pr_3 = _mm256_xor_si256(pr_f_3, pr_r_3);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
         KC_MCA_END("loop_r");
     }
 
@@ -1052,18 +2732,18 @@ static void ublock_register_avx2_ublock256_256_encrypt_xor(const uint8_t *rk, co
     const __m256i rk1_1 = _mm256_loadu_si256((const void *)(rk + 3136));
     const __m256i y0 = _mm256_xor_si256(g0x0, rk0_1);
     const __m256i y1 = _mm256_xor_si256(g0x1, rk1_1);
-    const __m256i lanes_2 = _mm256_permute2x128_si256(y0, y1, 0x20);
-    const __m256i lanes_3 = _mm256_permute2x128_si256(y0, y1, 0x31);
-    const __m256i de = _mm256_shuffle_epi8(lanes_2, deinterleave);
-    const __m256i de_1 = _mm256_shuffle_epi8(lanes_3, deinterleave);
-    const __m256i even_1 = _mm256_unpacklo_epi64(de, de_1);
-    const __m256i odd_1 = _mm256_unpackhi_epi64(de, de_1);
-    const __m256i ev_sh = _mm256_slli_epi16(even_1, 4);
+    const __m256i lanes_8 = _mm256_permute2x128_si256(y0, y1, 0x20);
+    const __m256i lanes_9 = _mm256_permute2x128_si256(y0, y1, 0x31);
+    const __m256i de = _mm256_shuffle_epi8(lanes_8, deinterleave);
+    const __m256i de_1 = _mm256_shuffle_epi8(lanes_9, deinterleave);
+    const __m256i even_4 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_4 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_4, 4);
     const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
-    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_1);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_4);
     const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
-    const __m256i od_sh = _mm256_srli_epi16(odd_1, 4);
-    const __m256i out_hi_b = _mm256_and_si256(even_1, high_nibbles);
+    const __m256i od_sh = _mm256_srli_epi16(odd_4, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_4, high_nibbles);
     const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
     const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
     const __m256i msg = _mm256_loadu_si256((const void *)(src));
@@ -1072,6 +2752,72 @@ static void ublock_register_avx2_ublock256_256_encrypt_xor(const uint8_t *rk, co
     const __m256i msg_1 = _mm256_loadu_si256((const void *)(src + 32));
     const __m256i ct_1 = _mm256_xor_si256(out_hi, msg_1);
     _mm256_storeu_si256((void *)(out + 32), ct_1);
+    const __m256i y0_1 = _mm256_xor_si256(g1x0, rk0_1);
+    const __m256i y1_1 = _mm256_xor_si256(g1x1, rk1_1);
+    const __m256i lanes_10 = _mm256_permute2x128_si256(y0_1, y1_1, 0x20);
+    const __m256i lanes_11 = _mm256_permute2x128_si256(y0_1, y1_1, 0x31);
+    const __m256i de_2 = _mm256_shuffle_epi8(lanes_10, deinterleave);
+    const __m256i de_3 = _mm256_shuffle_epi8(lanes_11, deinterleave);
+    const __m256i even_5 = _mm256_unpacklo_epi64(de_2, de_3);
+    const __m256i odd_5 = _mm256_unpackhi_epi64(de_2, de_3);
+    const __m256i ev_sh_1 = _mm256_slli_epi16(even_5, 4);
+    const __m256i out_lo_1_b = _mm256_and_si256(ev_sh_1, high_nibbles);
+    const __m256i out_lo_1_a = _mm256_andnot_si256(high_nibbles, odd_5);
+    const __m256i out_lo_1 = _mm256_or_si256(out_lo_1_b, out_lo_1_a);
+    const __m256i od_sh_1 = _mm256_srli_epi16(odd_5, 4);
+    const __m256i out_hi_1_b = _mm256_and_si256(even_5, high_nibbles);
+    const __m256i out_hi_1_a = _mm256_andnot_si256(high_nibbles, od_sh_1);
+    const __m256i out_hi_1 = _mm256_or_si256(out_hi_1_b, out_hi_1_a);
+    const __m256i msg_2 = _mm256_loadu_si256((const void *)(src + 64));
+    const __m256i ct_2 = _mm256_xor_si256(out_lo_1, msg_2);
+    _mm256_storeu_si256((void *)(out + 64), ct_2);
+    const __m256i msg_3 = _mm256_loadu_si256((const void *)(src + 96));
+    const __m256i ct_3 = _mm256_xor_si256(out_hi_1, msg_3);
+    _mm256_storeu_si256((void *)(out + 96), ct_3);
+    const __m256i y0_2 = _mm256_xor_si256(g2x0, rk0_1);
+    const __m256i y1_2 = _mm256_xor_si256(g2x1, rk1_1);
+    const __m256i lanes_12 = _mm256_permute2x128_si256(y0_2, y1_2, 0x20);
+    const __m256i lanes_13 = _mm256_permute2x128_si256(y0_2, y1_2, 0x31);
+    const __m256i de_4 = _mm256_shuffle_epi8(lanes_12, deinterleave);
+    const __m256i de_5 = _mm256_shuffle_epi8(lanes_13, deinterleave);
+    const __m256i even_6 = _mm256_unpacklo_epi64(de_4, de_5);
+    const __m256i odd_6 = _mm256_unpackhi_epi64(de_4, de_5);
+    const __m256i ev_sh_2 = _mm256_slli_epi16(even_6, 4);
+    const __m256i out_lo_2_b = _mm256_and_si256(ev_sh_2, high_nibbles);
+    const __m256i out_lo_2_a = _mm256_andnot_si256(high_nibbles, odd_6);
+    const __m256i out_lo_2 = _mm256_or_si256(out_lo_2_b, out_lo_2_a);
+    const __m256i od_sh_2 = _mm256_srli_epi16(odd_6, 4);
+    const __m256i out_hi_2_b = _mm256_and_si256(even_6, high_nibbles);
+    const __m256i out_hi_2_a = _mm256_andnot_si256(high_nibbles, od_sh_2);
+    const __m256i out_hi_2 = _mm256_or_si256(out_hi_2_b, out_hi_2_a);
+    const __m256i msg_4 = _mm256_loadu_si256((const void *)(src + 128));
+    const __m256i ct_4 = _mm256_xor_si256(out_lo_2, msg_4);
+    _mm256_storeu_si256((void *)(out + 128), ct_4);
+    const __m256i msg_5 = _mm256_loadu_si256((const void *)(src + 160));
+    const __m256i ct_5 = _mm256_xor_si256(out_hi_2, msg_5);
+    _mm256_storeu_si256((void *)(out + 160), ct_5);
+    const __m256i y0_3 = _mm256_xor_si256(g3x0, rk0_1);
+    const __m256i y1_3 = _mm256_xor_si256(g3x1, rk1_1);
+    const __m256i lanes_14 = _mm256_permute2x128_si256(y0_3, y1_3, 0x20);
+    const __m256i lanes_15 = _mm256_permute2x128_si256(y0_3, y1_3, 0x31);
+    const __m256i de_6 = _mm256_shuffle_epi8(lanes_14, deinterleave);
+    const __m256i de_7 = _mm256_shuffle_epi8(lanes_15, deinterleave);
+    const __m256i even_7 = _mm256_unpacklo_epi64(de_6, de_7);
+    const __m256i odd_7 = _mm256_unpackhi_epi64(de_6, de_7);
+    const __m256i ev_sh_3 = _mm256_slli_epi16(even_7, 4);
+    const __m256i out_lo_3_b = _mm256_and_si256(ev_sh_3, high_nibbles);
+    const __m256i out_lo_3_a = _mm256_andnot_si256(high_nibbles, odd_7);
+    const __m256i out_lo_3 = _mm256_or_si256(out_lo_3_b, out_lo_3_a);
+    const __m256i od_sh_3 = _mm256_srli_epi16(odd_7, 4);
+    const __m256i out_hi_3_b = _mm256_and_si256(even_7, high_nibbles);
+    const __m256i out_hi_3_a = _mm256_andnot_si256(high_nibbles, od_sh_3);
+    const __m256i out_hi_3 = _mm256_or_si256(out_hi_3_b, out_hi_3_a);
+    const __m256i msg_6 = _mm256_loadu_si256((const void *)(src + 192));
+    const __m256i ct_6 = _mm256_xor_si256(out_lo_3, msg_6);
+    _mm256_storeu_si256((void *)(out + 192), ct_6);
+    const __m256i msg_7 = _mm256_loadu_si256((const void *)(src + 224));
+    const __m256i ct_7 = _mm256_xor_si256(out_hi_3, msg_7);
+    _mm256_storeu_si256((void *)(out + 224), ct_7);
 }
 
 static const ublock_batch_table ublock_register_avx2_batches = {
@@ -1084,8 +2830,8 @@ static const ublock_xor_batch_table ublock_register_avx2_xor_batches = {
     [UBLOCK_128_256] = ublock_register_avx2_ublock128_256_encrypt_xor,
     [UBLOCK_256_256] = ublock_register_avx2_ublock256_256_encrypt_xor,
 };
-static const unsigned ublock_register_avx2_batch_blocks[UBLOCK_VARIANT_COUNT] = { 4, 4, 2 };
-_Static_assert(64 <= UBLOCK_MAX_BATCH_BYTES,
+static const unsigned ublock_register_avx2_batch_blocks[UBLOCK_VARIANT_COUNT] = { 16, 16, 8 };
+_Static_assert(256 <= UBLOCK_MAX_BATCH_BYTES,
                "the mode layer's buffers hold a batch of every kernel (ublock_internal.h)");
 
 static void ublock_register_avx2_crypt(const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
@@ -1123,7 +2869,7 @@ const ublock_impl KC_IMPL_SYMBOL(ublock_register_avx2) = {
     .name = "register_avx2",
     .strategy = "register",
     .target = "avx2",
-    .batch_blocks = { 4, 4, 2 },
+    .batch_blocks = { 16, 16, 8 },
 #ifdef KC_EMULATED
     .emulated = 1,
 #else

@@ -10,7 +10,7 @@
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   ymm0-12: vectors, as allocated (13 used)
+ *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock128_128_encrypt_asm
@@ -19,7 +19,7 @@
 	.p2align 5
 ublock_register_avx2_ublock128_128_encrypt_asm:
 
-	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
@@ -33,47 +33,165 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa .Lublock_register_avx2_asm_0_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_0_rotl48(%rip), %ymm3 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_0_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_0_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_0_pl_mask(%rip), %ymm7 /* pl_mask = const() */
-	vmovdqa .Lublock_register_avx2_asm_0_pr_mask(%rip), %ymm8 /* pr_mask = const() */
-	vmovdqa .Lublock_register_avx2_asm_0_rotl24(%rip), %ymm9 /* rotl24 = const() */
-	vmovdqa .Lublock_register_avx2_asm_0_rotl56(%rip), %ymm10 /* rotl56 = const() */
+	vmovdqu 64(%rsi), %ymm2 /* blk_2 = load() */
+	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
+	vpsrlw $4, %ymm2, %ymm5 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm2, %ymm4, %ymm2 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm2, %ymm3, %ymm2 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm2, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu 128(%rsi), %ymm5 /* blk_4 = load() */
+	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
+	vpsrlw $4, %ymm5, %ymm7 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm5, %ymm6, %ymm5 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm5, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm5, %ymm7, %ymm5 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu 192(%rsi), %ymm7 /* blk_6 = load() */
+	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
+	vpsrlw $4, %ymm7, %ymm9 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
+	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpor %ymm7, %ymm8, %ymm7 /* odd_3 = or(odd_3_b, odd_3_a) */
+	vpunpcklbw %ymm7, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa .Lublock_register_avx2_asm_0_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_0_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_0_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_0_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_0_pl_mask(%rip), %ymm13 /* pl_mask = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx2_asm_0_loop_r0:
-	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
-	vmovdqu 64(%rdi,%rcx), %ymm12 /* rk1 = load() */
+	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm11, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm12, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm2, %ymm1, %ymm11 /* s0_lo = and(k0, low_nibbles) */
+	vpxor %ymm4, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(k0) */
-	vpand %ymm2, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm1, %ymm5, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm1, %ymm11, %ymm1 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm2, %ymm0, %ymm11 /* s1_lo = and(k1, low_nibbles) */
+	vpand %ymm9, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm1, %ymm15, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm9, %ymm0, %ymm15 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
-	vpand %ymm2, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm0, %ymm11, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpand %ymm9, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
 	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
-	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm11, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm3, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm11, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm3, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm11, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm11, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb .Lublock_register_avx2_asm_0_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm10, %ymm1, %ymm15 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_0_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
 	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm7, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %ymm8, %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
+	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_0_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm2, %ymm2 /* k1_1 = xor(g1x1, rk1) */
+	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %ymm3, %ymm3 /* s0_sh_1 = shr(k0_1) */
+	vpand %ymm9, %ymm3, %ymm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpor %ymm3, %ymm15, %ymm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm9, %ymm2, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s1_sh_1 = shr(k1_1) */
+	vpand %ymm9, %ymm2, %ymm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpor %ymm2, %ymm15, %ymm2 /* s1_1 = or(s1_l_1, s1_h_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* x1_3 = xor(s1_1, s0_1) */
+	vpshufb .Lublock_register_avx2_asm_0_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_0_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxor %ymm2, %ymm3, %ymm3 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_0_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm5, %ymm5 /* k1_2 = xor(g2x1, rk1) */
+	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %ymm6, %ymm6 /* s0_sh_2 = shr(k0_2) */
+	vpand %ymm9, %ymm6, %ymm6 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpor %ymm6, %ymm15, %ymm6 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm9, %ymm5, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_2 = shr(k1_2) */
+	vpand %ymm9, %ymm5, %ymm5 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpor %ymm5, %ymm15, %ymm5 /* s1_2 = or(s1_l_2, s1_h_2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* x1_6 = xor(s1_2, s0_2) */
+	vpshufb .Lublock_register_avx2_asm_0_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxor %ymm15, %ymm6, %ymm6 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxor %ymm15, %ymm6, %ymm6 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_0_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxor %ymm5, %ymm6, %ymm6 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_0_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(x1_8, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm14, %ymm7, %ymm7 /* k1_3 = xor(g3x1, rk1) */
+	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(k0_3) */
+	vpand %ymm9, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpor %ymm4, %ymm8, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm9, %ymm7, %ymm8 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_3 = shr(k1_3) */
+	vpand %ymm9, %ymm7, %ymm7 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpor %ymm7, %ymm8, %ymm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vpxor %ymm4, %ymm7, %ymm7 /* x1_9 = xor(s1_3, s0_3) */
+	vpshufb .Lublock_register_avx2_asm_0_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxor %ymm8, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxor %ymm8, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_0_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxor %ymm7, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
+	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(x0_11, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_0_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_avx2_asm_0_loop_r0
@@ -83,18 +201,67 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
 	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vpshufb .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm11, %ymm1 /* ev_sh = shl(even_1) */
-	vpand %ymm4, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	vpor %ymm12, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm4, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm11, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_0_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_0_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu %ymm1, (%rdx) /* store out_lo */
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
+	vpxor 2048(%rdi), %ymm3, %ymm0 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm2, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu %ymm1, 64(%rdx) /* store out_lo_1 */
+	vmovdqu %ymm0, 96(%rdx) /* store out_hi_1 */
+	vpxor 2048(%rdi), %ymm6, %ymm0 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm5, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu %ymm1, 128(%rdx) /* store out_lo_2 */
+	vmovdqu %ymm0, 160(%rdx) /* store out_hi_2 */
+	vpxor 2048(%rdi), %ymm8, %ymm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm7, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu %ymm1, 192(%rdx) /* store out_lo_3 */
+	vmovdqu %ymm0, 224(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx2_ublock128_128_encrypt_asm, .-ublock_register_avx2_ublock128_128_encrypt_asm
@@ -104,7 +271,7 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   ymm0-12: vectors, as allocated (13 used)
+ *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock128_128_decrypt_asm
@@ -113,7 +280,7 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
 	.p2align 5
 ublock_register_avx2_ublock128_128_decrypt_asm:
 
-	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
@@ -127,68 +294,235 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa .Lublock_register_avx2_asm_1_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_1_rotl48(%rip), %ymm3 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_1_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_1_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_1_pl_mask(%rip), %ymm7 /* pl_mask = const() */
-	vmovdqa .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm8 /* pr_mask = const() */
-	vmovdqa .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm9 /* rotl24 = const() */
-	vmovdqa .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm10 /* rotl56 = const() */
+	vmovdqu 64(%rsi), %ymm2 /* blk_2 = load() */
+	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
+	vpsrlw $4, %ymm2, %ymm5 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm2, %ymm4, %ymm2 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm2, %ymm3, %ymm2 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm2, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu 128(%rsi), %ymm5 /* blk_4 = load() */
+	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
+	vpsrlw $4, %ymm5, %ymm7 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm5, %ymm6, %ymm5 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm5, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm5, %ymm7, %ymm5 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu 192(%rsi), %ymm7 /* blk_6 = load() */
+	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
+	vpsrlw $4, %ymm7, %ymm9 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
+	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpor %ymm7, %ymm8, %ymm7 /* odd_3 = or(odd_3_b, odd_3_a) */
+	vpunpcklbw %ymm7, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa .Lublock_register_avx2_asm_1_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_sbox_inv_hi(%rip), %ymm11 /* sbox_inv_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_sbox_inv_lo(%rip), %ymm12 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_pl_mask(%rip), %ymm13 /* pl_mask = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx2_asm_1_loop_r0:
-	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
-	vmovdqu 64(%rdi,%rcx), %ymm12 /* rk1 = load() */
+	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxor %ymm11, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm12, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
-	vpshufb %ymm7, %ymm1, %ymm1 /* pl = lookup16(k0, pl_mask) */
-	vpshufb %ymm8, %ymm0, %ymm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %ymm4, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(k0, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(k1, pr_mask) */
 	vpxor %ymm0, %ymm1, %ymm1 /* y0 = xor(pl, pr) */
-	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(y0, rotl24) */
-	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
-	vpshufb %ymm3, %ymm0, %ymm11 /* rot8 = lookup16(y1, rotl48) */
-	vpxor %ymm11, %ymm1, %ymm1 /* y0_1 = xor(y0, rot8) */
-	vpshufb %ymm3, %ymm1, %ymm11 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxor %ymm11, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxor %ymm11, %ymm1, %ymm1 /* y0_2 = xor(y0_1, rot4) */
+	vpshufb .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
+	vpshufb %ymm10, %ymm0, %ymm15 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %ymm15, %ymm1, %ymm1 /* y0_1 = xor(y0, rot8) */
+	vpshufb %ymm10, %ymm1, %ymm15 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %ymm15, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %ymm15, %ymm1, %ymm1 /* y0_2 = xor(y0_1, rot4) */
 	vpxor %ymm1, %ymm0, %ymm0 /* y1_2 = xor(y1_1, y0_2) */
-	vpand %ymm2, %ymm1, %ymm11 /* s0_lo = and(y0_2, low_nibbles) */
+	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(y0_2, low_nibbles) */
 	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(y0_2) */
-	vpand %ymm2, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %ymm1, %ymm5, %ymm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpor %ymm1, %ymm11, %ymm1 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm2, %ymm0, %ymm11 /* s1_lo = and(y1_2, low_nibbles) */
+	vpand %ymm9, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpor %ymm1, %ymm15, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm9, %ymm0, %ymm15 /* s1_lo = and(y1_2, low_nibbles) */
 	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(y1_2) */
-	vpand %ymm2, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpor %ymm0, %ymm11, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpand %ymm9, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm2, %ymm2 /* k1_1 = xor(g1x1, rk1) */
+	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(k0_1, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(k1_1, pr_mask) */
+	vpxor %ymm2, %ymm3, %ymm3 /* y0_3 = xor(pl_1, pr_1) */
+	vpshufb .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(y0_3, rotl24) */
+	vpxor %ymm15, %ymm2, %ymm2 /* y1_3 = xor(pr_1, rot20_1) */
+	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_2 = lookup16(y1_3, rotl48) */
+	vpxor %ymm15, %ymm3, %ymm3 /* y0_4 = xor(y0_3, rot8_2) */
+	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_3 = lookup16(y0_4, rotl48) */
+	vpxor %ymm15, %ymm2, %ymm2 /* y1_4 = xor(y1_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(y1_4, rotl56) */
+	vpxor %ymm15, %ymm3, %ymm3 /* y0_5 = xor(y0_4, rot4_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* y1_5 = xor(y1_4, y0_5) */
+	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	vpsrlw $4, %ymm3, %ymm3 /* s0_sh_1 = shr(y0_5) */
+	vpand %ymm9, %ymm3, %ymm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	vpor %ymm3, %ymm15, %ymm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm9, %ymm2, %ymm15 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s1_sh_1 = shr(y1_5) */
+	vpand %ymm9, %ymm2, %ymm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	vpor %ymm2, %ymm15, %ymm2 /* s1_1 = or(s1_l_1, s1_h_1) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm5, %ymm5 /* k1_2 = xor(g2x1, rk1) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(k0_2, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(k1_2, pr_mask) */
+	vpxor %ymm5, %ymm6, %ymm6 /* y0_6 = xor(pl_2, pr_2) */
+	vpshufb .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(y0_6, rotl24) */
+	vpxor %ymm15, %ymm5, %ymm5 /* y1_6 = xor(pr_2, rot20_2) */
+	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_4 = lookup16(y1_6, rotl48) */
+	vpxor %ymm15, %ymm6, %ymm6 /* y0_7 = xor(y0_6, rot8_4) */
+	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_5 = lookup16(y0_7, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* y1_7 = xor(y1_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(y1_7, rotl56) */
+	vpxor %ymm15, %ymm6, %ymm6 /* y0_8 = xor(y0_7, rot4_2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* y1_8 = xor(y1_7, y0_8) */
+	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(y0_8, low_nibbles) */
+	vpsrlw $4, %ymm6, %ymm6 /* s0_sh_2 = shr(y0_8) */
+	vpand %ymm9, %ymm6, %ymm6 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_inv_lo, s0_lo_2) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* s0_h_2 = lookup16(sbox_inv_hi, s0_hi_2) */
+	vpor %ymm6, %ymm15, %ymm6 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm9, %ymm5, %ymm15 /* s1_lo_2 = and(y1_8, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_2 = shr(y1_8) */
+	vpand %ymm9, %ymm5, %ymm5 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_inv_lo, s1_lo_2) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_inv_hi, s1_hi_2) */
+	vpor %ymm5, %ymm15, %ymm5 /* s1_2 = or(s1_l_2, s1_h_2) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm14, %ymm7, %ymm7 /* k1_3 = xor(g3x1, rk1) */
+	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(k0_3, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(k1_3, pr_mask) */
+	vpxor %ymm7, %ymm4, %ymm4 /* y0_9 = xor(pl_3, pr_3) */
+	vpshufb .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(y0_9, rotl24) */
+	vpxor %ymm8, %ymm7, %ymm7 /* y1_9 = xor(pr_3, rot20_3) */
+	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_6 = lookup16(y1_9, rotl48) */
+	vpxor %ymm8, %ymm4, %ymm4 /* y0_10 = xor(y0_9, rot8_6) */
+	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_7 = lookup16(y0_10, rotl48) */
+	vpxor %ymm8, %ymm7, %ymm7 /* y1_10 = xor(y1_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(y1_10, rotl56) */
+	vpxor %ymm8, %ymm4, %ymm4 /* y0_11 = xor(y0_10, rot4_3) */
+	vpxor %ymm4, %ymm7, %ymm7 /* y1_11 = xor(y1_10, y0_11) */
+	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(y0_11, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(y0_11) */
+	vpand %ymm9, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_inv_lo, s0_lo_3) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_inv_hi, s0_hi_3) */
+	vpor %ymm4, %ymm8, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm9, %ymm7, %ymm8 /* s1_lo_3 = and(y1_11, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_3 = shr(y1_11) */
+	vpand %ymm9, %ymm7, %ymm7 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_inv_lo, s1_lo_3) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_inv_hi, s1_hi_3) */
+	vpor %ymm7, %ymm8, %ymm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_avx2_asm_1_loop_r0
 
 	/* Final key addition. */
-	vpxor 2048(%rdi), %ymm1, %ymm1 /* y0_3 = xor(g0x0, rk0_1) */
-	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm11, %ymm1 /* ev_sh = shl(even_1) */
-	vpand %ymm4, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	vpor %ymm12, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm4, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm11, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vpxor 2048(%rdi), %ymm1, %ymm1 /* y0_12 = xor(g0x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1_12 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1_12, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_1_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_1_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu %ymm1, (%rdx) /* store out_lo */
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
+	vpxor 2048(%rdi), %ymm3, %ymm0 /* y0_13 = xor(g1x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm2, %ymm1 /* y1_13 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_13, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_13, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu %ymm1, 64(%rdx) /* store out_lo_1 */
+	vmovdqu %ymm0, 96(%rdx) /* store out_hi_1 */
+	vpxor 2048(%rdi), %ymm6, %ymm0 /* y0_14 = xor(g2x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm5, %ymm1 /* y1_14 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_14, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_14, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu %ymm1, 128(%rdx) /* store out_lo_2 */
+	vmovdqu %ymm0, 160(%rdx) /* store out_hi_2 */
+	vpxor 2048(%rdi), %ymm8, %ymm0 /* y0_15 = xor(g3x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm7, %ymm1 /* y1_15 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_15, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_15, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu %ymm1, 192(%rdx) /* store out_lo_3 */
+	vmovdqu %ymm0, 224(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx2_ublock128_128_decrypt_asm, .-ublock_register_avx2_ublock128_128_decrypt_asm
@@ -199,7 +533,7 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   ymm0-12: vectors, as allocated (13 used)
+ *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock128_128_encrypt_xor_asm
@@ -208,7 +542,7 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	.p2align 5
 ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 
-	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
@@ -222,47 +556,165 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa .Lublock_register_avx2_asm_2_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_rotl48(%rip), %ymm3 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_pl_mask(%rip), %ymm7 /* pl_mask = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm8 /* pr_mask = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm9 /* rotl24 = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm10 /* rotl56 = const() */
+	vmovdqu 64(%rsi), %ymm2 /* blk_2 = load() */
+	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
+	vpsrlw $4, %ymm2, %ymm5 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm2, %ymm4, %ymm2 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm2, %ymm3, %ymm2 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm2, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu 128(%rsi), %ymm5 /* blk_4 = load() */
+	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
+	vpsrlw $4, %ymm5, %ymm7 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm5, %ymm6, %ymm5 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm5, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm5, %ymm7, %ymm5 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu 192(%rsi), %ymm7 /* blk_6 = load() */
+	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
+	vpsrlw $4, %ymm7, %ymm9 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
+	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpor %ymm7, %ymm8, %ymm7 /* odd_3 = or(odd_3_b, odd_3_a) */
+	vpunpcklbw %ymm7, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa .Lublock_register_avx2_asm_2_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_pl_mask(%rip), %ymm13 /* pl_mask = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_avx2_asm_2_loop_r0:
-	vmovdqu (%rdi,%r8), %ymm11 /* rk0 = load() */
-	vmovdqu 64(%rdi,%r8), %ymm12 /* rk1 = load() */
+	vmovdqu (%rdi,%r8), %ymm4 /* rk0 = load() */
+	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm11, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm12, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm2, %ymm1, %ymm11 /* s0_lo = and(k0, low_nibbles) */
+	vpxor %ymm4, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(k0) */
-	vpand %ymm2, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm1, %ymm5, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm1, %ymm11, %ymm1 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm2, %ymm0, %ymm11 /* s1_lo = and(k1, low_nibbles) */
+	vpand %ymm9, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm1, %ymm15, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm9, %ymm0, %ymm15 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
-	vpand %ymm2, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm0, %ymm11, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpand %ymm9, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
 	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
-	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm11, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm3, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm11, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm3, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm11, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm11, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm10, %ymm1, %ymm15 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
 	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm7, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %ymm8, %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
+	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm2, %ymm2 /* k1_1 = xor(g1x1, rk1) */
+	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %ymm3, %ymm3 /* s0_sh_1 = shr(k0_1) */
+	vpand %ymm9, %ymm3, %ymm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpor %ymm3, %ymm15, %ymm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm9, %ymm2, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s1_sh_1 = shr(k1_1) */
+	vpand %ymm9, %ymm2, %ymm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpor %ymm2, %ymm15, %ymm2 /* s1_1 = or(s1_l_1, s1_h_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* x1_3 = xor(s1_1, s0_1) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxor %ymm2, %ymm3, %ymm3 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm5, %ymm5 /* k1_2 = xor(g2x1, rk1) */
+	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %ymm6, %ymm6 /* s0_sh_2 = shr(k0_2) */
+	vpand %ymm9, %ymm6, %ymm6 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpor %ymm6, %ymm15, %ymm6 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm9, %ymm5, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_2 = shr(k1_2) */
+	vpand %ymm9, %ymm5, %ymm5 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpor %ymm5, %ymm15, %ymm5 /* s1_2 = or(s1_l_2, s1_h_2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* x1_6 = xor(s1_2, s0_2) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxor %ymm15, %ymm6, %ymm6 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxor %ymm15, %ymm6, %ymm6 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxor %ymm5, %ymm6, %ymm6 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(x1_8, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm14, %ymm7, %ymm7 /* k1_3 = xor(g3x1, rk1) */
+	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(k0_3) */
+	vpand %ymm9, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpor %ymm4, %ymm8, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm9, %ymm7, %ymm8 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_3 = shr(k1_3) */
+	vpand %ymm9, %ymm7, %ymm7 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpor %ymm7, %ymm8, %ymm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vpxor %ymm4, %ymm7, %ymm7 /* x1_9 = xor(s1_3, s0_3) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxor %ymm8, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxor %ymm8, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxor %ymm7, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
+	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(x0_11, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_avx2_asm_2_loop_r0
@@ -272,22 +724,83 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm11, %ymm1 /* ev_sh = shl(even_1) */
-	vpand %ymm4, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	vpor %ymm12, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm4, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm11, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu (%rcx), %ymm4 /* msg = load() */
 	vpxor %ymm4, %ymm1, %ymm1 /* ct = xor(out_lo, msg) */
 	vmovdqu %ymm1, (%rdx) /* store ct */
 	vmovdqu 32(%rcx), %ymm1 /* msg_1 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_1 = xor(out_hi, msg_1) */
 	vmovdqu %ymm0, 32(%rdx) /* store ct_1 */
+	vpxor 2048(%rdi), %ymm3, %ymm0 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm2, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu 64(%rcx), %ymm2 /* msg_2 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu %ymm1, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm1 /* msg_3 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
+	vpxor 2048(%rdi), %ymm6, %ymm0 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm5, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu 128(%rcx), %ymm2 /* msg_4 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu %ymm1, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm1 /* msg_5 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
+	vpxor 2048(%rdi), %ymm8, %ymm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm7, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu 192(%rcx), %ymm2 /* msg_6 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_6 = xor(out_lo_3, msg_6) */
+	vmovdqu %ymm1, 192(%rdx) /* store ct_6 */
+	vmovdqu 224(%rcx), %ymm1 /* msg_7 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_7 = xor(out_hi_3, msg_7) */
+	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
 	vzeroupper
 	ret
 	.size ublock_register_avx2_ublock128_128_encrypt_xor_asm, .-ublock_register_avx2_ublock128_128_encrypt_xor_asm
@@ -297,7 +810,7 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   ymm0-12: vectors, as allocated (13 used)
+ *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock128_256_encrypt_asm
@@ -306,7 +819,7 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 	.p2align 5
 ublock_register_avx2_ublock128_256_encrypt_asm:
 
-	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
@@ -320,47 +833,165 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa .Lublock_register_avx2_asm_3_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_3_rotl48(%rip), %ymm3 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_3_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_3_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_3_pl_mask(%rip), %ymm7 /* pl_mask = const() */
-	vmovdqa .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm8 /* pr_mask = const() */
-	vmovdqa .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm9 /* rotl24 = const() */
-	vmovdqa .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm10 /* rotl56 = const() */
+	vmovdqu 64(%rsi), %ymm2 /* blk_2 = load() */
+	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
+	vpsrlw $4, %ymm2, %ymm5 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm2, %ymm4, %ymm2 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm2, %ymm3, %ymm2 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm2, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu 128(%rsi), %ymm5 /* blk_4 = load() */
+	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
+	vpsrlw $4, %ymm5, %ymm7 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm5, %ymm6, %ymm5 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm5, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm5, %ymm7, %ymm5 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu 192(%rsi), %ymm7 /* blk_6 = load() */
+	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
+	vpsrlw $4, %ymm7, %ymm9 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
+	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpor %ymm7, %ymm8, %ymm7 /* odd_3 = or(odd_3_b, odd_3_a) */
+	vpunpcklbw %ymm7, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa .Lublock_register_avx2_asm_3_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_pl_mask(%rip), %ymm13 /* pl_mask = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx2_asm_3_loop_r0:
-	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
-	vmovdqu 64(%rdi,%rcx), %ymm12 /* rk1 = load() */
+	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm11, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm12, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm2, %ymm1, %ymm11 /* s0_lo = and(k0, low_nibbles) */
+	vpxor %ymm4, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(k0) */
-	vpand %ymm2, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm1, %ymm5, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm1, %ymm11, %ymm1 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm2, %ymm0, %ymm11 /* s1_lo = and(k1, low_nibbles) */
+	vpand %ymm9, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm1, %ymm15, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm9, %ymm0, %ymm15 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
-	vpand %ymm2, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm0, %ymm11, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpand %ymm9, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
 	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
-	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm11, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm3, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm11, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm3, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm11, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm11, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm10, %ymm1, %ymm15 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
 	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm7, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %ymm8, %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
+	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm2, %ymm2 /* k1_1 = xor(g1x1, rk1) */
+	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %ymm3, %ymm3 /* s0_sh_1 = shr(k0_1) */
+	vpand %ymm9, %ymm3, %ymm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpor %ymm3, %ymm15, %ymm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm9, %ymm2, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s1_sh_1 = shr(k1_1) */
+	vpand %ymm9, %ymm2, %ymm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpor %ymm2, %ymm15, %ymm2 /* s1_1 = or(s1_l_1, s1_h_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* x1_3 = xor(s1_1, s0_1) */
+	vpshufb .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxor %ymm2, %ymm3, %ymm3 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm5, %ymm5 /* k1_2 = xor(g2x1, rk1) */
+	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %ymm6, %ymm6 /* s0_sh_2 = shr(k0_2) */
+	vpand %ymm9, %ymm6, %ymm6 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpor %ymm6, %ymm15, %ymm6 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm9, %ymm5, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_2 = shr(k1_2) */
+	vpand %ymm9, %ymm5, %ymm5 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpor %ymm5, %ymm15, %ymm5 /* s1_2 = or(s1_l_2, s1_h_2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* x1_6 = xor(s1_2, s0_2) */
+	vpshufb .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxor %ymm15, %ymm6, %ymm6 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxor %ymm15, %ymm6, %ymm6 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxor %ymm5, %ymm6, %ymm6 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(x1_8, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm14, %ymm7, %ymm7 /* k1_3 = xor(g3x1, rk1) */
+	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(k0_3) */
+	vpand %ymm9, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpor %ymm4, %ymm8, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm9, %ymm7, %ymm8 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_3 = shr(k1_3) */
+	vpand %ymm9, %ymm7, %ymm7 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpor %ymm7, %ymm8, %ymm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vpxor %ymm4, %ymm7, %ymm7 /* x1_9 = xor(s1_3, s0_3) */
+	vpshufb .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxor %ymm8, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxor %ymm8, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxor %ymm7, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
+	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(x0_11, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx2_asm_3_loop_r0
@@ -370,18 +1001,67 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm11, %ymm1 /* ev_sh = shl(even_1) */
-	vpand %ymm4, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	vpor %ymm12, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm4, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm11, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_3_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_3_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu %ymm1, (%rdx) /* store out_lo */
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
+	vpxor 3072(%rdi), %ymm3, %ymm0 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm2, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu %ymm1, 64(%rdx) /* store out_lo_1 */
+	vmovdqu %ymm0, 96(%rdx) /* store out_hi_1 */
+	vpxor 3072(%rdi), %ymm6, %ymm0 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm5, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu %ymm1, 128(%rdx) /* store out_lo_2 */
+	vmovdqu %ymm0, 160(%rdx) /* store out_hi_2 */
+	vpxor 3072(%rdi), %ymm8, %ymm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm7, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu %ymm1, 192(%rdx) /* store out_lo_3 */
+	vmovdqu %ymm0, 224(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx2_ublock128_256_encrypt_asm, .-ublock_register_avx2_ublock128_256_encrypt_asm
@@ -391,7 +1071,7 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   ymm0-12: vectors, as allocated (13 used)
+ *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock128_256_decrypt_asm
@@ -400,7 +1080,7 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
 	.p2align 5
 ublock_register_avx2_ublock128_256_decrypt_asm:
 
-	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
@@ -414,68 +1094,235 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa .Lublock_register_avx2_asm_4_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_4_rotl48(%rip), %ymm3 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_4_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_4_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_4_pl_mask(%rip), %ymm7 /* pl_mask = const() */
-	vmovdqa .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm8 /* pr_mask = const() */
-	vmovdqa .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm9 /* rotl24 = const() */
-	vmovdqa .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm10 /* rotl56 = const() */
+	vmovdqu 64(%rsi), %ymm2 /* blk_2 = load() */
+	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
+	vpsrlw $4, %ymm2, %ymm5 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm2, %ymm4, %ymm2 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm2, %ymm3, %ymm2 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm2, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu 128(%rsi), %ymm5 /* blk_4 = load() */
+	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
+	vpsrlw $4, %ymm5, %ymm7 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm5, %ymm6, %ymm5 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm5, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm5, %ymm7, %ymm5 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu 192(%rsi), %ymm7 /* blk_6 = load() */
+	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
+	vpsrlw $4, %ymm7, %ymm9 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
+	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpor %ymm7, %ymm8, %ymm7 /* odd_3 = or(odd_3_b, odd_3_a) */
+	vpunpcklbw %ymm7, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa .Lublock_register_avx2_asm_4_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_sbox_inv_hi(%rip), %ymm11 /* sbox_inv_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_sbox_inv_lo(%rip), %ymm12 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_pl_mask(%rip), %ymm13 /* pl_mask = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx2_asm_4_loop_r0:
-	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
-	vmovdqu 64(%rdi,%rcx), %ymm12 /* rk1 = load() */
+	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
+	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxor %ymm11, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm12, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
-	vpshufb %ymm7, %ymm1, %ymm1 /* pl = lookup16(k0, pl_mask) */
-	vpshufb %ymm8, %ymm0, %ymm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %ymm4, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(k0, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(k1, pr_mask) */
 	vpxor %ymm0, %ymm1, %ymm1 /* y0 = xor(pl, pr) */
-	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(y0, rotl24) */
-	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
-	vpshufb %ymm3, %ymm0, %ymm11 /* rot8 = lookup16(y1, rotl48) */
-	vpxor %ymm11, %ymm1, %ymm1 /* y0_1 = xor(y0, rot8) */
-	vpshufb %ymm3, %ymm1, %ymm11 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxor %ymm11, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxor %ymm11, %ymm1, %ymm1 /* y0_2 = xor(y0_1, rot4) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
+	vpshufb %ymm10, %ymm0, %ymm15 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %ymm15, %ymm1, %ymm1 /* y0_1 = xor(y0, rot8) */
+	vpshufb %ymm10, %ymm1, %ymm15 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %ymm15, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %ymm15, %ymm1, %ymm1 /* y0_2 = xor(y0_1, rot4) */
 	vpxor %ymm1, %ymm0, %ymm0 /* y1_2 = xor(y1_1, y0_2) */
-	vpand %ymm2, %ymm1, %ymm11 /* s0_lo = and(y0_2, low_nibbles) */
+	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(y0_2, low_nibbles) */
 	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(y0_2) */
-	vpand %ymm2, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %ymm1, %ymm5, %ymm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpor %ymm1, %ymm11, %ymm1 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm2, %ymm0, %ymm11 /* s1_lo = and(y1_2, low_nibbles) */
+	vpand %ymm9, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpor %ymm1, %ymm15, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm9, %ymm0, %ymm15 /* s1_lo = and(y1_2, low_nibbles) */
 	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(y1_2) */
-	vpand %ymm2, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpor %ymm0, %ymm11, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpand %ymm9, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm2, %ymm2 /* k1_1 = xor(g1x1, rk1) */
+	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(k0_1, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(k1_1, pr_mask) */
+	vpxor %ymm2, %ymm3, %ymm3 /* y0_3 = xor(pl_1, pr_1) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(y0_3, rotl24) */
+	vpxor %ymm15, %ymm2, %ymm2 /* y1_3 = xor(pr_1, rot20_1) */
+	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_2 = lookup16(y1_3, rotl48) */
+	vpxor %ymm15, %ymm3, %ymm3 /* y0_4 = xor(y0_3, rot8_2) */
+	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_3 = lookup16(y0_4, rotl48) */
+	vpxor %ymm15, %ymm2, %ymm2 /* y1_4 = xor(y1_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(y1_4, rotl56) */
+	vpxor %ymm15, %ymm3, %ymm3 /* y0_5 = xor(y0_4, rot4_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* y1_5 = xor(y1_4, y0_5) */
+	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	vpsrlw $4, %ymm3, %ymm3 /* s0_sh_1 = shr(y0_5) */
+	vpand %ymm9, %ymm3, %ymm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	vpor %ymm3, %ymm15, %ymm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm9, %ymm2, %ymm15 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s1_sh_1 = shr(y1_5) */
+	vpand %ymm9, %ymm2, %ymm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	vpor %ymm2, %ymm15, %ymm2 /* s1_1 = or(s1_l_1, s1_h_1) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm5, %ymm5 /* k1_2 = xor(g2x1, rk1) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(k0_2, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(k1_2, pr_mask) */
+	vpxor %ymm5, %ymm6, %ymm6 /* y0_6 = xor(pl_2, pr_2) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(y0_6, rotl24) */
+	vpxor %ymm15, %ymm5, %ymm5 /* y1_6 = xor(pr_2, rot20_2) */
+	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_4 = lookup16(y1_6, rotl48) */
+	vpxor %ymm15, %ymm6, %ymm6 /* y0_7 = xor(y0_6, rot8_4) */
+	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_5 = lookup16(y0_7, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* y1_7 = xor(y1_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(y1_7, rotl56) */
+	vpxor %ymm15, %ymm6, %ymm6 /* y0_8 = xor(y0_7, rot4_2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* y1_8 = xor(y1_7, y0_8) */
+	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(y0_8, low_nibbles) */
+	vpsrlw $4, %ymm6, %ymm6 /* s0_sh_2 = shr(y0_8) */
+	vpand %ymm9, %ymm6, %ymm6 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_inv_lo, s0_lo_2) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* s0_h_2 = lookup16(sbox_inv_hi, s0_hi_2) */
+	vpor %ymm6, %ymm15, %ymm6 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm9, %ymm5, %ymm15 /* s1_lo_2 = and(y1_8, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_2 = shr(y1_8) */
+	vpand %ymm9, %ymm5, %ymm5 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_inv_lo, s1_lo_2) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_inv_hi, s1_hi_2) */
+	vpor %ymm5, %ymm15, %ymm5 /* s1_2 = or(s1_l_2, s1_h_2) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm14, %ymm7, %ymm7 /* k1_3 = xor(g3x1, rk1) */
+	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(k0_3, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(k1_3, pr_mask) */
+	vpxor %ymm7, %ymm4, %ymm4 /* y0_9 = xor(pl_3, pr_3) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(y0_9, rotl24) */
+	vpxor %ymm8, %ymm7, %ymm7 /* y1_9 = xor(pr_3, rot20_3) */
+	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_6 = lookup16(y1_9, rotl48) */
+	vpxor %ymm8, %ymm4, %ymm4 /* y0_10 = xor(y0_9, rot8_6) */
+	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_7 = lookup16(y0_10, rotl48) */
+	vpxor %ymm8, %ymm7, %ymm7 /* y1_10 = xor(y1_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(y1_10, rotl56) */
+	vpxor %ymm8, %ymm4, %ymm4 /* y0_11 = xor(y0_10, rot4_3) */
+	vpxor %ymm4, %ymm7, %ymm7 /* y1_11 = xor(y1_10, y0_11) */
+	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(y0_11, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(y0_11) */
+	vpand %ymm9, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_inv_lo, s0_lo_3) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_inv_hi, s0_hi_3) */
+	vpor %ymm4, %ymm8, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm9, %ymm7, %ymm8 /* s1_lo_3 = and(y1_11, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_3 = shr(y1_11) */
+	vpand %ymm9, %ymm7, %ymm7 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_inv_lo, s1_lo_3) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_inv_hi, s1_hi_3) */
+	vpor %ymm7, %ymm8, %ymm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx2_asm_4_loop_r0
 
 	/* Final key addition. */
-	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0_3 = xor(g0x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm11, %ymm1 /* ev_sh = shl(even_1) */
-	vpand %ymm4, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	vpor %ymm12, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm4, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm11, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0_12 = xor(g0x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_12 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1_12, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu %ymm1, (%rdx) /* store out_lo */
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
+	vpxor 3072(%rdi), %ymm3, %ymm0 /* y0_13 = xor(g1x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm2, %ymm1 /* y1_13 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_13, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_13, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu %ymm1, 64(%rdx) /* store out_lo_1 */
+	vmovdqu %ymm0, 96(%rdx) /* store out_hi_1 */
+	vpxor 3072(%rdi), %ymm6, %ymm0 /* y0_14 = xor(g2x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm5, %ymm1 /* y1_14 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_14, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_14, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu %ymm1, 128(%rdx) /* store out_lo_2 */
+	vmovdqu %ymm0, 160(%rdx) /* store out_hi_2 */
+	vpxor 3072(%rdi), %ymm8, %ymm0 /* y0_15 = xor(g3x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm7, %ymm1 /* y1_15 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_15, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_15, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu %ymm1, 192(%rdx) /* store out_lo_3 */
+	vmovdqu %ymm0, 224(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx2_ublock128_256_decrypt_asm, .-ublock_register_avx2_ublock128_256_decrypt_asm
@@ -486,7 +1333,7 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   ymm0-12: vectors, as allocated (13 used)
+ *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock128_256_encrypt_xor_asm
@@ -495,7 +1342,7 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	.p2align 5
 ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 
-	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
@@ -509,47 +1356,165 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa .Lublock_register_avx2_asm_5_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_5_rotl48(%rip), %ymm3 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_5_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_5_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_5_pl_mask(%rip), %ymm7 /* pl_mask = const() */
-	vmovdqa .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm8 /* pr_mask = const() */
-	vmovdqa .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm9 /* rotl24 = const() */
-	vmovdqa .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm10 /* rotl56 = const() */
+	vmovdqu 64(%rsi), %ymm2 /* blk_2 = load() */
+	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
+	vpsrlw $4, %ymm2, %ymm5 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm2, %ymm4, %ymm2 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm2, %ymm3, %ymm2 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm2, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu 128(%rsi), %ymm5 /* blk_4 = load() */
+	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
+	vpsrlw $4, %ymm5, %ymm7 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm5, %ymm6, %ymm5 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm5, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm5, %ymm7, %ymm5 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu 192(%rsi), %ymm7 /* blk_6 = load() */
+	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
+	vpsrlw $4, %ymm7, %ymm9 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
+	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpor %ymm7, %ymm8, %ymm7 /* odd_3 = or(odd_3_b, odd_3_a) */
+	vpunpcklbw %ymm7, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa .Lublock_register_avx2_asm_5_low_nibbles(%rip), %ymm9 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_pl_mask(%rip), %ymm13 /* pl_mask = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_avx2_asm_5_loop_r0:
-	vmovdqu (%rdi,%r8), %ymm11 /* rk0 = load() */
-	vmovdqu 64(%rdi,%r8), %ymm12 /* rk1 = load() */
+	vmovdqu (%rdi,%r8), %ymm4 /* rk0 = load() */
+	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm11, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm12, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm2, %ymm1, %ymm11 /* s0_lo = and(k0, low_nibbles) */
+	vpxor %ymm4, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm9, %ymm1, %ymm15 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(k0) */
-	vpand %ymm2, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm1, %ymm5, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm1, %ymm11, %ymm1 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm2, %ymm0, %ymm11 /* s1_lo = and(k1, low_nibbles) */
+	vpand %ymm9, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm1, %ymm15, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm9, %ymm0, %ymm15 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
-	vpand %ymm2, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm0, %ymm11, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpand %ymm9, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
 	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
-	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm11, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm3, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm11, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm3, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm11, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm11, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm10, %ymm1, %ymm15 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm1, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
 	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm7, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %ymm8, %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
+	vpshufb %ymm13, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm3, %ymm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm2, %ymm2 /* k1_1 = xor(g1x1, rk1) */
+	vpand %ymm9, %ymm3, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %ymm3, %ymm3 /* s0_sh_1 = shr(k0_1) */
+	vpand %ymm9, %ymm3, %ymm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpor %ymm3, %ymm15, %ymm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm9, %ymm2, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s1_sh_1 = shr(k1_1) */
+	vpand %ymm9, %ymm2, %ymm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpor %ymm2, %ymm15, %ymm2 /* s1_1 = or(s1_l_1, s1_h_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* x1_3 = xor(s1_1, s0_1) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm2, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm3, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxor %ymm2, %ymm3, %ymm3 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %ymm13, %ymm3, %ymm3 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm2, %ymm2 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm6, %ymm6 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm5, %ymm5 /* k1_2 = xor(g2x1, rk1) */
+	vpand %ymm9, %ymm6, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %ymm6, %ymm6 /* s0_sh_2 = shr(k0_2) */
+	vpand %ymm9, %ymm6, %ymm6 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpor %ymm6, %ymm15, %ymm6 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm9, %ymm5, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_2 = shr(k1_2) */
+	vpand %ymm9, %ymm5, %ymm5 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpor %ymm5, %ymm15, %ymm5 /* s1_2 = or(s1_l_2, s1_h_2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* x1_6 = xor(s1_2, s0_2) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm5, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxor %ymm15, %ymm6, %ymm6 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %ymm10, %ymm6, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxor %ymm15, %ymm6, %ymm6 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm6, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxor %ymm5, %ymm6, %ymm6 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm5, %ymm5 /* pr_2 = lookup16(x1_8, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm8, %ymm4 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm14, %ymm7, %ymm7 /* k1_3 = xor(g3x1, rk1) */
+	vpand %ymm9, %ymm4, %ymm8 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(k0_3) */
+	vpand %ymm9, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpor %ymm4, %ymm8, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm9, %ymm7, %ymm8 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_3 = shr(k1_3) */
+	vpand %ymm9, %ymm7, %ymm7 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpor %ymm7, %ymm8, %ymm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vpxor %ymm4, %ymm7, %ymm7 /* x1_9 = xor(s1_3, s0_3) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm7, %ymm8 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxor %ymm8, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %ymm10, %ymm4, %ymm8 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %ymm10, %ymm7, %ymm8 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxor %ymm8, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm4, %ymm8 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxor %ymm7, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
+	vpshufb %ymm13, %ymm4, %ymm4 /* pl_3 = lookup16(x0_11, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm7, %ymm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	vmovdqa %ymm4, %ymm8 /* g3x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx2_asm_5_loop_r0
@@ -559,22 +1524,83 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm11, %ymm1 /* ev_sh = shl(even_1) */
-	vpand %ymm4, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	vpor %ymm12, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm4, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm11, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm4 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm4, %ymm1 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_5_high_nibbles(%rip), %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_5_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu (%rcx), %ymm4 /* msg = load() */
 	vpxor %ymm4, %ymm1, %ymm1 /* ct = xor(out_lo, msg) */
 	vmovdqu %ymm1, (%rdx) /* store ct */
 	vmovdqu 32(%rcx), %ymm1 /* msg_1 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_1 = xor(out_hi, msg_1) */
 	vmovdqu %ymm0, 32(%rdx) /* store ct_1 */
+	vpxor 3072(%rdi), %ymm3, %ymm0 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm2, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu 64(%rcx), %ymm2 /* msg_2 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu %ymm1, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm1 /* msg_3 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
+	vpxor 3072(%rdi), %ymm6, %ymm0 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm5, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu 128(%rcx), %ymm2 /* msg_4 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu %ymm1, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm1 /* msg_5 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
+	vpxor 3072(%rdi), %ymm8, %ymm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm7, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %ymm1, %ymm0, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %ymm1, %ymm0, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu 192(%rcx), %ymm2 /* msg_6 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_6 = xor(out_lo_3, msg_6) */
+	vmovdqu %ymm1, 192(%rdx) /* store ct_6 */
+	vmovdqu 224(%rcx), %ymm1 /* msg_7 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_7 = xor(out_hi_3, msg_7) */
+	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
 	vzeroupper
 	ret
 	.size ublock_register_avx2_ublock128_256_encrypt_xor_asm, .-ublock_register_avx2_ublock128_256_encrypt_xor_asm
@@ -584,7 +1610,7 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   ymm0-14: vectors, as allocated (15 used)
+ *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock256_256_encrypt_asm
@@ -593,7 +1619,7 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	.p2align 5
 ublock_register_avx2_ublock256_256_encrypt_asm:
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
@@ -609,55 +1635,195 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
 	vperm2i128 $0x20, %ymm0, %ymm1, %ymm2 /* lanes = blocks128(sp, sp_1) */
 	vperm2i128 $0x31, %ymm0, %ymm1, %ymm0 /* lanes_1 = blocks128(sp, sp_1) */
-	vmovdqa .Lublock_register_avx2_asm_6_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_rotl48(%rip), %ymm3 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_pl_front(%rip), %ymm7 /* pl_front = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_pl_rear(%rip), %ymm8 /* pl_rear = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_pr_front(%rip), %ymm9 /* pr_front = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_pr_rear(%rip), %ymm10 /* pr_rear = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm11 /* rotl24 = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm12 /* rotl56 = const() */
+	vmovdqu 64(%rsi), %ymm1 /* blk_2 = load() */
+	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
+	vpsrlw $4, %ymm1, %ymm5 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm1, %ymm4, %ymm1 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm1, %ymm3, %ymm1 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm1, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm1, %ymm5, %ymm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	vperm2i128 $0x20, %ymm1, %ymm3, %ymm5 /* lanes_2 = blocks128(sp_2, sp_3) */
+	vperm2i128 $0x31, %ymm1, %ymm3, %ymm1 /* lanes_3 = blocks128(sp_2, sp_3) */
+	vmovdqu 128(%rsi), %ymm3 /* blk_4 = load() */
+	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
+	vpsrlw $4, %ymm3, %ymm7 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm3, %ymm4, %ymm3 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm3, %ymm6, %ymm3 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm3, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm3, %ymm7, %ymm3 /* sp_5 = unpackhi(even_2, odd_2) */
+	vperm2i128 $0x20, %ymm3, %ymm6, %ymm7 /* lanes_4 = blocks128(sp_4, sp_5) */
+	vperm2i128 $0x31, %ymm3, %ymm6, %ymm3 /* lanes_5 = blocks128(sp_4, sp_5) */
+	vmovdqu 192(%rsi), %ymm6 /* blk_6 = load() */
+	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
+	vpsrlw $4, %ymm6, %ymm9 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
+	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm6, %ymm4, %ymm6 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpor %ymm6, %ymm8, %ymm6 /* odd_3 = or(odd_3_b, odd_3_a) */
+	vpunpcklbw %ymm6, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %ymm6, %ymm9, %ymm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	vperm2i128 $0x20, %ymm6, %ymm8, %ymm9 /* lanes_6 = blocks128(sp_6, sp_7) */
+	vperm2i128 $0x31, %ymm6, %ymm8, %ymm6 /* lanes_7 = blocks128(sp_6, sp_7) */
+	vmovdqa .Lublock_register_avx2_asm_6_low_nibbles(%rip), %ymm8 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_pl_front(%rip), %ymm13 /* pl_front = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx2_asm_6_loop_r0:
-	vmovdqu (%rdi,%rcx), %ymm13 /* rk0 = load() */
+	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
 	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm13, %ymm2, %ymm2 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm4, %ymm2, %ymm2 /* k0 = xor(g0x0, rk0) */
 	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm1, %ymm2, %ymm13 /* s0_lo = and(k0, low_nibbles) */
+	vpand %ymm8, %ymm2, %ymm15 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %ymm2, %ymm2 /* s0_sh = shr(k0) */
-	vpand %ymm1, %ymm2, %ymm2 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm2, %ymm5, %ymm2 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm2, %ymm13, %ymm2 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm1, %ymm0, %ymm13 /* s1_lo = and(k1, low_nibbles) */
+	vpand %ymm8, %ymm2, %ymm2 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm2, %ymm15, %ymm2 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm8, %ymm0, %ymm15 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
-	vpand %ymm1, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm0, %ymm13, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpand %ymm8, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
 	vpxor %ymm2, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
-	vpshufb %ymm12, %ymm0, %ymm13 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm13, %ymm2, %ymm2 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm3, %ymm2, %ymm13 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm13, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm3, %ymm0, %ymm13 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm13, %ymm2, %ymm2 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %ymm11, %ymm2, %ymm13 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm13, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm10, %ymm2, %ymm15 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm2, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
 	vpxor %ymm0, %ymm2, %ymm2 /* x0_2 = xor(x0_1, x1_2) */
-	vpermq $0x4e, %ymm2, %ymm13 /* pl_swap = blocks128(x0_2, x0_2) */
-	vpshufb %ymm7, %ymm2, %ymm2 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb %ymm8, %ymm13, %ymm13 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxor %ymm13, %ymm2, %ymm2 /* pl = xor(pl_f, pl_r) */
-	vpermq $0x4e, %ymm0, %ymm13 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb %ymm9, %ymm0, %ymm0 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb %ymm10, %ymm13, %ymm13 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxor %ymm13, %ymm0, %ymm0 /* pr = xor(pr_f, pr_r) */
+	vpermq $0x4e, %ymm2, %ymm15 /* pl_swap = blocks128(x0_2, x0_2) */
+	vpshufb %ymm13, %ymm2, %ymm2 /* pl_f = lookup16(x0_2, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_6_pl_rear(%rip), %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpxor %ymm15, %ymm2, %ymm2 /* pl = xor(pl_f, pl_r) */
+	vpermq $0x4e, %ymm0, %ymm15 /* pr_swap = blocks128(x1_2, x1_2) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_front(%rip), %ymm0, %ymm0 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_rear(%rip), %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxor %ymm15, %ymm0, %ymm0 /* pr = xor(pr_f, pr_r) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm5, %ymm5 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm1, %ymm1 /* k1_1 = xor(g1x1, rk1) */
+	vpand %ymm8, %ymm5, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s0_sh_1 = shr(k0_1) */
+	vpand %ymm8, %ymm5, %ymm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpor %ymm5, %ymm15, %ymm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm8, %ymm1, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %ymm1, %ymm1 /* s1_sh_1 = shr(k1_1) */
+	vpand %ymm8, %ymm1, %ymm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpor %ymm1, %ymm15, %ymm1 /* s1_1 = or(s1_l_1, s1_h_1) */
+	vpxor %ymm5, %ymm1, %ymm1 /* x1_3 = xor(s1_1, s0_1) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm1, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %ymm10, %ymm1, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm5, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxor %ymm1, %ymm5, %ymm5 /* x0_5 = xor(x0_4, x1_5) */
+	vpermq $0x4e, %ymm5, %ymm15 /* pl_swap_1 = blocks128(x0_5, x0_5) */
+	vpshufb %ymm13, %ymm5, %ymm5 /* pl_f_1 = lookup16(x0_5, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_6_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
+	vpxor %ymm15, %ymm5, %ymm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vpermq $0x4e, %ymm1, %ymm15 /* pr_swap_1 = blocks128(x1_5, x1_5) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_front(%rip), %ymm1, %ymm1 /* pr_f_1 = lookup16(x1_5, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
+	vpxor %ymm15, %ymm1, %ymm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm7, %ymm7 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm3, %ymm3 /* k1_2 = xor(g2x1, rk1) */
+	vpand %ymm8, %ymm7, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s0_sh_2 = shr(k0_2) */
+	vpand %ymm8, %ymm7, %ymm7 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpor %ymm7, %ymm15, %ymm7 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm8, %ymm3, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %ymm3, %ymm3 /* s1_sh_2 = shr(k1_2) */
+	vpand %ymm8, %ymm3, %ymm3 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpor %ymm3, %ymm15, %ymm3 /* s1_2 = or(s1_l_2, s1_h_2) */
+	vpxor %ymm7, %ymm3, %ymm3 /* x1_6 = xor(s1_2, s0_2) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm3, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxor %ymm15, %ymm7, %ymm7 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %ymm10, %ymm7, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxor %ymm15, %ymm7, %ymm7 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm7, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxor %ymm3, %ymm7, %ymm7 /* x0_8 = xor(x0_7, x1_8) */
+	vpermq $0x4e, %ymm7, %ymm15 /* pl_swap_2 = blocks128(x0_8, x0_8) */
+	vpshufb %ymm13, %ymm7, %ymm7 /* pl_f_2 = lookup16(x0_8, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_6_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
+	vpxor %ymm15, %ymm7, %ymm7 /* pl_2 = xor(pl_f_2, pl_r_2) */
+	vpermq $0x4e, %ymm3, %ymm15 /* pr_swap_2 = blocks128(x1_8, x1_8) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_front(%rip), %ymm3, %ymm3 /* pr_f_2 = lookup16(x1_8, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
+	vpxor %ymm15, %ymm3, %ymm3 /* pr_2 = xor(pr_f_2, pr_r_2) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm9, %ymm4 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm14, %ymm6, %ymm6 /* k1_3 = xor(g3x1, rk1) */
+	vpand %ymm8, %ymm4, %ymm9 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(k0_3) */
+	vpand %ymm8, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpor %ymm4, %ymm9, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm8, %ymm6, %ymm9 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %ymm6, %ymm6 /* s1_sh_3 = shr(k1_3) */
+	vpand %ymm8, %ymm6, %ymm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpor %ymm6, %ymm9, %ymm6 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vpxor %ymm4, %ymm6, %ymm6 /* x1_9 = xor(s1_3, s0_3) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm6, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxor %ymm9, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %ymm10, %ymm4, %ymm9 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxor %ymm9, %ymm6, %ymm6 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %ymm10, %ymm6, %ymm9 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxor %ymm9, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm4, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxor %ymm9, %ymm6, %ymm6 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxor %ymm6, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
+	vpermq $0x4e, %ymm4, %ymm9 /* pl_swap_3 = blocks128(x0_11, x0_11) */
+	vpshufb %ymm13, %ymm4, %ymm4 /* pl_f_3 = lookup16(x0_11, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_6_pl_rear(%rip), %ymm9, %ymm9 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
+	vpxor %ymm9, %ymm4, %ymm4 /* pl_3 = xor(pl_f_3, pl_r_3) */
+	vpermq $0x4e, %ymm6, %ymm9 /* pr_swap_3 = blocks128(x1_11, x1_11) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_front(%rip), %ymm6, %ymm6 /* pr_f_3 = lookup16(x1_11, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_rear(%rip), %ymm9, %ymm9 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
+	vpxor %ymm9, %ymm6, %ymm6 /* pr_3 = xor(pr_f_3, pr_r_3) */
+	vmovdqa %ymm4, %ymm9 /* g3x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx2_asm_6_loop_r0
@@ -665,22 +1831,77 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	/* Final key addition. */
 	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0 = xor(g0x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vperm2i128 $0x20, %ymm0, %ymm2, %ymm13 /* lanes_2 = blocks128(y0, y1) */
-	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_3 = blocks128(y0, y1) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm13, %ymm2 /* de = lookup16(lanes_2, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_3, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm2, %ymm13 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm13, %ymm2 /* ev_sh = shl(even_1) */
-	vpand %ymm4, %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm14 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	vpor %ymm14, %ymm2, %ymm2 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm4, %ymm13, %ymm13 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm13, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vperm2i128 $0x20, %ymm0, %ymm2, %ymm4 /* lanes_8 = blocks128(y0, y1) */
+	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_9 = blocks128(y0, y1) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm4, %ymm2 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm2, %ymm4 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm4, %ymm2 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm2, %ymm2 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu %ymm2, (%rdx) /* store out_lo */
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
+	vpxor 3072(%rdi), %ymm5, %ymm0 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm1, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
+	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_10 = blocks128(y0_1, y1_1) */
+	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_11 = blocks128(y0_1, y1_1) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm2, %ymm1 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm0, %ymm0 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm4 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm4, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu %ymm1, 64(%rdx) /* store out_lo_1 */
+	vmovdqu %ymm0, 96(%rdx) /* store out_hi_1 */
+	vpxor 3072(%rdi), %ymm7, %ymm0 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm3, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
+	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_12 = blocks128(y0_2, y1_2) */
+	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_13 = blocks128(y0_2, y1_2) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm2, %ymm1 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm0, %ymm0 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu %ymm1, 128(%rdx) /* store out_lo_2 */
+	vmovdqu %ymm0, 160(%rdx) /* store out_hi_2 */
+	vpxor 3072(%rdi), %ymm9, %ymm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm6, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_14 = blocks128(y0_3, y1_3) */
+	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_15 = blocks128(y0_3, y1_3) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm2, %ymm1 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu %ymm1, 192(%rdx) /* store out_lo_3 */
+	vmovdqu %ymm0, 224(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx2_ublock256_256_encrypt_asm, .-ublock_register_avx2_ublock256_256_encrypt_asm
@@ -690,7 +1911,7 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   ymm0-14: vectors, as allocated (15 used)
+ *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock256_256_decrypt_asm
@@ -699,7 +1920,7 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	.p2align 5
 ublock_register_avx2_ublock256_256_decrypt_asm:
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
@@ -715,78 +1936,273 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
 	vperm2i128 $0x20, %ymm0, %ymm1, %ymm2 /* lanes = blocks128(sp, sp_1) */
 	vperm2i128 $0x31, %ymm0, %ymm1, %ymm0 /* lanes_1 = blocks128(sp, sp_1) */
-	vmovdqa .Lublock_register_avx2_asm_7_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_rotl48(%rip), %ymm3 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_pl_front(%rip), %ymm7 /* pl_front = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_pl_rear(%rip), %ymm8 /* pl_rear = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_pr_front(%rip), %ymm9 /* pr_front = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_pr_rear(%rip), %ymm10 /* pr_rear = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm11 /* rotl24 = const() */
-	vmovdqa .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm12 /* rotl56 = const() */
+	vmovdqu 64(%rsi), %ymm1 /* blk_2 = load() */
+	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
+	vpsrlw $4, %ymm1, %ymm5 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm1, %ymm4, %ymm1 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm1, %ymm3, %ymm1 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm1, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm1, %ymm5, %ymm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	vperm2i128 $0x20, %ymm1, %ymm3, %ymm5 /* lanes_2 = blocks128(sp_2, sp_3) */
+	vperm2i128 $0x31, %ymm1, %ymm3, %ymm1 /* lanes_3 = blocks128(sp_2, sp_3) */
+	vmovdqu 128(%rsi), %ymm3 /* blk_4 = load() */
+	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
+	vpsrlw $4, %ymm3, %ymm7 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm3, %ymm4, %ymm3 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm3, %ymm6, %ymm3 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm3, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm3, %ymm7, %ymm3 /* sp_5 = unpackhi(even_2, odd_2) */
+	vperm2i128 $0x20, %ymm3, %ymm6, %ymm7 /* lanes_4 = blocks128(sp_4, sp_5) */
+	vperm2i128 $0x31, %ymm3, %ymm6, %ymm3 /* lanes_5 = blocks128(sp_4, sp_5) */
+	vmovdqu 192(%rsi), %ymm6 /* blk_6 = load() */
+	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
+	vpsrlw $4, %ymm6, %ymm9 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
+	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm6, %ymm4, %ymm6 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpor %ymm6, %ymm8, %ymm6 /* odd_3 = or(odd_3_b, odd_3_a) */
+	vpunpcklbw %ymm6, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %ymm6, %ymm9, %ymm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	vperm2i128 $0x20, %ymm6, %ymm8, %ymm9 /* lanes_6 = blocks128(sp_6, sp_7) */
+	vperm2i128 $0x31, %ymm6, %ymm8, %ymm6 /* lanes_7 = blocks128(sp_6, sp_7) */
+	vmovdqa .Lublock_register_avx2_asm_7_low_nibbles(%rip), %ymm8 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_sbox_inv_hi(%rip), %ymm11 /* sbox_inv_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_sbox_inv_lo(%rip), %ymm12 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_pl_front(%rip), %ymm13 /* pl_front = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx2_asm_7_loop_r0:
-	vmovdqu (%rdi,%rcx), %ymm13 /* rk0 = load() */
+	vmovdqu (%rdi,%rcx), %ymm4 /* rk0 = load() */
 	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxor %ymm13, %ymm2, %ymm2 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm4, %ymm2, %ymm2 /* k0 = xor(g0x0, rk0) */
 	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
-	vpermq $0x4e, %ymm2, %ymm13 /* pl_swap = blocks128(k0, k0) */
-	vpshufb %ymm7, %ymm2, %ymm2 /* pl_f = lookup16(k0, pl_front) */
-	vpshufb %ymm8, %ymm13, %ymm13 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxor %ymm13, %ymm2, %ymm2 /* pl = xor(pl_f, pl_r) */
-	vpermq $0x4e, %ymm0, %ymm13 /* pr_swap = blocks128(k1, k1) */
-	vpshufb %ymm9, %ymm0, %ymm0 /* pr_f = lookup16(k1, pr_front) */
-	vpshufb %ymm10, %ymm13, %ymm13 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxor %ymm13, %ymm0, %ymm0 /* pr = xor(pr_f, pr_r) */
+	vpermq $0x4e, %ymm2, %ymm15 /* pl_swap = blocks128(k0, k0) */
+	vpshufb %ymm13, %ymm2, %ymm2 /* pl_f = lookup16(k0, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_7_pl_rear(%rip), %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpxor %ymm15, %ymm2, %ymm2 /* pl = xor(pl_f, pl_r) */
+	vpermq $0x4e, %ymm0, %ymm15 /* pr_swap = blocks128(k1, k1) */
+	vpshufb .Lublock_register_avx2_asm_7_pr_front(%rip), %ymm0, %ymm0 /* pr_f = lookup16(k1, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_7_pr_rear(%rip), %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxor %ymm15, %ymm0, %ymm0 /* pr = xor(pr_f, pr_r) */
 	vpxor %ymm0, %ymm2, %ymm2 /* y0 = xor(pl, pr) */
-	vpshufb %ymm11, %ymm2, %ymm13 /* rot20 = lookup16(y0, rotl24) */
-	vpxor %ymm13, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
-	vpshufb %ymm3, %ymm0, %ymm13 /* rot8 = lookup16(y1, rotl48) */
-	vpxor %ymm13, %ymm2, %ymm2 /* y0_1 = xor(y0, rot8) */
-	vpshufb %ymm3, %ymm2, %ymm13 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxor %ymm13, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %ymm12, %ymm0, %ymm13 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxor %ymm13, %ymm2, %ymm2 /* y0_2 = xor(y0_1, rot4) */
+	vpshufb .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm2, %ymm15 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
+	vpshufb %ymm10, %ymm0, %ymm15 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %ymm15, %ymm2, %ymm2 /* y0_1 = xor(y0, rot8) */
+	vpshufb %ymm10, %ymm2, %ymm15 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %ymm15, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %ymm15, %ymm2, %ymm2 /* y0_2 = xor(y0_1, rot4) */
 	vpxor %ymm2, %ymm0, %ymm0 /* y1_2 = xor(y1_1, y0_2) */
-	vpand %ymm1, %ymm2, %ymm13 /* s0_lo = and(y0_2, low_nibbles) */
+	vpand %ymm8, %ymm2, %ymm15 /* s0_lo = and(y0_2, low_nibbles) */
 	vpsrlw $4, %ymm2, %ymm2 /* s0_sh = shr(y0_2) */
-	vpand %ymm1, %ymm2, %ymm2 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %ymm2, %ymm5, %ymm2 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpor %ymm2, %ymm13, %ymm2 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm1, %ymm0, %ymm13 /* s1_lo = and(y1_2, low_nibbles) */
+	vpand %ymm8, %ymm2, %ymm2 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpor %ymm2, %ymm15, %ymm2 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm8, %ymm0, %ymm15 /* s1_lo = and(y1_2, low_nibbles) */
 	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(y1_2) */
-	vpand %ymm1, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpor %ymm0, %ymm13, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpand %ymm8, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm5, %ymm5 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm1, %ymm1 /* k1_1 = xor(g1x1, rk1) */
+	vpermq $0x4e, %ymm5, %ymm15 /* pl_swap_1 = blocks128(k0_1, k0_1) */
+	vpshufb %ymm13, %ymm5, %ymm5 /* pl_f_1 = lookup16(k0_1, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_7_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
+	vpxor %ymm15, %ymm5, %ymm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vpermq $0x4e, %ymm1, %ymm15 /* pr_swap_1 = blocks128(k1_1, k1_1) */
+	vpshufb .Lublock_register_avx2_asm_7_pr_front(%rip), %ymm1, %ymm1 /* pr_f_1 = lookup16(k1_1, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_7_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
+	vpxor %ymm15, %ymm1, %ymm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	vpxor %ymm1, %ymm5, %ymm5 /* y0_3 = xor(pl_1, pr_1) */
+	vpshufb .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm5, %ymm15 /* rot20_1 = lookup16(y0_3, rotl24) */
+	vpxor %ymm15, %ymm1, %ymm1 /* y1_3 = xor(pr_1, rot20_1) */
+	vpshufb %ymm10, %ymm1, %ymm15 /* rot8_2 = lookup16(y1_3, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* y0_4 = xor(y0_3, rot8_2) */
+	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_3 = lookup16(y0_4, rotl48) */
+	vpxor %ymm15, %ymm1, %ymm1 /* y1_4 = xor(y1_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm1, %ymm15 /* rot4_1 = lookup16(y1_4, rotl56) */
+	vpxor %ymm15, %ymm5, %ymm5 /* y0_5 = xor(y0_4, rot4_1) */
+	vpxor %ymm5, %ymm1, %ymm1 /* y1_5 = xor(y1_4, y0_5) */
+	vpand %ymm8, %ymm5, %ymm15 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s0_sh_1 = shr(y0_5) */
+	vpand %ymm8, %ymm5, %ymm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	vpor %ymm5, %ymm15, %ymm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm8, %ymm1, %ymm15 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	vpsrlw $4, %ymm1, %ymm1 /* s1_sh_1 = shr(y1_5) */
+	vpand %ymm8, %ymm1, %ymm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	vpor %ymm1, %ymm15, %ymm1 /* s1_1 = or(s1_l_1, s1_h_1) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm7, %ymm7 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm3, %ymm3 /* k1_2 = xor(g2x1, rk1) */
+	vpermq $0x4e, %ymm7, %ymm15 /* pl_swap_2 = blocks128(k0_2, k0_2) */
+	vpshufb %ymm13, %ymm7, %ymm7 /* pl_f_2 = lookup16(k0_2, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_7_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
+	vpxor %ymm15, %ymm7, %ymm7 /* pl_2 = xor(pl_f_2, pl_r_2) */
+	vpermq $0x4e, %ymm3, %ymm15 /* pr_swap_2 = blocks128(k1_2, k1_2) */
+	vpshufb .Lublock_register_avx2_asm_7_pr_front(%rip), %ymm3, %ymm3 /* pr_f_2 = lookup16(k1_2, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_7_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
+	vpxor %ymm15, %ymm3, %ymm3 /* pr_2 = xor(pr_f_2, pr_r_2) */
+	vpxor %ymm3, %ymm7, %ymm7 /* y0_6 = xor(pl_2, pr_2) */
+	vpshufb .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm7, %ymm15 /* rot20_2 = lookup16(y0_6, rotl24) */
+	vpxor %ymm15, %ymm3, %ymm3 /* y1_6 = xor(pr_2, rot20_2) */
+	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_4 = lookup16(y1_6, rotl48) */
+	vpxor %ymm15, %ymm7, %ymm7 /* y0_7 = xor(y0_6, rot8_4) */
+	vpshufb %ymm10, %ymm7, %ymm15 /* rot8_5 = lookup16(y0_7, rotl48) */
+	vpxor %ymm15, %ymm3, %ymm3 /* y1_7 = xor(y1_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm3, %ymm15 /* rot4_2 = lookup16(y1_7, rotl56) */
+	vpxor %ymm15, %ymm7, %ymm7 /* y0_8 = xor(y0_7, rot4_2) */
+	vpxor %ymm7, %ymm3, %ymm3 /* y1_8 = xor(y1_7, y0_8) */
+	vpand %ymm8, %ymm7, %ymm15 /* s0_lo_2 = and(y0_8, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s0_sh_2 = shr(y0_8) */
+	vpand %ymm8, %ymm7, %ymm7 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_inv_lo, s0_lo_2) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* s0_h_2 = lookup16(sbox_inv_hi, s0_hi_2) */
+	vpor %ymm7, %ymm15, %ymm7 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm8, %ymm3, %ymm15 /* s1_lo_2 = and(y1_8, low_nibbles) */
+	vpsrlw $4, %ymm3, %ymm3 /* s1_sh_2 = shr(y1_8) */
+	vpand %ymm8, %ymm3, %ymm3 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_inv_lo, s1_lo_2) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* s1_h_2 = lookup16(sbox_inv_hi, s1_hi_2) */
+	vpor %ymm3, %ymm15, %ymm3 /* s1_2 = or(s1_l_2, s1_h_2) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxor %ymm4, %ymm9, %ymm4 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm14, %ymm6, %ymm6 /* k1_3 = xor(g3x1, rk1) */
+	vpermq $0x4e, %ymm4, %ymm9 /* pl_swap_3 = blocks128(k0_3, k0_3) */
+	vpshufb %ymm13, %ymm4, %ymm4 /* pl_f_3 = lookup16(k0_3, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_7_pl_rear(%rip), %ymm9, %ymm9 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
+	vpxor %ymm9, %ymm4, %ymm4 /* pl_3 = xor(pl_f_3, pl_r_3) */
+	vpermq $0x4e, %ymm6, %ymm9 /* pr_swap_3 = blocks128(k1_3, k1_3) */
+	vpshufb .Lublock_register_avx2_asm_7_pr_front(%rip), %ymm6, %ymm6 /* pr_f_3 = lookup16(k1_3, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_7_pr_rear(%rip), %ymm9, %ymm9 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
+	vpxor %ymm9, %ymm6, %ymm6 /* pr_3 = xor(pr_f_3, pr_r_3) */
+	vpxor %ymm6, %ymm4, %ymm4 /* y0_9 = xor(pl_3, pr_3) */
+	vpshufb .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm4, %ymm9 /* rot20_3 = lookup16(y0_9, rotl24) */
+	vpxor %ymm9, %ymm6, %ymm6 /* y1_9 = xor(pr_3, rot20_3) */
+	vpshufb %ymm10, %ymm6, %ymm9 /* rot8_6 = lookup16(y1_9, rotl48) */
+	vpxor %ymm9, %ymm4, %ymm4 /* y0_10 = xor(y0_9, rot8_6) */
+	vpshufb %ymm10, %ymm4, %ymm9 /* rot8_7 = lookup16(y0_10, rotl48) */
+	vpxor %ymm9, %ymm6, %ymm6 /* y1_10 = xor(y1_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm6, %ymm9 /* rot4_3 = lookup16(y1_10, rotl56) */
+	vpxor %ymm9, %ymm4, %ymm4 /* y0_11 = xor(y0_10, rot4_3) */
+	vpxor %ymm4, %ymm6, %ymm6 /* y1_11 = xor(y1_10, y0_11) */
+	vpand %ymm8, %ymm4, %ymm9 /* s0_lo_3 = and(y0_11, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(y0_11) */
+	vpand %ymm8, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* s0_l_3 = lookup16(sbox_inv_lo, s0_lo_3) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_inv_hi, s0_hi_3) */
+	vpor %ymm4, %ymm9, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm8, %ymm6, %ymm9 /* s1_lo_3 = and(y1_11, low_nibbles) */
+	vpsrlw $4, %ymm6, %ymm6 /* s1_sh_3 = shr(y1_11) */
+	vpand %ymm8, %ymm6, %ymm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* s1_l_3 = lookup16(sbox_inv_lo, s1_lo_3) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* s1_h_3 = lookup16(sbox_inv_hi, s1_hi_3) */
+	vpor %ymm6, %ymm9, %ymm6 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vmovdqa %ymm4, %ymm9 /* g3x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx2_asm_7_loop_r0
 
 	/* Final key addition. */
-	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0_3 = xor(g0x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vperm2i128 $0x20, %ymm0, %ymm2, %ymm13 /* lanes_2 = blocks128(y0_3, y1_3) */
-	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_3 = blocks128(y0_3, y1_3) */
-	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm13, %ymm2 /* de = lookup16(lanes_2, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_3, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm2, %ymm13 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm13, %ymm2 /* ev_sh = shl(even_1) */
-	vpand %ymm4, %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm14 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	vpor %ymm14, %ymm2, %ymm2 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm4, %ymm13, %ymm13 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm13, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0_12 = xor(g0x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_12 = xor(g0x1, rk1_1) */
+	vperm2i128 $0x20, %ymm0, %ymm2, %ymm4 /* lanes_8 = blocks128(y0_12, y1_12) */
+	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_9 = blocks128(y0_12, y1_12) */
+	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm4, %ymm2 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm2, %ymm4 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm4, %ymm2 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_7_high_nibbles(%rip), %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_7_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm2, %ymm2 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu %ymm2, (%rdx) /* store out_lo */
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
+	vpxor 3072(%rdi), %ymm5, %ymm0 /* y0_13 = xor(g1x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm1, %ymm1 /* y1_13 = xor(g1x1, rk1_1) */
+	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_10 = blocks128(y0_13, y1_13) */
+	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_11 = blocks128(y0_13, y1_13) */
+	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm2, %ymm1 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm0, %ymm0 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm4 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm4, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu %ymm1, 64(%rdx) /* store out_lo_1 */
+	vmovdqu %ymm0, 96(%rdx) /* store out_hi_1 */
+	vpxor 3072(%rdi), %ymm7, %ymm0 /* y0_14 = xor(g2x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm3, %ymm1 /* y1_14 = xor(g2x1, rk1_1) */
+	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_12 = blocks128(y0_14, y1_14) */
+	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_13 = blocks128(y0_14, y1_14) */
+	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm2, %ymm1 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm0, %ymm0 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu %ymm1, 128(%rdx) /* store out_lo_2 */
+	vmovdqu %ymm0, 160(%rdx) /* store out_hi_2 */
+	vpxor 3072(%rdi), %ymm9, %ymm0 /* y0_15 = xor(g3x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm6, %ymm1 /* y1_15 = xor(g3x1, rk1_1) */
+	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_14 = blocks128(y0_15, y1_15) */
+	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_15 = blocks128(y0_15, y1_15) */
+	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm2, %ymm1 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu %ymm1, 192(%rdx) /* store out_lo_3 */
+	vmovdqu %ymm0, 224(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx2_ublock256_256_decrypt_asm, .-ublock_register_avx2_ublock256_256_decrypt_asm
@@ -797,7 +2213,7 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   ymm0-14: vectors, as allocated (15 used)
+ *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock256_256_encrypt_xor_asm
@@ -806,7 +2222,7 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	.p2align 5
 ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
@@ -822,55 +2238,195 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
 	vperm2i128 $0x20, %ymm0, %ymm1, %ymm2 /* lanes = blocks128(sp, sp_1) */
 	vperm2i128 $0x31, %ymm0, %ymm1, %ymm0 /* lanes_1 = blocks128(sp, sp_1) */
-	vmovdqa .Lublock_register_avx2_asm_8_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_rotl48(%rip), %ymm3 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_pl_front(%rip), %ymm7 /* pl_front = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_pl_rear(%rip), %ymm8 /* pl_rear = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_pr_front(%rip), %ymm9 /* pr_front = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_pr_rear(%rip), %ymm10 /* pr_rear = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm11 /* rotl24 = const() */
-	vmovdqa .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm12 /* rotl56 = const() */
+	vmovdqu 64(%rsi), %ymm1 /* blk_2 = load() */
+	vmovdqu 96(%rsi), %ymm3 /* blk_3 = load() */
+	vpsrlw $4, %ymm1, %ymm5 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm4, %ymm3, %ymm6 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm5, %ymm4, %ymm5 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm5, %ymm6, %ymm5 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm3, %ymm3 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm4, %ymm3, %ymm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm1, %ymm4, %ymm1 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm1, %ymm3, %ymm1 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm1, %ymm5, %ymm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm1, %ymm5, %ymm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	vperm2i128 $0x20, %ymm1, %ymm3, %ymm5 /* lanes_2 = blocks128(sp_2, sp_3) */
+	vperm2i128 $0x31, %ymm1, %ymm3, %ymm1 /* lanes_3 = blocks128(sp_2, sp_3) */
+	vmovdqu 128(%rsi), %ymm3 /* blk_4 = load() */
+	vmovdqu 160(%rsi), %ymm6 /* blk_5 = load() */
+	vpsrlw $4, %ymm3, %ymm7 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm4, %ymm6, %ymm8 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm7, %ymm4, %ymm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm6, %ymm6 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm4, %ymm6, %ymm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm3, %ymm4, %ymm3 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm3, %ymm6, %ymm3 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm3, %ymm7, %ymm6 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm3, %ymm7, %ymm3 /* sp_5 = unpackhi(even_2, odd_2) */
+	vperm2i128 $0x20, %ymm3, %ymm6, %ymm7 /* lanes_4 = blocks128(sp_4, sp_5) */
+	vperm2i128 $0x31, %ymm3, %ymm6, %ymm3 /* lanes_5 = blocks128(sp_4, sp_5) */
+	vmovdqu 192(%rsi), %ymm6 /* blk_6 = load() */
+	vmovdqu 224(%rsi), %ymm8 /* blk_7 = load() */
+	vpsrlw $4, %ymm6, %ymm9 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm4, %ymm8, %ymm10 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm9, %ymm4, %ymm9 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpor %ymm9, %ymm10, %ymm9 /* even_3 = or(even_3_b, even_3_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_3 = shl(blk_7) */
+	vpand %ymm4, %ymm8, %ymm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm6, %ymm4, %ymm6 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpor %ymm6, %ymm8, %ymm6 /* odd_3 = or(odd_3_b, odd_3_a) */
+	vpunpcklbw %ymm6, %ymm9, %ymm8 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %ymm6, %ymm9, %ymm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	vperm2i128 $0x20, %ymm6, %ymm8, %ymm9 /* lanes_6 = blocks128(sp_6, sp_7) */
+	vperm2i128 $0x31, %ymm6, %ymm8, %ymm6 /* lanes_7 = blocks128(sp_6, sp_7) */
+	vmovdqa .Lublock_register_avx2_asm_8_low_nibbles(%rip), %ymm8 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_rotl48(%rip), %ymm10 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_pl_front(%rip), %ymm13 /* pl_front = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_avx2_asm_8_loop_r0:
-	vmovdqu (%rdi,%r8), %ymm13 /* rk0 = load() */
+	vmovdqu (%rdi,%r8), %ymm4 /* rk0 = load() */
 	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm13, %ymm2, %ymm2 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm4, %ymm2, %ymm2 /* k0 = xor(g0x0, rk0) */
 	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm1, %ymm2, %ymm13 /* s0_lo = and(k0, low_nibbles) */
+	vpand %ymm8, %ymm2, %ymm15 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %ymm2, %ymm2 /* s0_sh = shr(k0) */
-	vpand %ymm1, %ymm2, %ymm2 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm2, %ymm5, %ymm2 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm2, %ymm13, %ymm2 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm1, %ymm0, %ymm13 /* s1_lo = and(k1, low_nibbles) */
+	vpand %ymm8, %ymm2, %ymm2 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm2, %ymm15, %ymm2 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm8, %ymm0, %ymm15 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
-	vpand %ymm1, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm0, %ymm13, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpand %ymm8, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm15, %ymm0 /* s1 = or(s1_l, s1_h) */
 	vpxor %ymm2, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
-	vpshufb %ymm12, %ymm0, %ymm13 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm13, %ymm2, %ymm2 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm3, %ymm2, %ymm13 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm13, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm3, %ymm0, %ymm13 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm13, %ymm2, %ymm2 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %ymm11, %ymm2, %ymm13 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm13, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm0, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm10, %ymm2, %ymm15 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm10, %ymm0, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm15, %ymm2, %ymm2 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm2, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm15, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
 	vpxor %ymm0, %ymm2, %ymm2 /* x0_2 = xor(x0_1, x1_2) */
-	vpermq $0x4e, %ymm2, %ymm13 /* pl_swap = blocks128(x0_2, x0_2) */
-	vpshufb %ymm7, %ymm2, %ymm2 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb %ymm8, %ymm13, %ymm13 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxor %ymm13, %ymm2, %ymm2 /* pl = xor(pl_f, pl_r) */
-	vpermq $0x4e, %ymm0, %ymm13 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb %ymm9, %ymm0, %ymm0 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb %ymm10, %ymm13, %ymm13 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxor %ymm13, %ymm0, %ymm0 /* pr = xor(pr_f, pr_r) */
+	vpermq $0x4e, %ymm2, %ymm15 /* pl_swap = blocks128(x0_2, x0_2) */
+	vpshufb %ymm13, %ymm2, %ymm2 /* pl_f = lookup16(x0_2, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_8_pl_rear(%rip), %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpxor %ymm15, %ymm2, %ymm2 /* pl = xor(pl_f, pl_r) */
+	vpermq $0x4e, %ymm0, %ymm15 /* pr_swap = blocks128(x1_2, x1_2) */
+	vpshufb .Lublock_register_avx2_asm_8_pr_front(%rip), %ymm0, %ymm0 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_8_pr_rear(%rip), %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxor %ymm15, %ymm0, %ymm0 /* pr = xor(pr_f, pr_r) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm5, %ymm5 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm1, %ymm1 /* k1_1 = xor(g1x1, rk1) */
+	vpand %ymm8, %ymm5, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s0_sh_1 = shr(k0_1) */
+	vpand %ymm8, %ymm5, %ymm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpor %ymm5, %ymm15, %ymm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm8, %ymm1, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %ymm1, %ymm1 /* s1_sh_1 = shr(k1_1) */
+	vpand %ymm8, %ymm1, %ymm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpor %ymm1, %ymm15, %ymm1 /* s1_1 = or(s1_l_1, s1_h_1) */
+	vpxor %ymm5, %ymm1, %ymm1 /* x1_3 = xor(s1_1, s0_1) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm1, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %ymm10, %ymm5, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %ymm10, %ymm1, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm5, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxor %ymm15, %ymm1, %ymm1 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxor %ymm1, %ymm5, %ymm5 /* x0_5 = xor(x0_4, x1_5) */
+	vpermq $0x4e, %ymm5, %ymm15 /* pl_swap_1 = blocks128(x0_5, x0_5) */
+	vpshufb %ymm13, %ymm5, %ymm5 /* pl_f_1 = lookup16(x0_5, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_8_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
+	vpxor %ymm15, %ymm5, %ymm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vpermq $0x4e, %ymm1, %ymm15 /* pr_swap_1 = blocks128(x1_5, x1_5) */
+	vpshufb .Lublock_register_avx2_asm_8_pr_front(%rip), %ymm1, %ymm1 /* pr_f_1 = lookup16(x1_5, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_8_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
+	vpxor %ymm15, %ymm1, %ymm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm7, %ymm7 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm3, %ymm3 /* k1_2 = xor(g2x1, rk1) */
+	vpand %ymm8, %ymm7, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s0_sh_2 = shr(k0_2) */
+	vpand %ymm8, %ymm7, %ymm7 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpor %ymm7, %ymm15, %ymm7 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm8, %ymm3, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %ymm3, %ymm3 /* s1_sh_2 = shr(k1_2) */
+	vpand %ymm8, %ymm3, %ymm3 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpor %ymm3, %ymm15, %ymm3 /* s1_2 = or(s1_l_2, s1_h_2) */
+	vpxor %ymm7, %ymm3, %ymm3 /* x1_6 = xor(s1_2, s0_2) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm3, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxor %ymm15, %ymm7, %ymm7 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %ymm10, %ymm7, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %ymm10, %ymm3, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxor %ymm15, %ymm7, %ymm7 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm7, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxor %ymm15, %ymm3, %ymm3 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxor %ymm3, %ymm7, %ymm7 /* x0_8 = xor(x0_7, x1_8) */
+	vpermq $0x4e, %ymm7, %ymm15 /* pl_swap_2 = blocks128(x0_8, x0_8) */
+	vpshufb %ymm13, %ymm7, %ymm7 /* pl_f_2 = lookup16(x0_8, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_8_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
+	vpxor %ymm15, %ymm7, %ymm7 /* pl_2 = xor(pl_f_2, pl_r_2) */
+	vpermq $0x4e, %ymm3, %ymm15 /* pr_swap_2 = blocks128(x1_8, x1_8) */
+	vpshufb .Lublock_register_avx2_asm_8_pr_front(%rip), %ymm3, %ymm3 /* pr_f_2 = lookup16(x1_8, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_8_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
+	vpxor %ymm15, %ymm3, %ymm3 /* pr_2 = xor(pr_f_2, pr_r_2) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxor %ymm4, %ymm9, %ymm4 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm14, %ymm6, %ymm6 /* k1_3 = xor(g3x1, rk1) */
+	vpand %ymm8, %ymm4, %ymm9 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s0_sh_3 = shr(k0_3) */
+	vpand %ymm8, %ymm4, %ymm4 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpor %ymm4, %ymm9, %ymm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm8, %ymm6, %ymm9 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %ymm6, %ymm6 /* s1_sh_3 = shr(k1_3) */
+	vpand %ymm8, %ymm6, %ymm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpor %ymm6, %ymm9, %ymm6 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vpxor %ymm4, %ymm6, %ymm6 /* x1_9 = xor(s1_3, s0_3) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm6, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxor %ymm9, %ymm4, %ymm4 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %ymm10, %ymm4, %ymm9 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxor %ymm9, %ymm6, %ymm6 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %ymm10, %ymm6, %ymm9 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxor %ymm9, %ymm4, %ymm4 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm4, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxor %ymm9, %ymm6, %ymm6 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxor %ymm6, %ymm4, %ymm4 /* x0_11 = xor(x0_10, x1_11) */
+	vpermq $0x4e, %ymm4, %ymm9 /* pl_swap_3 = blocks128(x0_11, x0_11) */
+	vpshufb %ymm13, %ymm4, %ymm4 /* pl_f_3 = lookup16(x0_11, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_8_pl_rear(%rip), %ymm9, %ymm9 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
+	vpxor %ymm9, %ymm4, %ymm4 /* pl_3 = xor(pl_f_3, pl_r_3) */
+	vpermq $0x4e, %ymm6, %ymm9 /* pr_swap_3 = blocks128(x1_11, x1_11) */
+	vpshufb .Lublock_register_avx2_asm_8_pr_front(%rip), %ymm6, %ymm6 /* pr_f_3 = lookup16(x1_11, pr_front) */
+	vpshufb .Lublock_register_avx2_asm_8_pr_rear(%rip), %ymm9, %ymm9 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
+	vpxor %ymm9, %ymm6, %ymm6 /* pr_3 = xor(pr_f_3, pr_r_3) */
+	vmovdqa %ymm4, %ymm9 /* g3x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx2_asm_8_loop_r0
@@ -878,26 +2434,93 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	/* Final key addition. */
 	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0 = xor(g0x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vperm2i128 $0x20, %ymm0, %ymm2, %ymm13 /* lanes_2 = blocks128(y0, y1) */
-	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_3 = blocks128(y0, y1) */
-	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm13, %ymm2 /* de = lookup16(lanes_2, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_3, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm2, %ymm13 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm13, %ymm2 /* ev_sh = shl(even_1) */
-	vpand %ymm4, %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm14 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	vpor %ymm14, %ymm2, %ymm2 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm4, %ymm13, %ymm13 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm13, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vperm2i128 $0x20, %ymm0, %ymm2, %ymm4 /* lanes_8 = blocks128(y0, y1) */
+	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_9 = blocks128(y0, y1) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm4, %ymm2 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm2, %ymm4 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm4, %ymm2 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
+	vpandn %ymm0, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm2, %ymm2 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu (%rcx), %ymm4 /* msg = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct = xor(out_lo, msg) */
 	vmovdqu %ymm2, (%rdx) /* store ct */
 	vmovdqu 32(%rcx), %ymm2 /* msg_1 = load() */
 	vpxor %ymm2, %ymm0, %ymm0 /* ct_1 = xor(out_hi, msg_1) */
 	vmovdqu %ymm0, 32(%rdx) /* store ct_1 */
+	vpxor 3072(%rdi), %ymm5, %ymm0 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm1, %ymm1 /* y1_1 = xor(g1x1, rk1_1) */
+	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_10 = blocks128(y0_1, y1_1) */
+	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_11 = blocks128(y0_1, y1_1) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm2, %ymm1 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm4 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm4, %ymm1, %ymm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu 64(%rcx), %ymm2 /* msg_2 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu %ymm1, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm1 /* msg_3 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
+	vpxor 3072(%rdi), %ymm7, %ymm0 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm3, %ymm1 /* y1_2 = xor(g2x1, rk1_1) */
+	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_12 = blocks128(y0_2, y1_2) */
+	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_13 = blocks128(y0_2, y1_2) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm2, %ymm1 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu 128(%rcx), %ymm2 /* msg_4 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu %ymm1, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm1 /* msg_5 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
+	vpxor 3072(%rdi), %ymm9, %ymm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm6, %ymm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vperm2i128 $0x20, %ymm1, %ymm0, %ymm2 /* lanes_14 = blocks128(y0_3, y1_3) */
+	vperm2i128 $0x31, %ymm1, %ymm0, %ymm0 /* lanes_15 = blocks128(y0_3, y1_3) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm2, %ymm1 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm1, %ymm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %ymm2, %ymm1 /* ev_sh_3 = shl(even_7) */
+	vpand %ymm14, %ymm1, %ymm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm3 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm3, %ymm1, %ymm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
+	vpand %ymm14, %ymm2, %ymm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	vpor %ymm0, %ymm2, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu 192(%rcx), %ymm2 /* msg_6 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_6 = xor(out_lo_3, msg_6) */
+	vmovdqu %ymm1, 192(%rdx) /* store ct_6 */
+	vmovdqu 224(%rcx), %ymm1 /* msg_7 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_7 = xor(out_hi_3, msg_7) */
+	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
 	vzeroupper
 	ret
 	.size ublock_register_avx2_ublock256_256_encrypt_xor_asm, .-ublock_register_avx2_ublock256_256_encrypt_xor_asm
@@ -944,12 +2567,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pr_mask: PR_128 on spread nibbles */
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_0_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+.Lublock_register_avx2_asm_0_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -958,12 +2581,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_0_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+.Lublock_register_avx2_asm_0_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -1084,12 +2707,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pr_mask: PR_128 on spread nibbles */
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_2_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+.Lublock_register_avx2_asm_2_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -1098,12 +2721,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_2_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+.Lublock_register_avx2_asm_2_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -1154,12 +2777,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pr_mask: PR_128 on spread nibbles */
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_3_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+.Lublock_register_avx2_asm_3_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -1168,12 +2791,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_3_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+.Lublock_register_avx2_asm_3_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -1294,12 +2917,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pr_mask: PR_128 on spread nibbles */
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_5_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+.Lublock_register_avx2_asm_5_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -1308,12 +2931,12 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_5_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+.Lublock_register_avx2_asm_5_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -1364,6 +2987,20 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
 
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_6_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_6_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
 	.section .rodata
 	.balign 32
@@ -1384,20 +3021,6 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 .Lublock_register_avx2_asm_6_pr_rear:
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -1532,6 +3155,20 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
 
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_8_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_8_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
 	.section .rodata
 	.balign 32
@@ -1552,20 +3189,6 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 .Lublock_register_avx2_asm_8_pr_rear:
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_8_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_8_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata

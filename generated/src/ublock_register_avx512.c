@@ -27,10 +27,10 @@
  * that layout (key form "register_image", laid out by `key_image`), so a key
  * addition is a plain load and an XOR.
  *
- * One pass encrypts or decrypts a batch: 8 blocks of ublock128_128, 8 blocks of ublock128_256, 4 blocks of ublock256_256.
+ * One pass encrypts or decrypts a batch: 32 blocks of ublock128_128, 32 blocks of ublock128_256, 16 blocks of ublock256_256.
 
  * Tuning (gen/choices.toml; `gen explore ublock` ranks each):
- *   ublock.groups = 1, ublock.schedule_before_ra = false,
+ *   ublock.groups = 4, ublock.schedule_before_ra = false,
  *   ublock.asm_pressure_schedule = false.
  * Key form: register_image.  Lowered with: rotate_bytes_by_shuffle, rotate_native, fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_ternary_logic; affine_via_nibble_tables; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, blocks128_by_permute2q.
  */
@@ -39,10 +39,10 @@
 #include "ublock.h"
 #include "ublock_internal.h"
 
-/* ublock128_128, encrypt: 8 blocks per pass. */
+/* ublock128_128, encrypt: 32 blocks per pass. */
 static void ublock_register_avx512_ublock128_128_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m512i g0x0, g0x1;
+    __m512i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m512i high_nibbles = kc_bcast16_512(high_nibbles_bytes);
@@ -74,7 +74,7 @@ static void ublock_register_avx512_ublock128_128_encrypt(const uint8_t *rk, cons
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
 
-    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m512i blk = _mm512_loadu_si512((const void *)(in));
     const __m512i blk_1 = _mm512_loadu_si512((const void *)(in + 64));
     const __m512i lo_sh = _mm512_srli_epi16(blk, 4);
@@ -85,6 +85,36 @@ static void ublock_register_avx512_ublock128_128_encrypt(const uint8_t *rk, cons
     const __m512i sp_1 = _mm512_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
+    const __m512i blk_2 = _mm512_loadu_si512((const void *)(in + 128));
+    const __m512i blk_3 = _mm512_loadu_si512((const void *)(in + 192));
+    const __m512i lo_sh_1 = _mm512_srli_epi16(blk_2, 4);
+    const __m512i even_1 = _mm512_ternarylogic_epi32(lo_sh_1, blk_3, high_nibbles, 0xd8);
+    const __m512i hi_sh_1 = _mm512_slli_epi16(blk_3, 4);
+    const __m512i odd_1 = _mm512_ternarylogic_epi32(blk_2, hi_sh_1, high_nibbles, 0xd8);
+    const __m512i sp_2 = _mm512_unpacklo_epi8(even_1, odd_1);
+    const __m512i sp_3 = _mm512_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m512i blk_4 = _mm512_loadu_si512((const void *)(in + 256));
+    const __m512i blk_5 = _mm512_loadu_si512((const void *)(in + 320));
+    const __m512i lo_sh_2 = _mm512_srli_epi16(blk_4, 4);
+    const __m512i even_2 = _mm512_ternarylogic_epi32(lo_sh_2, blk_5, high_nibbles, 0xd8);
+    const __m512i hi_sh_2 = _mm512_slli_epi16(blk_5, 4);
+    const __m512i odd_2 = _mm512_ternarylogic_epi32(blk_4, hi_sh_2, high_nibbles, 0xd8);
+    const __m512i sp_4 = _mm512_unpacklo_epi8(even_2, odd_2);
+    const __m512i sp_5 = _mm512_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m512i blk_6 = _mm512_loadu_si512((const void *)(in + 384));
+    const __m512i blk_7 = _mm512_loadu_si512((const void *)(in + 448));
+    const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
+    const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
+    const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
+    const __m512i odd_3 = _mm512_ternarylogic_epi32(blk_6, hi_sh_3, high_nibbles, 0xd8);
+    const __m512i sp_6 = _mm512_unpacklo_epi8(even_3, odd_3);
+    const __m512i sp_7 = _mm512_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
     for (size_t r = 0; r < 16; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m512i rk0 = _mm512_loadu_si512((const void *)(rk + 128 * r));
@@ -118,6 +148,93 @@ static void ublock_register_avx512_ublock128_128_encrypt(const uint8_t *rk, cons
         const __m512i pr = _mm512_shuffle_epi8(x1_2, pr_mask);
         g0x0 = pl;
         g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_1 = _mm512_xor_si512(g1x0, rk0);
+        const __m512i k1_1 = _mm512_xor_si512(g1x1, rk1);
+        const __m512i s0_lo_1 = _mm512_and_si512(k0_1, low_nibbles);
+        const __m512i s0_sh_1 = _mm512_srli_epi16(k0_1, 4);
+        const __m512i s0_hi_1 = _mm512_and_si512(s0_sh_1, low_nibbles);
+        const __m512i s0_l_1 = _mm512_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m512i s0_h_1 = _mm512_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m512i s0_1 = _mm512_or_si512(s0_l_1, s0_h_1);
+        const __m512i s1_lo_1 = _mm512_and_si512(k1_1, low_nibbles);
+        const __m512i s1_sh_1 = _mm512_srli_epi16(k1_1, 4);
+        const __m512i s1_hi_1 = _mm512_and_si512(s1_sh_1, low_nibbles);
+        const __m512i s1_l_1 = _mm512_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m512i s1_h_1 = _mm512_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m512i x1_3 = _mm512_ternarylogic_epi32(s1_l_1, s1_h_1, s0_1, 0x56);
+        const __m512i rot4_1 = _mm512_shuffle_epi8(x1_3, rotl56);
+        const __m512i x0_3 = _mm512_xor_si512(s0_1, rot4_1);
+        const __m512i rot8_2 = _mm512_shuffle_epi8(x0_3, rotl48);
+        const __m512i x1_4 = _mm512_xor_si512(x1_3, rot8_2);
+        const __m512i rot8_3 = _mm512_shuffle_epi8(x1_4, rotl48);
+        const __m512i x0_4 = _mm512_xor_si512(x0_3, rot8_3);
+        const __m512i rot20_1 = _mm512_shuffle_epi8(x0_4, rotl24);
+        const __m512i x1_5 = _mm512_xor_si512(x1_4, rot20_1);
+        const __m512i x0_5 = _mm512_xor_si512(x0_4, x1_5);
+        const __m512i pl_1 = _mm512_shuffle_epi8(x0_5, pl_mask);
+        const __m512i pr_1 = _mm512_shuffle_epi8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_2 = _mm512_xor_si512(g2x0, rk0);
+        const __m512i k1_2 = _mm512_xor_si512(g2x1, rk1);
+        const __m512i s0_lo_2 = _mm512_and_si512(k0_2, low_nibbles);
+        const __m512i s0_sh_2 = _mm512_srli_epi16(k0_2, 4);
+        const __m512i s0_hi_2 = _mm512_and_si512(s0_sh_2, low_nibbles);
+        const __m512i s0_l_2 = _mm512_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m512i s0_h_2 = _mm512_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m512i s0_2 = _mm512_or_si512(s0_l_2, s0_h_2);
+        const __m512i s1_lo_2 = _mm512_and_si512(k1_2, low_nibbles);
+        const __m512i s1_sh_2 = _mm512_srli_epi16(k1_2, 4);
+        const __m512i s1_hi_2 = _mm512_and_si512(s1_sh_2, low_nibbles);
+        const __m512i s1_l_2 = _mm512_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m512i s1_h_2 = _mm512_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m512i x1_6 = _mm512_ternarylogic_epi32(s1_l_2, s1_h_2, s0_2, 0x56);
+        const __m512i rot4_2 = _mm512_shuffle_epi8(x1_6, rotl56);
+        const __m512i x0_6 = _mm512_xor_si512(s0_2, rot4_2);
+        const __m512i rot8_4 = _mm512_shuffle_epi8(x0_6, rotl48);
+        const __m512i x1_7 = _mm512_xor_si512(x1_6, rot8_4);
+        const __m512i rot8_5 = _mm512_shuffle_epi8(x1_7, rotl48);
+        const __m512i x0_7 = _mm512_xor_si512(x0_6, rot8_5);
+        const __m512i rot20_2 = _mm512_shuffle_epi8(x0_7, rotl24);
+        const __m512i x1_8 = _mm512_xor_si512(x1_7, rot20_2);
+        const __m512i x0_8 = _mm512_xor_si512(x0_7, x1_8);
+        const __m512i pl_2 = _mm512_shuffle_epi8(x0_8, pl_mask);
+        const __m512i pr_2 = _mm512_shuffle_epi8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_3 = _mm512_xor_si512(g3x0, rk0);
+        const __m512i k1_3 = _mm512_xor_si512(g3x1, rk1);
+        const __m512i s0_lo_3 = _mm512_and_si512(k0_3, low_nibbles);
+        const __m512i s0_sh_3 = _mm512_srli_epi16(k0_3, 4);
+        const __m512i s0_hi_3 = _mm512_and_si512(s0_sh_3, low_nibbles);
+        const __m512i s0_l_3 = _mm512_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m512i s0_h_3 = _mm512_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m512i s0_3 = _mm512_or_si512(s0_l_3, s0_h_3);
+        const __m512i s1_lo_3 = _mm512_and_si512(k1_3, low_nibbles);
+        const __m512i s1_sh_3 = _mm512_srli_epi16(k1_3, 4);
+        const __m512i s1_hi_3 = _mm512_and_si512(s1_sh_3, low_nibbles);
+        const __m512i s1_l_3 = _mm512_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m512i s1_h_3 = _mm512_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m512i x1_9 = _mm512_ternarylogic_epi32(s1_l_3, s1_h_3, s0_3, 0x56);
+        const __m512i rot4_3 = _mm512_shuffle_epi8(x1_9, rotl56);
+        const __m512i x0_9 = _mm512_xor_si512(s0_3, rot4_3);
+        const __m512i rot8_6 = _mm512_shuffle_epi8(x0_9, rotl48);
+        const __m512i x1_10 = _mm512_xor_si512(x1_9, rot8_6);
+        const __m512i rot8_7 = _mm512_shuffle_epi8(x1_10, rotl48);
+        const __m512i x0_10 = _mm512_xor_si512(x0_9, rot8_7);
+        const __m512i rot20_3 = _mm512_shuffle_epi8(x0_10, rotl24);
+        const __m512i x1_11 = _mm512_xor_si512(x1_10, rot20_3);
+        const __m512i x0_11 = _mm512_xor_si512(x0_10, x1_11);
+        const __m512i pl_3 = _mm512_shuffle_epi8(x0_11, pl_mask);
+        const __m512i pr_3 = _mm512_shuffle_epi8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
         KC_MCA_END("loop_r");
     }
 
@@ -128,20 +245,56 @@ static void ublock_register_avx512_ublock128_128_encrypt(const uint8_t *rk, cons
     const __m512i y1 = _mm512_xor_si512(g0x1, rk1_1);
     const __m512i de = _mm512_shuffle_epi8(y0, deinterleave);
     const __m512i de_1 = _mm512_shuffle_epi8(y1, deinterleave);
-    const __m512i even_1 = _mm512_unpacklo_epi64(de, de_1);
-    const __m512i odd_1 = _mm512_unpackhi_epi64(de, de_1);
-    const __m512i ev_sh = _mm512_slli_epi16(even_1, 4);
-    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_1, ev_sh, high_nibbles, 0xd8);
-    const __m512i od_sh = _mm512_srli_epi16(odd_1, 4);
-    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_1, high_nibbles, 0xd8);
+    const __m512i even_4 = _mm512_unpacklo_epi64(de, de_1);
+    const __m512i odd_4 = _mm512_unpackhi_epi64(de, de_1);
+    const __m512i ev_sh = _mm512_slli_epi16(even_4, 4);
+    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_4, ev_sh, high_nibbles, 0xd8);
+    const __m512i od_sh = _mm512_srli_epi16(odd_4, 4);
+    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_4, high_nibbles, 0xd8);
     _mm512_storeu_si512((void *)(out), out_lo);
     _mm512_storeu_si512((void *)(out + 64), out_hi);
+    const __m512i y0_1 = _mm512_xor_si512(g1x0, rk0_1);
+    const __m512i y1_1 = _mm512_xor_si512(g1x1, rk1_1);
+    const __m512i de_2 = _mm512_shuffle_epi8(y0_1, deinterleave);
+    const __m512i de_3 = _mm512_shuffle_epi8(y1_1, deinterleave);
+    const __m512i even_5 = _mm512_unpacklo_epi64(de_2, de_3);
+    const __m512i odd_5 = _mm512_unpackhi_epi64(de_2, de_3);
+    const __m512i ev_sh_1 = _mm512_slli_epi16(even_5, 4);
+    const __m512i out_lo_1 = _mm512_ternarylogic_epi32(odd_5, ev_sh_1, high_nibbles, 0xd8);
+    const __m512i od_sh_1 = _mm512_srli_epi16(odd_5, 4);
+    const __m512i out_hi_1 = _mm512_ternarylogic_epi32(od_sh_1, even_5, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 128), out_lo_1);
+    _mm512_storeu_si512((void *)(out + 192), out_hi_1);
+    const __m512i y0_2 = _mm512_xor_si512(g2x0, rk0_1);
+    const __m512i y1_2 = _mm512_xor_si512(g2x1, rk1_1);
+    const __m512i de_4 = _mm512_shuffle_epi8(y0_2, deinterleave);
+    const __m512i de_5 = _mm512_shuffle_epi8(y1_2, deinterleave);
+    const __m512i even_6 = _mm512_unpacklo_epi64(de_4, de_5);
+    const __m512i odd_6 = _mm512_unpackhi_epi64(de_4, de_5);
+    const __m512i ev_sh_2 = _mm512_slli_epi16(even_6, 4);
+    const __m512i out_lo_2 = _mm512_ternarylogic_epi32(odd_6, ev_sh_2, high_nibbles, 0xd8);
+    const __m512i od_sh_2 = _mm512_srli_epi16(odd_6, 4);
+    const __m512i out_hi_2 = _mm512_ternarylogic_epi32(od_sh_2, even_6, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 256), out_lo_2);
+    _mm512_storeu_si512((void *)(out + 320), out_hi_2);
+    const __m512i y0_3 = _mm512_xor_si512(g3x0, rk0_1);
+    const __m512i y1_3 = _mm512_xor_si512(g3x1, rk1_1);
+    const __m512i de_6 = _mm512_shuffle_epi8(y0_3, deinterleave);
+    const __m512i de_7 = _mm512_shuffle_epi8(y1_3, deinterleave);
+    const __m512i even_7 = _mm512_unpacklo_epi64(de_6, de_7);
+    const __m512i odd_7 = _mm512_unpackhi_epi64(de_6, de_7);
+    const __m512i ev_sh_3 = _mm512_slli_epi16(even_7, 4);
+    const __m512i out_lo_3 = _mm512_ternarylogic_epi32(odd_7, ev_sh_3, high_nibbles, 0xd8);
+    const __m512i od_sh_3 = _mm512_srli_epi16(odd_7, 4);
+    const __m512i out_hi_3 = _mm512_ternarylogic_epi32(od_sh_3, even_7, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 384), out_lo_3);
+    _mm512_storeu_si512((void *)(out + 448), out_hi_3);
 }
 
-/* ublock128_128, decrypt: 8 blocks per pass. */
+/* ublock128_128, decrypt: 32 blocks per pass. */
 static void ublock_register_avx512_ublock128_128_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m512i g0x0, g0x1;
+    __m512i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m512i high_nibbles = kc_bcast16_512(high_nibbles_bytes);
@@ -173,7 +326,7 @@ static void ublock_register_avx512_ublock128_128_decrypt(const uint8_t *rk, cons
     static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
     const __m512i rotl56 = kc_bcast16_512(rotl56_bytes);
 
-    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m512i blk = _mm512_loadu_si512((const void *)(in));
     const __m512i blk_1 = _mm512_loadu_si512((const void *)(in + 64));
     const __m512i lo_sh = _mm512_srli_epi16(blk, 4);
@@ -184,6 +337,36 @@ static void ublock_register_avx512_ublock128_128_decrypt(const uint8_t *rk, cons
     const __m512i sp_1 = _mm512_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
+    const __m512i blk_2 = _mm512_loadu_si512((const void *)(in + 128));
+    const __m512i blk_3 = _mm512_loadu_si512((const void *)(in + 192));
+    const __m512i lo_sh_1 = _mm512_srli_epi16(blk_2, 4);
+    const __m512i even_1 = _mm512_ternarylogic_epi32(lo_sh_1, blk_3, high_nibbles, 0xd8);
+    const __m512i hi_sh_1 = _mm512_slli_epi16(blk_3, 4);
+    const __m512i odd_1 = _mm512_ternarylogic_epi32(blk_2, hi_sh_1, high_nibbles, 0xd8);
+    const __m512i sp_2 = _mm512_unpacklo_epi8(even_1, odd_1);
+    const __m512i sp_3 = _mm512_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m512i blk_4 = _mm512_loadu_si512((const void *)(in + 256));
+    const __m512i blk_5 = _mm512_loadu_si512((const void *)(in + 320));
+    const __m512i lo_sh_2 = _mm512_srli_epi16(blk_4, 4);
+    const __m512i even_2 = _mm512_ternarylogic_epi32(lo_sh_2, blk_5, high_nibbles, 0xd8);
+    const __m512i hi_sh_2 = _mm512_slli_epi16(blk_5, 4);
+    const __m512i odd_2 = _mm512_ternarylogic_epi32(blk_4, hi_sh_2, high_nibbles, 0xd8);
+    const __m512i sp_4 = _mm512_unpacklo_epi8(even_2, odd_2);
+    const __m512i sp_5 = _mm512_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m512i blk_6 = _mm512_loadu_si512((const void *)(in + 384));
+    const __m512i blk_7 = _mm512_loadu_si512((const void *)(in + 448));
+    const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
+    const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
+    const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
+    const __m512i odd_3 = _mm512_ternarylogic_epi32(blk_6, hi_sh_3, high_nibbles, 0xd8);
+    const __m512i sp_6 = _mm512_unpacklo_epi8(even_3, odd_3);
+    const __m512i sp_7 = _mm512_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
     for (size_t r = 0; r < 16; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m512i rk0 = _mm512_loadu_si512((const void *)(rk + 128 * r));
@@ -218,31 +401,157 @@ static void ublock_register_avx512_ublock128_128_decrypt(const uint8_t *rk, cons
         const __m512i s1 = _mm512_or_si512(s1_l, s1_h);
         g0x0 = s0;
         g0x1 = s1;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m512i k0_1 = _mm512_xor_si512(g1x0, rk0);
+        const __m512i k1_1 = _mm512_xor_si512(g1x1, rk1);
+        const __m512i pl_1 = _mm512_shuffle_epi8(k0_1, pl_mask);
+        const __m512i pr_1 = _mm512_shuffle_epi8(k1_1, pr_mask);
+        const __m512i y0_3 = _mm512_xor_si512(pl_1, pr_1);
+        const __m512i rot20_1 = _mm512_shuffle_epi8(y0_3, rotl24);
+        const __m512i y1_3 = _mm512_xor_si512(pr_1, rot20_1);
+        const __m512i rot8_2 = _mm512_shuffle_epi8(y1_3, rotl48);
+        const __m512i y0_4 = _mm512_xor_si512(y0_3, rot8_2);
+        const __m512i rot8_3 = _mm512_shuffle_epi8(y0_4, rotl48);
+        const __m512i y1_4 = _mm512_xor_si512(y1_3, rot8_3);
+        const __m512i rot4_1 = _mm512_shuffle_epi8(y1_4, rotl56);
+        const __m512i y0_5 = _mm512_xor_si512(y0_4, rot4_1);
+        const __m512i y1_5 = _mm512_xor_si512(y1_4, y0_5);
+        const __m512i s0_lo_1 = _mm512_and_si512(y0_5, low_nibbles);
+        const __m512i s0_sh_1 = _mm512_srli_epi16(y0_5, 4);
+        const __m512i s0_hi_1 = _mm512_and_si512(s0_sh_1, low_nibbles);
+        const __m512i s0_l_1 = _mm512_shuffle_epi8(sbox_inv_lo, s0_lo_1);
+        const __m512i s0_h_1 = _mm512_shuffle_epi8(sbox_inv_hi, s0_hi_1);
+        const __m512i s0_1 = _mm512_or_si512(s0_l_1, s0_h_1);
+        const __m512i s1_lo_1 = _mm512_and_si512(y1_5, low_nibbles);
+        const __m512i s1_sh_1 = _mm512_srli_epi16(y1_5, 4);
+        const __m512i s1_hi_1 = _mm512_and_si512(s1_sh_1, low_nibbles);
+        const __m512i s1_l_1 = _mm512_shuffle_epi8(sbox_inv_lo, s1_lo_1);
+        const __m512i s1_h_1 = _mm512_shuffle_epi8(sbox_inv_hi, s1_hi_1);
+        const __m512i s1_1 = _mm512_or_si512(s1_l_1, s1_h_1);
+        g1x0 = s0_1;
+        g1x1 = s1_1;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m512i k0_2 = _mm512_xor_si512(g2x0, rk0);
+        const __m512i k1_2 = _mm512_xor_si512(g2x1, rk1);
+        const __m512i pl_2 = _mm512_shuffle_epi8(k0_2, pl_mask);
+        const __m512i pr_2 = _mm512_shuffle_epi8(k1_2, pr_mask);
+        const __m512i y0_6 = _mm512_xor_si512(pl_2, pr_2);
+        const __m512i rot20_2 = _mm512_shuffle_epi8(y0_6, rotl24);
+        const __m512i y1_6 = _mm512_xor_si512(pr_2, rot20_2);
+        const __m512i rot8_4 = _mm512_shuffle_epi8(y1_6, rotl48);
+        const __m512i y0_7 = _mm512_xor_si512(y0_6, rot8_4);
+        const __m512i rot8_5 = _mm512_shuffle_epi8(y0_7, rotl48);
+        const __m512i y1_7 = _mm512_xor_si512(y1_6, rot8_5);
+        const __m512i rot4_2 = _mm512_shuffle_epi8(y1_7, rotl56);
+        const __m512i y0_8 = _mm512_xor_si512(y0_7, rot4_2);
+        const __m512i y1_8 = _mm512_xor_si512(y1_7, y0_8);
+        const __m512i s0_lo_2 = _mm512_and_si512(y0_8, low_nibbles);
+        const __m512i s0_sh_2 = _mm512_srli_epi16(y0_8, 4);
+        const __m512i s0_hi_2 = _mm512_and_si512(s0_sh_2, low_nibbles);
+        const __m512i s0_l_2 = _mm512_shuffle_epi8(sbox_inv_lo, s0_lo_2);
+        const __m512i s0_h_2 = _mm512_shuffle_epi8(sbox_inv_hi, s0_hi_2);
+        const __m512i s0_2 = _mm512_or_si512(s0_l_2, s0_h_2);
+        const __m512i s1_lo_2 = _mm512_and_si512(y1_8, low_nibbles);
+        const __m512i s1_sh_2 = _mm512_srli_epi16(y1_8, 4);
+        const __m512i s1_hi_2 = _mm512_and_si512(s1_sh_2, low_nibbles);
+        const __m512i s1_l_2 = _mm512_shuffle_epi8(sbox_inv_lo, s1_lo_2);
+        const __m512i s1_h_2 = _mm512_shuffle_epi8(sbox_inv_hi, s1_hi_2);
+        const __m512i s1_2 = _mm512_or_si512(s1_l_2, s1_h_2);
+        g2x0 = s0_2;
+        g2x1 = s1_2;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m512i k0_3 = _mm512_xor_si512(g3x0, rk0);
+        const __m512i k1_3 = _mm512_xor_si512(g3x1, rk1);
+        const __m512i pl_3 = _mm512_shuffle_epi8(k0_3, pl_mask);
+        const __m512i pr_3 = _mm512_shuffle_epi8(k1_3, pr_mask);
+        const __m512i y0_9 = _mm512_xor_si512(pl_3, pr_3);
+        const __m512i rot20_3 = _mm512_shuffle_epi8(y0_9, rotl24);
+        const __m512i y1_9 = _mm512_xor_si512(pr_3, rot20_3);
+        const __m512i rot8_6 = _mm512_shuffle_epi8(y1_9, rotl48);
+        const __m512i y0_10 = _mm512_xor_si512(y0_9, rot8_6);
+        const __m512i rot8_7 = _mm512_shuffle_epi8(y0_10, rotl48);
+        const __m512i y1_10 = _mm512_xor_si512(y1_9, rot8_7);
+        const __m512i rot4_3 = _mm512_shuffle_epi8(y1_10, rotl56);
+        const __m512i y0_11 = _mm512_xor_si512(y0_10, rot4_3);
+        const __m512i y1_11 = _mm512_xor_si512(y1_10, y0_11);
+        const __m512i s0_lo_3 = _mm512_and_si512(y0_11, low_nibbles);
+        const __m512i s0_sh_3 = _mm512_srli_epi16(y0_11, 4);
+        const __m512i s0_hi_3 = _mm512_and_si512(s0_sh_3, low_nibbles);
+        const __m512i s0_l_3 = _mm512_shuffle_epi8(sbox_inv_lo, s0_lo_3);
+        const __m512i s0_h_3 = _mm512_shuffle_epi8(sbox_inv_hi, s0_hi_3);
+        const __m512i s0_3 = _mm512_or_si512(s0_l_3, s0_h_3);
+        const __m512i s1_lo_3 = _mm512_and_si512(y1_11, low_nibbles);
+        const __m512i s1_sh_3 = _mm512_srli_epi16(y1_11, 4);
+        const __m512i s1_hi_3 = _mm512_and_si512(s1_sh_3, low_nibbles);
+        const __m512i s1_l_3 = _mm512_shuffle_epi8(sbox_inv_lo, s1_lo_3);
+        const __m512i s1_h_3 = _mm512_shuffle_epi8(sbox_inv_hi, s1_hi_3);
+        const __m512i s1_3 = _mm512_or_si512(s1_l_3, s1_h_3);
+        g3x0 = s0_3;
+        g3x1 = s1_3;
         KC_MCA_END("loop_r");
     }
 
     /* Final key addition. */
     const __m512i rk0_1 = _mm512_loadu_si512((const void *)(rk + 2048));
     const __m512i rk1_1 = _mm512_loadu_si512((const void *)(rk + 2112));
-    const __m512i y0_3 = _mm512_xor_si512(g0x0, rk0_1);
-    const __m512i y1_3 = _mm512_xor_si512(g0x1, rk1_1);
-    const __m512i de = _mm512_shuffle_epi8(y0_3, deinterleave);
-    const __m512i de_1 = _mm512_shuffle_epi8(y1_3, deinterleave);
-    const __m512i even_1 = _mm512_unpacklo_epi64(de, de_1);
-    const __m512i odd_1 = _mm512_unpackhi_epi64(de, de_1);
-    const __m512i ev_sh = _mm512_slli_epi16(even_1, 4);
-    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_1, ev_sh, high_nibbles, 0xd8);
-    const __m512i od_sh = _mm512_srli_epi16(odd_1, 4);
-    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_1, high_nibbles, 0xd8);
+    const __m512i y0_12 = _mm512_xor_si512(g0x0, rk0_1);
+    const __m512i y1_12 = _mm512_xor_si512(g0x1, rk1_1);
+    const __m512i de = _mm512_shuffle_epi8(y0_12, deinterleave);
+    const __m512i de_1 = _mm512_shuffle_epi8(y1_12, deinterleave);
+    const __m512i even_4 = _mm512_unpacklo_epi64(de, de_1);
+    const __m512i odd_4 = _mm512_unpackhi_epi64(de, de_1);
+    const __m512i ev_sh = _mm512_slli_epi16(even_4, 4);
+    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_4, ev_sh, high_nibbles, 0xd8);
+    const __m512i od_sh = _mm512_srli_epi16(odd_4, 4);
+    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_4, high_nibbles, 0xd8);
     _mm512_storeu_si512((void *)(out), out_lo);
     _mm512_storeu_si512((void *)(out + 64), out_hi);
+    const __m512i y0_13 = _mm512_xor_si512(g1x0, rk0_1);
+    const __m512i y1_13 = _mm512_xor_si512(g1x1, rk1_1);
+    const __m512i de_2 = _mm512_shuffle_epi8(y0_13, deinterleave);
+    const __m512i de_3 = _mm512_shuffle_epi8(y1_13, deinterleave);
+    const __m512i even_5 = _mm512_unpacklo_epi64(de_2, de_3);
+    const __m512i odd_5 = _mm512_unpackhi_epi64(de_2, de_3);
+    const __m512i ev_sh_1 = _mm512_slli_epi16(even_5, 4);
+    const __m512i out_lo_1 = _mm512_ternarylogic_epi32(odd_5, ev_sh_1, high_nibbles, 0xd8);
+    const __m512i od_sh_1 = _mm512_srli_epi16(odd_5, 4);
+    const __m512i out_hi_1 = _mm512_ternarylogic_epi32(od_sh_1, even_5, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 128), out_lo_1);
+    _mm512_storeu_si512((void *)(out + 192), out_hi_1);
+    const __m512i y0_14 = _mm512_xor_si512(g2x0, rk0_1);
+    const __m512i y1_14 = _mm512_xor_si512(g2x1, rk1_1);
+    const __m512i de_4 = _mm512_shuffle_epi8(y0_14, deinterleave);
+    const __m512i de_5 = _mm512_shuffle_epi8(y1_14, deinterleave);
+    const __m512i even_6 = _mm512_unpacklo_epi64(de_4, de_5);
+    const __m512i odd_6 = _mm512_unpackhi_epi64(de_4, de_5);
+    const __m512i ev_sh_2 = _mm512_slli_epi16(even_6, 4);
+    const __m512i out_lo_2 = _mm512_ternarylogic_epi32(odd_6, ev_sh_2, high_nibbles, 0xd8);
+    const __m512i od_sh_2 = _mm512_srli_epi16(odd_6, 4);
+    const __m512i out_hi_2 = _mm512_ternarylogic_epi32(od_sh_2, even_6, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 256), out_lo_2);
+    _mm512_storeu_si512((void *)(out + 320), out_hi_2);
+    const __m512i y0_15 = _mm512_xor_si512(g3x0, rk0_1);
+    const __m512i y1_15 = _mm512_xor_si512(g3x1, rk1_1);
+    const __m512i de_6 = _mm512_shuffle_epi8(y0_15, deinterleave);
+    const __m512i de_7 = _mm512_shuffle_epi8(y1_15, deinterleave);
+    const __m512i even_7 = _mm512_unpacklo_epi64(de_6, de_7);
+    const __m512i odd_7 = _mm512_unpackhi_epi64(de_6, de_7);
+    const __m512i ev_sh_3 = _mm512_slli_epi16(even_7, 4);
+    const __m512i out_lo_3 = _mm512_ternarylogic_epi32(odd_7, ev_sh_3, high_nibbles, 0xd8);
+    const __m512i od_sh_3 = _mm512_srli_epi16(odd_7, 4);
+    const __m512i out_hi_3 = _mm512_ternarylogic_epi32(od_sh_3, even_7, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 384), out_lo_3);
+    _mm512_storeu_si512((void *)(out + 448), out_hi_3);
 }
 
 /* ublock128_128, encryption with the message XORed into the stores: out = E(in) ^ src. */
 static void ublock_register_avx512_ublock128_128_encrypt_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
                                                              const uint8_t *src)
 {
-    __m512i g0x0, g0x1;
+    __m512i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m512i high_nibbles = kc_bcast16_512(high_nibbles_bytes);
@@ -274,7 +583,7 @@ static void ublock_register_avx512_ublock128_128_encrypt_xor(const uint8_t *rk, 
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
 
-    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m512i blk = _mm512_loadu_si512((const void *)(in));
     const __m512i blk_1 = _mm512_loadu_si512((const void *)(in + 64));
     const __m512i lo_sh = _mm512_srli_epi16(blk, 4);
@@ -285,6 +594,36 @@ static void ublock_register_avx512_ublock128_128_encrypt_xor(const uint8_t *rk, 
     const __m512i sp_1 = _mm512_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
+    const __m512i blk_2 = _mm512_loadu_si512((const void *)(in + 128));
+    const __m512i blk_3 = _mm512_loadu_si512((const void *)(in + 192));
+    const __m512i lo_sh_1 = _mm512_srli_epi16(blk_2, 4);
+    const __m512i even_1 = _mm512_ternarylogic_epi32(lo_sh_1, blk_3, high_nibbles, 0xd8);
+    const __m512i hi_sh_1 = _mm512_slli_epi16(blk_3, 4);
+    const __m512i odd_1 = _mm512_ternarylogic_epi32(blk_2, hi_sh_1, high_nibbles, 0xd8);
+    const __m512i sp_2 = _mm512_unpacklo_epi8(even_1, odd_1);
+    const __m512i sp_3 = _mm512_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m512i blk_4 = _mm512_loadu_si512((const void *)(in + 256));
+    const __m512i blk_5 = _mm512_loadu_si512((const void *)(in + 320));
+    const __m512i lo_sh_2 = _mm512_srli_epi16(blk_4, 4);
+    const __m512i even_2 = _mm512_ternarylogic_epi32(lo_sh_2, blk_5, high_nibbles, 0xd8);
+    const __m512i hi_sh_2 = _mm512_slli_epi16(blk_5, 4);
+    const __m512i odd_2 = _mm512_ternarylogic_epi32(blk_4, hi_sh_2, high_nibbles, 0xd8);
+    const __m512i sp_4 = _mm512_unpacklo_epi8(even_2, odd_2);
+    const __m512i sp_5 = _mm512_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m512i blk_6 = _mm512_loadu_si512((const void *)(in + 384));
+    const __m512i blk_7 = _mm512_loadu_si512((const void *)(in + 448));
+    const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
+    const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
+    const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
+    const __m512i odd_3 = _mm512_ternarylogic_epi32(blk_6, hi_sh_3, high_nibbles, 0xd8);
+    const __m512i sp_6 = _mm512_unpacklo_epi8(even_3, odd_3);
+    const __m512i sp_7 = _mm512_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
     for (size_t r = 0; r < 16; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m512i rk0 = _mm512_loadu_si512((const void *)(rk + 128 * r));
@@ -318,6 +657,93 @@ static void ublock_register_avx512_ublock128_128_encrypt_xor(const uint8_t *rk, 
         const __m512i pr = _mm512_shuffle_epi8(x1_2, pr_mask);
         g0x0 = pl;
         g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_1 = _mm512_xor_si512(g1x0, rk0);
+        const __m512i k1_1 = _mm512_xor_si512(g1x1, rk1);
+        const __m512i s0_lo_1 = _mm512_and_si512(k0_1, low_nibbles);
+        const __m512i s0_sh_1 = _mm512_srli_epi16(k0_1, 4);
+        const __m512i s0_hi_1 = _mm512_and_si512(s0_sh_1, low_nibbles);
+        const __m512i s0_l_1 = _mm512_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m512i s0_h_1 = _mm512_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m512i s0_1 = _mm512_or_si512(s0_l_1, s0_h_1);
+        const __m512i s1_lo_1 = _mm512_and_si512(k1_1, low_nibbles);
+        const __m512i s1_sh_1 = _mm512_srli_epi16(k1_1, 4);
+        const __m512i s1_hi_1 = _mm512_and_si512(s1_sh_1, low_nibbles);
+        const __m512i s1_l_1 = _mm512_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m512i s1_h_1 = _mm512_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m512i x1_3 = _mm512_ternarylogic_epi32(s1_l_1, s1_h_1, s0_1, 0x56);
+        const __m512i rot4_1 = _mm512_shuffle_epi8(x1_3, rotl56);
+        const __m512i x0_3 = _mm512_xor_si512(s0_1, rot4_1);
+        const __m512i rot8_2 = _mm512_shuffle_epi8(x0_3, rotl48);
+        const __m512i x1_4 = _mm512_xor_si512(x1_3, rot8_2);
+        const __m512i rot8_3 = _mm512_shuffle_epi8(x1_4, rotl48);
+        const __m512i x0_4 = _mm512_xor_si512(x0_3, rot8_3);
+        const __m512i rot20_1 = _mm512_shuffle_epi8(x0_4, rotl24);
+        const __m512i x1_5 = _mm512_xor_si512(x1_4, rot20_1);
+        const __m512i x0_5 = _mm512_xor_si512(x0_4, x1_5);
+        const __m512i pl_1 = _mm512_shuffle_epi8(x0_5, pl_mask);
+        const __m512i pr_1 = _mm512_shuffle_epi8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_2 = _mm512_xor_si512(g2x0, rk0);
+        const __m512i k1_2 = _mm512_xor_si512(g2x1, rk1);
+        const __m512i s0_lo_2 = _mm512_and_si512(k0_2, low_nibbles);
+        const __m512i s0_sh_2 = _mm512_srli_epi16(k0_2, 4);
+        const __m512i s0_hi_2 = _mm512_and_si512(s0_sh_2, low_nibbles);
+        const __m512i s0_l_2 = _mm512_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m512i s0_h_2 = _mm512_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m512i s0_2 = _mm512_or_si512(s0_l_2, s0_h_2);
+        const __m512i s1_lo_2 = _mm512_and_si512(k1_2, low_nibbles);
+        const __m512i s1_sh_2 = _mm512_srli_epi16(k1_2, 4);
+        const __m512i s1_hi_2 = _mm512_and_si512(s1_sh_2, low_nibbles);
+        const __m512i s1_l_2 = _mm512_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m512i s1_h_2 = _mm512_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m512i x1_6 = _mm512_ternarylogic_epi32(s1_l_2, s1_h_2, s0_2, 0x56);
+        const __m512i rot4_2 = _mm512_shuffle_epi8(x1_6, rotl56);
+        const __m512i x0_6 = _mm512_xor_si512(s0_2, rot4_2);
+        const __m512i rot8_4 = _mm512_shuffle_epi8(x0_6, rotl48);
+        const __m512i x1_7 = _mm512_xor_si512(x1_6, rot8_4);
+        const __m512i rot8_5 = _mm512_shuffle_epi8(x1_7, rotl48);
+        const __m512i x0_7 = _mm512_xor_si512(x0_6, rot8_5);
+        const __m512i rot20_2 = _mm512_shuffle_epi8(x0_7, rotl24);
+        const __m512i x1_8 = _mm512_xor_si512(x1_7, rot20_2);
+        const __m512i x0_8 = _mm512_xor_si512(x0_7, x1_8);
+        const __m512i pl_2 = _mm512_shuffle_epi8(x0_8, pl_mask);
+        const __m512i pr_2 = _mm512_shuffle_epi8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_3 = _mm512_xor_si512(g3x0, rk0);
+        const __m512i k1_3 = _mm512_xor_si512(g3x1, rk1);
+        const __m512i s0_lo_3 = _mm512_and_si512(k0_3, low_nibbles);
+        const __m512i s0_sh_3 = _mm512_srli_epi16(k0_3, 4);
+        const __m512i s0_hi_3 = _mm512_and_si512(s0_sh_3, low_nibbles);
+        const __m512i s0_l_3 = _mm512_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m512i s0_h_3 = _mm512_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m512i s0_3 = _mm512_or_si512(s0_l_3, s0_h_3);
+        const __m512i s1_lo_3 = _mm512_and_si512(k1_3, low_nibbles);
+        const __m512i s1_sh_3 = _mm512_srli_epi16(k1_3, 4);
+        const __m512i s1_hi_3 = _mm512_and_si512(s1_sh_3, low_nibbles);
+        const __m512i s1_l_3 = _mm512_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m512i s1_h_3 = _mm512_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m512i x1_9 = _mm512_ternarylogic_epi32(s1_l_3, s1_h_3, s0_3, 0x56);
+        const __m512i rot4_3 = _mm512_shuffle_epi8(x1_9, rotl56);
+        const __m512i x0_9 = _mm512_xor_si512(s0_3, rot4_3);
+        const __m512i rot8_6 = _mm512_shuffle_epi8(x0_9, rotl48);
+        const __m512i x1_10 = _mm512_xor_si512(x1_9, rot8_6);
+        const __m512i rot8_7 = _mm512_shuffle_epi8(x1_10, rotl48);
+        const __m512i x0_10 = _mm512_xor_si512(x0_9, rot8_7);
+        const __m512i rot20_3 = _mm512_shuffle_epi8(x0_10, rotl24);
+        const __m512i x1_11 = _mm512_xor_si512(x1_10, rot20_3);
+        const __m512i x0_11 = _mm512_xor_si512(x0_10, x1_11);
+        const __m512i pl_3 = _mm512_shuffle_epi8(x0_11, pl_mask);
+        const __m512i pr_3 = _mm512_shuffle_epi8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
         KC_MCA_END("loop_r");
     }
 
@@ -328,24 +754,72 @@ static void ublock_register_avx512_ublock128_128_encrypt_xor(const uint8_t *rk, 
     const __m512i y1 = _mm512_xor_si512(g0x1, rk1_1);
     const __m512i de = _mm512_shuffle_epi8(y0, deinterleave);
     const __m512i de_1 = _mm512_shuffle_epi8(y1, deinterleave);
-    const __m512i even_1 = _mm512_unpacklo_epi64(de, de_1);
-    const __m512i odd_1 = _mm512_unpackhi_epi64(de, de_1);
-    const __m512i ev_sh = _mm512_slli_epi16(even_1, 4);
-    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_1, ev_sh, high_nibbles, 0xd8);
-    const __m512i od_sh = _mm512_srli_epi16(odd_1, 4);
-    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_1, high_nibbles, 0xd8);
+    const __m512i even_4 = _mm512_unpacklo_epi64(de, de_1);
+    const __m512i odd_4 = _mm512_unpackhi_epi64(de, de_1);
+    const __m512i ev_sh = _mm512_slli_epi16(even_4, 4);
+    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_4, ev_sh, high_nibbles, 0xd8);
+    const __m512i od_sh = _mm512_srli_epi16(odd_4, 4);
+    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_4, high_nibbles, 0xd8);
     const __m512i msg = _mm512_loadu_si512((const void *)(src));
     const __m512i ct = _mm512_xor_si512(out_lo, msg);
     _mm512_storeu_si512((void *)(out), ct);
     const __m512i msg_1 = _mm512_loadu_si512((const void *)(src + 64));
     const __m512i ct_1 = _mm512_xor_si512(out_hi, msg_1);
     _mm512_storeu_si512((void *)(out + 64), ct_1);
+    const __m512i y0_1 = _mm512_xor_si512(g1x0, rk0_1);
+    const __m512i y1_1 = _mm512_xor_si512(g1x1, rk1_1);
+    const __m512i de_2 = _mm512_shuffle_epi8(y0_1, deinterleave);
+    const __m512i de_3 = _mm512_shuffle_epi8(y1_1, deinterleave);
+    const __m512i even_5 = _mm512_unpacklo_epi64(de_2, de_3);
+    const __m512i odd_5 = _mm512_unpackhi_epi64(de_2, de_3);
+    const __m512i ev_sh_1 = _mm512_slli_epi16(even_5, 4);
+    const __m512i out_lo_1 = _mm512_ternarylogic_epi32(odd_5, ev_sh_1, high_nibbles, 0xd8);
+    const __m512i od_sh_1 = _mm512_srli_epi16(odd_5, 4);
+    const __m512i out_hi_1 = _mm512_ternarylogic_epi32(od_sh_1, even_5, high_nibbles, 0xd8);
+    const __m512i msg_2 = _mm512_loadu_si512((const void *)(src + 128));
+    const __m512i ct_2 = _mm512_xor_si512(out_lo_1, msg_2);
+    _mm512_storeu_si512((void *)(out + 128), ct_2);
+    const __m512i msg_3 = _mm512_loadu_si512((const void *)(src + 192));
+    const __m512i ct_3 = _mm512_xor_si512(out_hi_1, msg_3);
+    _mm512_storeu_si512((void *)(out + 192), ct_3);
+    const __m512i y0_2 = _mm512_xor_si512(g2x0, rk0_1);
+    const __m512i y1_2 = _mm512_xor_si512(g2x1, rk1_1);
+    const __m512i de_4 = _mm512_shuffle_epi8(y0_2, deinterleave);
+    const __m512i de_5 = _mm512_shuffle_epi8(y1_2, deinterleave);
+    const __m512i even_6 = _mm512_unpacklo_epi64(de_4, de_5);
+    const __m512i odd_6 = _mm512_unpackhi_epi64(de_4, de_5);
+    const __m512i ev_sh_2 = _mm512_slli_epi16(even_6, 4);
+    const __m512i out_lo_2 = _mm512_ternarylogic_epi32(odd_6, ev_sh_2, high_nibbles, 0xd8);
+    const __m512i od_sh_2 = _mm512_srli_epi16(odd_6, 4);
+    const __m512i out_hi_2 = _mm512_ternarylogic_epi32(od_sh_2, even_6, high_nibbles, 0xd8);
+    const __m512i msg_4 = _mm512_loadu_si512((const void *)(src + 256));
+    const __m512i ct_4 = _mm512_xor_si512(out_lo_2, msg_4);
+    _mm512_storeu_si512((void *)(out + 256), ct_4);
+    const __m512i msg_5 = _mm512_loadu_si512((const void *)(src + 320));
+    const __m512i ct_5 = _mm512_xor_si512(out_hi_2, msg_5);
+    _mm512_storeu_si512((void *)(out + 320), ct_5);
+    const __m512i y0_3 = _mm512_xor_si512(g3x0, rk0_1);
+    const __m512i y1_3 = _mm512_xor_si512(g3x1, rk1_1);
+    const __m512i de_6 = _mm512_shuffle_epi8(y0_3, deinterleave);
+    const __m512i de_7 = _mm512_shuffle_epi8(y1_3, deinterleave);
+    const __m512i even_7 = _mm512_unpacklo_epi64(de_6, de_7);
+    const __m512i odd_7 = _mm512_unpackhi_epi64(de_6, de_7);
+    const __m512i ev_sh_3 = _mm512_slli_epi16(even_7, 4);
+    const __m512i out_lo_3 = _mm512_ternarylogic_epi32(odd_7, ev_sh_3, high_nibbles, 0xd8);
+    const __m512i od_sh_3 = _mm512_srli_epi16(odd_7, 4);
+    const __m512i out_hi_3 = _mm512_ternarylogic_epi32(od_sh_3, even_7, high_nibbles, 0xd8);
+    const __m512i msg_6 = _mm512_loadu_si512((const void *)(src + 384));
+    const __m512i ct_6 = _mm512_xor_si512(out_lo_3, msg_6);
+    _mm512_storeu_si512((void *)(out + 384), ct_6);
+    const __m512i msg_7 = _mm512_loadu_si512((const void *)(src + 448));
+    const __m512i ct_7 = _mm512_xor_si512(out_hi_3, msg_7);
+    _mm512_storeu_si512((void *)(out + 448), ct_7);
 }
 
-/* ublock128_256, encrypt: 8 blocks per pass. */
+/* ublock128_256, encrypt: 32 blocks per pass. */
 static void ublock_register_avx512_ublock128_256_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m512i g0x0, g0x1;
+    __m512i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m512i high_nibbles = kc_bcast16_512(high_nibbles_bytes);
@@ -377,7 +851,7 @@ static void ublock_register_avx512_ublock128_256_encrypt(const uint8_t *rk, cons
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
 
-    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m512i blk = _mm512_loadu_si512((const void *)(in));
     const __m512i blk_1 = _mm512_loadu_si512((const void *)(in + 64));
     const __m512i lo_sh = _mm512_srli_epi16(blk, 4);
@@ -388,6 +862,36 @@ static void ublock_register_avx512_ublock128_256_encrypt(const uint8_t *rk, cons
     const __m512i sp_1 = _mm512_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
+    const __m512i blk_2 = _mm512_loadu_si512((const void *)(in + 128));
+    const __m512i blk_3 = _mm512_loadu_si512((const void *)(in + 192));
+    const __m512i lo_sh_1 = _mm512_srli_epi16(blk_2, 4);
+    const __m512i even_1 = _mm512_ternarylogic_epi32(lo_sh_1, blk_3, high_nibbles, 0xd8);
+    const __m512i hi_sh_1 = _mm512_slli_epi16(blk_3, 4);
+    const __m512i odd_1 = _mm512_ternarylogic_epi32(blk_2, hi_sh_1, high_nibbles, 0xd8);
+    const __m512i sp_2 = _mm512_unpacklo_epi8(even_1, odd_1);
+    const __m512i sp_3 = _mm512_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m512i blk_4 = _mm512_loadu_si512((const void *)(in + 256));
+    const __m512i blk_5 = _mm512_loadu_si512((const void *)(in + 320));
+    const __m512i lo_sh_2 = _mm512_srli_epi16(blk_4, 4);
+    const __m512i even_2 = _mm512_ternarylogic_epi32(lo_sh_2, blk_5, high_nibbles, 0xd8);
+    const __m512i hi_sh_2 = _mm512_slli_epi16(blk_5, 4);
+    const __m512i odd_2 = _mm512_ternarylogic_epi32(blk_4, hi_sh_2, high_nibbles, 0xd8);
+    const __m512i sp_4 = _mm512_unpacklo_epi8(even_2, odd_2);
+    const __m512i sp_5 = _mm512_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m512i blk_6 = _mm512_loadu_si512((const void *)(in + 384));
+    const __m512i blk_7 = _mm512_loadu_si512((const void *)(in + 448));
+    const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
+    const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
+    const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
+    const __m512i odd_3 = _mm512_ternarylogic_epi32(blk_6, hi_sh_3, high_nibbles, 0xd8);
+    const __m512i sp_6 = _mm512_unpacklo_epi8(even_3, odd_3);
+    const __m512i sp_7 = _mm512_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
     for (size_t r = 0; r < 24; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m512i rk0 = _mm512_loadu_si512((const void *)(rk + 128 * r));
@@ -421,6 +925,93 @@ static void ublock_register_avx512_ublock128_256_encrypt(const uint8_t *rk, cons
         const __m512i pr = _mm512_shuffle_epi8(x1_2, pr_mask);
         g0x0 = pl;
         g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_1 = _mm512_xor_si512(g1x0, rk0);
+        const __m512i k1_1 = _mm512_xor_si512(g1x1, rk1);
+        const __m512i s0_lo_1 = _mm512_and_si512(k0_1, low_nibbles);
+        const __m512i s0_sh_1 = _mm512_srli_epi16(k0_1, 4);
+        const __m512i s0_hi_1 = _mm512_and_si512(s0_sh_1, low_nibbles);
+        const __m512i s0_l_1 = _mm512_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m512i s0_h_1 = _mm512_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m512i s0_1 = _mm512_or_si512(s0_l_1, s0_h_1);
+        const __m512i s1_lo_1 = _mm512_and_si512(k1_1, low_nibbles);
+        const __m512i s1_sh_1 = _mm512_srli_epi16(k1_1, 4);
+        const __m512i s1_hi_1 = _mm512_and_si512(s1_sh_1, low_nibbles);
+        const __m512i s1_l_1 = _mm512_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m512i s1_h_1 = _mm512_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m512i x1_3 = _mm512_ternarylogic_epi32(s1_l_1, s1_h_1, s0_1, 0x56);
+        const __m512i rot4_1 = _mm512_shuffle_epi8(x1_3, rotl56);
+        const __m512i x0_3 = _mm512_xor_si512(s0_1, rot4_1);
+        const __m512i rot8_2 = _mm512_shuffle_epi8(x0_3, rotl48);
+        const __m512i x1_4 = _mm512_xor_si512(x1_3, rot8_2);
+        const __m512i rot8_3 = _mm512_shuffle_epi8(x1_4, rotl48);
+        const __m512i x0_4 = _mm512_xor_si512(x0_3, rot8_3);
+        const __m512i rot20_1 = _mm512_shuffle_epi8(x0_4, rotl24);
+        const __m512i x1_5 = _mm512_xor_si512(x1_4, rot20_1);
+        const __m512i x0_5 = _mm512_xor_si512(x0_4, x1_5);
+        const __m512i pl_1 = _mm512_shuffle_epi8(x0_5, pl_mask);
+        const __m512i pr_1 = _mm512_shuffle_epi8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_2 = _mm512_xor_si512(g2x0, rk0);
+        const __m512i k1_2 = _mm512_xor_si512(g2x1, rk1);
+        const __m512i s0_lo_2 = _mm512_and_si512(k0_2, low_nibbles);
+        const __m512i s0_sh_2 = _mm512_srli_epi16(k0_2, 4);
+        const __m512i s0_hi_2 = _mm512_and_si512(s0_sh_2, low_nibbles);
+        const __m512i s0_l_2 = _mm512_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m512i s0_h_2 = _mm512_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m512i s0_2 = _mm512_or_si512(s0_l_2, s0_h_2);
+        const __m512i s1_lo_2 = _mm512_and_si512(k1_2, low_nibbles);
+        const __m512i s1_sh_2 = _mm512_srli_epi16(k1_2, 4);
+        const __m512i s1_hi_2 = _mm512_and_si512(s1_sh_2, low_nibbles);
+        const __m512i s1_l_2 = _mm512_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m512i s1_h_2 = _mm512_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m512i x1_6 = _mm512_ternarylogic_epi32(s1_l_2, s1_h_2, s0_2, 0x56);
+        const __m512i rot4_2 = _mm512_shuffle_epi8(x1_6, rotl56);
+        const __m512i x0_6 = _mm512_xor_si512(s0_2, rot4_2);
+        const __m512i rot8_4 = _mm512_shuffle_epi8(x0_6, rotl48);
+        const __m512i x1_7 = _mm512_xor_si512(x1_6, rot8_4);
+        const __m512i rot8_5 = _mm512_shuffle_epi8(x1_7, rotl48);
+        const __m512i x0_7 = _mm512_xor_si512(x0_6, rot8_5);
+        const __m512i rot20_2 = _mm512_shuffle_epi8(x0_7, rotl24);
+        const __m512i x1_8 = _mm512_xor_si512(x1_7, rot20_2);
+        const __m512i x0_8 = _mm512_xor_si512(x0_7, x1_8);
+        const __m512i pl_2 = _mm512_shuffle_epi8(x0_8, pl_mask);
+        const __m512i pr_2 = _mm512_shuffle_epi8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_3 = _mm512_xor_si512(g3x0, rk0);
+        const __m512i k1_3 = _mm512_xor_si512(g3x1, rk1);
+        const __m512i s0_lo_3 = _mm512_and_si512(k0_3, low_nibbles);
+        const __m512i s0_sh_3 = _mm512_srli_epi16(k0_3, 4);
+        const __m512i s0_hi_3 = _mm512_and_si512(s0_sh_3, low_nibbles);
+        const __m512i s0_l_3 = _mm512_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m512i s0_h_3 = _mm512_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m512i s0_3 = _mm512_or_si512(s0_l_3, s0_h_3);
+        const __m512i s1_lo_3 = _mm512_and_si512(k1_3, low_nibbles);
+        const __m512i s1_sh_3 = _mm512_srli_epi16(k1_3, 4);
+        const __m512i s1_hi_3 = _mm512_and_si512(s1_sh_3, low_nibbles);
+        const __m512i s1_l_3 = _mm512_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m512i s1_h_3 = _mm512_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m512i x1_9 = _mm512_ternarylogic_epi32(s1_l_3, s1_h_3, s0_3, 0x56);
+        const __m512i rot4_3 = _mm512_shuffle_epi8(x1_9, rotl56);
+        const __m512i x0_9 = _mm512_xor_si512(s0_3, rot4_3);
+        const __m512i rot8_6 = _mm512_shuffle_epi8(x0_9, rotl48);
+        const __m512i x1_10 = _mm512_xor_si512(x1_9, rot8_6);
+        const __m512i rot8_7 = _mm512_shuffle_epi8(x1_10, rotl48);
+        const __m512i x0_10 = _mm512_xor_si512(x0_9, rot8_7);
+        const __m512i rot20_3 = _mm512_shuffle_epi8(x0_10, rotl24);
+        const __m512i x1_11 = _mm512_xor_si512(x1_10, rot20_3);
+        const __m512i x0_11 = _mm512_xor_si512(x0_10, x1_11);
+        const __m512i pl_3 = _mm512_shuffle_epi8(x0_11, pl_mask);
+        const __m512i pr_3 = _mm512_shuffle_epi8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
         KC_MCA_END("loop_r");
     }
 
@@ -431,20 +1022,56 @@ static void ublock_register_avx512_ublock128_256_encrypt(const uint8_t *rk, cons
     const __m512i y1 = _mm512_xor_si512(g0x1, rk1_1);
     const __m512i de = _mm512_shuffle_epi8(y0, deinterleave);
     const __m512i de_1 = _mm512_shuffle_epi8(y1, deinterleave);
-    const __m512i even_1 = _mm512_unpacklo_epi64(de, de_1);
-    const __m512i odd_1 = _mm512_unpackhi_epi64(de, de_1);
-    const __m512i ev_sh = _mm512_slli_epi16(even_1, 4);
-    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_1, ev_sh, high_nibbles, 0xd8);
-    const __m512i od_sh = _mm512_srli_epi16(odd_1, 4);
-    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_1, high_nibbles, 0xd8);
+    const __m512i even_4 = _mm512_unpacklo_epi64(de, de_1);
+    const __m512i odd_4 = _mm512_unpackhi_epi64(de, de_1);
+    const __m512i ev_sh = _mm512_slli_epi16(even_4, 4);
+    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_4, ev_sh, high_nibbles, 0xd8);
+    const __m512i od_sh = _mm512_srli_epi16(odd_4, 4);
+    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_4, high_nibbles, 0xd8);
     _mm512_storeu_si512((void *)(out), out_lo);
     _mm512_storeu_si512((void *)(out + 64), out_hi);
+    const __m512i y0_1 = _mm512_xor_si512(g1x0, rk0_1);
+    const __m512i y1_1 = _mm512_xor_si512(g1x1, rk1_1);
+    const __m512i de_2 = _mm512_shuffle_epi8(y0_1, deinterleave);
+    const __m512i de_3 = _mm512_shuffle_epi8(y1_1, deinterleave);
+    const __m512i even_5 = _mm512_unpacklo_epi64(de_2, de_3);
+    const __m512i odd_5 = _mm512_unpackhi_epi64(de_2, de_3);
+    const __m512i ev_sh_1 = _mm512_slli_epi16(even_5, 4);
+    const __m512i out_lo_1 = _mm512_ternarylogic_epi32(odd_5, ev_sh_1, high_nibbles, 0xd8);
+    const __m512i od_sh_1 = _mm512_srli_epi16(odd_5, 4);
+    const __m512i out_hi_1 = _mm512_ternarylogic_epi32(od_sh_1, even_5, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 128), out_lo_1);
+    _mm512_storeu_si512((void *)(out + 192), out_hi_1);
+    const __m512i y0_2 = _mm512_xor_si512(g2x0, rk0_1);
+    const __m512i y1_2 = _mm512_xor_si512(g2x1, rk1_1);
+    const __m512i de_4 = _mm512_shuffle_epi8(y0_2, deinterleave);
+    const __m512i de_5 = _mm512_shuffle_epi8(y1_2, deinterleave);
+    const __m512i even_6 = _mm512_unpacklo_epi64(de_4, de_5);
+    const __m512i odd_6 = _mm512_unpackhi_epi64(de_4, de_5);
+    const __m512i ev_sh_2 = _mm512_slli_epi16(even_6, 4);
+    const __m512i out_lo_2 = _mm512_ternarylogic_epi32(odd_6, ev_sh_2, high_nibbles, 0xd8);
+    const __m512i od_sh_2 = _mm512_srli_epi16(odd_6, 4);
+    const __m512i out_hi_2 = _mm512_ternarylogic_epi32(od_sh_2, even_6, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 256), out_lo_2);
+    _mm512_storeu_si512((void *)(out + 320), out_hi_2);
+    const __m512i y0_3 = _mm512_xor_si512(g3x0, rk0_1);
+    const __m512i y1_3 = _mm512_xor_si512(g3x1, rk1_1);
+    const __m512i de_6 = _mm512_shuffle_epi8(y0_3, deinterleave);
+    const __m512i de_7 = _mm512_shuffle_epi8(y1_3, deinterleave);
+    const __m512i even_7 = _mm512_unpacklo_epi64(de_6, de_7);
+    const __m512i odd_7 = _mm512_unpackhi_epi64(de_6, de_7);
+    const __m512i ev_sh_3 = _mm512_slli_epi16(even_7, 4);
+    const __m512i out_lo_3 = _mm512_ternarylogic_epi32(odd_7, ev_sh_3, high_nibbles, 0xd8);
+    const __m512i od_sh_3 = _mm512_srli_epi16(odd_7, 4);
+    const __m512i out_hi_3 = _mm512_ternarylogic_epi32(od_sh_3, even_7, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 384), out_lo_3);
+    _mm512_storeu_si512((void *)(out + 448), out_hi_3);
 }
 
-/* ublock128_256, decrypt: 8 blocks per pass. */
+/* ublock128_256, decrypt: 32 blocks per pass. */
 static void ublock_register_avx512_ublock128_256_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m512i g0x0, g0x1;
+    __m512i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m512i high_nibbles = kc_bcast16_512(high_nibbles_bytes);
@@ -476,7 +1103,7 @@ static void ublock_register_avx512_ublock128_256_decrypt(const uint8_t *rk, cons
     static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
     const __m512i rotl56 = kc_bcast16_512(rotl56_bytes);
 
-    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m512i blk = _mm512_loadu_si512((const void *)(in));
     const __m512i blk_1 = _mm512_loadu_si512((const void *)(in + 64));
     const __m512i lo_sh = _mm512_srli_epi16(blk, 4);
@@ -487,6 +1114,36 @@ static void ublock_register_avx512_ublock128_256_decrypt(const uint8_t *rk, cons
     const __m512i sp_1 = _mm512_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
+    const __m512i blk_2 = _mm512_loadu_si512((const void *)(in + 128));
+    const __m512i blk_3 = _mm512_loadu_si512((const void *)(in + 192));
+    const __m512i lo_sh_1 = _mm512_srli_epi16(blk_2, 4);
+    const __m512i even_1 = _mm512_ternarylogic_epi32(lo_sh_1, blk_3, high_nibbles, 0xd8);
+    const __m512i hi_sh_1 = _mm512_slli_epi16(blk_3, 4);
+    const __m512i odd_1 = _mm512_ternarylogic_epi32(blk_2, hi_sh_1, high_nibbles, 0xd8);
+    const __m512i sp_2 = _mm512_unpacklo_epi8(even_1, odd_1);
+    const __m512i sp_3 = _mm512_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m512i blk_4 = _mm512_loadu_si512((const void *)(in + 256));
+    const __m512i blk_5 = _mm512_loadu_si512((const void *)(in + 320));
+    const __m512i lo_sh_2 = _mm512_srli_epi16(blk_4, 4);
+    const __m512i even_2 = _mm512_ternarylogic_epi32(lo_sh_2, blk_5, high_nibbles, 0xd8);
+    const __m512i hi_sh_2 = _mm512_slli_epi16(blk_5, 4);
+    const __m512i odd_2 = _mm512_ternarylogic_epi32(blk_4, hi_sh_2, high_nibbles, 0xd8);
+    const __m512i sp_4 = _mm512_unpacklo_epi8(even_2, odd_2);
+    const __m512i sp_5 = _mm512_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m512i blk_6 = _mm512_loadu_si512((const void *)(in + 384));
+    const __m512i blk_7 = _mm512_loadu_si512((const void *)(in + 448));
+    const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
+    const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
+    const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
+    const __m512i odd_3 = _mm512_ternarylogic_epi32(blk_6, hi_sh_3, high_nibbles, 0xd8);
+    const __m512i sp_6 = _mm512_unpacklo_epi8(even_3, odd_3);
+    const __m512i sp_7 = _mm512_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
     for (size_t r = 0; r < 24; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m512i rk0 = _mm512_loadu_si512((const void *)(rk + 128 * r));
@@ -521,31 +1178,157 @@ static void ublock_register_avx512_ublock128_256_decrypt(const uint8_t *rk, cons
         const __m512i s1 = _mm512_or_si512(s1_l, s1_h);
         g0x0 = s0;
         g0x1 = s1;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m512i k0_1 = _mm512_xor_si512(g1x0, rk0);
+        const __m512i k1_1 = _mm512_xor_si512(g1x1, rk1);
+        const __m512i pl_1 = _mm512_shuffle_epi8(k0_1, pl_mask);
+        const __m512i pr_1 = _mm512_shuffle_epi8(k1_1, pr_mask);
+        const __m512i y0_3 = _mm512_xor_si512(pl_1, pr_1);
+        const __m512i rot20_1 = _mm512_shuffle_epi8(y0_3, rotl24);
+        const __m512i y1_3 = _mm512_xor_si512(pr_1, rot20_1);
+        const __m512i rot8_2 = _mm512_shuffle_epi8(y1_3, rotl48);
+        const __m512i y0_4 = _mm512_xor_si512(y0_3, rot8_2);
+        const __m512i rot8_3 = _mm512_shuffle_epi8(y0_4, rotl48);
+        const __m512i y1_4 = _mm512_xor_si512(y1_3, rot8_3);
+        const __m512i rot4_1 = _mm512_shuffle_epi8(y1_4, rotl56);
+        const __m512i y0_5 = _mm512_xor_si512(y0_4, rot4_1);
+        const __m512i y1_5 = _mm512_xor_si512(y1_4, y0_5);
+        const __m512i s0_lo_1 = _mm512_and_si512(y0_5, low_nibbles);
+        const __m512i s0_sh_1 = _mm512_srli_epi16(y0_5, 4);
+        const __m512i s0_hi_1 = _mm512_and_si512(s0_sh_1, low_nibbles);
+        const __m512i s0_l_1 = _mm512_shuffle_epi8(sbox_inv_lo, s0_lo_1);
+        const __m512i s0_h_1 = _mm512_shuffle_epi8(sbox_inv_hi, s0_hi_1);
+        const __m512i s0_1 = _mm512_or_si512(s0_l_1, s0_h_1);
+        const __m512i s1_lo_1 = _mm512_and_si512(y1_5, low_nibbles);
+        const __m512i s1_sh_1 = _mm512_srli_epi16(y1_5, 4);
+        const __m512i s1_hi_1 = _mm512_and_si512(s1_sh_1, low_nibbles);
+        const __m512i s1_l_1 = _mm512_shuffle_epi8(sbox_inv_lo, s1_lo_1);
+        const __m512i s1_h_1 = _mm512_shuffle_epi8(sbox_inv_hi, s1_hi_1);
+        const __m512i s1_1 = _mm512_or_si512(s1_l_1, s1_h_1);
+        g1x0 = s0_1;
+        g1x1 = s1_1;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m512i k0_2 = _mm512_xor_si512(g2x0, rk0);
+        const __m512i k1_2 = _mm512_xor_si512(g2x1, rk1);
+        const __m512i pl_2 = _mm512_shuffle_epi8(k0_2, pl_mask);
+        const __m512i pr_2 = _mm512_shuffle_epi8(k1_2, pr_mask);
+        const __m512i y0_6 = _mm512_xor_si512(pl_2, pr_2);
+        const __m512i rot20_2 = _mm512_shuffle_epi8(y0_6, rotl24);
+        const __m512i y1_6 = _mm512_xor_si512(pr_2, rot20_2);
+        const __m512i rot8_4 = _mm512_shuffle_epi8(y1_6, rotl48);
+        const __m512i y0_7 = _mm512_xor_si512(y0_6, rot8_4);
+        const __m512i rot8_5 = _mm512_shuffle_epi8(y0_7, rotl48);
+        const __m512i y1_7 = _mm512_xor_si512(y1_6, rot8_5);
+        const __m512i rot4_2 = _mm512_shuffle_epi8(y1_7, rotl56);
+        const __m512i y0_8 = _mm512_xor_si512(y0_7, rot4_2);
+        const __m512i y1_8 = _mm512_xor_si512(y1_7, y0_8);
+        const __m512i s0_lo_2 = _mm512_and_si512(y0_8, low_nibbles);
+        const __m512i s0_sh_2 = _mm512_srli_epi16(y0_8, 4);
+        const __m512i s0_hi_2 = _mm512_and_si512(s0_sh_2, low_nibbles);
+        const __m512i s0_l_2 = _mm512_shuffle_epi8(sbox_inv_lo, s0_lo_2);
+        const __m512i s0_h_2 = _mm512_shuffle_epi8(sbox_inv_hi, s0_hi_2);
+        const __m512i s0_2 = _mm512_or_si512(s0_l_2, s0_h_2);
+        const __m512i s1_lo_2 = _mm512_and_si512(y1_8, low_nibbles);
+        const __m512i s1_sh_2 = _mm512_srli_epi16(y1_8, 4);
+        const __m512i s1_hi_2 = _mm512_and_si512(s1_sh_2, low_nibbles);
+        const __m512i s1_l_2 = _mm512_shuffle_epi8(sbox_inv_lo, s1_lo_2);
+        const __m512i s1_h_2 = _mm512_shuffle_epi8(sbox_inv_hi, s1_hi_2);
+        const __m512i s1_2 = _mm512_or_si512(s1_l_2, s1_h_2);
+        g2x0 = s0_2;
+        g2x1 = s1_2;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m512i k0_3 = _mm512_xor_si512(g3x0, rk0);
+        const __m512i k1_3 = _mm512_xor_si512(g3x1, rk1);
+        const __m512i pl_3 = _mm512_shuffle_epi8(k0_3, pl_mask);
+        const __m512i pr_3 = _mm512_shuffle_epi8(k1_3, pr_mask);
+        const __m512i y0_9 = _mm512_xor_si512(pl_3, pr_3);
+        const __m512i rot20_3 = _mm512_shuffle_epi8(y0_9, rotl24);
+        const __m512i y1_9 = _mm512_xor_si512(pr_3, rot20_3);
+        const __m512i rot8_6 = _mm512_shuffle_epi8(y1_9, rotl48);
+        const __m512i y0_10 = _mm512_xor_si512(y0_9, rot8_6);
+        const __m512i rot8_7 = _mm512_shuffle_epi8(y0_10, rotl48);
+        const __m512i y1_10 = _mm512_xor_si512(y1_9, rot8_7);
+        const __m512i rot4_3 = _mm512_shuffle_epi8(y1_10, rotl56);
+        const __m512i y0_11 = _mm512_xor_si512(y0_10, rot4_3);
+        const __m512i y1_11 = _mm512_xor_si512(y1_10, y0_11);
+        const __m512i s0_lo_3 = _mm512_and_si512(y0_11, low_nibbles);
+        const __m512i s0_sh_3 = _mm512_srli_epi16(y0_11, 4);
+        const __m512i s0_hi_3 = _mm512_and_si512(s0_sh_3, low_nibbles);
+        const __m512i s0_l_3 = _mm512_shuffle_epi8(sbox_inv_lo, s0_lo_3);
+        const __m512i s0_h_3 = _mm512_shuffle_epi8(sbox_inv_hi, s0_hi_3);
+        const __m512i s0_3 = _mm512_or_si512(s0_l_3, s0_h_3);
+        const __m512i s1_lo_3 = _mm512_and_si512(y1_11, low_nibbles);
+        const __m512i s1_sh_3 = _mm512_srli_epi16(y1_11, 4);
+        const __m512i s1_hi_3 = _mm512_and_si512(s1_sh_3, low_nibbles);
+        const __m512i s1_l_3 = _mm512_shuffle_epi8(sbox_inv_lo, s1_lo_3);
+        const __m512i s1_h_3 = _mm512_shuffle_epi8(sbox_inv_hi, s1_hi_3);
+        const __m512i s1_3 = _mm512_or_si512(s1_l_3, s1_h_3);
+        g3x0 = s0_3;
+        g3x1 = s1_3;
         KC_MCA_END("loop_r");
     }
 
     /* Final key addition. */
     const __m512i rk0_1 = _mm512_loadu_si512((const void *)(rk + 3072));
     const __m512i rk1_1 = _mm512_loadu_si512((const void *)(rk + 3136));
-    const __m512i y0_3 = _mm512_xor_si512(g0x0, rk0_1);
-    const __m512i y1_3 = _mm512_xor_si512(g0x1, rk1_1);
-    const __m512i de = _mm512_shuffle_epi8(y0_3, deinterleave);
-    const __m512i de_1 = _mm512_shuffle_epi8(y1_3, deinterleave);
-    const __m512i even_1 = _mm512_unpacklo_epi64(de, de_1);
-    const __m512i odd_1 = _mm512_unpackhi_epi64(de, de_1);
-    const __m512i ev_sh = _mm512_slli_epi16(even_1, 4);
-    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_1, ev_sh, high_nibbles, 0xd8);
-    const __m512i od_sh = _mm512_srli_epi16(odd_1, 4);
-    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_1, high_nibbles, 0xd8);
+    const __m512i y0_12 = _mm512_xor_si512(g0x0, rk0_1);
+    const __m512i y1_12 = _mm512_xor_si512(g0x1, rk1_1);
+    const __m512i de = _mm512_shuffle_epi8(y0_12, deinterleave);
+    const __m512i de_1 = _mm512_shuffle_epi8(y1_12, deinterleave);
+    const __m512i even_4 = _mm512_unpacklo_epi64(de, de_1);
+    const __m512i odd_4 = _mm512_unpackhi_epi64(de, de_1);
+    const __m512i ev_sh = _mm512_slli_epi16(even_4, 4);
+    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_4, ev_sh, high_nibbles, 0xd8);
+    const __m512i od_sh = _mm512_srli_epi16(odd_4, 4);
+    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_4, high_nibbles, 0xd8);
     _mm512_storeu_si512((void *)(out), out_lo);
     _mm512_storeu_si512((void *)(out + 64), out_hi);
+    const __m512i y0_13 = _mm512_xor_si512(g1x0, rk0_1);
+    const __m512i y1_13 = _mm512_xor_si512(g1x1, rk1_1);
+    const __m512i de_2 = _mm512_shuffle_epi8(y0_13, deinterleave);
+    const __m512i de_3 = _mm512_shuffle_epi8(y1_13, deinterleave);
+    const __m512i even_5 = _mm512_unpacklo_epi64(de_2, de_3);
+    const __m512i odd_5 = _mm512_unpackhi_epi64(de_2, de_3);
+    const __m512i ev_sh_1 = _mm512_slli_epi16(even_5, 4);
+    const __m512i out_lo_1 = _mm512_ternarylogic_epi32(odd_5, ev_sh_1, high_nibbles, 0xd8);
+    const __m512i od_sh_1 = _mm512_srli_epi16(odd_5, 4);
+    const __m512i out_hi_1 = _mm512_ternarylogic_epi32(od_sh_1, even_5, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 128), out_lo_1);
+    _mm512_storeu_si512((void *)(out + 192), out_hi_1);
+    const __m512i y0_14 = _mm512_xor_si512(g2x0, rk0_1);
+    const __m512i y1_14 = _mm512_xor_si512(g2x1, rk1_1);
+    const __m512i de_4 = _mm512_shuffle_epi8(y0_14, deinterleave);
+    const __m512i de_5 = _mm512_shuffle_epi8(y1_14, deinterleave);
+    const __m512i even_6 = _mm512_unpacklo_epi64(de_4, de_5);
+    const __m512i odd_6 = _mm512_unpackhi_epi64(de_4, de_5);
+    const __m512i ev_sh_2 = _mm512_slli_epi16(even_6, 4);
+    const __m512i out_lo_2 = _mm512_ternarylogic_epi32(odd_6, ev_sh_2, high_nibbles, 0xd8);
+    const __m512i od_sh_2 = _mm512_srli_epi16(odd_6, 4);
+    const __m512i out_hi_2 = _mm512_ternarylogic_epi32(od_sh_2, even_6, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 256), out_lo_2);
+    _mm512_storeu_si512((void *)(out + 320), out_hi_2);
+    const __m512i y0_15 = _mm512_xor_si512(g3x0, rk0_1);
+    const __m512i y1_15 = _mm512_xor_si512(g3x1, rk1_1);
+    const __m512i de_6 = _mm512_shuffle_epi8(y0_15, deinterleave);
+    const __m512i de_7 = _mm512_shuffle_epi8(y1_15, deinterleave);
+    const __m512i even_7 = _mm512_unpacklo_epi64(de_6, de_7);
+    const __m512i odd_7 = _mm512_unpackhi_epi64(de_6, de_7);
+    const __m512i ev_sh_3 = _mm512_slli_epi16(even_7, 4);
+    const __m512i out_lo_3 = _mm512_ternarylogic_epi32(odd_7, ev_sh_3, high_nibbles, 0xd8);
+    const __m512i od_sh_3 = _mm512_srli_epi16(odd_7, 4);
+    const __m512i out_hi_3 = _mm512_ternarylogic_epi32(od_sh_3, even_7, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 384), out_lo_3);
+    _mm512_storeu_si512((void *)(out + 448), out_hi_3);
 }
 
 /* ublock128_256, encryption with the message XORed into the stores: out = E(in) ^ src. */
 static void ublock_register_avx512_ublock128_256_encrypt_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
                                                              const uint8_t *src)
 {
-    __m512i g0x0, g0x1;
+    __m512i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m512i high_nibbles = kc_bcast16_512(high_nibbles_bytes);
@@ -577,7 +1360,7 @@ static void ublock_register_avx512_ublock128_256_encrypt_xor(const uint8_t *rk, 
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
 
-    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m512i blk = _mm512_loadu_si512((const void *)(in));
     const __m512i blk_1 = _mm512_loadu_si512((const void *)(in + 64));
     const __m512i lo_sh = _mm512_srli_epi16(blk, 4);
@@ -588,6 +1371,36 @@ static void ublock_register_avx512_ublock128_256_encrypt_xor(const uint8_t *rk, 
     const __m512i sp_1 = _mm512_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
+    const __m512i blk_2 = _mm512_loadu_si512((const void *)(in + 128));
+    const __m512i blk_3 = _mm512_loadu_si512((const void *)(in + 192));
+    const __m512i lo_sh_1 = _mm512_srli_epi16(blk_2, 4);
+    const __m512i even_1 = _mm512_ternarylogic_epi32(lo_sh_1, blk_3, high_nibbles, 0xd8);
+    const __m512i hi_sh_1 = _mm512_slli_epi16(blk_3, 4);
+    const __m512i odd_1 = _mm512_ternarylogic_epi32(blk_2, hi_sh_1, high_nibbles, 0xd8);
+    const __m512i sp_2 = _mm512_unpacklo_epi8(even_1, odd_1);
+    const __m512i sp_3 = _mm512_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m512i blk_4 = _mm512_loadu_si512((const void *)(in + 256));
+    const __m512i blk_5 = _mm512_loadu_si512((const void *)(in + 320));
+    const __m512i lo_sh_2 = _mm512_srli_epi16(blk_4, 4);
+    const __m512i even_2 = _mm512_ternarylogic_epi32(lo_sh_2, blk_5, high_nibbles, 0xd8);
+    const __m512i hi_sh_2 = _mm512_slli_epi16(blk_5, 4);
+    const __m512i odd_2 = _mm512_ternarylogic_epi32(blk_4, hi_sh_2, high_nibbles, 0xd8);
+    const __m512i sp_4 = _mm512_unpacklo_epi8(even_2, odd_2);
+    const __m512i sp_5 = _mm512_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m512i blk_6 = _mm512_loadu_si512((const void *)(in + 384));
+    const __m512i blk_7 = _mm512_loadu_si512((const void *)(in + 448));
+    const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
+    const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
+    const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
+    const __m512i odd_3 = _mm512_ternarylogic_epi32(blk_6, hi_sh_3, high_nibbles, 0xd8);
+    const __m512i sp_6 = _mm512_unpacklo_epi8(even_3, odd_3);
+    const __m512i sp_7 = _mm512_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
     for (size_t r = 0; r < 24; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m512i rk0 = _mm512_loadu_si512((const void *)(rk + 128 * r));
@@ -621,6 +1434,93 @@ static void ublock_register_avx512_ublock128_256_encrypt_xor(const uint8_t *rk, 
         const __m512i pr = _mm512_shuffle_epi8(x1_2, pr_mask);
         g0x0 = pl;
         g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_1 = _mm512_xor_si512(g1x0, rk0);
+        const __m512i k1_1 = _mm512_xor_si512(g1x1, rk1);
+        const __m512i s0_lo_1 = _mm512_and_si512(k0_1, low_nibbles);
+        const __m512i s0_sh_1 = _mm512_srli_epi16(k0_1, 4);
+        const __m512i s0_hi_1 = _mm512_and_si512(s0_sh_1, low_nibbles);
+        const __m512i s0_l_1 = _mm512_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m512i s0_h_1 = _mm512_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m512i s0_1 = _mm512_or_si512(s0_l_1, s0_h_1);
+        const __m512i s1_lo_1 = _mm512_and_si512(k1_1, low_nibbles);
+        const __m512i s1_sh_1 = _mm512_srli_epi16(k1_1, 4);
+        const __m512i s1_hi_1 = _mm512_and_si512(s1_sh_1, low_nibbles);
+        const __m512i s1_l_1 = _mm512_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m512i s1_h_1 = _mm512_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m512i x1_3 = _mm512_ternarylogic_epi32(s1_l_1, s1_h_1, s0_1, 0x56);
+        const __m512i rot4_1 = _mm512_shuffle_epi8(x1_3, rotl56);
+        const __m512i x0_3 = _mm512_xor_si512(s0_1, rot4_1);
+        const __m512i rot8_2 = _mm512_shuffle_epi8(x0_3, rotl48);
+        const __m512i x1_4 = _mm512_xor_si512(x1_3, rot8_2);
+        const __m512i rot8_3 = _mm512_shuffle_epi8(x1_4, rotl48);
+        const __m512i x0_4 = _mm512_xor_si512(x0_3, rot8_3);
+        const __m512i rot20_1 = _mm512_shuffle_epi8(x0_4, rotl24);
+        const __m512i x1_5 = _mm512_xor_si512(x1_4, rot20_1);
+        const __m512i x0_5 = _mm512_xor_si512(x0_4, x1_5);
+        const __m512i pl_1 = _mm512_shuffle_epi8(x0_5, pl_mask);
+        const __m512i pr_1 = _mm512_shuffle_epi8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_2 = _mm512_xor_si512(g2x0, rk0);
+        const __m512i k1_2 = _mm512_xor_si512(g2x1, rk1);
+        const __m512i s0_lo_2 = _mm512_and_si512(k0_2, low_nibbles);
+        const __m512i s0_sh_2 = _mm512_srli_epi16(k0_2, 4);
+        const __m512i s0_hi_2 = _mm512_and_si512(s0_sh_2, low_nibbles);
+        const __m512i s0_l_2 = _mm512_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m512i s0_h_2 = _mm512_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m512i s0_2 = _mm512_or_si512(s0_l_2, s0_h_2);
+        const __m512i s1_lo_2 = _mm512_and_si512(k1_2, low_nibbles);
+        const __m512i s1_sh_2 = _mm512_srli_epi16(k1_2, 4);
+        const __m512i s1_hi_2 = _mm512_and_si512(s1_sh_2, low_nibbles);
+        const __m512i s1_l_2 = _mm512_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m512i s1_h_2 = _mm512_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m512i x1_6 = _mm512_ternarylogic_epi32(s1_l_2, s1_h_2, s0_2, 0x56);
+        const __m512i rot4_2 = _mm512_shuffle_epi8(x1_6, rotl56);
+        const __m512i x0_6 = _mm512_xor_si512(s0_2, rot4_2);
+        const __m512i rot8_4 = _mm512_shuffle_epi8(x0_6, rotl48);
+        const __m512i x1_7 = _mm512_xor_si512(x1_6, rot8_4);
+        const __m512i rot8_5 = _mm512_shuffle_epi8(x1_7, rotl48);
+        const __m512i x0_7 = _mm512_xor_si512(x0_6, rot8_5);
+        const __m512i rot20_2 = _mm512_shuffle_epi8(x0_7, rotl24);
+        const __m512i x1_8 = _mm512_xor_si512(x1_7, rot20_2);
+        const __m512i x0_8 = _mm512_xor_si512(x0_7, x1_8);
+        const __m512i pl_2 = _mm512_shuffle_epi8(x0_8, pl_mask);
+        const __m512i pr_2 = _mm512_shuffle_epi8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_3 = _mm512_xor_si512(g3x0, rk0);
+        const __m512i k1_3 = _mm512_xor_si512(g3x1, rk1);
+        const __m512i s0_lo_3 = _mm512_and_si512(k0_3, low_nibbles);
+        const __m512i s0_sh_3 = _mm512_srli_epi16(k0_3, 4);
+        const __m512i s0_hi_3 = _mm512_and_si512(s0_sh_3, low_nibbles);
+        const __m512i s0_l_3 = _mm512_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m512i s0_h_3 = _mm512_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m512i s0_3 = _mm512_or_si512(s0_l_3, s0_h_3);
+        const __m512i s1_lo_3 = _mm512_and_si512(k1_3, low_nibbles);
+        const __m512i s1_sh_3 = _mm512_srli_epi16(k1_3, 4);
+        const __m512i s1_hi_3 = _mm512_and_si512(s1_sh_3, low_nibbles);
+        const __m512i s1_l_3 = _mm512_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m512i s1_h_3 = _mm512_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m512i x1_9 = _mm512_ternarylogic_epi32(s1_l_3, s1_h_3, s0_3, 0x56);
+        const __m512i rot4_3 = _mm512_shuffle_epi8(x1_9, rotl56);
+        const __m512i x0_9 = _mm512_xor_si512(s0_3, rot4_3);
+        const __m512i rot8_6 = _mm512_shuffle_epi8(x0_9, rotl48);
+        const __m512i x1_10 = _mm512_xor_si512(x1_9, rot8_6);
+        const __m512i rot8_7 = _mm512_shuffle_epi8(x1_10, rotl48);
+        const __m512i x0_10 = _mm512_xor_si512(x0_9, rot8_7);
+        const __m512i rot20_3 = _mm512_shuffle_epi8(x0_10, rotl24);
+        const __m512i x1_11 = _mm512_xor_si512(x1_10, rot20_3);
+        const __m512i x0_11 = _mm512_xor_si512(x0_10, x1_11);
+        const __m512i pl_3 = _mm512_shuffle_epi8(x0_11, pl_mask);
+        const __m512i pr_3 = _mm512_shuffle_epi8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
         KC_MCA_END("loop_r");
     }
 
@@ -631,24 +1531,72 @@ static void ublock_register_avx512_ublock128_256_encrypt_xor(const uint8_t *rk, 
     const __m512i y1 = _mm512_xor_si512(g0x1, rk1_1);
     const __m512i de = _mm512_shuffle_epi8(y0, deinterleave);
     const __m512i de_1 = _mm512_shuffle_epi8(y1, deinterleave);
-    const __m512i even_1 = _mm512_unpacklo_epi64(de, de_1);
-    const __m512i odd_1 = _mm512_unpackhi_epi64(de, de_1);
-    const __m512i ev_sh = _mm512_slli_epi16(even_1, 4);
-    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_1, ev_sh, high_nibbles, 0xd8);
-    const __m512i od_sh = _mm512_srli_epi16(odd_1, 4);
-    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_1, high_nibbles, 0xd8);
+    const __m512i even_4 = _mm512_unpacklo_epi64(de, de_1);
+    const __m512i odd_4 = _mm512_unpackhi_epi64(de, de_1);
+    const __m512i ev_sh = _mm512_slli_epi16(even_4, 4);
+    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_4, ev_sh, high_nibbles, 0xd8);
+    const __m512i od_sh = _mm512_srli_epi16(odd_4, 4);
+    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_4, high_nibbles, 0xd8);
     const __m512i msg = _mm512_loadu_si512((const void *)(src));
     const __m512i ct = _mm512_xor_si512(out_lo, msg);
     _mm512_storeu_si512((void *)(out), ct);
     const __m512i msg_1 = _mm512_loadu_si512((const void *)(src + 64));
     const __m512i ct_1 = _mm512_xor_si512(out_hi, msg_1);
     _mm512_storeu_si512((void *)(out + 64), ct_1);
+    const __m512i y0_1 = _mm512_xor_si512(g1x0, rk0_1);
+    const __m512i y1_1 = _mm512_xor_si512(g1x1, rk1_1);
+    const __m512i de_2 = _mm512_shuffle_epi8(y0_1, deinterleave);
+    const __m512i de_3 = _mm512_shuffle_epi8(y1_1, deinterleave);
+    const __m512i even_5 = _mm512_unpacklo_epi64(de_2, de_3);
+    const __m512i odd_5 = _mm512_unpackhi_epi64(de_2, de_3);
+    const __m512i ev_sh_1 = _mm512_slli_epi16(even_5, 4);
+    const __m512i out_lo_1 = _mm512_ternarylogic_epi32(odd_5, ev_sh_1, high_nibbles, 0xd8);
+    const __m512i od_sh_1 = _mm512_srli_epi16(odd_5, 4);
+    const __m512i out_hi_1 = _mm512_ternarylogic_epi32(od_sh_1, even_5, high_nibbles, 0xd8);
+    const __m512i msg_2 = _mm512_loadu_si512((const void *)(src + 128));
+    const __m512i ct_2 = _mm512_xor_si512(out_lo_1, msg_2);
+    _mm512_storeu_si512((void *)(out + 128), ct_2);
+    const __m512i msg_3 = _mm512_loadu_si512((const void *)(src + 192));
+    const __m512i ct_3 = _mm512_xor_si512(out_hi_1, msg_3);
+    _mm512_storeu_si512((void *)(out + 192), ct_3);
+    const __m512i y0_2 = _mm512_xor_si512(g2x0, rk0_1);
+    const __m512i y1_2 = _mm512_xor_si512(g2x1, rk1_1);
+    const __m512i de_4 = _mm512_shuffle_epi8(y0_2, deinterleave);
+    const __m512i de_5 = _mm512_shuffle_epi8(y1_2, deinterleave);
+    const __m512i even_6 = _mm512_unpacklo_epi64(de_4, de_5);
+    const __m512i odd_6 = _mm512_unpackhi_epi64(de_4, de_5);
+    const __m512i ev_sh_2 = _mm512_slli_epi16(even_6, 4);
+    const __m512i out_lo_2 = _mm512_ternarylogic_epi32(odd_6, ev_sh_2, high_nibbles, 0xd8);
+    const __m512i od_sh_2 = _mm512_srli_epi16(odd_6, 4);
+    const __m512i out_hi_2 = _mm512_ternarylogic_epi32(od_sh_2, even_6, high_nibbles, 0xd8);
+    const __m512i msg_4 = _mm512_loadu_si512((const void *)(src + 256));
+    const __m512i ct_4 = _mm512_xor_si512(out_lo_2, msg_4);
+    _mm512_storeu_si512((void *)(out + 256), ct_4);
+    const __m512i msg_5 = _mm512_loadu_si512((const void *)(src + 320));
+    const __m512i ct_5 = _mm512_xor_si512(out_hi_2, msg_5);
+    _mm512_storeu_si512((void *)(out + 320), ct_5);
+    const __m512i y0_3 = _mm512_xor_si512(g3x0, rk0_1);
+    const __m512i y1_3 = _mm512_xor_si512(g3x1, rk1_1);
+    const __m512i de_6 = _mm512_shuffle_epi8(y0_3, deinterleave);
+    const __m512i de_7 = _mm512_shuffle_epi8(y1_3, deinterleave);
+    const __m512i even_7 = _mm512_unpacklo_epi64(de_6, de_7);
+    const __m512i odd_7 = _mm512_unpackhi_epi64(de_6, de_7);
+    const __m512i ev_sh_3 = _mm512_slli_epi16(even_7, 4);
+    const __m512i out_lo_3 = _mm512_ternarylogic_epi32(odd_7, ev_sh_3, high_nibbles, 0xd8);
+    const __m512i od_sh_3 = _mm512_srli_epi16(odd_7, 4);
+    const __m512i out_hi_3 = _mm512_ternarylogic_epi32(od_sh_3, even_7, high_nibbles, 0xd8);
+    const __m512i msg_6 = _mm512_loadu_si512((const void *)(src + 384));
+    const __m512i ct_6 = _mm512_xor_si512(out_lo_3, msg_6);
+    _mm512_storeu_si512((void *)(out + 384), ct_6);
+    const __m512i msg_7 = _mm512_loadu_si512((const void *)(src + 448));
+    const __m512i ct_7 = _mm512_xor_si512(out_hi_3, msg_7);
+    _mm512_storeu_si512((void *)(out + 448), ct_7);
 }
 
-/* ublock256_256, encrypt: 4 blocks per pass. */
+/* ublock256_256, encrypt: 16 blocks per pass. */
 static void ublock_register_avx512_ublock256_256_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m512i g0x0, g0x1;
+    __m512i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m512i high_nibbles = kc_bcast16_512(high_nibbles_bytes);
@@ -692,7 +1640,7 @@ static void ublock_register_avx512_ublock256_256_encrypt(const uint8_t *rk, cons
     static const uint8_t lanes_1_picks_bytes[64] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m512i lanes_1_picks = _mm512_loadu_si512((const void *)lanes_1_picks_bytes);
 
-    /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m512i blk = _mm512_loadu_si512((const void *)(in));
     const __m512i blk_1 = _mm512_loadu_si512((const void *)(in + 64));
     const __m512i lo_sh = _mm512_srli_epi16(blk, 4);
@@ -705,6 +1653,42 @@ static void ublock_register_avx512_ublock256_256_encrypt(const uint8_t *rk, cons
     const __m512i lanes_1 = _mm512_permutex2var_epi64(sp, lanes_1_picks, sp_1);
     g0x0 = lanes;
     g0x1 = lanes_1;
+    const __m512i blk_2 = _mm512_loadu_si512((const void *)(in + 128));
+    const __m512i blk_3 = _mm512_loadu_si512((const void *)(in + 192));
+    const __m512i lo_sh_1 = _mm512_srli_epi16(blk_2, 4);
+    const __m512i even_1 = _mm512_ternarylogic_epi32(lo_sh_1, blk_3, high_nibbles, 0xd8);
+    const __m512i hi_sh_1 = _mm512_slli_epi16(blk_3, 4);
+    const __m512i odd_1 = _mm512_ternarylogic_epi32(blk_2, hi_sh_1, high_nibbles, 0xd8);
+    const __m512i sp_2 = _mm512_unpacklo_epi8(even_1, odd_1);
+    const __m512i sp_3 = _mm512_unpackhi_epi8(even_1, odd_1);
+    const __m512i lanes_2 = _mm512_permutex2var_epi64(sp_2, lanes_picks, sp_3);
+    const __m512i lanes_3 = _mm512_permutex2var_epi64(sp_2, lanes_1_picks, sp_3);
+    g1x0 = lanes_2;
+    g1x1 = lanes_3;
+    const __m512i blk_4 = _mm512_loadu_si512((const void *)(in + 256));
+    const __m512i blk_5 = _mm512_loadu_si512((const void *)(in + 320));
+    const __m512i lo_sh_2 = _mm512_srli_epi16(blk_4, 4);
+    const __m512i even_2 = _mm512_ternarylogic_epi32(lo_sh_2, blk_5, high_nibbles, 0xd8);
+    const __m512i hi_sh_2 = _mm512_slli_epi16(blk_5, 4);
+    const __m512i odd_2 = _mm512_ternarylogic_epi32(blk_4, hi_sh_2, high_nibbles, 0xd8);
+    const __m512i sp_4 = _mm512_unpacklo_epi8(even_2, odd_2);
+    const __m512i sp_5 = _mm512_unpackhi_epi8(even_2, odd_2);
+    const __m512i lanes_4 = _mm512_permutex2var_epi64(sp_4, lanes_picks, sp_5);
+    const __m512i lanes_5 = _mm512_permutex2var_epi64(sp_4, lanes_1_picks, sp_5);
+    g2x0 = lanes_4;
+    g2x1 = lanes_5;
+    const __m512i blk_6 = _mm512_loadu_si512((const void *)(in + 384));
+    const __m512i blk_7 = _mm512_loadu_si512((const void *)(in + 448));
+    const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
+    const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
+    const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
+    const __m512i odd_3 = _mm512_ternarylogic_epi32(blk_6, hi_sh_3, high_nibbles, 0xd8);
+    const __m512i sp_6 = _mm512_unpacklo_epi8(even_3, odd_3);
+    const __m512i sp_7 = _mm512_unpackhi_epi8(even_3, odd_3);
+    const __m512i lanes_6 = _mm512_permutex2var_epi64(sp_6, lanes_picks, sp_7);
+    const __m512i lanes_7 = _mm512_permutex2var_epi64(sp_6, lanes_1_picks, sp_7);
+    g3x0 = lanes_6;
+    g3x1 = lanes_7;
     for (size_t r = 0; r < 24; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m512i rk0 = _mm512_loadu_si512((const void *)(rk + 128 * r));
@@ -744,6 +1728,111 @@ static void ublock_register_avx512_ublock256_256_encrypt(const uint8_t *rk, cons
         const __m512i pr = _mm512_xor_si512(pr_f, pr_r);
         g0x0 = pl;
         g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_1 = _mm512_xor_si512(g1x0, rk0);
+        const __m512i k1_1 = _mm512_xor_si512(g1x1, rk1);
+        const __m512i s0_lo_1 = _mm512_and_si512(k0_1, low_nibbles);
+        const __m512i s0_sh_1 = _mm512_srli_epi16(k0_1, 4);
+        const __m512i s0_hi_1 = _mm512_and_si512(s0_sh_1, low_nibbles);
+        const __m512i s0_l_1 = _mm512_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m512i s0_h_1 = _mm512_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m512i s0_1 = _mm512_or_si512(s0_l_1, s0_h_1);
+        const __m512i s1_lo_1 = _mm512_and_si512(k1_1, low_nibbles);
+        const __m512i s1_sh_1 = _mm512_srli_epi16(k1_1, 4);
+        const __m512i s1_hi_1 = _mm512_and_si512(s1_sh_1, low_nibbles);
+        const __m512i s1_l_1 = _mm512_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m512i s1_h_1 = _mm512_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m512i x1_3 = _mm512_ternarylogic_epi32(s1_l_1, s1_h_1, s0_1, 0x56);
+        const __m512i rot4_1 = _mm512_shuffle_epi8(x1_3, rotl56);
+        const __m512i x0_3 = _mm512_xor_si512(s0_1, rot4_1);
+        const __m512i rot8_2 = _mm512_shuffle_epi8(x0_3, rotl48);
+        const __m512i x1_4 = _mm512_xor_si512(x1_3, rot8_2);
+        const __m512i rot8_3 = _mm512_shuffle_epi8(x1_4, rotl48);
+        const __m512i x0_4 = _mm512_xor_si512(x0_3, rot8_3);
+        const __m512i rot20_1 = _mm512_shuffle_epi8(x0_4, rotl24);
+        const __m512i x1_5 = _mm512_xor_si512(x1_4, rot20_1);
+        const __m512i x0_5 = _mm512_xor_si512(x0_4, x1_5);
+        const __m512i pl_swap_1 = _mm512_shuffle_i32x4(x0_5, x0_5, 0xb1);
+        const __m512i pl_f_1 = _mm512_shuffle_epi8(x0_5, pl_front);
+        const __m512i pl_r_1 = _mm512_shuffle_epi8(pl_swap_1, pl_rear);
+        const __m512i pl_1 = _mm512_xor_si512(pl_f_1, pl_r_1);
+        const __m512i pr_swap_1 = _mm512_shuffle_i32x4(x1_5, x1_5, 0xb1);
+        const __m512i pr_f_1 = _mm512_shuffle_epi8(x1_5, pr_front);
+        const __m512i pr_r_1 = _mm512_shuffle_epi8(pr_swap_1, pr_rear);
+        const __m512i pr_1 = _mm512_xor_si512(pr_f_1, pr_r_1);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_2 = _mm512_xor_si512(g2x0, rk0);
+        const __m512i k1_2 = _mm512_xor_si512(g2x1, rk1);
+        const __m512i s0_lo_2 = _mm512_and_si512(k0_2, low_nibbles);
+        const __m512i s0_sh_2 = _mm512_srli_epi16(k0_2, 4);
+        const __m512i s0_hi_2 = _mm512_and_si512(s0_sh_2, low_nibbles);
+        const __m512i s0_l_2 = _mm512_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m512i s0_h_2 = _mm512_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m512i s0_2 = _mm512_or_si512(s0_l_2, s0_h_2);
+        const __m512i s1_lo_2 = _mm512_and_si512(k1_2, low_nibbles);
+        const __m512i s1_sh_2 = _mm512_srli_epi16(k1_2, 4);
+        const __m512i s1_hi_2 = _mm512_and_si512(s1_sh_2, low_nibbles);
+        const __m512i s1_l_2 = _mm512_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m512i s1_h_2 = _mm512_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m512i x1_6 = _mm512_ternarylogic_epi32(s1_l_2, s1_h_2, s0_2, 0x56);
+        const __m512i rot4_2 = _mm512_shuffle_epi8(x1_6, rotl56);
+        const __m512i x0_6 = _mm512_xor_si512(s0_2, rot4_2);
+        const __m512i rot8_4 = _mm512_shuffle_epi8(x0_6, rotl48);
+        const __m512i x1_7 = _mm512_xor_si512(x1_6, rot8_4);
+        const __m512i rot8_5 = _mm512_shuffle_epi8(x1_7, rotl48);
+        const __m512i x0_7 = _mm512_xor_si512(x0_6, rot8_5);
+        const __m512i rot20_2 = _mm512_shuffle_epi8(x0_7, rotl24);
+        const __m512i x1_8 = _mm512_xor_si512(x1_7, rot20_2);
+        const __m512i x0_8 = _mm512_xor_si512(x0_7, x1_8);
+        const __m512i pl_swap_2 = _mm512_shuffle_i32x4(x0_8, x0_8, 0xb1);
+        const __m512i pl_f_2 = _mm512_shuffle_epi8(x0_8, pl_front);
+        const __m512i pl_r_2 = _mm512_shuffle_epi8(pl_swap_2, pl_rear);
+        const __m512i pl_2 = _mm512_xor_si512(pl_f_2, pl_r_2);
+        const __m512i pr_swap_2 = _mm512_shuffle_i32x4(x1_8, x1_8, 0xb1);
+        const __m512i pr_f_2 = _mm512_shuffle_epi8(x1_8, pr_front);
+        const __m512i pr_r_2 = _mm512_shuffle_epi8(pr_swap_2, pr_rear);
+        const __m512i pr_2 = _mm512_xor_si512(pr_f_2, pr_r_2);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_3 = _mm512_xor_si512(g3x0, rk0);
+        const __m512i k1_3 = _mm512_xor_si512(g3x1, rk1);
+        const __m512i s0_lo_3 = _mm512_and_si512(k0_3, low_nibbles);
+        const __m512i s0_sh_3 = _mm512_srli_epi16(k0_3, 4);
+        const __m512i s0_hi_3 = _mm512_and_si512(s0_sh_3, low_nibbles);
+        const __m512i s0_l_3 = _mm512_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m512i s0_h_3 = _mm512_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m512i s0_3 = _mm512_or_si512(s0_l_3, s0_h_3);
+        const __m512i s1_lo_3 = _mm512_and_si512(k1_3, low_nibbles);
+        const __m512i s1_sh_3 = _mm512_srli_epi16(k1_3, 4);
+        const __m512i s1_hi_3 = _mm512_and_si512(s1_sh_3, low_nibbles);
+        const __m512i s1_l_3 = _mm512_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m512i s1_h_3 = _mm512_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m512i x1_9 = _mm512_ternarylogic_epi32(s1_l_3, s1_h_3, s0_3, 0x56);
+        const __m512i rot4_3 = _mm512_shuffle_epi8(x1_9, rotl56);
+        const __m512i x0_9 = _mm512_xor_si512(s0_3, rot4_3);
+        const __m512i rot8_6 = _mm512_shuffle_epi8(x0_9, rotl48);
+        const __m512i x1_10 = _mm512_xor_si512(x1_9, rot8_6);
+        const __m512i rot8_7 = _mm512_shuffle_epi8(x1_10, rotl48);
+        const __m512i x0_10 = _mm512_xor_si512(x0_9, rot8_7);
+        const __m512i rot20_3 = _mm512_shuffle_epi8(x0_10, rotl24);
+        const __m512i x1_11 = _mm512_xor_si512(x1_10, rot20_3);
+        const __m512i x0_11 = _mm512_xor_si512(x0_10, x1_11);
+        const __m512i pl_swap_3 = _mm512_shuffle_i32x4(x0_11, x0_11, 0xb1);
+        const __m512i pl_f_3 = _mm512_shuffle_epi8(x0_11, pl_front);
+        const __m512i pl_r_3 = _mm512_shuffle_epi8(pl_swap_3, pl_rear);
+        const __m512i pl_3 = _mm512_xor_si512(pl_f_3, pl_r_3);
+        const __m512i pr_swap_3 = _mm512_shuffle_i32x4(x1_11, x1_11, 0xb1);
+        const __m512i pr_f_3 = _mm512_shuffle_epi8(x1_11, pr_front);
+        const __m512i pr_r_3 = _mm512_shuffle_epi8(pr_swap_3, pr_rear);
+        const __m512i pr_3 = _mm512_xor_si512(pr_f_3, pr_r_3);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
         KC_MCA_END("loop_r");
     }
 
@@ -752,24 +1841,66 @@ static void ublock_register_avx512_ublock256_256_encrypt(const uint8_t *rk, cons
     const __m512i rk1_1 = _mm512_loadu_si512((const void *)(rk + 3136));
     const __m512i y0 = _mm512_xor_si512(g0x0, rk0_1);
     const __m512i y1 = _mm512_xor_si512(g0x1, rk1_1);
-    const __m512i lanes_2 = _mm512_permutex2var_epi64(y0, lanes_picks, y1);
-    const __m512i lanes_3 = _mm512_permutex2var_epi64(y0, lanes_1_picks, y1);
-    const __m512i de = _mm512_shuffle_epi8(lanes_2, deinterleave);
-    const __m512i de_1 = _mm512_shuffle_epi8(lanes_3, deinterleave);
-    const __m512i even_1 = _mm512_unpacklo_epi64(de, de_1);
-    const __m512i odd_1 = _mm512_unpackhi_epi64(de, de_1);
-    const __m512i ev_sh = _mm512_slli_epi16(even_1, 4);
-    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_1, ev_sh, high_nibbles, 0xd8);
-    const __m512i od_sh = _mm512_srli_epi16(odd_1, 4);
-    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_1, high_nibbles, 0xd8);
+    const __m512i lanes_8 = _mm512_permutex2var_epi64(y0, lanes_picks, y1);
+    const __m512i lanes_9 = _mm512_permutex2var_epi64(y0, lanes_1_picks, y1);
+    const __m512i de = _mm512_shuffle_epi8(lanes_8, deinterleave);
+    const __m512i de_1 = _mm512_shuffle_epi8(lanes_9, deinterleave);
+    const __m512i even_4 = _mm512_unpacklo_epi64(de, de_1);
+    const __m512i odd_4 = _mm512_unpackhi_epi64(de, de_1);
+    const __m512i ev_sh = _mm512_slli_epi16(even_4, 4);
+    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_4, ev_sh, high_nibbles, 0xd8);
+    const __m512i od_sh = _mm512_srli_epi16(odd_4, 4);
+    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_4, high_nibbles, 0xd8);
     _mm512_storeu_si512((void *)(out), out_lo);
     _mm512_storeu_si512((void *)(out + 64), out_hi);
+    const __m512i y0_1 = _mm512_xor_si512(g1x0, rk0_1);
+    const __m512i y1_1 = _mm512_xor_si512(g1x1, rk1_1);
+    const __m512i lanes_10 = _mm512_permutex2var_epi64(y0_1, lanes_picks, y1_1);
+    const __m512i lanes_11 = _mm512_permutex2var_epi64(y0_1, lanes_1_picks, y1_1);
+    const __m512i de_2 = _mm512_shuffle_epi8(lanes_10, deinterleave);
+    const __m512i de_3 = _mm512_shuffle_epi8(lanes_11, deinterleave);
+    const __m512i even_5 = _mm512_unpacklo_epi64(de_2, de_3);
+    const __m512i odd_5 = _mm512_unpackhi_epi64(de_2, de_3);
+    const __m512i ev_sh_1 = _mm512_slli_epi16(even_5, 4);
+    const __m512i out_lo_1 = _mm512_ternarylogic_epi32(odd_5, ev_sh_1, high_nibbles, 0xd8);
+    const __m512i od_sh_1 = _mm512_srli_epi16(odd_5, 4);
+    const __m512i out_hi_1 = _mm512_ternarylogic_epi32(od_sh_1, even_5, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 128), out_lo_1);
+    _mm512_storeu_si512((void *)(out + 192), out_hi_1);
+    const __m512i y0_2 = _mm512_xor_si512(g2x0, rk0_1);
+    const __m512i y1_2 = _mm512_xor_si512(g2x1, rk1_1);
+    const __m512i lanes_12 = _mm512_permutex2var_epi64(y0_2, lanes_picks, y1_2);
+    const __m512i lanes_13 = _mm512_permutex2var_epi64(y0_2, lanes_1_picks, y1_2);
+    const __m512i de_4 = _mm512_shuffle_epi8(lanes_12, deinterleave);
+    const __m512i de_5 = _mm512_shuffle_epi8(lanes_13, deinterleave);
+    const __m512i even_6 = _mm512_unpacklo_epi64(de_4, de_5);
+    const __m512i odd_6 = _mm512_unpackhi_epi64(de_4, de_5);
+    const __m512i ev_sh_2 = _mm512_slli_epi16(even_6, 4);
+    const __m512i out_lo_2 = _mm512_ternarylogic_epi32(odd_6, ev_sh_2, high_nibbles, 0xd8);
+    const __m512i od_sh_2 = _mm512_srli_epi16(odd_6, 4);
+    const __m512i out_hi_2 = _mm512_ternarylogic_epi32(od_sh_2, even_6, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 256), out_lo_2);
+    _mm512_storeu_si512((void *)(out + 320), out_hi_2);
+    const __m512i y0_3 = _mm512_xor_si512(g3x0, rk0_1);
+    const __m512i y1_3 = _mm512_xor_si512(g3x1, rk1_1);
+    const __m512i lanes_14 = _mm512_permutex2var_epi64(y0_3, lanes_picks, y1_3);
+    const __m512i lanes_15 = _mm512_permutex2var_epi64(y0_3, lanes_1_picks, y1_3);
+    const __m512i de_6 = _mm512_shuffle_epi8(lanes_14, deinterleave);
+    const __m512i de_7 = _mm512_shuffle_epi8(lanes_15, deinterleave);
+    const __m512i even_7 = _mm512_unpacklo_epi64(de_6, de_7);
+    const __m512i odd_7 = _mm512_unpackhi_epi64(de_6, de_7);
+    const __m512i ev_sh_3 = _mm512_slli_epi16(even_7, 4);
+    const __m512i out_lo_3 = _mm512_ternarylogic_epi32(odd_7, ev_sh_3, high_nibbles, 0xd8);
+    const __m512i od_sh_3 = _mm512_srli_epi16(odd_7, 4);
+    const __m512i out_hi_3 = _mm512_ternarylogic_epi32(od_sh_3, even_7, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 384), out_lo_3);
+    _mm512_storeu_si512((void *)(out + 448), out_hi_3);
 }
 
-/* ublock256_256, decrypt: 4 blocks per pass. */
+/* ublock256_256, decrypt: 16 blocks per pass. */
 static void ublock_register_avx512_ublock256_256_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m512i g0x0, g0x1;
+    __m512i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m512i high_nibbles = kc_bcast16_512(high_nibbles_bytes);
@@ -813,7 +1944,7 @@ static void ublock_register_avx512_ublock256_256_decrypt(const uint8_t *rk, cons
     static const uint8_t lanes_1_picks_bytes[64] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m512i lanes_1_picks = _mm512_loadu_si512((const void *)lanes_1_picks_bytes);
 
-    /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m512i blk = _mm512_loadu_si512((const void *)(in));
     const __m512i blk_1 = _mm512_loadu_si512((const void *)(in + 64));
     const __m512i lo_sh = _mm512_srli_epi16(blk, 4);
@@ -826,6 +1957,42 @@ static void ublock_register_avx512_ublock256_256_decrypt(const uint8_t *rk, cons
     const __m512i lanes_1 = _mm512_permutex2var_epi64(sp, lanes_1_picks, sp_1);
     g0x0 = lanes;
     g0x1 = lanes_1;
+    const __m512i blk_2 = _mm512_loadu_si512((const void *)(in + 128));
+    const __m512i blk_3 = _mm512_loadu_si512((const void *)(in + 192));
+    const __m512i lo_sh_1 = _mm512_srli_epi16(blk_2, 4);
+    const __m512i even_1 = _mm512_ternarylogic_epi32(lo_sh_1, blk_3, high_nibbles, 0xd8);
+    const __m512i hi_sh_1 = _mm512_slli_epi16(blk_3, 4);
+    const __m512i odd_1 = _mm512_ternarylogic_epi32(blk_2, hi_sh_1, high_nibbles, 0xd8);
+    const __m512i sp_2 = _mm512_unpacklo_epi8(even_1, odd_1);
+    const __m512i sp_3 = _mm512_unpackhi_epi8(even_1, odd_1);
+    const __m512i lanes_2 = _mm512_permutex2var_epi64(sp_2, lanes_picks, sp_3);
+    const __m512i lanes_3 = _mm512_permutex2var_epi64(sp_2, lanes_1_picks, sp_3);
+    g1x0 = lanes_2;
+    g1x1 = lanes_3;
+    const __m512i blk_4 = _mm512_loadu_si512((const void *)(in + 256));
+    const __m512i blk_5 = _mm512_loadu_si512((const void *)(in + 320));
+    const __m512i lo_sh_2 = _mm512_srli_epi16(blk_4, 4);
+    const __m512i even_2 = _mm512_ternarylogic_epi32(lo_sh_2, blk_5, high_nibbles, 0xd8);
+    const __m512i hi_sh_2 = _mm512_slli_epi16(blk_5, 4);
+    const __m512i odd_2 = _mm512_ternarylogic_epi32(blk_4, hi_sh_2, high_nibbles, 0xd8);
+    const __m512i sp_4 = _mm512_unpacklo_epi8(even_2, odd_2);
+    const __m512i sp_5 = _mm512_unpackhi_epi8(even_2, odd_2);
+    const __m512i lanes_4 = _mm512_permutex2var_epi64(sp_4, lanes_picks, sp_5);
+    const __m512i lanes_5 = _mm512_permutex2var_epi64(sp_4, lanes_1_picks, sp_5);
+    g2x0 = lanes_4;
+    g2x1 = lanes_5;
+    const __m512i blk_6 = _mm512_loadu_si512((const void *)(in + 384));
+    const __m512i blk_7 = _mm512_loadu_si512((const void *)(in + 448));
+    const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
+    const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
+    const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
+    const __m512i odd_3 = _mm512_ternarylogic_epi32(blk_6, hi_sh_3, high_nibbles, 0xd8);
+    const __m512i sp_6 = _mm512_unpacklo_epi8(even_3, odd_3);
+    const __m512i sp_7 = _mm512_unpackhi_epi8(even_3, odd_3);
+    const __m512i lanes_6 = _mm512_permutex2var_epi64(sp_6, lanes_picks, sp_7);
+    const __m512i lanes_7 = _mm512_permutex2var_epi64(sp_6, lanes_1_picks, sp_7);
+    g3x0 = lanes_6;
+    g3x1 = lanes_7;
     for (size_t r = 0; r < 24; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m512i rk0 = _mm512_loadu_si512((const void *)(rk + 128 * r));
@@ -865,33 +2032,180 @@ static void ublock_register_avx512_ublock256_256_decrypt(const uint8_t *rk, cons
         const __m512i s1 = _mm512_or_si512(s1_l, s1_h);
         g0x0 = s0;
         g0x1 = s1;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m512i k0_1 = _mm512_xor_si512(g1x0, rk0);
+        const __m512i k1_1 = _mm512_xor_si512(g1x1, rk1);
+        const __m512i pl_swap_1 = _mm512_shuffle_i32x4(k0_1, k0_1, 0xb1);
+        const __m512i pl_f_1 = _mm512_shuffle_epi8(k0_1, pl_front);
+        const __m512i pl_r_1 = _mm512_shuffle_epi8(pl_swap_1, pl_rear);
+        const __m512i pr_swap_1 = _mm512_shuffle_i32x4(k1_1, k1_1, 0xb1);
+        const __m512i pr_f_1 = _mm512_shuffle_epi8(k1_1, pr_front);
+        const __m512i pr_r_1 = _mm512_shuffle_epi8(pr_swap_1, pr_rear);
+        const __m512i pr_1 = _mm512_xor_si512(pr_f_1, pr_r_1);
+        const __m512i y0_3 = _mm512_ternarylogic_epi32(pl_f_1, pl_r_1, pr_1, 0x96);
+        const __m512i rot20_1 = _mm512_shuffle_epi8(y0_3, rotl24);
+        const __m512i y1_3 = _mm512_xor_si512(pr_1, rot20_1);
+        const __m512i rot8_2 = _mm512_shuffle_epi8(y1_3, rotl48);
+        const __m512i y0_4 = _mm512_xor_si512(y0_3, rot8_2);
+        const __m512i rot8_3 = _mm512_shuffle_epi8(y0_4, rotl48);
+        const __m512i y1_4 = _mm512_xor_si512(y1_3, rot8_3);
+        const __m512i rot4_1 = _mm512_shuffle_epi8(y1_4, rotl56);
+        const __m512i y0_5 = _mm512_xor_si512(y0_4, rot4_1);
+        const __m512i y1_5 = _mm512_xor_si512(y1_4, y0_5);
+        const __m512i s0_lo_1 = _mm512_and_si512(y0_5, low_nibbles);
+        const __m512i s0_sh_1 = _mm512_srli_epi16(y0_5, 4);
+        const __m512i s0_hi_1 = _mm512_and_si512(s0_sh_1, low_nibbles);
+        const __m512i s0_l_1 = _mm512_shuffle_epi8(sbox_inv_lo, s0_lo_1);
+        const __m512i s0_h_1 = _mm512_shuffle_epi8(sbox_inv_hi, s0_hi_1);
+        const __m512i s0_1 = _mm512_or_si512(s0_l_1, s0_h_1);
+        const __m512i s1_lo_1 = _mm512_and_si512(y1_5, low_nibbles);
+        const __m512i s1_sh_1 = _mm512_srli_epi16(y1_5, 4);
+        const __m512i s1_hi_1 = _mm512_and_si512(s1_sh_1, low_nibbles);
+        const __m512i s1_l_1 = _mm512_shuffle_epi8(sbox_inv_lo, s1_lo_1);
+        const __m512i s1_h_1 = _mm512_shuffle_epi8(sbox_inv_hi, s1_hi_1);
+        const __m512i s1_1 = _mm512_or_si512(s1_l_1, s1_h_1);
+        g1x0 = s0_1;
+        g1x1 = s1_1;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m512i k0_2 = _mm512_xor_si512(g2x0, rk0);
+        const __m512i k1_2 = _mm512_xor_si512(g2x1, rk1);
+        const __m512i pl_swap_2 = _mm512_shuffle_i32x4(k0_2, k0_2, 0xb1);
+        const __m512i pl_f_2 = _mm512_shuffle_epi8(k0_2, pl_front);
+        const __m512i pl_r_2 = _mm512_shuffle_epi8(pl_swap_2, pl_rear);
+        const __m512i pr_swap_2 = _mm512_shuffle_i32x4(k1_2, k1_2, 0xb1);
+        const __m512i pr_f_2 = _mm512_shuffle_epi8(k1_2, pr_front);
+        const __m512i pr_r_2 = _mm512_shuffle_epi8(pr_swap_2, pr_rear);
+        const __m512i pr_2 = _mm512_xor_si512(pr_f_2, pr_r_2);
+        const __m512i y0_6 = _mm512_ternarylogic_epi32(pl_f_2, pl_r_2, pr_2, 0x96);
+        const __m512i rot20_2 = _mm512_shuffle_epi8(y0_6, rotl24);
+        const __m512i y1_6 = _mm512_xor_si512(pr_2, rot20_2);
+        const __m512i rot8_4 = _mm512_shuffle_epi8(y1_6, rotl48);
+        const __m512i y0_7 = _mm512_xor_si512(y0_6, rot8_4);
+        const __m512i rot8_5 = _mm512_shuffle_epi8(y0_7, rotl48);
+        const __m512i y1_7 = _mm512_xor_si512(y1_6, rot8_5);
+        const __m512i rot4_2 = _mm512_shuffle_epi8(y1_7, rotl56);
+        const __m512i y0_8 = _mm512_xor_si512(y0_7, rot4_2);
+        const __m512i y1_8 = _mm512_xor_si512(y1_7, y0_8);
+        const __m512i s0_lo_2 = _mm512_and_si512(y0_8, low_nibbles);
+        const __m512i s0_sh_2 = _mm512_srli_epi16(y0_8, 4);
+        const __m512i s0_hi_2 = _mm512_and_si512(s0_sh_2, low_nibbles);
+        const __m512i s0_l_2 = _mm512_shuffle_epi8(sbox_inv_lo, s0_lo_2);
+        const __m512i s0_h_2 = _mm512_shuffle_epi8(sbox_inv_hi, s0_hi_2);
+        const __m512i s0_2 = _mm512_or_si512(s0_l_2, s0_h_2);
+        const __m512i s1_lo_2 = _mm512_and_si512(y1_8, low_nibbles);
+        const __m512i s1_sh_2 = _mm512_srli_epi16(y1_8, 4);
+        const __m512i s1_hi_2 = _mm512_and_si512(s1_sh_2, low_nibbles);
+        const __m512i s1_l_2 = _mm512_shuffle_epi8(sbox_inv_lo, s1_lo_2);
+        const __m512i s1_h_2 = _mm512_shuffle_epi8(sbox_inv_hi, s1_hi_2);
+        const __m512i s1_2 = _mm512_or_si512(s1_l_2, s1_h_2);
+        g2x0 = s0_2;
+        g2x1 = s1_2;
+
+        /* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+        const __m512i k0_3 = _mm512_xor_si512(g3x0, rk0);
+        const __m512i k1_3 = _mm512_xor_si512(g3x1, rk1);
+        const __m512i pl_swap_3 = _mm512_shuffle_i32x4(k0_3, k0_3, 0xb1);
+        const __m512i pl_f_3 = _mm512_shuffle_epi8(k0_3, pl_front);
+        const __m512i pl_r_3 = _mm512_shuffle_epi8(pl_swap_3, pl_rear);
+        const __m512i pr_swap_3 = _mm512_shuffle_i32x4(k1_3, k1_3, 0xb1);
+        const __m512i pr_f_3 = _mm512_shuffle_epi8(k1_3, pr_front);
+        const __m512i pr_r_3 = _mm512_shuffle_epi8(pr_swap_3, pr_rear);
+        const __m512i pr_3 = _mm512_xor_si512(pr_f_3, pr_r_3);
+        const __m512i y0_9 = _mm512_ternarylogic_epi32(pl_f_3, pl_r_3, pr_3, 0x96);
+        const __m512i rot20_3 = _mm512_shuffle_epi8(y0_9, rotl24);
+        const __m512i y1_9 = _mm512_xor_si512(pr_3, rot20_3);
+        const __m512i rot8_6 = _mm512_shuffle_epi8(y1_9, rotl48);
+        const __m512i y0_10 = _mm512_xor_si512(y0_9, rot8_6);
+        const __m512i rot8_7 = _mm512_shuffle_epi8(y0_10, rotl48);
+        const __m512i y1_10 = _mm512_xor_si512(y1_9, rot8_7);
+        const __m512i rot4_3 = _mm512_shuffle_epi8(y1_10, rotl56);
+        const __m512i y0_11 = _mm512_xor_si512(y0_10, rot4_3);
+        const __m512i y1_11 = _mm512_xor_si512(y1_10, y0_11);
+        const __m512i s0_lo_3 = _mm512_and_si512(y0_11, low_nibbles);
+        const __m512i s0_sh_3 = _mm512_srli_epi16(y0_11, 4);
+        const __m512i s0_hi_3 = _mm512_and_si512(s0_sh_3, low_nibbles);
+        const __m512i s0_l_3 = _mm512_shuffle_epi8(sbox_inv_lo, s0_lo_3);
+        const __m512i s0_h_3 = _mm512_shuffle_epi8(sbox_inv_hi, s0_hi_3);
+        const __m512i s0_3 = _mm512_or_si512(s0_l_3, s0_h_3);
+        const __m512i s1_lo_3 = _mm512_and_si512(y1_11, low_nibbles);
+        const __m512i s1_sh_3 = _mm512_srli_epi16(y1_11, 4);
+        const __m512i s1_hi_3 = _mm512_and_si512(s1_sh_3, low_nibbles);
+        const __m512i s1_l_3 = _mm512_shuffle_epi8(sbox_inv_lo, s1_lo_3);
+        const __m512i s1_h_3 = _mm512_shuffle_epi8(sbox_inv_hi, s1_hi_3);
+        const __m512i s1_3 = _mm512_or_si512(s1_l_3, s1_h_3);
+        g3x0 = s0_3;
+        g3x1 = s1_3;
         KC_MCA_END("loop_r");
     }
 
     /* Final key addition. */
     const __m512i rk0_1 = _mm512_loadu_si512((const void *)(rk + 3072));
     const __m512i rk1_1 = _mm512_loadu_si512((const void *)(rk + 3136));
-    const __m512i y0_3 = _mm512_xor_si512(g0x0, rk0_1);
-    const __m512i y1_3 = _mm512_xor_si512(g0x1, rk1_1);
-    const __m512i lanes_2 = _mm512_permutex2var_epi64(y0_3, lanes_picks, y1_3);
-    const __m512i lanes_3 = _mm512_permutex2var_epi64(y0_3, lanes_1_picks, y1_3);
-    const __m512i de = _mm512_shuffle_epi8(lanes_2, deinterleave);
-    const __m512i de_1 = _mm512_shuffle_epi8(lanes_3, deinterleave);
-    const __m512i even_1 = _mm512_unpacklo_epi64(de, de_1);
-    const __m512i odd_1 = _mm512_unpackhi_epi64(de, de_1);
-    const __m512i ev_sh = _mm512_slli_epi16(even_1, 4);
-    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_1, ev_sh, high_nibbles, 0xd8);
-    const __m512i od_sh = _mm512_srli_epi16(odd_1, 4);
-    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_1, high_nibbles, 0xd8);
+    const __m512i y0_12 = _mm512_xor_si512(g0x0, rk0_1);
+    const __m512i y1_12 = _mm512_xor_si512(g0x1, rk1_1);
+    const __m512i lanes_8 = _mm512_permutex2var_epi64(y0_12, lanes_picks, y1_12);
+    const __m512i lanes_9 = _mm512_permutex2var_epi64(y0_12, lanes_1_picks, y1_12);
+    const __m512i de = _mm512_shuffle_epi8(lanes_8, deinterleave);
+    const __m512i de_1 = _mm512_shuffle_epi8(lanes_9, deinterleave);
+    const __m512i even_4 = _mm512_unpacklo_epi64(de, de_1);
+    const __m512i odd_4 = _mm512_unpackhi_epi64(de, de_1);
+    const __m512i ev_sh = _mm512_slli_epi16(even_4, 4);
+    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_4, ev_sh, high_nibbles, 0xd8);
+    const __m512i od_sh = _mm512_srli_epi16(odd_4, 4);
+    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_4, high_nibbles, 0xd8);
     _mm512_storeu_si512((void *)(out), out_lo);
     _mm512_storeu_si512((void *)(out + 64), out_hi);
+    const __m512i y0_13 = _mm512_xor_si512(g1x0, rk0_1);
+    const __m512i y1_13 = _mm512_xor_si512(g1x1, rk1_1);
+    const __m512i lanes_10 = _mm512_permutex2var_epi64(y0_13, lanes_picks, y1_13);
+    const __m512i lanes_11 = _mm512_permutex2var_epi64(y0_13, lanes_1_picks, y1_13);
+    const __m512i de_2 = _mm512_shuffle_epi8(lanes_10, deinterleave);
+    const __m512i de_3 = _mm512_shuffle_epi8(lanes_11, deinterleave);
+    const __m512i even_5 = _mm512_unpacklo_epi64(de_2, de_3);
+    const __m512i odd_5 = _mm512_unpackhi_epi64(de_2, de_3);
+    const __m512i ev_sh_1 = _mm512_slli_epi16(even_5, 4);
+    const __m512i out_lo_1 = _mm512_ternarylogic_epi32(odd_5, ev_sh_1, high_nibbles, 0xd8);
+    const __m512i od_sh_1 = _mm512_srli_epi16(odd_5, 4);
+    const __m512i out_hi_1 = _mm512_ternarylogic_epi32(od_sh_1, even_5, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 128), out_lo_1);
+    _mm512_storeu_si512((void *)(out + 192), out_hi_1);
+    const __m512i y0_14 = _mm512_xor_si512(g2x0, rk0_1);
+    const __m512i y1_14 = _mm512_xor_si512(g2x1, rk1_1);
+    const __m512i lanes_12 = _mm512_permutex2var_epi64(y0_14, lanes_picks, y1_14);
+    const __m512i lanes_13 = _mm512_permutex2var_epi64(y0_14, lanes_1_picks, y1_14);
+    const __m512i de_4 = _mm512_shuffle_epi8(lanes_12, deinterleave);
+    const __m512i de_5 = _mm512_shuffle_epi8(lanes_13, deinterleave);
+    const __m512i even_6 = _mm512_unpacklo_epi64(de_4, de_5);
+    const __m512i odd_6 = _mm512_unpackhi_epi64(de_4, de_5);
+    const __m512i ev_sh_2 = _mm512_slli_epi16(even_6, 4);
+    const __m512i out_lo_2 = _mm512_ternarylogic_epi32(odd_6, ev_sh_2, high_nibbles, 0xd8);
+    const __m512i od_sh_2 = _mm512_srli_epi16(odd_6, 4);
+    const __m512i out_hi_2 = _mm512_ternarylogic_epi32(od_sh_2, even_6, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 256), out_lo_2);
+    _mm512_storeu_si512((void *)(out + 320), out_hi_2);
+    const __m512i y0_15 = _mm512_xor_si512(g3x0, rk0_1);
+    const __m512i y1_15 = _mm512_xor_si512(g3x1, rk1_1);
+    const __m512i lanes_14 = _mm512_permutex2var_epi64(y0_15, lanes_picks, y1_15);
+    const __m512i lanes_15 = _mm512_permutex2var_epi64(y0_15, lanes_1_picks, y1_15);
+    const __m512i de_6 = _mm512_shuffle_epi8(lanes_14, deinterleave);
+    const __m512i de_7 = _mm512_shuffle_epi8(lanes_15, deinterleave);
+    const __m512i even_7 = _mm512_unpacklo_epi64(de_6, de_7);
+    const __m512i odd_7 = _mm512_unpackhi_epi64(de_6, de_7);
+    const __m512i ev_sh_3 = _mm512_slli_epi16(even_7, 4);
+    const __m512i out_lo_3 = _mm512_ternarylogic_epi32(odd_7, ev_sh_3, high_nibbles, 0xd8);
+    const __m512i od_sh_3 = _mm512_srli_epi16(odd_7, 4);
+    const __m512i out_hi_3 = _mm512_ternarylogic_epi32(od_sh_3, even_7, high_nibbles, 0xd8);
+    _mm512_storeu_si512((void *)(out + 384), out_lo_3);
+    _mm512_storeu_si512((void *)(out + 448), out_hi_3);
 }
 
 /* ublock256_256, encryption with the message XORed into the stores: out = E(in) ^ src. */
 static void ublock_register_avx512_ublock256_256_encrypt_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
                                                              const uint8_t *src)
 {
-    __m512i g0x0, g0x1;
+    __m512i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
     const __m512i high_nibbles = kc_bcast16_512(high_nibbles_bytes);
@@ -935,7 +2249,7 @@ static void ublock_register_avx512_ublock256_256_encrypt_xor(const uint8_t *rk, 
     static const uint8_t lanes_1_picks_bytes[64] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m512i lanes_1_picks = _mm512_loadu_si512((const void *)lanes_1_picks_bytes);
 
-    /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m512i blk = _mm512_loadu_si512((const void *)(in));
     const __m512i blk_1 = _mm512_loadu_si512((const void *)(in + 64));
     const __m512i lo_sh = _mm512_srli_epi16(blk, 4);
@@ -948,6 +2262,42 @@ static void ublock_register_avx512_ublock256_256_encrypt_xor(const uint8_t *rk, 
     const __m512i lanes_1 = _mm512_permutex2var_epi64(sp, lanes_1_picks, sp_1);
     g0x0 = lanes;
     g0x1 = lanes_1;
+    const __m512i blk_2 = _mm512_loadu_si512((const void *)(in + 128));
+    const __m512i blk_3 = _mm512_loadu_si512((const void *)(in + 192));
+    const __m512i lo_sh_1 = _mm512_srli_epi16(blk_2, 4);
+    const __m512i even_1 = _mm512_ternarylogic_epi32(lo_sh_1, blk_3, high_nibbles, 0xd8);
+    const __m512i hi_sh_1 = _mm512_slli_epi16(blk_3, 4);
+    const __m512i odd_1 = _mm512_ternarylogic_epi32(blk_2, hi_sh_1, high_nibbles, 0xd8);
+    const __m512i sp_2 = _mm512_unpacklo_epi8(even_1, odd_1);
+    const __m512i sp_3 = _mm512_unpackhi_epi8(even_1, odd_1);
+    const __m512i lanes_2 = _mm512_permutex2var_epi64(sp_2, lanes_picks, sp_3);
+    const __m512i lanes_3 = _mm512_permutex2var_epi64(sp_2, lanes_1_picks, sp_3);
+    g1x0 = lanes_2;
+    g1x1 = lanes_3;
+    const __m512i blk_4 = _mm512_loadu_si512((const void *)(in + 256));
+    const __m512i blk_5 = _mm512_loadu_si512((const void *)(in + 320));
+    const __m512i lo_sh_2 = _mm512_srli_epi16(blk_4, 4);
+    const __m512i even_2 = _mm512_ternarylogic_epi32(lo_sh_2, blk_5, high_nibbles, 0xd8);
+    const __m512i hi_sh_2 = _mm512_slli_epi16(blk_5, 4);
+    const __m512i odd_2 = _mm512_ternarylogic_epi32(blk_4, hi_sh_2, high_nibbles, 0xd8);
+    const __m512i sp_4 = _mm512_unpacklo_epi8(even_2, odd_2);
+    const __m512i sp_5 = _mm512_unpackhi_epi8(even_2, odd_2);
+    const __m512i lanes_4 = _mm512_permutex2var_epi64(sp_4, lanes_picks, sp_5);
+    const __m512i lanes_5 = _mm512_permutex2var_epi64(sp_4, lanes_1_picks, sp_5);
+    g2x0 = lanes_4;
+    g2x1 = lanes_5;
+    const __m512i blk_6 = _mm512_loadu_si512((const void *)(in + 384));
+    const __m512i blk_7 = _mm512_loadu_si512((const void *)(in + 448));
+    const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
+    const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
+    const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
+    const __m512i odd_3 = _mm512_ternarylogic_epi32(blk_6, hi_sh_3, high_nibbles, 0xd8);
+    const __m512i sp_6 = _mm512_unpacklo_epi8(even_3, odd_3);
+    const __m512i sp_7 = _mm512_unpackhi_epi8(even_3, odd_3);
+    const __m512i lanes_6 = _mm512_permutex2var_epi64(sp_6, lanes_picks, sp_7);
+    const __m512i lanes_7 = _mm512_permutex2var_epi64(sp_6, lanes_1_picks, sp_7);
+    g3x0 = lanes_6;
+    g3x1 = lanes_7;
     for (size_t r = 0; r < 24; r++) {
         KC_MCA_BEGIN("loop_r");
         const __m512i rk0 = _mm512_loadu_si512((const void *)(rk + 128 * r));
@@ -987,6 +2337,111 @@ static void ublock_register_avx512_ublock256_256_encrypt_xor(const uint8_t *rk, 
         const __m512i pr = _mm512_xor_si512(pr_f, pr_r);
         g0x0 = pl;
         g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_1 = _mm512_xor_si512(g1x0, rk0);
+        const __m512i k1_1 = _mm512_xor_si512(g1x1, rk1);
+        const __m512i s0_lo_1 = _mm512_and_si512(k0_1, low_nibbles);
+        const __m512i s0_sh_1 = _mm512_srli_epi16(k0_1, 4);
+        const __m512i s0_hi_1 = _mm512_and_si512(s0_sh_1, low_nibbles);
+        const __m512i s0_l_1 = _mm512_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m512i s0_h_1 = _mm512_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m512i s0_1 = _mm512_or_si512(s0_l_1, s0_h_1);
+        const __m512i s1_lo_1 = _mm512_and_si512(k1_1, low_nibbles);
+        const __m512i s1_sh_1 = _mm512_srli_epi16(k1_1, 4);
+        const __m512i s1_hi_1 = _mm512_and_si512(s1_sh_1, low_nibbles);
+        const __m512i s1_l_1 = _mm512_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m512i s1_h_1 = _mm512_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m512i x1_3 = _mm512_ternarylogic_epi32(s1_l_1, s1_h_1, s0_1, 0x56);
+        const __m512i rot4_1 = _mm512_shuffle_epi8(x1_3, rotl56);
+        const __m512i x0_3 = _mm512_xor_si512(s0_1, rot4_1);
+        const __m512i rot8_2 = _mm512_shuffle_epi8(x0_3, rotl48);
+        const __m512i x1_4 = _mm512_xor_si512(x1_3, rot8_2);
+        const __m512i rot8_3 = _mm512_shuffle_epi8(x1_4, rotl48);
+        const __m512i x0_4 = _mm512_xor_si512(x0_3, rot8_3);
+        const __m512i rot20_1 = _mm512_shuffle_epi8(x0_4, rotl24);
+        const __m512i x1_5 = _mm512_xor_si512(x1_4, rot20_1);
+        const __m512i x0_5 = _mm512_xor_si512(x0_4, x1_5);
+        const __m512i pl_swap_1 = _mm512_shuffle_i32x4(x0_5, x0_5, 0xb1);
+        const __m512i pl_f_1 = _mm512_shuffle_epi8(x0_5, pl_front);
+        const __m512i pl_r_1 = _mm512_shuffle_epi8(pl_swap_1, pl_rear);
+        const __m512i pl_1 = _mm512_xor_si512(pl_f_1, pl_r_1);
+        const __m512i pr_swap_1 = _mm512_shuffle_i32x4(x1_5, x1_5, 0xb1);
+        const __m512i pr_f_1 = _mm512_shuffle_epi8(x1_5, pr_front);
+        const __m512i pr_r_1 = _mm512_shuffle_epi8(pr_swap_1, pr_rear);
+        const __m512i pr_1 = _mm512_xor_si512(pr_f_1, pr_r_1);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_2 = _mm512_xor_si512(g2x0, rk0);
+        const __m512i k1_2 = _mm512_xor_si512(g2x1, rk1);
+        const __m512i s0_lo_2 = _mm512_and_si512(k0_2, low_nibbles);
+        const __m512i s0_sh_2 = _mm512_srli_epi16(k0_2, 4);
+        const __m512i s0_hi_2 = _mm512_and_si512(s0_sh_2, low_nibbles);
+        const __m512i s0_l_2 = _mm512_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m512i s0_h_2 = _mm512_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m512i s0_2 = _mm512_or_si512(s0_l_2, s0_h_2);
+        const __m512i s1_lo_2 = _mm512_and_si512(k1_2, low_nibbles);
+        const __m512i s1_sh_2 = _mm512_srli_epi16(k1_2, 4);
+        const __m512i s1_hi_2 = _mm512_and_si512(s1_sh_2, low_nibbles);
+        const __m512i s1_l_2 = _mm512_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m512i s1_h_2 = _mm512_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m512i x1_6 = _mm512_ternarylogic_epi32(s1_l_2, s1_h_2, s0_2, 0x56);
+        const __m512i rot4_2 = _mm512_shuffle_epi8(x1_6, rotl56);
+        const __m512i x0_6 = _mm512_xor_si512(s0_2, rot4_2);
+        const __m512i rot8_4 = _mm512_shuffle_epi8(x0_6, rotl48);
+        const __m512i x1_7 = _mm512_xor_si512(x1_6, rot8_4);
+        const __m512i rot8_5 = _mm512_shuffle_epi8(x1_7, rotl48);
+        const __m512i x0_7 = _mm512_xor_si512(x0_6, rot8_5);
+        const __m512i rot20_2 = _mm512_shuffle_epi8(x0_7, rotl24);
+        const __m512i x1_8 = _mm512_xor_si512(x1_7, rot20_2);
+        const __m512i x0_8 = _mm512_xor_si512(x0_7, x1_8);
+        const __m512i pl_swap_2 = _mm512_shuffle_i32x4(x0_8, x0_8, 0xb1);
+        const __m512i pl_f_2 = _mm512_shuffle_epi8(x0_8, pl_front);
+        const __m512i pl_r_2 = _mm512_shuffle_epi8(pl_swap_2, pl_rear);
+        const __m512i pl_2 = _mm512_xor_si512(pl_f_2, pl_r_2);
+        const __m512i pr_swap_2 = _mm512_shuffle_i32x4(x1_8, x1_8, 0xb1);
+        const __m512i pr_f_2 = _mm512_shuffle_epi8(x1_8, pr_front);
+        const __m512i pr_r_2 = _mm512_shuffle_epi8(pr_swap_2, pr_rear);
+        const __m512i pr_2 = _mm512_xor_si512(pr_f_2, pr_r_2);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_3 = _mm512_xor_si512(g3x0, rk0);
+        const __m512i k1_3 = _mm512_xor_si512(g3x1, rk1);
+        const __m512i s0_lo_3 = _mm512_and_si512(k0_3, low_nibbles);
+        const __m512i s0_sh_3 = _mm512_srli_epi16(k0_3, 4);
+        const __m512i s0_hi_3 = _mm512_and_si512(s0_sh_3, low_nibbles);
+        const __m512i s0_l_3 = _mm512_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m512i s0_h_3 = _mm512_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m512i s0_3 = _mm512_or_si512(s0_l_3, s0_h_3);
+        const __m512i s1_lo_3 = _mm512_and_si512(k1_3, low_nibbles);
+        const __m512i s1_sh_3 = _mm512_srli_epi16(k1_3, 4);
+        const __m512i s1_hi_3 = _mm512_and_si512(s1_sh_3, low_nibbles);
+        const __m512i s1_l_3 = _mm512_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m512i s1_h_3 = _mm512_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m512i x1_9 = _mm512_ternarylogic_epi32(s1_l_3, s1_h_3, s0_3, 0x56);
+        const __m512i rot4_3 = _mm512_shuffle_epi8(x1_9, rotl56);
+        const __m512i x0_9 = _mm512_xor_si512(s0_3, rot4_3);
+        const __m512i rot8_6 = _mm512_shuffle_epi8(x0_9, rotl48);
+        const __m512i x1_10 = _mm512_xor_si512(x1_9, rot8_6);
+        const __m512i rot8_7 = _mm512_shuffle_epi8(x1_10, rotl48);
+        const __m512i x0_10 = _mm512_xor_si512(x0_9, rot8_7);
+        const __m512i rot20_3 = _mm512_shuffle_epi8(x0_10, rotl24);
+        const __m512i x1_11 = _mm512_xor_si512(x1_10, rot20_3);
+        const __m512i x0_11 = _mm512_xor_si512(x0_10, x1_11);
+        const __m512i pl_swap_3 = _mm512_shuffle_i32x4(x0_11, x0_11, 0xb1);
+        const __m512i pl_f_3 = _mm512_shuffle_epi8(x0_11, pl_front);
+        const __m512i pl_r_3 = _mm512_shuffle_epi8(pl_swap_3, pl_rear);
+        const __m512i pl_3 = _mm512_xor_si512(pl_f_3, pl_r_3);
+        const __m512i pr_swap_3 = _mm512_shuffle_i32x4(x1_11, x1_11, 0xb1);
+        const __m512i pr_f_3 = _mm512_shuffle_epi8(x1_11, pr_front);
+        const __m512i pr_r_3 = _mm512_shuffle_epi8(pr_swap_3, pr_rear);
+        const __m512i pr_3 = _mm512_xor_si512(pr_f_3, pr_r_3);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
         KC_MCA_END("loop_r");
     }
 
@@ -995,22 +2450,76 @@ static void ublock_register_avx512_ublock256_256_encrypt_xor(const uint8_t *rk, 
     const __m512i rk1_1 = _mm512_loadu_si512((const void *)(rk + 3136));
     const __m512i y0 = _mm512_xor_si512(g0x0, rk0_1);
     const __m512i y1 = _mm512_xor_si512(g0x1, rk1_1);
-    const __m512i lanes_2 = _mm512_permutex2var_epi64(y0, lanes_picks, y1);
-    const __m512i lanes_3 = _mm512_permutex2var_epi64(y0, lanes_1_picks, y1);
-    const __m512i de = _mm512_shuffle_epi8(lanes_2, deinterleave);
-    const __m512i de_1 = _mm512_shuffle_epi8(lanes_3, deinterleave);
-    const __m512i even_1 = _mm512_unpacklo_epi64(de, de_1);
-    const __m512i odd_1 = _mm512_unpackhi_epi64(de, de_1);
-    const __m512i ev_sh = _mm512_slli_epi16(even_1, 4);
-    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_1, ev_sh, high_nibbles, 0xd8);
-    const __m512i od_sh = _mm512_srli_epi16(odd_1, 4);
-    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_1, high_nibbles, 0xd8);
+    const __m512i lanes_8 = _mm512_permutex2var_epi64(y0, lanes_picks, y1);
+    const __m512i lanes_9 = _mm512_permutex2var_epi64(y0, lanes_1_picks, y1);
+    const __m512i de = _mm512_shuffle_epi8(lanes_8, deinterleave);
+    const __m512i de_1 = _mm512_shuffle_epi8(lanes_9, deinterleave);
+    const __m512i even_4 = _mm512_unpacklo_epi64(de, de_1);
+    const __m512i odd_4 = _mm512_unpackhi_epi64(de, de_1);
+    const __m512i ev_sh = _mm512_slli_epi16(even_4, 4);
+    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_4, ev_sh, high_nibbles, 0xd8);
+    const __m512i od_sh = _mm512_srli_epi16(odd_4, 4);
+    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_4, high_nibbles, 0xd8);
     const __m512i msg = _mm512_loadu_si512((const void *)(src));
     const __m512i ct = _mm512_xor_si512(out_lo, msg);
     _mm512_storeu_si512((void *)(out), ct);
     const __m512i msg_1 = _mm512_loadu_si512((const void *)(src + 64));
     const __m512i ct_1 = _mm512_xor_si512(out_hi, msg_1);
     _mm512_storeu_si512((void *)(out + 64), ct_1);
+    const __m512i y0_1 = _mm512_xor_si512(g1x0, rk0_1);
+    const __m512i y1_1 = _mm512_xor_si512(g1x1, rk1_1);
+    const __m512i lanes_10 = _mm512_permutex2var_epi64(y0_1, lanes_picks, y1_1);
+    const __m512i lanes_11 = _mm512_permutex2var_epi64(y0_1, lanes_1_picks, y1_1);
+    const __m512i de_2 = _mm512_shuffle_epi8(lanes_10, deinterleave);
+    const __m512i de_3 = _mm512_shuffle_epi8(lanes_11, deinterleave);
+    const __m512i even_5 = _mm512_unpacklo_epi64(de_2, de_3);
+    const __m512i odd_5 = _mm512_unpackhi_epi64(de_2, de_3);
+    const __m512i ev_sh_1 = _mm512_slli_epi16(even_5, 4);
+    const __m512i out_lo_1 = _mm512_ternarylogic_epi32(odd_5, ev_sh_1, high_nibbles, 0xd8);
+    const __m512i od_sh_1 = _mm512_srli_epi16(odd_5, 4);
+    const __m512i out_hi_1 = _mm512_ternarylogic_epi32(od_sh_1, even_5, high_nibbles, 0xd8);
+    const __m512i msg_2 = _mm512_loadu_si512((const void *)(src + 128));
+    const __m512i ct_2 = _mm512_xor_si512(out_lo_1, msg_2);
+    _mm512_storeu_si512((void *)(out + 128), ct_2);
+    const __m512i msg_3 = _mm512_loadu_si512((const void *)(src + 192));
+    const __m512i ct_3 = _mm512_xor_si512(out_hi_1, msg_3);
+    _mm512_storeu_si512((void *)(out + 192), ct_3);
+    const __m512i y0_2 = _mm512_xor_si512(g2x0, rk0_1);
+    const __m512i y1_2 = _mm512_xor_si512(g2x1, rk1_1);
+    const __m512i lanes_12 = _mm512_permutex2var_epi64(y0_2, lanes_picks, y1_2);
+    const __m512i lanes_13 = _mm512_permutex2var_epi64(y0_2, lanes_1_picks, y1_2);
+    const __m512i de_4 = _mm512_shuffle_epi8(lanes_12, deinterleave);
+    const __m512i de_5 = _mm512_shuffle_epi8(lanes_13, deinterleave);
+    const __m512i even_6 = _mm512_unpacklo_epi64(de_4, de_5);
+    const __m512i odd_6 = _mm512_unpackhi_epi64(de_4, de_5);
+    const __m512i ev_sh_2 = _mm512_slli_epi16(even_6, 4);
+    const __m512i out_lo_2 = _mm512_ternarylogic_epi32(odd_6, ev_sh_2, high_nibbles, 0xd8);
+    const __m512i od_sh_2 = _mm512_srli_epi16(odd_6, 4);
+    const __m512i out_hi_2 = _mm512_ternarylogic_epi32(od_sh_2, even_6, high_nibbles, 0xd8);
+    const __m512i msg_4 = _mm512_loadu_si512((const void *)(src + 256));
+    const __m512i ct_4 = _mm512_xor_si512(out_lo_2, msg_4);
+    _mm512_storeu_si512((void *)(out + 256), ct_4);
+    const __m512i msg_5 = _mm512_loadu_si512((const void *)(src + 320));
+    const __m512i ct_5 = _mm512_xor_si512(out_hi_2, msg_5);
+    _mm512_storeu_si512((void *)(out + 320), ct_5);
+    const __m512i y0_3 = _mm512_xor_si512(g3x0, rk0_1);
+    const __m512i y1_3 = _mm512_xor_si512(g3x1, rk1_1);
+    const __m512i lanes_14 = _mm512_permutex2var_epi64(y0_3, lanes_picks, y1_3);
+    const __m512i lanes_15 = _mm512_permutex2var_epi64(y0_3, lanes_1_picks, y1_3);
+    const __m512i de_6 = _mm512_shuffle_epi8(lanes_14, deinterleave);
+    const __m512i de_7 = _mm512_shuffle_epi8(lanes_15, deinterleave);
+    const __m512i even_7 = _mm512_unpacklo_epi64(de_6, de_7);
+    const __m512i odd_7 = _mm512_unpackhi_epi64(de_6, de_7);
+    const __m512i ev_sh_3 = _mm512_slli_epi16(even_7, 4);
+    const __m512i out_lo_3 = _mm512_ternarylogic_epi32(odd_7, ev_sh_3, high_nibbles, 0xd8);
+    const __m512i od_sh_3 = _mm512_srli_epi16(odd_7, 4);
+    const __m512i out_hi_3 = _mm512_ternarylogic_epi32(od_sh_3, even_7, high_nibbles, 0xd8);
+    const __m512i msg_6 = _mm512_loadu_si512((const void *)(src + 384));
+    const __m512i ct_6 = _mm512_xor_si512(out_lo_3, msg_6);
+    _mm512_storeu_si512((void *)(out + 384), ct_6);
+    const __m512i msg_7 = _mm512_loadu_si512((const void *)(src + 448));
+    const __m512i ct_7 = _mm512_xor_si512(out_hi_3, msg_7);
+    _mm512_storeu_si512((void *)(out + 448), ct_7);
 }
 
 static const ublock_batch_table ublock_register_avx512_batches = {
@@ -1023,8 +2532,8 @@ static const ublock_xor_batch_table ublock_register_avx512_xor_batches = {
     [UBLOCK_128_256] = ublock_register_avx512_ublock128_256_encrypt_xor,
     [UBLOCK_256_256] = ublock_register_avx512_ublock256_256_encrypt_xor,
 };
-static const unsigned ublock_register_avx512_batch_blocks[UBLOCK_VARIANT_COUNT] = { 8, 8, 4 };
-_Static_assert(128 <= UBLOCK_MAX_BATCH_BYTES,
+static const unsigned ublock_register_avx512_batch_blocks[UBLOCK_VARIANT_COUNT] = { 32, 32, 16 };
+_Static_assert(512 <= UBLOCK_MAX_BATCH_BYTES,
                "the mode layer's buffers hold a batch of every kernel (ublock_internal.h)");
 
 static void ublock_register_avx512_crypt(const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
@@ -1062,7 +2571,7 @@ const ublock_impl KC_IMPL_SYMBOL(ublock_register_avx512) = {
     .name = "register_avx512",
     .strategy = "register",
     .target = "avx512",
-    .batch_blocks = { 8, 8, 4 },
+    .batch_blocks = { 32, 32, 16 },
 #ifdef KC_EMULATED
     .emulated = 1,
 #else

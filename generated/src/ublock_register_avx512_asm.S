@@ -10,7 +10,7 @@
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-11: vectors, as allocated (12 used)
+ *   zmm0-18: vectors, as allocated (19 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_128_encrypt_asm
@@ -19,7 +19,7 @@
 	.p2align 5
 ublock_register_avx512_ublock128_128_encrypt_asm:
 
-	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
@@ -28,49 +28,163 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_0_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_0_rotl48(%rip), %zmm3 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_0_sbox_hi(%rip), %zmm4 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_0_sbox_lo(%rip), %zmm5 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_0_pl_mask(%rip), %zmm6 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_0_pr_mask(%rip), %zmm7 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_0_rotl24(%rip), %zmm8 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_0_rotl56(%rip), %zmm9 /* rotl56 = const() */
+	vmovdqu64 128(%rsi), %zmm2 /* blk_2 = load() */
+	vmovdqu64 192(%rsi), %zmm3 /* blk_3 = load() */
+	vpsrlw $4, %zmm2, %zmm4 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm3, %zmm3 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm2, %zmm4, %zmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm2, %zmm4, %zmm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu64 256(%rsi), %zmm4 /* blk_4 = load() */
+	vmovdqu64 320(%rsi), %zmm5 /* blk_5 = load() */
+	vpsrlw $4, %zmm4, %zmm6 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm4, %zmm6, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm4, %zmm6, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu64 384(%rsi), %zmm6 /* blk_6 = load() */
+	vmovdqu64 448(%rsi), %zmm7 /* blk_7 = load() */
+	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_3 = shr(blk_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpsllw $4, %zmm7, %zmm7 /* hi_sh_3 = shl(blk_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa64 .Lublock_register_avx512_asm_0_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_rotl48(%rip), %zmm9 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_sbox_hi(%rip), %zmm10 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx512_asm_0_loop_r0:
-	vmovdqu64 (%rdi,%rcx), %zmm10 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%rcx), %zmm11 /* rk1 = load() */
+	vmovdqu64 (%rdi,%rcx), %zmm16 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%rcx), %zmm17 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm10, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm11, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm1, %zmm10 /* s0_lo = and(k0, low_nibbles) */
+	vpxord %zmm16, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm17, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm8, %zmm1, %zmm18 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(k0) */
-	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm1, %zmm4, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm1, %zmm10, %zmm1 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm0, %zmm10 /* s1_lo = and(k1, low_nibbles) */
+	vpandd %zmm8, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm1, %zmm10, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm1, %zmm18, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm8, %zmm0, %zmm18 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(k1) */
-	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm0, %zmm4, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm1, %zmm0, %zmm10 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm9, %zmm10, %zmm0 /* rot4 = lookup16(x1, rotl56) */
+	vpandd %zmm8, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm0, %zmm10, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm1, %zmm0, %zmm18 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm15, %zmm18, %zmm0 /* rot4 = lookup16(x1, rotl56) */
 	vpxord %zmm0, %zmm1, %zmm0 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm3, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm1, %zmm10, %zmm1 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm3, %zmm1, %zmm10 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm10, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm8, %zmm0, %zmm10 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm10, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb %zmm9, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm1, %zmm18, %zmm1 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm9, %zmm1, %zmm18 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm18, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm14, %zmm0, %zmm18 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm18, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm6, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm7, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa64 %zmm0, %zmm10 /* g0x0.3 */
+	vpshufb %zmm12, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm13, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm16, %zmm3, %zmm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxord %zmm17, %zmm2, %zmm2 /* k1_1 = xor(g1x1, rk1) */
+	vpandd %zmm8, %zmm3, %zmm18 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* s0_sh_1 = shr(k0_1) */
+	vpandd %zmm8, %zmm3, %zmm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %zmm3, %zmm10, %zmm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpord %zmm3, %zmm18, %zmm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpandd %zmm8, %zmm2, %zmm18 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %zmm2, %zmm2 /* s1_sh_1 = shr(k1_1) */
+	vpandd %zmm8, %zmm2, %zmm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %zmm2, %zmm10, %zmm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpternlogd $0x56, %zmm3, %zmm2, %zmm18 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
+	vpshufb %zmm15, %zmm18, %zmm2 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxord %zmm2, %zmm3, %zmm2 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %zmm9, %zmm2, %zmm3 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxord %zmm3, %zmm18, %zmm3 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %zmm9, %zmm3, %zmm18 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxord %zmm18, %zmm2, %zmm2 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb %zmm14, %zmm2, %zmm18 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxord %zmm18, %zmm3, %zmm3 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxord %zmm3, %zmm2, %zmm2 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %zmm12, %zmm2, %zmm2 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb %zmm13, %zmm3, %zmm3 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm16, %zmm5, %zmm5 /* k0_2 = xor(g2x0, rk0) */
+	vpxord %zmm17, %zmm4, %zmm4 /* k1_2 = xor(g2x1, rk1) */
+	vpandd %zmm8, %zmm5, %zmm18 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %zmm5, %zmm5 /* s0_sh_2 = shr(k0_2) */
+	vpandd %zmm8, %zmm5, %zmm5 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %zmm5, %zmm10, %zmm5 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpord %zmm5, %zmm18, %zmm5 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpandd %zmm8, %zmm4, %zmm18 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s1_sh_2 = shr(k1_2) */
+	vpandd %zmm8, %zmm4, %zmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %zmm4, %zmm10, %zmm4 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpternlogd $0x56, %zmm5, %zmm4, %zmm18 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
+	vpshufb %zmm15, %zmm18, %zmm4 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxord %zmm4, %zmm5, %zmm4 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %zmm9, %zmm4, %zmm5 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxord %zmm5, %zmm18, %zmm5 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %zmm9, %zmm5, %zmm18 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxord %zmm18, %zmm4, %zmm4 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb %zmm14, %zmm4, %zmm18 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxord %zmm18, %zmm5, %zmm5 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxord %zmm5, %zmm4, %zmm4 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %zmm12, %zmm4, %zmm4 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb %zmm13, %zmm5, %zmm5 /* pr_2 = lookup16(x1_8, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm16, %zmm7, %zmm7 /* k0_3 = xor(g3x0, rk0) */
+	vpxord %zmm17, %zmm6, %zmm6 /* k1_3 = xor(g3x1, rk1) */
+	vpandd %zmm8, %zmm7, %zmm16 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s0_sh_3 = shr(k0_3) */
+	vpandd %zmm8, %zmm7, %zmm7 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %zmm16, %zmm11, %zmm16 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %zmm7, %zmm10, %zmm7 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpord %zmm7, %zmm16, %zmm7 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpandd %zmm8, %zmm6, %zmm16 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s1_sh_3 = shr(k1_3) */
+	vpandd %zmm8, %zmm6, %zmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %zmm16, %zmm11, %zmm16 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %zmm6, %zmm10, %zmm6 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpternlogd $0x56, %zmm7, %zmm6, %zmm16 /* x1_9 = ternlog(s1_l_3, s1_h_3, s0_3) */
+	vpshufb %zmm15, %zmm16, %zmm6 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxord %zmm6, %zmm7, %zmm6 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %zmm9, %zmm6, %zmm7 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxord %zmm7, %zmm16, %zmm7 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %zmm9, %zmm7, %zmm16 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxord %zmm16, %zmm6, %zmm6 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb %zmm14, %zmm6, %zmm16 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxord %zmm16, %zmm7, %zmm7 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxord %zmm7, %zmm6, %zmm6 /* x0_11 = xor(x0_10, x1_11) */
+	vpshufb %zmm12, %zmm6, %zmm6 /* pl_3 = lookup16(x0_11, pl_mask) */
+	vpshufb %zmm13, %zmm7, %zmm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	vmovdqa64 %zmm0, %zmm16 /* g0x0.3 */
 	vmovdqa64 %zmm1, %zmm0 /* g0x1.3 */
-	vmovdqa64 %zmm10, %zmm1 /* g0x0.3 */
+	vmovdqa64 %zmm16, %zmm1 /* g0x0.3 */
+	vmovdqa64 %zmm2, %zmm16 /* g1x0.3 */
+	vmovdqa64 %zmm3, %zmm2 /* g1x1.3 */
+	vmovdqa64 %zmm16, %zmm3 /* g1x0.3 */
+	vmovdqa64 %zmm4, %zmm16 /* g2x0.3 */
+	vmovdqa64 %zmm5, %zmm4 /* g2x1.3 */
+	vmovdqa64 %zmm16, %zmm5 /* g2x0.3 */
+	vmovdqa64 %zmm6, %zmm16 /* g3x0.3 */
+	vmovdqa64 %zmm7, %zmm6 /* g3x1.3 */
+	vmovdqa64 %zmm16, %zmm7 /* g3x0.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_avx512_asm_0_loop_r0
@@ -80,15 +194,54 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
 	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
 	vpshufb .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm10 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm10, %zmm1 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm0, %zmm11 /* odd_1 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm1, %zmm11 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm10, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 %zmm11, (%rdx) /* store out_lo */
+	vpunpcklqdq %zmm0, %zmm1, %zmm16 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm16, %zmm1 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm0, %zmm17 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vmovdqu64 %zmm17, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm0, 64(%rdx) /* store out_hi */
+	vpxord 2048(%rdi), %zmm3, %zmm0 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm2, %zmm1 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 %zmm3, 128(%rdx) /* store out_lo_1 */
+	vmovdqu64 %zmm0, 192(%rdx) /* store out_hi_1 */
+	vpxord 2048(%rdi), %zmm5, %zmm0 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm4, %zmm1 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 %zmm3, 256(%rdx) /* store out_lo_2 */
+	vmovdqu64 %zmm0, 320(%rdx) /* store out_hi_2 */
+	vpxord 2048(%rdi), %zmm7, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm6, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vmovdqu64 %zmm3, 384(%rdx) /* store out_lo_3 */
+	vmovdqu64 %zmm0, 448(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock128_128_encrypt_asm, .-ublock_register_avx512_ublock128_128_encrypt_asm
@@ -98,7 +251,7 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-11: vectors, as allocated (12 used)
+ *   zmm0-18: vectors, as allocated (19 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_128_decrypt_asm
@@ -107,7 +260,7 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
 	.p2align 5
 ublock_register_avx512_ublock128_128_decrypt_asm:
 
-	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
@@ -116,65 +269,212 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_1_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_rotl48(%rip), %zmm3 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_sbox_inv_hi(%rip), %zmm4 /* sbox_inv_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_sbox_inv_lo(%rip), %zmm5 /* sbox_inv_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_pl_mask(%rip), %zmm6 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_pr_mask(%rip), %zmm7 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_rotl24(%rip), %zmm8 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_1_rotl56(%rip), %zmm9 /* rotl56 = const() */
+	vmovdqu64 128(%rsi), %zmm2 /* blk_2 = load() */
+	vmovdqu64 192(%rsi), %zmm3 /* blk_3 = load() */
+	vpsrlw $4, %zmm2, %zmm4 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm3, %zmm3 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm2, %zmm4, %zmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm2, %zmm4, %zmm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu64 256(%rsi), %zmm4 /* blk_4 = load() */
+	vmovdqu64 320(%rsi), %zmm5 /* blk_5 = load() */
+	vpsrlw $4, %zmm4, %zmm6 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm4, %zmm6, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm4, %zmm6, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu64 384(%rsi), %zmm6 /* blk_6 = load() */
+	vmovdqu64 448(%rsi), %zmm7 /* blk_7 = load() */
+	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_3 = shr(blk_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpsllw $4, %zmm7, %zmm7 /* hi_sh_3 = shl(blk_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa64 .Lublock_register_avx512_asm_1_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_rotl48(%rip), %zmm9 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_sbox_inv_hi(%rip), %zmm10 /* sbox_inv_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_sbox_inv_lo(%rip), %zmm11 /* sbox_inv_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx512_asm_1_loop_r0:
-	vmovdqu64 (%rdi,%rcx), %zmm10 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%rcx), %zmm11 /* rk1 = load() */
+	vmovdqu64 (%rdi,%rcx), %zmm16 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%rcx), %zmm17 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxord %zmm10, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm11, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
-	vpshufb %zmm6, %zmm1, %zmm1 /* pl = lookup16(k0, pl_mask) */
-	vpshufb %zmm7, %zmm0, %zmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxord %zmm16, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm17, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpshufb %zmm12, %zmm1, %zmm1 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %zmm13, %zmm0, %zmm0 /* pr = lookup16(k1, pr_mask) */
 	vpxord %zmm0, %zmm1, %zmm1 /* y0 = xor(pl, pr) */
-	vpshufb %zmm8, %zmm1, %zmm10 /* rot20 = lookup16(y0, rotl24) */
-	vpxord %zmm10, %zmm0, %zmm0 /* y1 = xor(pr, rot20) */
-	vpshufb %zmm3, %zmm0, %zmm10 /* rot8 = lookup16(y1, rotl48) */
-	vpxord %zmm10, %zmm1, %zmm1 /* y0_1 = xor(y0, rot8) */
-	vpshufb %zmm3, %zmm1, %zmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxord %zmm10, %zmm0, %zmm0 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %zmm9, %zmm0, %zmm10 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxord %zmm10, %zmm1, %zmm1 /* y0_2 = xor(y0_1, rot4) */
+	vpshufb %zmm14, %zmm1, %zmm18 /* rot20 = lookup16(y0, rotl24) */
+	vpxord %zmm18, %zmm0, %zmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %zmm9, %zmm0, %zmm18 /* rot8 = lookup16(y1, rotl48) */
+	vpxord %zmm18, %zmm1, %zmm1 /* y0_1 = xor(y0, rot8) */
+	vpshufb %zmm9, %zmm1, %zmm18 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxord %zmm18, %zmm0, %zmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %zmm15, %zmm0, %zmm18 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxord %zmm18, %zmm1, %zmm1 /* y0_2 = xor(y0_1, rot4) */
 	vpxord %zmm1, %zmm0, %zmm0 /* y1_2 = xor(y1_1, y0_2) */
-	vpandd %zmm2, %zmm1, %zmm10 /* s0_lo = and(y0_2, low_nibbles) */
+	vpandd %zmm8, %zmm1, %zmm18 /* s0_lo = and(y0_2, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(y0_2) */
-	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %zmm1, %zmm4, %zmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpord %zmm1, %zmm10, %zmm1 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm0, %zmm10 /* s1_lo = and(y1_2, low_nibbles) */
+	vpandd %zmm8, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %zmm1, %zmm10, %zmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpord %zmm1, %zmm18, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm8, %zmm0, %zmm18 /* s1_lo = and(y1_2, low_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(y1_2) */
-	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %zmm0, %zmm4, %zmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpord %zmm0, %zmm10, %zmm0 /* s1 = or(s1_l, s1_h) */
+	vpandd %zmm8, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %zmm0, %zmm10, %zmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpord %zmm0, %zmm18, %zmm0 /* s1 = or(s1_l, s1_h) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxord %zmm16, %zmm3, %zmm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxord %zmm17, %zmm2, %zmm2 /* k1_1 = xor(g1x1, rk1) */
+	vpshufb %zmm12, %zmm3, %zmm3 /* pl_1 = lookup16(k0_1, pl_mask) */
+	vpshufb %zmm13, %zmm2, %zmm2 /* pr_1 = lookup16(k1_1, pr_mask) */
+	vpxord %zmm2, %zmm3, %zmm3 /* y0_3 = xor(pl_1, pr_1) */
+	vpshufb %zmm14, %zmm3, %zmm18 /* rot20_1 = lookup16(y0_3, rotl24) */
+	vpxord %zmm18, %zmm2, %zmm2 /* y1_3 = xor(pr_1, rot20_1) */
+	vpshufb %zmm9, %zmm2, %zmm18 /* rot8_2 = lookup16(y1_3, rotl48) */
+	vpxord %zmm18, %zmm3, %zmm3 /* y0_4 = xor(y0_3, rot8_2) */
+	vpshufb %zmm9, %zmm3, %zmm18 /* rot8_3 = lookup16(y0_4, rotl48) */
+	vpxord %zmm18, %zmm2, %zmm2 /* y1_4 = xor(y1_3, rot8_3) */
+	vpshufb %zmm15, %zmm2, %zmm18 /* rot4_1 = lookup16(y1_4, rotl56) */
+	vpxord %zmm18, %zmm3, %zmm3 /* y0_5 = xor(y0_4, rot4_1) */
+	vpxord %zmm3, %zmm2, %zmm2 /* y1_5 = xor(y1_4, y0_5) */
+	vpandd %zmm8, %zmm3, %zmm18 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* s0_sh_1 = shr(y0_5) */
+	vpandd %zmm8, %zmm3, %zmm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	vpshufb %zmm3, %zmm10, %zmm3 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	vpord %zmm3, %zmm18, %zmm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpandd %zmm8, %zmm2, %zmm18 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	vpsrlw $4, %zmm2, %zmm2 /* s1_sh_1 = shr(y1_5) */
+	vpandd %zmm8, %zmm2, %zmm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	vpshufb %zmm2, %zmm10, %zmm2 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	vpord %zmm2, %zmm18, %zmm2 /* s1_1 = or(s1_l_1, s1_h_1) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxord %zmm16, %zmm5, %zmm5 /* k0_2 = xor(g2x0, rk0) */
+	vpxord %zmm17, %zmm4, %zmm4 /* k1_2 = xor(g2x1, rk1) */
+	vpshufb %zmm12, %zmm5, %zmm5 /* pl_2 = lookup16(k0_2, pl_mask) */
+	vpshufb %zmm13, %zmm4, %zmm4 /* pr_2 = lookup16(k1_2, pr_mask) */
+	vpxord %zmm4, %zmm5, %zmm5 /* y0_6 = xor(pl_2, pr_2) */
+	vpshufb %zmm14, %zmm5, %zmm18 /* rot20_2 = lookup16(y0_6, rotl24) */
+	vpxord %zmm18, %zmm4, %zmm4 /* y1_6 = xor(pr_2, rot20_2) */
+	vpshufb %zmm9, %zmm4, %zmm18 /* rot8_4 = lookup16(y1_6, rotl48) */
+	vpxord %zmm18, %zmm5, %zmm5 /* y0_7 = xor(y0_6, rot8_4) */
+	vpshufb %zmm9, %zmm5, %zmm18 /* rot8_5 = lookup16(y0_7, rotl48) */
+	vpxord %zmm18, %zmm4, %zmm4 /* y1_7 = xor(y1_6, rot8_5) */
+	vpshufb %zmm15, %zmm4, %zmm18 /* rot4_2 = lookup16(y1_7, rotl56) */
+	vpxord %zmm18, %zmm5, %zmm5 /* y0_8 = xor(y0_7, rot4_2) */
+	vpxord %zmm5, %zmm4, %zmm4 /* y1_8 = xor(y1_7, y0_8) */
+	vpandd %zmm8, %zmm5, %zmm18 /* s0_lo_2 = and(y0_8, low_nibbles) */
+	vpsrlw $4, %zmm5, %zmm5 /* s0_sh_2 = shr(y0_8) */
+	vpandd %zmm8, %zmm5, %zmm5 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_2 = lookup16(sbox_inv_lo, s0_lo_2) */
+	vpshufb %zmm5, %zmm10, %zmm5 /* s0_h_2 = lookup16(sbox_inv_hi, s0_hi_2) */
+	vpord %zmm5, %zmm18, %zmm5 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpandd %zmm8, %zmm4, %zmm18 /* s1_lo_2 = and(y1_8, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s1_sh_2 = shr(y1_8) */
+	vpandd %zmm8, %zmm4, %zmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_2 = lookup16(sbox_inv_lo, s1_lo_2) */
+	vpshufb %zmm4, %zmm10, %zmm4 /* s1_h_2 = lookup16(sbox_inv_hi, s1_hi_2) */
+	vpord %zmm4, %zmm18, %zmm4 /* s1_2 = or(s1_l_2, s1_h_2) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxord %zmm16, %zmm7, %zmm7 /* k0_3 = xor(g3x0, rk0) */
+	vpxord %zmm17, %zmm6, %zmm6 /* k1_3 = xor(g3x1, rk1) */
+	vpshufb %zmm12, %zmm7, %zmm7 /* pl_3 = lookup16(k0_3, pl_mask) */
+	vpshufb %zmm13, %zmm6, %zmm6 /* pr_3 = lookup16(k1_3, pr_mask) */
+	vpxord %zmm6, %zmm7, %zmm7 /* y0_9 = xor(pl_3, pr_3) */
+	vpshufb %zmm14, %zmm7, %zmm16 /* rot20_3 = lookup16(y0_9, rotl24) */
+	vpxord %zmm16, %zmm6, %zmm6 /* y1_9 = xor(pr_3, rot20_3) */
+	vpshufb %zmm9, %zmm6, %zmm16 /* rot8_6 = lookup16(y1_9, rotl48) */
+	vpxord %zmm16, %zmm7, %zmm7 /* y0_10 = xor(y0_9, rot8_6) */
+	vpshufb %zmm9, %zmm7, %zmm16 /* rot8_7 = lookup16(y0_10, rotl48) */
+	vpxord %zmm16, %zmm6, %zmm6 /* y1_10 = xor(y1_9, rot8_7) */
+	vpshufb %zmm15, %zmm6, %zmm16 /* rot4_3 = lookup16(y1_10, rotl56) */
+	vpxord %zmm16, %zmm7, %zmm7 /* y0_11 = xor(y0_10, rot4_3) */
+	vpxord %zmm7, %zmm6, %zmm6 /* y1_11 = xor(y1_10, y0_11) */
+	vpandd %zmm8, %zmm7, %zmm16 /* s0_lo_3 = and(y0_11, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s0_sh_3 = shr(y0_11) */
+	vpandd %zmm8, %zmm7, %zmm7 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %zmm16, %zmm11, %zmm16 /* s0_l_3 = lookup16(sbox_inv_lo, s0_lo_3) */
+	vpshufb %zmm7, %zmm10, %zmm7 /* s0_h_3 = lookup16(sbox_inv_hi, s0_hi_3) */
+	vpord %zmm7, %zmm16, %zmm7 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpandd %zmm8, %zmm6, %zmm16 /* s1_lo_3 = and(y1_11, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s1_sh_3 = shr(y1_11) */
+	vpandd %zmm8, %zmm6, %zmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %zmm16, %zmm11, %zmm16 /* s1_l_3 = lookup16(sbox_inv_lo, s1_lo_3) */
+	vpshufb %zmm6, %zmm10, %zmm6 /* s1_h_3 = lookup16(sbox_inv_hi, s1_hi_3) */
+	vpord %zmm6, %zmm16, %zmm6 /* s1_3 = or(s1_l_3, s1_h_3) */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_avx512_asm_1_loop_r0
 
 	/* Final key addition. */
-	vpxord 2048(%rdi), %zmm1, %zmm1 /* y0_3 = xor(g0x0, rk0_1) */
-	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm10 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm10, %zmm1 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm0, %zmm11 /* odd_1 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm11 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm10, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 %zmm11, (%rdx) /* store out_lo */
+	vpxord 2048(%rdi), %zmm1, %zmm1 /* y0_12 = xor(g0x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1_12 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1_12, deinterleave) */
+	vpunpcklqdq %zmm0, %zmm1, %zmm16 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm16, %zmm1 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm0, %zmm17 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vmovdqu64 %zmm17, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm0, 64(%rdx) /* store out_hi */
+	vpxord 2048(%rdi), %zmm3, %zmm0 /* y0_13 = xor(g1x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm2, %zmm1 /* y1_13 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_13, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_13, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 %zmm3, 128(%rdx) /* store out_lo_1 */
+	vmovdqu64 %zmm0, 192(%rdx) /* store out_hi_1 */
+	vpxord 2048(%rdi), %zmm5, %zmm0 /* y0_14 = xor(g2x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm4, %zmm1 /* y1_14 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_14, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 %zmm3, 256(%rdx) /* store out_lo_2 */
+	vmovdqu64 %zmm0, 320(%rdx) /* store out_hi_2 */
+	vpxord 2048(%rdi), %zmm7, %zmm0 /* y0_15 = xor(g3x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm6, %zmm1 /* y1_15 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_15, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_15, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vmovdqu64 %zmm3, 384(%rdx) /* store out_lo_3 */
+	vmovdqu64 %zmm0, 448(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock128_128_decrypt_asm, .-ublock_register_avx512_ublock128_128_decrypt_asm
@@ -185,7 +485,7 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   zmm0-11: vectors, as allocated (12 used)
+ *   zmm0-18: vectors, as allocated (19 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_128_encrypt_xor_asm
@@ -194,7 +494,7 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
 	.p2align 5
 ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 
-	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
@@ -203,49 +503,163 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_2_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_rotl48(%rip), %zmm3 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_hi(%rip), %zmm4 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_lo(%rip), %zmm5 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_pl_mask(%rip), %zmm6 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_pr_mask(%rip), %zmm7 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_rotl24(%rip), %zmm8 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_rotl56(%rip), %zmm9 /* rotl56 = const() */
+	vmovdqu64 128(%rsi), %zmm2 /* blk_2 = load() */
+	vmovdqu64 192(%rsi), %zmm3 /* blk_3 = load() */
+	vpsrlw $4, %zmm2, %zmm4 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm3, %zmm3 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm2, %zmm4, %zmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm2, %zmm4, %zmm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu64 256(%rsi), %zmm4 /* blk_4 = load() */
+	vmovdqu64 320(%rsi), %zmm5 /* blk_5 = load() */
+	vpsrlw $4, %zmm4, %zmm6 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm4, %zmm6, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm4, %zmm6, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu64 384(%rsi), %zmm6 /* blk_6 = load() */
+	vmovdqu64 448(%rsi), %zmm7 /* blk_7 = load() */
+	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_3 = shr(blk_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpsllw $4, %zmm7, %zmm7 /* hi_sh_3 = shl(blk_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa64 .Lublock_register_avx512_asm_2_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_rotl48(%rip), %zmm9 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_hi(%rip), %zmm10 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_avx512_asm_2_loop_r0:
-	vmovdqu64 (%rdi,%r8), %zmm10 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%r8), %zmm11 /* rk1 = load() */
+	vmovdqu64 (%rdi,%r8), %zmm16 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%r8), %zmm17 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm10, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm11, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm1, %zmm10 /* s0_lo = and(k0, low_nibbles) */
+	vpxord %zmm16, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm17, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm8, %zmm1, %zmm18 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(k0) */
-	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm1, %zmm4, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm1, %zmm10, %zmm1 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm0, %zmm10 /* s1_lo = and(k1, low_nibbles) */
+	vpandd %zmm8, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm1, %zmm10, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm1, %zmm18, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm8, %zmm0, %zmm18 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(k1) */
-	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm0, %zmm4, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm1, %zmm0, %zmm10 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm9, %zmm10, %zmm0 /* rot4 = lookup16(x1, rotl56) */
+	vpandd %zmm8, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm0, %zmm10, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm1, %zmm0, %zmm18 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm15, %zmm18, %zmm0 /* rot4 = lookup16(x1, rotl56) */
 	vpxord %zmm0, %zmm1, %zmm0 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm3, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm1, %zmm10, %zmm1 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm3, %zmm1, %zmm10 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm10, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm8, %zmm0, %zmm10 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm10, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb %zmm9, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm1, %zmm18, %zmm1 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm9, %zmm1, %zmm18 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm18, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm14, %zmm0, %zmm18 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm18, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm6, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm7, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa64 %zmm0, %zmm10 /* g0x0.3 */
+	vpshufb %zmm12, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm13, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm16, %zmm3, %zmm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxord %zmm17, %zmm2, %zmm2 /* k1_1 = xor(g1x1, rk1) */
+	vpandd %zmm8, %zmm3, %zmm18 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* s0_sh_1 = shr(k0_1) */
+	vpandd %zmm8, %zmm3, %zmm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %zmm3, %zmm10, %zmm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpord %zmm3, %zmm18, %zmm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpandd %zmm8, %zmm2, %zmm18 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %zmm2, %zmm2 /* s1_sh_1 = shr(k1_1) */
+	vpandd %zmm8, %zmm2, %zmm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %zmm2, %zmm10, %zmm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpternlogd $0x56, %zmm3, %zmm2, %zmm18 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
+	vpshufb %zmm15, %zmm18, %zmm2 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxord %zmm2, %zmm3, %zmm2 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %zmm9, %zmm2, %zmm3 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxord %zmm3, %zmm18, %zmm3 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %zmm9, %zmm3, %zmm18 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxord %zmm18, %zmm2, %zmm2 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb %zmm14, %zmm2, %zmm18 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxord %zmm18, %zmm3, %zmm3 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxord %zmm3, %zmm2, %zmm2 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %zmm12, %zmm2, %zmm2 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb %zmm13, %zmm3, %zmm3 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm16, %zmm5, %zmm5 /* k0_2 = xor(g2x0, rk0) */
+	vpxord %zmm17, %zmm4, %zmm4 /* k1_2 = xor(g2x1, rk1) */
+	vpandd %zmm8, %zmm5, %zmm18 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %zmm5, %zmm5 /* s0_sh_2 = shr(k0_2) */
+	vpandd %zmm8, %zmm5, %zmm5 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %zmm5, %zmm10, %zmm5 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpord %zmm5, %zmm18, %zmm5 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpandd %zmm8, %zmm4, %zmm18 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s1_sh_2 = shr(k1_2) */
+	vpandd %zmm8, %zmm4, %zmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %zmm4, %zmm10, %zmm4 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpternlogd $0x56, %zmm5, %zmm4, %zmm18 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
+	vpshufb %zmm15, %zmm18, %zmm4 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxord %zmm4, %zmm5, %zmm4 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %zmm9, %zmm4, %zmm5 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxord %zmm5, %zmm18, %zmm5 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %zmm9, %zmm5, %zmm18 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxord %zmm18, %zmm4, %zmm4 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb %zmm14, %zmm4, %zmm18 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxord %zmm18, %zmm5, %zmm5 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxord %zmm5, %zmm4, %zmm4 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %zmm12, %zmm4, %zmm4 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb %zmm13, %zmm5, %zmm5 /* pr_2 = lookup16(x1_8, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm16, %zmm7, %zmm7 /* k0_3 = xor(g3x0, rk0) */
+	vpxord %zmm17, %zmm6, %zmm6 /* k1_3 = xor(g3x1, rk1) */
+	vpandd %zmm8, %zmm7, %zmm16 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s0_sh_3 = shr(k0_3) */
+	vpandd %zmm8, %zmm7, %zmm7 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %zmm16, %zmm11, %zmm16 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %zmm7, %zmm10, %zmm7 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpord %zmm7, %zmm16, %zmm7 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpandd %zmm8, %zmm6, %zmm16 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s1_sh_3 = shr(k1_3) */
+	vpandd %zmm8, %zmm6, %zmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %zmm16, %zmm11, %zmm16 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %zmm6, %zmm10, %zmm6 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpternlogd $0x56, %zmm7, %zmm6, %zmm16 /* x1_9 = ternlog(s1_l_3, s1_h_3, s0_3) */
+	vpshufb %zmm15, %zmm16, %zmm6 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxord %zmm6, %zmm7, %zmm6 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %zmm9, %zmm6, %zmm7 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxord %zmm7, %zmm16, %zmm7 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %zmm9, %zmm7, %zmm16 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxord %zmm16, %zmm6, %zmm6 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb %zmm14, %zmm6, %zmm16 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxord %zmm16, %zmm7, %zmm7 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxord %zmm7, %zmm6, %zmm6 /* x0_11 = xor(x0_10, x1_11) */
+	vpshufb %zmm12, %zmm6, %zmm6 /* pl_3 = lookup16(x0_11, pl_mask) */
+	vpshufb %zmm13, %zmm7, %zmm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	vmovdqa64 %zmm0, %zmm16 /* g0x0.3 */
 	vmovdqa64 %zmm1, %zmm0 /* g0x1.3 */
-	vmovdqa64 %zmm10, %zmm1 /* g0x0.3 */
+	vmovdqa64 %zmm16, %zmm1 /* g0x0.3 */
+	vmovdqa64 %zmm2, %zmm16 /* g1x0.3 */
+	vmovdqa64 %zmm3, %zmm2 /* g1x1.3 */
+	vmovdqa64 %zmm16, %zmm3 /* g1x0.3 */
+	vmovdqa64 %zmm4, %zmm16 /* g2x0.3 */
+	vmovdqa64 %zmm5, %zmm4 /* g2x1.3 */
+	vmovdqa64 %zmm16, %zmm5 /* g2x0.3 */
+	vmovdqa64 %zmm6, %zmm16 /* g3x0.3 */
+	vmovdqa64 %zmm7, %zmm6 /* g3x1.3 */
+	vmovdqa64 %zmm16, %zmm7 /* g3x0.3 */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_avx512_asm_2_loop_r0
@@ -255,19 +669,70 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
 	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm10 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm10, %zmm1 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm0, %zmm11 /* odd_1 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm11 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm10, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
+	vpunpcklqdq %zmm0, %zmm1, %zmm16 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm16, %zmm1 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm0, %zmm17 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 (%rcx), %zmm1 /* msg = load() */
-	vpxord %zmm1, %zmm11, %zmm1 /* ct = xor(out_lo, msg) */
+	vpxord %zmm1, %zmm17, %zmm1 /* ct = xor(out_lo, msg) */
 	vmovdqu64 %zmm1, (%rdx) /* store ct */
 	vmovdqu64 64(%rcx), %zmm1 /* msg_1 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_1 = xor(out_hi, msg_1) */
 	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
+	vpxord 2048(%rdi), %zmm3, %zmm0 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm2, %zmm1 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 128(%rcx), %zmm1 /* msg_2 = load() */
+	vpxord %zmm1, %zmm3, %zmm1 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu64 %zmm1, 128(%rdx) /* store ct_2 */
+	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
+	vpxord 2048(%rdi), %zmm5, %zmm0 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm4, %zmm1 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 256(%rcx), %zmm1 /* msg_4 = load() */
+	vpxord %zmm1, %zmm3, %zmm1 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu64 %zmm1, 256(%rdx) /* store ct_4 */
+	vmovdqu64 320(%rcx), %zmm1 /* msg_5 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
+	vpxord 2048(%rdi), %zmm7, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm6, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
+	vpxord %zmm1, %zmm3, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
+	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
+	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(out_hi_3, msg_7) */
+	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock128_128_encrypt_xor_asm, .-ublock_register_avx512_ublock128_128_encrypt_xor_asm
@@ -277,7 +742,7 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-11: vectors, as allocated (12 used)
+ *   zmm0-18: vectors, as allocated (19 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_256_encrypt_asm
@@ -286,7 +751,7 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	.p2align 5
 ublock_register_avx512_ublock128_256_encrypt_asm:
 
-	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
@@ -295,49 +760,163 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_3_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_rotl48(%rip), %zmm3 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_sbox_hi(%rip), %zmm4 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_sbox_lo(%rip), %zmm5 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_pl_mask(%rip), %zmm6 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_pr_mask(%rip), %zmm7 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_rotl24(%rip), %zmm8 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_3_rotl56(%rip), %zmm9 /* rotl56 = const() */
+	vmovdqu64 128(%rsi), %zmm2 /* blk_2 = load() */
+	vmovdqu64 192(%rsi), %zmm3 /* blk_3 = load() */
+	vpsrlw $4, %zmm2, %zmm4 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm3, %zmm3 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm2, %zmm4, %zmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm2, %zmm4, %zmm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu64 256(%rsi), %zmm4 /* blk_4 = load() */
+	vmovdqu64 320(%rsi), %zmm5 /* blk_5 = load() */
+	vpsrlw $4, %zmm4, %zmm6 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm4, %zmm6, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm4, %zmm6, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu64 384(%rsi), %zmm6 /* blk_6 = load() */
+	vmovdqu64 448(%rsi), %zmm7 /* blk_7 = load() */
+	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_3 = shr(blk_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpsllw $4, %zmm7, %zmm7 /* hi_sh_3 = shl(blk_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa64 .Lublock_register_avx512_asm_3_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_rotl48(%rip), %zmm9 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_sbox_hi(%rip), %zmm10 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx512_asm_3_loop_r0:
-	vmovdqu64 (%rdi,%rcx), %zmm10 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%rcx), %zmm11 /* rk1 = load() */
+	vmovdqu64 (%rdi,%rcx), %zmm16 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%rcx), %zmm17 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm10, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm11, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm1, %zmm10 /* s0_lo = and(k0, low_nibbles) */
+	vpxord %zmm16, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm17, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm8, %zmm1, %zmm18 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(k0) */
-	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm1, %zmm4, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm1, %zmm10, %zmm1 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm0, %zmm10 /* s1_lo = and(k1, low_nibbles) */
+	vpandd %zmm8, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm1, %zmm10, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm1, %zmm18, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm8, %zmm0, %zmm18 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(k1) */
-	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm0, %zmm4, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm1, %zmm0, %zmm10 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm9, %zmm10, %zmm0 /* rot4 = lookup16(x1, rotl56) */
+	vpandd %zmm8, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm0, %zmm10, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm1, %zmm0, %zmm18 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm15, %zmm18, %zmm0 /* rot4 = lookup16(x1, rotl56) */
 	vpxord %zmm0, %zmm1, %zmm0 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm3, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm1, %zmm10, %zmm1 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm3, %zmm1, %zmm10 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm10, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm8, %zmm0, %zmm10 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm10, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb %zmm9, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm1, %zmm18, %zmm1 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm9, %zmm1, %zmm18 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm18, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm14, %zmm0, %zmm18 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm18, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm6, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm7, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa64 %zmm0, %zmm10 /* g0x0.3 */
+	vpshufb %zmm12, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm13, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm16, %zmm3, %zmm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxord %zmm17, %zmm2, %zmm2 /* k1_1 = xor(g1x1, rk1) */
+	vpandd %zmm8, %zmm3, %zmm18 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* s0_sh_1 = shr(k0_1) */
+	vpandd %zmm8, %zmm3, %zmm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %zmm3, %zmm10, %zmm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpord %zmm3, %zmm18, %zmm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpandd %zmm8, %zmm2, %zmm18 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %zmm2, %zmm2 /* s1_sh_1 = shr(k1_1) */
+	vpandd %zmm8, %zmm2, %zmm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %zmm2, %zmm10, %zmm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpternlogd $0x56, %zmm3, %zmm2, %zmm18 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
+	vpshufb %zmm15, %zmm18, %zmm2 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxord %zmm2, %zmm3, %zmm2 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %zmm9, %zmm2, %zmm3 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxord %zmm3, %zmm18, %zmm3 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %zmm9, %zmm3, %zmm18 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxord %zmm18, %zmm2, %zmm2 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb %zmm14, %zmm2, %zmm18 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxord %zmm18, %zmm3, %zmm3 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxord %zmm3, %zmm2, %zmm2 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %zmm12, %zmm2, %zmm2 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb %zmm13, %zmm3, %zmm3 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm16, %zmm5, %zmm5 /* k0_2 = xor(g2x0, rk0) */
+	vpxord %zmm17, %zmm4, %zmm4 /* k1_2 = xor(g2x1, rk1) */
+	vpandd %zmm8, %zmm5, %zmm18 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %zmm5, %zmm5 /* s0_sh_2 = shr(k0_2) */
+	vpandd %zmm8, %zmm5, %zmm5 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %zmm5, %zmm10, %zmm5 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpord %zmm5, %zmm18, %zmm5 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpandd %zmm8, %zmm4, %zmm18 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s1_sh_2 = shr(k1_2) */
+	vpandd %zmm8, %zmm4, %zmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %zmm4, %zmm10, %zmm4 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpternlogd $0x56, %zmm5, %zmm4, %zmm18 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
+	vpshufb %zmm15, %zmm18, %zmm4 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxord %zmm4, %zmm5, %zmm4 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %zmm9, %zmm4, %zmm5 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxord %zmm5, %zmm18, %zmm5 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %zmm9, %zmm5, %zmm18 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxord %zmm18, %zmm4, %zmm4 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb %zmm14, %zmm4, %zmm18 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxord %zmm18, %zmm5, %zmm5 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxord %zmm5, %zmm4, %zmm4 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %zmm12, %zmm4, %zmm4 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb %zmm13, %zmm5, %zmm5 /* pr_2 = lookup16(x1_8, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm16, %zmm7, %zmm7 /* k0_3 = xor(g3x0, rk0) */
+	vpxord %zmm17, %zmm6, %zmm6 /* k1_3 = xor(g3x1, rk1) */
+	vpandd %zmm8, %zmm7, %zmm16 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s0_sh_3 = shr(k0_3) */
+	vpandd %zmm8, %zmm7, %zmm7 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %zmm16, %zmm11, %zmm16 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %zmm7, %zmm10, %zmm7 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpord %zmm7, %zmm16, %zmm7 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpandd %zmm8, %zmm6, %zmm16 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s1_sh_3 = shr(k1_3) */
+	vpandd %zmm8, %zmm6, %zmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %zmm16, %zmm11, %zmm16 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %zmm6, %zmm10, %zmm6 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpternlogd $0x56, %zmm7, %zmm6, %zmm16 /* x1_9 = ternlog(s1_l_3, s1_h_3, s0_3) */
+	vpshufb %zmm15, %zmm16, %zmm6 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxord %zmm6, %zmm7, %zmm6 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %zmm9, %zmm6, %zmm7 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxord %zmm7, %zmm16, %zmm7 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %zmm9, %zmm7, %zmm16 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxord %zmm16, %zmm6, %zmm6 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb %zmm14, %zmm6, %zmm16 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxord %zmm16, %zmm7, %zmm7 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxord %zmm7, %zmm6, %zmm6 /* x0_11 = xor(x0_10, x1_11) */
+	vpshufb %zmm12, %zmm6, %zmm6 /* pl_3 = lookup16(x0_11, pl_mask) */
+	vpshufb %zmm13, %zmm7, %zmm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	vmovdqa64 %zmm0, %zmm16 /* g0x0.3 */
 	vmovdqa64 %zmm1, %zmm0 /* g0x1.3 */
-	vmovdqa64 %zmm10, %zmm1 /* g0x0.3 */
+	vmovdqa64 %zmm16, %zmm1 /* g0x0.3 */
+	vmovdqa64 %zmm2, %zmm16 /* g1x0.3 */
+	vmovdqa64 %zmm3, %zmm2 /* g1x1.3 */
+	vmovdqa64 %zmm16, %zmm3 /* g1x0.3 */
+	vmovdqa64 %zmm4, %zmm16 /* g2x0.3 */
+	vmovdqa64 %zmm5, %zmm4 /* g2x1.3 */
+	vmovdqa64 %zmm16, %zmm5 /* g2x0.3 */
+	vmovdqa64 %zmm6, %zmm16 /* g3x0.3 */
+	vmovdqa64 %zmm7, %zmm6 /* g3x1.3 */
+	vmovdqa64 %zmm16, %zmm7 /* g3x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx512_asm_3_loop_r0
@@ -347,15 +926,54 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
 	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
 	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm10 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm10, %zmm1 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm0, %zmm11 /* odd_1 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm11 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm10, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 %zmm11, (%rdx) /* store out_lo */
+	vpunpcklqdq %zmm0, %zmm1, %zmm16 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm16, %zmm1 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm0, %zmm17 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vmovdqu64 %zmm17, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm0, 64(%rdx) /* store out_hi */
+	vpxord 3072(%rdi), %zmm3, %zmm0 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm2, %zmm1 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 %zmm3, 128(%rdx) /* store out_lo_1 */
+	vmovdqu64 %zmm0, 192(%rdx) /* store out_hi_1 */
+	vpxord 3072(%rdi), %zmm5, %zmm0 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm4, %zmm1 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 %zmm3, 256(%rdx) /* store out_lo_2 */
+	vmovdqu64 %zmm0, 320(%rdx) /* store out_hi_2 */
+	vpxord 3072(%rdi), %zmm7, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm6, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vmovdqu64 %zmm3, 384(%rdx) /* store out_lo_3 */
+	vmovdqu64 %zmm0, 448(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock128_256_encrypt_asm, .-ublock_register_avx512_ublock128_256_encrypt_asm
@@ -365,7 +983,7 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-11: vectors, as allocated (12 used)
+ *   zmm0-18: vectors, as allocated (19 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_256_decrypt_asm
@@ -374,7 +992,7 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
 	.p2align 5
 ublock_register_avx512_ublock128_256_decrypt_asm:
 
-	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
@@ -383,65 +1001,212 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_4_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_rotl48(%rip), %zmm3 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_inv_hi(%rip), %zmm4 /* sbox_inv_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_inv_lo(%rip), %zmm5 /* sbox_inv_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_pl_mask(%rip), %zmm6 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_pr_mask(%rip), %zmm7 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_rotl24(%rip), %zmm8 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_rotl56(%rip), %zmm9 /* rotl56 = const() */
+	vmovdqu64 128(%rsi), %zmm2 /* blk_2 = load() */
+	vmovdqu64 192(%rsi), %zmm3 /* blk_3 = load() */
+	vpsrlw $4, %zmm2, %zmm4 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm3, %zmm3 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm2, %zmm4, %zmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm2, %zmm4, %zmm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu64 256(%rsi), %zmm4 /* blk_4 = load() */
+	vmovdqu64 320(%rsi), %zmm5 /* blk_5 = load() */
+	vpsrlw $4, %zmm4, %zmm6 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm4, %zmm6, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm4, %zmm6, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu64 384(%rsi), %zmm6 /* blk_6 = load() */
+	vmovdqu64 448(%rsi), %zmm7 /* blk_7 = load() */
+	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_3 = shr(blk_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpsllw $4, %zmm7, %zmm7 /* hi_sh_3 = shl(blk_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa64 .Lublock_register_avx512_asm_4_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_rotl48(%rip), %zmm9 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_inv_hi(%rip), %zmm10 /* sbox_inv_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_inv_lo(%rip), %zmm11 /* sbox_inv_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx512_asm_4_loop_r0:
-	vmovdqu64 (%rdi,%rcx), %zmm10 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%rcx), %zmm11 /* rk1 = load() */
+	vmovdqu64 (%rdi,%rcx), %zmm16 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%rcx), %zmm17 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxord %zmm10, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm11, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
-	vpshufb %zmm6, %zmm1, %zmm1 /* pl = lookup16(k0, pl_mask) */
-	vpshufb %zmm7, %zmm0, %zmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxord %zmm16, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm17, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpshufb %zmm12, %zmm1, %zmm1 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %zmm13, %zmm0, %zmm0 /* pr = lookup16(k1, pr_mask) */
 	vpxord %zmm0, %zmm1, %zmm1 /* y0 = xor(pl, pr) */
-	vpshufb %zmm8, %zmm1, %zmm10 /* rot20 = lookup16(y0, rotl24) */
-	vpxord %zmm10, %zmm0, %zmm0 /* y1 = xor(pr, rot20) */
-	vpshufb %zmm3, %zmm0, %zmm10 /* rot8 = lookup16(y1, rotl48) */
-	vpxord %zmm10, %zmm1, %zmm1 /* y0_1 = xor(y0, rot8) */
-	vpshufb %zmm3, %zmm1, %zmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxord %zmm10, %zmm0, %zmm0 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %zmm9, %zmm0, %zmm10 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxord %zmm10, %zmm1, %zmm1 /* y0_2 = xor(y0_1, rot4) */
+	vpshufb %zmm14, %zmm1, %zmm18 /* rot20 = lookup16(y0, rotl24) */
+	vpxord %zmm18, %zmm0, %zmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %zmm9, %zmm0, %zmm18 /* rot8 = lookup16(y1, rotl48) */
+	vpxord %zmm18, %zmm1, %zmm1 /* y0_1 = xor(y0, rot8) */
+	vpshufb %zmm9, %zmm1, %zmm18 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxord %zmm18, %zmm0, %zmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %zmm15, %zmm0, %zmm18 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxord %zmm18, %zmm1, %zmm1 /* y0_2 = xor(y0_1, rot4) */
 	vpxord %zmm1, %zmm0, %zmm0 /* y1_2 = xor(y1_1, y0_2) */
-	vpandd %zmm2, %zmm1, %zmm10 /* s0_lo = and(y0_2, low_nibbles) */
+	vpandd %zmm8, %zmm1, %zmm18 /* s0_lo = and(y0_2, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(y0_2) */
-	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %zmm1, %zmm4, %zmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpord %zmm1, %zmm10, %zmm1 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm0, %zmm10 /* s1_lo = and(y1_2, low_nibbles) */
+	vpandd %zmm8, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %zmm1, %zmm10, %zmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpord %zmm1, %zmm18, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm8, %zmm0, %zmm18 /* s1_lo = and(y1_2, low_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(y1_2) */
-	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %zmm0, %zmm4, %zmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpord %zmm0, %zmm10, %zmm0 /* s1 = or(s1_l, s1_h) */
+	vpandd %zmm8, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %zmm0, %zmm10, %zmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpord %zmm0, %zmm18, %zmm0 /* s1 = or(s1_l, s1_h) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxord %zmm16, %zmm3, %zmm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxord %zmm17, %zmm2, %zmm2 /* k1_1 = xor(g1x1, rk1) */
+	vpshufb %zmm12, %zmm3, %zmm3 /* pl_1 = lookup16(k0_1, pl_mask) */
+	vpshufb %zmm13, %zmm2, %zmm2 /* pr_1 = lookup16(k1_1, pr_mask) */
+	vpxord %zmm2, %zmm3, %zmm3 /* y0_3 = xor(pl_1, pr_1) */
+	vpshufb %zmm14, %zmm3, %zmm18 /* rot20_1 = lookup16(y0_3, rotl24) */
+	vpxord %zmm18, %zmm2, %zmm2 /* y1_3 = xor(pr_1, rot20_1) */
+	vpshufb %zmm9, %zmm2, %zmm18 /* rot8_2 = lookup16(y1_3, rotl48) */
+	vpxord %zmm18, %zmm3, %zmm3 /* y0_4 = xor(y0_3, rot8_2) */
+	vpshufb %zmm9, %zmm3, %zmm18 /* rot8_3 = lookup16(y0_4, rotl48) */
+	vpxord %zmm18, %zmm2, %zmm2 /* y1_4 = xor(y1_3, rot8_3) */
+	vpshufb %zmm15, %zmm2, %zmm18 /* rot4_1 = lookup16(y1_4, rotl56) */
+	vpxord %zmm18, %zmm3, %zmm3 /* y0_5 = xor(y0_4, rot4_1) */
+	vpxord %zmm3, %zmm2, %zmm2 /* y1_5 = xor(y1_4, y0_5) */
+	vpandd %zmm8, %zmm3, %zmm18 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* s0_sh_1 = shr(y0_5) */
+	vpandd %zmm8, %zmm3, %zmm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	vpshufb %zmm3, %zmm10, %zmm3 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	vpord %zmm3, %zmm18, %zmm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpandd %zmm8, %zmm2, %zmm18 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	vpsrlw $4, %zmm2, %zmm2 /* s1_sh_1 = shr(y1_5) */
+	vpandd %zmm8, %zmm2, %zmm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	vpshufb %zmm2, %zmm10, %zmm2 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	vpord %zmm2, %zmm18, %zmm2 /* s1_1 = or(s1_l_1, s1_h_1) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxord %zmm16, %zmm5, %zmm5 /* k0_2 = xor(g2x0, rk0) */
+	vpxord %zmm17, %zmm4, %zmm4 /* k1_2 = xor(g2x1, rk1) */
+	vpshufb %zmm12, %zmm5, %zmm5 /* pl_2 = lookup16(k0_2, pl_mask) */
+	vpshufb %zmm13, %zmm4, %zmm4 /* pr_2 = lookup16(k1_2, pr_mask) */
+	vpxord %zmm4, %zmm5, %zmm5 /* y0_6 = xor(pl_2, pr_2) */
+	vpshufb %zmm14, %zmm5, %zmm18 /* rot20_2 = lookup16(y0_6, rotl24) */
+	vpxord %zmm18, %zmm4, %zmm4 /* y1_6 = xor(pr_2, rot20_2) */
+	vpshufb %zmm9, %zmm4, %zmm18 /* rot8_4 = lookup16(y1_6, rotl48) */
+	vpxord %zmm18, %zmm5, %zmm5 /* y0_7 = xor(y0_6, rot8_4) */
+	vpshufb %zmm9, %zmm5, %zmm18 /* rot8_5 = lookup16(y0_7, rotl48) */
+	vpxord %zmm18, %zmm4, %zmm4 /* y1_7 = xor(y1_6, rot8_5) */
+	vpshufb %zmm15, %zmm4, %zmm18 /* rot4_2 = lookup16(y1_7, rotl56) */
+	vpxord %zmm18, %zmm5, %zmm5 /* y0_8 = xor(y0_7, rot4_2) */
+	vpxord %zmm5, %zmm4, %zmm4 /* y1_8 = xor(y1_7, y0_8) */
+	vpandd %zmm8, %zmm5, %zmm18 /* s0_lo_2 = and(y0_8, low_nibbles) */
+	vpsrlw $4, %zmm5, %zmm5 /* s0_sh_2 = shr(y0_8) */
+	vpandd %zmm8, %zmm5, %zmm5 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_2 = lookup16(sbox_inv_lo, s0_lo_2) */
+	vpshufb %zmm5, %zmm10, %zmm5 /* s0_h_2 = lookup16(sbox_inv_hi, s0_hi_2) */
+	vpord %zmm5, %zmm18, %zmm5 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpandd %zmm8, %zmm4, %zmm18 /* s1_lo_2 = and(y1_8, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s1_sh_2 = shr(y1_8) */
+	vpandd %zmm8, %zmm4, %zmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_2 = lookup16(sbox_inv_lo, s1_lo_2) */
+	vpshufb %zmm4, %zmm10, %zmm4 /* s1_h_2 = lookup16(sbox_inv_hi, s1_hi_2) */
+	vpord %zmm4, %zmm18, %zmm4 /* s1_2 = or(s1_l_2, s1_h_2) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxord %zmm16, %zmm7, %zmm7 /* k0_3 = xor(g3x0, rk0) */
+	vpxord %zmm17, %zmm6, %zmm6 /* k1_3 = xor(g3x1, rk1) */
+	vpshufb %zmm12, %zmm7, %zmm7 /* pl_3 = lookup16(k0_3, pl_mask) */
+	vpshufb %zmm13, %zmm6, %zmm6 /* pr_3 = lookup16(k1_3, pr_mask) */
+	vpxord %zmm6, %zmm7, %zmm7 /* y0_9 = xor(pl_3, pr_3) */
+	vpshufb %zmm14, %zmm7, %zmm16 /* rot20_3 = lookup16(y0_9, rotl24) */
+	vpxord %zmm16, %zmm6, %zmm6 /* y1_9 = xor(pr_3, rot20_3) */
+	vpshufb %zmm9, %zmm6, %zmm16 /* rot8_6 = lookup16(y1_9, rotl48) */
+	vpxord %zmm16, %zmm7, %zmm7 /* y0_10 = xor(y0_9, rot8_6) */
+	vpshufb %zmm9, %zmm7, %zmm16 /* rot8_7 = lookup16(y0_10, rotl48) */
+	vpxord %zmm16, %zmm6, %zmm6 /* y1_10 = xor(y1_9, rot8_7) */
+	vpshufb %zmm15, %zmm6, %zmm16 /* rot4_3 = lookup16(y1_10, rotl56) */
+	vpxord %zmm16, %zmm7, %zmm7 /* y0_11 = xor(y0_10, rot4_3) */
+	vpxord %zmm7, %zmm6, %zmm6 /* y1_11 = xor(y1_10, y0_11) */
+	vpandd %zmm8, %zmm7, %zmm16 /* s0_lo_3 = and(y0_11, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s0_sh_3 = shr(y0_11) */
+	vpandd %zmm8, %zmm7, %zmm7 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %zmm16, %zmm11, %zmm16 /* s0_l_3 = lookup16(sbox_inv_lo, s0_lo_3) */
+	vpshufb %zmm7, %zmm10, %zmm7 /* s0_h_3 = lookup16(sbox_inv_hi, s0_hi_3) */
+	vpord %zmm7, %zmm16, %zmm7 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpandd %zmm8, %zmm6, %zmm16 /* s1_lo_3 = and(y1_11, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s1_sh_3 = shr(y1_11) */
+	vpandd %zmm8, %zmm6, %zmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %zmm16, %zmm11, %zmm16 /* s1_l_3 = lookup16(sbox_inv_lo, s1_lo_3) */
+	vpshufb %zmm6, %zmm10, %zmm6 /* s1_h_3 = lookup16(sbox_inv_hi, s1_hi_3) */
+	vpord %zmm6, %zmm16, %zmm6 /* s1_3 = or(s1_l_3, s1_h_3) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx512_asm_4_loop_r0
 
 	/* Final key addition. */
-	vpxord 3072(%rdi), %zmm1, %zmm1 /* y0_3 = xor(g0x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm10 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm10, %zmm1 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm0, %zmm11 /* odd_1 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm11 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm10, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 %zmm11, (%rdx) /* store out_lo */
+	vpxord 3072(%rdi), %zmm1, %zmm1 /* y0_12 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1_12 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1_12, deinterleave) */
+	vpunpcklqdq %zmm0, %zmm1, %zmm16 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm16, %zmm1 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm0, %zmm17 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vmovdqu64 %zmm17, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm0, 64(%rdx) /* store out_hi */
+	vpxord 3072(%rdi), %zmm3, %zmm0 /* y0_13 = xor(g1x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm2, %zmm1 /* y1_13 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_13, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_13, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 %zmm3, 128(%rdx) /* store out_lo_1 */
+	vmovdqu64 %zmm0, 192(%rdx) /* store out_hi_1 */
+	vpxord 3072(%rdi), %zmm5, %zmm0 /* y0_14 = xor(g2x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm4, %zmm1 /* y1_14 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_14, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 %zmm3, 256(%rdx) /* store out_lo_2 */
+	vmovdqu64 %zmm0, 320(%rdx) /* store out_hi_2 */
+	vpxord 3072(%rdi), %zmm7, %zmm0 /* y0_15 = xor(g3x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm6, %zmm1 /* y1_15 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_15, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_15, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vmovdqu64 %zmm3, 384(%rdx) /* store out_lo_3 */
+	vmovdqu64 %zmm0, 448(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock128_256_decrypt_asm, .-ublock_register_avx512_ublock128_256_decrypt_asm
@@ -452,7 +1217,7 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   zmm0-11: vectors, as allocated (12 used)
+ *   zmm0-18: vectors, as allocated (19 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_256_encrypt_xor_asm
@@ -461,7 +1226,7 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
 	.p2align 5
 ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 
-	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
@@ -470,49 +1235,163 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_5_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_rotl48(%rip), %zmm3 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_sbox_hi(%rip), %zmm4 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_sbox_lo(%rip), %zmm5 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_pl_mask(%rip), %zmm6 /* pl_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_pr_mask(%rip), %zmm7 /* pr_mask = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_rotl24(%rip), %zmm8 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_5_rotl56(%rip), %zmm9 /* rotl56 = const() */
+	vmovdqu64 128(%rsi), %zmm2 /* blk_2 = load() */
+	vmovdqu64 192(%rsi), %zmm3 /* blk_3 = load() */
+	vpsrlw $4, %zmm2, %zmm4 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm3, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm3, %zmm3 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm3, %zmm2 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm2, %zmm4, %zmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm2, %zmm4, %zmm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqu64 256(%rsi), %zmm4 /* blk_4 = load() */
+	vmovdqu64 320(%rsi), %zmm5 /* blk_5 = load() */
+	vpsrlw $4, %zmm4, %zmm6 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm5, %zmm6 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm4, %zmm6, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm4, %zmm6, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqu64 384(%rsi), %zmm6 /* blk_6 = load() */
+	vmovdqu64 448(%rsi), %zmm7 /* blk_7 = load() */
+	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_3 = shr(blk_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm7, %zmm8 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpsllw $4, %zmm7, %zmm7 /* hi_sh_3 = shl(blk_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm7, %zmm6 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa64 .Lublock_register_avx512_asm_5_low_nibbles(%rip), %zmm8 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_rotl48(%rip), %zmm9 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_sbox_hi(%rip), %zmm10 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_pl_mask(%rip), %zmm12 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_pr_mask(%rip), %zmm13 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_rotl24(%rip), %zmm14 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_rotl56(%rip), %zmm15 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_avx512_asm_5_loop_r0:
-	vmovdqu64 (%rdi,%r8), %zmm10 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%r8), %zmm11 /* rk1 = load() */
+	vmovdqu64 (%rdi,%r8), %zmm16 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%r8), %zmm17 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm10, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm11, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm1, %zmm10 /* s0_lo = and(k0, low_nibbles) */
+	vpxord %zmm16, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm17, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm8, %zmm1, %zmm18 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(k0) */
-	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm1, %zmm4, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm1, %zmm10, %zmm1 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm0, %zmm10 /* s1_lo = and(k1, low_nibbles) */
+	vpandd %zmm8, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm1, %zmm10, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm1, %zmm18, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm8, %zmm0, %zmm18 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(k1) */
-	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm0, %zmm4, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm1, %zmm0, %zmm10 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm9, %zmm10, %zmm0 /* rot4 = lookup16(x1, rotl56) */
+	vpandd %zmm8, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm0, %zmm10, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm1, %zmm0, %zmm18 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm15, %zmm18, %zmm0 /* rot4 = lookup16(x1, rotl56) */
 	vpxord %zmm0, %zmm1, %zmm0 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm3, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm1, %zmm10, %zmm1 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm3, %zmm1, %zmm10 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm10, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm8, %zmm0, %zmm10 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm10, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb %zmm9, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm1, %zmm18, %zmm1 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm9, %zmm1, %zmm18 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm18, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm14, %zmm0, %zmm18 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm18, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm6, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm7, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa64 %zmm0, %zmm10 /* g0x0.3 */
+	vpshufb %zmm12, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm13, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm16, %zmm3, %zmm3 /* k0_1 = xor(g1x0, rk0) */
+	vpxord %zmm17, %zmm2, %zmm2 /* k1_1 = xor(g1x1, rk1) */
+	vpandd %zmm8, %zmm3, %zmm18 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* s0_sh_1 = shr(k0_1) */
+	vpandd %zmm8, %zmm3, %zmm3 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %zmm3, %zmm10, %zmm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpord %zmm3, %zmm18, %zmm3 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpandd %zmm8, %zmm2, %zmm18 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %zmm2, %zmm2 /* s1_sh_1 = shr(k1_1) */
+	vpandd %zmm8, %zmm2, %zmm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %zmm2, %zmm10, %zmm2 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpternlogd $0x56, %zmm3, %zmm2, %zmm18 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
+	vpshufb %zmm15, %zmm18, %zmm2 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxord %zmm2, %zmm3, %zmm2 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %zmm9, %zmm2, %zmm3 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxord %zmm3, %zmm18, %zmm3 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %zmm9, %zmm3, %zmm18 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxord %zmm18, %zmm2, %zmm2 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb %zmm14, %zmm2, %zmm18 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxord %zmm18, %zmm3, %zmm3 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxord %zmm3, %zmm2, %zmm2 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %zmm12, %zmm2, %zmm2 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb %zmm13, %zmm3, %zmm3 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm16, %zmm5, %zmm5 /* k0_2 = xor(g2x0, rk0) */
+	vpxord %zmm17, %zmm4, %zmm4 /* k1_2 = xor(g2x1, rk1) */
+	vpandd %zmm8, %zmm5, %zmm18 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %zmm5, %zmm5 /* s0_sh_2 = shr(k0_2) */
+	vpandd %zmm8, %zmm5, %zmm5 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %zmm5, %zmm10, %zmm5 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpord %zmm5, %zmm18, %zmm5 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpandd %zmm8, %zmm4, %zmm18 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s1_sh_2 = shr(k1_2) */
+	vpandd %zmm8, %zmm4, %zmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %zmm4, %zmm10, %zmm4 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpternlogd $0x56, %zmm5, %zmm4, %zmm18 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
+	vpshufb %zmm15, %zmm18, %zmm4 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxord %zmm4, %zmm5, %zmm4 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %zmm9, %zmm4, %zmm5 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxord %zmm5, %zmm18, %zmm5 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %zmm9, %zmm5, %zmm18 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxord %zmm18, %zmm4, %zmm4 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb %zmm14, %zmm4, %zmm18 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxord %zmm18, %zmm5, %zmm5 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxord %zmm5, %zmm4, %zmm4 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %zmm12, %zmm4, %zmm4 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb %zmm13, %zmm5, %zmm5 /* pr_2 = lookup16(x1_8, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm16, %zmm7, %zmm7 /* k0_3 = xor(g3x0, rk0) */
+	vpxord %zmm17, %zmm6, %zmm6 /* k1_3 = xor(g3x1, rk1) */
+	vpandd %zmm8, %zmm7, %zmm16 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s0_sh_3 = shr(k0_3) */
+	vpandd %zmm8, %zmm7, %zmm7 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %zmm16, %zmm11, %zmm16 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %zmm7, %zmm10, %zmm7 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpord %zmm7, %zmm16, %zmm7 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpandd %zmm8, %zmm6, %zmm16 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s1_sh_3 = shr(k1_3) */
+	vpandd %zmm8, %zmm6, %zmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %zmm16, %zmm11, %zmm16 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %zmm6, %zmm10, %zmm6 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpternlogd $0x56, %zmm7, %zmm6, %zmm16 /* x1_9 = ternlog(s1_l_3, s1_h_3, s0_3) */
+	vpshufb %zmm15, %zmm16, %zmm6 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxord %zmm6, %zmm7, %zmm6 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %zmm9, %zmm6, %zmm7 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxord %zmm7, %zmm16, %zmm7 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %zmm9, %zmm7, %zmm16 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxord %zmm16, %zmm6, %zmm6 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb %zmm14, %zmm6, %zmm16 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxord %zmm16, %zmm7, %zmm7 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxord %zmm7, %zmm6, %zmm6 /* x0_11 = xor(x0_10, x1_11) */
+	vpshufb %zmm12, %zmm6, %zmm6 /* pl_3 = lookup16(x0_11, pl_mask) */
+	vpshufb %zmm13, %zmm7, %zmm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	vmovdqa64 %zmm0, %zmm16 /* g0x0.3 */
 	vmovdqa64 %zmm1, %zmm0 /* g0x1.3 */
-	vmovdqa64 %zmm10, %zmm1 /* g0x0.3 */
+	vmovdqa64 %zmm16, %zmm1 /* g0x0.3 */
+	vmovdqa64 %zmm2, %zmm16 /* g1x0.3 */
+	vmovdqa64 %zmm3, %zmm2 /* g1x1.3 */
+	vmovdqa64 %zmm16, %zmm3 /* g1x0.3 */
+	vmovdqa64 %zmm4, %zmm16 /* g2x0.3 */
+	vmovdqa64 %zmm5, %zmm4 /* g2x1.3 */
+	vmovdqa64 %zmm16, %zmm5 /* g2x0.3 */
+	vmovdqa64 %zmm6, %zmm16 /* g3x0.3 */
+	vmovdqa64 %zmm7, %zmm6 /* g3x1.3 */
+	vmovdqa64 %zmm16, %zmm7 /* g3x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx512_asm_5_loop_r0
@@ -522,19 +1401,70 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
 	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm10 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm10, %zmm1 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm0, %zmm11 /* odd_1 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm11 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm10, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
+	vpunpcklqdq %zmm0, %zmm1, %zmm16 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm16, %zmm1 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm0, %zmm17 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm16, %zmm0 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
 	vmovdqu64 (%rcx), %zmm1 /* msg = load() */
-	vpxord %zmm1, %zmm11, %zmm1 /* ct = xor(out_lo, msg) */
+	vpxord %zmm1, %zmm17, %zmm1 /* ct = xor(out_lo, msg) */
 	vmovdqu64 %zmm1, (%rdx) /* store ct */
 	vmovdqu64 64(%rcx), %zmm1 /* msg_1 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_1 = xor(out_hi, msg_1) */
 	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
+	vpxord 3072(%rdi), %zmm3, %zmm0 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm2, %zmm1 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 128(%rcx), %zmm1 /* msg_2 = load() */
+	vpxord %zmm1, %zmm3, %zmm1 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu64 %zmm1, 128(%rdx) /* store ct_2 */
+	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
+	vpxord 3072(%rdi), %zmm5, %zmm0 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm4, %zmm1 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 256(%rcx), %zmm1 /* msg_4 = load() */
+	vpxord %zmm1, %zmm3, %zmm1 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu64 %zmm1, 256(%rdx) /* store ct_4 */
+	vmovdqu64 320(%rcx), %zmm1 /* msg_5 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
+	vpxord 3072(%rdi), %zmm7, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm6, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm2 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %zmm2, %zmm1 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm0, %zmm3 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm3 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm2, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
+	vpxord %zmm1, %zmm3, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
+	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
+	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(out_hi_3, msg_7) */
+	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock128_256_encrypt_xor_asm, .-ublock_register_avx512_ublock128_256_encrypt_xor_asm
@@ -544,7 +1474,7 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-15: vectors, as allocated (16 used)
+ *   zmm0-22: vectors, as allocated (23 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock256_256_encrypt_asm
@@ -553,7 +1483,7 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	.p2align 5
 ublock_register_avx512_ublock256_256_encrypt_asm:
 
-	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
@@ -568,54 +1498,189 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	vmovdqa64 .Lublock_register_avx512_asm_6_lanes_1_picks(%rip), %zmm4 /* lanes_1_picks = const() */
 	vmovdqa64 %zmm4, %zmm5 /* lanes_1_picks */
 	vpermi2q %zmm0, %zmm1, %zmm5 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
+	vmovdqu64 128(%rsi), %zmm0 /* blk_2 = load() */
+	vmovdqu64 192(%rsi), %zmm1 /* blk_3 = load() */
+	vpsrlw $4, %zmm0, %zmm6 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm6 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm1, %zmm1 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm0 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm0, %zmm6, %zmm1 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm0, %zmm6, %zmm0 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqa64 %zmm2, %zmm6 /* lanes_picks */
+	vpermi2q %zmm0, %zmm1, %zmm6 /* lanes_2 = permute2q(lanes_picks, sp_2, sp_3) */
+	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
+	vpermi2q %zmm0, %zmm1, %zmm7 /* lanes_3 = permute2q(lanes_1_picks, sp_2, sp_3) */
+	vmovdqu64 256(%rsi), %zmm0 /* blk_4 = load() */
+	vmovdqu64 320(%rsi), %zmm1 /* blk_5 = load() */
+	vpsrlw $4, %zmm0, %zmm8 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm8 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm1, %zmm1 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm0 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm0, %zmm8, %zmm1 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm0, %zmm8, %zmm0 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqa64 %zmm2, %zmm8 /* lanes_picks */
+	vpermi2q %zmm0, %zmm1, %zmm8 /* lanes_4 = permute2q(lanes_picks, sp_4, sp_5) */
+	vmovdqa64 %zmm4, %zmm9 /* lanes_1_picks */
+	vpermi2q %zmm0, %zmm1, %zmm9 /* lanes_5 = permute2q(lanes_1_picks, sp_4, sp_5) */
+	vmovdqu64 384(%rsi), %zmm0 /* blk_6 = load() */
+	vmovdqu64 448(%rsi), %zmm1 /* blk_7 = load() */
+	vpsrlw $4, %zmm0, %zmm10 /* lo_sh_3 = shr(blk_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm10 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpsllw $4, %zmm1, %zmm1 /* hi_sh_3 = shl(blk_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm0 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm0, %zmm10, %zmm1 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm0, %zmm10, %zmm0 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa64 %zmm2, %zmm10 /* lanes_picks */
+	vpermi2q %zmm0, %zmm1, %zmm10 /* lanes_6 = permute2q(lanes_picks, sp_6, sp_7) */
+	vmovdqa64 %zmm4, %zmm11 /* lanes_1_picks */
+	vpermi2q %zmm0, %zmm1, %zmm11 /* lanes_7 = permute2q(lanes_1_picks, sp_6, sp_7) */
 	vmovdqa64 .Lublock_register_avx512_asm_6_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_6_rotl48(%rip), %zmm1 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_hi(%rip), %zmm6 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_lo(%rip), %zmm7 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pl_front(%rip), %zmm8 /* pl_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pl_rear(%rip), %zmm9 /* pl_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pr_front(%rip), %zmm10 /* pr_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pr_rear(%rip), %zmm11 /* pr_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_rotl24(%rip), %zmm12 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_rotl56(%rip), %zmm13 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_hi(%rip), %zmm12 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_lo(%rip), %zmm13 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pl_front(%rip), %zmm14 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pl_rear(%rip), %zmm15 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pr_front(%rip), %zmm16 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pr_rear(%rip), %zmm17 /* pr_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_rotl24(%rip), %zmm18 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_rotl56(%rip), %zmm19 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx512_asm_6_loop_r0:
-	vmovdqu64 (%rdi,%rcx), %zmm14 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%rcx), %zmm15 /* rk1 = load() */
+	vmovdqu64 (%rdi,%rcx), %zmm20 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%rcx), %zmm21 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm14, %zmm3, %zmm3 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm15, %zmm5, %zmm5 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm0, %zmm3, %zmm14 /* s0_lo = and(k0, low_nibbles) */
+	vpxord %zmm20, %zmm3, %zmm3 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm21, %zmm5, %zmm5 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm0, %zmm3, %zmm22 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %zmm3, %zmm3 /* s0_sh = shr(k0) */
 	vpandd %zmm0, %zmm3, %zmm3 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm14, %zmm7, %zmm14 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm3, %zmm6, %zmm3 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm3, %zmm14, %zmm3 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm0, %zmm5, %zmm14 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm3, %zmm12, %zmm3 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm3, %zmm22, %zmm3 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm0, %zmm5, %zmm22 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %zmm5, %zmm5 /* s1_sh = shr(k1) */
 	vpandd %zmm0, %zmm5, %zmm5 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm14, %zmm7, %zmm14 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm5, %zmm6, %zmm5 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm3, %zmm5, %zmm14 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm13, %zmm14, %zmm5 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm5, %zmm12, %zmm5 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm3, %zmm5, %zmm22 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm19, %zmm22, %zmm5 /* rot4 = lookup16(x1, rotl56) */
 	vpxord %zmm5, %zmm3, %zmm3 /* x0 = xor(s0, rot4) */
 	vpshufb %zmm1, %zmm3, %zmm5 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm5, %zmm14, %zmm5 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm1, %zmm5, %zmm14 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm14, %zmm3, %zmm3 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm12, %zmm3, %zmm14 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm14, %zmm5, %zmm5 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm5, %zmm22, %zmm5 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm1, %zmm5, %zmm22 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm22, %zmm3, %zmm3 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm18, %zmm3, %zmm22 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm22, %zmm5, %zmm5 /* x1_2 = xor(x1_1, rot20) */
 	vpxord %zmm5, %zmm3, %zmm3 /* x0_2 = xor(x0_1, x1_2) */
-	vshufi32x4 $0xb1, %zmm3, %zmm3, %zmm14 /* pl_swap = blocks128(x0_2, x0_2) */
-	vpshufb %zmm8, %zmm3, %zmm3 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb %zmm9, %zmm14, %zmm14 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxord %zmm14, %zmm3, %zmm3 /* pl = xor(pl_f, pl_r) */
-	vshufi32x4 $0xb1, %zmm5, %zmm5, %zmm14 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb %zmm10, %zmm5, %zmm5 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb %zmm11, %zmm14, %zmm14 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxord %zmm14, %zmm5, %zmm5 /* pr = xor(pr_f, pr_r) */
+	vshufi32x4 $0xb1, %zmm3, %zmm3, %zmm22 /* pl_swap = blocks128(x0_2, x0_2) */
+	vpshufb %zmm14, %zmm3, %zmm3 /* pl_f = lookup16(x0_2, pl_front) */
+	vpshufb %zmm15, %zmm22, %zmm22 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpxord %zmm22, %zmm3, %zmm3 /* pl = xor(pl_f, pl_r) */
+	vshufi32x4 $0xb1, %zmm5, %zmm5, %zmm22 /* pr_swap = blocks128(x1_2, x1_2) */
+	vpshufb %zmm16, %zmm5, %zmm5 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb %zmm17, %zmm22, %zmm22 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxord %zmm22, %zmm5, %zmm5 /* pr = xor(pr_f, pr_r) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm20, %zmm6, %zmm6 /* k0_1 = xor(g1x0, rk0) */
+	vpxord %zmm21, %zmm7, %zmm7 /* k1_1 = xor(g1x1, rk1) */
+	vpandd %zmm0, %zmm6, %zmm22 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s0_sh_1 = shr(k0_1) */
+	vpandd %zmm0, %zmm6, %zmm6 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %zmm6, %zmm12, %zmm6 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpord %zmm6, %zmm22, %zmm6 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpandd %zmm0, %zmm7, %zmm22 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s1_sh_1 = shr(k1_1) */
+	vpandd %zmm0, %zmm7, %zmm7 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %zmm7, %zmm12, %zmm7 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpternlogd $0x56, %zmm6, %zmm7, %zmm22 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
+	vpshufb %zmm19, %zmm22, %zmm7 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxord %zmm7, %zmm6, %zmm6 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %zmm1, %zmm6, %zmm7 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxord %zmm7, %zmm22, %zmm7 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %zmm1, %zmm7, %zmm22 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxord %zmm22, %zmm6, %zmm6 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb %zmm18, %zmm6, %zmm22 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxord %zmm22, %zmm7, %zmm7 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxord %zmm7, %zmm6, %zmm6 /* x0_5 = xor(x0_4, x1_5) */
+	vshufi32x4 $0xb1, %zmm6, %zmm6, %zmm22 /* pl_swap_1 = blocks128(x0_5, x0_5) */
+	vpshufb %zmm14, %zmm6, %zmm6 /* pl_f_1 = lookup16(x0_5, pl_front) */
+	vpshufb %zmm15, %zmm22, %zmm22 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
+	vpxord %zmm22, %zmm6, %zmm6 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vshufi32x4 $0xb1, %zmm7, %zmm7, %zmm22 /* pr_swap_1 = blocks128(x1_5, x1_5) */
+	vpshufb %zmm16, %zmm7, %zmm7 /* pr_f_1 = lookup16(x1_5, pr_front) */
+	vpshufb %zmm17, %zmm22, %zmm22 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
+	vpxord %zmm22, %zmm7, %zmm7 /* pr_1 = xor(pr_f_1, pr_r_1) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm20, %zmm8, %zmm8 /* k0_2 = xor(g2x0, rk0) */
+	vpxord %zmm21, %zmm9, %zmm9 /* k1_2 = xor(g2x1, rk1) */
+	vpandd %zmm0, %zmm8, %zmm22 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %zmm8, %zmm8 /* s0_sh_2 = shr(k0_2) */
+	vpandd %zmm0, %zmm8, %zmm8 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %zmm8, %zmm12, %zmm8 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpord %zmm8, %zmm22, %zmm8 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpandd %zmm0, %zmm9, %zmm22 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %zmm9, %zmm9 /* s1_sh_2 = shr(k1_2) */
+	vpandd %zmm0, %zmm9, %zmm9 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %zmm9, %zmm12, %zmm9 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpternlogd $0x56, %zmm8, %zmm9, %zmm22 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
+	vpshufb %zmm19, %zmm22, %zmm9 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxord %zmm9, %zmm8, %zmm8 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %zmm1, %zmm8, %zmm9 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxord %zmm9, %zmm22, %zmm9 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %zmm1, %zmm9, %zmm22 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxord %zmm22, %zmm8, %zmm8 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb %zmm18, %zmm8, %zmm22 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxord %zmm22, %zmm9, %zmm9 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxord %zmm9, %zmm8, %zmm8 /* x0_8 = xor(x0_7, x1_8) */
+	vshufi32x4 $0xb1, %zmm8, %zmm8, %zmm22 /* pl_swap_2 = blocks128(x0_8, x0_8) */
+	vpshufb %zmm14, %zmm8, %zmm8 /* pl_f_2 = lookup16(x0_8, pl_front) */
+	vpshufb %zmm15, %zmm22, %zmm22 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
+	vpxord %zmm22, %zmm8, %zmm8 /* pl_2 = xor(pl_f_2, pl_r_2) */
+	vshufi32x4 $0xb1, %zmm9, %zmm9, %zmm22 /* pr_swap_2 = blocks128(x1_8, x1_8) */
+	vpshufb %zmm16, %zmm9, %zmm9 /* pr_f_2 = lookup16(x1_8, pr_front) */
+	vpshufb %zmm17, %zmm22, %zmm22 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
+	vpxord %zmm22, %zmm9, %zmm9 /* pr_2 = xor(pr_f_2, pr_r_2) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm20, %zmm10, %zmm10 /* k0_3 = xor(g3x0, rk0) */
+	vpxord %zmm21, %zmm11, %zmm11 /* k1_3 = xor(g3x1, rk1) */
+	vpandd %zmm0, %zmm10, %zmm20 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %zmm10, %zmm10 /* s0_sh_3 = shr(k0_3) */
+	vpandd %zmm0, %zmm10, %zmm10 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %zmm20, %zmm13, %zmm20 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %zmm10, %zmm12, %zmm10 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpord %zmm10, %zmm20, %zmm10 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpandd %zmm0, %zmm11, %zmm20 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %zmm11, %zmm11 /* s1_sh_3 = shr(k1_3) */
+	vpandd %zmm0, %zmm11, %zmm11 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %zmm20, %zmm13, %zmm20 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %zmm11, %zmm12, %zmm11 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpternlogd $0x56, %zmm10, %zmm11, %zmm20 /* x1_9 = ternlog(s1_l_3, s1_h_3, s0_3) */
+	vpshufb %zmm19, %zmm20, %zmm11 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxord %zmm11, %zmm10, %zmm10 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %zmm1, %zmm10, %zmm11 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxord %zmm11, %zmm20, %zmm11 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %zmm1, %zmm11, %zmm20 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxord %zmm20, %zmm10, %zmm10 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb %zmm18, %zmm10, %zmm20 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxord %zmm20, %zmm11, %zmm11 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxord %zmm11, %zmm10, %zmm10 /* x0_11 = xor(x0_10, x1_11) */
+	vshufi32x4 $0xb1, %zmm10, %zmm10, %zmm20 /* pl_swap_3 = blocks128(x0_11, x0_11) */
+	vpshufb %zmm14, %zmm10, %zmm10 /* pl_f_3 = lookup16(x0_11, pl_front) */
+	vpshufb %zmm15, %zmm20, %zmm20 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
+	vpxord %zmm20, %zmm10, %zmm10 /* pl_3 = xor(pl_f_3, pl_r_3) */
+	vshufi32x4 $0xb1, %zmm11, %zmm11, %zmm20 /* pr_swap_3 = blocks128(x1_11, x1_11) */
+	vpshufb %zmm16, %zmm11, %zmm11 /* pr_f_3 = lookup16(x1_11, pr_front) */
+	vpshufb %zmm17, %zmm20, %zmm20 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
+	vpxord %zmm20, %zmm11, %zmm11 /* pr_3 = xor(pr_f_3, pr_r_3) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx512_asm_6_loop_r0
@@ -623,19 +1688,70 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm3, %zmm3 /* y0 = xor(g0x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm5, %zmm5 /* y1 = xor(g0x1, rk1_1) */
-	vpermi2q %zmm5, %zmm3, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0, y1) */
-	vpermi2q %zmm5, %zmm3, %zmm4 /* lanes_3 = permute2q(lanes_1_picks, y0, y1) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm2, %zmm2 /* de = lookup16(lanes_2, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4, %zmm3 /* de_1 = lookup16(lanes_3, deinterleave) */
-	vpunpcklqdq %zmm3, %zmm2, %zmm4 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm4, %zmm3 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm2, %zmm5 /* odd_1 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm2, %zmm2 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 %zmm5, (%rdx) /* store out_lo */
-	vmovdqu64 %zmm2, 64(%rdx) /* store out_hi */
+	vmovdqa64 %zmm2, %zmm20 /* lanes_picks */
+	vpermi2q %zmm5, %zmm3, %zmm20 /* lanes_8 = permute2q(lanes_picks, y0, y1) */
+	vmovdqa64 %zmm4, %zmm21 /* lanes_1_picks */
+	vpermi2q %zmm5, %zmm3, %zmm21 /* lanes_9 = permute2q(lanes_1_picks, y0, y1) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm20, %zmm3 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm21, %zmm5 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm3, %zmm20 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm20, %zmm5 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm3, %zmm21 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm20, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vmovdqu64 %zmm21, (%rdx) /* store out_lo */
+	vmovdqu64 %zmm3, 64(%rdx) /* store out_hi */
+	vpxord 3072(%rdi), %zmm6, %zmm3 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm7, %zmm5 /* y1_1 = xor(g1x1, rk1_1) */
+	vmovdqa64 %zmm2, %zmm6 /* lanes_picks */
+	vpermi2q %zmm5, %zmm3, %zmm6 /* lanes_10 = permute2q(lanes_picks, y0_1, y1_1) */
+	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
+	vpermi2q %zmm5, %zmm3, %zmm7 /* lanes_11 = permute2q(lanes_1_picks, y0_1, y1_1) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm6, %zmm3 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm7, %zmm5 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm3, %zmm6 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm6, %zmm5 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm3, %zmm7 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 %zmm7, 128(%rdx) /* store out_lo_1 */
+	vmovdqu64 %zmm3, 192(%rdx) /* store out_hi_1 */
+	vpxord 3072(%rdi), %zmm8, %zmm3 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm9, %zmm5 /* y1_2 = xor(g2x1, rk1_1) */
+	vmovdqa64 %zmm2, %zmm6 /* lanes_picks */
+	vpermi2q %zmm5, %zmm3, %zmm6 /* lanes_12 = permute2q(lanes_picks, y0_2, y1_2) */
+	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
+	vpermi2q %zmm5, %zmm3, %zmm7 /* lanes_13 = permute2q(lanes_1_picks, y0_2, y1_2) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm6, %zmm3 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm7, %zmm5 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm3, %zmm6 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm6, %zmm5 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm3, %zmm7 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 %zmm7, 256(%rdx) /* store out_lo_2 */
+	vmovdqu64 %zmm3, 320(%rdx) /* store out_hi_2 */
+	vpxord 3072(%rdi), %zmm10, %zmm3 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm11, %zmm5 /* y1_3 = xor(g3x1, rk1_1) */
+	vpermi2q %zmm5, %zmm3, %zmm2 /* lanes_14 = permute2q(lanes_picks, y0_3, y1_3) */
+	vpermi2q %zmm5, %zmm3, %zmm4 /* lanes_15 = permute2q(lanes_1_picks, y0_3, y1_3) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm2, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpunpcklqdq %zmm3, %zmm2, %zmm4 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %zmm4, %zmm3 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm2, %zmm5 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpsrlw $4, %zmm2, %zmm2 /* od_sh_3 = shr(odd_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vmovdqu64 %zmm5, 384(%rdx) /* store out_lo_3 */
+	vmovdqu64 %zmm2, 448(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock256_256_encrypt_asm, .-ublock_register_avx512_ublock256_256_encrypt_asm
@@ -645,7 +1761,7 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-15: vectors, as allocated (16 used)
+ *   zmm0-23: vectors, as allocated (24 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock256_256_decrypt_asm
@@ -654,7 +1770,7 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	.p2align 5
 ublock_register_avx512_ublock256_256_decrypt_asm:
 
-	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
@@ -669,74 +1785,260 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	vmovdqa64 .Lublock_register_avx512_asm_7_lanes_1_picks(%rip), %zmm4 /* lanes_1_picks = const() */
 	vmovdqa64 %zmm4, %zmm5 /* lanes_1_picks */
 	vpermi2q %zmm0, %zmm1, %zmm5 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
+	vmovdqu64 128(%rsi), %zmm0 /* blk_2 = load() */
+	vmovdqu64 192(%rsi), %zmm1 /* blk_3 = load() */
+	vpsrlw $4, %zmm0, %zmm6 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm6 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm1, %zmm1 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm0 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm0, %zmm6, %zmm1 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm0, %zmm6, %zmm0 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqa64 %zmm2, %zmm6 /* lanes_picks */
+	vpermi2q %zmm0, %zmm1, %zmm6 /* lanes_2 = permute2q(lanes_picks, sp_2, sp_3) */
+	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
+	vpermi2q %zmm0, %zmm1, %zmm7 /* lanes_3 = permute2q(lanes_1_picks, sp_2, sp_3) */
+	vmovdqu64 256(%rsi), %zmm0 /* blk_4 = load() */
+	vmovdqu64 320(%rsi), %zmm1 /* blk_5 = load() */
+	vpsrlw $4, %zmm0, %zmm8 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm8 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm1, %zmm1 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm0 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm0, %zmm8, %zmm1 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm0, %zmm8, %zmm0 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqa64 %zmm2, %zmm8 /* lanes_picks */
+	vpermi2q %zmm0, %zmm1, %zmm8 /* lanes_4 = permute2q(lanes_picks, sp_4, sp_5) */
+	vmovdqa64 %zmm4, %zmm9 /* lanes_1_picks */
+	vpermi2q %zmm0, %zmm1, %zmm9 /* lanes_5 = permute2q(lanes_1_picks, sp_4, sp_5) */
+	vmovdqu64 384(%rsi), %zmm0 /* blk_6 = load() */
+	vmovdqu64 448(%rsi), %zmm1 /* blk_7 = load() */
+	vpsrlw $4, %zmm0, %zmm10 /* lo_sh_3 = shr(blk_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm10 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpsllw $4, %zmm1, %zmm1 /* hi_sh_3 = shl(blk_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm0 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm0, %zmm10, %zmm1 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm0, %zmm10, %zmm0 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa64 %zmm2, %zmm10 /* lanes_picks */
+	vpermi2q %zmm0, %zmm1, %zmm10 /* lanes_6 = permute2q(lanes_picks, sp_6, sp_7) */
+	vmovdqa64 %zmm4, %zmm11 /* lanes_1_picks */
+	vpermi2q %zmm0, %zmm1, %zmm11 /* lanes_7 = permute2q(lanes_1_picks, sp_6, sp_7) */
 	vmovdqa64 .Lublock_register_avx512_asm_7_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_7_rotl48(%rip), %zmm1 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_sbox_inv_hi(%rip), %zmm6 /* sbox_inv_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_sbox_inv_lo(%rip), %zmm7 /* sbox_inv_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pl_front(%rip), %zmm8 /* pl_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pl_rear(%rip), %zmm9 /* pl_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pr_front(%rip), %zmm10 /* pr_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pr_rear(%rip), %zmm11 /* pr_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_rotl24(%rip), %zmm12 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_rotl56(%rip), %zmm13 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_sbox_inv_hi(%rip), %zmm12 /* sbox_inv_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_sbox_inv_lo(%rip), %zmm13 /* sbox_inv_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_pl_front(%rip), %zmm14 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_pl_rear(%rip), %zmm15 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_pr_front(%rip), %zmm16 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_pr_rear(%rip), %zmm17 /* pr_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_rotl24(%rip), %zmm18 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_rotl56(%rip), %zmm19 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_avx512_asm_7_loop_r0:
-	vmovdqu64 (%rdi,%rcx), %zmm14 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%rcx), %zmm15 /* rk1 = load() */
+	vmovdqu64 (%rdi,%rcx), %zmm20 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%rcx), %zmm21 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxord %zmm14, %zmm3, %zmm3 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm15, %zmm5, %zmm5 /* k1 = xor(g0x1, rk1) */
-	vshufi32x4 $0xb1, %zmm3, %zmm3, %zmm14 /* pl_swap = blocks128(k0, k0) */
-	vpshufb %zmm8, %zmm3, %zmm3 /* pl_f = lookup16(k0, pl_front) */
-	vpshufb %zmm9, %zmm14, %zmm14 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vshufi32x4 $0xb1, %zmm5, %zmm5, %zmm15 /* pr_swap = blocks128(k1, k1) */
-	vpshufb %zmm10, %zmm5, %zmm5 /* pr_f = lookup16(k1, pr_front) */
-	vpshufb %zmm11, %zmm15, %zmm15 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxord %zmm15, %zmm5, %zmm5 /* pr = xor(pr_f, pr_r) */
-	vpternlogd $0x96, %zmm5, %zmm14, %zmm3 /* y0 = ternlog(pl_f, pl_r, pr) */
-	vpshufb %zmm12, %zmm3, %zmm14 /* rot20 = lookup16(y0, rotl24) */
-	vpxord %zmm14, %zmm5, %zmm5 /* y1 = xor(pr, rot20) */
-	vpshufb %zmm1, %zmm5, %zmm14 /* rot8 = lookup16(y1, rotl48) */
-	vpxord %zmm14, %zmm3, %zmm3 /* y0_1 = xor(y0, rot8) */
-	vpshufb %zmm1, %zmm3, %zmm14 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxord %zmm14, %zmm5, %zmm5 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %zmm13, %zmm5, %zmm14 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxord %zmm14, %zmm3, %zmm3 /* y0_2 = xor(y0_1, rot4) */
+	vpxord %zmm20, %zmm3, %zmm3 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm21, %zmm5, %zmm5 /* k1 = xor(g0x1, rk1) */
+	vshufi32x4 $0xb1, %zmm3, %zmm3, %zmm22 /* pl_swap = blocks128(k0, k0) */
+	vpshufb %zmm14, %zmm3, %zmm3 /* pl_f = lookup16(k0, pl_front) */
+	vpshufb %zmm15, %zmm22, %zmm22 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vshufi32x4 $0xb1, %zmm5, %zmm5, %zmm23 /* pr_swap = blocks128(k1, k1) */
+	vpshufb %zmm16, %zmm5, %zmm5 /* pr_f = lookup16(k1, pr_front) */
+	vpshufb %zmm17, %zmm23, %zmm23 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxord %zmm23, %zmm5, %zmm5 /* pr = xor(pr_f, pr_r) */
+	vpternlogd $0x96, %zmm5, %zmm22, %zmm3 /* y0 = ternlog(pl_f, pl_r, pr) */
+	vpshufb %zmm18, %zmm3, %zmm22 /* rot20 = lookup16(y0, rotl24) */
+	vpxord %zmm22, %zmm5, %zmm5 /* y1 = xor(pr, rot20) */
+	vpshufb %zmm1, %zmm5, %zmm22 /* rot8 = lookup16(y1, rotl48) */
+	vpxord %zmm22, %zmm3, %zmm3 /* y0_1 = xor(y0, rot8) */
+	vpshufb %zmm1, %zmm3, %zmm22 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxord %zmm22, %zmm5, %zmm5 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %zmm19, %zmm5, %zmm22 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxord %zmm22, %zmm3, %zmm3 /* y0_2 = xor(y0_1, rot4) */
 	vpxord %zmm3, %zmm5, %zmm5 /* y1_2 = xor(y1_1, y0_2) */
-	vpandd %zmm0, %zmm3, %zmm14 /* s0_lo = and(y0_2, low_nibbles) */
+	vpandd %zmm0, %zmm3, %zmm22 /* s0_lo = and(y0_2, low_nibbles) */
 	vpsrlw $4, %zmm3, %zmm3 /* s0_sh = shr(y0_2) */
 	vpandd %zmm0, %zmm3, %zmm3 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm14, %zmm7, %zmm14 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %zmm3, %zmm6, %zmm3 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpord %zmm3, %zmm14, %zmm3 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm0, %zmm5, %zmm14 /* s1_lo = and(y1_2, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %zmm3, %zmm12, %zmm3 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpord %zmm3, %zmm22, %zmm3 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm0, %zmm5, %zmm22 /* s1_lo = and(y1_2, low_nibbles) */
 	vpsrlw $4, %zmm5, %zmm5 /* s1_sh = shr(y1_2) */
 	vpandd %zmm0, %zmm5, %zmm5 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm14, %zmm7, %zmm14 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %zmm5, %zmm6, %zmm5 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpord %zmm5, %zmm14, %zmm5 /* s1 = or(s1_l, s1_h) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %zmm5, %zmm12, %zmm5 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpord %zmm5, %zmm22, %zmm5 /* s1 = or(s1_l, s1_h) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxord %zmm20, %zmm6, %zmm6 /* k0_1 = xor(g1x0, rk0) */
+	vpxord %zmm21, %zmm7, %zmm7 /* k1_1 = xor(g1x1, rk1) */
+	vshufi32x4 $0xb1, %zmm6, %zmm6, %zmm22 /* pl_swap_1 = blocks128(k0_1, k0_1) */
+	vpshufb %zmm14, %zmm6, %zmm6 /* pl_f_1 = lookup16(k0_1, pl_front) */
+	vpshufb %zmm15, %zmm22, %zmm22 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
+	vshufi32x4 $0xb1, %zmm7, %zmm7, %zmm23 /* pr_swap_1 = blocks128(k1_1, k1_1) */
+	vpshufb %zmm16, %zmm7, %zmm7 /* pr_f_1 = lookup16(k1_1, pr_front) */
+	vpshufb %zmm17, %zmm23, %zmm23 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
+	vpxord %zmm23, %zmm7, %zmm7 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	vpternlogd $0x96, %zmm7, %zmm22, %zmm6 /* y0_3 = ternlog(pl_f_1, pl_r_1, pr_1) */
+	vpshufb %zmm18, %zmm6, %zmm22 /* rot20_1 = lookup16(y0_3, rotl24) */
+	vpxord %zmm22, %zmm7, %zmm7 /* y1_3 = xor(pr_1, rot20_1) */
+	vpshufb %zmm1, %zmm7, %zmm22 /* rot8_2 = lookup16(y1_3, rotl48) */
+	vpxord %zmm22, %zmm6, %zmm6 /* y0_4 = xor(y0_3, rot8_2) */
+	vpshufb %zmm1, %zmm6, %zmm22 /* rot8_3 = lookup16(y0_4, rotl48) */
+	vpxord %zmm22, %zmm7, %zmm7 /* y1_4 = xor(y1_3, rot8_3) */
+	vpshufb %zmm19, %zmm7, %zmm22 /* rot4_1 = lookup16(y1_4, rotl56) */
+	vpxord %zmm22, %zmm6, %zmm6 /* y0_5 = xor(y0_4, rot4_1) */
+	vpxord %zmm6, %zmm7, %zmm7 /* y1_5 = xor(y1_4, y0_5) */
+	vpandd %zmm0, %zmm6, %zmm22 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s0_sh_1 = shr(y0_5) */
+	vpandd %zmm0, %zmm6, %zmm6 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	vpshufb %zmm6, %zmm12, %zmm6 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	vpord %zmm6, %zmm22, %zmm6 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpandd %zmm0, %zmm7, %zmm22 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s1_sh_1 = shr(y1_5) */
+	vpandd %zmm0, %zmm7, %zmm7 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	vpshufb %zmm7, %zmm12, %zmm7 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	vpord %zmm7, %zmm22, %zmm7 /* s1_1 = or(s1_l_1, s1_h_1) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxord %zmm20, %zmm8, %zmm8 /* k0_2 = xor(g2x0, rk0) */
+	vpxord %zmm21, %zmm9, %zmm9 /* k1_2 = xor(g2x1, rk1) */
+	vshufi32x4 $0xb1, %zmm8, %zmm8, %zmm22 /* pl_swap_2 = blocks128(k0_2, k0_2) */
+	vpshufb %zmm14, %zmm8, %zmm8 /* pl_f_2 = lookup16(k0_2, pl_front) */
+	vpshufb %zmm15, %zmm22, %zmm22 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
+	vshufi32x4 $0xb1, %zmm9, %zmm9, %zmm23 /* pr_swap_2 = blocks128(k1_2, k1_2) */
+	vpshufb %zmm16, %zmm9, %zmm9 /* pr_f_2 = lookup16(k1_2, pr_front) */
+	vpshufb %zmm17, %zmm23, %zmm23 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
+	vpxord %zmm23, %zmm9, %zmm9 /* pr_2 = xor(pr_f_2, pr_r_2) */
+	vpternlogd $0x96, %zmm9, %zmm22, %zmm8 /* y0_6 = ternlog(pl_f_2, pl_r_2, pr_2) */
+	vpshufb %zmm18, %zmm8, %zmm22 /* rot20_2 = lookup16(y0_6, rotl24) */
+	vpxord %zmm22, %zmm9, %zmm9 /* y1_6 = xor(pr_2, rot20_2) */
+	vpshufb %zmm1, %zmm9, %zmm22 /* rot8_4 = lookup16(y1_6, rotl48) */
+	vpxord %zmm22, %zmm8, %zmm8 /* y0_7 = xor(y0_6, rot8_4) */
+	vpshufb %zmm1, %zmm8, %zmm22 /* rot8_5 = lookup16(y0_7, rotl48) */
+	vpxord %zmm22, %zmm9, %zmm9 /* y1_7 = xor(y1_6, rot8_5) */
+	vpshufb %zmm19, %zmm9, %zmm22 /* rot4_2 = lookup16(y1_7, rotl56) */
+	vpxord %zmm22, %zmm8, %zmm8 /* y0_8 = xor(y0_7, rot4_2) */
+	vpxord %zmm8, %zmm9, %zmm9 /* y1_8 = xor(y1_7, y0_8) */
+	vpandd %zmm0, %zmm8, %zmm22 /* s0_lo_2 = and(y0_8, low_nibbles) */
+	vpsrlw $4, %zmm8, %zmm8 /* s0_sh_2 = shr(y0_8) */
+	vpandd %zmm0, %zmm8, %zmm8 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s0_l_2 = lookup16(sbox_inv_lo, s0_lo_2) */
+	vpshufb %zmm8, %zmm12, %zmm8 /* s0_h_2 = lookup16(sbox_inv_hi, s0_hi_2) */
+	vpord %zmm8, %zmm22, %zmm8 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpandd %zmm0, %zmm9, %zmm22 /* s1_lo_2 = and(y1_8, low_nibbles) */
+	vpsrlw $4, %zmm9, %zmm9 /* s1_sh_2 = shr(y1_8) */
+	vpandd %zmm0, %zmm9, %zmm9 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s1_l_2 = lookup16(sbox_inv_lo, s1_lo_2) */
+	vpshufb %zmm9, %zmm12, %zmm9 /* s1_h_2 = lookup16(sbox_inv_hi, s1_hi_2) */
+	vpord %zmm9, %zmm22, %zmm9 /* s1_2 = or(s1_l_2, s1_h_2) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	vpxord %zmm20, %zmm10, %zmm10 /* k0_3 = xor(g3x0, rk0) */
+	vpxord %zmm21, %zmm11, %zmm11 /* k1_3 = xor(g3x1, rk1) */
+	vshufi32x4 $0xb1, %zmm10, %zmm10, %zmm20 /* pl_swap_3 = blocks128(k0_3, k0_3) */
+	vpshufb %zmm14, %zmm10, %zmm10 /* pl_f_3 = lookup16(k0_3, pl_front) */
+	vpshufb %zmm15, %zmm20, %zmm20 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
+	vshufi32x4 $0xb1, %zmm11, %zmm11, %zmm21 /* pr_swap_3 = blocks128(k1_3, k1_3) */
+	vpshufb %zmm16, %zmm11, %zmm11 /* pr_f_3 = lookup16(k1_3, pr_front) */
+	vpshufb %zmm17, %zmm21, %zmm21 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
+	vpxord %zmm21, %zmm11, %zmm11 /* pr_3 = xor(pr_f_3, pr_r_3) */
+	vpternlogd $0x96, %zmm11, %zmm20, %zmm10 /* y0_9 = ternlog(pl_f_3, pl_r_3, pr_3) */
+	vpshufb %zmm18, %zmm10, %zmm20 /* rot20_3 = lookup16(y0_9, rotl24) */
+	vpxord %zmm20, %zmm11, %zmm11 /* y1_9 = xor(pr_3, rot20_3) */
+	vpshufb %zmm1, %zmm11, %zmm20 /* rot8_6 = lookup16(y1_9, rotl48) */
+	vpxord %zmm20, %zmm10, %zmm10 /* y0_10 = xor(y0_9, rot8_6) */
+	vpshufb %zmm1, %zmm10, %zmm20 /* rot8_7 = lookup16(y0_10, rotl48) */
+	vpxord %zmm20, %zmm11, %zmm11 /* y1_10 = xor(y1_9, rot8_7) */
+	vpshufb %zmm19, %zmm11, %zmm20 /* rot4_3 = lookup16(y1_10, rotl56) */
+	vpxord %zmm20, %zmm10, %zmm10 /* y0_11 = xor(y0_10, rot4_3) */
+	vpxord %zmm10, %zmm11, %zmm11 /* y1_11 = xor(y1_10, y0_11) */
+	vpandd %zmm0, %zmm10, %zmm20 /* s0_lo_3 = and(y0_11, low_nibbles) */
+	vpsrlw $4, %zmm10, %zmm10 /* s0_sh_3 = shr(y0_11) */
+	vpandd %zmm0, %zmm10, %zmm10 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %zmm20, %zmm13, %zmm20 /* s0_l_3 = lookup16(sbox_inv_lo, s0_lo_3) */
+	vpshufb %zmm10, %zmm12, %zmm10 /* s0_h_3 = lookup16(sbox_inv_hi, s0_hi_3) */
+	vpord %zmm10, %zmm20, %zmm10 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpandd %zmm0, %zmm11, %zmm20 /* s1_lo_3 = and(y1_11, low_nibbles) */
+	vpsrlw $4, %zmm11, %zmm11 /* s1_sh_3 = shr(y1_11) */
+	vpandd %zmm0, %zmm11, %zmm11 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %zmm20, %zmm13, %zmm20 /* s1_l_3 = lookup16(sbox_inv_lo, s1_lo_3) */
+	vpshufb %zmm11, %zmm12, %zmm11 /* s1_h_3 = lookup16(sbox_inv_hi, s1_hi_3) */
+	vpord %zmm11, %zmm20, %zmm11 /* s1_3 = or(s1_l_3, s1_h_3) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx512_asm_7_loop_r0
 
 	/* Final key addition. */
-	vpxord 3072(%rdi), %zmm3, %zmm3 /* y0_3 = xor(g0x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm5, %zmm5 /* y1_3 = xor(g0x1, rk1_1) */
-	vpermi2q %zmm5, %zmm3, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0_3, y1_3) */
-	vpermi2q %zmm5, %zmm3, %zmm4 /* lanes_3 = permute2q(lanes_1_picks, y0_3, y1_3) */
-	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm2, %zmm2 /* de = lookup16(lanes_2, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm4, %zmm3 /* de_1 = lookup16(lanes_3, deinterleave) */
-	vpunpcklqdq %zmm3, %zmm2, %zmm4 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm4, %zmm3 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm2, %zmm5 /* odd_1 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm2, %zmm2 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 %zmm5, (%rdx) /* store out_lo */
-	vmovdqu64 %zmm2, 64(%rdx) /* store out_hi */
+	vpxord 3072(%rdi), %zmm3, %zmm3 /* y0_12 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm5, %zmm5 /* y1_12 = xor(g0x1, rk1_1) */
+	vmovdqa64 %zmm2, %zmm20 /* lanes_picks */
+	vpermi2q %zmm5, %zmm3, %zmm20 /* lanes_8 = permute2q(lanes_picks, y0_12, y1_12) */
+	vmovdqa64 %zmm4, %zmm21 /* lanes_1_picks */
+	vpermi2q %zmm5, %zmm3, %zmm21 /* lanes_9 = permute2q(lanes_1_picks, y0_12, y1_12) */
+	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm20, %zmm3 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm21, %zmm5 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm3, %zmm20 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm20, %zmm5 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm3, %zmm21 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm5, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm20, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vmovdqu64 %zmm21, (%rdx) /* store out_lo */
+	vmovdqu64 %zmm3, 64(%rdx) /* store out_hi */
+	vpxord 3072(%rdi), %zmm6, %zmm3 /* y0_13 = xor(g1x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm7, %zmm5 /* y1_13 = xor(g1x1, rk1_1) */
+	vmovdqa64 %zmm2, %zmm6 /* lanes_picks */
+	vpermi2q %zmm5, %zmm3, %zmm6 /* lanes_10 = permute2q(lanes_picks, y0_13, y1_13) */
+	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
+	vpermi2q %zmm5, %zmm3, %zmm7 /* lanes_11 = permute2q(lanes_1_picks, y0_13, y1_13) */
+	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm6, %zmm3 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm7, %zmm5 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm3, %zmm6 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm6, %zmm5 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm3, %zmm7 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 %zmm7, 128(%rdx) /* store out_lo_1 */
+	vmovdqu64 %zmm3, 192(%rdx) /* store out_hi_1 */
+	vpxord 3072(%rdi), %zmm8, %zmm3 /* y0_14 = xor(g2x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm9, %zmm5 /* y1_14 = xor(g2x1, rk1_1) */
+	vmovdqa64 %zmm2, %zmm6 /* lanes_picks */
+	vpermi2q %zmm5, %zmm3, %zmm6 /* lanes_12 = permute2q(lanes_picks, y0_14, y1_14) */
+	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
+	vpermi2q %zmm5, %zmm3, %zmm7 /* lanes_13 = permute2q(lanes_1_picks, y0_14, y1_14) */
+	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm6, %zmm3 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm7, %zmm5 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm3, %zmm6 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm6, %zmm5 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm3, %zmm7 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 %zmm7, 256(%rdx) /* store out_lo_2 */
+	vmovdqu64 %zmm3, 320(%rdx) /* store out_hi_2 */
+	vpxord 3072(%rdi), %zmm10, %zmm3 /* y0_15 = xor(g3x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm11, %zmm5 /* y1_15 = xor(g3x1, rk1_1) */
+	vpermi2q %zmm5, %zmm3, %zmm2 /* lanes_14 = permute2q(lanes_picks, y0_15, y1_15) */
+	vpermi2q %zmm5, %zmm3, %zmm4 /* lanes_15 = permute2q(lanes_1_picks, y0_15, y1_15) */
+	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm2, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm4, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpunpcklqdq %zmm3, %zmm2, %zmm4 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %zmm4, %zmm3 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm2, %zmm5 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpsrlw $4, %zmm2, %zmm2 /* od_sh_3 = shr(odd_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vmovdqu64 %zmm5, 384(%rdx) /* store out_lo_3 */
+	vmovdqu64 %zmm2, 448(%rdx) /* store out_hi_3 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock256_256_decrypt_asm, .-ublock_register_avx512_ublock256_256_decrypt_asm
@@ -747,7 +2049,7 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   zmm0-15: vectors, as allocated (16 used)
+ *   zmm0-22: vectors, as allocated (23 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock256_256_encrypt_xor_asm
@@ -756,7 +2058,7 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	.p2align 5
 ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 
-	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
@@ -771,54 +2073,189 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqa64 .Lublock_register_avx512_asm_8_lanes_1_picks(%rip), %zmm4 /* lanes_1_picks = const() */
 	vmovdqa64 %zmm4, %zmm5 /* lanes_1_picks */
 	vpermi2q %zmm0, %zmm1, %zmm5 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
+	vmovdqu64 128(%rsi), %zmm0 /* blk_2 = load() */
+	vmovdqu64 192(%rsi), %zmm1 /* blk_3 = load() */
+	vpsrlw $4, %zmm0, %zmm6 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm6 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm1, %zmm1 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm0 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm0, %zmm6, %zmm1 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm0, %zmm6, %zmm0 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqa64 %zmm2, %zmm6 /* lanes_picks */
+	vpermi2q %zmm0, %zmm1, %zmm6 /* lanes_2 = permute2q(lanes_picks, sp_2, sp_3) */
+	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
+	vpermi2q %zmm0, %zmm1, %zmm7 /* lanes_3 = permute2q(lanes_1_picks, sp_2, sp_3) */
+	vmovdqu64 256(%rsi), %zmm0 /* blk_4 = load() */
+	vmovdqu64 320(%rsi), %zmm1 /* blk_5 = load() */
+	vpsrlw $4, %zmm0, %zmm8 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm8 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm1, %zmm1 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm0 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm0, %zmm8, %zmm1 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm0, %zmm8, %zmm0 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqa64 %zmm2, %zmm8 /* lanes_picks */
+	vpermi2q %zmm0, %zmm1, %zmm8 /* lanes_4 = permute2q(lanes_picks, sp_4, sp_5) */
+	vmovdqa64 %zmm4, %zmm9 /* lanes_1_picks */
+	vpermi2q %zmm0, %zmm1, %zmm9 /* lanes_5 = permute2q(lanes_1_picks, sp_4, sp_5) */
+	vmovdqu64 384(%rsi), %zmm0 /* blk_6 = load() */
+	vmovdqu64 448(%rsi), %zmm1 /* blk_7 = load() */
+	vpsrlw $4, %zmm0, %zmm10 /* lo_sh_3 = shr(blk_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm10 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpsllw $4, %zmm1, %zmm1 /* hi_sh_3 = shl(blk_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm0 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm0, %zmm10, %zmm1 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm0, %zmm10, %zmm0 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa64 %zmm2, %zmm10 /* lanes_picks */
+	vpermi2q %zmm0, %zmm1, %zmm10 /* lanes_6 = permute2q(lanes_picks, sp_6, sp_7) */
+	vmovdqa64 %zmm4, %zmm11 /* lanes_1_picks */
+	vpermi2q %zmm0, %zmm1, %zmm11 /* lanes_7 = permute2q(lanes_1_picks, sp_6, sp_7) */
 	vmovdqa64 .Lublock_register_avx512_asm_8_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_8_rotl48(%rip), %zmm1 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_sbox_hi(%rip), %zmm6 /* sbox_hi = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_sbox_lo(%rip), %zmm7 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pl_front(%rip), %zmm8 /* pl_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pl_rear(%rip), %zmm9 /* pl_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pr_front(%rip), %zmm10 /* pr_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pr_rear(%rip), %zmm11 /* pr_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_rotl24(%rip), %zmm12 /* rotl24 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_rotl56(%rip), %zmm13 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_sbox_hi(%rip), %zmm12 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_sbox_lo(%rip), %zmm13 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pl_front(%rip), %zmm14 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pl_rear(%rip), %zmm15 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pr_front(%rip), %zmm16 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pr_rear(%rip), %zmm17 /* pr_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_rotl24(%rip), %zmm18 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_rotl56(%rip), %zmm19 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_avx512_asm_8_loop_r0:
-	vmovdqu64 (%rdi,%r8), %zmm14 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%r8), %zmm15 /* rk1 = load() */
+	vmovdqu64 (%rdi,%r8), %zmm20 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%r8), %zmm21 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm14, %zmm3, %zmm3 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm15, %zmm5, %zmm5 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm0, %zmm3, %zmm14 /* s0_lo = and(k0, low_nibbles) */
+	vpxord %zmm20, %zmm3, %zmm3 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm21, %zmm5, %zmm5 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm0, %zmm3, %zmm22 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %zmm3, %zmm3 /* s0_sh = shr(k0) */
 	vpandd %zmm0, %zmm3, %zmm3 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm14, %zmm7, %zmm14 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm3, %zmm6, %zmm3 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm3, %zmm14, %zmm3 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm0, %zmm5, %zmm14 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm3, %zmm12, %zmm3 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm3, %zmm22, %zmm3 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm0, %zmm5, %zmm22 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %zmm5, %zmm5 /* s1_sh = shr(k1) */
 	vpandd %zmm0, %zmm5, %zmm5 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm14, %zmm7, %zmm14 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm5, %zmm6, %zmm5 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm3, %zmm5, %zmm14 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm13, %zmm14, %zmm5 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm5, %zmm12, %zmm5 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm3, %zmm5, %zmm22 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm19, %zmm22, %zmm5 /* rot4 = lookup16(x1, rotl56) */
 	vpxord %zmm5, %zmm3, %zmm3 /* x0 = xor(s0, rot4) */
 	vpshufb %zmm1, %zmm3, %zmm5 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm5, %zmm14, %zmm5 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm1, %zmm5, %zmm14 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm14, %zmm3, %zmm3 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm12, %zmm3, %zmm14 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm14, %zmm5, %zmm5 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm5, %zmm22, %zmm5 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm1, %zmm5, %zmm22 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm22, %zmm3, %zmm3 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm18, %zmm3, %zmm22 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm22, %zmm5, %zmm5 /* x1_2 = xor(x1_1, rot20) */
 	vpxord %zmm5, %zmm3, %zmm3 /* x0_2 = xor(x0_1, x1_2) */
-	vshufi32x4 $0xb1, %zmm3, %zmm3, %zmm14 /* pl_swap = blocks128(x0_2, x0_2) */
-	vpshufb %zmm8, %zmm3, %zmm3 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb %zmm9, %zmm14, %zmm14 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxord %zmm14, %zmm3, %zmm3 /* pl = xor(pl_f, pl_r) */
-	vshufi32x4 $0xb1, %zmm5, %zmm5, %zmm14 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb %zmm10, %zmm5, %zmm5 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb %zmm11, %zmm14, %zmm14 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxord %zmm14, %zmm5, %zmm5 /* pr = xor(pr_f, pr_r) */
+	vshufi32x4 $0xb1, %zmm3, %zmm3, %zmm22 /* pl_swap = blocks128(x0_2, x0_2) */
+	vpshufb %zmm14, %zmm3, %zmm3 /* pl_f = lookup16(x0_2, pl_front) */
+	vpshufb %zmm15, %zmm22, %zmm22 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpxord %zmm22, %zmm3, %zmm3 /* pl = xor(pl_f, pl_r) */
+	vshufi32x4 $0xb1, %zmm5, %zmm5, %zmm22 /* pr_swap = blocks128(x1_2, x1_2) */
+	vpshufb %zmm16, %zmm5, %zmm5 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb %zmm17, %zmm22, %zmm22 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxord %zmm22, %zmm5, %zmm5 /* pr = xor(pr_f, pr_r) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm20, %zmm6, %zmm6 /* k0_1 = xor(g1x0, rk0) */
+	vpxord %zmm21, %zmm7, %zmm7 /* k1_1 = xor(g1x1, rk1) */
+	vpandd %zmm0, %zmm6, %zmm22 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s0_sh_1 = shr(k0_1) */
+	vpandd %zmm0, %zmm6, %zmm6 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %zmm6, %zmm12, %zmm6 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpord %zmm6, %zmm22, %zmm6 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpandd %zmm0, %zmm7, %zmm22 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s1_sh_1 = shr(k1_1) */
+	vpandd %zmm0, %zmm7, %zmm7 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %zmm7, %zmm12, %zmm7 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpternlogd $0x56, %zmm6, %zmm7, %zmm22 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
+	vpshufb %zmm19, %zmm22, %zmm7 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxord %zmm7, %zmm6, %zmm6 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %zmm1, %zmm6, %zmm7 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxord %zmm7, %zmm22, %zmm7 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %zmm1, %zmm7, %zmm22 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxord %zmm22, %zmm6, %zmm6 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb %zmm18, %zmm6, %zmm22 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxord %zmm22, %zmm7, %zmm7 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxord %zmm7, %zmm6, %zmm6 /* x0_5 = xor(x0_4, x1_5) */
+	vshufi32x4 $0xb1, %zmm6, %zmm6, %zmm22 /* pl_swap_1 = blocks128(x0_5, x0_5) */
+	vpshufb %zmm14, %zmm6, %zmm6 /* pl_f_1 = lookup16(x0_5, pl_front) */
+	vpshufb %zmm15, %zmm22, %zmm22 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
+	vpxord %zmm22, %zmm6, %zmm6 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vshufi32x4 $0xb1, %zmm7, %zmm7, %zmm22 /* pr_swap_1 = blocks128(x1_5, x1_5) */
+	vpshufb %zmm16, %zmm7, %zmm7 /* pr_f_1 = lookup16(x1_5, pr_front) */
+	vpshufb %zmm17, %zmm22, %zmm22 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
+	vpxord %zmm22, %zmm7, %zmm7 /* pr_1 = xor(pr_f_1, pr_r_1) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm20, %zmm8, %zmm8 /* k0_2 = xor(g2x0, rk0) */
+	vpxord %zmm21, %zmm9, %zmm9 /* k1_2 = xor(g2x1, rk1) */
+	vpandd %zmm0, %zmm8, %zmm22 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %zmm8, %zmm8 /* s0_sh_2 = shr(k0_2) */
+	vpandd %zmm0, %zmm8, %zmm8 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %zmm8, %zmm12, %zmm8 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpord %zmm8, %zmm22, %zmm8 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpandd %zmm0, %zmm9, %zmm22 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %zmm9, %zmm9 /* s1_sh_2 = shr(k1_2) */
+	vpandd %zmm0, %zmm9, %zmm9 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %zmm22, %zmm13, %zmm22 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %zmm9, %zmm12, %zmm9 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpternlogd $0x56, %zmm8, %zmm9, %zmm22 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
+	vpshufb %zmm19, %zmm22, %zmm9 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxord %zmm9, %zmm8, %zmm8 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %zmm1, %zmm8, %zmm9 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxord %zmm9, %zmm22, %zmm9 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %zmm1, %zmm9, %zmm22 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxord %zmm22, %zmm8, %zmm8 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb %zmm18, %zmm8, %zmm22 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxord %zmm22, %zmm9, %zmm9 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxord %zmm9, %zmm8, %zmm8 /* x0_8 = xor(x0_7, x1_8) */
+	vshufi32x4 $0xb1, %zmm8, %zmm8, %zmm22 /* pl_swap_2 = blocks128(x0_8, x0_8) */
+	vpshufb %zmm14, %zmm8, %zmm8 /* pl_f_2 = lookup16(x0_8, pl_front) */
+	vpshufb %zmm15, %zmm22, %zmm22 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
+	vpxord %zmm22, %zmm8, %zmm8 /* pl_2 = xor(pl_f_2, pl_r_2) */
+	vshufi32x4 $0xb1, %zmm9, %zmm9, %zmm22 /* pr_swap_2 = blocks128(x1_8, x1_8) */
+	vpshufb %zmm16, %zmm9, %zmm9 /* pr_f_2 = lookup16(x1_8, pr_front) */
+	vpshufb %zmm17, %zmm22, %zmm22 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
+	vpxord %zmm22, %zmm9, %zmm9 /* pr_2 = xor(pr_f_2, pr_r_2) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	vpxord %zmm20, %zmm10, %zmm10 /* k0_3 = xor(g3x0, rk0) */
+	vpxord %zmm21, %zmm11, %zmm11 /* k1_3 = xor(g3x1, rk1) */
+	vpandd %zmm0, %zmm10, %zmm20 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %zmm10, %zmm10 /* s0_sh_3 = shr(k0_3) */
+	vpandd %zmm0, %zmm10, %zmm10 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpshufb %zmm20, %zmm13, %zmm20 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %zmm10, %zmm12, %zmm10 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpord %zmm10, %zmm20, %zmm10 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpandd %zmm0, %zmm11, %zmm20 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %zmm11, %zmm11 /* s1_sh_3 = shr(k1_3) */
+	vpandd %zmm0, %zmm11, %zmm11 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %zmm20, %zmm13, %zmm20 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %zmm11, %zmm12, %zmm11 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpternlogd $0x56, %zmm10, %zmm11, %zmm20 /* x1_9 = ternlog(s1_l_3, s1_h_3, s0_3) */
+	vpshufb %zmm19, %zmm20, %zmm11 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxord %zmm11, %zmm10, %zmm10 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %zmm1, %zmm10, %zmm11 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxord %zmm11, %zmm20, %zmm11 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %zmm1, %zmm11, %zmm20 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxord %zmm20, %zmm10, %zmm10 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb %zmm18, %zmm10, %zmm20 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxord %zmm20, %zmm11, %zmm11 /* x1_11 = xor(x1_10, rot20_3) */
+	vpxord %zmm11, %zmm10, %zmm10 /* x0_11 = xor(x0_10, x1_11) */
+	vshufi32x4 $0xb1, %zmm10, %zmm10, %zmm20 /* pl_swap_3 = blocks128(x0_11, x0_11) */
+	vpshufb %zmm14, %zmm10, %zmm10 /* pl_f_3 = lookup16(x0_11, pl_front) */
+	vpshufb %zmm15, %zmm20, %zmm20 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
+	vpxord %zmm20, %zmm10, %zmm10 /* pl_3 = xor(pl_f_3, pl_r_3) */
+	vshufi32x4 $0xb1, %zmm11, %zmm11, %zmm20 /* pr_swap_3 = blocks128(x1_11, x1_11) */
+	vpshufb %zmm16, %zmm11, %zmm11 /* pr_f_3 = lookup16(x1_11, pr_front) */
+	vpshufb %zmm17, %zmm20, %zmm20 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
+	vpxord %zmm20, %zmm11, %zmm11 /* pr_3 = xor(pr_f_3, pr_r_3) */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx512_asm_8_loop_r0
@@ -826,23 +2263,86 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm3, %zmm3 /* y0 = xor(g0x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm5, %zmm5 /* y1 = xor(g0x1, rk1_1) */
-	vpermi2q %zmm5, %zmm3, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0, y1) */
-	vpermi2q %zmm5, %zmm3, %zmm4 /* lanes_3 = permute2q(lanes_1_picks, y0, y1) */
-	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm2, %zmm2 /* de = lookup16(lanes_2, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm4, %zmm3 /* de_1 = lookup16(lanes_3, deinterleave) */
-	vpunpcklqdq %zmm3, %zmm2, %zmm4 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm4, %zmm3 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm2, %zmm5 /* odd_1 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm2, %zmm2 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 (%rcx), %zmm3 /* msg = load() */
-	vpxord %zmm3, %zmm5, %zmm3 /* ct = xor(out_lo, msg) */
-	vmovdqu64 %zmm3, (%rdx) /* store ct */
-	vmovdqu64 64(%rcx), %zmm3 /* msg_1 = load() */
-	vpxord %zmm3, %zmm2, %zmm2 /* ct_1 = xor(out_hi, msg_1) */
-	vmovdqu64 %zmm2, 64(%rdx) /* store ct_1 */
+	vmovdqa64 %zmm2, %zmm20 /* lanes_picks */
+	vpermi2q %zmm5, %zmm3, %zmm20 /* lanes_8 = permute2q(lanes_picks, y0, y1) */
+	vmovdqa64 %zmm4, %zmm21 /* lanes_1_picks */
+	vpermi2q %zmm5, %zmm3, %zmm21 /* lanes_9 = permute2q(lanes_1_picks, y0, y1) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm20, %zmm3 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm21, %zmm5 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm3, %zmm20 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm20, %zmm5 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm3, %zmm21 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm5, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm20, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vmovdqu64 (%rcx), %zmm5 /* msg = load() */
+	vpxord %zmm5, %zmm21, %zmm5 /* ct = xor(out_lo, msg) */
+	vmovdqu64 %zmm5, (%rdx) /* store ct */
+	vmovdqu64 64(%rcx), %zmm5 /* msg_1 = load() */
+	vpxord %zmm5, %zmm3, %zmm3 /* ct_1 = xor(out_hi, msg_1) */
+	vmovdqu64 %zmm3, 64(%rdx) /* store ct_1 */
+	vpxord 3072(%rdi), %zmm6, %zmm3 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm7, %zmm5 /* y1_1 = xor(g1x1, rk1_1) */
+	vmovdqa64 %zmm2, %zmm6 /* lanes_picks */
+	vpermi2q %zmm5, %zmm3, %zmm6 /* lanes_10 = permute2q(lanes_picks, y0_1, y1_1) */
+	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
+	vpermi2q %zmm5, %zmm3, %zmm7 /* lanes_11 = permute2q(lanes_1_picks, y0_1, y1_1) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm6, %zmm3 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm7, %zmm5 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm3, %zmm6 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm6, %zmm5 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm3, %zmm7 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 128(%rcx), %zmm5 /* msg_2 = load() */
+	vpxord %zmm5, %zmm7, %zmm5 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu64 %zmm5, 128(%rdx) /* store ct_2 */
+	vmovdqu64 192(%rcx), %zmm5 /* msg_3 = load() */
+	vpxord %zmm5, %zmm3, %zmm3 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu64 %zmm3, 192(%rdx) /* store ct_3 */
+	vpxord 3072(%rdi), %zmm8, %zmm3 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm9, %zmm5 /* y1_2 = xor(g2x1, rk1_1) */
+	vmovdqa64 %zmm2, %zmm6 /* lanes_picks */
+	vpermi2q %zmm5, %zmm3, %zmm6 /* lanes_12 = permute2q(lanes_picks, y0_2, y1_2) */
+	vmovdqa64 %zmm4, %zmm7 /* lanes_1_picks */
+	vpermi2q %zmm5, %zmm3, %zmm7 /* lanes_13 = permute2q(lanes_1_picks, y0_2, y1_2) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm6, %zmm3 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm7, %zmm5 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm3, %zmm6 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm5, %zmm3, %zmm3 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm6, %zmm5 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm3, %zmm7 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm5, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
+	vpxord %zmm5, %zmm7, %zmm5 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
+	vmovdqu64 320(%rcx), %zmm5 /* msg_5 = load() */
+	vpxord %zmm5, %zmm3, %zmm3 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu64 %zmm3, 320(%rdx) /* store ct_5 */
+	vpxord 3072(%rdi), %zmm10, %zmm3 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm11, %zmm5 /* y1_3 = xor(g3x1, rk1_1) */
+	vpermi2q %zmm5, %zmm3, %zmm2 /* lanes_14 = permute2q(lanes_picks, y0_3, y1_3) */
+	vpermi2q %zmm5, %zmm3, %zmm4 /* lanes_15 = permute2q(lanes_1_picks, y0_3, y1_3) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm2, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm4, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpunpcklqdq %zmm3, %zmm2, %zmm4 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %zmm4, %zmm3 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm2, %zmm5 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpsrlw $4, %zmm2, %zmm2 /* od_sh_3 = shr(odd_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
+	vpxord %zmm3, %zmm5, %zmm3 /* ct_6 = xor(out_lo_3, msg_6) */
+	vmovdqu64 %zmm3, 384(%rdx) /* store ct_6 */
+	vmovdqu64 448(%rcx), %zmm3 /* msg_7 = load() */
+	vpxord %zmm3, %zmm2, %zmm2 /* ct_7 = xor(out_hi_3, msg_7) */
+	vmovdqu64 %zmm2, 448(%rdx) /* store ct_7 */
 	vzeroupper
 	ret
 	.size ublock_register_avx512_ublock256_256_encrypt_xor_asm, .-ublock_register_avx512_ublock256_256_encrypt_xor_asm

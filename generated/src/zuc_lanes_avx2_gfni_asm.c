@@ -53,7 +53,7 @@
  *     (all 8 cost 98 instructions per round here).
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
  *   zuc.block_form = unrolled, zuc.schedule_before_ra = false,
- *   zuc.asm_pressure_schedule = false.
+ *   zuc.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine, shld_half_by_rotations; shld_by_shifts, rotate_bytes_by_shuffle, rotate_by_shifts, affine_via_gfni, select_by_blendv, select_by_masks; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"

@@ -28,9 +28,6 @@
  * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 16 lanes: 1 group of 16 (one 512-bit register per word and group).
- * The keystream functions keep the LFSR in the state array: each round loads
- * the cells it uses and stores its new cell at once (measured faster here:
- * fewer values for the compiler to hold in registers, gen/emit/zuc_kernel_files.py).
  *
  * Chosen by cost on this target (avx512_gfni_asm instructions after lowering):
  *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
@@ -55,8 +52,8 @@
  *     as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)
  *     (all 8 cost 65 instructions per round here).
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
- *   zuc.block_form = lfsr_in_memory, zuc.schedule_before_ra = true,
- *   zuc.asm_pressure_schedule = false.
+ *   zuc.block_form = unrolled, zuc.schedule_before_ra = true,
+ *   zuc.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic, sbox8_by_vpermi2b; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b, blocks128_by_permute2q.
  */
 #include "kc_cpu.h"

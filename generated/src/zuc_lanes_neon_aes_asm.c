@@ -28,6 +28,9 @@
  * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 4 lanes: 1 group of 4 (one 128-bit register per word and group).
+ * The keystream functions keep the LFSR in the state array: each round loads
+ * the cells it uses and stores its new cell at once (measured faster here:
+ * fewer values for the compiler to hold in registers, gen/emit/zuc_kernel_files.py).
  *
  * Chosen by cost on this target (neon_aes_asm instructions after lowering):
  *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
@@ -52,8 +55,8 @@
  *     as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)
  *     (all 8 cost 97 instructions per round here).
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
- *   zuc.block_form = unrolled, zuc.schedule_before_ra = false,
- *   zuc.asm_pressure_schedule = false.
+ *   zuc.block_form = lfsr_in_memory, zuc.schedule_before_ra = false,
+ *   zuc.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev.
  */
 #include "kc_cpu.h"

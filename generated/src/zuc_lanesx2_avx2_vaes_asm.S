@@ -4929,9 +4929,8 @@ zuc_lanesx2_avx2_vaes_init_asm:
 /* zuc_lanesx2_avx2_vaes_keystream_asm: zuc_keystream256, 2 arguments
  *   %rdi: state
  *   %rsi: out
- *   %rdx: 64 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 3712 bytes (18 spill slots of 32 bytes, scratch ring, zrows)
+ *   frame: 3392 bytes (104 spill slots of 32 bytes)
  */
 	.globl zuc_lanesx2_avx2_vaes_keystream_asm
 	.hidden zuc_lanesx2_avx2_vaes_keystream_asm
@@ -4941,579 +4940,4543 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $3712, %rsp
+	sub $3392, %rsp
 
-	/* Copy the LFSR cells of 16 lanes to the first 16 rows of the ring; R1, R2 and s15 (the newest cell) into variables. */
+	/* Load the state of 16 lanes: one register per word. */
 	vmovdqu (%rdi), %ymm0 /* g0s0 = load() */
-	vmovdqu %ymm0, (%rsp) /* store g0s0 */
-	vmovdqu 64(%rdi), %ymm0 /* g0s1 = load() */
-	vmovdqu %ymm0, 64(%rsp) /* store g0s1 */
-	vmovdqu 128(%rdi), %ymm0 /* g0s2 = load() */
-	vmovdqu %ymm0, 128(%rsp) /* store g0s2 */
-	vmovdqu 192(%rdi), %ymm0 /* g0s3 = load() */
-	vmovdqu %ymm0, 192(%rsp) /* store g0s3 */
-	vmovdqu 256(%rdi), %ymm0 /* g0s4 = load() */
-	vmovdqu %ymm0, 256(%rsp) /* store g0s4 */
-	vmovdqu 320(%rdi), %ymm0 /* g0s5 = load() */
-	vmovdqu %ymm0, 320(%rsp) /* store g0s5 */
-	vmovdqu 384(%rdi), %ymm0 /* g0s6 = load() */
-	vmovdqu %ymm0, 384(%rsp) /* store g0s6 */
-	vmovdqu 448(%rdi), %ymm0 /* g0s7 = load() */
-	vmovdqu %ymm0, 448(%rsp) /* store g0s7 */
-	vmovdqu 512(%rdi), %ymm0 /* g0s8 = load() */
-	vmovdqu %ymm0, 512(%rsp) /* store g0s8 */
-	vmovdqu 576(%rdi), %ymm0 /* g0s9 = load() */
-	vmovdqu %ymm0, 576(%rsp) /* store g0s9 */
-	vmovdqu 640(%rdi), %ymm0 /* g0s10 = load() */
-	vmovdqu %ymm0, 640(%rsp) /* store g0s10 */
-	vmovdqu 704(%rdi), %ymm0 /* g0s11 = load() */
-	vmovdqu %ymm0, 704(%rsp) /* store g0s11 */
-	vmovdqu 768(%rdi), %ymm0 /* g0s12 = load() */
-	vmovdqu %ymm0, 768(%rsp) /* store g0s12 */
-	vmovdqu 832(%rdi), %ymm0 /* g0s13 = load() */
-	vmovdqu %ymm0, 832(%rsp) /* store g0s13 */
-	vmovdqu 896(%rdi), %ymm0 /* g0s14 = load() */
-	vmovdqu %ymm0, 896(%rsp) /* store g0s14 */
-	vmovdqu 960(%rdi), %ymm0 /* g0s15 = load() */
-	vmovdqu %ymm0, 960(%rsp) /* store g0s15 */
-	vmovdqu 32(%rdi), %ymm1 /* g1s0 = load() */
-	vmovdqu %ymm1, 32(%rsp) /* store g1s0 */
-	vmovdqu 96(%rdi), %ymm1 /* g1s1 = load() */
-	vmovdqu %ymm1, 96(%rsp) /* store g1s1 */
-	vmovdqu 160(%rdi), %ymm1 /* g1s2 = load() */
-	vmovdqu %ymm1, 160(%rsp) /* store g1s2 */
-	vmovdqu 224(%rdi), %ymm1 /* g1s3 = load() */
-	vmovdqu %ymm1, 224(%rsp) /* store g1s3 */
-	vmovdqu 288(%rdi), %ymm1 /* g1s4 = load() */
-	vmovdqu %ymm1, 288(%rsp) /* store g1s4 */
-	vmovdqu 352(%rdi), %ymm1 /* g1s5 = load() */
-	vmovdqu %ymm1, 352(%rsp) /* store g1s5 */
-	vmovdqu 416(%rdi), %ymm1 /* g1s6 = load() */
-	vmovdqu %ymm1, 416(%rsp) /* store g1s6 */
-	vmovdqu 480(%rdi), %ymm1 /* g1s7 = load() */
-	vmovdqu %ymm1, 480(%rsp) /* store g1s7 */
-	vmovdqu 544(%rdi), %ymm1 /* g1s8 = load() */
-	vmovdqu %ymm1, 544(%rsp) /* store g1s8 */
-	vmovdqu 608(%rdi), %ymm1 /* g1s9 = load() */
-	vmovdqu %ymm1, 608(%rsp) /* store g1s9 */
-	vmovdqu 672(%rdi), %ymm1 /* g1s10 = load() */
-	vmovdqu %ymm1, 672(%rsp) /* store g1s10 */
-	vmovdqu 736(%rdi), %ymm1 /* g1s11 = load() */
-	vmovdqu %ymm1, 736(%rsp) /* store g1s11 */
-	vmovdqu 800(%rdi), %ymm1 /* g1s12 = load() */
-	vmovdqu %ymm1, 800(%rsp) /* store g1s12 */
-	vmovdqu 864(%rdi), %ymm1 /* g1s13 = load() */
-	vmovdqu %ymm1, 864(%rsp) /* store g1s13 */
-	vmovdqu 928(%rdi), %ymm1 /* g1s14 = load() */
-	vmovdqu %ymm1, 928(%rsp) /* store g1s14 */
-	vmovdqu 992(%rdi), %ymm1 /* g1s15 = load() */
-	vmovdqu %ymm1, 992(%rsp) /* store g1s15 */
-	vmovdqu 1024(%rdi), %ymm2 /* g0r1 = load() */
-	vmovdqu 1088(%rdi), %ymm3 /* g0r2 = load() */
-	vmovdqu 1056(%rdi), %ymm4 /* g1r1 = load() */
-	vmovdqu 1120(%rdi), %ymm5 /* g1r2 = load() */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_high16(%rip), %ymm6 /* high16 = const() */
-	vmovdqa %ymm5, 3136(%rsp) /* spill g1r2_1.2 */
-	xor %rdx, %rdx
-	.p2align 4
-.Lzuc_lanesx2_avx2_vaes_asm_1_loop_r0:
+	vmovdqu 64(%rdi), %ymm1 /* g0s1 = load() */
+	vmovdqu 128(%rdi), %ymm2 /* g0s2 = load() */
+	vmovdqu 192(%rdi), %ymm3 /* g0s3 = load() */
+	vmovdqu 256(%rdi), %ymm4 /* g0s4 = load() */
+	vmovdqu 320(%rdi), %ymm5 /* g0s5 = load() */
+	vmovdqu 384(%rdi), %ymm6 /* g0s6 = load() */
+	vmovdqu 448(%rdi), %ymm7 /* g0s7 = load() */
+	vmovdqu 512(%rdi), %ymm8 /* g0s8 = load() */
+	vmovdqu 576(%rdi), %ymm9 /* g0s9 = load() */
+	vmovdqu 640(%rdi), %ymm10 /* g0s10 = load() */
+	vmovdqu 704(%rdi), %ymm11 /* g0s11 = load() */
+	vmovdqu 768(%rdi), %ymm12 /* g0s12 = load() */
+	vmovdqu 832(%rdi), %ymm13 /* g0s13 = load() */
+	vmovdqu 896(%rdi), %ymm14 /* g0s14 = load() */
+	vmovdqu 960(%rdi), %ymm15 /* g0s15 = load() */
+	vmovdqa %ymm3, 64(%rsp) /* spill g0s3 */
+	vmovdqu 1024(%rdi), %ymm3 /* g0r1 = load() */
+	vmovdqa %ymm1, 96(%rsp) /* spill g0s1 */
+	vmovdqu 1088(%rdi), %ymm1 /* g0r2 = load() */
+	vmovdqa %ymm8, 128(%rsp) /* spill g0s8 */
+	vmovdqu 32(%rdi), %ymm8 /* g1s0 = load() */
+	vmovdqa %ymm6, 160(%rsp) /* spill g0s6 */
+	vmovdqu 96(%rdi), %ymm6 /* g1s1 = load() */
+	vmovdqa %ymm6, 192(%rsp) /* spill g1s1 */
+	vmovdqu 160(%rdi), %ymm6 /* g1s2 = load() */
+	vmovdqa %ymm12, 224(%rsp) /* spill g0s12 */
+	vmovdqu 224(%rdi), %ymm12 /* g1s3 = load() */
+	vmovdqa %ymm12, 256(%rsp) /* spill g1s3 */
+	vmovdqu 288(%rdi), %ymm12 /* g1s4 = load() */
+	vmovdqa %ymm12, 288(%rsp) /* spill g1s4 */
+	vmovdqu 352(%rdi), %ymm12 /* g1s5 = load() */
+	vmovdqa %ymm6, 320(%rsp) /* spill g1s2 */
+	vmovdqu 416(%rdi), %ymm6 /* g1s6 = load() */
+	vmovdqa %ymm6, 352(%rsp) /* spill g1s6 */
+	vmovdqu 480(%rdi), %ymm6 /* g1s7 = load() */
+	vmovdqa %ymm8, 384(%rsp) /* spill g1s0 */
+	vmovdqu 544(%rdi), %ymm8 /* g1s8 = load() */
+	vmovdqa %ymm8, 416(%rsp) /* spill g1s8 */
+	vmovdqu 608(%rdi), %ymm8 /* g1s9 = load() */
+	vmovdqa %ymm6, 448(%rsp) /* spill g1s7 */
+	vmovdqu 672(%rdi), %ymm6 /* g1s10 = load() */
+	vmovdqa %ymm6, 480(%rsp) /* spill g1s10 */
+	vmovdqu 736(%rdi), %ymm6 /* g1s11 = load() */
+	vmovdqa %ymm12, 512(%rsp) /* spill g1s5 */
+	vmovdqu 800(%rdi), %ymm12 /* g1s12 = load() */
+	vmovdqa %ymm12, 544(%rsp) /* spill g1s12 */
+	vmovdqu 864(%rdi), %ymm12 /* g1s13 = load() */
+	vmovdqa %ymm12, 576(%rsp) /* spill g1s13 */
+	vmovdqu 928(%rdi), %ymm12 /* g1s14 = load() */
+	vmovdqa %ymm6, 608(%rsp) /* spill g1s11 */
+	vmovdqu 992(%rdi), %ymm6 /* g1s15 = load() */
+	vmovdqa %ymm8, 640(%rsp) /* spill g1s9 */
+	vmovdqu 1056(%rdi), %ymm8 /* g1r1 = load() */
+	vmovdqa %ymm8, 672(%rsp) /* spill g1r1 */
+	vmovdqu 1120(%rdi), %ymm8 /* g1r2 = load() */
 
-	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */
-	vmovdqu 896(%rsp,%rdx), %ymm5 /* g0s14_1 = load() */
-	vpaddd %ymm0, %ymm0, %ymm7 /* dbl = add(g0newest, g0newest) */
-	vpblendvb %ymm6, %ymm7, %ymm5, %ymm5 /* x0 = blendv(g0s14_1, dbl, high16) */
-	vmovdqu 704(%rsp,%rdx), %ymm8 /* g0s11_1 = load() */
-	vmovdqu 576(%rsp,%rdx), %ymm9 /* g0s9_1 = load() */
-	vpaddd %ymm9, %ymm9, %ymm9 /* dbl_1 = add(g0s9_1, g0s9_1) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm8, %ymm8 /* g0s11_1_sw = lookup16(g0s11_1, rotl16) */
+	/* Round 0, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa %ymm8, 704(%rsp) /* spill g1r2 */
+	vpaddd %ymm15, %ymm15, %ymm8 /* dbl = add(g0s15, g0s15) */
+	vmovdqa %ymm12, 736(%rsp) /* spill g1s14 */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_high16(%rip), %ymm12 /* high16 = const() */
+	vmovdqa %ymm14, 768(%rsp) /* spill g0s14 */
+	vpblendvb %ymm12, %ymm8, %ymm14, %ymm14 /* x0 = blendv(g0s14, dbl, high16) */
+	vmovdqa %ymm9, 800(%rsp) /* spill g0s9 */
+	vpaddd %ymm9, %ymm9, %ymm9 /* dbl_1 = add(g0s9, g0s9) */
+	vmovdqa %ymm11, 832(%rsp) /* spill g0s11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g0s11_sw = lookup16(g0s11, rotl16) */
+	vmovdqa %ymm9, 864(%rsp) /* spill dbl_1 */
 	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm9, %ymm9 /* dbl_1_sw = lookup16(dbl_1, rotl16) */
-	vpblendvb %ymm6, %ymm8, %ymm9, %ymm8 /* x1 = blendv(dbl_1_sw, g0s11_1_sw, high16) */
-	vmovdqu 448(%rsp,%rdx), %ymm9 /* g0s7_1 = load() */
-	vmovdqu 320(%rsp,%rdx), %ymm10 /* g0s5_1 = load() */
-	vpaddd %ymm10, %ymm10, %ymm10 /* dbl_2 = add(g0s5_1, g0s5_1) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm9, %ymm9 /* g0s7_1_sw = lookup16(g0s7_1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm10 /* dbl_2_sw = lookup16(dbl_2, rotl16) */
-	vpblendvb %ymm6, %ymm9, %ymm10, %ymm9 /* x2 = blendv(dbl_2_sw, g0s7_1_sw, high16) */
-	vpxor %ymm2, %ymm5, %ymm5 /* x0r1 = xor(x0, g0r1_1) */
-	vpaddd %ymm3, %ymm5, %ymm5 /* w = add(x0r1, g0r2_1) */
-	vmovdqu 128(%rsp,%rdx), %ymm10 /* g0s2_1 = load() */
-	vmovdqu (%rsp,%rdx), %ymm11 /* g0s0_1 = load() */
-	vpaddd %ymm11, %ymm11, %ymm12 /* dbl_3 = add(g0s0_1, g0s0_1) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm10 /* g0s2_1_sw = lookup16(g0s2_1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm13 /* dbl_3_sw = lookup16(dbl_3, rotl16) */
-	vpblendvb %ymm6, %ymm10, %ymm13, %ymm10 /* x3 = blendv(dbl_3_sw, g0s2_1_sw, high16) */
-	vpxor %ymm10, %ymm5, %ymm5 /* z = xor(w, x3) */
-	vpaddd %ymm8, %ymm2, %ymm2 /* w1 = add(g0r1_1, x1) */
-	vpxor %ymm9, %ymm3, %ymm3 /* w2 = xor(g0r2_1, x2) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm2, %ymm8 /* w1_sw = lookup16(w1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm3, %ymm9 /* w2_sw = lookup16(w2, rotl16) */
-	vpblendvb %ymm6, %ymm8, %ymm9, %ymm10 /* l1in = blendv(w2_sw, w1_sw, high16) */
-	vpblendvb %ymm6, %ymm3, %ymm2, %ymm13 /* l1in16 = blendv(w1, w2, high16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm10, %ymm14 /* ur24 = lookup16(l1in, rotl24) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm15 /* ur8 = lookup16(l1in, rotl8) */
-	vpxor %ymm15, %ymm10, %ymm15 /* ug_acc = xor(l1in, ur8) */
-	vpxor %ymm13, %ymm15, %ymm13 /* ug = xor(ug_acc, l1in16) */
-	vpslld $2, %ymm13, %ymm15 /* ur2_l = shl(ug) */
-	vpsrld $30, %ymm13, %ymm13 /* ur2_r = shr(ug) */
-	vpor %ymm13, %ymm15, %ymm13 /* ur2 = or(ur2_l, ur2_r) */
-	vpxor %ymm14, %ymm10, %ymm10 /* u_acc = xor(l1in, ur24) */
-	vpxor %ymm13, %ymm10, %ymm10 /* u = xor(u_acc, ur2) */
-	vpblendvb %ymm6, %ymm9, %ymm8, %ymm8 /* l2in = blendv(w1_sw, w2_sw, high16) */
-	vpblendvb %ymm6, %ymm2, %ymm3, %ymm2 /* l2in16 = blendv(w2, w1, high16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm8, %ymm3 /* v8r8 = lookup16(l2in, rotl8) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm8, %ymm9 /* v8r24 = lookup16(l2in, rotl24) */
-	vpxor %ymm2, %ymm8, %ymm8 /* v8g_acc = xor(l2in, l2in16) */
-	vpxor %ymm9, %ymm8, %ymm8 /* v8g = xor(v8g_acc, v8r24) */
-	vpslld $6, %ymm8, %ymm9 /* v8r6_l = shl(v8g) */
-	vpsrld $26, %ymm8, %ymm8 /* v8r6_r = shr(v8g) */
-	vpor %ymm8, %ymm9, %ymm8 /* v8r6 = or(v8r6_l, v8r6_r) */
-	vpxor %ymm2, %ymm3, %ymm2 /* v8_acc = xor(v8r8, l2in16) */
-	vpxor %ymm8, %ymm2, %ymm2 /* v8 = xor(v8_acc, v8r6) */
+	vpblendvb %ymm12, %ymm11, %ymm9, %ymm9 /* x1 = blendv(dbl_1_sw, g0s11_sw, high16) */
+	vpaddd %ymm5, %ymm5, %ymm11 /* dbl_2 = add(g0s5, g0s5) */
+	vmovdqa %ymm7, 896(%rsp) /* spill g0s7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm7, %ymm7 /* g0s7_sw = lookup16(g0s7, rotl16) */
+	vmovdqa %ymm11, 928(%rsp) /* spill dbl_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_2_sw = lookup16(dbl_2, rotl16) */
+	vpblendvb %ymm12, %ymm7, %ymm11, %ymm7 /* x2 = blendv(dbl_2_sw, g0s7_sw, high16) */
+	vpxor %ymm3, %ymm14, %ymm11 /* x0r1 = xor(x0, g0r1) */
+	vpaddd %ymm1, %ymm11, %ymm11 /* w = add(x0r1, g0r2) */
+	vpaddd %ymm0, %ymm0, %ymm14 /* dbl_3 = add(g0s0, g0s0) */
+	vmovdqa %ymm2, 960(%rsp) /* spill g0s2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm2, %ymm2 /* g0s2_sw = lookup16(g0s2, rotl16) */
+	vmovdqa %ymm5, 992(%rsp) /* spill g0s5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm5 /* dbl_3_sw = lookup16(dbl_3, rotl16) */
+	vpblendvb %ymm12, %ymm2, %ymm5, %ymm2 /* x3 = blendv(dbl_3_sw, g0s2_sw, high16) */
+	vpxor %ymm2, %ymm11, %ymm2 /* z = xor(w, x3) */
+	vpaddd %ymm9, %ymm3, %ymm3 /* w1 = add(g0r1, x1) */
+	vpxor %ymm7, %ymm1, %ymm1 /* w2 = xor(g0r2, x2) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm3, %ymm5 /* w1_sw = lookup16(w1, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm1, %ymm11 /* w2_sw = lookup16(w2, rotl16) */
+	vmovdqa %ymm2, 1024(%rsp) /* spill z */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm2 /* l1in = blendv(w2_sw, w1_sw, high16) */
+	vmovdqa %ymm7, 1056(%rsp) /* spill x2 */
+	vpblendvb %ymm12, %ymm1, %ymm3, %ymm7 /* l1in16 = blendv(w1, w2, high16) */
+	vmovdqa %ymm9, 1088(%rsp) /* spill x1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm2, %ymm9 /* ur24 = lookup16(l1in, rotl24) */
+	vmovdqa %ymm6, 1120(%rsp) /* spill g1s15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm2, %ymm6 /* ur8 = lookup16(l1in, rotl8) */
+	vpxor %ymm6, %ymm2, %ymm6 /* ug_acc = xor(l1in, ur8) */
+	vpxor %ymm7, %ymm6, %ymm6 /* ug = xor(ug_acc, l1in16) */
+	vpslld $2, %ymm6, %ymm7 /* ur2_l = shl(ug) */
+	vpsrld $30, %ymm6, %ymm6 /* ur2_r = shr(ug) */
+	vpor %ymm6, %ymm7, %ymm6 /* ur2 = or(ur2_l, ur2_r) */
+	vpxor %ymm9, %ymm2, %ymm2 /* u_acc = xor(l1in, ur24) */
+	vpxor %ymm6, %ymm2, %ymm2 /* u = xor(u_acc, ur2) */
+	vpblendvb %ymm12, %ymm11, %ymm5, %ymm5 /* l2in = blendv(w1_sw, w2_sw, high16) */
+	vpblendvb %ymm12, %ymm3, %ymm1, %ymm1 /* l2in16 = blendv(w2, w1, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm5, %ymm3 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm5, %ymm6 /* v8r24 = lookup16(l2in, rotl24) */
+	vpxor %ymm1, %ymm5, %ymm5 /* v8g_acc = xor(l2in, l2in16) */
+	vpxor %ymm6, %ymm5, %ymm5 /* v8g = xor(v8g_acc, v8r24) */
+	vpslld $6, %ymm5, %ymm6 /* v8r6_l = shl(v8g) */
+	vpsrld $26, %ymm5, %ymm5 /* v8r6_r = shr(v8g) */
+	vpor %ymm5, %ymm6, %ymm5 /* v8r6 = or(v8r6_l, v8r6_r) */
+	vpxor %ymm1, %ymm3, %ymm1 /* v8_acc = xor(v8r8, l2in16) */
+	vpxor %ymm5, %ymm1, %ymm1 /* v8 = xor(v8_acc, v8r6) */
 	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
-	vpblendvb %ymm3, %ymm10, %ymm2, %ymm8 /* sb_in_x = blendv(v8, u, odd_bytes) */
-	vpblendvb %ymm3, %ymm2, %ymm10, %ymm2 /* sb_in_y = blendv(u, v8, odd_bytes) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm9 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs = shr(sb_in_x) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
-	vpshufb %ymm9, %ymm10, %ymm13 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
-	vpxor %ymm8, %ymm13, %ymm8 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
-	vpshufb %ymm8, %ymm13, %ymm14 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
-	vpxor %ymm9, %ymm14, %ymm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
-	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
-	vpxor %ymm8, %ymm9, %ymm8 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* sb_in_y_sh = shr(sb_in_y) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
-	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
-	vpshufb %ymm2, %ymm15, %ymm2 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm2, 3072(%rsp)
-	vmovdqu 3072(%rsp), %xmm2
-	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 3072(%rsp)
-	vmovdqu 3088(%rsp), %xmm2
-	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 3088(%rsp)
-	vmovdqu 3072(%rsp), %ymm2
-#else
-	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2, %ymm2 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
-#endif
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm9 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* sb_s1_aes_sh = shr(sb_s1_aes) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm15, %ymm2 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
-	vpblendvb %ymm3, %ymm8, %ymm2, %ymm9 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
-	vpblendvb %ymm3, %ymm2, %ymm8, %ymm2 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm2, %ymm2 /* r2 = lookup16(sb_out_y, rotl24) */
-	vpslld $8, %ymm11, %ymm8 /* s0k_o_l = shl(g0s0_1) */
-	vpsrld $24, %ymm12, %ymm12 /* s0k_o_r = shr(dbl_3) */
-	vpor %ymm12, %ymm8, %ymm8 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm8, %ymm8 /* s0k = and(s0k_o, modulus) */
-	vmovdqu 256(%rsp,%rdx), %ymm12 /* g0s4_1 = load() */
-	vpaddd %ymm12, %ymm12, %ymm15 /* dbl_5 = add(g0s4_1, g0s4_1) */
-	vpslld $20, %ymm12, %ymm12 /* s4k_o_l = shl(g0s4_1) */
-	vpsrld $12, %ymm15, %ymm15 /* s4k_o_r = shr(dbl_5) */
-	vpor %ymm15, %ymm12, %ymm12 /* s4k_o = or(s4k_o_l, s4k_o_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm12, %ymm12 /* s4k = and(s4k_o, modulus) */
-	vmovdqu 640(%rsp,%rdx), %ymm15 /* g0s10_1 = load() */
-	vpaddd %ymm15, %ymm15, %ymm14 /* dbl_6 = add(g0s10_1, g0s10_1) */
-	vpslld $21, %ymm15, %ymm15 /* s10k_o_l = shl(g0s10_1) */
-	vpsrld $11, %ymm14, %ymm14 /* s10k_o_r = shr(dbl_6) */
-	vpor %ymm14, %ymm15, %ymm14 /* s10k_o = or(s10k_o_l, s10k_o_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s10k = and(s10k_o, modulus) */
-	vmovdqu 832(%rsp,%rdx), %ymm15 /* g0s13_1 = load() */
-	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_7 = add(g0s13_1, g0s13_1) */
-	vpslld $17, %ymm15, %ymm15 /* s13k_o_l = shl(g0s13_1) */
-	vpsrld $15, %ymm13, %ymm13 /* s13k_o_r = shr(dbl_7) */
-	vpor %ymm13, %ymm15, %ymm13 /* s13k_o = or(s13k_o_l, s13k_o_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s13k = and(s13k_o, modulus) */
-	vpslld $15, %ymm0, %ymm0 /* s15k_o_l = shl(g0newest) */
-	vpsrld $17, %ymm7, %ymm7 /* s15k_o_r = shr(dbl) */
-	vpor %ymm7, %ymm0, %ymm0 /* s15k_o = or(s15k_o_l, s15k_o_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm0, %ymm0 /* s15k = and(s15k_o, modulus) */
-	vpaddd %ymm12, %ymm8, %ymm7 /* fb0_s = add(s0k, s4k) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm7, %ymm8 /* fb0_p = add(fb0_s, minus_modulus) */
-	vpminud %ymm8, %ymm7, %ymm7 /* fb0 = minu(fb0_s, fb0_p) */
-	vpaddd %ymm13, %ymm14, %ymm8 /* fb0_s_1 = add(s10k, s13k) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm8, %ymm12 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
-	vpminud %ymm12, %ymm8, %ymm8 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
-	vpaddd %ymm8, %ymm7, %ymm7 /* fb1_s = add(fb0, fb0_1) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm7, %ymm8 /* fb1_p = add(fb1_s, minus_modulus) */
-	vpminud %ymm8, %ymm7, %ymm7 /* fb1 = minu(fb1_s, fb1_p) */
-	vpaddd %ymm0, %ymm7, %ymm0 /* fb2_s = add(fb1, s15k) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm0, %ymm7 /* fb2_p = add(fb2_s, minus_modulus) */
-	vpminud %ymm7, %ymm0, %ymm0 /* fb2 = minu(fb2_s, fb2_p) */
-	vpaddd %ymm11, %ymm0, %ymm0 /* fb_s = add(fb2, g0s0_1) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm0, %ymm7 /* fb_p = add(fb_s, minus_modulus) */
-	vpmaxsd %ymm7, %ymm0, %ymm0 /* fb = maxs(fb_s, fb_p) */
-	vmovdqu %ymm0, 1024(%rsp,%rdx) /* store fb */
-	vmovdqu %ymm5, 2048(%rsp,%rdx) /* store z */
-
-	/* Round r, lanes 8..15: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */
-	vmovdqu 928(%rsp,%rdx), %ymm5 /* g1s14_1 = load() */
-	vpaddd %ymm1, %ymm1, %ymm7 /* dbl_9 = add(g1newest, g1newest) */
-	vpblendvb %ymm6, %ymm7, %ymm5, %ymm5 /* x0_1 = blendv(g1s14_1, dbl_9, high16) */
-	vmovdqu 736(%rsp,%rdx), %ymm8 /* g1s11_1 = load() */
-	vmovdqu 608(%rsp,%rdx), %ymm11 /* g1s9_1 = load() */
-	vpaddd %ymm11, %ymm11, %ymm11 /* dbl_10 = add(g1s9_1, g1s9_1) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm8, %ymm8 /* g1s11_1_sw = lookup16(g1s11_1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_10_sw = lookup16(dbl_10, rotl16) */
-	vpblendvb %ymm6, %ymm8, %ymm11, %ymm8 /* x1_1 = blendv(dbl_10_sw, g1s11_1_sw, high16) */
-	vmovdqu 480(%rsp,%rdx), %ymm11 /* g1s7_1 = load() */
-	vmovdqu 352(%rsp,%rdx), %ymm12 /* g1s5_1 = load() */
-	vpaddd %ymm12, %ymm12, %ymm12 /* dbl_11 = add(g1s5_1, g1s5_1) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g1s7_1_sw = lookup16(g1s7_1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm12 /* dbl_11_sw = lookup16(dbl_11, rotl16) */
-	vpblendvb %ymm6, %ymm11, %ymm12, %ymm11 /* x2_1 = blendv(dbl_11_sw, g1s7_1_sw, high16) */
-	vpxor %ymm4, %ymm5, %ymm5 /* x0r1_1 = xor(x0_1, g1r1_1) */
-	vpaddd 3136(%rsp), %ymm5, %ymm5 /* w_1 = add(x0r1_1, g1r2_1) */
-	vmovdqu 160(%rsp,%rdx), %ymm12 /* g1s2_1 = load() */
-	vmovdqu 32(%rsp,%rdx), %ymm13 /* g1s0_1 = load() */
-	vpaddd %ymm13, %ymm13, %ymm14 /* dbl_12 = add(g1s0_1, g1s0_1) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm12 /* g1s2_1_sw = lookup16(g1s2_1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* dbl_12_sw = lookup16(dbl_12, rotl16) */
-	vpblendvb %ymm6, %ymm12, %ymm15, %ymm12 /* x3_1 = blendv(dbl_12_sw, g1s2_1_sw, high16) */
-	vpxor %ymm12, %ymm5, %ymm5 /* z_1 = xor(w_1, x3_1) */
-	vpaddd %ymm8, %ymm4, %ymm4 /* w1_1 = add(g1r1_1, x1_1) */
-	vpxor 3136(%rsp), %ymm11, %ymm8 /* w2_1 = xor(x2_1, g1r2_1.2) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm4, %ymm11 /* w1_1_sw = lookup16(w1_1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm8, %ymm12 /* w2_1_sw = lookup16(w2_1, rotl16) */
-	vpblendvb %ymm6, %ymm11, %ymm12, %ymm15 /* l1in_1 = blendv(w2_1_sw, w1_1_sw, high16) */
-	vmovdqa %ymm2, 3168(%rsp) /* spill g0r2_1.3 */
-	vpblendvb %ymm6, %ymm8, %ymm4, %ymm2 /* l1in16_1 = blendv(w1_1, w2_1, high16) */
-	vmovdqa %ymm9, 3200(%rsp) /* spill g0r1_1.3 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm15, %ymm9 /* ur24_1 = lookup16(l1in_1, rotl24) */
-	vmovdqa %ymm0, 3232(%rsp) /* spill g0newest.3 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm15, %ymm0 /* ur8_1 = lookup16(l1in_1, rotl8) */
-	vpxor %ymm0, %ymm15, %ymm0 /* ug_acc_1 = xor(l1in_1, ur8_1) */
-	vpxor %ymm2, %ymm0, %ymm0 /* ug_1 = xor(ug_acc_1, l1in16_1) */
-	vpslld $2, %ymm0, %ymm2 /* ur2_1_l = shl(ug_1) */
-	vpsrld $30, %ymm0, %ymm0 /* ur2_1_r = shr(ug_1) */
-	vpor %ymm0, %ymm2, %ymm0 /* ur2_1 = or(ur2_1_l, ur2_1_r) */
-	vpxor %ymm9, %ymm15, %ymm2 /* u_acc_1 = xor(l1in_1, ur24_1) */
-	vpxor %ymm0, %ymm2, %ymm0 /* u_1 = xor(u_acc_1, ur2_1) */
-	vpblendvb %ymm6, %ymm12, %ymm11, %ymm2 /* l2in_1 = blendv(w1_1_sw, w2_1_sw, high16) */
-	vpblendvb %ymm6, %ymm4, %ymm8, %ymm4 /* l2in16_1 = blendv(w2_1, w1_1, high16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm2, %ymm8 /* v8r8_1 = lookup16(l2in_1, rotl8) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm2, %ymm9 /* v8r24_1 = lookup16(l2in_1, rotl24) */
-	vpxor %ymm4, %ymm2, %ymm2 /* v8g_acc_1 = xor(l2in_1, l2in16_1) */
-	vpxor %ymm9, %ymm2, %ymm2 /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
-	vpslld $6, %ymm2, %ymm9 /* v8r6_1_l = shl(v8g_1) */
-	vpsrld $26, %ymm2, %ymm2 /* v8r6_1_r = shr(v8g_1) */
-	vpor %ymm2, %ymm9, %ymm2 /* v8r6_1 = or(v8r6_1_l, v8r6_1_r) */
-	vpxor %ymm4, %ymm8, %ymm4 /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
-	vpxor %ymm2, %ymm4, %ymm2 /* v8_1 = xor(v8_acc_1, v8r6_1) */
-	vpblendvb %ymm3, %ymm0, %ymm2, %ymm4 /* sb_in_x_1 = blendv(v8_1, u_1, odd_bytes) */
-	vpblendvb %ymm3, %ymm2, %ymm0, %ymm0 /* sb_in_y_1 = blendv(u_1, v8_1, odd_bytes) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm4, %ymm2 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
-	vpsrlw $4, %ymm4, %ymm4 /* sb_s0_xs_1 = shr(sb_in_x_1) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm4, %ymm4 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	vpshufb %ymm2, %ymm10, %ymm8 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
-	vpxor %ymm4, %ymm8, %ymm4 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p2(%rip), %ymm8 /* s0_p2 = const() */
-	vpshufb %ymm4, %ymm8, %ymm9 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
-	vpxor %ymm2, %ymm9, %ymm2 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	vpblendvb %ymm3, %ymm2, %ymm1, %ymm5 /* sb_in_x = blendv(v8, u, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm2 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs = shr(sb_in_x) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p1(%rip), %ymm6 /* s0_p1 = const() */
+	vpshufb %ymm2, %ymm6, %ymm7 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
+	vpshufb %ymm5, %ymm7, %ymm9 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	vpxor %ymm2, %ymm9, %ymm2 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
 	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
-	vpshufb %ymm2, %ymm9, %ymm2 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
-	vpaddb %ymm4, %ymm4, %ymm4 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
-	vpxor %ymm4, %ymm2, %ymm2 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm4 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_1_sh = shr(sb_in_y_1) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm9, %ymm2 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	vpxor %ymm5, %ymm2, %ymm2 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm5 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_sh = shr(sb_in_y) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
 	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo(%rip), %ymm11 /* tbl_lo = const() */
-	vpshufb %ymm4, %ymm11, %ymm4 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm12 /* tbl_hi = const() */
-	vpshufb %ymm0, %ymm12, %ymm0 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
-	vpxor %ymm0, %ymm4, %ymm0 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm1, %ymm11, %ymm1 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
+	vpxor %ymm1, %ymm5, %ymm1 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 3072(%rsp)
-	vmovdqu 3072(%rsp), %xmm0
-	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
-	vmovdqu %xmm0, 3072(%rsp)
-	vmovdqu 3088(%rsp), %xmm0
-	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
-	vmovdqu %xmm0, 3088(%rsp)
-	vmovdqu 3072(%rsp), %ymm0
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm1, %ymm1 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
 #endif
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm4 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm4, %ymm15, %ymm4 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
-	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
-	vpxor %ymm0, %ymm4, %ymm0 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
-	vpblendvb %ymm3, %ymm2, %ymm0, %ymm4 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
-	vpblendvb %ymm3, %ymm0, %ymm2, %ymm0 /* sb_out_y_1 = blendv(sb_s0_1, sb_s1_1, odd_bytes) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
-	vpslld $8, %ymm13, %ymm2 /* s0k_o_1_l = shl(g1s0_1) */
-	vpsrld $24, %ymm14, %ymm14 /* s0k_o_1_r = shr(dbl_12) */
-	vpor %ymm14, %ymm2, %ymm2 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm2, %ymm2 /* s0k_1 = and(s0k_o_1, modulus) */
-	vmovdqu 288(%rsp,%rdx), %ymm14 /* g1s4_1 = load() */
-	vpaddd %ymm14, %ymm14, %ymm15 /* dbl_14 = add(g1s4_1, g1s4_1) */
-	vpslld $20, %ymm14, %ymm14 /* s4k_o_1_l = shl(g1s4_1) */
-	vpsrld $12, %ymm15, %ymm15 /* s4k_o_1_r = shr(dbl_14) */
-	vpor %ymm15, %ymm14, %ymm14 /* s4k_o_1 = or(s4k_o_1_l, s4k_o_1_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_1 = and(s4k_o_1, modulus) */
-	vmovdqu 672(%rsp,%rdx), %ymm15 /* g1s10_1 = load() */
-	vpaddd %ymm15, %ymm15, %ymm12 /* dbl_15 = add(g1s10_1, g1s10_1) */
-	vpslld $21, %ymm15, %ymm15 /* s10k_o_1_l = shl(g1s10_1) */
-	vpsrld $11, %ymm12, %ymm12 /* s10k_o_1_r = shr(dbl_15) */
-	vpor %ymm12, %ymm15, %ymm12 /* s10k_o_1 = or(s10k_o_1_l, s10k_o_1_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm12, %ymm12 /* s10k_1 = and(s10k_o_1, modulus) */
-	vmovdqu 864(%rsp,%rdx), %ymm15 /* g1s13_1 = load() */
-	vpaddd %ymm15, %ymm15, %ymm11 /* dbl_16 = add(g1s13_1, g1s13_1) */
-	vpslld $17, %ymm15, %ymm15 /* s13k_o_1_l = shl(g1s13_1) */
-	vpsrld $15, %ymm11, %ymm11 /* s13k_o_1_r = shr(dbl_16) */
-	vpor %ymm11, %ymm15, %ymm11 /* s13k_o_1 = or(s13k_o_1_l, s13k_o_1_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s13k_1 = and(s13k_o_1, modulus) */
-	vpslld $15, %ymm1, %ymm1 /* s15k_o_1_l = shl(g1newest) */
-	vpsrld $17, %ymm7, %ymm7 /* s15k_o_1_r = shr(dbl_9) */
-	vpor %ymm7, %ymm1, %ymm1 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm1, %ymm1 /* s15k_1 = and(s15k_o_1, modulus) */
-	vpaddd %ymm14, %ymm2, %ymm2 /* fb0_s_2 = add(s0k_1, s4k_1) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm7 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
-	vpminud %ymm7, %ymm2, %ymm2 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
-	vpaddd %ymm11, %ymm12, %ymm7 /* fb0_s_3 = add(s10k_1, s13k_1) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm7, %ymm11 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
-	vpminud %ymm11, %ymm7, %ymm7 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
-	vpaddd %ymm7, %ymm2, %ymm2 /* fb1_s_1 = add(fb0_2, fb0_3) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm7 /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
-	vpminud %ymm7, %ymm2, %ymm2 /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
-	vpaddd %ymm1, %ymm2, %ymm1 /* fb2_s_1 = add(fb1_1, s15k_1) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm2 /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
-	vpminud %ymm2, %ymm1, %ymm1 /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
-	vpaddd %ymm13, %ymm1, %ymm1 /* fb_s_1 = add(fb2_1, g1s0_1) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm2 /* fb_p_1 = add(fb_s_1, minus_modulus) */
-	vpmaxsd %ymm2, %ymm1, %ymm1 /* fb_1 = maxs(fb_s_1, fb_p_1) */
-	vmovdqu %ymm1, 1056(%rsp,%rdx) /* store fb_1 */
-	vmovdqu %ymm5, 2080(%rsp,%rdx) /* store z_1 */
-	vmovdqa %ymm0, 3136(%rsp) /* spill g1r2_1.2 */
-	vmovdqa 3232(%rsp), %ymm0 /* reload g0newest.3 */
-	vmovdqa 3200(%rsp), %ymm2 /* reload g0r1_1.3 */
-	vmovdqa 3168(%rsp), %ymm3 /* reload g0r2_1.3 */
-	add $64, %rdx
-	cmp $1024, %rdx
-	jne .Lzuc_lanesx2_avx2_vaes_asm_1_loop_r0
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm5 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_aes_sh = shr(sb_s1_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
+	vpshufb %ymm5, %ymm11, %ymm5 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm1, %ymm11, %ymm1 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	vpxor %ymm1, %ymm5, %ymm1 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	vpblendvb %ymm3, %ymm2, %ymm1, %ymm5 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm1 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpslld $8, %ymm0, %ymm2 /* s0k_o_l = shl(g0s0) */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_r = shr(dbl_3) */
+	vpor %ymm14, %ymm2, %ymm2 /* s0k_o = or(s0k_o_l, s0k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm2, %ymm2 /* s0k = and(s0k_o, modulus) */
+	vpaddd %ymm4, %ymm4, %ymm14 /* dbl_5 = add(g0s4, g0s4) */
+	vmovdqa %ymm4, 1152(%rsp) /* spill g0s4 */
+	vpslld $20, %ymm4, %ymm4 /* s4k_o_l = shl(g0s4) */
+	vmovdqa %ymm14, 1184(%rsp) /* spill dbl_5 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_r = shr(dbl_5) */
+	vpor %ymm14, %ymm4, %ymm4 /* s4k_o = or(s4k_o_l, s4k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s4k = and(s4k_o, modulus) */
+	vpaddd %ymm10, %ymm10, %ymm14 /* dbl_6 = add(g0s10, g0s10) */
+	vmovdqa %ymm10, 1216(%rsp) /* spill g0s10 */
+	vpslld $21, %ymm10, %ymm10 /* s10k_o_l = shl(g0s10) */
+	vpsrld $11, %ymm14, %ymm11 /* s10k_o_r = shr(dbl_6) */
+	vpor %ymm11, %ymm10, %ymm10 /* s10k_o = or(s10k_o_l, s10k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm10, %ymm10 /* s10k = and(s10k_o, modulus) */
+	vpaddd %ymm13, %ymm13, %ymm11 /* dbl_7 = add(g0s13, g0s13) */
+	vmovdqa %ymm13, 1248(%rsp) /* spill g0s13 */
+	vpslld $17, %ymm13, %ymm13 /* s13k_o_l = shl(g0s13) */
+	vmovdqa %ymm11, 1280(%rsp) /* spill dbl_7 */
+	vpsrld $15, %ymm11, %ymm11 /* s13k_o_r = shr(dbl_7) */
+	vpor %ymm11, %ymm13, %ymm11 /* s13k_o = or(s13k_o_l, s13k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s13k = and(s13k_o, modulus) */
+	vpslld $15, %ymm15, %ymm13 /* s15k_o_l = shl(g0s15) */
+	vmovdqa %ymm8, 1312(%rsp) /* spill dbl */
+	vpsrld $17, %ymm8, %ymm8 /* s15k_o_r = shr(dbl) */
+	vpor %ymm8, %ymm13, %ymm8 /* s15k_o = or(s15k_o_l, s15k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm8, %ymm8 /* s15k = and(s15k_o, modulus) */
+	vpaddd %ymm4, %ymm2, %ymm2 /* fb0_s = add(s0k, s4k) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb0_p = add(fb0_s, minus_modulus) */
+	vpminud %ymm4, %ymm2, %ymm2 /* fb0 = minu(fb0_s, fb0_p) */
+	vpaddd %ymm11, %ymm10, %ymm4 /* fb0_s_1 = add(s10k, s13k) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm10 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	vpminud %ymm10, %ymm4, %ymm4 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	vpaddd %ymm4, %ymm2, %ymm2 /* fb1_s = add(fb0, fb0_1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb1_p = add(fb1_s, minus_modulus) */
+	vpminud %ymm4, %ymm2, %ymm2 /* fb1 = minu(fb1_s, fb1_p) */
+	vpaddd %ymm8, %ymm2, %ymm2 /* fb2_s = add(fb1, s15k) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb2_p = add(fb2_s, minus_modulus) */
+	vpminud %ymm4, %ymm2, %ymm2 /* fb2 = minu(fb2_s, fb2_p) */
+	vpaddd %ymm0, %ymm2, %ymm0 /* fb_s = add(fb2, g0s0) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm0, %ymm2 /* fb_p = add(fb_s, minus_modulus) */
+	vpmaxsd %ymm2, %ymm0, %ymm0 /* fb = maxs(fb_s, fb_p) */
 
-	/* Store the block's last 16 cells (rows 16..31 of the ring), R1 and R2 back. */
-	vmovdqu 1024(%rsp), %ymm5 /* cell = load() */
-	vmovdqu %ymm5, (%rdi) /* store cell */
-	vmovdqu 1088(%rsp), %ymm5 /* cell_1 = load() */
-	vmovdqu %ymm5, 64(%rdi) /* store cell_1 */
-	vmovdqu 1152(%rsp), %ymm5 /* cell_2 = load() */
-	vmovdqu %ymm5, 128(%rdi) /* store cell_2 */
-	vmovdqu 1216(%rsp), %ymm5 /* cell_3 = load() */
-	vmovdqu %ymm5, 192(%rdi) /* store cell_3 */
-	vmovdqu 1280(%rsp), %ymm5 /* cell_4 = load() */
-	vmovdqu %ymm5, 256(%rdi) /* store cell_4 */
-	vmovdqu 1344(%rsp), %ymm5 /* cell_5 = load() */
-	vmovdqu %ymm5, 320(%rdi) /* store cell_5 */
-	vmovdqu 1408(%rsp), %ymm5 /* cell_6 = load() */
-	vmovdqu %ymm5, 384(%rdi) /* store cell_6 */
-	vmovdqu 1472(%rsp), %ymm5 /* cell_7 = load() */
-	vmovdqu %ymm5, 448(%rdi) /* store cell_7 */
-	vmovdqu 1536(%rsp), %ymm5 /* cell_8 = load() */
-	vmovdqu %ymm5, 512(%rdi) /* store cell_8 */
-	vmovdqu 1600(%rsp), %ymm5 /* cell_9 = load() */
-	vmovdqu %ymm5, 576(%rdi) /* store cell_9 */
-	vmovdqu 1664(%rsp), %ymm5 /* cell_10 = load() */
-	vmovdqu %ymm5, 640(%rdi) /* store cell_10 */
-	vmovdqu 1728(%rsp), %ymm5 /* cell_11 = load() */
-	vmovdqu %ymm5, 704(%rdi) /* store cell_11 */
-	vmovdqu 1792(%rsp), %ymm5 /* cell_12 = load() */
-	vmovdqu %ymm5, 768(%rdi) /* store cell_12 */
-	vmovdqu 1856(%rsp), %ymm5 /* cell_13 = load() */
-	vmovdqu %ymm5, 832(%rdi) /* store cell_13 */
-	vmovdqu 1920(%rsp), %ymm5 /* cell_14 = load() */
-	vmovdqu %ymm5, 896(%rdi) /* store cell_14 */
-	vmovdqu 1984(%rsp), %ymm5 /* cell_15 = load() */
-	vmovdqu %ymm5, 960(%rdi) /* store cell_15 */
-	vmovdqu 1056(%rsp), %ymm5 /* cell_16 = load() */
-	vmovdqu %ymm5, 32(%rdi) /* store cell_16 */
-	vmovdqu 1120(%rsp), %ymm5 /* cell_17 = load() */
-	vmovdqu %ymm5, 96(%rdi) /* store cell_17 */
-	vmovdqu 1184(%rsp), %ymm5 /* cell_18 = load() */
-	vmovdqu %ymm5, 160(%rdi) /* store cell_18 */
-	vmovdqu 1248(%rsp), %ymm5 /* cell_19 = load() */
-	vmovdqu %ymm5, 224(%rdi) /* store cell_19 */
-	vmovdqu 1312(%rsp), %ymm5 /* cell_20 = load() */
-	vmovdqu %ymm5, 288(%rdi) /* store cell_20 */
-	vmovdqu 1376(%rsp), %ymm5 /* cell_21 = load() */
-	vmovdqu %ymm5, 352(%rdi) /* store cell_21 */
-	vmovdqu 1440(%rsp), %ymm5 /* cell_22 = load() */
-	vmovdqu %ymm5, 416(%rdi) /* store cell_22 */
-	vmovdqu 1504(%rsp), %ymm5 /* cell_23 = load() */
-	vmovdqu %ymm5, 480(%rdi) /* store cell_23 */
-	vmovdqu 1568(%rsp), %ymm5 /* cell_24 = load() */
-	vmovdqu %ymm5, 544(%rdi) /* store cell_24 */
-	vmovdqu 1632(%rsp), %ymm5 /* cell_25 = load() */
-	vmovdqu %ymm5, 608(%rdi) /* store cell_25 */
-	vmovdqu 1696(%rsp), %ymm5 /* cell_26 = load() */
-	vmovdqu %ymm5, 672(%rdi) /* store cell_26 */
-	vmovdqu 1760(%rsp), %ymm5 /* cell_27 = load() */
-	vmovdqu %ymm5, 736(%rdi) /* store cell_27 */
-	vmovdqu 1824(%rsp), %ymm5 /* cell_28 = load() */
-	vmovdqu %ymm5, 800(%rdi) /* store cell_28 */
-	vmovdqu 1888(%rsp), %ymm5 /* cell_29 = load() */
-	vmovdqu %ymm5, 864(%rdi) /* store cell_29 */
-	vmovdqu 1952(%rsp), %ymm5 /* cell_30 = load() */
-	vmovdqu %ymm5, 928(%rdi) /* store cell_30 */
-	vmovdqu 2016(%rsp), %ymm5 /* cell_31 = load() */
-	vmovdqu %ymm5, 992(%rdi) /* store cell_31 */
-	vmovdqu %ymm2, 1024(%rdi) /* store g0r1_1 */
-	vmovdqu %ymm3, 1088(%rdi) /* store g0r2_1 */
-	vmovdqu %ymm4, 1056(%rdi) /* store g1r1_1 */
-	vmovdqa 3136(%rsp), %ymm2 /* reload g1r2_1.2 */
-	vmovdqu %ymm2, 1120(%rdi) /* store g1r2_1 */
-	vmovdqu 2048(%rsp), %ymm2 /* z_2 = load() */
-	vmovdqu 2112(%rsp), %ymm3 /* z_3 = load() */
-	vmovdqu 2176(%rsp), %ymm4 /* z_4 = load() */
-	vmovdqu 2240(%rsp), %ymm5 /* z_5 = load() */
-	vmovdqu 2304(%rsp), %ymm7 /* z_6 = load() */
-	vmovdqu 2368(%rsp), %ymm8 /* z_7 = load() */
-	vmovdqu 2432(%rsp), %ymm9 /* z_8 = load() */
-	vmovdqu 2496(%rsp), %ymm10 /* z_9 = load() */
-	vmovdqu 2560(%rsp), %ymm11 /* z_10 = load() */
-	vmovdqu 2624(%rsp), %ymm12 /* z_11 = load() */
-	vmovdqu 2688(%rsp), %ymm13 /* z_12 = load() */
-	vmovdqu 2752(%rsp), %ymm14 /* z_13 = load() */
-	vmovdqu 2816(%rsp), %ymm15 /* z_14 = load() */
-	vmovdqu 2880(%rsp), %ymm0 /* z_15 = load() */
-	vmovdqu 2944(%rsp), %ymm1 /* z_16 = load() */
-	vmovdqu 3008(%rsp), %ymm6 /* z_17 = load() */
-	vmovdqa %ymm6, 3136(%rsp) /* spill z_17 */
-	vmovdqu 2080(%rsp), %ymm6 /* z_18 = load() */
-	vmovdqa %ymm6, 3168(%rsp) /* spill z_18 */
-	vmovdqu 2144(%rsp), %ymm6 /* z_19 = load() */
-	vmovdqa %ymm6, 3200(%rsp) /* spill z_19 */
-	vmovdqu 2208(%rsp), %ymm6 /* z_20 = load() */
-	vmovdqa %ymm6, 3232(%rsp) /* spill z_20 */
-	vmovdqu 2272(%rsp), %ymm6 /* z_21 = load() */
-	vmovdqa %ymm6, 3264(%rsp) /* spill z_21 */
-	vmovdqu 2336(%rsp), %ymm6 /* z_22 = load() */
-	vmovdqa %ymm6, 3296(%rsp) /* spill z_22 */
-	vmovdqu 2400(%rsp), %ymm6 /* z_23 = load() */
-	vmovdqa %ymm6, 3328(%rsp) /* spill z_23 */
-	vmovdqu 2464(%rsp), %ymm6 /* z_24 = load() */
-	vmovdqa %ymm6, 3360(%rsp) /* spill z_24 */
-	vmovdqu 2528(%rsp), %ymm6 /* z_25 = load() */
-	vmovdqa %ymm6, 3392(%rsp) /* spill z_25 */
-	vmovdqu 2592(%rsp), %ymm6 /* z_26 = load() */
-	vmovdqa %ymm6, 3424(%rsp) /* spill z_26 */
-	vmovdqu 2656(%rsp), %ymm6 /* z_27 = load() */
-	vmovdqa %ymm6, 3456(%rsp) /* spill z_27 */
-	vmovdqu 2720(%rsp), %ymm6 /* z_28 = load() */
-	vmovdqa %ymm6, 3488(%rsp) /* spill z_28 */
-	vmovdqu 2784(%rsp), %ymm6 /* z_29 = load() */
-	vmovdqa %ymm6, 3520(%rsp) /* spill z_29 */
-	vmovdqu 2848(%rsp), %ymm6 /* z_30 = load() */
-	vmovdqa %ymm6, 3552(%rsp) /* spill z_30 */
-	vmovdqu 2912(%rsp), %ymm6 /* z_31 = load() */
-	vmovdqa %ymm6, 3584(%rsp) /* spill z_31 */
-	vmovdqu 2976(%rsp), %ymm6 /* z_32 = load() */
-	vmovdqa %ymm6, 3616(%rsp) /* spill z_32 */
-	vmovdqu 3040(%rsp), %ymm6 /* z_33 = load() */
+	/* Round 0, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 1120(%rsp), %ymm2 /* reload g1s15 */
+	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_9 = add(g1s15, g1s15) */
+	vmovdqa 736(%rsp), %ymm8 /* reload g1s14 */
+	vpblendvb %ymm12, %ymm4, %ymm8, %ymm10 /* x0_1 = blendv(g1s14, dbl_9, high16) */
+	vmovdqa 640(%rsp), %ymm11 /* reload g1s9 */
+	vpaddd %ymm11, %ymm11, %ymm13 /* dbl_10 = add(g1s9, g1s9) */
+	vmovdqa 608(%rsp), %ymm11 /* reload g1s11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm8 /* g1s11_sw = lookup16(g1s11, rotl16) */
+	vmovdqa %ymm13, 1344(%rsp) /* spill dbl_10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm13 /* dbl_10_sw = lookup16(dbl_10, rotl16) */
+	vpblendvb %ymm12, %ymm8, %ymm13, %ymm8 /* x1_1 = blendv(dbl_10_sw, g1s11_sw, high16) */
+	vmovdqa 512(%rsp), %ymm13 /* reload g1s5 */
+	vpaddd %ymm13, %ymm13, %ymm11 /* dbl_11 = add(g1s5, g1s5) */
+	vmovdqa 448(%rsp), %ymm13 /* reload g1s7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm13 /* g1s7_sw = lookup16(g1s7, rotl16) */
+	vmovdqa %ymm11, 1376(%rsp) /* spill dbl_11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_11_sw = lookup16(dbl_11, rotl16) */
+	vpblendvb %ymm12, %ymm13, %ymm11, %ymm11 /* x2_1 = blendv(dbl_11_sw, g1s7_sw, high16) */
+	vpxor 672(%rsp), %ymm10, %ymm10 /* x0r1_1 = xor(x0_1, g1r1) */
+	vpaddd 704(%rsp), %ymm10, %ymm10 /* w_1 = add(x0r1_1, g1r2) */
+	vmovdqa 384(%rsp), %ymm13 /* reload g1s0 */
+	vpaddd %ymm13, %ymm13, %ymm2 /* dbl_12 = add(g1s0, g1s0) */
+	vmovdqa 320(%rsp), %ymm13 /* reload g1s2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm13 /* g1s2_sw = lookup16(g1s2, rotl16) */
+	vmovdqa %ymm1, 1408(%rsp) /* spill r2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm2, %ymm1 /* dbl_12_sw = lookup16(dbl_12, rotl16) */
+	vpblendvb %ymm12, %ymm13, %ymm1, %ymm1 /* x3_1 = blendv(dbl_12_sw, g1s2_sw, high16) */
+	vpxor %ymm1, %ymm10, %ymm1 /* z_1 = xor(w_1, x3_1) */
+	vpaddd 672(%rsp), %ymm8, %ymm10 /* w1_1 = add(x1_1, g1r1) */
+	vpxor 704(%rsp), %ymm11, %ymm13 /* w2_1 = xor(x2_1, g1r2) */
+	vmovdqa %ymm1, 704(%rsp) /* spill z_1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm1 /* w1_1_sw = lookup16(w1_1, rotl16) */
+	vmovdqa %ymm11, 672(%rsp) /* spill x2_1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm11 /* w2_1_sw = lookup16(w2_1, rotl16) */
+	vmovdqa %ymm8, 1440(%rsp) /* spill x1_1 */
+	vpblendvb %ymm12, %ymm1, %ymm11, %ymm8 /* l1in_1 = blendv(w2_1_sw, w1_1_sw, high16) */
+	vmovdqa %ymm5, 1472(%rsp) /* spill sb_out_x */
+	vpblendvb %ymm12, %ymm13, %ymm10, %ymm5 /* l1in16_1 = blendv(w1_1, w2_1, high16) */
+	vmovdqa %ymm14, 1504(%rsp) /* spill dbl_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm8, %ymm14 /* ur24_1 = lookup16(l1in_1, rotl24) */
+	vmovdqa %ymm15, 1536(%rsp) /* spill g0s15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm8, %ymm15 /* ur8_1 = lookup16(l1in_1, rotl8) */
+	vpxor %ymm15, %ymm8, %ymm15 /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	vpxor %ymm5, %ymm15, %ymm5 /* ug_1 = xor(ug_acc_1, l1in16_1) */
+	vpslld $2, %ymm5, %ymm15 /* ur2_1_l = shl(ug_1) */
+	vpsrld $30, %ymm5, %ymm5 /* ur2_1_r = shr(ug_1) */
+	vpor %ymm5, %ymm15, %ymm5 /* ur2_1 = or(ur2_1_l, ur2_1_r) */
+	vpxor %ymm14, %ymm8, %ymm8 /* u_acc_1 = xor(l1in_1, ur24_1) */
+	vpxor %ymm5, %ymm8, %ymm5 /* u_1 = xor(u_acc_1, ur2_1) */
+	vpblendvb %ymm12, %ymm11, %ymm1, %ymm1 /* l2in_1 = blendv(w1_1_sw, w2_1_sw, high16) */
+	vpblendvb %ymm12, %ymm10, %ymm13, %ymm8 /* l2in16_1 = blendv(w2_1, w1_1, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm10 /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	vpxor %ymm8, %ymm1, %ymm1 /* v8g_acc_1 = xor(l2in_1, l2in16_1) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_1_l = shl(v8g_1) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_1_r = shr(v8g_1) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_1 = or(v8r6_1_l, v8r6_1_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
+	vpxor %ymm1, %ymm8, %ymm1 /* v8_1 = xor(v8_acc_1, v8r6_1) */
+	vpblendvb %ymm3, %ymm5, %ymm1, %ymm8 /* sb_in_x_1 = blendv(v8_1, u_1, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm5, %ymm1 /* sb_in_y_1 = blendv(u_1, v8_1, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm5 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_1 = shr(sb_in_x_1) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
+	vpshufb %ymm5, %ymm6, %ymm10 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	vpshufb %ymm8, %ymm7, %ymm10 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	vpxor %ymm5, %ymm10, %ymm5 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	vpshufb %ymm5, %ymm9, %ymm5 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	vpxor %ymm8, %ymm5, %ymm5 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm8 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_1_sh = shr(sb_in_y_1) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm10, %ymm8 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm1, %ymm11, %ymm1 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
+	vpxor %ymm1, %ymm8, %ymm1 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm1, %ymm1 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm8 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vpshufb %ymm1, %ymm14, %ymm1 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	vpxor %ymm1, %ymm8, %ymm1 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
+	vpblendvb %ymm3, %ymm5, %ymm1, %ymm8 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm5, %ymm1 /* sb_out_y_1 = blendv(sb_s0_1, sb_s1_1, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm1 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	vmovdqa 384(%rsp), %ymm5 /* reload g1s0 */
+	vpslld $8, %ymm5, %ymm15 /* s0k_o_1_l = shl(g1s0) */
+	vpsrld $24, %ymm2, %ymm2 /* s0k_o_1_r = shr(dbl_12) */
+	vpor %ymm2, %ymm15, %ymm2 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm2, %ymm2 /* s0k_1 = and(s0k_o_1, modulus) */
+	vmovdqa 288(%rsp), %ymm15 /* reload g1s4 */
+	vpaddd %ymm15, %ymm15, %ymm14 /* dbl_14 = add(g1s4, g1s4) */
+	vpslld $20, %ymm15, %ymm15 /* s4k_o_1_l = shl(g1s4) */
+	vmovdqa %ymm14, 1568(%rsp) /* spill dbl_14 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_1_r = shr(dbl_14) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_1 = or(s4k_o_1_l, s4k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_1 = and(s4k_o_1, modulus) */
+	vmovdqa 480(%rsp), %ymm15 /* reload g1s10 */
+	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_15 = add(g1s10, g1s10) */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_1_l = shl(g1s10) */
+	vpsrld $11, %ymm13, %ymm11 /* s10k_o_1_r = shr(dbl_15) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_1 = or(s10k_o_1_l, s10k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_1 = and(s10k_o_1, modulus) */
+	vmovdqa 576(%rsp), %ymm15 /* reload g1s13 */
+	vpaddd %ymm15, %ymm15, %ymm10 /* dbl_16 = add(g1s13, g1s13) */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_1_l = shl(g1s13) */
+	vmovdqa %ymm10, 1600(%rsp) /* spill dbl_16 */
+	vpsrld $15, %ymm10, %ymm10 /* s13k_o_1_r = shr(dbl_16) */
+	vpor %ymm10, %ymm15, %ymm10 /* s13k_o_1 = or(s13k_o_1_l, s13k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm10, %ymm10 /* s13k_1 = and(s13k_o_1, modulus) */
+	vmovdqa 1120(%rsp), %ymm15 /* reload g1s15 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_1_l = shl(g1s15) */
+	vmovdqa %ymm4, 1632(%rsp) /* spill dbl_9 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_1_r = shr(dbl_9) */
+	vpor %ymm4, %ymm15, %ymm4 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_1 = and(s15k_o_1, modulus) */
+	vpaddd %ymm14, %ymm2, %ymm2 /* fb0_s_2 = add(s0k_1, s4k_1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm14 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
+	vpminud %ymm14, %ymm2, %ymm2 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
+	vpaddd %ymm10, %ymm11, %ymm10 /* fb0_s_3 = add(s10k_1, s13k_1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm10, %ymm11 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	vpminud %ymm11, %ymm10, %ymm10 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	vpaddd %ymm10, %ymm2, %ymm2 /* fb1_s_1 = add(fb0_2, fb0_3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm10 /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	vpminud %ymm10, %ymm2, %ymm2 /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	vpaddd %ymm4, %ymm2, %ymm2 /* fb2_s_1 = add(fb1_1, s15k_1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	vpminud %ymm4, %ymm2, %ymm2 /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	vpaddd %ymm5, %ymm2, %ymm2 /* fb_s_1 = add(fb2_1, g1s0) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	vpmaxsd %ymm4, %ymm2, %ymm2 /* fb_1 = maxs(fb_s_1, fb_p_1) */
+
+	/* Round 1, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vpaddd %ymm0, %ymm0, %ymm4 /* dbl_18 = add(fb, fb) */
+	vmovdqa 1536(%rsp), %ymm5 /* reload g0s15 */
+	vpblendvb %ymm12, %ymm4, %ymm5, %ymm10 /* x0_2 = blendv(g0s15, dbl_18, high16) */
+	vmovdqa 224(%rsp), %ymm11 /* reload g0s12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm14 /* g0s12_sw = lookup16(g0s12, rotl16) */
+	vmovdqa 1504(%rsp), %ymm15 /* reload dbl_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* dbl_19_sw = lookup16(dbl_6, rotl16) */
+	vpblendvb %ymm12, %ymm14, %ymm15, %ymm14 /* x1_2 = blendv(dbl_19_sw, g0s12_sw, high16) */
+	vmovdqa 160(%rsp), %ymm15 /* reload g0s6 */
+	vpaddd %ymm15, %ymm15, %ymm5 /* dbl_20 = add(g0s6, g0s6) */
+	vmovdqa 128(%rsp), %ymm11 /* reload g0s8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g0s8_sw = lookup16(g0s8, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm5, %ymm15 /* dbl_20_sw = lookup16(dbl_20, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm11 /* x2_2 = blendv(dbl_20_sw, g0s8_sw, high16) */
+	vpxor 1472(%rsp), %ymm10, %ymm10 /* x0r1_2 = xor(x0_2, sb_out_x) */
+	vpaddd 1408(%rsp), %ymm10, %ymm10 /* w_2 = add(x0r1_2, r2) */
+	vmovdqa 96(%rsp), %ymm15 /* reload g0s1 */
+	vmovdqa %ymm5, 384(%rsp) /* spill dbl_20 */
+	vpaddd %ymm15, %ymm15, %ymm5 /* dbl_21 = add(g0s1, g0s1) */
+	vmovdqa 64(%rsp), %ymm15 /* reload g0s3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* g0s3_sw = lookup16(g0s3, rotl16) */
+	vmovdqa %ymm1, 1664(%rsp) /* spill r2_1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm5, %ymm1 /* dbl_21_sw = lookup16(dbl_21, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm1, %ymm1 /* x3_2 = blendv(dbl_21_sw, g0s3_sw, high16) */
+	vpxor %ymm1, %ymm10, %ymm1 /* z_2 = xor(w_2, x3_2) */
+	vpaddd 1472(%rsp), %ymm14, %ymm10 /* w1_2 = add(x1_2, sb_out_x) */
+	vpxor 1408(%rsp), %ymm11, %ymm15 /* w2_2 = xor(x2_2, r2) */
+	vmovdqa %ymm1, 1408(%rsp) /* spill z_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm1 /* w1_2_sw = lookup16(w1_2, rotl16) */
+	vmovdqa %ymm11, 1472(%rsp) /* spill x2_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w2_2_sw = lookup16(w2_2, rotl16) */
+	vmovdqa %ymm14, 1696(%rsp) /* spill x1_2 */
+	vpblendvb %ymm12, %ymm1, %ymm11, %ymm14 /* l1in_2 = blendv(w2_2_sw, w1_2_sw, high16) */
+	vmovdqa %ymm8, 1728(%rsp) /* spill sb_out_x_1 */
+	vpblendvb %ymm12, %ymm15, %ymm10, %ymm8 /* l1in16_2 = blendv(w1_2, w2_2, high16) */
+	vmovdqa %ymm13, 1760(%rsp) /* spill dbl_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm14, %ymm13 /* ur24_2 = lookup16(l1in_2, rotl24) */
+	vmovdqa %ymm2, 1792(%rsp) /* spill fb_1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm14, %ymm2 /* ur8_2 = lookup16(l1in_2, rotl8) */
+	vpxor %ymm2, %ymm14, %ymm2 /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	vpxor %ymm8, %ymm2, %ymm2 /* ug_2 = xor(ug_acc_2, l1in16_2) */
+	vpslld $2, %ymm2, %ymm8 /* ur2_2_l = shl(ug_2) */
+	vpsrld $30, %ymm2, %ymm2 /* ur2_2_r = shr(ug_2) */
+	vpor %ymm2, %ymm8, %ymm2 /* ur2_2 = or(ur2_2_l, ur2_2_r) */
+	vpxor %ymm13, %ymm14, %ymm8 /* u_acc_2 = xor(l1in_2, ur24_2) */
+	vpxor %ymm2, %ymm8, %ymm2 /* u_2 = xor(u_acc_2, ur2_2) */
+	vpblendvb %ymm12, %ymm11, %ymm1, %ymm1 /* l2in_2 = blendv(w1_2_sw, w2_2_sw, high16) */
+	vpblendvb %ymm12, %ymm10, %ymm15, %ymm8 /* l2in16_2 = blendv(w2_2, w1_2, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm10 /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	vpxor %ymm8, %ymm1, %ymm1 /* v8g_acc_2 = xor(l2in_2, l2in16_2) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_2_l = shl(v8g_2) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_2_r = shr(v8g_2) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_2 = or(v8r6_2_l, v8r6_2_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
+	vpxor %ymm1, %ymm8, %ymm1 /* v8_2 = xor(v8_acc_2, v8r6_2) */
+	vpblendvb %ymm3, %ymm2, %ymm1, %ymm8 /* sb_in_x_2 = blendv(v8_2, u_2, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_in_y_2 = blendv(u_2, v8_2, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm2 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_2 = shr(sb_in_x_2) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
+	vpshufb %ymm2, %ymm6, %ymm10 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	vpshufb %ymm8, %ymm7, %ymm10 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	vpxor %ymm2, %ymm10, %ymm2 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	vpshufb %ymm2, %ymm9, %ymm2 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	vpxor %ymm8, %ymm2, %ymm2 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm8 /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_2_sh = shr(sb_in_y_2) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm10, %ymm8 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm1, %ymm11, %ymm1 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
+	vpxor %ymm1, %ymm8, %ymm1 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm1, %ymm1 /* sb_s1_2_aes = aesenclast(sb_s1_2_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm8 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vpshufb %ymm1, %ymm14, %ymm1 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
+	vpxor %ymm1, %ymm8, %ymm1 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	vpblendvb %ymm3, %ymm2, %ymm1, %ymm8 /* sb_out_x_2 = blendv(sb_s1_2, sb_s0_2, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_out_y_2 = blendv(sb_s0_2, sb_s1_2, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm1 /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	vmovdqa 96(%rsp), %ymm2 /* reload g0s1 */
+	vpslld $8, %ymm2, %ymm15 /* s0k_o_2_l = shl(g0s1) */
+	vpsrld $24, %ymm5, %ymm5 /* s0k_o_2_r = shr(dbl_21) */
+	vpor %ymm5, %ymm15, %ymm5 /* s0k_o_2 = or(s0k_o_2_l, s0k_o_2_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s0k_2 = and(s0k_o_2, modulus) */
+	vmovdqa 992(%rsp), %ymm15 /* reload g0s5 */
+	vpslld $20, %ymm15, %ymm15 /* s4k_o_2_l = shl(g0s5) */
+	vmovdqa 928(%rsp), %ymm14 /* reload dbl_2 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_2_r = shr(dbl_2) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_2 = or(s4k_o_2_l, s4k_o_2_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_2 = and(s4k_o_2, modulus) */
+	vmovdqa 832(%rsp), %ymm15 /* reload g0s11 */
+	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_24 = add(g0s11, g0s11) */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_2_l = shl(g0s11) */
+	vpsrld $11, %ymm13, %ymm11 /* s10k_o_2_r = shr(dbl_24) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_2 = or(s10k_o_2_l, s10k_o_2_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_2 = and(s10k_o_2, modulus) */
+	vmovdqa 768(%rsp), %ymm15 /* reload g0s14 */
+	vpaddd %ymm15, %ymm15, %ymm10 /* dbl_25 = add(g0s14, g0s14) */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_2_l = shl(g0s14) */
+	vmovdqa %ymm10, 1824(%rsp) /* spill dbl_25 */
+	vpsrld $15, %ymm10, %ymm10 /* s13k_o_2_r = shr(dbl_25) */
+	vpor %ymm10, %ymm15, %ymm10 /* s13k_o_2 = or(s13k_o_2_l, s13k_o_2_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm10, %ymm10 /* s13k_2 = and(s13k_o_2, modulus) */
+	vpslld $15, %ymm0, %ymm15 /* s15k_o_2_l = shl(fb) */
+	vmovdqa %ymm4, 1856(%rsp) /* spill dbl_18 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_2_r = shr(dbl_18) */
+	vpor %ymm4, %ymm15, %ymm4 /* s15k_o_2 = or(s15k_o_2_l, s15k_o_2_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_2 = and(s15k_o_2, modulus) */
+	vpaddd %ymm14, %ymm5, %ymm5 /* fb0_s_4 = add(s0k_2, s4k_2) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm5, %ymm14 /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	vpminud %ymm14, %ymm5, %ymm5 /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	vpaddd %ymm10, %ymm11, %ymm10 /* fb0_s_5 = add(s10k_2, s13k_2) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm10, %ymm11 /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
+	vpminud %ymm11, %ymm10, %ymm10 /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
+	vpaddd %ymm10, %ymm5, %ymm5 /* fb1_s_2 = add(fb0_4, fb0_5) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm5, %ymm10 /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	vpminud %ymm10, %ymm5, %ymm5 /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
+	vpaddd %ymm4, %ymm5, %ymm4 /* fb2_s_2 = add(fb1_2, s15k_2) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
+	vpaddd %ymm2, %ymm4, %ymm2 /* fb_s_2 = add(fb2_2, g0s1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	vpmaxsd %ymm4, %ymm2, %ymm2 /* fb_2 = maxs(fb_s_2, fb_p_2) */
+
+	/* Round 1, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 1792(%rsp), %ymm4 /* reload fb_1 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_27 = add(fb_1, fb_1) */
+	vmovdqa 1120(%rsp), %ymm10 /* reload g1s15 */
+	vpblendvb %ymm12, %ymm5, %ymm10, %ymm11 /* x0_3 = blendv(g1s15, dbl_27, high16) */
+	vmovdqa 544(%rsp), %ymm14 /* reload g1s12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* g1s12_sw = lookup16(g1s12, rotl16) */
+	vmovdqa 1760(%rsp), %ymm10 /* reload dbl_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm10 /* dbl_28_sw = lookup16(dbl_15, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm10, %ymm10 /* x1_3 = blendv(dbl_28_sw, g1s12_sw, high16) */
+	vmovdqa 352(%rsp), %ymm15 /* reload g1s6 */
+	vpaddd %ymm15, %ymm15, %ymm14 /* dbl_29 = add(g1s6, g1s6) */
+	vmovdqa 416(%rsp), %ymm15 /* reload g1s8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* g1s8_sw = lookup16(g1s8, rotl16) */
+	vmovdqa %ymm14, 96(%rsp) /* spill dbl_29 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm14 /* dbl_29_sw = lookup16(dbl_29, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm14, %ymm14 /* x2_3 = blendv(dbl_29_sw, g1s8_sw, high16) */
+	vpxor 1728(%rsp), %ymm11, %ymm11 /* x0r1_3 = xor(x0_3, sb_out_x_1) */
+	vpaddd 1664(%rsp), %ymm11, %ymm11 /* w_3 = add(x0r1_3, r2_1) */
+	vmovdqa 192(%rsp), %ymm15 /* reload g1s1 */
+	vpaddd %ymm15, %ymm15, %ymm4 /* dbl_30 = add(g1s1, g1s1) */
+	vmovdqa 256(%rsp), %ymm15 /* reload g1s3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* g1s3_sw = lookup16(g1s3, rotl16) */
+	vmovdqa %ymm1, 1888(%rsp) /* spill r2_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm4, %ymm1 /* dbl_30_sw = lookup16(dbl_30, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm1, %ymm1 /* x3_3 = blendv(dbl_30_sw, g1s3_sw, high16) */
+	vpxor %ymm1, %ymm11, %ymm1 /* z_3 = xor(w_3, x3_3) */
+	vpaddd 1728(%rsp), %ymm10, %ymm11 /* w1_3 = add(x1_3, sb_out_x_1) */
+	vpxor 1664(%rsp), %ymm14, %ymm15 /* w2_3 = xor(x2_3, r2_1) */
+	vmovdqa %ymm1, 1664(%rsp) /* spill z_3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm1 /* w1_3_sw = lookup16(w1_3, rotl16) */
+	vmovdqa %ymm14, 1728(%rsp) /* spill x2_3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm14 /* w2_3_sw = lookup16(w2_3, rotl16) */
+	vmovdqa %ymm10, 1920(%rsp) /* spill x1_3 */
+	vpblendvb %ymm12, %ymm1, %ymm14, %ymm10 /* l1in_3 = blendv(w2_3_sw, w1_3_sw, high16) */
+	vmovdqa %ymm8, 1952(%rsp) /* spill sb_out_x_2 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm8 /* l1in16_3 = blendv(w1_3, w2_3, high16) */
+	vmovdqa %ymm13, 1984(%rsp) /* spill dbl_24 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm10, %ymm13 /* ur24_3 = lookup16(l1in_3, rotl24) */
+	vmovdqa %ymm0, 2016(%rsp) /* spill fb */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm0 /* ur8_3 = lookup16(l1in_3, rotl8) */
+	vpxor %ymm0, %ymm10, %ymm0 /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	vpxor %ymm8, %ymm0, %ymm0 /* ug_3 = xor(ug_acc_3, l1in16_3) */
+	vpslld $2, %ymm0, %ymm8 /* ur2_3_l = shl(ug_3) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_3_r = shr(ug_3) */
+	vpor %ymm0, %ymm8, %ymm0 /* ur2_3 = or(ur2_3_l, ur2_3_r) */
+	vpxor %ymm13, %ymm10, %ymm8 /* u_acc_3 = xor(l1in_3, ur24_3) */
+	vpxor %ymm0, %ymm8, %ymm0 /* u_3 = xor(u_acc_3, ur2_3) */
+	vpblendvb %ymm12, %ymm14, %ymm1, %ymm1 /* l2in_3 = blendv(w1_3_sw, w2_3_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm8 /* l2in16_3 = blendv(w2_3, w1_3, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm10 /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	vpxor %ymm8, %ymm1, %ymm1 /* v8g_acc_3 = xor(l2in_3, l2in16_3) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_3_l = shl(v8g_3) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_3_r = shr(v8g_3) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_3 = or(v8r6_3_l, v8r6_3_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* v8_acc_3 = xor(v8r8_3, l2in16_3) */
+	vpxor %ymm1, %ymm8, %ymm1 /* v8_3 = xor(v8_acc_3, v8r6_3) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm8 /* sb_in_x_3 = blendv(v8_3, u_3, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_3 = blendv(u_3, v8_3, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm1 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_3 = shr(sb_in_x_3) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm10 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
+	vpshufb %ymm8, %ymm7, %ymm10 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	vpxor %ymm1, %ymm10, %ymm1 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	vpxor %ymm8, %ymm1, %ymm1 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm8 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_3_sh = shr(sb_in_y_3) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm10, %ymm8 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_3_aes = aesenclast(sb_s1_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm8 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm8 /* sb_out_x_3 = blendv(sb_s1_3, sb_s0_3, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_3 = blendv(sb_s0_3, sb_s1_3, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	vmovdqa 192(%rsp), %ymm1 /* reload g1s1 */
+	vpslld $8, %ymm1, %ymm15 /* s0k_o_3_l = shl(g1s1) */
+	vpsrld $24, %ymm4, %ymm4 /* s0k_o_3_r = shr(dbl_30) */
+	vpor %ymm4, %ymm15, %ymm4 /* s0k_o_3 = or(s0k_o_3_l, s0k_o_3_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s0k_3 = and(s0k_o_3, modulus) */
+	vmovdqa 512(%rsp), %ymm15 /* reload g1s5 */
+	vpslld $20, %ymm15, %ymm15 /* s4k_o_3_l = shl(g1s5) */
+	vmovdqa 1376(%rsp), %ymm14 /* reload dbl_11 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_3_r = shr(dbl_11) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_3 = or(s4k_o_3_l, s4k_o_3_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_3 = and(s4k_o_3, modulus) */
+	vmovdqa 608(%rsp), %ymm15 /* reload g1s11 */
+	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_33 = add(g1s11, g1s11) */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_3_l = shl(g1s11) */
+	vpsrld $11, %ymm13, %ymm11 /* s10k_o_3_r = shr(dbl_33) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_3 = or(s10k_o_3_l, s10k_o_3_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_3 = and(s10k_o_3, modulus) */
+	vmovdqa 736(%rsp), %ymm15 /* reload g1s14 */
+	vpaddd %ymm15, %ymm15, %ymm10 /* dbl_34 = add(g1s14, g1s14) */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_3_l = shl(g1s14) */
+	vmovdqa %ymm10, 2048(%rsp) /* spill dbl_34 */
+	vpsrld $15, %ymm10, %ymm10 /* s13k_o_3_r = shr(dbl_34) */
+	vpor %ymm10, %ymm15, %ymm10 /* s13k_o_3 = or(s13k_o_3_l, s13k_o_3_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm10, %ymm10 /* s13k_3 = and(s13k_o_3, modulus) */
+	vmovdqa 1792(%rsp), %ymm15 /* reload fb_1 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_3_l = shl(fb_1) */
+	vmovdqa %ymm5, 2080(%rsp) /* spill dbl_27 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_3_r = shr(dbl_27) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_3 = or(s15k_o_3_l, s15k_o_3_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_3 = and(s15k_o_3, modulus) */
+	vpaddd %ymm14, %ymm4, %ymm4 /* fb0_s_6 = add(s0k_3, s4k_3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm14 /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
+	vpminud %ymm14, %ymm4, %ymm4 /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
+	vpaddd %ymm10, %ymm11, %ymm10 /* fb0_s_7 = add(s10k_3, s13k_3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm10, %ymm11 /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
+	vpminud %ymm11, %ymm10, %ymm10 /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
+	vpaddd %ymm10, %ymm4, %ymm4 /* fb1_s_3 = add(fb0_6, fb0_7) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm10 /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
+	vpminud %ymm10, %ymm4, %ymm4 /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_3 = add(fb1_3, s15k_3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_3 = add(fb2_3, g1s1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_3 = add(fb_s_3, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_3 = maxs(fb_s_3, fb_p_3) */
+
+	/* Round 2, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_36 = add(fb_2, fb_2) */
+	vmovdqa 2016(%rsp), %ymm5 /* reload fb */
+	vpblendvb %ymm12, %ymm4, %ymm5, %ymm10 /* x0_4 = blendv(fb, dbl_36, high16) */
+	vmovdqa 1248(%rsp), %ymm11 /* reload g0s13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm14 /* g0s13_sw = lookup16(g0s13, rotl16) */
+	vmovdqa 1984(%rsp), %ymm15 /* reload dbl_24 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* dbl_37_sw = lookup16(dbl_24, rotl16) */
+	vpblendvb %ymm12, %ymm14, %ymm15, %ymm14 /* x1_4 = blendv(dbl_37_sw, g0s13_sw, high16) */
+	vmovdqa 896(%rsp), %ymm15 /* reload g0s7 */
+	vpaddd %ymm15, %ymm15, %ymm5 /* dbl_38 = add(g0s7, g0s7) */
+	vmovdqa 800(%rsp), %ymm11 /* reload g0s9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g0s9_sw = lookup16(g0s9, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm5, %ymm15 /* dbl_38_sw = lookup16(dbl_38, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm11 /* x2_4 = blendv(dbl_38_sw, g0s9_sw, high16) */
+	vpxor 1952(%rsp), %ymm10, %ymm10 /* x0r1_4 = xor(x0_4, sb_out_x_2) */
+	vpaddd 1888(%rsp), %ymm10, %ymm10 /* w_4 = add(x0r1_4, r2_2) */
+	vmovdqa 960(%rsp), %ymm15 /* reload g0s2 */
+	vmovdqa %ymm5, 192(%rsp) /* spill dbl_38 */
+	vpaddd %ymm15, %ymm15, %ymm5 /* dbl_39 = add(g0s2, g0s2) */
+	vmovdqa 1152(%rsp), %ymm15 /* reload g0s4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* g0s4_sw = lookup16(g0s4, rotl16) */
+	vmovdqa %ymm0, 2112(%rsp) /* spill r2_3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm5, %ymm0 /* dbl_39_sw = lookup16(dbl_39, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm0, %ymm0 /* x3_4 = blendv(dbl_39_sw, g0s4_sw, high16) */
+	vpxor %ymm0, %ymm10, %ymm0 /* z_4 = xor(w_4, x3_4) */
+	vpaddd 1952(%rsp), %ymm14, %ymm10 /* w1_4 = add(x1_4, sb_out_x_2) */
+	vpxor 1888(%rsp), %ymm11, %ymm15 /* w2_4 = xor(x2_4, r2_2) */
+	vmovdqa %ymm0, 1888(%rsp) /* spill z_4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm0 /* w1_4_sw = lookup16(w1_4, rotl16) */
+	vmovdqa %ymm11, 1952(%rsp) /* spill x2_4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w2_4_sw = lookup16(w2_4, rotl16) */
+	vmovdqa %ymm14, 2144(%rsp) /* spill x1_4 */
+	vpblendvb %ymm12, %ymm0, %ymm11, %ymm14 /* l1in_4 = blendv(w2_4_sw, w1_4_sw, high16) */
+	vmovdqa %ymm8, 2176(%rsp) /* spill sb_out_x_3 */
+	vpblendvb %ymm12, %ymm15, %ymm10, %ymm8 /* l1in16_4 = blendv(w1_4, w2_4, high16) */
+	vmovdqa %ymm13, 2208(%rsp) /* spill dbl_33 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm14, %ymm13 /* ur24_4 = lookup16(l1in_4, rotl24) */
+	vmovdqa %ymm1, 2240(%rsp) /* spill fb_3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm14, %ymm1 /* ur8_4 = lookup16(l1in_4, rotl8) */
+	vpxor %ymm1, %ymm14, %ymm1 /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	vpxor %ymm8, %ymm1, %ymm1 /* ug_4 = xor(ug_acc_4, l1in16_4) */
+	vpslld $2, %ymm1, %ymm8 /* ur2_4_l = shl(ug_4) */
+	vpsrld $30, %ymm1, %ymm1 /* ur2_4_r = shr(ug_4) */
+	vpor %ymm1, %ymm8, %ymm1 /* ur2_4 = or(ur2_4_l, ur2_4_r) */
+	vpxor %ymm13, %ymm14, %ymm8 /* u_acc_4 = xor(l1in_4, ur24_4) */
+	vpxor %ymm1, %ymm8, %ymm1 /* u_4 = xor(u_acc_4, ur2_4) */
+	vpblendvb %ymm12, %ymm11, %ymm0, %ymm0 /* l2in_4 = blendv(w1_4_sw, w2_4_sw, high16) */
+	vpblendvb %ymm12, %ymm10, %ymm15, %ymm8 /* l2in16_4 = blendv(w2_4, w1_4, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm0, %ymm10 /* v8r8_4 = lookup16(l2in_4, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm11 /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8g_acc_4 = xor(l2in_4, l2in16_4) */
+	vpxor %ymm11, %ymm0, %ymm0 /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
+	vpslld $6, %ymm0, %ymm11 /* v8r6_4_l = shl(v8g_4) */
+	vpsrld $26, %ymm0, %ymm0 /* v8r6_4_r = shr(v8g_4) */
+	vpor %ymm0, %ymm11, %ymm0 /* v8r6_4 = or(v8r6_4_l, v8r6_4_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* v8_acc_4 = xor(v8r8_4, l2in16_4) */
+	vpxor %ymm0, %ymm8, %ymm0 /* v8_4 = xor(v8_acc_4, v8r6_4) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm8 /* sb_in_x_4 = blendv(v8_4, u_4, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_in_y_4 = blendv(u_4, v8_4, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm1 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_4 = shr(sb_in_x_4) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm10 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	vpshufb %ymm8, %ymm7, %ymm10 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	vpxor %ymm1, %ymm10, %ymm1 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	vpxor %ymm8, %ymm1, %ymm1 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm8 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_4_sh = shr(sb_in_y_4) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm10, %ymm8 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm8 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm8 /* sb_out_x_4 = blendv(sb_s1_4, sb_s0_4, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_4 = blendv(sb_s0_4, sb_s1_4, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	vmovdqa 960(%rsp), %ymm1 /* reload g0s2 */
+	vpslld $8, %ymm1, %ymm15 /* s0k_o_4_l = shl(g0s2) */
+	vpsrld $24, %ymm5, %ymm5 /* s0k_o_4_r = shr(dbl_39) */
+	vpor %ymm5, %ymm15, %ymm5 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s0k_4 = and(s0k_o_4, modulus) */
+	vmovdqa 160(%rsp), %ymm15 /* reload g0s6 */
+	vpslld $20, %ymm15, %ymm15 /* s4k_o_4_l = shl(g0s6) */
+	vmovdqa 384(%rsp), %ymm14 /* reload dbl_20 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_4_r = shr(dbl_20) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_4 = or(s4k_o_4_l, s4k_o_4_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_4 = and(s4k_o_4, modulus) */
+	vmovdqa 224(%rsp), %ymm15 /* reload g0s12 */
+	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_42 = add(g0s12, g0s12) */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_4_l = shl(g0s12) */
+	vpsrld $11, %ymm13, %ymm11 /* s10k_o_4_r = shr(dbl_42) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_4 = or(s10k_o_4_l, s10k_o_4_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_4 = and(s10k_o_4, modulus) */
+	vmovdqa 1536(%rsp), %ymm15 /* reload g0s15 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_4_l = shl(g0s15) */
+	vmovdqa 1312(%rsp), %ymm10 /* reload dbl */
+	vpsrld $15, %ymm10, %ymm10 /* s13k_o_4_r = shr(dbl) */
+	vpor %ymm10, %ymm15, %ymm10 /* s13k_o_4 = or(s13k_o_4_l, s13k_o_4_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm10, %ymm10 /* s13k_4 = and(s13k_o_4, modulus) */
+	vpslld $15, %ymm2, %ymm15 /* s15k_o_4_l = shl(fb_2) */
+	vmovdqa %ymm4, 2272(%rsp) /* spill dbl_36 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_4_r = shr(dbl_36) */
+	vpor %ymm4, %ymm15, %ymm4 /* s15k_o_4 = or(s15k_o_4_l, s15k_o_4_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_4 = and(s15k_o_4, modulus) */
+	vpaddd %ymm14, %ymm5, %ymm5 /* fb0_s_8 = add(s0k_4, s4k_4) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm5, %ymm14 /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
+	vpminud %ymm14, %ymm5, %ymm5 /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
+	vpaddd %ymm10, %ymm11, %ymm10 /* fb0_s_9 = add(s10k_4, s13k_4) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm10, %ymm11 /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
+	vpminud %ymm11, %ymm10, %ymm10 /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
+	vpaddd %ymm10, %ymm5, %ymm5 /* fb1_s_4 = add(fb0_8, fb0_9) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm5, %ymm10 /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
+	vpminud %ymm10, %ymm5, %ymm5 /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
+	vpaddd %ymm4, %ymm5, %ymm4 /* fb2_s_4 = add(fb1_4, s15k_4) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_4 = add(fb2_4, g0s2) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_4 = add(fb_s_4, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_4 = maxs(fb_s_4, fb_p_4) */
+
+	/* Round 2, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2240(%rsp), %ymm4 /* reload fb_3 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_45 = add(fb_3, fb_3) */
+	vmovdqa 1792(%rsp), %ymm10 /* reload fb_1 */
+	vpblendvb %ymm12, %ymm5, %ymm10, %ymm11 /* x0_5 = blendv(fb_1, dbl_45, high16) */
+	vmovdqa 576(%rsp), %ymm14 /* reload g1s13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* g1s13_sw = lookup16(g1s13, rotl16) */
+	vmovdqa 2208(%rsp), %ymm10 /* reload dbl_33 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm10 /* dbl_46_sw = lookup16(dbl_33, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm10, %ymm10 /* x1_5 = blendv(dbl_46_sw, g1s13_sw, high16) */
+	vmovdqa 448(%rsp), %ymm15 /* reload g1s7 */
+	vpaddd %ymm15, %ymm15, %ymm14 /* dbl_47 = add(g1s7, g1s7) */
+	vmovdqa 640(%rsp), %ymm15 /* reload g1s9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* g1s9_sw = lookup16(g1s9, rotl16) */
+	vmovdqa %ymm14, 960(%rsp) /* spill dbl_47 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm14 /* dbl_47_sw = lookup16(dbl_47, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm14, %ymm14 /* x2_5 = blendv(dbl_47_sw, g1s9_sw, high16) */
+	vpxor 2176(%rsp), %ymm11, %ymm11 /* x0r1_5 = xor(x0_5, sb_out_x_3) */
+	vpaddd 2112(%rsp), %ymm11, %ymm11 /* w_5 = add(x0r1_5, r2_3) */
+	vmovdqa 320(%rsp), %ymm15 /* reload g1s2 */
+	vpaddd %ymm15, %ymm15, %ymm4 /* dbl_48 = add(g1s2, g1s2) */
+	vmovdqa 288(%rsp), %ymm15 /* reload g1s4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* g1s4_sw = lookup16(g1s4, rotl16) */
+	vmovdqa %ymm0, 2304(%rsp) /* spill r2_4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm4, %ymm0 /* dbl_48_sw = lookup16(dbl_48, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm0, %ymm0 /* x3_5 = blendv(dbl_48_sw, g1s4_sw, high16) */
+	vpxor %ymm0, %ymm11, %ymm0 /* z_5 = xor(w_5, x3_5) */
+	vpaddd 2176(%rsp), %ymm10, %ymm11 /* w1_5 = add(x1_5, sb_out_x_3) */
+	vpxor 2112(%rsp), %ymm14, %ymm15 /* w2_5 = xor(x2_5, r2_3) */
+	vmovdqa %ymm0, 2112(%rsp) /* spill z_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm0 /* w1_5_sw = lookup16(w1_5, rotl16) */
+	vmovdqa %ymm14, 2176(%rsp) /* spill x2_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm14 /* w2_5_sw = lookup16(w2_5, rotl16) */
+	vmovdqa %ymm10, 2336(%rsp) /* spill x1_5 */
+	vpblendvb %ymm12, %ymm0, %ymm14, %ymm10 /* l1in_5 = blendv(w2_5_sw, w1_5_sw, high16) */
+	vmovdqa %ymm8, 2368(%rsp) /* spill sb_out_x_4 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm8 /* l1in16_5 = blendv(w1_5, w2_5, high16) */
+	vmovdqa %ymm13, 2400(%rsp) /* spill dbl_42 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm10, %ymm13 /* ur24_5 = lookup16(l1in_5, rotl24) */
+	vmovdqa %ymm2, 2432(%rsp) /* spill fb_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm2 /* ur8_5 = lookup16(l1in_5, rotl8) */
+	vpxor %ymm2, %ymm10, %ymm2 /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	vpxor %ymm8, %ymm2, %ymm2 /* ug_5 = xor(ug_acc_5, l1in16_5) */
+	vpslld $2, %ymm2, %ymm8 /* ur2_5_l = shl(ug_5) */
+	vpsrld $30, %ymm2, %ymm2 /* ur2_5_r = shr(ug_5) */
+	vpor %ymm2, %ymm8, %ymm2 /* ur2_5 = or(ur2_5_l, ur2_5_r) */
+	vpxor %ymm13, %ymm10, %ymm8 /* u_acc_5 = xor(l1in_5, ur24_5) */
+	vpxor %ymm2, %ymm8, %ymm2 /* u_5 = xor(u_acc_5, ur2_5) */
+	vpblendvb %ymm12, %ymm14, %ymm0, %ymm0 /* l2in_5 = blendv(w1_5_sw, w2_5_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm8 /* l2in16_5 = blendv(w2_5, w1_5, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm0, %ymm10 /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm11 /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8g_acc_5 = xor(l2in_5, l2in16_5) */
+	vpxor %ymm11, %ymm0, %ymm0 /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
+	vpslld $6, %ymm0, %ymm11 /* v8r6_5_l = shl(v8g_5) */
+	vpsrld $26, %ymm0, %ymm0 /* v8r6_5_r = shr(v8g_5) */
+	vpor %ymm0, %ymm11, %ymm0 /* v8r6_5 = or(v8r6_5_l, v8r6_5_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* v8_acc_5 = xor(v8r8_5, l2in16_5) */
+	vpxor %ymm0, %ymm8, %ymm0 /* v8_5 = xor(v8_acc_5, v8r6_5) */
+	vpblendvb %ymm3, %ymm2, %ymm0, %ymm8 /* sb_in_x_5 = blendv(v8_5, u_5, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm2, %ymm0 /* sb_in_y_5 = blendv(u_5, v8_5, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm2 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_5 = shr(sb_in_x_5) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
+	vpshufb %ymm2, %ymm6, %ymm10 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	vpshufb %ymm8, %ymm7, %ymm10 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	vpxor %ymm2, %ymm10, %ymm2 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	vpshufb %ymm2, %ymm9, %ymm2 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	vpxor %ymm8, %ymm2, %ymm2 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm8 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_5_sh = shr(sb_in_y_5) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm10, %ymm8 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm8 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	vpblendvb %ymm3, %ymm2, %ymm0, %ymm8 /* sb_out_x_5 = blendv(sb_s1_5, sb_s0_5, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm2, %ymm0 /* sb_out_y_5 = blendv(sb_s0_5, sb_s1_5, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	vmovdqa 320(%rsp), %ymm2 /* reload g1s2 */
+	vpslld $8, %ymm2, %ymm15 /* s0k_o_5_l = shl(g1s2) */
+	vpsrld $24, %ymm4, %ymm4 /* s0k_o_5_r = shr(dbl_48) */
+	vpor %ymm4, %ymm15, %ymm4 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s0k_5 = and(s0k_o_5, modulus) */
+	vmovdqa 352(%rsp), %ymm15 /* reload g1s6 */
+	vpslld $20, %ymm15, %ymm15 /* s4k_o_5_l = shl(g1s6) */
+	vmovdqa 96(%rsp), %ymm14 /* reload dbl_29 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_5_r = shr(dbl_29) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_5 = or(s4k_o_5_l, s4k_o_5_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_5 = and(s4k_o_5, modulus) */
+	vmovdqa 544(%rsp), %ymm15 /* reload g1s12 */
+	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_51 = add(g1s12, g1s12) */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_5_l = shl(g1s12) */
+	vpsrld $11, %ymm13, %ymm11 /* s10k_o_5_r = shr(dbl_51) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_5 = or(s10k_o_5_l, s10k_o_5_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_5 = and(s10k_o_5, modulus) */
+	vmovdqa 1120(%rsp), %ymm15 /* reload g1s15 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_5_l = shl(g1s15) */
+	vmovdqa 1632(%rsp), %ymm10 /* reload dbl_9 */
+	vpsrld $15, %ymm10, %ymm10 /* s13k_o_5_r = shr(dbl_9) */
+	vpor %ymm10, %ymm15, %ymm10 /* s13k_o_5 = or(s13k_o_5_l, s13k_o_5_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm10, %ymm10 /* s13k_5 = and(s13k_o_5, modulus) */
+	vmovdqa 2240(%rsp), %ymm15 /* reload fb_3 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_5_l = shl(fb_3) */
+	vmovdqa %ymm5, 2464(%rsp) /* spill dbl_45 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_5_r = shr(dbl_45) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_5 = or(s15k_o_5_l, s15k_o_5_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_5 = and(s15k_o_5, modulus) */
+	vpaddd %ymm14, %ymm4, %ymm4 /* fb0_s_10 = add(s0k_5, s4k_5) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm14 /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
+	vpminud %ymm14, %ymm4, %ymm4 /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
+	vpaddd %ymm10, %ymm11, %ymm10 /* fb0_s_11 = add(s10k_5, s13k_5) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm10, %ymm11 /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
+	vpminud %ymm11, %ymm10, %ymm10 /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
+	vpaddd %ymm10, %ymm4, %ymm4 /* fb1_s_5 = add(fb0_10, fb0_11) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm10 /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
+	vpminud %ymm10, %ymm4, %ymm4 /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_5 = add(fb1_5, s15k_5) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
+	vpaddd %ymm2, %ymm4, %ymm2 /* fb_s_5 = add(fb2_5, g1s2) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb_p_5 = add(fb_s_5, minus_modulus) */
+	vpmaxsd %ymm4, %ymm2, %ymm2 /* fb_5 = maxs(fb_s_5, fb_p_5) */
+
+	/* Round 3, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vpaddd %ymm1, %ymm1, %ymm4 /* dbl_54 = add(fb_4, fb_4) */
+	vmovdqa 2432(%rsp), %ymm5 /* reload fb_2 */
+	vpblendvb %ymm12, %ymm4, %ymm5, %ymm10 /* x0_6 = blendv(fb_2, dbl_54, high16) */
+	vmovdqa 768(%rsp), %ymm11 /* reload g0s14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm14 /* g0s14_sw = lookup16(g0s14, rotl16) */
+	vmovdqa 2400(%rsp), %ymm15 /* reload dbl_42 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* dbl_55_sw = lookup16(dbl_42, rotl16) */
+	vpblendvb %ymm12, %ymm14, %ymm15, %ymm14 /* x1_6 = blendv(dbl_55_sw, g0s14_sw, high16) */
+	vmovdqa 128(%rsp), %ymm15 /* reload g0s8 */
+	vpaddd %ymm15, %ymm15, %ymm5 /* dbl_56 = add(g0s8, g0s8) */
+	vmovdqa 1216(%rsp), %ymm11 /* reload g0s10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g0s10_sw = lookup16(g0s10, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm5, %ymm15 /* dbl_56_sw = lookup16(dbl_56, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm11 /* x2_6 = blendv(dbl_56_sw, g0s10_sw, high16) */
+	vpxor 2368(%rsp), %ymm10, %ymm10 /* x0r1_6 = xor(x0_6, sb_out_x_4) */
+	vpaddd 2304(%rsp), %ymm10, %ymm10 /* w_6 = add(x0r1_6, r2_4) */
+	vmovdqa 64(%rsp), %ymm15 /* reload g0s3 */
+	vmovdqa %ymm5, 320(%rsp) /* spill dbl_56 */
+	vpaddd %ymm15, %ymm15, %ymm5 /* dbl_57 = add(g0s3, g0s3) */
+	vmovdqa 992(%rsp), %ymm15 /* reload g0s5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* g0s5_sw = lookup16(g0s5, rotl16) */
+	vmovdqa %ymm0, 2496(%rsp) /* spill r2_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm5, %ymm0 /* dbl_57_sw = lookup16(dbl_57, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm0, %ymm0 /* x3_6 = blendv(dbl_57_sw, g0s5_sw, high16) */
+	vpxor %ymm0, %ymm10, %ymm0 /* z_6 = xor(w_6, x3_6) */
+	vpaddd 2368(%rsp), %ymm14, %ymm10 /* w1_6 = add(x1_6, sb_out_x_4) */
+	vpxor 2304(%rsp), %ymm11, %ymm15 /* w2_6 = xor(x2_6, r2_4) */
+	vmovdqa %ymm0, 2304(%rsp) /* spill z_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm0 /* w1_6_sw = lookup16(w1_6, rotl16) */
+	vmovdqa %ymm11, 2368(%rsp) /* spill x2_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w2_6_sw = lookup16(w2_6, rotl16) */
+	vmovdqa %ymm14, 2528(%rsp) /* spill x1_6 */
+	vpblendvb %ymm12, %ymm0, %ymm11, %ymm14 /* l1in_6 = blendv(w2_6_sw, w1_6_sw, high16) */
+	vmovdqa %ymm8, 2560(%rsp) /* spill sb_out_x_5 */
+	vpblendvb %ymm12, %ymm15, %ymm10, %ymm8 /* l1in16_6 = blendv(w1_6, w2_6, high16) */
+	vmovdqa %ymm13, 2592(%rsp) /* spill dbl_51 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm14, %ymm13 /* ur24_6 = lookup16(l1in_6, rotl24) */
+	vmovdqa %ymm2, 2624(%rsp) /* spill fb_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm14, %ymm2 /* ur8_6 = lookup16(l1in_6, rotl8) */
+	vpxor %ymm2, %ymm14, %ymm2 /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	vpxor %ymm8, %ymm2, %ymm2 /* ug_6 = xor(ug_acc_6, l1in16_6) */
+	vpslld $2, %ymm2, %ymm8 /* ur2_6_l = shl(ug_6) */
+	vpsrld $30, %ymm2, %ymm2 /* ur2_6_r = shr(ug_6) */
+	vpor %ymm2, %ymm8, %ymm2 /* ur2_6 = or(ur2_6_l, ur2_6_r) */
+	vpxor %ymm13, %ymm14, %ymm8 /* u_acc_6 = xor(l1in_6, ur24_6) */
+	vpxor %ymm2, %ymm8, %ymm2 /* u_6 = xor(u_acc_6, ur2_6) */
+	vpblendvb %ymm12, %ymm11, %ymm0, %ymm0 /* l2in_6 = blendv(w1_6_sw, w2_6_sw, high16) */
+	vpblendvb %ymm12, %ymm10, %ymm15, %ymm8 /* l2in16_6 = blendv(w2_6, w1_6, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm0, %ymm10 /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm11 /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8g_acc_6 = xor(l2in_6, l2in16_6) */
+	vpxor %ymm11, %ymm0, %ymm0 /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
+	vpslld $6, %ymm0, %ymm11 /* v8r6_6_l = shl(v8g_6) */
+	vpsrld $26, %ymm0, %ymm0 /* v8r6_6_r = shr(v8g_6) */
+	vpor %ymm0, %ymm11, %ymm0 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
+	vpxor %ymm0, %ymm8, %ymm0 /* v8_6 = xor(v8_acc_6, v8r6_6) */
+	vpblendvb %ymm3, %ymm2, %ymm0, %ymm8 /* sb_in_x_6 = blendv(v8_6, u_6, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm2, %ymm0 /* sb_in_y_6 = blendv(u_6, v8_6, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm2 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_6 = shr(sb_in_x_6) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
+	vpshufb %ymm2, %ymm6, %ymm10 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	vpshufb %ymm8, %ymm7, %ymm10 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	vpxor %ymm2, %ymm10, %ymm2 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	vpshufb %ymm2, %ymm9, %ymm2 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	vpxor %ymm8, %ymm2, %ymm2 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm8 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_6_sh = shr(sb_in_y_6) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm10, %ymm8 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm8 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	vpblendvb %ymm3, %ymm2, %ymm0, %ymm8 /* sb_out_x_6 = blendv(sb_s1_6, sb_s0_6, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm2, %ymm0 /* sb_out_y_6 = blendv(sb_s0_6, sb_s1_6, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	vmovdqa 64(%rsp), %ymm2 /* reload g0s3 */
+	vpslld $8, %ymm2, %ymm15 /* s0k_o_6_l = shl(g0s3) */
+	vpsrld $24, %ymm5, %ymm5 /* s0k_o_6_r = shr(dbl_57) */
+	vpor %ymm5, %ymm15, %ymm5 /* s0k_o_6 = or(s0k_o_6_l, s0k_o_6_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s0k_6 = and(s0k_o_6, modulus) */
+	vmovdqa 896(%rsp), %ymm15 /* reload g0s7 */
+	vpslld $20, %ymm15, %ymm15 /* s4k_o_6_l = shl(g0s7) */
+	vmovdqa 192(%rsp), %ymm14 /* reload dbl_38 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_6_r = shr(dbl_38) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_6 = or(s4k_o_6_l, s4k_o_6_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_6 = and(s4k_o_6, modulus) */
+	vmovdqa 1248(%rsp), %ymm15 /* reload g0s13 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_6_l = shl(g0s13) */
+	vmovdqa 1280(%rsp), %ymm13 /* reload dbl_7 */
+	vpsrld $11, %ymm13, %ymm13 /* s10k_o_6_r = shr(dbl_7) */
+	vpor %ymm13, %ymm15, %ymm13 /* s10k_o_6 = or(s10k_o_6_l, s10k_o_6_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s10k_6 = and(s10k_o_6, modulus) */
+	vmovdqa 2016(%rsp), %ymm15 /* reload fb */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_6_l = shl(fb) */
+	vmovdqa 1856(%rsp), %ymm11 /* reload dbl_18 */
+	vpsrld $15, %ymm11, %ymm11 /* s13k_o_6_r = shr(dbl_18) */
+	vpor %ymm11, %ymm15, %ymm11 /* s13k_o_6 = or(s13k_o_6_l, s13k_o_6_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s13k_6 = and(s13k_o_6, modulus) */
+	vpslld $15, %ymm1, %ymm15 /* s15k_o_6_l = shl(fb_4) */
+	vmovdqa %ymm4, 2656(%rsp) /* spill dbl_54 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_6_r = shr(dbl_54) */
+	vpor %ymm4, %ymm15, %ymm4 /* s15k_o_6 = or(s15k_o_6_l, s15k_o_6_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_6 = and(s15k_o_6, modulus) */
+	vpaddd %ymm14, %ymm5, %ymm5 /* fb0_s_12 = add(s0k_6, s4k_6) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm5, %ymm14 /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
+	vpminud %ymm14, %ymm5, %ymm5 /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
+	vpaddd %ymm11, %ymm13, %ymm11 /* fb0_s_13 = add(s10k_6, s13k_6) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm11, %ymm13 /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
+	vpminud %ymm13, %ymm11, %ymm11 /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
+	vpaddd %ymm11, %ymm5, %ymm5 /* fb1_s_6 = add(fb0_12, fb0_13) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm5, %ymm11 /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
+	vpminud %ymm11, %ymm5, %ymm5 /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
+	vpaddd %ymm4, %ymm5, %ymm4 /* fb2_s_6 = add(fb1_6, s15k_6) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
+	vpaddd %ymm2, %ymm4, %ymm2 /* fb_s_6 = add(fb2_6, g0s3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb_p_6 = add(fb_s_6, minus_modulus) */
+	vpmaxsd %ymm4, %ymm2, %ymm2 /* fb_6 = maxs(fb_s_6, fb_p_6) */
+
+	/* Round 3, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2624(%rsp), %ymm4 /* reload fb_5 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_63 = add(fb_5, fb_5) */
+	vmovdqa 2240(%rsp), %ymm11 /* reload fb_3 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_7 = blendv(fb_3, dbl_63, high16) */
+	vmovdqa 736(%rsp), %ymm14 /* reload g1s14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* g1s14_sw = lookup16(g1s14, rotl16) */
+	vmovdqa 2592(%rsp), %ymm11 /* reload dbl_51 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_64_sw = lookup16(dbl_51, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_7 = blendv(dbl_64_sw, g1s14_sw, high16) */
+	vmovdqa 416(%rsp), %ymm15 /* reload g1s8 */
+	vpaddd %ymm15, %ymm15, %ymm14 /* dbl_65 = add(g1s8, g1s8) */
+	vmovdqa 480(%rsp), %ymm15 /* reload g1s10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* g1s10_sw = lookup16(g1s10, rotl16) */
+	vmovdqa %ymm14, 64(%rsp) /* spill dbl_65 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm14 /* dbl_65_sw = lookup16(dbl_65, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm14, %ymm14 /* x2_7 = blendv(dbl_65_sw, g1s10_sw, high16) */
+	vpxor 2560(%rsp), %ymm13, %ymm13 /* x0r1_7 = xor(x0_7, sb_out_x_5) */
+	vpaddd 2496(%rsp), %ymm13, %ymm13 /* w_7 = add(x0r1_7, r2_5) */
+	vmovdqa 256(%rsp), %ymm15 /* reload g1s3 */
+	vpaddd %ymm15, %ymm15, %ymm4 /* dbl_66 = add(g1s3, g1s3) */
+	vmovdqa 512(%rsp), %ymm15 /* reload g1s5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* g1s5_sw = lookup16(g1s5, rotl16) */
+	vmovdqa %ymm0, 2688(%rsp) /* spill r2_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm4, %ymm0 /* dbl_66_sw = lookup16(dbl_66, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm0, %ymm0 /* x3_7 = blendv(dbl_66_sw, g1s5_sw, high16) */
+	vpxor %ymm0, %ymm13, %ymm0 /* z_7 = xor(w_7, x3_7) */
+	vpaddd 2560(%rsp), %ymm11, %ymm13 /* w1_7 = add(x1_7, sb_out_x_5) */
+	vpxor 2496(%rsp), %ymm14, %ymm15 /* w2_7 = xor(x2_7, r2_5) */
+	vmovdqa %ymm0, 2496(%rsp) /* spill z_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm0 /* w1_7_sw = lookup16(w1_7, rotl16) */
+	vmovdqa %ymm14, 2560(%rsp) /* spill x2_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm14 /* w2_7_sw = lookup16(w2_7, rotl16) */
+	vmovdqa %ymm11, 2720(%rsp) /* spill x1_7 */
+	vpblendvb %ymm12, %ymm0, %ymm14, %ymm11 /* l1in_7 = blendv(w2_7_sw, w1_7_sw, high16) */
+	vmovdqa %ymm8, 2752(%rsp) /* spill sb_out_x_6 */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm8 /* l1in16_7 = blendv(w1_7, w2_7, high16) */
+	vmovdqa %ymm1, 2784(%rsp) /* spill fb_4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm1 /* ur24_7 = lookup16(l1in_7, rotl24) */
+	vmovdqa %ymm2, 2816(%rsp) /* spill fb_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm2 /* ur8_7 = lookup16(l1in_7, rotl8) */
+	vpxor %ymm2, %ymm11, %ymm2 /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	vpxor %ymm8, %ymm2, %ymm2 /* ug_7 = xor(ug_acc_7, l1in16_7) */
+	vpslld $2, %ymm2, %ymm8 /* ur2_7_l = shl(ug_7) */
+	vpsrld $30, %ymm2, %ymm2 /* ur2_7_r = shr(ug_7) */
+	vpor %ymm2, %ymm8, %ymm2 /* ur2_7 = or(ur2_7_l, ur2_7_r) */
+	vpxor %ymm1, %ymm11, %ymm1 /* u_acc_7 = xor(l1in_7, ur24_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* u_7 = xor(u_acc_7, ur2_7) */
+	vpblendvb %ymm12, %ymm14, %ymm0, %ymm0 /* l2in_7 = blendv(w1_7_sw, w2_7_sw, high16) */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm2 /* l2in16_7 = blendv(w2_7, w1_7, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm0, %ymm8 /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm11 /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v8g_acc_7 = xor(l2in_7, l2in16_7) */
+	vpxor %ymm11, %ymm0, %ymm0 /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
+	vpslld $6, %ymm0, %ymm11 /* v8r6_7_l = shl(v8g_7) */
+	vpsrld $26, %ymm0, %ymm0 /* v8r6_7_r = shr(v8g_7) */
+	vpor %ymm0, %ymm11, %ymm0 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
+	vpxor %ymm2, %ymm8, %ymm2 /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
+	vpxor %ymm0, %ymm2, %ymm0 /* v8_7 = xor(v8_acc_7, v8r6_7) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_in_x_7 = blendv(v8_7, u_7, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_in_y_7 = blendv(u_7, v8_7, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_7 = shr(sb_in_x_7) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm8 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	vpxor %ymm2, %ymm8, %ymm2 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	vpshufb %ymm2, %ymm7, %ymm8 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	vpxor %ymm1, %ymm8, %ymm1 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_7_sh = shr(sb_in_y_7) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm8 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm11, %ymm2 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_7 = blendv(sb_s1_7, sb_s0_7, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_7 = blendv(sb_s0_7, sb_s1_7, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	vmovdqa 256(%rsp), %ymm1 /* reload g1s3 */
+	vpslld $8, %ymm1, %ymm14 /* s0k_o_7_l = shl(g1s3) */
+	vpsrld $24, %ymm4, %ymm4 /* s0k_o_7_r = shr(dbl_66) */
+	vpor %ymm4, %ymm14, %ymm4 /* s0k_o_7 = or(s0k_o_7_l, s0k_o_7_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s0k_7 = and(s0k_o_7, modulus) */
+	vmovdqa 448(%rsp), %ymm14 /* reload g1s7 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_7_l = shl(g1s7) */
+	vmovdqa 960(%rsp), %ymm14 /* reload dbl_47 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_7_r = shr(dbl_47) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_7 = or(s4k_o_7_l, s4k_o_7_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_7 = and(s4k_o_7, modulus) */
+	vmovdqa 576(%rsp), %ymm15 /* reload g1s13 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_7_l = shl(g1s13) */
+	vmovdqa 1600(%rsp), %ymm13 /* reload dbl_16 */
+	vpsrld $11, %ymm13, %ymm13 /* s10k_o_7_r = shr(dbl_16) */
+	vpor %ymm13, %ymm15, %ymm13 /* s10k_o_7 = or(s10k_o_7_l, s10k_o_7_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s10k_7 = and(s10k_o_7, modulus) */
+	vmovdqa 1792(%rsp), %ymm15 /* reload fb_1 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_7_l = shl(fb_1) */
+	vmovdqa 2080(%rsp), %ymm11 /* reload dbl_27 */
+	vpsrld $15, %ymm11, %ymm11 /* s13k_o_7_r = shr(dbl_27) */
+	vpor %ymm11, %ymm15, %ymm11 /* s13k_o_7 = or(s13k_o_7_l, s13k_o_7_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s13k_7 = and(s13k_o_7, modulus) */
+	vmovdqa 2624(%rsp), %ymm15 /* reload fb_5 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_7_l = shl(fb_5) */
+	vmovdqa %ymm5, 2848(%rsp) /* spill dbl_63 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_7_r = shr(dbl_63) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_7 = or(s15k_o_7_l, s15k_o_7_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_7 = and(s15k_o_7, modulus) */
+	vpaddd %ymm14, %ymm4, %ymm4 /* fb0_s_14 = add(s0k_7, s4k_7) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm14 /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	vpminud %ymm14, %ymm4, %ymm4 /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
+	vpaddd %ymm11, %ymm13, %ymm11 /* fb0_s_15 = add(s10k_7, s13k_7) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm11, %ymm13 /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	vpminud %ymm13, %ymm11, %ymm11 /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
+	vpaddd %ymm11, %ymm4, %ymm4 /* fb1_s_7 = add(fb0_14, fb0_15) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_7 = add(fb1_7, s15k_7) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_7 = add(fb2_7, g1s3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_7 = maxs(fb_s_7, fb_p_7) */
+
+	/* Round 4, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2816(%rsp), %ymm4 /* reload fb_6 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_72 = add(fb_6, fb_6) */
+	vmovdqa 2784(%rsp), %ymm11 /* reload fb_4 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_8 = blendv(fb_4, dbl_72, high16) */
+	vmovdqa 1536(%rsp), %ymm14 /* reload g0s15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* g0s15_sw = lookup16(g0s15, rotl16) */
+	vmovdqa 1280(%rsp), %ymm11 /* reload dbl_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_73_sw = lookup16(dbl_7, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_8 = blendv(dbl_73_sw, g0s15_sw, high16) */
+	vpxor 2752(%rsp), %ymm13, %ymm13 /* x0r1_8 = xor(x0_8, sb_out_x_6) */
+	vpaddd 2688(%rsp), %ymm13, %ymm13 /* w_8 = add(x0r1_8, r2_6) */
+	vmovdqa 160(%rsp), %ymm15 /* reload g0s6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* g0s6_sw = lookup16(g0s6, rotl16) */
+	vmovdqa 1184(%rsp), %ymm14 /* reload dbl_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm4 /* dbl_75_sw = lookup16(dbl_5, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm4, %ymm4 /* x3_8 = blendv(dbl_75_sw, g0s6_sw, high16) */
+	vpxor %ymm4, %ymm13, %ymm4 /* z_8 = xor(w_8, x3_8) */
+	vpaddd 2752(%rsp), %ymm11, %ymm13 /* w1_8 = add(x1_8, sb_out_x_6) */
+	vmovdqa 2688(%rsp), %ymm15 /* reload r2_6 */
+	vpxor 1088(%rsp), %ymm15, %ymm15 /* w2_8 = xor(r2_6, x1) */
+	vmovdqa %ymm4, 2688(%rsp) /* spill z_8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm4 /* w1_8_sw = lookup16(w1_8, rotl16) */
+	vmovdqa %ymm11, 2752(%rsp) /* spill x1_8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w2_8_sw = lookup16(w2_8, rotl16) */
+	vpblendvb %ymm12, %ymm4, %ymm11, %ymm14 /* l1in_8 = blendv(w2_8_sw, w1_8_sw, high16) */
+	vmovdqa %ymm0, 256(%rsp) /* spill r2_7 */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm0 /* l1in16_8 = blendv(w1_8, w2_8, high16) */
+	vmovdqa %ymm2, 2880(%rsp) /* spill sb_out_x_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm14, %ymm2 /* ur24_8 = lookup16(l1in_8, rotl24) */
+	vmovdqa %ymm1, 2912(%rsp) /* spill fb_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm14, %ymm1 /* ur8_8 = lookup16(l1in_8, rotl8) */
+	vpxor %ymm1, %ymm14, %ymm1 /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_8 = xor(ug_acc_8, l1in16_8) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_8_l = shl(ug_8) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_8_r = shr(ug_8) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_8 = or(ur2_8_l, ur2_8_r) */
+	vpxor %ymm2, %ymm14, %ymm1 /* u_acc_8 = xor(l1in_8, ur24_8) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_8 = xor(u_acc_8, ur2_8) */
+	vpblendvb %ymm12, %ymm11, %ymm4, %ymm1 /* l2in_8 = blendv(w1_8_sw, w2_8_sw, high16) */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm2 /* l2in16_8 = blendv(w2_8, w1_8, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_8 = xor(l2in_8, l2in16_8) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_8_l = shl(v8g_8) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_8_r = shr(v8g_8) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_8 = xor(v8_acc_8, v8r6_8) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_8 = blendv(v8_8, u_8, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_8 = blendv(u_8, v8_8, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_8 = shr(sb_in_x_8) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_8_sh = shr(sb_in_y_8) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_8 = blendv(sb_s1_8, sb_s0_8, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_8 = blendv(sb_s0_8, sb_s1_8, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	vmovdqa 1152(%rsp), %ymm1 /* reload g0s4 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_8_l = shl(g0s4) */
+	vmovdqa 1184(%rsp), %ymm14 /* reload dbl_5 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_8_r = shr(dbl_5) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_8 = or(s0k_o_8_l, s0k_o_8_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_8 = and(s0k_o_8, modulus) */
+	vmovdqa 128(%rsp), %ymm14 /* reload g0s8 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_8_l = shl(g0s8) */
+	vmovdqa 320(%rsp), %ymm14 /* reload dbl_56 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_8_r = shr(dbl_56) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_8 = or(s4k_o_8_l, s4k_o_8_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_8 = and(s4k_o_8, modulus) */
+	vmovdqa 768(%rsp), %ymm15 /* reload g0s14 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_8_l = shl(g0s14) */
+	vmovdqa 1824(%rsp), %ymm11 /* reload dbl_25 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_8_r = shr(dbl_25) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_8 = or(s10k_o_8_l, s10k_o_8_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_8 = and(s10k_o_8, modulus) */
+	vmovdqa 2432(%rsp), %ymm15 /* reload fb_2 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_8_l = shl(fb_2) */
+	vmovdqa 2272(%rsp), %ymm4 /* reload dbl_36 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_8_r = shr(dbl_36) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_8 = or(s13k_o_8_l, s13k_o_8_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_8 = and(s13k_o_8, modulus) */
+	vmovdqa 2816(%rsp), %ymm15 /* reload fb_6 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_8_l = shl(fb_6) */
+	vmovdqa %ymm5, 1184(%rsp) /* spill dbl_72 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_8_r = shr(dbl_72) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_8 = or(s15k_o_8_l, s15k_o_8_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_8 = and(s15k_o_8, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_16 = add(s0k_8, s4k_8) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_17 = add(s10k_8, s13k_8) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_8 = add(fb0_16, fb0_17) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_8 = add(fb1_8, s15k_8) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_8 = add(fb2_8, g0s4) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_8 = maxs(fb_s_8, fb_p_8) */
+
+	/* Round 4, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2912(%rsp), %ymm4 /* reload fb_7 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_81 = add(fb_7, fb_7) */
+	vmovdqa 2624(%rsp), %ymm11 /* reload fb_5 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_9 = blendv(fb_5, dbl_81, high16) */
+	vmovdqa 1120(%rsp), %ymm14 /* reload g1s15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* g1s15_sw = lookup16(g1s15, rotl16) */
+	vmovdqa 1600(%rsp), %ymm11 /* reload dbl_16 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_82_sw = lookup16(dbl_16, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_9 = blendv(dbl_82_sw, g1s15_sw, high16) */
+	vpxor 2880(%rsp), %ymm13, %ymm13 /* x0r1_9 = xor(x0_9, sb_out_x_7) */
+	vpaddd 256(%rsp), %ymm13, %ymm13 /* w_9 = add(x0r1_9, r2_7) */
+	vmovdqa 352(%rsp), %ymm15 /* reload g1s6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm15 /* g1s6_sw = lookup16(g1s6, rotl16) */
+	vmovdqa 1568(%rsp), %ymm14 /* reload dbl_14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm4 /* dbl_84_sw = lookup16(dbl_14, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm4, %ymm4 /* x3_9 = blendv(dbl_84_sw, g1s6_sw, high16) */
+	vpxor %ymm4, %ymm13, %ymm4 /* z_9 = xor(w_9, x3_9) */
+	vpaddd 2880(%rsp), %ymm11, %ymm13 /* w1_9 = add(x1_9, sb_out_x_7) */
+	vmovdqa 256(%rsp), %ymm15 /* reload r2_7 */
+	vpxor 1440(%rsp), %ymm15, %ymm15 /* w2_9 = xor(r2_7, x1_1) */
+	vmovdqa %ymm4, 256(%rsp) /* spill z_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm4 /* w1_9_sw = lookup16(w1_9, rotl16) */
+	vmovdqa %ymm11, 2880(%rsp) /* spill x1_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w2_9_sw = lookup16(w2_9, rotl16) */
+	vpblendvb %ymm12, %ymm4, %ymm11, %ymm14 /* l1in_9 = blendv(w2_9_sw, w1_9_sw, high16) */
+	vmovdqa %ymm0, 1152(%rsp) /* spill r2_8 */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm0 /* l1in16_9 = blendv(w1_9, w2_9, high16) */
+	vmovdqa %ymm2, 2944(%rsp) /* spill sb_out_x_8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm14, %ymm2 /* ur24_9 = lookup16(l1in_9, rotl24) */
+	vmovdqa %ymm1, 2976(%rsp) /* spill fb_8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm14, %ymm1 /* ur8_9 = lookup16(l1in_9, rotl8) */
+	vpxor %ymm1, %ymm14, %ymm1 /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_9 = xor(ug_acc_9, l1in16_9) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_9_l = shl(ug_9) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_9_r = shr(ug_9) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_9 = or(ur2_9_l, ur2_9_r) */
+	vpxor %ymm2, %ymm14, %ymm1 /* u_acc_9 = xor(l1in_9, ur24_9) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_9 = xor(u_acc_9, ur2_9) */
+	vpblendvb %ymm12, %ymm11, %ymm4, %ymm1 /* l2in_9 = blendv(w1_9_sw, w2_9_sw, high16) */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm2 /* l2in16_9 = blendv(w2_9, w1_9, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_9 = xor(l2in_9, l2in16_9) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_9_l = shl(v8g_9) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_9_r = shr(v8g_9) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_9 = xor(v8_acc_9, v8r6_9) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_9 = blendv(v8_9, u_9, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_9 = blendv(u_9, v8_9, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_9 = shr(sb_in_x_9) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_9_sh = shr(sb_in_y_9) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_9 = blendv(sb_s1_9, sb_s0_9, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_9 = blendv(sb_s0_9, sb_s1_9, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	vmovdqa 288(%rsp), %ymm1 /* reload g1s4 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_9_l = shl(g1s4) */
+	vmovdqa 1568(%rsp), %ymm14 /* reload dbl_14 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_9_r = shr(dbl_14) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_9 = or(s0k_o_9_l, s0k_o_9_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_9 = and(s0k_o_9, modulus) */
+	vmovdqa 416(%rsp), %ymm14 /* reload g1s8 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_9_l = shl(g1s8) */
+	vmovdqa 64(%rsp), %ymm14 /* reload dbl_65 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_9_r = shr(dbl_65) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_9 = or(s4k_o_9_l, s4k_o_9_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_9 = and(s4k_o_9, modulus) */
+	vmovdqa 736(%rsp), %ymm15 /* reload g1s14 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_9_l = shl(g1s14) */
+	vmovdqa 2048(%rsp), %ymm11 /* reload dbl_34 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_9_r = shr(dbl_34) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_9 = or(s10k_o_9_l, s10k_o_9_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_9 = and(s10k_o_9, modulus) */
+	vmovdqa 2240(%rsp), %ymm15 /* reload fb_3 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_9_l = shl(fb_3) */
+	vmovdqa 2464(%rsp), %ymm4 /* reload dbl_45 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_9_r = shr(dbl_45) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_9 = or(s13k_o_9_l, s13k_o_9_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_9 = and(s13k_o_9, modulus) */
+	vmovdqa 2912(%rsp), %ymm15 /* reload fb_7 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_9_l = shl(fb_7) */
+	vmovdqa %ymm5, 1568(%rsp) /* spill dbl_81 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_9_r = shr(dbl_81) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_9 = or(s15k_o_9_l, s15k_o_9_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_9 = and(s15k_o_9, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_18 = add(s0k_9, s4k_9) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_19 = add(s10k_9, s13k_9) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_9 = add(fb0_18, fb0_19) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_9 = add(fb1_9, s15k_9) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_9 = add(fb2_9, g1s4) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_9 = maxs(fb_s_9, fb_p_9) */
+
+	/* Round 5, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2976(%rsp), %ymm4 /* reload fb_8 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_90 = add(fb_8, fb_8) */
+	vmovdqa 2816(%rsp), %ymm11 /* reload fb_6 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_10 = blendv(fb_6, dbl_90, high16) */
+	vmovdqa 2016(%rsp), %ymm14 /* reload fb */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_sw = lookup16(fb, rotl16) */
+	vmovdqa 1824(%rsp), %ymm11 /* reload dbl_25 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_91_sw = lookup16(dbl_25, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_10 = blendv(dbl_91_sw, fb_sw, high16) */
+	vpxor 2944(%rsp), %ymm13, %ymm13 /* x0r1_10 = xor(x0_10, sb_out_x_8) */
+	vpaddd 1152(%rsp), %ymm13, %ymm13 /* w_10 = add(x0r1_10, r2_8) */
+	vpxor 1056(%rsp), %ymm13, %ymm13 /* z_10 = xor(w_10, x2) */
+	vpaddd 2944(%rsp), %ymm11, %ymm15 /* w1_10 = add(x1_10, sb_out_x_8) */
+	vmovdqa %ymm13, 2944(%rsp) /* spill z_10 */
+	vmovdqa 1152(%rsp), %ymm13 /* reload r2_8 */
+	vpxor 1696(%rsp), %ymm13, %ymm13 /* w2_10 = xor(r2_8, x1_2) */
+	vmovdqa %ymm11, 1152(%rsp) /* spill x1_10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_10_sw = lookup16(w1_10, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_10_sw = lookup16(w2_10, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_10 = blendv(w2_10_sw, w1_10_sw, high16) */
+	vmovdqa %ymm0, 1056(%rsp) /* spill r2_9 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_10 = blendv(w1_10, w2_10, high16) */
+	vmovdqa %ymm2, 288(%rsp) /* spill sb_out_x_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_10 = lookup16(l1in_10, rotl24) */
+	vmovdqa %ymm1, 3008(%rsp) /* spill fb_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_10 = lookup16(l1in_10, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_10 = xor(ug_acc_10, l1in16_10) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_10_l = shl(ug_10) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_10_r = shr(ug_10) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_10 = or(ur2_10_l, ur2_10_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_10 = xor(l1in_10, ur24_10) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_10 = xor(u_acc_10, ur2_10) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_10 = blendv(w1_10_sw, w2_10_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_10 = blendv(w2_10, w1_10, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_10 = xor(l2in_10, l2in16_10) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_10_l = shl(v8g_10) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_10_r = shr(v8g_10) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_10 = xor(v8_acc_10, v8r6_10) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_10 = blendv(v8_10, u_10, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_10 = blendv(u_10, v8_10, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_10 = shr(sb_in_x_10) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_10_sh = shr(sb_in_y_10) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_10 = blendv(sb_s1_10, sb_s0_10, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_10 = blendv(sb_s0_10, sb_s1_10, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	vmovdqa 992(%rsp), %ymm1 /* reload g0s5 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_10_l = shl(g0s5) */
+	vmovdqa 928(%rsp), %ymm14 /* reload dbl_2 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_10_r = shr(dbl_2) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_10 = or(s0k_o_10_l, s0k_o_10_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_10 = and(s0k_o_10, modulus) */
+	vmovdqa 800(%rsp), %ymm14 /* reload g0s9 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_10_l = shl(g0s9) */
+	vmovdqa 864(%rsp), %ymm14 /* reload dbl_1 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_10_r = shr(dbl_1) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_10 = or(s4k_o_10_l, s4k_o_10_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_10 = and(s4k_o_10, modulus) */
+	vmovdqa 1536(%rsp), %ymm15 /* reload g0s15 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_10_l = shl(g0s15) */
+	vmovdqa 1312(%rsp), %ymm11 /* reload dbl */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_10_r = shr(dbl) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_10 = or(s10k_o_10_l, s10k_o_10_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_10 = and(s10k_o_10, modulus) */
+	vmovdqa 2784(%rsp), %ymm15 /* reload fb_4 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_10_l = shl(fb_4) */
+	vmovdqa 2656(%rsp), %ymm4 /* reload dbl_54 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_10_r = shr(dbl_54) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_10 = or(s13k_o_10_l, s13k_o_10_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_10 = and(s13k_o_10, modulus) */
+	vmovdqa 2976(%rsp), %ymm15 /* reload fb_8 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_10_l = shl(fb_8) */
+	vmovdqa %ymm5, 928(%rsp) /* spill dbl_90 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_10_r = shr(dbl_90) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_10 = or(s15k_o_10_l, s15k_o_10_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_10 = and(s15k_o_10, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_20 = add(s0k_10, s4k_10) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_21 = add(s10k_10, s13k_10) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_10 = add(fb0_20, fb0_21) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_10 = add(fb1_10, s15k_10) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_10 = add(fb2_10, g0s5) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_10 = maxs(fb_s_10, fb_p_10) */
+
+	/* Round 5, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3008(%rsp), %ymm4 /* reload fb_9 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_99 = add(fb_9, fb_9) */
+	vmovdqa 2912(%rsp), %ymm11 /* reload fb_7 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_11 = blendv(fb_7, dbl_99, high16) */
+	vmovdqa 1792(%rsp), %ymm14 /* reload fb_1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_1_sw = lookup16(fb_1, rotl16) */
+	vmovdqa 2048(%rsp), %ymm11 /* reload dbl_34 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_100_sw = lookup16(dbl_34, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_11 = blendv(dbl_100_sw, fb_1_sw, high16) */
+	vpxor 288(%rsp), %ymm13, %ymm13 /* x0r1_11 = xor(x0_11, sb_out_x_9) */
+	vpaddd 1056(%rsp), %ymm13, %ymm13 /* w_11 = add(x0r1_11, r2_9) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* z_11 = xor(w_11, x2_1) */
+	vpaddd 288(%rsp), %ymm11, %ymm15 /* w1_11 = add(x1_11, sb_out_x_9) */
+	vmovdqa %ymm13, 288(%rsp) /* spill z_11 */
+	vmovdqa 1056(%rsp), %ymm13 /* reload r2_9 */
+	vpxor 1920(%rsp), %ymm13, %ymm13 /* w2_11 = xor(r2_9, x1_3) */
+	vmovdqa %ymm11, 1056(%rsp) /* spill x1_11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_11_sw = lookup16(w1_11, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_11_sw = lookup16(w2_11, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_11 = blendv(w2_11_sw, w1_11_sw, high16) */
+	vmovdqa %ymm0, 672(%rsp) /* spill r2_10 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_11 = blendv(w1_11, w2_11, high16) */
+	vmovdqa %ymm2, 992(%rsp) /* spill sb_out_x_10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_11 = lookup16(l1in_11, rotl24) */
+	vmovdqa %ymm1, 3040(%rsp) /* spill fb_10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_11 = lookup16(l1in_11, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_11 = xor(ug_acc_11, l1in16_11) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_11_l = shl(ug_11) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_11_r = shr(ug_11) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_11 = or(ur2_11_l, ur2_11_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_11 = xor(l1in_11, ur24_11) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_11 = xor(u_acc_11, ur2_11) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_11 = blendv(w1_11_sw, w2_11_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_11 = blendv(w2_11, w1_11, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_11 = xor(l2in_11, l2in16_11) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_11_l = shl(v8g_11) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_11_r = shr(v8g_11) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_11 = or(v8r6_11_l, v8r6_11_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_11 = xor(v8_acc_11, v8r6_11) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_11 = blendv(v8_11, u_11, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_11 = blendv(u_11, v8_11, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_11 = shr(sb_in_x_11) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_11_sh = shr(sb_in_y_11) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_11 = blendv(sb_s1_11, sb_s0_11, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_11 = blendv(sb_s0_11, sb_s1_11, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	vmovdqa 512(%rsp), %ymm1 /* reload g1s5 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_11_l = shl(g1s5) */
+	vmovdqa 1376(%rsp), %ymm14 /* reload dbl_11 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_11_r = shr(dbl_11) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_11 = or(s0k_o_11_l, s0k_o_11_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_11 = and(s0k_o_11, modulus) */
+	vmovdqa 640(%rsp), %ymm14 /* reload g1s9 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_11_l = shl(g1s9) */
+	vmovdqa 1344(%rsp), %ymm14 /* reload dbl_10 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_11_r = shr(dbl_10) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_11 = or(s4k_o_11_l, s4k_o_11_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_11 = and(s4k_o_11, modulus) */
+	vmovdqa 1120(%rsp), %ymm15 /* reload g1s15 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_11_l = shl(g1s15) */
+	vmovdqa 1632(%rsp), %ymm11 /* reload dbl_9 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_11_r = shr(dbl_9) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_11 = or(s10k_o_11_l, s10k_o_11_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_11 = and(s10k_o_11, modulus) */
+	vmovdqa 2624(%rsp), %ymm15 /* reload fb_5 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_11_l = shl(fb_5) */
+	vmovdqa 2848(%rsp), %ymm4 /* reload dbl_63 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_11_r = shr(dbl_63) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_11 = or(s13k_o_11_l, s13k_o_11_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_11 = and(s13k_o_11, modulus) */
+	vmovdqa 3008(%rsp), %ymm15 /* reload fb_9 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_11_l = shl(fb_9) */
+	vmovdqa %ymm5, 1376(%rsp) /* spill dbl_99 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_11_r = shr(dbl_99) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_11 = or(s15k_o_11_l, s15k_o_11_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_11 = and(s15k_o_11, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_22 = add(s0k_11, s4k_11) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_23 = add(s10k_11, s13k_11) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_11 = add(fb0_22, fb0_23) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_11 = add(fb1_11, s15k_11) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_11 = add(fb2_11, g1s5) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_11 = maxs(fb_s_11, fb_p_11) */
+
+	/* Round 6, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3040(%rsp), %ymm4 /* reload fb_10 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_108 = add(fb_10, fb_10) */
+	vmovdqa 2976(%rsp), %ymm11 /* reload fb_8 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_12 = blendv(fb_8, dbl_108, high16) */
+	vmovdqa 2432(%rsp), %ymm14 /* reload fb_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_2_sw = lookup16(fb_2, rotl16) */
+	vmovdqa 1312(%rsp), %ymm11 /* reload dbl */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_109_sw = lookup16(dbl, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_12 = blendv(dbl_109_sw, fb_2_sw, high16) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* x0r1_12 = xor(x0_12, sb_out_x_10) */
+	vpaddd 672(%rsp), %ymm13, %ymm13 /* w_12 = add(x0r1_12, r2_10) */
+	vpxor 1472(%rsp), %ymm13, %ymm13 /* z_12 = xor(w_12, x2_2) */
+	vpaddd 992(%rsp), %ymm11, %ymm15 /* w1_12 = add(x1_12, sb_out_x_10) */
+	vmovdqa %ymm13, 992(%rsp) /* spill z_12 */
+	vmovdqa 672(%rsp), %ymm13 /* reload r2_10 */
+	vpxor 2144(%rsp), %ymm13, %ymm13 /* w2_12 = xor(r2_10, x1_4) */
+	vmovdqa %ymm11, 672(%rsp) /* spill x1_12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_12_sw = lookup16(w1_12, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_12_sw = lookup16(w2_12, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_12 = blendv(w2_12_sw, w1_12_sw, high16) */
+	vmovdqa %ymm0, 1472(%rsp) /* spill r2_11 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_12 = blendv(w1_12, w2_12, high16) */
+	vmovdqa %ymm2, 512(%rsp) /* spill sb_out_x_11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_12 = lookup16(l1in_12, rotl24) */
+	vmovdqa %ymm1, 3072(%rsp) /* spill fb_11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_12 = lookup16(l1in_12, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_12 = xor(ug_acc_12, l1in16_12) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_12_l = shl(ug_12) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_12_r = shr(ug_12) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_12 = or(ur2_12_l, ur2_12_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_12 = xor(l1in_12, ur24_12) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_12 = xor(u_acc_12, ur2_12) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_12 = blendv(w1_12_sw, w2_12_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_12 = blendv(w2_12, w1_12, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_12 = lookup16(l2in_12, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_12 = xor(l2in_12, l2in16_12) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_12_l = shl(v8g_12) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_12_r = shr(v8g_12) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_12 = xor(v8_acc_12, v8r6_12) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_12 = blendv(v8_12, u_12, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_12 = blendv(u_12, v8_12, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_12 = shr(sb_in_x_12) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_12_sh = shr(sb_in_y_12) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_12_aes = aesenclast(sb_s1_12_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_12 = blendv(sb_s1_12, sb_s0_12, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_12 = blendv(sb_s0_12, sb_s1_12, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	vmovdqa 160(%rsp), %ymm1 /* reload g0s6 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_12_l = shl(g0s6) */
+	vmovdqa 384(%rsp), %ymm14 /* reload dbl_20 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_12_r = shr(dbl_20) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_12 = or(s0k_o_12_l, s0k_o_12_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_12 = and(s0k_o_12, modulus) */
+	vmovdqa 1216(%rsp), %ymm14 /* reload g0s10 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_12_l = shl(g0s10) */
+	vmovdqa 1504(%rsp), %ymm14 /* reload dbl_6 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_12_r = shr(dbl_6) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_12 = or(s4k_o_12_l, s4k_o_12_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_12 = and(s4k_o_12, modulus) */
+	vmovdqa 2016(%rsp), %ymm15 /* reload fb */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_12_l = shl(fb) */
+	vmovdqa 1856(%rsp), %ymm11 /* reload dbl_18 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_12_r = shr(dbl_18) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_12 = or(s10k_o_12_l, s10k_o_12_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_12 = and(s10k_o_12, modulus) */
+	vmovdqa 2816(%rsp), %ymm15 /* reload fb_6 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_12_l = shl(fb_6) */
+	vmovdqa 1184(%rsp), %ymm4 /* reload dbl_72 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_12_r = shr(dbl_72) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_12 = or(s13k_o_12_l, s13k_o_12_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_12 = and(s13k_o_12, modulus) */
+	vmovdqa 3040(%rsp), %ymm15 /* reload fb_10 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_12_l = shl(fb_10) */
+	vmovdqa %ymm5, 384(%rsp) /* spill dbl_108 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_12_r = shr(dbl_108) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_12 = or(s15k_o_12_l, s15k_o_12_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_12 = and(s15k_o_12, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_24 = add(s0k_12, s4k_12) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_25 = add(s10k_12, s13k_12) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_12 = add(fb0_24, fb0_25) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_12 = add(fb1_12, s15k_12) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_12 = add(fb2_12, g0s6) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_12 = maxs(fb_s_12, fb_p_12) */
+
+	/* Round 6, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3072(%rsp), %ymm4 /* reload fb_11 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_117 = add(fb_11, fb_11) */
+	vmovdqa 3008(%rsp), %ymm11 /* reload fb_9 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_13 = blendv(fb_9, dbl_117, high16) */
+	vmovdqa 2240(%rsp), %ymm14 /* reload fb_3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_3_sw = lookup16(fb_3, rotl16) */
+	vmovdqa 1632(%rsp), %ymm11 /* reload dbl_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_118_sw = lookup16(dbl_9, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_13 = blendv(dbl_118_sw, fb_3_sw, high16) */
+	vpxor 512(%rsp), %ymm13, %ymm13 /* x0r1_13 = xor(x0_13, sb_out_x_11) */
+	vpaddd 1472(%rsp), %ymm13, %ymm13 /* w_13 = add(x0r1_13, r2_11) */
+	vpxor 1728(%rsp), %ymm13, %ymm13 /* z_13 = xor(w_13, x2_3) */
+	vpaddd 512(%rsp), %ymm11, %ymm15 /* w1_13 = add(x1_13, sb_out_x_11) */
+	vmovdqa %ymm13, 512(%rsp) /* spill z_13 */
+	vmovdqa 1472(%rsp), %ymm13 /* reload r2_11 */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* w2_13 = xor(r2_11, x1_5) */
+	vmovdqa %ymm11, 1472(%rsp) /* spill x1_13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_13_sw = lookup16(w1_13, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_13_sw = lookup16(w2_13, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_13 = blendv(w2_13_sw, w1_13_sw, high16) */
+	vmovdqa %ymm0, 1728(%rsp) /* spill r2_12 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_13 = blendv(w1_13, w2_13, high16) */
+	vmovdqa %ymm2, 160(%rsp) /* spill sb_out_x_12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_13 = lookup16(l1in_13, rotl24) */
+	vmovdqa %ymm1, 3104(%rsp) /* spill fb_12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_13 = lookup16(l1in_13, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_13 = xor(ug_acc_13, l1in16_13) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_13_l = shl(ug_13) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_13_r = shr(ug_13) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_13 = or(ur2_13_l, ur2_13_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_13 = xor(l1in_13, ur24_13) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_13 = xor(u_acc_13, ur2_13) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_13 = blendv(w1_13_sw, w2_13_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_13 = blendv(w2_13, w1_13, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_13 = xor(l2in_13, l2in16_13) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_13_l = shl(v8g_13) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_13_r = shr(v8g_13) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_13 = or(v8r6_13_l, v8r6_13_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_13 = xor(v8_acc_13, v8r6_13) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_13 = blendv(v8_13, u_13, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_13 = blendv(u_13, v8_13, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_13 = shr(sb_in_x_13) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_13_sh = shr(sb_in_y_13) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_13_aes = aesenclast(sb_s1_13_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_13 = blendv(sb_s1_13, sb_s0_13, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_13 = blendv(sb_s0_13, sb_s1_13, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	vmovdqa 352(%rsp), %ymm1 /* reload g1s6 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_13_l = shl(g1s6) */
+	vmovdqa 96(%rsp), %ymm14 /* reload dbl_29 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_13_r = shr(dbl_29) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_13 = or(s0k_o_13_l, s0k_o_13_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_13 = and(s0k_o_13, modulus) */
+	vmovdqa 480(%rsp), %ymm14 /* reload g1s10 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_13_l = shl(g1s10) */
+	vmovdqa 1760(%rsp), %ymm14 /* reload dbl_15 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_13_r = shr(dbl_15) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_13 = or(s4k_o_13_l, s4k_o_13_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_13 = and(s4k_o_13, modulus) */
+	vmovdqa 1792(%rsp), %ymm15 /* reload fb_1 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_13_l = shl(fb_1) */
+	vmovdqa 2080(%rsp), %ymm11 /* reload dbl_27 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_13_r = shr(dbl_27) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_13 = or(s10k_o_13_l, s10k_o_13_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_13 = and(s10k_o_13, modulus) */
+	vmovdqa 2912(%rsp), %ymm15 /* reload fb_7 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_13_l = shl(fb_7) */
+	vmovdqa 1568(%rsp), %ymm4 /* reload dbl_81 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_13_r = shr(dbl_81) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_13 = or(s13k_o_13_l, s13k_o_13_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_13 = and(s13k_o_13, modulus) */
+	vmovdqa 3072(%rsp), %ymm15 /* reload fb_11 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_13_l = shl(fb_11) */
+	vmovdqa %ymm5, 96(%rsp) /* spill dbl_117 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_13_r = shr(dbl_117) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_13 = or(s15k_o_13_l, s15k_o_13_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_13 = and(s15k_o_13, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_26 = add(s0k_13, s4k_13) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_27 = add(s10k_13, s13k_13) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_13 = add(fb0_26, fb0_27) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_13 = add(fb1_13, s15k_13) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_13 = add(fb2_13, g1s6) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_13 = maxs(fb_s_13, fb_p_13) */
+
+	/* Round 7, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3104(%rsp), %ymm4 /* reload fb_12 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_126 = add(fb_12, fb_12) */
+	vmovdqa 3040(%rsp), %ymm11 /* reload fb_10 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_14 = blendv(fb_10, dbl_126, high16) */
+	vmovdqa 2784(%rsp), %ymm14 /* reload fb_4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_4_sw = lookup16(fb_4, rotl16) */
+	vmovdqa 1856(%rsp), %ymm11 /* reload dbl_18 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_127_sw = lookup16(dbl_18, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_14 = blendv(dbl_127_sw, fb_4_sw, high16) */
+	vpxor 160(%rsp), %ymm13, %ymm13 /* x0r1_14 = xor(x0_14, sb_out_x_12) */
+	vpaddd 1728(%rsp), %ymm13, %ymm13 /* w_14 = add(x0r1_14, r2_12) */
+	vpxor 1952(%rsp), %ymm13, %ymm13 /* z_14 = xor(w_14, x2_4) */
+	vpaddd 160(%rsp), %ymm11, %ymm15 /* w1_14 = add(x1_14, sb_out_x_12) */
+	vmovdqa %ymm13, 160(%rsp) /* spill z_14 */
+	vmovdqa 1728(%rsp), %ymm13 /* reload r2_12 */
+	vpxor 2528(%rsp), %ymm13, %ymm13 /* w2_14 = xor(r2_12, x1_6) */
+	vmovdqa %ymm11, 1728(%rsp) /* spill x1_14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_14_sw = lookup16(w1_14, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_14_sw = lookup16(w2_14, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_14 = blendv(w2_14_sw, w1_14_sw, high16) */
+	vmovdqa %ymm0, 1952(%rsp) /* spill r2_13 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_14 = blendv(w1_14, w2_14, high16) */
+	vmovdqa %ymm2, 352(%rsp) /* spill sb_out_x_13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_14 = lookup16(l1in_14, rotl24) */
+	vmovdqa %ymm1, 3136(%rsp) /* spill fb_13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_14 = lookup16(l1in_14, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_14 = xor(ug_acc_14, l1in16_14) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_14_l = shl(ug_14) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_14_r = shr(ug_14) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_14 = or(ur2_14_l, ur2_14_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_14 = xor(l1in_14, ur24_14) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_14 = xor(u_acc_14, ur2_14) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_14 = blendv(w1_14_sw, w2_14_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_14 = blendv(w2_14, w1_14, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_14 = lookup16(l2in_14, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_14 = xor(l2in_14, l2in16_14) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_14_l = shl(v8g_14) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_14_r = shr(v8g_14) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_14 = or(v8r6_14_l, v8r6_14_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_14 = xor(v8_acc_14, v8r6_14) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_14 = blendv(v8_14, u_14, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_14 = blendv(u_14, v8_14, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_14 = shr(sb_in_x_14) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_14_sh = shr(sb_in_y_14) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_14_aes = aesenclast(sb_s1_14_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_14 = blendv(sb_s1_14, sb_s0_14, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_14 = blendv(sb_s0_14, sb_s1_14, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	vmovdqa 896(%rsp), %ymm1 /* reload g0s7 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_14_l = shl(g0s7) */
+	vmovdqa 192(%rsp), %ymm14 /* reload dbl_38 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_14_r = shr(dbl_38) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_14 = or(s0k_o_14_l, s0k_o_14_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_14 = and(s0k_o_14, modulus) */
+	vmovdqa 832(%rsp), %ymm14 /* reload g0s11 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_14_l = shl(g0s11) */
+	vmovdqa 1984(%rsp), %ymm14 /* reload dbl_24 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_14_r = shr(dbl_24) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_14 = or(s4k_o_14_l, s4k_o_14_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_14 = and(s4k_o_14, modulus) */
+	vmovdqa 2432(%rsp), %ymm15 /* reload fb_2 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_14_l = shl(fb_2) */
+	vmovdqa 2272(%rsp), %ymm11 /* reload dbl_36 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_14_r = shr(dbl_36) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_14 = or(s10k_o_14_l, s10k_o_14_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_14 = and(s10k_o_14, modulus) */
+	vmovdqa 2976(%rsp), %ymm15 /* reload fb_8 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_14_l = shl(fb_8) */
+	vmovdqa 928(%rsp), %ymm4 /* reload dbl_90 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_14_r = shr(dbl_90) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_14 = or(s13k_o_14_l, s13k_o_14_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_14 = and(s13k_o_14, modulus) */
+	vmovdqa 3104(%rsp), %ymm15 /* reload fb_12 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_14_l = shl(fb_12) */
+	vmovdqa %ymm5, 192(%rsp) /* spill dbl_126 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_14_r = shr(dbl_126) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_14 = or(s15k_o_14_l, s15k_o_14_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_14 = and(s15k_o_14, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_28 = add(s0k_14, s4k_14) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_29 = add(s10k_14, s13k_14) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_14 = add(fb0_28, fb0_29) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_14 = add(fb1_14, s15k_14) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_14 = add(fb2_14, g0s7) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_14 = maxs(fb_s_14, fb_p_14) */
+
+	/* Round 7, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3136(%rsp), %ymm4 /* reload fb_13 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_135 = add(fb_13, fb_13) */
+	vmovdqa 3072(%rsp), %ymm11 /* reload fb_11 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_15 = blendv(fb_11, dbl_135, high16) */
+	vmovdqa 2624(%rsp), %ymm14 /* reload fb_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_5_sw = lookup16(fb_5, rotl16) */
+	vmovdqa 2080(%rsp), %ymm11 /* reload dbl_27 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_136_sw = lookup16(dbl_27, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_15 = blendv(dbl_136_sw, fb_5_sw, high16) */
+	vpxor 352(%rsp), %ymm13, %ymm13 /* x0r1_15 = xor(x0_15, sb_out_x_13) */
+	vpaddd 1952(%rsp), %ymm13, %ymm13 /* w_15 = add(x0r1_15, r2_13) */
+	vpxor 2176(%rsp), %ymm13, %ymm13 /* z_15 = xor(w_15, x2_5) */
+	vpaddd 352(%rsp), %ymm11, %ymm15 /* w1_15 = add(x1_15, sb_out_x_13) */
+	vmovdqa %ymm13, 352(%rsp) /* spill z_15 */
+	vmovdqa 1952(%rsp), %ymm13 /* reload r2_13 */
+	vpxor 2720(%rsp), %ymm13, %ymm13 /* w2_15 = xor(r2_13, x1_7) */
+	vmovdqa %ymm11, 1952(%rsp) /* spill x1_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_15_sw = lookup16(w1_15, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_15_sw = lookup16(w2_15, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_15 = blendv(w2_15_sw, w1_15_sw, high16) */
+	vmovdqa %ymm0, 2176(%rsp) /* spill r2_14 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_15 = blendv(w1_15, w2_15, high16) */
+	vmovdqa %ymm2, 896(%rsp) /* spill sb_out_x_14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_15 = lookup16(l1in_15, rotl24) */
+	vmovdqa %ymm1, 3168(%rsp) /* spill fb_14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_15 = lookup16(l1in_15, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_15 = xor(ug_acc_15, l1in16_15) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_15_l = shl(ug_15) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_15_r = shr(ug_15) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_15 = or(ur2_15_l, ur2_15_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_15 = xor(l1in_15, ur24_15) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_15 = xor(u_acc_15, ur2_15) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_15 = blendv(w1_15_sw, w2_15_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_15 = blendv(w2_15, w1_15, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_15 = xor(l2in_15, l2in16_15) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_15_l = shl(v8g_15) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_15_r = shr(v8g_15) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_15 = or(v8r6_15_l, v8r6_15_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_15 = xor(v8_acc_15, v8r6_15) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_15 = blendv(v8_15, u_15, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_15 = blendv(u_15, v8_15, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_15 = shr(sb_in_x_15) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_15_sh = shr(sb_in_y_15) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_15_hi = and(sb_in_y_15_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_15_aes = aesenclast(sb_s1_15_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_15 = blendv(sb_s1_15, sb_s0_15, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_15 = blendv(sb_s0_15, sb_s1_15, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	vmovdqa 448(%rsp), %ymm1 /* reload g1s7 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_15_l = shl(g1s7) */
+	vmovdqa 960(%rsp), %ymm14 /* reload dbl_47 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_15_r = shr(dbl_47) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_15 = or(s0k_o_15_l, s0k_o_15_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_15 = and(s0k_o_15, modulus) */
+	vmovdqa 608(%rsp), %ymm14 /* reload g1s11 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_15_l = shl(g1s11) */
+	vmovdqa 2208(%rsp), %ymm14 /* reload dbl_33 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_15_r = shr(dbl_33) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_15 = or(s4k_o_15_l, s4k_o_15_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_15 = and(s4k_o_15, modulus) */
+	vmovdqa 2240(%rsp), %ymm15 /* reload fb_3 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_15_l = shl(fb_3) */
+	vmovdqa 2464(%rsp), %ymm11 /* reload dbl_45 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_15_r = shr(dbl_45) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_15 = or(s10k_o_15_l, s10k_o_15_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_15 = and(s10k_o_15, modulus) */
+	vmovdqa 3008(%rsp), %ymm15 /* reload fb_9 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_15_l = shl(fb_9) */
+	vmovdqa 1376(%rsp), %ymm4 /* reload dbl_99 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_15_r = shr(dbl_99) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_15 = or(s13k_o_15_l, s13k_o_15_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_15 = and(s13k_o_15, modulus) */
+	vmovdqa 3136(%rsp), %ymm15 /* reload fb_13 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_15_l = shl(fb_13) */
+	vmovdqa %ymm5, 960(%rsp) /* spill dbl_135 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_15_r = shr(dbl_135) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_15 = or(s15k_o_15_l, s15k_o_15_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_15 = and(s15k_o_15, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_30 = add(s0k_15, s4k_15) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_31 = add(s10k_15, s13k_15) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_15 = add(fb0_30, fb0_31) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_15 = add(fb1_15, s15k_15) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_15 = add(fb2_15, g1s7) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_15 = add(fb_s_15, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_15 = maxs(fb_s_15, fb_p_15) */
+
+	/* Round 8, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3168(%rsp), %ymm4 /* reload fb_14 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_144 = add(fb_14, fb_14) */
+	vmovdqa 3104(%rsp), %ymm11 /* reload fb_12 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_16 = blendv(fb_12, dbl_144, high16) */
+	vmovdqa 2816(%rsp), %ymm14 /* reload fb_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_6_sw = lookup16(fb_6, rotl16) */
+	vmovdqa 2272(%rsp), %ymm11 /* reload dbl_36 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_145_sw = lookup16(dbl_36, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_16 = blendv(dbl_145_sw, fb_6_sw, high16) */
+	vpxor 896(%rsp), %ymm13, %ymm13 /* x0r1_16 = xor(x0_16, sb_out_x_14) */
+	vpaddd 2176(%rsp), %ymm13, %ymm13 /* w_16 = add(x0r1_16, r2_14) */
+	vpxor 2368(%rsp), %ymm13, %ymm13 /* z_16 = xor(w_16, x2_6) */
+	vpaddd 896(%rsp), %ymm11, %ymm15 /* w1_16 = add(x1_16, sb_out_x_14) */
+	vmovdqa %ymm13, 896(%rsp) /* spill z_16 */
+	vmovdqa 2176(%rsp), %ymm13 /* reload r2_14 */
+	vpxor 2752(%rsp), %ymm13, %ymm13 /* w2_16 = xor(r2_14, x1_8) */
+	vmovdqa %ymm11, 2176(%rsp) /* spill x1_16 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_16_sw = lookup16(w1_16, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_16_sw = lookup16(w2_16, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_16 = blendv(w2_16_sw, w1_16_sw, high16) */
+	vmovdqa %ymm0, 2368(%rsp) /* spill r2_15 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_16 = blendv(w1_16, w2_16, high16) */
+	vmovdqa %ymm2, 448(%rsp) /* spill sb_out_x_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_16 = lookup16(l1in_16, rotl24) */
+	vmovdqa %ymm1, 3200(%rsp) /* spill fb_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_16 = lookup16(l1in_16, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_16 = xor(l1in_16, ur8_16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_16 = xor(ug_acc_16, l1in16_16) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_16_l = shl(ug_16) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_16_r = shr(ug_16) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_16 = or(ur2_16_l, ur2_16_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_16 = xor(l1in_16, ur24_16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_16 = xor(u_acc_16, ur2_16) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_16 = blendv(w1_16_sw, w2_16_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_16 = blendv(w2_16, w1_16, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_16 = lookup16(l2in_16, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_16 = lookup16(l2in_16, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_16 = xor(l2in_16, l2in16_16) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_16 = xor(v8g_acc_16, v8r24_16) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_16_l = shl(v8g_16) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_16_r = shr(v8g_16) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_16 = or(v8r6_16_l, v8r6_16_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_16 = xor(v8r8_16, l2in16_16) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_16 = xor(v8_acc_16, v8r6_16) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_16 = blendv(v8_16, u_16, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_16 = blendv(u_16, v8_16, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_16 = shr(sb_in_x_16) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_16 = and(sb_s0_xs_16, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_16_sh = shr(sb_in_y_16) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_16_hi = and(sb_in_y_16_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_16_l = lookup16(tbl_lo, sb_in_y_16_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_16_h = lookup16(tbl_hi, sb_in_y_16_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_16_aes = aesenclast(sb_s1_16_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_16_aes_sh = shr(sb_s1_16_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_16_aes_hi = and(sb_s1_16_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_16 = blendv(sb_s1_16, sb_s0_16, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_16 = blendv(sb_s0_16, sb_s1_16, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_16 = lookup16(sb_out_y_16, rotl24) */
+	vmovdqa 128(%rsp), %ymm1 /* reload g0s8 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_16_l = shl(g0s8) */
+	vmovdqa 320(%rsp), %ymm14 /* reload dbl_56 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_16_r = shr(dbl_56) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_16 = or(s0k_o_16_l, s0k_o_16_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_16 = and(s0k_o_16, modulus) */
+	vmovdqa 224(%rsp), %ymm14 /* reload g0s12 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_16_l = shl(g0s12) */
+	vmovdqa 2400(%rsp), %ymm14 /* reload dbl_42 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_16_r = shr(dbl_42) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_16 = or(s4k_o_16_l, s4k_o_16_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_16 = and(s4k_o_16, modulus) */
+	vmovdqa 2784(%rsp), %ymm15 /* reload fb_4 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_16_l = shl(fb_4) */
+	vmovdqa 2656(%rsp), %ymm11 /* reload dbl_54 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_16_r = shr(dbl_54) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_16 = or(s10k_o_16_l, s10k_o_16_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_16 = and(s10k_o_16, modulus) */
+	vmovdqa 3040(%rsp), %ymm15 /* reload fb_10 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_16_l = shl(fb_10) */
+	vmovdqa 384(%rsp), %ymm4 /* reload dbl_108 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_16_r = shr(dbl_108) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_16 = or(s13k_o_16_l, s13k_o_16_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_16 = and(s13k_o_16, modulus) */
+	vmovdqa 3168(%rsp), %ymm15 /* reload fb_14 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_16_l = shl(fb_14) */
+	vmovdqa %ymm5, 320(%rsp) /* spill dbl_144 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_16_r = shr(dbl_144) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_16 = or(s15k_o_16_l, s15k_o_16_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_16 = and(s15k_o_16, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_32 = add(s0k_16, s4k_16) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_32 = add(fb0_s_32, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_32 = minu(fb0_s_32, fb0_p_32) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_33 = add(s10k_16, s13k_16) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_16 = add(fb0_32, fb0_33) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_16 = add(fb1_s_16, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_16 = minu(fb1_s_16, fb1_p_16) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_16 = add(fb1_16, s15k_16) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_16 = add(fb2_s_16, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_16 = minu(fb2_s_16, fb2_p_16) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_16 = add(fb2_16, g0s8) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_16 = add(fb_s_16, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_16 = maxs(fb_s_16, fb_p_16) */
+
+	/* Round 8, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3200(%rsp), %ymm4 /* reload fb_15 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_153 = add(fb_15, fb_15) */
+	vmovdqa 3136(%rsp), %ymm11 /* reload fb_13 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_17 = blendv(fb_13, dbl_153, high16) */
+	vmovdqa 2912(%rsp), %ymm14 /* reload fb_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_7_sw = lookup16(fb_7, rotl16) */
+	vmovdqa 2464(%rsp), %ymm11 /* reload dbl_45 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_154_sw = lookup16(dbl_45, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_17 = blendv(dbl_154_sw, fb_7_sw, high16) */
+	vpxor 448(%rsp), %ymm13, %ymm13 /* x0r1_17 = xor(x0_17, sb_out_x_15) */
+	vpaddd 2368(%rsp), %ymm13, %ymm13 /* w_17 = add(x0r1_17, r2_15) */
+	vpxor 2560(%rsp), %ymm13, %ymm13 /* z_17 = xor(w_17, x2_7) */
+	vpaddd 448(%rsp), %ymm11, %ymm15 /* w1_17 = add(x1_17, sb_out_x_15) */
+	vmovdqa %ymm13, 448(%rsp) /* spill z_17 */
+	vmovdqa 2368(%rsp), %ymm13 /* reload r2_15 */
+	vpxor 2880(%rsp), %ymm13, %ymm13 /* w2_17 = xor(r2_15, x1_9) */
+	vmovdqa %ymm11, 2368(%rsp) /* spill x1_17 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_17_sw = lookup16(w1_17, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_17_sw = lookup16(w2_17, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_17 = blendv(w2_17_sw, w1_17_sw, high16) */
+	vmovdqa %ymm0, 2560(%rsp) /* spill r2_16 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_17 = blendv(w1_17, w2_17, high16) */
+	vmovdqa %ymm2, 128(%rsp) /* spill sb_out_x_16 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_17 = lookup16(l1in_17, rotl24) */
+	vmovdqa %ymm1, 3232(%rsp) /* spill fb_16 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_17 = lookup16(l1in_17, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_17 = xor(l1in_17, ur8_17) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_17 = xor(ug_acc_17, l1in16_17) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_17_l = shl(ug_17) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_17_r = shr(ug_17) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_17 = or(ur2_17_l, ur2_17_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_17 = xor(l1in_17, ur24_17) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_17 = xor(u_acc_17, ur2_17) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_17 = blendv(w1_17_sw, w2_17_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_17 = blendv(w2_17, w1_17, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_17 = lookup16(l2in_17, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_17 = lookup16(l2in_17, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_17 = xor(l2in_17, l2in16_17) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_17 = xor(v8g_acc_17, v8r24_17) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_17_l = shl(v8g_17) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_17_r = shr(v8g_17) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_17 = or(v8r6_17_l, v8r6_17_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_17 = xor(v8r8_17, l2in16_17) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_17 = xor(v8_acc_17, v8r6_17) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_17 = blendv(v8_17, u_17, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_17 = blendv(u_17, v8_17, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_17 = and(sb_in_x_17, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_17 = shr(sb_in_x_17) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_17 = and(sb_s0_xs_17, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_17 = lookup16(s0_p1, sb_s0_xl_17) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_17 = xor(sb_s0_p1_17, sb_s0_xh_17) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_17 = lookup16(s0_p2, sb_s0_t_17) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_17 = xor(sb_s0_p2_17, sb_s0_xl_17) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_17 = lookup16(s0_p3_rot, sb_s0_ol_17) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_17 = add(sb_s0_t_17, sb_s0_t_17) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_17 = xor(sb_s0_p3_17, sb_s0_t2_17) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_17_lo = and(sb_in_y_17, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_17_sh = shr(sb_in_y_17) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_17_hi = and(sb_in_y_17_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_17_l = lookup16(tbl_lo, sb_in_y_17_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_17_h = lookup16(tbl_hi, sb_in_y_17_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_17 = xor(sb_s1_k_17_l, sb_s1_k_17_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_17_sr = lookup16(sb_s1_k_17, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_17_aes = aesenclast(sb_s1_17_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_17_aes_lo = and(sb_s1_17_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_17_aes_sh = shr(sb_s1_17_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_17_aes_hi = and(sb_s1_17_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_17_l = lookup16(tbl_lo_1, sb_s1_17_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_17_h = lookup16(tbl_hi_1, sb_s1_17_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_17 = xor(sb_s1_17_l, sb_s1_17_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_17 = blendv(sb_s1_17, sb_s0_17, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_17 = blendv(sb_s0_17, sb_s1_17, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_17 = lookup16(sb_out_y_17, rotl24) */
+	vmovdqa 416(%rsp), %ymm1 /* reload g1s8 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_17_l = shl(g1s8) */
+	vmovdqa 64(%rsp), %ymm14 /* reload dbl_65 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_17_r = shr(dbl_65) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_17 = or(s0k_o_17_l, s0k_o_17_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_17 = and(s0k_o_17, modulus) */
+	vmovdqa 544(%rsp), %ymm14 /* reload g1s12 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_17_l = shl(g1s12) */
+	vmovdqa 2592(%rsp), %ymm14 /* reload dbl_51 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_17_r = shr(dbl_51) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_17 = or(s4k_o_17_l, s4k_o_17_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_17 = and(s4k_o_17, modulus) */
+	vmovdqa 2624(%rsp), %ymm15 /* reload fb_5 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_17_l = shl(fb_5) */
+	vmovdqa 2848(%rsp), %ymm11 /* reload dbl_63 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_17_r = shr(dbl_63) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_17 = or(s10k_o_17_l, s10k_o_17_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_17 = and(s10k_o_17, modulus) */
+	vmovdqa 3072(%rsp), %ymm15 /* reload fb_11 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_17_l = shl(fb_11) */
+	vmovdqa 96(%rsp), %ymm4 /* reload dbl_117 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_17_r = shr(dbl_117) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_17 = or(s13k_o_17_l, s13k_o_17_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_17 = and(s13k_o_17, modulus) */
+	vmovdqa 3200(%rsp), %ymm15 /* reload fb_15 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_17_l = shl(fb_15) */
+	vmovdqa %ymm5, 64(%rsp) /* spill dbl_153 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_17_r = shr(dbl_153) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_17 = or(s15k_o_17_l, s15k_o_17_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_17 = and(s15k_o_17, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_34 = add(s0k_17, s4k_17) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_34 = add(fb0_s_34, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_34 = minu(fb0_s_34, fb0_p_34) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_35 = add(s10k_17, s13k_17) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_35 = add(fb0_s_35, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_35 = minu(fb0_s_35, fb0_p_35) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_17 = add(fb0_34, fb0_35) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_17 = add(fb1_s_17, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_17 = minu(fb1_s_17, fb1_p_17) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_17 = add(fb1_17, s15k_17) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_17 = add(fb2_s_17, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_17 = minu(fb2_s_17, fb2_p_17) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_17 = add(fb2_17, g1s8) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_17 = add(fb_s_17, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_17 = maxs(fb_s_17, fb_p_17) */
+
+	/* Round 9, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3232(%rsp), %ymm4 /* reload fb_16 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_162 = add(fb_16, fb_16) */
+	vmovdqa 3168(%rsp), %ymm11 /* reload fb_14 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_18 = blendv(fb_14, dbl_162, high16) */
+	vmovdqa 2976(%rsp), %ymm14 /* reload fb_8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_8_sw = lookup16(fb_8, rotl16) */
+	vmovdqa 2656(%rsp), %ymm11 /* reload dbl_54 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_163_sw = lookup16(dbl_54, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_18 = blendv(dbl_163_sw, fb_8_sw, high16) */
+	vpxor 128(%rsp), %ymm13, %ymm13 /* x0r1_18 = xor(x0_18, sb_out_x_16) */
+	vpaddd 2560(%rsp), %ymm13, %ymm13 /* w_18 = add(x0r1_18, r2_16) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* z_18 = xor(w_18, x1) */
+	vpaddd 128(%rsp), %ymm11, %ymm15 /* w1_18 = add(x1_18, sb_out_x_16) */
+	vmovdqa %ymm13, 128(%rsp) /* spill z_18 */
+	vmovdqa 2560(%rsp), %ymm13 /* reload r2_16 */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* w2_18 = xor(r2_16, x1_10) */
+	vmovdqa %ymm11, 2560(%rsp) /* spill x1_18 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_18_sw = lookup16(w1_18, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_18_sw = lookup16(w2_18, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_18 = blendv(w2_18_sw, w1_18_sw, high16) */
+	vmovdqa %ymm0, 1088(%rsp) /* spill r2_17 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_18 = blendv(w1_18, w2_18, high16) */
+	vmovdqa %ymm2, 416(%rsp) /* spill sb_out_x_17 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_18 = lookup16(l1in_18, rotl24) */
+	vmovdqa %ymm1, 3264(%rsp) /* spill fb_17 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_18 = lookup16(l1in_18, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_18 = xor(l1in_18, ur8_18) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_18 = xor(ug_acc_18, l1in16_18) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_18_l = shl(ug_18) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_18_r = shr(ug_18) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_18 = or(ur2_18_l, ur2_18_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_18 = xor(l1in_18, ur24_18) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_18 = xor(u_acc_18, ur2_18) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_18 = blendv(w1_18_sw, w2_18_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_18 = blendv(w2_18, w1_18, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_18 = lookup16(l2in_18, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_18 = lookup16(l2in_18, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_18 = xor(l2in_18, l2in16_18) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_18 = xor(v8g_acc_18, v8r24_18) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_18_l = shl(v8g_18) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_18_r = shr(v8g_18) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_18 = or(v8r6_18_l, v8r6_18_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_18 = xor(v8r8_18, l2in16_18) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_18 = xor(v8_acc_18, v8r6_18) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_18 = blendv(v8_18, u_18, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_18 = blendv(u_18, v8_18, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_18 = and(sb_in_x_18, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_18 = shr(sb_in_x_18) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_18 = and(sb_s0_xs_18, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_18 = lookup16(s0_p1, sb_s0_xl_18) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_18 = xor(sb_s0_p1_18, sb_s0_xh_18) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_18 = lookup16(s0_p2, sb_s0_t_18) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_18 = xor(sb_s0_p2_18, sb_s0_xl_18) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_18 = lookup16(s0_p3_rot, sb_s0_ol_18) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_18 = add(sb_s0_t_18, sb_s0_t_18) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_18 = xor(sb_s0_p3_18, sb_s0_t2_18) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_18_lo = and(sb_in_y_18, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_18_sh = shr(sb_in_y_18) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_18_hi = and(sb_in_y_18_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_18_l = lookup16(tbl_lo, sb_in_y_18_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_18_h = lookup16(tbl_hi, sb_in_y_18_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_18 = xor(sb_s1_k_18_l, sb_s1_k_18_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_18_sr = lookup16(sb_s1_k_18, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_18_aes = aesenclast(sb_s1_18_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_18_aes_lo = and(sb_s1_18_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_18_aes_sh = shr(sb_s1_18_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_18_aes_hi = and(sb_s1_18_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_18_l = lookup16(tbl_lo_1, sb_s1_18_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_18_h = lookup16(tbl_hi_1, sb_s1_18_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_18 = xor(sb_s1_18_l, sb_s1_18_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_18 = blendv(sb_s1_18, sb_s0_18, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_18 = blendv(sb_s0_18, sb_s1_18, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_18 = lookup16(sb_out_y_18, rotl24) */
+	vmovdqa 800(%rsp), %ymm1 /* reload g0s9 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_18_l = shl(g0s9) */
+	vmovdqa 864(%rsp), %ymm14 /* reload dbl_1 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_18_r = shr(dbl_1) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_18 = or(s0k_o_18_l, s0k_o_18_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_18 = and(s0k_o_18, modulus) */
+	vmovdqa 1248(%rsp), %ymm14 /* reload g0s13 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_18_l = shl(g0s13) */
+	vmovdqa 1280(%rsp), %ymm14 /* reload dbl_7 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_18_r = shr(dbl_7) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_18 = or(s4k_o_18_l, s4k_o_18_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_18 = and(s4k_o_18, modulus) */
+	vmovdqa 2816(%rsp), %ymm15 /* reload fb_6 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_18_l = shl(fb_6) */
+	vmovdqa 1184(%rsp), %ymm11 /* reload dbl_72 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_18_r = shr(dbl_72) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_18 = or(s10k_o_18_l, s10k_o_18_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_18 = and(s10k_o_18, modulus) */
+	vmovdqa 3104(%rsp), %ymm15 /* reload fb_12 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_18_l = shl(fb_12) */
+	vmovdqa 192(%rsp), %ymm4 /* reload dbl_126 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_18_r = shr(dbl_126) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_18 = or(s13k_o_18_l, s13k_o_18_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_18 = and(s13k_o_18, modulus) */
+	vmovdqa 3232(%rsp), %ymm15 /* reload fb_16 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_18_l = shl(fb_16) */
+	vmovdqa %ymm5, 864(%rsp) /* spill dbl_162 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_18_r = shr(dbl_162) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_18 = or(s15k_o_18_l, s15k_o_18_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_18 = and(s15k_o_18, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_36 = add(s0k_18, s4k_18) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_37 = add(s10k_18, s13k_18) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_37 = add(fb0_s_37, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_37 = minu(fb0_s_37, fb0_p_37) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_18 = add(fb0_36, fb0_37) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_18 = add(fb1_s_18, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_18 = minu(fb1_s_18, fb1_p_18) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_18 = add(fb1_18, s15k_18) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_18 = add(fb2_s_18, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_18 = minu(fb2_s_18, fb2_p_18) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_18 = add(fb2_18, g0s9) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_18 = add(fb_s_18, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_18 = maxs(fb_s_18, fb_p_18) */
+
+	/* Round 9, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3264(%rsp), %ymm4 /* reload fb_17 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_171 = add(fb_17, fb_17) */
+	vmovdqa 3200(%rsp), %ymm11 /* reload fb_15 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_19 = blendv(fb_15, dbl_171, high16) */
+	vmovdqa 3008(%rsp), %ymm14 /* reload fb_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_9_sw = lookup16(fb_9, rotl16) */
+	vmovdqa 2848(%rsp), %ymm11 /* reload dbl_63 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_172_sw = lookup16(dbl_63, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_19 = blendv(dbl_172_sw, fb_9_sw, high16) */
+	vpxor 416(%rsp), %ymm13, %ymm13 /* x0r1_19 = xor(x0_19, sb_out_x_17) */
+	vpaddd 1088(%rsp), %ymm13, %ymm13 /* w_19 = add(x0r1_19, r2_17) */
+	vpxor 1440(%rsp), %ymm13, %ymm13 /* z_19 = xor(w_19, x1_1) */
+	vpaddd 416(%rsp), %ymm11, %ymm15 /* w1_19 = add(x1_19, sb_out_x_17) */
+	vmovdqa %ymm13, 416(%rsp) /* spill z_19 */
+	vmovdqa 1088(%rsp), %ymm13 /* reload r2_17 */
+	vpxor 1056(%rsp), %ymm13, %ymm13 /* w2_19 = xor(r2_17, x1_11) */
+	vmovdqa %ymm11, 1088(%rsp) /* spill x1_19 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_19_sw = lookup16(w1_19, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_19_sw = lookup16(w2_19, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_19 = blendv(w2_19_sw, w1_19_sw, high16) */
+	vmovdqa %ymm0, 1440(%rsp) /* spill r2_18 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_19 = blendv(w1_19, w2_19, high16) */
+	vmovdqa %ymm2, 800(%rsp) /* spill sb_out_x_18 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_19 = lookup16(l1in_19, rotl24) */
+	vmovdqa %ymm1, 3296(%rsp) /* spill fb_18 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_19 = lookup16(l1in_19, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_19 = xor(l1in_19, ur8_19) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_19 = xor(ug_acc_19, l1in16_19) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_19_l = shl(ug_19) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_19_r = shr(ug_19) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_19 = or(ur2_19_l, ur2_19_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_19 = xor(l1in_19, ur24_19) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_19 = xor(u_acc_19, ur2_19) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_19 = blendv(w1_19_sw, w2_19_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_19 = blendv(w2_19, w1_19, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_19 = lookup16(l2in_19, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_19 = lookup16(l2in_19, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_19 = xor(l2in_19, l2in16_19) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_19 = xor(v8g_acc_19, v8r24_19) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_19_l = shl(v8g_19) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_19_r = shr(v8g_19) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_19 = or(v8r6_19_l, v8r6_19_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_19 = xor(v8r8_19, l2in16_19) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_19 = xor(v8_acc_19, v8r6_19) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_19 = blendv(v8_19, u_19, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_19 = blendv(u_19, v8_19, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_19 = and(sb_in_x_19, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_19 = shr(sb_in_x_19) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_19 = and(sb_s0_xs_19, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_19 = lookup16(s0_p1, sb_s0_xl_19) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_19 = xor(sb_s0_p1_19, sb_s0_xh_19) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_19 = lookup16(s0_p2, sb_s0_t_19) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_19 = xor(sb_s0_p2_19, sb_s0_xl_19) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_19 = lookup16(s0_p3_rot, sb_s0_ol_19) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_19 = add(sb_s0_t_19, sb_s0_t_19) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_19 = xor(sb_s0_p3_19, sb_s0_t2_19) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_19_lo = and(sb_in_y_19, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_19_sh = shr(sb_in_y_19) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_19_hi = and(sb_in_y_19_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_19_l = lookup16(tbl_lo, sb_in_y_19_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_19_h = lookup16(tbl_hi, sb_in_y_19_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_19 = xor(sb_s1_k_19_l, sb_s1_k_19_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_19_sr = lookup16(sb_s1_k_19, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_19_aes = aesenclast(sb_s1_19_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_19_aes_lo = and(sb_s1_19_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_19_aes_sh = shr(sb_s1_19_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_19_aes_hi = and(sb_s1_19_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_19_l = lookup16(tbl_lo_1, sb_s1_19_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_19_h = lookup16(tbl_hi_1, sb_s1_19_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_19 = xor(sb_s1_19_l, sb_s1_19_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_19 = blendv(sb_s1_19, sb_s0_19, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_19 = blendv(sb_s0_19, sb_s1_19, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_19 = lookup16(sb_out_y_19, rotl24) */
+	vmovdqa 640(%rsp), %ymm1 /* reload g1s9 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_19_l = shl(g1s9) */
+	vmovdqa 1344(%rsp), %ymm14 /* reload dbl_10 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_19_r = shr(dbl_10) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_19 = or(s0k_o_19_l, s0k_o_19_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_19 = and(s0k_o_19, modulus) */
+	vmovdqa 576(%rsp), %ymm14 /* reload g1s13 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_19_l = shl(g1s13) */
+	vmovdqa 1600(%rsp), %ymm14 /* reload dbl_16 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_19_r = shr(dbl_16) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_19 = or(s4k_o_19_l, s4k_o_19_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_19 = and(s4k_o_19, modulus) */
+	vmovdqa 2912(%rsp), %ymm15 /* reload fb_7 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_19_l = shl(fb_7) */
+	vmovdqa 1568(%rsp), %ymm11 /* reload dbl_81 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_19_r = shr(dbl_81) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_19 = or(s10k_o_19_l, s10k_o_19_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_19 = and(s10k_o_19, modulus) */
+	vmovdqa 3136(%rsp), %ymm15 /* reload fb_13 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_19_l = shl(fb_13) */
+	vmovdqa 960(%rsp), %ymm4 /* reload dbl_135 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_19_r = shr(dbl_135) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_19 = or(s13k_o_19_l, s13k_o_19_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_19 = and(s13k_o_19, modulus) */
+	vmovdqa 3264(%rsp), %ymm15 /* reload fb_17 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_19_l = shl(fb_17) */
+	vmovdqa %ymm5, 1344(%rsp) /* spill dbl_171 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_19_r = shr(dbl_171) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_19 = or(s15k_o_19_l, s15k_o_19_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_19 = and(s15k_o_19, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_38 = add(s0k_19, s4k_19) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_38 = add(fb0_s_38, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_38 = minu(fb0_s_38, fb0_p_38) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_39 = add(s10k_19, s13k_19) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_19 = add(fb0_38, fb0_39) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_19 = add(fb1_s_19, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_19 = minu(fb1_s_19, fb1_p_19) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_19 = add(fb1_19, s15k_19) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_19 = add(fb2_s_19, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_19 = minu(fb2_s_19, fb2_p_19) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_19 = add(fb2_19, g1s9) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_19 = add(fb_s_19, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_19 = maxs(fb_s_19, fb_p_19) */
+
+	/* Round 10, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3296(%rsp), %ymm4 /* reload fb_18 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_180 = add(fb_18, fb_18) */
+	vmovdqa 3232(%rsp), %ymm11 /* reload fb_16 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_20 = blendv(fb_16, dbl_180, high16) */
+	vmovdqa 3040(%rsp), %ymm14 /* reload fb_10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_10_sw = lookup16(fb_10, rotl16) */
+	vmovdqa 1184(%rsp), %ymm11 /* reload dbl_72 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_181_sw = lookup16(dbl_72, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_20 = blendv(dbl_181_sw, fb_10_sw, high16) */
+	vpxor 800(%rsp), %ymm13, %ymm13 /* x0r1_20 = xor(x0_20, sb_out_x_18) */
+	vpaddd 1440(%rsp), %ymm13, %ymm13 /* w_20 = add(x0r1_20, r2_18) */
+	vpxor 1696(%rsp), %ymm13, %ymm13 /* z_20 = xor(w_20, x1_2) */
+	vpaddd 800(%rsp), %ymm11, %ymm15 /* w1_20 = add(x1_20, sb_out_x_18) */
+	vmovdqa %ymm13, 800(%rsp) /* spill z_20 */
+	vmovdqa 1440(%rsp), %ymm13 /* reload r2_18 */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* w2_20 = xor(r2_18, x1_12) */
+	vmovdqa %ymm11, 1440(%rsp) /* spill x1_20 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_20_sw = lookup16(w1_20, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_20_sw = lookup16(w2_20, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_20 = blendv(w2_20_sw, w1_20_sw, high16) */
+	vmovdqa %ymm0, 1696(%rsp) /* spill r2_19 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_20 = blendv(w1_20, w2_20, high16) */
+	vmovdqa %ymm2, 640(%rsp) /* spill sb_out_x_19 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_20 = lookup16(l1in_20, rotl24) */
+	vmovdqa %ymm1, 3328(%rsp) /* spill fb_19 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_20 = lookup16(l1in_20, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_20 = xor(l1in_20, ur8_20) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_20 = xor(ug_acc_20, l1in16_20) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_20_l = shl(ug_20) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_20_r = shr(ug_20) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_20 = or(ur2_20_l, ur2_20_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_20 = xor(l1in_20, ur24_20) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_20 = xor(u_acc_20, ur2_20) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_20 = blendv(w1_20_sw, w2_20_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_20 = blendv(w2_20, w1_20, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_20 = lookup16(l2in_20, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_20 = lookup16(l2in_20, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_20 = xor(l2in_20, l2in16_20) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_20 = xor(v8g_acc_20, v8r24_20) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_20_l = shl(v8g_20) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_20_r = shr(v8g_20) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_20 = or(v8r6_20_l, v8r6_20_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_20 = xor(v8r8_20, l2in16_20) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_20 = xor(v8_acc_20, v8r6_20) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_20 = blendv(v8_20, u_20, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_20 = blendv(u_20, v8_20, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_20 = and(sb_in_x_20, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_20 = shr(sb_in_x_20) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_20 = and(sb_s0_xs_20, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_20 = lookup16(s0_p1, sb_s0_xl_20) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_20 = xor(sb_s0_p1_20, sb_s0_xh_20) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_20 = lookup16(s0_p2, sb_s0_t_20) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_20 = xor(sb_s0_p2_20, sb_s0_xl_20) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_20 = lookup16(s0_p3_rot, sb_s0_ol_20) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_20 = add(sb_s0_t_20, sb_s0_t_20) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_20 = xor(sb_s0_p3_20, sb_s0_t2_20) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_20_lo = and(sb_in_y_20, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_20_sh = shr(sb_in_y_20) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_20_hi = and(sb_in_y_20_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_20_l = lookup16(tbl_lo, sb_in_y_20_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_20_h = lookup16(tbl_hi, sb_in_y_20_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_20 = xor(sb_s1_k_20_l, sb_s1_k_20_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_20_sr = lookup16(sb_s1_k_20, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_20_aes = aesenclast(sb_s1_20_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_20_aes_lo = and(sb_s1_20_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_20_aes_sh = shr(sb_s1_20_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_20_aes_hi = and(sb_s1_20_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_20_l = lookup16(tbl_lo_1, sb_s1_20_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_20_h = lookup16(tbl_hi_1, sb_s1_20_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_20 = xor(sb_s1_20_l, sb_s1_20_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_20 = blendv(sb_s1_20, sb_s0_20, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_20 = blendv(sb_s0_20, sb_s1_20, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_20 = lookup16(sb_out_y_20, rotl24) */
+	vmovdqa 1216(%rsp), %ymm1 /* reload g0s10 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_20_l = shl(g0s10) */
+	vmovdqa 1504(%rsp), %ymm14 /* reload dbl_6 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_20_r = shr(dbl_6) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_20 = or(s0k_o_20_l, s0k_o_20_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_20 = and(s0k_o_20, modulus) */
+	vmovdqa 768(%rsp), %ymm14 /* reload g0s14 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_20_l = shl(g0s14) */
+	vmovdqa 1824(%rsp), %ymm14 /* reload dbl_25 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_20_r = shr(dbl_25) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_20 = or(s4k_o_20_l, s4k_o_20_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_20 = and(s4k_o_20, modulus) */
+	vmovdqa 2976(%rsp), %ymm15 /* reload fb_8 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_20_l = shl(fb_8) */
+	vmovdqa 928(%rsp), %ymm11 /* reload dbl_90 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_20_r = shr(dbl_90) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_20 = or(s10k_o_20_l, s10k_o_20_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_20 = and(s10k_o_20, modulus) */
+	vmovdqa 3168(%rsp), %ymm15 /* reload fb_14 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_20_l = shl(fb_14) */
+	vmovdqa 320(%rsp), %ymm4 /* reload dbl_144 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_20_r = shr(dbl_144) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_20 = or(s13k_o_20_l, s13k_o_20_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_20 = and(s13k_o_20, modulus) */
+	vmovdqa 3296(%rsp), %ymm15 /* reload fb_18 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_20_l = shl(fb_18) */
+	vmovdqa %ymm5, 1504(%rsp) /* spill dbl_180 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_20_r = shr(dbl_180) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_20 = or(s15k_o_20_l, s15k_o_20_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_20 = and(s15k_o_20, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_40 = add(s0k_20, s4k_20) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_40 = add(fb0_s_40, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_40 = minu(fb0_s_40, fb0_p_40) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_41 = add(s10k_20, s13k_20) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_41 = add(fb0_s_41, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_41 = minu(fb0_s_41, fb0_p_41) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_20 = add(fb0_40, fb0_41) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_20 = add(fb1_s_20, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_20 = minu(fb1_s_20, fb1_p_20) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_20 = add(fb1_20, s15k_20) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_20 = add(fb2_s_20, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_20 = minu(fb2_s_20, fb2_p_20) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_20 = add(fb2_20, g0s10) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_20 = add(fb_s_20, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_20 = maxs(fb_s_20, fb_p_20) */
+
+	/* Round 10, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3328(%rsp), %ymm4 /* reload fb_19 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_189 = add(fb_19, fb_19) */
+	vmovdqa 3264(%rsp), %ymm11 /* reload fb_17 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_21 = blendv(fb_17, dbl_189, high16) */
+	vmovdqa 3072(%rsp), %ymm14 /* reload fb_11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_11_sw = lookup16(fb_11, rotl16) */
+	vmovdqa 1568(%rsp), %ymm11 /* reload dbl_81 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_190_sw = lookup16(dbl_81, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_21 = blendv(dbl_190_sw, fb_11_sw, high16) */
+	vpxor 640(%rsp), %ymm13, %ymm13 /* x0r1_21 = xor(x0_21, sb_out_x_19) */
+	vpaddd 1696(%rsp), %ymm13, %ymm13 /* w_21 = add(x0r1_21, r2_19) */
+	vpxor 1920(%rsp), %ymm13, %ymm13 /* z_21 = xor(w_21, x1_3) */
+	vpaddd 640(%rsp), %ymm11, %ymm15 /* w1_21 = add(x1_21, sb_out_x_19) */
+	vmovdqa %ymm13, 640(%rsp) /* spill z_21 */
+	vmovdqa 1696(%rsp), %ymm13 /* reload r2_19 */
+	vpxor 1472(%rsp), %ymm13, %ymm13 /* w2_21 = xor(r2_19, x1_13) */
+	vmovdqa %ymm11, 1696(%rsp) /* spill x1_21 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_21_sw = lookup16(w1_21, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_21_sw = lookup16(w2_21, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_21 = blendv(w2_21_sw, w1_21_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_20 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_21 = blendv(w1_21, w2_21, high16) */
+	vmovdqa %ymm2, 1216(%rsp) /* spill sb_out_x_20 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_21 = lookup16(l1in_21, rotl24) */
+	vmovdqa %ymm1, 3360(%rsp) /* spill fb_20 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_21 = lookup16(l1in_21, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_21 = xor(l1in_21, ur8_21) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_21 = xor(ug_acc_21, l1in16_21) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_21_l = shl(ug_21) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_21_r = shr(ug_21) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_21 = or(ur2_21_l, ur2_21_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_21 = xor(l1in_21, ur24_21) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_21 = xor(u_acc_21, ur2_21) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_21 = blendv(w1_21_sw, w2_21_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_21 = blendv(w2_21, w1_21, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_21 = lookup16(l2in_21, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_21 = lookup16(l2in_21, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_21 = xor(l2in_21, l2in16_21) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_21 = xor(v8g_acc_21, v8r24_21) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_21_l = shl(v8g_21) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_21_r = shr(v8g_21) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_21 = or(v8r6_21_l, v8r6_21_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_21 = xor(v8r8_21, l2in16_21) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_21 = xor(v8_acc_21, v8r6_21) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_21 = blendv(v8_21, u_21, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_21 = blendv(u_21, v8_21, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_21 = and(sb_in_x_21, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_21 = shr(sb_in_x_21) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_21 = and(sb_s0_xs_21, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_21 = lookup16(s0_p1, sb_s0_xl_21) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_21 = xor(sb_s0_p1_21, sb_s0_xh_21) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_21 = lookup16(s0_p2, sb_s0_t_21) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_21 = xor(sb_s0_p2_21, sb_s0_xl_21) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_21 = lookup16(s0_p3_rot, sb_s0_ol_21) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_21 = add(sb_s0_t_21, sb_s0_t_21) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_21 = xor(sb_s0_p3_21, sb_s0_t2_21) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_21_lo = and(sb_in_y_21, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_21_sh = shr(sb_in_y_21) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_21_hi = and(sb_in_y_21_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_21_l = lookup16(tbl_lo, sb_in_y_21_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_21_h = lookup16(tbl_hi, sb_in_y_21_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_21 = xor(sb_s1_k_21_l, sb_s1_k_21_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_21_sr = lookup16(sb_s1_k_21, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_21_aes = aesenclast(sb_s1_21_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_21_aes_lo = and(sb_s1_21_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_21_aes_sh = shr(sb_s1_21_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_21_aes_hi = and(sb_s1_21_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_21_l = lookup16(tbl_lo_1, sb_s1_21_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_21_h = lookup16(tbl_hi_1, sb_s1_21_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_21 = xor(sb_s1_21_l, sb_s1_21_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_21 = blendv(sb_s1_21, sb_s0_21, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_21 = blendv(sb_s0_21, sb_s1_21, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_21 = lookup16(sb_out_y_21, rotl24) */
+	vmovdqa 480(%rsp), %ymm1 /* reload g1s10 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_21_l = shl(g1s10) */
+	vmovdqa 1760(%rsp), %ymm14 /* reload dbl_15 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_21_r = shr(dbl_15) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_21 = or(s0k_o_21_l, s0k_o_21_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_21 = and(s0k_o_21, modulus) */
+	vmovdqa 736(%rsp), %ymm14 /* reload g1s14 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_21_l = shl(g1s14) */
+	vmovdqa 2048(%rsp), %ymm14 /* reload dbl_34 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_21_r = shr(dbl_34) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_21 = or(s4k_o_21_l, s4k_o_21_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_21 = and(s4k_o_21, modulus) */
+	vmovdqa 3008(%rsp), %ymm15 /* reload fb_9 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_21_l = shl(fb_9) */
+	vmovdqa 1376(%rsp), %ymm11 /* reload dbl_99 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_21_r = shr(dbl_99) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_21 = or(s10k_o_21_l, s10k_o_21_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_21 = and(s10k_o_21, modulus) */
+	vmovdqa 3200(%rsp), %ymm15 /* reload fb_15 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_21_l = shl(fb_15) */
+	vmovdqa 64(%rsp), %ymm4 /* reload dbl_153 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_21_r = shr(dbl_153) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_21 = or(s13k_o_21_l, s13k_o_21_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_21 = and(s13k_o_21, modulus) */
+	vmovdqa 3328(%rsp), %ymm15 /* reload fb_19 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_21_l = shl(fb_19) */
+	vmovdqa %ymm5, 1760(%rsp) /* spill dbl_189 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_21_r = shr(dbl_189) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_21 = or(s15k_o_21_l, s15k_o_21_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_21 = and(s15k_o_21, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_42 = add(s0k_21, s4k_21) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_43 = add(s10k_21, s13k_21) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_43 = add(fb0_s_43, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_43 = minu(fb0_s_43, fb0_p_43) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_21 = add(fb0_42, fb0_43) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_21 = add(fb1_s_21, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_21 = minu(fb1_s_21, fb1_p_21) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_21 = add(fb1_21, s15k_21) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_21 = add(fb2_s_21, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_21 = minu(fb2_s_21, fb2_p_21) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_21 = add(fb2_21, g1s10) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_21 = add(fb_s_21, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_21 = maxs(fb_s_21, fb_p_21) */
+
+	/* Round 11, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3360(%rsp), %ymm4 /* reload fb_20 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_198 = add(fb_20, fb_20) */
+	vmovdqa 3296(%rsp), %ymm11 /* reload fb_18 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_22 = blendv(fb_18, dbl_198, high16) */
+	vmovdqa 3104(%rsp), %ymm14 /* reload fb_12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_12_sw = lookup16(fb_12, rotl16) */
+	vmovdqa 928(%rsp), %ymm11 /* reload dbl_90 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_199_sw = lookup16(dbl_90, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_22 = blendv(dbl_199_sw, fb_12_sw, high16) */
+	vpxor 1216(%rsp), %ymm13, %ymm13 /* x0r1_22 = xor(x0_22, sb_out_x_20) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_22 = add(x0r1_22, r2_20) */
+	vpxor 2144(%rsp), %ymm13, %ymm13 /* z_22 = xor(w_22, x1_4) */
+	vpaddd 1216(%rsp), %ymm11, %ymm15 /* w1_22 = add(x1_22, sb_out_x_20) */
+	vmovdqa %ymm13, 1216(%rsp) /* spill z_22 */
+	vmovdqa 1920(%rsp), %ymm13 /* reload r2_20 */
+	vpxor 1728(%rsp), %ymm13, %ymm13 /* w2_22 = xor(r2_20, x1_14) */
+	vmovdqa %ymm11, 1728(%rsp) /* spill x1_22 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_22_sw = lookup16(w1_22, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_22_sw = lookup16(w2_22, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_22 = blendv(w2_22_sw, w1_22_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_21 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_22 = blendv(w1_22, w2_22, high16) */
+	vmovdqa %ymm2, 2144(%rsp) /* spill sb_out_x_21 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_22 = lookup16(l1in_22, rotl24) */
+	vmovdqa %ymm1, 928(%rsp) /* spill fb_21 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_22 = lookup16(l1in_22, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_22 = xor(l1in_22, ur8_22) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_22 = xor(ug_acc_22, l1in16_22) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_22_l = shl(ug_22) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_22_r = shr(ug_22) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_22 = or(ur2_22_l, ur2_22_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_22 = xor(l1in_22, ur24_22) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_22 = xor(u_acc_22, ur2_22) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_22 = blendv(w1_22_sw, w2_22_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_22 = blendv(w2_22, w1_22, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_22 = lookup16(l2in_22, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_22 = lookup16(l2in_22, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_22 = xor(l2in_22, l2in16_22) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_22 = xor(v8g_acc_22, v8r24_22) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_22_l = shl(v8g_22) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_22_r = shr(v8g_22) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_22 = or(v8r6_22_l, v8r6_22_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_22 = xor(v8r8_22, l2in16_22) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_22 = xor(v8_acc_22, v8r6_22) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_22 = blendv(v8_22, u_22, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_22 = blendv(u_22, v8_22, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_22 = and(sb_in_x_22, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_22 = shr(sb_in_x_22) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_22 = and(sb_s0_xs_22, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_22 = lookup16(s0_p1, sb_s0_xl_22) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_22 = xor(sb_s0_p1_22, sb_s0_xh_22) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_22 = lookup16(s0_p2, sb_s0_t_22) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_22 = xor(sb_s0_p2_22, sb_s0_xl_22) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_22 = lookup16(s0_p3_rot, sb_s0_ol_22) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_22 = add(sb_s0_t_22, sb_s0_t_22) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_22 = xor(sb_s0_p3_22, sb_s0_t2_22) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_22_lo = and(sb_in_y_22, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_22_sh = shr(sb_in_y_22) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_22_hi = and(sb_in_y_22_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_22_l = lookup16(tbl_lo, sb_in_y_22_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_22_h = lookup16(tbl_hi, sb_in_y_22_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_22 = xor(sb_s1_k_22_l, sb_s1_k_22_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_22_sr = lookup16(sb_s1_k_22, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_22_aes = aesenclast(sb_s1_22_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_22_aes_lo = and(sb_s1_22_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_22_aes_sh = shr(sb_s1_22_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_22_aes_hi = and(sb_s1_22_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_22_l = lookup16(tbl_lo_1, sb_s1_22_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_22_h = lookup16(tbl_hi_1, sb_s1_22_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_22 = xor(sb_s1_22_l, sb_s1_22_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_22 = blendv(sb_s1_22, sb_s0_22, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_22 = blendv(sb_s0_22, sb_s1_22, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_22 = lookup16(sb_out_y_22, rotl24) */
+	vmovdqa 832(%rsp), %ymm1 /* reload g0s11 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_22_l = shl(g0s11) */
+	vmovdqa 1984(%rsp), %ymm14 /* reload dbl_24 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_22_r = shr(dbl_24) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_22 = or(s0k_o_22_l, s0k_o_22_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_22 = and(s0k_o_22, modulus) */
+	vmovdqa 1536(%rsp), %ymm14 /* reload g0s15 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_22_l = shl(g0s15) */
+	vmovdqa 1312(%rsp), %ymm14 /* reload dbl */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_22_r = shr(dbl) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_22 = or(s4k_o_22_l, s4k_o_22_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_22 = and(s4k_o_22, modulus) */
+	vmovdqa 3040(%rsp), %ymm15 /* reload fb_10 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_22_l = shl(fb_10) */
+	vmovdqa 384(%rsp), %ymm11 /* reload dbl_108 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_22_r = shr(dbl_108) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_22 = or(s10k_o_22_l, s10k_o_22_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_22 = and(s10k_o_22, modulus) */
+	vmovdqa 3232(%rsp), %ymm15 /* reload fb_16 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_22_l = shl(fb_16) */
+	vmovdqa 864(%rsp), %ymm4 /* reload dbl_162 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_22_r = shr(dbl_162) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_22 = or(s13k_o_22_l, s13k_o_22_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_22 = and(s13k_o_22, modulus) */
+	vmovdqa 3360(%rsp), %ymm15 /* reload fb_20 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_22_l = shl(fb_20) */
+	vmovdqa %ymm5, 1984(%rsp) /* spill dbl_198 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_22_r = shr(dbl_198) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_22 = or(s15k_o_22_l, s15k_o_22_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_22 = and(s15k_o_22, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_44 = add(s0k_22, s4k_22) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_44 = add(fb0_s_44, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_44 = minu(fb0_s_44, fb0_p_44) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_45 = add(s10k_22, s13k_22) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_22 = add(fb0_44, fb0_45) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_22 = add(fb1_s_22, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_22 = minu(fb1_s_22, fb1_p_22) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_22 = add(fb1_22, s15k_22) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_22 = add(fb2_s_22, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_22 = minu(fb2_s_22, fb2_p_22) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_22 = add(fb2_22, g0s11) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_22 = add(fb_s_22, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_22 = maxs(fb_s_22, fb_p_22) */
+
+	/* Round 11, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 928(%rsp), %ymm4 /* reload fb_21 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_207 = add(fb_21, fb_21) */
+	vmovdqa 3328(%rsp), %ymm11 /* reload fb_19 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_23 = blendv(fb_19, dbl_207, high16) */
+	vmovdqa 3136(%rsp), %ymm14 /* reload fb_13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_13_sw = lookup16(fb_13, rotl16) */
+	vmovdqa 1376(%rsp), %ymm11 /* reload dbl_99 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_208_sw = lookup16(dbl_99, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_23 = blendv(dbl_208_sw, fb_13_sw, high16) */
+	vpxor 2144(%rsp), %ymm13, %ymm13 /* x0r1_23 = xor(x0_23, sb_out_x_21) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_23 = add(x0r1_23, r2_21) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* z_23 = xor(w_23, x1_5) */
+	vpaddd 2144(%rsp), %ymm11, %ymm15 /* w1_23 = add(x1_23, sb_out_x_21) */
+	vmovdqa %ymm13, 2144(%rsp) /* spill z_23 */
+	vmovdqa 1920(%rsp), %ymm13 /* reload r2_21 */
+	vpxor 1952(%rsp), %ymm13, %ymm13 /* w2_23 = xor(r2_21, x1_15) */
+	vmovdqa %ymm11, 1952(%rsp) /* spill x1_23 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm11 /* w1_23_sw = lookup16(w1_23, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13, %ymm14 /* w2_23_sw = lookup16(w2_23, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_23 = blendv(w2_23_sw, w1_23_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_22 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_23 = blendv(w1_23, w2_23, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_22 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_23 = lookup16(l1in_23, rotl24) */
+	vmovdqa %ymm1, 1376(%rsp) /* spill fb_22 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_23 = lookup16(l1in_23, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_23 = xor(l1in_23, ur8_23) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_23 = xor(ug_acc_23, l1in16_23) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_23_l = shl(ug_23) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_23_r = shr(ug_23) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_23 = or(ur2_23_l, ur2_23_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_23 = xor(l1in_23, ur24_23) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_23 = xor(u_acc_23, ur2_23) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_23 = blendv(w1_23_sw, w2_23_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_23 = blendv(w2_23, w1_23, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_23 = lookup16(l2in_23, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_23 = lookup16(l2in_23, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_23 = xor(l2in_23, l2in16_23) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_23 = xor(v8g_acc_23, v8r24_23) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_23_l = shl(v8g_23) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_23_r = shr(v8g_23) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_23 = or(v8r6_23_l, v8r6_23_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_23 = xor(v8r8_23, l2in16_23) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_23 = xor(v8_acc_23, v8r6_23) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_23 = blendv(v8_23, u_23, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_23 = blendv(u_23, v8_23, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_23 = and(sb_in_x_23, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_23 = shr(sb_in_x_23) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_23 = and(sb_s0_xs_23, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_23 = lookup16(s0_p1, sb_s0_xl_23) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_23 = xor(sb_s0_p1_23, sb_s0_xh_23) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_23 = lookup16(s0_p2, sb_s0_t_23) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_23 = xor(sb_s0_p2_23, sb_s0_xl_23) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_23 = lookup16(s0_p3_rot, sb_s0_ol_23) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_23 = add(sb_s0_t_23, sb_s0_t_23) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_23 = xor(sb_s0_p3_23, sb_s0_t2_23) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_23_lo = and(sb_in_y_23, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_23_sh = shr(sb_in_y_23) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_23_hi = and(sb_in_y_23_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_23_l = lookup16(tbl_lo, sb_in_y_23_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_23_h = lookup16(tbl_hi, sb_in_y_23_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_23 = xor(sb_s1_k_23_l, sb_s1_k_23_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_23_sr = lookup16(sb_s1_k_23, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_23_aes = aesenclast(sb_s1_23_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_23_aes_lo = and(sb_s1_23_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_23_aes_sh = shr(sb_s1_23_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_23_aes_hi = and(sb_s1_23_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_23_l = lookup16(tbl_lo_1, sb_s1_23_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_23_h = lookup16(tbl_hi_1, sb_s1_23_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_23 = xor(sb_s1_23_l, sb_s1_23_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_23 = blendv(sb_s1_23, sb_s0_23, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_23 = blendv(sb_s0_23, sb_s1_23, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_23 = lookup16(sb_out_y_23, rotl24) */
+	vmovdqa 608(%rsp), %ymm1 /* reload g1s11 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_23_l = shl(g1s11) */
+	vmovdqa 2208(%rsp), %ymm14 /* reload dbl_33 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_23_r = shr(dbl_33) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_23 = or(s0k_o_23_l, s0k_o_23_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_23 = and(s0k_o_23, modulus) */
+	vmovdqa 1120(%rsp), %ymm14 /* reload g1s15 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_23_l = shl(g1s15) */
+	vmovdqa 1632(%rsp), %ymm14 /* reload dbl_9 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_23_r = shr(dbl_9) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_23 = or(s4k_o_23_l, s4k_o_23_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_23 = and(s4k_o_23, modulus) */
+	vmovdqa 3072(%rsp), %ymm15 /* reload fb_11 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_23_l = shl(fb_11) */
+	vmovdqa 96(%rsp), %ymm11 /* reload dbl_117 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_23_r = shr(dbl_117) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_23 = or(s10k_o_23_l, s10k_o_23_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_23 = and(s10k_o_23, modulus) */
+	vmovdqa 3264(%rsp), %ymm15 /* reload fb_17 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_23_l = shl(fb_17) */
+	vmovdqa 1344(%rsp), %ymm4 /* reload dbl_171 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_23_r = shr(dbl_171) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_23 = or(s13k_o_23_l, s13k_o_23_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_23 = and(s13k_o_23, modulus) */
+	vmovdqa 928(%rsp), %ymm15 /* reload fb_21 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_23_l = shl(fb_21) */
+	vmovdqa %ymm5, 2208(%rsp) /* spill dbl_207 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_23_r = shr(dbl_207) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_23 = or(s15k_o_23_l, s15k_o_23_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_23 = and(s15k_o_23, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_46 = add(s0k_23, s4k_23) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_46 = minu(fb0_s_46, fb0_p_46) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_47 = add(s10k_23, s13k_23) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_47 = add(fb0_s_47, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_47 = minu(fb0_s_47, fb0_p_47) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_23 = add(fb0_46, fb0_47) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_23 = add(fb1_s_23, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_23 = minu(fb1_s_23, fb1_p_23) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_23 = add(fb1_23, s15k_23) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_23 = add(fb2_s_23, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_23 = minu(fb2_s_23, fb2_p_23) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_23 = add(fb2_23, g1s11) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_23 = add(fb_s_23, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_23 = maxs(fb_s_23, fb_p_23) */
+
+	/* Round 12, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 1376(%rsp), %ymm4 /* reload fb_22 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_216 = add(fb_22, fb_22) */
+	vmovdqa 3360(%rsp), %ymm11 /* reload fb_20 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_24 = blendv(fb_20, dbl_216, high16) */
+	vmovdqa 3168(%rsp), %ymm14 /* reload fb_14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_14_sw = lookup16(fb_14, rotl16) */
+	vmovdqa 384(%rsp), %ymm11 /* reload dbl_108 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_217_sw = lookup16(dbl_108, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_24 = blendv(dbl_217_sw, fb_14_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_24 = xor(x0_24, sb_out_x_22) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_24 = add(x0r1_24, r2_22) */
+	vpxor 2528(%rsp), %ymm13, %ymm13 /* z_24 = xor(w_24, x1_6) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_24 = add(x1_24, sb_out_x_22) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_22 */
+	vpxor 2176(%rsp), %ymm15, %ymm15 /* w2_24 = xor(r2_22, x1_16) */
+	vmovdqa %ymm13, 2176(%rsp) /* spill z_24 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm13 /* w1_24_sw = lookup16(w1_24, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm14 /* w2_24_sw = lookup16(w2_24, rotl16) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm4 /* l1in_24 = blendv(w2_24_sw, w1_24_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_23 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_24 = blendv(w1_24, w2_24, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_23 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_24 = lookup16(l1in_24, rotl24) */
+	vmovdqa %ymm1, 2528(%rsp) /* spill fb_23 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_24 = lookup16(l1in_24, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_24 = xor(l1in_24, ur8_24) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_24 = xor(ug_acc_24, l1in16_24) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_24_l = shl(ug_24) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_24_r = shr(ug_24) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_24 = or(ur2_24_l, ur2_24_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_24 = xor(l1in_24, ur24_24) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_24 = xor(u_acc_24, ur2_24) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm1 /* l2in_24 = blendv(w1_24_sw, w2_24_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_24 = blendv(w2_24, w1_24, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_24 = lookup16(l2in_24, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_24 = lookup16(l2in_24, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_24 = xor(l2in_24, l2in16_24) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_24 = xor(v8g_acc_24, v8r24_24) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_24_l = shl(v8g_24) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_24_r = shr(v8g_24) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_24 = or(v8r6_24_l, v8r6_24_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_24 = xor(v8r8_24, l2in16_24) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_24 = xor(v8_acc_24, v8r6_24) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_24 = blendv(v8_24, u_24, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_24 = blendv(u_24, v8_24, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_24 = and(sb_in_x_24, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_24 = shr(sb_in_x_24) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_24 = and(sb_s0_xs_24, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_24 = lookup16(s0_p1, sb_s0_xl_24) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_24 = xor(sb_s0_p1_24, sb_s0_xh_24) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_24 = lookup16(s0_p2, sb_s0_t_24) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_24 = xor(sb_s0_p2_24, sb_s0_xl_24) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_24 = lookup16(s0_p3_rot, sb_s0_ol_24) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_24 = add(sb_s0_t_24, sb_s0_t_24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_24 = xor(sb_s0_p3_24, sb_s0_t2_24) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_24_lo = and(sb_in_y_24, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_24_sh = shr(sb_in_y_24) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_24_hi = and(sb_in_y_24_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_24_l = lookup16(tbl_lo, sb_in_y_24_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_24_h = lookup16(tbl_hi, sb_in_y_24_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_24 = xor(sb_s1_k_24_l, sb_s1_k_24_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_24_sr = lookup16(sb_s1_k_24, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_24_aes = aesenclast(sb_s1_24_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_24_aes_lo = and(sb_s1_24_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_24_aes_sh = shr(sb_s1_24_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_24_aes_hi = and(sb_s1_24_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_24_l = lookup16(tbl_lo_1, sb_s1_24_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_24_h = lookup16(tbl_hi_1, sb_s1_24_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_24 = xor(sb_s1_24_l, sb_s1_24_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_24 = blendv(sb_s1_24, sb_s0_24, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_24 = blendv(sb_s0_24, sb_s1_24, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_24 = lookup16(sb_out_y_24, rotl24) */
+	vmovdqa 224(%rsp), %ymm1 /* reload g0s12 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_24_l = shl(g0s12) */
+	vmovdqa 2400(%rsp), %ymm14 /* reload dbl_42 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_24_r = shr(dbl_42) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_24 = or(s0k_o_24_l, s0k_o_24_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_24 = and(s0k_o_24, modulus) */
+	vmovdqa 2016(%rsp), %ymm14 /* reload fb */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_24_l = shl(fb) */
+	vmovdqa 1856(%rsp), %ymm14 /* reload dbl_18 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_24_r = shr(dbl_18) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_24 = or(s4k_o_24_l, s4k_o_24_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_24 = and(s4k_o_24, modulus) */
+	vmovdqa 3104(%rsp), %ymm15 /* reload fb_12 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_24_l = shl(fb_12) */
+	vmovdqa 192(%rsp), %ymm11 /* reload dbl_126 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_24_r = shr(dbl_126) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_24 = or(s10k_o_24_l, s10k_o_24_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_24 = and(s10k_o_24, modulus) */
+	vmovdqa 3296(%rsp), %ymm15 /* reload fb_18 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_24_l = shl(fb_18) */
+	vmovdqa 1504(%rsp), %ymm4 /* reload dbl_180 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_24_r = shr(dbl_180) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_24 = or(s13k_o_24_l, s13k_o_24_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_24 = and(s13k_o_24, modulus) */
+	vmovdqa 1376(%rsp), %ymm15 /* reload fb_22 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_24_l = shl(fb_22) */
+	vmovdqa %ymm5, 1856(%rsp) /* spill dbl_216 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_24_r = shr(dbl_216) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_24 = or(s15k_o_24_l, s15k_o_24_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_24 = and(s15k_o_24, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_48 = add(s0k_24, s4k_24) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_48 = minu(fb0_s_48, fb0_p_48) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_49 = add(s10k_24, s13k_24) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_49 = add(fb0_s_49, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_49 = minu(fb0_s_49, fb0_p_49) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_24 = add(fb0_48, fb0_49) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_24 = add(fb1_s_24, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_24 = minu(fb1_s_24, fb1_p_24) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_24 = add(fb1_24, s15k_24) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_24 = add(fb2_s_24, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_24 = minu(fb2_s_24, fb2_p_24) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_24 = add(fb2_24, g0s12) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_24 = add(fb_s_24, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_24 = maxs(fb_s_24, fb_p_24) */
+
+	/* Round 12, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2528(%rsp), %ymm4 /* reload fb_23 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_225 = add(fb_23, fb_23) */
+	vmovdqa 928(%rsp), %ymm11 /* reload fb_21 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_25 = blendv(fb_21, dbl_225, high16) */
+	vmovdqa 3200(%rsp), %ymm14 /* reload fb_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_15_sw = lookup16(fb_15, rotl16) */
+	vmovdqa 96(%rsp), %ymm11 /* reload dbl_117 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_226_sw = lookup16(dbl_117, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_25 = blendv(dbl_226_sw, fb_15_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_25 = xor(x0_25, sb_out_x_23) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_25 = add(x0r1_25, r2_23) */
+	vpxor 2720(%rsp), %ymm13, %ymm13 /* z_25 = xor(w_25, x1_7) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_25 = add(x1_25, sb_out_x_23) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_23 */
+	vpxor 2368(%rsp), %ymm15, %ymm15 /* w2_25 = xor(r2_23, x1_17) */
+	vmovdqa %ymm13, 2368(%rsp) /* spill z_25 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm13 /* w1_25_sw = lookup16(w1_25, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm14 /* w2_25_sw = lookup16(w2_25, rotl16) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm4 /* l1in_25 = blendv(w2_25_sw, w1_25_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_24 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_25 = blendv(w1_25, w2_25, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_24 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_25 = lookup16(l1in_25, rotl24) */
+	vmovdqa %ymm1, 2720(%rsp) /* spill fb_24 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_25 = lookup16(l1in_25, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_25 = xor(l1in_25, ur8_25) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_25 = xor(ug_acc_25, l1in16_25) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_25_l = shl(ug_25) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_25_r = shr(ug_25) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_25 = or(ur2_25_l, ur2_25_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_25 = xor(l1in_25, ur24_25) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_25 = xor(u_acc_25, ur2_25) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm1 /* l2in_25 = blendv(w1_25_sw, w2_25_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_25 = blendv(w2_25, w1_25, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_25 = lookup16(l2in_25, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_25 = lookup16(l2in_25, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_25 = xor(l2in_25, l2in16_25) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_25 = xor(v8g_acc_25, v8r24_25) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_25_l = shl(v8g_25) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_25_r = shr(v8g_25) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_25 = or(v8r6_25_l, v8r6_25_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_25 = xor(v8r8_25, l2in16_25) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_25 = xor(v8_acc_25, v8r6_25) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_25 = blendv(v8_25, u_25, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_25 = blendv(u_25, v8_25, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_25 = and(sb_in_x_25, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_25 = shr(sb_in_x_25) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_25 = and(sb_s0_xs_25, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_25 = lookup16(s0_p1, sb_s0_xl_25) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_25 = xor(sb_s0_p1_25, sb_s0_xh_25) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_25 = lookup16(s0_p2, sb_s0_t_25) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_25 = xor(sb_s0_p2_25, sb_s0_xl_25) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_25 = lookup16(s0_p3_rot, sb_s0_ol_25) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_25 = add(sb_s0_t_25, sb_s0_t_25) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_25 = xor(sb_s0_p3_25, sb_s0_t2_25) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_25_lo = and(sb_in_y_25, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_25_sh = shr(sb_in_y_25) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_25_hi = and(sb_in_y_25_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_25_l = lookup16(tbl_lo, sb_in_y_25_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_25_h = lookup16(tbl_hi, sb_in_y_25_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_25 = xor(sb_s1_k_25_l, sb_s1_k_25_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_25_sr = lookup16(sb_s1_k_25, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_25_aes = aesenclast(sb_s1_25_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_25_aes_lo = and(sb_s1_25_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_25_aes_sh = shr(sb_s1_25_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_25_aes_hi = and(sb_s1_25_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_25_l = lookup16(tbl_lo_1, sb_s1_25_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_25_h = lookup16(tbl_hi_1, sb_s1_25_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_25 = xor(sb_s1_25_l, sb_s1_25_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_25 = blendv(sb_s1_25, sb_s0_25, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_25 = blendv(sb_s0_25, sb_s1_25, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_25 = lookup16(sb_out_y_25, rotl24) */
+	vmovdqa 544(%rsp), %ymm1 /* reload g1s12 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_25_l = shl(g1s12) */
+	vmovdqa 2592(%rsp), %ymm14 /* reload dbl_51 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_25_r = shr(dbl_51) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_25 = or(s0k_o_25_l, s0k_o_25_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_25 = and(s0k_o_25, modulus) */
+	vmovdqa 1792(%rsp), %ymm14 /* reload fb_1 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_25_l = shl(fb_1) */
+	vmovdqa 2080(%rsp), %ymm14 /* reload dbl_27 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_25_r = shr(dbl_27) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_25 = or(s4k_o_25_l, s4k_o_25_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_25 = and(s4k_o_25, modulus) */
+	vmovdqa 3136(%rsp), %ymm15 /* reload fb_13 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_25_l = shl(fb_13) */
+	vmovdqa 960(%rsp), %ymm11 /* reload dbl_135 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_25_r = shr(dbl_135) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_25 = or(s10k_o_25_l, s10k_o_25_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_25 = and(s10k_o_25, modulus) */
+	vmovdqa 3328(%rsp), %ymm15 /* reload fb_19 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_25_l = shl(fb_19) */
+	vmovdqa 1760(%rsp), %ymm4 /* reload dbl_189 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_25_r = shr(dbl_189) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_25 = or(s13k_o_25_l, s13k_o_25_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_25 = and(s13k_o_25, modulus) */
+	vmovdqa 2528(%rsp), %ymm15 /* reload fb_23 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_25_l = shl(fb_23) */
+	vmovdqa %ymm5, 2080(%rsp) /* spill dbl_225 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_25_r = shr(dbl_225) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_25 = or(s15k_o_25_l, s15k_o_25_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_25 = and(s15k_o_25, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_50 = add(s0k_25, s4k_25) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_50 = add(fb0_s_50, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_50 = minu(fb0_s_50, fb0_p_50) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_51 = add(s10k_25, s13k_25) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_51 = add(fb0_s_51, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_51 = minu(fb0_s_51, fb0_p_51) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_25 = add(fb0_50, fb0_51) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_25 = add(fb1_s_25, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_25 = minu(fb1_s_25, fb1_p_25) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_25 = add(fb1_25, s15k_25) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_25 = add(fb2_s_25, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_25 = minu(fb2_s_25, fb2_p_25) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_25 = add(fb2_25, g1s12) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_25 = add(fb_s_25, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_25 = maxs(fb_s_25, fb_p_25) */
+
+	/* Round 13, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2720(%rsp), %ymm4 /* reload fb_24 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_234 = add(fb_24, fb_24) */
+	vmovdqa 1376(%rsp), %ymm11 /* reload fb_22 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_26 = blendv(fb_22, dbl_234, high16) */
+	vmovdqa 3232(%rsp), %ymm14 /* reload fb_16 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_16_sw = lookup16(fb_16, rotl16) */
+	vmovdqa 192(%rsp), %ymm11 /* reload dbl_126 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_235_sw = lookup16(dbl_126, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_26 = blendv(dbl_235_sw, fb_16_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_26 = xor(x0_26, sb_out_x_24) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_26 = add(x0r1_26, r2_24) */
+	vpxor 2752(%rsp), %ymm13, %ymm13 /* z_26 = xor(w_26, x1_8) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_26 = add(x1_26, sb_out_x_24) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_24 */
+	vpxor 2560(%rsp), %ymm15, %ymm15 /* w2_26 = xor(r2_24, x1_18) */
+	vmovdqa %ymm13, 2560(%rsp) /* spill z_26 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm13 /* w1_26_sw = lookup16(w1_26, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm14 /* w2_26_sw = lookup16(w2_26, rotl16) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm4 /* l1in_26 = blendv(w2_26_sw, w1_26_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_25 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_26 = blendv(w1_26, w2_26, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_25 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_26 = lookup16(l1in_26, rotl24) */
+	vmovdqa %ymm1, 2752(%rsp) /* spill fb_25 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_26 = lookup16(l1in_26, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_26 = xor(l1in_26, ur8_26) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_26 = xor(ug_acc_26, l1in16_26) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_26_l = shl(ug_26) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_26_r = shr(ug_26) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_26 = or(ur2_26_l, ur2_26_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_26 = xor(l1in_26, ur24_26) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_26 = xor(u_acc_26, ur2_26) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm1 /* l2in_26 = blendv(w1_26_sw, w2_26_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_26 = blendv(w2_26, w1_26, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_26 = lookup16(l2in_26, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_26 = lookup16(l2in_26, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_26 = xor(l2in_26, l2in16_26) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_26 = xor(v8g_acc_26, v8r24_26) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_26_l = shl(v8g_26) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_26_r = shr(v8g_26) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_26 = or(v8r6_26_l, v8r6_26_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_26 = xor(v8r8_26, l2in16_26) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_26 = xor(v8_acc_26, v8r6_26) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_26 = blendv(v8_26, u_26, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_26 = blendv(u_26, v8_26, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_26 = and(sb_in_x_26, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_26 = shr(sb_in_x_26) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_26 = and(sb_s0_xs_26, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_26 = lookup16(s0_p1, sb_s0_xl_26) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_26 = xor(sb_s0_p1_26, sb_s0_xh_26) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_26 = lookup16(s0_p2, sb_s0_t_26) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_26 = xor(sb_s0_p2_26, sb_s0_xl_26) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_26 = lookup16(s0_p3_rot, sb_s0_ol_26) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_26 = add(sb_s0_t_26, sb_s0_t_26) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_26 = xor(sb_s0_p3_26, sb_s0_t2_26) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_26_lo = and(sb_in_y_26, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_26_sh = shr(sb_in_y_26) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_26_hi = and(sb_in_y_26_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_26_l = lookup16(tbl_lo, sb_in_y_26_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_26_h = lookup16(tbl_hi, sb_in_y_26_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_26 = xor(sb_s1_k_26_l, sb_s1_k_26_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_26_sr = lookup16(sb_s1_k_26, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_26_aes = aesenclast(sb_s1_26_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_26_aes_lo = and(sb_s1_26_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_26_aes_sh = shr(sb_s1_26_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_26_aes_hi = and(sb_s1_26_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_26_l = lookup16(tbl_lo_1, sb_s1_26_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_26_h = lookup16(tbl_hi_1, sb_s1_26_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_26 = xor(sb_s1_26_l, sb_s1_26_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_26 = blendv(sb_s1_26, sb_s0_26, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_26 = blendv(sb_s0_26, sb_s1_26, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_26 = lookup16(sb_out_y_26, rotl24) */
+	vmovdqa 1248(%rsp), %ymm1 /* reload g0s13 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_26_l = shl(g0s13) */
+	vmovdqa 1280(%rsp), %ymm14 /* reload dbl_7 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_26_r = shr(dbl_7) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_26 = or(s0k_o_26_l, s0k_o_26_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_26 = and(s0k_o_26, modulus) */
+	vmovdqa 2432(%rsp), %ymm14 /* reload fb_2 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_26_l = shl(fb_2) */
+	vmovdqa 2272(%rsp), %ymm14 /* reload dbl_36 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_26_r = shr(dbl_36) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_26 = or(s4k_o_26_l, s4k_o_26_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_26 = and(s4k_o_26, modulus) */
+	vmovdqa 3168(%rsp), %ymm15 /* reload fb_14 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_26_l = shl(fb_14) */
+	vmovdqa 320(%rsp), %ymm11 /* reload dbl_144 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_26_r = shr(dbl_144) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_26 = or(s10k_o_26_l, s10k_o_26_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_26 = and(s10k_o_26, modulus) */
+	vmovdqa 3360(%rsp), %ymm15 /* reload fb_20 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_26_l = shl(fb_20) */
+	vmovdqa 1984(%rsp), %ymm4 /* reload dbl_198 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_26_r = shr(dbl_198) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_26 = or(s13k_o_26_l, s13k_o_26_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_26 = and(s13k_o_26, modulus) */
+	vmovdqa 2720(%rsp), %ymm15 /* reload fb_24 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_26_l = shl(fb_24) */
+	vmovdqa %ymm5, 1984(%rsp) /* spill dbl_234 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_26_r = shr(dbl_234) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_26 = or(s15k_o_26_l, s15k_o_26_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_26 = and(s15k_o_26, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_52 = add(s0k_26, s4k_26) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_52 = add(fb0_s_52, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_52 = minu(fb0_s_52, fb0_p_52) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_53 = add(s10k_26, s13k_26) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_53 = add(fb0_s_53, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_53 = minu(fb0_s_53, fb0_p_53) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_26 = add(fb0_52, fb0_53) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_26 = add(fb1_s_26, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_26 = minu(fb1_s_26, fb1_p_26) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_26 = add(fb1_26, s15k_26) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_26 = add(fb2_s_26, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_26 = minu(fb2_s_26, fb2_p_26) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_26 = add(fb2_26, g0s13) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_26 = add(fb_s_26, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_26 = maxs(fb_s_26, fb_p_26) */
+
+	/* Round 13, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2752(%rsp), %ymm4 /* reload fb_25 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_243 = add(fb_25, fb_25) */
+	vmovdqa 2528(%rsp), %ymm11 /* reload fb_23 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_27 = blendv(fb_23, dbl_243, high16) */
+	vmovdqa 3264(%rsp), %ymm14 /* reload fb_17 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_17_sw = lookup16(fb_17, rotl16) */
+	vmovdqa 960(%rsp), %ymm11 /* reload dbl_135 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_244_sw = lookup16(dbl_135, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_27 = blendv(dbl_244_sw, fb_17_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_27 = xor(x0_27, sb_out_x_25) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_27 = add(x0r1_27, r2_25) */
+	vpxor 2880(%rsp), %ymm13, %ymm13 /* z_27 = xor(w_27, x1_9) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_27 = add(x1_27, sb_out_x_25) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_25 */
+	vpxor 1088(%rsp), %ymm15, %ymm15 /* w2_27 = xor(r2_25, x1_19) */
+	vmovdqa %ymm13, 1088(%rsp) /* spill z_27 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm13 /* w1_27_sw = lookup16(w1_27, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm14 /* w2_27_sw = lookup16(w2_27, rotl16) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm4 /* l1in_27 = blendv(w2_27_sw, w1_27_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_26 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_27 = blendv(w1_27, w2_27, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_26 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_27 = lookup16(l1in_27, rotl24) */
+	vmovdqa %ymm1, 2880(%rsp) /* spill fb_26 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_27 = lookup16(l1in_27, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_27 = xor(l1in_27, ur8_27) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_27 = xor(ug_acc_27, l1in16_27) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_27_l = shl(ug_27) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_27_r = shr(ug_27) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_27 = or(ur2_27_l, ur2_27_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_27 = xor(l1in_27, ur24_27) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_27 = xor(u_acc_27, ur2_27) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm1 /* l2in_27 = blendv(w1_27_sw, w2_27_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_27 = blendv(w2_27, w1_27, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_27 = lookup16(l2in_27, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_27 = lookup16(l2in_27, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_27 = xor(l2in_27, l2in16_27) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_27 = xor(v8g_acc_27, v8r24_27) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_27_l = shl(v8g_27) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_27_r = shr(v8g_27) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_27 = or(v8r6_27_l, v8r6_27_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_27 = xor(v8r8_27, l2in16_27) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_27 = xor(v8_acc_27, v8r6_27) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_27 = blendv(v8_27, u_27, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_27 = blendv(u_27, v8_27, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_27 = and(sb_in_x_27, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_27 = shr(sb_in_x_27) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_27 = and(sb_s0_xs_27, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_27 = lookup16(s0_p1, sb_s0_xl_27) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_27 = xor(sb_s0_p1_27, sb_s0_xh_27) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_27 = lookup16(s0_p2, sb_s0_t_27) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_27 = xor(sb_s0_p2_27, sb_s0_xl_27) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_27 = lookup16(s0_p3_rot, sb_s0_ol_27) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_27 = add(sb_s0_t_27, sb_s0_t_27) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_27 = xor(sb_s0_p3_27, sb_s0_t2_27) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_27_lo = and(sb_in_y_27, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_27_sh = shr(sb_in_y_27) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_27_hi = and(sb_in_y_27_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_27_l = lookup16(tbl_lo, sb_in_y_27_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_27_h = lookup16(tbl_hi, sb_in_y_27_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_27 = xor(sb_s1_k_27_l, sb_s1_k_27_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_27_sr = lookup16(sb_s1_k_27, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_27_aes = aesenclast(sb_s1_27_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_27_aes_lo = and(sb_s1_27_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_27_aes_sh = shr(sb_s1_27_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_27_aes_hi = and(sb_s1_27_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_27_l = lookup16(tbl_lo_1, sb_s1_27_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_27_h = lookup16(tbl_hi_1, sb_s1_27_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_27 = xor(sb_s1_27_l, sb_s1_27_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_27 = blendv(sb_s1_27, sb_s0_27, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_27 = blendv(sb_s0_27, sb_s1_27, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_27 = lookup16(sb_out_y_27, rotl24) */
+	vmovdqa 576(%rsp), %ymm1 /* reload g1s13 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_27_l = shl(g1s13) */
+	vmovdqa 1600(%rsp), %ymm14 /* reload dbl_16 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_27_r = shr(dbl_16) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_27 = or(s0k_o_27_l, s0k_o_27_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_27 = and(s0k_o_27, modulus) */
+	vmovdqa 2240(%rsp), %ymm14 /* reload fb_3 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_27_l = shl(fb_3) */
+	vmovdqa 2464(%rsp), %ymm14 /* reload dbl_45 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_27_r = shr(dbl_45) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_27 = or(s4k_o_27_l, s4k_o_27_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_27 = and(s4k_o_27, modulus) */
+	vmovdqa 3200(%rsp), %ymm15 /* reload fb_15 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_27_l = shl(fb_15) */
+	vmovdqa 64(%rsp), %ymm11 /* reload dbl_153 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_27_r = shr(dbl_153) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_27 = or(s10k_o_27_l, s10k_o_27_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_27 = and(s10k_o_27, modulus) */
+	vmovdqa 928(%rsp), %ymm15 /* reload fb_21 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_27_l = shl(fb_21) */
+	vmovdqa 2208(%rsp), %ymm4 /* reload dbl_207 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_27_r = shr(dbl_207) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_27 = or(s13k_o_27_l, s13k_o_27_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_27 = and(s13k_o_27, modulus) */
+	vmovdqa 2752(%rsp), %ymm15 /* reload fb_25 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_27_l = shl(fb_25) */
+	vmovdqa %ymm5, 2208(%rsp) /* spill dbl_243 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_27_r = shr(dbl_243) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_27 = or(s15k_o_27_l, s15k_o_27_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_27 = and(s15k_o_27, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_54 = add(s0k_27, s4k_27) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_54 = add(fb0_s_54, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_54 = minu(fb0_s_54, fb0_p_54) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_55 = add(s10k_27, s13k_27) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_55 = add(fb0_s_55, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_55 = minu(fb0_s_55, fb0_p_55) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_27 = add(fb0_54, fb0_55) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_27 = add(fb1_s_27, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_27 = minu(fb1_s_27, fb1_p_27) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_27 = add(fb1_27, s15k_27) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_27 = add(fb2_s_27, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_27 = minu(fb2_s_27, fb2_p_27) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_27 = add(fb2_27, g1s13) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_27 = add(fb_s_27, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_27 = maxs(fb_s_27, fb_p_27) */
+
+	/* Round 14, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2880(%rsp), %ymm4 /* reload fb_26 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_252 = add(fb_26, fb_26) */
+	vmovdqa 2720(%rsp), %ymm11 /* reload fb_24 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_28 = blendv(fb_24, dbl_252, high16) */
+	vmovdqa 3296(%rsp), %ymm14 /* reload fb_18 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_18_sw = lookup16(fb_18, rotl16) */
+	vmovdqa 320(%rsp), %ymm11 /* reload dbl_144 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_253_sw = lookup16(dbl_144, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_28 = blendv(dbl_253_sw, fb_18_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_28 = xor(x0_28, sb_out_x_26) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_28 = add(x0r1_28, r2_26) */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* z_28 = xor(w_28, x1_10) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_28 = add(x1_28, sb_out_x_26) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_26 */
+	vpxor 1440(%rsp), %ymm15, %ymm15 /* w2_28 = xor(r2_26, x1_20) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm14 /* w1_28_sw = lookup16(w1_28, rotl16) */
+	vmovdqa %ymm13, 1440(%rsp) /* spill z_28 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm13 /* w2_28_sw = lookup16(w2_28, rotl16) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm4 /* l1in_28 = blendv(w2_28_sw, w1_28_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_27 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_28 = blendv(w1_28, w2_28, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_27 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_28 = lookup16(l1in_28, rotl24) */
+	vmovdqa %ymm1, 1152(%rsp) /* spill fb_27 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_28 = lookup16(l1in_28, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_28 = xor(l1in_28, ur8_28) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_28 = xor(ug_acc_28, l1in16_28) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_28_l = shl(ug_28) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_28_r = shr(ug_28) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_28 = or(ur2_28_l, ur2_28_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_28 = xor(l1in_28, ur24_28) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_28 = xor(u_acc_28, ur2_28) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm1 /* l2in_28 = blendv(w1_28_sw, w2_28_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_28 = blendv(w2_28, w1_28, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_28 = lookup16(l2in_28, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_28 = lookup16(l2in_28, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_28 = xor(l2in_28, l2in16_28) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_28 = xor(v8g_acc_28, v8r24_28) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_28_l = shl(v8g_28) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_28_r = shr(v8g_28) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_28 = or(v8r6_28_l, v8r6_28_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_28 = xor(v8r8_28, l2in16_28) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_28 = xor(v8_acc_28, v8r6_28) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_28 = blendv(v8_28, u_28, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_28 = blendv(u_28, v8_28, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_28 = and(sb_in_x_28, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_28 = shr(sb_in_x_28) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_28 = and(sb_s0_xs_28, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_28 = lookup16(s0_p1, sb_s0_xl_28) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_28 = xor(sb_s0_p1_28, sb_s0_xh_28) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_28 = lookup16(s0_p2, sb_s0_t_28) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_28 = xor(sb_s0_p2_28, sb_s0_xl_28) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_28 = lookup16(s0_p3_rot, sb_s0_ol_28) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_28 = add(sb_s0_t_28, sb_s0_t_28) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_28 = xor(sb_s0_p3_28, sb_s0_t2_28) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_28_lo = and(sb_in_y_28, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_28_sh = shr(sb_in_y_28) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_28_hi = and(sb_in_y_28_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_28_l = lookup16(tbl_lo, sb_in_y_28_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_28_h = lookup16(tbl_hi, sb_in_y_28_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_28 = xor(sb_s1_k_28_l, sb_s1_k_28_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_28_sr = lookup16(sb_s1_k_28, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_28_aes = aesenclast(sb_s1_28_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_28_aes_lo = and(sb_s1_28_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_28_aes_sh = shr(sb_s1_28_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_28_aes_hi = and(sb_s1_28_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_28_l = lookup16(tbl_lo_1, sb_s1_28_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_28_h = lookup16(tbl_hi_1, sb_s1_28_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_28 = xor(sb_s1_28_l, sb_s1_28_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_28 = blendv(sb_s1_28, sb_s0_28, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_28 = blendv(sb_s0_28, sb_s1_28, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_28 = lookup16(sb_out_y_28, rotl24) */
+	vmovdqa 768(%rsp), %ymm1 /* reload g0s14 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_28_l = shl(g0s14) */
+	vmovdqa 1824(%rsp), %ymm14 /* reload dbl_25 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_28_r = shr(dbl_25) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_28 = or(s0k_o_28_l, s0k_o_28_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_28 = and(s0k_o_28, modulus) */
+	vmovdqa 2784(%rsp), %ymm14 /* reload fb_4 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_28_l = shl(fb_4) */
+	vmovdqa 2656(%rsp), %ymm14 /* reload dbl_54 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_28_r = shr(dbl_54) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_28 = or(s4k_o_28_l, s4k_o_28_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_28 = and(s4k_o_28, modulus) */
+	vmovdqa 3232(%rsp), %ymm15 /* reload fb_16 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_28_l = shl(fb_16) */
+	vmovdqa 864(%rsp), %ymm11 /* reload dbl_162 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_28_r = shr(dbl_162) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_28 = or(s10k_o_28_l, s10k_o_28_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_28 = and(s10k_o_28, modulus) */
+	vmovdqa 1376(%rsp), %ymm15 /* reload fb_22 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_28_l = shl(fb_22) */
+	vmovdqa 1856(%rsp), %ymm4 /* reload dbl_216 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_28_r = shr(dbl_216) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_28 = or(s13k_o_28_l, s13k_o_28_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_28 = and(s13k_o_28, modulus) */
+	vmovdqa 2880(%rsp), %ymm15 /* reload fb_26 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_28_l = shl(fb_26) */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_28_r = shr(dbl_252) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_28 = or(s15k_o_28_l, s15k_o_28_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_28 = and(s15k_o_28, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_56 = add(s0k_28, s4k_28) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_56 = add(fb0_s_56, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_56 = minu(fb0_s_56, fb0_p_56) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_57 = add(s10k_28, s13k_28) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_57 = add(fb0_s_57, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_57 = minu(fb0_s_57, fb0_p_57) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_28 = add(fb0_56, fb0_57) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_28 = add(fb1_s_28, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_28 = minu(fb1_s_28, fb1_p_28) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_28 = add(fb1_28, s15k_28) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_28 = add(fb2_s_28, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_28 = minu(fb2_s_28, fb2_p_28) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_28 = add(fb2_28, g0s14) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_28 = add(fb_s_28, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_28 = maxs(fb_s_28, fb_p_28) */
+
+	/* Round 14, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 1152(%rsp), %ymm4 /* reload fb_27 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_261 = add(fb_27, fb_27) */
+	vmovdqa 2752(%rsp), %ymm11 /* reload fb_25 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_29 = blendv(fb_25, dbl_261, high16) */
+	vmovdqa 3328(%rsp), %ymm14 /* reload fb_19 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_19_sw = lookup16(fb_19, rotl16) */
+	vmovdqa 64(%rsp), %ymm11 /* reload dbl_153 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_262_sw = lookup16(dbl_153, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_29 = blendv(dbl_262_sw, fb_19_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_29 = xor(x0_29, sb_out_x_27) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_29 = add(x0r1_29, r2_27) */
+	vpxor 1056(%rsp), %ymm13, %ymm13 /* z_29 = xor(w_29, x1_11) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_29 = add(x1_29, sb_out_x_27) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_27 */
+	vpxor 1696(%rsp), %ymm15, %ymm15 /* w2_29 = xor(r2_27, x1_21) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm14 /* w1_29_sw = lookup16(w1_29, rotl16) */
+	vmovdqa %ymm13, 1696(%rsp) /* spill z_29 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm13 /* w2_29_sw = lookup16(w2_29, rotl16) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm4 /* l1in_29 = blendv(w2_29_sw, w1_29_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_28 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_29 = blendv(w1_29, w2_29, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_28 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_29 = lookup16(l1in_29, rotl24) */
+	vmovdqa %ymm1, 1056(%rsp) /* spill fb_28 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_29 = lookup16(l1in_29, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_29 = xor(l1in_29, ur8_29) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_29 = xor(ug_acc_29, l1in16_29) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_29_l = shl(ug_29) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_29_r = shr(ug_29) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_29 = or(ur2_29_l, ur2_29_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_29 = xor(l1in_29, ur24_29) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_29 = xor(u_acc_29, ur2_29) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm1 /* l2in_29 = blendv(w1_29_sw, w2_29_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_29 = blendv(w2_29, w1_29, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_29 = lookup16(l2in_29, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_29 = lookup16(l2in_29, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_29 = xor(l2in_29, l2in16_29) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_29 = xor(v8g_acc_29, v8r24_29) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_29_l = shl(v8g_29) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_29_r = shr(v8g_29) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_29 = or(v8r6_29_l, v8r6_29_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_29 = xor(v8r8_29, l2in16_29) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_29 = xor(v8_acc_29, v8r6_29) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_29 = blendv(v8_29, u_29, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_29 = blendv(u_29, v8_29, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_29 = and(sb_in_x_29, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_29 = shr(sb_in_x_29) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_29 = and(sb_s0_xs_29, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_29 = lookup16(s0_p1, sb_s0_xl_29) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_29 = xor(sb_s0_p1_29, sb_s0_xh_29) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_29 = lookup16(s0_p2, sb_s0_t_29) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_29 = xor(sb_s0_p2_29, sb_s0_xl_29) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_29 = lookup16(s0_p3_rot, sb_s0_ol_29) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_29 = add(sb_s0_t_29, sb_s0_t_29) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_29 = xor(sb_s0_p3_29, sb_s0_t2_29) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_29_lo = and(sb_in_y_29, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_29_sh = shr(sb_in_y_29) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_29_hi = and(sb_in_y_29_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_29_l = lookup16(tbl_lo, sb_in_y_29_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_29_h = lookup16(tbl_hi, sb_in_y_29_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_29 = xor(sb_s1_k_29_l, sb_s1_k_29_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_29_sr = lookup16(sb_s1_k_29, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_29_aes = aesenclast(sb_s1_29_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_29_aes_lo = and(sb_s1_29_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_29_aes_sh = shr(sb_s1_29_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_29_aes_hi = and(sb_s1_29_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_29_l = lookup16(tbl_lo_1, sb_s1_29_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_29_h = lookup16(tbl_hi_1, sb_s1_29_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_29 = xor(sb_s1_29_l, sb_s1_29_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_29 = blendv(sb_s1_29, sb_s0_29, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_29 = blendv(sb_s0_29, sb_s1_29, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_29 = lookup16(sb_out_y_29, rotl24) */
+	vmovdqa 736(%rsp), %ymm1 /* reload g1s14 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_29_l = shl(g1s14) */
+	vmovdqa 2048(%rsp), %ymm14 /* reload dbl_34 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_29_r = shr(dbl_34) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_29 = or(s0k_o_29_l, s0k_o_29_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_29 = and(s0k_o_29, modulus) */
+	vmovdqa 2624(%rsp), %ymm14 /* reload fb_5 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_29_l = shl(fb_5) */
+	vmovdqa 2848(%rsp), %ymm14 /* reload dbl_63 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_29_r = shr(dbl_63) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_29 = or(s4k_o_29_l, s4k_o_29_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_29 = and(s4k_o_29, modulus) */
+	vmovdqa 3264(%rsp), %ymm15 /* reload fb_17 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_29_l = shl(fb_17) */
+	vmovdqa 1344(%rsp), %ymm11 /* reload dbl_171 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_29_r = shr(dbl_171) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_29 = or(s10k_o_29_l, s10k_o_29_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm11, %ymm11 /* s10k_29 = and(s10k_o_29, modulus) */
+	vmovdqa 2528(%rsp), %ymm15 /* reload fb_23 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_29_l = shl(fb_23) */
+	vmovdqa 2080(%rsp), %ymm4 /* reload dbl_225 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_29_r = shr(dbl_225) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_29 = or(s13k_o_29_l, s13k_o_29_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm4, %ymm4 /* s13k_29 = and(s13k_o_29, modulus) */
+	vmovdqa 1152(%rsp), %ymm15 /* reload fb_27 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_29_l = shl(fb_27) */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_29_r = shr(dbl_261) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_29 = or(s15k_o_29_l, s15k_o_29_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_29 = and(s15k_o_29, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_58 = add(s0k_29, s4k_29) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_58 = add(fb0_s_58, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_58 = minu(fb0_s_58, fb0_p_58) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_59 = add(s10k_29, s13k_29) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_59 = add(fb0_s_59, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_59 = minu(fb0_s_59, fb0_p_59) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_29 = add(fb0_58, fb0_59) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_29 = add(fb1_s_29, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_29 = minu(fb1_s_29, fb1_p_29) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_29 = add(fb1_29, s15k_29) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_29 = add(fb2_s_29, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_29 = minu(fb2_s_29, fb2_p_29) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_29 = add(fb2_29, g1s14) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_29 = add(fb_s_29, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_29 = maxs(fb_s_29, fb_p_29) */
+
+	/* Round 15, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 1056(%rsp), %ymm4 /* reload fb_28 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_270 = add(fb_28, fb_28) */
+	vmovdqa 2880(%rsp), %ymm11 /* reload fb_26 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_30 = blendv(fb_26, dbl_270, high16) */
+	vmovdqa 3360(%rsp), %ymm14 /* reload fb_20 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_20_sw = lookup16(fb_20, rotl16) */
+	vmovdqa 864(%rsp), %ymm11 /* reload dbl_162 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* dbl_271_sw = lookup16(dbl_162, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_30 = blendv(dbl_271_sw, fb_20_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_30 = xor(x0_30, sb_out_x_28) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_30 = add(x0r1_30, r2_28) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* z_30 = xor(w_30, x1_12) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_30 = add(x1_30, sb_out_x_28) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_28 */
+	vpxor 1728(%rsp), %ymm15, %ymm15 /* w2_30 = xor(r2_28, x1_22) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm14 /* w1_30_sw = lookup16(w1_30, rotl16) */
+	vmovdqa %ymm13, 1728(%rsp) /* spill z_30 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm13 /* w2_30_sw = lookup16(w2_30, rotl16) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm4 /* l1in_30 = blendv(w2_30_sw, w1_30_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_29 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_30 = blendv(w1_30, w2_30, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_29 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm4, %ymm2 /* ur24_30 = lookup16(l1in_30, rotl24) */
+	vmovdqa %ymm1, 672(%rsp) /* spill fb_29 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4, %ymm1 /* ur8_30 = lookup16(l1in_30, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_30 = xor(l1in_30, ur8_30) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_30 = xor(ug_acc_30, l1in16_30) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_30_l = shl(ug_30) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_30_r = shr(ug_30) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_30 = or(ur2_30_l, ur2_30_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_30 = xor(l1in_30, ur24_30) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_30 = xor(u_acc_30, ur2_30) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm1 /* l2in_30 = blendv(w1_30_sw, w2_30_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_30 = blendv(w2_30, w1_30, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm4 /* v8r8_30 = lookup16(l2in_30, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* v8r24_30 = lookup16(l2in_30, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_30 = xor(l2in_30, l2in16_30) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_30 = xor(v8g_acc_30, v8r24_30) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_30_l = shl(v8g_30) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_30_r = shr(v8g_30) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_30 = or(v8r6_30_l, v8r6_30_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_30 = xor(v8r8_30, l2in16_30) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_30 = xor(v8_acc_30, v8r6_30) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_30 = blendv(v8_30, u_30, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_30 = blendv(u_30, v8_30, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_30 = and(sb_in_x_30, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_30 = shr(sb_in_x_30) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_30 = and(sb_s0_xs_30, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_30 = lookup16(s0_p1, sb_s0_xl_30) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_30 = xor(sb_s0_p1_30, sb_s0_xh_30) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_30 = lookup16(s0_p2, sb_s0_t_30) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_30 = xor(sb_s0_p2_30, sb_s0_xl_30) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_30 = lookup16(s0_p3_rot, sb_s0_ol_30) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_30 = add(sb_s0_t_30, sb_s0_t_30) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_30 = xor(sb_s0_p3_30, sb_s0_t2_30) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_30_lo = and(sb_in_y_30, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_30_sh = shr(sb_in_y_30) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_30_hi = and(sb_in_y_30_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_30_l = lookup16(tbl_lo, sb_in_y_30_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_30_h = lookup16(tbl_hi, sb_in_y_30_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_30 = xor(sb_s1_k_30_l, sb_s1_k_30_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_30_sr = lookup16(sb_s1_k_30, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_30_aes = aesenclast(sb_s1_30_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_30_aes_lo = and(sb_s1_30_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_30_aes_sh = shr(sb_s1_30_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_30_aes_hi = and(sb_s1_30_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_30_l = lookup16(tbl_lo_1, sb_s1_30_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_30_h = lookup16(tbl_hi_1, sb_s1_30_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_30 = xor(sb_s1_30_l, sb_s1_30_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_30 = blendv(sb_s1_30, sb_s0_30, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_30 = blendv(sb_s0_30, sb_s1_30, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_30 = lookup16(sb_out_y_30, rotl24) */
+	vmovdqa 1536(%rsp), %ymm1 /* reload g0s15 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_30_l = shl(g0s15) */
+	vmovdqa 1312(%rsp), %ymm14 /* reload dbl */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_30_r = shr(dbl) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_30 = or(s0k_o_30_l, s0k_o_30_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm13, %ymm13 /* s0k_30 = and(s0k_o_30, modulus) */
+	vmovdqa 2816(%rsp), %ymm14 /* reload fb_6 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_30_l = shl(fb_6) */
+	vmovdqa 1184(%rsp), %ymm14 /* reload dbl_72 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_30_r = shr(dbl_72) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_30 = or(s4k_o_30_l, s4k_o_30_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14, %ymm14 /* s4k_30 = and(s4k_o_30, modulus) */
+	vmovdqa 3296(%rsp), %ymm15 /* reload fb_18 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_30_l = shl(fb_18) */
+	vmovdqa %ymm0, 1184(%rsp) /* spill r2_30 */
+	vmovdqa 1504(%rsp), %ymm0 /* reload dbl_180 */
+	vpsrld $11, %ymm0, %ymm0 /* s10k_o_30_r = shr(dbl_180) */
+	vpor %ymm0, %ymm15, %ymm0 /* s10k_o_30 = or(s10k_o_30_l, s10k_o_30_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm0, %ymm0 /* s10k_30 = and(s10k_o_30, modulus) */
+	vmovdqa 2720(%rsp), %ymm15 /* reload fb_24 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_30_l = shl(fb_24) */
+	vmovdqa %ymm2, 1504(%rsp) /* spill sb_out_x_30 */
+	vmovdqa 1984(%rsp), %ymm2 /* reload dbl_234 */
+	vpsrld $15, %ymm2, %ymm2 /* s13k_o_30_r = shr(dbl_234) */
+	vpor %ymm2, %ymm15, %ymm2 /* s13k_o_30 = or(s13k_o_30_l, s13k_o_30_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm2, %ymm2 /* s13k_30 = and(s13k_o_30, modulus) */
+	vmovdqa 1056(%rsp), %ymm15 /* reload fb_28 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_30_l = shl(fb_28) */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_30_r = shr(dbl_270) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_30 = or(s15k_o_30_l, s15k_o_30_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm5, %ymm5 /* s15k_30 = and(s15k_o_30, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_60 = add(s0k_30, s4k_30) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_60 = add(fb0_s_60, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_60 = minu(fb0_s_60, fb0_p_60) */
+	vpaddd %ymm2, %ymm0, %ymm0 /* fb0_s_61 = add(s10k_30, s13k_30) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm0, %ymm2 /* fb0_p_61 = add(fb0_s_61, minus_modulus) */
+	vpminud %ymm2, %ymm0, %ymm0 /* fb0_61 = minu(fb0_s_61, fb0_p_61) */
+	vpaddd %ymm0, %ymm13, %ymm0 /* fb1_s_30 = add(fb0_60, fb0_61) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm0, %ymm2 /* fb1_p_30 = add(fb1_s_30, minus_modulus) */
+	vpminud %ymm2, %ymm0, %ymm0 /* fb1_30 = minu(fb1_s_30, fb1_p_30) */
+	vpaddd %ymm5, %ymm0, %ymm0 /* fb2_s_30 = add(fb1_30, s15k_30) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm0, %ymm2 /* fb2_p_30 = add(fb2_s_30, minus_modulus) */
+	vpminud %ymm2, %ymm0, %ymm0 /* fb2_30 = minu(fb2_s_30, fb2_p_30) */
+	vpaddd %ymm1, %ymm0, %ymm0 /* fb_s_30 = add(fb2_30, g0s15) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm0, %ymm1 /* fb_p_30 = add(fb_s_30, minus_modulus) */
+	vpmaxsd %ymm1, %ymm0, %ymm0 /* fb_30 = maxs(fb_s_30, fb_p_30) */
+
+	/* Round 15, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 672(%rsp), %ymm1 /* reload fb_29 */
+	vpaddd %ymm1, %ymm1, %ymm2 /* dbl_279 = add(fb_29, fb_29) */
+	vmovdqa 1152(%rsp), %ymm5 /* reload fb_27 */
+	vpblendvb %ymm12, %ymm2, %ymm5, %ymm13 /* x0_31 = blendv(fb_27, dbl_279, high16) */
+	vmovdqa 928(%rsp), %ymm14 /* reload fb_21 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm14, %ymm15 /* fb_21_sw = lookup16(fb_21, rotl16) */
+	vmovdqa 1344(%rsp), %ymm5 /* reload dbl_171 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm5, %ymm5 /* dbl_280_sw = lookup16(dbl_171, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm5, %ymm5 /* x1_31 = blendv(dbl_280_sw, fb_21_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_31 = xor(x0_31, sb_out_x_29) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_31 = add(x0r1_31, r2_29) */
+	vpxor 1472(%rsp), %ymm13, %ymm13 /* z_31 = xor(w_31, x1_13) */
+	vpaddd 2336(%rsp), %ymm5, %ymm5 /* w1_31 = add(x1_31, sb_out_x_29) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_29 */
+	vpxor 1952(%rsp), %ymm15, %ymm15 /* w2_31 = xor(r2_29, x1_23) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm5, %ymm14 /* w1_31_sw = lookup16(w1_31, rotl16) */
+	vmovdqa %ymm0, 1952(%rsp) /* spill fb_30 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm15, %ymm0 /* w2_31_sw = lookup16(w2_31, rotl16) */
+	vmovdqa %ymm13, 1920(%rsp) /* spill z_31 */
+	vpblendvb %ymm12, %ymm14, %ymm0, %ymm13 /* l1in_31 = blendv(w2_31_sw, w1_31_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm5, %ymm1 /* l1in16_31 = blendv(w1_31, w2_31, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm13, %ymm11 /* ur24_31 = lookup16(l1in_31, rotl24) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm13, %ymm4 /* ur8_31 = lookup16(l1in_31, rotl8) */
+	vpxor %ymm4, %ymm13, %ymm4 /* ug_acc_31 = xor(l1in_31, ur8_31) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_31 = xor(ug_acc_31, l1in16_31) */
+	vpslld $2, %ymm1, %ymm4 /* ur2_31_l = shl(ug_31) */
+	vpsrld $30, %ymm1, %ymm1 /* ur2_31_r = shr(ug_31) */
+	vpor %ymm1, %ymm4, %ymm1 /* ur2_31 = or(ur2_31_l, ur2_31_r) */
+	vpxor %ymm11, %ymm13, %ymm4 /* u_acc_31 = xor(l1in_31, ur24_31) */
+	vpxor %ymm1, %ymm4, %ymm1 /* u_31 = xor(u_acc_31, ur2_31) */
+	vpblendvb %ymm12, %ymm0, %ymm14, %ymm0 /* l2in_31 = blendv(w1_31_sw, w2_31_sw, high16) */
+	vpblendvb %ymm12, %ymm5, %ymm15, %ymm4 /* l2in16_31 = blendv(w2_31, w1_31, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm0, %ymm5 /* v8r8_31 = lookup16(l2in_31, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm11 /* v8r24_31 = lookup16(l2in_31, rotl24) */
+	vpxor %ymm4, %ymm0, %ymm0 /* v8g_acc_31 = xor(l2in_31, l2in16_31) */
+	vpxor %ymm11, %ymm0, %ymm0 /* v8g_31 = xor(v8g_acc_31, v8r24_31) */
+	vpslld $6, %ymm0, %ymm11 /* v8r6_31_l = shl(v8g_31) */
+	vpsrld $26, %ymm0, %ymm0 /* v8r6_31_r = shr(v8g_31) */
+	vpor %ymm0, %ymm11, %ymm0 /* v8r6_31 = or(v8r6_31_l, v8r6_31_r) */
+	vpxor %ymm4, %ymm5, %ymm4 /* v8_acc_31 = xor(v8r8_31, l2in16_31) */
+	vpxor %ymm0, %ymm4, %ymm0 /* v8_31 = xor(v8_acc_31, v8r6_31) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm4 /* sb_in_x_31 = blendv(v8_31, u_31, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_in_y_31 = blendv(u_31, v8_31, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm4, %ymm1 /* sb_s0_xl_31 = and(sb_in_x_31, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* sb_s0_xs_31 = shr(sb_in_x_31) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm4, %ymm4 /* sb_s0_xh_31 = and(sb_s0_xs_31, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm5 /* sb_s0_p1_31 = lookup16(s0_p1, sb_s0_xl_31) */
+	vpxor %ymm4, %ymm5, %ymm4 /* sb_s0_t_31 = xor(sb_s0_p1_31, sb_s0_xh_31) */
+	vpshufb %ymm4, %ymm7, %ymm5 /* sb_s0_p2_31 = lookup16(s0_p2, sb_s0_t_31) */
+	vpxor %ymm1, %ymm5, %ymm1 /* sb_s0_ol_31 = xor(sb_s0_p2_31, sb_s0_xl_31) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_31 = lookup16(s0_p3_rot, sb_s0_ol_31) */
+	vpaddb %ymm4, %ymm4, %ymm4 /* sb_s0_t2_31 = add(sb_s0_t_31, sb_s0_t_31) */
+	vpxor %ymm4, %ymm1, %ymm1 /* sb_s0_31 = xor(sb_s0_p3_31, sb_s0_t2_31) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm4 /* sb_in_y_31_lo = and(sb_in_y_31, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_31_sh = shr(sb_in_y_31) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_31_hi = and(sb_in_y_31_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm10, %ymm4 /* sb_s1_k_31_l = lookup16(tbl_lo, sb_in_y_31_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_31_h = lookup16(tbl_hi, sb_in_y_31_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* sb_s1_k_31 = xor(sb_s1_k_31_l, sb_s1_k_31_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_31_sr = lookup16(sb_s1_k_31, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_31_aes = aesenclast(sb_s1_31_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm4 /* sb_s1_31_aes_lo = and(sb_s1_31_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_31_aes_sh = shr(sb_s1_31_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_31_aes_hi = and(sb_s1_31_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm5 /* tbl_lo_1 = const() */
+	vpshufb %ymm4, %ymm5, %ymm4 /* sb_s1_31_l = lookup16(tbl_lo_1, sb_s1_31_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm5 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm5, %ymm0 /* sb_s1_31_h = lookup16(tbl_hi_1, sb_s1_31_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* sb_s1_31 = xor(sb_s1_31_l, sb_s1_31_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm4 /* sb_out_x_31 = blendv(sb_s1_31, sb_s0_31, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_31 = blendv(sb_s0_31, sb_s1_31, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_31 = lookup16(sb_out_y_31, rotl24) */
+	vmovdqa 1120(%rsp), %ymm1 /* reload g1s15 */
+	vpslld $8, %ymm1, %ymm3 /* s0k_o_31_l = shl(g1s15) */
+	vmovdqa 1632(%rsp), %ymm5 /* reload dbl_9 */
+	vpsrld $24, %ymm5, %ymm5 /* s0k_o_31_r = shr(dbl_9) */
+	vpor %ymm5, %ymm3, %ymm3 /* s0k_o_31 = or(s0k_o_31_l, s0k_o_31_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm3, %ymm3 /* s0k_31 = and(s0k_o_31, modulus) */
+	vmovdqa 2912(%rsp), %ymm5 /* reload fb_7 */
+	vpslld $20, %ymm5, %ymm6 /* s4k_o_31_l = shl(fb_7) */
+	vmovdqa 1568(%rsp), %ymm7 /* reload dbl_81 */
+	vpsrld $12, %ymm7, %ymm7 /* s4k_o_31_r = shr(dbl_81) */
+	vpor %ymm7, %ymm6, %ymm6 /* s4k_o_31 = or(s4k_o_31_l, s4k_o_31_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm6, %ymm6 /* s4k_31 = and(s4k_o_31, modulus) */
+	vmovdqa 3328(%rsp), %ymm7 /* reload fb_19 */
+	vpslld $21, %ymm7, %ymm8 /* s10k_o_31_l = shl(fb_19) */
+	vmovdqa 1760(%rsp), %ymm9 /* reload dbl_189 */
+	vpsrld $11, %ymm9, %ymm9 /* s10k_o_31_r = shr(dbl_189) */
+	vpor %ymm9, %ymm8, %ymm8 /* s10k_o_31 = or(s10k_o_31_l, s10k_o_31_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_31 = and(s10k_o_31, modulus) */
+	vmovdqa 2752(%rsp), %ymm9 /* reload fb_25 */
+	vpslld $17, %ymm9, %ymm10 /* s13k_o_31_l = shl(fb_25) */
+	vmovdqa 2208(%rsp), %ymm11 /* reload dbl_243 */
+	vpsrld $15, %ymm11, %ymm11 /* s13k_o_31_r = shr(dbl_243) */
+	vpor %ymm11, %ymm10, %ymm10 /* s13k_o_31 = or(s13k_o_31_l, s13k_o_31_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm10, %ymm10 /* s13k_31 = and(s13k_o_31, modulus) */
+	vmovdqa 672(%rsp), %ymm11 /* reload fb_29 */
+	vpslld $15, %ymm11, %ymm12 /* s15k_o_31_l = shl(fb_29) */
+	vpsrld $17, %ymm2, %ymm2 /* s15k_o_31_r = shr(dbl_279) */
+	vpor %ymm2, %ymm12, %ymm2 /* s15k_o_31 = or(s15k_o_31_l, s15k_o_31_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm2, %ymm2 /* s15k_31 = and(s15k_o_31, modulus) */
+	vpaddd %ymm6, %ymm3, %ymm3 /* fb0_s_62 = add(s0k_31, s4k_31) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm3, %ymm6 /* fb0_p_62 = add(fb0_s_62, minus_modulus) */
+	vpminud %ymm6, %ymm3, %ymm3 /* fb0_62 = minu(fb0_s_62, fb0_p_62) */
+	vpaddd %ymm10, %ymm8, %ymm6 /* fb0_s_63 = add(s10k_31, s13k_31) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm6, %ymm8 /* fb0_p_63 = add(fb0_s_63, minus_modulus) */
+	vpminud %ymm8, %ymm6, %ymm6 /* fb0_63 = minu(fb0_s_63, fb0_p_63) */
+	vpaddd %ymm6, %ymm3, %ymm3 /* fb1_s_31 = add(fb0_62, fb0_63) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm3, %ymm6 /* fb1_p_31 = add(fb1_s_31, minus_modulus) */
+	vpminud %ymm6, %ymm3, %ymm3 /* fb1_31 = minu(fb1_s_31, fb1_p_31) */
+	vpaddd %ymm2, %ymm3, %ymm2 /* fb2_s_31 = add(fb1_31, s15k_31) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm2, %ymm3 /* fb2_p_31 = add(fb2_s_31, minus_modulus) */
+	vpminud %ymm3, %ymm2, %ymm2 /* fb2_31 = minu(fb2_s_31, fb2_p_31) */
+	vpaddd %ymm1, %ymm2, %ymm1 /* fb_s_31 = add(fb2_31, g1s15) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm1, %ymm2 /* fb_p_31 = add(fb_s_31, minus_modulus) */
+	vpmaxsd %ymm2, %ymm1, %ymm1 /* fb_31 = maxs(fb_s_31, fb_p_31) */
 
 	/* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm2, %ymm2 /* zbe = lookup16(z_2, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm3, %ymm3 /* zbe_1 = lookup16(z_3, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm4 /* zbe_2 = lookup16(z_4, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm5, %ymm5 /* zbe_3 = lookup16(z_5, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm7, %ymm7 /* zbe_4 = lookup16(z_6, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm8, %ymm8 /* zbe_5 = lookup16(z_7, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm9, %ymm9 /* zbe_6 = lookup16(z_8, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm10, %ymm10 /* zbe_7 = lookup16(z_9, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm11, %ymm11 /* zbe_8 = lookup16(z_10, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm12, %ymm12 /* zbe_9 = lookup16(z_11, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm13, %ymm13 /* zbe_10 = lookup16(z_12, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm14, %ymm14 /* zbe_11 = lookup16(z_13, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm15, %ymm15 /* zbe_12 = lookup16(z_14, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* zbe_13 = lookup16(z_15, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm1 /* zbe_14 = lookup16(z_16, bswap32) */
-	vmovdqa %ymm6, 3648(%rsp) /* spill z_33 */
-	vmovdqa 3136(%rsp), %ymm6 /* reload z_17 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm6, %ymm6 /* zbe_15 = lookup16(z_17, bswap32) */
-	vmovdqa %ymm0, 3136(%rsp) /* spill zbe_13 */
-	vpunpckldq %ymm4, %ymm2, %ymm0 /* ztr0 = unpacklo(zbe, zbe_2) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* ztr0_1 = unpackhi(zbe, zbe_2) */
-	vpunpckldq %ymm5, %ymm3, %ymm4 /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
-	vpunpckhdq %ymm5, %ymm3, %ymm3 /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
-	vpunpckldq %ymm4, %ymm0, %ymm5 /* ztr1 = unpacklo(ztr0, ztr0_2) */
-	vpunpckhdq %ymm4, %ymm0, %ymm0 /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
-	vpunpckldq %ymm3, %ymm2, %ymm4 /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
+	vmovdqa 1024(%rsp), %ymm2 /* reload z */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm2, %ymm2 /* zbe = lookup16(z, bswap32) */
+	vmovdqa 1408(%rsp), %ymm3 /* reload z_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm3, %ymm3 /* zbe_1 = lookup16(z_2, bswap32) */
+	vmovdqa 1888(%rsp), %ymm6 /* reload z_4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm6, %ymm6 /* zbe_2 = lookup16(z_4, bswap32) */
+	vmovdqa 2304(%rsp), %ymm8 /* reload z_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm8, %ymm8 /* zbe_3 = lookup16(z_6, bswap32) */
+	vmovdqa 2688(%rsp), %ymm10 /* reload z_8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm10, %ymm10 /* zbe_4 = lookup16(z_8, bswap32) */
+	vmovdqa 2944(%rsp), %ymm12 /* reload z_10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm12, %ymm12 /* zbe_5 = lookup16(z_10, bswap32) */
+	vmovdqa 992(%rsp), %ymm13 /* reload z_12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm13, %ymm13 /* zbe_6 = lookup16(z_12, bswap32) */
+	vmovdqa 160(%rsp), %ymm14 /* reload z_14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm14, %ymm14 /* zbe_7 = lookup16(z_14, bswap32) */
+	vmovdqa 896(%rsp), %ymm15 /* reload z_16 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm15, %ymm15 /* zbe_8 = lookup16(z_16, bswap32) */
+	vmovdqa 128(%rsp), %ymm11 /* reload z_18 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm11, %ymm11 /* zbe_9 = lookup16(z_18, bswap32) */
+	vmovdqa 800(%rsp), %ymm9 /* reload z_20 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm9, %ymm9 /* zbe_10 = lookup16(z_20, bswap32) */
+	vmovdqa 1216(%rsp), %ymm7 /* reload z_22 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm7, %ymm7 /* zbe_11 = lookup16(z_22, bswap32) */
+	vmovdqa 2176(%rsp), %ymm5 /* reload z_24 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm5, %ymm5 /* zbe_12 = lookup16(z_24, bswap32) */
+	vmovdqa %ymm0, 2176(%rsp) /* spill r2_31 */
+	vmovdqa 2560(%rsp), %ymm0 /* reload z_26 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* zbe_13 = lookup16(z_26, bswap32) */
+	vmovdqa %ymm4, 2560(%rsp) /* spill sb_out_x_31 */
+	vmovdqa 1440(%rsp), %ymm4 /* reload z_28 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm4 /* zbe_14 = lookup16(z_28, bswap32) */
+	vmovdqa %ymm1, 1440(%rsp) /* spill fb_31 */
+	vmovdqa 1728(%rsp), %ymm1 /* reload z_30 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm1 /* zbe_15 = lookup16(z_30, bswap32) */
+	vmovdqa %ymm0, 1728(%rsp) /* spill zbe_13 */
+	vpunpckldq %ymm6, %ymm2, %ymm0 /* ztr0 = unpacklo(zbe, zbe_2) */
+	vpunpckhdq %ymm6, %ymm2, %ymm2 /* ztr0_1 = unpackhi(zbe, zbe_2) */
+	vpunpckldq %ymm8, %ymm3, %ymm6 /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
+	vpunpckhdq %ymm8, %ymm3, %ymm3 /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
+	vpunpckldq %ymm6, %ymm0, %ymm8 /* ztr1 = unpacklo(ztr0, ztr0_2) */
+	vpunpckhdq %ymm6, %ymm0, %ymm0 /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
+	vpunpckldq %ymm3, %ymm2, %ymm6 /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
 	vpunpckhdq %ymm3, %ymm2, %ymm2 /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
-	vpunpckldq %ymm9, %ymm7, %ymm3 /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
-	vpunpckhdq %ymm9, %ymm7, %ymm7 /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
-	vpunpckldq %ymm10, %ymm8, %ymm9 /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
-	vpunpckhdq %ymm10, %ymm8, %ymm8 /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
-	vpunpckldq %ymm9, %ymm3, %ymm10 /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
-	vpunpckhdq %ymm9, %ymm3, %ymm3 /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
-	vpunpckldq %ymm8, %ymm7, %ymm9 /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
-	vpunpckhdq %ymm8, %ymm7, %ymm7 /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
-	vpunpckldq %ymm13, %ymm11, %ymm8 /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
-	vpunpckhdq %ymm13, %ymm11, %ymm11 /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
-	vpunpckldq %ymm14, %ymm12, %ymm13 /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
-	vpunpckhdq %ymm14, %ymm12, %ymm12 /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
-	vpunpckldq %ymm13, %ymm8, %ymm14 /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
-	vpunpckhdq %ymm13, %ymm8, %ymm8 /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
-	vpunpckldq %ymm12, %ymm11, %ymm13 /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
-	vpunpckhdq %ymm12, %ymm11, %ymm11 /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
-	vpunpckldq %ymm1, %ymm15, %ymm12 /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
-	vpunpckhdq %ymm1, %ymm15, %ymm1 /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
-	vmovdqa 3136(%rsp), %ymm15 /* reload zbe_13 */
-	vmovdqa %ymm11, 3680(%rsp) /* spill ztr1_11 */
-	vpunpckldq %ymm6, %ymm15, %ymm11 /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
-	vpunpckhdq %ymm6, %ymm15, %ymm6 /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
-	vpunpckldq %ymm11, %ymm12, %ymm15 /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
-	vpunpckhdq %ymm11, %ymm12, %ymm11 /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
-	vpunpckldq %ymm6, %ymm1, %ymm12 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
-	vpunpckhdq %ymm6, %ymm1, %ymm1 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
-	vperm2i128 $0x20, %ymm10, %ymm5, %ymm6 /* zl = blocks128(ztr1, ztr1_4) */
-	vmovdqa %ymm1, 3136(%rsp) /* spill ztr1_15 */
-	vperm2i128 $0x20, %ymm15, %ymm14, %ymm1 /* zl_1 = blocks128(ztr1_8, ztr1_12) */
-	vperm2i128 $0x31, %ymm10, %ymm5, %ymm5 /* zl_2 = blocks128(ztr1, ztr1_4) */
-	vperm2i128 $0x31, %ymm15, %ymm14, %ymm10 /* zl_3 = blocks128(ztr1_8, ztr1_12) */
+	vpunpckldq %ymm13, %ymm10, %ymm3 /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
+	vpunpckhdq %ymm13, %ymm10, %ymm10 /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
+	vpunpckldq %ymm14, %ymm12, %ymm13 /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
+	vpunpckhdq %ymm14, %ymm12, %ymm12 /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
+	vpunpckldq %ymm13, %ymm3, %ymm14 /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
+	vpunpckhdq %ymm13, %ymm3, %ymm3 /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
+	vpunpckldq %ymm12, %ymm10, %ymm13 /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
+	vpunpckhdq %ymm12, %ymm10, %ymm10 /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
+	vpunpckldq %ymm9, %ymm15, %ymm12 /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
+	vpunpckhdq %ymm9, %ymm15, %ymm9 /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
+	vpunpckldq %ymm7, %ymm11, %ymm15 /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
+	vpunpckhdq %ymm7, %ymm11, %ymm7 /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
+	vpunpckldq %ymm15, %ymm12, %ymm11 /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
+	vpunpckhdq %ymm15, %ymm12, %ymm12 /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
+	vpunpckldq %ymm7, %ymm9, %ymm15 /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
+	vpunpckhdq %ymm7, %ymm9, %ymm7 /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
+	vpunpckldq %ymm4, %ymm5, %ymm9 /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
+	vpunpckhdq %ymm4, %ymm5, %ymm4 /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
+	vmovdqa 1728(%rsp), %ymm5 /* reload zbe_13 */
+	vmovdqa %ymm7, 1216(%rsp) /* spill ztr1_11 */
+	vpunpckldq %ymm1, %ymm5, %ymm7 /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
+	vpunpckhdq %ymm1, %ymm5, %ymm1 /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
+	vpunpckldq %ymm7, %ymm9, %ymm5 /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
+	vpunpckhdq %ymm7, %ymm9, %ymm7 /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
+	vpunpckldq %ymm1, %ymm4, %ymm9 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
+	vpunpckhdq %ymm1, %ymm4, %ymm1 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
+	vperm2i128 $0x20, %ymm14, %ymm8, %ymm4 /* zl = blocks128(ztr1, ztr1_4) */
+	vmovdqa %ymm1, 1728(%rsp) /* spill ztr1_15 */
+	vperm2i128 $0x20, %ymm5, %ymm11, %ymm1 /* zl_1 = blocks128(ztr1_8, ztr1_12) */
+	vperm2i128 $0x31, %ymm14, %ymm8, %ymm8 /* zl_2 = blocks128(ztr1, ztr1_4) */
+	vperm2i128 $0x31, %ymm5, %ymm11, %ymm5 /* zl_3 = blocks128(ztr1_8, ztr1_12) */
 	movq 0(%rsi), %rax
-	vmovdqu %ymm6, (%rax) /* store zl */
+	vmovdqu %ymm4, (%rax) /* store zl */
 	movq 0(%rsi), %rax
 	vmovdqu %ymm1, 32(%rax) /* store zl_1 */
 	movq 32(%rsi), %rax
-	vmovdqu %ymm5, (%rax) /* store zl_2 */
+	vmovdqu %ymm8, (%rax) /* store zl_2 */
 	movq 32(%rsi), %rax
-	vmovdqu %ymm10, 32(%rax) /* store zl_3 */
+	vmovdqu %ymm5, 32(%rax) /* store zl_3 */
 	vperm2i128 $0x20, %ymm3, %ymm0, %ymm1 /* zl_4 = blocks128(ztr1_1, ztr1_5) */
-	vperm2i128 $0x20, %ymm11, %ymm8, %ymm5 /* zl_5 = blocks128(ztr1_9, ztr1_13) */
+	vperm2i128 $0x20, %ymm7, %ymm12, %ymm4 /* zl_5 = blocks128(ztr1_9, ztr1_13) */
 	vperm2i128 $0x31, %ymm3, %ymm0, %ymm0 /* zl_6 = blocks128(ztr1_1, ztr1_5) */
-	vperm2i128 $0x31, %ymm11, %ymm8, %ymm3 /* zl_7 = blocks128(ztr1_9, ztr1_13) */
+	vperm2i128 $0x31, %ymm7, %ymm12, %ymm3 /* zl_7 = blocks128(ztr1_9, ztr1_13) */
 	movq 8(%rsi), %rax
 	vmovdqu %ymm1, (%rax) /* store zl_4 */
 	movq 8(%rsi), %rax
-	vmovdqu %ymm5, 32(%rax) /* store zl_5 */
+	vmovdqu %ymm4, 32(%rax) /* store zl_5 */
 	movq 40(%rsi), %rax
 	vmovdqu %ymm0, (%rax) /* store zl_6 */
 	movq 40(%rsi), %rax
 	vmovdqu %ymm3, 32(%rax) /* store zl_7 */
-	vperm2i128 $0x20, %ymm9, %ymm4, %ymm0 /* zl_8 = blocks128(ztr1_2, ztr1_6) */
-	vperm2i128 $0x20, %ymm12, %ymm13, %ymm1 /* zl_9 = blocks128(ztr1_10, ztr1_14) */
-	vperm2i128 $0x31, %ymm9, %ymm4, %ymm3 /* zl_10 = blocks128(ztr1_2, ztr1_6) */
-	vperm2i128 $0x31, %ymm12, %ymm13, %ymm4 /* zl_11 = blocks128(ztr1_10, ztr1_14) */
+	vperm2i128 $0x20, %ymm13, %ymm6, %ymm0 /* zl_8 = blocks128(ztr1_2, ztr1_6) */
+	vperm2i128 $0x20, %ymm9, %ymm15, %ymm1 /* zl_9 = blocks128(ztr1_10, ztr1_14) */
+	vperm2i128 $0x31, %ymm13, %ymm6, %ymm3 /* zl_10 = blocks128(ztr1_2, ztr1_6) */
+	vperm2i128 $0x31, %ymm9, %ymm15, %ymm4 /* zl_11 = blocks128(ztr1_10, ztr1_14) */
 	movq 16(%rsi), %rax
 	vmovdqu %ymm0, (%rax) /* store zl_8 */
 	movq 16(%rsi), %rax
@@ -5522,11 +9485,11 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vmovdqu %ymm3, (%rax) /* store zl_10 */
 	movq 48(%rsi), %rax
 	vmovdqu %ymm4, 32(%rax) /* store zl_11 */
-	vperm2i128 $0x20, %ymm7, %ymm2, %ymm0 /* zl_12 = blocks128(ztr1_3, ztr1_7) */
-	vmovdqa 3680(%rsp), %ymm1 /* reload ztr1_11 */
-	vperm2i128 $0x20, 3136(%rsp), %ymm1, %ymm3 /* zl_13 = blocks128(ztr1_11, ztr1_15) */
-	vperm2i128 $0x31, %ymm7, %ymm2, %ymm2 /* zl_14 = blocks128(ztr1_3, ztr1_7) */
-	vperm2i128 $0x31, 3136(%rsp), %ymm1, %ymm1 /* zl_15 = blocks128(ztr1_11, ztr1_15) */
+	vperm2i128 $0x20, %ymm10, %ymm2, %ymm0 /* zl_12 = blocks128(ztr1_3, ztr1_7) */
+	vmovdqa 1216(%rsp), %ymm1 /* reload ztr1_11 */
+	vperm2i128 $0x20, 1728(%rsp), %ymm1, %ymm3 /* zl_13 = blocks128(ztr1_11, ztr1_15) */
+	vperm2i128 $0x31, %ymm10, %ymm2, %ymm2 /* zl_14 = blocks128(ztr1_3, ztr1_7) */
+	vperm2i128 $0x31, 1728(%rsp), %ymm1, %ymm1 /* zl_15 = blocks128(ztr1_11, ztr1_15) */
 	movq 24(%rsi), %rax
 	vmovdqu %ymm0, (%rax) /* store zl_12 */
 	movq 24(%rsi), %rax
@@ -5537,39 +9500,39 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vmovdqu %ymm1, 32(%rax) /* store zl_15 */
 
 	/* Keystream of lanes 8..15: big-endian, transposed to 64 bytes per lane. */
-	vmovdqa 3168(%rsp), %ymm0 /* reload z_18 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* zbe_16 = lookup16(z_18, bswap32) */
-	vmovdqa 3200(%rsp), %ymm1 /* reload z_19 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm1 /* zbe_17 = lookup16(z_19, bswap32) */
-	vmovdqa 3232(%rsp), %ymm2 /* reload z_20 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm2, %ymm2 /* zbe_18 = lookup16(z_20, bswap32) */
-	vmovdqa 3264(%rsp), %ymm3 /* reload z_21 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm3, %ymm3 /* zbe_19 = lookup16(z_21, bswap32) */
-	vmovdqa 3296(%rsp), %ymm4 /* reload z_22 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm4 /* zbe_20 = lookup16(z_22, bswap32) */
-	vmovdqa 3328(%rsp), %ymm5 /* reload z_23 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm5, %ymm5 /* zbe_21 = lookup16(z_23, bswap32) */
-	vmovdqa 3360(%rsp), %ymm6 /* reload z_24 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm6, %ymm6 /* zbe_22 = lookup16(z_24, bswap32) */
-	vmovdqa 3392(%rsp), %ymm7 /* reload z_25 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm7, %ymm7 /* zbe_23 = lookup16(z_25, bswap32) */
-	vmovdqa 3424(%rsp), %ymm8 /* reload z_26 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm8, %ymm8 /* zbe_24 = lookup16(z_26, bswap32) */
-	vmovdqa 3456(%rsp), %ymm9 /* reload z_27 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm9, %ymm9 /* zbe_25 = lookup16(z_27, bswap32) */
-	vmovdqa 3488(%rsp), %ymm10 /* reload z_28 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm10, %ymm10 /* zbe_26 = lookup16(z_28, bswap32) */
-	vmovdqa 3520(%rsp), %ymm11 /* reload z_29 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm11, %ymm11 /* zbe_27 = lookup16(z_29, bswap32) */
-	vmovdqa 3552(%rsp), %ymm12 /* reload z_30 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm12, %ymm12 /* zbe_28 = lookup16(z_30, bswap32) */
-	vmovdqa 3584(%rsp), %ymm13 /* reload z_31 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm13, %ymm13 /* zbe_29 = lookup16(z_31, bswap32) */
-	vmovdqa 3616(%rsp), %ymm14 /* reload z_32 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm14, %ymm14 /* zbe_30 = lookup16(z_32, bswap32) */
-	vmovdqa 3648(%rsp), %ymm15 /* reload z_33 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm15, %ymm15 /* zbe_31 = lookup16(z_33, bswap32) */
-	vmovdqa %ymm13, 3648(%rsp) /* spill zbe_29 */
+	vmovdqa 704(%rsp), %ymm0 /* reload z_1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* zbe_16 = lookup16(z_1, bswap32) */
+	vmovdqa 1664(%rsp), %ymm1 /* reload z_3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm1 /* zbe_17 = lookup16(z_3, bswap32) */
+	vmovdqa 2112(%rsp), %ymm2 /* reload z_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm2, %ymm2 /* zbe_18 = lookup16(z_5, bswap32) */
+	vmovdqa 2496(%rsp), %ymm3 /* reload z_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm3, %ymm3 /* zbe_19 = lookup16(z_7, bswap32) */
+	vmovdqa 256(%rsp), %ymm4 /* reload z_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm4 /* zbe_20 = lookup16(z_9, bswap32) */
+	vmovdqa 288(%rsp), %ymm5 /* reload z_11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm5, %ymm5 /* zbe_21 = lookup16(z_11, bswap32) */
+	vmovdqa 512(%rsp), %ymm6 /* reload z_13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm6, %ymm6 /* zbe_22 = lookup16(z_13, bswap32) */
+	vmovdqa 352(%rsp), %ymm7 /* reload z_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm7, %ymm7 /* zbe_23 = lookup16(z_15, bswap32) */
+	vmovdqa 448(%rsp), %ymm8 /* reload z_17 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm8, %ymm8 /* zbe_24 = lookup16(z_17, bswap32) */
+	vmovdqa 416(%rsp), %ymm9 /* reload z_19 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm9, %ymm9 /* zbe_25 = lookup16(z_19, bswap32) */
+	vmovdqa 640(%rsp), %ymm10 /* reload z_21 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm10, %ymm10 /* zbe_26 = lookup16(z_21, bswap32) */
+	vmovdqa 2144(%rsp), %ymm11 /* reload z_23 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm11, %ymm11 /* zbe_27 = lookup16(z_23, bswap32) */
+	vmovdqa 2368(%rsp), %ymm12 /* reload z_25 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm12, %ymm12 /* zbe_28 = lookup16(z_25, bswap32) */
+	vmovdqa 1088(%rsp), %ymm13 /* reload z_27 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm13, %ymm13 /* zbe_29 = lookup16(z_27, bswap32) */
+	vmovdqa 1696(%rsp), %ymm14 /* reload z_29 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm14, %ymm14 /* zbe_30 = lookup16(z_29, bswap32) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload z_31 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm15, %ymm15 /* zbe_31 = lookup16(z_31, bswap32) */
+	vmovdqa %ymm13, 1920(%rsp) /* spill zbe_29 */
 	vpunpckldq %ymm2, %ymm0, %ymm13 /* ztr0_16 = unpacklo(zbe_16, zbe_18) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* ztr0_17 = unpackhi(zbe_16, zbe_18) */
 	vpunpckldq %ymm3, %ymm1, %ymm2 /* ztr0_18 = unpacklo(zbe_17, zbe_19) */
@@ -5596,8 +9559,8 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vpunpckhdq %ymm9, %ymm8, %ymm8 /* ztr1_27 = unpackhi(ztr0_25, ztr0_27) */
 	vpunpckldq %ymm14, %ymm12, %ymm9 /* ztr0_28 = unpacklo(zbe_28, zbe_30) */
 	vpunpckhdq %ymm14, %ymm12, %ymm12 /* ztr0_29 = unpackhi(zbe_28, zbe_30) */
-	vmovdqa 3648(%rsp), %ymm14 /* reload zbe_29 */
-	vmovdqa %ymm8, 3616(%rsp) /* spill ztr1_27 */
+	vmovdqa 1920(%rsp), %ymm14 /* reload zbe_29 */
+	vmovdqa %ymm8, 1696(%rsp) /* spill ztr1_27 */
 	vpunpckldq %ymm15, %ymm14, %ymm8 /* ztr0_30 = unpacklo(zbe_29, zbe_31) */
 	vpunpckhdq %ymm15, %ymm14, %ymm14 /* ztr0_31 = unpackhi(zbe_29, zbe_31) */
 	vpunpckldq %ymm8, %ymm9, %ymm15 /* ztr1_28 = unpacklo(ztr0_28, ztr0_30) */
@@ -5605,7 +9568,7 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vpunpckldq %ymm14, %ymm12, %ymm9 /* ztr1_30 = unpacklo(ztr0_29, ztr0_31) */
 	vpunpckhdq %ymm14, %ymm12, %ymm12 /* ztr1_31 = unpackhi(ztr0_29, ztr0_31) */
 	vperm2i128 $0x20, %ymm7, %ymm3, %ymm14 /* zl_16 = blocks128(ztr1_16, ztr1_20) */
-	vmovdqa %ymm12, 3648(%rsp) /* spill ztr1_31 */
+	vmovdqa %ymm12, 1920(%rsp) /* spill ztr1_31 */
 	vperm2i128 $0x20, %ymm15, %ymm11, %ymm12 /* zl_17 = blocks128(ztr1_24, ztr1_28) */
 	vperm2i128 $0x31, %ymm7, %ymm3, %ymm3 /* zl_18 = blocks128(ztr1_16, ztr1_20) */
 	vperm2i128 $0x31, %ymm15, %ymm11, %ymm7 /* zl_19 = blocks128(ztr1_24, ztr1_28) */
@@ -5642,10 +9605,10 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	movq 112(%rsi), %rax
 	vmovdqu %ymm5, 32(%rax) /* store zl_27 */
 	vperm2i128 $0x20, %ymm4, %ymm0, %ymm1 /* zl_28 = blocks128(ztr1_19, ztr1_23) */
-	vmovdqa 3616(%rsp), %ymm2 /* reload ztr1_27 */
-	vperm2i128 $0x20, 3648(%rsp), %ymm2, %ymm3 /* zl_29 = blocks128(ztr1_27, ztr1_31) */
+	vmovdqa 1696(%rsp), %ymm2 /* reload ztr1_27 */
+	vperm2i128 $0x20, 1920(%rsp), %ymm2, %ymm3 /* zl_29 = blocks128(ztr1_27, ztr1_31) */
 	vperm2i128 $0x31, %ymm4, %ymm0, %ymm0 /* zl_30 = blocks128(ztr1_19, ztr1_23) */
-	vperm2i128 $0x31, 3648(%rsp), %ymm2, %ymm2 /* zl_31 = blocks128(ztr1_27, ztr1_31) */
+	vperm2i128 $0x31, 1920(%rsp), %ymm2, %ymm2 /* zl_31 = blocks128(ztr1_27, ztr1_31) */
 	movq 88(%rsi), %rax
 	vmovdqu %ymm1, (%rax) /* store zl_28 */
 	movq 88(%rsi), %rax
@@ -5654,6 +9617,80 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vmovdqu %ymm0, (%rax) /* store zl_30 */
 	movq 120(%rsi), %rax
 	vmovdqu %ymm2, 32(%rax) /* store zl_31 */
+
+	/* Store the state back. */
+	vmovdqa 2016(%rsp), %ymm0 /* reload fb */
+	vmovdqu %ymm0, (%rdi) /* store fb */
+	vmovdqa 2432(%rsp), %ymm0 /* reload fb_2 */
+	vmovdqu %ymm0, 64(%rdi) /* store fb_2 */
+	vmovdqa 2784(%rsp), %ymm0 /* reload fb_4 */
+	vmovdqu %ymm0, 128(%rdi) /* store fb_4 */
+	vmovdqa 2816(%rsp), %ymm0 /* reload fb_6 */
+	vmovdqu %ymm0, 192(%rdi) /* store fb_6 */
+	vmovdqa 2976(%rsp), %ymm0 /* reload fb_8 */
+	vmovdqu %ymm0, 256(%rdi) /* store fb_8 */
+	vmovdqa 3040(%rsp), %ymm0 /* reload fb_10 */
+	vmovdqu %ymm0, 320(%rdi) /* store fb_10 */
+	vmovdqa 3104(%rsp), %ymm0 /* reload fb_12 */
+	vmovdqu %ymm0, 384(%rdi) /* store fb_12 */
+	vmovdqa 3168(%rsp), %ymm0 /* reload fb_14 */
+	vmovdqu %ymm0, 448(%rdi) /* store fb_14 */
+	vmovdqa 3232(%rsp), %ymm0 /* reload fb_16 */
+	vmovdqu %ymm0, 512(%rdi) /* store fb_16 */
+	vmovdqa 3296(%rsp), %ymm0 /* reload fb_18 */
+	vmovdqu %ymm0, 576(%rdi) /* store fb_18 */
+	vmovdqa 3360(%rsp), %ymm0 /* reload fb_20 */
+	vmovdqu %ymm0, 640(%rdi) /* store fb_20 */
+	vmovdqa 1376(%rsp), %ymm0 /* reload fb_22 */
+	vmovdqu %ymm0, 704(%rdi) /* store fb_22 */
+	vmovdqa 2720(%rsp), %ymm0 /* reload fb_24 */
+	vmovdqu %ymm0, 768(%rdi) /* store fb_24 */
+	vmovdqa 2880(%rsp), %ymm0 /* reload fb_26 */
+	vmovdqu %ymm0, 832(%rdi) /* store fb_26 */
+	vmovdqa 1056(%rsp), %ymm0 /* reload fb_28 */
+	vmovdqu %ymm0, 896(%rdi) /* store fb_28 */
+	vmovdqa 1952(%rsp), %ymm0 /* reload fb_30 */
+	vmovdqu %ymm0, 960(%rdi) /* store fb_30 */
+	vmovdqa 1504(%rsp), %ymm0 /* reload sb_out_x_30 */
+	vmovdqu %ymm0, 1024(%rdi) /* store sb_out_x_30 */
+	vmovdqa 1184(%rsp), %ymm0 /* reload r2_30 */
+	vmovdqu %ymm0, 1088(%rdi) /* store r2_30 */
+	vmovdqa 1792(%rsp), %ymm0 /* reload fb_1 */
+	vmovdqu %ymm0, 32(%rdi) /* store fb_1 */
+	vmovdqa 2240(%rsp), %ymm0 /* reload fb_3 */
+	vmovdqu %ymm0, 96(%rdi) /* store fb_3 */
+	vmovdqa 2624(%rsp), %ymm0 /* reload fb_5 */
+	vmovdqu %ymm0, 160(%rdi) /* store fb_5 */
+	vmovdqa 2912(%rsp), %ymm0 /* reload fb_7 */
+	vmovdqu %ymm0, 224(%rdi) /* store fb_7 */
+	vmovdqa 3008(%rsp), %ymm0 /* reload fb_9 */
+	vmovdqu %ymm0, 288(%rdi) /* store fb_9 */
+	vmovdqa 3072(%rsp), %ymm0 /* reload fb_11 */
+	vmovdqu %ymm0, 352(%rdi) /* store fb_11 */
+	vmovdqa 3136(%rsp), %ymm0 /* reload fb_13 */
+	vmovdqu %ymm0, 416(%rdi) /* store fb_13 */
+	vmovdqa 3200(%rsp), %ymm0 /* reload fb_15 */
+	vmovdqu %ymm0, 480(%rdi) /* store fb_15 */
+	vmovdqa 3264(%rsp), %ymm0 /* reload fb_17 */
+	vmovdqu %ymm0, 544(%rdi) /* store fb_17 */
+	vmovdqa 3328(%rsp), %ymm0 /* reload fb_19 */
+	vmovdqu %ymm0, 608(%rdi) /* store fb_19 */
+	vmovdqa 928(%rsp), %ymm0 /* reload fb_21 */
+	vmovdqu %ymm0, 672(%rdi) /* store fb_21 */
+	vmovdqa 2528(%rsp), %ymm0 /* reload fb_23 */
+	vmovdqu %ymm0, 736(%rdi) /* store fb_23 */
+	vmovdqa 2752(%rsp), %ymm0 /* reload fb_25 */
+	vmovdqu %ymm0, 800(%rdi) /* store fb_25 */
+	vmovdqa 1152(%rsp), %ymm0 /* reload fb_27 */
+	vmovdqu %ymm0, 864(%rdi) /* store fb_27 */
+	vmovdqa 672(%rsp), %ymm0 /* reload fb_29 */
+	vmovdqu %ymm0, 928(%rdi) /* store fb_29 */
+	vmovdqa 1440(%rsp), %ymm0 /* reload fb_31 */
+	vmovdqu %ymm0, 992(%rdi) /* store fb_31 */
+	vmovdqa 2560(%rsp), %ymm0 /* reload sb_out_x_31 */
+	vmovdqu %ymm0, 1056(%rdi) /* store sb_out_x_31 */
+	vmovdqa 2176(%rsp), %ymm0 /* reload r2_31 */
+	vmovdqu %ymm0, 1120(%rdi) /* store r2_31 */
 	mov %rbp, %rsp
 	pop %rbp
 	vzeroupper
@@ -5664,9 +9701,8 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
  *   %rdi: state
  *   %rsi: out
  *   %rdx: src
- *   %rcx: 64 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 3712 bytes (18 spill slots of 32 bytes, scratch ring, zrows)
+ *   frame: 3392 bytes (104 spill slots of 32 bytes)
  */
 	.globl zuc_lanesx2_avx2_vaes_keystream_xor_asm
 	.hidden zuc_lanesx2_avx2_vaes_keystream_xor_asm
@@ -5676,587 +9712,4551 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $3712, %rsp
+	sub $3392, %rsp
 
-	/* Copy the LFSR cells of 16 lanes to the first 16 rows of the ring; R1, R2 and s15 (the newest cell) into variables. */
+	/* Load the state of 16 lanes: one register per word. */
 	vmovdqu (%rdi), %ymm0 /* g0s0 = load() */
-	vmovdqu %ymm0, (%rsp) /* store g0s0 */
-	vmovdqu 64(%rdi), %ymm0 /* g0s1 = load() */
-	vmovdqu %ymm0, 64(%rsp) /* store g0s1 */
-	vmovdqu 128(%rdi), %ymm0 /* g0s2 = load() */
-	vmovdqu %ymm0, 128(%rsp) /* store g0s2 */
-	vmovdqu 192(%rdi), %ymm0 /* g0s3 = load() */
-	vmovdqu %ymm0, 192(%rsp) /* store g0s3 */
-	vmovdqu 256(%rdi), %ymm0 /* g0s4 = load() */
-	vmovdqu %ymm0, 256(%rsp) /* store g0s4 */
-	vmovdqu 320(%rdi), %ymm0 /* g0s5 = load() */
-	vmovdqu %ymm0, 320(%rsp) /* store g0s5 */
-	vmovdqu 384(%rdi), %ymm0 /* g0s6 = load() */
-	vmovdqu %ymm0, 384(%rsp) /* store g0s6 */
-	vmovdqu 448(%rdi), %ymm0 /* g0s7 = load() */
-	vmovdqu %ymm0, 448(%rsp) /* store g0s7 */
-	vmovdqu 512(%rdi), %ymm0 /* g0s8 = load() */
-	vmovdqu %ymm0, 512(%rsp) /* store g0s8 */
-	vmovdqu 576(%rdi), %ymm0 /* g0s9 = load() */
-	vmovdqu %ymm0, 576(%rsp) /* store g0s9 */
-	vmovdqu 640(%rdi), %ymm0 /* g0s10 = load() */
-	vmovdqu %ymm0, 640(%rsp) /* store g0s10 */
-	vmovdqu 704(%rdi), %ymm0 /* g0s11 = load() */
-	vmovdqu %ymm0, 704(%rsp) /* store g0s11 */
-	vmovdqu 768(%rdi), %ymm0 /* g0s12 = load() */
-	vmovdqu %ymm0, 768(%rsp) /* store g0s12 */
-	vmovdqu 832(%rdi), %ymm0 /* g0s13 = load() */
-	vmovdqu %ymm0, 832(%rsp) /* store g0s13 */
-	vmovdqu 896(%rdi), %ymm0 /* g0s14 = load() */
-	vmovdqu %ymm0, 896(%rsp) /* store g0s14 */
-	vmovdqu 960(%rdi), %ymm0 /* g0s15 = load() */
-	vmovdqu %ymm0, 960(%rsp) /* store g0s15 */
-	vmovdqu 32(%rdi), %ymm1 /* g1s0 = load() */
-	vmovdqu %ymm1, 32(%rsp) /* store g1s0 */
-	vmovdqu 96(%rdi), %ymm1 /* g1s1 = load() */
-	vmovdqu %ymm1, 96(%rsp) /* store g1s1 */
-	vmovdqu 160(%rdi), %ymm1 /* g1s2 = load() */
-	vmovdqu %ymm1, 160(%rsp) /* store g1s2 */
-	vmovdqu 224(%rdi), %ymm1 /* g1s3 = load() */
-	vmovdqu %ymm1, 224(%rsp) /* store g1s3 */
-	vmovdqu 288(%rdi), %ymm1 /* g1s4 = load() */
-	vmovdqu %ymm1, 288(%rsp) /* store g1s4 */
-	vmovdqu 352(%rdi), %ymm1 /* g1s5 = load() */
-	vmovdqu %ymm1, 352(%rsp) /* store g1s5 */
-	vmovdqu 416(%rdi), %ymm1 /* g1s6 = load() */
-	vmovdqu %ymm1, 416(%rsp) /* store g1s6 */
-	vmovdqu 480(%rdi), %ymm1 /* g1s7 = load() */
-	vmovdqu %ymm1, 480(%rsp) /* store g1s7 */
-	vmovdqu 544(%rdi), %ymm1 /* g1s8 = load() */
-	vmovdqu %ymm1, 544(%rsp) /* store g1s8 */
-	vmovdqu 608(%rdi), %ymm1 /* g1s9 = load() */
-	vmovdqu %ymm1, 608(%rsp) /* store g1s9 */
-	vmovdqu 672(%rdi), %ymm1 /* g1s10 = load() */
-	vmovdqu %ymm1, 672(%rsp) /* store g1s10 */
-	vmovdqu 736(%rdi), %ymm1 /* g1s11 = load() */
-	vmovdqu %ymm1, 736(%rsp) /* store g1s11 */
-	vmovdqu 800(%rdi), %ymm1 /* g1s12 = load() */
-	vmovdqu %ymm1, 800(%rsp) /* store g1s12 */
-	vmovdqu 864(%rdi), %ymm1 /* g1s13 = load() */
-	vmovdqu %ymm1, 864(%rsp) /* store g1s13 */
-	vmovdqu 928(%rdi), %ymm1 /* g1s14 = load() */
-	vmovdqu %ymm1, 928(%rsp) /* store g1s14 */
-	vmovdqu 992(%rdi), %ymm1 /* g1s15 = load() */
-	vmovdqu %ymm1, 992(%rsp) /* store g1s15 */
-	vmovdqu 1024(%rdi), %ymm2 /* g0r1 = load() */
-	vmovdqu 1088(%rdi), %ymm3 /* g0r2 = load() */
-	vmovdqu 1056(%rdi), %ymm4 /* g1r1 = load() */
-	vmovdqu 1120(%rdi), %ymm5 /* g1r2 = load() */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_high16(%rip), %ymm6 /* high16 = const() */
-	vmovdqa %ymm5, 3136(%rsp) /* spill g1r2_1.2 */
-	xor %rcx, %rcx
-	.p2align 4
-.Lzuc_lanesx2_avx2_vaes_asm_2_loop_r0:
+	vmovdqu 64(%rdi), %ymm1 /* g0s1 = load() */
+	vmovdqu 128(%rdi), %ymm2 /* g0s2 = load() */
+	vmovdqu 192(%rdi), %ymm3 /* g0s3 = load() */
+	vmovdqu 256(%rdi), %ymm4 /* g0s4 = load() */
+	vmovdqu 320(%rdi), %ymm5 /* g0s5 = load() */
+	vmovdqu 384(%rdi), %ymm6 /* g0s6 = load() */
+	vmovdqu 448(%rdi), %ymm7 /* g0s7 = load() */
+	vmovdqu 512(%rdi), %ymm8 /* g0s8 = load() */
+	vmovdqu 576(%rdi), %ymm9 /* g0s9 = load() */
+	vmovdqu 640(%rdi), %ymm10 /* g0s10 = load() */
+	vmovdqu 704(%rdi), %ymm11 /* g0s11 = load() */
+	vmovdqu 768(%rdi), %ymm12 /* g0s12 = load() */
+	vmovdqu 832(%rdi), %ymm13 /* g0s13 = load() */
+	vmovdqu 896(%rdi), %ymm14 /* g0s14 = load() */
+	vmovdqu 960(%rdi), %ymm15 /* g0s15 = load() */
+	vmovdqa %ymm3, 64(%rsp) /* spill g0s3 */
+	vmovdqu 1024(%rdi), %ymm3 /* g0r1 = load() */
+	vmovdqa %ymm1, 96(%rsp) /* spill g0s1 */
+	vmovdqu 1088(%rdi), %ymm1 /* g0r2 = load() */
+	vmovdqa %ymm8, 128(%rsp) /* spill g0s8 */
+	vmovdqu 32(%rdi), %ymm8 /* g1s0 = load() */
+	vmovdqa %ymm6, 160(%rsp) /* spill g0s6 */
+	vmovdqu 96(%rdi), %ymm6 /* g1s1 = load() */
+	vmovdqa %ymm6, 192(%rsp) /* spill g1s1 */
+	vmovdqu 160(%rdi), %ymm6 /* g1s2 = load() */
+	vmovdqa %ymm12, 224(%rsp) /* spill g0s12 */
+	vmovdqu 224(%rdi), %ymm12 /* g1s3 = load() */
+	vmovdqa %ymm12, 256(%rsp) /* spill g1s3 */
+	vmovdqu 288(%rdi), %ymm12 /* g1s4 = load() */
+	vmovdqa %ymm12, 288(%rsp) /* spill g1s4 */
+	vmovdqu 352(%rdi), %ymm12 /* g1s5 = load() */
+	vmovdqa %ymm6, 320(%rsp) /* spill g1s2 */
+	vmovdqu 416(%rdi), %ymm6 /* g1s6 = load() */
+	vmovdqa %ymm6, 352(%rsp) /* spill g1s6 */
+	vmovdqu 480(%rdi), %ymm6 /* g1s7 = load() */
+	vmovdqa %ymm8, 384(%rsp) /* spill g1s0 */
+	vmovdqu 544(%rdi), %ymm8 /* g1s8 = load() */
+	vmovdqa %ymm8, 416(%rsp) /* spill g1s8 */
+	vmovdqu 608(%rdi), %ymm8 /* g1s9 = load() */
+	vmovdqa %ymm6, 448(%rsp) /* spill g1s7 */
+	vmovdqu 672(%rdi), %ymm6 /* g1s10 = load() */
+	vmovdqa %ymm6, 480(%rsp) /* spill g1s10 */
+	vmovdqu 736(%rdi), %ymm6 /* g1s11 = load() */
+	vmovdqa %ymm12, 512(%rsp) /* spill g1s5 */
+	vmovdqu 800(%rdi), %ymm12 /* g1s12 = load() */
+	vmovdqa %ymm12, 544(%rsp) /* spill g1s12 */
+	vmovdqu 864(%rdi), %ymm12 /* g1s13 = load() */
+	vmovdqa %ymm12, 576(%rsp) /* spill g1s13 */
+	vmovdqu 928(%rdi), %ymm12 /* g1s14 = load() */
+	vmovdqa %ymm6, 608(%rsp) /* spill g1s11 */
+	vmovdqu 992(%rdi), %ymm6 /* g1s15 = load() */
+	vmovdqa %ymm8, 640(%rsp) /* spill g1s9 */
+	vmovdqu 1056(%rdi), %ymm8 /* g1r1 = load() */
+	vmovdqa %ymm8, 672(%rsp) /* spill g1r1 */
+	vmovdqu 1120(%rdi), %ymm8 /* g1r2 = load() */
 
-	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */
-	vmovdqu 896(%rsp,%rcx), %ymm5 /* g0s14_1 = load() */
-	vpaddd %ymm0, %ymm0, %ymm7 /* dbl = add(g0newest, g0newest) */
-	vpblendvb %ymm6, %ymm7, %ymm5, %ymm5 /* x0 = blendv(g0s14_1, dbl, high16) */
-	vmovdqu 704(%rsp,%rcx), %ymm8 /* g0s11_1 = load() */
-	vmovdqu 576(%rsp,%rcx), %ymm9 /* g0s9_1 = load() */
-	vpaddd %ymm9, %ymm9, %ymm9 /* dbl_1 = add(g0s9_1, g0s9_1) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm8, %ymm8 /* g0s11_1_sw = lookup16(g0s11_1, rotl16) */
+	/* Round 0, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa %ymm8, 704(%rsp) /* spill g1r2 */
+	vpaddd %ymm15, %ymm15, %ymm8 /* dbl = add(g0s15, g0s15) */
+	vmovdqa %ymm12, 736(%rsp) /* spill g1s14 */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_high16(%rip), %ymm12 /* high16 = const() */
+	vmovdqa %ymm14, 768(%rsp) /* spill g0s14 */
+	vpblendvb %ymm12, %ymm8, %ymm14, %ymm14 /* x0 = blendv(g0s14, dbl, high16) */
+	vmovdqa %ymm9, 800(%rsp) /* spill g0s9 */
+	vpaddd %ymm9, %ymm9, %ymm9 /* dbl_1 = add(g0s9, g0s9) */
+	vmovdqa %ymm11, 832(%rsp) /* spill g0s11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* g0s11_sw = lookup16(g0s11, rotl16) */
+	vmovdqa %ymm9, 864(%rsp) /* spill dbl_1 */
 	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm9, %ymm9 /* dbl_1_sw = lookup16(dbl_1, rotl16) */
-	vpblendvb %ymm6, %ymm8, %ymm9, %ymm8 /* x1 = blendv(dbl_1_sw, g0s11_1_sw, high16) */
-	vmovdqu 448(%rsp,%rcx), %ymm9 /* g0s7_1 = load() */
-	vmovdqu 320(%rsp,%rcx), %ymm10 /* g0s5_1 = load() */
-	vpaddd %ymm10, %ymm10, %ymm10 /* dbl_2 = add(g0s5_1, g0s5_1) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm9, %ymm9 /* g0s7_1_sw = lookup16(g0s7_1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm10, %ymm10 /* dbl_2_sw = lookup16(dbl_2, rotl16) */
-	vpblendvb %ymm6, %ymm9, %ymm10, %ymm9 /* x2 = blendv(dbl_2_sw, g0s7_1_sw, high16) */
-	vpxor %ymm2, %ymm5, %ymm5 /* x0r1 = xor(x0, g0r1_1) */
-	vpaddd %ymm3, %ymm5, %ymm5 /* w = add(x0r1, g0r2_1) */
-	vmovdqu 128(%rsp,%rcx), %ymm10 /* g0s2_1 = load() */
-	vmovdqu (%rsp,%rcx), %ymm11 /* g0s0_1 = load() */
-	vpaddd %ymm11, %ymm11, %ymm12 /* dbl_3 = add(g0s0_1, g0s0_1) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm10, %ymm10 /* g0s2_1_sw = lookup16(g0s2_1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm12, %ymm13 /* dbl_3_sw = lookup16(dbl_3, rotl16) */
-	vpblendvb %ymm6, %ymm10, %ymm13, %ymm10 /* x3 = blendv(dbl_3_sw, g0s2_1_sw, high16) */
-	vpxor %ymm10, %ymm5, %ymm5 /* z = xor(w, x3) */
-	vpaddd %ymm8, %ymm2, %ymm2 /* w1 = add(g0r1_1, x1) */
-	vpxor %ymm9, %ymm3, %ymm3 /* w2 = xor(g0r2_1, x2) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm2, %ymm8 /* w1_sw = lookup16(w1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm3, %ymm9 /* w2_sw = lookup16(w2, rotl16) */
-	vpblendvb %ymm6, %ymm8, %ymm9, %ymm10 /* l1in = blendv(w2_sw, w1_sw, high16) */
-	vpblendvb %ymm6, %ymm3, %ymm2, %ymm13 /* l1in16 = blendv(w1, w2, high16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm10, %ymm14 /* ur24 = lookup16(l1in, rotl24) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm10, %ymm15 /* ur8 = lookup16(l1in, rotl8) */
-	vpxor %ymm15, %ymm10, %ymm15 /* ug_acc = xor(l1in, ur8) */
-	vpxor %ymm13, %ymm15, %ymm13 /* ug = xor(ug_acc, l1in16) */
-	vpslld $2, %ymm13, %ymm15 /* ur2_l = shl(ug) */
-	vpsrld $30, %ymm13, %ymm13 /* ur2_r = shr(ug) */
-	vpor %ymm13, %ymm15, %ymm13 /* ur2 = or(ur2_l, ur2_r) */
-	vpxor %ymm14, %ymm10, %ymm10 /* u_acc = xor(l1in, ur24) */
-	vpxor %ymm13, %ymm10, %ymm10 /* u = xor(u_acc, ur2) */
-	vpblendvb %ymm6, %ymm9, %ymm8, %ymm8 /* l2in = blendv(w1_sw, w2_sw, high16) */
-	vpblendvb %ymm6, %ymm2, %ymm3, %ymm2 /* l2in16 = blendv(w2, w1, high16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm8, %ymm3 /* v8r8 = lookup16(l2in, rotl8) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm8, %ymm9 /* v8r24 = lookup16(l2in, rotl24) */
-	vpxor %ymm2, %ymm8, %ymm8 /* v8g_acc = xor(l2in, l2in16) */
-	vpxor %ymm9, %ymm8, %ymm8 /* v8g = xor(v8g_acc, v8r24) */
-	vpslld $6, %ymm8, %ymm9 /* v8r6_l = shl(v8g) */
-	vpsrld $26, %ymm8, %ymm8 /* v8r6_r = shr(v8g) */
-	vpor %ymm8, %ymm9, %ymm8 /* v8r6 = or(v8r6_l, v8r6_r) */
-	vpxor %ymm2, %ymm3, %ymm2 /* v8_acc = xor(v8r8, l2in16) */
-	vpxor %ymm8, %ymm2, %ymm2 /* v8 = xor(v8_acc, v8r6) */
+	vpblendvb %ymm12, %ymm11, %ymm9, %ymm9 /* x1 = blendv(dbl_1_sw, g0s11_sw, high16) */
+	vpaddd %ymm5, %ymm5, %ymm11 /* dbl_2 = add(g0s5, g0s5) */
+	vmovdqa %ymm7, 896(%rsp) /* spill g0s7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm7, %ymm7 /* g0s7_sw = lookup16(g0s7, rotl16) */
+	vmovdqa %ymm11, 928(%rsp) /* spill dbl_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_2_sw = lookup16(dbl_2, rotl16) */
+	vpblendvb %ymm12, %ymm7, %ymm11, %ymm7 /* x2 = blendv(dbl_2_sw, g0s7_sw, high16) */
+	vpxor %ymm3, %ymm14, %ymm11 /* x0r1 = xor(x0, g0r1) */
+	vpaddd %ymm1, %ymm11, %ymm11 /* w = add(x0r1, g0r2) */
+	vpaddd %ymm0, %ymm0, %ymm14 /* dbl_3 = add(g0s0, g0s0) */
+	vmovdqa %ymm2, 960(%rsp) /* spill g0s2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm2, %ymm2 /* g0s2_sw = lookup16(g0s2, rotl16) */
+	vmovdqa %ymm5, 992(%rsp) /* spill g0s5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm5 /* dbl_3_sw = lookup16(dbl_3, rotl16) */
+	vpblendvb %ymm12, %ymm2, %ymm5, %ymm2 /* x3 = blendv(dbl_3_sw, g0s2_sw, high16) */
+	vpxor %ymm2, %ymm11, %ymm2 /* z = xor(w, x3) */
+	vpaddd %ymm9, %ymm3, %ymm3 /* w1 = add(g0r1, x1) */
+	vpxor %ymm7, %ymm1, %ymm1 /* w2 = xor(g0r2, x2) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm3, %ymm5 /* w1_sw = lookup16(w1, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm1, %ymm11 /* w2_sw = lookup16(w2, rotl16) */
+	vmovdqa %ymm2, 1024(%rsp) /* spill z */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm2 /* l1in = blendv(w2_sw, w1_sw, high16) */
+	vmovdqa %ymm7, 1056(%rsp) /* spill x2 */
+	vpblendvb %ymm12, %ymm1, %ymm3, %ymm7 /* l1in16 = blendv(w1, w2, high16) */
+	vmovdqa %ymm9, 1088(%rsp) /* spill x1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm2, %ymm9 /* ur24 = lookup16(l1in, rotl24) */
+	vmovdqa %ymm6, 1120(%rsp) /* spill g1s15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm2, %ymm6 /* ur8 = lookup16(l1in, rotl8) */
+	vpxor %ymm6, %ymm2, %ymm6 /* ug_acc = xor(l1in, ur8) */
+	vpxor %ymm7, %ymm6, %ymm6 /* ug = xor(ug_acc, l1in16) */
+	vpslld $2, %ymm6, %ymm7 /* ur2_l = shl(ug) */
+	vpsrld $30, %ymm6, %ymm6 /* ur2_r = shr(ug) */
+	vpor %ymm6, %ymm7, %ymm6 /* ur2 = or(ur2_l, ur2_r) */
+	vpxor %ymm9, %ymm2, %ymm2 /* u_acc = xor(l1in, ur24) */
+	vpxor %ymm6, %ymm2, %ymm2 /* u = xor(u_acc, ur2) */
+	vpblendvb %ymm12, %ymm11, %ymm5, %ymm5 /* l2in = blendv(w1_sw, w2_sw, high16) */
+	vpblendvb %ymm12, %ymm3, %ymm1, %ymm1 /* l2in16 = blendv(w2, w1, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm5, %ymm3 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm5, %ymm6 /* v8r24 = lookup16(l2in, rotl24) */
+	vpxor %ymm1, %ymm5, %ymm5 /* v8g_acc = xor(l2in, l2in16) */
+	vpxor %ymm6, %ymm5, %ymm5 /* v8g = xor(v8g_acc, v8r24) */
+	vpslld $6, %ymm5, %ymm6 /* v8r6_l = shl(v8g) */
+	vpsrld $26, %ymm5, %ymm5 /* v8r6_r = shr(v8g) */
+	vpor %ymm5, %ymm6, %ymm5 /* v8r6 = or(v8r6_l, v8r6_r) */
+	vpxor %ymm1, %ymm3, %ymm1 /* v8_acc = xor(v8r8, l2in16) */
+	vpxor %ymm5, %ymm1, %ymm1 /* v8 = xor(v8_acc, v8r6) */
 	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
-	vpblendvb %ymm3, %ymm10, %ymm2, %ymm8 /* sb_in_x = blendv(v8, u, odd_bytes) */
-	vpblendvb %ymm3, %ymm2, %ymm10, %ymm2 /* sb_in_y = blendv(u, v8, odd_bytes) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm9 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs = shr(sb_in_x) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
-	vpshufb %ymm9, %ymm10, %ymm13 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
-	vpxor %ymm8, %ymm13, %ymm8 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
-	vpshufb %ymm8, %ymm13, %ymm14 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
-	vpxor %ymm9, %ymm14, %ymm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
-	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
-	vpxor %ymm8, %ymm9, %ymm8 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* sb_in_y_sh = shr(sb_in_y) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
-	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
-	vpshufb %ymm2, %ymm15, %ymm2 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm2, %ymm2 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm2, 3072(%rsp)
-	vmovdqu 3072(%rsp), %xmm2
-	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 3072(%rsp)
-	vmovdqu 3088(%rsp), %xmm2
-	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 3088(%rsp)
-	vmovdqu 3072(%rsp), %ymm2
-#else
-	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm2, %ymm2 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
-#endif
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm9 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* sb_s1_aes_sh = shr(sb_s1_aes) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm15, %ymm2 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
-	vpblendvb %ymm3, %ymm8, %ymm2, %ymm9 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
-	vpblendvb %ymm3, %ymm2, %ymm8, %ymm2 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm2, %ymm2 /* r2 = lookup16(sb_out_y, rotl24) */
-	vpslld $8, %ymm11, %ymm8 /* s0k_o_l = shl(g0s0_1) */
-	vpsrld $24, %ymm12, %ymm12 /* s0k_o_r = shr(dbl_3) */
-	vpor %ymm12, %ymm8, %ymm8 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm8, %ymm8 /* s0k = and(s0k_o, modulus) */
-	vmovdqu 256(%rsp,%rcx), %ymm12 /* g0s4_1 = load() */
-	vpaddd %ymm12, %ymm12, %ymm15 /* dbl_5 = add(g0s4_1, g0s4_1) */
-	vpslld $20, %ymm12, %ymm12 /* s4k_o_l = shl(g0s4_1) */
-	vpsrld $12, %ymm15, %ymm15 /* s4k_o_r = shr(dbl_5) */
-	vpor %ymm15, %ymm12, %ymm12 /* s4k_o = or(s4k_o_l, s4k_o_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm12, %ymm12 /* s4k = and(s4k_o, modulus) */
-	vmovdqu 640(%rsp,%rcx), %ymm15 /* g0s10_1 = load() */
-	vpaddd %ymm15, %ymm15, %ymm14 /* dbl_6 = add(g0s10_1, g0s10_1) */
-	vpslld $21, %ymm15, %ymm15 /* s10k_o_l = shl(g0s10_1) */
-	vpsrld $11, %ymm14, %ymm14 /* s10k_o_r = shr(dbl_6) */
-	vpor %ymm14, %ymm15, %ymm14 /* s10k_o = or(s10k_o_l, s10k_o_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s10k = and(s10k_o, modulus) */
-	vmovdqu 832(%rsp,%rcx), %ymm15 /* g0s13_1 = load() */
-	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_7 = add(g0s13_1, g0s13_1) */
-	vpslld $17, %ymm15, %ymm15 /* s13k_o_l = shl(g0s13_1) */
-	vpsrld $15, %ymm13, %ymm13 /* s13k_o_r = shr(dbl_7) */
-	vpor %ymm13, %ymm15, %ymm13 /* s13k_o = or(s13k_o_l, s13k_o_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s13k = and(s13k_o, modulus) */
-	vpslld $15, %ymm0, %ymm0 /* s15k_o_l = shl(g0newest) */
-	vpsrld $17, %ymm7, %ymm7 /* s15k_o_r = shr(dbl) */
-	vpor %ymm7, %ymm0, %ymm0 /* s15k_o = or(s15k_o_l, s15k_o_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm0, %ymm0 /* s15k = and(s15k_o, modulus) */
-	vpaddd %ymm12, %ymm8, %ymm7 /* fb0_s = add(s0k, s4k) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm7, %ymm8 /* fb0_p = add(fb0_s, minus_modulus) */
-	vpminud %ymm8, %ymm7, %ymm7 /* fb0 = minu(fb0_s, fb0_p) */
-	vpaddd %ymm13, %ymm14, %ymm8 /* fb0_s_1 = add(s10k, s13k) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm8, %ymm12 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
-	vpminud %ymm12, %ymm8, %ymm8 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
-	vpaddd %ymm8, %ymm7, %ymm7 /* fb1_s = add(fb0, fb0_1) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm7, %ymm8 /* fb1_p = add(fb1_s, minus_modulus) */
-	vpminud %ymm8, %ymm7, %ymm7 /* fb1 = minu(fb1_s, fb1_p) */
-	vpaddd %ymm0, %ymm7, %ymm0 /* fb2_s = add(fb1, s15k) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm0, %ymm7 /* fb2_p = add(fb2_s, minus_modulus) */
-	vpminud %ymm7, %ymm0, %ymm0 /* fb2 = minu(fb2_s, fb2_p) */
-	vpaddd %ymm11, %ymm0, %ymm0 /* fb_s = add(fb2, g0s0_1) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm0, %ymm7 /* fb_p = add(fb_s, minus_modulus) */
-	vpmaxsd %ymm7, %ymm0, %ymm0 /* fb = maxs(fb_s, fb_p) */
-	vmovdqu %ymm0, 1024(%rsp,%rcx) /* store fb */
-	vmovdqu %ymm5, 2048(%rsp,%rcx) /* store z */
-
-	/* Round r, lanes 8..15: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */
-	vmovdqu 928(%rsp,%rcx), %ymm5 /* g1s14_1 = load() */
-	vpaddd %ymm1, %ymm1, %ymm7 /* dbl_9 = add(g1newest, g1newest) */
-	vpblendvb %ymm6, %ymm7, %ymm5, %ymm5 /* x0_1 = blendv(g1s14_1, dbl_9, high16) */
-	vmovdqu 736(%rsp,%rcx), %ymm8 /* g1s11_1 = load() */
-	vmovdqu 608(%rsp,%rcx), %ymm11 /* g1s9_1 = load() */
-	vpaddd %ymm11, %ymm11, %ymm11 /* dbl_10 = add(g1s9_1, g1s9_1) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm8, %ymm8 /* g1s11_1_sw = lookup16(g1s11_1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_10_sw = lookup16(dbl_10, rotl16) */
-	vpblendvb %ymm6, %ymm8, %ymm11, %ymm8 /* x1_1 = blendv(dbl_10_sw, g1s11_1_sw, high16) */
-	vmovdqu 480(%rsp,%rcx), %ymm11 /* g1s7_1 = load() */
-	vmovdqu 352(%rsp,%rcx), %ymm12 /* g1s5_1 = load() */
-	vpaddd %ymm12, %ymm12, %ymm12 /* dbl_11 = add(g1s5_1, g1s5_1) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* g1s7_1_sw = lookup16(g1s7_1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm12, %ymm12 /* dbl_11_sw = lookup16(dbl_11, rotl16) */
-	vpblendvb %ymm6, %ymm11, %ymm12, %ymm11 /* x2_1 = blendv(dbl_11_sw, g1s7_1_sw, high16) */
-	vpxor %ymm4, %ymm5, %ymm5 /* x0r1_1 = xor(x0_1, g1r1_1) */
-	vpaddd 3136(%rsp), %ymm5, %ymm5 /* w_1 = add(x0r1_1, g1r2_1) */
-	vmovdqu 160(%rsp,%rcx), %ymm12 /* g1s2_1 = load() */
-	vmovdqu 32(%rsp,%rcx), %ymm13 /* g1s0_1 = load() */
-	vpaddd %ymm13, %ymm13, %ymm14 /* dbl_12 = add(g1s0_1, g1s0_1) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm12, %ymm12 /* g1s2_1_sw = lookup16(g1s2_1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* dbl_12_sw = lookup16(dbl_12, rotl16) */
-	vpblendvb %ymm6, %ymm12, %ymm15, %ymm12 /* x3_1 = blendv(dbl_12_sw, g1s2_1_sw, high16) */
-	vpxor %ymm12, %ymm5, %ymm5 /* z_1 = xor(w_1, x3_1) */
-	vpaddd %ymm8, %ymm4, %ymm4 /* w1_1 = add(g1r1_1, x1_1) */
-	vpxor 3136(%rsp), %ymm11, %ymm8 /* w2_1 = xor(x2_1, g1r2_1.2) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm4, %ymm11 /* w1_1_sw = lookup16(w1_1, rotl16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm8, %ymm12 /* w2_1_sw = lookup16(w2_1, rotl16) */
-	vpblendvb %ymm6, %ymm11, %ymm12, %ymm15 /* l1in_1 = blendv(w2_1_sw, w1_1_sw, high16) */
-	vmovdqa %ymm2, 3168(%rsp) /* spill g0r2_1.3 */
-	vpblendvb %ymm6, %ymm8, %ymm4, %ymm2 /* l1in16_1 = blendv(w1_1, w2_1, high16) */
-	vmovdqa %ymm9, 3200(%rsp) /* spill g0r1_1.3 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm15, %ymm9 /* ur24_1 = lookup16(l1in_1, rotl24) */
-	vmovdqa %ymm0, 3232(%rsp) /* spill g0newest.3 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm15, %ymm0 /* ur8_1 = lookup16(l1in_1, rotl8) */
-	vpxor %ymm0, %ymm15, %ymm0 /* ug_acc_1 = xor(l1in_1, ur8_1) */
-	vpxor %ymm2, %ymm0, %ymm0 /* ug_1 = xor(ug_acc_1, l1in16_1) */
-	vpslld $2, %ymm0, %ymm2 /* ur2_1_l = shl(ug_1) */
-	vpsrld $30, %ymm0, %ymm0 /* ur2_1_r = shr(ug_1) */
-	vpor %ymm0, %ymm2, %ymm0 /* ur2_1 = or(ur2_1_l, ur2_1_r) */
-	vpxor %ymm9, %ymm15, %ymm2 /* u_acc_1 = xor(l1in_1, ur24_1) */
-	vpxor %ymm0, %ymm2, %ymm0 /* u_1 = xor(u_acc_1, ur2_1) */
-	vpblendvb %ymm6, %ymm12, %ymm11, %ymm2 /* l2in_1 = blendv(w1_1_sw, w2_1_sw, high16) */
-	vpblendvb %ymm6, %ymm4, %ymm8, %ymm4 /* l2in16_1 = blendv(w2_1, w1_1, high16) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm2, %ymm8 /* v8r8_1 = lookup16(l2in_1, rotl8) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm2, %ymm9 /* v8r24_1 = lookup16(l2in_1, rotl24) */
-	vpxor %ymm4, %ymm2, %ymm2 /* v8g_acc_1 = xor(l2in_1, l2in16_1) */
-	vpxor %ymm9, %ymm2, %ymm2 /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
-	vpslld $6, %ymm2, %ymm9 /* v8r6_1_l = shl(v8g_1) */
-	vpsrld $26, %ymm2, %ymm2 /* v8r6_1_r = shr(v8g_1) */
-	vpor %ymm2, %ymm9, %ymm2 /* v8r6_1 = or(v8r6_1_l, v8r6_1_r) */
-	vpxor %ymm4, %ymm8, %ymm4 /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
-	vpxor %ymm2, %ymm4, %ymm2 /* v8_1 = xor(v8_acc_1, v8r6_1) */
-	vpblendvb %ymm3, %ymm0, %ymm2, %ymm4 /* sb_in_x_1 = blendv(v8_1, u_1, odd_bytes) */
-	vpblendvb %ymm3, %ymm2, %ymm0, %ymm0 /* sb_in_y_1 = blendv(u_1, v8_1, odd_bytes) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm4, %ymm2 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
-	vpsrlw $4, %ymm4, %ymm4 /* sb_s0_xs_1 = shr(sb_in_x_1) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm4, %ymm4 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	vpshufb %ymm2, %ymm10, %ymm8 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
-	vpxor %ymm4, %ymm8, %ymm4 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p2(%rip), %ymm8 /* s0_p2 = const() */
-	vpshufb %ymm4, %ymm8, %ymm9 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
-	vpxor %ymm2, %ymm9, %ymm2 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	vpblendvb %ymm3, %ymm2, %ymm1, %ymm5 /* sb_in_x = blendv(v8, u, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm5, %ymm2 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs = shr(sb_in_x) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm5, %ymm5 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p1(%rip), %ymm6 /* s0_p1 = const() */
+	vpshufb %ymm2, %ymm6, %ymm7 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
+	vpshufb %ymm5, %ymm7, %ymm9 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	vpxor %ymm2, %ymm9, %ymm2 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
 	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
-	vpshufb %ymm2, %ymm9, %ymm2 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
-	vpaddb %ymm4, %ymm4, %ymm4 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
-	vpxor %ymm4, %ymm2, %ymm2 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm4 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_1_sh = shr(sb_in_y_1) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm9, %ymm2 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	vpxor %ymm5, %ymm2, %ymm2 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm1, %ymm5 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_sh = shr(sb_in_y) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm1, %ymm1 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
 	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo(%rip), %ymm11 /* tbl_lo = const() */
-	vpshufb %ymm4, %ymm11, %ymm4 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm12 /* tbl_hi = const() */
-	vpshufb %ymm0, %ymm12, %ymm0 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
-	vpxor %ymm0, %ymm4, %ymm0 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm1, %ymm11, %ymm1 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
+	vpxor %ymm1, %ymm5, %ymm1 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm0, 3072(%rsp)
-	vmovdqu 3072(%rsp), %xmm0
-	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
-	vmovdqu %xmm0, 3072(%rsp)
-	vmovdqu 3088(%rsp), %xmm0
-	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
-	vmovdqu %xmm0, 3088(%rsp)
-	vmovdqu 3072(%rsp), %ymm0
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm1, %ymm1 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
 #endif
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm4 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm4, %ymm15, %ymm4 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
-	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
-	vpxor %ymm0, %ymm4, %ymm0 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
-	vpblendvb %ymm3, %ymm2, %ymm0, %ymm4 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
-	vpblendvb %ymm3, %ymm0, %ymm2, %ymm0 /* sb_out_y_1 = blendv(sb_s0_1, sb_s1_1, odd_bytes) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
-	vpslld $8, %ymm13, %ymm2 /* s0k_o_1_l = shl(g1s0_1) */
-	vpsrld $24, %ymm14, %ymm14 /* s0k_o_1_r = shr(dbl_12) */
-	vpor %ymm14, %ymm2, %ymm2 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm2, %ymm2 /* s0k_1 = and(s0k_o_1, modulus) */
-	vmovdqu 288(%rsp,%rcx), %ymm14 /* g1s4_1 = load() */
-	vpaddd %ymm14, %ymm14, %ymm15 /* dbl_14 = add(g1s4_1, g1s4_1) */
-	vpslld $20, %ymm14, %ymm14 /* s4k_o_1_l = shl(g1s4_1) */
-	vpsrld $12, %ymm15, %ymm15 /* s4k_o_1_r = shr(dbl_14) */
-	vpor %ymm15, %ymm14, %ymm14 /* s4k_o_1 = or(s4k_o_1_l, s4k_o_1_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_1 = and(s4k_o_1, modulus) */
-	vmovdqu 672(%rsp,%rcx), %ymm15 /* g1s10_1 = load() */
-	vpaddd %ymm15, %ymm15, %ymm12 /* dbl_15 = add(g1s10_1, g1s10_1) */
-	vpslld $21, %ymm15, %ymm15 /* s10k_o_1_l = shl(g1s10_1) */
-	vpsrld $11, %ymm12, %ymm12 /* s10k_o_1_r = shr(dbl_15) */
-	vpor %ymm12, %ymm15, %ymm12 /* s10k_o_1 = or(s10k_o_1_l, s10k_o_1_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm12, %ymm12 /* s10k_1 = and(s10k_o_1, modulus) */
-	vmovdqu 864(%rsp,%rcx), %ymm15 /* g1s13_1 = load() */
-	vpaddd %ymm15, %ymm15, %ymm11 /* dbl_16 = add(g1s13_1, g1s13_1) */
-	vpslld $17, %ymm15, %ymm15 /* s13k_o_1_l = shl(g1s13_1) */
-	vpsrld $15, %ymm11, %ymm11 /* s13k_o_1_r = shr(dbl_16) */
-	vpor %ymm11, %ymm15, %ymm11 /* s13k_o_1 = or(s13k_o_1_l, s13k_o_1_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s13k_1 = and(s13k_o_1, modulus) */
-	vpslld $15, %ymm1, %ymm1 /* s15k_o_1_l = shl(g1newest) */
-	vpsrld $17, %ymm7, %ymm7 /* s15k_o_1_r = shr(dbl_9) */
-	vpor %ymm7, %ymm1, %ymm1 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
-	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm1, %ymm1 /* s15k_1 = and(s15k_o_1, modulus) */
-	vpaddd %ymm14, %ymm2, %ymm2 /* fb0_s_2 = add(s0k_1, s4k_1) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm7 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
-	vpminud %ymm7, %ymm2, %ymm2 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
-	vpaddd %ymm11, %ymm12, %ymm7 /* fb0_s_3 = add(s10k_1, s13k_1) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm7, %ymm11 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
-	vpminud %ymm11, %ymm7, %ymm7 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
-	vpaddd %ymm7, %ymm2, %ymm2 /* fb1_s_1 = add(fb0_2, fb0_3) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm7 /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
-	vpminud %ymm7, %ymm2, %ymm2 /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
-	vpaddd %ymm1, %ymm2, %ymm1 /* fb2_s_1 = add(fb1_1, s15k_1) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm2 /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
-	vpminud %ymm2, %ymm1, %ymm1 /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
-	vpaddd %ymm13, %ymm1, %ymm1 /* fb_s_1 = add(fb2_1, g1s0_1) */
-	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm2 /* fb_p_1 = add(fb_s_1, minus_modulus) */
-	vpmaxsd %ymm2, %ymm1, %ymm1 /* fb_1 = maxs(fb_s_1, fb_p_1) */
-	vmovdqu %ymm1, 1056(%rsp,%rcx) /* store fb_1 */
-	vmovdqu %ymm5, 2080(%rsp,%rcx) /* store z_1 */
-	vmovdqa %ymm0, 3136(%rsp) /* spill g1r2_1.2 */
-	vmovdqa 3232(%rsp), %ymm0 /* reload g0newest.3 */
-	vmovdqa 3200(%rsp), %ymm2 /* reload g0r1_1.3 */
-	vmovdqa 3168(%rsp), %ymm3 /* reload g0r2_1.3 */
-	add $64, %rcx
-	cmp $1024, %rcx
-	jne .Lzuc_lanesx2_avx2_vaes_asm_2_loop_r0
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm1, %ymm5 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_aes_sh = shr(sb_s1_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm1, %ymm1 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
+	vpshufb %ymm5, %ymm11, %ymm5 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm1, %ymm11, %ymm1 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	vpxor %ymm1, %ymm5, %ymm1 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	vpblendvb %ymm3, %ymm2, %ymm1, %ymm5 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm1 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpslld $8, %ymm0, %ymm2 /* s0k_o_l = shl(g0s0) */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_r = shr(dbl_3) */
+	vpor %ymm14, %ymm2, %ymm2 /* s0k_o = or(s0k_o_l, s0k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm2, %ymm2 /* s0k = and(s0k_o, modulus) */
+	vpaddd %ymm4, %ymm4, %ymm14 /* dbl_5 = add(g0s4, g0s4) */
+	vmovdqa %ymm4, 1152(%rsp) /* spill g0s4 */
+	vpslld $20, %ymm4, %ymm4 /* s4k_o_l = shl(g0s4) */
+	vmovdqa %ymm14, 1184(%rsp) /* spill dbl_5 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_r = shr(dbl_5) */
+	vpor %ymm14, %ymm4, %ymm4 /* s4k_o = or(s4k_o_l, s4k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s4k = and(s4k_o, modulus) */
+	vpaddd %ymm10, %ymm10, %ymm14 /* dbl_6 = add(g0s10, g0s10) */
+	vmovdqa %ymm10, 1216(%rsp) /* spill g0s10 */
+	vpslld $21, %ymm10, %ymm10 /* s10k_o_l = shl(g0s10) */
+	vpsrld $11, %ymm14, %ymm11 /* s10k_o_r = shr(dbl_6) */
+	vpor %ymm11, %ymm10, %ymm10 /* s10k_o = or(s10k_o_l, s10k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm10, %ymm10 /* s10k = and(s10k_o, modulus) */
+	vpaddd %ymm13, %ymm13, %ymm11 /* dbl_7 = add(g0s13, g0s13) */
+	vmovdqa %ymm13, 1248(%rsp) /* spill g0s13 */
+	vpslld $17, %ymm13, %ymm13 /* s13k_o_l = shl(g0s13) */
+	vmovdqa %ymm11, 1280(%rsp) /* spill dbl_7 */
+	vpsrld $15, %ymm11, %ymm11 /* s13k_o_r = shr(dbl_7) */
+	vpor %ymm11, %ymm13, %ymm11 /* s13k_o = or(s13k_o_l, s13k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s13k = and(s13k_o, modulus) */
+	vpslld $15, %ymm15, %ymm13 /* s15k_o_l = shl(g0s15) */
+	vmovdqa %ymm8, 1312(%rsp) /* spill dbl */
+	vpsrld $17, %ymm8, %ymm8 /* s15k_o_r = shr(dbl) */
+	vpor %ymm8, %ymm13, %ymm8 /* s15k_o = or(s15k_o_l, s15k_o_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm8, %ymm8 /* s15k = and(s15k_o, modulus) */
+	vpaddd %ymm4, %ymm2, %ymm2 /* fb0_s = add(s0k, s4k) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm4 /* fb0_p = add(fb0_s, minus_modulus) */
+	vpminud %ymm4, %ymm2, %ymm2 /* fb0 = minu(fb0_s, fb0_p) */
+	vpaddd %ymm11, %ymm10, %ymm4 /* fb0_s_1 = add(s10k, s13k) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm10 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	vpminud %ymm10, %ymm4, %ymm4 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	vpaddd %ymm4, %ymm2, %ymm2 /* fb1_s = add(fb0, fb0_1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm4 /* fb1_p = add(fb1_s, minus_modulus) */
+	vpminud %ymm4, %ymm2, %ymm2 /* fb1 = minu(fb1_s, fb1_p) */
+	vpaddd %ymm8, %ymm2, %ymm2 /* fb2_s = add(fb1, s15k) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm4 /* fb2_p = add(fb2_s, minus_modulus) */
+	vpminud %ymm4, %ymm2, %ymm2 /* fb2 = minu(fb2_s, fb2_p) */
+	vpaddd %ymm0, %ymm2, %ymm0 /* fb_s = add(fb2, g0s0) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm0, %ymm2 /* fb_p = add(fb_s, minus_modulus) */
+	vpmaxsd %ymm2, %ymm0, %ymm0 /* fb = maxs(fb_s, fb_p) */
 
-	/* Store the block's last 16 cells (rows 16..31 of the ring), R1 and R2 back. */
-	vmovdqu 1024(%rsp), %ymm5 /* cell = load() */
-	vmovdqu %ymm5, (%rdi) /* store cell */
-	vmovdqu 1088(%rsp), %ymm5 /* cell_1 = load() */
-	vmovdqu %ymm5, 64(%rdi) /* store cell_1 */
-	vmovdqu 1152(%rsp), %ymm5 /* cell_2 = load() */
-	vmovdqu %ymm5, 128(%rdi) /* store cell_2 */
-	vmovdqu 1216(%rsp), %ymm5 /* cell_3 = load() */
-	vmovdqu %ymm5, 192(%rdi) /* store cell_3 */
-	vmovdqu 1280(%rsp), %ymm5 /* cell_4 = load() */
-	vmovdqu %ymm5, 256(%rdi) /* store cell_4 */
-	vmovdqu 1344(%rsp), %ymm5 /* cell_5 = load() */
-	vmovdqu %ymm5, 320(%rdi) /* store cell_5 */
-	vmovdqu 1408(%rsp), %ymm5 /* cell_6 = load() */
-	vmovdqu %ymm5, 384(%rdi) /* store cell_6 */
-	vmovdqu 1472(%rsp), %ymm5 /* cell_7 = load() */
-	vmovdqu %ymm5, 448(%rdi) /* store cell_7 */
-	vmovdqu 1536(%rsp), %ymm5 /* cell_8 = load() */
-	vmovdqu %ymm5, 512(%rdi) /* store cell_8 */
-	vmovdqu 1600(%rsp), %ymm5 /* cell_9 = load() */
-	vmovdqu %ymm5, 576(%rdi) /* store cell_9 */
-	vmovdqu 1664(%rsp), %ymm5 /* cell_10 = load() */
-	vmovdqu %ymm5, 640(%rdi) /* store cell_10 */
-	vmovdqu 1728(%rsp), %ymm5 /* cell_11 = load() */
-	vmovdqu %ymm5, 704(%rdi) /* store cell_11 */
-	vmovdqu 1792(%rsp), %ymm5 /* cell_12 = load() */
-	vmovdqu %ymm5, 768(%rdi) /* store cell_12 */
-	vmovdqu 1856(%rsp), %ymm5 /* cell_13 = load() */
-	vmovdqu %ymm5, 832(%rdi) /* store cell_13 */
-	vmovdqu 1920(%rsp), %ymm5 /* cell_14 = load() */
-	vmovdqu %ymm5, 896(%rdi) /* store cell_14 */
-	vmovdqu 1984(%rsp), %ymm5 /* cell_15 = load() */
-	vmovdqu %ymm5, 960(%rdi) /* store cell_15 */
-	vmovdqu 1056(%rsp), %ymm5 /* cell_16 = load() */
-	vmovdqu %ymm5, 32(%rdi) /* store cell_16 */
-	vmovdqu 1120(%rsp), %ymm5 /* cell_17 = load() */
-	vmovdqu %ymm5, 96(%rdi) /* store cell_17 */
-	vmovdqu 1184(%rsp), %ymm5 /* cell_18 = load() */
-	vmovdqu %ymm5, 160(%rdi) /* store cell_18 */
-	vmovdqu 1248(%rsp), %ymm5 /* cell_19 = load() */
-	vmovdqu %ymm5, 224(%rdi) /* store cell_19 */
-	vmovdqu 1312(%rsp), %ymm5 /* cell_20 = load() */
-	vmovdqu %ymm5, 288(%rdi) /* store cell_20 */
-	vmovdqu 1376(%rsp), %ymm5 /* cell_21 = load() */
-	vmovdqu %ymm5, 352(%rdi) /* store cell_21 */
-	vmovdqu 1440(%rsp), %ymm5 /* cell_22 = load() */
-	vmovdqu %ymm5, 416(%rdi) /* store cell_22 */
-	vmovdqu 1504(%rsp), %ymm5 /* cell_23 = load() */
-	vmovdqu %ymm5, 480(%rdi) /* store cell_23 */
-	vmovdqu 1568(%rsp), %ymm5 /* cell_24 = load() */
-	vmovdqu %ymm5, 544(%rdi) /* store cell_24 */
-	vmovdqu 1632(%rsp), %ymm5 /* cell_25 = load() */
-	vmovdqu %ymm5, 608(%rdi) /* store cell_25 */
-	vmovdqu 1696(%rsp), %ymm5 /* cell_26 = load() */
-	vmovdqu %ymm5, 672(%rdi) /* store cell_26 */
-	vmovdqu 1760(%rsp), %ymm5 /* cell_27 = load() */
-	vmovdqu %ymm5, 736(%rdi) /* store cell_27 */
-	vmovdqu 1824(%rsp), %ymm5 /* cell_28 = load() */
-	vmovdqu %ymm5, 800(%rdi) /* store cell_28 */
-	vmovdqu 1888(%rsp), %ymm5 /* cell_29 = load() */
-	vmovdqu %ymm5, 864(%rdi) /* store cell_29 */
-	vmovdqu 1952(%rsp), %ymm5 /* cell_30 = load() */
-	vmovdqu %ymm5, 928(%rdi) /* store cell_30 */
-	vmovdqu 2016(%rsp), %ymm5 /* cell_31 = load() */
-	vmovdqu %ymm5, 992(%rdi) /* store cell_31 */
-	vmovdqu %ymm2, 1024(%rdi) /* store g0r1_1 */
-	vmovdqu %ymm3, 1088(%rdi) /* store g0r2_1 */
-	vmovdqu %ymm4, 1056(%rdi) /* store g1r1_1 */
-	vmovdqa 3136(%rsp), %ymm2 /* reload g1r2_1.2 */
-	vmovdqu %ymm2, 1120(%rdi) /* store g1r2_1 */
-	vmovdqu 2048(%rsp), %ymm2 /* z_2 = load() */
-	vmovdqu 2112(%rsp), %ymm3 /* z_3 = load() */
-	vmovdqu 2176(%rsp), %ymm4 /* z_4 = load() */
-	vmovdqu 2240(%rsp), %ymm5 /* z_5 = load() */
-	vmovdqu 2304(%rsp), %ymm7 /* z_6 = load() */
-	vmovdqu 2368(%rsp), %ymm8 /* z_7 = load() */
-	vmovdqu 2432(%rsp), %ymm9 /* z_8 = load() */
-	vmovdqu 2496(%rsp), %ymm10 /* z_9 = load() */
-	vmovdqu 2560(%rsp), %ymm11 /* z_10 = load() */
-	vmovdqu 2624(%rsp), %ymm12 /* z_11 = load() */
-	vmovdqu 2688(%rsp), %ymm13 /* z_12 = load() */
-	vmovdqu 2752(%rsp), %ymm14 /* z_13 = load() */
-	vmovdqu 2816(%rsp), %ymm15 /* z_14 = load() */
-	vmovdqu 2880(%rsp), %ymm0 /* z_15 = load() */
-	vmovdqu 2944(%rsp), %ymm1 /* z_16 = load() */
-	vmovdqu 3008(%rsp), %ymm6 /* z_17 = load() */
-	vmovdqa %ymm6, 3136(%rsp) /* spill z_17 */
-	vmovdqu 2080(%rsp), %ymm6 /* z_18 = load() */
-	vmovdqa %ymm6, 3168(%rsp) /* spill z_18 */
-	vmovdqu 2144(%rsp), %ymm6 /* z_19 = load() */
-	vmovdqa %ymm6, 3200(%rsp) /* spill z_19 */
-	vmovdqu 2208(%rsp), %ymm6 /* z_20 = load() */
-	vmovdqa %ymm6, 3232(%rsp) /* spill z_20 */
-	vmovdqu 2272(%rsp), %ymm6 /* z_21 = load() */
-	vmovdqa %ymm6, 3264(%rsp) /* spill z_21 */
-	vmovdqu 2336(%rsp), %ymm6 /* z_22 = load() */
-	vmovdqa %ymm6, 3296(%rsp) /* spill z_22 */
-	vmovdqu 2400(%rsp), %ymm6 /* z_23 = load() */
-	vmovdqa %ymm6, 3328(%rsp) /* spill z_23 */
-	vmovdqu 2464(%rsp), %ymm6 /* z_24 = load() */
-	vmovdqa %ymm6, 3360(%rsp) /* spill z_24 */
-	vmovdqu 2528(%rsp), %ymm6 /* z_25 = load() */
-	vmovdqa %ymm6, 3392(%rsp) /* spill z_25 */
-	vmovdqu 2592(%rsp), %ymm6 /* z_26 = load() */
-	vmovdqa %ymm6, 3424(%rsp) /* spill z_26 */
-	vmovdqu 2656(%rsp), %ymm6 /* z_27 = load() */
-	vmovdqa %ymm6, 3456(%rsp) /* spill z_27 */
-	vmovdqu 2720(%rsp), %ymm6 /* z_28 = load() */
-	vmovdqa %ymm6, 3488(%rsp) /* spill z_28 */
-	vmovdqu 2784(%rsp), %ymm6 /* z_29 = load() */
-	vmovdqa %ymm6, 3520(%rsp) /* spill z_29 */
-	vmovdqu 2848(%rsp), %ymm6 /* z_30 = load() */
-	vmovdqa %ymm6, 3552(%rsp) /* spill z_30 */
-	vmovdqu 2912(%rsp), %ymm6 /* z_31 = load() */
-	vmovdqa %ymm6, 3584(%rsp) /* spill z_31 */
-	vmovdqu 2976(%rsp), %ymm6 /* z_32 = load() */
-	vmovdqa %ymm6, 3616(%rsp) /* spill z_32 */
-	vmovdqu 3040(%rsp), %ymm6 /* z_33 = load() */
+	/* Round 0, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 1120(%rsp), %ymm2 /* reload g1s15 */
+	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_9 = add(g1s15, g1s15) */
+	vmovdqa 736(%rsp), %ymm8 /* reload g1s14 */
+	vpblendvb %ymm12, %ymm4, %ymm8, %ymm10 /* x0_1 = blendv(g1s14, dbl_9, high16) */
+	vmovdqa 640(%rsp), %ymm11 /* reload g1s9 */
+	vpaddd %ymm11, %ymm11, %ymm13 /* dbl_10 = add(g1s9, g1s9) */
+	vmovdqa 608(%rsp), %ymm11 /* reload g1s11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm8 /* g1s11_sw = lookup16(g1s11, rotl16) */
+	vmovdqa %ymm13, 1344(%rsp) /* spill dbl_10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm13 /* dbl_10_sw = lookup16(dbl_10, rotl16) */
+	vpblendvb %ymm12, %ymm8, %ymm13, %ymm8 /* x1_1 = blendv(dbl_10_sw, g1s11_sw, high16) */
+	vmovdqa 512(%rsp), %ymm13 /* reload g1s5 */
+	vpaddd %ymm13, %ymm13, %ymm11 /* dbl_11 = add(g1s5, g1s5) */
+	vmovdqa 448(%rsp), %ymm13 /* reload g1s7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm13 /* g1s7_sw = lookup16(g1s7, rotl16) */
+	vmovdqa %ymm11, 1376(%rsp) /* spill dbl_11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_11_sw = lookup16(dbl_11, rotl16) */
+	vpblendvb %ymm12, %ymm13, %ymm11, %ymm11 /* x2_1 = blendv(dbl_11_sw, g1s7_sw, high16) */
+	vpxor 672(%rsp), %ymm10, %ymm10 /* x0r1_1 = xor(x0_1, g1r1) */
+	vpaddd 704(%rsp), %ymm10, %ymm10 /* w_1 = add(x0r1_1, g1r2) */
+	vmovdqa 384(%rsp), %ymm13 /* reload g1s0 */
+	vpaddd %ymm13, %ymm13, %ymm2 /* dbl_12 = add(g1s0, g1s0) */
+	vmovdqa 320(%rsp), %ymm13 /* reload g1s2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm13 /* g1s2_sw = lookup16(g1s2, rotl16) */
+	vmovdqa %ymm1, 1408(%rsp) /* spill r2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm2, %ymm1 /* dbl_12_sw = lookup16(dbl_12, rotl16) */
+	vpblendvb %ymm12, %ymm13, %ymm1, %ymm1 /* x3_1 = blendv(dbl_12_sw, g1s2_sw, high16) */
+	vpxor %ymm1, %ymm10, %ymm1 /* z_1 = xor(w_1, x3_1) */
+	vpaddd 672(%rsp), %ymm8, %ymm10 /* w1_1 = add(x1_1, g1r1) */
+	vpxor 704(%rsp), %ymm11, %ymm13 /* w2_1 = xor(x2_1, g1r2) */
+	vmovdqa %ymm1, 704(%rsp) /* spill z_1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm10, %ymm1 /* w1_1_sw = lookup16(w1_1, rotl16) */
+	vmovdqa %ymm11, 672(%rsp) /* spill x2_1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm11 /* w2_1_sw = lookup16(w2_1, rotl16) */
+	vmovdqa %ymm8, 1440(%rsp) /* spill x1_1 */
+	vpblendvb %ymm12, %ymm1, %ymm11, %ymm8 /* l1in_1 = blendv(w2_1_sw, w1_1_sw, high16) */
+	vmovdqa %ymm5, 1472(%rsp) /* spill sb_out_x */
+	vpblendvb %ymm12, %ymm13, %ymm10, %ymm5 /* l1in16_1 = blendv(w1_1, w2_1, high16) */
+	vmovdqa %ymm14, 1504(%rsp) /* spill dbl_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm8, %ymm14 /* ur24_1 = lookup16(l1in_1, rotl24) */
+	vmovdqa %ymm15, 1536(%rsp) /* spill g0s15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm8, %ymm15 /* ur8_1 = lookup16(l1in_1, rotl8) */
+	vpxor %ymm15, %ymm8, %ymm15 /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	vpxor %ymm5, %ymm15, %ymm5 /* ug_1 = xor(ug_acc_1, l1in16_1) */
+	vpslld $2, %ymm5, %ymm15 /* ur2_1_l = shl(ug_1) */
+	vpsrld $30, %ymm5, %ymm5 /* ur2_1_r = shr(ug_1) */
+	vpor %ymm5, %ymm15, %ymm5 /* ur2_1 = or(ur2_1_l, ur2_1_r) */
+	vpxor %ymm14, %ymm8, %ymm8 /* u_acc_1 = xor(l1in_1, ur24_1) */
+	vpxor %ymm5, %ymm8, %ymm5 /* u_1 = xor(u_acc_1, ur2_1) */
+	vpblendvb %ymm12, %ymm11, %ymm1, %ymm1 /* l2in_1 = blendv(w1_1_sw, w2_1_sw, high16) */
+	vpblendvb %ymm12, %ymm10, %ymm13, %ymm8 /* l2in16_1 = blendv(w2_1, w1_1, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm10 /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	vpxor %ymm8, %ymm1, %ymm1 /* v8g_acc_1 = xor(l2in_1, l2in16_1) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_1_l = shl(v8g_1) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_1_r = shr(v8g_1) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_1 = or(v8r6_1_l, v8r6_1_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
+	vpxor %ymm1, %ymm8, %ymm1 /* v8_1 = xor(v8_acc_1, v8r6_1) */
+	vpblendvb %ymm3, %ymm5, %ymm1, %ymm8 /* sb_in_x_1 = blendv(v8_1, u_1, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm5, %ymm1 /* sb_in_y_1 = blendv(u_1, v8_1, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm5 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_1 = shr(sb_in_x_1) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
+	vpshufb %ymm5, %ymm6, %ymm10 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	vpshufb %ymm8, %ymm7, %ymm10 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	vpxor %ymm5, %ymm10, %ymm5 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	vpshufb %ymm5, %ymm9, %ymm5 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	vpxor %ymm8, %ymm5, %ymm5 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm1, %ymm8 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_1_sh = shr(sb_in_y_1) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm1, %ymm1 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm10, %ymm8 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm1, %ymm11, %ymm1 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
+	vpxor %ymm1, %ymm8, %ymm1 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm1, %ymm1 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm1, %ymm8 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm1, %ymm1 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vpshufb %ymm1, %ymm14, %ymm1 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	vpxor %ymm1, %ymm8, %ymm1 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
+	vpblendvb %ymm3, %ymm5, %ymm1, %ymm8 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm5, %ymm1 /* sb_out_y_1 = blendv(sb_s0_1, sb_s1_1, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm1 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	vmovdqa 384(%rsp), %ymm5 /* reload g1s0 */
+	vpslld $8, %ymm5, %ymm15 /* s0k_o_1_l = shl(g1s0) */
+	vpsrld $24, %ymm2, %ymm2 /* s0k_o_1_r = shr(dbl_12) */
+	vpor %ymm2, %ymm15, %ymm2 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm2, %ymm2 /* s0k_1 = and(s0k_o_1, modulus) */
+	vmovdqa 288(%rsp), %ymm15 /* reload g1s4 */
+	vpaddd %ymm15, %ymm15, %ymm14 /* dbl_14 = add(g1s4, g1s4) */
+	vpslld $20, %ymm15, %ymm15 /* s4k_o_1_l = shl(g1s4) */
+	vmovdqa %ymm14, 1568(%rsp) /* spill dbl_14 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_1_r = shr(dbl_14) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_1 = or(s4k_o_1_l, s4k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_1 = and(s4k_o_1, modulus) */
+	vmovdqa 480(%rsp), %ymm15 /* reload g1s10 */
+	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_15 = add(g1s10, g1s10) */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_1_l = shl(g1s10) */
+	vpsrld $11, %ymm13, %ymm11 /* s10k_o_1_r = shr(dbl_15) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_1 = or(s10k_o_1_l, s10k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_1 = and(s10k_o_1, modulus) */
+	vmovdqa 576(%rsp), %ymm15 /* reload g1s13 */
+	vpaddd %ymm15, %ymm15, %ymm10 /* dbl_16 = add(g1s13, g1s13) */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_1_l = shl(g1s13) */
+	vmovdqa %ymm10, 1600(%rsp) /* spill dbl_16 */
+	vpsrld $15, %ymm10, %ymm10 /* s13k_o_1_r = shr(dbl_16) */
+	vpor %ymm10, %ymm15, %ymm10 /* s13k_o_1 = or(s13k_o_1_l, s13k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm10, %ymm10 /* s13k_1 = and(s13k_o_1, modulus) */
+	vmovdqa 1120(%rsp), %ymm15 /* reload g1s15 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_1_l = shl(g1s15) */
+	vmovdqa %ymm4, 1632(%rsp) /* spill dbl_9 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_1_r = shr(dbl_9) */
+	vpor %ymm4, %ymm15, %ymm4 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s15k_1 = and(s15k_o_1, modulus) */
+	vpaddd %ymm14, %ymm2, %ymm2 /* fb0_s_2 = add(s0k_1, s4k_1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm14 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
+	vpminud %ymm14, %ymm2, %ymm2 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
+	vpaddd %ymm10, %ymm11, %ymm10 /* fb0_s_3 = add(s10k_1, s13k_1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm10, %ymm11 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	vpminud %ymm11, %ymm10, %ymm10 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	vpaddd %ymm10, %ymm2, %ymm2 /* fb1_s_1 = add(fb0_2, fb0_3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm10 /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	vpminud %ymm10, %ymm2, %ymm2 /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	vpaddd %ymm4, %ymm2, %ymm2 /* fb2_s_1 = add(fb1_1, s15k_1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm4 /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	vpminud %ymm4, %ymm2, %ymm2 /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	vpaddd %ymm5, %ymm2, %ymm2 /* fb_s_1 = add(fb2_1, g1s0) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm4 /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	vpmaxsd %ymm4, %ymm2, %ymm2 /* fb_1 = maxs(fb_s_1, fb_p_1) */
+
+	/* Round 1, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vpaddd %ymm0, %ymm0, %ymm4 /* dbl_18 = add(fb, fb) */
+	vmovdqa 1536(%rsp), %ymm5 /* reload g0s15 */
+	vpblendvb %ymm12, %ymm4, %ymm5, %ymm10 /* x0_2 = blendv(g0s15, dbl_18, high16) */
+	vmovdqa 224(%rsp), %ymm11 /* reload g0s12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm14 /* g0s12_sw = lookup16(g0s12, rotl16) */
+	vmovdqa 1504(%rsp), %ymm15 /* reload dbl_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* dbl_19_sw = lookup16(dbl_6, rotl16) */
+	vpblendvb %ymm12, %ymm14, %ymm15, %ymm14 /* x1_2 = blendv(dbl_19_sw, g0s12_sw, high16) */
+	vmovdqa 160(%rsp), %ymm15 /* reload g0s6 */
+	vpaddd %ymm15, %ymm15, %ymm5 /* dbl_20 = add(g0s6, g0s6) */
+	vmovdqa 128(%rsp), %ymm11 /* reload g0s8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* g0s8_sw = lookup16(g0s8, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm5, %ymm15 /* dbl_20_sw = lookup16(dbl_20, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm11 /* x2_2 = blendv(dbl_20_sw, g0s8_sw, high16) */
+	vpxor 1472(%rsp), %ymm10, %ymm10 /* x0r1_2 = xor(x0_2, sb_out_x) */
+	vpaddd 1408(%rsp), %ymm10, %ymm10 /* w_2 = add(x0r1_2, r2) */
+	vmovdqa 96(%rsp), %ymm15 /* reload g0s1 */
+	vmovdqa %ymm5, 384(%rsp) /* spill dbl_20 */
+	vpaddd %ymm15, %ymm15, %ymm5 /* dbl_21 = add(g0s1, g0s1) */
+	vmovdqa 64(%rsp), %ymm15 /* reload g0s3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* g0s3_sw = lookup16(g0s3, rotl16) */
+	vmovdqa %ymm1, 1664(%rsp) /* spill r2_1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm5, %ymm1 /* dbl_21_sw = lookup16(dbl_21, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm1, %ymm1 /* x3_2 = blendv(dbl_21_sw, g0s3_sw, high16) */
+	vpxor %ymm1, %ymm10, %ymm1 /* z_2 = xor(w_2, x3_2) */
+	vpaddd 1472(%rsp), %ymm14, %ymm10 /* w1_2 = add(x1_2, sb_out_x) */
+	vpxor 1408(%rsp), %ymm11, %ymm15 /* w2_2 = xor(x2_2, r2) */
+	vmovdqa %ymm1, 1408(%rsp) /* spill z_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm10, %ymm1 /* w1_2_sw = lookup16(w1_2, rotl16) */
+	vmovdqa %ymm11, 1472(%rsp) /* spill x2_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w2_2_sw = lookup16(w2_2, rotl16) */
+	vmovdqa %ymm14, 1696(%rsp) /* spill x1_2 */
+	vpblendvb %ymm12, %ymm1, %ymm11, %ymm14 /* l1in_2 = blendv(w2_2_sw, w1_2_sw, high16) */
+	vmovdqa %ymm8, 1728(%rsp) /* spill sb_out_x_1 */
+	vpblendvb %ymm12, %ymm15, %ymm10, %ymm8 /* l1in16_2 = blendv(w1_2, w2_2, high16) */
+	vmovdqa %ymm13, 1760(%rsp) /* spill dbl_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm14, %ymm13 /* ur24_2 = lookup16(l1in_2, rotl24) */
+	vmovdqa %ymm2, 1792(%rsp) /* spill fb_1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm14, %ymm2 /* ur8_2 = lookup16(l1in_2, rotl8) */
+	vpxor %ymm2, %ymm14, %ymm2 /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	vpxor %ymm8, %ymm2, %ymm2 /* ug_2 = xor(ug_acc_2, l1in16_2) */
+	vpslld $2, %ymm2, %ymm8 /* ur2_2_l = shl(ug_2) */
+	vpsrld $30, %ymm2, %ymm2 /* ur2_2_r = shr(ug_2) */
+	vpor %ymm2, %ymm8, %ymm2 /* ur2_2 = or(ur2_2_l, ur2_2_r) */
+	vpxor %ymm13, %ymm14, %ymm8 /* u_acc_2 = xor(l1in_2, ur24_2) */
+	vpxor %ymm2, %ymm8, %ymm2 /* u_2 = xor(u_acc_2, ur2_2) */
+	vpblendvb %ymm12, %ymm11, %ymm1, %ymm1 /* l2in_2 = blendv(w1_2_sw, w2_2_sw, high16) */
+	vpblendvb %ymm12, %ymm10, %ymm15, %ymm8 /* l2in16_2 = blendv(w2_2, w1_2, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm10 /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	vpxor %ymm8, %ymm1, %ymm1 /* v8g_acc_2 = xor(l2in_2, l2in16_2) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_2_l = shl(v8g_2) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_2_r = shr(v8g_2) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_2 = or(v8r6_2_l, v8r6_2_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
+	vpxor %ymm1, %ymm8, %ymm1 /* v8_2 = xor(v8_acc_2, v8r6_2) */
+	vpblendvb %ymm3, %ymm2, %ymm1, %ymm8 /* sb_in_x_2 = blendv(v8_2, u_2, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_in_y_2 = blendv(u_2, v8_2, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm2 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_2 = shr(sb_in_x_2) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
+	vpshufb %ymm2, %ymm6, %ymm10 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	vpshufb %ymm8, %ymm7, %ymm10 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	vpxor %ymm2, %ymm10, %ymm2 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	vpshufb %ymm2, %ymm9, %ymm2 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	vpxor %ymm8, %ymm2, %ymm2 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm1, %ymm8 /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_2_sh = shr(sb_in_y_2) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm1, %ymm1 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm10, %ymm8 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm1, %ymm11, %ymm1 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
+	vpxor %ymm1, %ymm8, %ymm1 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm1, %ymm1 /* sb_s1_2_aes = aesenclast(sb_s1_2_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm1, %ymm8 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm1, %ymm1 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vpshufb %ymm1, %ymm14, %ymm1 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
+	vpxor %ymm1, %ymm8, %ymm1 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	vpblendvb %ymm3, %ymm2, %ymm1, %ymm8 /* sb_out_x_2 = blendv(sb_s1_2, sb_s0_2, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_out_y_2 = blendv(sb_s0_2, sb_s1_2, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm1 /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	vmovdqa 96(%rsp), %ymm2 /* reload g0s1 */
+	vpslld $8, %ymm2, %ymm15 /* s0k_o_2_l = shl(g0s1) */
+	vpsrld $24, %ymm5, %ymm5 /* s0k_o_2_r = shr(dbl_21) */
+	vpor %ymm5, %ymm15, %ymm5 /* s0k_o_2 = or(s0k_o_2_l, s0k_o_2_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s0k_2 = and(s0k_o_2, modulus) */
+	vmovdqa 992(%rsp), %ymm15 /* reload g0s5 */
+	vpslld $20, %ymm15, %ymm15 /* s4k_o_2_l = shl(g0s5) */
+	vmovdqa 928(%rsp), %ymm14 /* reload dbl_2 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_2_r = shr(dbl_2) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_2 = or(s4k_o_2_l, s4k_o_2_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_2 = and(s4k_o_2, modulus) */
+	vmovdqa 832(%rsp), %ymm15 /* reload g0s11 */
+	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_24 = add(g0s11, g0s11) */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_2_l = shl(g0s11) */
+	vpsrld $11, %ymm13, %ymm11 /* s10k_o_2_r = shr(dbl_24) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_2 = or(s10k_o_2_l, s10k_o_2_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_2 = and(s10k_o_2, modulus) */
+	vmovdqa 768(%rsp), %ymm15 /* reload g0s14 */
+	vpaddd %ymm15, %ymm15, %ymm10 /* dbl_25 = add(g0s14, g0s14) */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_2_l = shl(g0s14) */
+	vmovdqa %ymm10, 1824(%rsp) /* spill dbl_25 */
+	vpsrld $15, %ymm10, %ymm10 /* s13k_o_2_r = shr(dbl_25) */
+	vpor %ymm10, %ymm15, %ymm10 /* s13k_o_2 = or(s13k_o_2_l, s13k_o_2_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm10, %ymm10 /* s13k_2 = and(s13k_o_2, modulus) */
+	vpslld $15, %ymm0, %ymm15 /* s15k_o_2_l = shl(fb) */
+	vmovdqa %ymm4, 1856(%rsp) /* spill dbl_18 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_2_r = shr(dbl_18) */
+	vpor %ymm4, %ymm15, %ymm4 /* s15k_o_2 = or(s15k_o_2_l, s15k_o_2_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s15k_2 = and(s15k_o_2, modulus) */
+	vpaddd %ymm14, %ymm5, %ymm5 /* fb0_s_4 = add(s0k_2, s4k_2) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm5, %ymm14 /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	vpminud %ymm14, %ymm5, %ymm5 /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	vpaddd %ymm10, %ymm11, %ymm10 /* fb0_s_5 = add(s10k_2, s13k_2) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm10, %ymm11 /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
+	vpminud %ymm11, %ymm10, %ymm10 /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
+	vpaddd %ymm10, %ymm5, %ymm5 /* fb1_s_2 = add(fb0_4, fb0_5) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm5, %ymm10 /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	vpminud %ymm10, %ymm5, %ymm5 /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
+	vpaddd %ymm4, %ymm5, %ymm4 /* fb2_s_2 = add(fb1_2, s15k_2) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
+	vpaddd %ymm2, %ymm4, %ymm2 /* fb_s_2 = add(fb2_2, g0s1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm4 /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	vpmaxsd %ymm4, %ymm2, %ymm2 /* fb_2 = maxs(fb_s_2, fb_p_2) */
+
+	/* Round 1, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 1792(%rsp), %ymm4 /* reload fb_1 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_27 = add(fb_1, fb_1) */
+	vmovdqa 1120(%rsp), %ymm10 /* reload g1s15 */
+	vpblendvb %ymm12, %ymm5, %ymm10, %ymm11 /* x0_3 = blendv(g1s15, dbl_27, high16) */
+	vmovdqa 544(%rsp), %ymm14 /* reload g1s12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* g1s12_sw = lookup16(g1s12, rotl16) */
+	vmovdqa 1760(%rsp), %ymm10 /* reload dbl_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm10, %ymm10 /* dbl_28_sw = lookup16(dbl_15, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm10, %ymm10 /* x1_3 = blendv(dbl_28_sw, g1s12_sw, high16) */
+	vmovdqa 352(%rsp), %ymm15 /* reload g1s6 */
+	vpaddd %ymm15, %ymm15, %ymm14 /* dbl_29 = add(g1s6, g1s6) */
+	vmovdqa 416(%rsp), %ymm15 /* reload g1s8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* g1s8_sw = lookup16(g1s8, rotl16) */
+	vmovdqa %ymm14, 96(%rsp) /* spill dbl_29 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm14 /* dbl_29_sw = lookup16(dbl_29, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm14, %ymm14 /* x2_3 = blendv(dbl_29_sw, g1s8_sw, high16) */
+	vpxor 1728(%rsp), %ymm11, %ymm11 /* x0r1_3 = xor(x0_3, sb_out_x_1) */
+	vpaddd 1664(%rsp), %ymm11, %ymm11 /* w_3 = add(x0r1_3, r2_1) */
+	vmovdqa 192(%rsp), %ymm15 /* reload g1s1 */
+	vpaddd %ymm15, %ymm15, %ymm4 /* dbl_30 = add(g1s1, g1s1) */
+	vmovdqa 256(%rsp), %ymm15 /* reload g1s3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* g1s3_sw = lookup16(g1s3, rotl16) */
+	vmovdqa %ymm1, 1888(%rsp) /* spill r2_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm4, %ymm1 /* dbl_30_sw = lookup16(dbl_30, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm1, %ymm1 /* x3_3 = blendv(dbl_30_sw, g1s3_sw, high16) */
+	vpxor %ymm1, %ymm11, %ymm1 /* z_3 = xor(w_3, x3_3) */
+	vpaddd 1728(%rsp), %ymm10, %ymm11 /* w1_3 = add(x1_3, sb_out_x_1) */
+	vpxor 1664(%rsp), %ymm14, %ymm15 /* w2_3 = xor(x2_3, r2_1) */
+	vmovdqa %ymm1, 1664(%rsp) /* spill z_3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm1 /* w1_3_sw = lookup16(w1_3, rotl16) */
+	vmovdqa %ymm14, 1728(%rsp) /* spill x2_3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm14 /* w2_3_sw = lookup16(w2_3, rotl16) */
+	vmovdqa %ymm10, 1920(%rsp) /* spill x1_3 */
+	vpblendvb %ymm12, %ymm1, %ymm14, %ymm10 /* l1in_3 = blendv(w2_3_sw, w1_3_sw, high16) */
+	vmovdqa %ymm8, 1952(%rsp) /* spill sb_out_x_2 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm8 /* l1in16_3 = blendv(w1_3, w2_3, high16) */
+	vmovdqa %ymm13, 1984(%rsp) /* spill dbl_24 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm10, %ymm13 /* ur24_3 = lookup16(l1in_3, rotl24) */
+	vmovdqa %ymm0, 2016(%rsp) /* spill fb */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm10, %ymm0 /* ur8_3 = lookup16(l1in_3, rotl8) */
+	vpxor %ymm0, %ymm10, %ymm0 /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	vpxor %ymm8, %ymm0, %ymm0 /* ug_3 = xor(ug_acc_3, l1in16_3) */
+	vpslld $2, %ymm0, %ymm8 /* ur2_3_l = shl(ug_3) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_3_r = shr(ug_3) */
+	vpor %ymm0, %ymm8, %ymm0 /* ur2_3 = or(ur2_3_l, ur2_3_r) */
+	vpxor %ymm13, %ymm10, %ymm8 /* u_acc_3 = xor(l1in_3, ur24_3) */
+	vpxor %ymm0, %ymm8, %ymm0 /* u_3 = xor(u_acc_3, ur2_3) */
+	vpblendvb %ymm12, %ymm14, %ymm1, %ymm1 /* l2in_3 = blendv(w1_3_sw, w2_3_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm8 /* l2in16_3 = blendv(w2_3, w1_3, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm10 /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	vpxor %ymm8, %ymm1, %ymm1 /* v8g_acc_3 = xor(l2in_3, l2in16_3) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_3_l = shl(v8g_3) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_3_r = shr(v8g_3) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_3 = or(v8r6_3_l, v8r6_3_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* v8_acc_3 = xor(v8r8_3, l2in16_3) */
+	vpxor %ymm1, %ymm8, %ymm1 /* v8_3 = xor(v8_acc_3, v8r6_3) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm8 /* sb_in_x_3 = blendv(v8_3, u_3, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_3 = blendv(u_3, v8_3, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm1 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_3 = shr(sb_in_x_3) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm10 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
+	vpshufb %ymm8, %ymm7, %ymm10 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	vpxor %ymm1, %ymm10, %ymm1 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	vpxor %ymm8, %ymm1, %ymm1 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm8 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_3_sh = shr(sb_in_y_3) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm10, %ymm8 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_3_aes = aesenclast(sb_s1_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm8 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm8 /* sb_out_x_3 = blendv(sb_s1_3, sb_s0_3, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_3 = blendv(sb_s0_3, sb_s1_3, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	vmovdqa 192(%rsp), %ymm1 /* reload g1s1 */
+	vpslld $8, %ymm1, %ymm15 /* s0k_o_3_l = shl(g1s1) */
+	vpsrld $24, %ymm4, %ymm4 /* s0k_o_3_r = shr(dbl_30) */
+	vpor %ymm4, %ymm15, %ymm4 /* s0k_o_3 = or(s0k_o_3_l, s0k_o_3_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s0k_3 = and(s0k_o_3, modulus) */
+	vmovdqa 512(%rsp), %ymm15 /* reload g1s5 */
+	vpslld $20, %ymm15, %ymm15 /* s4k_o_3_l = shl(g1s5) */
+	vmovdqa 1376(%rsp), %ymm14 /* reload dbl_11 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_3_r = shr(dbl_11) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_3 = or(s4k_o_3_l, s4k_o_3_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_3 = and(s4k_o_3, modulus) */
+	vmovdqa 608(%rsp), %ymm15 /* reload g1s11 */
+	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_33 = add(g1s11, g1s11) */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_3_l = shl(g1s11) */
+	vpsrld $11, %ymm13, %ymm11 /* s10k_o_3_r = shr(dbl_33) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_3 = or(s10k_o_3_l, s10k_o_3_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_3 = and(s10k_o_3, modulus) */
+	vmovdqa 736(%rsp), %ymm15 /* reload g1s14 */
+	vpaddd %ymm15, %ymm15, %ymm10 /* dbl_34 = add(g1s14, g1s14) */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_3_l = shl(g1s14) */
+	vmovdqa %ymm10, 2048(%rsp) /* spill dbl_34 */
+	vpsrld $15, %ymm10, %ymm10 /* s13k_o_3_r = shr(dbl_34) */
+	vpor %ymm10, %ymm15, %ymm10 /* s13k_o_3 = or(s13k_o_3_l, s13k_o_3_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm10, %ymm10 /* s13k_3 = and(s13k_o_3, modulus) */
+	vmovdqa 1792(%rsp), %ymm15 /* reload fb_1 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_3_l = shl(fb_1) */
+	vmovdqa %ymm5, 2080(%rsp) /* spill dbl_27 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_3_r = shr(dbl_27) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_3 = or(s15k_o_3_l, s15k_o_3_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_3 = and(s15k_o_3, modulus) */
+	vpaddd %ymm14, %ymm4, %ymm4 /* fb0_s_6 = add(s0k_3, s4k_3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm14 /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
+	vpminud %ymm14, %ymm4, %ymm4 /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
+	vpaddd %ymm10, %ymm11, %ymm10 /* fb0_s_7 = add(s10k_3, s13k_3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm10, %ymm11 /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
+	vpminud %ymm11, %ymm10, %ymm10 /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
+	vpaddd %ymm10, %ymm4, %ymm4 /* fb1_s_3 = add(fb0_6, fb0_7) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm10 /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
+	vpminud %ymm10, %ymm4, %ymm4 /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_3 = add(fb1_3, s15k_3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_3 = add(fb2_3, g1s1) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_3 = add(fb_s_3, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_3 = maxs(fb_s_3, fb_p_3) */
+
+	/* Round 2, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_36 = add(fb_2, fb_2) */
+	vmovdqa 2016(%rsp), %ymm5 /* reload fb */
+	vpblendvb %ymm12, %ymm4, %ymm5, %ymm10 /* x0_4 = blendv(fb, dbl_36, high16) */
+	vmovdqa 1248(%rsp), %ymm11 /* reload g0s13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm14 /* g0s13_sw = lookup16(g0s13, rotl16) */
+	vmovdqa 1984(%rsp), %ymm15 /* reload dbl_24 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* dbl_37_sw = lookup16(dbl_24, rotl16) */
+	vpblendvb %ymm12, %ymm14, %ymm15, %ymm14 /* x1_4 = blendv(dbl_37_sw, g0s13_sw, high16) */
+	vmovdqa 896(%rsp), %ymm15 /* reload g0s7 */
+	vpaddd %ymm15, %ymm15, %ymm5 /* dbl_38 = add(g0s7, g0s7) */
+	vmovdqa 800(%rsp), %ymm11 /* reload g0s9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* g0s9_sw = lookup16(g0s9, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm5, %ymm15 /* dbl_38_sw = lookup16(dbl_38, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm11 /* x2_4 = blendv(dbl_38_sw, g0s9_sw, high16) */
+	vpxor 1952(%rsp), %ymm10, %ymm10 /* x0r1_4 = xor(x0_4, sb_out_x_2) */
+	vpaddd 1888(%rsp), %ymm10, %ymm10 /* w_4 = add(x0r1_4, r2_2) */
+	vmovdqa 960(%rsp), %ymm15 /* reload g0s2 */
+	vmovdqa %ymm5, 192(%rsp) /* spill dbl_38 */
+	vpaddd %ymm15, %ymm15, %ymm5 /* dbl_39 = add(g0s2, g0s2) */
+	vmovdqa 1152(%rsp), %ymm15 /* reload g0s4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* g0s4_sw = lookup16(g0s4, rotl16) */
+	vmovdqa %ymm0, 2112(%rsp) /* spill r2_3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm5, %ymm0 /* dbl_39_sw = lookup16(dbl_39, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm0, %ymm0 /* x3_4 = blendv(dbl_39_sw, g0s4_sw, high16) */
+	vpxor %ymm0, %ymm10, %ymm0 /* z_4 = xor(w_4, x3_4) */
+	vpaddd 1952(%rsp), %ymm14, %ymm10 /* w1_4 = add(x1_4, sb_out_x_2) */
+	vpxor 1888(%rsp), %ymm11, %ymm15 /* w2_4 = xor(x2_4, r2_2) */
+	vmovdqa %ymm0, 1888(%rsp) /* spill z_4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm10, %ymm0 /* w1_4_sw = lookup16(w1_4, rotl16) */
+	vmovdqa %ymm11, 1952(%rsp) /* spill x2_4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w2_4_sw = lookup16(w2_4, rotl16) */
+	vmovdqa %ymm14, 2144(%rsp) /* spill x1_4 */
+	vpblendvb %ymm12, %ymm0, %ymm11, %ymm14 /* l1in_4 = blendv(w2_4_sw, w1_4_sw, high16) */
+	vmovdqa %ymm8, 2176(%rsp) /* spill sb_out_x_3 */
+	vpblendvb %ymm12, %ymm15, %ymm10, %ymm8 /* l1in16_4 = blendv(w1_4, w2_4, high16) */
+	vmovdqa %ymm13, 2208(%rsp) /* spill dbl_33 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm14, %ymm13 /* ur24_4 = lookup16(l1in_4, rotl24) */
+	vmovdqa %ymm1, 2240(%rsp) /* spill fb_3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm14, %ymm1 /* ur8_4 = lookup16(l1in_4, rotl8) */
+	vpxor %ymm1, %ymm14, %ymm1 /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	vpxor %ymm8, %ymm1, %ymm1 /* ug_4 = xor(ug_acc_4, l1in16_4) */
+	vpslld $2, %ymm1, %ymm8 /* ur2_4_l = shl(ug_4) */
+	vpsrld $30, %ymm1, %ymm1 /* ur2_4_r = shr(ug_4) */
+	vpor %ymm1, %ymm8, %ymm1 /* ur2_4 = or(ur2_4_l, ur2_4_r) */
+	vpxor %ymm13, %ymm14, %ymm8 /* u_acc_4 = xor(l1in_4, ur24_4) */
+	vpxor %ymm1, %ymm8, %ymm1 /* u_4 = xor(u_acc_4, ur2_4) */
+	vpblendvb %ymm12, %ymm11, %ymm0, %ymm0 /* l2in_4 = blendv(w1_4_sw, w2_4_sw, high16) */
+	vpblendvb %ymm12, %ymm10, %ymm15, %ymm8 /* l2in16_4 = blendv(w2_4, w1_4, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm0, %ymm10 /* v8r8_4 = lookup16(l2in_4, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm11 /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8g_acc_4 = xor(l2in_4, l2in16_4) */
+	vpxor %ymm11, %ymm0, %ymm0 /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
+	vpslld $6, %ymm0, %ymm11 /* v8r6_4_l = shl(v8g_4) */
+	vpsrld $26, %ymm0, %ymm0 /* v8r6_4_r = shr(v8g_4) */
+	vpor %ymm0, %ymm11, %ymm0 /* v8r6_4 = or(v8r6_4_l, v8r6_4_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* v8_acc_4 = xor(v8r8_4, l2in16_4) */
+	vpxor %ymm0, %ymm8, %ymm0 /* v8_4 = xor(v8_acc_4, v8r6_4) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm8 /* sb_in_x_4 = blendv(v8_4, u_4, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_in_y_4 = blendv(u_4, v8_4, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm1 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_4 = shr(sb_in_x_4) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm10 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	vpshufb %ymm8, %ymm7, %ymm10 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	vpxor %ymm1, %ymm10, %ymm1 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	vpxor %ymm8, %ymm1, %ymm1 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm8 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_4_sh = shr(sb_in_y_4) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm10, %ymm8 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm8 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm8 /* sb_out_x_4 = blendv(sb_s1_4, sb_s0_4, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_4 = blendv(sb_s0_4, sb_s1_4, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	vmovdqa 960(%rsp), %ymm1 /* reload g0s2 */
+	vpslld $8, %ymm1, %ymm15 /* s0k_o_4_l = shl(g0s2) */
+	vpsrld $24, %ymm5, %ymm5 /* s0k_o_4_r = shr(dbl_39) */
+	vpor %ymm5, %ymm15, %ymm5 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s0k_4 = and(s0k_o_4, modulus) */
+	vmovdqa 160(%rsp), %ymm15 /* reload g0s6 */
+	vpslld $20, %ymm15, %ymm15 /* s4k_o_4_l = shl(g0s6) */
+	vmovdqa 384(%rsp), %ymm14 /* reload dbl_20 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_4_r = shr(dbl_20) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_4 = or(s4k_o_4_l, s4k_o_4_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_4 = and(s4k_o_4, modulus) */
+	vmovdqa 224(%rsp), %ymm15 /* reload g0s12 */
+	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_42 = add(g0s12, g0s12) */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_4_l = shl(g0s12) */
+	vpsrld $11, %ymm13, %ymm11 /* s10k_o_4_r = shr(dbl_42) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_4 = or(s10k_o_4_l, s10k_o_4_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_4 = and(s10k_o_4, modulus) */
+	vmovdqa 1536(%rsp), %ymm15 /* reload g0s15 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_4_l = shl(g0s15) */
+	vmovdqa 1312(%rsp), %ymm10 /* reload dbl */
+	vpsrld $15, %ymm10, %ymm10 /* s13k_o_4_r = shr(dbl) */
+	vpor %ymm10, %ymm15, %ymm10 /* s13k_o_4 = or(s13k_o_4_l, s13k_o_4_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm10, %ymm10 /* s13k_4 = and(s13k_o_4, modulus) */
+	vpslld $15, %ymm2, %ymm15 /* s15k_o_4_l = shl(fb_2) */
+	vmovdqa %ymm4, 2272(%rsp) /* spill dbl_36 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_4_r = shr(dbl_36) */
+	vpor %ymm4, %ymm15, %ymm4 /* s15k_o_4 = or(s15k_o_4_l, s15k_o_4_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s15k_4 = and(s15k_o_4, modulus) */
+	vpaddd %ymm14, %ymm5, %ymm5 /* fb0_s_8 = add(s0k_4, s4k_4) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm5, %ymm14 /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
+	vpminud %ymm14, %ymm5, %ymm5 /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
+	vpaddd %ymm10, %ymm11, %ymm10 /* fb0_s_9 = add(s10k_4, s13k_4) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm10, %ymm11 /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
+	vpminud %ymm11, %ymm10, %ymm10 /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
+	vpaddd %ymm10, %ymm5, %ymm5 /* fb1_s_4 = add(fb0_8, fb0_9) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm5, %ymm10 /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
+	vpminud %ymm10, %ymm5, %ymm5 /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
+	vpaddd %ymm4, %ymm5, %ymm4 /* fb2_s_4 = add(fb1_4, s15k_4) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_4 = add(fb2_4, g0s2) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_4 = add(fb_s_4, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_4 = maxs(fb_s_4, fb_p_4) */
+
+	/* Round 2, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2240(%rsp), %ymm4 /* reload fb_3 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_45 = add(fb_3, fb_3) */
+	vmovdqa 1792(%rsp), %ymm10 /* reload fb_1 */
+	vpblendvb %ymm12, %ymm5, %ymm10, %ymm11 /* x0_5 = blendv(fb_1, dbl_45, high16) */
+	vmovdqa 576(%rsp), %ymm14 /* reload g1s13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* g1s13_sw = lookup16(g1s13, rotl16) */
+	vmovdqa 2208(%rsp), %ymm10 /* reload dbl_33 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm10, %ymm10 /* dbl_46_sw = lookup16(dbl_33, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm10, %ymm10 /* x1_5 = blendv(dbl_46_sw, g1s13_sw, high16) */
+	vmovdqa 448(%rsp), %ymm15 /* reload g1s7 */
+	vpaddd %ymm15, %ymm15, %ymm14 /* dbl_47 = add(g1s7, g1s7) */
+	vmovdqa 640(%rsp), %ymm15 /* reload g1s9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* g1s9_sw = lookup16(g1s9, rotl16) */
+	vmovdqa %ymm14, 960(%rsp) /* spill dbl_47 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm14 /* dbl_47_sw = lookup16(dbl_47, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm14, %ymm14 /* x2_5 = blendv(dbl_47_sw, g1s9_sw, high16) */
+	vpxor 2176(%rsp), %ymm11, %ymm11 /* x0r1_5 = xor(x0_5, sb_out_x_3) */
+	vpaddd 2112(%rsp), %ymm11, %ymm11 /* w_5 = add(x0r1_5, r2_3) */
+	vmovdqa 320(%rsp), %ymm15 /* reload g1s2 */
+	vpaddd %ymm15, %ymm15, %ymm4 /* dbl_48 = add(g1s2, g1s2) */
+	vmovdqa 288(%rsp), %ymm15 /* reload g1s4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* g1s4_sw = lookup16(g1s4, rotl16) */
+	vmovdqa %ymm0, 2304(%rsp) /* spill r2_4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm4, %ymm0 /* dbl_48_sw = lookup16(dbl_48, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm0, %ymm0 /* x3_5 = blendv(dbl_48_sw, g1s4_sw, high16) */
+	vpxor %ymm0, %ymm11, %ymm0 /* z_5 = xor(w_5, x3_5) */
+	vpaddd 2176(%rsp), %ymm10, %ymm11 /* w1_5 = add(x1_5, sb_out_x_3) */
+	vpxor 2112(%rsp), %ymm14, %ymm15 /* w2_5 = xor(x2_5, r2_3) */
+	vmovdqa %ymm0, 2112(%rsp) /* spill z_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm0 /* w1_5_sw = lookup16(w1_5, rotl16) */
+	vmovdqa %ymm14, 2176(%rsp) /* spill x2_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm14 /* w2_5_sw = lookup16(w2_5, rotl16) */
+	vmovdqa %ymm10, 2336(%rsp) /* spill x1_5 */
+	vpblendvb %ymm12, %ymm0, %ymm14, %ymm10 /* l1in_5 = blendv(w2_5_sw, w1_5_sw, high16) */
+	vmovdqa %ymm8, 2368(%rsp) /* spill sb_out_x_4 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm8 /* l1in16_5 = blendv(w1_5, w2_5, high16) */
+	vmovdqa %ymm13, 2400(%rsp) /* spill dbl_42 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm10, %ymm13 /* ur24_5 = lookup16(l1in_5, rotl24) */
+	vmovdqa %ymm2, 2432(%rsp) /* spill fb_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm10, %ymm2 /* ur8_5 = lookup16(l1in_5, rotl8) */
+	vpxor %ymm2, %ymm10, %ymm2 /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	vpxor %ymm8, %ymm2, %ymm2 /* ug_5 = xor(ug_acc_5, l1in16_5) */
+	vpslld $2, %ymm2, %ymm8 /* ur2_5_l = shl(ug_5) */
+	vpsrld $30, %ymm2, %ymm2 /* ur2_5_r = shr(ug_5) */
+	vpor %ymm2, %ymm8, %ymm2 /* ur2_5 = or(ur2_5_l, ur2_5_r) */
+	vpxor %ymm13, %ymm10, %ymm8 /* u_acc_5 = xor(l1in_5, ur24_5) */
+	vpxor %ymm2, %ymm8, %ymm2 /* u_5 = xor(u_acc_5, ur2_5) */
+	vpblendvb %ymm12, %ymm14, %ymm0, %ymm0 /* l2in_5 = blendv(w1_5_sw, w2_5_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm8 /* l2in16_5 = blendv(w2_5, w1_5, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm0, %ymm10 /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm11 /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8g_acc_5 = xor(l2in_5, l2in16_5) */
+	vpxor %ymm11, %ymm0, %ymm0 /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
+	vpslld $6, %ymm0, %ymm11 /* v8r6_5_l = shl(v8g_5) */
+	vpsrld $26, %ymm0, %ymm0 /* v8r6_5_r = shr(v8g_5) */
+	vpor %ymm0, %ymm11, %ymm0 /* v8r6_5 = or(v8r6_5_l, v8r6_5_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* v8_acc_5 = xor(v8r8_5, l2in16_5) */
+	vpxor %ymm0, %ymm8, %ymm0 /* v8_5 = xor(v8_acc_5, v8r6_5) */
+	vpblendvb %ymm3, %ymm2, %ymm0, %ymm8 /* sb_in_x_5 = blendv(v8_5, u_5, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm2, %ymm0 /* sb_in_y_5 = blendv(u_5, v8_5, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm2 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_5 = shr(sb_in_x_5) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
+	vpshufb %ymm2, %ymm6, %ymm10 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	vpshufb %ymm8, %ymm7, %ymm10 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	vpxor %ymm2, %ymm10, %ymm2 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	vpshufb %ymm2, %ymm9, %ymm2 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	vpxor %ymm8, %ymm2, %ymm2 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm8 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_5_sh = shr(sb_in_y_5) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm10, %ymm8 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm8 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	vpblendvb %ymm3, %ymm2, %ymm0, %ymm8 /* sb_out_x_5 = blendv(sb_s1_5, sb_s0_5, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm2, %ymm0 /* sb_out_y_5 = blendv(sb_s0_5, sb_s1_5, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	vmovdqa 320(%rsp), %ymm2 /* reload g1s2 */
+	vpslld $8, %ymm2, %ymm15 /* s0k_o_5_l = shl(g1s2) */
+	vpsrld $24, %ymm4, %ymm4 /* s0k_o_5_r = shr(dbl_48) */
+	vpor %ymm4, %ymm15, %ymm4 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s0k_5 = and(s0k_o_5, modulus) */
+	vmovdqa 352(%rsp), %ymm15 /* reload g1s6 */
+	vpslld $20, %ymm15, %ymm15 /* s4k_o_5_l = shl(g1s6) */
+	vmovdqa 96(%rsp), %ymm14 /* reload dbl_29 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_5_r = shr(dbl_29) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_5 = or(s4k_o_5_l, s4k_o_5_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_5 = and(s4k_o_5, modulus) */
+	vmovdqa 544(%rsp), %ymm15 /* reload g1s12 */
+	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_51 = add(g1s12, g1s12) */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_5_l = shl(g1s12) */
+	vpsrld $11, %ymm13, %ymm11 /* s10k_o_5_r = shr(dbl_51) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_5 = or(s10k_o_5_l, s10k_o_5_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_5 = and(s10k_o_5, modulus) */
+	vmovdqa 1120(%rsp), %ymm15 /* reload g1s15 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_5_l = shl(g1s15) */
+	vmovdqa 1632(%rsp), %ymm10 /* reload dbl_9 */
+	vpsrld $15, %ymm10, %ymm10 /* s13k_o_5_r = shr(dbl_9) */
+	vpor %ymm10, %ymm15, %ymm10 /* s13k_o_5 = or(s13k_o_5_l, s13k_o_5_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm10, %ymm10 /* s13k_5 = and(s13k_o_5, modulus) */
+	vmovdqa 2240(%rsp), %ymm15 /* reload fb_3 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_5_l = shl(fb_3) */
+	vmovdqa %ymm5, 2464(%rsp) /* spill dbl_45 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_5_r = shr(dbl_45) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_5 = or(s15k_o_5_l, s15k_o_5_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_5 = and(s15k_o_5, modulus) */
+	vpaddd %ymm14, %ymm4, %ymm4 /* fb0_s_10 = add(s0k_5, s4k_5) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm14 /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
+	vpminud %ymm14, %ymm4, %ymm4 /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
+	vpaddd %ymm10, %ymm11, %ymm10 /* fb0_s_11 = add(s10k_5, s13k_5) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm10, %ymm11 /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
+	vpminud %ymm11, %ymm10, %ymm10 /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
+	vpaddd %ymm10, %ymm4, %ymm4 /* fb1_s_5 = add(fb0_10, fb0_11) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm10 /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
+	vpminud %ymm10, %ymm4, %ymm4 /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_5 = add(fb1_5, s15k_5) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
+	vpaddd %ymm2, %ymm4, %ymm2 /* fb_s_5 = add(fb2_5, g1s2) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm4 /* fb_p_5 = add(fb_s_5, minus_modulus) */
+	vpmaxsd %ymm4, %ymm2, %ymm2 /* fb_5 = maxs(fb_s_5, fb_p_5) */
+
+	/* Round 3, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vpaddd %ymm1, %ymm1, %ymm4 /* dbl_54 = add(fb_4, fb_4) */
+	vmovdqa 2432(%rsp), %ymm5 /* reload fb_2 */
+	vpblendvb %ymm12, %ymm4, %ymm5, %ymm10 /* x0_6 = blendv(fb_2, dbl_54, high16) */
+	vmovdqa 768(%rsp), %ymm11 /* reload g0s14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm14 /* g0s14_sw = lookup16(g0s14, rotl16) */
+	vmovdqa 2400(%rsp), %ymm15 /* reload dbl_42 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* dbl_55_sw = lookup16(dbl_42, rotl16) */
+	vpblendvb %ymm12, %ymm14, %ymm15, %ymm14 /* x1_6 = blendv(dbl_55_sw, g0s14_sw, high16) */
+	vmovdqa 128(%rsp), %ymm15 /* reload g0s8 */
+	vpaddd %ymm15, %ymm15, %ymm5 /* dbl_56 = add(g0s8, g0s8) */
+	vmovdqa 1216(%rsp), %ymm11 /* reload g0s10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* g0s10_sw = lookup16(g0s10, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm5, %ymm15 /* dbl_56_sw = lookup16(dbl_56, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm11 /* x2_6 = blendv(dbl_56_sw, g0s10_sw, high16) */
+	vpxor 2368(%rsp), %ymm10, %ymm10 /* x0r1_6 = xor(x0_6, sb_out_x_4) */
+	vpaddd 2304(%rsp), %ymm10, %ymm10 /* w_6 = add(x0r1_6, r2_4) */
+	vmovdqa 64(%rsp), %ymm15 /* reload g0s3 */
+	vmovdqa %ymm5, 320(%rsp) /* spill dbl_56 */
+	vpaddd %ymm15, %ymm15, %ymm5 /* dbl_57 = add(g0s3, g0s3) */
+	vmovdqa 992(%rsp), %ymm15 /* reload g0s5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* g0s5_sw = lookup16(g0s5, rotl16) */
+	vmovdqa %ymm0, 2496(%rsp) /* spill r2_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm5, %ymm0 /* dbl_57_sw = lookup16(dbl_57, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm0, %ymm0 /* x3_6 = blendv(dbl_57_sw, g0s5_sw, high16) */
+	vpxor %ymm0, %ymm10, %ymm0 /* z_6 = xor(w_6, x3_6) */
+	vpaddd 2368(%rsp), %ymm14, %ymm10 /* w1_6 = add(x1_6, sb_out_x_4) */
+	vpxor 2304(%rsp), %ymm11, %ymm15 /* w2_6 = xor(x2_6, r2_4) */
+	vmovdqa %ymm0, 2304(%rsp) /* spill z_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm10, %ymm0 /* w1_6_sw = lookup16(w1_6, rotl16) */
+	vmovdqa %ymm11, 2368(%rsp) /* spill x2_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w2_6_sw = lookup16(w2_6, rotl16) */
+	vmovdqa %ymm14, 2528(%rsp) /* spill x1_6 */
+	vpblendvb %ymm12, %ymm0, %ymm11, %ymm14 /* l1in_6 = blendv(w2_6_sw, w1_6_sw, high16) */
+	vmovdqa %ymm8, 2560(%rsp) /* spill sb_out_x_5 */
+	vpblendvb %ymm12, %ymm15, %ymm10, %ymm8 /* l1in16_6 = blendv(w1_6, w2_6, high16) */
+	vmovdqa %ymm13, 2592(%rsp) /* spill dbl_51 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm14, %ymm13 /* ur24_6 = lookup16(l1in_6, rotl24) */
+	vmovdqa %ymm2, 2624(%rsp) /* spill fb_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm14, %ymm2 /* ur8_6 = lookup16(l1in_6, rotl8) */
+	vpxor %ymm2, %ymm14, %ymm2 /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	vpxor %ymm8, %ymm2, %ymm2 /* ug_6 = xor(ug_acc_6, l1in16_6) */
+	vpslld $2, %ymm2, %ymm8 /* ur2_6_l = shl(ug_6) */
+	vpsrld $30, %ymm2, %ymm2 /* ur2_6_r = shr(ug_6) */
+	vpor %ymm2, %ymm8, %ymm2 /* ur2_6 = or(ur2_6_l, ur2_6_r) */
+	vpxor %ymm13, %ymm14, %ymm8 /* u_acc_6 = xor(l1in_6, ur24_6) */
+	vpxor %ymm2, %ymm8, %ymm2 /* u_6 = xor(u_acc_6, ur2_6) */
+	vpblendvb %ymm12, %ymm11, %ymm0, %ymm0 /* l2in_6 = blendv(w1_6_sw, w2_6_sw, high16) */
+	vpblendvb %ymm12, %ymm10, %ymm15, %ymm8 /* l2in16_6 = blendv(w2_6, w1_6, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm0, %ymm10 /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm11 /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8g_acc_6 = xor(l2in_6, l2in16_6) */
+	vpxor %ymm11, %ymm0, %ymm0 /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
+	vpslld $6, %ymm0, %ymm11 /* v8r6_6_l = shl(v8g_6) */
+	vpsrld $26, %ymm0, %ymm0 /* v8r6_6_r = shr(v8g_6) */
+	vpor %ymm0, %ymm11, %ymm0 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
+	vpxor %ymm0, %ymm8, %ymm0 /* v8_6 = xor(v8_acc_6, v8r6_6) */
+	vpblendvb %ymm3, %ymm2, %ymm0, %ymm8 /* sb_in_x_6 = blendv(v8_6, u_6, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm2, %ymm0 /* sb_in_y_6 = blendv(u_6, v8_6, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm2 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_6 = shr(sb_in_x_6) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
+	vpshufb %ymm2, %ymm6, %ymm10 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	vpshufb %ymm8, %ymm7, %ymm10 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	vpxor %ymm2, %ymm10, %ymm2 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	vpshufb %ymm2, %ymm9, %ymm2 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	vpxor %ymm8, %ymm2, %ymm2 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm8 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_6_sh = shr(sb_in_y_6) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm10, %ymm8 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm8 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	vpblendvb %ymm3, %ymm2, %ymm0, %ymm8 /* sb_out_x_6 = blendv(sb_s1_6, sb_s0_6, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm2, %ymm0 /* sb_out_y_6 = blendv(sb_s0_6, sb_s1_6, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	vmovdqa 64(%rsp), %ymm2 /* reload g0s3 */
+	vpslld $8, %ymm2, %ymm15 /* s0k_o_6_l = shl(g0s3) */
+	vpsrld $24, %ymm5, %ymm5 /* s0k_o_6_r = shr(dbl_57) */
+	vpor %ymm5, %ymm15, %ymm5 /* s0k_o_6 = or(s0k_o_6_l, s0k_o_6_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s0k_6 = and(s0k_o_6, modulus) */
+	vmovdqa 896(%rsp), %ymm15 /* reload g0s7 */
+	vpslld $20, %ymm15, %ymm15 /* s4k_o_6_l = shl(g0s7) */
+	vmovdqa 192(%rsp), %ymm14 /* reload dbl_38 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_6_r = shr(dbl_38) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_6 = or(s4k_o_6_l, s4k_o_6_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_6 = and(s4k_o_6, modulus) */
+	vmovdqa 1248(%rsp), %ymm15 /* reload g0s13 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_6_l = shl(g0s13) */
+	vmovdqa 1280(%rsp), %ymm13 /* reload dbl_7 */
+	vpsrld $11, %ymm13, %ymm13 /* s10k_o_6_r = shr(dbl_7) */
+	vpor %ymm13, %ymm15, %ymm13 /* s10k_o_6 = or(s10k_o_6_l, s10k_o_6_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s10k_6 = and(s10k_o_6, modulus) */
+	vmovdqa 2016(%rsp), %ymm15 /* reload fb */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_6_l = shl(fb) */
+	vmovdqa 1856(%rsp), %ymm11 /* reload dbl_18 */
+	vpsrld $15, %ymm11, %ymm11 /* s13k_o_6_r = shr(dbl_18) */
+	vpor %ymm11, %ymm15, %ymm11 /* s13k_o_6 = or(s13k_o_6_l, s13k_o_6_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s13k_6 = and(s13k_o_6, modulus) */
+	vpslld $15, %ymm1, %ymm15 /* s15k_o_6_l = shl(fb_4) */
+	vmovdqa %ymm4, 2656(%rsp) /* spill dbl_54 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_6_r = shr(dbl_54) */
+	vpor %ymm4, %ymm15, %ymm4 /* s15k_o_6 = or(s15k_o_6_l, s15k_o_6_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s15k_6 = and(s15k_o_6, modulus) */
+	vpaddd %ymm14, %ymm5, %ymm5 /* fb0_s_12 = add(s0k_6, s4k_6) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm5, %ymm14 /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
+	vpminud %ymm14, %ymm5, %ymm5 /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
+	vpaddd %ymm11, %ymm13, %ymm11 /* fb0_s_13 = add(s10k_6, s13k_6) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm11, %ymm13 /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
+	vpminud %ymm13, %ymm11, %ymm11 /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
+	vpaddd %ymm11, %ymm5, %ymm5 /* fb1_s_6 = add(fb0_12, fb0_13) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm5, %ymm11 /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
+	vpminud %ymm11, %ymm5, %ymm5 /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
+	vpaddd %ymm4, %ymm5, %ymm4 /* fb2_s_6 = add(fb1_6, s15k_6) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
+	vpaddd %ymm2, %ymm4, %ymm2 /* fb_s_6 = add(fb2_6, g0s3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm4 /* fb_p_6 = add(fb_s_6, minus_modulus) */
+	vpmaxsd %ymm4, %ymm2, %ymm2 /* fb_6 = maxs(fb_s_6, fb_p_6) */
+
+	/* Round 3, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2624(%rsp), %ymm4 /* reload fb_5 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_63 = add(fb_5, fb_5) */
+	vmovdqa 2240(%rsp), %ymm11 /* reload fb_3 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_7 = blendv(fb_3, dbl_63, high16) */
+	vmovdqa 736(%rsp), %ymm14 /* reload g1s14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* g1s14_sw = lookup16(g1s14, rotl16) */
+	vmovdqa 2592(%rsp), %ymm11 /* reload dbl_51 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_64_sw = lookup16(dbl_51, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_7 = blendv(dbl_64_sw, g1s14_sw, high16) */
+	vmovdqa 416(%rsp), %ymm15 /* reload g1s8 */
+	vpaddd %ymm15, %ymm15, %ymm14 /* dbl_65 = add(g1s8, g1s8) */
+	vmovdqa 480(%rsp), %ymm15 /* reload g1s10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* g1s10_sw = lookup16(g1s10, rotl16) */
+	vmovdqa %ymm14, 64(%rsp) /* spill dbl_65 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm14 /* dbl_65_sw = lookup16(dbl_65, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm14, %ymm14 /* x2_7 = blendv(dbl_65_sw, g1s10_sw, high16) */
+	vpxor 2560(%rsp), %ymm13, %ymm13 /* x0r1_7 = xor(x0_7, sb_out_x_5) */
+	vpaddd 2496(%rsp), %ymm13, %ymm13 /* w_7 = add(x0r1_7, r2_5) */
+	vmovdqa 256(%rsp), %ymm15 /* reload g1s3 */
+	vpaddd %ymm15, %ymm15, %ymm4 /* dbl_66 = add(g1s3, g1s3) */
+	vmovdqa 512(%rsp), %ymm15 /* reload g1s5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* g1s5_sw = lookup16(g1s5, rotl16) */
+	vmovdqa %ymm0, 2688(%rsp) /* spill r2_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm4, %ymm0 /* dbl_66_sw = lookup16(dbl_66, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm0, %ymm0 /* x3_7 = blendv(dbl_66_sw, g1s5_sw, high16) */
+	vpxor %ymm0, %ymm13, %ymm0 /* z_7 = xor(w_7, x3_7) */
+	vpaddd 2560(%rsp), %ymm11, %ymm13 /* w1_7 = add(x1_7, sb_out_x_5) */
+	vpxor 2496(%rsp), %ymm14, %ymm15 /* w2_7 = xor(x2_7, r2_5) */
+	vmovdqa %ymm0, 2496(%rsp) /* spill z_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm0 /* w1_7_sw = lookup16(w1_7, rotl16) */
+	vmovdqa %ymm14, 2560(%rsp) /* spill x2_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm14 /* w2_7_sw = lookup16(w2_7, rotl16) */
+	vmovdqa %ymm11, 2720(%rsp) /* spill x1_7 */
+	vpblendvb %ymm12, %ymm0, %ymm14, %ymm11 /* l1in_7 = blendv(w2_7_sw, w1_7_sw, high16) */
+	vmovdqa %ymm8, 2752(%rsp) /* spill sb_out_x_6 */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm8 /* l1in16_7 = blendv(w1_7, w2_7, high16) */
+	vmovdqa %ymm1, 2784(%rsp) /* spill fb_4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm11, %ymm1 /* ur24_7 = lookup16(l1in_7, rotl24) */
+	vmovdqa %ymm2, 2816(%rsp) /* spill fb_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm11, %ymm2 /* ur8_7 = lookup16(l1in_7, rotl8) */
+	vpxor %ymm2, %ymm11, %ymm2 /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	vpxor %ymm8, %ymm2, %ymm2 /* ug_7 = xor(ug_acc_7, l1in16_7) */
+	vpslld $2, %ymm2, %ymm8 /* ur2_7_l = shl(ug_7) */
+	vpsrld $30, %ymm2, %ymm2 /* ur2_7_r = shr(ug_7) */
+	vpor %ymm2, %ymm8, %ymm2 /* ur2_7 = or(ur2_7_l, ur2_7_r) */
+	vpxor %ymm1, %ymm11, %ymm1 /* u_acc_7 = xor(l1in_7, ur24_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* u_7 = xor(u_acc_7, ur2_7) */
+	vpblendvb %ymm12, %ymm14, %ymm0, %ymm0 /* l2in_7 = blendv(w1_7_sw, w2_7_sw, high16) */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm2 /* l2in16_7 = blendv(w2_7, w1_7, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm0, %ymm8 /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm11 /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	vpxor %ymm2, %ymm0, %ymm0 /* v8g_acc_7 = xor(l2in_7, l2in16_7) */
+	vpxor %ymm11, %ymm0, %ymm0 /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
+	vpslld $6, %ymm0, %ymm11 /* v8r6_7_l = shl(v8g_7) */
+	vpsrld $26, %ymm0, %ymm0 /* v8r6_7_r = shr(v8g_7) */
+	vpor %ymm0, %ymm11, %ymm0 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
+	vpxor %ymm2, %ymm8, %ymm2 /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
+	vpxor %ymm0, %ymm2, %ymm0 /* v8_7 = xor(v8_acc_7, v8r6_7) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_in_x_7 = blendv(v8_7, u_7, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_in_y_7 = blendv(u_7, v8_7, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_7 = shr(sb_in_x_7) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm8 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	vpxor %ymm2, %ymm8, %ymm2 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	vpshufb %ymm2, %ymm7, %ymm8 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	vpxor %ymm1, %ymm8, %ymm1 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_7_sh = shr(sb_in_y_7) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm8 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm11, %ymm2 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_7 = blendv(sb_s1_7, sb_s0_7, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_7 = blendv(sb_s0_7, sb_s1_7, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	vmovdqa 256(%rsp), %ymm1 /* reload g1s3 */
+	vpslld $8, %ymm1, %ymm14 /* s0k_o_7_l = shl(g1s3) */
+	vpsrld $24, %ymm4, %ymm4 /* s0k_o_7_r = shr(dbl_66) */
+	vpor %ymm4, %ymm14, %ymm4 /* s0k_o_7 = or(s0k_o_7_l, s0k_o_7_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s0k_7 = and(s0k_o_7, modulus) */
+	vmovdqa 448(%rsp), %ymm14 /* reload g1s7 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_7_l = shl(g1s7) */
+	vmovdqa 960(%rsp), %ymm14 /* reload dbl_47 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_7_r = shr(dbl_47) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_7 = or(s4k_o_7_l, s4k_o_7_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_7 = and(s4k_o_7, modulus) */
+	vmovdqa 576(%rsp), %ymm15 /* reload g1s13 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_7_l = shl(g1s13) */
+	vmovdqa 1600(%rsp), %ymm13 /* reload dbl_16 */
+	vpsrld $11, %ymm13, %ymm13 /* s10k_o_7_r = shr(dbl_16) */
+	vpor %ymm13, %ymm15, %ymm13 /* s10k_o_7 = or(s10k_o_7_l, s10k_o_7_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s10k_7 = and(s10k_o_7, modulus) */
+	vmovdqa 1792(%rsp), %ymm15 /* reload fb_1 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_7_l = shl(fb_1) */
+	vmovdqa 2080(%rsp), %ymm11 /* reload dbl_27 */
+	vpsrld $15, %ymm11, %ymm11 /* s13k_o_7_r = shr(dbl_27) */
+	vpor %ymm11, %ymm15, %ymm11 /* s13k_o_7 = or(s13k_o_7_l, s13k_o_7_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s13k_7 = and(s13k_o_7, modulus) */
+	vmovdqa 2624(%rsp), %ymm15 /* reload fb_5 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_7_l = shl(fb_5) */
+	vmovdqa %ymm5, 2848(%rsp) /* spill dbl_63 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_7_r = shr(dbl_63) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_7 = or(s15k_o_7_l, s15k_o_7_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_7 = and(s15k_o_7, modulus) */
+	vpaddd %ymm14, %ymm4, %ymm4 /* fb0_s_14 = add(s0k_7, s4k_7) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm14 /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	vpminud %ymm14, %ymm4, %ymm4 /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
+	vpaddd %ymm11, %ymm13, %ymm11 /* fb0_s_15 = add(s10k_7, s13k_7) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm11, %ymm13 /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	vpminud %ymm13, %ymm11, %ymm11 /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
+	vpaddd %ymm11, %ymm4, %ymm4 /* fb1_s_7 = add(fb0_14, fb0_15) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_7 = add(fb1_7, s15k_7) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_7 = add(fb2_7, g1s3) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_7 = maxs(fb_s_7, fb_p_7) */
+
+	/* Round 4, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2816(%rsp), %ymm4 /* reload fb_6 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_72 = add(fb_6, fb_6) */
+	vmovdqa 2784(%rsp), %ymm11 /* reload fb_4 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_8 = blendv(fb_4, dbl_72, high16) */
+	vmovdqa 1536(%rsp), %ymm14 /* reload g0s15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* g0s15_sw = lookup16(g0s15, rotl16) */
+	vmovdqa 1280(%rsp), %ymm11 /* reload dbl_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_73_sw = lookup16(dbl_7, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_8 = blendv(dbl_73_sw, g0s15_sw, high16) */
+	vpxor 2752(%rsp), %ymm13, %ymm13 /* x0r1_8 = xor(x0_8, sb_out_x_6) */
+	vpaddd 2688(%rsp), %ymm13, %ymm13 /* w_8 = add(x0r1_8, r2_6) */
+	vmovdqa 160(%rsp), %ymm15 /* reload g0s6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* g0s6_sw = lookup16(g0s6, rotl16) */
+	vmovdqa 1184(%rsp), %ymm14 /* reload dbl_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm4 /* dbl_75_sw = lookup16(dbl_5, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm4, %ymm4 /* x3_8 = blendv(dbl_75_sw, g0s6_sw, high16) */
+	vpxor %ymm4, %ymm13, %ymm4 /* z_8 = xor(w_8, x3_8) */
+	vpaddd 2752(%rsp), %ymm11, %ymm13 /* w1_8 = add(x1_8, sb_out_x_6) */
+	vmovdqa 2688(%rsp), %ymm15 /* reload r2_6 */
+	vpxor 1088(%rsp), %ymm15, %ymm15 /* w2_8 = xor(r2_6, x1) */
+	vmovdqa %ymm4, 2688(%rsp) /* spill z_8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm4 /* w1_8_sw = lookup16(w1_8, rotl16) */
+	vmovdqa %ymm11, 2752(%rsp) /* spill x1_8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w2_8_sw = lookup16(w2_8, rotl16) */
+	vpblendvb %ymm12, %ymm4, %ymm11, %ymm14 /* l1in_8 = blendv(w2_8_sw, w1_8_sw, high16) */
+	vmovdqa %ymm0, 256(%rsp) /* spill r2_7 */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm0 /* l1in16_8 = blendv(w1_8, w2_8, high16) */
+	vmovdqa %ymm2, 2880(%rsp) /* spill sb_out_x_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm14, %ymm2 /* ur24_8 = lookup16(l1in_8, rotl24) */
+	vmovdqa %ymm1, 2912(%rsp) /* spill fb_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm14, %ymm1 /* ur8_8 = lookup16(l1in_8, rotl8) */
+	vpxor %ymm1, %ymm14, %ymm1 /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_8 = xor(ug_acc_8, l1in16_8) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_8_l = shl(ug_8) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_8_r = shr(ug_8) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_8 = or(ur2_8_l, ur2_8_r) */
+	vpxor %ymm2, %ymm14, %ymm1 /* u_acc_8 = xor(l1in_8, ur24_8) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_8 = xor(u_acc_8, ur2_8) */
+	vpblendvb %ymm12, %ymm11, %ymm4, %ymm1 /* l2in_8 = blendv(w1_8_sw, w2_8_sw, high16) */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm2 /* l2in16_8 = blendv(w2_8, w1_8, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_8 = xor(l2in_8, l2in16_8) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_8_l = shl(v8g_8) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_8_r = shr(v8g_8) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_8 = xor(v8_acc_8, v8r6_8) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_8 = blendv(v8_8, u_8, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_8 = blendv(u_8, v8_8, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_8 = shr(sb_in_x_8) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_8_sh = shr(sb_in_y_8) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_8 = blendv(sb_s1_8, sb_s0_8, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_8 = blendv(sb_s0_8, sb_s1_8, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	vmovdqa 1152(%rsp), %ymm1 /* reload g0s4 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_8_l = shl(g0s4) */
+	vmovdqa 1184(%rsp), %ymm14 /* reload dbl_5 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_8_r = shr(dbl_5) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_8 = or(s0k_o_8_l, s0k_o_8_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_8 = and(s0k_o_8, modulus) */
+	vmovdqa 128(%rsp), %ymm14 /* reload g0s8 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_8_l = shl(g0s8) */
+	vmovdqa 320(%rsp), %ymm14 /* reload dbl_56 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_8_r = shr(dbl_56) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_8 = or(s4k_o_8_l, s4k_o_8_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_8 = and(s4k_o_8, modulus) */
+	vmovdqa 768(%rsp), %ymm15 /* reload g0s14 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_8_l = shl(g0s14) */
+	vmovdqa 1824(%rsp), %ymm11 /* reload dbl_25 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_8_r = shr(dbl_25) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_8 = or(s10k_o_8_l, s10k_o_8_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_8 = and(s10k_o_8, modulus) */
+	vmovdqa 2432(%rsp), %ymm15 /* reload fb_2 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_8_l = shl(fb_2) */
+	vmovdqa 2272(%rsp), %ymm4 /* reload dbl_36 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_8_r = shr(dbl_36) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_8 = or(s13k_o_8_l, s13k_o_8_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_8 = and(s13k_o_8, modulus) */
+	vmovdqa 2816(%rsp), %ymm15 /* reload fb_6 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_8_l = shl(fb_6) */
+	vmovdqa %ymm5, 1184(%rsp) /* spill dbl_72 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_8_r = shr(dbl_72) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_8 = or(s15k_o_8_l, s15k_o_8_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_8 = and(s15k_o_8, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_16 = add(s0k_8, s4k_8) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_17 = add(s10k_8, s13k_8) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_8 = add(fb0_16, fb0_17) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_8 = add(fb1_8, s15k_8) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_8 = add(fb2_8, g0s4) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_8 = maxs(fb_s_8, fb_p_8) */
+
+	/* Round 4, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2912(%rsp), %ymm4 /* reload fb_7 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_81 = add(fb_7, fb_7) */
+	vmovdqa 2624(%rsp), %ymm11 /* reload fb_5 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_9 = blendv(fb_5, dbl_81, high16) */
+	vmovdqa 1120(%rsp), %ymm14 /* reload g1s15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* g1s15_sw = lookup16(g1s15, rotl16) */
+	vmovdqa 1600(%rsp), %ymm11 /* reload dbl_16 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_82_sw = lookup16(dbl_16, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_9 = blendv(dbl_82_sw, g1s15_sw, high16) */
+	vpxor 2880(%rsp), %ymm13, %ymm13 /* x0r1_9 = xor(x0_9, sb_out_x_7) */
+	vpaddd 256(%rsp), %ymm13, %ymm13 /* w_9 = add(x0r1_9, r2_7) */
+	vmovdqa 352(%rsp), %ymm15 /* reload g1s6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm15 /* g1s6_sw = lookup16(g1s6, rotl16) */
+	vmovdqa 1568(%rsp), %ymm14 /* reload dbl_14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm4 /* dbl_84_sw = lookup16(dbl_14, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm4, %ymm4 /* x3_9 = blendv(dbl_84_sw, g1s6_sw, high16) */
+	vpxor %ymm4, %ymm13, %ymm4 /* z_9 = xor(w_9, x3_9) */
+	vpaddd 2880(%rsp), %ymm11, %ymm13 /* w1_9 = add(x1_9, sb_out_x_7) */
+	vmovdqa 256(%rsp), %ymm15 /* reload r2_7 */
+	vpxor 1440(%rsp), %ymm15, %ymm15 /* w2_9 = xor(r2_7, x1_1) */
+	vmovdqa %ymm4, 256(%rsp) /* spill z_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm4 /* w1_9_sw = lookup16(w1_9, rotl16) */
+	vmovdqa %ymm11, 2880(%rsp) /* spill x1_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w2_9_sw = lookup16(w2_9, rotl16) */
+	vpblendvb %ymm12, %ymm4, %ymm11, %ymm14 /* l1in_9 = blendv(w2_9_sw, w1_9_sw, high16) */
+	vmovdqa %ymm0, 1152(%rsp) /* spill r2_8 */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm0 /* l1in16_9 = blendv(w1_9, w2_9, high16) */
+	vmovdqa %ymm2, 2944(%rsp) /* spill sb_out_x_8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm14, %ymm2 /* ur24_9 = lookup16(l1in_9, rotl24) */
+	vmovdqa %ymm1, 2976(%rsp) /* spill fb_8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm14, %ymm1 /* ur8_9 = lookup16(l1in_9, rotl8) */
+	vpxor %ymm1, %ymm14, %ymm1 /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_9 = xor(ug_acc_9, l1in16_9) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_9_l = shl(ug_9) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_9_r = shr(ug_9) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_9 = or(ur2_9_l, ur2_9_r) */
+	vpxor %ymm2, %ymm14, %ymm1 /* u_acc_9 = xor(l1in_9, ur24_9) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_9 = xor(u_acc_9, ur2_9) */
+	vpblendvb %ymm12, %ymm11, %ymm4, %ymm1 /* l2in_9 = blendv(w1_9_sw, w2_9_sw, high16) */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm2 /* l2in16_9 = blendv(w2_9, w1_9, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_9 = xor(l2in_9, l2in16_9) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_9_l = shl(v8g_9) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_9_r = shr(v8g_9) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_9 = xor(v8_acc_9, v8r6_9) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_9 = blendv(v8_9, u_9, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_9 = blendv(u_9, v8_9, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_9 = shr(sb_in_x_9) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_9_sh = shr(sb_in_y_9) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_9 = blendv(sb_s1_9, sb_s0_9, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_9 = blendv(sb_s0_9, sb_s1_9, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	vmovdqa 288(%rsp), %ymm1 /* reload g1s4 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_9_l = shl(g1s4) */
+	vmovdqa 1568(%rsp), %ymm14 /* reload dbl_14 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_9_r = shr(dbl_14) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_9 = or(s0k_o_9_l, s0k_o_9_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_9 = and(s0k_o_9, modulus) */
+	vmovdqa 416(%rsp), %ymm14 /* reload g1s8 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_9_l = shl(g1s8) */
+	vmovdqa 64(%rsp), %ymm14 /* reload dbl_65 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_9_r = shr(dbl_65) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_9 = or(s4k_o_9_l, s4k_o_9_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_9 = and(s4k_o_9, modulus) */
+	vmovdqa 736(%rsp), %ymm15 /* reload g1s14 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_9_l = shl(g1s14) */
+	vmovdqa 2048(%rsp), %ymm11 /* reload dbl_34 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_9_r = shr(dbl_34) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_9 = or(s10k_o_9_l, s10k_o_9_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_9 = and(s10k_o_9, modulus) */
+	vmovdqa 2240(%rsp), %ymm15 /* reload fb_3 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_9_l = shl(fb_3) */
+	vmovdqa 2464(%rsp), %ymm4 /* reload dbl_45 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_9_r = shr(dbl_45) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_9 = or(s13k_o_9_l, s13k_o_9_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_9 = and(s13k_o_9, modulus) */
+	vmovdqa 2912(%rsp), %ymm15 /* reload fb_7 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_9_l = shl(fb_7) */
+	vmovdqa %ymm5, 1568(%rsp) /* spill dbl_81 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_9_r = shr(dbl_81) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_9 = or(s15k_o_9_l, s15k_o_9_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_9 = and(s15k_o_9, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_18 = add(s0k_9, s4k_9) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_19 = add(s10k_9, s13k_9) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_9 = add(fb0_18, fb0_19) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_9 = add(fb1_9, s15k_9) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_9 = add(fb2_9, g1s4) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_9 = maxs(fb_s_9, fb_p_9) */
+
+	/* Round 5, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2976(%rsp), %ymm4 /* reload fb_8 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_90 = add(fb_8, fb_8) */
+	vmovdqa 2816(%rsp), %ymm11 /* reload fb_6 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_10 = blendv(fb_6, dbl_90, high16) */
+	vmovdqa 2016(%rsp), %ymm14 /* reload fb */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_sw = lookup16(fb, rotl16) */
+	vmovdqa 1824(%rsp), %ymm11 /* reload dbl_25 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_91_sw = lookup16(dbl_25, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_10 = blendv(dbl_91_sw, fb_sw, high16) */
+	vpxor 2944(%rsp), %ymm13, %ymm13 /* x0r1_10 = xor(x0_10, sb_out_x_8) */
+	vpaddd 1152(%rsp), %ymm13, %ymm13 /* w_10 = add(x0r1_10, r2_8) */
+	vpxor 1056(%rsp), %ymm13, %ymm13 /* z_10 = xor(w_10, x2) */
+	vpaddd 2944(%rsp), %ymm11, %ymm15 /* w1_10 = add(x1_10, sb_out_x_8) */
+	vmovdqa %ymm13, 2944(%rsp) /* spill z_10 */
+	vmovdqa 1152(%rsp), %ymm13 /* reload r2_8 */
+	vpxor 1696(%rsp), %ymm13, %ymm13 /* w2_10 = xor(r2_8, x1_2) */
+	vmovdqa %ymm11, 1152(%rsp) /* spill x1_10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_10_sw = lookup16(w1_10, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_10_sw = lookup16(w2_10, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_10 = blendv(w2_10_sw, w1_10_sw, high16) */
+	vmovdqa %ymm0, 1056(%rsp) /* spill r2_9 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_10 = blendv(w1_10, w2_10, high16) */
+	vmovdqa %ymm2, 288(%rsp) /* spill sb_out_x_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_10 = lookup16(l1in_10, rotl24) */
+	vmovdqa %ymm1, 3008(%rsp) /* spill fb_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_10 = lookup16(l1in_10, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_10 = xor(ug_acc_10, l1in16_10) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_10_l = shl(ug_10) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_10_r = shr(ug_10) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_10 = or(ur2_10_l, ur2_10_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_10 = xor(l1in_10, ur24_10) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_10 = xor(u_acc_10, ur2_10) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_10 = blendv(w1_10_sw, w2_10_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_10 = blendv(w2_10, w1_10, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_10 = xor(l2in_10, l2in16_10) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_10_l = shl(v8g_10) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_10_r = shr(v8g_10) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_10 = xor(v8_acc_10, v8r6_10) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_10 = blendv(v8_10, u_10, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_10 = blendv(u_10, v8_10, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_10 = shr(sb_in_x_10) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_10_sh = shr(sb_in_y_10) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_10 = blendv(sb_s1_10, sb_s0_10, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_10 = blendv(sb_s0_10, sb_s1_10, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	vmovdqa 992(%rsp), %ymm1 /* reload g0s5 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_10_l = shl(g0s5) */
+	vmovdqa 928(%rsp), %ymm14 /* reload dbl_2 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_10_r = shr(dbl_2) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_10 = or(s0k_o_10_l, s0k_o_10_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_10 = and(s0k_o_10, modulus) */
+	vmovdqa 800(%rsp), %ymm14 /* reload g0s9 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_10_l = shl(g0s9) */
+	vmovdqa 864(%rsp), %ymm14 /* reload dbl_1 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_10_r = shr(dbl_1) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_10 = or(s4k_o_10_l, s4k_o_10_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_10 = and(s4k_o_10, modulus) */
+	vmovdqa 1536(%rsp), %ymm15 /* reload g0s15 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_10_l = shl(g0s15) */
+	vmovdqa 1312(%rsp), %ymm11 /* reload dbl */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_10_r = shr(dbl) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_10 = or(s10k_o_10_l, s10k_o_10_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_10 = and(s10k_o_10, modulus) */
+	vmovdqa 2784(%rsp), %ymm15 /* reload fb_4 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_10_l = shl(fb_4) */
+	vmovdqa 2656(%rsp), %ymm4 /* reload dbl_54 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_10_r = shr(dbl_54) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_10 = or(s13k_o_10_l, s13k_o_10_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_10 = and(s13k_o_10, modulus) */
+	vmovdqa 2976(%rsp), %ymm15 /* reload fb_8 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_10_l = shl(fb_8) */
+	vmovdqa %ymm5, 928(%rsp) /* spill dbl_90 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_10_r = shr(dbl_90) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_10 = or(s15k_o_10_l, s15k_o_10_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_10 = and(s15k_o_10, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_20 = add(s0k_10, s4k_10) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_21 = add(s10k_10, s13k_10) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_10 = add(fb0_20, fb0_21) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_10 = add(fb1_10, s15k_10) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_10 = add(fb2_10, g0s5) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_10 = maxs(fb_s_10, fb_p_10) */
+
+	/* Round 5, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3008(%rsp), %ymm4 /* reload fb_9 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_99 = add(fb_9, fb_9) */
+	vmovdqa 2912(%rsp), %ymm11 /* reload fb_7 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_11 = blendv(fb_7, dbl_99, high16) */
+	vmovdqa 1792(%rsp), %ymm14 /* reload fb_1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_1_sw = lookup16(fb_1, rotl16) */
+	vmovdqa 2048(%rsp), %ymm11 /* reload dbl_34 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_100_sw = lookup16(dbl_34, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_11 = blendv(dbl_100_sw, fb_1_sw, high16) */
+	vpxor 288(%rsp), %ymm13, %ymm13 /* x0r1_11 = xor(x0_11, sb_out_x_9) */
+	vpaddd 1056(%rsp), %ymm13, %ymm13 /* w_11 = add(x0r1_11, r2_9) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* z_11 = xor(w_11, x2_1) */
+	vpaddd 288(%rsp), %ymm11, %ymm15 /* w1_11 = add(x1_11, sb_out_x_9) */
+	vmovdqa %ymm13, 288(%rsp) /* spill z_11 */
+	vmovdqa 1056(%rsp), %ymm13 /* reload r2_9 */
+	vpxor 1920(%rsp), %ymm13, %ymm13 /* w2_11 = xor(r2_9, x1_3) */
+	vmovdqa %ymm11, 1056(%rsp) /* spill x1_11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_11_sw = lookup16(w1_11, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_11_sw = lookup16(w2_11, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_11 = blendv(w2_11_sw, w1_11_sw, high16) */
+	vmovdqa %ymm0, 672(%rsp) /* spill r2_10 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_11 = blendv(w1_11, w2_11, high16) */
+	vmovdqa %ymm2, 992(%rsp) /* spill sb_out_x_10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_11 = lookup16(l1in_11, rotl24) */
+	vmovdqa %ymm1, 3040(%rsp) /* spill fb_10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_11 = lookup16(l1in_11, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_11 = xor(ug_acc_11, l1in16_11) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_11_l = shl(ug_11) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_11_r = shr(ug_11) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_11 = or(ur2_11_l, ur2_11_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_11 = xor(l1in_11, ur24_11) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_11 = xor(u_acc_11, ur2_11) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_11 = blendv(w1_11_sw, w2_11_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_11 = blendv(w2_11, w1_11, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_11 = xor(l2in_11, l2in16_11) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_11_l = shl(v8g_11) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_11_r = shr(v8g_11) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_11 = or(v8r6_11_l, v8r6_11_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_11 = xor(v8_acc_11, v8r6_11) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_11 = blendv(v8_11, u_11, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_11 = blendv(u_11, v8_11, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_11 = shr(sb_in_x_11) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_11_sh = shr(sb_in_y_11) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_11 = blendv(sb_s1_11, sb_s0_11, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_11 = blendv(sb_s0_11, sb_s1_11, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	vmovdqa 512(%rsp), %ymm1 /* reload g1s5 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_11_l = shl(g1s5) */
+	vmovdqa 1376(%rsp), %ymm14 /* reload dbl_11 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_11_r = shr(dbl_11) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_11 = or(s0k_o_11_l, s0k_o_11_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_11 = and(s0k_o_11, modulus) */
+	vmovdqa 640(%rsp), %ymm14 /* reload g1s9 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_11_l = shl(g1s9) */
+	vmovdqa 1344(%rsp), %ymm14 /* reload dbl_10 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_11_r = shr(dbl_10) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_11 = or(s4k_o_11_l, s4k_o_11_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_11 = and(s4k_o_11, modulus) */
+	vmovdqa 1120(%rsp), %ymm15 /* reload g1s15 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_11_l = shl(g1s15) */
+	vmovdqa 1632(%rsp), %ymm11 /* reload dbl_9 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_11_r = shr(dbl_9) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_11 = or(s10k_o_11_l, s10k_o_11_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_11 = and(s10k_o_11, modulus) */
+	vmovdqa 2624(%rsp), %ymm15 /* reload fb_5 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_11_l = shl(fb_5) */
+	vmovdqa 2848(%rsp), %ymm4 /* reload dbl_63 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_11_r = shr(dbl_63) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_11 = or(s13k_o_11_l, s13k_o_11_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_11 = and(s13k_o_11, modulus) */
+	vmovdqa 3008(%rsp), %ymm15 /* reload fb_9 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_11_l = shl(fb_9) */
+	vmovdqa %ymm5, 1376(%rsp) /* spill dbl_99 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_11_r = shr(dbl_99) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_11 = or(s15k_o_11_l, s15k_o_11_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_11 = and(s15k_o_11, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_22 = add(s0k_11, s4k_11) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_23 = add(s10k_11, s13k_11) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_11 = add(fb0_22, fb0_23) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_11 = add(fb1_11, s15k_11) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_11 = add(fb2_11, g1s5) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_11 = maxs(fb_s_11, fb_p_11) */
+
+	/* Round 6, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3040(%rsp), %ymm4 /* reload fb_10 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_108 = add(fb_10, fb_10) */
+	vmovdqa 2976(%rsp), %ymm11 /* reload fb_8 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_12 = blendv(fb_8, dbl_108, high16) */
+	vmovdqa 2432(%rsp), %ymm14 /* reload fb_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_2_sw = lookup16(fb_2, rotl16) */
+	vmovdqa 1312(%rsp), %ymm11 /* reload dbl */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_109_sw = lookup16(dbl, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_12 = blendv(dbl_109_sw, fb_2_sw, high16) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* x0r1_12 = xor(x0_12, sb_out_x_10) */
+	vpaddd 672(%rsp), %ymm13, %ymm13 /* w_12 = add(x0r1_12, r2_10) */
+	vpxor 1472(%rsp), %ymm13, %ymm13 /* z_12 = xor(w_12, x2_2) */
+	vpaddd 992(%rsp), %ymm11, %ymm15 /* w1_12 = add(x1_12, sb_out_x_10) */
+	vmovdqa %ymm13, 992(%rsp) /* spill z_12 */
+	vmovdqa 672(%rsp), %ymm13 /* reload r2_10 */
+	vpxor 2144(%rsp), %ymm13, %ymm13 /* w2_12 = xor(r2_10, x1_4) */
+	vmovdqa %ymm11, 672(%rsp) /* spill x1_12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_12_sw = lookup16(w1_12, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_12_sw = lookup16(w2_12, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_12 = blendv(w2_12_sw, w1_12_sw, high16) */
+	vmovdqa %ymm0, 1472(%rsp) /* spill r2_11 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_12 = blendv(w1_12, w2_12, high16) */
+	vmovdqa %ymm2, 512(%rsp) /* spill sb_out_x_11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_12 = lookup16(l1in_12, rotl24) */
+	vmovdqa %ymm1, 3072(%rsp) /* spill fb_11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_12 = lookup16(l1in_12, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_12 = xor(ug_acc_12, l1in16_12) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_12_l = shl(ug_12) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_12_r = shr(ug_12) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_12 = or(ur2_12_l, ur2_12_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_12 = xor(l1in_12, ur24_12) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_12 = xor(u_acc_12, ur2_12) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_12 = blendv(w1_12_sw, w2_12_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_12 = blendv(w2_12, w1_12, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_12 = lookup16(l2in_12, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_12 = xor(l2in_12, l2in16_12) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_12_l = shl(v8g_12) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_12_r = shr(v8g_12) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_12 = xor(v8_acc_12, v8r6_12) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_12 = blendv(v8_12, u_12, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_12 = blendv(u_12, v8_12, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_12 = shr(sb_in_x_12) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_12_sh = shr(sb_in_y_12) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_12_aes = aesenclast(sb_s1_12_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_12 = blendv(sb_s1_12, sb_s0_12, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_12 = blendv(sb_s0_12, sb_s1_12, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	vmovdqa 160(%rsp), %ymm1 /* reload g0s6 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_12_l = shl(g0s6) */
+	vmovdqa 384(%rsp), %ymm14 /* reload dbl_20 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_12_r = shr(dbl_20) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_12 = or(s0k_o_12_l, s0k_o_12_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_12 = and(s0k_o_12, modulus) */
+	vmovdqa 1216(%rsp), %ymm14 /* reload g0s10 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_12_l = shl(g0s10) */
+	vmovdqa 1504(%rsp), %ymm14 /* reload dbl_6 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_12_r = shr(dbl_6) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_12 = or(s4k_o_12_l, s4k_o_12_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_12 = and(s4k_o_12, modulus) */
+	vmovdqa 2016(%rsp), %ymm15 /* reload fb */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_12_l = shl(fb) */
+	vmovdqa 1856(%rsp), %ymm11 /* reload dbl_18 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_12_r = shr(dbl_18) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_12 = or(s10k_o_12_l, s10k_o_12_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_12 = and(s10k_o_12, modulus) */
+	vmovdqa 2816(%rsp), %ymm15 /* reload fb_6 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_12_l = shl(fb_6) */
+	vmovdqa 1184(%rsp), %ymm4 /* reload dbl_72 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_12_r = shr(dbl_72) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_12 = or(s13k_o_12_l, s13k_o_12_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_12 = and(s13k_o_12, modulus) */
+	vmovdqa 3040(%rsp), %ymm15 /* reload fb_10 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_12_l = shl(fb_10) */
+	vmovdqa %ymm5, 384(%rsp) /* spill dbl_108 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_12_r = shr(dbl_108) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_12 = or(s15k_o_12_l, s15k_o_12_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_12 = and(s15k_o_12, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_24 = add(s0k_12, s4k_12) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_25 = add(s10k_12, s13k_12) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_12 = add(fb0_24, fb0_25) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_12 = add(fb1_12, s15k_12) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_12 = add(fb2_12, g0s6) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_12 = maxs(fb_s_12, fb_p_12) */
+
+	/* Round 6, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3072(%rsp), %ymm4 /* reload fb_11 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_117 = add(fb_11, fb_11) */
+	vmovdqa 3008(%rsp), %ymm11 /* reload fb_9 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_13 = blendv(fb_9, dbl_117, high16) */
+	vmovdqa 2240(%rsp), %ymm14 /* reload fb_3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_3_sw = lookup16(fb_3, rotl16) */
+	vmovdqa 1632(%rsp), %ymm11 /* reload dbl_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_118_sw = lookup16(dbl_9, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_13 = blendv(dbl_118_sw, fb_3_sw, high16) */
+	vpxor 512(%rsp), %ymm13, %ymm13 /* x0r1_13 = xor(x0_13, sb_out_x_11) */
+	vpaddd 1472(%rsp), %ymm13, %ymm13 /* w_13 = add(x0r1_13, r2_11) */
+	vpxor 1728(%rsp), %ymm13, %ymm13 /* z_13 = xor(w_13, x2_3) */
+	vpaddd 512(%rsp), %ymm11, %ymm15 /* w1_13 = add(x1_13, sb_out_x_11) */
+	vmovdqa %ymm13, 512(%rsp) /* spill z_13 */
+	vmovdqa 1472(%rsp), %ymm13 /* reload r2_11 */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* w2_13 = xor(r2_11, x1_5) */
+	vmovdqa %ymm11, 1472(%rsp) /* spill x1_13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_13_sw = lookup16(w1_13, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_13_sw = lookup16(w2_13, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_13 = blendv(w2_13_sw, w1_13_sw, high16) */
+	vmovdqa %ymm0, 1728(%rsp) /* spill r2_12 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_13 = blendv(w1_13, w2_13, high16) */
+	vmovdqa %ymm2, 160(%rsp) /* spill sb_out_x_12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_13 = lookup16(l1in_13, rotl24) */
+	vmovdqa %ymm1, 3104(%rsp) /* spill fb_12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_13 = lookup16(l1in_13, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_13 = xor(ug_acc_13, l1in16_13) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_13_l = shl(ug_13) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_13_r = shr(ug_13) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_13 = or(ur2_13_l, ur2_13_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_13 = xor(l1in_13, ur24_13) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_13 = xor(u_acc_13, ur2_13) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_13 = blendv(w1_13_sw, w2_13_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_13 = blendv(w2_13, w1_13, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_13 = xor(l2in_13, l2in16_13) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_13_l = shl(v8g_13) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_13_r = shr(v8g_13) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_13 = or(v8r6_13_l, v8r6_13_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_13 = xor(v8_acc_13, v8r6_13) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_13 = blendv(v8_13, u_13, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_13 = blendv(u_13, v8_13, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_13 = shr(sb_in_x_13) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_13_sh = shr(sb_in_y_13) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_13_aes = aesenclast(sb_s1_13_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_13 = blendv(sb_s1_13, sb_s0_13, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_13 = blendv(sb_s0_13, sb_s1_13, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	vmovdqa 352(%rsp), %ymm1 /* reload g1s6 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_13_l = shl(g1s6) */
+	vmovdqa 96(%rsp), %ymm14 /* reload dbl_29 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_13_r = shr(dbl_29) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_13 = or(s0k_o_13_l, s0k_o_13_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_13 = and(s0k_o_13, modulus) */
+	vmovdqa 480(%rsp), %ymm14 /* reload g1s10 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_13_l = shl(g1s10) */
+	vmovdqa 1760(%rsp), %ymm14 /* reload dbl_15 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_13_r = shr(dbl_15) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_13 = or(s4k_o_13_l, s4k_o_13_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_13 = and(s4k_o_13, modulus) */
+	vmovdqa 1792(%rsp), %ymm15 /* reload fb_1 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_13_l = shl(fb_1) */
+	vmovdqa 2080(%rsp), %ymm11 /* reload dbl_27 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_13_r = shr(dbl_27) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_13 = or(s10k_o_13_l, s10k_o_13_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_13 = and(s10k_o_13, modulus) */
+	vmovdqa 2912(%rsp), %ymm15 /* reload fb_7 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_13_l = shl(fb_7) */
+	vmovdqa 1568(%rsp), %ymm4 /* reload dbl_81 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_13_r = shr(dbl_81) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_13 = or(s13k_o_13_l, s13k_o_13_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_13 = and(s13k_o_13, modulus) */
+	vmovdqa 3072(%rsp), %ymm15 /* reload fb_11 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_13_l = shl(fb_11) */
+	vmovdqa %ymm5, 96(%rsp) /* spill dbl_117 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_13_r = shr(dbl_117) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_13 = or(s15k_o_13_l, s15k_o_13_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_13 = and(s15k_o_13, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_26 = add(s0k_13, s4k_13) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_27 = add(s10k_13, s13k_13) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_13 = add(fb0_26, fb0_27) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_13 = add(fb1_13, s15k_13) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_13 = add(fb2_13, g1s6) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_13 = maxs(fb_s_13, fb_p_13) */
+
+	/* Round 7, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3104(%rsp), %ymm4 /* reload fb_12 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_126 = add(fb_12, fb_12) */
+	vmovdqa 3040(%rsp), %ymm11 /* reload fb_10 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_14 = blendv(fb_10, dbl_126, high16) */
+	vmovdqa 2784(%rsp), %ymm14 /* reload fb_4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_4_sw = lookup16(fb_4, rotl16) */
+	vmovdqa 1856(%rsp), %ymm11 /* reload dbl_18 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_127_sw = lookup16(dbl_18, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_14 = blendv(dbl_127_sw, fb_4_sw, high16) */
+	vpxor 160(%rsp), %ymm13, %ymm13 /* x0r1_14 = xor(x0_14, sb_out_x_12) */
+	vpaddd 1728(%rsp), %ymm13, %ymm13 /* w_14 = add(x0r1_14, r2_12) */
+	vpxor 1952(%rsp), %ymm13, %ymm13 /* z_14 = xor(w_14, x2_4) */
+	vpaddd 160(%rsp), %ymm11, %ymm15 /* w1_14 = add(x1_14, sb_out_x_12) */
+	vmovdqa %ymm13, 160(%rsp) /* spill z_14 */
+	vmovdqa 1728(%rsp), %ymm13 /* reload r2_12 */
+	vpxor 2528(%rsp), %ymm13, %ymm13 /* w2_14 = xor(r2_12, x1_6) */
+	vmovdqa %ymm11, 1728(%rsp) /* spill x1_14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_14_sw = lookup16(w1_14, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_14_sw = lookup16(w2_14, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_14 = blendv(w2_14_sw, w1_14_sw, high16) */
+	vmovdqa %ymm0, 1952(%rsp) /* spill r2_13 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_14 = blendv(w1_14, w2_14, high16) */
+	vmovdqa %ymm2, 352(%rsp) /* spill sb_out_x_13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_14 = lookup16(l1in_14, rotl24) */
+	vmovdqa %ymm1, 3136(%rsp) /* spill fb_13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_14 = lookup16(l1in_14, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_14 = xor(ug_acc_14, l1in16_14) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_14_l = shl(ug_14) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_14_r = shr(ug_14) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_14 = or(ur2_14_l, ur2_14_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_14 = xor(l1in_14, ur24_14) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_14 = xor(u_acc_14, ur2_14) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_14 = blendv(w1_14_sw, w2_14_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_14 = blendv(w2_14, w1_14, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_14 = lookup16(l2in_14, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_14 = xor(l2in_14, l2in16_14) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_14_l = shl(v8g_14) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_14_r = shr(v8g_14) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_14 = or(v8r6_14_l, v8r6_14_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_14 = xor(v8_acc_14, v8r6_14) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_14 = blendv(v8_14, u_14, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_14 = blendv(u_14, v8_14, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_14 = shr(sb_in_x_14) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_14_sh = shr(sb_in_y_14) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_14_aes = aesenclast(sb_s1_14_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_14 = blendv(sb_s1_14, sb_s0_14, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_14 = blendv(sb_s0_14, sb_s1_14, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	vmovdqa 896(%rsp), %ymm1 /* reload g0s7 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_14_l = shl(g0s7) */
+	vmovdqa 192(%rsp), %ymm14 /* reload dbl_38 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_14_r = shr(dbl_38) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_14 = or(s0k_o_14_l, s0k_o_14_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_14 = and(s0k_o_14, modulus) */
+	vmovdqa 832(%rsp), %ymm14 /* reload g0s11 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_14_l = shl(g0s11) */
+	vmovdqa 1984(%rsp), %ymm14 /* reload dbl_24 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_14_r = shr(dbl_24) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_14 = or(s4k_o_14_l, s4k_o_14_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_14 = and(s4k_o_14, modulus) */
+	vmovdqa 2432(%rsp), %ymm15 /* reload fb_2 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_14_l = shl(fb_2) */
+	vmovdqa 2272(%rsp), %ymm11 /* reload dbl_36 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_14_r = shr(dbl_36) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_14 = or(s10k_o_14_l, s10k_o_14_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_14 = and(s10k_o_14, modulus) */
+	vmovdqa 2976(%rsp), %ymm15 /* reload fb_8 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_14_l = shl(fb_8) */
+	vmovdqa 928(%rsp), %ymm4 /* reload dbl_90 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_14_r = shr(dbl_90) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_14 = or(s13k_o_14_l, s13k_o_14_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_14 = and(s13k_o_14, modulus) */
+	vmovdqa 3104(%rsp), %ymm15 /* reload fb_12 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_14_l = shl(fb_12) */
+	vmovdqa %ymm5, 192(%rsp) /* spill dbl_126 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_14_r = shr(dbl_126) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_14 = or(s15k_o_14_l, s15k_o_14_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_14 = and(s15k_o_14, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_28 = add(s0k_14, s4k_14) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_29 = add(s10k_14, s13k_14) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_14 = add(fb0_28, fb0_29) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_14 = add(fb1_14, s15k_14) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_14 = add(fb2_14, g0s7) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_14 = maxs(fb_s_14, fb_p_14) */
+
+	/* Round 7, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3136(%rsp), %ymm4 /* reload fb_13 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_135 = add(fb_13, fb_13) */
+	vmovdqa 3072(%rsp), %ymm11 /* reload fb_11 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_15 = blendv(fb_11, dbl_135, high16) */
+	vmovdqa 2624(%rsp), %ymm14 /* reload fb_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_5_sw = lookup16(fb_5, rotl16) */
+	vmovdqa 2080(%rsp), %ymm11 /* reload dbl_27 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_136_sw = lookup16(dbl_27, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_15 = blendv(dbl_136_sw, fb_5_sw, high16) */
+	vpxor 352(%rsp), %ymm13, %ymm13 /* x0r1_15 = xor(x0_15, sb_out_x_13) */
+	vpaddd 1952(%rsp), %ymm13, %ymm13 /* w_15 = add(x0r1_15, r2_13) */
+	vpxor 2176(%rsp), %ymm13, %ymm13 /* z_15 = xor(w_15, x2_5) */
+	vpaddd 352(%rsp), %ymm11, %ymm15 /* w1_15 = add(x1_15, sb_out_x_13) */
+	vmovdqa %ymm13, 352(%rsp) /* spill z_15 */
+	vmovdqa 1952(%rsp), %ymm13 /* reload r2_13 */
+	vpxor 2720(%rsp), %ymm13, %ymm13 /* w2_15 = xor(r2_13, x1_7) */
+	vmovdqa %ymm11, 1952(%rsp) /* spill x1_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_15_sw = lookup16(w1_15, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_15_sw = lookup16(w2_15, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_15 = blendv(w2_15_sw, w1_15_sw, high16) */
+	vmovdqa %ymm0, 2176(%rsp) /* spill r2_14 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_15 = blendv(w1_15, w2_15, high16) */
+	vmovdqa %ymm2, 896(%rsp) /* spill sb_out_x_14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_15 = lookup16(l1in_15, rotl24) */
+	vmovdqa %ymm1, 3168(%rsp) /* spill fb_14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_15 = lookup16(l1in_15, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_15 = xor(ug_acc_15, l1in16_15) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_15_l = shl(ug_15) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_15_r = shr(ug_15) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_15 = or(ur2_15_l, ur2_15_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_15 = xor(l1in_15, ur24_15) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_15 = xor(u_acc_15, ur2_15) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_15 = blendv(w1_15_sw, w2_15_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_15 = blendv(w2_15, w1_15, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_15 = xor(l2in_15, l2in16_15) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_15_l = shl(v8g_15) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_15_r = shr(v8g_15) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_15 = or(v8r6_15_l, v8r6_15_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_15 = xor(v8_acc_15, v8r6_15) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_15 = blendv(v8_15, u_15, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_15 = blendv(u_15, v8_15, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_15 = shr(sb_in_x_15) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_15_sh = shr(sb_in_y_15) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_15_hi = and(sb_in_y_15_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_15_aes = aesenclast(sb_s1_15_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_15 = blendv(sb_s1_15, sb_s0_15, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_15 = blendv(sb_s0_15, sb_s1_15, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	vmovdqa 448(%rsp), %ymm1 /* reload g1s7 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_15_l = shl(g1s7) */
+	vmovdqa 960(%rsp), %ymm14 /* reload dbl_47 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_15_r = shr(dbl_47) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_15 = or(s0k_o_15_l, s0k_o_15_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_15 = and(s0k_o_15, modulus) */
+	vmovdqa 608(%rsp), %ymm14 /* reload g1s11 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_15_l = shl(g1s11) */
+	vmovdqa 2208(%rsp), %ymm14 /* reload dbl_33 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_15_r = shr(dbl_33) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_15 = or(s4k_o_15_l, s4k_o_15_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_15 = and(s4k_o_15, modulus) */
+	vmovdqa 2240(%rsp), %ymm15 /* reload fb_3 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_15_l = shl(fb_3) */
+	vmovdqa 2464(%rsp), %ymm11 /* reload dbl_45 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_15_r = shr(dbl_45) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_15 = or(s10k_o_15_l, s10k_o_15_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_15 = and(s10k_o_15, modulus) */
+	vmovdqa 3008(%rsp), %ymm15 /* reload fb_9 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_15_l = shl(fb_9) */
+	vmovdqa 1376(%rsp), %ymm4 /* reload dbl_99 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_15_r = shr(dbl_99) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_15 = or(s13k_o_15_l, s13k_o_15_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_15 = and(s13k_o_15, modulus) */
+	vmovdqa 3136(%rsp), %ymm15 /* reload fb_13 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_15_l = shl(fb_13) */
+	vmovdqa %ymm5, 960(%rsp) /* spill dbl_135 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_15_r = shr(dbl_135) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_15 = or(s15k_o_15_l, s15k_o_15_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_15 = and(s15k_o_15, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_30 = add(s0k_15, s4k_15) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_31 = add(s10k_15, s13k_15) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_15 = add(fb0_30, fb0_31) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_15 = add(fb1_15, s15k_15) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_15 = add(fb2_15, g1s7) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_15 = add(fb_s_15, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_15 = maxs(fb_s_15, fb_p_15) */
+
+	/* Round 8, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3168(%rsp), %ymm4 /* reload fb_14 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_144 = add(fb_14, fb_14) */
+	vmovdqa 3104(%rsp), %ymm11 /* reload fb_12 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_16 = blendv(fb_12, dbl_144, high16) */
+	vmovdqa 2816(%rsp), %ymm14 /* reload fb_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_6_sw = lookup16(fb_6, rotl16) */
+	vmovdqa 2272(%rsp), %ymm11 /* reload dbl_36 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_145_sw = lookup16(dbl_36, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_16 = blendv(dbl_145_sw, fb_6_sw, high16) */
+	vpxor 896(%rsp), %ymm13, %ymm13 /* x0r1_16 = xor(x0_16, sb_out_x_14) */
+	vpaddd 2176(%rsp), %ymm13, %ymm13 /* w_16 = add(x0r1_16, r2_14) */
+	vpxor 2368(%rsp), %ymm13, %ymm13 /* z_16 = xor(w_16, x2_6) */
+	vpaddd 896(%rsp), %ymm11, %ymm15 /* w1_16 = add(x1_16, sb_out_x_14) */
+	vmovdqa %ymm13, 896(%rsp) /* spill z_16 */
+	vmovdqa 2176(%rsp), %ymm13 /* reload r2_14 */
+	vpxor 2752(%rsp), %ymm13, %ymm13 /* w2_16 = xor(r2_14, x1_8) */
+	vmovdqa %ymm11, 2176(%rsp) /* spill x1_16 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_16_sw = lookup16(w1_16, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_16_sw = lookup16(w2_16, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_16 = blendv(w2_16_sw, w1_16_sw, high16) */
+	vmovdqa %ymm0, 2368(%rsp) /* spill r2_15 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_16 = blendv(w1_16, w2_16, high16) */
+	vmovdqa %ymm2, 448(%rsp) /* spill sb_out_x_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_16 = lookup16(l1in_16, rotl24) */
+	vmovdqa %ymm1, 3200(%rsp) /* spill fb_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_16 = lookup16(l1in_16, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_16 = xor(l1in_16, ur8_16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_16 = xor(ug_acc_16, l1in16_16) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_16_l = shl(ug_16) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_16_r = shr(ug_16) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_16 = or(ur2_16_l, ur2_16_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_16 = xor(l1in_16, ur24_16) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_16 = xor(u_acc_16, ur2_16) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_16 = blendv(w1_16_sw, w2_16_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_16 = blendv(w2_16, w1_16, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_16 = lookup16(l2in_16, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_16 = lookup16(l2in_16, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_16 = xor(l2in_16, l2in16_16) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_16 = xor(v8g_acc_16, v8r24_16) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_16_l = shl(v8g_16) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_16_r = shr(v8g_16) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_16 = or(v8r6_16_l, v8r6_16_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_16 = xor(v8r8_16, l2in16_16) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_16 = xor(v8_acc_16, v8r6_16) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_16 = blendv(v8_16, u_16, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_16 = blendv(u_16, v8_16, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_16 = shr(sb_in_x_16) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_16 = and(sb_s0_xs_16, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_16_sh = shr(sb_in_y_16) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_16_hi = and(sb_in_y_16_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_16_l = lookup16(tbl_lo, sb_in_y_16_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_16_h = lookup16(tbl_hi, sb_in_y_16_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_16_aes = aesenclast(sb_s1_16_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_16_aes_sh = shr(sb_s1_16_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_16_aes_hi = and(sb_s1_16_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_16 = blendv(sb_s1_16, sb_s0_16, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_16 = blendv(sb_s0_16, sb_s1_16, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_16 = lookup16(sb_out_y_16, rotl24) */
+	vmovdqa 128(%rsp), %ymm1 /* reload g0s8 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_16_l = shl(g0s8) */
+	vmovdqa 320(%rsp), %ymm14 /* reload dbl_56 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_16_r = shr(dbl_56) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_16 = or(s0k_o_16_l, s0k_o_16_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_16 = and(s0k_o_16, modulus) */
+	vmovdqa 224(%rsp), %ymm14 /* reload g0s12 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_16_l = shl(g0s12) */
+	vmovdqa 2400(%rsp), %ymm14 /* reload dbl_42 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_16_r = shr(dbl_42) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_16 = or(s4k_o_16_l, s4k_o_16_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_16 = and(s4k_o_16, modulus) */
+	vmovdqa 2784(%rsp), %ymm15 /* reload fb_4 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_16_l = shl(fb_4) */
+	vmovdqa 2656(%rsp), %ymm11 /* reload dbl_54 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_16_r = shr(dbl_54) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_16 = or(s10k_o_16_l, s10k_o_16_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_16 = and(s10k_o_16, modulus) */
+	vmovdqa 3040(%rsp), %ymm15 /* reload fb_10 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_16_l = shl(fb_10) */
+	vmovdqa 384(%rsp), %ymm4 /* reload dbl_108 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_16_r = shr(dbl_108) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_16 = or(s13k_o_16_l, s13k_o_16_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_16 = and(s13k_o_16, modulus) */
+	vmovdqa 3168(%rsp), %ymm15 /* reload fb_14 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_16_l = shl(fb_14) */
+	vmovdqa %ymm5, 320(%rsp) /* spill dbl_144 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_16_r = shr(dbl_144) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_16 = or(s15k_o_16_l, s15k_o_16_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_16 = and(s15k_o_16, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_32 = add(s0k_16, s4k_16) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_32 = add(fb0_s_32, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_32 = minu(fb0_s_32, fb0_p_32) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_33 = add(s10k_16, s13k_16) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_16 = add(fb0_32, fb0_33) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_16 = add(fb1_s_16, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_16 = minu(fb1_s_16, fb1_p_16) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_16 = add(fb1_16, s15k_16) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_16 = add(fb2_s_16, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_16 = minu(fb2_s_16, fb2_p_16) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_16 = add(fb2_16, g0s8) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_16 = add(fb_s_16, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_16 = maxs(fb_s_16, fb_p_16) */
+
+	/* Round 8, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3200(%rsp), %ymm4 /* reload fb_15 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_153 = add(fb_15, fb_15) */
+	vmovdqa 3136(%rsp), %ymm11 /* reload fb_13 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_17 = blendv(fb_13, dbl_153, high16) */
+	vmovdqa 2912(%rsp), %ymm14 /* reload fb_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_7_sw = lookup16(fb_7, rotl16) */
+	vmovdqa 2464(%rsp), %ymm11 /* reload dbl_45 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_154_sw = lookup16(dbl_45, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_17 = blendv(dbl_154_sw, fb_7_sw, high16) */
+	vpxor 448(%rsp), %ymm13, %ymm13 /* x0r1_17 = xor(x0_17, sb_out_x_15) */
+	vpaddd 2368(%rsp), %ymm13, %ymm13 /* w_17 = add(x0r1_17, r2_15) */
+	vpxor 2560(%rsp), %ymm13, %ymm13 /* z_17 = xor(w_17, x2_7) */
+	vpaddd 448(%rsp), %ymm11, %ymm15 /* w1_17 = add(x1_17, sb_out_x_15) */
+	vmovdqa %ymm13, 448(%rsp) /* spill z_17 */
+	vmovdqa 2368(%rsp), %ymm13 /* reload r2_15 */
+	vpxor 2880(%rsp), %ymm13, %ymm13 /* w2_17 = xor(r2_15, x1_9) */
+	vmovdqa %ymm11, 2368(%rsp) /* spill x1_17 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_17_sw = lookup16(w1_17, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_17_sw = lookup16(w2_17, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_17 = blendv(w2_17_sw, w1_17_sw, high16) */
+	vmovdqa %ymm0, 2560(%rsp) /* spill r2_16 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_17 = blendv(w1_17, w2_17, high16) */
+	vmovdqa %ymm2, 128(%rsp) /* spill sb_out_x_16 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_17 = lookup16(l1in_17, rotl24) */
+	vmovdqa %ymm1, 3232(%rsp) /* spill fb_16 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_17 = lookup16(l1in_17, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_17 = xor(l1in_17, ur8_17) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_17 = xor(ug_acc_17, l1in16_17) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_17_l = shl(ug_17) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_17_r = shr(ug_17) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_17 = or(ur2_17_l, ur2_17_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_17 = xor(l1in_17, ur24_17) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_17 = xor(u_acc_17, ur2_17) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_17 = blendv(w1_17_sw, w2_17_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_17 = blendv(w2_17, w1_17, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_17 = lookup16(l2in_17, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_17 = lookup16(l2in_17, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_17 = xor(l2in_17, l2in16_17) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_17 = xor(v8g_acc_17, v8r24_17) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_17_l = shl(v8g_17) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_17_r = shr(v8g_17) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_17 = or(v8r6_17_l, v8r6_17_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_17 = xor(v8r8_17, l2in16_17) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_17 = xor(v8_acc_17, v8r6_17) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_17 = blendv(v8_17, u_17, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_17 = blendv(u_17, v8_17, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_17 = and(sb_in_x_17, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_17 = shr(sb_in_x_17) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_17 = and(sb_s0_xs_17, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_17 = lookup16(s0_p1, sb_s0_xl_17) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_17 = xor(sb_s0_p1_17, sb_s0_xh_17) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_17 = lookup16(s0_p2, sb_s0_t_17) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_17 = xor(sb_s0_p2_17, sb_s0_xl_17) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_17 = lookup16(s0_p3_rot, sb_s0_ol_17) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_17 = add(sb_s0_t_17, sb_s0_t_17) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_17 = xor(sb_s0_p3_17, sb_s0_t2_17) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_17_lo = and(sb_in_y_17, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_17_sh = shr(sb_in_y_17) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_17_hi = and(sb_in_y_17_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_17_l = lookup16(tbl_lo, sb_in_y_17_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_17_h = lookup16(tbl_hi, sb_in_y_17_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_17 = xor(sb_s1_k_17_l, sb_s1_k_17_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_17_sr = lookup16(sb_s1_k_17, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_17_aes = aesenclast(sb_s1_17_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_17_aes_lo = and(sb_s1_17_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_17_aes_sh = shr(sb_s1_17_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_17_aes_hi = and(sb_s1_17_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_17_l = lookup16(tbl_lo_1, sb_s1_17_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_17_h = lookup16(tbl_hi_1, sb_s1_17_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_17 = xor(sb_s1_17_l, sb_s1_17_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_17 = blendv(sb_s1_17, sb_s0_17, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_17 = blendv(sb_s0_17, sb_s1_17, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_17 = lookup16(sb_out_y_17, rotl24) */
+	vmovdqa 416(%rsp), %ymm1 /* reload g1s8 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_17_l = shl(g1s8) */
+	vmovdqa 64(%rsp), %ymm14 /* reload dbl_65 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_17_r = shr(dbl_65) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_17 = or(s0k_o_17_l, s0k_o_17_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_17 = and(s0k_o_17, modulus) */
+	vmovdqa 544(%rsp), %ymm14 /* reload g1s12 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_17_l = shl(g1s12) */
+	vmovdqa 2592(%rsp), %ymm14 /* reload dbl_51 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_17_r = shr(dbl_51) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_17 = or(s4k_o_17_l, s4k_o_17_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_17 = and(s4k_o_17, modulus) */
+	vmovdqa 2624(%rsp), %ymm15 /* reload fb_5 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_17_l = shl(fb_5) */
+	vmovdqa 2848(%rsp), %ymm11 /* reload dbl_63 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_17_r = shr(dbl_63) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_17 = or(s10k_o_17_l, s10k_o_17_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_17 = and(s10k_o_17, modulus) */
+	vmovdqa 3072(%rsp), %ymm15 /* reload fb_11 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_17_l = shl(fb_11) */
+	vmovdqa 96(%rsp), %ymm4 /* reload dbl_117 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_17_r = shr(dbl_117) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_17 = or(s13k_o_17_l, s13k_o_17_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_17 = and(s13k_o_17, modulus) */
+	vmovdqa 3200(%rsp), %ymm15 /* reload fb_15 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_17_l = shl(fb_15) */
+	vmovdqa %ymm5, 64(%rsp) /* spill dbl_153 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_17_r = shr(dbl_153) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_17 = or(s15k_o_17_l, s15k_o_17_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_17 = and(s15k_o_17, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_34 = add(s0k_17, s4k_17) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_34 = add(fb0_s_34, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_34 = minu(fb0_s_34, fb0_p_34) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_35 = add(s10k_17, s13k_17) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_35 = add(fb0_s_35, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_35 = minu(fb0_s_35, fb0_p_35) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_17 = add(fb0_34, fb0_35) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_17 = add(fb1_s_17, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_17 = minu(fb1_s_17, fb1_p_17) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_17 = add(fb1_17, s15k_17) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_17 = add(fb2_s_17, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_17 = minu(fb2_s_17, fb2_p_17) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_17 = add(fb2_17, g1s8) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_17 = add(fb_s_17, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_17 = maxs(fb_s_17, fb_p_17) */
+
+	/* Round 9, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3232(%rsp), %ymm4 /* reload fb_16 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_162 = add(fb_16, fb_16) */
+	vmovdqa 3168(%rsp), %ymm11 /* reload fb_14 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_18 = blendv(fb_14, dbl_162, high16) */
+	vmovdqa 2976(%rsp), %ymm14 /* reload fb_8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_8_sw = lookup16(fb_8, rotl16) */
+	vmovdqa 2656(%rsp), %ymm11 /* reload dbl_54 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_163_sw = lookup16(dbl_54, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_18 = blendv(dbl_163_sw, fb_8_sw, high16) */
+	vpxor 128(%rsp), %ymm13, %ymm13 /* x0r1_18 = xor(x0_18, sb_out_x_16) */
+	vpaddd 2560(%rsp), %ymm13, %ymm13 /* w_18 = add(x0r1_18, r2_16) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* z_18 = xor(w_18, x1) */
+	vpaddd 128(%rsp), %ymm11, %ymm15 /* w1_18 = add(x1_18, sb_out_x_16) */
+	vmovdqa %ymm13, 128(%rsp) /* spill z_18 */
+	vmovdqa 2560(%rsp), %ymm13 /* reload r2_16 */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* w2_18 = xor(r2_16, x1_10) */
+	vmovdqa %ymm11, 2560(%rsp) /* spill x1_18 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_18_sw = lookup16(w1_18, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_18_sw = lookup16(w2_18, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_18 = blendv(w2_18_sw, w1_18_sw, high16) */
+	vmovdqa %ymm0, 1088(%rsp) /* spill r2_17 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_18 = blendv(w1_18, w2_18, high16) */
+	vmovdqa %ymm2, 416(%rsp) /* spill sb_out_x_17 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_18 = lookup16(l1in_18, rotl24) */
+	vmovdqa %ymm1, 3264(%rsp) /* spill fb_17 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_18 = lookup16(l1in_18, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_18 = xor(l1in_18, ur8_18) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_18 = xor(ug_acc_18, l1in16_18) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_18_l = shl(ug_18) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_18_r = shr(ug_18) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_18 = or(ur2_18_l, ur2_18_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_18 = xor(l1in_18, ur24_18) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_18 = xor(u_acc_18, ur2_18) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_18 = blendv(w1_18_sw, w2_18_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_18 = blendv(w2_18, w1_18, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_18 = lookup16(l2in_18, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_18 = lookup16(l2in_18, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_18 = xor(l2in_18, l2in16_18) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_18 = xor(v8g_acc_18, v8r24_18) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_18_l = shl(v8g_18) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_18_r = shr(v8g_18) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_18 = or(v8r6_18_l, v8r6_18_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_18 = xor(v8r8_18, l2in16_18) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_18 = xor(v8_acc_18, v8r6_18) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_18 = blendv(v8_18, u_18, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_18 = blendv(u_18, v8_18, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_18 = and(sb_in_x_18, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_18 = shr(sb_in_x_18) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_18 = and(sb_s0_xs_18, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_18 = lookup16(s0_p1, sb_s0_xl_18) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_18 = xor(sb_s0_p1_18, sb_s0_xh_18) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_18 = lookup16(s0_p2, sb_s0_t_18) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_18 = xor(sb_s0_p2_18, sb_s0_xl_18) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_18 = lookup16(s0_p3_rot, sb_s0_ol_18) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_18 = add(sb_s0_t_18, sb_s0_t_18) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_18 = xor(sb_s0_p3_18, sb_s0_t2_18) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_18_lo = and(sb_in_y_18, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_18_sh = shr(sb_in_y_18) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_18_hi = and(sb_in_y_18_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_18_l = lookup16(tbl_lo, sb_in_y_18_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_18_h = lookup16(tbl_hi, sb_in_y_18_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_18 = xor(sb_s1_k_18_l, sb_s1_k_18_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_18_sr = lookup16(sb_s1_k_18, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_18_aes = aesenclast(sb_s1_18_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_18_aes_lo = and(sb_s1_18_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_18_aes_sh = shr(sb_s1_18_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_18_aes_hi = and(sb_s1_18_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_18_l = lookup16(tbl_lo_1, sb_s1_18_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_18_h = lookup16(tbl_hi_1, sb_s1_18_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_18 = xor(sb_s1_18_l, sb_s1_18_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_18 = blendv(sb_s1_18, sb_s0_18, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_18 = blendv(sb_s0_18, sb_s1_18, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_18 = lookup16(sb_out_y_18, rotl24) */
+	vmovdqa 800(%rsp), %ymm1 /* reload g0s9 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_18_l = shl(g0s9) */
+	vmovdqa 864(%rsp), %ymm14 /* reload dbl_1 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_18_r = shr(dbl_1) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_18 = or(s0k_o_18_l, s0k_o_18_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_18 = and(s0k_o_18, modulus) */
+	vmovdqa 1248(%rsp), %ymm14 /* reload g0s13 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_18_l = shl(g0s13) */
+	vmovdqa 1280(%rsp), %ymm14 /* reload dbl_7 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_18_r = shr(dbl_7) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_18 = or(s4k_o_18_l, s4k_o_18_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_18 = and(s4k_o_18, modulus) */
+	vmovdqa 2816(%rsp), %ymm15 /* reload fb_6 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_18_l = shl(fb_6) */
+	vmovdqa 1184(%rsp), %ymm11 /* reload dbl_72 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_18_r = shr(dbl_72) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_18 = or(s10k_o_18_l, s10k_o_18_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_18 = and(s10k_o_18, modulus) */
+	vmovdqa 3104(%rsp), %ymm15 /* reload fb_12 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_18_l = shl(fb_12) */
+	vmovdqa 192(%rsp), %ymm4 /* reload dbl_126 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_18_r = shr(dbl_126) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_18 = or(s13k_o_18_l, s13k_o_18_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_18 = and(s13k_o_18, modulus) */
+	vmovdqa 3232(%rsp), %ymm15 /* reload fb_16 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_18_l = shl(fb_16) */
+	vmovdqa %ymm5, 864(%rsp) /* spill dbl_162 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_18_r = shr(dbl_162) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_18 = or(s15k_o_18_l, s15k_o_18_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_18 = and(s15k_o_18, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_36 = add(s0k_18, s4k_18) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_37 = add(s10k_18, s13k_18) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_37 = add(fb0_s_37, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_37 = minu(fb0_s_37, fb0_p_37) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_18 = add(fb0_36, fb0_37) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_18 = add(fb1_s_18, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_18 = minu(fb1_s_18, fb1_p_18) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_18 = add(fb1_18, s15k_18) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_18 = add(fb2_s_18, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_18 = minu(fb2_s_18, fb2_p_18) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_18 = add(fb2_18, g0s9) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_18 = add(fb_s_18, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_18 = maxs(fb_s_18, fb_p_18) */
+
+	/* Round 9, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3264(%rsp), %ymm4 /* reload fb_17 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_171 = add(fb_17, fb_17) */
+	vmovdqa 3200(%rsp), %ymm11 /* reload fb_15 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_19 = blendv(fb_15, dbl_171, high16) */
+	vmovdqa 3008(%rsp), %ymm14 /* reload fb_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_9_sw = lookup16(fb_9, rotl16) */
+	vmovdqa 2848(%rsp), %ymm11 /* reload dbl_63 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_172_sw = lookup16(dbl_63, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_19 = blendv(dbl_172_sw, fb_9_sw, high16) */
+	vpxor 416(%rsp), %ymm13, %ymm13 /* x0r1_19 = xor(x0_19, sb_out_x_17) */
+	vpaddd 1088(%rsp), %ymm13, %ymm13 /* w_19 = add(x0r1_19, r2_17) */
+	vpxor 1440(%rsp), %ymm13, %ymm13 /* z_19 = xor(w_19, x1_1) */
+	vpaddd 416(%rsp), %ymm11, %ymm15 /* w1_19 = add(x1_19, sb_out_x_17) */
+	vmovdqa %ymm13, 416(%rsp) /* spill z_19 */
+	vmovdqa 1088(%rsp), %ymm13 /* reload r2_17 */
+	vpxor 1056(%rsp), %ymm13, %ymm13 /* w2_19 = xor(r2_17, x1_11) */
+	vmovdqa %ymm11, 1088(%rsp) /* spill x1_19 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_19_sw = lookup16(w1_19, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_19_sw = lookup16(w2_19, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_19 = blendv(w2_19_sw, w1_19_sw, high16) */
+	vmovdqa %ymm0, 1440(%rsp) /* spill r2_18 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_19 = blendv(w1_19, w2_19, high16) */
+	vmovdqa %ymm2, 800(%rsp) /* spill sb_out_x_18 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_19 = lookup16(l1in_19, rotl24) */
+	vmovdqa %ymm1, 3296(%rsp) /* spill fb_18 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_19 = lookup16(l1in_19, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_19 = xor(l1in_19, ur8_19) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_19 = xor(ug_acc_19, l1in16_19) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_19_l = shl(ug_19) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_19_r = shr(ug_19) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_19 = or(ur2_19_l, ur2_19_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_19 = xor(l1in_19, ur24_19) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_19 = xor(u_acc_19, ur2_19) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_19 = blendv(w1_19_sw, w2_19_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_19 = blendv(w2_19, w1_19, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_19 = lookup16(l2in_19, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_19 = lookup16(l2in_19, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_19 = xor(l2in_19, l2in16_19) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_19 = xor(v8g_acc_19, v8r24_19) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_19_l = shl(v8g_19) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_19_r = shr(v8g_19) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_19 = or(v8r6_19_l, v8r6_19_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_19 = xor(v8r8_19, l2in16_19) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_19 = xor(v8_acc_19, v8r6_19) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_19 = blendv(v8_19, u_19, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_19 = blendv(u_19, v8_19, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_19 = and(sb_in_x_19, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_19 = shr(sb_in_x_19) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_19 = and(sb_s0_xs_19, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_19 = lookup16(s0_p1, sb_s0_xl_19) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_19 = xor(sb_s0_p1_19, sb_s0_xh_19) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_19 = lookup16(s0_p2, sb_s0_t_19) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_19 = xor(sb_s0_p2_19, sb_s0_xl_19) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_19 = lookup16(s0_p3_rot, sb_s0_ol_19) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_19 = add(sb_s0_t_19, sb_s0_t_19) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_19 = xor(sb_s0_p3_19, sb_s0_t2_19) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_19_lo = and(sb_in_y_19, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_19_sh = shr(sb_in_y_19) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_19_hi = and(sb_in_y_19_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_19_l = lookup16(tbl_lo, sb_in_y_19_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_19_h = lookup16(tbl_hi, sb_in_y_19_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_19 = xor(sb_s1_k_19_l, sb_s1_k_19_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_19_sr = lookup16(sb_s1_k_19, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_19_aes = aesenclast(sb_s1_19_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_19_aes_lo = and(sb_s1_19_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_19_aes_sh = shr(sb_s1_19_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_19_aes_hi = and(sb_s1_19_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_19_l = lookup16(tbl_lo_1, sb_s1_19_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_19_h = lookup16(tbl_hi_1, sb_s1_19_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_19 = xor(sb_s1_19_l, sb_s1_19_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_19 = blendv(sb_s1_19, sb_s0_19, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_19 = blendv(sb_s0_19, sb_s1_19, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_19 = lookup16(sb_out_y_19, rotl24) */
+	vmovdqa 640(%rsp), %ymm1 /* reload g1s9 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_19_l = shl(g1s9) */
+	vmovdqa 1344(%rsp), %ymm14 /* reload dbl_10 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_19_r = shr(dbl_10) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_19 = or(s0k_o_19_l, s0k_o_19_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_19 = and(s0k_o_19, modulus) */
+	vmovdqa 576(%rsp), %ymm14 /* reload g1s13 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_19_l = shl(g1s13) */
+	vmovdqa 1600(%rsp), %ymm14 /* reload dbl_16 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_19_r = shr(dbl_16) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_19 = or(s4k_o_19_l, s4k_o_19_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_19 = and(s4k_o_19, modulus) */
+	vmovdqa 2912(%rsp), %ymm15 /* reload fb_7 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_19_l = shl(fb_7) */
+	vmovdqa 1568(%rsp), %ymm11 /* reload dbl_81 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_19_r = shr(dbl_81) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_19 = or(s10k_o_19_l, s10k_o_19_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_19 = and(s10k_o_19, modulus) */
+	vmovdqa 3136(%rsp), %ymm15 /* reload fb_13 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_19_l = shl(fb_13) */
+	vmovdqa 960(%rsp), %ymm4 /* reload dbl_135 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_19_r = shr(dbl_135) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_19 = or(s13k_o_19_l, s13k_o_19_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_19 = and(s13k_o_19, modulus) */
+	vmovdqa 3264(%rsp), %ymm15 /* reload fb_17 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_19_l = shl(fb_17) */
+	vmovdqa %ymm5, 1344(%rsp) /* spill dbl_171 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_19_r = shr(dbl_171) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_19 = or(s15k_o_19_l, s15k_o_19_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_19 = and(s15k_o_19, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_38 = add(s0k_19, s4k_19) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_38 = add(fb0_s_38, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_38 = minu(fb0_s_38, fb0_p_38) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_39 = add(s10k_19, s13k_19) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_19 = add(fb0_38, fb0_39) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_19 = add(fb1_s_19, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_19 = minu(fb1_s_19, fb1_p_19) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_19 = add(fb1_19, s15k_19) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_19 = add(fb2_s_19, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_19 = minu(fb2_s_19, fb2_p_19) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_19 = add(fb2_19, g1s9) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_19 = add(fb_s_19, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_19 = maxs(fb_s_19, fb_p_19) */
+
+	/* Round 10, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3296(%rsp), %ymm4 /* reload fb_18 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_180 = add(fb_18, fb_18) */
+	vmovdqa 3232(%rsp), %ymm11 /* reload fb_16 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_20 = blendv(fb_16, dbl_180, high16) */
+	vmovdqa 3040(%rsp), %ymm14 /* reload fb_10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_10_sw = lookup16(fb_10, rotl16) */
+	vmovdqa 1184(%rsp), %ymm11 /* reload dbl_72 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_181_sw = lookup16(dbl_72, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_20 = blendv(dbl_181_sw, fb_10_sw, high16) */
+	vpxor 800(%rsp), %ymm13, %ymm13 /* x0r1_20 = xor(x0_20, sb_out_x_18) */
+	vpaddd 1440(%rsp), %ymm13, %ymm13 /* w_20 = add(x0r1_20, r2_18) */
+	vpxor 1696(%rsp), %ymm13, %ymm13 /* z_20 = xor(w_20, x1_2) */
+	vpaddd 800(%rsp), %ymm11, %ymm15 /* w1_20 = add(x1_20, sb_out_x_18) */
+	vmovdqa %ymm13, 800(%rsp) /* spill z_20 */
+	vmovdqa 1440(%rsp), %ymm13 /* reload r2_18 */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* w2_20 = xor(r2_18, x1_12) */
+	vmovdqa %ymm11, 1440(%rsp) /* spill x1_20 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_20_sw = lookup16(w1_20, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_20_sw = lookup16(w2_20, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_20 = blendv(w2_20_sw, w1_20_sw, high16) */
+	vmovdqa %ymm0, 1696(%rsp) /* spill r2_19 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_20 = blendv(w1_20, w2_20, high16) */
+	vmovdqa %ymm2, 640(%rsp) /* spill sb_out_x_19 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_20 = lookup16(l1in_20, rotl24) */
+	vmovdqa %ymm1, 3328(%rsp) /* spill fb_19 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_20 = lookup16(l1in_20, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_20 = xor(l1in_20, ur8_20) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_20 = xor(ug_acc_20, l1in16_20) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_20_l = shl(ug_20) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_20_r = shr(ug_20) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_20 = or(ur2_20_l, ur2_20_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_20 = xor(l1in_20, ur24_20) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_20 = xor(u_acc_20, ur2_20) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_20 = blendv(w1_20_sw, w2_20_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_20 = blendv(w2_20, w1_20, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_20 = lookup16(l2in_20, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_20 = lookup16(l2in_20, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_20 = xor(l2in_20, l2in16_20) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_20 = xor(v8g_acc_20, v8r24_20) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_20_l = shl(v8g_20) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_20_r = shr(v8g_20) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_20 = or(v8r6_20_l, v8r6_20_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_20 = xor(v8r8_20, l2in16_20) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_20 = xor(v8_acc_20, v8r6_20) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_20 = blendv(v8_20, u_20, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_20 = blendv(u_20, v8_20, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_20 = and(sb_in_x_20, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_20 = shr(sb_in_x_20) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_20 = and(sb_s0_xs_20, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_20 = lookup16(s0_p1, sb_s0_xl_20) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_20 = xor(sb_s0_p1_20, sb_s0_xh_20) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_20 = lookup16(s0_p2, sb_s0_t_20) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_20 = xor(sb_s0_p2_20, sb_s0_xl_20) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_20 = lookup16(s0_p3_rot, sb_s0_ol_20) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_20 = add(sb_s0_t_20, sb_s0_t_20) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_20 = xor(sb_s0_p3_20, sb_s0_t2_20) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_20_lo = and(sb_in_y_20, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_20_sh = shr(sb_in_y_20) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_20_hi = and(sb_in_y_20_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_20_l = lookup16(tbl_lo, sb_in_y_20_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_20_h = lookup16(tbl_hi, sb_in_y_20_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_20 = xor(sb_s1_k_20_l, sb_s1_k_20_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_20_sr = lookup16(sb_s1_k_20, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_20_aes = aesenclast(sb_s1_20_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_20_aes_lo = and(sb_s1_20_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_20_aes_sh = shr(sb_s1_20_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_20_aes_hi = and(sb_s1_20_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_20_l = lookup16(tbl_lo_1, sb_s1_20_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_20_h = lookup16(tbl_hi_1, sb_s1_20_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_20 = xor(sb_s1_20_l, sb_s1_20_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_20 = blendv(sb_s1_20, sb_s0_20, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_20 = blendv(sb_s0_20, sb_s1_20, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_20 = lookup16(sb_out_y_20, rotl24) */
+	vmovdqa 1216(%rsp), %ymm1 /* reload g0s10 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_20_l = shl(g0s10) */
+	vmovdqa 1504(%rsp), %ymm14 /* reload dbl_6 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_20_r = shr(dbl_6) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_20 = or(s0k_o_20_l, s0k_o_20_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_20 = and(s0k_o_20, modulus) */
+	vmovdqa 768(%rsp), %ymm14 /* reload g0s14 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_20_l = shl(g0s14) */
+	vmovdqa 1824(%rsp), %ymm14 /* reload dbl_25 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_20_r = shr(dbl_25) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_20 = or(s4k_o_20_l, s4k_o_20_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_20 = and(s4k_o_20, modulus) */
+	vmovdqa 2976(%rsp), %ymm15 /* reload fb_8 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_20_l = shl(fb_8) */
+	vmovdqa 928(%rsp), %ymm11 /* reload dbl_90 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_20_r = shr(dbl_90) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_20 = or(s10k_o_20_l, s10k_o_20_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_20 = and(s10k_o_20, modulus) */
+	vmovdqa 3168(%rsp), %ymm15 /* reload fb_14 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_20_l = shl(fb_14) */
+	vmovdqa 320(%rsp), %ymm4 /* reload dbl_144 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_20_r = shr(dbl_144) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_20 = or(s13k_o_20_l, s13k_o_20_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_20 = and(s13k_o_20, modulus) */
+	vmovdqa 3296(%rsp), %ymm15 /* reload fb_18 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_20_l = shl(fb_18) */
+	vmovdqa %ymm5, 1504(%rsp) /* spill dbl_180 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_20_r = shr(dbl_180) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_20 = or(s15k_o_20_l, s15k_o_20_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_20 = and(s15k_o_20, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_40 = add(s0k_20, s4k_20) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_40 = add(fb0_s_40, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_40 = minu(fb0_s_40, fb0_p_40) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_41 = add(s10k_20, s13k_20) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_41 = add(fb0_s_41, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_41 = minu(fb0_s_41, fb0_p_41) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_20 = add(fb0_40, fb0_41) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_20 = add(fb1_s_20, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_20 = minu(fb1_s_20, fb1_p_20) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_20 = add(fb1_20, s15k_20) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_20 = add(fb2_s_20, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_20 = minu(fb2_s_20, fb2_p_20) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_20 = add(fb2_20, g0s10) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_20 = add(fb_s_20, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_20 = maxs(fb_s_20, fb_p_20) */
+
+	/* Round 10, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3328(%rsp), %ymm4 /* reload fb_19 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_189 = add(fb_19, fb_19) */
+	vmovdqa 3264(%rsp), %ymm11 /* reload fb_17 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_21 = blendv(fb_17, dbl_189, high16) */
+	vmovdqa 3072(%rsp), %ymm14 /* reload fb_11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_11_sw = lookup16(fb_11, rotl16) */
+	vmovdqa 1568(%rsp), %ymm11 /* reload dbl_81 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_190_sw = lookup16(dbl_81, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_21 = blendv(dbl_190_sw, fb_11_sw, high16) */
+	vpxor 640(%rsp), %ymm13, %ymm13 /* x0r1_21 = xor(x0_21, sb_out_x_19) */
+	vpaddd 1696(%rsp), %ymm13, %ymm13 /* w_21 = add(x0r1_21, r2_19) */
+	vpxor 1920(%rsp), %ymm13, %ymm13 /* z_21 = xor(w_21, x1_3) */
+	vpaddd 640(%rsp), %ymm11, %ymm15 /* w1_21 = add(x1_21, sb_out_x_19) */
+	vmovdqa %ymm13, 640(%rsp) /* spill z_21 */
+	vmovdqa 1696(%rsp), %ymm13 /* reload r2_19 */
+	vpxor 1472(%rsp), %ymm13, %ymm13 /* w2_21 = xor(r2_19, x1_13) */
+	vmovdqa %ymm11, 1696(%rsp) /* spill x1_21 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_21_sw = lookup16(w1_21, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_21_sw = lookup16(w2_21, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_21 = blendv(w2_21_sw, w1_21_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_20 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_21 = blendv(w1_21, w2_21, high16) */
+	vmovdqa %ymm2, 1216(%rsp) /* spill sb_out_x_20 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_21 = lookup16(l1in_21, rotl24) */
+	vmovdqa %ymm1, 3360(%rsp) /* spill fb_20 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_21 = lookup16(l1in_21, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_21 = xor(l1in_21, ur8_21) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_21 = xor(ug_acc_21, l1in16_21) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_21_l = shl(ug_21) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_21_r = shr(ug_21) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_21 = or(ur2_21_l, ur2_21_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_21 = xor(l1in_21, ur24_21) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_21 = xor(u_acc_21, ur2_21) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_21 = blendv(w1_21_sw, w2_21_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_21 = blendv(w2_21, w1_21, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_21 = lookup16(l2in_21, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_21 = lookup16(l2in_21, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_21 = xor(l2in_21, l2in16_21) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_21 = xor(v8g_acc_21, v8r24_21) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_21_l = shl(v8g_21) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_21_r = shr(v8g_21) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_21 = or(v8r6_21_l, v8r6_21_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_21 = xor(v8r8_21, l2in16_21) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_21 = xor(v8_acc_21, v8r6_21) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_21 = blendv(v8_21, u_21, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_21 = blendv(u_21, v8_21, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_21 = and(sb_in_x_21, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_21 = shr(sb_in_x_21) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_21 = and(sb_s0_xs_21, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_21 = lookup16(s0_p1, sb_s0_xl_21) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_21 = xor(sb_s0_p1_21, sb_s0_xh_21) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_21 = lookup16(s0_p2, sb_s0_t_21) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_21 = xor(sb_s0_p2_21, sb_s0_xl_21) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_21 = lookup16(s0_p3_rot, sb_s0_ol_21) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_21 = add(sb_s0_t_21, sb_s0_t_21) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_21 = xor(sb_s0_p3_21, sb_s0_t2_21) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_21_lo = and(sb_in_y_21, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_21_sh = shr(sb_in_y_21) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_21_hi = and(sb_in_y_21_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_21_l = lookup16(tbl_lo, sb_in_y_21_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_21_h = lookup16(tbl_hi, sb_in_y_21_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_21 = xor(sb_s1_k_21_l, sb_s1_k_21_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_21_sr = lookup16(sb_s1_k_21, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_21_aes = aesenclast(sb_s1_21_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_21_aes_lo = and(sb_s1_21_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_21_aes_sh = shr(sb_s1_21_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_21_aes_hi = and(sb_s1_21_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_21_l = lookup16(tbl_lo_1, sb_s1_21_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_21_h = lookup16(tbl_hi_1, sb_s1_21_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_21 = xor(sb_s1_21_l, sb_s1_21_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_21 = blendv(sb_s1_21, sb_s0_21, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_21 = blendv(sb_s0_21, sb_s1_21, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_21 = lookup16(sb_out_y_21, rotl24) */
+	vmovdqa 480(%rsp), %ymm1 /* reload g1s10 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_21_l = shl(g1s10) */
+	vmovdqa 1760(%rsp), %ymm14 /* reload dbl_15 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_21_r = shr(dbl_15) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_21 = or(s0k_o_21_l, s0k_o_21_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_21 = and(s0k_o_21, modulus) */
+	vmovdqa 736(%rsp), %ymm14 /* reload g1s14 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_21_l = shl(g1s14) */
+	vmovdqa 2048(%rsp), %ymm14 /* reload dbl_34 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_21_r = shr(dbl_34) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_21 = or(s4k_o_21_l, s4k_o_21_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_21 = and(s4k_o_21, modulus) */
+	vmovdqa 3008(%rsp), %ymm15 /* reload fb_9 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_21_l = shl(fb_9) */
+	vmovdqa 1376(%rsp), %ymm11 /* reload dbl_99 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_21_r = shr(dbl_99) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_21 = or(s10k_o_21_l, s10k_o_21_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_21 = and(s10k_o_21, modulus) */
+	vmovdqa 3200(%rsp), %ymm15 /* reload fb_15 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_21_l = shl(fb_15) */
+	vmovdqa 64(%rsp), %ymm4 /* reload dbl_153 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_21_r = shr(dbl_153) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_21 = or(s13k_o_21_l, s13k_o_21_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_21 = and(s13k_o_21, modulus) */
+	vmovdqa 3328(%rsp), %ymm15 /* reload fb_19 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_21_l = shl(fb_19) */
+	vmovdqa %ymm5, 1760(%rsp) /* spill dbl_189 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_21_r = shr(dbl_189) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_21 = or(s15k_o_21_l, s15k_o_21_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_21 = and(s15k_o_21, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_42 = add(s0k_21, s4k_21) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_43 = add(s10k_21, s13k_21) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_43 = add(fb0_s_43, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_43 = minu(fb0_s_43, fb0_p_43) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_21 = add(fb0_42, fb0_43) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_21 = add(fb1_s_21, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_21 = minu(fb1_s_21, fb1_p_21) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_21 = add(fb1_21, s15k_21) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_21 = add(fb2_s_21, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_21 = minu(fb2_s_21, fb2_p_21) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_21 = add(fb2_21, g1s10) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_21 = add(fb_s_21, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_21 = maxs(fb_s_21, fb_p_21) */
+
+	/* Round 11, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 3360(%rsp), %ymm4 /* reload fb_20 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_198 = add(fb_20, fb_20) */
+	vmovdqa 3296(%rsp), %ymm11 /* reload fb_18 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_22 = blendv(fb_18, dbl_198, high16) */
+	vmovdqa 3104(%rsp), %ymm14 /* reload fb_12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_12_sw = lookup16(fb_12, rotl16) */
+	vmovdqa 928(%rsp), %ymm11 /* reload dbl_90 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_199_sw = lookup16(dbl_90, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_22 = blendv(dbl_199_sw, fb_12_sw, high16) */
+	vpxor 1216(%rsp), %ymm13, %ymm13 /* x0r1_22 = xor(x0_22, sb_out_x_20) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_22 = add(x0r1_22, r2_20) */
+	vpxor 2144(%rsp), %ymm13, %ymm13 /* z_22 = xor(w_22, x1_4) */
+	vpaddd 1216(%rsp), %ymm11, %ymm15 /* w1_22 = add(x1_22, sb_out_x_20) */
+	vmovdqa %ymm13, 1216(%rsp) /* spill z_22 */
+	vmovdqa 1920(%rsp), %ymm13 /* reload r2_20 */
+	vpxor 1728(%rsp), %ymm13, %ymm13 /* w2_22 = xor(r2_20, x1_14) */
+	vmovdqa %ymm11, 1728(%rsp) /* spill x1_22 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_22_sw = lookup16(w1_22, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_22_sw = lookup16(w2_22, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_22 = blendv(w2_22_sw, w1_22_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_21 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_22 = blendv(w1_22, w2_22, high16) */
+	vmovdqa %ymm2, 2144(%rsp) /* spill sb_out_x_21 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_22 = lookup16(l1in_22, rotl24) */
+	vmovdqa %ymm1, 928(%rsp) /* spill fb_21 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_22 = lookup16(l1in_22, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_22 = xor(l1in_22, ur8_22) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_22 = xor(ug_acc_22, l1in16_22) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_22_l = shl(ug_22) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_22_r = shr(ug_22) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_22 = or(ur2_22_l, ur2_22_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_22 = xor(l1in_22, ur24_22) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_22 = xor(u_acc_22, ur2_22) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_22 = blendv(w1_22_sw, w2_22_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_22 = blendv(w2_22, w1_22, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_22 = lookup16(l2in_22, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_22 = lookup16(l2in_22, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_22 = xor(l2in_22, l2in16_22) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_22 = xor(v8g_acc_22, v8r24_22) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_22_l = shl(v8g_22) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_22_r = shr(v8g_22) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_22 = or(v8r6_22_l, v8r6_22_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_22 = xor(v8r8_22, l2in16_22) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_22 = xor(v8_acc_22, v8r6_22) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_22 = blendv(v8_22, u_22, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_22 = blendv(u_22, v8_22, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_22 = and(sb_in_x_22, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_22 = shr(sb_in_x_22) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_22 = and(sb_s0_xs_22, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_22 = lookup16(s0_p1, sb_s0_xl_22) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_22 = xor(sb_s0_p1_22, sb_s0_xh_22) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_22 = lookup16(s0_p2, sb_s0_t_22) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_22 = xor(sb_s0_p2_22, sb_s0_xl_22) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_22 = lookup16(s0_p3_rot, sb_s0_ol_22) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_22 = add(sb_s0_t_22, sb_s0_t_22) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_22 = xor(sb_s0_p3_22, sb_s0_t2_22) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_22_lo = and(sb_in_y_22, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_22_sh = shr(sb_in_y_22) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_22_hi = and(sb_in_y_22_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_22_l = lookup16(tbl_lo, sb_in_y_22_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_22_h = lookup16(tbl_hi, sb_in_y_22_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_22 = xor(sb_s1_k_22_l, sb_s1_k_22_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_22_sr = lookup16(sb_s1_k_22, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_22_aes = aesenclast(sb_s1_22_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_22_aes_lo = and(sb_s1_22_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_22_aes_sh = shr(sb_s1_22_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_22_aes_hi = and(sb_s1_22_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_22_l = lookup16(tbl_lo_1, sb_s1_22_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_22_h = lookup16(tbl_hi_1, sb_s1_22_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_22 = xor(sb_s1_22_l, sb_s1_22_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_22 = blendv(sb_s1_22, sb_s0_22, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_22 = blendv(sb_s0_22, sb_s1_22, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_22 = lookup16(sb_out_y_22, rotl24) */
+	vmovdqa 832(%rsp), %ymm1 /* reload g0s11 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_22_l = shl(g0s11) */
+	vmovdqa 1984(%rsp), %ymm14 /* reload dbl_24 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_22_r = shr(dbl_24) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_22 = or(s0k_o_22_l, s0k_o_22_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_22 = and(s0k_o_22, modulus) */
+	vmovdqa 1536(%rsp), %ymm14 /* reload g0s15 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_22_l = shl(g0s15) */
+	vmovdqa 1312(%rsp), %ymm14 /* reload dbl */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_22_r = shr(dbl) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_22 = or(s4k_o_22_l, s4k_o_22_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_22 = and(s4k_o_22, modulus) */
+	vmovdqa 3040(%rsp), %ymm15 /* reload fb_10 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_22_l = shl(fb_10) */
+	vmovdqa 384(%rsp), %ymm11 /* reload dbl_108 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_22_r = shr(dbl_108) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_22 = or(s10k_o_22_l, s10k_o_22_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_22 = and(s10k_o_22, modulus) */
+	vmovdqa 3232(%rsp), %ymm15 /* reload fb_16 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_22_l = shl(fb_16) */
+	vmovdqa 864(%rsp), %ymm4 /* reload dbl_162 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_22_r = shr(dbl_162) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_22 = or(s13k_o_22_l, s13k_o_22_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_22 = and(s13k_o_22, modulus) */
+	vmovdqa 3360(%rsp), %ymm15 /* reload fb_20 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_22_l = shl(fb_20) */
+	vmovdqa %ymm5, 1984(%rsp) /* spill dbl_198 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_22_r = shr(dbl_198) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_22 = or(s15k_o_22_l, s15k_o_22_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_22 = and(s15k_o_22, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_44 = add(s0k_22, s4k_22) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_44 = add(fb0_s_44, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_44 = minu(fb0_s_44, fb0_p_44) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_45 = add(s10k_22, s13k_22) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_22 = add(fb0_44, fb0_45) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_22 = add(fb1_s_22, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_22 = minu(fb1_s_22, fb1_p_22) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_22 = add(fb1_22, s15k_22) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_22 = add(fb2_s_22, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_22 = minu(fb2_s_22, fb2_p_22) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_22 = add(fb2_22, g0s11) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_22 = add(fb_s_22, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_22 = maxs(fb_s_22, fb_p_22) */
+
+	/* Round 11, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 928(%rsp), %ymm4 /* reload fb_21 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_207 = add(fb_21, fb_21) */
+	vmovdqa 3328(%rsp), %ymm11 /* reload fb_19 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_23 = blendv(fb_19, dbl_207, high16) */
+	vmovdqa 3136(%rsp), %ymm14 /* reload fb_13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_13_sw = lookup16(fb_13, rotl16) */
+	vmovdqa 1376(%rsp), %ymm11 /* reload dbl_99 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_208_sw = lookup16(dbl_99, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_23 = blendv(dbl_208_sw, fb_13_sw, high16) */
+	vpxor 2144(%rsp), %ymm13, %ymm13 /* x0r1_23 = xor(x0_23, sb_out_x_21) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_23 = add(x0r1_23, r2_21) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* z_23 = xor(w_23, x1_5) */
+	vpaddd 2144(%rsp), %ymm11, %ymm15 /* w1_23 = add(x1_23, sb_out_x_21) */
+	vmovdqa %ymm13, 2144(%rsp) /* spill z_23 */
+	vmovdqa 1920(%rsp), %ymm13 /* reload r2_21 */
+	vpxor 1952(%rsp), %ymm13, %ymm13 /* w2_23 = xor(r2_21, x1_15) */
+	vmovdqa %ymm11, 1952(%rsp) /* spill x1_23 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm11 /* w1_23_sw = lookup16(w1_23, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13, %ymm14 /* w2_23_sw = lookup16(w2_23, rotl16) */
+	vpblendvb %ymm12, %ymm11, %ymm14, %ymm4 /* l1in_23 = blendv(w2_23_sw, w1_23_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_22 */
+	vpblendvb %ymm12, %ymm13, %ymm15, %ymm0 /* l1in16_23 = blendv(w1_23, w2_23, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_22 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_23 = lookup16(l1in_23, rotl24) */
+	vmovdqa %ymm1, 1376(%rsp) /* spill fb_22 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_23 = lookup16(l1in_23, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_23 = xor(l1in_23, ur8_23) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_23 = xor(ug_acc_23, l1in16_23) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_23_l = shl(ug_23) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_23_r = shr(ug_23) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_23 = or(ur2_23_l, ur2_23_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_23 = xor(l1in_23, ur24_23) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_23 = xor(u_acc_23, ur2_23) */
+	vpblendvb %ymm12, %ymm14, %ymm11, %ymm1 /* l2in_23 = blendv(w1_23_sw, w2_23_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm13, %ymm2 /* l2in16_23 = blendv(w2_23, w1_23, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_23 = lookup16(l2in_23, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_23 = lookup16(l2in_23, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_23 = xor(l2in_23, l2in16_23) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_23 = xor(v8g_acc_23, v8r24_23) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_23_l = shl(v8g_23) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_23_r = shr(v8g_23) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_23 = or(v8r6_23_l, v8r6_23_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_23 = xor(v8r8_23, l2in16_23) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_23 = xor(v8_acc_23, v8r6_23) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_23 = blendv(v8_23, u_23, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_23 = blendv(u_23, v8_23, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_23 = and(sb_in_x_23, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_23 = shr(sb_in_x_23) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_23 = and(sb_s0_xs_23, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_23 = lookup16(s0_p1, sb_s0_xl_23) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_23 = xor(sb_s0_p1_23, sb_s0_xh_23) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_23 = lookup16(s0_p2, sb_s0_t_23) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_23 = xor(sb_s0_p2_23, sb_s0_xl_23) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_23 = lookup16(s0_p3_rot, sb_s0_ol_23) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_23 = add(sb_s0_t_23, sb_s0_t_23) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_23 = xor(sb_s0_p3_23, sb_s0_t2_23) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_23_lo = and(sb_in_y_23, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_23_sh = shr(sb_in_y_23) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_23_hi = and(sb_in_y_23_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_23_l = lookup16(tbl_lo, sb_in_y_23_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_23_h = lookup16(tbl_hi, sb_in_y_23_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_23 = xor(sb_s1_k_23_l, sb_s1_k_23_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_23_sr = lookup16(sb_s1_k_23, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_23_aes = aesenclast(sb_s1_23_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_23_aes_lo = and(sb_s1_23_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_23_aes_sh = shr(sb_s1_23_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_23_aes_hi = and(sb_s1_23_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_23_l = lookup16(tbl_lo_1, sb_s1_23_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_23_h = lookup16(tbl_hi_1, sb_s1_23_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_23 = xor(sb_s1_23_l, sb_s1_23_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_23 = blendv(sb_s1_23, sb_s0_23, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_23 = blendv(sb_s0_23, sb_s1_23, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_23 = lookup16(sb_out_y_23, rotl24) */
+	vmovdqa 608(%rsp), %ymm1 /* reload g1s11 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_23_l = shl(g1s11) */
+	vmovdqa 2208(%rsp), %ymm14 /* reload dbl_33 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_23_r = shr(dbl_33) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_23 = or(s0k_o_23_l, s0k_o_23_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_23 = and(s0k_o_23, modulus) */
+	vmovdqa 1120(%rsp), %ymm14 /* reload g1s15 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_23_l = shl(g1s15) */
+	vmovdqa 1632(%rsp), %ymm14 /* reload dbl_9 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_23_r = shr(dbl_9) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_23 = or(s4k_o_23_l, s4k_o_23_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_23 = and(s4k_o_23, modulus) */
+	vmovdqa 3072(%rsp), %ymm15 /* reload fb_11 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_23_l = shl(fb_11) */
+	vmovdqa 96(%rsp), %ymm11 /* reload dbl_117 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_23_r = shr(dbl_117) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_23 = or(s10k_o_23_l, s10k_o_23_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_23 = and(s10k_o_23, modulus) */
+	vmovdqa 3264(%rsp), %ymm15 /* reload fb_17 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_23_l = shl(fb_17) */
+	vmovdqa 1344(%rsp), %ymm4 /* reload dbl_171 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_23_r = shr(dbl_171) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_23 = or(s13k_o_23_l, s13k_o_23_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_23 = and(s13k_o_23, modulus) */
+	vmovdqa 928(%rsp), %ymm15 /* reload fb_21 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_23_l = shl(fb_21) */
+	vmovdqa %ymm5, 2208(%rsp) /* spill dbl_207 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_23_r = shr(dbl_207) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_23 = or(s15k_o_23_l, s15k_o_23_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_23 = and(s15k_o_23, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_46 = add(s0k_23, s4k_23) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_46 = minu(fb0_s_46, fb0_p_46) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_47 = add(s10k_23, s13k_23) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_47 = add(fb0_s_47, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_47 = minu(fb0_s_47, fb0_p_47) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_23 = add(fb0_46, fb0_47) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_23 = add(fb1_s_23, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_23 = minu(fb1_s_23, fb1_p_23) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_23 = add(fb1_23, s15k_23) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_23 = add(fb2_s_23, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_23 = minu(fb2_s_23, fb2_p_23) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_23 = add(fb2_23, g1s11) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_23 = add(fb_s_23, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_23 = maxs(fb_s_23, fb_p_23) */
+
+	/* Round 12, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 1376(%rsp), %ymm4 /* reload fb_22 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_216 = add(fb_22, fb_22) */
+	vmovdqa 3360(%rsp), %ymm11 /* reload fb_20 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_24 = blendv(fb_20, dbl_216, high16) */
+	vmovdqa 3168(%rsp), %ymm14 /* reload fb_14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_14_sw = lookup16(fb_14, rotl16) */
+	vmovdqa 384(%rsp), %ymm11 /* reload dbl_108 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_217_sw = lookup16(dbl_108, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_24 = blendv(dbl_217_sw, fb_14_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_24 = xor(x0_24, sb_out_x_22) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_24 = add(x0r1_24, r2_22) */
+	vpxor 2528(%rsp), %ymm13, %ymm13 /* z_24 = xor(w_24, x1_6) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_24 = add(x1_24, sb_out_x_22) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_22 */
+	vpxor 2176(%rsp), %ymm15, %ymm15 /* w2_24 = xor(r2_22, x1_16) */
+	vmovdqa %ymm13, 2176(%rsp) /* spill z_24 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm13 /* w1_24_sw = lookup16(w1_24, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm14 /* w2_24_sw = lookup16(w2_24, rotl16) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm4 /* l1in_24 = blendv(w2_24_sw, w1_24_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_23 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_24 = blendv(w1_24, w2_24, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_23 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_24 = lookup16(l1in_24, rotl24) */
+	vmovdqa %ymm1, 2528(%rsp) /* spill fb_23 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_24 = lookup16(l1in_24, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_24 = xor(l1in_24, ur8_24) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_24 = xor(ug_acc_24, l1in16_24) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_24_l = shl(ug_24) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_24_r = shr(ug_24) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_24 = or(ur2_24_l, ur2_24_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_24 = xor(l1in_24, ur24_24) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_24 = xor(u_acc_24, ur2_24) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm1 /* l2in_24 = blendv(w1_24_sw, w2_24_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_24 = blendv(w2_24, w1_24, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_24 = lookup16(l2in_24, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_24 = lookup16(l2in_24, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_24 = xor(l2in_24, l2in16_24) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_24 = xor(v8g_acc_24, v8r24_24) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_24_l = shl(v8g_24) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_24_r = shr(v8g_24) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_24 = or(v8r6_24_l, v8r6_24_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_24 = xor(v8r8_24, l2in16_24) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_24 = xor(v8_acc_24, v8r6_24) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_24 = blendv(v8_24, u_24, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_24 = blendv(u_24, v8_24, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_24 = and(sb_in_x_24, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_24 = shr(sb_in_x_24) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_24 = and(sb_s0_xs_24, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_24 = lookup16(s0_p1, sb_s0_xl_24) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_24 = xor(sb_s0_p1_24, sb_s0_xh_24) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_24 = lookup16(s0_p2, sb_s0_t_24) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_24 = xor(sb_s0_p2_24, sb_s0_xl_24) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_24 = lookup16(s0_p3_rot, sb_s0_ol_24) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_24 = add(sb_s0_t_24, sb_s0_t_24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_24 = xor(sb_s0_p3_24, sb_s0_t2_24) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_24_lo = and(sb_in_y_24, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_24_sh = shr(sb_in_y_24) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_24_hi = and(sb_in_y_24_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_24_l = lookup16(tbl_lo, sb_in_y_24_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_24_h = lookup16(tbl_hi, sb_in_y_24_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_24 = xor(sb_s1_k_24_l, sb_s1_k_24_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_24_sr = lookup16(sb_s1_k_24, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_24_aes = aesenclast(sb_s1_24_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_24_aes_lo = and(sb_s1_24_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_24_aes_sh = shr(sb_s1_24_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_24_aes_hi = and(sb_s1_24_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_24_l = lookup16(tbl_lo_1, sb_s1_24_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_24_h = lookup16(tbl_hi_1, sb_s1_24_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_24 = xor(sb_s1_24_l, sb_s1_24_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_24 = blendv(sb_s1_24, sb_s0_24, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_24 = blendv(sb_s0_24, sb_s1_24, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_24 = lookup16(sb_out_y_24, rotl24) */
+	vmovdqa 224(%rsp), %ymm1 /* reload g0s12 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_24_l = shl(g0s12) */
+	vmovdqa 2400(%rsp), %ymm14 /* reload dbl_42 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_24_r = shr(dbl_42) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_24 = or(s0k_o_24_l, s0k_o_24_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_24 = and(s0k_o_24, modulus) */
+	vmovdqa 2016(%rsp), %ymm14 /* reload fb */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_24_l = shl(fb) */
+	vmovdqa 1856(%rsp), %ymm14 /* reload dbl_18 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_24_r = shr(dbl_18) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_24 = or(s4k_o_24_l, s4k_o_24_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_24 = and(s4k_o_24, modulus) */
+	vmovdqa 3104(%rsp), %ymm15 /* reload fb_12 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_24_l = shl(fb_12) */
+	vmovdqa 192(%rsp), %ymm11 /* reload dbl_126 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_24_r = shr(dbl_126) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_24 = or(s10k_o_24_l, s10k_o_24_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_24 = and(s10k_o_24, modulus) */
+	vmovdqa 3296(%rsp), %ymm15 /* reload fb_18 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_24_l = shl(fb_18) */
+	vmovdqa 1504(%rsp), %ymm4 /* reload dbl_180 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_24_r = shr(dbl_180) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_24 = or(s13k_o_24_l, s13k_o_24_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_24 = and(s13k_o_24, modulus) */
+	vmovdqa 1376(%rsp), %ymm15 /* reload fb_22 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_24_l = shl(fb_22) */
+	vmovdqa %ymm5, 1856(%rsp) /* spill dbl_216 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_24_r = shr(dbl_216) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_24 = or(s15k_o_24_l, s15k_o_24_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_24 = and(s15k_o_24, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_48 = add(s0k_24, s4k_24) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_48 = minu(fb0_s_48, fb0_p_48) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_49 = add(s10k_24, s13k_24) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_49 = add(fb0_s_49, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_49 = minu(fb0_s_49, fb0_p_49) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_24 = add(fb0_48, fb0_49) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_24 = add(fb1_s_24, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_24 = minu(fb1_s_24, fb1_p_24) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_24 = add(fb1_24, s15k_24) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_24 = add(fb2_s_24, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_24 = minu(fb2_s_24, fb2_p_24) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_24 = add(fb2_24, g0s12) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_24 = add(fb_s_24, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_24 = maxs(fb_s_24, fb_p_24) */
+
+	/* Round 12, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2528(%rsp), %ymm4 /* reload fb_23 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_225 = add(fb_23, fb_23) */
+	vmovdqa 928(%rsp), %ymm11 /* reload fb_21 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_25 = blendv(fb_21, dbl_225, high16) */
+	vmovdqa 3200(%rsp), %ymm14 /* reload fb_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_15_sw = lookup16(fb_15, rotl16) */
+	vmovdqa 96(%rsp), %ymm11 /* reload dbl_117 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_226_sw = lookup16(dbl_117, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_25 = blendv(dbl_226_sw, fb_15_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_25 = xor(x0_25, sb_out_x_23) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_25 = add(x0r1_25, r2_23) */
+	vpxor 2720(%rsp), %ymm13, %ymm13 /* z_25 = xor(w_25, x1_7) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_25 = add(x1_25, sb_out_x_23) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_23 */
+	vpxor 2368(%rsp), %ymm15, %ymm15 /* w2_25 = xor(r2_23, x1_17) */
+	vmovdqa %ymm13, 2368(%rsp) /* spill z_25 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm13 /* w1_25_sw = lookup16(w1_25, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm14 /* w2_25_sw = lookup16(w2_25, rotl16) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm4 /* l1in_25 = blendv(w2_25_sw, w1_25_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_24 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_25 = blendv(w1_25, w2_25, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_24 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_25 = lookup16(l1in_25, rotl24) */
+	vmovdqa %ymm1, 2720(%rsp) /* spill fb_24 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_25 = lookup16(l1in_25, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_25 = xor(l1in_25, ur8_25) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_25 = xor(ug_acc_25, l1in16_25) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_25_l = shl(ug_25) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_25_r = shr(ug_25) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_25 = or(ur2_25_l, ur2_25_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_25 = xor(l1in_25, ur24_25) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_25 = xor(u_acc_25, ur2_25) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm1 /* l2in_25 = blendv(w1_25_sw, w2_25_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_25 = blendv(w2_25, w1_25, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_25 = lookup16(l2in_25, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_25 = lookup16(l2in_25, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_25 = xor(l2in_25, l2in16_25) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_25 = xor(v8g_acc_25, v8r24_25) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_25_l = shl(v8g_25) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_25_r = shr(v8g_25) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_25 = or(v8r6_25_l, v8r6_25_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_25 = xor(v8r8_25, l2in16_25) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_25 = xor(v8_acc_25, v8r6_25) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_25 = blendv(v8_25, u_25, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_25 = blendv(u_25, v8_25, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_25 = and(sb_in_x_25, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_25 = shr(sb_in_x_25) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_25 = and(sb_s0_xs_25, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_25 = lookup16(s0_p1, sb_s0_xl_25) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_25 = xor(sb_s0_p1_25, sb_s0_xh_25) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_25 = lookup16(s0_p2, sb_s0_t_25) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_25 = xor(sb_s0_p2_25, sb_s0_xl_25) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_25 = lookup16(s0_p3_rot, sb_s0_ol_25) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_25 = add(sb_s0_t_25, sb_s0_t_25) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_25 = xor(sb_s0_p3_25, sb_s0_t2_25) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_25_lo = and(sb_in_y_25, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_25_sh = shr(sb_in_y_25) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_25_hi = and(sb_in_y_25_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_25_l = lookup16(tbl_lo, sb_in_y_25_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_25_h = lookup16(tbl_hi, sb_in_y_25_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_25 = xor(sb_s1_k_25_l, sb_s1_k_25_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_25_sr = lookup16(sb_s1_k_25, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_25_aes = aesenclast(sb_s1_25_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_25_aes_lo = and(sb_s1_25_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_25_aes_sh = shr(sb_s1_25_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_25_aes_hi = and(sb_s1_25_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_25_l = lookup16(tbl_lo_1, sb_s1_25_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_25_h = lookup16(tbl_hi_1, sb_s1_25_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_25 = xor(sb_s1_25_l, sb_s1_25_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_25 = blendv(sb_s1_25, sb_s0_25, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_25 = blendv(sb_s0_25, sb_s1_25, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_25 = lookup16(sb_out_y_25, rotl24) */
+	vmovdqa 544(%rsp), %ymm1 /* reload g1s12 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_25_l = shl(g1s12) */
+	vmovdqa 2592(%rsp), %ymm14 /* reload dbl_51 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_25_r = shr(dbl_51) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_25 = or(s0k_o_25_l, s0k_o_25_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_25 = and(s0k_o_25, modulus) */
+	vmovdqa 1792(%rsp), %ymm14 /* reload fb_1 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_25_l = shl(fb_1) */
+	vmovdqa 2080(%rsp), %ymm14 /* reload dbl_27 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_25_r = shr(dbl_27) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_25 = or(s4k_o_25_l, s4k_o_25_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_25 = and(s4k_o_25, modulus) */
+	vmovdqa 3136(%rsp), %ymm15 /* reload fb_13 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_25_l = shl(fb_13) */
+	vmovdqa 960(%rsp), %ymm11 /* reload dbl_135 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_25_r = shr(dbl_135) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_25 = or(s10k_o_25_l, s10k_o_25_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_25 = and(s10k_o_25, modulus) */
+	vmovdqa 3328(%rsp), %ymm15 /* reload fb_19 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_25_l = shl(fb_19) */
+	vmovdqa 1760(%rsp), %ymm4 /* reload dbl_189 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_25_r = shr(dbl_189) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_25 = or(s13k_o_25_l, s13k_o_25_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_25 = and(s13k_o_25, modulus) */
+	vmovdqa 2528(%rsp), %ymm15 /* reload fb_23 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_25_l = shl(fb_23) */
+	vmovdqa %ymm5, 2080(%rsp) /* spill dbl_225 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_25_r = shr(dbl_225) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_25 = or(s15k_o_25_l, s15k_o_25_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_25 = and(s15k_o_25, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_50 = add(s0k_25, s4k_25) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_50 = add(fb0_s_50, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_50 = minu(fb0_s_50, fb0_p_50) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_51 = add(s10k_25, s13k_25) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_51 = add(fb0_s_51, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_51 = minu(fb0_s_51, fb0_p_51) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_25 = add(fb0_50, fb0_51) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_25 = add(fb1_s_25, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_25 = minu(fb1_s_25, fb1_p_25) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_25 = add(fb1_25, s15k_25) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_25 = add(fb2_s_25, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_25 = minu(fb2_s_25, fb2_p_25) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_25 = add(fb2_25, g1s12) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_25 = add(fb_s_25, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_25 = maxs(fb_s_25, fb_p_25) */
+
+	/* Round 13, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2720(%rsp), %ymm4 /* reload fb_24 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_234 = add(fb_24, fb_24) */
+	vmovdqa 1376(%rsp), %ymm11 /* reload fb_22 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_26 = blendv(fb_22, dbl_234, high16) */
+	vmovdqa 3232(%rsp), %ymm14 /* reload fb_16 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_16_sw = lookup16(fb_16, rotl16) */
+	vmovdqa 192(%rsp), %ymm11 /* reload dbl_126 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_235_sw = lookup16(dbl_126, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_26 = blendv(dbl_235_sw, fb_16_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_26 = xor(x0_26, sb_out_x_24) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_26 = add(x0r1_26, r2_24) */
+	vpxor 2752(%rsp), %ymm13, %ymm13 /* z_26 = xor(w_26, x1_8) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_26 = add(x1_26, sb_out_x_24) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_24 */
+	vpxor 2560(%rsp), %ymm15, %ymm15 /* w2_26 = xor(r2_24, x1_18) */
+	vmovdqa %ymm13, 2560(%rsp) /* spill z_26 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm13 /* w1_26_sw = lookup16(w1_26, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm14 /* w2_26_sw = lookup16(w2_26, rotl16) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm4 /* l1in_26 = blendv(w2_26_sw, w1_26_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_25 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_26 = blendv(w1_26, w2_26, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_25 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_26 = lookup16(l1in_26, rotl24) */
+	vmovdqa %ymm1, 2752(%rsp) /* spill fb_25 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_26 = lookup16(l1in_26, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_26 = xor(l1in_26, ur8_26) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_26 = xor(ug_acc_26, l1in16_26) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_26_l = shl(ug_26) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_26_r = shr(ug_26) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_26 = or(ur2_26_l, ur2_26_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_26 = xor(l1in_26, ur24_26) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_26 = xor(u_acc_26, ur2_26) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm1 /* l2in_26 = blendv(w1_26_sw, w2_26_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_26 = blendv(w2_26, w1_26, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_26 = lookup16(l2in_26, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_26 = lookup16(l2in_26, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_26 = xor(l2in_26, l2in16_26) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_26 = xor(v8g_acc_26, v8r24_26) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_26_l = shl(v8g_26) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_26_r = shr(v8g_26) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_26 = or(v8r6_26_l, v8r6_26_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_26 = xor(v8r8_26, l2in16_26) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_26 = xor(v8_acc_26, v8r6_26) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_26 = blendv(v8_26, u_26, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_26 = blendv(u_26, v8_26, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_26 = and(sb_in_x_26, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_26 = shr(sb_in_x_26) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_26 = and(sb_s0_xs_26, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_26 = lookup16(s0_p1, sb_s0_xl_26) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_26 = xor(sb_s0_p1_26, sb_s0_xh_26) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_26 = lookup16(s0_p2, sb_s0_t_26) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_26 = xor(sb_s0_p2_26, sb_s0_xl_26) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_26 = lookup16(s0_p3_rot, sb_s0_ol_26) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_26 = add(sb_s0_t_26, sb_s0_t_26) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_26 = xor(sb_s0_p3_26, sb_s0_t2_26) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_26_lo = and(sb_in_y_26, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_26_sh = shr(sb_in_y_26) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_26_hi = and(sb_in_y_26_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_26_l = lookup16(tbl_lo, sb_in_y_26_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_26_h = lookup16(tbl_hi, sb_in_y_26_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_26 = xor(sb_s1_k_26_l, sb_s1_k_26_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_26_sr = lookup16(sb_s1_k_26, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_26_aes = aesenclast(sb_s1_26_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_26_aes_lo = and(sb_s1_26_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_26_aes_sh = shr(sb_s1_26_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_26_aes_hi = and(sb_s1_26_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_26_l = lookup16(tbl_lo_1, sb_s1_26_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_26_h = lookup16(tbl_hi_1, sb_s1_26_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_26 = xor(sb_s1_26_l, sb_s1_26_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_26 = blendv(sb_s1_26, sb_s0_26, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_26 = blendv(sb_s0_26, sb_s1_26, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_26 = lookup16(sb_out_y_26, rotl24) */
+	vmovdqa 1248(%rsp), %ymm1 /* reload g0s13 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_26_l = shl(g0s13) */
+	vmovdqa 1280(%rsp), %ymm14 /* reload dbl_7 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_26_r = shr(dbl_7) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_26 = or(s0k_o_26_l, s0k_o_26_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_26 = and(s0k_o_26, modulus) */
+	vmovdqa 2432(%rsp), %ymm14 /* reload fb_2 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_26_l = shl(fb_2) */
+	vmovdqa 2272(%rsp), %ymm14 /* reload dbl_36 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_26_r = shr(dbl_36) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_26 = or(s4k_o_26_l, s4k_o_26_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_26 = and(s4k_o_26, modulus) */
+	vmovdqa 3168(%rsp), %ymm15 /* reload fb_14 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_26_l = shl(fb_14) */
+	vmovdqa 320(%rsp), %ymm11 /* reload dbl_144 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_26_r = shr(dbl_144) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_26 = or(s10k_o_26_l, s10k_o_26_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_26 = and(s10k_o_26, modulus) */
+	vmovdqa 3360(%rsp), %ymm15 /* reload fb_20 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_26_l = shl(fb_20) */
+	vmovdqa 1984(%rsp), %ymm4 /* reload dbl_198 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_26_r = shr(dbl_198) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_26 = or(s13k_o_26_l, s13k_o_26_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_26 = and(s13k_o_26, modulus) */
+	vmovdqa 2720(%rsp), %ymm15 /* reload fb_24 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_26_l = shl(fb_24) */
+	vmovdqa %ymm5, 1984(%rsp) /* spill dbl_234 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_26_r = shr(dbl_234) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_26 = or(s15k_o_26_l, s15k_o_26_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_26 = and(s15k_o_26, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_52 = add(s0k_26, s4k_26) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_52 = add(fb0_s_52, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_52 = minu(fb0_s_52, fb0_p_52) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_53 = add(s10k_26, s13k_26) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_53 = add(fb0_s_53, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_53 = minu(fb0_s_53, fb0_p_53) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_26 = add(fb0_52, fb0_53) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_26 = add(fb1_s_26, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_26 = minu(fb1_s_26, fb1_p_26) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_26 = add(fb1_26, s15k_26) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_26 = add(fb2_s_26, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_26 = minu(fb2_s_26, fb2_p_26) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_26 = add(fb2_26, g0s13) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_26 = add(fb_s_26, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_26 = maxs(fb_s_26, fb_p_26) */
+
+	/* Round 13, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2752(%rsp), %ymm4 /* reload fb_25 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_243 = add(fb_25, fb_25) */
+	vmovdqa 2528(%rsp), %ymm11 /* reload fb_23 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_27 = blendv(fb_23, dbl_243, high16) */
+	vmovdqa 3264(%rsp), %ymm14 /* reload fb_17 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_17_sw = lookup16(fb_17, rotl16) */
+	vmovdqa 960(%rsp), %ymm11 /* reload dbl_135 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_244_sw = lookup16(dbl_135, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_27 = blendv(dbl_244_sw, fb_17_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_27 = xor(x0_27, sb_out_x_25) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_27 = add(x0r1_27, r2_25) */
+	vpxor 2880(%rsp), %ymm13, %ymm13 /* z_27 = xor(w_27, x1_9) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_27 = add(x1_27, sb_out_x_25) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_25 */
+	vpxor 1088(%rsp), %ymm15, %ymm15 /* w2_27 = xor(r2_25, x1_19) */
+	vmovdqa %ymm13, 1088(%rsp) /* spill z_27 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm13 /* w1_27_sw = lookup16(w1_27, rotl16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm14 /* w2_27_sw = lookup16(w2_27, rotl16) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm4 /* l1in_27 = blendv(w2_27_sw, w1_27_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_26 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_27 = blendv(w1_27, w2_27, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_26 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_27 = lookup16(l1in_27, rotl24) */
+	vmovdqa %ymm1, 2880(%rsp) /* spill fb_26 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_27 = lookup16(l1in_27, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_27 = xor(l1in_27, ur8_27) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_27 = xor(ug_acc_27, l1in16_27) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_27_l = shl(ug_27) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_27_r = shr(ug_27) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_27 = or(ur2_27_l, ur2_27_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_27 = xor(l1in_27, ur24_27) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_27 = xor(u_acc_27, ur2_27) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm1 /* l2in_27 = blendv(w1_27_sw, w2_27_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_27 = blendv(w2_27, w1_27, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_27 = lookup16(l2in_27, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_27 = lookup16(l2in_27, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_27 = xor(l2in_27, l2in16_27) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_27 = xor(v8g_acc_27, v8r24_27) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_27_l = shl(v8g_27) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_27_r = shr(v8g_27) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_27 = or(v8r6_27_l, v8r6_27_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_27 = xor(v8r8_27, l2in16_27) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_27 = xor(v8_acc_27, v8r6_27) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_27 = blendv(v8_27, u_27, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_27 = blendv(u_27, v8_27, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_27 = and(sb_in_x_27, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_27 = shr(sb_in_x_27) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_27 = and(sb_s0_xs_27, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_27 = lookup16(s0_p1, sb_s0_xl_27) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_27 = xor(sb_s0_p1_27, sb_s0_xh_27) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_27 = lookup16(s0_p2, sb_s0_t_27) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_27 = xor(sb_s0_p2_27, sb_s0_xl_27) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_27 = lookup16(s0_p3_rot, sb_s0_ol_27) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_27 = add(sb_s0_t_27, sb_s0_t_27) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_27 = xor(sb_s0_p3_27, sb_s0_t2_27) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_27_lo = and(sb_in_y_27, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_27_sh = shr(sb_in_y_27) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_27_hi = and(sb_in_y_27_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_27_l = lookup16(tbl_lo, sb_in_y_27_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_27_h = lookup16(tbl_hi, sb_in_y_27_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_27 = xor(sb_s1_k_27_l, sb_s1_k_27_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_27_sr = lookup16(sb_s1_k_27, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_27_aes = aesenclast(sb_s1_27_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_27_aes_lo = and(sb_s1_27_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_27_aes_sh = shr(sb_s1_27_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_27_aes_hi = and(sb_s1_27_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_27_l = lookup16(tbl_lo_1, sb_s1_27_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_27_h = lookup16(tbl_hi_1, sb_s1_27_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_27 = xor(sb_s1_27_l, sb_s1_27_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_27 = blendv(sb_s1_27, sb_s0_27, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_27 = blendv(sb_s0_27, sb_s1_27, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_27 = lookup16(sb_out_y_27, rotl24) */
+	vmovdqa 576(%rsp), %ymm1 /* reload g1s13 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_27_l = shl(g1s13) */
+	vmovdqa 1600(%rsp), %ymm14 /* reload dbl_16 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_27_r = shr(dbl_16) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_27 = or(s0k_o_27_l, s0k_o_27_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_27 = and(s0k_o_27, modulus) */
+	vmovdqa 2240(%rsp), %ymm14 /* reload fb_3 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_27_l = shl(fb_3) */
+	vmovdqa 2464(%rsp), %ymm14 /* reload dbl_45 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_27_r = shr(dbl_45) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_27 = or(s4k_o_27_l, s4k_o_27_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_27 = and(s4k_o_27, modulus) */
+	vmovdqa 3200(%rsp), %ymm15 /* reload fb_15 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_27_l = shl(fb_15) */
+	vmovdqa 64(%rsp), %ymm11 /* reload dbl_153 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_27_r = shr(dbl_153) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_27 = or(s10k_o_27_l, s10k_o_27_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_27 = and(s10k_o_27, modulus) */
+	vmovdqa 928(%rsp), %ymm15 /* reload fb_21 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_27_l = shl(fb_21) */
+	vmovdqa 2208(%rsp), %ymm4 /* reload dbl_207 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_27_r = shr(dbl_207) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_27 = or(s13k_o_27_l, s13k_o_27_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_27 = and(s13k_o_27, modulus) */
+	vmovdqa 2752(%rsp), %ymm15 /* reload fb_25 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_27_l = shl(fb_25) */
+	vmovdqa %ymm5, 2208(%rsp) /* spill dbl_243 */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_27_r = shr(dbl_243) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_27 = or(s15k_o_27_l, s15k_o_27_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_27 = and(s15k_o_27, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_54 = add(s0k_27, s4k_27) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_54 = add(fb0_s_54, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_54 = minu(fb0_s_54, fb0_p_54) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_55 = add(s10k_27, s13k_27) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_55 = add(fb0_s_55, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_55 = minu(fb0_s_55, fb0_p_55) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_27 = add(fb0_54, fb0_55) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_27 = add(fb1_s_27, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_27 = minu(fb1_s_27, fb1_p_27) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_27 = add(fb1_27, s15k_27) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_27 = add(fb2_s_27, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_27 = minu(fb2_s_27, fb2_p_27) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_27 = add(fb2_27, g1s13) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_27 = add(fb_s_27, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_27 = maxs(fb_s_27, fb_p_27) */
+
+	/* Round 14, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 2880(%rsp), %ymm4 /* reload fb_26 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_252 = add(fb_26, fb_26) */
+	vmovdqa 2720(%rsp), %ymm11 /* reload fb_24 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_28 = blendv(fb_24, dbl_252, high16) */
+	vmovdqa 3296(%rsp), %ymm14 /* reload fb_18 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_18_sw = lookup16(fb_18, rotl16) */
+	vmovdqa 320(%rsp), %ymm11 /* reload dbl_144 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_253_sw = lookup16(dbl_144, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_28 = blendv(dbl_253_sw, fb_18_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_28 = xor(x0_28, sb_out_x_26) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_28 = add(x0r1_28, r2_26) */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* z_28 = xor(w_28, x1_10) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_28 = add(x1_28, sb_out_x_26) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_26 */
+	vpxor 1440(%rsp), %ymm15, %ymm15 /* w2_28 = xor(r2_26, x1_20) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm14 /* w1_28_sw = lookup16(w1_28, rotl16) */
+	vmovdqa %ymm13, 1440(%rsp) /* spill z_28 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm13 /* w2_28_sw = lookup16(w2_28, rotl16) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm4 /* l1in_28 = blendv(w2_28_sw, w1_28_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_27 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_28 = blendv(w1_28, w2_28, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_27 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_28 = lookup16(l1in_28, rotl24) */
+	vmovdqa %ymm1, 1152(%rsp) /* spill fb_27 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_28 = lookup16(l1in_28, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_28 = xor(l1in_28, ur8_28) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_28 = xor(ug_acc_28, l1in16_28) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_28_l = shl(ug_28) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_28_r = shr(ug_28) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_28 = or(ur2_28_l, ur2_28_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_28 = xor(l1in_28, ur24_28) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_28 = xor(u_acc_28, ur2_28) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm1 /* l2in_28 = blendv(w1_28_sw, w2_28_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_28 = blendv(w2_28, w1_28, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_28 = lookup16(l2in_28, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_28 = lookup16(l2in_28, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_28 = xor(l2in_28, l2in16_28) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_28 = xor(v8g_acc_28, v8r24_28) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_28_l = shl(v8g_28) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_28_r = shr(v8g_28) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_28 = or(v8r6_28_l, v8r6_28_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_28 = xor(v8r8_28, l2in16_28) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_28 = xor(v8_acc_28, v8r6_28) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_28 = blendv(v8_28, u_28, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_28 = blendv(u_28, v8_28, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_28 = and(sb_in_x_28, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_28 = shr(sb_in_x_28) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_28 = and(sb_s0_xs_28, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_28 = lookup16(s0_p1, sb_s0_xl_28) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_28 = xor(sb_s0_p1_28, sb_s0_xh_28) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_28 = lookup16(s0_p2, sb_s0_t_28) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_28 = xor(sb_s0_p2_28, sb_s0_xl_28) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_28 = lookup16(s0_p3_rot, sb_s0_ol_28) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_28 = add(sb_s0_t_28, sb_s0_t_28) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_28 = xor(sb_s0_p3_28, sb_s0_t2_28) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_28_lo = and(sb_in_y_28, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_28_sh = shr(sb_in_y_28) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_28_hi = and(sb_in_y_28_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_28_l = lookup16(tbl_lo, sb_in_y_28_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_28_h = lookup16(tbl_hi, sb_in_y_28_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_28 = xor(sb_s1_k_28_l, sb_s1_k_28_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_28_sr = lookup16(sb_s1_k_28, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_28_aes = aesenclast(sb_s1_28_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_28_aes_lo = and(sb_s1_28_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_28_aes_sh = shr(sb_s1_28_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_28_aes_hi = and(sb_s1_28_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_28_l = lookup16(tbl_lo_1, sb_s1_28_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_28_h = lookup16(tbl_hi_1, sb_s1_28_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_28 = xor(sb_s1_28_l, sb_s1_28_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_28 = blendv(sb_s1_28, sb_s0_28, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_28 = blendv(sb_s0_28, sb_s1_28, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_28 = lookup16(sb_out_y_28, rotl24) */
+	vmovdqa 768(%rsp), %ymm1 /* reload g0s14 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_28_l = shl(g0s14) */
+	vmovdqa 1824(%rsp), %ymm14 /* reload dbl_25 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_28_r = shr(dbl_25) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_28 = or(s0k_o_28_l, s0k_o_28_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_28 = and(s0k_o_28, modulus) */
+	vmovdqa 2784(%rsp), %ymm14 /* reload fb_4 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_28_l = shl(fb_4) */
+	vmovdqa 2656(%rsp), %ymm14 /* reload dbl_54 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_28_r = shr(dbl_54) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_28 = or(s4k_o_28_l, s4k_o_28_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_28 = and(s4k_o_28, modulus) */
+	vmovdqa 3232(%rsp), %ymm15 /* reload fb_16 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_28_l = shl(fb_16) */
+	vmovdqa 864(%rsp), %ymm11 /* reload dbl_162 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_28_r = shr(dbl_162) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_28 = or(s10k_o_28_l, s10k_o_28_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_28 = and(s10k_o_28, modulus) */
+	vmovdqa 1376(%rsp), %ymm15 /* reload fb_22 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_28_l = shl(fb_22) */
+	vmovdqa 1856(%rsp), %ymm4 /* reload dbl_216 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_28_r = shr(dbl_216) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_28 = or(s13k_o_28_l, s13k_o_28_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_28 = and(s13k_o_28, modulus) */
+	vmovdqa 2880(%rsp), %ymm15 /* reload fb_26 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_28_l = shl(fb_26) */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_28_r = shr(dbl_252) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_28 = or(s15k_o_28_l, s15k_o_28_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_28 = and(s15k_o_28, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_56 = add(s0k_28, s4k_28) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_56 = add(fb0_s_56, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_56 = minu(fb0_s_56, fb0_p_56) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_57 = add(s10k_28, s13k_28) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_57 = add(fb0_s_57, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_57 = minu(fb0_s_57, fb0_p_57) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_28 = add(fb0_56, fb0_57) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_28 = add(fb1_s_28, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_28 = minu(fb1_s_28, fb1_p_28) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_28 = add(fb1_28, s15k_28) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_28 = add(fb2_s_28, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_28 = minu(fb2_s_28, fb2_p_28) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_28 = add(fb2_28, g0s14) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_28 = add(fb_s_28, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_28 = maxs(fb_s_28, fb_p_28) */
+
+	/* Round 14, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 1152(%rsp), %ymm4 /* reload fb_27 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_261 = add(fb_27, fb_27) */
+	vmovdqa 2752(%rsp), %ymm11 /* reload fb_25 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_29 = blendv(fb_25, dbl_261, high16) */
+	vmovdqa 3328(%rsp), %ymm14 /* reload fb_19 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_19_sw = lookup16(fb_19, rotl16) */
+	vmovdqa 64(%rsp), %ymm11 /* reload dbl_153 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_262_sw = lookup16(dbl_153, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_29 = blendv(dbl_262_sw, fb_19_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_29 = xor(x0_29, sb_out_x_27) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_29 = add(x0r1_29, r2_27) */
+	vpxor 1056(%rsp), %ymm13, %ymm13 /* z_29 = xor(w_29, x1_11) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_29 = add(x1_29, sb_out_x_27) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_27 */
+	vpxor 1696(%rsp), %ymm15, %ymm15 /* w2_29 = xor(r2_27, x1_21) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm14 /* w1_29_sw = lookup16(w1_29, rotl16) */
+	vmovdqa %ymm13, 1696(%rsp) /* spill z_29 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm13 /* w2_29_sw = lookup16(w2_29, rotl16) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm4 /* l1in_29 = blendv(w2_29_sw, w1_29_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_28 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_29 = blendv(w1_29, w2_29, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_28 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_29 = lookup16(l1in_29, rotl24) */
+	vmovdqa %ymm1, 1056(%rsp) /* spill fb_28 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_29 = lookup16(l1in_29, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_29 = xor(l1in_29, ur8_29) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_29 = xor(ug_acc_29, l1in16_29) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_29_l = shl(ug_29) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_29_r = shr(ug_29) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_29 = or(ur2_29_l, ur2_29_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_29 = xor(l1in_29, ur24_29) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_29 = xor(u_acc_29, ur2_29) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm1 /* l2in_29 = blendv(w1_29_sw, w2_29_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_29 = blendv(w2_29, w1_29, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_29 = lookup16(l2in_29, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_29 = lookup16(l2in_29, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_29 = xor(l2in_29, l2in16_29) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_29 = xor(v8g_acc_29, v8r24_29) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_29_l = shl(v8g_29) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_29_r = shr(v8g_29) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_29 = or(v8r6_29_l, v8r6_29_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_29 = xor(v8r8_29, l2in16_29) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_29 = xor(v8_acc_29, v8r6_29) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_29 = blendv(v8_29, u_29, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_29 = blendv(u_29, v8_29, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_29 = and(sb_in_x_29, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_29 = shr(sb_in_x_29) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_29 = and(sb_s0_xs_29, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_29 = lookup16(s0_p1, sb_s0_xl_29) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_29 = xor(sb_s0_p1_29, sb_s0_xh_29) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_29 = lookup16(s0_p2, sb_s0_t_29) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_29 = xor(sb_s0_p2_29, sb_s0_xl_29) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_29 = lookup16(s0_p3_rot, sb_s0_ol_29) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_29 = add(sb_s0_t_29, sb_s0_t_29) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_29 = xor(sb_s0_p3_29, sb_s0_t2_29) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_29_lo = and(sb_in_y_29, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_29_sh = shr(sb_in_y_29) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_29_hi = and(sb_in_y_29_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_29_l = lookup16(tbl_lo, sb_in_y_29_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_29_h = lookup16(tbl_hi, sb_in_y_29_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_29 = xor(sb_s1_k_29_l, sb_s1_k_29_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_29_sr = lookup16(sb_s1_k_29, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_29_aes = aesenclast(sb_s1_29_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_29_aes_lo = and(sb_s1_29_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_29_aes_sh = shr(sb_s1_29_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_29_aes_hi = and(sb_s1_29_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_29_l = lookup16(tbl_lo_1, sb_s1_29_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_29_h = lookup16(tbl_hi_1, sb_s1_29_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_29 = xor(sb_s1_29_l, sb_s1_29_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_29 = blendv(sb_s1_29, sb_s0_29, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_29 = blendv(sb_s0_29, sb_s1_29, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_29 = lookup16(sb_out_y_29, rotl24) */
+	vmovdqa 736(%rsp), %ymm1 /* reload g1s14 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_29_l = shl(g1s14) */
+	vmovdqa 2048(%rsp), %ymm14 /* reload dbl_34 */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_29_r = shr(dbl_34) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_29 = or(s0k_o_29_l, s0k_o_29_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_29 = and(s0k_o_29, modulus) */
+	vmovdqa 2624(%rsp), %ymm14 /* reload fb_5 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_29_l = shl(fb_5) */
+	vmovdqa 2848(%rsp), %ymm14 /* reload dbl_63 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_29_r = shr(dbl_63) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_29 = or(s4k_o_29_l, s4k_o_29_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_29 = and(s4k_o_29, modulus) */
+	vmovdqa 3264(%rsp), %ymm15 /* reload fb_17 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_29_l = shl(fb_17) */
+	vmovdqa 1344(%rsp), %ymm11 /* reload dbl_171 */
+	vpsrld $11, %ymm11, %ymm11 /* s10k_o_29_r = shr(dbl_171) */
+	vpor %ymm11, %ymm15, %ymm11 /* s10k_o_29 = or(s10k_o_29_l, s10k_o_29_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm11, %ymm11 /* s10k_29 = and(s10k_o_29, modulus) */
+	vmovdqa 2528(%rsp), %ymm15 /* reload fb_23 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_29_l = shl(fb_23) */
+	vmovdqa 2080(%rsp), %ymm4 /* reload dbl_225 */
+	vpsrld $15, %ymm4, %ymm4 /* s13k_o_29_r = shr(dbl_225) */
+	vpor %ymm4, %ymm15, %ymm4 /* s13k_o_29 = or(s13k_o_29_l, s13k_o_29_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm4, %ymm4 /* s13k_29 = and(s13k_o_29, modulus) */
+	vmovdqa 1152(%rsp), %ymm15 /* reload fb_27 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_29_l = shl(fb_27) */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_29_r = shr(dbl_261) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_29 = or(s15k_o_29_l, s15k_o_29_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_29 = and(s15k_o_29, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_58 = add(s0k_29, s4k_29) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_58 = add(fb0_s_58, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_58 = minu(fb0_s_58, fb0_p_58) */
+	vpaddd %ymm4, %ymm11, %ymm4 /* fb0_s_59 = add(s10k_29, s13k_29) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb0_p_59 = add(fb0_s_59, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb0_59 = minu(fb0_s_59, fb0_p_59) */
+	vpaddd %ymm4, %ymm13, %ymm4 /* fb1_s_29 = add(fb0_58, fb0_59) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm11 /* fb1_p_29 = add(fb1_s_29, minus_modulus) */
+	vpminud %ymm11, %ymm4, %ymm4 /* fb1_29 = minu(fb1_s_29, fb1_p_29) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb2_s_29 = add(fb1_29, s15k_29) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_29 = add(fb2_s_29, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_29 = minu(fb2_s_29, fb2_p_29) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb_s_29 = add(fb2_29, g1s14) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_29 = add(fb_s_29, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_29 = maxs(fb_s_29, fb_p_29) */
+
+	/* Round 15, lanes 0..7: BR, F (Z out), LFSR feedback. */
+	vmovdqa 1056(%rsp), %ymm4 /* reload fb_28 */
+	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_270 = add(fb_28, fb_28) */
+	vmovdqa 2880(%rsp), %ymm11 /* reload fb_26 */
+	vpblendvb %ymm12, %ymm5, %ymm11, %ymm13 /* x0_30 = blendv(fb_26, dbl_270, high16) */
+	vmovdqa 3360(%rsp), %ymm14 /* reload fb_20 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_20_sw = lookup16(fb_20, rotl16) */
+	vmovdqa 864(%rsp), %ymm11 /* reload dbl_162 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm11 /* dbl_271_sw = lookup16(dbl_162, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm11 /* x1_30 = blendv(dbl_271_sw, fb_20_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_30 = xor(x0_30, sb_out_x_28) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_30 = add(x0r1_30, r2_28) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* z_30 = xor(w_30, x1_12) */
+	vpaddd 2336(%rsp), %ymm11, %ymm11 /* w1_30 = add(x1_30, sb_out_x_28) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_28 */
+	vpxor 1728(%rsp), %ymm15, %ymm15 /* w2_30 = xor(r2_28, x1_22) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11, %ymm14 /* w1_30_sw = lookup16(w1_30, rotl16) */
+	vmovdqa %ymm13, 1728(%rsp) /* spill z_30 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm13 /* w2_30_sw = lookup16(w2_30, rotl16) */
+	vpblendvb %ymm12, %ymm14, %ymm13, %ymm4 /* l1in_30 = blendv(w2_30_sw, w1_30_sw, high16) */
+	vmovdqa %ymm0, 1920(%rsp) /* spill r2_29 */
+	vpblendvb %ymm12, %ymm15, %ymm11, %ymm0 /* l1in16_30 = blendv(w1_30, w2_30, high16) */
+	vmovdqa %ymm2, 2336(%rsp) /* spill sb_out_x_29 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm4, %ymm2 /* ur24_30 = lookup16(l1in_30, rotl24) */
+	vmovdqa %ymm1, 672(%rsp) /* spill fb_29 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4, %ymm1 /* ur8_30 = lookup16(l1in_30, rotl8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_acc_30 = xor(l1in_30, ur8_30) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ug_30 = xor(ug_acc_30, l1in16_30) */
+	vpslld $2, %ymm0, %ymm1 /* ur2_30_l = shl(ug_30) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_30_r = shr(ug_30) */
+	vpor %ymm0, %ymm1, %ymm0 /* ur2_30 = or(ur2_30_l, ur2_30_r) */
+	vpxor %ymm2, %ymm4, %ymm1 /* u_acc_30 = xor(l1in_30, ur24_30) */
+	vpxor %ymm0, %ymm1, %ymm0 /* u_30 = xor(u_acc_30, ur2_30) */
+	vpblendvb %ymm12, %ymm13, %ymm14, %ymm1 /* l2in_30 = blendv(w1_30_sw, w2_30_sw, high16) */
+	vpblendvb %ymm12, %ymm11, %ymm15, %ymm2 /* l2in16_30 = blendv(w2_30, w1_30, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm1, %ymm4 /* v8r8_30 = lookup16(l2in_30, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm1, %ymm11 /* v8r24_30 = lookup16(l2in_30, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* v8g_acc_30 = xor(l2in_30, l2in16_30) */
+	vpxor %ymm11, %ymm1, %ymm1 /* v8g_30 = xor(v8g_acc_30, v8r24_30) */
+	vpslld $6, %ymm1, %ymm11 /* v8r6_30_l = shl(v8g_30) */
+	vpsrld $26, %ymm1, %ymm1 /* v8r6_30_r = shr(v8g_30) */
+	vpor %ymm1, %ymm11, %ymm1 /* v8r6_30 = or(v8r6_30_l, v8r6_30_r) */
+	vpxor %ymm2, %ymm4, %ymm2 /* v8_acc_30 = xor(v8r8_30, l2in16_30) */
+	vpxor %ymm1, %ymm2, %ymm1 /* v8_30 = xor(v8_acc_30, v8r6_30) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm2 /* sb_in_x_30 = blendv(v8_30, u_30, odd_bytes) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_30 = blendv(u_30, v8_30, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm1 /* sb_s0_xl_30 = and(sb_in_x_30, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s0_xs_30 = shr(sb_in_x_30) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s0_xh_30 = and(sb_s0_xs_30, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm4 /* sb_s0_p1_30 = lookup16(s0_p1, sb_s0_xl_30) */
+	vpxor %ymm2, %ymm4, %ymm2 /* sb_s0_t_30 = xor(sb_s0_p1_30, sb_s0_xh_30) */
+	vpshufb %ymm2, %ymm7, %ymm4 /* sb_s0_p2_30 = lookup16(s0_p2, sb_s0_t_30) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sb_s0_ol_30 = xor(sb_s0_p2_30, sb_s0_xl_30) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_30 = lookup16(s0_p3_rot, sb_s0_ol_30) */
+	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_30 = add(sb_s0_t_30, sb_s0_t_30) */
+	vpxor %ymm2, %ymm1, %ymm1 /* sb_s0_30 = xor(sb_s0_p3_30, sb_s0_t2_30) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_in_y_30_lo = and(sb_in_y_30, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_30_sh = shr(sb_in_y_30) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_30_hi = and(sb_in_y_30_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s1_k_30_l = lookup16(tbl_lo, sb_in_y_30_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_30_h = lookup16(tbl_hi, sb_in_y_30_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_k_30 = xor(sb_s1_k_30_l, sb_s1_k_30_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_30_sr = lookup16(sb_s1_k_30, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_30_aes = aesenclast(sb_s1_30_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm2 /* sb_s1_30_aes_lo = and(sb_s1_30_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_30_aes_sh = shr(sb_s1_30_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_30_aes_hi = and(sb_s1_30_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* sb_s1_30_l = lookup16(tbl_lo_1, sb_s1_30_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm11, %ymm0 /* sb_s1_30_h = lookup16(tbl_hi_1, sb_s1_30_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* sb_s1_30 = xor(sb_s1_30_l, sb_s1_30_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm2 /* sb_out_x_30 = blendv(sb_s1_30, sb_s0_30, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_30 = blendv(sb_s0_30, sb_s1_30, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_30 = lookup16(sb_out_y_30, rotl24) */
+	vmovdqa 1536(%rsp), %ymm1 /* reload g0s15 */
+	vpslld $8, %ymm1, %ymm13 /* s0k_o_30_l = shl(g0s15) */
+	vmovdqa 1312(%rsp), %ymm14 /* reload dbl */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_30_r = shr(dbl) */
+	vpor %ymm14, %ymm13, %ymm13 /* s0k_o_30 = or(s0k_o_30_l, s0k_o_30_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm13, %ymm13 /* s0k_30 = and(s0k_o_30, modulus) */
+	vmovdqa 2816(%rsp), %ymm14 /* reload fb_6 */
+	vpslld $20, %ymm14, %ymm15 /* s4k_o_30_l = shl(fb_6) */
+	vmovdqa 1184(%rsp), %ymm14 /* reload dbl_72 */
+	vpsrld $12, %ymm14, %ymm14 /* s4k_o_30_r = shr(dbl_72) */
+	vpor %ymm14, %ymm15, %ymm14 /* s4k_o_30 = or(s4k_o_30_l, s4k_o_30_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14, %ymm14 /* s4k_30 = and(s4k_o_30, modulus) */
+	vmovdqa 3296(%rsp), %ymm15 /* reload fb_18 */
+	vpslld $21, %ymm15, %ymm15 /* s10k_o_30_l = shl(fb_18) */
+	vmovdqa %ymm0, 1184(%rsp) /* spill r2_30 */
+	vmovdqa 1504(%rsp), %ymm0 /* reload dbl_180 */
+	vpsrld $11, %ymm0, %ymm0 /* s10k_o_30_r = shr(dbl_180) */
+	vpor %ymm0, %ymm15, %ymm0 /* s10k_o_30 = or(s10k_o_30_l, s10k_o_30_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm0, %ymm0 /* s10k_30 = and(s10k_o_30, modulus) */
+	vmovdqa 2720(%rsp), %ymm15 /* reload fb_24 */
+	vpslld $17, %ymm15, %ymm15 /* s13k_o_30_l = shl(fb_24) */
+	vmovdqa %ymm2, 1504(%rsp) /* spill sb_out_x_30 */
+	vmovdqa 1984(%rsp), %ymm2 /* reload dbl_234 */
+	vpsrld $15, %ymm2, %ymm2 /* s13k_o_30_r = shr(dbl_234) */
+	vpor %ymm2, %ymm15, %ymm2 /* s13k_o_30 = or(s13k_o_30_l, s13k_o_30_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm2, %ymm2 /* s13k_30 = and(s13k_o_30, modulus) */
+	vmovdqa 1056(%rsp), %ymm15 /* reload fb_28 */
+	vpslld $15, %ymm15, %ymm15 /* s15k_o_30_l = shl(fb_28) */
+	vpsrld $17, %ymm5, %ymm5 /* s15k_o_30_r = shr(dbl_270) */
+	vpor %ymm5, %ymm15, %ymm5 /* s15k_o_30 = or(s15k_o_30_l, s15k_o_30_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm5, %ymm5 /* s15k_30 = and(s15k_o_30, modulus) */
+	vpaddd %ymm14, %ymm13, %ymm13 /* fb0_s_60 = add(s0k_30, s4k_30) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13, %ymm14 /* fb0_p_60 = add(fb0_s_60, minus_modulus) */
+	vpminud %ymm14, %ymm13, %ymm13 /* fb0_60 = minu(fb0_s_60, fb0_p_60) */
+	vpaddd %ymm2, %ymm0, %ymm0 /* fb0_s_61 = add(s10k_30, s13k_30) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm0, %ymm2 /* fb0_p_61 = add(fb0_s_61, minus_modulus) */
+	vpminud %ymm2, %ymm0, %ymm0 /* fb0_61 = minu(fb0_s_61, fb0_p_61) */
+	vpaddd %ymm0, %ymm13, %ymm0 /* fb1_s_30 = add(fb0_60, fb0_61) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm0, %ymm2 /* fb1_p_30 = add(fb1_s_30, minus_modulus) */
+	vpminud %ymm2, %ymm0, %ymm0 /* fb1_30 = minu(fb1_s_30, fb1_p_30) */
+	vpaddd %ymm5, %ymm0, %ymm0 /* fb2_s_30 = add(fb1_30, s15k_30) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm0, %ymm2 /* fb2_p_30 = add(fb2_s_30, minus_modulus) */
+	vpminud %ymm2, %ymm0, %ymm0 /* fb2_30 = minu(fb2_s_30, fb2_p_30) */
+	vpaddd %ymm1, %ymm0, %ymm0 /* fb_s_30 = add(fb2_30, g0s15) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm0, %ymm1 /* fb_p_30 = add(fb_s_30, minus_modulus) */
+	vpmaxsd %ymm1, %ymm0, %ymm0 /* fb_30 = maxs(fb_s_30, fb_p_30) */
+
+	/* Round 15, lanes 8..15: BR, F (Z out), LFSR feedback. */
+	vmovdqa 672(%rsp), %ymm1 /* reload fb_29 */
+	vpaddd %ymm1, %ymm1, %ymm2 /* dbl_279 = add(fb_29, fb_29) */
+	vmovdqa 1152(%rsp), %ymm5 /* reload fb_27 */
+	vpblendvb %ymm12, %ymm2, %ymm5, %ymm13 /* x0_31 = blendv(fb_27, dbl_279, high16) */
+	vmovdqa 928(%rsp), %ymm14 /* reload fb_21 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm14, %ymm15 /* fb_21_sw = lookup16(fb_21, rotl16) */
+	vmovdqa 1344(%rsp), %ymm5 /* reload dbl_171 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm5, %ymm5 /* dbl_280_sw = lookup16(dbl_171, rotl16) */
+	vpblendvb %ymm12, %ymm15, %ymm5, %ymm5 /* x1_31 = blendv(dbl_280_sw, fb_21_sw, high16) */
+	vpxor 2336(%rsp), %ymm13, %ymm13 /* x0r1_31 = xor(x0_31, sb_out_x_29) */
+	vpaddd 1920(%rsp), %ymm13, %ymm13 /* w_31 = add(x0r1_31, r2_29) */
+	vpxor 1472(%rsp), %ymm13, %ymm13 /* z_31 = xor(w_31, x1_13) */
+	vpaddd 2336(%rsp), %ymm5, %ymm5 /* w1_31 = add(x1_31, sb_out_x_29) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload r2_29 */
+	vpxor 1952(%rsp), %ymm15, %ymm15 /* w2_31 = xor(r2_29, x1_23) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm5, %ymm14 /* w1_31_sw = lookup16(w1_31, rotl16) */
+	vmovdqa %ymm0, 1952(%rsp) /* spill fb_30 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm15, %ymm0 /* w2_31_sw = lookup16(w2_31, rotl16) */
+	vmovdqa %ymm13, 1920(%rsp) /* spill z_31 */
+	vpblendvb %ymm12, %ymm14, %ymm0, %ymm13 /* l1in_31 = blendv(w2_31_sw, w1_31_sw, high16) */
+	vpblendvb %ymm12, %ymm15, %ymm5, %ymm1 /* l1in16_31 = blendv(w1_31, w2_31, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm13, %ymm11 /* ur24_31 = lookup16(l1in_31, rotl24) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm13, %ymm4 /* ur8_31 = lookup16(l1in_31, rotl8) */
+	vpxor %ymm4, %ymm13, %ymm4 /* ug_acc_31 = xor(l1in_31, ur8_31) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ug_31 = xor(ug_acc_31, l1in16_31) */
+	vpslld $2, %ymm1, %ymm4 /* ur2_31_l = shl(ug_31) */
+	vpsrld $30, %ymm1, %ymm1 /* ur2_31_r = shr(ug_31) */
+	vpor %ymm1, %ymm4, %ymm1 /* ur2_31 = or(ur2_31_l, ur2_31_r) */
+	vpxor %ymm11, %ymm13, %ymm4 /* u_acc_31 = xor(l1in_31, ur24_31) */
+	vpxor %ymm1, %ymm4, %ymm1 /* u_31 = xor(u_acc_31, ur2_31) */
+	vpblendvb %ymm12, %ymm0, %ymm14, %ymm0 /* l2in_31 = blendv(w1_31_sw, w2_31_sw, high16) */
+	vpblendvb %ymm12, %ymm5, %ymm15, %ymm4 /* l2in16_31 = blendv(w2_31, w1_31, high16) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm0, %ymm5 /* v8r8_31 = lookup16(l2in_31, rotl8) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm11 /* v8r24_31 = lookup16(l2in_31, rotl24) */
+	vpxor %ymm4, %ymm0, %ymm0 /* v8g_acc_31 = xor(l2in_31, l2in16_31) */
+	vpxor %ymm11, %ymm0, %ymm0 /* v8g_31 = xor(v8g_acc_31, v8r24_31) */
+	vpslld $6, %ymm0, %ymm11 /* v8r6_31_l = shl(v8g_31) */
+	vpsrld $26, %ymm0, %ymm0 /* v8r6_31_r = shr(v8g_31) */
+	vpor %ymm0, %ymm11, %ymm0 /* v8r6_31 = or(v8r6_31_l, v8r6_31_r) */
+	vpxor %ymm4, %ymm5, %ymm4 /* v8_acc_31 = xor(v8r8_31, l2in16_31) */
+	vpxor %ymm0, %ymm4, %ymm0 /* v8_31 = xor(v8_acc_31, v8r6_31) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm4 /* sb_in_x_31 = blendv(v8_31, u_31, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_in_y_31 = blendv(u_31, v8_31, odd_bytes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm4, %ymm1 /* sb_s0_xl_31 = and(sb_in_x_31, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* sb_s0_xs_31 = shr(sb_in_x_31) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm4, %ymm4 /* sb_s0_xh_31 = and(sb_s0_xs_31, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm5 /* sb_s0_p1_31 = lookup16(s0_p1, sb_s0_xl_31) */
+	vpxor %ymm4, %ymm5, %ymm4 /* sb_s0_t_31 = xor(sb_s0_p1_31, sb_s0_xh_31) */
+	vpshufb %ymm4, %ymm7, %ymm5 /* sb_s0_p2_31 = lookup16(s0_p2, sb_s0_t_31) */
+	vpxor %ymm1, %ymm5, %ymm1 /* sb_s0_ol_31 = xor(sb_s0_p2_31, sb_s0_xl_31) */
+	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_31 = lookup16(s0_p3_rot, sb_s0_ol_31) */
+	vpaddb %ymm4, %ymm4, %ymm4 /* sb_s0_t2_31 = add(sb_s0_t_31, sb_s0_t_31) */
+	vpxor %ymm4, %ymm1, %ymm1 /* sb_s0_31 = xor(sb_s0_p3_31, sb_s0_t2_31) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm4 /* sb_in_y_31_lo = and(sb_in_y_31, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_31_sh = shr(sb_in_y_31) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_31_hi = and(sb_in_y_31_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm10, %ymm4 /* sb_s1_k_31_l = lookup16(tbl_lo, sb_in_y_31_lo) */
+	vpshufb %ymm0, %ymm8, %ymm0 /* sb_s1_k_31_h = lookup16(tbl_hi, sb_in_y_31_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* sb_s1_k_31 = xor(sb_s1_k_31_l, sb_s1_k_31_h) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_31_sr = lookup16(sb_s1_k_31, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key+16(%rip), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
+	vaesenclast .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm0, %ymm0 /* sb_s1_31_aes = aesenclast(sb_s1_31_sr, aes_cancel_key) */
+#endif
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm4 /* sb_s1_31_aes_lo = and(sb_s1_31_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_31_aes_sh = shr(sb_s1_31_aes) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_31_aes_hi = and(sb_s1_31_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm5 /* tbl_lo_1 = const() */
+	vpshufb %ymm4, %ymm5, %ymm4 /* sb_s1_31_l = lookup16(tbl_lo_1, sb_s1_31_aes_lo) */
+	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm5 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm5, %ymm0 /* sb_s1_31_h = lookup16(tbl_hi_1, sb_s1_31_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* sb_s1_31 = xor(sb_s1_31_l, sb_s1_31_h) */
+	vpblendvb %ymm3, %ymm1, %ymm0, %ymm4 /* sb_out_x_31 = blendv(sb_s1_31, sb_s0_31, odd_bytes) */
+	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_out_y_31 = blendv(sb_s0_31, sb_s1_31, odd_bytes) */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm0, %ymm0 /* r2_31 = lookup16(sb_out_y_31, rotl24) */
+	vmovdqa 1120(%rsp), %ymm1 /* reload g1s15 */
+	vpslld $8, %ymm1, %ymm3 /* s0k_o_31_l = shl(g1s15) */
+	vmovdqa 1632(%rsp), %ymm5 /* reload dbl_9 */
+	vpsrld $24, %ymm5, %ymm5 /* s0k_o_31_r = shr(dbl_9) */
+	vpor %ymm5, %ymm3, %ymm3 /* s0k_o_31 = or(s0k_o_31_l, s0k_o_31_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm3, %ymm3 /* s0k_31 = and(s0k_o_31, modulus) */
+	vmovdqa 2912(%rsp), %ymm5 /* reload fb_7 */
+	vpslld $20, %ymm5, %ymm6 /* s4k_o_31_l = shl(fb_7) */
+	vmovdqa 1568(%rsp), %ymm7 /* reload dbl_81 */
+	vpsrld $12, %ymm7, %ymm7 /* s4k_o_31_r = shr(dbl_81) */
+	vpor %ymm7, %ymm6, %ymm6 /* s4k_o_31 = or(s4k_o_31_l, s4k_o_31_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm6, %ymm6 /* s4k_31 = and(s4k_o_31, modulus) */
+	vmovdqa 3328(%rsp), %ymm7 /* reload fb_19 */
+	vpslld $21, %ymm7, %ymm8 /* s10k_o_31_l = shl(fb_19) */
+	vmovdqa 1760(%rsp), %ymm9 /* reload dbl_189 */
+	vpsrld $11, %ymm9, %ymm9 /* s10k_o_31_r = shr(dbl_189) */
+	vpor %ymm9, %ymm8, %ymm8 /* s10k_o_31 = or(s10k_o_31_l, s10k_o_31_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm8, %ymm8 /* s10k_31 = and(s10k_o_31, modulus) */
+	vmovdqa 2752(%rsp), %ymm9 /* reload fb_25 */
+	vpslld $17, %ymm9, %ymm10 /* s13k_o_31_l = shl(fb_25) */
+	vmovdqa 2208(%rsp), %ymm11 /* reload dbl_243 */
+	vpsrld $15, %ymm11, %ymm11 /* s13k_o_31_r = shr(dbl_243) */
+	vpor %ymm11, %ymm10, %ymm10 /* s13k_o_31 = or(s13k_o_31_l, s13k_o_31_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm10, %ymm10 /* s13k_31 = and(s13k_o_31, modulus) */
+	vmovdqa 672(%rsp), %ymm11 /* reload fb_29 */
+	vpslld $15, %ymm11, %ymm12 /* s15k_o_31_l = shl(fb_29) */
+	vpsrld $17, %ymm2, %ymm2 /* s15k_o_31_r = shr(dbl_279) */
+	vpor %ymm2, %ymm12, %ymm2 /* s15k_o_31 = or(s15k_o_31_l, s15k_o_31_r) */
+	vpand .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm2, %ymm2 /* s15k_31 = and(s15k_o_31, modulus) */
+	vpaddd %ymm6, %ymm3, %ymm3 /* fb0_s_62 = add(s0k_31, s4k_31) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm3, %ymm6 /* fb0_p_62 = add(fb0_s_62, minus_modulus) */
+	vpminud %ymm6, %ymm3, %ymm3 /* fb0_62 = minu(fb0_s_62, fb0_p_62) */
+	vpaddd %ymm10, %ymm8, %ymm6 /* fb0_s_63 = add(s10k_31, s13k_31) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm6, %ymm8 /* fb0_p_63 = add(fb0_s_63, minus_modulus) */
+	vpminud %ymm8, %ymm6, %ymm6 /* fb0_63 = minu(fb0_s_63, fb0_p_63) */
+	vpaddd %ymm6, %ymm3, %ymm3 /* fb1_s_31 = add(fb0_62, fb0_63) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm3, %ymm6 /* fb1_p_31 = add(fb1_s_31, minus_modulus) */
+	vpminud %ymm6, %ymm3, %ymm3 /* fb1_31 = minu(fb1_s_31, fb1_p_31) */
+	vpaddd %ymm2, %ymm3, %ymm2 /* fb2_s_31 = add(fb1_31, s15k_31) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm2, %ymm3 /* fb2_p_31 = add(fb2_s_31, minus_modulus) */
+	vpminud %ymm3, %ymm2, %ymm2 /* fb2_31 = minu(fb2_s_31, fb2_p_31) */
+	vpaddd %ymm1, %ymm2, %ymm1 /* fb_s_31 = add(fb2_31, g1s15) */
+	vpaddd .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm1, %ymm2 /* fb_p_31 = add(fb_s_31, minus_modulus) */
+	vpmaxsd %ymm2, %ymm1, %ymm1 /* fb_31 = maxs(fb_s_31, fb_p_31) */
 
 	/* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm2, %ymm2 /* zbe = lookup16(z_2, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm3, %ymm3 /* zbe_1 = lookup16(z_3, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm4, %ymm4 /* zbe_2 = lookup16(z_4, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm5, %ymm5 /* zbe_3 = lookup16(z_5, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm7, %ymm7 /* zbe_4 = lookup16(z_6, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm8, %ymm8 /* zbe_5 = lookup16(z_7, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm9, %ymm9 /* zbe_6 = lookup16(z_8, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm10, %ymm10 /* zbe_7 = lookup16(z_9, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm11, %ymm11 /* zbe_8 = lookup16(z_10, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm12, %ymm12 /* zbe_9 = lookup16(z_11, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm13, %ymm13 /* zbe_10 = lookup16(z_12, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm14, %ymm14 /* zbe_11 = lookup16(z_13, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm15, %ymm15 /* zbe_12 = lookup16(z_14, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm0, %ymm0 /* zbe_13 = lookup16(z_15, bswap32) */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm1, %ymm1 /* zbe_14 = lookup16(z_16, bswap32) */
-	vmovdqa %ymm6, 3648(%rsp) /* spill z_33 */
-	vmovdqa 3136(%rsp), %ymm6 /* reload z_17 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm6, %ymm6 /* zbe_15 = lookup16(z_17, bswap32) */
-	vmovdqa %ymm0, 3136(%rsp) /* spill zbe_13 */
-	vpunpckldq %ymm4, %ymm2, %ymm0 /* ztr0 = unpacklo(zbe, zbe_2) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* ztr0_1 = unpackhi(zbe, zbe_2) */
-	vpunpckldq %ymm5, %ymm3, %ymm4 /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
-	vpunpckhdq %ymm5, %ymm3, %ymm3 /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
-	vpunpckldq %ymm4, %ymm0, %ymm5 /* ztr1 = unpacklo(ztr0, ztr0_2) */
-	vpunpckhdq %ymm4, %ymm0, %ymm0 /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
-	vpunpckldq %ymm3, %ymm2, %ymm4 /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
+	vmovdqa 1024(%rsp), %ymm2 /* reload z */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm2, %ymm2 /* zbe = lookup16(z, bswap32) */
+	vmovdqa 1408(%rsp), %ymm3 /* reload z_2 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm3, %ymm3 /* zbe_1 = lookup16(z_2, bswap32) */
+	vmovdqa 1888(%rsp), %ymm6 /* reload z_4 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm6, %ymm6 /* zbe_2 = lookup16(z_4, bswap32) */
+	vmovdqa 2304(%rsp), %ymm8 /* reload z_6 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm8, %ymm8 /* zbe_3 = lookup16(z_6, bswap32) */
+	vmovdqa 2688(%rsp), %ymm10 /* reload z_8 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm10, %ymm10 /* zbe_4 = lookup16(z_8, bswap32) */
+	vmovdqa 2944(%rsp), %ymm12 /* reload z_10 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm12, %ymm12 /* zbe_5 = lookup16(z_10, bswap32) */
+	vmovdqa 992(%rsp), %ymm13 /* reload z_12 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm13, %ymm13 /* zbe_6 = lookup16(z_12, bswap32) */
+	vmovdqa 160(%rsp), %ymm14 /* reload z_14 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm14, %ymm14 /* zbe_7 = lookup16(z_14, bswap32) */
+	vmovdqa 896(%rsp), %ymm15 /* reload z_16 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm15, %ymm15 /* zbe_8 = lookup16(z_16, bswap32) */
+	vmovdqa 128(%rsp), %ymm11 /* reload z_18 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm11, %ymm11 /* zbe_9 = lookup16(z_18, bswap32) */
+	vmovdqa 800(%rsp), %ymm9 /* reload z_20 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm9, %ymm9 /* zbe_10 = lookup16(z_20, bswap32) */
+	vmovdqa 1216(%rsp), %ymm7 /* reload z_22 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm7, %ymm7 /* zbe_11 = lookup16(z_22, bswap32) */
+	vmovdqa 2176(%rsp), %ymm5 /* reload z_24 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm5, %ymm5 /* zbe_12 = lookup16(z_24, bswap32) */
+	vmovdqa %ymm0, 2176(%rsp) /* spill r2_31 */
+	vmovdqa 2560(%rsp), %ymm0 /* reload z_26 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm0, %ymm0 /* zbe_13 = lookup16(z_26, bswap32) */
+	vmovdqa %ymm4, 2560(%rsp) /* spill sb_out_x_31 */
+	vmovdqa 1440(%rsp), %ymm4 /* reload z_28 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm4, %ymm4 /* zbe_14 = lookup16(z_28, bswap32) */
+	vmovdqa %ymm1, 1440(%rsp) /* spill fb_31 */
+	vmovdqa 1728(%rsp), %ymm1 /* reload z_30 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm1, %ymm1 /* zbe_15 = lookup16(z_30, bswap32) */
+	vmovdqa %ymm0, 1728(%rsp) /* spill zbe_13 */
+	vpunpckldq %ymm6, %ymm2, %ymm0 /* ztr0 = unpacklo(zbe, zbe_2) */
+	vpunpckhdq %ymm6, %ymm2, %ymm2 /* ztr0_1 = unpackhi(zbe, zbe_2) */
+	vpunpckldq %ymm8, %ymm3, %ymm6 /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
+	vpunpckhdq %ymm8, %ymm3, %ymm3 /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
+	vpunpckldq %ymm6, %ymm0, %ymm8 /* ztr1 = unpacklo(ztr0, ztr0_2) */
+	vpunpckhdq %ymm6, %ymm0, %ymm0 /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
+	vpunpckldq %ymm3, %ymm2, %ymm6 /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
 	vpunpckhdq %ymm3, %ymm2, %ymm2 /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
-	vpunpckldq %ymm9, %ymm7, %ymm3 /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
-	vpunpckhdq %ymm9, %ymm7, %ymm7 /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
-	vpunpckldq %ymm10, %ymm8, %ymm9 /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
-	vpunpckhdq %ymm10, %ymm8, %ymm8 /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
-	vpunpckldq %ymm9, %ymm3, %ymm10 /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
-	vpunpckhdq %ymm9, %ymm3, %ymm3 /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
-	vpunpckldq %ymm8, %ymm7, %ymm9 /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
-	vpunpckhdq %ymm8, %ymm7, %ymm7 /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
-	vpunpckldq %ymm13, %ymm11, %ymm8 /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
-	vpunpckhdq %ymm13, %ymm11, %ymm11 /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
-	vpunpckldq %ymm14, %ymm12, %ymm13 /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
-	vpunpckhdq %ymm14, %ymm12, %ymm12 /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
-	vpunpckldq %ymm13, %ymm8, %ymm14 /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
-	vpunpckhdq %ymm13, %ymm8, %ymm8 /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
-	vpunpckldq %ymm12, %ymm11, %ymm13 /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
-	vpunpckhdq %ymm12, %ymm11, %ymm11 /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
-	vpunpckldq %ymm1, %ymm15, %ymm12 /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
-	vpunpckhdq %ymm1, %ymm15, %ymm1 /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
-	vmovdqa 3136(%rsp), %ymm15 /* reload zbe_13 */
-	vmovdqa %ymm11, 3680(%rsp) /* spill ztr1_11 */
-	vpunpckldq %ymm6, %ymm15, %ymm11 /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
-	vpunpckhdq %ymm6, %ymm15, %ymm6 /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
-	vpunpckldq %ymm11, %ymm12, %ymm15 /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
-	vpunpckhdq %ymm11, %ymm12, %ymm11 /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
-	vpunpckldq %ymm6, %ymm1, %ymm12 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
-	vpunpckhdq %ymm6, %ymm1, %ymm1 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
-	vperm2i128 $0x20, %ymm10, %ymm5, %ymm6 /* zl = blocks128(ztr1, ztr1_4) */
-	vmovdqa %ymm1, 3136(%rsp) /* spill ztr1_15 */
-	vperm2i128 $0x20, %ymm15, %ymm14, %ymm1 /* zl_1 = blocks128(ztr1_8, ztr1_12) */
-	vperm2i128 $0x31, %ymm10, %ymm5, %ymm5 /* zl_2 = blocks128(ztr1, ztr1_4) */
-	vperm2i128 $0x31, %ymm15, %ymm14, %ymm10 /* zl_3 = blocks128(ztr1_8, ztr1_12) */
+	vpunpckldq %ymm13, %ymm10, %ymm3 /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
+	vpunpckhdq %ymm13, %ymm10, %ymm10 /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
+	vpunpckldq %ymm14, %ymm12, %ymm13 /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
+	vpunpckhdq %ymm14, %ymm12, %ymm12 /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
+	vpunpckldq %ymm13, %ymm3, %ymm14 /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
+	vpunpckhdq %ymm13, %ymm3, %ymm3 /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
+	vpunpckldq %ymm12, %ymm10, %ymm13 /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
+	vpunpckhdq %ymm12, %ymm10, %ymm10 /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
+	vpunpckldq %ymm9, %ymm15, %ymm12 /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
+	vpunpckhdq %ymm9, %ymm15, %ymm9 /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
+	vpunpckldq %ymm7, %ymm11, %ymm15 /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
+	vpunpckhdq %ymm7, %ymm11, %ymm7 /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
+	vpunpckldq %ymm15, %ymm12, %ymm11 /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
+	vpunpckhdq %ymm15, %ymm12, %ymm12 /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
+	vpunpckldq %ymm7, %ymm9, %ymm15 /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
+	vpunpckhdq %ymm7, %ymm9, %ymm7 /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
+	vpunpckldq %ymm4, %ymm5, %ymm9 /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
+	vpunpckhdq %ymm4, %ymm5, %ymm4 /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
+	vmovdqa 1728(%rsp), %ymm5 /* reload zbe_13 */
+	vmovdqa %ymm7, 1216(%rsp) /* spill ztr1_11 */
+	vpunpckldq %ymm1, %ymm5, %ymm7 /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
+	vpunpckhdq %ymm1, %ymm5, %ymm1 /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
+	vpunpckldq %ymm7, %ymm9, %ymm5 /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
+	vpunpckhdq %ymm7, %ymm9, %ymm7 /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
+	vpunpckldq %ymm1, %ymm4, %ymm9 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
+	vpunpckhdq %ymm1, %ymm4, %ymm1 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
+	vperm2i128 $0x20, %ymm14, %ymm8, %ymm4 /* zl = blocks128(ztr1, ztr1_4) */
+	vmovdqa %ymm1, 1728(%rsp) /* spill ztr1_15 */
+	vperm2i128 $0x20, %ymm5, %ymm11, %ymm1 /* zl_1 = blocks128(ztr1_8, ztr1_12) */
+	vperm2i128 $0x31, %ymm14, %ymm8, %ymm8 /* zl_2 = blocks128(ztr1, ztr1_4) */
+	vperm2i128 $0x31, %ymm5, %ymm11, %ymm5 /* zl_3 = blocks128(ztr1_8, ztr1_12) */
 	movq 0(%rdx), %rax
-	vmovdqu (%rax), %ymm14 /* msg = load() */
-	vpxor %ymm14, %ymm6, %ymm6 /* ct = xor(zl, msg) */
+	vmovdqu (%rax), %ymm11 /* msg = load() */
+	vpxor %ymm11, %ymm4, %ymm4 /* ct = xor(zl, msg) */
 	movq 0(%rsi), %rax
-	vmovdqu %ymm6, (%rax) /* store ct */
+	vmovdqu %ymm4, (%rax) /* store ct */
 	movq 0(%rdx), %rax
-	vmovdqu 32(%rax), %ymm6 /* msg_1 = load() */
-	vpxor %ymm6, %ymm1, %ymm1 /* ct_1 = xor(zl_1, msg_1) */
+	vmovdqu 32(%rax), %ymm4 /* msg_1 = load() */
+	vpxor %ymm4, %ymm1, %ymm1 /* ct_1 = xor(zl_1, msg_1) */
 	movq 0(%rsi), %rax
 	vmovdqu %ymm1, 32(%rax) /* store ct_1 */
 	movq 32(%rdx), %rax
 	vmovdqu (%rax), %ymm1 /* msg_2 = load() */
-	vpxor %ymm1, %ymm5, %ymm1 /* ct_2 = xor(zl_2, msg_2) */
+	vpxor %ymm1, %ymm8, %ymm1 /* ct_2 = xor(zl_2, msg_2) */
 	movq 32(%rsi), %rax
 	vmovdqu %ymm1, (%rax) /* store ct_2 */
 	movq 32(%rdx), %rax
 	vmovdqu 32(%rax), %ymm1 /* msg_3 = load() */
-	vpxor %ymm1, %ymm10, %ymm1 /* ct_3 = xor(zl_3, msg_3) */
+	vpxor %ymm1, %ymm5, %ymm1 /* ct_3 = xor(zl_3, msg_3) */
 	movq 32(%rsi), %rax
 	vmovdqu %ymm1, 32(%rax) /* store ct_3 */
 	vperm2i128 $0x20, %ymm3, %ymm0, %ymm1 /* zl_4 = blocks128(ztr1_1, ztr1_5) */
-	vperm2i128 $0x20, %ymm11, %ymm8, %ymm5 /* zl_5 = blocks128(ztr1_9, ztr1_13) */
+	vperm2i128 $0x20, %ymm7, %ymm12, %ymm4 /* zl_5 = blocks128(ztr1_9, ztr1_13) */
 	vperm2i128 $0x31, %ymm3, %ymm0, %ymm0 /* zl_6 = blocks128(ztr1_1, ztr1_5) */
-	vperm2i128 $0x31, %ymm11, %ymm8, %ymm3 /* zl_7 = blocks128(ztr1_9, ztr1_13) */
+	vperm2i128 $0x31, %ymm7, %ymm12, %ymm3 /* zl_7 = blocks128(ztr1_9, ztr1_13) */
 	movq 8(%rdx), %rax
-	vmovdqu (%rax), %ymm6 /* msg_4 = load() */
-	vpxor %ymm6, %ymm1, %ymm1 /* ct_4 = xor(zl_4, msg_4) */
+	vmovdqu (%rax), %ymm5 /* msg_4 = load() */
+	vpxor %ymm5, %ymm1, %ymm1 /* ct_4 = xor(zl_4, msg_4) */
 	movq 8(%rsi), %rax
 	vmovdqu %ymm1, (%rax) /* store ct_4 */
 	movq 8(%rdx), %rax
 	vmovdqu 32(%rax), %ymm1 /* msg_5 = load() */
-	vpxor %ymm1, %ymm5, %ymm1 /* ct_5 = xor(zl_5, msg_5) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ct_5 = xor(zl_5, msg_5) */
 	movq 8(%rsi), %rax
 	vmovdqu %ymm1, 32(%rax) /* store ct_5 */
 	movq 40(%rdx), %rax
@@ -6269,10 +14269,10 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vpxor %ymm0, %ymm3, %ymm0 /* ct_7 = xor(zl_7, msg_7) */
 	movq 40(%rsi), %rax
 	vmovdqu %ymm0, 32(%rax) /* store ct_7 */
-	vperm2i128 $0x20, %ymm9, %ymm4, %ymm0 /* zl_8 = blocks128(ztr1_2, ztr1_6) */
-	vperm2i128 $0x20, %ymm12, %ymm13, %ymm1 /* zl_9 = blocks128(ztr1_10, ztr1_14) */
-	vperm2i128 $0x31, %ymm9, %ymm4, %ymm3 /* zl_10 = blocks128(ztr1_2, ztr1_6) */
-	vperm2i128 $0x31, %ymm12, %ymm13, %ymm4 /* zl_11 = blocks128(ztr1_10, ztr1_14) */
+	vperm2i128 $0x20, %ymm13, %ymm6, %ymm0 /* zl_8 = blocks128(ztr1_2, ztr1_6) */
+	vperm2i128 $0x20, %ymm9, %ymm15, %ymm1 /* zl_9 = blocks128(ztr1_10, ztr1_14) */
+	vperm2i128 $0x31, %ymm13, %ymm6, %ymm3 /* zl_10 = blocks128(ztr1_2, ztr1_6) */
+	vperm2i128 $0x31, %ymm9, %ymm15, %ymm4 /* zl_11 = blocks128(ztr1_10, ztr1_14) */
 	movq 16(%rdx), %rax
 	vmovdqu (%rax), %ymm5 /* msg_8 = load() */
 	vpxor %ymm5, %ymm0, %ymm0 /* ct_8 = xor(zl_8, msg_8) */
@@ -6293,11 +14293,11 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vpxor %ymm0, %ymm4, %ymm0 /* ct_11 = xor(zl_11, msg_11) */
 	movq 48(%rsi), %rax
 	vmovdqu %ymm0, 32(%rax) /* store ct_11 */
-	vperm2i128 $0x20, %ymm7, %ymm2, %ymm0 /* zl_12 = blocks128(ztr1_3, ztr1_7) */
-	vmovdqa 3680(%rsp), %ymm1 /* reload ztr1_11 */
-	vperm2i128 $0x20, 3136(%rsp), %ymm1, %ymm3 /* zl_13 = blocks128(ztr1_11, ztr1_15) */
-	vperm2i128 $0x31, %ymm7, %ymm2, %ymm2 /* zl_14 = blocks128(ztr1_3, ztr1_7) */
-	vperm2i128 $0x31, 3136(%rsp), %ymm1, %ymm1 /* zl_15 = blocks128(ztr1_11, ztr1_15) */
+	vperm2i128 $0x20, %ymm10, %ymm2, %ymm0 /* zl_12 = blocks128(ztr1_3, ztr1_7) */
+	vmovdqa 1216(%rsp), %ymm1 /* reload ztr1_11 */
+	vperm2i128 $0x20, 1728(%rsp), %ymm1, %ymm3 /* zl_13 = blocks128(ztr1_11, ztr1_15) */
+	vperm2i128 $0x31, %ymm10, %ymm2, %ymm2 /* zl_14 = blocks128(ztr1_3, ztr1_7) */
+	vperm2i128 $0x31, 1728(%rsp), %ymm1, %ymm1 /* zl_15 = blocks128(ztr1_11, ztr1_15) */
 	movq 24(%rdx), %rax
 	vmovdqu (%rax), %ymm4 /* msg_12 = load() */
 	vpxor %ymm4, %ymm0, %ymm0 /* ct_12 = xor(zl_12, msg_12) */
@@ -6320,39 +14320,39 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vmovdqu %ymm0, 32(%rax) /* store ct_15 */
 
 	/* Keystream of lanes 8..15: big-endian, transposed to 64 bytes per lane. */
-	vmovdqa 3168(%rsp), %ymm0 /* reload z_18 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm0, %ymm0 /* zbe_16 = lookup16(z_18, bswap32) */
-	vmovdqa 3200(%rsp), %ymm1 /* reload z_19 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm1, %ymm1 /* zbe_17 = lookup16(z_19, bswap32) */
-	vmovdqa 3232(%rsp), %ymm2 /* reload z_20 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm2, %ymm2 /* zbe_18 = lookup16(z_20, bswap32) */
-	vmovdqa 3264(%rsp), %ymm3 /* reload z_21 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm3, %ymm3 /* zbe_19 = lookup16(z_21, bswap32) */
-	vmovdqa 3296(%rsp), %ymm4 /* reload z_22 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm4, %ymm4 /* zbe_20 = lookup16(z_22, bswap32) */
-	vmovdqa 3328(%rsp), %ymm5 /* reload z_23 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm5, %ymm5 /* zbe_21 = lookup16(z_23, bswap32) */
-	vmovdqa 3360(%rsp), %ymm6 /* reload z_24 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm6, %ymm6 /* zbe_22 = lookup16(z_24, bswap32) */
-	vmovdqa 3392(%rsp), %ymm7 /* reload z_25 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm7, %ymm7 /* zbe_23 = lookup16(z_25, bswap32) */
-	vmovdqa 3424(%rsp), %ymm8 /* reload z_26 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm8, %ymm8 /* zbe_24 = lookup16(z_26, bswap32) */
-	vmovdqa 3456(%rsp), %ymm9 /* reload z_27 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm9, %ymm9 /* zbe_25 = lookup16(z_27, bswap32) */
-	vmovdqa 3488(%rsp), %ymm10 /* reload z_28 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm10, %ymm10 /* zbe_26 = lookup16(z_28, bswap32) */
-	vmovdqa 3520(%rsp), %ymm11 /* reload z_29 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm11, %ymm11 /* zbe_27 = lookup16(z_29, bswap32) */
-	vmovdqa 3552(%rsp), %ymm12 /* reload z_30 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm12, %ymm12 /* zbe_28 = lookup16(z_30, bswap32) */
-	vmovdqa 3584(%rsp), %ymm13 /* reload z_31 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm13, %ymm13 /* zbe_29 = lookup16(z_31, bswap32) */
-	vmovdqa 3616(%rsp), %ymm14 /* reload z_32 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm14, %ymm14 /* zbe_30 = lookup16(z_32, bswap32) */
-	vmovdqa 3648(%rsp), %ymm15 /* reload z_33 */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm15, %ymm15 /* zbe_31 = lookup16(z_33, bswap32) */
-	vmovdqa %ymm13, 3648(%rsp) /* spill zbe_29 */
+	vmovdqa 704(%rsp), %ymm0 /* reload z_1 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm0, %ymm0 /* zbe_16 = lookup16(z_1, bswap32) */
+	vmovdqa 1664(%rsp), %ymm1 /* reload z_3 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm1, %ymm1 /* zbe_17 = lookup16(z_3, bswap32) */
+	vmovdqa 2112(%rsp), %ymm2 /* reload z_5 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm2, %ymm2 /* zbe_18 = lookup16(z_5, bswap32) */
+	vmovdqa 2496(%rsp), %ymm3 /* reload z_7 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm3, %ymm3 /* zbe_19 = lookup16(z_7, bswap32) */
+	vmovdqa 256(%rsp), %ymm4 /* reload z_9 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm4, %ymm4 /* zbe_20 = lookup16(z_9, bswap32) */
+	vmovdqa 288(%rsp), %ymm5 /* reload z_11 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm5, %ymm5 /* zbe_21 = lookup16(z_11, bswap32) */
+	vmovdqa 512(%rsp), %ymm6 /* reload z_13 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm6, %ymm6 /* zbe_22 = lookup16(z_13, bswap32) */
+	vmovdqa 352(%rsp), %ymm7 /* reload z_15 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm7, %ymm7 /* zbe_23 = lookup16(z_15, bswap32) */
+	vmovdqa 448(%rsp), %ymm8 /* reload z_17 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm8, %ymm8 /* zbe_24 = lookup16(z_17, bswap32) */
+	vmovdqa 416(%rsp), %ymm9 /* reload z_19 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm9, %ymm9 /* zbe_25 = lookup16(z_19, bswap32) */
+	vmovdqa 640(%rsp), %ymm10 /* reload z_21 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm10, %ymm10 /* zbe_26 = lookup16(z_21, bswap32) */
+	vmovdqa 2144(%rsp), %ymm11 /* reload z_23 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm11, %ymm11 /* zbe_27 = lookup16(z_23, bswap32) */
+	vmovdqa 2368(%rsp), %ymm12 /* reload z_25 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm12, %ymm12 /* zbe_28 = lookup16(z_25, bswap32) */
+	vmovdqa 1088(%rsp), %ymm13 /* reload z_27 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm13, %ymm13 /* zbe_29 = lookup16(z_27, bswap32) */
+	vmovdqa 1696(%rsp), %ymm14 /* reload z_29 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm14, %ymm14 /* zbe_30 = lookup16(z_29, bswap32) */
+	vmovdqa 1920(%rsp), %ymm15 /* reload z_31 */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm15, %ymm15 /* zbe_31 = lookup16(z_31, bswap32) */
+	vmovdqa %ymm13, 1920(%rsp) /* spill zbe_29 */
 	vpunpckldq %ymm2, %ymm0, %ymm13 /* ztr0_16 = unpacklo(zbe_16, zbe_18) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* ztr0_17 = unpackhi(zbe_16, zbe_18) */
 	vpunpckldq %ymm3, %ymm1, %ymm2 /* ztr0_18 = unpacklo(zbe_17, zbe_19) */
@@ -6379,8 +14379,8 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vpunpckhdq %ymm9, %ymm8, %ymm8 /* ztr1_27 = unpackhi(ztr0_25, ztr0_27) */
 	vpunpckldq %ymm14, %ymm12, %ymm9 /* ztr0_28 = unpacklo(zbe_28, zbe_30) */
 	vpunpckhdq %ymm14, %ymm12, %ymm12 /* ztr0_29 = unpackhi(zbe_28, zbe_30) */
-	vmovdqa 3648(%rsp), %ymm14 /* reload zbe_29 */
-	vmovdqa %ymm8, 3616(%rsp) /* spill ztr1_27 */
+	vmovdqa 1920(%rsp), %ymm14 /* reload zbe_29 */
+	vmovdqa %ymm8, 1696(%rsp) /* spill ztr1_27 */
 	vpunpckldq %ymm15, %ymm14, %ymm8 /* ztr0_30 = unpacklo(zbe_29, zbe_31) */
 	vpunpckhdq %ymm15, %ymm14, %ymm14 /* ztr0_31 = unpackhi(zbe_29, zbe_31) */
 	vpunpckldq %ymm8, %ymm9, %ymm15 /* ztr1_28 = unpacklo(ztr0_28, ztr0_30) */
@@ -6388,7 +14388,7 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vpunpckldq %ymm14, %ymm12, %ymm9 /* ztr1_30 = unpacklo(ztr0_29, ztr0_31) */
 	vpunpckhdq %ymm14, %ymm12, %ymm12 /* ztr1_31 = unpackhi(ztr0_29, ztr0_31) */
 	vperm2i128 $0x20, %ymm7, %ymm3, %ymm14 /* zl_16 = blocks128(ztr1_16, ztr1_20) */
-	vmovdqa %ymm12, 3648(%rsp) /* spill ztr1_31 */
+	vmovdqa %ymm12, 1920(%rsp) /* spill ztr1_31 */
 	vperm2i128 $0x20, %ymm15, %ymm11, %ymm12 /* zl_17 = blocks128(ztr1_24, ztr1_28) */
 	vperm2i128 $0x31, %ymm7, %ymm3, %ymm3 /* zl_18 = blocks128(ztr1_16, ztr1_20) */
 	vperm2i128 $0x31, %ymm15, %ymm11, %ymm7 /* zl_19 = blocks128(ztr1_24, ztr1_28) */
@@ -6461,10 +14461,10 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	movq 112(%rsi), %rax
 	vmovdqu %ymm1, 32(%rax) /* store ct_27 */
 	vperm2i128 $0x20, %ymm4, %ymm0, %ymm1 /* zl_28 = blocks128(ztr1_19, ztr1_23) */
-	vmovdqa 3616(%rsp), %ymm2 /* reload ztr1_27 */
-	vperm2i128 $0x20, 3648(%rsp), %ymm2, %ymm3 /* zl_29 = blocks128(ztr1_27, ztr1_31) */
+	vmovdqa 1696(%rsp), %ymm2 /* reload ztr1_27 */
+	vperm2i128 $0x20, 1920(%rsp), %ymm2, %ymm3 /* zl_29 = blocks128(ztr1_27, ztr1_31) */
 	vperm2i128 $0x31, %ymm4, %ymm0, %ymm0 /* zl_30 = blocks128(ztr1_19, ztr1_23) */
-	vperm2i128 $0x31, 3648(%rsp), %ymm2, %ymm2 /* zl_31 = blocks128(ztr1_27, ztr1_31) */
+	vperm2i128 $0x31, 1920(%rsp), %ymm2, %ymm2 /* zl_31 = blocks128(ztr1_27, ztr1_31) */
 	movq 88(%rdx), %rax
 	vmovdqu (%rax), %ymm4 /* msg_28 = load() */
 	vpxor %ymm4, %ymm1, %ymm1 /* ct_28 = xor(zl_28, msg_28) */
@@ -6485,6 +14485,80 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vpxor %ymm0, %ymm2, %ymm0 /* ct_31 = xor(zl_31, msg_31) */
 	movq 120(%rsi), %rax
 	vmovdqu %ymm0, 32(%rax) /* store ct_31 */
+
+	/* Store the state back. */
+	vmovdqa 2016(%rsp), %ymm0 /* reload fb */
+	vmovdqu %ymm0, (%rdi) /* store fb */
+	vmovdqa 2432(%rsp), %ymm0 /* reload fb_2 */
+	vmovdqu %ymm0, 64(%rdi) /* store fb_2 */
+	vmovdqa 2784(%rsp), %ymm0 /* reload fb_4 */
+	vmovdqu %ymm0, 128(%rdi) /* store fb_4 */
+	vmovdqa 2816(%rsp), %ymm0 /* reload fb_6 */
+	vmovdqu %ymm0, 192(%rdi) /* store fb_6 */
+	vmovdqa 2976(%rsp), %ymm0 /* reload fb_8 */
+	vmovdqu %ymm0, 256(%rdi) /* store fb_8 */
+	vmovdqa 3040(%rsp), %ymm0 /* reload fb_10 */
+	vmovdqu %ymm0, 320(%rdi) /* store fb_10 */
+	vmovdqa 3104(%rsp), %ymm0 /* reload fb_12 */
+	vmovdqu %ymm0, 384(%rdi) /* store fb_12 */
+	vmovdqa 3168(%rsp), %ymm0 /* reload fb_14 */
+	vmovdqu %ymm0, 448(%rdi) /* store fb_14 */
+	vmovdqa 3232(%rsp), %ymm0 /* reload fb_16 */
+	vmovdqu %ymm0, 512(%rdi) /* store fb_16 */
+	vmovdqa 3296(%rsp), %ymm0 /* reload fb_18 */
+	vmovdqu %ymm0, 576(%rdi) /* store fb_18 */
+	vmovdqa 3360(%rsp), %ymm0 /* reload fb_20 */
+	vmovdqu %ymm0, 640(%rdi) /* store fb_20 */
+	vmovdqa 1376(%rsp), %ymm0 /* reload fb_22 */
+	vmovdqu %ymm0, 704(%rdi) /* store fb_22 */
+	vmovdqa 2720(%rsp), %ymm0 /* reload fb_24 */
+	vmovdqu %ymm0, 768(%rdi) /* store fb_24 */
+	vmovdqa 2880(%rsp), %ymm0 /* reload fb_26 */
+	vmovdqu %ymm0, 832(%rdi) /* store fb_26 */
+	vmovdqa 1056(%rsp), %ymm0 /* reload fb_28 */
+	vmovdqu %ymm0, 896(%rdi) /* store fb_28 */
+	vmovdqa 1952(%rsp), %ymm0 /* reload fb_30 */
+	vmovdqu %ymm0, 960(%rdi) /* store fb_30 */
+	vmovdqa 1504(%rsp), %ymm0 /* reload sb_out_x_30 */
+	vmovdqu %ymm0, 1024(%rdi) /* store sb_out_x_30 */
+	vmovdqa 1184(%rsp), %ymm0 /* reload r2_30 */
+	vmovdqu %ymm0, 1088(%rdi) /* store r2_30 */
+	vmovdqa 1792(%rsp), %ymm0 /* reload fb_1 */
+	vmovdqu %ymm0, 32(%rdi) /* store fb_1 */
+	vmovdqa 2240(%rsp), %ymm0 /* reload fb_3 */
+	vmovdqu %ymm0, 96(%rdi) /* store fb_3 */
+	vmovdqa 2624(%rsp), %ymm0 /* reload fb_5 */
+	vmovdqu %ymm0, 160(%rdi) /* store fb_5 */
+	vmovdqa 2912(%rsp), %ymm0 /* reload fb_7 */
+	vmovdqu %ymm0, 224(%rdi) /* store fb_7 */
+	vmovdqa 3008(%rsp), %ymm0 /* reload fb_9 */
+	vmovdqu %ymm0, 288(%rdi) /* store fb_9 */
+	vmovdqa 3072(%rsp), %ymm0 /* reload fb_11 */
+	vmovdqu %ymm0, 352(%rdi) /* store fb_11 */
+	vmovdqa 3136(%rsp), %ymm0 /* reload fb_13 */
+	vmovdqu %ymm0, 416(%rdi) /* store fb_13 */
+	vmovdqa 3200(%rsp), %ymm0 /* reload fb_15 */
+	vmovdqu %ymm0, 480(%rdi) /* store fb_15 */
+	vmovdqa 3264(%rsp), %ymm0 /* reload fb_17 */
+	vmovdqu %ymm0, 544(%rdi) /* store fb_17 */
+	vmovdqa 3328(%rsp), %ymm0 /* reload fb_19 */
+	vmovdqu %ymm0, 608(%rdi) /* store fb_19 */
+	vmovdqa 928(%rsp), %ymm0 /* reload fb_21 */
+	vmovdqu %ymm0, 672(%rdi) /* store fb_21 */
+	vmovdqa 2528(%rsp), %ymm0 /* reload fb_23 */
+	vmovdqu %ymm0, 736(%rdi) /* store fb_23 */
+	vmovdqa 2752(%rsp), %ymm0 /* reload fb_25 */
+	vmovdqu %ymm0, 800(%rdi) /* store fb_25 */
+	vmovdqa 1152(%rsp), %ymm0 /* reload fb_27 */
+	vmovdqu %ymm0, 864(%rdi) /* store fb_27 */
+	vmovdqa 672(%rsp), %ymm0 /* reload fb_29 */
+	vmovdqu %ymm0, 928(%rdi) /* store fb_29 */
+	vmovdqa 1440(%rsp), %ymm0 /* reload fb_31 */
+	vmovdqu %ymm0, 992(%rdi) /* store fb_31 */
+	vmovdqa 2560(%rsp), %ymm0 /* reload sb_out_x_31 */
+	vmovdqu %ymm0, 1056(%rdi) /* store sb_out_x_31 */
+	vmovdqa 2176(%rsp), %ymm0 /* reload r2_31 */
+	vmovdqu %ymm0, 1120(%rdi) /* store r2_31 */
 	mov %rbp, %rsp
 	pop %rbp
 	vzeroupper

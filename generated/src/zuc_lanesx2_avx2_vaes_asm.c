@@ -29,10 +29,6 @@
  *
  * 16 lanes: 2 groups of 8 (one 256-bit register per word and group),
  * interleaved so that one group's rounds fill the other's waits on the FSM chain.
- * The keystream functions run the 16 rounds of a block as a loop, one round
- * per iteration, the LFSR in a 32-row ring on the stack: a function short
- * enough for the decoded-instruction cache (measured faster on Zen 3,
- * gen/emit/zuc_kernel_files.py).
  *
  * Chosen by cost on this target (avx2_vaes_asm instructions after lowering):
  *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
@@ -57,7 +53,7 @@
  *     as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)
  *     (all 8 cost 110 instructions per round here).
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
- *   zuc.block_form = rolled, zuc.schedule_before_ra = false,
+ *   zuc.block_form = unrolled, zuc.schedule_before_ra = false,
  *   zuc.asm_pressure_schedule = false.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_blendv, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */

@@ -8,12 +8,12 @@
 
 	.text
 
-/* _gcry_sm4_rounds4_neon_sm4_batch: rounds4_8, 3 arguments
+/* _gcry_sm4_rounds4_neon_sm4_batch: rounds4_4, 3 arguments
  *   x0: rk
  *   x1: in
  *   x2: out
  *   x16, x17: a row pointer, an address or a constant's page
- *   vectors: v0-v7, v16 (9 used)
+ *   vectors: v0-v4 (5 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl _gcry_sm4_rounds4_neon_sm4_batch
@@ -22,7 +22,7 @@ ELF(.type _gcry_sm4_rounds4_neon_sm4_batch,%function;)
 _gcry_sm4_rounds4_neon_sm4_batch:
 	CFI_STARTPROC();
 
-	/* Load 8 blocks, big-endian words to native. */
+	/* Load 4 blocks, big-endian words to native. */
 	ldr q0, [x1] /* blk = load() */
 	rev32 v0.16b, v0.16b /* le = rev(blk) */
 	ldr q1, [x1, #16] /* blk_1 = load() */
@@ -31,119 +31,71 @@ _gcry_sm4_rounds4_neon_sm4_batch:
 	rev32 v2.16b, v2.16b /* le_2 = rev(blk_2) */
 	ldr q3, [x1, #48] /* blk_3 = load() */
 	rev32 v3.16b, v3.16b /* le_3 = rev(blk_3) */
-	ldr q4, [x1, #64] /* blk_4 = load() */
-	rev32 v4.16b, v4.16b /* le_4 = rev(blk_4) */
-	ldr q5, [x1, #80] /* blk_5 = load() */
-	rev32 v5.16b, v5.16b /* le_5 = rev(blk_5) */
-	ldr q6, [x1, #96] /* blk_6 = load() */
-	rev32 v6.16b, v6.16b /* le_6 = rev(blk_6) */
-	ldr q7, [x1, #112] /* blk_7 = load() */
-	rev32 v7.16b, v7.16b /* le_7 = rev(blk_7) */
 
 	/* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
-	ldr q16, [x0] /* rk0 = load() */
-	sm4e v0.4s, v16.4s /* x = sm4e(x0, rk0) */
-	sm4e v1.4s, v16.4s /* x_1 = sm4e(x1, rk0) */
-	sm4e v2.4s, v16.4s /* x_2 = sm4e(x2, rk0) */
-	sm4e v3.4s, v16.4s /* x_3 = sm4e(x3, rk0) */
-	sm4e v4.4s, v16.4s /* x_4 = sm4e(x4, rk0) */
-	sm4e v5.4s, v16.4s /* x_5 = sm4e(x5, rk0) */
-	sm4e v6.4s, v16.4s /* x_6 = sm4e(x6, rk0) */
-	sm4e v7.4s, v16.4s /* x_7 = sm4e(x7, rk0) */
-	ldr q16, [x0, #16] /* rk1 = load() */
-	sm4e v0.4s, v16.4s /* x_8 = sm4e(x0, rk1) */
-	sm4e v1.4s, v16.4s /* x_9 = sm4e(x1, rk1) */
-	sm4e v2.4s, v16.4s /* x_10 = sm4e(x2, rk1) */
-	sm4e v3.4s, v16.4s /* x_11 = sm4e(x3, rk1) */
-	sm4e v4.4s, v16.4s /* x_12 = sm4e(x4, rk1) */
-	sm4e v5.4s, v16.4s /* x_13 = sm4e(x5, rk1) */
-	sm4e v6.4s, v16.4s /* x_14 = sm4e(x6, rk1) */
-	sm4e v7.4s, v16.4s /* x_15 = sm4e(x7, rk1) */
-	ldr q16, [x0, #32] /* rk2 = load() */
-	sm4e v0.4s, v16.4s /* x_16 = sm4e(x0, rk2) */
-	sm4e v1.4s, v16.4s /* x_17 = sm4e(x1, rk2) */
-	sm4e v2.4s, v16.4s /* x_18 = sm4e(x2, rk2) */
-	sm4e v3.4s, v16.4s /* x_19 = sm4e(x3, rk2) */
-	sm4e v4.4s, v16.4s /* x_20 = sm4e(x4, rk2) */
-	sm4e v5.4s, v16.4s /* x_21 = sm4e(x5, rk2) */
-	sm4e v6.4s, v16.4s /* x_22 = sm4e(x6, rk2) */
-	sm4e v7.4s, v16.4s /* x_23 = sm4e(x7, rk2) */
-	ldr q16, [x0, #48] /* rk3 = load() */
-	sm4e v0.4s, v16.4s /* x_24 = sm4e(x0, rk3) */
-	sm4e v1.4s, v16.4s /* x_25 = sm4e(x1, rk3) */
-	sm4e v2.4s, v16.4s /* x_26 = sm4e(x2, rk3) */
-	sm4e v3.4s, v16.4s /* x_27 = sm4e(x3, rk3) */
-	sm4e v4.4s, v16.4s /* x_28 = sm4e(x4, rk3) */
-	sm4e v5.4s, v16.4s /* x_29 = sm4e(x5, rk3) */
-	sm4e v6.4s, v16.4s /* x_30 = sm4e(x6, rk3) */
-	sm4e v7.4s, v16.4s /* x_31 = sm4e(x7, rk3) */
-	ldr q16, [x0, #64] /* rk4 = load() */
-	sm4e v0.4s, v16.4s /* x_32 = sm4e(x0, rk4) */
-	sm4e v1.4s, v16.4s /* x_33 = sm4e(x1, rk4) */
-	sm4e v2.4s, v16.4s /* x_34 = sm4e(x2, rk4) */
-	sm4e v3.4s, v16.4s /* x_35 = sm4e(x3, rk4) */
-	sm4e v4.4s, v16.4s /* x_36 = sm4e(x4, rk4) */
-	sm4e v5.4s, v16.4s /* x_37 = sm4e(x5, rk4) */
-	sm4e v6.4s, v16.4s /* x_38 = sm4e(x6, rk4) */
-	sm4e v7.4s, v16.4s /* x_39 = sm4e(x7, rk4) */
-	ldr q16, [x0, #80] /* rk5 = load() */
-	sm4e v0.4s, v16.4s /* x_40 = sm4e(x0, rk5) */
-	sm4e v1.4s, v16.4s /* x_41 = sm4e(x1, rk5) */
-	sm4e v2.4s, v16.4s /* x_42 = sm4e(x2, rk5) */
-	sm4e v3.4s, v16.4s /* x_43 = sm4e(x3, rk5) */
-	sm4e v4.4s, v16.4s /* x_44 = sm4e(x4, rk5) */
-	sm4e v5.4s, v16.4s /* x_45 = sm4e(x5, rk5) */
-	sm4e v6.4s, v16.4s /* x_46 = sm4e(x6, rk5) */
-	sm4e v7.4s, v16.4s /* x_47 = sm4e(x7, rk5) */
-	ldr q16, [x0, #96] /* rk6 = load() */
-	sm4e v0.4s, v16.4s /* x_48 = sm4e(x0, rk6) */
-	sm4e v1.4s, v16.4s /* x_49 = sm4e(x1, rk6) */
-	sm4e v2.4s, v16.4s /* x_50 = sm4e(x2, rk6) */
-	sm4e v3.4s, v16.4s /* x_51 = sm4e(x3, rk6) */
-	sm4e v4.4s, v16.4s /* x_52 = sm4e(x4, rk6) */
-	sm4e v5.4s, v16.4s /* x_53 = sm4e(x5, rk6) */
-	sm4e v6.4s, v16.4s /* x_54 = sm4e(x6, rk6) */
-	sm4e v7.4s, v16.4s /* x_55 = sm4e(x7, rk6) */
-	ldr q16, [x0, #112] /* rk7 = load() */
-	sm4e v0.4s, v16.4s /* x_56 = sm4e(x0, rk7) */
-	sm4e v1.4s, v16.4s /* x_57 = sm4e(x1, rk7) */
-	sm4e v2.4s, v16.4s /* x_58 = sm4e(x2, rk7) */
-	sm4e v3.4s, v16.4s /* x_59 = sm4e(x3, rk7) */
-	sm4e v4.4s, v16.4s /* x_60 = sm4e(x4, rk7) */
-	sm4e v5.4s, v16.4s /* x_61 = sm4e(x5, rk7) */
-	sm4e v6.4s, v16.4s /* x_62 = sm4e(x6, rk7) */
-	sm4e v7.4s, v16.4s /* x_63 = sm4e(x7, rk7) */
+	ldr q4, [x0] /* rk0 = load() */
+	sm4e v0.4s, v4.4s /* x = sm4e(x0, rk0) */
+	sm4e v1.4s, v4.4s /* x_1 = sm4e(x1, rk0) */
+	sm4e v2.4s, v4.4s /* x_2 = sm4e(x2, rk0) */
+	sm4e v3.4s, v4.4s /* x_3 = sm4e(x3, rk0) */
+	ldr q4, [x0, #16] /* rk1 = load() */
+	sm4e v0.4s, v4.4s /* x_4 = sm4e(x0, rk1) */
+	sm4e v1.4s, v4.4s /* x_5 = sm4e(x1, rk1) */
+	sm4e v2.4s, v4.4s /* x_6 = sm4e(x2, rk1) */
+	sm4e v3.4s, v4.4s /* x_7 = sm4e(x3, rk1) */
+	ldr q4, [x0, #32] /* rk2 = load() */
+	sm4e v0.4s, v4.4s /* x_8 = sm4e(x0, rk2) */
+	sm4e v1.4s, v4.4s /* x_9 = sm4e(x1, rk2) */
+	sm4e v2.4s, v4.4s /* x_10 = sm4e(x2, rk2) */
+	sm4e v3.4s, v4.4s /* x_11 = sm4e(x3, rk2) */
+	ldr q4, [x0, #48] /* rk3 = load() */
+	sm4e v0.4s, v4.4s /* x_12 = sm4e(x0, rk3) */
+	sm4e v1.4s, v4.4s /* x_13 = sm4e(x1, rk3) */
+	sm4e v2.4s, v4.4s /* x_14 = sm4e(x2, rk3) */
+	sm4e v3.4s, v4.4s /* x_15 = sm4e(x3, rk3) */
+	ldr q4, [x0, #64] /* rk4 = load() */
+	sm4e v0.4s, v4.4s /* x_16 = sm4e(x0, rk4) */
+	sm4e v1.4s, v4.4s /* x_17 = sm4e(x1, rk4) */
+	sm4e v2.4s, v4.4s /* x_18 = sm4e(x2, rk4) */
+	sm4e v3.4s, v4.4s /* x_19 = sm4e(x3, rk4) */
+	ldr q4, [x0, #80] /* rk5 = load() */
+	sm4e v0.4s, v4.4s /* x_20 = sm4e(x0, rk5) */
+	sm4e v1.4s, v4.4s /* x_21 = sm4e(x1, rk5) */
+	sm4e v2.4s, v4.4s /* x_22 = sm4e(x2, rk5) */
+	sm4e v3.4s, v4.4s /* x_23 = sm4e(x3, rk5) */
+	ldr q4, [x0, #96] /* rk6 = load() */
+	sm4e v0.4s, v4.4s /* x_24 = sm4e(x0, rk6) */
+	sm4e v1.4s, v4.4s /* x_25 = sm4e(x1, rk6) */
+	sm4e v2.4s, v4.4s /* x_26 = sm4e(x2, rk6) */
+	sm4e v3.4s, v4.4s /* x_27 = sm4e(x3, rk6) */
+	ldr q4, [x0, #112] /* rk7 = load() */
+	sm4e v0.4s, v4.4s /* x_28 = sm4e(x0, rk7) */
+	sm4e v1.4s, v4.4s /* x_29 = sm4e(x1, rk7) */
+	sm4e v2.4s, v4.4s /* x_30 = sm4e(x2, rk7) */
+	sm4e v3.4s, v4.4s /* x_31 = sm4e(x3, rk7) */
 
 	/* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
 	adrp x17, .Lsm4_rounds4_neon_sm4_0_reverse16
-	ldr q16, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_0_reverse16] /* reverse16 = const() */
-	tbl v0.16b, {v0.16b}, v16.16b /* outbe = lookup16(x0, reverse16) */
+	ldr q4, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_0_reverse16] /* reverse16 = const() */
+	tbl v0.16b, {v0.16b}, v4.16b /* outbe = lookup16(x0, reverse16) */
 	str q0, [x2] /* store outbe */
-	tbl v0.16b, {v1.16b}, v16.16b /* outbe_1 = lookup16(x1, reverse16) */
+	tbl v0.16b, {v1.16b}, v4.16b /* outbe_1 = lookup16(x1, reverse16) */
 	str q0, [x2, #16] /* store outbe_1 */
-	tbl v0.16b, {v2.16b}, v16.16b /* outbe_2 = lookup16(x2, reverse16) */
+	tbl v0.16b, {v2.16b}, v4.16b /* outbe_2 = lookup16(x2, reverse16) */
 	str q0, [x2, #32] /* store outbe_2 */
-	tbl v0.16b, {v3.16b}, v16.16b /* outbe_3 = lookup16(x3, reverse16) */
+	tbl v0.16b, {v3.16b}, v4.16b /* outbe_3 = lookup16(x3, reverse16) */
 	str q0, [x2, #48] /* store outbe_3 */
-	tbl v0.16b, {v4.16b}, v16.16b /* outbe_4 = lookup16(x4, reverse16) */
-	str q0, [x2, #64] /* store outbe_4 */
-	tbl v0.16b, {v5.16b}, v16.16b /* outbe_5 = lookup16(x5, reverse16) */
-	str q0, [x2, #80] /* store outbe_5 */
-	tbl v0.16b, {v6.16b}, v16.16b /* outbe_6 = lookup16(x6, reverse16) */
-	str q0, [x2, #96] /* store outbe_6 */
-	tbl v0.16b, {v7.16b}, v16.16b /* outbe_7 = lookup16(x7, reverse16) */
-	str q0, [x2, #112] /* store outbe_7 */
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_rounds4_neon_sm4_batch,.-_gcry_sm4_rounds4_neon_sm4_batch;)
 
-/* _gcry_sm4_rounds4_neon_sm4_batch_xor: rounds4_8_xor, 4 arguments
+/* _gcry_sm4_rounds4_neon_sm4_batch_xor: rounds4_4_xor, 4 arguments
  *   x0: rk
  *   x1: in
  *   x2: out
  *   x3: src
  *   x16, x17: a row pointer, an address or a constant's page
- *   vectors: v0-v7, v16-v17 (10 used)
+ *   vectors: v0-v5 (6 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl _gcry_sm4_rounds4_neon_sm4_batch_xor
@@ -152,7 +104,7 @@ ELF(.type _gcry_sm4_rounds4_neon_sm4_batch_xor,%function;)
 _gcry_sm4_rounds4_neon_sm4_batch_xor:
 	CFI_STARTPROC();
 
-	/* Load 8 blocks, big-endian words to native. */
+	/* Load 4 blocks, big-endian words to native. */
 	ldr q0, [x1] /* blk = load() */
 	rev32 v0.16b, v0.16b /* le = rev(blk) */
 	ldr q1, [x1, #16] /* blk_1 = load() */
@@ -161,124 +113,68 @@ _gcry_sm4_rounds4_neon_sm4_batch_xor:
 	rev32 v2.16b, v2.16b /* le_2 = rev(blk_2) */
 	ldr q3, [x1, #48] /* blk_3 = load() */
 	rev32 v3.16b, v3.16b /* le_3 = rev(blk_3) */
-	ldr q4, [x1, #64] /* blk_4 = load() */
-	rev32 v4.16b, v4.16b /* le_4 = rev(blk_4) */
-	ldr q5, [x1, #80] /* blk_5 = load() */
-	rev32 v5.16b, v5.16b /* le_5 = rev(blk_5) */
-	ldr q6, [x1, #96] /* blk_6 = load() */
-	rev32 v6.16b, v6.16b /* le_6 = rev(blk_6) */
-	ldr q7, [x1, #112] /* blk_7 = load() */
-	rev32 v7.16b, v7.16b /* le_7 = rev(blk_7) */
 
 	/* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
-	ldr q16, [x0] /* rk0 = load() */
-	sm4e v0.4s, v16.4s /* x = sm4e(x0, rk0) */
-	sm4e v1.4s, v16.4s /* x_1 = sm4e(x1, rk0) */
-	sm4e v2.4s, v16.4s /* x_2 = sm4e(x2, rk0) */
-	sm4e v3.4s, v16.4s /* x_3 = sm4e(x3, rk0) */
-	sm4e v4.4s, v16.4s /* x_4 = sm4e(x4, rk0) */
-	sm4e v5.4s, v16.4s /* x_5 = sm4e(x5, rk0) */
-	sm4e v6.4s, v16.4s /* x_6 = sm4e(x6, rk0) */
-	sm4e v7.4s, v16.4s /* x_7 = sm4e(x7, rk0) */
-	ldr q16, [x0, #16] /* rk1 = load() */
-	sm4e v0.4s, v16.4s /* x_8 = sm4e(x0, rk1) */
-	sm4e v1.4s, v16.4s /* x_9 = sm4e(x1, rk1) */
-	sm4e v2.4s, v16.4s /* x_10 = sm4e(x2, rk1) */
-	sm4e v3.4s, v16.4s /* x_11 = sm4e(x3, rk1) */
-	sm4e v4.4s, v16.4s /* x_12 = sm4e(x4, rk1) */
-	sm4e v5.4s, v16.4s /* x_13 = sm4e(x5, rk1) */
-	sm4e v6.4s, v16.4s /* x_14 = sm4e(x6, rk1) */
-	sm4e v7.4s, v16.4s /* x_15 = sm4e(x7, rk1) */
-	ldr q16, [x0, #32] /* rk2 = load() */
-	sm4e v0.4s, v16.4s /* x_16 = sm4e(x0, rk2) */
-	sm4e v1.4s, v16.4s /* x_17 = sm4e(x1, rk2) */
-	sm4e v2.4s, v16.4s /* x_18 = sm4e(x2, rk2) */
-	sm4e v3.4s, v16.4s /* x_19 = sm4e(x3, rk2) */
-	sm4e v4.4s, v16.4s /* x_20 = sm4e(x4, rk2) */
-	sm4e v5.4s, v16.4s /* x_21 = sm4e(x5, rk2) */
-	sm4e v6.4s, v16.4s /* x_22 = sm4e(x6, rk2) */
-	sm4e v7.4s, v16.4s /* x_23 = sm4e(x7, rk2) */
-	ldr q16, [x0, #48] /* rk3 = load() */
-	sm4e v0.4s, v16.4s /* x_24 = sm4e(x0, rk3) */
-	sm4e v1.4s, v16.4s /* x_25 = sm4e(x1, rk3) */
-	sm4e v2.4s, v16.4s /* x_26 = sm4e(x2, rk3) */
-	sm4e v3.4s, v16.4s /* x_27 = sm4e(x3, rk3) */
-	sm4e v4.4s, v16.4s /* x_28 = sm4e(x4, rk3) */
-	sm4e v5.4s, v16.4s /* x_29 = sm4e(x5, rk3) */
-	sm4e v6.4s, v16.4s /* x_30 = sm4e(x6, rk3) */
-	sm4e v7.4s, v16.4s /* x_31 = sm4e(x7, rk3) */
-	ldr q16, [x0, #64] /* rk4 = load() */
-	sm4e v0.4s, v16.4s /* x_32 = sm4e(x0, rk4) */
-	sm4e v1.4s, v16.4s /* x_33 = sm4e(x1, rk4) */
-	sm4e v2.4s, v16.4s /* x_34 = sm4e(x2, rk4) */
-	sm4e v3.4s, v16.4s /* x_35 = sm4e(x3, rk4) */
-	sm4e v4.4s, v16.4s /* x_36 = sm4e(x4, rk4) */
-	sm4e v5.4s, v16.4s /* x_37 = sm4e(x5, rk4) */
-	sm4e v6.4s, v16.4s /* x_38 = sm4e(x6, rk4) */
-	sm4e v7.4s, v16.4s /* x_39 = sm4e(x7, rk4) */
-	ldr q16, [x0, #80] /* rk5 = load() */
-	sm4e v0.4s, v16.4s /* x_40 = sm4e(x0, rk5) */
-	sm4e v1.4s, v16.4s /* x_41 = sm4e(x1, rk5) */
-	sm4e v2.4s, v16.4s /* x_42 = sm4e(x2, rk5) */
-	sm4e v3.4s, v16.4s /* x_43 = sm4e(x3, rk5) */
-	sm4e v4.4s, v16.4s /* x_44 = sm4e(x4, rk5) */
-	sm4e v5.4s, v16.4s /* x_45 = sm4e(x5, rk5) */
-	sm4e v6.4s, v16.4s /* x_46 = sm4e(x6, rk5) */
-	sm4e v7.4s, v16.4s /* x_47 = sm4e(x7, rk5) */
-	ldr q16, [x0, #96] /* rk6 = load() */
-	sm4e v0.4s, v16.4s /* x_48 = sm4e(x0, rk6) */
-	sm4e v1.4s, v16.4s /* x_49 = sm4e(x1, rk6) */
-	sm4e v2.4s, v16.4s /* x_50 = sm4e(x2, rk6) */
-	sm4e v3.4s, v16.4s /* x_51 = sm4e(x3, rk6) */
-	sm4e v4.4s, v16.4s /* x_52 = sm4e(x4, rk6) */
-	sm4e v5.4s, v16.4s /* x_53 = sm4e(x5, rk6) */
-	sm4e v6.4s, v16.4s /* x_54 = sm4e(x6, rk6) */
-	sm4e v7.4s, v16.4s /* x_55 = sm4e(x7, rk6) */
-	ldr q16, [x0, #112] /* rk7 = load() */
-	sm4e v0.4s, v16.4s /* x_56 = sm4e(x0, rk7) */
-	sm4e v1.4s, v16.4s /* x_57 = sm4e(x1, rk7) */
-	sm4e v2.4s, v16.4s /* x_58 = sm4e(x2, rk7) */
-	sm4e v3.4s, v16.4s /* x_59 = sm4e(x3, rk7) */
-	sm4e v4.4s, v16.4s /* x_60 = sm4e(x4, rk7) */
-	sm4e v5.4s, v16.4s /* x_61 = sm4e(x5, rk7) */
-	sm4e v6.4s, v16.4s /* x_62 = sm4e(x6, rk7) */
-	sm4e v7.4s, v16.4s /* x_63 = sm4e(x7, rk7) */
+	ldr q4, [x0] /* rk0 = load() */
+	sm4e v0.4s, v4.4s /* x = sm4e(x0, rk0) */
+	sm4e v1.4s, v4.4s /* x_1 = sm4e(x1, rk0) */
+	sm4e v2.4s, v4.4s /* x_2 = sm4e(x2, rk0) */
+	sm4e v3.4s, v4.4s /* x_3 = sm4e(x3, rk0) */
+	ldr q4, [x0, #16] /* rk1 = load() */
+	sm4e v0.4s, v4.4s /* x_4 = sm4e(x0, rk1) */
+	sm4e v1.4s, v4.4s /* x_5 = sm4e(x1, rk1) */
+	sm4e v2.4s, v4.4s /* x_6 = sm4e(x2, rk1) */
+	sm4e v3.4s, v4.4s /* x_7 = sm4e(x3, rk1) */
+	ldr q4, [x0, #32] /* rk2 = load() */
+	sm4e v0.4s, v4.4s /* x_8 = sm4e(x0, rk2) */
+	sm4e v1.4s, v4.4s /* x_9 = sm4e(x1, rk2) */
+	sm4e v2.4s, v4.4s /* x_10 = sm4e(x2, rk2) */
+	sm4e v3.4s, v4.4s /* x_11 = sm4e(x3, rk2) */
+	ldr q4, [x0, #48] /* rk3 = load() */
+	sm4e v0.4s, v4.4s /* x_12 = sm4e(x0, rk3) */
+	sm4e v1.4s, v4.4s /* x_13 = sm4e(x1, rk3) */
+	sm4e v2.4s, v4.4s /* x_14 = sm4e(x2, rk3) */
+	sm4e v3.4s, v4.4s /* x_15 = sm4e(x3, rk3) */
+	ldr q4, [x0, #64] /* rk4 = load() */
+	sm4e v0.4s, v4.4s /* x_16 = sm4e(x0, rk4) */
+	sm4e v1.4s, v4.4s /* x_17 = sm4e(x1, rk4) */
+	sm4e v2.4s, v4.4s /* x_18 = sm4e(x2, rk4) */
+	sm4e v3.4s, v4.4s /* x_19 = sm4e(x3, rk4) */
+	ldr q4, [x0, #80] /* rk5 = load() */
+	sm4e v0.4s, v4.4s /* x_20 = sm4e(x0, rk5) */
+	sm4e v1.4s, v4.4s /* x_21 = sm4e(x1, rk5) */
+	sm4e v2.4s, v4.4s /* x_22 = sm4e(x2, rk5) */
+	sm4e v3.4s, v4.4s /* x_23 = sm4e(x3, rk5) */
+	ldr q4, [x0, #96] /* rk6 = load() */
+	sm4e v0.4s, v4.4s /* x_24 = sm4e(x0, rk6) */
+	sm4e v1.4s, v4.4s /* x_25 = sm4e(x1, rk6) */
+	sm4e v2.4s, v4.4s /* x_26 = sm4e(x2, rk6) */
+	sm4e v3.4s, v4.4s /* x_27 = sm4e(x3, rk6) */
+	ldr q4, [x0, #112] /* rk7 = load() */
+	sm4e v0.4s, v4.4s /* x_28 = sm4e(x0, rk7) */
+	sm4e v1.4s, v4.4s /* x_29 = sm4e(x1, rk7) */
+	sm4e v2.4s, v4.4s /* x_30 = sm4e(x2, rk7) */
+	sm4e v3.4s, v4.4s /* x_31 = sm4e(x3, rk7) */
 
 	/* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
 	adrp x17, .Lsm4_rounds4_neon_sm4_1_reverse16
-	ldr q16, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_1_reverse16] /* reverse16 = const() */
-	tbl v0.16b, {v0.16b}, v16.16b /* outbe = lookup16(x0, reverse16) */
-	ldr q17, [x3] /* msg = load() */
-	eor v0.16b, v0.16b, v17.16b /* ct = xor(outbe, msg) */
+	ldr q4, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_1_reverse16] /* reverse16 = const() */
+	tbl v0.16b, {v0.16b}, v4.16b /* outbe = lookup16(x0, reverse16) */
+	ldr q5, [x3] /* msg = load() */
+	eor v0.16b, v0.16b, v5.16b /* ct = xor(outbe, msg) */
 	str q0, [x2] /* store ct */
-	tbl v0.16b, {v1.16b}, v16.16b /* outbe_1 = lookup16(x1, reverse16) */
+	tbl v0.16b, {v1.16b}, v4.16b /* outbe_1 = lookup16(x1, reverse16) */
 	ldr q1, [x3, #16] /* msg_1 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_1 = xor(outbe_1, msg_1) */
 	str q0, [x2, #16] /* store ct_1 */
-	tbl v0.16b, {v2.16b}, v16.16b /* outbe_2 = lookup16(x2, reverse16) */
+	tbl v0.16b, {v2.16b}, v4.16b /* outbe_2 = lookup16(x2, reverse16) */
 	ldr q1, [x3, #32] /* msg_2 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_2 = xor(outbe_2, msg_2) */
 	str q0, [x2, #32] /* store ct_2 */
-	tbl v0.16b, {v3.16b}, v16.16b /* outbe_3 = lookup16(x3, reverse16) */
+	tbl v0.16b, {v3.16b}, v4.16b /* outbe_3 = lookup16(x3, reverse16) */
 	ldr q1, [x3, #48] /* msg_3 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_3 = xor(outbe_3, msg_3) */
 	str q0, [x2, #48] /* store ct_3 */
-	tbl v0.16b, {v4.16b}, v16.16b /* outbe_4 = lookup16(x4, reverse16) */
-	ldr q1, [x3, #64] /* msg_4 = load() */
-	eor v0.16b, v0.16b, v1.16b /* ct_4 = xor(outbe_4, msg_4) */
-	str q0, [x2, #64] /* store ct_4 */
-	tbl v0.16b, {v5.16b}, v16.16b /* outbe_5 = lookup16(x5, reverse16) */
-	ldr q1, [x3, #80] /* msg_5 = load() */
-	eor v0.16b, v0.16b, v1.16b /* ct_5 = xor(outbe_5, msg_5) */
-	str q0, [x2, #80] /* store ct_5 */
-	tbl v0.16b, {v6.16b}, v16.16b /* outbe_6 = lookup16(x6, reverse16) */
-	ldr q1, [x3, #96] /* msg_6 = load() */
-	eor v0.16b, v0.16b, v1.16b /* ct_6 = xor(outbe_6, msg_6) */
-	str q0, [x2, #96] /* store ct_6 */
-	tbl v0.16b, {v7.16b}, v16.16b /* outbe_7 = lookup16(x7, reverse16) */
-	ldr q1, [x3, #112] /* msg_7 = load() */
-	eor v0.16b, v0.16b, v1.16b /* ct_7 = xor(outbe_7, msg_7) */
-	str q0, [x2, #112] /* store ct_7 */
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_rounds4_neon_sm4_batch_xor,.-_gcry_sm4_rounds4_neon_sm4_batch_xor;)
