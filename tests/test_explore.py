@@ -4,6 +4,7 @@ and the choices file read, overridden and rewritten."""
 
 import json
 import multiprocessing
+import re
 import shutil
 
 import pytest
@@ -134,7 +135,8 @@ def test_the_choices_file_round_trips():
 @pytest.mark.parametrize("text, message", [
     ("[sm4.decomposition]\nvalue = 0\n", r"no \[zuc.s1_isomorphism\] value"),
     ("[sm4.decomposition]\nvalue = { avx2 = 1 }\n[zuc.s1_isomorphism]\nvalue = { avx2 = 0 }\n", "takes one value"),
-    (choices.PATH.read_text().replace("byteslice_avx2_vaes = 2\n", ""), "sm4.groups has no value for byteslice_avx2_vaes")])
+    (re.sub(r"(\[sm4\.groups\.value\]\n(?:.*\n)*?)byteslice_avx2_vaes = \d+\n", r"\1", choices.PATH.read_text()),
+     "sm4.groups has no value for byteslice_avx2_vaes")])
 def test_a_broken_choices_file_is_a_clear_error(tmp_path, text, message):
     path = tmp_path / "choices.toml"
     path.write_text(text)
