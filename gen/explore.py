@@ -538,14 +538,10 @@ def report(param, ranking, chosen):
         key = {"one": None, "target": kernel_target(kernel), "kernel": kernel}[param.keyed]
         current = chosen.get(param.name, key)
         rows.append([kernel, str(sum(len(g.values) for g in groups)),
-                     f"{_spell_group(param, groups[0])} ({_cost_text(groups[0].cost)})",
-                     f"{_spell_group(param, groups[-1])} ({_cost_text(groups[-1].cost)})",
+                     f"{_values(param, groups[0].values, len(param.values()))} ({_cost_text(groups[0].cost)})",
+                     f"{_values(param, groups[-1].values, len(param.values()))} ({_cost_text(groups[-1].cost)})",
                      spell(param, current), "yes" if current in groups[0].values else "no"])
     return "\n".join("| " + " | ".join(row) + " |" for row in rows)
-
-
-def _spell_group(param, group):
-    return _values(param, group.values, len(param.values()))
 
 
 def table(param, ranking, top):

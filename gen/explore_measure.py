@@ -35,11 +35,10 @@ def cpu_name():
 class Bench:
     """The build tree of the measurements."""
 
-    def __init__(self, work=None, progress=sys.stderr):
+    def __init__(self, work=None):
         self.work = Path(work or ROOT / "build" / "explore" / "measure")
         self.generated = self.work / "generated"
         self.build = self.work / "build"
-        self.progress = progress
         if self.generated.exists():
             shutil.rmtree(self.generated)
         shutil.copytree(ROOT / "generated", self.generated)
@@ -113,7 +112,7 @@ def measure(param, costs, ranking, files, top=5, progress=sys.stderr, work=None)
     instruction sequence); None for the others, which were not timed.
     `files(value, strategy, target)` gives the kernel's files under that value."""
     from .backends import SIMD_TARGETS
-    bench = Bench(work, progress)
+    bench = Bench(work)
     start = time.monotonic()
     bench.make()
     native = bench.native().get(BENCH_CASES[param.cipher][0], set())

@@ -186,7 +186,7 @@ def test_measure_times_the_top_values_of_each_native_kernel(monkeypatch, tmp_pat
     costs[8]["byteslice_avx2_gfni"] = costs[2]["byteslice_avx2_gfni"]     # one shape: timed once, for both
     costs[4]["byteslice_avx2_gfni"] = {**costs[1]["byteslice_avx2_gfni"], "shape": "s4"}   # its group, another shape
     built = []
-    monkeypatch.setattr(explore_measure.Bench, "__init__", lambda self, work, progress: None)
+    monkeypatch.setattr(explore_measure.Bench, "__init__", lambda self, work: None)
     monkeypatch.setattr(explore_measure.Bench, "make", lambda self: tmp_path / "bench")
     monkeypatch.setattr(explore_measure.Bench, "native", lambda self: {"sm4": {"byteslice_avx2_gfni"}})
     monkeypatch.setattr(explore_measure.Bench, "variant", lambda self, files, label: built.append(files) or label)
