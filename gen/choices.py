@@ -56,6 +56,11 @@ class Parameter:
     what: str                  # one line: what a value is
     values: Callable           # () -> the values, enumerated by the generator
     strategies: tuple = ()     # keyed "kernel": the strategies it applies to (empty: all)
+    # For a large space: other parameters' values (gen --choose spellings)
+    # under which every value's programs are small enough to lower in bulk;
+    # values whose small programs lower alike are lowered in full once
+    # (gen/explore.py static_costs).
+    probe: tuple = ()
 
     @property
     def cipher(self):
@@ -87,7 +92,7 @@ def _per_cipher(what, text, values, ciphers=("sm4", "zuc", "ublock")):
 
 PARAMETERS = {p.name: p for p in [
     Parameter("sm4.decomposition", "one", "an S-box decomposition A2*inv(A1*x ^ c1) ^ c2 over AES's field",
-              _decompositions),
+              _decompositions, probe=("sm4.groups=1", "sm4.rounds_per_iteration=4")),
     Parameter("zuc.s1_isomorphism", "target", "a field isomorphism K carrying S1 into AES's field", _isomorphisms),
     Parameter("sm4.groups", "kernel", "independent groups of blocks interleaved", lambda: (1, 2, 4, 8)),
     Parameter("ublock.groups", "kernel", "independent register pairs interleaved", lambda: (1, 2, 4),

@@ -252,11 +252,68 @@ def _cost_value(args):
 _SEEN = {}
 
 
+def _probe_shapes(args):
+    """Worker: {kernel: shape} of one value's programs under the parameter's
+    probe choices (small programs: one group, few rounds)."""
+    name, value, probe, wanted = args
+    param = PARAMETERS[name]
+    probe = probe.with_choice(param.assignment(value))
+    return value, {f"{s}_{t}": shape(PROGRAMS[param.cipher](s, SIMD_TARGETS[t], probe))
+                   for s, t in reached(param) if not wanted or t in wanted}
+
+
+def _pooled(worker, name, values, extra, jobs, label, progress):
+    """{value: worker((name, value, *extra))}, on `jobs` processes, with a progress bar."""
+    out, start = {}, time.monotonic()
+    if not values:
+        return out
+    with multiprocessing.Pool(min(jobs or os.cpu_count(), len(values))) as pool:
+        for value, result in pool.imap_unordered(worker, [(name, v, *extra) for v in values],
+                                                 chunksize=max(1, len(values) // 200)):
+            out[value] = result
+            _bar(progress, len(out), len(values), start, label)
+    return out
+
+
+def _probed_costs(param, chosen, values, wanted, jobs, progress):
+    """{value: {kernel: cost}} of a large space by classes.  Every value's
+    programs are lowered under the parameter's probe choices (small: one
+    group, four rounds); per kernel, the values whose probe programs have
+    one shape are a class, whose first and last values are lowered in full.
+    Where those two cost alike, every other value of the class is costed as
+    the first ("costed_as"): the full program repeats the probe's round with
+    the same constants, and every rule is local to an op and its operands.
+    Where they differ, every value of the class is lowered in full."""
+    probe = chosen
+    for assignment in param.probe:
+        probe = probe.with_choice(assignment)
+    classes = {}
+    shapes = _pooled(_probe_shapes, param.name, values, (probe, wanted), jobs,
+                     f"{param.name} (probe: {', '.join(param.probe)})", progress)
+    for value in values:
+        for kernel, digest in shapes[value].items():
+            classes.setdefault((kernel, digest), []).append(value)
+    full = {}
+
+    def lower_in_full(todo):
+        full.update(_pooled(_cost_value, param.name, sorted(set(todo) - set(full)), (chosen, wanted), jobs,
+                            f"{param.name} (in full)", progress))
+    lower_in_full(v for members in classes.values() for v in (members[0], members[-1]))
+    lower_in_full(v for (kernel, _), members in classes.items()
+                  if full[members[0]][kernel] != full[members[-1]][kernel] for v in members)
+    out = {v: {} for v in values}
+    for (kernel, _), members in classes.items():
+        for v in members:
+            out[v][kernel] = full[v][kernel] if v in full else {**full[members[0]][kernel], "costed_as": members[0]}
+    return out
+
+
 def static_costs(param, chosen, targets=(), jobs=None, cache_dir=None, progress=sys.stderr):
     """{value: {kernel: cost}} for every value of `param` on the kernels it
     reaches (those of `targets` alone where given), the other parameters at
     `chosen`'s values; from the cache where it holds them, the rest computed
-    on `jobs` processes (default: every core)."""
+    on `jobs` processes (default: every core), by classes for a parameter
+    with probe choices (_probed_costs)."""
     path = cache_path("static", param, chosen, cache_dir)
     cached = json.loads(path.read_text()) if path.exists() else {}
     values = list(param.values())
@@ -264,14 +321,11 @@ def static_costs(param, chosen, targets=(), jobs=None, cache_dir=None, progress=
     kernels_ = [f"{s}_{t}" for s, t in reached(param) if not wanted or t in wanted]
     todo = [v for v in values if not all(k in cached.get(value_key(v), {}) for k in kernels_)]
     results = {v: cached.get(value_key(v), {}) for v in values}
-    start, done = time.monotonic(), 0
     if todo:
-        with multiprocessing.Pool(min(jobs or os.cpu_count(), len(todo))) as pool:
-            for value, costs in pool.imap_unordered(_cost_value, [(param.name, v, chosen, wanted) for v in todo],
-                                                    chunksize=max(1, len(todo) // 200)):
-                results[value] = {**results[value], **costs}
-                done += 1
-                _bar(progress, done, len(todo), start, param.name)
+        computed = _probed_costs(param, chosen, todo, wanted, jobs, progress) if param.probe else \
+            _pooled(_cost_value, param.name, todo, (chosen, wanted), jobs, param.name, progress)
+        for value, costs in computed.items():
+            results[value] = {**results[value], **costs}
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({value_key(v): c for v, c in results.items()}))
     return {v: {k: results[v][k] for k in kernels_} for v in values}
@@ -391,12 +445,15 @@ class Group:
     values: list
     cost: dict
     shapes: int          # distinct instruction sequences among them
+    inferred: int = 0    # values costed as another value (_probed_costs), not lowered in full
 
     @property
     def reason(self):
-        if self.shapes == 1:
-            return "one instruction sequence: the programs differ in their constants alone"
-        return f"{self.shapes} instruction sequences with the same counts"
+        why = ("one instruction sequence: the programs differ in their constants alone" if self.shapes == 1 else
+               f"{self.shapes} instruction sequences with the same counts")
+        if self.inferred:
+            why += f" ({self.inferred} of them costed as a value whose probe program lowers alike)"
+        return why
 
 
 def rank(costs):
@@ -412,8 +469,8 @@ def rank(costs):
             key = json.dumps([cost["bytes"], cost["ops"], cost["constant_bytes"], cost["spills"], cost.get("model"),
                               cost.get("measured")], sort_keys=True)
             groups.setdefault(key, []).append((value, cost))
-        ranked = [Group(sorted(v for v, _ in members), members[0][1], len({m["shape"] for _, m in members}))
-                  for members in groups.values()]
+        ranked = [Group(sorted(v for v, _ in members), members[0][1], len({m["shape"] for _, m in members}),
+                        sum("costed_as" in m for _, m in members)) for members in groups.values()]
         if ranked:          # (none where every value is invalid for the kernel under the other choices)
             out[kernel] = sorted(ranked, key=lambda g: (cost_key(g.cost), g.values[0]))
     return out
@@ -493,6 +550,10 @@ def summary(param, ranking, best, depth, machine=""):
     found = (f"all {size} values cost the same on {len(alike)} of {len(ranking)} kernels"
              + (f" ({len(one_shape)} of them one instruction sequence, differing in constants alone)"
                 if one_shape else ""))
+    inferred = sum(g.inferred for groups in ranking.values() for g in groups)
+    if inferred:
+        found += (f" ({inferred} of {size * len(ranking)} kernel programs costed as a value whose program under "
+                  f"{', '.join(param.probe)} lowers alike)")
     spread = [f"{k}: {len(g)} costs" for k, g in ranking.items() if len(g) > 1]
     chosen = "; ".join(f"{'best' if key is None else key} {spell(param, value)}"
                        + (f" (tied with {len(tied) - 1} more: the first, or the one kept)" if len(tied) > 1 else "")

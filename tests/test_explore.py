@@ -2,6 +2,7 @@
 a program's static cost and shape, the ranking and its groups, the cache,
 and the choices file read, overridden and rewritten."""
 
+import dataclasses
 import json
 import multiprocessing
 import re
@@ -77,6 +78,35 @@ def test_static_costs_come_from_the_cache_the_second_time(tmp_path, monkeypatch)
         raise AssertionError("recomputed what the cache holds")
     monkeypatch.setattr(multiprocessing, "Pool", no_pool)
     assert explore.static_costs(param, choices.load(), ["neon_aes"], cache_dir=tmp_path, progress=None) == first
+
+
+def with_values(monkeypatch, name, values, **changes):
+    """PARAMETERS[name] with `values` alone (and `changes`), for the test (the pool's workers fork after it)."""
+    param = dataclasses.replace(choices.PARAMETERS[name], values=lambda: values, **changes)
+    monkeypatch.setitem(choices.PARAMETERS, name, param)
+    return param
+
+
+def test_a_probed_class_is_costed_as_its_first_value_after_both_ends_lowered_alike(tmp_path, monkeypatch):
+    param = with_values(monkeypatch, "sm4.decomposition", (0, 1, 415, 2039))
+    costs = explore.static_costs(param, choices.load(), ["neon_aes"], jobs=2, cache_dir=tmp_path, progress=None)
+    assert [g.inferred for g in explore.rank(costs)["byteslice_neon_aes"]] == [2]
+    for value in param.values():
+        _, full = explore._cost_value((param.name, value, choices.load(), ("neon_aes",)))
+        for kernel, cost in costs[value].items():
+            assert cost.pop("costed_as", None) == (0 if value in (1, 415) else None)
+            assert cost == full[kernel]          # the inference holds for these values
+
+
+def test_a_probed_class_whose_ends_differ_is_lowered_in_full(tmp_path, monkeypatch):
+    param = with_values(monkeypatch, "sm4.groups", (1, 2, 4), probe=("sm4.rounds_per_iteration=4",))
+    real = explore.shape
+    # A probe that cannot tell the values apart: one class, whose ends then cost differently.
+    monkeypatch.setattr(explore, "shape", lambda program, code_choices=(): real(program, code_choices)
+                        if code_choices else "the same")
+    costs = explore.static_costs(param, choices.load(), ["neon_aes"], jobs=2, cache_dir=tmp_path, progress=None)
+    assert not any("costed_as" in c for per in costs.values() for c in per.values())
+    assert len({costs[v]["wordslice_neon_aes"]["shape"] for v in (1, 2, 4)}) == 3
 
 
 def test_explore_prints_the_ranking_and_apply_rewrites_the_choices(tmp_path, monkeypatch, capsys):
