@@ -138,12 +138,12 @@ def main(argv=None):
     parser.add_argument("--root", type=Path, default=ROOT, help="repository root (default: this checkout)")
     parser.add_argument("--choose", action="append", default=[], metavar="NAME=VALUE",
                         help="override a choice of gen/choices.toml for this run: sm4.decomposition=415, "
-                             "zuc.s1_isomorphism.avx2_gfni=3, sm4.groups.byteslice_avx2_gfni=4, zuc.rolled=true")
+                             "zuc.s1_isomorphism.avx2_gfni=3, sm4.groups.byteslice_avx2_gfni=4, zuc.block_form=rolled")
     parser.add_argument("--sm4-decomposition", type=int, default=None, metavar="N",
                         help="the same as --choose sm4.decomposition=N")
     explore_options = parser.add_argument_group("explore")
     explore_options.add_argument("--param", action="append", default=[],
-                                 help="only this parameter of the cipher (groups, rolled, ...; repeatable; "
+                                 help="only this parameter of the cipher (groups, block_form, ...; repeatable; "
                                       "default: all of them)")
     explore_options.add_argument("--target", action="append", default=[], help="only this target's kernels (repeatable)")
     explore_options.add_argument("--depth", choices=("static", "model", "measure"), default="static",
