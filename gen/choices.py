@@ -7,9 +7,13 @@ every kernel, one per target, or one per kernel:
   sm4.decomposition       one    the S-box decomposition (the key schedule's
                                  sliced round keys depend on it)
   zuc.s1_isomorphism      target the field isomorphism carrying S1 into AES's field
+  zuc.<s0|add|rot16|swap>_form  target  how the round writes S0, the LFSR's
+                                 additions, L1/L2's rotation by 16, the byte exchanges
   <cipher>.groups         kernel independent groups interleaved (hides latency,
                                  costs registers)
   sm4.rounds_per_iteration kernel rounds written out per loop iteration
+  sm4.basis_blocks        kernel which blocks of byte slicing's fused 4x4 grid
+                                 are products (the others XORs of them)
   zuc.block_form          kernel the keystream block unrolled, unrolled with the
                                  LFSR cells in the state array, or rolled (a loop)
   <cipher>.schedule_before_ra     kernel  GCC schedules before allocation too
@@ -42,6 +46,12 @@ BLOCK_FORMS = ("unrolled", "lfsr_in_memory", "rolled")
 def _decompositions():
     from .kernels.sm4_constants import decompositions
     return tuple(range(len(decompositions())))
+
+
+def _bases():
+    from .kernels.sm4_byteslice import bases
+    from .kernels.sm4_constants import decomposition, fused_round
+    return tuple(bases(fused_round(decomposition(0)).grid))
 
 
 def _isomorphisms():
@@ -86,6 +96,23 @@ class Parameter:
         return f"{self.name}={text}" if key is None else f"{self.name}.{key}={text}"
 
 
+def _zuc_forms(name):
+    def values():
+        from .kernels.zuc_lanes import FORMS
+        return FORMS[name]
+    return values
+
+
+ZUC_FORMS = {
+    "s0_form": "S0's three Feistel rounds of nibble tables with the rotation by 5 folded into the third (folded) "
+               "or as its own step (rotate), or S0 as one 256-byte table (table: VPERMI2B)",
+    "add_form": "the additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum (min: PMINUD), "
+                "or by folding bit 31 (fold)",
+    "rot16_form": "L1's and L2's inputs rotated by 16 as a select of W1 and W2 (select) or by a rotation (rotate)",
+    "swap_form": "the S-box layer's exchanges of odd bytes by two selects (select) or an XOR delta swap (xor)",
+}
+
+
 def _per_cipher(what, text, values, ciphers=("sm4", "zuc", "ublock")):
     return [Parameter(f"{c}.{what}", "kernel", text, values) for c in ciphers]
 
@@ -94,11 +121,15 @@ PARAMETERS = {p.name: p for p in [
     Parameter("sm4.decomposition", "one", "an S-box decomposition A2*inv(A1*x ^ c1) ^ c2 over AES's field",
               _decompositions, probe=("sm4.groups=1", "sm4.rounds_per_iteration=4")),
     Parameter("zuc.s1_isomorphism", "target", "a field isomorphism K carrying S1 into AES's field", _isomorphisms),
+    *(Parameter(f"zuc.{name}", "target", what, _zuc_forms(name)) for name, what in ZUC_FORMS.items()),
     Parameter("sm4.groups", "kernel", "independent groups of blocks interleaved", lambda: (1, 2, 4, 8)),
     Parameter("ublock.groups", "kernel", "independent register pairs interleaved", lambda: (1, 2, 4),
               strategies=("register",)),
     Parameter("sm4.rounds_per_iteration", "kernel", "rounds written out per loop iteration",
               lambda: (4, 8, 16, 32), strategies=("byteslice", "wordslice")),
+    Parameter("sm4.basis_blocks", "kernel", "the blocks of the fused round's 4x4 grid M'_L computed as products "
+              "(each other block the XOR of some of them; gen/kernels/sm4_byteslice.py bases)", _bases,
+              strategies=("byteslice",)),
     Parameter("zuc.block_form", "kernel", "the keystream block's form: 16 rounds unrolled with the LFSR in "
               "registers, unrolled with its cells in the state array, or rolled (a loop over a ring)",
               lambda: BLOCK_FORMS),
@@ -138,10 +169,10 @@ class Choices:
         return self.get(name, PARAMETERS[name].key(strategy, target))
 
     def of_kernel(self, cipher, strategy, target):
-        """{name: value} of `cipher`'s parameters keyed by kernel that apply to
-        `strategy` on `target`."""
+        """{name: value} of `cipher`'s parameters keyed by kernel or by target
+        that apply to `strategy` on `target`."""
         return {name: self.of(name, strategy, target) for name, p in PARAMETERS.items()
-                if p.cipher == cipher and p.keyed == "kernel" and (not p.strategies or strategy in p.strategies)}
+                if p.cipher == cipher and p.keyed != "one" and (not p.strategies or strategy in p.strategies)}
 
     def with_choice(self, assignment):
         """These choices with `name=value` or `name.<key>=value` (gen --choose) in place."""

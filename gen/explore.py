@@ -46,9 +46,10 @@ from pathlib import Path
 from .backends import SIMD_TARGETS, kernels
 from .backends.regalloc import MachineLoop, Reload, Spill, allocate
 from .backends.schedule import for_pressure
+from .backends.target import NoLowering
 from .choices import PARAMETERS
 from .emit import sm4_files, ublock_files, zuc_kernel_files
-from .ir import Loop, Op
+from .ir import Comment, Loop, Op
 from .ir.opcodes import KINDS
 from .ir.semantics import data_attrs, op_kind
 from .kernels import ublock_nibbleslice, ublock_register, zuc_lanes
@@ -84,7 +85,7 @@ def shape(program, code_choices=()):
                 attrs = sorted((k, repr(v)) for k, v in s.attrs.items() if k not in hidden)
                 result = f"{s.result.bits}:{s.result.name} = " if s.result is not None else ""
                 lines.append(f"{result}{s.opcode}({', '.join(a.name for a in s.args)}) {attrs}")
-            else:
+            elif not isinstance(s, Comment):        # (a comment is no instruction)
                 lines.append(repr(s))
     walk(program.body)
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
@@ -131,10 +132,9 @@ def _sm4_program(strategy, target, chosen):
 
 def _zuc_program(strategy, target, chosen):
     """The keystream block, with the forms the kernel's file takes on `target`."""
-    choice = zuc_kernel_files.choose(target, chosen.of("zuc.s1_isomorphism", strategy, target))
     return target.lower(zuc_lanes.keystream_program(
         target.bits, zuc_kernel_files.GROUPS[strategy], **zuc_kernel_files.keystream_forms(strategy, target, chosen),
-        **choice.options()))
+        **zuc_kernel_files.lane_options(strategy, target, chosen)))
 
 
 def _ublock_program(strategy, target, chosen):
@@ -232,7 +232,11 @@ def _cost_value(args):
         if wanted and target_name not in wanted:
             continue
         target = SIMD_TARGETS[target_name]
-        program = PROGRAMS[param.cipher](strategy, target, chosen)
+        try:
+            program = PROGRAMS[param.cipher](strategy, target, chosen)
+        except NoLowering as error:     # the target lacks an instruction the value needs
+            out[f"{strategy}_{target_name}"] = {"invalid": str(error)}
+            continue
         reason = target.assembler.unsupported(program) if target.assembler is not None else None
         if reason:          # the kernel's assembly twin cannot be written: not a value for it
             out[f"{strategy}_{target_name}"] = {"invalid": reason}

@@ -64,10 +64,15 @@ class Bench:
         return out
 
     def variant(self, files, label):
-        """A bench built with `files` ({path under generated/: text}) in place, kept as bench-<label>."""
+        """A bench built with `files` ({path under generated/: text}) in place,
+        kept as bench-<label>.  Only the files that differ are written (and
+        restored), so that make rebuilds what the value changes and not every
+        unit that includes an unchanged shared header."""
         saved = {path: (self.generated / path).read_text() for path in files if (self.generated / path).exists()}
+        changed = {path: text for path, text in files.items() if saved.get(path) != text}
+        saved = {path: text for path, text in saved.items() if path in changed}
         try:
-            for path, text in files.items():
+            for path, text in changed.items():
                 (self.generated / path).write_text(text)
             kept = self.work / f"bench-{label}"
             shutil.copy2(self.make(), kept)

@@ -35,6 +35,15 @@ def test_another_instruction_is_another_shape():
     assert explore.shape(program(lambda b, x, y: b.xor(x, y))) != explore.shape(program(lambda b, x, y: b.and_(x, y)))
 
 
+def test_a_comment_is_no_part_of_the_shape():
+    def program(comment):
+        b = Builder("p", 128, ("in", "out"))
+        b.comment(comment)
+        b.store("out", 0, b.load("in", 0))
+        return b.finish()
+    assert explore.shape(program("one")) == explore.shape(program("another"))
+
+
 def test_counts_multiply_a_loop_body_by_its_iterations():
     b = Builder("p", 128, ("in", "out"))
     s = b.var("s")
@@ -233,6 +242,29 @@ def test_measure_times_the_top_values_of_each_native_kernel(monkeypatch, tmp_pat
     assert out[8]["byteslice_avx2_gfni"]["measured"] == out[2]["byteslice_avx2_gfni"]["measured"] is not None
 
 
+def test_a_variant_writes_only_the_files_it_changes_and_puts_them_back(monkeypatch, tmp_path):
+    """An unchanged shared header keeps its time stamp: make then rebuilds the
+    one kernel a value changes, not every unit that includes the header."""
+    from gen import explore_measure
+    bench = explore_measure.Bench.__new__(explore_measure.Bench)
+    bench.work, bench.generated = tmp_path, tmp_path / "generated"
+    (bench.generated / "src").mkdir(parents=True)
+    kernel, header = bench.generated / "src/k.c", bench.generated / "src/shared.h"
+    kernel.write_text("old kernel")
+    header.write_text("header")
+    before = header.stat().st_mtime_ns
+    seen = {}
+
+    def make():
+        seen.update(kernel=kernel.read_text(), header_mtime=header.stat().st_mtime_ns)
+        (tmp_path / "bench").write_text("bench")
+        return tmp_path / "bench"
+    bench.make = make
+    kept = bench.variant({"src/k.c": "new kernel", "src/shared.h": "header"}, 0)
+    assert kept.read_text() == "bench" and seen == {"kernel": "new kernel", "header_mtime": before}
+    assert kernel.read_text() == "old kernel" and header.stat().st_mtime_ns == before
+
+
 def test_a_measured_difference_within_the_noise_keeps_the_current_value():
     timed = lambda cpb: {**cost({"alu": 5}), "measured": {"cpb": cpb, "gbps": 8 / cpb}}
     costs = {False: {"k": timed(1.00)}, True: {"k": timed(1.02)}}
@@ -280,3 +312,13 @@ def test_a_value_the_assembly_twin_cannot_write_is_no_value_for_its_kernel():
     assert "invalid" not in costs["unrolled"]["lanes_neon_aes"]
     assert all("rolled" not in g.values for g in explore.rank(costs)["lanes_neon_aes"])
     assert explore.best_per_key(param, costs, chosen)["lanes_neon_aes"][0] != "rolled"
+
+
+def test_a_form_the_target_has_no_instruction_for_is_no_value_for_it(tmp_path):
+    """S0 as one 256-byte table needs AVX-512's VPERMI2B: on AVX2 it is invalid."""
+    param, chosen = choices.PARAMETERS["zuc.s0_form"], choices.load()
+    costs = explore.static_costs(param, chosen, ["avx2_gfni", "avx512_gfni"], cache_dir=tmp_path, progress=None)
+    assert "sbox8" in costs["table"]["lanes_avx2_gfni"]["invalid"]
+    assert "invalid" not in costs["table"]["lanes_avx512_gfni"]
+    best = explore.best_per_key(param, costs, chosen)
+    assert best["avx2_gfni"][0] != "table" and "table" not in best["avx2_gfni"][1]

@@ -78,7 +78,8 @@ def test_a_tuning_choice_reaches_its_kernel_alone(tmp_path):
     (["--choose", "sm4.groups.lanes_avx2_gfni=2"], "has no kernel 'lanes_avx2_gfni'"),
     (["--choose", "sm4.matrix=1"], "no parameter 'sm4.matrix'"),
     (["--choose", "zuc.s1_isomorphism.avx9=1"], "has no target 'avx9'"),
-    (["--choose", "zuc.s1_isomorphism=8"], "takes 0..7")])
+    (["--choose", "zuc.s1_isomorphism=8"], "takes 0..7"),
+    (["--choose", "zuc.s0_form.avx2_gfni=table"], "target avx2_gfni: no rule lowers ['sbox8']")])
 def test_bad_choices_are_clear_errors(capsys, args, message):
     assert cli.main(["check", *args]) == 2
     assert message in capsys.readouterr().err

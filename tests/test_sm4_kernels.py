@@ -12,8 +12,9 @@ from gen.emit.sm4_files import program_options
 from gen.ir import Loop, Op, run
 from gen.ir.opcodes import ABSTRACT
 from gen.ir.semantics import sm4_rounds4
+from gen.linalg import BitMatrix
 from gen.kernels import sm4_byteslice, sm4_rounds4 as rounds4_kernel, sm4_wordslice
-from gen.kernels.sm4_constants import decomposition, decompositions, sliced_round_key_map
+from gen.kernels.sm4_constants import decomposition, decompositions, fused_round, sliced_round_key_map
 from gen.kernels.sm4_reference import crypt_block, key_schedule
 
 STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice}
@@ -79,6 +80,31 @@ def test_other_decompositions_give_the_same_cipher(index):
         t = SIMD_TARGETS[target]
         program = t.lower(sm4_byteslice.program(t.bits, decomposition_index=index))
         check_program(program, seed=index, index=index)
+
+
+def test_the_basis_blocks_are_every_spanning_set_of_the_grids_three_blocks():
+    grid = fused_round(decomposition(0)).grid
+    blocks = sm4_byteslice.distinct_blocks(grid)
+    assert len(blocks) == 3 and blocks[2] == BitMatrix(tuple(a ^ b for a, b in zip(blocks[0].rows, blocks[1].rows)), 8)
+    assert list(sm4_byteslice.bases(grid)) == ["b1_b2", "b1_b3", "b2_b3", "b1_b2_b3"]   # the paper's first
+    # Output terms per byte: B'1 once, B'2 twice, B'3 once in every row of M'_L.
+    terms = {name: [len(row) for row in sm4_byteslice.block_terms(grid, name)[2]] for name in sm4_byteslice.bases(grid)}
+    assert terms == {"b1_b2": [5] * 4, "b1_b3": [6] * 4, "b2_b3": [5] * 4, "b1_b2_b3": [4] * 4}
+    with pytest.raises(ValueError, match="b1_b2, b1_b3"):
+        sm4_byteslice.block_terms(grid, "b3")
+
+
+@pytest.mark.parametrize("basis", ["b1_b3", "b2_b3", "b1_b2_b3"])
+def test_other_basis_blocks_give_the_same_cipher(basis):
+    """A basis is another grouping of M'_L's products: more products, fewer
+    XORs or the reverse, never another cipher.  On GFNI each product fuses
+    with the inversion: a round is 4 GF2P8AFFINEINVQB per basis block."""
+    for target in ("avx2_gfni", "ssse3_aesni"):
+        t = SIMD_TARGETS[target]
+        program = t.lower(sm4_byteslice.program(t.bits, basis_blocks=basis))
+        check_program(program, seed=len(basis))
+        if target == "avx2_gfni":
+            assert count(round_loop(program).body, "gf2p8affineinv") == 4 * (basis.count("_") + 1) * ROUNDS_PER_ITERATION
 
 
 ROUNDS_PER_ITERATION = 8   # sm4_byteslice.program's default

@@ -1,6 +1,6 @@
 """The ZUC lanes kernel programs, abstract and lowered for every target, run
-in the IR interpreter against the Python reference's kernel ABI, and the
-generator's cost-based choices."""
+in the IR interpreter against the Python reference's kernel ABI, and what
+the round's forms (gen/choices.py zuc.<form>) cost on each target."""
 
 import itertools
 import random
@@ -12,7 +12,9 @@ import pytest
 
 from gen import choices
 from gen.backends import SIMD_TARGETS, kernels
+from gen.backends.target import NoLowering
 from gen.backends.x86.avx512_gfni import bitwise_pair_as_ternary_logic
+from gen import explore
 from gen.emit import zuc_kernel_files
 from gen.ir import Builder, Loop, Op, run
 from gen.ir.opcodes import ABSTRACT
@@ -147,7 +149,7 @@ def test_unknown_form_is_rejected():
 def test_lowered_programs_match_reference(strategy, target):
     """What `gen` emits: the chosen S0 form and isomorphism, the kernel's groups."""
     t = SIMD_TARGETS[target]
-    programs = zuc_kernel_files.lowered_programs(t, zuc_kernel_files.choose(t), strategy, choices.load())
+    programs = zuc_kernel_files.lowered_programs(t, strategy, choices.load())
     assert programs["keystream"].info["lanes"] == t.bits // 32 * {"lanes": 1, "lanesx2": 2}[strategy]
     for program in programs.values():
         assert not {s.opcode for s in program.walk() if isinstance(s, Op)} & ABSTRACT
@@ -164,11 +166,12 @@ def test_every_isomorphism_and_s0_form_lowers_correctly(target, isomorphism):
     names = list(zuc_lanes.FORMS)
     for combo in itertools.product(*zuc_lanes.FORMS.values()):
         forms = dict(zip(names, combo))
-        if zuc_kernel_files.block_cost(t, **forms) is None:
-            continue  # an instruction this target lacks (SSSE3 has no PMINUD)
-        check_programs(t.lower(zuc_lanes.init_program(t.bits, 1, isomorphism, **forms)),
-                       t.lower(zuc_lanes.keystream_program(t.bits, 1, isomorphism, **forms)),
-                       variant=256, seed=isomorphism, blocks=1)
+        try:
+            init = t.lower(zuc_lanes.init_program(t.bits, 1, isomorphism, **forms))
+            keystream = t.lower(zuc_lanes.keystream_program(t.bits, 1, isomorphism, **forms))
+        except NoLowering:
+            continue  # an instruction this target lacks (SSSE3 has no PMINUD, only AVX-512 a byte table)
+        check_programs(init, keystream, variant=256, seed=isomorphism, blocks=1)
 
 
 def opcodes(program):
@@ -190,26 +193,10 @@ def test_s1_on_aesni_is_the_papers_form():
     assert ops.count("lookup16") >= 8
 
 
-@pytest.mark.parametrize("target", TARGETS)
-def test_choice_is_the_cheapest(target):
+def block_ops(target, **forms):
+    """Operations of one group's lowered 16-round keystream block (explore's static count)."""
     t = SIMD_TARGETS[target]
-    choice = zuc_kernel_files.choose(t)
-    for names, costs in zip(zuc_kernel_files.STAGES, choice.stage_costs):
-        available = [c for c in costs.values() if c is not None]
-        assert costs[tuple(choice.forms[name] for name in names)] == min(available)
-        assert len(costs) == np.prod([len(zuc_lanes.FORMS[name]) for name in names])
-    assert len(choice.isomorphism_costs) == 8
-    assert choice.isomorphism_costs[choice.isomorphism] == min(choice.isomorphism_costs)
-
-
-@pytest.mark.parametrize("target", ["avx2_gfni", "ssse3_aesni"])
-def test_staged_choice_is_the_cheapest_of_every_combination(target):
-    """The stages' costs add: no combination of all the forms beats the staged choice."""
-    t = SIMD_TARGETS[target]
-    names = list(zuc_lanes.FORMS)
-    costs = [zuc_kernel_files.block_cost(t, **dict(zip(names, combo)))
-             for combo in itertools.product(*zuc_lanes.FORMS.values())]
-    assert zuc_kernel_files.block_cost(t, **zuc_kernel_files.choose(t).forms) == min(c for c in costs if c is not None)
+    return sum(explore.counts(t.lower(zuc_lanes.keystream_program(t.bits, 1, **forms)))[0].values())
 
 
 def test_s0_table_form_on_avx512_only():
@@ -218,31 +205,30 @@ def test_s0_table_form_on_avx512_only():
     t = SIMD_TARGETS["avx512_gfni"]
     ops = opcodes(t.lower(zuc_lanes.round_program(512, s0_form="table", add_form="min")))
     assert ops.count("permute2b") == 2 and ops.count("blendv") == 1 and "sbox8" not in ops
-    assert zuc_kernel_files.choose(t).forms["s0_form"] == "table"
-    for name in ("avx2_gfni", "avx2_vaes", "ssse3_aesni"):
-        assert zuc_kernel_files.block_cost(SIMD_TARGETS[name], s0_form="table") is None
+    assert block_ops("avx512_gfni", s0_form="table", add_form="min") < block_ops("avx512_gfni", add_form="min")
+    for name in ("avx2_gfni", "avx2_vaes", "ssse3_aesni", "neon_aes"):
+        with pytest.raises(NoLowering, match="sbox8"):
+            block_ops(name, s0_form="table")
 
 
 def test_minimum_addition_needs_sse41():
-    assert zuc_kernel_files.block_cost(SIMD_TARGETS["ssse3_aesni"], add_form="min") is None
-    assert zuc_kernel_files.choose(SIMD_TARGETS["ssse3_aesni"]).forms["add_form"] == "fold"
-    assert zuc_kernel_files.choose(SIMD_TARGETS["avx2_vaes"]).forms["add_form"] == "min"
+    with pytest.raises(NoLowering):
+        block_ops("ssse3_aesni", add_form="min")
+    assert block_ops("avx2_vaes", add_form="min") < block_ops("avx2_vaes", add_form="fold")
 
 
 def test_exchange_and_rotation_forms_follow_the_cost_of_a_select():
     """A select is one instruction with AVX2 (VPBLENDVB) and AVX-512 (VPTERNLOGD),
-    three with SSSE3: there the delta swap and the byte rotation win."""
-    ssse3 = zuc_kernel_files.choose(SIMD_TARGETS["ssse3_aesni"]).forms
-    assert (ssse3["swap_form"], ssse3["rot16_form"]) == ("xor", "rotate")
+    three with SSSE3: there the delta swap and the byte rotation cost less."""
+    assert block_ops("ssse3_aesni", swap_form="xor", rot16_form="rotate") < block_ops("ssse3_aesni")
     for target in ("avx2_gfni", "avx512_gfni"):
-        forms = zuc_kernel_files.choose(SIMD_TARGETS[target]).forms
-        assert (forms["swap_form"], forms["rot16_form"]) == ("select", "select")
+        assert block_ops(target, add_form="min") < block_ops(target, add_form="min", swap_form="xor")
+        assert block_ops(target, add_form="min") <= block_ops(target, add_form="min", rot16_form="rotate")
 
 
 def test_folded_s0_is_cheaper_than_a_separate_rotation_everywhere():
-    for t in (SIMD_TARGETS[n] for n in TARGETS):
-        assert (zuc_kernel_files.block_cost(t, s0_form="folded", add_form="fold")
-                < zuc_kernel_files.block_cost(t, s0_form="rotate", add_form="fold"))
+    for target in TARGETS:
+        assert block_ops(target, s0_form="folded", add_form="fold") < block_ops(target, s0_form="rotate", add_form="fold")
 
 
 def test_double_shifts_are_native_on_avx512():

@@ -9,6 +9,11 @@ from .c_emitter import function_body
 from .passes import rewrite
 
 
+class NoLowering(ValueError):
+    """A program needs an operation the target has no instruction or rule for
+    (a choice the target cannot take, such as a 256-byte table lookup on AVX2)."""
+
+
 @dataclass(frozen=True)
 class Target:
     name: str
@@ -61,5 +66,5 @@ class Target:
             program = rewrite(program, rules)
         leftover = {s.opcode for s in program.walk() if hasattr(s, "opcode")} & (ABSTRACT | set(self.lacks))
         if leftover:
-            raise ValueError(f"target {self.name}: no rule lowers {sorted(leftover)}")
+            raise NoLowering(f"target {self.name}: no rule lowers {sorted(leftover)}")
         return program

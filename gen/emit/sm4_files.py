@@ -43,6 +43,8 @@ def program_options(strategy, target, choices):
                "decomposition_index": choices.get("sm4.decomposition")}
     if strategy in PARAMETERS["sm4.rounds_per_iteration"].strategies:
         options["rounds_per_iteration"] = choices.of("sm4.rounds_per_iteration", strategy, target)
+    if strategy in PARAMETERS["sm4.basis_blocks"].strategies:
+        options["basis_blocks"] = choices.of("sm4.basis_blocks", strategy, target)
     return options
 
 

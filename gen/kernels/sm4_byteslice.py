@@ -15,31 +15,59 @@ from ..specs import sm4
 from .sm4_constants import decomposition, fused_round, identity8, round_loop_count
 from .transpose import transpose
 
+from itertools import combinations
+
+ZERO8 = BitMatrix((0,) * 8, 8)
+
+
 def _xor_matrix(a, b):
     return BitMatrix(tuple(x ^ y for x, y in zip(a.rows, b.rows)), a.ncols)
 
 
-def block_terms(grid):
-    """Write every block of the grid as a XOR of basis matrices.
+def distinct_blocks(grid):
+    """The grid's distinct nonzero blocks, in the order they first appear
+    row by row: B'1, B'2, B'3 ... (the paper's B'1 = grid[0][0], B'2 = grid[0][1])."""
+    return list(dict.fromkeys(block for row in grid for block in row if block != ZERO8))
 
-    Returns (basis, terms) with terms[i] a list of (basis index, input byte j)
-    whose products XOR to output byte i: the paper's B'3 = B'1 ^ B'2 shows up
-    as a block that costs no product of its own."""
-    basis = [grid[0][0], grid[0][1]]
-    combos = {basis[0]: (0,), basis[1]: (1,), _xor_matrix(*basis): (0, 1)}
-    terms = []
-    for i in range(4):
-        row = []
-        for j in range(4):
-            block = grid[i][j]
-            if block == BitMatrix((0,) * 8, 8):
-                continue
-            if block not in combos:
-                basis.append(block)
-                combos[block] = (len(basis) - 1,)
-            row.extend((k, j) for k in combos[block])
-        terms.append(row)
-    return basis, terms
+
+def _as_sum(block, basis):
+    """The fewest basis indices whose blocks XOR to `block`, or None."""
+    for size in range(1, len(basis) + 1):
+        for combo in combinations(range(len(basis)), size):
+            total = ZERO8
+            for k in combo:
+                total = _xor_matrix(total, basis[k])
+            if total == block:
+                return combo
+    return None
+
+
+def bases(grid):
+    """{name: indices into distinct_blocks} of every choice of basis blocks:
+    the sets of the grid's distinct blocks from which XORs make every other
+    block, fewest blocks first, named by their blocks ("b1_b2").  A basis
+    block costs a product per input byte; a block outside it costs the XOR of
+    its basis blocks' products in each output it reaches.  The paper's choice,
+    B'1 and B'2 with B'3 = B'1 ^ B'2, is the first where the grid has three blocks."""
+    blocks = distinct_blocks(grid)
+    return {"_".join(f"b{k + 1}" for k in combo): combo
+            for size in range(1, len(blocks) + 1) for combo in combinations(range(len(blocks)), size)
+            if all(_as_sum(block, [blocks[k] for k in combo]) is not None for block in blocks)}
+
+
+def block_terms(grid, basis_name="b1_b2"):
+    """Every block of the grid as a XOR of the basis blocks `basis_name` (bases(grid)).
+
+    Returns (basis, names, terms): the basis matrices, their names (B'n, n
+    counted over distinct_blocks), and terms[i] a list of (basis index,
+    input byte j) whose products XOR to output byte i."""
+    blocks, choices = distinct_blocks(grid), bases(grid)
+    if basis_name not in choices:
+        raise ValueError(f"basis blocks {basis_name!r}: the grid's are {', '.join(choices)}")
+    basis = [blocks[k] for k in choices[basis_name]]
+    terms = [[(k, j) for j in range(4) if grid[i][j] != ZERO8 for k in _as_sum(grid[i][j], basis)]
+             for i in range(4)]
+    return basis, [f"B'{k + 1}" for k in choices[basis_name]], terms
 
 
 def constant_carrier(terms, nbasis):
@@ -51,14 +79,15 @@ def constant_carrier(terms, nbasis):
     return None
 
 
-def program(bits, groups=1, decomposition_index=None, rounds_per_iteration=8):
+def program(bits, groups=1, decomposition_index=None, rounds_per_iteration=8, basis_blocks="b1_b2"):
     """The kernel for `bits`-wide vectors; `groups` independent 16-register
-    states are interleaved round by round to hide the S-box's latency, and
-    the round loop writes `rounds_per_iteration` rounds out (a multiple of 4,
-    so that every iteration starts at slot 0)."""
+    states are interleaved round by round to hide the S-box's latency, the
+    round loop writes `rounds_per_iteration` rounds out (a multiple of 4,
+    so that every iteration starts at slot 0), and the products are those of
+    the basis blocks `basis_blocks` (bases())."""
     dec = decomposition(decomposition_index)
     fused = fused_round(dec)
-    basis, terms = block_terms(fused.grid)
+    basis, names, terms = block_terms(fused.grid, basis_blocks)
     carrier = constant_carrier(terms, len(basis))
     lanes = bits // 128
     blocks = 16 * lanes * groups
@@ -80,6 +109,7 @@ def program(bits, groups=1, decomposition_index=None, rounds_per_iteration=8):
 
     inverse = AffineMap(identity8(), 0)
     products = [AffineMap(m, fused.constant if k == carrier else 0) for k, m in enumerate(basis)]
+    b.comment(f"Products per input byte: {', '.join(names)}; every other block of M'_L is a XOR of them.")
     with b.loop("r", round_loop_count(rounds_per_iteration)):
         for k in range(rounds_per_iteration):
             slots = [(k + w) % 4 for w in range(4)]
@@ -90,7 +120,7 @@ def program(bits, groups=1, decomposition_index=None, rounds_per_iteration=8):
             keys = [b.bcast32("rk", Index(16 * k + 4 * j, (("r", 16 * rounds_per_iteration),)), f"rk{j}",
                               uniform=True) for j in range(4)]
             for x in states:
-                round_function(b, x, k, keys, products, terms, carrier, fused.constant)
+                round_function(b, x, k, keys, products, names, terms, carrier, fused.constant)
 
     b.comment("Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'.")
     from_domain = AffineMap(dec.A1.inverse(), 0)
@@ -104,7 +134,7 @@ def program(bits, groups=1, decomposition_index=None, rounds_per_iteration=8):
                     strategy="byteslice")
 
 
-def round_function(b, x, k, keys, products, terms, carrier, constant):
+def round_function(b, x, k, keys, products, names, terms, carrier, constant):
     """One round on one 16-register state (algorithm 2)."""
     word = [x[4 * ((k + w) % 4):4 * ((k + w) % 4) + 4] for w in range(4)]
     # word[3] was written by the previous round: it joins last, after the key.
@@ -114,7 +144,7 @@ def round_function(b, x, k, keys, products, terms, carrier, constant):
     prod = {}
     for kk, m in enumerate(products):
         for j in range(4):
-            prod[kk, j] = b.affine8(y[j], m, f"p{kk + 1}_{j}", note=f"B'{kk + 1} of M'_L = diag(A1)·M_L·diag(A2)")
+            prod[kk, j] = b.affine8(y[j], m, f"p{kk + 1}_{j}", note=f"{names[kk]} of M'_L = diag(A1)·M_L·diag(A2)")
     for i in range(4):
         parts = [prod[t_] for t_ in terms[i]]
         if carrier is None and constant:

@@ -219,6 +219,8 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm29, %zmm29 /* xin_29 = gf2p8affine(tr3_29, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm30, %zmm30 /* xin_30 = gf2p8affine(tr3_30, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm16, %zmm16 /* xin_31 = gf2p8affine(tr3_31, gfni_mat) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	vmovdqa64 0(%rsp), %zmm31 /* reload g0x15.2 */
 	vmovdqa64 %zmm17, 0(%rsp) /* spill g1x0.2 */
 	vmovdqa64 %zmm18, 64(%rsp) /* spill g1x1.2 */
@@ -1355,6 +1357,8 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm29, %zmm29 /* xin_29 = gf2p8affine(tr3_29, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm30, %zmm30 /* xin_30 = gf2p8affine(tr3_30, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm16, %zmm16 /* xin_31 = gf2p8affine(tr3_31, gfni_mat) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	vmovdqa64 0(%rsp), %zmm31 /* reload g0x15.2 */
 	vmovdqa64 %zmm17, 0(%rsp) /* spill g1x0.2 */
 	vmovdqa64 %zmm18, 64(%rsp) /* spill g1x1.2 */

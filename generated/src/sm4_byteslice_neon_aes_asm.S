@@ -11,17 +11,17 @@
  *   x1: in
  *   x2: out
  *   x3: iterations of the r loop left
- *   x4: rk + 128 x r
+ *   x4: rk + 64 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 464 bytes (25 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 448 bytes (24 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl sm4_byteslice_neon_aes_batch_asm
 	.hidden sm4_byteslice_neon_aes_batch_asm
 	.type sm4_byteslice_neon_aes_batch_asm, %function
 	.p2align 4
 sm4_byteslice_neon_aes_batch_asm:
-	sub sp, sp, #464
+	sub sp, sp, #448
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -360,6 +360,8 @@ sm4_byteslice_neon_aes_batch_asm:
 	tbl v26.16b, {v26.16b}, v15.16b /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
 	tbl v0.16b, {v27.16b}, v0.16b /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	eor v0.16b, v26.16b, v0.16b /* xin_31 = xor(xin_31_l, xin_31_h) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	ldr q26, [sp, #96] /* reload g0x0.2 */
 	ldr q27, [sp, #80] /* reload g0x1.2 */
 	ldr q15, [sp, #112] /* reload g0x3.2 */
@@ -370,11 +372,11 @@ sm4_byteslice_neon_aes_batch_asm:
 	str q25, [sp, #80] /* spill g1x2.2 */
 	str q0, [sp, #96] /* spill g1x15.2 */
 	mov x4, x0
-	mov x3, #4
+	mov x3, #8
 	.p2align 4
 .Lsm4_byteslice_neon_aes_asm_0_loop_r0:
 
-	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	/* Round 4r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	ld1r {v0.4s}, [x4] /* rk0 = bcast32() */
 	add x17, x4, #4
 	ld1r {v2.4s}, [x17] /* rk1 = bcast32() */
@@ -558,7 +560,7 @@ sm4_byteslice_neon_aes_batch_asm:
 	ldr q2, [sp, #128] /* reload g1x3.2 */
 	eor v0.16b, v2.16b, v0.16b /* x3n_1 = xor(g1x3, m3_acc_7) */
 
-	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x4, #16
 	ld1r {v2.4s}, [x17] /* rk0_1 = bcast32() */
 	add x17, x4, #20
@@ -734,7 +736,7 @@ sm4_byteslice_neon_aes_batch_asm:
 	ldr q3, [sp, #336] /* reload g1x7.2 */
 	eor v2.16b, v3.16b, v2.16b /* x3n_3 = xor(g1x7, m3_acc_15) */
 
-	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	add x17, x4, #32
 	ld1r {v3.4s}, [x17] /* rk0_2 = bcast32() */
 	add x17, x4, #36
@@ -909,7 +911,7 @@ sm4_byteslice_neon_aes_batch_asm:
 	ldr q6, [sp, #192] /* reload g1x11.2 */
 	eor v3.16b, v6.16b, v3.16b /* x3n_5 = xor(g1x11, m3_acc_23) */
 
-	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	/* Round 4r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	add x17, x4, #48
 	ld1r {v6.4s}, [x17] /* rk0_3 = bcast32() */
 	add x17, x4, #52
@@ -1037,14 +1039,14 @@ sm4_byteslice_neon_aes_batch_asm:
 	and v14.16b, v22.16b, v17.16b /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
 	ushr v22.16b, v22.16b, #4 /* y2_7_aes_hi = shr(y2_7_aes) */
 	tbl v15.16b, {v31.16b}, v14.16b /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
-	str q0, [sp, #224] /* spill g1x3.3 */
+	str q0, [sp, #128] /* spill g1x3.3 */
 	tbl v0.16b, {v9.16b}, v22.16b /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
 	eor v0.16b, v15.16b, v0.16b /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
 	and v15.16b, v28.16b, v17.16b /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* y3_7_aes_hi = shr(y3_7_aes) */
-	str q16, [sp, #256] /* spill g1x2.3 */
+	str q16, [sp, #80] /* spill g1x2.3 */
 	tbl v16.16b, {v31.16b}, v15.16b /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
-	str q24, [sp, #288] /* spill g1x1.3 */
+	str q24, [sp, #112] /* spill g1x1.3 */
 	tbl v24.16b, {v9.16b}, v28.16b /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
 	eor v16.16b, v16.16b, v24.16b /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
 	tbl v24.16b, {v19.16b}, v30.16b /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
@@ -1083,741 +1085,37 @@ sm4_byteslice_neon_aes_batch_asm:
 	eor v0.16b, v0.16b, v16.16b /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
 	ldr q6, [sp, #96] /* reload g1x15.2 */
 	eor v0.16b, v6.16b, v0.16b /* x3n_7 = xor(g1x15, m3_acc_31) */
-
-	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	add x17, x4, #64
-	ld1r {v6.4s}, [x17] /* rk0_4 = bcast32() */
-	add x17, x4, #68
-	ld1r {v16.4s}, [x17] /* rk1_4 = bcast32() */
-	add x17, x4, #72
-	ld1r {v22.4s}, [x17] /* rk2_4 = bcast32() */
-	add x17, x4, #76
-	ld1r {v24.4s}, [x17] /* rk3_4 = bcast32() */
-	ldr q8, [sp, #144] /* reload g0x4.3 */
-	ldr q12, [sp, #304] /* reload g0x8.3 */
-	eor v13.16b, v8.16b, v12.16b /* t0_acc_16 = xor(g0x4, g0x8) */
-	ldr q14, [sp, #432] /* reload g0x5.3 */
-	ldr q15, [sp, #160] /* reload g0x9.3 */
-	eor v14.16b, v14.16b, v15.16b /* t1_acc_16 = xor(g0x5, g0x9) */
-	ldr q8, [sp, #352] /* reload g0x6.3 */
-	ldr q15, [sp, #176] /* reload g0x10.3 */
-	eor v8.16b, v8.16b, v15.16b /* t2_acc_16 = xor(g0x6, g0x10) */
-	ldr q15, [sp, #336] /* reload g0x7.3 */
-	ldr q12, [sp, #192] /* reload g0x11.3 */
-	eor v15.16b, v15.16b, v12.16b /* t3_acc_16 = xor(g0x7, g0x11) */
-	eor v13.16b, v13.16b, v10.16b /* t0_8_1 = xor(t0_acc_16, g0x12) */
-	tbl v13.16b, {v13.16b}, v11.16b /* y0_8_sr = lookup16(t0_8_1, inv_shift_rows) */
-	aese v13.16b, v6.16b /* y0_8_aes = aese(y0_8_sr, rk0_4) */
-	eor v14.16b, v14.16b, v21.16b /* t1_8_1 = xor(t1_acc_16, g0x13) */
-	tbl v14.16b, {v14.16b}, v11.16b /* y1_8_sr = lookup16(t1_8_1, inv_shift_rows) */
-	aese v14.16b, v16.16b /* y1_8_aes = aese(y1_8_sr, rk1_4) */
-	eor v8.16b, v8.16b, v5.16b /* t2_8_1 = xor(t2_acc_16, g0x14) */
-	tbl v8.16b, {v8.16b}, v11.16b /* y2_8_sr = lookup16(t2_8_1, inv_shift_rows) */
-	aese v8.16b, v22.16b /* y2_8_aes = aese(y2_8_sr, rk2_4) */
-	eor v15.16b, v15.16b, v7.16b /* t3_8_1 = xor(t3_acc_16, g0x15) */
-	tbl v15.16b, {v15.16b}, v11.16b /* y3_8_sr = lookup16(t3_8_1, inv_shift_rows) */
-	aese v15.16b, v24.16b /* y3_8_aes = aese(y3_8_sr, rk3_4) */
-	and v12.16b, v13.16b, v17.16b /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y0_8_aes_hi = shr(y0_8_aes) */
-	str q7, [sp, #208] /* spill g0x15.3 */
-	tbl v7.16b, {v31.16b}, v12.16b /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	str q5, [sp, #240] /* spill g0x14.3 */
-	tbl v5.16b, {v9.16b}, v13.16b /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
-	eor v5.16b, v7.16b, v5.16b /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	and v7.16b, v14.16b, v17.16b /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* y1_8_aes_hi = shr(y1_8_aes) */
-	str q21, [sp, #272] /* spill g0x13.3 */
-	tbl v21.16b, {v31.16b}, v7.16b /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
-	str q10, [sp, #320] /* spill g0x12.3 */
-	tbl v10.16b, {v9.16b}, v14.16b /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
-	eor v21.16b, v21.16b, v10.16b /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
-	and v10.16b, v8.16b, v17.16b /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* y2_8_aes_hi = shr(y2_8_aes) */
-	tbl v11.16b, {v31.16b}, v10.16b /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
-	str q18, [sp, #448] /* spill g1x0.3 */
-	tbl v18.16b, {v9.16b}, v8.16b /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
-	eor v18.16b, v11.16b, v18.16b /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
-	and v11.16b, v15.16b, v17.16b /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* y3_8_aes_hi = shr(y3_8_aes) */
-	tbl v31.16b, {v31.16b}, v11.16b /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
-	tbl v9.16b, {v9.16b}, v15.16b /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
-	eor v31.16b, v31.16b, v9.16b /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
-	tbl v9.16b, {v19.16b}, v12.16b /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
-	tbl v7.16b, {v19.16b}, v7.16b /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
-	eor v7.16b, v7.16b, v12.16b /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
-	tbl v10.16b, {v19.16b}, v10.16b /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
-	tbl v8.16b, {v1.16b}, v8.16b /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
-	eor v8.16b, v10.16b, v8.16b /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
-	tbl v10.16b, {v19.16b}, v11.16b /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
-	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
-	eor v10.16b, v10.16b, v11.16b /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
-	eor v11.16b, v5.16b, v7.16b /* m0_acc_32 = xor(p1_0_8, p2_1_8) */
-	eor v12.16b, v8.16b, v31.16b /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
-	eor v11.16b, v11.16b, v12.16b /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
-	eor v11.16b, v11.16b, v10.16b /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
-	ldr q12, [sp, #416] /* reload g0x0.3 */
-	eor v11.16b, v12.16b, v11.16b /* x0n_8 = xor(g0x0, m0_acc_35) */
-	eor v5.16b, v5.16b, v9.16b /* m1_acc_32 = xor(p1_0_8, p2_0_8) */
-	eor v12.16b, v21.16b, v8.16b /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
-	eor v5.16b, v5.16b, v12.16b /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
-	eor v5.16b, v5.16b, v10.16b /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
-	ldr q12, [sp, #400] /* reload g0x1.3 */
-	eor v5.16b, v12.16b, v5.16b /* x1n_8 = xor(g0x1, m1_acc_35) */
-	eor v21.16b, v9.16b, v21.16b /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
-	eor v12.16b, v7.16b, v18.16b /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
-	eor v21.16b, v21.16b, v12.16b /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
-	eor v21.16b, v21.16b, v10.16b /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
-	ldr q10, [sp, #384] /* reload g0x2.3 */
-	eor v21.16b, v10.16b, v21.16b /* x2n_8 = xor(g0x2, m2_acc_35) */
-	eor v7.16b, v9.16b, v7.16b /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
-	eor v18.16b, v18.16b, v8.16b /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
-	eor v7.16b, v7.16b, v18.16b /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
-	eor v7.16b, v7.16b, v31.16b /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
-	ldr q18, [sp, #368] /* reload g0x3.3 */
-	eor v7.16b, v18.16b, v7.16b /* x3n_8 = xor(g0x3, m3_acc_35) */
-	eor v18.16b, v20.16b, v26.16b /* t0_acc_18 = xor(g1x4, g1x8) */
-	eor v31.16b, v23.16b, v29.16b /* t1_acc_18 = xor(g1x5, g1x9) */
-	eor v8.16b, v4.16b, v25.16b /* t2_acc_18 = xor(g1x6, g1x10) */
-	eor v9.16b, v2.16b, v3.16b /* t3_acc_18 = xor(g1x7, g1x11) */
-	eor v18.16b, v18.16b, v28.16b /* t0_9_1 = xor(t0_acc_18, g1x12) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_0_inv_shift_rows
-	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v18.16b, {v18.16b}, v10.16b /* y0_9_sr = lookup16(t0_9_1, inv_shift_rows) */
-	aese v18.16b, v6.16b /* y0_9_aes = aese(y0_9_sr, rk0_4) */
-	eor v6.16b, v31.16b, v30.16b /* t1_9_1 = xor(t1_acc_18, g1x13) */
-	tbl v6.16b, {v6.16b}, v10.16b /* y1_9_sr = lookup16(t1_9_1, inv_shift_rows) */
-	aese v6.16b, v16.16b /* y1_9_aes = aese(y1_9_sr, rk1_4) */
-	eor v16.16b, v8.16b, v27.16b /* t2_9_1 = xor(t2_acc_18, g1x14) */
-	tbl v16.16b, {v16.16b}, v10.16b /* y2_9_sr = lookup16(t2_9_1, inv_shift_rows) */
-	aese v16.16b, v22.16b /* y2_9_aes = aese(y2_9_sr, rk2_4) */
-	eor v22.16b, v9.16b, v0.16b /* t3_9_1 = xor(t3_acc_18, g1x15) */
-	tbl v22.16b, {v22.16b}, v10.16b /* y3_9_sr = lookup16(t3_9_1, inv_shift_rows) */
-	aese v22.16b, v24.16b /* y3_9_aes = aese(y3_9_sr, rk3_4) */
-	and v24.16b, v18.16b, v17.16b /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* y0_9_aes_hi = shr(y0_9_aes) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_0_tbl_lo_1
-	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v8.16b, {v31.16b}, v24.16b /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_0_tbl_hi_1
-	ldr q9, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v9.16b}, v18.16b /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	eor v8.16b, v8.16b, v12.16b /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
-	and v12.16b, v6.16b, v17.16b /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y1_9_aes_hi = shr(y1_9_aes) */
-	tbl v13.16b, {v31.16b}, v12.16b /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
-	tbl v14.16b, {v9.16b}, v6.16b /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
-	eor v13.16b, v13.16b, v14.16b /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
-	and v14.16b, v16.16b, v17.16b /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* y2_9_aes_hi = shr(y2_9_aes) */
-	tbl v15.16b, {v31.16b}, v14.16b /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
-	str q2, [sp, #368] /* spill g1x7.3 */
-	tbl v2.16b, {v9.16b}, v16.16b /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
-	eor v2.16b, v15.16b, v2.16b /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
-	and v15.16b, v22.16b, v17.16b /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* y3_9_aes_hi = shr(y3_9_aes) */
-	str q4, [sp, #384] /* spill g1x6.3 */
-	tbl v4.16b, {v31.16b}, v15.16b /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
-	str q23, [sp, #400] /* spill g1x5.3 */
-	tbl v23.16b, {v9.16b}, v22.16b /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
-	eor v4.16b, v4.16b, v23.16b /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
-	tbl v23.16b, {v19.16b}, v24.16b /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
-	tbl v18.16b, {v1.16b}, v18.16b /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
-	eor v18.16b, v23.16b, v18.16b /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
-	tbl v23.16b, {v19.16b}, v12.16b /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
-	eor v6.16b, v23.16b, v6.16b /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	tbl v23.16b, {v19.16b}, v14.16b /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
-	tbl v16.16b, {v1.16b}, v16.16b /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
-	eor v16.16b, v23.16b, v16.16b /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
-	tbl v23.16b, {v19.16b}, v15.16b /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
-	tbl v22.16b, {v1.16b}, v22.16b /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
-	eor v22.16b, v23.16b, v22.16b /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
-	eor v23.16b, v8.16b, v6.16b /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
-	eor v24.16b, v16.16b, v4.16b /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	eor v23.16b, v23.16b, v24.16b /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
-	eor v23.16b, v23.16b, v22.16b /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
-	ldr q24, [sp, #448] /* reload g1x0.3 */
-	eor v23.16b, v24.16b, v23.16b /* x0n_9 = xor(g1x0, m0_acc_39) */
-	eor v24.16b, v8.16b, v18.16b /* m1_acc_36 = xor(p1_0_9, p2_0_9) */
-	eor v8.16b, v13.16b, v16.16b /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
-	eor v24.16b, v24.16b, v8.16b /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
-	eor v24.16b, v24.16b, v22.16b /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
-	ldr q8, [sp, #288] /* reload g1x1.3 */
-	eor v24.16b, v8.16b, v24.16b /* x1n_9 = xor(g1x1, m1_acc_39) */
-	eor v8.16b, v18.16b, v13.16b /* m2_acc_36 = xor(p2_0_9, p1_1_9) */
-	eor v12.16b, v6.16b, v2.16b /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
-	eor v8.16b, v8.16b, v12.16b /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
-	eor v22.16b, v8.16b, v22.16b /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
-	ldr q8, [sp, #256] /* reload g1x2.3 */
-	eor v22.16b, v8.16b, v22.16b /* x2n_9 = xor(g1x2, m2_acc_39) */
-	eor v6.16b, v18.16b, v6.16b /* m3_acc_36 = xor(p2_0_9, p2_1_9) */
-	eor v2.16b, v2.16b, v16.16b /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
-	eor v2.16b, v6.16b, v2.16b /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
-	eor v2.16b, v2.16b, v4.16b /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
-	ldr q4, [sp, #224] /* reload g1x3.3 */
-	eor v2.16b, v4.16b, v2.16b /* x3n_9 = xor(g1x3, m3_acc_39) */
-
-	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	add x17, x4, #80
-	ld1r {v4.4s}, [x17] /* rk0_5 = bcast32() */
-	add x17, x4, #84
-	ld1r {v6.4s}, [x17] /* rk1_5 = bcast32() */
-	add x17, x4, #88
-	ld1r {v16.4s}, [x17] /* rk2_5 = bcast32() */
-	add x17, x4, #92
-	ld1r {v18.4s}, [x17] /* rk3_5 = bcast32() */
-	ldr q8, [sp, #304] /* reload g0x8.3 */
-	ldr q12, [sp, #320] /* reload g0x12.3 */
-	eor v13.16b, v8.16b, v12.16b /* t0_acc_20 = xor(g0x8, g0x12) */
-	ldr q14, [sp, #160] /* reload g0x9.3 */
-	ldr q15, [sp, #272] /* reload g0x13.3 */
-	eor v14.16b, v14.16b, v15.16b /* t1_acc_20 = xor(g0x9, g0x13) */
-	ldr q8, [sp, #176] /* reload g0x10.3 */
-	ldr q15, [sp, #240] /* reload g0x14.3 */
-	eor v8.16b, v8.16b, v15.16b /* t2_acc_20 = xor(g0x10, g0x14) */
-	ldr q15, [sp, #192] /* reload g0x11.3 */
-	ldr q12, [sp, #208] /* reload g0x15.3 */
-	eor v15.16b, v15.16b, v12.16b /* t3_acc_20 = xor(g0x11, g0x15) */
-	eor v13.16b, v13.16b, v11.16b /* t0_10_1 = xor(t0_acc_20, g0x0) */
-	tbl v13.16b, {v13.16b}, v10.16b /* y0_10_sr = lookup16(t0_10_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_10_aes = aese(y0_10_sr, rk0_5) */
-	eor v14.16b, v14.16b, v5.16b /* t1_10_1 = xor(t1_acc_20, g0x1) */
-	tbl v14.16b, {v14.16b}, v10.16b /* y1_10_sr = lookup16(t1_10_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_10_aes = aese(y1_10_sr, rk1_5) */
-	eor v8.16b, v8.16b, v21.16b /* t2_10_1 = xor(t2_acc_20, g0x2) */
-	tbl v8.16b, {v8.16b}, v10.16b /* y2_10_sr = lookup16(t2_10_1, inv_shift_rows) */
-	aese v8.16b, v16.16b /* y2_10_aes = aese(y2_10_sr, rk2_5) */
-	eor v15.16b, v15.16b, v7.16b /* t3_10_1 = xor(t3_acc_20, g0x3) */
-	tbl v15.16b, {v15.16b}, v10.16b /* y3_10_sr = lookup16(t3_10_1, inv_shift_rows) */
-	aese v15.16b, v18.16b /* y3_10_aes = aese(y3_10_sr, rk3_5) */
-	and v12.16b, v13.16b, v17.16b /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y0_10_aes_hi = shr(y0_10_aes) */
-	str q7, [sp, #224] /* spill g0x3.4 */
-	tbl v7.16b, {v31.16b}, v12.16b /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
-	str q21, [sp, #256] /* spill g0x2.4 */
-	tbl v21.16b, {v9.16b}, v13.16b /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
-	eor v7.16b, v7.16b, v21.16b /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
-	and v21.16b, v14.16b, v17.16b /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* y1_10_aes_hi = shr(y1_10_aes) */
-	str q5, [sp, #288] /* spill g0x1.4 */
-	tbl v5.16b, {v31.16b}, v21.16b /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
-	str q11, [sp, #448] /* spill g0x0.4 */
-	tbl v11.16b, {v9.16b}, v14.16b /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
-	eor v5.16b, v5.16b, v11.16b /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
-	and v11.16b, v8.16b, v17.16b /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* y2_10_aes_hi = shr(y2_10_aes) */
-	tbl v10.16b, {v31.16b}, v11.16b /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
-	str q20, [sp, #416] /* spill g1x4.3 */
-	tbl v20.16b, {v9.16b}, v8.16b /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
-	eor v20.16b, v10.16b, v20.16b /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
-	and v10.16b, v15.16b, v17.16b /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* y3_10_aes_hi = shr(y3_10_aes) */
-	tbl v31.16b, {v31.16b}, v10.16b /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
-	tbl v9.16b, {v9.16b}, v15.16b /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
-	eor v31.16b, v31.16b, v9.16b /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
-	tbl v9.16b, {v19.16b}, v12.16b /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
-	tbl v21.16b, {v19.16b}, v21.16b /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
-	eor v21.16b, v21.16b, v12.16b /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
-	tbl v11.16b, {v19.16b}, v11.16b /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
-	tbl v8.16b, {v1.16b}, v8.16b /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
-	eor v8.16b, v11.16b, v8.16b /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
-	tbl v10.16b, {v19.16b}, v10.16b /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
-	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
-	eor v10.16b, v10.16b, v11.16b /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
-	eor v11.16b, v7.16b, v21.16b /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
-	eor v12.16b, v8.16b, v31.16b /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
-	eor v11.16b, v11.16b, v12.16b /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
-	eor v11.16b, v11.16b, v10.16b /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
-	ldr q12, [sp, #144] /* reload g0x4.3 */
-	eor v11.16b, v12.16b, v11.16b /* x0n_10 = xor(g0x4, m0_acc_43) */
-	eor v7.16b, v7.16b, v9.16b /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
-	eor v12.16b, v5.16b, v8.16b /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
-	eor v7.16b, v7.16b, v12.16b /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
-	eor v7.16b, v7.16b, v10.16b /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
-	ldr q12, [sp, #432] /* reload g0x5.3 */
-	eor v7.16b, v12.16b, v7.16b /* x1n_10 = xor(g0x5, m1_acc_43) */
-	eor v5.16b, v9.16b, v5.16b /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
-	eor v12.16b, v21.16b, v20.16b /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
-	eor v5.16b, v5.16b, v12.16b /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
-	eor v5.16b, v5.16b, v10.16b /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
-	ldr q10, [sp, #352] /* reload g0x6.3 */
-	eor v5.16b, v10.16b, v5.16b /* x2n_10 = xor(g0x6, m2_acc_43) */
-	eor v21.16b, v9.16b, v21.16b /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
-	eor v20.16b, v20.16b, v8.16b /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
-	eor v20.16b, v21.16b, v20.16b /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
-	eor v20.16b, v20.16b, v31.16b /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
-	ldr q21, [sp, #336] /* reload g0x7.3 */
-	eor v20.16b, v21.16b, v20.16b /* x3n_10 = xor(g0x7, m3_acc_43) */
-	eor v21.16b, v26.16b, v28.16b /* t0_acc_22 = xor(g1x8, g1x12) */
-	eor v31.16b, v29.16b, v30.16b /* t1_acc_22 = xor(g1x9, g1x13) */
-	eor v8.16b, v25.16b, v27.16b /* t2_acc_22 = xor(g1x10, g1x14) */
-	eor v9.16b, v3.16b, v0.16b /* t3_acc_22 = xor(g1x11, g1x15) */
-	eor v21.16b, v21.16b, v23.16b /* t0_11_1 = xor(t0_acc_22, g1x0) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_0_inv_shift_rows
-	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v21.16b, {v21.16b}, v10.16b /* y0_11_sr = lookup16(t0_11_1, inv_shift_rows) */
-	aese v21.16b, v4.16b /* y0_11_aes = aese(y0_11_sr, rk0_5) */
-	eor v4.16b, v31.16b, v24.16b /* t1_11_1 = xor(t1_acc_22, g1x1) */
-	tbl v4.16b, {v4.16b}, v10.16b /* y1_11_sr = lookup16(t1_11_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_11_aes = aese(y1_11_sr, rk1_5) */
-	eor v6.16b, v8.16b, v22.16b /* t2_11_1 = xor(t2_acc_22, g1x2) */
-	tbl v6.16b, {v6.16b}, v10.16b /* y2_11_sr = lookup16(t2_11_1, inv_shift_rows) */
-	aese v6.16b, v16.16b /* y2_11_aes = aese(y2_11_sr, rk2_5) */
-	eor v16.16b, v9.16b, v2.16b /* t3_11_1 = xor(t3_acc_22, g1x3) */
-	tbl v16.16b, {v16.16b}, v10.16b /* y3_11_sr = lookup16(t3_11_1, inv_shift_rows) */
-	aese v16.16b, v18.16b /* y3_11_aes = aese(y3_11_sr, rk3_5) */
-	and v18.16b, v21.16b, v17.16b /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* y0_11_aes_hi = shr(y0_11_aes) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_0_tbl_lo_1
-	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v8.16b, {v31.16b}, v18.16b /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_0_tbl_hi_1
-	ldr q9, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v9.16b}, v21.16b /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
-	eor v8.16b, v8.16b, v12.16b /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
-	and v12.16b, v4.16b, v17.16b /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_11_aes_hi = shr(y1_11_aes) */
-	tbl v13.16b, {v31.16b}, v12.16b /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	tbl v14.16b, {v9.16b}, v4.16b /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
-	eor v13.16b, v13.16b, v14.16b /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	and v14.16b, v6.16b, v17.16b /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_11_aes_hi = shr(y2_11_aes) */
-	tbl v15.16b, {v31.16b}, v14.16b /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	str q3, [sp, #336] /* spill g1x11.3 */
-	tbl v3.16b, {v9.16b}, v6.16b /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
-	eor v3.16b, v15.16b, v3.16b /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
-	and v15.16b, v16.16b, v17.16b /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* y3_11_aes_hi = shr(y3_11_aes) */
-	str q25, [sp, #352] /* spill g1x10.3 */
-	tbl v25.16b, {v31.16b}, v15.16b /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
-	str q29, [sp, #432] /* spill g1x9.3 */
-	tbl v29.16b, {v9.16b}, v16.16b /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
-	eor v25.16b, v25.16b, v29.16b /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
-	tbl v18.16b, {v19.16b}, v18.16b /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
-	tbl v21.16b, {v1.16b}, v21.16b /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
-	eor v18.16b, v18.16b, v21.16b /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
-	tbl v21.16b, {v19.16b}, v12.16b /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
-	eor v4.16b, v21.16b, v4.16b /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
-	tbl v21.16b, {v19.16b}, v14.16b /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	eor v6.16b, v21.16b, v6.16b /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
-	tbl v21.16b, {v19.16b}, v15.16b /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
-	tbl v16.16b, {v1.16b}, v16.16b /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
-	eor v16.16b, v21.16b, v16.16b /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
-	eor v21.16b, v8.16b, v4.16b /* m0_acc_44 = xor(p1_0_11, p2_1_11) */
-	eor v29.16b, v6.16b, v25.16b /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
-	eor v21.16b, v21.16b, v29.16b /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
-	eor v21.16b, v21.16b, v16.16b /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
-	ldr q29, [sp, #416] /* reload g1x4.3 */
-	eor v21.16b, v29.16b, v21.16b /* x0n_11 = xor(g1x4, m0_acc_47) */
-	eor v29.16b, v8.16b, v18.16b /* m1_acc_44 = xor(p1_0_11, p2_0_11) */
-	eor v8.16b, v13.16b, v6.16b /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
-	eor v29.16b, v29.16b, v8.16b /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
-	eor v29.16b, v29.16b, v16.16b /* m1_acc_47 = xor(m1_acc_46, p2_3_11) */
-	ldr q8, [sp, #400] /* reload g1x5.3 */
-	eor v29.16b, v8.16b, v29.16b /* x1n_11 = xor(g1x5, m1_acc_47) */
-	eor v8.16b, v18.16b, v13.16b /* m2_acc_44 = xor(p2_0_11, p1_1_11) */
-	eor v12.16b, v4.16b, v3.16b /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
-	eor v8.16b, v8.16b, v12.16b /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
-	eor v16.16b, v8.16b, v16.16b /* m2_acc_47 = xor(m2_acc_46, p2_3_11) */
-	ldr q8, [sp, #384] /* reload g1x6.3 */
-	eor v16.16b, v8.16b, v16.16b /* x2n_11 = xor(g1x6, m2_acc_47) */
-	eor v4.16b, v18.16b, v4.16b /* m3_acc_44 = xor(p2_0_11, p2_1_11) */
-	eor v3.16b, v3.16b, v6.16b /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
-	eor v3.16b, v4.16b, v3.16b /* m3_acc_46 = xor(m3_acc_44, m3_acc_45) */
-	eor v3.16b, v3.16b, v25.16b /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
-	ldr q4, [sp, #368] /* reload g1x7.3 */
-	eor v3.16b, v4.16b, v3.16b /* x3n_11 = xor(g1x7, m3_acc_47) */
-
-	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	add x17, x4, #96
-	ld1r {v4.4s}, [x17] /* rk0_6 = bcast32() */
-	add x17, x4, #100
-	ld1r {v6.4s}, [x17] /* rk1_6 = bcast32() */
-	add x17, x4, #104
-	ld1r {v18.4s}, [x17] /* rk2_6 = bcast32() */
-	add x17, x4, #108
-	ld1r {v25.4s}, [x17] /* rk3_6 = bcast32() */
-	ldr q8, [sp, #320] /* reload g0x12.3 */
-	ldr q12, [sp, #448] /* reload g0x0.4 */
-	eor v13.16b, v8.16b, v12.16b /* t0_acc_24 = xor(g0x12, g0x0) */
-	ldr q14, [sp, #272] /* reload g0x13.3 */
-	ldr q15, [sp, #288] /* reload g0x1.4 */
-	eor v14.16b, v14.16b, v15.16b /* t1_acc_24 = xor(g0x13, g0x1) */
-	ldr q8, [sp, #240] /* reload g0x14.3 */
-	ldr q15, [sp, #256] /* reload g0x2.4 */
-	eor v8.16b, v8.16b, v15.16b /* t2_acc_24 = xor(g0x14, g0x2) */
-	ldr q15, [sp, #208] /* reload g0x15.3 */
-	ldr q12, [sp, #224] /* reload g0x3.4 */
-	eor v15.16b, v15.16b, v12.16b /* t3_acc_24 = xor(g0x15, g0x3) */
-	eor v13.16b, v13.16b, v11.16b /* t0_12_1 = xor(t0_acc_24, g0x4) */
-	tbl v13.16b, {v13.16b}, v10.16b /* y0_12_sr = lookup16(t0_12_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_12_aes = aese(y0_12_sr, rk0_6) */
-	eor v14.16b, v14.16b, v7.16b /* t1_12_1 = xor(t1_acc_24, g0x5) */
-	tbl v14.16b, {v14.16b}, v10.16b /* y1_12_sr = lookup16(t1_12_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_12_aes = aese(y1_12_sr, rk1_6) */
-	eor v8.16b, v8.16b, v5.16b /* t2_12_1 = xor(t2_acc_24, g0x6) */
-	tbl v8.16b, {v8.16b}, v10.16b /* y2_12_sr = lookup16(t2_12_1, inv_shift_rows) */
-	aese v8.16b, v18.16b /* y2_12_aes = aese(y2_12_sr, rk2_6) */
-	eor v15.16b, v15.16b, v20.16b /* t3_12_1 = xor(t3_acc_24, g0x7) */
-	tbl v15.16b, {v15.16b}, v10.16b /* y3_12_sr = lookup16(t3_12_1, inv_shift_rows) */
-	aese v15.16b, v25.16b /* y3_12_aes = aese(y3_12_sr, rk3_6) */
-	and v12.16b, v13.16b, v17.16b /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y0_12_aes_hi = shr(y0_12_aes) */
-	str q20, [sp, #368] /* spill g0x7.4 */
-	tbl v20.16b, {v31.16b}, v12.16b /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	str q5, [sp, #384] /* spill g0x6.4 */
-	tbl v5.16b, {v9.16b}, v13.16b /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
-	eor v5.16b, v20.16b, v5.16b /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	and v20.16b, v14.16b, v17.16b /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* y1_12_aes_hi = shr(y1_12_aes) */
-	str q7, [sp, #400] /* spill g0x5.4 */
-	tbl v7.16b, {v31.16b}, v20.16b /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
-	str q11, [sp, #416] /* spill g0x4.4 */
-	tbl v11.16b, {v9.16b}, v14.16b /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
-	eor v7.16b, v7.16b, v11.16b /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
-	and v11.16b, v8.16b, v17.16b /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* y2_12_aes_hi = shr(y2_12_aes) */
-	tbl v10.16b, {v31.16b}, v11.16b /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
-	str q26, [sp, #144] /* spill g1x8.3 */
-	tbl v26.16b, {v9.16b}, v8.16b /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
-	eor v26.16b, v10.16b, v26.16b /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
-	and v10.16b, v15.16b, v17.16b /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* y3_12_aes_hi = shr(y3_12_aes) */
-	tbl v31.16b, {v31.16b}, v10.16b /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
-	tbl v9.16b, {v9.16b}, v15.16b /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
-	eor v31.16b, v31.16b, v9.16b /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
-	tbl v9.16b, {v19.16b}, v12.16b /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
-	tbl v20.16b, {v19.16b}, v20.16b /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
-	eor v20.16b, v20.16b, v12.16b /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
-	tbl v11.16b, {v19.16b}, v11.16b /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
-	tbl v8.16b, {v1.16b}, v8.16b /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
-	eor v8.16b, v11.16b, v8.16b /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
-	tbl v10.16b, {v19.16b}, v10.16b /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
-	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
-	eor v10.16b, v10.16b, v11.16b /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
-	eor v11.16b, v5.16b, v20.16b /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
-	eor v12.16b, v8.16b, v31.16b /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
-	eor v11.16b, v11.16b, v12.16b /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
-	eor v11.16b, v11.16b, v10.16b /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
-	ldr q12, [sp, #304] /* reload g0x8.3 */
-	eor v11.16b, v12.16b, v11.16b /* x0n_12 = xor(g0x8, m0_acc_51) */
-	eor v5.16b, v5.16b, v9.16b /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
-	eor v12.16b, v7.16b, v8.16b /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
-	eor v5.16b, v5.16b, v12.16b /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
-	eor v5.16b, v5.16b, v10.16b /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
-	ldr q12, [sp, #160] /* reload g0x9.3 */
-	eor v5.16b, v12.16b, v5.16b /* x1n_12 = xor(g0x9, m1_acc_51) */
-	eor v7.16b, v9.16b, v7.16b /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
-	eor v12.16b, v20.16b, v26.16b /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
-	eor v7.16b, v7.16b, v12.16b /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
-	eor v7.16b, v7.16b, v10.16b /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
-	ldr q10, [sp, #176] /* reload g0x10.3 */
-	eor v7.16b, v10.16b, v7.16b /* x2n_12 = xor(g0x10, m2_acc_51) */
-	eor v20.16b, v9.16b, v20.16b /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
-	eor v26.16b, v26.16b, v8.16b /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
-	eor v20.16b, v20.16b, v26.16b /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
-	eor v20.16b, v20.16b, v31.16b /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
-	ldr q26, [sp, #192] /* reload g0x11.3 */
-	eor v20.16b, v26.16b, v20.16b /* x3n_12 = xor(g0x11, m3_acc_51) */
-	eor v26.16b, v28.16b, v23.16b /* t0_acc_26 = xor(g1x12, g1x0) */
-	eor v31.16b, v30.16b, v24.16b /* t1_acc_26 = xor(g1x13, g1x1) */
-	eor v8.16b, v27.16b, v22.16b /* t2_acc_26 = xor(g1x14, g1x2) */
-	eor v9.16b, v0.16b, v2.16b /* t3_acc_26 = xor(g1x15, g1x3) */
-	eor v26.16b, v26.16b, v21.16b /* t0_13_1 = xor(t0_acc_26, g1x4) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_0_inv_shift_rows
-	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v26.16b, {v26.16b}, v10.16b /* y0_13_sr = lookup16(t0_13_1, inv_shift_rows) */
-	aese v26.16b, v4.16b /* y0_13_aes = aese(y0_13_sr, rk0_6) */
-	eor v4.16b, v31.16b, v29.16b /* t1_13_1 = xor(t1_acc_26, g1x5) */
-	tbl v4.16b, {v4.16b}, v10.16b /* y1_13_sr = lookup16(t1_13_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_13_aes = aese(y1_13_sr, rk1_6) */
-	eor v6.16b, v8.16b, v16.16b /* t2_13_1 = xor(t2_acc_26, g1x6) */
-	tbl v6.16b, {v6.16b}, v10.16b /* y2_13_sr = lookup16(t2_13_1, inv_shift_rows) */
-	aese v6.16b, v18.16b /* y2_13_aes = aese(y2_13_sr, rk2_6) */
-	eor v18.16b, v9.16b, v3.16b /* t3_13_1 = xor(t3_acc_26, g1x7) */
-	tbl v18.16b, {v18.16b}, v10.16b /* y3_13_sr = lookup16(t3_13_1, inv_shift_rows) */
-	aese v18.16b, v25.16b /* y3_13_aes = aese(y3_13_sr, rk3_6) */
-	and v25.16b, v26.16b, v17.16b /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* y0_13_aes_hi = shr(y0_13_aes) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_0_tbl_lo_1
-	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v8.16b, {v31.16b}, v25.16b /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_0_tbl_hi_1
-	ldr q9, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v9.16b}, v26.16b /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
-	eor v8.16b, v8.16b, v12.16b /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
-	and v12.16b, v4.16b, v17.16b /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_13_aes_hi = shr(y1_13_aes) */
-	tbl v13.16b, {v31.16b}, v12.16b /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	tbl v14.16b, {v9.16b}, v4.16b /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
-	eor v13.16b, v13.16b, v14.16b /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
-	and v14.16b, v6.16b, v17.16b /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_13_aes_hi = shr(y2_13_aes) */
-	tbl v15.16b, {v31.16b}, v14.16b /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
-	str q0, [sp, #192] /* spill g1x15.3 */
-	tbl v0.16b, {v9.16b}, v6.16b /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	eor v0.16b, v15.16b, v0.16b /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
-	and v15.16b, v18.16b, v17.16b /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* y3_13_aes_hi = shr(y3_13_aes) */
-	str q27, [sp, #176] /* spill g1x14.3 */
-	tbl v27.16b, {v31.16b}, v15.16b /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
-	str q30, [sp, #160] /* spill g1x13.3 */
-	tbl v30.16b, {v9.16b}, v18.16b /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
-	eor v27.16b, v27.16b, v30.16b /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
-	tbl v25.16b, {v19.16b}, v25.16b /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
-	tbl v26.16b, {v1.16b}, v26.16b /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
-	eor v25.16b, v25.16b, v26.16b /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
-	tbl v26.16b, {v19.16b}, v12.16b /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
-	eor v4.16b, v26.16b, v4.16b /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	tbl v26.16b, {v19.16b}, v14.16b /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
-	eor v6.16b, v26.16b, v6.16b /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
-	tbl v26.16b, {v19.16b}, v15.16b /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
-	tbl v18.16b, {v1.16b}, v18.16b /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
-	eor v18.16b, v26.16b, v18.16b /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
-	eor v26.16b, v8.16b, v4.16b /* m0_acc_52 = xor(p1_0_13, p2_1_13) */
-	eor v30.16b, v6.16b, v27.16b /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
-	eor v26.16b, v26.16b, v30.16b /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
-	eor v26.16b, v26.16b, v18.16b /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
-	ldr q30, [sp, #144] /* reload g1x8.3 */
-	eor v26.16b, v30.16b, v26.16b /* x0n_13 = xor(g1x8, m0_acc_55) */
-	eor v30.16b, v8.16b, v25.16b /* m1_acc_52 = xor(p1_0_13, p2_0_13) */
-	eor v8.16b, v13.16b, v6.16b /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
-	eor v30.16b, v30.16b, v8.16b /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
-	eor v30.16b, v30.16b, v18.16b /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
-	ldr q8, [sp, #432] /* reload g1x9.3 */
-	eor v30.16b, v8.16b, v30.16b /* x1n_13 = xor(g1x9, m1_acc_55) */
-	eor v8.16b, v25.16b, v13.16b /* m2_acc_52 = xor(p2_0_13, p1_1_13) */
-	eor v12.16b, v4.16b, v0.16b /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
-	eor v8.16b, v8.16b, v12.16b /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
-	eor v18.16b, v8.16b, v18.16b /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
-	ldr q8, [sp, #352] /* reload g1x10.3 */
-	eor v18.16b, v8.16b, v18.16b /* x2n_13 = xor(g1x10, m2_acc_55) */
-	eor v4.16b, v25.16b, v4.16b /* m3_acc_52 = xor(p2_0_13, p2_1_13) */
-	eor v0.16b, v0.16b, v6.16b /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
-	eor v0.16b, v4.16b, v0.16b /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
-	eor v0.16b, v0.16b, v27.16b /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
-	ldr q4, [sp, #336] /* reload g1x11.3 */
-	eor v0.16b, v4.16b, v0.16b /* x3n_13 = xor(g1x11, m3_acc_55) */
-
-	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	add x17, x4, #112
-	ld1r {v4.4s}, [x17] /* rk0_7 = bcast32() */
-	add x17, x4, #116
-	ld1r {v6.4s}, [x17] /* rk1_7 = bcast32() */
-	add x17, x4, #120
-	ld1r {v25.4s}, [x17] /* rk2_7 = bcast32() */
-	add x17, x4, #124
-	ld1r {v27.4s}, [x17] /* rk3_7 = bcast32() */
-	ldr q8, [sp, #448] /* reload g0x0.4 */
-	ldr q12, [sp, #416] /* reload g0x4.4 */
-	eor v13.16b, v8.16b, v12.16b /* t0_acc_28 = xor(g0x0, g0x4) */
-	ldr q14, [sp, #288] /* reload g0x1.4 */
-	ldr q15, [sp, #400] /* reload g0x5.4 */
-	eor v14.16b, v14.16b, v15.16b /* t1_acc_28 = xor(g0x1, g0x5) */
-	ldr q8, [sp, #256] /* reload g0x2.4 */
-	ldr q15, [sp, #384] /* reload g0x6.4 */
-	eor v8.16b, v8.16b, v15.16b /* t2_acc_28 = xor(g0x2, g0x6) */
-	ldr q15, [sp, #224] /* reload g0x3.4 */
-	ldr q12, [sp, #368] /* reload g0x7.4 */
-	eor v15.16b, v15.16b, v12.16b /* t3_acc_28 = xor(g0x3, g0x7) */
-	eor v13.16b, v13.16b, v11.16b /* t0_14_1 = xor(t0_acc_28, g0x8) */
-	tbl v13.16b, {v13.16b}, v10.16b /* y0_14_sr = lookup16(t0_14_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_14_aes = aese(y0_14_sr, rk0_7) */
-	eor v14.16b, v14.16b, v5.16b /* t1_14_1 = xor(t1_acc_28, g0x9) */
-	tbl v14.16b, {v14.16b}, v10.16b /* y1_14_sr = lookup16(t1_14_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_14_aes = aese(y1_14_sr, rk1_7) */
-	eor v8.16b, v8.16b, v7.16b /* t2_14_1 = xor(t2_acc_28, g0x10) */
-	tbl v8.16b, {v8.16b}, v10.16b /* y2_14_sr = lookup16(t2_14_1, inv_shift_rows) */
-	aese v8.16b, v25.16b /* y2_14_aes = aese(y2_14_sr, rk2_7) */
-	eor v15.16b, v15.16b, v20.16b /* t3_14_1 = xor(t3_acc_28, g0x11) */
-	tbl v15.16b, {v15.16b}, v10.16b /* y3_14_sr = lookup16(t3_14_1, inv_shift_rows) */
-	aese v15.16b, v27.16b /* y3_14_aes = aese(y3_14_sr, rk3_7) */
-	and v12.16b, v13.16b, v17.16b /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y0_14_aes_hi = shr(y0_14_aes) */
-	str q20, [sp, #336] /* spill g0x11.4 */
-	tbl v20.16b, {v31.16b}, v12.16b /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
-	str q7, [sp, #352] /* spill g0x10.4 */
-	tbl v7.16b, {v9.16b}, v13.16b /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
-	eor v7.16b, v20.16b, v7.16b /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
-	and v20.16b, v14.16b, v17.16b /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* y1_14_aes_hi = shr(y1_14_aes) */
-	str q5, [sp, #432] /* spill g0x9.4 */
-	tbl v5.16b, {v31.16b}, v20.16b /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
-	str q11, [sp, #144] /* spill g0x8.4 */
-	tbl v11.16b, {v9.16b}, v14.16b /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
-	eor v5.16b, v5.16b, v11.16b /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
-	and v11.16b, v8.16b, v17.16b /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* y2_14_aes_hi = shr(y2_14_aes) */
-	tbl v10.16b, {v31.16b}, v11.16b /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
-	str q28, [sp, #304] /* spill g1x12.3 */
-	tbl v28.16b, {v9.16b}, v8.16b /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
-	eor v28.16b, v10.16b, v28.16b /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
-	and v10.16b, v15.16b, v17.16b /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* y3_14_aes_hi = shr(y3_14_aes) */
-	tbl v31.16b, {v31.16b}, v10.16b /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
-	tbl v9.16b, {v9.16b}, v15.16b /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
-	eor v31.16b, v31.16b, v9.16b /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
-	tbl v9.16b, {v19.16b}, v12.16b /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
-	tbl v20.16b, {v19.16b}, v20.16b /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
-	eor v20.16b, v20.16b, v12.16b /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
-	tbl v11.16b, {v19.16b}, v11.16b /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
-	tbl v8.16b, {v1.16b}, v8.16b /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
-	eor v8.16b, v11.16b, v8.16b /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
-	tbl v10.16b, {v19.16b}, v10.16b /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
-	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
-	eor v10.16b, v10.16b, v11.16b /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
-	eor v11.16b, v7.16b, v20.16b /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
-	eor v12.16b, v8.16b, v31.16b /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
-	eor v11.16b, v11.16b, v12.16b /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
-	eor v11.16b, v11.16b, v10.16b /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
-	ldr q12, [sp, #320] /* reload g0x12.3 */
-	eor v11.16b, v12.16b, v11.16b /* x0n_14 = xor(g0x12, m0_acc_59) */
-	eor v7.16b, v7.16b, v9.16b /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
-	eor v12.16b, v5.16b, v8.16b /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
-	eor v7.16b, v7.16b, v12.16b /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
-	eor v7.16b, v7.16b, v10.16b /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
-	ldr q12, [sp, #272] /* reload g0x13.3 */
-	eor v7.16b, v12.16b, v7.16b /* x1n_14 = xor(g0x13, m1_acc_59) */
-	eor v5.16b, v9.16b, v5.16b /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
-	eor v12.16b, v20.16b, v28.16b /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
-	eor v5.16b, v5.16b, v12.16b /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
-	eor v5.16b, v5.16b, v10.16b /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
-	ldr q10, [sp, #240] /* reload g0x14.3 */
-	eor v5.16b, v10.16b, v5.16b /* x2n_14 = xor(g0x14, m2_acc_59) */
-	eor v20.16b, v9.16b, v20.16b /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
-	eor v28.16b, v28.16b, v8.16b /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
-	eor v20.16b, v20.16b, v28.16b /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
-	eor v20.16b, v20.16b, v31.16b /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
-	ldr q28, [sp, #208] /* reload g0x15.3 */
-	eor v20.16b, v28.16b, v20.16b /* x3n_14 = xor(g0x15, m3_acc_59) */
-	eor v28.16b, v23.16b, v21.16b /* t0_acc_30 = xor(g1x0, g1x4) */
-	eor v31.16b, v24.16b, v29.16b /* t1_acc_30 = xor(g1x1, g1x5) */
-	eor v8.16b, v22.16b, v16.16b /* t2_acc_30 = xor(g1x2, g1x6) */
-	eor v9.16b, v2.16b, v3.16b /* t3_acc_30 = xor(g1x3, g1x7) */
-	eor v28.16b, v28.16b, v26.16b /* t0_15_1 = xor(t0_acc_30, g1x8) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_0_inv_shift_rows
-	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v28.16b, {v28.16b}, v10.16b /* y0_15_sr = lookup16(t0_15_1, inv_shift_rows) */
-	aese v28.16b, v4.16b /* y0_15_aes = aese(y0_15_sr, rk0_7) */
-	eor v4.16b, v31.16b, v30.16b /* t1_15_1 = xor(t1_acc_30, g1x9) */
-	tbl v4.16b, {v4.16b}, v10.16b /* y1_15_sr = lookup16(t1_15_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_15_aes = aese(y1_15_sr, rk1_7) */
-	eor v6.16b, v8.16b, v18.16b /* t2_15_1 = xor(t2_acc_30, g1x10) */
-	tbl v6.16b, {v6.16b}, v10.16b /* y2_15_sr = lookup16(t2_15_1, inv_shift_rows) */
-	aese v6.16b, v25.16b /* y2_15_aes = aese(y2_15_sr, rk2_7) */
-	eor v25.16b, v9.16b, v0.16b /* t3_15_1 = xor(t3_acc_30, g1x11) */
-	tbl v25.16b, {v25.16b}, v10.16b /* y3_15_sr = lookup16(t3_15_1, inv_shift_rows) */
-	aese v25.16b, v27.16b /* y3_15_aes = aese(y3_15_sr, rk3_7) */
-	and v27.16b, v28.16b, v17.16b /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* y0_15_aes_hi = shr(y0_15_aes) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_0_tbl_lo_1
-	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v8.16b, {v31.16b}, v27.16b /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_0_tbl_hi_1
-	ldr q9, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v9.16b}, v28.16b /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
-	eor v8.16b, v8.16b, v12.16b /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
-	and v12.16b, v4.16b, v17.16b /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_15_aes_hi = shr(y1_15_aes) */
-	tbl v13.16b, {v31.16b}, v12.16b /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	tbl v14.16b, {v9.16b}, v4.16b /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
-	eor v13.16b, v13.16b, v14.16b /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
-	and v14.16b, v6.16b, v17.16b /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_15_aes_hi = shr(y2_15_aes) */
-	tbl v15.16b, {v31.16b}, v14.16b /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	str q2, [sp, #128] /* spill g1x3.4 */
-	tbl v2.16b, {v9.16b}, v6.16b /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
-	eor v2.16b, v15.16b, v2.16b /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
-	and v15.16b, v25.16b, v17.16b /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* y3_15_aes_hi = shr(y3_15_aes) */
-	str q22, [sp, #80] /* spill g1x2.4 */
-	tbl v22.16b, {v31.16b}, v15.16b /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
-	str q24, [sp, #112] /* spill g1x1.4 */
-	tbl v24.16b, {v9.16b}, v25.16b /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
-	eor v22.16b, v22.16b, v24.16b /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
-	tbl v24.16b, {v19.16b}, v27.16b /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
-	tbl v27.16b, {v1.16b}, v28.16b /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
-	eor v24.16b, v24.16b, v27.16b /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
-	tbl v27.16b, {v19.16b}, v12.16b /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
-	eor v4.16b, v27.16b, v4.16b /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
-	tbl v27.16b, {v19.16b}, v14.16b /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
-	eor v6.16b, v27.16b, v6.16b /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
-	tbl v27.16b, {v19.16b}, v15.16b /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
-	tbl v25.16b, {v1.16b}, v25.16b /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
-	eor v25.16b, v27.16b, v25.16b /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
-	eor v27.16b, v8.16b, v4.16b /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
-	eor v28.16b, v6.16b, v22.16b /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
-	eor v27.16b, v27.16b, v28.16b /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
-	eor v27.16b, v27.16b, v25.16b /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
-	ldr q28, [sp, #304] /* reload g1x12.3 */
-	eor v27.16b, v28.16b, v27.16b /* x0n_15 = xor(g1x12, m0_acc_63) */
-	eor v28.16b, v8.16b, v24.16b /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
-	eor v8.16b, v13.16b, v6.16b /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
-	eor v28.16b, v28.16b, v8.16b /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
-	eor v28.16b, v28.16b, v25.16b /* m1_acc_63 = xor(m1_acc_62, p2_3_15) */
-	ldr q8, [sp, #160] /* reload g1x13.3 */
-	eor v28.16b, v8.16b, v28.16b /* x1n_15 = xor(g1x13, m1_acc_63) */
-	eor v8.16b, v24.16b, v13.16b /* m2_acc_60 = xor(p2_0_15, p1_1_15) */
-	eor v12.16b, v4.16b, v2.16b /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
-	eor v8.16b, v8.16b, v12.16b /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
-	eor v25.16b, v8.16b, v25.16b /* m2_acc_63 = xor(m2_acc_62, p2_3_15) */
-	ldr q8, [sp, #176] /* reload g1x14.3 */
-	eor v25.16b, v8.16b, v25.16b /* x2n_15 = xor(g1x14, m2_acc_63) */
-	eor v4.16b, v24.16b, v4.16b /* m3_acc_60 = xor(p2_0_15, p2_1_15) */
-	eor v2.16b, v2.16b, v6.16b /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
-	eor v2.16b, v4.16b, v2.16b /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
-	eor v2.16b, v2.16b, v22.16b /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
-	ldr q4, [sp, #192] /* reload g1x15.3 */
-	eor v2.16b, v4.16b, v2.16b /* x3n_15 = xor(g1x15, m3_acc_63) */
-	str q23, [sp, #64] /* spill g1x0.2 */
-	str q2, [sp, #96] /* spill g1x15.2 */
+	str q18, [sp, #64] /* spill g1x0.2 */
+	str q0, [sp, #96] /* spill g1x15.2 */
 	mov v1.16b, v17.16b /* nibble_mask */
-	mov v4.16b, v3.16b /* g1x7.4 */
-	ldr q6, [sp, #400] /* reload g0x5.4 */
-	ldr q17, [sp, #144] /* reload g0x8.4 */
-	ldr q19, [sp, #352] /* reload g0x10.4 */
-	mov v22.16b, v7.16b /* g0x13.4 */
-	ldr q7, [sp, #256] /* reload g0x2.4 */
-	ldr q23, [sp, #384] /* reload g0x6.4 */
-	mov v24.16b, v5.16b /* g0x14.4 */
-	ldr q5, [sp, #416] /* reload g0x4.4 */
-	mov v31.16b, v16.16b /* g1x6.4 */
-	ldr q16, [sp, #368] /* reload g0x7.4 */
-	mov v8.16b, v30.16b /* g1x9.4 */
-	mov v30.16b, v29.16b /* g1x5.4 */
-	mov v29.16b, v21.16b /* g1x4.4 */
-	mov v21.16b, v11.16b /* g0x12.4 */
-	mov v9.16b, v26.16b /* g1x8.4 */
-	ldr q26, [sp, #448] /* reload g0x0.4 */
-	mov v10.16b, v18.16b /* g1x10.4 */
-	ldr q18, [sp, #432] /* reload g0x9.4 */
-	mov v11.16b, v0.16b /* g1x11.4 */
-	mov v12.16b, v27.16b /* g1x12.4 */
-	ldr q27, [sp, #288] /* reload g0x1.4 */
-	mov v13.16b, v28.16b /* g1x13.4 */
-	mov v28.16b, v20.16b /* g0x15.4 */
-	ldr q20, [sp, #336] /* reload g0x11.4 */
-	mov v14.16b, v25.16b /* g1x14.4 */
-	ldr q15, [sp, #224] /* reload g0x3.4 */
-	add x4, x4, #128
+	ldr q6, [sp, #432] /* reload g0x5.3 */
+	ldr q16, [sp, #336] /* reload g0x7.3 */
+	ldr q17, [sp, #304] /* reload g0x8.3 */
+	ldr q18, [sp, #160] /* reload g0x9.3 */
+	ldr q19, [sp, #176] /* reload g0x10.3 */
+	mov v22.16b, v21.16b /* g0x13.3 */
+	mov v21.16b, v10.16b /* g0x12.3 */
+	mov v24.16b, v5.16b /* g0x14.3 */
+	ldr q5, [sp, #144] /* reload g0x4.3 */
+	mov v31.16b, v4.16b /* g1x6.3 */
+	mov v4.16b, v2.16b /* g1x7.3 */
+	mov v8.16b, v29.16b /* g1x9.3 */
+	mov v29.16b, v20.16b /* g1x4.3 */
+	ldr q20, [sp, #192] /* reload g0x11.3 */
+	mov v9.16b, v26.16b /* g1x8.3 */
+	ldr q26, [sp, #416] /* reload g0x0.3 */
+	mov v10.16b, v25.16b /* g1x10.3 */
+	mov v11.16b, v3.16b /* g1x11.3 */
+	mov v12.16b, v28.16b /* g1x12.3 */
+	mov v28.16b, v7.16b /* g0x15.3 */
+	ldr q7, [sp, #384] /* reload g0x2.3 */
+	mov v13.16b, v30.16b /* g1x13.3 */
+	mov v30.16b, v23.16b /* g1x5.3 */
+	ldr q23, [sp, #352] /* reload g0x6.3 */
+	mov v14.16b, v27.16b /* g1x14.3 */
+	ldr q27, [sp, #400] /* reload g0x1.3 */
+	ldr q15, [sp, #368] /* reload g0x3.3 */
+	add x4, x4, #64
 	subs x3, x3, #1
 	b.ne .Lsm4_byteslice_neon_aes_asm_0_loop_r0
 
@@ -2155,7 +1453,7 @@ sm4_byteslice_neon_aes_batch_asm:
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #464
+	add sp, sp, #448
 	ret
 	.size sm4_byteslice_neon_aes_batch_asm, .-sm4_byteslice_neon_aes_batch_asm
 
@@ -2165,17 +1463,17 @@ sm4_byteslice_neon_aes_batch_asm:
  *   x2: out
  *   x3: src
  *   x4: iterations of the r loop left
- *   x5: rk + 128 x r
+ *   x5: rk + 64 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 464 bytes (25 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 448 bytes (24 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl sm4_byteslice_neon_aes_batch_xor_asm
 	.hidden sm4_byteslice_neon_aes_batch_xor_asm
 	.type sm4_byteslice_neon_aes_batch_xor_asm, %function
 	.p2align 4
 sm4_byteslice_neon_aes_batch_xor_asm:
-	sub sp, sp, #464
+	sub sp, sp, #448
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -2514,6 +1812,8 @@ sm4_byteslice_neon_aes_batch_xor_asm:
 	tbl v26.16b, {v26.16b}, v15.16b /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
 	tbl v0.16b, {v27.16b}, v0.16b /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	eor v0.16b, v26.16b, v0.16b /* xin_31 = xor(xin_31_l, xin_31_h) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	ldr q26, [sp, #96] /* reload g0x0.2 */
 	ldr q27, [sp, #80] /* reload g0x1.2 */
 	ldr q15, [sp, #112] /* reload g0x3.2 */
@@ -2524,11 +1824,11 @@ sm4_byteslice_neon_aes_batch_xor_asm:
 	str q25, [sp, #80] /* spill g1x2.2 */
 	str q0, [sp, #96] /* spill g1x15.2 */
 	mov x5, x0
-	mov x4, #4
+	mov x4, #8
 	.p2align 4
 .Lsm4_byteslice_neon_aes_asm_1_loop_r0:
 
-	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	/* Round 4r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	ld1r {v0.4s}, [x5] /* rk0 = bcast32() */
 	add x17, x5, #4
 	ld1r {v2.4s}, [x17] /* rk1 = bcast32() */
@@ -2712,7 +2012,7 @@ sm4_byteslice_neon_aes_batch_xor_asm:
 	ldr q2, [sp, #128] /* reload g1x3.2 */
 	eor v0.16b, v2.16b, v0.16b /* x3n_1 = xor(g1x3, m3_acc_7) */
 
-	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x5, #16
 	ld1r {v2.4s}, [x17] /* rk0_1 = bcast32() */
 	add x17, x5, #20
@@ -2888,7 +2188,7 @@ sm4_byteslice_neon_aes_batch_xor_asm:
 	ldr q3, [sp, #336] /* reload g1x7.2 */
 	eor v2.16b, v3.16b, v2.16b /* x3n_3 = xor(g1x7, m3_acc_15) */
 
-	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	add x17, x5, #32
 	ld1r {v3.4s}, [x17] /* rk0_2 = bcast32() */
 	add x17, x5, #36
@@ -3063,7 +2363,7 @@ sm4_byteslice_neon_aes_batch_xor_asm:
 	ldr q6, [sp, #192] /* reload g1x11.2 */
 	eor v3.16b, v6.16b, v3.16b /* x3n_5 = xor(g1x11, m3_acc_23) */
 
-	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	/* Round 4r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	add x17, x5, #48
 	ld1r {v6.4s}, [x17] /* rk0_3 = bcast32() */
 	add x17, x5, #52
@@ -3191,14 +2491,14 @@ sm4_byteslice_neon_aes_batch_xor_asm:
 	and v14.16b, v22.16b, v17.16b /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
 	ushr v22.16b, v22.16b, #4 /* y2_7_aes_hi = shr(y2_7_aes) */
 	tbl v15.16b, {v31.16b}, v14.16b /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
-	str q0, [sp, #224] /* spill g1x3.3 */
+	str q0, [sp, #128] /* spill g1x3.3 */
 	tbl v0.16b, {v9.16b}, v22.16b /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
 	eor v0.16b, v15.16b, v0.16b /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
 	and v15.16b, v28.16b, v17.16b /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* y3_7_aes_hi = shr(y3_7_aes) */
-	str q16, [sp, #256] /* spill g1x2.3 */
+	str q16, [sp, #80] /* spill g1x2.3 */
 	tbl v16.16b, {v31.16b}, v15.16b /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
-	str q24, [sp, #288] /* spill g1x1.3 */
+	str q24, [sp, #112] /* spill g1x1.3 */
 	tbl v24.16b, {v9.16b}, v28.16b /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
 	eor v16.16b, v16.16b, v24.16b /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
 	tbl v24.16b, {v19.16b}, v30.16b /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
@@ -3237,741 +2537,37 @@ sm4_byteslice_neon_aes_batch_xor_asm:
 	eor v0.16b, v0.16b, v16.16b /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
 	ldr q6, [sp, #96] /* reload g1x15.2 */
 	eor v0.16b, v6.16b, v0.16b /* x3n_7 = xor(g1x15, m3_acc_31) */
-
-	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	add x17, x5, #64
-	ld1r {v6.4s}, [x17] /* rk0_4 = bcast32() */
-	add x17, x5, #68
-	ld1r {v16.4s}, [x17] /* rk1_4 = bcast32() */
-	add x17, x5, #72
-	ld1r {v22.4s}, [x17] /* rk2_4 = bcast32() */
-	add x17, x5, #76
-	ld1r {v24.4s}, [x17] /* rk3_4 = bcast32() */
-	ldr q8, [sp, #144] /* reload g0x4.3 */
-	ldr q12, [sp, #304] /* reload g0x8.3 */
-	eor v13.16b, v8.16b, v12.16b /* t0_acc_16 = xor(g0x4, g0x8) */
-	ldr q14, [sp, #432] /* reload g0x5.3 */
-	ldr q15, [sp, #160] /* reload g0x9.3 */
-	eor v14.16b, v14.16b, v15.16b /* t1_acc_16 = xor(g0x5, g0x9) */
-	ldr q8, [sp, #352] /* reload g0x6.3 */
-	ldr q15, [sp, #176] /* reload g0x10.3 */
-	eor v8.16b, v8.16b, v15.16b /* t2_acc_16 = xor(g0x6, g0x10) */
-	ldr q15, [sp, #336] /* reload g0x7.3 */
-	ldr q12, [sp, #192] /* reload g0x11.3 */
-	eor v15.16b, v15.16b, v12.16b /* t3_acc_16 = xor(g0x7, g0x11) */
-	eor v13.16b, v13.16b, v10.16b /* t0_8_1 = xor(t0_acc_16, g0x12) */
-	tbl v13.16b, {v13.16b}, v11.16b /* y0_8_sr = lookup16(t0_8_1, inv_shift_rows) */
-	aese v13.16b, v6.16b /* y0_8_aes = aese(y0_8_sr, rk0_4) */
-	eor v14.16b, v14.16b, v21.16b /* t1_8_1 = xor(t1_acc_16, g0x13) */
-	tbl v14.16b, {v14.16b}, v11.16b /* y1_8_sr = lookup16(t1_8_1, inv_shift_rows) */
-	aese v14.16b, v16.16b /* y1_8_aes = aese(y1_8_sr, rk1_4) */
-	eor v8.16b, v8.16b, v5.16b /* t2_8_1 = xor(t2_acc_16, g0x14) */
-	tbl v8.16b, {v8.16b}, v11.16b /* y2_8_sr = lookup16(t2_8_1, inv_shift_rows) */
-	aese v8.16b, v22.16b /* y2_8_aes = aese(y2_8_sr, rk2_4) */
-	eor v15.16b, v15.16b, v7.16b /* t3_8_1 = xor(t3_acc_16, g0x15) */
-	tbl v15.16b, {v15.16b}, v11.16b /* y3_8_sr = lookup16(t3_8_1, inv_shift_rows) */
-	aese v15.16b, v24.16b /* y3_8_aes = aese(y3_8_sr, rk3_4) */
-	and v12.16b, v13.16b, v17.16b /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y0_8_aes_hi = shr(y0_8_aes) */
-	str q7, [sp, #208] /* spill g0x15.3 */
-	tbl v7.16b, {v31.16b}, v12.16b /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	str q5, [sp, #240] /* spill g0x14.3 */
-	tbl v5.16b, {v9.16b}, v13.16b /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
-	eor v5.16b, v7.16b, v5.16b /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	and v7.16b, v14.16b, v17.16b /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* y1_8_aes_hi = shr(y1_8_aes) */
-	str q21, [sp, #272] /* spill g0x13.3 */
-	tbl v21.16b, {v31.16b}, v7.16b /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
-	str q10, [sp, #320] /* spill g0x12.3 */
-	tbl v10.16b, {v9.16b}, v14.16b /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
-	eor v21.16b, v21.16b, v10.16b /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
-	and v10.16b, v8.16b, v17.16b /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* y2_8_aes_hi = shr(y2_8_aes) */
-	tbl v11.16b, {v31.16b}, v10.16b /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
-	str q18, [sp, #448] /* spill g1x0.3 */
-	tbl v18.16b, {v9.16b}, v8.16b /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
-	eor v18.16b, v11.16b, v18.16b /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
-	and v11.16b, v15.16b, v17.16b /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* y3_8_aes_hi = shr(y3_8_aes) */
-	tbl v31.16b, {v31.16b}, v11.16b /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
-	tbl v9.16b, {v9.16b}, v15.16b /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
-	eor v31.16b, v31.16b, v9.16b /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
-	tbl v9.16b, {v19.16b}, v12.16b /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
-	tbl v7.16b, {v19.16b}, v7.16b /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
-	eor v7.16b, v7.16b, v12.16b /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
-	tbl v10.16b, {v19.16b}, v10.16b /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
-	tbl v8.16b, {v1.16b}, v8.16b /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
-	eor v8.16b, v10.16b, v8.16b /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
-	tbl v10.16b, {v19.16b}, v11.16b /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
-	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
-	eor v10.16b, v10.16b, v11.16b /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
-	eor v11.16b, v5.16b, v7.16b /* m0_acc_32 = xor(p1_0_8, p2_1_8) */
-	eor v12.16b, v8.16b, v31.16b /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
-	eor v11.16b, v11.16b, v12.16b /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
-	eor v11.16b, v11.16b, v10.16b /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
-	ldr q12, [sp, #416] /* reload g0x0.3 */
-	eor v11.16b, v12.16b, v11.16b /* x0n_8 = xor(g0x0, m0_acc_35) */
-	eor v5.16b, v5.16b, v9.16b /* m1_acc_32 = xor(p1_0_8, p2_0_8) */
-	eor v12.16b, v21.16b, v8.16b /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
-	eor v5.16b, v5.16b, v12.16b /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
-	eor v5.16b, v5.16b, v10.16b /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
-	ldr q12, [sp, #400] /* reload g0x1.3 */
-	eor v5.16b, v12.16b, v5.16b /* x1n_8 = xor(g0x1, m1_acc_35) */
-	eor v21.16b, v9.16b, v21.16b /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
-	eor v12.16b, v7.16b, v18.16b /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
-	eor v21.16b, v21.16b, v12.16b /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
-	eor v21.16b, v21.16b, v10.16b /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
-	ldr q10, [sp, #384] /* reload g0x2.3 */
-	eor v21.16b, v10.16b, v21.16b /* x2n_8 = xor(g0x2, m2_acc_35) */
-	eor v7.16b, v9.16b, v7.16b /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
-	eor v18.16b, v18.16b, v8.16b /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
-	eor v7.16b, v7.16b, v18.16b /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
-	eor v7.16b, v7.16b, v31.16b /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
-	ldr q18, [sp, #368] /* reload g0x3.3 */
-	eor v7.16b, v18.16b, v7.16b /* x3n_8 = xor(g0x3, m3_acc_35) */
-	eor v18.16b, v20.16b, v26.16b /* t0_acc_18 = xor(g1x4, g1x8) */
-	eor v31.16b, v23.16b, v29.16b /* t1_acc_18 = xor(g1x5, g1x9) */
-	eor v8.16b, v4.16b, v25.16b /* t2_acc_18 = xor(g1x6, g1x10) */
-	eor v9.16b, v2.16b, v3.16b /* t3_acc_18 = xor(g1x7, g1x11) */
-	eor v18.16b, v18.16b, v28.16b /* t0_9_1 = xor(t0_acc_18, g1x12) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_1_inv_shift_rows
-	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v18.16b, {v18.16b}, v10.16b /* y0_9_sr = lookup16(t0_9_1, inv_shift_rows) */
-	aese v18.16b, v6.16b /* y0_9_aes = aese(y0_9_sr, rk0_4) */
-	eor v6.16b, v31.16b, v30.16b /* t1_9_1 = xor(t1_acc_18, g1x13) */
-	tbl v6.16b, {v6.16b}, v10.16b /* y1_9_sr = lookup16(t1_9_1, inv_shift_rows) */
-	aese v6.16b, v16.16b /* y1_9_aes = aese(y1_9_sr, rk1_4) */
-	eor v16.16b, v8.16b, v27.16b /* t2_9_1 = xor(t2_acc_18, g1x14) */
-	tbl v16.16b, {v16.16b}, v10.16b /* y2_9_sr = lookup16(t2_9_1, inv_shift_rows) */
-	aese v16.16b, v22.16b /* y2_9_aes = aese(y2_9_sr, rk2_4) */
-	eor v22.16b, v9.16b, v0.16b /* t3_9_1 = xor(t3_acc_18, g1x15) */
-	tbl v22.16b, {v22.16b}, v10.16b /* y3_9_sr = lookup16(t3_9_1, inv_shift_rows) */
-	aese v22.16b, v24.16b /* y3_9_aes = aese(y3_9_sr, rk3_4) */
-	and v24.16b, v18.16b, v17.16b /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* y0_9_aes_hi = shr(y0_9_aes) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_1_tbl_lo_1
-	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v8.16b, {v31.16b}, v24.16b /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_1_tbl_hi_1
-	ldr q9, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v9.16b}, v18.16b /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	eor v8.16b, v8.16b, v12.16b /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
-	and v12.16b, v6.16b, v17.16b /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y1_9_aes_hi = shr(y1_9_aes) */
-	tbl v13.16b, {v31.16b}, v12.16b /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
-	tbl v14.16b, {v9.16b}, v6.16b /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
-	eor v13.16b, v13.16b, v14.16b /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
-	and v14.16b, v16.16b, v17.16b /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* y2_9_aes_hi = shr(y2_9_aes) */
-	tbl v15.16b, {v31.16b}, v14.16b /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
-	str q2, [sp, #368] /* spill g1x7.3 */
-	tbl v2.16b, {v9.16b}, v16.16b /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
-	eor v2.16b, v15.16b, v2.16b /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
-	and v15.16b, v22.16b, v17.16b /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* y3_9_aes_hi = shr(y3_9_aes) */
-	str q4, [sp, #384] /* spill g1x6.3 */
-	tbl v4.16b, {v31.16b}, v15.16b /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
-	str q23, [sp, #400] /* spill g1x5.3 */
-	tbl v23.16b, {v9.16b}, v22.16b /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
-	eor v4.16b, v4.16b, v23.16b /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
-	tbl v23.16b, {v19.16b}, v24.16b /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
-	tbl v18.16b, {v1.16b}, v18.16b /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
-	eor v18.16b, v23.16b, v18.16b /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
-	tbl v23.16b, {v19.16b}, v12.16b /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
-	eor v6.16b, v23.16b, v6.16b /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	tbl v23.16b, {v19.16b}, v14.16b /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
-	tbl v16.16b, {v1.16b}, v16.16b /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
-	eor v16.16b, v23.16b, v16.16b /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
-	tbl v23.16b, {v19.16b}, v15.16b /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
-	tbl v22.16b, {v1.16b}, v22.16b /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
-	eor v22.16b, v23.16b, v22.16b /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
-	eor v23.16b, v8.16b, v6.16b /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
-	eor v24.16b, v16.16b, v4.16b /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	eor v23.16b, v23.16b, v24.16b /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
-	eor v23.16b, v23.16b, v22.16b /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
-	ldr q24, [sp, #448] /* reload g1x0.3 */
-	eor v23.16b, v24.16b, v23.16b /* x0n_9 = xor(g1x0, m0_acc_39) */
-	eor v24.16b, v8.16b, v18.16b /* m1_acc_36 = xor(p1_0_9, p2_0_9) */
-	eor v8.16b, v13.16b, v16.16b /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
-	eor v24.16b, v24.16b, v8.16b /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
-	eor v24.16b, v24.16b, v22.16b /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
-	ldr q8, [sp, #288] /* reload g1x1.3 */
-	eor v24.16b, v8.16b, v24.16b /* x1n_9 = xor(g1x1, m1_acc_39) */
-	eor v8.16b, v18.16b, v13.16b /* m2_acc_36 = xor(p2_0_9, p1_1_9) */
-	eor v12.16b, v6.16b, v2.16b /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
-	eor v8.16b, v8.16b, v12.16b /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
-	eor v22.16b, v8.16b, v22.16b /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
-	ldr q8, [sp, #256] /* reload g1x2.3 */
-	eor v22.16b, v8.16b, v22.16b /* x2n_9 = xor(g1x2, m2_acc_39) */
-	eor v6.16b, v18.16b, v6.16b /* m3_acc_36 = xor(p2_0_9, p2_1_9) */
-	eor v2.16b, v2.16b, v16.16b /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
-	eor v2.16b, v6.16b, v2.16b /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
-	eor v2.16b, v2.16b, v4.16b /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
-	ldr q4, [sp, #224] /* reload g1x3.3 */
-	eor v2.16b, v4.16b, v2.16b /* x3n_9 = xor(g1x3, m3_acc_39) */
-
-	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	add x17, x5, #80
-	ld1r {v4.4s}, [x17] /* rk0_5 = bcast32() */
-	add x17, x5, #84
-	ld1r {v6.4s}, [x17] /* rk1_5 = bcast32() */
-	add x17, x5, #88
-	ld1r {v16.4s}, [x17] /* rk2_5 = bcast32() */
-	add x17, x5, #92
-	ld1r {v18.4s}, [x17] /* rk3_5 = bcast32() */
-	ldr q8, [sp, #304] /* reload g0x8.3 */
-	ldr q12, [sp, #320] /* reload g0x12.3 */
-	eor v13.16b, v8.16b, v12.16b /* t0_acc_20 = xor(g0x8, g0x12) */
-	ldr q14, [sp, #160] /* reload g0x9.3 */
-	ldr q15, [sp, #272] /* reload g0x13.3 */
-	eor v14.16b, v14.16b, v15.16b /* t1_acc_20 = xor(g0x9, g0x13) */
-	ldr q8, [sp, #176] /* reload g0x10.3 */
-	ldr q15, [sp, #240] /* reload g0x14.3 */
-	eor v8.16b, v8.16b, v15.16b /* t2_acc_20 = xor(g0x10, g0x14) */
-	ldr q15, [sp, #192] /* reload g0x11.3 */
-	ldr q12, [sp, #208] /* reload g0x15.3 */
-	eor v15.16b, v15.16b, v12.16b /* t3_acc_20 = xor(g0x11, g0x15) */
-	eor v13.16b, v13.16b, v11.16b /* t0_10_1 = xor(t0_acc_20, g0x0) */
-	tbl v13.16b, {v13.16b}, v10.16b /* y0_10_sr = lookup16(t0_10_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_10_aes = aese(y0_10_sr, rk0_5) */
-	eor v14.16b, v14.16b, v5.16b /* t1_10_1 = xor(t1_acc_20, g0x1) */
-	tbl v14.16b, {v14.16b}, v10.16b /* y1_10_sr = lookup16(t1_10_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_10_aes = aese(y1_10_sr, rk1_5) */
-	eor v8.16b, v8.16b, v21.16b /* t2_10_1 = xor(t2_acc_20, g0x2) */
-	tbl v8.16b, {v8.16b}, v10.16b /* y2_10_sr = lookup16(t2_10_1, inv_shift_rows) */
-	aese v8.16b, v16.16b /* y2_10_aes = aese(y2_10_sr, rk2_5) */
-	eor v15.16b, v15.16b, v7.16b /* t3_10_1 = xor(t3_acc_20, g0x3) */
-	tbl v15.16b, {v15.16b}, v10.16b /* y3_10_sr = lookup16(t3_10_1, inv_shift_rows) */
-	aese v15.16b, v18.16b /* y3_10_aes = aese(y3_10_sr, rk3_5) */
-	and v12.16b, v13.16b, v17.16b /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y0_10_aes_hi = shr(y0_10_aes) */
-	str q7, [sp, #224] /* spill g0x3.4 */
-	tbl v7.16b, {v31.16b}, v12.16b /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
-	str q21, [sp, #256] /* spill g0x2.4 */
-	tbl v21.16b, {v9.16b}, v13.16b /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
-	eor v7.16b, v7.16b, v21.16b /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
-	and v21.16b, v14.16b, v17.16b /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* y1_10_aes_hi = shr(y1_10_aes) */
-	str q5, [sp, #288] /* spill g0x1.4 */
-	tbl v5.16b, {v31.16b}, v21.16b /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
-	str q11, [sp, #448] /* spill g0x0.4 */
-	tbl v11.16b, {v9.16b}, v14.16b /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
-	eor v5.16b, v5.16b, v11.16b /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
-	and v11.16b, v8.16b, v17.16b /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* y2_10_aes_hi = shr(y2_10_aes) */
-	tbl v10.16b, {v31.16b}, v11.16b /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
-	str q20, [sp, #416] /* spill g1x4.3 */
-	tbl v20.16b, {v9.16b}, v8.16b /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
-	eor v20.16b, v10.16b, v20.16b /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
-	and v10.16b, v15.16b, v17.16b /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* y3_10_aes_hi = shr(y3_10_aes) */
-	tbl v31.16b, {v31.16b}, v10.16b /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
-	tbl v9.16b, {v9.16b}, v15.16b /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
-	eor v31.16b, v31.16b, v9.16b /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
-	tbl v9.16b, {v19.16b}, v12.16b /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
-	tbl v21.16b, {v19.16b}, v21.16b /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
-	eor v21.16b, v21.16b, v12.16b /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
-	tbl v11.16b, {v19.16b}, v11.16b /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
-	tbl v8.16b, {v1.16b}, v8.16b /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
-	eor v8.16b, v11.16b, v8.16b /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
-	tbl v10.16b, {v19.16b}, v10.16b /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
-	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
-	eor v10.16b, v10.16b, v11.16b /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
-	eor v11.16b, v7.16b, v21.16b /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
-	eor v12.16b, v8.16b, v31.16b /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
-	eor v11.16b, v11.16b, v12.16b /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
-	eor v11.16b, v11.16b, v10.16b /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
-	ldr q12, [sp, #144] /* reload g0x4.3 */
-	eor v11.16b, v12.16b, v11.16b /* x0n_10 = xor(g0x4, m0_acc_43) */
-	eor v7.16b, v7.16b, v9.16b /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
-	eor v12.16b, v5.16b, v8.16b /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
-	eor v7.16b, v7.16b, v12.16b /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
-	eor v7.16b, v7.16b, v10.16b /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
-	ldr q12, [sp, #432] /* reload g0x5.3 */
-	eor v7.16b, v12.16b, v7.16b /* x1n_10 = xor(g0x5, m1_acc_43) */
-	eor v5.16b, v9.16b, v5.16b /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
-	eor v12.16b, v21.16b, v20.16b /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
-	eor v5.16b, v5.16b, v12.16b /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
-	eor v5.16b, v5.16b, v10.16b /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
-	ldr q10, [sp, #352] /* reload g0x6.3 */
-	eor v5.16b, v10.16b, v5.16b /* x2n_10 = xor(g0x6, m2_acc_43) */
-	eor v21.16b, v9.16b, v21.16b /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
-	eor v20.16b, v20.16b, v8.16b /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
-	eor v20.16b, v21.16b, v20.16b /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
-	eor v20.16b, v20.16b, v31.16b /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
-	ldr q21, [sp, #336] /* reload g0x7.3 */
-	eor v20.16b, v21.16b, v20.16b /* x3n_10 = xor(g0x7, m3_acc_43) */
-	eor v21.16b, v26.16b, v28.16b /* t0_acc_22 = xor(g1x8, g1x12) */
-	eor v31.16b, v29.16b, v30.16b /* t1_acc_22 = xor(g1x9, g1x13) */
-	eor v8.16b, v25.16b, v27.16b /* t2_acc_22 = xor(g1x10, g1x14) */
-	eor v9.16b, v3.16b, v0.16b /* t3_acc_22 = xor(g1x11, g1x15) */
-	eor v21.16b, v21.16b, v23.16b /* t0_11_1 = xor(t0_acc_22, g1x0) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_1_inv_shift_rows
-	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v21.16b, {v21.16b}, v10.16b /* y0_11_sr = lookup16(t0_11_1, inv_shift_rows) */
-	aese v21.16b, v4.16b /* y0_11_aes = aese(y0_11_sr, rk0_5) */
-	eor v4.16b, v31.16b, v24.16b /* t1_11_1 = xor(t1_acc_22, g1x1) */
-	tbl v4.16b, {v4.16b}, v10.16b /* y1_11_sr = lookup16(t1_11_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_11_aes = aese(y1_11_sr, rk1_5) */
-	eor v6.16b, v8.16b, v22.16b /* t2_11_1 = xor(t2_acc_22, g1x2) */
-	tbl v6.16b, {v6.16b}, v10.16b /* y2_11_sr = lookup16(t2_11_1, inv_shift_rows) */
-	aese v6.16b, v16.16b /* y2_11_aes = aese(y2_11_sr, rk2_5) */
-	eor v16.16b, v9.16b, v2.16b /* t3_11_1 = xor(t3_acc_22, g1x3) */
-	tbl v16.16b, {v16.16b}, v10.16b /* y3_11_sr = lookup16(t3_11_1, inv_shift_rows) */
-	aese v16.16b, v18.16b /* y3_11_aes = aese(y3_11_sr, rk3_5) */
-	and v18.16b, v21.16b, v17.16b /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* y0_11_aes_hi = shr(y0_11_aes) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_1_tbl_lo_1
-	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v8.16b, {v31.16b}, v18.16b /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_1_tbl_hi_1
-	ldr q9, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v9.16b}, v21.16b /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
-	eor v8.16b, v8.16b, v12.16b /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
-	and v12.16b, v4.16b, v17.16b /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_11_aes_hi = shr(y1_11_aes) */
-	tbl v13.16b, {v31.16b}, v12.16b /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	tbl v14.16b, {v9.16b}, v4.16b /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
-	eor v13.16b, v13.16b, v14.16b /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	and v14.16b, v6.16b, v17.16b /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_11_aes_hi = shr(y2_11_aes) */
-	tbl v15.16b, {v31.16b}, v14.16b /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	str q3, [sp, #336] /* spill g1x11.3 */
-	tbl v3.16b, {v9.16b}, v6.16b /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
-	eor v3.16b, v15.16b, v3.16b /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
-	and v15.16b, v16.16b, v17.16b /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* y3_11_aes_hi = shr(y3_11_aes) */
-	str q25, [sp, #352] /* spill g1x10.3 */
-	tbl v25.16b, {v31.16b}, v15.16b /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
-	str q29, [sp, #432] /* spill g1x9.3 */
-	tbl v29.16b, {v9.16b}, v16.16b /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
-	eor v25.16b, v25.16b, v29.16b /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
-	tbl v18.16b, {v19.16b}, v18.16b /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
-	tbl v21.16b, {v1.16b}, v21.16b /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
-	eor v18.16b, v18.16b, v21.16b /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
-	tbl v21.16b, {v19.16b}, v12.16b /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
-	eor v4.16b, v21.16b, v4.16b /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
-	tbl v21.16b, {v19.16b}, v14.16b /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	eor v6.16b, v21.16b, v6.16b /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
-	tbl v21.16b, {v19.16b}, v15.16b /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
-	tbl v16.16b, {v1.16b}, v16.16b /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
-	eor v16.16b, v21.16b, v16.16b /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
-	eor v21.16b, v8.16b, v4.16b /* m0_acc_44 = xor(p1_0_11, p2_1_11) */
-	eor v29.16b, v6.16b, v25.16b /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
-	eor v21.16b, v21.16b, v29.16b /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
-	eor v21.16b, v21.16b, v16.16b /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
-	ldr q29, [sp, #416] /* reload g1x4.3 */
-	eor v21.16b, v29.16b, v21.16b /* x0n_11 = xor(g1x4, m0_acc_47) */
-	eor v29.16b, v8.16b, v18.16b /* m1_acc_44 = xor(p1_0_11, p2_0_11) */
-	eor v8.16b, v13.16b, v6.16b /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
-	eor v29.16b, v29.16b, v8.16b /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
-	eor v29.16b, v29.16b, v16.16b /* m1_acc_47 = xor(m1_acc_46, p2_3_11) */
-	ldr q8, [sp, #400] /* reload g1x5.3 */
-	eor v29.16b, v8.16b, v29.16b /* x1n_11 = xor(g1x5, m1_acc_47) */
-	eor v8.16b, v18.16b, v13.16b /* m2_acc_44 = xor(p2_0_11, p1_1_11) */
-	eor v12.16b, v4.16b, v3.16b /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
-	eor v8.16b, v8.16b, v12.16b /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
-	eor v16.16b, v8.16b, v16.16b /* m2_acc_47 = xor(m2_acc_46, p2_3_11) */
-	ldr q8, [sp, #384] /* reload g1x6.3 */
-	eor v16.16b, v8.16b, v16.16b /* x2n_11 = xor(g1x6, m2_acc_47) */
-	eor v4.16b, v18.16b, v4.16b /* m3_acc_44 = xor(p2_0_11, p2_1_11) */
-	eor v3.16b, v3.16b, v6.16b /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
-	eor v3.16b, v4.16b, v3.16b /* m3_acc_46 = xor(m3_acc_44, m3_acc_45) */
-	eor v3.16b, v3.16b, v25.16b /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
-	ldr q4, [sp, #368] /* reload g1x7.3 */
-	eor v3.16b, v4.16b, v3.16b /* x3n_11 = xor(g1x7, m3_acc_47) */
-
-	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	add x17, x5, #96
-	ld1r {v4.4s}, [x17] /* rk0_6 = bcast32() */
-	add x17, x5, #100
-	ld1r {v6.4s}, [x17] /* rk1_6 = bcast32() */
-	add x17, x5, #104
-	ld1r {v18.4s}, [x17] /* rk2_6 = bcast32() */
-	add x17, x5, #108
-	ld1r {v25.4s}, [x17] /* rk3_6 = bcast32() */
-	ldr q8, [sp, #320] /* reload g0x12.3 */
-	ldr q12, [sp, #448] /* reload g0x0.4 */
-	eor v13.16b, v8.16b, v12.16b /* t0_acc_24 = xor(g0x12, g0x0) */
-	ldr q14, [sp, #272] /* reload g0x13.3 */
-	ldr q15, [sp, #288] /* reload g0x1.4 */
-	eor v14.16b, v14.16b, v15.16b /* t1_acc_24 = xor(g0x13, g0x1) */
-	ldr q8, [sp, #240] /* reload g0x14.3 */
-	ldr q15, [sp, #256] /* reload g0x2.4 */
-	eor v8.16b, v8.16b, v15.16b /* t2_acc_24 = xor(g0x14, g0x2) */
-	ldr q15, [sp, #208] /* reload g0x15.3 */
-	ldr q12, [sp, #224] /* reload g0x3.4 */
-	eor v15.16b, v15.16b, v12.16b /* t3_acc_24 = xor(g0x15, g0x3) */
-	eor v13.16b, v13.16b, v11.16b /* t0_12_1 = xor(t0_acc_24, g0x4) */
-	tbl v13.16b, {v13.16b}, v10.16b /* y0_12_sr = lookup16(t0_12_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_12_aes = aese(y0_12_sr, rk0_6) */
-	eor v14.16b, v14.16b, v7.16b /* t1_12_1 = xor(t1_acc_24, g0x5) */
-	tbl v14.16b, {v14.16b}, v10.16b /* y1_12_sr = lookup16(t1_12_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_12_aes = aese(y1_12_sr, rk1_6) */
-	eor v8.16b, v8.16b, v5.16b /* t2_12_1 = xor(t2_acc_24, g0x6) */
-	tbl v8.16b, {v8.16b}, v10.16b /* y2_12_sr = lookup16(t2_12_1, inv_shift_rows) */
-	aese v8.16b, v18.16b /* y2_12_aes = aese(y2_12_sr, rk2_6) */
-	eor v15.16b, v15.16b, v20.16b /* t3_12_1 = xor(t3_acc_24, g0x7) */
-	tbl v15.16b, {v15.16b}, v10.16b /* y3_12_sr = lookup16(t3_12_1, inv_shift_rows) */
-	aese v15.16b, v25.16b /* y3_12_aes = aese(y3_12_sr, rk3_6) */
-	and v12.16b, v13.16b, v17.16b /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y0_12_aes_hi = shr(y0_12_aes) */
-	str q20, [sp, #368] /* spill g0x7.4 */
-	tbl v20.16b, {v31.16b}, v12.16b /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	str q5, [sp, #384] /* spill g0x6.4 */
-	tbl v5.16b, {v9.16b}, v13.16b /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
-	eor v5.16b, v20.16b, v5.16b /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	and v20.16b, v14.16b, v17.16b /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* y1_12_aes_hi = shr(y1_12_aes) */
-	str q7, [sp, #400] /* spill g0x5.4 */
-	tbl v7.16b, {v31.16b}, v20.16b /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
-	str q11, [sp, #416] /* spill g0x4.4 */
-	tbl v11.16b, {v9.16b}, v14.16b /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
-	eor v7.16b, v7.16b, v11.16b /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
-	and v11.16b, v8.16b, v17.16b /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* y2_12_aes_hi = shr(y2_12_aes) */
-	tbl v10.16b, {v31.16b}, v11.16b /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
-	str q26, [sp, #144] /* spill g1x8.3 */
-	tbl v26.16b, {v9.16b}, v8.16b /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
-	eor v26.16b, v10.16b, v26.16b /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
-	and v10.16b, v15.16b, v17.16b /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* y3_12_aes_hi = shr(y3_12_aes) */
-	tbl v31.16b, {v31.16b}, v10.16b /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
-	tbl v9.16b, {v9.16b}, v15.16b /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
-	eor v31.16b, v31.16b, v9.16b /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
-	tbl v9.16b, {v19.16b}, v12.16b /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
-	tbl v20.16b, {v19.16b}, v20.16b /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
-	eor v20.16b, v20.16b, v12.16b /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
-	tbl v11.16b, {v19.16b}, v11.16b /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
-	tbl v8.16b, {v1.16b}, v8.16b /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
-	eor v8.16b, v11.16b, v8.16b /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
-	tbl v10.16b, {v19.16b}, v10.16b /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
-	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
-	eor v10.16b, v10.16b, v11.16b /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
-	eor v11.16b, v5.16b, v20.16b /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
-	eor v12.16b, v8.16b, v31.16b /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
-	eor v11.16b, v11.16b, v12.16b /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
-	eor v11.16b, v11.16b, v10.16b /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
-	ldr q12, [sp, #304] /* reload g0x8.3 */
-	eor v11.16b, v12.16b, v11.16b /* x0n_12 = xor(g0x8, m0_acc_51) */
-	eor v5.16b, v5.16b, v9.16b /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
-	eor v12.16b, v7.16b, v8.16b /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
-	eor v5.16b, v5.16b, v12.16b /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
-	eor v5.16b, v5.16b, v10.16b /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
-	ldr q12, [sp, #160] /* reload g0x9.3 */
-	eor v5.16b, v12.16b, v5.16b /* x1n_12 = xor(g0x9, m1_acc_51) */
-	eor v7.16b, v9.16b, v7.16b /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
-	eor v12.16b, v20.16b, v26.16b /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
-	eor v7.16b, v7.16b, v12.16b /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
-	eor v7.16b, v7.16b, v10.16b /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
-	ldr q10, [sp, #176] /* reload g0x10.3 */
-	eor v7.16b, v10.16b, v7.16b /* x2n_12 = xor(g0x10, m2_acc_51) */
-	eor v20.16b, v9.16b, v20.16b /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
-	eor v26.16b, v26.16b, v8.16b /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
-	eor v20.16b, v20.16b, v26.16b /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
-	eor v20.16b, v20.16b, v31.16b /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
-	ldr q26, [sp, #192] /* reload g0x11.3 */
-	eor v20.16b, v26.16b, v20.16b /* x3n_12 = xor(g0x11, m3_acc_51) */
-	eor v26.16b, v28.16b, v23.16b /* t0_acc_26 = xor(g1x12, g1x0) */
-	eor v31.16b, v30.16b, v24.16b /* t1_acc_26 = xor(g1x13, g1x1) */
-	eor v8.16b, v27.16b, v22.16b /* t2_acc_26 = xor(g1x14, g1x2) */
-	eor v9.16b, v0.16b, v2.16b /* t3_acc_26 = xor(g1x15, g1x3) */
-	eor v26.16b, v26.16b, v21.16b /* t0_13_1 = xor(t0_acc_26, g1x4) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_1_inv_shift_rows
-	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v26.16b, {v26.16b}, v10.16b /* y0_13_sr = lookup16(t0_13_1, inv_shift_rows) */
-	aese v26.16b, v4.16b /* y0_13_aes = aese(y0_13_sr, rk0_6) */
-	eor v4.16b, v31.16b, v29.16b /* t1_13_1 = xor(t1_acc_26, g1x5) */
-	tbl v4.16b, {v4.16b}, v10.16b /* y1_13_sr = lookup16(t1_13_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_13_aes = aese(y1_13_sr, rk1_6) */
-	eor v6.16b, v8.16b, v16.16b /* t2_13_1 = xor(t2_acc_26, g1x6) */
-	tbl v6.16b, {v6.16b}, v10.16b /* y2_13_sr = lookup16(t2_13_1, inv_shift_rows) */
-	aese v6.16b, v18.16b /* y2_13_aes = aese(y2_13_sr, rk2_6) */
-	eor v18.16b, v9.16b, v3.16b /* t3_13_1 = xor(t3_acc_26, g1x7) */
-	tbl v18.16b, {v18.16b}, v10.16b /* y3_13_sr = lookup16(t3_13_1, inv_shift_rows) */
-	aese v18.16b, v25.16b /* y3_13_aes = aese(y3_13_sr, rk3_6) */
-	and v25.16b, v26.16b, v17.16b /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* y0_13_aes_hi = shr(y0_13_aes) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_1_tbl_lo_1
-	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v8.16b, {v31.16b}, v25.16b /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_1_tbl_hi_1
-	ldr q9, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v9.16b}, v26.16b /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
-	eor v8.16b, v8.16b, v12.16b /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
-	and v12.16b, v4.16b, v17.16b /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_13_aes_hi = shr(y1_13_aes) */
-	tbl v13.16b, {v31.16b}, v12.16b /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	tbl v14.16b, {v9.16b}, v4.16b /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
-	eor v13.16b, v13.16b, v14.16b /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
-	and v14.16b, v6.16b, v17.16b /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_13_aes_hi = shr(y2_13_aes) */
-	tbl v15.16b, {v31.16b}, v14.16b /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
-	str q0, [sp, #192] /* spill g1x15.3 */
-	tbl v0.16b, {v9.16b}, v6.16b /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	eor v0.16b, v15.16b, v0.16b /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
-	and v15.16b, v18.16b, v17.16b /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* y3_13_aes_hi = shr(y3_13_aes) */
-	str q27, [sp, #176] /* spill g1x14.3 */
-	tbl v27.16b, {v31.16b}, v15.16b /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
-	str q30, [sp, #160] /* spill g1x13.3 */
-	tbl v30.16b, {v9.16b}, v18.16b /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
-	eor v27.16b, v27.16b, v30.16b /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
-	tbl v25.16b, {v19.16b}, v25.16b /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
-	tbl v26.16b, {v1.16b}, v26.16b /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
-	eor v25.16b, v25.16b, v26.16b /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
-	tbl v26.16b, {v19.16b}, v12.16b /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
-	eor v4.16b, v26.16b, v4.16b /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	tbl v26.16b, {v19.16b}, v14.16b /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
-	eor v6.16b, v26.16b, v6.16b /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
-	tbl v26.16b, {v19.16b}, v15.16b /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
-	tbl v18.16b, {v1.16b}, v18.16b /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
-	eor v18.16b, v26.16b, v18.16b /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
-	eor v26.16b, v8.16b, v4.16b /* m0_acc_52 = xor(p1_0_13, p2_1_13) */
-	eor v30.16b, v6.16b, v27.16b /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
-	eor v26.16b, v26.16b, v30.16b /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
-	eor v26.16b, v26.16b, v18.16b /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
-	ldr q30, [sp, #144] /* reload g1x8.3 */
-	eor v26.16b, v30.16b, v26.16b /* x0n_13 = xor(g1x8, m0_acc_55) */
-	eor v30.16b, v8.16b, v25.16b /* m1_acc_52 = xor(p1_0_13, p2_0_13) */
-	eor v8.16b, v13.16b, v6.16b /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
-	eor v30.16b, v30.16b, v8.16b /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
-	eor v30.16b, v30.16b, v18.16b /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
-	ldr q8, [sp, #432] /* reload g1x9.3 */
-	eor v30.16b, v8.16b, v30.16b /* x1n_13 = xor(g1x9, m1_acc_55) */
-	eor v8.16b, v25.16b, v13.16b /* m2_acc_52 = xor(p2_0_13, p1_1_13) */
-	eor v12.16b, v4.16b, v0.16b /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
-	eor v8.16b, v8.16b, v12.16b /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
-	eor v18.16b, v8.16b, v18.16b /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
-	ldr q8, [sp, #352] /* reload g1x10.3 */
-	eor v18.16b, v8.16b, v18.16b /* x2n_13 = xor(g1x10, m2_acc_55) */
-	eor v4.16b, v25.16b, v4.16b /* m3_acc_52 = xor(p2_0_13, p2_1_13) */
-	eor v0.16b, v0.16b, v6.16b /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
-	eor v0.16b, v4.16b, v0.16b /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
-	eor v0.16b, v0.16b, v27.16b /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
-	ldr q4, [sp, #336] /* reload g1x11.3 */
-	eor v0.16b, v4.16b, v0.16b /* x3n_13 = xor(g1x11, m3_acc_55) */
-
-	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	add x17, x5, #112
-	ld1r {v4.4s}, [x17] /* rk0_7 = bcast32() */
-	add x17, x5, #116
-	ld1r {v6.4s}, [x17] /* rk1_7 = bcast32() */
-	add x17, x5, #120
-	ld1r {v25.4s}, [x17] /* rk2_7 = bcast32() */
-	add x17, x5, #124
-	ld1r {v27.4s}, [x17] /* rk3_7 = bcast32() */
-	ldr q8, [sp, #448] /* reload g0x0.4 */
-	ldr q12, [sp, #416] /* reload g0x4.4 */
-	eor v13.16b, v8.16b, v12.16b /* t0_acc_28 = xor(g0x0, g0x4) */
-	ldr q14, [sp, #288] /* reload g0x1.4 */
-	ldr q15, [sp, #400] /* reload g0x5.4 */
-	eor v14.16b, v14.16b, v15.16b /* t1_acc_28 = xor(g0x1, g0x5) */
-	ldr q8, [sp, #256] /* reload g0x2.4 */
-	ldr q15, [sp, #384] /* reload g0x6.4 */
-	eor v8.16b, v8.16b, v15.16b /* t2_acc_28 = xor(g0x2, g0x6) */
-	ldr q15, [sp, #224] /* reload g0x3.4 */
-	ldr q12, [sp, #368] /* reload g0x7.4 */
-	eor v15.16b, v15.16b, v12.16b /* t3_acc_28 = xor(g0x3, g0x7) */
-	eor v13.16b, v13.16b, v11.16b /* t0_14_1 = xor(t0_acc_28, g0x8) */
-	tbl v13.16b, {v13.16b}, v10.16b /* y0_14_sr = lookup16(t0_14_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_14_aes = aese(y0_14_sr, rk0_7) */
-	eor v14.16b, v14.16b, v5.16b /* t1_14_1 = xor(t1_acc_28, g0x9) */
-	tbl v14.16b, {v14.16b}, v10.16b /* y1_14_sr = lookup16(t1_14_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_14_aes = aese(y1_14_sr, rk1_7) */
-	eor v8.16b, v8.16b, v7.16b /* t2_14_1 = xor(t2_acc_28, g0x10) */
-	tbl v8.16b, {v8.16b}, v10.16b /* y2_14_sr = lookup16(t2_14_1, inv_shift_rows) */
-	aese v8.16b, v25.16b /* y2_14_aes = aese(y2_14_sr, rk2_7) */
-	eor v15.16b, v15.16b, v20.16b /* t3_14_1 = xor(t3_acc_28, g0x11) */
-	tbl v15.16b, {v15.16b}, v10.16b /* y3_14_sr = lookup16(t3_14_1, inv_shift_rows) */
-	aese v15.16b, v27.16b /* y3_14_aes = aese(y3_14_sr, rk3_7) */
-	and v12.16b, v13.16b, v17.16b /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y0_14_aes_hi = shr(y0_14_aes) */
-	str q20, [sp, #336] /* spill g0x11.4 */
-	tbl v20.16b, {v31.16b}, v12.16b /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
-	str q7, [sp, #352] /* spill g0x10.4 */
-	tbl v7.16b, {v9.16b}, v13.16b /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
-	eor v7.16b, v20.16b, v7.16b /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
-	and v20.16b, v14.16b, v17.16b /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* y1_14_aes_hi = shr(y1_14_aes) */
-	str q5, [sp, #432] /* spill g0x9.4 */
-	tbl v5.16b, {v31.16b}, v20.16b /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
-	str q11, [sp, #144] /* spill g0x8.4 */
-	tbl v11.16b, {v9.16b}, v14.16b /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
-	eor v5.16b, v5.16b, v11.16b /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
-	and v11.16b, v8.16b, v17.16b /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* y2_14_aes_hi = shr(y2_14_aes) */
-	tbl v10.16b, {v31.16b}, v11.16b /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
-	str q28, [sp, #304] /* spill g1x12.3 */
-	tbl v28.16b, {v9.16b}, v8.16b /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
-	eor v28.16b, v10.16b, v28.16b /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
-	and v10.16b, v15.16b, v17.16b /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* y3_14_aes_hi = shr(y3_14_aes) */
-	tbl v31.16b, {v31.16b}, v10.16b /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
-	tbl v9.16b, {v9.16b}, v15.16b /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
-	eor v31.16b, v31.16b, v9.16b /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
-	tbl v9.16b, {v19.16b}, v12.16b /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
-	tbl v20.16b, {v19.16b}, v20.16b /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
-	eor v20.16b, v20.16b, v12.16b /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
-	tbl v11.16b, {v19.16b}, v11.16b /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
-	tbl v8.16b, {v1.16b}, v8.16b /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
-	eor v8.16b, v11.16b, v8.16b /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
-	tbl v10.16b, {v19.16b}, v10.16b /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
-	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
-	eor v10.16b, v10.16b, v11.16b /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
-	eor v11.16b, v7.16b, v20.16b /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
-	eor v12.16b, v8.16b, v31.16b /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
-	eor v11.16b, v11.16b, v12.16b /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
-	eor v11.16b, v11.16b, v10.16b /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
-	ldr q12, [sp, #320] /* reload g0x12.3 */
-	eor v11.16b, v12.16b, v11.16b /* x0n_14 = xor(g0x12, m0_acc_59) */
-	eor v7.16b, v7.16b, v9.16b /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
-	eor v12.16b, v5.16b, v8.16b /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
-	eor v7.16b, v7.16b, v12.16b /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
-	eor v7.16b, v7.16b, v10.16b /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
-	ldr q12, [sp, #272] /* reload g0x13.3 */
-	eor v7.16b, v12.16b, v7.16b /* x1n_14 = xor(g0x13, m1_acc_59) */
-	eor v5.16b, v9.16b, v5.16b /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
-	eor v12.16b, v20.16b, v28.16b /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
-	eor v5.16b, v5.16b, v12.16b /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
-	eor v5.16b, v5.16b, v10.16b /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
-	ldr q10, [sp, #240] /* reload g0x14.3 */
-	eor v5.16b, v10.16b, v5.16b /* x2n_14 = xor(g0x14, m2_acc_59) */
-	eor v20.16b, v9.16b, v20.16b /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
-	eor v28.16b, v28.16b, v8.16b /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
-	eor v20.16b, v20.16b, v28.16b /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
-	eor v20.16b, v20.16b, v31.16b /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
-	ldr q28, [sp, #208] /* reload g0x15.3 */
-	eor v20.16b, v28.16b, v20.16b /* x3n_14 = xor(g0x15, m3_acc_59) */
-	eor v28.16b, v23.16b, v21.16b /* t0_acc_30 = xor(g1x0, g1x4) */
-	eor v31.16b, v24.16b, v29.16b /* t1_acc_30 = xor(g1x1, g1x5) */
-	eor v8.16b, v22.16b, v16.16b /* t2_acc_30 = xor(g1x2, g1x6) */
-	eor v9.16b, v2.16b, v3.16b /* t3_acc_30 = xor(g1x3, g1x7) */
-	eor v28.16b, v28.16b, v26.16b /* t0_15_1 = xor(t0_acc_30, g1x8) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_1_inv_shift_rows
-	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v28.16b, {v28.16b}, v10.16b /* y0_15_sr = lookup16(t0_15_1, inv_shift_rows) */
-	aese v28.16b, v4.16b /* y0_15_aes = aese(y0_15_sr, rk0_7) */
-	eor v4.16b, v31.16b, v30.16b /* t1_15_1 = xor(t1_acc_30, g1x9) */
-	tbl v4.16b, {v4.16b}, v10.16b /* y1_15_sr = lookup16(t1_15_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_15_aes = aese(y1_15_sr, rk1_7) */
-	eor v6.16b, v8.16b, v18.16b /* t2_15_1 = xor(t2_acc_30, g1x10) */
-	tbl v6.16b, {v6.16b}, v10.16b /* y2_15_sr = lookup16(t2_15_1, inv_shift_rows) */
-	aese v6.16b, v25.16b /* y2_15_aes = aese(y2_15_sr, rk2_7) */
-	eor v25.16b, v9.16b, v0.16b /* t3_15_1 = xor(t3_acc_30, g1x11) */
-	tbl v25.16b, {v25.16b}, v10.16b /* y3_15_sr = lookup16(t3_15_1, inv_shift_rows) */
-	aese v25.16b, v27.16b /* y3_15_aes = aese(y3_15_sr, rk3_7) */
-	and v27.16b, v28.16b, v17.16b /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* y0_15_aes_hi = shr(y0_15_aes) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_1_tbl_lo_1
-	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v8.16b, {v31.16b}, v27.16b /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
-	adrp x17, .Lsm4_byteslice_neon_aes_asm_1_tbl_hi_1
-	ldr q9, [x17, #:lo12:.Lsm4_byteslice_neon_aes_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v9.16b}, v28.16b /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
-	eor v8.16b, v8.16b, v12.16b /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
-	and v12.16b, v4.16b, v17.16b /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_15_aes_hi = shr(y1_15_aes) */
-	tbl v13.16b, {v31.16b}, v12.16b /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	tbl v14.16b, {v9.16b}, v4.16b /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
-	eor v13.16b, v13.16b, v14.16b /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
-	and v14.16b, v6.16b, v17.16b /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_15_aes_hi = shr(y2_15_aes) */
-	tbl v15.16b, {v31.16b}, v14.16b /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	str q2, [sp, #128] /* spill g1x3.4 */
-	tbl v2.16b, {v9.16b}, v6.16b /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
-	eor v2.16b, v15.16b, v2.16b /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
-	and v15.16b, v25.16b, v17.16b /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* y3_15_aes_hi = shr(y3_15_aes) */
-	str q22, [sp, #80] /* spill g1x2.4 */
-	tbl v22.16b, {v31.16b}, v15.16b /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
-	str q24, [sp, #112] /* spill g1x1.4 */
-	tbl v24.16b, {v9.16b}, v25.16b /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
-	eor v22.16b, v22.16b, v24.16b /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
-	tbl v24.16b, {v19.16b}, v27.16b /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
-	tbl v27.16b, {v1.16b}, v28.16b /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
-	eor v24.16b, v24.16b, v27.16b /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
-	tbl v27.16b, {v19.16b}, v12.16b /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
-	eor v4.16b, v27.16b, v4.16b /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
-	tbl v27.16b, {v19.16b}, v14.16b /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
-	eor v6.16b, v27.16b, v6.16b /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
-	tbl v27.16b, {v19.16b}, v15.16b /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
-	tbl v25.16b, {v1.16b}, v25.16b /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
-	eor v25.16b, v27.16b, v25.16b /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
-	eor v27.16b, v8.16b, v4.16b /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
-	eor v28.16b, v6.16b, v22.16b /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
-	eor v27.16b, v27.16b, v28.16b /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
-	eor v27.16b, v27.16b, v25.16b /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
-	ldr q28, [sp, #304] /* reload g1x12.3 */
-	eor v27.16b, v28.16b, v27.16b /* x0n_15 = xor(g1x12, m0_acc_63) */
-	eor v28.16b, v8.16b, v24.16b /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
-	eor v8.16b, v13.16b, v6.16b /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
-	eor v28.16b, v28.16b, v8.16b /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
-	eor v28.16b, v28.16b, v25.16b /* m1_acc_63 = xor(m1_acc_62, p2_3_15) */
-	ldr q8, [sp, #160] /* reload g1x13.3 */
-	eor v28.16b, v8.16b, v28.16b /* x1n_15 = xor(g1x13, m1_acc_63) */
-	eor v8.16b, v24.16b, v13.16b /* m2_acc_60 = xor(p2_0_15, p1_1_15) */
-	eor v12.16b, v4.16b, v2.16b /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
-	eor v8.16b, v8.16b, v12.16b /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
-	eor v25.16b, v8.16b, v25.16b /* m2_acc_63 = xor(m2_acc_62, p2_3_15) */
-	ldr q8, [sp, #176] /* reload g1x14.3 */
-	eor v25.16b, v8.16b, v25.16b /* x2n_15 = xor(g1x14, m2_acc_63) */
-	eor v4.16b, v24.16b, v4.16b /* m3_acc_60 = xor(p2_0_15, p2_1_15) */
-	eor v2.16b, v2.16b, v6.16b /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
-	eor v2.16b, v4.16b, v2.16b /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
-	eor v2.16b, v2.16b, v22.16b /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
-	ldr q4, [sp, #192] /* reload g1x15.3 */
-	eor v2.16b, v4.16b, v2.16b /* x3n_15 = xor(g1x15, m3_acc_63) */
-	str q23, [sp, #64] /* spill g1x0.2 */
-	str q2, [sp, #96] /* spill g1x15.2 */
+	str q18, [sp, #64] /* spill g1x0.2 */
+	str q0, [sp, #96] /* spill g1x15.2 */
 	mov v1.16b, v17.16b /* nibble_mask */
-	mov v4.16b, v3.16b /* g1x7.4 */
-	ldr q6, [sp, #400] /* reload g0x5.4 */
-	ldr q17, [sp, #144] /* reload g0x8.4 */
-	ldr q19, [sp, #352] /* reload g0x10.4 */
-	mov v22.16b, v7.16b /* g0x13.4 */
-	ldr q7, [sp, #256] /* reload g0x2.4 */
-	ldr q23, [sp, #384] /* reload g0x6.4 */
-	mov v24.16b, v5.16b /* g0x14.4 */
-	ldr q5, [sp, #416] /* reload g0x4.4 */
-	mov v31.16b, v16.16b /* g1x6.4 */
-	ldr q16, [sp, #368] /* reload g0x7.4 */
-	mov v8.16b, v30.16b /* g1x9.4 */
-	mov v30.16b, v29.16b /* g1x5.4 */
-	mov v29.16b, v21.16b /* g1x4.4 */
-	mov v21.16b, v11.16b /* g0x12.4 */
-	mov v9.16b, v26.16b /* g1x8.4 */
-	ldr q26, [sp, #448] /* reload g0x0.4 */
-	mov v10.16b, v18.16b /* g1x10.4 */
-	ldr q18, [sp, #432] /* reload g0x9.4 */
-	mov v11.16b, v0.16b /* g1x11.4 */
-	mov v12.16b, v27.16b /* g1x12.4 */
-	ldr q27, [sp, #288] /* reload g0x1.4 */
-	mov v13.16b, v28.16b /* g1x13.4 */
-	mov v28.16b, v20.16b /* g0x15.4 */
-	ldr q20, [sp, #336] /* reload g0x11.4 */
-	mov v14.16b, v25.16b /* g1x14.4 */
-	ldr q15, [sp, #224] /* reload g0x3.4 */
-	add x5, x5, #128
+	ldr q6, [sp, #432] /* reload g0x5.3 */
+	ldr q16, [sp, #336] /* reload g0x7.3 */
+	ldr q17, [sp, #304] /* reload g0x8.3 */
+	ldr q18, [sp, #160] /* reload g0x9.3 */
+	ldr q19, [sp, #176] /* reload g0x10.3 */
+	mov v22.16b, v21.16b /* g0x13.3 */
+	mov v21.16b, v10.16b /* g0x12.3 */
+	mov v24.16b, v5.16b /* g0x14.3 */
+	ldr q5, [sp, #144] /* reload g0x4.3 */
+	mov v31.16b, v4.16b /* g1x6.3 */
+	mov v4.16b, v2.16b /* g1x7.3 */
+	mov v8.16b, v29.16b /* g1x9.3 */
+	mov v29.16b, v20.16b /* g1x4.3 */
+	ldr q20, [sp, #192] /* reload g0x11.3 */
+	mov v9.16b, v26.16b /* g1x8.3 */
+	ldr q26, [sp, #416] /* reload g0x0.3 */
+	mov v10.16b, v25.16b /* g1x10.3 */
+	mov v11.16b, v3.16b /* g1x11.3 */
+	mov v12.16b, v28.16b /* g1x12.3 */
+	mov v28.16b, v7.16b /* g0x15.3 */
+	ldr q7, [sp, #384] /* reload g0x2.3 */
+	mov v13.16b, v30.16b /* g1x13.3 */
+	mov v30.16b, v23.16b /* g1x5.3 */
+	ldr q23, [sp, #352] /* reload g0x6.3 */
+	mov v14.16b, v27.16b /* g1x14.3 */
+	ldr q27, [sp, #400] /* reload g0x1.3 */
+	ldr q15, [sp, #368] /* reload g0x3.3 */
+	add x5, x5, #64
 	subs x4, x4, #1
 	b.ne .Lsm4_byteslice_neon_aes_asm_1_loop_r0
 
@@ -4373,7 +2969,7 @@ sm4_byteslice_neon_aes_batch_xor_asm:
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #464
+	add sp, sp, #448
 	ret
 	.size sm4_byteslice_neon_aes_batch_xor_asm, .-sm4_byteslice_neon_aes_batch_xor_asm
 

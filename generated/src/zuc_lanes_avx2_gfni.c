@@ -29,29 +29,9 @@
  *
  * 8 lanes: 1 group of 8 (one 256-bit register per word and group).
  *
- * Chosen by cost on this target (avx2_gfni instructions after lowering):
- *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
- *   additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum / by folding bit 31;
- *   L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation;
- *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap;
- *   instructions per 16-round block of one group, stage by stage:
- *     with rotation by 16 by select, exchange by select:
- *       folded S0, min addition:  1482
- *       folded S0, fold addition: 1562
- *       rotate S0, min addition:  1514
- *       rotate S0, fold addition: 1594
- *       table S0, min addition:   n/a (an instruction this ISA lacks)
- *       table S0, fold addition:  n/a (an instruction this ISA lacks)
- *     with folded S0, min addition:
- *       rotation by 16 by select, exchange by select: 1482
- *       rotation by 16 by select, exchange by xor:    1546
- *       rotation by 16 by rotate, exchange by select: 1482
- *       rotation by 16 by rotate, exchange by xor:    1546
- *   chosen: folded S0, min addition, rotation by 16 by select, exchange by select.
- *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B,
- *     as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)
- *     (all 8 cost 98 instructions per round here).
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
+ *   zuc.s1_isomorphism = 0, zuc.s0_form = folded, zuc.add_form = min,
+ *   zuc.rot16_form = select, zuc.swap_form = select,
  *   zuc.block_form = unrolled, zuc.schedule_before_ra = false,
  *   zuc.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine, shld_half_by_rotations; shld_by_shifts, rotate_bytes_by_shuffle, rotate_by_shifts, affine_via_gfni, select_by_blendv, select_by_masks; byte_shift_by_word_shift.

@@ -30,34 +30,12 @@
  * 8 lanes: 1 group of 8 (one 256-bit register per word and group).
  * The keystream functions run the 16 rounds of a block as a loop, one round
  * per iteration, the LFSR in a 32-row ring on the stack: a function short
- * enough for the decoded-instruction cache (measured faster on Zen 3,
- * gen/emit/zuc_kernel_files.py).
+ * enough for the decoded-instruction cache (zuc.block_form, below).
  *
- * Chosen by cost on this target (avx2_vaes instructions after lowering):
- *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
- *   additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum / by folding bit 31;
- *   L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation;
- *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap;
- *   instructions per 16-round block of one group, stage by stage:
- *     with rotation by 16 by select, exchange by select:
- *       folded S0, min addition:  1674
- *       folded S0, fold addition: 1754
- *       rotate S0, min addition:  1770
- *       rotate S0, fold addition: 1850
- *       table S0, min addition:   n/a (an instruction this ISA lacks)
- *       table S0, fold addition:  n/a (an instruction this ISA lacks)
- *     with folded S0, min addition:
- *       rotation by 16 by select, exchange by select: 1674
- *       rotation by 16 by select, exchange by xor:    1738
- *       rotation by 16 by rotate, exchange by select: 1674
- *       rotation by 16 by rotate, exchange by xor:    1738
- *   chosen: folded S0, min addition, rotation by 16 by select, exchange by select.
- *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B,
- *     as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)
- *     (all 8 cost 110 instructions per round here).
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
- *   zuc.block_form = rolled, zuc.schedule_before_ra = false,
- *   zuc.asm_pressure_schedule = false.
+ *   zuc.s1_isomorphism = 0, zuc.s0_form = folded, zuc.add_form = min,
+ *   zuc.rot16_form = select, zuc.swap_form = select, zuc.block_form = rolled,
+ *   zuc.schedule_before_ra = false, zuc.asm_pressure_schedule = false.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_blendv, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"

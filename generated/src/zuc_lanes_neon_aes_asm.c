@@ -29,32 +29,12 @@
  *
  * 4 lanes: 1 group of 4 (one 128-bit register per word and group).
  * The keystream functions keep the LFSR in the state array: each round loads
- * the cells it uses and stores its new cell at once (measured faster here:
- * fewer values for the compiler to hold in registers, gen/emit/zuc_kernel_files.py).
+ * the cells it uses and stores its new cell at once: fewer values for the
+ * compiler to hold in registers (zuc.block_form, below).
  *
- * Chosen by cost on this target (neon_aes_asm instructions after lowering):
- *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
- *   additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum / by folding bit 31;
- *   L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation;
- *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap;
- *   instructions per 16-round block of one group, stage by stage:
- *     with rotation by 16 by select, exchange by select:
- *       folded S0, min addition:  1473
- *       folded S0, fold addition: 1553
- *       rotate S0, min addition:  1521
- *       rotate S0, fold addition: 1601
- *       table S0, min addition:   n/a (an instruction this ISA lacks)
- *       table S0, fold addition:  n/a (an instruction this ISA lacks)
- *     with folded S0, min addition:
- *       rotation by 16 by select, exchange by select: 1473
- *       rotation by 16 by select, exchange by xor:    1537
- *       rotation by 16 by rotate, exchange by select: 1473
- *       rotation by 16 by rotate, exchange by xor:    1537
- *   chosen: folded S0, min addition, rotation by 16 by select, exchange by select.
- *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B,
- *     as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)
- *     (all 8 cost 97 instructions per round here).
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
+ *   zuc.s1_isomorphism = 0, zuc.s0_form = folded, zuc.add_form = min,
+ *   zuc.rot16_form = select, zuc.swap_form = select,
  *   zuc.block_form = lfsr_in_memory, zuc.schedule_before_ra = false,
  *   zuc.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev.

@@ -29,31 +29,10 @@
  *
  * 4 lanes: 1 group of 4 (one 128-bit register per word and group).
  *
- * Chosen by cost on this target (ssse3_aesni instructions after lowering):
- *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
- *   additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum / by folding bit 31;
- *   L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation;
- *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap;
- *   instructions per 16-round block of one group, stage by stage:
- *     with rotation by 16 by rotate, exchange by xor:
- *       folded S0, min addition:  n/a (an instruction this ISA lacks)
- *       folded S0, fold addition: 1994
- *       rotate S0, min addition:  n/a (an instruction this ISA lacks)
- *       rotate S0, fold addition: 2090
- *       table S0, min addition:   n/a (an instruction this ISA lacks)
- *       table S0, fold addition:  n/a (an instruction this ISA lacks)
- *     with folded S0, fold addition:
- *       rotation by 16 by select, exchange by select: 1994
- *       rotation by 16 by select, exchange by xor:    1930
- *       rotation by 16 by rotate, exchange by select: 1930
- *       rotation by 16 by rotate, exchange by xor:    1866
- *   chosen: folded S0, fold addition, rotation by 16 by rotate, exchange by xor.
- *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B,
- *     as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)
- *     (all 8 cost 123 instructions per round here).
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
- *   zuc.block_form = unrolled, zuc.schedule_before_ra = true,
- *   zuc.asm_pressure_schedule = false.
+ *   zuc.s1_isomorphism = 0, zuc.s0_form = folded, zuc.add_form = fold,
+ *   zuc.rot16_form = rotate, zuc.swap_form = xor, zuc.block_form = unrolled,
+ *   zuc.schedule_before_ra = true, zuc.asm_pressure_schedule = false.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"

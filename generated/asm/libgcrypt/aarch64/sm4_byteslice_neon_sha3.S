@@ -363,6 +363,8 @@ _gcry_sm4_byteslice_neon_sha3_batch:
 	tbl v26.16b, {v26.16b}, v15.16b /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
 	tbl v0.16b, {v27.16b}, v0.16b /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	eor v0.16b, v26.16b, v0.16b /* xin_31 = xor(xin_31_l, xin_31_h) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	ldr q26, [sp, #96] /* reload g0x0.2 */
 	ldr q27, [sp, #80] /* reload g0x1.2 */
 	ldr q15, [sp, #112] /* reload g0x3.2 */
@@ -2327,6 +2329,8 @@ _gcry_sm4_byteslice_neon_sha3_batch_xor:
 	tbl v26.16b, {v26.16b}, v15.16b /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
 	tbl v0.16b, {v27.16b}, v0.16b /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	eor v0.16b, v26.16b, v0.16b /* xin_31 = xor(xin_31_l, xin_31_h) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	ldr q26, [sp, #96] /* reload g0x0.2 */
 	ldr q27, [sp, #80] /* reload g0x1.2 */
 	ldr q15, [sp, #112] /* reload g0x3.2 */

@@ -12,9 +12,9 @@
  *   %rdi: rk
  *   %rsi: in
  *   %rdx: out
- *   %rcx: 128 x r (and the loop count)
+ *   %rcx: 64 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 4352 bytes (135 spill slots of 32 bytes)
+ *   frame: 3584 bytes (112 spill slots of 32 bytes)
  */
 	.globl _gcry_sm4_byteslice_avx2_aesni_batch
 ELF(.type _gcry_sm4_byteslice_avx2_aesni_batch,@function;)
@@ -26,7 +26,7 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $4352, %rsp
+	sub $3584, %rsp
 
 	/* Load 128 blocks and transpose: register j = byte j of every block (algorithm 3). */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
@@ -849,6 +849,8 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi(%rip), %ymm6 /* tbl_hi = const() */
 	vpshufb %ymm15, %ymm6, %ymm6 /* xin_63_h = lookup16(tbl_hi, tr3_63_hi) */
 	vpxor %ymm6, %ymm0, %ymm0 /* xin_63 = xor(xin_63_l, xin_63_h) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	vmovdqa 416(%rsp), %ymm6 /* reload g0x0.2 */
 	vmovdqa 128(%rsp), %ymm15 /* reload g0x1.2 */
 	vmovdqa %ymm2, 1568(%rsp) /* spill g3x3.2 */
@@ -983,7 +985,7 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	.p2align 4
 .Lsm4_byteslice_avx2_aesni_0_loop_r0:
 
-	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	/* Round 4r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	vpbroadcastd (%rdi,%rcx), %ymm2 /* rk0 = bcast32() */
 	vpbroadcastd 4(%rdi,%rcx), %ymm6 /* rk1 = bcast32() */
 	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rk2 = bcast32() */
@@ -1149,23 +1151,23 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm10, %ymm5 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 832(%rsp) /* spill g0x3.3 */
+	vmovdqa %ymm1, 3200(%rsp) /* spill g0x3.3 */
 	vpshufb %ymm4, %ymm3, %ymm1 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	vpxor %ymm1, %ymm5, %ymm1 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm5 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y1_1_aes_sh = shr(y1_1_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm7, 768(%rsp) /* spill g0x2.3 */
+	vmovdqa %ymm7, 1088(%rsp) /* spill g0x2.3 */
 	vpshufb %ymm5, %ymm10, %ymm7 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g0x1.3 */
+	vmovdqa %ymm0, 1024(%rsp) /* spill g0x1.3 */
 	vpshufb %ymm8, %ymm3, %ymm0 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
 	vpxor %ymm0, %ymm7, %ymm0 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm7 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y2_1_aes_sh = shr(y2_1_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 352(%rsp) /* spill g0x0.3 */
+	vmovdqa %ymm9, 1536(%rsp) /* spill g0x0.3 */
 	vpshufb %ymm7, %ymm10, %ymm9 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
-	vmovdqa %ymm6, 320(%rsp) /* spill rk1 */
+	vmovdqa %ymm6, 832(%rsp) /* spill rk1 */
 	vpshufb %ymm12, %ymm3, %ymm6 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
@@ -1212,7 +1214,7 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpxor 3360(%rsp), %ymm5, %ymm5 /* t0_2 = xor(t0_acc_5, g2x12) */
 	vmovdqa 2368(%rsp), %ymm6 /* reload g2x5.2 */
 	vpxor 2880(%rsp), %ymm6, %ymm7 /* t1_acc_4 = xor(g2x5, g2x9) */
-	vpxor 320(%rsp), %ymm7, %ymm7 /* t1_acc_5 = xor(t1_acc_4, rk1) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_5 = xor(t1_acc_4, rk1) */
 	vpxor 3392(%rsp), %ymm7, %ymm7 /* t1_2 = xor(t1_acc_5, g2x13) */
 	vmovdqa 2400(%rsp), %ymm8 /* reload g2x6.2 */
 	vpxor 2912(%rsp), %ymm8, %ymm10 /* t2_acc_4 = xor(g2x6, g2x10) */
@@ -1257,17 +1259,17 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_2_aes_sh = shr(y1_2_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 288(%rsp) /* spill g1x3.3 */
+	vmovdqa %ymm3, 2304(%rsp) /* spill g1x3.3 */
 	vpshufb %ymm8, %ymm12, %ymm3 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
-	vmovdqa %ymm0, 1280(%rsp) /* spill g1x2.3 */
+	vmovdqa %ymm0, 2592(%rsp) /* spill g1x2.3 */
 	vpshufb %ymm7, %ymm6, %ymm0 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm3 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_2_aes_sh = shr(y2_2_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 1344(%rsp) /* spill g1x1.3 */
+	vmovdqa %ymm1, 2624(%rsp) /* spill g1x1.3 */
 	vpshufb %ymm3, %ymm12, %ymm1 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
-	vmovdqa %ymm9, 1248(%rsp) /* spill g1x0.3 */
+	vmovdqa %ymm9, 2656(%rsp) /* spill g1x0.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
@@ -1314,7 +1316,7 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpxor 3488(%rsp), %ymm2, %ymm2 /* t0_3 = xor(t0_acc_7, g3x12) */
 	vmovdqa 2496(%rsp), %ymm5 /* reload g3x5.2 */
 	vpxor 3008(%rsp), %ymm5, %ymm6 /* t1_acc_6 = xor(g3x5, g3x9) */
-	vpxor 320(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1) */
+	vpxor 832(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1) */
 	vpxor 3520(%rsp), %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g3x13) */
 	vmovdqa 2528(%rsp), %ymm7 /* reload g3x6.2 */
 	vpxor 3040(%rsp), %ymm7, %ymm8 /* t2_acc_6 = xor(g3x6, g3x10) */
@@ -1360,21 +1362,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpsrlw $4, %ymm6, %ymm6 /* y1_3_aes_sh = shr(y1_3_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
-	vmovdqa %ymm1, 608(%rsp) /* spill g2x3.3 */
+	vmovdqa %ymm1, 2176(%rsp) /* spill g2x3.3 */
 	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
 	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_3_aes_sh = shr(y2_3_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 960(%rsp) /* spill g2x2.3 */
+	vmovdqa %ymm0, 2208(%rsp) /* spill g2x2.3 */
 	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
-	vmovdqa %ymm4, 320(%rsp) /* spill g2x1.3 */
+	vmovdqa %ymm4, 2240(%rsp) /* spill g2x1.3 */
 	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
 	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_3_aes_sh = shr(y3_3_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 1184(%rsp) /* spill g2x0.3 */
+	vmovdqa %ymm9, 2272(%rsp) /* spill g2x0.3 */
 	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
@@ -1411,7 +1413,7 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
 	vpxor 2048(%rsp), %ymm0, %ymm0 /* x3n_3 = xor(m3_acc_15, g3x3.2) */
 
-	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%rcx), %ymm2 /* rk0_1 = bcast32() */
 	vpbroadcastd 20(%rdi,%rcx), %ymm3 /* rk1_1 = bcast32() */
 	vpbroadcastd 24(%rdi,%rcx), %ymm4 /* rk2_1 = bcast32() */
@@ -1419,19 +1421,19 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vmovdqa 1120(%rsp), %ymm7 /* reload g0x8.2 */
 	vpxor 1472(%rsp), %ymm7, %ymm9 /* t0_acc_8 = xor(g0x8, g0x12) */
 	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_1) */
-	vpxor 352(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
+	vpxor 1536(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
 	vmovdqa 384(%rsp), %ymm10 /* reload g0x9.2 */
 	vpxor 1632(%rsp), %ymm10, %ymm12 /* t1_acc_8 = xor(g0x9, g0x13) */
 	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
-	vpxor 96(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
+	vpxor 1024(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
 	vmovdqa 0(%rsp), %ymm13 /* reload g0x10.2 */
 	vpxor 64(%rsp), %ymm13, %ymm13 /* t2_acc_8 = xor(g0x10, g0x14) */
 	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
-	vpxor 768(%rsp), %ymm13, %ymm13 /* t2_4 = xor(t2_acc_9, g0x2) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* t2_4 = xor(t2_acc_9, g0x2) */
 	vmovdqa 928(%rsp), %ymm10 /* reload g0x11.2 */
 	vpxor 32(%rsp), %ymm10, %ymm10 /* t3_acc_8 = xor(g0x11, g0x15) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_9 = xor(t3_acc_8, rk3_1) */
-	vpxor 832(%rsp), %ymm10, %ymm10 /* t3_4 = xor(t3_acc_9, g0x3) */
+	vpxor 3200(%rsp), %ymm10, %ymm10 /* t3_4 = xor(t3_acc_9, g0x3) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
 	vmovdqa %xmm9, %xmm7 /* y0_4_aes_in0 = extract128(y0_4_sr) */
 	vaesenclast 1312(%rsp), %xmm7, %xmm7 /* y0_4_aes_0 = aesenclast(y0_4_aes_in0, y0_aes_k0) */
@@ -1459,27 +1461,27 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm13 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y0_4_aes_sh = shr(y0_4_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 672(%rsp) /* spill g3x3.3 */
+	vmovdqa %ymm0, 2048(%rsp) /* spill g3x3.3 */
 	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	vmovdqa %ymm1, 864(%rsp) /* spill g3x2.3 */
+	vmovdqa %ymm1, 2016(%rsp) /* spill g3x2.3 */
 	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 800(%rsp) /* spill g3x1.3 */
+	vmovdqa %ymm5, 1984(%rsp) /* spill g3x1.3 */
 	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
 	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm5 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* y1_4_aes_sh = shr(y1_4_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm9 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 736(%rsp) /* spill g3x0.3 */
+	vmovdqa %ymm8, 1952(%rsp) /* spill g3x0.3 */
 	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
-	vmovdqa %ymm6, 160(%rsp) /* spill rk3_1 */
+	vmovdqa %ymm6, 608(%rsp) /* spill rk3_1 */
 	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y2_4_aes_sh = shr(y2_4_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 480(%rsp) /* spill rk2_1 */
+	vmovdqa %ymm4, 960(%rsp) /* spill rk2_1 */
 	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
-	vmovdqa %ymm3, 256(%rsp) /* spill rk1_1 */
+	vmovdqa %ymm3, 832(%rsp) /* spill rk1_1 */
 	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
 	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm4 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
@@ -1523,19 +1525,19 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vmovdqa 3136(%rsp), %ymm3 /* reload g1x8.2 */
 	vpxor 3232(%rsp), %ymm3, %ymm5 /* t0_acc_10 = xor(g1x8, g1x12) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_11 = xor(t0_acc_10, rk0_1) */
-	vpxor 1248(%rsp), %ymm5, %ymm5 /* t0_5 = xor(t0_acc_11, g1x0) */
+	vpxor 2656(%rsp), %ymm5, %ymm5 /* t0_5 = xor(t0_acc_11, g1x0) */
 	vmovdqa 2752(%rsp), %ymm6 /* reload g1x9.2 */
 	vpxor 3264(%rsp), %ymm6, %ymm7 /* t1_acc_10 = xor(g1x9, g1x13) */
-	vpxor 256(%rsp), %ymm7, %ymm7 /* t1_acc_11 = xor(t1_acc_10, rk1_1) */
-	vpxor 1344(%rsp), %ymm7, %ymm7 /* t1_5 = xor(t1_acc_11, g1x1) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_11 = xor(t1_acc_10, rk1_1) */
+	vpxor 2624(%rsp), %ymm7, %ymm7 /* t1_5 = xor(t1_acc_11, g1x1) */
 	vmovdqa 2784(%rsp), %ymm8 /* reload g1x10.2 */
 	vpxor 3296(%rsp), %ymm8, %ymm10 /* t2_acc_10 = xor(g1x10, g1x14) */
-	vpxor 480(%rsp), %ymm10, %ymm10 /* t2_acc_11 = xor(t2_acc_10, rk2_1) */
-	vpxor 1280(%rsp), %ymm10, %ymm10 /* t2_5 = xor(t2_acc_11, g1x2) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_acc_11 = xor(t2_acc_10, rk2_1) */
+	vpxor 2592(%rsp), %ymm10, %ymm10 /* t2_5 = xor(t2_acc_11, g1x2) */
 	vmovdqa 2816(%rsp), %ymm12 /* reload g1x11.2 */
 	vpxor 3328(%rsp), %ymm12, %ymm13 /* t3_acc_10 = xor(g1x11, g1x15) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* t3_acc_11 = xor(t3_acc_10, rk3_1) */
-	vpxor 288(%rsp), %ymm13, %ymm13 /* t3_5 = xor(t3_acc_11, g1x3) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_acc_11 = xor(t3_acc_10, rk3_1) */
+	vpxor 2304(%rsp), %ymm13, %ymm13 /* t3_5 = xor(t3_acc_11, g1x3) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_5_aes_in0 = extract128(y0_5_sr) */
 	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_5_aes_0 = aesenclast(y0_5_aes_in0, y0_aes_k0) */
@@ -1625,19 +1627,19 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vmovdqa 2848(%rsp), %ymm4 /* reload g2x8.2 */
 	vpxor 3360(%rsp), %ymm4, %ymm5 /* t0_acc_12 = xor(g2x8, g2x12) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_13 = xor(t0_acc_12, rk0_1) */
-	vpxor 1184(%rsp), %ymm5, %ymm5 /* t0_6 = xor(t0_acc_13, g2x0) */
+	vpxor 2272(%rsp), %ymm5, %ymm5 /* t0_6 = xor(t0_acc_13, g2x0) */
 	vmovdqa 2880(%rsp), %ymm6 /* reload g2x9.2 */
 	vpxor 3392(%rsp), %ymm6, %ymm7 /* t1_acc_12 = xor(g2x9, g2x13) */
-	vpxor 256(%rsp), %ymm7, %ymm7 /* t1_acc_13 = xor(t1_acc_12, rk1_1) */
-	vpxor 320(%rsp), %ymm7, %ymm7 /* t1_6 = xor(t1_acc_13, g2x1) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_13 = xor(t1_acc_12, rk1_1) */
+	vpxor 2240(%rsp), %ymm7, %ymm7 /* t1_6 = xor(t1_acc_13, g2x1) */
 	vmovdqa 2912(%rsp), %ymm8 /* reload g2x10.2 */
 	vpxor 3424(%rsp), %ymm8, %ymm10 /* t2_acc_12 = xor(g2x10, g2x14) */
-	vpxor 480(%rsp), %ymm10, %ymm10 /* t2_acc_13 = xor(t2_acc_12, rk2_1) */
-	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_6 = xor(t2_acc_13, g2x2) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_acc_13 = xor(t2_acc_12, rk2_1) */
+	vpxor 2208(%rsp), %ymm10, %ymm10 /* t2_6 = xor(t2_acc_13, g2x2) */
 	vmovdqa 2944(%rsp), %ymm12 /* reload g2x11.2 */
 	vpxor 3456(%rsp), %ymm12, %ymm13 /* t3_acc_12 = xor(g2x11, g2x15) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* t3_acc_13 = xor(t3_acc_12, rk3_1) */
-	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_6 = xor(t3_acc_13, g2x3) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_acc_13 = xor(t3_acc_12, rk3_1) */
+	vpxor 2176(%rsp), %ymm13, %ymm13 /* t3_6 = xor(t3_acc_13, g2x3) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_6_aes_in0 = extract128(y0_6_sr) */
 	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_6_aes_0 = aesenclast(y0_6_aes_in0, y0_aes_k0) */
@@ -1673,17 +1675,17 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_6_aes_sh = shr(y1_6_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 224(%rsp) /* spill g1x7.3 */
+	vmovdqa %ymm0, 2688(%rsp) /* spill g1x7.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
-	vmovdqa %ymm1, 1152(%rsp) /* spill g1x6.3 */
+	vmovdqa %ymm1, 2720(%rsp) /* spill g1x6.3 */
 	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_6_aes_sh = shr(y2_6_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1408(%rsp) /* spill g1x5.3 */
+	vmovdqa %ymm3, 3104(%rsp) /* spill g1x5.3 */
 	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
-	vmovdqa %ymm9, 1216(%rsp) /* spill g1x4.3 */
+	vmovdqa %ymm9, 3168(%rsp) /* spill g1x4.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
 	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
@@ -1727,19 +1729,19 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vmovdqa 2976(%rsp), %ymm3 /* reload g3x8.2 */
 	vpxor 3488(%rsp), %ymm3, %ymm5 /* t0_acc_14 = xor(g3x8, g3x12) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_15 = xor(t0_acc_14, rk0_1) */
-	vpxor 736(%rsp), %ymm2, %ymm2 /* t0_7 = xor(t0_acc_15, g3x0) */
+	vpxor 1952(%rsp), %ymm2, %ymm2 /* t0_7 = xor(t0_acc_15, g3x0) */
 	vmovdqa 3008(%rsp), %ymm5 /* reload g3x9.2 */
 	vpxor 3520(%rsp), %ymm5, %ymm6 /* t1_acc_14 = xor(g3x9, g3x13) */
-	vpxor 256(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_1) */
-	vpxor 800(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g3x1) */
+	vpxor 832(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_1) */
+	vpxor 1984(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g3x1) */
 	vmovdqa 3040(%rsp), %ymm7 /* reload g3x10.2 */
 	vpxor 3552(%rsp), %ymm7, %ymm8 /* t2_acc_14 = xor(g3x10, g3x14) */
-	vpxor 480(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_1) */
-	vpxor 864(%rsp), %ymm8, %ymm8 /* t2_7 = xor(t2_acc_15, g3x2) */
+	vpxor 960(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_1) */
+	vpxor 2016(%rsp), %ymm8, %ymm8 /* t2_7 = xor(t2_acc_15, g3x2) */
 	vmovdqa 3072(%rsp), %ymm10 /* reload g3x11.2 */
 	vpxor 1056(%rsp), %ymm10, %ymm12 /* t3_acc_14 = xor(g3x11, g3x15) */
-	vpxor 160(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_1) */
-	vpxor 672(%rsp), %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g3x3) */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_1) */
+	vpxor 2048(%rsp), %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g3x3) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm13 /* y0_7_aes_in0 = extract128(y0_7_sr) */
 	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_7_aes_0 = aesenclast(y0_7_aes_in0, y0_aes_k0) */
@@ -1776,21 +1778,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpsrlw $4, %ymm6, %ymm6 /* y1_7_aes_sh = shr(y1_7_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
-	vmovdqa %ymm1, 160(%rsp) /* spill g2x7.3 */
+	vmovdqa %ymm1, 2432(%rsp) /* spill g2x7.3 */
 	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
 	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_7_aes_sh = shr(y2_7_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g2x6.3 */
+	vmovdqa %ymm0, 2400(%rsp) /* spill g2x6.3 */
 	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
-	vmovdqa %ymm4, 256(%rsp) /* spill g2x5.3 */
+	vmovdqa %ymm4, 2368(%rsp) /* spill g2x5.3 */
 	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
 	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_7_aes_sh = shr(y3_7_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 1504(%rsp) /* spill g2x4.3 */
+	vmovdqa %ymm9, 2336(%rsp) /* spill g2x4.3 */
 	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
@@ -1827,25 +1829,25 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
 	vpxor 2560(%rsp), %ymm0, %ymm0 /* x3n_7 = xor(m3_acc_31, g3x7.2) */
 
-	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 32(%rdi,%rcx), %ymm2 /* rk0_2 = bcast32() */
 	vpbroadcastd 36(%rdi,%rcx), %ymm3 /* rk1_2 = bcast32() */
 	vpbroadcastd 40(%rdi,%rcx), %ymm4 /* rk2_2 = bcast32() */
 	vpbroadcastd 44(%rdi,%rcx), %ymm6 /* rk3_2 = bcast32() */
 	vmovdqa 1472(%rsp), %ymm7 /* reload g0x12.2 */
-	vpxor 352(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
+	vpxor 1536(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
 	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_2) */
 	vpxor 1440(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x4) */
 	vmovdqa 1632(%rsp), %ymm10 /* reload g0x13.2 */
-	vpxor 96(%rsp), %ymm10, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
+	vpxor 1024(%rsp), %ymm10, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
 	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_17 = xor(t1_acc_16, rk1_2) */
 	vpxor 544(%rsp), %ymm12, %ymm12 /* t1_8 = xor(t1_acc_17, g0x5) */
 	vmovdqa 64(%rsp), %ymm13 /* reload g0x14.2 */
-	vpxor 768(%rsp), %ymm13, %ymm13 /* t2_acc_16 = xor(g0x14, g0x2) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* t2_acc_16 = xor(g0x14, g0x2) */
 	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
 	vpxor 576(%rsp), %ymm13, %ymm13 /* t2_8 = xor(t2_acc_17, g0x6) */
 	vmovdqa 32(%rsp), %ymm10 /* reload g0x15.2 */
-	vpxor 832(%rsp), %ymm10, %ymm10 /* t3_acc_16 = xor(g0x15, g0x3) */
+	vpxor 3200(%rsp), %ymm10, %ymm10 /* t3_acc_16 = xor(g0x15, g0x3) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_17 = xor(t3_acc_16, rk3_2) */
 	vpxor 512(%rsp), %ymm10, %ymm10 /* t3_8 = xor(t3_acc_17, g0x7) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
@@ -1875,27 +1877,27 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm13 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y0_8_aes_sh = shr(y0_8_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 640(%rsp) /* spill g3x7.3 */
+	vmovdqa %ymm0, 2560(%rsp) /* spill g3x7.3 */
 	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	vmovdqa %ymm1, 896(%rsp) /* spill g3x6.3 */
+	vmovdqa %ymm1, 2528(%rsp) /* spill g3x6.3 */
 	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 704(%rsp) /* spill g3x5.3 */
+	vmovdqa %ymm5, 2496(%rsp) /* spill g3x5.3 */
 	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
 	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm5 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* y1_8_aes_sh = shr(y1_8_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm9 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 992(%rsp) /* spill g3x4.3 */
+	vmovdqa %ymm8, 2464(%rsp) /* spill g3x4.3 */
 	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
-	vmovdqa %ymm6, 192(%rsp) /* spill rk3_2 */
+	vmovdqa %ymm6, 608(%rsp) /* spill rk3_2 */
 	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y2_8_aes_sh = shr(y2_8_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 448(%rsp) /* spill rk2_2 */
+	vmovdqa %ymm4, 960(%rsp) /* spill rk2_2 */
 	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
-	vmovdqa %ymm3, 128(%rsp) /* spill rk1_2 */
+	vmovdqa %ymm3, 832(%rsp) /* spill rk1_2 */
 	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
 	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm4 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
@@ -1937,21 +1939,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
 	vpxor 928(%rsp), %ymm1, %ymm1 /* x3n_8 = xor(m3_acc_35, g0x11.2) */
 	vmovdqa 3232(%rsp), %ymm3 /* reload g1x12.2 */
-	vpxor 1248(%rsp), %ymm3, %ymm5 /* t0_acc_18 = xor(g1x12, g1x0) */
+	vpxor 2656(%rsp), %ymm3, %ymm5 /* t0_acc_18 = xor(g1x12, g1x0) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_19 = xor(t0_acc_18, rk0_2) */
-	vpxor 1216(%rsp), %ymm5, %ymm5 /* t0_9 = xor(t0_acc_19, g1x4) */
+	vpxor 3168(%rsp), %ymm5, %ymm5 /* t0_9 = xor(t0_acc_19, g1x4) */
 	vmovdqa 3264(%rsp), %ymm6 /* reload g1x13.2 */
-	vpxor 1344(%rsp), %ymm6, %ymm7 /* t1_acc_18 = xor(g1x13, g1x1) */
-	vpxor 128(%rsp), %ymm7, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_2) */
-	vpxor 1408(%rsp), %ymm7, %ymm7 /* t1_9 = xor(t1_acc_19, g1x5) */
+	vpxor 2624(%rsp), %ymm6, %ymm7 /* t1_acc_18 = xor(g1x13, g1x1) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_2) */
+	vpxor 3104(%rsp), %ymm7, %ymm7 /* t1_9 = xor(t1_acc_19, g1x5) */
 	vmovdqa 3296(%rsp), %ymm8 /* reload g1x14.2 */
-	vpxor 1280(%rsp), %ymm8, %ymm10 /* t2_acc_18 = xor(g1x14, g1x2) */
-	vpxor 448(%rsp), %ymm10, %ymm10 /* t2_acc_19 = xor(t2_acc_18, rk2_2) */
-	vpxor 1152(%rsp), %ymm10, %ymm10 /* t2_9 = xor(t2_acc_19, g1x6) */
+	vpxor 2592(%rsp), %ymm8, %ymm10 /* t2_acc_18 = xor(g1x14, g1x2) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_acc_19 = xor(t2_acc_18, rk2_2) */
+	vpxor 2720(%rsp), %ymm10, %ymm10 /* t2_9 = xor(t2_acc_19, g1x6) */
 	vmovdqa 3328(%rsp), %ymm12 /* reload g1x15.2 */
-	vpxor 288(%rsp), %ymm12, %ymm13 /* t3_acc_18 = xor(g1x15, g1x3) */
-	vpxor 192(%rsp), %ymm13, %ymm13 /* t3_acc_19 = xor(t3_acc_18, rk3_2) */
-	vpxor 224(%rsp), %ymm13, %ymm13 /* t3_9 = xor(t3_acc_19, g1x7) */
+	vpxor 2304(%rsp), %ymm12, %ymm13 /* t3_acc_18 = xor(g1x15, g1x3) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_acc_19 = xor(t3_acc_18, rk3_2) */
+	vpxor 2688(%rsp), %ymm13, %ymm13 /* t3_9 = xor(t3_acc_19, g1x7) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_9_aes_in0 = extract128(y0_9_sr) */
 	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_9_aes_0 = aesenclast(y0_9_aes_in0, y0_aes_k0) */
@@ -2039,21 +2041,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
 	vpxor 2816(%rsp), %ymm0, %ymm0 /* x3n_9 = xor(m3_acc_39, g1x11.2) */
 	vmovdqa 3360(%rsp), %ymm4 /* reload g2x12.2 */
-	vpxor 1184(%rsp), %ymm4, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
+	vpxor 2272(%rsp), %ymm4, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_21 = xor(t0_acc_20, rk0_2) */
-	vpxor 1504(%rsp), %ymm5, %ymm5 /* t0_10 = xor(t0_acc_21, g2x4) */
+	vpxor 2336(%rsp), %ymm5, %ymm5 /* t0_10 = xor(t0_acc_21, g2x4) */
 	vmovdqa 3392(%rsp), %ymm6 /* reload g2x13.2 */
-	vpxor 320(%rsp), %ymm6, %ymm7 /* t1_acc_20 = xor(g2x13, g2x1) */
-	vpxor 128(%rsp), %ymm7, %ymm7 /* t1_acc_21 = xor(t1_acc_20, rk1_2) */
-	vpxor 256(%rsp), %ymm7, %ymm7 /* t1_10 = xor(t1_acc_21, g2x5) */
+	vpxor 2240(%rsp), %ymm6, %ymm7 /* t1_acc_20 = xor(g2x13, g2x1) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_21 = xor(t1_acc_20, rk1_2) */
+	vpxor 2368(%rsp), %ymm7, %ymm7 /* t1_10 = xor(t1_acc_21, g2x5) */
 	vmovdqa 3424(%rsp), %ymm8 /* reload g2x14.2 */
-	vpxor 960(%rsp), %ymm8, %ymm10 /* t2_acc_20 = xor(g2x14, g2x2) */
-	vpxor 448(%rsp), %ymm10, %ymm10 /* t2_acc_21 = xor(t2_acc_20, rk2_2) */
-	vpxor 480(%rsp), %ymm10, %ymm10 /* t2_10 = xor(t2_acc_21, g2x6) */
+	vpxor 2208(%rsp), %ymm8, %ymm10 /* t2_acc_20 = xor(g2x14, g2x2) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_acc_21 = xor(t2_acc_20, rk2_2) */
+	vpxor 2400(%rsp), %ymm10, %ymm10 /* t2_10 = xor(t2_acc_21, g2x6) */
 	vmovdqa 3456(%rsp), %ymm12 /* reload g2x15.2 */
-	vpxor 608(%rsp), %ymm12, %ymm13 /* t3_acc_20 = xor(g2x15, g2x3) */
-	vpxor 192(%rsp), %ymm13, %ymm13 /* t3_acc_21 = xor(t3_acc_20, rk3_2) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* t3_10 = xor(t3_acc_21, g2x7) */
+	vpxor 2176(%rsp), %ymm12, %ymm13 /* t3_acc_20 = xor(g2x15, g2x3) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_acc_21 = xor(t3_acc_20, rk3_2) */
+	vpxor 2432(%rsp), %ymm13, %ymm13 /* t3_10 = xor(t3_acc_21, g2x7) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_10_aes_in0 = extract128(y0_10_sr) */
 	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_10_aes_0 = aesenclast(y0_10_aes_in0, y0_aes_k0) */
@@ -2089,17 +2091,17 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_10_aes_sh = shr(y1_10_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 416(%rsp) /* spill g1x11.3 */
+	vmovdqa %ymm0, 2816(%rsp) /* spill g1x11.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
-	vmovdqa %ymm1, 3584(%rsp) /* spill g1x10.3 */
+	vmovdqa %ymm1, 2784(%rsp) /* spill g1x10.3 */
 	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_10_aes_sh = shr(y2_10_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3616(%rsp) /* spill g1x9.3 */
+	vmovdqa %ymm3, 2752(%rsp) /* spill g1x9.3 */
 	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
-	vmovdqa %ymm9, 3648(%rsp) /* spill g1x8.3 */
+	vmovdqa %ymm9, 3136(%rsp) /* spill g1x8.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
 	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
@@ -2141,21 +2143,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
 	vpxor 2944(%rsp), %ymm1, %ymm1 /* x3n_10 = xor(m3_acc_43, g2x11.2) */
 	vmovdqa 3488(%rsp), %ymm3 /* reload g3x12.2 */
-	vpxor 736(%rsp), %ymm3, %ymm5 /* t0_acc_22 = xor(g3x12, g3x0) */
+	vpxor 1952(%rsp), %ymm3, %ymm5 /* t0_acc_22 = xor(g3x12, g3x0) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_23 = xor(t0_acc_22, rk0_2) */
-	vpxor 992(%rsp), %ymm2, %ymm2 /* t0_11 = xor(t0_acc_23, g3x4) */
+	vpxor 2464(%rsp), %ymm2, %ymm2 /* t0_11 = xor(t0_acc_23, g3x4) */
 	vmovdqa 3520(%rsp), %ymm5 /* reload g3x13.2 */
-	vpxor 800(%rsp), %ymm5, %ymm6 /* t1_acc_22 = xor(g3x13, g3x1) */
-	vpxor 128(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_2) */
-	vpxor 704(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g3x5) */
+	vpxor 1984(%rsp), %ymm5, %ymm6 /* t1_acc_22 = xor(g3x13, g3x1) */
+	vpxor 832(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_2) */
+	vpxor 2496(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g3x5) */
 	vmovdqa 3552(%rsp), %ymm7 /* reload g3x14.2 */
-	vpxor 864(%rsp), %ymm7, %ymm8 /* t2_acc_22 = xor(g3x14, g3x2) */
-	vpxor 448(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_2) */
-	vpxor 896(%rsp), %ymm8, %ymm8 /* t2_11 = xor(t2_acc_23, g3x6) */
+	vpxor 2016(%rsp), %ymm7, %ymm8 /* t2_acc_22 = xor(g3x14, g3x2) */
+	vpxor 960(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_2) */
+	vpxor 2528(%rsp), %ymm8, %ymm8 /* t2_11 = xor(t2_acc_23, g3x6) */
 	vmovdqa 1056(%rsp), %ymm10 /* reload g3x15.2 */
-	vpxor 672(%rsp), %ymm10, %ymm12 /* t3_acc_22 = xor(g3x15, g3x3) */
-	vpxor 192(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_2) */
-	vpxor 640(%rsp), %ymm12, %ymm12 /* t3_11 = xor(t3_acc_23, g3x7) */
+	vpxor 2048(%rsp), %ymm10, %ymm12 /* t3_acc_22 = xor(g3x15, g3x3) */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_2) */
+	vpxor 2560(%rsp), %ymm12, %ymm12 /* t3_11 = xor(t3_acc_23, g3x7) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm13 /* y0_11_aes_in0 = extract128(y0_11_sr) */
 	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_11_aes_0 = aesenclast(y0_11_aes_in0, y0_aes_k0) */
@@ -2192,21 +2194,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpsrlw $4, %ymm6, %ymm6 /* y1_11_aes_sh = shr(y1_11_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	vmovdqa %ymm1, 192(%rsp) /* spill g2x11.3 */
+	vmovdqa %ymm1, 2944(%rsp) /* spill g2x11.3 */
 	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
 	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_11_aes_sh = shr(y2_11_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g2x10.3 */
+	vmovdqa %ymm0, 2912(%rsp) /* spill g2x10.3 */
 	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	vmovdqa %ymm4, 128(%rsp) /* spill g2x9.3 */
+	vmovdqa %ymm4, 2880(%rsp) /* spill g2x9.3 */
 	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
 	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_11_aes_sh = shr(y3_11_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 3680(%rsp) /* spill g2x8.3 */
+	vmovdqa %ymm9, 2848(%rsp) /* spill g2x8.3 */
 	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
@@ -2243,24 +2245,24 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
 	vpxor 3072(%rsp), %ymm0, %ymm0 /* x3n_11 = xor(m3_acc_47, g3x11.2) */
 
-	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	/* Round 4r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 48(%rdi,%rcx), %ymm2 /* rk0_3 = bcast32() */
 	vpbroadcastd 52(%rdi,%rcx), %ymm3 /* rk1_3 = bcast32() */
 	vpbroadcastd 56(%rdi,%rcx), %ymm4 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%rcx), %ymm6 /* rk3_3 = bcast32() */
-	vmovdqa 352(%rsp), %ymm7 /* reload g0x0.3 */
+	vmovdqa 1536(%rsp), %ymm7 /* reload g0x0.3 */
 	vpxor 1440(%rsp), %ymm7, %ymm9 /* t0_acc_24 = xor(g0x0, g0x4) */
 	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_25 = xor(t0_acc_24, rk0_3) */
 	vpxor 1120(%rsp), %ymm9, %ymm9 /* t0_12 = xor(t0_acc_25, g0x8) */
-	vmovdqa 96(%rsp), %ymm10 /* reload g0x1.3 */
+	vmovdqa 1024(%rsp), %ymm10 /* reload g0x1.3 */
 	vpxor 544(%rsp), %ymm10, %ymm12 /* t1_acc_24 = xor(g0x1, g0x5) */
 	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_25 = xor(t1_acc_24, rk1_3) */
 	vpxor 384(%rsp), %ymm12, %ymm12 /* t1_12 = xor(t1_acc_25, g0x9) */
-	vmovdqa 768(%rsp), %ymm13 /* reload g0x2.3 */
+	vmovdqa 1088(%rsp), %ymm13 /* reload g0x2.3 */
 	vpxor 576(%rsp), %ymm13, %ymm13 /* t2_acc_24 = xor(g0x2, g0x6) */
 	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
 	vpxor 0(%rsp), %ymm13, %ymm13 /* t2_12 = xor(t2_acc_25, g0x10) */
-	vmovdqa 832(%rsp), %ymm10 /* reload g0x3.3 */
+	vmovdqa 3200(%rsp), %ymm10 /* reload g0x3.3 */
 	vpxor 512(%rsp), %ymm10, %ymm10 /* t3_acc_24 = xor(g0x3, g0x7) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_25 = xor(t3_acc_24, rk3_3) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* t3_12 = xor(t3_acc_25, g0x11) */
@@ -2291,27 +2293,27 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm13 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y0_12_aes_sh = shr(y0_12_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3712(%rsp) /* spill g3x11.3 */
+	vmovdqa %ymm0, 3072(%rsp) /* spill g3x11.3 */
 	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	vmovdqa %ymm1, 3744(%rsp) /* spill g3x10.3 */
+	vmovdqa %ymm1, 3040(%rsp) /* spill g3x10.3 */
 	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 3776(%rsp) /* spill g3x9.3 */
+	vmovdqa %ymm5, 3008(%rsp) /* spill g3x9.3 */
 	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
 	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm5 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* y1_12_aes_sh = shr(y1_12_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm9 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 3808(%rsp) /* spill g3x8.3 */
+	vmovdqa %ymm8, 2976(%rsp) /* spill g3x8.3 */
 	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
-	vmovdqa %ymm6, 3840(%rsp) /* spill rk3_3 */
+	vmovdqa %ymm6, 608(%rsp) /* spill rk3_3 */
 	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y2_12_aes_sh = shr(y2_12_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 3872(%rsp) /* spill rk2_3 */
+	vmovdqa %ymm4, 960(%rsp) /* spill rk2_3 */
 	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
-	vmovdqa %ymm3, 3904(%rsp) /* spill rk1_3 */
+	vmovdqa %ymm3, 832(%rsp) /* spill rk1_3 */
 	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
 	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm4 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
@@ -2352,22 +2354,22 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
 	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
 	vpxor 32(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x15.2) */
-	vmovdqa 1248(%rsp), %ymm3 /* reload g1x0.3 */
-	vpxor 1216(%rsp), %ymm3, %ymm5 /* t0_acc_26 = xor(g1x0, g1x4) */
+	vmovdqa 2656(%rsp), %ymm3 /* reload g1x0.3 */
+	vpxor 3168(%rsp), %ymm3, %ymm5 /* t0_acc_26 = xor(g1x0, g1x4) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_27 = xor(t0_acc_26, rk0_3) */
-	vpxor 3648(%rsp), %ymm5, %ymm5 /* t0_13 = xor(t0_acc_27, g1x8) */
-	vmovdqa 1344(%rsp), %ymm6 /* reload g1x1.3 */
-	vpxor 1408(%rsp), %ymm6, %ymm7 /* t1_acc_26 = xor(g1x1, g1x5) */
-	vpxor 3904(%rsp), %ymm7, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_3) */
-	vpxor 3616(%rsp), %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x9) */
-	vmovdqa 1280(%rsp), %ymm8 /* reload g1x2.3 */
-	vpxor 1152(%rsp), %ymm8, %ymm10 /* t2_acc_26 = xor(g1x2, g1x6) */
-	vpxor 3872(%rsp), %ymm10, %ymm10 /* t2_acc_27 = xor(t2_acc_26, rk2_3) */
-	vpxor 3584(%rsp), %ymm10, %ymm10 /* t2_13 = xor(t2_acc_27, g1x10) */
-	vmovdqa 288(%rsp), %ymm12 /* reload g1x3.3 */
-	vpxor 224(%rsp), %ymm12, %ymm13 /* t3_acc_26 = xor(g1x3, g1x7) */
-	vpxor 3840(%rsp), %ymm13, %ymm13 /* t3_acc_27 = xor(t3_acc_26, rk3_3) */
-	vpxor 416(%rsp), %ymm13, %ymm13 /* t3_13 = xor(t3_acc_27, g1x11) */
+	vpxor 3136(%rsp), %ymm5, %ymm5 /* t0_13 = xor(t0_acc_27, g1x8) */
+	vmovdqa 2624(%rsp), %ymm6 /* reload g1x1.3 */
+	vpxor 3104(%rsp), %ymm6, %ymm7 /* t1_acc_26 = xor(g1x1, g1x5) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_3) */
+	vpxor 2752(%rsp), %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x9) */
+	vmovdqa 2592(%rsp), %ymm8 /* reload g1x2.3 */
+	vpxor 2720(%rsp), %ymm8, %ymm10 /* t2_acc_26 = xor(g1x2, g1x6) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_acc_27 = xor(t2_acc_26, rk2_3) */
+	vpxor 2784(%rsp), %ymm10, %ymm10 /* t2_13 = xor(t2_acc_27, g1x10) */
+	vmovdqa 2304(%rsp), %ymm12 /* reload g1x3.3 */
+	vpxor 2688(%rsp), %ymm12, %ymm13 /* t3_acc_26 = xor(g1x3, g1x7) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_acc_27 = xor(t3_acc_26, rk3_3) */
+	vpxor 2816(%rsp), %ymm13, %ymm13 /* t3_13 = xor(t3_acc_27, g1x11) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_13_aes_in0 = extract128(y0_13_sr) */
 	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_13_aes_0 = aesenclast(y0_13_aes_in0, y0_aes_k0) */
@@ -2454,22 +2456,22 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
 	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
 	vpxor 3328(%rsp), %ymm0, %ymm0 /* x3n_13 = xor(m3_acc_55, g1x15.2) */
-	vmovdqa 1184(%rsp), %ymm4 /* reload g2x0.3 */
-	vpxor 1504(%rsp), %ymm4, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
+	vmovdqa 2272(%rsp), %ymm4 /* reload g2x0.3 */
+	vpxor 2336(%rsp), %ymm4, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_29 = xor(t0_acc_28, rk0_3) */
-	vpxor 3680(%rsp), %ymm5, %ymm5 /* t0_14 = xor(t0_acc_29, g2x8) */
-	vmovdqa 320(%rsp), %ymm6 /* reload g2x1.3 */
-	vpxor 256(%rsp), %ymm6, %ymm7 /* t1_acc_28 = xor(g2x1, g2x5) */
-	vpxor 3904(%rsp), %ymm7, %ymm7 /* t1_acc_29 = xor(t1_acc_28, rk1_3) */
-	vpxor 128(%rsp), %ymm7, %ymm7 /* t1_14 = xor(t1_acc_29, g2x9) */
-	vmovdqa 960(%rsp), %ymm8 /* reload g2x2.3 */
-	vpxor 480(%rsp), %ymm8, %ymm10 /* t2_acc_28 = xor(g2x2, g2x6) */
-	vpxor 3872(%rsp), %ymm10, %ymm10 /* t2_acc_29 = xor(t2_acc_28, rk2_3) */
-	vpxor 448(%rsp), %ymm10, %ymm10 /* t2_14 = xor(t2_acc_29, g2x10) */
-	vmovdqa 608(%rsp), %ymm12 /* reload g2x3.3 */
-	vpxor 160(%rsp), %ymm12, %ymm13 /* t3_acc_28 = xor(g2x3, g2x7) */
-	vpxor 3840(%rsp), %ymm13, %ymm13 /* t3_acc_29 = xor(t3_acc_28, rk3_3) */
-	vpxor 192(%rsp), %ymm13, %ymm13 /* t3_14 = xor(t3_acc_29, g2x11) */
+	vpxor 2848(%rsp), %ymm5, %ymm5 /* t0_14 = xor(t0_acc_29, g2x8) */
+	vmovdqa 2240(%rsp), %ymm6 /* reload g2x1.3 */
+	vpxor 2368(%rsp), %ymm6, %ymm7 /* t1_acc_28 = xor(g2x1, g2x5) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_29 = xor(t1_acc_28, rk1_3) */
+	vpxor 2880(%rsp), %ymm7, %ymm7 /* t1_14 = xor(t1_acc_29, g2x9) */
+	vmovdqa 2208(%rsp), %ymm8 /* reload g2x2.3 */
+	vpxor 2400(%rsp), %ymm8, %ymm10 /* t2_acc_28 = xor(g2x2, g2x6) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_acc_29 = xor(t2_acc_28, rk2_3) */
+	vpxor 2912(%rsp), %ymm10, %ymm10 /* t2_14 = xor(t2_acc_29, g2x10) */
+	vmovdqa 2176(%rsp), %ymm12 /* reload g2x3.3 */
+	vpxor 2432(%rsp), %ymm12, %ymm13 /* t3_acc_28 = xor(g2x3, g2x7) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_acc_29 = xor(t3_acc_28, rk3_3) */
+	vpxor 2944(%rsp), %ymm13, %ymm13 /* t3_14 = xor(t3_acc_29, g2x11) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_14_aes_in0 = extract128(y0_14_sr) */
 	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_14_aes_0 = aesenclast(y0_14_aes_in0, y0_aes_k0) */
@@ -2505,17 +2507,17 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_14_aes_sh = shr(y1_14_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3936(%rsp) /* spill g1x15.3 */
+	vmovdqa %ymm0, 3328(%rsp) /* spill g1x15.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
-	vmovdqa %ymm1, 3968(%rsp) /* spill g1x14.3 */
+	vmovdqa %ymm1, 3296(%rsp) /* spill g1x14.3 */
 	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_14_aes_sh = shr(y2_14_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 4000(%rsp) /* spill g1x13.3 */
+	vmovdqa %ymm3, 3264(%rsp) /* spill g1x13.3 */
 	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
-	vmovdqa %ymm9, 4032(%rsp) /* spill g1x12.3 */
+	vmovdqa %ymm9, 3232(%rsp) /* spill g1x12.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
 	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
@@ -2556,22 +2558,22 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
 	vpxor 3456(%rsp), %ymm1, %ymm1 /* x3n_14 = xor(m3_acc_59, g2x15.2) */
-	vmovdqa 736(%rsp), %ymm3 /* reload g3x0.3 */
-	vpxor 992(%rsp), %ymm3, %ymm5 /* t0_acc_30 = xor(g3x0, g3x4) */
+	vmovdqa 1952(%rsp), %ymm3 /* reload g3x0.3 */
+	vpxor 2464(%rsp), %ymm3, %ymm5 /* t0_acc_30 = xor(g3x0, g3x4) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_31 = xor(t0_acc_30, rk0_3) */
-	vpxor 3808(%rsp), %ymm2, %ymm2 /* t0_15 = xor(t0_acc_31, g3x8) */
-	vmovdqa 800(%rsp), %ymm5 /* reload g3x1.3 */
-	vpxor 704(%rsp), %ymm5, %ymm6 /* t1_acc_30 = xor(g3x1, g3x5) */
-	vpxor 3904(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_3) */
-	vpxor 3776(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g3x9) */
-	vmovdqa 864(%rsp), %ymm7 /* reload g3x2.3 */
-	vpxor 896(%rsp), %ymm7, %ymm8 /* t2_acc_30 = xor(g3x2, g3x6) */
-	vpxor 3872(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_3) */
-	vpxor 3744(%rsp), %ymm8, %ymm8 /* t2_15 = xor(t2_acc_31, g3x10) */
-	vmovdqa 672(%rsp), %ymm10 /* reload g3x3.3 */
-	vpxor 640(%rsp), %ymm10, %ymm12 /* t3_acc_30 = xor(g3x3, g3x7) */
-	vpxor 3840(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_3) */
-	vpxor 3712(%rsp), %ymm12, %ymm12 /* t3_15 = xor(t3_acc_31, g3x11) */
+	vpxor 2976(%rsp), %ymm2, %ymm2 /* t0_15 = xor(t0_acc_31, g3x8) */
+	vmovdqa 1984(%rsp), %ymm5 /* reload g3x1.3 */
+	vpxor 2496(%rsp), %ymm5, %ymm6 /* t1_acc_30 = xor(g3x1, g3x5) */
+	vpxor 832(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_3) */
+	vpxor 3008(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g3x9) */
+	vmovdqa 2016(%rsp), %ymm7 /* reload g3x2.3 */
+	vpxor 2528(%rsp), %ymm7, %ymm8 /* t2_acc_30 = xor(g3x2, g3x6) */
+	vpxor 960(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_3) */
+	vpxor 3040(%rsp), %ymm8, %ymm8 /* t2_15 = xor(t2_acc_31, g3x10) */
+	vmovdqa 2048(%rsp), %ymm10 /* reload g3x3.3 */
+	vpxor 2560(%rsp), %ymm10, %ymm12 /* t3_acc_30 = xor(g3x3, g3x7) */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_3) */
+	vpxor 3072(%rsp), %ymm12, %ymm12 /* t3_15 = xor(t3_acc_31, g3x11) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm13 /* y0_15_aes_in0 = extract128(y0_15_sr) */
 	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_15_aes_0 = aesenclast(y0_15_aes_in0, y0_aes_k0) */
@@ -2608,21 +2610,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpsrlw $4, %ymm6, %ymm6 /* y1_15_aes_sh = shr(y1_15_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	vmovdqa %ymm1, 3840(%rsp) /* spill g2x15.3 */
+	vmovdqa %ymm1, 3456(%rsp) /* spill g2x15.3 */
 	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
 	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_15_aes_sh = shr(y2_15_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3872(%rsp) /* spill g2x14.3 */
+	vmovdqa %ymm0, 3424(%rsp) /* spill g2x14.3 */
 	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	vmovdqa %ymm4, 3904(%rsp) /* spill g2x13.3 */
+	vmovdqa %ymm4, 3392(%rsp) /* spill g2x13.3 */
 	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
 	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_15_aes_sh = shr(y3_15_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 4064(%rsp) /* spill g2x12.3 */
+	vmovdqa %ymm9, 3360(%rsp) /* spill g2x12.3 */
 	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
@@ -2658,1687 +2660,23 @@ _gcry_sm4_byteslice_avx2_aesni_batch:
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
 	vpxor 1056(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_63, g3x15.2) */
-
-	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd 64(%rdi,%rcx), %ymm2 /* rk0_4 = bcast32() */
-	vpbroadcastd 68(%rdi,%rcx), %ymm3 /* rk1_4 = bcast32() */
-	vpbroadcastd 72(%rdi,%rcx), %ymm4 /* rk2_4 = bcast32() */
-	vpbroadcastd 76(%rdi,%rcx), %ymm6 /* rk3_4 = bcast32() */
-	vmovdqa 1440(%rsp), %ymm7 /* reload g0x4.3 */
-	vpxor 1120(%rsp), %ymm7, %ymm9 /* t0_acc_32 = xor(g0x4, g0x8) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_33 = xor(t0_acc_32, rk0_4) */
-	vpxor 1472(%rsp), %ymm9, %ymm9 /* t0_16 = xor(t0_acc_33, g0x12) */
-	vmovdqa 544(%rsp), %ymm10 /* reload g0x5.3 */
-	vpxor 384(%rsp), %ymm10, %ymm12 /* t1_acc_32 = xor(g0x5, g0x9) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_33 = xor(t1_acc_32, rk1_4) */
-	vpxor 1632(%rsp), %ymm12, %ymm12 /* t1_16 = xor(t1_acc_33, g0x13) */
-	vmovdqa 576(%rsp), %ymm13 /* reload g0x6.3 */
-	vpxor 0(%rsp), %ymm13, %ymm13 /* t2_acc_32 = xor(g0x6, g0x10) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_33 = xor(t2_acc_32, rk2_4) */
-	vpxor 64(%rsp), %ymm13, %ymm13 /* t2_16 = xor(t2_acc_33, g0x14) */
-	vmovdqa 512(%rsp), %ymm10 /* reload g0x7.3 */
-	vpxor 928(%rsp), %ymm10, %ymm10 /* t3_acc_32 = xor(g0x7, g0x11) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_33 = xor(t3_acc_32, rk3_4) */
-	vpxor 32(%rsp), %ymm10, %ymm10 /* t3_16 = xor(t3_acc_33, g0x15) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_16_sr = lookup16(t0_16, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm7 /* y0_16_aes_in0 = extract128(y0_16_sr) */
-	vaesenclast 1312(%rsp), %xmm7, %xmm7 /* y0_16_aes_0 = aesenclast(y0_16_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_16_aes_in1 = extract128(y0_16_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y0_16_aes_1 = aesenclast(y0_16_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_16_aes = concat128(y0_16_aes_0, y0_16_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_16_sr = lookup16(t1_16, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm12 /* y1_16_aes_in0 = extract128(y1_16_sr) */
-	vaesenclast 1312(%rsp), %xmm12, %xmm12 /* y1_16_aes_0 = aesenclast(y1_16_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y1_16_aes_in1 = extract128(y1_16_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y1_16_aes_1 = aesenclast(y1_16_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_16_aes = concat128(y1_16_aes_0, y1_16_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm13, %ymm12 /* y2_16_sr = lookup16(t2_16, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y2_16_aes_in0 = extract128(y2_16_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_16_aes_0 = aesenclast(y2_16_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_16_aes_in1 = extract128(y2_16_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y2_16_aes_1 = aesenclast(y2_16_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y2_16_aes = concat128(y2_16_aes_0, y2_16_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_16_sr = lookup16(t3_16, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm13 /* y3_16_aes_in0 = extract128(y3_16_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_16_aes_0 = aesenclast(y3_16_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_16_aes_in1 = extract128(y3_16_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y3_16_aes_1 = aesenclast(y3_16_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm13, %ymm10 /* y3_16_aes = concat128(y3_16_aes_0, y3_16_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm13 /* y0_16_aes_lo = and(y0_16_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y0_16_aes_sh = shr(y0_16_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_16_aes_hi = and(y0_16_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 4096(%rsp) /* spill g3x15.3 */
-	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_16_l = lookup16(tbl_lo_1, y0_16_aes_lo) */
-	vmovdqa %ymm1, 4128(%rsp) /* spill g3x14.3 */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 4160(%rsp) /* spill g3x13.3 */
-	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_16_h = lookup16(tbl_hi_1, y0_16_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_16 = xor(p1_0_16_l, p1_0_16_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm5 /* y1_16_aes_lo = and(y1_16_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y1_16_aes_sh = shr(y1_16_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm9 /* y1_16_aes_hi = and(y1_16_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 4192(%rsp) /* spill g3x12.3 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_16_l = lookup16(tbl_lo_1, y1_16_aes_lo) */
-	vmovdqa %ymm6, 4224(%rsp) /* spill rk3_4 */
-	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_16_h = lookup16(tbl_hi_1, y1_16_aes_hi) */
-	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_16 = xor(p1_1_16_l, p1_1_16_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y2_16_aes_lo = and(y2_16_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_16_aes_sh = shr(y2_16_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y2_16_aes_hi = and(y2_16_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 4256(%rsp) /* spill rk2_4 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_16_l = lookup16(tbl_lo_1, y2_16_aes_lo) */
-	vmovdqa %ymm3, 4288(%rsp) /* spill rk1_4 */
-	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_16_h = lookup16(tbl_hi_1, y2_16_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_16 = xor(p1_2_16_l, p1_2_16_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm4 /* y3_16_aes_lo = and(y3_16_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_16_aes_sh = shr(y3_16_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y3_16_aes_hi = and(y3_16_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_16_l = lookup16(tbl_lo_1, y3_16_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_16_h = lookup16(tbl_hi_1, y3_16_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_16 = xor(p1_3_16_l, p1_3_16_h) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* p2_0_16_l = lookup16(tbl_lo_2, y0_16_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_16_h = lookup16(tbl_hi_2, y0_16_aes_hi) */
-	vpxor %ymm7, %ymm13, %ymm7 /* p2_0_16 = xor(p2_0_16_l, p2_0_16_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_16_l = lookup16(tbl_lo_2, y1_16_aes_lo) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* p2_1_16_h = lookup16(tbl_hi_2, y1_16_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_16 = xor(p2_1_16_l, p2_1_16_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_16_l = lookup16(tbl_lo_2, y2_16_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm9 /* p2_2_16_h = lookup16(tbl_hi_2, y2_16_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_16 = xor(p2_2_16_l, p2_2_16_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_16_l = lookup16(tbl_lo_2, y3_16_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_16_h = lookup16(tbl_hi_2, y3_16_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_16 = xor(p2_3_16_l, p2_3_16_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_64 = xor(p1_0_16, p2_1_16) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_65 = xor(p2_2_16, p1_3_16) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_66 = xor(m0_acc_64, m0_acc_65) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_67 = xor(m0_acc_66, p2_3_16) */
-	vpxor 352(%rsp), %ymm9, %ymm9 /* x0n_16 = xor(m0_acc_67, g0x0.3) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_64 = xor(p1_0_16, p2_0_16) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_65 = xor(p1_1_16, p2_2_16) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_66 = xor(m1_acc_64, m1_acc_65) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_67 = xor(m1_acc_66, p2_3_16) */
-	vpxor 96(%rsp), %ymm0, %ymm0 /* x1n_16 = xor(m1_acc_67, g0x1.3) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_64 = xor(p2_0_16, p1_1_16) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_65 = xor(p2_1_16, p1_2_16) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_66 = xor(m2_acc_64, m2_acc_65) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_67 = xor(m2_acc_66, p2_3_16) */
-	vpxor 768(%rsp), %ymm4, %ymm4 /* x2n_16 = xor(m2_acc_67, g0x2.3) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_64 = xor(p2_0_16, p2_1_16) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_65 = xor(p1_2_16, p2_2_16) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_66 = xor(m3_acc_64, m3_acc_65) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_67 = xor(m3_acc_66, p1_3_16) */
-	vpxor 832(%rsp), %ymm1, %ymm1 /* x3n_16 = xor(m3_acc_67, g0x3.3) */
-	vmovdqa 1216(%rsp), %ymm3 /* reload g1x4.3 */
-	vpxor 3648(%rsp), %ymm3, %ymm5 /* t0_acc_34 = xor(g1x4, g1x8) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_35 = xor(t0_acc_34, rk0_4) */
-	vpxor 4032(%rsp), %ymm5, %ymm5 /* t0_17 = xor(t0_acc_35, g1x12) */
-	vmovdqa 1408(%rsp), %ymm6 /* reload g1x5.3 */
-	vpxor 3616(%rsp), %ymm6, %ymm7 /* t1_acc_34 = xor(g1x5, g1x9) */
-	vpxor 4288(%rsp), %ymm7, %ymm7 /* t1_acc_35 = xor(t1_acc_34, rk1_4) */
-	vpxor 4000(%rsp), %ymm7, %ymm7 /* t1_17 = xor(t1_acc_35, g1x13) */
-	vmovdqa 1152(%rsp), %ymm8 /* reload g1x6.3 */
-	vpxor 3584(%rsp), %ymm8, %ymm10 /* t2_acc_34 = xor(g1x6, g1x10) */
-	vpxor 4256(%rsp), %ymm10, %ymm10 /* t2_acc_35 = xor(t2_acc_34, rk2_4) */
-	vpxor 3968(%rsp), %ymm10, %ymm10 /* t2_17 = xor(t2_acc_35, g1x14) */
-	vmovdqa 224(%rsp), %ymm12 /* reload g1x7.3 */
-	vpxor 416(%rsp), %ymm12, %ymm13 /* t3_acc_34 = xor(g1x7, g1x11) */
-	vpxor 4224(%rsp), %ymm13, %ymm13 /* t3_acc_35 = xor(t3_acc_34, rk3_4) */
-	vpxor 3936(%rsp), %ymm13, %ymm13 /* t3_17 = xor(t3_acc_35, g1x15) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_17_sr = lookup16(t0_17, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_17_aes_in0 = extract128(y0_17_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_17_aes_0 = aesenclast(y0_17_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_17_aes_in1 = extract128(y0_17_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_17_aes_1 = aesenclast(y0_17_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_17_aes = concat128(y0_17_aes_0, y0_17_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_17_sr = lookup16(t1_17, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_17_aes_in0 = extract128(y1_17_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_17_aes_0 = aesenclast(y1_17_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_17_aes_in1 = extract128(y1_17_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_17_aes_1 = aesenclast(y1_17_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_17_aes = concat128(y1_17_aes_0, y1_17_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_17_sr = lookup16(t2_17, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_17_aes_in0 = extract128(y2_17_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_17_aes_0 = aesenclast(y2_17_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_17_aes_in1 = extract128(y2_17_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_17_aes_1 = aesenclast(y2_17_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_17_aes = concat128(y2_17_aes_0, y2_17_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_17_sr = lookup16(t3_17, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_17_aes_in0 = extract128(y3_17_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_17_aes_0 = aesenclast(y3_17_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_17_aes_in1 = extract128(y3_17_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_17_aes_1 = aesenclast(y3_17_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_17_aes = concat128(y3_17_aes_0, y3_17_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm15 /* y0_17_aes_lo = and(y0_17_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_17_aes_sh = shr(y0_17_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_17_aes_hi = and(y0_17_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_17_l = lookup16(tbl_lo_1, y0_17_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_17_h = lookup16(tbl_hi_1, y0_17_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_17 = xor(p1_0_17_l, p1_0_17_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_17_aes_lo = and(y1_17_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_17_aes_sh = shr(y1_17_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_17_aes_hi = and(y1_17_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 3200(%rsp) /* spill g0x3.4 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_17_l = lookup16(tbl_lo_1, y1_17_aes_lo) */
-	vmovdqa %ymm4, 1088(%rsp) /* spill g0x2.4 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_17_h = lookup16(tbl_hi_1, y1_17_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_17 = xor(p1_1_17_l, p1_1_17_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm4 /* y2_17_aes_lo = and(y2_17_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_17_aes_sh = shr(y2_17_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_17_aes_hi = and(y2_17_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1024(%rsp) /* spill g0x1.4 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_17_l = lookup16(tbl_lo_1, y2_17_aes_lo) */
-	vmovdqa %ymm9, 1536(%rsp) /* spill g0x0.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_17_h = lookup16(tbl_hi_1, y2_17_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_17 = xor(p1_2_17_l, p1_2_17_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_17_aes_lo = and(y3_17_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_17_aes_sh = shr(y3_17_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_17_aes_hi = and(y3_17_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_17_l = lookup16(tbl_lo_1, y3_17_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_17_h = lookup16(tbl_hi_1, y3_17_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_17 = xor(p1_3_17_l, p1_3_17_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_17_l = lookup16(tbl_lo_2, y0_17_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_17_h = lookup16(tbl_hi_2, y0_17_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_17 = xor(p2_0_17_l, p2_0_17_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_17_l = lookup16(tbl_lo_2, y1_17_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_17_h = lookup16(tbl_hi_2, y1_17_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_17 = xor(p2_1_17_l, p2_1_17_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_17_l = lookup16(tbl_lo_2, y2_17_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_17_h = lookup16(tbl_hi_2, y2_17_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_17 = xor(p2_2_17_l, p2_2_17_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_17_l = lookup16(tbl_lo_2, y3_17_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_17_h = lookup16(tbl_hi_2, y3_17_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_17 = xor(p2_3_17_l, p2_3_17_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_68 = xor(p1_0_17, p2_1_17) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_69 = xor(p2_2_17, p1_3_17) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_70 = xor(m0_acc_68, m0_acc_69) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_71 = xor(m0_acc_70, p2_3_17) */
-	vpxor 1248(%rsp), %ymm9, %ymm9 /* x0n_17 = xor(m0_acc_71, g1x0.3) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_68 = xor(p1_0_17, p2_0_17) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_69 = xor(p1_1_17, p2_2_17) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_70 = xor(m1_acc_68, m1_acc_69) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_71 = xor(m1_acc_70, p2_3_17) */
-	vpxor 1344(%rsp), %ymm3, %ymm3 /* x1n_17 = xor(m1_acc_71, g1x1.3) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_68 = xor(p2_0_17, p1_1_17) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_69 = xor(p2_1_17, p1_2_17) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_70 = xor(m2_acc_68, m2_acc_69) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_71 = xor(m2_acc_70, p2_3_17) */
-	vpxor 1280(%rsp), %ymm1, %ymm1 /* x2n_17 = xor(m2_acc_71, g1x2.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_68 = xor(p2_0_17, p2_1_17) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_69 = xor(p1_2_17, p2_2_17) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_70 = xor(m3_acc_68, m3_acc_69) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_71 = xor(m3_acc_70, p1_3_17) */
-	vpxor 288(%rsp), %ymm0, %ymm0 /* x3n_17 = xor(m3_acc_71, g1x3.3) */
-	vmovdqa 1504(%rsp), %ymm4 /* reload g2x4.3 */
-	vpxor 3680(%rsp), %ymm4, %ymm5 /* t0_acc_36 = xor(g2x4, g2x8) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_37 = xor(t0_acc_36, rk0_4) */
-	vpxor 4064(%rsp), %ymm5, %ymm5 /* t0_18 = xor(t0_acc_37, g2x12) */
-	vmovdqa 256(%rsp), %ymm6 /* reload g2x5.3 */
-	vpxor 128(%rsp), %ymm6, %ymm7 /* t1_acc_36 = xor(g2x5, g2x9) */
-	vpxor 4288(%rsp), %ymm7, %ymm7 /* t1_acc_37 = xor(t1_acc_36, rk1_4) */
-	vpxor 3904(%rsp), %ymm7, %ymm7 /* t1_18 = xor(t1_acc_37, g2x13) */
-	vmovdqa 480(%rsp), %ymm8 /* reload g2x6.3 */
-	vpxor 448(%rsp), %ymm8, %ymm10 /* t2_acc_36 = xor(g2x6, g2x10) */
-	vpxor 4256(%rsp), %ymm10, %ymm10 /* t2_acc_37 = xor(t2_acc_36, rk2_4) */
-	vpxor 3872(%rsp), %ymm10, %ymm10 /* t2_18 = xor(t2_acc_37, g2x14) */
-	vmovdqa 160(%rsp), %ymm12 /* reload g2x7.3 */
-	vpxor 192(%rsp), %ymm12, %ymm13 /* t3_acc_36 = xor(g2x7, g2x11) */
-	vpxor 4224(%rsp), %ymm13, %ymm13 /* t3_acc_37 = xor(t3_acc_36, rk3_4) */
-	vpxor 3840(%rsp), %ymm13, %ymm13 /* t3_18 = xor(t3_acc_37, g2x15) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_18_sr = lookup16(t0_18, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_18_aes_in0 = extract128(y0_18_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_18_aes_0 = aesenclast(y0_18_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_18_aes_in1 = extract128(y0_18_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_18_aes_1 = aesenclast(y0_18_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_18_aes = concat128(y0_18_aes_0, y0_18_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_18_sr = lookup16(t1_18, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_18_aes_in0 = extract128(y1_18_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_18_aes_0 = aesenclast(y1_18_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_18_aes_in1 = extract128(y1_18_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_18_aes_1 = aesenclast(y1_18_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_18_aes = concat128(y1_18_aes_0, y1_18_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_18_sr = lookup16(t2_18, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_18_aes_in0 = extract128(y2_18_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_18_aes_0 = aesenclast(y2_18_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_18_aes_in1 = extract128(y2_18_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_18_aes_1 = aesenclast(y2_18_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_18_aes = concat128(y2_18_aes_0, y2_18_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_18_sr = lookup16(t3_18, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_18_aes_in0 = extract128(y3_18_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_18_aes_0 = aesenclast(y3_18_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_18_aes_in1 = extract128(y3_18_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_18_aes_1 = aesenclast(y3_18_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_18_aes = concat128(y3_18_aes_0, y3_18_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm15 /* y0_18_aes_lo = and(y0_18_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_18_aes_sh = shr(y0_18_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_18_aes_hi = and(y0_18_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_18_l = lookup16(tbl_lo_1, y0_18_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_18_h = lookup16(tbl_hi_1, y0_18_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_18 = xor(p1_0_18_l, p1_0_18_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_18_aes_lo = and(y1_18_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_18_aes_sh = shr(y1_18_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_18_aes_hi = and(y1_18_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2304(%rsp) /* spill g1x3.4 */
-	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_18_l = lookup16(tbl_lo_1, y1_18_aes_lo) */
-	vmovdqa %ymm1, 2592(%rsp) /* spill g1x2.4 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_18_h = lookup16(tbl_hi_1, y1_18_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_18 = xor(p1_1_18_l, p1_1_18_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y2_18_aes_lo = and(y2_18_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_18_aes_sh = shr(y2_18_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_18_aes_hi = and(y2_18_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 2624(%rsp) /* spill g1x1.4 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_18_l = lookup16(tbl_lo_1, y2_18_aes_lo) */
-	vmovdqa %ymm9, 2656(%rsp) /* spill g1x0.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_18_h = lookup16(tbl_hi_1, y2_18_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_18 = xor(p1_2_18_l, p1_2_18_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_18_aes_lo = and(y3_18_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_18_aes_sh = shr(y3_18_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_18_aes_hi = and(y3_18_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_18_l = lookup16(tbl_lo_1, y3_18_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_18_h = lookup16(tbl_hi_1, y3_18_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_18 = xor(p1_3_18_l, p1_3_18_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_18_l = lookup16(tbl_lo_2, y0_18_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_18_h = lookup16(tbl_hi_2, y0_18_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_18 = xor(p2_0_18_l, p2_0_18_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_18_l = lookup16(tbl_lo_2, y1_18_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_18_h = lookup16(tbl_hi_2, y1_18_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_18 = xor(p2_1_18_l, p2_1_18_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_18_l = lookup16(tbl_lo_2, y2_18_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_18_h = lookup16(tbl_hi_2, y2_18_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_18 = xor(p2_2_18_l, p2_2_18_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_18_l = lookup16(tbl_lo_2, y3_18_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_18_h = lookup16(tbl_hi_2, y3_18_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_18 = xor(p2_3_18_l, p2_3_18_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_72 = xor(p1_0_18, p2_1_18) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_73 = xor(p2_2_18, p1_3_18) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_74 = xor(m0_acc_72, m0_acc_73) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_75 = xor(m0_acc_74, p2_3_18) */
-	vpxor 1184(%rsp), %ymm9, %ymm9 /* x0n_18 = xor(m0_acc_75, g2x0.3) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_72 = xor(p1_0_18, p2_0_18) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_73 = xor(p1_1_18, p2_2_18) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_74 = xor(m1_acc_72, m1_acc_73) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_75 = xor(m1_acc_74, p2_3_18) */
-	vpxor 320(%rsp), %ymm4, %ymm4 /* x1n_18 = xor(m1_acc_75, g2x1.3) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_72 = xor(p2_0_18, p1_1_18) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_73 = xor(p2_1_18, p1_2_18) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_74 = xor(m2_acc_72, m2_acc_73) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_75 = xor(m2_acc_74, p2_3_18) */
-	vpxor 960(%rsp), %ymm0, %ymm0 /* x2n_18 = xor(m2_acc_75, g2x2.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_72 = xor(p2_0_18, p2_1_18) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_73 = xor(p1_2_18, p2_2_18) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_74 = xor(m3_acc_72, m3_acc_73) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_75 = xor(m3_acc_74, p1_3_18) */
-	vpxor 608(%rsp), %ymm1, %ymm1 /* x3n_18 = xor(m3_acc_75, g2x3.3) */
-	vmovdqa 992(%rsp), %ymm3 /* reload g3x4.3 */
-	vpxor 3808(%rsp), %ymm3, %ymm5 /* t0_acc_38 = xor(g3x4, g3x8) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_39 = xor(t0_acc_38, rk0_4) */
-	vpxor 4192(%rsp), %ymm2, %ymm2 /* t0_19 = xor(t0_acc_39, g3x12) */
-	vmovdqa 704(%rsp), %ymm5 /* reload g3x5.3 */
-	vpxor 3776(%rsp), %ymm5, %ymm6 /* t1_acc_38 = xor(g3x5, g3x9) */
-	vpxor 4288(%rsp), %ymm6, %ymm6 /* t1_acc_39 = xor(t1_acc_38, rk1_4) */
-	vpxor 4160(%rsp), %ymm6, %ymm6 /* t1_19 = xor(t1_acc_39, g3x13) */
-	vmovdqa 896(%rsp), %ymm7 /* reload g3x6.3 */
-	vpxor 3744(%rsp), %ymm7, %ymm8 /* t2_acc_38 = xor(g3x6, g3x10) */
-	vpxor 4256(%rsp), %ymm8, %ymm8 /* t2_acc_39 = xor(t2_acc_38, rk2_4) */
-	vpxor 4128(%rsp), %ymm8, %ymm8 /* t2_19 = xor(t2_acc_39, g3x14) */
-	vmovdqa 640(%rsp), %ymm10 /* reload g3x7.3 */
-	vpxor 3712(%rsp), %ymm10, %ymm12 /* t3_acc_38 = xor(g3x7, g3x11) */
-	vpxor 4224(%rsp), %ymm12, %ymm12 /* t3_acc_39 = xor(t3_acc_38, rk3_4) */
-	vpxor 4096(%rsp), %ymm12, %ymm12 /* t3_19 = xor(t3_acc_39, g3x15) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_19_sr = lookup16(t0_19, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm13 /* y0_19_aes_in0 = extract128(y0_19_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_19_aes_0 = aesenclast(y0_19_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm2, %xmm2 /* y0_19_aes_in1 = extract128(y0_19_sr) */
-	vaesenclast 1376(%rsp), %xmm2, %xmm2 /* y0_19_aes_1 = aesenclast(y0_19_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* y0_19_aes = concat128(y0_19_aes_0, y0_19_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_19_sr = lookup16(t1_19, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm13 /* y1_19_aes_in0 = extract128(y1_19_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y1_19_aes_0 = aesenclast(y1_19_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm6, %xmm6 /* y1_19_aes_in1 = extract128(y1_19_sr) */
-	vaesenclast 1376(%rsp), %xmm6, %xmm6 /* y1_19_aes_1 = aesenclast(y1_19_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm13, %ymm6 /* y1_19_aes = concat128(y1_19_aes_0, y1_19_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_19_sr = lookup16(t2_19, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm13 /* y2_19_aes_in0 = extract128(y2_19_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_19_aes_0 = aesenclast(y2_19_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* y2_19_aes_in1 = extract128(y2_19_sr) */
-	vaesenclast 1376(%rsp), %xmm8, %xmm8 /* y2_19_aes_1 = aesenclast(y2_19_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_19_aes = concat128(y2_19_aes_0, y2_19_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_19_sr = lookup16(t3_19, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y3_19_aes_in0 = extract128(y3_19_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_19_aes_0 = aesenclast(y3_19_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y3_19_aes_in1 = extract128(y3_19_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y3_19_aes_1 = aesenclast(y3_19_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y3_19_aes = concat128(y3_19_aes_0, y3_19_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm13 /* y0_19_aes_lo = and(y0_19_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_19_aes_sh = shr(y0_19_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_19_aes_hi = and(y0_19_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_19_l = lookup16(tbl_lo_1, y0_19_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_19_h = lookup16(tbl_hi_1, y0_19_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_19 = xor(p1_0_19_l, p1_0_19_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_19_aes_lo = and(y1_19_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y1_19_aes_sh = shr(y1_19_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_19_aes_hi = and(y1_19_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_19_l = lookup16(tbl_lo_1, y1_19_aes_lo) */
-	vmovdqa %ymm1, 2176(%rsp) /* spill g2x3.4 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_19_h = lookup16(tbl_hi_1, y1_19_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_19 = xor(p1_1_19_l, p1_1_19_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_19_aes_lo = and(y2_19_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* y2_19_aes_sh = shr(y2_19_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_19_aes_hi = and(y2_19_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2208(%rsp) /* spill g2x2.4 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_19_l = lookup16(tbl_lo_1, y2_19_aes_lo) */
-	vmovdqa %ymm4, 2240(%rsp) /* spill g2x1.4 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_19_h = lookup16(tbl_hi_1, y2_19_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_19 = xor(p1_2_19_l, p1_2_19_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_19_aes_lo = and(y3_19_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y3_19_aes_sh = shr(y3_19_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_19_aes_hi = and(y3_19_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 2272(%rsp) /* spill g2x0.4 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_19_l = lookup16(tbl_lo_1, y3_19_aes_lo) */
-	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_19_h = lookup16(tbl_hi_1, y3_19_aes_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_19 = xor(p1_3_19_l, p1_3_19_h) */
-	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_19_l = lookup16(tbl_lo_2, y0_19_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_19_h = lookup16(tbl_hi_2, y0_19_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_19 = xor(p2_0_19_l, p2_0_19_h) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_19_l = lookup16(tbl_lo_2, y1_19_aes_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_19_h = lookup16(tbl_hi_2, y1_19_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_19 = xor(p2_1_19_l, p2_1_19_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_19_l = lookup16(tbl_lo_2, y2_19_aes_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_19_h = lookup16(tbl_hi_2, y2_19_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_19 = xor(p2_2_19_l, p2_2_19_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_19_l = lookup16(tbl_lo_2, y3_19_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_19_h = lookup16(tbl_hi_2, y3_19_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_19 = xor(p2_3_19_l, p2_3_19_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_76 = xor(p1_0_19, p2_1_19) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_77 = xor(p2_2_19, p1_3_19) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_78 = xor(m0_acc_76, m0_acc_77) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_79 = xor(m0_acc_78, p2_3_19) */
-	vpxor 736(%rsp), %ymm8, %ymm8 /* x0n_19 = xor(m0_acc_79, g3x0.3) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_76 = xor(p1_0_19, p2_0_19) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_77 = xor(p1_1_19, p2_2_19) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_78 = xor(m1_acc_76, m1_acc_77) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_79 = xor(m1_acc_78, p2_3_19) */
-	vpxor 800(%rsp), %ymm5, %ymm5 /* x1n_19 = xor(m1_acc_79, g3x1.3) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_76 = xor(p2_0_19, p1_1_19) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_77 = xor(p2_1_19, p1_2_19) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_78 = xor(m2_acc_76, m2_acc_77) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_79 = xor(m2_acc_78, p2_3_19) */
-	vpxor 864(%rsp), %ymm1, %ymm1 /* x2n_19 = xor(m2_acc_79, g3x2.3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_76 = xor(p2_0_19, p2_1_19) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_77 = xor(p1_2_19, p2_2_19) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_78 = xor(m3_acc_76, m3_acc_77) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_79 = xor(m3_acc_78, p1_3_19) */
-	vpxor 672(%rsp), %ymm0, %ymm0 /* x3n_19 = xor(m3_acc_79, g3x3.3) */
-
-	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	vpbroadcastd 80(%rdi,%rcx), %ymm2 /* rk0_5 = bcast32() */
-	vpbroadcastd 84(%rdi,%rcx), %ymm3 /* rk1_5 = bcast32() */
-	vpbroadcastd 88(%rdi,%rcx), %ymm4 /* rk2_5 = bcast32() */
-	vpbroadcastd 92(%rdi,%rcx), %ymm6 /* rk3_5 = bcast32() */
-	vmovdqa 1120(%rsp), %ymm7 /* reload g0x8.3 */
-	vpxor 1472(%rsp), %ymm7, %ymm9 /* t0_acc_40 = xor(g0x8, g0x12) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_41 = xor(t0_acc_40, rk0_5) */
-	vpxor 1536(%rsp), %ymm9, %ymm9 /* t0_20 = xor(t0_acc_41, g0x0) */
-	vmovdqa 384(%rsp), %ymm10 /* reload g0x9.3 */
-	vpxor 1632(%rsp), %ymm10, %ymm12 /* t1_acc_40 = xor(g0x9, g0x13) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_41 = xor(t1_acc_40, rk1_5) */
-	vpxor 1024(%rsp), %ymm12, %ymm12 /* t1_20 = xor(t1_acc_41, g0x1) */
-	vmovdqa 0(%rsp), %ymm13 /* reload g0x10.3 */
-	vpxor 64(%rsp), %ymm13, %ymm13 /* t2_acc_40 = xor(g0x10, g0x14) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_41 = xor(t2_acc_40, rk2_5) */
-	vpxor 1088(%rsp), %ymm13, %ymm13 /* t2_20 = xor(t2_acc_41, g0x2) */
-	vmovdqa 928(%rsp), %ymm10 /* reload g0x11.3 */
-	vpxor 32(%rsp), %ymm10, %ymm10 /* t3_acc_40 = xor(g0x11, g0x15) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_41 = xor(t3_acc_40, rk3_5) */
-	vpxor 3200(%rsp), %ymm10, %ymm10 /* t3_20 = xor(t3_acc_41, g0x3) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_20_sr = lookup16(t0_20, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm7 /* y0_20_aes_in0 = extract128(y0_20_sr) */
-	vaesenclast 1312(%rsp), %xmm7, %xmm7 /* y0_20_aes_0 = aesenclast(y0_20_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_20_aes_in1 = extract128(y0_20_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y0_20_aes_1 = aesenclast(y0_20_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_20_aes = concat128(y0_20_aes_0, y0_20_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_20_sr = lookup16(t1_20, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm12 /* y1_20_aes_in0 = extract128(y1_20_sr) */
-	vaesenclast 1312(%rsp), %xmm12, %xmm12 /* y1_20_aes_0 = aesenclast(y1_20_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y1_20_aes_in1 = extract128(y1_20_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y1_20_aes_1 = aesenclast(y1_20_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_20_aes = concat128(y1_20_aes_0, y1_20_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm13, %ymm12 /* y2_20_sr = lookup16(t2_20, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y2_20_aes_in0 = extract128(y2_20_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_20_aes_0 = aesenclast(y2_20_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_20_aes_in1 = extract128(y2_20_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y2_20_aes_1 = aesenclast(y2_20_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y2_20_aes = concat128(y2_20_aes_0, y2_20_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_20_sr = lookup16(t3_20, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm13 /* y3_20_aes_in0 = extract128(y3_20_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_20_aes_0 = aesenclast(y3_20_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_20_aes_in1 = extract128(y3_20_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y3_20_aes_1 = aesenclast(y3_20_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm13, %ymm10 /* y3_20_aes = concat128(y3_20_aes_0, y3_20_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm13 /* y0_20_aes_lo = and(y0_20_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y0_20_aes_sh = shr(y0_20_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_20_aes_hi = and(y0_20_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2048(%rsp) /* spill g3x3.4 */
-	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_20_l = lookup16(tbl_lo_1, y0_20_aes_lo) */
-	vmovdqa %ymm1, 2016(%rsp) /* spill g3x2.4 */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 1984(%rsp) /* spill g3x1.4 */
-	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_20_h = lookup16(tbl_hi_1, y0_20_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_20 = xor(p1_0_20_l, p1_0_20_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm5 /* y1_20_aes_lo = and(y1_20_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y1_20_aes_sh = shr(y1_20_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm9 /* y1_20_aes_hi = and(y1_20_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 1952(%rsp) /* spill g3x0.4 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_20_l = lookup16(tbl_lo_1, y1_20_aes_lo) */
-	vmovdqa %ymm6, 672(%rsp) /* spill rk3_5 */
-	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_20_h = lookup16(tbl_hi_1, y1_20_aes_hi) */
-	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_20 = xor(p1_1_20_l, p1_1_20_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y2_20_aes_lo = and(y2_20_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_20_aes_sh = shr(y2_20_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y2_20_aes_hi = and(y2_20_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 864(%rsp) /* spill rk2_5 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_20_l = lookup16(tbl_lo_1, y2_20_aes_lo) */
-	vmovdqa %ymm3, 800(%rsp) /* spill rk1_5 */
-	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_20_h = lookup16(tbl_hi_1, y2_20_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_20 = xor(p1_2_20_l, p1_2_20_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm4 /* y3_20_aes_lo = and(y3_20_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_20_aes_sh = shr(y3_20_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y3_20_aes_hi = and(y3_20_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_20_l = lookup16(tbl_lo_1, y3_20_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_20_h = lookup16(tbl_hi_1, y3_20_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_20 = xor(p1_3_20_l, p1_3_20_h) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* p2_0_20_l = lookup16(tbl_lo_2, y0_20_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_20_h = lookup16(tbl_hi_2, y0_20_aes_hi) */
-	vpxor %ymm7, %ymm13, %ymm7 /* p2_0_20 = xor(p2_0_20_l, p2_0_20_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_20_l = lookup16(tbl_lo_2, y1_20_aes_lo) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* p2_1_20_h = lookup16(tbl_hi_2, y1_20_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_20 = xor(p2_1_20_l, p2_1_20_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_20_l = lookup16(tbl_lo_2, y2_20_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm9 /* p2_2_20_h = lookup16(tbl_hi_2, y2_20_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_20 = xor(p2_2_20_l, p2_2_20_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_20_l = lookup16(tbl_lo_2, y3_20_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_20_h = lookup16(tbl_hi_2, y3_20_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_20 = xor(p2_3_20_l, p2_3_20_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_80 = xor(p1_0_20, p2_1_20) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_81 = xor(p2_2_20, p1_3_20) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_82 = xor(m0_acc_80, m0_acc_81) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_83 = xor(m0_acc_82, p2_3_20) */
-	vpxor 1440(%rsp), %ymm9, %ymm9 /* x0n_20 = xor(m0_acc_83, g0x4.3) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_80 = xor(p1_0_20, p2_0_20) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_81 = xor(p1_1_20, p2_2_20) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_82 = xor(m1_acc_80, m1_acc_81) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_83 = xor(m1_acc_82, p2_3_20) */
-	vpxor 544(%rsp), %ymm0, %ymm0 /* x1n_20 = xor(m1_acc_83, g0x5.3) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_80 = xor(p2_0_20, p1_1_20) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_81 = xor(p2_1_20, p1_2_20) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_82 = xor(m2_acc_80, m2_acc_81) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_83 = xor(m2_acc_82, p2_3_20) */
-	vpxor 576(%rsp), %ymm4, %ymm4 /* x2n_20 = xor(m2_acc_83, g0x6.3) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_80 = xor(p2_0_20, p2_1_20) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_81 = xor(p1_2_20, p2_2_20) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_82 = xor(m3_acc_80, m3_acc_81) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_83 = xor(m3_acc_82, p1_3_20) */
-	vpxor 512(%rsp), %ymm1, %ymm1 /* x3n_20 = xor(m3_acc_83, g0x7.3) */
-	vmovdqa 3648(%rsp), %ymm3 /* reload g1x8.3 */
-	vpxor 4032(%rsp), %ymm3, %ymm5 /* t0_acc_42 = xor(g1x8, g1x12) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_43 = xor(t0_acc_42, rk0_5) */
-	vpxor 2656(%rsp), %ymm5, %ymm5 /* t0_21 = xor(t0_acc_43, g1x0) */
-	vmovdqa 3616(%rsp), %ymm6 /* reload g1x9.3 */
-	vpxor 4000(%rsp), %ymm6, %ymm7 /* t1_acc_42 = xor(g1x9, g1x13) */
-	vpxor 800(%rsp), %ymm7, %ymm7 /* t1_acc_43 = xor(t1_acc_42, rk1_5) */
-	vpxor 2624(%rsp), %ymm7, %ymm7 /* t1_21 = xor(t1_acc_43, g1x1) */
-	vmovdqa 3584(%rsp), %ymm8 /* reload g1x10.3 */
-	vpxor 3968(%rsp), %ymm8, %ymm10 /* t2_acc_42 = xor(g1x10, g1x14) */
-	vpxor 864(%rsp), %ymm10, %ymm10 /* t2_acc_43 = xor(t2_acc_42, rk2_5) */
-	vpxor 2592(%rsp), %ymm10, %ymm10 /* t2_21 = xor(t2_acc_43, g1x2) */
-	vmovdqa 416(%rsp), %ymm12 /* reload g1x11.3 */
-	vpxor 3936(%rsp), %ymm12, %ymm13 /* t3_acc_42 = xor(g1x11, g1x15) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* t3_acc_43 = xor(t3_acc_42, rk3_5) */
-	vpxor 2304(%rsp), %ymm13, %ymm13 /* t3_21 = xor(t3_acc_43, g1x3) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_21_sr = lookup16(t0_21, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_21_aes_in0 = extract128(y0_21_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_21_aes_0 = aesenclast(y0_21_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_21_aes_in1 = extract128(y0_21_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_21_aes_1 = aesenclast(y0_21_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_21_aes = concat128(y0_21_aes_0, y0_21_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_21_sr = lookup16(t1_21, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_21_aes_in0 = extract128(y1_21_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_21_aes_0 = aesenclast(y1_21_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_21_aes_in1 = extract128(y1_21_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_21_aes_1 = aesenclast(y1_21_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_21_aes = concat128(y1_21_aes_0, y1_21_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_21_sr = lookup16(t2_21, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_21_aes_in0 = extract128(y2_21_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_21_aes_0 = aesenclast(y2_21_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_21_aes_in1 = extract128(y2_21_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_21_aes_1 = aesenclast(y2_21_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_21_aes = concat128(y2_21_aes_0, y2_21_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_21_sr = lookup16(t3_21, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_21_aes_in0 = extract128(y3_21_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_21_aes_0 = aesenclast(y3_21_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_21_aes_in1 = extract128(y3_21_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_21_aes_1 = aesenclast(y3_21_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_21_aes = concat128(y3_21_aes_0, y3_21_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm15 /* y0_21_aes_lo = and(y0_21_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_21_aes_sh = shr(y0_21_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_21_aes_hi = and(y0_21_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_21_l = lookup16(tbl_lo_1, y0_21_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_21_h = lookup16(tbl_hi_1, y0_21_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_21 = xor(p1_0_21_l, p1_0_21_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_21_aes_lo = and(y1_21_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_21_aes_sh = shr(y1_21_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_21_aes_hi = and(y1_21_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 512(%rsp) /* spill g0x7.4 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_21_l = lookup16(tbl_lo_1, y1_21_aes_lo) */
-	vmovdqa %ymm4, 576(%rsp) /* spill g0x6.4 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_21_h = lookup16(tbl_hi_1, y1_21_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_21 = xor(p1_1_21_l, p1_1_21_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm4 /* y2_21_aes_lo = and(y2_21_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_21_aes_sh = shr(y2_21_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_21_aes_hi = and(y2_21_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 544(%rsp) /* spill g0x5.4 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_21_l = lookup16(tbl_lo_1, y2_21_aes_lo) */
-	vmovdqa %ymm9, 1440(%rsp) /* spill g0x4.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_21_h = lookup16(tbl_hi_1, y2_21_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_21 = xor(p1_2_21_l, p1_2_21_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_21_aes_lo = and(y3_21_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_21_aes_sh = shr(y3_21_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_21_aes_hi = and(y3_21_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_21_l = lookup16(tbl_lo_1, y3_21_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_21_h = lookup16(tbl_hi_1, y3_21_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_21 = xor(p1_3_21_l, p1_3_21_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_21_l = lookup16(tbl_lo_2, y0_21_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_21_h = lookup16(tbl_hi_2, y0_21_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_21 = xor(p2_0_21_l, p2_0_21_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_21_l = lookup16(tbl_lo_2, y1_21_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_21_h = lookup16(tbl_hi_2, y1_21_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_21 = xor(p2_1_21_l, p2_1_21_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_21_l = lookup16(tbl_lo_2, y2_21_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_21_h = lookup16(tbl_hi_2, y2_21_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_21 = xor(p2_2_21_l, p2_2_21_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_21_l = lookup16(tbl_lo_2, y3_21_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_21_h = lookup16(tbl_hi_2, y3_21_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_21 = xor(p2_3_21_l, p2_3_21_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_84 = xor(p1_0_21, p2_1_21) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_85 = xor(p2_2_21, p1_3_21) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_86 = xor(m0_acc_84, m0_acc_85) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_87 = xor(m0_acc_86, p2_3_21) */
-	vpxor 1216(%rsp), %ymm9, %ymm9 /* x0n_21 = xor(m0_acc_87, g1x4.3) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_84 = xor(p1_0_21, p2_0_21) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_85 = xor(p1_1_21, p2_2_21) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_86 = xor(m1_acc_84, m1_acc_85) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_87 = xor(m1_acc_86, p2_3_21) */
-	vpxor 1408(%rsp), %ymm3, %ymm3 /* x1n_21 = xor(m1_acc_87, g1x5.3) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_84 = xor(p2_0_21, p1_1_21) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_85 = xor(p2_1_21, p1_2_21) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_86 = xor(m2_acc_84, m2_acc_85) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_87 = xor(m2_acc_86, p2_3_21) */
-	vpxor 1152(%rsp), %ymm1, %ymm1 /* x2n_21 = xor(m2_acc_87, g1x6.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_84 = xor(p2_0_21, p2_1_21) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_85 = xor(p1_2_21, p2_2_21) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_86 = xor(m3_acc_84, m3_acc_85) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_87 = xor(m3_acc_86, p1_3_21) */
-	vpxor 224(%rsp), %ymm0, %ymm0 /* x3n_21 = xor(m3_acc_87, g1x7.3) */
-	vmovdqa 3680(%rsp), %ymm4 /* reload g2x8.3 */
-	vpxor 4064(%rsp), %ymm4, %ymm5 /* t0_acc_44 = xor(g2x8, g2x12) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_45 = xor(t0_acc_44, rk0_5) */
-	vpxor 2272(%rsp), %ymm5, %ymm5 /* t0_22 = xor(t0_acc_45, g2x0) */
-	vmovdqa 128(%rsp), %ymm6 /* reload g2x9.3 */
-	vpxor 3904(%rsp), %ymm6, %ymm7 /* t1_acc_44 = xor(g2x9, g2x13) */
-	vpxor 800(%rsp), %ymm7, %ymm7 /* t1_acc_45 = xor(t1_acc_44, rk1_5) */
-	vpxor 2240(%rsp), %ymm7, %ymm7 /* t1_22 = xor(t1_acc_45, g2x1) */
-	vmovdqa 448(%rsp), %ymm8 /* reload g2x10.3 */
-	vpxor 3872(%rsp), %ymm8, %ymm10 /* t2_acc_44 = xor(g2x10, g2x14) */
-	vpxor 864(%rsp), %ymm10, %ymm10 /* t2_acc_45 = xor(t2_acc_44, rk2_5) */
-	vpxor 2208(%rsp), %ymm10, %ymm10 /* t2_22 = xor(t2_acc_45, g2x2) */
-	vmovdqa 192(%rsp), %ymm12 /* reload g2x11.3 */
-	vpxor 3840(%rsp), %ymm12, %ymm13 /* t3_acc_44 = xor(g2x11, g2x15) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* t3_acc_45 = xor(t3_acc_44, rk3_5) */
-	vpxor 2176(%rsp), %ymm13, %ymm13 /* t3_22 = xor(t3_acc_45, g2x3) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_22_sr = lookup16(t0_22, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_22_aes_in0 = extract128(y0_22_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_22_aes_0 = aesenclast(y0_22_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_22_aes_in1 = extract128(y0_22_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_22_aes_1 = aesenclast(y0_22_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_22_aes = concat128(y0_22_aes_0, y0_22_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_22_sr = lookup16(t1_22, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_22_aes_in0 = extract128(y1_22_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_22_aes_0 = aesenclast(y1_22_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_22_aes_in1 = extract128(y1_22_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_22_aes_1 = aesenclast(y1_22_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_22_aes = concat128(y1_22_aes_0, y1_22_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_22_sr = lookup16(t2_22, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_22_aes_in0 = extract128(y2_22_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_22_aes_0 = aesenclast(y2_22_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_22_aes_in1 = extract128(y2_22_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_22_aes_1 = aesenclast(y2_22_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_22_aes = concat128(y2_22_aes_0, y2_22_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_22_sr = lookup16(t3_22, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_22_aes_in0 = extract128(y3_22_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_22_aes_0 = aesenclast(y3_22_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_22_aes_in1 = extract128(y3_22_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_22_aes_1 = aesenclast(y3_22_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_22_aes = concat128(y3_22_aes_0, y3_22_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm15 /* y0_22_aes_lo = and(y0_22_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_22_aes_sh = shr(y0_22_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_22_aes_hi = and(y0_22_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_22_l = lookup16(tbl_lo_1, y0_22_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_22_h = lookup16(tbl_hi_1, y0_22_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_22 = xor(p1_0_22_l, p1_0_22_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_22_aes_lo = and(y1_22_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_22_aes_sh = shr(y1_22_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_22_aes_hi = and(y1_22_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2688(%rsp) /* spill g1x7.4 */
-	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_22_l = lookup16(tbl_lo_1, y1_22_aes_lo) */
-	vmovdqa %ymm1, 2720(%rsp) /* spill g1x6.4 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_22_h = lookup16(tbl_hi_1, y1_22_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_22 = xor(p1_1_22_l, p1_1_22_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y2_22_aes_lo = and(y2_22_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_22_aes_sh = shr(y2_22_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_22_aes_hi = and(y2_22_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3104(%rsp) /* spill g1x5.4 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_22_l = lookup16(tbl_lo_1, y2_22_aes_lo) */
-	vmovdqa %ymm9, 3168(%rsp) /* spill g1x4.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_22_h = lookup16(tbl_hi_1, y2_22_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_22 = xor(p1_2_22_l, p1_2_22_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_22_aes_lo = and(y3_22_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_22_aes_sh = shr(y3_22_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_22_aes_hi = and(y3_22_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_22_l = lookup16(tbl_lo_1, y3_22_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_22_h = lookup16(tbl_hi_1, y3_22_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_22 = xor(p1_3_22_l, p1_3_22_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_22_l = lookup16(tbl_lo_2, y0_22_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_22_h = lookup16(tbl_hi_2, y0_22_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_22 = xor(p2_0_22_l, p2_0_22_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_22_l = lookup16(tbl_lo_2, y1_22_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_22_h = lookup16(tbl_hi_2, y1_22_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_22 = xor(p2_1_22_l, p2_1_22_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_22_l = lookup16(tbl_lo_2, y2_22_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_22_h = lookup16(tbl_hi_2, y2_22_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_22 = xor(p2_2_22_l, p2_2_22_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_22_l = lookup16(tbl_lo_2, y3_22_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_22_h = lookup16(tbl_hi_2, y3_22_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_22 = xor(p2_3_22_l, p2_3_22_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_88 = xor(p1_0_22, p2_1_22) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_89 = xor(p2_2_22, p1_3_22) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_90 = xor(m0_acc_88, m0_acc_89) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_91 = xor(m0_acc_90, p2_3_22) */
-	vpxor 1504(%rsp), %ymm9, %ymm9 /* x0n_22 = xor(m0_acc_91, g2x4.3) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_88 = xor(p1_0_22, p2_0_22) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_89 = xor(p1_1_22, p2_2_22) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_90 = xor(m1_acc_88, m1_acc_89) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_91 = xor(m1_acc_90, p2_3_22) */
-	vpxor 256(%rsp), %ymm4, %ymm4 /* x1n_22 = xor(m1_acc_91, g2x5.3) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_88 = xor(p2_0_22, p1_1_22) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_89 = xor(p2_1_22, p1_2_22) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_90 = xor(m2_acc_88, m2_acc_89) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_91 = xor(m2_acc_90, p2_3_22) */
-	vpxor 480(%rsp), %ymm0, %ymm0 /* x2n_22 = xor(m2_acc_91, g2x6.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_88 = xor(p2_0_22, p2_1_22) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_89 = xor(p1_2_22, p2_2_22) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_90 = xor(m3_acc_88, m3_acc_89) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_91 = xor(m3_acc_90, p1_3_22) */
-	vpxor 160(%rsp), %ymm1, %ymm1 /* x3n_22 = xor(m3_acc_91, g2x7.3) */
-	vmovdqa 3808(%rsp), %ymm3 /* reload g3x8.3 */
-	vpxor 4192(%rsp), %ymm3, %ymm5 /* t0_acc_46 = xor(g3x8, g3x12) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_47 = xor(t0_acc_46, rk0_5) */
-	vpxor 1952(%rsp), %ymm2, %ymm2 /* t0_23 = xor(t0_acc_47, g3x0) */
-	vmovdqa 3776(%rsp), %ymm5 /* reload g3x9.3 */
-	vpxor 4160(%rsp), %ymm5, %ymm6 /* t1_acc_46 = xor(g3x9, g3x13) */
-	vpxor 800(%rsp), %ymm6, %ymm6 /* t1_acc_47 = xor(t1_acc_46, rk1_5) */
-	vpxor 1984(%rsp), %ymm6, %ymm6 /* t1_23 = xor(t1_acc_47, g3x1) */
-	vmovdqa 3744(%rsp), %ymm7 /* reload g3x10.3 */
-	vpxor 4128(%rsp), %ymm7, %ymm8 /* t2_acc_46 = xor(g3x10, g3x14) */
-	vpxor 864(%rsp), %ymm8, %ymm8 /* t2_acc_47 = xor(t2_acc_46, rk2_5) */
-	vpxor 2016(%rsp), %ymm8, %ymm8 /* t2_23 = xor(t2_acc_47, g3x2) */
-	vmovdqa 3712(%rsp), %ymm10 /* reload g3x11.3 */
-	vpxor 4096(%rsp), %ymm10, %ymm12 /* t3_acc_46 = xor(g3x11, g3x15) */
-	vpxor 672(%rsp), %ymm12, %ymm12 /* t3_acc_47 = xor(t3_acc_46, rk3_5) */
-	vpxor 2048(%rsp), %ymm12, %ymm12 /* t3_23 = xor(t3_acc_47, g3x3) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_23_sr = lookup16(t0_23, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm13 /* y0_23_aes_in0 = extract128(y0_23_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_23_aes_0 = aesenclast(y0_23_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm2, %xmm2 /* y0_23_aes_in1 = extract128(y0_23_sr) */
-	vaesenclast 1376(%rsp), %xmm2, %xmm2 /* y0_23_aes_1 = aesenclast(y0_23_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* y0_23_aes = concat128(y0_23_aes_0, y0_23_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_23_sr = lookup16(t1_23, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm13 /* y1_23_aes_in0 = extract128(y1_23_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y1_23_aes_0 = aesenclast(y1_23_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm6, %xmm6 /* y1_23_aes_in1 = extract128(y1_23_sr) */
-	vaesenclast 1376(%rsp), %xmm6, %xmm6 /* y1_23_aes_1 = aesenclast(y1_23_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm13, %ymm6 /* y1_23_aes = concat128(y1_23_aes_0, y1_23_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_23_sr = lookup16(t2_23, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm13 /* y2_23_aes_in0 = extract128(y2_23_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_23_aes_0 = aesenclast(y2_23_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* y2_23_aes_in1 = extract128(y2_23_sr) */
-	vaesenclast 1376(%rsp), %xmm8, %xmm8 /* y2_23_aes_1 = aesenclast(y2_23_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_23_aes = concat128(y2_23_aes_0, y2_23_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_23_sr = lookup16(t3_23, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y3_23_aes_in0 = extract128(y3_23_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_23_aes_0 = aesenclast(y3_23_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y3_23_aes_in1 = extract128(y3_23_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y3_23_aes_1 = aesenclast(y3_23_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y3_23_aes = concat128(y3_23_aes_0, y3_23_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm13 /* y0_23_aes_lo = and(y0_23_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_23_aes_sh = shr(y0_23_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_23_aes_hi = and(y0_23_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_23_l = lookup16(tbl_lo_1, y0_23_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_23_h = lookup16(tbl_hi_1, y0_23_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_23 = xor(p1_0_23_l, p1_0_23_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_23_aes_lo = and(y1_23_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y1_23_aes_sh = shr(y1_23_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_23_aes_hi = and(y1_23_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_23_l = lookup16(tbl_lo_1, y1_23_aes_lo) */
-	vmovdqa %ymm1, 2432(%rsp) /* spill g2x7.4 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_23_h = lookup16(tbl_hi_1, y1_23_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_23 = xor(p1_1_23_l, p1_1_23_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_23_aes_lo = and(y2_23_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* y2_23_aes_sh = shr(y2_23_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_23_aes_hi = and(y2_23_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2400(%rsp) /* spill g2x6.4 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_23_l = lookup16(tbl_lo_1, y2_23_aes_lo) */
-	vmovdqa %ymm4, 2368(%rsp) /* spill g2x5.4 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_23_h = lookup16(tbl_hi_1, y2_23_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_23 = xor(p1_2_23_l, p1_2_23_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_23_aes_lo = and(y3_23_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y3_23_aes_sh = shr(y3_23_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_23_aes_hi = and(y3_23_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 2336(%rsp) /* spill g2x4.4 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_23_l = lookup16(tbl_lo_1, y3_23_aes_lo) */
-	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_23_h = lookup16(tbl_hi_1, y3_23_aes_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_23 = xor(p1_3_23_l, p1_3_23_h) */
-	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_23_l = lookup16(tbl_lo_2, y0_23_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_23_h = lookup16(tbl_hi_2, y0_23_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_23 = xor(p2_0_23_l, p2_0_23_h) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_23_l = lookup16(tbl_lo_2, y1_23_aes_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_23_h = lookup16(tbl_hi_2, y1_23_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_23 = xor(p2_1_23_l, p2_1_23_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_23_l = lookup16(tbl_lo_2, y2_23_aes_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_23_h = lookup16(tbl_hi_2, y2_23_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_23 = xor(p2_2_23_l, p2_2_23_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_23_l = lookup16(tbl_lo_2, y3_23_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_23_h = lookup16(tbl_hi_2, y3_23_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_23 = xor(p2_3_23_l, p2_3_23_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_92 = xor(p1_0_23, p2_1_23) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_93 = xor(p2_2_23, p1_3_23) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_94 = xor(m0_acc_92, m0_acc_93) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_95 = xor(m0_acc_94, p2_3_23) */
-	vpxor 992(%rsp), %ymm8, %ymm8 /* x0n_23 = xor(m0_acc_95, g3x4.3) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_92 = xor(p1_0_23, p2_0_23) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_93 = xor(p1_1_23, p2_2_23) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_94 = xor(m1_acc_92, m1_acc_93) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_95 = xor(m1_acc_94, p2_3_23) */
-	vpxor 704(%rsp), %ymm5, %ymm5 /* x1n_23 = xor(m1_acc_95, g3x5.3) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_92 = xor(p2_0_23, p1_1_23) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_93 = xor(p2_1_23, p1_2_23) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_94 = xor(m2_acc_92, m2_acc_93) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_95 = xor(m2_acc_94, p2_3_23) */
-	vpxor 896(%rsp), %ymm1, %ymm1 /* x2n_23 = xor(m2_acc_95, g3x6.3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_92 = xor(p2_0_23, p2_1_23) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_93 = xor(p1_2_23, p2_2_23) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_94 = xor(m3_acc_92, m3_acc_93) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_95 = xor(m3_acc_94, p1_3_23) */
-	vpxor 640(%rsp), %ymm0, %ymm0 /* x3n_23 = xor(m3_acc_95, g3x7.3) */
-
-	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	vpbroadcastd 96(%rdi,%rcx), %ymm2 /* rk0_6 = bcast32() */
-	vpbroadcastd 100(%rdi,%rcx), %ymm3 /* rk1_6 = bcast32() */
-	vpbroadcastd 104(%rdi,%rcx), %ymm4 /* rk2_6 = bcast32() */
-	vpbroadcastd 108(%rdi,%rcx), %ymm6 /* rk3_6 = bcast32() */
-	vmovdqa 1472(%rsp), %ymm7 /* reload g0x12.3 */
-	vpxor 1536(%rsp), %ymm7, %ymm9 /* t0_acc_48 = xor(g0x12, g0x0) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_49 = xor(t0_acc_48, rk0_6) */
-	vpxor 1440(%rsp), %ymm9, %ymm9 /* t0_24 = xor(t0_acc_49, g0x4) */
-	vmovdqa 1632(%rsp), %ymm10 /* reload g0x13.3 */
-	vpxor 1024(%rsp), %ymm10, %ymm12 /* t1_acc_48 = xor(g0x13, g0x1) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_49 = xor(t1_acc_48, rk1_6) */
-	vpxor 544(%rsp), %ymm12, %ymm12 /* t1_24 = xor(t1_acc_49, g0x5) */
-	vmovdqa 64(%rsp), %ymm13 /* reload g0x14.3 */
-	vpxor 1088(%rsp), %ymm13, %ymm13 /* t2_acc_48 = xor(g0x14, g0x2) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_49 = xor(t2_acc_48, rk2_6) */
-	vpxor 576(%rsp), %ymm13, %ymm13 /* t2_24 = xor(t2_acc_49, g0x6) */
-	vmovdqa 32(%rsp), %ymm10 /* reload g0x15.3 */
-	vpxor 3200(%rsp), %ymm10, %ymm10 /* t3_acc_48 = xor(g0x15, g0x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_49 = xor(t3_acc_48, rk3_6) */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* t3_24 = xor(t3_acc_49, g0x7) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_24_sr = lookup16(t0_24, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm7 /* y0_24_aes_in0 = extract128(y0_24_sr) */
-	vaesenclast 1312(%rsp), %xmm7, %xmm7 /* y0_24_aes_0 = aesenclast(y0_24_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_24_aes_in1 = extract128(y0_24_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y0_24_aes_1 = aesenclast(y0_24_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_24_aes = concat128(y0_24_aes_0, y0_24_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_24_sr = lookup16(t1_24, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm12 /* y1_24_aes_in0 = extract128(y1_24_sr) */
-	vaesenclast 1312(%rsp), %xmm12, %xmm12 /* y1_24_aes_0 = aesenclast(y1_24_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y1_24_aes_in1 = extract128(y1_24_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y1_24_aes_1 = aesenclast(y1_24_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_24_aes = concat128(y1_24_aes_0, y1_24_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm13, %ymm12 /* y2_24_sr = lookup16(t2_24, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y2_24_aes_in0 = extract128(y2_24_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_24_aes_0 = aesenclast(y2_24_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_24_aes_in1 = extract128(y2_24_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y2_24_aes_1 = aesenclast(y2_24_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y2_24_aes = concat128(y2_24_aes_0, y2_24_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_24_sr = lookup16(t3_24, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm13 /* y3_24_aes_in0 = extract128(y3_24_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_24_aes_0 = aesenclast(y3_24_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_24_aes_in1 = extract128(y3_24_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y3_24_aes_1 = aesenclast(y3_24_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm13, %ymm10 /* y3_24_aes = concat128(y3_24_aes_0, y3_24_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm13 /* y0_24_aes_lo = and(y0_24_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y0_24_aes_sh = shr(y0_24_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_24_aes_hi = and(y0_24_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2560(%rsp) /* spill g3x7.4 */
-	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_24_l = lookup16(tbl_lo_1, y0_24_aes_lo) */
-	vmovdqa %ymm1, 2528(%rsp) /* spill g3x6.4 */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 2496(%rsp) /* spill g3x5.4 */
-	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_24_h = lookup16(tbl_hi_1, y0_24_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_24 = xor(p1_0_24_l, p1_0_24_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm5 /* y1_24_aes_lo = and(y1_24_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y1_24_aes_sh = shr(y1_24_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm9 /* y1_24_aes_hi = and(y1_24_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 2464(%rsp) /* spill g3x4.4 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_24_l = lookup16(tbl_lo_1, y1_24_aes_lo) */
-	vmovdqa %ymm6, 640(%rsp) /* spill rk3_6 */
-	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_24_h = lookup16(tbl_hi_1, y1_24_aes_hi) */
-	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_24 = xor(p1_1_24_l, p1_1_24_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y2_24_aes_lo = and(y2_24_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_24_aes_sh = shr(y2_24_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y2_24_aes_hi = and(y2_24_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 896(%rsp) /* spill rk2_6 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_24_l = lookup16(tbl_lo_1, y2_24_aes_lo) */
-	vmovdqa %ymm3, 704(%rsp) /* spill rk1_6 */
-	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_24_h = lookup16(tbl_hi_1, y2_24_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_24 = xor(p1_2_24_l, p1_2_24_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm4 /* y3_24_aes_lo = and(y3_24_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_24_aes_sh = shr(y3_24_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y3_24_aes_hi = and(y3_24_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_24_l = lookup16(tbl_lo_1, y3_24_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_24_h = lookup16(tbl_hi_1, y3_24_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_24 = xor(p1_3_24_l, p1_3_24_h) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* p2_0_24_l = lookup16(tbl_lo_2, y0_24_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_24_h = lookup16(tbl_hi_2, y0_24_aes_hi) */
-	vpxor %ymm7, %ymm13, %ymm7 /* p2_0_24 = xor(p2_0_24_l, p2_0_24_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_24_l = lookup16(tbl_lo_2, y1_24_aes_lo) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* p2_1_24_h = lookup16(tbl_hi_2, y1_24_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_24 = xor(p2_1_24_l, p2_1_24_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_24_l = lookup16(tbl_lo_2, y2_24_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm9 /* p2_2_24_h = lookup16(tbl_hi_2, y2_24_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_24 = xor(p2_2_24_l, p2_2_24_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_24_l = lookup16(tbl_lo_2, y3_24_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_24_h = lookup16(tbl_hi_2, y3_24_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_24 = xor(p2_3_24_l, p2_3_24_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_96 = xor(p1_0_24, p2_1_24) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_97 = xor(p2_2_24, p1_3_24) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_98 = xor(m0_acc_96, m0_acc_97) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_99 = xor(m0_acc_98, p2_3_24) */
-	vpxor 1120(%rsp), %ymm9, %ymm9 /* x0n_24 = xor(m0_acc_99, g0x8.3) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_96 = xor(p1_0_24, p2_0_24) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_97 = xor(p1_1_24, p2_2_24) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_98 = xor(m1_acc_96, m1_acc_97) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_99 = xor(m1_acc_98, p2_3_24) */
-	vpxor 384(%rsp), %ymm0, %ymm0 /* x1n_24 = xor(m1_acc_99, g0x9.3) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_96 = xor(p2_0_24, p1_1_24) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_97 = xor(p2_1_24, p1_2_24) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_98 = xor(m2_acc_96, m2_acc_97) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_99 = xor(m2_acc_98, p2_3_24) */
-	vpxor 0(%rsp), %ymm4, %ymm4 /* x2n_24 = xor(m2_acc_99, g0x10.3) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_96 = xor(p2_0_24, p2_1_24) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_97 = xor(p1_2_24, p2_2_24) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_98 = xor(m3_acc_96, m3_acc_97) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_99 = xor(m3_acc_98, p1_3_24) */
-	vpxor 928(%rsp), %ymm1, %ymm1 /* x3n_24 = xor(m3_acc_99, g0x11.3) */
-	vmovdqa 4032(%rsp), %ymm3 /* reload g1x12.3 */
-	vpxor 2656(%rsp), %ymm3, %ymm5 /* t0_acc_50 = xor(g1x12, g1x0) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_51 = xor(t0_acc_50, rk0_6) */
-	vpxor 3168(%rsp), %ymm5, %ymm5 /* t0_25 = xor(t0_acc_51, g1x4) */
-	vmovdqa 4000(%rsp), %ymm6 /* reload g1x13.3 */
-	vpxor 2624(%rsp), %ymm6, %ymm7 /* t1_acc_50 = xor(g1x13, g1x1) */
-	vpxor 704(%rsp), %ymm7, %ymm7 /* t1_acc_51 = xor(t1_acc_50, rk1_6) */
-	vpxor 3104(%rsp), %ymm7, %ymm7 /* t1_25 = xor(t1_acc_51, g1x5) */
-	vmovdqa 3968(%rsp), %ymm8 /* reload g1x14.3 */
-	vpxor 2592(%rsp), %ymm8, %ymm10 /* t2_acc_50 = xor(g1x14, g1x2) */
-	vpxor 896(%rsp), %ymm10, %ymm10 /* t2_acc_51 = xor(t2_acc_50, rk2_6) */
-	vpxor 2720(%rsp), %ymm10, %ymm10 /* t2_25 = xor(t2_acc_51, g1x6) */
-	vmovdqa 3936(%rsp), %ymm12 /* reload g1x15.3 */
-	vpxor 2304(%rsp), %ymm12, %ymm13 /* t3_acc_50 = xor(g1x15, g1x3) */
-	vpxor 640(%rsp), %ymm13, %ymm13 /* t3_acc_51 = xor(t3_acc_50, rk3_6) */
-	vpxor 2688(%rsp), %ymm13, %ymm13 /* t3_25 = xor(t3_acc_51, g1x7) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_25_sr = lookup16(t0_25, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_25_aes_in0 = extract128(y0_25_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_25_aes_0 = aesenclast(y0_25_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_25_aes_in1 = extract128(y0_25_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_25_aes_1 = aesenclast(y0_25_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_25_aes = concat128(y0_25_aes_0, y0_25_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_25_sr = lookup16(t1_25, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_25_aes_in0 = extract128(y1_25_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_25_aes_0 = aesenclast(y1_25_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_25_aes_in1 = extract128(y1_25_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_25_aes_1 = aesenclast(y1_25_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_25_aes = concat128(y1_25_aes_0, y1_25_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_25_sr = lookup16(t2_25, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_25_aes_in0 = extract128(y2_25_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_25_aes_0 = aesenclast(y2_25_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_25_aes_in1 = extract128(y2_25_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_25_aes_1 = aesenclast(y2_25_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_25_aes = concat128(y2_25_aes_0, y2_25_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_25_sr = lookup16(t3_25, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_25_aes_in0 = extract128(y3_25_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_25_aes_0 = aesenclast(y3_25_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_25_aes_in1 = extract128(y3_25_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_25_aes_1 = aesenclast(y3_25_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_25_aes = concat128(y3_25_aes_0, y3_25_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm15 /* y0_25_aes_lo = and(y0_25_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_25_aes_sh = shr(y0_25_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_25_aes_hi = and(y0_25_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_25_l = lookup16(tbl_lo_1, y0_25_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_25_h = lookup16(tbl_hi_1, y0_25_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_25 = xor(p1_0_25_l, p1_0_25_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_25_aes_lo = and(y1_25_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_25_aes_sh = shr(y1_25_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_25_aes_hi = and(y1_25_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 928(%rsp) /* spill g0x11.4 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_25_l = lookup16(tbl_lo_1, y1_25_aes_lo) */
-	vmovdqa %ymm4, 0(%rsp) /* spill g0x10.4 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_25_h = lookup16(tbl_hi_1, y1_25_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_25 = xor(p1_1_25_l, p1_1_25_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm4 /* y2_25_aes_lo = and(y2_25_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_25_aes_sh = shr(y2_25_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_25_aes_hi = and(y2_25_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 384(%rsp) /* spill g0x9.4 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_25_l = lookup16(tbl_lo_1, y2_25_aes_lo) */
-	vmovdqa %ymm9, 1120(%rsp) /* spill g0x8.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_25_h = lookup16(tbl_hi_1, y2_25_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_25 = xor(p1_2_25_l, p1_2_25_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_25_aes_lo = and(y3_25_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_25_aes_sh = shr(y3_25_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_25_aes_hi = and(y3_25_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_25_l = lookup16(tbl_lo_1, y3_25_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_25_h = lookup16(tbl_hi_1, y3_25_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_25 = xor(p1_3_25_l, p1_3_25_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_25_l = lookup16(tbl_lo_2, y0_25_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_25_h = lookup16(tbl_hi_2, y0_25_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_25 = xor(p2_0_25_l, p2_0_25_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_25_l = lookup16(tbl_lo_2, y1_25_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_25_h = lookup16(tbl_hi_2, y1_25_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_25 = xor(p2_1_25_l, p2_1_25_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_25_l = lookup16(tbl_lo_2, y2_25_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_25_h = lookup16(tbl_hi_2, y2_25_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_25 = xor(p2_2_25_l, p2_2_25_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_25_l = lookup16(tbl_lo_2, y3_25_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_25_h = lookup16(tbl_hi_2, y3_25_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_25 = xor(p2_3_25_l, p2_3_25_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_100 = xor(p1_0_25, p2_1_25) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_101 = xor(p2_2_25, p1_3_25) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_102 = xor(m0_acc_100, m0_acc_101) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_103 = xor(m0_acc_102, p2_3_25) */
-	vpxor 3648(%rsp), %ymm9, %ymm9 /* x0n_25 = xor(m0_acc_103, g1x8.3) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_100 = xor(p1_0_25, p2_0_25) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_101 = xor(p1_1_25, p2_2_25) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_102 = xor(m1_acc_100, m1_acc_101) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_103 = xor(m1_acc_102, p2_3_25) */
-	vpxor 3616(%rsp), %ymm3, %ymm3 /* x1n_25 = xor(m1_acc_103, g1x9.3) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_100 = xor(p2_0_25, p1_1_25) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_101 = xor(p2_1_25, p1_2_25) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_102 = xor(m2_acc_100, m2_acc_101) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_103 = xor(m2_acc_102, p2_3_25) */
-	vpxor 3584(%rsp), %ymm1, %ymm1 /* x2n_25 = xor(m2_acc_103, g1x10.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_100 = xor(p2_0_25, p2_1_25) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_101 = xor(p1_2_25, p2_2_25) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_102 = xor(m3_acc_100, m3_acc_101) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_103 = xor(m3_acc_102, p1_3_25) */
-	vpxor 416(%rsp), %ymm0, %ymm0 /* x3n_25 = xor(m3_acc_103, g1x11.3) */
-	vmovdqa 4064(%rsp), %ymm4 /* reload g2x12.3 */
-	vpxor 2272(%rsp), %ymm4, %ymm5 /* t0_acc_52 = xor(g2x12, g2x0) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_53 = xor(t0_acc_52, rk0_6) */
-	vpxor 2336(%rsp), %ymm5, %ymm5 /* t0_26 = xor(t0_acc_53, g2x4) */
-	vmovdqa 3904(%rsp), %ymm6 /* reload g2x13.3 */
-	vpxor 2240(%rsp), %ymm6, %ymm7 /* t1_acc_52 = xor(g2x13, g2x1) */
-	vpxor 704(%rsp), %ymm7, %ymm7 /* t1_acc_53 = xor(t1_acc_52, rk1_6) */
-	vpxor 2368(%rsp), %ymm7, %ymm7 /* t1_26 = xor(t1_acc_53, g2x5) */
-	vmovdqa 3872(%rsp), %ymm8 /* reload g2x14.3 */
-	vpxor 2208(%rsp), %ymm8, %ymm10 /* t2_acc_52 = xor(g2x14, g2x2) */
-	vpxor 896(%rsp), %ymm10, %ymm10 /* t2_acc_53 = xor(t2_acc_52, rk2_6) */
-	vpxor 2400(%rsp), %ymm10, %ymm10 /* t2_26 = xor(t2_acc_53, g2x6) */
-	vmovdqa 3840(%rsp), %ymm12 /* reload g2x15.3 */
-	vpxor 2176(%rsp), %ymm12, %ymm13 /* t3_acc_52 = xor(g2x15, g2x3) */
-	vpxor 640(%rsp), %ymm13, %ymm13 /* t3_acc_53 = xor(t3_acc_52, rk3_6) */
-	vpxor 2432(%rsp), %ymm13, %ymm13 /* t3_26 = xor(t3_acc_53, g2x7) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_26_sr = lookup16(t0_26, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_26_aes_in0 = extract128(y0_26_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_26_aes_0 = aesenclast(y0_26_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_26_aes_in1 = extract128(y0_26_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_26_aes_1 = aesenclast(y0_26_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_26_aes = concat128(y0_26_aes_0, y0_26_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_26_sr = lookup16(t1_26, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_26_aes_in0 = extract128(y1_26_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_26_aes_0 = aesenclast(y1_26_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_26_aes_in1 = extract128(y1_26_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_26_aes_1 = aesenclast(y1_26_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_26_aes = concat128(y1_26_aes_0, y1_26_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_26_sr = lookup16(t2_26, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_26_aes_in0 = extract128(y2_26_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_26_aes_0 = aesenclast(y2_26_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_26_aes_in1 = extract128(y2_26_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_26_aes_1 = aesenclast(y2_26_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_26_aes = concat128(y2_26_aes_0, y2_26_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_26_sr = lookup16(t3_26, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_26_aes_in0 = extract128(y3_26_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_26_aes_0 = aesenclast(y3_26_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_26_aes_in1 = extract128(y3_26_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_26_aes_1 = aesenclast(y3_26_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_26_aes = concat128(y3_26_aes_0, y3_26_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm15 /* y0_26_aes_lo = and(y0_26_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_26_aes_sh = shr(y0_26_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_26_aes_hi = and(y0_26_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_26_l = lookup16(tbl_lo_1, y0_26_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_26_h = lookup16(tbl_hi_1, y0_26_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_26 = xor(p1_0_26_l, p1_0_26_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_26_aes_lo = and(y1_26_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_26_aes_sh = shr(y1_26_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_26_aes_hi = and(y1_26_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2816(%rsp) /* spill g1x11.4 */
-	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_26_l = lookup16(tbl_lo_1, y1_26_aes_lo) */
-	vmovdqa %ymm1, 2784(%rsp) /* spill g1x10.4 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_26_h = lookup16(tbl_hi_1, y1_26_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_26 = xor(p1_1_26_l, p1_1_26_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y2_26_aes_lo = and(y2_26_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_26_aes_sh = shr(y2_26_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_26_aes_hi = and(y2_26_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 2752(%rsp) /* spill g1x9.4 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_26_l = lookup16(tbl_lo_1, y2_26_aes_lo) */
-	vmovdqa %ymm9, 3136(%rsp) /* spill g1x8.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_26_h = lookup16(tbl_hi_1, y2_26_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_26 = xor(p1_2_26_l, p1_2_26_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_26_aes_lo = and(y3_26_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_26_aes_sh = shr(y3_26_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_26_aes_hi = and(y3_26_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_26_l = lookup16(tbl_lo_1, y3_26_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_26_h = lookup16(tbl_hi_1, y3_26_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_26 = xor(p1_3_26_l, p1_3_26_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_26_l = lookup16(tbl_lo_2, y0_26_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_26_h = lookup16(tbl_hi_2, y0_26_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_26 = xor(p2_0_26_l, p2_0_26_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_26_l = lookup16(tbl_lo_2, y1_26_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_26_h = lookup16(tbl_hi_2, y1_26_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_26 = xor(p2_1_26_l, p2_1_26_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_26_l = lookup16(tbl_lo_2, y2_26_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_26_h = lookup16(tbl_hi_2, y2_26_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_26 = xor(p2_2_26_l, p2_2_26_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_26_l = lookup16(tbl_lo_2, y3_26_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_26_h = lookup16(tbl_hi_2, y3_26_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_26 = xor(p2_3_26_l, p2_3_26_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_104 = xor(p1_0_26, p2_1_26) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_105 = xor(p2_2_26, p1_3_26) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_106 = xor(m0_acc_104, m0_acc_105) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_107 = xor(m0_acc_106, p2_3_26) */
-	vpxor 3680(%rsp), %ymm9, %ymm9 /* x0n_26 = xor(m0_acc_107, g2x8.3) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_104 = xor(p1_0_26, p2_0_26) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_105 = xor(p1_1_26, p2_2_26) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_106 = xor(m1_acc_104, m1_acc_105) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_107 = xor(m1_acc_106, p2_3_26) */
-	vpxor 128(%rsp), %ymm4, %ymm4 /* x1n_26 = xor(m1_acc_107, g2x9.3) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_104 = xor(p2_0_26, p1_1_26) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_105 = xor(p2_1_26, p1_2_26) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_106 = xor(m2_acc_104, m2_acc_105) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_107 = xor(m2_acc_106, p2_3_26) */
-	vpxor 448(%rsp), %ymm0, %ymm0 /* x2n_26 = xor(m2_acc_107, g2x10.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_104 = xor(p2_0_26, p2_1_26) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_105 = xor(p1_2_26, p2_2_26) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_106 = xor(m3_acc_104, m3_acc_105) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_107 = xor(m3_acc_106, p1_3_26) */
-	vpxor 192(%rsp), %ymm1, %ymm1 /* x3n_26 = xor(m3_acc_107, g2x11.3) */
-	vmovdqa 4192(%rsp), %ymm3 /* reload g3x12.3 */
-	vpxor 1952(%rsp), %ymm3, %ymm5 /* t0_acc_54 = xor(g3x12, g3x0) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_55 = xor(t0_acc_54, rk0_6) */
-	vpxor 2464(%rsp), %ymm2, %ymm2 /* t0_27 = xor(t0_acc_55, g3x4) */
-	vmovdqa 4160(%rsp), %ymm5 /* reload g3x13.3 */
-	vpxor 1984(%rsp), %ymm5, %ymm6 /* t1_acc_54 = xor(g3x13, g3x1) */
-	vpxor 704(%rsp), %ymm6, %ymm6 /* t1_acc_55 = xor(t1_acc_54, rk1_6) */
-	vpxor 2496(%rsp), %ymm6, %ymm6 /* t1_27 = xor(t1_acc_55, g3x5) */
-	vmovdqa 4128(%rsp), %ymm7 /* reload g3x14.3 */
-	vpxor 2016(%rsp), %ymm7, %ymm8 /* t2_acc_54 = xor(g3x14, g3x2) */
-	vpxor 896(%rsp), %ymm8, %ymm8 /* t2_acc_55 = xor(t2_acc_54, rk2_6) */
-	vpxor 2528(%rsp), %ymm8, %ymm8 /* t2_27 = xor(t2_acc_55, g3x6) */
-	vmovdqa 4096(%rsp), %ymm10 /* reload g3x15.3 */
-	vpxor 2048(%rsp), %ymm10, %ymm12 /* t3_acc_54 = xor(g3x15, g3x3) */
-	vpxor 640(%rsp), %ymm12, %ymm12 /* t3_acc_55 = xor(t3_acc_54, rk3_6) */
-	vpxor 2560(%rsp), %ymm12, %ymm12 /* t3_27 = xor(t3_acc_55, g3x7) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_27_sr = lookup16(t0_27, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm13 /* y0_27_aes_in0 = extract128(y0_27_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_27_aes_0 = aesenclast(y0_27_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm2, %xmm2 /* y0_27_aes_in1 = extract128(y0_27_sr) */
-	vaesenclast 1376(%rsp), %xmm2, %xmm2 /* y0_27_aes_1 = aesenclast(y0_27_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* y0_27_aes = concat128(y0_27_aes_0, y0_27_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_27_sr = lookup16(t1_27, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm13 /* y1_27_aes_in0 = extract128(y1_27_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y1_27_aes_0 = aesenclast(y1_27_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm6, %xmm6 /* y1_27_aes_in1 = extract128(y1_27_sr) */
-	vaesenclast 1376(%rsp), %xmm6, %xmm6 /* y1_27_aes_1 = aesenclast(y1_27_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm13, %ymm6 /* y1_27_aes = concat128(y1_27_aes_0, y1_27_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_27_sr = lookup16(t2_27, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm13 /* y2_27_aes_in0 = extract128(y2_27_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_27_aes_0 = aesenclast(y2_27_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* y2_27_aes_in1 = extract128(y2_27_sr) */
-	vaesenclast 1376(%rsp), %xmm8, %xmm8 /* y2_27_aes_1 = aesenclast(y2_27_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_27_aes = concat128(y2_27_aes_0, y2_27_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_27_sr = lookup16(t3_27, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y3_27_aes_in0 = extract128(y3_27_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_27_aes_0 = aesenclast(y3_27_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y3_27_aes_in1 = extract128(y3_27_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y3_27_aes_1 = aesenclast(y3_27_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y3_27_aes = concat128(y3_27_aes_0, y3_27_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm13 /* y0_27_aes_lo = and(y0_27_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_27_aes_sh = shr(y0_27_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_27_aes_hi = and(y0_27_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_27_l = lookup16(tbl_lo_1, y0_27_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_27_h = lookup16(tbl_hi_1, y0_27_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_27 = xor(p1_0_27_l, p1_0_27_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_27_aes_lo = and(y1_27_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y1_27_aes_sh = shr(y1_27_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_27_aes_hi = and(y1_27_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_27_l = lookup16(tbl_lo_1, y1_27_aes_lo) */
-	vmovdqa %ymm1, 2944(%rsp) /* spill g2x11.4 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_27_h = lookup16(tbl_hi_1, y1_27_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_27 = xor(p1_1_27_l, p1_1_27_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_27_aes_lo = and(y2_27_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* y2_27_aes_sh = shr(y2_27_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_27_aes_hi = and(y2_27_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2912(%rsp) /* spill g2x10.4 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_27_l = lookup16(tbl_lo_1, y2_27_aes_lo) */
-	vmovdqa %ymm4, 2880(%rsp) /* spill g2x9.4 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_27_h = lookup16(tbl_hi_1, y2_27_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_27 = xor(p1_2_27_l, p1_2_27_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_27_aes_lo = and(y3_27_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y3_27_aes_sh = shr(y3_27_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_27_aes_hi = and(y3_27_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 2848(%rsp) /* spill g2x8.4 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_27_l = lookup16(tbl_lo_1, y3_27_aes_lo) */
-	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_27_h = lookup16(tbl_hi_1, y3_27_aes_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_27 = xor(p1_3_27_l, p1_3_27_h) */
-	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_27_l = lookup16(tbl_lo_2, y0_27_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_27_h = lookup16(tbl_hi_2, y0_27_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_27 = xor(p2_0_27_l, p2_0_27_h) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_27_l = lookup16(tbl_lo_2, y1_27_aes_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_27_h = lookup16(tbl_hi_2, y1_27_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_27 = xor(p2_1_27_l, p2_1_27_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_27_l = lookup16(tbl_lo_2, y2_27_aes_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_27_h = lookup16(tbl_hi_2, y2_27_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_27 = xor(p2_2_27_l, p2_2_27_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_27_l = lookup16(tbl_lo_2, y3_27_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_27_h = lookup16(tbl_hi_2, y3_27_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_27 = xor(p2_3_27_l, p2_3_27_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_108 = xor(p1_0_27, p2_1_27) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_109 = xor(p2_2_27, p1_3_27) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_110 = xor(m0_acc_108, m0_acc_109) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_111 = xor(m0_acc_110, p2_3_27) */
-	vpxor 3808(%rsp), %ymm8, %ymm8 /* x0n_27 = xor(m0_acc_111, g3x8.3) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_108 = xor(p1_0_27, p2_0_27) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_109 = xor(p1_1_27, p2_2_27) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_110 = xor(m1_acc_108, m1_acc_109) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_111 = xor(m1_acc_110, p2_3_27) */
-	vpxor 3776(%rsp), %ymm5, %ymm5 /* x1n_27 = xor(m1_acc_111, g3x9.3) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_108 = xor(p2_0_27, p1_1_27) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_109 = xor(p2_1_27, p1_2_27) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_110 = xor(m2_acc_108, m2_acc_109) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_111 = xor(m2_acc_110, p2_3_27) */
-	vpxor 3744(%rsp), %ymm1, %ymm1 /* x2n_27 = xor(m2_acc_111, g3x10.3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_108 = xor(p2_0_27, p2_1_27) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_109 = xor(p1_2_27, p2_2_27) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_110 = xor(m3_acc_108, m3_acc_109) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_111 = xor(m3_acc_110, p1_3_27) */
-	vpxor 3712(%rsp), %ymm0, %ymm0 /* x3n_27 = xor(m3_acc_111, g3x11.3) */
-
-	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	vpbroadcastd 112(%rdi,%rcx), %ymm2 /* rk0_7 = bcast32() */
-	vpbroadcastd 116(%rdi,%rcx), %ymm3 /* rk1_7 = bcast32() */
-	vpbroadcastd 120(%rdi,%rcx), %ymm4 /* rk2_7 = bcast32() */
-	vpbroadcastd 124(%rdi,%rcx), %ymm6 /* rk3_7 = bcast32() */
-	vmovdqa 1536(%rsp), %ymm7 /* reload g0x0.4 */
-	vpxor 1440(%rsp), %ymm7, %ymm9 /* t0_acc_56 = xor(g0x0, g0x4) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_57 = xor(t0_acc_56, rk0_7) */
-	vpxor 1120(%rsp), %ymm9, %ymm9 /* t0_28 = xor(t0_acc_57, g0x8) */
-	vmovdqa 1024(%rsp), %ymm10 /* reload g0x1.4 */
-	vpxor 544(%rsp), %ymm10, %ymm12 /* t1_acc_56 = xor(g0x1, g0x5) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_57 = xor(t1_acc_56, rk1_7) */
-	vpxor 384(%rsp), %ymm12, %ymm12 /* t1_28 = xor(t1_acc_57, g0x9) */
-	vmovdqa 1088(%rsp), %ymm13 /* reload g0x2.4 */
-	vpxor 576(%rsp), %ymm13, %ymm13 /* t2_acc_56 = xor(g0x2, g0x6) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_57 = xor(t2_acc_56, rk2_7) */
-	vpxor 0(%rsp), %ymm13, %ymm13 /* t2_28 = xor(t2_acc_57, g0x10) */
-	vmovdqa 3200(%rsp), %ymm10 /* reload g0x3.4 */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* t3_acc_56 = xor(g0x3, g0x7) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_57 = xor(t3_acc_56, rk3_7) */
-	vpxor 928(%rsp), %ymm10, %ymm10 /* t3_28 = xor(t3_acc_57, g0x11) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_28_sr = lookup16(t0_28, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm7 /* y0_28_aes_in0 = extract128(y0_28_sr) */
-	vaesenclast 1312(%rsp), %xmm7, %xmm7 /* y0_28_aes_0 = aesenclast(y0_28_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_28_aes_in1 = extract128(y0_28_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y0_28_aes_1 = aesenclast(y0_28_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_28_aes = concat128(y0_28_aes_0, y0_28_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_28_sr = lookup16(t1_28, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm12 /* y1_28_aes_in0 = extract128(y1_28_sr) */
-	vaesenclast 1312(%rsp), %xmm12, %xmm12 /* y1_28_aes_0 = aesenclast(y1_28_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y1_28_aes_in1 = extract128(y1_28_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y1_28_aes_1 = aesenclast(y1_28_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_28_aes = concat128(y1_28_aes_0, y1_28_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm13, %ymm12 /* y2_28_sr = lookup16(t2_28, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y2_28_aes_in0 = extract128(y2_28_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_28_aes_0 = aesenclast(y2_28_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_28_aes_in1 = extract128(y2_28_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y2_28_aes_1 = aesenclast(y2_28_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y2_28_aes = concat128(y2_28_aes_0, y2_28_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_28_sr = lookup16(t3_28, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm13 /* y3_28_aes_in0 = extract128(y3_28_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_28_aes_0 = aesenclast(y3_28_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_28_aes_in1 = extract128(y3_28_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y3_28_aes_1 = aesenclast(y3_28_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm13, %ymm10 /* y3_28_aes = concat128(y3_28_aes_0, y3_28_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm13 /* y0_28_aes_lo = and(y0_28_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y0_28_aes_sh = shr(y0_28_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_28_aes_hi = and(y0_28_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3072(%rsp) /* spill g3x11.4 */
-	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_28_l = lookup16(tbl_lo_1, y0_28_aes_lo) */
-	vmovdqa %ymm1, 3040(%rsp) /* spill g3x10.4 */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 3008(%rsp) /* spill g3x9.4 */
-	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_28_h = lookup16(tbl_hi_1, y0_28_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_28 = xor(p1_0_28_l, p1_0_28_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm5 /* y1_28_aes_lo = and(y1_28_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y1_28_aes_sh = shr(y1_28_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm9 /* y1_28_aes_hi = and(y1_28_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 2976(%rsp) /* spill g3x8.4 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_28_l = lookup16(tbl_lo_1, y1_28_aes_lo) */
-	vmovdqa %ymm6, 3712(%rsp) /* spill rk3_7 */
-	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_28_h = lookup16(tbl_hi_1, y1_28_aes_hi) */
-	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_28 = xor(p1_1_28_l, p1_1_28_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y2_28_aes_lo = and(y2_28_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_28_aes_sh = shr(y2_28_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y2_28_aes_hi = and(y2_28_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 3744(%rsp) /* spill rk2_7 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_28_l = lookup16(tbl_lo_1, y2_28_aes_lo) */
-	vmovdqa %ymm3, 3776(%rsp) /* spill rk1_7 */
-	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_28_h = lookup16(tbl_hi_1, y2_28_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_28 = xor(p1_2_28_l, p1_2_28_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm4 /* y3_28_aes_lo = and(y3_28_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_28_aes_sh = shr(y3_28_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y3_28_aes_hi = and(y3_28_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_28_l = lookup16(tbl_lo_1, y3_28_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_28_h = lookup16(tbl_hi_1, y3_28_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_28 = xor(p1_3_28_l, p1_3_28_h) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* p2_0_28_l = lookup16(tbl_lo_2, y0_28_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_28_h = lookup16(tbl_hi_2, y0_28_aes_hi) */
-	vpxor %ymm7, %ymm13, %ymm7 /* p2_0_28 = xor(p2_0_28_l, p2_0_28_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_28_l = lookup16(tbl_lo_2, y1_28_aes_lo) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* p2_1_28_h = lookup16(tbl_hi_2, y1_28_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_28 = xor(p2_1_28_l, p2_1_28_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_28_l = lookup16(tbl_lo_2, y2_28_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm9 /* p2_2_28_h = lookup16(tbl_hi_2, y2_28_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_28 = xor(p2_2_28_l, p2_2_28_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_28_l = lookup16(tbl_lo_2, y3_28_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_28_h = lookup16(tbl_hi_2, y3_28_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_28 = xor(p2_3_28_l, p2_3_28_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_112 = xor(p1_0_28, p2_1_28) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_113 = xor(p2_2_28, p1_3_28) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_114 = xor(m0_acc_112, m0_acc_113) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_115 = xor(m0_acc_114, p2_3_28) */
-	vpxor 1472(%rsp), %ymm9, %ymm9 /* x0n_28 = xor(m0_acc_115, g0x12.3) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_112 = xor(p1_0_28, p2_0_28) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_113 = xor(p1_1_28, p2_2_28) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_114 = xor(m1_acc_112, m1_acc_113) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_115 = xor(m1_acc_114, p2_3_28) */
-	vpxor 1632(%rsp), %ymm0, %ymm0 /* x1n_28 = xor(m1_acc_115, g0x13.3) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_112 = xor(p2_0_28, p1_1_28) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_113 = xor(p2_1_28, p1_2_28) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_114 = xor(m2_acc_112, m2_acc_113) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_115 = xor(m2_acc_114, p2_3_28) */
-	vpxor 64(%rsp), %ymm4, %ymm4 /* x2n_28 = xor(m2_acc_115, g0x14.3) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_112 = xor(p2_0_28, p2_1_28) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_113 = xor(p1_2_28, p2_2_28) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_114 = xor(m3_acc_112, m3_acc_113) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_115 = xor(m3_acc_114, p1_3_28) */
-	vpxor 32(%rsp), %ymm1, %ymm1 /* x3n_28 = xor(m3_acc_115, g0x15.3) */
-	vmovdqa 2656(%rsp), %ymm3 /* reload g1x0.4 */
-	vpxor 3168(%rsp), %ymm3, %ymm5 /* t0_acc_58 = xor(g1x0, g1x4) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_59 = xor(t0_acc_58, rk0_7) */
-	vpxor 3136(%rsp), %ymm5, %ymm5 /* t0_29 = xor(t0_acc_59, g1x8) */
-	vmovdqa 2624(%rsp), %ymm6 /* reload g1x1.4 */
-	vpxor 3104(%rsp), %ymm6, %ymm7 /* t1_acc_58 = xor(g1x1, g1x5) */
-	vpxor 3776(%rsp), %ymm7, %ymm7 /* t1_acc_59 = xor(t1_acc_58, rk1_7) */
-	vpxor 2752(%rsp), %ymm7, %ymm7 /* t1_29 = xor(t1_acc_59, g1x9) */
-	vmovdqa 2592(%rsp), %ymm8 /* reload g1x2.4 */
-	vpxor 2720(%rsp), %ymm8, %ymm10 /* t2_acc_58 = xor(g1x2, g1x6) */
-	vpxor 3744(%rsp), %ymm10, %ymm10 /* t2_acc_59 = xor(t2_acc_58, rk2_7) */
-	vpxor 2784(%rsp), %ymm10, %ymm10 /* t2_29 = xor(t2_acc_59, g1x10) */
-	vmovdqa 2304(%rsp), %ymm12 /* reload g1x3.4 */
-	vpxor 2688(%rsp), %ymm12, %ymm13 /* t3_acc_58 = xor(g1x3, g1x7) */
-	vpxor 3712(%rsp), %ymm13, %ymm13 /* t3_acc_59 = xor(t3_acc_58, rk3_7) */
-	vpxor 2816(%rsp), %ymm13, %ymm13 /* t3_29 = xor(t3_acc_59, g1x11) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_29_sr = lookup16(t0_29, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_29_aes_in0 = extract128(y0_29_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_29_aes_0 = aesenclast(y0_29_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_29_aes_in1 = extract128(y0_29_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_29_aes_1 = aesenclast(y0_29_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_29_aes = concat128(y0_29_aes_0, y0_29_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_29_sr = lookup16(t1_29, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_29_aes_in0 = extract128(y1_29_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_29_aes_0 = aesenclast(y1_29_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_29_aes_in1 = extract128(y1_29_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_29_aes_1 = aesenclast(y1_29_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_29_aes = concat128(y1_29_aes_0, y1_29_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_29_sr = lookup16(t2_29, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_29_aes_in0 = extract128(y2_29_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_29_aes_0 = aesenclast(y2_29_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_29_aes_in1 = extract128(y2_29_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_29_aes_1 = aesenclast(y2_29_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_29_aes = concat128(y2_29_aes_0, y2_29_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_29_sr = lookup16(t3_29, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_29_aes_in0 = extract128(y3_29_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_29_aes_0 = aesenclast(y3_29_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_29_aes_in1 = extract128(y3_29_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_29_aes_1 = aesenclast(y3_29_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_29_aes = concat128(y3_29_aes_0, y3_29_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm15 /* y0_29_aes_lo = and(y0_29_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_29_aes_sh = shr(y0_29_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_29_aes_hi = and(y0_29_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_29_l = lookup16(tbl_lo_1, y0_29_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_29_h = lookup16(tbl_hi_1, y0_29_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_29 = xor(p1_0_29_l, p1_0_29_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_29_aes_lo = and(y1_29_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_29_aes_sh = shr(y1_29_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_29_aes_hi = and(y1_29_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 32(%rsp) /* spill g0x15.4 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_29_l = lookup16(tbl_lo_1, y1_29_aes_lo) */
-	vmovdqa %ymm4, 64(%rsp) /* spill g0x14.4 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_29_h = lookup16(tbl_hi_1, y1_29_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_29 = xor(p1_1_29_l, p1_1_29_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm4 /* y2_29_aes_lo = and(y2_29_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_29_aes_sh = shr(y2_29_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_29_aes_hi = and(y2_29_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1632(%rsp) /* spill g0x13.4 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_29_l = lookup16(tbl_lo_1, y2_29_aes_lo) */
-	vmovdqa %ymm9, 1472(%rsp) /* spill g0x12.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_29_h = lookup16(tbl_hi_1, y2_29_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_29 = xor(p1_2_29_l, p1_2_29_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_29_aes_lo = and(y3_29_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_29_aes_sh = shr(y3_29_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_29_aes_hi = and(y3_29_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_29_l = lookup16(tbl_lo_1, y3_29_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_29_h = lookup16(tbl_hi_1, y3_29_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_29 = xor(p1_3_29_l, p1_3_29_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_29_l = lookup16(tbl_lo_2, y0_29_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_29_h = lookup16(tbl_hi_2, y0_29_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_29 = xor(p2_0_29_l, p2_0_29_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_29_l = lookup16(tbl_lo_2, y1_29_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_29_h = lookup16(tbl_hi_2, y1_29_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_29 = xor(p2_1_29_l, p2_1_29_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_29_l = lookup16(tbl_lo_2, y2_29_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_29_h = lookup16(tbl_hi_2, y2_29_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_29 = xor(p2_2_29_l, p2_2_29_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_29_l = lookup16(tbl_lo_2, y3_29_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_29_h = lookup16(tbl_hi_2, y3_29_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_29 = xor(p2_3_29_l, p2_3_29_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_116 = xor(p1_0_29, p2_1_29) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_117 = xor(p2_2_29, p1_3_29) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_118 = xor(m0_acc_116, m0_acc_117) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_119 = xor(m0_acc_118, p2_3_29) */
-	vpxor 4032(%rsp), %ymm9, %ymm9 /* x0n_29 = xor(m0_acc_119, g1x12.3) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_116 = xor(p1_0_29, p2_0_29) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_117 = xor(p1_1_29, p2_2_29) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_118 = xor(m1_acc_116, m1_acc_117) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_119 = xor(m1_acc_118, p2_3_29) */
-	vpxor 4000(%rsp), %ymm3, %ymm3 /* x1n_29 = xor(m1_acc_119, g1x13.3) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_116 = xor(p2_0_29, p1_1_29) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_117 = xor(p2_1_29, p1_2_29) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_118 = xor(m2_acc_116, m2_acc_117) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_119 = xor(m2_acc_118, p2_3_29) */
-	vpxor 3968(%rsp), %ymm1, %ymm1 /* x2n_29 = xor(m2_acc_119, g1x14.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_116 = xor(p2_0_29, p2_1_29) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_117 = xor(p1_2_29, p2_2_29) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_118 = xor(m3_acc_116, m3_acc_117) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_119 = xor(m3_acc_118, p1_3_29) */
-	vpxor 3936(%rsp), %ymm0, %ymm0 /* x3n_29 = xor(m3_acc_119, g1x15.3) */
-	vmovdqa 2272(%rsp), %ymm4 /* reload g2x0.4 */
-	vpxor 2336(%rsp), %ymm4, %ymm5 /* t0_acc_60 = xor(g2x0, g2x4) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_61 = xor(t0_acc_60, rk0_7) */
-	vpxor 2848(%rsp), %ymm5, %ymm5 /* t0_30 = xor(t0_acc_61, g2x8) */
-	vmovdqa 2240(%rsp), %ymm6 /* reload g2x1.4 */
-	vpxor 2368(%rsp), %ymm6, %ymm7 /* t1_acc_60 = xor(g2x1, g2x5) */
-	vpxor 3776(%rsp), %ymm7, %ymm7 /* t1_acc_61 = xor(t1_acc_60, rk1_7) */
-	vpxor 2880(%rsp), %ymm7, %ymm7 /* t1_30 = xor(t1_acc_61, g2x9) */
-	vmovdqa 2208(%rsp), %ymm8 /* reload g2x2.4 */
-	vpxor 2400(%rsp), %ymm8, %ymm10 /* t2_acc_60 = xor(g2x2, g2x6) */
-	vpxor 3744(%rsp), %ymm10, %ymm10 /* t2_acc_61 = xor(t2_acc_60, rk2_7) */
-	vpxor 2912(%rsp), %ymm10, %ymm10 /* t2_30 = xor(t2_acc_61, g2x10) */
-	vmovdqa 2176(%rsp), %ymm12 /* reload g2x3.4 */
-	vpxor 2432(%rsp), %ymm12, %ymm13 /* t3_acc_60 = xor(g2x3, g2x7) */
-	vpxor 3712(%rsp), %ymm13, %ymm13 /* t3_acc_61 = xor(t3_acc_60, rk3_7) */
-	vpxor 2944(%rsp), %ymm13, %ymm13 /* t3_30 = xor(t3_acc_61, g2x11) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_30_sr = lookup16(t0_30, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_30_aes_in0 = extract128(y0_30_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_30_aes_0 = aesenclast(y0_30_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_30_aes_in1 = extract128(y0_30_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_30_aes_1 = aesenclast(y0_30_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_30_aes = concat128(y0_30_aes_0, y0_30_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_30_sr = lookup16(t1_30, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_30_aes_in0 = extract128(y1_30_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_30_aes_0 = aesenclast(y1_30_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_30_aes_in1 = extract128(y1_30_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_30_aes_1 = aesenclast(y1_30_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_30_aes = concat128(y1_30_aes_0, y1_30_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_30_sr = lookup16(t2_30, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_30_aes_in0 = extract128(y2_30_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_30_aes_0 = aesenclast(y2_30_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_30_aes_in1 = extract128(y2_30_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_30_aes_1 = aesenclast(y2_30_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_30_aes = concat128(y2_30_aes_0, y2_30_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_30_sr = lookup16(t3_30, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_30_aes_in0 = extract128(y3_30_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_30_aes_0 = aesenclast(y3_30_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_30_aes_in1 = extract128(y3_30_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_30_aes_1 = aesenclast(y3_30_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_30_aes = concat128(y3_30_aes_0, y3_30_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm15 /* y0_30_aes_lo = and(y0_30_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_30_aes_sh = shr(y0_30_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_30_aes_hi = and(y0_30_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_30_l = lookup16(tbl_lo_1, y0_30_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_30_h = lookup16(tbl_hi_1, y0_30_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_30 = xor(p1_0_30_l, p1_0_30_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_30_aes_lo = and(y1_30_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_30_aes_sh = shr(y1_30_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_30_aes_hi = and(y1_30_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3328(%rsp) /* spill g1x15.4 */
-	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_30_l = lookup16(tbl_lo_1, y1_30_aes_lo) */
-	vmovdqa %ymm1, 3296(%rsp) /* spill g1x14.4 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_30_h = lookup16(tbl_hi_1, y1_30_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_30 = xor(p1_1_30_l, p1_1_30_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y2_30_aes_lo = and(y2_30_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_30_aes_sh = shr(y2_30_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_30_aes_hi = and(y2_30_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3264(%rsp) /* spill g1x13.4 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_30_l = lookup16(tbl_lo_1, y2_30_aes_lo) */
-	vmovdqa %ymm9, 3232(%rsp) /* spill g1x12.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_30_h = lookup16(tbl_hi_1, y2_30_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_30 = xor(p1_2_30_l, p1_2_30_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_30_aes_lo = and(y3_30_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_30_aes_sh = shr(y3_30_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_30_aes_hi = and(y3_30_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_30_l = lookup16(tbl_lo_1, y3_30_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_30_h = lookup16(tbl_hi_1, y3_30_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_30 = xor(p1_3_30_l, p1_3_30_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_30_l = lookup16(tbl_lo_2, y0_30_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_30_h = lookup16(tbl_hi_2, y0_30_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_30 = xor(p2_0_30_l, p2_0_30_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_30_l = lookup16(tbl_lo_2, y1_30_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_30_h = lookup16(tbl_hi_2, y1_30_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_30 = xor(p2_1_30_l, p2_1_30_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_30_l = lookup16(tbl_lo_2, y2_30_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_30_h = lookup16(tbl_hi_2, y2_30_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_30 = xor(p2_2_30_l, p2_2_30_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_30_l = lookup16(tbl_lo_2, y3_30_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_30_h = lookup16(tbl_hi_2, y3_30_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_30 = xor(p2_3_30_l, p2_3_30_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_120 = xor(p1_0_30, p2_1_30) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_121 = xor(p2_2_30, p1_3_30) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_122 = xor(m0_acc_120, m0_acc_121) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_123 = xor(m0_acc_122, p2_3_30) */
-	vpxor 4064(%rsp), %ymm9, %ymm9 /* x0n_30 = xor(m0_acc_123, g2x12.3) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_120 = xor(p1_0_30, p2_0_30) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_121 = xor(p1_1_30, p2_2_30) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_122 = xor(m1_acc_120, m1_acc_121) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_123 = xor(m1_acc_122, p2_3_30) */
-	vpxor 3904(%rsp), %ymm4, %ymm4 /* x1n_30 = xor(m1_acc_123, g2x13.3) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_120 = xor(p2_0_30, p1_1_30) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_121 = xor(p2_1_30, p1_2_30) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_122 = xor(m2_acc_120, m2_acc_121) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_123 = xor(m2_acc_122, p2_3_30) */
-	vpxor 3872(%rsp), %ymm0, %ymm0 /* x2n_30 = xor(m2_acc_123, g2x14.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_120 = xor(p2_0_30, p2_1_30) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_121 = xor(p1_2_30, p2_2_30) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_122 = xor(m3_acc_120, m3_acc_121) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_123 = xor(m3_acc_122, p1_3_30) */
-	vpxor 3840(%rsp), %ymm1, %ymm1 /* x3n_30 = xor(m3_acc_123, g2x15.3) */
-	vmovdqa 1952(%rsp), %ymm3 /* reload g3x0.4 */
-	vpxor 2464(%rsp), %ymm3, %ymm5 /* t0_acc_62 = xor(g3x0, g3x4) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_63 = xor(t0_acc_62, rk0_7) */
-	vpxor 2976(%rsp), %ymm2, %ymm2 /* t0_31 = xor(t0_acc_63, g3x8) */
-	vmovdqa 1984(%rsp), %ymm5 /* reload g3x1.4 */
-	vpxor 2496(%rsp), %ymm5, %ymm6 /* t1_acc_62 = xor(g3x1, g3x5) */
-	vpxor 3776(%rsp), %ymm6, %ymm6 /* t1_acc_63 = xor(t1_acc_62, rk1_7) */
-	vpxor 3008(%rsp), %ymm6, %ymm6 /* t1_31 = xor(t1_acc_63, g3x9) */
-	vmovdqa 2016(%rsp), %ymm7 /* reload g3x2.4 */
-	vpxor 2528(%rsp), %ymm7, %ymm8 /* t2_acc_62 = xor(g3x2, g3x6) */
-	vpxor 3744(%rsp), %ymm8, %ymm8 /* t2_acc_63 = xor(t2_acc_62, rk2_7) */
-	vpxor 3040(%rsp), %ymm8, %ymm8 /* t2_31 = xor(t2_acc_63, g3x10) */
-	vmovdqa 2048(%rsp), %ymm10 /* reload g3x3.4 */
-	vpxor 2560(%rsp), %ymm10, %ymm12 /* t3_acc_62 = xor(g3x3, g3x7) */
-	vpxor 3712(%rsp), %ymm12, %ymm12 /* t3_acc_63 = xor(t3_acc_62, rk3_7) */
-	vpxor 3072(%rsp), %ymm12, %ymm12 /* t3_31 = xor(t3_acc_63, g3x11) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_31_sr = lookup16(t0_31, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm13 /* y0_31_aes_in0 = extract128(y0_31_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_31_aes_0 = aesenclast(y0_31_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm2, %xmm2 /* y0_31_aes_in1 = extract128(y0_31_sr) */
-	vaesenclast 1376(%rsp), %xmm2, %xmm2 /* y0_31_aes_1 = aesenclast(y0_31_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* y0_31_aes = concat128(y0_31_aes_0, y0_31_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_31_sr = lookup16(t1_31, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm13 /* y1_31_aes_in0 = extract128(y1_31_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y1_31_aes_0 = aesenclast(y1_31_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm6, %xmm6 /* y1_31_aes_in1 = extract128(y1_31_sr) */
-	vaesenclast 1376(%rsp), %xmm6, %xmm6 /* y1_31_aes_1 = aesenclast(y1_31_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm13, %ymm6 /* y1_31_aes = concat128(y1_31_aes_0, y1_31_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_31_sr = lookup16(t2_31, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm13 /* y2_31_aes_in0 = extract128(y2_31_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_31_aes_0 = aesenclast(y2_31_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* y2_31_aes_in1 = extract128(y2_31_sr) */
-	vaesenclast 1376(%rsp), %xmm8, %xmm8 /* y2_31_aes_1 = aesenclast(y2_31_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_31_aes = concat128(y2_31_aes_0, y2_31_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_31_sr = lookup16(t3_31, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y3_31_aes_in0 = extract128(y3_31_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_31_aes_0 = aesenclast(y3_31_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y3_31_aes_in1 = extract128(y3_31_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y3_31_aes_1 = aesenclast(y3_31_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y3_31_aes = concat128(y3_31_aes_0, y3_31_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm13 /* y0_31_aes_lo = and(y0_31_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_31_aes_sh = shr(y0_31_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_31_aes_hi = and(y0_31_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_31_l = lookup16(tbl_lo_1, y0_31_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_31_h = lookup16(tbl_hi_1, y0_31_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_31 = xor(p1_0_31_l, p1_0_31_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_31_aes_lo = and(y1_31_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y1_31_aes_sh = shr(y1_31_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_31_aes_hi = and(y1_31_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_31_l = lookup16(tbl_lo_1, y1_31_aes_lo) */
-	vmovdqa %ymm1, 3456(%rsp) /* spill g2x15.4 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_31_h = lookup16(tbl_hi_1, y1_31_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_31 = xor(p1_1_31_l, p1_1_31_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_31_aes_lo = and(y2_31_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* y2_31_aes_sh = shr(y2_31_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_31_aes_hi = and(y2_31_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3424(%rsp) /* spill g2x14.4 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_31_l = lookup16(tbl_lo_1, y2_31_aes_lo) */
-	vmovdqa %ymm4, 3392(%rsp) /* spill g2x13.4 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_31_h = lookup16(tbl_hi_1, y2_31_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_31 = xor(p1_2_31_l, p1_2_31_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_31_aes_lo = and(y3_31_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y3_31_aes_sh = shr(y3_31_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_31_aes_hi = and(y3_31_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 3360(%rsp) /* spill g2x12.4 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_31_l = lookup16(tbl_lo_1, y3_31_aes_lo) */
-	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_31_h = lookup16(tbl_hi_1, y3_31_aes_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_31 = xor(p1_3_31_l, p1_3_31_h) */
-	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_31_l = lookup16(tbl_lo_2, y0_31_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_31_h = lookup16(tbl_hi_2, y0_31_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_31 = xor(p2_0_31_l, p2_0_31_h) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_31_l = lookup16(tbl_lo_2, y1_31_aes_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_31_h = lookup16(tbl_hi_2, y1_31_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_31 = xor(p2_1_31_l, p2_1_31_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_31_l = lookup16(tbl_lo_2, y2_31_aes_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_31_h = lookup16(tbl_hi_2, y2_31_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_31 = xor(p2_2_31_l, p2_2_31_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_31_l = lookup16(tbl_lo_2, y3_31_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_31_h = lookup16(tbl_hi_2, y3_31_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_31 = xor(p2_3_31_l, p2_3_31_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_124 = xor(p1_0_31, p2_1_31) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_125 = xor(p2_2_31, p1_3_31) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_126 = xor(m0_acc_124, m0_acc_125) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_127 = xor(m0_acc_126, p2_3_31) */
-	vpxor 4192(%rsp), %ymm8, %ymm8 /* x0n_31 = xor(m0_acc_127, g3x12.3) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_124 = xor(p1_0_31, p2_0_31) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_125 = xor(p1_1_31, p2_2_31) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_126 = xor(m1_acc_124, m1_acc_125) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_127 = xor(m1_acc_126, p2_3_31) */
-	vpxor 4160(%rsp), %ymm5, %ymm5 /* x1n_31 = xor(m1_acc_127, g3x13.3) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_124 = xor(p2_0_31, p1_1_31) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_125 = xor(p2_1_31, p1_2_31) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_126 = xor(m2_acc_124, m2_acc_125) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_127 = xor(m2_acc_126, p2_3_31) */
-	vpxor 4128(%rsp), %ymm1, %ymm1 /* x2n_31 = xor(m2_acc_127, g3x14.3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_124 = xor(p2_0_31, p2_1_31) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_125 = xor(p1_2_31, p2_2_31) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_126 = xor(m3_acc_124, m3_acc_125) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_127 = xor(m3_acc_126, p1_3_31) */
-	vpxor 4096(%rsp), %ymm0, %ymm0 /* x3n_31 = xor(m3_acc_127, g3x15.3) */
 	vmovdqa %ymm8, 3488(%rsp) /* spill g3x12.2 */
 	vmovdqa %ymm5, 3520(%rsp) /* spill g3x13.2 */
 	vmovdqa %ymm1, 3552(%rsp) /* spill g3x14.2 */
 	vmovdqa %ymm0, 1056(%rsp) /* spill g3x15.2 */
-	vmovdqa 384(%rsp), %ymm0 /* reload g0x9.4 */
-	vmovdqa 64(%rsp), %ymm1 /* reload g0x14.4 */
-	vmovdqa 1120(%rsp), %ymm3 /* reload g0x8.4 */
-	vmovdqa 928(%rsp), %ymm4 /* reload g0x11.4 */
-	vmovdqa 576(%rsp), %ymm5 /* reload g0x6.4 */
-	vmovdqa 512(%rsp), %ymm7 /* reload g0x7.4 */
-	vmovdqa 32(%rsp), %ymm8 /* reload g0x15.4 */
-	vmovdqa 1472(%rsp), %ymm9 /* reload g0x12.4 */
-	vmovdqa 1440(%rsp), %ymm10 /* reload g0x4.4 */
-	vmovdqa 544(%rsp), %ymm12 /* reload g0x5.4 */
-	vmovdqa 1632(%rsp), %ymm13 /* reload g0x13.4 */
-	vmovdqa 0(%rsp), %ymm14 /* reload g0x10.4 */
-	add $128, %rcx
+	vmovdqa 384(%rsp), %ymm0 /* reload g0x9.3 */
+	vmovdqa 64(%rsp), %ymm1 /* reload g0x14.3 */
+	vmovdqa 1120(%rsp), %ymm3 /* reload g0x8.3 */
+	vmovdqa 928(%rsp), %ymm4 /* reload g0x11.3 */
+	vmovdqa 576(%rsp), %ymm5 /* reload g0x6.3 */
+	vmovdqa 512(%rsp), %ymm7 /* reload g0x7.3 */
+	vmovdqa 32(%rsp), %ymm8 /* reload g0x15.3 */
+	vmovdqa 1472(%rsp), %ymm9 /* reload g0x12.3 */
+	vmovdqa 1440(%rsp), %ymm10 /* reload g0x4.3 */
+	vmovdqa 544(%rsp), %ymm12 /* reload g0x5.3 */
+	vmovdqa 1632(%rsp), %ymm13 /* reload g0x13.3 */
+	vmovdqa 0(%rsp), %ymm14 /* reload g0x10.3 */
+	add $64, %rcx
 	cmp $512, %rcx
 	jne .Lsm4_byteslice_avx2_aesni_0_loop_r0
 
@@ -5171,9 +3509,9 @@ ELF(.size _gcry_sm4_byteslice_avx2_aesni_batch,.-_gcry_sm4_byteslice_avx2_aesni_
  *   %rsi: in
  *   %rdx: out
  *   %rcx: src
- *   %r8: 128 x r (and the loop count)
+ *   %r8: 64 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 4352 bytes (135 spill slots of 32 bytes)
+ *   frame: 3584 bytes (112 spill slots of 32 bytes)
  */
 	.globl _gcry_sm4_byteslice_avx2_aesni_batch_xor
 ELF(.type _gcry_sm4_byteslice_avx2_aesni_batch_xor,@function;)
@@ -5185,7 +3523,7 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $4352, %rsp
+	sub $3584, %rsp
 
 	/* Load 128 blocks and transpose: register j = byte j of every block (algorithm 3). */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
@@ -6008,6 +4346,8 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi(%rip), %ymm6 /* tbl_hi = const() */
 	vpshufb %ymm15, %ymm6, %ymm6 /* xin_63_h = lookup16(tbl_hi, tr3_63_hi) */
 	vpxor %ymm6, %ymm0, %ymm0 /* xin_63 = xor(xin_63_l, xin_63_h) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	vmovdqa 416(%rsp), %ymm6 /* reload g0x0.2 */
 	vmovdqa 128(%rsp), %ymm15 /* reload g0x1.2 */
 	vmovdqa %ymm2, 1568(%rsp) /* spill g3x3.2 */
@@ -6142,7 +4482,7 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	.p2align 4
 .Lsm4_byteslice_avx2_aesni_1_loop_r0:
 
-	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	/* Round 4r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	vpbroadcastd (%rdi,%r8), %ymm2 /* rk0 = bcast32() */
 	vpbroadcastd 4(%rdi,%r8), %ymm6 /* rk1 = bcast32() */
 	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rk2 = bcast32() */
@@ -6308,23 +4648,23 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm10, %ymm5 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 832(%rsp) /* spill g0x3.3 */
+	vmovdqa %ymm1, 3200(%rsp) /* spill g0x3.3 */
 	vpshufb %ymm4, %ymm3, %ymm1 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	vpxor %ymm1, %ymm5, %ymm1 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm5 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y1_1_aes_sh = shr(y1_1_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm7, 768(%rsp) /* spill g0x2.3 */
+	vmovdqa %ymm7, 1088(%rsp) /* spill g0x2.3 */
 	vpshufb %ymm5, %ymm10, %ymm7 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g0x1.3 */
+	vmovdqa %ymm0, 1024(%rsp) /* spill g0x1.3 */
 	vpshufb %ymm8, %ymm3, %ymm0 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
 	vpxor %ymm0, %ymm7, %ymm0 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm7 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y2_1_aes_sh = shr(y2_1_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 352(%rsp) /* spill g0x0.3 */
+	vmovdqa %ymm9, 1536(%rsp) /* spill g0x0.3 */
 	vpshufb %ymm7, %ymm10, %ymm9 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
-	vmovdqa %ymm6, 320(%rsp) /* spill rk1 */
+	vmovdqa %ymm6, 832(%rsp) /* spill rk1 */
 	vpshufb %ymm12, %ymm3, %ymm6 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
@@ -6371,7 +4711,7 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpxor 3360(%rsp), %ymm5, %ymm5 /* t0_2 = xor(t0_acc_5, g2x12) */
 	vmovdqa 2368(%rsp), %ymm6 /* reload g2x5.2 */
 	vpxor 2880(%rsp), %ymm6, %ymm7 /* t1_acc_4 = xor(g2x5, g2x9) */
-	vpxor 320(%rsp), %ymm7, %ymm7 /* t1_acc_5 = xor(t1_acc_4, rk1) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_5 = xor(t1_acc_4, rk1) */
 	vpxor 3392(%rsp), %ymm7, %ymm7 /* t1_2 = xor(t1_acc_5, g2x13) */
 	vmovdqa 2400(%rsp), %ymm8 /* reload g2x6.2 */
 	vpxor 2912(%rsp), %ymm8, %ymm10 /* t2_acc_4 = xor(g2x6, g2x10) */
@@ -6416,17 +4756,17 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_2_aes_sh = shr(y1_2_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 288(%rsp) /* spill g1x3.3 */
+	vmovdqa %ymm3, 2304(%rsp) /* spill g1x3.3 */
 	vpshufb %ymm8, %ymm12, %ymm3 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
-	vmovdqa %ymm0, 1280(%rsp) /* spill g1x2.3 */
+	vmovdqa %ymm0, 2592(%rsp) /* spill g1x2.3 */
 	vpshufb %ymm7, %ymm6, %ymm0 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm3 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_2_aes_sh = shr(y2_2_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 1344(%rsp) /* spill g1x1.3 */
+	vmovdqa %ymm1, 2624(%rsp) /* spill g1x1.3 */
 	vpshufb %ymm3, %ymm12, %ymm1 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
-	vmovdqa %ymm9, 1248(%rsp) /* spill g1x0.3 */
+	vmovdqa %ymm9, 2656(%rsp) /* spill g1x0.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
@@ -6473,7 +4813,7 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpxor 3488(%rsp), %ymm2, %ymm2 /* t0_3 = xor(t0_acc_7, g3x12) */
 	vmovdqa 2496(%rsp), %ymm5 /* reload g3x5.2 */
 	vpxor 3008(%rsp), %ymm5, %ymm6 /* t1_acc_6 = xor(g3x5, g3x9) */
-	vpxor 320(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1) */
+	vpxor 832(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1) */
 	vpxor 3520(%rsp), %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g3x13) */
 	vmovdqa 2528(%rsp), %ymm7 /* reload g3x6.2 */
 	vpxor 3040(%rsp), %ymm7, %ymm8 /* t2_acc_6 = xor(g3x6, g3x10) */
@@ -6519,21 +4859,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpsrlw $4, %ymm6, %ymm6 /* y1_3_aes_sh = shr(y1_3_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
-	vmovdqa %ymm1, 608(%rsp) /* spill g2x3.3 */
+	vmovdqa %ymm1, 2176(%rsp) /* spill g2x3.3 */
 	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
 	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_3_aes_sh = shr(y2_3_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 960(%rsp) /* spill g2x2.3 */
+	vmovdqa %ymm0, 2208(%rsp) /* spill g2x2.3 */
 	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
-	vmovdqa %ymm4, 320(%rsp) /* spill g2x1.3 */
+	vmovdqa %ymm4, 2240(%rsp) /* spill g2x1.3 */
 	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
 	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_3_aes_sh = shr(y3_3_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 1184(%rsp) /* spill g2x0.3 */
+	vmovdqa %ymm9, 2272(%rsp) /* spill g2x0.3 */
 	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
@@ -6570,7 +4910,7 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
 	vpxor 2048(%rsp), %ymm0, %ymm0 /* x3n_3 = xor(m3_acc_15, g3x3.2) */
 
-	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%r8), %ymm2 /* rk0_1 = bcast32() */
 	vpbroadcastd 20(%rdi,%r8), %ymm3 /* rk1_1 = bcast32() */
 	vpbroadcastd 24(%rdi,%r8), %ymm4 /* rk2_1 = bcast32() */
@@ -6578,19 +4918,19 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vmovdqa 1120(%rsp), %ymm7 /* reload g0x8.2 */
 	vpxor 1472(%rsp), %ymm7, %ymm9 /* t0_acc_8 = xor(g0x8, g0x12) */
 	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_1) */
-	vpxor 352(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
+	vpxor 1536(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
 	vmovdqa 384(%rsp), %ymm10 /* reload g0x9.2 */
 	vpxor 1632(%rsp), %ymm10, %ymm12 /* t1_acc_8 = xor(g0x9, g0x13) */
 	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
-	vpxor 96(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
+	vpxor 1024(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
 	vmovdqa 0(%rsp), %ymm13 /* reload g0x10.2 */
 	vpxor 64(%rsp), %ymm13, %ymm13 /* t2_acc_8 = xor(g0x10, g0x14) */
 	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
-	vpxor 768(%rsp), %ymm13, %ymm13 /* t2_4 = xor(t2_acc_9, g0x2) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* t2_4 = xor(t2_acc_9, g0x2) */
 	vmovdqa 928(%rsp), %ymm10 /* reload g0x11.2 */
 	vpxor 32(%rsp), %ymm10, %ymm10 /* t3_acc_8 = xor(g0x11, g0x15) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_9 = xor(t3_acc_8, rk3_1) */
-	vpxor 832(%rsp), %ymm10, %ymm10 /* t3_4 = xor(t3_acc_9, g0x3) */
+	vpxor 3200(%rsp), %ymm10, %ymm10 /* t3_4 = xor(t3_acc_9, g0x3) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
 	vmovdqa %xmm9, %xmm7 /* y0_4_aes_in0 = extract128(y0_4_sr) */
 	vaesenclast 1312(%rsp), %xmm7, %xmm7 /* y0_4_aes_0 = aesenclast(y0_4_aes_in0, y0_aes_k0) */
@@ -6618,27 +4958,27 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm13 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y0_4_aes_sh = shr(y0_4_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 672(%rsp) /* spill g3x3.3 */
+	vmovdqa %ymm0, 2048(%rsp) /* spill g3x3.3 */
 	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	vmovdqa %ymm1, 864(%rsp) /* spill g3x2.3 */
+	vmovdqa %ymm1, 2016(%rsp) /* spill g3x2.3 */
 	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 800(%rsp) /* spill g3x1.3 */
+	vmovdqa %ymm5, 1984(%rsp) /* spill g3x1.3 */
 	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
 	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm5 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* y1_4_aes_sh = shr(y1_4_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm9 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 736(%rsp) /* spill g3x0.3 */
+	vmovdqa %ymm8, 1952(%rsp) /* spill g3x0.3 */
 	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
-	vmovdqa %ymm6, 160(%rsp) /* spill rk3_1 */
+	vmovdqa %ymm6, 608(%rsp) /* spill rk3_1 */
 	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y2_4_aes_sh = shr(y2_4_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 480(%rsp) /* spill rk2_1 */
+	vmovdqa %ymm4, 960(%rsp) /* spill rk2_1 */
 	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
-	vmovdqa %ymm3, 256(%rsp) /* spill rk1_1 */
+	vmovdqa %ymm3, 832(%rsp) /* spill rk1_1 */
 	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
 	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm4 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
@@ -6682,19 +5022,19 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vmovdqa 3136(%rsp), %ymm3 /* reload g1x8.2 */
 	vpxor 3232(%rsp), %ymm3, %ymm5 /* t0_acc_10 = xor(g1x8, g1x12) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_11 = xor(t0_acc_10, rk0_1) */
-	vpxor 1248(%rsp), %ymm5, %ymm5 /* t0_5 = xor(t0_acc_11, g1x0) */
+	vpxor 2656(%rsp), %ymm5, %ymm5 /* t0_5 = xor(t0_acc_11, g1x0) */
 	vmovdqa 2752(%rsp), %ymm6 /* reload g1x9.2 */
 	vpxor 3264(%rsp), %ymm6, %ymm7 /* t1_acc_10 = xor(g1x9, g1x13) */
-	vpxor 256(%rsp), %ymm7, %ymm7 /* t1_acc_11 = xor(t1_acc_10, rk1_1) */
-	vpxor 1344(%rsp), %ymm7, %ymm7 /* t1_5 = xor(t1_acc_11, g1x1) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_11 = xor(t1_acc_10, rk1_1) */
+	vpxor 2624(%rsp), %ymm7, %ymm7 /* t1_5 = xor(t1_acc_11, g1x1) */
 	vmovdqa 2784(%rsp), %ymm8 /* reload g1x10.2 */
 	vpxor 3296(%rsp), %ymm8, %ymm10 /* t2_acc_10 = xor(g1x10, g1x14) */
-	vpxor 480(%rsp), %ymm10, %ymm10 /* t2_acc_11 = xor(t2_acc_10, rk2_1) */
-	vpxor 1280(%rsp), %ymm10, %ymm10 /* t2_5 = xor(t2_acc_11, g1x2) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_acc_11 = xor(t2_acc_10, rk2_1) */
+	vpxor 2592(%rsp), %ymm10, %ymm10 /* t2_5 = xor(t2_acc_11, g1x2) */
 	vmovdqa 2816(%rsp), %ymm12 /* reload g1x11.2 */
 	vpxor 3328(%rsp), %ymm12, %ymm13 /* t3_acc_10 = xor(g1x11, g1x15) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* t3_acc_11 = xor(t3_acc_10, rk3_1) */
-	vpxor 288(%rsp), %ymm13, %ymm13 /* t3_5 = xor(t3_acc_11, g1x3) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_acc_11 = xor(t3_acc_10, rk3_1) */
+	vpxor 2304(%rsp), %ymm13, %ymm13 /* t3_5 = xor(t3_acc_11, g1x3) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_5_aes_in0 = extract128(y0_5_sr) */
 	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_5_aes_0 = aesenclast(y0_5_aes_in0, y0_aes_k0) */
@@ -6784,19 +5124,19 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vmovdqa 2848(%rsp), %ymm4 /* reload g2x8.2 */
 	vpxor 3360(%rsp), %ymm4, %ymm5 /* t0_acc_12 = xor(g2x8, g2x12) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_13 = xor(t0_acc_12, rk0_1) */
-	vpxor 1184(%rsp), %ymm5, %ymm5 /* t0_6 = xor(t0_acc_13, g2x0) */
+	vpxor 2272(%rsp), %ymm5, %ymm5 /* t0_6 = xor(t0_acc_13, g2x0) */
 	vmovdqa 2880(%rsp), %ymm6 /* reload g2x9.2 */
 	vpxor 3392(%rsp), %ymm6, %ymm7 /* t1_acc_12 = xor(g2x9, g2x13) */
-	vpxor 256(%rsp), %ymm7, %ymm7 /* t1_acc_13 = xor(t1_acc_12, rk1_1) */
-	vpxor 320(%rsp), %ymm7, %ymm7 /* t1_6 = xor(t1_acc_13, g2x1) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_13 = xor(t1_acc_12, rk1_1) */
+	vpxor 2240(%rsp), %ymm7, %ymm7 /* t1_6 = xor(t1_acc_13, g2x1) */
 	vmovdqa 2912(%rsp), %ymm8 /* reload g2x10.2 */
 	vpxor 3424(%rsp), %ymm8, %ymm10 /* t2_acc_12 = xor(g2x10, g2x14) */
-	vpxor 480(%rsp), %ymm10, %ymm10 /* t2_acc_13 = xor(t2_acc_12, rk2_1) */
-	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_6 = xor(t2_acc_13, g2x2) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_acc_13 = xor(t2_acc_12, rk2_1) */
+	vpxor 2208(%rsp), %ymm10, %ymm10 /* t2_6 = xor(t2_acc_13, g2x2) */
 	vmovdqa 2944(%rsp), %ymm12 /* reload g2x11.2 */
 	vpxor 3456(%rsp), %ymm12, %ymm13 /* t3_acc_12 = xor(g2x11, g2x15) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* t3_acc_13 = xor(t3_acc_12, rk3_1) */
-	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_6 = xor(t3_acc_13, g2x3) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_acc_13 = xor(t3_acc_12, rk3_1) */
+	vpxor 2176(%rsp), %ymm13, %ymm13 /* t3_6 = xor(t3_acc_13, g2x3) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_6_aes_in0 = extract128(y0_6_sr) */
 	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_6_aes_0 = aesenclast(y0_6_aes_in0, y0_aes_k0) */
@@ -6832,17 +5172,17 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_6_aes_sh = shr(y1_6_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 224(%rsp) /* spill g1x7.3 */
+	vmovdqa %ymm0, 2688(%rsp) /* spill g1x7.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
-	vmovdqa %ymm1, 1152(%rsp) /* spill g1x6.3 */
+	vmovdqa %ymm1, 2720(%rsp) /* spill g1x6.3 */
 	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_6_aes_sh = shr(y2_6_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1408(%rsp) /* spill g1x5.3 */
+	vmovdqa %ymm3, 3104(%rsp) /* spill g1x5.3 */
 	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
-	vmovdqa %ymm9, 1216(%rsp) /* spill g1x4.3 */
+	vmovdqa %ymm9, 3168(%rsp) /* spill g1x4.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
 	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
@@ -6886,19 +5226,19 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vmovdqa 2976(%rsp), %ymm3 /* reload g3x8.2 */
 	vpxor 3488(%rsp), %ymm3, %ymm5 /* t0_acc_14 = xor(g3x8, g3x12) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_15 = xor(t0_acc_14, rk0_1) */
-	vpxor 736(%rsp), %ymm2, %ymm2 /* t0_7 = xor(t0_acc_15, g3x0) */
+	vpxor 1952(%rsp), %ymm2, %ymm2 /* t0_7 = xor(t0_acc_15, g3x0) */
 	vmovdqa 3008(%rsp), %ymm5 /* reload g3x9.2 */
 	vpxor 3520(%rsp), %ymm5, %ymm6 /* t1_acc_14 = xor(g3x9, g3x13) */
-	vpxor 256(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_1) */
-	vpxor 800(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g3x1) */
+	vpxor 832(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_1) */
+	vpxor 1984(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g3x1) */
 	vmovdqa 3040(%rsp), %ymm7 /* reload g3x10.2 */
 	vpxor 3552(%rsp), %ymm7, %ymm8 /* t2_acc_14 = xor(g3x10, g3x14) */
-	vpxor 480(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_1) */
-	vpxor 864(%rsp), %ymm8, %ymm8 /* t2_7 = xor(t2_acc_15, g3x2) */
+	vpxor 960(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_1) */
+	vpxor 2016(%rsp), %ymm8, %ymm8 /* t2_7 = xor(t2_acc_15, g3x2) */
 	vmovdqa 3072(%rsp), %ymm10 /* reload g3x11.2 */
 	vpxor 1056(%rsp), %ymm10, %ymm12 /* t3_acc_14 = xor(g3x11, g3x15) */
-	vpxor 160(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_1) */
-	vpxor 672(%rsp), %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g3x3) */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_1) */
+	vpxor 2048(%rsp), %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g3x3) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm13 /* y0_7_aes_in0 = extract128(y0_7_sr) */
 	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_7_aes_0 = aesenclast(y0_7_aes_in0, y0_aes_k0) */
@@ -6935,21 +5275,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpsrlw $4, %ymm6, %ymm6 /* y1_7_aes_sh = shr(y1_7_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
-	vmovdqa %ymm1, 160(%rsp) /* spill g2x7.3 */
+	vmovdqa %ymm1, 2432(%rsp) /* spill g2x7.3 */
 	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
 	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_7_aes_sh = shr(y2_7_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g2x6.3 */
+	vmovdqa %ymm0, 2400(%rsp) /* spill g2x6.3 */
 	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
-	vmovdqa %ymm4, 256(%rsp) /* spill g2x5.3 */
+	vmovdqa %ymm4, 2368(%rsp) /* spill g2x5.3 */
 	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
 	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_7_aes_sh = shr(y3_7_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 1504(%rsp) /* spill g2x4.3 */
+	vmovdqa %ymm9, 2336(%rsp) /* spill g2x4.3 */
 	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
@@ -6986,25 +5326,25 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
 	vpxor 2560(%rsp), %ymm0, %ymm0 /* x3n_7 = xor(m3_acc_31, g3x7.2) */
 
-	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 32(%rdi,%r8), %ymm2 /* rk0_2 = bcast32() */
 	vpbroadcastd 36(%rdi,%r8), %ymm3 /* rk1_2 = bcast32() */
 	vpbroadcastd 40(%rdi,%r8), %ymm4 /* rk2_2 = bcast32() */
 	vpbroadcastd 44(%rdi,%r8), %ymm6 /* rk3_2 = bcast32() */
 	vmovdqa 1472(%rsp), %ymm7 /* reload g0x12.2 */
-	vpxor 352(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
+	vpxor 1536(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
 	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_2) */
 	vpxor 1440(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x4) */
 	vmovdqa 1632(%rsp), %ymm10 /* reload g0x13.2 */
-	vpxor 96(%rsp), %ymm10, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
+	vpxor 1024(%rsp), %ymm10, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
 	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_17 = xor(t1_acc_16, rk1_2) */
 	vpxor 544(%rsp), %ymm12, %ymm12 /* t1_8 = xor(t1_acc_17, g0x5) */
 	vmovdqa 64(%rsp), %ymm13 /* reload g0x14.2 */
-	vpxor 768(%rsp), %ymm13, %ymm13 /* t2_acc_16 = xor(g0x14, g0x2) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* t2_acc_16 = xor(g0x14, g0x2) */
 	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
 	vpxor 576(%rsp), %ymm13, %ymm13 /* t2_8 = xor(t2_acc_17, g0x6) */
 	vmovdqa 32(%rsp), %ymm10 /* reload g0x15.2 */
-	vpxor 832(%rsp), %ymm10, %ymm10 /* t3_acc_16 = xor(g0x15, g0x3) */
+	vpxor 3200(%rsp), %ymm10, %ymm10 /* t3_acc_16 = xor(g0x15, g0x3) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_17 = xor(t3_acc_16, rk3_2) */
 	vpxor 512(%rsp), %ymm10, %ymm10 /* t3_8 = xor(t3_acc_17, g0x7) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
@@ -7034,27 +5374,27 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm13 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y0_8_aes_sh = shr(y0_8_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 640(%rsp) /* spill g3x7.3 */
+	vmovdqa %ymm0, 2560(%rsp) /* spill g3x7.3 */
 	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	vmovdqa %ymm1, 896(%rsp) /* spill g3x6.3 */
+	vmovdqa %ymm1, 2528(%rsp) /* spill g3x6.3 */
 	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 704(%rsp) /* spill g3x5.3 */
+	vmovdqa %ymm5, 2496(%rsp) /* spill g3x5.3 */
 	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
 	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm5 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* y1_8_aes_sh = shr(y1_8_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm9 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 992(%rsp) /* spill g3x4.3 */
+	vmovdqa %ymm8, 2464(%rsp) /* spill g3x4.3 */
 	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
-	vmovdqa %ymm6, 192(%rsp) /* spill rk3_2 */
+	vmovdqa %ymm6, 608(%rsp) /* spill rk3_2 */
 	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y2_8_aes_sh = shr(y2_8_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 448(%rsp) /* spill rk2_2 */
+	vmovdqa %ymm4, 960(%rsp) /* spill rk2_2 */
 	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
-	vmovdqa %ymm3, 128(%rsp) /* spill rk1_2 */
+	vmovdqa %ymm3, 832(%rsp) /* spill rk1_2 */
 	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
 	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm4 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
@@ -7096,21 +5436,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
 	vpxor 928(%rsp), %ymm1, %ymm1 /* x3n_8 = xor(m3_acc_35, g0x11.2) */
 	vmovdqa 3232(%rsp), %ymm3 /* reload g1x12.2 */
-	vpxor 1248(%rsp), %ymm3, %ymm5 /* t0_acc_18 = xor(g1x12, g1x0) */
+	vpxor 2656(%rsp), %ymm3, %ymm5 /* t0_acc_18 = xor(g1x12, g1x0) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_19 = xor(t0_acc_18, rk0_2) */
-	vpxor 1216(%rsp), %ymm5, %ymm5 /* t0_9 = xor(t0_acc_19, g1x4) */
+	vpxor 3168(%rsp), %ymm5, %ymm5 /* t0_9 = xor(t0_acc_19, g1x4) */
 	vmovdqa 3264(%rsp), %ymm6 /* reload g1x13.2 */
-	vpxor 1344(%rsp), %ymm6, %ymm7 /* t1_acc_18 = xor(g1x13, g1x1) */
-	vpxor 128(%rsp), %ymm7, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_2) */
-	vpxor 1408(%rsp), %ymm7, %ymm7 /* t1_9 = xor(t1_acc_19, g1x5) */
+	vpxor 2624(%rsp), %ymm6, %ymm7 /* t1_acc_18 = xor(g1x13, g1x1) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_2) */
+	vpxor 3104(%rsp), %ymm7, %ymm7 /* t1_9 = xor(t1_acc_19, g1x5) */
 	vmovdqa 3296(%rsp), %ymm8 /* reload g1x14.2 */
-	vpxor 1280(%rsp), %ymm8, %ymm10 /* t2_acc_18 = xor(g1x14, g1x2) */
-	vpxor 448(%rsp), %ymm10, %ymm10 /* t2_acc_19 = xor(t2_acc_18, rk2_2) */
-	vpxor 1152(%rsp), %ymm10, %ymm10 /* t2_9 = xor(t2_acc_19, g1x6) */
+	vpxor 2592(%rsp), %ymm8, %ymm10 /* t2_acc_18 = xor(g1x14, g1x2) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_acc_19 = xor(t2_acc_18, rk2_2) */
+	vpxor 2720(%rsp), %ymm10, %ymm10 /* t2_9 = xor(t2_acc_19, g1x6) */
 	vmovdqa 3328(%rsp), %ymm12 /* reload g1x15.2 */
-	vpxor 288(%rsp), %ymm12, %ymm13 /* t3_acc_18 = xor(g1x15, g1x3) */
-	vpxor 192(%rsp), %ymm13, %ymm13 /* t3_acc_19 = xor(t3_acc_18, rk3_2) */
-	vpxor 224(%rsp), %ymm13, %ymm13 /* t3_9 = xor(t3_acc_19, g1x7) */
+	vpxor 2304(%rsp), %ymm12, %ymm13 /* t3_acc_18 = xor(g1x15, g1x3) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_acc_19 = xor(t3_acc_18, rk3_2) */
+	vpxor 2688(%rsp), %ymm13, %ymm13 /* t3_9 = xor(t3_acc_19, g1x7) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_9_aes_in0 = extract128(y0_9_sr) */
 	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_9_aes_0 = aesenclast(y0_9_aes_in0, y0_aes_k0) */
@@ -7198,21 +5538,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
 	vpxor 2816(%rsp), %ymm0, %ymm0 /* x3n_9 = xor(m3_acc_39, g1x11.2) */
 	vmovdqa 3360(%rsp), %ymm4 /* reload g2x12.2 */
-	vpxor 1184(%rsp), %ymm4, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
+	vpxor 2272(%rsp), %ymm4, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_21 = xor(t0_acc_20, rk0_2) */
-	vpxor 1504(%rsp), %ymm5, %ymm5 /* t0_10 = xor(t0_acc_21, g2x4) */
+	vpxor 2336(%rsp), %ymm5, %ymm5 /* t0_10 = xor(t0_acc_21, g2x4) */
 	vmovdqa 3392(%rsp), %ymm6 /* reload g2x13.2 */
-	vpxor 320(%rsp), %ymm6, %ymm7 /* t1_acc_20 = xor(g2x13, g2x1) */
-	vpxor 128(%rsp), %ymm7, %ymm7 /* t1_acc_21 = xor(t1_acc_20, rk1_2) */
-	vpxor 256(%rsp), %ymm7, %ymm7 /* t1_10 = xor(t1_acc_21, g2x5) */
+	vpxor 2240(%rsp), %ymm6, %ymm7 /* t1_acc_20 = xor(g2x13, g2x1) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_21 = xor(t1_acc_20, rk1_2) */
+	vpxor 2368(%rsp), %ymm7, %ymm7 /* t1_10 = xor(t1_acc_21, g2x5) */
 	vmovdqa 3424(%rsp), %ymm8 /* reload g2x14.2 */
-	vpxor 960(%rsp), %ymm8, %ymm10 /* t2_acc_20 = xor(g2x14, g2x2) */
-	vpxor 448(%rsp), %ymm10, %ymm10 /* t2_acc_21 = xor(t2_acc_20, rk2_2) */
-	vpxor 480(%rsp), %ymm10, %ymm10 /* t2_10 = xor(t2_acc_21, g2x6) */
+	vpxor 2208(%rsp), %ymm8, %ymm10 /* t2_acc_20 = xor(g2x14, g2x2) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_acc_21 = xor(t2_acc_20, rk2_2) */
+	vpxor 2400(%rsp), %ymm10, %ymm10 /* t2_10 = xor(t2_acc_21, g2x6) */
 	vmovdqa 3456(%rsp), %ymm12 /* reload g2x15.2 */
-	vpxor 608(%rsp), %ymm12, %ymm13 /* t3_acc_20 = xor(g2x15, g2x3) */
-	vpxor 192(%rsp), %ymm13, %ymm13 /* t3_acc_21 = xor(t3_acc_20, rk3_2) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* t3_10 = xor(t3_acc_21, g2x7) */
+	vpxor 2176(%rsp), %ymm12, %ymm13 /* t3_acc_20 = xor(g2x15, g2x3) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_acc_21 = xor(t3_acc_20, rk3_2) */
+	vpxor 2432(%rsp), %ymm13, %ymm13 /* t3_10 = xor(t3_acc_21, g2x7) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_10_aes_in0 = extract128(y0_10_sr) */
 	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_10_aes_0 = aesenclast(y0_10_aes_in0, y0_aes_k0) */
@@ -7248,17 +5588,17 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_10_aes_sh = shr(y1_10_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 416(%rsp) /* spill g1x11.3 */
+	vmovdqa %ymm0, 2816(%rsp) /* spill g1x11.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
-	vmovdqa %ymm1, 3584(%rsp) /* spill g1x10.3 */
+	vmovdqa %ymm1, 2784(%rsp) /* spill g1x10.3 */
 	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_10_aes_sh = shr(y2_10_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3616(%rsp) /* spill g1x9.3 */
+	vmovdqa %ymm3, 2752(%rsp) /* spill g1x9.3 */
 	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
-	vmovdqa %ymm9, 3648(%rsp) /* spill g1x8.3 */
+	vmovdqa %ymm9, 3136(%rsp) /* spill g1x8.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
 	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
@@ -7300,21 +5640,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
 	vpxor 2944(%rsp), %ymm1, %ymm1 /* x3n_10 = xor(m3_acc_43, g2x11.2) */
 	vmovdqa 3488(%rsp), %ymm3 /* reload g3x12.2 */
-	vpxor 736(%rsp), %ymm3, %ymm5 /* t0_acc_22 = xor(g3x12, g3x0) */
+	vpxor 1952(%rsp), %ymm3, %ymm5 /* t0_acc_22 = xor(g3x12, g3x0) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_23 = xor(t0_acc_22, rk0_2) */
-	vpxor 992(%rsp), %ymm2, %ymm2 /* t0_11 = xor(t0_acc_23, g3x4) */
+	vpxor 2464(%rsp), %ymm2, %ymm2 /* t0_11 = xor(t0_acc_23, g3x4) */
 	vmovdqa 3520(%rsp), %ymm5 /* reload g3x13.2 */
-	vpxor 800(%rsp), %ymm5, %ymm6 /* t1_acc_22 = xor(g3x13, g3x1) */
-	vpxor 128(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_2) */
-	vpxor 704(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g3x5) */
+	vpxor 1984(%rsp), %ymm5, %ymm6 /* t1_acc_22 = xor(g3x13, g3x1) */
+	vpxor 832(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_2) */
+	vpxor 2496(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g3x5) */
 	vmovdqa 3552(%rsp), %ymm7 /* reload g3x14.2 */
-	vpxor 864(%rsp), %ymm7, %ymm8 /* t2_acc_22 = xor(g3x14, g3x2) */
-	vpxor 448(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_2) */
-	vpxor 896(%rsp), %ymm8, %ymm8 /* t2_11 = xor(t2_acc_23, g3x6) */
+	vpxor 2016(%rsp), %ymm7, %ymm8 /* t2_acc_22 = xor(g3x14, g3x2) */
+	vpxor 960(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_2) */
+	vpxor 2528(%rsp), %ymm8, %ymm8 /* t2_11 = xor(t2_acc_23, g3x6) */
 	vmovdqa 1056(%rsp), %ymm10 /* reload g3x15.2 */
-	vpxor 672(%rsp), %ymm10, %ymm12 /* t3_acc_22 = xor(g3x15, g3x3) */
-	vpxor 192(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_2) */
-	vpxor 640(%rsp), %ymm12, %ymm12 /* t3_11 = xor(t3_acc_23, g3x7) */
+	vpxor 2048(%rsp), %ymm10, %ymm12 /* t3_acc_22 = xor(g3x15, g3x3) */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_2) */
+	vpxor 2560(%rsp), %ymm12, %ymm12 /* t3_11 = xor(t3_acc_23, g3x7) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm13 /* y0_11_aes_in0 = extract128(y0_11_sr) */
 	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_11_aes_0 = aesenclast(y0_11_aes_in0, y0_aes_k0) */
@@ -7351,21 +5691,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpsrlw $4, %ymm6, %ymm6 /* y1_11_aes_sh = shr(y1_11_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	vmovdqa %ymm1, 192(%rsp) /* spill g2x11.3 */
+	vmovdqa %ymm1, 2944(%rsp) /* spill g2x11.3 */
 	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
 	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_11_aes_sh = shr(y2_11_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g2x10.3 */
+	vmovdqa %ymm0, 2912(%rsp) /* spill g2x10.3 */
 	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	vmovdqa %ymm4, 128(%rsp) /* spill g2x9.3 */
+	vmovdqa %ymm4, 2880(%rsp) /* spill g2x9.3 */
 	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
 	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_11_aes_sh = shr(y3_11_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 3680(%rsp) /* spill g2x8.3 */
+	vmovdqa %ymm9, 2848(%rsp) /* spill g2x8.3 */
 	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
@@ -7402,24 +5742,24 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
 	vpxor 3072(%rsp), %ymm0, %ymm0 /* x3n_11 = xor(m3_acc_47, g3x11.2) */
 
-	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	/* Round 4r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 48(%rdi,%r8), %ymm2 /* rk0_3 = bcast32() */
 	vpbroadcastd 52(%rdi,%r8), %ymm3 /* rk1_3 = bcast32() */
 	vpbroadcastd 56(%rdi,%r8), %ymm4 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%r8), %ymm6 /* rk3_3 = bcast32() */
-	vmovdqa 352(%rsp), %ymm7 /* reload g0x0.3 */
+	vmovdqa 1536(%rsp), %ymm7 /* reload g0x0.3 */
 	vpxor 1440(%rsp), %ymm7, %ymm9 /* t0_acc_24 = xor(g0x0, g0x4) */
 	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_25 = xor(t0_acc_24, rk0_3) */
 	vpxor 1120(%rsp), %ymm9, %ymm9 /* t0_12 = xor(t0_acc_25, g0x8) */
-	vmovdqa 96(%rsp), %ymm10 /* reload g0x1.3 */
+	vmovdqa 1024(%rsp), %ymm10 /* reload g0x1.3 */
 	vpxor 544(%rsp), %ymm10, %ymm12 /* t1_acc_24 = xor(g0x1, g0x5) */
 	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_25 = xor(t1_acc_24, rk1_3) */
 	vpxor 384(%rsp), %ymm12, %ymm12 /* t1_12 = xor(t1_acc_25, g0x9) */
-	vmovdqa 768(%rsp), %ymm13 /* reload g0x2.3 */
+	vmovdqa 1088(%rsp), %ymm13 /* reload g0x2.3 */
 	vpxor 576(%rsp), %ymm13, %ymm13 /* t2_acc_24 = xor(g0x2, g0x6) */
 	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
 	vpxor 0(%rsp), %ymm13, %ymm13 /* t2_12 = xor(t2_acc_25, g0x10) */
-	vmovdqa 832(%rsp), %ymm10 /* reload g0x3.3 */
+	vmovdqa 3200(%rsp), %ymm10 /* reload g0x3.3 */
 	vpxor 512(%rsp), %ymm10, %ymm10 /* t3_acc_24 = xor(g0x3, g0x7) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_25 = xor(t3_acc_24, rk3_3) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* t3_12 = xor(t3_acc_25, g0x11) */
@@ -7450,27 +5790,27 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm13 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y0_12_aes_sh = shr(y0_12_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3712(%rsp) /* spill g3x11.3 */
+	vmovdqa %ymm0, 3072(%rsp) /* spill g3x11.3 */
 	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	vmovdqa %ymm1, 3744(%rsp) /* spill g3x10.3 */
+	vmovdqa %ymm1, 3040(%rsp) /* spill g3x10.3 */
 	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 3776(%rsp) /* spill g3x9.3 */
+	vmovdqa %ymm5, 3008(%rsp) /* spill g3x9.3 */
 	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
 	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm5 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* y1_12_aes_sh = shr(y1_12_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm9 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 3808(%rsp) /* spill g3x8.3 */
+	vmovdqa %ymm8, 2976(%rsp) /* spill g3x8.3 */
 	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
-	vmovdqa %ymm6, 3840(%rsp) /* spill rk3_3 */
+	vmovdqa %ymm6, 608(%rsp) /* spill rk3_3 */
 	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y2_12_aes_sh = shr(y2_12_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 3872(%rsp) /* spill rk2_3 */
+	vmovdqa %ymm4, 960(%rsp) /* spill rk2_3 */
 	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
-	vmovdqa %ymm3, 3904(%rsp) /* spill rk1_3 */
+	vmovdqa %ymm3, 832(%rsp) /* spill rk1_3 */
 	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
 	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm4 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
@@ -7511,22 +5851,22 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
 	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
 	vpxor 32(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x15.2) */
-	vmovdqa 1248(%rsp), %ymm3 /* reload g1x0.3 */
-	vpxor 1216(%rsp), %ymm3, %ymm5 /* t0_acc_26 = xor(g1x0, g1x4) */
+	vmovdqa 2656(%rsp), %ymm3 /* reload g1x0.3 */
+	vpxor 3168(%rsp), %ymm3, %ymm5 /* t0_acc_26 = xor(g1x0, g1x4) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_27 = xor(t0_acc_26, rk0_3) */
-	vpxor 3648(%rsp), %ymm5, %ymm5 /* t0_13 = xor(t0_acc_27, g1x8) */
-	vmovdqa 1344(%rsp), %ymm6 /* reload g1x1.3 */
-	vpxor 1408(%rsp), %ymm6, %ymm7 /* t1_acc_26 = xor(g1x1, g1x5) */
-	vpxor 3904(%rsp), %ymm7, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_3) */
-	vpxor 3616(%rsp), %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x9) */
-	vmovdqa 1280(%rsp), %ymm8 /* reload g1x2.3 */
-	vpxor 1152(%rsp), %ymm8, %ymm10 /* t2_acc_26 = xor(g1x2, g1x6) */
-	vpxor 3872(%rsp), %ymm10, %ymm10 /* t2_acc_27 = xor(t2_acc_26, rk2_3) */
-	vpxor 3584(%rsp), %ymm10, %ymm10 /* t2_13 = xor(t2_acc_27, g1x10) */
-	vmovdqa 288(%rsp), %ymm12 /* reload g1x3.3 */
-	vpxor 224(%rsp), %ymm12, %ymm13 /* t3_acc_26 = xor(g1x3, g1x7) */
-	vpxor 3840(%rsp), %ymm13, %ymm13 /* t3_acc_27 = xor(t3_acc_26, rk3_3) */
-	vpxor 416(%rsp), %ymm13, %ymm13 /* t3_13 = xor(t3_acc_27, g1x11) */
+	vpxor 3136(%rsp), %ymm5, %ymm5 /* t0_13 = xor(t0_acc_27, g1x8) */
+	vmovdqa 2624(%rsp), %ymm6 /* reload g1x1.3 */
+	vpxor 3104(%rsp), %ymm6, %ymm7 /* t1_acc_26 = xor(g1x1, g1x5) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_3) */
+	vpxor 2752(%rsp), %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x9) */
+	vmovdqa 2592(%rsp), %ymm8 /* reload g1x2.3 */
+	vpxor 2720(%rsp), %ymm8, %ymm10 /* t2_acc_26 = xor(g1x2, g1x6) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_acc_27 = xor(t2_acc_26, rk2_3) */
+	vpxor 2784(%rsp), %ymm10, %ymm10 /* t2_13 = xor(t2_acc_27, g1x10) */
+	vmovdqa 2304(%rsp), %ymm12 /* reload g1x3.3 */
+	vpxor 2688(%rsp), %ymm12, %ymm13 /* t3_acc_26 = xor(g1x3, g1x7) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_acc_27 = xor(t3_acc_26, rk3_3) */
+	vpxor 2816(%rsp), %ymm13, %ymm13 /* t3_13 = xor(t3_acc_27, g1x11) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_13_aes_in0 = extract128(y0_13_sr) */
 	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_13_aes_0 = aesenclast(y0_13_aes_in0, y0_aes_k0) */
@@ -7613,22 +5953,22 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
 	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
 	vpxor 3328(%rsp), %ymm0, %ymm0 /* x3n_13 = xor(m3_acc_55, g1x15.2) */
-	vmovdqa 1184(%rsp), %ymm4 /* reload g2x0.3 */
-	vpxor 1504(%rsp), %ymm4, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
+	vmovdqa 2272(%rsp), %ymm4 /* reload g2x0.3 */
+	vpxor 2336(%rsp), %ymm4, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_29 = xor(t0_acc_28, rk0_3) */
-	vpxor 3680(%rsp), %ymm5, %ymm5 /* t0_14 = xor(t0_acc_29, g2x8) */
-	vmovdqa 320(%rsp), %ymm6 /* reload g2x1.3 */
-	vpxor 256(%rsp), %ymm6, %ymm7 /* t1_acc_28 = xor(g2x1, g2x5) */
-	vpxor 3904(%rsp), %ymm7, %ymm7 /* t1_acc_29 = xor(t1_acc_28, rk1_3) */
-	vpxor 128(%rsp), %ymm7, %ymm7 /* t1_14 = xor(t1_acc_29, g2x9) */
-	vmovdqa 960(%rsp), %ymm8 /* reload g2x2.3 */
-	vpxor 480(%rsp), %ymm8, %ymm10 /* t2_acc_28 = xor(g2x2, g2x6) */
-	vpxor 3872(%rsp), %ymm10, %ymm10 /* t2_acc_29 = xor(t2_acc_28, rk2_3) */
-	vpxor 448(%rsp), %ymm10, %ymm10 /* t2_14 = xor(t2_acc_29, g2x10) */
-	vmovdqa 608(%rsp), %ymm12 /* reload g2x3.3 */
-	vpxor 160(%rsp), %ymm12, %ymm13 /* t3_acc_28 = xor(g2x3, g2x7) */
-	vpxor 3840(%rsp), %ymm13, %ymm13 /* t3_acc_29 = xor(t3_acc_28, rk3_3) */
-	vpxor 192(%rsp), %ymm13, %ymm13 /* t3_14 = xor(t3_acc_29, g2x11) */
+	vpxor 2848(%rsp), %ymm5, %ymm5 /* t0_14 = xor(t0_acc_29, g2x8) */
+	vmovdqa 2240(%rsp), %ymm6 /* reload g2x1.3 */
+	vpxor 2368(%rsp), %ymm6, %ymm7 /* t1_acc_28 = xor(g2x1, g2x5) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_29 = xor(t1_acc_28, rk1_3) */
+	vpxor 2880(%rsp), %ymm7, %ymm7 /* t1_14 = xor(t1_acc_29, g2x9) */
+	vmovdqa 2208(%rsp), %ymm8 /* reload g2x2.3 */
+	vpxor 2400(%rsp), %ymm8, %ymm10 /* t2_acc_28 = xor(g2x2, g2x6) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* t2_acc_29 = xor(t2_acc_28, rk2_3) */
+	vpxor 2912(%rsp), %ymm10, %ymm10 /* t2_14 = xor(t2_acc_29, g2x10) */
+	vmovdqa 2176(%rsp), %ymm12 /* reload g2x3.3 */
+	vpxor 2432(%rsp), %ymm12, %ymm13 /* t3_acc_28 = xor(g2x3, g2x7) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* t3_acc_29 = xor(t3_acc_28, rk3_3) */
+	vpxor 2944(%rsp), %ymm13, %ymm13 /* t3_14 = xor(t3_acc_29, g2x11) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_14_aes_in0 = extract128(y0_14_sr) */
 	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_14_aes_0 = aesenclast(y0_14_aes_in0, y0_aes_k0) */
@@ -7664,17 +6004,17 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_14_aes_sh = shr(y1_14_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3936(%rsp) /* spill g1x15.3 */
+	vmovdqa %ymm0, 3328(%rsp) /* spill g1x15.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
-	vmovdqa %ymm1, 3968(%rsp) /* spill g1x14.3 */
+	vmovdqa %ymm1, 3296(%rsp) /* spill g1x14.3 */
 	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_14_aes_sh = shr(y2_14_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 4000(%rsp) /* spill g1x13.3 */
+	vmovdqa %ymm3, 3264(%rsp) /* spill g1x13.3 */
 	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
-	vmovdqa %ymm9, 4032(%rsp) /* spill g1x12.3 */
+	vmovdqa %ymm9, 3232(%rsp) /* spill g1x12.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
 	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
@@ -7715,22 +6055,22 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
 	vpxor 3456(%rsp), %ymm1, %ymm1 /* x3n_14 = xor(m3_acc_59, g2x15.2) */
-	vmovdqa 736(%rsp), %ymm3 /* reload g3x0.3 */
-	vpxor 992(%rsp), %ymm3, %ymm5 /* t0_acc_30 = xor(g3x0, g3x4) */
+	vmovdqa 1952(%rsp), %ymm3 /* reload g3x0.3 */
+	vpxor 2464(%rsp), %ymm3, %ymm5 /* t0_acc_30 = xor(g3x0, g3x4) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_31 = xor(t0_acc_30, rk0_3) */
-	vpxor 3808(%rsp), %ymm2, %ymm2 /* t0_15 = xor(t0_acc_31, g3x8) */
-	vmovdqa 800(%rsp), %ymm5 /* reload g3x1.3 */
-	vpxor 704(%rsp), %ymm5, %ymm6 /* t1_acc_30 = xor(g3x1, g3x5) */
-	vpxor 3904(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_3) */
-	vpxor 3776(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g3x9) */
-	vmovdqa 864(%rsp), %ymm7 /* reload g3x2.3 */
-	vpxor 896(%rsp), %ymm7, %ymm8 /* t2_acc_30 = xor(g3x2, g3x6) */
-	vpxor 3872(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_3) */
-	vpxor 3744(%rsp), %ymm8, %ymm8 /* t2_15 = xor(t2_acc_31, g3x10) */
-	vmovdqa 672(%rsp), %ymm10 /* reload g3x3.3 */
-	vpxor 640(%rsp), %ymm10, %ymm12 /* t3_acc_30 = xor(g3x3, g3x7) */
-	vpxor 3840(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_3) */
-	vpxor 3712(%rsp), %ymm12, %ymm12 /* t3_15 = xor(t3_acc_31, g3x11) */
+	vpxor 2976(%rsp), %ymm2, %ymm2 /* t0_15 = xor(t0_acc_31, g3x8) */
+	vmovdqa 1984(%rsp), %ymm5 /* reload g3x1.3 */
+	vpxor 2496(%rsp), %ymm5, %ymm6 /* t1_acc_30 = xor(g3x1, g3x5) */
+	vpxor 832(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_3) */
+	vpxor 3008(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g3x9) */
+	vmovdqa 2016(%rsp), %ymm7 /* reload g3x2.3 */
+	vpxor 2528(%rsp), %ymm7, %ymm8 /* t2_acc_30 = xor(g3x2, g3x6) */
+	vpxor 960(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_3) */
+	vpxor 3040(%rsp), %ymm8, %ymm8 /* t2_15 = xor(t2_acc_31, g3x10) */
+	vmovdqa 2048(%rsp), %ymm10 /* reload g3x3.3 */
+	vpxor 2560(%rsp), %ymm10, %ymm12 /* t3_acc_30 = xor(g3x3, g3x7) */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_3) */
+	vpxor 3072(%rsp), %ymm12, %ymm12 /* t3_15 = xor(t3_acc_31, g3x11) */
 	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm13 /* y0_15_aes_in0 = extract128(y0_15_sr) */
 	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_15_aes_0 = aesenclast(y0_15_aes_in0, y0_aes_k0) */
@@ -7767,21 +6107,21 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpsrlw $4, %ymm6, %ymm6 /* y1_15_aes_sh = shr(y1_15_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	vmovdqa %ymm1, 3840(%rsp) /* spill g2x15.3 */
+	vmovdqa %ymm1, 3456(%rsp) /* spill g2x15.3 */
 	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
 	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_15_aes_sh = shr(y2_15_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3872(%rsp) /* spill g2x14.3 */
+	vmovdqa %ymm0, 3424(%rsp) /* spill g2x14.3 */
 	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	vmovdqa %ymm4, 3904(%rsp) /* spill g2x13.3 */
+	vmovdqa %ymm4, 3392(%rsp) /* spill g2x13.3 */
 	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
 	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_15_aes_sh = shr(y3_15_aes) */
 	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 4064(%rsp) /* spill g2x12.3 */
+	vmovdqa %ymm9, 3360(%rsp) /* spill g2x12.3 */
 	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
@@ -7817,1687 +6157,23 @@ _gcry_sm4_byteslice_avx2_aesni_batch_xor:
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
 	vpxor 1056(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_63, g3x15.2) */
-
-	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd 64(%rdi,%r8), %ymm2 /* rk0_4 = bcast32() */
-	vpbroadcastd 68(%rdi,%r8), %ymm3 /* rk1_4 = bcast32() */
-	vpbroadcastd 72(%rdi,%r8), %ymm4 /* rk2_4 = bcast32() */
-	vpbroadcastd 76(%rdi,%r8), %ymm6 /* rk3_4 = bcast32() */
-	vmovdqa 1440(%rsp), %ymm7 /* reload g0x4.3 */
-	vpxor 1120(%rsp), %ymm7, %ymm9 /* t0_acc_32 = xor(g0x4, g0x8) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_33 = xor(t0_acc_32, rk0_4) */
-	vpxor 1472(%rsp), %ymm9, %ymm9 /* t0_16 = xor(t0_acc_33, g0x12) */
-	vmovdqa 544(%rsp), %ymm10 /* reload g0x5.3 */
-	vpxor 384(%rsp), %ymm10, %ymm12 /* t1_acc_32 = xor(g0x5, g0x9) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_33 = xor(t1_acc_32, rk1_4) */
-	vpxor 1632(%rsp), %ymm12, %ymm12 /* t1_16 = xor(t1_acc_33, g0x13) */
-	vmovdqa 576(%rsp), %ymm13 /* reload g0x6.3 */
-	vpxor 0(%rsp), %ymm13, %ymm13 /* t2_acc_32 = xor(g0x6, g0x10) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_33 = xor(t2_acc_32, rk2_4) */
-	vpxor 64(%rsp), %ymm13, %ymm13 /* t2_16 = xor(t2_acc_33, g0x14) */
-	vmovdqa 512(%rsp), %ymm10 /* reload g0x7.3 */
-	vpxor 928(%rsp), %ymm10, %ymm10 /* t3_acc_32 = xor(g0x7, g0x11) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_33 = xor(t3_acc_32, rk3_4) */
-	vpxor 32(%rsp), %ymm10, %ymm10 /* t3_16 = xor(t3_acc_33, g0x15) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_16_sr = lookup16(t0_16, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm7 /* y0_16_aes_in0 = extract128(y0_16_sr) */
-	vaesenclast 1312(%rsp), %xmm7, %xmm7 /* y0_16_aes_0 = aesenclast(y0_16_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_16_aes_in1 = extract128(y0_16_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y0_16_aes_1 = aesenclast(y0_16_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_16_aes = concat128(y0_16_aes_0, y0_16_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_16_sr = lookup16(t1_16, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm12 /* y1_16_aes_in0 = extract128(y1_16_sr) */
-	vaesenclast 1312(%rsp), %xmm12, %xmm12 /* y1_16_aes_0 = aesenclast(y1_16_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y1_16_aes_in1 = extract128(y1_16_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y1_16_aes_1 = aesenclast(y1_16_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_16_aes = concat128(y1_16_aes_0, y1_16_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm13, %ymm12 /* y2_16_sr = lookup16(t2_16, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y2_16_aes_in0 = extract128(y2_16_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_16_aes_0 = aesenclast(y2_16_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_16_aes_in1 = extract128(y2_16_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y2_16_aes_1 = aesenclast(y2_16_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y2_16_aes = concat128(y2_16_aes_0, y2_16_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_16_sr = lookup16(t3_16, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm13 /* y3_16_aes_in0 = extract128(y3_16_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_16_aes_0 = aesenclast(y3_16_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_16_aes_in1 = extract128(y3_16_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y3_16_aes_1 = aesenclast(y3_16_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm13, %ymm10 /* y3_16_aes = concat128(y3_16_aes_0, y3_16_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm13 /* y0_16_aes_lo = and(y0_16_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y0_16_aes_sh = shr(y0_16_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_16_aes_hi = and(y0_16_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 4096(%rsp) /* spill g3x15.3 */
-	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_16_l = lookup16(tbl_lo_1, y0_16_aes_lo) */
-	vmovdqa %ymm1, 4128(%rsp) /* spill g3x14.3 */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 4160(%rsp) /* spill g3x13.3 */
-	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_16_h = lookup16(tbl_hi_1, y0_16_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_16 = xor(p1_0_16_l, p1_0_16_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm5 /* y1_16_aes_lo = and(y1_16_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y1_16_aes_sh = shr(y1_16_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm9 /* y1_16_aes_hi = and(y1_16_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 4192(%rsp) /* spill g3x12.3 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_16_l = lookup16(tbl_lo_1, y1_16_aes_lo) */
-	vmovdqa %ymm6, 4224(%rsp) /* spill rk3_4 */
-	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_16_h = lookup16(tbl_hi_1, y1_16_aes_hi) */
-	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_16 = xor(p1_1_16_l, p1_1_16_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y2_16_aes_lo = and(y2_16_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_16_aes_sh = shr(y2_16_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y2_16_aes_hi = and(y2_16_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 4256(%rsp) /* spill rk2_4 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_16_l = lookup16(tbl_lo_1, y2_16_aes_lo) */
-	vmovdqa %ymm3, 4288(%rsp) /* spill rk1_4 */
-	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_16_h = lookup16(tbl_hi_1, y2_16_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_16 = xor(p1_2_16_l, p1_2_16_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm4 /* y3_16_aes_lo = and(y3_16_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_16_aes_sh = shr(y3_16_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y3_16_aes_hi = and(y3_16_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_16_l = lookup16(tbl_lo_1, y3_16_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_16_h = lookup16(tbl_hi_1, y3_16_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_16 = xor(p1_3_16_l, p1_3_16_h) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* p2_0_16_l = lookup16(tbl_lo_2, y0_16_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_16_h = lookup16(tbl_hi_2, y0_16_aes_hi) */
-	vpxor %ymm7, %ymm13, %ymm7 /* p2_0_16 = xor(p2_0_16_l, p2_0_16_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_16_l = lookup16(tbl_lo_2, y1_16_aes_lo) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* p2_1_16_h = lookup16(tbl_hi_2, y1_16_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_16 = xor(p2_1_16_l, p2_1_16_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_16_l = lookup16(tbl_lo_2, y2_16_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm9 /* p2_2_16_h = lookup16(tbl_hi_2, y2_16_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_16 = xor(p2_2_16_l, p2_2_16_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_16_l = lookup16(tbl_lo_2, y3_16_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_16_h = lookup16(tbl_hi_2, y3_16_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_16 = xor(p2_3_16_l, p2_3_16_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_64 = xor(p1_0_16, p2_1_16) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_65 = xor(p2_2_16, p1_3_16) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_66 = xor(m0_acc_64, m0_acc_65) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_67 = xor(m0_acc_66, p2_3_16) */
-	vpxor 352(%rsp), %ymm9, %ymm9 /* x0n_16 = xor(m0_acc_67, g0x0.3) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_64 = xor(p1_0_16, p2_0_16) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_65 = xor(p1_1_16, p2_2_16) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_66 = xor(m1_acc_64, m1_acc_65) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_67 = xor(m1_acc_66, p2_3_16) */
-	vpxor 96(%rsp), %ymm0, %ymm0 /* x1n_16 = xor(m1_acc_67, g0x1.3) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_64 = xor(p2_0_16, p1_1_16) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_65 = xor(p2_1_16, p1_2_16) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_66 = xor(m2_acc_64, m2_acc_65) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_67 = xor(m2_acc_66, p2_3_16) */
-	vpxor 768(%rsp), %ymm4, %ymm4 /* x2n_16 = xor(m2_acc_67, g0x2.3) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_64 = xor(p2_0_16, p2_1_16) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_65 = xor(p1_2_16, p2_2_16) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_66 = xor(m3_acc_64, m3_acc_65) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_67 = xor(m3_acc_66, p1_3_16) */
-	vpxor 832(%rsp), %ymm1, %ymm1 /* x3n_16 = xor(m3_acc_67, g0x3.3) */
-	vmovdqa 1216(%rsp), %ymm3 /* reload g1x4.3 */
-	vpxor 3648(%rsp), %ymm3, %ymm5 /* t0_acc_34 = xor(g1x4, g1x8) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_35 = xor(t0_acc_34, rk0_4) */
-	vpxor 4032(%rsp), %ymm5, %ymm5 /* t0_17 = xor(t0_acc_35, g1x12) */
-	vmovdqa 1408(%rsp), %ymm6 /* reload g1x5.3 */
-	vpxor 3616(%rsp), %ymm6, %ymm7 /* t1_acc_34 = xor(g1x5, g1x9) */
-	vpxor 4288(%rsp), %ymm7, %ymm7 /* t1_acc_35 = xor(t1_acc_34, rk1_4) */
-	vpxor 4000(%rsp), %ymm7, %ymm7 /* t1_17 = xor(t1_acc_35, g1x13) */
-	vmovdqa 1152(%rsp), %ymm8 /* reload g1x6.3 */
-	vpxor 3584(%rsp), %ymm8, %ymm10 /* t2_acc_34 = xor(g1x6, g1x10) */
-	vpxor 4256(%rsp), %ymm10, %ymm10 /* t2_acc_35 = xor(t2_acc_34, rk2_4) */
-	vpxor 3968(%rsp), %ymm10, %ymm10 /* t2_17 = xor(t2_acc_35, g1x14) */
-	vmovdqa 224(%rsp), %ymm12 /* reload g1x7.3 */
-	vpxor 416(%rsp), %ymm12, %ymm13 /* t3_acc_34 = xor(g1x7, g1x11) */
-	vpxor 4224(%rsp), %ymm13, %ymm13 /* t3_acc_35 = xor(t3_acc_34, rk3_4) */
-	vpxor 3936(%rsp), %ymm13, %ymm13 /* t3_17 = xor(t3_acc_35, g1x15) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_17_sr = lookup16(t0_17, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_17_aes_in0 = extract128(y0_17_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_17_aes_0 = aesenclast(y0_17_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_17_aes_in1 = extract128(y0_17_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_17_aes_1 = aesenclast(y0_17_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_17_aes = concat128(y0_17_aes_0, y0_17_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_17_sr = lookup16(t1_17, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_17_aes_in0 = extract128(y1_17_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_17_aes_0 = aesenclast(y1_17_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_17_aes_in1 = extract128(y1_17_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_17_aes_1 = aesenclast(y1_17_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_17_aes = concat128(y1_17_aes_0, y1_17_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_17_sr = lookup16(t2_17, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_17_aes_in0 = extract128(y2_17_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_17_aes_0 = aesenclast(y2_17_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_17_aes_in1 = extract128(y2_17_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_17_aes_1 = aesenclast(y2_17_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_17_aes = concat128(y2_17_aes_0, y2_17_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_17_sr = lookup16(t3_17, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_17_aes_in0 = extract128(y3_17_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_17_aes_0 = aesenclast(y3_17_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_17_aes_in1 = extract128(y3_17_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_17_aes_1 = aesenclast(y3_17_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_17_aes = concat128(y3_17_aes_0, y3_17_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm15 /* y0_17_aes_lo = and(y0_17_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_17_aes_sh = shr(y0_17_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_17_aes_hi = and(y0_17_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_17_l = lookup16(tbl_lo_1, y0_17_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_17_h = lookup16(tbl_hi_1, y0_17_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_17 = xor(p1_0_17_l, p1_0_17_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_17_aes_lo = and(y1_17_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_17_aes_sh = shr(y1_17_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_17_aes_hi = and(y1_17_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 3200(%rsp) /* spill g0x3.4 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_17_l = lookup16(tbl_lo_1, y1_17_aes_lo) */
-	vmovdqa %ymm4, 1088(%rsp) /* spill g0x2.4 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_17_h = lookup16(tbl_hi_1, y1_17_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_17 = xor(p1_1_17_l, p1_1_17_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm4 /* y2_17_aes_lo = and(y2_17_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_17_aes_sh = shr(y2_17_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_17_aes_hi = and(y2_17_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1024(%rsp) /* spill g0x1.4 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_17_l = lookup16(tbl_lo_1, y2_17_aes_lo) */
-	vmovdqa %ymm9, 1536(%rsp) /* spill g0x0.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_17_h = lookup16(tbl_hi_1, y2_17_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_17 = xor(p1_2_17_l, p1_2_17_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_17_aes_lo = and(y3_17_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_17_aes_sh = shr(y3_17_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_17_aes_hi = and(y3_17_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_17_l = lookup16(tbl_lo_1, y3_17_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_17_h = lookup16(tbl_hi_1, y3_17_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_17 = xor(p1_3_17_l, p1_3_17_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_17_l = lookup16(tbl_lo_2, y0_17_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_17_h = lookup16(tbl_hi_2, y0_17_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_17 = xor(p2_0_17_l, p2_0_17_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_17_l = lookup16(tbl_lo_2, y1_17_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_17_h = lookup16(tbl_hi_2, y1_17_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_17 = xor(p2_1_17_l, p2_1_17_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_17_l = lookup16(tbl_lo_2, y2_17_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_17_h = lookup16(tbl_hi_2, y2_17_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_17 = xor(p2_2_17_l, p2_2_17_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_17_l = lookup16(tbl_lo_2, y3_17_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_17_h = lookup16(tbl_hi_2, y3_17_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_17 = xor(p2_3_17_l, p2_3_17_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_68 = xor(p1_0_17, p2_1_17) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_69 = xor(p2_2_17, p1_3_17) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_70 = xor(m0_acc_68, m0_acc_69) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_71 = xor(m0_acc_70, p2_3_17) */
-	vpxor 1248(%rsp), %ymm9, %ymm9 /* x0n_17 = xor(m0_acc_71, g1x0.3) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_68 = xor(p1_0_17, p2_0_17) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_69 = xor(p1_1_17, p2_2_17) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_70 = xor(m1_acc_68, m1_acc_69) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_71 = xor(m1_acc_70, p2_3_17) */
-	vpxor 1344(%rsp), %ymm3, %ymm3 /* x1n_17 = xor(m1_acc_71, g1x1.3) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_68 = xor(p2_0_17, p1_1_17) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_69 = xor(p2_1_17, p1_2_17) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_70 = xor(m2_acc_68, m2_acc_69) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_71 = xor(m2_acc_70, p2_3_17) */
-	vpxor 1280(%rsp), %ymm1, %ymm1 /* x2n_17 = xor(m2_acc_71, g1x2.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_68 = xor(p2_0_17, p2_1_17) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_69 = xor(p1_2_17, p2_2_17) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_70 = xor(m3_acc_68, m3_acc_69) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_71 = xor(m3_acc_70, p1_3_17) */
-	vpxor 288(%rsp), %ymm0, %ymm0 /* x3n_17 = xor(m3_acc_71, g1x3.3) */
-	vmovdqa 1504(%rsp), %ymm4 /* reload g2x4.3 */
-	vpxor 3680(%rsp), %ymm4, %ymm5 /* t0_acc_36 = xor(g2x4, g2x8) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_37 = xor(t0_acc_36, rk0_4) */
-	vpxor 4064(%rsp), %ymm5, %ymm5 /* t0_18 = xor(t0_acc_37, g2x12) */
-	vmovdqa 256(%rsp), %ymm6 /* reload g2x5.3 */
-	vpxor 128(%rsp), %ymm6, %ymm7 /* t1_acc_36 = xor(g2x5, g2x9) */
-	vpxor 4288(%rsp), %ymm7, %ymm7 /* t1_acc_37 = xor(t1_acc_36, rk1_4) */
-	vpxor 3904(%rsp), %ymm7, %ymm7 /* t1_18 = xor(t1_acc_37, g2x13) */
-	vmovdqa 480(%rsp), %ymm8 /* reload g2x6.3 */
-	vpxor 448(%rsp), %ymm8, %ymm10 /* t2_acc_36 = xor(g2x6, g2x10) */
-	vpxor 4256(%rsp), %ymm10, %ymm10 /* t2_acc_37 = xor(t2_acc_36, rk2_4) */
-	vpxor 3872(%rsp), %ymm10, %ymm10 /* t2_18 = xor(t2_acc_37, g2x14) */
-	vmovdqa 160(%rsp), %ymm12 /* reload g2x7.3 */
-	vpxor 192(%rsp), %ymm12, %ymm13 /* t3_acc_36 = xor(g2x7, g2x11) */
-	vpxor 4224(%rsp), %ymm13, %ymm13 /* t3_acc_37 = xor(t3_acc_36, rk3_4) */
-	vpxor 3840(%rsp), %ymm13, %ymm13 /* t3_18 = xor(t3_acc_37, g2x15) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_18_sr = lookup16(t0_18, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_18_aes_in0 = extract128(y0_18_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_18_aes_0 = aesenclast(y0_18_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_18_aes_in1 = extract128(y0_18_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_18_aes_1 = aesenclast(y0_18_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_18_aes = concat128(y0_18_aes_0, y0_18_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_18_sr = lookup16(t1_18, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_18_aes_in0 = extract128(y1_18_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_18_aes_0 = aesenclast(y1_18_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_18_aes_in1 = extract128(y1_18_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_18_aes_1 = aesenclast(y1_18_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_18_aes = concat128(y1_18_aes_0, y1_18_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_18_sr = lookup16(t2_18, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_18_aes_in0 = extract128(y2_18_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_18_aes_0 = aesenclast(y2_18_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_18_aes_in1 = extract128(y2_18_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_18_aes_1 = aesenclast(y2_18_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_18_aes = concat128(y2_18_aes_0, y2_18_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_18_sr = lookup16(t3_18, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_18_aes_in0 = extract128(y3_18_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_18_aes_0 = aesenclast(y3_18_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_18_aes_in1 = extract128(y3_18_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_18_aes_1 = aesenclast(y3_18_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_18_aes = concat128(y3_18_aes_0, y3_18_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm15 /* y0_18_aes_lo = and(y0_18_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_18_aes_sh = shr(y0_18_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_18_aes_hi = and(y0_18_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_18_l = lookup16(tbl_lo_1, y0_18_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_18_h = lookup16(tbl_hi_1, y0_18_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_18 = xor(p1_0_18_l, p1_0_18_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_18_aes_lo = and(y1_18_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_18_aes_sh = shr(y1_18_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_18_aes_hi = and(y1_18_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2304(%rsp) /* spill g1x3.4 */
-	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_18_l = lookup16(tbl_lo_1, y1_18_aes_lo) */
-	vmovdqa %ymm1, 2592(%rsp) /* spill g1x2.4 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_18_h = lookup16(tbl_hi_1, y1_18_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_18 = xor(p1_1_18_l, p1_1_18_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y2_18_aes_lo = and(y2_18_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_18_aes_sh = shr(y2_18_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_18_aes_hi = and(y2_18_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 2624(%rsp) /* spill g1x1.4 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_18_l = lookup16(tbl_lo_1, y2_18_aes_lo) */
-	vmovdqa %ymm9, 2656(%rsp) /* spill g1x0.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_18_h = lookup16(tbl_hi_1, y2_18_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_18 = xor(p1_2_18_l, p1_2_18_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_18_aes_lo = and(y3_18_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_18_aes_sh = shr(y3_18_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_18_aes_hi = and(y3_18_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_18_l = lookup16(tbl_lo_1, y3_18_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_18_h = lookup16(tbl_hi_1, y3_18_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_18 = xor(p1_3_18_l, p1_3_18_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_18_l = lookup16(tbl_lo_2, y0_18_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_18_h = lookup16(tbl_hi_2, y0_18_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_18 = xor(p2_0_18_l, p2_0_18_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_18_l = lookup16(tbl_lo_2, y1_18_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_18_h = lookup16(tbl_hi_2, y1_18_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_18 = xor(p2_1_18_l, p2_1_18_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_18_l = lookup16(tbl_lo_2, y2_18_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_18_h = lookup16(tbl_hi_2, y2_18_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_18 = xor(p2_2_18_l, p2_2_18_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_18_l = lookup16(tbl_lo_2, y3_18_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_18_h = lookup16(tbl_hi_2, y3_18_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_18 = xor(p2_3_18_l, p2_3_18_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_72 = xor(p1_0_18, p2_1_18) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_73 = xor(p2_2_18, p1_3_18) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_74 = xor(m0_acc_72, m0_acc_73) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_75 = xor(m0_acc_74, p2_3_18) */
-	vpxor 1184(%rsp), %ymm9, %ymm9 /* x0n_18 = xor(m0_acc_75, g2x0.3) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_72 = xor(p1_0_18, p2_0_18) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_73 = xor(p1_1_18, p2_2_18) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_74 = xor(m1_acc_72, m1_acc_73) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_75 = xor(m1_acc_74, p2_3_18) */
-	vpxor 320(%rsp), %ymm4, %ymm4 /* x1n_18 = xor(m1_acc_75, g2x1.3) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_72 = xor(p2_0_18, p1_1_18) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_73 = xor(p2_1_18, p1_2_18) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_74 = xor(m2_acc_72, m2_acc_73) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_75 = xor(m2_acc_74, p2_3_18) */
-	vpxor 960(%rsp), %ymm0, %ymm0 /* x2n_18 = xor(m2_acc_75, g2x2.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_72 = xor(p2_0_18, p2_1_18) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_73 = xor(p1_2_18, p2_2_18) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_74 = xor(m3_acc_72, m3_acc_73) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_75 = xor(m3_acc_74, p1_3_18) */
-	vpxor 608(%rsp), %ymm1, %ymm1 /* x3n_18 = xor(m3_acc_75, g2x3.3) */
-	vmovdqa 992(%rsp), %ymm3 /* reload g3x4.3 */
-	vpxor 3808(%rsp), %ymm3, %ymm5 /* t0_acc_38 = xor(g3x4, g3x8) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_39 = xor(t0_acc_38, rk0_4) */
-	vpxor 4192(%rsp), %ymm2, %ymm2 /* t0_19 = xor(t0_acc_39, g3x12) */
-	vmovdqa 704(%rsp), %ymm5 /* reload g3x5.3 */
-	vpxor 3776(%rsp), %ymm5, %ymm6 /* t1_acc_38 = xor(g3x5, g3x9) */
-	vpxor 4288(%rsp), %ymm6, %ymm6 /* t1_acc_39 = xor(t1_acc_38, rk1_4) */
-	vpxor 4160(%rsp), %ymm6, %ymm6 /* t1_19 = xor(t1_acc_39, g3x13) */
-	vmovdqa 896(%rsp), %ymm7 /* reload g3x6.3 */
-	vpxor 3744(%rsp), %ymm7, %ymm8 /* t2_acc_38 = xor(g3x6, g3x10) */
-	vpxor 4256(%rsp), %ymm8, %ymm8 /* t2_acc_39 = xor(t2_acc_38, rk2_4) */
-	vpxor 4128(%rsp), %ymm8, %ymm8 /* t2_19 = xor(t2_acc_39, g3x14) */
-	vmovdqa 640(%rsp), %ymm10 /* reload g3x7.3 */
-	vpxor 3712(%rsp), %ymm10, %ymm12 /* t3_acc_38 = xor(g3x7, g3x11) */
-	vpxor 4224(%rsp), %ymm12, %ymm12 /* t3_acc_39 = xor(t3_acc_38, rk3_4) */
-	vpxor 4096(%rsp), %ymm12, %ymm12 /* t3_19 = xor(t3_acc_39, g3x15) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_19_sr = lookup16(t0_19, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm13 /* y0_19_aes_in0 = extract128(y0_19_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_19_aes_0 = aesenclast(y0_19_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm2, %xmm2 /* y0_19_aes_in1 = extract128(y0_19_sr) */
-	vaesenclast 1376(%rsp), %xmm2, %xmm2 /* y0_19_aes_1 = aesenclast(y0_19_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* y0_19_aes = concat128(y0_19_aes_0, y0_19_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_19_sr = lookup16(t1_19, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm13 /* y1_19_aes_in0 = extract128(y1_19_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y1_19_aes_0 = aesenclast(y1_19_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm6, %xmm6 /* y1_19_aes_in1 = extract128(y1_19_sr) */
-	vaesenclast 1376(%rsp), %xmm6, %xmm6 /* y1_19_aes_1 = aesenclast(y1_19_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm13, %ymm6 /* y1_19_aes = concat128(y1_19_aes_0, y1_19_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_19_sr = lookup16(t2_19, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm13 /* y2_19_aes_in0 = extract128(y2_19_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_19_aes_0 = aesenclast(y2_19_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* y2_19_aes_in1 = extract128(y2_19_sr) */
-	vaesenclast 1376(%rsp), %xmm8, %xmm8 /* y2_19_aes_1 = aesenclast(y2_19_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_19_aes = concat128(y2_19_aes_0, y2_19_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_19_sr = lookup16(t3_19, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y3_19_aes_in0 = extract128(y3_19_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_19_aes_0 = aesenclast(y3_19_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y3_19_aes_in1 = extract128(y3_19_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y3_19_aes_1 = aesenclast(y3_19_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y3_19_aes = concat128(y3_19_aes_0, y3_19_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm13 /* y0_19_aes_lo = and(y0_19_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_19_aes_sh = shr(y0_19_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_19_aes_hi = and(y0_19_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_19_l = lookup16(tbl_lo_1, y0_19_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_19_h = lookup16(tbl_hi_1, y0_19_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_19 = xor(p1_0_19_l, p1_0_19_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_19_aes_lo = and(y1_19_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y1_19_aes_sh = shr(y1_19_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_19_aes_hi = and(y1_19_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_19_l = lookup16(tbl_lo_1, y1_19_aes_lo) */
-	vmovdqa %ymm1, 2176(%rsp) /* spill g2x3.4 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_19_h = lookup16(tbl_hi_1, y1_19_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_19 = xor(p1_1_19_l, p1_1_19_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_19_aes_lo = and(y2_19_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* y2_19_aes_sh = shr(y2_19_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_19_aes_hi = and(y2_19_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2208(%rsp) /* spill g2x2.4 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_19_l = lookup16(tbl_lo_1, y2_19_aes_lo) */
-	vmovdqa %ymm4, 2240(%rsp) /* spill g2x1.4 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_19_h = lookup16(tbl_hi_1, y2_19_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_19 = xor(p1_2_19_l, p1_2_19_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_19_aes_lo = and(y3_19_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y3_19_aes_sh = shr(y3_19_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_19_aes_hi = and(y3_19_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 2272(%rsp) /* spill g2x0.4 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_19_l = lookup16(tbl_lo_1, y3_19_aes_lo) */
-	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_19_h = lookup16(tbl_hi_1, y3_19_aes_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_19 = xor(p1_3_19_l, p1_3_19_h) */
-	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_19_l = lookup16(tbl_lo_2, y0_19_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_19_h = lookup16(tbl_hi_2, y0_19_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_19 = xor(p2_0_19_l, p2_0_19_h) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_19_l = lookup16(tbl_lo_2, y1_19_aes_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_19_h = lookup16(tbl_hi_2, y1_19_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_19 = xor(p2_1_19_l, p2_1_19_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_19_l = lookup16(tbl_lo_2, y2_19_aes_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_19_h = lookup16(tbl_hi_2, y2_19_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_19 = xor(p2_2_19_l, p2_2_19_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_19_l = lookup16(tbl_lo_2, y3_19_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_19_h = lookup16(tbl_hi_2, y3_19_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_19 = xor(p2_3_19_l, p2_3_19_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_76 = xor(p1_0_19, p2_1_19) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_77 = xor(p2_2_19, p1_3_19) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_78 = xor(m0_acc_76, m0_acc_77) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_79 = xor(m0_acc_78, p2_3_19) */
-	vpxor 736(%rsp), %ymm8, %ymm8 /* x0n_19 = xor(m0_acc_79, g3x0.3) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_76 = xor(p1_0_19, p2_0_19) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_77 = xor(p1_1_19, p2_2_19) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_78 = xor(m1_acc_76, m1_acc_77) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_79 = xor(m1_acc_78, p2_3_19) */
-	vpxor 800(%rsp), %ymm5, %ymm5 /* x1n_19 = xor(m1_acc_79, g3x1.3) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_76 = xor(p2_0_19, p1_1_19) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_77 = xor(p2_1_19, p1_2_19) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_78 = xor(m2_acc_76, m2_acc_77) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_79 = xor(m2_acc_78, p2_3_19) */
-	vpxor 864(%rsp), %ymm1, %ymm1 /* x2n_19 = xor(m2_acc_79, g3x2.3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_76 = xor(p2_0_19, p2_1_19) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_77 = xor(p1_2_19, p2_2_19) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_78 = xor(m3_acc_76, m3_acc_77) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_79 = xor(m3_acc_78, p1_3_19) */
-	vpxor 672(%rsp), %ymm0, %ymm0 /* x3n_19 = xor(m3_acc_79, g3x3.3) */
-
-	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	vpbroadcastd 80(%rdi,%r8), %ymm2 /* rk0_5 = bcast32() */
-	vpbroadcastd 84(%rdi,%r8), %ymm3 /* rk1_5 = bcast32() */
-	vpbroadcastd 88(%rdi,%r8), %ymm4 /* rk2_5 = bcast32() */
-	vpbroadcastd 92(%rdi,%r8), %ymm6 /* rk3_5 = bcast32() */
-	vmovdqa 1120(%rsp), %ymm7 /* reload g0x8.3 */
-	vpxor 1472(%rsp), %ymm7, %ymm9 /* t0_acc_40 = xor(g0x8, g0x12) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_41 = xor(t0_acc_40, rk0_5) */
-	vpxor 1536(%rsp), %ymm9, %ymm9 /* t0_20 = xor(t0_acc_41, g0x0) */
-	vmovdqa 384(%rsp), %ymm10 /* reload g0x9.3 */
-	vpxor 1632(%rsp), %ymm10, %ymm12 /* t1_acc_40 = xor(g0x9, g0x13) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_41 = xor(t1_acc_40, rk1_5) */
-	vpxor 1024(%rsp), %ymm12, %ymm12 /* t1_20 = xor(t1_acc_41, g0x1) */
-	vmovdqa 0(%rsp), %ymm13 /* reload g0x10.3 */
-	vpxor 64(%rsp), %ymm13, %ymm13 /* t2_acc_40 = xor(g0x10, g0x14) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_41 = xor(t2_acc_40, rk2_5) */
-	vpxor 1088(%rsp), %ymm13, %ymm13 /* t2_20 = xor(t2_acc_41, g0x2) */
-	vmovdqa 928(%rsp), %ymm10 /* reload g0x11.3 */
-	vpxor 32(%rsp), %ymm10, %ymm10 /* t3_acc_40 = xor(g0x11, g0x15) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_41 = xor(t3_acc_40, rk3_5) */
-	vpxor 3200(%rsp), %ymm10, %ymm10 /* t3_20 = xor(t3_acc_41, g0x3) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_20_sr = lookup16(t0_20, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm7 /* y0_20_aes_in0 = extract128(y0_20_sr) */
-	vaesenclast 1312(%rsp), %xmm7, %xmm7 /* y0_20_aes_0 = aesenclast(y0_20_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_20_aes_in1 = extract128(y0_20_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y0_20_aes_1 = aesenclast(y0_20_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_20_aes = concat128(y0_20_aes_0, y0_20_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_20_sr = lookup16(t1_20, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm12 /* y1_20_aes_in0 = extract128(y1_20_sr) */
-	vaesenclast 1312(%rsp), %xmm12, %xmm12 /* y1_20_aes_0 = aesenclast(y1_20_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y1_20_aes_in1 = extract128(y1_20_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y1_20_aes_1 = aesenclast(y1_20_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_20_aes = concat128(y1_20_aes_0, y1_20_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm13, %ymm12 /* y2_20_sr = lookup16(t2_20, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y2_20_aes_in0 = extract128(y2_20_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_20_aes_0 = aesenclast(y2_20_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_20_aes_in1 = extract128(y2_20_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y2_20_aes_1 = aesenclast(y2_20_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y2_20_aes = concat128(y2_20_aes_0, y2_20_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_20_sr = lookup16(t3_20, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm13 /* y3_20_aes_in0 = extract128(y3_20_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_20_aes_0 = aesenclast(y3_20_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_20_aes_in1 = extract128(y3_20_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y3_20_aes_1 = aesenclast(y3_20_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm13, %ymm10 /* y3_20_aes = concat128(y3_20_aes_0, y3_20_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm13 /* y0_20_aes_lo = and(y0_20_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y0_20_aes_sh = shr(y0_20_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_20_aes_hi = and(y0_20_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2048(%rsp) /* spill g3x3.4 */
-	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_20_l = lookup16(tbl_lo_1, y0_20_aes_lo) */
-	vmovdqa %ymm1, 2016(%rsp) /* spill g3x2.4 */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 1984(%rsp) /* spill g3x1.4 */
-	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_20_h = lookup16(tbl_hi_1, y0_20_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_20 = xor(p1_0_20_l, p1_0_20_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm5 /* y1_20_aes_lo = and(y1_20_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y1_20_aes_sh = shr(y1_20_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm9 /* y1_20_aes_hi = and(y1_20_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 1952(%rsp) /* spill g3x0.4 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_20_l = lookup16(tbl_lo_1, y1_20_aes_lo) */
-	vmovdqa %ymm6, 672(%rsp) /* spill rk3_5 */
-	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_20_h = lookup16(tbl_hi_1, y1_20_aes_hi) */
-	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_20 = xor(p1_1_20_l, p1_1_20_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y2_20_aes_lo = and(y2_20_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_20_aes_sh = shr(y2_20_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y2_20_aes_hi = and(y2_20_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 864(%rsp) /* spill rk2_5 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_20_l = lookup16(tbl_lo_1, y2_20_aes_lo) */
-	vmovdqa %ymm3, 800(%rsp) /* spill rk1_5 */
-	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_20_h = lookup16(tbl_hi_1, y2_20_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_20 = xor(p1_2_20_l, p1_2_20_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm4 /* y3_20_aes_lo = and(y3_20_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_20_aes_sh = shr(y3_20_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y3_20_aes_hi = and(y3_20_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_20_l = lookup16(tbl_lo_1, y3_20_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_20_h = lookup16(tbl_hi_1, y3_20_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_20 = xor(p1_3_20_l, p1_3_20_h) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* p2_0_20_l = lookup16(tbl_lo_2, y0_20_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_20_h = lookup16(tbl_hi_2, y0_20_aes_hi) */
-	vpxor %ymm7, %ymm13, %ymm7 /* p2_0_20 = xor(p2_0_20_l, p2_0_20_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_20_l = lookup16(tbl_lo_2, y1_20_aes_lo) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* p2_1_20_h = lookup16(tbl_hi_2, y1_20_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_20 = xor(p2_1_20_l, p2_1_20_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_20_l = lookup16(tbl_lo_2, y2_20_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm9 /* p2_2_20_h = lookup16(tbl_hi_2, y2_20_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_20 = xor(p2_2_20_l, p2_2_20_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_20_l = lookup16(tbl_lo_2, y3_20_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_20_h = lookup16(tbl_hi_2, y3_20_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_20 = xor(p2_3_20_l, p2_3_20_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_80 = xor(p1_0_20, p2_1_20) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_81 = xor(p2_2_20, p1_3_20) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_82 = xor(m0_acc_80, m0_acc_81) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_83 = xor(m0_acc_82, p2_3_20) */
-	vpxor 1440(%rsp), %ymm9, %ymm9 /* x0n_20 = xor(m0_acc_83, g0x4.3) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_80 = xor(p1_0_20, p2_0_20) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_81 = xor(p1_1_20, p2_2_20) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_82 = xor(m1_acc_80, m1_acc_81) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_83 = xor(m1_acc_82, p2_3_20) */
-	vpxor 544(%rsp), %ymm0, %ymm0 /* x1n_20 = xor(m1_acc_83, g0x5.3) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_80 = xor(p2_0_20, p1_1_20) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_81 = xor(p2_1_20, p1_2_20) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_82 = xor(m2_acc_80, m2_acc_81) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_83 = xor(m2_acc_82, p2_3_20) */
-	vpxor 576(%rsp), %ymm4, %ymm4 /* x2n_20 = xor(m2_acc_83, g0x6.3) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_80 = xor(p2_0_20, p2_1_20) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_81 = xor(p1_2_20, p2_2_20) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_82 = xor(m3_acc_80, m3_acc_81) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_83 = xor(m3_acc_82, p1_3_20) */
-	vpxor 512(%rsp), %ymm1, %ymm1 /* x3n_20 = xor(m3_acc_83, g0x7.3) */
-	vmovdqa 3648(%rsp), %ymm3 /* reload g1x8.3 */
-	vpxor 4032(%rsp), %ymm3, %ymm5 /* t0_acc_42 = xor(g1x8, g1x12) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_43 = xor(t0_acc_42, rk0_5) */
-	vpxor 2656(%rsp), %ymm5, %ymm5 /* t0_21 = xor(t0_acc_43, g1x0) */
-	vmovdqa 3616(%rsp), %ymm6 /* reload g1x9.3 */
-	vpxor 4000(%rsp), %ymm6, %ymm7 /* t1_acc_42 = xor(g1x9, g1x13) */
-	vpxor 800(%rsp), %ymm7, %ymm7 /* t1_acc_43 = xor(t1_acc_42, rk1_5) */
-	vpxor 2624(%rsp), %ymm7, %ymm7 /* t1_21 = xor(t1_acc_43, g1x1) */
-	vmovdqa 3584(%rsp), %ymm8 /* reload g1x10.3 */
-	vpxor 3968(%rsp), %ymm8, %ymm10 /* t2_acc_42 = xor(g1x10, g1x14) */
-	vpxor 864(%rsp), %ymm10, %ymm10 /* t2_acc_43 = xor(t2_acc_42, rk2_5) */
-	vpxor 2592(%rsp), %ymm10, %ymm10 /* t2_21 = xor(t2_acc_43, g1x2) */
-	vmovdqa 416(%rsp), %ymm12 /* reload g1x11.3 */
-	vpxor 3936(%rsp), %ymm12, %ymm13 /* t3_acc_42 = xor(g1x11, g1x15) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* t3_acc_43 = xor(t3_acc_42, rk3_5) */
-	vpxor 2304(%rsp), %ymm13, %ymm13 /* t3_21 = xor(t3_acc_43, g1x3) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_21_sr = lookup16(t0_21, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_21_aes_in0 = extract128(y0_21_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_21_aes_0 = aesenclast(y0_21_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_21_aes_in1 = extract128(y0_21_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_21_aes_1 = aesenclast(y0_21_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_21_aes = concat128(y0_21_aes_0, y0_21_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_21_sr = lookup16(t1_21, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_21_aes_in0 = extract128(y1_21_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_21_aes_0 = aesenclast(y1_21_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_21_aes_in1 = extract128(y1_21_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_21_aes_1 = aesenclast(y1_21_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_21_aes = concat128(y1_21_aes_0, y1_21_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_21_sr = lookup16(t2_21, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_21_aes_in0 = extract128(y2_21_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_21_aes_0 = aesenclast(y2_21_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_21_aes_in1 = extract128(y2_21_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_21_aes_1 = aesenclast(y2_21_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_21_aes = concat128(y2_21_aes_0, y2_21_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_21_sr = lookup16(t3_21, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_21_aes_in0 = extract128(y3_21_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_21_aes_0 = aesenclast(y3_21_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_21_aes_in1 = extract128(y3_21_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_21_aes_1 = aesenclast(y3_21_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_21_aes = concat128(y3_21_aes_0, y3_21_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm15 /* y0_21_aes_lo = and(y0_21_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_21_aes_sh = shr(y0_21_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_21_aes_hi = and(y0_21_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_21_l = lookup16(tbl_lo_1, y0_21_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_21_h = lookup16(tbl_hi_1, y0_21_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_21 = xor(p1_0_21_l, p1_0_21_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_21_aes_lo = and(y1_21_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_21_aes_sh = shr(y1_21_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_21_aes_hi = and(y1_21_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 512(%rsp) /* spill g0x7.4 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_21_l = lookup16(tbl_lo_1, y1_21_aes_lo) */
-	vmovdqa %ymm4, 576(%rsp) /* spill g0x6.4 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_21_h = lookup16(tbl_hi_1, y1_21_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_21 = xor(p1_1_21_l, p1_1_21_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm4 /* y2_21_aes_lo = and(y2_21_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_21_aes_sh = shr(y2_21_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_21_aes_hi = and(y2_21_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 544(%rsp) /* spill g0x5.4 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_21_l = lookup16(tbl_lo_1, y2_21_aes_lo) */
-	vmovdqa %ymm9, 1440(%rsp) /* spill g0x4.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_21_h = lookup16(tbl_hi_1, y2_21_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_21 = xor(p1_2_21_l, p1_2_21_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_21_aes_lo = and(y3_21_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_21_aes_sh = shr(y3_21_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_21_aes_hi = and(y3_21_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_21_l = lookup16(tbl_lo_1, y3_21_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_21_h = lookup16(tbl_hi_1, y3_21_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_21 = xor(p1_3_21_l, p1_3_21_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_21_l = lookup16(tbl_lo_2, y0_21_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_21_h = lookup16(tbl_hi_2, y0_21_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_21 = xor(p2_0_21_l, p2_0_21_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_21_l = lookup16(tbl_lo_2, y1_21_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_21_h = lookup16(tbl_hi_2, y1_21_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_21 = xor(p2_1_21_l, p2_1_21_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_21_l = lookup16(tbl_lo_2, y2_21_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_21_h = lookup16(tbl_hi_2, y2_21_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_21 = xor(p2_2_21_l, p2_2_21_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_21_l = lookup16(tbl_lo_2, y3_21_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_21_h = lookup16(tbl_hi_2, y3_21_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_21 = xor(p2_3_21_l, p2_3_21_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_84 = xor(p1_0_21, p2_1_21) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_85 = xor(p2_2_21, p1_3_21) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_86 = xor(m0_acc_84, m0_acc_85) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_87 = xor(m0_acc_86, p2_3_21) */
-	vpxor 1216(%rsp), %ymm9, %ymm9 /* x0n_21 = xor(m0_acc_87, g1x4.3) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_84 = xor(p1_0_21, p2_0_21) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_85 = xor(p1_1_21, p2_2_21) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_86 = xor(m1_acc_84, m1_acc_85) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_87 = xor(m1_acc_86, p2_3_21) */
-	vpxor 1408(%rsp), %ymm3, %ymm3 /* x1n_21 = xor(m1_acc_87, g1x5.3) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_84 = xor(p2_0_21, p1_1_21) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_85 = xor(p2_1_21, p1_2_21) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_86 = xor(m2_acc_84, m2_acc_85) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_87 = xor(m2_acc_86, p2_3_21) */
-	vpxor 1152(%rsp), %ymm1, %ymm1 /* x2n_21 = xor(m2_acc_87, g1x6.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_84 = xor(p2_0_21, p2_1_21) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_85 = xor(p1_2_21, p2_2_21) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_86 = xor(m3_acc_84, m3_acc_85) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_87 = xor(m3_acc_86, p1_3_21) */
-	vpxor 224(%rsp), %ymm0, %ymm0 /* x3n_21 = xor(m3_acc_87, g1x7.3) */
-	vmovdqa 3680(%rsp), %ymm4 /* reload g2x8.3 */
-	vpxor 4064(%rsp), %ymm4, %ymm5 /* t0_acc_44 = xor(g2x8, g2x12) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_45 = xor(t0_acc_44, rk0_5) */
-	vpxor 2272(%rsp), %ymm5, %ymm5 /* t0_22 = xor(t0_acc_45, g2x0) */
-	vmovdqa 128(%rsp), %ymm6 /* reload g2x9.3 */
-	vpxor 3904(%rsp), %ymm6, %ymm7 /* t1_acc_44 = xor(g2x9, g2x13) */
-	vpxor 800(%rsp), %ymm7, %ymm7 /* t1_acc_45 = xor(t1_acc_44, rk1_5) */
-	vpxor 2240(%rsp), %ymm7, %ymm7 /* t1_22 = xor(t1_acc_45, g2x1) */
-	vmovdqa 448(%rsp), %ymm8 /* reload g2x10.3 */
-	vpxor 3872(%rsp), %ymm8, %ymm10 /* t2_acc_44 = xor(g2x10, g2x14) */
-	vpxor 864(%rsp), %ymm10, %ymm10 /* t2_acc_45 = xor(t2_acc_44, rk2_5) */
-	vpxor 2208(%rsp), %ymm10, %ymm10 /* t2_22 = xor(t2_acc_45, g2x2) */
-	vmovdqa 192(%rsp), %ymm12 /* reload g2x11.3 */
-	vpxor 3840(%rsp), %ymm12, %ymm13 /* t3_acc_44 = xor(g2x11, g2x15) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* t3_acc_45 = xor(t3_acc_44, rk3_5) */
-	vpxor 2176(%rsp), %ymm13, %ymm13 /* t3_22 = xor(t3_acc_45, g2x3) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_22_sr = lookup16(t0_22, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_22_aes_in0 = extract128(y0_22_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_22_aes_0 = aesenclast(y0_22_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_22_aes_in1 = extract128(y0_22_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_22_aes_1 = aesenclast(y0_22_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_22_aes = concat128(y0_22_aes_0, y0_22_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_22_sr = lookup16(t1_22, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_22_aes_in0 = extract128(y1_22_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_22_aes_0 = aesenclast(y1_22_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_22_aes_in1 = extract128(y1_22_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_22_aes_1 = aesenclast(y1_22_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_22_aes = concat128(y1_22_aes_0, y1_22_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_22_sr = lookup16(t2_22, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_22_aes_in0 = extract128(y2_22_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_22_aes_0 = aesenclast(y2_22_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_22_aes_in1 = extract128(y2_22_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_22_aes_1 = aesenclast(y2_22_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_22_aes = concat128(y2_22_aes_0, y2_22_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_22_sr = lookup16(t3_22, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_22_aes_in0 = extract128(y3_22_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_22_aes_0 = aesenclast(y3_22_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_22_aes_in1 = extract128(y3_22_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_22_aes_1 = aesenclast(y3_22_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_22_aes = concat128(y3_22_aes_0, y3_22_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm15 /* y0_22_aes_lo = and(y0_22_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_22_aes_sh = shr(y0_22_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_22_aes_hi = and(y0_22_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_22_l = lookup16(tbl_lo_1, y0_22_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_22_h = lookup16(tbl_hi_1, y0_22_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_22 = xor(p1_0_22_l, p1_0_22_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_22_aes_lo = and(y1_22_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_22_aes_sh = shr(y1_22_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_22_aes_hi = and(y1_22_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2688(%rsp) /* spill g1x7.4 */
-	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_22_l = lookup16(tbl_lo_1, y1_22_aes_lo) */
-	vmovdqa %ymm1, 2720(%rsp) /* spill g1x6.4 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_22_h = lookup16(tbl_hi_1, y1_22_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_22 = xor(p1_1_22_l, p1_1_22_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y2_22_aes_lo = and(y2_22_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_22_aes_sh = shr(y2_22_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_22_aes_hi = and(y2_22_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3104(%rsp) /* spill g1x5.4 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_22_l = lookup16(tbl_lo_1, y2_22_aes_lo) */
-	vmovdqa %ymm9, 3168(%rsp) /* spill g1x4.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_22_h = lookup16(tbl_hi_1, y2_22_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_22 = xor(p1_2_22_l, p1_2_22_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_22_aes_lo = and(y3_22_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_22_aes_sh = shr(y3_22_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_22_aes_hi = and(y3_22_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_22_l = lookup16(tbl_lo_1, y3_22_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_22_h = lookup16(tbl_hi_1, y3_22_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_22 = xor(p1_3_22_l, p1_3_22_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_22_l = lookup16(tbl_lo_2, y0_22_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_22_h = lookup16(tbl_hi_2, y0_22_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_22 = xor(p2_0_22_l, p2_0_22_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_22_l = lookup16(tbl_lo_2, y1_22_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_22_h = lookup16(tbl_hi_2, y1_22_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_22 = xor(p2_1_22_l, p2_1_22_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_22_l = lookup16(tbl_lo_2, y2_22_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_22_h = lookup16(tbl_hi_2, y2_22_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_22 = xor(p2_2_22_l, p2_2_22_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_22_l = lookup16(tbl_lo_2, y3_22_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_22_h = lookup16(tbl_hi_2, y3_22_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_22 = xor(p2_3_22_l, p2_3_22_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_88 = xor(p1_0_22, p2_1_22) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_89 = xor(p2_2_22, p1_3_22) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_90 = xor(m0_acc_88, m0_acc_89) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_91 = xor(m0_acc_90, p2_3_22) */
-	vpxor 1504(%rsp), %ymm9, %ymm9 /* x0n_22 = xor(m0_acc_91, g2x4.3) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_88 = xor(p1_0_22, p2_0_22) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_89 = xor(p1_1_22, p2_2_22) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_90 = xor(m1_acc_88, m1_acc_89) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_91 = xor(m1_acc_90, p2_3_22) */
-	vpxor 256(%rsp), %ymm4, %ymm4 /* x1n_22 = xor(m1_acc_91, g2x5.3) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_88 = xor(p2_0_22, p1_1_22) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_89 = xor(p2_1_22, p1_2_22) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_90 = xor(m2_acc_88, m2_acc_89) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_91 = xor(m2_acc_90, p2_3_22) */
-	vpxor 480(%rsp), %ymm0, %ymm0 /* x2n_22 = xor(m2_acc_91, g2x6.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_88 = xor(p2_0_22, p2_1_22) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_89 = xor(p1_2_22, p2_2_22) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_90 = xor(m3_acc_88, m3_acc_89) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_91 = xor(m3_acc_90, p1_3_22) */
-	vpxor 160(%rsp), %ymm1, %ymm1 /* x3n_22 = xor(m3_acc_91, g2x7.3) */
-	vmovdqa 3808(%rsp), %ymm3 /* reload g3x8.3 */
-	vpxor 4192(%rsp), %ymm3, %ymm5 /* t0_acc_46 = xor(g3x8, g3x12) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_47 = xor(t0_acc_46, rk0_5) */
-	vpxor 1952(%rsp), %ymm2, %ymm2 /* t0_23 = xor(t0_acc_47, g3x0) */
-	vmovdqa 3776(%rsp), %ymm5 /* reload g3x9.3 */
-	vpxor 4160(%rsp), %ymm5, %ymm6 /* t1_acc_46 = xor(g3x9, g3x13) */
-	vpxor 800(%rsp), %ymm6, %ymm6 /* t1_acc_47 = xor(t1_acc_46, rk1_5) */
-	vpxor 1984(%rsp), %ymm6, %ymm6 /* t1_23 = xor(t1_acc_47, g3x1) */
-	vmovdqa 3744(%rsp), %ymm7 /* reload g3x10.3 */
-	vpxor 4128(%rsp), %ymm7, %ymm8 /* t2_acc_46 = xor(g3x10, g3x14) */
-	vpxor 864(%rsp), %ymm8, %ymm8 /* t2_acc_47 = xor(t2_acc_46, rk2_5) */
-	vpxor 2016(%rsp), %ymm8, %ymm8 /* t2_23 = xor(t2_acc_47, g3x2) */
-	vmovdqa 3712(%rsp), %ymm10 /* reload g3x11.3 */
-	vpxor 4096(%rsp), %ymm10, %ymm12 /* t3_acc_46 = xor(g3x11, g3x15) */
-	vpxor 672(%rsp), %ymm12, %ymm12 /* t3_acc_47 = xor(t3_acc_46, rk3_5) */
-	vpxor 2048(%rsp), %ymm12, %ymm12 /* t3_23 = xor(t3_acc_47, g3x3) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_23_sr = lookup16(t0_23, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm13 /* y0_23_aes_in0 = extract128(y0_23_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_23_aes_0 = aesenclast(y0_23_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm2, %xmm2 /* y0_23_aes_in1 = extract128(y0_23_sr) */
-	vaesenclast 1376(%rsp), %xmm2, %xmm2 /* y0_23_aes_1 = aesenclast(y0_23_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* y0_23_aes = concat128(y0_23_aes_0, y0_23_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_23_sr = lookup16(t1_23, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm13 /* y1_23_aes_in0 = extract128(y1_23_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y1_23_aes_0 = aesenclast(y1_23_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm6, %xmm6 /* y1_23_aes_in1 = extract128(y1_23_sr) */
-	vaesenclast 1376(%rsp), %xmm6, %xmm6 /* y1_23_aes_1 = aesenclast(y1_23_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm13, %ymm6 /* y1_23_aes = concat128(y1_23_aes_0, y1_23_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_23_sr = lookup16(t2_23, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm13 /* y2_23_aes_in0 = extract128(y2_23_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_23_aes_0 = aesenclast(y2_23_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* y2_23_aes_in1 = extract128(y2_23_sr) */
-	vaesenclast 1376(%rsp), %xmm8, %xmm8 /* y2_23_aes_1 = aesenclast(y2_23_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_23_aes = concat128(y2_23_aes_0, y2_23_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_23_sr = lookup16(t3_23, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y3_23_aes_in0 = extract128(y3_23_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_23_aes_0 = aesenclast(y3_23_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y3_23_aes_in1 = extract128(y3_23_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y3_23_aes_1 = aesenclast(y3_23_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y3_23_aes = concat128(y3_23_aes_0, y3_23_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm13 /* y0_23_aes_lo = and(y0_23_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_23_aes_sh = shr(y0_23_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_23_aes_hi = and(y0_23_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_23_l = lookup16(tbl_lo_1, y0_23_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_23_h = lookup16(tbl_hi_1, y0_23_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_23 = xor(p1_0_23_l, p1_0_23_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_23_aes_lo = and(y1_23_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y1_23_aes_sh = shr(y1_23_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_23_aes_hi = and(y1_23_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_23_l = lookup16(tbl_lo_1, y1_23_aes_lo) */
-	vmovdqa %ymm1, 2432(%rsp) /* spill g2x7.4 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_23_h = lookup16(tbl_hi_1, y1_23_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_23 = xor(p1_1_23_l, p1_1_23_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_23_aes_lo = and(y2_23_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* y2_23_aes_sh = shr(y2_23_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_23_aes_hi = and(y2_23_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2400(%rsp) /* spill g2x6.4 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_23_l = lookup16(tbl_lo_1, y2_23_aes_lo) */
-	vmovdqa %ymm4, 2368(%rsp) /* spill g2x5.4 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_23_h = lookup16(tbl_hi_1, y2_23_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_23 = xor(p1_2_23_l, p1_2_23_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_23_aes_lo = and(y3_23_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y3_23_aes_sh = shr(y3_23_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_23_aes_hi = and(y3_23_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 2336(%rsp) /* spill g2x4.4 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_23_l = lookup16(tbl_lo_1, y3_23_aes_lo) */
-	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_23_h = lookup16(tbl_hi_1, y3_23_aes_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_23 = xor(p1_3_23_l, p1_3_23_h) */
-	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_23_l = lookup16(tbl_lo_2, y0_23_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_23_h = lookup16(tbl_hi_2, y0_23_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_23 = xor(p2_0_23_l, p2_0_23_h) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_23_l = lookup16(tbl_lo_2, y1_23_aes_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_23_h = lookup16(tbl_hi_2, y1_23_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_23 = xor(p2_1_23_l, p2_1_23_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_23_l = lookup16(tbl_lo_2, y2_23_aes_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_23_h = lookup16(tbl_hi_2, y2_23_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_23 = xor(p2_2_23_l, p2_2_23_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_23_l = lookup16(tbl_lo_2, y3_23_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_23_h = lookup16(tbl_hi_2, y3_23_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_23 = xor(p2_3_23_l, p2_3_23_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_92 = xor(p1_0_23, p2_1_23) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_93 = xor(p2_2_23, p1_3_23) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_94 = xor(m0_acc_92, m0_acc_93) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_95 = xor(m0_acc_94, p2_3_23) */
-	vpxor 992(%rsp), %ymm8, %ymm8 /* x0n_23 = xor(m0_acc_95, g3x4.3) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_92 = xor(p1_0_23, p2_0_23) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_93 = xor(p1_1_23, p2_2_23) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_94 = xor(m1_acc_92, m1_acc_93) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_95 = xor(m1_acc_94, p2_3_23) */
-	vpxor 704(%rsp), %ymm5, %ymm5 /* x1n_23 = xor(m1_acc_95, g3x5.3) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_92 = xor(p2_0_23, p1_1_23) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_93 = xor(p2_1_23, p1_2_23) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_94 = xor(m2_acc_92, m2_acc_93) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_95 = xor(m2_acc_94, p2_3_23) */
-	vpxor 896(%rsp), %ymm1, %ymm1 /* x2n_23 = xor(m2_acc_95, g3x6.3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_92 = xor(p2_0_23, p2_1_23) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_93 = xor(p1_2_23, p2_2_23) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_94 = xor(m3_acc_92, m3_acc_93) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_95 = xor(m3_acc_94, p1_3_23) */
-	vpxor 640(%rsp), %ymm0, %ymm0 /* x3n_23 = xor(m3_acc_95, g3x7.3) */
-
-	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	vpbroadcastd 96(%rdi,%r8), %ymm2 /* rk0_6 = bcast32() */
-	vpbroadcastd 100(%rdi,%r8), %ymm3 /* rk1_6 = bcast32() */
-	vpbroadcastd 104(%rdi,%r8), %ymm4 /* rk2_6 = bcast32() */
-	vpbroadcastd 108(%rdi,%r8), %ymm6 /* rk3_6 = bcast32() */
-	vmovdqa 1472(%rsp), %ymm7 /* reload g0x12.3 */
-	vpxor 1536(%rsp), %ymm7, %ymm9 /* t0_acc_48 = xor(g0x12, g0x0) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_49 = xor(t0_acc_48, rk0_6) */
-	vpxor 1440(%rsp), %ymm9, %ymm9 /* t0_24 = xor(t0_acc_49, g0x4) */
-	vmovdqa 1632(%rsp), %ymm10 /* reload g0x13.3 */
-	vpxor 1024(%rsp), %ymm10, %ymm12 /* t1_acc_48 = xor(g0x13, g0x1) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_49 = xor(t1_acc_48, rk1_6) */
-	vpxor 544(%rsp), %ymm12, %ymm12 /* t1_24 = xor(t1_acc_49, g0x5) */
-	vmovdqa 64(%rsp), %ymm13 /* reload g0x14.3 */
-	vpxor 1088(%rsp), %ymm13, %ymm13 /* t2_acc_48 = xor(g0x14, g0x2) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_49 = xor(t2_acc_48, rk2_6) */
-	vpxor 576(%rsp), %ymm13, %ymm13 /* t2_24 = xor(t2_acc_49, g0x6) */
-	vmovdqa 32(%rsp), %ymm10 /* reload g0x15.3 */
-	vpxor 3200(%rsp), %ymm10, %ymm10 /* t3_acc_48 = xor(g0x15, g0x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_49 = xor(t3_acc_48, rk3_6) */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* t3_24 = xor(t3_acc_49, g0x7) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_24_sr = lookup16(t0_24, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm7 /* y0_24_aes_in0 = extract128(y0_24_sr) */
-	vaesenclast 1312(%rsp), %xmm7, %xmm7 /* y0_24_aes_0 = aesenclast(y0_24_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_24_aes_in1 = extract128(y0_24_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y0_24_aes_1 = aesenclast(y0_24_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_24_aes = concat128(y0_24_aes_0, y0_24_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_24_sr = lookup16(t1_24, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm12 /* y1_24_aes_in0 = extract128(y1_24_sr) */
-	vaesenclast 1312(%rsp), %xmm12, %xmm12 /* y1_24_aes_0 = aesenclast(y1_24_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y1_24_aes_in1 = extract128(y1_24_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y1_24_aes_1 = aesenclast(y1_24_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_24_aes = concat128(y1_24_aes_0, y1_24_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm13, %ymm12 /* y2_24_sr = lookup16(t2_24, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y2_24_aes_in0 = extract128(y2_24_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_24_aes_0 = aesenclast(y2_24_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_24_aes_in1 = extract128(y2_24_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y2_24_aes_1 = aesenclast(y2_24_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y2_24_aes = concat128(y2_24_aes_0, y2_24_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_24_sr = lookup16(t3_24, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm13 /* y3_24_aes_in0 = extract128(y3_24_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_24_aes_0 = aesenclast(y3_24_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_24_aes_in1 = extract128(y3_24_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y3_24_aes_1 = aesenclast(y3_24_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm13, %ymm10 /* y3_24_aes = concat128(y3_24_aes_0, y3_24_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm13 /* y0_24_aes_lo = and(y0_24_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y0_24_aes_sh = shr(y0_24_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_24_aes_hi = and(y0_24_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2560(%rsp) /* spill g3x7.4 */
-	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_24_l = lookup16(tbl_lo_1, y0_24_aes_lo) */
-	vmovdqa %ymm1, 2528(%rsp) /* spill g3x6.4 */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 2496(%rsp) /* spill g3x5.4 */
-	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_24_h = lookup16(tbl_hi_1, y0_24_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_24 = xor(p1_0_24_l, p1_0_24_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm5 /* y1_24_aes_lo = and(y1_24_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y1_24_aes_sh = shr(y1_24_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm9 /* y1_24_aes_hi = and(y1_24_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 2464(%rsp) /* spill g3x4.4 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_24_l = lookup16(tbl_lo_1, y1_24_aes_lo) */
-	vmovdqa %ymm6, 640(%rsp) /* spill rk3_6 */
-	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_24_h = lookup16(tbl_hi_1, y1_24_aes_hi) */
-	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_24 = xor(p1_1_24_l, p1_1_24_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y2_24_aes_lo = and(y2_24_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_24_aes_sh = shr(y2_24_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y2_24_aes_hi = and(y2_24_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 896(%rsp) /* spill rk2_6 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_24_l = lookup16(tbl_lo_1, y2_24_aes_lo) */
-	vmovdqa %ymm3, 704(%rsp) /* spill rk1_6 */
-	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_24_h = lookup16(tbl_hi_1, y2_24_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_24 = xor(p1_2_24_l, p1_2_24_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm4 /* y3_24_aes_lo = and(y3_24_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_24_aes_sh = shr(y3_24_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y3_24_aes_hi = and(y3_24_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_24_l = lookup16(tbl_lo_1, y3_24_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_24_h = lookup16(tbl_hi_1, y3_24_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_24 = xor(p1_3_24_l, p1_3_24_h) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* p2_0_24_l = lookup16(tbl_lo_2, y0_24_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_24_h = lookup16(tbl_hi_2, y0_24_aes_hi) */
-	vpxor %ymm7, %ymm13, %ymm7 /* p2_0_24 = xor(p2_0_24_l, p2_0_24_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_24_l = lookup16(tbl_lo_2, y1_24_aes_lo) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* p2_1_24_h = lookup16(tbl_hi_2, y1_24_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_24 = xor(p2_1_24_l, p2_1_24_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_24_l = lookup16(tbl_lo_2, y2_24_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm9 /* p2_2_24_h = lookup16(tbl_hi_2, y2_24_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_24 = xor(p2_2_24_l, p2_2_24_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_24_l = lookup16(tbl_lo_2, y3_24_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_24_h = lookup16(tbl_hi_2, y3_24_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_24 = xor(p2_3_24_l, p2_3_24_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_96 = xor(p1_0_24, p2_1_24) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_97 = xor(p2_2_24, p1_3_24) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_98 = xor(m0_acc_96, m0_acc_97) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_99 = xor(m0_acc_98, p2_3_24) */
-	vpxor 1120(%rsp), %ymm9, %ymm9 /* x0n_24 = xor(m0_acc_99, g0x8.3) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_96 = xor(p1_0_24, p2_0_24) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_97 = xor(p1_1_24, p2_2_24) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_98 = xor(m1_acc_96, m1_acc_97) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_99 = xor(m1_acc_98, p2_3_24) */
-	vpxor 384(%rsp), %ymm0, %ymm0 /* x1n_24 = xor(m1_acc_99, g0x9.3) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_96 = xor(p2_0_24, p1_1_24) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_97 = xor(p2_1_24, p1_2_24) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_98 = xor(m2_acc_96, m2_acc_97) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_99 = xor(m2_acc_98, p2_3_24) */
-	vpxor 0(%rsp), %ymm4, %ymm4 /* x2n_24 = xor(m2_acc_99, g0x10.3) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_96 = xor(p2_0_24, p2_1_24) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_97 = xor(p1_2_24, p2_2_24) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_98 = xor(m3_acc_96, m3_acc_97) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_99 = xor(m3_acc_98, p1_3_24) */
-	vpxor 928(%rsp), %ymm1, %ymm1 /* x3n_24 = xor(m3_acc_99, g0x11.3) */
-	vmovdqa 4032(%rsp), %ymm3 /* reload g1x12.3 */
-	vpxor 2656(%rsp), %ymm3, %ymm5 /* t0_acc_50 = xor(g1x12, g1x0) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_51 = xor(t0_acc_50, rk0_6) */
-	vpxor 3168(%rsp), %ymm5, %ymm5 /* t0_25 = xor(t0_acc_51, g1x4) */
-	vmovdqa 4000(%rsp), %ymm6 /* reload g1x13.3 */
-	vpxor 2624(%rsp), %ymm6, %ymm7 /* t1_acc_50 = xor(g1x13, g1x1) */
-	vpxor 704(%rsp), %ymm7, %ymm7 /* t1_acc_51 = xor(t1_acc_50, rk1_6) */
-	vpxor 3104(%rsp), %ymm7, %ymm7 /* t1_25 = xor(t1_acc_51, g1x5) */
-	vmovdqa 3968(%rsp), %ymm8 /* reload g1x14.3 */
-	vpxor 2592(%rsp), %ymm8, %ymm10 /* t2_acc_50 = xor(g1x14, g1x2) */
-	vpxor 896(%rsp), %ymm10, %ymm10 /* t2_acc_51 = xor(t2_acc_50, rk2_6) */
-	vpxor 2720(%rsp), %ymm10, %ymm10 /* t2_25 = xor(t2_acc_51, g1x6) */
-	vmovdqa 3936(%rsp), %ymm12 /* reload g1x15.3 */
-	vpxor 2304(%rsp), %ymm12, %ymm13 /* t3_acc_50 = xor(g1x15, g1x3) */
-	vpxor 640(%rsp), %ymm13, %ymm13 /* t3_acc_51 = xor(t3_acc_50, rk3_6) */
-	vpxor 2688(%rsp), %ymm13, %ymm13 /* t3_25 = xor(t3_acc_51, g1x7) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_25_sr = lookup16(t0_25, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_25_aes_in0 = extract128(y0_25_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_25_aes_0 = aesenclast(y0_25_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_25_aes_in1 = extract128(y0_25_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_25_aes_1 = aesenclast(y0_25_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_25_aes = concat128(y0_25_aes_0, y0_25_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_25_sr = lookup16(t1_25, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_25_aes_in0 = extract128(y1_25_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_25_aes_0 = aesenclast(y1_25_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_25_aes_in1 = extract128(y1_25_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_25_aes_1 = aesenclast(y1_25_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_25_aes = concat128(y1_25_aes_0, y1_25_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_25_sr = lookup16(t2_25, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_25_aes_in0 = extract128(y2_25_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_25_aes_0 = aesenclast(y2_25_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_25_aes_in1 = extract128(y2_25_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_25_aes_1 = aesenclast(y2_25_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_25_aes = concat128(y2_25_aes_0, y2_25_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_25_sr = lookup16(t3_25, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_25_aes_in0 = extract128(y3_25_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_25_aes_0 = aesenclast(y3_25_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_25_aes_in1 = extract128(y3_25_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_25_aes_1 = aesenclast(y3_25_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_25_aes = concat128(y3_25_aes_0, y3_25_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm15 /* y0_25_aes_lo = and(y0_25_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_25_aes_sh = shr(y0_25_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_25_aes_hi = and(y0_25_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_25_l = lookup16(tbl_lo_1, y0_25_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_25_h = lookup16(tbl_hi_1, y0_25_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_25 = xor(p1_0_25_l, p1_0_25_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_25_aes_lo = and(y1_25_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_25_aes_sh = shr(y1_25_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_25_aes_hi = and(y1_25_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 928(%rsp) /* spill g0x11.4 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_25_l = lookup16(tbl_lo_1, y1_25_aes_lo) */
-	vmovdqa %ymm4, 0(%rsp) /* spill g0x10.4 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_25_h = lookup16(tbl_hi_1, y1_25_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_25 = xor(p1_1_25_l, p1_1_25_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm4 /* y2_25_aes_lo = and(y2_25_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_25_aes_sh = shr(y2_25_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_25_aes_hi = and(y2_25_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 384(%rsp) /* spill g0x9.4 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_25_l = lookup16(tbl_lo_1, y2_25_aes_lo) */
-	vmovdqa %ymm9, 1120(%rsp) /* spill g0x8.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_25_h = lookup16(tbl_hi_1, y2_25_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_25 = xor(p1_2_25_l, p1_2_25_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_25_aes_lo = and(y3_25_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_25_aes_sh = shr(y3_25_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_25_aes_hi = and(y3_25_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_25_l = lookup16(tbl_lo_1, y3_25_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_25_h = lookup16(tbl_hi_1, y3_25_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_25 = xor(p1_3_25_l, p1_3_25_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_25_l = lookup16(tbl_lo_2, y0_25_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_25_h = lookup16(tbl_hi_2, y0_25_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_25 = xor(p2_0_25_l, p2_0_25_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_25_l = lookup16(tbl_lo_2, y1_25_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_25_h = lookup16(tbl_hi_2, y1_25_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_25 = xor(p2_1_25_l, p2_1_25_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_25_l = lookup16(tbl_lo_2, y2_25_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_25_h = lookup16(tbl_hi_2, y2_25_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_25 = xor(p2_2_25_l, p2_2_25_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_25_l = lookup16(tbl_lo_2, y3_25_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_25_h = lookup16(tbl_hi_2, y3_25_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_25 = xor(p2_3_25_l, p2_3_25_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_100 = xor(p1_0_25, p2_1_25) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_101 = xor(p2_2_25, p1_3_25) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_102 = xor(m0_acc_100, m0_acc_101) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_103 = xor(m0_acc_102, p2_3_25) */
-	vpxor 3648(%rsp), %ymm9, %ymm9 /* x0n_25 = xor(m0_acc_103, g1x8.3) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_100 = xor(p1_0_25, p2_0_25) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_101 = xor(p1_1_25, p2_2_25) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_102 = xor(m1_acc_100, m1_acc_101) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_103 = xor(m1_acc_102, p2_3_25) */
-	vpxor 3616(%rsp), %ymm3, %ymm3 /* x1n_25 = xor(m1_acc_103, g1x9.3) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_100 = xor(p2_0_25, p1_1_25) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_101 = xor(p2_1_25, p1_2_25) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_102 = xor(m2_acc_100, m2_acc_101) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_103 = xor(m2_acc_102, p2_3_25) */
-	vpxor 3584(%rsp), %ymm1, %ymm1 /* x2n_25 = xor(m2_acc_103, g1x10.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_100 = xor(p2_0_25, p2_1_25) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_101 = xor(p1_2_25, p2_2_25) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_102 = xor(m3_acc_100, m3_acc_101) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_103 = xor(m3_acc_102, p1_3_25) */
-	vpxor 416(%rsp), %ymm0, %ymm0 /* x3n_25 = xor(m3_acc_103, g1x11.3) */
-	vmovdqa 4064(%rsp), %ymm4 /* reload g2x12.3 */
-	vpxor 2272(%rsp), %ymm4, %ymm5 /* t0_acc_52 = xor(g2x12, g2x0) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_53 = xor(t0_acc_52, rk0_6) */
-	vpxor 2336(%rsp), %ymm5, %ymm5 /* t0_26 = xor(t0_acc_53, g2x4) */
-	vmovdqa 3904(%rsp), %ymm6 /* reload g2x13.3 */
-	vpxor 2240(%rsp), %ymm6, %ymm7 /* t1_acc_52 = xor(g2x13, g2x1) */
-	vpxor 704(%rsp), %ymm7, %ymm7 /* t1_acc_53 = xor(t1_acc_52, rk1_6) */
-	vpxor 2368(%rsp), %ymm7, %ymm7 /* t1_26 = xor(t1_acc_53, g2x5) */
-	vmovdqa 3872(%rsp), %ymm8 /* reload g2x14.3 */
-	vpxor 2208(%rsp), %ymm8, %ymm10 /* t2_acc_52 = xor(g2x14, g2x2) */
-	vpxor 896(%rsp), %ymm10, %ymm10 /* t2_acc_53 = xor(t2_acc_52, rk2_6) */
-	vpxor 2400(%rsp), %ymm10, %ymm10 /* t2_26 = xor(t2_acc_53, g2x6) */
-	vmovdqa 3840(%rsp), %ymm12 /* reload g2x15.3 */
-	vpxor 2176(%rsp), %ymm12, %ymm13 /* t3_acc_52 = xor(g2x15, g2x3) */
-	vpxor 640(%rsp), %ymm13, %ymm13 /* t3_acc_53 = xor(t3_acc_52, rk3_6) */
-	vpxor 2432(%rsp), %ymm13, %ymm13 /* t3_26 = xor(t3_acc_53, g2x7) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_26_sr = lookup16(t0_26, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_26_aes_in0 = extract128(y0_26_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_26_aes_0 = aesenclast(y0_26_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_26_aes_in1 = extract128(y0_26_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_26_aes_1 = aesenclast(y0_26_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_26_aes = concat128(y0_26_aes_0, y0_26_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_26_sr = lookup16(t1_26, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_26_aes_in0 = extract128(y1_26_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_26_aes_0 = aesenclast(y1_26_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_26_aes_in1 = extract128(y1_26_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_26_aes_1 = aesenclast(y1_26_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_26_aes = concat128(y1_26_aes_0, y1_26_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_26_sr = lookup16(t2_26, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_26_aes_in0 = extract128(y2_26_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_26_aes_0 = aesenclast(y2_26_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_26_aes_in1 = extract128(y2_26_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_26_aes_1 = aesenclast(y2_26_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_26_aes = concat128(y2_26_aes_0, y2_26_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_26_sr = lookup16(t3_26, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_26_aes_in0 = extract128(y3_26_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_26_aes_0 = aesenclast(y3_26_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_26_aes_in1 = extract128(y3_26_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_26_aes_1 = aesenclast(y3_26_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_26_aes = concat128(y3_26_aes_0, y3_26_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm15 /* y0_26_aes_lo = and(y0_26_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_26_aes_sh = shr(y0_26_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_26_aes_hi = and(y0_26_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_26_l = lookup16(tbl_lo_1, y0_26_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_26_h = lookup16(tbl_hi_1, y0_26_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_26 = xor(p1_0_26_l, p1_0_26_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_26_aes_lo = and(y1_26_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_26_aes_sh = shr(y1_26_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_26_aes_hi = and(y1_26_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2816(%rsp) /* spill g1x11.4 */
-	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_26_l = lookup16(tbl_lo_1, y1_26_aes_lo) */
-	vmovdqa %ymm1, 2784(%rsp) /* spill g1x10.4 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_26_h = lookup16(tbl_hi_1, y1_26_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_26 = xor(p1_1_26_l, p1_1_26_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y2_26_aes_lo = and(y2_26_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_26_aes_sh = shr(y2_26_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_26_aes_hi = and(y2_26_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 2752(%rsp) /* spill g1x9.4 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_26_l = lookup16(tbl_lo_1, y2_26_aes_lo) */
-	vmovdqa %ymm9, 3136(%rsp) /* spill g1x8.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_26_h = lookup16(tbl_hi_1, y2_26_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_26 = xor(p1_2_26_l, p1_2_26_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_26_aes_lo = and(y3_26_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_26_aes_sh = shr(y3_26_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_26_aes_hi = and(y3_26_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_26_l = lookup16(tbl_lo_1, y3_26_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_26_h = lookup16(tbl_hi_1, y3_26_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_26 = xor(p1_3_26_l, p1_3_26_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_26_l = lookup16(tbl_lo_2, y0_26_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_26_h = lookup16(tbl_hi_2, y0_26_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_26 = xor(p2_0_26_l, p2_0_26_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_26_l = lookup16(tbl_lo_2, y1_26_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_26_h = lookup16(tbl_hi_2, y1_26_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_26 = xor(p2_1_26_l, p2_1_26_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_26_l = lookup16(tbl_lo_2, y2_26_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_26_h = lookup16(tbl_hi_2, y2_26_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_26 = xor(p2_2_26_l, p2_2_26_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_26_l = lookup16(tbl_lo_2, y3_26_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_26_h = lookup16(tbl_hi_2, y3_26_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_26 = xor(p2_3_26_l, p2_3_26_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_104 = xor(p1_0_26, p2_1_26) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_105 = xor(p2_2_26, p1_3_26) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_106 = xor(m0_acc_104, m0_acc_105) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_107 = xor(m0_acc_106, p2_3_26) */
-	vpxor 3680(%rsp), %ymm9, %ymm9 /* x0n_26 = xor(m0_acc_107, g2x8.3) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_104 = xor(p1_0_26, p2_0_26) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_105 = xor(p1_1_26, p2_2_26) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_106 = xor(m1_acc_104, m1_acc_105) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_107 = xor(m1_acc_106, p2_3_26) */
-	vpxor 128(%rsp), %ymm4, %ymm4 /* x1n_26 = xor(m1_acc_107, g2x9.3) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_104 = xor(p2_0_26, p1_1_26) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_105 = xor(p2_1_26, p1_2_26) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_106 = xor(m2_acc_104, m2_acc_105) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_107 = xor(m2_acc_106, p2_3_26) */
-	vpxor 448(%rsp), %ymm0, %ymm0 /* x2n_26 = xor(m2_acc_107, g2x10.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_104 = xor(p2_0_26, p2_1_26) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_105 = xor(p1_2_26, p2_2_26) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_106 = xor(m3_acc_104, m3_acc_105) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_107 = xor(m3_acc_106, p1_3_26) */
-	vpxor 192(%rsp), %ymm1, %ymm1 /* x3n_26 = xor(m3_acc_107, g2x11.3) */
-	vmovdqa 4192(%rsp), %ymm3 /* reload g3x12.3 */
-	vpxor 1952(%rsp), %ymm3, %ymm5 /* t0_acc_54 = xor(g3x12, g3x0) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_55 = xor(t0_acc_54, rk0_6) */
-	vpxor 2464(%rsp), %ymm2, %ymm2 /* t0_27 = xor(t0_acc_55, g3x4) */
-	vmovdqa 4160(%rsp), %ymm5 /* reload g3x13.3 */
-	vpxor 1984(%rsp), %ymm5, %ymm6 /* t1_acc_54 = xor(g3x13, g3x1) */
-	vpxor 704(%rsp), %ymm6, %ymm6 /* t1_acc_55 = xor(t1_acc_54, rk1_6) */
-	vpxor 2496(%rsp), %ymm6, %ymm6 /* t1_27 = xor(t1_acc_55, g3x5) */
-	vmovdqa 4128(%rsp), %ymm7 /* reload g3x14.3 */
-	vpxor 2016(%rsp), %ymm7, %ymm8 /* t2_acc_54 = xor(g3x14, g3x2) */
-	vpxor 896(%rsp), %ymm8, %ymm8 /* t2_acc_55 = xor(t2_acc_54, rk2_6) */
-	vpxor 2528(%rsp), %ymm8, %ymm8 /* t2_27 = xor(t2_acc_55, g3x6) */
-	vmovdqa 4096(%rsp), %ymm10 /* reload g3x15.3 */
-	vpxor 2048(%rsp), %ymm10, %ymm12 /* t3_acc_54 = xor(g3x15, g3x3) */
-	vpxor 640(%rsp), %ymm12, %ymm12 /* t3_acc_55 = xor(t3_acc_54, rk3_6) */
-	vpxor 2560(%rsp), %ymm12, %ymm12 /* t3_27 = xor(t3_acc_55, g3x7) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_27_sr = lookup16(t0_27, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm13 /* y0_27_aes_in0 = extract128(y0_27_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_27_aes_0 = aesenclast(y0_27_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm2, %xmm2 /* y0_27_aes_in1 = extract128(y0_27_sr) */
-	vaesenclast 1376(%rsp), %xmm2, %xmm2 /* y0_27_aes_1 = aesenclast(y0_27_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* y0_27_aes = concat128(y0_27_aes_0, y0_27_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_27_sr = lookup16(t1_27, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm13 /* y1_27_aes_in0 = extract128(y1_27_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y1_27_aes_0 = aesenclast(y1_27_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm6, %xmm6 /* y1_27_aes_in1 = extract128(y1_27_sr) */
-	vaesenclast 1376(%rsp), %xmm6, %xmm6 /* y1_27_aes_1 = aesenclast(y1_27_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm13, %ymm6 /* y1_27_aes = concat128(y1_27_aes_0, y1_27_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_27_sr = lookup16(t2_27, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm13 /* y2_27_aes_in0 = extract128(y2_27_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_27_aes_0 = aesenclast(y2_27_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* y2_27_aes_in1 = extract128(y2_27_sr) */
-	vaesenclast 1376(%rsp), %xmm8, %xmm8 /* y2_27_aes_1 = aesenclast(y2_27_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_27_aes = concat128(y2_27_aes_0, y2_27_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_27_sr = lookup16(t3_27, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y3_27_aes_in0 = extract128(y3_27_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_27_aes_0 = aesenclast(y3_27_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y3_27_aes_in1 = extract128(y3_27_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y3_27_aes_1 = aesenclast(y3_27_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y3_27_aes = concat128(y3_27_aes_0, y3_27_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm13 /* y0_27_aes_lo = and(y0_27_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_27_aes_sh = shr(y0_27_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_27_aes_hi = and(y0_27_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_27_l = lookup16(tbl_lo_1, y0_27_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_27_h = lookup16(tbl_hi_1, y0_27_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_27 = xor(p1_0_27_l, p1_0_27_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_27_aes_lo = and(y1_27_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y1_27_aes_sh = shr(y1_27_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_27_aes_hi = and(y1_27_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_27_l = lookup16(tbl_lo_1, y1_27_aes_lo) */
-	vmovdqa %ymm1, 2944(%rsp) /* spill g2x11.4 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_27_h = lookup16(tbl_hi_1, y1_27_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_27 = xor(p1_1_27_l, p1_1_27_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_27_aes_lo = and(y2_27_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* y2_27_aes_sh = shr(y2_27_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_27_aes_hi = and(y2_27_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2912(%rsp) /* spill g2x10.4 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_27_l = lookup16(tbl_lo_1, y2_27_aes_lo) */
-	vmovdqa %ymm4, 2880(%rsp) /* spill g2x9.4 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_27_h = lookup16(tbl_hi_1, y2_27_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_27 = xor(p1_2_27_l, p1_2_27_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_27_aes_lo = and(y3_27_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y3_27_aes_sh = shr(y3_27_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_27_aes_hi = and(y3_27_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 2848(%rsp) /* spill g2x8.4 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_27_l = lookup16(tbl_lo_1, y3_27_aes_lo) */
-	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_27_h = lookup16(tbl_hi_1, y3_27_aes_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_27 = xor(p1_3_27_l, p1_3_27_h) */
-	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_27_l = lookup16(tbl_lo_2, y0_27_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_27_h = lookup16(tbl_hi_2, y0_27_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_27 = xor(p2_0_27_l, p2_0_27_h) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_27_l = lookup16(tbl_lo_2, y1_27_aes_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_27_h = lookup16(tbl_hi_2, y1_27_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_27 = xor(p2_1_27_l, p2_1_27_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_27_l = lookup16(tbl_lo_2, y2_27_aes_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_27_h = lookup16(tbl_hi_2, y2_27_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_27 = xor(p2_2_27_l, p2_2_27_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_27_l = lookup16(tbl_lo_2, y3_27_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_27_h = lookup16(tbl_hi_2, y3_27_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_27 = xor(p2_3_27_l, p2_3_27_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_108 = xor(p1_0_27, p2_1_27) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_109 = xor(p2_2_27, p1_3_27) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_110 = xor(m0_acc_108, m0_acc_109) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_111 = xor(m0_acc_110, p2_3_27) */
-	vpxor 3808(%rsp), %ymm8, %ymm8 /* x0n_27 = xor(m0_acc_111, g3x8.3) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_108 = xor(p1_0_27, p2_0_27) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_109 = xor(p1_1_27, p2_2_27) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_110 = xor(m1_acc_108, m1_acc_109) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_111 = xor(m1_acc_110, p2_3_27) */
-	vpxor 3776(%rsp), %ymm5, %ymm5 /* x1n_27 = xor(m1_acc_111, g3x9.3) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_108 = xor(p2_0_27, p1_1_27) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_109 = xor(p2_1_27, p1_2_27) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_110 = xor(m2_acc_108, m2_acc_109) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_111 = xor(m2_acc_110, p2_3_27) */
-	vpxor 3744(%rsp), %ymm1, %ymm1 /* x2n_27 = xor(m2_acc_111, g3x10.3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_108 = xor(p2_0_27, p2_1_27) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_109 = xor(p1_2_27, p2_2_27) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_110 = xor(m3_acc_108, m3_acc_109) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_111 = xor(m3_acc_110, p1_3_27) */
-	vpxor 3712(%rsp), %ymm0, %ymm0 /* x3n_27 = xor(m3_acc_111, g3x11.3) */
-
-	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	vpbroadcastd 112(%rdi,%r8), %ymm2 /* rk0_7 = bcast32() */
-	vpbroadcastd 116(%rdi,%r8), %ymm3 /* rk1_7 = bcast32() */
-	vpbroadcastd 120(%rdi,%r8), %ymm4 /* rk2_7 = bcast32() */
-	vpbroadcastd 124(%rdi,%r8), %ymm6 /* rk3_7 = bcast32() */
-	vmovdqa 1536(%rsp), %ymm7 /* reload g0x0.4 */
-	vpxor 1440(%rsp), %ymm7, %ymm9 /* t0_acc_56 = xor(g0x0, g0x4) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_57 = xor(t0_acc_56, rk0_7) */
-	vpxor 1120(%rsp), %ymm9, %ymm9 /* t0_28 = xor(t0_acc_57, g0x8) */
-	vmovdqa 1024(%rsp), %ymm10 /* reload g0x1.4 */
-	vpxor 544(%rsp), %ymm10, %ymm12 /* t1_acc_56 = xor(g0x1, g0x5) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_57 = xor(t1_acc_56, rk1_7) */
-	vpxor 384(%rsp), %ymm12, %ymm12 /* t1_28 = xor(t1_acc_57, g0x9) */
-	vmovdqa 1088(%rsp), %ymm13 /* reload g0x2.4 */
-	vpxor 576(%rsp), %ymm13, %ymm13 /* t2_acc_56 = xor(g0x2, g0x6) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_57 = xor(t2_acc_56, rk2_7) */
-	vpxor 0(%rsp), %ymm13, %ymm13 /* t2_28 = xor(t2_acc_57, g0x10) */
-	vmovdqa 3200(%rsp), %ymm10 /* reload g0x3.4 */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* t3_acc_56 = xor(g0x3, g0x7) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_57 = xor(t3_acc_56, rk3_7) */
-	vpxor 928(%rsp), %ymm10, %ymm10 /* t3_28 = xor(t3_acc_57, g0x11) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_28_sr = lookup16(t0_28, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm7 /* y0_28_aes_in0 = extract128(y0_28_sr) */
-	vaesenclast 1312(%rsp), %xmm7, %xmm7 /* y0_28_aes_0 = aesenclast(y0_28_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_28_aes_in1 = extract128(y0_28_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y0_28_aes_1 = aesenclast(y0_28_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* y0_28_aes = concat128(y0_28_aes_0, y0_28_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm9 /* y1_28_sr = lookup16(t1_28, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm12 /* y1_28_aes_in0 = extract128(y1_28_sr) */
-	vaesenclast 1312(%rsp), %xmm12, %xmm12 /* y1_28_aes_0 = aesenclast(y1_28_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y1_28_aes_in1 = extract128(y1_28_sr) */
-	vaesenclast 1376(%rsp), %xmm9, %xmm9 /* y1_28_aes_1 = aesenclast(y1_28_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* y1_28_aes = concat128(y1_28_aes_0, y1_28_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm13, %ymm12 /* y2_28_sr = lookup16(t2_28, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y2_28_aes_in0 = extract128(y2_28_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_28_aes_0 = aesenclast(y2_28_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_28_aes_in1 = extract128(y2_28_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y2_28_aes_1 = aesenclast(y2_28_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y2_28_aes = concat128(y2_28_aes_0, y2_28_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_28_sr = lookup16(t3_28, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm13 /* y3_28_aes_in0 = extract128(y3_28_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_28_aes_0 = aesenclast(y3_28_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_28_aes_in1 = extract128(y3_28_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y3_28_aes_1 = aesenclast(y3_28_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm13, %ymm10 /* y3_28_aes = concat128(y3_28_aes_0, y3_28_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm13 /* y0_28_aes_lo = and(y0_28_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y0_28_aes_sh = shr(y0_28_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_28_aes_hi = and(y0_28_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3072(%rsp) /* spill g3x11.4 */
-	vpshufb %ymm13, %ymm15, %ymm0 /* p1_0_28_l = lookup16(tbl_lo_1, y0_28_aes_lo) */
-	vmovdqa %ymm1, 3040(%rsp) /* spill g3x10.4 */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 3008(%rsp) /* spill g3x9.4 */
-	vpshufb %ymm7, %ymm1, %ymm5 /* p1_0_28_h = lookup16(tbl_hi_1, y0_28_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_28 = xor(p1_0_28_l, p1_0_28_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm5 /* y1_28_aes_lo = and(y1_28_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y1_28_aes_sh = shr(y1_28_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm9 /* y1_28_aes_hi = and(y1_28_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 2976(%rsp) /* spill g3x8.4 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_28_l = lookup16(tbl_lo_1, y1_28_aes_lo) */
-	vmovdqa %ymm6, 3712(%rsp) /* spill rk3_7 */
-	vpshufb %ymm9, %ymm1, %ymm6 /* p1_1_28_h = lookup16(tbl_hi_1, y1_28_aes_hi) */
-	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_28 = xor(p1_1_28_l, p1_1_28_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y2_28_aes_lo = and(y2_28_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_28_aes_sh = shr(y2_28_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y2_28_aes_hi = and(y2_28_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 3744(%rsp) /* spill rk2_7 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_28_l = lookup16(tbl_lo_1, y2_28_aes_lo) */
-	vmovdqa %ymm3, 3776(%rsp) /* spill rk1_7 */
-	vpshufb %ymm12, %ymm1, %ymm3 /* p1_2_28_h = lookup16(tbl_hi_1, y2_28_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_28 = xor(p1_2_28_l, p1_2_28_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm4 /* y3_28_aes_lo = and(y3_28_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_28_aes_sh = shr(y3_28_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y3_28_aes_hi = and(y3_28_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_28_l = lookup16(tbl_lo_1, y3_28_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_28_h = lookup16(tbl_hi_1, y3_28_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_28 = xor(p1_3_28_l, p1_3_28_h) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* p2_0_28_l = lookup16(tbl_lo_2, y0_28_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_28_h = lookup16(tbl_hi_2, y0_28_aes_hi) */
-	vpxor %ymm7, %ymm13, %ymm7 /* p2_0_28 = xor(p2_0_28_l, p2_0_28_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_28_l = lookup16(tbl_lo_2, y1_28_aes_lo) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* p2_1_28_h = lookup16(tbl_hi_2, y1_28_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_28 = xor(p2_1_28_l, p2_1_28_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_28_l = lookup16(tbl_lo_2, y2_28_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm9 /* p2_2_28_h = lookup16(tbl_hi_2, y2_28_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_28 = xor(p2_2_28_l, p2_2_28_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_28_l = lookup16(tbl_lo_2, y3_28_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_28_h = lookup16(tbl_hi_2, y3_28_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_28 = xor(p2_3_28_l, p2_3_28_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_112 = xor(p1_0_28, p2_1_28) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_113 = xor(p2_2_28, p1_3_28) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_114 = xor(m0_acc_112, m0_acc_113) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_115 = xor(m0_acc_114, p2_3_28) */
-	vpxor 1472(%rsp), %ymm9, %ymm9 /* x0n_28 = xor(m0_acc_115, g0x12.3) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_112 = xor(p1_0_28, p2_0_28) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_113 = xor(p1_1_28, p2_2_28) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_114 = xor(m1_acc_112, m1_acc_113) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_115 = xor(m1_acc_114, p2_3_28) */
-	vpxor 1632(%rsp), %ymm0, %ymm0 /* x1n_28 = xor(m1_acc_115, g0x13.3) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_112 = xor(p2_0_28, p1_1_28) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_113 = xor(p2_1_28, p1_2_28) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_114 = xor(m2_acc_112, m2_acc_113) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_115 = xor(m2_acc_114, p2_3_28) */
-	vpxor 64(%rsp), %ymm4, %ymm4 /* x2n_28 = xor(m2_acc_115, g0x14.3) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_112 = xor(p2_0_28, p2_1_28) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_113 = xor(p1_2_28, p2_2_28) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_114 = xor(m3_acc_112, m3_acc_113) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_115 = xor(m3_acc_114, p1_3_28) */
-	vpxor 32(%rsp), %ymm1, %ymm1 /* x3n_28 = xor(m3_acc_115, g0x15.3) */
-	vmovdqa 2656(%rsp), %ymm3 /* reload g1x0.4 */
-	vpxor 3168(%rsp), %ymm3, %ymm5 /* t0_acc_58 = xor(g1x0, g1x4) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_59 = xor(t0_acc_58, rk0_7) */
-	vpxor 3136(%rsp), %ymm5, %ymm5 /* t0_29 = xor(t0_acc_59, g1x8) */
-	vmovdqa 2624(%rsp), %ymm6 /* reload g1x1.4 */
-	vpxor 3104(%rsp), %ymm6, %ymm7 /* t1_acc_58 = xor(g1x1, g1x5) */
-	vpxor 3776(%rsp), %ymm7, %ymm7 /* t1_acc_59 = xor(t1_acc_58, rk1_7) */
-	vpxor 2752(%rsp), %ymm7, %ymm7 /* t1_29 = xor(t1_acc_59, g1x9) */
-	vmovdqa 2592(%rsp), %ymm8 /* reload g1x2.4 */
-	vpxor 2720(%rsp), %ymm8, %ymm10 /* t2_acc_58 = xor(g1x2, g1x6) */
-	vpxor 3744(%rsp), %ymm10, %ymm10 /* t2_acc_59 = xor(t2_acc_58, rk2_7) */
-	vpxor 2784(%rsp), %ymm10, %ymm10 /* t2_29 = xor(t2_acc_59, g1x10) */
-	vmovdqa 2304(%rsp), %ymm12 /* reload g1x3.4 */
-	vpxor 2688(%rsp), %ymm12, %ymm13 /* t3_acc_58 = xor(g1x3, g1x7) */
-	vpxor 3712(%rsp), %ymm13, %ymm13 /* t3_acc_59 = xor(t3_acc_58, rk3_7) */
-	vpxor 2816(%rsp), %ymm13, %ymm13 /* t3_29 = xor(t3_acc_59, g1x11) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_29_sr = lookup16(t0_29, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_29_aes_in0 = extract128(y0_29_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_29_aes_0 = aesenclast(y0_29_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_29_aes_in1 = extract128(y0_29_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_29_aes_1 = aesenclast(y0_29_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_29_aes = concat128(y0_29_aes_0, y0_29_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_29_sr = lookup16(t1_29, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_29_aes_in0 = extract128(y1_29_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_29_aes_0 = aesenclast(y1_29_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_29_aes_in1 = extract128(y1_29_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_29_aes_1 = aesenclast(y1_29_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_29_aes = concat128(y1_29_aes_0, y1_29_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_29_sr = lookup16(t2_29, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_29_aes_in0 = extract128(y2_29_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_29_aes_0 = aesenclast(y2_29_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_29_aes_in1 = extract128(y2_29_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_29_aes_1 = aesenclast(y2_29_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_29_aes = concat128(y2_29_aes_0, y2_29_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_29_sr = lookup16(t3_29, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_29_aes_in0 = extract128(y3_29_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_29_aes_0 = aesenclast(y3_29_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_29_aes_in1 = extract128(y3_29_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_29_aes_1 = aesenclast(y3_29_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_29_aes = concat128(y3_29_aes_0, y3_29_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm15 /* y0_29_aes_lo = and(y0_29_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_29_aes_sh = shr(y0_29_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_29_aes_hi = and(y0_29_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_29_l = lookup16(tbl_lo_1, y0_29_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_29_h = lookup16(tbl_hi_1, y0_29_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_29 = xor(p1_0_29_l, p1_0_29_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_29_aes_lo = and(y1_29_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_29_aes_sh = shr(y1_29_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_29_aes_hi = and(y1_29_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 32(%rsp) /* spill g0x15.4 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_29_l = lookup16(tbl_lo_1, y1_29_aes_lo) */
-	vmovdqa %ymm4, 64(%rsp) /* spill g0x14.4 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_29_h = lookup16(tbl_hi_1, y1_29_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_29 = xor(p1_1_29_l, p1_1_29_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm4 /* y2_29_aes_lo = and(y2_29_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_29_aes_sh = shr(y2_29_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_29_aes_hi = and(y2_29_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1632(%rsp) /* spill g0x13.4 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_29_l = lookup16(tbl_lo_1, y2_29_aes_lo) */
-	vmovdqa %ymm9, 1472(%rsp) /* spill g0x12.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_29_h = lookup16(tbl_hi_1, y2_29_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_29 = xor(p1_2_29_l, p1_2_29_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_29_aes_lo = and(y3_29_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_29_aes_sh = shr(y3_29_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_29_aes_hi = and(y3_29_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_29_l = lookup16(tbl_lo_1, y3_29_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_29_h = lookup16(tbl_hi_1, y3_29_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_29 = xor(p1_3_29_l, p1_3_29_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_29_l = lookup16(tbl_lo_2, y0_29_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_29_h = lookup16(tbl_hi_2, y0_29_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_29 = xor(p2_0_29_l, p2_0_29_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_29_l = lookup16(tbl_lo_2, y1_29_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_29_h = lookup16(tbl_hi_2, y1_29_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_29 = xor(p2_1_29_l, p2_1_29_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_29_l = lookup16(tbl_lo_2, y2_29_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_29_h = lookup16(tbl_hi_2, y2_29_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_29 = xor(p2_2_29_l, p2_2_29_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_29_l = lookup16(tbl_lo_2, y3_29_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_29_h = lookup16(tbl_hi_2, y3_29_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_29 = xor(p2_3_29_l, p2_3_29_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_116 = xor(p1_0_29, p2_1_29) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_117 = xor(p2_2_29, p1_3_29) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_118 = xor(m0_acc_116, m0_acc_117) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_119 = xor(m0_acc_118, p2_3_29) */
-	vpxor 4032(%rsp), %ymm9, %ymm9 /* x0n_29 = xor(m0_acc_119, g1x12.3) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_116 = xor(p1_0_29, p2_0_29) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_117 = xor(p1_1_29, p2_2_29) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_118 = xor(m1_acc_116, m1_acc_117) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_119 = xor(m1_acc_118, p2_3_29) */
-	vpxor 4000(%rsp), %ymm3, %ymm3 /* x1n_29 = xor(m1_acc_119, g1x13.3) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_116 = xor(p2_0_29, p1_1_29) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_117 = xor(p2_1_29, p1_2_29) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_118 = xor(m2_acc_116, m2_acc_117) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_119 = xor(m2_acc_118, p2_3_29) */
-	vpxor 3968(%rsp), %ymm1, %ymm1 /* x2n_29 = xor(m2_acc_119, g1x14.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_116 = xor(p2_0_29, p2_1_29) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_117 = xor(p1_2_29, p2_2_29) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_118 = xor(m3_acc_116, m3_acc_117) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_119 = xor(m3_acc_118, p1_3_29) */
-	vpxor 3936(%rsp), %ymm0, %ymm0 /* x3n_29 = xor(m3_acc_119, g1x15.3) */
-	vmovdqa 2272(%rsp), %ymm4 /* reload g2x0.4 */
-	vpxor 2336(%rsp), %ymm4, %ymm5 /* t0_acc_60 = xor(g2x0, g2x4) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_61 = xor(t0_acc_60, rk0_7) */
-	vpxor 2848(%rsp), %ymm5, %ymm5 /* t0_30 = xor(t0_acc_61, g2x8) */
-	vmovdqa 2240(%rsp), %ymm6 /* reload g2x1.4 */
-	vpxor 2368(%rsp), %ymm6, %ymm7 /* t1_acc_60 = xor(g2x1, g2x5) */
-	vpxor 3776(%rsp), %ymm7, %ymm7 /* t1_acc_61 = xor(t1_acc_60, rk1_7) */
-	vpxor 2880(%rsp), %ymm7, %ymm7 /* t1_30 = xor(t1_acc_61, g2x9) */
-	vmovdqa 2208(%rsp), %ymm8 /* reload g2x2.4 */
-	vpxor 2400(%rsp), %ymm8, %ymm10 /* t2_acc_60 = xor(g2x2, g2x6) */
-	vpxor 3744(%rsp), %ymm10, %ymm10 /* t2_acc_61 = xor(t2_acc_60, rk2_7) */
-	vpxor 2912(%rsp), %ymm10, %ymm10 /* t2_30 = xor(t2_acc_61, g2x10) */
-	vmovdqa 2176(%rsp), %ymm12 /* reload g2x3.4 */
-	vpxor 2432(%rsp), %ymm12, %ymm13 /* t3_acc_60 = xor(g2x3, g2x7) */
-	vpxor 3712(%rsp), %ymm13, %ymm13 /* t3_acc_61 = xor(t3_acc_60, rk3_7) */
-	vpxor 2944(%rsp), %ymm13, %ymm13 /* t3_30 = xor(t3_acc_61, g2x11) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_30_sr = lookup16(t0_30, inv_shift_rows) */
-	vmovdqa %xmm5, %xmm15 /* y0_30_aes_in0 = extract128(y0_30_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y0_30_aes_0 = aesenclast(y0_30_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm5, %xmm5 /* y0_30_aes_in1 = extract128(y0_30_sr) */
-	vaesenclast 1376(%rsp), %xmm5, %xmm5 /* y0_30_aes_1 = aesenclast(y0_30_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm5, %ymm15, %ymm5 /* y0_30_aes = concat128(y0_30_aes_0, y0_30_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_30_sr = lookup16(t1_30, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_30_aes_in0 = extract128(y1_30_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y1_30_aes_0 = aesenclast(y1_30_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_30_aes_in1 = extract128(y1_30_sr) */
-	vaesenclast 1376(%rsp), %xmm7, %xmm7 /* y1_30_aes_1 = aesenclast(y1_30_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_30_aes = concat128(y1_30_aes_0, y1_30_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y2_30_sr = lookup16(t2_30, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm15 /* y2_30_aes_in0 = extract128(y2_30_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y2_30_aes_0 = aesenclast(y2_30_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y2_30_aes_in1 = extract128(y2_30_sr) */
-	vaesenclast 1376(%rsp), %xmm10, %xmm10 /* y2_30_aes_1 = aesenclast(y2_30_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm15, %ymm10 /* y2_30_aes = concat128(y2_30_aes_0, y2_30_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_30_sr = lookup16(t3_30, inv_shift_rows) */
-	vmovdqa %xmm13, %xmm15 /* y3_30_aes_in0 = extract128(y3_30_sr) */
-	vaesenclast 1312(%rsp), %xmm15, %xmm15 /* y3_30_aes_0 = aesenclast(y3_30_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm13, %xmm13 /* y3_30_aes_in1 = extract128(y3_30_sr) */
-	vaesenclast 1376(%rsp), %xmm13, %xmm13 /* y3_30_aes_1 = aesenclast(y3_30_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm13, %ymm15, %ymm13 /* y3_30_aes = concat128(y3_30_aes_0, y3_30_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm15 /* y0_30_aes_lo = and(y0_30_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_30_aes_sh = shr(y0_30_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_30_aes_hi = and(y0_30_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_30_l = lookup16(tbl_lo_1, y0_30_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_30_h = lookup16(tbl_hi_1, y0_30_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_30 = xor(p1_0_30_l, p1_0_30_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_30_aes_lo = and(y1_30_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_30_aes_sh = shr(y1_30_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_30_aes_hi = and(y1_30_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3328(%rsp) /* spill g1x15.4 */
-	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_30_l = lookup16(tbl_lo_1, y1_30_aes_lo) */
-	vmovdqa %ymm1, 3296(%rsp) /* spill g1x14.4 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_30_h = lookup16(tbl_hi_1, y1_30_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_30 = xor(p1_1_30_l, p1_1_30_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y2_30_aes_lo = and(y2_30_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y2_30_aes_sh = shr(y2_30_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_30_aes_hi = and(y2_30_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3264(%rsp) /* spill g1x13.4 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_30_l = lookup16(tbl_lo_1, y2_30_aes_lo) */
-	vmovdqa %ymm9, 3232(%rsp) /* spill g1x12.4 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_30_h = lookup16(tbl_hi_1, y2_30_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_30 = xor(p1_2_30_l, p1_2_30_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_30_aes_lo = and(y3_30_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* y3_30_aes_sh = shr(y3_30_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_30_aes_hi = and(y3_30_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_30_l = lookup16(tbl_lo_1, y3_30_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_30_h = lookup16(tbl_hi_1, y3_30_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_30 = xor(p1_3_30_l, p1_3_30_h) */
-	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_30_l = lookup16(tbl_lo_2, y0_30_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_30_h = lookup16(tbl_hi_2, y0_30_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_30 = xor(p2_0_30_l, p2_0_30_h) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_30_l = lookup16(tbl_lo_2, y1_30_aes_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_30_h = lookup16(tbl_hi_2, y1_30_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_30 = xor(p2_1_30_l, p2_1_30_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_30_l = lookup16(tbl_lo_2, y2_30_aes_lo) */
-	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_30_h = lookup16(tbl_hi_2, y2_30_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_30 = xor(p2_2_30_l, p2_2_30_h) */
-	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_30_l = lookup16(tbl_lo_2, y3_30_aes_lo) */
-	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_30_h = lookup16(tbl_hi_2, y3_30_aes_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_30 = xor(p2_3_30_l, p2_3_30_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_120 = xor(p1_0_30, p2_1_30) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_121 = xor(p2_2_30, p1_3_30) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_122 = xor(m0_acc_120, m0_acc_121) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_123 = xor(m0_acc_122, p2_3_30) */
-	vpxor 4064(%rsp), %ymm9, %ymm9 /* x0n_30 = xor(m0_acc_123, g2x12.3) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_120 = xor(p1_0_30, p2_0_30) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_121 = xor(p1_1_30, p2_2_30) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_122 = xor(m1_acc_120, m1_acc_121) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_123 = xor(m1_acc_122, p2_3_30) */
-	vpxor 3904(%rsp), %ymm4, %ymm4 /* x1n_30 = xor(m1_acc_123, g2x13.3) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_120 = xor(p2_0_30, p1_1_30) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_121 = xor(p2_1_30, p1_2_30) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_122 = xor(m2_acc_120, m2_acc_121) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_123 = xor(m2_acc_122, p2_3_30) */
-	vpxor 3872(%rsp), %ymm0, %ymm0 /* x2n_30 = xor(m2_acc_123, g2x14.3) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_120 = xor(p2_0_30, p2_1_30) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_121 = xor(p1_2_30, p2_2_30) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_122 = xor(m3_acc_120, m3_acc_121) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_123 = xor(m3_acc_122, p1_3_30) */
-	vpxor 3840(%rsp), %ymm1, %ymm1 /* x3n_30 = xor(m3_acc_123, g2x15.3) */
-	vmovdqa 1952(%rsp), %ymm3 /* reload g3x0.4 */
-	vpxor 2464(%rsp), %ymm3, %ymm5 /* t0_acc_62 = xor(g3x0, g3x4) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_63 = xor(t0_acc_62, rk0_7) */
-	vpxor 2976(%rsp), %ymm2, %ymm2 /* t0_31 = xor(t0_acc_63, g3x8) */
-	vmovdqa 1984(%rsp), %ymm5 /* reload g3x1.4 */
-	vpxor 2496(%rsp), %ymm5, %ymm6 /* t1_acc_62 = xor(g3x1, g3x5) */
-	vpxor 3776(%rsp), %ymm6, %ymm6 /* t1_acc_63 = xor(t1_acc_62, rk1_7) */
-	vpxor 3008(%rsp), %ymm6, %ymm6 /* t1_31 = xor(t1_acc_63, g3x9) */
-	vmovdqa 2016(%rsp), %ymm7 /* reload g3x2.4 */
-	vpxor 2528(%rsp), %ymm7, %ymm8 /* t2_acc_62 = xor(g3x2, g3x6) */
-	vpxor 3744(%rsp), %ymm8, %ymm8 /* t2_acc_63 = xor(t2_acc_62, rk2_7) */
-	vpxor 3040(%rsp), %ymm8, %ymm8 /* t2_31 = xor(t2_acc_63, g3x10) */
-	vmovdqa 2048(%rsp), %ymm10 /* reload g3x3.4 */
-	vpxor 2560(%rsp), %ymm10, %ymm12 /* t3_acc_62 = xor(g3x3, g3x7) */
-	vpxor 3712(%rsp), %ymm12, %ymm12 /* t3_acc_63 = xor(t3_acc_62, rk3_7) */
-	vpxor 3072(%rsp), %ymm12, %ymm12 /* t3_31 = xor(t3_acc_63, g3x11) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_31_sr = lookup16(t0_31, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm13 /* y0_31_aes_in0 = extract128(y0_31_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y0_31_aes_0 = aesenclast(y0_31_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm2, %xmm2 /* y0_31_aes_in1 = extract128(y0_31_sr) */
-	vaesenclast 1376(%rsp), %xmm2, %xmm2 /* y0_31_aes_1 = aesenclast(y0_31_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm13, %ymm2 /* y0_31_aes = concat128(y0_31_aes_0, y0_31_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_31_sr = lookup16(t1_31, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm13 /* y1_31_aes_in0 = extract128(y1_31_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y1_31_aes_0 = aesenclast(y1_31_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm6, %xmm6 /* y1_31_aes_in1 = extract128(y1_31_sr) */
-	vaesenclast 1376(%rsp), %xmm6, %xmm6 /* y1_31_aes_1 = aesenclast(y1_31_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm13, %ymm6 /* y1_31_aes = concat128(y1_31_aes_0, y1_31_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_31_sr = lookup16(t2_31, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm13 /* y2_31_aes_in0 = extract128(y2_31_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y2_31_aes_0 = aesenclast(y2_31_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* y2_31_aes_in1 = extract128(y2_31_sr) */
-	vaesenclast 1376(%rsp), %xmm8, %xmm8 /* y2_31_aes_1 = aesenclast(y2_31_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm13, %ymm8 /* y2_31_aes = concat128(y2_31_aes_0, y2_31_aes_1) */
-	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_31_sr = lookup16(t3_31, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm13 /* y3_31_aes_in0 = extract128(y3_31_sr) */
-	vaesenclast 1312(%rsp), %xmm13, %xmm13 /* y3_31_aes_0 = aesenclast(y3_31_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y3_31_aes_in1 = extract128(y3_31_sr) */
-	vaesenclast 1376(%rsp), %xmm12, %xmm12 /* y3_31_aes_1 = aesenclast(y3_31_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm13, %ymm12 /* y3_31_aes = concat128(y3_31_aes_0, y3_31_aes_1) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm13 /* y0_31_aes_lo = and(y0_31_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_31_aes_sh = shr(y0_31_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_31_aes_hi = and(y0_31_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_31_l = lookup16(tbl_lo_1, y0_31_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_31_h = lookup16(tbl_hi_1, y0_31_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_31 = xor(p1_0_31_l, p1_0_31_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_31_aes_lo = and(y1_31_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y1_31_aes_sh = shr(y1_31_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_31_aes_hi = and(y1_31_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_31_l = lookup16(tbl_lo_1, y1_31_aes_lo) */
-	vmovdqa %ymm1, 3456(%rsp) /* spill g2x15.4 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_31_h = lookup16(tbl_hi_1, y1_31_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_31 = xor(p1_1_31_l, p1_1_31_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_31_aes_lo = and(y2_31_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* y2_31_aes_sh = shr(y2_31_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_31_aes_hi = and(y2_31_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3424(%rsp) /* spill g2x14.4 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_31_l = lookup16(tbl_lo_1, y2_31_aes_lo) */
-	vmovdqa %ymm4, 3392(%rsp) /* spill g2x13.4 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_31_h = lookup16(tbl_hi_1, y2_31_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_31 = xor(p1_2_31_l, p1_2_31_h) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_31_aes_lo = and(y3_31_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y3_31_aes_sh = shr(y3_31_aes) */
-	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_31_aes_hi = and(y3_31_aes_sh, nibble_mask) */
-	vmovdqa %ymm9, 3360(%rsp) /* spill g2x12.4 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_31_l = lookup16(tbl_lo_1, y3_31_aes_lo) */
-	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_31_h = lookup16(tbl_hi_1, y3_31_aes_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_31 = xor(p1_3_31_l, p1_3_31_h) */
-	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_31_l = lookup16(tbl_lo_2, y0_31_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_31_h = lookup16(tbl_hi_2, y0_31_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_31 = xor(p2_0_31_l, p2_0_31_h) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_31_l = lookup16(tbl_lo_2, y1_31_aes_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_31_h = lookup16(tbl_hi_2, y1_31_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_31 = xor(p2_1_31_l, p2_1_31_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_31_l = lookup16(tbl_lo_2, y2_31_aes_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_31_h = lookup16(tbl_hi_2, y2_31_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_31 = xor(p2_2_31_l, p2_2_31_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_31_l = lookup16(tbl_lo_2, y3_31_aes_lo) */
-	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_31_h = lookup16(tbl_hi_2, y3_31_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_31 = xor(p2_3_31_l, p2_3_31_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_124 = xor(p1_0_31, p2_1_31) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_125 = xor(p2_2_31, p1_3_31) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_126 = xor(m0_acc_124, m0_acc_125) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_127 = xor(m0_acc_126, p2_3_31) */
-	vpxor 4192(%rsp), %ymm8, %ymm8 /* x0n_31 = xor(m0_acc_127, g3x12.3) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_124 = xor(p1_0_31, p2_0_31) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_125 = xor(p1_1_31, p2_2_31) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_126 = xor(m1_acc_124, m1_acc_125) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_127 = xor(m1_acc_126, p2_3_31) */
-	vpxor 4160(%rsp), %ymm5, %ymm5 /* x1n_31 = xor(m1_acc_127, g3x13.3) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_124 = xor(p2_0_31, p1_1_31) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_125 = xor(p2_1_31, p1_2_31) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_126 = xor(m2_acc_124, m2_acc_125) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_127 = xor(m2_acc_126, p2_3_31) */
-	vpxor 4128(%rsp), %ymm1, %ymm1 /* x2n_31 = xor(m2_acc_127, g3x14.3) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_124 = xor(p2_0_31, p2_1_31) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_125 = xor(p1_2_31, p2_2_31) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_126 = xor(m3_acc_124, m3_acc_125) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_127 = xor(m3_acc_126, p1_3_31) */
-	vpxor 4096(%rsp), %ymm0, %ymm0 /* x3n_31 = xor(m3_acc_127, g3x15.3) */
 	vmovdqa %ymm8, 3488(%rsp) /* spill g3x12.2 */
 	vmovdqa %ymm5, 3520(%rsp) /* spill g3x13.2 */
 	vmovdqa %ymm1, 3552(%rsp) /* spill g3x14.2 */
 	vmovdqa %ymm0, 1056(%rsp) /* spill g3x15.2 */
-	vmovdqa 384(%rsp), %ymm0 /* reload g0x9.4 */
-	vmovdqa 64(%rsp), %ymm1 /* reload g0x14.4 */
-	vmovdqa 1120(%rsp), %ymm3 /* reload g0x8.4 */
-	vmovdqa 928(%rsp), %ymm4 /* reload g0x11.4 */
-	vmovdqa 576(%rsp), %ymm5 /* reload g0x6.4 */
-	vmovdqa 512(%rsp), %ymm7 /* reload g0x7.4 */
-	vmovdqa 32(%rsp), %ymm8 /* reload g0x15.4 */
-	vmovdqa 1472(%rsp), %ymm9 /* reload g0x12.4 */
-	vmovdqa 1440(%rsp), %ymm10 /* reload g0x4.4 */
-	vmovdqa 544(%rsp), %ymm12 /* reload g0x5.4 */
-	vmovdqa 1632(%rsp), %ymm13 /* reload g0x13.4 */
-	vmovdqa 0(%rsp), %ymm14 /* reload g0x10.4 */
-	add $128, %r8
+	vmovdqa 384(%rsp), %ymm0 /* reload g0x9.3 */
+	vmovdqa 64(%rsp), %ymm1 /* reload g0x14.3 */
+	vmovdqa 1120(%rsp), %ymm3 /* reload g0x8.3 */
+	vmovdqa 928(%rsp), %ymm4 /* reload g0x11.3 */
+	vmovdqa 576(%rsp), %ymm5 /* reload g0x6.3 */
+	vmovdqa 512(%rsp), %ymm7 /* reload g0x7.3 */
+	vmovdqa 32(%rsp), %ymm8 /* reload g0x15.3 */
+	vmovdqa 1472(%rsp), %ymm9 /* reload g0x12.3 */
+	vmovdqa 1440(%rsp), %ymm10 /* reload g0x4.3 */
+	vmovdqa 544(%rsp), %ymm12 /* reload g0x5.3 */
+	vmovdqa 1632(%rsp), %ymm13 /* reload g0x13.3 */
+	vmovdqa 0(%rsp), %ymm14 /* reload g0x10.3 */
+	add $64, %r8
 	cmp $512, %r8
 	jne .Lsm4_byteslice_avx2_aesni_1_loop_r0
 

@@ -595,6 +595,8 @@ _gcry_sm4_byteslice_ssse3_aesni_batch:
 	pshufb %xmm13, %xmm2 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
 	pshufb %xmm0, %xmm11 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	pxor %xmm11, %xmm2 /* xin_31 = xor(xin_31_l, xin_31_h) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	movdqa 208(%rsp), %xmm0 /* reload g0x0.2 */
 	movdqa 192(%rsp), %xmm11 /* reload g0x1.2 */
 	movdqa 224(%rsp), %xmm13 /* reload g0x2.2 */
@@ -3768,6 +3770,8 @@ _gcry_sm4_byteslice_ssse3_aesni_batch_xor:
 	pshufb %xmm13, %xmm2 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
 	pshufb %xmm0, %xmm11 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	pxor %xmm11, %xmm2 /* xin_31 = xor(xin_31_l, xin_31_h) */
+
+	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	movdqa 208(%rsp), %xmm0 /* reload g0x0.2 */
 	movdqa 192(%rsp), %xmm11 /* reload g0x1.2 */
 	movdqa 224(%rsp), %xmm13 /* reload g0x2.2 */
