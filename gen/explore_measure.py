@@ -144,7 +144,8 @@ def measure(param, costs, ranking, files, top=5, progress=sys.stderr, work=None)
         records = bench.time(benches, param.cipher, impl)
         by_shape = {costs[value][kernel]["shape"]: records[json.dumps(value)] for value in timed}
         for value in costs:
-            out[value][kernel] = {**costs[value][kernel], "measured": by_shape.get(costs[value][kernel]["shape"])}
+            if "invalid" not in costs[value][kernel]:       # (no value for this kernel: nothing to time)
+                out[value][kernel] = {**costs[value][kernel], "measured": by_shape.get(costs[value][kernel]["shape"])}
     if progress:
         progress.write(f"\rgen explore: {param.name} measured {len(todo)} kernels in "
                        f"{time.monotonic() - start:.0f} s{' ' * 40}\n")

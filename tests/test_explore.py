@@ -224,16 +224,20 @@ def test_measure_times_the_top_values_of_each_native_kernel(monkeypatch, tmp_pat
              for g in param.values()}
     costs[8]["byteslice_avx2_gfni"] = costs[2]["byteslice_avx2_gfni"]     # one shape: timed once, for both
     costs[4]["byteslice_avx2_gfni"] = {**costs[1]["byteslice_avx2_gfni"], "shape": "s4"}   # its group, another shape
+    costs[1]["wordslice_avx2_gfni"] = {"invalid": "an instruction the target lacks"}
+    costs[2]["wordslice_avx2_gfni"] = costs[4]["wordslice_avx2_gfni"] = costs[8]["wordslice_avx2_gfni"] = cost({"alu": 1})
     built = []
     monkeypatch.setattr(explore_measure.Bench, "__init__", lambda self, work: None)
     monkeypatch.setattr(explore_measure.Bench, "make", lambda self: tmp_path / "bench")
-    monkeypatch.setattr(explore_measure.Bench, "native", lambda self: {"sm4": {"byteslice_avx2_gfni"}})
+    monkeypatch.setattr(explore_measure.Bench, "native", lambda self: {"sm4": {"byteslice_avx2_gfni", "wordslice_avx2_gfni"}})
     monkeypatch.setattr(explore_measure.Bench, "variant", lambda self, files, label: built.append(files) or label)
     monkeypatch.setattr(explore_measure.Bench, "time", lambda self, benches, cipher, impl:
                         {value: {"gbps": 10.0 + label, "cpb": 1.0 / (1 + label)} for value, label in benches.items()})
     files = lambda value, strategy, target: {f"src/{strategy}_{target.name}.c": str(value)}
     out = explore_measure.measure(param, costs, explore.rank(costs), files, top=2, progress=None)
-    assert built == [{"src/byteslice_avx2_gfni.c": "1"}, {"src/byteslice_avx2_gfni.c": "4"}]
+    assert built == [{"src/byteslice_avx2_gfni.c": "1"}, {"src/byteslice_avx2_gfni.c": "4"},
+                     {"src/wordslice_avx2_gfni.c": "2"}]
+    assert out[1]["wordslice_avx2_gfni"] == {"invalid": "an instruction the target lacks"}   # never timed
     assert [out[g]["byteslice_avx2_gfni"]["measured"] for g in param.values()] == \
         [{"gbps": 10.0, "cpb": 1.0}, None, {"gbps": 11.0, "cpb": 0.5}, None]
     assert "measured" not in out[1]["byteslice_neon_aes"]

@@ -9,7 +9,7 @@
  *   %rdi: rk
  *   %rsi: in
  *   %rdx: out
- *   %rcx: 256 x r (and the loop count)
+ *   %rcx: 128 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1984 bytes (61 spill slots of 32 bytes)
  */
@@ -318,7 +318,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	.p2align 4
 .Lsm4_byteslice_avx2_gfni_asm_0_loop_r0:
 
-	/* Round 16r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	vpbroadcastd (%rdi,%rcx), %ymm2 /* rk0 = bcast32() */
 	vpbroadcastd 4(%rdi,%rcx), %ymm4 /* rk1 = bcast32() */
 	vpbroadcastd 8(%rdi,%rcx), %ymm12 /* rk2 = bcast32() */
@@ -418,7 +418,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
 	vpxor 768(%rsp), %ymm2, %ymm2 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
 
-	/* Round 16r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%rcx), %ymm4 /* rk0_1 = bcast32() */
 	vpbroadcastd 20(%rdi,%rcx), %ymm7 /* rk1_1 = bcast32() */
 	vpbroadcastd 24(%rdi,%rcx), %ymm10 /* rk2_1 = bcast32() */
@@ -520,7 +520,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm9, %ymm4, %ymm4 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
 	vpxor 928(%rsp), %ymm4, %ymm4 /* x3n_3 = xor(m3_acc_15, g1x7.2) */
 
-	/* Round 16r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 32(%rdi,%rcx), %ymm7 /* rk0_2 = bcast32() */
 	vpbroadcastd 36(%rdi,%rcx), %ymm9 /* rk1_2 = bcast32() */
 	vpbroadcastd 40(%rdi,%rcx), %ymm10 /* rk2_2 = bcast32() */
@@ -622,7 +622,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
 	vpxor 1120(%rsp), %ymm2, %ymm2 /* x3n_5 = xor(m3_acc_23, g1x11.2) */
 
-	/* Round 16r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 48(%rdi,%rcx), %ymm4 /* rk0_3 = bcast32() */
 	vpbroadcastd 52(%rdi,%rcx), %ymm7 /* rk1_3 = bcast32() */
 	vpbroadcastd 56(%rdi,%rcx), %ymm9 /* rk2_3 = bcast32() */
@@ -725,7 +725,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
 	vpxor 352(%rsp), %ymm4, %ymm4 /* x3n_7 = xor(m3_acc_31, g1x15.2) */
 
-	/* Round 16r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	vpbroadcastd 64(%rdi,%rcx), %ymm6 /* rk0_4 = bcast32() */
 	vpbroadcastd 68(%rdi,%rcx), %ymm7 /* rk1_4 = bcast32() */
 	vpbroadcastd 72(%rdi,%rcx), %ymm10 /* rk2_4 = bcast32() */
@@ -828,7 +828,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
 	vpxor 1504(%rsp), %ymm4, %ymm4 /* x3n_9 = xor(m3_acc_39, g1x3.3) */
 
-	/* Round 16r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 80(%rdi,%rcx), %ymm6 /* rk0_5 = bcast32() */
 	vpbroadcastd 84(%rdi,%rcx), %ymm7 /* rk1_5 = bcast32() */
 	vpbroadcastd 88(%rdi,%rcx), %ymm9 /* rk2_5 = bcast32() */
@@ -841,31 +841,31 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor 448(%rsp), %ymm14, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
 	vpxor %ymm2, %ymm14, %ymm14 /* t1_10 = xor(t1_acc_21, g0x1) */
-	vmovdqa %ymm2, 1504(%rsp) /* spill g0x1.4 */
+	vmovdqa %ymm2, 0(%rsp) /* spill g0x1.4 */
 	vmovdqa 160(%rsp), %ymm2 /* reload g0x10.3 */
 	vpxor 192(%rsp), %ymm2, %ymm2 /* t2_acc_20 = xor(g0x10, g0x14) */
 	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
 	vpxor %ymm0, %ymm2, %ymm2 /* t2_10 = xor(t2_acc_21, g0x2) */
-	vmovdqa %ymm0, 1536(%rsp) /* spill g0x2.4 */
+	vmovdqa %ymm0, 480(%rsp) /* spill g0x2.4 */
 	vmovdqa 416(%rsp), %ymm0 /* reload g0x11.3 */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* t3_acc_20 = xor(g0x11, g0x15) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vmovdqa %ymm1, 1600(%rsp) /* spill g0x3.4 */
+	vmovdqa %ymm1, 1248(%rsp) /* spill g0x3.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
-	vmovdqa %ymm10, 1728(%rsp) /* spill g0x0.4 */
+	vmovdqa %ymm10, 320(%rsp) /* spill g0x0.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_10 = gf2p8affineinv(t1_10, gfni_mat_1) */
-	vmovdqa %ymm4, 1376(%rsp) /* spill g1x3.4 */
+	vmovdqa %ymm4, 768(%rsp) /* spill g1x3.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_10 = gf2p8affineinv(t2_10, gfni_mat_1) */
-	vmovdqa %ymm11, 384(%rsp) /* spill rk3_5 */
+	vmovdqa %ymm11, 1504(%rsp) /* spill rk3_5 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_10 = gf2p8affineinv(t0_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_10 = gf2p8affineinv(t1_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_10 = gf2p8affineinv(t2_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_10 = gf2p8affineinv(t3_10, gfni_mat_2) */
-	vmovdqa %ymm12, 1408(%rsp) /* spill g1x2.4 */
+	vmovdqa %ymm12, 736(%rsp) /* spill g1x2.4 */
 	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
-	vmovdqa %ymm9, 1472(%rsp) /* spill rk2_5 */
+	vmovdqa %ymm9, 1536(%rsp) /* spill rk2_5 */
 	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
 	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
 	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
@@ -894,12 +894,12 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm13, %ymm7, %ymm7 /* t1_11 = xor(t1_acc_23, g1x1) */
 	vmovdqa 1760(%rsp), %ymm10 /* reload g1x10.3 */
 	vpxor 1888(%rsp), %ymm10, %ymm11 /* t2_acc_22 = xor(g1x10, g1x14) */
-	vpxor 1472(%rsp), %ymm11, %ymm11 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
-	vpxor 1408(%rsp), %ymm11, %ymm11 /* t2_11 = xor(t2_acc_23, g1x2) */
+	vpxor 1536(%rsp), %ymm11, %ymm11 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
+	vpxor 736(%rsp), %ymm11, %ymm11 /* t2_11 = xor(t2_acc_23, g1x2) */
 	vmovdqa 1696(%rsp), %ymm12 /* reload g1x11.3 */
 	vpxor 1824(%rsp), %ymm12, %ymm14 /* t3_acc_22 = xor(g1x11, g1x15) */
-	vpxor 384(%rsp), %ymm14, %ymm14 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
-	vpxor 1376(%rsp), %ymm14, %ymm14 /* t3_11 = xor(t3_acc_23, g1x3) */
+	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
+	vpxor 768(%rsp), %ymm14, %ymm14 /* t3_11 = xor(t3_acc_23, g1x3) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_11 = gf2p8affineinv(t0_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_11 = gf2p8affineinv(t1_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_11 = gf2p8affineinv(t2_11, gfni_mat_1) */
@@ -908,9 +908,9 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_11 = gf2p8affineinv(t1_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_11 = gf2p8affineinv(t2_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_11 = gf2p8affineinv(t3_11, gfni_mat_2) */
-	vmovdqa %ymm5, 384(%rsp) /* spill g1x8.3 */
+	vmovdqa %ymm5, 1504(%rsp) /* spill g1x8.3 */
 	vpxor %ymm7, %ymm15, %ymm5 /* m0_acc_44 = xor(p1_0_11, p2_1_11) */
-	vmovdqa %ymm13, 1472(%rsp) /* spill g1x1.4 */
+	vmovdqa %ymm13, 704(%rsp) /* spill g1x1.4 */
 	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
 	vpxor %ymm13, %ymm5, %ymm5 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
 	vpxor %ymm14, %ymm5, %ymm5 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
@@ -931,44 +931,44 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
 	vpxor 1568(%rsp), %ymm4, %ymm4 /* x3n_11 = xor(m3_acc_47, g1x7.3) */
 
-	/* Round 16r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 96(%rdi,%rcx), %ymm6 /* rk0_6 = bcast32() */
 	vpbroadcastd 100(%rdi,%rcx), %ymm7 /* rk1_6 = bcast32() */
 	vpbroadcastd 104(%rdi,%rcx), %ymm10 /* rk2_6 = bcast32() */
 	vpbroadcastd 108(%rdi,%rcx), %ymm11 /* rk3_6 = bcast32() */
 	vmovdqa 1440(%rsp), %ymm14 /* reload g0x12.3 */
-	vpxor 1728(%rsp), %ymm14, %ymm15 /* t0_acc_24 = xor(g0x12, g0x0) */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* t0_acc_24 = xor(g0x12, g0x0) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
 	vpxor %ymm9, %ymm15, %ymm15 /* t0_12 = xor(t0_acc_25, g0x4) */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x13.3 */
-	vpxor 1504(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
+	vpxor 0(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
 	vpxor %ymm1, %ymm14, %ymm14 /* t1_12 = xor(t1_acc_25, g0x5) */
 	vmovdqa %ymm1, 1568(%rsp) /* spill g0x5.4 */
 	vmovdqa 192(%rsp), %ymm1 /* reload g0x14.3 */
-	vpxor 1536(%rsp), %ymm1, %ymm1 /* t2_acc_24 = xor(g0x14, g0x2) */
+	vpxor 480(%rsp), %ymm1, %ymm1 /* t2_acc_24 = xor(g0x14, g0x2) */
 	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
 	vpxor %ymm0, %ymm1, %ymm1 /* t2_12 = xor(t2_acc_25, g0x6) */
 	vmovdqa %ymm0, 1632(%rsp) /* spill g0x6.4 */
 	vmovdqa 128(%rsp), %ymm0 /* reload g0x15.3 */
-	vpxor 1600(%rsp), %ymm0, %ymm0 /* t3_acc_24 = xor(g0x15, g0x3) */
+	vpxor 1248(%rsp), %ymm0, %ymm0 /* t3_acc_24 = xor(g0x15, g0x3) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
 	vpxor %ymm2, %ymm0, %ymm0 /* t3_12 = xor(t3_acc_25, g0x7) */
 	vmovdqa %ymm2, 1664(%rsp) /* spill g0x7.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm2 /* p1_0_12 = gf2p8affineinv(t0_12, gfni_mat_1) */
 	vmovdqa %ymm9, 1856(%rsp) /* spill g0x4.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
-	vmovdqa %ymm4, 288(%rsp) /* spill g1x7.4 */
+	vmovdqa %ymm4, 928(%rsp) /* spill g1x7.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
-	vmovdqa %ymm11, 256(%rsp) /* spill rk3_6 */
+	vmovdqa %ymm11, 1536(%rsp) /* spill rk3_6 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_12 = gf2p8affineinv(t0_12, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_12 = gf2p8affineinv(t3_12, gfni_mat_2) */
-	vmovdqa %ymm12, 224(%rsp) /* spill g1x6.4 */
+	vmovdqa %ymm12, 960(%rsp) /* spill g1x6.4 */
 	vpxor %ymm14, %ymm2, %ymm12 /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
-	vmovdqa %ymm10, 32(%rsp) /* spill rk2_6 */
+	vmovdqa %ymm10, 288(%rsp) /* spill rk2_6 */
 	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
 	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
 	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
@@ -992,17 +992,17 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
 	vpxor %ymm5, %ymm4, %ymm4 /* t0_13 = xor(t0_acc_27, g1x4) */
 	vmovdqa 1920(%rsp), %ymm6 /* reload g1x13.3 */
-	vpxor 1472(%rsp), %ymm6, %ymm9 /* t1_acc_26 = xor(g1x13, g1x1) */
+	vpxor 704(%rsp), %ymm6, %ymm9 /* t1_acc_26 = xor(g1x13, g1x1) */
 	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
 	vpxor %ymm13, %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x5) */
 	vmovdqa 1888(%rsp), %ymm9 /* reload g1x14.3 */
-	vpxor 1408(%rsp), %ymm9, %ymm11 /* t2_acc_26 = xor(g1x14, g1x2) */
-	vpxor 32(%rsp), %ymm11, %ymm11 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
-	vpxor 224(%rsp), %ymm11, %ymm11 /* t2_13 = xor(t2_acc_27, g1x6) */
+	vpxor 736(%rsp), %ymm9, %ymm11 /* t2_acc_26 = xor(g1x14, g1x2) */
+	vpxor 288(%rsp), %ymm11, %ymm11 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
+	vpxor 960(%rsp), %ymm11, %ymm11 /* t2_13 = xor(t2_acc_27, g1x6) */
 	vmovdqa 1824(%rsp), %ymm12 /* reload g1x15.3 */
-	vpxor 1376(%rsp), %ymm12, %ymm14 /* t3_acc_26 = xor(g1x15, g1x3) */
-	vpxor 256(%rsp), %ymm14, %ymm14 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
-	vpxor 288(%rsp), %ymm14, %ymm14 /* t3_13 = xor(t3_acc_27, g1x7) */
+	vpxor 768(%rsp), %ymm12, %ymm14 /* t3_acc_26 = xor(g1x15, g1x3) */
+	vpxor 1536(%rsp), %ymm14, %ymm14 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
+	vpxor 928(%rsp), %ymm14, %ymm14 /* t3_13 = xor(t3_acc_27, g1x7) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
@@ -1011,13 +1011,13 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_13 = gf2p8affineinv(t3_13, gfni_mat_2) */
-	vmovdqa %ymm3, 256(%rsp) /* spill g1x12.3 */
+	vmovdqa %ymm3, 1536(%rsp) /* spill g1x12.3 */
 	vpxor %ymm7, %ymm15, %ymm3 /* m0_acc_52 = xor(p1_0_13, p2_1_13) */
-	vmovdqa %ymm13, 32(%rsp) /* spill g1x5.4 */
+	vmovdqa %ymm13, 1024(%rsp) /* spill g1x5.4 */
 	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
 	vpxor %ymm13, %ymm3, %ymm3 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
 	vpxor %ymm14, %ymm3, %ymm3 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
-	vpxor 384(%rsp), %ymm3, %ymm3 /* x0n_13 = xor(m0_acc_55, g1x8.3) */
+	vpxor 1504(%rsp), %ymm3, %ymm3 /* x0n_13 = xor(m0_acc_55, g1x8.3) */
 	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_52 = xor(p1_0_13, p2_0_13) */
 	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
 	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
@@ -1034,44 +1034,44 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
 	vpxor 1696(%rsp), %ymm4, %ymm4 /* x3n_13 = xor(m3_acc_55, g1x11.3) */
 
-	/* Round 16r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 112(%rdi,%rcx), %ymm6 /* rk0_7 = bcast32() */
 	vpbroadcastd 116(%rdi,%rcx), %ymm7 /* rk1_7 = bcast32() */
 	vpbroadcastd 120(%rdi,%rcx), %ymm9 /* rk2_7 = bcast32() */
 	vpbroadcastd 124(%rdi,%rcx), %ymm11 /* rk3_7 = bcast32() */
-	vmovdqa 1728(%rsp), %ymm14 /* reload g0x0.4 */
+	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
 	vpxor 1856(%rsp), %ymm14, %ymm15 /* t0_acc_28 = xor(g0x0, g0x4) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_14 = xor(t0_acc_29, g0x8) */
-	vmovdqa 1504(%rsp), %ymm14 /* reload g0x1.4 */
+	vmovdqa 0(%rsp), %ymm14 /* reload g0x1.4 */
 	vpxor 1568(%rsp), %ymm14, %ymm14 /* t1_acc_28 = xor(g0x1, g0x5) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
 	vpxor %ymm2, %ymm14, %ymm14 /* t1_14 = xor(t1_acc_29, g0x9) */
 	vmovdqa %ymm2, 1696(%rsp) /* spill g0x9.4 */
-	vmovdqa 1536(%rsp), %ymm2 /* reload g0x2.4 */
+	vmovdqa 480(%rsp), %ymm2 /* reload g0x2.4 */
 	vpxor 1632(%rsp), %ymm2, %ymm2 /* t2_acc_28 = xor(g0x2, g0x6) */
 	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
 	vpxor %ymm0, %ymm2, %ymm2 /* t2_14 = xor(t2_acc_29, g0x10) */
 	vmovdqa %ymm0, 1760(%rsp) /* spill g0x10.4 */
-	vmovdqa 1600(%rsp), %ymm0 /* reload g0x3.4 */
+	vmovdqa 1248(%rsp), %ymm0 /* reload g0x3.4 */
 	vpxor 1664(%rsp), %ymm0, %ymm0 /* t3_acc_28 = xor(g0x3, g0x7) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_14 = xor(t3_acc_29, g0x11) */
 	vmovdqa %ymm1, 1792(%rsp) /* spill g0x11.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
-	vmovdqa %ymm10, 384(%rsp) /* spill g0x8.4 */
+	vmovdqa %ymm10, 1504(%rsp) /* spill g0x8.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_14 = gf2p8affineinv(t1_14, gfni_mat_1) */
-	vmovdqa %ymm4, 416(%rsp) /* spill g1x11.4 */
+	vmovdqa %ymm4, 1120(%rsp) /* spill g1x11.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
-	vmovdqa %ymm11, 160(%rsp) /* spill rk3_7 */
+	vmovdqa %ymm11, 288(%rsp) /* spill rk3_7 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
-	vmovdqa %ymm12, 96(%rsp) /* spill g1x10.4 */
+	vmovdqa %ymm12, 1088(%rsp) /* spill g1x10.4 */
 	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
-	vmovdqa %ymm9, 64(%rsp) /* spill rk2_7 */
+	vmovdqa %ymm9, 416(%rsp) /* spill rk2_7 */
 	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
 	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
 	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
@@ -1094,18 +1094,18 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm5, %ymm8, %ymm4 /* t0_acc_30 = xor(g1x0, g1x4) */
 	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_31 = xor(t0_acc_30, rk0_7) */
 	vpxor %ymm3, %ymm4, %ymm4 /* t0_15 = xor(t0_acc_31, g1x8) */
-	vmovdqa 1472(%rsp), %ymm6 /* reload g1x1.4 */
-	vpxor 32(%rsp), %ymm6, %ymm10 /* t1_acc_30 = xor(g1x1, g1x5) */
+	vmovdqa 704(%rsp), %ymm6 /* reload g1x1.4 */
+	vpxor 1024(%rsp), %ymm6, %ymm10 /* t1_acc_30 = xor(g1x1, g1x5) */
 	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_31 = xor(t1_acc_30, rk1_7) */
 	vpxor %ymm13, %ymm7, %ymm7 /* t1_15 = xor(t1_acc_31, g1x9) */
-	vmovdqa 1408(%rsp), %ymm10 /* reload g1x2.4 */
-	vpxor 224(%rsp), %ymm10, %ymm11 /* t2_acc_30 = xor(g1x2, g1x6) */
-	vpxor 64(%rsp), %ymm11, %ymm11 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* t2_15 = xor(t2_acc_31, g1x10) */
-	vmovdqa 1376(%rsp), %ymm12 /* reload g1x3.4 */
-	vpxor 288(%rsp), %ymm12, %ymm14 /* t3_acc_30 = xor(g1x3, g1x7) */
-	vpxor 160(%rsp), %ymm14, %ymm14 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
-	vpxor 416(%rsp), %ymm14, %ymm14 /* t3_15 = xor(t3_acc_31, g1x11) */
+	vmovdqa 736(%rsp), %ymm10 /* reload g1x2.4 */
+	vpxor 960(%rsp), %ymm10, %ymm11 /* t2_acc_30 = xor(g1x2, g1x6) */
+	vpxor 416(%rsp), %ymm11, %ymm11 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* t2_15 = xor(t2_acc_31, g1x10) */
+	vmovdqa 768(%rsp), %ymm12 /* reload g1x3.4 */
+	vpxor 928(%rsp), %ymm12, %ymm14 /* t3_acc_30 = xor(g1x3, g1x7) */
+	vpxor 288(%rsp), %ymm14, %ymm14 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
+	vpxor 1120(%rsp), %ymm14, %ymm14 /* t3_15 = xor(t3_acc_31, g1x11) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
@@ -1114,13 +1114,13 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_15 = gf2p8affineinv(t3_15, gfni_mat_2) */
-	vmovdqa %ymm8, 160(%rsp) /* spill g1x0.4 */
+	vmovdqa %ymm8, 672(%rsp) /* spill g1x0.4 */
 	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
-	vmovdqa %ymm13, 64(%rsp) /* spill g1x9.4 */
+	vmovdqa %ymm13, 1056(%rsp) /* spill g1x9.4 */
 	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
 	vpxor %ymm13, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
 	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
-	vpxor 256(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
+	vpxor 1536(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
 	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
 	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
 	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
@@ -1136,849 +1136,25 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
 	vpxor 1824(%rsp), %ymm4, %ymm4 /* x3n_15 = xor(m3_acc_63, g1x15.3) */
-
-	/* Round 16r+8: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd 128(%rdi,%rcx), %ymm6 /* rk0_8 = bcast32() */
-	vpbroadcastd 132(%rdi,%rcx), %ymm7 /* rk1_8 = bcast32() */
-	vpbroadcastd 136(%rdi,%rcx), %ymm10 /* rk2_8 = bcast32() */
-	vpbroadcastd 140(%rdi,%rcx), %ymm11 /* rk3_8 = bcast32() */
-	vmovdqa 1856(%rsp), %ymm14 /* reload g0x4.4 */
-	vpxor 384(%rsp), %ymm14, %ymm15 /* t0_acc_32 = xor(g0x4, g0x8) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_33 = xor(t0_acc_32, rk0_8) */
-	vpxor %ymm9, %ymm15, %ymm15 /* t0_16 = xor(t0_acc_33, g0x12) */
-	vmovdqa 1568(%rsp), %ymm14 /* reload g0x5.4 */
-	vpxor 1696(%rsp), %ymm14, %ymm14 /* t1_acc_32 = xor(g0x5, g0x9) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_33 = xor(t1_acc_32, rk1_8) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_16 = xor(t1_acc_33, g0x13) */
-	vmovdqa %ymm1, 1824(%rsp) /* spill g0x13.4 */
-	vmovdqa 1632(%rsp), %ymm1 /* reload g0x6.4 */
-	vpxor 1760(%rsp), %ymm1, %ymm1 /* t2_acc_32 = xor(g0x6, g0x10) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_33 = xor(t2_acc_32, rk2_8) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_16 = xor(t2_acc_33, g0x14) */
-	vmovdqa %ymm0, 1888(%rsp) /* spill g0x14.4 */
-	vmovdqa 1664(%rsp), %ymm0 /* reload g0x7.4 */
-	vpxor 1792(%rsp), %ymm0, %ymm0 /* t3_acc_32 = xor(g0x7, g0x11) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_33 = xor(t3_acc_32, rk3_8) */
-	vpxor %ymm2, %ymm0, %ymm0 /* t3_16 = xor(t3_acc_33, g0x15) */
-	vmovdqa %ymm2, 1920(%rsp) /* spill g0x15.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm2 /* p1_0_16 = gf2p8affineinv(t0_16, gfni_mat_1) */
-	vmovdqa %ymm9, 256(%rsp) /* spill g0x12.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_16 = gf2p8affineinv(t1_16, gfni_mat_1) */
-	vmovdqa %ymm4, 128(%rsp) /* spill g1x15.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_16 = gf2p8affineinv(t2_16, gfni_mat_1) */
-	vmovdqa %ymm11, 192(%rsp) /* spill rk3_8 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_16 = gf2p8affineinv(t3_16, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_16 = gf2p8affineinv(t0_16, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_16 = gf2p8affineinv(t1_16, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_16 = gf2p8affineinv(t2_16, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_16 = gf2p8affineinv(t3_16, gfni_mat_2) */
-	vmovdqa %ymm12, 448(%rsp) /* spill g1x14.4 */
-	vpxor %ymm14, %ymm2, %ymm12 /* m0_acc_64 = xor(p1_0_16, p2_1_16) */
-	vmovdqa %ymm10, 1440(%rsp) /* spill rk2_8 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_65 = xor(p2_2_16, p1_3_16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_66 = xor(m0_acc_64, m0_acc_65) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_67 = xor(m0_acc_66, p2_3_16) */
-	vpxor 1728(%rsp), %ymm10, %ymm10 /* x0n_16 = xor(m0_acc_67, g0x0.4) */
-	vpxor %ymm15, %ymm2, %ymm2 /* m1_acc_64 = xor(p1_0_16, p2_0_16) */
-	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_65 = xor(p1_1_16, p2_2_16) */
-	vpxor %ymm12, %ymm2, %ymm2 /* m1_acc_66 = xor(m1_acc_64, m1_acc_65) */
-	vpxor %ymm0, %ymm2, %ymm2 /* m1_acc_67 = xor(m1_acc_66, p2_3_16) */
-	vpxor 1504(%rsp), %ymm2, %ymm2 /* x1n_16 = xor(m1_acc_67, g0x1.4) */
-	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_64 = xor(p2_0_16, p1_1_16) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_65 = xor(p2_1_16, p1_2_16) */
-	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_66 = xor(m2_acc_64, m2_acc_65) */
-	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_67 = xor(m2_acc_66, p2_3_16) */
-	vpxor 1536(%rsp), %ymm0, %ymm0 /* x2n_16 = xor(m2_acc_67, g0x2.4) */
-	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_64 = xor(p2_0_16, p2_1_16) */
-	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_65 = xor(p1_2_16, p2_2_16) */
-	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_66 = xor(m3_acc_64, m3_acc_65) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_67 = xor(m3_acc_66, p1_3_16) */
-	vpxor 1600(%rsp), %ymm1, %ymm1 /* x3n_16 = xor(m3_acc_67, g0x3.4) */
-	vpxor %ymm3, %ymm5, %ymm4 /* t0_acc_34 = xor(g1x4, g1x8) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_35 = xor(t0_acc_34, rk0_8) */
-	vpxor %ymm8, %ymm4, %ymm4 /* t0_17 = xor(t0_acc_35, g1x12) */
-	vmovdqa 32(%rsp), %ymm6 /* reload g1x5.4 */
-	vpxor 64(%rsp), %ymm6, %ymm9 /* t1_acc_34 = xor(g1x5, g1x9) */
-	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_35 = xor(t1_acc_34, rk1_8) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_17 = xor(t1_acc_35, g1x13) */
-	vmovdqa 224(%rsp), %ymm9 /* reload g1x6.4 */
-	vpxor 96(%rsp), %ymm9, %ymm11 /* t2_acc_34 = xor(g1x6, g1x10) */
-	vpxor 1440(%rsp), %ymm11, %ymm11 /* t2_acc_35 = xor(t2_acc_34, rk2_8) */
-	vpxor 448(%rsp), %ymm11, %ymm11 /* t2_17 = xor(t2_acc_35, g1x14) */
-	vmovdqa 288(%rsp), %ymm12 /* reload g1x7.4 */
-	vpxor 416(%rsp), %ymm12, %ymm14 /* t3_acc_34 = xor(g1x7, g1x11) */
-	vpxor 192(%rsp), %ymm14, %ymm14 /* t3_acc_35 = xor(t3_acc_34, rk3_8) */
-	vpxor 128(%rsp), %ymm14, %ymm14 /* t3_17 = xor(t3_acc_35, g1x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_17 = gf2p8affineinv(t0_17, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_17 = gf2p8affineinv(t1_17, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_17 = gf2p8affineinv(t2_17, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_17 = gf2p8affineinv(t3_17, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_17 = gf2p8affineinv(t0_17, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_17 = gf2p8affineinv(t1_17, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_17 = gf2p8affineinv(t2_17, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_17 = gf2p8affineinv(t3_17, gfni_mat_2) */
-	vmovdqa %ymm5, 192(%rsp) /* spill g1x4.4 */
-	vpxor %ymm7, %ymm15, %ymm5 /* m0_acc_68 = xor(p1_0_17, p2_1_17) */
-	vmovdqa %ymm13, 1440(%rsp) /* spill g1x13.4 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_69 = xor(p2_2_17, p1_3_17) */
-	vpxor %ymm13, %ymm5, %ymm5 /* m0_acc_70 = xor(m0_acc_68, m0_acc_69) */
-	vpxor %ymm14, %ymm5, %ymm5 /* m0_acc_71 = xor(m0_acc_70, p2_3_17) */
-	vpxor 160(%rsp), %ymm5, %ymm5 /* x0n_17 = xor(m0_acc_71, g1x0.4) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_68 = xor(p1_0_17, p2_0_17) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_69 = xor(p1_1_17, p2_2_17) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_70 = xor(m1_acc_68, m1_acc_69) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_71 = xor(m1_acc_70, p2_3_17) */
-	vpxor 1472(%rsp), %ymm13, %ymm13 /* x1n_17 = xor(m1_acc_71, g1x1.4) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_68 = xor(p2_0_17, p1_1_17) */
-	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_69 = xor(p2_1_17, p1_2_17) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_70 = xor(m2_acc_68, m2_acc_69) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_71 = xor(m2_acc_70, p2_3_17) */
-	vpxor 1408(%rsp), %ymm12, %ymm12 /* x2n_17 = xor(m2_acc_71, g1x2.4) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_68 = xor(p2_0_17, p2_1_17) */
-	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_69 = xor(p1_2_17, p2_2_17) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_70 = xor(m3_acc_68, m3_acc_69) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_71 = xor(m3_acc_70, p1_3_17) */
-	vpxor 1376(%rsp), %ymm4, %ymm4 /* x3n_17 = xor(m3_acc_71, g1x3.4) */
-
-	/* Round 16r+9: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	vpbroadcastd 144(%rdi,%rcx), %ymm6 /* rk0_9 = bcast32() */
-	vpbroadcastd 148(%rdi,%rcx), %ymm7 /* rk1_9 = bcast32() */
-	vpbroadcastd 152(%rdi,%rcx), %ymm9 /* rk2_9 = bcast32() */
-	vpbroadcastd 156(%rdi,%rcx), %ymm11 /* rk3_9 = bcast32() */
-	vmovdqa 384(%rsp), %ymm14 /* reload g0x8.4 */
-	vpxor 256(%rsp), %ymm14, %ymm15 /* t0_acc_36 = xor(g0x8, g0x12) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_37 = xor(t0_acc_36, rk0_9) */
-	vpxor %ymm10, %ymm15, %ymm15 /* t0_18 = xor(t0_acc_37, g0x0) */
-	vmovdqa 1696(%rsp), %ymm14 /* reload g0x9.4 */
-	vpxor 1824(%rsp), %ymm14, %ymm14 /* t1_acc_36 = xor(g0x9, g0x13) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_37 = xor(t1_acc_36, rk1_9) */
-	vpxor %ymm2, %ymm14, %ymm14 /* t1_18 = xor(t1_acc_37, g0x1) */
-	vmovdqa %ymm2, 1376(%rsp) /* spill g0x1.5 */
-	vmovdqa 1760(%rsp), %ymm2 /* reload g0x10.4 */
-	vpxor 1888(%rsp), %ymm2, %ymm2 /* t2_acc_36 = xor(g0x10, g0x14) */
-	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_37 = xor(t2_acc_36, rk2_9) */
-	vpxor %ymm0, %ymm2, %ymm2 /* t2_18 = xor(t2_acc_37, g0x2) */
-	vmovdqa %ymm0, 1408(%rsp) /* spill g0x2.5 */
-	vmovdqa 1792(%rsp), %ymm0 /* reload g0x11.4 */
-	vpxor 1920(%rsp), %ymm0, %ymm0 /* t3_acc_36 = xor(g0x11, g0x15) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_37 = xor(t3_acc_36, rk3_9) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_18 = xor(t3_acc_37, g0x3) */
-	vmovdqa %ymm1, 1472(%rsp) /* spill g0x3.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_18 = gf2p8affineinv(t0_18, gfni_mat_1) */
-	vmovdqa %ymm10, 160(%rsp) /* spill g0x0.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_18 = gf2p8affineinv(t1_18, gfni_mat_1) */
-	vmovdqa %ymm4, 1600(%rsp) /* spill g1x3.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_18 = gf2p8affineinv(t2_18, gfni_mat_1) */
-	vmovdqa %ymm11, 1536(%rsp) /* spill rk3_9 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_18 = gf2p8affineinv(t3_18, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_18 = gf2p8affineinv(t0_18, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_18 = gf2p8affineinv(t1_18, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_18 = gf2p8affineinv(t2_18, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_18 = gf2p8affineinv(t3_18, gfni_mat_2) */
-	vmovdqa %ymm12, 1504(%rsp) /* spill g1x2.5 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_72 = xor(p1_0_18, p2_1_18) */
-	vmovdqa %ymm9, 1728(%rsp) /* spill rk2_9 */
-	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_73 = xor(p2_2_18, p1_3_18) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_74 = xor(m0_acc_72, m0_acc_73) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_75 = xor(m0_acc_74, p2_3_18) */
-	vpxor 1856(%rsp), %ymm9, %ymm9 /* x0n_18 = xor(m0_acc_75, g0x4.4) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_72 = xor(p1_0_18, p2_0_18) */
-	vpxor %ymm2, %ymm10, %ymm12 /* m1_acc_73 = xor(p1_1_18, p2_2_18) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_74 = xor(m1_acc_72, m1_acc_73) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_75 = xor(m1_acc_74, p2_3_18) */
-	vpxor 1568(%rsp), %ymm1, %ymm1 /* x1n_18 = xor(m1_acc_75, g0x5.4) */
-	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_72 = xor(p2_0_18, p1_1_18) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_73 = xor(p2_1_18, p1_2_18) */
-	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_74 = xor(m2_acc_72, m2_acc_73) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_75 = xor(m2_acc_74, p2_3_18) */
-	vpxor 1632(%rsp), %ymm0, %ymm0 /* x2n_18 = xor(m2_acc_75, g0x6.4) */
-	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_72 = xor(p2_0_18, p2_1_18) */
-	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_73 = xor(p1_2_18, p2_2_18) */
-	vpxor %ymm2, %ymm10, %ymm2 /* m3_acc_74 = xor(m3_acc_72, m3_acc_73) */
-	vpxor %ymm11, %ymm2, %ymm2 /* m3_acc_75 = xor(m3_acc_74, p1_3_18) */
-	vpxor 1664(%rsp), %ymm2, %ymm2 /* x3n_18 = xor(m3_acc_75, g0x7.4) */
-	vpxor %ymm8, %ymm3, %ymm4 /* t0_acc_38 = xor(g1x8, g1x12) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_39 = xor(t0_acc_38, rk0_9) */
-	vpxor %ymm5, %ymm4, %ymm4 /* t0_19 = xor(t0_acc_39, g1x0) */
-	vmovdqa 64(%rsp), %ymm6 /* reload g1x9.4 */
-	vpxor 1440(%rsp), %ymm6, %ymm10 /* t1_acc_38 = xor(g1x9, g1x13) */
-	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_39 = xor(t1_acc_38, rk1_9) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_19 = xor(t1_acc_39, g1x1) */
-	vmovdqa 96(%rsp), %ymm10 /* reload g1x10.4 */
-	vpxor 448(%rsp), %ymm10, %ymm11 /* t2_acc_38 = xor(g1x10, g1x14) */
-	vpxor 1728(%rsp), %ymm11, %ymm11 /* t2_acc_39 = xor(t2_acc_38, rk2_9) */
-	vpxor 1504(%rsp), %ymm11, %ymm11 /* t2_19 = xor(t2_acc_39, g1x2) */
-	vmovdqa 416(%rsp), %ymm12 /* reload g1x11.4 */
-	vpxor 128(%rsp), %ymm12, %ymm14 /* t3_acc_38 = xor(g1x11, g1x15) */
-	vpxor 1536(%rsp), %ymm14, %ymm14 /* t3_acc_39 = xor(t3_acc_38, rk3_9) */
-	vpxor 1600(%rsp), %ymm14, %ymm14 /* t3_19 = xor(t3_acc_39, g1x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_19 = gf2p8affineinv(t0_19, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_19 = gf2p8affineinv(t1_19, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_19 = gf2p8affineinv(t2_19, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_19 = gf2p8affineinv(t3_19, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_19 = gf2p8affineinv(t0_19, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_19 = gf2p8affineinv(t1_19, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_19 = gf2p8affineinv(t2_19, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_19 = gf2p8affineinv(t3_19, gfni_mat_2) */
-	vmovdqa %ymm3, 1536(%rsp) /* spill g1x8.4 */
-	vpxor %ymm7, %ymm15, %ymm3 /* m0_acc_76 = xor(p1_0_19, p2_1_19) */
-	vmovdqa %ymm13, 1728(%rsp) /* spill g1x1.5 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_77 = xor(p2_2_19, p1_3_19) */
-	vpxor %ymm13, %ymm3, %ymm3 /* m0_acc_78 = xor(m0_acc_76, m0_acc_77) */
-	vpxor %ymm14, %ymm3, %ymm3 /* m0_acc_79 = xor(m0_acc_78, p2_3_19) */
-	vpxor 192(%rsp), %ymm3, %ymm3 /* x0n_19 = xor(m0_acc_79, g1x4.4) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_76 = xor(p1_0_19, p2_0_19) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_77 = xor(p1_1_19, p2_2_19) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_78 = xor(m1_acc_76, m1_acc_77) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_79 = xor(m1_acc_78, p2_3_19) */
-	vpxor 32(%rsp), %ymm13, %ymm13 /* x1n_19 = xor(m1_acc_79, g1x5.4) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_76 = xor(p2_0_19, p1_1_19) */
-	vpxor %ymm10, %ymm7, %ymm15 /* m2_acc_77 = xor(p2_1_19, p1_2_19) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_78 = xor(m2_acc_76, m2_acc_77) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_79 = xor(m2_acc_78, p2_3_19) */
-	vpxor 224(%rsp), %ymm12, %ymm12 /* x2n_19 = xor(m2_acc_79, g1x6.4) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_76 = xor(p2_0_19, p2_1_19) */
-	vpxor %ymm11, %ymm10, %ymm7 /* m3_acc_77 = xor(p1_2_19, p2_2_19) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_78 = xor(m3_acc_76, m3_acc_77) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_79 = xor(m3_acc_78, p1_3_19) */
-	vpxor 288(%rsp), %ymm4, %ymm4 /* x3n_19 = xor(m3_acc_79, g1x7.4) */
-
-	/* Round 16r+10: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	vpbroadcastd 160(%rdi,%rcx), %ymm6 /* rk0_10 = bcast32() */
-	vpbroadcastd 164(%rdi,%rcx), %ymm7 /* rk1_10 = bcast32() */
-	vpbroadcastd 168(%rdi,%rcx), %ymm10 /* rk2_10 = bcast32() */
-	vpbroadcastd 172(%rdi,%rcx), %ymm11 /* rk3_10 = bcast32() */
-	vmovdqa 256(%rsp), %ymm14 /* reload g0x12.4 */
-	vpxor 160(%rsp), %ymm14, %ymm15 /* t0_acc_40 = xor(g0x12, g0x0) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_41 = xor(t0_acc_40, rk0_10) */
-	vpxor %ymm9, %ymm15, %ymm15 /* t0_20 = xor(t0_acc_41, g0x4) */
-	vmovdqa 1824(%rsp), %ymm14 /* reload g0x13.4 */
-	vpxor 1376(%rsp), %ymm14, %ymm14 /* t1_acc_40 = xor(g0x13, g0x1) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_41 = xor(t1_acc_40, rk1_10) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_20 = xor(t1_acc_41, g0x5) */
-	vmovdqa %ymm1, 288(%rsp) /* spill g0x5.5 */
-	vmovdqa 1888(%rsp), %ymm1 /* reload g0x14.4 */
-	vpxor 1408(%rsp), %ymm1, %ymm1 /* t2_acc_40 = xor(g0x14, g0x2) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_41 = xor(t2_acc_40, rk2_10) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_20 = xor(t2_acc_41, g0x6) */
-	vmovdqa %ymm0, 224(%rsp) /* spill g0x6.5 */
-	vmovdqa 1920(%rsp), %ymm0 /* reload g0x15.4 */
-	vpxor 1472(%rsp), %ymm0, %ymm0 /* t3_acc_40 = xor(g0x15, g0x3) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_41 = xor(t3_acc_40, rk3_10) */
-	vpxor %ymm2, %ymm0, %ymm0 /* t3_20 = xor(t3_acc_41, g0x7) */
-	vmovdqa %ymm2, 32(%rsp) /* spill g0x7.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm2 /* p1_0_20 = gf2p8affineinv(t0_20, gfni_mat_1) */
-	vmovdqa %ymm9, 192(%rsp) /* spill g0x4.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_20 = gf2p8affineinv(t1_20, gfni_mat_1) */
-	vmovdqa %ymm4, 1664(%rsp) /* spill g1x7.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_20 = gf2p8affineinv(t2_20, gfni_mat_1) */
-	vmovdqa %ymm11, 1632(%rsp) /* spill rk3_10 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_20 = gf2p8affineinv(t3_20, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_20 = gf2p8affineinv(t0_20, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_20 = gf2p8affineinv(t1_20, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_20 = gf2p8affineinv(t2_20, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_20 = gf2p8affineinv(t3_20, gfni_mat_2) */
-	vmovdqa %ymm12, 1568(%rsp) /* spill g1x6.5 */
-	vpxor %ymm14, %ymm2, %ymm12 /* m0_acc_80 = xor(p1_0_20, p2_1_20) */
-	vmovdqa %ymm10, 1856(%rsp) /* spill rk2_10 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_81 = xor(p2_2_20, p1_3_20) */
-	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_82 = xor(m0_acc_80, m0_acc_81) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_83 = xor(m0_acc_82, p2_3_20) */
-	vpxor 384(%rsp), %ymm10, %ymm10 /* x0n_20 = xor(m0_acc_83, g0x8.4) */
-	vpxor %ymm15, %ymm2, %ymm2 /* m1_acc_80 = xor(p1_0_20, p2_0_20) */
-	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_81 = xor(p1_1_20, p2_2_20) */
-	vpxor %ymm12, %ymm2, %ymm2 /* m1_acc_82 = xor(m1_acc_80, m1_acc_81) */
-	vpxor %ymm0, %ymm2, %ymm2 /* m1_acc_83 = xor(m1_acc_82, p2_3_20) */
-	vpxor 1696(%rsp), %ymm2, %ymm2 /* x1n_20 = xor(m1_acc_83, g0x9.4) */
-	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_80 = xor(p2_0_20, p1_1_20) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_81 = xor(p2_1_20, p1_2_20) */
-	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_82 = xor(m2_acc_80, m2_acc_81) */
-	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_83 = xor(m2_acc_82, p2_3_20) */
-	vpxor 1760(%rsp), %ymm0, %ymm0 /* x2n_20 = xor(m2_acc_83, g0x10.4) */
-	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_80 = xor(p2_0_20, p2_1_20) */
-	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_81 = xor(p1_2_20, p2_2_20) */
-	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_82 = xor(m3_acc_80, m3_acc_81) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_83 = xor(m3_acc_82, p1_3_20) */
-	vpxor 1792(%rsp), %ymm1, %ymm1 /* x3n_20 = xor(m3_acc_83, g0x11.4) */
-	vpxor %ymm5, %ymm8, %ymm4 /* t0_acc_42 = xor(g1x12, g1x0) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_43 = xor(t0_acc_42, rk0_10) */
-	vpxor %ymm3, %ymm4, %ymm4 /* t0_21 = xor(t0_acc_43, g1x4) */
-	vmovdqa 1440(%rsp), %ymm6 /* reload g1x13.4 */
-	vpxor 1728(%rsp), %ymm6, %ymm9 /* t1_acc_42 = xor(g1x13, g1x1) */
-	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_43 = xor(t1_acc_42, rk1_10) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_21 = xor(t1_acc_43, g1x5) */
-	vmovdqa 448(%rsp), %ymm9 /* reload g1x14.4 */
-	vpxor 1504(%rsp), %ymm9, %ymm11 /* t2_acc_42 = xor(g1x14, g1x2) */
-	vpxor 1856(%rsp), %ymm11, %ymm11 /* t2_acc_43 = xor(t2_acc_42, rk2_10) */
-	vpxor 1568(%rsp), %ymm11, %ymm11 /* t2_21 = xor(t2_acc_43, g1x6) */
-	vmovdqa 128(%rsp), %ymm12 /* reload g1x15.4 */
-	vpxor 1600(%rsp), %ymm12, %ymm14 /* t3_acc_42 = xor(g1x15, g1x3) */
-	vpxor 1632(%rsp), %ymm14, %ymm14 /* t3_acc_43 = xor(t3_acc_42, rk3_10) */
-	vpxor 1664(%rsp), %ymm14, %ymm14 /* t3_21 = xor(t3_acc_43, g1x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_21 = gf2p8affineinv(t0_21, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_21 = gf2p8affineinv(t1_21, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_21 = gf2p8affineinv(t2_21, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_21 = gf2p8affineinv(t3_21, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_21 = gf2p8affineinv(t0_21, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_21 = gf2p8affineinv(t1_21, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_21 = gf2p8affineinv(t2_21, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_21 = gf2p8affineinv(t3_21, gfni_mat_2) */
-	vmovdqa %ymm8, 1632(%rsp) /* spill g1x12.4 */
-	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_84 = xor(p1_0_21, p2_1_21) */
-	vmovdqa %ymm13, 1856(%rsp) /* spill g1x5.5 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_85 = xor(p2_2_21, p1_3_21) */
-	vpxor %ymm13, %ymm8, %ymm8 /* m0_acc_86 = xor(m0_acc_84, m0_acc_85) */
-	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_87 = xor(m0_acc_86, p2_3_21) */
-	vpxor 1536(%rsp), %ymm8, %ymm8 /* x0n_21 = xor(m0_acc_87, g1x8.4) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_84 = xor(p1_0_21, p2_0_21) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_85 = xor(p1_1_21, p2_2_21) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_86 = xor(m1_acc_84, m1_acc_85) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_87 = xor(m1_acc_86, p2_3_21) */
-	vpxor 64(%rsp), %ymm13, %ymm13 /* x1n_21 = xor(m1_acc_87, g1x9.4) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_84 = xor(p2_0_21, p1_1_21) */
-	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_85 = xor(p2_1_21, p1_2_21) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_86 = xor(m2_acc_84, m2_acc_85) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_87 = xor(m2_acc_86, p2_3_21) */
-	vpxor 96(%rsp), %ymm12, %ymm12 /* x2n_21 = xor(m2_acc_87, g1x10.4) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_84 = xor(p2_0_21, p2_1_21) */
-	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_85 = xor(p1_2_21, p2_2_21) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_86 = xor(m3_acc_84, m3_acc_85) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_87 = xor(m3_acc_86, p1_3_21) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* x3n_21 = xor(m3_acc_87, g1x11.4) */
-
-	/* Round 16r+11: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	vpbroadcastd 176(%rdi,%rcx), %ymm6 /* rk0_11 = bcast32() */
-	vpbroadcastd 180(%rdi,%rcx), %ymm7 /* rk1_11 = bcast32() */
-	vpbroadcastd 184(%rdi,%rcx), %ymm9 /* rk2_11 = bcast32() */
-	vpbroadcastd 188(%rdi,%rcx), %ymm11 /* rk3_11 = bcast32() */
-	vmovdqa 160(%rsp), %ymm14 /* reload g0x0.5 */
-	vpxor 192(%rsp), %ymm14, %ymm15 /* t0_acc_44 = xor(g0x0, g0x4) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_45 = xor(t0_acc_44, rk0_11) */
-	vpxor %ymm10, %ymm15, %ymm15 /* t0_22 = xor(t0_acc_45, g0x8) */
-	vmovdqa 1376(%rsp), %ymm14 /* reload g0x1.5 */
-	vpxor 288(%rsp), %ymm14, %ymm14 /* t1_acc_44 = xor(g0x1, g0x5) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_45 = xor(t1_acc_44, rk1_11) */
-	vpxor %ymm2, %ymm14, %ymm14 /* t1_22 = xor(t1_acc_45, g0x9) */
-	vmovdqa %ymm2, 416(%rsp) /* spill g0x9.5 */
-	vmovdqa 1408(%rsp), %ymm2 /* reload g0x2.5 */
-	vpxor 224(%rsp), %ymm2, %ymm2 /* t2_acc_44 = xor(g0x2, g0x6) */
-	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_45 = xor(t2_acc_44, rk2_11) */
-	vpxor %ymm0, %ymm2, %ymm2 /* t2_22 = xor(t2_acc_45, g0x10) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g0x10.5 */
-	vmovdqa 1472(%rsp), %ymm0 /* reload g0x3.5 */
-	vpxor 32(%rsp), %ymm0, %ymm0 /* t3_acc_44 = xor(g0x3, g0x7) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_45 = xor(t3_acc_44, rk3_11) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_22 = xor(t3_acc_45, g0x11) */
-	vmovdqa %ymm1, 64(%rsp) /* spill g0x11.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_22 = gf2p8affineinv(t0_22, gfni_mat_1) */
-	vmovdqa %ymm10, 1536(%rsp) /* spill g0x8.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_22 = gf2p8affineinv(t1_22, gfni_mat_1) */
-	vmovdqa %ymm4, 1792(%rsp) /* spill g1x11.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_22 = gf2p8affineinv(t2_22, gfni_mat_1) */
-	vmovdqa %ymm11, 1760(%rsp) /* spill rk3_11 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_22 = gf2p8affineinv(t3_22, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_22 = gf2p8affineinv(t0_22, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_22 = gf2p8affineinv(t1_22, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_22 = gf2p8affineinv(t2_22, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_22 = gf2p8affineinv(t3_22, gfni_mat_2) */
-	vmovdqa %ymm12, 1696(%rsp) /* spill g1x10.5 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_88 = xor(p1_0_22, p2_1_22) */
-	vmovdqa %ymm9, 384(%rsp) /* spill rk2_11 */
-	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_89 = xor(p2_2_22, p1_3_22) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_90 = xor(m0_acc_88, m0_acc_89) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_91 = xor(m0_acc_90, p2_3_22) */
-	vpxor 256(%rsp), %ymm9, %ymm9 /* x0n_22 = xor(m0_acc_91, g0x12.4) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_88 = xor(p1_0_22, p2_0_22) */
-	vpxor %ymm2, %ymm10, %ymm12 /* m1_acc_89 = xor(p1_1_22, p2_2_22) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_90 = xor(m1_acc_88, m1_acc_89) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_91 = xor(m1_acc_90, p2_3_22) */
-	vpxor 1824(%rsp), %ymm1, %ymm1 /* x1n_22 = xor(m1_acc_91, g0x13.4) */
-	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_88 = xor(p2_0_22, p1_1_22) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_89 = xor(p2_1_22, p1_2_22) */
-	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_90 = xor(m2_acc_88, m2_acc_89) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_91 = xor(m2_acc_90, p2_3_22) */
-	vpxor 1888(%rsp), %ymm0, %ymm0 /* x2n_22 = xor(m2_acc_91, g0x14.4) */
-	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_88 = xor(p2_0_22, p2_1_22) */
-	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_89 = xor(p1_2_22, p2_2_22) */
-	vpxor %ymm2, %ymm10, %ymm2 /* m3_acc_90 = xor(m3_acc_88, m3_acc_89) */
-	vpxor %ymm11, %ymm2, %ymm2 /* m3_acc_91 = xor(m3_acc_90, p1_3_22) */
-	vpxor 1920(%rsp), %ymm2, %ymm2 /* x3n_22 = xor(m3_acc_91, g0x15.4) */
-	vpxor %ymm3, %ymm5, %ymm4 /* t0_acc_46 = xor(g1x0, g1x4) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_47 = xor(t0_acc_46, rk0_11) */
-	vpxor %ymm8, %ymm4, %ymm4 /* t0_23 = xor(t0_acc_47, g1x8) */
-	vmovdqa 1728(%rsp), %ymm6 /* reload g1x1.5 */
-	vpxor 1856(%rsp), %ymm6, %ymm10 /* t1_acc_46 = xor(g1x1, g1x5) */
-	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_47 = xor(t1_acc_46, rk1_11) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_23 = xor(t1_acc_47, g1x9) */
-	vmovdqa 1504(%rsp), %ymm10 /* reload g1x2.5 */
-	vpxor 1568(%rsp), %ymm10, %ymm11 /* t2_acc_46 = xor(g1x2, g1x6) */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* t2_acc_47 = xor(t2_acc_46, rk2_11) */
-	vpxor 1696(%rsp), %ymm11, %ymm11 /* t2_23 = xor(t2_acc_47, g1x10) */
-	vmovdqa 1600(%rsp), %ymm12 /* reload g1x3.5 */
-	vpxor 1664(%rsp), %ymm12, %ymm14 /* t3_acc_46 = xor(g1x3, g1x7) */
-	vpxor 1760(%rsp), %ymm14, %ymm14 /* t3_acc_47 = xor(t3_acc_46, rk3_11) */
-	vpxor 1792(%rsp), %ymm14, %ymm14 /* t3_23 = xor(t3_acc_47, g1x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_23 = gf2p8affineinv(t0_23, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_23 = gf2p8affineinv(t1_23, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_23 = gf2p8affineinv(t2_23, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_23 = gf2p8affineinv(t3_23, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_23 = gf2p8affineinv(t0_23, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_23 = gf2p8affineinv(t1_23, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_23 = gf2p8affineinv(t2_23, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_23 = gf2p8affineinv(t3_23, gfni_mat_2) */
-	vmovdqa %ymm5, 1760(%rsp) /* spill g1x0.5 */
-	vpxor %ymm7, %ymm15, %ymm5 /* m0_acc_92 = xor(p1_0_23, p2_1_23) */
-	vmovdqa %ymm13, 384(%rsp) /* spill g1x9.5 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_93 = xor(p2_2_23, p1_3_23) */
-	vpxor %ymm13, %ymm5, %ymm5 /* m0_acc_94 = xor(m0_acc_92, m0_acc_93) */
-	vpxor %ymm14, %ymm5, %ymm5 /* m0_acc_95 = xor(m0_acc_94, p2_3_23) */
-	vpxor 1632(%rsp), %ymm5, %ymm5 /* x0n_23 = xor(m0_acc_95, g1x12.4) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_92 = xor(p1_0_23, p2_0_23) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_93 = xor(p1_1_23, p2_2_23) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_94 = xor(m1_acc_92, m1_acc_93) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_95 = xor(m1_acc_94, p2_3_23) */
-	vpxor 1440(%rsp), %ymm13, %ymm13 /* x1n_23 = xor(m1_acc_95, g1x13.4) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_92 = xor(p2_0_23, p1_1_23) */
-	vpxor %ymm10, %ymm7, %ymm15 /* m2_acc_93 = xor(p2_1_23, p1_2_23) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_94 = xor(m2_acc_92, m2_acc_93) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_95 = xor(m2_acc_94, p2_3_23) */
-	vpxor 448(%rsp), %ymm12, %ymm12 /* x2n_23 = xor(m2_acc_95, g1x14.4) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_92 = xor(p2_0_23, p2_1_23) */
-	vpxor %ymm11, %ymm10, %ymm7 /* m3_acc_93 = xor(p1_2_23, p2_2_23) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_94 = xor(m3_acc_92, m3_acc_93) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_95 = xor(m3_acc_94, p1_3_23) */
-	vpxor 128(%rsp), %ymm4, %ymm4 /* x3n_23 = xor(m3_acc_95, g1x15.4) */
-
-	/* Round 16r+12: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd 192(%rdi,%rcx), %ymm6 /* rk0_12 = bcast32() */
-	vpbroadcastd 196(%rdi,%rcx), %ymm7 /* rk1_12 = bcast32() */
-	vpbroadcastd 200(%rdi,%rcx), %ymm10 /* rk2_12 = bcast32() */
-	vpbroadcastd 204(%rdi,%rcx), %ymm11 /* rk3_12 = bcast32() */
-	vmovdqa 192(%rsp), %ymm14 /* reload g0x4.5 */
-	vpxor 1536(%rsp), %ymm14, %ymm15 /* t0_acc_48 = xor(g0x4, g0x8) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_49 = xor(t0_acc_48, rk0_12) */
-	vpxor %ymm9, %ymm15, %ymm15 /* t0_24 = xor(t0_acc_49, g0x12) */
-	vmovdqa 288(%rsp), %ymm14 /* reload g0x5.5 */
-	vpxor 416(%rsp), %ymm14, %ymm14 /* t1_acc_48 = xor(g0x5, g0x9) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_49 = xor(t1_acc_48, rk1_12) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_24 = xor(t1_acc_49, g0x13) */
-	vmovdqa %ymm1, 128(%rsp) /* spill g0x13.5 */
-	vmovdqa 224(%rsp), %ymm1 /* reload g0x6.5 */
-	vpxor 96(%rsp), %ymm1, %ymm1 /* t2_acc_48 = xor(g0x6, g0x10) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_49 = xor(t2_acc_48, rk2_12) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_24 = xor(t2_acc_49, g0x14) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g0x14.5 */
-	vmovdqa 32(%rsp), %ymm0 /* reload g0x7.5 */
-	vpxor 64(%rsp), %ymm0, %ymm0 /* t3_acc_48 = xor(g0x7, g0x11) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_49 = xor(t3_acc_48, rk3_12) */
-	vpxor %ymm2, %ymm0, %ymm0 /* t3_24 = xor(t3_acc_49, g0x15) */
-	vmovdqa %ymm2, 1440(%rsp) /* spill g0x15.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm2 /* p1_0_24 = gf2p8affineinv(t0_24, gfni_mat_1) */
-	vmovdqa %ymm9, 1632(%rsp) /* spill g0x12.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_24 = gf2p8affineinv(t1_24, gfni_mat_1) */
-	vmovdqa %ymm4, 1920(%rsp) /* spill g1x15.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_24 = gf2p8affineinv(t2_24, gfni_mat_1) */
-	vmovdqa %ymm11, 1888(%rsp) /* spill rk3_12 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_24 = gf2p8affineinv(t3_24, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_24 = gf2p8affineinv(t0_24, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_24 = gf2p8affineinv(t1_24, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_24 = gf2p8affineinv(t2_24, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_24 = gf2p8affineinv(t3_24, gfni_mat_2) */
-	vmovdqa %ymm12, 1824(%rsp) /* spill g1x14.5 */
-	vpxor %ymm14, %ymm2, %ymm12 /* m0_acc_96 = xor(p1_0_24, p2_1_24) */
-	vmovdqa %ymm10, 256(%rsp) /* spill rk2_12 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_97 = xor(p2_2_24, p1_3_24) */
-	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_98 = xor(m0_acc_96, m0_acc_97) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_99 = xor(m0_acc_98, p2_3_24) */
-	vpxor 160(%rsp), %ymm10, %ymm10 /* x0n_24 = xor(m0_acc_99, g0x0.5) */
-	vpxor %ymm15, %ymm2, %ymm2 /* m1_acc_96 = xor(p1_0_24, p2_0_24) */
-	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_97 = xor(p1_1_24, p2_2_24) */
-	vpxor %ymm12, %ymm2, %ymm2 /* m1_acc_98 = xor(m1_acc_96, m1_acc_97) */
-	vpxor %ymm0, %ymm2, %ymm2 /* m1_acc_99 = xor(m1_acc_98, p2_3_24) */
-	vpxor 1376(%rsp), %ymm2, %ymm2 /* x1n_24 = xor(m1_acc_99, g0x1.5) */
-	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_96 = xor(p2_0_24, p1_1_24) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_97 = xor(p2_1_24, p1_2_24) */
-	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_98 = xor(m2_acc_96, m2_acc_97) */
-	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_99 = xor(m2_acc_98, p2_3_24) */
-	vpxor 1408(%rsp), %ymm0, %ymm0 /* x2n_24 = xor(m2_acc_99, g0x2.5) */
-	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_96 = xor(p2_0_24, p2_1_24) */
-	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_97 = xor(p1_2_24, p2_2_24) */
-	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_98 = xor(m3_acc_96, m3_acc_97) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_99 = xor(m3_acc_98, p1_3_24) */
-	vpxor 1472(%rsp), %ymm1, %ymm1 /* x3n_24 = xor(m3_acc_99, g0x3.5) */
-	vpxor %ymm8, %ymm3, %ymm4 /* t0_acc_50 = xor(g1x4, g1x8) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_51 = xor(t0_acc_50, rk0_12) */
-	vpxor %ymm5, %ymm4, %ymm4 /* t0_25 = xor(t0_acc_51, g1x12) */
-	vmovdqa 1856(%rsp), %ymm6 /* reload g1x5.5 */
-	vpxor 384(%rsp), %ymm6, %ymm9 /* t1_acc_50 = xor(g1x5, g1x9) */
-	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_51 = xor(t1_acc_50, rk1_12) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_25 = xor(t1_acc_51, g1x13) */
-	vmovdqa 1568(%rsp), %ymm9 /* reload g1x6.5 */
-	vpxor 1696(%rsp), %ymm9, %ymm11 /* t2_acc_50 = xor(g1x6, g1x10) */
-	vpxor 256(%rsp), %ymm11, %ymm11 /* t2_acc_51 = xor(t2_acc_50, rk2_12) */
-	vpxor 1824(%rsp), %ymm11, %ymm11 /* t2_25 = xor(t2_acc_51, g1x14) */
-	vmovdqa 1664(%rsp), %ymm12 /* reload g1x7.5 */
-	vpxor 1792(%rsp), %ymm12, %ymm14 /* t3_acc_50 = xor(g1x7, g1x11) */
-	vpxor 1888(%rsp), %ymm14, %ymm14 /* t3_acc_51 = xor(t3_acc_50, rk3_12) */
-	vpxor 1920(%rsp), %ymm14, %ymm14 /* t3_25 = xor(t3_acc_51, g1x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_25 = gf2p8affineinv(t0_25, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_25 = gf2p8affineinv(t1_25, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_25 = gf2p8affineinv(t2_25, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_25 = gf2p8affineinv(t3_25, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_25 = gf2p8affineinv(t0_25, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_25 = gf2p8affineinv(t1_25, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_25 = gf2p8affineinv(t2_25, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_25 = gf2p8affineinv(t3_25, gfni_mat_2) */
-	vmovdqa %ymm3, 1888(%rsp) /* spill g1x4.5 */
-	vpxor %ymm7, %ymm15, %ymm3 /* m0_acc_100 = xor(p1_0_25, p2_1_25) */
-	vmovdqa %ymm13, 256(%rsp) /* spill g1x13.5 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_101 = xor(p2_2_25, p1_3_25) */
-	vpxor %ymm13, %ymm3, %ymm3 /* m0_acc_102 = xor(m0_acc_100, m0_acc_101) */
-	vpxor %ymm14, %ymm3, %ymm3 /* m0_acc_103 = xor(m0_acc_102, p2_3_25) */
-	vpxor 1760(%rsp), %ymm3, %ymm3 /* x0n_25 = xor(m0_acc_103, g1x0.5) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_100 = xor(p1_0_25, p2_0_25) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_101 = xor(p1_1_25, p2_2_25) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_102 = xor(m1_acc_100, m1_acc_101) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_103 = xor(m1_acc_102, p2_3_25) */
-	vpxor 1728(%rsp), %ymm13, %ymm13 /* x1n_25 = xor(m1_acc_103, g1x1.5) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_100 = xor(p2_0_25, p1_1_25) */
-	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_101 = xor(p2_1_25, p1_2_25) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_102 = xor(m2_acc_100, m2_acc_101) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_103 = xor(m2_acc_102, p2_3_25) */
-	vpxor 1504(%rsp), %ymm12, %ymm12 /* x2n_25 = xor(m2_acc_103, g1x2.5) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_100 = xor(p2_0_25, p2_1_25) */
-	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_101 = xor(p1_2_25, p2_2_25) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_102 = xor(m3_acc_100, m3_acc_101) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_103 = xor(m3_acc_102, p1_3_25) */
-	vpxor 1600(%rsp), %ymm4, %ymm4 /* x3n_25 = xor(m3_acc_103, g1x3.5) */
-
-	/* Round 16r+13: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	vpbroadcastd 208(%rdi,%rcx), %ymm6 /* rk0_13 = bcast32() */
-	vpbroadcastd 212(%rdi,%rcx), %ymm7 /* rk1_13 = bcast32() */
-	vpbroadcastd 216(%rdi,%rcx), %ymm9 /* rk2_13 = bcast32() */
-	vpbroadcastd 220(%rdi,%rcx), %ymm11 /* rk3_13 = bcast32() */
-	vmovdqa 1536(%rsp), %ymm14 /* reload g0x8.5 */
-	vpxor 1632(%rsp), %ymm14, %ymm15 /* t0_acc_52 = xor(g0x8, g0x12) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_53 = xor(t0_acc_52, rk0_13) */
-	vpxor %ymm10, %ymm15, %ymm15 /* t0_26 = xor(t0_acc_53, g0x0) */
-	vmovdqa 416(%rsp), %ymm14 /* reload g0x9.5 */
-	vpxor 128(%rsp), %ymm14, %ymm14 /* t1_acc_52 = xor(g0x9, g0x13) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_53 = xor(t1_acc_52, rk1_13) */
-	vpxor %ymm2, %ymm14, %ymm14 /* t1_26 = xor(t1_acc_53, g0x1) */
-	vmovdqa %ymm2, 0(%rsp) /* spill g0x1.6 */
-	vmovdqa 96(%rsp), %ymm2 /* reload g0x10.5 */
-	vpxor 448(%rsp), %ymm2, %ymm2 /* t2_acc_52 = xor(g0x10, g0x14) */
-	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_53 = xor(t2_acc_52, rk2_13) */
-	vpxor %ymm0, %ymm2, %ymm2 /* t2_26 = xor(t2_acc_53, g0x2) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g0x2.6 */
-	vmovdqa 64(%rsp), %ymm0 /* reload g0x11.5 */
-	vpxor 1440(%rsp), %ymm0, %ymm0 /* t3_acc_52 = xor(g0x11, g0x15) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_53 = xor(t3_acc_52, rk3_13) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_26 = xor(t3_acc_53, g0x3) */
-	vmovdqa %ymm1, 1248(%rsp) /* spill g0x3.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_26 = gf2p8affineinv(t0_26, gfni_mat_1) */
-	vmovdqa %ymm10, 320(%rsp) /* spill g0x0.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_26 = gf2p8affineinv(t1_26, gfni_mat_1) */
-	vmovdqa %ymm4, 768(%rsp) /* spill g1x3.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_26 = gf2p8affineinv(t2_26, gfni_mat_1) */
-	vmovdqa %ymm11, 1600(%rsp) /* spill rk3_13 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_26 = gf2p8affineinv(t3_26, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_26 = gf2p8affineinv(t0_26, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_26 = gf2p8affineinv(t1_26, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_26 = gf2p8affineinv(t2_26, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_26 = gf2p8affineinv(t3_26, gfni_mat_2) */
-	vmovdqa %ymm12, 736(%rsp) /* spill g1x2.6 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_104 = xor(p1_0_26, p2_1_26) */
-	vmovdqa %ymm9, 1504(%rsp) /* spill rk2_13 */
-	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_105 = xor(p2_2_26, p1_3_26) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_106 = xor(m0_acc_104, m0_acc_105) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_107 = xor(m0_acc_106, p2_3_26) */
-	vpxor 192(%rsp), %ymm9, %ymm9 /* x0n_26 = xor(m0_acc_107, g0x4.5) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_104 = xor(p1_0_26, p2_0_26) */
-	vpxor %ymm2, %ymm10, %ymm12 /* m1_acc_105 = xor(p1_1_26, p2_2_26) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_106 = xor(m1_acc_104, m1_acc_105) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_107 = xor(m1_acc_106, p2_3_26) */
-	vpxor 288(%rsp), %ymm1, %ymm1 /* x1n_26 = xor(m1_acc_107, g0x5.5) */
-	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_104 = xor(p2_0_26, p1_1_26) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_105 = xor(p2_1_26, p1_2_26) */
-	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_106 = xor(m2_acc_104, m2_acc_105) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_107 = xor(m2_acc_106, p2_3_26) */
-	vpxor 224(%rsp), %ymm0, %ymm0 /* x2n_26 = xor(m2_acc_107, g0x6.5) */
-	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_104 = xor(p2_0_26, p2_1_26) */
-	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_105 = xor(p1_2_26, p2_2_26) */
-	vpxor %ymm2, %ymm10, %ymm2 /* m3_acc_106 = xor(m3_acc_104, m3_acc_105) */
-	vpxor %ymm11, %ymm2, %ymm2 /* m3_acc_107 = xor(m3_acc_106, p1_3_26) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* x3n_26 = xor(m3_acc_107, g0x7.5) */
-	vpxor %ymm5, %ymm8, %ymm4 /* t0_acc_54 = xor(g1x8, g1x12) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_55 = xor(t0_acc_54, rk0_13) */
-	vpxor %ymm3, %ymm4, %ymm4 /* t0_27 = xor(t0_acc_55, g1x0) */
-	vmovdqa 384(%rsp), %ymm6 /* reload g1x9.5 */
-	vpxor 256(%rsp), %ymm6, %ymm10 /* t1_acc_54 = xor(g1x9, g1x13) */
-	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_55 = xor(t1_acc_54, rk1_13) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_27 = xor(t1_acc_55, g1x1) */
-	vmovdqa 1696(%rsp), %ymm10 /* reload g1x10.5 */
-	vpxor 1824(%rsp), %ymm10, %ymm11 /* t2_acc_54 = xor(g1x10, g1x14) */
-	vpxor 1504(%rsp), %ymm11, %ymm11 /* t2_acc_55 = xor(t2_acc_54, rk2_13) */
-	vpxor 736(%rsp), %ymm11, %ymm11 /* t2_27 = xor(t2_acc_55, g1x2) */
-	vmovdqa 1792(%rsp), %ymm12 /* reload g1x11.5 */
-	vpxor 1920(%rsp), %ymm12, %ymm14 /* t3_acc_54 = xor(g1x11, g1x15) */
-	vpxor 1600(%rsp), %ymm14, %ymm14 /* t3_acc_55 = xor(t3_acc_54, rk3_13) */
-	vpxor 768(%rsp), %ymm14, %ymm14 /* t3_27 = xor(t3_acc_55, g1x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_27 = gf2p8affineinv(t0_27, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_27 = gf2p8affineinv(t1_27, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_27 = gf2p8affineinv(t2_27, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_27 = gf2p8affineinv(t3_27, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_27 = gf2p8affineinv(t0_27, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_27 = gf2p8affineinv(t1_27, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_27 = gf2p8affineinv(t2_27, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_27 = gf2p8affineinv(t3_27, gfni_mat_2) */
-	vmovdqa %ymm8, 1600(%rsp) /* spill g1x8.5 */
-	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_108 = xor(p1_0_27, p2_1_27) */
-	vmovdqa %ymm13, 704(%rsp) /* spill g1x1.6 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_109 = xor(p2_2_27, p1_3_27) */
-	vpxor %ymm13, %ymm8, %ymm8 /* m0_acc_110 = xor(m0_acc_108, m0_acc_109) */
-	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_111 = xor(m0_acc_110, p2_3_27) */
-	vpxor 1888(%rsp), %ymm8, %ymm8 /* x0n_27 = xor(m0_acc_111, g1x4.5) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_108 = xor(p1_0_27, p2_0_27) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_109 = xor(p1_1_27, p2_2_27) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_110 = xor(m1_acc_108, m1_acc_109) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_111 = xor(m1_acc_110, p2_3_27) */
-	vpxor 1856(%rsp), %ymm13, %ymm13 /* x1n_27 = xor(m1_acc_111, g1x5.5) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_108 = xor(p2_0_27, p1_1_27) */
-	vpxor %ymm10, %ymm7, %ymm15 /* m2_acc_109 = xor(p2_1_27, p1_2_27) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_110 = xor(m2_acc_108, m2_acc_109) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_111 = xor(m2_acc_110, p2_3_27) */
-	vpxor 1568(%rsp), %ymm12, %ymm12 /* x2n_27 = xor(m2_acc_111, g1x6.5) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_108 = xor(p2_0_27, p2_1_27) */
-	vpxor %ymm11, %ymm10, %ymm7 /* m3_acc_109 = xor(p1_2_27, p2_2_27) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_110 = xor(m3_acc_108, m3_acc_109) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_111 = xor(m3_acc_110, p1_3_27) */
-	vpxor 1664(%rsp), %ymm4, %ymm4 /* x3n_27 = xor(m3_acc_111, g1x7.5) */
-
-	/* Round 16r+14: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	vpbroadcastd 224(%rdi,%rcx), %ymm6 /* rk0_14 = bcast32() */
-	vpbroadcastd 228(%rdi,%rcx), %ymm7 /* rk1_14 = bcast32() */
-	vpbroadcastd 232(%rdi,%rcx), %ymm10 /* rk2_14 = bcast32() */
-	vpbroadcastd 236(%rdi,%rcx), %ymm11 /* rk3_14 = bcast32() */
-	vmovdqa 1632(%rsp), %ymm14 /* reload g0x12.5 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* t0_acc_56 = xor(g0x12, g0x0) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_57 = xor(t0_acc_56, rk0_14) */
-	vpxor %ymm9, %ymm15, %ymm15 /* t0_28 = xor(t0_acc_57, g0x4) */
-	vmovdqa 128(%rsp), %ymm14 /* reload g0x13.5 */
-	vpxor 0(%rsp), %ymm14, %ymm14 /* t1_acc_56 = xor(g0x13, g0x1) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_57 = xor(t1_acc_56, rk1_14) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_28 = xor(t1_acc_57, g0x5) */
-	vmovdqa %ymm1, 1664(%rsp) /* spill g0x5.6 */
-	vmovdqa 448(%rsp), %ymm1 /* reload g0x14.5 */
-	vpxor 480(%rsp), %ymm1, %ymm1 /* t2_acc_56 = xor(g0x14, g0x2) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_57 = xor(t2_acc_56, rk2_14) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_28 = xor(t2_acc_57, g0x6) */
-	vmovdqa %ymm0, 1568(%rsp) /* spill g0x6.6 */
-	vmovdqa 1440(%rsp), %ymm0 /* reload g0x15.5 */
-	vpxor 1248(%rsp), %ymm0, %ymm0 /* t3_acc_56 = xor(g0x15, g0x3) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_57 = xor(t3_acc_56, rk3_14) */
-	vpxor %ymm2, %ymm0, %ymm0 /* t3_28 = xor(t3_acc_57, g0x7) */
-	vmovdqa %ymm2, 1856(%rsp) /* spill g0x7.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm2 /* p1_0_28 = gf2p8affineinv(t0_28, gfni_mat_1) */
-	vmovdqa %ymm9, 1888(%rsp) /* spill g0x4.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_28 = gf2p8affineinv(t1_28, gfni_mat_1) */
-	vmovdqa %ymm4, 928(%rsp) /* spill g1x7.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_28 = gf2p8affineinv(t2_28, gfni_mat_1) */
-	vmovdqa %ymm11, 1504(%rsp) /* spill rk3_14 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_28 = gf2p8affineinv(t3_28, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_28 = gf2p8affineinv(t0_28, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_28 = gf2p8affineinv(t1_28, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_28 = gf2p8affineinv(t2_28, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_28 = gf2p8affineinv(t3_28, gfni_mat_2) */
-	vmovdqa %ymm12, 960(%rsp) /* spill g1x6.6 */
-	vpxor %ymm14, %ymm2, %ymm12 /* m0_acc_112 = xor(p1_0_28, p2_1_28) */
-	vmovdqa %ymm10, 32(%rsp) /* spill rk2_14 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_113 = xor(p2_2_28, p1_3_28) */
-	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_114 = xor(m0_acc_112, m0_acc_113) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_115 = xor(m0_acc_114, p2_3_28) */
-	vpxor 1536(%rsp), %ymm10, %ymm10 /* x0n_28 = xor(m0_acc_115, g0x8.5) */
-	vpxor %ymm15, %ymm2, %ymm2 /* m1_acc_112 = xor(p1_0_28, p2_0_28) */
-	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_113 = xor(p1_1_28, p2_2_28) */
-	vpxor %ymm12, %ymm2, %ymm2 /* m1_acc_114 = xor(m1_acc_112, m1_acc_113) */
-	vpxor %ymm0, %ymm2, %ymm2 /* m1_acc_115 = xor(m1_acc_114, p2_3_28) */
-	vpxor 416(%rsp), %ymm2, %ymm2 /* x1n_28 = xor(m1_acc_115, g0x9.5) */
-	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_112 = xor(p2_0_28, p1_1_28) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_113 = xor(p2_1_28, p1_2_28) */
-	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_114 = xor(m2_acc_112, m2_acc_113) */
-	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_115 = xor(m2_acc_114, p2_3_28) */
-	vpxor 96(%rsp), %ymm0, %ymm0 /* x2n_28 = xor(m2_acc_115, g0x10.5) */
-	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_112 = xor(p2_0_28, p2_1_28) */
-	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_113 = xor(p1_2_28, p2_2_28) */
-	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_114 = xor(m3_acc_112, m3_acc_113) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_115 = xor(m3_acc_114, p1_3_28) */
-	vpxor 64(%rsp), %ymm1, %ymm1 /* x3n_28 = xor(m3_acc_115, g0x11.5) */
-	vpxor %ymm3, %ymm5, %ymm4 /* t0_acc_58 = xor(g1x12, g1x0) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_59 = xor(t0_acc_58, rk0_14) */
-	vpxor %ymm8, %ymm4, %ymm4 /* t0_29 = xor(t0_acc_59, g1x4) */
-	vmovdqa 256(%rsp), %ymm6 /* reload g1x13.5 */
-	vpxor 704(%rsp), %ymm6, %ymm9 /* t1_acc_58 = xor(g1x13, g1x1) */
-	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_59 = xor(t1_acc_58, rk1_14) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_29 = xor(t1_acc_59, g1x5) */
-	vmovdqa 1824(%rsp), %ymm9 /* reload g1x14.5 */
-	vpxor 736(%rsp), %ymm9, %ymm11 /* t2_acc_58 = xor(g1x14, g1x2) */
-	vpxor 32(%rsp), %ymm11, %ymm11 /* t2_acc_59 = xor(t2_acc_58, rk2_14) */
-	vpxor 960(%rsp), %ymm11, %ymm11 /* t2_29 = xor(t2_acc_59, g1x6) */
-	vmovdqa 1920(%rsp), %ymm12 /* reload g1x15.5 */
-	vpxor 768(%rsp), %ymm12, %ymm14 /* t3_acc_58 = xor(g1x15, g1x3) */
-	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_acc_59 = xor(t3_acc_58, rk3_14) */
-	vpxor 928(%rsp), %ymm14, %ymm14 /* t3_29 = xor(t3_acc_59, g1x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_29 = gf2p8affineinv(t0_29, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_29 = gf2p8affineinv(t1_29, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_29 = gf2p8affineinv(t2_29, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_29 = gf2p8affineinv(t3_29, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_29 = gf2p8affineinv(t0_29, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_29 = gf2p8affineinv(t1_29, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_29 = gf2p8affineinv(t2_29, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_29 = gf2p8affineinv(t3_29, gfni_mat_2) */
-	vmovdqa %ymm5, 1504(%rsp) /* spill g1x12.5 */
-	vpxor %ymm7, %ymm15, %ymm5 /* m0_acc_116 = xor(p1_0_29, p2_1_29) */
-	vmovdqa %ymm13, 1024(%rsp) /* spill g1x5.6 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_117 = xor(p2_2_29, p1_3_29) */
-	vpxor %ymm13, %ymm5, %ymm5 /* m0_acc_118 = xor(m0_acc_116, m0_acc_117) */
-	vpxor %ymm14, %ymm5, %ymm5 /* m0_acc_119 = xor(m0_acc_118, p2_3_29) */
-	vpxor 1600(%rsp), %ymm5, %ymm5 /* x0n_29 = xor(m0_acc_119, g1x8.5) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_116 = xor(p1_0_29, p2_0_29) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_117 = xor(p1_1_29, p2_2_29) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_118 = xor(m1_acc_116, m1_acc_117) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_119 = xor(m1_acc_118, p2_3_29) */
-	vpxor 384(%rsp), %ymm13, %ymm13 /* x1n_29 = xor(m1_acc_119, g1x9.5) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_116 = xor(p2_0_29, p1_1_29) */
-	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_117 = xor(p2_1_29, p1_2_29) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_118 = xor(m2_acc_116, m2_acc_117) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_119 = xor(m2_acc_118, p2_3_29) */
-	vpxor 1696(%rsp), %ymm12, %ymm12 /* x2n_29 = xor(m2_acc_119, g1x10.5) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_116 = xor(p2_0_29, p2_1_29) */
-	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_117 = xor(p1_2_29, p2_2_29) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_118 = xor(m3_acc_116, m3_acc_117) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_119 = xor(m3_acc_118, p1_3_29) */
-	vpxor 1792(%rsp), %ymm4, %ymm4 /* x3n_29 = xor(m3_acc_119, g1x11.5) */
-
-	/* Round 16r+15: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	vpbroadcastd 240(%rdi,%rcx), %ymm6 /* rk0_15 = bcast32() */
-	vpbroadcastd 244(%rdi,%rcx), %ymm7 /* rk1_15 = bcast32() */
-	vpbroadcastd 248(%rdi,%rcx), %ymm9 /* rk2_15 = bcast32() */
-	vpbroadcastd 252(%rdi,%rcx), %ymm11 /* rk3_15 = bcast32() */
-	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.6 */
-	vpxor 1888(%rsp), %ymm14, %ymm15 /* t0_acc_60 = xor(g0x0, g0x4) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_61 = xor(t0_acc_60, rk0_15) */
-	vpxor %ymm10, %ymm15, %ymm15 /* t0_30 = xor(t0_acc_61, g0x8) */
-	vmovdqa 0(%rsp), %ymm14 /* reload g0x1.6 */
-	vpxor 1664(%rsp), %ymm14, %ymm14 /* t1_acc_60 = xor(g0x1, g0x5) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_61 = xor(t1_acc_60, rk1_15) */
-	vpxor %ymm2, %ymm14, %ymm14 /* t1_30 = xor(t1_acc_61, g0x9) */
-	vmovdqa %ymm2, 1792(%rsp) /* spill g0x9.6 */
-	vmovdqa 480(%rsp), %ymm2 /* reload g0x2.6 */
-	vpxor 1568(%rsp), %ymm2, %ymm2 /* t2_acc_60 = xor(g0x2, g0x6) */
-	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_61 = xor(t2_acc_60, rk2_15) */
-	vpxor %ymm0, %ymm2, %ymm2 /* t2_30 = xor(t2_acc_61, g0x10) */
-	vmovdqa %ymm0, 1696(%rsp) /* spill g0x10.6 */
-	vmovdqa 1248(%rsp), %ymm0 /* reload g0x3.6 */
-	vpxor 1856(%rsp), %ymm0, %ymm0 /* t3_acc_60 = xor(g0x3, g0x7) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_61 = xor(t3_acc_60, rk3_15) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_30 = xor(t3_acc_61, g0x11) */
-	vmovdqa %ymm1, 384(%rsp) /* spill g0x11.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_30 = gf2p8affineinv(t0_30, gfni_mat_1) */
-	vmovdqa %ymm10, 1600(%rsp) /* spill g0x8.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_30 = gf2p8affineinv(t1_30, gfni_mat_1) */
-	vmovdqa %ymm4, 1120(%rsp) /* spill g1x11.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_30 = gf2p8affineinv(t2_30, gfni_mat_1) */
-	vmovdqa %ymm11, 32(%rsp) /* spill rk3_15 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_30 = gf2p8affineinv(t3_30, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_30 = gf2p8affineinv(t0_30, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_30 = gf2p8affineinv(t1_30, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_30 = gf2p8affineinv(t2_30, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_30 = gf2p8affineinv(t3_30, gfni_mat_2) */
-	vmovdqa %ymm12, 1088(%rsp) /* spill g1x10.6 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_120 = xor(p1_0_30, p2_1_30) */
-	vmovdqa %ymm9, 64(%rsp) /* spill rk2_15 */
-	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_121 = xor(p2_2_30, p1_3_30) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_122 = xor(m0_acc_120, m0_acc_121) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_123 = xor(m0_acc_122, p2_3_30) */
-	vpxor 1632(%rsp), %ymm9, %ymm9 /* x0n_30 = xor(m0_acc_123, g0x12.5) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_120 = xor(p1_0_30, p2_0_30) */
-	vpxor %ymm2, %ymm10, %ymm12 /* m1_acc_121 = xor(p1_1_30, p2_2_30) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_122 = xor(m1_acc_120, m1_acc_121) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_123 = xor(m1_acc_122, p2_3_30) */
-	vpxor 128(%rsp), %ymm1, %ymm1 /* x1n_30 = xor(m1_acc_123, g0x13.5) */
-	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_120 = xor(p2_0_30, p1_1_30) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_121 = xor(p2_1_30, p1_2_30) */
-	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_122 = xor(m2_acc_120, m2_acc_121) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_123 = xor(m2_acc_122, p2_3_30) */
-	vpxor 448(%rsp), %ymm0, %ymm0 /* x2n_30 = xor(m2_acc_123, g0x14.5) */
-	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_120 = xor(p2_0_30, p2_1_30) */
-	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_121 = xor(p1_2_30, p2_2_30) */
-	vpxor %ymm2, %ymm10, %ymm2 /* m3_acc_122 = xor(m3_acc_120, m3_acc_121) */
-	vpxor %ymm11, %ymm2, %ymm2 /* m3_acc_123 = xor(m3_acc_122, p1_3_30) */
-	vpxor 1440(%rsp), %ymm2, %ymm2 /* x3n_30 = xor(m3_acc_123, g0x15.5) */
-	vpxor %ymm8, %ymm3, %ymm4 /* t0_acc_62 = xor(g1x0, g1x4) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_63 = xor(t0_acc_62, rk0_15) */
-	vpxor %ymm5, %ymm4, %ymm4 /* t0_31 = xor(t0_acc_63, g1x8) */
-	vmovdqa 704(%rsp), %ymm6 /* reload g1x1.6 */
-	vpxor 1024(%rsp), %ymm6, %ymm10 /* t1_acc_62 = xor(g1x1, g1x5) */
-	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_63 = xor(t1_acc_62, rk1_15) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_31 = xor(t1_acc_63, g1x9) */
-	vmovdqa 736(%rsp), %ymm10 /* reload g1x2.6 */
-	vpxor 960(%rsp), %ymm10, %ymm11 /* t2_acc_62 = xor(g1x2, g1x6) */
-	vpxor 64(%rsp), %ymm11, %ymm11 /* t2_acc_63 = xor(t2_acc_62, rk2_15) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* t2_31 = xor(t2_acc_63, g1x10) */
-	vmovdqa 768(%rsp), %ymm12 /* reload g1x3.6 */
-	vpxor 928(%rsp), %ymm12, %ymm14 /* t3_acc_62 = xor(g1x3, g1x7) */
-	vpxor 32(%rsp), %ymm14, %ymm14 /* t3_acc_63 = xor(t3_acc_62, rk3_15) */
-	vpxor 1120(%rsp), %ymm14, %ymm14 /* t3_31 = xor(t3_acc_63, g1x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_31 = gf2p8affineinv(t0_31, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_31 = gf2p8affineinv(t1_31, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_31 = gf2p8affineinv(t2_31, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_31 = gf2p8affineinv(t3_31, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_31 = gf2p8affineinv(t0_31, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_31 = gf2p8affineinv(t1_31, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_31 = gf2p8affineinv(t2_31, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_31 = gf2p8affineinv(t3_31, gfni_mat_2) */
-	vmovdqa %ymm3, 672(%rsp) /* spill g1x0.6 */
-	vpxor %ymm7, %ymm15, %ymm3 /* m0_acc_124 = xor(p1_0_31, p2_1_31) */
-	vmovdqa %ymm13, 1056(%rsp) /* spill g1x9.6 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_125 = xor(p2_2_31, p1_3_31) */
-	vpxor %ymm13, %ymm3, %ymm3 /* m0_acc_126 = xor(m0_acc_124, m0_acc_125) */
-	vpxor %ymm14, %ymm3, %ymm3 /* m0_acc_127 = xor(m0_acc_126, p2_3_31) */
-	vpxor 1504(%rsp), %ymm3, %ymm3 /* x0n_31 = xor(m0_acc_127, g1x12.5) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_124 = xor(p1_0_31, p2_0_31) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_125 = xor(p1_1_31, p2_2_31) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_126 = xor(m1_acc_124, m1_acc_125) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_127 = xor(m1_acc_126, p2_3_31) */
-	vpxor 256(%rsp), %ymm13, %ymm13 /* x1n_31 = xor(m1_acc_127, g1x13.5) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_124 = xor(p2_0_31, p1_1_31) */
-	vpxor %ymm10, %ymm7, %ymm15 /* m2_acc_125 = xor(p2_1_31, p1_2_31) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_126 = xor(m2_acc_124, m2_acc_125) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_127 = xor(m2_acc_126, p2_3_31) */
-	vpxor 1824(%rsp), %ymm12, %ymm12 /* x2n_31 = xor(m2_acc_127, g1x14.5) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_124 = xor(p2_0_31, p2_1_31) */
-	vpxor %ymm11, %ymm10, %ymm7 /* m3_acc_125 = xor(p1_2_31, p2_2_31) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_126 = xor(m3_acc_124, m3_acc_125) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_127 = xor(m3_acc_126, p1_3_31) */
-	vpxor 1920(%rsp), %ymm4, %ymm4 /* x3n_31 = xor(m3_acc_127, g1x15.5) */
-	vmovdqa %ymm8, 1184(%rsp) /* spill g1x4.2 */
-	vmovdqa %ymm5, 1216(%rsp) /* spill g1x8.2 */
-	vmovdqa %ymm3, 1280(%rsp) /* spill g1x12.2 */
+	vmovdqa %ymm5, 1184(%rsp) /* spill g1x4.2 */
+	vmovdqa %ymm3, 1216(%rsp) /* spill g1x8.2 */
+	vmovdqa %ymm8, 1280(%rsp) /* spill g1x12.2 */
 	vmovdqa %ymm13, 1312(%rsp) /* spill g1x13.2 */
 	vmovdqa %ymm12, 1344(%rsp) /* spill g1x14.2 */
 	vmovdqa %ymm4, 352(%rsp) /* spill g1x15.2 */
-	vmovdqa 1568(%rsp), %ymm3 /* reload g0x6.6 */
-	vmovdqa %ymm0, %ymm5 /* g0x14.6 */
-	vmovdqa 1856(%rsp), %ymm0 /* reload g0x7.6 */
-	vmovdqa 384(%rsp), %ymm6 /* reload g0x11.6 */
-	vmovdqa %ymm2, %ymm7 /* g0x15.6 */
-	vmovdqa %ymm9, %ymm8 /* g0x12.6 */
-	vmovdqa 1600(%rsp), %ymm9 /* reload g0x8.6 */
-	vmovdqa 1888(%rsp), %ymm10 /* reload g0x4.6 */
-	vmovdqa %ymm1, %ymm11 /* g0x13.6 */
-	vmovdqa 1664(%rsp), %ymm1 /* reload g0x5.6 */
-	vmovdqa 1792(%rsp), %ymm14 /* reload g0x9.6 */
-	vmovdqa 1696(%rsp), %ymm15 /* reload g0x10.6 */
-	add $256, %rcx
+	vmovdqa 1632(%rsp), %ymm3 /* reload g0x6.4 */
+	vmovdqa %ymm0, %ymm5 /* g0x14.4 */
+	vmovdqa 1664(%rsp), %ymm0 /* reload g0x7.4 */
+	vmovdqa 1792(%rsp), %ymm6 /* reload g0x11.4 */
+	vmovdqa %ymm2, %ymm7 /* g0x15.4 */
+	vmovdqa %ymm9, %ymm8 /* g0x12.4 */
+	vmovdqa 1504(%rsp), %ymm9 /* reload g0x8.4 */
+	vmovdqa 1856(%rsp), %ymm10 /* reload g0x4.4 */
+	vmovdqa %ymm1, %ymm11 /* g0x13.4 */
+	vmovdqa 1568(%rsp), %ymm1 /* reload g0x5.4 */
+	vmovdqa 1696(%rsp), %ymm14 /* reload g0x9.4 */
+	vmovdqa 1760(%rsp), %ymm15 /* reload g0x10.4 */
+	add $128, %rcx
 	cmp $512, %rcx
 	jne .Lsm4_byteslice_avx2_gfni_asm_0_loop_r0
 
@@ -2226,7 +1402,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: src
- *   %r8: 256 x r (and the loop count)
+ *   %r8: 128 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1984 bytes (61 spill slots of 32 bytes)
  */
@@ -2535,7 +1711,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	.p2align 4
 .Lsm4_byteslice_avx2_gfni_asm_1_loop_r0:
 
-	/* Round 16r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	vpbroadcastd (%rdi,%r8), %ymm2 /* rk0 = bcast32() */
 	vpbroadcastd 4(%rdi,%r8), %ymm4 /* rk1 = bcast32() */
 	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rk2 = bcast32() */
@@ -2635,7 +1811,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
 	vpxor 768(%rsp), %ymm2, %ymm2 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
 
-	/* Round 16r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%r8), %ymm4 /* rk0_1 = bcast32() */
 	vpbroadcastd 20(%rdi,%r8), %ymm7 /* rk1_1 = bcast32() */
 	vpbroadcastd 24(%rdi,%r8), %ymm10 /* rk2_1 = bcast32() */
@@ -2737,7 +1913,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm9, %ymm4, %ymm4 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
 	vpxor 928(%rsp), %ymm4, %ymm4 /* x3n_3 = xor(m3_acc_15, g1x7.2) */
 
-	/* Round 16r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 32(%rdi,%r8), %ymm7 /* rk0_2 = bcast32() */
 	vpbroadcastd 36(%rdi,%r8), %ymm9 /* rk1_2 = bcast32() */
 	vpbroadcastd 40(%rdi,%r8), %ymm10 /* rk2_2 = bcast32() */
@@ -2839,7 +2015,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
 	vpxor 1120(%rsp), %ymm2, %ymm2 /* x3n_5 = xor(m3_acc_23, g1x11.2) */
 
-	/* Round 16r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 48(%rdi,%r8), %ymm4 /* rk0_3 = bcast32() */
 	vpbroadcastd 52(%rdi,%r8), %ymm7 /* rk1_3 = bcast32() */
 	vpbroadcastd 56(%rdi,%r8), %ymm9 /* rk2_3 = bcast32() */
@@ -2942,7 +2118,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
 	vpxor 352(%rsp), %ymm4, %ymm4 /* x3n_7 = xor(m3_acc_31, g1x15.2) */
 
-	/* Round 16r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	vpbroadcastd 64(%rdi,%r8), %ymm6 /* rk0_4 = bcast32() */
 	vpbroadcastd 68(%rdi,%r8), %ymm7 /* rk1_4 = bcast32() */
 	vpbroadcastd 72(%rdi,%r8), %ymm10 /* rk2_4 = bcast32() */
@@ -3045,7 +2221,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
 	vpxor 1504(%rsp), %ymm4, %ymm4 /* x3n_9 = xor(m3_acc_39, g1x3.3) */
 
-	/* Round 16r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 80(%rdi,%r8), %ymm6 /* rk0_5 = bcast32() */
 	vpbroadcastd 84(%rdi,%r8), %ymm7 /* rk1_5 = bcast32() */
 	vpbroadcastd 88(%rdi,%r8), %ymm9 /* rk2_5 = bcast32() */
@@ -3058,31 +2234,31 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor 448(%rsp), %ymm14, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
 	vpxor %ymm2, %ymm14, %ymm14 /* t1_10 = xor(t1_acc_21, g0x1) */
-	vmovdqa %ymm2, 1504(%rsp) /* spill g0x1.4 */
+	vmovdqa %ymm2, 0(%rsp) /* spill g0x1.4 */
 	vmovdqa 160(%rsp), %ymm2 /* reload g0x10.3 */
 	vpxor 192(%rsp), %ymm2, %ymm2 /* t2_acc_20 = xor(g0x10, g0x14) */
 	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
 	vpxor %ymm0, %ymm2, %ymm2 /* t2_10 = xor(t2_acc_21, g0x2) */
-	vmovdqa %ymm0, 1536(%rsp) /* spill g0x2.4 */
+	vmovdqa %ymm0, 480(%rsp) /* spill g0x2.4 */
 	vmovdqa 416(%rsp), %ymm0 /* reload g0x11.3 */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* t3_acc_20 = xor(g0x11, g0x15) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vmovdqa %ymm1, 1600(%rsp) /* spill g0x3.4 */
+	vmovdqa %ymm1, 1248(%rsp) /* spill g0x3.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
-	vmovdqa %ymm10, 1728(%rsp) /* spill g0x0.4 */
+	vmovdqa %ymm10, 320(%rsp) /* spill g0x0.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_10 = gf2p8affineinv(t1_10, gfni_mat_1) */
-	vmovdqa %ymm4, 1376(%rsp) /* spill g1x3.4 */
+	vmovdqa %ymm4, 768(%rsp) /* spill g1x3.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_10 = gf2p8affineinv(t2_10, gfni_mat_1) */
-	vmovdqa %ymm11, 384(%rsp) /* spill rk3_5 */
+	vmovdqa %ymm11, 1504(%rsp) /* spill rk3_5 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_10 = gf2p8affineinv(t0_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_10 = gf2p8affineinv(t1_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_10 = gf2p8affineinv(t2_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_10 = gf2p8affineinv(t3_10, gfni_mat_2) */
-	vmovdqa %ymm12, 1408(%rsp) /* spill g1x2.4 */
+	vmovdqa %ymm12, 736(%rsp) /* spill g1x2.4 */
 	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
-	vmovdqa %ymm9, 1472(%rsp) /* spill rk2_5 */
+	vmovdqa %ymm9, 1536(%rsp) /* spill rk2_5 */
 	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
 	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
 	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
@@ -3111,12 +2287,12 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm13, %ymm7, %ymm7 /* t1_11 = xor(t1_acc_23, g1x1) */
 	vmovdqa 1760(%rsp), %ymm10 /* reload g1x10.3 */
 	vpxor 1888(%rsp), %ymm10, %ymm11 /* t2_acc_22 = xor(g1x10, g1x14) */
-	vpxor 1472(%rsp), %ymm11, %ymm11 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
-	vpxor 1408(%rsp), %ymm11, %ymm11 /* t2_11 = xor(t2_acc_23, g1x2) */
+	vpxor 1536(%rsp), %ymm11, %ymm11 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
+	vpxor 736(%rsp), %ymm11, %ymm11 /* t2_11 = xor(t2_acc_23, g1x2) */
 	vmovdqa 1696(%rsp), %ymm12 /* reload g1x11.3 */
 	vpxor 1824(%rsp), %ymm12, %ymm14 /* t3_acc_22 = xor(g1x11, g1x15) */
-	vpxor 384(%rsp), %ymm14, %ymm14 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
-	vpxor 1376(%rsp), %ymm14, %ymm14 /* t3_11 = xor(t3_acc_23, g1x3) */
+	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
+	vpxor 768(%rsp), %ymm14, %ymm14 /* t3_11 = xor(t3_acc_23, g1x3) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_11 = gf2p8affineinv(t0_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_11 = gf2p8affineinv(t1_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_11 = gf2p8affineinv(t2_11, gfni_mat_1) */
@@ -3125,9 +2301,9 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_11 = gf2p8affineinv(t1_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_11 = gf2p8affineinv(t2_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_11 = gf2p8affineinv(t3_11, gfni_mat_2) */
-	vmovdqa %ymm5, 384(%rsp) /* spill g1x8.3 */
+	vmovdqa %ymm5, 1504(%rsp) /* spill g1x8.3 */
 	vpxor %ymm7, %ymm15, %ymm5 /* m0_acc_44 = xor(p1_0_11, p2_1_11) */
-	vmovdqa %ymm13, 1472(%rsp) /* spill g1x1.4 */
+	vmovdqa %ymm13, 704(%rsp) /* spill g1x1.4 */
 	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
 	vpxor %ymm13, %ymm5, %ymm5 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
 	vpxor %ymm14, %ymm5, %ymm5 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
@@ -3148,44 +2324,44 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
 	vpxor 1568(%rsp), %ymm4, %ymm4 /* x3n_11 = xor(m3_acc_47, g1x7.3) */
 
-	/* Round 16r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 96(%rdi,%r8), %ymm6 /* rk0_6 = bcast32() */
 	vpbroadcastd 100(%rdi,%r8), %ymm7 /* rk1_6 = bcast32() */
 	vpbroadcastd 104(%rdi,%r8), %ymm10 /* rk2_6 = bcast32() */
 	vpbroadcastd 108(%rdi,%r8), %ymm11 /* rk3_6 = bcast32() */
 	vmovdqa 1440(%rsp), %ymm14 /* reload g0x12.3 */
-	vpxor 1728(%rsp), %ymm14, %ymm15 /* t0_acc_24 = xor(g0x12, g0x0) */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* t0_acc_24 = xor(g0x12, g0x0) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
 	vpxor %ymm9, %ymm15, %ymm15 /* t0_12 = xor(t0_acc_25, g0x4) */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x13.3 */
-	vpxor 1504(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
+	vpxor 0(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
 	vpxor %ymm1, %ymm14, %ymm14 /* t1_12 = xor(t1_acc_25, g0x5) */
 	vmovdqa %ymm1, 1568(%rsp) /* spill g0x5.4 */
 	vmovdqa 192(%rsp), %ymm1 /* reload g0x14.3 */
-	vpxor 1536(%rsp), %ymm1, %ymm1 /* t2_acc_24 = xor(g0x14, g0x2) */
+	vpxor 480(%rsp), %ymm1, %ymm1 /* t2_acc_24 = xor(g0x14, g0x2) */
 	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
 	vpxor %ymm0, %ymm1, %ymm1 /* t2_12 = xor(t2_acc_25, g0x6) */
 	vmovdqa %ymm0, 1632(%rsp) /* spill g0x6.4 */
 	vmovdqa 128(%rsp), %ymm0 /* reload g0x15.3 */
-	vpxor 1600(%rsp), %ymm0, %ymm0 /* t3_acc_24 = xor(g0x15, g0x3) */
+	vpxor 1248(%rsp), %ymm0, %ymm0 /* t3_acc_24 = xor(g0x15, g0x3) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
 	vpxor %ymm2, %ymm0, %ymm0 /* t3_12 = xor(t3_acc_25, g0x7) */
 	vmovdqa %ymm2, 1664(%rsp) /* spill g0x7.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm2 /* p1_0_12 = gf2p8affineinv(t0_12, gfni_mat_1) */
 	vmovdqa %ymm9, 1856(%rsp) /* spill g0x4.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
-	vmovdqa %ymm4, 288(%rsp) /* spill g1x7.4 */
+	vmovdqa %ymm4, 928(%rsp) /* spill g1x7.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
-	vmovdqa %ymm11, 256(%rsp) /* spill rk3_6 */
+	vmovdqa %ymm11, 1536(%rsp) /* spill rk3_6 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_12 = gf2p8affineinv(t0_12, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_12 = gf2p8affineinv(t3_12, gfni_mat_2) */
-	vmovdqa %ymm12, 224(%rsp) /* spill g1x6.4 */
+	vmovdqa %ymm12, 960(%rsp) /* spill g1x6.4 */
 	vpxor %ymm14, %ymm2, %ymm12 /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
-	vmovdqa %ymm10, 32(%rsp) /* spill rk2_6 */
+	vmovdqa %ymm10, 288(%rsp) /* spill rk2_6 */
 	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
 	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
 	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
@@ -3209,17 +2385,17 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
 	vpxor %ymm5, %ymm4, %ymm4 /* t0_13 = xor(t0_acc_27, g1x4) */
 	vmovdqa 1920(%rsp), %ymm6 /* reload g1x13.3 */
-	vpxor 1472(%rsp), %ymm6, %ymm9 /* t1_acc_26 = xor(g1x13, g1x1) */
+	vpxor 704(%rsp), %ymm6, %ymm9 /* t1_acc_26 = xor(g1x13, g1x1) */
 	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
 	vpxor %ymm13, %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x5) */
 	vmovdqa 1888(%rsp), %ymm9 /* reload g1x14.3 */
-	vpxor 1408(%rsp), %ymm9, %ymm11 /* t2_acc_26 = xor(g1x14, g1x2) */
-	vpxor 32(%rsp), %ymm11, %ymm11 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
-	vpxor 224(%rsp), %ymm11, %ymm11 /* t2_13 = xor(t2_acc_27, g1x6) */
+	vpxor 736(%rsp), %ymm9, %ymm11 /* t2_acc_26 = xor(g1x14, g1x2) */
+	vpxor 288(%rsp), %ymm11, %ymm11 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
+	vpxor 960(%rsp), %ymm11, %ymm11 /* t2_13 = xor(t2_acc_27, g1x6) */
 	vmovdqa 1824(%rsp), %ymm12 /* reload g1x15.3 */
-	vpxor 1376(%rsp), %ymm12, %ymm14 /* t3_acc_26 = xor(g1x15, g1x3) */
-	vpxor 256(%rsp), %ymm14, %ymm14 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
-	vpxor 288(%rsp), %ymm14, %ymm14 /* t3_13 = xor(t3_acc_27, g1x7) */
+	vpxor 768(%rsp), %ymm12, %ymm14 /* t3_acc_26 = xor(g1x15, g1x3) */
+	vpxor 1536(%rsp), %ymm14, %ymm14 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
+	vpxor 928(%rsp), %ymm14, %ymm14 /* t3_13 = xor(t3_acc_27, g1x7) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
@@ -3228,13 +2404,13 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_13 = gf2p8affineinv(t3_13, gfni_mat_2) */
-	vmovdqa %ymm3, 256(%rsp) /* spill g1x12.3 */
+	vmovdqa %ymm3, 1536(%rsp) /* spill g1x12.3 */
 	vpxor %ymm7, %ymm15, %ymm3 /* m0_acc_52 = xor(p1_0_13, p2_1_13) */
-	vmovdqa %ymm13, 32(%rsp) /* spill g1x5.4 */
+	vmovdqa %ymm13, 1024(%rsp) /* spill g1x5.4 */
 	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
 	vpxor %ymm13, %ymm3, %ymm3 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
 	vpxor %ymm14, %ymm3, %ymm3 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
-	vpxor 384(%rsp), %ymm3, %ymm3 /* x0n_13 = xor(m0_acc_55, g1x8.3) */
+	vpxor 1504(%rsp), %ymm3, %ymm3 /* x0n_13 = xor(m0_acc_55, g1x8.3) */
 	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_52 = xor(p1_0_13, p2_0_13) */
 	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
 	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
@@ -3251,44 +2427,44 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
 	vpxor 1696(%rsp), %ymm4, %ymm4 /* x3n_13 = xor(m3_acc_55, g1x11.3) */
 
-	/* Round 16r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 112(%rdi,%r8), %ymm6 /* rk0_7 = bcast32() */
 	vpbroadcastd 116(%rdi,%r8), %ymm7 /* rk1_7 = bcast32() */
 	vpbroadcastd 120(%rdi,%r8), %ymm9 /* rk2_7 = bcast32() */
 	vpbroadcastd 124(%rdi,%r8), %ymm11 /* rk3_7 = bcast32() */
-	vmovdqa 1728(%rsp), %ymm14 /* reload g0x0.4 */
+	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
 	vpxor 1856(%rsp), %ymm14, %ymm15 /* t0_acc_28 = xor(g0x0, g0x4) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_14 = xor(t0_acc_29, g0x8) */
-	vmovdqa 1504(%rsp), %ymm14 /* reload g0x1.4 */
+	vmovdqa 0(%rsp), %ymm14 /* reload g0x1.4 */
 	vpxor 1568(%rsp), %ymm14, %ymm14 /* t1_acc_28 = xor(g0x1, g0x5) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
 	vpxor %ymm2, %ymm14, %ymm14 /* t1_14 = xor(t1_acc_29, g0x9) */
 	vmovdqa %ymm2, 1696(%rsp) /* spill g0x9.4 */
-	vmovdqa 1536(%rsp), %ymm2 /* reload g0x2.4 */
+	vmovdqa 480(%rsp), %ymm2 /* reload g0x2.4 */
 	vpxor 1632(%rsp), %ymm2, %ymm2 /* t2_acc_28 = xor(g0x2, g0x6) */
 	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
 	vpxor %ymm0, %ymm2, %ymm2 /* t2_14 = xor(t2_acc_29, g0x10) */
 	vmovdqa %ymm0, 1760(%rsp) /* spill g0x10.4 */
-	vmovdqa 1600(%rsp), %ymm0 /* reload g0x3.4 */
+	vmovdqa 1248(%rsp), %ymm0 /* reload g0x3.4 */
 	vpxor 1664(%rsp), %ymm0, %ymm0 /* t3_acc_28 = xor(g0x3, g0x7) */
 	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_14 = xor(t3_acc_29, g0x11) */
 	vmovdqa %ymm1, 1792(%rsp) /* spill g0x11.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
-	vmovdqa %ymm10, 384(%rsp) /* spill g0x8.4 */
+	vmovdqa %ymm10, 1504(%rsp) /* spill g0x8.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_14 = gf2p8affineinv(t1_14, gfni_mat_1) */
-	vmovdqa %ymm4, 416(%rsp) /* spill g1x11.4 */
+	vmovdqa %ymm4, 1120(%rsp) /* spill g1x11.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
-	vmovdqa %ymm11, 160(%rsp) /* spill rk3_7 */
+	vmovdqa %ymm11, 288(%rsp) /* spill rk3_7 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
-	vmovdqa %ymm12, 96(%rsp) /* spill g1x10.4 */
+	vmovdqa %ymm12, 1088(%rsp) /* spill g1x10.4 */
 	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
-	vmovdqa %ymm9, 64(%rsp) /* spill rk2_7 */
+	vmovdqa %ymm9, 416(%rsp) /* spill rk2_7 */
 	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
 	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
 	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
@@ -3311,18 +2487,18 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm5, %ymm8, %ymm4 /* t0_acc_30 = xor(g1x0, g1x4) */
 	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_31 = xor(t0_acc_30, rk0_7) */
 	vpxor %ymm3, %ymm4, %ymm4 /* t0_15 = xor(t0_acc_31, g1x8) */
-	vmovdqa 1472(%rsp), %ymm6 /* reload g1x1.4 */
-	vpxor 32(%rsp), %ymm6, %ymm10 /* t1_acc_30 = xor(g1x1, g1x5) */
+	vmovdqa 704(%rsp), %ymm6 /* reload g1x1.4 */
+	vpxor 1024(%rsp), %ymm6, %ymm10 /* t1_acc_30 = xor(g1x1, g1x5) */
 	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_31 = xor(t1_acc_30, rk1_7) */
 	vpxor %ymm13, %ymm7, %ymm7 /* t1_15 = xor(t1_acc_31, g1x9) */
-	vmovdqa 1408(%rsp), %ymm10 /* reload g1x2.4 */
-	vpxor 224(%rsp), %ymm10, %ymm11 /* t2_acc_30 = xor(g1x2, g1x6) */
-	vpxor 64(%rsp), %ymm11, %ymm11 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* t2_15 = xor(t2_acc_31, g1x10) */
-	vmovdqa 1376(%rsp), %ymm12 /* reload g1x3.4 */
-	vpxor 288(%rsp), %ymm12, %ymm14 /* t3_acc_30 = xor(g1x3, g1x7) */
-	vpxor 160(%rsp), %ymm14, %ymm14 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
-	vpxor 416(%rsp), %ymm14, %ymm14 /* t3_15 = xor(t3_acc_31, g1x11) */
+	vmovdqa 736(%rsp), %ymm10 /* reload g1x2.4 */
+	vpxor 960(%rsp), %ymm10, %ymm11 /* t2_acc_30 = xor(g1x2, g1x6) */
+	vpxor 416(%rsp), %ymm11, %ymm11 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* t2_15 = xor(t2_acc_31, g1x10) */
+	vmovdqa 768(%rsp), %ymm12 /* reload g1x3.4 */
+	vpxor 928(%rsp), %ymm12, %ymm14 /* t3_acc_30 = xor(g1x3, g1x7) */
+	vpxor 288(%rsp), %ymm14, %ymm14 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
+	vpxor 1120(%rsp), %ymm14, %ymm14 /* t3_15 = xor(t3_acc_31, g1x11) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
@@ -3331,13 +2507,13 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_15 = gf2p8affineinv(t3_15, gfni_mat_2) */
-	vmovdqa %ymm8, 160(%rsp) /* spill g1x0.4 */
+	vmovdqa %ymm8, 672(%rsp) /* spill g1x0.4 */
 	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
-	vmovdqa %ymm13, 64(%rsp) /* spill g1x9.4 */
+	vmovdqa %ymm13, 1056(%rsp) /* spill g1x9.4 */
 	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
 	vpxor %ymm13, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
 	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
-	vpxor 256(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
+	vpxor 1536(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
 	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
 	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
 	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
@@ -3353,849 +2529,25 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
 	vpxor 1824(%rsp), %ymm4, %ymm4 /* x3n_15 = xor(m3_acc_63, g1x15.3) */
-
-	/* Round 16r+8: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd 128(%rdi,%r8), %ymm6 /* rk0_8 = bcast32() */
-	vpbroadcastd 132(%rdi,%r8), %ymm7 /* rk1_8 = bcast32() */
-	vpbroadcastd 136(%rdi,%r8), %ymm10 /* rk2_8 = bcast32() */
-	vpbroadcastd 140(%rdi,%r8), %ymm11 /* rk3_8 = bcast32() */
-	vmovdqa 1856(%rsp), %ymm14 /* reload g0x4.4 */
-	vpxor 384(%rsp), %ymm14, %ymm15 /* t0_acc_32 = xor(g0x4, g0x8) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_33 = xor(t0_acc_32, rk0_8) */
-	vpxor %ymm9, %ymm15, %ymm15 /* t0_16 = xor(t0_acc_33, g0x12) */
-	vmovdqa 1568(%rsp), %ymm14 /* reload g0x5.4 */
-	vpxor 1696(%rsp), %ymm14, %ymm14 /* t1_acc_32 = xor(g0x5, g0x9) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_33 = xor(t1_acc_32, rk1_8) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_16 = xor(t1_acc_33, g0x13) */
-	vmovdqa %ymm1, 1824(%rsp) /* spill g0x13.4 */
-	vmovdqa 1632(%rsp), %ymm1 /* reload g0x6.4 */
-	vpxor 1760(%rsp), %ymm1, %ymm1 /* t2_acc_32 = xor(g0x6, g0x10) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_33 = xor(t2_acc_32, rk2_8) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_16 = xor(t2_acc_33, g0x14) */
-	vmovdqa %ymm0, 1888(%rsp) /* spill g0x14.4 */
-	vmovdqa 1664(%rsp), %ymm0 /* reload g0x7.4 */
-	vpxor 1792(%rsp), %ymm0, %ymm0 /* t3_acc_32 = xor(g0x7, g0x11) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_33 = xor(t3_acc_32, rk3_8) */
-	vpxor %ymm2, %ymm0, %ymm0 /* t3_16 = xor(t3_acc_33, g0x15) */
-	vmovdqa %ymm2, 1920(%rsp) /* spill g0x15.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm2 /* p1_0_16 = gf2p8affineinv(t0_16, gfni_mat_1) */
-	vmovdqa %ymm9, 256(%rsp) /* spill g0x12.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_16 = gf2p8affineinv(t1_16, gfni_mat_1) */
-	vmovdqa %ymm4, 128(%rsp) /* spill g1x15.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_16 = gf2p8affineinv(t2_16, gfni_mat_1) */
-	vmovdqa %ymm11, 192(%rsp) /* spill rk3_8 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_16 = gf2p8affineinv(t3_16, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_16 = gf2p8affineinv(t0_16, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_16 = gf2p8affineinv(t1_16, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_16 = gf2p8affineinv(t2_16, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_16 = gf2p8affineinv(t3_16, gfni_mat_2) */
-	vmovdqa %ymm12, 448(%rsp) /* spill g1x14.4 */
-	vpxor %ymm14, %ymm2, %ymm12 /* m0_acc_64 = xor(p1_0_16, p2_1_16) */
-	vmovdqa %ymm10, 1440(%rsp) /* spill rk2_8 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_65 = xor(p2_2_16, p1_3_16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_66 = xor(m0_acc_64, m0_acc_65) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_67 = xor(m0_acc_66, p2_3_16) */
-	vpxor 1728(%rsp), %ymm10, %ymm10 /* x0n_16 = xor(m0_acc_67, g0x0.4) */
-	vpxor %ymm15, %ymm2, %ymm2 /* m1_acc_64 = xor(p1_0_16, p2_0_16) */
-	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_65 = xor(p1_1_16, p2_2_16) */
-	vpxor %ymm12, %ymm2, %ymm2 /* m1_acc_66 = xor(m1_acc_64, m1_acc_65) */
-	vpxor %ymm0, %ymm2, %ymm2 /* m1_acc_67 = xor(m1_acc_66, p2_3_16) */
-	vpxor 1504(%rsp), %ymm2, %ymm2 /* x1n_16 = xor(m1_acc_67, g0x1.4) */
-	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_64 = xor(p2_0_16, p1_1_16) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_65 = xor(p2_1_16, p1_2_16) */
-	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_66 = xor(m2_acc_64, m2_acc_65) */
-	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_67 = xor(m2_acc_66, p2_3_16) */
-	vpxor 1536(%rsp), %ymm0, %ymm0 /* x2n_16 = xor(m2_acc_67, g0x2.4) */
-	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_64 = xor(p2_0_16, p2_1_16) */
-	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_65 = xor(p1_2_16, p2_2_16) */
-	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_66 = xor(m3_acc_64, m3_acc_65) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_67 = xor(m3_acc_66, p1_3_16) */
-	vpxor 1600(%rsp), %ymm1, %ymm1 /* x3n_16 = xor(m3_acc_67, g0x3.4) */
-	vpxor %ymm3, %ymm5, %ymm4 /* t0_acc_34 = xor(g1x4, g1x8) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_35 = xor(t0_acc_34, rk0_8) */
-	vpxor %ymm8, %ymm4, %ymm4 /* t0_17 = xor(t0_acc_35, g1x12) */
-	vmovdqa 32(%rsp), %ymm6 /* reload g1x5.4 */
-	vpxor 64(%rsp), %ymm6, %ymm9 /* t1_acc_34 = xor(g1x5, g1x9) */
-	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_35 = xor(t1_acc_34, rk1_8) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_17 = xor(t1_acc_35, g1x13) */
-	vmovdqa 224(%rsp), %ymm9 /* reload g1x6.4 */
-	vpxor 96(%rsp), %ymm9, %ymm11 /* t2_acc_34 = xor(g1x6, g1x10) */
-	vpxor 1440(%rsp), %ymm11, %ymm11 /* t2_acc_35 = xor(t2_acc_34, rk2_8) */
-	vpxor 448(%rsp), %ymm11, %ymm11 /* t2_17 = xor(t2_acc_35, g1x14) */
-	vmovdqa 288(%rsp), %ymm12 /* reload g1x7.4 */
-	vpxor 416(%rsp), %ymm12, %ymm14 /* t3_acc_34 = xor(g1x7, g1x11) */
-	vpxor 192(%rsp), %ymm14, %ymm14 /* t3_acc_35 = xor(t3_acc_34, rk3_8) */
-	vpxor 128(%rsp), %ymm14, %ymm14 /* t3_17 = xor(t3_acc_35, g1x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_17 = gf2p8affineinv(t0_17, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_17 = gf2p8affineinv(t1_17, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_17 = gf2p8affineinv(t2_17, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_17 = gf2p8affineinv(t3_17, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_17 = gf2p8affineinv(t0_17, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_17 = gf2p8affineinv(t1_17, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_17 = gf2p8affineinv(t2_17, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_17 = gf2p8affineinv(t3_17, gfni_mat_2) */
-	vmovdqa %ymm5, 192(%rsp) /* spill g1x4.4 */
-	vpxor %ymm7, %ymm15, %ymm5 /* m0_acc_68 = xor(p1_0_17, p2_1_17) */
-	vmovdqa %ymm13, 1440(%rsp) /* spill g1x13.4 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_69 = xor(p2_2_17, p1_3_17) */
-	vpxor %ymm13, %ymm5, %ymm5 /* m0_acc_70 = xor(m0_acc_68, m0_acc_69) */
-	vpxor %ymm14, %ymm5, %ymm5 /* m0_acc_71 = xor(m0_acc_70, p2_3_17) */
-	vpxor 160(%rsp), %ymm5, %ymm5 /* x0n_17 = xor(m0_acc_71, g1x0.4) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_68 = xor(p1_0_17, p2_0_17) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_69 = xor(p1_1_17, p2_2_17) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_70 = xor(m1_acc_68, m1_acc_69) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_71 = xor(m1_acc_70, p2_3_17) */
-	vpxor 1472(%rsp), %ymm13, %ymm13 /* x1n_17 = xor(m1_acc_71, g1x1.4) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_68 = xor(p2_0_17, p1_1_17) */
-	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_69 = xor(p2_1_17, p1_2_17) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_70 = xor(m2_acc_68, m2_acc_69) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_71 = xor(m2_acc_70, p2_3_17) */
-	vpxor 1408(%rsp), %ymm12, %ymm12 /* x2n_17 = xor(m2_acc_71, g1x2.4) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_68 = xor(p2_0_17, p2_1_17) */
-	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_69 = xor(p1_2_17, p2_2_17) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_70 = xor(m3_acc_68, m3_acc_69) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_71 = xor(m3_acc_70, p1_3_17) */
-	vpxor 1376(%rsp), %ymm4, %ymm4 /* x3n_17 = xor(m3_acc_71, g1x3.4) */
-
-	/* Round 16r+9: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	vpbroadcastd 144(%rdi,%r8), %ymm6 /* rk0_9 = bcast32() */
-	vpbroadcastd 148(%rdi,%r8), %ymm7 /* rk1_9 = bcast32() */
-	vpbroadcastd 152(%rdi,%r8), %ymm9 /* rk2_9 = bcast32() */
-	vpbroadcastd 156(%rdi,%r8), %ymm11 /* rk3_9 = bcast32() */
-	vmovdqa 384(%rsp), %ymm14 /* reload g0x8.4 */
-	vpxor 256(%rsp), %ymm14, %ymm15 /* t0_acc_36 = xor(g0x8, g0x12) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_37 = xor(t0_acc_36, rk0_9) */
-	vpxor %ymm10, %ymm15, %ymm15 /* t0_18 = xor(t0_acc_37, g0x0) */
-	vmovdqa 1696(%rsp), %ymm14 /* reload g0x9.4 */
-	vpxor 1824(%rsp), %ymm14, %ymm14 /* t1_acc_36 = xor(g0x9, g0x13) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_37 = xor(t1_acc_36, rk1_9) */
-	vpxor %ymm2, %ymm14, %ymm14 /* t1_18 = xor(t1_acc_37, g0x1) */
-	vmovdqa %ymm2, 1376(%rsp) /* spill g0x1.5 */
-	vmovdqa 1760(%rsp), %ymm2 /* reload g0x10.4 */
-	vpxor 1888(%rsp), %ymm2, %ymm2 /* t2_acc_36 = xor(g0x10, g0x14) */
-	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_37 = xor(t2_acc_36, rk2_9) */
-	vpxor %ymm0, %ymm2, %ymm2 /* t2_18 = xor(t2_acc_37, g0x2) */
-	vmovdqa %ymm0, 1408(%rsp) /* spill g0x2.5 */
-	vmovdqa 1792(%rsp), %ymm0 /* reload g0x11.4 */
-	vpxor 1920(%rsp), %ymm0, %ymm0 /* t3_acc_36 = xor(g0x11, g0x15) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_37 = xor(t3_acc_36, rk3_9) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_18 = xor(t3_acc_37, g0x3) */
-	vmovdqa %ymm1, 1472(%rsp) /* spill g0x3.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_18 = gf2p8affineinv(t0_18, gfni_mat_1) */
-	vmovdqa %ymm10, 160(%rsp) /* spill g0x0.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_18 = gf2p8affineinv(t1_18, gfni_mat_1) */
-	vmovdqa %ymm4, 1600(%rsp) /* spill g1x3.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_18 = gf2p8affineinv(t2_18, gfni_mat_1) */
-	vmovdqa %ymm11, 1536(%rsp) /* spill rk3_9 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_18 = gf2p8affineinv(t3_18, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_18 = gf2p8affineinv(t0_18, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_18 = gf2p8affineinv(t1_18, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_18 = gf2p8affineinv(t2_18, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_18 = gf2p8affineinv(t3_18, gfni_mat_2) */
-	vmovdqa %ymm12, 1504(%rsp) /* spill g1x2.5 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_72 = xor(p1_0_18, p2_1_18) */
-	vmovdqa %ymm9, 1728(%rsp) /* spill rk2_9 */
-	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_73 = xor(p2_2_18, p1_3_18) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_74 = xor(m0_acc_72, m0_acc_73) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_75 = xor(m0_acc_74, p2_3_18) */
-	vpxor 1856(%rsp), %ymm9, %ymm9 /* x0n_18 = xor(m0_acc_75, g0x4.4) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_72 = xor(p1_0_18, p2_0_18) */
-	vpxor %ymm2, %ymm10, %ymm12 /* m1_acc_73 = xor(p1_1_18, p2_2_18) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_74 = xor(m1_acc_72, m1_acc_73) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_75 = xor(m1_acc_74, p2_3_18) */
-	vpxor 1568(%rsp), %ymm1, %ymm1 /* x1n_18 = xor(m1_acc_75, g0x5.4) */
-	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_72 = xor(p2_0_18, p1_1_18) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_73 = xor(p2_1_18, p1_2_18) */
-	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_74 = xor(m2_acc_72, m2_acc_73) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_75 = xor(m2_acc_74, p2_3_18) */
-	vpxor 1632(%rsp), %ymm0, %ymm0 /* x2n_18 = xor(m2_acc_75, g0x6.4) */
-	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_72 = xor(p2_0_18, p2_1_18) */
-	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_73 = xor(p1_2_18, p2_2_18) */
-	vpxor %ymm2, %ymm10, %ymm2 /* m3_acc_74 = xor(m3_acc_72, m3_acc_73) */
-	vpxor %ymm11, %ymm2, %ymm2 /* m3_acc_75 = xor(m3_acc_74, p1_3_18) */
-	vpxor 1664(%rsp), %ymm2, %ymm2 /* x3n_18 = xor(m3_acc_75, g0x7.4) */
-	vpxor %ymm8, %ymm3, %ymm4 /* t0_acc_38 = xor(g1x8, g1x12) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_39 = xor(t0_acc_38, rk0_9) */
-	vpxor %ymm5, %ymm4, %ymm4 /* t0_19 = xor(t0_acc_39, g1x0) */
-	vmovdqa 64(%rsp), %ymm6 /* reload g1x9.4 */
-	vpxor 1440(%rsp), %ymm6, %ymm10 /* t1_acc_38 = xor(g1x9, g1x13) */
-	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_39 = xor(t1_acc_38, rk1_9) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_19 = xor(t1_acc_39, g1x1) */
-	vmovdqa 96(%rsp), %ymm10 /* reload g1x10.4 */
-	vpxor 448(%rsp), %ymm10, %ymm11 /* t2_acc_38 = xor(g1x10, g1x14) */
-	vpxor 1728(%rsp), %ymm11, %ymm11 /* t2_acc_39 = xor(t2_acc_38, rk2_9) */
-	vpxor 1504(%rsp), %ymm11, %ymm11 /* t2_19 = xor(t2_acc_39, g1x2) */
-	vmovdqa 416(%rsp), %ymm12 /* reload g1x11.4 */
-	vpxor 128(%rsp), %ymm12, %ymm14 /* t3_acc_38 = xor(g1x11, g1x15) */
-	vpxor 1536(%rsp), %ymm14, %ymm14 /* t3_acc_39 = xor(t3_acc_38, rk3_9) */
-	vpxor 1600(%rsp), %ymm14, %ymm14 /* t3_19 = xor(t3_acc_39, g1x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_19 = gf2p8affineinv(t0_19, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_19 = gf2p8affineinv(t1_19, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_19 = gf2p8affineinv(t2_19, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_19 = gf2p8affineinv(t3_19, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_19 = gf2p8affineinv(t0_19, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_19 = gf2p8affineinv(t1_19, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_19 = gf2p8affineinv(t2_19, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_19 = gf2p8affineinv(t3_19, gfni_mat_2) */
-	vmovdqa %ymm3, 1536(%rsp) /* spill g1x8.4 */
-	vpxor %ymm7, %ymm15, %ymm3 /* m0_acc_76 = xor(p1_0_19, p2_1_19) */
-	vmovdqa %ymm13, 1728(%rsp) /* spill g1x1.5 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_77 = xor(p2_2_19, p1_3_19) */
-	vpxor %ymm13, %ymm3, %ymm3 /* m0_acc_78 = xor(m0_acc_76, m0_acc_77) */
-	vpxor %ymm14, %ymm3, %ymm3 /* m0_acc_79 = xor(m0_acc_78, p2_3_19) */
-	vpxor 192(%rsp), %ymm3, %ymm3 /* x0n_19 = xor(m0_acc_79, g1x4.4) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_76 = xor(p1_0_19, p2_0_19) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_77 = xor(p1_1_19, p2_2_19) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_78 = xor(m1_acc_76, m1_acc_77) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_79 = xor(m1_acc_78, p2_3_19) */
-	vpxor 32(%rsp), %ymm13, %ymm13 /* x1n_19 = xor(m1_acc_79, g1x5.4) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_76 = xor(p2_0_19, p1_1_19) */
-	vpxor %ymm10, %ymm7, %ymm15 /* m2_acc_77 = xor(p2_1_19, p1_2_19) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_78 = xor(m2_acc_76, m2_acc_77) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_79 = xor(m2_acc_78, p2_3_19) */
-	vpxor 224(%rsp), %ymm12, %ymm12 /* x2n_19 = xor(m2_acc_79, g1x6.4) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_76 = xor(p2_0_19, p2_1_19) */
-	vpxor %ymm11, %ymm10, %ymm7 /* m3_acc_77 = xor(p1_2_19, p2_2_19) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_78 = xor(m3_acc_76, m3_acc_77) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_79 = xor(m3_acc_78, p1_3_19) */
-	vpxor 288(%rsp), %ymm4, %ymm4 /* x3n_19 = xor(m3_acc_79, g1x7.4) */
-
-	/* Round 16r+10: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	vpbroadcastd 160(%rdi,%r8), %ymm6 /* rk0_10 = bcast32() */
-	vpbroadcastd 164(%rdi,%r8), %ymm7 /* rk1_10 = bcast32() */
-	vpbroadcastd 168(%rdi,%r8), %ymm10 /* rk2_10 = bcast32() */
-	vpbroadcastd 172(%rdi,%r8), %ymm11 /* rk3_10 = bcast32() */
-	vmovdqa 256(%rsp), %ymm14 /* reload g0x12.4 */
-	vpxor 160(%rsp), %ymm14, %ymm15 /* t0_acc_40 = xor(g0x12, g0x0) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_41 = xor(t0_acc_40, rk0_10) */
-	vpxor %ymm9, %ymm15, %ymm15 /* t0_20 = xor(t0_acc_41, g0x4) */
-	vmovdqa 1824(%rsp), %ymm14 /* reload g0x13.4 */
-	vpxor 1376(%rsp), %ymm14, %ymm14 /* t1_acc_40 = xor(g0x13, g0x1) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_41 = xor(t1_acc_40, rk1_10) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_20 = xor(t1_acc_41, g0x5) */
-	vmovdqa %ymm1, 288(%rsp) /* spill g0x5.5 */
-	vmovdqa 1888(%rsp), %ymm1 /* reload g0x14.4 */
-	vpxor 1408(%rsp), %ymm1, %ymm1 /* t2_acc_40 = xor(g0x14, g0x2) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_41 = xor(t2_acc_40, rk2_10) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_20 = xor(t2_acc_41, g0x6) */
-	vmovdqa %ymm0, 224(%rsp) /* spill g0x6.5 */
-	vmovdqa 1920(%rsp), %ymm0 /* reload g0x15.4 */
-	vpxor 1472(%rsp), %ymm0, %ymm0 /* t3_acc_40 = xor(g0x15, g0x3) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_41 = xor(t3_acc_40, rk3_10) */
-	vpxor %ymm2, %ymm0, %ymm0 /* t3_20 = xor(t3_acc_41, g0x7) */
-	vmovdqa %ymm2, 32(%rsp) /* spill g0x7.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm2 /* p1_0_20 = gf2p8affineinv(t0_20, gfni_mat_1) */
-	vmovdqa %ymm9, 192(%rsp) /* spill g0x4.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_20 = gf2p8affineinv(t1_20, gfni_mat_1) */
-	vmovdqa %ymm4, 1664(%rsp) /* spill g1x7.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_20 = gf2p8affineinv(t2_20, gfni_mat_1) */
-	vmovdqa %ymm11, 1632(%rsp) /* spill rk3_10 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_20 = gf2p8affineinv(t3_20, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_20 = gf2p8affineinv(t0_20, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_20 = gf2p8affineinv(t1_20, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_20 = gf2p8affineinv(t2_20, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_20 = gf2p8affineinv(t3_20, gfni_mat_2) */
-	vmovdqa %ymm12, 1568(%rsp) /* spill g1x6.5 */
-	vpxor %ymm14, %ymm2, %ymm12 /* m0_acc_80 = xor(p1_0_20, p2_1_20) */
-	vmovdqa %ymm10, 1856(%rsp) /* spill rk2_10 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_81 = xor(p2_2_20, p1_3_20) */
-	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_82 = xor(m0_acc_80, m0_acc_81) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_83 = xor(m0_acc_82, p2_3_20) */
-	vpxor 384(%rsp), %ymm10, %ymm10 /* x0n_20 = xor(m0_acc_83, g0x8.4) */
-	vpxor %ymm15, %ymm2, %ymm2 /* m1_acc_80 = xor(p1_0_20, p2_0_20) */
-	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_81 = xor(p1_1_20, p2_2_20) */
-	vpxor %ymm12, %ymm2, %ymm2 /* m1_acc_82 = xor(m1_acc_80, m1_acc_81) */
-	vpxor %ymm0, %ymm2, %ymm2 /* m1_acc_83 = xor(m1_acc_82, p2_3_20) */
-	vpxor 1696(%rsp), %ymm2, %ymm2 /* x1n_20 = xor(m1_acc_83, g0x9.4) */
-	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_80 = xor(p2_0_20, p1_1_20) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_81 = xor(p2_1_20, p1_2_20) */
-	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_82 = xor(m2_acc_80, m2_acc_81) */
-	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_83 = xor(m2_acc_82, p2_3_20) */
-	vpxor 1760(%rsp), %ymm0, %ymm0 /* x2n_20 = xor(m2_acc_83, g0x10.4) */
-	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_80 = xor(p2_0_20, p2_1_20) */
-	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_81 = xor(p1_2_20, p2_2_20) */
-	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_82 = xor(m3_acc_80, m3_acc_81) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_83 = xor(m3_acc_82, p1_3_20) */
-	vpxor 1792(%rsp), %ymm1, %ymm1 /* x3n_20 = xor(m3_acc_83, g0x11.4) */
-	vpxor %ymm5, %ymm8, %ymm4 /* t0_acc_42 = xor(g1x12, g1x0) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_43 = xor(t0_acc_42, rk0_10) */
-	vpxor %ymm3, %ymm4, %ymm4 /* t0_21 = xor(t0_acc_43, g1x4) */
-	vmovdqa 1440(%rsp), %ymm6 /* reload g1x13.4 */
-	vpxor 1728(%rsp), %ymm6, %ymm9 /* t1_acc_42 = xor(g1x13, g1x1) */
-	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_43 = xor(t1_acc_42, rk1_10) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_21 = xor(t1_acc_43, g1x5) */
-	vmovdqa 448(%rsp), %ymm9 /* reload g1x14.4 */
-	vpxor 1504(%rsp), %ymm9, %ymm11 /* t2_acc_42 = xor(g1x14, g1x2) */
-	vpxor 1856(%rsp), %ymm11, %ymm11 /* t2_acc_43 = xor(t2_acc_42, rk2_10) */
-	vpxor 1568(%rsp), %ymm11, %ymm11 /* t2_21 = xor(t2_acc_43, g1x6) */
-	vmovdqa 128(%rsp), %ymm12 /* reload g1x15.4 */
-	vpxor 1600(%rsp), %ymm12, %ymm14 /* t3_acc_42 = xor(g1x15, g1x3) */
-	vpxor 1632(%rsp), %ymm14, %ymm14 /* t3_acc_43 = xor(t3_acc_42, rk3_10) */
-	vpxor 1664(%rsp), %ymm14, %ymm14 /* t3_21 = xor(t3_acc_43, g1x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_21 = gf2p8affineinv(t0_21, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_21 = gf2p8affineinv(t1_21, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_21 = gf2p8affineinv(t2_21, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_21 = gf2p8affineinv(t3_21, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_21 = gf2p8affineinv(t0_21, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_21 = gf2p8affineinv(t1_21, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_21 = gf2p8affineinv(t2_21, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_21 = gf2p8affineinv(t3_21, gfni_mat_2) */
-	vmovdqa %ymm8, 1632(%rsp) /* spill g1x12.4 */
-	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_84 = xor(p1_0_21, p2_1_21) */
-	vmovdqa %ymm13, 1856(%rsp) /* spill g1x5.5 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_85 = xor(p2_2_21, p1_3_21) */
-	vpxor %ymm13, %ymm8, %ymm8 /* m0_acc_86 = xor(m0_acc_84, m0_acc_85) */
-	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_87 = xor(m0_acc_86, p2_3_21) */
-	vpxor 1536(%rsp), %ymm8, %ymm8 /* x0n_21 = xor(m0_acc_87, g1x8.4) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_84 = xor(p1_0_21, p2_0_21) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_85 = xor(p1_1_21, p2_2_21) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_86 = xor(m1_acc_84, m1_acc_85) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_87 = xor(m1_acc_86, p2_3_21) */
-	vpxor 64(%rsp), %ymm13, %ymm13 /* x1n_21 = xor(m1_acc_87, g1x9.4) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_84 = xor(p2_0_21, p1_1_21) */
-	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_85 = xor(p2_1_21, p1_2_21) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_86 = xor(m2_acc_84, m2_acc_85) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_87 = xor(m2_acc_86, p2_3_21) */
-	vpxor 96(%rsp), %ymm12, %ymm12 /* x2n_21 = xor(m2_acc_87, g1x10.4) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_84 = xor(p2_0_21, p2_1_21) */
-	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_85 = xor(p1_2_21, p2_2_21) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_86 = xor(m3_acc_84, m3_acc_85) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_87 = xor(m3_acc_86, p1_3_21) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* x3n_21 = xor(m3_acc_87, g1x11.4) */
-
-	/* Round 16r+11: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	vpbroadcastd 176(%rdi,%r8), %ymm6 /* rk0_11 = bcast32() */
-	vpbroadcastd 180(%rdi,%r8), %ymm7 /* rk1_11 = bcast32() */
-	vpbroadcastd 184(%rdi,%r8), %ymm9 /* rk2_11 = bcast32() */
-	vpbroadcastd 188(%rdi,%r8), %ymm11 /* rk3_11 = bcast32() */
-	vmovdqa 160(%rsp), %ymm14 /* reload g0x0.5 */
-	vpxor 192(%rsp), %ymm14, %ymm15 /* t0_acc_44 = xor(g0x0, g0x4) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_45 = xor(t0_acc_44, rk0_11) */
-	vpxor %ymm10, %ymm15, %ymm15 /* t0_22 = xor(t0_acc_45, g0x8) */
-	vmovdqa 1376(%rsp), %ymm14 /* reload g0x1.5 */
-	vpxor 288(%rsp), %ymm14, %ymm14 /* t1_acc_44 = xor(g0x1, g0x5) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_45 = xor(t1_acc_44, rk1_11) */
-	vpxor %ymm2, %ymm14, %ymm14 /* t1_22 = xor(t1_acc_45, g0x9) */
-	vmovdqa %ymm2, 416(%rsp) /* spill g0x9.5 */
-	vmovdqa 1408(%rsp), %ymm2 /* reload g0x2.5 */
-	vpxor 224(%rsp), %ymm2, %ymm2 /* t2_acc_44 = xor(g0x2, g0x6) */
-	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_45 = xor(t2_acc_44, rk2_11) */
-	vpxor %ymm0, %ymm2, %ymm2 /* t2_22 = xor(t2_acc_45, g0x10) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g0x10.5 */
-	vmovdqa 1472(%rsp), %ymm0 /* reload g0x3.5 */
-	vpxor 32(%rsp), %ymm0, %ymm0 /* t3_acc_44 = xor(g0x3, g0x7) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_45 = xor(t3_acc_44, rk3_11) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_22 = xor(t3_acc_45, g0x11) */
-	vmovdqa %ymm1, 64(%rsp) /* spill g0x11.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_22 = gf2p8affineinv(t0_22, gfni_mat_1) */
-	vmovdqa %ymm10, 1536(%rsp) /* spill g0x8.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_22 = gf2p8affineinv(t1_22, gfni_mat_1) */
-	vmovdqa %ymm4, 1792(%rsp) /* spill g1x11.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_22 = gf2p8affineinv(t2_22, gfni_mat_1) */
-	vmovdqa %ymm11, 1760(%rsp) /* spill rk3_11 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_22 = gf2p8affineinv(t3_22, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_22 = gf2p8affineinv(t0_22, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_22 = gf2p8affineinv(t1_22, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_22 = gf2p8affineinv(t2_22, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_22 = gf2p8affineinv(t3_22, gfni_mat_2) */
-	vmovdqa %ymm12, 1696(%rsp) /* spill g1x10.5 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_88 = xor(p1_0_22, p2_1_22) */
-	vmovdqa %ymm9, 384(%rsp) /* spill rk2_11 */
-	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_89 = xor(p2_2_22, p1_3_22) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_90 = xor(m0_acc_88, m0_acc_89) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_91 = xor(m0_acc_90, p2_3_22) */
-	vpxor 256(%rsp), %ymm9, %ymm9 /* x0n_22 = xor(m0_acc_91, g0x12.4) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_88 = xor(p1_0_22, p2_0_22) */
-	vpxor %ymm2, %ymm10, %ymm12 /* m1_acc_89 = xor(p1_1_22, p2_2_22) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_90 = xor(m1_acc_88, m1_acc_89) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_91 = xor(m1_acc_90, p2_3_22) */
-	vpxor 1824(%rsp), %ymm1, %ymm1 /* x1n_22 = xor(m1_acc_91, g0x13.4) */
-	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_88 = xor(p2_0_22, p1_1_22) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_89 = xor(p2_1_22, p1_2_22) */
-	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_90 = xor(m2_acc_88, m2_acc_89) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_91 = xor(m2_acc_90, p2_3_22) */
-	vpxor 1888(%rsp), %ymm0, %ymm0 /* x2n_22 = xor(m2_acc_91, g0x14.4) */
-	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_88 = xor(p2_0_22, p2_1_22) */
-	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_89 = xor(p1_2_22, p2_2_22) */
-	vpxor %ymm2, %ymm10, %ymm2 /* m3_acc_90 = xor(m3_acc_88, m3_acc_89) */
-	vpxor %ymm11, %ymm2, %ymm2 /* m3_acc_91 = xor(m3_acc_90, p1_3_22) */
-	vpxor 1920(%rsp), %ymm2, %ymm2 /* x3n_22 = xor(m3_acc_91, g0x15.4) */
-	vpxor %ymm3, %ymm5, %ymm4 /* t0_acc_46 = xor(g1x0, g1x4) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_47 = xor(t0_acc_46, rk0_11) */
-	vpxor %ymm8, %ymm4, %ymm4 /* t0_23 = xor(t0_acc_47, g1x8) */
-	vmovdqa 1728(%rsp), %ymm6 /* reload g1x1.5 */
-	vpxor 1856(%rsp), %ymm6, %ymm10 /* t1_acc_46 = xor(g1x1, g1x5) */
-	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_47 = xor(t1_acc_46, rk1_11) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_23 = xor(t1_acc_47, g1x9) */
-	vmovdqa 1504(%rsp), %ymm10 /* reload g1x2.5 */
-	vpxor 1568(%rsp), %ymm10, %ymm11 /* t2_acc_46 = xor(g1x2, g1x6) */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* t2_acc_47 = xor(t2_acc_46, rk2_11) */
-	vpxor 1696(%rsp), %ymm11, %ymm11 /* t2_23 = xor(t2_acc_47, g1x10) */
-	vmovdqa 1600(%rsp), %ymm12 /* reload g1x3.5 */
-	vpxor 1664(%rsp), %ymm12, %ymm14 /* t3_acc_46 = xor(g1x3, g1x7) */
-	vpxor 1760(%rsp), %ymm14, %ymm14 /* t3_acc_47 = xor(t3_acc_46, rk3_11) */
-	vpxor 1792(%rsp), %ymm14, %ymm14 /* t3_23 = xor(t3_acc_47, g1x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_23 = gf2p8affineinv(t0_23, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_23 = gf2p8affineinv(t1_23, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_23 = gf2p8affineinv(t2_23, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_23 = gf2p8affineinv(t3_23, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_23 = gf2p8affineinv(t0_23, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_23 = gf2p8affineinv(t1_23, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_23 = gf2p8affineinv(t2_23, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_23 = gf2p8affineinv(t3_23, gfni_mat_2) */
-	vmovdqa %ymm5, 1760(%rsp) /* spill g1x0.5 */
-	vpxor %ymm7, %ymm15, %ymm5 /* m0_acc_92 = xor(p1_0_23, p2_1_23) */
-	vmovdqa %ymm13, 384(%rsp) /* spill g1x9.5 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_93 = xor(p2_2_23, p1_3_23) */
-	vpxor %ymm13, %ymm5, %ymm5 /* m0_acc_94 = xor(m0_acc_92, m0_acc_93) */
-	vpxor %ymm14, %ymm5, %ymm5 /* m0_acc_95 = xor(m0_acc_94, p2_3_23) */
-	vpxor 1632(%rsp), %ymm5, %ymm5 /* x0n_23 = xor(m0_acc_95, g1x12.4) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_92 = xor(p1_0_23, p2_0_23) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_93 = xor(p1_1_23, p2_2_23) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_94 = xor(m1_acc_92, m1_acc_93) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_95 = xor(m1_acc_94, p2_3_23) */
-	vpxor 1440(%rsp), %ymm13, %ymm13 /* x1n_23 = xor(m1_acc_95, g1x13.4) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_92 = xor(p2_0_23, p1_1_23) */
-	vpxor %ymm10, %ymm7, %ymm15 /* m2_acc_93 = xor(p2_1_23, p1_2_23) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_94 = xor(m2_acc_92, m2_acc_93) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_95 = xor(m2_acc_94, p2_3_23) */
-	vpxor 448(%rsp), %ymm12, %ymm12 /* x2n_23 = xor(m2_acc_95, g1x14.4) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_92 = xor(p2_0_23, p2_1_23) */
-	vpxor %ymm11, %ymm10, %ymm7 /* m3_acc_93 = xor(p1_2_23, p2_2_23) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_94 = xor(m3_acc_92, m3_acc_93) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_95 = xor(m3_acc_94, p1_3_23) */
-	vpxor 128(%rsp), %ymm4, %ymm4 /* x3n_23 = xor(m3_acc_95, g1x15.4) */
-
-	/* Round 16r+12: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd 192(%rdi,%r8), %ymm6 /* rk0_12 = bcast32() */
-	vpbroadcastd 196(%rdi,%r8), %ymm7 /* rk1_12 = bcast32() */
-	vpbroadcastd 200(%rdi,%r8), %ymm10 /* rk2_12 = bcast32() */
-	vpbroadcastd 204(%rdi,%r8), %ymm11 /* rk3_12 = bcast32() */
-	vmovdqa 192(%rsp), %ymm14 /* reload g0x4.5 */
-	vpxor 1536(%rsp), %ymm14, %ymm15 /* t0_acc_48 = xor(g0x4, g0x8) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_49 = xor(t0_acc_48, rk0_12) */
-	vpxor %ymm9, %ymm15, %ymm15 /* t0_24 = xor(t0_acc_49, g0x12) */
-	vmovdqa 288(%rsp), %ymm14 /* reload g0x5.5 */
-	vpxor 416(%rsp), %ymm14, %ymm14 /* t1_acc_48 = xor(g0x5, g0x9) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_49 = xor(t1_acc_48, rk1_12) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_24 = xor(t1_acc_49, g0x13) */
-	vmovdqa %ymm1, 128(%rsp) /* spill g0x13.5 */
-	vmovdqa 224(%rsp), %ymm1 /* reload g0x6.5 */
-	vpxor 96(%rsp), %ymm1, %ymm1 /* t2_acc_48 = xor(g0x6, g0x10) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_49 = xor(t2_acc_48, rk2_12) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_24 = xor(t2_acc_49, g0x14) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g0x14.5 */
-	vmovdqa 32(%rsp), %ymm0 /* reload g0x7.5 */
-	vpxor 64(%rsp), %ymm0, %ymm0 /* t3_acc_48 = xor(g0x7, g0x11) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_49 = xor(t3_acc_48, rk3_12) */
-	vpxor %ymm2, %ymm0, %ymm0 /* t3_24 = xor(t3_acc_49, g0x15) */
-	vmovdqa %ymm2, 1440(%rsp) /* spill g0x15.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm2 /* p1_0_24 = gf2p8affineinv(t0_24, gfni_mat_1) */
-	vmovdqa %ymm9, 1632(%rsp) /* spill g0x12.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_24 = gf2p8affineinv(t1_24, gfni_mat_1) */
-	vmovdqa %ymm4, 1920(%rsp) /* spill g1x15.5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_24 = gf2p8affineinv(t2_24, gfni_mat_1) */
-	vmovdqa %ymm11, 1888(%rsp) /* spill rk3_12 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_24 = gf2p8affineinv(t3_24, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_24 = gf2p8affineinv(t0_24, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_24 = gf2p8affineinv(t1_24, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_24 = gf2p8affineinv(t2_24, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_24 = gf2p8affineinv(t3_24, gfni_mat_2) */
-	vmovdqa %ymm12, 1824(%rsp) /* spill g1x14.5 */
-	vpxor %ymm14, %ymm2, %ymm12 /* m0_acc_96 = xor(p1_0_24, p2_1_24) */
-	vmovdqa %ymm10, 256(%rsp) /* spill rk2_12 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_97 = xor(p2_2_24, p1_3_24) */
-	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_98 = xor(m0_acc_96, m0_acc_97) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_99 = xor(m0_acc_98, p2_3_24) */
-	vpxor 160(%rsp), %ymm10, %ymm10 /* x0n_24 = xor(m0_acc_99, g0x0.5) */
-	vpxor %ymm15, %ymm2, %ymm2 /* m1_acc_96 = xor(p1_0_24, p2_0_24) */
-	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_97 = xor(p1_1_24, p2_2_24) */
-	vpxor %ymm12, %ymm2, %ymm2 /* m1_acc_98 = xor(m1_acc_96, m1_acc_97) */
-	vpxor %ymm0, %ymm2, %ymm2 /* m1_acc_99 = xor(m1_acc_98, p2_3_24) */
-	vpxor 1376(%rsp), %ymm2, %ymm2 /* x1n_24 = xor(m1_acc_99, g0x1.5) */
-	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_96 = xor(p2_0_24, p1_1_24) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_97 = xor(p2_1_24, p1_2_24) */
-	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_98 = xor(m2_acc_96, m2_acc_97) */
-	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_99 = xor(m2_acc_98, p2_3_24) */
-	vpxor 1408(%rsp), %ymm0, %ymm0 /* x2n_24 = xor(m2_acc_99, g0x2.5) */
-	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_96 = xor(p2_0_24, p2_1_24) */
-	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_97 = xor(p1_2_24, p2_2_24) */
-	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_98 = xor(m3_acc_96, m3_acc_97) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_99 = xor(m3_acc_98, p1_3_24) */
-	vpxor 1472(%rsp), %ymm1, %ymm1 /* x3n_24 = xor(m3_acc_99, g0x3.5) */
-	vpxor %ymm8, %ymm3, %ymm4 /* t0_acc_50 = xor(g1x4, g1x8) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_51 = xor(t0_acc_50, rk0_12) */
-	vpxor %ymm5, %ymm4, %ymm4 /* t0_25 = xor(t0_acc_51, g1x12) */
-	vmovdqa 1856(%rsp), %ymm6 /* reload g1x5.5 */
-	vpxor 384(%rsp), %ymm6, %ymm9 /* t1_acc_50 = xor(g1x5, g1x9) */
-	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_51 = xor(t1_acc_50, rk1_12) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_25 = xor(t1_acc_51, g1x13) */
-	vmovdqa 1568(%rsp), %ymm9 /* reload g1x6.5 */
-	vpxor 1696(%rsp), %ymm9, %ymm11 /* t2_acc_50 = xor(g1x6, g1x10) */
-	vpxor 256(%rsp), %ymm11, %ymm11 /* t2_acc_51 = xor(t2_acc_50, rk2_12) */
-	vpxor 1824(%rsp), %ymm11, %ymm11 /* t2_25 = xor(t2_acc_51, g1x14) */
-	vmovdqa 1664(%rsp), %ymm12 /* reload g1x7.5 */
-	vpxor 1792(%rsp), %ymm12, %ymm14 /* t3_acc_50 = xor(g1x7, g1x11) */
-	vpxor 1888(%rsp), %ymm14, %ymm14 /* t3_acc_51 = xor(t3_acc_50, rk3_12) */
-	vpxor 1920(%rsp), %ymm14, %ymm14 /* t3_25 = xor(t3_acc_51, g1x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_25 = gf2p8affineinv(t0_25, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_25 = gf2p8affineinv(t1_25, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_25 = gf2p8affineinv(t2_25, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_25 = gf2p8affineinv(t3_25, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_25 = gf2p8affineinv(t0_25, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_25 = gf2p8affineinv(t1_25, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_25 = gf2p8affineinv(t2_25, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_25 = gf2p8affineinv(t3_25, gfni_mat_2) */
-	vmovdqa %ymm3, 1888(%rsp) /* spill g1x4.5 */
-	vpxor %ymm7, %ymm15, %ymm3 /* m0_acc_100 = xor(p1_0_25, p2_1_25) */
-	vmovdqa %ymm13, 256(%rsp) /* spill g1x13.5 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_101 = xor(p2_2_25, p1_3_25) */
-	vpxor %ymm13, %ymm3, %ymm3 /* m0_acc_102 = xor(m0_acc_100, m0_acc_101) */
-	vpxor %ymm14, %ymm3, %ymm3 /* m0_acc_103 = xor(m0_acc_102, p2_3_25) */
-	vpxor 1760(%rsp), %ymm3, %ymm3 /* x0n_25 = xor(m0_acc_103, g1x0.5) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_100 = xor(p1_0_25, p2_0_25) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_101 = xor(p1_1_25, p2_2_25) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_102 = xor(m1_acc_100, m1_acc_101) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_103 = xor(m1_acc_102, p2_3_25) */
-	vpxor 1728(%rsp), %ymm13, %ymm13 /* x1n_25 = xor(m1_acc_103, g1x1.5) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_100 = xor(p2_0_25, p1_1_25) */
-	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_101 = xor(p2_1_25, p1_2_25) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_102 = xor(m2_acc_100, m2_acc_101) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_103 = xor(m2_acc_102, p2_3_25) */
-	vpxor 1504(%rsp), %ymm12, %ymm12 /* x2n_25 = xor(m2_acc_103, g1x2.5) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_100 = xor(p2_0_25, p2_1_25) */
-	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_101 = xor(p1_2_25, p2_2_25) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_102 = xor(m3_acc_100, m3_acc_101) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_103 = xor(m3_acc_102, p1_3_25) */
-	vpxor 1600(%rsp), %ymm4, %ymm4 /* x3n_25 = xor(m3_acc_103, g1x3.5) */
-
-	/* Round 16r+13: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	vpbroadcastd 208(%rdi,%r8), %ymm6 /* rk0_13 = bcast32() */
-	vpbroadcastd 212(%rdi,%r8), %ymm7 /* rk1_13 = bcast32() */
-	vpbroadcastd 216(%rdi,%r8), %ymm9 /* rk2_13 = bcast32() */
-	vpbroadcastd 220(%rdi,%r8), %ymm11 /* rk3_13 = bcast32() */
-	vmovdqa 1536(%rsp), %ymm14 /* reload g0x8.5 */
-	vpxor 1632(%rsp), %ymm14, %ymm15 /* t0_acc_52 = xor(g0x8, g0x12) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_53 = xor(t0_acc_52, rk0_13) */
-	vpxor %ymm10, %ymm15, %ymm15 /* t0_26 = xor(t0_acc_53, g0x0) */
-	vmovdqa 416(%rsp), %ymm14 /* reload g0x9.5 */
-	vpxor 128(%rsp), %ymm14, %ymm14 /* t1_acc_52 = xor(g0x9, g0x13) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_53 = xor(t1_acc_52, rk1_13) */
-	vpxor %ymm2, %ymm14, %ymm14 /* t1_26 = xor(t1_acc_53, g0x1) */
-	vmovdqa %ymm2, 0(%rsp) /* spill g0x1.6 */
-	vmovdqa 96(%rsp), %ymm2 /* reload g0x10.5 */
-	vpxor 448(%rsp), %ymm2, %ymm2 /* t2_acc_52 = xor(g0x10, g0x14) */
-	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_53 = xor(t2_acc_52, rk2_13) */
-	vpxor %ymm0, %ymm2, %ymm2 /* t2_26 = xor(t2_acc_53, g0x2) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g0x2.6 */
-	vmovdqa 64(%rsp), %ymm0 /* reload g0x11.5 */
-	vpxor 1440(%rsp), %ymm0, %ymm0 /* t3_acc_52 = xor(g0x11, g0x15) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_53 = xor(t3_acc_52, rk3_13) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_26 = xor(t3_acc_53, g0x3) */
-	vmovdqa %ymm1, 1248(%rsp) /* spill g0x3.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_26 = gf2p8affineinv(t0_26, gfni_mat_1) */
-	vmovdqa %ymm10, 320(%rsp) /* spill g0x0.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_26 = gf2p8affineinv(t1_26, gfni_mat_1) */
-	vmovdqa %ymm4, 768(%rsp) /* spill g1x3.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_26 = gf2p8affineinv(t2_26, gfni_mat_1) */
-	vmovdqa %ymm11, 1600(%rsp) /* spill rk3_13 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_26 = gf2p8affineinv(t3_26, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_26 = gf2p8affineinv(t0_26, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_26 = gf2p8affineinv(t1_26, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_26 = gf2p8affineinv(t2_26, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_26 = gf2p8affineinv(t3_26, gfni_mat_2) */
-	vmovdqa %ymm12, 736(%rsp) /* spill g1x2.6 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_104 = xor(p1_0_26, p2_1_26) */
-	vmovdqa %ymm9, 1504(%rsp) /* spill rk2_13 */
-	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_105 = xor(p2_2_26, p1_3_26) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_106 = xor(m0_acc_104, m0_acc_105) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_107 = xor(m0_acc_106, p2_3_26) */
-	vpxor 192(%rsp), %ymm9, %ymm9 /* x0n_26 = xor(m0_acc_107, g0x4.5) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_104 = xor(p1_0_26, p2_0_26) */
-	vpxor %ymm2, %ymm10, %ymm12 /* m1_acc_105 = xor(p1_1_26, p2_2_26) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_106 = xor(m1_acc_104, m1_acc_105) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_107 = xor(m1_acc_106, p2_3_26) */
-	vpxor 288(%rsp), %ymm1, %ymm1 /* x1n_26 = xor(m1_acc_107, g0x5.5) */
-	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_104 = xor(p2_0_26, p1_1_26) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_105 = xor(p2_1_26, p1_2_26) */
-	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_106 = xor(m2_acc_104, m2_acc_105) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_107 = xor(m2_acc_106, p2_3_26) */
-	vpxor 224(%rsp), %ymm0, %ymm0 /* x2n_26 = xor(m2_acc_107, g0x6.5) */
-	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_104 = xor(p2_0_26, p2_1_26) */
-	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_105 = xor(p1_2_26, p2_2_26) */
-	vpxor %ymm2, %ymm10, %ymm2 /* m3_acc_106 = xor(m3_acc_104, m3_acc_105) */
-	vpxor %ymm11, %ymm2, %ymm2 /* m3_acc_107 = xor(m3_acc_106, p1_3_26) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* x3n_26 = xor(m3_acc_107, g0x7.5) */
-	vpxor %ymm5, %ymm8, %ymm4 /* t0_acc_54 = xor(g1x8, g1x12) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_55 = xor(t0_acc_54, rk0_13) */
-	vpxor %ymm3, %ymm4, %ymm4 /* t0_27 = xor(t0_acc_55, g1x0) */
-	vmovdqa 384(%rsp), %ymm6 /* reload g1x9.5 */
-	vpxor 256(%rsp), %ymm6, %ymm10 /* t1_acc_54 = xor(g1x9, g1x13) */
-	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_55 = xor(t1_acc_54, rk1_13) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_27 = xor(t1_acc_55, g1x1) */
-	vmovdqa 1696(%rsp), %ymm10 /* reload g1x10.5 */
-	vpxor 1824(%rsp), %ymm10, %ymm11 /* t2_acc_54 = xor(g1x10, g1x14) */
-	vpxor 1504(%rsp), %ymm11, %ymm11 /* t2_acc_55 = xor(t2_acc_54, rk2_13) */
-	vpxor 736(%rsp), %ymm11, %ymm11 /* t2_27 = xor(t2_acc_55, g1x2) */
-	vmovdqa 1792(%rsp), %ymm12 /* reload g1x11.5 */
-	vpxor 1920(%rsp), %ymm12, %ymm14 /* t3_acc_54 = xor(g1x11, g1x15) */
-	vpxor 1600(%rsp), %ymm14, %ymm14 /* t3_acc_55 = xor(t3_acc_54, rk3_13) */
-	vpxor 768(%rsp), %ymm14, %ymm14 /* t3_27 = xor(t3_acc_55, g1x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_27 = gf2p8affineinv(t0_27, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_27 = gf2p8affineinv(t1_27, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_27 = gf2p8affineinv(t2_27, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_27 = gf2p8affineinv(t3_27, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_27 = gf2p8affineinv(t0_27, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_27 = gf2p8affineinv(t1_27, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_27 = gf2p8affineinv(t2_27, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_27 = gf2p8affineinv(t3_27, gfni_mat_2) */
-	vmovdqa %ymm8, 1600(%rsp) /* spill g1x8.5 */
-	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_108 = xor(p1_0_27, p2_1_27) */
-	vmovdqa %ymm13, 704(%rsp) /* spill g1x1.6 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_109 = xor(p2_2_27, p1_3_27) */
-	vpxor %ymm13, %ymm8, %ymm8 /* m0_acc_110 = xor(m0_acc_108, m0_acc_109) */
-	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_111 = xor(m0_acc_110, p2_3_27) */
-	vpxor 1888(%rsp), %ymm8, %ymm8 /* x0n_27 = xor(m0_acc_111, g1x4.5) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_108 = xor(p1_0_27, p2_0_27) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_109 = xor(p1_1_27, p2_2_27) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_110 = xor(m1_acc_108, m1_acc_109) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_111 = xor(m1_acc_110, p2_3_27) */
-	vpxor 1856(%rsp), %ymm13, %ymm13 /* x1n_27 = xor(m1_acc_111, g1x5.5) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_108 = xor(p2_0_27, p1_1_27) */
-	vpxor %ymm10, %ymm7, %ymm15 /* m2_acc_109 = xor(p2_1_27, p1_2_27) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_110 = xor(m2_acc_108, m2_acc_109) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_111 = xor(m2_acc_110, p2_3_27) */
-	vpxor 1568(%rsp), %ymm12, %ymm12 /* x2n_27 = xor(m2_acc_111, g1x6.5) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_108 = xor(p2_0_27, p2_1_27) */
-	vpxor %ymm11, %ymm10, %ymm7 /* m3_acc_109 = xor(p1_2_27, p2_2_27) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_110 = xor(m3_acc_108, m3_acc_109) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_111 = xor(m3_acc_110, p1_3_27) */
-	vpxor 1664(%rsp), %ymm4, %ymm4 /* x3n_27 = xor(m3_acc_111, g1x7.5) */
-
-	/* Round 16r+14: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	vpbroadcastd 224(%rdi,%r8), %ymm6 /* rk0_14 = bcast32() */
-	vpbroadcastd 228(%rdi,%r8), %ymm7 /* rk1_14 = bcast32() */
-	vpbroadcastd 232(%rdi,%r8), %ymm10 /* rk2_14 = bcast32() */
-	vpbroadcastd 236(%rdi,%r8), %ymm11 /* rk3_14 = bcast32() */
-	vmovdqa 1632(%rsp), %ymm14 /* reload g0x12.5 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* t0_acc_56 = xor(g0x12, g0x0) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_57 = xor(t0_acc_56, rk0_14) */
-	vpxor %ymm9, %ymm15, %ymm15 /* t0_28 = xor(t0_acc_57, g0x4) */
-	vmovdqa 128(%rsp), %ymm14 /* reload g0x13.5 */
-	vpxor 0(%rsp), %ymm14, %ymm14 /* t1_acc_56 = xor(g0x13, g0x1) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_57 = xor(t1_acc_56, rk1_14) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_28 = xor(t1_acc_57, g0x5) */
-	vmovdqa %ymm1, 1664(%rsp) /* spill g0x5.6 */
-	vmovdqa 448(%rsp), %ymm1 /* reload g0x14.5 */
-	vpxor 480(%rsp), %ymm1, %ymm1 /* t2_acc_56 = xor(g0x14, g0x2) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_57 = xor(t2_acc_56, rk2_14) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_28 = xor(t2_acc_57, g0x6) */
-	vmovdqa %ymm0, 1568(%rsp) /* spill g0x6.6 */
-	vmovdqa 1440(%rsp), %ymm0 /* reload g0x15.5 */
-	vpxor 1248(%rsp), %ymm0, %ymm0 /* t3_acc_56 = xor(g0x15, g0x3) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_57 = xor(t3_acc_56, rk3_14) */
-	vpxor %ymm2, %ymm0, %ymm0 /* t3_28 = xor(t3_acc_57, g0x7) */
-	vmovdqa %ymm2, 1856(%rsp) /* spill g0x7.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm2 /* p1_0_28 = gf2p8affineinv(t0_28, gfni_mat_1) */
-	vmovdqa %ymm9, 1888(%rsp) /* spill g0x4.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_28 = gf2p8affineinv(t1_28, gfni_mat_1) */
-	vmovdqa %ymm4, 928(%rsp) /* spill g1x7.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm1, %ymm4 /* p1_2_28 = gf2p8affineinv(t2_28, gfni_mat_1) */
-	vmovdqa %ymm11, 1504(%rsp) /* spill rk3_14 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_28 = gf2p8affineinv(t3_28, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_28 = gf2p8affineinv(t0_28, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_28 = gf2p8affineinv(t1_28, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_28 = gf2p8affineinv(t2_28, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_28 = gf2p8affineinv(t3_28, gfni_mat_2) */
-	vmovdqa %ymm12, 960(%rsp) /* spill g1x6.6 */
-	vpxor %ymm14, %ymm2, %ymm12 /* m0_acc_112 = xor(p1_0_28, p2_1_28) */
-	vmovdqa %ymm10, 32(%rsp) /* spill rk2_14 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_113 = xor(p2_2_28, p1_3_28) */
-	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_114 = xor(m0_acc_112, m0_acc_113) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_115 = xor(m0_acc_114, p2_3_28) */
-	vpxor 1536(%rsp), %ymm10, %ymm10 /* x0n_28 = xor(m0_acc_115, g0x8.5) */
-	vpxor %ymm15, %ymm2, %ymm2 /* m1_acc_112 = xor(p1_0_28, p2_0_28) */
-	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_113 = xor(p1_1_28, p2_2_28) */
-	vpxor %ymm12, %ymm2, %ymm2 /* m1_acc_114 = xor(m1_acc_112, m1_acc_113) */
-	vpxor %ymm0, %ymm2, %ymm2 /* m1_acc_115 = xor(m1_acc_114, p2_3_28) */
-	vpxor 416(%rsp), %ymm2, %ymm2 /* x1n_28 = xor(m1_acc_115, g0x9.5) */
-	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_112 = xor(p2_0_28, p1_1_28) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_113 = xor(p2_1_28, p1_2_28) */
-	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_114 = xor(m2_acc_112, m2_acc_113) */
-	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_115 = xor(m2_acc_114, p2_3_28) */
-	vpxor 96(%rsp), %ymm0, %ymm0 /* x2n_28 = xor(m2_acc_115, g0x10.5) */
-	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_112 = xor(p2_0_28, p2_1_28) */
-	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_113 = xor(p1_2_28, p2_2_28) */
-	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_114 = xor(m3_acc_112, m3_acc_113) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_115 = xor(m3_acc_114, p1_3_28) */
-	vpxor 64(%rsp), %ymm1, %ymm1 /* x3n_28 = xor(m3_acc_115, g0x11.5) */
-	vpxor %ymm3, %ymm5, %ymm4 /* t0_acc_58 = xor(g1x12, g1x0) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_59 = xor(t0_acc_58, rk0_14) */
-	vpxor %ymm8, %ymm4, %ymm4 /* t0_29 = xor(t0_acc_59, g1x4) */
-	vmovdqa 256(%rsp), %ymm6 /* reload g1x13.5 */
-	vpxor 704(%rsp), %ymm6, %ymm9 /* t1_acc_58 = xor(g1x13, g1x1) */
-	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_59 = xor(t1_acc_58, rk1_14) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_29 = xor(t1_acc_59, g1x5) */
-	vmovdqa 1824(%rsp), %ymm9 /* reload g1x14.5 */
-	vpxor 736(%rsp), %ymm9, %ymm11 /* t2_acc_58 = xor(g1x14, g1x2) */
-	vpxor 32(%rsp), %ymm11, %ymm11 /* t2_acc_59 = xor(t2_acc_58, rk2_14) */
-	vpxor 960(%rsp), %ymm11, %ymm11 /* t2_29 = xor(t2_acc_59, g1x6) */
-	vmovdqa 1920(%rsp), %ymm12 /* reload g1x15.5 */
-	vpxor 768(%rsp), %ymm12, %ymm14 /* t3_acc_58 = xor(g1x15, g1x3) */
-	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_acc_59 = xor(t3_acc_58, rk3_14) */
-	vpxor 928(%rsp), %ymm14, %ymm14 /* t3_29 = xor(t3_acc_59, g1x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_29 = gf2p8affineinv(t0_29, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_29 = gf2p8affineinv(t1_29, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_29 = gf2p8affineinv(t2_29, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_29 = gf2p8affineinv(t3_29, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_29 = gf2p8affineinv(t0_29, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_29 = gf2p8affineinv(t1_29, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_29 = gf2p8affineinv(t2_29, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_29 = gf2p8affineinv(t3_29, gfni_mat_2) */
-	vmovdqa %ymm5, 1504(%rsp) /* spill g1x12.5 */
-	vpxor %ymm7, %ymm15, %ymm5 /* m0_acc_116 = xor(p1_0_29, p2_1_29) */
-	vmovdqa %ymm13, 1024(%rsp) /* spill g1x5.6 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_117 = xor(p2_2_29, p1_3_29) */
-	vpxor %ymm13, %ymm5, %ymm5 /* m0_acc_118 = xor(m0_acc_116, m0_acc_117) */
-	vpxor %ymm14, %ymm5, %ymm5 /* m0_acc_119 = xor(m0_acc_118, p2_3_29) */
-	vpxor 1600(%rsp), %ymm5, %ymm5 /* x0n_29 = xor(m0_acc_119, g1x8.5) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_116 = xor(p1_0_29, p2_0_29) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_117 = xor(p1_1_29, p2_2_29) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_118 = xor(m1_acc_116, m1_acc_117) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_119 = xor(m1_acc_118, p2_3_29) */
-	vpxor 384(%rsp), %ymm13, %ymm13 /* x1n_29 = xor(m1_acc_119, g1x9.5) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_116 = xor(p2_0_29, p1_1_29) */
-	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_117 = xor(p2_1_29, p1_2_29) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_118 = xor(m2_acc_116, m2_acc_117) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_119 = xor(m2_acc_118, p2_3_29) */
-	vpxor 1696(%rsp), %ymm12, %ymm12 /* x2n_29 = xor(m2_acc_119, g1x10.5) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_116 = xor(p2_0_29, p2_1_29) */
-	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_117 = xor(p1_2_29, p2_2_29) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_118 = xor(m3_acc_116, m3_acc_117) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_119 = xor(m3_acc_118, p1_3_29) */
-	vpxor 1792(%rsp), %ymm4, %ymm4 /* x3n_29 = xor(m3_acc_119, g1x11.5) */
-
-	/* Round 16r+15: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	vpbroadcastd 240(%rdi,%r8), %ymm6 /* rk0_15 = bcast32() */
-	vpbroadcastd 244(%rdi,%r8), %ymm7 /* rk1_15 = bcast32() */
-	vpbroadcastd 248(%rdi,%r8), %ymm9 /* rk2_15 = bcast32() */
-	vpbroadcastd 252(%rdi,%r8), %ymm11 /* rk3_15 = bcast32() */
-	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.6 */
-	vpxor 1888(%rsp), %ymm14, %ymm15 /* t0_acc_60 = xor(g0x0, g0x4) */
-	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_61 = xor(t0_acc_60, rk0_15) */
-	vpxor %ymm10, %ymm15, %ymm15 /* t0_30 = xor(t0_acc_61, g0x8) */
-	vmovdqa 0(%rsp), %ymm14 /* reload g0x1.6 */
-	vpxor 1664(%rsp), %ymm14, %ymm14 /* t1_acc_60 = xor(g0x1, g0x5) */
-	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_61 = xor(t1_acc_60, rk1_15) */
-	vpxor %ymm2, %ymm14, %ymm14 /* t1_30 = xor(t1_acc_61, g0x9) */
-	vmovdqa %ymm2, 1792(%rsp) /* spill g0x9.6 */
-	vmovdqa 480(%rsp), %ymm2 /* reload g0x2.6 */
-	vpxor 1568(%rsp), %ymm2, %ymm2 /* t2_acc_60 = xor(g0x2, g0x6) */
-	vpxor %ymm9, %ymm2, %ymm2 /* t2_acc_61 = xor(t2_acc_60, rk2_15) */
-	vpxor %ymm0, %ymm2, %ymm2 /* t2_30 = xor(t2_acc_61, g0x10) */
-	vmovdqa %ymm0, 1696(%rsp) /* spill g0x10.6 */
-	vmovdqa 1248(%rsp), %ymm0 /* reload g0x3.6 */
-	vpxor 1856(%rsp), %ymm0, %ymm0 /* t3_acc_60 = xor(g0x3, g0x7) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_61 = xor(t3_acc_60, rk3_15) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_30 = xor(t3_acc_61, g0x11) */
-	vmovdqa %ymm1, 384(%rsp) /* spill g0x11.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_30 = gf2p8affineinv(t0_30, gfni_mat_1) */
-	vmovdqa %ymm10, 1600(%rsp) /* spill g0x8.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_30 = gf2p8affineinv(t1_30, gfni_mat_1) */
-	vmovdqa %ymm4, 1120(%rsp) /* spill g1x11.6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm2, %ymm4 /* p1_2_30 = gf2p8affineinv(t2_30, gfni_mat_1) */
-	vmovdqa %ymm11, 32(%rsp) /* spill rk3_15 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_30 = gf2p8affineinv(t3_30, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_30 = gf2p8affineinv(t0_30, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_30 = gf2p8affineinv(t1_30, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_2_30 = gf2p8affineinv(t2_30, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_30 = gf2p8affineinv(t3_30, gfni_mat_2) */
-	vmovdqa %ymm12, 1088(%rsp) /* spill g1x10.6 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_120 = xor(p1_0_30, p2_1_30) */
-	vmovdqa %ymm9, 64(%rsp) /* spill rk2_15 */
-	vpxor %ymm11, %ymm2, %ymm9 /* m0_acc_121 = xor(p2_2_30, p1_3_30) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_122 = xor(m0_acc_120, m0_acc_121) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_123 = xor(m0_acc_122, p2_3_30) */
-	vpxor 1632(%rsp), %ymm9, %ymm9 /* x0n_30 = xor(m0_acc_123, g0x12.5) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_120 = xor(p1_0_30, p2_0_30) */
-	vpxor %ymm2, %ymm10, %ymm12 /* m1_acc_121 = xor(p1_1_30, p2_2_30) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_122 = xor(m1_acc_120, m1_acc_121) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_123 = xor(m1_acc_122, p2_3_30) */
-	vpxor 128(%rsp), %ymm1, %ymm1 /* x1n_30 = xor(m1_acc_123, g0x13.5) */
-	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_120 = xor(p2_0_30, p1_1_30) */
-	vpxor %ymm4, %ymm14, %ymm12 /* m2_acc_121 = xor(p2_1_30, p1_2_30) */
-	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_122 = xor(m2_acc_120, m2_acc_121) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_123 = xor(m2_acc_122, p2_3_30) */
-	vpxor 448(%rsp), %ymm0, %ymm0 /* x2n_30 = xor(m2_acc_123, g0x14.5) */
-	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_120 = xor(p2_0_30, p2_1_30) */
-	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_121 = xor(p1_2_30, p2_2_30) */
-	vpxor %ymm2, %ymm10, %ymm2 /* m3_acc_122 = xor(m3_acc_120, m3_acc_121) */
-	vpxor %ymm11, %ymm2, %ymm2 /* m3_acc_123 = xor(m3_acc_122, p1_3_30) */
-	vpxor 1440(%rsp), %ymm2, %ymm2 /* x3n_30 = xor(m3_acc_123, g0x15.5) */
-	vpxor %ymm8, %ymm3, %ymm4 /* t0_acc_62 = xor(g1x0, g1x4) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t0_acc_63 = xor(t0_acc_62, rk0_15) */
-	vpxor %ymm5, %ymm4, %ymm4 /* t0_31 = xor(t0_acc_63, g1x8) */
-	vmovdqa 704(%rsp), %ymm6 /* reload g1x1.6 */
-	vpxor 1024(%rsp), %ymm6, %ymm10 /* t1_acc_62 = xor(g1x1, g1x5) */
-	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_63 = xor(t1_acc_62, rk1_15) */
-	vpxor %ymm13, %ymm7, %ymm7 /* t1_31 = xor(t1_acc_63, g1x9) */
-	vmovdqa 736(%rsp), %ymm10 /* reload g1x2.6 */
-	vpxor 960(%rsp), %ymm10, %ymm11 /* t2_acc_62 = xor(g1x2, g1x6) */
-	vpxor 64(%rsp), %ymm11, %ymm11 /* t2_acc_63 = xor(t2_acc_62, rk2_15) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* t2_31 = xor(t2_acc_63, g1x10) */
-	vmovdqa 768(%rsp), %ymm12 /* reload g1x3.6 */
-	vpxor 928(%rsp), %ymm12, %ymm14 /* t3_acc_62 = xor(g1x3, g1x7) */
-	vpxor 32(%rsp), %ymm14, %ymm14 /* t3_acc_63 = xor(t3_acc_62, rk3_15) */
-	vpxor 1120(%rsp), %ymm14, %ymm14 /* t3_31 = xor(t3_acc_63, g1x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm4, %ymm15 /* p1_0_31 = gf2p8affineinv(t0_31, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_31 = gf2p8affineinv(t1_31, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11, %ymm10 /* p1_2_31 = gf2p8affineinv(t2_31, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_31 = gf2p8affineinv(t3_31, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_0_31 = gf2p8affineinv(t0_31, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_31 = gf2p8affineinv(t1_31, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_31 = gf2p8affineinv(t2_31, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_31 = gf2p8affineinv(t3_31, gfni_mat_2) */
-	vmovdqa %ymm3, 672(%rsp) /* spill g1x0.6 */
-	vpxor %ymm7, %ymm15, %ymm3 /* m0_acc_124 = xor(p1_0_31, p2_1_31) */
-	vmovdqa %ymm13, 1056(%rsp) /* spill g1x9.6 */
-	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_125 = xor(p2_2_31, p1_3_31) */
-	vpxor %ymm13, %ymm3, %ymm3 /* m0_acc_126 = xor(m0_acc_124, m0_acc_125) */
-	vpxor %ymm14, %ymm3, %ymm3 /* m0_acc_127 = xor(m0_acc_126, p2_3_31) */
-	vpxor 1504(%rsp), %ymm3, %ymm3 /* x0n_31 = xor(m0_acc_127, g1x12.5) */
-	vpxor %ymm4, %ymm15, %ymm13 /* m1_acc_124 = xor(p1_0_31, p2_0_31) */
-	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_125 = xor(p1_1_31, p2_2_31) */
-	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_126 = xor(m1_acc_124, m1_acc_125) */
-	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_127 = xor(m1_acc_126, p2_3_31) */
-	vpxor 256(%rsp), %ymm13, %ymm13 /* x1n_31 = xor(m1_acc_127, g1x13.5) */
-	vpxor %ymm12, %ymm4, %ymm12 /* m2_acc_124 = xor(p2_0_31, p1_1_31) */
-	vpxor %ymm10, %ymm7, %ymm15 /* m2_acc_125 = xor(p2_1_31, p1_2_31) */
-	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_126 = xor(m2_acc_124, m2_acc_125) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_127 = xor(m2_acc_126, p2_3_31) */
-	vpxor 1824(%rsp), %ymm12, %ymm12 /* x2n_31 = xor(m2_acc_127, g1x14.5) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_124 = xor(p2_0_31, p2_1_31) */
-	vpxor %ymm11, %ymm10, %ymm7 /* m3_acc_125 = xor(p1_2_31, p2_2_31) */
-	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc_126 = xor(m3_acc_124, m3_acc_125) */
-	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_127 = xor(m3_acc_126, p1_3_31) */
-	vpxor 1920(%rsp), %ymm4, %ymm4 /* x3n_31 = xor(m3_acc_127, g1x15.5) */
-	vmovdqa %ymm8, 1184(%rsp) /* spill g1x4.2 */
-	vmovdqa %ymm5, 1216(%rsp) /* spill g1x8.2 */
-	vmovdqa %ymm3, 1280(%rsp) /* spill g1x12.2 */
+	vmovdqa %ymm5, 1184(%rsp) /* spill g1x4.2 */
+	vmovdqa %ymm3, 1216(%rsp) /* spill g1x8.2 */
+	vmovdqa %ymm8, 1280(%rsp) /* spill g1x12.2 */
 	vmovdqa %ymm13, 1312(%rsp) /* spill g1x13.2 */
 	vmovdqa %ymm12, 1344(%rsp) /* spill g1x14.2 */
 	vmovdqa %ymm4, 352(%rsp) /* spill g1x15.2 */
-	vmovdqa 1568(%rsp), %ymm3 /* reload g0x6.6 */
-	vmovdqa %ymm0, %ymm5 /* g0x14.6 */
-	vmovdqa 1856(%rsp), %ymm0 /* reload g0x7.6 */
-	vmovdqa 384(%rsp), %ymm6 /* reload g0x11.6 */
-	vmovdqa %ymm2, %ymm7 /* g0x15.6 */
-	vmovdqa %ymm9, %ymm8 /* g0x12.6 */
-	vmovdqa 1600(%rsp), %ymm9 /* reload g0x8.6 */
-	vmovdqa 1888(%rsp), %ymm10 /* reload g0x4.6 */
-	vmovdqa %ymm1, %ymm11 /* g0x13.6 */
-	vmovdqa 1664(%rsp), %ymm1 /* reload g0x5.6 */
-	vmovdqa 1792(%rsp), %ymm14 /* reload g0x9.6 */
-	vmovdqa 1696(%rsp), %ymm15 /* reload g0x10.6 */
-	add $256, %r8
+	vmovdqa 1632(%rsp), %ymm3 /* reload g0x6.4 */
+	vmovdqa %ymm0, %ymm5 /* g0x14.4 */
+	vmovdqa 1664(%rsp), %ymm0 /* reload g0x7.4 */
+	vmovdqa 1792(%rsp), %ymm6 /* reload g0x11.4 */
+	vmovdqa %ymm2, %ymm7 /* g0x15.4 */
+	vmovdqa %ymm9, %ymm8 /* g0x12.4 */
+	vmovdqa 1504(%rsp), %ymm9 /* reload g0x8.4 */
+	vmovdqa 1856(%rsp), %ymm10 /* reload g0x4.4 */
+	vmovdqa %ymm1, %ymm11 /* g0x13.4 */
+	vmovdqa 1568(%rsp), %ymm1 /* reload g0x5.4 */
+	vmovdqa 1696(%rsp), %ymm14 /* reload g0x9.4 */
+	vmovdqa 1760(%rsp), %ymm15 /* reload g0x10.4 */
+	add $128, %r8
 	cmp $512, %r8
 	jne .Lsm4_byteslice_avx2_gfni_asm_1_loop_r0
 

@@ -16,12 +16,12 @@
  * AES's field, two block products per byte (B'1, B'2; B'3 = B'1 ^ B'2), XORs.
  *
  * One pass of sm4_byteslice_avx2_gfni_asm_batch encrypts (or, with the decryption round keys,
- * decrypts) 64 blocks = 1024 bytes; its loop body is 16 rounds.
+ * decrypts) 64 blocks = 1024 bytes; its loop body is 8 rounds.
  * S-box decomposition used: solution #0 of 2040
  * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 2,
- *   sm4.rounds_per_iteration = 16, sm4.basis_blocks = b1_b2,
+ *   sm4.rounds_per_iteration = 8, sm4.basis_blocks = b1_b2,
  *   sm4.schedule_before_ra = false, sm4.asm_pressure_schedule = false.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine, shld_half_by_rotations; shld_by_shifts, rotate_bytes_by_shuffle, rotate_by_shifts, affine_via_gfni, select_by_blendv, select_by_masks; byte_shift_by_word_shift.
  */
@@ -31,7 +31,7 @@
 #include "sm4_internal.h"
 
 #define SM4_BYTESLICE_AVX2_GFNI_ASM_BATCH_BLOCKS 64
-#define SM4_BYTESLICE_AVX2_GFNI_ASM_ROUNDS_PER_ITERATION 16
+#define SM4_BYTESLICE_AVX2_GFNI_ASM_ROUNDS_PER_ITERATION 8
 _Static_assert(SM4_BYTESLICE_AVX2_GFNI_ASM_BATCH_BLOCKS * SM4_BLOCK_BYTES <= SM4_MAX_BATCH_BYTES,
                "the mode layer's buffers hold a batch of every kernel (sm4_internal.h)");
 

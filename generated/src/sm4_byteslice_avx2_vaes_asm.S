@@ -845,7 +845,7 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpshufb %ymm15, %ymm6, %ymm6 /* xin_63_h = lookup16(tbl_hi, tr3_63_hi) */
 	vpxor %ymm6, %ymm0, %ymm0 /* xin_63 = xor(xin_63_l, xin_63_h) */
 
-	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
+	/* Products per input byte: B'1, B'3; every other block of M'_L is a XOR of them. */
 	vmovdqa 480(%rsp), %ymm6 /* reload g0x0.2 */
 	vmovdqa 192(%rsp), %ymm15 /* reload g0x1.2 */
 	vmovdqa %ymm2, 1632(%rsp) /* spill g3x3.2 */
@@ -1103,67 +1103,68 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpshufb %ymm15, %ymm14, %ymm10 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
 	vpxor %ymm7, %ymm10, %ymm7 /* p2_3 = xor(p2_3_l, p2_3_h) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m0_acc = xor(p1_0, p2_1) */
-	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_1 = xor(p2_2, p1_3) */
-	vpxor %ymm12, %ymm10, %ymm10 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
-	vpxor %ymm7, %ymm10, %ymm10 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
-	vpxor 1600(%rsp), %ymm10, %ymm10 /* x0n = xor(m0_acc_3, g0x0.2) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc = xor(p1_0, p2_0) */
-	vpxor %ymm5, %ymm3, %ymm12 /* m1_acc_1 = xor(p1_1, p2_2) */
-	vpxor %ymm12, %ymm0, %ymm0 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
-	vpxor 1088(%rsp), %ymm0, %ymm0 /* x1n = xor(m1_acc_3, g0x1.2) */
-	vpxor %ymm3, %ymm4, %ymm3 /* m2_acc = xor(p2_0, p1_1) */
-	vpxor %ymm9, %ymm1, %ymm12 /* m2_acc_1 = xor(p2_1, p1_2) */
-	vpxor %ymm12, %ymm3, %ymm3 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
-	vpxor %ymm7, %ymm3, %ymm3 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
-	vpxor 1152(%rsp), %ymm3, %ymm3 /* x2n = xor(m2_acc_3, g0x2.2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc = xor(p2_0, p2_1) */
-	vpxor %ymm5, %ymm9, %ymm4 /* m3_acc_1 = xor(p1_2, p2_2) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
-	vpxor 3264(%rsp), %ymm1, %ymm1 /* x3n = xor(m3_acc_3, g0x3.2) */
-	vmovdqa 3232(%rsp), %ymm4 /* reload g1x4.2 */
-	vpxor 3200(%rsp), %ymm4, %ymm5 /* t0_acc_2 = xor(g1x4, g1x8) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_3 = xor(t0_acc_2, rk0) */
-	vpxor 3296(%rsp), %ymm5, %ymm5 /* t0_1 = xor(t0_acc_3, g1x12) */
-	vmovdqa 3168(%rsp), %ymm7 /* reload g1x5.2 */
-	vpxor 2816(%rsp), %ymm7, %ymm8 /* t1_acc_2 = xor(g1x5, g1x9) */
-	vpxor %ymm6, %ymm8, %ymm8 /* t1_acc_3 = xor(t1_acc_2, rk1) */
-	vpxor 3328(%rsp), %ymm8, %ymm8 /* t1_1 = xor(t1_acc_3, g1x13) */
-	vmovdqa 2784(%rsp), %ymm9 /* reload g1x6.2 */
-	vpxor 2848(%rsp), %ymm9, %ymm12 /* t2_acc_2 = xor(g1x6, g1x10) */
+	vpxor %ymm3, %ymm0, %ymm10 /* m0_acc = xor(p1_0, p1_1) */
+	vpxor %ymm9, %ymm1, %ymm12 /* m0_acc_1 = xor(p2_1, p1_2) */
+	vpxor %ymm7, %ymm5, %ymm13 /* m0_acc_2 = xor(p2_2, p2_3) */
+	vpxor %ymm12, %ymm10, %ymm10 /* m0_acc_3 = xor(m0_acc, m0_acc_1) */
+	vpxor %ymm13, %ymm10, %ymm10 /* m0_acc_4 = xor(m0_acc_3, m0_acc_2) */
+	vpxor 1600(%rsp), %ymm10, %ymm10 /* x0n = xor(m0_acc_4, g0x0.2) */
+	vpxor %ymm3, %ymm4, %ymm13 /* m1_acc = xor(p2_0, p1_1) */
+	vpxor %ymm5, %ymm9, %ymm9 /* m1_acc_1 = xor(p1_2, p2_2) */
+	vpxor %ymm7, %ymm8, %ymm7 /* m1_acc_2 = xor(p1_3, p2_3) */
+	vpxor %ymm9, %ymm13, %ymm9 /* m1_acc_3 = xor(m1_acc, m1_acc_1) */
+	vpxor %ymm7, %ymm9, %ymm9 /* m1_acc_4 = xor(m1_acc_3, m1_acc_2) */
+	vpxor 1088(%rsp), %ymm9, %ymm9 /* x1n = xor(m1_acc_4, g0x1.2) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m2_acc = xor(p1_0, p2_0) */
+	vpxor %ymm12, %ymm0, %ymm4 /* m2_acc_3 = xor(m2_acc, m0_acc_1) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m2_acc_4 = xor(m2_acc_3, m1_acc_2) */
+	vpxor 1152(%rsp), %ymm4, %ymm4 /* x2n = xor(m2_acc_4, g0x2.2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_1 = xor(p1_1, p2_1) */
+	vpxor %ymm8, %ymm5, %ymm3 /* m3_acc_2 = xor(p2_2, p1_3) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_3 = xor(m2_acc, m3_acc_1) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_4 = xor(m3_acc_3, m3_acc_2) */
+	vpxor 3264(%rsp), %ymm0, %ymm0 /* x3n = xor(m3_acc_4, g0x3.2) */
+	vmovdqa 3232(%rsp), %ymm1 /* reload g1x4.2 */
+	vpxor 3200(%rsp), %ymm1, %ymm3 /* t0_acc_2 = xor(g1x4, g1x8) */
+	vpxor %ymm2, %ymm3, %ymm3 /* t0_acc_3 = xor(t0_acc_2, rk0) */
+	vpxor 3296(%rsp), %ymm3, %ymm3 /* t0_1 = xor(t0_acc_3, g1x12) */
+	vmovdqa 3168(%rsp), %ymm5 /* reload g1x5.2 */
+	vpxor 2816(%rsp), %ymm5, %ymm7 /* t1_acc_2 = xor(g1x5, g1x9) */
+	vpxor %ymm6, %ymm7, %ymm7 /* t1_acc_3 = xor(t1_acc_2, rk1) */
+	vpxor 3328(%rsp), %ymm7, %ymm7 /* t1_1 = xor(t1_acc_3, g1x13) */
+	vmovdqa 2784(%rsp), %ymm8 /* reload g1x6.2 */
+	vpxor 2848(%rsp), %ymm8, %ymm12 /* t2_acc_2 = xor(g1x6, g1x10) */
 	vpxor 1376(%rsp), %ymm12, %ymm12 /* t2_acc_3 = xor(t2_acc_2, rk2) */
 	vpxor 3360(%rsp), %ymm12, %ymm12 /* t2_1 = xor(t2_acc_3, g1x14) */
 	vmovdqa 2752(%rsp), %ymm13 /* reload g1x7.2 */
 	vpxor 2880(%rsp), %ymm13, %ymm15 /* t3_acc_2 = xor(g1x7, g1x11) */
 	vpxor 1440(%rsp), %ymm15, %ymm15 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	vpxor 3392(%rsp), %ymm15, %ymm15 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3, %ymm3 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm5, %ymm5 /* y0_1_aes = aesenclast(y0_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm3, %ymm3 /* y0_1_aes = aesenclast(y0_1_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm8, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm8
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm8, %xmm8
-	vmovdqu %xmm8, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm8
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm8, %xmm8
-	vmovdqu %xmm8, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm8
+	vmovdqu %ymm7, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm8, %ymm8 /* y1_1_aes = aesenclast(y1_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm7, %ymm7 /* y1_1_aes = aesenclast(y1_1_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y2_1_sr = lookup16(t2_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -1191,75 +1192,76 @@ sm4_byteslice_avx2_vaes_batch_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15, %ymm15 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5, %ymm13 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_1_aes_sh = shr(y0_1_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
-	vpshufb %ymm13, %ymm9, %ymm7 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 3264(%rsp) /* spill g0x3.3 */
-	vpshufb %ymm5, %ymm4, %ymm1 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
-	vpxor %ymm1, %ymm7, %ymm1 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm7 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* y1_1_aes_sh = shr(y1_1_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm8 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1152(%rsp) /* spill g0x2.3 */
-	vpshufb %ymm7, %ymm9, %ymm3 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
-	vmovdqa %ymm0, 1088(%rsp) /* spill g0x1.3 */
-	vpshufb %ymm8, %ymm4, %ymm0 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
-	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm3 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm3, %ymm13 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* y0_1_aes_sh = shr(y0_1_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm3, %ymm3 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm8 /* tbl_lo_1 = const() */
+	vpshufb %ymm13, %ymm8, %ymm5 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
+	vmovdqa %ymm0, 3264(%rsp) /* spill g0x3.3 */
+	vpshufb %ymm3, %ymm1, %ymm0 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	vpxor %ymm0, %ymm5, %ymm0 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm5 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_1_aes_sh = shr(y1_1_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1152(%rsp) /* spill g0x2.3 */
+	vpshufb %ymm5, %ymm8, %ymm4 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	vmovdqa %ymm9, 1088(%rsp) /* spill g0x1.3 */
+	vpshufb %ymm7, %ymm1, %ymm9 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
+	vpxor %ymm9, %ymm4, %ymm4 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm9 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y2_1_aes_sh = shr(y2_1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
 	vmovdqa %ymm10, 1600(%rsp) /* spill g0x0.3 */
-	vpshufb %ymm3, %ymm9, %ymm10 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
+	vpshufb %ymm9, %ymm8, %ymm10 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
 	vmovdqa %ymm6, 672(%rsp) /* spill rk1 */
-	vpshufb %ymm12, %ymm4, %ymm6 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
+	vpshufb %ymm12, %ymm1, %ymm6 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
 	vpxor %ymm6, %ymm10, %ymm6 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm15, %ymm10 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* y3_1_aes_sh = shr(y3_1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm15, %ymm15 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
-	vpshufb %ymm15, %ymm4, %ymm4 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
-	vpxor %ymm4, %ymm9, %ymm4 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
-	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
-	vpxor %ymm5, %ymm9, %ymm5 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
-	vpshufb %ymm7, %ymm14, %ymm7 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	vpshufb %ymm10, %ymm8, %ymm8 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	vpshufb %ymm15, %ymm1, %ymm1 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	vpxor %ymm1, %ymm8, %ymm1 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
+	vpshufb %ymm13, %ymm14, %ymm8 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
+	vpxor %ymm7, %ymm5, %ymm5 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	vpshufb %ymm9, %ymm14, %ymm7 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	vpxor %ymm8, %ymm7, %ymm7 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
 	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
 	vpshufb %ymm15, %ymm11, %ymm9 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
-	vpxor %ymm7, %ymm1, %ymm9 /* m0_acc_4 = xor(p1_0_1, p2_1_1) */
-	vpxor %ymm4, %ymm3, %ymm10 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
-	vpxor 2720(%rsp), %ymm9, %ymm9 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
-	vpxor %ymm5, %ymm1, %ymm1 /* m1_acc_4 = xor(p1_0_1, p2_0_1) */
-	vpxor %ymm3, %ymm0, %ymm10 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m1_acc_7 = xor(m1_acc_6, p2_3_1) */
-	vpxor 2688(%rsp), %ymm1, %ymm1 /* x1n_1 = xor(m1_acc_7, g1x1.2) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_4 = xor(p2_0_1, p1_1_1) */
-	vpxor %ymm6, %ymm7, %ymm10 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_7 = xor(m2_acc_6, p2_3_1) */
-	vpxor 2656(%rsp), %ymm0, %ymm0 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_4 = xor(p2_0_1, p2_1_1) */
-	vpxor %ymm3, %ymm6, %ymm3 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
-	vpxor %ymm4, %ymm3, %ymm3 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
-	vpxor 2368(%rsp), %ymm3, %ymm3 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
-	vmovdqa 2400(%rsp), %ymm4 /* reload g2x4.2 */
-	vpxor 2912(%rsp), %ymm4, %ymm5 /* t0_acc_4 = xor(g2x4, g2x8) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_5 = xor(t0_acc_4, rk0) */
-	vpxor 3424(%rsp), %ymm5, %ymm5 /* t0_2 = xor(t0_acc_5, g2x12) */
-	vmovdqa 2432(%rsp), %ymm6 /* reload g2x5.2 */
-	vpxor 2944(%rsp), %ymm6, %ymm7 /* t1_acc_4 = xor(g2x5, g2x9) */
+	vpxor %ymm4, %ymm0, %ymm9 /* m0_acc_5 = xor(p1_0_1, p1_1_1) */
+	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_6 = xor(p2_1_1, p1_2_1) */
+	vpxor %ymm8, %ymm7, %ymm12 /* m0_acc_7 = xor(p2_2_1, p2_3_1) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_8 = xor(m0_acc_5, m0_acc_6) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_9 = xor(m0_acc_8, m0_acc_7) */
+	vpxor 2720(%rsp), %ymm9, %ymm9 /* x0n_1 = xor(m0_acc_9, g1x0.2) */
+	vpxor %ymm4, %ymm3, %ymm12 /* m1_acc_5 = xor(p2_0_1, p1_1_1) */
+	vpxor %ymm7, %ymm6, %ymm6 /* m1_acc_6 = xor(p1_2_1, p2_2_1) */
+	vpxor %ymm8, %ymm1, %ymm8 /* m1_acc_7 = xor(p1_3_1, p2_3_1) */
+	vpxor %ymm6, %ymm12, %ymm6 /* m1_acc_8 = xor(m1_acc_5, m1_acc_6) */
+	vpxor %ymm8, %ymm6, %ymm6 /* m1_acc_9 = xor(m1_acc_8, m1_acc_7) */
+	vpxor 2688(%rsp), %ymm6, %ymm6 /* x1n_1 = xor(m1_acc_9, g1x1.2) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m2_acc_5 = xor(p1_0_1, p2_0_1) */
+	vpxor %ymm10, %ymm0, %ymm3 /* m2_acc_8 = xor(m2_acc_5, m0_acc_6) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m2_acc_9 = xor(m2_acc_8, m1_acc_7) */
+	vpxor 2656(%rsp), %ymm3, %ymm3 /* x2n_1 = xor(m2_acc_9, g1x2.2) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m3_acc_6 = xor(p1_1_1, p2_1_1) */
+	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_7 = xor(p2_2_1, p1_3_1) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_8 = xor(m2_acc_5, m3_acc_6) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_9 = xor(m3_acc_8, m3_acc_7) */
+	vpxor 2368(%rsp), %ymm0, %ymm0 /* x3n_1 = xor(m3_acc_9, g1x3.2) */
+	vmovdqa 2400(%rsp), %ymm1 /* reload g2x4.2 */
+	vpxor 2912(%rsp), %ymm1, %ymm4 /* t0_acc_4 = xor(g2x4, g2x8) */
+	vpxor %ymm2, %ymm4, %ymm4 /* t0_acc_5 = xor(t0_acc_4, rk0) */
+	vpxor 3424(%rsp), %ymm4, %ymm4 /* t0_2 = xor(t0_acc_5, g2x12) */
+	vmovdqa 2432(%rsp), %ymm5 /* reload g2x5.2 */
+	vpxor 2944(%rsp), %ymm5, %ymm7 /* t1_acc_4 = xor(g2x5, g2x9) */
 	vpxor 672(%rsp), %ymm7, %ymm7 /* t1_acc_5 = xor(t1_acc_4, rk1) */
 	vpxor 3456(%rsp), %ymm7, %ymm7 /* t1_2 = xor(t1_acc_5, g2x13) */
 	vmovdqa 2464(%rsp), %ymm8 /* reload g2x6.2 */
@@ -1270,18 +1272,18 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor 3008(%rsp), %ymm12, %ymm13 /* t3_acc_4 = xor(g2x7, g2x11) */
 	vpxor 1440(%rsp), %ymm13, %ymm13 /* t3_acc_5 = xor(t3_acc_4, rk3) */
 	vpxor 3520(%rsp), %ymm13, %ymm13 /* t3_2 = xor(t3_acc_5, g2x15) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
+	vmovdqu %ymm4, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm5, %ymm5 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm4, %ymm4 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -1322,39 +1324,39 @@ sm4_byteslice_avx2_vaes_batch_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_2_aes_sh = shr(y0_2_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm4, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* y0_2_aes_sh = shr(y0_2_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm4, %ymm4 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm5 /* tbl_hi_1 = const() */
+	vpshufb %ymm4, %ymm5, %ymm1 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
+	vpxor %ymm1, %ymm8, %ymm1 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_2_aes_sh = shr(y1_2_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 2368(%rsp) /* spill g1x3.3 */
-	vpshufb %ymm8, %ymm12, %ymm3 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
-	vmovdqa %ymm0, 2656(%rsp) /* spill g1x2.3 */
-	vpshufb %ymm7, %ymm6, %ymm0 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
-	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
+	vmovdqa %ymm0, 2368(%rsp) /* spill g1x3.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
+	vmovdqa %ymm3, 2656(%rsp) /* spill g1x2.3 */
+	vpshufb %ymm7, %ymm5, %ymm3 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
+	vpxor %ymm3, %ymm0, %ymm0 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm3 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_2_aes_sh = shr(y2_2_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 2688(%rsp) /* spill g1x1.3 */
-	vpshufb %ymm3, %ymm12, %ymm1 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	vmovdqa %ymm6, 2688(%rsp) /* spill g1x1.3 */
+	vpshufb %ymm3, %ymm12, %ymm6 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
 	vmovdqa %ymm9, 2720(%rsp) /* spill g1x0.3 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
-	vpxor %ymm9, %ymm1, %ymm1 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
+	vpshufb %ymm10, %ymm5, %ymm9 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	vpxor %ymm9, %ymm6, %ymm6 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y3_2_aes_sh = shr(y3_2_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	vpshufb %ymm13, %ymm5, %ymm5 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
 	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
+	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
@@ -1364,34 +1366,35 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_8 = xor(p1_0_2, p2_1_2) */
-	vpxor %ymm6, %ymm3, %ymm10 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
-	vpxor 2336(%rsp), %ymm9, %ymm9 /* x0n_2 = xor(m0_acc_11, g2x0.2) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
-	vpxor %ymm3, %ymm0, %ymm10 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_11 = xor(m1_acc_10, p2_3_2) */
-	vpxor 2304(%rsp), %ymm4, %ymm4 /* x1n_2 = xor(m1_acc_11, g2x1.2) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_8 = xor(p2_0_2, p1_1_2) */
-	vpxor %ymm1, %ymm7, %ymm10 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
-	vpxor 2272(%rsp), %ymm0, %ymm0 /* x2n_2 = xor(m2_acc_11, g2x2.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_8 = xor(p2_0_2, p2_1_2) */
-	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
-	vpxor 2240(%rsp), %ymm1, %ymm1 /* x3n_2 = xor(m3_acc_11, g2x3.2) */
-	vmovdqa 2528(%rsp), %ymm3 /* reload g3x4.2 */
-	vpxor 3040(%rsp), %ymm3, %ymm5 /* t0_acc_6 = xor(g3x4, g3x8) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_7 = xor(t0_acc_6, rk0) */
+	vpxor %ymm0, %ymm1, %ymm9 /* m0_acc_10 = xor(p1_0_2, p1_1_2) */
+	vpxor %ymm6, %ymm7, %ymm10 /* m0_acc_11 = xor(p2_1_2, p1_2_2) */
+	vpxor %ymm8, %ymm3, %ymm12 /* m0_acc_12 = xor(p2_2_2, p2_3_2) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_13 = xor(m0_acc_10, m0_acc_11) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_14 = xor(m0_acc_13, m0_acc_12) */
+	vpxor 2336(%rsp), %ymm9, %ymm9 /* x0n_2 = xor(m0_acc_14, g2x0.2) */
+	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_10 = xor(p2_0_2, p1_1_2) */
+	vpxor %ymm3, %ymm6, %ymm6 /* m1_acc_11 = xor(p1_2_2, p2_2_2) */
+	vpxor %ymm8, %ymm5, %ymm8 /* m1_acc_12 = xor(p1_3_2, p2_3_2) */
+	vpxor %ymm6, %ymm12, %ymm6 /* m1_acc_13 = xor(m1_acc_10, m1_acc_11) */
+	vpxor %ymm8, %ymm6, %ymm6 /* m1_acc_14 = xor(m1_acc_13, m1_acc_12) */
+	vpxor 2304(%rsp), %ymm6, %ymm6 /* x1n_2 = xor(m1_acc_14, g2x1.2) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_10 = xor(p1_0_2, p2_0_2) */
+	vpxor %ymm10, %ymm1, %ymm4 /* m2_acc_13 = xor(m2_acc_10, m0_acc_11) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_14 = xor(m2_acc_13, m1_acc_12) */
+	vpxor 2272(%rsp), %ymm4, %ymm4 /* x2n_2 = xor(m2_acc_14, g2x2.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_11 = xor(p1_1_2, p2_1_2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_12 = xor(p2_2_2, p1_3_2) */
+	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_13 = xor(m2_acc_10, m3_acc_11) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_14 = xor(m3_acc_13, m3_acc_12) */
+	vpxor 2240(%rsp), %ymm0, %ymm0 /* x3n_2 = xor(m3_acc_14, g2x3.2) */
+	vmovdqa 2528(%rsp), %ymm1 /* reload g3x4.2 */
+	vpxor 3040(%rsp), %ymm1, %ymm3 /* t0_acc_6 = xor(g3x4, g3x8) */
+	vpxor %ymm2, %ymm3, %ymm2 /* t0_acc_7 = xor(t0_acc_6, rk0) */
 	vpxor 3552(%rsp), %ymm2, %ymm2 /* t0_3 = xor(t0_acc_7, g3x12) */
-	vmovdqa 2560(%rsp), %ymm5 /* reload g3x5.2 */
-	vpxor 3072(%rsp), %ymm5, %ymm6 /* t1_acc_6 = xor(g3x5, g3x9) */
-	vpxor 672(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1) */
-	vpxor 3584(%rsp), %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g3x13) */
+	vmovdqa 2560(%rsp), %ymm3 /* reload g3x5.2 */
+	vpxor 3072(%rsp), %ymm3, %ymm5 /* t1_acc_6 = xor(g3x5, g3x9) */
+	vpxor 672(%rsp), %ymm5, %ymm5 /* t1_acc_7 = xor(t1_acc_6, rk1) */
+	vpxor 3584(%rsp), %ymm5, %ymm5 /* t1_3 = xor(t1_acc_7, g3x13) */
 	vmovdqa 2592(%rsp), %ymm7 /* reload g3x6.2 */
 	vpxor 3104(%rsp), %ymm7, %ymm8 /* t2_acc_6 = xor(g3x6, g3x10) */
 	vpxor 1376(%rsp), %ymm8, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2) */
@@ -1413,18 +1416,18 @@ sm4_byteslice_avx2_vaes_batch_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2, %ymm2 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm6, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm6, %ymm6 /* y1_3_aes = aesenclast(y1_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm5, %ymm5 /* y1_3_aes = aesenclast(y1_3_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -1458,79 +1461,80 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y1_3_aes_sh = shr(y1_3_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
-	vmovdqa %ymm1, 2240(%rsp) /* spill g2x3.3 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	vpshufb %ymm2, %ymm7, %ymm3 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	vpxor %ymm3, %ymm10, %ymm3 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5, %ymm10 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y1_3_aes_sh = shr(y1_3_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5, %ymm5 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm1 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	vmovdqa %ymm0, 2240(%rsp) /* spill g2x3.3 */
+	vpshufb %ymm5, %ymm7, %ymm0 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	vpxor %ymm0, %ymm1, %ymm0 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm1 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_3_aes_sh = shr(y2_3_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2272(%rsp) /* spill g2x2.3 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
-	vmovdqa %ymm4, 2304(%rsp) /* spill g2x1.3 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	vmovdqa %ymm4, 2272(%rsp) /* spill g2x2.3 */
+	vpshufb %ymm1, %ymm15, %ymm4 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	vmovdqa %ymm6, 2304(%rsp) /* spill g2x1.3 */
+	vpshufb %ymm8, %ymm7, %ymm6 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	vpxor %ymm6, %ymm4, %ymm4 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm6 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_3_aes_sh = shr(y3_3_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
 	vmovdqa %ymm9, 2336(%rsp) /* spill g2x0.3 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	vpshufb %ymm6, %ymm15, %ymm9 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
 	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
 	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
 	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
 	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_12 = xor(p1_0_3, p2_1_3) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
-	vpxor 2016(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_15, g3x0.2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_12 = xor(p1_0_3, p2_0_3) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_15 = xor(m1_acc_14, p2_3_3) */
-	vpxor 2048(%rsp), %ymm5, %ymm5 /* x1n_3 = xor(m1_acc_15, g3x1.2) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_12 = xor(p2_0_3, p1_1_3) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_15 = xor(m2_acc_14, p2_3_3) */
-	vpxor 2080(%rsp), %ymm1, %ymm1 /* x2n_3 = xor(m2_acc_15, g3x2.2) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_12 = xor(p2_0_3, p2_1_3) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
-	vpxor 2112(%rsp), %ymm0, %ymm0 /* x3n_3 = xor(m3_acc_15, g3x3.2) */
+	vpxor %ymm8, %ymm6, %ymm6 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	vpxor %ymm0, %ymm3, %ymm8 /* m0_acc_15 = xor(p1_0_3, p1_1_3) */
+	vpxor %ymm4, %ymm5, %ymm9 /* m0_acc_16 = xor(p2_1_3, p1_2_3) */
+	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_17 = xor(p2_2_3, p2_3_3) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_18 = xor(m0_acc_15, m0_acc_16) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_19 = xor(m0_acc_18, m0_acc_17) */
+	vpxor 2016(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_19, g3x0.2) */
+	vpxor %ymm0, %ymm2, %ymm10 /* m1_acc_15 = xor(p2_0_3, p1_1_3) */
+	vpxor %ymm1, %ymm4, %ymm4 /* m1_acc_16 = xor(p1_2_3, p2_2_3) */
+	vpxor %ymm6, %ymm7, %ymm6 /* m1_acc_17 = xor(p1_3_3, p2_3_3) */
+	vpxor %ymm4, %ymm10, %ymm4 /* m1_acc_18 = xor(m1_acc_15, m1_acc_16) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m1_acc_19 = xor(m1_acc_18, m1_acc_17) */
+	vpxor 2048(%rsp), %ymm4, %ymm4 /* x1n_3 = xor(m1_acc_19, g3x1.2) */
+	vpxor %ymm2, %ymm3, %ymm2 /* m2_acc_15 = xor(p1_0_3, p2_0_3) */
+	vpxor %ymm9, %ymm2, %ymm3 /* m2_acc_18 = xor(m2_acc_15, m0_acc_16) */
+	vpxor %ymm6, %ymm3, %ymm3 /* m2_acc_19 = xor(m2_acc_18, m1_acc_17) */
+	vpxor 2080(%rsp), %ymm3, %ymm3 /* x2n_3 = xor(m2_acc_19, g3x2.2) */
+	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_16 = xor(p1_1_3, p2_1_3) */
+	vpxor %ymm7, %ymm1, %ymm1 /* m3_acc_17 = xor(p2_2_3, p1_3_3) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_18 = xor(m2_acc_15, m3_acc_16) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_19 = xor(m3_acc_18, m3_acc_17) */
+	vpxor 2112(%rsp), %ymm0, %ymm0 /* x3n_3 = xor(m3_acc_19, g3x3.2) */
 
 	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	vpbroadcastd 16(%rdi,%rcx), %ymm2 /* rk0_1 = bcast32() */
-	vpbroadcastd 20(%rdi,%rcx), %ymm3 /* rk1_1 = bcast32() */
-	vpbroadcastd 24(%rdi,%rcx), %ymm4 /* rk2_1 = bcast32() */
+	vpbroadcastd 16(%rdi,%rcx), %ymm1 /* rk0_1 = bcast32() */
+	vpbroadcastd 20(%rdi,%rcx), %ymm2 /* rk1_1 = bcast32() */
+	vpbroadcastd 24(%rdi,%rcx), %ymm5 /* rk2_1 = bcast32() */
 	vpbroadcastd 28(%rdi,%rcx), %ymm6 /* rk3_1 = bcast32() */
 	vmovdqa 1184(%rsp), %ymm7 /* reload g0x8.2 */
 	vpxor 1536(%rsp), %ymm7, %ymm9 /* t0_acc_8 = xor(g0x8, g0x12) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_1) */
+	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_1) */
 	vpxor 1600(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
 	vmovdqa 448(%rsp), %ymm10 /* reload g0x9.2 */
 	vpxor 1696(%rsp), %ymm10, %ymm12 /* t1_acc_8 = xor(g0x9, g0x13) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
+	vpxor %ymm2, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
 	vpxor 1088(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
 	vmovdqa 64(%rsp), %ymm13 /* reload g0x10.2 */
 	vpxor 128(%rsp), %ymm13, %ymm13 /* t2_acc_8 = xor(g0x10, g0x14) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
 	vpxor 1152(%rsp), %ymm13, %ymm13 /* t2_4 = xor(t2_acc_9, g0x2) */
 	vmovdqa 992(%rsp), %ymm10 /* reload g0x11.2 */
 	vpxor 96(%rsp), %ymm10, %ymm10 /* t3_acc_8 = xor(g0x11, g0x15) */
@@ -1593,69 +1597,70 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm9, %ymm9 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 2112(%rsp) /* spill g3x3.3 */
 	vpshufb %ymm7, %ymm15, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	vmovdqa %ymm1, 2080(%rsp) /* spill g3x2.3 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 2048(%rsp) /* spill g3x1.3 */
-	vpshufb %ymm9, %ymm1, %ymm5 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm5 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	vmovdqa %ymm3, 2080(%rsp) /* spill g3x2.3 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
+	vmovdqa %ymm4, 2048(%rsp) /* spill g3x1.3 */
+	vpshufb %ymm9, %ymm3, %ymm4 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm4 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y1_4_aes_sh = shr(y1_4_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
 	vmovdqa %ymm8, 2016(%rsp) /* spill g3x0.3 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	vpshufb %ymm4, %ymm15, %ymm8 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
 	vmovdqa %ymm6, 1440(%rsp) /* spill rk3_1 */
-	vpshufb %ymm12, %ymm1, %ymm6 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	vpshufb %ymm12, %ymm3, %ymm6 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm8 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y2_4_aes_sh = shr(y2_4_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1376(%rsp) /* spill rk2_1 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
-	vmovdqa %ymm3, 672(%rsp) /* spill rk1_1 */
-	vpshufb %ymm13, %ymm1, %ymm3 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm4 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
+	vmovdqa %ymm5, 1376(%rsp) /* spill rk2_1 */
+	vpshufb %ymm8, %ymm15, %ymm5 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	vmovdqa %ymm2, 672(%rsp) /* spill rk1_1 */
+	vpshufb %ymm13, %ymm3, %ymm2 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm5 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_4_aes_sh = shr(y3_4_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
+	vpshufb %ymm5, %ymm15, %ymm15 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
 	vpshufb %ymm7, %ymm14, %ymm7 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
 	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm9 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
+	vpxor %ymm9, %ymm4, %ymm4 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_16 = xor(p1_0_4, p2_1_4) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
-	vpxor 1504(%rsp), %ymm9, %ymm9 /* x0n_4 = xor(m0_acc_19, g0x4.2) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_16 = xor(p1_0_4, p2_0_4) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
-	vpxor 608(%rsp), %ymm0, %ymm0 /* x1n_4 = xor(m1_acc_19, g0x5.2) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_16 = xor(p2_0_4, p1_1_4) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
-	vpxor 640(%rsp), %ymm4, %ymm4 /* x2n_4 = xor(m2_acc_19, g0x6.2) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_16 = xor(p2_0_4, p2_1_4) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
-	vpxor 576(%rsp), %ymm1, %ymm1 /* x3n_4 = xor(m3_acc_19, g0x7.2) */
+	vpxor %ymm9, %ymm5, %ymm5 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
+	vpxor %ymm6, %ymm0, %ymm9 /* m0_acc_20 = xor(p1_0_4, p1_1_4) */
+	vpxor %ymm2, %ymm4, %ymm10 /* m0_acc_21 = xor(p2_1_4, p1_2_4) */
+	vpxor %ymm5, %ymm8, %ymm12 /* m0_acc_22 = xor(p2_2_4, p2_3_4) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_23 = xor(m0_acc_20, m0_acc_21) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_24 = xor(m0_acc_23, m0_acc_22) */
+	vpxor 1504(%rsp), %ymm9, %ymm9 /* x0n_4 = xor(m0_acc_24, g0x4.2) */
+	vpxor %ymm6, %ymm7, %ymm12 /* m1_acc_20 = xor(p2_0_4, p1_1_4) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_21 = xor(p1_2_4, p2_2_4) */
+	vpxor %ymm5, %ymm3, %ymm5 /* m1_acc_22 = xor(p1_3_4, p2_3_4) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_23 = xor(m1_acc_20, m1_acc_21) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_24 = xor(m1_acc_23, m1_acc_22) */
+	vpxor 608(%rsp), %ymm2, %ymm2 /* x1n_4 = xor(m1_acc_24, g0x5.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_20 = xor(p1_0_4, p2_0_4) */
+	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_23 = xor(m2_acc_20, m0_acc_21) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_24 = xor(m2_acc_23, m1_acc_22) */
+	vpxor 640(%rsp), %ymm5, %ymm5 /* x2n_4 = xor(m2_acc_24, g0x6.2) */
+	vpxor %ymm4, %ymm6, %ymm4 /* m3_acc_21 = xor(p1_1_4, p2_1_4) */
+	vpxor %ymm3, %ymm8, %ymm3 /* m3_acc_22 = xor(p2_2_4, p1_3_4) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_23 = xor(m2_acc_20, m3_acc_21) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_24 = xor(m3_acc_23, m3_acc_22) */
+	vpxor 576(%rsp), %ymm0, %ymm0 /* x3n_4 = xor(m3_acc_24, g0x7.2) */
 	vmovdqa 3200(%rsp), %ymm3 /* reload g1x8.2 */
-	vpxor 3296(%rsp), %ymm3, %ymm5 /* t0_acc_10 = xor(g1x8, g1x12) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_11 = xor(t0_acc_10, rk0_1) */
-	vpxor 2720(%rsp), %ymm5, %ymm5 /* t0_5 = xor(t0_acc_11, g1x0) */
+	vpxor 3296(%rsp), %ymm3, %ymm4 /* t0_acc_10 = xor(g1x8, g1x12) */
+	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_11 = xor(t0_acc_10, rk0_1) */
+	vpxor 2720(%rsp), %ymm4, %ymm4 /* t0_5 = xor(t0_acc_11, g1x0) */
 	vmovdqa 2816(%rsp), %ymm6 /* reload g1x9.2 */
 	vpxor 3328(%rsp), %ymm6, %ymm7 /* t1_acc_10 = xor(g1x9, g1x13) */
 	vpxor 672(%rsp), %ymm7, %ymm7 /* t1_acc_11 = xor(t1_acc_10, rk1_1) */
@@ -1668,18 +1673,18 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor 3392(%rsp), %ymm12, %ymm13 /* t3_acc_10 = xor(g1x11, g1x15) */
 	vpxor 1440(%rsp), %ymm13, %ymm13 /* t3_acc_11 = xor(t3_acc_10, rk3_1) */
 	vpxor 2368(%rsp), %ymm13, %ymm13 /* t3_5 = xor(t3_acc_11, g1x3) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
+	vmovdqu %ymm4, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm5, %ymm5 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm4, %ymm4 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -1720,30 +1725,30 @@ sm4_byteslice_avx2_vaes_batch_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_5_aes = aesenclast(y3_5_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5, %ymm15 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_5_aes_sh = shr(y0_5_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm4, %ymm15 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* y0_5_aes_sh = shr(y0_5_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm4, %ymm4 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	vpshufb %ymm4, %ymm6, %ymm3 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
 	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_5_aes_sh = shr(y1_5_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 576(%rsp) /* spill g0x7.3 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
-	vmovdqa %ymm4, 640(%rsp) /* spill g0x6.3 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm4 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	vmovdqa %ymm0, 576(%rsp) /* spill g0x7.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	vmovdqa %ymm5, 640(%rsp) /* spill g0x6.3 */
+	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	vpxor %ymm5, %ymm0, %ymm0 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm5 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_5_aes_sh = shr(y2_5_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 608(%rsp) /* spill g0x5.3 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	vmovdqa %ymm2, 608(%rsp) /* spill g0x5.3 */
+	vpshufb %ymm5, %ymm12, %ymm2 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
 	vmovdqa %ymm9, 1504(%rsp) /* spill g0x4.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y3_5_aes_sh = shr(y3_5_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
@@ -1751,40 +1756,41 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
 	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	vpxor %ymm8, %ymm5, %ymm5 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_20 = xor(p1_0_5, p2_1_5) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
-	vpxor 3232(%rsp), %ymm9, %ymm9 /* x0n_5 = xor(m0_acc_23, g1x4.2) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_20 = xor(p1_0_5, p2_0_5) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_23 = xor(m1_acc_22, p2_3_5) */
-	vpxor 3168(%rsp), %ymm3, %ymm3 /* x1n_5 = xor(m1_acc_23, g1x5.2) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_20 = xor(p2_0_5, p1_1_5) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_23 = xor(m2_acc_22, p2_3_5) */
-	vpxor 2784(%rsp), %ymm1, %ymm1 /* x2n_5 = xor(m2_acc_23, g1x6.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_20 = xor(p2_0_5, p2_1_5) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
-	vpxor 2752(%rsp), %ymm0, %ymm0 /* x3n_5 = xor(m3_acc_23, g1x7.2) */
-	vmovdqa 2912(%rsp), %ymm4 /* reload g2x8.2 */
-	vpxor 3424(%rsp), %ymm4, %ymm5 /* t0_acc_12 = xor(g2x8, g2x12) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_13 = xor(t0_acc_12, rk0_1) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_25 = xor(p1_0_5, p1_1_5) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_26 = xor(p2_1_5, p1_2_5) */
+	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_27 = xor(p2_2_5, p2_3_5) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_28 = xor(m0_acc_25, m0_acc_26) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_29 = xor(m0_acc_28, m0_acc_27) */
+	vpxor 3232(%rsp), %ymm9, %ymm9 /* x0n_5 = xor(m0_acc_29, g1x4.2) */
+	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_25 = xor(p2_0_5, p1_1_5) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_26 = xor(p1_2_5, p2_2_5) */
+	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_27 = xor(p1_3_5, p2_3_5) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_28 = xor(m1_acc_25, m1_acc_26) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_29 = xor(m1_acc_28, m1_acc_27) */
+	vpxor 3168(%rsp), %ymm2, %ymm2 /* x1n_5 = xor(m1_acc_29, g1x5.2) */
+	vpxor %ymm4, %ymm3, %ymm3 /* m2_acc_25 = xor(p1_0_5, p2_0_5) */
+	vpxor %ymm10, %ymm3, %ymm4 /* m2_acc_28 = xor(m2_acc_25, m0_acc_26) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_29 = xor(m2_acc_28, m1_acc_27) */
+	vpxor 2784(%rsp), %ymm4, %ymm4 /* x2n_5 = xor(m2_acc_29, g1x6.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_26 = xor(p1_1_5, p2_1_5) */
+	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_27 = xor(p2_2_5, p1_3_5) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_28 = xor(m2_acc_25, m3_acc_26) */
+	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_29 = xor(m3_acc_28, m3_acc_27) */
+	vpxor 2752(%rsp), %ymm0, %ymm0 /* x3n_5 = xor(m3_acc_29, g1x7.2) */
+	vmovdqa 2912(%rsp), %ymm3 /* reload g2x8.2 */
+	vpxor 3424(%rsp), %ymm3, %ymm5 /* t0_acc_12 = xor(g2x8, g2x12) */
+	vpxor %ymm1, %ymm5, %ymm5 /* t0_acc_13 = xor(t0_acc_12, rk0_1) */
 	vpxor 2336(%rsp), %ymm5, %ymm5 /* t0_6 = xor(t0_acc_13, g2x0) */
 	vmovdqa 2944(%rsp), %ymm6 /* reload g2x9.2 */
 	vpxor 3456(%rsp), %ymm6, %ymm7 /* t1_acc_12 = xor(g2x9, g2x13) */
@@ -1856,24 +1862,24 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_6_aes_sh = shr(y1_6_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 2752(%rsp) /* spill g1x7.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
-	vmovdqa %ymm1, 2784(%rsp) /* spill g1x6.3 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm1 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
+	vmovdqa %ymm4, 2784(%rsp) /* spill g1x6.3 */
+	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm4 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_6_aes_sh = shr(y2_6_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3168(%rsp) /* spill g1x5.3 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	vmovdqa %ymm2, 3168(%rsp) /* spill g1x5.3 */
+	vpshufb %ymm4, %ymm12, %ymm2 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
 	vmovdqa %ymm9, 3232(%rsp) /* spill g1x4.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y3_6_aes_sh = shr(y3_6_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
@@ -1886,38 +1892,39 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_24 = xor(p1_0_6, p2_1_6) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
-	vpxor 2400(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_27, g2x4.2) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_24 = xor(p1_0_6, p2_0_6) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_27 = xor(m1_acc_26, p2_3_6) */
-	vpxor 2432(%rsp), %ymm4, %ymm4 /* x1n_6 = xor(m1_acc_27, g2x5.2) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_24 = xor(p2_0_6, p1_1_6) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
-	vpxor 2464(%rsp), %ymm0, %ymm0 /* x2n_6 = xor(m2_acc_27, g2x6.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_24 = xor(p2_0_6, p2_1_6) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_27 = xor(m3_acc_26, p1_3_6) */
-	vpxor 2496(%rsp), %ymm1, %ymm1 /* x3n_6 = xor(m3_acc_27, g2x7.2) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_30 = xor(p1_0_6, p1_1_6) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_31 = xor(p2_1_6, p1_2_6) */
+	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_32 = xor(p2_2_6, p2_3_6) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_33 = xor(m0_acc_30, m0_acc_31) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_34 = xor(m0_acc_33, m0_acc_32) */
+	vpxor 2400(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_34, g2x4.2) */
+	vpxor %ymm0, %ymm5, %ymm12 /* m1_acc_30 = xor(p2_0_6, p1_1_6) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m1_acc_31 = xor(p1_2_6, p2_2_6) */
+	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_32 = xor(p1_3_6, p2_3_6) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_33 = xor(m1_acc_30, m1_acc_31) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_34 = xor(m1_acc_33, m1_acc_32) */
+	vpxor 2432(%rsp), %ymm2, %ymm2 /* x1n_6 = xor(m1_acc_34, g2x5.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m2_acc_30 = xor(p1_0_6, p2_0_6) */
+	vpxor %ymm10, %ymm3, %ymm5 /* m2_acc_33 = xor(m2_acc_30, m0_acc_31) */
+	vpxor %ymm8, %ymm5, %ymm5 /* m2_acc_34 = xor(m2_acc_33, m1_acc_32) */
+	vpxor 2464(%rsp), %ymm5, %ymm5 /* x2n_6 = xor(m2_acc_34, g2x6.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_31 = xor(p1_1_6, p2_1_6) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_32 = xor(p2_2_6, p1_3_6) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_33 = xor(m2_acc_30, m3_acc_31) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_34 = xor(m3_acc_33, m3_acc_32) */
+	vpxor 2496(%rsp), %ymm0, %ymm0 /* x3n_6 = xor(m3_acc_34, g2x7.2) */
 	vmovdqa 3040(%rsp), %ymm3 /* reload g3x8.2 */
-	vpxor 3552(%rsp), %ymm3, %ymm5 /* t0_acc_14 = xor(g3x8, g3x12) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_15 = xor(t0_acc_14, rk0_1) */
-	vpxor 2016(%rsp), %ymm2, %ymm2 /* t0_7 = xor(t0_acc_15, g3x0) */
-	vmovdqa 3072(%rsp), %ymm5 /* reload g3x9.2 */
-	vpxor 3584(%rsp), %ymm5, %ymm6 /* t1_acc_14 = xor(g3x9, g3x13) */
+	vpxor 3552(%rsp), %ymm3, %ymm4 /* t0_acc_14 = xor(g3x8, g3x12) */
+	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_15 = xor(t0_acc_14, rk0_1) */
+	vpxor 2016(%rsp), %ymm1, %ymm1 /* t0_7 = xor(t0_acc_15, g3x0) */
+	vmovdqa 3072(%rsp), %ymm4 /* reload g3x9.2 */
+	vpxor 3584(%rsp), %ymm4, %ymm6 /* t1_acc_14 = xor(g3x9, g3x13) */
 	vpxor 672(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_1) */
 	vpxor 2048(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g3x1) */
 	vmovdqa 3104(%rsp), %ymm7 /* reload g3x10.2 */
@@ -1928,18 +1935,18 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor 1120(%rsp), %ymm10, %ymm12 /* t3_acc_14 = xor(g3x11, g3x15) */
 	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_1) */
 	vpxor 2112(%rsp), %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g3x3) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm2, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2, %ymm2 /* y0_7_aes = aesenclast(y0_7_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm1, %ymm1 /* y0_7_aes = aesenclast(y0_7_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -1980,77 +1987,78 @@ sm4_byteslice_avx2_vaes_batch_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_7_aes = aesenclast(y3_7_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm13 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_7_aes_sh = shr(y0_7_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm13 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* y0_7_aes_sh = shr(y0_7_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm1 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
+	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
+	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_7_aes_sh = shr(y1_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
-	vmovdqa %ymm1, 2496(%rsp) /* spill g2x7.3 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
+	vmovdqa %ymm0, 2496(%rsp) /* spill g2x7.3 */
+	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
+	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_7_aes_sh = shr(y2_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2464(%rsp) /* spill g2x6.3 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
-	vmovdqa %ymm4, 2432(%rsp) /* spill g2x5.3 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
+	vmovdqa %ymm5, 2464(%rsp) /* spill g2x6.3 */
+	vpshufb %ymm3, %ymm15, %ymm5 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
+	vmovdqa %ymm2, 2432(%rsp) /* spill g2x5.3 */
+	vpshufb %ymm8, %ymm7, %ymm2 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm5 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_7_aes_sh = shr(y3_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
 	vmovdqa %ymm9, 2400(%rsp) /* spill g2x4.3 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
 	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
+	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
 	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
 	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_28 = xor(p1_0_7, p2_1_7) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_30 = xor(m0_acc_28, m0_acc_29) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_31 = xor(m0_acc_30, p2_3_7) */
-	vpxor 2528(%rsp), %ymm8, %ymm8 /* x0n_7 = xor(m0_acc_31, g3x4.2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_28 = xor(p1_0_7, p2_0_7) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_31 = xor(m1_acc_30, p2_3_7) */
-	vpxor 2560(%rsp), %ymm5, %ymm5 /* x1n_7 = xor(m1_acc_31, g3x5.2) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_28 = xor(p2_0_7, p1_1_7) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_31 = xor(m2_acc_30, p2_3_7) */
-	vpxor 2592(%rsp), %ymm1, %ymm1 /* x2n_7 = xor(m2_acc_31, g3x6.2) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_28 = xor(p2_0_7, p2_1_7) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_30 = xor(m3_acc_28, m3_acc_29) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
-	vpxor 2624(%rsp), %ymm0, %ymm0 /* x3n_7 = xor(m3_acc_31, g3x7.2) */
+	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
+	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_35 = xor(p1_0_7, p1_1_7) */
+	vpxor %ymm2, %ymm6, %ymm9 /* m0_acc_36 = xor(p2_1_7, p1_2_7) */
+	vpxor %ymm5, %ymm3, %ymm10 /* m0_acc_37 = xor(p2_2_7, p2_3_7) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_38 = xor(m0_acc_35, m0_acc_36) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_39 = xor(m0_acc_38, m0_acc_37) */
+	vpxor 2528(%rsp), %ymm8, %ymm8 /* x0n_7 = xor(m0_acc_39, g3x4.2) */
+	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_35 = xor(p2_0_7, p1_1_7) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m1_acc_36 = xor(p1_2_7, p2_2_7) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_37 = xor(p1_3_7, p2_3_7) */
+	vpxor %ymm2, %ymm10, %ymm2 /* m1_acc_38 = xor(m1_acc_35, m1_acc_36) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_39 = xor(m1_acc_38, m1_acc_37) */
+	vpxor 2560(%rsp), %ymm2, %ymm2 /* x1n_7 = xor(m1_acc_39, g3x5.2) */
+	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_35 = xor(p1_0_7, p2_0_7) */
+	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_38 = xor(m2_acc_35, m0_acc_36) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_39 = xor(m2_acc_38, m1_acc_37) */
+	vpxor 2592(%rsp), %ymm4, %ymm4 /* x2n_7 = xor(m2_acc_39, g3x6.2) */
+	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_36 = xor(p1_1_7, p2_1_7) */
+	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_37 = xor(p2_2_7, p1_3_7) */
+	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_38 = xor(m2_acc_35, m3_acc_36) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, m3_acc_37) */
+	vpxor 2624(%rsp), %ymm0, %ymm0 /* x3n_7 = xor(m3_acc_39, g3x7.2) */
 
 	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	vpbroadcastd 32(%rdi,%rcx), %ymm2 /* rk0_2 = bcast32() */
+	vpbroadcastd 32(%rdi,%rcx), %ymm1 /* rk0_2 = bcast32() */
 	vpbroadcastd 36(%rdi,%rcx), %ymm3 /* rk1_2 = bcast32() */
-	vpbroadcastd 40(%rdi,%rcx), %ymm4 /* rk2_2 = bcast32() */
+	vpbroadcastd 40(%rdi,%rcx), %ymm5 /* rk2_2 = bcast32() */
 	vpbroadcastd 44(%rdi,%rcx), %ymm6 /* rk3_2 = bcast32() */
 	vmovdqa 1536(%rsp), %ymm7 /* reload g0x12.2 */
 	vpxor 1600(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_2) */
+	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_2) */
 	vpxor 1504(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x4) */
 	vmovdqa 1696(%rsp), %ymm10 /* reload g0x13.2 */
 	vpxor 1088(%rsp), %ymm10, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
@@ -2058,7 +2066,7 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor 608(%rsp), %ymm12, %ymm12 /* t1_8 = xor(t1_acc_17, g0x5) */
 	vmovdqa 128(%rsp), %ymm13 /* reload g0x14.2 */
 	vpxor 1152(%rsp), %ymm13, %ymm13 /* t2_acc_16 = xor(g0x14, g0x2) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
 	vpxor 640(%rsp), %ymm13, %ymm13 /* t2_8 = xor(t2_acc_17, g0x6) */
 	vmovdqa 96(%rsp), %ymm10 /* reload g0x15.2 */
 	vpxor 3264(%rsp), %ymm10, %ymm10 /* t3_acc_16 = xor(g0x15, g0x3) */
@@ -2121,69 +2129,70 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm9, %ymm9 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 2624(%rsp) /* spill g3x7.3 */
 	vpshufb %ymm7, %ymm15, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	vmovdqa %ymm1, 2592(%rsp) /* spill g3x6.3 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 2560(%rsp) /* spill g3x5.3 */
-	vpshufb %ymm9, %ymm1, %ymm5 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm5 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	vmovdqa %ymm4, 2592(%rsp) /* spill g3x6.3 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
+	vmovdqa %ymm2, 2560(%rsp) /* spill g3x5.3 */
+	vpshufb %ymm9, %ymm4, %ymm2 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	vpxor %ymm2, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm2 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y1_8_aes_sh = shr(y1_8_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
 	vmovdqa %ymm8, 2528(%rsp) /* spill g3x4.3 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	vpshufb %ymm2, %ymm15, %ymm8 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
 	vmovdqa %ymm6, 1440(%rsp) /* spill rk3_2 */
-	vpshufb %ymm12, %ymm1, %ymm6 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	vpshufb %ymm12, %ymm4, %ymm6 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm8 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y2_8_aes_sh = shr(y2_8_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1376(%rsp) /* spill rk2_2 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	vmovdqa %ymm5, 1376(%rsp) /* spill rk2_2 */
+	vpshufb %ymm8, %ymm15, %ymm5 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
 	vmovdqa %ymm3, 672(%rsp) /* spill rk1_2 */
-	vpshufb %ymm13, %ymm1, %ymm3 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm4 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm3 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm5 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_8_aes_sh = shr(y3_8_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
+	vpshufb %ymm5, %ymm15, %ymm15 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm4 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
 	vpshufb %ymm7, %ymm14, %ymm7 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
 	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm9 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_32 = xor(p1_0_8, p2_1_8) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
-	vpxor 1184(%rsp), %ymm9, %ymm9 /* x0n_8 = xor(m0_acc_35, g0x8.2) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_32 = xor(p1_0_8, p2_0_8) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
-	vpxor 448(%rsp), %ymm0, %ymm0 /* x1n_8 = xor(m1_acc_35, g0x9.2) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
-	vpxor 64(%rsp), %ymm4, %ymm4 /* x2n_8 = xor(m2_acc_35, g0x10.2) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
-	vpxor 992(%rsp), %ymm1, %ymm1 /* x3n_8 = xor(m3_acc_35, g0x11.2) */
-	vmovdqa 3296(%rsp), %ymm3 /* reload g1x12.2 */
-	vpxor 2720(%rsp), %ymm3, %ymm5 /* t0_acc_18 = xor(g1x12, g1x0) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_19 = xor(t0_acc_18, rk0_2) */
-	vpxor 3232(%rsp), %ymm5, %ymm5 /* t0_9 = xor(t0_acc_19, g1x4) */
+	vpxor %ymm9, %ymm5, %ymm5 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
+	vpxor %ymm6, %ymm0, %ymm9 /* m0_acc_40 = xor(p1_0_8, p1_1_8) */
+	vpxor %ymm3, %ymm2, %ymm10 /* m0_acc_41 = xor(p2_1_8, p1_2_8) */
+	vpxor %ymm5, %ymm8, %ymm12 /* m0_acc_42 = xor(p2_2_8, p2_3_8) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_40, m0_acc_41) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_44 = xor(m0_acc_43, m0_acc_42) */
+	vpxor 1184(%rsp), %ymm9, %ymm9 /* x0n_8 = xor(m0_acc_44, g0x8.2) */
+	vpxor %ymm6, %ymm7, %ymm12 /* m1_acc_40 = xor(p2_0_8, p1_1_8) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_41 = xor(p1_2_8, p2_2_8) */
+	vpxor %ymm5, %ymm4, %ymm5 /* m1_acc_42 = xor(p1_3_8, p2_3_8) */
+	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_43 = xor(m1_acc_40, m1_acc_41) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_44 = xor(m1_acc_43, m1_acc_42) */
+	vpxor 448(%rsp), %ymm3, %ymm3 /* x1n_8 = xor(m1_acc_44, g0x9.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_40 = xor(p1_0_8, p2_0_8) */
+	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_43 = xor(m2_acc_40, m0_acc_41) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_44 = xor(m2_acc_43, m1_acc_42) */
+	vpxor 64(%rsp), %ymm5, %ymm5 /* x2n_8 = xor(m2_acc_44, g0x10.2) */
+	vpxor %ymm2, %ymm6, %ymm2 /* m3_acc_41 = xor(p1_1_8, p2_1_8) */
+	vpxor %ymm4, %ymm8, %ymm4 /* m3_acc_42 = xor(p2_2_8, p1_3_8) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_43 = xor(m2_acc_40, m3_acc_41) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_44 = xor(m3_acc_43, m3_acc_42) */
+	vpxor 992(%rsp), %ymm0, %ymm0 /* x3n_8 = xor(m3_acc_44, g0x11.2) */
+	vmovdqa 3296(%rsp), %ymm2 /* reload g1x12.2 */
+	vpxor 2720(%rsp), %ymm2, %ymm4 /* t0_acc_18 = xor(g1x12, g1x0) */
+	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_19 = xor(t0_acc_18, rk0_2) */
+	vpxor 3232(%rsp), %ymm4, %ymm4 /* t0_9 = xor(t0_acc_19, g1x4) */
 	vmovdqa 3328(%rsp), %ymm6 /* reload g1x13.2 */
 	vpxor 2688(%rsp), %ymm6, %ymm7 /* t1_acc_18 = xor(g1x13, g1x1) */
 	vpxor 672(%rsp), %ymm7, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_2) */
@@ -2196,18 +2205,18 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor 2368(%rsp), %ymm12, %ymm13 /* t3_acc_18 = xor(g1x15, g1x3) */
 	vpxor 1440(%rsp), %ymm13, %ymm13 /* t3_acc_19 = xor(t3_acc_18, rk3_2) */
 	vpxor 2752(%rsp), %ymm13, %ymm13 /* t3_9 = xor(t3_acc_19, g1x7) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
+	vmovdqu %ymm4, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm5, %ymm5 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm4, %ymm4 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -2248,30 +2257,30 @@ sm4_byteslice_avx2_vaes_batch_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_9_aes = aesenclast(y3_9_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5, %ymm15 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_9_aes_sh = shr(y0_9_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm4, %ymm15 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* y0_9_aes_sh = shr(y0_9_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm4, %ymm4 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	vpshufb %ymm4, %ymm6, %ymm2 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_9_aes_sh = shr(y1_9_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 992(%rsp) /* spill g0x11.3 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
-	vmovdqa %ymm4, 64(%rsp) /* spill g0x10.3 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm4 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	vmovdqa %ymm0, 992(%rsp) /* spill g0x11.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
+	vmovdqa %ymm5, 64(%rsp) /* spill g0x10.3 */
+	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	vpxor %ymm5, %ymm0, %ymm0 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm5 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_9_aes_sh = shr(y2_9_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g0x9.3 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	vmovdqa %ymm3, 448(%rsp) /* spill g0x9.3 */
+	vpshufb %ymm5, %ymm12, %ymm3 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
 	vmovdqa %ymm9, 1184(%rsp) /* spill g0x8.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y3_9_aes_sh = shr(y3_9_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
@@ -2279,40 +2288,41 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
 	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	vpxor %ymm8, %ymm5, %ymm5 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
-	vpxor 3200(%rsp), %ymm9, %ymm9 /* x0n_9 = xor(m0_acc_39, g1x8.2) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_36 = xor(p1_0_9, p2_0_9) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
-	vpxor 2816(%rsp), %ymm3, %ymm3 /* x1n_9 = xor(m1_acc_39, g1x9.2) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_36 = xor(p2_0_9, p1_1_9) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
-	vpxor 2848(%rsp), %ymm1, %ymm1 /* x2n_9 = xor(m2_acc_39, g1x10.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_36 = xor(p2_0_9, p2_1_9) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
-	vpxor 2880(%rsp), %ymm0, %ymm0 /* x3n_9 = xor(m3_acc_39, g1x11.2) */
-	vmovdqa 3424(%rsp), %ymm4 /* reload g2x12.2 */
-	vpxor 2336(%rsp), %ymm4, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_21 = xor(t0_acc_20, rk0_2) */
+	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_45 = xor(p1_0_9, p1_1_9) */
+	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_46 = xor(p2_1_9, p1_2_9) */
+	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_47 = xor(p2_2_9, p2_3_9) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_48 = xor(m0_acc_45, m0_acc_46) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_49 = xor(m0_acc_48, m0_acc_47) */
+	vpxor 3200(%rsp), %ymm9, %ymm9 /* x0n_9 = xor(m0_acc_49, g1x8.2) */
+	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_45 = xor(p2_0_9, p1_1_9) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_46 = xor(p1_2_9, p2_2_9) */
+	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_47 = xor(p1_3_9, p2_3_9) */
+	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_48 = xor(m1_acc_45, m1_acc_46) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_49 = xor(m1_acc_48, m1_acc_47) */
+	vpxor 2816(%rsp), %ymm3, %ymm3 /* x1n_9 = xor(m1_acc_49, g1x9.2) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m2_acc_45 = xor(p1_0_9, p2_0_9) */
+	vpxor %ymm10, %ymm2, %ymm4 /* m2_acc_48 = xor(m2_acc_45, m0_acc_46) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_49 = xor(m2_acc_48, m1_acc_47) */
+	vpxor 2848(%rsp), %ymm4, %ymm4 /* x2n_9 = xor(m2_acc_49, g1x10.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_46 = xor(p1_1_9, p2_1_9) */
+	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_47 = xor(p2_2_9, p1_3_9) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_48 = xor(m2_acc_45, m3_acc_46) */
+	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_49 = xor(m3_acc_48, m3_acc_47) */
+	vpxor 2880(%rsp), %ymm0, %ymm0 /* x3n_9 = xor(m3_acc_49, g1x11.2) */
+	vmovdqa 3424(%rsp), %ymm2 /* reload g2x12.2 */
+	vpxor 2336(%rsp), %ymm2, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
+	vpxor %ymm1, %ymm5, %ymm5 /* t0_acc_21 = xor(t0_acc_20, rk0_2) */
 	vpxor 2400(%rsp), %ymm5, %ymm5 /* t0_10 = xor(t0_acc_21, g2x4) */
 	vmovdqa 3456(%rsp), %ymm6 /* reload g2x13.2 */
 	vpxor 2304(%rsp), %ymm6, %ymm7 /* t1_acc_20 = xor(g2x13, g2x1) */
@@ -2384,21 +2394,21 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
+	vpshufb %ymm5, %ymm6, %ymm2 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_10_aes_sh = shr(y1_10_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 2880(%rsp) /* spill g1x11.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
-	vmovdqa %ymm1, 2848(%rsp) /* spill g1x10.3 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm1 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
+	vmovdqa %ymm4, 2848(%rsp) /* spill g1x10.3 */
+	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm4 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_10_aes_sh = shr(y2_10_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
 	vmovdqa %ymm3, 2816(%rsp) /* spill g1x9.3 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	vpshufb %ymm4, %ymm12, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
 	vmovdqa %ymm9, 3200(%rsp) /* spill g1x8.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
 	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
@@ -2414,38 +2424,39 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
-	vpxor 2912(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g2x8.2) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
-	vpxor 2944(%rsp), %ymm4, %ymm4 /* x1n_10 = xor(m1_acc_43, g2x9.2) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
-	vpxor 2976(%rsp), %ymm0, %ymm0 /* x2n_10 = xor(m2_acc_43, g2x10.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
-	vpxor 3008(%rsp), %ymm1, %ymm1 /* x3n_10 = xor(m3_acc_43, g2x11.2) */
-	vmovdqa 3552(%rsp), %ymm3 /* reload g3x12.2 */
-	vpxor 2016(%rsp), %ymm3, %ymm5 /* t0_acc_22 = xor(g3x12, g3x0) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_23 = xor(t0_acc_22, rk0_2) */
-	vpxor 2528(%rsp), %ymm2, %ymm2 /* t0_11 = xor(t0_acc_23, g3x4) */
-	vmovdqa 3584(%rsp), %ymm5 /* reload g3x13.2 */
-	vpxor 2048(%rsp), %ymm5, %ymm6 /* t1_acc_22 = xor(g3x13, g3x1) */
+	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_50 = xor(p1_0_10, p1_1_10) */
+	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_51 = xor(p2_1_10, p1_2_10) */
+	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_52 = xor(p2_2_10, p2_3_10) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_53 = xor(m0_acc_50, m0_acc_51) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_54 = xor(m0_acc_53, m0_acc_52) */
+	vpxor 2912(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_54, g2x8.2) */
+	vpxor %ymm0, %ymm5, %ymm12 /* m1_acc_50 = xor(p2_0_10, p1_1_10) */
+	vpxor %ymm4, %ymm3, %ymm3 /* m1_acc_51 = xor(p1_2_10, p2_2_10) */
+	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_52 = xor(p1_3_10, p2_3_10) */
+	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_53 = xor(m1_acc_50, m1_acc_51) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_54 = xor(m1_acc_53, m1_acc_52) */
+	vpxor 2944(%rsp), %ymm3, %ymm3 /* x1n_10 = xor(m1_acc_54, g2x9.2) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m2_acc_50 = xor(p1_0_10, p2_0_10) */
+	vpxor %ymm10, %ymm2, %ymm5 /* m2_acc_53 = xor(m2_acc_50, m0_acc_51) */
+	vpxor %ymm8, %ymm5, %ymm5 /* m2_acc_54 = xor(m2_acc_53, m1_acc_52) */
+	vpxor 2976(%rsp), %ymm5, %ymm5 /* x2n_10 = xor(m2_acc_54, g2x10.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_51 = xor(p1_1_10, p2_1_10) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_52 = xor(p2_2_10, p1_3_10) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_53 = xor(m2_acc_50, m3_acc_51) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_54 = xor(m3_acc_53, m3_acc_52) */
+	vpxor 3008(%rsp), %ymm0, %ymm0 /* x3n_10 = xor(m3_acc_54, g2x11.2) */
+	vmovdqa 3552(%rsp), %ymm2 /* reload g3x12.2 */
+	vpxor 2016(%rsp), %ymm2, %ymm4 /* t0_acc_22 = xor(g3x12, g3x0) */
+	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_23 = xor(t0_acc_22, rk0_2) */
+	vpxor 2528(%rsp), %ymm1, %ymm1 /* t0_11 = xor(t0_acc_23, g3x4) */
+	vmovdqa 3584(%rsp), %ymm4 /* reload g3x13.2 */
+	vpxor 2048(%rsp), %ymm4, %ymm6 /* t1_acc_22 = xor(g3x13, g3x1) */
 	vpxor 672(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_2) */
 	vpxor 2560(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g3x5) */
 	vmovdqa 3616(%rsp), %ymm7 /* reload g3x14.2 */
@@ -2456,18 +2467,18 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor 2112(%rsp), %ymm10, %ymm12 /* t3_acc_22 = xor(g3x15, g3x3) */
 	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_2) */
 	vpxor 2624(%rsp), %ymm12, %ymm12 /* t3_11 = xor(t3_acc_23, g3x7) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm2, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2, %ymm2 /* y0_11_aes = aesenclast(y0_11_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm1, %ymm1 /* y0_11_aes = aesenclast(y0_11_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -2508,85 +2519,86 @@ sm4_byteslice_avx2_vaes_batch_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_11_aes = aesenclast(y3_11_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm13 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_11_aes_sh = shr(y0_11_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm13 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* y0_11_aes_sh = shr(y0_11_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm1 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
+	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
+	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_11_aes_sh = shr(y1_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	vmovdqa %ymm1, 3008(%rsp) /* spill g2x11.3 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm2 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	vmovdqa %ymm0, 3008(%rsp) /* spill g2x11.3 */
+	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm2 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_11_aes_sh = shr(y2_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2976(%rsp) /* spill g2x10.3 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	vmovdqa %ymm4, 2944(%rsp) /* spill g2x9.3 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
+	vmovdqa %ymm5, 2976(%rsp) /* spill g2x10.3 */
+	vpshufb %ymm2, %ymm15, %ymm5 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
+	vmovdqa %ymm3, 2944(%rsp) /* spill g2x9.3 */
+	vpshufb %ymm8, %ymm7, %ymm3 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm5 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_11_aes_sh = shr(y3_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
 	vmovdqa %ymm9, 2912(%rsp) /* spill g2x8.3 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
 	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
+	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
 	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
+	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_44 = xor(p1_0_11, p2_1_11) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
-	vpxor 3040(%rsp), %ymm8, %ymm8 /* x0n_11 = xor(m0_acc_47, g3x8.2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_44 = xor(p1_0_11, p2_0_11) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_47 = xor(m1_acc_46, p2_3_11) */
-	vpxor 3072(%rsp), %ymm5, %ymm5 /* x1n_11 = xor(m1_acc_47, g3x9.2) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_44 = xor(p2_0_11, p1_1_11) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_47 = xor(m2_acc_46, p2_3_11) */
-	vpxor 3104(%rsp), %ymm1, %ymm1 /* x2n_11 = xor(m2_acc_47, g3x10.2) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_44 = xor(p2_0_11, p2_1_11) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_46 = xor(m3_acc_44, m3_acc_45) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
-	vpxor 3136(%rsp), %ymm0, %ymm0 /* x3n_11 = xor(m3_acc_47, g3x11.2) */
+	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
+	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_55 = xor(p1_0_11, p1_1_11) */
+	vpxor %ymm3, %ymm6, %ymm9 /* m0_acc_56 = xor(p2_1_11, p1_2_11) */
+	vpxor %ymm5, %ymm2, %ymm10 /* m0_acc_57 = xor(p2_2_11, p2_3_11) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_58 = xor(m0_acc_55, m0_acc_56) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_59 = xor(m0_acc_58, m0_acc_57) */
+	vpxor 3040(%rsp), %ymm8, %ymm8 /* x0n_11 = xor(m0_acc_59, g3x8.2) */
+	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_55 = xor(p2_0_11, p1_1_11) */
+	vpxor %ymm2, %ymm3, %ymm3 /* m1_acc_56 = xor(p1_2_11, p2_2_11) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_57 = xor(p1_3_11, p2_3_11) */
+	vpxor %ymm3, %ymm10, %ymm3 /* m1_acc_58 = xor(m1_acc_55, m1_acc_56) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_59 = xor(m1_acc_58, m1_acc_57) */
+	vpxor 3072(%rsp), %ymm3, %ymm3 /* x1n_11 = xor(m1_acc_59, g3x9.2) */
+	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_55 = xor(p1_0_11, p2_0_11) */
+	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_58 = xor(m2_acc_55, m0_acc_56) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_59 = xor(m2_acc_58, m1_acc_57) */
+	vpxor 3104(%rsp), %ymm4, %ymm4 /* x2n_11 = xor(m2_acc_59, g3x10.2) */
+	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_56 = xor(p1_1_11, p2_1_11) */
+	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_57 = xor(p2_2_11, p1_3_11) */
+	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_58 = xor(m2_acc_55, m3_acc_56) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_59 = xor(m3_acc_58, m3_acc_57) */
+	vpxor 3136(%rsp), %ymm0, %ymm0 /* x3n_11 = xor(m3_acc_59, g3x11.2) */
 
 	/* Round 4r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	vpbroadcastd 48(%rdi,%rcx), %ymm2 /* rk0_3 = bcast32() */
-	vpbroadcastd 52(%rdi,%rcx), %ymm3 /* rk1_3 = bcast32() */
-	vpbroadcastd 56(%rdi,%rcx), %ymm4 /* rk2_3 = bcast32() */
+	vpbroadcastd 48(%rdi,%rcx), %ymm1 /* rk0_3 = bcast32() */
+	vpbroadcastd 52(%rdi,%rcx), %ymm2 /* rk1_3 = bcast32() */
+	vpbroadcastd 56(%rdi,%rcx), %ymm5 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%rcx), %ymm6 /* rk3_3 = bcast32() */
 	vmovdqa 1600(%rsp), %ymm7 /* reload g0x0.3 */
 	vpxor 1504(%rsp), %ymm7, %ymm9 /* t0_acc_24 = xor(g0x0, g0x4) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_25 = xor(t0_acc_24, rk0_3) */
+	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_25 = xor(t0_acc_24, rk0_3) */
 	vpxor 1184(%rsp), %ymm9, %ymm9 /* t0_12 = xor(t0_acc_25, g0x8) */
 	vmovdqa 1088(%rsp), %ymm10 /* reload g0x1.3 */
 	vpxor 608(%rsp), %ymm10, %ymm12 /* t1_acc_24 = xor(g0x1, g0x5) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_25 = xor(t1_acc_24, rk1_3) */
+	vpxor %ymm2, %ymm12, %ymm12 /* t1_acc_25 = xor(t1_acc_24, rk1_3) */
 	vpxor 448(%rsp), %ymm12, %ymm12 /* t1_12 = xor(t1_acc_25, g0x9) */
 	vmovdqa 1152(%rsp), %ymm13 /* reload g0x2.3 */
 	vpxor 640(%rsp), %ymm13, %ymm13 /* t2_acc_24 = xor(g0x2, g0x6) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
 	vpxor 64(%rsp), %ymm13, %ymm13 /* t2_12 = xor(t2_acc_25, g0x10) */
 	vmovdqa 3264(%rsp), %ymm10 /* reload g0x3.3 */
 	vpxor 576(%rsp), %ymm10, %ymm10 /* t3_acc_24 = xor(g0x3, g0x7) */
@@ -2649,69 +2661,70 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm9, %ymm9 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 3136(%rsp) /* spill g3x11.3 */
 	vpshufb %ymm7, %ymm15, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	vmovdqa %ymm1, 3104(%rsp) /* spill g3x10.3 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 3072(%rsp) /* spill g3x9.3 */
-	vpshufb %ymm9, %ymm1, %ymm5 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm5 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	vmovdqa %ymm4, 3104(%rsp) /* spill g3x10.3 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
+	vmovdqa %ymm3, 3072(%rsp) /* spill g3x9.3 */
+	vpshufb %ymm9, %ymm4, %ymm3 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	vpxor %ymm3, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm3 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y1_12_aes_sh = shr(y1_12_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
 	vmovdqa %ymm8, 3040(%rsp) /* spill g3x8.3 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	vpshufb %ymm3, %ymm15, %ymm8 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
 	vmovdqa %ymm6, 1440(%rsp) /* spill rk3_3 */
-	vpshufb %ymm12, %ymm1, %ymm6 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
+	vpshufb %ymm12, %ymm4, %ymm6 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm8 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y2_12_aes_sh = shr(y2_12_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1376(%rsp) /* spill rk2_3 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
-	vmovdqa %ymm3, 672(%rsp) /* spill rk1_3 */
-	vpshufb %ymm13, %ymm1, %ymm3 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm4 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
+	vmovdqa %ymm5, 1376(%rsp) /* spill rk2_3 */
+	vpshufb %ymm8, %ymm15, %ymm5 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	vmovdqa %ymm2, 672(%rsp) /* spill rk1_3 */
+	vpshufb %ymm13, %ymm4, %ymm2 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm5 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_12_aes_sh = shr(y3_12_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
+	vpshufb %ymm5, %ymm15, %ymm15 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm4 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
 	vpshufb %ymm7, %ymm14, %ymm7 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
 	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm9 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
-	vpxor 1536(%rsp), %ymm9, %ymm9 /* x0n_12 = xor(m0_acc_51, g0x12.2) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
-	vpxor 1696(%rsp), %ymm0, %ymm0 /* x1n_12 = xor(m1_acc_51, g0x13.2) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
-	vpxor 128(%rsp), %ymm4, %ymm4 /* x2n_12 = xor(m2_acc_51, g0x14.2) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
-	vpxor 96(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x15.2) */
+	vpxor %ymm9, %ymm5, %ymm5 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
+	vpxor %ymm6, %ymm0, %ymm9 /* m0_acc_60 = xor(p1_0_12, p1_1_12) */
+	vpxor %ymm2, %ymm3, %ymm10 /* m0_acc_61 = xor(p2_1_12, p1_2_12) */
+	vpxor %ymm5, %ymm8, %ymm12 /* m0_acc_62 = xor(p2_2_12, p2_3_12) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_63 = xor(m0_acc_60, m0_acc_61) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_64 = xor(m0_acc_63, m0_acc_62) */
+	vpxor 1536(%rsp), %ymm9, %ymm9 /* x0n_12 = xor(m0_acc_64, g0x12.2) */
+	vpxor %ymm6, %ymm7, %ymm12 /* m1_acc_60 = xor(p2_0_12, p1_1_12) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_61 = xor(p1_2_12, p2_2_12) */
+	vpxor %ymm5, %ymm4, %ymm5 /* m1_acc_62 = xor(p1_3_12, p2_3_12) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_63 = xor(m1_acc_60, m1_acc_61) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_64 = xor(m1_acc_63, m1_acc_62) */
+	vpxor 1696(%rsp), %ymm2, %ymm2 /* x1n_12 = xor(m1_acc_64, g0x13.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_60 = xor(p1_0_12, p2_0_12) */
+	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_63 = xor(m2_acc_60, m0_acc_61) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_64 = xor(m2_acc_63, m1_acc_62) */
+	vpxor 128(%rsp), %ymm5, %ymm5 /* x2n_12 = xor(m2_acc_64, g0x14.2) */
+	vpxor %ymm3, %ymm6, %ymm3 /* m3_acc_61 = xor(p1_1_12, p2_1_12) */
+	vpxor %ymm4, %ymm8, %ymm4 /* m3_acc_62 = xor(p2_2_12, p1_3_12) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_63 = xor(m2_acc_60, m3_acc_61) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_64 = xor(m3_acc_63, m3_acc_62) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* x3n_12 = xor(m3_acc_64, g0x15.2) */
 	vmovdqa 2720(%rsp), %ymm3 /* reload g1x0.3 */
-	vpxor 3232(%rsp), %ymm3, %ymm5 /* t0_acc_26 = xor(g1x0, g1x4) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_27 = xor(t0_acc_26, rk0_3) */
-	vpxor 3200(%rsp), %ymm5, %ymm5 /* t0_13 = xor(t0_acc_27, g1x8) */
+	vpxor 3232(%rsp), %ymm3, %ymm4 /* t0_acc_26 = xor(g1x0, g1x4) */
+	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_27 = xor(t0_acc_26, rk0_3) */
+	vpxor 3200(%rsp), %ymm4, %ymm4 /* t0_13 = xor(t0_acc_27, g1x8) */
 	vmovdqa 2688(%rsp), %ymm6 /* reload g1x1.3 */
 	vpxor 3168(%rsp), %ymm6, %ymm7 /* t1_acc_26 = xor(g1x1, g1x5) */
 	vpxor 672(%rsp), %ymm7, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_3) */
@@ -2724,18 +2737,18 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor 2752(%rsp), %ymm12, %ymm13 /* t3_acc_26 = xor(g1x3, g1x7) */
 	vpxor 1440(%rsp), %ymm13, %ymm13 /* t3_acc_27 = xor(t3_acc_26, rk3_3) */
 	vpxor 2880(%rsp), %ymm13, %ymm13 /* t3_13 = xor(t3_acc_27, g1x11) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
+	vmovdqu %ymm4, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm5, %ymm5 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm4, %ymm4 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -2776,30 +2789,30 @@ sm4_byteslice_avx2_vaes_batch_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_13_aes = aesenclast(y3_13_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5, %ymm15 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_13_aes_sh = shr(y0_13_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5, %ymm5 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm4, %ymm15 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* y0_13_aes_sh = shr(y0_13_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm4, %ymm4 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	vpshufb %ymm4, %ymm6, %ymm3 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
 	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_13_aes_sh = shr(y1_13_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 96(%rsp) /* spill g0x15.3 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	vmovdqa %ymm4, 128(%rsp) /* spill g0x14.3 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm4 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	vmovdqa %ymm0, 96(%rsp) /* spill g0x15.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	vmovdqa %ymm5, 128(%rsp) /* spill g0x14.3 */
+	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	vpxor %ymm5, %ymm0, %ymm0 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm5 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_13_aes_sh = shr(y2_13_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1696(%rsp) /* spill g0x13.3 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	vmovdqa %ymm2, 1696(%rsp) /* spill g0x13.3 */
+	vpshufb %ymm5, %ymm12, %ymm2 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
 	vmovdqa %ymm9, 1536(%rsp) /* spill g0x12.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y3_13_aes_sh = shr(y3_13_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
@@ -2807,40 +2820,41 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
 	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	vpxor %ymm8, %ymm5, %ymm5 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_52 = xor(p1_0_13, p2_1_13) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
-	vpxor 3296(%rsp), %ymm9, %ymm9 /* x0n_13 = xor(m0_acc_55, g1x12.2) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_52 = xor(p1_0_13, p2_0_13) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
-	vpxor 3328(%rsp), %ymm3, %ymm3 /* x1n_13 = xor(m1_acc_55, g1x13.2) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_52 = xor(p2_0_13, p1_1_13) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
-	vpxor 3360(%rsp), %ymm1, %ymm1 /* x2n_13 = xor(m2_acc_55, g1x14.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_52 = xor(p2_0_13, p2_1_13) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
-	vpxor 3392(%rsp), %ymm0, %ymm0 /* x3n_13 = xor(m3_acc_55, g1x15.2) */
-	vmovdqa 2336(%rsp), %ymm4 /* reload g2x0.3 */
-	vpxor 2400(%rsp), %ymm4, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_29 = xor(t0_acc_28, rk0_3) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_65 = xor(p1_0_13, p1_1_13) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_66 = xor(p2_1_13, p1_2_13) */
+	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_67 = xor(p2_2_13, p2_3_13) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_68 = xor(m0_acc_65, m0_acc_66) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_69 = xor(m0_acc_68, m0_acc_67) */
+	vpxor 3296(%rsp), %ymm9, %ymm9 /* x0n_13 = xor(m0_acc_69, g1x12.2) */
+	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_65 = xor(p2_0_13, p1_1_13) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_66 = xor(p1_2_13, p2_2_13) */
+	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_67 = xor(p1_3_13, p2_3_13) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_68 = xor(m1_acc_65, m1_acc_66) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_69 = xor(m1_acc_68, m1_acc_67) */
+	vpxor 3328(%rsp), %ymm2, %ymm2 /* x1n_13 = xor(m1_acc_69, g1x13.2) */
+	vpxor %ymm4, %ymm3, %ymm3 /* m2_acc_65 = xor(p1_0_13, p2_0_13) */
+	vpxor %ymm10, %ymm3, %ymm4 /* m2_acc_68 = xor(m2_acc_65, m0_acc_66) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_69 = xor(m2_acc_68, m1_acc_67) */
+	vpxor 3360(%rsp), %ymm4, %ymm4 /* x2n_13 = xor(m2_acc_69, g1x14.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_66 = xor(p1_1_13, p2_1_13) */
+	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_67 = xor(p2_2_13, p1_3_13) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_68 = xor(m2_acc_65, m3_acc_66) */
+	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_69 = xor(m3_acc_68, m3_acc_67) */
+	vpxor 3392(%rsp), %ymm0, %ymm0 /* x3n_13 = xor(m3_acc_69, g1x15.2) */
+	vmovdqa 2336(%rsp), %ymm3 /* reload g2x0.3 */
+	vpxor 2400(%rsp), %ymm3, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
+	vpxor %ymm1, %ymm5, %ymm5 /* t0_acc_29 = xor(t0_acc_28, rk0_3) */
 	vpxor 2912(%rsp), %ymm5, %ymm5 /* t0_14 = xor(t0_acc_29, g2x8) */
 	vmovdqa 2304(%rsp), %ymm6 /* reload g2x1.3 */
 	vpxor 2432(%rsp), %ymm6, %ymm7 /* t1_acc_28 = xor(g2x1, g2x5) */
@@ -2912,24 +2926,24 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm8 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_14_aes_sh = shr(y1_14_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 3392(%rsp) /* spill g1x15.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
-	vmovdqa %ymm1, 3360(%rsp) /* spill g1x14.3 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm1 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
+	vmovdqa %ymm4, 3360(%rsp) /* spill g1x14.3 */
+	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm4 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_14_aes_sh = shr(y2_14_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3328(%rsp) /* spill g1x13.3 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	vmovdqa %ymm2, 3328(%rsp) /* spill g1x13.3 */
+	vpshufb %ymm4, %ymm12, %ymm2 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
 	vmovdqa %ymm9, 3296(%rsp) /* spill g1x12.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm9 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y3_14_aes_sh = shr(y3_14_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
@@ -2942,38 +2956,39 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
-	vpxor 3424(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_59, g2x12.2) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
-	vpxor 3456(%rsp), %ymm4, %ymm4 /* x1n_14 = xor(m1_acc_59, g2x13.2) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
-	vpxor 3488(%rsp), %ymm0, %ymm0 /* x2n_14 = xor(m2_acc_59, g2x14.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
-	vpxor 3520(%rsp), %ymm1, %ymm1 /* x3n_14 = xor(m3_acc_59, g2x15.2) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_70 = xor(p1_0_14, p1_1_14) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_71 = xor(p2_1_14, p1_2_14) */
+	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_72 = xor(p2_2_14, p2_3_14) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_73 = xor(m0_acc_70, m0_acc_71) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_74 = xor(m0_acc_73, m0_acc_72) */
+	vpxor 3424(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_74, g2x12.2) */
+	vpxor %ymm0, %ymm5, %ymm12 /* m1_acc_70 = xor(p2_0_14, p1_1_14) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m1_acc_71 = xor(p1_2_14, p2_2_14) */
+	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_72 = xor(p1_3_14, p2_3_14) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_73 = xor(m1_acc_70, m1_acc_71) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_74 = xor(m1_acc_73, m1_acc_72) */
+	vpxor 3456(%rsp), %ymm2, %ymm2 /* x1n_14 = xor(m1_acc_74, g2x13.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m2_acc_70 = xor(p1_0_14, p2_0_14) */
+	vpxor %ymm10, %ymm3, %ymm5 /* m2_acc_73 = xor(m2_acc_70, m0_acc_71) */
+	vpxor %ymm8, %ymm5, %ymm5 /* m2_acc_74 = xor(m2_acc_73, m1_acc_72) */
+	vpxor 3488(%rsp), %ymm5, %ymm5 /* x2n_14 = xor(m2_acc_74, g2x14.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_71 = xor(p1_1_14, p2_1_14) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_72 = xor(p2_2_14, p1_3_14) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_73 = xor(m2_acc_70, m3_acc_71) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_74 = xor(m3_acc_73, m3_acc_72) */
+	vpxor 3520(%rsp), %ymm0, %ymm0 /* x3n_14 = xor(m3_acc_74, g2x15.2) */
 	vmovdqa 2016(%rsp), %ymm3 /* reload g3x0.3 */
-	vpxor 2528(%rsp), %ymm3, %ymm5 /* t0_acc_30 = xor(g3x0, g3x4) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_31 = xor(t0_acc_30, rk0_3) */
-	vpxor 3040(%rsp), %ymm2, %ymm2 /* t0_15 = xor(t0_acc_31, g3x8) */
-	vmovdqa 2048(%rsp), %ymm5 /* reload g3x1.3 */
-	vpxor 2560(%rsp), %ymm5, %ymm6 /* t1_acc_30 = xor(g3x1, g3x5) */
+	vpxor 2528(%rsp), %ymm3, %ymm4 /* t0_acc_30 = xor(g3x0, g3x4) */
+	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_31 = xor(t0_acc_30, rk0_3) */
+	vpxor 3040(%rsp), %ymm1, %ymm1 /* t0_15 = xor(t0_acc_31, g3x8) */
+	vmovdqa 2048(%rsp), %ymm4 /* reload g3x1.3 */
+	vpxor 2560(%rsp), %ymm4, %ymm6 /* t1_acc_30 = xor(g3x1, g3x5) */
 	vpxor 672(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_3) */
 	vpxor 3072(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g3x9) */
 	vmovdqa 2080(%rsp), %ymm7 /* reload g3x2.3 */
@@ -2984,18 +2999,18 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor 2624(%rsp), %ymm10, %ymm12 /* t3_acc_30 = xor(g3x3, g3x7) */
 	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_3) */
 	vpxor 3136(%rsp), %ymm12, %ymm12 /* t3_15 = xor(t3_acc_31, g3x11) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm2, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2, %ymm2 /* y0_15_aes = aesenclast(y0_15_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm1, %ymm1 /* y0_15_aes = aesenclast(y0_15_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -3036,71 +3051,72 @@ sm4_byteslice_avx2_vaes_batch_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_15_aes = aesenclast(y3_15_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm13 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_15_aes_sh = shr(y0_15_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm13 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* y0_15_aes_sh = shr(y0_15_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm1 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
+	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
+	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_15_aes_sh = shr(y1_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	vmovdqa %ymm1, 3520(%rsp) /* spill g2x15.3 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
+	vmovdqa %ymm0, 3520(%rsp) /* spill g2x15.3 */
+	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
+	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_15_aes_sh = shr(y2_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3488(%rsp) /* spill g2x14.3 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	vmovdqa %ymm4, 3456(%rsp) /* spill g2x13.3 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
+	vmovdqa %ymm5, 3488(%rsp) /* spill g2x14.3 */
+	vpshufb %ymm3, %ymm15, %ymm5 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
+	vmovdqa %ymm2, 3456(%rsp) /* spill g2x13.3 */
+	vpshufb %ymm8, %ymm7, %ymm2 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm5 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_15_aes_sh = shr(y3_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
 	vmovdqa %ymm9, 3424(%rsp) /* spill g2x12.3 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
 	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
+	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
 	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
 	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
-	vpxor 3552(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g3x12.2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_63 = xor(m1_acc_62, p2_3_15) */
-	vpxor 3584(%rsp), %ymm5, %ymm5 /* x1n_15 = xor(m1_acc_63, g3x13.2) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_60 = xor(p2_0_15, p1_1_15) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_63 = xor(m2_acc_62, p2_3_15) */
-	vpxor 3616(%rsp), %ymm1, %ymm1 /* x2n_15 = xor(m2_acc_63, g3x14.2) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_60 = xor(p2_0_15, p2_1_15) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
-	vpxor 1120(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_63, g3x15.2) */
+	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
+	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_75 = xor(p1_0_15, p1_1_15) */
+	vpxor %ymm2, %ymm6, %ymm9 /* m0_acc_76 = xor(p2_1_15, p1_2_15) */
+	vpxor %ymm5, %ymm3, %ymm10 /* m0_acc_77 = xor(p2_2_15, p2_3_15) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_78 = xor(m0_acc_75, m0_acc_76) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_79 = xor(m0_acc_78, m0_acc_77) */
+	vpxor 3552(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_79, g3x12.2) */
+	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_75 = xor(p2_0_15, p1_1_15) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m1_acc_76 = xor(p1_2_15, p2_2_15) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_77 = xor(p1_3_15, p2_3_15) */
+	vpxor %ymm2, %ymm10, %ymm2 /* m1_acc_78 = xor(m1_acc_75, m1_acc_76) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_79 = xor(m1_acc_78, m1_acc_77) */
+	vpxor 3584(%rsp), %ymm2, %ymm2 /* x1n_15 = xor(m1_acc_79, g3x13.2) */
+	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_75 = xor(p1_0_15, p2_0_15) */
+	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_78 = xor(m2_acc_75, m0_acc_76) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_79 = xor(m2_acc_78, m1_acc_77) */
+	vpxor 3616(%rsp), %ymm4, %ymm4 /* x2n_15 = xor(m2_acc_79, g3x14.2) */
+	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_76 = xor(p1_1_15, p2_1_15) */
+	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_77 = xor(p2_2_15, p1_3_15) */
+	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_78 = xor(m2_acc_75, m3_acc_76) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_79 = xor(m3_acc_78, m3_acc_77) */
+	vpxor 1120(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_79, g3x15.2) */
 	vmovdqa %ymm8, 3552(%rsp) /* spill g3x12.2 */
-	vmovdqa %ymm5, 3584(%rsp) /* spill g3x13.2 */
-	vmovdqa %ymm1, 3616(%rsp) /* spill g3x14.2 */
+	vmovdqa %ymm2, 3584(%rsp) /* spill g3x13.2 */
+	vmovdqa %ymm4, 3616(%rsp) /* spill g3x14.2 */
 	vmovdqa %ymm0, 1120(%rsp) /* spill g3x15.2 */
 	vmovdqa 448(%rsp), %ymm0 /* reload g0x9.3 */
 	vmovdqa 128(%rsp), %ymm1 /* reload g0x14.3 */
@@ -4782,7 +4798,7 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm15, %ymm6, %ymm6 /* xin_63_h = lookup16(tbl_hi, tr3_63_hi) */
 	vpxor %ymm6, %ymm0, %ymm0 /* xin_63 = xor(xin_63_l, xin_63_h) */
 
-	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
+	/* Products per input byte: B'1, B'3; every other block of M'_L is a XOR of them. */
 	vmovdqa 480(%rsp), %ymm6 /* reload g0x0.2 */
 	vmovdqa 192(%rsp), %ymm15 /* reload g0x1.2 */
 	vmovdqa %ymm2, 1632(%rsp) /* spill g3x3.2 */
@@ -5040,67 +5056,68 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm15, %ymm14, %ymm10 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
 	vpxor %ymm7, %ymm10, %ymm7 /* p2_3 = xor(p2_3_l, p2_3_h) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m0_acc = xor(p1_0, p2_1) */
-	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_1 = xor(p2_2, p1_3) */
-	vpxor %ymm12, %ymm10, %ymm10 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
-	vpxor %ymm7, %ymm10, %ymm10 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
-	vpxor 1600(%rsp), %ymm10, %ymm10 /* x0n = xor(m0_acc_3, g0x0.2) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc = xor(p1_0, p2_0) */
-	vpxor %ymm5, %ymm3, %ymm12 /* m1_acc_1 = xor(p1_1, p2_2) */
-	vpxor %ymm12, %ymm0, %ymm0 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
-	vpxor 1088(%rsp), %ymm0, %ymm0 /* x1n = xor(m1_acc_3, g0x1.2) */
-	vpxor %ymm3, %ymm4, %ymm3 /* m2_acc = xor(p2_0, p1_1) */
-	vpxor %ymm9, %ymm1, %ymm12 /* m2_acc_1 = xor(p2_1, p1_2) */
-	vpxor %ymm12, %ymm3, %ymm3 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
-	vpxor %ymm7, %ymm3, %ymm3 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
-	vpxor 1152(%rsp), %ymm3, %ymm3 /* x2n = xor(m2_acc_3, g0x2.2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc = xor(p2_0, p2_1) */
-	vpxor %ymm5, %ymm9, %ymm4 /* m3_acc_1 = xor(p1_2, p2_2) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
-	vpxor 3264(%rsp), %ymm1, %ymm1 /* x3n = xor(m3_acc_3, g0x3.2) */
-	vmovdqa 3232(%rsp), %ymm4 /* reload g1x4.2 */
-	vpxor 3200(%rsp), %ymm4, %ymm5 /* t0_acc_2 = xor(g1x4, g1x8) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_3 = xor(t0_acc_2, rk0) */
-	vpxor 3296(%rsp), %ymm5, %ymm5 /* t0_1 = xor(t0_acc_3, g1x12) */
-	vmovdqa 3168(%rsp), %ymm7 /* reload g1x5.2 */
-	vpxor 2816(%rsp), %ymm7, %ymm8 /* t1_acc_2 = xor(g1x5, g1x9) */
-	vpxor %ymm6, %ymm8, %ymm8 /* t1_acc_3 = xor(t1_acc_2, rk1) */
-	vpxor 3328(%rsp), %ymm8, %ymm8 /* t1_1 = xor(t1_acc_3, g1x13) */
-	vmovdqa 2784(%rsp), %ymm9 /* reload g1x6.2 */
-	vpxor 2848(%rsp), %ymm9, %ymm12 /* t2_acc_2 = xor(g1x6, g1x10) */
+	vpxor %ymm3, %ymm0, %ymm10 /* m0_acc = xor(p1_0, p1_1) */
+	vpxor %ymm9, %ymm1, %ymm12 /* m0_acc_1 = xor(p2_1, p1_2) */
+	vpxor %ymm7, %ymm5, %ymm13 /* m0_acc_2 = xor(p2_2, p2_3) */
+	vpxor %ymm12, %ymm10, %ymm10 /* m0_acc_3 = xor(m0_acc, m0_acc_1) */
+	vpxor %ymm13, %ymm10, %ymm10 /* m0_acc_4 = xor(m0_acc_3, m0_acc_2) */
+	vpxor 1600(%rsp), %ymm10, %ymm10 /* x0n = xor(m0_acc_4, g0x0.2) */
+	vpxor %ymm3, %ymm4, %ymm13 /* m1_acc = xor(p2_0, p1_1) */
+	vpxor %ymm5, %ymm9, %ymm9 /* m1_acc_1 = xor(p1_2, p2_2) */
+	vpxor %ymm7, %ymm8, %ymm7 /* m1_acc_2 = xor(p1_3, p2_3) */
+	vpxor %ymm9, %ymm13, %ymm9 /* m1_acc_3 = xor(m1_acc, m1_acc_1) */
+	vpxor %ymm7, %ymm9, %ymm9 /* m1_acc_4 = xor(m1_acc_3, m1_acc_2) */
+	vpxor 1088(%rsp), %ymm9, %ymm9 /* x1n = xor(m1_acc_4, g0x1.2) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m2_acc = xor(p1_0, p2_0) */
+	vpxor %ymm12, %ymm0, %ymm4 /* m2_acc_3 = xor(m2_acc, m0_acc_1) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m2_acc_4 = xor(m2_acc_3, m1_acc_2) */
+	vpxor 1152(%rsp), %ymm4, %ymm4 /* x2n = xor(m2_acc_4, g0x2.2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_1 = xor(p1_1, p2_1) */
+	vpxor %ymm8, %ymm5, %ymm3 /* m3_acc_2 = xor(p2_2, p1_3) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_3 = xor(m2_acc, m3_acc_1) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_4 = xor(m3_acc_3, m3_acc_2) */
+	vpxor 3264(%rsp), %ymm0, %ymm0 /* x3n = xor(m3_acc_4, g0x3.2) */
+	vmovdqa 3232(%rsp), %ymm1 /* reload g1x4.2 */
+	vpxor 3200(%rsp), %ymm1, %ymm3 /* t0_acc_2 = xor(g1x4, g1x8) */
+	vpxor %ymm2, %ymm3, %ymm3 /* t0_acc_3 = xor(t0_acc_2, rk0) */
+	vpxor 3296(%rsp), %ymm3, %ymm3 /* t0_1 = xor(t0_acc_3, g1x12) */
+	vmovdqa 3168(%rsp), %ymm5 /* reload g1x5.2 */
+	vpxor 2816(%rsp), %ymm5, %ymm7 /* t1_acc_2 = xor(g1x5, g1x9) */
+	vpxor %ymm6, %ymm7, %ymm7 /* t1_acc_3 = xor(t1_acc_2, rk1) */
+	vpxor 3328(%rsp), %ymm7, %ymm7 /* t1_1 = xor(t1_acc_3, g1x13) */
+	vmovdqa 2784(%rsp), %ymm8 /* reload g1x6.2 */
+	vpxor 2848(%rsp), %ymm8, %ymm12 /* t2_acc_2 = xor(g1x6, g1x10) */
 	vpxor 1376(%rsp), %ymm12, %ymm12 /* t2_acc_3 = xor(t2_acc_2, rk2) */
 	vpxor 3360(%rsp), %ymm12, %ymm12 /* t2_1 = xor(t2_acc_3, g1x14) */
 	vmovdqa 2752(%rsp), %ymm13 /* reload g1x7.2 */
 	vpxor 2880(%rsp), %ymm13, %ymm15 /* t3_acc_2 = xor(g1x7, g1x11) */
 	vpxor 1440(%rsp), %ymm15, %ymm15 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	vpxor 3392(%rsp), %ymm15, %ymm15 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm3, %ymm3 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm5, %ymm5 /* y0_1_aes = aesenclast(y0_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm3, %ymm3 /* y0_1_aes = aesenclast(y0_1_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm8, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm8
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm8, %xmm8
-	vmovdqu %xmm8, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm8
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm8, %xmm8
-	vmovdqu %xmm8, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm8
+	vmovdqu %ymm7, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm8, %ymm8 /* y1_1_aes = aesenclast(y1_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm7, %ymm7 /* y1_1_aes = aesenclast(y1_1_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y2_1_sr = lookup16(t2_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -5128,75 +5145,76 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm15, %ymm15 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm13 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_1_aes_sh = shr(y0_1_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
-	vpshufb %ymm13, %ymm9, %ymm7 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 3264(%rsp) /* spill g0x3.3 */
-	vpshufb %ymm5, %ymm4, %ymm1 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
-	vpxor %ymm1, %ymm7, %ymm1 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm7 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* y1_1_aes_sh = shr(y1_1_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1152(%rsp) /* spill g0x2.3 */
-	vpshufb %ymm7, %ymm9, %ymm3 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
-	vmovdqa %ymm0, 1088(%rsp) /* spill g0x1.3 */
-	vpshufb %ymm8, %ymm4, %ymm0 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
-	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm3 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm3, %ymm13 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* y0_1_aes_sh = shr(y0_1_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm3, %ymm3 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm8 /* tbl_lo_1 = const() */
+	vpshufb %ymm13, %ymm8, %ymm5 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
+	vmovdqa %ymm0, 3264(%rsp) /* spill g0x3.3 */
+	vpshufb %ymm3, %ymm1, %ymm0 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	vpxor %ymm0, %ymm5, %ymm0 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm5 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_1_aes_sh = shr(y1_1_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1152(%rsp) /* spill g0x2.3 */
+	vpshufb %ymm5, %ymm8, %ymm4 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	vmovdqa %ymm9, 1088(%rsp) /* spill g0x1.3 */
+	vpshufb %ymm7, %ymm1, %ymm9 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
+	vpxor %ymm9, %ymm4, %ymm4 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm9 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y2_1_aes_sh = shr(y2_1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
 	vmovdqa %ymm10, 1600(%rsp) /* spill g0x0.3 */
-	vpshufb %ymm3, %ymm9, %ymm10 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
+	vpshufb %ymm9, %ymm8, %ymm10 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
 	vmovdqa %ymm6, 672(%rsp) /* spill rk1 */
-	vpshufb %ymm12, %ymm4, %ymm6 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
+	vpshufb %ymm12, %ymm1, %ymm6 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
 	vpxor %ymm6, %ymm10, %ymm6 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm15, %ymm10 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* y3_1_aes_sh = shr(y3_1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm15, %ymm15 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
-	vpshufb %ymm15, %ymm4, %ymm4 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
-	vpxor %ymm4, %ymm9, %ymm4 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
-	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
-	vpxor %ymm5, %ymm9, %ymm5 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
-	vpshufb %ymm7, %ymm14, %ymm7 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	vpshufb %ymm10, %ymm8, %ymm8 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	vpshufb %ymm15, %ymm1, %ymm1 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	vpxor %ymm1, %ymm8, %ymm1 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
+	vpshufb %ymm13, %ymm14, %ymm8 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
+	vpxor %ymm7, %ymm5, %ymm5 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	vpshufb %ymm9, %ymm14, %ymm7 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	vpxor %ymm8, %ymm7, %ymm7 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
 	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
 	vpshufb %ymm15, %ymm11, %ymm9 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
-	vpxor %ymm7, %ymm1, %ymm9 /* m0_acc_4 = xor(p1_0_1, p2_1_1) */
-	vpxor %ymm4, %ymm3, %ymm10 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
-	vpxor 2720(%rsp), %ymm9, %ymm9 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
-	vpxor %ymm5, %ymm1, %ymm1 /* m1_acc_4 = xor(p1_0_1, p2_0_1) */
-	vpxor %ymm3, %ymm0, %ymm10 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m1_acc_7 = xor(m1_acc_6, p2_3_1) */
-	vpxor 2688(%rsp), %ymm1, %ymm1 /* x1n_1 = xor(m1_acc_7, g1x1.2) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_4 = xor(p2_0_1, p1_1_1) */
-	vpxor %ymm6, %ymm7, %ymm10 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_7 = xor(m2_acc_6, p2_3_1) */
-	vpxor 2656(%rsp), %ymm0, %ymm0 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_4 = xor(p2_0_1, p2_1_1) */
-	vpxor %ymm3, %ymm6, %ymm3 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
-	vpxor %ymm4, %ymm3, %ymm3 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
-	vpxor 2368(%rsp), %ymm3, %ymm3 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
-	vmovdqa 2400(%rsp), %ymm4 /* reload g2x4.2 */
-	vpxor 2912(%rsp), %ymm4, %ymm5 /* t0_acc_4 = xor(g2x4, g2x8) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_5 = xor(t0_acc_4, rk0) */
-	vpxor 3424(%rsp), %ymm5, %ymm5 /* t0_2 = xor(t0_acc_5, g2x12) */
-	vmovdqa 2432(%rsp), %ymm6 /* reload g2x5.2 */
-	vpxor 2944(%rsp), %ymm6, %ymm7 /* t1_acc_4 = xor(g2x5, g2x9) */
+	vpxor %ymm4, %ymm0, %ymm9 /* m0_acc_5 = xor(p1_0_1, p1_1_1) */
+	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_6 = xor(p2_1_1, p1_2_1) */
+	vpxor %ymm8, %ymm7, %ymm12 /* m0_acc_7 = xor(p2_2_1, p2_3_1) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_8 = xor(m0_acc_5, m0_acc_6) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_9 = xor(m0_acc_8, m0_acc_7) */
+	vpxor 2720(%rsp), %ymm9, %ymm9 /* x0n_1 = xor(m0_acc_9, g1x0.2) */
+	vpxor %ymm4, %ymm3, %ymm12 /* m1_acc_5 = xor(p2_0_1, p1_1_1) */
+	vpxor %ymm7, %ymm6, %ymm6 /* m1_acc_6 = xor(p1_2_1, p2_2_1) */
+	vpxor %ymm8, %ymm1, %ymm8 /* m1_acc_7 = xor(p1_3_1, p2_3_1) */
+	vpxor %ymm6, %ymm12, %ymm6 /* m1_acc_8 = xor(m1_acc_5, m1_acc_6) */
+	vpxor %ymm8, %ymm6, %ymm6 /* m1_acc_9 = xor(m1_acc_8, m1_acc_7) */
+	vpxor 2688(%rsp), %ymm6, %ymm6 /* x1n_1 = xor(m1_acc_9, g1x1.2) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m2_acc_5 = xor(p1_0_1, p2_0_1) */
+	vpxor %ymm10, %ymm0, %ymm3 /* m2_acc_8 = xor(m2_acc_5, m0_acc_6) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m2_acc_9 = xor(m2_acc_8, m1_acc_7) */
+	vpxor 2656(%rsp), %ymm3, %ymm3 /* x2n_1 = xor(m2_acc_9, g1x2.2) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m3_acc_6 = xor(p1_1_1, p2_1_1) */
+	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_7 = xor(p2_2_1, p1_3_1) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_8 = xor(m2_acc_5, m3_acc_6) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_9 = xor(m3_acc_8, m3_acc_7) */
+	vpxor 2368(%rsp), %ymm0, %ymm0 /* x3n_1 = xor(m3_acc_9, g1x3.2) */
+	vmovdqa 2400(%rsp), %ymm1 /* reload g2x4.2 */
+	vpxor 2912(%rsp), %ymm1, %ymm4 /* t0_acc_4 = xor(g2x4, g2x8) */
+	vpxor %ymm2, %ymm4, %ymm4 /* t0_acc_5 = xor(t0_acc_4, rk0) */
+	vpxor 3424(%rsp), %ymm4, %ymm4 /* t0_2 = xor(t0_acc_5, g2x12) */
+	vmovdqa 2432(%rsp), %ymm5 /* reload g2x5.2 */
+	vpxor 2944(%rsp), %ymm5, %ymm7 /* t1_acc_4 = xor(g2x5, g2x9) */
 	vpxor 672(%rsp), %ymm7, %ymm7 /* t1_acc_5 = xor(t1_acc_4, rk1) */
 	vpxor 3456(%rsp), %ymm7, %ymm7 /* t1_2 = xor(t1_acc_5, g2x13) */
 	vmovdqa 2464(%rsp), %ymm8 /* reload g2x6.2 */
@@ -5207,18 +5225,18 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor 3008(%rsp), %ymm12, %ymm13 /* t3_acc_4 = xor(g2x7, g2x11) */
 	vpxor 1440(%rsp), %ymm13, %ymm13 /* t3_acc_5 = xor(t3_acc_4, rk3) */
 	vpxor 3520(%rsp), %ymm13, %ymm13 /* t3_2 = xor(t3_acc_5, g2x15) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
+	vmovdqu %ymm4, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm5, %ymm5 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm4, %ymm4 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -5259,39 +5277,39 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_2_aes_sh = shr(y0_2_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm4, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* y0_2_aes_sh = shr(y0_2_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm4, %ymm4 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm5 /* tbl_hi_1 = const() */
+	vpshufb %ymm4, %ymm5, %ymm1 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
+	vpxor %ymm1, %ymm8, %ymm1 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_2_aes_sh = shr(y1_2_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 2368(%rsp) /* spill g1x3.3 */
-	vpshufb %ymm8, %ymm12, %ymm3 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
-	vmovdqa %ymm0, 2656(%rsp) /* spill g1x2.3 */
-	vpshufb %ymm7, %ymm6, %ymm0 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
-	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
+	vmovdqa %ymm0, 2368(%rsp) /* spill g1x3.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
+	vmovdqa %ymm3, 2656(%rsp) /* spill g1x2.3 */
+	vpshufb %ymm7, %ymm5, %ymm3 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
+	vpxor %ymm3, %ymm0, %ymm0 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm3 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_2_aes_sh = shr(y2_2_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 2688(%rsp) /* spill g1x1.3 */
-	vpshufb %ymm3, %ymm12, %ymm1 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	vmovdqa %ymm6, 2688(%rsp) /* spill g1x1.3 */
+	vpshufb %ymm3, %ymm12, %ymm6 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
 	vmovdqa %ymm9, 2720(%rsp) /* spill g1x0.3 */
-	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
-	vpxor %ymm9, %ymm1, %ymm1 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
+	vpshufb %ymm10, %ymm5, %ymm9 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	vpxor %ymm9, %ymm6, %ymm6 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y3_2_aes_sh = shr(y3_2_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
-	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	vpshufb %ymm13, %ymm5, %ymm5 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
 	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
+	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
@@ -5301,34 +5319,35 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_8 = xor(p1_0_2, p2_1_2) */
-	vpxor %ymm6, %ymm3, %ymm10 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
-	vpxor 2336(%rsp), %ymm9, %ymm9 /* x0n_2 = xor(m0_acc_11, g2x0.2) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
-	vpxor %ymm3, %ymm0, %ymm10 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_11 = xor(m1_acc_10, p2_3_2) */
-	vpxor 2304(%rsp), %ymm4, %ymm4 /* x1n_2 = xor(m1_acc_11, g2x1.2) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_8 = xor(p2_0_2, p1_1_2) */
-	vpxor %ymm1, %ymm7, %ymm10 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
-	vpxor 2272(%rsp), %ymm0, %ymm0 /* x2n_2 = xor(m2_acc_11, g2x2.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_8 = xor(p2_0_2, p2_1_2) */
-	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
-	vpxor 2240(%rsp), %ymm1, %ymm1 /* x3n_2 = xor(m3_acc_11, g2x3.2) */
-	vmovdqa 2528(%rsp), %ymm3 /* reload g3x4.2 */
-	vpxor 3040(%rsp), %ymm3, %ymm5 /* t0_acc_6 = xor(g3x4, g3x8) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_7 = xor(t0_acc_6, rk0) */
+	vpxor %ymm0, %ymm1, %ymm9 /* m0_acc_10 = xor(p1_0_2, p1_1_2) */
+	vpxor %ymm6, %ymm7, %ymm10 /* m0_acc_11 = xor(p2_1_2, p1_2_2) */
+	vpxor %ymm8, %ymm3, %ymm12 /* m0_acc_12 = xor(p2_2_2, p2_3_2) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_13 = xor(m0_acc_10, m0_acc_11) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_14 = xor(m0_acc_13, m0_acc_12) */
+	vpxor 2336(%rsp), %ymm9, %ymm9 /* x0n_2 = xor(m0_acc_14, g2x0.2) */
+	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_10 = xor(p2_0_2, p1_1_2) */
+	vpxor %ymm3, %ymm6, %ymm6 /* m1_acc_11 = xor(p1_2_2, p2_2_2) */
+	vpxor %ymm8, %ymm5, %ymm8 /* m1_acc_12 = xor(p1_3_2, p2_3_2) */
+	vpxor %ymm6, %ymm12, %ymm6 /* m1_acc_13 = xor(m1_acc_10, m1_acc_11) */
+	vpxor %ymm8, %ymm6, %ymm6 /* m1_acc_14 = xor(m1_acc_13, m1_acc_12) */
+	vpxor 2304(%rsp), %ymm6, %ymm6 /* x1n_2 = xor(m1_acc_14, g2x1.2) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_10 = xor(p1_0_2, p2_0_2) */
+	vpxor %ymm10, %ymm1, %ymm4 /* m2_acc_13 = xor(m2_acc_10, m0_acc_11) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_14 = xor(m2_acc_13, m1_acc_12) */
+	vpxor 2272(%rsp), %ymm4, %ymm4 /* x2n_2 = xor(m2_acc_14, g2x2.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_11 = xor(p1_1_2, p2_1_2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_12 = xor(p2_2_2, p1_3_2) */
+	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_13 = xor(m2_acc_10, m3_acc_11) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_14 = xor(m3_acc_13, m3_acc_12) */
+	vpxor 2240(%rsp), %ymm0, %ymm0 /* x3n_2 = xor(m3_acc_14, g2x3.2) */
+	vmovdqa 2528(%rsp), %ymm1 /* reload g3x4.2 */
+	vpxor 3040(%rsp), %ymm1, %ymm3 /* t0_acc_6 = xor(g3x4, g3x8) */
+	vpxor %ymm2, %ymm3, %ymm2 /* t0_acc_7 = xor(t0_acc_6, rk0) */
 	vpxor 3552(%rsp), %ymm2, %ymm2 /* t0_3 = xor(t0_acc_7, g3x12) */
-	vmovdqa 2560(%rsp), %ymm5 /* reload g3x5.2 */
-	vpxor 3072(%rsp), %ymm5, %ymm6 /* t1_acc_6 = xor(g3x5, g3x9) */
-	vpxor 672(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1) */
-	vpxor 3584(%rsp), %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g3x13) */
+	vmovdqa 2560(%rsp), %ymm3 /* reload g3x5.2 */
+	vpxor 3072(%rsp), %ymm3, %ymm5 /* t1_acc_6 = xor(g3x5, g3x9) */
+	vpxor 672(%rsp), %ymm5, %ymm5 /* t1_acc_7 = xor(t1_acc_6, rk1) */
+	vpxor 3584(%rsp), %ymm5, %ymm5 /* t1_3 = xor(t1_acc_7, g3x13) */
 	vmovdqa 2592(%rsp), %ymm7 /* reload g3x6.2 */
 	vpxor 3104(%rsp), %ymm7, %ymm8 /* t2_acc_6 = xor(g3x6, g3x10) */
 	vpxor 1376(%rsp), %ymm8, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2) */
@@ -5350,18 +5369,18 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2, %ymm2 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm6, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm6, %ymm6 /* y1_3_aes = aesenclast(y1_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm5, %ymm5 /* y1_3_aes = aesenclast(y1_3_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -5395,79 +5414,80 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y1_3_aes_sh = shr(y1_3_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
-	vmovdqa %ymm1, 2240(%rsp) /* spill g2x3.3 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	vpshufb %ymm2, %ymm7, %ymm3 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	vpxor %ymm3, %ymm10, %ymm3 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm10 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* y1_3_aes_sh = shr(y1_3_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm1 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	vmovdqa %ymm0, 2240(%rsp) /* spill g2x3.3 */
+	vpshufb %ymm5, %ymm7, %ymm0 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	vpxor %ymm0, %ymm1, %ymm0 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm1 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_3_aes_sh = shr(y2_3_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2272(%rsp) /* spill g2x2.3 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
-	vmovdqa %ymm4, 2304(%rsp) /* spill g2x1.3 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	vmovdqa %ymm4, 2272(%rsp) /* spill g2x2.3 */
+	vpshufb %ymm1, %ymm15, %ymm4 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	vmovdqa %ymm6, 2304(%rsp) /* spill g2x1.3 */
+	vpshufb %ymm8, %ymm7, %ymm6 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	vpxor %ymm6, %ymm4, %ymm4 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm6 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_3_aes_sh = shr(y3_3_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
 	vmovdqa %ymm9, 2336(%rsp) /* spill g2x0.3 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	vpshufb %ymm6, %ymm15, %ymm9 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
 	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
 	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
 	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
 	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_12 = xor(p1_0_3, p2_1_3) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
-	vpxor 2016(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_15, g3x0.2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_12 = xor(p1_0_3, p2_0_3) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_15 = xor(m1_acc_14, p2_3_3) */
-	vpxor 2048(%rsp), %ymm5, %ymm5 /* x1n_3 = xor(m1_acc_15, g3x1.2) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_12 = xor(p2_0_3, p1_1_3) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_15 = xor(m2_acc_14, p2_3_3) */
-	vpxor 2080(%rsp), %ymm1, %ymm1 /* x2n_3 = xor(m2_acc_15, g3x2.2) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_12 = xor(p2_0_3, p2_1_3) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
-	vpxor 2112(%rsp), %ymm0, %ymm0 /* x3n_3 = xor(m3_acc_15, g3x3.2) */
+	vpxor %ymm8, %ymm6, %ymm6 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	vpxor %ymm0, %ymm3, %ymm8 /* m0_acc_15 = xor(p1_0_3, p1_1_3) */
+	vpxor %ymm4, %ymm5, %ymm9 /* m0_acc_16 = xor(p2_1_3, p1_2_3) */
+	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_17 = xor(p2_2_3, p2_3_3) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_18 = xor(m0_acc_15, m0_acc_16) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_19 = xor(m0_acc_18, m0_acc_17) */
+	vpxor 2016(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_19, g3x0.2) */
+	vpxor %ymm0, %ymm2, %ymm10 /* m1_acc_15 = xor(p2_0_3, p1_1_3) */
+	vpxor %ymm1, %ymm4, %ymm4 /* m1_acc_16 = xor(p1_2_3, p2_2_3) */
+	vpxor %ymm6, %ymm7, %ymm6 /* m1_acc_17 = xor(p1_3_3, p2_3_3) */
+	vpxor %ymm4, %ymm10, %ymm4 /* m1_acc_18 = xor(m1_acc_15, m1_acc_16) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m1_acc_19 = xor(m1_acc_18, m1_acc_17) */
+	vpxor 2048(%rsp), %ymm4, %ymm4 /* x1n_3 = xor(m1_acc_19, g3x1.2) */
+	vpxor %ymm2, %ymm3, %ymm2 /* m2_acc_15 = xor(p1_0_3, p2_0_3) */
+	vpxor %ymm9, %ymm2, %ymm3 /* m2_acc_18 = xor(m2_acc_15, m0_acc_16) */
+	vpxor %ymm6, %ymm3, %ymm3 /* m2_acc_19 = xor(m2_acc_18, m1_acc_17) */
+	vpxor 2080(%rsp), %ymm3, %ymm3 /* x2n_3 = xor(m2_acc_19, g3x2.2) */
+	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_16 = xor(p1_1_3, p2_1_3) */
+	vpxor %ymm7, %ymm1, %ymm1 /* m3_acc_17 = xor(p2_2_3, p1_3_3) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_18 = xor(m2_acc_15, m3_acc_16) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_19 = xor(m3_acc_18, m3_acc_17) */
+	vpxor 2112(%rsp), %ymm0, %ymm0 /* x3n_3 = xor(m3_acc_19, g3x3.2) */
 
 	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	vpbroadcastd 16(%rdi,%r8), %ymm2 /* rk0_1 = bcast32() */
-	vpbroadcastd 20(%rdi,%r8), %ymm3 /* rk1_1 = bcast32() */
-	vpbroadcastd 24(%rdi,%r8), %ymm4 /* rk2_1 = bcast32() */
+	vpbroadcastd 16(%rdi,%r8), %ymm1 /* rk0_1 = bcast32() */
+	vpbroadcastd 20(%rdi,%r8), %ymm2 /* rk1_1 = bcast32() */
+	vpbroadcastd 24(%rdi,%r8), %ymm5 /* rk2_1 = bcast32() */
 	vpbroadcastd 28(%rdi,%r8), %ymm6 /* rk3_1 = bcast32() */
 	vmovdqa 1184(%rsp), %ymm7 /* reload g0x8.2 */
 	vpxor 1536(%rsp), %ymm7, %ymm9 /* t0_acc_8 = xor(g0x8, g0x12) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_1) */
+	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_1) */
 	vpxor 1600(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
 	vmovdqa 448(%rsp), %ymm10 /* reload g0x9.2 */
 	vpxor 1696(%rsp), %ymm10, %ymm12 /* t1_acc_8 = xor(g0x9, g0x13) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
+	vpxor %ymm2, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
 	vpxor 1088(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
 	vmovdqa 64(%rsp), %ymm13 /* reload g0x10.2 */
 	vpxor 128(%rsp), %ymm13, %ymm13 /* t2_acc_8 = xor(g0x10, g0x14) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
 	vpxor 1152(%rsp), %ymm13, %ymm13 /* t2_4 = xor(t2_acc_9, g0x2) */
 	vmovdqa 992(%rsp), %ymm10 /* reload g0x11.2 */
 	vpxor 96(%rsp), %ymm10, %ymm10 /* t3_acc_8 = xor(g0x11, g0x15) */
@@ -5530,69 +5550,70 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 2112(%rsp) /* spill g3x3.3 */
 	vpshufb %ymm7, %ymm15, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	vmovdqa %ymm1, 2080(%rsp) /* spill g3x2.3 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 2048(%rsp) /* spill g3x1.3 */
-	vpshufb %ymm9, %ymm1, %ymm5 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm5 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	vmovdqa %ymm3, 2080(%rsp) /* spill g3x2.3 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
+	vmovdqa %ymm4, 2048(%rsp) /* spill g3x1.3 */
+	vpshufb %ymm9, %ymm3, %ymm4 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm4 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y1_4_aes_sh = shr(y1_4_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
 	vmovdqa %ymm8, 2016(%rsp) /* spill g3x0.3 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	vpshufb %ymm4, %ymm15, %ymm8 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
 	vmovdqa %ymm6, 1440(%rsp) /* spill rk3_1 */
-	vpshufb %ymm12, %ymm1, %ymm6 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	vpshufb %ymm12, %ymm3, %ymm6 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm8 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y2_4_aes_sh = shr(y2_4_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1376(%rsp) /* spill rk2_1 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
-	vmovdqa %ymm3, 672(%rsp) /* spill rk1_1 */
-	vpshufb %ymm13, %ymm1, %ymm3 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm4 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
+	vmovdqa %ymm5, 1376(%rsp) /* spill rk2_1 */
+	vpshufb %ymm8, %ymm15, %ymm5 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	vmovdqa %ymm2, 672(%rsp) /* spill rk1_1 */
+	vpshufb %ymm13, %ymm3, %ymm2 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm5 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_4_aes_sh = shr(y3_4_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
+	vpshufb %ymm5, %ymm15, %ymm15 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
 	vpshufb %ymm7, %ymm14, %ymm7 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
 	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm9 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
+	vpxor %ymm9, %ymm4, %ymm4 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_16 = xor(p1_0_4, p2_1_4) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
-	vpxor 1504(%rsp), %ymm9, %ymm9 /* x0n_4 = xor(m0_acc_19, g0x4.2) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_16 = xor(p1_0_4, p2_0_4) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
-	vpxor 608(%rsp), %ymm0, %ymm0 /* x1n_4 = xor(m1_acc_19, g0x5.2) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_16 = xor(p2_0_4, p1_1_4) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
-	vpxor 640(%rsp), %ymm4, %ymm4 /* x2n_4 = xor(m2_acc_19, g0x6.2) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_16 = xor(p2_0_4, p2_1_4) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
-	vpxor 576(%rsp), %ymm1, %ymm1 /* x3n_4 = xor(m3_acc_19, g0x7.2) */
+	vpxor %ymm9, %ymm5, %ymm5 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
+	vpxor %ymm6, %ymm0, %ymm9 /* m0_acc_20 = xor(p1_0_4, p1_1_4) */
+	vpxor %ymm2, %ymm4, %ymm10 /* m0_acc_21 = xor(p2_1_4, p1_2_4) */
+	vpxor %ymm5, %ymm8, %ymm12 /* m0_acc_22 = xor(p2_2_4, p2_3_4) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_23 = xor(m0_acc_20, m0_acc_21) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_24 = xor(m0_acc_23, m0_acc_22) */
+	vpxor 1504(%rsp), %ymm9, %ymm9 /* x0n_4 = xor(m0_acc_24, g0x4.2) */
+	vpxor %ymm6, %ymm7, %ymm12 /* m1_acc_20 = xor(p2_0_4, p1_1_4) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_21 = xor(p1_2_4, p2_2_4) */
+	vpxor %ymm5, %ymm3, %ymm5 /* m1_acc_22 = xor(p1_3_4, p2_3_4) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_23 = xor(m1_acc_20, m1_acc_21) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_24 = xor(m1_acc_23, m1_acc_22) */
+	vpxor 608(%rsp), %ymm2, %ymm2 /* x1n_4 = xor(m1_acc_24, g0x5.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_20 = xor(p1_0_4, p2_0_4) */
+	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_23 = xor(m2_acc_20, m0_acc_21) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_24 = xor(m2_acc_23, m1_acc_22) */
+	vpxor 640(%rsp), %ymm5, %ymm5 /* x2n_4 = xor(m2_acc_24, g0x6.2) */
+	vpxor %ymm4, %ymm6, %ymm4 /* m3_acc_21 = xor(p1_1_4, p2_1_4) */
+	vpxor %ymm3, %ymm8, %ymm3 /* m3_acc_22 = xor(p2_2_4, p1_3_4) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_23 = xor(m2_acc_20, m3_acc_21) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_24 = xor(m3_acc_23, m3_acc_22) */
+	vpxor 576(%rsp), %ymm0, %ymm0 /* x3n_4 = xor(m3_acc_24, g0x7.2) */
 	vmovdqa 3200(%rsp), %ymm3 /* reload g1x8.2 */
-	vpxor 3296(%rsp), %ymm3, %ymm5 /* t0_acc_10 = xor(g1x8, g1x12) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_11 = xor(t0_acc_10, rk0_1) */
-	vpxor 2720(%rsp), %ymm5, %ymm5 /* t0_5 = xor(t0_acc_11, g1x0) */
+	vpxor 3296(%rsp), %ymm3, %ymm4 /* t0_acc_10 = xor(g1x8, g1x12) */
+	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_11 = xor(t0_acc_10, rk0_1) */
+	vpxor 2720(%rsp), %ymm4, %ymm4 /* t0_5 = xor(t0_acc_11, g1x0) */
 	vmovdqa 2816(%rsp), %ymm6 /* reload g1x9.2 */
 	vpxor 3328(%rsp), %ymm6, %ymm7 /* t1_acc_10 = xor(g1x9, g1x13) */
 	vpxor 672(%rsp), %ymm7, %ymm7 /* t1_acc_11 = xor(t1_acc_10, rk1_1) */
@@ -5605,18 +5626,18 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor 3392(%rsp), %ymm12, %ymm13 /* t3_acc_10 = xor(g1x11, g1x15) */
 	vpxor 1440(%rsp), %ymm13, %ymm13 /* t3_acc_11 = xor(t3_acc_10, rk3_1) */
 	vpxor 2368(%rsp), %ymm13, %ymm13 /* t3_5 = xor(t3_acc_11, g1x3) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
+	vmovdqu %ymm4, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm5, %ymm5 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm4, %ymm4 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -5657,30 +5678,30 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_5_aes = aesenclast(y3_5_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm15 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_5_aes_sh = shr(y0_5_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm4, %ymm15 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* y0_5_aes_sh = shr(y0_5_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm4, %ymm4 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	vpshufb %ymm4, %ymm6, %ymm3 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
 	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_5_aes_sh = shr(y1_5_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 576(%rsp) /* spill g0x7.3 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
-	vmovdqa %ymm4, 640(%rsp) /* spill g0x6.3 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm4 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	vmovdqa %ymm0, 576(%rsp) /* spill g0x7.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	vmovdqa %ymm5, 640(%rsp) /* spill g0x6.3 */
+	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	vpxor %ymm5, %ymm0, %ymm0 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm5 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_5_aes_sh = shr(y2_5_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 608(%rsp) /* spill g0x5.3 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	vmovdqa %ymm2, 608(%rsp) /* spill g0x5.3 */
+	vpshufb %ymm5, %ymm12, %ymm2 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
 	vmovdqa %ymm9, 1504(%rsp) /* spill g0x4.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y3_5_aes_sh = shr(y3_5_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
@@ -5688,40 +5709,41 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
 	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	vpxor %ymm8, %ymm5, %ymm5 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_20 = xor(p1_0_5, p2_1_5) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
-	vpxor 3232(%rsp), %ymm9, %ymm9 /* x0n_5 = xor(m0_acc_23, g1x4.2) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_20 = xor(p1_0_5, p2_0_5) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_23 = xor(m1_acc_22, p2_3_5) */
-	vpxor 3168(%rsp), %ymm3, %ymm3 /* x1n_5 = xor(m1_acc_23, g1x5.2) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_20 = xor(p2_0_5, p1_1_5) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_23 = xor(m2_acc_22, p2_3_5) */
-	vpxor 2784(%rsp), %ymm1, %ymm1 /* x2n_5 = xor(m2_acc_23, g1x6.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_20 = xor(p2_0_5, p2_1_5) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
-	vpxor 2752(%rsp), %ymm0, %ymm0 /* x3n_5 = xor(m3_acc_23, g1x7.2) */
-	vmovdqa 2912(%rsp), %ymm4 /* reload g2x8.2 */
-	vpxor 3424(%rsp), %ymm4, %ymm5 /* t0_acc_12 = xor(g2x8, g2x12) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_13 = xor(t0_acc_12, rk0_1) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_25 = xor(p1_0_5, p1_1_5) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_26 = xor(p2_1_5, p1_2_5) */
+	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_27 = xor(p2_2_5, p2_3_5) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_28 = xor(m0_acc_25, m0_acc_26) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_29 = xor(m0_acc_28, m0_acc_27) */
+	vpxor 3232(%rsp), %ymm9, %ymm9 /* x0n_5 = xor(m0_acc_29, g1x4.2) */
+	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_25 = xor(p2_0_5, p1_1_5) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_26 = xor(p1_2_5, p2_2_5) */
+	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_27 = xor(p1_3_5, p2_3_5) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_28 = xor(m1_acc_25, m1_acc_26) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_29 = xor(m1_acc_28, m1_acc_27) */
+	vpxor 3168(%rsp), %ymm2, %ymm2 /* x1n_5 = xor(m1_acc_29, g1x5.2) */
+	vpxor %ymm4, %ymm3, %ymm3 /* m2_acc_25 = xor(p1_0_5, p2_0_5) */
+	vpxor %ymm10, %ymm3, %ymm4 /* m2_acc_28 = xor(m2_acc_25, m0_acc_26) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_29 = xor(m2_acc_28, m1_acc_27) */
+	vpxor 2784(%rsp), %ymm4, %ymm4 /* x2n_5 = xor(m2_acc_29, g1x6.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_26 = xor(p1_1_5, p2_1_5) */
+	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_27 = xor(p2_2_5, p1_3_5) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_28 = xor(m2_acc_25, m3_acc_26) */
+	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_29 = xor(m3_acc_28, m3_acc_27) */
+	vpxor 2752(%rsp), %ymm0, %ymm0 /* x3n_5 = xor(m3_acc_29, g1x7.2) */
+	vmovdqa 2912(%rsp), %ymm3 /* reload g2x8.2 */
+	vpxor 3424(%rsp), %ymm3, %ymm5 /* t0_acc_12 = xor(g2x8, g2x12) */
+	vpxor %ymm1, %ymm5, %ymm5 /* t0_acc_13 = xor(t0_acc_12, rk0_1) */
 	vpxor 2336(%rsp), %ymm5, %ymm5 /* t0_6 = xor(t0_acc_13, g2x0) */
 	vmovdqa 2944(%rsp), %ymm6 /* reload g2x9.2 */
 	vpxor 3456(%rsp), %ymm6, %ymm7 /* t1_acc_12 = xor(g2x9, g2x13) */
@@ -5793,24 +5815,24 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_6_aes_sh = shr(y1_6_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 2752(%rsp) /* spill g1x7.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
-	vmovdqa %ymm1, 2784(%rsp) /* spill g1x6.3 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm1 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
+	vmovdqa %ymm4, 2784(%rsp) /* spill g1x6.3 */
+	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm4 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_6_aes_sh = shr(y2_6_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3168(%rsp) /* spill g1x5.3 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	vmovdqa %ymm2, 3168(%rsp) /* spill g1x5.3 */
+	vpshufb %ymm4, %ymm12, %ymm2 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
 	vmovdqa %ymm9, 3232(%rsp) /* spill g1x4.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y3_6_aes_sh = shr(y3_6_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
@@ -5823,38 +5845,39 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_24 = xor(p1_0_6, p2_1_6) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
-	vpxor 2400(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_27, g2x4.2) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_24 = xor(p1_0_6, p2_0_6) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_27 = xor(m1_acc_26, p2_3_6) */
-	vpxor 2432(%rsp), %ymm4, %ymm4 /* x1n_6 = xor(m1_acc_27, g2x5.2) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_24 = xor(p2_0_6, p1_1_6) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
-	vpxor 2464(%rsp), %ymm0, %ymm0 /* x2n_6 = xor(m2_acc_27, g2x6.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_24 = xor(p2_0_6, p2_1_6) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_27 = xor(m3_acc_26, p1_3_6) */
-	vpxor 2496(%rsp), %ymm1, %ymm1 /* x3n_6 = xor(m3_acc_27, g2x7.2) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_30 = xor(p1_0_6, p1_1_6) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_31 = xor(p2_1_6, p1_2_6) */
+	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_32 = xor(p2_2_6, p2_3_6) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_33 = xor(m0_acc_30, m0_acc_31) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_34 = xor(m0_acc_33, m0_acc_32) */
+	vpxor 2400(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_34, g2x4.2) */
+	vpxor %ymm0, %ymm5, %ymm12 /* m1_acc_30 = xor(p2_0_6, p1_1_6) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m1_acc_31 = xor(p1_2_6, p2_2_6) */
+	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_32 = xor(p1_3_6, p2_3_6) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_33 = xor(m1_acc_30, m1_acc_31) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_34 = xor(m1_acc_33, m1_acc_32) */
+	vpxor 2432(%rsp), %ymm2, %ymm2 /* x1n_6 = xor(m1_acc_34, g2x5.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m2_acc_30 = xor(p1_0_6, p2_0_6) */
+	vpxor %ymm10, %ymm3, %ymm5 /* m2_acc_33 = xor(m2_acc_30, m0_acc_31) */
+	vpxor %ymm8, %ymm5, %ymm5 /* m2_acc_34 = xor(m2_acc_33, m1_acc_32) */
+	vpxor 2464(%rsp), %ymm5, %ymm5 /* x2n_6 = xor(m2_acc_34, g2x6.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_31 = xor(p1_1_6, p2_1_6) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_32 = xor(p2_2_6, p1_3_6) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_33 = xor(m2_acc_30, m3_acc_31) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_34 = xor(m3_acc_33, m3_acc_32) */
+	vpxor 2496(%rsp), %ymm0, %ymm0 /* x3n_6 = xor(m3_acc_34, g2x7.2) */
 	vmovdqa 3040(%rsp), %ymm3 /* reload g3x8.2 */
-	vpxor 3552(%rsp), %ymm3, %ymm5 /* t0_acc_14 = xor(g3x8, g3x12) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_15 = xor(t0_acc_14, rk0_1) */
-	vpxor 2016(%rsp), %ymm2, %ymm2 /* t0_7 = xor(t0_acc_15, g3x0) */
-	vmovdqa 3072(%rsp), %ymm5 /* reload g3x9.2 */
-	vpxor 3584(%rsp), %ymm5, %ymm6 /* t1_acc_14 = xor(g3x9, g3x13) */
+	vpxor 3552(%rsp), %ymm3, %ymm4 /* t0_acc_14 = xor(g3x8, g3x12) */
+	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_15 = xor(t0_acc_14, rk0_1) */
+	vpxor 2016(%rsp), %ymm1, %ymm1 /* t0_7 = xor(t0_acc_15, g3x0) */
+	vmovdqa 3072(%rsp), %ymm4 /* reload g3x9.2 */
+	vpxor 3584(%rsp), %ymm4, %ymm6 /* t1_acc_14 = xor(g3x9, g3x13) */
 	vpxor 672(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_1) */
 	vpxor 2048(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g3x1) */
 	vmovdqa 3104(%rsp), %ymm7 /* reload g3x10.2 */
@@ -5865,18 +5888,18 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor 1120(%rsp), %ymm10, %ymm12 /* t3_acc_14 = xor(g3x11, g3x15) */
 	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_1) */
 	vpxor 2112(%rsp), %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g3x3) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm2, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2, %ymm2 /* y0_7_aes = aesenclast(y0_7_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm1, %ymm1 /* y0_7_aes = aesenclast(y0_7_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -5917,77 +5940,78 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_7_aes = aesenclast(y3_7_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm13 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_7_aes_sh = shr(y0_7_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm13 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* y0_7_aes_sh = shr(y0_7_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
+	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
+	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_7_aes_sh = shr(y1_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
-	vmovdqa %ymm1, 2496(%rsp) /* spill g2x7.3 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
+	vmovdqa %ymm0, 2496(%rsp) /* spill g2x7.3 */
+	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
+	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_7_aes_sh = shr(y2_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2464(%rsp) /* spill g2x6.3 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
-	vmovdqa %ymm4, 2432(%rsp) /* spill g2x5.3 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
+	vmovdqa %ymm5, 2464(%rsp) /* spill g2x6.3 */
+	vpshufb %ymm3, %ymm15, %ymm5 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
+	vmovdqa %ymm2, 2432(%rsp) /* spill g2x5.3 */
+	vpshufb %ymm8, %ymm7, %ymm2 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm5 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_7_aes_sh = shr(y3_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
 	vmovdqa %ymm9, 2400(%rsp) /* spill g2x4.3 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
 	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
+	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
 	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
 	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_28 = xor(p1_0_7, p2_1_7) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_30 = xor(m0_acc_28, m0_acc_29) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_31 = xor(m0_acc_30, p2_3_7) */
-	vpxor 2528(%rsp), %ymm8, %ymm8 /* x0n_7 = xor(m0_acc_31, g3x4.2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_28 = xor(p1_0_7, p2_0_7) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_31 = xor(m1_acc_30, p2_3_7) */
-	vpxor 2560(%rsp), %ymm5, %ymm5 /* x1n_7 = xor(m1_acc_31, g3x5.2) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_28 = xor(p2_0_7, p1_1_7) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_31 = xor(m2_acc_30, p2_3_7) */
-	vpxor 2592(%rsp), %ymm1, %ymm1 /* x2n_7 = xor(m2_acc_31, g3x6.2) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_28 = xor(p2_0_7, p2_1_7) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_30 = xor(m3_acc_28, m3_acc_29) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
-	vpxor 2624(%rsp), %ymm0, %ymm0 /* x3n_7 = xor(m3_acc_31, g3x7.2) */
+	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
+	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_35 = xor(p1_0_7, p1_1_7) */
+	vpxor %ymm2, %ymm6, %ymm9 /* m0_acc_36 = xor(p2_1_7, p1_2_7) */
+	vpxor %ymm5, %ymm3, %ymm10 /* m0_acc_37 = xor(p2_2_7, p2_3_7) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_38 = xor(m0_acc_35, m0_acc_36) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_39 = xor(m0_acc_38, m0_acc_37) */
+	vpxor 2528(%rsp), %ymm8, %ymm8 /* x0n_7 = xor(m0_acc_39, g3x4.2) */
+	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_35 = xor(p2_0_7, p1_1_7) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m1_acc_36 = xor(p1_2_7, p2_2_7) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_37 = xor(p1_3_7, p2_3_7) */
+	vpxor %ymm2, %ymm10, %ymm2 /* m1_acc_38 = xor(m1_acc_35, m1_acc_36) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_39 = xor(m1_acc_38, m1_acc_37) */
+	vpxor 2560(%rsp), %ymm2, %ymm2 /* x1n_7 = xor(m1_acc_39, g3x5.2) */
+	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_35 = xor(p1_0_7, p2_0_7) */
+	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_38 = xor(m2_acc_35, m0_acc_36) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_39 = xor(m2_acc_38, m1_acc_37) */
+	vpxor 2592(%rsp), %ymm4, %ymm4 /* x2n_7 = xor(m2_acc_39, g3x6.2) */
+	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_36 = xor(p1_1_7, p2_1_7) */
+	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_37 = xor(p2_2_7, p1_3_7) */
+	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_38 = xor(m2_acc_35, m3_acc_36) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, m3_acc_37) */
+	vpxor 2624(%rsp), %ymm0, %ymm0 /* x3n_7 = xor(m3_acc_39, g3x7.2) */
 
 	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	vpbroadcastd 32(%rdi,%r8), %ymm2 /* rk0_2 = bcast32() */
+	vpbroadcastd 32(%rdi,%r8), %ymm1 /* rk0_2 = bcast32() */
 	vpbroadcastd 36(%rdi,%r8), %ymm3 /* rk1_2 = bcast32() */
-	vpbroadcastd 40(%rdi,%r8), %ymm4 /* rk2_2 = bcast32() */
+	vpbroadcastd 40(%rdi,%r8), %ymm5 /* rk2_2 = bcast32() */
 	vpbroadcastd 44(%rdi,%r8), %ymm6 /* rk3_2 = bcast32() */
 	vmovdqa 1536(%rsp), %ymm7 /* reload g0x12.2 */
 	vpxor 1600(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_2) */
+	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_2) */
 	vpxor 1504(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x4) */
 	vmovdqa 1696(%rsp), %ymm10 /* reload g0x13.2 */
 	vpxor 1088(%rsp), %ymm10, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
@@ -5995,7 +6019,7 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor 608(%rsp), %ymm12, %ymm12 /* t1_8 = xor(t1_acc_17, g0x5) */
 	vmovdqa 128(%rsp), %ymm13 /* reload g0x14.2 */
 	vpxor 1152(%rsp), %ymm13, %ymm13 /* t2_acc_16 = xor(g0x14, g0x2) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
 	vpxor 640(%rsp), %ymm13, %ymm13 /* t2_8 = xor(t2_acc_17, g0x6) */
 	vmovdqa 96(%rsp), %ymm10 /* reload g0x15.2 */
 	vpxor 3264(%rsp), %ymm10, %ymm10 /* t3_acc_16 = xor(g0x15, g0x3) */
@@ -6058,69 +6082,70 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 2624(%rsp) /* spill g3x7.3 */
 	vpshufb %ymm7, %ymm15, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	vmovdqa %ymm1, 2592(%rsp) /* spill g3x6.3 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 2560(%rsp) /* spill g3x5.3 */
-	vpshufb %ymm9, %ymm1, %ymm5 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm5 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	vmovdqa %ymm4, 2592(%rsp) /* spill g3x6.3 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
+	vmovdqa %ymm2, 2560(%rsp) /* spill g3x5.3 */
+	vpshufb %ymm9, %ymm4, %ymm2 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	vpxor %ymm2, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm2 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y1_8_aes_sh = shr(y1_8_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
 	vmovdqa %ymm8, 2528(%rsp) /* spill g3x4.3 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	vpshufb %ymm2, %ymm15, %ymm8 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
 	vmovdqa %ymm6, 1440(%rsp) /* spill rk3_2 */
-	vpshufb %ymm12, %ymm1, %ymm6 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	vpshufb %ymm12, %ymm4, %ymm6 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm8 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y2_8_aes_sh = shr(y2_8_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1376(%rsp) /* spill rk2_2 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	vmovdqa %ymm5, 1376(%rsp) /* spill rk2_2 */
+	vpshufb %ymm8, %ymm15, %ymm5 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
 	vmovdqa %ymm3, 672(%rsp) /* spill rk1_2 */
-	vpshufb %ymm13, %ymm1, %ymm3 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm4 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm3 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm5 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_8_aes_sh = shr(y3_8_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
+	vpshufb %ymm5, %ymm15, %ymm15 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm4 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
 	vpshufb %ymm7, %ymm14, %ymm7 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
 	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm9 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_32 = xor(p1_0_8, p2_1_8) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
-	vpxor 1184(%rsp), %ymm9, %ymm9 /* x0n_8 = xor(m0_acc_35, g0x8.2) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_32 = xor(p1_0_8, p2_0_8) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
-	vpxor 448(%rsp), %ymm0, %ymm0 /* x1n_8 = xor(m1_acc_35, g0x9.2) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
-	vpxor 64(%rsp), %ymm4, %ymm4 /* x2n_8 = xor(m2_acc_35, g0x10.2) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
-	vpxor 992(%rsp), %ymm1, %ymm1 /* x3n_8 = xor(m3_acc_35, g0x11.2) */
-	vmovdqa 3296(%rsp), %ymm3 /* reload g1x12.2 */
-	vpxor 2720(%rsp), %ymm3, %ymm5 /* t0_acc_18 = xor(g1x12, g1x0) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_19 = xor(t0_acc_18, rk0_2) */
-	vpxor 3232(%rsp), %ymm5, %ymm5 /* t0_9 = xor(t0_acc_19, g1x4) */
+	vpxor %ymm9, %ymm5, %ymm5 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
+	vpxor %ymm6, %ymm0, %ymm9 /* m0_acc_40 = xor(p1_0_8, p1_1_8) */
+	vpxor %ymm3, %ymm2, %ymm10 /* m0_acc_41 = xor(p2_1_8, p1_2_8) */
+	vpxor %ymm5, %ymm8, %ymm12 /* m0_acc_42 = xor(p2_2_8, p2_3_8) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_40, m0_acc_41) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_44 = xor(m0_acc_43, m0_acc_42) */
+	vpxor 1184(%rsp), %ymm9, %ymm9 /* x0n_8 = xor(m0_acc_44, g0x8.2) */
+	vpxor %ymm6, %ymm7, %ymm12 /* m1_acc_40 = xor(p2_0_8, p1_1_8) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_41 = xor(p1_2_8, p2_2_8) */
+	vpxor %ymm5, %ymm4, %ymm5 /* m1_acc_42 = xor(p1_3_8, p2_3_8) */
+	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_43 = xor(m1_acc_40, m1_acc_41) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_44 = xor(m1_acc_43, m1_acc_42) */
+	vpxor 448(%rsp), %ymm3, %ymm3 /* x1n_8 = xor(m1_acc_44, g0x9.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_40 = xor(p1_0_8, p2_0_8) */
+	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_43 = xor(m2_acc_40, m0_acc_41) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_44 = xor(m2_acc_43, m1_acc_42) */
+	vpxor 64(%rsp), %ymm5, %ymm5 /* x2n_8 = xor(m2_acc_44, g0x10.2) */
+	vpxor %ymm2, %ymm6, %ymm2 /* m3_acc_41 = xor(p1_1_8, p2_1_8) */
+	vpxor %ymm4, %ymm8, %ymm4 /* m3_acc_42 = xor(p2_2_8, p1_3_8) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_43 = xor(m2_acc_40, m3_acc_41) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_44 = xor(m3_acc_43, m3_acc_42) */
+	vpxor 992(%rsp), %ymm0, %ymm0 /* x3n_8 = xor(m3_acc_44, g0x11.2) */
+	vmovdqa 3296(%rsp), %ymm2 /* reload g1x12.2 */
+	vpxor 2720(%rsp), %ymm2, %ymm4 /* t0_acc_18 = xor(g1x12, g1x0) */
+	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_19 = xor(t0_acc_18, rk0_2) */
+	vpxor 3232(%rsp), %ymm4, %ymm4 /* t0_9 = xor(t0_acc_19, g1x4) */
 	vmovdqa 3328(%rsp), %ymm6 /* reload g1x13.2 */
 	vpxor 2688(%rsp), %ymm6, %ymm7 /* t1_acc_18 = xor(g1x13, g1x1) */
 	vpxor 672(%rsp), %ymm7, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_2) */
@@ -6133,18 +6158,18 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor 2368(%rsp), %ymm12, %ymm13 /* t3_acc_18 = xor(g1x15, g1x3) */
 	vpxor 1440(%rsp), %ymm13, %ymm13 /* t3_acc_19 = xor(t3_acc_18, rk3_2) */
 	vpxor 2752(%rsp), %ymm13, %ymm13 /* t3_9 = xor(t3_acc_19, g1x7) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
+	vmovdqu %ymm4, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm5, %ymm5 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm4, %ymm4 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -6185,30 +6210,30 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_9_aes = aesenclast(y3_9_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm15 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_9_aes_sh = shr(y0_9_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm4, %ymm15 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* y0_9_aes_sh = shr(y0_9_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm4, %ymm4 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	vpshufb %ymm4, %ymm6, %ymm2 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_9_aes_sh = shr(y1_9_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 992(%rsp) /* spill g0x11.3 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
-	vmovdqa %ymm4, 64(%rsp) /* spill g0x10.3 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm4 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	vmovdqa %ymm0, 992(%rsp) /* spill g0x11.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
+	vmovdqa %ymm5, 64(%rsp) /* spill g0x10.3 */
+	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	vpxor %ymm5, %ymm0, %ymm0 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm5 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_9_aes_sh = shr(y2_9_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g0x9.3 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	vmovdqa %ymm3, 448(%rsp) /* spill g0x9.3 */
+	vpshufb %ymm5, %ymm12, %ymm3 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
 	vmovdqa %ymm9, 1184(%rsp) /* spill g0x8.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y3_9_aes_sh = shr(y3_9_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
@@ -6216,40 +6241,41 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
 	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	vpxor %ymm8, %ymm5, %ymm5 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
-	vpxor 3200(%rsp), %ymm9, %ymm9 /* x0n_9 = xor(m0_acc_39, g1x8.2) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_36 = xor(p1_0_9, p2_0_9) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
-	vpxor 2816(%rsp), %ymm3, %ymm3 /* x1n_9 = xor(m1_acc_39, g1x9.2) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_36 = xor(p2_0_9, p1_1_9) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
-	vpxor 2848(%rsp), %ymm1, %ymm1 /* x2n_9 = xor(m2_acc_39, g1x10.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_36 = xor(p2_0_9, p2_1_9) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
-	vpxor 2880(%rsp), %ymm0, %ymm0 /* x3n_9 = xor(m3_acc_39, g1x11.2) */
-	vmovdqa 3424(%rsp), %ymm4 /* reload g2x12.2 */
-	vpxor 2336(%rsp), %ymm4, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_21 = xor(t0_acc_20, rk0_2) */
+	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_45 = xor(p1_0_9, p1_1_9) */
+	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_46 = xor(p2_1_9, p1_2_9) */
+	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_47 = xor(p2_2_9, p2_3_9) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_48 = xor(m0_acc_45, m0_acc_46) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_49 = xor(m0_acc_48, m0_acc_47) */
+	vpxor 3200(%rsp), %ymm9, %ymm9 /* x0n_9 = xor(m0_acc_49, g1x8.2) */
+	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_45 = xor(p2_0_9, p1_1_9) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_46 = xor(p1_2_9, p2_2_9) */
+	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_47 = xor(p1_3_9, p2_3_9) */
+	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_48 = xor(m1_acc_45, m1_acc_46) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_49 = xor(m1_acc_48, m1_acc_47) */
+	vpxor 2816(%rsp), %ymm3, %ymm3 /* x1n_9 = xor(m1_acc_49, g1x9.2) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m2_acc_45 = xor(p1_0_9, p2_0_9) */
+	vpxor %ymm10, %ymm2, %ymm4 /* m2_acc_48 = xor(m2_acc_45, m0_acc_46) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_49 = xor(m2_acc_48, m1_acc_47) */
+	vpxor 2848(%rsp), %ymm4, %ymm4 /* x2n_9 = xor(m2_acc_49, g1x10.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_46 = xor(p1_1_9, p2_1_9) */
+	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_47 = xor(p2_2_9, p1_3_9) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_48 = xor(m2_acc_45, m3_acc_46) */
+	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_49 = xor(m3_acc_48, m3_acc_47) */
+	vpxor 2880(%rsp), %ymm0, %ymm0 /* x3n_9 = xor(m3_acc_49, g1x11.2) */
+	vmovdqa 3424(%rsp), %ymm2 /* reload g2x12.2 */
+	vpxor 2336(%rsp), %ymm2, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
+	vpxor %ymm1, %ymm5, %ymm5 /* t0_acc_21 = xor(t0_acc_20, rk0_2) */
 	vpxor 2400(%rsp), %ymm5, %ymm5 /* t0_10 = xor(t0_acc_21, g2x4) */
 	vmovdqa 3456(%rsp), %ymm6 /* reload g2x13.2 */
 	vpxor 2304(%rsp), %ymm6, %ymm7 /* t1_acc_20 = xor(g2x13, g2x1) */
@@ -6321,21 +6347,21 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
+	vpshufb %ymm5, %ymm6, %ymm2 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_10_aes_sh = shr(y1_10_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 2880(%rsp) /* spill g1x11.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
-	vmovdqa %ymm1, 2848(%rsp) /* spill g1x10.3 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm1 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
+	vmovdqa %ymm4, 2848(%rsp) /* spill g1x10.3 */
+	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm4 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_10_aes_sh = shr(y2_10_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
 	vmovdqa %ymm3, 2816(%rsp) /* spill g1x9.3 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	vpshufb %ymm4, %ymm12, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
 	vmovdqa %ymm9, 3200(%rsp) /* spill g1x8.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
 	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
@@ -6351,38 +6377,39 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
-	vpxor 2912(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g2x8.2) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
-	vpxor 2944(%rsp), %ymm4, %ymm4 /* x1n_10 = xor(m1_acc_43, g2x9.2) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
-	vpxor 2976(%rsp), %ymm0, %ymm0 /* x2n_10 = xor(m2_acc_43, g2x10.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
-	vpxor 3008(%rsp), %ymm1, %ymm1 /* x3n_10 = xor(m3_acc_43, g2x11.2) */
-	vmovdqa 3552(%rsp), %ymm3 /* reload g3x12.2 */
-	vpxor 2016(%rsp), %ymm3, %ymm5 /* t0_acc_22 = xor(g3x12, g3x0) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_23 = xor(t0_acc_22, rk0_2) */
-	vpxor 2528(%rsp), %ymm2, %ymm2 /* t0_11 = xor(t0_acc_23, g3x4) */
-	vmovdqa 3584(%rsp), %ymm5 /* reload g3x13.2 */
-	vpxor 2048(%rsp), %ymm5, %ymm6 /* t1_acc_22 = xor(g3x13, g3x1) */
+	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_50 = xor(p1_0_10, p1_1_10) */
+	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_51 = xor(p2_1_10, p1_2_10) */
+	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_52 = xor(p2_2_10, p2_3_10) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_53 = xor(m0_acc_50, m0_acc_51) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_54 = xor(m0_acc_53, m0_acc_52) */
+	vpxor 2912(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_54, g2x8.2) */
+	vpxor %ymm0, %ymm5, %ymm12 /* m1_acc_50 = xor(p2_0_10, p1_1_10) */
+	vpxor %ymm4, %ymm3, %ymm3 /* m1_acc_51 = xor(p1_2_10, p2_2_10) */
+	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_52 = xor(p1_3_10, p2_3_10) */
+	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_53 = xor(m1_acc_50, m1_acc_51) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_54 = xor(m1_acc_53, m1_acc_52) */
+	vpxor 2944(%rsp), %ymm3, %ymm3 /* x1n_10 = xor(m1_acc_54, g2x9.2) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m2_acc_50 = xor(p1_0_10, p2_0_10) */
+	vpxor %ymm10, %ymm2, %ymm5 /* m2_acc_53 = xor(m2_acc_50, m0_acc_51) */
+	vpxor %ymm8, %ymm5, %ymm5 /* m2_acc_54 = xor(m2_acc_53, m1_acc_52) */
+	vpxor 2976(%rsp), %ymm5, %ymm5 /* x2n_10 = xor(m2_acc_54, g2x10.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_51 = xor(p1_1_10, p2_1_10) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_52 = xor(p2_2_10, p1_3_10) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_53 = xor(m2_acc_50, m3_acc_51) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_54 = xor(m3_acc_53, m3_acc_52) */
+	vpxor 3008(%rsp), %ymm0, %ymm0 /* x3n_10 = xor(m3_acc_54, g2x11.2) */
+	vmovdqa 3552(%rsp), %ymm2 /* reload g3x12.2 */
+	vpxor 2016(%rsp), %ymm2, %ymm4 /* t0_acc_22 = xor(g3x12, g3x0) */
+	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_23 = xor(t0_acc_22, rk0_2) */
+	vpxor 2528(%rsp), %ymm1, %ymm1 /* t0_11 = xor(t0_acc_23, g3x4) */
+	vmovdqa 3584(%rsp), %ymm4 /* reload g3x13.2 */
+	vpxor 2048(%rsp), %ymm4, %ymm6 /* t1_acc_22 = xor(g3x13, g3x1) */
 	vpxor 672(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_2) */
 	vpxor 2560(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g3x5) */
 	vmovdqa 3616(%rsp), %ymm7 /* reload g3x14.2 */
@@ -6393,18 +6420,18 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor 2112(%rsp), %ymm10, %ymm12 /* t3_acc_22 = xor(g3x15, g3x3) */
 	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_2) */
 	vpxor 2624(%rsp), %ymm12, %ymm12 /* t3_11 = xor(t3_acc_23, g3x7) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm2, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2, %ymm2 /* y0_11_aes = aesenclast(y0_11_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm1, %ymm1 /* y0_11_aes = aesenclast(y0_11_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -6445,85 +6472,86 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_11_aes = aesenclast(y3_11_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm13 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_11_aes_sh = shr(y0_11_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm13 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* y0_11_aes_sh = shr(y0_11_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
+	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
+	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_11_aes_sh = shr(y1_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	vmovdqa %ymm1, 3008(%rsp) /* spill g2x11.3 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm2 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	vmovdqa %ymm0, 3008(%rsp) /* spill g2x11.3 */
+	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm2 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_11_aes_sh = shr(y2_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 2976(%rsp) /* spill g2x10.3 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	vmovdqa %ymm4, 2944(%rsp) /* spill g2x9.3 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
+	vmovdqa %ymm5, 2976(%rsp) /* spill g2x10.3 */
+	vpshufb %ymm2, %ymm15, %ymm5 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
+	vmovdqa %ymm3, 2944(%rsp) /* spill g2x9.3 */
+	vpshufb %ymm8, %ymm7, %ymm3 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm5 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_11_aes_sh = shr(y3_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
 	vmovdqa %ymm9, 2912(%rsp) /* spill g2x8.3 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
 	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
+	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
 	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
+	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_44 = xor(p1_0_11, p2_1_11) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
-	vpxor 3040(%rsp), %ymm8, %ymm8 /* x0n_11 = xor(m0_acc_47, g3x8.2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_44 = xor(p1_0_11, p2_0_11) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_47 = xor(m1_acc_46, p2_3_11) */
-	vpxor 3072(%rsp), %ymm5, %ymm5 /* x1n_11 = xor(m1_acc_47, g3x9.2) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_44 = xor(p2_0_11, p1_1_11) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_47 = xor(m2_acc_46, p2_3_11) */
-	vpxor 3104(%rsp), %ymm1, %ymm1 /* x2n_11 = xor(m2_acc_47, g3x10.2) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_44 = xor(p2_0_11, p2_1_11) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_46 = xor(m3_acc_44, m3_acc_45) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
-	vpxor 3136(%rsp), %ymm0, %ymm0 /* x3n_11 = xor(m3_acc_47, g3x11.2) */
+	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
+	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_55 = xor(p1_0_11, p1_1_11) */
+	vpxor %ymm3, %ymm6, %ymm9 /* m0_acc_56 = xor(p2_1_11, p1_2_11) */
+	vpxor %ymm5, %ymm2, %ymm10 /* m0_acc_57 = xor(p2_2_11, p2_3_11) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_58 = xor(m0_acc_55, m0_acc_56) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_59 = xor(m0_acc_58, m0_acc_57) */
+	vpxor 3040(%rsp), %ymm8, %ymm8 /* x0n_11 = xor(m0_acc_59, g3x8.2) */
+	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_55 = xor(p2_0_11, p1_1_11) */
+	vpxor %ymm2, %ymm3, %ymm3 /* m1_acc_56 = xor(p1_2_11, p2_2_11) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_57 = xor(p1_3_11, p2_3_11) */
+	vpxor %ymm3, %ymm10, %ymm3 /* m1_acc_58 = xor(m1_acc_55, m1_acc_56) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_59 = xor(m1_acc_58, m1_acc_57) */
+	vpxor 3072(%rsp), %ymm3, %ymm3 /* x1n_11 = xor(m1_acc_59, g3x9.2) */
+	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_55 = xor(p1_0_11, p2_0_11) */
+	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_58 = xor(m2_acc_55, m0_acc_56) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_59 = xor(m2_acc_58, m1_acc_57) */
+	vpxor 3104(%rsp), %ymm4, %ymm4 /* x2n_11 = xor(m2_acc_59, g3x10.2) */
+	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_56 = xor(p1_1_11, p2_1_11) */
+	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_57 = xor(p2_2_11, p1_3_11) */
+	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_58 = xor(m2_acc_55, m3_acc_56) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_59 = xor(m3_acc_58, m3_acc_57) */
+	vpxor 3136(%rsp), %ymm0, %ymm0 /* x3n_11 = xor(m3_acc_59, g3x11.2) */
 
 	/* Round 4r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	vpbroadcastd 48(%rdi,%r8), %ymm2 /* rk0_3 = bcast32() */
-	vpbroadcastd 52(%rdi,%r8), %ymm3 /* rk1_3 = bcast32() */
-	vpbroadcastd 56(%rdi,%r8), %ymm4 /* rk2_3 = bcast32() */
+	vpbroadcastd 48(%rdi,%r8), %ymm1 /* rk0_3 = bcast32() */
+	vpbroadcastd 52(%rdi,%r8), %ymm2 /* rk1_3 = bcast32() */
+	vpbroadcastd 56(%rdi,%r8), %ymm5 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%r8), %ymm6 /* rk3_3 = bcast32() */
 	vmovdqa 1600(%rsp), %ymm7 /* reload g0x0.3 */
 	vpxor 1504(%rsp), %ymm7, %ymm9 /* t0_acc_24 = xor(g0x0, g0x4) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_25 = xor(t0_acc_24, rk0_3) */
+	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_25 = xor(t0_acc_24, rk0_3) */
 	vpxor 1184(%rsp), %ymm9, %ymm9 /* t0_12 = xor(t0_acc_25, g0x8) */
 	vmovdqa 1088(%rsp), %ymm10 /* reload g0x1.3 */
 	vpxor 608(%rsp), %ymm10, %ymm12 /* t1_acc_24 = xor(g0x1, g0x5) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_25 = xor(t1_acc_24, rk1_3) */
+	vpxor %ymm2, %ymm12, %ymm12 /* t1_acc_25 = xor(t1_acc_24, rk1_3) */
 	vpxor 448(%rsp), %ymm12, %ymm12 /* t1_12 = xor(t1_acc_25, g0x9) */
 	vmovdqa 1152(%rsp), %ymm13 /* reload g0x2.3 */
 	vpxor 640(%rsp), %ymm13, %ymm13 /* t2_acc_24 = xor(g0x2, g0x6) */
-	vpxor %ymm4, %ymm13, %ymm13 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
 	vpxor 64(%rsp), %ymm13, %ymm13 /* t2_12 = xor(t2_acc_25, g0x10) */
 	vmovdqa 3264(%rsp), %ymm10 /* reload g0x3.3 */
 	vpxor 576(%rsp), %ymm10, %ymm10 /* t3_acc_24 = xor(g0x3, g0x7) */
@@ -6586,69 +6614,70 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 3136(%rsp) /* spill g3x11.3 */
 	vpshufb %ymm7, %ymm15, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	vmovdqa %ymm1, 3104(%rsp) /* spill g3x10.3 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
-	vmovdqa %ymm5, 3072(%rsp) /* spill g3x9.3 */
-	vpshufb %ymm9, %ymm1, %ymm5 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
-	vpxor %ymm5, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm5 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	vmovdqa %ymm4, 3104(%rsp) /* spill g3x10.3 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
+	vmovdqa %ymm3, 3072(%rsp) /* spill g3x9.3 */
+	vpshufb %ymm9, %ymm4, %ymm3 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	vpxor %ymm3, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm3 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y1_12_aes_sh = shr(y1_12_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
 	vmovdqa %ymm8, 3040(%rsp) /* spill g3x8.3 */
-	vpshufb %ymm5, %ymm15, %ymm8 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	vpshufb %ymm3, %ymm15, %ymm8 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
 	vmovdqa %ymm6, 1440(%rsp) /* spill rk3_3 */
-	vpshufb %ymm12, %ymm1, %ymm6 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
+	vpshufb %ymm12, %ymm4, %ymm6 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm8 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y2_12_aes_sh = shr(y2_12_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1376(%rsp) /* spill rk2_3 */
-	vpshufb %ymm8, %ymm15, %ymm4 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
-	vmovdqa %ymm3, 672(%rsp) /* spill rk1_3 */
-	vpshufb %ymm13, %ymm1, %ymm3 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
-	vpxor %ymm3, %ymm4, %ymm3 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm4 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
+	vmovdqa %ymm5, 1376(%rsp) /* spill rk2_3 */
+	vpshufb %ymm8, %ymm15, %ymm5 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	vmovdqa %ymm2, 672(%rsp) /* spill rk1_3 */
+	vpshufb %ymm13, %ymm4, %ymm2 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm5 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_12_aes_sh = shr(y3_12_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
-	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
-	vpshufb %ymm10, %ymm1, %ymm1 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
+	vpshufb %ymm5, %ymm15, %ymm15 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm4 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
 	vpshufb %ymm7, %ymm14, %ymm7 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
 	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm9 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
-	vpxor %ymm9, %ymm5, %ymm5 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
-	vpxor %ymm9, %ymm4, %ymm4 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
-	vpxor %ymm5, %ymm0, %ymm9 /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
-	vpxor %ymm1, %ymm8, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
-	vpxor %ymm4, %ymm9, %ymm9 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
-	vpxor 1536(%rsp), %ymm9, %ymm9 /* x0n_12 = xor(m0_acc_51, g0x12.2) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
-	vpxor %ymm8, %ymm6, %ymm10 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
-	vpxor 1696(%rsp), %ymm0, %ymm0 /* x1n_12 = xor(m1_acc_51, g0x13.2) */
-	vpxor %ymm6, %ymm7, %ymm6 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
-	vpxor %ymm3, %ymm5, %ymm10 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
-	vpxor %ymm10, %ymm6, %ymm6 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
-	vpxor %ymm4, %ymm6, %ymm4 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
-	vpxor 128(%rsp), %ymm4, %ymm4 /* x2n_12 = xor(m2_acc_51, g0x14.2) */
-	vpxor %ymm5, %ymm7, %ymm5 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
-	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
-	vpxor 96(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x15.2) */
+	vpxor %ymm9, %ymm5, %ymm5 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
+	vpxor %ymm6, %ymm0, %ymm9 /* m0_acc_60 = xor(p1_0_12, p1_1_12) */
+	vpxor %ymm2, %ymm3, %ymm10 /* m0_acc_61 = xor(p2_1_12, p1_2_12) */
+	vpxor %ymm5, %ymm8, %ymm12 /* m0_acc_62 = xor(p2_2_12, p2_3_12) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_63 = xor(m0_acc_60, m0_acc_61) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_64 = xor(m0_acc_63, m0_acc_62) */
+	vpxor 1536(%rsp), %ymm9, %ymm9 /* x0n_12 = xor(m0_acc_64, g0x12.2) */
+	vpxor %ymm6, %ymm7, %ymm12 /* m1_acc_60 = xor(p2_0_12, p1_1_12) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_61 = xor(p1_2_12, p2_2_12) */
+	vpxor %ymm5, %ymm4, %ymm5 /* m1_acc_62 = xor(p1_3_12, p2_3_12) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_63 = xor(m1_acc_60, m1_acc_61) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_64 = xor(m1_acc_63, m1_acc_62) */
+	vpxor 1696(%rsp), %ymm2, %ymm2 /* x1n_12 = xor(m1_acc_64, g0x13.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_60 = xor(p1_0_12, p2_0_12) */
+	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_63 = xor(m2_acc_60, m0_acc_61) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_64 = xor(m2_acc_63, m1_acc_62) */
+	vpxor 128(%rsp), %ymm5, %ymm5 /* x2n_12 = xor(m2_acc_64, g0x14.2) */
+	vpxor %ymm3, %ymm6, %ymm3 /* m3_acc_61 = xor(p1_1_12, p2_1_12) */
+	vpxor %ymm4, %ymm8, %ymm4 /* m3_acc_62 = xor(p2_2_12, p1_3_12) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_63 = xor(m2_acc_60, m3_acc_61) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_64 = xor(m3_acc_63, m3_acc_62) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* x3n_12 = xor(m3_acc_64, g0x15.2) */
 	vmovdqa 2720(%rsp), %ymm3 /* reload g1x0.3 */
-	vpxor 3232(%rsp), %ymm3, %ymm5 /* t0_acc_26 = xor(g1x0, g1x4) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_27 = xor(t0_acc_26, rk0_3) */
-	vpxor 3200(%rsp), %ymm5, %ymm5 /* t0_13 = xor(t0_acc_27, g1x8) */
+	vpxor 3232(%rsp), %ymm3, %ymm4 /* t0_acc_26 = xor(g1x0, g1x4) */
+	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_27 = xor(t0_acc_26, rk0_3) */
+	vpxor 3200(%rsp), %ymm4, %ymm4 /* t0_13 = xor(t0_acc_27, g1x8) */
 	vmovdqa 2688(%rsp), %ymm6 /* reload g1x1.3 */
 	vpxor 3168(%rsp), %ymm6, %ymm7 /* t1_acc_26 = xor(g1x1, g1x5) */
 	vpxor 672(%rsp), %ymm7, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_3) */
@@ -6661,18 +6690,18 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor 2752(%rsp), %ymm12, %ymm13 /* t3_acc_26 = xor(g1x3, g1x7) */
 	vpxor 1440(%rsp), %ymm13, %ymm13 /* t3_acc_27 = xor(t3_acc_26, rk3_3) */
 	vpxor 2880(%rsp), %ymm13, %ymm13 /* t3_13 = xor(t3_acc_27, g1x11) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm5, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm5
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm5, %xmm5
-	vmovdqu %xmm5, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm5
+	vmovdqu %ymm4, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm5, %ymm5 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm4, %ymm4 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -6713,30 +6742,30 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_13_aes = aesenclast(y3_13_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm15 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* y0_13_aes_sh = shr(y0_13_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm4, %ymm15 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* y0_13_aes_sh = shr(y0_13_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm4, %ymm4 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	vpshufb %ymm4, %ymm6, %ymm3 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
 	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_13_aes_sh = shr(y1_13_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 96(%rsp) /* spill g0x15.3 */
-	vpshufb %ymm8, %ymm12, %ymm1 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	vmovdqa %ymm4, 128(%rsp) /* spill g0x14.3 */
-	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm4 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	vmovdqa %ymm0, 96(%rsp) /* spill g0x15.3 */
+	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	vmovdqa %ymm5, 128(%rsp) /* spill g0x14.3 */
+	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	vpxor %ymm5, %ymm0, %ymm0 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm5 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_13_aes_sh = shr(y2_13_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1696(%rsp) /* spill g0x13.3 */
-	vpshufb %ymm4, %ymm12, %ymm0 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	vmovdqa %ymm2, 1696(%rsp) /* spill g0x13.3 */
+	vpshufb %ymm5, %ymm12, %ymm2 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
 	vmovdqa %ymm9, 1536(%rsp) /* spill g0x12.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y3_13_aes_sh = shr(y3_13_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
@@ -6744,40 +6773,41 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
 	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
-	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	vpxor %ymm8, %ymm5, %ymm5 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_52 = xor(p1_0_13, p2_1_13) */
-	vpxor %ymm6, %ymm4, %ymm10 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
-	vpxor 3296(%rsp), %ymm9, %ymm9 /* x0n_13 = xor(m0_acc_55, g1x12.2) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_52 = xor(p1_0_13, p2_0_13) */
-	vpxor %ymm4, %ymm1, %ymm10 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
-	vpxor %ymm10, %ymm3, %ymm3 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
-	vpxor 3328(%rsp), %ymm3, %ymm3 /* x1n_13 = xor(m1_acc_55, g1x13.2) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m2_acc_52 = xor(p2_0_13, p1_1_13) */
-	vpxor %ymm0, %ymm7, %ymm10 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
-	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
-	vpxor 3360(%rsp), %ymm1, %ymm1 /* x2n_13 = xor(m2_acc_55, g1x14.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_52 = xor(p2_0_13, p2_1_13) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
-	vpxor 3392(%rsp), %ymm0, %ymm0 /* x3n_13 = xor(m3_acc_55, g1x15.2) */
-	vmovdqa 2336(%rsp), %ymm4 /* reload g2x0.3 */
-	vpxor 2400(%rsp), %ymm4, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
-	vpxor %ymm2, %ymm5, %ymm5 /* t0_acc_29 = xor(t0_acc_28, rk0_3) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_65 = xor(p1_0_13, p1_1_13) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_66 = xor(p2_1_13, p1_2_13) */
+	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_67 = xor(p2_2_13, p2_3_13) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_68 = xor(m0_acc_65, m0_acc_66) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_69 = xor(m0_acc_68, m0_acc_67) */
+	vpxor 3296(%rsp), %ymm9, %ymm9 /* x0n_13 = xor(m0_acc_69, g1x12.2) */
+	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_65 = xor(p2_0_13, p1_1_13) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_66 = xor(p1_2_13, p2_2_13) */
+	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_67 = xor(p1_3_13, p2_3_13) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_68 = xor(m1_acc_65, m1_acc_66) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_69 = xor(m1_acc_68, m1_acc_67) */
+	vpxor 3328(%rsp), %ymm2, %ymm2 /* x1n_13 = xor(m1_acc_69, g1x13.2) */
+	vpxor %ymm4, %ymm3, %ymm3 /* m2_acc_65 = xor(p1_0_13, p2_0_13) */
+	vpxor %ymm10, %ymm3, %ymm4 /* m2_acc_68 = xor(m2_acc_65, m0_acc_66) */
+	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_69 = xor(m2_acc_68, m1_acc_67) */
+	vpxor 3360(%rsp), %ymm4, %ymm4 /* x2n_13 = xor(m2_acc_69, g1x14.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_66 = xor(p1_1_13, p2_1_13) */
+	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_67 = xor(p2_2_13, p1_3_13) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_68 = xor(m2_acc_65, m3_acc_66) */
+	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_69 = xor(m3_acc_68, m3_acc_67) */
+	vpxor 3392(%rsp), %ymm0, %ymm0 /* x3n_13 = xor(m3_acc_69, g1x15.2) */
+	vmovdqa 2336(%rsp), %ymm3 /* reload g2x0.3 */
+	vpxor 2400(%rsp), %ymm3, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
+	vpxor %ymm1, %ymm5, %ymm5 /* t0_acc_29 = xor(t0_acc_28, rk0_3) */
 	vpxor 2912(%rsp), %ymm5, %ymm5 /* t0_14 = xor(t0_acc_29, g2x8) */
 	vmovdqa 2304(%rsp), %ymm6 /* reload g2x1.3 */
 	vpxor 2432(%rsp), %ymm6, %ymm7 /* t1_acc_28 = xor(g2x1, g2x5) */
@@ -6849,24 +6879,24 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm4 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm8 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_14_aes_sh = shr(y1_14_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 3392(%rsp) /* spill g1x15.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
-	vmovdqa %ymm1, 3360(%rsp) /* spill g1x14.3 */
-	vpshufb %ymm7, %ymm6, %ymm1 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
-	vpxor %ymm1, %ymm0, %ymm0 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm1 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
+	vmovdqa %ymm4, 3360(%rsp) /* spill g1x14.3 */
+	vpshufb %ymm7, %ymm6, %ymm4 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
+	vpxor %ymm4, %ymm0, %ymm0 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm4 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_14_aes_sh = shr(y2_14_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3328(%rsp) /* spill g1x13.3 */
-	vpshufb %ymm1, %ymm12, %ymm3 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	vmovdqa %ymm2, 3328(%rsp) /* spill g1x13.3 */
+	vpshufb %ymm4, %ymm12, %ymm2 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
 	vmovdqa %ymm9, 3296(%rsp) /* spill g1x12.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm9 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y3_14_aes_sh = shr(y3_14_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
@@ -6879,38 +6909,39 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
 	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
 	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
-	vpxor %ymm7, %ymm4, %ymm9 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
-	vpxor %ymm6, %ymm1, %ymm10 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
-	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
-	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
-	vpxor 3424(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_59, g2x12.2) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
-	vpxor %ymm1, %ymm0, %ymm10 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
-	vpxor %ymm10, %ymm4, %ymm4 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
-	vpxor %ymm8, %ymm4, %ymm4 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
-	vpxor 3456(%rsp), %ymm4, %ymm4 /* x1n_14 = xor(m1_acc_59, g2x13.2) */
-	vpxor %ymm0, %ymm5, %ymm0 /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
-	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
-	vpxor %ymm8, %ymm0, %ymm0 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
-	vpxor 3488(%rsp), %ymm0, %ymm0 /* x2n_14 = xor(m2_acc_59, g2x14.2) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
-	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
-	vpxor 3520(%rsp), %ymm1, %ymm1 /* x3n_14 = xor(m3_acc_59, g2x15.2) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_70 = xor(p1_0_14, p1_1_14) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_71 = xor(p2_1_14, p1_2_14) */
+	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_72 = xor(p2_2_14, p2_3_14) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_73 = xor(m0_acc_70, m0_acc_71) */
+	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_74 = xor(m0_acc_73, m0_acc_72) */
+	vpxor 3424(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_74, g2x12.2) */
+	vpxor %ymm0, %ymm5, %ymm12 /* m1_acc_70 = xor(p2_0_14, p1_1_14) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m1_acc_71 = xor(p1_2_14, p2_2_14) */
+	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_72 = xor(p1_3_14, p2_3_14) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_73 = xor(m1_acc_70, m1_acc_71) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_74 = xor(m1_acc_73, m1_acc_72) */
+	vpxor 3456(%rsp), %ymm2, %ymm2 /* x1n_14 = xor(m1_acc_74, g2x13.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m2_acc_70 = xor(p1_0_14, p2_0_14) */
+	vpxor %ymm10, %ymm3, %ymm5 /* m2_acc_73 = xor(m2_acc_70, m0_acc_71) */
+	vpxor %ymm8, %ymm5, %ymm5 /* m2_acc_74 = xor(m2_acc_73, m1_acc_72) */
+	vpxor 3488(%rsp), %ymm5, %ymm5 /* x2n_14 = xor(m2_acc_74, g2x14.2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_71 = xor(p1_1_14, p2_1_14) */
+	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_72 = xor(p2_2_14, p1_3_14) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_73 = xor(m2_acc_70, m3_acc_71) */
+	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_74 = xor(m3_acc_73, m3_acc_72) */
+	vpxor 3520(%rsp), %ymm0, %ymm0 /* x3n_14 = xor(m3_acc_74, g2x15.2) */
 	vmovdqa 2016(%rsp), %ymm3 /* reload g3x0.3 */
-	vpxor 2528(%rsp), %ymm3, %ymm5 /* t0_acc_30 = xor(g3x0, g3x4) */
-	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_31 = xor(t0_acc_30, rk0_3) */
-	vpxor 3040(%rsp), %ymm2, %ymm2 /* t0_15 = xor(t0_acc_31, g3x8) */
-	vmovdqa 2048(%rsp), %ymm5 /* reload g3x1.3 */
-	vpxor 2560(%rsp), %ymm5, %ymm6 /* t1_acc_30 = xor(g3x1, g3x5) */
+	vpxor 2528(%rsp), %ymm3, %ymm4 /* t0_acc_30 = xor(g3x0, g3x4) */
+	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_31 = xor(t0_acc_30, rk0_3) */
+	vpxor 3040(%rsp), %ymm1, %ymm1 /* t0_15 = xor(t0_acc_31, g3x8) */
+	vmovdqa 2048(%rsp), %ymm4 /* reload g3x1.3 */
+	vpxor 2560(%rsp), %ymm4, %ymm6 /* t1_acc_30 = xor(g3x1, g3x5) */
 	vpxor 672(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_3) */
 	vpxor 3072(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g3x9) */
 	vmovdqa 2080(%rsp), %ymm7 /* reload g3x2.3 */
@@ -6921,18 +6952,18 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor 2624(%rsp), %ymm10, %ymm12 /* t3_acc_30 = xor(g3x3, g3x7) */
 	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_3) */
 	vpxor 3136(%rsp), %ymm12, %ymm12 /* t3_15 = xor(t3_acc_31, g3x11) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm2, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2, %ymm2 /* y0_15_aes = aesenclast(y0_15_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm1, %ymm1 /* y0_15_aes = aesenclast(y0_15_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -6973,71 +7004,72 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_15_aes = aesenclast(y3_15_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm13 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_15_aes_sh = shr(y0_15_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm13 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* y0_15_aes_sh = shr(y0_15_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
+	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
+	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_15_aes_sh = shr(y1_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	vmovdqa %ymm1, 3520(%rsp) /* spill g2x15.3 */
-	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
+	vmovdqa %ymm0, 3520(%rsp) /* spill g2x15.3 */
+	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
+	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_15_aes_sh = shr(y2_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 3488(%rsp) /* spill g2x14.3 */
-	vpshufb %ymm3, %ymm15, %ymm0 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	vmovdqa %ymm4, 3456(%rsp) /* spill g2x13.3 */
-	vpshufb %ymm8, %ymm7, %ymm4 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
-	vpxor %ymm4, %ymm0, %ymm0 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
+	vmovdqa %ymm5, 3488(%rsp) /* spill g2x14.3 */
+	vpshufb %ymm3, %ymm15, %ymm5 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
+	vmovdqa %ymm2, 3456(%rsp) /* spill g2x13.3 */
+	vpshufb %ymm8, %ymm7, %ymm2 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm5 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_15_aes_sh = shr(y3_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
 	vmovdqa %ymm9, 3424(%rsp) /* spill g2x12.3 */
-	vpshufb %ymm4, %ymm15, %ymm9 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
 	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
-	vpxor %ymm2, %ymm9, %ymm2 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
+	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
 	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
 	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
-	vpshufb %ymm4, %ymm14, %ymm4 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
-	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
-	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
-	vpxor %ymm7, %ymm3, %ymm9 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
-	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
-	vpxor 3552(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g3x12.2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
-	vpxor %ymm3, %ymm1, %ymm9 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
-	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_63 = xor(m1_acc_62, p2_3_15) */
-	vpxor 3584(%rsp), %ymm5, %ymm5 /* x1n_15 = xor(m1_acc_63, g3x13.2) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_60 = xor(p2_0_15, p1_1_15) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_63 = xor(m2_acc_62, p2_3_15) */
-	vpxor 3616(%rsp), %ymm1, %ymm1 /* x2n_15 = xor(m2_acc_63, g3x14.2) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_60 = xor(p2_0_15, p2_1_15) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
-	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
-	vpxor 1120(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_63, g3x15.2) */
+	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
+	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_75 = xor(p1_0_15, p1_1_15) */
+	vpxor %ymm2, %ymm6, %ymm9 /* m0_acc_76 = xor(p2_1_15, p1_2_15) */
+	vpxor %ymm5, %ymm3, %ymm10 /* m0_acc_77 = xor(p2_2_15, p2_3_15) */
+	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_78 = xor(m0_acc_75, m0_acc_76) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_79 = xor(m0_acc_78, m0_acc_77) */
+	vpxor 3552(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_79, g3x12.2) */
+	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_75 = xor(p2_0_15, p1_1_15) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m1_acc_76 = xor(p1_2_15, p2_2_15) */
+	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_77 = xor(p1_3_15, p2_3_15) */
+	vpxor %ymm2, %ymm10, %ymm2 /* m1_acc_78 = xor(m1_acc_75, m1_acc_76) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_79 = xor(m1_acc_78, m1_acc_77) */
+	vpxor 3584(%rsp), %ymm2, %ymm2 /* x1n_15 = xor(m1_acc_79, g3x13.2) */
+	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_75 = xor(p1_0_15, p2_0_15) */
+	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_78 = xor(m2_acc_75, m0_acc_76) */
+	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_79 = xor(m2_acc_78, m1_acc_77) */
+	vpxor 3616(%rsp), %ymm4, %ymm4 /* x2n_15 = xor(m2_acc_79, g3x14.2) */
+	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_76 = xor(p1_1_15, p2_1_15) */
+	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_77 = xor(p2_2_15, p1_3_15) */
+	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_78 = xor(m2_acc_75, m3_acc_76) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_79 = xor(m3_acc_78, m3_acc_77) */
+	vpxor 1120(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_79, g3x15.2) */
 	vmovdqa %ymm8, 3552(%rsp) /* spill g3x12.2 */
-	vmovdqa %ymm5, 3584(%rsp) /* spill g3x13.2 */
-	vmovdqa %ymm1, 3616(%rsp) /* spill g3x14.2 */
+	vmovdqa %ymm2, 3584(%rsp) /* spill g3x13.2 */
+	vmovdqa %ymm4, 3616(%rsp) /* spill g3x14.2 */
 	vmovdqa %ymm0, 1120(%rsp) /* spill g3x15.2 */
 	vmovdqa 448(%rsp), %ymm0 /* reload g0x9.3 */
 	vmovdqa 128(%rsp), %ymm1 /* reload g0x14.3 */
@@ -8041,8 +8073,8 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	.section .rodata
 	.balign 32
 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1:
-	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
-	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
+	.byte 0x5f, 0xa5, 0x15, 0xef, 0x42, 0xb8, 0x08, 0xf2, 0x7a, 0x80, 0x30, 0xca, 0x67, 0x9d, 0x2d, 0xd7
+	.byte 0x5f, 0xa5, 0x15, 0xef, 0x42, 0xb8, 0x08, 0xf2, 0x7a, 0x80, 0x30, 0xca, 0x67, 0x9d, 0x2d, 0xd7
 
 /* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
 	.section .rodata
@@ -8051,19 +8083,19 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
 
-/* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+/* tbl_lo_2: B'3 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
 	.section .rodata
 	.balign 32
 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_2:
-	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
-	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+	.byte 0x00, 0xec, 0x80, 0x6c, 0xf6, 0x1a, 0x76, 0x9a, 0x60, 0x8c, 0xe0, 0x0c, 0x96, 0x7a, 0x16, 0xfa
+	.byte 0x00, 0xec, 0x80, 0x6c, 0xf6, 0x1a, 0x76, 0x9a, 0x60, 0x8c, 0xe0, 0x0c, 0x96, 0x7a, 0x16, 0xfa
 
-/* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+/* tbl_hi_2: B'3 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
 	.section .rodata
 	.balign 32
 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_2:
-	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
-	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+	.byte 0x00, 0xf3, 0xf9, 0x0a, 0xa2, 0x51, 0x5b, 0xa8, 0x67, 0x94, 0x9e, 0x6d, 0xc5, 0x36, 0x3c, 0xcf
+	.byte 0x00, 0xf3, 0xf9, 0x0a, 0xa2, 0x51, 0x5b, 0xa8, 0x67, 0x94, 0x9e, 0x6d, 0xc5, 0x36, 0x3c, 0xcf
 
 /* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
 	.section .rodata
@@ -8118,8 +8150,8 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	.section .rodata
 	.balign 32
 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1:
-	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
-	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
+	.byte 0x5f, 0xa5, 0x15, 0xef, 0x42, 0xb8, 0x08, 0xf2, 0x7a, 0x80, 0x30, 0xca, 0x67, 0x9d, 0x2d, 0xd7
+	.byte 0x5f, 0xa5, 0x15, 0xef, 0x42, 0xb8, 0x08, 0xf2, 0x7a, 0x80, 0x30, 0xca, 0x67, 0x9d, 0x2d, 0xd7
 
 /* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
 	.section .rodata
@@ -8128,19 +8160,19 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
 
-/* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+/* tbl_lo_2: B'3 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
 	.section .rodata
 	.balign 32
 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_2:
-	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
-	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+	.byte 0x00, 0xec, 0x80, 0x6c, 0xf6, 0x1a, 0x76, 0x9a, 0x60, 0x8c, 0xe0, 0x0c, 0x96, 0x7a, 0x16, 0xfa
+	.byte 0x00, 0xec, 0x80, 0x6c, 0xf6, 0x1a, 0x76, 0x9a, 0x60, 0x8c, 0xe0, 0x0c, 0x96, 0x7a, 0x16, 0xfa
 
-/* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+/* tbl_hi_2: B'3 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
 	.section .rodata
 	.balign 32
 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_2:
-	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
-	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+	.byte 0x00, 0xf3, 0xf9, 0x0a, 0xa2, 0x51, 0x5b, 0xa8, 0x67, 0x94, 0x9e, 0x6d, 0xc5, 0x36, 0x3c, 0xcf
+	.byte 0x00, 0xf3, 0xf9, 0x0a, 0xa2, 0x51, 0x5b, 0xa8, 0x67, 0x94, 0x9e, 0x6d, 0xc5, 0x36, 0x3c, 0xcf
 
 /* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
 	.section .rodata

@@ -361,7 +361,7 @@ sm4_byteslice_neon_sha3_batch_asm:
 	tbl v0.16b, {v27.16b}, v0.16b /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	eor v0.16b, v26.16b, v0.16b /* xin_31 = xor(xin_31_l, xin_31_h) */
 
-	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
+	/* Products per input byte: B'1, B'3; every other block of M'_L is a XOR of them. */
 	ldr q26, [sp, #96] /* reload g0x0.2 */
 	ldr q27, [sp, #80] /* reload g0x1.2 */
 	ldr q15, [sp, #112] /* reload g0x3.2 */
@@ -451,18 +451,20 @@ sm4_byteslice_neon_sha3_batch_asm:
 	tbl v20.16b, {v28.16b}, v25.16b /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
 	tbl v16.16b, {v1.16b}, v16.16b /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
 	eor v16.16b, v20.16b, v16.16b /* p2_3 = xor(p2_3_l, p2_3_h) */
-	eor v20.16b, v19.16b, v24.16b /* m0_acc_1 = xor(p2_2, p1_3) */
-	eor3 v20.16b, v18.16b, v6.16b, v20.16b /* m0_acc_2 = eor3(p1_0, p2_1, m0_acc_1) */
-	eor3 v20.16b, v20.16b, v16.16b, v26.16b /* x0n = eor3(m0_acc_2, p2_3, g0x0) */
-	eor v22.16b, v21.16b, v19.16b /* m1_acc_1 = xor(p1_1, p2_2) */
-	eor3 v18.16b, v18.16b, v5.16b, v22.16b /* m1_acc_2 = eor3(p1_0, p2_0, m1_acc_1) */
-	eor3 v18.16b, v18.16b, v16.16b, v27.16b /* x1n = eor3(m1_acc_2, p2_3, g0x1) */
-	eor v22.16b, v6.16b, v17.16b /* m2_acc_1 = xor(p2_1, p1_2) */
-	eor3 v21.16b, v5.16b, v21.16b, v22.16b /* m2_acc_2 = eor3(p2_0, p1_1, m2_acc_1) */
-	eor3 v7.16b, v21.16b, v16.16b, v7.16b /* x2n = eor3(m2_acc_2, p2_3, g0x2) */
-	eor v16.16b, v17.16b, v19.16b /* m3_acc_1 = xor(p1_2, p2_2) */
-	eor3 v5.16b, v5.16b, v6.16b, v16.16b /* m3_acc_2 = eor3(p2_0, p2_1, m3_acc_1) */
-	eor3 v5.16b, v5.16b, v24.16b, v15.16b /* x3n = eor3(m3_acc_2, p1_3, g0x3) */
+	eor v20.16b, v6.16b, v17.16b /* m0_acc_1 = xor(p2_1, p1_2) */
+	eor3 v22.16b, v18.16b, v21.16b, v20.16b /* m0_acc_3 = eor3(p1_0, p1_1, m0_acc_1) */
+	eor3 v22.16b, v19.16b, v16.16b, v22.16b /* m0_acc_4 = eor3(p2_2, p2_3, m0_acc_3) */
+	eor v22.16b, v26.16b, v22.16b /* x0n = xor(g0x0, m0_acc_4) */
+	eor v17.16b, v17.16b, v19.16b /* m1_acc_1 = xor(p1_2, p2_2) */
+	eor v16.16b, v24.16b, v16.16b /* m1_acc_2 = xor(p1_3, p2_3) */
+	eor3 v17.16b, v5.16b, v21.16b, v17.16b /* m1_acc_3 = eor3(p2_0, p1_1, m1_acc_1) */
+	eor3 v17.16b, v17.16b, v16.16b, v27.16b /* x1n = eor3(m1_acc_3, m1_acc_2, g0x1) */
+	eor v5.16b, v18.16b, v5.16b /* m2_acc = xor(p1_0, p2_0) */
+	eor3 v16.16b, v5.16b, v20.16b, v16.16b /* m2_acc_4 = eor3(m2_acc, m0_acc_1, m1_acc_2) */
+	eor v7.16b, v7.16b, v16.16b /* x2n = xor(g0x2, m2_acc_4) */
+	eor3 v5.16b, v21.16b, v6.16b, v5.16b /* m3_acc_3 = eor3(p1_1, p2_1, m2_acc) */
+	eor3 v5.16b, v19.16b, v24.16b, v5.16b /* m3_acc_4 = eor3(p2_2, p1_3, m3_acc_3) */
+	eor v5.16b, v15.16b, v5.16b /* x3n = xor(g0x3, m3_acc_4) */
 	eor3 v6.16b, v29.16b, v9.16b, v12.16b /* t0_1_1 = eor3(g1x4, g1x8, g1x12) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows
 	ldr q16, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
@@ -475,1156 +477,1187 @@ sm4_byteslice_neon_sha3_batch_asm:
 	tbl v2.16b, {v2.16b}, v16.16b /* y2_1_sr = lookup16(t2_1_1, inv_shift_rows) */
 	aese v2.16b, v3.16b /* y2_1_aes = aese(y2_1_sr, rk2) */
 	ldr q3, [sp, #96] /* reload g1x15.2 */
-	eor3 v17.16b, v4.16b, v11.16b, v3.16b /* t3_1_1 = eor3(g1x7, g1x11, g1x15) */
-	tbl v17.16b, {v17.16b}, v16.16b /* y3_1_sr = lookup16(t3_1_1, inv_shift_rows) */
+	eor3 v18.16b, v4.16b, v11.16b, v3.16b /* t3_1_1 = eor3(g1x7, g1x11, g1x15) */
+	tbl v18.16b, {v18.16b}, v16.16b /* y3_1_sr = lookup16(t3_1_1, inv_shift_rows) */
 	ldr q19, [sp, #336] /* reload rk3 */
-	aese v17.16b, v19.16b /* y3_1_aes = aese(y3_1_sr, rk3) */
+	aese v18.16b, v19.16b /* y3_1_aes = aese(y3_1_sr, rk3) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_nibble_mask
 	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_nibble_mask] /* nibble_mask = const() */
-	and v21.16b, v6.16b, v19.16b /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	and v20.16b, v6.16b, v19.16b /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* y0_1_aes_hi = shr(y0_1_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1
-	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v23.16b, {v22.16b}, v21.16b /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v23.16b, {v21.16b}, v20.16b /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1
 	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v25.16b, {v24.16b}, v6.16b /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	eor v23.16b, v23.16b, v25.16b /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
 	and v25.16b, v0.16b, v19.16b /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* y1_1_aes_hi = shr(y1_1_aes) */
-	tbl v26.16b, {v22.16b}, v25.16b /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	tbl v26.16b, {v21.16b}, v25.16b /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
 	tbl v27.16b, {v24.16b}, v0.16b /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
 	eor v26.16b, v26.16b, v27.16b /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
 	and v27.16b, v2.16b, v19.16b /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* y2_1_aes_hi = shr(y2_1_aes) */
-	tbl v15.16b, {v22.16b}, v27.16b /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
+	tbl v15.16b, {v21.16b}, v27.16b /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
 	tbl v3.16b, {v24.16b}, v2.16b /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
 	eor v3.16b, v15.16b, v3.16b /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
-	and v15.16b, v17.16b, v19.16b /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* y3_1_aes_hi = shr(y3_1_aes) */
+	and v15.16b, v18.16b, v19.16b /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* y3_1_aes_hi = shr(y3_1_aes) */
 	str q4, [sp, #336] /* spill g1x7.2 */
-	tbl v4.16b, {v22.16b}, v15.16b /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	tbl v4.16b, {v21.16b}, v15.16b /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
 	str q31, [sp, #352] /* spill g1x6.2 */
-	tbl v31.16b, {v24.16b}, v17.16b /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	tbl v31.16b, {v24.16b}, v18.16b /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
 	eor v4.16b, v4.16b, v31.16b /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
-	tbl v21.16b, {v28.16b}, v21.16b /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	tbl v20.16b, {v28.16b}, v20.16b /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
 	tbl v6.16b, {v1.16b}, v6.16b /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
-	eor v6.16b, v21.16b, v6.16b /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
-	tbl v21.16b, {v28.16b}, v25.16b /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	eor v6.16b, v20.16b, v6.16b /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	tbl v20.16b, {v28.16b}, v25.16b /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
 	tbl v0.16b, {v1.16b}, v0.16b /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
-	eor v0.16b, v21.16b, v0.16b /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
-	tbl v21.16b, {v28.16b}, v27.16b /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	eor v0.16b, v20.16b, v0.16b /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	tbl v20.16b, {v28.16b}, v27.16b /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
 	tbl v2.16b, {v1.16b}, v2.16b /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
-	eor v2.16b, v21.16b, v2.16b /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
-	tbl v21.16b, {v28.16b}, v15.16b /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
-	tbl v17.16b, {v1.16b}, v17.16b /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
-	eor v17.16b, v21.16b, v17.16b /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
-	eor v21.16b, v2.16b, v4.16b /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
-	eor3 v21.16b, v23.16b, v0.16b, v21.16b /* m0_acc_6 = eor3(p1_0_1, p2_1_1, m0_acc_5) */
-	ldr q25, [sp, #64] /* reload g1x0.2 */
-	eor3 v21.16b, v21.16b, v17.16b, v25.16b /* x0n_1 = eor3(m0_acc_6, p2_3_1, g1x0) */
-	eor v25.16b, v26.16b, v2.16b /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
-	eor3 v23.16b, v23.16b, v6.16b, v25.16b /* m1_acc_6 = eor3(p1_0_1, p2_0_1, m1_acc_5) */
-	ldr q25, [sp, #112] /* reload g1x1.2 */
-	eor3 v23.16b, v23.16b, v17.16b, v25.16b /* x1n_1 = eor3(m1_acc_6, p2_3_1, g1x1) */
-	eor v25.16b, v0.16b, v3.16b /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
-	eor3 v25.16b, v6.16b, v26.16b, v25.16b /* m2_acc_6 = eor3(p2_0_1, p1_1_1, m2_acc_5) */
-	ldr q26, [sp, #80] /* reload g1x2.2 */
-	eor3 v17.16b, v25.16b, v17.16b, v26.16b /* x2n_1 = eor3(m2_acc_6, p2_3_1, g1x2) */
-	eor v2.16b, v3.16b, v2.16b /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
-	eor3 v0.16b, v6.16b, v0.16b, v2.16b /* m3_acc_6 = eor3(p2_0_1, p2_1_1, m3_acc_5) */
+	eor v2.16b, v20.16b, v2.16b /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	tbl v20.16b, {v28.16b}, v15.16b /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	tbl v18.16b, {v1.16b}, v18.16b /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
+	eor v18.16b, v20.16b, v18.16b /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
+	eor v20.16b, v0.16b, v3.16b /* m0_acc_6 = xor(p2_1_1, p1_2_1) */
+	eor3 v25.16b, v23.16b, v26.16b, v20.16b /* m0_acc_8 = eor3(p1_0_1, p1_1_1, m0_acc_6) */
+	eor3 v25.16b, v2.16b, v18.16b, v25.16b /* m0_acc_9 = eor3(p2_2_1, p2_3_1, m0_acc_8) */
+	ldr q27, [sp, #64] /* reload g1x0.2 */
+	eor v25.16b, v27.16b, v25.16b /* x0n_1 = xor(g1x0, m0_acc_9) */
+	eor v3.16b, v3.16b, v2.16b /* m1_acc_6 = xor(p1_2_1, p2_2_1) */
+	eor v18.16b, v4.16b, v18.16b /* m1_acc_7 = xor(p1_3_1, p2_3_1) */
+	eor3 v3.16b, v6.16b, v26.16b, v3.16b /* m1_acc_8 = eor3(p2_0_1, p1_1_1, m1_acc_6) */
+	ldr q27, [sp, #112] /* reload g1x1.2 */
+	eor3 v3.16b, v3.16b, v18.16b, v27.16b /* x1n_1 = eor3(m1_acc_8, m1_acc_7, g1x1) */
+	eor v6.16b, v23.16b, v6.16b /* m2_acc_5 = xor(p1_0_1, p2_0_1) */
+	eor3 v18.16b, v6.16b, v20.16b, v18.16b /* m2_acc_9 = eor3(m2_acc_5, m0_acc_6, m1_acc_7) */
+	ldr q20, [sp, #80] /* reload g1x2.2 */
+	eor v18.16b, v20.16b, v18.16b /* x2n_1 = xor(g1x2, m2_acc_9) */
+	eor3 v0.16b, v26.16b, v0.16b, v6.16b /* m3_acc_8 = eor3(p1_1_1, p2_1_1, m2_acc_5) */
+	eor3 v0.16b, v2.16b, v4.16b, v0.16b /* m3_acc_9 = eor3(p2_2_1, p1_3_1, m3_acc_8) */
 	ldr q2, [sp, #128] /* reload g1x3.2 */
-	eor3 v0.16b, v0.16b, v4.16b, v2.16b /* x3n_1 = eor3(m3_acc_6, p1_3_1, g1x3) */
+	eor v0.16b, v2.16b, v0.16b /* x3n_1 = xor(g1x3, m3_acc_9) */
 
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x4, #16
 	ld1r {v2.4s}, [x17] /* rk0_1 = bcast32() */
 	add x17, x4, #20
-	ld1r {v3.4s}, [x17] /* rk1_1 = bcast32() */
+	ld1r {v4.4s}, [x17] /* rk1_1 = bcast32() */
 	add x17, x4, #24
-	ld1r {v4.4s}, [x17] /* rk2_1 = bcast32() */
+	ld1r {v6.4s}, [x17] /* rk2_1 = bcast32() */
 	add x17, x4, #28
-	ld1r {v6.4s}, [x17] /* rk3_1 = bcast32() */
-	ldr q25, [sp, #160] /* reload g0x8.2 */
+	ld1r {v20.4s}, [x17] /* rk3_1 = bcast32() */
+	ldr q23, [sp, #160] /* reload g0x8.2 */
 	ldr q26, [sp, #320] /* reload g0x12.2 */
-	eor3 v27.16b, v25.16b, v26.16b, v20.16b /* t0_2_1 = eor3(g0x8, g0x12, g0x0) */
+	eor3 v27.16b, v23.16b, v26.16b, v22.16b /* t0_2_1 = eor3(g0x8, g0x12, g0x0) */
 	tbl v27.16b, {v27.16b}, v16.16b /* y0_2_sr = lookup16(t0_2_1, inv_shift_rows) */
 	aese v27.16b, v2.16b /* y0_2_aes = aese(y0_2_sr, rk0_1) */
 	ldr q31, [sp, #288] /* reload g0x9.2 */
 	ldr q15, [sp, #304] /* reload g0x13.2 */
-	eor3 v31.16b, v31.16b, v15.16b, v18.16b /* t1_2_1 = eor3(g0x9, g0x13, g0x1) */
+	eor3 v31.16b, v31.16b, v15.16b, v17.16b /* t1_2_1 = eor3(g0x9, g0x13, g0x1) */
 	tbl v31.16b, {v31.16b}, v16.16b /* y1_2_sr = lookup16(t1_2_1, inv_shift_rows) */
-	aese v31.16b, v3.16b /* y1_2_aes = aese(y1_2_sr, rk1_1) */
-	ldr q25, [sp, #256] /* reload g0x10.2 */
+	aese v31.16b, v4.16b /* y1_2_aes = aese(y1_2_sr, rk1_1) */
+	ldr q23, [sp, #256] /* reload g0x10.2 */
 	ldr q15, [sp, #272] /* reload g0x14.2 */
-	eor3 v25.16b, v25.16b, v15.16b, v7.16b /* t2_2_1 = eor3(g0x10, g0x14, g0x2) */
-	tbl v25.16b, {v25.16b}, v16.16b /* y2_2_sr = lookup16(t2_2_1, inv_shift_rows) */
-	aese v25.16b, v4.16b /* y2_2_aes = aese(y2_2_sr, rk2_1) */
+	eor3 v23.16b, v23.16b, v15.16b, v7.16b /* t2_2_1 = eor3(g0x10, g0x14, g0x2) */
+	tbl v23.16b, {v23.16b}, v16.16b /* y2_2_sr = lookup16(t2_2_1, inv_shift_rows) */
+	aese v23.16b, v6.16b /* y2_2_aes = aese(y2_2_sr, rk2_1) */
 	ldr q15, [sp, #224] /* reload g0x11.2 */
 	ldr q26, [sp, #240] /* reload g0x15.2 */
 	eor3 v15.16b, v15.16b, v26.16b, v5.16b /* t3_2_1 = eor3(g0x11, g0x15, g0x3) */
 	tbl v15.16b, {v15.16b}, v16.16b /* y3_2_sr = lookup16(t3_2_1, inv_shift_rows) */
-	aese v15.16b, v6.16b /* y3_2_aes = aese(y3_2_sr, rk3_1) */
+	aese v15.16b, v20.16b /* y3_2_aes = aese(y3_2_sr, rk3_1) */
 	and v26.16b, v27.16b, v19.16b /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* y0_2_aes_hi = shr(y0_2_aes) */
 	str q5, [sp, #368] /* spill g0x3.3 */
-	tbl v5.16b, {v22.16b}, v26.16b /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
+	tbl v5.16b, {v21.16b}, v26.16b /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
 	str q7, [sp, #384] /* spill g0x2.3 */
 	tbl v7.16b, {v24.16b}, v27.16b /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
 	eor v5.16b, v5.16b, v7.16b /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
 	and v7.16b, v31.16b, v19.16b /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* y1_2_aes_hi = shr(y1_2_aes) */
-	str q18, [sp, #400] /* spill g0x1.3 */
-	tbl v18.16b, {v22.16b}, v7.16b /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
-	str q20, [sp, #416] /* spill g0x0.3 */
-	tbl v20.16b, {v24.16b}, v31.16b /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
-	eor v18.16b, v18.16b, v20.16b /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
-	and v20.16b, v25.16b, v19.16b /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* y2_2_aes_hi = shr(y2_2_aes) */
+	str q17, [sp, #400] /* spill g0x1.3 */
+	tbl v17.16b, {v21.16b}, v7.16b /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
+	str q22, [sp, #416] /* spill g0x0.3 */
+	tbl v22.16b, {v24.16b}, v31.16b /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
+	eor v17.16b, v17.16b, v22.16b /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
+	and v22.16b, v23.16b, v19.16b /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* y2_2_aes_hi = shr(y2_2_aes) */
 	str q30, [sp, #432] /* spill g1x5.2 */
-	tbl v30.16b, {v22.16b}, v20.16b /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	tbl v30.16b, {v21.16b}, v22.16b /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
 	str q29, [sp, #448] /* spill g1x4.2 */
-	tbl v29.16b, {v24.16b}, v25.16b /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	tbl v29.16b, {v24.16b}, v23.16b /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
 	eor v29.16b, v30.16b, v29.16b /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
 	and v30.16b, v15.16b, v19.16b /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_2_aes_hi = shr(y3_2_aes) */
-	tbl v22.16b, {v22.16b}, v30.16b /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
+	tbl v21.16b, {v21.16b}, v30.16b /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
 	tbl v24.16b, {v24.16b}, v15.16b /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
-	eor v22.16b, v22.16b, v24.16b /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	eor v21.16b, v21.16b, v24.16b /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
 	tbl v24.16b, {v28.16b}, v26.16b /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
 	tbl v26.16b, {v1.16b}, v27.16b /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
 	eor v24.16b, v24.16b, v26.16b /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
 	tbl v7.16b, {v28.16b}, v7.16b /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
 	tbl v26.16b, {v1.16b}, v31.16b /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
 	eor v7.16b, v7.16b, v26.16b /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
-	tbl v20.16b, {v28.16b}, v20.16b /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
-	tbl v25.16b, {v1.16b}, v25.16b /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
-	eor v20.16b, v20.16b, v25.16b /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
-	tbl v25.16b, {v28.16b}, v30.16b /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
+	tbl v22.16b, {v28.16b}, v22.16b /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
+	tbl v23.16b, {v1.16b}, v23.16b /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
+	eor v22.16b, v22.16b, v23.16b /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
+	tbl v23.16b, {v28.16b}, v30.16b /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
 	tbl v26.16b, {v1.16b}, v15.16b /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
-	eor v25.16b, v25.16b, v26.16b /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
-	eor v26.16b, v20.16b, v22.16b /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
-	eor3 v26.16b, v5.16b, v7.16b, v26.16b /* m0_acc_10 = eor3(p1_0_2, p2_1_2, m0_acc_9) */
-	ldr q27, [sp, #144] /* reload g0x4.2 */
-	eor3 v26.16b, v26.16b, v25.16b, v27.16b /* x0n_2 = eor3(m0_acc_10, p2_3_2, g0x4) */
-	eor v27.16b, v18.16b, v20.16b /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
-	eor3 v5.16b, v5.16b, v24.16b, v27.16b /* m1_acc_10 = eor3(p1_0_2, p2_0_2, m1_acc_9) */
-	ldr q27, [sp, #176] /* reload g0x5.2 */
-	eor3 v5.16b, v5.16b, v25.16b, v27.16b /* x1n_2 = eor3(m1_acc_10, p2_3_2, g0x5) */
-	eor v27.16b, v7.16b, v29.16b /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
-	eor3 v18.16b, v24.16b, v18.16b, v27.16b /* m2_acc_10 = eor3(p2_0_2, p1_1_2, m2_acc_9) */
-	ldr q27, [sp, #192] /* reload g0x6.2 */
-	eor3 v18.16b, v18.16b, v25.16b, v27.16b /* x2n_2 = eor3(m2_acc_10, p2_3_2, g0x6) */
-	eor v20.16b, v29.16b, v20.16b /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
-	eor3 v7.16b, v24.16b, v7.16b, v20.16b /* m3_acc_10 = eor3(p2_0_2, p2_1_2, m3_acc_9) */
-	ldr q20, [sp, #208] /* reload g0x7.2 */
-	eor3 v7.16b, v7.16b, v22.16b, v20.16b /* x3n_2 = eor3(m3_acc_10, p1_3_2, g0x7) */
-	eor3 v20.16b, v9.16b, v12.16b, v21.16b /* t0_3_1 = eor3(g1x8, g1x12, g1x0) */
-	tbl v20.16b, {v20.16b}, v16.16b /* y0_3_sr = lookup16(t0_3_1, inv_shift_rows) */
-	aese v20.16b, v2.16b /* y0_3_aes = aese(y0_3_sr, rk0_1) */
-	eor3 v2.16b, v8.16b, v13.16b, v23.16b /* t1_3_1 = eor3(g1x9, g1x13, g1x1) */
+	eor v23.16b, v23.16b, v26.16b /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
+	eor v26.16b, v7.16b, v29.16b /* m0_acc_11 = xor(p2_1_2, p1_2_2) */
+	eor3 v27.16b, v5.16b, v17.16b, v26.16b /* m0_acc_13 = eor3(p1_0_2, p1_1_2, m0_acc_11) */
+	eor3 v27.16b, v22.16b, v23.16b, v27.16b /* m0_acc_14 = eor3(p2_2_2, p2_3_2, m0_acc_13) */
+	ldr q30, [sp, #144] /* reload g0x4.2 */
+	eor v27.16b, v30.16b, v27.16b /* x0n_2 = xor(g0x4, m0_acc_14) */
+	eor v29.16b, v29.16b, v22.16b /* m1_acc_11 = xor(p1_2_2, p2_2_2) */
+	eor v23.16b, v21.16b, v23.16b /* m1_acc_12 = xor(p1_3_2, p2_3_2) */
+	eor3 v29.16b, v24.16b, v17.16b, v29.16b /* m1_acc_13 = eor3(p2_0_2, p1_1_2, m1_acc_11) */
+	ldr q30, [sp, #176] /* reload g0x5.2 */
+	eor3 v29.16b, v29.16b, v23.16b, v30.16b /* x1n_2 = eor3(m1_acc_13, m1_acc_12, g0x5) */
+	eor v5.16b, v5.16b, v24.16b /* m2_acc_10 = xor(p1_0_2, p2_0_2) */
+	eor3 v23.16b, v5.16b, v26.16b, v23.16b /* m2_acc_14 = eor3(m2_acc_10, m0_acc_11, m1_acc_12) */
+	ldr q24, [sp, #192] /* reload g0x6.2 */
+	eor v23.16b, v24.16b, v23.16b /* x2n_2 = xor(g0x6, m2_acc_14) */
+	eor3 v5.16b, v17.16b, v7.16b, v5.16b /* m3_acc_13 = eor3(p1_1_2, p2_1_2, m2_acc_10) */
+	eor3 v5.16b, v22.16b, v21.16b, v5.16b /* m3_acc_14 = eor3(p2_2_2, p1_3_2, m3_acc_13) */
+	ldr q7, [sp, #208] /* reload g0x7.2 */
+	eor v5.16b, v7.16b, v5.16b /* x3n_2 = xor(g0x7, m3_acc_14) */
+	eor3 v7.16b, v9.16b, v12.16b, v25.16b /* t0_3_1 = eor3(g1x8, g1x12, g1x0) */
+	tbl v7.16b, {v7.16b}, v16.16b /* y0_3_sr = lookup16(t0_3_1, inv_shift_rows) */
+	aese v7.16b, v2.16b /* y0_3_aes = aese(y0_3_sr, rk0_1) */
+	eor3 v2.16b, v8.16b, v13.16b, v3.16b /* t1_3_1 = eor3(g1x9, g1x13, g1x1) */
 	tbl v2.16b, {v2.16b}, v16.16b /* y1_3_sr = lookup16(t1_3_1, inv_shift_rows) */
-	aese v2.16b, v3.16b /* y1_3_aes = aese(y1_3_sr, rk1_1) */
-	eor3 v3.16b, v10.16b, v14.16b, v17.16b /* t2_3_1 = eor3(g1x10, g1x14, g1x2) */
-	tbl v3.16b, {v3.16b}, v16.16b /* y2_3_sr = lookup16(t2_3_1, inv_shift_rows) */
-	aese v3.16b, v4.16b /* y2_3_aes = aese(y2_3_sr, rk2_1) */
-	ldr q4, [sp, #96] /* reload g1x15.2 */
-	eor3 v22.16b, v11.16b, v4.16b, v0.16b /* t3_3_1 = eor3(g1x11, g1x15, g1x3) */
-	tbl v22.16b, {v22.16b}, v16.16b /* y3_3_sr = lookup16(t3_3_1, inv_shift_rows) */
-	aese v22.16b, v6.16b /* y3_3_aes = aese(y3_3_sr, rk3_1) */
-	and v6.16b, v20.16b, v19.16b /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* y0_3_aes_hi = shr(y0_3_aes) */
+	aese v2.16b, v4.16b /* y1_3_aes = aese(y1_3_sr, rk1_1) */
+	eor3 v4.16b, v10.16b, v14.16b, v18.16b /* t2_3_1 = eor3(g1x10, g1x14, g1x2) */
+	tbl v4.16b, {v4.16b}, v16.16b /* y2_3_sr = lookup16(t2_3_1, inv_shift_rows) */
+	aese v4.16b, v6.16b /* y2_3_aes = aese(y2_3_sr, rk2_1) */
+	ldr q6, [sp, #96] /* reload g1x15.2 */
+	eor3 v17.16b, v11.16b, v6.16b, v0.16b /* t3_3_1 = eor3(g1x11, g1x15, g1x3) */
+	tbl v17.16b, {v17.16b}, v16.16b /* y3_3_sr = lookup16(t3_3_1, inv_shift_rows) */
+	aese v17.16b, v20.16b /* y3_3_aes = aese(y3_3_sr, rk3_1) */
+	and v20.16b, v7.16b, v19.16b /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* y0_3_aes_hi = shr(y0_3_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1
-	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v25.16b, {v24.16b}, v6.16b /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v22.16b, {v21.16b}, v20.16b /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1
-	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v29.16b, {v27.16b}, v20.16b /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
-	eor v25.16b, v25.16b, v29.16b /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
-	and v29.16b, v2.16b, v19.16b /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v26.16b, {v24.16b}, v7.16b /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	eor v22.16b, v22.16b, v26.16b /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
+	and v26.16b, v2.16b, v19.16b /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* y1_3_aes_hi = shr(y1_3_aes) */
-	tbl v30.16b, {v24.16b}, v29.16b /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
-	tbl v31.16b, {v27.16b}, v2.16b /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	tbl v30.16b, {v21.16b}, v26.16b /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	tbl v31.16b, {v24.16b}, v2.16b /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
 	eor v30.16b, v30.16b, v31.16b /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
-	and v31.16b, v3.16b, v19.16b /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* y2_3_aes_hi = shr(y2_3_aes) */
-	tbl v15.16b, {v24.16b}, v31.16b /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
-	tbl v4.16b, {v27.16b}, v3.16b /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
-	eor v4.16b, v15.16b, v4.16b /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
-	and v15.16b, v22.16b, v19.16b /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* y3_3_aes_hi = shr(y3_3_aes) */
+	and v31.16b, v4.16b, v19.16b /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* y2_3_aes_hi = shr(y2_3_aes) */
+	tbl v15.16b, {v21.16b}, v31.16b /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	tbl v6.16b, {v24.16b}, v4.16b /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	eor v6.16b, v15.16b, v6.16b /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	and v15.16b, v17.16b, v19.16b /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* y3_3_aes_hi = shr(y3_3_aes) */
 	str q11, [sp, #208] /* spill g1x11.2 */
-	tbl v11.16b, {v24.16b}, v15.16b /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	tbl v11.16b, {v21.16b}, v15.16b /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
 	str q10, [sp, #192] /* spill g1x10.2 */
-	tbl v10.16b, {v27.16b}, v22.16b /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
+	tbl v10.16b, {v24.16b}, v17.16b /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
 	eor v10.16b, v11.16b, v10.16b /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
-	tbl v6.16b, {v28.16b}, v6.16b /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
-	tbl v20.16b, {v1.16b}, v20.16b /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
-	eor v6.16b, v6.16b, v20.16b /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
-	tbl v20.16b, {v28.16b}, v29.16b /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	tbl v20.16b, {v28.16b}, v20.16b /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
+	tbl v7.16b, {v1.16b}, v7.16b /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	eor v7.16b, v20.16b, v7.16b /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
+	tbl v20.16b, {v28.16b}, v26.16b /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
 	tbl v2.16b, {v1.16b}, v2.16b /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
 	eor v2.16b, v20.16b, v2.16b /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
 	tbl v20.16b, {v28.16b}, v31.16b /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
-	tbl v3.16b, {v1.16b}, v3.16b /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
-	eor v3.16b, v20.16b, v3.16b /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	tbl v4.16b, {v1.16b}, v4.16b /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
+	eor v4.16b, v20.16b, v4.16b /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
 	tbl v20.16b, {v28.16b}, v15.16b /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
-	tbl v22.16b, {v1.16b}, v22.16b /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
-	eor v20.16b, v20.16b, v22.16b /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
-	eor v22.16b, v3.16b, v10.16b /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
-	eor3 v22.16b, v25.16b, v2.16b, v22.16b /* m0_acc_14 = eor3(p1_0_3, p2_1_3, m0_acc_13) */
-	ldr q29, [sp, #448] /* reload g1x4.2 */
-	eor3 v22.16b, v22.16b, v20.16b, v29.16b /* x0n_3 = eor3(m0_acc_14, p2_3_3, g1x4) */
-	eor v29.16b, v30.16b, v3.16b /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
-	eor3 v25.16b, v25.16b, v6.16b, v29.16b /* m1_acc_14 = eor3(p1_0_3, p2_0_3, m1_acc_13) */
-	ldr q29, [sp, #432] /* reload g1x5.2 */
-	eor3 v25.16b, v25.16b, v20.16b, v29.16b /* x1n_3 = eor3(m1_acc_14, p2_3_3, g1x5) */
-	eor v29.16b, v2.16b, v4.16b /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
-	eor3 v29.16b, v6.16b, v30.16b, v29.16b /* m2_acc_14 = eor3(p2_0_3, p1_1_3, m2_acc_13) */
-	ldr q30, [sp, #352] /* reload g1x6.2 */
-	eor3 v20.16b, v29.16b, v20.16b, v30.16b /* x2n_3 = eor3(m2_acc_14, p2_3_3, g1x6) */
-	eor v3.16b, v4.16b, v3.16b /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
-	eor3 v2.16b, v6.16b, v2.16b, v3.16b /* m3_acc_14 = eor3(p2_0_3, p2_1_3, m3_acc_13) */
-	ldr q3, [sp, #336] /* reload g1x7.2 */
-	eor3 v2.16b, v2.16b, v10.16b, v3.16b /* x3n_3 = eor3(m3_acc_14, p1_3_3, g1x7) */
+	tbl v17.16b, {v1.16b}, v17.16b /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
+	eor v17.16b, v20.16b, v17.16b /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	eor v20.16b, v2.16b, v6.16b /* m0_acc_16 = xor(p2_1_3, p1_2_3) */
+	eor3 v26.16b, v22.16b, v30.16b, v20.16b /* m0_acc_18 = eor3(p1_0_3, p1_1_3, m0_acc_16) */
+	eor3 v26.16b, v4.16b, v17.16b, v26.16b /* m0_acc_19 = eor3(p2_2_3, p2_3_3, m0_acc_18) */
+	ldr q31, [sp, #448] /* reload g1x4.2 */
+	eor v26.16b, v31.16b, v26.16b /* x0n_3 = xor(g1x4, m0_acc_19) */
+	eor v6.16b, v6.16b, v4.16b /* m1_acc_16 = xor(p1_2_3, p2_2_3) */
+	eor v17.16b, v10.16b, v17.16b /* m1_acc_17 = xor(p1_3_3, p2_3_3) */
+	eor3 v6.16b, v7.16b, v30.16b, v6.16b /* m1_acc_18 = eor3(p2_0_3, p1_1_3, m1_acc_16) */
+	ldr q31, [sp, #432] /* reload g1x5.2 */
+	eor3 v6.16b, v6.16b, v17.16b, v31.16b /* x1n_3 = eor3(m1_acc_18, m1_acc_17, g1x5) */
+	eor v7.16b, v22.16b, v7.16b /* m2_acc_15 = xor(p1_0_3, p2_0_3) */
+	eor3 v17.16b, v7.16b, v20.16b, v17.16b /* m2_acc_19 = eor3(m2_acc_15, m0_acc_16, m1_acc_17) */
+	ldr q20, [sp, #352] /* reload g1x6.2 */
+	eor v17.16b, v20.16b, v17.16b /* x2n_3 = xor(g1x6, m2_acc_19) */
+	eor3 v2.16b, v30.16b, v2.16b, v7.16b /* m3_acc_18 = eor3(p1_1_3, p2_1_3, m2_acc_15) */
+	eor3 v2.16b, v4.16b, v10.16b, v2.16b /* m3_acc_19 = eor3(p2_2_3, p1_3_3, m3_acc_18) */
+	ldr q4, [sp, #336] /* reload g1x7.2 */
+	eor v2.16b, v4.16b, v2.16b /* x3n_3 = xor(g1x7, m3_acc_19) */
 
 	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	add x17, x4, #32
-	ld1r {v3.4s}, [x17] /* rk0_2 = bcast32() */
+	ld1r {v4.4s}, [x17] /* rk0_2 = bcast32() */
 	add x17, x4, #36
-	ld1r {v4.4s}, [x17] /* rk1_2 = bcast32() */
+	ld1r {v7.4s}, [x17] /* rk1_2 = bcast32() */
 	add x17, x4, #40
-	ld1r {v6.4s}, [x17] /* rk2_2 = bcast32() */
+	ld1r {v20.4s}, [x17] /* rk2_2 = bcast32() */
 	add x17, x4, #44
-	ld1r {v29.4s}, [x17] /* rk3_2 = bcast32() */
+	ld1r {v22.4s}, [x17] /* rk3_2 = bcast32() */
 	ldr q30, [sp, #320] /* reload g0x12.2 */
 	ldr q31, [sp, #416] /* reload g0x0.3 */
-	eor3 v10.16b, v30.16b, v31.16b, v26.16b /* t0_4_1 = eor3(g0x12, g0x0, g0x4) */
+	eor3 v10.16b, v30.16b, v31.16b, v27.16b /* t0_4_1 = eor3(g0x12, g0x0, g0x4) */
 	tbl v10.16b, {v10.16b}, v16.16b /* y0_4_sr = lookup16(t0_4_1, inv_shift_rows) */
-	aese v10.16b, v3.16b /* y0_4_aes = aese(y0_4_sr, rk0_2) */
+	aese v10.16b, v4.16b /* y0_4_aes = aese(y0_4_sr, rk0_2) */
 	ldr q11, [sp, #304] /* reload g0x13.2 */
 	ldr q15, [sp, #400] /* reload g0x1.3 */
-	eor3 v11.16b, v11.16b, v15.16b, v5.16b /* t1_4_1 = eor3(g0x13, g0x1, g0x5) */
+	eor3 v11.16b, v11.16b, v15.16b, v29.16b /* t1_4_1 = eor3(g0x13, g0x1, g0x5) */
 	tbl v11.16b, {v11.16b}, v16.16b /* y1_4_sr = lookup16(t1_4_1, inv_shift_rows) */
-	aese v11.16b, v4.16b /* y1_4_aes = aese(y1_4_sr, rk1_2) */
+	aese v11.16b, v7.16b /* y1_4_aes = aese(y1_4_sr, rk1_2) */
 	ldr q30, [sp, #272] /* reload g0x14.2 */
 	ldr q15, [sp, #384] /* reload g0x2.3 */
-	eor3 v30.16b, v30.16b, v15.16b, v18.16b /* t2_4_1 = eor3(g0x14, g0x2, g0x6) */
+	eor3 v30.16b, v30.16b, v15.16b, v23.16b /* t2_4_1 = eor3(g0x14, g0x2, g0x6) */
 	tbl v30.16b, {v30.16b}, v16.16b /* y2_4_sr = lookup16(t2_4_1, inv_shift_rows) */
-	aese v30.16b, v6.16b /* y2_4_aes = aese(y2_4_sr, rk2_2) */
+	aese v30.16b, v20.16b /* y2_4_aes = aese(y2_4_sr, rk2_2) */
 	ldr q15, [sp, #240] /* reload g0x15.2 */
 	ldr q31, [sp, #368] /* reload g0x3.3 */
-	eor3 v15.16b, v15.16b, v31.16b, v7.16b /* t3_4_1 = eor3(g0x15, g0x3, g0x7) */
+	eor3 v15.16b, v15.16b, v31.16b, v5.16b /* t3_4_1 = eor3(g0x15, g0x3, g0x7) */
 	tbl v15.16b, {v15.16b}, v16.16b /* y3_4_sr = lookup16(t3_4_1, inv_shift_rows) */
-	aese v15.16b, v29.16b /* y3_4_aes = aese(y3_4_sr, rk3_2) */
+	aese v15.16b, v22.16b /* y3_4_aes = aese(y3_4_sr, rk3_2) */
 	and v31.16b, v10.16b, v19.16b /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* y0_4_aes_hi = shr(y0_4_aes) */
-	str q7, [sp, #336] /* spill g0x7.3 */
-	tbl v7.16b, {v24.16b}, v31.16b /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	str q18, [sp, #352] /* spill g0x6.3 */
-	tbl v18.16b, {v27.16b}, v10.16b /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
-	eor v7.16b, v7.16b, v18.16b /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
-	and v18.16b, v11.16b, v19.16b /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	str q5, [sp, #336] /* spill g0x7.3 */
+	tbl v5.16b, {v21.16b}, v31.16b /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
+	str q23, [sp, #352] /* spill g0x6.3 */
+	tbl v23.16b, {v24.16b}, v10.16b /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	eor v5.16b, v5.16b, v23.16b /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
+	and v23.16b, v11.16b, v19.16b /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* y1_4_aes_hi = shr(y1_4_aes) */
-	str q5, [sp, #432] /* spill g0x5.3 */
-	tbl v5.16b, {v24.16b}, v18.16b /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
-	str q26, [sp, #448] /* spill g0x4.3 */
-	tbl v26.16b, {v27.16b}, v11.16b /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
-	eor v5.16b, v5.16b, v26.16b /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
-	and v26.16b, v30.16b, v19.16b /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
+	str q29, [sp, #432] /* spill g0x5.3 */
+	tbl v29.16b, {v21.16b}, v23.16b /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	str q27, [sp, #448] /* spill g0x4.3 */
+	tbl v27.16b, {v24.16b}, v11.16b /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	eor v27.16b, v29.16b, v27.16b /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
+	and v29.16b, v30.16b, v19.16b /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* y2_4_aes_hi = shr(y2_4_aes) */
 	str q8, [sp, #176] /* spill g1x9.2 */
-	tbl v8.16b, {v24.16b}, v26.16b /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	tbl v8.16b, {v21.16b}, v29.16b /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
 	str q9, [sp, #144] /* spill g1x8.2 */
-	tbl v9.16b, {v27.16b}, v30.16b /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	tbl v9.16b, {v24.16b}, v30.16b /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
 	eor v8.16b, v8.16b, v9.16b /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
 	and v9.16b, v15.16b, v19.16b /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_4_aes_hi = shr(y3_4_aes) */
-	tbl v24.16b, {v24.16b}, v9.16b /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
-	tbl v27.16b, {v27.16b}, v15.16b /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
-	eor v24.16b, v24.16b, v27.16b /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
-	tbl v27.16b, {v28.16b}, v31.16b /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	tbl v21.16b, {v21.16b}, v9.16b /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	tbl v24.16b, {v24.16b}, v15.16b /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
+	eor v21.16b, v21.16b, v24.16b /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
+	tbl v24.16b, {v28.16b}, v31.16b /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
 	tbl v31.16b, {v1.16b}, v10.16b /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
-	eor v27.16b, v27.16b, v31.16b /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
-	tbl v18.16b, {v28.16b}, v18.16b /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	eor v24.16b, v24.16b, v31.16b /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
+	tbl v23.16b, {v28.16b}, v23.16b /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
 	tbl v31.16b, {v1.16b}, v11.16b /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
-	eor v18.16b, v18.16b, v31.16b /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
-	tbl v26.16b, {v28.16b}, v26.16b /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
+	eor v23.16b, v23.16b, v31.16b /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
+	tbl v29.16b, {v28.16b}, v29.16b /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
 	tbl v30.16b, {v1.16b}, v30.16b /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
-	eor v26.16b, v26.16b, v30.16b /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
+	eor v29.16b, v29.16b, v30.16b /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
 	tbl v30.16b, {v28.16b}, v9.16b /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
 	tbl v31.16b, {v1.16b}, v15.16b /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
 	eor v30.16b, v30.16b, v31.16b /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
-	eor v31.16b, v26.16b, v24.16b /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
-	eor3 v31.16b, v7.16b, v18.16b, v31.16b /* m0_acc_18 = eor3(p1_0_4, p2_1_4, m0_acc_17) */
-	ldr q9, [sp, #160] /* reload g0x8.2 */
-	eor3 v31.16b, v31.16b, v30.16b, v9.16b /* x0n_4 = eor3(m0_acc_18, p2_3_4, g0x8) */
-	eor v9.16b, v5.16b, v26.16b /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
-	eor3 v7.16b, v7.16b, v27.16b, v9.16b /* m1_acc_18 = eor3(p1_0_4, p2_0_4, m1_acc_17) */
-	ldr q9, [sp, #288] /* reload g0x9.2 */
-	eor3 v7.16b, v7.16b, v30.16b, v9.16b /* x1n_4 = eor3(m1_acc_18, p2_3_4, g0x9) */
-	eor v9.16b, v18.16b, v8.16b /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
-	eor3 v5.16b, v27.16b, v5.16b, v9.16b /* m2_acc_18 = eor3(p2_0_4, p1_1_4, m2_acc_17) */
-	ldr q9, [sp, #256] /* reload g0x10.2 */
-	eor3 v5.16b, v5.16b, v30.16b, v9.16b /* x2n_4 = eor3(m2_acc_18, p2_3_4, g0x10) */
-	eor v26.16b, v8.16b, v26.16b /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
-	eor3 v18.16b, v27.16b, v18.16b, v26.16b /* m3_acc_18 = eor3(p2_0_4, p2_1_4, m3_acc_17) */
-	ldr q26, [sp, #224] /* reload g0x11.2 */
-	eor3 v18.16b, v18.16b, v24.16b, v26.16b /* x3n_4 = eor3(m3_acc_18, p1_3_4, g0x11) */
-	eor3 v24.16b, v12.16b, v21.16b, v22.16b /* t0_5_1 = eor3(g1x12, g1x0, g1x4) */
-	tbl v24.16b, {v24.16b}, v16.16b /* y0_5_sr = lookup16(t0_5_1, inv_shift_rows) */
-	aese v24.16b, v3.16b /* y0_5_aes = aese(y0_5_sr, rk0_2) */
-	eor3 v3.16b, v13.16b, v23.16b, v25.16b /* t1_5_1 = eor3(g1x13, g1x1, g1x5) */
-	tbl v3.16b, {v3.16b}, v16.16b /* y1_5_sr = lookup16(t1_5_1, inv_shift_rows) */
-	aese v3.16b, v4.16b /* y1_5_aes = aese(y1_5_sr, rk1_2) */
-	eor3 v4.16b, v14.16b, v17.16b, v20.16b /* t2_5_1 = eor3(g1x14, g1x2, g1x6) */
-	tbl v4.16b, {v4.16b}, v16.16b /* y2_5_sr = lookup16(t2_5_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y2_5_aes = aese(y2_5_sr, rk2_2) */
-	ldr q6, [sp, #96] /* reload g1x15.2 */
-	eor3 v26.16b, v6.16b, v0.16b, v2.16b /* t3_5_1 = eor3(g1x15, g1x3, g1x7) */
-	tbl v26.16b, {v26.16b}, v16.16b /* y3_5_sr = lookup16(t3_5_1, inv_shift_rows) */
-	aese v26.16b, v29.16b /* y3_5_aes = aese(y3_5_sr, rk3_2) */
-	and v27.16b, v24.16b, v19.16b /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* y0_5_aes_hi = shr(y0_5_aes) */
+	eor v31.16b, v23.16b, v8.16b /* m0_acc_21 = xor(p2_1_4, p1_2_4) */
+	eor3 v9.16b, v5.16b, v27.16b, v31.16b /* m0_acc_23 = eor3(p1_0_4, p1_1_4, m0_acc_21) */
+	eor3 v9.16b, v29.16b, v30.16b, v9.16b /* m0_acc_24 = eor3(p2_2_4, p2_3_4, m0_acc_23) */
+	ldr q10, [sp, #160] /* reload g0x8.2 */
+	eor v9.16b, v10.16b, v9.16b /* x0n_4 = xor(g0x8, m0_acc_24) */
+	eor v8.16b, v8.16b, v29.16b /* m1_acc_21 = xor(p1_2_4, p2_2_4) */
+	eor v30.16b, v21.16b, v30.16b /* m1_acc_22 = xor(p1_3_4, p2_3_4) */
+	eor3 v8.16b, v24.16b, v27.16b, v8.16b /* m1_acc_23 = eor3(p2_0_4, p1_1_4, m1_acc_21) */
+	ldr q10, [sp, #288] /* reload g0x9.2 */
+	eor3 v8.16b, v8.16b, v30.16b, v10.16b /* x1n_4 = eor3(m1_acc_23, m1_acc_22, g0x9) */
+	eor v5.16b, v5.16b, v24.16b /* m2_acc_20 = xor(p1_0_4, p2_0_4) */
+	eor3 v24.16b, v5.16b, v31.16b, v30.16b /* m2_acc_24 = eor3(m2_acc_20, m0_acc_21, m1_acc_22) */
+	ldr q30, [sp, #256] /* reload g0x10.2 */
+	eor v24.16b, v30.16b, v24.16b /* x2n_4 = xor(g0x10, m2_acc_24) */
+	eor3 v5.16b, v27.16b, v23.16b, v5.16b /* m3_acc_23 = eor3(p1_1_4, p2_1_4, m2_acc_20) */
+	eor3 v5.16b, v29.16b, v21.16b, v5.16b /* m3_acc_24 = eor3(p2_2_4, p1_3_4, m3_acc_23) */
+	ldr q21, [sp, #224] /* reload g0x11.2 */
+	eor v5.16b, v21.16b, v5.16b /* x3n_4 = xor(g0x11, m3_acc_24) */
+	eor3 v21.16b, v12.16b, v25.16b, v26.16b /* t0_5_1 = eor3(g1x12, g1x0, g1x4) */
+	tbl v21.16b, {v21.16b}, v16.16b /* y0_5_sr = lookup16(t0_5_1, inv_shift_rows) */
+	aese v21.16b, v4.16b /* y0_5_aes = aese(y0_5_sr, rk0_2) */
+	eor3 v4.16b, v13.16b, v3.16b, v6.16b /* t1_5_1 = eor3(g1x13, g1x1, g1x5) */
+	tbl v4.16b, {v4.16b}, v16.16b /* y1_5_sr = lookup16(t1_5_1, inv_shift_rows) */
+	aese v4.16b, v7.16b /* y1_5_aes = aese(y1_5_sr, rk1_2) */
+	eor3 v7.16b, v14.16b, v18.16b, v17.16b /* t2_5_1 = eor3(g1x14, g1x2, g1x6) */
+	tbl v7.16b, {v7.16b}, v16.16b /* y2_5_sr = lookup16(t2_5_1, inv_shift_rows) */
+	aese v7.16b, v20.16b /* y2_5_aes = aese(y2_5_sr, rk2_2) */
+	ldr q20, [sp, #96] /* reload g1x15.2 */
+	eor3 v23.16b, v20.16b, v0.16b, v2.16b /* t3_5_1 = eor3(g1x15, g1x3, g1x7) */
+	tbl v23.16b, {v23.16b}, v16.16b /* y3_5_sr = lookup16(t3_5_1, inv_shift_rows) */
+	aese v23.16b, v22.16b /* y3_5_aes = aese(y3_5_sr, rk3_2) */
+	and v22.16b, v21.16b, v19.16b /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* y0_5_aes_hi = shr(y0_5_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v30.16b, {v29.16b}, v27.16b /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v29.16b, {v27.16b}, v22.16b /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1
-	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v9.16b, {v8.16b}, v24.16b /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
-	eor v30.16b, v30.16b, v9.16b /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
-	and v9.16b, v3.16b, v19.16b /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* y1_5_aes_hi = shr(y1_5_aes) */
-	tbl v10.16b, {v29.16b}, v9.16b /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
-	tbl v11.16b, {v8.16b}, v3.16b /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	ldr q30, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v31.16b, {v30.16b}, v21.16b /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	eor v29.16b, v29.16b, v31.16b /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
+	and v31.16b, v4.16b, v19.16b /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* y1_5_aes_hi = shr(y1_5_aes) */
+	tbl v10.16b, {v27.16b}, v31.16b /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	tbl v11.16b, {v30.16b}, v4.16b /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
 	eor v10.16b, v10.16b, v11.16b /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
-	and v11.16b, v4.16b, v19.16b /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y2_5_aes_hi = shr(y2_5_aes) */
-	tbl v15.16b, {v29.16b}, v11.16b /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
-	tbl v6.16b, {v8.16b}, v4.16b /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
-	eor v6.16b, v15.16b, v6.16b /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
-	and v15.16b, v26.16b, v19.16b /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* y3_5_aes_hi = shr(y3_5_aes) */
+	and v11.16b, v7.16b, v19.16b /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* y2_5_aes_hi = shr(y2_5_aes) */
+	tbl v15.16b, {v27.16b}, v11.16b /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	tbl v20.16b, {v30.16b}, v7.16b /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
+	eor v20.16b, v15.16b, v20.16b /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	and v15.16b, v23.16b, v19.16b /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* y3_5_aes_hi = shr(y3_5_aes) */
 	str q14, [sp, #224] /* spill g1x14.2 */
-	tbl v14.16b, {v29.16b}, v15.16b /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
+	tbl v14.16b, {v27.16b}, v15.16b /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
 	str q13, [sp, #256] /* spill g1x13.2 */
-	tbl v13.16b, {v8.16b}, v26.16b /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	tbl v13.16b, {v30.16b}, v23.16b /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
 	eor v13.16b, v14.16b, v13.16b /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
-	tbl v27.16b, {v28.16b}, v27.16b /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
-	tbl v24.16b, {v1.16b}, v24.16b /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
-	eor v24.16b, v27.16b, v24.16b /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
-	tbl v27.16b, {v28.16b}, v9.16b /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
-	tbl v3.16b, {v1.16b}, v3.16b /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
-	eor v3.16b, v27.16b, v3.16b /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
-	tbl v27.16b, {v28.16b}, v11.16b /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
-	eor v4.16b, v27.16b, v4.16b /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
-	tbl v27.16b, {v28.16b}, v15.16b /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
-	tbl v26.16b, {v1.16b}, v26.16b /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
-	eor v26.16b, v27.16b, v26.16b /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
-	eor v27.16b, v4.16b, v13.16b /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
-	eor3 v27.16b, v30.16b, v3.16b, v27.16b /* m0_acc_22 = eor3(p1_0_5, p2_1_5, m0_acc_21) */
-	ldr q9, [sp, #144] /* reload g1x8.2 */
-	eor3 v27.16b, v27.16b, v26.16b, v9.16b /* x0n_5 = eor3(m0_acc_22, p2_3_5, g1x8) */
-	eor v9.16b, v10.16b, v4.16b /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
-	eor3 v30.16b, v30.16b, v24.16b, v9.16b /* m1_acc_22 = eor3(p1_0_5, p2_0_5, m1_acc_21) */
-	ldr q9, [sp, #176] /* reload g1x9.2 */
-	eor3 v30.16b, v30.16b, v26.16b, v9.16b /* x1n_5 = eor3(m1_acc_22, p2_3_5, g1x9) */
-	eor v9.16b, v3.16b, v6.16b /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
-	eor3 v9.16b, v24.16b, v10.16b, v9.16b /* m2_acc_22 = eor3(p2_0_5, p1_1_5, m2_acc_21) */
-	ldr q10, [sp, #192] /* reload g1x10.2 */
-	eor3 v26.16b, v9.16b, v26.16b, v10.16b /* x2n_5 = eor3(m2_acc_22, p2_3_5, g1x10) */
-	eor v4.16b, v6.16b, v4.16b /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
-	eor3 v3.16b, v24.16b, v3.16b, v4.16b /* m3_acc_22 = eor3(p2_0_5, p2_1_5, m3_acc_21) */
-	ldr q4, [sp, #208] /* reload g1x11.2 */
-	eor3 v3.16b, v3.16b, v13.16b, v4.16b /* x3n_5 = eor3(m3_acc_22, p1_3_5, g1x11) */
+	tbl v22.16b, {v28.16b}, v22.16b /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
+	tbl v21.16b, {v1.16b}, v21.16b /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	eor v21.16b, v22.16b, v21.16b /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
+	tbl v22.16b, {v28.16b}, v31.16b /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
+	eor v4.16b, v22.16b, v4.16b /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
+	tbl v22.16b, {v28.16b}, v11.16b /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	tbl v7.16b, {v1.16b}, v7.16b /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
+	eor v7.16b, v22.16b, v7.16b /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	tbl v22.16b, {v28.16b}, v15.16b /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	tbl v23.16b, {v1.16b}, v23.16b /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	eor v22.16b, v22.16b, v23.16b /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
+	eor v23.16b, v4.16b, v20.16b /* m0_acc_26 = xor(p2_1_5, p1_2_5) */
+	eor3 v31.16b, v29.16b, v10.16b, v23.16b /* m0_acc_28 = eor3(p1_0_5, p1_1_5, m0_acc_26) */
+	eor3 v31.16b, v7.16b, v22.16b, v31.16b /* m0_acc_29 = eor3(p2_2_5, p2_3_5, m0_acc_28) */
+	ldr q11, [sp, #144] /* reload g1x8.2 */
+	eor v31.16b, v11.16b, v31.16b /* x0n_5 = xor(g1x8, m0_acc_29) */
+	eor v20.16b, v20.16b, v7.16b /* m1_acc_26 = xor(p1_2_5, p2_2_5) */
+	eor v22.16b, v13.16b, v22.16b /* m1_acc_27 = xor(p1_3_5, p2_3_5) */
+	eor3 v20.16b, v21.16b, v10.16b, v20.16b /* m1_acc_28 = eor3(p2_0_5, p1_1_5, m1_acc_26) */
+	ldr q11, [sp, #176] /* reload g1x9.2 */
+	eor3 v20.16b, v20.16b, v22.16b, v11.16b /* x1n_5 = eor3(m1_acc_28, m1_acc_27, g1x9) */
+	eor v21.16b, v29.16b, v21.16b /* m2_acc_25 = xor(p1_0_5, p2_0_5) */
+	eor3 v22.16b, v21.16b, v23.16b, v22.16b /* m2_acc_29 = eor3(m2_acc_25, m0_acc_26, m1_acc_27) */
+	ldr q23, [sp, #192] /* reload g1x10.2 */
+	eor v22.16b, v23.16b, v22.16b /* x2n_5 = xor(g1x10, m2_acc_29) */
+	eor3 v4.16b, v10.16b, v4.16b, v21.16b /* m3_acc_28 = eor3(p1_1_5, p2_1_5, m2_acc_25) */
+	eor3 v4.16b, v7.16b, v13.16b, v4.16b /* m3_acc_29 = eor3(p2_2_5, p1_3_5, m3_acc_28) */
+	ldr q7, [sp, #208] /* reload g1x11.2 */
+	eor v4.16b, v7.16b, v4.16b /* x3n_5 = xor(g1x11, m3_acc_29) */
 
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	add x17, x4, #48
-	ld1r {v4.4s}, [x17] /* rk0_3 = bcast32() */
+	ld1r {v7.4s}, [x17] /* rk0_3 = bcast32() */
 	add x17, x4, #52
-	ld1r {v6.4s}, [x17] /* rk1_3 = bcast32() */
+	ld1r {v21.4s}, [x17] /* rk1_3 = bcast32() */
 	add x17, x4, #56
-	ld1r {v24.4s}, [x17] /* rk2_3 = bcast32() */
+	ld1r {v23.4s}, [x17] /* rk2_3 = bcast32() */
 	add x17, x4, #60
-	ld1r {v9.4s}, [x17] /* rk3_3 = bcast32() */
+	ld1r {v29.4s}, [x17] /* rk3_3 = bcast32() */
 	ldr q10, [sp, #416] /* reload g0x0.3 */
 	ldr q11, [sp, #448] /* reload g0x4.3 */
-	eor3 v13.16b, v10.16b, v11.16b, v31.16b /* t0_6_1 = eor3(g0x0, g0x4, g0x8) */
+	eor3 v13.16b, v10.16b, v11.16b, v9.16b /* t0_6_1 = eor3(g0x0, g0x4, g0x8) */
 	tbl v13.16b, {v13.16b}, v16.16b /* y0_6_sr = lookup16(t0_6_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_6_aes = aese(y0_6_sr, rk0_3) */
+	aese v13.16b, v7.16b /* y0_6_aes = aese(y0_6_sr, rk0_3) */
 	ldr q14, [sp, #400] /* reload g0x1.3 */
 	ldr q15, [sp, #432] /* reload g0x5.3 */
-	eor3 v14.16b, v14.16b, v15.16b, v7.16b /* t1_6_1 = eor3(g0x1, g0x5, g0x9) */
+	eor3 v14.16b, v14.16b, v15.16b, v8.16b /* t1_6_1 = eor3(g0x1, g0x5, g0x9) */
 	tbl v14.16b, {v14.16b}, v16.16b /* y1_6_sr = lookup16(t1_6_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_6_aes = aese(y1_6_sr, rk1_3) */
+	aese v14.16b, v21.16b /* y1_6_aes = aese(y1_6_sr, rk1_3) */
 	ldr q10, [sp, #384] /* reload g0x2.3 */
 	ldr q15, [sp, #352] /* reload g0x6.3 */
-	eor3 v10.16b, v10.16b, v15.16b, v5.16b /* t2_6_1 = eor3(g0x2, g0x6, g0x10) */
+	eor3 v10.16b, v10.16b, v15.16b, v24.16b /* t2_6_1 = eor3(g0x2, g0x6, g0x10) */
 	tbl v10.16b, {v10.16b}, v16.16b /* y2_6_sr = lookup16(t2_6_1, inv_shift_rows) */
-	aese v10.16b, v24.16b /* y2_6_aes = aese(y2_6_sr, rk2_3) */
+	aese v10.16b, v23.16b /* y2_6_aes = aese(y2_6_sr, rk2_3) */
 	ldr q15, [sp, #368] /* reload g0x3.3 */
 	ldr q11, [sp, #336] /* reload g0x7.3 */
-	eor3 v15.16b, v15.16b, v11.16b, v18.16b /* t3_6_1 = eor3(g0x3, g0x7, g0x11) */
+	eor3 v15.16b, v15.16b, v11.16b, v5.16b /* t3_6_1 = eor3(g0x3, g0x7, g0x11) */
 	tbl v15.16b, {v15.16b}, v16.16b /* y3_6_sr = lookup16(t3_6_1, inv_shift_rows) */
-	aese v15.16b, v9.16b /* y3_6_aes = aese(y3_6_sr, rk3_3) */
+	aese v15.16b, v29.16b /* y3_6_aes = aese(y3_6_sr, rk3_3) */
 	and v11.16b, v13.16b, v19.16b /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y0_6_aes_hi = shr(y0_6_aes) */
-	str q18, [sp, #208] /* spill g0x11.3 */
-	tbl v18.16b, {v29.16b}, v11.16b /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
-	str q5, [sp, #192] /* spill g0x10.3 */
-	tbl v5.16b, {v8.16b}, v13.16b /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
-	eor v5.16b, v18.16b, v5.16b /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
-	and v18.16b, v14.16b, v19.16b /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
+	str q5, [sp, #208] /* spill g0x11.3 */
+	tbl v5.16b, {v27.16b}, v11.16b /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
+	str q24, [sp, #192] /* spill g0x10.3 */
+	tbl v24.16b, {v30.16b}, v13.16b /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	eor v5.16b, v5.16b, v24.16b /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
+	and v24.16b, v14.16b, v19.16b /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y1_6_aes_hi = shr(y1_6_aes) */
-	str q7, [sp, #176] /* spill g0x9.3 */
-	tbl v7.16b, {v29.16b}, v18.16b /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
-	str q31, [sp, #144] /* spill g0x8.3 */
-	tbl v31.16b, {v8.16b}, v14.16b /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
-	eor v7.16b, v7.16b, v31.16b /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
-	and v31.16b, v10.16b, v19.16b /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
+	str q8, [sp, #176] /* spill g0x9.3 */
+	tbl v8.16b, {v27.16b}, v24.16b /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
+	str q9, [sp, #144] /* spill g0x8.3 */
+	tbl v9.16b, {v30.16b}, v14.16b /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	eor v8.16b, v8.16b, v9.16b /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
+	and v9.16b, v10.16b, v19.16b /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* y2_6_aes_hi = shr(y2_6_aes) */
 	str q12, [sp, #288] /* spill g1x12.2 */
-	tbl v12.16b, {v29.16b}, v31.16b /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
-	tbl v16.16b, {v8.16b}, v10.16b /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
+	tbl v12.16b, {v27.16b}, v9.16b /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	tbl v16.16b, {v30.16b}, v10.16b /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
 	eor v16.16b, v12.16b, v16.16b /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
 	and v12.16b, v15.16b, v19.16b /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_6_aes_hi = shr(y3_6_aes) */
-	tbl v29.16b, {v29.16b}, v12.16b /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
-	tbl v8.16b, {v8.16b}, v15.16b /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
-	eor v29.16b, v29.16b, v8.16b /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
-	tbl v8.16b, {v28.16b}, v11.16b /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	tbl v27.16b, {v27.16b}, v12.16b /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
+	tbl v30.16b, {v30.16b}, v15.16b /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
+	eor v27.16b, v27.16b, v30.16b /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
+	tbl v30.16b, {v28.16b}, v11.16b /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
 	tbl v11.16b, {v1.16b}, v13.16b /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
-	eor v8.16b, v8.16b, v11.16b /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
-	tbl v18.16b, {v28.16b}, v18.16b /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
+	eor v30.16b, v30.16b, v11.16b /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
+	tbl v24.16b, {v28.16b}, v24.16b /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
 	tbl v11.16b, {v1.16b}, v14.16b /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
-	eor v18.16b, v18.16b, v11.16b /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
-	tbl v31.16b, {v28.16b}, v31.16b /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
+	eor v24.16b, v24.16b, v11.16b /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
+	tbl v9.16b, {v28.16b}, v9.16b /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
 	tbl v10.16b, {v1.16b}, v10.16b /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
-	eor v31.16b, v31.16b, v10.16b /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
+	eor v9.16b, v9.16b, v10.16b /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
 	tbl v10.16b, {v28.16b}, v12.16b /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
 	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
 	eor v10.16b, v10.16b, v11.16b /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
-	eor v11.16b, v31.16b, v29.16b /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
-	eor3 v11.16b, v5.16b, v18.16b, v11.16b /* m0_acc_26 = eor3(p1_0_6, p2_1_6, m0_acc_25) */
-	ldr q12, [sp, #320] /* reload g0x12.2 */
-	eor3 v11.16b, v11.16b, v10.16b, v12.16b /* x0n_6 = eor3(m0_acc_26, p2_3_6, g0x12) */
-	eor v12.16b, v7.16b, v31.16b /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
-	eor3 v5.16b, v5.16b, v8.16b, v12.16b /* m1_acc_26 = eor3(p1_0_6, p2_0_6, m1_acc_25) */
-	ldr q12, [sp, #304] /* reload g0x13.2 */
-	eor3 v5.16b, v5.16b, v10.16b, v12.16b /* x1n_6 = eor3(m1_acc_26, p2_3_6, g0x13) */
-	eor v12.16b, v18.16b, v16.16b /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
-	eor3 v7.16b, v8.16b, v7.16b, v12.16b /* m2_acc_26 = eor3(p2_0_6, p1_1_6, m2_acc_25) */
-	ldr q12, [sp, #272] /* reload g0x14.2 */
-	eor3 v7.16b, v7.16b, v10.16b, v12.16b /* x2n_6 = eor3(m2_acc_26, p2_3_6, g0x14) */
-	eor v16.16b, v16.16b, v31.16b /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
-	eor3 v16.16b, v8.16b, v18.16b, v16.16b /* m3_acc_26 = eor3(p2_0_6, p2_1_6, m3_acc_25) */
-	ldr q18, [sp, #240] /* reload g0x15.2 */
-	eor3 v16.16b, v16.16b, v29.16b, v18.16b /* x3n_6 = eor3(m3_acc_26, p1_3_6, g0x15) */
-	eor3 v18.16b, v21.16b, v22.16b, v27.16b /* t0_7_1 = eor3(g1x0, g1x4, g1x8) */
+	eor v11.16b, v24.16b, v16.16b /* m0_acc_31 = xor(p2_1_6, p1_2_6) */
+	eor3 v12.16b, v5.16b, v8.16b, v11.16b /* m0_acc_33 = eor3(p1_0_6, p1_1_6, m0_acc_31) */
+	eor3 v12.16b, v9.16b, v10.16b, v12.16b /* m0_acc_34 = eor3(p2_2_6, p2_3_6, m0_acc_33) */
+	ldr q13, [sp, #320] /* reload g0x12.2 */
+	eor v12.16b, v13.16b, v12.16b /* x0n_6 = xor(g0x12, m0_acc_34) */
+	eor v16.16b, v16.16b, v9.16b /* m1_acc_31 = xor(p1_2_6, p2_2_6) */
+	eor v10.16b, v27.16b, v10.16b /* m1_acc_32 = xor(p1_3_6, p2_3_6) */
+	eor3 v16.16b, v30.16b, v8.16b, v16.16b /* m1_acc_33 = eor3(p2_0_6, p1_1_6, m1_acc_31) */
+	ldr q13, [sp, #304] /* reload g0x13.2 */
+	eor3 v16.16b, v16.16b, v10.16b, v13.16b /* x1n_6 = eor3(m1_acc_33, m1_acc_32, g0x13) */
+	eor v5.16b, v5.16b, v30.16b /* m2_acc_30 = xor(p1_0_6, p2_0_6) */
+	eor3 v30.16b, v5.16b, v11.16b, v10.16b /* m2_acc_34 = eor3(m2_acc_30, m0_acc_31, m1_acc_32) */
+	ldr q10, [sp, #272] /* reload g0x14.2 */
+	eor v30.16b, v10.16b, v30.16b /* x2n_6 = xor(g0x14, m2_acc_34) */
+	eor3 v5.16b, v8.16b, v24.16b, v5.16b /* m3_acc_33 = eor3(p1_1_6, p2_1_6, m2_acc_30) */
+	eor3 v5.16b, v9.16b, v27.16b, v5.16b /* m3_acc_34 = eor3(p2_2_6, p1_3_6, m3_acc_33) */
+	ldr q24, [sp, #240] /* reload g0x15.2 */
+	eor v5.16b, v24.16b, v5.16b /* x3n_6 = xor(g0x15, m3_acc_34) */
+	eor3 v24.16b, v25.16b, v26.16b, v31.16b /* t0_7_1 = eor3(g1x0, g1x4, g1x8) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v18.16b, {v18.16b}, v29.16b /* y0_7_sr = lookup16(t0_7_1, inv_shift_rows) */
-	aese v18.16b, v4.16b /* y0_7_aes = aese(y0_7_sr, rk0_3) */
-	eor3 v4.16b, v23.16b, v25.16b, v30.16b /* t1_7_1 = eor3(g1x1, g1x5, g1x9) */
-	tbl v4.16b, {v4.16b}, v29.16b /* y1_7_sr = lookup16(t1_7_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_7_aes = aese(y1_7_sr, rk1_3) */
-	eor3 v6.16b, v17.16b, v20.16b, v26.16b /* t2_7_1 = eor3(g1x2, g1x6, g1x10) */
-	tbl v6.16b, {v6.16b}, v29.16b /* y2_7_sr = lookup16(t2_7_1, inv_shift_rows) */
-	aese v6.16b, v24.16b /* y2_7_aes = aese(y2_7_sr, rk2_3) */
-	eor3 v24.16b, v0.16b, v2.16b, v3.16b /* t3_7_1 = eor3(g1x3, g1x7, g1x11) */
-	tbl v24.16b, {v24.16b}, v29.16b /* y3_7_sr = lookup16(t3_7_1, inv_shift_rows) */
-	aese v24.16b, v9.16b /* y3_7_aes = aese(y3_7_sr, rk3_3) */
-	and v31.16b, v18.16b, v19.16b /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* y0_7_aes_hi = shr(y0_7_aes) */
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v24.16b, {v24.16b}, v27.16b /* y0_7_sr = lookup16(t0_7_1, inv_shift_rows) */
+	aese v24.16b, v7.16b /* y0_7_aes = aese(y0_7_sr, rk0_3) */
+	eor3 v7.16b, v3.16b, v6.16b, v20.16b /* t1_7_1 = eor3(g1x1, g1x5, g1x9) */
+	tbl v7.16b, {v7.16b}, v27.16b /* y1_7_sr = lookup16(t1_7_1, inv_shift_rows) */
+	aese v7.16b, v21.16b /* y1_7_aes = aese(y1_7_sr, rk1_3) */
+	eor3 v21.16b, v18.16b, v17.16b, v22.16b /* t2_7_1 = eor3(g1x2, g1x6, g1x10) */
+	tbl v21.16b, {v21.16b}, v27.16b /* y2_7_sr = lookup16(t2_7_1, inv_shift_rows) */
+	aese v21.16b, v23.16b /* y2_7_aes = aese(y2_7_sr, rk2_3) */
+	eor3 v23.16b, v0.16b, v2.16b, v4.16b /* t3_7_1 = eor3(g1x3, g1x7, g1x11) */
+	tbl v23.16b, {v23.16b}, v27.16b /* y3_7_sr = lookup16(t3_7_1, inv_shift_rows) */
+	aese v23.16b, v29.16b /* y3_7_aes = aese(y3_7_sr, rk3_3) */
+	and v29.16b, v24.16b, v19.16b /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* y0_7_aes_hi = shr(y0_7_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1
 	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v9.16b, {v8.16b}, v31.16b /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
+	tbl v9.16b, {v8.16b}, v29.16b /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1
 	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v10.16b}, v18.16b /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
-	and v12.16b, v4.16b, v19.16b /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_7_aes_hi = shr(y1_7_aes) */
-	tbl v13.16b, {v8.16b}, v12.16b /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
-	tbl v14.16b, {v10.16b}, v4.16b /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
+	tbl v11.16b, {v10.16b}, v24.16b /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
+	eor v9.16b, v9.16b, v11.16b /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
+	and v11.16b, v7.16b, v19.16b /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* y1_7_aes_hi = shr(y1_7_aes) */
+	tbl v13.16b, {v8.16b}, v11.16b /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
+	tbl v14.16b, {v10.16b}, v7.16b /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
-	and v14.16b, v6.16b, v19.16b /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_7_aes_hi = shr(y2_7_aes) */
+	and v14.16b, v21.16b, v19.16b /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* y2_7_aes_hi = shr(y2_7_aes) */
 	tbl v15.16b, {v8.16b}, v14.16b /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
 	str q0, [sp, #240] /* spill g1x3.3 */
-	tbl v0.16b, {v10.16b}, v6.16b /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	tbl v0.16b, {v10.16b}, v21.16b /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
 	eor v0.16b, v15.16b, v0.16b /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
-	and v15.16b, v24.16b, v19.16b /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* y3_7_aes_hi = shr(y3_7_aes) */
-	str q17, [sp, #272] /* spill g1x2.3 */
-	tbl v17.16b, {v8.16b}, v15.16b /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
-	str q23, [sp, #304] /* spill g1x1.3 */
-	tbl v23.16b, {v10.16b}, v24.16b /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
-	eor v17.16b, v17.16b, v23.16b /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
-	tbl v23.16b, {v28.16b}, v31.16b /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
-	tbl v18.16b, {v1.16b}, v18.16b /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
-	eor v18.16b, v23.16b, v18.16b /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
-	tbl v23.16b, {v28.16b}, v12.16b /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
-	eor v4.16b, v23.16b, v4.16b /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
-	tbl v23.16b, {v28.16b}, v14.16b /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
-	eor v6.16b, v23.16b, v6.16b /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
-	tbl v23.16b, {v28.16b}, v15.16b /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
-	tbl v24.16b, {v1.16b}, v24.16b /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
-	eor v23.16b, v23.16b, v24.16b /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
-	eor v24.16b, v6.16b, v17.16b /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
-	eor3 v24.16b, v9.16b, v4.16b, v24.16b /* m0_acc_30 = eor3(p1_0_7, p2_1_7, m0_acc_29) */
-	ldr q31, [sp, #288] /* reload g1x12.2 */
-	eor3 v24.16b, v24.16b, v23.16b, v31.16b /* x0n_7 = eor3(m0_acc_30, p2_3_7, g1x12) */
-	eor v31.16b, v13.16b, v6.16b /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
-	eor3 v31.16b, v9.16b, v18.16b, v31.16b /* m1_acc_30 = eor3(p1_0_7, p2_0_7, m1_acc_29) */
-	ldr q9, [sp, #256] /* reload g1x13.2 */
-	eor3 v31.16b, v31.16b, v23.16b, v9.16b /* x1n_7 = eor3(m1_acc_30, p2_3_7, g1x13) */
-	eor v9.16b, v4.16b, v0.16b /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
-	eor3 v9.16b, v18.16b, v13.16b, v9.16b /* m2_acc_30 = eor3(p2_0_7, p1_1_7, m2_acc_29) */
-	ldr q12, [sp, #224] /* reload g1x14.2 */
-	eor3 v23.16b, v9.16b, v23.16b, v12.16b /* x2n_7 = eor3(m2_acc_30, p2_3_7, g1x14) */
-	eor v0.16b, v0.16b, v6.16b /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
-	eor3 v0.16b, v18.16b, v4.16b, v0.16b /* m3_acc_30 = eor3(p2_0_7, p2_1_7, m3_acc_29) */
-	ldr q4, [sp, #96] /* reload g1x15.2 */
-	eor3 v0.16b, v0.16b, v17.16b, v4.16b /* x3n_7 = eor3(m3_acc_30, p1_3_7, g1x15) */
+	and v15.16b, v23.16b, v19.16b /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* y3_7_aes_hi = shr(y3_7_aes) */
+	str q18, [sp, #272] /* spill g1x2.3 */
+	tbl v18.16b, {v8.16b}, v15.16b /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	str q3, [sp, #304] /* spill g1x1.3 */
+	tbl v3.16b, {v10.16b}, v23.16b /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
+	eor v3.16b, v18.16b, v3.16b /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
+	tbl v18.16b, {v28.16b}, v29.16b /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
+	tbl v24.16b, {v1.16b}, v24.16b /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
+	eor v18.16b, v18.16b, v24.16b /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
+	tbl v24.16b, {v28.16b}, v11.16b /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	tbl v7.16b, {v1.16b}, v7.16b /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
+	eor v7.16b, v24.16b, v7.16b /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
+	tbl v24.16b, {v28.16b}, v14.16b /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
+	tbl v21.16b, {v1.16b}, v21.16b /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
+	eor v21.16b, v24.16b, v21.16b /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
+	tbl v24.16b, {v28.16b}, v15.16b /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	tbl v23.16b, {v1.16b}, v23.16b /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
+	eor v23.16b, v24.16b, v23.16b /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
+	eor v24.16b, v7.16b, v0.16b /* m0_acc_36 = xor(p2_1_7, p1_2_7) */
+	eor3 v29.16b, v9.16b, v13.16b, v24.16b /* m0_acc_38 = eor3(p1_0_7, p1_1_7, m0_acc_36) */
+	eor3 v29.16b, v21.16b, v23.16b, v29.16b /* m0_acc_39 = eor3(p2_2_7, p2_3_7, m0_acc_38) */
+	ldr q11, [sp, #288] /* reload g1x12.2 */
+	eor v29.16b, v11.16b, v29.16b /* x0n_7 = xor(g1x12, m0_acc_39) */
+	eor v0.16b, v0.16b, v21.16b /* m1_acc_36 = xor(p1_2_7, p2_2_7) */
+	eor v23.16b, v3.16b, v23.16b /* m1_acc_37 = xor(p1_3_7, p2_3_7) */
+	eor3 v0.16b, v18.16b, v13.16b, v0.16b /* m1_acc_38 = eor3(p2_0_7, p1_1_7, m1_acc_36) */
+	ldr q11, [sp, #256] /* reload g1x13.2 */
+	eor3 v0.16b, v0.16b, v23.16b, v11.16b /* x1n_7 = eor3(m1_acc_38, m1_acc_37, g1x13) */
+	eor v18.16b, v9.16b, v18.16b /* m2_acc_35 = xor(p1_0_7, p2_0_7) */
+	eor3 v23.16b, v18.16b, v24.16b, v23.16b /* m2_acc_39 = eor3(m2_acc_35, m0_acc_36, m1_acc_37) */
+	ldr q24, [sp, #224] /* reload g1x14.2 */
+	eor v23.16b, v24.16b, v23.16b /* x2n_7 = xor(g1x14, m2_acc_39) */
+	eor3 v7.16b, v13.16b, v7.16b, v18.16b /* m3_acc_38 = eor3(p1_1_7, p2_1_7, m2_acc_35) */
+	eor3 v3.16b, v21.16b, v3.16b, v7.16b /* m3_acc_39 = eor3(p2_2_7, p1_3_7, m3_acc_38) */
+	ldr q7, [sp, #96] /* reload g1x15.2 */
+	eor v3.16b, v7.16b, v3.16b /* x3n_7 = xor(g1x15, m3_acc_39) */
 
 	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	add x17, x4, #64
-	ld1r {v4.4s}, [x17] /* rk0_4 = bcast32() */
+	ld1r {v7.4s}, [x17] /* rk0_4 = bcast32() */
 	add x17, x4, #68
-	ld1r {v6.4s}, [x17] /* rk1_4 = bcast32() */
+	ld1r {v18.4s}, [x17] /* rk1_4 = bcast32() */
 	add x17, x4, #72
-	ld1r {v17.4s}, [x17] /* rk2_4 = bcast32() */
+	ld1r {v21.4s}, [x17] /* rk2_4 = bcast32() */
 	add x17, x4, #76
-	ld1r {v18.4s}, [x17] /* rk3_4 = bcast32() */
+	ld1r {v24.4s}, [x17] /* rk3_4 = bcast32() */
 	ldr q9, [sp, #448] /* reload g0x4.3 */
-	ldr q12, [sp, #144] /* reload g0x8.3 */
-	eor3 v13.16b, v9.16b, v12.16b, v11.16b /* t0_8_1 = eor3(g0x4, g0x8, g0x12) */
-	tbl v13.16b, {v13.16b}, v29.16b /* y0_8_sr = lookup16(t0_8_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_8_aes = aese(y0_8_sr, rk0_4) */
+	ldr q11, [sp, #144] /* reload g0x8.3 */
+	eor3 v13.16b, v9.16b, v11.16b, v12.16b /* t0_8_1 = eor3(g0x4, g0x8, g0x12) */
+	tbl v13.16b, {v13.16b}, v27.16b /* y0_8_sr = lookup16(t0_8_1, inv_shift_rows) */
+	aese v13.16b, v7.16b /* y0_8_aes = aese(y0_8_sr, rk0_4) */
 	ldr q14, [sp, #432] /* reload g0x5.3 */
 	ldr q15, [sp, #176] /* reload g0x9.3 */
-	eor3 v14.16b, v14.16b, v15.16b, v5.16b /* t1_8_1 = eor3(g0x5, g0x9, g0x13) */
-	tbl v14.16b, {v14.16b}, v29.16b /* y1_8_sr = lookup16(t1_8_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_8_aes = aese(y1_8_sr, rk1_4) */
+	eor3 v14.16b, v14.16b, v15.16b, v16.16b /* t1_8_1 = eor3(g0x5, g0x9, g0x13) */
+	tbl v14.16b, {v14.16b}, v27.16b /* y1_8_sr = lookup16(t1_8_1, inv_shift_rows) */
+	aese v14.16b, v18.16b /* y1_8_aes = aese(y1_8_sr, rk1_4) */
 	ldr q9, [sp, #352] /* reload g0x6.3 */
 	ldr q15, [sp, #192] /* reload g0x10.3 */
-	eor3 v9.16b, v9.16b, v15.16b, v7.16b /* t2_8_1 = eor3(g0x6, g0x10, g0x14) */
-	tbl v9.16b, {v9.16b}, v29.16b /* y2_8_sr = lookup16(t2_8_1, inv_shift_rows) */
-	aese v9.16b, v17.16b /* y2_8_aes = aese(y2_8_sr, rk2_4) */
+	eor3 v9.16b, v9.16b, v15.16b, v30.16b /* t2_8_1 = eor3(g0x6, g0x10, g0x14) */
+	tbl v9.16b, {v9.16b}, v27.16b /* y2_8_sr = lookup16(t2_8_1, inv_shift_rows) */
+	aese v9.16b, v21.16b /* y2_8_aes = aese(y2_8_sr, rk2_4) */
 	ldr q15, [sp, #336] /* reload g0x7.3 */
-	ldr q12, [sp, #208] /* reload g0x11.3 */
-	eor3 v15.16b, v15.16b, v12.16b, v16.16b /* t3_8_1 = eor3(g0x7, g0x11, g0x15) */
-	tbl v15.16b, {v15.16b}, v29.16b /* y3_8_sr = lookup16(t3_8_1, inv_shift_rows) */
-	aese v15.16b, v18.16b /* y3_8_aes = aese(y3_8_sr, rk3_4) */
-	and v12.16b, v13.16b, v19.16b /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
+	ldr q11, [sp, #208] /* reload g0x11.3 */
+	eor3 v15.16b, v15.16b, v11.16b, v5.16b /* t3_8_1 = eor3(g0x7, g0x11, g0x15) */
+	tbl v15.16b, {v15.16b}, v27.16b /* y3_8_sr = lookup16(t3_8_1, inv_shift_rows) */
+	aese v15.16b, v24.16b /* y3_8_aes = aese(y3_8_sr, rk3_4) */
+	and v11.16b, v13.16b, v19.16b /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y0_8_aes_hi = shr(y0_8_aes) */
-	str q16, [sp, #224] /* spill g0x15.3 */
-	tbl v16.16b, {v8.16b}, v12.16b /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	str q7, [sp, #256] /* spill g0x14.3 */
-	tbl v7.16b, {v10.16b}, v13.16b /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
-	eor v7.16b, v16.16b, v7.16b /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	and v16.16b, v14.16b, v19.16b /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	str q5, [sp, #224] /* spill g0x15.3 */
+	tbl v5.16b, {v8.16b}, v11.16b /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
+	str q30, [sp, #256] /* spill g0x14.3 */
+	tbl v30.16b, {v10.16b}, v13.16b /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	eor v5.16b, v5.16b, v30.16b /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
+	and v30.16b, v14.16b, v19.16b /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y1_8_aes_hi = shr(y1_8_aes) */
-	str q5, [sp, #288] /* spill g0x13.3 */
-	tbl v5.16b, {v8.16b}, v16.16b /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
-	str q11, [sp, #320] /* spill g0x12.3 */
-	tbl v11.16b, {v10.16b}, v14.16b /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
-	eor v5.16b, v5.16b, v11.16b /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
-	and v11.16b, v9.16b, v19.16b /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
+	str q16, [sp, #288] /* spill g0x13.3 */
+	tbl v16.16b, {v8.16b}, v30.16b /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	str q12, [sp, #320] /* spill g0x12.3 */
+	tbl v12.16b, {v10.16b}, v14.16b /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	eor v16.16b, v16.16b, v12.16b /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
+	and v12.16b, v9.16b, v19.16b /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* y2_8_aes_hi = shr(y2_8_aes) */
-	str q21, [sp, #160] /* spill g1x0.3 */
-	tbl v21.16b, {v8.16b}, v11.16b /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
-	tbl v29.16b, {v10.16b}, v9.16b /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
-	eor v21.16b, v21.16b, v29.16b /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
-	and v29.16b, v15.16b, v19.16b /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
+	str q25, [sp, #160] /* spill g1x0.3 */
+	tbl v25.16b, {v8.16b}, v12.16b /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	tbl v27.16b, {v10.16b}, v9.16b /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	eor v25.16b, v25.16b, v27.16b /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	and v27.16b, v15.16b, v19.16b /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_8_aes_hi = shr(y3_8_aes) */
-	tbl v8.16b, {v8.16b}, v29.16b /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	tbl v8.16b, {v8.16b}, v27.16b /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
 	tbl v10.16b, {v10.16b}, v15.16b /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
 	eor v8.16b, v8.16b, v10.16b /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
-	tbl v10.16b, {v28.16b}, v12.16b /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
-	tbl v16.16b, {v28.16b}, v16.16b /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
-	eor v16.16b, v16.16b, v12.16b /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
+	tbl v10.16b, {v28.16b}, v11.16b /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	tbl v11.16b, {v1.16b}, v13.16b /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
+	tbl v30.16b, {v28.16b}, v30.16b /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	tbl v11.16b, {v1.16b}, v14.16b /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
+	eor v30.16b, v30.16b, v11.16b /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
+	tbl v11.16b, {v28.16b}, v12.16b /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
 	tbl v9.16b, {v1.16b}, v9.16b /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
 	eor v9.16b, v11.16b, v9.16b /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
-	tbl v29.16b, {v28.16b}, v29.16b /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
+	tbl v27.16b, {v28.16b}, v27.16b /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
 	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
-	eor v29.16b, v29.16b, v11.16b /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
-	eor v11.16b, v9.16b, v8.16b /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
-	eor3 v11.16b, v7.16b, v16.16b, v11.16b /* m0_acc_34 = eor3(p1_0_8, p2_1_8, m0_acc_33) */
-	ldr q12, [sp, #416] /* reload g0x0.3 */
-	eor3 v11.16b, v11.16b, v29.16b, v12.16b /* x0n_8 = eor3(m0_acc_34, p2_3_8, g0x0) */
-	eor v12.16b, v5.16b, v9.16b /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
-	eor3 v7.16b, v7.16b, v10.16b, v12.16b /* m1_acc_34 = eor3(p1_0_8, p2_0_8, m1_acc_33) */
-	ldr q12, [sp, #400] /* reload g0x1.3 */
-	eor3 v7.16b, v7.16b, v29.16b, v12.16b /* x1n_8 = eor3(m1_acc_34, p2_3_8, g0x1) */
-	eor v12.16b, v16.16b, v21.16b /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
-	eor3 v5.16b, v10.16b, v5.16b, v12.16b /* m2_acc_34 = eor3(p2_0_8, p1_1_8, m2_acc_33) */
-	ldr q12, [sp, #384] /* reload g0x2.3 */
-	eor3 v5.16b, v5.16b, v29.16b, v12.16b /* x2n_8 = eor3(m2_acc_34, p2_3_8, g0x2) */
-	eor v21.16b, v21.16b, v9.16b /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
-	eor3 v16.16b, v10.16b, v16.16b, v21.16b /* m3_acc_34 = eor3(p2_0_8, p2_1_8, m3_acc_33) */
-	ldr q21, [sp, #368] /* reload g0x3.3 */
-	eor3 v16.16b, v16.16b, v8.16b, v21.16b /* x3n_8 = eor3(m3_acc_34, p1_3_8, g0x3) */
-	eor3 v21.16b, v22.16b, v27.16b, v24.16b /* t0_9_1 = eor3(g1x4, g1x8, g1x12) */
+	eor v27.16b, v27.16b, v11.16b /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
+	eor v11.16b, v30.16b, v25.16b /* m0_acc_41 = xor(p2_1_8, p1_2_8) */
+	eor3 v12.16b, v5.16b, v16.16b, v11.16b /* m0_acc_43 = eor3(p1_0_8, p1_1_8, m0_acc_41) */
+	eor3 v12.16b, v9.16b, v27.16b, v12.16b /* m0_acc_44 = eor3(p2_2_8, p2_3_8, m0_acc_43) */
+	ldr q13, [sp, #416] /* reload g0x0.3 */
+	eor v12.16b, v13.16b, v12.16b /* x0n_8 = xor(g0x0, m0_acc_44) */
+	eor v25.16b, v25.16b, v9.16b /* m1_acc_41 = xor(p1_2_8, p2_2_8) */
+	eor v27.16b, v8.16b, v27.16b /* m1_acc_42 = xor(p1_3_8, p2_3_8) */
+	eor3 v25.16b, v10.16b, v16.16b, v25.16b /* m1_acc_43 = eor3(p2_0_8, p1_1_8, m1_acc_41) */
+	ldr q13, [sp, #400] /* reload g0x1.3 */
+	eor3 v25.16b, v25.16b, v27.16b, v13.16b /* x1n_8 = eor3(m1_acc_43, m1_acc_42, g0x1) */
+	eor v5.16b, v5.16b, v10.16b /* m2_acc_40 = xor(p1_0_8, p2_0_8) */
+	eor3 v27.16b, v5.16b, v11.16b, v27.16b /* m2_acc_44 = eor3(m2_acc_40, m0_acc_41, m1_acc_42) */
+	ldr q10, [sp, #384] /* reload g0x2.3 */
+	eor v27.16b, v10.16b, v27.16b /* x2n_8 = xor(g0x2, m2_acc_44) */
+	eor3 v5.16b, v16.16b, v30.16b, v5.16b /* m3_acc_43 = eor3(p1_1_8, p2_1_8, m2_acc_40) */
+	eor3 v5.16b, v9.16b, v8.16b, v5.16b /* m3_acc_44 = eor3(p2_2_8, p1_3_8, m3_acc_43) */
+	ldr q16, [sp, #368] /* reload g0x3.3 */
+	eor v5.16b, v16.16b, v5.16b /* x3n_8 = xor(g0x3, m3_acc_44) */
+	eor3 v16.16b, v26.16b, v31.16b, v29.16b /* t0_9_1 = eor3(g1x4, g1x8, g1x12) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v21.16b, {v21.16b}, v29.16b /* y0_9_sr = lookup16(t0_9_1, inv_shift_rows) */
-	aese v21.16b, v4.16b /* y0_9_aes = aese(y0_9_sr, rk0_4) */
-	eor3 v4.16b, v25.16b, v30.16b, v31.16b /* t1_9_1 = eor3(g1x5, g1x9, g1x13) */
-	tbl v4.16b, {v4.16b}, v29.16b /* y1_9_sr = lookup16(t1_9_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_9_aes = aese(y1_9_sr, rk1_4) */
-	eor3 v6.16b, v20.16b, v26.16b, v23.16b /* t2_9_1 = eor3(g1x6, g1x10, g1x14) */
-	tbl v6.16b, {v6.16b}, v29.16b /* y2_9_sr = lookup16(t2_9_1, inv_shift_rows) */
-	aese v6.16b, v17.16b /* y2_9_aes = aese(y2_9_sr, rk2_4) */
-	eor3 v17.16b, v2.16b, v3.16b, v0.16b /* t3_9_1 = eor3(g1x7, g1x11, g1x15) */
-	tbl v17.16b, {v17.16b}, v29.16b /* y3_9_sr = lookup16(t3_9_1, inv_shift_rows) */
-	aese v17.16b, v18.16b /* y3_9_aes = aese(y3_9_sr, rk3_4) */
-	and v18.16b, v21.16b, v19.16b /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* y0_9_aes_hi = shr(y0_9_aes) */
+	ldr q30, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v16.16b, {v16.16b}, v30.16b /* y0_9_sr = lookup16(t0_9_1, inv_shift_rows) */
+	aese v16.16b, v7.16b /* y0_9_aes = aese(y0_9_sr, rk0_4) */
+	eor3 v7.16b, v6.16b, v20.16b, v0.16b /* t1_9_1 = eor3(g1x5, g1x9, g1x13) */
+	tbl v7.16b, {v7.16b}, v30.16b /* y1_9_sr = lookup16(t1_9_1, inv_shift_rows) */
+	aese v7.16b, v18.16b /* y1_9_aes = aese(y1_9_sr, rk1_4) */
+	eor3 v18.16b, v17.16b, v22.16b, v23.16b /* t2_9_1 = eor3(g1x6, g1x10, g1x14) */
+	tbl v18.16b, {v18.16b}, v30.16b /* y2_9_sr = lookup16(t2_9_1, inv_shift_rows) */
+	aese v18.16b, v21.16b /* y2_9_aes = aese(y2_9_sr, rk2_4) */
+	eor3 v21.16b, v2.16b, v4.16b, v3.16b /* t3_9_1 = eor3(g1x7, g1x11, g1x15) */
+	tbl v21.16b, {v21.16b}, v30.16b /* y3_9_sr = lookup16(t3_9_1, inv_shift_rows) */
+	aese v21.16b, v24.16b /* y3_9_aes = aese(y3_9_sr, rk3_4) */
+	and v24.16b, v16.16b, v19.16b /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* y0_9_aes_hi = shr(y0_9_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1
 	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v9.16b, {v8.16b}, v18.16b /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
+	tbl v9.16b, {v8.16b}, v24.16b /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1
 	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v10.16b}, v21.16b /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
-	and v12.16b, v4.16b, v19.16b /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_9_aes_hi = shr(y1_9_aes) */
-	tbl v13.16b, {v8.16b}, v12.16b /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
-	tbl v14.16b, {v10.16b}, v4.16b /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	tbl v11.16b, {v10.16b}, v16.16b /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	eor v9.16b, v9.16b, v11.16b /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	and v11.16b, v7.16b, v19.16b /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* y1_9_aes_hi = shr(y1_9_aes) */
+	tbl v13.16b, {v8.16b}, v11.16b /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
+	tbl v14.16b, {v10.16b}, v7.16b /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
-	and v14.16b, v6.16b, v19.16b /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_9_aes_hi = shr(y2_9_aes) */
+	and v14.16b, v18.16b, v19.16b /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* y2_9_aes_hi = shr(y2_9_aes) */
 	tbl v15.16b, {v8.16b}, v14.16b /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
 	str q2, [sp, #368] /* spill g1x7.3 */
-	tbl v2.16b, {v10.16b}, v6.16b /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
+	tbl v2.16b, {v10.16b}, v18.16b /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
 	eor v2.16b, v15.16b, v2.16b /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
-	and v15.16b, v17.16b, v19.16b /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* y3_9_aes_hi = shr(y3_9_aes) */
-	str q20, [sp, #384] /* spill g1x6.3 */
-	tbl v20.16b, {v8.16b}, v15.16b /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
-	str q25, [sp, #400] /* spill g1x5.3 */
-	tbl v25.16b, {v10.16b}, v17.16b /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
-	eor v20.16b, v20.16b, v25.16b /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
-	tbl v18.16b, {v28.16b}, v18.16b /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
-	tbl v21.16b, {v1.16b}, v21.16b /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
-	eor v18.16b, v18.16b, v21.16b /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
-	tbl v21.16b, {v28.16b}, v12.16b /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
-	eor v4.16b, v21.16b, v4.16b /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	tbl v21.16b, {v28.16b}, v14.16b /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
-	eor v6.16b, v21.16b, v6.16b /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
-	tbl v21.16b, {v28.16b}, v15.16b /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
-	tbl v17.16b, {v1.16b}, v17.16b /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
-	eor v17.16b, v21.16b, v17.16b /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
-	eor v21.16b, v6.16b, v20.16b /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	eor3 v21.16b, v9.16b, v4.16b, v21.16b /* m0_acc_38 = eor3(p1_0_9, p2_1_9, m0_acc_37) */
-	ldr q25, [sp, #160] /* reload g1x0.3 */
-	eor3 v21.16b, v21.16b, v17.16b, v25.16b /* x0n_9 = eor3(m0_acc_38, p2_3_9, g1x0) */
-	eor v25.16b, v13.16b, v6.16b /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
-	eor3 v25.16b, v9.16b, v18.16b, v25.16b /* m1_acc_38 = eor3(p1_0_9, p2_0_9, m1_acc_37) */
-	ldr q9, [sp, #304] /* reload g1x1.3 */
-	eor3 v25.16b, v25.16b, v17.16b, v9.16b /* x1n_9 = eor3(m1_acc_38, p2_3_9, g1x1) */
-	eor v9.16b, v4.16b, v2.16b /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
-	eor3 v9.16b, v18.16b, v13.16b, v9.16b /* m2_acc_38 = eor3(p2_0_9, p1_1_9, m2_acc_37) */
-	ldr q12, [sp, #272] /* reload g1x2.3 */
-	eor3 v17.16b, v9.16b, v17.16b, v12.16b /* x2n_9 = eor3(m2_acc_38, p2_3_9, g1x2) */
-	eor v2.16b, v2.16b, v6.16b /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
-	eor3 v2.16b, v18.16b, v4.16b, v2.16b /* m3_acc_38 = eor3(p2_0_9, p2_1_9, m3_acc_37) */
-	ldr q4, [sp, #240] /* reload g1x3.3 */
-	eor3 v2.16b, v2.16b, v20.16b, v4.16b /* x3n_9 = eor3(m3_acc_38, p1_3_9, g1x3) */
+	and v15.16b, v21.16b, v19.16b /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* y3_9_aes_hi = shr(y3_9_aes) */
+	str q17, [sp, #384] /* spill g1x6.3 */
+	tbl v17.16b, {v8.16b}, v15.16b /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
+	str q6, [sp, #400] /* spill g1x5.3 */
+	tbl v6.16b, {v10.16b}, v21.16b /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
+	eor v6.16b, v17.16b, v6.16b /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
+	tbl v17.16b, {v28.16b}, v24.16b /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
+	tbl v16.16b, {v1.16b}, v16.16b /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	eor v16.16b, v17.16b, v16.16b /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
+	tbl v17.16b, {v28.16b}, v11.16b /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	tbl v7.16b, {v1.16b}, v7.16b /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
+	eor v7.16b, v17.16b, v7.16b /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
+	tbl v17.16b, {v28.16b}, v14.16b /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	tbl v18.16b, {v1.16b}, v18.16b /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
+	eor v17.16b, v17.16b, v18.16b /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	tbl v18.16b, {v28.16b}, v15.16b /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	tbl v21.16b, {v1.16b}, v21.16b /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	eor v18.16b, v18.16b, v21.16b /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
+	eor v21.16b, v7.16b, v2.16b /* m0_acc_46 = xor(p2_1_9, p1_2_9) */
+	eor3 v24.16b, v9.16b, v13.16b, v21.16b /* m0_acc_48 = eor3(p1_0_9, p1_1_9, m0_acc_46) */
+	eor3 v24.16b, v17.16b, v18.16b, v24.16b /* m0_acc_49 = eor3(p2_2_9, p2_3_9, m0_acc_48) */
+	ldr q11, [sp, #160] /* reload g1x0.3 */
+	eor v24.16b, v11.16b, v24.16b /* x0n_9 = xor(g1x0, m0_acc_49) */
+	eor v2.16b, v2.16b, v17.16b /* m1_acc_46 = xor(p1_2_9, p2_2_9) */
+	eor v18.16b, v6.16b, v18.16b /* m1_acc_47 = xor(p1_3_9, p2_3_9) */
+	eor3 v2.16b, v16.16b, v13.16b, v2.16b /* m1_acc_48 = eor3(p2_0_9, p1_1_9, m1_acc_46) */
+	ldr q11, [sp, #304] /* reload g1x1.3 */
+	eor3 v2.16b, v2.16b, v18.16b, v11.16b /* x1n_9 = eor3(m1_acc_48, m1_acc_47, g1x1) */
+	eor v16.16b, v9.16b, v16.16b /* m2_acc_45 = xor(p1_0_9, p2_0_9) */
+	eor3 v18.16b, v16.16b, v21.16b, v18.16b /* m2_acc_49 = eor3(m2_acc_45, m0_acc_46, m1_acc_47) */
+	ldr q21, [sp, #272] /* reload g1x2.3 */
+	eor v18.16b, v21.16b, v18.16b /* x2n_9 = xor(g1x2, m2_acc_49) */
+	eor3 v7.16b, v13.16b, v7.16b, v16.16b /* m3_acc_48 = eor3(p1_1_9, p2_1_9, m2_acc_45) */
+	eor3 v6.16b, v17.16b, v6.16b, v7.16b /* m3_acc_49 = eor3(p2_2_9, p1_3_9, m3_acc_48) */
+	ldr q7, [sp, #240] /* reload g1x3.3 */
+	eor v6.16b, v7.16b, v6.16b /* x3n_9 = xor(g1x3, m3_acc_49) */
 
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x4, #80
-	ld1r {v4.4s}, [x17] /* rk0_5 = bcast32() */
+	ld1r {v7.4s}, [x17] /* rk0_5 = bcast32() */
 	add x17, x4, #84
-	ld1r {v6.4s}, [x17] /* rk1_5 = bcast32() */
+	ld1r {v16.4s}, [x17] /* rk1_5 = bcast32() */
 	add x17, x4, #88
-	ld1r {v18.4s}, [x17] /* rk2_5 = bcast32() */
+	ld1r {v17.4s}, [x17] /* rk2_5 = bcast32() */
 	add x17, x4, #92
-	ld1r {v20.4s}, [x17] /* rk3_5 = bcast32() */
+	ld1r {v21.4s}, [x17] /* rk3_5 = bcast32() */
 	ldr q9, [sp, #144] /* reload g0x8.3 */
-	ldr q12, [sp, #320] /* reload g0x12.3 */
-	eor3 v13.16b, v9.16b, v12.16b, v11.16b /* t0_10_1 = eor3(g0x8, g0x12, g0x0) */
-	tbl v13.16b, {v13.16b}, v29.16b /* y0_10_sr = lookup16(t0_10_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_10_aes = aese(y0_10_sr, rk0_5) */
+	ldr q11, [sp, #320] /* reload g0x12.3 */
+	eor3 v13.16b, v9.16b, v11.16b, v12.16b /* t0_10_1 = eor3(g0x8, g0x12, g0x0) */
+	tbl v13.16b, {v13.16b}, v30.16b /* y0_10_sr = lookup16(t0_10_1, inv_shift_rows) */
+	aese v13.16b, v7.16b /* y0_10_aes = aese(y0_10_sr, rk0_5) */
 	ldr q14, [sp, #176] /* reload g0x9.3 */
 	ldr q15, [sp, #288] /* reload g0x13.3 */
-	eor3 v14.16b, v14.16b, v15.16b, v7.16b /* t1_10_1 = eor3(g0x9, g0x13, g0x1) */
-	tbl v14.16b, {v14.16b}, v29.16b /* y1_10_sr = lookup16(t1_10_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_10_aes = aese(y1_10_sr, rk1_5) */
+	eor3 v14.16b, v14.16b, v15.16b, v25.16b /* t1_10_1 = eor3(g0x9, g0x13, g0x1) */
+	tbl v14.16b, {v14.16b}, v30.16b /* y1_10_sr = lookup16(t1_10_1, inv_shift_rows) */
+	aese v14.16b, v16.16b /* y1_10_aes = aese(y1_10_sr, rk1_5) */
 	ldr q9, [sp, #192] /* reload g0x10.3 */
 	ldr q15, [sp, #256] /* reload g0x14.3 */
-	eor3 v9.16b, v9.16b, v15.16b, v5.16b /* t2_10_1 = eor3(g0x10, g0x14, g0x2) */
-	tbl v9.16b, {v9.16b}, v29.16b /* y2_10_sr = lookup16(t2_10_1, inv_shift_rows) */
-	aese v9.16b, v18.16b /* y2_10_aes = aese(y2_10_sr, rk2_5) */
+	eor3 v9.16b, v9.16b, v15.16b, v27.16b /* t2_10_1 = eor3(g0x10, g0x14, g0x2) */
+	tbl v9.16b, {v9.16b}, v30.16b /* y2_10_sr = lookup16(t2_10_1, inv_shift_rows) */
+	aese v9.16b, v17.16b /* y2_10_aes = aese(y2_10_sr, rk2_5) */
 	ldr q15, [sp, #208] /* reload g0x11.3 */
-	ldr q12, [sp, #224] /* reload g0x15.3 */
-	eor3 v15.16b, v15.16b, v12.16b, v16.16b /* t3_10_1 = eor3(g0x11, g0x15, g0x3) */
-	tbl v15.16b, {v15.16b}, v29.16b /* y3_10_sr = lookup16(t3_10_1, inv_shift_rows) */
-	aese v15.16b, v20.16b /* y3_10_aes = aese(y3_10_sr, rk3_5) */
-	and v12.16b, v13.16b, v19.16b /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
+	ldr q11, [sp, #224] /* reload g0x15.3 */
+	eor3 v15.16b, v15.16b, v11.16b, v5.16b /* t3_10_1 = eor3(g0x11, g0x15, g0x3) */
+	tbl v15.16b, {v15.16b}, v30.16b /* y3_10_sr = lookup16(t3_10_1, inv_shift_rows) */
+	aese v15.16b, v21.16b /* y3_10_aes = aese(y3_10_sr, rk3_5) */
+	and v11.16b, v13.16b, v19.16b /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y0_10_aes_hi = shr(y0_10_aes) */
-	str q16, [sp, #240] /* spill g0x3.4 */
-	tbl v16.16b, {v8.16b}, v12.16b /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
-	str q5, [sp, #272] /* spill g0x2.4 */
-	tbl v5.16b, {v10.16b}, v13.16b /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
-	eor v5.16b, v16.16b, v5.16b /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
-	and v16.16b, v14.16b, v19.16b /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
+	str q5, [sp, #240] /* spill g0x3.4 */
+	tbl v5.16b, {v8.16b}, v11.16b /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
+	str q27, [sp, #272] /* spill g0x2.4 */
+	tbl v27.16b, {v10.16b}, v13.16b /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	eor v5.16b, v5.16b, v27.16b /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
+	and v27.16b, v14.16b, v19.16b /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y1_10_aes_hi = shr(y1_10_aes) */
-	str q7, [sp, #304] /* spill g0x1.4 */
-	tbl v7.16b, {v8.16b}, v16.16b /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
-	str q11, [sp, #160] /* spill g0x0.4 */
-	tbl v11.16b, {v10.16b}, v14.16b /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
-	eor v7.16b, v7.16b, v11.16b /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
-	and v11.16b, v9.16b, v19.16b /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
+	str q25, [sp, #304] /* spill g0x1.4 */
+	tbl v25.16b, {v8.16b}, v27.16b /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
+	str q12, [sp, #160] /* spill g0x0.4 */
+	tbl v12.16b, {v10.16b}, v14.16b /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	eor v25.16b, v25.16b, v12.16b /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
+	and v12.16b, v9.16b, v19.16b /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* y2_10_aes_hi = shr(y2_10_aes) */
-	str q22, [sp, #416] /* spill g1x4.3 */
-	tbl v22.16b, {v8.16b}, v11.16b /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
-	tbl v29.16b, {v10.16b}, v9.16b /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
-	eor v22.16b, v22.16b, v29.16b /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
-	and v29.16b, v15.16b, v19.16b /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
+	str q26, [sp, #416] /* spill g1x4.3 */
+	tbl v26.16b, {v8.16b}, v12.16b /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	tbl v30.16b, {v10.16b}, v9.16b /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
+	eor v26.16b, v26.16b, v30.16b /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
+	and v30.16b, v15.16b, v19.16b /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_10_aes_hi = shr(y3_10_aes) */
-	tbl v8.16b, {v8.16b}, v29.16b /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
+	tbl v8.16b, {v8.16b}, v30.16b /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
 	tbl v10.16b, {v10.16b}, v15.16b /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
 	eor v8.16b, v8.16b, v10.16b /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
-	tbl v10.16b, {v28.16b}, v12.16b /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
-	tbl v16.16b, {v28.16b}, v16.16b /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
-	eor v16.16b, v16.16b, v12.16b /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
+	tbl v10.16b, {v28.16b}, v11.16b /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	tbl v11.16b, {v1.16b}, v13.16b /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
+	tbl v27.16b, {v28.16b}, v27.16b /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
+	tbl v11.16b, {v1.16b}, v14.16b /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
+	eor v27.16b, v27.16b, v11.16b /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
+	tbl v11.16b, {v28.16b}, v12.16b /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
 	tbl v9.16b, {v1.16b}, v9.16b /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
 	eor v9.16b, v11.16b, v9.16b /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
-	tbl v29.16b, {v28.16b}, v29.16b /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
+	tbl v30.16b, {v28.16b}, v30.16b /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
 	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
-	eor v29.16b, v29.16b, v11.16b /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
-	eor v11.16b, v9.16b, v8.16b /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
-	eor3 v11.16b, v5.16b, v16.16b, v11.16b /* m0_acc_42 = eor3(p1_0_10, p2_1_10, m0_acc_41) */
-	ldr q12, [sp, #448] /* reload g0x4.3 */
-	eor3 v11.16b, v11.16b, v29.16b, v12.16b /* x0n_10 = eor3(m0_acc_42, p2_3_10, g0x4) */
-	eor v12.16b, v7.16b, v9.16b /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
-	eor3 v5.16b, v5.16b, v10.16b, v12.16b /* m1_acc_42 = eor3(p1_0_10, p2_0_10, m1_acc_41) */
-	ldr q12, [sp, #432] /* reload g0x5.3 */
-	eor3 v5.16b, v5.16b, v29.16b, v12.16b /* x1n_10 = eor3(m1_acc_42, p2_3_10, g0x5) */
-	eor v12.16b, v16.16b, v22.16b /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
-	eor3 v7.16b, v10.16b, v7.16b, v12.16b /* m2_acc_42 = eor3(p2_0_10, p1_1_10, m2_acc_41) */
-	ldr q12, [sp, #352] /* reload g0x6.3 */
-	eor3 v7.16b, v7.16b, v29.16b, v12.16b /* x2n_10 = eor3(m2_acc_42, p2_3_10, g0x6) */
-	eor v22.16b, v22.16b, v9.16b /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
-	eor3 v16.16b, v10.16b, v16.16b, v22.16b /* m3_acc_42 = eor3(p2_0_10, p2_1_10, m3_acc_41) */
-	ldr q22, [sp, #336] /* reload g0x7.3 */
-	eor3 v16.16b, v16.16b, v8.16b, v22.16b /* x3n_10 = eor3(m3_acc_42, p1_3_10, g0x7) */
-	eor3 v22.16b, v27.16b, v24.16b, v21.16b /* t0_11_1 = eor3(g1x8, g1x12, g1x0) */
+	eor v30.16b, v30.16b, v11.16b /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
+	eor v11.16b, v27.16b, v26.16b /* m0_acc_51 = xor(p2_1_10, p1_2_10) */
+	eor3 v12.16b, v5.16b, v25.16b, v11.16b /* m0_acc_53 = eor3(p1_0_10, p1_1_10, m0_acc_51) */
+	eor3 v12.16b, v9.16b, v30.16b, v12.16b /* m0_acc_54 = eor3(p2_2_10, p2_3_10, m0_acc_53) */
+	ldr q13, [sp, #448] /* reload g0x4.3 */
+	eor v12.16b, v13.16b, v12.16b /* x0n_10 = xor(g0x4, m0_acc_54) */
+	eor v26.16b, v26.16b, v9.16b /* m1_acc_51 = xor(p1_2_10, p2_2_10) */
+	eor v30.16b, v8.16b, v30.16b /* m1_acc_52 = xor(p1_3_10, p2_3_10) */
+	eor3 v26.16b, v10.16b, v25.16b, v26.16b /* m1_acc_53 = eor3(p2_0_10, p1_1_10, m1_acc_51) */
+	ldr q13, [sp, #432] /* reload g0x5.3 */
+	eor3 v26.16b, v26.16b, v30.16b, v13.16b /* x1n_10 = eor3(m1_acc_53, m1_acc_52, g0x5) */
+	eor v5.16b, v5.16b, v10.16b /* m2_acc_50 = xor(p1_0_10, p2_0_10) */
+	eor3 v30.16b, v5.16b, v11.16b, v30.16b /* m2_acc_54 = eor3(m2_acc_50, m0_acc_51, m1_acc_52) */
+	ldr q10, [sp, #352] /* reload g0x6.3 */
+	eor v30.16b, v10.16b, v30.16b /* x2n_10 = xor(g0x6, m2_acc_54) */
+	eor3 v5.16b, v25.16b, v27.16b, v5.16b /* m3_acc_53 = eor3(p1_1_10, p2_1_10, m2_acc_50) */
+	eor3 v5.16b, v9.16b, v8.16b, v5.16b /* m3_acc_54 = eor3(p2_2_10, p1_3_10, m3_acc_53) */
+	ldr q25, [sp, #336] /* reload g0x7.3 */
+	eor v5.16b, v25.16b, v5.16b /* x3n_10 = xor(g0x7, m3_acc_54) */
+	eor3 v25.16b, v31.16b, v29.16b, v24.16b /* t0_11_1 = eor3(g1x8, g1x12, g1x0) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v22.16b, {v22.16b}, v29.16b /* y0_11_sr = lookup16(t0_11_1, inv_shift_rows) */
-	aese v22.16b, v4.16b /* y0_11_aes = aese(y0_11_sr, rk0_5) */
-	eor3 v4.16b, v30.16b, v31.16b, v25.16b /* t1_11_1 = eor3(g1x9, g1x13, g1x1) */
-	tbl v4.16b, {v4.16b}, v29.16b /* y1_11_sr = lookup16(t1_11_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_11_aes = aese(y1_11_sr, rk1_5) */
-	eor3 v6.16b, v26.16b, v23.16b, v17.16b /* t2_11_1 = eor3(g1x10, g1x14, g1x2) */
-	tbl v6.16b, {v6.16b}, v29.16b /* y2_11_sr = lookup16(t2_11_1, inv_shift_rows) */
-	aese v6.16b, v18.16b /* y2_11_aes = aese(y2_11_sr, rk2_5) */
-	eor3 v18.16b, v3.16b, v0.16b, v2.16b /* t3_11_1 = eor3(g1x11, g1x15, g1x3) */
-	tbl v18.16b, {v18.16b}, v29.16b /* y3_11_sr = lookup16(t3_11_1, inv_shift_rows) */
-	aese v18.16b, v20.16b /* y3_11_aes = aese(y3_11_sr, rk3_5) */
-	and v20.16b, v22.16b, v19.16b /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* y0_11_aes_hi = shr(y0_11_aes) */
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v25.16b, {v25.16b}, v27.16b /* y0_11_sr = lookup16(t0_11_1, inv_shift_rows) */
+	aese v25.16b, v7.16b /* y0_11_aes = aese(y0_11_sr, rk0_5) */
+	eor3 v7.16b, v20.16b, v0.16b, v2.16b /* t1_11_1 = eor3(g1x9, g1x13, g1x1) */
+	tbl v7.16b, {v7.16b}, v27.16b /* y1_11_sr = lookup16(t1_11_1, inv_shift_rows) */
+	aese v7.16b, v16.16b /* y1_11_aes = aese(y1_11_sr, rk1_5) */
+	eor3 v16.16b, v22.16b, v23.16b, v18.16b /* t2_11_1 = eor3(g1x10, g1x14, g1x2) */
+	tbl v16.16b, {v16.16b}, v27.16b /* y2_11_sr = lookup16(t2_11_1, inv_shift_rows) */
+	aese v16.16b, v17.16b /* y2_11_aes = aese(y2_11_sr, rk2_5) */
+	eor3 v17.16b, v4.16b, v3.16b, v6.16b /* t3_11_1 = eor3(g1x11, g1x15, g1x3) */
+	tbl v17.16b, {v17.16b}, v27.16b /* y3_11_sr = lookup16(t3_11_1, inv_shift_rows) */
+	aese v17.16b, v21.16b /* y3_11_aes = aese(y3_11_sr, rk3_5) */
+	and v21.16b, v25.16b, v19.16b /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* y0_11_aes_hi = shr(y0_11_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1
 	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v9.16b, {v8.16b}, v20.16b /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
+	tbl v9.16b, {v8.16b}, v21.16b /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1
 	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v10.16b}, v22.16b /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
-	and v12.16b, v4.16b, v19.16b /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_11_aes_hi = shr(y1_11_aes) */
-	tbl v13.16b, {v8.16b}, v12.16b /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	tbl v14.16b, {v10.16b}, v4.16b /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
+	tbl v11.16b, {v10.16b}, v25.16b /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
+	eor v9.16b, v9.16b, v11.16b /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
+	and v11.16b, v7.16b, v19.16b /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* y1_11_aes_hi = shr(y1_11_aes) */
+	tbl v13.16b, {v8.16b}, v11.16b /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	tbl v14.16b, {v10.16b}, v7.16b /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	and v14.16b, v6.16b, v19.16b /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_11_aes_hi = shr(y2_11_aes) */
+	and v14.16b, v16.16b, v19.16b /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* y2_11_aes_hi = shr(y2_11_aes) */
 	tbl v15.16b, {v8.16b}, v14.16b /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	str q3, [sp, #336] /* spill g1x11.3 */
-	tbl v3.16b, {v10.16b}, v6.16b /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
-	eor v3.16b, v15.16b, v3.16b /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
-	and v15.16b, v18.16b, v19.16b /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* y3_11_aes_hi = shr(y3_11_aes) */
-	str q26, [sp, #352] /* spill g1x10.3 */
-	tbl v26.16b, {v8.16b}, v15.16b /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
-	str q30, [sp, #432] /* spill g1x9.3 */
-	tbl v30.16b, {v10.16b}, v18.16b /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
-	eor v26.16b, v26.16b, v30.16b /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
-	tbl v20.16b, {v28.16b}, v20.16b /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
-	tbl v22.16b, {v1.16b}, v22.16b /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
-	eor v20.16b, v20.16b, v22.16b /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
-	tbl v22.16b, {v28.16b}, v12.16b /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
-	eor v4.16b, v22.16b, v4.16b /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
+	str q4, [sp, #336] /* spill g1x11.3 */
+	tbl v4.16b, {v10.16b}, v16.16b /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	eor v4.16b, v15.16b, v4.16b /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	and v15.16b, v17.16b, v19.16b /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* y3_11_aes_hi = shr(y3_11_aes) */
+	str q22, [sp, #352] /* spill g1x10.3 */
+	tbl v22.16b, {v8.16b}, v15.16b /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	str q20, [sp, #432] /* spill g1x9.3 */
+	tbl v20.16b, {v10.16b}, v17.16b /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
+	eor v20.16b, v22.16b, v20.16b /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
+	tbl v21.16b, {v28.16b}, v21.16b /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
+	tbl v22.16b, {v1.16b}, v25.16b /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
+	eor v21.16b, v21.16b, v22.16b /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
+	tbl v22.16b, {v28.16b}, v11.16b /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	tbl v7.16b, {v1.16b}, v7.16b /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
+	eor v7.16b, v22.16b, v7.16b /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
 	tbl v22.16b, {v28.16b}, v14.16b /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	eor v6.16b, v22.16b, v6.16b /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	tbl v16.16b, {v1.16b}, v16.16b /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
+	eor v16.16b, v22.16b, v16.16b /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
 	tbl v22.16b, {v28.16b}, v15.16b /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
-	tbl v18.16b, {v1.16b}, v18.16b /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
-	eor v18.16b, v22.16b, v18.16b /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
-	eor v22.16b, v6.16b, v26.16b /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
-	eor3 v22.16b, v9.16b, v4.16b, v22.16b /* m0_acc_46 = eor3(p1_0_11, p2_1_11, m0_acc_45) */
-	ldr q30, [sp, #416] /* reload g1x4.3 */
-	eor3 v22.16b, v22.16b, v18.16b, v30.16b /* x0n_11 = eor3(m0_acc_46, p2_3_11, g1x4) */
-	eor v30.16b, v13.16b, v6.16b /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
-	eor3 v30.16b, v9.16b, v20.16b, v30.16b /* m1_acc_46 = eor3(p1_0_11, p2_0_11, m1_acc_45) */
-	ldr q9, [sp, #400] /* reload g1x5.3 */
-	eor3 v30.16b, v30.16b, v18.16b, v9.16b /* x1n_11 = eor3(m1_acc_46, p2_3_11, g1x5) */
-	eor v9.16b, v4.16b, v3.16b /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
-	eor3 v9.16b, v20.16b, v13.16b, v9.16b /* m2_acc_46 = eor3(p2_0_11, p1_1_11, m2_acc_45) */
-	ldr q12, [sp, #384] /* reload g1x6.3 */
-	eor3 v18.16b, v9.16b, v18.16b, v12.16b /* x2n_11 = eor3(m2_acc_46, p2_3_11, g1x6) */
-	eor v3.16b, v3.16b, v6.16b /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
-	eor3 v3.16b, v20.16b, v4.16b, v3.16b /* m3_acc_46 = eor3(p2_0_11, p2_1_11, m3_acc_45) */
-	ldr q4, [sp, #368] /* reload g1x7.3 */
-	eor3 v3.16b, v3.16b, v26.16b, v4.16b /* x3n_11 = eor3(m3_acc_46, p1_3_11, g1x7) */
+	tbl v17.16b, {v1.16b}, v17.16b /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
+	eor v17.16b, v22.16b, v17.16b /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
+	eor v22.16b, v7.16b, v4.16b /* m0_acc_56 = xor(p2_1_11, p1_2_11) */
+	eor3 v25.16b, v9.16b, v13.16b, v22.16b /* m0_acc_58 = eor3(p1_0_11, p1_1_11, m0_acc_56) */
+	eor3 v25.16b, v16.16b, v17.16b, v25.16b /* m0_acc_59 = eor3(p2_2_11, p2_3_11, m0_acc_58) */
+	ldr q11, [sp, #416] /* reload g1x4.3 */
+	eor v25.16b, v11.16b, v25.16b /* x0n_11 = xor(g1x4, m0_acc_59) */
+	eor v4.16b, v4.16b, v16.16b /* m1_acc_56 = xor(p1_2_11, p2_2_11) */
+	eor v17.16b, v20.16b, v17.16b /* m1_acc_57 = xor(p1_3_11, p2_3_11) */
+	eor3 v4.16b, v21.16b, v13.16b, v4.16b /* m1_acc_58 = eor3(p2_0_11, p1_1_11, m1_acc_56) */
+	ldr q11, [sp, #400] /* reload g1x5.3 */
+	eor3 v4.16b, v4.16b, v17.16b, v11.16b /* x1n_11 = eor3(m1_acc_58, m1_acc_57, g1x5) */
+	eor v21.16b, v9.16b, v21.16b /* m2_acc_55 = xor(p1_0_11, p2_0_11) */
+	eor3 v17.16b, v21.16b, v22.16b, v17.16b /* m2_acc_59 = eor3(m2_acc_55, m0_acc_56, m1_acc_57) */
+	ldr q22, [sp, #384] /* reload g1x6.3 */
+	eor v17.16b, v22.16b, v17.16b /* x2n_11 = xor(g1x6, m2_acc_59) */
+	eor3 v7.16b, v13.16b, v7.16b, v21.16b /* m3_acc_58 = eor3(p1_1_11, p2_1_11, m2_acc_55) */
+	eor3 v7.16b, v16.16b, v20.16b, v7.16b /* m3_acc_59 = eor3(p2_2_11, p1_3_11, m3_acc_58) */
+	ldr q16, [sp, #368] /* reload g1x7.3 */
+	eor v7.16b, v16.16b, v7.16b /* x3n_11 = xor(g1x7, m3_acc_59) */
 
 	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	add x17, x4, #96
-	ld1r {v4.4s}, [x17] /* rk0_6 = bcast32() */
+	ld1r {v16.4s}, [x17] /* rk0_6 = bcast32() */
 	add x17, x4, #100
-	ld1r {v6.4s}, [x17] /* rk1_6 = bcast32() */
+	ld1r {v20.4s}, [x17] /* rk1_6 = bcast32() */
 	add x17, x4, #104
-	ld1r {v20.4s}, [x17] /* rk2_6 = bcast32() */
+	ld1r {v21.4s}, [x17] /* rk2_6 = bcast32() */
 	add x17, x4, #108
-	ld1r {v26.4s}, [x17] /* rk3_6 = bcast32() */
+	ld1r {v22.4s}, [x17] /* rk3_6 = bcast32() */
 	ldr q9, [sp, #320] /* reload g0x12.3 */
-	ldr q12, [sp, #160] /* reload g0x0.4 */
-	eor3 v13.16b, v9.16b, v12.16b, v11.16b /* t0_12_1 = eor3(g0x12, g0x0, g0x4) */
-	tbl v13.16b, {v13.16b}, v29.16b /* y0_12_sr = lookup16(t0_12_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_12_aes = aese(y0_12_sr, rk0_6) */
+	ldr q11, [sp, #160] /* reload g0x0.4 */
+	eor3 v13.16b, v9.16b, v11.16b, v12.16b /* t0_12_1 = eor3(g0x12, g0x0, g0x4) */
+	tbl v13.16b, {v13.16b}, v27.16b /* y0_12_sr = lookup16(t0_12_1, inv_shift_rows) */
+	aese v13.16b, v16.16b /* y0_12_aes = aese(y0_12_sr, rk0_6) */
 	ldr q14, [sp, #288] /* reload g0x13.3 */
 	ldr q15, [sp, #304] /* reload g0x1.4 */
-	eor3 v14.16b, v14.16b, v15.16b, v5.16b /* t1_12_1 = eor3(g0x13, g0x1, g0x5) */
-	tbl v14.16b, {v14.16b}, v29.16b /* y1_12_sr = lookup16(t1_12_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_12_aes = aese(y1_12_sr, rk1_6) */
+	eor3 v14.16b, v14.16b, v15.16b, v26.16b /* t1_12_1 = eor3(g0x13, g0x1, g0x5) */
+	tbl v14.16b, {v14.16b}, v27.16b /* y1_12_sr = lookup16(t1_12_1, inv_shift_rows) */
+	aese v14.16b, v20.16b /* y1_12_aes = aese(y1_12_sr, rk1_6) */
 	ldr q9, [sp, #256] /* reload g0x14.3 */
 	ldr q15, [sp, #272] /* reload g0x2.4 */
-	eor3 v9.16b, v9.16b, v15.16b, v7.16b /* t2_12_1 = eor3(g0x14, g0x2, g0x6) */
-	tbl v9.16b, {v9.16b}, v29.16b /* y2_12_sr = lookup16(t2_12_1, inv_shift_rows) */
-	aese v9.16b, v20.16b /* y2_12_aes = aese(y2_12_sr, rk2_6) */
+	eor3 v9.16b, v9.16b, v15.16b, v30.16b /* t2_12_1 = eor3(g0x14, g0x2, g0x6) */
+	tbl v9.16b, {v9.16b}, v27.16b /* y2_12_sr = lookup16(t2_12_1, inv_shift_rows) */
+	aese v9.16b, v21.16b /* y2_12_aes = aese(y2_12_sr, rk2_6) */
 	ldr q15, [sp, #224] /* reload g0x15.3 */
-	ldr q12, [sp, #240] /* reload g0x3.4 */
-	eor3 v15.16b, v15.16b, v12.16b, v16.16b /* t3_12_1 = eor3(g0x15, g0x3, g0x7) */
-	tbl v15.16b, {v15.16b}, v29.16b /* y3_12_sr = lookup16(t3_12_1, inv_shift_rows) */
-	aese v15.16b, v26.16b /* y3_12_aes = aese(y3_12_sr, rk3_6) */
-	and v12.16b, v13.16b, v19.16b /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
+	ldr q11, [sp, #240] /* reload g0x3.4 */
+	eor3 v15.16b, v15.16b, v11.16b, v5.16b /* t3_12_1 = eor3(g0x15, g0x3, g0x7) */
+	tbl v15.16b, {v15.16b}, v27.16b /* y3_12_sr = lookup16(t3_12_1, inv_shift_rows) */
+	aese v15.16b, v22.16b /* y3_12_aes = aese(y3_12_sr, rk3_6) */
+	and v11.16b, v13.16b, v19.16b /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y0_12_aes_hi = shr(y0_12_aes) */
-	str q16, [sp, #368] /* spill g0x7.4 */
-	tbl v16.16b, {v8.16b}, v12.16b /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	str q7, [sp, #384] /* spill g0x6.4 */
-	tbl v7.16b, {v10.16b}, v13.16b /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
-	eor v7.16b, v16.16b, v7.16b /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	and v16.16b, v14.16b, v19.16b /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	str q5, [sp, #368] /* spill g0x7.4 */
+	tbl v5.16b, {v8.16b}, v11.16b /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
+	str q30, [sp, #384] /* spill g0x6.4 */
+	tbl v30.16b, {v10.16b}, v13.16b /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	eor v5.16b, v5.16b, v30.16b /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	and v30.16b, v14.16b, v19.16b /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y1_12_aes_hi = shr(y1_12_aes) */
-	str q5, [sp, #400] /* spill g0x5.4 */
-	tbl v5.16b, {v8.16b}, v16.16b /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
-	str q11, [sp, #416] /* spill g0x4.4 */
-	tbl v11.16b, {v10.16b}, v14.16b /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
-	eor v5.16b, v5.16b, v11.16b /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
-	and v11.16b, v9.16b, v19.16b /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
+	str q26, [sp, #400] /* spill g0x5.4 */
+	tbl v26.16b, {v8.16b}, v30.16b /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	str q12, [sp, #416] /* spill g0x4.4 */
+	tbl v12.16b, {v10.16b}, v14.16b /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
+	eor v26.16b, v26.16b, v12.16b /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
+	and v12.16b, v9.16b, v19.16b /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* y2_12_aes_hi = shr(y2_12_aes) */
-	str q27, [sp, #448] /* spill g1x8.3 */
-	tbl v27.16b, {v8.16b}, v11.16b /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
-	tbl v29.16b, {v10.16b}, v9.16b /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
-	eor v27.16b, v27.16b, v29.16b /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
-	and v29.16b, v15.16b, v19.16b /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
+	str q31, [sp, #448] /* spill g1x8.3 */
+	tbl v31.16b, {v8.16b}, v12.16b /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	tbl v27.16b, {v10.16b}, v9.16b /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	eor v27.16b, v31.16b, v27.16b /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
+	and v31.16b, v15.16b, v19.16b /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_12_aes_hi = shr(y3_12_aes) */
-	tbl v8.16b, {v8.16b}, v29.16b /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	tbl v8.16b, {v8.16b}, v31.16b /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
 	tbl v10.16b, {v10.16b}, v15.16b /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
 	eor v8.16b, v8.16b, v10.16b /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
-	tbl v10.16b, {v28.16b}, v12.16b /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
-	tbl v16.16b, {v28.16b}, v16.16b /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
-	eor v16.16b, v16.16b, v12.16b /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
+	tbl v10.16b, {v28.16b}, v11.16b /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	tbl v11.16b, {v1.16b}, v13.16b /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
+	tbl v30.16b, {v28.16b}, v30.16b /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	tbl v11.16b, {v1.16b}, v14.16b /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
+	eor v30.16b, v30.16b, v11.16b /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	tbl v11.16b, {v28.16b}, v12.16b /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
 	tbl v9.16b, {v1.16b}, v9.16b /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
 	eor v9.16b, v11.16b, v9.16b /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
-	tbl v29.16b, {v28.16b}, v29.16b /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
+	tbl v31.16b, {v28.16b}, v31.16b /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
 	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
-	eor v29.16b, v29.16b, v11.16b /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
-	eor v11.16b, v9.16b, v8.16b /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
-	eor3 v11.16b, v7.16b, v16.16b, v11.16b /* m0_acc_50 = eor3(p1_0_12, p2_1_12, m0_acc_49) */
-	ldr q12, [sp, #144] /* reload g0x8.3 */
-	eor3 v11.16b, v11.16b, v29.16b, v12.16b /* x0n_12 = eor3(m0_acc_50, p2_3_12, g0x8) */
-	eor v12.16b, v5.16b, v9.16b /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
-	eor3 v7.16b, v7.16b, v10.16b, v12.16b /* m1_acc_50 = eor3(p1_0_12, p2_0_12, m1_acc_49) */
-	ldr q12, [sp, #176] /* reload g0x9.3 */
-	eor3 v7.16b, v7.16b, v29.16b, v12.16b /* x1n_12 = eor3(m1_acc_50, p2_3_12, g0x9) */
-	eor v12.16b, v16.16b, v27.16b /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
-	eor3 v5.16b, v10.16b, v5.16b, v12.16b /* m2_acc_50 = eor3(p2_0_12, p1_1_12, m2_acc_49) */
-	ldr q12, [sp, #192] /* reload g0x10.3 */
-	eor3 v5.16b, v5.16b, v29.16b, v12.16b /* x2n_12 = eor3(m2_acc_50, p2_3_12, g0x10) */
-	eor v27.16b, v27.16b, v9.16b /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
-	eor3 v16.16b, v10.16b, v16.16b, v27.16b /* m3_acc_50 = eor3(p2_0_12, p2_1_12, m3_acc_49) */
-	ldr q27, [sp, #208] /* reload g0x11.3 */
-	eor3 v16.16b, v16.16b, v8.16b, v27.16b /* x3n_12 = eor3(m3_acc_50, p1_3_12, g0x11) */
-	eor3 v27.16b, v24.16b, v21.16b, v22.16b /* t0_13_1 = eor3(g1x12, g1x0, g1x4) */
+	eor v31.16b, v31.16b, v11.16b /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
+	eor v11.16b, v30.16b, v27.16b /* m0_acc_61 = xor(p2_1_12, p1_2_12) */
+	eor3 v12.16b, v5.16b, v26.16b, v11.16b /* m0_acc_63 = eor3(p1_0_12, p1_1_12, m0_acc_61) */
+	eor3 v12.16b, v9.16b, v31.16b, v12.16b /* m0_acc_64 = eor3(p2_2_12, p2_3_12, m0_acc_63) */
+	ldr q13, [sp, #144] /* reload g0x8.3 */
+	eor v12.16b, v13.16b, v12.16b /* x0n_12 = xor(g0x8, m0_acc_64) */
+	eor v27.16b, v27.16b, v9.16b /* m1_acc_61 = xor(p1_2_12, p2_2_12) */
+	eor v31.16b, v8.16b, v31.16b /* m1_acc_62 = xor(p1_3_12, p2_3_12) */
+	eor3 v27.16b, v10.16b, v26.16b, v27.16b /* m1_acc_63 = eor3(p2_0_12, p1_1_12, m1_acc_61) */
+	ldr q13, [sp, #176] /* reload g0x9.3 */
+	eor3 v27.16b, v27.16b, v31.16b, v13.16b /* x1n_12 = eor3(m1_acc_63, m1_acc_62, g0x9) */
+	eor v5.16b, v5.16b, v10.16b /* m2_acc_60 = xor(p1_0_12, p2_0_12) */
+	eor3 v31.16b, v5.16b, v11.16b, v31.16b /* m2_acc_64 = eor3(m2_acc_60, m0_acc_61, m1_acc_62) */
+	ldr q10, [sp, #192] /* reload g0x10.3 */
+	eor v31.16b, v10.16b, v31.16b /* x2n_12 = xor(g0x10, m2_acc_64) */
+	eor3 v5.16b, v26.16b, v30.16b, v5.16b /* m3_acc_63 = eor3(p1_1_12, p2_1_12, m2_acc_60) */
+	eor3 v5.16b, v9.16b, v8.16b, v5.16b /* m3_acc_64 = eor3(p2_2_12, p1_3_12, m3_acc_63) */
+	ldr q26, [sp, #208] /* reload g0x11.3 */
+	eor v5.16b, v26.16b, v5.16b /* x3n_12 = xor(g0x11, m3_acc_64) */
+	eor3 v26.16b, v29.16b, v24.16b, v25.16b /* t0_13_1 = eor3(g1x12, g1x0, g1x4) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v27.16b, {v27.16b}, v29.16b /* y0_13_sr = lookup16(t0_13_1, inv_shift_rows) */
-	aese v27.16b, v4.16b /* y0_13_aes = aese(y0_13_sr, rk0_6) */
-	eor3 v4.16b, v31.16b, v25.16b, v30.16b /* t1_13_1 = eor3(g1x13, g1x1, g1x5) */
-	tbl v4.16b, {v4.16b}, v29.16b /* y1_13_sr = lookup16(t1_13_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_13_aes = aese(y1_13_sr, rk1_6) */
-	eor3 v6.16b, v23.16b, v17.16b, v18.16b /* t2_13_1 = eor3(g1x14, g1x2, g1x6) */
-	tbl v6.16b, {v6.16b}, v29.16b /* y2_13_sr = lookup16(t2_13_1, inv_shift_rows) */
-	aese v6.16b, v20.16b /* y2_13_aes = aese(y2_13_sr, rk2_6) */
-	eor3 v20.16b, v0.16b, v2.16b, v3.16b /* t3_13_1 = eor3(g1x15, g1x3, g1x7) */
-	tbl v20.16b, {v20.16b}, v29.16b /* y3_13_sr = lookup16(t3_13_1, inv_shift_rows) */
-	aese v20.16b, v26.16b /* y3_13_aes = aese(y3_13_sr, rk3_6) */
-	and v26.16b, v27.16b, v19.16b /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* y0_13_aes_hi = shr(y0_13_aes) */
+	ldr q30, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v26.16b, {v26.16b}, v30.16b /* y0_13_sr = lookup16(t0_13_1, inv_shift_rows) */
+	aese v26.16b, v16.16b /* y0_13_aes = aese(y0_13_sr, rk0_6) */
+	eor3 v16.16b, v0.16b, v2.16b, v4.16b /* t1_13_1 = eor3(g1x13, g1x1, g1x5) */
+	tbl v16.16b, {v16.16b}, v30.16b /* y1_13_sr = lookup16(t1_13_1, inv_shift_rows) */
+	aese v16.16b, v20.16b /* y1_13_aes = aese(y1_13_sr, rk1_6) */
+	eor3 v20.16b, v23.16b, v18.16b, v17.16b /* t2_13_1 = eor3(g1x14, g1x2, g1x6) */
+	tbl v20.16b, {v20.16b}, v30.16b /* y2_13_sr = lookup16(t2_13_1, inv_shift_rows) */
+	aese v20.16b, v21.16b /* y2_13_aes = aese(y2_13_sr, rk2_6) */
+	eor3 v21.16b, v3.16b, v6.16b, v7.16b /* t3_13_1 = eor3(g1x15, g1x3, g1x7) */
+	tbl v21.16b, {v21.16b}, v30.16b /* y3_13_sr = lookup16(t3_13_1, inv_shift_rows) */
+	aese v21.16b, v22.16b /* y3_13_aes = aese(y3_13_sr, rk3_6) */
+	and v22.16b, v26.16b, v19.16b /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* y0_13_aes_hi = shr(y0_13_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1
 	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v9.16b, {v8.16b}, v26.16b /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
+	tbl v9.16b, {v8.16b}, v22.16b /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1
 	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v10.16b}, v27.16b /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
-	and v12.16b, v4.16b, v19.16b /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_13_aes_hi = shr(y1_13_aes) */
-	tbl v13.16b, {v8.16b}, v12.16b /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	tbl v14.16b, {v10.16b}, v4.16b /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	tbl v11.16b, {v10.16b}, v26.16b /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	eor v9.16b, v9.16b, v11.16b /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
+	and v11.16b, v16.16b, v19.16b /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* y1_13_aes_hi = shr(y1_13_aes) */
+	tbl v13.16b, {v8.16b}, v11.16b /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	tbl v14.16b, {v10.16b}, v16.16b /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
-	and v14.16b, v6.16b, v19.16b /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_13_aes_hi = shr(y2_13_aes) */
+	and v14.16b, v20.16b, v19.16b /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* y2_13_aes_hi = shr(y2_13_aes) */
 	tbl v15.16b, {v8.16b}, v14.16b /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
-	str q0, [sp, #208] /* spill g1x15.3 */
-	tbl v0.16b, {v10.16b}, v6.16b /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	eor v0.16b, v15.16b, v0.16b /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
-	and v15.16b, v20.16b, v19.16b /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* y3_13_aes_hi = shr(y3_13_aes) */
+	str q3, [sp, #208] /* spill g1x15.3 */
+	tbl v3.16b, {v10.16b}, v20.16b /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
+	eor v3.16b, v15.16b, v3.16b /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	and v15.16b, v21.16b, v19.16b /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* y3_13_aes_hi = shr(y3_13_aes) */
 	str q23, [sp, #192] /* spill g1x14.3 */
 	tbl v23.16b, {v8.16b}, v15.16b /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
-	str q31, [sp, #176] /* spill g1x13.3 */
-	tbl v31.16b, {v10.16b}, v20.16b /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
-	eor v23.16b, v23.16b, v31.16b /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
-	tbl v26.16b, {v28.16b}, v26.16b /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
-	tbl v27.16b, {v1.16b}, v27.16b /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
-	eor v26.16b, v26.16b, v27.16b /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
-	tbl v27.16b, {v28.16b}, v12.16b /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
-	eor v4.16b, v27.16b, v4.16b /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	tbl v27.16b, {v28.16b}, v14.16b /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
-	eor v6.16b, v27.16b, v6.16b /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
-	tbl v27.16b, {v28.16b}, v15.16b /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
-	tbl v20.16b, {v1.16b}, v20.16b /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
-	eor v20.16b, v27.16b, v20.16b /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
-	eor v27.16b, v6.16b, v23.16b /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
-	eor3 v27.16b, v9.16b, v4.16b, v27.16b /* m0_acc_54 = eor3(p1_0_13, p2_1_13, m0_acc_53) */
-	ldr q31, [sp, #448] /* reload g1x8.3 */
-	eor3 v27.16b, v27.16b, v20.16b, v31.16b /* x0n_13 = eor3(m0_acc_54, p2_3_13, g1x8) */
-	eor v31.16b, v13.16b, v6.16b /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
-	eor3 v31.16b, v9.16b, v26.16b, v31.16b /* m1_acc_54 = eor3(p1_0_13, p2_0_13, m1_acc_53) */
-	ldr q9, [sp, #432] /* reload g1x9.3 */
-	eor3 v31.16b, v31.16b, v20.16b, v9.16b /* x1n_13 = eor3(m1_acc_54, p2_3_13, g1x9) */
-	eor v9.16b, v4.16b, v0.16b /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
-	eor3 v9.16b, v26.16b, v13.16b, v9.16b /* m2_acc_54 = eor3(p2_0_13, p1_1_13, m2_acc_53) */
-	ldr q12, [sp, #352] /* reload g1x10.3 */
-	eor3 v20.16b, v9.16b, v20.16b, v12.16b /* x2n_13 = eor3(m2_acc_54, p2_3_13, g1x10) */
-	eor v0.16b, v0.16b, v6.16b /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
-	eor3 v0.16b, v26.16b, v4.16b, v0.16b /* m3_acc_54 = eor3(p2_0_13, p2_1_13, m3_acc_53) */
-	ldr q4, [sp, #336] /* reload g1x11.3 */
-	eor3 v0.16b, v0.16b, v23.16b, v4.16b /* x3n_13 = eor3(m3_acc_54, p1_3_13, g1x11) */
+	str q0, [sp, #176] /* spill g1x13.3 */
+	tbl v0.16b, {v10.16b}, v21.16b /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
+	eor v0.16b, v23.16b, v0.16b /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
+	tbl v22.16b, {v28.16b}, v22.16b /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
+	tbl v23.16b, {v1.16b}, v26.16b /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	eor v22.16b, v22.16b, v23.16b /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
+	tbl v23.16b, {v28.16b}, v11.16b /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	tbl v16.16b, {v1.16b}, v16.16b /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
+	eor v16.16b, v23.16b, v16.16b /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
+	tbl v23.16b, {v28.16b}, v14.16b /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	tbl v20.16b, {v1.16b}, v20.16b /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
+	eor v20.16b, v23.16b, v20.16b /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	tbl v23.16b, {v28.16b}, v15.16b /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	tbl v21.16b, {v1.16b}, v21.16b /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	eor v21.16b, v23.16b, v21.16b /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
+	eor v23.16b, v16.16b, v3.16b /* m0_acc_66 = xor(p2_1_13, p1_2_13) */
+	eor3 v26.16b, v9.16b, v13.16b, v23.16b /* m0_acc_68 = eor3(p1_0_13, p1_1_13, m0_acc_66) */
+	eor3 v26.16b, v20.16b, v21.16b, v26.16b /* m0_acc_69 = eor3(p2_2_13, p2_3_13, m0_acc_68) */
+	ldr q11, [sp, #448] /* reload g1x8.3 */
+	eor v26.16b, v11.16b, v26.16b /* x0n_13 = xor(g1x8, m0_acc_69) */
+	eor v3.16b, v3.16b, v20.16b /* m1_acc_66 = xor(p1_2_13, p2_2_13) */
+	eor v21.16b, v0.16b, v21.16b /* m1_acc_67 = xor(p1_3_13, p2_3_13) */
+	eor3 v3.16b, v22.16b, v13.16b, v3.16b /* m1_acc_68 = eor3(p2_0_13, p1_1_13, m1_acc_66) */
+	ldr q11, [sp, #432] /* reload g1x9.3 */
+	eor3 v3.16b, v3.16b, v21.16b, v11.16b /* x1n_13 = eor3(m1_acc_68, m1_acc_67, g1x9) */
+	eor v22.16b, v9.16b, v22.16b /* m2_acc_65 = xor(p1_0_13, p2_0_13) */
+	eor3 v21.16b, v22.16b, v23.16b, v21.16b /* m2_acc_69 = eor3(m2_acc_65, m0_acc_66, m1_acc_67) */
+	ldr q23, [sp, #352] /* reload g1x10.3 */
+	eor v21.16b, v23.16b, v21.16b /* x2n_13 = xor(g1x10, m2_acc_69) */
+	eor3 v16.16b, v13.16b, v16.16b, v22.16b /* m3_acc_68 = eor3(p1_1_13, p2_1_13, m2_acc_65) */
+	eor3 v0.16b, v20.16b, v0.16b, v16.16b /* m3_acc_69 = eor3(p2_2_13, p1_3_13, m3_acc_68) */
+	ldr q16, [sp, #336] /* reload g1x11.3 */
+	eor v0.16b, v16.16b, v0.16b /* x3n_13 = xor(g1x11, m3_acc_69) */
 
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	add x17, x4, #112
-	ld1r {v4.4s}, [x17] /* rk0_7 = bcast32() */
+	ld1r {v16.4s}, [x17] /* rk0_7 = bcast32() */
 	add x17, x4, #116
-	ld1r {v6.4s}, [x17] /* rk1_7 = bcast32() */
+	ld1r {v20.4s}, [x17] /* rk1_7 = bcast32() */
 	add x17, x4, #120
-	ld1r {v23.4s}, [x17] /* rk2_7 = bcast32() */
+	ld1r {v22.4s}, [x17] /* rk2_7 = bcast32() */
 	add x17, x4, #124
-	ld1r {v26.4s}, [x17] /* rk3_7 = bcast32() */
+	ld1r {v23.4s}, [x17] /* rk3_7 = bcast32() */
 	ldr q9, [sp, #160] /* reload g0x0.4 */
-	ldr q12, [sp, #416] /* reload g0x4.4 */
-	eor3 v13.16b, v9.16b, v12.16b, v11.16b /* t0_14_1 = eor3(g0x0, g0x4, g0x8) */
-	tbl v13.16b, {v13.16b}, v29.16b /* y0_14_sr = lookup16(t0_14_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_14_aes = aese(y0_14_sr, rk0_7) */
+	ldr q11, [sp, #416] /* reload g0x4.4 */
+	eor3 v13.16b, v9.16b, v11.16b, v12.16b /* t0_14_1 = eor3(g0x0, g0x4, g0x8) */
+	tbl v13.16b, {v13.16b}, v30.16b /* y0_14_sr = lookup16(t0_14_1, inv_shift_rows) */
+	aese v13.16b, v16.16b /* y0_14_aes = aese(y0_14_sr, rk0_7) */
 	ldr q14, [sp, #304] /* reload g0x1.4 */
 	ldr q15, [sp, #400] /* reload g0x5.4 */
-	eor3 v14.16b, v14.16b, v15.16b, v7.16b /* t1_14_1 = eor3(g0x1, g0x5, g0x9) */
-	tbl v14.16b, {v14.16b}, v29.16b /* y1_14_sr = lookup16(t1_14_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_14_aes = aese(y1_14_sr, rk1_7) */
+	eor3 v14.16b, v14.16b, v15.16b, v27.16b /* t1_14_1 = eor3(g0x1, g0x5, g0x9) */
+	tbl v14.16b, {v14.16b}, v30.16b /* y1_14_sr = lookup16(t1_14_1, inv_shift_rows) */
+	aese v14.16b, v20.16b /* y1_14_aes = aese(y1_14_sr, rk1_7) */
 	ldr q9, [sp, #272] /* reload g0x2.4 */
 	ldr q15, [sp, #384] /* reload g0x6.4 */
-	eor3 v9.16b, v9.16b, v15.16b, v5.16b /* t2_14_1 = eor3(g0x2, g0x6, g0x10) */
-	tbl v9.16b, {v9.16b}, v29.16b /* y2_14_sr = lookup16(t2_14_1, inv_shift_rows) */
-	aese v9.16b, v23.16b /* y2_14_aes = aese(y2_14_sr, rk2_7) */
+	eor3 v9.16b, v9.16b, v15.16b, v31.16b /* t2_14_1 = eor3(g0x2, g0x6, g0x10) */
+	tbl v9.16b, {v9.16b}, v30.16b /* y2_14_sr = lookup16(t2_14_1, inv_shift_rows) */
+	aese v9.16b, v22.16b /* y2_14_aes = aese(y2_14_sr, rk2_7) */
 	ldr q15, [sp, #240] /* reload g0x3.4 */
-	ldr q12, [sp, #368] /* reload g0x7.4 */
-	eor3 v15.16b, v15.16b, v12.16b, v16.16b /* t3_14_1 = eor3(g0x3, g0x7, g0x11) */
-	tbl v15.16b, {v15.16b}, v29.16b /* y3_14_sr = lookup16(t3_14_1, inv_shift_rows) */
-	aese v15.16b, v26.16b /* y3_14_aes = aese(y3_14_sr, rk3_7) */
-	and v12.16b, v13.16b, v19.16b /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
+	ldr q11, [sp, #368] /* reload g0x7.4 */
+	eor3 v15.16b, v15.16b, v11.16b, v5.16b /* t3_14_1 = eor3(g0x3, g0x7, g0x11) */
+	tbl v15.16b, {v15.16b}, v30.16b /* y3_14_sr = lookup16(t3_14_1, inv_shift_rows) */
+	aese v15.16b, v23.16b /* y3_14_aes = aese(y3_14_sr, rk3_7) */
+	and v11.16b, v13.16b, v19.16b /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y0_14_aes_hi = shr(y0_14_aes) */
-	str q16, [sp, #336] /* spill g0x11.4 */
-	tbl v16.16b, {v8.16b}, v12.16b /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
-	str q5, [sp, #352] /* spill g0x10.4 */
-	tbl v5.16b, {v10.16b}, v13.16b /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
-	eor v5.16b, v16.16b, v5.16b /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
-	and v16.16b, v14.16b, v19.16b /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
+	str q5, [sp, #336] /* spill g0x11.4 */
+	tbl v5.16b, {v8.16b}, v11.16b /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
+	str q31, [sp, #352] /* spill g0x10.4 */
+	tbl v31.16b, {v10.16b}, v13.16b /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	eor v5.16b, v5.16b, v31.16b /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
+	and v31.16b, v14.16b, v19.16b /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y1_14_aes_hi = shr(y1_14_aes) */
-	str q7, [sp, #432] /* spill g0x9.4 */
-	tbl v7.16b, {v8.16b}, v16.16b /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
-	str q11, [sp, #448] /* spill g0x8.4 */
-	tbl v11.16b, {v10.16b}, v14.16b /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
-	eor v7.16b, v7.16b, v11.16b /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
-	and v11.16b, v9.16b, v19.16b /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
+	str q27, [sp, #432] /* spill g0x9.4 */
+	tbl v27.16b, {v8.16b}, v31.16b /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
+	str q12, [sp, #448] /* spill g0x8.4 */
+	tbl v12.16b, {v10.16b}, v14.16b /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
+	eor v27.16b, v27.16b, v12.16b /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
+	and v12.16b, v9.16b, v19.16b /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* y2_14_aes_hi = shr(y2_14_aes) */
-	str q24, [sp, #144] /* spill g1x12.3 */
-	tbl v24.16b, {v8.16b}, v11.16b /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
-	tbl v29.16b, {v10.16b}, v9.16b /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
-	eor v24.16b, v24.16b, v29.16b /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
-	and v29.16b, v15.16b, v19.16b /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
+	str q29, [sp, #144] /* spill g1x12.3 */
+	tbl v29.16b, {v8.16b}, v12.16b /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	tbl v30.16b, {v10.16b}, v9.16b /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
+	eor v29.16b, v29.16b, v30.16b /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
+	and v30.16b, v15.16b, v19.16b /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_14_aes_hi = shr(y3_14_aes) */
-	tbl v8.16b, {v8.16b}, v29.16b /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
+	tbl v8.16b, {v8.16b}, v30.16b /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
 	tbl v10.16b, {v10.16b}, v15.16b /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
 	eor v8.16b, v8.16b, v10.16b /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
-	tbl v10.16b, {v28.16b}, v12.16b /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
-	tbl v16.16b, {v28.16b}, v16.16b /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
-	eor v16.16b, v16.16b, v12.16b /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
+	tbl v10.16b, {v28.16b}, v11.16b /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	tbl v11.16b, {v1.16b}, v13.16b /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
+	tbl v31.16b, {v28.16b}, v31.16b /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
+	tbl v11.16b, {v1.16b}, v14.16b /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
+	eor v31.16b, v31.16b, v11.16b /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
+	tbl v11.16b, {v28.16b}, v12.16b /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
 	tbl v9.16b, {v1.16b}, v9.16b /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
 	eor v9.16b, v11.16b, v9.16b /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
-	tbl v29.16b, {v28.16b}, v29.16b /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
+	tbl v30.16b, {v28.16b}, v30.16b /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
 	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
-	eor v29.16b, v29.16b, v11.16b /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
-	eor v11.16b, v9.16b, v8.16b /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
-	eor3 v11.16b, v5.16b, v16.16b, v11.16b /* m0_acc_58 = eor3(p1_0_14, p2_1_14, m0_acc_57) */
-	ldr q12, [sp, #320] /* reload g0x12.3 */
-	eor3 v11.16b, v11.16b, v29.16b, v12.16b /* x0n_14 = eor3(m0_acc_58, p2_3_14, g0x12) */
-	eor v12.16b, v7.16b, v9.16b /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
-	eor3 v5.16b, v5.16b, v10.16b, v12.16b /* m1_acc_58 = eor3(p1_0_14, p2_0_14, m1_acc_57) */
-	ldr q12, [sp, #288] /* reload g0x13.3 */
-	eor3 v5.16b, v5.16b, v29.16b, v12.16b /* x1n_14 = eor3(m1_acc_58, p2_3_14, g0x13) */
-	eor v12.16b, v16.16b, v24.16b /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
-	eor3 v7.16b, v10.16b, v7.16b, v12.16b /* m2_acc_58 = eor3(p2_0_14, p1_1_14, m2_acc_57) */
-	ldr q12, [sp, #256] /* reload g0x14.3 */
-	eor3 v7.16b, v7.16b, v29.16b, v12.16b /* x2n_14 = eor3(m2_acc_58, p2_3_14, g0x14) */
-	eor v24.16b, v24.16b, v9.16b /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
-	eor3 v16.16b, v10.16b, v16.16b, v24.16b /* m3_acc_58 = eor3(p2_0_14, p2_1_14, m3_acc_57) */
-	ldr q24, [sp, #224] /* reload g0x15.3 */
-	eor3 v16.16b, v16.16b, v8.16b, v24.16b /* x3n_14 = eor3(m3_acc_58, p1_3_14, g0x15) */
-	eor3 v24.16b, v21.16b, v22.16b, v27.16b /* t0_15_1 = eor3(g1x0, g1x4, g1x8) */
+	eor v30.16b, v30.16b, v11.16b /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
+	eor v11.16b, v31.16b, v29.16b /* m0_acc_71 = xor(p2_1_14, p1_2_14) */
+	eor3 v12.16b, v5.16b, v27.16b, v11.16b /* m0_acc_73 = eor3(p1_0_14, p1_1_14, m0_acc_71) */
+	eor3 v12.16b, v9.16b, v30.16b, v12.16b /* m0_acc_74 = eor3(p2_2_14, p2_3_14, m0_acc_73) */
+	ldr q13, [sp, #320] /* reload g0x12.3 */
+	eor v12.16b, v13.16b, v12.16b /* x0n_14 = xor(g0x12, m0_acc_74) */
+	eor v29.16b, v29.16b, v9.16b /* m1_acc_71 = xor(p1_2_14, p2_2_14) */
+	eor v30.16b, v8.16b, v30.16b /* m1_acc_72 = xor(p1_3_14, p2_3_14) */
+	eor3 v29.16b, v10.16b, v27.16b, v29.16b /* m1_acc_73 = eor3(p2_0_14, p1_1_14, m1_acc_71) */
+	ldr q13, [sp, #288] /* reload g0x13.3 */
+	eor3 v29.16b, v29.16b, v30.16b, v13.16b /* x1n_14 = eor3(m1_acc_73, m1_acc_72, g0x13) */
+	eor v5.16b, v5.16b, v10.16b /* m2_acc_70 = xor(p1_0_14, p2_0_14) */
+	eor3 v30.16b, v5.16b, v11.16b, v30.16b /* m2_acc_74 = eor3(m2_acc_70, m0_acc_71, m1_acc_72) */
+	ldr q10, [sp, #256] /* reload g0x14.3 */
+	eor v30.16b, v10.16b, v30.16b /* x2n_14 = xor(g0x14, m2_acc_74) */
+	eor3 v5.16b, v27.16b, v31.16b, v5.16b /* m3_acc_73 = eor3(p1_1_14, p2_1_14, m2_acc_70) */
+	eor3 v5.16b, v9.16b, v8.16b, v5.16b /* m3_acc_74 = eor3(p2_2_14, p1_3_14, m3_acc_73) */
+	ldr q27, [sp, #224] /* reload g0x15.3 */
+	eor v5.16b, v27.16b, v5.16b /* x3n_14 = xor(g0x15, m3_acc_74) */
+	eor3 v27.16b, v24.16b, v25.16b, v26.16b /* t0_15_1 = eor3(g1x0, g1x4, g1x8) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v24.16b, {v24.16b}, v29.16b /* y0_15_sr = lookup16(t0_15_1, inv_shift_rows) */
-	aese v24.16b, v4.16b /* y0_15_aes = aese(y0_15_sr, rk0_7) */
-	eor3 v4.16b, v25.16b, v30.16b, v31.16b /* t1_15_1 = eor3(g1x1, g1x5, g1x9) */
-	tbl v4.16b, {v4.16b}, v29.16b /* y1_15_sr = lookup16(t1_15_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_15_aes = aese(y1_15_sr, rk1_7) */
-	eor3 v6.16b, v17.16b, v18.16b, v20.16b /* t2_15_1 = eor3(g1x2, g1x6, g1x10) */
-	tbl v6.16b, {v6.16b}, v29.16b /* y2_15_sr = lookup16(t2_15_1, inv_shift_rows) */
-	aese v6.16b, v23.16b /* y2_15_aes = aese(y2_15_sr, rk2_7) */
-	eor3 v23.16b, v2.16b, v3.16b, v0.16b /* t3_15_1 = eor3(g1x3, g1x7, g1x11) */
-	tbl v23.16b, {v23.16b}, v29.16b /* y3_15_sr = lookup16(t3_15_1, inv_shift_rows) */
-	aese v23.16b, v26.16b /* y3_15_aes = aese(y3_15_sr, rk3_7) */
-	and v26.16b, v24.16b, v19.16b /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* y0_15_aes_hi = shr(y0_15_aes) */
+	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v27.16b, {v27.16b}, v31.16b /* y0_15_sr = lookup16(t0_15_1, inv_shift_rows) */
+	aese v27.16b, v16.16b /* y0_15_aes = aese(y0_15_sr, rk0_7) */
+	eor3 v16.16b, v2.16b, v4.16b, v3.16b /* t1_15_1 = eor3(g1x1, g1x5, g1x9) */
+	tbl v16.16b, {v16.16b}, v31.16b /* y1_15_sr = lookup16(t1_15_1, inv_shift_rows) */
+	aese v16.16b, v20.16b /* y1_15_aes = aese(y1_15_sr, rk1_7) */
+	eor3 v20.16b, v18.16b, v17.16b, v21.16b /* t2_15_1 = eor3(g1x2, g1x6, g1x10) */
+	tbl v20.16b, {v20.16b}, v31.16b /* y2_15_sr = lookup16(t2_15_1, inv_shift_rows) */
+	aese v20.16b, v22.16b /* y2_15_aes = aese(y2_15_sr, rk2_7) */
+	eor3 v22.16b, v6.16b, v7.16b, v0.16b /* t3_15_1 = eor3(g1x3, g1x7, g1x11) */
+	tbl v22.16b, {v22.16b}, v31.16b /* y3_15_sr = lookup16(t3_15_1, inv_shift_rows) */
+	aese v22.16b, v23.16b /* y3_15_aes = aese(y3_15_sr, rk3_7) */
+	and v23.16b, v27.16b, v19.16b /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* y0_15_aes_hi = shr(y0_15_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1
 	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v9.16b, {v8.16b}, v26.16b /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
+	tbl v9.16b, {v8.16b}, v23.16b /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1
 	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v10.16b}, v24.16b /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
-	and v12.16b, v4.16b, v19.16b /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_15_aes_hi = shr(y1_15_aes) */
-	tbl v13.16b, {v8.16b}, v12.16b /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	tbl v14.16b, {v10.16b}, v4.16b /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
+	tbl v11.16b, {v10.16b}, v27.16b /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
+	eor v9.16b, v9.16b, v11.16b /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
+	and v11.16b, v16.16b, v19.16b /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* y1_15_aes_hi = shr(y1_15_aes) */
+	tbl v13.16b, {v8.16b}, v11.16b /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
+	tbl v14.16b, {v10.16b}, v16.16b /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
-	and v14.16b, v6.16b, v19.16b /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_15_aes_hi = shr(y2_15_aes) */
+	and v14.16b, v20.16b, v19.16b /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* y2_15_aes_hi = shr(y2_15_aes) */
 	tbl v15.16b, {v8.16b}, v14.16b /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	str q2, [sp, #128] /* spill g1x3.4 */
-	tbl v2.16b, {v10.16b}, v6.16b /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
-	eor v2.16b, v15.16b, v2.16b /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
-	and v15.16b, v23.16b, v19.16b /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* y3_15_aes_hi = shr(y3_15_aes) */
-	str q17, [sp, #80] /* spill g1x2.4 */
-	tbl v17.16b, {v8.16b}, v15.16b /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
-	str q25, [sp, #112] /* spill g1x1.4 */
-	tbl v25.16b, {v10.16b}, v23.16b /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
-	eor v17.16b, v17.16b, v25.16b /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
-	tbl v25.16b, {v28.16b}, v26.16b /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
-	tbl v24.16b, {v1.16b}, v24.16b /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
-	eor v24.16b, v25.16b, v24.16b /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
-	tbl v25.16b, {v28.16b}, v12.16b /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
-	eor v4.16b, v25.16b, v4.16b /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
-	tbl v25.16b, {v28.16b}, v14.16b /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
-	eor v6.16b, v25.16b, v6.16b /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
-	tbl v25.16b, {v28.16b}, v15.16b /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
-	tbl v23.16b, {v1.16b}, v23.16b /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
-	eor v23.16b, v25.16b, v23.16b /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
-	eor v25.16b, v6.16b, v17.16b /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
-	eor3 v25.16b, v9.16b, v4.16b, v25.16b /* m0_acc_62 = eor3(p1_0_15, p2_1_15, m0_acc_61) */
-	ldr q26, [sp, #144] /* reload g1x12.3 */
-	eor3 v25.16b, v25.16b, v23.16b, v26.16b /* x0n_15 = eor3(m0_acc_62, p2_3_15, g1x12) */
-	eor v26.16b, v13.16b, v6.16b /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
-	eor3 v26.16b, v9.16b, v24.16b, v26.16b /* m1_acc_62 = eor3(p1_0_15, p2_0_15, m1_acc_61) */
-	ldr q9, [sp, #176] /* reload g1x13.3 */
-	eor3 v26.16b, v26.16b, v23.16b, v9.16b /* x1n_15 = eor3(m1_acc_62, p2_3_15, g1x13) */
-	eor v9.16b, v4.16b, v2.16b /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
-	eor3 v9.16b, v24.16b, v13.16b, v9.16b /* m2_acc_62 = eor3(p2_0_15, p1_1_15, m2_acc_61) */
-	ldr q12, [sp, #192] /* reload g1x14.3 */
-	eor3 v23.16b, v9.16b, v23.16b, v12.16b /* x2n_15 = eor3(m2_acc_62, p2_3_15, g1x14) */
-	eor v2.16b, v2.16b, v6.16b /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
-	eor3 v2.16b, v24.16b, v4.16b, v2.16b /* m3_acc_62 = eor3(p2_0_15, p2_1_15, m3_acc_61) */
-	ldr q4, [sp, #208] /* reload g1x15.3 */
-	eor3 v2.16b, v2.16b, v17.16b, v4.16b /* x3n_15 = eor3(m3_acc_62, p1_3_15, g1x15) */
-	str q21, [sp, #64] /* spill g1x0.2 */
+	str q6, [sp, #128] /* spill g1x3.4 */
+	tbl v6.16b, {v10.16b}, v20.16b /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	eor v6.16b, v15.16b, v6.16b /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	and v15.16b, v22.16b, v19.16b /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* y3_15_aes_hi = shr(y3_15_aes) */
+	str q18, [sp, #80] /* spill g1x2.4 */
+	tbl v18.16b, {v8.16b}, v15.16b /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	str q2, [sp, #112] /* spill g1x1.4 */
+	tbl v2.16b, {v10.16b}, v22.16b /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
+	eor v2.16b, v18.16b, v2.16b /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
+	tbl v18.16b, {v28.16b}, v23.16b /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
+	tbl v23.16b, {v1.16b}, v27.16b /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
+	eor v18.16b, v18.16b, v23.16b /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
+	tbl v23.16b, {v28.16b}, v11.16b /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	tbl v16.16b, {v1.16b}, v16.16b /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
+	eor v16.16b, v23.16b, v16.16b /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
+	tbl v23.16b, {v28.16b}, v14.16b /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
+	tbl v20.16b, {v1.16b}, v20.16b /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
+	eor v20.16b, v23.16b, v20.16b /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
+	tbl v23.16b, {v28.16b}, v15.16b /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	tbl v22.16b, {v1.16b}, v22.16b /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
+	eor v22.16b, v23.16b, v22.16b /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
+	eor v23.16b, v16.16b, v6.16b /* m0_acc_76 = xor(p2_1_15, p1_2_15) */
+	eor3 v27.16b, v9.16b, v13.16b, v23.16b /* m0_acc_78 = eor3(p1_0_15, p1_1_15, m0_acc_76) */
+	eor3 v27.16b, v20.16b, v22.16b, v27.16b /* m0_acc_79 = eor3(p2_2_15, p2_3_15, m0_acc_78) */
+	ldr q11, [sp, #144] /* reload g1x12.3 */
+	eor v27.16b, v11.16b, v27.16b /* x0n_15 = xor(g1x12, m0_acc_79) */
+	eor v6.16b, v6.16b, v20.16b /* m1_acc_76 = xor(p1_2_15, p2_2_15) */
+	eor v22.16b, v2.16b, v22.16b /* m1_acc_77 = xor(p1_3_15, p2_3_15) */
+	eor3 v6.16b, v18.16b, v13.16b, v6.16b /* m1_acc_78 = eor3(p2_0_15, p1_1_15, m1_acc_76) */
+	ldr q11, [sp, #176] /* reload g1x13.3 */
+	eor3 v6.16b, v6.16b, v22.16b, v11.16b /* x1n_15 = eor3(m1_acc_78, m1_acc_77, g1x13) */
+	eor v18.16b, v9.16b, v18.16b /* m2_acc_75 = xor(p1_0_15, p2_0_15) */
+	eor3 v22.16b, v18.16b, v23.16b, v22.16b /* m2_acc_79 = eor3(m2_acc_75, m0_acc_76, m1_acc_77) */
+	ldr q23, [sp, #192] /* reload g1x14.3 */
+	eor v22.16b, v23.16b, v22.16b /* x2n_15 = xor(g1x14, m2_acc_79) */
+	eor3 v16.16b, v13.16b, v16.16b, v18.16b /* m3_acc_78 = eor3(p1_1_15, p2_1_15, m2_acc_75) */
+	eor3 v2.16b, v20.16b, v2.16b, v16.16b /* m3_acc_79 = eor3(p2_2_15, p1_3_15, m3_acc_78) */
+	ldr q16, [sp, #208] /* reload g1x15.3 */
+	eor v2.16b, v16.16b, v2.16b /* x3n_15 = xor(g1x15, m3_acc_79) */
+	str q24, [sp, #64] /* spill g1x0.2 */
 	str q2, [sp, #96] /* spill g1x15.2 */
 	mov v1.16b, v19.16b /* nibble_mask */
-	mov v4.16b, v3.16b /* g1x7.4 */
-	ldr q6, [sp, #400] /* reload g0x5.4 */
-	ldr q17, [sp, #448] /* reload g0x8.4 */
-	ldr q19, [sp, #352] /* reload g0x10.4 */
-	mov v21.16b, v11.16b /* g0x12.4 */
-	mov v24.16b, v7.16b /* g0x14.4 */
-	ldr q7, [sp, #272] /* reload g0x2.4 */
-	mov v28.16b, v16.16b /* g0x15.4 */
 	ldr q16, [sp, #368] /* reload g0x7.4 */
-	mov v29.16b, v22.16b /* g1x4.4 */
-	mov v22.16b, v5.16b /* g0x13.4 */
-	ldr q5, [sp, #416] /* reload g0x4.4 */
-	mov v8.16b, v31.16b /* g1x9.4 */
-	mov v31.16b, v18.16b /* g1x6.4 */
 	ldr q18, [sp, #432] /* reload g0x9.4 */
-	mov v9.16b, v27.16b /* g1x8.4 */
-	ldr q27, [sp, #304] /* reload g0x1.4 */
-	mov v10.16b, v20.16b /* g1x10.4 */
+	ldr q19, [sp, #352] /* reload g0x10.4 */
 	ldr q20, [sp, #336] /* reload g0x11.4 */
-	mov v11.16b, v0.16b /* g1x11.4 */
-	mov v12.16b, v25.16b /* g1x12.4 */
-	mov v13.16b, v26.16b /* g1x13.4 */
-	ldr q26, [sp, #160] /* reload g0x0.4 */
-	mov v14.16b, v23.16b /* g1x14.4 */
 	ldr q23, [sp, #384] /* reload g0x6.4 */
+	mov v24.16b, v30.16b /* g0x14.4 */
+	mov v28.16b, v5.16b /* g0x15.4 */
+	ldr q5, [sp, #416] /* reload g0x4.4 */
+	mov v30.16b, v4.16b /* g1x5.4 */
+	mov v4.16b, v7.16b /* g1x7.4 */
+	ldr q7, [sp, #272] /* reload g0x2.4 */
+	mov v31.16b, v17.16b /* g1x6.4 */
+	ldr q17, [sp, #448] /* reload g0x8.4 */
+	mov v8.16b, v3.16b /* g1x9.4 */
+	mov v9.16b, v26.16b /* g1x8.4 */
+	ldr q26, [sp, #160] /* reload g0x0.4 */
+	mov v10.16b, v21.16b /* g1x10.4 */
+	mov v21.16b, v12.16b /* g0x12.4 */
+	mov v11.16b, v0.16b /* g1x11.4 */
+	mov v12.16b, v27.16b /* g1x12.4 */
+	ldr q27, [sp, #304] /* reload g0x1.4 */
+	mov v13.16b, v6.16b /* g1x13.4 */
+	ldr q6, [sp, #400] /* reload g0x5.4 */
+	mov v14.16b, v22.16b /* g1x14.4 */
+	mov v22.16b, v29.16b /* g0x13.4 */
+	mov v29.16b, v25.16b /* g1x4.4 */
 	ldr q15, [sp, #240] /* reload g0x3.4 */
 	add x4, x4, #128
 	subs x3, x3, #1
@@ -2324,7 +2357,7 @@ sm4_byteslice_neon_sha3_batch_xor_asm:
 	tbl v0.16b, {v27.16b}, v0.16b /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	eor v0.16b, v26.16b, v0.16b /* xin_31 = xor(xin_31_l, xin_31_h) */
 
-	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
+	/* Products per input byte: B'1, B'3; every other block of M'_L is a XOR of them. */
 	ldr q26, [sp, #96] /* reload g0x0.2 */
 	ldr q27, [sp, #80] /* reload g0x1.2 */
 	ldr q15, [sp, #112] /* reload g0x3.2 */
@@ -2414,18 +2447,20 @@ sm4_byteslice_neon_sha3_batch_xor_asm:
 	tbl v20.16b, {v28.16b}, v25.16b /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
 	tbl v16.16b, {v1.16b}, v16.16b /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
 	eor v16.16b, v20.16b, v16.16b /* p2_3 = xor(p2_3_l, p2_3_h) */
-	eor v20.16b, v19.16b, v24.16b /* m0_acc_1 = xor(p2_2, p1_3) */
-	eor3 v20.16b, v18.16b, v6.16b, v20.16b /* m0_acc_2 = eor3(p1_0, p2_1, m0_acc_1) */
-	eor3 v20.16b, v20.16b, v16.16b, v26.16b /* x0n = eor3(m0_acc_2, p2_3, g0x0) */
-	eor v22.16b, v21.16b, v19.16b /* m1_acc_1 = xor(p1_1, p2_2) */
-	eor3 v18.16b, v18.16b, v5.16b, v22.16b /* m1_acc_2 = eor3(p1_0, p2_0, m1_acc_1) */
-	eor3 v18.16b, v18.16b, v16.16b, v27.16b /* x1n = eor3(m1_acc_2, p2_3, g0x1) */
-	eor v22.16b, v6.16b, v17.16b /* m2_acc_1 = xor(p2_1, p1_2) */
-	eor3 v21.16b, v5.16b, v21.16b, v22.16b /* m2_acc_2 = eor3(p2_0, p1_1, m2_acc_1) */
-	eor3 v7.16b, v21.16b, v16.16b, v7.16b /* x2n = eor3(m2_acc_2, p2_3, g0x2) */
-	eor v16.16b, v17.16b, v19.16b /* m3_acc_1 = xor(p1_2, p2_2) */
-	eor3 v5.16b, v5.16b, v6.16b, v16.16b /* m3_acc_2 = eor3(p2_0, p2_1, m3_acc_1) */
-	eor3 v5.16b, v5.16b, v24.16b, v15.16b /* x3n = eor3(m3_acc_2, p1_3, g0x3) */
+	eor v20.16b, v6.16b, v17.16b /* m0_acc_1 = xor(p2_1, p1_2) */
+	eor3 v22.16b, v18.16b, v21.16b, v20.16b /* m0_acc_3 = eor3(p1_0, p1_1, m0_acc_1) */
+	eor3 v22.16b, v19.16b, v16.16b, v22.16b /* m0_acc_4 = eor3(p2_2, p2_3, m0_acc_3) */
+	eor v22.16b, v26.16b, v22.16b /* x0n = xor(g0x0, m0_acc_4) */
+	eor v17.16b, v17.16b, v19.16b /* m1_acc_1 = xor(p1_2, p2_2) */
+	eor v16.16b, v24.16b, v16.16b /* m1_acc_2 = xor(p1_3, p2_3) */
+	eor3 v17.16b, v5.16b, v21.16b, v17.16b /* m1_acc_3 = eor3(p2_0, p1_1, m1_acc_1) */
+	eor3 v17.16b, v17.16b, v16.16b, v27.16b /* x1n = eor3(m1_acc_3, m1_acc_2, g0x1) */
+	eor v5.16b, v18.16b, v5.16b /* m2_acc = xor(p1_0, p2_0) */
+	eor3 v16.16b, v5.16b, v20.16b, v16.16b /* m2_acc_4 = eor3(m2_acc, m0_acc_1, m1_acc_2) */
+	eor v7.16b, v7.16b, v16.16b /* x2n = xor(g0x2, m2_acc_4) */
+	eor3 v5.16b, v21.16b, v6.16b, v5.16b /* m3_acc_3 = eor3(p1_1, p2_1, m2_acc) */
+	eor3 v5.16b, v19.16b, v24.16b, v5.16b /* m3_acc_4 = eor3(p2_2, p1_3, m3_acc_3) */
+	eor v5.16b, v15.16b, v5.16b /* x3n = xor(g0x3, m3_acc_4) */
 	eor3 v6.16b, v29.16b, v9.16b, v12.16b /* t0_1_1 = eor3(g1x4, g1x8, g1x12) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows
 	ldr q16, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
@@ -2438,1156 +2473,1187 @@ sm4_byteslice_neon_sha3_batch_xor_asm:
 	tbl v2.16b, {v2.16b}, v16.16b /* y2_1_sr = lookup16(t2_1_1, inv_shift_rows) */
 	aese v2.16b, v3.16b /* y2_1_aes = aese(y2_1_sr, rk2) */
 	ldr q3, [sp, #96] /* reload g1x15.2 */
-	eor3 v17.16b, v4.16b, v11.16b, v3.16b /* t3_1_1 = eor3(g1x7, g1x11, g1x15) */
-	tbl v17.16b, {v17.16b}, v16.16b /* y3_1_sr = lookup16(t3_1_1, inv_shift_rows) */
+	eor3 v18.16b, v4.16b, v11.16b, v3.16b /* t3_1_1 = eor3(g1x7, g1x11, g1x15) */
+	tbl v18.16b, {v18.16b}, v16.16b /* y3_1_sr = lookup16(t3_1_1, inv_shift_rows) */
 	ldr q19, [sp, #336] /* reload rk3 */
-	aese v17.16b, v19.16b /* y3_1_aes = aese(y3_1_sr, rk3) */
+	aese v18.16b, v19.16b /* y3_1_aes = aese(y3_1_sr, rk3) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_nibble_mask
 	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_nibble_mask] /* nibble_mask = const() */
-	and v21.16b, v6.16b, v19.16b /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	and v20.16b, v6.16b, v19.16b /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* y0_1_aes_hi = shr(y0_1_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1
-	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v23.16b, {v22.16b}, v21.16b /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v23.16b, {v21.16b}, v20.16b /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1
 	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v25.16b, {v24.16b}, v6.16b /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	eor v23.16b, v23.16b, v25.16b /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
 	and v25.16b, v0.16b, v19.16b /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* y1_1_aes_hi = shr(y1_1_aes) */
-	tbl v26.16b, {v22.16b}, v25.16b /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	tbl v26.16b, {v21.16b}, v25.16b /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
 	tbl v27.16b, {v24.16b}, v0.16b /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
 	eor v26.16b, v26.16b, v27.16b /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
 	and v27.16b, v2.16b, v19.16b /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* y2_1_aes_hi = shr(y2_1_aes) */
-	tbl v15.16b, {v22.16b}, v27.16b /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
+	tbl v15.16b, {v21.16b}, v27.16b /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
 	tbl v3.16b, {v24.16b}, v2.16b /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
 	eor v3.16b, v15.16b, v3.16b /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
-	and v15.16b, v17.16b, v19.16b /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* y3_1_aes_hi = shr(y3_1_aes) */
+	and v15.16b, v18.16b, v19.16b /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* y3_1_aes_hi = shr(y3_1_aes) */
 	str q4, [sp, #336] /* spill g1x7.2 */
-	tbl v4.16b, {v22.16b}, v15.16b /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	tbl v4.16b, {v21.16b}, v15.16b /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
 	str q31, [sp, #352] /* spill g1x6.2 */
-	tbl v31.16b, {v24.16b}, v17.16b /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	tbl v31.16b, {v24.16b}, v18.16b /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
 	eor v4.16b, v4.16b, v31.16b /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
-	tbl v21.16b, {v28.16b}, v21.16b /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	tbl v20.16b, {v28.16b}, v20.16b /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
 	tbl v6.16b, {v1.16b}, v6.16b /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
-	eor v6.16b, v21.16b, v6.16b /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
-	tbl v21.16b, {v28.16b}, v25.16b /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	eor v6.16b, v20.16b, v6.16b /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	tbl v20.16b, {v28.16b}, v25.16b /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
 	tbl v0.16b, {v1.16b}, v0.16b /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
-	eor v0.16b, v21.16b, v0.16b /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
-	tbl v21.16b, {v28.16b}, v27.16b /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	eor v0.16b, v20.16b, v0.16b /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	tbl v20.16b, {v28.16b}, v27.16b /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
 	tbl v2.16b, {v1.16b}, v2.16b /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
-	eor v2.16b, v21.16b, v2.16b /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
-	tbl v21.16b, {v28.16b}, v15.16b /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
-	tbl v17.16b, {v1.16b}, v17.16b /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
-	eor v17.16b, v21.16b, v17.16b /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
-	eor v21.16b, v2.16b, v4.16b /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
-	eor3 v21.16b, v23.16b, v0.16b, v21.16b /* m0_acc_6 = eor3(p1_0_1, p2_1_1, m0_acc_5) */
-	ldr q25, [sp, #64] /* reload g1x0.2 */
-	eor3 v21.16b, v21.16b, v17.16b, v25.16b /* x0n_1 = eor3(m0_acc_6, p2_3_1, g1x0) */
-	eor v25.16b, v26.16b, v2.16b /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
-	eor3 v23.16b, v23.16b, v6.16b, v25.16b /* m1_acc_6 = eor3(p1_0_1, p2_0_1, m1_acc_5) */
-	ldr q25, [sp, #112] /* reload g1x1.2 */
-	eor3 v23.16b, v23.16b, v17.16b, v25.16b /* x1n_1 = eor3(m1_acc_6, p2_3_1, g1x1) */
-	eor v25.16b, v0.16b, v3.16b /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
-	eor3 v25.16b, v6.16b, v26.16b, v25.16b /* m2_acc_6 = eor3(p2_0_1, p1_1_1, m2_acc_5) */
-	ldr q26, [sp, #80] /* reload g1x2.2 */
-	eor3 v17.16b, v25.16b, v17.16b, v26.16b /* x2n_1 = eor3(m2_acc_6, p2_3_1, g1x2) */
-	eor v2.16b, v3.16b, v2.16b /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
-	eor3 v0.16b, v6.16b, v0.16b, v2.16b /* m3_acc_6 = eor3(p2_0_1, p2_1_1, m3_acc_5) */
+	eor v2.16b, v20.16b, v2.16b /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	tbl v20.16b, {v28.16b}, v15.16b /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	tbl v18.16b, {v1.16b}, v18.16b /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
+	eor v18.16b, v20.16b, v18.16b /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
+	eor v20.16b, v0.16b, v3.16b /* m0_acc_6 = xor(p2_1_1, p1_2_1) */
+	eor3 v25.16b, v23.16b, v26.16b, v20.16b /* m0_acc_8 = eor3(p1_0_1, p1_1_1, m0_acc_6) */
+	eor3 v25.16b, v2.16b, v18.16b, v25.16b /* m0_acc_9 = eor3(p2_2_1, p2_3_1, m0_acc_8) */
+	ldr q27, [sp, #64] /* reload g1x0.2 */
+	eor v25.16b, v27.16b, v25.16b /* x0n_1 = xor(g1x0, m0_acc_9) */
+	eor v3.16b, v3.16b, v2.16b /* m1_acc_6 = xor(p1_2_1, p2_2_1) */
+	eor v18.16b, v4.16b, v18.16b /* m1_acc_7 = xor(p1_3_1, p2_3_1) */
+	eor3 v3.16b, v6.16b, v26.16b, v3.16b /* m1_acc_8 = eor3(p2_0_1, p1_1_1, m1_acc_6) */
+	ldr q27, [sp, #112] /* reload g1x1.2 */
+	eor3 v3.16b, v3.16b, v18.16b, v27.16b /* x1n_1 = eor3(m1_acc_8, m1_acc_7, g1x1) */
+	eor v6.16b, v23.16b, v6.16b /* m2_acc_5 = xor(p1_0_1, p2_0_1) */
+	eor3 v18.16b, v6.16b, v20.16b, v18.16b /* m2_acc_9 = eor3(m2_acc_5, m0_acc_6, m1_acc_7) */
+	ldr q20, [sp, #80] /* reload g1x2.2 */
+	eor v18.16b, v20.16b, v18.16b /* x2n_1 = xor(g1x2, m2_acc_9) */
+	eor3 v0.16b, v26.16b, v0.16b, v6.16b /* m3_acc_8 = eor3(p1_1_1, p2_1_1, m2_acc_5) */
+	eor3 v0.16b, v2.16b, v4.16b, v0.16b /* m3_acc_9 = eor3(p2_2_1, p1_3_1, m3_acc_8) */
 	ldr q2, [sp, #128] /* reload g1x3.2 */
-	eor3 v0.16b, v0.16b, v4.16b, v2.16b /* x3n_1 = eor3(m3_acc_6, p1_3_1, g1x3) */
+	eor v0.16b, v2.16b, v0.16b /* x3n_1 = xor(g1x3, m3_acc_9) */
 
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x5, #16
 	ld1r {v2.4s}, [x17] /* rk0_1 = bcast32() */
 	add x17, x5, #20
-	ld1r {v3.4s}, [x17] /* rk1_1 = bcast32() */
+	ld1r {v4.4s}, [x17] /* rk1_1 = bcast32() */
 	add x17, x5, #24
-	ld1r {v4.4s}, [x17] /* rk2_1 = bcast32() */
+	ld1r {v6.4s}, [x17] /* rk2_1 = bcast32() */
 	add x17, x5, #28
-	ld1r {v6.4s}, [x17] /* rk3_1 = bcast32() */
-	ldr q25, [sp, #160] /* reload g0x8.2 */
+	ld1r {v20.4s}, [x17] /* rk3_1 = bcast32() */
+	ldr q23, [sp, #160] /* reload g0x8.2 */
 	ldr q26, [sp, #320] /* reload g0x12.2 */
-	eor3 v27.16b, v25.16b, v26.16b, v20.16b /* t0_2_1 = eor3(g0x8, g0x12, g0x0) */
+	eor3 v27.16b, v23.16b, v26.16b, v22.16b /* t0_2_1 = eor3(g0x8, g0x12, g0x0) */
 	tbl v27.16b, {v27.16b}, v16.16b /* y0_2_sr = lookup16(t0_2_1, inv_shift_rows) */
 	aese v27.16b, v2.16b /* y0_2_aes = aese(y0_2_sr, rk0_1) */
 	ldr q31, [sp, #288] /* reload g0x9.2 */
 	ldr q15, [sp, #304] /* reload g0x13.2 */
-	eor3 v31.16b, v31.16b, v15.16b, v18.16b /* t1_2_1 = eor3(g0x9, g0x13, g0x1) */
+	eor3 v31.16b, v31.16b, v15.16b, v17.16b /* t1_2_1 = eor3(g0x9, g0x13, g0x1) */
 	tbl v31.16b, {v31.16b}, v16.16b /* y1_2_sr = lookup16(t1_2_1, inv_shift_rows) */
-	aese v31.16b, v3.16b /* y1_2_aes = aese(y1_2_sr, rk1_1) */
-	ldr q25, [sp, #256] /* reload g0x10.2 */
+	aese v31.16b, v4.16b /* y1_2_aes = aese(y1_2_sr, rk1_1) */
+	ldr q23, [sp, #256] /* reload g0x10.2 */
 	ldr q15, [sp, #272] /* reload g0x14.2 */
-	eor3 v25.16b, v25.16b, v15.16b, v7.16b /* t2_2_1 = eor3(g0x10, g0x14, g0x2) */
-	tbl v25.16b, {v25.16b}, v16.16b /* y2_2_sr = lookup16(t2_2_1, inv_shift_rows) */
-	aese v25.16b, v4.16b /* y2_2_aes = aese(y2_2_sr, rk2_1) */
+	eor3 v23.16b, v23.16b, v15.16b, v7.16b /* t2_2_1 = eor3(g0x10, g0x14, g0x2) */
+	tbl v23.16b, {v23.16b}, v16.16b /* y2_2_sr = lookup16(t2_2_1, inv_shift_rows) */
+	aese v23.16b, v6.16b /* y2_2_aes = aese(y2_2_sr, rk2_1) */
 	ldr q15, [sp, #224] /* reload g0x11.2 */
 	ldr q26, [sp, #240] /* reload g0x15.2 */
 	eor3 v15.16b, v15.16b, v26.16b, v5.16b /* t3_2_1 = eor3(g0x11, g0x15, g0x3) */
 	tbl v15.16b, {v15.16b}, v16.16b /* y3_2_sr = lookup16(t3_2_1, inv_shift_rows) */
-	aese v15.16b, v6.16b /* y3_2_aes = aese(y3_2_sr, rk3_1) */
+	aese v15.16b, v20.16b /* y3_2_aes = aese(y3_2_sr, rk3_1) */
 	and v26.16b, v27.16b, v19.16b /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* y0_2_aes_hi = shr(y0_2_aes) */
 	str q5, [sp, #368] /* spill g0x3.3 */
-	tbl v5.16b, {v22.16b}, v26.16b /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
+	tbl v5.16b, {v21.16b}, v26.16b /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
 	str q7, [sp, #384] /* spill g0x2.3 */
 	tbl v7.16b, {v24.16b}, v27.16b /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
 	eor v5.16b, v5.16b, v7.16b /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
 	and v7.16b, v31.16b, v19.16b /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* y1_2_aes_hi = shr(y1_2_aes) */
-	str q18, [sp, #400] /* spill g0x1.3 */
-	tbl v18.16b, {v22.16b}, v7.16b /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
-	str q20, [sp, #416] /* spill g0x0.3 */
-	tbl v20.16b, {v24.16b}, v31.16b /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
-	eor v18.16b, v18.16b, v20.16b /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
-	and v20.16b, v25.16b, v19.16b /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* y2_2_aes_hi = shr(y2_2_aes) */
+	str q17, [sp, #400] /* spill g0x1.3 */
+	tbl v17.16b, {v21.16b}, v7.16b /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
+	str q22, [sp, #416] /* spill g0x0.3 */
+	tbl v22.16b, {v24.16b}, v31.16b /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
+	eor v17.16b, v17.16b, v22.16b /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
+	and v22.16b, v23.16b, v19.16b /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* y2_2_aes_hi = shr(y2_2_aes) */
 	str q30, [sp, #432] /* spill g1x5.2 */
-	tbl v30.16b, {v22.16b}, v20.16b /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	tbl v30.16b, {v21.16b}, v22.16b /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
 	str q29, [sp, #448] /* spill g1x4.2 */
-	tbl v29.16b, {v24.16b}, v25.16b /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	tbl v29.16b, {v24.16b}, v23.16b /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
 	eor v29.16b, v30.16b, v29.16b /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
 	and v30.16b, v15.16b, v19.16b /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_2_aes_hi = shr(y3_2_aes) */
-	tbl v22.16b, {v22.16b}, v30.16b /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
+	tbl v21.16b, {v21.16b}, v30.16b /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
 	tbl v24.16b, {v24.16b}, v15.16b /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
-	eor v22.16b, v22.16b, v24.16b /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	eor v21.16b, v21.16b, v24.16b /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
 	tbl v24.16b, {v28.16b}, v26.16b /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
 	tbl v26.16b, {v1.16b}, v27.16b /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
 	eor v24.16b, v24.16b, v26.16b /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
 	tbl v7.16b, {v28.16b}, v7.16b /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
 	tbl v26.16b, {v1.16b}, v31.16b /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
 	eor v7.16b, v7.16b, v26.16b /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
-	tbl v20.16b, {v28.16b}, v20.16b /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
-	tbl v25.16b, {v1.16b}, v25.16b /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
-	eor v20.16b, v20.16b, v25.16b /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
-	tbl v25.16b, {v28.16b}, v30.16b /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
+	tbl v22.16b, {v28.16b}, v22.16b /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
+	tbl v23.16b, {v1.16b}, v23.16b /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
+	eor v22.16b, v22.16b, v23.16b /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
+	tbl v23.16b, {v28.16b}, v30.16b /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
 	tbl v26.16b, {v1.16b}, v15.16b /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
-	eor v25.16b, v25.16b, v26.16b /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
-	eor v26.16b, v20.16b, v22.16b /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
-	eor3 v26.16b, v5.16b, v7.16b, v26.16b /* m0_acc_10 = eor3(p1_0_2, p2_1_2, m0_acc_9) */
-	ldr q27, [sp, #144] /* reload g0x4.2 */
-	eor3 v26.16b, v26.16b, v25.16b, v27.16b /* x0n_2 = eor3(m0_acc_10, p2_3_2, g0x4) */
-	eor v27.16b, v18.16b, v20.16b /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
-	eor3 v5.16b, v5.16b, v24.16b, v27.16b /* m1_acc_10 = eor3(p1_0_2, p2_0_2, m1_acc_9) */
-	ldr q27, [sp, #176] /* reload g0x5.2 */
-	eor3 v5.16b, v5.16b, v25.16b, v27.16b /* x1n_2 = eor3(m1_acc_10, p2_3_2, g0x5) */
-	eor v27.16b, v7.16b, v29.16b /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
-	eor3 v18.16b, v24.16b, v18.16b, v27.16b /* m2_acc_10 = eor3(p2_0_2, p1_1_2, m2_acc_9) */
-	ldr q27, [sp, #192] /* reload g0x6.2 */
-	eor3 v18.16b, v18.16b, v25.16b, v27.16b /* x2n_2 = eor3(m2_acc_10, p2_3_2, g0x6) */
-	eor v20.16b, v29.16b, v20.16b /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
-	eor3 v7.16b, v24.16b, v7.16b, v20.16b /* m3_acc_10 = eor3(p2_0_2, p2_1_2, m3_acc_9) */
-	ldr q20, [sp, #208] /* reload g0x7.2 */
-	eor3 v7.16b, v7.16b, v22.16b, v20.16b /* x3n_2 = eor3(m3_acc_10, p1_3_2, g0x7) */
-	eor3 v20.16b, v9.16b, v12.16b, v21.16b /* t0_3_1 = eor3(g1x8, g1x12, g1x0) */
-	tbl v20.16b, {v20.16b}, v16.16b /* y0_3_sr = lookup16(t0_3_1, inv_shift_rows) */
-	aese v20.16b, v2.16b /* y0_3_aes = aese(y0_3_sr, rk0_1) */
-	eor3 v2.16b, v8.16b, v13.16b, v23.16b /* t1_3_1 = eor3(g1x9, g1x13, g1x1) */
+	eor v23.16b, v23.16b, v26.16b /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
+	eor v26.16b, v7.16b, v29.16b /* m0_acc_11 = xor(p2_1_2, p1_2_2) */
+	eor3 v27.16b, v5.16b, v17.16b, v26.16b /* m0_acc_13 = eor3(p1_0_2, p1_1_2, m0_acc_11) */
+	eor3 v27.16b, v22.16b, v23.16b, v27.16b /* m0_acc_14 = eor3(p2_2_2, p2_3_2, m0_acc_13) */
+	ldr q30, [sp, #144] /* reload g0x4.2 */
+	eor v27.16b, v30.16b, v27.16b /* x0n_2 = xor(g0x4, m0_acc_14) */
+	eor v29.16b, v29.16b, v22.16b /* m1_acc_11 = xor(p1_2_2, p2_2_2) */
+	eor v23.16b, v21.16b, v23.16b /* m1_acc_12 = xor(p1_3_2, p2_3_2) */
+	eor3 v29.16b, v24.16b, v17.16b, v29.16b /* m1_acc_13 = eor3(p2_0_2, p1_1_2, m1_acc_11) */
+	ldr q30, [sp, #176] /* reload g0x5.2 */
+	eor3 v29.16b, v29.16b, v23.16b, v30.16b /* x1n_2 = eor3(m1_acc_13, m1_acc_12, g0x5) */
+	eor v5.16b, v5.16b, v24.16b /* m2_acc_10 = xor(p1_0_2, p2_0_2) */
+	eor3 v23.16b, v5.16b, v26.16b, v23.16b /* m2_acc_14 = eor3(m2_acc_10, m0_acc_11, m1_acc_12) */
+	ldr q24, [sp, #192] /* reload g0x6.2 */
+	eor v23.16b, v24.16b, v23.16b /* x2n_2 = xor(g0x6, m2_acc_14) */
+	eor3 v5.16b, v17.16b, v7.16b, v5.16b /* m3_acc_13 = eor3(p1_1_2, p2_1_2, m2_acc_10) */
+	eor3 v5.16b, v22.16b, v21.16b, v5.16b /* m3_acc_14 = eor3(p2_2_2, p1_3_2, m3_acc_13) */
+	ldr q7, [sp, #208] /* reload g0x7.2 */
+	eor v5.16b, v7.16b, v5.16b /* x3n_2 = xor(g0x7, m3_acc_14) */
+	eor3 v7.16b, v9.16b, v12.16b, v25.16b /* t0_3_1 = eor3(g1x8, g1x12, g1x0) */
+	tbl v7.16b, {v7.16b}, v16.16b /* y0_3_sr = lookup16(t0_3_1, inv_shift_rows) */
+	aese v7.16b, v2.16b /* y0_3_aes = aese(y0_3_sr, rk0_1) */
+	eor3 v2.16b, v8.16b, v13.16b, v3.16b /* t1_3_1 = eor3(g1x9, g1x13, g1x1) */
 	tbl v2.16b, {v2.16b}, v16.16b /* y1_3_sr = lookup16(t1_3_1, inv_shift_rows) */
-	aese v2.16b, v3.16b /* y1_3_aes = aese(y1_3_sr, rk1_1) */
-	eor3 v3.16b, v10.16b, v14.16b, v17.16b /* t2_3_1 = eor3(g1x10, g1x14, g1x2) */
-	tbl v3.16b, {v3.16b}, v16.16b /* y2_3_sr = lookup16(t2_3_1, inv_shift_rows) */
-	aese v3.16b, v4.16b /* y2_3_aes = aese(y2_3_sr, rk2_1) */
-	ldr q4, [sp, #96] /* reload g1x15.2 */
-	eor3 v22.16b, v11.16b, v4.16b, v0.16b /* t3_3_1 = eor3(g1x11, g1x15, g1x3) */
-	tbl v22.16b, {v22.16b}, v16.16b /* y3_3_sr = lookup16(t3_3_1, inv_shift_rows) */
-	aese v22.16b, v6.16b /* y3_3_aes = aese(y3_3_sr, rk3_1) */
-	and v6.16b, v20.16b, v19.16b /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* y0_3_aes_hi = shr(y0_3_aes) */
+	aese v2.16b, v4.16b /* y1_3_aes = aese(y1_3_sr, rk1_1) */
+	eor3 v4.16b, v10.16b, v14.16b, v18.16b /* t2_3_1 = eor3(g1x10, g1x14, g1x2) */
+	tbl v4.16b, {v4.16b}, v16.16b /* y2_3_sr = lookup16(t2_3_1, inv_shift_rows) */
+	aese v4.16b, v6.16b /* y2_3_aes = aese(y2_3_sr, rk2_1) */
+	ldr q6, [sp, #96] /* reload g1x15.2 */
+	eor3 v17.16b, v11.16b, v6.16b, v0.16b /* t3_3_1 = eor3(g1x11, g1x15, g1x3) */
+	tbl v17.16b, {v17.16b}, v16.16b /* y3_3_sr = lookup16(t3_3_1, inv_shift_rows) */
+	aese v17.16b, v20.16b /* y3_3_aes = aese(y3_3_sr, rk3_1) */
+	and v20.16b, v7.16b, v19.16b /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* y0_3_aes_hi = shr(y0_3_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1
-	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v25.16b, {v24.16b}, v6.16b /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v22.16b, {v21.16b}, v20.16b /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1
-	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v29.16b, {v27.16b}, v20.16b /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
-	eor v25.16b, v25.16b, v29.16b /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
-	and v29.16b, v2.16b, v19.16b /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v26.16b, {v24.16b}, v7.16b /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	eor v22.16b, v22.16b, v26.16b /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
+	and v26.16b, v2.16b, v19.16b /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* y1_3_aes_hi = shr(y1_3_aes) */
-	tbl v30.16b, {v24.16b}, v29.16b /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
-	tbl v31.16b, {v27.16b}, v2.16b /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	tbl v30.16b, {v21.16b}, v26.16b /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	tbl v31.16b, {v24.16b}, v2.16b /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
 	eor v30.16b, v30.16b, v31.16b /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
-	and v31.16b, v3.16b, v19.16b /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* y2_3_aes_hi = shr(y2_3_aes) */
-	tbl v15.16b, {v24.16b}, v31.16b /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
-	tbl v4.16b, {v27.16b}, v3.16b /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
-	eor v4.16b, v15.16b, v4.16b /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
-	and v15.16b, v22.16b, v19.16b /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* y3_3_aes_hi = shr(y3_3_aes) */
+	and v31.16b, v4.16b, v19.16b /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* y2_3_aes_hi = shr(y2_3_aes) */
+	tbl v15.16b, {v21.16b}, v31.16b /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	tbl v6.16b, {v24.16b}, v4.16b /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	eor v6.16b, v15.16b, v6.16b /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	and v15.16b, v17.16b, v19.16b /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* y3_3_aes_hi = shr(y3_3_aes) */
 	str q11, [sp, #208] /* spill g1x11.2 */
-	tbl v11.16b, {v24.16b}, v15.16b /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	tbl v11.16b, {v21.16b}, v15.16b /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
 	str q10, [sp, #192] /* spill g1x10.2 */
-	tbl v10.16b, {v27.16b}, v22.16b /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
+	tbl v10.16b, {v24.16b}, v17.16b /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
 	eor v10.16b, v11.16b, v10.16b /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
-	tbl v6.16b, {v28.16b}, v6.16b /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
-	tbl v20.16b, {v1.16b}, v20.16b /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
-	eor v6.16b, v6.16b, v20.16b /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
-	tbl v20.16b, {v28.16b}, v29.16b /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	tbl v20.16b, {v28.16b}, v20.16b /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
+	tbl v7.16b, {v1.16b}, v7.16b /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	eor v7.16b, v20.16b, v7.16b /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
+	tbl v20.16b, {v28.16b}, v26.16b /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
 	tbl v2.16b, {v1.16b}, v2.16b /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
 	eor v2.16b, v20.16b, v2.16b /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
 	tbl v20.16b, {v28.16b}, v31.16b /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
-	tbl v3.16b, {v1.16b}, v3.16b /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
-	eor v3.16b, v20.16b, v3.16b /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	tbl v4.16b, {v1.16b}, v4.16b /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
+	eor v4.16b, v20.16b, v4.16b /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
 	tbl v20.16b, {v28.16b}, v15.16b /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
-	tbl v22.16b, {v1.16b}, v22.16b /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
-	eor v20.16b, v20.16b, v22.16b /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
-	eor v22.16b, v3.16b, v10.16b /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
-	eor3 v22.16b, v25.16b, v2.16b, v22.16b /* m0_acc_14 = eor3(p1_0_3, p2_1_3, m0_acc_13) */
-	ldr q29, [sp, #448] /* reload g1x4.2 */
-	eor3 v22.16b, v22.16b, v20.16b, v29.16b /* x0n_3 = eor3(m0_acc_14, p2_3_3, g1x4) */
-	eor v29.16b, v30.16b, v3.16b /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
-	eor3 v25.16b, v25.16b, v6.16b, v29.16b /* m1_acc_14 = eor3(p1_0_3, p2_0_3, m1_acc_13) */
-	ldr q29, [sp, #432] /* reload g1x5.2 */
-	eor3 v25.16b, v25.16b, v20.16b, v29.16b /* x1n_3 = eor3(m1_acc_14, p2_3_3, g1x5) */
-	eor v29.16b, v2.16b, v4.16b /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
-	eor3 v29.16b, v6.16b, v30.16b, v29.16b /* m2_acc_14 = eor3(p2_0_3, p1_1_3, m2_acc_13) */
-	ldr q30, [sp, #352] /* reload g1x6.2 */
-	eor3 v20.16b, v29.16b, v20.16b, v30.16b /* x2n_3 = eor3(m2_acc_14, p2_3_3, g1x6) */
-	eor v3.16b, v4.16b, v3.16b /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
-	eor3 v2.16b, v6.16b, v2.16b, v3.16b /* m3_acc_14 = eor3(p2_0_3, p2_1_3, m3_acc_13) */
-	ldr q3, [sp, #336] /* reload g1x7.2 */
-	eor3 v2.16b, v2.16b, v10.16b, v3.16b /* x3n_3 = eor3(m3_acc_14, p1_3_3, g1x7) */
+	tbl v17.16b, {v1.16b}, v17.16b /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
+	eor v17.16b, v20.16b, v17.16b /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	eor v20.16b, v2.16b, v6.16b /* m0_acc_16 = xor(p2_1_3, p1_2_3) */
+	eor3 v26.16b, v22.16b, v30.16b, v20.16b /* m0_acc_18 = eor3(p1_0_3, p1_1_3, m0_acc_16) */
+	eor3 v26.16b, v4.16b, v17.16b, v26.16b /* m0_acc_19 = eor3(p2_2_3, p2_3_3, m0_acc_18) */
+	ldr q31, [sp, #448] /* reload g1x4.2 */
+	eor v26.16b, v31.16b, v26.16b /* x0n_3 = xor(g1x4, m0_acc_19) */
+	eor v6.16b, v6.16b, v4.16b /* m1_acc_16 = xor(p1_2_3, p2_2_3) */
+	eor v17.16b, v10.16b, v17.16b /* m1_acc_17 = xor(p1_3_3, p2_3_3) */
+	eor3 v6.16b, v7.16b, v30.16b, v6.16b /* m1_acc_18 = eor3(p2_0_3, p1_1_3, m1_acc_16) */
+	ldr q31, [sp, #432] /* reload g1x5.2 */
+	eor3 v6.16b, v6.16b, v17.16b, v31.16b /* x1n_3 = eor3(m1_acc_18, m1_acc_17, g1x5) */
+	eor v7.16b, v22.16b, v7.16b /* m2_acc_15 = xor(p1_0_3, p2_0_3) */
+	eor3 v17.16b, v7.16b, v20.16b, v17.16b /* m2_acc_19 = eor3(m2_acc_15, m0_acc_16, m1_acc_17) */
+	ldr q20, [sp, #352] /* reload g1x6.2 */
+	eor v17.16b, v20.16b, v17.16b /* x2n_3 = xor(g1x6, m2_acc_19) */
+	eor3 v2.16b, v30.16b, v2.16b, v7.16b /* m3_acc_18 = eor3(p1_1_3, p2_1_3, m2_acc_15) */
+	eor3 v2.16b, v4.16b, v10.16b, v2.16b /* m3_acc_19 = eor3(p2_2_3, p1_3_3, m3_acc_18) */
+	ldr q4, [sp, #336] /* reload g1x7.2 */
+	eor v2.16b, v4.16b, v2.16b /* x3n_3 = xor(g1x7, m3_acc_19) */
 
 	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	add x17, x5, #32
-	ld1r {v3.4s}, [x17] /* rk0_2 = bcast32() */
+	ld1r {v4.4s}, [x17] /* rk0_2 = bcast32() */
 	add x17, x5, #36
-	ld1r {v4.4s}, [x17] /* rk1_2 = bcast32() */
+	ld1r {v7.4s}, [x17] /* rk1_2 = bcast32() */
 	add x17, x5, #40
-	ld1r {v6.4s}, [x17] /* rk2_2 = bcast32() */
+	ld1r {v20.4s}, [x17] /* rk2_2 = bcast32() */
 	add x17, x5, #44
-	ld1r {v29.4s}, [x17] /* rk3_2 = bcast32() */
+	ld1r {v22.4s}, [x17] /* rk3_2 = bcast32() */
 	ldr q30, [sp, #320] /* reload g0x12.2 */
 	ldr q31, [sp, #416] /* reload g0x0.3 */
-	eor3 v10.16b, v30.16b, v31.16b, v26.16b /* t0_4_1 = eor3(g0x12, g0x0, g0x4) */
+	eor3 v10.16b, v30.16b, v31.16b, v27.16b /* t0_4_1 = eor3(g0x12, g0x0, g0x4) */
 	tbl v10.16b, {v10.16b}, v16.16b /* y0_4_sr = lookup16(t0_4_1, inv_shift_rows) */
-	aese v10.16b, v3.16b /* y0_4_aes = aese(y0_4_sr, rk0_2) */
+	aese v10.16b, v4.16b /* y0_4_aes = aese(y0_4_sr, rk0_2) */
 	ldr q11, [sp, #304] /* reload g0x13.2 */
 	ldr q15, [sp, #400] /* reload g0x1.3 */
-	eor3 v11.16b, v11.16b, v15.16b, v5.16b /* t1_4_1 = eor3(g0x13, g0x1, g0x5) */
+	eor3 v11.16b, v11.16b, v15.16b, v29.16b /* t1_4_1 = eor3(g0x13, g0x1, g0x5) */
 	tbl v11.16b, {v11.16b}, v16.16b /* y1_4_sr = lookup16(t1_4_1, inv_shift_rows) */
-	aese v11.16b, v4.16b /* y1_4_aes = aese(y1_4_sr, rk1_2) */
+	aese v11.16b, v7.16b /* y1_4_aes = aese(y1_4_sr, rk1_2) */
 	ldr q30, [sp, #272] /* reload g0x14.2 */
 	ldr q15, [sp, #384] /* reload g0x2.3 */
-	eor3 v30.16b, v30.16b, v15.16b, v18.16b /* t2_4_1 = eor3(g0x14, g0x2, g0x6) */
+	eor3 v30.16b, v30.16b, v15.16b, v23.16b /* t2_4_1 = eor3(g0x14, g0x2, g0x6) */
 	tbl v30.16b, {v30.16b}, v16.16b /* y2_4_sr = lookup16(t2_4_1, inv_shift_rows) */
-	aese v30.16b, v6.16b /* y2_4_aes = aese(y2_4_sr, rk2_2) */
+	aese v30.16b, v20.16b /* y2_4_aes = aese(y2_4_sr, rk2_2) */
 	ldr q15, [sp, #240] /* reload g0x15.2 */
 	ldr q31, [sp, #368] /* reload g0x3.3 */
-	eor3 v15.16b, v15.16b, v31.16b, v7.16b /* t3_4_1 = eor3(g0x15, g0x3, g0x7) */
+	eor3 v15.16b, v15.16b, v31.16b, v5.16b /* t3_4_1 = eor3(g0x15, g0x3, g0x7) */
 	tbl v15.16b, {v15.16b}, v16.16b /* y3_4_sr = lookup16(t3_4_1, inv_shift_rows) */
-	aese v15.16b, v29.16b /* y3_4_aes = aese(y3_4_sr, rk3_2) */
+	aese v15.16b, v22.16b /* y3_4_aes = aese(y3_4_sr, rk3_2) */
 	and v31.16b, v10.16b, v19.16b /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* y0_4_aes_hi = shr(y0_4_aes) */
-	str q7, [sp, #336] /* spill g0x7.3 */
-	tbl v7.16b, {v24.16b}, v31.16b /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	str q18, [sp, #352] /* spill g0x6.3 */
-	tbl v18.16b, {v27.16b}, v10.16b /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
-	eor v7.16b, v7.16b, v18.16b /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
-	and v18.16b, v11.16b, v19.16b /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	str q5, [sp, #336] /* spill g0x7.3 */
+	tbl v5.16b, {v21.16b}, v31.16b /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
+	str q23, [sp, #352] /* spill g0x6.3 */
+	tbl v23.16b, {v24.16b}, v10.16b /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	eor v5.16b, v5.16b, v23.16b /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
+	and v23.16b, v11.16b, v19.16b /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* y1_4_aes_hi = shr(y1_4_aes) */
-	str q5, [sp, #432] /* spill g0x5.3 */
-	tbl v5.16b, {v24.16b}, v18.16b /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
-	str q26, [sp, #448] /* spill g0x4.3 */
-	tbl v26.16b, {v27.16b}, v11.16b /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
-	eor v5.16b, v5.16b, v26.16b /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
-	and v26.16b, v30.16b, v19.16b /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
+	str q29, [sp, #432] /* spill g0x5.3 */
+	tbl v29.16b, {v21.16b}, v23.16b /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	str q27, [sp, #448] /* spill g0x4.3 */
+	tbl v27.16b, {v24.16b}, v11.16b /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	eor v27.16b, v29.16b, v27.16b /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
+	and v29.16b, v30.16b, v19.16b /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* y2_4_aes_hi = shr(y2_4_aes) */
 	str q8, [sp, #176] /* spill g1x9.2 */
-	tbl v8.16b, {v24.16b}, v26.16b /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	tbl v8.16b, {v21.16b}, v29.16b /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
 	str q9, [sp, #144] /* spill g1x8.2 */
-	tbl v9.16b, {v27.16b}, v30.16b /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	tbl v9.16b, {v24.16b}, v30.16b /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
 	eor v8.16b, v8.16b, v9.16b /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
 	and v9.16b, v15.16b, v19.16b /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_4_aes_hi = shr(y3_4_aes) */
-	tbl v24.16b, {v24.16b}, v9.16b /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
-	tbl v27.16b, {v27.16b}, v15.16b /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
-	eor v24.16b, v24.16b, v27.16b /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
-	tbl v27.16b, {v28.16b}, v31.16b /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	tbl v21.16b, {v21.16b}, v9.16b /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	tbl v24.16b, {v24.16b}, v15.16b /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
+	eor v21.16b, v21.16b, v24.16b /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
+	tbl v24.16b, {v28.16b}, v31.16b /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
 	tbl v31.16b, {v1.16b}, v10.16b /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
-	eor v27.16b, v27.16b, v31.16b /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
-	tbl v18.16b, {v28.16b}, v18.16b /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	eor v24.16b, v24.16b, v31.16b /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
+	tbl v23.16b, {v28.16b}, v23.16b /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
 	tbl v31.16b, {v1.16b}, v11.16b /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
-	eor v18.16b, v18.16b, v31.16b /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
-	tbl v26.16b, {v28.16b}, v26.16b /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
+	eor v23.16b, v23.16b, v31.16b /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
+	tbl v29.16b, {v28.16b}, v29.16b /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
 	tbl v30.16b, {v1.16b}, v30.16b /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
-	eor v26.16b, v26.16b, v30.16b /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
+	eor v29.16b, v29.16b, v30.16b /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
 	tbl v30.16b, {v28.16b}, v9.16b /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
 	tbl v31.16b, {v1.16b}, v15.16b /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
 	eor v30.16b, v30.16b, v31.16b /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
-	eor v31.16b, v26.16b, v24.16b /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
-	eor3 v31.16b, v7.16b, v18.16b, v31.16b /* m0_acc_18 = eor3(p1_0_4, p2_1_4, m0_acc_17) */
-	ldr q9, [sp, #160] /* reload g0x8.2 */
-	eor3 v31.16b, v31.16b, v30.16b, v9.16b /* x0n_4 = eor3(m0_acc_18, p2_3_4, g0x8) */
-	eor v9.16b, v5.16b, v26.16b /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
-	eor3 v7.16b, v7.16b, v27.16b, v9.16b /* m1_acc_18 = eor3(p1_0_4, p2_0_4, m1_acc_17) */
-	ldr q9, [sp, #288] /* reload g0x9.2 */
-	eor3 v7.16b, v7.16b, v30.16b, v9.16b /* x1n_4 = eor3(m1_acc_18, p2_3_4, g0x9) */
-	eor v9.16b, v18.16b, v8.16b /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
-	eor3 v5.16b, v27.16b, v5.16b, v9.16b /* m2_acc_18 = eor3(p2_0_4, p1_1_4, m2_acc_17) */
-	ldr q9, [sp, #256] /* reload g0x10.2 */
-	eor3 v5.16b, v5.16b, v30.16b, v9.16b /* x2n_4 = eor3(m2_acc_18, p2_3_4, g0x10) */
-	eor v26.16b, v8.16b, v26.16b /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
-	eor3 v18.16b, v27.16b, v18.16b, v26.16b /* m3_acc_18 = eor3(p2_0_4, p2_1_4, m3_acc_17) */
-	ldr q26, [sp, #224] /* reload g0x11.2 */
-	eor3 v18.16b, v18.16b, v24.16b, v26.16b /* x3n_4 = eor3(m3_acc_18, p1_3_4, g0x11) */
-	eor3 v24.16b, v12.16b, v21.16b, v22.16b /* t0_5_1 = eor3(g1x12, g1x0, g1x4) */
-	tbl v24.16b, {v24.16b}, v16.16b /* y0_5_sr = lookup16(t0_5_1, inv_shift_rows) */
-	aese v24.16b, v3.16b /* y0_5_aes = aese(y0_5_sr, rk0_2) */
-	eor3 v3.16b, v13.16b, v23.16b, v25.16b /* t1_5_1 = eor3(g1x13, g1x1, g1x5) */
-	tbl v3.16b, {v3.16b}, v16.16b /* y1_5_sr = lookup16(t1_5_1, inv_shift_rows) */
-	aese v3.16b, v4.16b /* y1_5_aes = aese(y1_5_sr, rk1_2) */
-	eor3 v4.16b, v14.16b, v17.16b, v20.16b /* t2_5_1 = eor3(g1x14, g1x2, g1x6) */
-	tbl v4.16b, {v4.16b}, v16.16b /* y2_5_sr = lookup16(t2_5_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y2_5_aes = aese(y2_5_sr, rk2_2) */
-	ldr q6, [sp, #96] /* reload g1x15.2 */
-	eor3 v26.16b, v6.16b, v0.16b, v2.16b /* t3_5_1 = eor3(g1x15, g1x3, g1x7) */
-	tbl v26.16b, {v26.16b}, v16.16b /* y3_5_sr = lookup16(t3_5_1, inv_shift_rows) */
-	aese v26.16b, v29.16b /* y3_5_aes = aese(y3_5_sr, rk3_2) */
-	and v27.16b, v24.16b, v19.16b /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* y0_5_aes_hi = shr(y0_5_aes) */
+	eor v31.16b, v23.16b, v8.16b /* m0_acc_21 = xor(p2_1_4, p1_2_4) */
+	eor3 v9.16b, v5.16b, v27.16b, v31.16b /* m0_acc_23 = eor3(p1_0_4, p1_1_4, m0_acc_21) */
+	eor3 v9.16b, v29.16b, v30.16b, v9.16b /* m0_acc_24 = eor3(p2_2_4, p2_3_4, m0_acc_23) */
+	ldr q10, [sp, #160] /* reload g0x8.2 */
+	eor v9.16b, v10.16b, v9.16b /* x0n_4 = xor(g0x8, m0_acc_24) */
+	eor v8.16b, v8.16b, v29.16b /* m1_acc_21 = xor(p1_2_4, p2_2_4) */
+	eor v30.16b, v21.16b, v30.16b /* m1_acc_22 = xor(p1_3_4, p2_3_4) */
+	eor3 v8.16b, v24.16b, v27.16b, v8.16b /* m1_acc_23 = eor3(p2_0_4, p1_1_4, m1_acc_21) */
+	ldr q10, [sp, #288] /* reload g0x9.2 */
+	eor3 v8.16b, v8.16b, v30.16b, v10.16b /* x1n_4 = eor3(m1_acc_23, m1_acc_22, g0x9) */
+	eor v5.16b, v5.16b, v24.16b /* m2_acc_20 = xor(p1_0_4, p2_0_4) */
+	eor3 v24.16b, v5.16b, v31.16b, v30.16b /* m2_acc_24 = eor3(m2_acc_20, m0_acc_21, m1_acc_22) */
+	ldr q30, [sp, #256] /* reload g0x10.2 */
+	eor v24.16b, v30.16b, v24.16b /* x2n_4 = xor(g0x10, m2_acc_24) */
+	eor3 v5.16b, v27.16b, v23.16b, v5.16b /* m3_acc_23 = eor3(p1_1_4, p2_1_4, m2_acc_20) */
+	eor3 v5.16b, v29.16b, v21.16b, v5.16b /* m3_acc_24 = eor3(p2_2_4, p1_3_4, m3_acc_23) */
+	ldr q21, [sp, #224] /* reload g0x11.2 */
+	eor v5.16b, v21.16b, v5.16b /* x3n_4 = xor(g0x11, m3_acc_24) */
+	eor3 v21.16b, v12.16b, v25.16b, v26.16b /* t0_5_1 = eor3(g1x12, g1x0, g1x4) */
+	tbl v21.16b, {v21.16b}, v16.16b /* y0_5_sr = lookup16(t0_5_1, inv_shift_rows) */
+	aese v21.16b, v4.16b /* y0_5_aes = aese(y0_5_sr, rk0_2) */
+	eor3 v4.16b, v13.16b, v3.16b, v6.16b /* t1_5_1 = eor3(g1x13, g1x1, g1x5) */
+	tbl v4.16b, {v4.16b}, v16.16b /* y1_5_sr = lookup16(t1_5_1, inv_shift_rows) */
+	aese v4.16b, v7.16b /* y1_5_aes = aese(y1_5_sr, rk1_2) */
+	eor3 v7.16b, v14.16b, v18.16b, v17.16b /* t2_5_1 = eor3(g1x14, g1x2, g1x6) */
+	tbl v7.16b, {v7.16b}, v16.16b /* y2_5_sr = lookup16(t2_5_1, inv_shift_rows) */
+	aese v7.16b, v20.16b /* y2_5_aes = aese(y2_5_sr, rk2_2) */
+	ldr q20, [sp, #96] /* reload g1x15.2 */
+	eor3 v23.16b, v20.16b, v0.16b, v2.16b /* t3_5_1 = eor3(g1x15, g1x3, g1x7) */
+	tbl v23.16b, {v23.16b}, v16.16b /* y3_5_sr = lookup16(t3_5_1, inv_shift_rows) */
+	aese v23.16b, v22.16b /* y3_5_aes = aese(y3_5_sr, rk3_2) */
+	and v22.16b, v21.16b, v19.16b /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* y0_5_aes_hi = shr(y0_5_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v30.16b, {v29.16b}, v27.16b /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v29.16b, {v27.16b}, v22.16b /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1
-	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v9.16b, {v8.16b}, v24.16b /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
-	eor v30.16b, v30.16b, v9.16b /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
-	and v9.16b, v3.16b, v19.16b /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* y1_5_aes_hi = shr(y1_5_aes) */
-	tbl v10.16b, {v29.16b}, v9.16b /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
-	tbl v11.16b, {v8.16b}, v3.16b /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	ldr q30, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v31.16b, {v30.16b}, v21.16b /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	eor v29.16b, v29.16b, v31.16b /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
+	and v31.16b, v4.16b, v19.16b /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* y1_5_aes_hi = shr(y1_5_aes) */
+	tbl v10.16b, {v27.16b}, v31.16b /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	tbl v11.16b, {v30.16b}, v4.16b /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
 	eor v10.16b, v10.16b, v11.16b /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
-	and v11.16b, v4.16b, v19.16b /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y2_5_aes_hi = shr(y2_5_aes) */
-	tbl v15.16b, {v29.16b}, v11.16b /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
-	tbl v6.16b, {v8.16b}, v4.16b /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
-	eor v6.16b, v15.16b, v6.16b /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
-	and v15.16b, v26.16b, v19.16b /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* y3_5_aes_hi = shr(y3_5_aes) */
+	and v11.16b, v7.16b, v19.16b /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* y2_5_aes_hi = shr(y2_5_aes) */
+	tbl v15.16b, {v27.16b}, v11.16b /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	tbl v20.16b, {v30.16b}, v7.16b /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
+	eor v20.16b, v15.16b, v20.16b /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	and v15.16b, v23.16b, v19.16b /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* y3_5_aes_hi = shr(y3_5_aes) */
 	str q14, [sp, #224] /* spill g1x14.2 */
-	tbl v14.16b, {v29.16b}, v15.16b /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
+	tbl v14.16b, {v27.16b}, v15.16b /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
 	str q13, [sp, #256] /* spill g1x13.2 */
-	tbl v13.16b, {v8.16b}, v26.16b /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	tbl v13.16b, {v30.16b}, v23.16b /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
 	eor v13.16b, v14.16b, v13.16b /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
-	tbl v27.16b, {v28.16b}, v27.16b /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
-	tbl v24.16b, {v1.16b}, v24.16b /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
-	eor v24.16b, v27.16b, v24.16b /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
-	tbl v27.16b, {v28.16b}, v9.16b /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
-	tbl v3.16b, {v1.16b}, v3.16b /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
-	eor v3.16b, v27.16b, v3.16b /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
-	tbl v27.16b, {v28.16b}, v11.16b /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
-	eor v4.16b, v27.16b, v4.16b /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
-	tbl v27.16b, {v28.16b}, v15.16b /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
-	tbl v26.16b, {v1.16b}, v26.16b /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
-	eor v26.16b, v27.16b, v26.16b /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
-	eor v27.16b, v4.16b, v13.16b /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
-	eor3 v27.16b, v30.16b, v3.16b, v27.16b /* m0_acc_22 = eor3(p1_0_5, p2_1_5, m0_acc_21) */
-	ldr q9, [sp, #144] /* reload g1x8.2 */
-	eor3 v27.16b, v27.16b, v26.16b, v9.16b /* x0n_5 = eor3(m0_acc_22, p2_3_5, g1x8) */
-	eor v9.16b, v10.16b, v4.16b /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
-	eor3 v30.16b, v30.16b, v24.16b, v9.16b /* m1_acc_22 = eor3(p1_0_5, p2_0_5, m1_acc_21) */
-	ldr q9, [sp, #176] /* reload g1x9.2 */
-	eor3 v30.16b, v30.16b, v26.16b, v9.16b /* x1n_5 = eor3(m1_acc_22, p2_3_5, g1x9) */
-	eor v9.16b, v3.16b, v6.16b /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
-	eor3 v9.16b, v24.16b, v10.16b, v9.16b /* m2_acc_22 = eor3(p2_0_5, p1_1_5, m2_acc_21) */
-	ldr q10, [sp, #192] /* reload g1x10.2 */
-	eor3 v26.16b, v9.16b, v26.16b, v10.16b /* x2n_5 = eor3(m2_acc_22, p2_3_5, g1x10) */
-	eor v4.16b, v6.16b, v4.16b /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
-	eor3 v3.16b, v24.16b, v3.16b, v4.16b /* m3_acc_22 = eor3(p2_0_5, p2_1_5, m3_acc_21) */
-	ldr q4, [sp, #208] /* reload g1x11.2 */
-	eor3 v3.16b, v3.16b, v13.16b, v4.16b /* x3n_5 = eor3(m3_acc_22, p1_3_5, g1x11) */
+	tbl v22.16b, {v28.16b}, v22.16b /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
+	tbl v21.16b, {v1.16b}, v21.16b /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	eor v21.16b, v22.16b, v21.16b /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
+	tbl v22.16b, {v28.16b}, v31.16b /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
+	eor v4.16b, v22.16b, v4.16b /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
+	tbl v22.16b, {v28.16b}, v11.16b /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	tbl v7.16b, {v1.16b}, v7.16b /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
+	eor v7.16b, v22.16b, v7.16b /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	tbl v22.16b, {v28.16b}, v15.16b /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	tbl v23.16b, {v1.16b}, v23.16b /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	eor v22.16b, v22.16b, v23.16b /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
+	eor v23.16b, v4.16b, v20.16b /* m0_acc_26 = xor(p2_1_5, p1_2_5) */
+	eor3 v31.16b, v29.16b, v10.16b, v23.16b /* m0_acc_28 = eor3(p1_0_5, p1_1_5, m0_acc_26) */
+	eor3 v31.16b, v7.16b, v22.16b, v31.16b /* m0_acc_29 = eor3(p2_2_5, p2_3_5, m0_acc_28) */
+	ldr q11, [sp, #144] /* reload g1x8.2 */
+	eor v31.16b, v11.16b, v31.16b /* x0n_5 = xor(g1x8, m0_acc_29) */
+	eor v20.16b, v20.16b, v7.16b /* m1_acc_26 = xor(p1_2_5, p2_2_5) */
+	eor v22.16b, v13.16b, v22.16b /* m1_acc_27 = xor(p1_3_5, p2_3_5) */
+	eor3 v20.16b, v21.16b, v10.16b, v20.16b /* m1_acc_28 = eor3(p2_0_5, p1_1_5, m1_acc_26) */
+	ldr q11, [sp, #176] /* reload g1x9.2 */
+	eor3 v20.16b, v20.16b, v22.16b, v11.16b /* x1n_5 = eor3(m1_acc_28, m1_acc_27, g1x9) */
+	eor v21.16b, v29.16b, v21.16b /* m2_acc_25 = xor(p1_0_5, p2_0_5) */
+	eor3 v22.16b, v21.16b, v23.16b, v22.16b /* m2_acc_29 = eor3(m2_acc_25, m0_acc_26, m1_acc_27) */
+	ldr q23, [sp, #192] /* reload g1x10.2 */
+	eor v22.16b, v23.16b, v22.16b /* x2n_5 = xor(g1x10, m2_acc_29) */
+	eor3 v4.16b, v10.16b, v4.16b, v21.16b /* m3_acc_28 = eor3(p1_1_5, p2_1_5, m2_acc_25) */
+	eor3 v4.16b, v7.16b, v13.16b, v4.16b /* m3_acc_29 = eor3(p2_2_5, p1_3_5, m3_acc_28) */
+	ldr q7, [sp, #208] /* reload g1x11.2 */
+	eor v4.16b, v7.16b, v4.16b /* x3n_5 = xor(g1x11, m3_acc_29) */
 
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	add x17, x5, #48
-	ld1r {v4.4s}, [x17] /* rk0_3 = bcast32() */
+	ld1r {v7.4s}, [x17] /* rk0_3 = bcast32() */
 	add x17, x5, #52
-	ld1r {v6.4s}, [x17] /* rk1_3 = bcast32() */
+	ld1r {v21.4s}, [x17] /* rk1_3 = bcast32() */
 	add x17, x5, #56
-	ld1r {v24.4s}, [x17] /* rk2_3 = bcast32() */
+	ld1r {v23.4s}, [x17] /* rk2_3 = bcast32() */
 	add x17, x5, #60
-	ld1r {v9.4s}, [x17] /* rk3_3 = bcast32() */
+	ld1r {v29.4s}, [x17] /* rk3_3 = bcast32() */
 	ldr q10, [sp, #416] /* reload g0x0.3 */
 	ldr q11, [sp, #448] /* reload g0x4.3 */
-	eor3 v13.16b, v10.16b, v11.16b, v31.16b /* t0_6_1 = eor3(g0x0, g0x4, g0x8) */
+	eor3 v13.16b, v10.16b, v11.16b, v9.16b /* t0_6_1 = eor3(g0x0, g0x4, g0x8) */
 	tbl v13.16b, {v13.16b}, v16.16b /* y0_6_sr = lookup16(t0_6_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_6_aes = aese(y0_6_sr, rk0_3) */
+	aese v13.16b, v7.16b /* y0_6_aes = aese(y0_6_sr, rk0_3) */
 	ldr q14, [sp, #400] /* reload g0x1.3 */
 	ldr q15, [sp, #432] /* reload g0x5.3 */
-	eor3 v14.16b, v14.16b, v15.16b, v7.16b /* t1_6_1 = eor3(g0x1, g0x5, g0x9) */
+	eor3 v14.16b, v14.16b, v15.16b, v8.16b /* t1_6_1 = eor3(g0x1, g0x5, g0x9) */
 	tbl v14.16b, {v14.16b}, v16.16b /* y1_6_sr = lookup16(t1_6_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_6_aes = aese(y1_6_sr, rk1_3) */
+	aese v14.16b, v21.16b /* y1_6_aes = aese(y1_6_sr, rk1_3) */
 	ldr q10, [sp, #384] /* reload g0x2.3 */
 	ldr q15, [sp, #352] /* reload g0x6.3 */
-	eor3 v10.16b, v10.16b, v15.16b, v5.16b /* t2_6_1 = eor3(g0x2, g0x6, g0x10) */
+	eor3 v10.16b, v10.16b, v15.16b, v24.16b /* t2_6_1 = eor3(g0x2, g0x6, g0x10) */
 	tbl v10.16b, {v10.16b}, v16.16b /* y2_6_sr = lookup16(t2_6_1, inv_shift_rows) */
-	aese v10.16b, v24.16b /* y2_6_aes = aese(y2_6_sr, rk2_3) */
+	aese v10.16b, v23.16b /* y2_6_aes = aese(y2_6_sr, rk2_3) */
 	ldr q15, [sp, #368] /* reload g0x3.3 */
 	ldr q11, [sp, #336] /* reload g0x7.3 */
-	eor3 v15.16b, v15.16b, v11.16b, v18.16b /* t3_6_1 = eor3(g0x3, g0x7, g0x11) */
+	eor3 v15.16b, v15.16b, v11.16b, v5.16b /* t3_6_1 = eor3(g0x3, g0x7, g0x11) */
 	tbl v15.16b, {v15.16b}, v16.16b /* y3_6_sr = lookup16(t3_6_1, inv_shift_rows) */
-	aese v15.16b, v9.16b /* y3_6_aes = aese(y3_6_sr, rk3_3) */
+	aese v15.16b, v29.16b /* y3_6_aes = aese(y3_6_sr, rk3_3) */
 	and v11.16b, v13.16b, v19.16b /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y0_6_aes_hi = shr(y0_6_aes) */
-	str q18, [sp, #208] /* spill g0x11.3 */
-	tbl v18.16b, {v29.16b}, v11.16b /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
-	str q5, [sp, #192] /* spill g0x10.3 */
-	tbl v5.16b, {v8.16b}, v13.16b /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
-	eor v5.16b, v18.16b, v5.16b /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
-	and v18.16b, v14.16b, v19.16b /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
+	str q5, [sp, #208] /* spill g0x11.3 */
+	tbl v5.16b, {v27.16b}, v11.16b /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
+	str q24, [sp, #192] /* spill g0x10.3 */
+	tbl v24.16b, {v30.16b}, v13.16b /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	eor v5.16b, v5.16b, v24.16b /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
+	and v24.16b, v14.16b, v19.16b /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y1_6_aes_hi = shr(y1_6_aes) */
-	str q7, [sp, #176] /* spill g0x9.3 */
-	tbl v7.16b, {v29.16b}, v18.16b /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
-	str q31, [sp, #144] /* spill g0x8.3 */
-	tbl v31.16b, {v8.16b}, v14.16b /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
-	eor v7.16b, v7.16b, v31.16b /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
-	and v31.16b, v10.16b, v19.16b /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
+	str q8, [sp, #176] /* spill g0x9.3 */
+	tbl v8.16b, {v27.16b}, v24.16b /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
+	str q9, [sp, #144] /* spill g0x8.3 */
+	tbl v9.16b, {v30.16b}, v14.16b /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	eor v8.16b, v8.16b, v9.16b /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
+	and v9.16b, v10.16b, v19.16b /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* y2_6_aes_hi = shr(y2_6_aes) */
 	str q12, [sp, #288] /* spill g1x12.2 */
-	tbl v12.16b, {v29.16b}, v31.16b /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
-	tbl v16.16b, {v8.16b}, v10.16b /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
+	tbl v12.16b, {v27.16b}, v9.16b /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	tbl v16.16b, {v30.16b}, v10.16b /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
 	eor v16.16b, v12.16b, v16.16b /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
 	and v12.16b, v15.16b, v19.16b /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_6_aes_hi = shr(y3_6_aes) */
-	tbl v29.16b, {v29.16b}, v12.16b /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
-	tbl v8.16b, {v8.16b}, v15.16b /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
-	eor v29.16b, v29.16b, v8.16b /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
-	tbl v8.16b, {v28.16b}, v11.16b /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	tbl v27.16b, {v27.16b}, v12.16b /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
+	tbl v30.16b, {v30.16b}, v15.16b /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
+	eor v27.16b, v27.16b, v30.16b /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
+	tbl v30.16b, {v28.16b}, v11.16b /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
 	tbl v11.16b, {v1.16b}, v13.16b /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
-	eor v8.16b, v8.16b, v11.16b /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
-	tbl v18.16b, {v28.16b}, v18.16b /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
+	eor v30.16b, v30.16b, v11.16b /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
+	tbl v24.16b, {v28.16b}, v24.16b /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
 	tbl v11.16b, {v1.16b}, v14.16b /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
-	eor v18.16b, v18.16b, v11.16b /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
-	tbl v31.16b, {v28.16b}, v31.16b /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
+	eor v24.16b, v24.16b, v11.16b /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
+	tbl v9.16b, {v28.16b}, v9.16b /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
 	tbl v10.16b, {v1.16b}, v10.16b /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
-	eor v31.16b, v31.16b, v10.16b /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
+	eor v9.16b, v9.16b, v10.16b /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
 	tbl v10.16b, {v28.16b}, v12.16b /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
 	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
 	eor v10.16b, v10.16b, v11.16b /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
-	eor v11.16b, v31.16b, v29.16b /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
-	eor3 v11.16b, v5.16b, v18.16b, v11.16b /* m0_acc_26 = eor3(p1_0_6, p2_1_6, m0_acc_25) */
-	ldr q12, [sp, #320] /* reload g0x12.2 */
-	eor3 v11.16b, v11.16b, v10.16b, v12.16b /* x0n_6 = eor3(m0_acc_26, p2_3_6, g0x12) */
-	eor v12.16b, v7.16b, v31.16b /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
-	eor3 v5.16b, v5.16b, v8.16b, v12.16b /* m1_acc_26 = eor3(p1_0_6, p2_0_6, m1_acc_25) */
-	ldr q12, [sp, #304] /* reload g0x13.2 */
-	eor3 v5.16b, v5.16b, v10.16b, v12.16b /* x1n_6 = eor3(m1_acc_26, p2_3_6, g0x13) */
-	eor v12.16b, v18.16b, v16.16b /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
-	eor3 v7.16b, v8.16b, v7.16b, v12.16b /* m2_acc_26 = eor3(p2_0_6, p1_1_6, m2_acc_25) */
-	ldr q12, [sp, #272] /* reload g0x14.2 */
-	eor3 v7.16b, v7.16b, v10.16b, v12.16b /* x2n_6 = eor3(m2_acc_26, p2_3_6, g0x14) */
-	eor v16.16b, v16.16b, v31.16b /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
-	eor3 v16.16b, v8.16b, v18.16b, v16.16b /* m3_acc_26 = eor3(p2_0_6, p2_1_6, m3_acc_25) */
-	ldr q18, [sp, #240] /* reload g0x15.2 */
-	eor3 v16.16b, v16.16b, v29.16b, v18.16b /* x3n_6 = eor3(m3_acc_26, p1_3_6, g0x15) */
-	eor3 v18.16b, v21.16b, v22.16b, v27.16b /* t0_7_1 = eor3(g1x0, g1x4, g1x8) */
+	eor v11.16b, v24.16b, v16.16b /* m0_acc_31 = xor(p2_1_6, p1_2_6) */
+	eor3 v12.16b, v5.16b, v8.16b, v11.16b /* m0_acc_33 = eor3(p1_0_6, p1_1_6, m0_acc_31) */
+	eor3 v12.16b, v9.16b, v10.16b, v12.16b /* m0_acc_34 = eor3(p2_2_6, p2_3_6, m0_acc_33) */
+	ldr q13, [sp, #320] /* reload g0x12.2 */
+	eor v12.16b, v13.16b, v12.16b /* x0n_6 = xor(g0x12, m0_acc_34) */
+	eor v16.16b, v16.16b, v9.16b /* m1_acc_31 = xor(p1_2_6, p2_2_6) */
+	eor v10.16b, v27.16b, v10.16b /* m1_acc_32 = xor(p1_3_6, p2_3_6) */
+	eor3 v16.16b, v30.16b, v8.16b, v16.16b /* m1_acc_33 = eor3(p2_0_6, p1_1_6, m1_acc_31) */
+	ldr q13, [sp, #304] /* reload g0x13.2 */
+	eor3 v16.16b, v16.16b, v10.16b, v13.16b /* x1n_6 = eor3(m1_acc_33, m1_acc_32, g0x13) */
+	eor v5.16b, v5.16b, v30.16b /* m2_acc_30 = xor(p1_0_6, p2_0_6) */
+	eor3 v30.16b, v5.16b, v11.16b, v10.16b /* m2_acc_34 = eor3(m2_acc_30, m0_acc_31, m1_acc_32) */
+	ldr q10, [sp, #272] /* reload g0x14.2 */
+	eor v30.16b, v10.16b, v30.16b /* x2n_6 = xor(g0x14, m2_acc_34) */
+	eor3 v5.16b, v8.16b, v24.16b, v5.16b /* m3_acc_33 = eor3(p1_1_6, p2_1_6, m2_acc_30) */
+	eor3 v5.16b, v9.16b, v27.16b, v5.16b /* m3_acc_34 = eor3(p2_2_6, p1_3_6, m3_acc_33) */
+	ldr q24, [sp, #240] /* reload g0x15.2 */
+	eor v5.16b, v24.16b, v5.16b /* x3n_6 = xor(g0x15, m3_acc_34) */
+	eor3 v24.16b, v25.16b, v26.16b, v31.16b /* t0_7_1 = eor3(g1x0, g1x4, g1x8) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v18.16b, {v18.16b}, v29.16b /* y0_7_sr = lookup16(t0_7_1, inv_shift_rows) */
-	aese v18.16b, v4.16b /* y0_7_aes = aese(y0_7_sr, rk0_3) */
-	eor3 v4.16b, v23.16b, v25.16b, v30.16b /* t1_7_1 = eor3(g1x1, g1x5, g1x9) */
-	tbl v4.16b, {v4.16b}, v29.16b /* y1_7_sr = lookup16(t1_7_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_7_aes = aese(y1_7_sr, rk1_3) */
-	eor3 v6.16b, v17.16b, v20.16b, v26.16b /* t2_7_1 = eor3(g1x2, g1x6, g1x10) */
-	tbl v6.16b, {v6.16b}, v29.16b /* y2_7_sr = lookup16(t2_7_1, inv_shift_rows) */
-	aese v6.16b, v24.16b /* y2_7_aes = aese(y2_7_sr, rk2_3) */
-	eor3 v24.16b, v0.16b, v2.16b, v3.16b /* t3_7_1 = eor3(g1x3, g1x7, g1x11) */
-	tbl v24.16b, {v24.16b}, v29.16b /* y3_7_sr = lookup16(t3_7_1, inv_shift_rows) */
-	aese v24.16b, v9.16b /* y3_7_aes = aese(y3_7_sr, rk3_3) */
-	and v31.16b, v18.16b, v19.16b /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* y0_7_aes_hi = shr(y0_7_aes) */
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v24.16b, {v24.16b}, v27.16b /* y0_7_sr = lookup16(t0_7_1, inv_shift_rows) */
+	aese v24.16b, v7.16b /* y0_7_aes = aese(y0_7_sr, rk0_3) */
+	eor3 v7.16b, v3.16b, v6.16b, v20.16b /* t1_7_1 = eor3(g1x1, g1x5, g1x9) */
+	tbl v7.16b, {v7.16b}, v27.16b /* y1_7_sr = lookup16(t1_7_1, inv_shift_rows) */
+	aese v7.16b, v21.16b /* y1_7_aes = aese(y1_7_sr, rk1_3) */
+	eor3 v21.16b, v18.16b, v17.16b, v22.16b /* t2_7_1 = eor3(g1x2, g1x6, g1x10) */
+	tbl v21.16b, {v21.16b}, v27.16b /* y2_7_sr = lookup16(t2_7_1, inv_shift_rows) */
+	aese v21.16b, v23.16b /* y2_7_aes = aese(y2_7_sr, rk2_3) */
+	eor3 v23.16b, v0.16b, v2.16b, v4.16b /* t3_7_1 = eor3(g1x3, g1x7, g1x11) */
+	tbl v23.16b, {v23.16b}, v27.16b /* y3_7_sr = lookup16(t3_7_1, inv_shift_rows) */
+	aese v23.16b, v29.16b /* y3_7_aes = aese(y3_7_sr, rk3_3) */
+	and v29.16b, v24.16b, v19.16b /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* y0_7_aes_hi = shr(y0_7_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1
 	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v9.16b, {v8.16b}, v31.16b /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
+	tbl v9.16b, {v8.16b}, v29.16b /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1
 	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v10.16b}, v18.16b /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
-	and v12.16b, v4.16b, v19.16b /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_7_aes_hi = shr(y1_7_aes) */
-	tbl v13.16b, {v8.16b}, v12.16b /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
-	tbl v14.16b, {v10.16b}, v4.16b /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
+	tbl v11.16b, {v10.16b}, v24.16b /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
+	eor v9.16b, v9.16b, v11.16b /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
+	and v11.16b, v7.16b, v19.16b /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* y1_7_aes_hi = shr(y1_7_aes) */
+	tbl v13.16b, {v8.16b}, v11.16b /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
+	tbl v14.16b, {v10.16b}, v7.16b /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
-	and v14.16b, v6.16b, v19.16b /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_7_aes_hi = shr(y2_7_aes) */
+	and v14.16b, v21.16b, v19.16b /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* y2_7_aes_hi = shr(y2_7_aes) */
 	tbl v15.16b, {v8.16b}, v14.16b /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
 	str q0, [sp, #240] /* spill g1x3.3 */
-	tbl v0.16b, {v10.16b}, v6.16b /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	tbl v0.16b, {v10.16b}, v21.16b /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
 	eor v0.16b, v15.16b, v0.16b /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
-	and v15.16b, v24.16b, v19.16b /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* y3_7_aes_hi = shr(y3_7_aes) */
-	str q17, [sp, #272] /* spill g1x2.3 */
-	tbl v17.16b, {v8.16b}, v15.16b /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
-	str q23, [sp, #304] /* spill g1x1.3 */
-	tbl v23.16b, {v10.16b}, v24.16b /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
-	eor v17.16b, v17.16b, v23.16b /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
-	tbl v23.16b, {v28.16b}, v31.16b /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
-	tbl v18.16b, {v1.16b}, v18.16b /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
-	eor v18.16b, v23.16b, v18.16b /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
-	tbl v23.16b, {v28.16b}, v12.16b /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
-	eor v4.16b, v23.16b, v4.16b /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
-	tbl v23.16b, {v28.16b}, v14.16b /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
-	eor v6.16b, v23.16b, v6.16b /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
-	tbl v23.16b, {v28.16b}, v15.16b /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
-	tbl v24.16b, {v1.16b}, v24.16b /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
-	eor v23.16b, v23.16b, v24.16b /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
-	eor v24.16b, v6.16b, v17.16b /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
-	eor3 v24.16b, v9.16b, v4.16b, v24.16b /* m0_acc_30 = eor3(p1_0_7, p2_1_7, m0_acc_29) */
-	ldr q31, [sp, #288] /* reload g1x12.2 */
-	eor3 v24.16b, v24.16b, v23.16b, v31.16b /* x0n_7 = eor3(m0_acc_30, p2_3_7, g1x12) */
-	eor v31.16b, v13.16b, v6.16b /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
-	eor3 v31.16b, v9.16b, v18.16b, v31.16b /* m1_acc_30 = eor3(p1_0_7, p2_0_7, m1_acc_29) */
-	ldr q9, [sp, #256] /* reload g1x13.2 */
-	eor3 v31.16b, v31.16b, v23.16b, v9.16b /* x1n_7 = eor3(m1_acc_30, p2_3_7, g1x13) */
-	eor v9.16b, v4.16b, v0.16b /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
-	eor3 v9.16b, v18.16b, v13.16b, v9.16b /* m2_acc_30 = eor3(p2_0_7, p1_1_7, m2_acc_29) */
-	ldr q12, [sp, #224] /* reload g1x14.2 */
-	eor3 v23.16b, v9.16b, v23.16b, v12.16b /* x2n_7 = eor3(m2_acc_30, p2_3_7, g1x14) */
-	eor v0.16b, v0.16b, v6.16b /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
-	eor3 v0.16b, v18.16b, v4.16b, v0.16b /* m3_acc_30 = eor3(p2_0_7, p2_1_7, m3_acc_29) */
-	ldr q4, [sp, #96] /* reload g1x15.2 */
-	eor3 v0.16b, v0.16b, v17.16b, v4.16b /* x3n_7 = eor3(m3_acc_30, p1_3_7, g1x15) */
+	and v15.16b, v23.16b, v19.16b /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* y3_7_aes_hi = shr(y3_7_aes) */
+	str q18, [sp, #272] /* spill g1x2.3 */
+	tbl v18.16b, {v8.16b}, v15.16b /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	str q3, [sp, #304] /* spill g1x1.3 */
+	tbl v3.16b, {v10.16b}, v23.16b /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
+	eor v3.16b, v18.16b, v3.16b /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
+	tbl v18.16b, {v28.16b}, v29.16b /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
+	tbl v24.16b, {v1.16b}, v24.16b /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
+	eor v18.16b, v18.16b, v24.16b /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
+	tbl v24.16b, {v28.16b}, v11.16b /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	tbl v7.16b, {v1.16b}, v7.16b /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
+	eor v7.16b, v24.16b, v7.16b /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
+	tbl v24.16b, {v28.16b}, v14.16b /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
+	tbl v21.16b, {v1.16b}, v21.16b /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
+	eor v21.16b, v24.16b, v21.16b /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
+	tbl v24.16b, {v28.16b}, v15.16b /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	tbl v23.16b, {v1.16b}, v23.16b /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
+	eor v23.16b, v24.16b, v23.16b /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
+	eor v24.16b, v7.16b, v0.16b /* m0_acc_36 = xor(p2_1_7, p1_2_7) */
+	eor3 v29.16b, v9.16b, v13.16b, v24.16b /* m0_acc_38 = eor3(p1_0_7, p1_1_7, m0_acc_36) */
+	eor3 v29.16b, v21.16b, v23.16b, v29.16b /* m0_acc_39 = eor3(p2_2_7, p2_3_7, m0_acc_38) */
+	ldr q11, [sp, #288] /* reload g1x12.2 */
+	eor v29.16b, v11.16b, v29.16b /* x0n_7 = xor(g1x12, m0_acc_39) */
+	eor v0.16b, v0.16b, v21.16b /* m1_acc_36 = xor(p1_2_7, p2_2_7) */
+	eor v23.16b, v3.16b, v23.16b /* m1_acc_37 = xor(p1_3_7, p2_3_7) */
+	eor3 v0.16b, v18.16b, v13.16b, v0.16b /* m1_acc_38 = eor3(p2_0_7, p1_1_7, m1_acc_36) */
+	ldr q11, [sp, #256] /* reload g1x13.2 */
+	eor3 v0.16b, v0.16b, v23.16b, v11.16b /* x1n_7 = eor3(m1_acc_38, m1_acc_37, g1x13) */
+	eor v18.16b, v9.16b, v18.16b /* m2_acc_35 = xor(p1_0_7, p2_0_7) */
+	eor3 v23.16b, v18.16b, v24.16b, v23.16b /* m2_acc_39 = eor3(m2_acc_35, m0_acc_36, m1_acc_37) */
+	ldr q24, [sp, #224] /* reload g1x14.2 */
+	eor v23.16b, v24.16b, v23.16b /* x2n_7 = xor(g1x14, m2_acc_39) */
+	eor3 v7.16b, v13.16b, v7.16b, v18.16b /* m3_acc_38 = eor3(p1_1_7, p2_1_7, m2_acc_35) */
+	eor3 v3.16b, v21.16b, v3.16b, v7.16b /* m3_acc_39 = eor3(p2_2_7, p1_3_7, m3_acc_38) */
+	ldr q7, [sp, #96] /* reload g1x15.2 */
+	eor v3.16b, v7.16b, v3.16b /* x3n_7 = xor(g1x15, m3_acc_39) */
 
 	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	add x17, x5, #64
-	ld1r {v4.4s}, [x17] /* rk0_4 = bcast32() */
+	ld1r {v7.4s}, [x17] /* rk0_4 = bcast32() */
 	add x17, x5, #68
-	ld1r {v6.4s}, [x17] /* rk1_4 = bcast32() */
+	ld1r {v18.4s}, [x17] /* rk1_4 = bcast32() */
 	add x17, x5, #72
-	ld1r {v17.4s}, [x17] /* rk2_4 = bcast32() */
+	ld1r {v21.4s}, [x17] /* rk2_4 = bcast32() */
 	add x17, x5, #76
-	ld1r {v18.4s}, [x17] /* rk3_4 = bcast32() */
+	ld1r {v24.4s}, [x17] /* rk3_4 = bcast32() */
 	ldr q9, [sp, #448] /* reload g0x4.3 */
-	ldr q12, [sp, #144] /* reload g0x8.3 */
-	eor3 v13.16b, v9.16b, v12.16b, v11.16b /* t0_8_1 = eor3(g0x4, g0x8, g0x12) */
-	tbl v13.16b, {v13.16b}, v29.16b /* y0_8_sr = lookup16(t0_8_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_8_aes = aese(y0_8_sr, rk0_4) */
+	ldr q11, [sp, #144] /* reload g0x8.3 */
+	eor3 v13.16b, v9.16b, v11.16b, v12.16b /* t0_8_1 = eor3(g0x4, g0x8, g0x12) */
+	tbl v13.16b, {v13.16b}, v27.16b /* y0_8_sr = lookup16(t0_8_1, inv_shift_rows) */
+	aese v13.16b, v7.16b /* y0_8_aes = aese(y0_8_sr, rk0_4) */
 	ldr q14, [sp, #432] /* reload g0x5.3 */
 	ldr q15, [sp, #176] /* reload g0x9.3 */
-	eor3 v14.16b, v14.16b, v15.16b, v5.16b /* t1_8_1 = eor3(g0x5, g0x9, g0x13) */
-	tbl v14.16b, {v14.16b}, v29.16b /* y1_8_sr = lookup16(t1_8_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_8_aes = aese(y1_8_sr, rk1_4) */
+	eor3 v14.16b, v14.16b, v15.16b, v16.16b /* t1_8_1 = eor3(g0x5, g0x9, g0x13) */
+	tbl v14.16b, {v14.16b}, v27.16b /* y1_8_sr = lookup16(t1_8_1, inv_shift_rows) */
+	aese v14.16b, v18.16b /* y1_8_aes = aese(y1_8_sr, rk1_4) */
 	ldr q9, [sp, #352] /* reload g0x6.3 */
 	ldr q15, [sp, #192] /* reload g0x10.3 */
-	eor3 v9.16b, v9.16b, v15.16b, v7.16b /* t2_8_1 = eor3(g0x6, g0x10, g0x14) */
-	tbl v9.16b, {v9.16b}, v29.16b /* y2_8_sr = lookup16(t2_8_1, inv_shift_rows) */
-	aese v9.16b, v17.16b /* y2_8_aes = aese(y2_8_sr, rk2_4) */
+	eor3 v9.16b, v9.16b, v15.16b, v30.16b /* t2_8_1 = eor3(g0x6, g0x10, g0x14) */
+	tbl v9.16b, {v9.16b}, v27.16b /* y2_8_sr = lookup16(t2_8_1, inv_shift_rows) */
+	aese v9.16b, v21.16b /* y2_8_aes = aese(y2_8_sr, rk2_4) */
 	ldr q15, [sp, #336] /* reload g0x7.3 */
-	ldr q12, [sp, #208] /* reload g0x11.3 */
-	eor3 v15.16b, v15.16b, v12.16b, v16.16b /* t3_8_1 = eor3(g0x7, g0x11, g0x15) */
-	tbl v15.16b, {v15.16b}, v29.16b /* y3_8_sr = lookup16(t3_8_1, inv_shift_rows) */
-	aese v15.16b, v18.16b /* y3_8_aes = aese(y3_8_sr, rk3_4) */
-	and v12.16b, v13.16b, v19.16b /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
+	ldr q11, [sp, #208] /* reload g0x11.3 */
+	eor3 v15.16b, v15.16b, v11.16b, v5.16b /* t3_8_1 = eor3(g0x7, g0x11, g0x15) */
+	tbl v15.16b, {v15.16b}, v27.16b /* y3_8_sr = lookup16(t3_8_1, inv_shift_rows) */
+	aese v15.16b, v24.16b /* y3_8_aes = aese(y3_8_sr, rk3_4) */
+	and v11.16b, v13.16b, v19.16b /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y0_8_aes_hi = shr(y0_8_aes) */
-	str q16, [sp, #224] /* spill g0x15.3 */
-	tbl v16.16b, {v8.16b}, v12.16b /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	str q7, [sp, #256] /* spill g0x14.3 */
-	tbl v7.16b, {v10.16b}, v13.16b /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
-	eor v7.16b, v16.16b, v7.16b /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	and v16.16b, v14.16b, v19.16b /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	str q5, [sp, #224] /* spill g0x15.3 */
+	tbl v5.16b, {v8.16b}, v11.16b /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
+	str q30, [sp, #256] /* spill g0x14.3 */
+	tbl v30.16b, {v10.16b}, v13.16b /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	eor v5.16b, v5.16b, v30.16b /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
+	and v30.16b, v14.16b, v19.16b /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y1_8_aes_hi = shr(y1_8_aes) */
-	str q5, [sp, #288] /* spill g0x13.3 */
-	tbl v5.16b, {v8.16b}, v16.16b /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
-	str q11, [sp, #320] /* spill g0x12.3 */
-	tbl v11.16b, {v10.16b}, v14.16b /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
-	eor v5.16b, v5.16b, v11.16b /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
-	and v11.16b, v9.16b, v19.16b /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
+	str q16, [sp, #288] /* spill g0x13.3 */
+	tbl v16.16b, {v8.16b}, v30.16b /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	str q12, [sp, #320] /* spill g0x12.3 */
+	tbl v12.16b, {v10.16b}, v14.16b /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	eor v16.16b, v16.16b, v12.16b /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
+	and v12.16b, v9.16b, v19.16b /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* y2_8_aes_hi = shr(y2_8_aes) */
-	str q21, [sp, #160] /* spill g1x0.3 */
-	tbl v21.16b, {v8.16b}, v11.16b /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
-	tbl v29.16b, {v10.16b}, v9.16b /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
-	eor v21.16b, v21.16b, v29.16b /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
-	and v29.16b, v15.16b, v19.16b /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
+	str q25, [sp, #160] /* spill g1x0.3 */
+	tbl v25.16b, {v8.16b}, v12.16b /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	tbl v27.16b, {v10.16b}, v9.16b /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	eor v25.16b, v25.16b, v27.16b /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	and v27.16b, v15.16b, v19.16b /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_8_aes_hi = shr(y3_8_aes) */
-	tbl v8.16b, {v8.16b}, v29.16b /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	tbl v8.16b, {v8.16b}, v27.16b /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
 	tbl v10.16b, {v10.16b}, v15.16b /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
 	eor v8.16b, v8.16b, v10.16b /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
-	tbl v10.16b, {v28.16b}, v12.16b /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
-	tbl v16.16b, {v28.16b}, v16.16b /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
-	eor v16.16b, v16.16b, v12.16b /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
+	tbl v10.16b, {v28.16b}, v11.16b /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	tbl v11.16b, {v1.16b}, v13.16b /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
+	tbl v30.16b, {v28.16b}, v30.16b /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	tbl v11.16b, {v1.16b}, v14.16b /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
+	eor v30.16b, v30.16b, v11.16b /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
+	tbl v11.16b, {v28.16b}, v12.16b /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
 	tbl v9.16b, {v1.16b}, v9.16b /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
 	eor v9.16b, v11.16b, v9.16b /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
-	tbl v29.16b, {v28.16b}, v29.16b /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
+	tbl v27.16b, {v28.16b}, v27.16b /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
 	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
-	eor v29.16b, v29.16b, v11.16b /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
-	eor v11.16b, v9.16b, v8.16b /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
-	eor3 v11.16b, v7.16b, v16.16b, v11.16b /* m0_acc_34 = eor3(p1_0_8, p2_1_8, m0_acc_33) */
-	ldr q12, [sp, #416] /* reload g0x0.3 */
-	eor3 v11.16b, v11.16b, v29.16b, v12.16b /* x0n_8 = eor3(m0_acc_34, p2_3_8, g0x0) */
-	eor v12.16b, v5.16b, v9.16b /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
-	eor3 v7.16b, v7.16b, v10.16b, v12.16b /* m1_acc_34 = eor3(p1_0_8, p2_0_8, m1_acc_33) */
-	ldr q12, [sp, #400] /* reload g0x1.3 */
-	eor3 v7.16b, v7.16b, v29.16b, v12.16b /* x1n_8 = eor3(m1_acc_34, p2_3_8, g0x1) */
-	eor v12.16b, v16.16b, v21.16b /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
-	eor3 v5.16b, v10.16b, v5.16b, v12.16b /* m2_acc_34 = eor3(p2_0_8, p1_1_8, m2_acc_33) */
-	ldr q12, [sp, #384] /* reload g0x2.3 */
-	eor3 v5.16b, v5.16b, v29.16b, v12.16b /* x2n_8 = eor3(m2_acc_34, p2_3_8, g0x2) */
-	eor v21.16b, v21.16b, v9.16b /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
-	eor3 v16.16b, v10.16b, v16.16b, v21.16b /* m3_acc_34 = eor3(p2_0_8, p2_1_8, m3_acc_33) */
-	ldr q21, [sp, #368] /* reload g0x3.3 */
-	eor3 v16.16b, v16.16b, v8.16b, v21.16b /* x3n_8 = eor3(m3_acc_34, p1_3_8, g0x3) */
-	eor3 v21.16b, v22.16b, v27.16b, v24.16b /* t0_9_1 = eor3(g1x4, g1x8, g1x12) */
+	eor v27.16b, v27.16b, v11.16b /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
+	eor v11.16b, v30.16b, v25.16b /* m0_acc_41 = xor(p2_1_8, p1_2_8) */
+	eor3 v12.16b, v5.16b, v16.16b, v11.16b /* m0_acc_43 = eor3(p1_0_8, p1_1_8, m0_acc_41) */
+	eor3 v12.16b, v9.16b, v27.16b, v12.16b /* m0_acc_44 = eor3(p2_2_8, p2_3_8, m0_acc_43) */
+	ldr q13, [sp, #416] /* reload g0x0.3 */
+	eor v12.16b, v13.16b, v12.16b /* x0n_8 = xor(g0x0, m0_acc_44) */
+	eor v25.16b, v25.16b, v9.16b /* m1_acc_41 = xor(p1_2_8, p2_2_8) */
+	eor v27.16b, v8.16b, v27.16b /* m1_acc_42 = xor(p1_3_8, p2_3_8) */
+	eor3 v25.16b, v10.16b, v16.16b, v25.16b /* m1_acc_43 = eor3(p2_0_8, p1_1_8, m1_acc_41) */
+	ldr q13, [sp, #400] /* reload g0x1.3 */
+	eor3 v25.16b, v25.16b, v27.16b, v13.16b /* x1n_8 = eor3(m1_acc_43, m1_acc_42, g0x1) */
+	eor v5.16b, v5.16b, v10.16b /* m2_acc_40 = xor(p1_0_8, p2_0_8) */
+	eor3 v27.16b, v5.16b, v11.16b, v27.16b /* m2_acc_44 = eor3(m2_acc_40, m0_acc_41, m1_acc_42) */
+	ldr q10, [sp, #384] /* reload g0x2.3 */
+	eor v27.16b, v10.16b, v27.16b /* x2n_8 = xor(g0x2, m2_acc_44) */
+	eor3 v5.16b, v16.16b, v30.16b, v5.16b /* m3_acc_43 = eor3(p1_1_8, p2_1_8, m2_acc_40) */
+	eor3 v5.16b, v9.16b, v8.16b, v5.16b /* m3_acc_44 = eor3(p2_2_8, p1_3_8, m3_acc_43) */
+	ldr q16, [sp, #368] /* reload g0x3.3 */
+	eor v5.16b, v16.16b, v5.16b /* x3n_8 = xor(g0x3, m3_acc_44) */
+	eor3 v16.16b, v26.16b, v31.16b, v29.16b /* t0_9_1 = eor3(g1x4, g1x8, g1x12) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v21.16b, {v21.16b}, v29.16b /* y0_9_sr = lookup16(t0_9_1, inv_shift_rows) */
-	aese v21.16b, v4.16b /* y0_9_aes = aese(y0_9_sr, rk0_4) */
-	eor3 v4.16b, v25.16b, v30.16b, v31.16b /* t1_9_1 = eor3(g1x5, g1x9, g1x13) */
-	tbl v4.16b, {v4.16b}, v29.16b /* y1_9_sr = lookup16(t1_9_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_9_aes = aese(y1_9_sr, rk1_4) */
-	eor3 v6.16b, v20.16b, v26.16b, v23.16b /* t2_9_1 = eor3(g1x6, g1x10, g1x14) */
-	tbl v6.16b, {v6.16b}, v29.16b /* y2_9_sr = lookup16(t2_9_1, inv_shift_rows) */
-	aese v6.16b, v17.16b /* y2_9_aes = aese(y2_9_sr, rk2_4) */
-	eor3 v17.16b, v2.16b, v3.16b, v0.16b /* t3_9_1 = eor3(g1x7, g1x11, g1x15) */
-	tbl v17.16b, {v17.16b}, v29.16b /* y3_9_sr = lookup16(t3_9_1, inv_shift_rows) */
-	aese v17.16b, v18.16b /* y3_9_aes = aese(y3_9_sr, rk3_4) */
-	and v18.16b, v21.16b, v19.16b /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* y0_9_aes_hi = shr(y0_9_aes) */
+	ldr q30, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v16.16b, {v16.16b}, v30.16b /* y0_9_sr = lookup16(t0_9_1, inv_shift_rows) */
+	aese v16.16b, v7.16b /* y0_9_aes = aese(y0_9_sr, rk0_4) */
+	eor3 v7.16b, v6.16b, v20.16b, v0.16b /* t1_9_1 = eor3(g1x5, g1x9, g1x13) */
+	tbl v7.16b, {v7.16b}, v30.16b /* y1_9_sr = lookup16(t1_9_1, inv_shift_rows) */
+	aese v7.16b, v18.16b /* y1_9_aes = aese(y1_9_sr, rk1_4) */
+	eor3 v18.16b, v17.16b, v22.16b, v23.16b /* t2_9_1 = eor3(g1x6, g1x10, g1x14) */
+	tbl v18.16b, {v18.16b}, v30.16b /* y2_9_sr = lookup16(t2_9_1, inv_shift_rows) */
+	aese v18.16b, v21.16b /* y2_9_aes = aese(y2_9_sr, rk2_4) */
+	eor3 v21.16b, v2.16b, v4.16b, v3.16b /* t3_9_1 = eor3(g1x7, g1x11, g1x15) */
+	tbl v21.16b, {v21.16b}, v30.16b /* y3_9_sr = lookup16(t3_9_1, inv_shift_rows) */
+	aese v21.16b, v24.16b /* y3_9_aes = aese(y3_9_sr, rk3_4) */
+	and v24.16b, v16.16b, v19.16b /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* y0_9_aes_hi = shr(y0_9_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1
 	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v9.16b, {v8.16b}, v18.16b /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
+	tbl v9.16b, {v8.16b}, v24.16b /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1
 	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v10.16b}, v21.16b /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
-	and v12.16b, v4.16b, v19.16b /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_9_aes_hi = shr(y1_9_aes) */
-	tbl v13.16b, {v8.16b}, v12.16b /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
-	tbl v14.16b, {v10.16b}, v4.16b /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	tbl v11.16b, {v10.16b}, v16.16b /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	eor v9.16b, v9.16b, v11.16b /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	and v11.16b, v7.16b, v19.16b /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* y1_9_aes_hi = shr(y1_9_aes) */
+	tbl v13.16b, {v8.16b}, v11.16b /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
+	tbl v14.16b, {v10.16b}, v7.16b /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
-	and v14.16b, v6.16b, v19.16b /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_9_aes_hi = shr(y2_9_aes) */
+	and v14.16b, v18.16b, v19.16b /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* y2_9_aes_hi = shr(y2_9_aes) */
 	tbl v15.16b, {v8.16b}, v14.16b /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
 	str q2, [sp, #368] /* spill g1x7.3 */
-	tbl v2.16b, {v10.16b}, v6.16b /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
+	tbl v2.16b, {v10.16b}, v18.16b /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
 	eor v2.16b, v15.16b, v2.16b /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
-	and v15.16b, v17.16b, v19.16b /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* y3_9_aes_hi = shr(y3_9_aes) */
-	str q20, [sp, #384] /* spill g1x6.3 */
-	tbl v20.16b, {v8.16b}, v15.16b /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
-	str q25, [sp, #400] /* spill g1x5.3 */
-	tbl v25.16b, {v10.16b}, v17.16b /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
-	eor v20.16b, v20.16b, v25.16b /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
-	tbl v18.16b, {v28.16b}, v18.16b /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
-	tbl v21.16b, {v1.16b}, v21.16b /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
-	eor v18.16b, v18.16b, v21.16b /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
-	tbl v21.16b, {v28.16b}, v12.16b /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
-	eor v4.16b, v21.16b, v4.16b /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	tbl v21.16b, {v28.16b}, v14.16b /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
-	eor v6.16b, v21.16b, v6.16b /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
-	tbl v21.16b, {v28.16b}, v15.16b /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
-	tbl v17.16b, {v1.16b}, v17.16b /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
-	eor v17.16b, v21.16b, v17.16b /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
-	eor v21.16b, v6.16b, v20.16b /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	eor3 v21.16b, v9.16b, v4.16b, v21.16b /* m0_acc_38 = eor3(p1_0_9, p2_1_9, m0_acc_37) */
-	ldr q25, [sp, #160] /* reload g1x0.3 */
-	eor3 v21.16b, v21.16b, v17.16b, v25.16b /* x0n_9 = eor3(m0_acc_38, p2_3_9, g1x0) */
-	eor v25.16b, v13.16b, v6.16b /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
-	eor3 v25.16b, v9.16b, v18.16b, v25.16b /* m1_acc_38 = eor3(p1_0_9, p2_0_9, m1_acc_37) */
-	ldr q9, [sp, #304] /* reload g1x1.3 */
-	eor3 v25.16b, v25.16b, v17.16b, v9.16b /* x1n_9 = eor3(m1_acc_38, p2_3_9, g1x1) */
-	eor v9.16b, v4.16b, v2.16b /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
-	eor3 v9.16b, v18.16b, v13.16b, v9.16b /* m2_acc_38 = eor3(p2_0_9, p1_1_9, m2_acc_37) */
-	ldr q12, [sp, #272] /* reload g1x2.3 */
-	eor3 v17.16b, v9.16b, v17.16b, v12.16b /* x2n_9 = eor3(m2_acc_38, p2_3_9, g1x2) */
-	eor v2.16b, v2.16b, v6.16b /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
-	eor3 v2.16b, v18.16b, v4.16b, v2.16b /* m3_acc_38 = eor3(p2_0_9, p2_1_9, m3_acc_37) */
-	ldr q4, [sp, #240] /* reload g1x3.3 */
-	eor3 v2.16b, v2.16b, v20.16b, v4.16b /* x3n_9 = eor3(m3_acc_38, p1_3_9, g1x3) */
+	and v15.16b, v21.16b, v19.16b /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* y3_9_aes_hi = shr(y3_9_aes) */
+	str q17, [sp, #384] /* spill g1x6.3 */
+	tbl v17.16b, {v8.16b}, v15.16b /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
+	str q6, [sp, #400] /* spill g1x5.3 */
+	tbl v6.16b, {v10.16b}, v21.16b /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
+	eor v6.16b, v17.16b, v6.16b /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
+	tbl v17.16b, {v28.16b}, v24.16b /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
+	tbl v16.16b, {v1.16b}, v16.16b /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	eor v16.16b, v17.16b, v16.16b /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
+	tbl v17.16b, {v28.16b}, v11.16b /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	tbl v7.16b, {v1.16b}, v7.16b /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
+	eor v7.16b, v17.16b, v7.16b /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
+	tbl v17.16b, {v28.16b}, v14.16b /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	tbl v18.16b, {v1.16b}, v18.16b /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
+	eor v17.16b, v17.16b, v18.16b /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	tbl v18.16b, {v28.16b}, v15.16b /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	tbl v21.16b, {v1.16b}, v21.16b /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	eor v18.16b, v18.16b, v21.16b /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
+	eor v21.16b, v7.16b, v2.16b /* m0_acc_46 = xor(p2_1_9, p1_2_9) */
+	eor3 v24.16b, v9.16b, v13.16b, v21.16b /* m0_acc_48 = eor3(p1_0_9, p1_1_9, m0_acc_46) */
+	eor3 v24.16b, v17.16b, v18.16b, v24.16b /* m0_acc_49 = eor3(p2_2_9, p2_3_9, m0_acc_48) */
+	ldr q11, [sp, #160] /* reload g1x0.3 */
+	eor v24.16b, v11.16b, v24.16b /* x0n_9 = xor(g1x0, m0_acc_49) */
+	eor v2.16b, v2.16b, v17.16b /* m1_acc_46 = xor(p1_2_9, p2_2_9) */
+	eor v18.16b, v6.16b, v18.16b /* m1_acc_47 = xor(p1_3_9, p2_3_9) */
+	eor3 v2.16b, v16.16b, v13.16b, v2.16b /* m1_acc_48 = eor3(p2_0_9, p1_1_9, m1_acc_46) */
+	ldr q11, [sp, #304] /* reload g1x1.3 */
+	eor3 v2.16b, v2.16b, v18.16b, v11.16b /* x1n_9 = eor3(m1_acc_48, m1_acc_47, g1x1) */
+	eor v16.16b, v9.16b, v16.16b /* m2_acc_45 = xor(p1_0_9, p2_0_9) */
+	eor3 v18.16b, v16.16b, v21.16b, v18.16b /* m2_acc_49 = eor3(m2_acc_45, m0_acc_46, m1_acc_47) */
+	ldr q21, [sp, #272] /* reload g1x2.3 */
+	eor v18.16b, v21.16b, v18.16b /* x2n_9 = xor(g1x2, m2_acc_49) */
+	eor3 v7.16b, v13.16b, v7.16b, v16.16b /* m3_acc_48 = eor3(p1_1_9, p2_1_9, m2_acc_45) */
+	eor3 v6.16b, v17.16b, v6.16b, v7.16b /* m3_acc_49 = eor3(p2_2_9, p1_3_9, m3_acc_48) */
+	ldr q7, [sp, #240] /* reload g1x3.3 */
+	eor v6.16b, v7.16b, v6.16b /* x3n_9 = xor(g1x3, m3_acc_49) */
 
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x5, #80
-	ld1r {v4.4s}, [x17] /* rk0_5 = bcast32() */
+	ld1r {v7.4s}, [x17] /* rk0_5 = bcast32() */
 	add x17, x5, #84
-	ld1r {v6.4s}, [x17] /* rk1_5 = bcast32() */
+	ld1r {v16.4s}, [x17] /* rk1_5 = bcast32() */
 	add x17, x5, #88
-	ld1r {v18.4s}, [x17] /* rk2_5 = bcast32() */
+	ld1r {v17.4s}, [x17] /* rk2_5 = bcast32() */
 	add x17, x5, #92
-	ld1r {v20.4s}, [x17] /* rk3_5 = bcast32() */
+	ld1r {v21.4s}, [x17] /* rk3_5 = bcast32() */
 	ldr q9, [sp, #144] /* reload g0x8.3 */
-	ldr q12, [sp, #320] /* reload g0x12.3 */
-	eor3 v13.16b, v9.16b, v12.16b, v11.16b /* t0_10_1 = eor3(g0x8, g0x12, g0x0) */
-	tbl v13.16b, {v13.16b}, v29.16b /* y0_10_sr = lookup16(t0_10_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_10_aes = aese(y0_10_sr, rk0_5) */
+	ldr q11, [sp, #320] /* reload g0x12.3 */
+	eor3 v13.16b, v9.16b, v11.16b, v12.16b /* t0_10_1 = eor3(g0x8, g0x12, g0x0) */
+	tbl v13.16b, {v13.16b}, v30.16b /* y0_10_sr = lookup16(t0_10_1, inv_shift_rows) */
+	aese v13.16b, v7.16b /* y0_10_aes = aese(y0_10_sr, rk0_5) */
 	ldr q14, [sp, #176] /* reload g0x9.3 */
 	ldr q15, [sp, #288] /* reload g0x13.3 */
-	eor3 v14.16b, v14.16b, v15.16b, v7.16b /* t1_10_1 = eor3(g0x9, g0x13, g0x1) */
-	tbl v14.16b, {v14.16b}, v29.16b /* y1_10_sr = lookup16(t1_10_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_10_aes = aese(y1_10_sr, rk1_5) */
+	eor3 v14.16b, v14.16b, v15.16b, v25.16b /* t1_10_1 = eor3(g0x9, g0x13, g0x1) */
+	tbl v14.16b, {v14.16b}, v30.16b /* y1_10_sr = lookup16(t1_10_1, inv_shift_rows) */
+	aese v14.16b, v16.16b /* y1_10_aes = aese(y1_10_sr, rk1_5) */
 	ldr q9, [sp, #192] /* reload g0x10.3 */
 	ldr q15, [sp, #256] /* reload g0x14.3 */
-	eor3 v9.16b, v9.16b, v15.16b, v5.16b /* t2_10_1 = eor3(g0x10, g0x14, g0x2) */
-	tbl v9.16b, {v9.16b}, v29.16b /* y2_10_sr = lookup16(t2_10_1, inv_shift_rows) */
-	aese v9.16b, v18.16b /* y2_10_aes = aese(y2_10_sr, rk2_5) */
+	eor3 v9.16b, v9.16b, v15.16b, v27.16b /* t2_10_1 = eor3(g0x10, g0x14, g0x2) */
+	tbl v9.16b, {v9.16b}, v30.16b /* y2_10_sr = lookup16(t2_10_1, inv_shift_rows) */
+	aese v9.16b, v17.16b /* y2_10_aes = aese(y2_10_sr, rk2_5) */
 	ldr q15, [sp, #208] /* reload g0x11.3 */
-	ldr q12, [sp, #224] /* reload g0x15.3 */
-	eor3 v15.16b, v15.16b, v12.16b, v16.16b /* t3_10_1 = eor3(g0x11, g0x15, g0x3) */
-	tbl v15.16b, {v15.16b}, v29.16b /* y3_10_sr = lookup16(t3_10_1, inv_shift_rows) */
-	aese v15.16b, v20.16b /* y3_10_aes = aese(y3_10_sr, rk3_5) */
-	and v12.16b, v13.16b, v19.16b /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
+	ldr q11, [sp, #224] /* reload g0x15.3 */
+	eor3 v15.16b, v15.16b, v11.16b, v5.16b /* t3_10_1 = eor3(g0x11, g0x15, g0x3) */
+	tbl v15.16b, {v15.16b}, v30.16b /* y3_10_sr = lookup16(t3_10_1, inv_shift_rows) */
+	aese v15.16b, v21.16b /* y3_10_aes = aese(y3_10_sr, rk3_5) */
+	and v11.16b, v13.16b, v19.16b /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y0_10_aes_hi = shr(y0_10_aes) */
-	str q16, [sp, #240] /* spill g0x3.4 */
-	tbl v16.16b, {v8.16b}, v12.16b /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
-	str q5, [sp, #272] /* spill g0x2.4 */
-	tbl v5.16b, {v10.16b}, v13.16b /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
-	eor v5.16b, v16.16b, v5.16b /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
-	and v16.16b, v14.16b, v19.16b /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
+	str q5, [sp, #240] /* spill g0x3.4 */
+	tbl v5.16b, {v8.16b}, v11.16b /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
+	str q27, [sp, #272] /* spill g0x2.4 */
+	tbl v27.16b, {v10.16b}, v13.16b /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	eor v5.16b, v5.16b, v27.16b /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
+	and v27.16b, v14.16b, v19.16b /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y1_10_aes_hi = shr(y1_10_aes) */
-	str q7, [sp, #304] /* spill g0x1.4 */
-	tbl v7.16b, {v8.16b}, v16.16b /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
-	str q11, [sp, #160] /* spill g0x0.4 */
-	tbl v11.16b, {v10.16b}, v14.16b /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
-	eor v7.16b, v7.16b, v11.16b /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
-	and v11.16b, v9.16b, v19.16b /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
+	str q25, [sp, #304] /* spill g0x1.4 */
+	tbl v25.16b, {v8.16b}, v27.16b /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
+	str q12, [sp, #160] /* spill g0x0.4 */
+	tbl v12.16b, {v10.16b}, v14.16b /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	eor v25.16b, v25.16b, v12.16b /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
+	and v12.16b, v9.16b, v19.16b /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* y2_10_aes_hi = shr(y2_10_aes) */
-	str q22, [sp, #416] /* spill g1x4.3 */
-	tbl v22.16b, {v8.16b}, v11.16b /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
-	tbl v29.16b, {v10.16b}, v9.16b /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
-	eor v22.16b, v22.16b, v29.16b /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
-	and v29.16b, v15.16b, v19.16b /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
+	str q26, [sp, #416] /* spill g1x4.3 */
+	tbl v26.16b, {v8.16b}, v12.16b /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	tbl v30.16b, {v10.16b}, v9.16b /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
+	eor v26.16b, v26.16b, v30.16b /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
+	and v30.16b, v15.16b, v19.16b /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_10_aes_hi = shr(y3_10_aes) */
-	tbl v8.16b, {v8.16b}, v29.16b /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
+	tbl v8.16b, {v8.16b}, v30.16b /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
 	tbl v10.16b, {v10.16b}, v15.16b /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
 	eor v8.16b, v8.16b, v10.16b /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
-	tbl v10.16b, {v28.16b}, v12.16b /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
-	tbl v16.16b, {v28.16b}, v16.16b /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
-	eor v16.16b, v16.16b, v12.16b /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
+	tbl v10.16b, {v28.16b}, v11.16b /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	tbl v11.16b, {v1.16b}, v13.16b /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
+	tbl v27.16b, {v28.16b}, v27.16b /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
+	tbl v11.16b, {v1.16b}, v14.16b /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
+	eor v27.16b, v27.16b, v11.16b /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
+	tbl v11.16b, {v28.16b}, v12.16b /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
 	tbl v9.16b, {v1.16b}, v9.16b /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
 	eor v9.16b, v11.16b, v9.16b /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
-	tbl v29.16b, {v28.16b}, v29.16b /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
+	tbl v30.16b, {v28.16b}, v30.16b /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
 	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
-	eor v29.16b, v29.16b, v11.16b /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
-	eor v11.16b, v9.16b, v8.16b /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
-	eor3 v11.16b, v5.16b, v16.16b, v11.16b /* m0_acc_42 = eor3(p1_0_10, p2_1_10, m0_acc_41) */
-	ldr q12, [sp, #448] /* reload g0x4.3 */
-	eor3 v11.16b, v11.16b, v29.16b, v12.16b /* x0n_10 = eor3(m0_acc_42, p2_3_10, g0x4) */
-	eor v12.16b, v7.16b, v9.16b /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
-	eor3 v5.16b, v5.16b, v10.16b, v12.16b /* m1_acc_42 = eor3(p1_0_10, p2_0_10, m1_acc_41) */
-	ldr q12, [sp, #432] /* reload g0x5.3 */
-	eor3 v5.16b, v5.16b, v29.16b, v12.16b /* x1n_10 = eor3(m1_acc_42, p2_3_10, g0x5) */
-	eor v12.16b, v16.16b, v22.16b /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
-	eor3 v7.16b, v10.16b, v7.16b, v12.16b /* m2_acc_42 = eor3(p2_0_10, p1_1_10, m2_acc_41) */
-	ldr q12, [sp, #352] /* reload g0x6.3 */
-	eor3 v7.16b, v7.16b, v29.16b, v12.16b /* x2n_10 = eor3(m2_acc_42, p2_3_10, g0x6) */
-	eor v22.16b, v22.16b, v9.16b /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
-	eor3 v16.16b, v10.16b, v16.16b, v22.16b /* m3_acc_42 = eor3(p2_0_10, p2_1_10, m3_acc_41) */
-	ldr q22, [sp, #336] /* reload g0x7.3 */
-	eor3 v16.16b, v16.16b, v8.16b, v22.16b /* x3n_10 = eor3(m3_acc_42, p1_3_10, g0x7) */
-	eor3 v22.16b, v27.16b, v24.16b, v21.16b /* t0_11_1 = eor3(g1x8, g1x12, g1x0) */
+	eor v30.16b, v30.16b, v11.16b /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
+	eor v11.16b, v27.16b, v26.16b /* m0_acc_51 = xor(p2_1_10, p1_2_10) */
+	eor3 v12.16b, v5.16b, v25.16b, v11.16b /* m0_acc_53 = eor3(p1_0_10, p1_1_10, m0_acc_51) */
+	eor3 v12.16b, v9.16b, v30.16b, v12.16b /* m0_acc_54 = eor3(p2_2_10, p2_3_10, m0_acc_53) */
+	ldr q13, [sp, #448] /* reload g0x4.3 */
+	eor v12.16b, v13.16b, v12.16b /* x0n_10 = xor(g0x4, m0_acc_54) */
+	eor v26.16b, v26.16b, v9.16b /* m1_acc_51 = xor(p1_2_10, p2_2_10) */
+	eor v30.16b, v8.16b, v30.16b /* m1_acc_52 = xor(p1_3_10, p2_3_10) */
+	eor3 v26.16b, v10.16b, v25.16b, v26.16b /* m1_acc_53 = eor3(p2_0_10, p1_1_10, m1_acc_51) */
+	ldr q13, [sp, #432] /* reload g0x5.3 */
+	eor3 v26.16b, v26.16b, v30.16b, v13.16b /* x1n_10 = eor3(m1_acc_53, m1_acc_52, g0x5) */
+	eor v5.16b, v5.16b, v10.16b /* m2_acc_50 = xor(p1_0_10, p2_0_10) */
+	eor3 v30.16b, v5.16b, v11.16b, v30.16b /* m2_acc_54 = eor3(m2_acc_50, m0_acc_51, m1_acc_52) */
+	ldr q10, [sp, #352] /* reload g0x6.3 */
+	eor v30.16b, v10.16b, v30.16b /* x2n_10 = xor(g0x6, m2_acc_54) */
+	eor3 v5.16b, v25.16b, v27.16b, v5.16b /* m3_acc_53 = eor3(p1_1_10, p2_1_10, m2_acc_50) */
+	eor3 v5.16b, v9.16b, v8.16b, v5.16b /* m3_acc_54 = eor3(p2_2_10, p1_3_10, m3_acc_53) */
+	ldr q25, [sp, #336] /* reload g0x7.3 */
+	eor v5.16b, v25.16b, v5.16b /* x3n_10 = xor(g0x7, m3_acc_54) */
+	eor3 v25.16b, v31.16b, v29.16b, v24.16b /* t0_11_1 = eor3(g1x8, g1x12, g1x0) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v22.16b, {v22.16b}, v29.16b /* y0_11_sr = lookup16(t0_11_1, inv_shift_rows) */
-	aese v22.16b, v4.16b /* y0_11_aes = aese(y0_11_sr, rk0_5) */
-	eor3 v4.16b, v30.16b, v31.16b, v25.16b /* t1_11_1 = eor3(g1x9, g1x13, g1x1) */
-	tbl v4.16b, {v4.16b}, v29.16b /* y1_11_sr = lookup16(t1_11_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_11_aes = aese(y1_11_sr, rk1_5) */
-	eor3 v6.16b, v26.16b, v23.16b, v17.16b /* t2_11_1 = eor3(g1x10, g1x14, g1x2) */
-	tbl v6.16b, {v6.16b}, v29.16b /* y2_11_sr = lookup16(t2_11_1, inv_shift_rows) */
-	aese v6.16b, v18.16b /* y2_11_aes = aese(y2_11_sr, rk2_5) */
-	eor3 v18.16b, v3.16b, v0.16b, v2.16b /* t3_11_1 = eor3(g1x11, g1x15, g1x3) */
-	tbl v18.16b, {v18.16b}, v29.16b /* y3_11_sr = lookup16(t3_11_1, inv_shift_rows) */
-	aese v18.16b, v20.16b /* y3_11_aes = aese(y3_11_sr, rk3_5) */
-	and v20.16b, v22.16b, v19.16b /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* y0_11_aes_hi = shr(y0_11_aes) */
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v25.16b, {v25.16b}, v27.16b /* y0_11_sr = lookup16(t0_11_1, inv_shift_rows) */
+	aese v25.16b, v7.16b /* y0_11_aes = aese(y0_11_sr, rk0_5) */
+	eor3 v7.16b, v20.16b, v0.16b, v2.16b /* t1_11_1 = eor3(g1x9, g1x13, g1x1) */
+	tbl v7.16b, {v7.16b}, v27.16b /* y1_11_sr = lookup16(t1_11_1, inv_shift_rows) */
+	aese v7.16b, v16.16b /* y1_11_aes = aese(y1_11_sr, rk1_5) */
+	eor3 v16.16b, v22.16b, v23.16b, v18.16b /* t2_11_1 = eor3(g1x10, g1x14, g1x2) */
+	tbl v16.16b, {v16.16b}, v27.16b /* y2_11_sr = lookup16(t2_11_1, inv_shift_rows) */
+	aese v16.16b, v17.16b /* y2_11_aes = aese(y2_11_sr, rk2_5) */
+	eor3 v17.16b, v4.16b, v3.16b, v6.16b /* t3_11_1 = eor3(g1x11, g1x15, g1x3) */
+	tbl v17.16b, {v17.16b}, v27.16b /* y3_11_sr = lookup16(t3_11_1, inv_shift_rows) */
+	aese v17.16b, v21.16b /* y3_11_aes = aese(y3_11_sr, rk3_5) */
+	and v21.16b, v25.16b, v19.16b /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* y0_11_aes_hi = shr(y0_11_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1
 	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v9.16b, {v8.16b}, v20.16b /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
+	tbl v9.16b, {v8.16b}, v21.16b /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1
 	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v10.16b}, v22.16b /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
-	and v12.16b, v4.16b, v19.16b /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_11_aes_hi = shr(y1_11_aes) */
-	tbl v13.16b, {v8.16b}, v12.16b /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	tbl v14.16b, {v10.16b}, v4.16b /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
+	tbl v11.16b, {v10.16b}, v25.16b /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
+	eor v9.16b, v9.16b, v11.16b /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
+	and v11.16b, v7.16b, v19.16b /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* y1_11_aes_hi = shr(y1_11_aes) */
+	tbl v13.16b, {v8.16b}, v11.16b /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	tbl v14.16b, {v10.16b}, v7.16b /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	and v14.16b, v6.16b, v19.16b /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_11_aes_hi = shr(y2_11_aes) */
+	and v14.16b, v16.16b, v19.16b /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* y2_11_aes_hi = shr(y2_11_aes) */
 	tbl v15.16b, {v8.16b}, v14.16b /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	str q3, [sp, #336] /* spill g1x11.3 */
-	tbl v3.16b, {v10.16b}, v6.16b /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
-	eor v3.16b, v15.16b, v3.16b /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
-	and v15.16b, v18.16b, v19.16b /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* y3_11_aes_hi = shr(y3_11_aes) */
-	str q26, [sp, #352] /* spill g1x10.3 */
-	tbl v26.16b, {v8.16b}, v15.16b /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
-	str q30, [sp, #432] /* spill g1x9.3 */
-	tbl v30.16b, {v10.16b}, v18.16b /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
-	eor v26.16b, v26.16b, v30.16b /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
-	tbl v20.16b, {v28.16b}, v20.16b /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
-	tbl v22.16b, {v1.16b}, v22.16b /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
-	eor v20.16b, v20.16b, v22.16b /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
-	tbl v22.16b, {v28.16b}, v12.16b /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
-	eor v4.16b, v22.16b, v4.16b /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
+	str q4, [sp, #336] /* spill g1x11.3 */
+	tbl v4.16b, {v10.16b}, v16.16b /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	eor v4.16b, v15.16b, v4.16b /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	and v15.16b, v17.16b, v19.16b /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* y3_11_aes_hi = shr(y3_11_aes) */
+	str q22, [sp, #352] /* spill g1x10.3 */
+	tbl v22.16b, {v8.16b}, v15.16b /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	str q20, [sp, #432] /* spill g1x9.3 */
+	tbl v20.16b, {v10.16b}, v17.16b /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
+	eor v20.16b, v22.16b, v20.16b /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
+	tbl v21.16b, {v28.16b}, v21.16b /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
+	tbl v22.16b, {v1.16b}, v25.16b /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
+	eor v21.16b, v21.16b, v22.16b /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
+	tbl v22.16b, {v28.16b}, v11.16b /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	tbl v7.16b, {v1.16b}, v7.16b /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
+	eor v7.16b, v22.16b, v7.16b /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
 	tbl v22.16b, {v28.16b}, v14.16b /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	eor v6.16b, v22.16b, v6.16b /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	tbl v16.16b, {v1.16b}, v16.16b /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
+	eor v16.16b, v22.16b, v16.16b /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
 	tbl v22.16b, {v28.16b}, v15.16b /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
-	tbl v18.16b, {v1.16b}, v18.16b /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
-	eor v18.16b, v22.16b, v18.16b /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
-	eor v22.16b, v6.16b, v26.16b /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
-	eor3 v22.16b, v9.16b, v4.16b, v22.16b /* m0_acc_46 = eor3(p1_0_11, p2_1_11, m0_acc_45) */
-	ldr q30, [sp, #416] /* reload g1x4.3 */
-	eor3 v22.16b, v22.16b, v18.16b, v30.16b /* x0n_11 = eor3(m0_acc_46, p2_3_11, g1x4) */
-	eor v30.16b, v13.16b, v6.16b /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
-	eor3 v30.16b, v9.16b, v20.16b, v30.16b /* m1_acc_46 = eor3(p1_0_11, p2_0_11, m1_acc_45) */
-	ldr q9, [sp, #400] /* reload g1x5.3 */
-	eor3 v30.16b, v30.16b, v18.16b, v9.16b /* x1n_11 = eor3(m1_acc_46, p2_3_11, g1x5) */
-	eor v9.16b, v4.16b, v3.16b /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
-	eor3 v9.16b, v20.16b, v13.16b, v9.16b /* m2_acc_46 = eor3(p2_0_11, p1_1_11, m2_acc_45) */
-	ldr q12, [sp, #384] /* reload g1x6.3 */
-	eor3 v18.16b, v9.16b, v18.16b, v12.16b /* x2n_11 = eor3(m2_acc_46, p2_3_11, g1x6) */
-	eor v3.16b, v3.16b, v6.16b /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
-	eor3 v3.16b, v20.16b, v4.16b, v3.16b /* m3_acc_46 = eor3(p2_0_11, p2_1_11, m3_acc_45) */
-	ldr q4, [sp, #368] /* reload g1x7.3 */
-	eor3 v3.16b, v3.16b, v26.16b, v4.16b /* x3n_11 = eor3(m3_acc_46, p1_3_11, g1x7) */
+	tbl v17.16b, {v1.16b}, v17.16b /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
+	eor v17.16b, v22.16b, v17.16b /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
+	eor v22.16b, v7.16b, v4.16b /* m0_acc_56 = xor(p2_1_11, p1_2_11) */
+	eor3 v25.16b, v9.16b, v13.16b, v22.16b /* m0_acc_58 = eor3(p1_0_11, p1_1_11, m0_acc_56) */
+	eor3 v25.16b, v16.16b, v17.16b, v25.16b /* m0_acc_59 = eor3(p2_2_11, p2_3_11, m0_acc_58) */
+	ldr q11, [sp, #416] /* reload g1x4.3 */
+	eor v25.16b, v11.16b, v25.16b /* x0n_11 = xor(g1x4, m0_acc_59) */
+	eor v4.16b, v4.16b, v16.16b /* m1_acc_56 = xor(p1_2_11, p2_2_11) */
+	eor v17.16b, v20.16b, v17.16b /* m1_acc_57 = xor(p1_3_11, p2_3_11) */
+	eor3 v4.16b, v21.16b, v13.16b, v4.16b /* m1_acc_58 = eor3(p2_0_11, p1_1_11, m1_acc_56) */
+	ldr q11, [sp, #400] /* reload g1x5.3 */
+	eor3 v4.16b, v4.16b, v17.16b, v11.16b /* x1n_11 = eor3(m1_acc_58, m1_acc_57, g1x5) */
+	eor v21.16b, v9.16b, v21.16b /* m2_acc_55 = xor(p1_0_11, p2_0_11) */
+	eor3 v17.16b, v21.16b, v22.16b, v17.16b /* m2_acc_59 = eor3(m2_acc_55, m0_acc_56, m1_acc_57) */
+	ldr q22, [sp, #384] /* reload g1x6.3 */
+	eor v17.16b, v22.16b, v17.16b /* x2n_11 = xor(g1x6, m2_acc_59) */
+	eor3 v7.16b, v13.16b, v7.16b, v21.16b /* m3_acc_58 = eor3(p1_1_11, p2_1_11, m2_acc_55) */
+	eor3 v7.16b, v16.16b, v20.16b, v7.16b /* m3_acc_59 = eor3(p2_2_11, p1_3_11, m3_acc_58) */
+	ldr q16, [sp, #368] /* reload g1x7.3 */
+	eor v7.16b, v16.16b, v7.16b /* x3n_11 = xor(g1x7, m3_acc_59) */
 
 	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	add x17, x5, #96
-	ld1r {v4.4s}, [x17] /* rk0_6 = bcast32() */
+	ld1r {v16.4s}, [x17] /* rk0_6 = bcast32() */
 	add x17, x5, #100
-	ld1r {v6.4s}, [x17] /* rk1_6 = bcast32() */
+	ld1r {v20.4s}, [x17] /* rk1_6 = bcast32() */
 	add x17, x5, #104
-	ld1r {v20.4s}, [x17] /* rk2_6 = bcast32() */
+	ld1r {v21.4s}, [x17] /* rk2_6 = bcast32() */
 	add x17, x5, #108
-	ld1r {v26.4s}, [x17] /* rk3_6 = bcast32() */
+	ld1r {v22.4s}, [x17] /* rk3_6 = bcast32() */
 	ldr q9, [sp, #320] /* reload g0x12.3 */
-	ldr q12, [sp, #160] /* reload g0x0.4 */
-	eor3 v13.16b, v9.16b, v12.16b, v11.16b /* t0_12_1 = eor3(g0x12, g0x0, g0x4) */
-	tbl v13.16b, {v13.16b}, v29.16b /* y0_12_sr = lookup16(t0_12_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_12_aes = aese(y0_12_sr, rk0_6) */
+	ldr q11, [sp, #160] /* reload g0x0.4 */
+	eor3 v13.16b, v9.16b, v11.16b, v12.16b /* t0_12_1 = eor3(g0x12, g0x0, g0x4) */
+	tbl v13.16b, {v13.16b}, v27.16b /* y0_12_sr = lookup16(t0_12_1, inv_shift_rows) */
+	aese v13.16b, v16.16b /* y0_12_aes = aese(y0_12_sr, rk0_6) */
 	ldr q14, [sp, #288] /* reload g0x13.3 */
 	ldr q15, [sp, #304] /* reload g0x1.4 */
-	eor3 v14.16b, v14.16b, v15.16b, v5.16b /* t1_12_1 = eor3(g0x13, g0x1, g0x5) */
-	tbl v14.16b, {v14.16b}, v29.16b /* y1_12_sr = lookup16(t1_12_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_12_aes = aese(y1_12_sr, rk1_6) */
+	eor3 v14.16b, v14.16b, v15.16b, v26.16b /* t1_12_1 = eor3(g0x13, g0x1, g0x5) */
+	tbl v14.16b, {v14.16b}, v27.16b /* y1_12_sr = lookup16(t1_12_1, inv_shift_rows) */
+	aese v14.16b, v20.16b /* y1_12_aes = aese(y1_12_sr, rk1_6) */
 	ldr q9, [sp, #256] /* reload g0x14.3 */
 	ldr q15, [sp, #272] /* reload g0x2.4 */
-	eor3 v9.16b, v9.16b, v15.16b, v7.16b /* t2_12_1 = eor3(g0x14, g0x2, g0x6) */
-	tbl v9.16b, {v9.16b}, v29.16b /* y2_12_sr = lookup16(t2_12_1, inv_shift_rows) */
-	aese v9.16b, v20.16b /* y2_12_aes = aese(y2_12_sr, rk2_6) */
+	eor3 v9.16b, v9.16b, v15.16b, v30.16b /* t2_12_1 = eor3(g0x14, g0x2, g0x6) */
+	tbl v9.16b, {v9.16b}, v27.16b /* y2_12_sr = lookup16(t2_12_1, inv_shift_rows) */
+	aese v9.16b, v21.16b /* y2_12_aes = aese(y2_12_sr, rk2_6) */
 	ldr q15, [sp, #224] /* reload g0x15.3 */
-	ldr q12, [sp, #240] /* reload g0x3.4 */
-	eor3 v15.16b, v15.16b, v12.16b, v16.16b /* t3_12_1 = eor3(g0x15, g0x3, g0x7) */
-	tbl v15.16b, {v15.16b}, v29.16b /* y3_12_sr = lookup16(t3_12_1, inv_shift_rows) */
-	aese v15.16b, v26.16b /* y3_12_aes = aese(y3_12_sr, rk3_6) */
-	and v12.16b, v13.16b, v19.16b /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
+	ldr q11, [sp, #240] /* reload g0x3.4 */
+	eor3 v15.16b, v15.16b, v11.16b, v5.16b /* t3_12_1 = eor3(g0x15, g0x3, g0x7) */
+	tbl v15.16b, {v15.16b}, v27.16b /* y3_12_sr = lookup16(t3_12_1, inv_shift_rows) */
+	aese v15.16b, v22.16b /* y3_12_aes = aese(y3_12_sr, rk3_6) */
+	and v11.16b, v13.16b, v19.16b /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y0_12_aes_hi = shr(y0_12_aes) */
-	str q16, [sp, #368] /* spill g0x7.4 */
-	tbl v16.16b, {v8.16b}, v12.16b /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	str q7, [sp, #384] /* spill g0x6.4 */
-	tbl v7.16b, {v10.16b}, v13.16b /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
-	eor v7.16b, v16.16b, v7.16b /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	and v16.16b, v14.16b, v19.16b /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	str q5, [sp, #368] /* spill g0x7.4 */
+	tbl v5.16b, {v8.16b}, v11.16b /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
+	str q30, [sp, #384] /* spill g0x6.4 */
+	tbl v30.16b, {v10.16b}, v13.16b /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	eor v5.16b, v5.16b, v30.16b /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	and v30.16b, v14.16b, v19.16b /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y1_12_aes_hi = shr(y1_12_aes) */
-	str q5, [sp, #400] /* spill g0x5.4 */
-	tbl v5.16b, {v8.16b}, v16.16b /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
-	str q11, [sp, #416] /* spill g0x4.4 */
-	tbl v11.16b, {v10.16b}, v14.16b /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
-	eor v5.16b, v5.16b, v11.16b /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
-	and v11.16b, v9.16b, v19.16b /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
+	str q26, [sp, #400] /* spill g0x5.4 */
+	tbl v26.16b, {v8.16b}, v30.16b /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	str q12, [sp, #416] /* spill g0x4.4 */
+	tbl v12.16b, {v10.16b}, v14.16b /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
+	eor v26.16b, v26.16b, v12.16b /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
+	and v12.16b, v9.16b, v19.16b /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* y2_12_aes_hi = shr(y2_12_aes) */
-	str q27, [sp, #448] /* spill g1x8.3 */
-	tbl v27.16b, {v8.16b}, v11.16b /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
-	tbl v29.16b, {v10.16b}, v9.16b /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
-	eor v27.16b, v27.16b, v29.16b /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
-	and v29.16b, v15.16b, v19.16b /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
+	str q31, [sp, #448] /* spill g1x8.3 */
+	tbl v31.16b, {v8.16b}, v12.16b /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	tbl v27.16b, {v10.16b}, v9.16b /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	eor v27.16b, v31.16b, v27.16b /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
+	and v31.16b, v15.16b, v19.16b /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_12_aes_hi = shr(y3_12_aes) */
-	tbl v8.16b, {v8.16b}, v29.16b /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	tbl v8.16b, {v8.16b}, v31.16b /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
 	tbl v10.16b, {v10.16b}, v15.16b /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
 	eor v8.16b, v8.16b, v10.16b /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
-	tbl v10.16b, {v28.16b}, v12.16b /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
-	tbl v16.16b, {v28.16b}, v16.16b /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
-	eor v16.16b, v16.16b, v12.16b /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
+	tbl v10.16b, {v28.16b}, v11.16b /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	tbl v11.16b, {v1.16b}, v13.16b /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
+	tbl v30.16b, {v28.16b}, v30.16b /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	tbl v11.16b, {v1.16b}, v14.16b /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
+	eor v30.16b, v30.16b, v11.16b /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	tbl v11.16b, {v28.16b}, v12.16b /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
 	tbl v9.16b, {v1.16b}, v9.16b /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
 	eor v9.16b, v11.16b, v9.16b /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
-	tbl v29.16b, {v28.16b}, v29.16b /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
+	tbl v31.16b, {v28.16b}, v31.16b /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
 	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
-	eor v29.16b, v29.16b, v11.16b /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
-	eor v11.16b, v9.16b, v8.16b /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
-	eor3 v11.16b, v7.16b, v16.16b, v11.16b /* m0_acc_50 = eor3(p1_0_12, p2_1_12, m0_acc_49) */
-	ldr q12, [sp, #144] /* reload g0x8.3 */
-	eor3 v11.16b, v11.16b, v29.16b, v12.16b /* x0n_12 = eor3(m0_acc_50, p2_3_12, g0x8) */
-	eor v12.16b, v5.16b, v9.16b /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
-	eor3 v7.16b, v7.16b, v10.16b, v12.16b /* m1_acc_50 = eor3(p1_0_12, p2_0_12, m1_acc_49) */
-	ldr q12, [sp, #176] /* reload g0x9.3 */
-	eor3 v7.16b, v7.16b, v29.16b, v12.16b /* x1n_12 = eor3(m1_acc_50, p2_3_12, g0x9) */
-	eor v12.16b, v16.16b, v27.16b /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
-	eor3 v5.16b, v10.16b, v5.16b, v12.16b /* m2_acc_50 = eor3(p2_0_12, p1_1_12, m2_acc_49) */
-	ldr q12, [sp, #192] /* reload g0x10.3 */
-	eor3 v5.16b, v5.16b, v29.16b, v12.16b /* x2n_12 = eor3(m2_acc_50, p2_3_12, g0x10) */
-	eor v27.16b, v27.16b, v9.16b /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
-	eor3 v16.16b, v10.16b, v16.16b, v27.16b /* m3_acc_50 = eor3(p2_0_12, p2_1_12, m3_acc_49) */
-	ldr q27, [sp, #208] /* reload g0x11.3 */
-	eor3 v16.16b, v16.16b, v8.16b, v27.16b /* x3n_12 = eor3(m3_acc_50, p1_3_12, g0x11) */
-	eor3 v27.16b, v24.16b, v21.16b, v22.16b /* t0_13_1 = eor3(g1x12, g1x0, g1x4) */
+	eor v31.16b, v31.16b, v11.16b /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
+	eor v11.16b, v30.16b, v27.16b /* m0_acc_61 = xor(p2_1_12, p1_2_12) */
+	eor3 v12.16b, v5.16b, v26.16b, v11.16b /* m0_acc_63 = eor3(p1_0_12, p1_1_12, m0_acc_61) */
+	eor3 v12.16b, v9.16b, v31.16b, v12.16b /* m0_acc_64 = eor3(p2_2_12, p2_3_12, m0_acc_63) */
+	ldr q13, [sp, #144] /* reload g0x8.3 */
+	eor v12.16b, v13.16b, v12.16b /* x0n_12 = xor(g0x8, m0_acc_64) */
+	eor v27.16b, v27.16b, v9.16b /* m1_acc_61 = xor(p1_2_12, p2_2_12) */
+	eor v31.16b, v8.16b, v31.16b /* m1_acc_62 = xor(p1_3_12, p2_3_12) */
+	eor3 v27.16b, v10.16b, v26.16b, v27.16b /* m1_acc_63 = eor3(p2_0_12, p1_1_12, m1_acc_61) */
+	ldr q13, [sp, #176] /* reload g0x9.3 */
+	eor3 v27.16b, v27.16b, v31.16b, v13.16b /* x1n_12 = eor3(m1_acc_63, m1_acc_62, g0x9) */
+	eor v5.16b, v5.16b, v10.16b /* m2_acc_60 = xor(p1_0_12, p2_0_12) */
+	eor3 v31.16b, v5.16b, v11.16b, v31.16b /* m2_acc_64 = eor3(m2_acc_60, m0_acc_61, m1_acc_62) */
+	ldr q10, [sp, #192] /* reload g0x10.3 */
+	eor v31.16b, v10.16b, v31.16b /* x2n_12 = xor(g0x10, m2_acc_64) */
+	eor3 v5.16b, v26.16b, v30.16b, v5.16b /* m3_acc_63 = eor3(p1_1_12, p2_1_12, m2_acc_60) */
+	eor3 v5.16b, v9.16b, v8.16b, v5.16b /* m3_acc_64 = eor3(p2_2_12, p1_3_12, m3_acc_63) */
+	ldr q26, [sp, #208] /* reload g0x11.3 */
+	eor v5.16b, v26.16b, v5.16b /* x3n_12 = xor(g0x11, m3_acc_64) */
+	eor3 v26.16b, v29.16b, v24.16b, v25.16b /* t0_13_1 = eor3(g1x12, g1x0, g1x4) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v27.16b, {v27.16b}, v29.16b /* y0_13_sr = lookup16(t0_13_1, inv_shift_rows) */
-	aese v27.16b, v4.16b /* y0_13_aes = aese(y0_13_sr, rk0_6) */
-	eor3 v4.16b, v31.16b, v25.16b, v30.16b /* t1_13_1 = eor3(g1x13, g1x1, g1x5) */
-	tbl v4.16b, {v4.16b}, v29.16b /* y1_13_sr = lookup16(t1_13_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_13_aes = aese(y1_13_sr, rk1_6) */
-	eor3 v6.16b, v23.16b, v17.16b, v18.16b /* t2_13_1 = eor3(g1x14, g1x2, g1x6) */
-	tbl v6.16b, {v6.16b}, v29.16b /* y2_13_sr = lookup16(t2_13_1, inv_shift_rows) */
-	aese v6.16b, v20.16b /* y2_13_aes = aese(y2_13_sr, rk2_6) */
-	eor3 v20.16b, v0.16b, v2.16b, v3.16b /* t3_13_1 = eor3(g1x15, g1x3, g1x7) */
-	tbl v20.16b, {v20.16b}, v29.16b /* y3_13_sr = lookup16(t3_13_1, inv_shift_rows) */
-	aese v20.16b, v26.16b /* y3_13_aes = aese(y3_13_sr, rk3_6) */
-	and v26.16b, v27.16b, v19.16b /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* y0_13_aes_hi = shr(y0_13_aes) */
+	ldr q30, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v26.16b, {v26.16b}, v30.16b /* y0_13_sr = lookup16(t0_13_1, inv_shift_rows) */
+	aese v26.16b, v16.16b /* y0_13_aes = aese(y0_13_sr, rk0_6) */
+	eor3 v16.16b, v0.16b, v2.16b, v4.16b /* t1_13_1 = eor3(g1x13, g1x1, g1x5) */
+	tbl v16.16b, {v16.16b}, v30.16b /* y1_13_sr = lookup16(t1_13_1, inv_shift_rows) */
+	aese v16.16b, v20.16b /* y1_13_aes = aese(y1_13_sr, rk1_6) */
+	eor3 v20.16b, v23.16b, v18.16b, v17.16b /* t2_13_1 = eor3(g1x14, g1x2, g1x6) */
+	tbl v20.16b, {v20.16b}, v30.16b /* y2_13_sr = lookup16(t2_13_1, inv_shift_rows) */
+	aese v20.16b, v21.16b /* y2_13_aes = aese(y2_13_sr, rk2_6) */
+	eor3 v21.16b, v3.16b, v6.16b, v7.16b /* t3_13_1 = eor3(g1x15, g1x3, g1x7) */
+	tbl v21.16b, {v21.16b}, v30.16b /* y3_13_sr = lookup16(t3_13_1, inv_shift_rows) */
+	aese v21.16b, v22.16b /* y3_13_aes = aese(y3_13_sr, rk3_6) */
+	and v22.16b, v26.16b, v19.16b /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* y0_13_aes_hi = shr(y0_13_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1
 	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v9.16b, {v8.16b}, v26.16b /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
+	tbl v9.16b, {v8.16b}, v22.16b /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1
 	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v10.16b}, v27.16b /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
-	and v12.16b, v4.16b, v19.16b /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_13_aes_hi = shr(y1_13_aes) */
-	tbl v13.16b, {v8.16b}, v12.16b /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	tbl v14.16b, {v10.16b}, v4.16b /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	tbl v11.16b, {v10.16b}, v26.16b /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	eor v9.16b, v9.16b, v11.16b /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
+	and v11.16b, v16.16b, v19.16b /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* y1_13_aes_hi = shr(y1_13_aes) */
+	tbl v13.16b, {v8.16b}, v11.16b /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	tbl v14.16b, {v10.16b}, v16.16b /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
-	and v14.16b, v6.16b, v19.16b /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_13_aes_hi = shr(y2_13_aes) */
+	and v14.16b, v20.16b, v19.16b /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* y2_13_aes_hi = shr(y2_13_aes) */
 	tbl v15.16b, {v8.16b}, v14.16b /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
-	str q0, [sp, #208] /* spill g1x15.3 */
-	tbl v0.16b, {v10.16b}, v6.16b /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	eor v0.16b, v15.16b, v0.16b /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
-	and v15.16b, v20.16b, v19.16b /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* y3_13_aes_hi = shr(y3_13_aes) */
+	str q3, [sp, #208] /* spill g1x15.3 */
+	tbl v3.16b, {v10.16b}, v20.16b /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
+	eor v3.16b, v15.16b, v3.16b /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	and v15.16b, v21.16b, v19.16b /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* y3_13_aes_hi = shr(y3_13_aes) */
 	str q23, [sp, #192] /* spill g1x14.3 */
 	tbl v23.16b, {v8.16b}, v15.16b /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
-	str q31, [sp, #176] /* spill g1x13.3 */
-	tbl v31.16b, {v10.16b}, v20.16b /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
-	eor v23.16b, v23.16b, v31.16b /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
-	tbl v26.16b, {v28.16b}, v26.16b /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
-	tbl v27.16b, {v1.16b}, v27.16b /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
-	eor v26.16b, v26.16b, v27.16b /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
-	tbl v27.16b, {v28.16b}, v12.16b /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
-	eor v4.16b, v27.16b, v4.16b /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	tbl v27.16b, {v28.16b}, v14.16b /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
-	eor v6.16b, v27.16b, v6.16b /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
-	tbl v27.16b, {v28.16b}, v15.16b /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
-	tbl v20.16b, {v1.16b}, v20.16b /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
-	eor v20.16b, v27.16b, v20.16b /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
-	eor v27.16b, v6.16b, v23.16b /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
-	eor3 v27.16b, v9.16b, v4.16b, v27.16b /* m0_acc_54 = eor3(p1_0_13, p2_1_13, m0_acc_53) */
-	ldr q31, [sp, #448] /* reload g1x8.3 */
-	eor3 v27.16b, v27.16b, v20.16b, v31.16b /* x0n_13 = eor3(m0_acc_54, p2_3_13, g1x8) */
-	eor v31.16b, v13.16b, v6.16b /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
-	eor3 v31.16b, v9.16b, v26.16b, v31.16b /* m1_acc_54 = eor3(p1_0_13, p2_0_13, m1_acc_53) */
-	ldr q9, [sp, #432] /* reload g1x9.3 */
-	eor3 v31.16b, v31.16b, v20.16b, v9.16b /* x1n_13 = eor3(m1_acc_54, p2_3_13, g1x9) */
-	eor v9.16b, v4.16b, v0.16b /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
-	eor3 v9.16b, v26.16b, v13.16b, v9.16b /* m2_acc_54 = eor3(p2_0_13, p1_1_13, m2_acc_53) */
-	ldr q12, [sp, #352] /* reload g1x10.3 */
-	eor3 v20.16b, v9.16b, v20.16b, v12.16b /* x2n_13 = eor3(m2_acc_54, p2_3_13, g1x10) */
-	eor v0.16b, v0.16b, v6.16b /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
-	eor3 v0.16b, v26.16b, v4.16b, v0.16b /* m3_acc_54 = eor3(p2_0_13, p2_1_13, m3_acc_53) */
-	ldr q4, [sp, #336] /* reload g1x11.3 */
-	eor3 v0.16b, v0.16b, v23.16b, v4.16b /* x3n_13 = eor3(m3_acc_54, p1_3_13, g1x11) */
+	str q0, [sp, #176] /* spill g1x13.3 */
+	tbl v0.16b, {v10.16b}, v21.16b /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
+	eor v0.16b, v23.16b, v0.16b /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
+	tbl v22.16b, {v28.16b}, v22.16b /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
+	tbl v23.16b, {v1.16b}, v26.16b /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	eor v22.16b, v22.16b, v23.16b /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
+	tbl v23.16b, {v28.16b}, v11.16b /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	tbl v16.16b, {v1.16b}, v16.16b /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
+	eor v16.16b, v23.16b, v16.16b /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
+	tbl v23.16b, {v28.16b}, v14.16b /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	tbl v20.16b, {v1.16b}, v20.16b /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
+	eor v20.16b, v23.16b, v20.16b /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	tbl v23.16b, {v28.16b}, v15.16b /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	tbl v21.16b, {v1.16b}, v21.16b /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	eor v21.16b, v23.16b, v21.16b /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
+	eor v23.16b, v16.16b, v3.16b /* m0_acc_66 = xor(p2_1_13, p1_2_13) */
+	eor3 v26.16b, v9.16b, v13.16b, v23.16b /* m0_acc_68 = eor3(p1_0_13, p1_1_13, m0_acc_66) */
+	eor3 v26.16b, v20.16b, v21.16b, v26.16b /* m0_acc_69 = eor3(p2_2_13, p2_3_13, m0_acc_68) */
+	ldr q11, [sp, #448] /* reload g1x8.3 */
+	eor v26.16b, v11.16b, v26.16b /* x0n_13 = xor(g1x8, m0_acc_69) */
+	eor v3.16b, v3.16b, v20.16b /* m1_acc_66 = xor(p1_2_13, p2_2_13) */
+	eor v21.16b, v0.16b, v21.16b /* m1_acc_67 = xor(p1_3_13, p2_3_13) */
+	eor3 v3.16b, v22.16b, v13.16b, v3.16b /* m1_acc_68 = eor3(p2_0_13, p1_1_13, m1_acc_66) */
+	ldr q11, [sp, #432] /* reload g1x9.3 */
+	eor3 v3.16b, v3.16b, v21.16b, v11.16b /* x1n_13 = eor3(m1_acc_68, m1_acc_67, g1x9) */
+	eor v22.16b, v9.16b, v22.16b /* m2_acc_65 = xor(p1_0_13, p2_0_13) */
+	eor3 v21.16b, v22.16b, v23.16b, v21.16b /* m2_acc_69 = eor3(m2_acc_65, m0_acc_66, m1_acc_67) */
+	ldr q23, [sp, #352] /* reload g1x10.3 */
+	eor v21.16b, v23.16b, v21.16b /* x2n_13 = xor(g1x10, m2_acc_69) */
+	eor3 v16.16b, v13.16b, v16.16b, v22.16b /* m3_acc_68 = eor3(p1_1_13, p2_1_13, m2_acc_65) */
+	eor3 v0.16b, v20.16b, v0.16b, v16.16b /* m3_acc_69 = eor3(p2_2_13, p1_3_13, m3_acc_68) */
+	ldr q16, [sp, #336] /* reload g1x11.3 */
+	eor v0.16b, v16.16b, v0.16b /* x3n_13 = xor(g1x11, m3_acc_69) */
 
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	add x17, x5, #112
-	ld1r {v4.4s}, [x17] /* rk0_7 = bcast32() */
+	ld1r {v16.4s}, [x17] /* rk0_7 = bcast32() */
 	add x17, x5, #116
-	ld1r {v6.4s}, [x17] /* rk1_7 = bcast32() */
+	ld1r {v20.4s}, [x17] /* rk1_7 = bcast32() */
 	add x17, x5, #120
-	ld1r {v23.4s}, [x17] /* rk2_7 = bcast32() */
+	ld1r {v22.4s}, [x17] /* rk2_7 = bcast32() */
 	add x17, x5, #124
-	ld1r {v26.4s}, [x17] /* rk3_7 = bcast32() */
+	ld1r {v23.4s}, [x17] /* rk3_7 = bcast32() */
 	ldr q9, [sp, #160] /* reload g0x0.4 */
-	ldr q12, [sp, #416] /* reload g0x4.4 */
-	eor3 v13.16b, v9.16b, v12.16b, v11.16b /* t0_14_1 = eor3(g0x0, g0x4, g0x8) */
-	tbl v13.16b, {v13.16b}, v29.16b /* y0_14_sr = lookup16(t0_14_1, inv_shift_rows) */
-	aese v13.16b, v4.16b /* y0_14_aes = aese(y0_14_sr, rk0_7) */
+	ldr q11, [sp, #416] /* reload g0x4.4 */
+	eor3 v13.16b, v9.16b, v11.16b, v12.16b /* t0_14_1 = eor3(g0x0, g0x4, g0x8) */
+	tbl v13.16b, {v13.16b}, v30.16b /* y0_14_sr = lookup16(t0_14_1, inv_shift_rows) */
+	aese v13.16b, v16.16b /* y0_14_aes = aese(y0_14_sr, rk0_7) */
 	ldr q14, [sp, #304] /* reload g0x1.4 */
 	ldr q15, [sp, #400] /* reload g0x5.4 */
-	eor3 v14.16b, v14.16b, v15.16b, v7.16b /* t1_14_1 = eor3(g0x1, g0x5, g0x9) */
-	tbl v14.16b, {v14.16b}, v29.16b /* y1_14_sr = lookup16(t1_14_1, inv_shift_rows) */
-	aese v14.16b, v6.16b /* y1_14_aes = aese(y1_14_sr, rk1_7) */
+	eor3 v14.16b, v14.16b, v15.16b, v27.16b /* t1_14_1 = eor3(g0x1, g0x5, g0x9) */
+	tbl v14.16b, {v14.16b}, v30.16b /* y1_14_sr = lookup16(t1_14_1, inv_shift_rows) */
+	aese v14.16b, v20.16b /* y1_14_aes = aese(y1_14_sr, rk1_7) */
 	ldr q9, [sp, #272] /* reload g0x2.4 */
 	ldr q15, [sp, #384] /* reload g0x6.4 */
-	eor3 v9.16b, v9.16b, v15.16b, v5.16b /* t2_14_1 = eor3(g0x2, g0x6, g0x10) */
-	tbl v9.16b, {v9.16b}, v29.16b /* y2_14_sr = lookup16(t2_14_1, inv_shift_rows) */
-	aese v9.16b, v23.16b /* y2_14_aes = aese(y2_14_sr, rk2_7) */
+	eor3 v9.16b, v9.16b, v15.16b, v31.16b /* t2_14_1 = eor3(g0x2, g0x6, g0x10) */
+	tbl v9.16b, {v9.16b}, v30.16b /* y2_14_sr = lookup16(t2_14_1, inv_shift_rows) */
+	aese v9.16b, v22.16b /* y2_14_aes = aese(y2_14_sr, rk2_7) */
 	ldr q15, [sp, #240] /* reload g0x3.4 */
-	ldr q12, [sp, #368] /* reload g0x7.4 */
-	eor3 v15.16b, v15.16b, v12.16b, v16.16b /* t3_14_1 = eor3(g0x3, g0x7, g0x11) */
-	tbl v15.16b, {v15.16b}, v29.16b /* y3_14_sr = lookup16(t3_14_1, inv_shift_rows) */
-	aese v15.16b, v26.16b /* y3_14_aes = aese(y3_14_sr, rk3_7) */
-	and v12.16b, v13.16b, v19.16b /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
+	ldr q11, [sp, #368] /* reload g0x7.4 */
+	eor3 v15.16b, v15.16b, v11.16b, v5.16b /* t3_14_1 = eor3(g0x3, g0x7, g0x11) */
+	tbl v15.16b, {v15.16b}, v30.16b /* y3_14_sr = lookup16(t3_14_1, inv_shift_rows) */
+	aese v15.16b, v23.16b /* y3_14_aes = aese(y3_14_sr, rk3_7) */
+	and v11.16b, v13.16b, v19.16b /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y0_14_aes_hi = shr(y0_14_aes) */
-	str q16, [sp, #336] /* spill g0x11.4 */
-	tbl v16.16b, {v8.16b}, v12.16b /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
-	str q5, [sp, #352] /* spill g0x10.4 */
-	tbl v5.16b, {v10.16b}, v13.16b /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
-	eor v5.16b, v16.16b, v5.16b /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
-	and v16.16b, v14.16b, v19.16b /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
+	str q5, [sp, #336] /* spill g0x11.4 */
+	tbl v5.16b, {v8.16b}, v11.16b /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
+	str q31, [sp, #352] /* spill g0x10.4 */
+	tbl v31.16b, {v10.16b}, v13.16b /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	eor v5.16b, v5.16b, v31.16b /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
+	and v31.16b, v14.16b, v19.16b /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y1_14_aes_hi = shr(y1_14_aes) */
-	str q7, [sp, #432] /* spill g0x9.4 */
-	tbl v7.16b, {v8.16b}, v16.16b /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
-	str q11, [sp, #448] /* spill g0x8.4 */
-	tbl v11.16b, {v10.16b}, v14.16b /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
-	eor v7.16b, v7.16b, v11.16b /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
-	and v11.16b, v9.16b, v19.16b /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
+	str q27, [sp, #432] /* spill g0x9.4 */
+	tbl v27.16b, {v8.16b}, v31.16b /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
+	str q12, [sp, #448] /* spill g0x8.4 */
+	tbl v12.16b, {v10.16b}, v14.16b /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
+	eor v27.16b, v27.16b, v12.16b /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
+	and v12.16b, v9.16b, v19.16b /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* y2_14_aes_hi = shr(y2_14_aes) */
-	str q24, [sp, #144] /* spill g1x12.3 */
-	tbl v24.16b, {v8.16b}, v11.16b /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
-	tbl v29.16b, {v10.16b}, v9.16b /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
-	eor v24.16b, v24.16b, v29.16b /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
-	and v29.16b, v15.16b, v19.16b /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
+	str q29, [sp, #144] /* spill g1x12.3 */
+	tbl v29.16b, {v8.16b}, v12.16b /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	tbl v30.16b, {v10.16b}, v9.16b /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
+	eor v29.16b, v29.16b, v30.16b /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
+	and v30.16b, v15.16b, v19.16b /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y3_14_aes_hi = shr(y3_14_aes) */
-	tbl v8.16b, {v8.16b}, v29.16b /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
+	tbl v8.16b, {v8.16b}, v30.16b /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
 	tbl v10.16b, {v10.16b}, v15.16b /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
 	eor v8.16b, v8.16b, v10.16b /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
-	tbl v10.16b, {v28.16b}, v12.16b /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
-	tbl v12.16b, {v1.16b}, v13.16b /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
-	tbl v16.16b, {v28.16b}, v16.16b /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
-	tbl v12.16b, {v1.16b}, v14.16b /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
-	eor v16.16b, v16.16b, v12.16b /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
+	tbl v10.16b, {v28.16b}, v11.16b /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	tbl v11.16b, {v1.16b}, v13.16b /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
+	tbl v31.16b, {v28.16b}, v31.16b /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
+	tbl v11.16b, {v1.16b}, v14.16b /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
+	eor v31.16b, v31.16b, v11.16b /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
+	tbl v11.16b, {v28.16b}, v12.16b /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
 	tbl v9.16b, {v1.16b}, v9.16b /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
 	eor v9.16b, v11.16b, v9.16b /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
-	tbl v29.16b, {v28.16b}, v29.16b /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
+	tbl v30.16b, {v28.16b}, v30.16b /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
 	tbl v11.16b, {v1.16b}, v15.16b /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
-	eor v29.16b, v29.16b, v11.16b /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
-	eor v11.16b, v9.16b, v8.16b /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
-	eor3 v11.16b, v5.16b, v16.16b, v11.16b /* m0_acc_58 = eor3(p1_0_14, p2_1_14, m0_acc_57) */
-	ldr q12, [sp, #320] /* reload g0x12.3 */
-	eor3 v11.16b, v11.16b, v29.16b, v12.16b /* x0n_14 = eor3(m0_acc_58, p2_3_14, g0x12) */
-	eor v12.16b, v7.16b, v9.16b /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
-	eor3 v5.16b, v5.16b, v10.16b, v12.16b /* m1_acc_58 = eor3(p1_0_14, p2_0_14, m1_acc_57) */
-	ldr q12, [sp, #288] /* reload g0x13.3 */
-	eor3 v5.16b, v5.16b, v29.16b, v12.16b /* x1n_14 = eor3(m1_acc_58, p2_3_14, g0x13) */
-	eor v12.16b, v16.16b, v24.16b /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
-	eor3 v7.16b, v10.16b, v7.16b, v12.16b /* m2_acc_58 = eor3(p2_0_14, p1_1_14, m2_acc_57) */
-	ldr q12, [sp, #256] /* reload g0x14.3 */
-	eor3 v7.16b, v7.16b, v29.16b, v12.16b /* x2n_14 = eor3(m2_acc_58, p2_3_14, g0x14) */
-	eor v24.16b, v24.16b, v9.16b /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
-	eor3 v16.16b, v10.16b, v16.16b, v24.16b /* m3_acc_58 = eor3(p2_0_14, p2_1_14, m3_acc_57) */
-	ldr q24, [sp, #224] /* reload g0x15.3 */
-	eor3 v16.16b, v16.16b, v8.16b, v24.16b /* x3n_14 = eor3(m3_acc_58, p1_3_14, g0x15) */
-	eor3 v24.16b, v21.16b, v22.16b, v27.16b /* t0_15_1 = eor3(g1x0, g1x4, g1x8) */
+	eor v30.16b, v30.16b, v11.16b /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
+	eor v11.16b, v31.16b, v29.16b /* m0_acc_71 = xor(p2_1_14, p1_2_14) */
+	eor3 v12.16b, v5.16b, v27.16b, v11.16b /* m0_acc_73 = eor3(p1_0_14, p1_1_14, m0_acc_71) */
+	eor3 v12.16b, v9.16b, v30.16b, v12.16b /* m0_acc_74 = eor3(p2_2_14, p2_3_14, m0_acc_73) */
+	ldr q13, [sp, #320] /* reload g0x12.3 */
+	eor v12.16b, v13.16b, v12.16b /* x0n_14 = xor(g0x12, m0_acc_74) */
+	eor v29.16b, v29.16b, v9.16b /* m1_acc_71 = xor(p1_2_14, p2_2_14) */
+	eor v30.16b, v8.16b, v30.16b /* m1_acc_72 = xor(p1_3_14, p2_3_14) */
+	eor3 v29.16b, v10.16b, v27.16b, v29.16b /* m1_acc_73 = eor3(p2_0_14, p1_1_14, m1_acc_71) */
+	ldr q13, [sp, #288] /* reload g0x13.3 */
+	eor3 v29.16b, v29.16b, v30.16b, v13.16b /* x1n_14 = eor3(m1_acc_73, m1_acc_72, g0x13) */
+	eor v5.16b, v5.16b, v10.16b /* m2_acc_70 = xor(p1_0_14, p2_0_14) */
+	eor3 v30.16b, v5.16b, v11.16b, v30.16b /* m2_acc_74 = eor3(m2_acc_70, m0_acc_71, m1_acc_72) */
+	ldr q10, [sp, #256] /* reload g0x14.3 */
+	eor v30.16b, v10.16b, v30.16b /* x2n_14 = xor(g0x14, m2_acc_74) */
+	eor3 v5.16b, v27.16b, v31.16b, v5.16b /* m3_acc_73 = eor3(p1_1_14, p2_1_14, m2_acc_70) */
+	eor3 v5.16b, v9.16b, v8.16b, v5.16b /* m3_acc_74 = eor3(p2_2_14, p1_3_14, m3_acc_73) */
+	ldr q27, [sp, #224] /* reload g0x15.3 */
+	eor v5.16b, v27.16b, v5.16b /* x3n_14 = xor(g0x15, m3_acc_74) */
+	eor3 v27.16b, v24.16b, v25.16b, v26.16b /* t0_15_1 = eor3(g1x0, g1x4, g1x8) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v24.16b, {v24.16b}, v29.16b /* y0_15_sr = lookup16(t0_15_1, inv_shift_rows) */
-	aese v24.16b, v4.16b /* y0_15_aes = aese(y0_15_sr, rk0_7) */
-	eor3 v4.16b, v25.16b, v30.16b, v31.16b /* t1_15_1 = eor3(g1x1, g1x5, g1x9) */
-	tbl v4.16b, {v4.16b}, v29.16b /* y1_15_sr = lookup16(t1_15_1, inv_shift_rows) */
-	aese v4.16b, v6.16b /* y1_15_aes = aese(y1_15_sr, rk1_7) */
-	eor3 v6.16b, v17.16b, v18.16b, v20.16b /* t2_15_1 = eor3(g1x2, g1x6, g1x10) */
-	tbl v6.16b, {v6.16b}, v29.16b /* y2_15_sr = lookup16(t2_15_1, inv_shift_rows) */
-	aese v6.16b, v23.16b /* y2_15_aes = aese(y2_15_sr, rk2_7) */
-	eor3 v23.16b, v2.16b, v3.16b, v0.16b /* t3_15_1 = eor3(g1x3, g1x7, g1x11) */
-	tbl v23.16b, {v23.16b}, v29.16b /* y3_15_sr = lookup16(t3_15_1, inv_shift_rows) */
-	aese v23.16b, v26.16b /* y3_15_aes = aese(y3_15_sr, rk3_7) */
-	and v26.16b, v24.16b, v19.16b /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* y0_15_aes_hi = shr(y0_15_aes) */
+	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v27.16b, {v27.16b}, v31.16b /* y0_15_sr = lookup16(t0_15_1, inv_shift_rows) */
+	aese v27.16b, v16.16b /* y0_15_aes = aese(y0_15_sr, rk0_7) */
+	eor3 v16.16b, v2.16b, v4.16b, v3.16b /* t1_15_1 = eor3(g1x1, g1x5, g1x9) */
+	tbl v16.16b, {v16.16b}, v31.16b /* y1_15_sr = lookup16(t1_15_1, inv_shift_rows) */
+	aese v16.16b, v20.16b /* y1_15_aes = aese(y1_15_sr, rk1_7) */
+	eor3 v20.16b, v18.16b, v17.16b, v21.16b /* t2_15_1 = eor3(g1x2, g1x6, g1x10) */
+	tbl v20.16b, {v20.16b}, v31.16b /* y2_15_sr = lookup16(t2_15_1, inv_shift_rows) */
+	aese v20.16b, v22.16b /* y2_15_aes = aese(y2_15_sr, rk2_7) */
+	eor3 v22.16b, v6.16b, v7.16b, v0.16b /* t3_15_1 = eor3(g1x3, g1x7, g1x11) */
+	tbl v22.16b, {v22.16b}, v31.16b /* y3_15_sr = lookup16(t3_15_1, inv_shift_rows) */
+	aese v22.16b, v23.16b /* y3_15_aes = aese(y3_15_sr, rk3_7) */
+	and v23.16b, v27.16b, v19.16b /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* y0_15_aes_hi = shr(y0_15_aes) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1
 	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v9.16b, {v8.16b}, v26.16b /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
+	tbl v9.16b, {v8.16b}, v23.16b /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1
 	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v10.16b}, v24.16b /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
-	eor v9.16b, v9.16b, v12.16b /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
-	and v12.16b, v4.16b, v19.16b /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y1_15_aes_hi = shr(y1_15_aes) */
-	tbl v13.16b, {v8.16b}, v12.16b /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	tbl v14.16b, {v10.16b}, v4.16b /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
+	tbl v11.16b, {v10.16b}, v27.16b /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
+	eor v9.16b, v9.16b, v11.16b /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
+	and v11.16b, v16.16b, v19.16b /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* y1_15_aes_hi = shr(y1_15_aes) */
+	tbl v13.16b, {v8.16b}, v11.16b /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
+	tbl v14.16b, {v10.16b}, v16.16b /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
-	and v14.16b, v6.16b, v19.16b /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y2_15_aes_hi = shr(y2_15_aes) */
+	and v14.16b, v20.16b, v19.16b /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* y2_15_aes_hi = shr(y2_15_aes) */
 	tbl v15.16b, {v8.16b}, v14.16b /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	str q2, [sp, #128] /* spill g1x3.4 */
-	tbl v2.16b, {v10.16b}, v6.16b /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
-	eor v2.16b, v15.16b, v2.16b /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
-	and v15.16b, v23.16b, v19.16b /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* y3_15_aes_hi = shr(y3_15_aes) */
-	str q17, [sp, #80] /* spill g1x2.4 */
-	tbl v17.16b, {v8.16b}, v15.16b /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
-	str q25, [sp, #112] /* spill g1x1.4 */
-	tbl v25.16b, {v10.16b}, v23.16b /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
-	eor v17.16b, v17.16b, v25.16b /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
-	tbl v25.16b, {v28.16b}, v26.16b /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
-	tbl v24.16b, {v1.16b}, v24.16b /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
-	eor v24.16b, v25.16b, v24.16b /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
-	tbl v25.16b, {v28.16b}, v12.16b /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
-	tbl v4.16b, {v1.16b}, v4.16b /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
-	eor v4.16b, v25.16b, v4.16b /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
-	tbl v25.16b, {v28.16b}, v14.16b /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
-	tbl v6.16b, {v1.16b}, v6.16b /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
-	eor v6.16b, v25.16b, v6.16b /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
-	tbl v25.16b, {v28.16b}, v15.16b /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
-	tbl v23.16b, {v1.16b}, v23.16b /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
-	eor v23.16b, v25.16b, v23.16b /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
-	eor v25.16b, v6.16b, v17.16b /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
-	eor3 v25.16b, v9.16b, v4.16b, v25.16b /* m0_acc_62 = eor3(p1_0_15, p2_1_15, m0_acc_61) */
-	ldr q26, [sp, #144] /* reload g1x12.3 */
-	eor3 v25.16b, v25.16b, v23.16b, v26.16b /* x0n_15 = eor3(m0_acc_62, p2_3_15, g1x12) */
-	eor v26.16b, v13.16b, v6.16b /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
-	eor3 v26.16b, v9.16b, v24.16b, v26.16b /* m1_acc_62 = eor3(p1_0_15, p2_0_15, m1_acc_61) */
-	ldr q9, [sp, #176] /* reload g1x13.3 */
-	eor3 v26.16b, v26.16b, v23.16b, v9.16b /* x1n_15 = eor3(m1_acc_62, p2_3_15, g1x13) */
-	eor v9.16b, v4.16b, v2.16b /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
-	eor3 v9.16b, v24.16b, v13.16b, v9.16b /* m2_acc_62 = eor3(p2_0_15, p1_1_15, m2_acc_61) */
-	ldr q12, [sp, #192] /* reload g1x14.3 */
-	eor3 v23.16b, v9.16b, v23.16b, v12.16b /* x2n_15 = eor3(m2_acc_62, p2_3_15, g1x14) */
-	eor v2.16b, v2.16b, v6.16b /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
-	eor3 v2.16b, v24.16b, v4.16b, v2.16b /* m3_acc_62 = eor3(p2_0_15, p2_1_15, m3_acc_61) */
-	ldr q4, [sp, #208] /* reload g1x15.3 */
-	eor3 v2.16b, v2.16b, v17.16b, v4.16b /* x3n_15 = eor3(m3_acc_62, p1_3_15, g1x15) */
-	str q21, [sp, #64] /* spill g1x0.2 */
+	str q6, [sp, #128] /* spill g1x3.4 */
+	tbl v6.16b, {v10.16b}, v20.16b /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	eor v6.16b, v15.16b, v6.16b /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	and v15.16b, v22.16b, v19.16b /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* y3_15_aes_hi = shr(y3_15_aes) */
+	str q18, [sp, #80] /* spill g1x2.4 */
+	tbl v18.16b, {v8.16b}, v15.16b /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	str q2, [sp, #112] /* spill g1x1.4 */
+	tbl v2.16b, {v10.16b}, v22.16b /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
+	eor v2.16b, v18.16b, v2.16b /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
+	tbl v18.16b, {v28.16b}, v23.16b /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
+	tbl v23.16b, {v1.16b}, v27.16b /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
+	eor v18.16b, v18.16b, v23.16b /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
+	tbl v23.16b, {v28.16b}, v11.16b /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	tbl v16.16b, {v1.16b}, v16.16b /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
+	eor v16.16b, v23.16b, v16.16b /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
+	tbl v23.16b, {v28.16b}, v14.16b /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
+	tbl v20.16b, {v1.16b}, v20.16b /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
+	eor v20.16b, v23.16b, v20.16b /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
+	tbl v23.16b, {v28.16b}, v15.16b /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	tbl v22.16b, {v1.16b}, v22.16b /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
+	eor v22.16b, v23.16b, v22.16b /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
+	eor v23.16b, v16.16b, v6.16b /* m0_acc_76 = xor(p2_1_15, p1_2_15) */
+	eor3 v27.16b, v9.16b, v13.16b, v23.16b /* m0_acc_78 = eor3(p1_0_15, p1_1_15, m0_acc_76) */
+	eor3 v27.16b, v20.16b, v22.16b, v27.16b /* m0_acc_79 = eor3(p2_2_15, p2_3_15, m0_acc_78) */
+	ldr q11, [sp, #144] /* reload g1x12.3 */
+	eor v27.16b, v11.16b, v27.16b /* x0n_15 = xor(g1x12, m0_acc_79) */
+	eor v6.16b, v6.16b, v20.16b /* m1_acc_76 = xor(p1_2_15, p2_2_15) */
+	eor v22.16b, v2.16b, v22.16b /* m1_acc_77 = xor(p1_3_15, p2_3_15) */
+	eor3 v6.16b, v18.16b, v13.16b, v6.16b /* m1_acc_78 = eor3(p2_0_15, p1_1_15, m1_acc_76) */
+	ldr q11, [sp, #176] /* reload g1x13.3 */
+	eor3 v6.16b, v6.16b, v22.16b, v11.16b /* x1n_15 = eor3(m1_acc_78, m1_acc_77, g1x13) */
+	eor v18.16b, v9.16b, v18.16b /* m2_acc_75 = xor(p1_0_15, p2_0_15) */
+	eor3 v22.16b, v18.16b, v23.16b, v22.16b /* m2_acc_79 = eor3(m2_acc_75, m0_acc_76, m1_acc_77) */
+	ldr q23, [sp, #192] /* reload g1x14.3 */
+	eor v22.16b, v23.16b, v22.16b /* x2n_15 = xor(g1x14, m2_acc_79) */
+	eor3 v16.16b, v13.16b, v16.16b, v18.16b /* m3_acc_78 = eor3(p1_1_15, p2_1_15, m2_acc_75) */
+	eor3 v2.16b, v20.16b, v2.16b, v16.16b /* m3_acc_79 = eor3(p2_2_15, p1_3_15, m3_acc_78) */
+	ldr q16, [sp, #208] /* reload g1x15.3 */
+	eor v2.16b, v16.16b, v2.16b /* x3n_15 = xor(g1x15, m3_acc_79) */
+	str q24, [sp, #64] /* spill g1x0.2 */
 	str q2, [sp, #96] /* spill g1x15.2 */
 	mov v1.16b, v19.16b /* nibble_mask */
-	mov v4.16b, v3.16b /* g1x7.4 */
-	ldr q6, [sp, #400] /* reload g0x5.4 */
-	ldr q17, [sp, #448] /* reload g0x8.4 */
-	ldr q19, [sp, #352] /* reload g0x10.4 */
-	mov v21.16b, v11.16b /* g0x12.4 */
-	mov v24.16b, v7.16b /* g0x14.4 */
-	ldr q7, [sp, #272] /* reload g0x2.4 */
-	mov v28.16b, v16.16b /* g0x15.4 */
 	ldr q16, [sp, #368] /* reload g0x7.4 */
-	mov v29.16b, v22.16b /* g1x4.4 */
-	mov v22.16b, v5.16b /* g0x13.4 */
-	ldr q5, [sp, #416] /* reload g0x4.4 */
-	mov v8.16b, v31.16b /* g1x9.4 */
-	mov v31.16b, v18.16b /* g1x6.4 */
 	ldr q18, [sp, #432] /* reload g0x9.4 */
-	mov v9.16b, v27.16b /* g1x8.4 */
-	ldr q27, [sp, #304] /* reload g0x1.4 */
-	mov v10.16b, v20.16b /* g1x10.4 */
+	ldr q19, [sp, #352] /* reload g0x10.4 */
 	ldr q20, [sp, #336] /* reload g0x11.4 */
-	mov v11.16b, v0.16b /* g1x11.4 */
-	mov v12.16b, v25.16b /* g1x12.4 */
-	mov v13.16b, v26.16b /* g1x13.4 */
-	ldr q26, [sp, #160] /* reload g0x0.4 */
-	mov v14.16b, v23.16b /* g1x14.4 */
 	ldr q23, [sp, #384] /* reload g0x6.4 */
+	mov v24.16b, v30.16b /* g0x14.4 */
+	mov v28.16b, v5.16b /* g0x15.4 */
+	ldr q5, [sp, #416] /* reload g0x4.4 */
+	mov v30.16b, v4.16b /* g1x5.4 */
+	mov v4.16b, v7.16b /* g1x7.4 */
+	ldr q7, [sp, #272] /* reload g0x2.4 */
+	mov v31.16b, v17.16b /* g1x6.4 */
+	ldr q17, [sp, #448] /* reload g0x8.4 */
+	mov v8.16b, v3.16b /* g1x9.4 */
+	mov v9.16b, v26.16b /* g1x8.4 */
+	ldr q26, [sp, #160] /* reload g0x0.4 */
+	mov v10.16b, v21.16b /* g1x10.4 */
+	mov v21.16b, v12.16b /* g0x12.4 */
+	mov v11.16b, v0.16b /* g1x11.4 */
+	mov v12.16b, v27.16b /* g1x12.4 */
+	ldr q27, [sp, #304] /* reload g0x1.4 */
+	mov v13.16b, v6.16b /* g1x13.4 */
+	ldr q6, [sp, #400] /* reload g0x5.4 */
+	mov v14.16b, v22.16b /* g1x14.4 */
+	mov v22.16b, v29.16b /* g0x13.4 */
+	mov v29.16b, v25.16b /* g1x4.4 */
 	ldr q15, [sp, #240] /* reload g0x3.4 */
 	add x5, x5, #128
 	subs x4, x4, #1
@@ -4023,7 +4089,7 @@ sm4_byteslice_neon_sha3_batch_xor_asm:
 	.section .rodata
 	.balign 16
 .Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_1:
-	.byte 0xbc, 0x46, 0xf6, 0x0c, 0xa1, 0x5b, 0xeb, 0x11, 0x99, 0x63, 0xd3, 0x29, 0x84, 0x7e, 0xce, 0x34
+	.byte 0xe3, 0x19, 0xa9, 0x53, 0xfe, 0x04, 0xb4, 0x4e, 0xc6, 0x3c, 0x8c, 0x76, 0xdb, 0x21, 0x91, 0x6b
 
 /* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: high-nibble table */
 	.section .rodata
@@ -4031,17 +4097,17 @@ sm4_byteslice_neon_sha3_batch_xor_asm:
 .Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_1:
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
 
-/* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+/* tbl_lo_2: B'3 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
 	.section .rodata
 	.balign 16
 .Lsm4_byteslice_neon_sha3_asm_0_tbl_lo_2:
-	.byte 0xd4, 0xc2, 0x1e, 0x08, 0x3f, 0x29, 0xf5, 0xe3, 0x91, 0x87, 0x5b, 0x4d, 0x7a, 0x6c, 0xb0, 0xa6
+	.byte 0x37, 0xdb, 0xb7, 0x5b, 0xc1, 0x2d, 0x41, 0xad, 0x57, 0xbb, 0xd7, 0x3b, 0xa1, 0x4d, 0x21, 0xcd
 
-/* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: high-nibble table */
+/* tbl_hi_2: B'3 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: high-nibble table */
 	.section .rodata
 	.balign 16
 .Lsm4_byteslice_neon_sha3_asm_0_tbl_hi_2:
-	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+	.byte 0x00, 0xf3, 0xf9, 0x0a, 0xa2, 0x51, 0x5b, 0xa8, 0x67, 0x94, 0x9e, 0x6d, 0xc5, 0x36, 0x3c, 0xcf
 
 /* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
 	.section .rodata
@@ -4083,7 +4149,7 @@ sm4_byteslice_neon_sha3_batch_xor_asm:
 	.section .rodata
 	.balign 16
 .Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_1:
-	.byte 0xbc, 0x46, 0xf6, 0x0c, 0xa1, 0x5b, 0xeb, 0x11, 0x99, 0x63, 0xd3, 0x29, 0x84, 0x7e, 0xce, 0x34
+	.byte 0xe3, 0x19, 0xa9, 0x53, 0xfe, 0x04, 0xb4, 0x4e, 0xc6, 0x3c, 0x8c, 0x76, 0xdb, 0x21, 0x91, 0x6b
 
 /* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: high-nibble table */
 	.section .rodata
@@ -4091,17 +4157,17 @@ sm4_byteslice_neon_sha3_batch_xor_asm:
 .Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_1:
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
 
-/* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+/* tbl_lo_2: B'3 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
 	.section .rodata
 	.balign 16
 .Lsm4_byteslice_neon_sha3_asm_1_tbl_lo_2:
-	.byte 0xd4, 0xc2, 0x1e, 0x08, 0x3f, 0x29, 0xf5, 0xe3, 0x91, 0x87, 0x5b, 0x4d, 0x7a, 0x6c, 0xb0, 0xa6
+	.byte 0x37, 0xdb, 0xb7, 0x5b, 0xc1, 0x2d, 0x41, 0xad, 0x57, 0xbb, 0xd7, 0x3b, 0xa1, 0x4d, 0x21, 0xcd
 
-/* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: high-nibble table */
+/* tbl_hi_2: B'3 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, after undoing SubBytes' affine map: high-nibble table */
 	.section .rodata
 	.balign 16
 .Lsm4_byteslice_neon_sha3_asm_1_tbl_hi_2:
-	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+	.byte 0x00, 0xf3, 0xf9, 0x0a, 0xa2, 0x51, 0x5b, 0xa8, 0x67, 0x94, 0x9e, 0x6d, 0xc5, 0x36, 0x3c, 0xcf
 
 /* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
 	.section .rodata

@@ -15,12 +15,12 @@
  * the S-box's latency.
  *
  * One pass of sm4_wordslice_avx2_vaes_asm_batch encrypts (or, with the decryption round keys,
- * decrypts) 64 blocks = 1024 bytes; its loop body is 16 rounds.
+ * decrypts) 64 blocks = 1024 bytes; its loop body is 4 rounds.
  * S-box decomposition used: solution #0 of 2040
  * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 8,
- *   sm4.rounds_per_iteration = 16, sm4.schedule_before_ra = false,
+ *   sm4.rounds_per_iteration = 4, sm4.schedule_before_ra = false,
  *   sm4.asm_pressure_schedule = false.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_blendv, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
@@ -30,7 +30,7 @@
 #include "sm4_internal.h"
 
 #define SM4_WORDSLICE_AVX2_VAES_ASM_BATCH_BLOCKS 64
-#define SM4_WORDSLICE_AVX2_VAES_ASM_ROUNDS_PER_ITERATION 16
+#define SM4_WORDSLICE_AVX2_VAES_ASM_ROUNDS_PER_ITERATION 4
 _Static_assert(SM4_WORDSLICE_AVX2_VAES_ASM_BATCH_BLOCKS * SM4_BLOCK_BYTES <= SM4_MAX_BATCH_BYTES,
                "the mode layer's buffers hold a batch of every kernel (sm4_internal.h)");
 

@@ -31,9 +31,8 @@
  *
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
  *   zuc.s1_isomorphism = 0, zuc.s0_form = folded, zuc.add_form = min,
- *   zuc.rot16_form = select, zuc.swap_form = select,
- *   zuc.block_form = unrolled, zuc.schedule_before_ra = false,
- *   zuc.asm_pressure_schedule = true.
+ *   zuc.rot16_form = select, zuc.swap_form = xor, zuc.block_form = unrolled,
+ *   zuc.schedule_before_ra = false, zuc.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine, shld_half_by_rotations; shld_by_shifts, rotate_bytes_by_shuffle, rotate_by_shifts, affine_via_gfni, select_by_blendv, select_by_masks; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"

@@ -30,7 +30,7 @@
  * 16 lanes: 1 group of 16 (one 512-bit register per word and group).
  *
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
- *   zuc.s1_isomorphism = 0, zuc.s0_form = table, zuc.add_form = min,
+ *   zuc.s1_isomorphism = 0, zuc.s0_form = folded, zuc.add_form = min,
  *   zuc.rot16_form = select, zuc.swap_form = select,
  *   zuc.block_form = unrolled, zuc.schedule_before_ra = true,
  *   zuc.asm_pressure_schedule = true.

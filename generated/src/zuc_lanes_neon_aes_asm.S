@@ -72,98 +72,97 @@ zuc_lanes_neon_aes_init_asm:
 	add v24.4s, v24.4s, v30.4s /* w1 = add(g0r1_1, x1) */
 	ushr v8.4s, v25.4s, #16 /* l1in_r = shr(w2) */
 	sli v8.4s, v24.4s, #16 /* l1in = sli(l1in_r, w1) */
-	mov v9.16b, v3.16b /* high16 */
-	bsl v9.16b, v25.16b, v24.16b /* l1in16 = bsl(high16, w1, w2) */
+	ushr v24.4s, v24.4s, #16 /* l2in_r = shr(w1) */
+	sli v24.4s, v25.4s, #16 /* l2in = sli(l2in_r, w2) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_rotl24
-	ldr q10, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_rotl24] /* rotl24 = const() */
-	tbl v11.16b, {v8.16b}, v10.16b /* ur24 = lookup16(l1in, rotl24) */
-	eor v11.16b, v8.16b, v11.16b /* u_acc = xor(l1in, ur24) */
+	ldr q25, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_rotl24] /* rotl24 = const() */
+	tbl v9.16b, {v8.16b}, v25.16b /* ur24 = lookup16(l1in, rotl24) */
+	eor v9.16b, v8.16b, v9.16b /* u_acc = xor(l1in, ur24) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_rotl8
-	ldr q12, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_rotl8] /* rotl8 = const() */
-	tbl v13.16b, {v8.16b}, v12.16b /* ur8 = lookup16(l1in, rotl8) */
-	eor v8.16b, v8.16b, v13.16b /* ug_acc = xor(l1in, ur8) */
-	eor v8.16b, v8.16b, v9.16b /* ug = xor(ug_acc, l1in16) */
-	ushr v9.4s, v8.4s, #30 /* ur2_r = shr(ug) */
-	sli v9.4s, v8.4s, #2 /* ur2 = sli(ur2_r, ug) */
-	eor v8.16b, v11.16b, v9.16b /* u = xor(u_acc, ur2) */
-	ushr v9.4s, v24.4s, #16 /* l2in_r = shr(w1) */
-	sli v9.4s, v25.4s, #16 /* l2in = sli(l2in_r, w2) */
-	bit v25.16b, v24.16b, v3.16b /* l2in16 = bsl(high16, w2, w1) */
-	tbl v24.16b, {v9.16b}, v12.16b /* v8r8 = lookup16(l2in, rotl8) */
-	eor v24.16b, v24.16b, v25.16b /* v8_acc = xor(v8r8, l2in16) */
-	eor v25.16b, v9.16b, v25.16b /* v8g_acc = xor(l2in, l2in16) */
-	tbl v9.16b, {v9.16b}, v10.16b /* v8r24 = lookup16(l2in, rotl24) */
-	eor v25.16b, v25.16b, v9.16b /* v8g = xor(v8g_acc, v8r24) */
-	ushr v9.4s, v25.4s, #26 /* v8r6_r = shr(v8g) */
-	sli v9.4s, v25.4s, #6 /* v8r6 = sli(v8r6_r, v8g) */
-	eor v24.16b, v24.16b, v9.16b /* v8 = xor(v8_acc, v8r6) */
+	ldr q10, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_rotl8] /* rotl8 = const() */
+	tbl v11.16b, {v8.16b}, v10.16b /* ur8 = lookup16(l1in, rotl8) */
+	eor v11.16b, v8.16b, v11.16b /* ug_acc = xor(l1in, ur8) */
+	rev32 v8.8h, v8.8h /* ur16 = rev(l1in) */
+	eor v8.16b, v11.16b, v8.16b /* ug = xor(ug_acc, ur16) */
+	ushr v11.4s, v8.4s, #30 /* ur2_r = shr(ug) */
+	sli v11.4s, v8.4s, #2 /* ur2 = sli(ur2_r, ug) */
+	eor v8.16b, v9.16b, v11.16b /* u = xor(u_acc, ur2) */
+	tbl v9.16b, {v24.16b}, v10.16b /* v8r8 = lookup16(l2in, rotl8) */
+	rev32 v11.8h, v24.8h /* v8r16 = rev(l2in) */
+	eor v9.16b, v9.16b, v11.16b /* v8_acc = xor(v8r8, v8r16) */
+	eor v11.16b, v24.16b, v11.16b /* v8g_acc = xor(l2in, v8r16) */
+	tbl v24.16b, {v24.16b}, v25.16b /* v8r24 = lookup16(l2in, rotl24) */
+	eor v24.16b, v11.16b, v24.16b /* v8g = xor(v8g_acc, v8r24) */
+	ushr v11.4s, v24.4s, #26 /* v8r6_r = shr(v8g) */
+	sli v11.4s, v24.4s, #6 /* v8r6 = sli(v8r6_r, v8g) */
+	eor v24.16b, v9.16b, v11.16b /* v8 = xor(v8_acc, v8r6) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_odd_bytes
-	ldr q25, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_odd_bytes] /* odd_bytes = const() */
-	mov v9.16b, v25.16b /* odd_bytes */
-	bsl v9.16b, v8.16b, v24.16b /* sb_in_x = bsl(odd_bytes, v8, u) */
-	bit v8.16b, v24.16b, v25.16b /* sb_in_y = bsl(odd_bytes, u, v8) */
+	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_odd_bytes] /* odd_bytes = const() */
+	mov v11.16b, v9.16b /* odd_bytes */
+	bsl v11.16b, v8.16b, v24.16b /* sb_in_x = bsl(odd_bytes, v8, u) */
+	bit v8.16b, v24.16b, v9.16b /* sb_in_y = bsl(odd_bytes, u, v8) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_nibble_mask
 	ldr q24, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_nibble_mask] /* nibble_mask = const() */
-	and v11.16b, v9.16b, v24.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
+	and v12.16b, v11.16b, v24.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_s0_p1
 	ldr q13, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_s0_p1] /* s0_p1 = const() */
-	tbl v14.16b, {v13.16b}, v11.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
-	eor v9.16b, v14.16b, v9.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	tbl v14.16b, {v13.16b}, v12.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	eor v11.16b, v14.16b, v11.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_s0_p2
 	ldr q14, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_s0_p2] /* s0_p2 = const() */
-	tbl v15.16b, {v14.16b}, v9.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
-	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	tbl v15.16b, {v14.16b}, v11.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	eor v12.16b, v15.16b, v12.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_s0_p3_rot
 	ldr q15, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_s0_p3_rot] /* s0_p3_rot = const() */
-	tbl v11.16b, {v15.16b}, v11.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
-	add v9.16b, v9.16b, v9.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
-	eor v9.16b, v11.16b, v9.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	and v11.16b, v8.16b, v24.16b /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	tbl v12.16b, {v15.16b}, v12.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	add v11.16b, v11.16b, v11.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	eor v11.16b, v12.16b, v11.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	and v12.16b, v8.16b, v24.16b /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	ushr v8.16b, v8.16b, #4 /* sb_in_y_hi = shr(sb_in_y) */
 	str q29, [sp, #96] /* spill dbl_1 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo
 	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo] /* tbl_lo = const() */
-	tbl v11.16b, {v29.16b}, v11.16b /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	tbl v12.16b, {v29.16b}, v12.16b /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
 	str q30, [sp, #112] /* spill x1 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi
 	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi] /* tbl_hi = const() */
 	tbl v8.16b, {v30.16b}, v8.16b /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
-	eor v8.16b, v11.16b, v8.16b /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	eor v8.16b, v12.16b, v8.16b /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_inv_shift_rows
-	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v8.16b, {v8.16b}, v11.16b /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	ldr q12, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v8.16b, {v8.16b}, v12.16b /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_zero_key
-	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v8.16b, v11.16b /* sb_s1_aes = aese(sb_s1_sr, zero_key) */
-	and v11.16b, v8.16b, v24.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	ldr q12, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
+	aese v8.16b, v12.16b /* sb_s1_aes = aese(sb_s1_sr, zero_key) */
+	and v12.16b, v8.16b, v24.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	ushr v8.16b, v8.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo_1
 	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v11.16b, {v30.16b}, v11.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	tbl v12.16b, {v30.16b}, v12.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
 	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v8.16b, {v30.16b}, v8.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
-	eor v8.16b, v11.16b, v8.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
-	mov v11.16b, v25.16b /* odd_bytes */
-	bsl v11.16b, v9.16b, v8.16b /* sb_out_x = bsl(odd_bytes, sb_s1, sb_s0) */
-	bit v9.16b, v8.16b, v25.16b /* sb_out_y = bsl(odd_bytes, sb_s0, sb_s1) */
-	tbl v8.16b, {v9.16b}, v10.16b /* r2 = lookup16(sb_out_y, rotl24) */
-	add v9.4s, v0.4s, v0.4s /* dbl_3 = add(g0s0_1, g0s0_1) */
-	ushr v9.4s, v9.4s, #24 /* s0k_o_r = shr(dbl_3) */
-	sli v9.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0_1) */
-	and v9.16b, v9.16b, v27.16b /* s0k = and(s0k_o, modulus) */
+	eor v8.16b, v12.16b, v8.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	mov v12.16b, v9.16b /* odd_bytes */
+	bsl v12.16b, v11.16b, v8.16b /* sb_out_x = bsl(odd_bytes, sb_s1, sb_s0) */
+	bit v11.16b, v8.16b, v9.16b /* sb_out_y = bsl(odd_bytes, sb_s0, sb_s1) */
+	tbl v8.16b, {v11.16b}, v25.16b /* r2 = lookup16(sb_out_y, rotl24) */
+	add v11.4s, v0.4s, v0.4s /* dbl_3 = add(g0s0_1, g0s0_1) */
+	ushr v11.4s, v11.4s, #24 /* s0k_o_r = shr(dbl_3) */
+	sli v11.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0_1) */
+	and v11.16b, v11.16b, v27.16b /* s0k = and(s0k_o, modulus) */
 	add v30.4s, v4.4s, v4.4s /* dbl_4 = add(g0s4_1, g0s4_1) */
 	ushr v29.4s, v30.4s, #12 /* s4k_o_r = shr(dbl_4) */
 	sli v29.4s, v4.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4_1) */
 	and v29.16b, v29.16b, v27.16b /* s4k = and(s4k_o, modulus) */
-	add v29.4s, v9.4s, v29.4s /* fb0_s = add(s0k, s4k) */
+	add v29.4s, v11.4s, v29.4s /* fb0_s = add(s0k, s4k) */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_4_r = shr(dbl_4) */
 	sli v30.4s, v4.4s, #8 /* s0k_o_4 = sli(s0k_o_4_r, g0s4_1) */
 	and v30.16b, v30.16b, v27.16b /* s0k_4 = and(s0k_o_4, modulus) */
-	add v9.4s, v18.4s, v18.4s /* dbl_5 = add(g0s10_1, g0s10_1) */
+	add v11.4s, v18.4s, v18.4s /* dbl_5 = add(g0s10_1, g0s10_1) */
 	str q4, [sp, #128] /* spill g0s4_1.2 */
-	ushr v4.4s, v9.4s, #11 /* s10k_o_r = shr(dbl_5) */
+	ushr v4.4s, v11.4s, #11 /* s10k_o_r = shr(dbl_5) */
 	sli v4.4s, v18.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10_1) */
 	and v4.16b, v4.16b, v27.16b /* s10k = and(s10k_o, modulus) */
 	str q30, [sp, #144] /* spill s0k_4 */
@@ -197,221 +196,221 @@ zuc_lanes_neon_aes_init_asm:
 	add v4.4s, v0.4s, v0.4s /* dbl_8 = add(fb, fb) */
 	mov v28.16b, v3.16b /* high16 */
 	bsl v28.16b, v4.16b, v23.16b /* x0_1 = bsl(high16, g0s15_1, dbl_8) */
-	eor v28.16b, v28.16b, v11.16b /* x0r1_1 = xor(x0_1, sb_out_x) */
+	eor v28.16b, v28.16b, v12.16b /* x0r1_1 = xor(x0_1, sb_out_x) */
 	add v28.4s, v28.4s, v8.4s /* w_1 = add(x0r1_1, r2) */
 	ushr v28.4s, v28.4s, #1 /* w_half_1 = shr(w_1) */
-	ushr v29.4s, v9.4s, #16 /* x1_1_r = shr(dbl_5) */
+	ushr v29.4s, v11.4s, #16 /* x1_1_r = shr(dbl_5) */
 	sli v29.4s, v20.4s, #16 /* x1_1 = sli(x1_1_r, g0s12_1) */
-	add v30.4s, v11.4s, v29.4s /* w1_1 = add(sb_out_x, x1_1) */
-	add v11.4s, v6.4s, v6.4s /* dbl_10 = add(g0s6_1, g0s6_1) */
-	str q9, [sp, #176] /* spill dbl_5 */
-	ushr v9.4s, v11.4s, #16 /* x2_1_r = shr(dbl_10) */
-	sli v9.4s, v16.4s, #16 /* x2_1 = sli(x2_1_r, g0s8_1) */
-	eor v8.16b, v8.16b, v9.16b /* w2_1 = xor(r2, x2_1) */
-	ushr v9.4s, v8.4s, #16 /* l1in_1_r = shr(w2_1) */
-	sli v9.4s, v30.4s, #16 /* l1in_1 = sli(l1in_1_r, w1_1) */
+	add v30.4s, v12.4s, v29.4s /* w1_1 = add(sb_out_x, x1_1) */
+	add v12.4s, v6.4s, v6.4s /* dbl_10 = add(g0s6_1, g0s6_1) */
+	str q11, [sp, #176] /* spill dbl_5 */
+	ushr v11.4s, v12.4s, #16 /* x2_1_r = shr(dbl_10) */
+	sli v11.4s, v16.4s, #16 /* x2_1 = sli(x2_1_r, g0s8_1) */
+	eor v8.16b, v8.16b, v11.16b /* w2_1 = xor(r2, x2_1) */
+	ushr v11.4s, v8.4s, #16 /* l1in_1_r = shr(w2_1) */
+	sli v11.4s, v30.4s, #16 /* l1in_1 = sli(l1in_1_r, w1_1) */
+	ushr v30.4s, v30.4s, #16 /* l2in_1_r = shr(w1_1) */
+	sli v30.4s, v8.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
+	tbl v8.16b, {v11.16b}, v25.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
+	eor v8.16b, v11.16b, v8.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
 	str q29, [sp, #192] /* spill x1_1 */
-	mov v29.16b, v3.16b /* high16 */
-	bsl v29.16b, v8.16b, v30.16b /* l1in16_1 = bsl(high16, w1_1, w2_1) */
-	str q18, [sp, #208] /* spill g0s10_1.2 */
-	tbl v18.16b, {v9.16b}, v10.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
-	eor v18.16b, v9.16b, v18.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
-	str q16, [sp, #224] /* spill g0s8_1.2 */
-	tbl v16.16b, {v9.16b}, v12.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
-	eor v16.16b, v9.16b, v16.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
-	eor v16.16b, v16.16b, v29.16b /* ug_1 = xor(ug_acc_1, l1in16_1) */
-	ushr v29.4s, v16.4s, #30 /* ur2_1_r = shr(ug_1) */
-	sli v29.4s, v16.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
-	eor v16.16b, v18.16b, v29.16b /* u_1 = xor(u_acc_1, ur2_1) */
-	ushr v18.4s, v30.4s, #16 /* l2in_1_r = shr(w1_1) */
-	sli v18.4s, v8.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
-	bit v8.16b, v30.16b, v3.16b /* l2in16_1 = bsl(high16, w2_1, w1_1) */
-	tbl v29.16b, {v18.16b}, v12.16b /* v8r8_1 = lookup16(l2in_1, rotl8) */
-	eor v29.16b, v29.16b, v8.16b /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
-	eor v30.16b, v18.16b, v8.16b /* v8g_acc_1 = xor(l2in_1, l2in16_1) */
-	tbl v18.16b, {v18.16b}, v10.16b /* v8r24_1 = lookup16(l2in_1, rotl24) */
-	eor v18.16b, v30.16b, v18.16b /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
-	ushr v30.4s, v18.4s, #26 /* v8r6_1_r = shr(v8g_1) */
-	sli v30.4s, v18.4s, #6 /* v8r6_1 = sli(v8r6_1_r, v8g_1) */
-	eor v18.16b, v29.16b, v30.16b /* v8_1 = xor(v8_acc_1, v8r6_1) */
-	mov v29.16b, v25.16b /* odd_bytes */
-	bsl v29.16b, v16.16b, v18.16b /* sb_in_x_1 = bsl(odd_bytes, v8_1, u_1) */
-	bit v16.16b, v18.16b, v25.16b /* sb_in_y_1 = bsl(odd_bytes, u_1, v8_1) */
-	and v18.16b, v29.16b, v24.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
-	tbl v30.16b, {v13.16b}, v18.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
-	eor v29.16b, v30.16b, v29.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	tbl v30.16b, {v14.16b}, v29.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
-	eor v18.16b, v30.16b, v18.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	tbl v18.16b, {v15.16b}, v18.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
-	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
-	eor v18.16b, v18.16b, v29.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	and v29.16b, v16.16b, v24.16b /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* sb_in_y_1_hi = shr(sb_in_y_1) */
+	tbl v29.16b, {v11.16b}, v10.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
+	eor v29.16b, v11.16b, v29.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	rev32 v11.8h, v11.8h /* ur16_1 = rev(l1in_1) */
+	eor v29.16b, v29.16b, v11.16b /* ug_1 = xor(ug_acc_1, ur16_1) */
+	ushr v11.4s, v29.4s, #30 /* ur2_1_r = shr(ug_1) */
+	sli v11.4s, v29.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
+	eor v29.16b, v8.16b, v11.16b /* u_1 = xor(u_acc_1, ur2_1) */
+	tbl v8.16b, {v30.16b}, v10.16b /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	rev32 v11.8h, v30.8h /* v8r16_1 = rev(l2in_1) */
+	eor v8.16b, v8.16b, v11.16b /* v8_acc_1 = xor(v8r8_1, v8r16_1) */
+	eor v11.16b, v30.16b, v11.16b /* v8g_acc_1 = xor(l2in_1, v8r16_1) */
+	tbl v30.16b, {v30.16b}, v25.16b /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	eor v30.16b, v11.16b, v30.16b /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
+	ushr v11.4s, v30.4s, #26 /* v8r6_1_r = shr(v8g_1) */
+	sli v11.4s, v30.4s, #6 /* v8r6_1 = sli(v8r6_1_r, v8g_1) */
+	eor v30.16b, v8.16b, v11.16b /* v8_1 = xor(v8_acc_1, v8r6_1) */
+	mov v8.16b, v9.16b /* odd_bytes */
+	bsl v8.16b, v29.16b, v30.16b /* sb_in_x_1 = bsl(odd_bytes, v8_1, u_1) */
+	bit v29.16b, v30.16b, v9.16b /* sb_in_y_1 = bsl(odd_bytes, u_1, v8_1) */
+	and v30.16b, v8.16b, v24.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
+	tbl v11.16b, {v13.16b}, v30.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	eor v8.16b, v11.16b, v8.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	tbl v11.16b, {v14.16b}, v8.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	eor v30.16b, v11.16b, v30.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	tbl v30.16b, {v15.16b}, v30.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	add v8.16b, v8.16b, v8.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	eor v30.16b, v30.16b, v8.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	and v8.16b, v29.16b, v24.16b /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_in_y_1_hi = shr(sb_in_y_1) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo
-	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo] /* tbl_lo = const() */
-	tbl v29.16b, {v30.16b}, v29.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
+	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo] /* tbl_lo = const() */
+	tbl v8.16b, {v11.16b}, v8.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi
-	ldr q8, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi] /* tbl_hi = const() */
-	tbl v16.16b, {v8.16b}, v16.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
-	eor v16.16b, v29.16b, v16.16b /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
+	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi] /* tbl_hi = const() */
+	tbl v29.16b, {v11.16b}, v29.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
+	eor v29.16b, v8.16b, v29.16b /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_inv_shift_rows
-	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v16.16b, {v16.16b}, v29.16b /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+	ldr q8, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v29.16b, {v29.16b}, v8.16b /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_zero_key
-	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v16.16b, v9.16b /* sb_s1_1_aes = aese(sb_s1_1_sr, zero_key) */
-	and v9.16b, v16.16b, v24.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
+	ldr q8, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
+	aese v29.16b, v8.16b /* sb_s1_1_aes = aese(sb_s1_1_sr, zero_key) */
+	and v8.16b, v29.16b, v24.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo_1
-	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v9.16b, {v29.16b}, v9.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v8.16b, {v11.16b}, v8.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
-	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v16.16b, {v29.16b}, v16.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
-	eor v16.16b, v9.16b, v16.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
-	mov v9.16b, v25.16b /* odd_bytes */
-	bsl v9.16b, v18.16b, v16.16b /* sb_out_x_1 = bsl(odd_bytes, sb_s1_1, sb_s0_1) */
-	bit v18.16b, v16.16b, v25.16b /* sb_out_y_1 = bsl(odd_bytes, sb_s0_1, sb_s1_1) */
-	tbl v16.16b, {v18.16b}, v10.16b /* r2_1 = lookup16(sb_out_y_1, rotl24) */
-	add v18.4s, v1.4s, v1.4s /* dbl_11 = add(g0s1_1, g0s1_1) */
-	ushr v18.4s, v18.4s, #24 /* s0k_o_1_r = shr(dbl_11) */
-	sli v18.4s, v1.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g0s1_1) */
-	and v18.16b, v18.16b, v27.16b /* s0k_1 = and(s0k_o_1, modulus) */
-	ushr v29.4s, v31.4s, #12 /* s4k_o_1_r = shr(dbl_2) */
-	sli v29.4s, v5.4s, #20 /* s4k_o_1 = sli(s4k_o_1_r, g0s5_1) */
-	and v29.16b, v29.16b, v27.16b /* s4k_1 = and(s4k_o_1, modulus) */
-	add v18.4s, v18.4s, v29.4s /* fb0_s_3 = add(s0k_1, s4k_1) */
-	ushr v29.4s, v31.4s, #24 /* s0k_o_5_r = shr(dbl_2) */
-	sli v29.4s, v5.4s, #8 /* s0k_o_5 = sli(s0k_o_5_r, g0s5_1) */
-	and v29.16b, v29.16b, v27.16b /* s0k_5 = and(s0k_o_5, modulus) */
-	add v31.4s, v19.4s, v19.4s /* dbl_13 = add(g0s11_1, g0s11_1) */
-	str q5, [sp, #240] /* spill g0s5_1.2 */
-	ushr v5.4s, v31.4s, #11 /* s10k_o_1_r = shr(dbl_13) */
+	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v29.16b, {v11.16b}, v29.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	eor v29.16b, v8.16b, v29.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
+	mov v8.16b, v9.16b /* odd_bytes */
+	bsl v8.16b, v30.16b, v29.16b /* sb_out_x_1 = bsl(odd_bytes, sb_s1_1, sb_s0_1) */
+	bit v30.16b, v29.16b, v9.16b /* sb_out_y_1 = bsl(odd_bytes, sb_s0_1, sb_s1_1) */
+	tbl v29.16b, {v30.16b}, v25.16b /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	add v30.4s, v1.4s, v1.4s /* dbl_11 = add(g0s1_1, g0s1_1) */
+	ushr v30.4s, v30.4s, #24 /* s0k_o_1_r = shr(dbl_11) */
+	sli v30.4s, v1.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g0s1_1) */
+	and v30.16b, v30.16b, v27.16b /* s0k_1 = and(s0k_o_1, modulus) */
+	ushr v11.4s, v31.4s, #12 /* s4k_o_1_r = shr(dbl_2) */
+	sli v11.4s, v5.4s, #20 /* s4k_o_1 = sli(s4k_o_1_r, g0s5_1) */
+	and v11.16b, v11.16b, v27.16b /* s4k_1 = and(s4k_o_1, modulus) */
+	add v30.4s, v30.4s, v11.4s /* fb0_s_3 = add(s0k_1, s4k_1) */
+	ushr v31.4s, v31.4s, #24 /* s0k_o_5_r = shr(dbl_2) */
+	sli v31.4s, v5.4s, #8 /* s0k_o_5 = sli(s0k_o_5_r, g0s5_1) */
+	and v31.16b, v31.16b, v27.16b /* s0k_5 = and(s0k_o_5, modulus) */
+	add v11.4s, v19.4s, v19.4s /* dbl_13 = add(g0s11_1, g0s11_1) */
+	str q5, [sp, #208] /* spill g0s5_1.2 */
+	ushr v5.4s, v11.4s, #11 /* s10k_o_1_r = shr(dbl_13) */
 	sli v5.4s, v19.4s, #21 /* s10k_o_1 = sli(s10k_o_1_r, g0s11_1) */
 	and v5.16b, v5.16b, v27.16b /* s10k_1 = and(s10k_o_1, modulus) */
-	str q19, [sp, #256] /* spill g0s11_1.2 */
+	str q19, [sp, #224] /* spill g0s11_1.2 */
 	add v19.4s, v22.4s, v22.4s /* dbl_14 = add(g0s14_1, g0s14_1) */
-	str q29, [sp, #272] /* spill s0k_5 */
-	ushr v29.4s, v19.4s, #15 /* s13k_o_1_r = shr(dbl_14) */
-	sli v29.4s, v22.4s, #17 /* s13k_o_1 = sli(s13k_o_1_r, g0s14_1) */
-	and v29.16b, v29.16b, v27.16b /* s13k_1 = and(s13k_o_1, modulus) */
-	add v5.4s, v5.4s, v29.4s /* fb0_s_4 = add(s10k_1, s13k_1) */
-	ushr v29.4s, v4.4s, #17 /* s15k_o_1_r = shr(dbl_8) */
-	sli v29.4s, v0.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, fb) */
-	and v29.16b, v29.16b, v27.16b /* s15k_1 = and(s15k_o_1, modulus) */
-	add v28.4s, v29.4s, v28.4s /* fb0_s_5 = add(s15k_1, w_half_1) */
-	add v29.4s, v18.4s, v26.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
-	umin v18.4s, v18.4s, v29.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
-	add v29.4s, v5.4s, v26.4s /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
-	umin v5.4s, v5.4s, v29.4s /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
-	add v5.4s, v18.4s, v5.4s /* fb1_s_1 = add(fb0_3, fb0_4) */
-	add v18.4s, v28.4s, v26.4s /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
-	umin v18.4s, v28.4s, v18.4s /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
-	add v28.4s, v5.4s, v26.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
-	umin v5.4s, v5.4s, v28.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
-	add v5.4s, v5.4s, v18.4s /* fb2_s_1 = add(fb1_1, fb0_5) */
-	add v18.4s, v5.4s, v26.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
-	umin v5.4s, v5.4s, v18.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	str q31, [sp, #240] /* spill s0k_5 */
+	ushr v31.4s, v19.4s, #15 /* s13k_o_1_r = shr(dbl_14) */
+	sli v31.4s, v22.4s, #17 /* s13k_o_1 = sli(s13k_o_1_r, g0s14_1) */
+	and v31.16b, v31.16b, v27.16b /* s13k_1 = and(s13k_o_1, modulus) */
+	add v5.4s, v5.4s, v31.4s /* fb0_s_4 = add(s10k_1, s13k_1) */
+	ushr v31.4s, v4.4s, #17 /* s15k_o_1_r = shr(dbl_8) */
+	sli v31.4s, v0.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, fb) */
+	and v31.16b, v31.16b, v27.16b /* s15k_1 = and(s15k_o_1, modulus) */
+	add v28.4s, v31.4s, v28.4s /* fb0_s_5 = add(s15k_1, w_half_1) */
+	add v31.4s, v30.4s, v26.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	umin v30.4s, v30.4s, v31.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	add v31.4s, v5.4s, v26.4s /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	umin v5.4s, v5.4s, v31.4s /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	add v5.4s, v30.4s, v5.4s /* fb1_s_1 = add(fb0_3, fb0_4) */
+	add v30.4s, v28.4s, v26.4s /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
+	umin v28.4s, v28.4s, v30.4s /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
+	add v30.4s, v5.4s, v26.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	umin v5.4s, v5.4s, v30.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	add v5.4s, v5.4s, v28.4s /* fb2_s_1 = add(fb1_1, fb0_5) */
+	add v28.4s, v5.4s, v26.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	umin v5.4s, v5.4s, v28.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
 	add v1.4s, v5.4s, v1.4s /* fb_s_1 = add(fb2_1, g0s1_1) */
 	add v5.4s, v1.4s, v26.4s /* fb_p_1 = add(fb_s_1, minus_modulus) */
 	smax v1.4s, v1.4s, v5.4s /* fb_1 = maxs(fb_s_1, fb_p_1) */
 
 	/* Initialisation round 16r+2, lanes 0..: s16 = feedback + (W >> 1). */
 	add v5.4s, v1.4s, v1.4s /* dbl_16 = add(fb_1, fb_1) */
-	mov v18.16b, v3.16b /* high16 */
-	bsl v18.16b, v5.16b, v0.16b /* x0_2 = bsl(high16, fb, dbl_16) */
-	eor v18.16b, v18.16b, v9.16b /* x0r1_2 = xor(x0_2, sb_out_x_1) */
-	add v18.4s, v18.4s, v16.4s /* w_2 = add(x0r1_2, r2_1) */
-	ushr v18.4s, v18.4s, #1 /* w_half_2 = shr(w_2) */
-	ushr v28.4s, v31.4s, #16 /* x1_2_r = shr(dbl_13) */
-	sli v28.4s, v21.4s, #16 /* x1_2 = sli(x1_2_r, g0s13_1) */
-	add v29.4s, v9.4s, v28.4s /* w1_2 = add(sb_out_x_1, x1_2) */
-	add v9.4s, v7.4s, v7.4s /* dbl_18 = add(g0s7_1, g0s7_1) */
-	str q31, [sp, #288] /* spill dbl_13 */
-	ushr v31.4s, v9.4s, #16 /* x2_2_r = shr(dbl_18) */
-	sli v31.4s, v17.4s, #16 /* x2_2 = sli(x2_2_r, g0s9_1) */
-	eor v16.16b, v16.16b, v31.16b /* w2_2 = xor(r2_1, x2_2) */
-	ushr v31.4s, v16.4s, #16 /* l1in_2_r = shr(w2_2) */
-	sli v31.4s, v29.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
-	str q17, [sp, #304] /* spill g0s9_1.2 */
-	mov v17.16b, v3.16b /* high16 */
-	bsl v17.16b, v16.16b, v29.16b /* l1in16_2 = bsl(high16, w1_2, w2_2) */
-	str q28, [sp, #320] /* spill x1_2 */
-	tbl v28.16b, {v31.16b}, v10.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
-	eor v28.16b, v31.16b, v28.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
-	str q19, [sp, #336] /* spill dbl_14 */
-	tbl v19.16b, {v31.16b}, v12.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
-	eor v19.16b, v31.16b, v19.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
-	eor v17.16b, v19.16b, v17.16b /* ug_2 = xor(ug_acc_2, l1in16_2) */
-	ushr v19.4s, v17.4s, #30 /* ur2_2_r = shr(ug_2) */
-	sli v19.4s, v17.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
-	eor v17.16b, v28.16b, v19.16b /* u_2 = xor(u_acc_2, ur2_2) */
-	ushr v19.4s, v29.4s, #16 /* l2in_2_r = shr(w1_2) */
-	sli v19.4s, v16.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
-	bit v16.16b, v29.16b, v3.16b /* l2in16_2 = bsl(high16, w2_2, w1_2) */
-	tbl v28.16b, {v19.16b}, v12.16b /* v8r8_2 = lookup16(l2in_2, rotl8) */
-	eor v28.16b, v28.16b, v16.16b /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
-	eor v16.16b, v19.16b, v16.16b /* v8g_acc_2 = xor(l2in_2, l2in16_2) */
-	tbl v19.16b, {v19.16b}, v10.16b /* v8r24_2 = lookup16(l2in_2, rotl24) */
-	eor v16.16b, v16.16b, v19.16b /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
-	ushr v19.4s, v16.4s, #26 /* v8r6_2_r = shr(v8g_2) */
-	sli v19.4s, v16.4s, #6 /* v8r6_2 = sli(v8r6_2_r, v8g_2) */
-	eor v16.16b, v28.16b, v19.16b /* v8_2 = xor(v8_acc_2, v8r6_2) */
-	mov v19.16b, v25.16b /* odd_bytes */
-	bsl v19.16b, v17.16b, v16.16b /* sb_in_x_2 = bsl(odd_bytes, v8_2, u_2) */
-	bit v17.16b, v16.16b, v25.16b /* sb_in_y_2 = bsl(odd_bytes, u_2, v8_2) */
-	and v16.16b, v19.16b, v24.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
-	tbl v28.16b, {v13.16b}, v16.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
-	eor v19.16b, v28.16b, v19.16b /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	tbl v28.16b, {v14.16b}, v19.16b /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
-	eor v16.16b, v28.16b, v16.16b /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	tbl v16.16b, {v15.16b}, v16.16b /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
-	add v19.16b, v19.16b, v19.16b /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
-	eor v16.16b, v16.16b, v19.16b /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
-	and v19.16b, v17.16b, v24.16b /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
+	mov v28.16b, v3.16b /* high16 */
+	bsl v28.16b, v5.16b, v0.16b /* x0_2 = bsl(high16, fb, dbl_16) */
+	eor v28.16b, v28.16b, v8.16b /* x0r1_2 = xor(x0_2, sb_out_x_1) */
+	add v28.4s, v28.4s, v29.4s /* w_2 = add(x0r1_2, r2_1) */
+	ushr v28.4s, v28.4s, #1 /* w_half_2 = shr(w_2) */
+	ushr v30.4s, v11.4s, #16 /* x1_2_r = shr(dbl_13) */
+	sli v30.4s, v21.4s, #16 /* x1_2 = sli(x1_2_r, g0s13_1) */
+	add v31.4s, v8.4s, v30.4s /* w1_2 = add(sb_out_x_1, x1_2) */
+	add v8.4s, v7.4s, v7.4s /* dbl_18 = add(g0s7_1, g0s7_1) */
+	str q11, [sp, #256] /* spill dbl_13 */
+	ushr v11.4s, v8.4s, #16 /* x2_2_r = shr(dbl_18) */
+	sli v11.4s, v17.4s, #16 /* x2_2 = sli(x2_2_r, g0s9_1) */
+	eor v29.16b, v29.16b, v11.16b /* w2_2 = xor(r2_1, x2_2) */
+	ushr v11.4s, v29.4s, #16 /* l1in_2_r = shr(w2_2) */
+	sli v11.4s, v31.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
+	ushr v31.4s, v31.4s, #16 /* l2in_2_r = shr(w1_2) */
+	sli v31.4s, v29.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
+	tbl v29.16b, {v11.16b}, v25.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
+	eor v29.16b, v11.16b, v29.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
+	str q17, [sp, #272] /* spill g0s9_1.2 */
+	tbl v17.16b, {v11.16b}, v10.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
+	eor v17.16b, v11.16b, v17.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	rev32 v11.8h, v11.8h /* ur16_2 = rev(l1in_2) */
+	eor v17.16b, v17.16b, v11.16b /* ug_2 = xor(ug_acc_2, ur16_2) */
+	ushr v11.4s, v17.4s, #30 /* ur2_2_r = shr(ug_2) */
+	sli v11.4s, v17.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
+	eor v17.16b, v29.16b, v11.16b /* u_2 = xor(u_acc_2, ur2_2) */
+	tbl v29.16b, {v31.16b}, v10.16b /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	rev32 v11.8h, v31.8h /* v8r16_2 = rev(l2in_2) */
+	eor v29.16b, v29.16b, v11.16b /* v8_acc_2 = xor(v8r8_2, v8r16_2) */
+	eor v11.16b, v31.16b, v11.16b /* v8g_acc_2 = xor(l2in_2, v8r16_2) */
+	tbl v31.16b, {v31.16b}, v25.16b /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	eor v31.16b, v11.16b, v31.16b /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
+	ushr v11.4s, v31.4s, #26 /* v8r6_2_r = shr(v8g_2) */
+	sli v11.4s, v31.4s, #6 /* v8r6_2 = sli(v8r6_2_r, v8g_2) */
+	eor v29.16b, v29.16b, v11.16b /* v8_2 = xor(v8_acc_2, v8r6_2) */
+	mov v31.16b, v9.16b /* odd_bytes */
+	bsl v31.16b, v17.16b, v29.16b /* sb_in_x_2 = bsl(odd_bytes, v8_2, u_2) */
+	bit v17.16b, v29.16b, v9.16b /* sb_in_y_2 = bsl(odd_bytes, u_2, v8_2) */
+	and v29.16b, v31.16b, v24.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
+	tbl v11.16b, {v13.16b}, v29.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	eor v31.16b, v11.16b, v31.16b /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	tbl v11.16b, {v14.16b}, v31.16b /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	eor v29.16b, v11.16b, v29.16b /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	eor v29.16b, v29.16b, v31.16b /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	and v31.16b, v17.16b, v24.16b /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
 	ushr v17.16b, v17.16b, #4 /* sb_in_y_2_hi = shr(sb_in_y_2) */
-	tbl v19.16b, {v30.16b}, v19.16b /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
-	tbl v17.16b, {v8.16b}, v17.16b /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
-	eor v17.16b, v19.16b, v17.16b /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
+	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo
+	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo] /* tbl_lo = const() */
+	tbl v31.16b, {v11.16b}, v31.16b /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
+	str q30, [sp, #288] /* spill x1_2 */
+	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi
+	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi] /* tbl_hi = const() */
+	tbl v17.16b, {v30.16b}, v17.16b /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
+	eor v17.16b, v31.16b, v17.16b /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_inv_shift_rows
-	ldr q19, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v17.16b, {v17.16b}, v19.16b /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
+	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v17.16b, {v17.16b}, v31.16b /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
+	str q19, [sp, #304] /* spill dbl_14 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_zero_key
-	ldr q28, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v17.16b, v28.16b /* sb_s1_2_aes = aese(sb_s1_2_sr, zero_key) */
-	and v29.16b, v17.16b, v24.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	ldr q19, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
+	aese v17.16b, v19.16b /* sb_s1_2_aes = aese(sb_s1_2_sr, zero_key) */
+	and v19.16b, v17.16b, v24.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
 	ushr v17.16b, v17.16b, #4 /* sb_s1_2_aes_hi = shr(sb_s1_2_aes) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo_1
 	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v29.16b, {v31.16b}, v29.16b /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
+	tbl v19.16b, {v31.16b}, v19.16b /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
 	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v17.16b, {v31.16b}, v17.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
-	eor v17.16b, v29.16b, v17.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
-	mov v29.16b, v25.16b /* odd_bytes */
-	bsl v29.16b, v16.16b, v17.16b /* sb_out_x_2 = bsl(odd_bytes, sb_s1_2, sb_s0_2) */
-	bit v16.16b, v17.16b, v25.16b /* sb_out_y_2 = bsl(odd_bytes, sb_s0_2, sb_s1_2) */
-	tbl v16.16b, {v16.16b}, v10.16b /* r2_2 = lookup16(sb_out_y_2, rotl24) */
-	ldr q17, [sp, #64] /* reload g0s2_1.2 */
-	add v31.4s, v17.4s, v17.4s /* dbl_19 = add(g0s2_1, g0s2_1) */
+	eor v17.16b, v19.16b, v17.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	mov v19.16b, v9.16b /* odd_bytes */
+	bsl v19.16b, v29.16b, v17.16b /* sb_out_x_2 = bsl(odd_bytes, sb_s1_2, sb_s0_2) */
+	bit v29.16b, v17.16b, v9.16b /* sb_out_y_2 = bsl(odd_bytes, sb_s0_2, sb_s1_2) */
+	tbl v17.16b, {v29.16b}, v25.16b /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	ldr q29, [sp, #64] /* reload g0s2_1.2 */
+	add v31.4s, v29.4s, v29.4s /* dbl_19 = add(g0s2_1, g0s2_1) */
 	ushr v31.4s, v31.4s, #24 /* s0k_o_2_r = shr(dbl_19) */
-	sli v31.4s, v17.4s, #8 /* s0k_o_2 = sli(s0k_o_2_r, g0s2_1) */
+	sli v31.4s, v29.4s, #8 /* s0k_o_2 = sli(s0k_o_2_r, g0s2_1) */
 	and v31.16b, v31.16b, v27.16b /* s0k_2 = and(s0k_o_2, modulus) */
-	ushr v28.4s, v11.4s, #12 /* s4k_o_2_r = shr(dbl_10) */
-	sli v28.4s, v6.4s, #20 /* s4k_o_2 = sli(s4k_o_2_r, g0s6_1) */
-	and v28.16b, v28.16b, v27.16b /* s4k_2 = and(s4k_o_2, modulus) */
-	add v28.4s, v31.4s, v28.4s /* fb0_s_6 = add(s0k_2, s4k_2) */
-	ushr v31.4s, v11.4s, #24 /* s0k_o_6_r = shr(dbl_10) */
+	ushr v30.4s, v12.4s, #12 /* s4k_o_2_r = shr(dbl_10) */
+	sli v30.4s, v6.4s, #20 /* s4k_o_2 = sli(s4k_o_2_r, g0s6_1) */
+	and v30.16b, v30.16b, v27.16b /* s4k_2 = and(s4k_o_2, modulus) */
+	add v30.4s, v31.4s, v30.4s /* fb0_s_6 = add(s0k_2, s4k_2) */
+	ushr v31.4s, v12.4s, #24 /* s0k_o_6_r = shr(dbl_10) */
 	sli v31.4s, v6.4s, #8 /* s0k_o_6 = sli(s0k_o_6_r, g0s6_1) */
 	and v31.16b, v31.16b, v27.16b /* s0k_6 = and(s0k_o_6, modulus) */
-	add v11.4s, v20.4s, v20.4s /* dbl_21 = add(g0s12_1, g0s12_1) */
-	str q6, [sp, #352] /* spill g0s6_1.2 */
-	ushr v6.4s, v11.4s, #11 /* s10k_o_2_r = shr(dbl_21) */
+	add v12.4s, v20.4s, v20.4s /* dbl_21 = add(g0s12_1, g0s12_1) */
+	str q6, [sp, #320] /* spill g0s6_1.2 */
+	ushr v6.4s, v12.4s, #11 /* s10k_o_2_r = shr(dbl_21) */
 	sli v6.4s, v20.4s, #21 /* s10k_o_2 = sli(s10k_o_2_r, g0s12_1) */
 	and v6.16b, v6.16b, v27.16b /* s10k_2 = and(s10k_o_2, modulus) */
-	str q20, [sp, #368] /* spill g0s12_1.2 */
+	str q20, [sp, #336] /* spill g0s12_1.2 */
 	ushr v20.4s, v2.4s, #15 /* s13k_o_2_r = shr(dbl) */
 	sli v20.4s, v23.4s, #17 /* s13k_o_2 = sli(s13k_o_2_r, g0s15_1) */
 	and v20.16b, v20.16b, v27.16b /* s13k_2 = and(s13k_o_2, modulus) */
@@ -419,1434 +418,1424 @@ zuc_lanes_neon_aes_init_asm:
 	ushr v20.4s, v5.4s, #17 /* s15k_o_2_r = shr(dbl_16) */
 	sli v20.4s, v1.4s, #15 /* s15k_o_2 = sli(s15k_o_2_r, fb_1) */
 	and v20.16b, v20.16b, v27.16b /* s15k_2 = and(s15k_o_2, modulus) */
-	add v18.4s, v20.4s, v18.4s /* fb0_s_8 = add(s15k_2, w_half_2) */
-	add v20.4s, v28.4s, v26.4s /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
-	umin v20.4s, v28.4s, v20.4s /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
-	add v28.4s, v6.4s, v26.4s /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
-	umin v6.4s, v6.4s, v28.4s /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
-	add v6.4s, v20.4s, v6.4s /* fb1_s_2 = add(fb0_6, fb0_7) */
-	add v20.4s, v18.4s, v26.4s /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
-	umin v18.4s, v18.4s, v20.4s /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
-	add v20.4s, v6.4s, v26.4s /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
-	umin v6.4s, v6.4s, v20.4s /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
-	add v6.4s, v6.4s, v18.4s /* fb2_s_2 = add(fb1_2, fb0_8) */
-	add v18.4s, v6.4s, v26.4s /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
-	umin v6.4s, v6.4s, v18.4s /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
-	add v6.4s, v6.4s, v17.4s /* fb_s_2 = add(fb2_2, g0s2_1) */
-	add v17.4s, v6.4s, v26.4s /* fb_p_2 = add(fb_s_2, minus_modulus) */
-	smax v6.4s, v6.4s, v17.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
+	add v20.4s, v20.4s, v28.4s /* fb0_s_8 = add(s15k_2, w_half_2) */
+	add v28.4s, v30.4s, v26.4s /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
+	umin v28.4s, v30.4s, v28.4s /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
+	add v30.4s, v6.4s, v26.4s /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
+	umin v6.4s, v6.4s, v30.4s /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
+	add v6.4s, v28.4s, v6.4s /* fb1_s_2 = add(fb0_6, fb0_7) */
+	add v28.4s, v20.4s, v26.4s /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
+	umin v20.4s, v20.4s, v28.4s /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
+	add v28.4s, v6.4s, v26.4s /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	umin v6.4s, v6.4s, v28.4s /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
+	add v6.4s, v6.4s, v20.4s /* fb2_s_2 = add(fb1_2, fb0_8) */
+	add v20.4s, v6.4s, v26.4s /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	umin v6.4s, v6.4s, v20.4s /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
+	add v6.4s, v6.4s, v29.4s /* fb_s_2 = add(fb2_2, g0s2_1) */
+	add v20.4s, v6.4s, v26.4s /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	smax v6.4s, v6.4s, v20.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
 
 	/* Initialisation round 16r+3, lanes 0..: s16 = feedback + (W >> 1). */
-	add v17.4s, v6.4s, v6.4s /* dbl_24 = add(fb_2, fb_2) */
-	mov v18.16b, v3.16b /* high16 */
-	bsl v18.16b, v17.16b, v1.16b /* x0_3 = bsl(high16, fb_1, dbl_24) */
-	eor v18.16b, v18.16b, v29.16b /* x0r1_3 = xor(x0_3, sb_out_x_2) */
-	add v18.4s, v18.4s, v16.4s /* w_3 = add(x0r1_3, r2_2) */
-	ushr v18.4s, v18.4s, #1 /* w_half_3 = shr(w_3) */
-	ushr v20.4s, v11.4s, #16 /* x1_3_r = shr(dbl_21) */
-	sli v20.4s, v22.4s, #16 /* x1_3 = sli(x1_3_r, g0s14_1) */
-	add v28.4s, v29.4s, v20.4s /* w1_3 = add(sb_out_x_2, x1_3) */
-	ldr q29, [sp, #224] /* reload g0s8_1.2 */
-	str q11, [sp, #384] /* spill dbl_21 */
-	add v11.4s, v29.4s, v29.4s /* dbl_26 = add(g0s8_1, g0s8_1) */
-	str q31, [sp, #400] /* spill s0k_6 */
-	ushr v31.4s, v11.4s, #16 /* x2_3_r = shr(dbl_26) */
-	str q20, [sp, #416] /* spill x1_3 */
-	ldr q20, [sp, #208] /* reload g0s10_1.2 */
-	sli v31.4s, v20.4s, #16 /* x2_3 = sli(x2_3_r, g0s10_1) */
-	eor v16.16b, v16.16b, v31.16b /* w2_3 = xor(r2_2, x2_3) */
-	ushr v31.4s, v16.4s, #16 /* l1in_3_r = shr(w2_3) */
-	sli v31.4s, v28.4s, #16 /* l1in_3 = sli(l1in_3_r, w1_3) */
-	mov v20.16b, v3.16b /* high16 */
-	bsl v20.16b, v16.16b, v28.16b /* l1in16_3 = bsl(high16, w1_3, w2_3) */
-	tbl v29.16b, {v31.16b}, v10.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
-	eor v29.16b, v31.16b, v29.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
-	str q2, [sp, #432] /* spill dbl */
-	tbl v2.16b, {v31.16b}, v12.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
-	eor v2.16b, v31.16b, v2.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
-	eor v2.16b, v2.16b, v20.16b /* ug_3 = xor(ug_acc_3, l1in16_3) */
-	ushr v20.4s, v2.4s, #30 /* ur2_3_r = shr(ug_3) */
-	sli v20.4s, v2.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
-	eor v2.16b, v29.16b, v20.16b /* u_3 = xor(u_acc_3, ur2_3) */
-	ushr v20.4s, v28.4s, #16 /* l2in_3_r = shr(w1_3) */
-	sli v20.4s, v16.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
-	bit v16.16b, v28.16b, v3.16b /* l2in16_3 = bsl(high16, w2_3, w1_3) */
-	tbl v28.16b, {v20.16b}, v12.16b /* v8r8_3 = lookup16(l2in_3, rotl8) */
-	eor v28.16b, v28.16b, v16.16b /* v8_acc_3 = xor(v8r8_3, l2in16_3) */
-	eor v16.16b, v20.16b, v16.16b /* v8g_acc_3 = xor(l2in_3, l2in16_3) */
-	tbl v20.16b, {v20.16b}, v10.16b /* v8r24_3 = lookup16(l2in_3, rotl24) */
-	eor v16.16b, v16.16b, v20.16b /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
-	ushr v20.4s, v16.4s, #26 /* v8r6_3_r = shr(v8g_3) */
-	sli v20.4s, v16.4s, #6 /* v8r6_3 = sli(v8r6_3_r, v8g_3) */
-	eor v16.16b, v28.16b, v20.16b /* v8_3 = xor(v8_acc_3, v8r6_3) */
-	mov v20.16b, v25.16b /* odd_bytes */
-	bsl v20.16b, v2.16b, v16.16b /* sb_in_x_3 = bsl(odd_bytes, v8_3, u_3) */
-	bit v2.16b, v16.16b, v25.16b /* sb_in_y_3 = bsl(odd_bytes, u_3, v8_3) */
-	and v16.16b, v20.16b, v24.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
-	tbl v28.16b, {v13.16b}, v16.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
-	eor v20.16b, v28.16b, v20.16b /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	tbl v28.16b, {v14.16b}, v20.16b /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
-	eor v16.16b, v28.16b, v16.16b /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	tbl v16.16b, {v15.16b}, v16.16b /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
-	add v20.16b, v20.16b, v20.16b /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
-	eor v16.16b, v16.16b, v20.16b /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
-	and v20.16b, v2.16b, v24.16b /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* sb_in_y_3_hi = shr(sb_in_y_3) */
-	tbl v20.16b, {v30.16b}, v20.16b /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
-	tbl v2.16b, {v8.16b}, v2.16b /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
-	eor v2.16b, v20.16b, v2.16b /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
-	tbl v2.16b, {v2.16b}, v19.16b /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
+	add v20.4s, v6.4s, v6.4s /* dbl_24 = add(fb_2, fb_2) */
+	mov v28.16b, v3.16b /* high16 */
+	bsl v28.16b, v20.16b, v1.16b /* x0_3 = bsl(high16, fb_1, dbl_24) */
+	eor v28.16b, v28.16b, v19.16b /* x0r1_3 = xor(x0_3, sb_out_x_2) */
+	add v28.4s, v28.4s, v17.4s /* w_3 = add(x0r1_3, r2_2) */
+	ushr v28.4s, v28.4s, #1 /* w_half_3 = shr(w_3) */
+	ushr v29.4s, v12.4s, #16 /* x1_3_r = shr(dbl_21) */
+	sli v29.4s, v22.4s, #16 /* x1_3 = sli(x1_3_r, g0s14_1) */
+	add v19.4s, v19.4s, v29.4s /* w1_3 = add(sb_out_x_2, x1_3) */
+	add v30.4s, v16.4s, v16.4s /* dbl_26 = add(g0s8_1, g0s8_1) */
+	str q12, [sp, #352] /* spill dbl_21 */
+	ushr v12.4s, v30.4s, #16 /* x2_3_r = shr(dbl_26) */
+	sli v12.4s, v18.4s, #16 /* x2_3 = sli(x2_3_r, g0s10_1) */
+	eor v17.16b, v17.16b, v12.16b /* w2_3 = xor(r2_2, x2_3) */
+	ushr v12.4s, v17.4s, #16 /* l1in_3_r = shr(w2_3) */
+	sli v12.4s, v19.4s, #16 /* l1in_3 = sli(l1in_3_r, w1_3) */
+	ushr v19.4s, v19.4s, #16 /* l2in_3_r = shr(w1_3) */
+	sli v19.4s, v17.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
+	tbl v17.16b, {v12.16b}, v25.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
+	eor v17.16b, v12.16b, v17.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
+	str q31, [sp, #368] /* spill s0k_6 */
+	tbl v31.16b, {v12.16b}, v10.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
+	eor v31.16b, v12.16b, v31.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	rev32 v12.8h, v12.8h /* ur16_3 = rev(l1in_3) */
+	eor v31.16b, v31.16b, v12.16b /* ug_3 = xor(ug_acc_3, ur16_3) */
+	ushr v12.4s, v31.4s, #30 /* ur2_3_r = shr(ug_3) */
+	sli v12.4s, v31.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
+	eor v17.16b, v17.16b, v12.16b /* u_3 = xor(u_acc_3, ur2_3) */
+	tbl v31.16b, {v19.16b}, v10.16b /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	rev32 v12.8h, v19.8h /* v8r16_3 = rev(l2in_3) */
+	eor v31.16b, v31.16b, v12.16b /* v8_acc_3 = xor(v8r8_3, v8r16_3) */
+	eor v12.16b, v19.16b, v12.16b /* v8g_acc_3 = xor(l2in_3, v8r16_3) */
+	tbl v19.16b, {v19.16b}, v25.16b /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	eor v19.16b, v12.16b, v19.16b /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
+	ushr v12.4s, v19.4s, #26 /* v8r6_3_r = shr(v8g_3) */
+	sli v12.4s, v19.4s, #6 /* v8r6_3 = sli(v8r6_3_r, v8g_3) */
+	eor v19.16b, v31.16b, v12.16b /* v8_3 = xor(v8_acc_3, v8r6_3) */
+	mov v31.16b, v9.16b /* odd_bytes */
+	bsl v31.16b, v17.16b, v19.16b /* sb_in_x_3 = bsl(odd_bytes, v8_3, u_3) */
+	bit v17.16b, v19.16b, v9.16b /* sb_in_y_3 = bsl(odd_bytes, u_3, v8_3) */
+	and v19.16b, v31.16b, v24.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
+	tbl v12.16b, {v13.16b}, v19.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
+	tbl v12.16b, {v14.16b}, v31.16b /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	eor v19.16b, v12.16b, v19.16b /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	tbl v19.16b, {v15.16b}, v19.16b /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	eor v19.16b, v19.16b, v31.16b /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	and v31.16b, v17.16b, v24.16b /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* sb_in_y_3_hi = shr(sb_in_y_3) */
+	tbl v31.16b, {v11.16b}, v31.16b /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi
+	ldr q12, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi] /* tbl_hi = const() */
+	tbl v17.16b, {v12.16b}, v17.16b /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
+	eor v17.16b, v31.16b, v17.16b /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
+	adrp x17, .Lzuc_lanes_neon_aes_asm_0_inv_shift_rows
+	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v17.16b, {v17.16b}, v31.16b /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
+	str q18, [sp, #384] /* spill g0s10_1.2 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_zero_key
-	ldr q20, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v2.16b, v20.16b /* sb_s1_3_aes = aese(sb_s1_3_sr, zero_key) */
-	and v28.16b, v2.16b, v24.16b /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* sb_s1_3_aes_hi = shr(sb_s1_3_aes) */
+	ldr q18, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
+	aese v17.16b, v18.16b /* sb_s1_3_aes = aese(sb_s1_3_sr, zero_key) */
+	str q29, [sp, #400] /* spill x1_3 */
+	and v29.16b, v17.16b, v24.16b /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* sb_s1_3_aes_hi = shr(sb_s1_3_aes) */
+	str q2, [sp, #416] /* spill dbl */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo_1
-	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v28.16b, {v29.16b}, v28.16b /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
+	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v29.16b, {v2.16b}, v29.16b /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
-	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v2.16b, {v31.16b}, v2.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
-	eor v2.16b, v28.16b, v2.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
-	mov v28.16b, v25.16b /* odd_bytes */
-	bsl v28.16b, v16.16b, v2.16b /* sb_out_x_3 = bsl(odd_bytes, sb_s1_3, sb_s0_3) */
-	bit v16.16b, v2.16b, v25.16b /* sb_out_y_3 = bsl(odd_bytes, sb_s0_3, sb_s1_3) */
-	tbl v2.16b, {v16.16b}, v10.16b /* r2_3 = lookup16(sb_out_y_3, rotl24) */
-	ldr q16, [sp, #112] /* reload x1 */
-	eor v16.16b, v2.16b, v16.16b /* w2_4 = xor(r2_3, x1) */
-	ldr q31, [sp, #80] /* reload g0s3_1.2 */
-	add v29.4s, v31.4s, v31.4s /* dbl_27 = add(g0s3_1, g0s3_1) */
-	ushr v29.4s, v29.4s, #24 /* s0k_o_3_r = shr(dbl_27) */
-	sli v29.4s, v31.4s, #8 /* s0k_o_3 = sli(s0k_o_3_r, g0s3_1) */
-	and v29.16b, v29.16b, v27.16b /* s0k_3 = and(s0k_o_3, modulus) */
-	ushr v20.4s, v9.4s, #12 /* s4k_o_3_r = shr(dbl_18) */
-	sli v20.4s, v7.4s, #20 /* s4k_o_3 = sli(s4k_o_3_r, g0s7_1) */
-	and v20.16b, v20.16b, v27.16b /* s4k_3 = and(s4k_o_3, modulus) */
-	add v20.4s, v29.4s, v20.4s /* fb0_s_9 = add(s0k_3, s4k_3) */
-	ushr v29.4s, v9.4s, #24 /* s0k_o_7_r = shr(dbl_18) */
-	sli v29.4s, v7.4s, #8 /* s0k_o_7 = sli(s0k_o_7_r, g0s7_1) */
-	and v29.16b, v29.16b, v27.16b /* s0k_7 = and(s0k_o_7, modulus) */
-	ldr q9, [sp, #160] /* reload dbl_6 */
+	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v17.16b, {v2.16b}, v17.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
+	eor v17.16b, v29.16b, v17.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
+	mov v29.16b, v9.16b /* odd_bytes */
+	bsl v29.16b, v19.16b, v17.16b /* sb_out_x_3 = bsl(odd_bytes, sb_s1_3, sb_s0_3) */
+	bit v19.16b, v17.16b, v9.16b /* sb_out_y_3 = bsl(odd_bytes, sb_s0_3, sb_s1_3) */
+	tbl v17.16b, {v19.16b}, v25.16b /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	ldr q19, [sp, #112] /* reload x1 */
+	eor v19.16b, v17.16b, v19.16b /* w2_4 = xor(r2_3, x1) */
+	ldr q2, [sp, #80] /* reload g0s3_1.2 */
+	add v18.4s, v2.4s, v2.4s /* dbl_27 = add(g0s3_1, g0s3_1) */
+	ushr v18.4s, v18.4s, #24 /* s0k_o_3_r = shr(dbl_27) */
+	sli v18.4s, v2.4s, #8 /* s0k_o_3 = sli(s0k_o_3_r, g0s3_1) */
+	and v18.16b, v18.16b, v27.16b /* s0k_3 = and(s0k_o_3, modulus) */
+	ushr v31.4s, v8.4s, #12 /* s4k_o_3_r = shr(dbl_18) */
+	sli v31.4s, v7.4s, #20 /* s4k_o_3 = sli(s4k_o_3_r, g0s7_1) */
+	and v31.16b, v31.16b, v27.16b /* s4k_3 = and(s4k_o_3, modulus) */
+	add v18.4s, v18.4s, v31.4s /* fb0_s_9 = add(s0k_3, s4k_3) */
+	ushr v31.4s, v8.4s, #24 /* s0k_o_7_r = shr(dbl_18) */
+	sli v31.4s, v7.4s, #8 /* s0k_o_7 = sli(s0k_o_7_r, g0s7_1) */
+	and v31.16b, v31.16b, v27.16b /* s0k_7 = and(s0k_o_7, modulus) */
+	ldr q8, [sp, #160] /* reload dbl_6 */
 	str q7, [sp, #112] /* spill g0s7_1.2 */
-	ushr v7.4s, v9.4s, #11 /* s10k_o_3_r = shr(dbl_6) */
+	ushr v7.4s, v8.4s, #11 /* s10k_o_3_r = shr(dbl_6) */
 	sli v7.4s, v21.4s, #21 /* s10k_o_3 = sli(s10k_o_3_r, g0s13_1) */
 	and v7.16b, v7.16b, v27.16b /* s10k_3 = and(s10k_o_3, modulus) */
-	str q21, [sp, #448] /* spill g0s13_1.2 */
+	str q21, [sp, #432] /* spill g0s13_1.2 */
 	ushr v21.4s, v4.4s, #15 /* s13k_o_3_r = shr(dbl_8) */
 	sli v21.4s, v0.4s, #17 /* s13k_o_3 = sli(s13k_o_3_r, fb) */
 	and v21.16b, v21.16b, v27.16b /* s13k_3 = and(s13k_o_3, modulus) */
 	add v7.4s, v7.4s, v21.4s /* fb0_s_10 = add(s10k_3, s13k_3) */
-	ushr v21.4s, v17.4s, #17 /* s15k_o_3_r = shr(dbl_24) */
+	ushr v21.4s, v20.4s, #17 /* s15k_o_3_r = shr(dbl_24) */
 	sli v21.4s, v6.4s, #15 /* s15k_o_3 = sli(s15k_o_3_r, fb_2) */
 	and v21.16b, v21.16b, v27.16b /* s15k_3 = and(s15k_o_3, modulus) */
-	add v18.4s, v21.4s, v18.4s /* fb0_s_11 = add(s15k_3, w_half_3) */
-	add v21.4s, v20.4s, v26.4s /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
-	umin v20.4s, v20.4s, v21.4s /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
-	add v21.4s, v7.4s, v26.4s /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
-	umin v7.4s, v7.4s, v21.4s /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
-	add v7.4s, v20.4s, v7.4s /* fb1_s_3 = add(fb0_9, fb0_10) */
-	add v20.4s, v18.4s, v26.4s /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
-	umin v18.4s, v18.4s, v20.4s /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
-	add v20.4s, v7.4s, v26.4s /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
-	umin v7.4s, v7.4s, v20.4s /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
+	add v21.4s, v21.4s, v28.4s /* fb0_s_11 = add(s15k_3, w_half_3) */
+	add v28.4s, v18.4s, v26.4s /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
+	umin v18.4s, v18.4s, v28.4s /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
+	add v28.4s, v7.4s, v26.4s /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
+	umin v7.4s, v7.4s, v28.4s /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
+	add v7.4s, v18.4s, v7.4s /* fb1_s_3 = add(fb0_9, fb0_10) */
+	add v18.4s, v21.4s, v26.4s /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
+	umin v18.4s, v21.4s, v18.4s /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
+	add v21.4s, v7.4s, v26.4s /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
+	umin v7.4s, v7.4s, v21.4s /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
 	add v7.4s, v7.4s, v18.4s /* fb2_s_3 = add(fb1_3, fb0_11) */
 	add v18.4s, v7.4s, v26.4s /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
 	umin v7.4s, v7.4s, v18.4s /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
-	add v7.4s, v7.4s, v31.4s /* fb_s_3 = add(fb2_3, g0s3_1) */
-	add v18.4s, v7.4s, v26.4s /* fb_p_3 = add(fb_s_3, minus_modulus) */
-	smax v7.4s, v7.4s, v18.4s /* fb_3 = maxs(fb_s_3, fb_p_3) */
+	add v2.4s, v7.4s, v2.4s /* fb_s_3 = add(fb2_3, g0s3_1) */
+	add v7.4s, v2.4s, v26.4s /* fb_p_3 = add(fb_s_3, minus_modulus) */
+	smax v2.4s, v2.4s, v7.4s /* fb_3 = maxs(fb_s_3, fb_p_3) */
 
 	/* Initialisation round 16r+4, lanes 0..: s16 = feedback + (W >> 1). */
-	add v18.4s, v7.4s, v7.4s /* dbl_32 = add(fb_3, fb_3) */
-	mov v20.16b, v3.16b /* high16 */
-	bsl v20.16b, v18.16b, v6.16b /* x0_4 = bsl(high16, fb_2, dbl_32) */
-	eor v20.16b, v20.16b, v28.16b /* x0r1_4 = xor(x0_4, sb_out_x_3) */
-	add v2.4s, v20.4s, v2.4s /* w_4 = add(x0r1_4, r2_3) */
-	ushr v2.4s, v2.4s, #1 /* w_half_4 = shr(w_4) */
-	ushr v20.4s, v9.4s, #16 /* x1_4_r = shr(dbl_6) */
-	sli v20.4s, v23.4s, #16 /* x1_4 = sli(x1_4_r, g0s15_1) */
-	add v21.4s, v28.4s, v20.4s /* w1_4 = add(sb_out_x_3, x1_4) */
-	ushr v28.4s, v16.4s, #16 /* l1in_4_r = shr(w2_4) */
+	add v7.4s, v2.4s, v2.4s /* dbl_32 = add(fb_3, fb_3) */
+	mov v18.16b, v3.16b /* high16 */
+	bsl v18.16b, v7.16b, v6.16b /* x0_4 = bsl(high16, fb_2, dbl_32) */
+	eor v18.16b, v18.16b, v29.16b /* x0r1_4 = xor(x0_4, sb_out_x_3) */
+	add v17.4s, v18.4s, v17.4s /* w_4 = add(x0r1_4, r2_3) */
+	ushr v17.4s, v17.4s, #1 /* w_half_4 = shr(w_4) */
+	ushr v18.4s, v8.4s, #16 /* x1_4_r = shr(dbl_6) */
+	sli v18.4s, v23.4s, #16 /* x1_4 = sli(x1_4_r, g0s15_1) */
+	add v21.4s, v29.4s, v18.4s /* w1_4 = add(sb_out_x_3, x1_4) */
+	ushr v28.4s, v19.4s, #16 /* l1in_4_r = shr(w2_4) */
 	sli v28.4s, v21.4s, #16 /* l1in_4 = sli(l1in_4_r, w1_4) */
-	mov v31.16b, v3.16b /* high16 */
-	bsl v31.16b, v16.16b, v21.16b /* l1in16_4 = bsl(high16, w1_4, w2_4) */
-	tbl v9.16b, {v28.16b}, v10.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
-	eor v9.16b, v28.16b, v9.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
-	str q29, [sp, #464] /* spill s0k_7 */
-	tbl v29.16b, {v28.16b}, v12.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
-	eor v28.16b, v28.16b, v29.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
-	eor v28.16b, v28.16b, v31.16b /* ug_4 = xor(ug_acc_4, l1in16_4) */
+	ushr v21.4s, v21.4s, #16 /* l2in_4_r = shr(w1_4) */
+	sli v21.4s, v19.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
+	tbl v19.16b, {v28.16b}, v25.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
+	eor v19.16b, v28.16b, v19.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
+	tbl v29.16b, {v28.16b}, v10.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
+	eor v29.16b, v28.16b, v29.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	rev32 v28.8h, v28.8h /* ur16_4 = rev(l1in_4) */
+	eor v28.16b, v29.16b, v28.16b /* ug_4 = xor(ug_acc_4, ur16_4) */
 	ushr v29.4s, v28.4s, #30 /* ur2_4_r = shr(ug_4) */
 	sli v29.4s, v28.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
-	eor v28.16b, v9.16b, v29.16b /* u_4 = xor(u_acc_4, ur2_4) */
-	ushr v29.4s, v21.4s, #16 /* l2in_4_r = shr(w1_4) */
-	sli v29.4s, v16.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
-	bit v16.16b, v21.16b, v3.16b /* l2in16_4 = bsl(high16, w2_4, w1_4) */
-	tbl v21.16b, {v29.16b}, v12.16b /* v8r8_4 = lookup16(l2in_4, rotl8) */
-	eor v21.16b, v21.16b, v16.16b /* v8_acc_4 = xor(v8r8_4, l2in16_4) */
-	eor v16.16b, v29.16b, v16.16b /* v8g_acc_4 = xor(l2in_4, l2in16_4) */
-	tbl v29.16b, {v29.16b}, v10.16b /* v8r24_4 = lookup16(l2in_4, rotl24) */
-	eor v16.16b, v16.16b, v29.16b /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
-	ushr v29.4s, v16.4s, #26 /* v8r6_4_r = shr(v8g_4) */
-	sli v29.4s, v16.4s, #6 /* v8r6_4 = sli(v8r6_4_r, v8g_4) */
-	eor v16.16b, v21.16b, v29.16b /* v8_4 = xor(v8_acc_4, v8r6_4) */
-	mov v21.16b, v25.16b /* odd_bytes */
-	bsl v21.16b, v28.16b, v16.16b /* sb_in_x_4 = bsl(odd_bytes, v8_4, u_4) */
-	bit v28.16b, v16.16b, v25.16b /* sb_in_y_4 = bsl(odd_bytes, u_4, v8_4) */
-	and v16.16b, v21.16b, v24.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
-	tbl v29.16b, {v13.16b}, v16.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
-	eor v21.16b, v29.16b, v21.16b /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	tbl v29.16b, {v14.16b}, v21.16b /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
-	eor v16.16b, v29.16b, v16.16b /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	tbl v16.16b, {v15.16b}, v16.16b /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
-	add v21.16b, v21.16b, v21.16b /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
-	eor v16.16b, v16.16b, v21.16b /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
-	and v21.16b, v28.16b, v24.16b /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* sb_in_y_4_hi = shr(sb_in_y_4) */
-	tbl v21.16b, {v30.16b}, v21.16b /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
-	tbl v28.16b, {v8.16b}, v28.16b /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
-	eor v21.16b, v21.16b, v28.16b /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	tbl v21.16b, {v21.16b}, v19.16b /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
+	eor v19.16b, v19.16b, v29.16b /* u_4 = xor(u_acc_4, ur2_4) */
+	tbl v28.16b, {v21.16b}, v10.16b /* v8r8_4 = lookup16(l2in_4, rotl8) */
+	rev32 v29.8h, v21.8h /* v8r16_4 = rev(l2in_4) */
+	eor v28.16b, v28.16b, v29.16b /* v8_acc_4 = xor(v8r8_4, v8r16_4) */
+	eor v29.16b, v21.16b, v29.16b /* v8g_acc_4 = xor(l2in_4, v8r16_4) */
+	tbl v21.16b, {v21.16b}, v25.16b /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	eor v21.16b, v29.16b, v21.16b /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
+	ushr v29.4s, v21.4s, #26 /* v8r6_4_r = shr(v8g_4) */
+	sli v29.4s, v21.4s, #6 /* v8r6_4 = sli(v8r6_4_r, v8g_4) */
+	eor v21.16b, v28.16b, v29.16b /* v8_4 = xor(v8_acc_4, v8r6_4) */
+	mov v28.16b, v9.16b /* odd_bytes */
+	bsl v28.16b, v19.16b, v21.16b /* sb_in_x_4 = bsl(odd_bytes, v8_4, u_4) */
+	bit v19.16b, v21.16b, v9.16b /* sb_in_y_4 = bsl(odd_bytes, u_4, v8_4) */
+	and v21.16b, v28.16b, v24.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
+	tbl v29.16b, {v13.16b}, v21.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	eor v28.16b, v29.16b, v28.16b /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	tbl v29.16b, {v14.16b}, v28.16b /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	eor v21.16b, v29.16b, v21.16b /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	tbl v21.16b, {v15.16b}, v21.16b /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	eor v21.16b, v21.16b, v28.16b /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	and v28.16b, v19.16b, v24.16b /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_in_y_4_hi = shr(sb_in_y_4) */
+	tbl v28.16b, {v11.16b}, v28.16b /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
+	tbl v19.16b, {v12.16b}, v19.16b /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
+	eor v19.16b, v28.16b, v19.16b /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
+	adrp x17, .Lzuc_lanes_neon_aes_asm_0_inv_shift_rows
+	ldr q28, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v19.16b, {v19.16b}, v28.16b /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_zero_key
-	ldr q28, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v21.16b, v28.16b /* sb_s1_4_aes = aese(sb_s1_4_sr, zero_key) */
-	and v29.16b, v21.16b, v24.16b /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* sb_s1_4_aes_hi = shr(sb_s1_4_aes) */
+	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
+	aese v19.16b, v29.16b /* sb_s1_4_aes = aese(sb_s1_4_sr, zero_key) */
+	and v8.16b, v19.16b, v24.16b /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s1_4_aes_hi = shr(sb_s1_4_aes) */
+	str q31, [sp, #448] /* spill s0k_7 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo_1
 	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v29.16b, {v31.16b}, v29.16b /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	tbl v8.16b, {v31.16b}, v8.16b /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	str q18, [sp, #464] /* spill x1_4 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
-	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v21.16b, {v9.16b}, v21.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
-	eor v21.16b, v29.16b, v21.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
-	mov v29.16b, v25.16b /* odd_bytes */
-	bsl v29.16b, v16.16b, v21.16b /* sb_out_x_4 = bsl(odd_bytes, sb_s1_4, sb_s0_4) */
-	bit v16.16b, v21.16b, v25.16b /* sb_out_y_4 = bsl(odd_bytes, sb_s0_4, sb_s1_4) */
-	tbl v16.16b, {v16.16b}, v10.16b /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	ldr q18, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v19.16b, {v18.16b}, v19.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	eor v19.16b, v8.16b, v19.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	mov v8.16b, v9.16b /* odd_bytes */
+	bsl v8.16b, v21.16b, v19.16b /* sb_out_x_4 = bsl(odd_bytes, sb_s1_4, sb_s0_4) */
+	bit v21.16b, v19.16b, v9.16b /* sb_out_y_4 = bsl(odd_bytes, sb_s0_4, sb_s1_4) */
+	tbl v19.16b, {v21.16b}, v25.16b /* r2_4 = lookup16(sb_out_y_4, rotl24) */
 	ldr q21, [sp, #192] /* reload x1_1 */
-	eor v21.16b, v16.16b, v21.16b /* w2_5 = xor(r2_4, x1_1) */
-	str q20, [sp, #192] /* spill x1_4 */
-	ushr v20.4s, v11.4s, #12 /* s4k_o_4_r = shr(dbl_26) */
-	str q4, [sp, #480] /* spill dbl_8 */
-	ldr q4, [sp, #224] /* reload g0s8_1.2 */
-	sli v20.4s, v4.4s, #20 /* s4k_o_4 = sli(s4k_o_4_r, g0s8_1) */
-	and v20.16b, v20.16b, v27.16b /* s4k_4 = and(s4k_o_4, modulus) */
-	ldr q9, [sp, #144] /* reload s0k_4 */
-	add v20.4s, v9.4s, v20.4s /* fb0_s_12 = add(s0k_4, s4k_4) */
-	ushr v9.4s, v11.4s, #24 /* s0k_o_8_r = shr(dbl_26) */
-	sli v9.4s, v4.4s, #8 /* s0k_o_8 = sli(s0k_o_8_r, g0s8_1) */
-	and v9.16b, v9.16b, v27.16b /* s0k_8 = and(s0k_o_8, modulus) */
-	ldr q11, [sp, #336] /* reload dbl_14 */
-	ushr v4.4s, v11.4s, #11 /* s10k_o_4_r = shr(dbl_14) */
-	sli v4.4s, v22.4s, #21 /* s10k_o_4 = sli(s10k_o_4_r, g0s14_1) */
-	and v4.16b, v4.16b, v27.16b /* s10k_4 = and(s10k_o_4, modulus) */
-	str q22, [sp, #144] /* spill g0s14_1.2 */
+	eor v21.16b, v19.16b, v21.16b /* w2_5 = xor(r2_4, x1_1) */
+	str q4, [sp, #192] /* spill dbl_8 */
+	ushr v4.4s, v30.4s, #12 /* s4k_o_4_r = shr(dbl_26) */
+	sli v4.4s, v16.4s, #20 /* s4k_o_4 = sli(s4k_o_4_r, g0s8_1) */
+	and v4.16b, v4.16b, v27.16b /* s4k_4 = and(s4k_o_4, modulus) */
+	ldr q18, [sp, #144] /* reload s0k_4 */
+	add v4.4s, v18.4s, v4.4s /* fb0_s_12 = add(s0k_4, s4k_4) */
+	ushr v18.4s, v30.4s, #24 /* s0k_o_8_r = shr(dbl_26) */
+	sli v18.4s, v16.4s, #8 /* s0k_o_8 = sli(s0k_o_8_r, g0s8_1) */
+	and v18.16b, v18.16b, v27.16b /* s0k_8 = and(s0k_o_8, modulus) */
+	ldr q30, [sp, #304] /* reload dbl_14 */
+	str q16, [sp, #144] /* spill g0s8_1.2 */
+	ushr v16.4s, v30.4s, #11 /* s10k_o_4_r = shr(dbl_14) */
+	sli v16.4s, v22.4s, #21 /* s10k_o_4 = sli(s10k_o_4_r, g0s14_1) */
+	and v16.16b, v16.16b, v27.16b /* s10k_4 = and(s10k_o_4, modulus) */
+	str q22, [sp, #480] /* spill g0s14_1.2 */
 	ushr v22.4s, v5.4s, #15 /* s13k_o_4_r = shr(dbl_16) */
 	sli v22.4s, v1.4s, #17 /* s13k_o_4 = sli(s13k_o_4_r, fb_1) */
 	and v22.16b, v22.16b, v27.16b /* s13k_4 = and(s13k_o_4, modulus) */
-	add v4.4s, v4.4s, v22.4s /* fb0_s_13 = add(s10k_4, s13k_4) */
-	ushr v22.4s, v18.4s, #17 /* s15k_o_4_r = shr(dbl_32) */
-	sli v22.4s, v7.4s, #15 /* s15k_o_4 = sli(s15k_o_4_r, fb_3) */
+	add v16.4s, v16.4s, v22.4s /* fb0_s_13 = add(s10k_4, s13k_4) */
+	ushr v22.4s, v7.4s, #17 /* s15k_o_4_r = shr(dbl_32) */
+	sli v22.4s, v2.4s, #15 /* s15k_o_4 = sli(s15k_o_4_r, fb_3) */
 	and v22.16b, v22.16b, v27.16b /* s15k_4 = and(s15k_o_4, modulus) */
-	add v2.4s, v22.4s, v2.4s /* fb0_s_14 = add(s15k_4, w_half_4) */
-	add v22.4s, v20.4s, v26.4s /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
-	umin v20.4s, v20.4s, v22.4s /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
-	add v22.4s, v4.4s, v26.4s /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
-	umin v4.4s, v4.4s, v22.4s /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
-	add v4.4s, v20.4s, v4.4s /* fb1_s_4 = add(fb0_12, fb0_13) */
-	add v20.4s, v2.4s, v26.4s /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
-	umin v2.4s, v2.4s, v20.4s /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
-	add v20.4s, v4.4s, v26.4s /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
-	umin v4.4s, v4.4s, v20.4s /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
-	add v2.4s, v4.4s, v2.4s /* fb2_s_4 = add(fb1_4, fb0_14) */
-	add v4.4s, v2.4s, v26.4s /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
-	umin v2.4s, v2.4s, v4.4s /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
-	ldr q4, [sp, #128] /* reload g0s4_1.2 */
-	add v2.4s, v2.4s, v4.4s /* fb_s_4 = add(fb2_4, g0s4_1) */
-	add v4.4s, v2.4s, v26.4s /* fb_p_4 = add(fb_s_4, minus_modulus) */
-	smax v2.4s, v2.4s, v4.4s /* fb_4 = maxs(fb_s_4, fb_p_4) */
+	add v17.4s, v22.4s, v17.4s /* fb0_s_14 = add(s15k_4, w_half_4) */
+	add v22.4s, v4.4s, v26.4s /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
+	umin v4.4s, v4.4s, v22.4s /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
+	add v22.4s, v16.4s, v26.4s /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
+	umin v16.4s, v16.4s, v22.4s /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
+	add v4.4s, v4.4s, v16.4s /* fb1_s_4 = add(fb0_12, fb0_13) */
+	add v16.4s, v17.4s, v26.4s /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	umin v16.4s, v17.4s, v16.4s /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
+	add v17.4s, v4.4s, v26.4s /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
+	umin v4.4s, v4.4s, v17.4s /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
+	add v4.4s, v4.4s, v16.4s /* fb2_s_4 = add(fb1_4, fb0_14) */
+	add v16.4s, v4.4s, v26.4s /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
+	umin v4.4s, v4.4s, v16.4s /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
+	ldr q16, [sp, #128] /* reload g0s4_1.2 */
+	add v4.4s, v4.4s, v16.4s /* fb_s_4 = add(fb2_4, g0s4_1) */
+	add v16.4s, v4.4s, v26.4s /* fb_p_4 = add(fb_s_4, minus_modulus) */
+	smax v4.4s, v4.4s, v16.4s /* fb_4 = maxs(fb_s_4, fb_p_4) */
 
 	/* Initialisation round 16r+5, lanes 0..: s16 = feedback + (W >> 1). */
-	add v4.4s, v2.4s, v2.4s /* dbl_40 = add(fb_4, fb_4) */
-	mov v20.16b, v3.16b /* high16 */
-	bsl v20.16b, v4.16b, v7.16b /* x0_5 = bsl(high16, fb_3, dbl_40) */
-	eor v20.16b, v20.16b, v29.16b /* x0r1_5 = xor(x0_5, sb_out_x_4) */
-	add v16.4s, v20.4s, v16.4s /* w_5 = add(x0r1_5, r2_4) */
-	ushr v16.4s, v16.4s, #1 /* w_half_5 = shr(w_5) */
-	ushr v20.4s, v11.4s, #16 /* x1_5_r = shr(dbl_14) */
-	sli v20.4s, v0.4s, #16 /* x1_5 = sli(x1_5_r, fb) */
-	add v22.4s, v29.4s, v20.4s /* w1_5 = add(sb_out_x_4, x1_5) */
-	ushr v29.4s, v21.4s, #16 /* l1in_5_r = shr(w2_5) */
-	sli v29.4s, v22.4s, #16 /* l1in_5 = sli(l1in_5_r, w1_5) */
-	mov v11.16b, v3.16b /* high16 */
-	bsl v11.16b, v21.16b, v22.16b /* l1in16_5 = bsl(high16, w1_5, w2_5) */
-	str q9, [sp, #128] /* spill s0k_8 */
-	tbl v9.16b, {v29.16b}, v10.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
-	eor v9.16b, v29.16b, v9.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
-	str q20, [sp, #496] /* spill x1_5 */
-	tbl v20.16b, {v29.16b}, v12.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
-	eor v20.16b, v29.16b, v20.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
-	eor v20.16b, v20.16b, v11.16b /* ug_5 = xor(ug_acc_5, l1in16_5) */
-	ushr v29.4s, v20.4s, #30 /* ur2_5_r = shr(ug_5) */
-	sli v29.4s, v20.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
-	eor v20.16b, v9.16b, v29.16b /* u_5 = xor(u_acc_5, ur2_5) */
-	ushr v29.4s, v22.4s, #16 /* l2in_5_r = shr(w1_5) */
-	sli v29.4s, v21.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
-	bit v21.16b, v22.16b, v3.16b /* l2in16_5 = bsl(high16, w2_5, w1_5) */
-	tbl v22.16b, {v29.16b}, v12.16b /* v8r8_5 = lookup16(l2in_5, rotl8) */
-	eor v22.16b, v22.16b, v21.16b /* v8_acc_5 = xor(v8r8_5, l2in16_5) */
-	eor v21.16b, v29.16b, v21.16b /* v8g_acc_5 = xor(l2in_5, l2in16_5) */
-	tbl v29.16b, {v29.16b}, v10.16b /* v8r24_5 = lookup16(l2in_5, rotl24) */
-	eor v21.16b, v21.16b, v29.16b /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
-	ushr v29.4s, v21.4s, #26 /* v8r6_5_r = shr(v8g_5) */
-	sli v29.4s, v21.4s, #6 /* v8r6_5 = sli(v8r6_5_r, v8g_5) */
-	eor v21.16b, v22.16b, v29.16b /* v8_5 = xor(v8_acc_5, v8r6_5) */
-	mov v22.16b, v25.16b /* odd_bytes */
-	bsl v22.16b, v20.16b, v21.16b /* sb_in_x_5 = bsl(odd_bytes, v8_5, u_5) */
-	bit v20.16b, v21.16b, v25.16b /* sb_in_y_5 = bsl(odd_bytes, u_5, v8_5) */
-	and v21.16b, v22.16b, v24.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
-	tbl v29.16b, {v13.16b}, v21.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
-	eor v22.16b, v29.16b, v22.16b /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	tbl v29.16b, {v14.16b}, v22.16b /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
-	eor v21.16b, v29.16b, v21.16b /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	tbl v21.16b, {v15.16b}, v21.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
-	add v22.16b, v22.16b, v22.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
-	eor v21.16b, v21.16b, v22.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	and v22.16b, v20.16b, v24.16b /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* sb_in_y_5_hi = shr(sb_in_y_5) */
-	tbl v22.16b, {v30.16b}, v22.16b /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	tbl v20.16b, {v8.16b}, v20.16b /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
-	eor v20.16b, v22.16b, v20.16b /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	tbl v20.16b, {v20.16b}, v19.16b /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
-	aese v20.16b, v28.16b /* sb_s1_5_aes = aese(sb_s1_5_sr, zero_key) */
-	and v22.16b, v20.16b, v24.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
-	tbl v22.16b, {v31.16b}, v22.16b /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
+	add v16.4s, v4.4s, v4.4s /* dbl_40 = add(fb_4, fb_4) */
+	mov v17.16b, v3.16b /* high16 */
+	bsl v17.16b, v16.16b, v2.16b /* x0_5 = bsl(high16, fb_3, dbl_40) */
+	eor v17.16b, v17.16b, v8.16b /* x0r1_5 = xor(x0_5, sb_out_x_4) */
+	add v17.4s, v17.4s, v19.4s /* w_5 = add(x0r1_5, r2_4) */
+	ushr v17.4s, v17.4s, #1 /* w_half_5 = shr(w_5) */
+	ushr v19.4s, v30.4s, #16 /* x1_5_r = shr(dbl_14) */
+	sli v19.4s, v0.4s, #16 /* x1_5 = sli(x1_5_r, fb) */
+	add v22.4s, v8.4s, v19.4s /* w1_5 = add(sb_out_x_4, x1_5) */
+	ushr v8.4s, v21.4s, #16 /* l1in_5_r = shr(w2_5) */
+	sli v8.4s, v22.4s, #16 /* l1in_5 = sli(l1in_5_r, w1_5) */
+	ushr v22.4s, v22.4s, #16 /* l2in_5_r = shr(w1_5) */
+	sli v22.4s, v21.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
+	tbl v21.16b, {v8.16b}, v25.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
+	eor v21.16b, v8.16b, v21.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
+	tbl v30.16b, {v8.16b}, v10.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
+	eor v30.16b, v8.16b, v30.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	rev32 v8.8h, v8.8h /* ur16_5 = rev(l1in_5) */
+	eor v30.16b, v30.16b, v8.16b /* ug_5 = xor(ug_acc_5, ur16_5) */
+	ushr v8.4s, v30.4s, #30 /* ur2_5_r = shr(ug_5) */
+	sli v8.4s, v30.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
+	eor v21.16b, v21.16b, v8.16b /* u_5 = xor(u_acc_5, ur2_5) */
+	tbl v30.16b, {v22.16b}, v10.16b /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	rev32 v8.8h, v22.8h /* v8r16_5 = rev(l2in_5) */
+	eor v30.16b, v30.16b, v8.16b /* v8_acc_5 = xor(v8r8_5, v8r16_5) */
+	eor v8.16b, v22.16b, v8.16b /* v8g_acc_5 = xor(l2in_5, v8r16_5) */
+	tbl v22.16b, {v22.16b}, v25.16b /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	eor v22.16b, v8.16b, v22.16b /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
+	ushr v8.4s, v22.4s, #26 /* v8r6_5_r = shr(v8g_5) */
+	sli v8.4s, v22.4s, #6 /* v8r6_5 = sli(v8r6_5_r, v8g_5) */
+	eor v22.16b, v30.16b, v8.16b /* v8_5 = xor(v8_acc_5, v8r6_5) */
+	mov v30.16b, v9.16b /* odd_bytes */
+	bsl v30.16b, v21.16b, v22.16b /* sb_in_x_5 = bsl(odd_bytes, v8_5, u_5) */
+	bit v21.16b, v22.16b, v9.16b /* sb_in_y_5 = bsl(odd_bytes, u_5, v8_5) */
+	and v22.16b, v30.16b, v24.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
+	tbl v8.16b, {v13.16b}, v22.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	eor v30.16b, v8.16b, v30.16b /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	tbl v8.16b, {v14.16b}, v30.16b /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	eor v22.16b, v8.16b, v22.16b /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	tbl v22.16b, {v15.16b}, v22.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	add v30.16b, v30.16b, v30.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	eor v22.16b, v22.16b, v30.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	and v30.16b, v21.16b, v24.16b /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* sb_in_y_5_hi = shr(sb_in_y_5) */
+	tbl v30.16b, {v11.16b}, v30.16b /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
+	tbl v21.16b, {v12.16b}, v21.16b /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	eor v21.16b, v30.16b, v21.16b /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	tbl v21.16b, {v21.16b}, v28.16b /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+	aese v21.16b, v29.16b /* sb_s1_5_aes = aese(sb_s1_5_sr, zero_key) */
+	and v30.16b, v21.16b, v24.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
+	tbl v30.16b, {v31.16b}, v30.16b /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
-	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v20.16b, {v29.16b}, v20.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
-	eor v20.16b, v22.16b, v20.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
-	mov v22.16b, v25.16b /* odd_bytes */
-	bsl v22.16b, v21.16b, v20.16b /* sb_out_x_5 = bsl(odd_bytes, sb_s1_5, sb_s0_5) */
-	bit v21.16b, v20.16b, v25.16b /* sb_out_y_5 = bsl(odd_bytes, sb_s0_5, sb_s1_5) */
-	tbl v20.16b, {v21.16b}, v10.16b /* r2_5 = lookup16(sb_out_y_5, rotl24) */
-	ldr q21, [sp, #320] /* reload x1_2 */
-	eor v21.16b, v20.16b, v21.16b /* w2_6 = xor(r2_5, x1_2) */
-	ldr q9, [sp, #96] /* reload dbl_1 */
-	ushr v11.4s, v9.4s, #12 /* s4k_o_5_r = shr(dbl_1) */
-	str q5, [sp, #320] /* spill dbl_16 */
-	ldr q5, [sp, #304] /* reload g0s9_1.2 */
-	sli v11.4s, v5.4s, #20 /* s4k_o_5 = sli(s4k_o_5_r, g0s9_1) */
-	and v11.16b, v11.16b, v27.16b /* s4k_5 = and(s4k_o_5, modulus) */
-	ldr q29, [sp, #272] /* reload s0k_5 */
-	add v29.4s, v29.4s, v11.4s /* fb0_s_15 = add(s0k_5, s4k_5) */
-	ushr v9.4s, v9.4s, #24 /* s0k_o_9_r = shr(dbl_1) */
-	sli v9.4s, v5.4s, #8 /* s0k_o_9 = sli(s0k_o_9_r, g0s9_1) */
-	and v9.16b, v9.16b, v27.16b /* s0k_9 = and(s0k_o_9, modulus) */
-	ldr q11, [sp, #432] /* reload dbl */
-	ushr v5.4s, v11.4s, #11 /* s10k_o_5_r = shr(dbl) */
+	ldr q8, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v21.16b, {v8.16b}, v21.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	eor v21.16b, v30.16b, v21.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	mov v30.16b, v9.16b /* odd_bytes */
+	bsl v30.16b, v22.16b, v21.16b /* sb_out_x_5 = bsl(odd_bytes, sb_s1_5, sb_s0_5) */
+	bit v22.16b, v21.16b, v9.16b /* sb_out_y_5 = bsl(odd_bytes, sb_s0_5, sb_s1_5) */
+	tbl v21.16b, {v22.16b}, v25.16b /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	ldr q22, [sp, #288] /* reload x1_2 */
+	eor v22.16b, v21.16b, v22.16b /* w2_6 = xor(r2_5, x1_2) */
+	str q18, [sp, #288] /* spill s0k_8 */
+	ldr q18, [sp, #96] /* reload dbl_1 */
+	str q19, [sp, #128] /* spill x1_5 */
+	ushr v19.4s, v18.4s, #12 /* s4k_o_5_r = shr(dbl_1) */
+	str q5, [sp, #496] /* spill dbl_16 */
+	ldr q5, [sp, #272] /* reload g0s9_1.2 */
+	sli v19.4s, v5.4s, #20 /* s4k_o_5 = sli(s4k_o_5_r, g0s9_1) */
+	and v19.16b, v19.16b, v27.16b /* s4k_5 = and(s4k_o_5, modulus) */
+	ldr q8, [sp, #240] /* reload s0k_5 */
+	add v19.4s, v8.4s, v19.4s /* fb0_s_15 = add(s0k_5, s4k_5) */
+	ushr v18.4s, v18.4s, #24 /* s0k_o_9_r = shr(dbl_1) */
+	sli v18.4s, v5.4s, #8 /* s0k_o_9 = sli(s0k_o_9_r, g0s9_1) */
+	and v18.16b, v18.16b, v27.16b /* s0k_9 = and(s0k_o_9, modulus) */
+	ldr q8, [sp, #416] /* reload dbl */
+	ushr v5.4s, v8.4s, #11 /* s10k_o_5_r = shr(dbl) */
 	sli v5.4s, v23.4s, #21 /* s10k_o_5 = sli(s10k_o_5_r, g0s15_1) */
 	and v5.16b, v5.16b, v27.16b /* s10k_5 = and(s10k_o_5, modulus) */
 	str q23, [sp, #96] /* spill g0s15_1.2 */
-	ushr v23.4s, v17.4s, #15 /* s13k_o_5_r = shr(dbl_24) */
+	ushr v23.4s, v20.4s, #15 /* s13k_o_5_r = shr(dbl_24) */
 	sli v23.4s, v6.4s, #17 /* s13k_o_5 = sli(s13k_o_5_r, fb_2) */
 	and v23.16b, v23.16b, v27.16b /* s13k_5 = and(s13k_o_5, modulus) */
 	add v5.4s, v5.4s, v23.4s /* fb0_s_16 = add(s10k_5, s13k_5) */
-	ushr v23.4s, v4.4s, #17 /* s15k_o_5_r = shr(dbl_40) */
-	sli v23.4s, v2.4s, #15 /* s15k_o_5 = sli(s15k_o_5_r, fb_4) */
+	ushr v23.4s, v16.4s, #17 /* s15k_o_5_r = shr(dbl_40) */
+	sli v23.4s, v4.4s, #15 /* s15k_o_5 = sli(s15k_o_5_r, fb_4) */
 	and v23.16b, v23.16b, v27.16b /* s15k_5 = and(s15k_o_5, modulus) */
-	add v16.4s, v23.4s, v16.4s /* fb0_s_17 = add(s15k_5, w_half_5) */
-	add v23.4s, v29.4s, v26.4s /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
-	umin v23.4s, v29.4s, v23.4s /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
-	add v29.4s, v5.4s, v26.4s /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
-	umin v5.4s, v5.4s, v29.4s /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
-	add v5.4s, v23.4s, v5.4s /* fb1_s_5 = add(fb0_15, fb0_16) */
-	add v23.4s, v16.4s, v26.4s /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
-	umin v16.4s, v16.4s, v23.4s /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
-	add v23.4s, v5.4s, v26.4s /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
-	umin v5.4s, v5.4s, v23.4s /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
-	add v5.4s, v5.4s, v16.4s /* fb2_s_5 = add(fb1_5, fb0_17) */
-	add v16.4s, v5.4s, v26.4s /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
-	umin v5.4s, v5.4s, v16.4s /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
-	ldr q16, [sp, #240] /* reload g0s5_1.2 */
-	add v5.4s, v5.4s, v16.4s /* fb_s_5 = add(fb2_5, g0s5_1) */
-	add v16.4s, v5.4s, v26.4s /* fb_p_5 = add(fb_s_5, minus_modulus) */
-	smax v5.4s, v5.4s, v16.4s /* fb_5 = maxs(fb_s_5, fb_p_5) */
+	add v17.4s, v23.4s, v17.4s /* fb0_s_17 = add(s15k_5, w_half_5) */
+	add v23.4s, v19.4s, v26.4s /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	umin v19.4s, v19.4s, v23.4s /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
+	add v23.4s, v5.4s, v26.4s /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	umin v5.4s, v5.4s, v23.4s /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
+	add v5.4s, v19.4s, v5.4s /* fb1_s_5 = add(fb0_15, fb0_16) */
+	add v19.4s, v17.4s, v26.4s /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	umin v17.4s, v17.4s, v19.4s /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
+	add v19.4s, v5.4s, v26.4s /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
+	umin v5.4s, v5.4s, v19.4s /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
+	add v5.4s, v5.4s, v17.4s /* fb2_s_5 = add(fb1_5, fb0_17) */
+	add v17.4s, v5.4s, v26.4s /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
+	umin v5.4s, v5.4s, v17.4s /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
+	ldr q17, [sp, #208] /* reload g0s5_1.2 */
+	add v5.4s, v5.4s, v17.4s /* fb_s_5 = add(fb2_5, g0s5_1) */
+	add v17.4s, v5.4s, v26.4s /* fb_p_5 = add(fb_s_5, minus_modulus) */
+	smax v5.4s, v5.4s, v17.4s /* fb_5 = maxs(fb_s_5, fb_p_5) */
 
 	/* Initialisation round 16r+6, lanes 0..: s16 = feedback + (W >> 1). */
-	add v16.4s, v5.4s, v5.4s /* dbl_48 = add(fb_5, fb_5) */
-	mov v23.16b, v3.16b /* high16 */
-	bsl v23.16b, v16.16b, v2.16b /* x0_6 = bsl(high16, fb_4, dbl_48) */
-	eor v23.16b, v23.16b, v22.16b /* x0r1_6 = xor(x0_6, sb_out_x_5) */
-	add v20.4s, v23.4s, v20.4s /* w_6 = add(x0r1_6, r2_5) */
-	ushr v20.4s, v20.4s, #1 /* w_half_6 = shr(w_6) */
-	ushr v23.4s, v11.4s, #16 /* x1_6_r = shr(dbl) */
-	sli v23.4s, v1.4s, #16 /* x1_6 = sli(x1_6_r, fb_1) */
-	add v22.4s, v22.4s, v23.4s /* w1_6 = add(sb_out_x_5, x1_6) */
-	ushr v29.4s, v21.4s, #16 /* l1in_6_r = shr(w2_6) */
-	sli v29.4s, v22.4s, #16 /* l1in_6 = sli(l1in_6_r, w1_6) */
-	mov v11.16b, v3.16b /* high16 */
-	bsl v11.16b, v21.16b, v22.16b /* l1in16_6 = bsl(high16, w1_6, w2_6) */
-	str q9, [sp, #240] /* spill s0k_9 */
-	tbl v9.16b, {v29.16b}, v10.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
-	eor v9.16b, v29.16b, v9.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
-	str q23, [sp, #272] /* spill x1_6 */
-	tbl v23.16b, {v29.16b}, v12.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
-	eor v23.16b, v29.16b, v23.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
-	eor v23.16b, v23.16b, v11.16b /* ug_6 = xor(ug_acc_6, l1in16_6) */
-	ushr v29.4s, v23.4s, #30 /* ur2_6_r = shr(ug_6) */
-	sli v29.4s, v23.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
-	eor v23.16b, v9.16b, v29.16b /* u_6 = xor(u_acc_6, ur2_6) */
-	ushr v29.4s, v22.4s, #16 /* l2in_6_r = shr(w1_6) */
-	sli v29.4s, v21.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
-	bit v21.16b, v22.16b, v3.16b /* l2in16_6 = bsl(high16, w2_6, w1_6) */
-	tbl v22.16b, {v29.16b}, v12.16b /* v8r8_6 = lookup16(l2in_6, rotl8) */
-	eor v22.16b, v22.16b, v21.16b /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
-	eor v21.16b, v29.16b, v21.16b /* v8g_acc_6 = xor(l2in_6, l2in16_6) */
-	tbl v29.16b, {v29.16b}, v10.16b /* v8r24_6 = lookup16(l2in_6, rotl24) */
-	eor v21.16b, v21.16b, v29.16b /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
-	ushr v29.4s, v21.4s, #26 /* v8r6_6_r = shr(v8g_6) */
-	sli v29.4s, v21.4s, #6 /* v8r6_6 = sli(v8r6_6_r, v8g_6) */
-	eor v21.16b, v22.16b, v29.16b /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	mov v22.16b, v25.16b /* odd_bytes */
-	bsl v22.16b, v23.16b, v21.16b /* sb_in_x_6 = bsl(odd_bytes, v8_6, u_6) */
-	bit v23.16b, v21.16b, v25.16b /* sb_in_y_6 = bsl(odd_bytes, u_6, v8_6) */
-	and v21.16b, v22.16b, v24.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
-	tbl v29.16b, {v13.16b}, v21.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
-	eor v22.16b, v29.16b, v22.16b /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	tbl v29.16b, {v14.16b}, v22.16b /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
-	eor v21.16b, v29.16b, v21.16b /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	tbl v21.16b, {v15.16b}, v21.16b /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
-	add v22.16b, v22.16b, v22.16b /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
-	eor v21.16b, v21.16b, v22.16b /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
-	and v22.16b, v23.16b, v24.16b /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* sb_in_y_6_hi = shr(sb_in_y_6) */
-	tbl v22.16b, {v30.16b}, v22.16b /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
-	tbl v23.16b, {v8.16b}, v23.16b /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
-	eor v22.16b, v22.16b, v23.16b /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
-	tbl v22.16b, {v22.16b}, v19.16b /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
-	aese v22.16b, v28.16b /* sb_s1_6_aes = aese(sb_s1_6_sr, zero_key) */
-	and v23.16b, v22.16b, v24.16b /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	add v17.4s, v5.4s, v5.4s /* dbl_48 = add(fb_5, fb_5) */
+	mov v19.16b, v3.16b /* high16 */
+	bsl v19.16b, v17.16b, v4.16b /* x0_6 = bsl(high16, fb_4, dbl_48) */
+	eor v19.16b, v19.16b, v30.16b /* x0r1_6 = xor(x0_6, sb_out_x_5) */
+	add v19.4s, v19.4s, v21.4s /* w_6 = add(x0r1_6, r2_5) */
+	ushr v19.4s, v19.4s, #1 /* w_half_6 = shr(w_6) */
+	ushr v21.4s, v8.4s, #16 /* x1_6_r = shr(dbl) */
+	sli v21.4s, v1.4s, #16 /* x1_6 = sli(x1_6_r, fb_1) */
+	add v23.4s, v30.4s, v21.4s /* w1_6 = add(sb_out_x_5, x1_6) */
+	ushr v30.4s, v22.4s, #16 /* l1in_6_r = shr(w2_6) */
+	sli v30.4s, v23.4s, #16 /* l1in_6 = sli(l1in_6_r, w1_6) */
+	ushr v23.4s, v23.4s, #16 /* l2in_6_r = shr(w1_6) */
+	sli v23.4s, v22.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
+	tbl v22.16b, {v30.16b}, v25.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
+	eor v22.16b, v30.16b, v22.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
+	tbl v8.16b, {v30.16b}, v10.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
+	eor v8.16b, v30.16b, v8.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	rev32 v30.8h, v30.8h /* ur16_6 = rev(l1in_6) */
+	eor v30.16b, v8.16b, v30.16b /* ug_6 = xor(ug_acc_6, ur16_6) */
+	ushr v8.4s, v30.4s, #30 /* ur2_6_r = shr(ug_6) */
+	sli v8.4s, v30.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
+	eor v22.16b, v22.16b, v8.16b /* u_6 = xor(u_acc_6, ur2_6) */
+	tbl v30.16b, {v23.16b}, v10.16b /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	rev32 v8.8h, v23.8h /* v8r16_6 = rev(l2in_6) */
+	eor v30.16b, v30.16b, v8.16b /* v8_acc_6 = xor(v8r8_6, v8r16_6) */
+	eor v8.16b, v23.16b, v8.16b /* v8g_acc_6 = xor(l2in_6, v8r16_6) */
+	tbl v23.16b, {v23.16b}, v25.16b /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	eor v23.16b, v8.16b, v23.16b /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
+	ushr v8.4s, v23.4s, #26 /* v8r6_6_r = shr(v8g_6) */
+	sli v8.4s, v23.4s, #6 /* v8r6_6 = sli(v8r6_6_r, v8g_6) */
+	eor v23.16b, v30.16b, v8.16b /* v8_6 = xor(v8_acc_6, v8r6_6) */
+	mov v30.16b, v9.16b /* odd_bytes */
+	bsl v30.16b, v22.16b, v23.16b /* sb_in_x_6 = bsl(odd_bytes, v8_6, u_6) */
+	bit v22.16b, v23.16b, v9.16b /* sb_in_y_6 = bsl(odd_bytes, u_6, v8_6) */
+	and v23.16b, v30.16b, v24.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
+	tbl v8.16b, {v13.16b}, v23.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	eor v30.16b, v8.16b, v30.16b /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	tbl v8.16b, {v14.16b}, v30.16b /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	eor v23.16b, v8.16b, v23.16b /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	tbl v23.16b, {v15.16b}, v23.16b /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	add v30.16b, v30.16b, v30.16b /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	eor v23.16b, v23.16b, v30.16b /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	and v30.16b, v22.16b, v24.16b /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* sb_in_y_6_hi = shr(sb_in_y_6) */
+	tbl v30.16b, {v11.16b}, v30.16b /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
+	tbl v22.16b, {v12.16b}, v22.16b /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
+	eor v22.16b, v30.16b, v22.16b /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
+	tbl v22.16b, {v22.16b}, v28.16b /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
+	aese v22.16b, v29.16b /* sb_s1_6_aes = aese(sb_s1_6_sr, zero_key) */
+	and v30.16b, v22.16b, v24.16b /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
 	ushr v22.16b, v22.16b, #4 /* sb_s1_6_aes_hi = shr(sb_s1_6_aes) */
-	tbl v23.16b, {v31.16b}, v23.16b /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	tbl v30.16b, {v31.16b}, v30.16b /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
-	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v22.16b, {v29.16b}, v22.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
-	eor v22.16b, v23.16b, v22.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
-	mov v23.16b, v25.16b /* odd_bytes */
-	bsl v23.16b, v21.16b, v22.16b /* sb_out_x_6 = bsl(odd_bytes, sb_s1_6, sb_s0_6) */
-	bit v21.16b, v22.16b, v25.16b /* sb_out_y_6 = bsl(odd_bytes, sb_s0_6, sb_s1_6) */
-	tbl v21.16b, {v21.16b}, v10.16b /* r2_6 = lookup16(sb_out_y_6, rotl24) */
-	ldr q22, [sp, #416] /* reload x1_3 */
-	eor v22.16b, v21.16b, v22.16b /* w2_7 = xor(r2_6, x1_3) */
-	ldr q9, [sp, #176] /* reload dbl_5 */
-	ushr v11.4s, v9.4s, #12 /* s4k_o_6_r = shr(dbl_5) */
-	str q17, [sp, #416] /* spill dbl_24 */
-	ldr q17, [sp, #208] /* reload g0s10_1.2 */
-	sli v11.4s, v17.4s, #20 /* s4k_o_6 = sli(s4k_o_6_r, g0s10_1) */
-	and v11.16b, v11.16b, v27.16b /* s4k_6 = and(s4k_o_6, modulus) */
-	ldr q29, [sp, #400] /* reload s0k_6 */
-	add v29.4s, v29.4s, v11.4s /* fb0_s_18 = add(s0k_6, s4k_6) */
-	ushr v9.4s, v9.4s, #24 /* s0k_o_10_r = shr(dbl_5) */
-	sli v9.4s, v17.4s, #8 /* s0k_o_10 = sli(s0k_o_10_r, g0s10_1) */
-	and v9.16b, v9.16b, v27.16b /* s0k_10 = and(s0k_o_10, modulus) */
-	ldr q11, [sp, #480] /* reload dbl_8 */
-	ushr v17.4s, v11.4s, #11 /* s10k_o_6_r = shr(dbl_8) */
-	sli v17.4s, v0.4s, #21 /* s10k_o_6 = sli(s10k_o_6_r, fb) */
-	and v17.16b, v17.16b, v27.16b /* s10k_6 = and(s10k_o_6, modulus) */
-	str q9, [sp, #176] /* spill s0k_10 */
-	ushr v9.4s, v18.4s, #15 /* s13k_o_6_r = shr(dbl_32) */
-	sli v9.4s, v7.4s, #17 /* s13k_o_6 = sli(s13k_o_6_r, fb_3) */
-	and v9.16b, v9.16b, v27.16b /* s13k_6 = and(s13k_o_6, modulus) */
-	add v17.4s, v17.4s, v9.4s /* fb0_s_19 = add(s10k_6, s13k_6) */
-	ushr v9.4s, v16.4s, #17 /* s15k_o_6_r = shr(dbl_48) */
-	sli v9.4s, v5.4s, #15 /* s15k_o_6 = sli(s15k_o_6_r, fb_5) */
-	and v9.16b, v9.16b, v27.16b /* s15k_6 = and(s15k_o_6, modulus) */
-	add v20.4s, v9.4s, v20.4s /* fb0_s_20 = add(s15k_6, w_half_6) */
-	add v9.4s, v29.4s, v26.4s /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
-	umin v29.4s, v29.4s, v9.4s /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
-	add v9.4s, v17.4s, v26.4s /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
-	umin v17.4s, v17.4s, v9.4s /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
-	add v17.4s, v29.4s, v17.4s /* fb1_s_6 = add(fb0_18, fb0_19) */
-	add v29.4s, v20.4s, v26.4s /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
-	umin v20.4s, v20.4s, v29.4s /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
-	add v29.4s, v17.4s, v26.4s /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
-	umin v17.4s, v17.4s, v29.4s /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
-	add v17.4s, v17.4s, v20.4s /* fb2_s_6 = add(fb1_6, fb0_20) */
-	add v20.4s, v17.4s, v26.4s /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
-	umin v17.4s, v17.4s, v20.4s /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
-	ldr q20, [sp, #352] /* reload g0s6_1.2 */
-	add v17.4s, v17.4s, v20.4s /* fb_s_6 = add(fb2_6, g0s6_1) */
-	add v20.4s, v17.4s, v26.4s /* fb_p_6 = add(fb_s_6, minus_modulus) */
-	smax v17.4s, v17.4s, v20.4s /* fb_6 = maxs(fb_s_6, fb_p_6) */
+	ldr q8, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v22.16b, {v8.16b}, v22.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	eor v22.16b, v30.16b, v22.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	mov v30.16b, v9.16b /* odd_bytes */
+	bsl v30.16b, v23.16b, v22.16b /* sb_out_x_6 = bsl(odd_bytes, sb_s1_6, sb_s0_6) */
+	bit v23.16b, v22.16b, v9.16b /* sb_out_y_6 = bsl(odd_bytes, sb_s0_6, sb_s1_6) */
+	tbl v22.16b, {v23.16b}, v25.16b /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	ldr q23, [sp, #400] /* reload x1_3 */
+	eor v23.16b, v22.16b, v23.16b /* w2_7 = xor(r2_6, x1_3) */
+	str q18, [sp, #400] /* spill s0k_9 */
+	ldr q18, [sp, #176] /* reload dbl_5 */
+	str q21, [sp, #208] /* spill x1_6 */
+	ushr v21.4s, v18.4s, #12 /* s4k_o_6_r = shr(dbl_5) */
+	str q20, [sp, #240] /* spill dbl_24 */
+	ldr q20, [sp, #384] /* reload g0s10_1.2 */
+	sli v21.4s, v20.4s, #20 /* s4k_o_6 = sli(s4k_o_6_r, g0s10_1) */
+	and v21.16b, v21.16b, v27.16b /* s4k_6 = and(s4k_o_6, modulus) */
+	ldr q8, [sp, #368] /* reload s0k_6 */
+	add v21.4s, v8.4s, v21.4s /* fb0_s_18 = add(s0k_6, s4k_6) */
+	ushr v18.4s, v18.4s, #24 /* s0k_o_10_r = shr(dbl_5) */
+	sli v18.4s, v20.4s, #8 /* s0k_o_10 = sli(s0k_o_10_r, g0s10_1) */
+	and v18.16b, v18.16b, v27.16b /* s0k_10 = and(s0k_o_10, modulus) */
+	ldr q8, [sp, #192] /* reload dbl_8 */
+	ushr v20.4s, v8.4s, #11 /* s10k_o_6_r = shr(dbl_8) */
+	sli v20.4s, v0.4s, #21 /* s10k_o_6 = sli(s10k_o_6_r, fb) */
+	and v20.16b, v20.16b, v27.16b /* s10k_6 = and(s10k_o_6, modulus) */
+	str q18, [sp, #176] /* spill s0k_10 */
+	ushr v18.4s, v7.4s, #15 /* s13k_o_6_r = shr(dbl_32) */
+	sli v18.4s, v2.4s, #17 /* s13k_o_6 = sli(s13k_o_6_r, fb_3) */
+	and v18.16b, v18.16b, v27.16b /* s13k_6 = and(s13k_o_6, modulus) */
+	add v18.4s, v20.4s, v18.4s /* fb0_s_19 = add(s10k_6, s13k_6) */
+	ushr v20.4s, v17.4s, #17 /* s15k_o_6_r = shr(dbl_48) */
+	sli v20.4s, v5.4s, #15 /* s15k_o_6 = sli(s15k_o_6_r, fb_5) */
+	and v20.16b, v20.16b, v27.16b /* s15k_6 = and(s15k_o_6, modulus) */
+	add v19.4s, v20.4s, v19.4s /* fb0_s_20 = add(s15k_6, w_half_6) */
+	add v20.4s, v21.4s, v26.4s /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	umin v20.4s, v21.4s, v20.4s /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
+	add v21.4s, v18.4s, v26.4s /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	umin v18.4s, v18.4s, v21.4s /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
+	add v18.4s, v20.4s, v18.4s /* fb1_s_6 = add(fb0_18, fb0_19) */
+	add v20.4s, v19.4s, v26.4s /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	umin v19.4s, v19.4s, v20.4s /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
+	add v20.4s, v18.4s, v26.4s /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
+	umin v18.4s, v18.4s, v20.4s /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
+	add v18.4s, v18.4s, v19.4s /* fb2_s_6 = add(fb1_6, fb0_20) */
+	add v19.4s, v18.4s, v26.4s /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
+	umin v18.4s, v18.4s, v19.4s /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
+	ldr q19, [sp, #320] /* reload g0s6_1.2 */
+	add v18.4s, v18.4s, v19.4s /* fb_s_6 = add(fb2_6, g0s6_1) */
+	add v19.4s, v18.4s, v26.4s /* fb_p_6 = add(fb_s_6, minus_modulus) */
+	smax v18.4s, v18.4s, v19.4s /* fb_6 = maxs(fb_s_6, fb_p_6) */
 
 	/* Initialisation round 16r+7, lanes 0..: s16 = feedback + (W >> 1). */
-	add v20.4s, v17.4s, v17.4s /* dbl_56 = add(fb_6, fb_6) */
-	mov v29.16b, v3.16b /* high16 */
-	bsl v29.16b, v20.16b, v5.16b /* x0_7 = bsl(high16, fb_5, dbl_56) */
-	eor v29.16b, v29.16b, v23.16b /* x0r1_7 = xor(x0_7, sb_out_x_6) */
-	add v21.4s, v29.4s, v21.4s /* w_7 = add(x0r1_7, r2_6) */
-	ushr v21.4s, v21.4s, #1 /* w_half_7 = shr(w_7) */
-	ushr v29.4s, v11.4s, #16 /* x1_7_r = shr(dbl_8) */
-	sli v29.4s, v6.4s, #16 /* x1_7 = sli(x1_7_r, fb_2) */
-	add v23.4s, v23.4s, v29.4s /* w1_7 = add(sb_out_x_6, x1_7) */
-	ushr v9.4s, v11.4s, #12 /* s4k_o_12_r = shr(dbl_8) */
-	sli v9.4s, v0.4s, #20 /* s4k_o_12 = sli(s4k_o_12_r, fb) */
-	and v9.16b, v9.16b, v27.16b /* s4k_12 = and(s4k_o_12, modulus) */
-	ushr v11.4s, v22.4s, #16 /* l1in_7_r = shr(w2_7) */
-	sli v11.4s, v23.4s, #16 /* l1in_7 = sli(l1in_7_r, w1_7) */
-	str q0, [sp, #480] /* spill g0s0_1.3 */
-	mov v0.16b, v3.16b /* high16 */
-	bsl v0.16b, v22.16b, v23.16b /* l1in16_7 = bsl(high16, w1_7, w2_7) */
-	str q29, [sp, #352] /* spill x1_7 */
-	tbl v29.16b, {v11.16b}, v10.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
-	eor v29.16b, v11.16b, v29.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
-	str q18, [sp, #400] /* spill dbl_32 */
-	tbl v18.16b, {v11.16b}, v12.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
-	eor v18.16b, v11.16b, v18.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
-	eor v0.16b, v18.16b, v0.16b /* ug_7 = xor(ug_acc_7, l1in16_7) */
-	ushr v18.4s, v0.4s, #30 /* ur2_7_r = shr(ug_7) */
-	sli v18.4s, v0.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
-	eor v0.16b, v29.16b, v18.16b /* u_7 = xor(u_acc_7, ur2_7) */
-	ushr v18.4s, v23.4s, #16 /* l2in_7_r = shr(w1_7) */
-	sli v18.4s, v22.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
-	bit v22.16b, v23.16b, v3.16b /* l2in16_7 = bsl(high16, w2_7, w1_7) */
-	tbl v23.16b, {v18.16b}, v12.16b /* v8r8_7 = lookup16(l2in_7, rotl8) */
-	eor v23.16b, v23.16b, v22.16b /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
-	eor v22.16b, v18.16b, v22.16b /* v8g_acc_7 = xor(l2in_7, l2in16_7) */
-	tbl v18.16b, {v18.16b}, v10.16b /* v8r24_7 = lookup16(l2in_7, rotl24) */
-	eor v18.16b, v22.16b, v18.16b /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
-	ushr v22.4s, v18.4s, #26 /* v8r6_7_r = shr(v8g_7) */
-	sli v22.4s, v18.4s, #6 /* v8r6_7 = sli(v8r6_7_r, v8g_7) */
-	eor v18.16b, v23.16b, v22.16b /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	mov v22.16b, v25.16b /* odd_bytes */
-	bsl v22.16b, v0.16b, v18.16b /* sb_in_x_7 = bsl(odd_bytes, v8_7, u_7) */
-	bit v0.16b, v18.16b, v25.16b /* sb_in_y_7 = bsl(odd_bytes, u_7, v8_7) */
-	and v18.16b, v22.16b, v24.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
-	tbl v23.16b, {v13.16b}, v18.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
-	eor v22.16b, v23.16b, v22.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	tbl v23.16b, {v14.16b}, v22.16b /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
-	eor v18.16b, v23.16b, v18.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	tbl v18.16b, {v15.16b}, v18.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
-	add v22.16b, v22.16b, v22.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
-	eor v18.16b, v18.16b, v22.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
-	and v22.16b, v0.16b, v24.16b /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
+	add v19.4s, v18.4s, v18.4s /* dbl_56 = add(fb_6, fb_6) */
+	mov v20.16b, v3.16b /* high16 */
+	bsl v20.16b, v19.16b, v5.16b /* x0_7 = bsl(high16, fb_5, dbl_56) */
+	eor v20.16b, v20.16b, v30.16b /* x0r1_7 = xor(x0_7, sb_out_x_6) */
+	add v20.4s, v20.4s, v22.4s /* w_7 = add(x0r1_7, r2_6) */
+	ushr v20.4s, v20.4s, #1 /* w_half_7 = shr(w_7) */
+	ushr v21.4s, v8.4s, #16 /* x1_7_r = shr(dbl_8) */
+	sli v21.4s, v6.4s, #16 /* x1_7 = sli(x1_7_r, fb_2) */
+	add v22.4s, v30.4s, v21.4s /* w1_7 = add(sb_out_x_6, x1_7) */
+	ushr v30.4s, v8.4s, #12 /* s4k_o_12_r = shr(dbl_8) */
+	sli v30.4s, v0.4s, #20 /* s4k_o_12 = sli(s4k_o_12_r, fb) */
+	and v30.16b, v30.16b, v27.16b /* s4k_12 = and(s4k_o_12, modulus) */
+	ushr v8.4s, v23.4s, #16 /* l1in_7_r = shr(w2_7) */
+	sli v8.4s, v22.4s, #16 /* l1in_7 = sli(l1in_7_r, w1_7) */
+	ushr v22.4s, v22.4s, #16 /* l2in_7_r = shr(w1_7) */
+	sli v22.4s, v23.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
+	tbl v23.16b, {v8.16b}, v25.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
+	eor v23.16b, v8.16b, v23.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
+	str q0, [sp, #192] /* spill g0s0_1.3 */
+	tbl v0.16b, {v8.16b}, v10.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
+	eor v0.16b, v8.16b, v0.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	rev32 v8.8h, v8.8h /* ur16_7 = rev(l1in_7) */
+	eor v0.16b, v0.16b, v8.16b /* ug_7 = xor(ug_acc_7, ur16_7) */
+	ushr v8.4s, v0.4s, #30 /* ur2_7_r = shr(ug_7) */
+	sli v8.4s, v0.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
+	eor v0.16b, v23.16b, v8.16b /* u_7 = xor(u_acc_7, ur2_7) */
+	tbl v23.16b, {v22.16b}, v10.16b /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	rev32 v8.8h, v22.8h /* v8r16_7 = rev(l2in_7) */
+	eor v23.16b, v23.16b, v8.16b /* v8_acc_7 = xor(v8r8_7, v8r16_7) */
+	eor v8.16b, v22.16b, v8.16b /* v8g_acc_7 = xor(l2in_7, v8r16_7) */
+	tbl v22.16b, {v22.16b}, v25.16b /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	eor v22.16b, v8.16b, v22.16b /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
+	ushr v8.4s, v22.4s, #26 /* v8r6_7_r = shr(v8g_7) */
+	sli v8.4s, v22.4s, #6 /* v8r6_7 = sli(v8r6_7_r, v8g_7) */
+	eor v22.16b, v23.16b, v8.16b /* v8_7 = xor(v8_acc_7, v8r6_7) */
+	mov v23.16b, v9.16b /* odd_bytes */
+	bsl v23.16b, v0.16b, v22.16b /* sb_in_x_7 = bsl(odd_bytes, v8_7, u_7) */
+	bit v0.16b, v22.16b, v9.16b /* sb_in_y_7 = bsl(odd_bytes, u_7, v8_7) */
+	and v22.16b, v23.16b, v24.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
+	tbl v8.16b, {v13.16b}, v22.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	eor v23.16b, v8.16b, v23.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	tbl v8.16b, {v14.16b}, v23.16b /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	eor v22.16b, v8.16b, v22.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	tbl v22.16b, {v15.16b}, v22.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	add v23.16b, v23.16b, v23.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	eor v22.16b, v22.16b, v23.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	and v23.16b, v0.16b, v24.16b /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* sb_in_y_7_hi = shr(sb_in_y_7) */
-	tbl v22.16b, {v30.16b}, v22.16b /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
-	tbl v0.16b, {v8.16b}, v0.16b /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
-	eor v0.16b, v22.16b, v0.16b /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
-	tbl v0.16b, {v0.16b}, v19.16b /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
-	aese v0.16b, v28.16b /* sb_s1_7_aes = aese(sb_s1_7_sr, zero_key) */
-	and v22.16b, v0.16b, v24.16b /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	tbl v23.16b, {v11.16b}, v23.16b /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
+	tbl v0.16b, {v12.16b}, v0.16b /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
+	eor v0.16b, v23.16b, v0.16b /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
+	tbl v0.16b, {v0.16b}, v28.16b /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
+	aese v0.16b, v29.16b /* sb_s1_7_aes = aese(sb_s1_7_sr, zero_key) */
+	and v23.16b, v0.16b, v24.16b /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* sb_s1_7_aes_hi = shr(sb_s1_7_aes) */
-	tbl v22.16b, {v31.16b}, v22.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
+	tbl v23.16b, {v31.16b}, v23.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
-	ldr q23, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v0.16b, {v23.16b}, v0.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
-	eor v0.16b, v22.16b, v0.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
-	mov v22.16b, v25.16b /* odd_bytes */
-	bsl v22.16b, v18.16b, v0.16b /* sb_out_x_7 = bsl(odd_bytes, sb_s1_7, sb_s0_7) */
-	bit v18.16b, v0.16b, v25.16b /* sb_out_y_7 = bsl(odd_bytes, sb_s0_7, sb_s1_7) */
-	tbl v0.16b, {v18.16b}, v10.16b /* r2_7 = lookup16(sb_out_y_7, rotl24) */
-	ldr q18, [sp, #192] /* reload x1_4 */
-	eor v18.16b, v0.16b, v18.16b /* w2_8 = xor(r2_7, x1_4) */
-	ldr q29, [sp, #288] /* reload dbl_13 */
-	ushr v11.4s, v29.4s, #12 /* s4k_o_7_r = shr(dbl_13) */
-	ldr q23, [sp, #256] /* reload g0s11_1.2 */
-	sli v11.4s, v23.4s, #20 /* s4k_o_7 = sli(s4k_o_7_r, g0s11_1) */
-	and v11.16b, v11.16b, v27.16b /* s4k_7 = and(s4k_o_7, modulus) */
-	ldr q31, [sp, #464] /* reload s0k_7 */
-	add v31.4s, v31.4s, v11.4s /* fb0_s_21 = add(s0k_7, s4k_7) */
-	ushr v29.4s, v29.4s, #24 /* s0k_o_11_r = shr(dbl_13) */
-	sli v29.4s, v23.4s, #8 /* s0k_o_11 = sli(s0k_o_11_r, g0s11_1) */
-	and v29.16b, v29.16b, v27.16b /* s0k_11 = and(s0k_o_11, modulus) */
-	ldr q11, [sp, #320] /* reload dbl_16 */
-	ushr v23.4s, v11.4s, #11 /* s10k_o_7_r = shr(dbl_16) */
-	sli v23.4s, v1.4s, #21 /* s10k_o_7 = sli(s10k_o_7_r, fb_1) */
-	and v23.16b, v23.16b, v27.16b /* s10k_7 = and(s10k_o_7, modulus) */
-	str q29, [sp, #288] /* spill s0k_11 */
-	ushr v29.4s, v4.4s, #15 /* s13k_o_7_r = shr(dbl_40) */
-	sli v29.4s, v2.4s, #17 /* s13k_o_7 = sli(s13k_o_7_r, fb_4) */
-	and v29.16b, v29.16b, v27.16b /* s13k_7 = and(s13k_o_7, modulus) */
-	add v23.4s, v23.4s, v29.4s /* fb0_s_22 = add(s10k_7, s13k_7) */
-	ushr v29.4s, v20.4s, #17 /* s15k_o_7_r = shr(dbl_56) */
-	sli v29.4s, v17.4s, #15 /* s15k_o_7 = sli(s15k_o_7_r, fb_6) */
-	and v29.16b, v29.16b, v27.16b /* s15k_7 = and(s15k_o_7, modulus) */
-	add v21.4s, v29.4s, v21.4s /* fb0_s_23 = add(s15k_7, w_half_7) */
-	add v29.4s, v31.4s, v26.4s /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
-	umin v29.4s, v31.4s, v29.4s /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
-	add v31.4s, v23.4s, v26.4s /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
-	umin v23.4s, v23.4s, v31.4s /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
-	add v23.4s, v29.4s, v23.4s /* fb1_s_7 = add(fb0_21, fb0_22) */
-	add v29.4s, v21.4s, v26.4s /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
-	umin v21.4s, v21.4s, v29.4s /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
-	add v29.4s, v23.4s, v26.4s /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
-	umin v23.4s, v23.4s, v29.4s /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
-	add v21.4s, v23.4s, v21.4s /* fb2_s_7 = add(fb1_7, fb0_23) */
-	add v23.4s, v21.4s, v26.4s /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
-	umin v21.4s, v21.4s, v23.4s /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
-	ldr q23, [sp, #112] /* reload g0s7_1.2 */
-	add v21.4s, v21.4s, v23.4s /* fb_s_7 = add(fb2_7, g0s7_1) */
-	add v23.4s, v21.4s, v26.4s /* fb_p_7 = add(fb_s_7, minus_modulus) */
-	smax v21.4s, v21.4s, v23.4s /* fb_7 = maxs(fb_s_7, fb_p_7) */
+	ldr q8, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v0.16b, {v8.16b}, v0.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
+	eor v0.16b, v23.16b, v0.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
+	mov v23.16b, v9.16b /* odd_bytes */
+	bsl v23.16b, v22.16b, v0.16b /* sb_out_x_7 = bsl(odd_bytes, sb_s1_7, sb_s0_7) */
+	bit v22.16b, v0.16b, v9.16b /* sb_out_y_7 = bsl(odd_bytes, sb_s0_7, sb_s1_7) */
+	tbl v0.16b, {v22.16b}, v25.16b /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	ldr q22, [sp, #464] /* reload x1_4 */
+	eor v22.16b, v0.16b, v22.16b /* w2_8 = xor(r2_7, x1_4) */
+	str q21, [sp, #464] /* spill x1_7 */
+	ldr q21, [sp, #256] /* reload dbl_13 */
+	str q7, [sp, #320] /* spill dbl_32 */
+	ushr v7.4s, v21.4s, #12 /* s4k_o_7_r = shr(dbl_13) */
+	ldr q8, [sp, #224] /* reload g0s11_1.2 */
+	sli v7.4s, v8.4s, #20 /* s4k_o_7 = sli(s4k_o_7_r, g0s11_1) */
+	and v7.16b, v7.16b, v27.16b /* s4k_7 = and(s4k_o_7, modulus) */
+	ldr q31, [sp, #448] /* reload s0k_7 */
+	add v7.4s, v31.4s, v7.4s /* fb0_s_21 = add(s0k_7, s4k_7) */
+	ushr v21.4s, v21.4s, #24 /* s0k_o_11_r = shr(dbl_13) */
+	sli v21.4s, v8.4s, #8 /* s0k_o_11 = sli(s0k_o_11_r, g0s11_1) */
+	and v21.16b, v21.16b, v27.16b /* s0k_11 = and(s0k_o_11, modulus) */
+	ldr q31, [sp, #496] /* reload dbl_16 */
+	ushr v8.4s, v31.4s, #11 /* s10k_o_7_r = shr(dbl_16) */
+	sli v8.4s, v1.4s, #21 /* s10k_o_7 = sli(s10k_o_7_r, fb_1) */
+	and v8.16b, v8.16b, v27.16b /* s10k_7 = and(s10k_o_7, modulus) */
+	str q21, [sp, #256] /* spill s0k_11 */
+	ushr v21.4s, v16.4s, #15 /* s13k_o_7_r = shr(dbl_40) */
+	sli v21.4s, v4.4s, #17 /* s13k_o_7 = sli(s13k_o_7_r, fb_4) */
+	and v21.16b, v21.16b, v27.16b /* s13k_7 = and(s13k_o_7, modulus) */
+	add v21.4s, v8.4s, v21.4s /* fb0_s_22 = add(s10k_7, s13k_7) */
+	ushr v8.4s, v19.4s, #17 /* s15k_o_7_r = shr(dbl_56) */
+	sli v8.4s, v18.4s, #15 /* s15k_o_7 = sli(s15k_o_7_r, fb_6) */
+	and v8.16b, v8.16b, v27.16b /* s15k_7 = and(s15k_o_7, modulus) */
+	add v20.4s, v8.4s, v20.4s /* fb0_s_23 = add(s15k_7, w_half_7) */
+	add v8.4s, v7.4s, v26.4s /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	umin v7.4s, v7.4s, v8.4s /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
+	add v8.4s, v21.4s, v26.4s /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	umin v21.4s, v21.4s, v8.4s /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
+	add v7.4s, v7.4s, v21.4s /* fb1_s_7 = add(fb0_21, fb0_22) */
+	add v21.4s, v20.4s, v26.4s /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	umin v20.4s, v20.4s, v21.4s /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
+	add v21.4s, v7.4s, v26.4s /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	umin v7.4s, v7.4s, v21.4s /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
+	add v7.4s, v7.4s, v20.4s /* fb2_s_7 = add(fb1_7, fb0_23) */
+	add v20.4s, v7.4s, v26.4s /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	umin v7.4s, v7.4s, v20.4s /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
+	ldr q20, [sp, #112] /* reload g0s7_1.2 */
+	add v7.4s, v7.4s, v20.4s /* fb_s_7 = add(fb2_7, g0s7_1) */
+	add v20.4s, v7.4s, v26.4s /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	smax v7.4s, v7.4s, v20.4s /* fb_7 = maxs(fb_s_7, fb_p_7) */
 
 	/* Initialisation round 16r+8, lanes 0..: s16 = feedback + (W >> 1). */
-	add v23.4s, v21.4s, v21.4s /* dbl_64 = add(fb_7, fb_7) */
-	mov v29.16b, v3.16b /* high16 */
-	bsl v29.16b, v23.16b, v17.16b /* x0_8 = bsl(high16, fb_6, dbl_64) */
-	eor v29.16b, v29.16b, v22.16b /* x0r1_8 = xor(x0_8, sb_out_x_7) */
-	add v0.4s, v29.4s, v0.4s /* w_8 = add(x0r1_8, r2_7) */
+	add v20.4s, v7.4s, v7.4s /* dbl_64 = add(fb_7, fb_7) */
+	mov v21.16b, v3.16b /* high16 */
+	bsl v21.16b, v20.16b, v18.16b /* x0_8 = bsl(high16, fb_6, dbl_64) */
+	eor v21.16b, v21.16b, v23.16b /* x0r1_8 = xor(x0_8, sb_out_x_7) */
+	add v0.4s, v21.4s, v0.4s /* w_8 = add(x0r1_8, r2_7) */
 	ushr v0.4s, v0.4s, #1 /* w_half_8 = shr(w_8) */
-	ushr v29.4s, v11.4s, #16 /* x1_8_r = shr(dbl_16) */
-	sli v29.4s, v7.4s, #16 /* x1_8 = sli(x1_8_r, fb_3) */
-	add v22.4s, v22.4s, v29.4s /* w1_8 = add(sb_out_x_7, x1_8) */
-	ushr v31.4s, v11.4s, #12 /* s4k_o_13_r = shr(dbl_16) */
+	ushr v21.4s, v31.4s, #16 /* x1_8_r = shr(dbl_16) */
+	sli v21.4s, v2.4s, #16 /* x1_8 = sli(x1_8_r, fb_3) */
+	add v23.4s, v23.4s, v21.4s /* w1_8 = add(sb_out_x_7, x1_8) */
+	ushr v31.4s, v31.4s, #12 /* s4k_o_13_r = shr(dbl_16) */
 	sli v31.4s, v1.4s, #20 /* s4k_o_13 = sli(s4k_o_13_r, fb_1) */
 	and v31.16b, v31.16b, v27.16b /* s4k_13 = and(s4k_o_13, modulus) */
-	ushr v11.4s, v18.4s, #16 /* l1in_8_r = shr(w2_8) */
-	sli v11.4s, v22.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
-	str q1, [sp, #320] /* spill g0s1_1.3 */
-	mov v1.16b, v3.16b /* high16 */
-	bsl v1.16b, v18.16b, v22.16b /* l1in16_8 = bsl(high16, w1_8, w2_8) */
-	str q29, [sp, #112] /* spill x1_8 */
-	tbl v29.16b, {v11.16b}, v10.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
-	eor v29.16b, v11.16b, v29.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
-	str q4, [sp, #464] /* spill dbl_40 */
-	tbl v4.16b, {v11.16b}, v12.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
-	eor v4.16b, v11.16b, v4.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
-	eor v1.16b, v4.16b, v1.16b /* ug_8 = xor(ug_acc_8, l1in16_8) */
-	ushr v4.4s, v1.4s, #30 /* ur2_8_r = shr(ug_8) */
-	sli v4.4s, v1.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
-	eor v1.16b, v29.16b, v4.16b /* u_8 = xor(u_acc_8, ur2_8) */
-	ushr v4.4s, v22.4s, #16 /* l2in_8_r = shr(w1_8) */
-	sli v4.4s, v18.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
-	bit v18.16b, v22.16b, v3.16b /* l2in16_8 = bsl(high16, w2_8, w1_8) */
-	tbl v22.16b, {v4.16b}, v12.16b /* v8r8_8 = lookup16(l2in_8, rotl8) */
-	eor v22.16b, v22.16b, v18.16b /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
-	eor v18.16b, v4.16b, v18.16b /* v8g_acc_8 = xor(l2in_8, l2in16_8) */
-	tbl v4.16b, {v4.16b}, v10.16b /* v8r24_8 = lookup16(l2in_8, rotl24) */
-	eor v4.16b, v18.16b, v4.16b /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
-	ushr v18.4s, v4.4s, #26 /* v8r6_8_r = shr(v8g_8) */
-	sli v18.4s, v4.4s, #6 /* v8r6_8 = sli(v8r6_8_r, v8g_8) */
-	eor v4.16b, v22.16b, v18.16b /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	mov v18.16b, v25.16b /* odd_bytes */
-	bsl v18.16b, v1.16b, v4.16b /* sb_in_x_8 = bsl(odd_bytes, v8_8, u_8) */
-	bit v1.16b, v4.16b, v25.16b /* sb_in_y_8 = bsl(odd_bytes, u_8, v8_8) */
-	and v4.16b, v18.16b, v24.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
-	tbl v22.16b, {v13.16b}, v4.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
-	eor v18.16b, v22.16b, v18.16b /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	tbl v22.16b, {v14.16b}, v18.16b /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
-	eor v4.16b, v22.16b, v4.16b /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	tbl v4.16b, {v15.16b}, v4.16b /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
-	add v18.16b, v18.16b, v18.16b /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
-	eor v4.16b, v4.16b, v18.16b /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
-	and v18.16b, v1.16b, v24.16b /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
+	ushr v8.4s, v22.4s, #16 /* l1in_8_r = shr(w2_8) */
+	sli v8.4s, v23.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
+	ushr v23.4s, v23.4s, #16 /* l2in_8_r = shr(w1_8) */
+	sli v23.4s, v22.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
+	tbl v22.16b, {v8.16b}, v25.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
+	eor v22.16b, v8.16b, v22.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
+	str q1, [sp, #496] /* spill g0s1_1.3 */
+	tbl v1.16b, {v8.16b}, v10.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
+	eor v1.16b, v8.16b, v1.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	rev32 v8.8h, v8.8h /* ur16_8 = rev(l1in_8) */
+	eor v1.16b, v1.16b, v8.16b /* ug_8 = xor(ug_acc_8, ur16_8) */
+	ushr v8.4s, v1.4s, #30 /* ur2_8_r = shr(ug_8) */
+	sli v8.4s, v1.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
+	eor v1.16b, v22.16b, v8.16b /* u_8 = xor(u_acc_8, ur2_8) */
+	tbl v22.16b, {v23.16b}, v10.16b /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	rev32 v8.8h, v23.8h /* v8r16_8 = rev(l2in_8) */
+	eor v22.16b, v22.16b, v8.16b /* v8_acc_8 = xor(v8r8_8, v8r16_8) */
+	eor v8.16b, v23.16b, v8.16b /* v8g_acc_8 = xor(l2in_8, v8r16_8) */
+	tbl v23.16b, {v23.16b}, v25.16b /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	eor v23.16b, v8.16b, v23.16b /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
+	ushr v8.4s, v23.4s, #26 /* v8r6_8_r = shr(v8g_8) */
+	sli v8.4s, v23.4s, #6 /* v8r6_8 = sli(v8r6_8_r, v8g_8) */
+	eor v22.16b, v22.16b, v8.16b /* v8_8 = xor(v8_acc_8, v8r6_8) */
+	mov v23.16b, v9.16b /* odd_bytes */
+	bsl v23.16b, v1.16b, v22.16b /* sb_in_x_8 = bsl(odd_bytes, v8_8, u_8) */
+	bit v1.16b, v22.16b, v9.16b /* sb_in_y_8 = bsl(odd_bytes, u_8, v8_8) */
+	and v22.16b, v23.16b, v24.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
+	tbl v8.16b, {v13.16b}, v22.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	eor v23.16b, v8.16b, v23.16b /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	tbl v8.16b, {v14.16b}, v23.16b /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	eor v22.16b, v8.16b, v22.16b /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	tbl v22.16b, {v15.16b}, v22.16b /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	add v23.16b, v23.16b, v23.16b /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	eor v22.16b, v22.16b, v23.16b /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	and v23.16b, v1.16b, v24.16b /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
 	ushr v1.16b, v1.16b, #4 /* sb_in_y_8_hi = shr(sb_in_y_8) */
-	tbl v18.16b, {v30.16b}, v18.16b /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
-	tbl v1.16b, {v8.16b}, v1.16b /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
-	eor v1.16b, v18.16b, v1.16b /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
-	tbl v1.16b, {v1.16b}, v19.16b /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
-	aese v1.16b, v28.16b /* sb_s1_8_aes = aese(sb_s1_8_sr, zero_key) */
-	and v18.16b, v1.16b, v24.16b /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	tbl v23.16b, {v11.16b}, v23.16b /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
+	tbl v1.16b, {v12.16b}, v1.16b /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
+	eor v1.16b, v23.16b, v1.16b /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
+	tbl v1.16b, {v1.16b}, v28.16b /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
+	aese v1.16b, v29.16b /* sb_s1_8_aes = aese(sb_s1_8_sr, zero_key) */
+	and v23.16b, v1.16b, v24.16b /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
 	ushr v1.16b, v1.16b, #4 /* sb_s1_8_aes_hi = shr(sb_s1_8_aes) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo_1
-	ldr q22, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v18.16b, {v22.16b}, v18.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	ldr q8, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v23.16b, {v8.16b}, v23.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	str q21, [sp, #112] /* spill x1_8 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
-	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v1.16b, {v29.16b}, v1.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
-	eor v1.16b, v18.16b, v1.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
-	mov v18.16b, v25.16b /* odd_bytes */
-	bsl v18.16b, v4.16b, v1.16b /* sb_out_x_8 = bsl(odd_bytes, sb_s1_8, sb_s0_8) */
-	bit v4.16b, v1.16b, v25.16b /* sb_out_y_8 = bsl(odd_bytes, sb_s0_8, sb_s1_8) */
-	tbl v1.16b, {v4.16b}, v10.16b /* r2_8 = lookup16(sb_out_y_8, rotl24) */
-	ldr q4, [sp, #496] /* reload x1_5 */
-	eor v4.16b, v1.16b, v4.16b /* w2_9 = xor(r2_8, x1_5) */
-	ldr q11, [sp, #384] /* reload dbl_21 */
-	ushr v29.4s, v11.4s, #12 /* s4k_o_8_r = shr(dbl_21) */
-	ldr q22, [sp, #368] /* reload g0s12_1.2 */
-	sli v29.4s, v22.4s, #20 /* s4k_o_8 = sli(s4k_o_8_r, g0s12_1) */
-	and v29.16b, v29.16b, v27.16b /* s4k_8 = and(s4k_o_8, modulus) */
-	ldr q28, [sp, #128] /* reload s0k_8 */
-	add v28.4s, v28.4s, v29.4s /* fb0_s_24 = add(s0k_8, s4k_8) */
-	ushr v29.4s, v11.4s, #24 /* s0k_o_12_r = shr(dbl_21) */
-	sli v29.4s, v22.4s, #8 /* s0k_o_12 = sli(s0k_o_12_r, g0s12_1) */
-	and v29.16b, v29.16b, v27.16b /* s0k_12 = and(s0k_o_12, modulus) */
-	add v29.4s, v29.4s, v9.4s /* fb0_s_36 = add(s0k_12, s4k_12) */
-	ldr q9, [sp, #416] /* reload dbl_24 */
-	ushr v11.4s, v9.4s, #11 /* s10k_o_8_r = shr(dbl_24) */
-	sli v11.4s, v6.4s, #21 /* s10k_o_8 = sli(s10k_o_8_r, fb_2) */
-	and v11.16b, v11.16b, v27.16b /* s10k_8 = and(s10k_o_8, modulus) */
-	ushr v22.4s, v16.4s, #15 /* s13k_o_8_r = shr(dbl_48) */
-	sli v22.4s, v5.4s, #17 /* s13k_o_8 = sli(s13k_o_8_r, fb_5) */
-	and v22.16b, v22.16b, v27.16b /* s13k_8 = and(s13k_o_8, modulus) */
-	add v22.4s, v11.4s, v22.4s /* fb0_s_25 = add(s10k_8, s13k_8) */
-	ushr v11.4s, v23.4s, #17 /* s15k_o_8_r = shr(dbl_64) */
-	sli v11.4s, v21.4s, #15 /* s15k_o_8 = sli(s15k_o_8_r, fb_7) */
-	and v11.16b, v11.16b, v27.16b /* s15k_8 = and(s15k_o_8, modulus) */
-	add v0.4s, v11.4s, v0.4s /* fb0_s_26 = add(s15k_8, w_half_8) */
-	add v11.4s, v28.4s, v26.4s /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
-	umin v28.4s, v28.4s, v11.4s /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
-	add v11.4s, v22.4s, v26.4s /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
-	umin v22.4s, v22.4s, v11.4s /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
-	add v22.4s, v28.4s, v22.4s /* fb1_s_8 = add(fb0_24, fb0_25) */
-	add v28.4s, v0.4s, v26.4s /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
-	umin v0.4s, v0.4s, v28.4s /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
-	add v28.4s, v22.4s, v26.4s /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
-	umin v22.4s, v22.4s, v28.4s /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
-	add v0.4s, v22.4s, v0.4s /* fb2_s_8 = add(fb1_8, fb0_26) */
-	add v22.4s, v0.4s, v26.4s /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
-	umin v0.4s, v0.4s, v22.4s /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
-	ldr q22, [sp, #224] /* reload g0s8_1.2 */
-	add v0.4s, v0.4s, v22.4s /* fb_s_8 = add(fb2_8, g0s8_1) */
-	add v22.4s, v0.4s, v26.4s /* fb_p_8 = add(fb_s_8, minus_modulus) */
-	smax v0.4s, v0.4s, v22.4s /* fb_8 = maxs(fb_s_8, fb_p_8) */
+	ldr q21, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v1.16b, {v21.16b}, v1.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
+	eor v1.16b, v23.16b, v1.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	mov v23.16b, v9.16b /* odd_bytes */
+	bsl v23.16b, v22.16b, v1.16b /* sb_out_x_8 = bsl(odd_bytes, sb_s1_8, sb_s0_8) */
+	bit v22.16b, v1.16b, v9.16b /* sb_out_y_8 = bsl(odd_bytes, sb_s0_8, sb_s1_8) */
+	tbl v1.16b, {v22.16b}, v25.16b /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	ldr q22, [sp, #128] /* reload x1_5 */
+	eor v22.16b, v1.16b, v22.16b /* w2_9 = xor(r2_8, x1_5) */
+	str q16, [sp, #128] /* spill dbl_40 */
+	ldr q16, [sp, #352] /* reload dbl_21 */
+	ushr v21.4s, v16.4s, #12 /* s4k_o_8_r = shr(dbl_21) */
+	ldr q8, [sp, #336] /* reload g0s12_1.2 */
+	sli v21.4s, v8.4s, #20 /* s4k_o_8 = sli(s4k_o_8_r, g0s12_1) */
+	and v21.16b, v21.16b, v27.16b /* s4k_8 = and(s4k_o_8, modulus) */
+	ldr q29, [sp, #288] /* reload s0k_8 */
+	add v21.4s, v29.4s, v21.4s /* fb0_s_24 = add(s0k_8, s4k_8) */
+	ushr v16.4s, v16.4s, #24 /* s0k_o_12_r = shr(dbl_21) */
+	sli v16.4s, v8.4s, #8 /* s0k_o_12 = sli(s0k_o_12_r, g0s12_1) */
+	and v16.16b, v16.16b, v27.16b /* s0k_12 = and(s0k_o_12, modulus) */
+	add v16.4s, v16.4s, v30.4s /* fb0_s_36 = add(s0k_12, s4k_12) */
+	ldr q29, [sp, #240] /* reload dbl_24 */
+	ushr v30.4s, v29.4s, #11 /* s10k_o_8_r = shr(dbl_24) */
+	sli v30.4s, v6.4s, #21 /* s10k_o_8 = sli(s10k_o_8_r, fb_2) */
+	and v30.16b, v30.16b, v27.16b /* s10k_8 = and(s10k_o_8, modulus) */
+	ushr v8.4s, v17.4s, #15 /* s13k_o_8_r = shr(dbl_48) */
+	sli v8.4s, v5.4s, #17 /* s13k_o_8 = sli(s13k_o_8_r, fb_5) */
+	and v8.16b, v8.16b, v27.16b /* s13k_8 = and(s13k_o_8, modulus) */
+	add v30.4s, v30.4s, v8.4s /* fb0_s_25 = add(s10k_8, s13k_8) */
+	ushr v8.4s, v20.4s, #17 /* s15k_o_8_r = shr(dbl_64) */
+	sli v8.4s, v7.4s, #15 /* s15k_o_8 = sli(s15k_o_8_r, fb_7) */
+	and v8.16b, v8.16b, v27.16b /* s15k_8 = and(s15k_o_8, modulus) */
+	add v0.4s, v8.4s, v0.4s /* fb0_s_26 = add(s15k_8, w_half_8) */
+	add v8.4s, v21.4s, v26.4s /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	umin v21.4s, v21.4s, v8.4s /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
+	add v8.4s, v30.4s, v26.4s /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	umin v30.4s, v30.4s, v8.4s /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
+	add v21.4s, v21.4s, v30.4s /* fb1_s_8 = add(fb0_24, fb0_25) */
+	add v30.4s, v0.4s, v26.4s /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	umin v0.4s, v0.4s, v30.4s /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
+	add v30.4s, v21.4s, v26.4s /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	umin v21.4s, v21.4s, v30.4s /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
+	add v0.4s, v21.4s, v0.4s /* fb2_s_8 = add(fb1_8, fb0_26) */
+	add v21.4s, v0.4s, v26.4s /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	umin v0.4s, v0.4s, v21.4s /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
+	ldr q21, [sp, #144] /* reload g0s8_1.2 */
+	add v0.4s, v0.4s, v21.4s /* fb_s_8 = add(fb2_8, g0s8_1) */
+	add v21.4s, v0.4s, v26.4s /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	smax v0.4s, v0.4s, v21.4s /* fb_8 = maxs(fb_s_8, fb_p_8) */
 
 	/* Initialisation round 16r+9, lanes 0..: s16 = feedback + (W >> 1). */
-	add v22.4s, v0.4s, v0.4s /* dbl_72 = add(fb_8, fb_8) */
-	mov v28.16b, v3.16b /* high16 */
-	bsl v28.16b, v22.16b, v21.16b /* x0_9 = bsl(high16, fb_7, dbl_72) */
-	eor v28.16b, v28.16b, v18.16b /* x0r1_9 = xor(x0_9, sb_out_x_8) */
-	add v1.4s, v28.4s, v1.4s /* w_9 = add(x0r1_9, r2_8) */
+	add v21.4s, v0.4s, v0.4s /* dbl_72 = add(fb_8, fb_8) */
+	mov v30.16b, v3.16b /* high16 */
+	bsl v30.16b, v21.16b, v7.16b /* x0_9 = bsl(high16, fb_7, dbl_72) */
+	eor v30.16b, v30.16b, v23.16b /* x0r1_9 = xor(x0_9, sb_out_x_8) */
+	add v1.4s, v30.4s, v1.4s /* w_9 = add(x0r1_9, r2_8) */
 	ushr v1.4s, v1.4s, #1 /* w_half_9 = shr(w_9) */
-	ushr v28.4s, v9.4s, #16 /* x1_9_r = shr(dbl_24) */
-	sli v28.4s, v2.4s, #16 /* x1_9 = sli(x1_9_r, fb_4) */
-	add v18.4s, v18.4s, v28.4s /* w1_9 = add(sb_out_x_8, x1_9) */
-	ushr v9.4s, v9.4s, #12 /* s4k_o_14_r = shr(dbl_24) */
-	sli v9.4s, v6.4s, #20 /* s4k_o_14 = sli(s4k_o_14_r, fb_2) */
-	and v9.16b, v9.16b, v27.16b /* s4k_14 = and(s4k_o_14, modulus) */
-	ushr v11.4s, v4.4s, #16 /* l1in_9_r = shr(w2_9) */
-	sli v11.4s, v18.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
+	ushr v30.4s, v29.4s, #16 /* x1_9_r = shr(dbl_24) */
+	sli v30.4s, v4.4s, #16 /* x1_9 = sli(x1_9_r, fb_4) */
+	add v23.4s, v23.4s, v30.4s /* w1_9 = add(sb_out_x_8, x1_9) */
+	ushr v29.4s, v29.4s, #12 /* s4k_o_14_r = shr(dbl_24) */
+	sli v29.4s, v6.4s, #20 /* s4k_o_14 = sli(s4k_o_14_r, fb_2) */
+	and v29.16b, v29.16b, v27.16b /* s4k_14 = and(s4k_o_14, modulus) */
+	ushr v8.4s, v22.4s, #16 /* l1in_9_r = shr(w2_9) */
+	sli v8.4s, v23.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
+	ushr v23.4s, v23.4s, #16 /* l2in_9_r = shr(w1_9) */
+	sli v23.4s, v22.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
+	tbl v22.16b, {v8.16b}, v25.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
+	eor v22.16b, v8.16b, v22.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
 	str q6, [sp, #64] /* spill g0s2_1.3 */
-	mov v6.16b, v3.16b /* high16 */
-	bsl v6.16b, v4.16b, v18.16b /* l1in16_9 = bsl(high16, w1_9, w2_9) */
-	str q29, [sp, #416] /* spill fb0_s_36 */
-	tbl v29.16b, {v11.16b}, v10.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
-	eor v29.16b, v11.16b, v29.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
-	str q28, [sp, #224] /* spill x1_9 */
-	tbl v28.16b, {v11.16b}, v12.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
-	eor v28.16b, v11.16b, v28.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
-	eor v6.16b, v28.16b, v6.16b /* ug_9 = xor(ug_acc_9, l1in16_9) */
-	ushr v28.4s, v6.4s, #30 /* ur2_9_r = shr(ug_9) */
-	sli v28.4s, v6.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
-	eor v6.16b, v29.16b, v28.16b /* u_9 = xor(u_acc_9, ur2_9) */
-	ushr v28.4s, v18.4s, #16 /* l2in_9_r = shr(w1_9) */
-	sli v28.4s, v4.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
-	bit v4.16b, v18.16b, v3.16b /* l2in16_9 = bsl(high16, w2_9, w1_9) */
-	tbl v18.16b, {v28.16b}, v12.16b /* v8r8_9 = lookup16(l2in_9, rotl8) */
-	eor v18.16b, v18.16b, v4.16b /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
-	eor v4.16b, v28.16b, v4.16b /* v8g_acc_9 = xor(l2in_9, l2in16_9) */
-	tbl v28.16b, {v28.16b}, v10.16b /* v8r24_9 = lookup16(l2in_9, rotl24) */
-	eor v4.16b, v4.16b, v28.16b /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
-	ushr v28.4s, v4.4s, #26 /* v8r6_9_r = shr(v8g_9) */
-	sli v28.4s, v4.4s, #6 /* v8r6_9 = sli(v8r6_9_r, v8g_9) */
-	eor v4.16b, v18.16b, v28.16b /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	mov v18.16b, v25.16b /* odd_bytes */
-	bsl v18.16b, v6.16b, v4.16b /* sb_in_x_9 = bsl(odd_bytes, v8_9, u_9) */
-	bit v6.16b, v4.16b, v25.16b /* sb_in_y_9 = bsl(odd_bytes, u_9, v8_9) */
-	and v4.16b, v18.16b, v24.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
-	tbl v28.16b, {v13.16b}, v4.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
-	eor v18.16b, v28.16b, v18.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	tbl v28.16b, {v14.16b}, v18.16b /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
-	eor v4.16b, v28.16b, v4.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	tbl v4.16b, {v15.16b}, v4.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
-	add v18.16b, v18.16b, v18.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
-	eor v4.16b, v4.16b, v18.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
-	and v18.16b, v6.16b, v24.16b /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
+	tbl v6.16b, {v8.16b}, v10.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
+	eor v6.16b, v8.16b, v6.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	rev32 v8.8h, v8.8h /* ur16_9 = rev(l1in_9) */
+	eor v6.16b, v6.16b, v8.16b /* ug_9 = xor(ug_acc_9, ur16_9) */
+	ushr v8.4s, v6.4s, #30 /* ur2_9_r = shr(ug_9) */
+	sli v8.4s, v6.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
+	eor v6.16b, v22.16b, v8.16b /* u_9 = xor(u_acc_9, ur2_9) */
+	tbl v22.16b, {v23.16b}, v10.16b /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	rev32 v8.8h, v23.8h /* v8r16_9 = rev(l2in_9) */
+	eor v22.16b, v22.16b, v8.16b /* v8_acc_9 = xor(v8r8_9, v8r16_9) */
+	eor v8.16b, v23.16b, v8.16b /* v8g_acc_9 = xor(l2in_9, v8r16_9) */
+	tbl v23.16b, {v23.16b}, v25.16b /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	eor v23.16b, v8.16b, v23.16b /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
+	ushr v8.4s, v23.4s, #26 /* v8r6_9_r = shr(v8g_9) */
+	sli v8.4s, v23.4s, #6 /* v8r6_9 = sli(v8r6_9_r, v8g_9) */
+	eor v22.16b, v22.16b, v8.16b /* v8_9 = xor(v8_acc_9, v8r6_9) */
+	mov v23.16b, v9.16b /* odd_bytes */
+	bsl v23.16b, v6.16b, v22.16b /* sb_in_x_9 = bsl(odd_bytes, v8_9, u_9) */
+	bit v6.16b, v22.16b, v9.16b /* sb_in_y_9 = bsl(odd_bytes, u_9, v8_9) */
+	and v22.16b, v23.16b, v24.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
+	tbl v8.16b, {v13.16b}, v22.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	eor v23.16b, v8.16b, v23.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	tbl v8.16b, {v14.16b}, v23.16b /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	eor v22.16b, v8.16b, v22.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	tbl v22.16b, {v15.16b}, v22.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	add v23.16b, v23.16b, v23.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	eor v22.16b, v22.16b, v23.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	and v23.16b, v6.16b, v24.16b /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* sb_in_y_9_hi = shr(sb_in_y_9) */
-	tbl v18.16b, {v30.16b}, v18.16b /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
-	tbl v6.16b, {v8.16b}, v6.16b /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
-	eor v6.16b, v18.16b, v6.16b /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
-	tbl v6.16b, {v6.16b}, v19.16b /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
+	tbl v23.16b, {v11.16b}, v23.16b /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
+	tbl v6.16b, {v12.16b}, v6.16b /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
+	eor v6.16b, v23.16b, v6.16b /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
+	tbl v6.16b, {v6.16b}, v28.16b /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_zero_key
-	ldr q18, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v6.16b, v18.16b /* sb_s1_9_aes = aese(sb_s1_9_sr, zero_key) */
-	and v28.16b, v6.16b, v24.16b /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	ldr q23, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
+	aese v6.16b, v23.16b /* sb_s1_9_aes = aese(sb_s1_9_sr, zero_key) */
+	and v8.16b, v6.16b, v24.16b /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* sb_s1_9_aes_hi = shr(sb_s1_9_aes) */
+	str q16, [sp, #240] /* spill fb0_s_36 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo_1
-	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v28.16b, {v29.16b}, v28.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v8.16b, {v16.16b}, v8.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	str q30, [sp, #144] /* spill x1_9 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
-	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v6.16b, {v11.16b}, v6.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
-	eor v6.16b, v28.16b, v6.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
-	mov v28.16b, v25.16b /* odd_bytes */
-	bsl v28.16b, v4.16b, v6.16b /* sb_out_x_9 = bsl(odd_bytes, sb_s1_9, sb_s0_9) */
-	bit v4.16b, v6.16b, v25.16b /* sb_out_y_9 = bsl(odd_bytes, sb_s0_9, sb_s1_9) */
-	tbl v4.16b, {v4.16b}, v10.16b /* r2_9 = lookup16(sb_out_y_9, rotl24) */
-	ldr q6, [sp, #272] /* reload x1_6 */
-	eor v6.16b, v4.16b, v6.16b /* w2_10 = xor(r2_9, x1_6) */
-	str q16, [sp, #272] /* spill dbl_48 */
-	ldr q16, [sp, #160] /* reload dbl_6 */
-	ushr v11.4s, v16.4s, #12 /* s4k_o_9_r = shr(dbl_6) */
-	ldr q29, [sp, #448] /* reload g0s13_1.2 */
-	sli v11.4s, v29.4s, #20 /* s4k_o_9 = sli(s4k_o_9_r, g0s13_1) */
-	and v11.16b, v11.16b, v27.16b /* s4k_9 = and(s4k_o_9, modulus) */
-	ldr q18, [sp, #240] /* reload s0k_9 */
-	add v18.4s, v18.4s, v11.4s /* fb0_s_27 = add(s0k_9, s4k_9) */
-	ushr v16.4s, v16.4s, #24 /* s0k_o_13_r = shr(dbl_6) */
-	sli v16.4s, v29.4s, #8 /* s0k_o_13 = sli(s0k_o_13_r, g0s13_1) */
-	and v16.16b, v16.16b, v27.16b /* s0k_13 = and(s0k_o_13, modulus) */
-	add v16.4s, v16.4s, v31.4s /* fb0_s_39 = add(s0k_13, s4k_13) */
-	ldr q31, [sp, #400] /* reload dbl_32 */
-	ushr v11.4s, v31.4s, #11 /* s10k_o_9_r = shr(dbl_32) */
-	sli v11.4s, v7.4s, #21 /* s10k_o_9 = sli(s10k_o_9_r, fb_3) */
-	and v11.16b, v11.16b, v27.16b /* s10k_9 = and(s10k_o_9, modulus) */
-	ushr v29.4s, v20.4s, #15 /* s13k_o_9_r = shr(dbl_56) */
-	sli v29.4s, v17.4s, #17 /* s13k_o_9 = sli(s13k_o_9_r, fb_6) */
-	and v29.16b, v29.16b, v27.16b /* s13k_9 = and(s13k_o_9, modulus) */
-	add v29.4s, v11.4s, v29.4s /* fb0_s_28 = add(s10k_9, s13k_9) */
-	ushr v11.4s, v22.4s, #17 /* s15k_o_9_r = shr(dbl_72) */
-	sli v11.4s, v0.4s, #15 /* s15k_o_9 = sli(s15k_o_9_r, fb_8) */
-	and v11.16b, v11.16b, v27.16b /* s15k_9 = and(s15k_o_9, modulus) */
-	add v1.4s, v11.4s, v1.4s /* fb0_s_29 = add(s15k_9, w_half_9) */
-	add v11.4s, v18.4s, v26.4s /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
-	umin v18.4s, v18.4s, v11.4s /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
-	add v11.4s, v29.4s, v26.4s /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
-	umin v29.4s, v29.4s, v11.4s /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
-	add v18.4s, v18.4s, v29.4s /* fb1_s_9 = add(fb0_27, fb0_28) */
-	add v29.4s, v1.4s, v26.4s /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
-	umin v1.4s, v1.4s, v29.4s /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
-	add v29.4s, v18.4s, v26.4s /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
-	umin v18.4s, v18.4s, v29.4s /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
-	add v1.4s, v18.4s, v1.4s /* fb2_s_9 = add(fb1_9, fb0_29) */
-	add v18.4s, v1.4s, v26.4s /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
-	umin v1.4s, v1.4s, v18.4s /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
-	ldr q18, [sp, #304] /* reload g0s9_1.2 */
-	add v1.4s, v1.4s, v18.4s /* fb_s_9 = add(fb2_9, g0s9_1) */
-	add v18.4s, v1.4s, v26.4s /* fb_p_9 = add(fb_s_9, minus_modulus) */
-	smax v1.4s, v1.4s, v18.4s /* fb_9 = maxs(fb_s_9, fb_p_9) */
+	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v6.16b, {v30.16b}, v6.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
+	eor v6.16b, v8.16b, v6.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
+	mov v8.16b, v9.16b /* odd_bytes */
+	bsl v8.16b, v22.16b, v6.16b /* sb_out_x_9 = bsl(odd_bytes, sb_s1_9, sb_s0_9) */
+	bit v22.16b, v6.16b, v9.16b /* sb_out_y_9 = bsl(odd_bytes, sb_s0_9, sb_s1_9) */
+	tbl v6.16b, {v22.16b}, v25.16b /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	ldr q22, [sp, #208] /* reload x1_6 */
+	eor v22.16b, v6.16b, v22.16b /* w2_10 = xor(r2_9, x1_6) */
+	str q17, [sp, #208] /* spill dbl_48 */
+	ldr q17, [sp, #160] /* reload dbl_6 */
+	ushr v30.4s, v17.4s, #12 /* s4k_o_9_r = shr(dbl_6) */
+	ldr q16, [sp, #432] /* reload g0s13_1.2 */
+	sli v30.4s, v16.4s, #20 /* s4k_o_9 = sli(s4k_o_9_r, g0s13_1) */
+	and v30.16b, v30.16b, v27.16b /* s4k_9 = and(s4k_o_9, modulus) */
+	ldr q23, [sp, #400] /* reload s0k_9 */
+	add v23.4s, v23.4s, v30.4s /* fb0_s_27 = add(s0k_9, s4k_9) */
+	ushr v17.4s, v17.4s, #24 /* s0k_o_13_r = shr(dbl_6) */
+	sli v17.4s, v16.4s, #8 /* s0k_o_13 = sli(s0k_o_13_r, g0s13_1) */
+	and v17.16b, v17.16b, v27.16b /* s0k_13 = and(s0k_o_13, modulus) */
+	add v17.4s, v17.4s, v31.4s /* fb0_s_39 = add(s0k_13, s4k_13) */
+	ldr q30, [sp, #320] /* reload dbl_32 */
+	ushr v31.4s, v30.4s, #11 /* s10k_o_9_r = shr(dbl_32) */
+	sli v31.4s, v2.4s, #21 /* s10k_o_9 = sli(s10k_o_9_r, fb_3) */
+	and v31.16b, v31.16b, v27.16b /* s10k_9 = and(s10k_o_9, modulus) */
+	ushr v16.4s, v19.4s, #15 /* s13k_o_9_r = shr(dbl_56) */
+	sli v16.4s, v18.4s, #17 /* s13k_o_9 = sli(s13k_o_9_r, fb_6) */
+	and v16.16b, v16.16b, v27.16b /* s13k_9 = and(s13k_o_9, modulus) */
+	add v16.4s, v31.4s, v16.4s /* fb0_s_28 = add(s10k_9, s13k_9) */
+	ushr v31.4s, v21.4s, #17 /* s15k_o_9_r = shr(dbl_72) */
+	sli v31.4s, v0.4s, #15 /* s15k_o_9 = sli(s15k_o_9_r, fb_8) */
+	and v31.16b, v31.16b, v27.16b /* s15k_9 = and(s15k_o_9, modulus) */
+	add v1.4s, v31.4s, v1.4s /* fb0_s_29 = add(s15k_9, w_half_9) */
+	add v31.4s, v23.4s, v26.4s /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	umin v23.4s, v23.4s, v31.4s /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
+	add v31.4s, v16.4s, v26.4s /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	umin v16.4s, v16.4s, v31.4s /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
+	add v16.4s, v23.4s, v16.4s /* fb1_s_9 = add(fb0_27, fb0_28) */
+	add v23.4s, v1.4s, v26.4s /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	umin v1.4s, v1.4s, v23.4s /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
+	add v23.4s, v16.4s, v26.4s /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	umin v16.4s, v16.4s, v23.4s /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
+	add v1.4s, v16.4s, v1.4s /* fb2_s_9 = add(fb1_9, fb0_29) */
+	add v16.4s, v1.4s, v26.4s /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	umin v1.4s, v1.4s, v16.4s /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
+	ldr q16, [sp, #272] /* reload g0s9_1.2 */
+	add v1.4s, v1.4s, v16.4s /* fb_s_9 = add(fb2_9, g0s9_1) */
+	add v16.4s, v1.4s, v26.4s /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	smax v1.4s, v1.4s, v16.4s /* fb_9 = maxs(fb_s_9, fb_p_9) */
 
 	/* Initialisation round 16r+10, lanes 0..: s16 = feedback + (W >> 1). */
-	add v18.4s, v1.4s, v1.4s /* dbl_80 = add(fb_9, fb_9) */
-	mov v29.16b, v3.16b /* high16 */
-	bsl v29.16b, v18.16b, v0.16b /* x0_10 = bsl(high16, fb_8, dbl_80) */
-	eor v29.16b, v29.16b, v28.16b /* x0r1_10 = xor(x0_10, sb_out_x_9) */
-	add v4.4s, v29.4s, v4.4s /* w_10 = add(x0r1_10, r2_9) */
-	ushr v4.4s, v4.4s, #1 /* w_half_10 = shr(w_10) */
-	ushr v29.4s, v31.4s, #16 /* x1_10_r = shr(dbl_32) */
-	sli v29.4s, v5.4s, #16 /* x1_10 = sli(x1_10_r, fb_5) */
-	add v28.4s, v28.4s, v29.4s /* w1_10 = add(sb_out_x_9, x1_10) */
-	ushr v31.4s, v31.4s, #12 /* s4k_o_15_r = shr(dbl_32) */
-	sli v31.4s, v7.4s, #20 /* s4k_o_15 = sli(s4k_o_15_r, fb_3) */
-	and v31.16b, v31.16b, v27.16b /* s4k_15 = and(s4k_o_15, modulus) */
-	ushr v11.4s, v6.4s, #16 /* l1in_10_r = shr(w2_10) */
-	sli v11.4s, v28.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
-	str q7, [sp, #80] /* spill g0s3_1.3 */
-	mov v7.16b, v3.16b /* high16 */
-	bsl v7.16b, v6.16b, v28.16b /* l1in16_10 = bsl(high16, w1_10, w2_10) */
-	str q16, [sp, #400] /* spill fb0_s_39 */
-	tbl v16.16b, {v11.16b}, v10.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
-	eor v16.16b, v11.16b, v16.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
-	str q29, [sp, #304] /* spill x1_10 */
-	tbl v29.16b, {v11.16b}, v12.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
-	eor v29.16b, v11.16b, v29.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
-	eor v7.16b, v29.16b, v7.16b /* ug_10 = xor(ug_acc_10, l1in16_10) */
-	ushr v29.4s, v7.4s, #30 /* ur2_10_r = shr(ug_10) */
-	sli v29.4s, v7.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
-	eor v7.16b, v16.16b, v29.16b /* u_10 = xor(u_acc_10, ur2_10) */
-	ushr v16.4s, v28.4s, #16 /* l2in_10_r = shr(w1_10) */
-	sli v16.4s, v6.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
-	bit v6.16b, v28.16b, v3.16b /* l2in16_10 = bsl(high16, w2_10, w1_10) */
-	tbl v28.16b, {v16.16b}, v12.16b /* v8r8_10 = lookup16(l2in_10, rotl8) */
-	eor v28.16b, v28.16b, v6.16b /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
-	eor v6.16b, v16.16b, v6.16b /* v8g_acc_10 = xor(l2in_10, l2in16_10) */
-	tbl v16.16b, {v16.16b}, v10.16b /* v8r24_10 = lookup16(l2in_10, rotl24) */
-	eor v6.16b, v6.16b, v16.16b /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
-	ushr v16.4s, v6.4s, #26 /* v8r6_10_r = shr(v8g_10) */
-	sli v16.4s, v6.4s, #6 /* v8r6_10 = sli(v8r6_10_r, v8g_10) */
-	eor v6.16b, v28.16b, v16.16b /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	mov v16.16b, v25.16b /* odd_bytes */
-	bsl v16.16b, v7.16b, v6.16b /* sb_in_x_10 = bsl(odd_bytes, v8_10, u_10) */
-	bit v7.16b, v6.16b, v25.16b /* sb_in_y_10 = bsl(odd_bytes, u_10, v8_10) */
-	and v6.16b, v16.16b, v24.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
-	tbl v28.16b, {v13.16b}, v6.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
-	eor v16.16b, v28.16b, v16.16b /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	tbl v28.16b, {v14.16b}, v16.16b /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
-	eor v6.16b, v28.16b, v6.16b /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	tbl v6.16b, {v15.16b}, v6.16b /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
-	add v16.16b, v16.16b, v16.16b /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
-	eor v6.16b, v6.16b, v16.16b /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
-	and v16.16b, v7.16b, v24.16b /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* sb_in_y_10_hi = shr(sb_in_y_10) */
-	tbl v16.16b, {v30.16b}, v16.16b /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
-	tbl v7.16b, {v8.16b}, v7.16b /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
-	eor v7.16b, v16.16b, v7.16b /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
-	tbl v7.16b, {v7.16b}, v19.16b /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
+	add v16.4s, v1.4s, v1.4s /* dbl_80 = add(fb_9, fb_9) */
+	mov v23.16b, v3.16b /* high16 */
+	bsl v23.16b, v16.16b, v0.16b /* x0_10 = bsl(high16, fb_8, dbl_80) */
+	eor v23.16b, v23.16b, v8.16b /* x0r1_10 = xor(x0_10, sb_out_x_9) */
+	add v6.4s, v23.4s, v6.4s /* w_10 = add(x0r1_10, r2_9) */
+	ushr v6.4s, v6.4s, #1 /* w_half_10 = shr(w_10) */
+	ushr v23.4s, v30.4s, #16 /* x1_10_r = shr(dbl_32) */
+	sli v23.4s, v5.4s, #16 /* x1_10 = sli(x1_10_r, fb_5) */
+	add v31.4s, v8.4s, v23.4s /* w1_10 = add(sb_out_x_9, x1_10) */
+	ushr v30.4s, v30.4s, #12 /* s4k_o_15_r = shr(dbl_32) */
+	sli v30.4s, v2.4s, #20 /* s4k_o_15 = sli(s4k_o_15_r, fb_3) */
+	and v30.16b, v30.16b, v27.16b /* s4k_15 = and(s4k_o_15, modulus) */
+	ushr v8.4s, v22.4s, #16 /* l1in_10_r = shr(w2_10) */
+	sli v8.4s, v31.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
+	ushr v31.4s, v31.4s, #16 /* l2in_10_r = shr(w1_10) */
+	sli v31.4s, v22.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
+	tbl v22.16b, {v8.16b}, v25.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
+	eor v22.16b, v8.16b, v22.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
+	str q2, [sp, #80] /* spill g0s3_1.3 */
+	tbl v2.16b, {v8.16b}, v10.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
+	eor v2.16b, v8.16b, v2.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	rev32 v8.8h, v8.8h /* ur16_10 = rev(l1in_10) */
+	eor v2.16b, v2.16b, v8.16b /* ug_10 = xor(ug_acc_10, ur16_10) */
+	ushr v8.4s, v2.4s, #30 /* ur2_10_r = shr(ug_10) */
+	sli v8.4s, v2.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
+	eor v2.16b, v22.16b, v8.16b /* u_10 = xor(u_acc_10, ur2_10) */
+	tbl v22.16b, {v31.16b}, v10.16b /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	rev32 v8.8h, v31.8h /* v8r16_10 = rev(l2in_10) */
+	eor v22.16b, v22.16b, v8.16b /* v8_acc_10 = xor(v8r8_10, v8r16_10) */
+	eor v8.16b, v31.16b, v8.16b /* v8g_acc_10 = xor(l2in_10, v8r16_10) */
+	tbl v31.16b, {v31.16b}, v25.16b /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	eor v31.16b, v8.16b, v31.16b /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
+	ushr v8.4s, v31.4s, #26 /* v8r6_10_r = shr(v8g_10) */
+	sli v8.4s, v31.4s, #6 /* v8r6_10 = sli(v8r6_10_r, v8g_10) */
+	eor v22.16b, v22.16b, v8.16b /* v8_10 = xor(v8_acc_10, v8r6_10) */
+	mov v31.16b, v9.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v22.16b /* sb_in_x_10 = bsl(odd_bytes, v8_10, u_10) */
+	bit v2.16b, v22.16b, v9.16b /* sb_in_y_10 = bsl(odd_bytes, u_10, v8_10) */
+	and v22.16b, v31.16b, v24.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
+	tbl v8.16b, {v13.16b}, v22.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	tbl v8.16b, {v14.16b}, v31.16b /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	eor v22.16b, v8.16b, v22.16b /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	tbl v22.16b, {v15.16b}, v22.16b /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	eor v22.16b, v22.16b, v31.16b /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	and v31.16b, v2.16b, v24.16b /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_in_y_10_hi = shr(sb_in_y_10) */
+	tbl v31.16b, {v11.16b}, v31.16b /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
+	tbl v2.16b, {v12.16b}, v2.16b /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
+	eor v2.16b, v31.16b, v2.16b /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
+	tbl v2.16b, {v2.16b}, v28.16b /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_zero_key
-	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v7.16b, v16.16b /* sb_s1_10_aes = aese(sb_s1_10_sr, zero_key) */
-	and v28.16b, v7.16b, v24.16b /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* sb_s1_10_aes_hi = shr(sb_s1_10_aes) */
+	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
+	aese v2.16b, v31.16b /* sb_s1_10_aes = aese(sb_s1_10_sr, zero_key) */
+	and v8.16b, v2.16b, v24.16b /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_10_aes_hi = shr(sb_s1_10_aes) */
+	str q17, [sp, #320] /* spill fb0_s_39 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo_1
-	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v28.16b, {v29.16b}, v28.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v8.16b, {v17.16b}, v8.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	str q23, [sp, #272] /* spill x1_10 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
-	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v7.16b, {v11.16b}, v7.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
-	eor v7.16b, v28.16b, v7.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
-	mov v28.16b, v25.16b /* odd_bytes */
-	bsl v28.16b, v6.16b, v7.16b /* sb_out_x_10 = bsl(odd_bytes, sb_s1_10, sb_s0_10) */
-	bit v6.16b, v7.16b, v25.16b /* sb_out_y_10 = bsl(odd_bytes, sb_s0_10, sb_s1_10) */
-	tbl v6.16b, {v6.16b}, v10.16b /* r2_10 = lookup16(sb_out_y_10, rotl24) */
-	ldr q7, [sp, #352] /* reload x1_7 */
-	eor v7.16b, v6.16b, v7.16b /* w2_11 = xor(r2_10, x1_7) */
-	str q20, [sp, #352] /* spill dbl_56 */
-	ldr q20, [sp, #336] /* reload dbl_14 */
-	ushr v11.4s, v20.4s, #12 /* s4k_o_10_r = shr(dbl_14) */
-	ldr q29, [sp, #144] /* reload g0s14_1.2 */
-	sli v11.4s, v29.4s, #20 /* s4k_o_10 = sli(s4k_o_10_r, g0s14_1) */
-	and v11.16b, v11.16b, v27.16b /* s4k_10 = and(s4k_o_10, modulus) */
-	ldr q16, [sp, #176] /* reload s0k_10 */
-	add v16.4s, v16.4s, v11.4s /* fb0_s_30 = add(s0k_10, s4k_10) */
-	ushr v20.4s, v20.4s, #24 /* s0k_o_14_r = shr(dbl_14) */
-	sli v20.4s, v29.4s, #8 /* s0k_o_14 = sli(s0k_o_14_r, g0s14_1) */
-	and v20.16b, v20.16b, v27.16b /* s0k_14 = and(s0k_o_14, modulus) */
-	add v20.4s, v20.4s, v9.4s /* fb0_s_42 = add(s0k_14, s4k_14) */
-	ldr q9, [sp, #464] /* reload dbl_40 */
-	ushr v11.4s, v9.4s, #11 /* s10k_o_10_r = shr(dbl_40) */
-	sli v11.4s, v2.4s, #21 /* s10k_o_10 = sli(s10k_o_10_r, fb_4) */
-	and v11.16b, v11.16b, v27.16b /* s10k_10 = and(s10k_o_10, modulus) */
-	ushr v9.4s, v9.4s, #16 /* x1_11_r = shr(dbl_40) */
-	sli v9.4s, v17.4s, #16 /* x1_11 = sli(x1_11_r, fb_6) */
-	ushr v29.4s, v23.4s, #15 /* s13k_o_10_r = shr(dbl_64) */
-	sli v29.4s, v21.4s, #17 /* s13k_o_10 = sli(s13k_o_10_r, fb_7) */
-	and v29.16b, v29.16b, v27.16b /* s13k_10 = and(s13k_o_10, modulus) */
-	add v29.4s, v11.4s, v29.4s /* fb0_s_31 = add(s10k_10, s13k_10) */
-	ushr v11.4s, v18.4s, #17 /* s15k_o_10_r = shr(dbl_80) */
-	sli v11.4s, v1.4s, #15 /* s15k_o_10 = sli(s15k_o_10_r, fb_9) */
-	and v11.16b, v11.16b, v27.16b /* s15k_10 = and(s15k_o_10, modulus) */
-	add v4.4s, v11.4s, v4.4s /* fb0_s_32 = add(s15k_10, w_half_10) */
-	add v11.4s, v16.4s, v26.4s /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
-	umin v16.4s, v16.4s, v11.4s /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
-	add v11.4s, v29.4s, v26.4s /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
-	umin v29.4s, v29.4s, v11.4s /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
-	add v16.4s, v16.4s, v29.4s /* fb1_s_10 = add(fb0_30, fb0_31) */
-	add v29.4s, v4.4s, v26.4s /* fb0_p_32 = add(fb0_s_32, minus_modulus) */
-	umin v4.4s, v4.4s, v29.4s /* fb0_32 = minu(fb0_s_32, fb0_p_32) */
-	add v29.4s, v16.4s, v26.4s /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
-	umin v16.4s, v16.4s, v29.4s /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
-	add v4.4s, v16.4s, v4.4s /* fb2_s_10 = add(fb1_10, fb0_32) */
-	add v16.4s, v4.4s, v26.4s /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
-	umin v4.4s, v4.4s, v16.4s /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
-	ldr q16, [sp, #208] /* reload g0s10_1.2 */
-	add v4.4s, v4.4s, v16.4s /* fb_s_10 = add(fb2_10, g0s10_1) */
-	add v16.4s, v4.4s, v26.4s /* fb_p_10 = add(fb_s_10, minus_modulus) */
-	smax v4.4s, v4.4s, v16.4s /* fb_10 = maxs(fb_s_10, fb_p_10) */
+	ldr q23, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v2.16b, {v23.16b}, v2.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	eor v2.16b, v8.16b, v2.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	mov v8.16b, v9.16b /* odd_bytes */
+	bsl v8.16b, v22.16b, v2.16b /* sb_out_x_10 = bsl(odd_bytes, sb_s1_10, sb_s0_10) */
+	bit v22.16b, v2.16b, v9.16b /* sb_out_y_10 = bsl(odd_bytes, sb_s0_10, sb_s1_10) */
+	tbl v2.16b, {v22.16b}, v25.16b /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	ldr q22, [sp, #464] /* reload x1_7 */
+	eor v22.16b, v2.16b, v22.16b /* w2_11 = xor(r2_10, x1_7) */
+	str q19, [sp, #464] /* spill dbl_56 */
+	ldr q19, [sp, #304] /* reload dbl_14 */
+	ushr v23.4s, v19.4s, #12 /* s4k_o_10_r = shr(dbl_14) */
+	ldr q17, [sp, #480] /* reload g0s14_1.2 */
+	sli v23.4s, v17.4s, #20 /* s4k_o_10 = sli(s4k_o_10_r, g0s14_1) */
+	and v23.16b, v23.16b, v27.16b /* s4k_10 = and(s4k_o_10, modulus) */
+	ldr q31, [sp, #176] /* reload s0k_10 */
+	add v23.4s, v31.4s, v23.4s /* fb0_s_30 = add(s0k_10, s4k_10) */
+	ushr v19.4s, v19.4s, #24 /* s0k_o_14_r = shr(dbl_14) */
+	sli v19.4s, v17.4s, #8 /* s0k_o_14 = sli(s0k_o_14_r, g0s14_1) */
+	and v19.16b, v19.16b, v27.16b /* s0k_14 = and(s0k_o_14, modulus) */
+	add v19.4s, v19.4s, v29.4s /* fb0_s_42 = add(s0k_14, s4k_14) */
+	ldr q29, [sp, #128] /* reload dbl_40 */
+	ushr v31.4s, v29.4s, #11 /* s10k_o_10_r = shr(dbl_40) */
+	sli v31.4s, v4.4s, #21 /* s10k_o_10 = sli(s10k_o_10_r, fb_4) */
+	and v31.16b, v31.16b, v27.16b /* s10k_10 = and(s10k_o_10, modulus) */
+	ushr v29.4s, v29.4s, #16 /* x1_11_r = shr(dbl_40) */
+	sli v29.4s, v18.4s, #16 /* x1_11 = sli(x1_11_r, fb_6) */
+	ushr v17.4s, v20.4s, #15 /* s13k_o_10_r = shr(dbl_64) */
+	sli v17.4s, v7.4s, #17 /* s13k_o_10 = sli(s13k_o_10_r, fb_7) */
+	and v17.16b, v17.16b, v27.16b /* s13k_10 = and(s13k_o_10, modulus) */
+	add v17.4s, v31.4s, v17.4s /* fb0_s_31 = add(s10k_10, s13k_10) */
+	ushr v31.4s, v16.4s, #17 /* s15k_o_10_r = shr(dbl_80) */
+	sli v31.4s, v1.4s, #15 /* s15k_o_10 = sli(s15k_o_10_r, fb_9) */
+	and v31.16b, v31.16b, v27.16b /* s15k_10 = and(s15k_o_10, modulus) */
+	add v6.4s, v31.4s, v6.4s /* fb0_s_32 = add(s15k_10, w_half_10) */
+	add v31.4s, v23.4s, v26.4s /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	umin v23.4s, v23.4s, v31.4s /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	add v31.4s, v17.4s, v26.4s /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	umin v17.4s, v17.4s, v31.4s /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
+	add v17.4s, v23.4s, v17.4s /* fb1_s_10 = add(fb0_30, fb0_31) */
+	add v23.4s, v6.4s, v26.4s /* fb0_p_32 = add(fb0_s_32, minus_modulus) */
+	umin v6.4s, v6.4s, v23.4s /* fb0_32 = minu(fb0_s_32, fb0_p_32) */
+	add v23.4s, v17.4s, v26.4s /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	umin v17.4s, v17.4s, v23.4s /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
+	add v6.4s, v17.4s, v6.4s /* fb2_s_10 = add(fb1_10, fb0_32) */
+	add v17.4s, v6.4s, v26.4s /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	umin v6.4s, v6.4s, v17.4s /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
+	ldr q17, [sp, #384] /* reload g0s10_1.2 */
+	add v6.4s, v6.4s, v17.4s /* fb_s_10 = add(fb2_10, g0s10_1) */
+	add v17.4s, v6.4s, v26.4s /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	smax v6.4s, v6.4s, v17.4s /* fb_10 = maxs(fb_s_10, fb_p_10) */
 
 	/* Initialisation round 16r+11, lanes 0..: s16 = feedback + (W >> 1). */
-	add v16.4s, v4.4s, v4.4s /* dbl_88 = add(fb_10, fb_10) */
-	mov v29.16b, v3.16b /* high16 */
-	bsl v29.16b, v16.16b, v1.16b /* x0_11 = bsl(high16, fb_9, dbl_88) */
-	eor v29.16b, v29.16b, v28.16b /* x0r1_11 = xor(x0_11, sb_out_x_10) */
-	add v6.4s, v29.4s, v6.4s /* w_11 = add(x0r1_11, r2_10) */
-	add v28.4s, v28.4s, v9.4s /* w1_11 = add(sb_out_x_10, x1_11) */
-	ushr v6.4s, v6.4s, #1 /* w_half_11 = shr(w_11) */
-	ushr v29.4s, v7.4s, #16 /* l1in_11_r = shr(w2_11) */
-	sli v29.4s, v28.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
-	mov v11.16b, v3.16b /* high16 */
-	bsl v11.16b, v7.16b, v28.16b /* l1in16_11 = bsl(high16, w1_11, w2_11) */
-	str q2, [sp, #208] /* spill g0s4_1.3 */
-	tbl v2.16b, {v29.16b}, v10.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
-	eor v2.16b, v29.16b, v2.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
-	str q20, [sp, #464] /* spill fb0_s_42 */
-	tbl v20.16b, {v29.16b}, v12.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
-	eor v20.16b, v29.16b, v20.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
-	eor v20.16b, v20.16b, v11.16b /* ug_11 = xor(ug_acc_11, l1in16_11) */
-	ushr v29.4s, v20.4s, #30 /* ur2_11_r = shr(ug_11) */
-	sli v29.4s, v20.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
-	eor v2.16b, v2.16b, v29.16b /* u_11 = xor(u_acc_11, ur2_11) */
-	ushr v20.4s, v28.4s, #16 /* l2in_11_r = shr(w1_11) */
-	sli v20.4s, v7.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
-	bit v7.16b, v28.16b, v3.16b /* l2in16_11 = bsl(high16, w2_11, w1_11) */
-	tbl v28.16b, {v20.16b}, v12.16b /* v8r8_11 = lookup16(l2in_11, rotl8) */
-	eor v28.16b, v28.16b, v7.16b /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
-	eor v7.16b, v20.16b, v7.16b /* v8g_acc_11 = xor(l2in_11, l2in16_11) */
-	tbl v20.16b, {v20.16b}, v10.16b /* v8r24_11 = lookup16(l2in_11, rotl24) */
-	eor v7.16b, v7.16b, v20.16b /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
-	ushr v20.4s, v7.4s, #26 /* v8r6_11_r = shr(v8g_11) */
-	sli v20.4s, v7.4s, #6 /* v8r6_11 = sli(v8r6_11_r, v8g_11) */
-	eor v7.16b, v28.16b, v20.16b /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	mov v20.16b, v25.16b /* odd_bytes */
-	bsl v20.16b, v2.16b, v7.16b /* sb_in_x_11 = bsl(odd_bytes, v8_11, u_11) */
-	bit v2.16b, v7.16b, v25.16b /* sb_in_y_11 = bsl(odd_bytes, u_11, v8_11) */
-	and v7.16b, v20.16b, v24.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
-	tbl v28.16b, {v13.16b}, v7.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
-	eor v20.16b, v28.16b, v20.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	tbl v28.16b, {v14.16b}, v20.16b /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
-	eor v7.16b, v28.16b, v7.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	tbl v7.16b, {v15.16b}, v7.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
-	add v20.16b, v20.16b, v20.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
-	eor v7.16b, v7.16b, v20.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
-	and v20.16b, v2.16b, v24.16b /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* sb_in_y_11_hi = shr(sb_in_y_11) */
-	tbl v20.16b, {v30.16b}, v20.16b /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
-	tbl v2.16b, {v8.16b}, v2.16b /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
-	eor v2.16b, v20.16b, v2.16b /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
-	tbl v2.16b, {v2.16b}, v19.16b /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
+	add v17.4s, v6.4s, v6.4s /* dbl_88 = add(fb_10, fb_10) */
+	mov v23.16b, v3.16b /* high16 */
+	bsl v23.16b, v17.16b, v1.16b /* x0_11 = bsl(high16, fb_9, dbl_88) */
+	eor v23.16b, v23.16b, v8.16b /* x0r1_11 = xor(x0_11, sb_out_x_10) */
+	add v2.4s, v23.4s, v2.4s /* w_11 = add(x0r1_11, r2_10) */
+	add v23.4s, v8.4s, v29.4s /* w1_11 = add(sb_out_x_10, x1_11) */
+	ushr v2.4s, v2.4s, #1 /* w_half_11 = shr(w_11) */
+	ushr v31.4s, v22.4s, #16 /* l1in_11_r = shr(w2_11) */
+	sli v31.4s, v23.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
+	ushr v23.4s, v23.4s, #16 /* l2in_11_r = shr(w1_11) */
+	sli v23.4s, v22.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
+	tbl v22.16b, {v31.16b}, v25.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
+	eor v22.16b, v31.16b, v22.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
+	tbl v8.16b, {v31.16b}, v10.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
+	eor v8.16b, v31.16b, v8.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	rev32 v31.8h, v31.8h /* ur16_11 = rev(l1in_11) */
+	eor v31.16b, v8.16b, v31.16b /* ug_11 = xor(ug_acc_11, ur16_11) */
+	ushr v8.4s, v31.4s, #30 /* ur2_11_r = shr(ug_11) */
+	sli v8.4s, v31.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
+	eor v22.16b, v22.16b, v8.16b /* u_11 = xor(u_acc_11, ur2_11) */
+	tbl v31.16b, {v23.16b}, v10.16b /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	rev32 v8.8h, v23.8h /* v8r16_11 = rev(l2in_11) */
+	eor v31.16b, v31.16b, v8.16b /* v8_acc_11 = xor(v8r8_11, v8r16_11) */
+	eor v8.16b, v23.16b, v8.16b /* v8g_acc_11 = xor(l2in_11, v8r16_11) */
+	tbl v23.16b, {v23.16b}, v25.16b /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	eor v23.16b, v8.16b, v23.16b /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
+	ushr v8.4s, v23.4s, #26 /* v8r6_11_r = shr(v8g_11) */
+	sli v8.4s, v23.4s, #6 /* v8r6_11 = sli(v8r6_11_r, v8g_11) */
+	eor v23.16b, v31.16b, v8.16b /* v8_11 = xor(v8_acc_11, v8r6_11) */
+	mov v31.16b, v9.16b /* odd_bytes */
+	bsl v31.16b, v22.16b, v23.16b /* sb_in_x_11 = bsl(odd_bytes, v8_11, u_11) */
+	bit v22.16b, v23.16b, v9.16b /* sb_in_y_11 = bsl(odd_bytes, u_11, v8_11) */
+	and v23.16b, v31.16b, v24.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
+	tbl v8.16b, {v13.16b}, v23.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	tbl v8.16b, {v14.16b}, v31.16b /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	eor v23.16b, v8.16b, v23.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	tbl v23.16b, {v15.16b}, v23.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	eor v23.16b, v23.16b, v31.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	and v31.16b, v22.16b, v24.16b /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* sb_in_y_11_hi = shr(sb_in_y_11) */
+	tbl v31.16b, {v11.16b}, v31.16b /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
+	tbl v22.16b, {v12.16b}, v22.16b /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
+	eor v22.16b, v31.16b, v22.16b /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
+	tbl v22.16b, {v22.16b}, v28.16b /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_zero_key
-	ldr q20, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v2.16b, v20.16b /* sb_s1_11_aes = aese(sb_s1_11_sr, zero_key) */
-	and v28.16b, v2.16b, v24.16b /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* sb_s1_11_aes_hi = shr(sb_s1_11_aes) */
+	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
+	aese v22.16b, v31.16b /* sb_s1_11_aes = aese(sb_s1_11_sr, zero_key) */
+	and v8.16b, v22.16b, v24.16b /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* sb_s1_11_aes_hi = shr(sb_s1_11_aes) */
+	str q4, [sp, #384] /* spill g0s4_1.3 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo_1
-	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v28.16b, {v29.16b}, v28.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	ldr q4, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v8.16b, {v4.16b}, v8.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	str q19, [sp, #128] /* spill fb0_s_42 */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
-	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v2.16b, {v11.16b}, v2.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
-	eor v2.16b, v28.16b, v2.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
-	mov v28.16b, v25.16b /* odd_bytes */
-	bsl v28.16b, v7.16b, v2.16b /* sb_out_x_11 = bsl(odd_bytes, sb_s1_11, sb_s0_11) */
-	bit v7.16b, v2.16b, v25.16b /* sb_out_y_11 = bsl(odd_bytes, sb_s0_11, sb_s1_11) */
-	tbl v2.16b, {v7.16b}, v10.16b /* r2_11 = lookup16(sb_out_y_11, rotl24) */
-	ldr q7, [sp, #112] /* reload x1_8 */
-	eor v7.16b, v2.16b, v7.16b /* w2_12 = xor(r2_11, x1_8) */
-	str q9, [sp, #112] /* spill x1_11 */
-	ldr q9, [sp, #432] /* reload dbl */
-	str q23, [sp, #336] /* spill dbl_64 */
-	ushr v23.4s, v9.4s, #12 /* s4k_o_11_r = shr(dbl) */
-	ldr q11, [sp, #96] /* reload g0s15_1.2 */
-	sli v23.4s, v11.4s, #20 /* s4k_o_11 = sli(s4k_o_11_r, g0s15_1) */
-	and v23.16b, v23.16b, v27.16b /* s4k_11 = and(s4k_o_11, modulus) */
-	ldr q29, [sp, #288] /* reload s0k_11 */
-	add v23.4s, v29.4s, v23.4s /* fb0_s_33 = add(s0k_11, s4k_11) */
-	ushr v29.4s, v9.4s, #24 /* s0k_o_15_r = shr(dbl) */
-	sli v29.4s, v11.4s, #8 /* s0k_o_15 = sli(s0k_o_15_r, g0s15_1) */
-	and v29.16b, v29.16b, v27.16b /* s0k_15 = and(s0k_o_15, modulus) */
-	add v29.4s, v29.4s, v31.4s /* fb0_s_45 = add(s0k_15, s4k_15) */
-	ldr q31, [sp, #272] /* reload dbl_48 */
-	ushr v9.4s, v31.4s, #11 /* s10k_o_11_r = shr(dbl_48) */
-	sli v9.4s, v5.4s, #21 /* s10k_o_11 = sli(s10k_o_11_r, fb_5) */
-	and v9.16b, v9.16b, v27.16b /* s10k_11 = and(s10k_o_11, modulus) */
-	ushr v31.4s, v31.4s, #16 /* x1_12_r = shr(dbl_48) */
-	sli v31.4s, v21.4s, #16 /* x1_12 = sli(x1_12_r, fb_7) */
-	add v31.4s, v28.4s, v31.4s /* w1_12 = add(sb_out_x_11, x1_12) */
-	ushr v11.4s, v22.4s, #15 /* s13k_o_11_r = shr(dbl_72) */
-	sli v11.4s, v0.4s, #17 /* s13k_o_11 = sli(s13k_o_11_r, fb_8) */
-	and v11.16b, v11.16b, v27.16b /* s13k_11 = and(s13k_o_11, modulus) */
-	add v9.4s, v9.4s, v11.4s /* fb0_s_34 = add(s10k_11, s13k_11) */
-	ushr v11.4s, v16.4s, #17 /* s15k_o_11_r = shr(dbl_88) */
-	sli v11.4s, v4.4s, #15 /* s15k_o_11 = sli(s15k_o_11_r, fb_10) */
-	and v11.16b, v11.16b, v27.16b /* s15k_11 = and(s15k_o_11, modulus) */
-	add v6.4s, v11.4s, v6.4s /* fb0_s_35 = add(s15k_11, w_half_11) */
-	ushr v16.4s, v16.4s, #15 /* s13k_o_13_r = shr(dbl_88) */
-	sli v16.4s, v4.4s, #17 /* s13k_o_13 = sli(s13k_o_13_r, fb_10) */
-	and v16.16b, v16.16b, v27.16b /* s13k_13 = and(s13k_o_13, modulus) */
-	add v11.4s, v23.4s, v26.4s /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
-	umin v23.4s, v23.4s, v11.4s /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
-	add v11.4s, v9.4s, v26.4s /* fb0_p_34 = add(fb0_s_34, minus_modulus) */
-	umin v9.4s, v9.4s, v11.4s /* fb0_34 = minu(fb0_s_34, fb0_p_34) */
-	add v23.4s, v23.4s, v9.4s /* fb1_s_11 = add(fb0_33, fb0_34) */
-	add v9.4s, v6.4s, v26.4s /* fb0_p_35 = add(fb0_s_35, minus_modulus) */
-	umin v6.4s, v6.4s, v9.4s /* fb0_35 = minu(fb0_s_35, fb0_p_35) */
-	add v9.4s, v23.4s, v26.4s /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
-	umin v23.4s, v23.4s, v9.4s /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
-	add v6.4s, v23.4s, v6.4s /* fb2_s_11 = add(fb1_11, fb0_35) */
-	add v23.4s, v6.4s, v26.4s /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
-	umin v6.4s, v6.4s, v23.4s /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
-	ldr q23, [sp, #256] /* reload g0s11_1.2 */
-	add v6.4s, v6.4s, v23.4s /* fb_s_11 = add(fb2_11, g0s11_1) */
-	add v23.4s, v6.4s, v26.4s /* fb_p_11 = add(fb_s_11, minus_modulus) */
-	smax v6.4s, v6.4s, v23.4s /* fb_11 = maxs(fb_s_11, fb_p_11) */
+	ldr q19, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v22.16b, {v19.16b}, v22.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
+	eor v22.16b, v8.16b, v22.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	mov v8.16b, v9.16b /* odd_bytes */
+	bsl v8.16b, v23.16b, v22.16b /* sb_out_x_11 = bsl(odd_bytes, sb_s1_11, sb_s0_11) */
+	bit v23.16b, v22.16b, v9.16b /* sb_out_y_11 = bsl(odd_bytes, sb_s0_11, sb_s1_11) */
+	tbl v22.16b, {v23.16b}, v25.16b /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	ldr q23, [sp, #112] /* reload x1_8 */
+	eor v23.16b, v22.16b, v23.16b /* w2_12 = xor(r2_11, x1_8) */
+	str q29, [sp, #112] /* spill x1_11 */
+	ldr q29, [sp, #416] /* reload dbl */
+	str q20, [sp, #304] /* spill dbl_64 */
+	ushr v20.4s, v29.4s, #12 /* s4k_o_11_r = shr(dbl) */
+	ldr q19, [sp, #96] /* reload g0s15_1.2 */
+	sli v20.4s, v19.4s, #20 /* s4k_o_11 = sli(s4k_o_11_r, g0s15_1) */
+	and v20.16b, v20.16b, v27.16b /* s4k_11 = and(s4k_o_11, modulus) */
+	ldr q4, [sp, #256] /* reload s0k_11 */
+	add v4.4s, v4.4s, v20.4s /* fb0_s_33 = add(s0k_11, s4k_11) */
+	ushr v20.4s, v29.4s, #24 /* s0k_o_15_r = shr(dbl) */
+	sli v20.4s, v19.4s, #8 /* s0k_o_15 = sli(s0k_o_15_r, g0s15_1) */
+	and v20.16b, v20.16b, v27.16b /* s0k_15 = and(s0k_o_15, modulus) */
+	add v20.4s, v20.4s, v30.4s /* fb0_s_45 = add(s0k_15, s4k_15) */
+	ldr q29, [sp, #208] /* reload dbl_48 */
+	ushr v30.4s, v29.4s, #11 /* s10k_o_11_r = shr(dbl_48) */
+	sli v30.4s, v5.4s, #21 /* s10k_o_11 = sli(s10k_o_11_r, fb_5) */
+	and v30.16b, v30.16b, v27.16b /* s10k_11 = and(s10k_o_11, modulus) */
+	ushr v29.4s, v29.4s, #16 /* x1_12_r = shr(dbl_48) */
+	sli v29.4s, v7.4s, #16 /* x1_12 = sli(x1_12_r, fb_7) */
+	add v29.4s, v8.4s, v29.4s /* w1_12 = add(sb_out_x_11, x1_12) */
+	ushr v19.4s, v21.4s, #15 /* s13k_o_11_r = shr(dbl_72) */
+	sli v19.4s, v0.4s, #17 /* s13k_o_11 = sli(s13k_o_11_r, fb_8) */
+	and v19.16b, v19.16b, v27.16b /* s13k_11 = and(s13k_o_11, modulus) */
+	add v19.4s, v30.4s, v19.4s /* fb0_s_34 = add(s10k_11, s13k_11) */
+	ushr v30.4s, v17.4s, #17 /* s15k_o_11_r = shr(dbl_88) */
+	sli v30.4s, v6.4s, #15 /* s15k_o_11 = sli(s15k_o_11_r, fb_10) */
+	and v30.16b, v30.16b, v27.16b /* s15k_11 = and(s15k_o_11, modulus) */
+	add v2.4s, v30.4s, v2.4s /* fb0_s_35 = add(s15k_11, w_half_11) */
+	ushr v17.4s, v17.4s, #15 /* s13k_o_13_r = shr(dbl_88) */
+	sli v17.4s, v6.4s, #17 /* s13k_o_13 = sli(s13k_o_13_r, fb_10) */
+	and v17.16b, v17.16b, v27.16b /* s13k_13 = and(s13k_o_13, modulus) */
+	add v30.4s, v4.4s, v26.4s /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
+	umin v4.4s, v4.4s, v30.4s /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
+	add v30.4s, v19.4s, v26.4s /* fb0_p_34 = add(fb0_s_34, minus_modulus) */
+	umin v19.4s, v19.4s, v30.4s /* fb0_34 = minu(fb0_s_34, fb0_p_34) */
+	add v4.4s, v4.4s, v19.4s /* fb1_s_11 = add(fb0_33, fb0_34) */
+	add v19.4s, v2.4s, v26.4s /* fb0_p_35 = add(fb0_s_35, minus_modulus) */
+	umin v2.4s, v2.4s, v19.4s /* fb0_35 = minu(fb0_s_35, fb0_p_35) */
+	add v19.4s, v4.4s, v26.4s /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
+	umin v4.4s, v4.4s, v19.4s /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
+	add v2.4s, v4.4s, v2.4s /* fb2_s_11 = add(fb1_11, fb0_35) */
+	add v4.4s, v2.4s, v26.4s /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
+	umin v2.4s, v2.4s, v4.4s /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
+	ldr q4, [sp, #224] /* reload g0s11_1.2 */
+	add v2.4s, v2.4s, v4.4s /* fb_s_11 = add(fb2_11, g0s11_1) */
+	add v4.4s, v2.4s, v26.4s /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	smax v2.4s, v2.4s, v4.4s /* fb_11 = maxs(fb_s_11, fb_p_11) */
 
 	/* Initialisation round 16r+12, lanes 0..: s16 = feedback + (W >> 1). */
-	add v23.4s, v6.4s, v6.4s /* dbl_96 = add(fb_11, fb_11) */
-	mov v9.16b, v3.16b /* high16 */
-	bsl v9.16b, v23.16b, v4.16b /* x0_12 = bsl(high16, fb_10, dbl_96) */
-	eor v28.16b, v9.16b, v28.16b /* x0r1_12 = xor(x0_12, sb_out_x_11) */
-	add v2.4s, v28.4s, v2.4s /* w_12 = add(x0r1_12, r2_11) */
-	ushr v2.4s, v2.4s, #1 /* w_half_12 = shr(w_12) */
-	ushr v28.4s, v7.4s, #16 /* l1in_12_r = shr(w2_12) */
-	sli v28.4s, v31.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
-	mov v9.16b, v3.16b /* high16 */
-	bsl v9.16b, v7.16b, v31.16b /* l1in16_12 = bsl(high16, w1_12, w2_12) */
-	tbl v11.16b, {v28.16b}, v10.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
-	eor v11.16b, v28.16b, v11.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
-	str q5, [sp, #256] /* spill g0s5_1.3 */
-	tbl v5.16b, {v28.16b}, v12.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
-	eor v5.16b, v28.16b, v5.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
-	eor v5.16b, v5.16b, v9.16b /* ug_12 = xor(ug_acc_12, l1in16_12) */
-	ushr v28.4s, v5.4s, #30 /* ur2_12_r = shr(ug_12) */
-	sli v28.4s, v5.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
-	eor v5.16b, v11.16b, v28.16b /* u_12 = xor(u_acc_12, ur2_12) */
-	ushr v28.4s, v31.4s, #16 /* l2in_12_r = shr(w1_12) */
-	sli v28.4s, v7.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
-	bit v7.16b, v31.16b, v3.16b /* l2in16_12 = bsl(high16, w2_12, w1_12) */
-	tbl v31.16b, {v28.16b}, v12.16b /* v8r8_12 = lookup16(l2in_12, rotl8) */
-	eor v31.16b, v31.16b, v7.16b /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
-	eor v7.16b, v28.16b, v7.16b /* v8g_acc_12 = xor(l2in_12, l2in16_12) */
-	tbl v28.16b, {v28.16b}, v10.16b /* v8r24_12 = lookup16(l2in_12, rotl24) */
-	eor v7.16b, v7.16b, v28.16b /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
-	ushr v28.4s, v7.4s, #26 /* v8r6_12_r = shr(v8g_12) */
-	sli v28.4s, v7.4s, #6 /* v8r6_12 = sli(v8r6_12_r, v8g_12) */
-	eor v7.16b, v31.16b, v28.16b /* v8_12 = xor(v8_acc_12, v8r6_12) */
-	mov v28.16b, v25.16b /* odd_bytes */
-	bsl v28.16b, v5.16b, v7.16b /* sb_in_x_12 = bsl(odd_bytes, v8_12, u_12) */
-	bit v5.16b, v7.16b, v25.16b /* sb_in_y_12 = bsl(odd_bytes, u_12, v8_12) */
-	and v7.16b, v28.16b, v24.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
-	tbl v31.16b, {v13.16b}, v7.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
-	eor v28.16b, v31.16b, v28.16b /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	tbl v31.16b, {v14.16b}, v28.16b /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
-	eor v7.16b, v31.16b, v7.16b /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	tbl v7.16b, {v15.16b}, v7.16b /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
-	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
-	eor v7.16b, v7.16b, v28.16b /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
-	and v28.16b, v5.16b, v24.16b /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
-	ushr v5.16b, v5.16b, #4 /* sb_in_y_12_hi = shr(sb_in_y_12) */
-	tbl v28.16b, {v30.16b}, v28.16b /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
-	tbl v5.16b, {v8.16b}, v5.16b /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
-	eor v5.16b, v28.16b, v5.16b /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
-	tbl v5.16b, {v5.16b}, v19.16b /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
-	aese v5.16b, v20.16b /* sb_s1_12_aes = aese(sb_s1_12_sr, zero_key) */
-	and v28.16b, v5.16b, v24.16b /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
-	ushr v5.16b, v5.16b, #4 /* sb_s1_12_aes_hi = shr(sb_s1_12_aes) */
+	add v4.4s, v2.4s, v2.4s /* dbl_96 = add(fb_11, fb_11) */
+	mov v19.16b, v3.16b /* high16 */
+	bsl v19.16b, v4.16b, v6.16b /* x0_12 = bsl(high16, fb_10, dbl_96) */
+	eor v19.16b, v19.16b, v8.16b /* x0r1_12 = xor(x0_12, sb_out_x_11) */
+	add v19.4s, v19.4s, v22.4s /* w_12 = add(x0r1_12, r2_11) */
+	ushr v19.4s, v19.4s, #1 /* w_half_12 = shr(w_12) */
+	ushr v22.4s, v23.4s, #16 /* l1in_12_r = shr(w2_12) */
+	sli v22.4s, v29.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
+	ushr v29.4s, v29.4s, #16 /* l2in_12_r = shr(w1_12) */
+	sli v29.4s, v23.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
+	tbl v23.16b, {v22.16b}, v25.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
+	eor v23.16b, v22.16b, v23.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
+	tbl v30.16b, {v22.16b}, v10.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
+	eor v30.16b, v22.16b, v30.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	rev32 v22.8h, v22.8h /* ur16_12 = rev(l1in_12) */
+	eor v22.16b, v30.16b, v22.16b /* ug_12 = xor(ug_acc_12, ur16_12) */
+	ushr v30.4s, v22.4s, #30 /* ur2_12_r = shr(ug_12) */
+	sli v30.4s, v22.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
+	eor v22.16b, v23.16b, v30.16b /* u_12 = xor(u_acc_12, ur2_12) */
+	tbl v23.16b, {v29.16b}, v10.16b /* v8r8_12 = lookup16(l2in_12, rotl8) */
+	rev32 v30.8h, v29.8h /* v8r16_12 = rev(l2in_12) */
+	eor v23.16b, v23.16b, v30.16b /* v8_acc_12 = xor(v8r8_12, v8r16_12) */
+	eor v30.16b, v29.16b, v30.16b /* v8g_acc_12 = xor(l2in_12, v8r16_12) */
+	tbl v29.16b, {v29.16b}, v25.16b /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	eor v29.16b, v30.16b, v29.16b /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
+	ushr v30.4s, v29.4s, #26 /* v8r6_12_r = shr(v8g_12) */
+	sli v30.4s, v29.4s, #6 /* v8r6_12 = sli(v8r6_12_r, v8g_12) */
+	eor v23.16b, v23.16b, v30.16b /* v8_12 = xor(v8_acc_12, v8r6_12) */
+	mov v29.16b, v9.16b /* odd_bytes */
+	bsl v29.16b, v22.16b, v23.16b /* sb_in_x_12 = bsl(odd_bytes, v8_12, u_12) */
+	bit v22.16b, v23.16b, v9.16b /* sb_in_y_12 = bsl(odd_bytes, u_12, v8_12) */
+	and v23.16b, v29.16b, v24.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
+	tbl v30.16b, {v13.16b}, v23.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	eor v29.16b, v30.16b, v29.16b /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
+	tbl v30.16b, {v14.16b}, v29.16b /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	eor v23.16b, v30.16b, v23.16b /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	tbl v23.16b, {v15.16b}, v23.16b /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	eor v23.16b, v23.16b, v29.16b /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	and v29.16b, v22.16b, v24.16b /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* sb_in_y_12_hi = shr(sb_in_y_12) */
+	tbl v29.16b, {v11.16b}, v29.16b /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
+	tbl v22.16b, {v12.16b}, v22.16b /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
+	eor v22.16b, v29.16b, v22.16b /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
+	tbl v22.16b, {v22.16b}, v28.16b /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
+	aese v22.16b, v31.16b /* sb_s1_12_aes = aese(sb_s1_12_sr, zero_key) */
+	and v29.16b, v22.16b, v24.16b /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* sb_s1_12_aes_hi = shr(sb_s1_12_aes) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo_1
-	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v28.16b, {v31.16b}, v28.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
+	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v29.16b, {v30.16b}, v29.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
-	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v5.16b, {v9.16b}, v5.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
-	eor v5.16b, v28.16b, v5.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
-	mov v28.16b, v25.16b /* odd_bytes */
-	bsl v28.16b, v7.16b, v5.16b /* sb_out_x_12 = bsl(odd_bytes, sb_s1_12, sb_s0_12) */
-	bit v7.16b, v5.16b, v25.16b /* sb_out_y_12 = bsl(odd_bytes, sb_s0_12, sb_s1_12) */
-	tbl v5.16b, {v7.16b}, v10.16b /* r2_12 = lookup16(sb_out_y_12, rotl24) */
-	ldr q7, [sp, #224] /* reload x1_9 */
-	eor v7.16b, v5.16b, v7.16b /* w2_13 = xor(r2_12, x1_9) */
-	ldr q11, [sp, #352] /* reload dbl_56 */
-	str q29, [sp, #224] /* spill fb0_s_45 */
-	ushr v29.4s, v11.4s, #11 /* s10k_o_12_r = shr(dbl_56) */
-	sli v29.4s, v17.4s, #21 /* s10k_o_12 = sli(s10k_o_12_r, fb_6) */
-	and v29.16b, v29.16b, v27.16b /* s10k_12 = and(s10k_o_12, modulus) */
-	ushr v11.4s, v11.4s, #16 /* x1_13_r = shr(dbl_56) */
-	sli v11.4s, v0.4s, #16 /* x1_13 = sli(x1_13_r, fb_8) */
-	add v11.4s, v28.4s, v11.4s /* w1_13 = add(sb_out_x_12, x1_13) */
-	str q17, [sp, #352] /* spill g0s6_1.3 */
-	ushr v17.4s, v18.4s, #15 /* s13k_o_12_r = shr(dbl_80) */
-	sli v17.4s, v1.4s, #17 /* s13k_o_12 = sli(s13k_o_12_r, fb_9) */
-	and v17.16b, v17.16b, v27.16b /* s13k_12 = and(s13k_o_12, modulus) */
-	add v17.4s, v29.4s, v17.4s /* fb0_s_37 = add(s10k_12, s13k_12) */
-	ushr v18.4s, v18.4s, #11 /* s10k_o_15_r = shr(dbl_80) */
-	sli v18.4s, v1.4s, #21 /* s10k_o_15 = sli(s10k_o_15_r, fb_9) */
-	and v18.16b, v18.16b, v27.16b /* s10k_15 = and(s10k_o_15, modulus) */
-	ushr v29.4s, v23.4s, #17 /* s15k_o_12_r = shr(dbl_96) */
-	sli v29.4s, v6.4s, #15 /* s15k_o_12 = sli(s15k_o_12_r, fb_11) */
-	and v29.16b, v29.16b, v27.16b /* s15k_12 = and(s15k_o_12, modulus) */
-	add v2.4s, v29.4s, v2.4s /* fb0_s_38 = add(s15k_12, w_half_12) */
-	ushr v23.4s, v23.4s, #15 /* s13k_o_14_r = shr(dbl_96) */
-	sli v23.4s, v6.4s, #17 /* s13k_o_14 = sli(s13k_o_14_r, fb_11) */
-	and v23.16b, v23.16b, v27.16b /* s13k_14 = and(s13k_o_14, modulus) */
-	ldr q29, [sp, #416] /* reload fb0_s_36 */
-	str q4, [sp, #272] /* spill fb_10 */
-	str q4, [sp, #432] /* spill g0s10_1.3 */
-	add v4.4s, v29.4s, v26.4s /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
-	umin v4.4s, v29.4s, v4.4s /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
-	add v29.4s, v17.4s, v26.4s /* fb0_p_37 = add(fb0_s_37, minus_modulus) */
-	umin v17.4s, v17.4s, v29.4s /* fb0_37 = minu(fb0_s_37, fb0_p_37) */
-	add v4.4s, v4.4s, v17.4s /* fb1_s_12 = add(fb0_36, fb0_37) */
-	add v17.4s, v2.4s, v26.4s /* fb0_p_38 = add(fb0_s_38, minus_modulus) */
-	umin v2.4s, v2.4s, v17.4s /* fb0_38 = minu(fb0_s_38, fb0_p_38) */
-	add v17.4s, v4.4s, v26.4s /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
-	umin v4.4s, v4.4s, v17.4s /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
-	add v2.4s, v4.4s, v2.4s /* fb2_s_12 = add(fb1_12, fb0_38) */
-	add v4.4s, v2.4s, v26.4s /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
-	umin v2.4s, v2.4s, v4.4s /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
-	ldr q4, [sp, #368] /* reload g0s12_1.2 */
-	add v2.4s, v2.4s, v4.4s /* fb_s_12 = add(fb2_12, g0s12_1) */
-	add v4.4s, v2.4s, v26.4s /* fb_p_12 = add(fb_s_12, minus_modulus) */
-	smax v2.4s, v2.4s, v4.4s /* fb_12 = maxs(fb_s_12, fb_p_12) */
+	ldr q8, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v22.16b, {v8.16b}, v22.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	eor v22.16b, v29.16b, v22.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	mov v29.16b, v9.16b /* odd_bytes */
+	bsl v29.16b, v23.16b, v22.16b /* sb_out_x_12 = bsl(odd_bytes, sb_s1_12, sb_s0_12) */
+	bit v23.16b, v22.16b, v9.16b /* sb_out_y_12 = bsl(odd_bytes, sb_s0_12, sb_s1_12) */
+	tbl v22.16b, {v23.16b}, v25.16b /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	ldr q23, [sp, #144] /* reload x1_9 */
+	eor v23.16b, v22.16b, v23.16b /* w2_13 = xor(r2_12, x1_9) */
+	str q5, [sp, #144] /* spill g0s5_1.3 */
+	ldr q5, [sp, #464] /* reload dbl_56 */
+	str q20, [sp, #224] /* spill fb0_s_45 */
+	ushr v20.4s, v5.4s, #11 /* s10k_o_12_r = shr(dbl_56) */
+	sli v20.4s, v18.4s, #21 /* s10k_o_12 = sli(s10k_o_12_r, fb_6) */
+	and v20.16b, v20.16b, v27.16b /* s10k_12 = and(s10k_o_12, modulus) */
+	ushr v5.4s, v5.4s, #16 /* x1_13_r = shr(dbl_56) */
+	sli v5.4s, v0.4s, #16 /* x1_13 = sli(x1_13_r, fb_8) */
+	add v5.4s, v29.4s, v5.4s /* w1_13 = add(sb_out_x_12, x1_13) */
+	str q18, [sp, #464] /* spill g0s6_1.3 */
+	ushr v18.4s, v16.4s, #15 /* s13k_o_12_r = shr(dbl_80) */
+	sli v18.4s, v1.4s, #17 /* s13k_o_12 = sli(s13k_o_12_r, fb_9) */
+	and v18.16b, v18.16b, v27.16b /* s13k_12 = and(s13k_o_12, modulus) */
+	add v18.4s, v20.4s, v18.4s /* fb0_s_37 = add(s10k_12, s13k_12) */
+	ushr v16.4s, v16.4s, #11 /* s10k_o_15_r = shr(dbl_80) */
+	sli v16.4s, v1.4s, #21 /* s10k_o_15 = sli(s10k_o_15_r, fb_9) */
+	and v16.16b, v16.16b, v27.16b /* s10k_15 = and(s10k_o_15, modulus) */
+	ushr v20.4s, v4.4s, #17 /* s15k_o_12_r = shr(dbl_96) */
+	sli v20.4s, v2.4s, #15 /* s15k_o_12 = sli(s15k_o_12_r, fb_11) */
+	and v20.16b, v20.16b, v27.16b /* s15k_12 = and(s15k_o_12, modulus) */
+	add v19.4s, v20.4s, v19.4s /* fb0_s_38 = add(s15k_12, w_half_12) */
+	ushr v4.4s, v4.4s, #15 /* s13k_o_14_r = shr(dbl_96) */
+	sli v4.4s, v2.4s, #17 /* s13k_o_14 = sli(s13k_o_14_r, fb_11) */
+	and v4.16b, v4.16b, v27.16b /* s13k_14 = and(s13k_o_14, modulus) */
+	ldr q20, [sp, #240] /* reload fb0_s_36 */
+	str q6, [sp, #208] /* spill fb_10 */
+	str q6, [sp, #416] /* spill g0s10_1.3 */
+	add v6.4s, v20.4s, v26.4s /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
+	umin v6.4s, v20.4s, v6.4s /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
+	add v20.4s, v18.4s, v26.4s /* fb0_p_37 = add(fb0_s_37, minus_modulus) */
+	umin v18.4s, v18.4s, v20.4s /* fb0_37 = minu(fb0_s_37, fb0_p_37) */
+	add v6.4s, v6.4s, v18.4s /* fb1_s_12 = add(fb0_36, fb0_37) */
+	add v18.4s, v19.4s, v26.4s /* fb0_p_38 = add(fb0_s_38, minus_modulus) */
+	umin v18.4s, v19.4s, v18.4s /* fb0_38 = minu(fb0_s_38, fb0_p_38) */
+	add v19.4s, v6.4s, v26.4s /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	umin v6.4s, v6.4s, v19.4s /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
+	add v6.4s, v6.4s, v18.4s /* fb2_s_12 = add(fb1_12, fb0_38) */
+	add v18.4s, v6.4s, v26.4s /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	umin v6.4s, v6.4s, v18.4s /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
+	ldr q18, [sp, #336] /* reload g0s12_1.2 */
+	add v6.4s, v6.4s, v18.4s /* fb_s_12 = add(fb2_12, g0s12_1) */
+	add v18.4s, v6.4s, v26.4s /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	smax v6.4s, v6.4s, v18.4s /* fb_12 = maxs(fb_s_12, fb_p_12) */
 
 	/* Initialisation round 16r+13, lanes 0..: s16 = feedback + (W >> 1). */
-	add v4.4s, v2.4s, v2.4s /* dbl_104 = add(fb_12, fb_12) */
-	mov v17.16b, v3.16b /* high16 */
-	bsl v17.16b, v4.16b, v6.16b /* x0_13 = bsl(high16, fb_11, dbl_104) */
-	eor v17.16b, v17.16b, v28.16b /* x0r1_13 = xor(x0_13, sb_out_x_12) */
-	add v5.4s, v17.4s, v5.4s /* w_13 = add(x0r1_13, r2_12) */
-	ushr v5.4s, v5.4s, #1 /* w_half_13 = shr(w_13) */
-	ushr v17.4s, v7.4s, #16 /* l1in_13_r = shr(w2_13) */
-	sli v17.4s, v11.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
-	mov v28.16b, v3.16b /* high16 */
-	bsl v28.16b, v7.16b, v11.16b /* l1in16_13 = bsl(high16, w1_13, w2_13) */
-	tbl v29.16b, {v17.16b}, v10.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
-	eor v29.16b, v17.16b, v29.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
-	str q6, [sp, #368] /* spill g0s11_1.3 */
-	tbl v6.16b, {v17.16b}, v12.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
-	eor v6.16b, v17.16b, v6.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
-	eor v6.16b, v6.16b, v28.16b /* ug_13 = xor(ug_acc_13, l1in16_13) */
-	ushr v17.4s, v6.4s, #30 /* ur2_13_r = shr(ug_13) */
-	sli v17.4s, v6.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
-	eor v6.16b, v29.16b, v17.16b /* u_13 = xor(u_acc_13, ur2_13) */
-	ushr v17.4s, v11.4s, #16 /* l2in_13_r = shr(w1_13) */
-	sli v17.4s, v7.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
-	bit v7.16b, v11.16b, v3.16b /* l2in16_13 = bsl(high16, w2_13, w1_13) */
-	tbl v28.16b, {v17.16b}, v12.16b /* v8r8_13 = lookup16(l2in_13, rotl8) */
-	eor v28.16b, v28.16b, v7.16b /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
-	eor v7.16b, v17.16b, v7.16b /* v8g_acc_13 = xor(l2in_13, l2in16_13) */
-	tbl v17.16b, {v17.16b}, v10.16b /* v8r24_13 = lookup16(l2in_13, rotl24) */
-	eor v7.16b, v7.16b, v17.16b /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
-	ushr v17.4s, v7.4s, #26 /* v8r6_13_r = shr(v8g_13) */
-	sli v17.4s, v7.4s, #6 /* v8r6_13 = sli(v8r6_13_r, v8g_13) */
-	eor v7.16b, v28.16b, v17.16b /* v8_13 = xor(v8_acc_13, v8r6_13) */
-	mov v17.16b, v25.16b /* odd_bytes */
-	bsl v17.16b, v6.16b, v7.16b /* sb_in_x_13 = bsl(odd_bytes, v8_13, u_13) */
-	bit v6.16b, v7.16b, v25.16b /* sb_in_y_13 = bsl(odd_bytes, u_13, v8_13) */
-	and v7.16b, v17.16b, v24.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
-	tbl v28.16b, {v13.16b}, v7.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
-	eor v17.16b, v28.16b, v17.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	tbl v28.16b, {v14.16b}, v17.16b /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
-	eor v7.16b, v28.16b, v7.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	tbl v7.16b, {v15.16b}, v7.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
-	add v17.16b, v17.16b, v17.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
-	eor v7.16b, v7.16b, v17.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
-	and v17.16b, v6.16b, v24.16b /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* sb_in_y_13_hi = shr(sb_in_y_13) */
-	tbl v17.16b, {v30.16b}, v17.16b /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
-	tbl v6.16b, {v8.16b}, v6.16b /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
-	eor v6.16b, v17.16b, v6.16b /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
-	tbl v6.16b, {v6.16b}, v19.16b /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
-	aese v6.16b, v20.16b /* sb_s1_13_aes = aese(sb_s1_13_sr, zero_key) */
-	and v17.16b, v6.16b, v24.16b /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* sb_s1_13_aes_hi = shr(sb_s1_13_aes) */
-	tbl v17.16b, {v31.16b}, v17.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
-	tbl v6.16b, {v9.16b}, v6.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
-	eor v6.16b, v17.16b, v6.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
-	mov v17.16b, v25.16b /* odd_bytes */
-	bsl v17.16b, v7.16b, v6.16b /* sb_out_x_13 = bsl(odd_bytes, sb_s1_13, sb_s0_13) */
-	bit v7.16b, v6.16b, v25.16b /* sb_out_y_13 = bsl(odd_bytes, sb_s0_13, sb_s1_13) */
-	tbl v6.16b, {v7.16b}, v10.16b /* r2_13 = lookup16(sb_out_y_13, rotl24) */
-	ldr q7, [sp, #304] /* reload x1_10 */
-	eor v7.16b, v6.16b, v7.16b /* w2_14 = xor(r2_13, x1_10) */
-	ldr q28, [sp, #336] /* reload dbl_64 */
-	ushr v29.4s, v28.4s, #11 /* s10k_o_13_r = shr(dbl_64) */
-	sli v29.4s, v21.4s, #21 /* s10k_o_13 = sli(s10k_o_13_r, fb_7) */
+	add v18.4s, v6.4s, v6.4s /* dbl_104 = add(fb_12, fb_12) */
+	mov v19.16b, v3.16b /* high16 */
+	bsl v19.16b, v18.16b, v2.16b /* x0_13 = bsl(high16, fb_11, dbl_104) */
+	eor v19.16b, v19.16b, v29.16b /* x0r1_13 = xor(x0_13, sb_out_x_12) */
+	add v19.4s, v19.4s, v22.4s /* w_13 = add(x0r1_13, r2_12) */
+	ushr v19.4s, v19.4s, #1 /* w_half_13 = shr(w_13) */
+	ushr v20.4s, v23.4s, #16 /* l1in_13_r = shr(w2_13) */
+	sli v20.4s, v5.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
+	ushr v5.4s, v5.4s, #16 /* l2in_13_r = shr(w1_13) */
+	sli v5.4s, v23.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
+	tbl v22.16b, {v20.16b}, v25.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
+	eor v22.16b, v20.16b, v22.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
+	tbl v23.16b, {v20.16b}, v10.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
+	eor v23.16b, v20.16b, v23.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	rev32 v20.8h, v20.8h /* ur16_13 = rev(l1in_13) */
+	eor v20.16b, v23.16b, v20.16b /* ug_13 = xor(ug_acc_13, ur16_13) */
+	ushr v23.4s, v20.4s, #30 /* ur2_13_r = shr(ug_13) */
+	sli v23.4s, v20.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
+	eor v20.16b, v22.16b, v23.16b /* u_13 = xor(u_acc_13, ur2_13) */
+	tbl v22.16b, {v5.16b}, v10.16b /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	rev32 v23.8h, v5.8h /* v8r16_13 = rev(l2in_13) */
+	eor v22.16b, v22.16b, v23.16b /* v8_acc_13 = xor(v8r8_13, v8r16_13) */
+	eor v23.16b, v5.16b, v23.16b /* v8g_acc_13 = xor(l2in_13, v8r16_13) */
+	tbl v5.16b, {v5.16b}, v25.16b /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	eor v5.16b, v23.16b, v5.16b /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
+	ushr v23.4s, v5.4s, #26 /* v8r6_13_r = shr(v8g_13) */
+	sli v23.4s, v5.4s, #6 /* v8r6_13 = sli(v8r6_13_r, v8g_13) */
+	eor v5.16b, v22.16b, v23.16b /* v8_13 = xor(v8_acc_13, v8r6_13) */
+	mov v22.16b, v9.16b /* odd_bytes */
+	bsl v22.16b, v20.16b, v5.16b /* sb_in_x_13 = bsl(odd_bytes, v8_13, u_13) */
+	bit v20.16b, v5.16b, v9.16b /* sb_in_y_13 = bsl(odd_bytes, u_13, v8_13) */
+	and v5.16b, v22.16b, v24.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
+	tbl v23.16b, {v13.16b}, v5.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	eor v22.16b, v23.16b, v22.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
+	tbl v23.16b, {v14.16b}, v22.16b /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	eor v5.16b, v23.16b, v5.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	tbl v5.16b, {v15.16b}, v5.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	add v22.16b, v22.16b, v22.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	eor v5.16b, v5.16b, v22.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	and v22.16b, v20.16b, v24.16b /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* sb_in_y_13_hi = shr(sb_in_y_13) */
+	tbl v22.16b, {v11.16b}, v22.16b /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
+	tbl v20.16b, {v12.16b}, v20.16b /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
+	eor v20.16b, v22.16b, v20.16b /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
+	tbl v20.16b, {v20.16b}, v28.16b /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
+	aese v20.16b, v31.16b /* sb_s1_13_aes = aese(sb_s1_13_sr, zero_key) */
+	and v22.16b, v20.16b, v24.16b /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* sb_s1_13_aes_hi = shr(sb_s1_13_aes) */
+	tbl v22.16b, {v30.16b}, v22.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
+	tbl v20.16b, {v8.16b}, v20.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	eor v20.16b, v22.16b, v20.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	mov v22.16b, v9.16b /* odd_bytes */
+	bsl v22.16b, v5.16b, v20.16b /* sb_out_x_13 = bsl(odd_bytes, sb_s1_13, sb_s0_13) */
+	bit v5.16b, v20.16b, v9.16b /* sb_out_y_13 = bsl(odd_bytes, sb_s0_13, sb_s1_13) */
+	tbl v5.16b, {v5.16b}, v25.16b /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	ldr q20, [sp, #272] /* reload x1_10 */
+	eor v20.16b, v5.16b, v20.16b /* w2_14 = xor(r2_13, x1_10) */
+	ldr q23, [sp, #304] /* reload dbl_64 */
+	ushr v29.4s, v23.4s, #11 /* s10k_o_13_r = shr(dbl_64) */
+	sli v29.4s, v7.4s, #21 /* s10k_o_13 = sli(s10k_o_13_r, fb_7) */
 	and v29.16b, v29.16b, v27.16b /* s10k_13 = and(s10k_o_13, modulus) */
-	add v16.4s, v29.4s, v16.4s /* fb0_s_40 = add(s10k_13, s13k_13) */
-	ushr v28.4s, v28.4s, #16 /* x1_14_r = shr(dbl_64) */
-	sli v28.4s, v1.4s, #16 /* x1_14 = sli(x1_14_r, fb_9) */
-	add v28.4s, v17.4s, v28.4s /* w1_14 = add(sb_out_x_13, x1_14) */
-	ushr v29.4s, v4.4s, #17 /* s15k_o_13_r = shr(dbl_104) */
-	sli v29.4s, v2.4s, #15 /* s15k_o_13 = sli(s15k_o_13_r, fb_12) */
+	add v17.4s, v29.4s, v17.4s /* fb0_s_40 = add(s10k_13, s13k_13) */
+	ushr v23.4s, v23.4s, #16 /* x1_14_r = shr(dbl_64) */
+	sli v23.4s, v1.4s, #16 /* x1_14 = sli(x1_14_r, fb_9) */
+	add v23.4s, v22.4s, v23.4s /* w1_14 = add(sb_out_x_13, x1_14) */
+	ushr v29.4s, v18.4s, #17 /* s15k_o_13_r = shr(dbl_104) */
+	sli v29.4s, v6.4s, #15 /* s15k_o_13 = sli(s15k_o_13_r, fb_12) */
 	and v29.16b, v29.16b, v27.16b /* s15k_13 = and(s15k_o_13, modulus) */
-	add v5.4s, v29.4s, v5.4s /* fb0_s_41 = add(s15k_13, w_half_13) */
-	ushr v4.4s, v4.4s, #15 /* s13k_o_15_r = shr(dbl_104) */
-	sli v4.4s, v2.4s, #17 /* s13k_o_15 = sli(s13k_o_15_r, fb_12) */
-	and v4.16b, v4.16b, v27.16b /* s13k_15 = and(s13k_o_15, modulus) */
-	add v4.4s, v18.4s, v4.4s /* fb0_s_46 = add(s10k_15, s13k_15) */
-	ldr q18, [sp, #400] /* reload fb0_s_39 */
+	add v19.4s, v29.4s, v19.4s /* fb0_s_41 = add(s15k_13, w_half_13) */
+	ushr v18.4s, v18.4s, #15 /* s13k_o_15_r = shr(dbl_104) */
+	sli v18.4s, v6.4s, #17 /* s13k_o_15 = sli(s13k_o_15_r, fb_12) */
+	and v18.16b, v18.16b, v27.16b /* s13k_15 = and(s13k_o_15, modulus) */
+	add v16.4s, v16.4s, v18.4s /* fb0_s_46 = add(s10k_15, s13k_15) */
+	ldr q18, [sp, #320] /* reload fb0_s_39 */
 	add v29.4s, v18.4s, v26.4s /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
 	umin v18.4s, v18.4s, v29.4s /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
-	add v29.4s, v16.4s, v26.4s /* fb0_p_40 = add(fb0_s_40, minus_modulus) */
-	umin v16.4s, v16.4s, v29.4s /* fb0_40 = minu(fb0_s_40, fb0_p_40) */
-	add v16.4s, v18.4s, v16.4s /* fb1_s_13 = add(fb0_39, fb0_40) */
-	add v18.4s, v5.4s, v26.4s /* fb0_p_41 = add(fb0_s_41, minus_modulus) */
-	umin v5.4s, v5.4s, v18.4s /* fb0_41 = minu(fb0_s_41, fb0_p_41) */
-	add v18.4s, v16.4s, v26.4s /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
-	umin v16.4s, v16.4s, v18.4s /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
-	add v5.4s, v16.4s, v5.4s /* fb2_s_13 = add(fb1_13, fb0_41) */
-	add v16.4s, v5.4s, v26.4s /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
-	umin v5.4s, v5.4s, v16.4s /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
-	ldr q16, [sp, #448] /* reload g0s13_1.2 */
-	add v5.4s, v5.4s, v16.4s /* fb_s_13 = add(fb2_13, g0s13_1) */
-	add v16.4s, v5.4s, v26.4s /* fb_p_13 = add(fb_s_13, minus_modulus) */
-	smax v5.4s, v5.4s, v16.4s /* fb_13 = maxs(fb_s_13, fb_p_13) */
+	add v29.4s, v17.4s, v26.4s /* fb0_p_40 = add(fb0_s_40, minus_modulus) */
+	umin v17.4s, v17.4s, v29.4s /* fb0_40 = minu(fb0_s_40, fb0_p_40) */
+	add v17.4s, v18.4s, v17.4s /* fb1_s_13 = add(fb0_39, fb0_40) */
+	add v18.4s, v19.4s, v26.4s /* fb0_p_41 = add(fb0_s_41, minus_modulus) */
+	umin v18.4s, v19.4s, v18.4s /* fb0_41 = minu(fb0_s_41, fb0_p_41) */
+	add v19.4s, v17.4s, v26.4s /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	umin v17.4s, v17.4s, v19.4s /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
+	add v17.4s, v17.4s, v18.4s /* fb2_s_13 = add(fb1_13, fb0_41) */
+	add v18.4s, v17.4s, v26.4s /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	umin v17.4s, v17.4s, v18.4s /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
+	ldr q18, [sp, #432] /* reload g0s13_1.2 */
+	add v17.4s, v17.4s, v18.4s /* fb_s_13 = add(fb2_13, g0s13_1) */
+	add v18.4s, v17.4s, v26.4s /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	smax v17.4s, v17.4s, v18.4s /* fb_13 = maxs(fb_s_13, fb_p_13) */
 
 	/* Initialisation round 16r+14, lanes 0..: s16 = feedback + (W >> 1). */
-	add v16.4s, v5.4s, v5.4s /* dbl_112 = add(fb_13, fb_13) */
-	mov v18.16b, v3.16b /* high16 */
-	bsl v18.16b, v16.16b, v2.16b /* x0_14 = bsl(high16, fb_12, dbl_112) */
-	eor v17.16b, v18.16b, v17.16b /* x0r1_14 = xor(x0_14, sb_out_x_13) */
-	add v6.4s, v17.4s, v6.4s /* w_14 = add(x0r1_14, r2_13) */
-	ushr v16.4s, v16.4s, #17 /* s15k_o_14_r = shr(dbl_112) */
-	sli v16.4s, v5.4s, #15 /* s15k_o_14 = sli(s15k_o_14_r, fb_13) */
-	and v16.16b, v16.16b, v27.16b /* s15k_14 = and(s15k_o_14, modulus) */
-	ushr v6.4s, v6.4s, #1 /* w_half_14 = shr(w_14) */
-	add v6.4s, v16.4s, v6.4s /* fb0_s_44 = add(s15k_14, w_half_14) */
-	ushr v16.4s, v7.4s, #16 /* l1in_14_r = shr(w2_14) */
-	sli v16.4s, v28.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
-	mov v17.16b, v3.16b /* high16 */
-	bsl v17.16b, v7.16b, v28.16b /* l1in16_14 = bsl(high16, w1_14, w2_14) */
-	tbl v18.16b, {v16.16b}, v10.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
-	eor v18.16b, v16.16b, v18.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
-	tbl v29.16b, {v16.16b}, v12.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
-	eor v16.16b, v16.16b, v29.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
-	eor v16.16b, v16.16b, v17.16b /* ug_14 = xor(ug_acc_14, l1in16_14) */
-	ushr v17.4s, v16.4s, #30 /* ur2_14_r = shr(ug_14) */
-	sli v17.4s, v16.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
-	eor v16.16b, v18.16b, v17.16b /* u_14 = xor(u_acc_14, ur2_14) */
-	ushr v17.4s, v28.4s, #16 /* l2in_14_r = shr(w1_14) */
-	sli v17.4s, v7.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
-	bit v7.16b, v28.16b, v3.16b /* l2in16_14 = bsl(high16, w2_14, w1_14) */
-	tbl v18.16b, {v17.16b}, v12.16b /* v8r8_14 = lookup16(l2in_14, rotl8) */
-	eor v18.16b, v18.16b, v7.16b /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
-	eor v7.16b, v17.16b, v7.16b /* v8g_acc_14 = xor(l2in_14, l2in16_14) */
-	tbl v17.16b, {v17.16b}, v10.16b /* v8r24_14 = lookup16(l2in_14, rotl24) */
-	eor v7.16b, v7.16b, v17.16b /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
-	ushr v17.4s, v7.4s, #26 /* v8r6_14_r = shr(v8g_14) */
-	sli v17.4s, v7.4s, #6 /* v8r6_14 = sli(v8r6_14_r, v8g_14) */
-	eor v7.16b, v18.16b, v17.16b /* v8_14 = xor(v8_acc_14, v8r6_14) */
-	mov v17.16b, v25.16b /* odd_bytes */
-	bsl v17.16b, v16.16b, v7.16b /* sb_in_x_14 = bsl(odd_bytes, v8_14, u_14) */
-	bit v16.16b, v7.16b, v25.16b /* sb_in_y_14 = bsl(odd_bytes, u_14, v8_14) */
-	and v7.16b, v17.16b, v24.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
-	tbl v18.16b, {v13.16b}, v7.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
-	eor v17.16b, v18.16b, v17.16b /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	tbl v18.16b, {v14.16b}, v17.16b /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
-	eor v7.16b, v18.16b, v7.16b /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	tbl v7.16b, {v15.16b}, v7.16b /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
-	add v17.16b, v17.16b, v17.16b /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
-	eor v7.16b, v7.16b, v17.16b /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
-	and v17.16b, v16.16b, v24.16b /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* sb_in_y_14_hi = shr(sb_in_y_14) */
-	tbl v17.16b, {v30.16b}, v17.16b /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
-	tbl v16.16b, {v8.16b}, v16.16b /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
-	eor v16.16b, v17.16b, v16.16b /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
-	tbl v16.16b, {v16.16b}, v19.16b /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
-	aese v16.16b, v20.16b /* sb_s1_14_aes = aese(sb_s1_14_sr, zero_key) */
-	and v17.16b, v16.16b, v24.16b /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* sb_s1_14_aes_hi = shr(sb_s1_14_aes) */
-	tbl v17.16b, {v31.16b}, v17.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
-	tbl v16.16b, {v9.16b}, v16.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
-	eor v16.16b, v17.16b, v16.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
-	mov v17.16b, v25.16b /* odd_bytes */
-	bsl v17.16b, v7.16b, v16.16b /* sb_out_x_14 = bsl(odd_bytes, sb_s1_14, sb_s0_14) */
-	bit v7.16b, v16.16b, v25.16b /* sb_out_y_14 = bsl(odd_bytes, sb_s0_14, sb_s1_14) */
-	tbl v7.16b, {v7.16b}, v10.16b /* r2_14 = lookup16(sb_out_y_14, rotl24) */
-	ldr q16, [sp, #112] /* reload x1_11 */
-	eor v16.16b, v7.16b, v16.16b /* w2_15 = xor(r2_14, x1_11) */
-	ushr v18.4s, v22.4s, #11 /* s10k_o_14_r = shr(dbl_72) */
-	sli v18.4s, v0.4s, #21 /* s10k_o_14 = sli(s10k_o_14_r, fb_8) */
-	and v18.16b, v18.16b, v27.16b /* s10k_14 = and(s10k_o_14, modulus) */
-	add v18.4s, v18.4s, v23.4s /* fb0_s_43 = add(s10k_14, s13k_14) */
-	ushr v22.4s, v22.4s, #16 /* x1_15_r = shr(dbl_72) */
-	ldr q23, [sp, #272] /* reload fb_10 */
-	sli v22.4s, v23.4s, #16 /* x1_15 = sli(x1_15_r, fb_10) */
-	add v22.4s, v17.4s, v22.4s /* w1_15 = add(sb_out_x_14, x1_15) */
-	ldr q23, [sp, #464] /* reload fb0_s_42 */
-	add v28.4s, v23.4s, v26.4s /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
-	umin v23.4s, v23.4s, v28.4s /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
-	add v28.4s, v18.4s, v26.4s /* fb0_p_43 = add(fb0_s_43, minus_modulus) */
-	umin v18.4s, v18.4s, v28.4s /* fb0_43 = minu(fb0_s_43, fb0_p_43) */
-	add v18.4s, v23.4s, v18.4s /* fb1_s_14 = add(fb0_42, fb0_43) */
-	add v23.4s, v6.4s, v26.4s /* fb0_p_44 = add(fb0_s_44, minus_modulus) */
-	umin v6.4s, v6.4s, v23.4s /* fb0_44 = minu(fb0_s_44, fb0_p_44) */
-	add v23.4s, v18.4s, v26.4s /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
-	umin v18.4s, v18.4s, v23.4s /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
-	add v6.4s, v18.4s, v6.4s /* fb2_s_14 = add(fb1_14, fb0_44) */
-	add v18.4s, v6.4s, v26.4s /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
-	umin v6.4s, v6.4s, v18.4s /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
-	ldr q18, [sp, #144] /* reload g0s14_1.2 */
-	add v6.4s, v6.4s, v18.4s /* fb_s_14 = add(fb2_14, g0s14_1) */
-	add v18.4s, v6.4s, v26.4s /* fb_p_14 = add(fb_s_14, minus_modulus) */
-	smax v6.4s, v6.4s, v18.4s /* fb_14 = maxs(fb_s_14, fb_p_14) */
+	add v18.4s, v17.4s, v17.4s /* dbl_112 = add(fb_13, fb_13) */
+	mov v19.16b, v3.16b /* high16 */
+	bsl v19.16b, v18.16b, v6.16b /* x0_14 = bsl(high16, fb_12, dbl_112) */
+	eor v19.16b, v19.16b, v22.16b /* x0r1_14 = xor(x0_14, sb_out_x_13) */
+	add v5.4s, v19.4s, v5.4s /* w_14 = add(x0r1_14, r2_13) */
+	ushr v18.4s, v18.4s, #17 /* s15k_o_14_r = shr(dbl_112) */
+	sli v18.4s, v17.4s, #15 /* s15k_o_14 = sli(s15k_o_14_r, fb_13) */
+	and v18.16b, v18.16b, v27.16b /* s15k_14 = and(s15k_o_14, modulus) */
+	ushr v5.4s, v5.4s, #1 /* w_half_14 = shr(w_14) */
+	add v5.4s, v18.4s, v5.4s /* fb0_s_44 = add(s15k_14, w_half_14) */
+	ushr v18.4s, v20.4s, #16 /* l1in_14_r = shr(w2_14) */
+	sli v18.4s, v23.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
+	ushr v19.4s, v23.4s, #16 /* l2in_14_r = shr(w1_14) */
+	sli v19.4s, v20.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
+	tbl v20.16b, {v18.16b}, v25.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
+	eor v20.16b, v18.16b, v20.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
+	tbl v22.16b, {v18.16b}, v10.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
+	eor v22.16b, v18.16b, v22.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	rev32 v18.8h, v18.8h /* ur16_14 = rev(l1in_14) */
+	eor v18.16b, v22.16b, v18.16b /* ug_14 = xor(ug_acc_14, ur16_14) */
+	ushr v22.4s, v18.4s, #30 /* ur2_14_r = shr(ug_14) */
+	sli v22.4s, v18.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
+	eor v18.16b, v20.16b, v22.16b /* u_14 = xor(u_acc_14, ur2_14) */
+	tbl v20.16b, {v19.16b}, v10.16b /* v8r8_14 = lookup16(l2in_14, rotl8) */
+	rev32 v22.8h, v19.8h /* v8r16_14 = rev(l2in_14) */
+	eor v20.16b, v20.16b, v22.16b /* v8_acc_14 = xor(v8r8_14, v8r16_14) */
+	eor v22.16b, v19.16b, v22.16b /* v8g_acc_14 = xor(l2in_14, v8r16_14) */
+	tbl v19.16b, {v19.16b}, v25.16b /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	eor v19.16b, v22.16b, v19.16b /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
+	ushr v22.4s, v19.4s, #26 /* v8r6_14_r = shr(v8g_14) */
+	sli v22.4s, v19.4s, #6 /* v8r6_14 = sli(v8r6_14_r, v8g_14) */
+	eor v19.16b, v20.16b, v22.16b /* v8_14 = xor(v8_acc_14, v8r6_14) */
+	mov v20.16b, v9.16b /* odd_bytes */
+	bsl v20.16b, v18.16b, v19.16b /* sb_in_x_14 = bsl(odd_bytes, v8_14, u_14) */
+	bit v18.16b, v19.16b, v9.16b /* sb_in_y_14 = bsl(odd_bytes, u_14, v8_14) */
+	and v19.16b, v20.16b, v24.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
+	tbl v22.16b, {v13.16b}, v19.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	eor v20.16b, v22.16b, v20.16b /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
+	tbl v22.16b, {v14.16b}, v20.16b /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	eor v19.16b, v22.16b, v19.16b /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	tbl v19.16b, {v15.16b}, v19.16b /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	add v20.16b, v20.16b, v20.16b /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	eor v19.16b, v19.16b, v20.16b /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	and v20.16b, v18.16b, v24.16b /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* sb_in_y_14_hi = shr(sb_in_y_14) */
+	tbl v20.16b, {v11.16b}, v20.16b /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
+	tbl v18.16b, {v12.16b}, v18.16b /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
+	eor v18.16b, v20.16b, v18.16b /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
+	tbl v18.16b, {v18.16b}, v28.16b /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
+	aese v18.16b, v31.16b /* sb_s1_14_aes = aese(sb_s1_14_sr, zero_key) */
+	and v20.16b, v18.16b, v24.16b /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* sb_s1_14_aes_hi = shr(sb_s1_14_aes) */
+	tbl v20.16b, {v30.16b}, v20.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
+	tbl v18.16b, {v8.16b}, v18.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	eor v18.16b, v20.16b, v18.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	mov v20.16b, v9.16b /* odd_bytes */
+	bsl v20.16b, v19.16b, v18.16b /* sb_out_x_14 = bsl(odd_bytes, sb_s1_14, sb_s0_14) */
+	bit v19.16b, v18.16b, v9.16b /* sb_out_y_14 = bsl(odd_bytes, sb_s0_14, sb_s1_14) */
+	tbl v18.16b, {v19.16b}, v25.16b /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	ldr q19, [sp, #112] /* reload x1_11 */
+	eor v19.16b, v18.16b, v19.16b /* w2_15 = xor(r2_14, x1_11) */
+	ushr v22.4s, v21.4s, #11 /* s10k_o_14_r = shr(dbl_72) */
+	sli v22.4s, v0.4s, #21 /* s10k_o_14 = sli(s10k_o_14_r, fb_8) */
+	and v22.16b, v22.16b, v27.16b /* s10k_14 = and(s10k_o_14, modulus) */
+	add v4.4s, v22.4s, v4.4s /* fb0_s_43 = add(s10k_14, s13k_14) */
+	ushr v21.4s, v21.4s, #16 /* x1_15_r = shr(dbl_72) */
+	ldr q22, [sp, #208] /* reload fb_10 */
+	sli v21.4s, v22.4s, #16 /* x1_15 = sli(x1_15_r, fb_10) */
+	add v21.4s, v20.4s, v21.4s /* w1_15 = add(sb_out_x_14, x1_15) */
+	ldr q22, [sp, #128] /* reload fb0_s_42 */
+	add v23.4s, v22.4s, v26.4s /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
+	umin v22.4s, v22.4s, v23.4s /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
+	add v23.4s, v4.4s, v26.4s /* fb0_p_43 = add(fb0_s_43, minus_modulus) */
+	umin v4.4s, v4.4s, v23.4s /* fb0_43 = minu(fb0_s_43, fb0_p_43) */
+	add v4.4s, v22.4s, v4.4s /* fb1_s_14 = add(fb0_42, fb0_43) */
+	add v22.4s, v5.4s, v26.4s /* fb0_p_44 = add(fb0_s_44, minus_modulus) */
+	umin v5.4s, v5.4s, v22.4s /* fb0_44 = minu(fb0_s_44, fb0_p_44) */
+	add v22.4s, v4.4s, v26.4s /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	umin v4.4s, v4.4s, v22.4s /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
+	add v4.4s, v4.4s, v5.4s /* fb2_s_14 = add(fb1_14, fb0_44) */
+	add v5.4s, v4.4s, v26.4s /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	umin v4.4s, v4.4s, v5.4s /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
+	ldr q5, [sp, #480] /* reload g0s14_1.2 */
+	add v4.4s, v4.4s, v5.4s /* fb_s_14 = add(fb2_14, g0s14_1) */
+	add v5.4s, v4.4s, v26.4s /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	smax v4.4s, v4.4s, v5.4s /* fb_14 = maxs(fb_s_14, fb_p_14) */
 
 	/* Initialisation round 16r+15, lanes 0..: s16 = feedback + (W >> 1). */
-	add v18.4s, v6.4s, v6.4s /* dbl_120 = add(fb_14, fb_14) */
-	mov v23.16b, v3.16b /* high16 */
-	bsl v23.16b, v18.16b, v5.16b /* x0_15 = bsl(high16, fb_13, dbl_120) */
-	eor v17.16b, v23.16b, v17.16b /* x0r1_15 = xor(x0_15, sb_out_x_14) */
-	add v7.4s, v17.4s, v7.4s /* w_15 = add(x0r1_15, r2_14) */
-	ushr v17.4s, v18.4s, #17 /* s15k_o_15_r = shr(dbl_120) */
-	sli v17.4s, v6.4s, #15 /* s15k_o_15 = sli(s15k_o_15_r, fb_14) */
-	and v17.16b, v17.16b, v27.16b /* s15k_15 = and(s15k_o_15, modulus) */
-	ushr v7.4s, v7.4s, #1 /* w_half_15 = shr(w_15) */
-	add v7.4s, v17.4s, v7.4s /* fb0_s_47 = add(s15k_15, w_half_15) */
-	ushr v17.4s, v16.4s, #16 /* l1in_15_r = shr(w2_15) */
-	sli v17.4s, v22.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
-	mov v18.16b, v3.16b /* high16 */
-	bsl v18.16b, v16.16b, v22.16b /* l1in16_15 = bsl(high16, w1_15, w2_15) */
-	tbl v23.16b, {v17.16b}, v10.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
-	eor v23.16b, v17.16b, v23.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
-	tbl v28.16b, {v17.16b}, v12.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
-	eor v17.16b, v17.16b, v28.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
-	eor v17.16b, v17.16b, v18.16b /* ug_15 = xor(ug_acc_15, l1in16_15) */
-	ushr v18.4s, v17.4s, #30 /* ur2_15_r = shr(ug_15) */
-	sli v18.4s, v17.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
-	eor v17.16b, v23.16b, v18.16b /* u_15 = xor(u_acc_15, ur2_15) */
-	ushr v18.4s, v22.4s, #16 /* l2in_15_r = shr(w1_15) */
-	sli v18.4s, v16.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
-	bit v16.16b, v22.16b, v3.16b /* l2in16_15 = bsl(high16, w2_15, w1_15) */
-	tbl v22.16b, {v18.16b}, v12.16b /* v8r8_15 = lookup16(l2in_15, rotl8) */
-	eor v22.16b, v22.16b, v16.16b /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
-	eor v16.16b, v18.16b, v16.16b /* v8g_acc_15 = xor(l2in_15, l2in16_15) */
-	tbl v18.16b, {v18.16b}, v10.16b /* v8r24_15 = lookup16(l2in_15, rotl24) */
-	eor v16.16b, v16.16b, v18.16b /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
-	ushr v18.4s, v16.4s, #26 /* v8r6_15_r = shr(v8g_15) */
-	sli v18.4s, v16.4s, #6 /* v8r6_15 = sli(v8r6_15_r, v8g_15) */
-	eor v16.16b, v22.16b, v18.16b /* v8_15 = xor(v8_acc_15, v8r6_15) */
-	mov v18.16b, v25.16b /* odd_bytes */
-	bsl v18.16b, v17.16b, v16.16b /* sb_in_x_15 = bsl(odd_bytes, v8_15, u_15) */
-	bit v17.16b, v16.16b, v25.16b /* sb_in_y_15 = bsl(odd_bytes, u_15, v8_15) */
-	and v16.16b, v18.16b, v24.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
-	tbl v22.16b, {v13.16b}, v16.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
-	eor v18.16b, v22.16b, v18.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	tbl v22.16b, {v14.16b}, v18.16b /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
-	eor v16.16b, v22.16b, v16.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	tbl v16.16b, {v15.16b}, v16.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
-	add v18.16b, v18.16b, v18.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
-	eor v16.16b, v16.16b, v18.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
-	and v18.16b, v17.16b, v24.16b /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* sb_in_y_15_hi = shr(sb_in_y_15) */
-	tbl v18.16b, {v30.16b}, v18.16b /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
-	tbl v17.16b, {v8.16b}, v17.16b /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
-	eor v17.16b, v18.16b, v17.16b /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
-	tbl v17.16b, {v17.16b}, v19.16b /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
-	aese v17.16b, v20.16b /* sb_s1_15_aes = aese(sb_s1_15_sr, zero_key) */
-	and v18.16b, v17.16b, v24.16b /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* sb_s1_15_aes_hi = shr(sb_s1_15_aes) */
-	tbl v18.16b, {v31.16b}, v18.16b /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
-	tbl v17.16b, {v9.16b}, v17.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
-	eor v17.16b, v18.16b, v17.16b /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
-	mov v18.16b, v25.16b /* odd_bytes */
-	bsl v18.16b, v16.16b, v17.16b /* sb_out_x_15 = bsl(odd_bytes, sb_s1_15, sb_s0_15) */
-	bit v16.16b, v17.16b, v25.16b /* sb_out_y_15 = bsl(odd_bytes, sb_s0_15, sb_s1_15) */
-	tbl v16.16b, {v16.16b}, v10.16b /* r2_15 = lookup16(sb_out_y_15, rotl24) */
-	ldr q17, [sp, #224] /* reload fb0_s_45 */
-	add v22.4s, v17.4s, v26.4s /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
-	umin v17.4s, v17.4s, v22.4s /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
-	add v22.4s, v4.4s, v26.4s /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
-	umin v4.4s, v4.4s, v22.4s /* fb0_46 = minu(fb0_s_46, fb0_p_46) */
-	add v4.4s, v17.4s, v4.4s /* fb1_s_15 = add(fb0_45, fb0_46) */
-	add v17.4s, v7.4s, v26.4s /* fb0_p_47 = add(fb0_s_47, minus_modulus) */
-	umin v7.4s, v7.4s, v17.4s /* fb0_47 = minu(fb0_s_47, fb0_p_47) */
-	add v17.4s, v4.4s, v26.4s /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
-	umin v4.4s, v4.4s, v17.4s /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
-	add v4.4s, v4.4s, v7.4s /* fb2_s_15 = add(fb1_15, fb0_47) */
-	add v7.4s, v4.4s, v26.4s /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
-	umin v4.4s, v4.4s, v7.4s /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
-	ldr q7, [sp, #96] /* reload g0s15_1.2 */
-	add v4.4s, v4.4s, v7.4s /* fb_s_15 = add(fb2_15, g0s15_1) */
-	add v7.4s, v4.4s, v26.4s /* fb_p_15 = add(fb_s_15, minus_modulus) */
-	smax v4.4s, v4.4s, v7.4s /* fb_15 = maxs(fb_s_15, fb_p_15) */
-	mov v7.16b, v21.16b /* g0s7_1.3 */
-	mov v17.16b, v1.16b /* g0s9_1.3 */
-	ldr q1, [sp, #320] /* reload g0s1_1.3 */
-	ldr q19, [sp, #368] /* reload g0s11_1.3 */
-	mov v20.16b, v2.16b /* g0s12_1.3 */
-	mov v21.16b, v5.16b /* g0s13_1.3 */
-	ldr q5, [sp, #256] /* reload g0s5_1.3 */
-	mov v22.16b, v6.16b /* g0s14_1.3 */
-	ldr q6, [sp, #352] /* reload g0s6_1.3 */
-	mov v23.16b, v4.16b /* g0s15_1.3 */
-	ldr q4, [sp, #208] /* reload g0s4_1.3 */
-	mov v24.16b, v18.16b /* g0r1_1.3 */
-	ldr q18, [sp, #432] /* reload g0s10_1.3 */
-	mov v25.16b, v16.16b /* g0r2_1.3 */
+	add v5.4s, v4.4s, v4.4s /* dbl_120 = add(fb_14, fb_14) */
+	mov v22.16b, v3.16b /* high16 */
+	bsl v22.16b, v5.16b, v17.16b /* x0_15 = bsl(high16, fb_13, dbl_120) */
+	eor v20.16b, v22.16b, v20.16b /* x0r1_15 = xor(x0_15, sb_out_x_14) */
+	add v18.4s, v20.4s, v18.4s /* w_15 = add(x0r1_15, r2_14) */
+	ushr v5.4s, v5.4s, #17 /* s15k_o_15_r = shr(dbl_120) */
+	sli v5.4s, v4.4s, #15 /* s15k_o_15 = sli(s15k_o_15_r, fb_14) */
+	and v5.16b, v5.16b, v27.16b /* s15k_15 = and(s15k_o_15, modulus) */
+	ushr v18.4s, v18.4s, #1 /* w_half_15 = shr(w_15) */
+	add v5.4s, v5.4s, v18.4s /* fb0_s_47 = add(s15k_15, w_half_15) */
+	ushr v18.4s, v19.4s, #16 /* l1in_15_r = shr(w2_15) */
+	sli v18.4s, v21.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
+	ushr v20.4s, v21.4s, #16 /* l2in_15_r = shr(w1_15) */
+	sli v20.4s, v19.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
+	tbl v19.16b, {v18.16b}, v25.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
+	eor v19.16b, v18.16b, v19.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
+	tbl v21.16b, {v18.16b}, v10.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
+	eor v21.16b, v18.16b, v21.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	rev32 v18.8h, v18.8h /* ur16_15 = rev(l1in_15) */
+	eor v18.16b, v21.16b, v18.16b /* ug_15 = xor(ug_acc_15, ur16_15) */
+	ushr v21.4s, v18.4s, #30 /* ur2_15_r = shr(ug_15) */
+	sli v21.4s, v18.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
+	eor v18.16b, v19.16b, v21.16b /* u_15 = xor(u_acc_15, ur2_15) */
+	tbl v19.16b, {v20.16b}, v10.16b /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	rev32 v21.8h, v20.8h /* v8r16_15 = rev(l2in_15) */
+	eor v19.16b, v19.16b, v21.16b /* v8_acc_15 = xor(v8r8_15, v8r16_15) */
+	eor v21.16b, v20.16b, v21.16b /* v8g_acc_15 = xor(l2in_15, v8r16_15) */
+	tbl v20.16b, {v20.16b}, v25.16b /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	eor v20.16b, v21.16b, v20.16b /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
+	ushr v21.4s, v20.4s, #26 /* v8r6_15_r = shr(v8g_15) */
+	sli v21.4s, v20.4s, #6 /* v8r6_15 = sli(v8r6_15_r, v8g_15) */
+	eor v19.16b, v19.16b, v21.16b /* v8_15 = xor(v8_acc_15, v8r6_15) */
+	mov v20.16b, v9.16b /* odd_bytes */
+	bsl v20.16b, v18.16b, v19.16b /* sb_in_x_15 = bsl(odd_bytes, v8_15, u_15) */
+	bit v18.16b, v19.16b, v9.16b /* sb_in_y_15 = bsl(odd_bytes, u_15, v8_15) */
+	and v19.16b, v20.16b, v24.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
+	tbl v21.16b, {v13.16b}, v19.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	eor v20.16b, v21.16b, v20.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
+	tbl v21.16b, {v14.16b}, v20.16b /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	eor v19.16b, v21.16b, v19.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	tbl v19.16b, {v15.16b}, v19.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	add v20.16b, v20.16b, v20.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	eor v19.16b, v19.16b, v20.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	and v20.16b, v18.16b, v24.16b /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* sb_in_y_15_hi = shr(sb_in_y_15) */
+	tbl v20.16b, {v11.16b}, v20.16b /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
+	tbl v18.16b, {v12.16b}, v18.16b /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
+	eor v18.16b, v20.16b, v18.16b /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
+	tbl v18.16b, {v18.16b}, v28.16b /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
+	aese v18.16b, v31.16b /* sb_s1_15_aes = aese(sb_s1_15_sr, zero_key) */
+	and v20.16b, v18.16b, v24.16b /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* sb_s1_15_aes_hi = shr(sb_s1_15_aes) */
+	tbl v20.16b, {v30.16b}, v20.16b /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
+	tbl v18.16b, {v8.16b}, v18.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	eor v18.16b, v20.16b, v18.16b /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
+	mov v20.16b, v9.16b /* odd_bytes */
+	bsl v20.16b, v19.16b, v18.16b /* sb_out_x_15 = bsl(odd_bytes, sb_s1_15, sb_s0_15) */
+	bit v19.16b, v18.16b, v9.16b /* sb_out_y_15 = bsl(odd_bytes, sb_s0_15, sb_s1_15) */
+	tbl v18.16b, {v19.16b}, v25.16b /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	ldr q19, [sp, #224] /* reload fb0_s_45 */
+	add v21.4s, v19.4s, v26.4s /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
+	umin v19.4s, v19.4s, v21.4s /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
+	add v21.4s, v16.4s, v26.4s /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
+	umin v16.4s, v16.4s, v21.4s /* fb0_46 = minu(fb0_s_46, fb0_p_46) */
+	add v16.4s, v19.4s, v16.4s /* fb1_s_15 = add(fb0_45, fb0_46) */
+	add v19.4s, v5.4s, v26.4s /* fb0_p_47 = add(fb0_s_47, minus_modulus) */
+	umin v5.4s, v5.4s, v19.4s /* fb0_47 = minu(fb0_s_47, fb0_p_47) */
+	add v19.4s, v16.4s, v26.4s /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
+	umin v16.4s, v16.4s, v19.4s /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
+	add v5.4s, v16.4s, v5.4s /* fb2_s_15 = add(fb1_15, fb0_47) */
+	add v16.4s, v5.4s, v26.4s /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
+	umin v5.4s, v5.4s, v16.4s /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
+	ldr q16, [sp, #96] /* reload g0s15_1.2 */
+	add v5.4s, v5.4s, v16.4s /* fb_s_15 = add(fb2_15, g0s15_1) */
+	add v16.4s, v5.4s, v26.4s /* fb_p_15 = add(fb_s_15, minus_modulus) */
+	smax v5.4s, v5.4s, v16.4s /* fb_15 = maxs(fb_s_15, fb_p_15) */
 	mov v16.16b, v0.16b /* g0s8_1.3 */
-	ldr q0, [sp, #480] /* reload g0s0_1.3 */
+	ldr q0, [sp, #192] /* reload g0s0_1.3 */
+	mov v19.16b, v2.16b /* g0s11_1.3 */
+	mov v21.16b, v17.16b /* g0s13_1.3 */
+	mov v17.16b, v1.16b /* g0s9_1.3 */
+	ldr q1, [sp, #496] /* reload g0s1_1.3 */
+	mov v22.16b, v4.16b /* g0s14_1.3 */
+	ldr q4, [sp, #384] /* reload g0s4_1.3 */
+	mov v23.16b, v5.16b /* g0s15_1.3 */
+	ldr q5, [sp, #144] /* reload g0s5_1.3 */
+	mov v24.16b, v20.16b /* g0r1_1.3 */
+	mov v20.16b, v6.16b /* g0s12_1.3 */
+	ldr q6, [sp, #464] /* reload g0s6_1.3 */
+	mov v25.16b, v18.16b /* g0r2_1.3 */
+	ldr q18, [sp, #416] /* reload g0s10_1.3 */
 	subs x1, x1, #1
 	b.ne .Lzuc_lanes_neon_aes_asm_0_loop_r0
 
@@ -1888,83 +1877,80 @@ zuc_lanes_neon_aes_init_asm:
 	and v5.16b, v5.16b, v27.16b /* s0k_16 = and(s0k_o_16, modulus) */
 	ushr v6.4s, v3.4s, #16 /* l1in_16_r = shr(w2_16) */
 	sli v6.4s, v2.4s, #16 /* l1in_16 = sli(l1in_16_r, w1_16) */
-	adrp x17, .Lzuc_lanes_neon_aes_asm_0_high16
-	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_high16] /* high16 = const() */
-	mov v16.16b, v7.16b /* high16 */
-	bsl v16.16b, v3.16b, v2.16b /* l1in16_16 = bsl(high16, w1_16, w2_16) */
+	ushr v2.4s, v2.4s, #16 /* l2in_16_r = shr(w1_16) */
+	sli v2.4s, v3.4s, #16 /* l2in_16 = sli(l2in_16_r, w2_16) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_rotl24
-	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_rotl24] /* rotl24 = const() */
-	tbl v19.16b, {v6.16b}, v17.16b /* ur24_16 = lookup16(l1in_16, rotl24) */
-	eor v19.16b, v6.16b, v19.16b /* u_acc_16 = xor(l1in_16, ur24_16) */
+	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_rotl24] /* rotl24 = const() */
+	tbl v7.16b, {v6.16b}, v3.16b /* ur24_16 = lookup16(l1in_16, rotl24) */
+	eor v7.16b, v6.16b, v7.16b /* u_acc_16 = xor(l1in_16, ur24_16) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_rotl8
-	ldr q20, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_rotl8] /* rotl8 = const() */
-	tbl v22.16b, {v6.16b}, v20.16b /* ur8_16 = lookup16(l1in_16, rotl8) */
-	eor v6.16b, v6.16b, v22.16b /* ug_acc_16 = xor(l1in_16, ur8_16) */
-	eor v6.16b, v6.16b, v16.16b /* ug_16 = xor(ug_acc_16, l1in16_16) */
-	ushr v16.4s, v6.4s, #30 /* ur2_16_r = shr(ug_16) */
-	sli v16.4s, v6.4s, #2 /* ur2_16 = sli(ur2_16_r, ug_16) */
-	eor v6.16b, v19.16b, v16.16b /* u_16 = xor(u_acc_16, ur2_16) */
-	ushr v16.4s, v2.4s, #16 /* l2in_16_r = shr(w1_16) */
-	sli v16.4s, v3.4s, #16 /* l2in_16 = sli(l2in_16_r, w2_16) */
-	bsl v7.16b, v2.16b, v3.16b /* l2in16_16 = bsl(high16, w2_16, w1_16) */
-	tbl v2.16b, {v16.16b}, v20.16b /* v8r8_16 = lookup16(l2in_16, rotl8) */
-	eor v2.16b, v2.16b, v7.16b /* v8_acc_16 = xor(v8r8_16, l2in16_16) */
-	eor v3.16b, v16.16b, v7.16b /* v8g_acc_16 = xor(l2in_16, l2in16_16) */
-	tbl v7.16b, {v16.16b}, v17.16b /* v8r24_16 = lookup16(l2in_16, rotl24) */
-	eor v3.16b, v3.16b, v7.16b /* v8g_16 = xor(v8g_acc_16, v8r24_16) */
-	ushr v7.4s, v3.4s, #26 /* v8r6_16_r = shr(v8g_16) */
-	sli v7.4s, v3.4s, #6 /* v8r6_16 = sli(v8r6_16_r, v8g_16) */
-	eor v2.16b, v2.16b, v7.16b /* v8_16 = xor(v8_acc_16, v8r6_16) */
+	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_rotl8] /* rotl8 = const() */
+	tbl v17.16b, {v6.16b}, v16.16b /* ur8_16 = lookup16(l1in_16, rotl8) */
+	eor v17.16b, v6.16b, v17.16b /* ug_acc_16 = xor(l1in_16, ur8_16) */
+	rev32 v6.8h, v6.8h /* ur16_16 = rev(l1in_16) */
+	eor v6.16b, v17.16b, v6.16b /* ug_16 = xor(ug_acc_16, ur16_16) */
+	ushr v17.4s, v6.4s, #30 /* ur2_16_r = shr(ug_16) */
+	sli v17.4s, v6.4s, #2 /* ur2_16 = sli(ur2_16_r, ug_16) */
+	eor v6.16b, v7.16b, v17.16b /* u_16 = xor(u_acc_16, ur2_16) */
+	tbl v7.16b, {v2.16b}, v16.16b /* v8r8_16 = lookup16(l2in_16, rotl8) */
+	rev32 v16.8h, v2.8h /* v8r16_16 = rev(l2in_16) */
+	eor v7.16b, v7.16b, v16.16b /* v8_acc_16 = xor(v8r8_16, v8r16_16) */
+	eor v16.16b, v2.16b, v16.16b /* v8g_acc_16 = xor(l2in_16, v8r16_16) */
+	tbl v2.16b, {v2.16b}, v3.16b /* v8r24_16 = lookup16(l2in_16, rotl24) */
+	eor v2.16b, v16.16b, v2.16b /* v8g_16 = xor(v8g_acc_16, v8r24_16) */
+	ushr v16.4s, v2.4s, #26 /* v8r6_16_r = shr(v8g_16) */
+	sli v16.4s, v2.4s, #6 /* v8r6_16 = sli(v8r6_16_r, v8g_16) */
+	eor v2.16b, v7.16b, v16.16b /* v8_16 = xor(v8_acc_16, v8r6_16) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_odd_bytes
-	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_odd_bytes] /* odd_bytes = const() */
-	mov v7.16b, v3.16b /* odd_bytes */
-	bsl v7.16b, v6.16b, v2.16b /* sb_in_x_16 = bsl(odd_bytes, v8_16, u_16) */
-	bit v6.16b, v2.16b, v3.16b /* sb_in_y_16 = bsl(odd_bytes, u_16, v8_16) */
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_odd_bytes] /* odd_bytes = const() */
+	mov v16.16b, v7.16b /* odd_bytes */
+	bsl v16.16b, v6.16b, v2.16b /* sb_in_x_16 = bsl(odd_bytes, v8_16, u_16) */
+	bit v6.16b, v2.16b, v7.16b /* sb_in_y_16 = bsl(odd_bytes, u_16, v8_16) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_nibble_mask
 	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_nibble_mask] /* nibble_mask = const() */
-	and v16.16b, v7.16b, v2.16b /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* sb_s0_xh_16 = shr(sb_in_x_16) */
+	and v17.16b, v16.16b, v2.16b /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* sb_s0_xh_16 = shr(sb_in_x_16) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_s0_p1
 	ldr q19, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_s0_p1] /* s0_p1 = const() */
-	tbl v19.16b, {v19.16b}, v16.16b /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
-	eor v7.16b, v19.16b, v7.16b /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
+	tbl v19.16b, {v19.16b}, v17.16b /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
+	eor v16.16b, v19.16b, v16.16b /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_s0_p2
 	ldr q19, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_s0_p2] /* s0_p2 = const() */
-	tbl v19.16b, {v19.16b}, v7.16b /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
-	eor v16.16b, v19.16b, v16.16b /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
+	tbl v19.16b, {v19.16b}, v16.16b /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
+	eor v17.16b, v19.16b, v17.16b /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_s0_p3_rot
 	ldr q19, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_s0_p3_rot] /* s0_p3_rot = const() */
-	tbl v16.16b, {v19.16b}, v16.16b /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
-	add v7.16b, v7.16b, v7.16b /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
-	eor v7.16b, v16.16b, v7.16b /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
-	and v16.16b, v6.16b, v2.16b /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
+	tbl v17.16b, {v19.16b}, v17.16b /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
+	add v16.16b, v16.16b, v16.16b /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
+	eor v16.16b, v17.16b, v16.16b /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
+	and v17.16b, v6.16b, v2.16b /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* sb_in_y_16_hi = shr(sb_in_y_16) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo
 	ldr q19, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo] /* tbl_lo = const() */
-	tbl v16.16b, {v19.16b}, v16.16b /* sb_s1_k_16_l = lookup16(tbl_lo, sb_in_y_16_lo) */
+	tbl v17.16b, {v19.16b}, v17.16b /* sb_s1_k_16_l = lookup16(tbl_lo, sb_in_y_16_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi
 	ldr q19, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi] /* tbl_hi = const() */
 	tbl v6.16b, {v19.16b}, v6.16b /* sb_s1_k_16_h = lookup16(tbl_hi, sb_in_y_16_hi) */
-	eor v6.16b, v16.16b, v6.16b /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
+	eor v6.16b, v17.16b, v6.16b /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_inv_shift_rows
-	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v6.16b, {v6.16b}, v16.16b /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
+	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v6.16b, {v6.16b}, v17.16b /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_zero_key
-	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v6.16b, v16.16b /* sb_s1_16_aes = aese(sb_s1_16_sr, zero_key) */
+	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_zero_key] /* zero_key = const() */
+	aese v6.16b, v17.16b /* sb_s1_16_aes = aese(sb_s1_16_sr, zero_key) */
 	and v2.16b, v6.16b, v2.16b /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* sb_s1_16_aes_hi = shr(sb_s1_16_aes) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_lo_1
-	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v2.16b, {v16.16b}, v2.16b /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
+	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v2.16b, {v17.16b}, v2.16b /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_0_tbl_hi_1
-	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v6.16b, {v16.16b}, v6.16b /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
+	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v6.16b, {v17.16b}, v6.16b /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
 	eor v2.16b, v2.16b, v6.16b /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
-	mov v6.16b, v3.16b /* odd_bytes */
-	bsl v6.16b, v7.16b, v2.16b /* sb_out_x_16 = bsl(odd_bytes, sb_s1_16, sb_s0_16) */
-	bsl v3.16b, v2.16b, v7.16b /* sb_out_y_16 = bsl(odd_bytes, sb_s0_16, sb_s1_16) */
-	tbl v2.16b, {v3.16b}, v17.16b /* r2_16 = lookup16(sb_out_y_16, rotl24) */
+	mov v6.16b, v7.16b /* odd_bytes */
+	bsl v6.16b, v16.16b, v2.16b /* sb_out_x_16 = bsl(odd_bytes, sb_s1_16, sb_s0_16) */
+	bsl v7.16b, v2.16b, v16.16b /* sb_out_y_16 = bsl(odd_bytes, sb_s0_16, sb_s1_16) */
+	tbl v2.16b, {v7.16b}, v3.16b /* r2_16 = lookup16(sb_out_y_16, rotl24) */
 	add v3.4s, v4.4s, v4.4s /* dbl_133 = add(g0s4_1, g0s4_1) */
 	ushr v3.4s, v3.4s, #12 /* s4k_o_16_r = shr(dbl_133) */
 	sli v3.4s, v4.4s, #20 /* s4k_o_16 = sli(s4k_o_16_r, g0s4_1) */
@@ -2008,14 +1994,14 @@ zuc_lanes_neon_aes_init_asm:
  *   x1: out
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 192 bytes (8 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 160 bytes (6 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl zuc_lanes_neon_aes_keystream_asm
 	.hidden zuc_lanes_neon_aes_keystream_asm
 	.type zuc_lanes_neon_aes_keystream_asm, %function
 	.p2align 4
 zuc_lanes_neon_aes_keystream_asm:
-	sub sp, sp, #192
+	sub sp, sp, #160
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -2065,65 +2051,64 @@ zuc_lanes_neon_aes_keystream_asm:
 	rev32 v2.16b, v2.16b /* zbe = rev(z) */
 	ushr v16.4s, v1.4s, #16 /* l1in_r = shr(w2) */
 	sli v16.4s, v0.4s, #16 /* l1in = sli(l1in_r, w1) */
-	mov v17.16b, v5.16b /* high16 */
-	bsl v17.16b, v1.16b, v0.16b /* l1in16 = bsl(high16, w1, w2) */
+	ushr v0.4s, v0.4s, #16 /* l2in_r = shr(w1) */
+	sli v0.4s, v1.4s, #16 /* l2in = sli(l2in_r, w2) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_1_rotl24
-	ldr q18, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_rotl24] /* rotl24 = const() */
-	tbl v19.16b, {v16.16b}, v18.16b /* ur24 = lookup16(l1in, rotl24) */
-	eor v19.16b, v16.16b, v19.16b /* u_acc = xor(l1in, ur24) */
+	ldr q1, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_rotl24] /* rotl24 = const() */
+	tbl v17.16b, {v16.16b}, v1.16b /* ur24 = lookup16(l1in, rotl24) */
+	eor v17.16b, v16.16b, v17.16b /* u_acc = xor(l1in, ur24) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_1_rotl8
-	ldr q20, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_rotl8] /* rotl8 = const() */
-	tbl v21.16b, {v16.16b}, v20.16b /* ur8 = lookup16(l1in, rotl8) */
-	eor v16.16b, v16.16b, v21.16b /* ug_acc = xor(l1in, ur8) */
-	eor v16.16b, v16.16b, v17.16b /* ug = xor(ug_acc, l1in16) */
-	ushr v17.4s, v16.4s, #30 /* ur2_r = shr(ug) */
-	sli v17.4s, v16.4s, #2 /* ur2 = sli(ur2_r, ug) */
-	eor v16.16b, v19.16b, v17.16b /* u = xor(u_acc, ur2) */
-	ushr v17.4s, v0.4s, #16 /* l2in_r = shr(w1) */
-	sli v17.4s, v1.4s, #16 /* l2in = sli(l2in_r, w2) */
-	bit v1.16b, v0.16b, v5.16b /* l2in16 = bsl(high16, w2, w1) */
-	tbl v0.16b, {v17.16b}, v20.16b /* v8r8 = lookup16(l2in, rotl8) */
-	eor v0.16b, v0.16b, v1.16b /* v8_acc = xor(v8r8, l2in16) */
-	eor v1.16b, v17.16b, v1.16b /* v8g_acc = xor(l2in, l2in16) */
-	tbl v17.16b, {v17.16b}, v18.16b /* v8r24 = lookup16(l2in, rotl24) */
-	eor v1.16b, v1.16b, v17.16b /* v8g = xor(v8g_acc, v8r24) */
-	ushr v17.4s, v1.4s, #26 /* v8r6_r = shr(v8g) */
-	sli v17.4s, v1.4s, #6 /* v8r6 = sli(v8r6_r, v8g) */
-	eor v0.16b, v0.16b, v17.16b /* v8 = xor(v8_acc, v8r6) */
+	ldr q18, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_rotl8] /* rotl8 = const() */
+	tbl v19.16b, {v16.16b}, v18.16b /* ur8 = lookup16(l1in, rotl8) */
+	eor v19.16b, v16.16b, v19.16b /* ug_acc = xor(l1in, ur8) */
+	rev32 v16.8h, v16.8h /* ur16 = rev(l1in) */
+	eor v16.16b, v19.16b, v16.16b /* ug = xor(ug_acc, ur16) */
+	ushr v19.4s, v16.4s, #30 /* ur2_r = shr(ug) */
+	sli v19.4s, v16.4s, #2 /* ur2 = sli(ur2_r, ug) */
+	eor v16.16b, v17.16b, v19.16b /* u = xor(u_acc, ur2) */
+	tbl v17.16b, {v0.16b}, v18.16b /* v8r8 = lookup16(l2in, rotl8) */
+	rev32 v19.8h, v0.8h /* v8r16 = rev(l2in) */
+	eor v17.16b, v17.16b, v19.16b /* v8_acc = xor(v8r8, v8r16) */
+	eor v19.16b, v0.16b, v19.16b /* v8g_acc = xor(l2in, v8r16) */
+	tbl v0.16b, {v0.16b}, v1.16b /* v8r24 = lookup16(l2in, rotl24) */
+	eor v0.16b, v19.16b, v0.16b /* v8g = xor(v8g_acc, v8r24) */
+	ushr v19.4s, v0.4s, #26 /* v8r6_r = shr(v8g) */
+	sli v19.4s, v0.4s, #6 /* v8r6 = sli(v8r6_r, v8g) */
+	eor v0.16b, v17.16b, v19.16b /* v8 = xor(v8_acc, v8r6) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_1_odd_bytes
-	ldr q1, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_odd_bytes] /* odd_bytes = const() */
-	mov v17.16b, v1.16b /* odd_bytes */
-	bsl v17.16b, v16.16b, v0.16b /* sb_in_x = bsl(odd_bytes, v8, u) */
-	bit v16.16b, v0.16b, v1.16b /* sb_in_y = bsl(odd_bytes, u, v8) */
+	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_odd_bytes] /* odd_bytes = const() */
+	mov v19.16b, v17.16b /* odd_bytes */
+	bsl v19.16b, v16.16b, v0.16b /* sb_in_x = bsl(odd_bytes, v8, u) */
+	bit v16.16b, v0.16b, v17.16b /* sb_in_y = bsl(odd_bytes, u, v8) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_1_nibble_mask
 	ldr q0, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_nibble_mask] /* nibble_mask = const() */
-	and v19.16b, v17.16b, v0.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
+	and v20.16b, v19.16b, v0.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_1_s0_p1
 	ldr q21, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_s0_p1] /* s0_p1 = const() */
-	tbl v22.16b, {v21.16b}, v19.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
-	eor v17.16b, v22.16b, v17.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	tbl v22.16b, {v21.16b}, v20.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	eor v19.16b, v22.16b, v19.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_1_s0_p2
 	ldr q22, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_s0_p2] /* s0_p2 = const() */
-	tbl v23.16b, {v22.16b}, v17.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
-	eor v19.16b, v23.16b, v19.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	tbl v23.16b, {v22.16b}, v19.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	eor v20.16b, v23.16b, v20.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_1_s0_p3_rot
 	ldr q23, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_s0_p3_rot] /* s0_p3_rot = const() */
-	tbl v19.16b, {v23.16b}, v19.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
-	add v17.16b, v17.16b, v17.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
-	eor v17.16b, v19.16b, v17.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	and v19.16b, v16.16b, v0.16b /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	tbl v20.16b, {v23.16b}, v20.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	add v19.16b, v19.16b, v19.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	eor v19.16b, v20.16b, v19.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	and v20.16b, v16.16b, v0.16b /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* sb_in_y_hi = shr(sb_in_y) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_1_tbl_lo
 	ldr q24, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_tbl_lo] /* tbl_lo = const() */
-	tbl v19.16b, {v24.16b}, v19.16b /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	tbl v20.16b, {v24.16b}, v20.16b /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_1_tbl_hi
 	ldr q25, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_tbl_hi] /* tbl_hi = const() */
 	tbl v16.16b, {v25.16b}, v16.16b /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
-	eor v16.16b, v19.16b, v16.16b /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	eor v16.16b, v20.16b, v16.16b /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_1_inv_shift_rows
-	ldr q19, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v16.16b, {v16.16b}, v19.16b /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	ldr q20, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v16.16b, {v16.16b}, v20.16b /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_1_zero_key
 	ldr q26, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_zero_key] /* zero_key = const() */
 	aese v16.16b, v26.16b /* sb_s1_aes = aese(sb_s1_sr, zero_key) */
@@ -2136,36 +2121,36 @@ zuc_lanes_neon_aes_keystream_asm:
 	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v16.16b, {v29.16b}, v16.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	eor v16.16b, v27.16b, v16.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
-	mov v27.16b, v1.16b /* odd_bytes */
-	bsl v27.16b, v17.16b, v16.16b /* sb_out_x = bsl(odd_bytes, sb_s1, sb_s0) */
-	bit v17.16b, v16.16b, v1.16b /* sb_out_y = bsl(odd_bytes, sb_s0, sb_s1) */
-	tbl v16.16b, {v17.16b}, v18.16b /* r2 = lookup16(sb_out_y, rotl24) */
-	ldr q17, [x0, #64] /* g0s4 = load() */
-	add v30.4s, v17.4s, v17.4s /* dbl_5 = add(g0s4, g0s4) */
+	mov v27.16b, v17.16b /* odd_bytes */
+	bsl v27.16b, v19.16b, v16.16b /* sb_out_x = bsl(odd_bytes, sb_s1, sb_s0) */
+	bit v19.16b, v16.16b, v17.16b /* sb_out_y = bsl(odd_bytes, sb_s0, sb_s1) */
+	tbl v16.16b, {v19.16b}, v1.16b /* r2 = lookup16(sb_out_y, rotl24) */
+	ldr q19, [x0, #64] /* g0s4 = load() */
+	add v30.4s, v19.4s, v19.4s /* dbl_5 = add(g0s4, g0s4) */
 	ushr v30.4s, v30.4s, #12 /* s4k_o_r = shr(dbl_5) */
-	sli v30.4s, v17.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4) */
-	and v17.16b, v30.16b, v3.16b /* s4k = and(s4k_o, modulus) */
-	add v6.4s, v6.4s, v17.4s /* fb0_s = add(s0k, s4k) */
-	ldr q17, [x0, #160] /* g0s10 = load() */
-	add v30.4s, v17.4s, v17.4s /* dbl_6 = add(g0s10, g0s10) */
+	sli v30.4s, v19.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4) */
+	and v19.16b, v30.16b, v3.16b /* s4k = and(s4k_o, modulus) */
+	add v6.4s, v6.4s, v19.4s /* fb0_s = add(s0k, s4k) */
+	ldr q19, [x0, #160] /* g0s10 = load() */
+	add v30.4s, v19.4s, v19.4s /* dbl_6 = add(g0s10, g0s10) */
 	ushr v30.4s, v30.4s, #11 /* s10k_o_r = shr(dbl_6) */
-	sli v30.4s, v17.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10) */
-	and v17.16b, v30.16b, v3.16b /* s10k = and(s10k_o, modulus) */
+	sli v30.4s, v19.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10) */
+	and v19.16b, v30.16b, v3.16b /* s10k = and(s10k_o, modulus) */
 	ldr q30, [x0, #208] /* g0s13 = load() */
 	add v31.4s, v30.4s, v30.4s /* dbl_7 = add(g0s13, g0s13) */
 	ushr v31.4s, v31.4s, #15 /* s13k_o_r = shr(dbl_7) */
 	sli v31.4s, v30.4s, #17 /* s13k_o = sli(s13k_o_r, g0s13) */
 	and v30.16b, v31.16b, v3.16b /* s13k = and(s13k_o, modulus) */
-	add v17.4s, v17.4s, v30.4s /* fb0_s_1 = add(s10k, s13k) */
+	add v19.4s, v19.4s, v30.4s /* fb0_s_1 = add(s10k, s13k) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_1_minus_modulus
 	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_minus_modulus] /* minus_modulus = const() */
 	add v31.4s, v6.4s, v30.4s /* fb0_p = add(fb0_s, minus_modulus) */
 	umin v6.4s, v6.4s, v31.4s /* fb0 = minu(fb0_s, fb0_p) */
-	add v31.4s, v17.4s, v30.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
-	umin v17.4s, v17.4s, v31.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
-	add v6.4s, v6.4s, v17.4s /* fb1_s = add(fb0, fb0_1) */
-	add v17.4s, v6.4s, v30.4s /* fb1_p = add(fb1_s, minus_modulus) */
-	umin v6.4s, v6.4s, v17.4s /* fb1 = minu(fb1_s, fb1_p) */
+	add v31.4s, v19.4s, v30.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	umin v19.4s, v19.4s, v31.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	add v6.4s, v6.4s, v19.4s /* fb1_s = add(fb0, fb0_1) */
+	add v19.4s, v6.4s, v30.4s /* fb1_p = add(fb1_s, minus_modulus) */
+	umin v6.4s, v6.4s, v19.4s /* fb1 = minu(fb1_s, fb1_p) */
 	add v4.4s, v6.4s, v4.4s /* fb2_s = add(fb1, s15k) */
 	add v6.4s, v4.4s, v30.4s /* fb2_p = add(fb2_s, minus_modulus) */
 	umin v4.4s, v4.4s, v6.4s /* fb2 = minu(fb2_s, fb2_p) */
@@ -2184,102 +2169,101 @@ zuc_lanes_neon_aes_keystream_asm:
 	sli v7.4s, v4.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, fb) */
 	and v4.16b, v7.16b, v3.16b /* s15k_1 = and(s15k_o_1, modulus) */
 	ldr q7, [x0, #192] /* g0s11_1 = load() */
-	ldr q17, [x0, #160] /* g0s9_1 = load() */
-	add v17.4s, v17.4s, v17.4s /* dbl_10 = add(g0s9_1, g0s9_1) */
-	ushr v17.4s, v17.4s, #16 /* x1_1_r = shr(dbl_10) */
-	sli v17.4s, v7.4s, #16 /* x1_1 = sli(x1_1_r, g0s11_1) */
-	add v7.4s, v27.4s, v17.4s /* w1_1 = add(sb_out_x, x1_1) */
-	ldr q17, [x0, #128] /* g0s7_1 = load() */
+	ldr q19, [x0, #160] /* g0s9_1 = load() */
+	add v19.4s, v19.4s, v19.4s /* dbl_10 = add(g0s9_1, g0s9_1) */
+	ushr v19.4s, v19.4s, #16 /* x1_1_r = shr(dbl_10) */
+	sli v19.4s, v7.4s, #16 /* x1_1 = sli(x1_1_r, g0s11_1) */
+	add v7.4s, v27.4s, v19.4s /* w1_1 = add(sb_out_x, x1_1) */
+	ldr q19, [x0, #128] /* g0s7_1 = load() */
 	ldr q27, [x0, #96] /* g0s5_1 = load() */
 	add v27.4s, v27.4s, v27.4s /* dbl_11 = add(g0s5_1, g0s5_1) */
 	ushr v27.4s, v27.4s, #16 /* x2_1_r = shr(dbl_11) */
-	sli v27.4s, v17.4s, #16 /* x2_1 = sli(x2_1_r, g0s7_1) */
+	sli v27.4s, v19.4s, #16 /* x2_1 = sli(x2_1_r, g0s7_1) */
 	eor v16.16b, v16.16b, v27.16b /* w2_1 = xor(r2, x2_1) */
-	ldr q17, [x0, #48] /* g0s2_1 = load() */
+	ldr q19, [x0, #48] /* g0s2_1 = load() */
 	ldr q27, [x0, #16] /* g0s0_1 = load() */
 	add v31.4s, v27.4s, v27.4s /* dbl_12 = add(g0s0_1, g0s0_1) */
 	ushr v8.4s, v31.4s, #16 /* x3_1_r = shr(dbl_12) */
-	sli v8.4s, v17.4s, #16 /* x3_1 = sli(x3_1_r, g0s2_1) */
+	sli v8.4s, v19.4s, #16 /* x3_1 = sli(x3_1_r, g0s2_1) */
 	eor v6.16b, v6.16b, v8.16b /* z_1 = xor(w_1, x3_1) */
-	ushr v17.4s, v31.4s, #24 /* s0k_o_1_r = shr(dbl_12) */
-	sli v17.4s, v27.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g0s0_1) */
-	and v17.16b, v17.16b, v3.16b /* s0k_1 = and(s0k_o_1, modulus) */
+	ushr v19.4s, v31.4s, #24 /* s0k_o_1_r = shr(dbl_12) */
+	sli v19.4s, v27.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g0s0_1) */
+	and v19.16b, v19.16b, v3.16b /* s0k_1 = and(s0k_o_1, modulus) */
 	rev32 v6.16b, v6.16b /* zbe_1 = rev(z_1) */
 	ushr v31.4s, v16.4s, #16 /* l1in_1_r = shr(w2_1) */
 	sli v31.4s, v7.4s, #16 /* l1in_1 = sli(l1in_1_r, w1_1) */
-	mov v8.16b, v5.16b /* high16 */
-	bsl v8.16b, v16.16b, v7.16b /* l1in16_1 = bsl(high16, w1_1, w2_1) */
-	tbl v9.16b, {v31.16b}, v18.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
-	eor v9.16b, v31.16b, v9.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
-	tbl v10.16b, {v31.16b}, v20.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
-	eor v31.16b, v31.16b, v10.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
-	eor v31.16b, v31.16b, v8.16b /* ug_1 = xor(ug_acc_1, l1in16_1) */
+	ushr v7.4s, v7.4s, #16 /* l2in_1_r = shr(w1_1) */
+	sli v7.4s, v16.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
+	tbl v16.16b, {v31.16b}, v1.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
+	eor v16.16b, v31.16b, v16.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
+	tbl v8.16b, {v31.16b}, v18.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
+	eor v8.16b, v31.16b, v8.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	rev32 v31.8h, v31.8h /* ur16_1 = rev(l1in_1) */
+	eor v31.16b, v8.16b, v31.16b /* ug_1 = xor(ug_acc_1, ur16_1) */
 	ushr v8.4s, v31.4s, #30 /* ur2_1_r = shr(ug_1) */
 	sli v8.4s, v31.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
-	eor v31.16b, v9.16b, v8.16b /* u_1 = xor(u_acc_1, ur2_1) */
-	ushr v8.4s, v7.4s, #16 /* l2in_1_r = shr(w1_1) */
-	sli v8.4s, v16.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
-	bit v16.16b, v7.16b, v5.16b /* l2in16_1 = bsl(high16, w2_1, w1_1) */
-	tbl v7.16b, {v8.16b}, v20.16b /* v8r8_1 = lookup16(l2in_1, rotl8) */
-	eor v7.16b, v7.16b, v16.16b /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
-	eor v16.16b, v8.16b, v16.16b /* v8g_acc_1 = xor(l2in_1, l2in16_1) */
-	tbl v8.16b, {v8.16b}, v18.16b /* v8r24_1 = lookup16(l2in_1, rotl24) */
-	eor v16.16b, v16.16b, v8.16b /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
-	ushr v8.4s, v16.4s, #26 /* v8r6_1_r = shr(v8g_1) */
-	sli v8.4s, v16.4s, #6 /* v8r6_1 = sli(v8r6_1_r, v8g_1) */
-	eor v7.16b, v7.16b, v8.16b /* v8_1 = xor(v8_acc_1, v8r6_1) */
-	mov v16.16b, v1.16b /* odd_bytes */
-	bsl v16.16b, v31.16b, v7.16b /* sb_in_x_1 = bsl(odd_bytes, v8_1, u_1) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_1 = bsl(odd_bytes, u_1, v8_1) */
-	and v7.16b, v16.16b, v0.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
+	eor v16.16b, v16.16b, v8.16b /* u_1 = xor(u_acc_1, ur2_1) */
+	tbl v31.16b, {v7.16b}, v18.16b /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	rev32 v8.8h, v7.8h /* v8r16_1 = rev(l2in_1) */
+	eor v31.16b, v31.16b, v8.16b /* v8_acc_1 = xor(v8r8_1, v8r16_1) */
+	eor v8.16b, v7.16b, v8.16b /* v8g_acc_1 = xor(l2in_1, v8r16_1) */
+	tbl v7.16b, {v7.16b}, v1.16b /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	eor v7.16b, v8.16b, v7.16b /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
+	ushr v8.4s, v7.4s, #26 /* v8r6_1_r = shr(v8g_1) */
+	sli v8.4s, v7.4s, #6 /* v8r6_1 = sli(v8r6_1_r, v8g_1) */
+	eor v7.16b, v31.16b, v8.16b /* v8_1 = xor(v8_acc_1, v8r6_1) */
+	mov v31.16b, v17.16b /* odd_bytes */
+	bsl v31.16b, v16.16b, v7.16b /* sb_in_x_1 = bsl(odd_bytes, v8_1, u_1) */
+	bit v16.16b, v7.16b, v17.16b /* sb_in_y_1 = bsl(odd_bytes, u_1, v8_1) */
+	and v7.16b, v31.16b, v0.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
 	tbl v8.16b, {v21.16b}, v7.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
-	eor v16.16b, v8.16b, v16.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	tbl v8.16b, {v22.16b}, v16.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	tbl v8.16b, {v22.16b}, v31.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	eor v7.16b, v8.16b, v7.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
 	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
-	add v16.16b, v16.16b, v16.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
-	eor v7.16b, v7.16b, v16.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	and v16.16b, v31.16b, v0.16b /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_1_hi = shr(sb_in_y_1) */
-	tbl v16.16b, {v24.16b}, v16.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
-	eor v16.16b, v16.16b, v31.16b /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	tbl v16.16b, {v16.16b}, v19.16b /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	eor v7.16b, v7.16b, v31.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	and v31.16b, v16.16b, v0.16b /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* sb_in_y_1_hi = shr(sb_in_y_1) */
+	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
+	tbl v16.16b, {v25.16b}, v16.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
+	eor v16.16b, v31.16b, v16.16b /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
+	tbl v16.16b, {v16.16b}, v20.16b /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
 	aese v16.16b, v26.16b /* sb_s1_1_aes = aese(sb_s1_1_sr, zero_key) */
 	and v31.16b, v16.16b, v0.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
 	tbl v16.16b, {v29.16b}, v16.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	eor v16.16b, v31.16b, v16.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
-	mov v31.16b, v1.16b /* odd_bytes */
+	mov v31.16b, v17.16b /* odd_bytes */
 	bsl v31.16b, v7.16b, v16.16b /* sb_out_x_1 = bsl(odd_bytes, sb_s1_1, sb_s0_1) */
-	bit v7.16b, v16.16b, v1.16b /* sb_out_y_1 = bsl(odd_bytes, sb_s0_1, sb_s1_1) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	bit v7.16b, v16.16b, v17.16b /* sb_out_y_1 = bsl(odd_bytes, sb_s0_1, sb_s1_1) */
+	tbl v7.16b, {v7.16b}, v1.16b /* r2_1 = lookup16(sb_out_y_1, rotl24) */
 	ldr q16, [x0, #80] /* g0s4_1 = load() */
 	add v8.4s, v16.4s, v16.4s /* dbl_14 = add(g0s4_1, g0s4_1) */
 	ushr v8.4s, v8.4s, #12 /* s4k_o_1_r = shr(dbl_14) */
 	sli v8.4s, v16.4s, #20 /* s4k_o_1 = sli(s4k_o_1_r, g0s4_1) */
 	and v16.16b, v8.16b, v3.16b /* s4k_1 = and(s4k_o_1, modulus) */
-	add v16.4s, v17.4s, v16.4s /* fb0_s_2 = add(s0k_1, s4k_1) */
-	ldr q17, [x0, #176] /* g0s10_1 = load() */
-	add v8.4s, v17.4s, v17.4s /* dbl_15 = add(g0s10_1, g0s10_1) */
+	add v16.4s, v19.4s, v16.4s /* fb0_s_2 = add(s0k_1, s4k_1) */
+	ldr q19, [x0, #176] /* g0s10_1 = load() */
+	add v8.4s, v19.4s, v19.4s /* dbl_15 = add(g0s10_1, g0s10_1) */
 	ushr v8.4s, v8.4s, #11 /* s10k_o_1_r = shr(dbl_15) */
-	sli v8.4s, v17.4s, #21 /* s10k_o_1 = sli(s10k_o_1_r, g0s10_1) */
-	and v17.16b, v8.16b, v3.16b /* s10k_1 = and(s10k_o_1, modulus) */
+	sli v8.4s, v19.4s, #21 /* s10k_o_1 = sli(s10k_o_1_r, g0s10_1) */
+	and v19.16b, v8.16b, v3.16b /* s10k_1 = and(s10k_o_1, modulus) */
 	ldr q8, [x0, #224] /* g0s13_1 = load() */
 	add v9.4s, v8.4s, v8.4s /* dbl_16 = add(g0s13_1, g0s13_1) */
 	ushr v9.4s, v9.4s, #15 /* s13k_o_1_r = shr(dbl_16) */
 	sli v9.4s, v8.4s, #17 /* s13k_o_1 = sli(s13k_o_1_r, g0s13_1) */
 	and v8.16b, v9.16b, v3.16b /* s13k_1 = and(s13k_o_1, modulus) */
-	add v17.4s, v17.4s, v8.4s /* fb0_s_3 = add(s10k_1, s13k_1) */
+	add v19.4s, v19.4s, v8.4s /* fb0_s_3 = add(s10k_1, s13k_1) */
 	add v8.4s, v16.4s, v30.4s /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
 	umin v16.4s, v16.4s, v8.4s /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
-	add v8.4s, v17.4s, v30.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
-	umin v17.4s, v17.4s, v8.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
-	add v16.4s, v16.4s, v17.4s /* fb1_s_1 = add(fb0_2, fb0_3) */
-	add v17.4s, v16.4s, v30.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
-	umin v16.4s, v16.4s, v17.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	add v8.4s, v19.4s, v30.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	umin v19.4s, v19.4s, v8.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	add v16.4s, v16.4s, v19.4s /* fb1_s_1 = add(fb0_2, fb0_3) */
+	add v19.4s, v16.4s, v30.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	umin v16.4s, v16.4s, v19.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
 	add v4.4s, v16.4s, v4.4s /* fb2_s_1 = add(fb1_1, s15k_1) */
 	add v16.4s, v4.4s, v30.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
 	umin v4.4s, v4.4s, v16.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
@@ -2290,19 +2274,19 @@ zuc_lanes_neon_aes_keystream_asm:
 
 	/* Round 2, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	ldr q16, [x0] /* g0s14_2 = load() */
-	add v17.4s, v4.4s, v4.4s /* dbl_18 = add(fb_1, fb_1) */
-	bit v16.16b, v17.16b, v5.16b /* x0_2 = bsl(high16, g0s14_2, dbl_18) */
+	add v19.4s, v4.4s, v4.4s /* dbl_18 = add(fb_1, fb_1) */
+	bit v16.16b, v19.16b, v5.16b /* x0_2 = bsl(high16, g0s14_2, dbl_18) */
 	eor v16.16b, v16.16b, v31.16b /* x0r1_2 = xor(x0_2, sb_out_x_1) */
 	add v16.4s, v16.4s, v7.4s /* w_2 = add(x0r1_2, r2_1) */
-	ushr v17.4s, v17.4s, #17 /* s15k_o_2_r = shr(dbl_18) */
-	sli v17.4s, v4.4s, #15 /* s15k_o_2 = sli(s15k_o_2_r, fb_1) */
-	and v4.16b, v17.16b, v3.16b /* s15k_2 = and(s15k_o_2, modulus) */
-	ldr q17, [x0, #208] /* g0s11_2 = load() */
+	ushr v19.4s, v19.4s, #17 /* s15k_o_2_r = shr(dbl_18) */
+	sli v19.4s, v4.4s, #15 /* s15k_o_2 = sli(s15k_o_2_r, fb_1) */
+	and v4.16b, v19.16b, v3.16b /* s15k_2 = and(s15k_o_2, modulus) */
+	ldr q19, [x0, #208] /* g0s11_2 = load() */
 	ldr q27, [x0, #176] /* g0s9_2 = load() */
 	add v27.4s, v27.4s, v27.4s /* dbl_19 = add(g0s9_2, g0s9_2) */
 	ushr v27.4s, v27.4s, #16 /* x1_2_r = shr(dbl_19) */
-	sli v27.4s, v17.4s, #16 /* x1_2 = sli(x1_2_r, g0s11_2) */
-	add v17.4s, v31.4s, v27.4s /* w1_2 = add(sb_out_x_1, x1_2) */
+	sli v27.4s, v19.4s, #16 /* x1_2 = sli(x1_2_r, g0s11_2) */
+	add v19.4s, v31.4s, v27.4s /* w1_2 = add(sb_out_x_1, x1_2) */
 	ldr q27, [x0, #144] /* g0s7_2 = load() */
 	ldr q31, [x0, #112] /* g0s5_2 = load() */
 	add v31.4s, v31.4s, v31.4s /* dbl_20 = add(g0s5_2, g0s5_2) */
@@ -2320,62 +2304,61 @@ zuc_lanes_neon_aes_keystream_asm:
 	and v27.16b, v27.16b, v3.16b /* s0k_2 = and(s0k_o_2, modulus) */
 	rev32 v16.16b, v16.16b /* zbe_2 = rev(z_2) */
 	ushr v8.4s, v7.4s, #16 /* l1in_2_r = shr(w2_2) */
-	sli v8.4s, v17.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
-	mov v9.16b, v5.16b /* high16 */
-	bsl v9.16b, v7.16b, v17.16b /* l1in16_2 = bsl(high16, w1_2, w2_2) */
-	tbl v10.16b, {v8.16b}, v18.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
-	eor v10.16b, v8.16b, v10.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
-	tbl v11.16b, {v8.16b}, v20.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
-	eor v8.16b, v8.16b, v11.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
-	eor v8.16b, v8.16b, v9.16b /* ug_2 = xor(ug_acc_2, l1in16_2) */
+	sli v8.4s, v19.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
+	ushr v19.4s, v19.4s, #16 /* l2in_2_r = shr(w1_2) */
+	sli v19.4s, v7.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
+	tbl v7.16b, {v8.16b}, v1.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
+	eor v7.16b, v8.16b, v7.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
+	tbl v9.16b, {v8.16b}, v18.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
+	eor v9.16b, v8.16b, v9.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	rev32 v8.8h, v8.8h /* ur16_2 = rev(l1in_2) */
+	eor v8.16b, v9.16b, v8.16b /* ug_2 = xor(ug_acc_2, ur16_2) */
 	ushr v9.4s, v8.4s, #30 /* ur2_2_r = shr(ug_2) */
 	sli v9.4s, v8.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
-	eor v8.16b, v10.16b, v9.16b /* u_2 = xor(u_acc_2, ur2_2) */
-	ushr v9.4s, v17.4s, #16 /* l2in_2_r = shr(w1_2) */
-	sli v9.4s, v7.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
-	bit v7.16b, v17.16b, v5.16b /* l2in16_2 = bsl(high16, w2_2, w1_2) */
-	tbl v17.16b, {v9.16b}, v20.16b /* v8r8_2 = lookup16(l2in_2, rotl8) */
-	eor v17.16b, v17.16b, v7.16b /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
-	eor v7.16b, v9.16b, v7.16b /* v8g_acc_2 = xor(l2in_2, l2in16_2) */
-	tbl v9.16b, {v9.16b}, v18.16b /* v8r24_2 = lookup16(l2in_2, rotl24) */
-	eor v7.16b, v7.16b, v9.16b /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
-	ushr v9.4s, v7.4s, #26 /* v8r6_2_r = shr(v8g_2) */
-	sli v9.4s, v7.4s, #6 /* v8r6_2 = sli(v8r6_2_r, v8g_2) */
-	eor v7.16b, v17.16b, v9.16b /* v8_2 = xor(v8_acc_2, v8r6_2) */
-	mov v17.16b, v1.16b /* odd_bytes */
-	bsl v17.16b, v8.16b, v7.16b /* sb_in_x_2 = bsl(odd_bytes, v8_2, u_2) */
-	bit v8.16b, v7.16b, v1.16b /* sb_in_y_2 = bsl(odd_bytes, u_2, v8_2) */
-	and v7.16b, v17.16b, v0.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
-	tbl v9.16b, {v21.16b}, v7.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
-	eor v17.16b, v9.16b, v17.16b /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	tbl v9.16b, {v22.16b}, v17.16b /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
-	eor v7.16b, v9.16b, v7.16b /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
-	add v17.16b, v17.16b, v17.16b /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
-	eor v7.16b, v7.16b, v17.16b /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
-	and v17.16b, v8.16b, v0.16b /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* sb_in_y_2_hi = shr(sb_in_y_2) */
-	tbl v17.16b, {v24.16b}, v17.16b /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
-	tbl v8.16b, {v25.16b}, v8.16b /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
-	eor v17.16b, v17.16b, v8.16b /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
-	tbl v17.16b, {v17.16b}, v19.16b /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
-	aese v17.16b, v26.16b /* sb_s1_2_aes = aese(sb_s1_2_sr, zero_key) */
-	and v8.16b, v17.16b, v0.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* sb_s1_2_aes_hi = shr(sb_s1_2_aes) */
+	eor v7.16b, v7.16b, v9.16b /* u_2 = xor(u_acc_2, ur2_2) */
+	tbl v8.16b, {v19.16b}, v18.16b /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	rev32 v9.8h, v19.8h /* v8r16_2 = rev(l2in_2) */
+	eor v8.16b, v8.16b, v9.16b /* v8_acc_2 = xor(v8r8_2, v8r16_2) */
+	eor v9.16b, v19.16b, v9.16b /* v8g_acc_2 = xor(l2in_2, v8r16_2) */
+	tbl v19.16b, {v19.16b}, v1.16b /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	eor v19.16b, v9.16b, v19.16b /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
+	ushr v9.4s, v19.4s, #26 /* v8r6_2_r = shr(v8g_2) */
+	sli v9.4s, v19.4s, #6 /* v8r6_2 = sli(v8r6_2_r, v8g_2) */
+	eor v19.16b, v8.16b, v9.16b /* v8_2 = xor(v8_acc_2, v8r6_2) */
+	mov v8.16b, v17.16b /* odd_bytes */
+	bsl v8.16b, v7.16b, v19.16b /* sb_in_x_2 = bsl(odd_bytes, v8_2, u_2) */
+	bit v7.16b, v19.16b, v17.16b /* sb_in_y_2 = bsl(odd_bytes, u_2, v8_2) */
+	and v19.16b, v8.16b, v0.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
+	tbl v9.16b, {v21.16b}, v19.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	eor v8.16b, v9.16b, v8.16b /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	tbl v9.16b, {v22.16b}, v8.16b /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	eor v19.16b, v9.16b, v19.16b /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	tbl v19.16b, {v23.16b}, v19.16b /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	add v8.16b, v8.16b, v8.16b /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	eor v19.16b, v19.16b, v8.16b /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	and v8.16b, v7.16b, v0.16b /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_2_hi = shr(sb_in_y_2) */
+	tbl v8.16b, {v24.16b}, v8.16b /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
+	eor v7.16b, v8.16b, v7.16b /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_2_aes = aese(sb_s1_2_sr, zero_key) */
+	and v8.16b, v7.16b, v0.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_2_aes_hi = shr(sb_s1_2_aes) */
 	tbl v8.16b, {v28.16b}, v8.16b /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
-	tbl v17.16b, {v29.16b}, v17.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
-	eor v17.16b, v8.16b, v17.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
-	mov v8.16b, v1.16b /* odd_bytes */
-	bsl v8.16b, v7.16b, v17.16b /* sb_out_x_2 = bsl(odd_bytes, sb_s1_2, sb_s0_2) */
-	bit v7.16b, v17.16b, v1.16b /* sb_out_y_2 = bsl(odd_bytes, sb_s0_2, sb_s1_2) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_2 = lookup16(sb_out_y_2, rotl24) */
-	ldr q17, [x0, #96] /* g0s4_2 = load() */
-	add v9.4s, v17.4s, v17.4s /* dbl_23 = add(g0s4_2, g0s4_2) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
+	eor v7.16b, v8.16b, v7.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	mov v8.16b, v17.16b /* odd_bytes */
+	bsl v8.16b, v19.16b, v7.16b /* sb_out_x_2 = bsl(odd_bytes, sb_s1_2, sb_s0_2) */
+	bit v19.16b, v7.16b, v17.16b /* sb_out_y_2 = bsl(odd_bytes, sb_s0_2, sb_s1_2) */
+	tbl v7.16b, {v19.16b}, v1.16b /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	ldr q19, [x0, #96] /* g0s4_2 = load() */
+	add v9.4s, v19.4s, v19.4s /* dbl_23 = add(g0s4_2, g0s4_2) */
 	ushr v9.4s, v9.4s, #12 /* s4k_o_2_r = shr(dbl_23) */
-	sli v9.4s, v17.4s, #20 /* s4k_o_2 = sli(s4k_o_2_r, g0s4_2) */
-	and v17.16b, v9.16b, v3.16b /* s4k_2 = and(s4k_o_2, modulus) */
-	add v17.4s, v27.4s, v17.4s /* fb0_s_4 = add(s0k_2, s4k_2) */
+	sli v9.4s, v19.4s, #20 /* s4k_o_2 = sli(s4k_o_2_r, g0s4_2) */
+	and v19.16b, v9.16b, v3.16b /* s4k_2 = and(s4k_o_2, modulus) */
+	add v19.4s, v27.4s, v19.4s /* fb0_s_4 = add(s0k_2, s4k_2) */
 	ldr q27, [x0, #192] /* g0s10_2 = load() */
 	add v9.4s, v27.4s, v27.4s /* dbl_24 = add(g0s10_2, g0s10_2) */
 	ushr v9.4s, v9.4s, #11 /* s10k_o_2_r = shr(dbl_24) */
@@ -2387,27 +2370,27 @@ zuc_lanes_neon_aes_keystream_asm:
 	sli v10.4s, v9.4s, #17 /* s13k_o_2 = sli(s13k_o_2_r, g0s13_2) */
 	and v9.16b, v10.16b, v3.16b /* s13k_2 = and(s13k_o_2, modulus) */
 	add v27.4s, v27.4s, v9.4s /* fb0_s_5 = add(s10k_2, s13k_2) */
-	add v9.4s, v17.4s, v30.4s /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
-	umin v17.4s, v17.4s, v9.4s /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	add v9.4s, v19.4s, v30.4s /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	umin v19.4s, v19.4s, v9.4s /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
 	add v9.4s, v27.4s, v30.4s /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
 	umin v27.4s, v27.4s, v9.4s /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
-	add v17.4s, v17.4s, v27.4s /* fb1_s_2 = add(fb0_4, fb0_5) */
-	add v27.4s, v17.4s, v30.4s /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
-	umin v17.4s, v17.4s, v27.4s /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
-	add v4.4s, v17.4s, v4.4s /* fb2_s_2 = add(fb1_2, s15k_2) */
-	add v17.4s, v4.4s, v30.4s /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
-	umin v4.4s, v4.4s, v17.4s /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
+	add v19.4s, v19.4s, v27.4s /* fb1_s_2 = add(fb0_4, fb0_5) */
+	add v27.4s, v19.4s, v30.4s /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	umin v19.4s, v19.4s, v27.4s /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
+	add v4.4s, v19.4s, v4.4s /* fb2_s_2 = add(fb1_2, s15k_2) */
+	add v19.4s, v4.4s, v30.4s /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	umin v4.4s, v4.4s, v19.4s /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
 	add v4.4s, v4.4s, v31.4s /* fb_s_2 = add(fb2_2, g0s0_2) */
-	add v17.4s, v4.4s, v30.4s /* fb_p_2 = add(fb_s_2, minus_modulus) */
-	smax v4.4s, v4.4s, v17.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
+	add v19.4s, v4.4s, v30.4s /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	smax v4.4s, v4.4s, v19.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
 	str q4, [x0, #32] /* store fb_2 */
 
 	/* Round 3, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q17, [x0, #16] /* g0s14_3 = load() */
+	ldr q19, [x0, #16] /* g0s14_3 = load() */
 	add v27.4s, v4.4s, v4.4s /* dbl_27 = add(fb_2, fb_2) */
-	bit v17.16b, v27.16b, v5.16b /* x0_3 = bsl(high16, g0s14_3, dbl_27) */
-	eor v17.16b, v17.16b, v8.16b /* x0r1_3 = xor(x0_3, sb_out_x_2) */
-	add v17.4s, v17.4s, v7.4s /* w_3 = add(x0r1_3, r2_2) */
+	bit v19.16b, v27.16b, v5.16b /* x0_3 = bsl(high16, g0s14_3, dbl_27) */
+	eor v19.16b, v19.16b, v8.16b /* x0r1_3 = xor(x0_3, sb_out_x_2) */
+	add v19.4s, v19.4s, v7.4s /* w_3 = add(x0r1_3, r2_2) */
 	ushr v27.4s, v27.4s, #17 /* s15k_o_3_r = shr(dbl_27) */
 	sli v27.4s, v4.4s, #15 /* s15k_o_3 = sli(s15k_o_3_r, fb_2) */
 	and v4.16b, v27.16b, v3.16b /* s15k_3 = and(s15k_o_3, modulus) */
@@ -2428,62 +2411,61 @@ zuc_lanes_neon_aes_keystream_asm:
 	add v9.4s, v8.4s, v8.4s /* dbl_30 = add(g0s0_3, g0s0_3) */
 	ushr v10.4s, v9.4s, #16 /* x3_3_r = shr(dbl_30) */
 	sli v10.4s, v31.4s, #16 /* x3_3 = sli(x3_3_r, g0s2_3) */
-	eor v17.16b, v17.16b, v10.16b /* z_3 = xor(w_3, x3_3) */
+	eor v19.16b, v19.16b, v10.16b /* z_3 = xor(w_3, x3_3) */
 	ushr v31.4s, v9.4s, #24 /* s0k_o_3_r = shr(dbl_30) */
 	sli v31.4s, v8.4s, #8 /* s0k_o_3 = sli(s0k_o_3_r, g0s0_3) */
 	and v31.16b, v31.16b, v3.16b /* s0k_3 = and(s0k_o_3, modulus) */
-	rev32 v17.16b, v17.16b /* zbe_3 = rev(z_3) */
+	rev32 v19.16b, v19.16b /* zbe_3 = rev(z_3) */
 	ushr v9.4s, v7.4s, #16 /* l1in_3_r = shr(w2_3) */
 	sli v9.4s, v27.4s, #16 /* l1in_3 = sli(l1in_3_r, w1_3) */
-	mov v10.16b, v5.16b /* high16 */
-	bsl v10.16b, v7.16b, v27.16b /* l1in16_3 = bsl(high16, w1_3, w2_3) */
-	tbl v11.16b, {v9.16b}, v18.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
-	eor v11.16b, v9.16b, v11.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
-	tbl v12.16b, {v9.16b}, v20.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
-	eor v9.16b, v9.16b, v12.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
-	eor v9.16b, v9.16b, v10.16b /* ug_3 = xor(ug_acc_3, l1in16_3) */
+	ushr v27.4s, v27.4s, #16 /* l2in_3_r = shr(w1_3) */
+	sli v27.4s, v7.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
+	tbl v7.16b, {v9.16b}, v1.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
+	eor v7.16b, v9.16b, v7.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
+	tbl v10.16b, {v9.16b}, v18.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
+	eor v10.16b, v9.16b, v10.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	rev32 v9.8h, v9.8h /* ur16_3 = rev(l1in_3) */
+	eor v9.16b, v10.16b, v9.16b /* ug_3 = xor(ug_acc_3, ur16_3) */
 	ushr v10.4s, v9.4s, #30 /* ur2_3_r = shr(ug_3) */
 	sli v10.4s, v9.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
-	eor v9.16b, v11.16b, v10.16b /* u_3 = xor(u_acc_3, ur2_3) */
-	ushr v10.4s, v27.4s, #16 /* l2in_3_r = shr(w1_3) */
-	sli v10.4s, v7.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
-	bit v7.16b, v27.16b, v5.16b /* l2in16_3 = bsl(high16, w2_3, w1_3) */
-	tbl v27.16b, {v10.16b}, v20.16b /* v8r8_3 = lookup16(l2in_3, rotl8) */
-	eor v27.16b, v27.16b, v7.16b /* v8_acc_3 = xor(v8r8_3, l2in16_3) */
-	eor v7.16b, v10.16b, v7.16b /* v8g_acc_3 = xor(l2in_3, l2in16_3) */
-	tbl v10.16b, {v10.16b}, v18.16b /* v8r24_3 = lookup16(l2in_3, rotl24) */
-	eor v7.16b, v7.16b, v10.16b /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
-	ushr v10.4s, v7.4s, #26 /* v8r6_3_r = shr(v8g_3) */
-	sli v10.4s, v7.4s, #6 /* v8r6_3 = sli(v8r6_3_r, v8g_3) */
-	eor v7.16b, v27.16b, v10.16b /* v8_3 = xor(v8_acc_3, v8r6_3) */
-	mov v27.16b, v1.16b /* odd_bytes */
-	bsl v27.16b, v9.16b, v7.16b /* sb_in_x_3 = bsl(odd_bytes, v8_3, u_3) */
-	bit v9.16b, v7.16b, v1.16b /* sb_in_y_3 = bsl(odd_bytes, u_3, v8_3) */
-	and v7.16b, v27.16b, v0.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
-	tbl v10.16b, {v21.16b}, v7.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
-	eor v27.16b, v10.16b, v27.16b /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	tbl v10.16b, {v22.16b}, v27.16b /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
-	eor v7.16b, v10.16b, v7.16b /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
-	add v27.16b, v27.16b, v27.16b /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
-	eor v7.16b, v7.16b, v27.16b /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
-	and v27.16b, v9.16b, v0.16b /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* sb_in_y_3_hi = shr(sb_in_y_3) */
-	tbl v27.16b, {v24.16b}, v27.16b /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
-	tbl v9.16b, {v25.16b}, v9.16b /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
-	eor v27.16b, v27.16b, v9.16b /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
-	tbl v27.16b, {v27.16b}, v19.16b /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
-	aese v27.16b, v26.16b /* sb_s1_3_aes = aese(sb_s1_3_sr, zero_key) */
-	and v9.16b, v27.16b, v0.16b /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* sb_s1_3_aes_hi = shr(sb_s1_3_aes) */
+	eor v7.16b, v7.16b, v10.16b /* u_3 = xor(u_acc_3, ur2_3) */
+	tbl v9.16b, {v27.16b}, v18.16b /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	rev32 v10.8h, v27.8h /* v8r16_3 = rev(l2in_3) */
+	eor v9.16b, v9.16b, v10.16b /* v8_acc_3 = xor(v8r8_3, v8r16_3) */
+	eor v10.16b, v27.16b, v10.16b /* v8g_acc_3 = xor(l2in_3, v8r16_3) */
+	tbl v27.16b, {v27.16b}, v1.16b /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	eor v27.16b, v10.16b, v27.16b /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
+	ushr v10.4s, v27.4s, #26 /* v8r6_3_r = shr(v8g_3) */
+	sli v10.4s, v27.4s, #6 /* v8r6_3 = sli(v8r6_3_r, v8g_3) */
+	eor v27.16b, v9.16b, v10.16b /* v8_3 = xor(v8_acc_3, v8r6_3) */
+	mov v9.16b, v17.16b /* odd_bytes */
+	bsl v9.16b, v7.16b, v27.16b /* sb_in_x_3 = bsl(odd_bytes, v8_3, u_3) */
+	bit v7.16b, v27.16b, v17.16b /* sb_in_y_3 = bsl(odd_bytes, u_3, v8_3) */
+	and v27.16b, v9.16b, v0.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
+	tbl v10.16b, {v21.16b}, v27.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	eor v9.16b, v10.16b, v9.16b /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
+	tbl v10.16b, {v22.16b}, v9.16b /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	eor v27.16b, v10.16b, v27.16b /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	tbl v27.16b, {v23.16b}, v27.16b /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	add v9.16b, v9.16b, v9.16b /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	eor v27.16b, v27.16b, v9.16b /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	and v9.16b, v7.16b, v0.16b /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_3_hi = shr(sb_in_y_3) */
+	tbl v9.16b, {v24.16b}, v9.16b /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
+	eor v7.16b, v9.16b, v7.16b /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_3_aes = aese(sb_s1_3_sr, zero_key) */
+	and v9.16b, v7.16b, v0.16b /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_3_aes_hi = shr(sb_s1_3_aes) */
 	tbl v9.16b, {v28.16b}, v9.16b /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
-	tbl v27.16b, {v29.16b}, v27.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
-	eor v27.16b, v9.16b, v27.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
-	mov v9.16b, v1.16b /* odd_bytes */
-	bsl v9.16b, v7.16b, v27.16b /* sb_out_x_3 = bsl(odd_bytes, sb_s1_3, sb_s0_3) */
-	bit v7.16b, v27.16b, v1.16b /* sb_out_y_3 = bsl(odd_bytes, sb_s0_3, sb_s1_3) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
+	eor v7.16b, v9.16b, v7.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
+	mov v9.16b, v17.16b /* odd_bytes */
+	bsl v9.16b, v27.16b, v7.16b /* sb_out_x_3 = bsl(odd_bytes, sb_s1_3, sb_s0_3) */
+	bit v27.16b, v7.16b, v17.16b /* sb_out_y_3 = bsl(odd_bytes, sb_s0_3, sb_s1_3) */
+	tbl v7.16b, {v27.16b}, v1.16b /* r2_3 = lookup16(sb_out_y_3, rotl24) */
 	ldr q27, [x0, #112] /* g0s4_3 = load() */
 	add v10.4s, v27.4s, v27.4s /* dbl_32 = add(g0s4_3, g0s4_3) */
 	ushr v10.4s, v10.4s, #12 /* s4k_o_3_r = shr(dbl_32) */
@@ -2549,55 +2531,54 @@ zuc_lanes_neon_aes_keystream_asm:
 	rev32 v27.16b, v27.16b /* zbe_4 = rev(z_4) */
 	ushr v10.4s, v7.4s, #16 /* l1in_4_r = shr(w2_4) */
 	sli v10.4s, v31.4s, #16 /* l1in_4 = sli(l1in_4_r, w1_4) */
-	mov v11.16b, v5.16b /* high16 */
-	bsl v11.16b, v7.16b, v31.16b /* l1in16_4 = bsl(high16, w1_4, w2_4) */
-	tbl v12.16b, {v10.16b}, v18.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
-	eor v12.16b, v10.16b, v12.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
-	tbl v13.16b, {v10.16b}, v20.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
-	eor v10.16b, v10.16b, v13.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
-	eor v10.16b, v10.16b, v11.16b /* ug_4 = xor(ug_acc_4, l1in16_4) */
+	ushr v31.4s, v31.4s, #16 /* l2in_4_r = shr(w1_4) */
+	sli v31.4s, v7.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
+	tbl v7.16b, {v10.16b}, v1.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
+	eor v7.16b, v10.16b, v7.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
+	tbl v11.16b, {v10.16b}, v18.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
+	eor v11.16b, v10.16b, v11.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	rev32 v10.8h, v10.8h /* ur16_4 = rev(l1in_4) */
+	eor v10.16b, v11.16b, v10.16b /* ug_4 = xor(ug_acc_4, ur16_4) */
 	ushr v11.4s, v10.4s, #30 /* ur2_4_r = shr(ug_4) */
 	sli v11.4s, v10.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
-	eor v10.16b, v12.16b, v11.16b /* u_4 = xor(u_acc_4, ur2_4) */
-	ushr v11.4s, v31.4s, #16 /* l2in_4_r = shr(w1_4) */
-	sli v11.4s, v7.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
-	bit v7.16b, v31.16b, v5.16b /* l2in16_4 = bsl(high16, w2_4, w1_4) */
-	tbl v31.16b, {v11.16b}, v20.16b /* v8r8_4 = lookup16(l2in_4, rotl8) */
-	eor v31.16b, v31.16b, v7.16b /* v8_acc_4 = xor(v8r8_4, l2in16_4) */
-	eor v7.16b, v11.16b, v7.16b /* v8g_acc_4 = xor(l2in_4, l2in16_4) */
-	tbl v11.16b, {v11.16b}, v18.16b /* v8r24_4 = lookup16(l2in_4, rotl24) */
-	eor v7.16b, v7.16b, v11.16b /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
-	ushr v11.4s, v7.4s, #26 /* v8r6_4_r = shr(v8g_4) */
-	sli v11.4s, v7.4s, #6 /* v8r6_4 = sli(v8r6_4_r, v8g_4) */
-	eor v7.16b, v31.16b, v11.16b /* v8_4 = xor(v8_acc_4, v8r6_4) */
-	mov v31.16b, v1.16b /* odd_bytes */
-	bsl v31.16b, v10.16b, v7.16b /* sb_in_x_4 = bsl(odd_bytes, v8_4, u_4) */
-	bit v10.16b, v7.16b, v1.16b /* sb_in_y_4 = bsl(odd_bytes, u_4, v8_4) */
-	and v7.16b, v31.16b, v0.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
-	tbl v11.16b, {v21.16b}, v7.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
-	eor v31.16b, v11.16b, v31.16b /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	tbl v11.16b, {v22.16b}, v31.16b /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
-	eor v7.16b, v11.16b, v7.16b /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
-	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
-	eor v7.16b, v7.16b, v31.16b /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
-	and v31.16b, v10.16b, v0.16b /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_in_y_4_hi = shr(sb_in_y_4) */
-	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
-	tbl v10.16b, {v25.16b}, v10.16b /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
-	eor v31.16b, v31.16b, v10.16b /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_4_aes = aese(sb_s1_4_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_4_aes_hi = shr(sb_s1_4_aes) */
+	eor v7.16b, v7.16b, v11.16b /* u_4 = xor(u_acc_4, ur2_4) */
+	tbl v10.16b, {v31.16b}, v18.16b /* v8r8_4 = lookup16(l2in_4, rotl8) */
+	rev32 v11.8h, v31.8h /* v8r16_4 = rev(l2in_4) */
+	eor v10.16b, v10.16b, v11.16b /* v8_acc_4 = xor(v8r8_4, v8r16_4) */
+	eor v11.16b, v31.16b, v11.16b /* v8g_acc_4 = xor(l2in_4, v8r16_4) */
+	tbl v31.16b, {v31.16b}, v1.16b /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	eor v31.16b, v11.16b, v31.16b /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
+	ushr v11.4s, v31.4s, #26 /* v8r6_4_r = shr(v8g_4) */
+	sli v11.4s, v31.4s, #6 /* v8r6_4 = sli(v8r6_4_r, v8g_4) */
+	eor v31.16b, v10.16b, v11.16b /* v8_4 = xor(v8_acc_4, v8r6_4) */
+	mov v10.16b, v17.16b /* odd_bytes */
+	bsl v10.16b, v7.16b, v31.16b /* sb_in_x_4 = bsl(odd_bytes, v8_4, u_4) */
+	bit v7.16b, v31.16b, v17.16b /* sb_in_y_4 = bsl(odd_bytes, u_4, v8_4) */
+	and v31.16b, v10.16b, v0.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
+	tbl v11.16b, {v21.16b}, v31.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	eor v10.16b, v11.16b, v10.16b /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	tbl v11.16b, {v22.16b}, v10.16b /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	eor v31.16b, v11.16b, v31.16b /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	tbl v31.16b, {v23.16b}, v31.16b /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	eor v31.16b, v31.16b, v10.16b /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	and v10.16b, v7.16b, v0.16b /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_4_hi = shr(sb_in_y_4) */
+	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
+	eor v7.16b, v10.16b, v7.16b /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_4_aes = aese(sb_s1_4_sr, zero_key) */
+	and v10.16b, v7.16b, v0.16b /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_4_aes_hi = shr(sb_s1_4_aes) */
 	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_4 = bsl(odd_bytes, sb_s1_4, sb_s0_4) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_4 = bsl(odd_bytes, sb_s0_4, sb_s1_4) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	eor v7.16b, v10.16b, v7.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	mov v10.16b, v17.16b /* odd_bytes */
+	bsl v10.16b, v31.16b, v7.16b /* sb_out_x_4 = bsl(odd_bytes, sb_s1_4, sb_s0_4) */
+	bit v31.16b, v7.16b, v17.16b /* sb_out_y_4 = bsl(odd_bytes, sb_s0_4, sb_s1_4) */
+	tbl v7.16b, {v31.16b}, v1.16b /* r2_4 = lookup16(sb_out_y_4, rotl24) */
 	ldr q31, [x0, #128] /* g0s4_4 = load() */
 	add v11.4s, v31.4s, v31.4s /* dbl_41 = add(g0s4_4, g0s4_4) */
 	ushr v11.4s, v11.4s, #12 /* s4k_o_4_r = shr(dbl_41) */
@@ -2663,55 +2644,54 @@ zuc_lanes_neon_aes_keystream_asm:
 	rev32 v31.16b, v31.16b /* zbe_5 = rev(z_5) */
 	ushr v11.4s, v7.4s, #16 /* l1in_5_r = shr(w2_5) */
 	sli v11.4s, v8.4s, #16 /* l1in_5 = sli(l1in_5_r, w1_5) */
-	mov v12.16b, v5.16b /* high16 */
-	bsl v12.16b, v7.16b, v8.16b /* l1in16_5 = bsl(high16, w1_5, w2_5) */
-	tbl v13.16b, {v11.16b}, v18.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
-	eor v13.16b, v11.16b, v13.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
-	tbl v14.16b, {v11.16b}, v20.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
-	eor v11.16b, v11.16b, v14.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
-	eor v11.16b, v11.16b, v12.16b /* ug_5 = xor(ug_acc_5, l1in16_5) */
+	ushr v8.4s, v8.4s, #16 /* l2in_5_r = shr(w1_5) */
+	sli v8.4s, v7.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
+	tbl v7.16b, {v11.16b}, v1.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
+	eor v7.16b, v11.16b, v7.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
+	tbl v12.16b, {v11.16b}, v18.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
+	eor v12.16b, v11.16b, v12.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	rev32 v11.8h, v11.8h /* ur16_5 = rev(l1in_5) */
+	eor v11.16b, v12.16b, v11.16b /* ug_5 = xor(ug_acc_5, ur16_5) */
 	ushr v12.4s, v11.4s, #30 /* ur2_5_r = shr(ug_5) */
 	sli v12.4s, v11.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
-	eor v11.16b, v13.16b, v12.16b /* u_5 = xor(u_acc_5, ur2_5) */
-	ushr v12.4s, v8.4s, #16 /* l2in_5_r = shr(w1_5) */
-	sli v12.4s, v7.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
-	bit v7.16b, v8.16b, v5.16b /* l2in16_5 = bsl(high16, w2_5, w1_5) */
-	tbl v8.16b, {v12.16b}, v20.16b /* v8r8_5 = lookup16(l2in_5, rotl8) */
-	eor v8.16b, v8.16b, v7.16b /* v8_acc_5 = xor(v8r8_5, l2in16_5) */
-	eor v7.16b, v12.16b, v7.16b /* v8g_acc_5 = xor(l2in_5, l2in16_5) */
-	tbl v12.16b, {v12.16b}, v18.16b /* v8r24_5 = lookup16(l2in_5, rotl24) */
-	eor v7.16b, v7.16b, v12.16b /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
-	ushr v12.4s, v7.4s, #26 /* v8r6_5_r = shr(v8g_5) */
-	sli v12.4s, v7.4s, #6 /* v8r6_5 = sli(v8r6_5_r, v8g_5) */
-	eor v7.16b, v8.16b, v12.16b /* v8_5 = xor(v8_acc_5, v8r6_5) */
-	mov v8.16b, v1.16b /* odd_bytes */
-	bsl v8.16b, v11.16b, v7.16b /* sb_in_x_5 = bsl(odd_bytes, v8_5, u_5) */
-	bit v11.16b, v7.16b, v1.16b /* sb_in_y_5 = bsl(odd_bytes, u_5, v8_5) */
-	and v7.16b, v8.16b, v0.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
-	tbl v12.16b, {v21.16b}, v7.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
-	eor v8.16b, v12.16b, v8.16b /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	tbl v12.16b, {v22.16b}, v8.16b /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
-	eor v7.16b, v12.16b, v7.16b /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
-	add v8.16b, v8.16b, v8.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
-	eor v7.16b, v7.16b, v8.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	and v8.16b, v11.16b, v0.16b /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* sb_in_y_5_hi = shr(sb_in_y_5) */
-	tbl v8.16b, {v24.16b}, v8.16b /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	tbl v11.16b, {v25.16b}, v11.16b /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
-	eor v8.16b, v8.16b, v11.16b /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	tbl v8.16b, {v8.16b}, v19.16b /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
-	aese v8.16b, v26.16b /* sb_s1_5_aes = aese(sb_s1_5_sr, zero_key) */
-	and v11.16b, v8.16b, v0.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
+	eor v7.16b, v7.16b, v12.16b /* u_5 = xor(u_acc_5, ur2_5) */
+	tbl v11.16b, {v8.16b}, v18.16b /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	rev32 v12.8h, v8.8h /* v8r16_5 = rev(l2in_5) */
+	eor v11.16b, v11.16b, v12.16b /* v8_acc_5 = xor(v8r8_5, v8r16_5) */
+	eor v12.16b, v8.16b, v12.16b /* v8g_acc_5 = xor(l2in_5, v8r16_5) */
+	tbl v8.16b, {v8.16b}, v1.16b /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	eor v8.16b, v12.16b, v8.16b /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
+	ushr v12.4s, v8.4s, #26 /* v8r6_5_r = shr(v8g_5) */
+	sli v12.4s, v8.4s, #6 /* v8r6_5 = sli(v8r6_5_r, v8g_5) */
+	eor v8.16b, v11.16b, v12.16b /* v8_5 = xor(v8_acc_5, v8r6_5) */
+	mov v11.16b, v17.16b /* odd_bytes */
+	bsl v11.16b, v7.16b, v8.16b /* sb_in_x_5 = bsl(odd_bytes, v8_5, u_5) */
+	bit v7.16b, v8.16b, v17.16b /* sb_in_y_5 = bsl(odd_bytes, u_5, v8_5) */
+	and v8.16b, v11.16b, v0.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
+	tbl v12.16b, {v21.16b}, v8.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	eor v11.16b, v12.16b, v11.16b /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	tbl v12.16b, {v22.16b}, v11.16b /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	eor v8.16b, v12.16b, v8.16b /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	tbl v8.16b, {v23.16b}, v8.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	add v11.16b, v11.16b, v11.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	eor v8.16b, v8.16b, v11.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	and v11.16b, v7.16b, v0.16b /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_5_hi = shr(sb_in_y_5) */
+	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	eor v7.16b, v11.16b, v7.16b /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_5_aes = aese(sb_s1_5_sr, zero_key) */
+	and v11.16b, v7.16b, v0.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
 	tbl v11.16b, {v28.16b}, v11.16b /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
-	tbl v8.16b, {v29.16b}, v8.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
-	eor v8.16b, v11.16b, v8.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
-	mov v11.16b, v1.16b /* odd_bytes */
-	bsl v11.16b, v7.16b, v8.16b /* sb_out_x_5 = bsl(odd_bytes, sb_s1_5, sb_s0_5) */
-	bit v7.16b, v8.16b, v1.16b /* sb_out_y_5 = bsl(odd_bytes, sb_s0_5, sb_s1_5) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	eor v7.16b, v11.16b, v7.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	mov v11.16b, v17.16b /* odd_bytes */
+	bsl v11.16b, v8.16b, v7.16b /* sb_out_x_5 = bsl(odd_bytes, sb_s1_5, sb_s0_5) */
+	bit v8.16b, v7.16b, v17.16b /* sb_out_y_5 = bsl(odd_bytes, sb_s0_5, sb_s1_5) */
+	tbl v7.16b, {v8.16b}, v1.16b /* r2_5 = lookup16(sb_out_y_5, rotl24) */
 	ldr q8, [x0, #144] /* g0s4_5 = load() */
 	add v12.4s, v8.4s, v8.4s /* dbl_50 = add(g0s4_5, g0s4_5) */
 	ushr v12.4s, v12.4s, #12 /* s4k_o_5_r = shr(dbl_50) */
@@ -2777,55 +2757,54 @@ zuc_lanes_neon_aes_keystream_asm:
 	rev32 v8.16b, v8.16b /* zbe_6 = rev(z_6) */
 	ushr v12.4s, v7.4s, #16 /* l1in_6_r = shr(w2_6) */
 	sli v12.4s, v9.4s, #16 /* l1in_6 = sli(l1in_6_r, w1_6) */
-	mov v13.16b, v5.16b /* high16 */
-	bsl v13.16b, v7.16b, v9.16b /* l1in16_6 = bsl(high16, w1_6, w2_6) */
-	tbl v14.16b, {v12.16b}, v18.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
-	eor v14.16b, v12.16b, v14.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
-	tbl v15.16b, {v12.16b}, v20.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
-	eor v12.16b, v12.16b, v15.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
-	eor v12.16b, v12.16b, v13.16b /* ug_6 = xor(ug_acc_6, l1in16_6) */
+	ushr v9.4s, v9.4s, #16 /* l2in_6_r = shr(w1_6) */
+	sli v9.4s, v7.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
+	tbl v7.16b, {v12.16b}, v1.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
+	eor v7.16b, v12.16b, v7.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
+	tbl v13.16b, {v12.16b}, v18.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
+	eor v13.16b, v12.16b, v13.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	rev32 v12.8h, v12.8h /* ur16_6 = rev(l1in_6) */
+	eor v12.16b, v13.16b, v12.16b /* ug_6 = xor(ug_acc_6, ur16_6) */
 	ushr v13.4s, v12.4s, #30 /* ur2_6_r = shr(ug_6) */
 	sli v13.4s, v12.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
-	eor v12.16b, v14.16b, v13.16b /* u_6 = xor(u_acc_6, ur2_6) */
-	ushr v13.4s, v9.4s, #16 /* l2in_6_r = shr(w1_6) */
-	sli v13.4s, v7.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
-	bit v7.16b, v9.16b, v5.16b /* l2in16_6 = bsl(high16, w2_6, w1_6) */
-	tbl v9.16b, {v13.16b}, v20.16b /* v8r8_6 = lookup16(l2in_6, rotl8) */
-	eor v9.16b, v9.16b, v7.16b /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_6 = xor(l2in_6, l2in16_6) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_6 = lookup16(l2in_6, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_6_r = shr(v8g_6) */
-	sli v13.4s, v7.4s, #6 /* v8r6_6 = sli(v8r6_6_r, v8g_6) */
-	eor v7.16b, v9.16b, v13.16b /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	mov v9.16b, v1.16b /* odd_bytes */
-	bsl v9.16b, v12.16b, v7.16b /* sb_in_x_6 = bsl(odd_bytes, v8_6, u_6) */
-	bit v12.16b, v7.16b, v1.16b /* sb_in_y_6 = bsl(odd_bytes, u_6, v8_6) */
-	and v7.16b, v9.16b, v0.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
-	eor v9.16b, v13.16b, v9.16b /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	tbl v13.16b, {v22.16b}, v9.16b /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
-	add v9.16b, v9.16b, v9.16b /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
-	eor v7.16b, v7.16b, v9.16b /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
-	and v9.16b, v12.16b, v0.16b /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* sb_in_y_6_hi = shr(sb_in_y_6) */
-	tbl v9.16b, {v24.16b}, v9.16b /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
-	tbl v12.16b, {v25.16b}, v12.16b /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
-	eor v9.16b, v9.16b, v12.16b /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
-	tbl v9.16b, {v9.16b}, v19.16b /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
-	aese v9.16b, v26.16b /* sb_s1_6_aes = aese(sb_s1_6_sr, zero_key) */
-	and v12.16b, v9.16b, v0.16b /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* sb_s1_6_aes_hi = shr(sb_s1_6_aes) */
+	eor v7.16b, v7.16b, v13.16b /* u_6 = xor(u_acc_6, ur2_6) */
+	tbl v12.16b, {v9.16b}, v18.16b /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	rev32 v13.8h, v9.8h /* v8r16_6 = rev(l2in_6) */
+	eor v12.16b, v12.16b, v13.16b /* v8_acc_6 = xor(v8r8_6, v8r16_6) */
+	eor v13.16b, v9.16b, v13.16b /* v8g_acc_6 = xor(l2in_6, v8r16_6) */
+	tbl v9.16b, {v9.16b}, v1.16b /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	eor v9.16b, v13.16b, v9.16b /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
+	ushr v13.4s, v9.4s, #26 /* v8r6_6_r = shr(v8g_6) */
+	sli v13.4s, v9.4s, #6 /* v8r6_6 = sli(v8r6_6_r, v8g_6) */
+	eor v9.16b, v12.16b, v13.16b /* v8_6 = xor(v8_acc_6, v8r6_6) */
+	mov v12.16b, v17.16b /* odd_bytes */
+	bsl v12.16b, v7.16b, v9.16b /* sb_in_x_6 = bsl(odd_bytes, v8_6, u_6) */
+	bit v7.16b, v9.16b, v17.16b /* sb_in_y_6 = bsl(odd_bytes, u_6, v8_6) */
+	and v9.16b, v12.16b, v0.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
+	tbl v13.16b, {v21.16b}, v9.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	eor v12.16b, v13.16b, v12.16b /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	tbl v13.16b, {v22.16b}, v12.16b /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	eor v9.16b, v13.16b, v9.16b /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	tbl v9.16b, {v23.16b}, v9.16b /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	add v12.16b, v12.16b, v12.16b /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	eor v9.16b, v9.16b, v12.16b /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	and v12.16b, v7.16b, v0.16b /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_6_hi = shr(sb_in_y_6) */
+	tbl v12.16b, {v24.16b}, v12.16b /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
+	eor v7.16b, v12.16b, v7.16b /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_6_aes = aese(sb_s1_6_sr, zero_key) */
+	and v12.16b, v7.16b, v0.16b /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_6_aes_hi = shr(sb_s1_6_aes) */
 	tbl v12.16b, {v28.16b}, v12.16b /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
-	tbl v9.16b, {v29.16b}, v9.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
-	eor v9.16b, v12.16b, v9.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
-	mov v12.16b, v1.16b /* odd_bytes */
-	bsl v12.16b, v7.16b, v9.16b /* sb_out_x_6 = bsl(odd_bytes, sb_s1_6, sb_s0_6) */
-	bit v7.16b, v9.16b, v1.16b /* sb_out_y_6 = bsl(odd_bytes, sb_s0_6, sb_s1_6) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	eor v7.16b, v12.16b, v7.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	mov v12.16b, v17.16b /* odd_bytes */
+	bsl v12.16b, v9.16b, v7.16b /* sb_out_x_6 = bsl(odd_bytes, sb_s1_6, sb_s0_6) */
+	bit v9.16b, v7.16b, v17.16b /* sb_out_y_6 = bsl(odd_bytes, sb_s0_6, sb_s1_6) */
+	tbl v7.16b, {v9.16b}, v1.16b /* r2_6 = lookup16(sb_out_y_6, rotl24) */
 	ldr q9, [x0, #160] /* g0s4_6 = load() */
 	add v13.4s, v9.4s, v9.4s /* dbl_59 = add(g0s4_6, g0s4_6) */
 	ushr v13.4s, v13.4s, #12 /* s4k_o_6_r = shr(dbl_59) */
@@ -2891,94 +2870,92 @@ zuc_lanes_neon_aes_keystream_asm:
 	rev32 v9.16b, v9.16b /* zbe_7 = rev(z_7) */
 	ushr v13.4s, v7.4s, #16 /* l1in_7_r = shr(w2_7) */
 	sli v13.4s, v10.4s, #16 /* l1in_7 = sli(l1in_7_r, w1_7) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_7 = bsl(high16, w1_7, w2_7) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
-	str q31, [sp, #64] /* spill zbe_5 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
-	eor v31.16b, v31.16b, v14.16b /* ug_7 = xor(ug_acc_7, l1in16_7) */
-	ushr v13.4s, v31.4s, #30 /* ur2_7_r = shr(ug_7) */
-	sli v13.4s, v31.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
-	eor v31.16b, v15.16b, v13.16b /* u_7 = xor(u_acc_7, ur2_7) */
-	ushr v13.4s, v10.4s, #16 /* l2in_7_r = shr(w1_7) */
-	sli v13.4s, v7.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_7 = bsl(high16, w2_7, w1_7) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_7 = lookup16(l2in_7, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_7 = xor(l2in_7, l2in16_7) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_7 = lookup16(l2in_7, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_7_r = shr(v8g_7) */
-	sli v13.4s, v7.4s, #6 /* v8r6_7 = sli(v8r6_7_r, v8g_7) */
-	eor v7.16b, v10.16b, v13.16b /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_7 = bsl(odd_bytes, v8_7, u_7) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_7 = bsl(odd_bytes, u_7, v8_7) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_7_hi = shr(sb_in_y_7) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_7_aes = aese(sb_s1_7_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_7_aes_hi = shr(sb_s1_7_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_7 = bsl(odd_bytes, sb_s1_7, sb_s0_7) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_7 = bsl(odd_bytes, sb_s0_7, sb_s1_7) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_7 = lookup16(sb_out_y_7, rotl24) */
-	ldr q31, [x0, #176] /* g0s4_7 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_68 = add(g0s4_7, g0s4_7) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_7_r = shr(dbl_68) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_7 = sli(s4k_o_7_r, g0s4_7) */
-	and v31.16b, v13.16b, v3.16b /* s4k_7 = and(s4k_o_7, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_14 = add(s0k_7, s4k_7) */
+	ushr v10.4s, v10.4s, #16 /* l2in_7_r = shr(w1_7) */
+	sli v10.4s, v7.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
+	tbl v7.16b, {v13.16b}, v1.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
+	eor v7.16b, v13.16b, v7.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
+	tbl v14.16b, {v13.16b}, v18.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
+	eor v14.16b, v13.16b, v14.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	rev32 v13.8h, v13.8h /* ur16_7 = rev(l1in_7) */
+	eor v13.16b, v14.16b, v13.16b /* ug_7 = xor(ug_acc_7, ur16_7) */
+	ushr v14.4s, v13.4s, #30 /* ur2_7_r = shr(ug_7) */
+	sli v14.4s, v13.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
+	eor v7.16b, v7.16b, v14.16b /* u_7 = xor(u_acc_7, ur2_7) */
+	tbl v13.16b, {v10.16b}, v18.16b /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	rev32 v14.8h, v10.8h /* v8r16_7 = rev(l2in_7) */
+	eor v13.16b, v13.16b, v14.16b /* v8_acc_7 = xor(v8r8_7, v8r16_7) */
+	eor v14.16b, v10.16b, v14.16b /* v8g_acc_7 = xor(l2in_7, v8r16_7) */
+	tbl v10.16b, {v10.16b}, v1.16b /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	eor v10.16b, v14.16b, v10.16b /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
+	ushr v14.4s, v10.4s, #26 /* v8r6_7_r = shr(v8g_7) */
+	sli v14.4s, v10.4s, #6 /* v8r6_7 = sli(v8r6_7_r, v8g_7) */
+	eor v10.16b, v13.16b, v14.16b /* v8_7 = xor(v8_acc_7, v8r6_7) */
+	mov v13.16b, v17.16b /* odd_bytes */
+	bsl v13.16b, v7.16b, v10.16b /* sb_in_x_7 = bsl(odd_bytes, v8_7, u_7) */
+	bit v7.16b, v10.16b, v17.16b /* sb_in_y_7 = bsl(odd_bytes, u_7, v8_7) */
+	and v10.16b, v13.16b, v0.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
+	tbl v14.16b, {v21.16b}, v10.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	eor v13.16b, v14.16b, v13.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	tbl v14.16b, {v22.16b}, v13.16b /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	eor v10.16b, v14.16b, v10.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	tbl v10.16b, {v23.16b}, v10.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	add v13.16b, v13.16b, v13.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	eor v10.16b, v10.16b, v13.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	and v13.16b, v7.16b, v0.16b /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_7_hi = shr(sb_in_y_7) */
+	tbl v13.16b, {v24.16b}, v13.16b /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
+	eor v7.16b, v13.16b, v7.16b /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_7_aes = aese(sb_s1_7_sr, zero_key) */
+	and v13.16b, v7.16b, v0.16b /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_7_aes_hi = shr(sb_s1_7_aes) */
+	tbl v13.16b, {v28.16b}, v13.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
+	eor v7.16b, v13.16b, v7.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
+	mov v13.16b, v17.16b /* odd_bytes */
+	bsl v13.16b, v10.16b, v7.16b /* sb_out_x_7 = bsl(odd_bytes, sb_s1_7, sb_s0_7) */
+	bit v10.16b, v7.16b, v17.16b /* sb_out_y_7 = bsl(odd_bytes, sb_s0_7, sb_s1_7) */
+	tbl v7.16b, {v10.16b}, v1.16b /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	ldr q10, [x0, #176] /* g0s4_7 = load() */
+	add v14.4s, v10.4s, v10.4s /* dbl_68 = add(g0s4_7, g0s4_7) */
+	ushr v14.4s, v14.4s, #12 /* s4k_o_7_r = shr(dbl_68) */
+	sli v14.4s, v10.4s, #20 /* s4k_o_7 = sli(s4k_o_7_r, g0s4_7) */
+	and v10.16b, v14.16b, v3.16b /* s4k_7 = and(s4k_o_7, modulus) */
+	add v10.4s, v11.4s, v10.4s /* fb0_s_14 = add(s0k_7, s4k_7) */
 	ldr q11, [x0, #16] /* g0s10_7 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_69 = add(g0s10_7, g0s10_7) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_7_r = shr(dbl_69) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_7 = sli(s10k_o_7_r, g0s10_7) */
-	and v11.16b, v13.16b, v3.16b /* s10k_7 = and(s10k_o_7, modulus) */
-	ldr q13, [x0, #64] /* g0s13_7 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_70 = add(g0s13_7, g0s13_7) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_7_r = shr(dbl_70) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_7 = sli(s13k_o_7_r, g0s13_7) */
-	and v13.16b, v14.16b, v3.16b /* s13k_7 = and(s13k_o_7, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_15 = add(s10k_7, s13k_7) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_7 = add(fb0_14, fb0_15) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_7 = add(fb1_7, s15k_7) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
+	add v14.4s, v11.4s, v11.4s /* dbl_69 = add(g0s10_7, g0s10_7) */
+	ushr v14.4s, v14.4s, #11 /* s10k_o_7_r = shr(dbl_69) */
+	sli v14.4s, v11.4s, #21 /* s10k_o_7 = sli(s10k_o_7_r, g0s10_7) */
+	and v11.16b, v14.16b, v3.16b /* s10k_7 = and(s10k_o_7, modulus) */
+	ldr q14, [x0, #64] /* g0s13_7 = load() */
+	add v15.4s, v14.4s, v14.4s /* dbl_70 = add(g0s13_7, g0s13_7) */
+	ushr v15.4s, v15.4s, #15 /* s13k_o_7_r = shr(dbl_70) */
+	sli v15.4s, v14.4s, #17 /* s13k_o_7 = sli(s13k_o_7_r, g0s13_7) */
+	and v14.16b, v15.16b, v3.16b /* s13k_7 = and(s13k_o_7, modulus) */
+	add v11.4s, v11.4s, v14.4s /* fb0_s_15 = add(s10k_7, s13k_7) */
+	add v14.4s, v10.4s, v30.4s /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	umin v10.4s, v10.4s, v14.4s /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
+	add v14.4s, v11.4s, v30.4s /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	umin v11.4s, v11.4s, v14.4s /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
+	add v10.4s, v10.4s, v11.4s /* fb1_s_7 = add(fb0_14, fb0_15) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_7 = add(fb1_7, s15k_7) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
 	add v4.4s, v4.4s, v12.4s /* fb_s_7 = add(fb2_7, g0s0_7) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_7 = add(fb_s_7, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_7 = maxs(fb_s_7, fb_p_7) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_7 = maxs(fb_s_7, fb_p_7) */
 	str q4, [x0, #112] /* store fb_7 */
 
 	/* Round 8, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #96] /* g0s14_8 = load() */
+	ldr q10, [x0, #96] /* g0s14_8 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_72 = add(fb_7, fb_7) */
-	bit v31.16b, v11.16b, v5.16b /* x0_8 = bsl(high16, g0s14_8, dbl_72) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_8 = xor(x0_8, sb_out_x_7) */
-	add v31.4s, v31.4s, v7.4s /* w_8 = add(x0r1_8, r2_7) */
+	bit v10.16b, v11.16b, v5.16b /* x0_8 = bsl(high16, g0s14_8, dbl_72) */
+	eor v10.16b, v10.16b, v13.16b /* x0r1_8 = xor(x0_8, sb_out_x_7) */
+	add v10.4s, v10.4s, v7.4s /* w_8 = add(x0r1_8, r2_7) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_8_r = shr(dbl_72) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_8 = sli(s15k_o_8_r, fb_7) */
 	and v4.16b, v11.16b, v3.16b /* s15k_8 = and(s15k_o_8, modulus) */
@@ -2987,113 +2964,112 @@ zuc_lanes_neon_aes_keystream_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_73 = add(g0s9_8, g0s9_8) */
 	ushr v12.4s, v12.4s, #16 /* x1_8_r = shr(dbl_73) */
 	sli v12.4s, v11.4s, #16 /* x1_8 = sli(x1_8_r, g0s11_8) */
-	add v10.4s, v10.4s, v12.4s /* w1_8 = add(sb_out_x_7, x1_8) */
-	ldr q11, [x0, #240] /* g0s7_8 = load() */
-	ldr q12, [x0, #208] /* g0s5_8 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_74 = add(g0s5_8, g0s5_8) */
-	ushr v12.4s, v12.4s, #16 /* x2_8_r = shr(dbl_74) */
-	sli v12.4s, v11.4s, #16 /* x2_8 = sli(x2_8_r, g0s7_8) */
-	eor v7.16b, v7.16b, v12.16b /* w2_8 = xor(r2_7, x2_8) */
-	ldr q11, [x0, #160] /* g0s2_8 = load() */
-	ldr q12, [x0, #128] /* g0s0_8 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_75 = add(g0s0_8, g0s0_8) */
-	ushr v14.4s, v13.4s, #16 /* x3_8_r = shr(dbl_75) */
-	sli v14.4s, v11.4s, #16 /* x3_8 = sli(x3_8_r, g0s2_8) */
-	eor v31.16b, v31.16b, v14.16b /* z_8 = xor(w_8, x3_8) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_8_r = shr(dbl_75) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_8 = sli(s0k_o_8_r, g0s0_8) */
-	and v11.16b, v11.16b, v3.16b /* s0k_8 = and(s0k_o_8, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_8 = rev(z_8) */
-	ushr v13.4s, v7.4s, #16 /* l1in_8_r = shr(w2_8) */
-	sli v13.4s, v10.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_8 = bsl(high16, w1_8, w2_8) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
-	str q31, [sp, #80] /* spill zbe_8 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
-	eor v31.16b, v31.16b, v14.16b /* ug_8 = xor(ug_acc_8, l1in16_8) */
-	ushr v13.4s, v31.4s, #30 /* ur2_8_r = shr(ug_8) */
-	sli v13.4s, v31.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
-	eor v31.16b, v15.16b, v13.16b /* u_8 = xor(u_acc_8, ur2_8) */
-	ushr v13.4s, v10.4s, #16 /* l2in_8_r = shr(w1_8) */
-	sli v13.4s, v7.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_8 = bsl(high16, w2_8, w1_8) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_8 = lookup16(l2in_8, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_8 = xor(l2in_8, l2in16_8) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_8 = lookup16(l2in_8, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_8_r = shr(v8g_8) */
-	sli v13.4s, v7.4s, #6 /* v8r6_8 = sli(v8r6_8_r, v8g_8) */
-	eor v7.16b, v10.16b, v13.16b /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_8 = bsl(odd_bytes, v8_8, u_8) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_8 = bsl(odd_bytes, u_8, v8_8) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_8_hi = shr(sb_in_y_8) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_8_aes = aese(sb_s1_8_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_8_aes_hi = shr(sb_s1_8_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_8 = bsl(odd_bytes, sb_s1_8, sb_s0_8) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_8 = bsl(odd_bytes, sb_s0_8, sb_s1_8) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_8 = lookup16(sb_out_y_8, rotl24) */
-	ldr q31, [x0, #192] /* g0s4_8 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_77 = add(g0s4_8, g0s4_8) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_8_r = shr(dbl_77) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_8 = sli(s4k_o_8_r, g0s4_8) */
-	and v31.16b, v13.16b, v3.16b /* s4k_8 = and(s4k_o_8, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_16 = add(s0k_8, s4k_8) */
-	ldr q11, [x0, #32] /* g0s10_8 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_78 = add(g0s10_8, g0s10_8) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_8_r = shr(dbl_78) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_8 = sli(s10k_o_8_r, g0s10_8) */
-	and v11.16b, v13.16b, v3.16b /* s10k_8 = and(s10k_o_8, modulus) */
-	ldr q13, [x0, #80] /* g0s13_8 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_79 = add(g0s13_8, g0s13_8) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_8_r = shr(dbl_79) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_8 = sli(s13k_o_8_r, g0s13_8) */
-	and v13.16b, v14.16b, v3.16b /* s13k_8 = and(s13k_o_8, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_17 = add(s10k_8, s13k_8) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_8 = add(fb0_16, fb0_17) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_8 = add(fb1_8, s15k_8) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_8 = add(fb2_8, g0s0_8) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_8 = add(fb_s_8, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_8 = maxs(fb_s_8, fb_p_8) */
+	add v11.4s, v13.4s, v12.4s /* w1_8 = add(sb_out_x_7, x1_8) */
+	ldr q12, [x0, #240] /* g0s7_8 = load() */
+	ldr q13, [x0, #208] /* g0s5_8 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_74 = add(g0s5_8, g0s5_8) */
+	ushr v13.4s, v13.4s, #16 /* x2_8_r = shr(dbl_74) */
+	sli v13.4s, v12.4s, #16 /* x2_8 = sli(x2_8_r, g0s7_8) */
+	eor v7.16b, v7.16b, v13.16b /* w2_8 = xor(r2_7, x2_8) */
+	ldr q12, [x0, #160] /* g0s2_8 = load() */
+	ldr q13, [x0, #128] /* g0s0_8 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_75 = add(g0s0_8, g0s0_8) */
+	ushr v15.4s, v14.4s, #16 /* x3_8_r = shr(dbl_75) */
+	sli v15.4s, v12.4s, #16 /* x3_8 = sli(x3_8_r, g0s2_8) */
+	eor v10.16b, v10.16b, v15.16b /* z_8 = xor(w_8, x3_8) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_8_r = shr(dbl_75) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_8 = sli(s0k_o_8_r, g0s0_8) */
+	and v12.16b, v12.16b, v3.16b /* s0k_8 = and(s0k_o_8, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_8 = rev(z_8) */
+	ushr v14.4s, v7.4s, #16 /* l1in_8_r = shr(w2_8) */
+	sli v14.4s, v11.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
+	ushr v11.4s, v11.4s, #16 /* l2in_8_r = shr(w1_8) */
+	sli v11.4s, v7.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	rev32 v14.8h, v14.8h /* ur16_8 = rev(l1in_8) */
+	eor v14.16b, v15.16b, v14.16b /* ug_8 = xor(ug_acc_8, ur16_8) */
+	ushr v15.4s, v14.4s, #30 /* ur2_8_r = shr(ug_8) */
+	sli v15.4s, v14.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
+	eor v7.16b, v7.16b, v15.16b /* u_8 = xor(u_acc_8, ur2_8) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_8 = rev(l2in_8) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_8 = xor(v8r8_8, v8r16_8) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_8 = xor(l2in_8, v8r16_8) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_8_r = shr(v8g_8) */
+	sli v15.4s, v11.4s, #6 /* v8r6_8 = sli(v8r6_8_r, v8g_8) */
+	eor v11.16b, v14.16b, v15.16b /* v8_8 = xor(v8_acc_8, v8r6_8) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_8 = bsl(odd_bytes, v8_8, u_8) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_8 = bsl(odd_bytes, u_8, v8_8) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_8_hi = shr(sb_in_y_8) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_8_aes = aese(sb_s1_8_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_8_aes_hi = shr(sb_s1_8_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_8 = bsl(odd_bytes, sb_s1_8, sb_s0_8) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_8 = bsl(odd_bytes, sb_s0_8, sb_s1_8) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	ldr q11, [x0, #192] /* g0s4_8 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_77 = add(g0s4_8, g0s4_8) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_8_r = shr(dbl_77) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_8 = sli(s4k_o_8_r, g0s4_8) */
+	and v11.16b, v15.16b, v3.16b /* s4k_8 = and(s4k_o_8, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_16 = add(s0k_8, s4k_8) */
+	ldr q12, [x0, #32] /* g0s10_8 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_78 = add(g0s10_8, g0s10_8) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_8_r = shr(dbl_78) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_8 = sli(s10k_o_8_r, g0s10_8) */
+	and v12.16b, v15.16b, v3.16b /* s10k_8 = and(s10k_o_8, modulus) */
+	ldr q15, [x0, #80] /* g0s13_8 = load() */
+	str q10, [sp, #64] /* spill zbe_8 */
+	add v10.4s, v15.4s, v15.4s /* dbl_79 = add(g0s13_8, g0s13_8) */
+	ushr v10.4s, v10.4s, #15 /* s13k_o_8_r = shr(dbl_79) */
+	sli v10.4s, v15.4s, #17 /* s13k_o_8 = sli(s13k_o_8_r, g0s13_8) */
+	and v10.16b, v10.16b, v3.16b /* s13k_8 = and(s13k_o_8, modulus) */
+	add v10.4s, v12.4s, v10.4s /* fb0_s_17 = add(s10k_8, s13k_8) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
+	add v12.4s, v10.4s, v30.4s /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	umin v10.4s, v10.4s, v12.4s /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
+	add v10.4s, v11.4s, v10.4s /* fb1_s_8 = add(fb0_16, fb0_17) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_8 = add(fb1_8, s15k_8) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_8 = add(fb2_8, g0s0_8) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_8 = maxs(fb_s_8, fb_p_8) */
 	str q4, [x0, #128] /* store fb_8 */
 
 	/* Round 9, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #112] /* g0s14_9 = load() */
+	ldr q10, [x0, #112] /* g0s14_9 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_81 = add(fb_8, fb_8) */
-	bit v31.16b, v11.16b, v5.16b /* x0_9 = bsl(high16, g0s14_9, dbl_81) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_9 = xor(x0_9, sb_out_x_8) */
-	add v31.4s, v31.4s, v7.4s /* w_9 = add(x0r1_9, r2_8) */
+	bit v10.16b, v11.16b, v5.16b /* x0_9 = bsl(high16, g0s14_9, dbl_81) */
+	eor v10.16b, v10.16b, v14.16b /* x0r1_9 = xor(x0_9, sb_out_x_8) */
+	add v10.4s, v10.4s, v7.4s /* w_9 = add(x0r1_9, r2_8) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_9_r = shr(dbl_81) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_9 = sli(s15k_o_9_r, fb_8) */
 	and v4.16b, v11.16b, v3.16b /* s15k_9 = and(s15k_o_9, modulus) */
@@ -3102,113 +3078,112 @@ zuc_lanes_neon_aes_keystream_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_82 = add(g0s9_9, g0s9_9) */
 	ushr v12.4s, v12.4s, #16 /* x1_9_r = shr(dbl_82) */
 	sli v12.4s, v11.4s, #16 /* x1_9 = sli(x1_9_r, g0s11_9) */
-	add v10.4s, v10.4s, v12.4s /* w1_9 = add(sb_out_x_8, x1_9) */
-	ldr q11, [x0] /* g0s7_9 = load() */
-	ldr q12, [x0, #224] /* g0s5_9 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_83 = add(g0s5_9, g0s5_9) */
-	ushr v12.4s, v12.4s, #16 /* x2_9_r = shr(dbl_83) */
-	sli v12.4s, v11.4s, #16 /* x2_9 = sli(x2_9_r, g0s7_9) */
-	eor v7.16b, v7.16b, v12.16b /* w2_9 = xor(r2_8, x2_9) */
-	ldr q11, [x0, #176] /* g0s2_9 = load() */
-	ldr q12, [x0, #144] /* g0s0_9 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_84 = add(g0s0_9, g0s0_9) */
-	ushr v14.4s, v13.4s, #16 /* x3_9_r = shr(dbl_84) */
-	sli v14.4s, v11.4s, #16 /* x3_9 = sli(x3_9_r, g0s2_9) */
-	eor v31.16b, v31.16b, v14.16b /* z_9 = xor(w_9, x3_9) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_9_r = shr(dbl_84) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_9 = sli(s0k_o_9_r, g0s0_9) */
-	and v11.16b, v11.16b, v3.16b /* s0k_9 = and(s0k_o_9, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_9 = rev(z_9) */
-	ushr v13.4s, v7.4s, #16 /* l1in_9_r = shr(w2_9) */
-	sli v13.4s, v10.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_9 = bsl(high16, w1_9, w2_9) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
-	str q31, [sp, #96] /* spill zbe_9 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
-	eor v31.16b, v31.16b, v14.16b /* ug_9 = xor(ug_acc_9, l1in16_9) */
-	ushr v13.4s, v31.4s, #30 /* ur2_9_r = shr(ug_9) */
-	sli v13.4s, v31.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
-	eor v31.16b, v15.16b, v13.16b /* u_9 = xor(u_acc_9, ur2_9) */
-	ushr v13.4s, v10.4s, #16 /* l2in_9_r = shr(w1_9) */
-	sli v13.4s, v7.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_9 = bsl(high16, w2_9, w1_9) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_9 = lookup16(l2in_9, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_9 = xor(l2in_9, l2in16_9) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_9 = lookup16(l2in_9, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_9_r = shr(v8g_9) */
-	sli v13.4s, v7.4s, #6 /* v8r6_9 = sli(v8r6_9_r, v8g_9) */
-	eor v7.16b, v10.16b, v13.16b /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_9 = bsl(odd_bytes, v8_9, u_9) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_9 = bsl(odd_bytes, u_9, v8_9) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_9_hi = shr(sb_in_y_9) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_9_aes = aese(sb_s1_9_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_9_aes_hi = shr(sb_s1_9_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_9 = bsl(odd_bytes, sb_s1_9, sb_s0_9) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_9 = bsl(odd_bytes, sb_s0_9, sb_s1_9) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_9 = lookup16(sb_out_y_9, rotl24) */
-	ldr q31, [x0, #208] /* g0s4_9 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_86 = add(g0s4_9, g0s4_9) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_9_r = shr(dbl_86) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_9 = sli(s4k_o_9_r, g0s4_9) */
-	and v31.16b, v13.16b, v3.16b /* s4k_9 = and(s4k_o_9, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_18 = add(s0k_9, s4k_9) */
-	ldr q11, [x0, #48] /* g0s10_9 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_87 = add(g0s10_9, g0s10_9) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_9_r = shr(dbl_87) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_9 = sli(s10k_o_9_r, g0s10_9) */
-	and v11.16b, v13.16b, v3.16b /* s10k_9 = and(s10k_o_9, modulus) */
-	ldr q13, [x0, #96] /* g0s13_9 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_88 = add(g0s13_9, g0s13_9) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_9_r = shr(dbl_88) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_9 = sli(s13k_o_9_r, g0s13_9) */
-	and v13.16b, v14.16b, v3.16b /* s13k_9 = and(s13k_o_9, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_19 = add(s10k_9, s13k_9) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_9 = add(fb0_18, fb0_19) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_9 = add(fb1_9, s15k_9) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_9 = add(fb2_9, g0s0_9) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_9 = add(fb_s_9, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_9 = maxs(fb_s_9, fb_p_9) */
+	add v11.4s, v14.4s, v12.4s /* w1_9 = add(sb_out_x_8, x1_9) */
+	ldr q12, [x0] /* g0s7_9 = load() */
+	ldr q13, [x0, #224] /* g0s5_9 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_83 = add(g0s5_9, g0s5_9) */
+	ushr v13.4s, v13.4s, #16 /* x2_9_r = shr(dbl_83) */
+	sli v13.4s, v12.4s, #16 /* x2_9 = sli(x2_9_r, g0s7_9) */
+	eor v7.16b, v7.16b, v13.16b /* w2_9 = xor(r2_8, x2_9) */
+	ldr q12, [x0, #176] /* g0s2_9 = load() */
+	ldr q13, [x0, #144] /* g0s0_9 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_84 = add(g0s0_9, g0s0_9) */
+	ushr v15.4s, v14.4s, #16 /* x3_9_r = shr(dbl_84) */
+	sli v15.4s, v12.4s, #16 /* x3_9 = sli(x3_9_r, g0s2_9) */
+	eor v10.16b, v10.16b, v15.16b /* z_9 = xor(w_9, x3_9) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_9_r = shr(dbl_84) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_9 = sli(s0k_o_9_r, g0s0_9) */
+	and v12.16b, v12.16b, v3.16b /* s0k_9 = and(s0k_o_9, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_9 = rev(z_9) */
+	ushr v14.4s, v7.4s, #16 /* l1in_9_r = shr(w2_9) */
+	sli v14.4s, v11.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
+	ushr v11.4s, v11.4s, #16 /* l2in_9_r = shr(w1_9) */
+	sli v11.4s, v7.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	rev32 v14.8h, v14.8h /* ur16_9 = rev(l1in_9) */
+	eor v14.16b, v15.16b, v14.16b /* ug_9 = xor(ug_acc_9, ur16_9) */
+	ushr v15.4s, v14.4s, #30 /* ur2_9_r = shr(ug_9) */
+	sli v15.4s, v14.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
+	eor v7.16b, v7.16b, v15.16b /* u_9 = xor(u_acc_9, ur2_9) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_9 = rev(l2in_9) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_9 = xor(v8r8_9, v8r16_9) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_9 = xor(l2in_9, v8r16_9) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_9_r = shr(v8g_9) */
+	sli v15.4s, v11.4s, #6 /* v8r6_9 = sli(v8r6_9_r, v8g_9) */
+	eor v11.16b, v14.16b, v15.16b /* v8_9 = xor(v8_acc_9, v8r6_9) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_9 = bsl(odd_bytes, v8_9, u_9) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_9 = bsl(odd_bytes, u_9, v8_9) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_9_hi = shr(sb_in_y_9) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_9_aes = aese(sb_s1_9_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_9_aes_hi = shr(sb_s1_9_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_9 = bsl(odd_bytes, sb_s1_9, sb_s0_9) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_9 = bsl(odd_bytes, sb_s0_9, sb_s1_9) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	ldr q11, [x0, #208] /* g0s4_9 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_86 = add(g0s4_9, g0s4_9) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_9_r = shr(dbl_86) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_9 = sli(s4k_o_9_r, g0s4_9) */
+	and v11.16b, v15.16b, v3.16b /* s4k_9 = and(s4k_o_9, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_18 = add(s0k_9, s4k_9) */
+	ldr q12, [x0, #48] /* g0s10_9 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_87 = add(g0s10_9, g0s10_9) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_9_r = shr(dbl_87) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_9 = sli(s10k_o_9_r, g0s10_9) */
+	and v12.16b, v15.16b, v3.16b /* s10k_9 = and(s10k_o_9, modulus) */
+	ldr q15, [x0, #96] /* g0s13_9 = load() */
+	str q10, [sp, #80] /* spill zbe_9 */
+	add v10.4s, v15.4s, v15.4s /* dbl_88 = add(g0s13_9, g0s13_9) */
+	ushr v10.4s, v10.4s, #15 /* s13k_o_9_r = shr(dbl_88) */
+	sli v10.4s, v15.4s, #17 /* s13k_o_9 = sli(s13k_o_9_r, g0s13_9) */
+	and v10.16b, v10.16b, v3.16b /* s13k_9 = and(s13k_o_9, modulus) */
+	add v10.4s, v12.4s, v10.4s /* fb0_s_19 = add(s10k_9, s13k_9) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
+	add v12.4s, v10.4s, v30.4s /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	umin v10.4s, v10.4s, v12.4s /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
+	add v10.4s, v11.4s, v10.4s /* fb1_s_9 = add(fb0_18, fb0_19) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_9 = add(fb1_9, s15k_9) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_9 = add(fb2_9, g0s0_9) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_9 = maxs(fb_s_9, fb_p_9) */
 	str q4, [x0, #144] /* store fb_9 */
 
 	/* Round 10, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #128] /* g0s14_10 = load() */
+	ldr q10, [x0, #128] /* g0s14_10 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_90 = add(fb_9, fb_9) */
-	bit v31.16b, v11.16b, v5.16b /* x0_10 = bsl(high16, g0s14_10, dbl_90) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_10 = xor(x0_10, sb_out_x_9) */
-	add v31.4s, v31.4s, v7.4s /* w_10 = add(x0r1_10, r2_9) */
+	bit v10.16b, v11.16b, v5.16b /* x0_10 = bsl(high16, g0s14_10, dbl_90) */
+	eor v10.16b, v10.16b, v14.16b /* x0r1_10 = xor(x0_10, sb_out_x_9) */
+	add v10.4s, v10.4s, v7.4s /* w_10 = add(x0r1_10, r2_9) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_10_r = shr(dbl_90) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_10 = sli(s15k_o_10_r, fb_9) */
 	and v4.16b, v11.16b, v3.16b /* s15k_10 = and(s15k_o_10, modulus) */
@@ -3217,113 +3192,112 @@ zuc_lanes_neon_aes_keystream_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_91 = add(g0s9_10, g0s9_10) */
 	ushr v12.4s, v12.4s, #16 /* x1_10_r = shr(dbl_91) */
 	sli v12.4s, v11.4s, #16 /* x1_10 = sli(x1_10_r, g0s11_10) */
-	add v10.4s, v10.4s, v12.4s /* w1_10 = add(sb_out_x_9, x1_10) */
-	ldr q11, [x0, #16] /* g0s7_10 = load() */
-	ldr q12, [x0, #240] /* g0s5_10 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_92 = add(g0s5_10, g0s5_10) */
-	ushr v12.4s, v12.4s, #16 /* x2_10_r = shr(dbl_92) */
-	sli v12.4s, v11.4s, #16 /* x2_10 = sli(x2_10_r, g0s7_10) */
-	eor v7.16b, v7.16b, v12.16b /* w2_10 = xor(r2_9, x2_10) */
-	ldr q11, [x0, #192] /* g0s2_10 = load() */
-	ldr q12, [x0, #160] /* g0s0_10 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_93 = add(g0s0_10, g0s0_10) */
-	ushr v14.4s, v13.4s, #16 /* x3_10_r = shr(dbl_93) */
-	sli v14.4s, v11.4s, #16 /* x3_10 = sli(x3_10_r, g0s2_10) */
-	eor v31.16b, v31.16b, v14.16b /* z_10 = xor(w_10, x3_10) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_10_r = shr(dbl_93) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_10 = sli(s0k_o_10_r, g0s0_10) */
-	and v11.16b, v11.16b, v3.16b /* s0k_10 = and(s0k_o_10, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_10 = rev(z_10) */
-	ushr v13.4s, v7.4s, #16 /* l1in_10_r = shr(w2_10) */
-	sli v13.4s, v10.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_10 = bsl(high16, w1_10, w2_10) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
-	str q31, [sp, #112] /* spill zbe_10 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
-	eor v31.16b, v31.16b, v14.16b /* ug_10 = xor(ug_acc_10, l1in16_10) */
-	ushr v13.4s, v31.4s, #30 /* ur2_10_r = shr(ug_10) */
-	sli v13.4s, v31.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
-	eor v31.16b, v15.16b, v13.16b /* u_10 = xor(u_acc_10, ur2_10) */
-	ushr v13.4s, v10.4s, #16 /* l2in_10_r = shr(w1_10) */
-	sli v13.4s, v7.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_10 = bsl(high16, w2_10, w1_10) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_10 = lookup16(l2in_10, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_10 = xor(l2in_10, l2in16_10) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_10 = lookup16(l2in_10, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_10_r = shr(v8g_10) */
-	sli v13.4s, v7.4s, #6 /* v8r6_10 = sli(v8r6_10_r, v8g_10) */
-	eor v7.16b, v10.16b, v13.16b /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_10 = bsl(odd_bytes, v8_10, u_10) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_10 = bsl(odd_bytes, u_10, v8_10) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_10_hi = shr(sb_in_y_10) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_10_aes = aese(sb_s1_10_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_10_aes_hi = shr(sb_s1_10_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_10 = bsl(odd_bytes, sb_s1_10, sb_s0_10) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_10 = bsl(odd_bytes, sb_s0_10, sb_s1_10) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_10 = lookup16(sb_out_y_10, rotl24) */
-	ldr q31, [x0, #224] /* g0s4_10 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_95 = add(g0s4_10, g0s4_10) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_10_r = shr(dbl_95) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_10 = sli(s4k_o_10_r, g0s4_10) */
-	and v31.16b, v13.16b, v3.16b /* s4k_10 = and(s4k_o_10, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_20 = add(s0k_10, s4k_10) */
-	ldr q11, [x0, #64] /* g0s10_10 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_96 = add(g0s10_10, g0s10_10) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_10_r = shr(dbl_96) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_10 = sli(s10k_o_10_r, g0s10_10) */
-	and v11.16b, v13.16b, v3.16b /* s10k_10 = and(s10k_o_10, modulus) */
-	ldr q13, [x0, #112] /* g0s13_10 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_97 = add(g0s13_10, g0s13_10) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_10_r = shr(dbl_97) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_10 = sli(s13k_o_10_r, g0s13_10) */
-	and v13.16b, v14.16b, v3.16b /* s13k_10 = and(s13k_o_10, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_21 = add(s10k_10, s13k_10) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_10 = add(fb0_20, fb0_21) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_10 = add(fb1_10, s15k_10) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_10 = add(fb2_10, g0s0_10) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_10 = add(fb_s_10, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_10 = maxs(fb_s_10, fb_p_10) */
+	add v11.4s, v14.4s, v12.4s /* w1_10 = add(sb_out_x_9, x1_10) */
+	ldr q12, [x0, #16] /* g0s7_10 = load() */
+	ldr q13, [x0, #240] /* g0s5_10 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_92 = add(g0s5_10, g0s5_10) */
+	ushr v13.4s, v13.4s, #16 /* x2_10_r = shr(dbl_92) */
+	sli v13.4s, v12.4s, #16 /* x2_10 = sli(x2_10_r, g0s7_10) */
+	eor v7.16b, v7.16b, v13.16b /* w2_10 = xor(r2_9, x2_10) */
+	ldr q12, [x0, #192] /* g0s2_10 = load() */
+	ldr q13, [x0, #160] /* g0s0_10 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_93 = add(g0s0_10, g0s0_10) */
+	ushr v15.4s, v14.4s, #16 /* x3_10_r = shr(dbl_93) */
+	sli v15.4s, v12.4s, #16 /* x3_10 = sli(x3_10_r, g0s2_10) */
+	eor v10.16b, v10.16b, v15.16b /* z_10 = xor(w_10, x3_10) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_10_r = shr(dbl_93) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_10 = sli(s0k_o_10_r, g0s0_10) */
+	and v12.16b, v12.16b, v3.16b /* s0k_10 = and(s0k_o_10, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_10 = rev(z_10) */
+	ushr v14.4s, v7.4s, #16 /* l1in_10_r = shr(w2_10) */
+	sli v14.4s, v11.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
+	ushr v11.4s, v11.4s, #16 /* l2in_10_r = shr(w1_10) */
+	sli v11.4s, v7.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	rev32 v14.8h, v14.8h /* ur16_10 = rev(l1in_10) */
+	eor v14.16b, v15.16b, v14.16b /* ug_10 = xor(ug_acc_10, ur16_10) */
+	ushr v15.4s, v14.4s, #30 /* ur2_10_r = shr(ug_10) */
+	sli v15.4s, v14.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
+	eor v7.16b, v7.16b, v15.16b /* u_10 = xor(u_acc_10, ur2_10) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_10 = rev(l2in_10) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_10 = xor(v8r8_10, v8r16_10) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_10 = xor(l2in_10, v8r16_10) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_10_r = shr(v8g_10) */
+	sli v15.4s, v11.4s, #6 /* v8r6_10 = sli(v8r6_10_r, v8g_10) */
+	eor v11.16b, v14.16b, v15.16b /* v8_10 = xor(v8_acc_10, v8r6_10) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_10 = bsl(odd_bytes, v8_10, u_10) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_10 = bsl(odd_bytes, u_10, v8_10) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_10_hi = shr(sb_in_y_10) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_10_aes = aese(sb_s1_10_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_10_aes_hi = shr(sb_s1_10_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_10 = bsl(odd_bytes, sb_s1_10, sb_s0_10) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_10 = bsl(odd_bytes, sb_s0_10, sb_s1_10) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	ldr q11, [x0, #224] /* g0s4_10 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_95 = add(g0s4_10, g0s4_10) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_10_r = shr(dbl_95) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_10 = sli(s4k_o_10_r, g0s4_10) */
+	and v11.16b, v15.16b, v3.16b /* s4k_10 = and(s4k_o_10, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_20 = add(s0k_10, s4k_10) */
+	ldr q12, [x0, #64] /* g0s10_10 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_96 = add(g0s10_10, g0s10_10) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_10_r = shr(dbl_96) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_10 = sli(s10k_o_10_r, g0s10_10) */
+	and v12.16b, v15.16b, v3.16b /* s10k_10 = and(s10k_o_10, modulus) */
+	ldr q15, [x0, #112] /* g0s13_10 = load() */
+	str q10, [sp, #96] /* spill zbe_10 */
+	add v10.4s, v15.4s, v15.4s /* dbl_97 = add(g0s13_10, g0s13_10) */
+	ushr v10.4s, v10.4s, #15 /* s13k_o_10_r = shr(dbl_97) */
+	sli v10.4s, v15.4s, #17 /* s13k_o_10 = sli(s13k_o_10_r, g0s13_10) */
+	and v10.16b, v10.16b, v3.16b /* s13k_10 = and(s13k_o_10, modulus) */
+	add v10.4s, v12.4s, v10.4s /* fb0_s_21 = add(s10k_10, s13k_10) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
+	add v12.4s, v10.4s, v30.4s /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	umin v10.4s, v10.4s, v12.4s /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
+	add v10.4s, v11.4s, v10.4s /* fb1_s_10 = add(fb0_20, fb0_21) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_10 = add(fb1_10, s15k_10) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_10 = add(fb2_10, g0s0_10) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_10 = maxs(fb_s_10, fb_p_10) */
 	str q4, [x0, #160] /* store fb_10 */
 
 	/* Round 11, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #144] /* g0s14_11 = load() */
+	ldr q10, [x0, #144] /* g0s14_11 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_99 = add(fb_10, fb_10) */
-	bit v31.16b, v11.16b, v5.16b /* x0_11 = bsl(high16, g0s14_11, dbl_99) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_11 = xor(x0_11, sb_out_x_10) */
-	add v31.4s, v31.4s, v7.4s /* w_11 = add(x0r1_11, r2_10) */
+	bit v10.16b, v11.16b, v5.16b /* x0_11 = bsl(high16, g0s14_11, dbl_99) */
+	eor v10.16b, v10.16b, v14.16b /* x0r1_11 = xor(x0_11, sb_out_x_10) */
+	add v10.4s, v10.4s, v7.4s /* w_11 = add(x0r1_11, r2_10) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_11_r = shr(dbl_99) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_11 = sli(s15k_o_11_r, fb_10) */
 	and v4.16b, v11.16b, v3.16b /* s15k_11 = and(s15k_o_11, modulus) */
@@ -3332,113 +3306,112 @@ zuc_lanes_neon_aes_keystream_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_100 = add(g0s9_11, g0s9_11) */
 	ushr v12.4s, v12.4s, #16 /* x1_11_r = shr(dbl_100) */
 	sli v12.4s, v11.4s, #16 /* x1_11 = sli(x1_11_r, g0s11_11) */
-	add v10.4s, v10.4s, v12.4s /* w1_11 = add(sb_out_x_10, x1_11) */
-	ldr q11, [x0, #32] /* g0s7_11 = load() */
-	ldr q12, [x0] /* g0s5_11 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_101 = add(g0s5_11, g0s5_11) */
-	ushr v12.4s, v12.4s, #16 /* x2_11_r = shr(dbl_101) */
-	sli v12.4s, v11.4s, #16 /* x2_11 = sli(x2_11_r, g0s7_11) */
-	eor v7.16b, v7.16b, v12.16b /* w2_11 = xor(r2_10, x2_11) */
-	ldr q11, [x0, #208] /* g0s2_11 = load() */
-	ldr q12, [x0, #176] /* g0s0_11 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_102 = add(g0s0_11, g0s0_11) */
-	ushr v14.4s, v13.4s, #16 /* x3_11_r = shr(dbl_102) */
-	sli v14.4s, v11.4s, #16 /* x3_11 = sli(x3_11_r, g0s2_11) */
-	eor v31.16b, v31.16b, v14.16b /* z_11 = xor(w_11, x3_11) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_11_r = shr(dbl_102) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_11 = sli(s0k_o_11_r, g0s0_11) */
-	and v11.16b, v11.16b, v3.16b /* s0k_11 = and(s0k_o_11, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_11 = rev(z_11) */
-	ushr v13.4s, v7.4s, #16 /* l1in_11_r = shr(w2_11) */
-	sli v13.4s, v10.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_11 = bsl(high16, w1_11, w2_11) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
-	str q31, [sp, #128] /* spill zbe_11 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
-	eor v31.16b, v31.16b, v14.16b /* ug_11 = xor(ug_acc_11, l1in16_11) */
-	ushr v13.4s, v31.4s, #30 /* ur2_11_r = shr(ug_11) */
-	sli v13.4s, v31.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
-	eor v31.16b, v15.16b, v13.16b /* u_11 = xor(u_acc_11, ur2_11) */
-	ushr v13.4s, v10.4s, #16 /* l2in_11_r = shr(w1_11) */
-	sli v13.4s, v7.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_11 = bsl(high16, w2_11, w1_11) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_11 = lookup16(l2in_11, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_11 = xor(l2in_11, l2in16_11) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_11 = lookup16(l2in_11, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_11_r = shr(v8g_11) */
-	sli v13.4s, v7.4s, #6 /* v8r6_11 = sli(v8r6_11_r, v8g_11) */
-	eor v7.16b, v10.16b, v13.16b /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_11 = bsl(odd_bytes, v8_11, u_11) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_11 = bsl(odd_bytes, u_11, v8_11) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_11_hi = shr(sb_in_y_11) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_11_aes = aese(sb_s1_11_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_11_aes_hi = shr(sb_s1_11_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_11 = bsl(odd_bytes, sb_s1_11, sb_s0_11) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_11 = bsl(odd_bytes, sb_s0_11, sb_s1_11) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_11 = lookup16(sb_out_y_11, rotl24) */
-	ldr q31, [x0, #240] /* g0s4_11 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_104 = add(g0s4_11, g0s4_11) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_11_r = shr(dbl_104) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_11 = sli(s4k_o_11_r, g0s4_11) */
-	and v31.16b, v13.16b, v3.16b /* s4k_11 = and(s4k_o_11, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_22 = add(s0k_11, s4k_11) */
-	ldr q11, [x0, #80] /* g0s10_11 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_105 = add(g0s10_11, g0s10_11) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_11_r = shr(dbl_105) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_11 = sli(s10k_o_11_r, g0s10_11) */
-	and v11.16b, v13.16b, v3.16b /* s10k_11 = and(s10k_o_11, modulus) */
-	ldr q13, [x0, #128] /* g0s13_11 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_106 = add(g0s13_11, g0s13_11) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_11_r = shr(dbl_106) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_11 = sli(s13k_o_11_r, g0s13_11) */
-	and v13.16b, v14.16b, v3.16b /* s13k_11 = and(s13k_o_11, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_23 = add(s10k_11, s13k_11) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_11 = add(fb0_22, fb0_23) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_11 = add(fb1_11, s15k_11) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_11 = add(fb2_11, g0s0_11) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_11 = add(fb_s_11, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_11 = maxs(fb_s_11, fb_p_11) */
+	add v11.4s, v14.4s, v12.4s /* w1_11 = add(sb_out_x_10, x1_11) */
+	ldr q12, [x0, #32] /* g0s7_11 = load() */
+	ldr q13, [x0] /* g0s5_11 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_101 = add(g0s5_11, g0s5_11) */
+	ushr v13.4s, v13.4s, #16 /* x2_11_r = shr(dbl_101) */
+	sli v13.4s, v12.4s, #16 /* x2_11 = sli(x2_11_r, g0s7_11) */
+	eor v7.16b, v7.16b, v13.16b /* w2_11 = xor(r2_10, x2_11) */
+	ldr q12, [x0, #208] /* g0s2_11 = load() */
+	ldr q13, [x0, #176] /* g0s0_11 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_102 = add(g0s0_11, g0s0_11) */
+	ushr v15.4s, v14.4s, #16 /* x3_11_r = shr(dbl_102) */
+	sli v15.4s, v12.4s, #16 /* x3_11 = sli(x3_11_r, g0s2_11) */
+	eor v10.16b, v10.16b, v15.16b /* z_11 = xor(w_11, x3_11) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_11_r = shr(dbl_102) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_11 = sli(s0k_o_11_r, g0s0_11) */
+	and v12.16b, v12.16b, v3.16b /* s0k_11 = and(s0k_o_11, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_11 = rev(z_11) */
+	ushr v14.4s, v7.4s, #16 /* l1in_11_r = shr(w2_11) */
+	sli v14.4s, v11.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
+	ushr v11.4s, v11.4s, #16 /* l2in_11_r = shr(w1_11) */
+	sli v11.4s, v7.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	rev32 v14.8h, v14.8h /* ur16_11 = rev(l1in_11) */
+	eor v14.16b, v15.16b, v14.16b /* ug_11 = xor(ug_acc_11, ur16_11) */
+	ushr v15.4s, v14.4s, #30 /* ur2_11_r = shr(ug_11) */
+	sli v15.4s, v14.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
+	eor v7.16b, v7.16b, v15.16b /* u_11 = xor(u_acc_11, ur2_11) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_11 = rev(l2in_11) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_11 = xor(v8r8_11, v8r16_11) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_11 = xor(l2in_11, v8r16_11) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_11_r = shr(v8g_11) */
+	sli v15.4s, v11.4s, #6 /* v8r6_11 = sli(v8r6_11_r, v8g_11) */
+	eor v11.16b, v14.16b, v15.16b /* v8_11 = xor(v8_acc_11, v8r6_11) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_11 = bsl(odd_bytes, v8_11, u_11) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_11 = bsl(odd_bytes, u_11, v8_11) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_11_hi = shr(sb_in_y_11) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_11_aes = aese(sb_s1_11_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_11_aes_hi = shr(sb_s1_11_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_11 = bsl(odd_bytes, sb_s1_11, sb_s0_11) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_11 = bsl(odd_bytes, sb_s0_11, sb_s1_11) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	ldr q11, [x0, #240] /* g0s4_11 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_104 = add(g0s4_11, g0s4_11) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_11_r = shr(dbl_104) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_11 = sli(s4k_o_11_r, g0s4_11) */
+	and v11.16b, v15.16b, v3.16b /* s4k_11 = and(s4k_o_11, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_22 = add(s0k_11, s4k_11) */
+	ldr q12, [x0, #80] /* g0s10_11 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_105 = add(g0s10_11, g0s10_11) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_11_r = shr(dbl_105) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_11 = sli(s10k_o_11_r, g0s10_11) */
+	and v12.16b, v15.16b, v3.16b /* s10k_11 = and(s10k_o_11, modulus) */
+	ldr q15, [x0, #128] /* g0s13_11 = load() */
+	str q10, [sp, #112] /* spill zbe_11 */
+	add v10.4s, v15.4s, v15.4s /* dbl_106 = add(g0s13_11, g0s13_11) */
+	ushr v10.4s, v10.4s, #15 /* s13k_o_11_r = shr(dbl_106) */
+	sli v10.4s, v15.4s, #17 /* s13k_o_11 = sli(s13k_o_11_r, g0s13_11) */
+	and v10.16b, v10.16b, v3.16b /* s13k_11 = and(s13k_o_11, modulus) */
+	add v10.4s, v12.4s, v10.4s /* fb0_s_23 = add(s10k_11, s13k_11) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
+	add v12.4s, v10.4s, v30.4s /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	umin v10.4s, v10.4s, v12.4s /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
+	add v10.4s, v11.4s, v10.4s /* fb1_s_11 = add(fb0_22, fb0_23) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_11 = add(fb1_11, s15k_11) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_11 = add(fb2_11, g0s0_11) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_11 = maxs(fb_s_11, fb_p_11) */
 	str q4, [x0, #176] /* store fb_11 */
 
 	/* Round 12, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #160] /* g0s14_12 = load() */
+	ldr q10, [x0, #160] /* g0s14_12 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_108 = add(fb_11, fb_11) */
-	bit v31.16b, v11.16b, v5.16b /* x0_12 = bsl(high16, g0s14_12, dbl_108) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_12 = xor(x0_12, sb_out_x_11) */
-	add v31.4s, v31.4s, v7.4s /* w_12 = add(x0r1_12, r2_11) */
+	bit v10.16b, v11.16b, v5.16b /* x0_12 = bsl(high16, g0s14_12, dbl_108) */
+	eor v10.16b, v10.16b, v14.16b /* x0r1_12 = xor(x0_12, sb_out_x_11) */
+	add v10.4s, v10.4s, v7.4s /* w_12 = add(x0r1_12, r2_11) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_12_r = shr(dbl_108) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_12 = sli(s15k_o_12_r, fb_11) */
 	and v4.16b, v11.16b, v3.16b /* s15k_12 = and(s15k_o_12, modulus) */
@@ -3447,113 +3420,112 @@ zuc_lanes_neon_aes_keystream_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_109 = add(g0s9_12, g0s9_12) */
 	ushr v12.4s, v12.4s, #16 /* x1_12_r = shr(dbl_109) */
 	sli v12.4s, v11.4s, #16 /* x1_12 = sli(x1_12_r, g0s11_12) */
-	add v10.4s, v10.4s, v12.4s /* w1_12 = add(sb_out_x_11, x1_12) */
-	ldr q11, [x0, #48] /* g0s7_12 = load() */
-	ldr q12, [x0, #16] /* g0s5_12 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_110 = add(g0s5_12, g0s5_12) */
-	ushr v12.4s, v12.4s, #16 /* x2_12_r = shr(dbl_110) */
-	sli v12.4s, v11.4s, #16 /* x2_12 = sli(x2_12_r, g0s7_12) */
-	eor v7.16b, v7.16b, v12.16b /* w2_12 = xor(r2_11, x2_12) */
-	ldr q11, [x0, #224] /* g0s2_12 = load() */
-	ldr q12, [x0, #192] /* g0s0_12 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_111 = add(g0s0_12, g0s0_12) */
-	ushr v14.4s, v13.4s, #16 /* x3_12_r = shr(dbl_111) */
-	sli v14.4s, v11.4s, #16 /* x3_12 = sli(x3_12_r, g0s2_12) */
-	eor v31.16b, v31.16b, v14.16b /* z_12 = xor(w_12, x3_12) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_12_r = shr(dbl_111) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_12 = sli(s0k_o_12_r, g0s0_12) */
-	and v11.16b, v11.16b, v3.16b /* s0k_12 = and(s0k_o_12, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_12 = rev(z_12) */
-	ushr v13.4s, v7.4s, #16 /* l1in_12_r = shr(w2_12) */
-	sli v13.4s, v10.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_12 = bsl(high16, w1_12, w2_12) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
-	str q31, [sp, #144] /* spill zbe_12 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
-	eor v31.16b, v31.16b, v14.16b /* ug_12 = xor(ug_acc_12, l1in16_12) */
-	ushr v13.4s, v31.4s, #30 /* ur2_12_r = shr(ug_12) */
-	sli v13.4s, v31.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
-	eor v31.16b, v15.16b, v13.16b /* u_12 = xor(u_acc_12, ur2_12) */
-	ushr v13.4s, v10.4s, #16 /* l2in_12_r = shr(w1_12) */
-	sli v13.4s, v7.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_12 = bsl(high16, w2_12, w1_12) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_12 = lookup16(l2in_12, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_12 = xor(l2in_12, l2in16_12) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_12 = lookup16(l2in_12, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_12_r = shr(v8g_12) */
-	sli v13.4s, v7.4s, #6 /* v8r6_12 = sli(v8r6_12_r, v8g_12) */
-	eor v7.16b, v10.16b, v13.16b /* v8_12 = xor(v8_acc_12, v8r6_12) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_12 = bsl(odd_bytes, v8_12, u_12) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_12 = bsl(odd_bytes, u_12, v8_12) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_12_hi = shr(sb_in_y_12) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_12_aes = aese(sb_s1_12_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_12_aes_hi = shr(sb_s1_12_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_12 = bsl(odd_bytes, sb_s1_12, sb_s0_12) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_12 = bsl(odd_bytes, sb_s0_12, sb_s1_12) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_12 = lookup16(sb_out_y_12, rotl24) */
-	ldr q31, [x0] /* g0s4_12 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_113 = add(g0s4_12, g0s4_12) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_12_r = shr(dbl_113) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_12 = sli(s4k_o_12_r, g0s4_12) */
-	and v31.16b, v13.16b, v3.16b /* s4k_12 = and(s4k_o_12, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_24 = add(s0k_12, s4k_12) */
-	ldr q11, [x0, #96] /* g0s10_12 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_114 = add(g0s10_12, g0s10_12) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_12_r = shr(dbl_114) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_12 = sli(s10k_o_12_r, g0s10_12) */
-	and v11.16b, v13.16b, v3.16b /* s10k_12 = and(s10k_o_12, modulus) */
-	ldr q13, [x0, #144] /* g0s13_12 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_115 = add(g0s13_12, g0s13_12) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_12_r = shr(dbl_115) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_12 = sli(s13k_o_12_r, g0s13_12) */
-	and v13.16b, v14.16b, v3.16b /* s13k_12 = and(s13k_o_12, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_25 = add(s10k_12, s13k_12) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_12 = add(fb0_24, fb0_25) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_12 = add(fb1_12, s15k_12) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_12 = add(fb2_12, g0s0_12) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_12 = add(fb_s_12, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_12 = maxs(fb_s_12, fb_p_12) */
+	add v11.4s, v14.4s, v12.4s /* w1_12 = add(sb_out_x_11, x1_12) */
+	ldr q12, [x0, #48] /* g0s7_12 = load() */
+	ldr q13, [x0, #16] /* g0s5_12 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_110 = add(g0s5_12, g0s5_12) */
+	ushr v13.4s, v13.4s, #16 /* x2_12_r = shr(dbl_110) */
+	sli v13.4s, v12.4s, #16 /* x2_12 = sli(x2_12_r, g0s7_12) */
+	eor v7.16b, v7.16b, v13.16b /* w2_12 = xor(r2_11, x2_12) */
+	ldr q12, [x0, #224] /* g0s2_12 = load() */
+	ldr q13, [x0, #192] /* g0s0_12 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_111 = add(g0s0_12, g0s0_12) */
+	ushr v15.4s, v14.4s, #16 /* x3_12_r = shr(dbl_111) */
+	sli v15.4s, v12.4s, #16 /* x3_12 = sli(x3_12_r, g0s2_12) */
+	eor v10.16b, v10.16b, v15.16b /* z_12 = xor(w_12, x3_12) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_12_r = shr(dbl_111) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_12 = sli(s0k_o_12_r, g0s0_12) */
+	and v12.16b, v12.16b, v3.16b /* s0k_12 = and(s0k_o_12, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_12 = rev(z_12) */
+	ushr v14.4s, v7.4s, #16 /* l1in_12_r = shr(w2_12) */
+	sli v14.4s, v11.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
+	ushr v11.4s, v11.4s, #16 /* l2in_12_r = shr(w1_12) */
+	sli v11.4s, v7.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	rev32 v14.8h, v14.8h /* ur16_12 = rev(l1in_12) */
+	eor v14.16b, v15.16b, v14.16b /* ug_12 = xor(ug_acc_12, ur16_12) */
+	ushr v15.4s, v14.4s, #30 /* ur2_12_r = shr(ug_12) */
+	sli v15.4s, v14.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
+	eor v7.16b, v7.16b, v15.16b /* u_12 = xor(u_acc_12, ur2_12) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_12 = lookup16(l2in_12, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_12 = rev(l2in_12) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_12 = xor(v8r8_12, v8r16_12) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_12 = xor(l2in_12, v8r16_12) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_12_r = shr(v8g_12) */
+	sli v15.4s, v11.4s, #6 /* v8r6_12 = sli(v8r6_12_r, v8g_12) */
+	eor v11.16b, v14.16b, v15.16b /* v8_12 = xor(v8_acc_12, v8r6_12) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_12 = bsl(odd_bytes, v8_12, u_12) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_12 = bsl(odd_bytes, u_12, v8_12) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_12_hi = shr(sb_in_y_12) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_12_aes = aese(sb_s1_12_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_12_aes_hi = shr(sb_s1_12_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_12 = bsl(odd_bytes, sb_s1_12, sb_s0_12) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_12 = bsl(odd_bytes, sb_s0_12, sb_s1_12) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	ldr q11, [x0] /* g0s4_12 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_113 = add(g0s4_12, g0s4_12) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_12_r = shr(dbl_113) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_12 = sli(s4k_o_12_r, g0s4_12) */
+	and v11.16b, v15.16b, v3.16b /* s4k_12 = and(s4k_o_12, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_24 = add(s0k_12, s4k_12) */
+	ldr q12, [x0, #96] /* g0s10_12 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_114 = add(g0s10_12, g0s10_12) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_12_r = shr(dbl_114) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_12 = sli(s10k_o_12_r, g0s10_12) */
+	and v12.16b, v15.16b, v3.16b /* s10k_12 = and(s10k_o_12, modulus) */
+	ldr q15, [x0, #144] /* g0s13_12 = load() */
+	str q10, [sp, #128] /* spill zbe_12 */
+	add v10.4s, v15.4s, v15.4s /* dbl_115 = add(g0s13_12, g0s13_12) */
+	ushr v10.4s, v10.4s, #15 /* s13k_o_12_r = shr(dbl_115) */
+	sli v10.4s, v15.4s, #17 /* s13k_o_12 = sli(s13k_o_12_r, g0s13_12) */
+	and v10.16b, v10.16b, v3.16b /* s13k_12 = and(s13k_o_12, modulus) */
+	add v10.4s, v12.4s, v10.4s /* fb0_s_25 = add(s10k_12, s13k_12) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
+	add v12.4s, v10.4s, v30.4s /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	umin v10.4s, v10.4s, v12.4s /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
+	add v10.4s, v11.4s, v10.4s /* fb1_s_12 = add(fb0_24, fb0_25) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_12 = add(fb1_12, s15k_12) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_12 = add(fb2_12, g0s0_12) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_12 = maxs(fb_s_12, fb_p_12) */
 	str q4, [x0, #192] /* store fb_12 */
 
 	/* Round 13, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #176] /* g0s14_13 = load() */
+	ldr q10, [x0, #176] /* g0s14_13 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_117 = add(fb_12, fb_12) */
-	bit v31.16b, v11.16b, v5.16b /* x0_13 = bsl(high16, g0s14_13, dbl_117) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_13 = xor(x0_13, sb_out_x_12) */
-	add v31.4s, v31.4s, v7.4s /* w_13 = add(x0r1_13, r2_12) */
+	bit v10.16b, v11.16b, v5.16b /* x0_13 = bsl(high16, g0s14_13, dbl_117) */
+	eor v10.16b, v10.16b, v14.16b /* x0r1_13 = xor(x0_13, sb_out_x_12) */
+	add v10.4s, v10.4s, v7.4s /* w_13 = add(x0r1_13, r2_12) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_13_r = shr(dbl_117) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_13 = sli(s15k_o_13_r, fb_12) */
 	and v4.16b, v11.16b, v3.16b /* s15k_13 = and(s15k_o_13, modulus) */
@@ -3562,113 +3534,112 @@ zuc_lanes_neon_aes_keystream_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_118 = add(g0s9_13, g0s9_13) */
 	ushr v12.4s, v12.4s, #16 /* x1_13_r = shr(dbl_118) */
 	sli v12.4s, v11.4s, #16 /* x1_13 = sli(x1_13_r, g0s11_13) */
-	add v10.4s, v10.4s, v12.4s /* w1_13 = add(sb_out_x_12, x1_13) */
-	ldr q11, [x0, #64] /* g0s7_13 = load() */
-	ldr q12, [x0, #32] /* g0s5_13 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_119 = add(g0s5_13, g0s5_13) */
-	ushr v12.4s, v12.4s, #16 /* x2_13_r = shr(dbl_119) */
-	sli v12.4s, v11.4s, #16 /* x2_13 = sli(x2_13_r, g0s7_13) */
-	eor v7.16b, v7.16b, v12.16b /* w2_13 = xor(r2_12, x2_13) */
-	ldr q11, [x0, #240] /* g0s2_13 = load() */
-	ldr q12, [x0, #208] /* g0s0_13 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_120 = add(g0s0_13, g0s0_13) */
-	ushr v14.4s, v13.4s, #16 /* x3_13_r = shr(dbl_120) */
-	sli v14.4s, v11.4s, #16 /* x3_13 = sli(x3_13_r, g0s2_13) */
-	eor v31.16b, v31.16b, v14.16b /* z_13 = xor(w_13, x3_13) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_13_r = shr(dbl_120) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_13 = sli(s0k_o_13_r, g0s0_13) */
-	and v11.16b, v11.16b, v3.16b /* s0k_13 = and(s0k_o_13, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_13 = rev(z_13) */
-	ushr v13.4s, v7.4s, #16 /* l1in_13_r = shr(w2_13) */
-	sli v13.4s, v10.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_13 = bsl(high16, w1_13, w2_13) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
-	str q31, [sp, #160] /* spill zbe_13 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
-	eor v31.16b, v31.16b, v14.16b /* ug_13 = xor(ug_acc_13, l1in16_13) */
-	ushr v13.4s, v31.4s, #30 /* ur2_13_r = shr(ug_13) */
-	sli v13.4s, v31.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
-	eor v31.16b, v15.16b, v13.16b /* u_13 = xor(u_acc_13, ur2_13) */
-	ushr v13.4s, v10.4s, #16 /* l2in_13_r = shr(w1_13) */
-	sli v13.4s, v7.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_13 = bsl(high16, w2_13, w1_13) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_13 = lookup16(l2in_13, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_13 = xor(l2in_13, l2in16_13) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_13 = lookup16(l2in_13, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_13_r = shr(v8g_13) */
-	sli v13.4s, v7.4s, #6 /* v8r6_13 = sli(v8r6_13_r, v8g_13) */
-	eor v7.16b, v10.16b, v13.16b /* v8_13 = xor(v8_acc_13, v8r6_13) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_13 = bsl(odd_bytes, v8_13, u_13) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_13 = bsl(odd_bytes, u_13, v8_13) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_13_hi = shr(sb_in_y_13) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_13_aes = aese(sb_s1_13_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_13_aes_hi = shr(sb_s1_13_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_13 = bsl(odd_bytes, sb_s1_13, sb_s0_13) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_13 = bsl(odd_bytes, sb_s0_13, sb_s1_13) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_13 = lookup16(sb_out_y_13, rotl24) */
-	ldr q31, [x0, #16] /* g0s4_13 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_122 = add(g0s4_13, g0s4_13) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_13_r = shr(dbl_122) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_13 = sli(s4k_o_13_r, g0s4_13) */
-	and v31.16b, v13.16b, v3.16b /* s4k_13 = and(s4k_o_13, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_26 = add(s0k_13, s4k_13) */
-	ldr q11, [x0, #112] /* g0s10_13 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_123 = add(g0s10_13, g0s10_13) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_13_r = shr(dbl_123) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_13 = sli(s10k_o_13_r, g0s10_13) */
-	and v11.16b, v13.16b, v3.16b /* s10k_13 = and(s10k_o_13, modulus) */
-	ldr q13, [x0, #160] /* g0s13_13 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_124 = add(g0s13_13, g0s13_13) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_13_r = shr(dbl_124) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_13 = sli(s13k_o_13_r, g0s13_13) */
-	and v13.16b, v14.16b, v3.16b /* s13k_13 = and(s13k_o_13, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_27 = add(s10k_13, s13k_13) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_13 = add(fb0_26, fb0_27) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_13 = add(fb1_13, s15k_13) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_13 = add(fb2_13, g0s0_13) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_13 = add(fb_s_13, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_13 = maxs(fb_s_13, fb_p_13) */
+	add v11.4s, v14.4s, v12.4s /* w1_13 = add(sb_out_x_12, x1_13) */
+	ldr q12, [x0, #64] /* g0s7_13 = load() */
+	ldr q13, [x0, #32] /* g0s5_13 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_119 = add(g0s5_13, g0s5_13) */
+	ushr v13.4s, v13.4s, #16 /* x2_13_r = shr(dbl_119) */
+	sli v13.4s, v12.4s, #16 /* x2_13 = sli(x2_13_r, g0s7_13) */
+	eor v7.16b, v7.16b, v13.16b /* w2_13 = xor(r2_12, x2_13) */
+	ldr q12, [x0, #240] /* g0s2_13 = load() */
+	ldr q13, [x0, #208] /* g0s0_13 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_120 = add(g0s0_13, g0s0_13) */
+	ushr v15.4s, v14.4s, #16 /* x3_13_r = shr(dbl_120) */
+	sli v15.4s, v12.4s, #16 /* x3_13 = sli(x3_13_r, g0s2_13) */
+	eor v10.16b, v10.16b, v15.16b /* z_13 = xor(w_13, x3_13) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_13_r = shr(dbl_120) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_13 = sli(s0k_o_13_r, g0s0_13) */
+	and v12.16b, v12.16b, v3.16b /* s0k_13 = and(s0k_o_13, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_13 = rev(z_13) */
+	ushr v14.4s, v7.4s, #16 /* l1in_13_r = shr(w2_13) */
+	sli v14.4s, v11.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
+	ushr v11.4s, v11.4s, #16 /* l2in_13_r = shr(w1_13) */
+	sli v11.4s, v7.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	rev32 v14.8h, v14.8h /* ur16_13 = rev(l1in_13) */
+	eor v14.16b, v15.16b, v14.16b /* ug_13 = xor(ug_acc_13, ur16_13) */
+	ushr v15.4s, v14.4s, #30 /* ur2_13_r = shr(ug_13) */
+	sli v15.4s, v14.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
+	eor v7.16b, v7.16b, v15.16b /* u_13 = xor(u_acc_13, ur2_13) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_13 = rev(l2in_13) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_13 = xor(v8r8_13, v8r16_13) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_13 = xor(l2in_13, v8r16_13) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_13_r = shr(v8g_13) */
+	sli v15.4s, v11.4s, #6 /* v8r6_13 = sli(v8r6_13_r, v8g_13) */
+	eor v11.16b, v14.16b, v15.16b /* v8_13 = xor(v8_acc_13, v8r6_13) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_13 = bsl(odd_bytes, v8_13, u_13) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_13 = bsl(odd_bytes, u_13, v8_13) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_13_hi = shr(sb_in_y_13) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_13_aes = aese(sb_s1_13_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_13_aes_hi = shr(sb_s1_13_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_13 = bsl(odd_bytes, sb_s1_13, sb_s0_13) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_13 = bsl(odd_bytes, sb_s0_13, sb_s1_13) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	ldr q11, [x0, #16] /* g0s4_13 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_122 = add(g0s4_13, g0s4_13) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_13_r = shr(dbl_122) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_13 = sli(s4k_o_13_r, g0s4_13) */
+	and v11.16b, v15.16b, v3.16b /* s4k_13 = and(s4k_o_13, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_26 = add(s0k_13, s4k_13) */
+	ldr q12, [x0, #112] /* g0s10_13 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_123 = add(g0s10_13, g0s10_13) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_13_r = shr(dbl_123) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_13 = sli(s10k_o_13_r, g0s10_13) */
+	and v12.16b, v15.16b, v3.16b /* s10k_13 = and(s10k_o_13, modulus) */
+	ldr q15, [x0, #160] /* g0s13_13 = load() */
+	str q10, [sp, #144] /* spill zbe_13 */
+	add v10.4s, v15.4s, v15.4s /* dbl_124 = add(g0s13_13, g0s13_13) */
+	ushr v10.4s, v10.4s, #15 /* s13k_o_13_r = shr(dbl_124) */
+	sli v10.4s, v15.4s, #17 /* s13k_o_13 = sli(s13k_o_13_r, g0s13_13) */
+	and v10.16b, v10.16b, v3.16b /* s13k_13 = and(s13k_o_13, modulus) */
+	add v10.4s, v12.4s, v10.4s /* fb0_s_27 = add(s10k_13, s13k_13) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
+	add v12.4s, v10.4s, v30.4s /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	umin v10.4s, v10.4s, v12.4s /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
+	add v10.4s, v11.4s, v10.4s /* fb1_s_13 = add(fb0_26, fb0_27) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_13 = add(fb1_13, s15k_13) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_13 = add(fb2_13, g0s0_13) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_13 = maxs(fb_s_13, fb_p_13) */
 	str q4, [x0, #208] /* store fb_13 */
 
 	/* Round 14, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #192] /* g0s14_14 = load() */
+	ldr q10, [x0, #192] /* g0s14_14 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_126 = add(fb_13, fb_13) */
-	bit v31.16b, v11.16b, v5.16b /* x0_14 = bsl(high16, g0s14_14, dbl_126) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_14 = xor(x0_14, sb_out_x_13) */
-	add v31.4s, v31.4s, v7.4s /* w_14 = add(x0r1_14, r2_13) */
+	bit v10.16b, v11.16b, v5.16b /* x0_14 = bsl(high16, g0s14_14, dbl_126) */
+	eor v10.16b, v10.16b, v14.16b /* x0r1_14 = xor(x0_14, sb_out_x_13) */
+	add v10.4s, v10.4s, v7.4s /* w_14 = add(x0r1_14, r2_13) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_14_r = shr(dbl_126) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_14 = sli(s15k_o_14_r, fb_13) */
 	and v4.16b, v11.16b, v3.16b /* s15k_14 = and(s15k_o_14, modulus) */
@@ -3677,122 +3648,120 @@ zuc_lanes_neon_aes_keystream_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_127 = add(g0s9_14, g0s9_14) */
 	ushr v12.4s, v12.4s, #16 /* x1_14_r = shr(dbl_127) */
 	sli v12.4s, v11.4s, #16 /* x1_14 = sli(x1_14_r, g0s11_14) */
-	add v10.4s, v10.4s, v12.4s /* w1_14 = add(sb_out_x_13, x1_14) */
-	ldr q11, [x0, #80] /* g0s7_14 = load() */
-	ldr q12, [x0, #48] /* g0s5_14 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_128 = add(g0s5_14, g0s5_14) */
-	ushr v12.4s, v12.4s, #16 /* x2_14_r = shr(dbl_128) */
-	sli v12.4s, v11.4s, #16 /* x2_14 = sli(x2_14_r, g0s7_14) */
-	eor v7.16b, v7.16b, v12.16b /* w2_14 = xor(r2_13, x2_14) */
-	ldr q11, [x0] /* g0s2_14 = load() */
-	ldr q12, [x0, #224] /* g0s0_14 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_129 = add(g0s0_14, g0s0_14) */
-	ushr v14.4s, v13.4s, #16 /* x3_14_r = shr(dbl_129) */
-	sli v14.4s, v11.4s, #16 /* x3_14 = sli(x3_14_r, g0s2_14) */
-	eor v31.16b, v31.16b, v14.16b /* z_14 = xor(w_14, x3_14) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_14_r = shr(dbl_129) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_14 = sli(s0k_o_14_r, g0s0_14) */
-	and v11.16b, v11.16b, v3.16b /* s0k_14 = and(s0k_o_14, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_14 = rev(z_14) */
-	ushr v13.4s, v7.4s, #16 /* l1in_14_r = shr(w2_14) */
-	sli v13.4s, v10.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_14 = bsl(high16, w1_14, w2_14) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
-	str q31, [sp, #176] /* spill zbe_14 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
-	eor v31.16b, v31.16b, v14.16b /* ug_14 = xor(ug_acc_14, l1in16_14) */
-	ushr v13.4s, v31.4s, #30 /* ur2_14_r = shr(ug_14) */
-	sli v13.4s, v31.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
-	eor v31.16b, v15.16b, v13.16b /* u_14 = xor(u_acc_14, ur2_14) */
-	ushr v13.4s, v10.4s, #16 /* l2in_14_r = shr(w1_14) */
-	sli v13.4s, v7.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_14 = bsl(high16, w2_14, w1_14) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_14 = lookup16(l2in_14, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_14 = xor(l2in_14, l2in16_14) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_14 = lookup16(l2in_14, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_14_r = shr(v8g_14) */
-	sli v13.4s, v7.4s, #6 /* v8r6_14 = sli(v8r6_14_r, v8g_14) */
-	eor v7.16b, v10.16b, v13.16b /* v8_14 = xor(v8_acc_14, v8r6_14) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_14 = bsl(odd_bytes, v8_14, u_14) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_14 = bsl(odd_bytes, u_14, v8_14) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_14_hi = shr(sb_in_y_14) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_14_aes = aese(sb_s1_14_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_14_aes_hi = shr(sb_s1_14_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_14 = bsl(odd_bytes, sb_s1_14, sb_s0_14) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_14 = bsl(odd_bytes, sb_s0_14, sb_s1_14) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_14 = lookup16(sb_out_y_14, rotl24) */
-	ldr q31, [x0, #32] /* g0s4_14 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_131 = add(g0s4_14, g0s4_14) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_14_r = shr(dbl_131) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_14 = sli(s4k_o_14_r, g0s4_14) */
-	and v31.16b, v13.16b, v3.16b /* s4k_14 = and(s4k_o_14, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_28 = add(s0k_14, s4k_14) */
-	ldr q11, [x0, #128] /* g0s10_14 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_132 = add(g0s10_14, g0s10_14) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_14_r = shr(dbl_132) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_14 = sli(s10k_o_14_r, g0s10_14) */
-	and v11.16b, v13.16b, v3.16b /* s10k_14 = and(s10k_o_14, modulus) */
-	ldr q13, [x0, #176] /* g0s13_14 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_133 = add(g0s13_14, g0s13_14) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_14_r = shr(dbl_133) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_14 = sli(s13k_o_14_r, g0s13_14) */
-	and v13.16b, v14.16b, v3.16b /* s13k_14 = and(s13k_o_14, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_29 = add(s10k_14, s13k_14) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_14 = add(fb0_28, fb0_29) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_14 = add(fb1_14, s15k_14) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_14 = add(fb2_14, g0s0_14) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_14 = add(fb_s_14, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_14 = maxs(fb_s_14, fb_p_14) */
+	add v11.4s, v14.4s, v12.4s /* w1_14 = add(sb_out_x_13, x1_14) */
+	ldr q12, [x0, #80] /* g0s7_14 = load() */
+	ldr q13, [x0, #48] /* g0s5_14 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_128 = add(g0s5_14, g0s5_14) */
+	ushr v13.4s, v13.4s, #16 /* x2_14_r = shr(dbl_128) */
+	sli v13.4s, v12.4s, #16 /* x2_14 = sli(x2_14_r, g0s7_14) */
+	eor v7.16b, v7.16b, v13.16b /* w2_14 = xor(r2_13, x2_14) */
+	ldr q12, [x0] /* g0s2_14 = load() */
+	ldr q13, [x0, #224] /* g0s0_14 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_129 = add(g0s0_14, g0s0_14) */
+	ushr v15.4s, v14.4s, #16 /* x3_14_r = shr(dbl_129) */
+	sli v15.4s, v12.4s, #16 /* x3_14 = sli(x3_14_r, g0s2_14) */
+	eor v10.16b, v10.16b, v15.16b /* z_14 = xor(w_14, x3_14) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_14_r = shr(dbl_129) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_14 = sli(s0k_o_14_r, g0s0_14) */
+	and v12.16b, v12.16b, v3.16b /* s0k_14 = and(s0k_o_14, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_14 = rev(z_14) */
+	ushr v14.4s, v7.4s, #16 /* l1in_14_r = shr(w2_14) */
+	sli v14.4s, v11.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
+	ushr v11.4s, v11.4s, #16 /* l2in_14_r = shr(w1_14) */
+	sli v11.4s, v7.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	rev32 v14.8h, v14.8h /* ur16_14 = rev(l1in_14) */
+	eor v14.16b, v15.16b, v14.16b /* ug_14 = xor(ug_acc_14, ur16_14) */
+	ushr v15.4s, v14.4s, #30 /* ur2_14_r = shr(ug_14) */
+	sli v15.4s, v14.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
+	eor v7.16b, v7.16b, v15.16b /* u_14 = xor(u_acc_14, ur2_14) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_14 = lookup16(l2in_14, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_14 = rev(l2in_14) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_14 = xor(v8r8_14, v8r16_14) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_14 = xor(l2in_14, v8r16_14) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_14_r = shr(v8g_14) */
+	sli v15.4s, v11.4s, #6 /* v8r6_14 = sli(v8r6_14_r, v8g_14) */
+	eor v11.16b, v14.16b, v15.16b /* v8_14 = xor(v8_acc_14, v8r6_14) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_14 = bsl(odd_bytes, v8_14, u_14) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_14 = bsl(odd_bytes, u_14, v8_14) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_14_hi = shr(sb_in_y_14) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_14_aes = aese(sb_s1_14_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_14_aes_hi = shr(sb_s1_14_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_14 = bsl(odd_bytes, sb_s1_14, sb_s0_14) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_14 = bsl(odd_bytes, sb_s0_14, sb_s1_14) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	ldr q11, [x0, #32] /* g0s4_14 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_131 = add(g0s4_14, g0s4_14) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_14_r = shr(dbl_131) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_14 = sli(s4k_o_14_r, g0s4_14) */
+	and v11.16b, v15.16b, v3.16b /* s4k_14 = and(s4k_o_14, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_28 = add(s0k_14, s4k_14) */
+	ldr q12, [x0, #128] /* g0s10_14 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_132 = add(g0s10_14, g0s10_14) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_14_r = shr(dbl_132) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_14 = sli(s10k_o_14_r, g0s10_14) */
+	and v12.16b, v15.16b, v3.16b /* s10k_14 = and(s10k_o_14, modulus) */
+	ldr q15, [x0, #176] /* g0s13_14 = load() */
+	add v29.4s, v15.4s, v15.4s /* dbl_133 = add(g0s13_14, g0s13_14) */
+	ushr v29.4s, v29.4s, #15 /* s13k_o_14_r = shr(dbl_133) */
+	sli v29.4s, v15.4s, #17 /* s13k_o_14 = sli(s13k_o_14_r, g0s13_14) */
+	and v29.16b, v29.16b, v3.16b /* s13k_14 = and(s13k_o_14, modulus) */
+	add v29.4s, v12.4s, v29.4s /* fb0_s_29 = add(s10k_14, s13k_14) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
+	add v12.4s, v29.4s, v30.4s /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	umin v29.4s, v29.4s, v12.4s /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
+	add v29.4s, v11.4s, v29.4s /* fb1_s_14 = add(fb0_28, fb0_29) */
+	add v11.4s, v29.4s, v30.4s /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	umin v29.4s, v29.4s, v11.4s /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
+	add v4.4s, v29.4s, v4.4s /* fb2_s_14 = add(fb1_14, s15k_14) */
+	add v29.4s, v4.4s, v30.4s /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	umin v4.4s, v4.4s, v29.4s /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_14 = add(fb2_14, g0s0_14) */
+	add v29.4s, v4.4s, v30.4s /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	smax v4.4s, v4.4s, v29.4s /* fb_14 = maxs(fb_s_14, fb_p_14) */
 	str q4, [x0, #224] /* store fb_14 */
 
 	/* Round 15, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #208] /* g0s14_15 = load() */
+	ldr q29, [x0, #208] /* g0s14_15 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_135 = add(fb_14, fb_14) */
-	bit v31.16b, v11.16b, v5.16b /* x0_15 = bsl(high16, g0s14_15, dbl_135) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_15 = xor(x0_15, sb_out_x_14) */
-	add v31.4s, v31.4s, v7.4s /* w_15 = add(x0r1_15, r2_14) */
-	ushr v11.4s, v11.4s, #17 /* s15k_o_15_r = shr(dbl_135) */
-	sli v11.4s, v4.4s, #15 /* s15k_o_15 = sli(s15k_o_15_r, fb_14) */
-	and v4.16b, v11.16b, v3.16b /* s15k_15 = and(s15k_o_15, modulus) */
-	ldr q11, [x0, #160] /* g0s11_15 = load() */
-	ldr q12, [x0, #128] /* g0s9_15 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_136 = add(g0s9_15, g0s9_15) */
-	ushr v12.4s, v12.4s, #16 /* x1_15_r = shr(dbl_136) */
-	sli v12.4s, v11.4s, #16 /* x1_15 = sli(x1_15_r, g0s11_15) */
-	add v10.4s, v10.4s, v12.4s /* w1_15 = add(sb_out_x_14, x1_15) */
+	bsl v5.16b, v11.16b, v29.16b /* x0_15 = bsl(high16, g0s14_15, dbl_135) */
+	eor v5.16b, v5.16b, v14.16b /* x0r1_15 = xor(x0_15, sb_out_x_14) */
+	add v5.4s, v5.4s, v7.4s /* w_15 = add(x0r1_15, r2_14) */
+	ushr v29.4s, v11.4s, #17 /* s15k_o_15_r = shr(dbl_135) */
+	sli v29.4s, v4.4s, #15 /* s15k_o_15 = sli(s15k_o_15_r, fb_14) */
+	and v4.16b, v29.16b, v3.16b /* s15k_15 = and(s15k_o_15, modulus) */
+	ldr q29, [x0, #160] /* g0s11_15 = load() */
+	ldr q11, [x0, #128] /* g0s9_15 = load() */
+	add v11.4s, v11.4s, v11.4s /* dbl_136 = add(g0s9_15, g0s9_15) */
+	ushr v11.4s, v11.4s, #16 /* x1_15_r = shr(dbl_136) */
+	sli v11.4s, v29.4s, #16 /* x1_15 = sli(x1_15_r, g0s11_15) */
+	add v29.4s, v14.4s, v11.4s /* w1_15 = add(sb_out_x_14, x1_15) */
 	ldr q11, [x0, #96] /* g0s7_15 = load() */
 	ldr q12, [x0, #64] /* g0s5_15 = load() */
 	add v12.4s, v12.4s, v12.4s /* dbl_137 = add(g0s5_15, g0s5_15) */
@@ -3804,83 +3773,84 @@ zuc_lanes_neon_aes_keystream_asm:
 	add v13.4s, v12.4s, v12.4s /* dbl_138 = add(g0s0_15, g0s0_15) */
 	ushr v14.4s, v13.4s, #16 /* x3_15_r = shr(dbl_138) */
 	sli v14.4s, v11.4s, #16 /* x3_15 = sli(x3_15_r, g0s2_15) */
-	eor v31.16b, v31.16b, v14.16b /* z_15 = xor(w_15, x3_15) */
+	eor v5.16b, v5.16b, v14.16b /* z_15 = xor(w_15, x3_15) */
 	ushr v11.4s, v13.4s, #24 /* s0k_o_15_r = shr(dbl_138) */
 	sli v11.4s, v12.4s, #8 /* s0k_o_15 = sli(s0k_o_15_r, g0s0_15) */
 	and v11.16b, v11.16b, v3.16b /* s0k_15 = and(s0k_o_15, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_15 = rev(z_15) */
+	rev32 v5.16b, v5.16b /* zbe_15 = rev(z_15) */
 	ushr v13.4s, v7.4s, #16 /* l1in_15_r = shr(w2_15) */
-	sli v13.4s, v10.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_15 = bsl(high16, w1_15, w2_15) */
-	bsl v5.16b, v10.16b, v7.16b /* l2in16_15 = bsl(high16, w2_15, w1_15) */
-	ushr v10.4s, v10.4s, #16 /* l2in_15_r = shr(w1_15) */
-	sli v10.4s, v7.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
-	tbl v7.16b, {v13.16b}, v18.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
+	sli v13.4s, v29.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
+	ushr v29.4s, v29.4s, #16 /* l2in_15_r = shr(w1_15) */
+	sli v29.4s, v7.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
+	tbl v7.16b, {v13.16b}, v1.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
 	eor v7.16b, v13.16b, v7.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
-	tbl v15.16b, {v13.16b}, v20.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
-	eor v13.16b, v13.16b, v15.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
-	eor v13.16b, v13.16b, v14.16b /* ug_15 = xor(ug_acc_15, l1in16_15) */
-	tbl v20.16b, {v10.16b}, v20.16b /* v8r8_15 = lookup16(l2in_15, rotl8) */
-	eor v20.16b, v20.16b, v5.16b /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
-	eor v5.16b, v10.16b, v5.16b /* v8g_acc_15 = xor(l2in_15, l2in16_15) */
-	tbl v10.16b, {v10.16b}, v18.16b /* v8r24_15 = lookup16(l2in_15, rotl24) */
-	eor v5.16b, v5.16b, v10.16b /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
-	ushr v10.4s, v13.4s, #30 /* ur2_15_r = shr(ug_15) */
-	sli v10.4s, v13.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
-	eor v7.16b, v7.16b, v10.16b /* u_15 = xor(u_acc_15, ur2_15) */
-	ushr v10.4s, v5.4s, #26 /* v8r6_15_r = shr(v8g_15) */
-	sli v10.4s, v5.4s, #6 /* v8r6_15 = sli(v8r6_15_r, v8g_15) */
-	eor v5.16b, v20.16b, v10.16b /* v8_15 = xor(v8_acc_15, v8r6_15) */
-	mov v20.16b, v1.16b /* odd_bytes */
-	bsl v20.16b, v7.16b, v5.16b /* sb_in_x_15 = bsl(odd_bytes, v8_15, u_15) */
-	bit v7.16b, v5.16b, v1.16b /* sb_in_y_15 = bsl(odd_bytes, u_15, v8_15) */
-	and v5.16b, v20.16b, v0.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
-	tbl v21.16b, {v21.16b}, v5.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
-	eor v20.16b, v21.16b, v20.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	tbl v21.16b, {v22.16b}, v20.16b /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
-	eor v5.16b, v21.16b, v5.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	tbl v5.16b, {v23.16b}, v5.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
-	add v20.16b, v20.16b, v20.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
-	eor v5.16b, v5.16b, v20.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
-	and v20.16b, v7.16b, v0.16b /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
-	tbl v20.16b, {v24.16b}, v20.16b /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
+	tbl v14.16b, {v13.16b}, v18.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
+	eor v14.16b, v13.16b, v14.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	rev32 v13.8h, v13.8h /* ur16_15 = rev(l1in_15) */
+	eor v13.16b, v14.16b, v13.16b /* ug_15 = xor(ug_acc_15, ur16_15) */
+	tbl v18.16b, {v29.16b}, v18.16b /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	ushr v14.4s, v13.4s, #30 /* ur2_15_r = shr(ug_15) */
+	sli v14.4s, v13.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
+	eor v7.16b, v7.16b, v14.16b /* u_15 = xor(u_acc_15, ur2_15) */
+	rev32 v13.8h, v29.8h /* v8r16_15 = rev(l2in_15) */
+	eor v18.16b, v18.16b, v13.16b /* v8_acc_15 = xor(v8r8_15, v8r16_15) */
+	eor v13.16b, v29.16b, v13.16b /* v8g_acc_15 = xor(l2in_15, v8r16_15) */
+	tbl v29.16b, {v29.16b}, v1.16b /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	eor v29.16b, v13.16b, v29.16b /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
+	ushr v13.4s, v29.4s, #26 /* v8r6_15_r = shr(v8g_15) */
+	sli v13.4s, v29.4s, #6 /* v8r6_15 = sli(v8r6_15_r, v8g_15) */
+	eor v18.16b, v18.16b, v13.16b /* v8_15 = xor(v8_acc_15, v8r6_15) */
+	mov v29.16b, v17.16b /* odd_bytes */
+	bsl v29.16b, v7.16b, v18.16b /* sb_in_x_15 = bsl(odd_bytes, v8_15, u_15) */
+	bit v7.16b, v18.16b, v17.16b /* sb_in_y_15 = bsl(odd_bytes, u_15, v8_15) */
+	and v18.16b, v29.16b, v0.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
+	tbl v21.16b, {v21.16b}, v18.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	eor v21.16b, v21.16b, v29.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
+	tbl v22.16b, {v22.16b}, v21.16b /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	eor v18.16b, v22.16b, v18.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	tbl v18.16b, {v23.16b}, v18.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	add v21.16b, v21.16b, v21.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	eor v18.16b, v18.16b, v21.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	and v21.16b, v7.16b, v0.16b /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
+	tbl v21.16b, {v24.16b}, v21.16b /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
 	ushr v7.16b, v7.16b, #4 /* sb_in_y_15_hi = shr(sb_in_y_15) */
 	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
-	eor v7.16b, v20.16b, v7.16b /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
-	tbl v7.16b, {v7.16b}, v19.16b /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
+	eor v7.16b, v21.16b, v7.16b /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
 	aese v7.16b, v26.16b /* sb_s1_15_aes = aese(sb_s1_15_sr, zero_key) */
 	and v0.16b, v7.16b, v0.16b /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
 	tbl v0.16b, {v28.16b}, v0.16b /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
 	ushr v7.16b, v7.16b, #4 /* sb_s1_15_aes_hi = shr(sb_s1_15_aes) */
-	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	adrp x17, .Lzuc_lanes_neon_aes_asm_1_tbl_hi_1
+	ldr q20, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v7.16b, {v20.16b}, v7.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
 	eor v0.16b, v0.16b, v7.16b /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
-	mov v7.16b, v1.16b /* odd_bytes */
-	bsl v7.16b, v5.16b, v0.16b /* sb_out_x_15 = bsl(odd_bytes, sb_s1_15, sb_s0_15) */
-	bsl v1.16b, v0.16b, v5.16b /* sb_out_y_15 = bsl(odd_bytes, sb_s0_15, sb_s1_15) */
-	tbl v0.16b, {v1.16b}, v18.16b /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	mov v7.16b, v17.16b /* odd_bytes */
+	bsl v7.16b, v18.16b, v0.16b /* sb_out_x_15 = bsl(odd_bytes, sb_s1_15, sb_s0_15) */
+	bsl v17.16b, v0.16b, v18.16b /* sb_out_y_15 = bsl(odd_bytes, sb_s0_15, sb_s1_15) */
+	tbl v0.16b, {v17.16b}, v1.16b /* r2_15 = lookup16(sb_out_y_15, rotl24) */
 	ldr q1, [x0, #48] /* g0s4_15 = load() */
-	add v5.4s, v1.4s, v1.4s /* dbl_140 = add(g0s4_15, g0s4_15) */
-	ushr v5.4s, v5.4s, #12 /* s4k_o_15_r = shr(dbl_140) */
-	sli v5.4s, v1.4s, #20 /* s4k_o_15 = sli(s4k_o_15_r, g0s4_15) */
-	and v1.16b, v5.16b, v3.16b /* s4k_15 = and(s4k_o_15, modulus) */
+	add v17.4s, v1.4s, v1.4s /* dbl_140 = add(g0s4_15, g0s4_15) */
+	ushr v17.4s, v17.4s, #12 /* s4k_o_15_r = shr(dbl_140) */
+	sli v17.4s, v1.4s, #20 /* s4k_o_15 = sli(s4k_o_15_r, g0s4_15) */
+	and v1.16b, v17.16b, v3.16b /* s4k_15 = and(s4k_o_15, modulus) */
 	add v1.4s, v11.4s, v1.4s /* fb0_s_30 = add(s0k_15, s4k_15) */
-	ldr q5, [x0, #144] /* g0s10_15 = load() */
-	add v18.4s, v5.4s, v5.4s /* dbl_141 = add(g0s10_15, g0s10_15) */
+	ldr q17, [x0, #144] /* g0s10_15 = load() */
+	add v18.4s, v17.4s, v17.4s /* dbl_141 = add(g0s10_15, g0s10_15) */
 	ushr v18.4s, v18.4s, #11 /* s10k_o_15_r = shr(dbl_141) */
-	sli v18.4s, v5.4s, #21 /* s10k_o_15 = sli(s10k_o_15_r, g0s10_15) */
-	and v5.16b, v18.16b, v3.16b /* s10k_15 = and(s10k_o_15, modulus) */
+	sli v18.4s, v17.4s, #21 /* s10k_o_15 = sli(s10k_o_15_r, g0s10_15) */
+	and v17.16b, v18.16b, v3.16b /* s10k_15 = and(s10k_o_15, modulus) */
 	ldr q18, [x0, #192] /* g0s13_15 = load() */
-	add v19.4s, v18.4s, v18.4s /* dbl_142 = add(g0s13_15, g0s13_15) */
-	ushr v19.4s, v19.4s, #15 /* s13k_o_15_r = shr(dbl_142) */
-	sli v19.4s, v18.4s, #17 /* s13k_o_15 = sli(s13k_o_15_r, g0s13_15) */
-	and v3.16b, v19.16b, v3.16b /* s13k_15 = and(s13k_o_15, modulus) */
-	add v3.4s, v5.4s, v3.4s /* fb0_s_31 = add(s10k_15, s13k_15) */
-	add v5.4s, v1.4s, v30.4s /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
-	umin v1.4s, v1.4s, v5.4s /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
-	add v5.4s, v3.4s, v30.4s /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
-	umin v3.4s, v3.4s, v5.4s /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
+	add v20.4s, v18.4s, v18.4s /* dbl_142 = add(g0s13_15, g0s13_15) */
+	ushr v20.4s, v20.4s, #15 /* s13k_o_15_r = shr(dbl_142) */
+	sli v20.4s, v18.4s, #17 /* s13k_o_15 = sli(s13k_o_15_r, g0s13_15) */
+	and v3.16b, v20.16b, v3.16b /* s13k_15 = and(s13k_o_15, modulus) */
+	add v3.4s, v17.4s, v3.4s /* fb0_s_31 = add(s10k_15, s13k_15) */
+	add v17.4s, v1.4s, v30.4s /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	umin v1.4s, v1.4s, v17.4s /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	add v17.4s, v3.4s, v30.4s /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	umin v3.4s, v3.4s, v17.4s /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
 	add v1.4s, v1.4s, v3.4s /* fb1_s_15 = add(fb0_30, fb0_31) */
 	add v3.4s, v1.4s, v30.4s /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
 	umin v1.4s, v1.4s, v3.4s /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
@@ -3893,56 +3863,54 @@ zuc_lanes_neon_aes_keystream_asm:
 	str q1, [x0, #240] /* store fb_15 */
 	zip1 v1.4s, v2.4s, v16.4s /* ztr0 = unpacklo(zbe, zbe_2) */
 	zip2 v2.4s, v2.4s, v16.4s /* ztr0_1 = unpackhi(zbe, zbe_2) */
-	zip1 v3.4s, v6.4s, v17.4s /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
-	zip2 v4.4s, v6.4s, v17.4s /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
-	zip1 v5.4s, v1.4s, v3.4s /* ztr1 = unpacklo(ztr0, ztr0_2) */
+	zip1 v3.4s, v6.4s, v19.4s /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
+	zip2 v4.4s, v6.4s, v19.4s /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
+	zip1 v6.4s, v1.4s, v3.4s /* ztr1 = unpacklo(ztr0, ztr0_2) */
 	zip2 v1.4s, v1.4s, v3.4s /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
 	ldr x16, [x1, #0]
-	str q5, [x16] /* store ztr1 */
+	str q6, [x16] /* store ztr1 */
 	zip1 v3.4s, v2.4s, v4.4s /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
 	zip2 v2.4s, v2.4s, v4.4s /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
 	zip1 v4.4s, v27.4s, v8.4s /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
-	zip2 v5.4s, v27.4s, v8.4s /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
-	ldr q6, [sp, #64] /* reload zbe_5 */
-	zip1 v16.4s, v6.4s, v9.4s /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
-	zip2 v6.4s, v6.4s, v9.4s /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
-	zip1 v17.4s, v4.4s, v16.4s /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
+	zip2 v6.4s, v27.4s, v8.4s /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
+	zip1 v16.4s, v31.4s, v9.4s /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
+	zip2 v17.4s, v31.4s, v9.4s /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
+	zip1 v18.4s, v4.4s, v16.4s /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
 	zip2 v4.4s, v4.4s, v16.4s /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
 	ldr x16, [x1, #0]
-	str q17, [x16, #16] /* store ztr1_4 */
-	zip1 v16.4s, v5.4s, v6.4s /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
-	zip2 v5.4s, v5.4s, v6.4s /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
-	ldr q6, [sp, #80] /* reload zbe_8 */
-	ldr q17, [sp, #112] /* reload zbe_10 */
-	zip1 v18.4s, v6.4s, v17.4s /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
-	zip2 v6.4s, v6.4s, v17.4s /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
-	ldr q17, [sp, #96] /* reload zbe_9 */
-	ldr q19, [sp, #128] /* reload zbe_11 */
-	zip1 v20.4s, v17.4s, v19.4s /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
-	zip2 v17.4s, v17.4s, v19.4s /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
-	zip1 v19.4s, v18.4s, v20.4s /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
-	zip2 v18.4s, v18.4s, v20.4s /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
+	str q18, [x16, #16] /* store ztr1_4 */
+	zip1 v16.4s, v6.4s, v17.4s /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
+	zip2 v6.4s, v6.4s, v17.4s /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
+	ldr q17, [sp, #64] /* reload zbe_8 */
+	ldr q18, [sp, #96] /* reload zbe_10 */
+	zip1 v19.4s, v17.4s, v18.4s /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
+	zip2 v17.4s, v17.4s, v18.4s /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
+	ldr q18, [sp, #80] /* reload zbe_9 */
+	ldr q20, [sp, #112] /* reload zbe_11 */
+	zip1 v21.4s, v18.4s, v20.4s /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
+	zip2 v18.4s, v18.4s, v20.4s /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
+	zip1 v20.4s, v19.4s, v21.4s /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
+	zip2 v19.4s, v19.4s, v21.4s /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
 	ldr x16, [x1, #0]
-	str q19, [x16, #32] /* store ztr1_8 */
-	zip1 v19.4s, v6.4s, v17.4s /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
-	zip2 v6.4s, v6.4s, v17.4s /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
-	ldr q17, [sp, #144] /* reload zbe_12 */
-	ldr q20, [sp, #176] /* reload zbe_14 */
-	zip1 v21.4s, v17.4s, v20.4s /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
-	zip2 v17.4s, v17.4s, v20.4s /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
-	ldr q20, [sp, #160] /* reload zbe_13 */
-	zip1 v22.4s, v20.4s, v31.4s /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
-	zip2 v20.4s, v20.4s, v31.4s /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
-	zip1 v23.4s, v21.4s, v22.4s /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
-	zip2 v21.4s, v21.4s, v22.4s /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
+	str q20, [x16, #32] /* store ztr1_8 */
+	zip1 v20.4s, v17.4s, v18.4s /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
+	zip2 v17.4s, v17.4s, v18.4s /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
+	ldr q18, [sp, #128] /* reload zbe_12 */
+	zip1 v21.4s, v18.4s, v10.4s /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
+	zip2 v18.4s, v18.4s, v10.4s /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
+	ldr q22, [sp, #144] /* reload zbe_13 */
+	zip1 v23.4s, v22.4s, v5.4s /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
+	zip2 v5.4s, v22.4s, v5.4s /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
+	zip1 v22.4s, v21.4s, v23.4s /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
+	zip2 v21.4s, v21.4s, v23.4s /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
 	ldr x16, [x1, #0]
-	str q23, [x16, #48] /* store ztr1_12 */
+	str q22, [x16, #48] /* store ztr1_12 */
 	ldr x16, [x1, #8]
 	str q1, [x16] /* store ztr1_1 */
 	ldr x16, [x1, #8]
 	str q4, [x16, #16] /* store ztr1_5 */
 	ldr x16, [x1, #8]
-	str q18, [x16, #32] /* store ztr1_9 */
+	str q19, [x16, #32] /* store ztr1_9 */
 	ldr x16, [x1, #8]
 	str q21, [x16, #48] /* store ztr1_13 */
 	ldr x16, [x1, #16]
@@ -3950,17 +3918,17 @@ zuc_lanes_neon_aes_keystream_asm:
 	ldr x16, [x1, #16]
 	str q16, [x16, #16] /* store ztr1_6 */
 	ldr x16, [x1, #16]
-	str q19, [x16, #32] /* store ztr1_10 */
-	zip1 v1.4s, v17.4s, v20.4s /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
-	zip2 v3.4s, v17.4s, v20.4s /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
+	str q20, [x16, #32] /* store ztr1_10 */
+	zip1 v1.4s, v18.4s, v5.4s /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
+	zip2 v3.4s, v18.4s, v5.4s /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
 	ldr x16, [x1, #16]
 	str q1, [x16, #48] /* store ztr1_14 */
 	ldr x16, [x1, #24]
 	str q2, [x16] /* store ztr1_3 */
 	ldr x16, [x1, #24]
-	str q5, [x16, #16] /* store ztr1_7 */
+	str q6, [x16, #16] /* store ztr1_7 */
 	ldr x16, [x1, #24]
-	str q6, [x16, #32] /* store ztr1_11 */
+	str q17, [x16, #32] /* store ztr1_11 */
 	ldr x16, [x1, #24]
 	str q3, [x16, #48] /* store ztr1_15 */
 
@@ -3971,7 +3939,7 @@ zuc_lanes_neon_aes_keystream_asm:
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #192
+	add sp, sp, #160
 	ret
 	.size zuc_lanes_neon_aes_keystream_asm, .-zuc_lanes_neon_aes_keystream_asm
 
@@ -3981,14 +3949,14 @@ zuc_lanes_neon_aes_keystream_asm:
  *   x2: src
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 192 bytes (8 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 160 bytes (6 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl zuc_lanes_neon_aes_keystream_xor_asm
 	.hidden zuc_lanes_neon_aes_keystream_xor_asm
 	.type zuc_lanes_neon_aes_keystream_xor_asm, %function
 	.p2align 4
 zuc_lanes_neon_aes_keystream_xor_asm:
-	sub sp, sp, #192
+	sub sp, sp, #160
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -4038,65 +4006,64 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	rev32 v2.16b, v2.16b /* zbe = rev(z) */
 	ushr v16.4s, v1.4s, #16 /* l1in_r = shr(w2) */
 	sli v16.4s, v0.4s, #16 /* l1in = sli(l1in_r, w1) */
-	mov v17.16b, v5.16b /* high16 */
-	bsl v17.16b, v1.16b, v0.16b /* l1in16 = bsl(high16, w1, w2) */
+	ushr v0.4s, v0.4s, #16 /* l2in_r = shr(w1) */
+	sli v0.4s, v1.4s, #16 /* l2in = sli(l2in_r, w2) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_2_rotl24
-	ldr q18, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_rotl24] /* rotl24 = const() */
-	tbl v19.16b, {v16.16b}, v18.16b /* ur24 = lookup16(l1in, rotl24) */
-	eor v19.16b, v16.16b, v19.16b /* u_acc = xor(l1in, ur24) */
+	ldr q1, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_rotl24] /* rotl24 = const() */
+	tbl v17.16b, {v16.16b}, v1.16b /* ur24 = lookup16(l1in, rotl24) */
+	eor v17.16b, v16.16b, v17.16b /* u_acc = xor(l1in, ur24) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_2_rotl8
-	ldr q20, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_rotl8] /* rotl8 = const() */
-	tbl v21.16b, {v16.16b}, v20.16b /* ur8 = lookup16(l1in, rotl8) */
-	eor v16.16b, v16.16b, v21.16b /* ug_acc = xor(l1in, ur8) */
-	eor v16.16b, v16.16b, v17.16b /* ug = xor(ug_acc, l1in16) */
-	ushr v17.4s, v16.4s, #30 /* ur2_r = shr(ug) */
-	sli v17.4s, v16.4s, #2 /* ur2 = sli(ur2_r, ug) */
-	eor v16.16b, v19.16b, v17.16b /* u = xor(u_acc, ur2) */
-	ushr v17.4s, v0.4s, #16 /* l2in_r = shr(w1) */
-	sli v17.4s, v1.4s, #16 /* l2in = sli(l2in_r, w2) */
-	bit v1.16b, v0.16b, v5.16b /* l2in16 = bsl(high16, w2, w1) */
-	tbl v0.16b, {v17.16b}, v20.16b /* v8r8 = lookup16(l2in, rotl8) */
-	eor v0.16b, v0.16b, v1.16b /* v8_acc = xor(v8r8, l2in16) */
-	eor v1.16b, v17.16b, v1.16b /* v8g_acc = xor(l2in, l2in16) */
-	tbl v17.16b, {v17.16b}, v18.16b /* v8r24 = lookup16(l2in, rotl24) */
-	eor v1.16b, v1.16b, v17.16b /* v8g = xor(v8g_acc, v8r24) */
-	ushr v17.4s, v1.4s, #26 /* v8r6_r = shr(v8g) */
-	sli v17.4s, v1.4s, #6 /* v8r6 = sli(v8r6_r, v8g) */
-	eor v0.16b, v0.16b, v17.16b /* v8 = xor(v8_acc, v8r6) */
+	ldr q18, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_rotl8] /* rotl8 = const() */
+	tbl v19.16b, {v16.16b}, v18.16b /* ur8 = lookup16(l1in, rotl8) */
+	eor v19.16b, v16.16b, v19.16b /* ug_acc = xor(l1in, ur8) */
+	rev32 v16.8h, v16.8h /* ur16 = rev(l1in) */
+	eor v16.16b, v19.16b, v16.16b /* ug = xor(ug_acc, ur16) */
+	ushr v19.4s, v16.4s, #30 /* ur2_r = shr(ug) */
+	sli v19.4s, v16.4s, #2 /* ur2 = sli(ur2_r, ug) */
+	eor v16.16b, v17.16b, v19.16b /* u = xor(u_acc, ur2) */
+	tbl v17.16b, {v0.16b}, v18.16b /* v8r8 = lookup16(l2in, rotl8) */
+	rev32 v19.8h, v0.8h /* v8r16 = rev(l2in) */
+	eor v17.16b, v17.16b, v19.16b /* v8_acc = xor(v8r8, v8r16) */
+	eor v19.16b, v0.16b, v19.16b /* v8g_acc = xor(l2in, v8r16) */
+	tbl v0.16b, {v0.16b}, v1.16b /* v8r24 = lookup16(l2in, rotl24) */
+	eor v0.16b, v19.16b, v0.16b /* v8g = xor(v8g_acc, v8r24) */
+	ushr v19.4s, v0.4s, #26 /* v8r6_r = shr(v8g) */
+	sli v19.4s, v0.4s, #6 /* v8r6 = sli(v8r6_r, v8g) */
+	eor v0.16b, v17.16b, v19.16b /* v8 = xor(v8_acc, v8r6) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_2_odd_bytes
-	ldr q1, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_odd_bytes] /* odd_bytes = const() */
-	mov v17.16b, v1.16b /* odd_bytes */
-	bsl v17.16b, v16.16b, v0.16b /* sb_in_x = bsl(odd_bytes, v8, u) */
-	bit v16.16b, v0.16b, v1.16b /* sb_in_y = bsl(odd_bytes, u, v8) */
+	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_odd_bytes] /* odd_bytes = const() */
+	mov v19.16b, v17.16b /* odd_bytes */
+	bsl v19.16b, v16.16b, v0.16b /* sb_in_x = bsl(odd_bytes, v8, u) */
+	bit v16.16b, v0.16b, v17.16b /* sb_in_y = bsl(odd_bytes, u, v8) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_2_nibble_mask
 	ldr q0, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_nibble_mask] /* nibble_mask = const() */
-	and v19.16b, v17.16b, v0.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
+	and v20.16b, v19.16b, v0.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_2_s0_p1
 	ldr q21, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_s0_p1] /* s0_p1 = const() */
-	tbl v22.16b, {v21.16b}, v19.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
-	eor v17.16b, v22.16b, v17.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	tbl v22.16b, {v21.16b}, v20.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	eor v19.16b, v22.16b, v19.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_2_s0_p2
 	ldr q22, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_s0_p2] /* s0_p2 = const() */
-	tbl v23.16b, {v22.16b}, v17.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
-	eor v19.16b, v23.16b, v19.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	tbl v23.16b, {v22.16b}, v19.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	eor v20.16b, v23.16b, v20.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_2_s0_p3_rot
 	ldr q23, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_s0_p3_rot] /* s0_p3_rot = const() */
-	tbl v19.16b, {v23.16b}, v19.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
-	add v17.16b, v17.16b, v17.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
-	eor v17.16b, v19.16b, v17.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	and v19.16b, v16.16b, v0.16b /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	tbl v20.16b, {v23.16b}, v20.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	add v19.16b, v19.16b, v19.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	eor v19.16b, v20.16b, v19.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	and v20.16b, v16.16b, v0.16b /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* sb_in_y_hi = shr(sb_in_y) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_2_tbl_lo
 	ldr q24, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_tbl_lo] /* tbl_lo = const() */
-	tbl v19.16b, {v24.16b}, v19.16b /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	tbl v20.16b, {v24.16b}, v20.16b /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_2_tbl_hi
 	ldr q25, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_tbl_hi] /* tbl_hi = const() */
 	tbl v16.16b, {v25.16b}, v16.16b /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
-	eor v16.16b, v19.16b, v16.16b /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	eor v16.16b, v20.16b, v16.16b /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_2_inv_shift_rows
-	ldr q19, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v16.16b, {v16.16b}, v19.16b /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	ldr q20, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v16.16b, {v16.16b}, v20.16b /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_2_zero_key
 	ldr q26, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_zero_key] /* zero_key = const() */
 	aese v16.16b, v26.16b /* sb_s1_aes = aese(sb_s1_sr, zero_key) */
@@ -4109,36 +4076,36 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v16.16b, {v29.16b}, v16.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	eor v16.16b, v27.16b, v16.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
-	mov v27.16b, v1.16b /* odd_bytes */
-	bsl v27.16b, v17.16b, v16.16b /* sb_out_x = bsl(odd_bytes, sb_s1, sb_s0) */
-	bit v17.16b, v16.16b, v1.16b /* sb_out_y = bsl(odd_bytes, sb_s0, sb_s1) */
-	tbl v16.16b, {v17.16b}, v18.16b /* r2 = lookup16(sb_out_y, rotl24) */
-	ldr q17, [x0, #64] /* g0s4 = load() */
-	add v30.4s, v17.4s, v17.4s /* dbl_5 = add(g0s4, g0s4) */
+	mov v27.16b, v17.16b /* odd_bytes */
+	bsl v27.16b, v19.16b, v16.16b /* sb_out_x = bsl(odd_bytes, sb_s1, sb_s0) */
+	bit v19.16b, v16.16b, v17.16b /* sb_out_y = bsl(odd_bytes, sb_s0, sb_s1) */
+	tbl v16.16b, {v19.16b}, v1.16b /* r2 = lookup16(sb_out_y, rotl24) */
+	ldr q19, [x0, #64] /* g0s4 = load() */
+	add v30.4s, v19.4s, v19.4s /* dbl_5 = add(g0s4, g0s4) */
 	ushr v30.4s, v30.4s, #12 /* s4k_o_r = shr(dbl_5) */
-	sli v30.4s, v17.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4) */
-	and v17.16b, v30.16b, v3.16b /* s4k = and(s4k_o, modulus) */
-	add v6.4s, v6.4s, v17.4s /* fb0_s = add(s0k, s4k) */
-	ldr q17, [x0, #160] /* g0s10 = load() */
-	add v30.4s, v17.4s, v17.4s /* dbl_6 = add(g0s10, g0s10) */
+	sli v30.4s, v19.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4) */
+	and v19.16b, v30.16b, v3.16b /* s4k = and(s4k_o, modulus) */
+	add v6.4s, v6.4s, v19.4s /* fb0_s = add(s0k, s4k) */
+	ldr q19, [x0, #160] /* g0s10 = load() */
+	add v30.4s, v19.4s, v19.4s /* dbl_6 = add(g0s10, g0s10) */
 	ushr v30.4s, v30.4s, #11 /* s10k_o_r = shr(dbl_6) */
-	sli v30.4s, v17.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10) */
-	and v17.16b, v30.16b, v3.16b /* s10k = and(s10k_o, modulus) */
+	sli v30.4s, v19.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10) */
+	and v19.16b, v30.16b, v3.16b /* s10k = and(s10k_o, modulus) */
 	ldr q30, [x0, #208] /* g0s13 = load() */
 	add v31.4s, v30.4s, v30.4s /* dbl_7 = add(g0s13, g0s13) */
 	ushr v31.4s, v31.4s, #15 /* s13k_o_r = shr(dbl_7) */
 	sli v31.4s, v30.4s, #17 /* s13k_o = sli(s13k_o_r, g0s13) */
 	and v30.16b, v31.16b, v3.16b /* s13k = and(s13k_o, modulus) */
-	add v17.4s, v17.4s, v30.4s /* fb0_s_1 = add(s10k, s13k) */
+	add v19.4s, v19.4s, v30.4s /* fb0_s_1 = add(s10k, s13k) */
 	adrp x17, .Lzuc_lanes_neon_aes_asm_2_minus_modulus
 	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_minus_modulus] /* minus_modulus = const() */
 	add v31.4s, v6.4s, v30.4s /* fb0_p = add(fb0_s, minus_modulus) */
 	umin v6.4s, v6.4s, v31.4s /* fb0 = minu(fb0_s, fb0_p) */
-	add v31.4s, v17.4s, v30.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
-	umin v17.4s, v17.4s, v31.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
-	add v6.4s, v6.4s, v17.4s /* fb1_s = add(fb0, fb0_1) */
-	add v17.4s, v6.4s, v30.4s /* fb1_p = add(fb1_s, minus_modulus) */
-	umin v6.4s, v6.4s, v17.4s /* fb1 = minu(fb1_s, fb1_p) */
+	add v31.4s, v19.4s, v30.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	umin v19.4s, v19.4s, v31.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	add v6.4s, v6.4s, v19.4s /* fb1_s = add(fb0, fb0_1) */
+	add v19.4s, v6.4s, v30.4s /* fb1_p = add(fb1_s, minus_modulus) */
+	umin v6.4s, v6.4s, v19.4s /* fb1 = minu(fb1_s, fb1_p) */
 	add v4.4s, v6.4s, v4.4s /* fb2_s = add(fb1, s15k) */
 	add v6.4s, v4.4s, v30.4s /* fb2_p = add(fb2_s, minus_modulus) */
 	umin v4.4s, v4.4s, v6.4s /* fb2 = minu(fb2_s, fb2_p) */
@@ -4157,102 +4124,101 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	sli v7.4s, v4.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, fb) */
 	and v4.16b, v7.16b, v3.16b /* s15k_1 = and(s15k_o_1, modulus) */
 	ldr q7, [x0, #192] /* g0s11_1 = load() */
-	ldr q17, [x0, #160] /* g0s9_1 = load() */
-	add v17.4s, v17.4s, v17.4s /* dbl_10 = add(g0s9_1, g0s9_1) */
-	ushr v17.4s, v17.4s, #16 /* x1_1_r = shr(dbl_10) */
-	sli v17.4s, v7.4s, #16 /* x1_1 = sli(x1_1_r, g0s11_1) */
-	add v7.4s, v27.4s, v17.4s /* w1_1 = add(sb_out_x, x1_1) */
-	ldr q17, [x0, #128] /* g0s7_1 = load() */
+	ldr q19, [x0, #160] /* g0s9_1 = load() */
+	add v19.4s, v19.4s, v19.4s /* dbl_10 = add(g0s9_1, g0s9_1) */
+	ushr v19.4s, v19.4s, #16 /* x1_1_r = shr(dbl_10) */
+	sli v19.4s, v7.4s, #16 /* x1_1 = sli(x1_1_r, g0s11_1) */
+	add v7.4s, v27.4s, v19.4s /* w1_1 = add(sb_out_x, x1_1) */
+	ldr q19, [x0, #128] /* g0s7_1 = load() */
 	ldr q27, [x0, #96] /* g0s5_1 = load() */
 	add v27.4s, v27.4s, v27.4s /* dbl_11 = add(g0s5_1, g0s5_1) */
 	ushr v27.4s, v27.4s, #16 /* x2_1_r = shr(dbl_11) */
-	sli v27.4s, v17.4s, #16 /* x2_1 = sli(x2_1_r, g0s7_1) */
+	sli v27.4s, v19.4s, #16 /* x2_1 = sli(x2_1_r, g0s7_1) */
 	eor v16.16b, v16.16b, v27.16b /* w2_1 = xor(r2, x2_1) */
-	ldr q17, [x0, #48] /* g0s2_1 = load() */
+	ldr q19, [x0, #48] /* g0s2_1 = load() */
 	ldr q27, [x0, #16] /* g0s0_1 = load() */
 	add v31.4s, v27.4s, v27.4s /* dbl_12 = add(g0s0_1, g0s0_1) */
 	ushr v8.4s, v31.4s, #16 /* x3_1_r = shr(dbl_12) */
-	sli v8.4s, v17.4s, #16 /* x3_1 = sli(x3_1_r, g0s2_1) */
+	sli v8.4s, v19.4s, #16 /* x3_1 = sli(x3_1_r, g0s2_1) */
 	eor v6.16b, v6.16b, v8.16b /* z_1 = xor(w_1, x3_1) */
-	ushr v17.4s, v31.4s, #24 /* s0k_o_1_r = shr(dbl_12) */
-	sli v17.4s, v27.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g0s0_1) */
-	and v17.16b, v17.16b, v3.16b /* s0k_1 = and(s0k_o_1, modulus) */
+	ushr v19.4s, v31.4s, #24 /* s0k_o_1_r = shr(dbl_12) */
+	sli v19.4s, v27.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g0s0_1) */
+	and v19.16b, v19.16b, v3.16b /* s0k_1 = and(s0k_o_1, modulus) */
 	rev32 v6.16b, v6.16b /* zbe_1 = rev(z_1) */
 	ushr v31.4s, v16.4s, #16 /* l1in_1_r = shr(w2_1) */
 	sli v31.4s, v7.4s, #16 /* l1in_1 = sli(l1in_1_r, w1_1) */
-	mov v8.16b, v5.16b /* high16 */
-	bsl v8.16b, v16.16b, v7.16b /* l1in16_1 = bsl(high16, w1_1, w2_1) */
-	tbl v9.16b, {v31.16b}, v18.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
-	eor v9.16b, v31.16b, v9.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
-	tbl v10.16b, {v31.16b}, v20.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
-	eor v31.16b, v31.16b, v10.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
-	eor v31.16b, v31.16b, v8.16b /* ug_1 = xor(ug_acc_1, l1in16_1) */
+	ushr v7.4s, v7.4s, #16 /* l2in_1_r = shr(w1_1) */
+	sli v7.4s, v16.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
+	tbl v16.16b, {v31.16b}, v1.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
+	eor v16.16b, v31.16b, v16.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
+	tbl v8.16b, {v31.16b}, v18.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
+	eor v8.16b, v31.16b, v8.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	rev32 v31.8h, v31.8h /* ur16_1 = rev(l1in_1) */
+	eor v31.16b, v8.16b, v31.16b /* ug_1 = xor(ug_acc_1, ur16_1) */
 	ushr v8.4s, v31.4s, #30 /* ur2_1_r = shr(ug_1) */
 	sli v8.4s, v31.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
-	eor v31.16b, v9.16b, v8.16b /* u_1 = xor(u_acc_1, ur2_1) */
-	ushr v8.4s, v7.4s, #16 /* l2in_1_r = shr(w1_1) */
-	sli v8.4s, v16.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
-	bit v16.16b, v7.16b, v5.16b /* l2in16_1 = bsl(high16, w2_1, w1_1) */
-	tbl v7.16b, {v8.16b}, v20.16b /* v8r8_1 = lookup16(l2in_1, rotl8) */
-	eor v7.16b, v7.16b, v16.16b /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
-	eor v16.16b, v8.16b, v16.16b /* v8g_acc_1 = xor(l2in_1, l2in16_1) */
-	tbl v8.16b, {v8.16b}, v18.16b /* v8r24_1 = lookup16(l2in_1, rotl24) */
-	eor v16.16b, v16.16b, v8.16b /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
-	ushr v8.4s, v16.4s, #26 /* v8r6_1_r = shr(v8g_1) */
-	sli v8.4s, v16.4s, #6 /* v8r6_1 = sli(v8r6_1_r, v8g_1) */
-	eor v7.16b, v7.16b, v8.16b /* v8_1 = xor(v8_acc_1, v8r6_1) */
-	mov v16.16b, v1.16b /* odd_bytes */
-	bsl v16.16b, v31.16b, v7.16b /* sb_in_x_1 = bsl(odd_bytes, v8_1, u_1) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_1 = bsl(odd_bytes, u_1, v8_1) */
-	and v7.16b, v16.16b, v0.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
+	eor v16.16b, v16.16b, v8.16b /* u_1 = xor(u_acc_1, ur2_1) */
+	tbl v31.16b, {v7.16b}, v18.16b /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	rev32 v8.8h, v7.8h /* v8r16_1 = rev(l2in_1) */
+	eor v31.16b, v31.16b, v8.16b /* v8_acc_1 = xor(v8r8_1, v8r16_1) */
+	eor v8.16b, v7.16b, v8.16b /* v8g_acc_1 = xor(l2in_1, v8r16_1) */
+	tbl v7.16b, {v7.16b}, v1.16b /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	eor v7.16b, v8.16b, v7.16b /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
+	ushr v8.4s, v7.4s, #26 /* v8r6_1_r = shr(v8g_1) */
+	sli v8.4s, v7.4s, #6 /* v8r6_1 = sli(v8r6_1_r, v8g_1) */
+	eor v7.16b, v31.16b, v8.16b /* v8_1 = xor(v8_acc_1, v8r6_1) */
+	mov v31.16b, v17.16b /* odd_bytes */
+	bsl v31.16b, v16.16b, v7.16b /* sb_in_x_1 = bsl(odd_bytes, v8_1, u_1) */
+	bit v16.16b, v7.16b, v17.16b /* sb_in_y_1 = bsl(odd_bytes, u_1, v8_1) */
+	and v7.16b, v31.16b, v0.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
 	tbl v8.16b, {v21.16b}, v7.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
-	eor v16.16b, v8.16b, v16.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	tbl v8.16b, {v22.16b}, v16.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	tbl v8.16b, {v22.16b}, v31.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	eor v7.16b, v8.16b, v7.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
 	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
-	add v16.16b, v16.16b, v16.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
-	eor v7.16b, v7.16b, v16.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	and v16.16b, v31.16b, v0.16b /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_1_hi = shr(sb_in_y_1) */
-	tbl v16.16b, {v24.16b}, v16.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
-	eor v16.16b, v16.16b, v31.16b /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	tbl v16.16b, {v16.16b}, v19.16b /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	eor v7.16b, v7.16b, v31.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	and v31.16b, v16.16b, v0.16b /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* sb_in_y_1_hi = shr(sb_in_y_1) */
+	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
+	tbl v16.16b, {v25.16b}, v16.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
+	eor v16.16b, v31.16b, v16.16b /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
+	tbl v16.16b, {v16.16b}, v20.16b /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
 	aese v16.16b, v26.16b /* sb_s1_1_aes = aese(sb_s1_1_sr, zero_key) */
 	and v31.16b, v16.16b, v0.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
 	tbl v16.16b, {v29.16b}, v16.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	eor v16.16b, v31.16b, v16.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
-	mov v31.16b, v1.16b /* odd_bytes */
+	mov v31.16b, v17.16b /* odd_bytes */
 	bsl v31.16b, v7.16b, v16.16b /* sb_out_x_1 = bsl(odd_bytes, sb_s1_1, sb_s0_1) */
-	bit v7.16b, v16.16b, v1.16b /* sb_out_y_1 = bsl(odd_bytes, sb_s0_1, sb_s1_1) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	bit v7.16b, v16.16b, v17.16b /* sb_out_y_1 = bsl(odd_bytes, sb_s0_1, sb_s1_1) */
+	tbl v7.16b, {v7.16b}, v1.16b /* r2_1 = lookup16(sb_out_y_1, rotl24) */
 	ldr q16, [x0, #80] /* g0s4_1 = load() */
 	add v8.4s, v16.4s, v16.4s /* dbl_14 = add(g0s4_1, g0s4_1) */
 	ushr v8.4s, v8.4s, #12 /* s4k_o_1_r = shr(dbl_14) */
 	sli v8.4s, v16.4s, #20 /* s4k_o_1 = sli(s4k_o_1_r, g0s4_1) */
 	and v16.16b, v8.16b, v3.16b /* s4k_1 = and(s4k_o_1, modulus) */
-	add v16.4s, v17.4s, v16.4s /* fb0_s_2 = add(s0k_1, s4k_1) */
-	ldr q17, [x0, #176] /* g0s10_1 = load() */
-	add v8.4s, v17.4s, v17.4s /* dbl_15 = add(g0s10_1, g0s10_1) */
+	add v16.4s, v19.4s, v16.4s /* fb0_s_2 = add(s0k_1, s4k_1) */
+	ldr q19, [x0, #176] /* g0s10_1 = load() */
+	add v8.4s, v19.4s, v19.4s /* dbl_15 = add(g0s10_1, g0s10_1) */
 	ushr v8.4s, v8.4s, #11 /* s10k_o_1_r = shr(dbl_15) */
-	sli v8.4s, v17.4s, #21 /* s10k_o_1 = sli(s10k_o_1_r, g0s10_1) */
-	and v17.16b, v8.16b, v3.16b /* s10k_1 = and(s10k_o_1, modulus) */
+	sli v8.4s, v19.4s, #21 /* s10k_o_1 = sli(s10k_o_1_r, g0s10_1) */
+	and v19.16b, v8.16b, v3.16b /* s10k_1 = and(s10k_o_1, modulus) */
 	ldr q8, [x0, #224] /* g0s13_1 = load() */
 	add v9.4s, v8.4s, v8.4s /* dbl_16 = add(g0s13_1, g0s13_1) */
 	ushr v9.4s, v9.4s, #15 /* s13k_o_1_r = shr(dbl_16) */
 	sli v9.4s, v8.4s, #17 /* s13k_o_1 = sli(s13k_o_1_r, g0s13_1) */
 	and v8.16b, v9.16b, v3.16b /* s13k_1 = and(s13k_o_1, modulus) */
-	add v17.4s, v17.4s, v8.4s /* fb0_s_3 = add(s10k_1, s13k_1) */
+	add v19.4s, v19.4s, v8.4s /* fb0_s_3 = add(s10k_1, s13k_1) */
 	add v8.4s, v16.4s, v30.4s /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
 	umin v16.4s, v16.4s, v8.4s /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
-	add v8.4s, v17.4s, v30.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
-	umin v17.4s, v17.4s, v8.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
-	add v16.4s, v16.4s, v17.4s /* fb1_s_1 = add(fb0_2, fb0_3) */
-	add v17.4s, v16.4s, v30.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
-	umin v16.4s, v16.4s, v17.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	add v8.4s, v19.4s, v30.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	umin v19.4s, v19.4s, v8.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	add v16.4s, v16.4s, v19.4s /* fb1_s_1 = add(fb0_2, fb0_3) */
+	add v19.4s, v16.4s, v30.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	umin v16.4s, v16.4s, v19.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
 	add v4.4s, v16.4s, v4.4s /* fb2_s_1 = add(fb1_1, s15k_1) */
 	add v16.4s, v4.4s, v30.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
 	umin v4.4s, v4.4s, v16.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
@@ -4263,19 +4229,19 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 
 	/* Round 2, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	ldr q16, [x0] /* g0s14_2 = load() */
-	add v17.4s, v4.4s, v4.4s /* dbl_18 = add(fb_1, fb_1) */
-	bit v16.16b, v17.16b, v5.16b /* x0_2 = bsl(high16, g0s14_2, dbl_18) */
+	add v19.4s, v4.4s, v4.4s /* dbl_18 = add(fb_1, fb_1) */
+	bit v16.16b, v19.16b, v5.16b /* x0_2 = bsl(high16, g0s14_2, dbl_18) */
 	eor v16.16b, v16.16b, v31.16b /* x0r1_2 = xor(x0_2, sb_out_x_1) */
 	add v16.4s, v16.4s, v7.4s /* w_2 = add(x0r1_2, r2_1) */
-	ushr v17.4s, v17.4s, #17 /* s15k_o_2_r = shr(dbl_18) */
-	sli v17.4s, v4.4s, #15 /* s15k_o_2 = sli(s15k_o_2_r, fb_1) */
-	and v4.16b, v17.16b, v3.16b /* s15k_2 = and(s15k_o_2, modulus) */
-	ldr q17, [x0, #208] /* g0s11_2 = load() */
+	ushr v19.4s, v19.4s, #17 /* s15k_o_2_r = shr(dbl_18) */
+	sli v19.4s, v4.4s, #15 /* s15k_o_2 = sli(s15k_o_2_r, fb_1) */
+	and v4.16b, v19.16b, v3.16b /* s15k_2 = and(s15k_o_2, modulus) */
+	ldr q19, [x0, #208] /* g0s11_2 = load() */
 	ldr q27, [x0, #176] /* g0s9_2 = load() */
 	add v27.4s, v27.4s, v27.4s /* dbl_19 = add(g0s9_2, g0s9_2) */
 	ushr v27.4s, v27.4s, #16 /* x1_2_r = shr(dbl_19) */
-	sli v27.4s, v17.4s, #16 /* x1_2 = sli(x1_2_r, g0s11_2) */
-	add v17.4s, v31.4s, v27.4s /* w1_2 = add(sb_out_x_1, x1_2) */
+	sli v27.4s, v19.4s, #16 /* x1_2 = sli(x1_2_r, g0s11_2) */
+	add v19.4s, v31.4s, v27.4s /* w1_2 = add(sb_out_x_1, x1_2) */
 	ldr q27, [x0, #144] /* g0s7_2 = load() */
 	ldr q31, [x0, #112] /* g0s5_2 = load() */
 	add v31.4s, v31.4s, v31.4s /* dbl_20 = add(g0s5_2, g0s5_2) */
@@ -4293,62 +4259,61 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	and v27.16b, v27.16b, v3.16b /* s0k_2 = and(s0k_o_2, modulus) */
 	rev32 v16.16b, v16.16b /* zbe_2 = rev(z_2) */
 	ushr v8.4s, v7.4s, #16 /* l1in_2_r = shr(w2_2) */
-	sli v8.4s, v17.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
-	mov v9.16b, v5.16b /* high16 */
-	bsl v9.16b, v7.16b, v17.16b /* l1in16_2 = bsl(high16, w1_2, w2_2) */
-	tbl v10.16b, {v8.16b}, v18.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
-	eor v10.16b, v8.16b, v10.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
-	tbl v11.16b, {v8.16b}, v20.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
-	eor v8.16b, v8.16b, v11.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
-	eor v8.16b, v8.16b, v9.16b /* ug_2 = xor(ug_acc_2, l1in16_2) */
+	sli v8.4s, v19.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
+	ushr v19.4s, v19.4s, #16 /* l2in_2_r = shr(w1_2) */
+	sli v19.4s, v7.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
+	tbl v7.16b, {v8.16b}, v1.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
+	eor v7.16b, v8.16b, v7.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
+	tbl v9.16b, {v8.16b}, v18.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
+	eor v9.16b, v8.16b, v9.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	rev32 v8.8h, v8.8h /* ur16_2 = rev(l1in_2) */
+	eor v8.16b, v9.16b, v8.16b /* ug_2 = xor(ug_acc_2, ur16_2) */
 	ushr v9.4s, v8.4s, #30 /* ur2_2_r = shr(ug_2) */
 	sli v9.4s, v8.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
-	eor v8.16b, v10.16b, v9.16b /* u_2 = xor(u_acc_2, ur2_2) */
-	ushr v9.4s, v17.4s, #16 /* l2in_2_r = shr(w1_2) */
-	sli v9.4s, v7.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
-	bit v7.16b, v17.16b, v5.16b /* l2in16_2 = bsl(high16, w2_2, w1_2) */
-	tbl v17.16b, {v9.16b}, v20.16b /* v8r8_2 = lookup16(l2in_2, rotl8) */
-	eor v17.16b, v17.16b, v7.16b /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
-	eor v7.16b, v9.16b, v7.16b /* v8g_acc_2 = xor(l2in_2, l2in16_2) */
-	tbl v9.16b, {v9.16b}, v18.16b /* v8r24_2 = lookup16(l2in_2, rotl24) */
-	eor v7.16b, v7.16b, v9.16b /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
-	ushr v9.4s, v7.4s, #26 /* v8r6_2_r = shr(v8g_2) */
-	sli v9.4s, v7.4s, #6 /* v8r6_2 = sli(v8r6_2_r, v8g_2) */
-	eor v7.16b, v17.16b, v9.16b /* v8_2 = xor(v8_acc_2, v8r6_2) */
-	mov v17.16b, v1.16b /* odd_bytes */
-	bsl v17.16b, v8.16b, v7.16b /* sb_in_x_2 = bsl(odd_bytes, v8_2, u_2) */
-	bit v8.16b, v7.16b, v1.16b /* sb_in_y_2 = bsl(odd_bytes, u_2, v8_2) */
-	and v7.16b, v17.16b, v0.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
-	tbl v9.16b, {v21.16b}, v7.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
-	eor v17.16b, v9.16b, v17.16b /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	tbl v9.16b, {v22.16b}, v17.16b /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
-	eor v7.16b, v9.16b, v7.16b /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
-	add v17.16b, v17.16b, v17.16b /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
-	eor v7.16b, v7.16b, v17.16b /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
-	and v17.16b, v8.16b, v0.16b /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* sb_in_y_2_hi = shr(sb_in_y_2) */
-	tbl v17.16b, {v24.16b}, v17.16b /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
-	tbl v8.16b, {v25.16b}, v8.16b /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
-	eor v17.16b, v17.16b, v8.16b /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
-	tbl v17.16b, {v17.16b}, v19.16b /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
-	aese v17.16b, v26.16b /* sb_s1_2_aes = aese(sb_s1_2_sr, zero_key) */
-	and v8.16b, v17.16b, v0.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* sb_s1_2_aes_hi = shr(sb_s1_2_aes) */
+	eor v7.16b, v7.16b, v9.16b /* u_2 = xor(u_acc_2, ur2_2) */
+	tbl v8.16b, {v19.16b}, v18.16b /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	rev32 v9.8h, v19.8h /* v8r16_2 = rev(l2in_2) */
+	eor v8.16b, v8.16b, v9.16b /* v8_acc_2 = xor(v8r8_2, v8r16_2) */
+	eor v9.16b, v19.16b, v9.16b /* v8g_acc_2 = xor(l2in_2, v8r16_2) */
+	tbl v19.16b, {v19.16b}, v1.16b /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	eor v19.16b, v9.16b, v19.16b /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
+	ushr v9.4s, v19.4s, #26 /* v8r6_2_r = shr(v8g_2) */
+	sli v9.4s, v19.4s, #6 /* v8r6_2 = sli(v8r6_2_r, v8g_2) */
+	eor v19.16b, v8.16b, v9.16b /* v8_2 = xor(v8_acc_2, v8r6_2) */
+	mov v8.16b, v17.16b /* odd_bytes */
+	bsl v8.16b, v7.16b, v19.16b /* sb_in_x_2 = bsl(odd_bytes, v8_2, u_2) */
+	bit v7.16b, v19.16b, v17.16b /* sb_in_y_2 = bsl(odd_bytes, u_2, v8_2) */
+	and v19.16b, v8.16b, v0.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
+	tbl v9.16b, {v21.16b}, v19.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	eor v8.16b, v9.16b, v8.16b /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	tbl v9.16b, {v22.16b}, v8.16b /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	eor v19.16b, v9.16b, v19.16b /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	tbl v19.16b, {v23.16b}, v19.16b /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	add v8.16b, v8.16b, v8.16b /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	eor v19.16b, v19.16b, v8.16b /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	and v8.16b, v7.16b, v0.16b /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_2_hi = shr(sb_in_y_2) */
+	tbl v8.16b, {v24.16b}, v8.16b /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
+	eor v7.16b, v8.16b, v7.16b /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_2_aes = aese(sb_s1_2_sr, zero_key) */
+	and v8.16b, v7.16b, v0.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_2_aes_hi = shr(sb_s1_2_aes) */
 	tbl v8.16b, {v28.16b}, v8.16b /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
-	tbl v17.16b, {v29.16b}, v17.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
-	eor v17.16b, v8.16b, v17.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
-	mov v8.16b, v1.16b /* odd_bytes */
-	bsl v8.16b, v7.16b, v17.16b /* sb_out_x_2 = bsl(odd_bytes, sb_s1_2, sb_s0_2) */
-	bit v7.16b, v17.16b, v1.16b /* sb_out_y_2 = bsl(odd_bytes, sb_s0_2, sb_s1_2) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_2 = lookup16(sb_out_y_2, rotl24) */
-	ldr q17, [x0, #96] /* g0s4_2 = load() */
-	add v9.4s, v17.4s, v17.4s /* dbl_23 = add(g0s4_2, g0s4_2) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
+	eor v7.16b, v8.16b, v7.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	mov v8.16b, v17.16b /* odd_bytes */
+	bsl v8.16b, v19.16b, v7.16b /* sb_out_x_2 = bsl(odd_bytes, sb_s1_2, sb_s0_2) */
+	bit v19.16b, v7.16b, v17.16b /* sb_out_y_2 = bsl(odd_bytes, sb_s0_2, sb_s1_2) */
+	tbl v7.16b, {v19.16b}, v1.16b /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	ldr q19, [x0, #96] /* g0s4_2 = load() */
+	add v9.4s, v19.4s, v19.4s /* dbl_23 = add(g0s4_2, g0s4_2) */
 	ushr v9.4s, v9.4s, #12 /* s4k_o_2_r = shr(dbl_23) */
-	sli v9.4s, v17.4s, #20 /* s4k_o_2 = sli(s4k_o_2_r, g0s4_2) */
-	and v17.16b, v9.16b, v3.16b /* s4k_2 = and(s4k_o_2, modulus) */
-	add v17.4s, v27.4s, v17.4s /* fb0_s_4 = add(s0k_2, s4k_2) */
+	sli v9.4s, v19.4s, #20 /* s4k_o_2 = sli(s4k_o_2_r, g0s4_2) */
+	and v19.16b, v9.16b, v3.16b /* s4k_2 = and(s4k_o_2, modulus) */
+	add v19.4s, v27.4s, v19.4s /* fb0_s_4 = add(s0k_2, s4k_2) */
 	ldr q27, [x0, #192] /* g0s10_2 = load() */
 	add v9.4s, v27.4s, v27.4s /* dbl_24 = add(g0s10_2, g0s10_2) */
 	ushr v9.4s, v9.4s, #11 /* s10k_o_2_r = shr(dbl_24) */
@@ -4360,27 +4325,27 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	sli v10.4s, v9.4s, #17 /* s13k_o_2 = sli(s13k_o_2_r, g0s13_2) */
 	and v9.16b, v10.16b, v3.16b /* s13k_2 = and(s13k_o_2, modulus) */
 	add v27.4s, v27.4s, v9.4s /* fb0_s_5 = add(s10k_2, s13k_2) */
-	add v9.4s, v17.4s, v30.4s /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
-	umin v17.4s, v17.4s, v9.4s /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	add v9.4s, v19.4s, v30.4s /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	umin v19.4s, v19.4s, v9.4s /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
 	add v9.4s, v27.4s, v30.4s /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
 	umin v27.4s, v27.4s, v9.4s /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
-	add v17.4s, v17.4s, v27.4s /* fb1_s_2 = add(fb0_4, fb0_5) */
-	add v27.4s, v17.4s, v30.4s /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
-	umin v17.4s, v17.4s, v27.4s /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
-	add v4.4s, v17.4s, v4.4s /* fb2_s_2 = add(fb1_2, s15k_2) */
-	add v17.4s, v4.4s, v30.4s /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
-	umin v4.4s, v4.4s, v17.4s /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
+	add v19.4s, v19.4s, v27.4s /* fb1_s_2 = add(fb0_4, fb0_5) */
+	add v27.4s, v19.4s, v30.4s /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	umin v19.4s, v19.4s, v27.4s /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
+	add v4.4s, v19.4s, v4.4s /* fb2_s_2 = add(fb1_2, s15k_2) */
+	add v19.4s, v4.4s, v30.4s /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	umin v4.4s, v4.4s, v19.4s /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
 	add v4.4s, v4.4s, v31.4s /* fb_s_2 = add(fb2_2, g0s0_2) */
-	add v17.4s, v4.4s, v30.4s /* fb_p_2 = add(fb_s_2, minus_modulus) */
-	smax v4.4s, v4.4s, v17.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
+	add v19.4s, v4.4s, v30.4s /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	smax v4.4s, v4.4s, v19.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
 	str q4, [x0, #32] /* store fb_2 */
 
 	/* Round 3, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q17, [x0, #16] /* g0s14_3 = load() */
+	ldr q19, [x0, #16] /* g0s14_3 = load() */
 	add v27.4s, v4.4s, v4.4s /* dbl_27 = add(fb_2, fb_2) */
-	bit v17.16b, v27.16b, v5.16b /* x0_3 = bsl(high16, g0s14_3, dbl_27) */
-	eor v17.16b, v17.16b, v8.16b /* x0r1_3 = xor(x0_3, sb_out_x_2) */
-	add v17.4s, v17.4s, v7.4s /* w_3 = add(x0r1_3, r2_2) */
+	bit v19.16b, v27.16b, v5.16b /* x0_3 = bsl(high16, g0s14_3, dbl_27) */
+	eor v19.16b, v19.16b, v8.16b /* x0r1_3 = xor(x0_3, sb_out_x_2) */
+	add v19.4s, v19.4s, v7.4s /* w_3 = add(x0r1_3, r2_2) */
 	ushr v27.4s, v27.4s, #17 /* s15k_o_3_r = shr(dbl_27) */
 	sli v27.4s, v4.4s, #15 /* s15k_o_3 = sli(s15k_o_3_r, fb_2) */
 	and v4.16b, v27.16b, v3.16b /* s15k_3 = and(s15k_o_3, modulus) */
@@ -4401,62 +4366,61 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	add v9.4s, v8.4s, v8.4s /* dbl_30 = add(g0s0_3, g0s0_3) */
 	ushr v10.4s, v9.4s, #16 /* x3_3_r = shr(dbl_30) */
 	sli v10.4s, v31.4s, #16 /* x3_3 = sli(x3_3_r, g0s2_3) */
-	eor v17.16b, v17.16b, v10.16b /* z_3 = xor(w_3, x3_3) */
+	eor v19.16b, v19.16b, v10.16b /* z_3 = xor(w_3, x3_3) */
 	ushr v31.4s, v9.4s, #24 /* s0k_o_3_r = shr(dbl_30) */
 	sli v31.4s, v8.4s, #8 /* s0k_o_3 = sli(s0k_o_3_r, g0s0_3) */
 	and v31.16b, v31.16b, v3.16b /* s0k_3 = and(s0k_o_3, modulus) */
-	rev32 v17.16b, v17.16b /* zbe_3 = rev(z_3) */
+	rev32 v19.16b, v19.16b /* zbe_3 = rev(z_3) */
 	ushr v9.4s, v7.4s, #16 /* l1in_3_r = shr(w2_3) */
 	sli v9.4s, v27.4s, #16 /* l1in_3 = sli(l1in_3_r, w1_3) */
-	mov v10.16b, v5.16b /* high16 */
-	bsl v10.16b, v7.16b, v27.16b /* l1in16_3 = bsl(high16, w1_3, w2_3) */
-	tbl v11.16b, {v9.16b}, v18.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
-	eor v11.16b, v9.16b, v11.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
-	tbl v12.16b, {v9.16b}, v20.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
-	eor v9.16b, v9.16b, v12.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
-	eor v9.16b, v9.16b, v10.16b /* ug_3 = xor(ug_acc_3, l1in16_3) */
+	ushr v27.4s, v27.4s, #16 /* l2in_3_r = shr(w1_3) */
+	sli v27.4s, v7.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
+	tbl v7.16b, {v9.16b}, v1.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
+	eor v7.16b, v9.16b, v7.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
+	tbl v10.16b, {v9.16b}, v18.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
+	eor v10.16b, v9.16b, v10.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	rev32 v9.8h, v9.8h /* ur16_3 = rev(l1in_3) */
+	eor v9.16b, v10.16b, v9.16b /* ug_3 = xor(ug_acc_3, ur16_3) */
 	ushr v10.4s, v9.4s, #30 /* ur2_3_r = shr(ug_3) */
 	sli v10.4s, v9.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
-	eor v9.16b, v11.16b, v10.16b /* u_3 = xor(u_acc_3, ur2_3) */
-	ushr v10.4s, v27.4s, #16 /* l2in_3_r = shr(w1_3) */
-	sli v10.4s, v7.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
-	bit v7.16b, v27.16b, v5.16b /* l2in16_3 = bsl(high16, w2_3, w1_3) */
-	tbl v27.16b, {v10.16b}, v20.16b /* v8r8_3 = lookup16(l2in_3, rotl8) */
-	eor v27.16b, v27.16b, v7.16b /* v8_acc_3 = xor(v8r8_3, l2in16_3) */
-	eor v7.16b, v10.16b, v7.16b /* v8g_acc_3 = xor(l2in_3, l2in16_3) */
-	tbl v10.16b, {v10.16b}, v18.16b /* v8r24_3 = lookup16(l2in_3, rotl24) */
-	eor v7.16b, v7.16b, v10.16b /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
-	ushr v10.4s, v7.4s, #26 /* v8r6_3_r = shr(v8g_3) */
-	sli v10.4s, v7.4s, #6 /* v8r6_3 = sli(v8r6_3_r, v8g_3) */
-	eor v7.16b, v27.16b, v10.16b /* v8_3 = xor(v8_acc_3, v8r6_3) */
-	mov v27.16b, v1.16b /* odd_bytes */
-	bsl v27.16b, v9.16b, v7.16b /* sb_in_x_3 = bsl(odd_bytes, v8_3, u_3) */
-	bit v9.16b, v7.16b, v1.16b /* sb_in_y_3 = bsl(odd_bytes, u_3, v8_3) */
-	and v7.16b, v27.16b, v0.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
-	tbl v10.16b, {v21.16b}, v7.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
-	eor v27.16b, v10.16b, v27.16b /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	tbl v10.16b, {v22.16b}, v27.16b /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
-	eor v7.16b, v10.16b, v7.16b /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
-	add v27.16b, v27.16b, v27.16b /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
-	eor v7.16b, v7.16b, v27.16b /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
-	and v27.16b, v9.16b, v0.16b /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* sb_in_y_3_hi = shr(sb_in_y_3) */
-	tbl v27.16b, {v24.16b}, v27.16b /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
-	tbl v9.16b, {v25.16b}, v9.16b /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
-	eor v27.16b, v27.16b, v9.16b /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
-	tbl v27.16b, {v27.16b}, v19.16b /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
-	aese v27.16b, v26.16b /* sb_s1_3_aes = aese(sb_s1_3_sr, zero_key) */
-	and v9.16b, v27.16b, v0.16b /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* sb_s1_3_aes_hi = shr(sb_s1_3_aes) */
+	eor v7.16b, v7.16b, v10.16b /* u_3 = xor(u_acc_3, ur2_3) */
+	tbl v9.16b, {v27.16b}, v18.16b /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	rev32 v10.8h, v27.8h /* v8r16_3 = rev(l2in_3) */
+	eor v9.16b, v9.16b, v10.16b /* v8_acc_3 = xor(v8r8_3, v8r16_3) */
+	eor v10.16b, v27.16b, v10.16b /* v8g_acc_3 = xor(l2in_3, v8r16_3) */
+	tbl v27.16b, {v27.16b}, v1.16b /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	eor v27.16b, v10.16b, v27.16b /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
+	ushr v10.4s, v27.4s, #26 /* v8r6_3_r = shr(v8g_3) */
+	sli v10.4s, v27.4s, #6 /* v8r6_3 = sli(v8r6_3_r, v8g_3) */
+	eor v27.16b, v9.16b, v10.16b /* v8_3 = xor(v8_acc_3, v8r6_3) */
+	mov v9.16b, v17.16b /* odd_bytes */
+	bsl v9.16b, v7.16b, v27.16b /* sb_in_x_3 = bsl(odd_bytes, v8_3, u_3) */
+	bit v7.16b, v27.16b, v17.16b /* sb_in_y_3 = bsl(odd_bytes, u_3, v8_3) */
+	and v27.16b, v9.16b, v0.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
+	tbl v10.16b, {v21.16b}, v27.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	eor v9.16b, v10.16b, v9.16b /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
+	tbl v10.16b, {v22.16b}, v9.16b /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	eor v27.16b, v10.16b, v27.16b /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	tbl v27.16b, {v23.16b}, v27.16b /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	add v9.16b, v9.16b, v9.16b /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	eor v27.16b, v27.16b, v9.16b /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	and v9.16b, v7.16b, v0.16b /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_3_hi = shr(sb_in_y_3) */
+	tbl v9.16b, {v24.16b}, v9.16b /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
+	eor v7.16b, v9.16b, v7.16b /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_3_aes = aese(sb_s1_3_sr, zero_key) */
+	and v9.16b, v7.16b, v0.16b /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_3_aes_hi = shr(sb_s1_3_aes) */
 	tbl v9.16b, {v28.16b}, v9.16b /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
-	tbl v27.16b, {v29.16b}, v27.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
-	eor v27.16b, v9.16b, v27.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
-	mov v9.16b, v1.16b /* odd_bytes */
-	bsl v9.16b, v7.16b, v27.16b /* sb_out_x_3 = bsl(odd_bytes, sb_s1_3, sb_s0_3) */
-	bit v7.16b, v27.16b, v1.16b /* sb_out_y_3 = bsl(odd_bytes, sb_s0_3, sb_s1_3) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
+	eor v7.16b, v9.16b, v7.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
+	mov v9.16b, v17.16b /* odd_bytes */
+	bsl v9.16b, v27.16b, v7.16b /* sb_out_x_3 = bsl(odd_bytes, sb_s1_3, sb_s0_3) */
+	bit v27.16b, v7.16b, v17.16b /* sb_out_y_3 = bsl(odd_bytes, sb_s0_3, sb_s1_3) */
+	tbl v7.16b, {v27.16b}, v1.16b /* r2_3 = lookup16(sb_out_y_3, rotl24) */
 	ldr q27, [x0, #112] /* g0s4_3 = load() */
 	add v10.4s, v27.4s, v27.4s /* dbl_32 = add(g0s4_3, g0s4_3) */
 	ushr v10.4s, v10.4s, #12 /* s4k_o_3_r = shr(dbl_32) */
@@ -4522,55 +4486,54 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	rev32 v27.16b, v27.16b /* zbe_4 = rev(z_4) */
 	ushr v10.4s, v7.4s, #16 /* l1in_4_r = shr(w2_4) */
 	sli v10.4s, v31.4s, #16 /* l1in_4 = sli(l1in_4_r, w1_4) */
-	mov v11.16b, v5.16b /* high16 */
-	bsl v11.16b, v7.16b, v31.16b /* l1in16_4 = bsl(high16, w1_4, w2_4) */
-	tbl v12.16b, {v10.16b}, v18.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
-	eor v12.16b, v10.16b, v12.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
-	tbl v13.16b, {v10.16b}, v20.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
-	eor v10.16b, v10.16b, v13.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
-	eor v10.16b, v10.16b, v11.16b /* ug_4 = xor(ug_acc_4, l1in16_4) */
+	ushr v31.4s, v31.4s, #16 /* l2in_4_r = shr(w1_4) */
+	sli v31.4s, v7.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
+	tbl v7.16b, {v10.16b}, v1.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
+	eor v7.16b, v10.16b, v7.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
+	tbl v11.16b, {v10.16b}, v18.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
+	eor v11.16b, v10.16b, v11.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	rev32 v10.8h, v10.8h /* ur16_4 = rev(l1in_4) */
+	eor v10.16b, v11.16b, v10.16b /* ug_4 = xor(ug_acc_4, ur16_4) */
 	ushr v11.4s, v10.4s, #30 /* ur2_4_r = shr(ug_4) */
 	sli v11.4s, v10.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
-	eor v10.16b, v12.16b, v11.16b /* u_4 = xor(u_acc_4, ur2_4) */
-	ushr v11.4s, v31.4s, #16 /* l2in_4_r = shr(w1_4) */
-	sli v11.4s, v7.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
-	bit v7.16b, v31.16b, v5.16b /* l2in16_4 = bsl(high16, w2_4, w1_4) */
-	tbl v31.16b, {v11.16b}, v20.16b /* v8r8_4 = lookup16(l2in_4, rotl8) */
-	eor v31.16b, v31.16b, v7.16b /* v8_acc_4 = xor(v8r8_4, l2in16_4) */
-	eor v7.16b, v11.16b, v7.16b /* v8g_acc_4 = xor(l2in_4, l2in16_4) */
-	tbl v11.16b, {v11.16b}, v18.16b /* v8r24_4 = lookup16(l2in_4, rotl24) */
-	eor v7.16b, v7.16b, v11.16b /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
-	ushr v11.4s, v7.4s, #26 /* v8r6_4_r = shr(v8g_4) */
-	sli v11.4s, v7.4s, #6 /* v8r6_4 = sli(v8r6_4_r, v8g_4) */
-	eor v7.16b, v31.16b, v11.16b /* v8_4 = xor(v8_acc_4, v8r6_4) */
-	mov v31.16b, v1.16b /* odd_bytes */
-	bsl v31.16b, v10.16b, v7.16b /* sb_in_x_4 = bsl(odd_bytes, v8_4, u_4) */
-	bit v10.16b, v7.16b, v1.16b /* sb_in_y_4 = bsl(odd_bytes, u_4, v8_4) */
-	and v7.16b, v31.16b, v0.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
-	tbl v11.16b, {v21.16b}, v7.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
-	eor v31.16b, v11.16b, v31.16b /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	tbl v11.16b, {v22.16b}, v31.16b /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
-	eor v7.16b, v11.16b, v7.16b /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
-	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
-	eor v7.16b, v7.16b, v31.16b /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
-	and v31.16b, v10.16b, v0.16b /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_in_y_4_hi = shr(sb_in_y_4) */
-	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
-	tbl v10.16b, {v25.16b}, v10.16b /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
-	eor v31.16b, v31.16b, v10.16b /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_4_aes = aese(sb_s1_4_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_4_aes_hi = shr(sb_s1_4_aes) */
+	eor v7.16b, v7.16b, v11.16b /* u_4 = xor(u_acc_4, ur2_4) */
+	tbl v10.16b, {v31.16b}, v18.16b /* v8r8_4 = lookup16(l2in_4, rotl8) */
+	rev32 v11.8h, v31.8h /* v8r16_4 = rev(l2in_4) */
+	eor v10.16b, v10.16b, v11.16b /* v8_acc_4 = xor(v8r8_4, v8r16_4) */
+	eor v11.16b, v31.16b, v11.16b /* v8g_acc_4 = xor(l2in_4, v8r16_4) */
+	tbl v31.16b, {v31.16b}, v1.16b /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	eor v31.16b, v11.16b, v31.16b /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
+	ushr v11.4s, v31.4s, #26 /* v8r6_4_r = shr(v8g_4) */
+	sli v11.4s, v31.4s, #6 /* v8r6_4 = sli(v8r6_4_r, v8g_4) */
+	eor v31.16b, v10.16b, v11.16b /* v8_4 = xor(v8_acc_4, v8r6_4) */
+	mov v10.16b, v17.16b /* odd_bytes */
+	bsl v10.16b, v7.16b, v31.16b /* sb_in_x_4 = bsl(odd_bytes, v8_4, u_4) */
+	bit v7.16b, v31.16b, v17.16b /* sb_in_y_4 = bsl(odd_bytes, u_4, v8_4) */
+	and v31.16b, v10.16b, v0.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
+	tbl v11.16b, {v21.16b}, v31.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	eor v10.16b, v11.16b, v10.16b /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	tbl v11.16b, {v22.16b}, v10.16b /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	eor v31.16b, v11.16b, v31.16b /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	tbl v31.16b, {v23.16b}, v31.16b /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	eor v31.16b, v31.16b, v10.16b /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	and v10.16b, v7.16b, v0.16b /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_4_hi = shr(sb_in_y_4) */
+	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
+	eor v7.16b, v10.16b, v7.16b /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_4_aes = aese(sb_s1_4_sr, zero_key) */
+	and v10.16b, v7.16b, v0.16b /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_4_aes_hi = shr(sb_s1_4_aes) */
 	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_4 = bsl(odd_bytes, sb_s1_4, sb_s0_4) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_4 = bsl(odd_bytes, sb_s0_4, sb_s1_4) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	eor v7.16b, v10.16b, v7.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	mov v10.16b, v17.16b /* odd_bytes */
+	bsl v10.16b, v31.16b, v7.16b /* sb_out_x_4 = bsl(odd_bytes, sb_s1_4, sb_s0_4) */
+	bit v31.16b, v7.16b, v17.16b /* sb_out_y_4 = bsl(odd_bytes, sb_s0_4, sb_s1_4) */
+	tbl v7.16b, {v31.16b}, v1.16b /* r2_4 = lookup16(sb_out_y_4, rotl24) */
 	ldr q31, [x0, #128] /* g0s4_4 = load() */
 	add v11.4s, v31.4s, v31.4s /* dbl_41 = add(g0s4_4, g0s4_4) */
 	ushr v11.4s, v11.4s, #12 /* s4k_o_4_r = shr(dbl_41) */
@@ -4636,55 +4599,54 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	rev32 v31.16b, v31.16b /* zbe_5 = rev(z_5) */
 	ushr v11.4s, v7.4s, #16 /* l1in_5_r = shr(w2_5) */
 	sli v11.4s, v8.4s, #16 /* l1in_5 = sli(l1in_5_r, w1_5) */
-	mov v12.16b, v5.16b /* high16 */
-	bsl v12.16b, v7.16b, v8.16b /* l1in16_5 = bsl(high16, w1_5, w2_5) */
-	tbl v13.16b, {v11.16b}, v18.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
-	eor v13.16b, v11.16b, v13.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
-	tbl v14.16b, {v11.16b}, v20.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
-	eor v11.16b, v11.16b, v14.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
-	eor v11.16b, v11.16b, v12.16b /* ug_5 = xor(ug_acc_5, l1in16_5) */
+	ushr v8.4s, v8.4s, #16 /* l2in_5_r = shr(w1_5) */
+	sli v8.4s, v7.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
+	tbl v7.16b, {v11.16b}, v1.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
+	eor v7.16b, v11.16b, v7.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
+	tbl v12.16b, {v11.16b}, v18.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
+	eor v12.16b, v11.16b, v12.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	rev32 v11.8h, v11.8h /* ur16_5 = rev(l1in_5) */
+	eor v11.16b, v12.16b, v11.16b /* ug_5 = xor(ug_acc_5, ur16_5) */
 	ushr v12.4s, v11.4s, #30 /* ur2_5_r = shr(ug_5) */
 	sli v12.4s, v11.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
-	eor v11.16b, v13.16b, v12.16b /* u_5 = xor(u_acc_5, ur2_5) */
-	ushr v12.4s, v8.4s, #16 /* l2in_5_r = shr(w1_5) */
-	sli v12.4s, v7.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
-	bit v7.16b, v8.16b, v5.16b /* l2in16_5 = bsl(high16, w2_5, w1_5) */
-	tbl v8.16b, {v12.16b}, v20.16b /* v8r8_5 = lookup16(l2in_5, rotl8) */
-	eor v8.16b, v8.16b, v7.16b /* v8_acc_5 = xor(v8r8_5, l2in16_5) */
-	eor v7.16b, v12.16b, v7.16b /* v8g_acc_5 = xor(l2in_5, l2in16_5) */
-	tbl v12.16b, {v12.16b}, v18.16b /* v8r24_5 = lookup16(l2in_5, rotl24) */
-	eor v7.16b, v7.16b, v12.16b /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
-	ushr v12.4s, v7.4s, #26 /* v8r6_5_r = shr(v8g_5) */
-	sli v12.4s, v7.4s, #6 /* v8r6_5 = sli(v8r6_5_r, v8g_5) */
-	eor v7.16b, v8.16b, v12.16b /* v8_5 = xor(v8_acc_5, v8r6_5) */
-	mov v8.16b, v1.16b /* odd_bytes */
-	bsl v8.16b, v11.16b, v7.16b /* sb_in_x_5 = bsl(odd_bytes, v8_5, u_5) */
-	bit v11.16b, v7.16b, v1.16b /* sb_in_y_5 = bsl(odd_bytes, u_5, v8_5) */
-	and v7.16b, v8.16b, v0.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
-	tbl v12.16b, {v21.16b}, v7.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
-	eor v8.16b, v12.16b, v8.16b /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	tbl v12.16b, {v22.16b}, v8.16b /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
-	eor v7.16b, v12.16b, v7.16b /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
-	add v8.16b, v8.16b, v8.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
-	eor v7.16b, v7.16b, v8.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	and v8.16b, v11.16b, v0.16b /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* sb_in_y_5_hi = shr(sb_in_y_5) */
-	tbl v8.16b, {v24.16b}, v8.16b /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	tbl v11.16b, {v25.16b}, v11.16b /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
-	eor v8.16b, v8.16b, v11.16b /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	tbl v8.16b, {v8.16b}, v19.16b /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
-	aese v8.16b, v26.16b /* sb_s1_5_aes = aese(sb_s1_5_sr, zero_key) */
-	and v11.16b, v8.16b, v0.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
+	eor v7.16b, v7.16b, v12.16b /* u_5 = xor(u_acc_5, ur2_5) */
+	tbl v11.16b, {v8.16b}, v18.16b /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	rev32 v12.8h, v8.8h /* v8r16_5 = rev(l2in_5) */
+	eor v11.16b, v11.16b, v12.16b /* v8_acc_5 = xor(v8r8_5, v8r16_5) */
+	eor v12.16b, v8.16b, v12.16b /* v8g_acc_5 = xor(l2in_5, v8r16_5) */
+	tbl v8.16b, {v8.16b}, v1.16b /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	eor v8.16b, v12.16b, v8.16b /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
+	ushr v12.4s, v8.4s, #26 /* v8r6_5_r = shr(v8g_5) */
+	sli v12.4s, v8.4s, #6 /* v8r6_5 = sli(v8r6_5_r, v8g_5) */
+	eor v8.16b, v11.16b, v12.16b /* v8_5 = xor(v8_acc_5, v8r6_5) */
+	mov v11.16b, v17.16b /* odd_bytes */
+	bsl v11.16b, v7.16b, v8.16b /* sb_in_x_5 = bsl(odd_bytes, v8_5, u_5) */
+	bit v7.16b, v8.16b, v17.16b /* sb_in_y_5 = bsl(odd_bytes, u_5, v8_5) */
+	and v8.16b, v11.16b, v0.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
+	tbl v12.16b, {v21.16b}, v8.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	eor v11.16b, v12.16b, v11.16b /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	tbl v12.16b, {v22.16b}, v11.16b /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	eor v8.16b, v12.16b, v8.16b /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	tbl v8.16b, {v23.16b}, v8.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	add v11.16b, v11.16b, v11.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	eor v8.16b, v8.16b, v11.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	and v11.16b, v7.16b, v0.16b /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_5_hi = shr(sb_in_y_5) */
+	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	eor v7.16b, v11.16b, v7.16b /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_5_aes = aese(sb_s1_5_sr, zero_key) */
+	and v11.16b, v7.16b, v0.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
 	tbl v11.16b, {v28.16b}, v11.16b /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
-	tbl v8.16b, {v29.16b}, v8.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
-	eor v8.16b, v11.16b, v8.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
-	mov v11.16b, v1.16b /* odd_bytes */
-	bsl v11.16b, v7.16b, v8.16b /* sb_out_x_5 = bsl(odd_bytes, sb_s1_5, sb_s0_5) */
-	bit v7.16b, v8.16b, v1.16b /* sb_out_y_5 = bsl(odd_bytes, sb_s0_5, sb_s1_5) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	eor v7.16b, v11.16b, v7.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	mov v11.16b, v17.16b /* odd_bytes */
+	bsl v11.16b, v8.16b, v7.16b /* sb_out_x_5 = bsl(odd_bytes, sb_s1_5, sb_s0_5) */
+	bit v8.16b, v7.16b, v17.16b /* sb_out_y_5 = bsl(odd_bytes, sb_s0_5, sb_s1_5) */
+	tbl v7.16b, {v8.16b}, v1.16b /* r2_5 = lookup16(sb_out_y_5, rotl24) */
 	ldr q8, [x0, #144] /* g0s4_5 = load() */
 	add v12.4s, v8.4s, v8.4s /* dbl_50 = add(g0s4_5, g0s4_5) */
 	ushr v12.4s, v12.4s, #12 /* s4k_o_5_r = shr(dbl_50) */
@@ -4750,55 +4712,54 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	rev32 v8.16b, v8.16b /* zbe_6 = rev(z_6) */
 	ushr v12.4s, v7.4s, #16 /* l1in_6_r = shr(w2_6) */
 	sli v12.4s, v9.4s, #16 /* l1in_6 = sli(l1in_6_r, w1_6) */
-	mov v13.16b, v5.16b /* high16 */
-	bsl v13.16b, v7.16b, v9.16b /* l1in16_6 = bsl(high16, w1_6, w2_6) */
-	tbl v14.16b, {v12.16b}, v18.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
-	eor v14.16b, v12.16b, v14.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
-	tbl v15.16b, {v12.16b}, v20.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
-	eor v12.16b, v12.16b, v15.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
-	eor v12.16b, v12.16b, v13.16b /* ug_6 = xor(ug_acc_6, l1in16_6) */
+	ushr v9.4s, v9.4s, #16 /* l2in_6_r = shr(w1_6) */
+	sli v9.4s, v7.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
+	tbl v7.16b, {v12.16b}, v1.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
+	eor v7.16b, v12.16b, v7.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
+	tbl v13.16b, {v12.16b}, v18.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
+	eor v13.16b, v12.16b, v13.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	rev32 v12.8h, v12.8h /* ur16_6 = rev(l1in_6) */
+	eor v12.16b, v13.16b, v12.16b /* ug_6 = xor(ug_acc_6, ur16_6) */
 	ushr v13.4s, v12.4s, #30 /* ur2_6_r = shr(ug_6) */
 	sli v13.4s, v12.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
-	eor v12.16b, v14.16b, v13.16b /* u_6 = xor(u_acc_6, ur2_6) */
-	ushr v13.4s, v9.4s, #16 /* l2in_6_r = shr(w1_6) */
-	sli v13.4s, v7.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
-	bit v7.16b, v9.16b, v5.16b /* l2in16_6 = bsl(high16, w2_6, w1_6) */
-	tbl v9.16b, {v13.16b}, v20.16b /* v8r8_6 = lookup16(l2in_6, rotl8) */
-	eor v9.16b, v9.16b, v7.16b /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_6 = xor(l2in_6, l2in16_6) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_6 = lookup16(l2in_6, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_6_r = shr(v8g_6) */
-	sli v13.4s, v7.4s, #6 /* v8r6_6 = sli(v8r6_6_r, v8g_6) */
-	eor v7.16b, v9.16b, v13.16b /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	mov v9.16b, v1.16b /* odd_bytes */
-	bsl v9.16b, v12.16b, v7.16b /* sb_in_x_6 = bsl(odd_bytes, v8_6, u_6) */
-	bit v12.16b, v7.16b, v1.16b /* sb_in_y_6 = bsl(odd_bytes, u_6, v8_6) */
-	and v7.16b, v9.16b, v0.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
-	eor v9.16b, v13.16b, v9.16b /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	tbl v13.16b, {v22.16b}, v9.16b /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
-	add v9.16b, v9.16b, v9.16b /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
-	eor v7.16b, v7.16b, v9.16b /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
-	and v9.16b, v12.16b, v0.16b /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* sb_in_y_6_hi = shr(sb_in_y_6) */
-	tbl v9.16b, {v24.16b}, v9.16b /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
-	tbl v12.16b, {v25.16b}, v12.16b /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
-	eor v9.16b, v9.16b, v12.16b /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
-	tbl v9.16b, {v9.16b}, v19.16b /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
-	aese v9.16b, v26.16b /* sb_s1_6_aes = aese(sb_s1_6_sr, zero_key) */
-	and v12.16b, v9.16b, v0.16b /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* sb_s1_6_aes_hi = shr(sb_s1_6_aes) */
+	eor v7.16b, v7.16b, v13.16b /* u_6 = xor(u_acc_6, ur2_6) */
+	tbl v12.16b, {v9.16b}, v18.16b /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	rev32 v13.8h, v9.8h /* v8r16_6 = rev(l2in_6) */
+	eor v12.16b, v12.16b, v13.16b /* v8_acc_6 = xor(v8r8_6, v8r16_6) */
+	eor v13.16b, v9.16b, v13.16b /* v8g_acc_6 = xor(l2in_6, v8r16_6) */
+	tbl v9.16b, {v9.16b}, v1.16b /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	eor v9.16b, v13.16b, v9.16b /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
+	ushr v13.4s, v9.4s, #26 /* v8r6_6_r = shr(v8g_6) */
+	sli v13.4s, v9.4s, #6 /* v8r6_6 = sli(v8r6_6_r, v8g_6) */
+	eor v9.16b, v12.16b, v13.16b /* v8_6 = xor(v8_acc_6, v8r6_6) */
+	mov v12.16b, v17.16b /* odd_bytes */
+	bsl v12.16b, v7.16b, v9.16b /* sb_in_x_6 = bsl(odd_bytes, v8_6, u_6) */
+	bit v7.16b, v9.16b, v17.16b /* sb_in_y_6 = bsl(odd_bytes, u_6, v8_6) */
+	and v9.16b, v12.16b, v0.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
+	tbl v13.16b, {v21.16b}, v9.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	eor v12.16b, v13.16b, v12.16b /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	tbl v13.16b, {v22.16b}, v12.16b /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	eor v9.16b, v13.16b, v9.16b /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	tbl v9.16b, {v23.16b}, v9.16b /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	add v12.16b, v12.16b, v12.16b /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	eor v9.16b, v9.16b, v12.16b /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	and v12.16b, v7.16b, v0.16b /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_6_hi = shr(sb_in_y_6) */
+	tbl v12.16b, {v24.16b}, v12.16b /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
+	eor v7.16b, v12.16b, v7.16b /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_6_aes = aese(sb_s1_6_sr, zero_key) */
+	and v12.16b, v7.16b, v0.16b /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_6_aes_hi = shr(sb_s1_6_aes) */
 	tbl v12.16b, {v28.16b}, v12.16b /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
-	tbl v9.16b, {v29.16b}, v9.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
-	eor v9.16b, v12.16b, v9.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
-	mov v12.16b, v1.16b /* odd_bytes */
-	bsl v12.16b, v7.16b, v9.16b /* sb_out_x_6 = bsl(odd_bytes, sb_s1_6, sb_s0_6) */
-	bit v7.16b, v9.16b, v1.16b /* sb_out_y_6 = bsl(odd_bytes, sb_s0_6, sb_s1_6) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	eor v7.16b, v12.16b, v7.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	mov v12.16b, v17.16b /* odd_bytes */
+	bsl v12.16b, v9.16b, v7.16b /* sb_out_x_6 = bsl(odd_bytes, sb_s1_6, sb_s0_6) */
+	bit v9.16b, v7.16b, v17.16b /* sb_out_y_6 = bsl(odd_bytes, sb_s0_6, sb_s1_6) */
+	tbl v7.16b, {v9.16b}, v1.16b /* r2_6 = lookup16(sb_out_y_6, rotl24) */
 	ldr q9, [x0, #160] /* g0s4_6 = load() */
 	add v13.4s, v9.4s, v9.4s /* dbl_59 = add(g0s4_6, g0s4_6) */
 	ushr v13.4s, v13.4s, #12 /* s4k_o_6_r = shr(dbl_59) */
@@ -4864,94 +4825,92 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	rev32 v9.16b, v9.16b /* zbe_7 = rev(z_7) */
 	ushr v13.4s, v7.4s, #16 /* l1in_7_r = shr(w2_7) */
 	sli v13.4s, v10.4s, #16 /* l1in_7 = sli(l1in_7_r, w1_7) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_7 = bsl(high16, w1_7, w2_7) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
-	str q31, [sp, #64] /* spill zbe_5 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
-	eor v31.16b, v31.16b, v14.16b /* ug_7 = xor(ug_acc_7, l1in16_7) */
-	ushr v13.4s, v31.4s, #30 /* ur2_7_r = shr(ug_7) */
-	sli v13.4s, v31.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
-	eor v31.16b, v15.16b, v13.16b /* u_7 = xor(u_acc_7, ur2_7) */
-	ushr v13.4s, v10.4s, #16 /* l2in_7_r = shr(w1_7) */
-	sli v13.4s, v7.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_7 = bsl(high16, w2_7, w1_7) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_7 = lookup16(l2in_7, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_7 = xor(l2in_7, l2in16_7) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_7 = lookup16(l2in_7, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_7_r = shr(v8g_7) */
-	sli v13.4s, v7.4s, #6 /* v8r6_7 = sli(v8r6_7_r, v8g_7) */
-	eor v7.16b, v10.16b, v13.16b /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_7 = bsl(odd_bytes, v8_7, u_7) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_7 = bsl(odd_bytes, u_7, v8_7) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_7_hi = shr(sb_in_y_7) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_7_aes = aese(sb_s1_7_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_7_aes_hi = shr(sb_s1_7_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_7 = bsl(odd_bytes, sb_s1_7, sb_s0_7) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_7 = bsl(odd_bytes, sb_s0_7, sb_s1_7) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_7 = lookup16(sb_out_y_7, rotl24) */
-	ldr q31, [x0, #176] /* g0s4_7 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_68 = add(g0s4_7, g0s4_7) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_7_r = shr(dbl_68) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_7 = sli(s4k_o_7_r, g0s4_7) */
-	and v31.16b, v13.16b, v3.16b /* s4k_7 = and(s4k_o_7, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_14 = add(s0k_7, s4k_7) */
+	ushr v10.4s, v10.4s, #16 /* l2in_7_r = shr(w1_7) */
+	sli v10.4s, v7.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
+	tbl v7.16b, {v13.16b}, v1.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
+	eor v7.16b, v13.16b, v7.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
+	tbl v14.16b, {v13.16b}, v18.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
+	eor v14.16b, v13.16b, v14.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	rev32 v13.8h, v13.8h /* ur16_7 = rev(l1in_7) */
+	eor v13.16b, v14.16b, v13.16b /* ug_7 = xor(ug_acc_7, ur16_7) */
+	ushr v14.4s, v13.4s, #30 /* ur2_7_r = shr(ug_7) */
+	sli v14.4s, v13.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
+	eor v7.16b, v7.16b, v14.16b /* u_7 = xor(u_acc_7, ur2_7) */
+	tbl v13.16b, {v10.16b}, v18.16b /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	rev32 v14.8h, v10.8h /* v8r16_7 = rev(l2in_7) */
+	eor v13.16b, v13.16b, v14.16b /* v8_acc_7 = xor(v8r8_7, v8r16_7) */
+	eor v14.16b, v10.16b, v14.16b /* v8g_acc_7 = xor(l2in_7, v8r16_7) */
+	tbl v10.16b, {v10.16b}, v1.16b /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	eor v10.16b, v14.16b, v10.16b /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
+	ushr v14.4s, v10.4s, #26 /* v8r6_7_r = shr(v8g_7) */
+	sli v14.4s, v10.4s, #6 /* v8r6_7 = sli(v8r6_7_r, v8g_7) */
+	eor v10.16b, v13.16b, v14.16b /* v8_7 = xor(v8_acc_7, v8r6_7) */
+	mov v13.16b, v17.16b /* odd_bytes */
+	bsl v13.16b, v7.16b, v10.16b /* sb_in_x_7 = bsl(odd_bytes, v8_7, u_7) */
+	bit v7.16b, v10.16b, v17.16b /* sb_in_y_7 = bsl(odd_bytes, u_7, v8_7) */
+	and v10.16b, v13.16b, v0.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
+	tbl v14.16b, {v21.16b}, v10.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	eor v13.16b, v14.16b, v13.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	tbl v14.16b, {v22.16b}, v13.16b /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	eor v10.16b, v14.16b, v10.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	tbl v10.16b, {v23.16b}, v10.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	add v13.16b, v13.16b, v13.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	eor v10.16b, v10.16b, v13.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	and v13.16b, v7.16b, v0.16b /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_7_hi = shr(sb_in_y_7) */
+	tbl v13.16b, {v24.16b}, v13.16b /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
+	eor v7.16b, v13.16b, v7.16b /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_7_aes = aese(sb_s1_7_sr, zero_key) */
+	and v13.16b, v7.16b, v0.16b /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_7_aes_hi = shr(sb_s1_7_aes) */
+	tbl v13.16b, {v28.16b}, v13.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
+	eor v7.16b, v13.16b, v7.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
+	mov v13.16b, v17.16b /* odd_bytes */
+	bsl v13.16b, v10.16b, v7.16b /* sb_out_x_7 = bsl(odd_bytes, sb_s1_7, sb_s0_7) */
+	bit v10.16b, v7.16b, v17.16b /* sb_out_y_7 = bsl(odd_bytes, sb_s0_7, sb_s1_7) */
+	tbl v7.16b, {v10.16b}, v1.16b /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	ldr q10, [x0, #176] /* g0s4_7 = load() */
+	add v14.4s, v10.4s, v10.4s /* dbl_68 = add(g0s4_7, g0s4_7) */
+	ushr v14.4s, v14.4s, #12 /* s4k_o_7_r = shr(dbl_68) */
+	sli v14.4s, v10.4s, #20 /* s4k_o_7 = sli(s4k_o_7_r, g0s4_7) */
+	and v10.16b, v14.16b, v3.16b /* s4k_7 = and(s4k_o_7, modulus) */
+	add v10.4s, v11.4s, v10.4s /* fb0_s_14 = add(s0k_7, s4k_7) */
 	ldr q11, [x0, #16] /* g0s10_7 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_69 = add(g0s10_7, g0s10_7) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_7_r = shr(dbl_69) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_7 = sli(s10k_o_7_r, g0s10_7) */
-	and v11.16b, v13.16b, v3.16b /* s10k_7 = and(s10k_o_7, modulus) */
-	ldr q13, [x0, #64] /* g0s13_7 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_70 = add(g0s13_7, g0s13_7) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_7_r = shr(dbl_70) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_7 = sli(s13k_o_7_r, g0s13_7) */
-	and v13.16b, v14.16b, v3.16b /* s13k_7 = and(s13k_o_7, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_15 = add(s10k_7, s13k_7) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_7 = add(fb0_14, fb0_15) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_7 = add(fb1_7, s15k_7) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
+	add v14.4s, v11.4s, v11.4s /* dbl_69 = add(g0s10_7, g0s10_7) */
+	ushr v14.4s, v14.4s, #11 /* s10k_o_7_r = shr(dbl_69) */
+	sli v14.4s, v11.4s, #21 /* s10k_o_7 = sli(s10k_o_7_r, g0s10_7) */
+	and v11.16b, v14.16b, v3.16b /* s10k_7 = and(s10k_o_7, modulus) */
+	ldr q14, [x0, #64] /* g0s13_7 = load() */
+	add v15.4s, v14.4s, v14.4s /* dbl_70 = add(g0s13_7, g0s13_7) */
+	ushr v15.4s, v15.4s, #15 /* s13k_o_7_r = shr(dbl_70) */
+	sli v15.4s, v14.4s, #17 /* s13k_o_7 = sli(s13k_o_7_r, g0s13_7) */
+	and v14.16b, v15.16b, v3.16b /* s13k_7 = and(s13k_o_7, modulus) */
+	add v11.4s, v11.4s, v14.4s /* fb0_s_15 = add(s10k_7, s13k_7) */
+	add v14.4s, v10.4s, v30.4s /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	umin v10.4s, v10.4s, v14.4s /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
+	add v14.4s, v11.4s, v30.4s /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	umin v11.4s, v11.4s, v14.4s /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
+	add v10.4s, v10.4s, v11.4s /* fb1_s_7 = add(fb0_14, fb0_15) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_7 = add(fb1_7, s15k_7) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
 	add v4.4s, v4.4s, v12.4s /* fb_s_7 = add(fb2_7, g0s0_7) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_7 = add(fb_s_7, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_7 = maxs(fb_s_7, fb_p_7) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_7 = maxs(fb_s_7, fb_p_7) */
 	str q4, [x0, #112] /* store fb_7 */
 
 	/* Round 8, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #96] /* g0s14_8 = load() */
+	ldr q10, [x0, #96] /* g0s14_8 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_72 = add(fb_7, fb_7) */
-	bit v31.16b, v11.16b, v5.16b /* x0_8 = bsl(high16, g0s14_8, dbl_72) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_8 = xor(x0_8, sb_out_x_7) */
-	add v31.4s, v31.4s, v7.4s /* w_8 = add(x0r1_8, r2_7) */
+	bit v10.16b, v11.16b, v5.16b /* x0_8 = bsl(high16, g0s14_8, dbl_72) */
+	eor v10.16b, v10.16b, v13.16b /* x0r1_8 = xor(x0_8, sb_out_x_7) */
+	add v10.4s, v10.4s, v7.4s /* w_8 = add(x0r1_8, r2_7) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_8_r = shr(dbl_72) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_8 = sli(s15k_o_8_r, fb_7) */
 	and v4.16b, v11.16b, v3.16b /* s15k_8 = and(s15k_o_8, modulus) */
@@ -4960,113 +4919,112 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_73 = add(g0s9_8, g0s9_8) */
 	ushr v12.4s, v12.4s, #16 /* x1_8_r = shr(dbl_73) */
 	sli v12.4s, v11.4s, #16 /* x1_8 = sli(x1_8_r, g0s11_8) */
-	add v10.4s, v10.4s, v12.4s /* w1_8 = add(sb_out_x_7, x1_8) */
-	ldr q11, [x0, #240] /* g0s7_8 = load() */
-	ldr q12, [x0, #208] /* g0s5_8 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_74 = add(g0s5_8, g0s5_8) */
-	ushr v12.4s, v12.4s, #16 /* x2_8_r = shr(dbl_74) */
-	sli v12.4s, v11.4s, #16 /* x2_8 = sli(x2_8_r, g0s7_8) */
-	eor v7.16b, v7.16b, v12.16b /* w2_8 = xor(r2_7, x2_8) */
-	ldr q11, [x0, #160] /* g0s2_8 = load() */
-	ldr q12, [x0, #128] /* g0s0_8 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_75 = add(g0s0_8, g0s0_8) */
-	ushr v14.4s, v13.4s, #16 /* x3_8_r = shr(dbl_75) */
-	sli v14.4s, v11.4s, #16 /* x3_8 = sli(x3_8_r, g0s2_8) */
-	eor v31.16b, v31.16b, v14.16b /* z_8 = xor(w_8, x3_8) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_8_r = shr(dbl_75) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_8 = sli(s0k_o_8_r, g0s0_8) */
-	and v11.16b, v11.16b, v3.16b /* s0k_8 = and(s0k_o_8, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_8 = rev(z_8) */
-	ushr v13.4s, v7.4s, #16 /* l1in_8_r = shr(w2_8) */
-	sli v13.4s, v10.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_8 = bsl(high16, w1_8, w2_8) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
-	str q31, [sp, #80] /* spill zbe_8 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
-	eor v31.16b, v31.16b, v14.16b /* ug_8 = xor(ug_acc_8, l1in16_8) */
-	ushr v13.4s, v31.4s, #30 /* ur2_8_r = shr(ug_8) */
-	sli v13.4s, v31.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
-	eor v31.16b, v15.16b, v13.16b /* u_8 = xor(u_acc_8, ur2_8) */
-	ushr v13.4s, v10.4s, #16 /* l2in_8_r = shr(w1_8) */
-	sli v13.4s, v7.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_8 = bsl(high16, w2_8, w1_8) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_8 = lookup16(l2in_8, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_8 = xor(l2in_8, l2in16_8) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_8 = lookup16(l2in_8, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_8_r = shr(v8g_8) */
-	sli v13.4s, v7.4s, #6 /* v8r6_8 = sli(v8r6_8_r, v8g_8) */
-	eor v7.16b, v10.16b, v13.16b /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_8 = bsl(odd_bytes, v8_8, u_8) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_8 = bsl(odd_bytes, u_8, v8_8) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_8_hi = shr(sb_in_y_8) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_8_aes = aese(sb_s1_8_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_8_aes_hi = shr(sb_s1_8_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_8 = bsl(odd_bytes, sb_s1_8, sb_s0_8) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_8 = bsl(odd_bytes, sb_s0_8, sb_s1_8) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_8 = lookup16(sb_out_y_8, rotl24) */
-	ldr q31, [x0, #192] /* g0s4_8 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_77 = add(g0s4_8, g0s4_8) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_8_r = shr(dbl_77) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_8 = sli(s4k_o_8_r, g0s4_8) */
-	and v31.16b, v13.16b, v3.16b /* s4k_8 = and(s4k_o_8, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_16 = add(s0k_8, s4k_8) */
-	ldr q11, [x0, #32] /* g0s10_8 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_78 = add(g0s10_8, g0s10_8) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_8_r = shr(dbl_78) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_8 = sli(s10k_o_8_r, g0s10_8) */
-	and v11.16b, v13.16b, v3.16b /* s10k_8 = and(s10k_o_8, modulus) */
-	ldr q13, [x0, #80] /* g0s13_8 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_79 = add(g0s13_8, g0s13_8) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_8_r = shr(dbl_79) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_8 = sli(s13k_o_8_r, g0s13_8) */
-	and v13.16b, v14.16b, v3.16b /* s13k_8 = and(s13k_o_8, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_17 = add(s10k_8, s13k_8) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_8 = add(fb0_16, fb0_17) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_8 = add(fb1_8, s15k_8) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_8 = add(fb2_8, g0s0_8) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_8 = add(fb_s_8, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_8 = maxs(fb_s_8, fb_p_8) */
+	add v11.4s, v13.4s, v12.4s /* w1_8 = add(sb_out_x_7, x1_8) */
+	ldr q12, [x0, #240] /* g0s7_8 = load() */
+	ldr q13, [x0, #208] /* g0s5_8 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_74 = add(g0s5_8, g0s5_8) */
+	ushr v13.4s, v13.4s, #16 /* x2_8_r = shr(dbl_74) */
+	sli v13.4s, v12.4s, #16 /* x2_8 = sli(x2_8_r, g0s7_8) */
+	eor v7.16b, v7.16b, v13.16b /* w2_8 = xor(r2_7, x2_8) */
+	ldr q12, [x0, #160] /* g0s2_8 = load() */
+	ldr q13, [x0, #128] /* g0s0_8 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_75 = add(g0s0_8, g0s0_8) */
+	ushr v15.4s, v14.4s, #16 /* x3_8_r = shr(dbl_75) */
+	sli v15.4s, v12.4s, #16 /* x3_8 = sli(x3_8_r, g0s2_8) */
+	eor v10.16b, v10.16b, v15.16b /* z_8 = xor(w_8, x3_8) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_8_r = shr(dbl_75) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_8 = sli(s0k_o_8_r, g0s0_8) */
+	and v12.16b, v12.16b, v3.16b /* s0k_8 = and(s0k_o_8, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_8 = rev(z_8) */
+	ushr v14.4s, v7.4s, #16 /* l1in_8_r = shr(w2_8) */
+	sli v14.4s, v11.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
+	ushr v11.4s, v11.4s, #16 /* l2in_8_r = shr(w1_8) */
+	sli v11.4s, v7.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	rev32 v14.8h, v14.8h /* ur16_8 = rev(l1in_8) */
+	eor v14.16b, v15.16b, v14.16b /* ug_8 = xor(ug_acc_8, ur16_8) */
+	ushr v15.4s, v14.4s, #30 /* ur2_8_r = shr(ug_8) */
+	sli v15.4s, v14.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
+	eor v7.16b, v7.16b, v15.16b /* u_8 = xor(u_acc_8, ur2_8) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_8 = rev(l2in_8) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_8 = xor(v8r8_8, v8r16_8) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_8 = xor(l2in_8, v8r16_8) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_8_r = shr(v8g_8) */
+	sli v15.4s, v11.4s, #6 /* v8r6_8 = sli(v8r6_8_r, v8g_8) */
+	eor v11.16b, v14.16b, v15.16b /* v8_8 = xor(v8_acc_8, v8r6_8) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_8 = bsl(odd_bytes, v8_8, u_8) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_8 = bsl(odd_bytes, u_8, v8_8) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_8_hi = shr(sb_in_y_8) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_8_aes = aese(sb_s1_8_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_8_aes_hi = shr(sb_s1_8_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_8 = bsl(odd_bytes, sb_s1_8, sb_s0_8) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_8 = bsl(odd_bytes, sb_s0_8, sb_s1_8) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	ldr q11, [x0, #192] /* g0s4_8 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_77 = add(g0s4_8, g0s4_8) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_8_r = shr(dbl_77) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_8 = sli(s4k_o_8_r, g0s4_8) */
+	and v11.16b, v15.16b, v3.16b /* s4k_8 = and(s4k_o_8, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_16 = add(s0k_8, s4k_8) */
+	ldr q12, [x0, #32] /* g0s10_8 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_78 = add(g0s10_8, g0s10_8) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_8_r = shr(dbl_78) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_8 = sli(s10k_o_8_r, g0s10_8) */
+	and v12.16b, v15.16b, v3.16b /* s10k_8 = and(s10k_o_8, modulus) */
+	ldr q15, [x0, #80] /* g0s13_8 = load() */
+	str q10, [sp, #64] /* spill zbe_8 */
+	add v10.4s, v15.4s, v15.4s /* dbl_79 = add(g0s13_8, g0s13_8) */
+	ushr v10.4s, v10.4s, #15 /* s13k_o_8_r = shr(dbl_79) */
+	sli v10.4s, v15.4s, #17 /* s13k_o_8 = sli(s13k_o_8_r, g0s13_8) */
+	and v10.16b, v10.16b, v3.16b /* s13k_8 = and(s13k_o_8, modulus) */
+	add v10.4s, v12.4s, v10.4s /* fb0_s_17 = add(s10k_8, s13k_8) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
+	add v12.4s, v10.4s, v30.4s /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	umin v10.4s, v10.4s, v12.4s /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
+	add v10.4s, v11.4s, v10.4s /* fb1_s_8 = add(fb0_16, fb0_17) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_8 = add(fb1_8, s15k_8) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_8 = add(fb2_8, g0s0_8) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_8 = maxs(fb_s_8, fb_p_8) */
 	str q4, [x0, #128] /* store fb_8 */
 
 	/* Round 9, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #112] /* g0s14_9 = load() */
+	ldr q10, [x0, #112] /* g0s14_9 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_81 = add(fb_8, fb_8) */
-	bit v31.16b, v11.16b, v5.16b /* x0_9 = bsl(high16, g0s14_9, dbl_81) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_9 = xor(x0_9, sb_out_x_8) */
-	add v31.4s, v31.4s, v7.4s /* w_9 = add(x0r1_9, r2_8) */
+	bit v10.16b, v11.16b, v5.16b /* x0_9 = bsl(high16, g0s14_9, dbl_81) */
+	eor v10.16b, v10.16b, v14.16b /* x0r1_9 = xor(x0_9, sb_out_x_8) */
+	add v10.4s, v10.4s, v7.4s /* w_9 = add(x0r1_9, r2_8) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_9_r = shr(dbl_81) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_9 = sli(s15k_o_9_r, fb_8) */
 	and v4.16b, v11.16b, v3.16b /* s15k_9 = and(s15k_o_9, modulus) */
@@ -5075,113 +5033,112 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_82 = add(g0s9_9, g0s9_9) */
 	ushr v12.4s, v12.4s, #16 /* x1_9_r = shr(dbl_82) */
 	sli v12.4s, v11.4s, #16 /* x1_9 = sli(x1_9_r, g0s11_9) */
-	add v10.4s, v10.4s, v12.4s /* w1_9 = add(sb_out_x_8, x1_9) */
-	ldr q11, [x0] /* g0s7_9 = load() */
-	ldr q12, [x0, #224] /* g0s5_9 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_83 = add(g0s5_9, g0s5_9) */
-	ushr v12.4s, v12.4s, #16 /* x2_9_r = shr(dbl_83) */
-	sli v12.4s, v11.4s, #16 /* x2_9 = sli(x2_9_r, g0s7_9) */
-	eor v7.16b, v7.16b, v12.16b /* w2_9 = xor(r2_8, x2_9) */
-	ldr q11, [x0, #176] /* g0s2_9 = load() */
-	ldr q12, [x0, #144] /* g0s0_9 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_84 = add(g0s0_9, g0s0_9) */
-	ushr v14.4s, v13.4s, #16 /* x3_9_r = shr(dbl_84) */
-	sli v14.4s, v11.4s, #16 /* x3_9 = sli(x3_9_r, g0s2_9) */
-	eor v31.16b, v31.16b, v14.16b /* z_9 = xor(w_9, x3_9) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_9_r = shr(dbl_84) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_9 = sli(s0k_o_9_r, g0s0_9) */
-	and v11.16b, v11.16b, v3.16b /* s0k_9 = and(s0k_o_9, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_9 = rev(z_9) */
-	ushr v13.4s, v7.4s, #16 /* l1in_9_r = shr(w2_9) */
-	sli v13.4s, v10.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_9 = bsl(high16, w1_9, w2_9) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
-	str q31, [sp, #96] /* spill zbe_9 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
-	eor v31.16b, v31.16b, v14.16b /* ug_9 = xor(ug_acc_9, l1in16_9) */
-	ushr v13.4s, v31.4s, #30 /* ur2_9_r = shr(ug_9) */
-	sli v13.4s, v31.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
-	eor v31.16b, v15.16b, v13.16b /* u_9 = xor(u_acc_9, ur2_9) */
-	ushr v13.4s, v10.4s, #16 /* l2in_9_r = shr(w1_9) */
-	sli v13.4s, v7.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_9 = bsl(high16, w2_9, w1_9) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_9 = lookup16(l2in_9, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_9 = xor(l2in_9, l2in16_9) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_9 = lookup16(l2in_9, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_9_r = shr(v8g_9) */
-	sli v13.4s, v7.4s, #6 /* v8r6_9 = sli(v8r6_9_r, v8g_9) */
-	eor v7.16b, v10.16b, v13.16b /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_9 = bsl(odd_bytes, v8_9, u_9) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_9 = bsl(odd_bytes, u_9, v8_9) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_9_hi = shr(sb_in_y_9) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_9_aes = aese(sb_s1_9_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_9_aes_hi = shr(sb_s1_9_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_9 = bsl(odd_bytes, sb_s1_9, sb_s0_9) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_9 = bsl(odd_bytes, sb_s0_9, sb_s1_9) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_9 = lookup16(sb_out_y_9, rotl24) */
-	ldr q31, [x0, #208] /* g0s4_9 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_86 = add(g0s4_9, g0s4_9) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_9_r = shr(dbl_86) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_9 = sli(s4k_o_9_r, g0s4_9) */
-	and v31.16b, v13.16b, v3.16b /* s4k_9 = and(s4k_o_9, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_18 = add(s0k_9, s4k_9) */
-	ldr q11, [x0, #48] /* g0s10_9 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_87 = add(g0s10_9, g0s10_9) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_9_r = shr(dbl_87) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_9 = sli(s10k_o_9_r, g0s10_9) */
-	and v11.16b, v13.16b, v3.16b /* s10k_9 = and(s10k_o_9, modulus) */
-	ldr q13, [x0, #96] /* g0s13_9 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_88 = add(g0s13_9, g0s13_9) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_9_r = shr(dbl_88) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_9 = sli(s13k_o_9_r, g0s13_9) */
-	and v13.16b, v14.16b, v3.16b /* s13k_9 = and(s13k_o_9, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_19 = add(s10k_9, s13k_9) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_9 = add(fb0_18, fb0_19) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_9 = add(fb1_9, s15k_9) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_9 = add(fb2_9, g0s0_9) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_9 = add(fb_s_9, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_9 = maxs(fb_s_9, fb_p_9) */
+	add v11.4s, v14.4s, v12.4s /* w1_9 = add(sb_out_x_8, x1_9) */
+	ldr q12, [x0] /* g0s7_9 = load() */
+	ldr q13, [x0, #224] /* g0s5_9 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_83 = add(g0s5_9, g0s5_9) */
+	ushr v13.4s, v13.4s, #16 /* x2_9_r = shr(dbl_83) */
+	sli v13.4s, v12.4s, #16 /* x2_9 = sli(x2_9_r, g0s7_9) */
+	eor v7.16b, v7.16b, v13.16b /* w2_9 = xor(r2_8, x2_9) */
+	ldr q12, [x0, #176] /* g0s2_9 = load() */
+	ldr q13, [x0, #144] /* g0s0_9 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_84 = add(g0s0_9, g0s0_9) */
+	ushr v15.4s, v14.4s, #16 /* x3_9_r = shr(dbl_84) */
+	sli v15.4s, v12.4s, #16 /* x3_9 = sli(x3_9_r, g0s2_9) */
+	eor v10.16b, v10.16b, v15.16b /* z_9 = xor(w_9, x3_9) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_9_r = shr(dbl_84) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_9 = sli(s0k_o_9_r, g0s0_9) */
+	and v12.16b, v12.16b, v3.16b /* s0k_9 = and(s0k_o_9, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_9 = rev(z_9) */
+	ushr v14.4s, v7.4s, #16 /* l1in_9_r = shr(w2_9) */
+	sli v14.4s, v11.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
+	ushr v11.4s, v11.4s, #16 /* l2in_9_r = shr(w1_9) */
+	sli v11.4s, v7.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	rev32 v14.8h, v14.8h /* ur16_9 = rev(l1in_9) */
+	eor v14.16b, v15.16b, v14.16b /* ug_9 = xor(ug_acc_9, ur16_9) */
+	ushr v15.4s, v14.4s, #30 /* ur2_9_r = shr(ug_9) */
+	sli v15.4s, v14.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
+	eor v7.16b, v7.16b, v15.16b /* u_9 = xor(u_acc_9, ur2_9) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_9 = rev(l2in_9) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_9 = xor(v8r8_9, v8r16_9) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_9 = xor(l2in_9, v8r16_9) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_9_r = shr(v8g_9) */
+	sli v15.4s, v11.4s, #6 /* v8r6_9 = sli(v8r6_9_r, v8g_9) */
+	eor v11.16b, v14.16b, v15.16b /* v8_9 = xor(v8_acc_9, v8r6_9) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_9 = bsl(odd_bytes, v8_9, u_9) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_9 = bsl(odd_bytes, u_9, v8_9) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_9_hi = shr(sb_in_y_9) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_9_aes = aese(sb_s1_9_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_9_aes_hi = shr(sb_s1_9_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_9 = bsl(odd_bytes, sb_s1_9, sb_s0_9) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_9 = bsl(odd_bytes, sb_s0_9, sb_s1_9) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	ldr q11, [x0, #208] /* g0s4_9 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_86 = add(g0s4_9, g0s4_9) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_9_r = shr(dbl_86) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_9 = sli(s4k_o_9_r, g0s4_9) */
+	and v11.16b, v15.16b, v3.16b /* s4k_9 = and(s4k_o_9, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_18 = add(s0k_9, s4k_9) */
+	ldr q12, [x0, #48] /* g0s10_9 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_87 = add(g0s10_9, g0s10_9) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_9_r = shr(dbl_87) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_9 = sli(s10k_o_9_r, g0s10_9) */
+	and v12.16b, v15.16b, v3.16b /* s10k_9 = and(s10k_o_9, modulus) */
+	ldr q15, [x0, #96] /* g0s13_9 = load() */
+	str q10, [sp, #80] /* spill zbe_9 */
+	add v10.4s, v15.4s, v15.4s /* dbl_88 = add(g0s13_9, g0s13_9) */
+	ushr v10.4s, v10.4s, #15 /* s13k_o_9_r = shr(dbl_88) */
+	sli v10.4s, v15.4s, #17 /* s13k_o_9 = sli(s13k_o_9_r, g0s13_9) */
+	and v10.16b, v10.16b, v3.16b /* s13k_9 = and(s13k_o_9, modulus) */
+	add v10.4s, v12.4s, v10.4s /* fb0_s_19 = add(s10k_9, s13k_9) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
+	add v12.4s, v10.4s, v30.4s /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	umin v10.4s, v10.4s, v12.4s /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
+	add v10.4s, v11.4s, v10.4s /* fb1_s_9 = add(fb0_18, fb0_19) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_9 = add(fb1_9, s15k_9) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_9 = add(fb2_9, g0s0_9) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_9 = maxs(fb_s_9, fb_p_9) */
 	str q4, [x0, #144] /* store fb_9 */
 
 	/* Round 10, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #128] /* g0s14_10 = load() */
+	ldr q10, [x0, #128] /* g0s14_10 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_90 = add(fb_9, fb_9) */
-	bit v31.16b, v11.16b, v5.16b /* x0_10 = bsl(high16, g0s14_10, dbl_90) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_10 = xor(x0_10, sb_out_x_9) */
-	add v31.4s, v31.4s, v7.4s /* w_10 = add(x0r1_10, r2_9) */
+	bit v10.16b, v11.16b, v5.16b /* x0_10 = bsl(high16, g0s14_10, dbl_90) */
+	eor v10.16b, v10.16b, v14.16b /* x0r1_10 = xor(x0_10, sb_out_x_9) */
+	add v10.4s, v10.4s, v7.4s /* w_10 = add(x0r1_10, r2_9) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_10_r = shr(dbl_90) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_10 = sli(s15k_o_10_r, fb_9) */
 	and v4.16b, v11.16b, v3.16b /* s15k_10 = and(s15k_o_10, modulus) */
@@ -5190,113 +5147,112 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_91 = add(g0s9_10, g0s9_10) */
 	ushr v12.4s, v12.4s, #16 /* x1_10_r = shr(dbl_91) */
 	sli v12.4s, v11.4s, #16 /* x1_10 = sli(x1_10_r, g0s11_10) */
-	add v10.4s, v10.4s, v12.4s /* w1_10 = add(sb_out_x_9, x1_10) */
-	ldr q11, [x0, #16] /* g0s7_10 = load() */
-	ldr q12, [x0, #240] /* g0s5_10 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_92 = add(g0s5_10, g0s5_10) */
-	ushr v12.4s, v12.4s, #16 /* x2_10_r = shr(dbl_92) */
-	sli v12.4s, v11.4s, #16 /* x2_10 = sli(x2_10_r, g0s7_10) */
-	eor v7.16b, v7.16b, v12.16b /* w2_10 = xor(r2_9, x2_10) */
-	ldr q11, [x0, #192] /* g0s2_10 = load() */
-	ldr q12, [x0, #160] /* g0s0_10 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_93 = add(g0s0_10, g0s0_10) */
-	ushr v14.4s, v13.4s, #16 /* x3_10_r = shr(dbl_93) */
-	sli v14.4s, v11.4s, #16 /* x3_10 = sli(x3_10_r, g0s2_10) */
-	eor v31.16b, v31.16b, v14.16b /* z_10 = xor(w_10, x3_10) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_10_r = shr(dbl_93) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_10 = sli(s0k_o_10_r, g0s0_10) */
-	and v11.16b, v11.16b, v3.16b /* s0k_10 = and(s0k_o_10, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_10 = rev(z_10) */
-	ushr v13.4s, v7.4s, #16 /* l1in_10_r = shr(w2_10) */
-	sli v13.4s, v10.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_10 = bsl(high16, w1_10, w2_10) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
-	str q31, [sp, #112] /* spill zbe_10 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
-	eor v31.16b, v31.16b, v14.16b /* ug_10 = xor(ug_acc_10, l1in16_10) */
-	ushr v13.4s, v31.4s, #30 /* ur2_10_r = shr(ug_10) */
-	sli v13.4s, v31.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
-	eor v31.16b, v15.16b, v13.16b /* u_10 = xor(u_acc_10, ur2_10) */
-	ushr v13.4s, v10.4s, #16 /* l2in_10_r = shr(w1_10) */
-	sli v13.4s, v7.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_10 = bsl(high16, w2_10, w1_10) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_10 = lookup16(l2in_10, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_10 = xor(l2in_10, l2in16_10) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_10 = lookup16(l2in_10, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_10_r = shr(v8g_10) */
-	sli v13.4s, v7.4s, #6 /* v8r6_10 = sli(v8r6_10_r, v8g_10) */
-	eor v7.16b, v10.16b, v13.16b /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_10 = bsl(odd_bytes, v8_10, u_10) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_10 = bsl(odd_bytes, u_10, v8_10) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_10_hi = shr(sb_in_y_10) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_10_aes = aese(sb_s1_10_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_10_aes_hi = shr(sb_s1_10_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_10 = bsl(odd_bytes, sb_s1_10, sb_s0_10) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_10 = bsl(odd_bytes, sb_s0_10, sb_s1_10) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_10 = lookup16(sb_out_y_10, rotl24) */
-	ldr q31, [x0, #224] /* g0s4_10 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_95 = add(g0s4_10, g0s4_10) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_10_r = shr(dbl_95) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_10 = sli(s4k_o_10_r, g0s4_10) */
-	and v31.16b, v13.16b, v3.16b /* s4k_10 = and(s4k_o_10, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_20 = add(s0k_10, s4k_10) */
-	ldr q11, [x0, #64] /* g0s10_10 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_96 = add(g0s10_10, g0s10_10) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_10_r = shr(dbl_96) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_10 = sli(s10k_o_10_r, g0s10_10) */
-	and v11.16b, v13.16b, v3.16b /* s10k_10 = and(s10k_o_10, modulus) */
-	ldr q13, [x0, #112] /* g0s13_10 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_97 = add(g0s13_10, g0s13_10) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_10_r = shr(dbl_97) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_10 = sli(s13k_o_10_r, g0s13_10) */
-	and v13.16b, v14.16b, v3.16b /* s13k_10 = and(s13k_o_10, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_21 = add(s10k_10, s13k_10) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_10 = add(fb0_20, fb0_21) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_10 = add(fb1_10, s15k_10) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_10 = add(fb2_10, g0s0_10) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_10 = add(fb_s_10, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_10 = maxs(fb_s_10, fb_p_10) */
+	add v11.4s, v14.4s, v12.4s /* w1_10 = add(sb_out_x_9, x1_10) */
+	ldr q12, [x0, #16] /* g0s7_10 = load() */
+	ldr q13, [x0, #240] /* g0s5_10 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_92 = add(g0s5_10, g0s5_10) */
+	ushr v13.4s, v13.4s, #16 /* x2_10_r = shr(dbl_92) */
+	sli v13.4s, v12.4s, #16 /* x2_10 = sli(x2_10_r, g0s7_10) */
+	eor v7.16b, v7.16b, v13.16b /* w2_10 = xor(r2_9, x2_10) */
+	ldr q12, [x0, #192] /* g0s2_10 = load() */
+	ldr q13, [x0, #160] /* g0s0_10 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_93 = add(g0s0_10, g0s0_10) */
+	ushr v15.4s, v14.4s, #16 /* x3_10_r = shr(dbl_93) */
+	sli v15.4s, v12.4s, #16 /* x3_10 = sli(x3_10_r, g0s2_10) */
+	eor v10.16b, v10.16b, v15.16b /* z_10 = xor(w_10, x3_10) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_10_r = shr(dbl_93) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_10 = sli(s0k_o_10_r, g0s0_10) */
+	and v12.16b, v12.16b, v3.16b /* s0k_10 = and(s0k_o_10, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_10 = rev(z_10) */
+	ushr v14.4s, v7.4s, #16 /* l1in_10_r = shr(w2_10) */
+	sli v14.4s, v11.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
+	ushr v11.4s, v11.4s, #16 /* l2in_10_r = shr(w1_10) */
+	sli v11.4s, v7.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	rev32 v14.8h, v14.8h /* ur16_10 = rev(l1in_10) */
+	eor v14.16b, v15.16b, v14.16b /* ug_10 = xor(ug_acc_10, ur16_10) */
+	ushr v15.4s, v14.4s, #30 /* ur2_10_r = shr(ug_10) */
+	sli v15.4s, v14.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
+	eor v7.16b, v7.16b, v15.16b /* u_10 = xor(u_acc_10, ur2_10) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_10 = rev(l2in_10) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_10 = xor(v8r8_10, v8r16_10) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_10 = xor(l2in_10, v8r16_10) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_10_r = shr(v8g_10) */
+	sli v15.4s, v11.4s, #6 /* v8r6_10 = sli(v8r6_10_r, v8g_10) */
+	eor v11.16b, v14.16b, v15.16b /* v8_10 = xor(v8_acc_10, v8r6_10) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_10 = bsl(odd_bytes, v8_10, u_10) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_10 = bsl(odd_bytes, u_10, v8_10) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_10_hi = shr(sb_in_y_10) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_10_aes = aese(sb_s1_10_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_10_aes_hi = shr(sb_s1_10_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_10 = bsl(odd_bytes, sb_s1_10, sb_s0_10) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_10 = bsl(odd_bytes, sb_s0_10, sb_s1_10) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	ldr q11, [x0, #224] /* g0s4_10 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_95 = add(g0s4_10, g0s4_10) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_10_r = shr(dbl_95) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_10 = sli(s4k_o_10_r, g0s4_10) */
+	and v11.16b, v15.16b, v3.16b /* s4k_10 = and(s4k_o_10, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_20 = add(s0k_10, s4k_10) */
+	ldr q12, [x0, #64] /* g0s10_10 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_96 = add(g0s10_10, g0s10_10) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_10_r = shr(dbl_96) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_10 = sli(s10k_o_10_r, g0s10_10) */
+	and v12.16b, v15.16b, v3.16b /* s10k_10 = and(s10k_o_10, modulus) */
+	ldr q15, [x0, #112] /* g0s13_10 = load() */
+	str q10, [sp, #96] /* spill zbe_10 */
+	add v10.4s, v15.4s, v15.4s /* dbl_97 = add(g0s13_10, g0s13_10) */
+	ushr v10.4s, v10.4s, #15 /* s13k_o_10_r = shr(dbl_97) */
+	sli v10.4s, v15.4s, #17 /* s13k_o_10 = sli(s13k_o_10_r, g0s13_10) */
+	and v10.16b, v10.16b, v3.16b /* s13k_10 = and(s13k_o_10, modulus) */
+	add v10.4s, v12.4s, v10.4s /* fb0_s_21 = add(s10k_10, s13k_10) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
+	add v12.4s, v10.4s, v30.4s /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	umin v10.4s, v10.4s, v12.4s /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
+	add v10.4s, v11.4s, v10.4s /* fb1_s_10 = add(fb0_20, fb0_21) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_10 = add(fb1_10, s15k_10) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_10 = add(fb2_10, g0s0_10) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_10 = maxs(fb_s_10, fb_p_10) */
 	str q4, [x0, #160] /* store fb_10 */
 
 	/* Round 11, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #144] /* g0s14_11 = load() */
+	ldr q10, [x0, #144] /* g0s14_11 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_99 = add(fb_10, fb_10) */
-	bit v31.16b, v11.16b, v5.16b /* x0_11 = bsl(high16, g0s14_11, dbl_99) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_11 = xor(x0_11, sb_out_x_10) */
-	add v31.4s, v31.4s, v7.4s /* w_11 = add(x0r1_11, r2_10) */
+	bit v10.16b, v11.16b, v5.16b /* x0_11 = bsl(high16, g0s14_11, dbl_99) */
+	eor v10.16b, v10.16b, v14.16b /* x0r1_11 = xor(x0_11, sb_out_x_10) */
+	add v10.4s, v10.4s, v7.4s /* w_11 = add(x0r1_11, r2_10) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_11_r = shr(dbl_99) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_11 = sli(s15k_o_11_r, fb_10) */
 	and v4.16b, v11.16b, v3.16b /* s15k_11 = and(s15k_o_11, modulus) */
@@ -5305,113 +5261,112 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_100 = add(g0s9_11, g0s9_11) */
 	ushr v12.4s, v12.4s, #16 /* x1_11_r = shr(dbl_100) */
 	sli v12.4s, v11.4s, #16 /* x1_11 = sli(x1_11_r, g0s11_11) */
-	add v10.4s, v10.4s, v12.4s /* w1_11 = add(sb_out_x_10, x1_11) */
-	ldr q11, [x0, #32] /* g0s7_11 = load() */
-	ldr q12, [x0] /* g0s5_11 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_101 = add(g0s5_11, g0s5_11) */
-	ushr v12.4s, v12.4s, #16 /* x2_11_r = shr(dbl_101) */
-	sli v12.4s, v11.4s, #16 /* x2_11 = sli(x2_11_r, g0s7_11) */
-	eor v7.16b, v7.16b, v12.16b /* w2_11 = xor(r2_10, x2_11) */
-	ldr q11, [x0, #208] /* g0s2_11 = load() */
-	ldr q12, [x0, #176] /* g0s0_11 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_102 = add(g0s0_11, g0s0_11) */
-	ushr v14.4s, v13.4s, #16 /* x3_11_r = shr(dbl_102) */
-	sli v14.4s, v11.4s, #16 /* x3_11 = sli(x3_11_r, g0s2_11) */
-	eor v31.16b, v31.16b, v14.16b /* z_11 = xor(w_11, x3_11) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_11_r = shr(dbl_102) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_11 = sli(s0k_o_11_r, g0s0_11) */
-	and v11.16b, v11.16b, v3.16b /* s0k_11 = and(s0k_o_11, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_11 = rev(z_11) */
-	ushr v13.4s, v7.4s, #16 /* l1in_11_r = shr(w2_11) */
-	sli v13.4s, v10.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_11 = bsl(high16, w1_11, w2_11) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
-	str q31, [sp, #128] /* spill zbe_11 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
-	eor v31.16b, v31.16b, v14.16b /* ug_11 = xor(ug_acc_11, l1in16_11) */
-	ushr v13.4s, v31.4s, #30 /* ur2_11_r = shr(ug_11) */
-	sli v13.4s, v31.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
-	eor v31.16b, v15.16b, v13.16b /* u_11 = xor(u_acc_11, ur2_11) */
-	ushr v13.4s, v10.4s, #16 /* l2in_11_r = shr(w1_11) */
-	sli v13.4s, v7.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_11 = bsl(high16, w2_11, w1_11) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_11 = lookup16(l2in_11, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_11 = xor(l2in_11, l2in16_11) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_11 = lookup16(l2in_11, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_11_r = shr(v8g_11) */
-	sli v13.4s, v7.4s, #6 /* v8r6_11 = sli(v8r6_11_r, v8g_11) */
-	eor v7.16b, v10.16b, v13.16b /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_11 = bsl(odd_bytes, v8_11, u_11) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_11 = bsl(odd_bytes, u_11, v8_11) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_11_hi = shr(sb_in_y_11) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_11_aes = aese(sb_s1_11_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_11_aes_hi = shr(sb_s1_11_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_11 = bsl(odd_bytes, sb_s1_11, sb_s0_11) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_11 = bsl(odd_bytes, sb_s0_11, sb_s1_11) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_11 = lookup16(sb_out_y_11, rotl24) */
-	ldr q31, [x0, #240] /* g0s4_11 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_104 = add(g0s4_11, g0s4_11) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_11_r = shr(dbl_104) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_11 = sli(s4k_o_11_r, g0s4_11) */
-	and v31.16b, v13.16b, v3.16b /* s4k_11 = and(s4k_o_11, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_22 = add(s0k_11, s4k_11) */
-	ldr q11, [x0, #80] /* g0s10_11 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_105 = add(g0s10_11, g0s10_11) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_11_r = shr(dbl_105) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_11 = sli(s10k_o_11_r, g0s10_11) */
-	and v11.16b, v13.16b, v3.16b /* s10k_11 = and(s10k_o_11, modulus) */
-	ldr q13, [x0, #128] /* g0s13_11 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_106 = add(g0s13_11, g0s13_11) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_11_r = shr(dbl_106) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_11 = sli(s13k_o_11_r, g0s13_11) */
-	and v13.16b, v14.16b, v3.16b /* s13k_11 = and(s13k_o_11, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_23 = add(s10k_11, s13k_11) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_11 = add(fb0_22, fb0_23) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_11 = add(fb1_11, s15k_11) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_11 = add(fb2_11, g0s0_11) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_11 = add(fb_s_11, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_11 = maxs(fb_s_11, fb_p_11) */
+	add v11.4s, v14.4s, v12.4s /* w1_11 = add(sb_out_x_10, x1_11) */
+	ldr q12, [x0, #32] /* g0s7_11 = load() */
+	ldr q13, [x0] /* g0s5_11 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_101 = add(g0s5_11, g0s5_11) */
+	ushr v13.4s, v13.4s, #16 /* x2_11_r = shr(dbl_101) */
+	sli v13.4s, v12.4s, #16 /* x2_11 = sli(x2_11_r, g0s7_11) */
+	eor v7.16b, v7.16b, v13.16b /* w2_11 = xor(r2_10, x2_11) */
+	ldr q12, [x0, #208] /* g0s2_11 = load() */
+	ldr q13, [x0, #176] /* g0s0_11 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_102 = add(g0s0_11, g0s0_11) */
+	ushr v15.4s, v14.4s, #16 /* x3_11_r = shr(dbl_102) */
+	sli v15.4s, v12.4s, #16 /* x3_11 = sli(x3_11_r, g0s2_11) */
+	eor v10.16b, v10.16b, v15.16b /* z_11 = xor(w_11, x3_11) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_11_r = shr(dbl_102) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_11 = sli(s0k_o_11_r, g0s0_11) */
+	and v12.16b, v12.16b, v3.16b /* s0k_11 = and(s0k_o_11, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_11 = rev(z_11) */
+	ushr v14.4s, v7.4s, #16 /* l1in_11_r = shr(w2_11) */
+	sli v14.4s, v11.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
+	ushr v11.4s, v11.4s, #16 /* l2in_11_r = shr(w1_11) */
+	sli v11.4s, v7.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	rev32 v14.8h, v14.8h /* ur16_11 = rev(l1in_11) */
+	eor v14.16b, v15.16b, v14.16b /* ug_11 = xor(ug_acc_11, ur16_11) */
+	ushr v15.4s, v14.4s, #30 /* ur2_11_r = shr(ug_11) */
+	sli v15.4s, v14.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
+	eor v7.16b, v7.16b, v15.16b /* u_11 = xor(u_acc_11, ur2_11) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_11 = rev(l2in_11) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_11 = xor(v8r8_11, v8r16_11) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_11 = xor(l2in_11, v8r16_11) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_11_r = shr(v8g_11) */
+	sli v15.4s, v11.4s, #6 /* v8r6_11 = sli(v8r6_11_r, v8g_11) */
+	eor v11.16b, v14.16b, v15.16b /* v8_11 = xor(v8_acc_11, v8r6_11) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_11 = bsl(odd_bytes, v8_11, u_11) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_11 = bsl(odd_bytes, u_11, v8_11) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_11_hi = shr(sb_in_y_11) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_11_aes = aese(sb_s1_11_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_11_aes_hi = shr(sb_s1_11_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_11 = bsl(odd_bytes, sb_s1_11, sb_s0_11) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_11 = bsl(odd_bytes, sb_s0_11, sb_s1_11) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	ldr q11, [x0, #240] /* g0s4_11 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_104 = add(g0s4_11, g0s4_11) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_11_r = shr(dbl_104) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_11 = sli(s4k_o_11_r, g0s4_11) */
+	and v11.16b, v15.16b, v3.16b /* s4k_11 = and(s4k_o_11, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_22 = add(s0k_11, s4k_11) */
+	ldr q12, [x0, #80] /* g0s10_11 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_105 = add(g0s10_11, g0s10_11) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_11_r = shr(dbl_105) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_11 = sli(s10k_o_11_r, g0s10_11) */
+	and v12.16b, v15.16b, v3.16b /* s10k_11 = and(s10k_o_11, modulus) */
+	ldr q15, [x0, #128] /* g0s13_11 = load() */
+	str q10, [sp, #112] /* spill zbe_11 */
+	add v10.4s, v15.4s, v15.4s /* dbl_106 = add(g0s13_11, g0s13_11) */
+	ushr v10.4s, v10.4s, #15 /* s13k_o_11_r = shr(dbl_106) */
+	sli v10.4s, v15.4s, #17 /* s13k_o_11 = sli(s13k_o_11_r, g0s13_11) */
+	and v10.16b, v10.16b, v3.16b /* s13k_11 = and(s13k_o_11, modulus) */
+	add v10.4s, v12.4s, v10.4s /* fb0_s_23 = add(s10k_11, s13k_11) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
+	add v12.4s, v10.4s, v30.4s /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	umin v10.4s, v10.4s, v12.4s /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
+	add v10.4s, v11.4s, v10.4s /* fb1_s_11 = add(fb0_22, fb0_23) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_11 = add(fb1_11, s15k_11) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_11 = add(fb2_11, g0s0_11) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_11 = maxs(fb_s_11, fb_p_11) */
 	str q4, [x0, #176] /* store fb_11 */
 
 	/* Round 12, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #160] /* g0s14_12 = load() */
+	ldr q10, [x0, #160] /* g0s14_12 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_108 = add(fb_11, fb_11) */
-	bit v31.16b, v11.16b, v5.16b /* x0_12 = bsl(high16, g0s14_12, dbl_108) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_12 = xor(x0_12, sb_out_x_11) */
-	add v31.4s, v31.4s, v7.4s /* w_12 = add(x0r1_12, r2_11) */
+	bit v10.16b, v11.16b, v5.16b /* x0_12 = bsl(high16, g0s14_12, dbl_108) */
+	eor v10.16b, v10.16b, v14.16b /* x0r1_12 = xor(x0_12, sb_out_x_11) */
+	add v10.4s, v10.4s, v7.4s /* w_12 = add(x0r1_12, r2_11) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_12_r = shr(dbl_108) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_12 = sli(s15k_o_12_r, fb_11) */
 	and v4.16b, v11.16b, v3.16b /* s15k_12 = and(s15k_o_12, modulus) */
@@ -5420,113 +5375,112 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_109 = add(g0s9_12, g0s9_12) */
 	ushr v12.4s, v12.4s, #16 /* x1_12_r = shr(dbl_109) */
 	sli v12.4s, v11.4s, #16 /* x1_12 = sli(x1_12_r, g0s11_12) */
-	add v10.4s, v10.4s, v12.4s /* w1_12 = add(sb_out_x_11, x1_12) */
-	ldr q11, [x0, #48] /* g0s7_12 = load() */
-	ldr q12, [x0, #16] /* g0s5_12 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_110 = add(g0s5_12, g0s5_12) */
-	ushr v12.4s, v12.4s, #16 /* x2_12_r = shr(dbl_110) */
-	sli v12.4s, v11.4s, #16 /* x2_12 = sli(x2_12_r, g0s7_12) */
-	eor v7.16b, v7.16b, v12.16b /* w2_12 = xor(r2_11, x2_12) */
-	ldr q11, [x0, #224] /* g0s2_12 = load() */
-	ldr q12, [x0, #192] /* g0s0_12 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_111 = add(g0s0_12, g0s0_12) */
-	ushr v14.4s, v13.4s, #16 /* x3_12_r = shr(dbl_111) */
-	sli v14.4s, v11.4s, #16 /* x3_12 = sli(x3_12_r, g0s2_12) */
-	eor v31.16b, v31.16b, v14.16b /* z_12 = xor(w_12, x3_12) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_12_r = shr(dbl_111) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_12 = sli(s0k_o_12_r, g0s0_12) */
-	and v11.16b, v11.16b, v3.16b /* s0k_12 = and(s0k_o_12, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_12 = rev(z_12) */
-	ushr v13.4s, v7.4s, #16 /* l1in_12_r = shr(w2_12) */
-	sli v13.4s, v10.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_12 = bsl(high16, w1_12, w2_12) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
-	str q31, [sp, #144] /* spill zbe_12 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
-	eor v31.16b, v31.16b, v14.16b /* ug_12 = xor(ug_acc_12, l1in16_12) */
-	ushr v13.4s, v31.4s, #30 /* ur2_12_r = shr(ug_12) */
-	sli v13.4s, v31.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
-	eor v31.16b, v15.16b, v13.16b /* u_12 = xor(u_acc_12, ur2_12) */
-	ushr v13.4s, v10.4s, #16 /* l2in_12_r = shr(w1_12) */
-	sli v13.4s, v7.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_12 = bsl(high16, w2_12, w1_12) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_12 = lookup16(l2in_12, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_12 = xor(l2in_12, l2in16_12) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_12 = lookup16(l2in_12, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_12_r = shr(v8g_12) */
-	sli v13.4s, v7.4s, #6 /* v8r6_12 = sli(v8r6_12_r, v8g_12) */
-	eor v7.16b, v10.16b, v13.16b /* v8_12 = xor(v8_acc_12, v8r6_12) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_12 = bsl(odd_bytes, v8_12, u_12) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_12 = bsl(odd_bytes, u_12, v8_12) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_12_hi = shr(sb_in_y_12) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_12_aes = aese(sb_s1_12_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_12_aes_hi = shr(sb_s1_12_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_12 = bsl(odd_bytes, sb_s1_12, sb_s0_12) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_12 = bsl(odd_bytes, sb_s0_12, sb_s1_12) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_12 = lookup16(sb_out_y_12, rotl24) */
-	ldr q31, [x0] /* g0s4_12 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_113 = add(g0s4_12, g0s4_12) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_12_r = shr(dbl_113) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_12 = sli(s4k_o_12_r, g0s4_12) */
-	and v31.16b, v13.16b, v3.16b /* s4k_12 = and(s4k_o_12, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_24 = add(s0k_12, s4k_12) */
-	ldr q11, [x0, #96] /* g0s10_12 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_114 = add(g0s10_12, g0s10_12) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_12_r = shr(dbl_114) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_12 = sli(s10k_o_12_r, g0s10_12) */
-	and v11.16b, v13.16b, v3.16b /* s10k_12 = and(s10k_o_12, modulus) */
-	ldr q13, [x0, #144] /* g0s13_12 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_115 = add(g0s13_12, g0s13_12) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_12_r = shr(dbl_115) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_12 = sli(s13k_o_12_r, g0s13_12) */
-	and v13.16b, v14.16b, v3.16b /* s13k_12 = and(s13k_o_12, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_25 = add(s10k_12, s13k_12) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_12 = add(fb0_24, fb0_25) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_12 = add(fb1_12, s15k_12) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_12 = add(fb2_12, g0s0_12) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_12 = add(fb_s_12, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_12 = maxs(fb_s_12, fb_p_12) */
+	add v11.4s, v14.4s, v12.4s /* w1_12 = add(sb_out_x_11, x1_12) */
+	ldr q12, [x0, #48] /* g0s7_12 = load() */
+	ldr q13, [x0, #16] /* g0s5_12 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_110 = add(g0s5_12, g0s5_12) */
+	ushr v13.4s, v13.4s, #16 /* x2_12_r = shr(dbl_110) */
+	sli v13.4s, v12.4s, #16 /* x2_12 = sli(x2_12_r, g0s7_12) */
+	eor v7.16b, v7.16b, v13.16b /* w2_12 = xor(r2_11, x2_12) */
+	ldr q12, [x0, #224] /* g0s2_12 = load() */
+	ldr q13, [x0, #192] /* g0s0_12 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_111 = add(g0s0_12, g0s0_12) */
+	ushr v15.4s, v14.4s, #16 /* x3_12_r = shr(dbl_111) */
+	sli v15.4s, v12.4s, #16 /* x3_12 = sli(x3_12_r, g0s2_12) */
+	eor v10.16b, v10.16b, v15.16b /* z_12 = xor(w_12, x3_12) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_12_r = shr(dbl_111) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_12 = sli(s0k_o_12_r, g0s0_12) */
+	and v12.16b, v12.16b, v3.16b /* s0k_12 = and(s0k_o_12, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_12 = rev(z_12) */
+	ushr v14.4s, v7.4s, #16 /* l1in_12_r = shr(w2_12) */
+	sli v14.4s, v11.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
+	ushr v11.4s, v11.4s, #16 /* l2in_12_r = shr(w1_12) */
+	sli v11.4s, v7.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	rev32 v14.8h, v14.8h /* ur16_12 = rev(l1in_12) */
+	eor v14.16b, v15.16b, v14.16b /* ug_12 = xor(ug_acc_12, ur16_12) */
+	ushr v15.4s, v14.4s, #30 /* ur2_12_r = shr(ug_12) */
+	sli v15.4s, v14.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
+	eor v7.16b, v7.16b, v15.16b /* u_12 = xor(u_acc_12, ur2_12) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_12 = lookup16(l2in_12, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_12 = rev(l2in_12) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_12 = xor(v8r8_12, v8r16_12) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_12 = xor(l2in_12, v8r16_12) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_12_r = shr(v8g_12) */
+	sli v15.4s, v11.4s, #6 /* v8r6_12 = sli(v8r6_12_r, v8g_12) */
+	eor v11.16b, v14.16b, v15.16b /* v8_12 = xor(v8_acc_12, v8r6_12) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_12 = bsl(odd_bytes, v8_12, u_12) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_12 = bsl(odd_bytes, u_12, v8_12) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_12_hi = shr(sb_in_y_12) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_12_aes = aese(sb_s1_12_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_12_aes_hi = shr(sb_s1_12_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_12 = bsl(odd_bytes, sb_s1_12, sb_s0_12) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_12 = bsl(odd_bytes, sb_s0_12, sb_s1_12) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	ldr q11, [x0] /* g0s4_12 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_113 = add(g0s4_12, g0s4_12) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_12_r = shr(dbl_113) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_12 = sli(s4k_o_12_r, g0s4_12) */
+	and v11.16b, v15.16b, v3.16b /* s4k_12 = and(s4k_o_12, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_24 = add(s0k_12, s4k_12) */
+	ldr q12, [x0, #96] /* g0s10_12 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_114 = add(g0s10_12, g0s10_12) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_12_r = shr(dbl_114) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_12 = sli(s10k_o_12_r, g0s10_12) */
+	and v12.16b, v15.16b, v3.16b /* s10k_12 = and(s10k_o_12, modulus) */
+	ldr q15, [x0, #144] /* g0s13_12 = load() */
+	str q10, [sp, #128] /* spill zbe_12 */
+	add v10.4s, v15.4s, v15.4s /* dbl_115 = add(g0s13_12, g0s13_12) */
+	ushr v10.4s, v10.4s, #15 /* s13k_o_12_r = shr(dbl_115) */
+	sli v10.4s, v15.4s, #17 /* s13k_o_12 = sli(s13k_o_12_r, g0s13_12) */
+	and v10.16b, v10.16b, v3.16b /* s13k_12 = and(s13k_o_12, modulus) */
+	add v10.4s, v12.4s, v10.4s /* fb0_s_25 = add(s10k_12, s13k_12) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
+	add v12.4s, v10.4s, v30.4s /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	umin v10.4s, v10.4s, v12.4s /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
+	add v10.4s, v11.4s, v10.4s /* fb1_s_12 = add(fb0_24, fb0_25) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_12 = add(fb1_12, s15k_12) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_12 = add(fb2_12, g0s0_12) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_12 = maxs(fb_s_12, fb_p_12) */
 	str q4, [x0, #192] /* store fb_12 */
 
 	/* Round 13, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #176] /* g0s14_13 = load() */
+	ldr q10, [x0, #176] /* g0s14_13 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_117 = add(fb_12, fb_12) */
-	bit v31.16b, v11.16b, v5.16b /* x0_13 = bsl(high16, g0s14_13, dbl_117) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_13 = xor(x0_13, sb_out_x_12) */
-	add v31.4s, v31.4s, v7.4s /* w_13 = add(x0r1_13, r2_12) */
+	bit v10.16b, v11.16b, v5.16b /* x0_13 = bsl(high16, g0s14_13, dbl_117) */
+	eor v10.16b, v10.16b, v14.16b /* x0r1_13 = xor(x0_13, sb_out_x_12) */
+	add v10.4s, v10.4s, v7.4s /* w_13 = add(x0r1_13, r2_12) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_13_r = shr(dbl_117) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_13 = sli(s15k_o_13_r, fb_12) */
 	and v4.16b, v11.16b, v3.16b /* s15k_13 = and(s15k_o_13, modulus) */
@@ -5535,113 +5489,112 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_118 = add(g0s9_13, g0s9_13) */
 	ushr v12.4s, v12.4s, #16 /* x1_13_r = shr(dbl_118) */
 	sli v12.4s, v11.4s, #16 /* x1_13 = sli(x1_13_r, g0s11_13) */
-	add v10.4s, v10.4s, v12.4s /* w1_13 = add(sb_out_x_12, x1_13) */
-	ldr q11, [x0, #64] /* g0s7_13 = load() */
-	ldr q12, [x0, #32] /* g0s5_13 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_119 = add(g0s5_13, g0s5_13) */
-	ushr v12.4s, v12.4s, #16 /* x2_13_r = shr(dbl_119) */
-	sli v12.4s, v11.4s, #16 /* x2_13 = sli(x2_13_r, g0s7_13) */
-	eor v7.16b, v7.16b, v12.16b /* w2_13 = xor(r2_12, x2_13) */
-	ldr q11, [x0, #240] /* g0s2_13 = load() */
-	ldr q12, [x0, #208] /* g0s0_13 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_120 = add(g0s0_13, g0s0_13) */
-	ushr v14.4s, v13.4s, #16 /* x3_13_r = shr(dbl_120) */
-	sli v14.4s, v11.4s, #16 /* x3_13 = sli(x3_13_r, g0s2_13) */
-	eor v31.16b, v31.16b, v14.16b /* z_13 = xor(w_13, x3_13) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_13_r = shr(dbl_120) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_13 = sli(s0k_o_13_r, g0s0_13) */
-	and v11.16b, v11.16b, v3.16b /* s0k_13 = and(s0k_o_13, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_13 = rev(z_13) */
-	ushr v13.4s, v7.4s, #16 /* l1in_13_r = shr(w2_13) */
-	sli v13.4s, v10.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_13 = bsl(high16, w1_13, w2_13) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
-	str q31, [sp, #160] /* spill zbe_13 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
-	eor v31.16b, v31.16b, v14.16b /* ug_13 = xor(ug_acc_13, l1in16_13) */
-	ushr v13.4s, v31.4s, #30 /* ur2_13_r = shr(ug_13) */
-	sli v13.4s, v31.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
-	eor v31.16b, v15.16b, v13.16b /* u_13 = xor(u_acc_13, ur2_13) */
-	ushr v13.4s, v10.4s, #16 /* l2in_13_r = shr(w1_13) */
-	sli v13.4s, v7.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_13 = bsl(high16, w2_13, w1_13) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_13 = lookup16(l2in_13, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_13 = xor(l2in_13, l2in16_13) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_13 = lookup16(l2in_13, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_13_r = shr(v8g_13) */
-	sli v13.4s, v7.4s, #6 /* v8r6_13 = sli(v8r6_13_r, v8g_13) */
-	eor v7.16b, v10.16b, v13.16b /* v8_13 = xor(v8_acc_13, v8r6_13) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_13 = bsl(odd_bytes, v8_13, u_13) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_13 = bsl(odd_bytes, u_13, v8_13) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_13_hi = shr(sb_in_y_13) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_13_aes = aese(sb_s1_13_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_13_aes_hi = shr(sb_s1_13_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_13 = bsl(odd_bytes, sb_s1_13, sb_s0_13) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_13 = bsl(odd_bytes, sb_s0_13, sb_s1_13) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_13 = lookup16(sb_out_y_13, rotl24) */
-	ldr q31, [x0, #16] /* g0s4_13 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_122 = add(g0s4_13, g0s4_13) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_13_r = shr(dbl_122) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_13 = sli(s4k_o_13_r, g0s4_13) */
-	and v31.16b, v13.16b, v3.16b /* s4k_13 = and(s4k_o_13, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_26 = add(s0k_13, s4k_13) */
-	ldr q11, [x0, #112] /* g0s10_13 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_123 = add(g0s10_13, g0s10_13) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_13_r = shr(dbl_123) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_13 = sli(s10k_o_13_r, g0s10_13) */
-	and v11.16b, v13.16b, v3.16b /* s10k_13 = and(s10k_o_13, modulus) */
-	ldr q13, [x0, #160] /* g0s13_13 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_124 = add(g0s13_13, g0s13_13) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_13_r = shr(dbl_124) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_13 = sli(s13k_o_13_r, g0s13_13) */
-	and v13.16b, v14.16b, v3.16b /* s13k_13 = and(s13k_o_13, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_27 = add(s10k_13, s13k_13) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_13 = add(fb0_26, fb0_27) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_13 = add(fb1_13, s15k_13) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_13 = add(fb2_13, g0s0_13) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_13 = add(fb_s_13, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_13 = maxs(fb_s_13, fb_p_13) */
+	add v11.4s, v14.4s, v12.4s /* w1_13 = add(sb_out_x_12, x1_13) */
+	ldr q12, [x0, #64] /* g0s7_13 = load() */
+	ldr q13, [x0, #32] /* g0s5_13 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_119 = add(g0s5_13, g0s5_13) */
+	ushr v13.4s, v13.4s, #16 /* x2_13_r = shr(dbl_119) */
+	sli v13.4s, v12.4s, #16 /* x2_13 = sli(x2_13_r, g0s7_13) */
+	eor v7.16b, v7.16b, v13.16b /* w2_13 = xor(r2_12, x2_13) */
+	ldr q12, [x0, #240] /* g0s2_13 = load() */
+	ldr q13, [x0, #208] /* g0s0_13 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_120 = add(g0s0_13, g0s0_13) */
+	ushr v15.4s, v14.4s, #16 /* x3_13_r = shr(dbl_120) */
+	sli v15.4s, v12.4s, #16 /* x3_13 = sli(x3_13_r, g0s2_13) */
+	eor v10.16b, v10.16b, v15.16b /* z_13 = xor(w_13, x3_13) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_13_r = shr(dbl_120) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_13 = sli(s0k_o_13_r, g0s0_13) */
+	and v12.16b, v12.16b, v3.16b /* s0k_13 = and(s0k_o_13, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_13 = rev(z_13) */
+	ushr v14.4s, v7.4s, #16 /* l1in_13_r = shr(w2_13) */
+	sli v14.4s, v11.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
+	ushr v11.4s, v11.4s, #16 /* l2in_13_r = shr(w1_13) */
+	sli v11.4s, v7.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	rev32 v14.8h, v14.8h /* ur16_13 = rev(l1in_13) */
+	eor v14.16b, v15.16b, v14.16b /* ug_13 = xor(ug_acc_13, ur16_13) */
+	ushr v15.4s, v14.4s, #30 /* ur2_13_r = shr(ug_13) */
+	sli v15.4s, v14.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
+	eor v7.16b, v7.16b, v15.16b /* u_13 = xor(u_acc_13, ur2_13) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_13 = rev(l2in_13) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_13 = xor(v8r8_13, v8r16_13) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_13 = xor(l2in_13, v8r16_13) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_13_r = shr(v8g_13) */
+	sli v15.4s, v11.4s, #6 /* v8r6_13 = sli(v8r6_13_r, v8g_13) */
+	eor v11.16b, v14.16b, v15.16b /* v8_13 = xor(v8_acc_13, v8r6_13) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_13 = bsl(odd_bytes, v8_13, u_13) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_13 = bsl(odd_bytes, u_13, v8_13) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_13_hi = shr(sb_in_y_13) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_13_aes = aese(sb_s1_13_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_13_aes_hi = shr(sb_s1_13_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_13 = bsl(odd_bytes, sb_s1_13, sb_s0_13) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_13 = bsl(odd_bytes, sb_s0_13, sb_s1_13) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	ldr q11, [x0, #16] /* g0s4_13 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_122 = add(g0s4_13, g0s4_13) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_13_r = shr(dbl_122) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_13 = sli(s4k_o_13_r, g0s4_13) */
+	and v11.16b, v15.16b, v3.16b /* s4k_13 = and(s4k_o_13, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_26 = add(s0k_13, s4k_13) */
+	ldr q12, [x0, #112] /* g0s10_13 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_123 = add(g0s10_13, g0s10_13) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_13_r = shr(dbl_123) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_13 = sli(s10k_o_13_r, g0s10_13) */
+	and v12.16b, v15.16b, v3.16b /* s10k_13 = and(s10k_o_13, modulus) */
+	ldr q15, [x0, #160] /* g0s13_13 = load() */
+	str q10, [sp, #144] /* spill zbe_13 */
+	add v10.4s, v15.4s, v15.4s /* dbl_124 = add(g0s13_13, g0s13_13) */
+	ushr v10.4s, v10.4s, #15 /* s13k_o_13_r = shr(dbl_124) */
+	sli v10.4s, v15.4s, #17 /* s13k_o_13 = sli(s13k_o_13_r, g0s13_13) */
+	and v10.16b, v10.16b, v3.16b /* s13k_13 = and(s13k_o_13, modulus) */
+	add v10.4s, v12.4s, v10.4s /* fb0_s_27 = add(s10k_13, s13k_13) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
+	add v12.4s, v10.4s, v30.4s /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	umin v10.4s, v10.4s, v12.4s /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
+	add v10.4s, v11.4s, v10.4s /* fb1_s_13 = add(fb0_26, fb0_27) */
+	add v11.4s, v10.4s, v30.4s /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	umin v10.4s, v10.4s, v11.4s /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
+	add v4.4s, v10.4s, v4.4s /* fb2_s_13 = add(fb1_13, s15k_13) */
+	add v10.4s, v4.4s, v30.4s /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	umin v4.4s, v4.4s, v10.4s /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_13 = add(fb2_13, g0s0_13) */
+	add v10.4s, v4.4s, v30.4s /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	smax v4.4s, v4.4s, v10.4s /* fb_13 = maxs(fb_s_13, fb_p_13) */
 	str q4, [x0, #208] /* store fb_13 */
 
 	/* Round 14, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #192] /* g0s14_14 = load() */
+	ldr q10, [x0, #192] /* g0s14_14 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_126 = add(fb_13, fb_13) */
-	bit v31.16b, v11.16b, v5.16b /* x0_14 = bsl(high16, g0s14_14, dbl_126) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_14 = xor(x0_14, sb_out_x_13) */
-	add v31.4s, v31.4s, v7.4s /* w_14 = add(x0r1_14, r2_13) */
+	bit v10.16b, v11.16b, v5.16b /* x0_14 = bsl(high16, g0s14_14, dbl_126) */
+	eor v10.16b, v10.16b, v14.16b /* x0r1_14 = xor(x0_14, sb_out_x_13) */
+	add v10.4s, v10.4s, v7.4s /* w_14 = add(x0r1_14, r2_13) */
 	ushr v11.4s, v11.4s, #17 /* s15k_o_14_r = shr(dbl_126) */
 	sli v11.4s, v4.4s, #15 /* s15k_o_14 = sli(s15k_o_14_r, fb_13) */
 	and v4.16b, v11.16b, v3.16b /* s15k_14 = and(s15k_o_14, modulus) */
@@ -5650,122 +5603,120 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	add v12.4s, v12.4s, v12.4s /* dbl_127 = add(g0s9_14, g0s9_14) */
 	ushr v12.4s, v12.4s, #16 /* x1_14_r = shr(dbl_127) */
 	sli v12.4s, v11.4s, #16 /* x1_14 = sli(x1_14_r, g0s11_14) */
-	add v10.4s, v10.4s, v12.4s /* w1_14 = add(sb_out_x_13, x1_14) */
-	ldr q11, [x0, #80] /* g0s7_14 = load() */
-	ldr q12, [x0, #48] /* g0s5_14 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_128 = add(g0s5_14, g0s5_14) */
-	ushr v12.4s, v12.4s, #16 /* x2_14_r = shr(dbl_128) */
-	sli v12.4s, v11.4s, #16 /* x2_14 = sli(x2_14_r, g0s7_14) */
-	eor v7.16b, v7.16b, v12.16b /* w2_14 = xor(r2_13, x2_14) */
-	ldr q11, [x0] /* g0s2_14 = load() */
-	ldr q12, [x0, #224] /* g0s0_14 = load() */
-	add v13.4s, v12.4s, v12.4s /* dbl_129 = add(g0s0_14, g0s0_14) */
-	ushr v14.4s, v13.4s, #16 /* x3_14_r = shr(dbl_129) */
-	sli v14.4s, v11.4s, #16 /* x3_14 = sli(x3_14_r, g0s2_14) */
-	eor v31.16b, v31.16b, v14.16b /* z_14 = xor(w_14, x3_14) */
-	ushr v11.4s, v13.4s, #24 /* s0k_o_14_r = shr(dbl_129) */
-	sli v11.4s, v12.4s, #8 /* s0k_o_14 = sli(s0k_o_14_r, g0s0_14) */
-	and v11.16b, v11.16b, v3.16b /* s0k_14 = and(s0k_o_14, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_14 = rev(z_14) */
-	ushr v13.4s, v7.4s, #16 /* l1in_14_r = shr(w2_14) */
-	sli v13.4s, v10.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_14 = bsl(high16, w1_14, w2_14) */
-	tbl v15.16b, {v13.16b}, v18.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
-	eor v15.16b, v13.16b, v15.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
-	str q31, [sp, #176] /* spill zbe_14 */
-	tbl v31.16b, {v13.16b}, v20.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
-	eor v31.16b, v31.16b, v14.16b /* ug_14 = xor(ug_acc_14, l1in16_14) */
-	ushr v13.4s, v31.4s, #30 /* ur2_14_r = shr(ug_14) */
-	sli v13.4s, v31.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
-	eor v31.16b, v15.16b, v13.16b /* u_14 = xor(u_acc_14, ur2_14) */
-	ushr v13.4s, v10.4s, #16 /* l2in_14_r = shr(w1_14) */
-	sli v13.4s, v7.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
-	bit v7.16b, v10.16b, v5.16b /* l2in16_14 = bsl(high16, w2_14, w1_14) */
-	tbl v10.16b, {v13.16b}, v20.16b /* v8r8_14 = lookup16(l2in_14, rotl8) */
-	eor v10.16b, v10.16b, v7.16b /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
-	eor v7.16b, v13.16b, v7.16b /* v8g_acc_14 = xor(l2in_14, l2in16_14) */
-	tbl v13.16b, {v13.16b}, v18.16b /* v8r24_14 = lookup16(l2in_14, rotl24) */
-	eor v7.16b, v7.16b, v13.16b /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
-	ushr v13.4s, v7.4s, #26 /* v8r6_14_r = shr(v8g_14) */
-	sli v13.4s, v7.4s, #6 /* v8r6_14 = sli(v8r6_14_r, v8g_14) */
-	eor v7.16b, v10.16b, v13.16b /* v8_14 = xor(v8_acc_14, v8r6_14) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v31.16b, v7.16b /* sb_in_x_14 = bsl(odd_bytes, v8_14, u_14) */
-	bit v31.16b, v7.16b, v1.16b /* sb_in_y_14 = bsl(odd_bytes, u_14, v8_14) */
-	and v7.16b, v10.16b, v0.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
-	tbl v13.16b, {v21.16b}, v7.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
-	eor v10.16b, v13.16b, v10.16b /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	tbl v13.16b, {v22.16b}, v10.16b /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
-	eor v7.16b, v13.16b, v7.16b /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	tbl v7.16b, {v23.16b}, v7.16b /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
-	add v10.16b, v10.16b, v10.16b /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
-	eor v7.16b, v7.16b, v10.16b /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
-	and v10.16b, v31.16b, v0.16b /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_in_y_14_hi = shr(sb_in_y_14) */
-	tbl v10.16b, {v24.16b}, v10.16b /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
-	tbl v31.16b, {v25.16b}, v31.16b /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
-	tbl v31.16b, {v31.16b}, v19.16b /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
-	aese v31.16b, v26.16b /* sb_s1_14_aes = aese(sb_s1_14_sr, zero_key) */
-	and v10.16b, v31.16b, v0.16b /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* sb_s1_14_aes_hi = shr(sb_s1_14_aes) */
-	tbl v10.16b, {v28.16b}, v10.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
-	tbl v31.16b, {v29.16b}, v31.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
-	eor v31.16b, v10.16b, v31.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
-	mov v10.16b, v1.16b /* odd_bytes */
-	bsl v10.16b, v7.16b, v31.16b /* sb_out_x_14 = bsl(odd_bytes, sb_s1_14, sb_s0_14) */
-	bit v7.16b, v31.16b, v1.16b /* sb_out_y_14 = bsl(odd_bytes, sb_s0_14, sb_s1_14) */
-	tbl v7.16b, {v7.16b}, v18.16b /* r2_14 = lookup16(sb_out_y_14, rotl24) */
-	ldr q31, [x0, #32] /* g0s4_14 = load() */
-	add v13.4s, v31.4s, v31.4s /* dbl_131 = add(g0s4_14, g0s4_14) */
-	ushr v13.4s, v13.4s, #12 /* s4k_o_14_r = shr(dbl_131) */
-	sli v13.4s, v31.4s, #20 /* s4k_o_14 = sli(s4k_o_14_r, g0s4_14) */
-	and v31.16b, v13.16b, v3.16b /* s4k_14 = and(s4k_o_14, modulus) */
-	add v31.4s, v11.4s, v31.4s /* fb0_s_28 = add(s0k_14, s4k_14) */
-	ldr q11, [x0, #128] /* g0s10_14 = load() */
-	add v13.4s, v11.4s, v11.4s /* dbl_132 = add(g0s10_14, g0s10_14) */
-	ushr v13.4s, v13.4s, #11 /* s10k_o_14_r = shr(dbl_132) */
-	sli v13.4s, v11.4s, #21 /* s10k_o_14 = sli(s10k_o_14_r, g0s10_14) */
-	and v11.16b, v13.16b, v3.16b /* s10k_14 = and(s10k_o_14, modulus) */
-	ldr q13, [x0, #176] /* g0s13_14 = load() */
-	add v14.4s, v13.4s, v13.4s /* dbl_133 = add(g0s13_14, g0s13_14) */
-	ushr v14.4s, v14.4s, #15 /* s13k_o_14_r = shr(dbl_133) */
-	sli v14.4s, v13.4s, #17 /* s13k_o_14 = sli(s13k_o_14_r, g0s13_14) */
-	and v13.16b, v14.16b, v3.16b /* s13k_14 = and(s13k_o_14, modulus) */
-	add v11.4s, v11.4s, v13.4s /* fb0_s_29 = add(s10k_14, s13k_14) */
-	add v13.4s, v31.4s, v30.4s /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
-	umin v31.4s, v31.4s, v13.4s /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
-	add v13.4s, v11.4s, v30.4s /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
-	umin v11.4s, v11.4s, v13.4s /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
-	add v31.4s, v31.4s, v11.4s /* fb1_s_14 = add(fb0_28, fb0_29) */
-	add v11.4s, v31.4s, v30.4s /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
-	umin v31.4s, v31.4s, v11.4s /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
-	add v4.4s, v31.4s, v4.4s /* fb2_s_14 = add(fb1_14, s15k_14) */
-	add v31.4s, v4.4s, v30.4s /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
-	umin v4.4s, v4.4s, v31.4s /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
-	add v4.4s, v4.4s, v12.4s /* fb_s_14 = add(fb2_14, g0s0_14) */
-	add v31.4s, v4.4s, v30.4s /* fb_p_14 = add(fb_s_14, minus_modulus) */
-	smax v4.4s, v4.4s, v31.4s /* fb_14 = maxs(fb_s_14, fb_p_14) */
+	add v11.4s, v14.4s, v12.4s /* w1_14 = add(sb_out_x_13, x1_14) */
+	ldr q12, [x0, #80] /* g0s7_14 = load() */
+	ldr q13, [x0, #48] /* g0s5_14 = load() */
+	add v13.4s, v13.4s, v13.4s /* dbl_128 = add(g0s5_14, g0s5_14) */
+	ushr v13.4s, v13.4s, #16 /* x2_14_r = shr(dbl_128) */
+	sli v13.4s, v12.4s, #16 /* x2_14 = sli(x2_14_r, g0s7_14) */
+	eor v7.16b, v7.16b, v13.16b /* w2_14 = xor(r2_13, x2_14) */
+	ldr q12, [x0] /* g0s2_14 = load() */
+	ldr q13, [x0, #224] /* g0s0_14 = load() */
+	add v14.4s, v13.4s, v13.4s /* dbl_129 = add(g0s0_14, g0s0_14) */
+	ushr v15.4s, v14.4s, #16 /* x3_14_r = shr(dbl_129) */
+	sli v15.4s, v12.4s, #16 /* x3_14 = sli(x3_14_r, g0s2_14) */
+	eor v10.16b, v10.16b, v15.16b /* z_14 = xor(w_14, x3_14) */
+	ushr v12.4s, v14.4s, #24 /* s0k_o_14_r = shr(dbl_129) */
+	sli v12.4s, v13.4s, #8 /* s0k_o_14 = sli(s0k_o_14_r, g0s0_14) */
+	and v12.16b, v12.16b, v3.16b /* s0k_14 = and(s0k_o_14, modulus) */
+	rev32 v10.16b, v10.16b /* zbe_14 = rev(z_14) */
+	ushr v14.4s, v7.4s, #16 /* l1in_14_r = shr(w2_14) */
+	sli v14.4s, v11.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
+	ushr v11.4s, v11.4s, #16 /* l2in_14_r = shr(w1_14) */
+	sli v11.4s, v7.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
+	tbl v7.16b, {v14.16b}, v1.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
+	eor v7.16b, v14.16b, v7.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
+	tbl v15.16b, {v14.16b}, v18.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
+	eor v15.16b, v14.16b, v15.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	rev32 v14.8h, v14.8h /* ur16_14 = rev(l1in_14) */
+	eor v14.16b, v15.16b, v14.16b /* ug_14 = xor(ug_acc_14, ur16_14) */
+	ushr v15.4s, v14.4s, #30 /* ur2_14_r = shr(ug_14) */
+	sli v15.4s, v14.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
+	eor v7.16b, v7.16b, v15.16b /* u_14 = xor(u_acc_14, ur2_14) */
+	tbl v14.16b, {v11.16b}, v18.16b /* v8r8_14 = lookup16(l2in_14, rotl8) */
+	rev32 v15.8h, v11.8h /* v8r16_14 = rev(l2in_14) */
+	eor v14.16b, v14.16b, v15.16b /* v8_acc_14 = xor(v8r8_14, v8r16_14) */
+	eor v15.16b, v11.16b, v15.16b /* v8g_acc_14 = xor(l2in_14, v8r16_14) */
+	tbl v11.16b, {v11.16b}, v1.16b /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	eor v11.16b, v15.16b, v11.16b /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
+	ushr v15.4s, v11.4s, #26 /* v8r6_14_r = shr(v8g_14) */
+	sli v15.4s, v11.4s, #6 /* v8r6_14 = sli(v8r6_14_r, v8g_14) */
+	eor v11.16b, v14.16b, v15.16b /* v8_14 = xor(v8_acc_14, v8r6_14) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v7.16b, v11.16b /* sb_in_x_14 = bsl(odd_bytes, v8_14, u_14) */
+	bit v7.16b, v11.16b, v17.16b /* sb_in_y_14 = bsl(odd_bytes, u_14, v8_14) */
+	and v11.16b, v14.16b, v0.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
+	tbl v15.16b, {v21.16b}, v11.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	eor v14.16b, v15.16b, v14.16b /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
+	tbl v15.16b, {v22.16b}, v14.16b /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	eor v11.16b, v15.16b, v11.16b /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	tbl v11.16b, {v23.16b}, v11.16b /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	add v14.16b, v14.16b, v14.16b /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	eor v11.16b, v11.16b, v14.16b /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	and v14.16b, v7.16b, v0.16b /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_in_y_14_hi = shr(sb_in_y_14) */
+	tbl v14.16b, {v24.16b}, v14.16b /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
+	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
+	aese v7.16b, v26.16b /* sb_s1_14_aes = aese(sb_s1_14_sr, zero_key) */
+	and v14.16b, v7.16b, v0.16b /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* sb_s1_14_aes_hi = shr(sb_s1_14_aes) */
+	tbl v14.16b, {v28.16b}, v14.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
+	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	mov v14.16b, v17.16b /* odd_bytes */
+	bsl v14.16b, v11.16b, v7.16b /* sb_out_x_14 = bsl(odd_bytes, sb_s1_14, sb_s0_14) */
+	bit v11.16b, v7.16b, v17.16b /* sb_out_y_14 = bsl(odd_bytes, sb_s0_14, sb_s1_14) */
+	tbl v7.16b, {v11.16b}, v1.16b /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	ldr q11, [x0, #32] /* g0s4_14 = load() */
+	add v15.4s, v11.4s, v11.4s /* dbl_131 = add(g0s4_14, g0s4_14) */
+	ushr v15.4s, v15.4s, #12 /* s4k_o_14_r = shr(dbl_131) */
+	sli v15.4s, v11.4s, #20 /* s4k_o_14 = sli(s4k_o_14_r, g0s4_14) */
+	and v11.16b, v15.16b, v3.16b /* s4k_14 = and(s4k_o_14, modulus) */
+	add v11.4s, v12.4s, v11.4s /* fb0_s_28 = add(s0k_14, s4k_14) */
+	ldr q12, [x0, #128] /* g0s10_14 = load() */
+	add v15.4s, v12.4s, v12.4s /* dbl_132 = add(g0s10_14, g0s10_14) */
+	ushr v15.4s, v15.4s, #11 /* s10k_o_14_r = shr(dbl_132) */
+	sli v15.4s, v12.4s, #21 /* s10k_o_14 = sli(s10k_o_14_r, g0s10_14) */
+	and v12.16b, v15.16b, v3.16b /* s10k_14 = and(s10k_o_14, modulus) */
+	ldr q15, [x0, #176] /* g0s13_14 = load() */
+	add v29.4s, v15.4s, v15.4s /* dbl_133 = add(g0s13_14, g0s13_14) */
+	ushr v29.4s, v29.4s, #15 /* s13k_o_14_r = shr(dbl_133) */
+	sli v29.4s, v15.4s, #17 /* s13k_o_14 = sli(s13k_o_14_r, g0s13_14) */
+	and v29.16b, v29.16b, v3.16b /* s13k_14 = and(s13k_o_14, modulus) */
+	add v29.4s, v12.4s, v29.4s /* fb0_s_29 = add(s10k_14, s13k_14) */
+	add v12.4s, v11.4s, v30.4s /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	umin v11.4s, v11.4s, v12.4s /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
+	add v12.4s, v29.4s, v30.4s /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	umin v29.4s, v29.4s, v12.4s /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
+	add v29.4s, v11.4s, v29.4s /* fb1_s_14 = add(fb0_28, fb0_29) */
+	add v11.4s, v29.4s, v30.4s /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	umin v29.4s, v29.4s, v11.4s /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
+	add v4.4s, v29.4s, v4.4s /* fb2_s_14 = add(fb1_14, s15k_14) */
+	add v29.4s, v4.4s, v30.4s /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	umin v4.4s, v4.4s, v29.4s /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
+	add v4.4s, v4.4s, v13.4s /* fb_s_14 = add(fb2_14, g0s0_14) */
+	add v29.4s, v4.4s, v30.4s /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	smax v4.4s, v4.4s, v29.4s /* fb_14 = maxs(fb_s_14, fb_p_14) */
 	str q4, [x0, #224] /* store fb_14 */
 
 	/* Round 15, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	ldr q31, [x0, #208] /* g0s14_15 = load() */
+	ldr q29, [x0, #208] /* g0s14_15 = load() */
 	add v11.4s, v4.4s, v4.4s /* dbl_135 = add(fb_14, fb_14) */
-	bit v31.16b, v11.16b, v5.16b /* x0_15 = bsl(high16, g0s14_15, dbl_135) */
-	eor v31.16b, v31.16b, v10.16b /* x0r1_15 = xor(x0_15, sb_out_x_14) */
-	add v31.4s, v31.4s, v7.4s /* w_15 = add(x0r1_15, r2_14) */
-	ushr v11.4s, v11.4s, #17 /* s15k_o_15_r = shr(dbl_135) */
-	sli v11.4s, v4.4s, #15 /* s15k_o_15 = sli(s15k_o_15_r, fb_14) */
-	and v4.16b, v11.16b, v3.16b /* s15k_15 = and(s15k_o_15, modulus) */
-	ldr q11, [x0, #160] /* g0s11_15 = load() */
-	ldr q12, [x0, #128] /* g0s9_15 = load() */
-	add v12.4s, v12.4s, v12.4s /* dbl_136 = add(g0s9_15, g0s9_15) */
-	ushr v12.4s, v12.4s, #16 /* x1_15_r = shr(dbl_136) */
-	sli v12.4s, v11.4s, #16 /* x1_15 = sli(x1_15_r, g0s11_15) */
-	add v10.4s, v10.4s, v12.4s /* w1_15 = add(sb_out_x_14, x1_15) */
+	bsl v5.16b, v11.16b, v29.16b /* x0_15 = bsl(high16, g0s14_15, dbl_135) */
+	eor v5.16b, v5.16b, v14.16b /* x0r1_15 = xor(x0_15, sb_out_x_14) */
+	add v5.4s, v5.4s, v7.4s /* w_15 = add(x0r1_15, r2_14) */
+	ushr v29.4s, v11.4s, #17 /* s15k_o_15_r = shr(dbl_135) */
+	sli v29.4s, v4.4s, #15 /* s15k_o_15 = sli(s15k_o_15_r, fb_14) */
+	and v4.16b, v29.16b, v3.16b /* s15k_15 = and(s15k_o_15, modulus) */
+	ldr q29, [x0, #160] /* g0s11_15 = load() */
+	ldr q11, [x0, #128] /* g0s9_15 = load() */
+	add v11.4s, v11.4s, v11.4s /* dbl_136 = add(g0s9_15, g0s9_15) */
+	ushr v11.4s, v11.4s, #16 /* x1_15_r = shr(dbl_136) */
+	sli v11.4s, v29.4s, #16 /* x1_15 = sli(x1_15_r, g0s11_15) */
+	add v29.4s, v14.4s, v11.4s /* w1_15 = add(sb_out_x_14, x1_15) */
 	ldr q11, [x0, #96] /* g0s7_15 = load() */
 	ldr q12, [x0, #64] /* g0s5_15 = load() */
 	add v12.4s, v12.4s, v12.4s /* dbl_137 = add(g0s5_15, g0s5_15) */
@@ -5777,83 +5728,84 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	add v13.4s, v12.4s, v12.4s /* dbl_138 = add(g0s0_15, g0s0_15) */
 	ushr v14.4s, v13.4s, #16 /* x3_15_r = shr(dbl_138) */
 	sli v14.4s, v11.4s, #16 /* x3_15 = sli(x3_15_r, g0s2_15) */
-	eor v31.16b, v31.16b, v14.16b /* z_15 = xor(w_15, x3_15) */
+	eor v5.16b, v5.16b, v14.16b /* z_15 = xor(w_15, x3_15) */
 	ushr v11.4s, v13.4s, #24 /* s0k_o_15_r = shr(dbl_138) */
 	sli v11.4s, v12.4s, #8 /* s0k_o_15 = sli(s0k_o_15_r, g0s0_15) */
 	and v11.16b, v11.16b, v3.16b /* s0k_15 = and(s0k_o_15, modulus) */
-	rev32 v31.16b, v31.16b /* zbe_15 = rev(z_15) */
+	rev32 v5.16b, v5.16b /* zbe_15 = rev(z_15) */
 	ushr v13.4s, v7.4s, #16 /* l1in_15_r = shr(w2_15) */
-	sli v13.4s, v10.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
-	mov v14.16b, v5.16b /* high16 */
-	bsl v14.16b, v7.16b, v10.16b /* l1in16_15 = bsl(high16, w1_15, w2_15) */
-	bsl v5.16b, v10.16b, v7.16b /* l2in16_15 = bsl(high16, w2_15, w1_15) */
-	ushr v10.4s, v10.4s, #16 /* l2in_15_r = shr(w1_15) */
-	sli v10.4s, v7.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
-	tbl v7.16b, {v13.16b}, v18.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
+	sli v13.4s, v29.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
+	ushr v29.4s, v29.4s, #16 /* l2in_15_r = shr(w1_15) */
+	sli v29.4s, v7.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
+	tbl v7.16b, {v13.16b}, v1.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
 	eor v7.16b, v13.16b, v7.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
-	tbl v15.16b, {v13.16b}, v20.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
-	eor v13.16b, v13.16b, v15.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
-	eor v13.16b, v13.16b, v14.16b /* ug_15 = xor(ug_acc_15, l1in16_15) */
-	tbl v20.16b, {v10.16b}, v20.16b /* v8r8_15 = lookup16(l2in_15, rotl8) */
-	eor v20.16b, v20.16b, v5.16b /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
-	eor v5.16b, v10.16b, v5.16b /* v8g_acc_15 = xor(l2in_15, l2in16_15) */
-	tbl v10.16b, {v10.16b}, v18.16b /* v8r24_15 = lookup16(l2in_15, rotl24) */
-	eor v5.16b, v5.16b, v10.16b /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
-	ushr v10.4s, v13.4s, #30 /* ur2_15_r = shr(ug_15) */
-	sli v10.4s, v13.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
-	eor v7.16b, v7.16b, v10.16b /* u_15 = xor(u_acc_15, ur2_15) */
-	ushr v10.4s, v5.4s, #26 /* v8r6_15_r = shr(v8g_15) */
-	sli v10.4s, v5.4s, #6 /* v8r6_15 = sli(v8r6_15_r, v8g_15) */
-	eor v5.16b, v20.16b, v10.16b /* v8_15 = xor(v8_acc_15, v8r6_15) */
-	mov v20.16b, v1.16b /* odd_bytes */
-	bsl v20.16b, v7.16b, v5.16b /* sb_in_x_15 = bsl(odd_bytes, v8_15, u_15) */
-	bit v7.16b, v5.16b, v1.16b /* sb_in_y_15 = bsl(odd_bytes, u_15, v8_15) */
-	and v5.16b, v20.16b, v0.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
-	tbl v21.16b, {v21.16b}, v5.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
-	eor v20.16b, v21.16b, v20.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	tbl v21.16b, {v22.16b}, v20.16b /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
-	eor v5.16b, v21.16b, v5.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	tbl v5.16b, {v23.16b}, v5.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
-	add v20.16b, v20.16b, v20.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
-	eor v5.16b, v5.16b, v20.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
-	and v20.16b, v7.16b, v0.16b /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
-	tbl v20.16b, {v24.16b}, v20.16b /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
+	tbl v14.16b, {v13.16b}, v18.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
+	eor v14.16b, v13.16b, v14.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	rev32 v13.8h, v13.8h /* ur16_15 = rev(l1in_15) */
+	eor v13.16b, v14.16b, v13.16b /* ug_15 = xor(ug_acc_15, ur16_15) */
+	tbl v18.16b, {v29.16b}, v18.16b /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	ushr v14.4s, v13.4s, #30 /* ur2_15_r = shr(ug_15) */
+	sli v14.4s, v13.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
+	eor v7.16b, v7.16b, v14.16b /* u_15 = xor(u_acc_15, ur2_15) */
+	rev32 v13.8h, v29.8h /* v8r16_15 = rev(l2in_15) */
+	eor v18.16b, v18.16b, v13.16b /* v8_acc_15 = xor(v8r8_15, v8r16_15) */
+	eor v13.16b, v29.16b, v13.16b /* v8g_acc_15 = xor(l2in_15, v8r16_15) */
+	tbl v29.16b, {v29.16b}, v1.16b /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	eor v29.16b, v13.16b, v29.16b /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
+	ushr v13.4s, v29.4s, #26 /* v8r6_15_r = shr(v8g_15) */
+	sli v13.4s, v29.4s, #6 /* v8r6_15 = sli(v8r6_15_r, v8g_15) */
+	eor v18.16b, v18.16b, v13.16b /* v8_15 = xor(v8_acc_15, v8r6_15) */
+	mov v29.16b, v17.16b /* odd_bytes */
+	bsl v29.16b, v7.16b, v18.16b /* sb_in_x_15 = bsl(odd_bytes, v8_15, u_15) */
+	bit v7.16b, v18.16b, v17.16b /* sb_in_y_15 = bsl(odd_bytes, u_15, v8_15) */
+	and v18.16b, v29.16b, v0.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
+	tbl v21.16b, {v21.16b}, v18.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	eor v21.16b, v21.16b, v29.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
+	tbl v22.16b, {v22.16b}, v21.16b /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	eor v18.16b, v22.16b, v18.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	tbl v18.16b, {v23.16b}, v18.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	add v21.16b, v21.16b, v21.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	eor v18.16b, v18.16b, v21.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	and v21.16b, v7.16b, v0.16b /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
+	tbl v21.16b, {v24.16b}, v21.16b /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
 	ushr v7.16b, v7.16b, #4 /* sb_in_y_15_hi = shr(sb_in_y_15) */
 	tbl v7.16b, {v25.16b}, v7.16b /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
-	eor v7.16b, v20.16b, v7.16b /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
-	tbl v7.16b, {v7.16b}, v19.16b /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
+	eor v7.16b, v21.16b, v7.16b /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
+	tbl v7.16b, {v7.16b}, v20.16b /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
 	aese v7.16b, v26.16b /* sb_s1_15_aes = aese(sb_s1_15_sr, zero_key) */
 	and v0.16b, v7.16b, v0.16b /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
 	tbl v0.16b, {v28.16b}, v0.16b /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
 	ushr v7.16b, v7.16b, #4 /* sb_s1_15_aes_hi = shr(sb_s1_15_aes) */
-	tbl v7.16b, {v29.16b}, v7.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	adrp x17, .Lzuc_lanes_neon_aes_asm_2_tbl_hi_1
+	ldr q20, [x17, #:lo12:.Lzuc_lanes_neon_aes_asm_2_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v7.16b, {v20.16b}, v7.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
 	eor v0.16b, v0.16b, v7.16b /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
-	mov v7.16b, v1.16b /* odd_bytes */
-	bsl v7.16b, v5.16b, v0.16b /* sb_out_x_15 = bsl(odd_bytes, sb_s1_15, sb_s0_15) */
-	bsl v1.16b, v0.16b, v5.16b /* sb_out_y_15 = bsl(odd_bytes, sb_s0_15, sb_s1_15) */
-	tbl v0.16b, {v1.16b}, v18.16b /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	mov v7.16b, v17.16b /* odd_bytes */
+	bsl v7.16b, v18.16b, v0.16b /* sb_out_x_15 = bsl(odd_bytes, sb_s1_15, sb_s0_15) */
+	bsl v17.16b, v0.16b, v18.16b /* sb_out_y_15 = bsl(odd_bytes, sb_s0_15, sb_s1_15) */
+	tbl v0.16b, {v17.16b}, v1.16b /* r2_15 = lookup16(sb_out_y_15, rotl24) */
 	ldr q1, [x0, #48] /* g0s4_15 = load() */
-	add v5.4s, v1.4s, v1.4s /* dbl_140 = add(g0s4_15, g0s4_15) */
-	ushr v5.4s, v5.4s, #12 /* s4k_o_15_r = shr(dbl_140) */
-	sli v5.4s, v1.4s, #20 /* s4k_o_15 = sli(s4k_o_15_r, g0s4_15) */
-	and v1.16b, v5.16b, v3.16b /* s4k_15 = and(s4k_o_15, modulus) */
+	add v17.4s, v1.4s, v1.4s /* dbl_140 = add(g0s4_15, g0s4_15) */
+	ushr v17.4s, v17.4s, #12 /* s4k_o_15_r = shr(dbl_140) */
+	sli v17.4s, v1.4s, #20 /* s4k_o_15 = sli(s4k_o_15_r, g0s4_15) */
+	and v1.16b, v17.16b, v3.16b /* s4k_15 = and(s4k_o_15, modulus) */
 	add v1.4s, v11.4s, v1.4s /* fb0_s_30 = add(s0k_15, s4k_15) */
-	ldr q5, [x0, #144] /* g0s10_15 = load() */
-	add v18.4s, v5.4s, v5.4s /* dbl_141 = add(g0s10_15, g0s10_15) */
+	ldr q17, [x0, #144] /* g0s10_15 = load() */
+	add v18.4s, v17.4s, v17.4s /* dbl_141 = add(g0s10_15, g0s10_15) */
 	ushr v18.4s, v18.4s, #11 /* s10k_o_15_r = shr(dbl_141) */
-	sli v18.4s, v5.4s, #21 /* s10k_o_15 = sli(s10k_o_15_r, g0s10_15) */
-	and v5.16b, v18.16b, v3.16b /* s10k_15 = and(s10k_o_15, modulus) */
+	sli v18.4s, v17.4s, #21 /* s10k_o_15 = sli(s10k_o_15_r, g0s10_15) */
+	and v17.16b, v18.16b, v3.16b /* s10k_15 = and(s10k_o_15, modulus) */
 	ldr q18, [x0, #192] /* g0s13_15 = load() */
-	add v19.4s, v18.4s, v18.4s /* dbl_142 = add(g0s13_15, g0s13_15) */
-	ushr v19.4s, v19.4s, #15 /* s13k_o_15_r = shr(dbl_142) */
-	sli v19.4s, v18.4s, #17 /* s13k_o_15 = sli(s13k_o_15_r, g0s13_15) */
-	and v3.16b, v19.16b, v3.16b /* s13k_15 = and(s13k_o_15, modulus) */
-	add v3.4s, v5.4s, v3.4s /* fb0_s_31 = add(s10k_15, s13k_15) */
-	add v5.4s, v1.4s, v30.4s /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
-	umin v1.4s, v1.4s, v5.4s /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
-	add v5.4s, v3.4s, v30.4s /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
-	umin v3.4s, v3.4s, v5.4s /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
+	add v20.4s, v18.4s, v18.4s /* dbl_142 = add(g0s13_15, g0s13_15) */
+	ushr v20.4s, v20.4s, #15 /* s13k_o_15_r = shr(dbl_142) */
+	sli v20.4s, v18.4s, #17 /* s13k_o_15 = sli(s13k_o_15_r, g0s13_15) */
+	and v3.16b, v20.16b, v3.16b /* s13k_15 = and(s13k_o_15, modulus) */
+	add v3.4s, v17.4s, v3.4s /* fb0_s_31 = add(s10k_15, s13k_15) */
+	add v17.4s, v1.4s, v30.4s /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	umin v1.4s, v1.4s, v17.4s /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	add v17.4s, v3.4s, v30.4s /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	umin v3.4s, v3.4s, v17.4s /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
 	add v1.4s, v1.4s, v3.4s /* fb1_s_15 = add(fb0_30, fb0_31) */
 	add v3.4s, v1.4s, v30.4s /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
 	umin v1.4s, v1.4s, v3.4s /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
@@ -5866,67 +5818,65 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	str q1, [x0, #240] /* store fb_15 */
 	zip1 v1.4s, v2.4s, v16.4s /* ztr0 = unpacklo(zbe, zbe_2) */
 	zip2 v2.4s, v2.4s, v16.4s /* ztr0_1 = unpackhi(zbe, zbe_2) */
-	zip1 v3.4s, v6.4s, v17.4s /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
-	zip2 v4.4s, v6.4s, v17.4s /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
-	zip1 v5.4s, v1.4s, v3.4s /* ztr1 = unpacklo(ztr0, ztr0_2) */
+	zip1 v3.4s, v6.4s, v19.4s /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
+	zip2 v4.4s, v6.4s, v19.4s /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
+	zip1 v6.4s, v1.4s, v3.4s /* ztr1 = unpacklo(ztr0, ztr0_2) */
 	zip2 v1.4s, v1.4s, v3.4s /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
 	zip1 v3.4s, v2.4s, v4.4s /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
 	zip2 v2.4s, v2.4s, v4.4s /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
 	zip1 v4.4s, v27.4s, v8.4s /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
-	zip2 v6.4s, v27.4s, v8.4s /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
-	ldr q16, [sp, #64] /* reload zbe_5 */
-	zip1 v17.4s, v16.4s, v9.4s /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
-	zip2 v16.4s, v16.4s, v9.4s /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
-	zip1 v18.4s, v4.4s, v17.4s /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
+	zip2 v16.4s, v27.4s, v8.4s /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
+	zip1 v17.4s, v31.4s, v9.4s /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
+	zip2 v18.4s, v31.4s, v9.4s /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
+	zip1 v19.4s, v4.4s, v17.4s /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
 	zip2 v4.4s, v4.4s, v17.4s /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
-	zip1 v17.4s, v6.4s, v16.4s /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
-	zip2 v6.4s, v6.4s, v16.4s /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
-	ldr q16, [sp, #80] /* reload zbe_8 */
-	ldr q19, [sp, #112] /* reload zbe_10 */
-	zip1 v20.4s, v16.4s, v19.4s /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
-	zip2 v16.4s, v16.4s, v19.4s /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
-	ldr q19, [sp, #96] /* reload zbe_9 */
-	ldr q21, [sp, #128] /* reload zbe_11 */
-	zip1 v22.4s, v19.4s, v21.4s /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
-	zip2 v19.4s, v19.4s, v21.4s /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
-	zip1 v21.4s, v20.4s, v22.4s /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
-	zip2 v20.4s, v20.4s, v22.4s /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
-	zip1 v22.4s, v16.4s, v19.4s /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
-	zip2 v16.4s, v16.4s, v19.4s /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
-	ldr q19, [sp, #144] /* reload zbe_12 */
-	ldr q23, [sp, #176] /* reload zbe_14 */
-	zip1 v24.4s, v19.4s, v23.4s /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
-	zip2 v19.4s, v19.4s, v23.4s /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
-	ldr q23, [sp, #160] /* reload zbe_13 */
-	zip1 v25.4s, v23.4s, v31.4s /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
-	zip2 v23.4s, v23.4s, v31.4s /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
-	zip1 v26.4s, v24.4s, v25.4s /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
-	zip2 v24.4s, v24.4s, v25.4s /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
-	zip1 v25.4s, v19.4s, v23.4s /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
-	zip2 v19.4s, v19.4s, v23.4s /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
+	zip1 v17.4s, v16.4s, v18.4s /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
+	zip2 v16.4s, v16.4s, v18.4s /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
+	ldr q18, [sp, #64] /* reload zbe_8 */
+	ldr q20, [sp, #96] /* reload zbe_10 */
+	zip1 v21.4s, v18.4s, v20.4s /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
+	zip2 v18.4s, v18.4s, v20.4s /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
+	ldr q20, [sp, #80] /* reload zbe_9 */
+	ldr q22, [sp, #112] /* reload zbe_11 */
+	zip1 v23.4s, v20.4s, v22.4s /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
+	zip2 v20.4s, v20.4s, v22.4s /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
+	zip1 v22.4s, v21.4s, v23.4s /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
+	zip2 v21.4s, v21.4s, v23.4s /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
+	zip1 v23.4s, v18.4s, v20.4s /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
+	zip2 v18.4s, v18.4s, v20.4s /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
+	ldr q20, [sp, #128] /* reload zbe_12 */
+	zip1 v24.4s, v20.4s, v10.4s /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
+	zip2 v20.4s, v20.4s, v10.4s /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
+	ldr q25, [sp, #144] /* reload zbe_13 */
+	zip1 v26.4s, v25.4s, v5.4s /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
+	zip2 v5.4s, v25.4s, v5.4s /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
+	zip1 v25.4s, v24.4s, v26.4s /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
+	zip2 v24.4s, v24.4s, v26.4s /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
+	zip1 v26.4s, v20.4s, v5.4s /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
+	zip2 v5.4s, v20.4s, v5.4s /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
 	ldr x16, [x2, #0]
-	ldr q23, [x16] /* msg = load() */
-	eor v5.16b, v5.16b, v23.16b /* ct = xor(ztr1, msg) */
+	ldr q20, [x16] /* msg = load() */
+	eor v6.16b, v6.16b, v20.16b /* ct = xor(ztr1, msg) */
 	ldr x16, [x1, #0]
-	str q5, [x16] /* store ct */
+	str q6, [x16] /* store ct */
 	ldr x16, [x2, #0]
-	ldr q5, [x16, #16] /* msg_1 = load() */
-	eor v5.16b, v18.16b, v5.16b /* ct_1 = xor(ztr1_4, msg_1) */
+	ldr q6, [x16, #16] /* msg_1 = load() */
+	eor v6.16b, v19.16b, v6.16b /* ct_1 = xor(ztr1_4, msg_1) */
 	ldr x16, [x1, #0]
-	str q5, [x16, #16] /* store ct_1 */
+	str q6, [x16, #16] /* store ct_1 */
 	ldr x16, [x2, #0]
-	ldr q5, [x16, #32] /* msg_2 = load() */
-	eor v5.16b, v21.16b, v5.16b /* ct_2 = xor(ztr1_8, msg_2) */
+	ldr q6, [x16, #32] /* msg_2 = load() */
+	eor v6.16b, v22.16b, v6.16b /* ct_2 = xor(ztr1_8, msg_2) */
 	ldr x16, [x1, #0]
-	str q5, [x16, #32] /* store ct_2 */
+	str q6, [x16, #32] /* store ct_2 */
 	ldr x16, [x2, #0]
-	ldr q5, [x16, #48] /* msg_3 = load() */
-	eor v5.16b, v26.16b, v5.16b /* ct_3 = xor(ztr1_12, msg_3) */
+	ldr q6, [x16, #48] /* msg_3 = load() */
+	eor v6.16b, v25.16b, v6.16b /* ct_3 = xor(ztr1_12, msg_3) */
 	ldr x16, [x1, #0]
-	str q5, [x16, #48] /* store ct_3 */
+	str q6, [x16, #48] /* store ct_3 */
 	ldr x16, [x2, #8]
-	ldr q5, [x16] /* msg_4 = load() */
-	eor v1.16b, v1.16b, v5.16b /* ct_4 = xor(ztr1_1, msg_4) */
+	ldr q6, [x16] /* msg_4 = load() */
+	eor v1.16b, v1.16b, v6.16b /* ct_4 = xor(ztr1_1, msg_4) */
 	ldr x16, [x1, #8]
 	str q1, [x16] /* store ct_4 */
 	ldr x16, [x2, #8]
@@ -5936,7 +5886,7 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	str q1, [x16, #16] /* store ct_5 */
 	ldr x16, [x2, #8]
 	ldr q1, [x16, #32] /* msg_6 = load() */
-	eor v1.16b, v20.16b, v1.16b /* ct_6 = xor(ztr1_9, msg_6) */
+	eor v1.16b, v21.16b, v1.16b /* ct_6 = xor(ztr1_9, msg_6) */
 	ldr x16, [x1, #8]
 	str q1, [x16, #32] /* store ct_6 */
 	ldr x16, [x2, #8]
@@ -5956,12 +5906,12 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	str q1, [x16, #16] /* store ct_9 */
 	ldr x16, [x2, #16]
 	ldr q1, [x16, #32] /* msg_10 = load() */
-	eor v1.16b, v22.16b, v1.16b /* ct_10 = xor(ztr1_10, msg_10) */
+	eor v1.16b, v23.16b, v1.16b /* ct_10 = xor(ztr1_10, msg_10) */
 	ldr x16, [x1, #16]
 	str q1, [x16, #32] /* store ct_10 */
 	ldr x16, [x2, #16]
 	ldr q1, [x16, #48] /* msg_11 = load() */
-	eor v1.16b, v25.16b, v1.16b /* ct_11 = xor(ztr1_14, msg_11) */
+	eor v1.16b, v26.16b, v1.16b /* ct_11 = xor(ztr1_14, msg_11) */
 	ldr x16, [x1, #16]
 	str q1, [x16, #48] /* store ct_11 */
 	ldr x16, [x2, #24]
@@ -5971,17 +5921,17 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	str q1, [x16] /* store ct_12 */
 	ldr x16, [x2, #24]
 	ldr q1, [x16, #16] /* msg_13 = load() */
-	eor v1.16b, v6.16b, v1.16b /* ct_13 = xor(ztr1_7, msg_13) */
+	eor v1.16b, v16.16b, v1.16b /* ct_13 = xor(ztr1_7, msg_13) */
 	ldr x16, [x1, #24]
 	str q1, [x16, #16] /* store ct_13 */
 	ldr x16, [x2, #24]
 	ldr q1, [x16, #32] /* msg_14 = load() */
-	eor v1.16b, v16.16b, v1.16b /* ct_14 = xor(ztr1_11, msg_14) */
+	eor v1.16b, v18.16b, v1.16b /* ct_14 = xor(ztr1_11, msg_14) */
 	ldr x16, [x1, #24]
 	str q1, [x16, #32] /* store ct_14 */
 	ldr x16, [x2, #24]
 	ldr q1, [x16, #48] /* msg_15 = load() */
-	eor v1.16b, v19.16b, v1.16b /* ct_15 = xor(ztr1_15, msg_15) */
+	eor v1.16b, v5.16b, v1.16b /* ct_15 = xor(ztr1_15, msg_15) */
 	ldr x16, [x1, #24]
 	str q1, [x16, #48] /* store ct_15 */
 
@@ -5992,7 +5942,7 @@ zuc_lanes_neon_aes_keystream_xor_asm:
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #192
+	add sp, sp, #160
 	ret
 	.size zuc_lanes_neon_aes_keystream_xor_asm, .-zuc_lanes_neon_aes_keystream_xor_asm
 

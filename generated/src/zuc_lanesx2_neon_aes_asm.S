@@ -103,97 +103,96 @@ zuc_lanesx2_neon_aes_init_asm:
 	ushr v25.4s, v17.4s, #16 /* l1in_r = shr(w2) */
 	sli v25.4s, v24.4s, #16 /* l1in = sli(l1in_r, w1) */
 	str q14, [sp, #240] /* spill x1 */
-	mov v14.16b, v27.16b /* high16 */
-	bsl v14.16b, v17.16b, v24.16b /* l1in16 = bsl(high16, w1, w2) */
-	str q7, [sp, #256] /* spill g0s7_1.2 */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_rotl24
-	ldr q7, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_rotl24] /* rotl24 = const() */
+	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_rotl24] /* rotl24 = const() */
+	str q7, [sp, #256] /* spill g0s7_1.2 */
+	tbl v7.16b, {v25.16b}, v14.16b /* ur24 = lookup16(l1in, rotl24) */
 	str q22, [sp, #272] /* spill g0s14_1.2 */
-	tbl v22.16b, {v25.16b}, v7.16b /* ur24 = lookup16(l1in, rotl24) */
-	str q19, [sp, #288] /* spill g0s11_1.2 */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_rotl8
-	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_rotl8] /* rotl8 = const() */
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_rotl8] /* rotl8 = const() */
+	str q19, [sp, #288] /* spill g0s11_1.2 */
+	tbl v19.16b, {v25.16b}, v22.16b /* ur8 = lookup16(l1in, rotl8) */
 	str q5, [sp, #304] /* spill g0s5_1.2 */
-	tbl v5.16b, {v25.16b}, v19.16b /* ur8 = lookup16(l1in, rotl8) */
-	eor v5.16b, v25.16b, v5.16b /* ug_acc = xor(l1in, ur8) */
-	eor v5.16b, v5.16b, v14.16b /* ug = xor(ug_acc, l1in16) */
-	ushr v14.4s, v5.4s, #30 /* ur2_r = shr(ug) */
-	sli v14.4s, v5.4s, #2 /* ur2 = sli(ur2_r, ug) */
-	eor v5.16b, v25.16b, v22.16b /* u_acc = xor(l1in, ur24) */
-	eor v5.16b, v5.16b, v14.16b /* u = xor(u_acc, ur2) */
-	ushr v22.4s, v24.4s, #16 /* l2in_r = shr(w1) */
-	sli v22.4s, v17.4s, #16 /* l2in = sli(l2in_r, w2) */
-	bit v17.16b, v24.16b, v27.16b /* l2in16 = bsl(high16, w2, w1) */
-	tbl v24.16b, {v22.16b}, v19.16b /* v8r8 = lookup16(l2in, rotl8) */
-	tbl v25.16b, {v22.16b}, v7.16b /* v8r24 = lookup16(l2in, rotl24) */
-	eor v22.16b, v22.16b, v17.16b /* v8g_acc = xor(l2in, l2in16) */
-	eor v22.16b, v22.16b, v25.16b /* v8g = xor(v8g_acc, v8r24) */
-	ushr v25.4s, v22.4s, #26 /* v8r6_r = shr(v8g) */
-	sli v25.4s, v22.4s, #6 /* v8r6 = sli(v8r6_r, v8g) */
-	eor v17.16b, v24.16b, v17.16b /* v8_acc = xor(v8r8, l2in16) */
-	eor v17.16b, v17.16b, v25.16b /* v8 = xor(v8_acc, v8r6) */
+	rev32 v5.8h, v25.8h /* ur16 = rev(l1in) */
+	eor v19.16b, v25.16b, v19.16b /* ug_acc = xor(l1in, ur8) */
+	eor v5.16b, v19.16b, v5.16b /* ug = xor(ug_acc, ur16) */
+	ushr v19.4s, v5.4s, #30 /* ur2_r = shr(ug) */
+	sli v19.4s, v5.4s, #2 /* ur2 = sli(ur2_r, ug) */
+	eor v5.16b, v25.16b, v7.16b /* u_acc = xor(l1in, ur24) */
+	eor v5.16b, v5.16b, v19.16b /* u = xor(u_acc, ur2) */
+	ushr v7.4s, v24.4s, #16 /* l2in_r = shr(w1) */
+	sli v7.4s, v17.4s, #16 /* l2in = sli(l2in_r, w2) */
+	tbl v17.16b, {v7.16b}, v22.16b /* v8r8 = lookup16(l2in, rotl8) */
+	rev32 v19.8h, v7.8h /* v8r16 = rev(l2in) */
+	tbl v24.16b, {v7.16b}, v14.16b /* v8r24 = lookup16(l2in, rotl24) */
+	eor v7.16b, v7.16b, v19.16b /* v8g_acc = xor(l2in, v8r16) */
+	eor v7.16b, v7.16b, v24.16b /* v8g = xor(v8g_acc, v8r24) */
+	ushr v24.4s, v7.4s, #26 /* v8r6_r = shr(v8g) */
+	sli v24.4s, v7.4s, #6 /* v8r6 = sli(v8r6_r, v8g) */
+	eor v7.16b, v17.16b, v19.16b /* v8_acc = xor(v8r8, v8r16) */
+	eor v7.16b, v7.16b, v24.16b /* v8 = xor(v8_acc, v8r6) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_odd_bytes
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_odd_bytes] /* odd_bytes = const() */
-	mov v24.16b, v22.16b /* odd_bytes */
-	bsl v24.16b, v5.16b, v17.16b /* sb_in_x = bsl(odd_bytes, v8, u) */
-	bit v5.16b, v17.16b, v22.16b /* sb_in_y = bsl(odd_bytes, u, v8) */
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_odd_bytes] /* odd_bytes = const() */
+	mov v19.16b, v17.16b /* odd_bytes */
+	bsl v19.16b, v5.16b, v7.16b /* sb_in_x = bsl(odd_bytes, v8, u) */
+	bit v5.16b, v7.16b, v17.16b /* sb_in_y = bsl(odd_bytes, u, v8) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_nibble_mask
-	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_nibble_mask] /* nibble_mask = const() */
-	and v25.16b, v24.16b, v17.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
+	ldr q7, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_nibble_mask] /* nibble_mask = const() */
+	and v24.16b, v19.16b, v7.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_s0_p1
-	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_s0_p1] /* s0_p1 = const() */
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_s0_p1] /* s0_p1 = const() */
 	str q10, [sp, #320] /* spill dbl_2 */
-	tbl v10.16b, {v14.16b}, v25.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
-	eor v24.16b, v10.16b, v24.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	tbl v10.16b, {v25.16b}, v24.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	eor v19.16b, v10.16b, v19.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_s0_p2
 	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_s0_p2] /* s0_p2 = const() */
-	tbl v10.16b, {v10.16b}, v24.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
-	eor v25.16b, v10.16b, v25.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	tbl v10.16b, {v10.16b}, v19.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	eor v24.16b, v10.16b, v24.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_s0_p3_rot
 	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_s0_p3_rot] /* s0_p3_rot = const() */
-	tbl v25.16b, {v10.16b}, v25.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
-	add v24.16b, v24.16b, v24.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
-	eor v24.16b, v25.16b, v24.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	and v25.16b, v5.16b, v17.16b /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	tbl v24.16b, {v10.16b}, v24.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	add v19.16b, v19.16b, v19.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	eor v19.16b, v24.16b, v19.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	and v24.16b, v5.16b, v7.16b /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* sb_in_y_hi = shr(sb_in_y) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_lo
 	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_lo] /* tbl_lo = const() */
-	tbl v25.16b, {v10.16b}, v25.16b /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	tbl v24.16b, {v10.16b}, v24.16b /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi
 	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi] /* tbl_hi = const() */
 	tbl v5.16b, {v10.16b}, v5.16b /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
-	eor v5.16b, v25.16b, v5.16b /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	eor v5.16b, v24.16b, v5.16b /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_inv_shift_rows
-	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v5.16b, {v5.16b}, v25.16b /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v5.16b, {v5.16b}, v24.16b /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_zero_key
-	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v5.16b, v25.16b /* sb_s1_aes = aese(sb_s1_sr, zero_key) */
-	and v25.16b, v5.16b, v17.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_zero_key] /* zero_key = const() */
+	aese v5.16b, v24.16b /* sb_s1_aes = aese(sb_s1_sr, zero_key) */
+	and v24.16b, v5.16b, v7.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1
 	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v25.16b, {v10.16b}, v25.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	tbl v24.16b, {v10.16b}, v24.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1
 	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v5.16b, {v10.16b}, v5.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
-	eor v5.16b, v25.16b, v5.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v24.16b, v5.16b /* sb_out_x = bsl(odd_bytes, sb_s1, sb_s0) */
-	bit v24.16b, v5.16b, v22.16b /* sb_out_y = bsl(odd_bytes, sb_s0, sb_s1) */
-	tbl v5.16b, {v24.16b}, v7.16b /* r2 = lookup16(sb_out_y, rotl24) */
-	add v24.4s, v0.4s, v0.4s /* dbl_3 = add(g0s0_1, g0s0_1) */
-	ushr v24.4s, v24.4s, #24 /* s0k_o_r = shr(dbl_3) */
-	sli v24.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0_1) */
+	eor v5.16b, v24.16b, v5.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v19.16b, v5.16b /* sb_out_x = bsl(odd_bytes, sb_s1, sb_s0) */
+	bit v19.16b, v5.16b, v17.16b /* sb_out_y = bsl(odd_bytes, sb_s0, sb_s1) */
+	tbl v5.16b, {v19.16b}, v14.16b /* r2 = lookup16(sb_out_y, rotl24) */
+	add v19.4s, v0.4s, v0.4s /* dbl_3 = add(g0s0_1, g0s0_1) */
+	ushr v19.4s, v19.4s, #24 /* s0k_o_r = shr(dbl_3) */
+	sli v19.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0_1) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_modulus
 	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_modulus] /* modulus = const() */
-	and v24.16b, v24.16b, v10.16b /* s0k = and(s0k_o, modulus) */
-	add v14.4s, v4.4s, v4.4s /* dbl_4 = add(g0s4_1, g0s4_1) */
-	str q14, [sp, #336] /* spill dbl_4 */
-	ushr v14.4s, v14.4s, #12 /* s4k_o_r = shr(dbl_4) */
-	sli v14.4s, v4.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4_1) */
-	and v14.16b, v14.16b, v10.16b /* s4k = and(s4k_o, modulus) */
+	and v19.16b, v19.16b, v10.16b /* s0k = and(s0k_o, modulus) */
+	add v25.4s, v4.4s, v4.4s /* dbl_4 = add(g0s4_1, g0s4_1) */
+	str q25, [sp, #336] /* spill dbl_4 */
+	ushr v25.4s, v25.4s, #12 /* s4k_o_r = shr(dbl_4) */
+	sli v25.4s, v4.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4_1) */
+	and v25.16b, v25.16b, v10.16b /* s4k = and(s4k_o, modulus) */
 	str q4, [sp, #352] /* spill g0s4_1.2 */
 	add v4.4s, v18.4s, v18.4s /* dbl_5 = add(g0s10_1, g0s10_1) */
 	str q5, [sp, #368] /* spill r2 */
@@ -211,26 +210,26 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v1.4s, v23.4s, #15 /* s15k_o = sli(s15k_o_r, g0s15_1) */
 	and v1.16b, v1.16b, v10.16b /* s15k = and(s15k_o, modulus) */
 	ushr v8.4s, v8.4s, #1 /* w_half = shr(w) */
-	add v24.4s, v24.4s, v14.4s /* fb0_s = add(s0k, s4k) */
+	add v19.4s, v19.4s, v25.4s /* fb0_s = add(s0k, s4k) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_minus_modulus
-	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_minus_modulus] /* minus_modulus = const() */
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_minus_modulus] /* minus_modulus = const() */
 	str q21, [sp, #432] /* spill g0s13_1.2 */
-	add v21.4s, v24.4s, v14.4s /* fb0_p = add(fb0_s, minus_modulus) */
-	umin v21.4s, v24.4s, v21.4s /* fb0 = minu(fb0_s, fb0_p) */
+	add v21.4s, v19.4s, v25.4s /* fb0_p = add(fb0_s, minus_modulus) */
+	umin v19.4s, v19.4s, v21.4s /* fb0 = minu(fb0_s, fb0_p) */
 	add v5.4s, v5.4s, v18.4s /* fb0_s_1 = add(s10k, s13k) */
-	add v18.4s, v5.4s, v14.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	add v18.4s, v5.4s, v25.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
 	umin v5.4s, v5.4s, v18.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
 	add v1.4s, v1.4s, v8.4s /* fb0_s_2 = add(s15k, w_half) */
-	add v18.4s, v1.4s, v14.4s /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
+	add v18.4s, v1.4s, v25.4s /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
 	umin v1.4s, v1.4s, v18.4s /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
-	add v5.4s, v21.4s, v5.4s /* fb1_s = add(fb0, fb0_1) */
-	add v18.4s, v5.4s, v14.4s /* fb1_p = add(fb1_s, minus_modulus) */
+	add v5.4s, v19.4s, v5.4s /* fb1_s = add(fb0, fb0_1) */
+	add v18.4s, v5.4s, v25.4s /* fb1_p = add(fb1_s, minus_modulus) */
 	umin v5.4s, v5.4s, v18.4s /* fb1 = minu(fb1_s, fb1_p) */
 	add v1.4s, v5.4s, v1.4s /* fb2_s = add(fb1, fb0_2) */
-	add v5.4s, v1.4s, v14.4s /* fb2_p = add(fb2_s, minus_modulus) */
+	add v5.4s, v1.4s, v25.4s /* fb2_p = add(fb2_s, minus_modulus) */
 	umin v1.4s, v1.4s, v5.4s /* fb2 = minu(fb2_s, fb2_p) */
 	add v0.4s, v1.4s, v0.4s /* fb_s = add(fb2, g0s0_1) */
-	add v1.4s, v0.4s, v14.4s /* fb_p = add(fb_s, minus_modulus) */
+	add v1.4s, v0.4s, v25.4s /* fb_p = add(fb_s, minus_modulus) */
 	smax v0.4s, v0.4s, v1.4s /* fb = maxs(fb_s, fb_p) */
 
 	/* Initialisation round 16r+0, lanes 4..: s16 = feedback + (W >> 1). */
@@ -238,101 +237,100 @@ zuc_lanesx2_neon_aes_init_asm:
 	mov v5.16b, v27.16b /* high16 */
 	bsl v5.16b, v1.16b, v3.16b /* x0_1 = bsl(high16, g1s14_1, dbl_8) */
 	add v18.4s, v11.4s, v11.4s /* dbl_9 = add(g1s9_1, g1s9_1) */
-	ushr v21.4s, v18.4s, #16 /* x1_1_r = shr(dbl_9) */
-	sli v21.4s, v13.4s, #16 /* x1_1 = sli(x1_1_r, g1s11_1) */
-	add v24.4s, v31.4s, v31.4s /* dbl_10 = add(g1s5_1, g1s5_1) */
-	ushr v8.4s, v24.4s, #16 /* x2_1_r = shr(dbl_10) */
+	ushr v19.4s, v18.4s, #16 /* x1_1_r = shr(dbl_9) */
+	sli v19.4s, v13.4s, #16 /* x1_1 = sli(x1_1_r, g1s11_1) */
+	add v21.4s, v31.4s, v31.4s /* dbl_10 = add(g1s5_1, g1s5_1) */
+	ushr v8.4s, v21.4s, #16 /* x2_1_r = shr(dbl_10) */
 	sli v8.4s, v9.4s, #16 /* x2_1 = sli(x2_1_r, g1s7_1) */
 	eor v5.16b, v5.16b, v2.16b /* x0r1_1 = xor(x0_1, g1r1_1) */
 	add v5.4s, v5.4s, v15.4s /* w_1 = add(x0r1_1, g1r2_1) */
-	add v2.4s, v2.4s, v21.4s /* w1_1 = add(g1r1_1, x1_1) */
+	add v2.4s, v2.4s, v19.4s /* w1_1 = add(g1r1_1, x1_1) */
 	eor v8.16b, v15.16b, v8.16b /* w2_1 = xor(g1r2_1, x2_1) */
 	ushr v15.4s, v8.4s, #16 /* l1in_1_r = shr(w2_1) */
 	sli v15.4s, v2.4s, #16 /* l1in_1 = sli(l1in_1_r, w1_1) */
 	str q18, [sp, #448] /* spill dbl_9 */
-	mov v18.16b, v27.16b /* high16 */
-	bsl v18.16b, v8.16b, v2.16b /* l1in16_1 = bsl(high16, w1_1, w2_1) */
-	str q21, [sp, #464] /* spill x1_1 */
-	tbl v21.16b, {v15.16b}, v7.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
+	tbl v18.16b, {v15.16b}, v14.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
+	str q19, [sp, #464] /* spill x1_1 */
+	tbl v19.16b, {v15.16b}, v22.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
 	str q11, [sp, #480] /* spill g1s9_1.2 */
-	tbl v11.16b, {v15.16b}, v19.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
-	eor v11.16b, v15.16b, v11.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
-	eor v18.16b, v11.16b, v18.16b /* ug_1 = xor(ug_acc_1, l1in16_1) */
-	ushr v11.4s, v18.4s, #30 /* ur2_1_r = shr(ug_1) */
-	sli v11.4s, v18.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
-	eor v18.16b, v15.16b, v21.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
+	rev32 v11.8h, v15.8h /* ur16_1 = rev(l1in_1) */
+	eor v19.16b, v15.16b, v19.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	eor v19.16b, v19.16b, v11.16b /* ug_1 = xor(ug_acc_1, ur16_1) */
+	ushr v11.4s, v19.4s, #30 /* ur2_1_r = shr(ug_1) */
+	sli v11.4s, v19.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
+	eor v18.16b, v15.16b, v18.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
 	eor v18.16b, v18.16b, v11.16b /* u_1 = xor(u_acc_1, ur2_1) */
-	ushr v21.4s, v2.4s, #16 /* l2in_1_r = shr(w1_1) */
-	sli v21.4s, v8.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
-	bit v8.16b, v2.16b, v27.16b /* l2in16_1 = bsl(high16, w2_1, w1_1) */
-	tbl v2.16b, {v21.16b}, v19.16b /* v8r8_1 = lookup16(l2in_1, rotl8) */
-	tbl v11.16b, {v21.16b}, v7.16b /* v8r24_1 = lookup16(l2in_1, rotl24) */
-	eor v21.16b, v21.16b, v8.16b /* v8g_acc_1 = xor(l2in_1, l2in16_1) */
-	eor v21.16b, v21.16b, v11.16b /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
-	ushr v11.4s, v21.4s, #26 /* v8r6_1_r = shr(v8g_1) */
-	sli v11.4s, v21.4s, #6 /* v8r6_1 = sli(v8r6_1_r, v8g_1) */
-	eor v2.16b, v2.16b, v8.16b /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
+	ushr v2.4s, v2.4s, #16 /* l2in_1_r = shr(w1_1) */
+	sli v2.4s, v8.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
+	tbl v19.16b, {v2.16b}, v22.16b /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	rev32 v8.8h, v2.8h /* v8r16_1 = rev(l2in_1) */
+	tbl v11.16b, {v2.16b}, v14.16b /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	eor v2.16b, v2.16b, v8.16b /* v8g_acc_1 = xor(l2in_1, v8r16_1) */
+	eor v2.16b, v2.16b, v11.16b /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
+	ushr v11.4s, v2.4s, #26 /* v8r6_1_r = shr(v8g_1) */
+	sli v11.4s, v2.4s, #6 /* v8r6_1 = sli(v8r6_1_r, v8g_1) */
+	eor v2.16b, v19.16b, v8.16b /* v8_acc_1 = xor(v8r8_1, v8r16_1) */
 	eor v2.16b, v2.16b, v11.16b /* v8_1 = xor(v8_acc_1, v8r6_1) */
-	mov v21.16b, v22.16b /* odd_bytes */
-	bsl v21.16b, v18.16b, v2.16b /* sb_in_x_1 = bsl(odd_bytes, v8_1, u_1) */
-	bit v18.16b, v2.16b, v22.16b /* sb_in_y_1 = bsl(odd_bytes, u_1, v8_1) */
-	and v2.16b, v21.16b, v17.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
+	mov v19.16b, v17.16b /* odd_bytes */
+	bsl v19.16b, v18.16b, v2.16b /* sb_in_x_1 = bsl(odd_bytes, v8_1, u_1) */
+	bit v18.16b, v2.16b, v17.16b /* sb_in_y_1 = bsl(odd_bytes, u_1, v8_1) */
+	and v2.16b, v19.16b, v7.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_s0_p1
 	ldr q8, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_s0_p1] /* s0_p1 = const() */
 	tbl v11.16b, {v8.16b}, v2.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
-	eor v21.16b, v11.16b, v21.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	eor v19.16b, v11.16b, v19.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_s0_p2
 	ldr q11, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_s0_p2] /* s0_p2 = const() */
-	tbl v15.16b, {v11.16b}, v21.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	tbl v15.16b, {v11.16b}, v19.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	eor v2.16b, v15.16b, v2.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_s0_p3_rot
 	ldr q15, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_s0_p3_rot] /* s0_p3_rot = const() */
 	tbl v2.16b, {v15.16b}, v2.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
-	add v21.16b, v21.16b, v21.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
-	eor v2.16b, v2.16b, v21.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	and v21.16b, v18.16b, v17.16b /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
+	add v19.16b, v19.16b, v19.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	eor v2.16b, v2.16b, v19.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	and v19.16b, v18.16b, v7.16b /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* sb_in_y_1_hi = shr(sb_in_y_1) */
 	str q9, [sp, #496] /* spill g1s7_1.2 */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_lo
 	ldr q9, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_lo] /* tbl_lo = const() */
-	tbl v21.16b, {v9.16b}, v21.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
+	tbl v19.16b, {v9.16b}, v19.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
 	str q3, [sp, #512] /* spill g1s14_1.2 */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi
 	ldr q3, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi] /* tbl_hi = const() */
 	tbl v18.16b, {v3.16b}, v18.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
-	eor v18.16b, v21.16b, v18.16b /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
+	eor v18.16b, v19.16b, v18.16b /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_inv_shift_rows
-	ldr q21, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v18.16b, {v18.16b}, v21.16b /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v18.16b, {v18.16b}, v19.16b /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
 	str q13, [sp, #528] /* spill g1s11_1.2 */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_zero_key
 	ldr q13, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_zero_key] /* zero_key = const() */
 	aese v18.16b, v13.16b /* sb_s1_1_aes = aese(sb_s1_1_sr, zero_key) */
 	str q31, [sp, #544] /* spill g1s5_1.2 */
-	and v31.16b, v18.16b, v17.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	and v31.16b, v18.16b, v7.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
-	str q24, [sp, #560] /* spill dbl_10 */
+	str q21, [sp, #560] /* spill dbl_10 */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1
-	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	ldr q21, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v31.16b, {v21.16b}, v31.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1
-	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v18.16b, {v24.16b}, v18.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	ldr q21, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v18.16b, {v21.16b}, v18.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	eor v18.16b, v31.16b, v18.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
-	mov v31.16b, v22.16b /* odd_bytes */
+	mov v31.16b, v17.16b /* odd_bytes */
 	bsl v31.16b, v2.16b, v18.16b /* sb_out_x_1 = bsl(odd_bytes, sb_s1_1, sb_s0_1) */
-	bit v2.16b, v18.16b, v22.16b /* sb_out_y_1 = bsl(odd_bytes, sb_s0_1, sb_s1_1) */
-	tbl v2.16b, {v2.16b}, v7.16b /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	bit v2.16b, v18.16b, v17.16b /* sb_out_y_1 = bsl(odd_bytes, sb_s0_1, sb_s1_1) */
+	tbl v2.16b, {v2.16b}, v14.16b /* r2_1 = lookup16(sb_out_y_1, rotl24) */
 	add v18.4s, v26.4s, v26.4s /* dbl_11 = add(g1s0_1, g1s0_1) */
 	ushr v18.4s, v18.4s, #24 /* s0k_o_1_r = shr(dbl_11) */
 	sli v18.4s, v26.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g1s0_1) */
 	and v18.16b, v18.16b, v10.16b /* s0k_1 = and(s0k_o_1, modulus) */
-	add v24.4s, v30.4s, v30.4s /* dbl_12 = add(g1s4_1, g1s4_1) */
-	str q24, [sp, #576] /* spill dbl_12 */
-	ushr v24.4s, v24.4s, #12 /* s4k_o_1_r = shr(dbl_12) */
-	sli v24.4s, v30.4s, #20 /* s4k_o_1 = sli(s4k_o_1_r, g1s4_1) */
-	and v24.16b, v24.16b, v10.16b /* s4k_1 = and(s4k_o_1, modulus) */
+	add v21.4s, v30.4s, v30.4s /* dbl_12 = add(g1s4_1, g1s4_1) */
+	str q21, [sp, #576] /* spill dbl_12 */
+	ushr v21.4s, v21.4s, #12 /* s4k_o_1_r = shr(dbl_12) */
+	sli v21.4s, v30.4s, #20 /* s4k_o_1 = sli(s4k_o_1_r, g1s4_1) */
+	and v21.16b, v21.16b, v10.16b /* s4k_1 = and(s4k_o_1, modulus) */
 	str q30, [sp, #592] /* spill g1s4_1.2 */
 	add v30.4s, v12.4s, v12.4s /* dbl_13 = add(g1s10_1, g1s10_1) */
 	ushr v13.4s, v30.4s, #11 /* s10k_o_1_r = shr(dbl_13) */
@@ -349,99 +347,98 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v1.4s, v28.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, g1s15_1) */
 	and v1.16b, v1.16b, v10.16b /* s15k_1 = and(s15k_o_1, modulus) */
 	ushr v5.4s, v5.4s, #1 /* w_half_1 = shr(w_1) */
-	add v18.4s, v18.4s, v24.4s /* fb0_s_3 = add(s0k_1, s4k_1) */
-	add v24.4s, v18.4s, v14.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
-	umin v18.4s, v18.4s, v24.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
-	add v24.4s, v13.4s, v12.4s /* fb0_s_4 = add(s10k_1, s13k_1) */
-	add v12.4s, v24.4s, v14.4s /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
-	umin v24.4s, v24.4s, v12.4s /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	add v18.4s, v18.4s, v21.4s /* fb0_s_3 = add(s0k_1, s4k_1) */
+	add v21.4s, v18.4s, v25.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	umin v18.4s, v18.4s, v21.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	add v21.4s, v13.4s, v12.4s /* fb0_s_4 = add(s10k_1, s13k_1) */
+	add v12.4s, v21.4s, v25.4s /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	umin v21.4s, v21.4s, v12.4s /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
 	add v1.4s, v1.4s, v5.4s /* fb0_s_5 = add(s15k_1, w_half_1) */
-	add v5.4s, v1.4s, v14.4s /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
+	add v5.4s, v1.4s, v25.4s /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
 	umin v1.4s, v1.4s, v5.4s /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
-	add v5.4s, v18.4s, v24.4s /* fb1_s_1 = add(fb0_3, fb0_4) */
-	add v18.4s, v5.4s, v14.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	add v5.4s, v18.4s, v21.4s /* fb1_s_1 = add(fb0_3, fb0_4) */
+	add v18.4s, v5.4s, v25.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
 	umin v5.4s, v5.4s, v18.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
 	add v1.4s, v5.4s, v1.4s /* fb2_s_1 = add(fb1_1, fb0_5) */
-	add v5.4s, v1.4s, v14.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	add v5.4s, v1.4s, v25.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
 	umin v1.4s, v1.4s, v5.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
 	add v1.4s, v1.4s, v26.4s /* fb_s_1 = add(fb2_1, g1s0_1) */
-	add v5.4s, v1.4s, v14.4s /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	add v5.4s, v1.4s, v25.4s /* fb_p_1 = add(fb_s_1, minus_modulus) */
 	smax v1.4s, v1.4s, v5.4s /* fb_1 = maxs(fb_s_1, fb_p_1) */
 
 	/* Initialisation round 16r+1, lanes 0..: s16 = feedback + (W >> 1). */
 	add v5.4s, v0.4s, v0.4s /* dbl_16 = add(fb, fb) */
 	mov v18.16b, v27.16b /* high16 */
 	bsl v18.16b, v5.16b, v23.16b /* x0_2 = bsl(high16, g0s15_1, dbl_16) */
-	ushr v24.4s, v4.4s, #16 /* x1_2_r = shr(dbl_5) */
-	sli v24.4s, v20.4s, #16 /* x1_2 = sli(x1_2_r, g0s12_1) */
+	ushr v21.4s, v4.4s, #16 /* x1_2_r = shr(dbl_5) */
+	sli v21.4s, v20.4s, #16 /* x1_2 = sli(x1_2_r, g0s12_1) */
 	add v26.4s, v6.4s, v6.4s /* dbl_18 = add(g0s6_1, g0s6_1) */
 	ushr v12.4s, v26.4s, #16 /* x2_2_r = shr(dbl_18) */
 	sli v12.4s, v16.4s, #16 /* x2_2 = sli(x2_2_r, g0s8_1) */
-	eor v18.16b, v18.16b, v25.16b /* x0r1_2 = xor(x0_2, sb_out_x) */
+	eor v18.16b, v18.16b, v24.16b /* x0r1_2 = xor(x0_2, sb_out_x) */
 	ldr q13, [sp, #368] /* reload r2 */
 	add v18.4s, v18.4s, v13.4s /* w_2 = add(x0r1_2, r2) */
-	add v25.4s, v25.4s, v24.4s /* w1_2 = add(sb_out_x, x1_2) */
+	add v24.4s, v24.4s, v21.4s /* w1_2 = add(sb_out_x, x1_2) */
 	eor v12.16b, v13.16b, v12.16b /* w2_2 = xor(r2, x2_2) */
 	ushr v13.4s, v12.4s, #16 /* l1in_2_r = shr(w2_2) */
-	sli v13.4s, v25.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
+	sli v13.4s, v24.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
 	str q4, [sp, #368] /* spill dbl_5 */
-	mov v4.16b, v27.16b /* high16 */
-	bsl v4.16b, v12.16b, v25.16b /* l1in16_2 = bsl(high16, w1_2, w2_2) */
-	str q24, [sp, #656] /* spill x1_2 */
-	tbl v24.16b, {v13.16b}, v7.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
+	tbl v4.16b, {v13.16b}, v14.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
+	str q21, [sp, #656] /* spill x1_2 */
+	tbl v21.16b, {v13.16b}, v22.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
 	str q16, [sp, #672] /* spill g0s8_1.2 */
-	tbl v16.16b, {v13.16b}, v19.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
-	eor v16.16b, v13.16b, v16.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
-	eor v4.16b, v16.16b, v4.16b /* ug_2 = xor(ug_acc_2, l1in16_2) */
-	ushr v16.4s, v4.4s, #30 /* ur2_2_r = shr(ug_2) */
-	sli v16.4s, v4.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
-	eor v4.16b, v13.16b, v24.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
-	eor v4.16b, v4.16b, v16.16b /* u_2 = xor(u_acc_2, ur2_2) */
-	ushr v16.4s, v25.4s, #16 /* l2in_2_r = shr(w1_2) */
+	rev32 v16.8h, v13.8h /* ur16_2 = rev(l1in_2) */
+	eor v21.16b, v13.16b, v21.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	eor v16.16b, v21.16b, v16.16b /* ug_2 = xor(ug_acc_2, ur16_2) */
+	ushr v21.4s, v16.4s, #30 /* ur2_2_r = shr(ug_2) */
+	sli v21.4s, v16.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
+	eor v4.16b, v13.16b, v4.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
+	eor v4.16b, v4.16b, v21.16b /* u_2 = xor(u_acc_2, ur2_2) */
+	ushr v16.4s, v24.4s, #16 /* l2in_2_r = shr(w1_2) */
 	sli v16.4s, v12.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
-	bit v12.16b, v25.16b, v27.16b /* l2in16_2 = bsl(high16, w2_2, w1_2) */
-	tbl v24.16b, {v16.16b}, v19.16b /* v8r8_2 = lookup16(l2in_2, rotl8) */
-	tbl v25.16b, {v16.16b}, v7.16b /* v8r24_2 = lookup16(l2in_2, rotl24) */
-	eor v16.16b, v16.16b, v12.16b /* v8g_acc_2 = xor(l2in_2, l2in16_2) */
-	eor v16.16b, v16.16b, v25.16b /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
-	ushr v25.4s, v16.4s, #26 /* v8r6_2_r = shr(v8g_2) */
-	sli v25.4s, v16.4s, #6 /* v8r6_2 = sli(v8r6_2_r, v8g_2) */
-	eor v16.16b, v24.16b, v12.16b /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
-	eor v16.16b, v16.16b, v25.16b /* v8_2 = xor(v8_acc_2, v8r6_2) */
-	mov v24.16b, v22.16b /* odd_bytes */
-	bsl v24.16b, v4.16b, v16.16b /* sb_in_x_2 = bsl(odd_bytes, v8_2, u_2) */
-	bit v4.16b, v16.16b, v22.16b /* sb_in_y_2 = bsl(odd_bytes, u_2, v8_2) */
-	and v16.16b, v24.16b, v17.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
-	tbl v25.16b, {v8.16b}, v16.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
-	eor v24.16b, v25.16b, v24.16b /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	tbl v25.16b, {v11.16b}, v24.16b /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
-	eor v16.16b, v25.16b, v16.16b /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	tbl v21.16b, {v16.16b}, v22.16b /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	rev32 v24.8h, v16.8h /* v8r16_2 = rev(l2in_2) */
+	tbl v12.16b, {v16.16b}, v14.16b /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	eor v16.16b, v16.16b, v24.16b /* v8g_acc_2 = xor(l2in_2, v8r16_2) */
+	eor v16.16b, v16.16b, v12.16b /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
+	ushr v12.4s, v16.4s, #26 /* v8r6_2_r = shr(v8g_2) */
+	sli v12.4s, v16.4s, #6 /* v8r6_2 = sli(v8r6_2_r, v8g_2) */
+	eor v16.16b, v21.16b, v24.16b /* v8_acc_2 = xor(v8r8_2, v8r16_2) */
+	eor v16.16b, v16.16b, v12.16b /* v8_2 = xor(v8_acc_2, v8r6_2) */
+	mov v21.16b, v17.16b /* odd_bytes */
+	bsl v21.16b, v4.16b, v16.16b /* sb_in_x_2 = bsl(odd_bytes, v8_2, u_2) */
+	bit v4.16b, v16.16b, v17.16b /* sb_in_y_2 = bsl(odd_bytes, u_2, v8_2) */
+	and v16.16b, v21.16b, v7.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
+	tbl v24.16b, {v8.16b}, v16.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	eor v21.16b, v24.16b, v21.16b /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	tbl v24.16b, {v11.16b}, v21.16b /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	eor v16.16b, v24.16b, v16.16b /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
 	tbl v16.16b, {v15.16b}, v16.16b /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
-	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
-	eor v16.16b, v16.16b, v24.16b /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
-	and v24.16b, v4.16b, v17.16b /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
+	add v21.16b, v21.16b, v21.16b /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	eor v16.16b, v16.16b, v21.16b /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	and v21.16b, v4.16b, v7.16b /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
 	ushr v4.16b, v4.16b, #4 /* sb_in_y_2_hi = shr(sb_in_y_2) */
-	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
+	tbl v21.16b, {v9.16b}, v21.16b /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
 	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
-	eor v4.16b, v24.16b, v4.16b /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
-	tbl v4.16b, {v4.16b}, v21.16b /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
+	eor v4.16b, v21.16b, v4.16b /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
+	tbl v4.16b, {v4.16b}, v19.16b /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_zero_key
-	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v4.16b, v24.16b /* sb_s1_2_aes = aese(sb_s1_2_sr, zero_key) */
-	and v25.16b, v4.16b, v17.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	ldr q21, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_zero_key] /* zero_key = const() */
+	aese v4.16b, v21.16b /* sb_s1_2_aes = aese(sb_s1_2_sr, zero_key) */
+	and v24.16b, v4.16b, v7.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
 	ushr v4.16b, v4.16b, #4 /* sb_s1_2_aes_hi = shr(sb_s1_2_aes) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1
 	ldr q12, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v25.16b, {v12.16b}, v25.16b /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
+	tbl v24.16b, {v12.16b}, v24.16b /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1
 	ldr q13, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
-	eor v4.16b, v25.16b, v4.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v16.16b, v4.16b /* sb_out_x_2 = bsl(odd_bytes, sb_s1_2, sb_s0_2) */
-	bit v16.16b, v4.16b, v22.16b /* sb_out_y_2 = bsl(odd_bytes, sb_s0_2, sb_s1_2) */
-	tbl v4.16b, {v16.16b}, v7.16b /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	eor v4.16b, v24.16b, v4.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v16.16b, v4.16b /* sb_out_x_2 = bsl(odd_bytes, sb_s1_2, sb_s0_2) */
+	bit v16.16b, v4.16b, v17.16b /* sb_out_y_2 = bsl(odd_bytes, sb_s0_2, sb_s1_2) */
+	tbl v4.16b, {v16.16b}, v14.16b /* r2_2 = lookup16(sb_out_y_2, rotl24) */
 	ldr q16, [sp, #112] /* reload g0s1_1.2 */
 	str q29, [sp, #688] /* spill g1s13_1.2 */
 	add v29.4s, v16.4s, v16.4s /* dbl_19 = add(g0s1_1, g0s1_1) */
@@ -473,22 +470,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	and v20.16b, v20.16b, v10.16b /* s15k_2 = and(s15k_o_2, modulus) */
 	ushr v18.4s, v18.4s, #1 /* w_half_2 = shr(w_2) */
 	add v23.4s, v29.4s, v23.4s /* fb0_s_6 = add(s0k_2, s4k_2) */
-	add v29.4s, v23.4s, v14.4s /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
+	add v29.4s, v23.4s, v25.4s /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
 	umin v23.4s, v23.4s, v29.4s /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
 	add v26.4s, v26.4s, v13.4s /* fb0_s_7 = add(s10k_2, s13k_2) */
-	add v29.4s, v26.4s, v14.4s /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
+	add v29.4s, v26.4s, v25.4s /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
 	umin v26.4s, v26.4s, v29.4s /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
 	add v18.4s, v20.4s, v18.4s /* fb0_s_8 = add(s15k_2, w_half_2) */
-	add v20.4s, v18.4s, v14.4s /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
+	add v20.4s, v18.4s, v25.4s /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
 	umin v18.4s, v18.4s, v20.4s /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
 	add v20.4s, v23.4s, v26.4s /* fb1_s_2 = add(fb0_6, fb0_7) */
-	add v23.4s, v20.4s, v14.4s /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	add v23.4s, v20.4s, v25.4s /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
 	add v18.4s, v20.4s, v18.4s /* fb2_s_2 = add(fb1_2, fb0_8) */
-	add v20.4s, v18.4s, v14.4s /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	add v20.4s, v18.4s, v25.4s /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
 	umin v18.4s, v18.4s, v20.4s /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
 	add v16.4s, v18.4s, v16.4s /* fb_s_2 = add(fb2_2, g0s1_1) */
-	add v18.4s, v16.4s, v14.4s /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	add v18.4s, v16.4s, v25.4s /* fb_p_2 = add(fb_s_2, minus_modulus) */
 	smax v16.4s, v16.4s, v18.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
 
 	/* Initialisation round 16r+1, lanes 4..: s16 = feedback + (W >> 1). */
@@ -510,32 +507,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v2.16b, v2.16b, v30.16b /* w2_3 = xor(r2_1, x2_3) */
 	ushr v30.4s, v2.4s, #16 /* l1in_3_r = shr(w2_3) */
 	sli v30.4s, v31.4s, #16 /* l1in_3 = sli(l1in_3_r, w1_3) */
-	mov v26.16b, v27.16b /* high16 */
-	bsl v26.16b, v2.16b, v31.16b /* l1in16_3 = bsl(high16, w1_3, w2_3) */
+	tbl v26.16b, {v30.16b}, v14.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
 	str q23, [sp, #800] /* spill x1_3 */
-	tbl v23.16b, {v30.16b}, v7.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
-	tbl v29.16b, {v30.16b}, v19.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
-	eor v29.16b, v30.16b, v29.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
-	eor v26.16b, v29.16b, v26.16b /* ug_3 = xor(ug_acc_3, l1in16_3) */
-	ushr v29.4s, v26.4s, #30 /* ur2_3_r = shr(ug_3) */
-	sli v29.4s, v26.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
-	eor v23.16b, v30.16b, v23.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
+	tbl v23.16b, {v30.16b}, v22.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
+	rev32 v29.8h, v30.8h /* ur16_3 = rev(l1in_3) */
+	eor v23.16b, v30.16b, v23.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	eor v23.16b, v23.16b, v29.16b /* ug_3 = xor(ug_acc_3, ur16_3) */
+	ushr v29.4s, v23.4s, #30 /* ur2_3_r = shr(ug_3) */
+	sli v29.4s, v23.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
+	eor v23.16b, v30.16b, v26.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
 	eor v23.16b, v23.16b, v29.16b /* u_3 = xor(u_acc_3, ur2_3) */
 	ushr v26.4s, v31.4s, #16 /* l2in_3_r = shr(w1_3) */
 	sli v26.4s, v2.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
-	bit v2.16b, v31.16b, v27.16b /* l2in16_3 = bsl(high16, w2_3, w1_3) */
-	tbl v29.16b, {v26.16b}, v19.16b /* v8r8_3 = lookup16(l2in_3, rotl8) */
-	tbl v30.16b, {v26.16b}, v7.16b /* v8r24_3 = lookup16(l2in_3, rotl24) */
-	eor v26.16b, v26.16b, v2.16b /* v8g_acc_3 = xor(l2in_3, l2in16_3) */
+	tbl v2.16b, {v26.16b}, v22.16b /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	rev32 v29.8h, v26.8h /* v8r16_3 = rev(l2in_3) */
+	tbl v30.16b, {v26.16b}, v14.16b /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	eor v26.16b, v26.16b, v29.16b /* v8g_acc_3 = xor(l2in_3, v8r16_3) */
 	eor v26.16b, v26.16b, v30.16b /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
 	ushr v30.4s, v26.4s, #26 /* v8r6_3_r = shr(v8g_3) */
 	sli v30.4s, v26.4s, #6 /* v8r6_3 = sli(v8r6_3_r, v8g_3) */
-	eor v2.16b, v29.16b, v2.16b /* v8_acc_3 = xor(v8r8_3, l2in16_3) */
+	eor v2.16b, v2.16b, v29.16b /* v8_acc_3 = xor(v8r8_3, v8r16_3) */
 	eor v2.16b, v2.16b, v30.16b /* v8_3 = xor(v8_acc_3, v8r6_3) */
-	mov v26.16b, v22.16b /* odd_bytes */
+	mov v26.16b, v17.16b /* odd_bytes */
 	bsl v26.16b, v23.16b, v2.16b /* sb_in_x_3 = bsl(odd_bytes, v8_3, u_3) */
-	bit v23.16b, v2.16b, v22.16b /* sb_in_y_3 = bsl(odd_bytes, u_3, v8_3) */
-	and v2.16b, v26.16b, v17.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	bit v23.16b, v2.16b, v17.16b /* sb_in_y_3 = bsl(odd_bytes, u_3, v8_3) */
+	and v2.16b, v26.16b, v7.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
 	tbl v29.16b, {v8.16b}, v2.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
 	eor v26.16b, v29.16b, v26.16b /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
@@ -544,24 +540,24 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v2.16b, {v15.16b}, v2.16b /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
 	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
 	eor v2.16b, v2.16b, v26.16b /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
-	and v26.16b, v23.16b, v17.16b /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
+	and v26.16b, v23.16b, v7.16b /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* sb_in_y_3_hi = shr(sb_in_y_3) */
 	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
 	tbl v23.16b, {v3.16b}, v23.16b /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
 	eor v23.16b, v26.16b, v23.16b /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
-	tbl v23.16b, {v23.16b}, v21.16b /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
-	aese v23.16b, v24.16b /* sb_s1_3_aes = aese(sb_s1_3_sr, zero_key) */
-	and v26.16b, v23.16b, v17.16b /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	tbl v23.16b, {v23.16b}, v19.16b /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
+	aese v23.16b, v21.16b /* sb_s1_3_aes = aese(sb_s1_3_sr, zero_key) */
+	and v26.16b, v23.16b, v7.16b /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* sb_s1_3_aes_hi = shr(sb_s1_3_aes) */
 	tbl v26.16b, {v12.16b}, v26.16b /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1
 	ldr q29, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v23.16b, {v29.16b}, v23.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
 	eor v23.16b, v26.16b, v23.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
-	mov v26.16b, v22.16b /* odd_bytes */
+	mov v26.16b, v17.16b /* odd_bytes */
 	bsl v26.16b, v2.16b, v23.16b /* sb_out_x_3 = bsl(odd_bytes, sb_s1_3, sb_s0_3) */
-	bit v2.16b, v23.16b, v22.16b /* sb_out_y_3 = bsl(odd_bytes, sb_s0_3, sb_s1_3) */
-	tbl v2.16b, {v2.16b}, v7.16b /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	bit v2.16b, v23.16b, v17.16b /* sb_out_y_3 = bsl(odd_bytes, sb_s0_3, sb_s1_3) */
+	tbl v2.16b, {v2.16b}, v14.16b /* r2_3 = lookup16(sb_out_y_3, rotl24) */
 	ldr q23, [sp, #96] /* reload g1s1_1.2 */
 	add v30.4s, v23.4s, v23.4s /* dbl_27 = add(g1s1_1, g1s1_1) */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_3_r = shr(dbl_27) */
@@ -591,22 +587,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	and v5.16b, v5.16b, v10.16b /* s15k_3 = and(s15k_o_3, modulus) */
 	ushr v20.4s, v20.4s, #1 /* w_half_3 = shr(w_3) */
 	add v30.4s, v30.4s, v31.4s /* fb0_s_9 = add(s0k_3, s4k_3) */
-	add v31.4s, v30.4s, v14.4s /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
+	add v31.4s, v30.4s, v25.4s /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
 	umin v30.4s, v30.4s, v31.4s /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
 	add v29.4s, v13.4s, v29.4s /* fb0_s_10 = add(s10k_3, s13k_3) */
-	add v31.4s, v29.4s, v14.4s /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
+	add v31.4s, v29.4s, v25.4s /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
 	umin v29.4s, v29.4s, v31.4s /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
 	add v5.4s, v5.4s, v20.4s /* fb0_s_11 = add(s15k_3, w_half_3) */
-	add v20.4s, v5.4s, v14.4s /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
+	add v20.4s, v5.4s, v25.4s /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
 	umin v5.4s, v5.4s, v20.4s /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
 	add v20.4s, v30.4s, v29.4s /* fb1_s_3 = add(fb0_9, fb0_10) */
-	add v29.4s, v20.4s, v14.4s /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
+	add v29.4s, v20.4s, v25.4s /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
 	umin v20.4s, v20.4s, v29.4s /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
 	add v5.4s, v20.4s, v5.4s /* fb2_s_3 = add(fb1_3, fb0_11) */
-	add v20.4s, v5.4s, v14.4s /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
+	add v20.4s, v5.4s, v25.4s /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
 	umin v5.4s, v5.4s, v20.4s /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
 	add v5.4s, v5.4s, v23.4s /* fb_s_3 = add(fb2_3, g1s1_1) */
-	add v20.4s, v5.4s, v14.4s /* fb_p_3 = add(fb_s_3, minus_modulus) */
+	add v20.4s, v5.4s, v25.4s /* fb_p_3 = add(fb_s_3, minus_modulus) */
 	smax v5.4s, v5.4s, v20.4s /* fb_3 = maxs(fb_s_3, fb_p_3) */
 
 	/* Initialisation round 16r+2, lanes 0..: s16 = feedback + (W >> 1). */
@@ -622,64 +618,63 @@ zuc_lanesx2_neon_aes_init_asm:
 	ushr v6.4s, v13.4s, #16 /* x2_4_r = shr(dbl_34) */
 	ldr q30, [sp, #224] /* reload g0s9_1.2 */
 	sli v6.4s, v30.4s, #16 /* x2_4 = sli(x2_4_r, g0s9_1) */
-	eor v23.16b, v23.16b, v25.16b /* x0r1_4 = xor(x0_4, sb_out_x_2) */
+	eor v23.16b, v23.16b, v24.16b /* x0r1_4 = xor(x0_4, sb_out_x_2) */
 	add v23.4s, v23.4s, v4.4s /* w_4 = add(x0r1_4, r2_2) */
-	add v25.4s, v25.4s, v29.4s /* w1_4 = add(sb_out_x_2, x1_4) */
+	add v24.4s, v24.4s, v29.4s /* w1_4 = add(sb_out_x_2, x1_4) */
 	eor v4.16b, v4.16b, v6.16b /* w2_4 = xor(r2_2, x2_4) */
 	ushr v6.4s, v4.4s, #16 /* l1in_4_r = shr(w2_4) */
-	sli v6.4s, v25.4s, #16 /* l1in_4 = sli(l1in_4_r, w1_4) */
-	mov v30.16b, v27.16b /* high16 */
-	bsl v30.16b, v4.16b, v25.16b /* l1in16_4 = bsl(high16, w1_4, w2_4) */
+	sli v6.4s, v24.4s, #16 /* l1in_4 = sli(l1in_4_r, w1_4) */
+	tbl v30.16b, {v6.16b}, v14.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
 	str q29, [sp, #896] /* spill x1_4 */
-	tbl v29.16b, {v6.16b}, v7.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
-	tbl v31.16b, {v6.16b}, v19.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
-	eor v31.16b, v6.16b, v31.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
-	eor v30.16b, v31.16b, v30.16b /* ug_4 = xor(ug_acc_4, l1in16_4) */
-	ushr v31.4s, v30.4s, #30 /* ur2_4_r = shr(ug_4) */
-	sli v31.4s, v30.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
-	eor v6.16b, v6.16b, v29.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
+	tbl v29.16b, {v6.16b}, v22.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
+	rev32 v31.8h, v6.8h /* ur16_4 = rev(l1in_4) */
+	eor v29.16b, v6.16b, v29.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	eor v29.16b, v29.16b, v31.16b /* ug_4 = xor(ug_acc_4, ur16_4) */
+	ushr v31.4s, v29.4s, #30 /* ur2_4_r = shr(ug_4) */
+	sli v31.4s, v29.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
+	eor v6.16b, v6.16b, v30.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
 	eor v6.16b, v6.16b, v31.16b /* u_4 = xor(u_acc_4, ur2_4) */
-	ushr v29.4s, v25.4s, #16 /* l2in_4_r = shr(w1_4) */
-	sli v29.4s, v4.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
-	bit v4.16b, v25.16b, v27.16b /* l2in16_4 = bsl(high16, w2_4, w1_4) */
-	tbl v25.16b, {v29.16b}, v19.16b /* v8r8_4 = lookup16(l2in_4, rotl8) */
-	tbl v30.16b, {v29.16b}, v7.16b /* v8r24_4 = lookup16(l2in_4, rotl24) */
-	eor v29.16b, v29.16b, v4.16b /* v8g_acc_4 = xor(l2in_4, l2in16_4) */
-	eor v29.16b, v29.16b, v30.16b /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
-	ushr v30.4s, v29.4s, #26 /* v8r6_4_r = shr(v8g_4) */
-	sli v30.4s, v29.4s, #6 /* v8r6_4 = sli(v8r6_4_r, v8g_4) */
-	eor v4.16b, v25.16b, v4.16b /* v8_acc_4 = xor(v8r8_4, l2in16_4) */
+	ushr v24.4s, v24.4s, #16 /* l2in_4_r = shr(w1_4) */
+	sli v24.4s, v4.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
+	tbl v4.16b, {v24.16b}, v22.16b /* v8r8_4 = lookup16(l2in_4, rotl8) */
+	rev32 v29.8h, v24.8h /* v8r16_4 = rev(l2in_4) */
+	tbl v30.16b, {v24.16b}, v14.16b /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	eor v24.16b, v24.16b, v29.16b /* v8g_acc_4 = xor(l2in_4, v8r16_4) */
+	eor v24.16b, v24.16b, v30.16b /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
+	ushr v30.4s, v24.4s, #26 /* v8r6_4_r = shr(v8g_4) */
+	sli v30.4s, v24.4s, #6 /* v8r6_4 = sli(v8r6_4_r, v8g_4) */
+	eor v4.16b, v4.16b, v29.16b /* v8_acc_4 = xor(v8r8_4, v8r16_4) */
 	eor v4.16b, v4.16b, v30.16b /* v8_4 = xor(v8_acc_4, v8r6_4) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v6.16b, v4.16b /* sb_in_x_4 = bsl(odd_bytes, v8_4, u_4) */
-	bit v6.16b, v4.16b, v22.16b /* sb_in_y_4 = bsl(odd_bytes, u_4, v8_4) */
-	and v4.16b, v25.16b, v17.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v6.16b, v4.16b /* sb_in_x_4 = bsl(odd_bytes, v8_4, u_4) */
+	bit v6.16b, v4.16b, v17.16b /* sb_in_y_4 = bsl(odd_bytes, u_4, v8_4) */
+	and v4.16b, v24.16b, v7.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
 	tbl v29.16b, {v8.16b}, v4.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
-	eor v25.16b, v29.16b, v25.16b /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	tbl v29.16b, {v11.16b}, v25.16b /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	eor v24.16b, v29.16b, v24.16b /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	tbl v29.16b, {v11.16b}, v24.16b /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
 	eor v4.16b, v29.16b, v4.16b /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
 	tbl v4.16b, {v15.16b}, v4.16b /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
-	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
-	eor v4.16b, v4.16b, v25.16b /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
-	and v25.16b, v6.16b, v17.16b /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	eor v4.16b, v4.16b, v24.16b /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	and v24.16b, v6.16b, v7.16b /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* sb_in_y_4_hi = shr(sb_in_y_4) */
-	tbl v25.16b, {v9.16b}, v25.16b /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
 	tbl v6.16b, {v3.16b}, v6.16b /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
-	eor v6.16b, v25.16b, v6.16b /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	tbl v6.16b, {v6.16b}, v21.16b /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
-	aese v6.16b, v24.16b /* sb_s1_4_aes = aese(sb_s1_4_sr, zero_key) */
-	and v25.16b, v6.16b, v17.16b /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	eor v6.16b, v24.16b, v6.16b /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
+	tbl v6.16b, {v6.16b}, v19.16b /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
+	aese v6.16b, v21.16b /* sb_s1_4_aes = aese(sb_s1_4_sr, zero_key) */
+	and v24.16b, v6.16b, v7.16b /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* sb_s1_4_aes_hi = shr(sb_s1_4_aes) */
-	tbl v25.16b, {v12.16b}, v25.16b /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	tbl v24.16b, {v12.16b}, v24.16b /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1
 	ldr q29, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v6.16b, {v29.16b}, v6.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
-	eor v6.16b, v25.16b, v6.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v4.16b, v6.16b /* sb_out_x_4 = bsl(odd_bytes, sb_s1_4, sb_s0_4) */
-	bit v4.16b, v6.16b, v22.16b /* sb_out_y_4 = bsl(odd_bytes, sb_s0_4, sb_s1_4) */
-	tbl v4.16b, {v4.16b}, v7.16b /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	eor v6.16b, v24.16b, v6.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v4.16b, v6.16b /* sb_out_x_4 = bsl(odd_bytes, sb_s1_4, sb_s0_4) */
+	bit v4.16b, v6.16b, v17.16b /* sb_out_y_4 = bsl(odd_bytes, sb_s0_4, sb_s1_4) */
+	tbl v4.16b, {v4.16b}, v14.16b /* r2_4 = lookup16(sb_out_y_4, rotl24) */
 	ldr q6, [sp, #176] /* reload g0s2_1.2 */
 	add v30.4s, v6.4s, v6.4s /* dbl_35 = add(g0s2_1, g0s2_1) */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_4_r = shr(dbl_35) */
@@ -708,22 +703,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	and v29.16b, v29.16b, v10.16b /* s15k_4 = and(s15k_o_4, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_4 = shr(w_4) */
 	add v30.4s, v30.4s, v31.4s /* fb0_s_12 = add(s0k_4, s4k_4) */
-	add v31.4s, v30.4s, v14.4s /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
+	add v31.4s, v30.4s, v25.4s /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
 	umin v30.4s, v30.4s, v31.4s /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
 	add v18.4s, v13.4s, v18.4s /* fb0_s_13 = add(s10k_4, s13k_4) */
-	add v31.4s, v18.4s, v14.4s /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
+	add v31.4s, v18.4s, v25.4s /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
 	umin v18.4s, v18.4s, v31.4s /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
 	add v23.4s, v29.4s, v23.4s /* fb0_s_14 = add(s15k_4, w_half_4) */
-	add v29.4s, v23.4s, v14.4s /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	add v29.4s, v23.4s, v25.4s /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
 	umin v23.4s, v23.4s, v29.4s /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
 	add v18.4s, v30.4s, v18.4s /* fb1_s_4 = add(fb0_12, fb0_13) */
-	add v29.4s, v18.4s, v14.4s /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
+	add v29.4s, v18.4s, v25.4s /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
 	umin v18.4s, v18.4s, v29.4s /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
 	add v18.4s, v18.4s, v23.4s /* fb2_s_4 = add(fb1_4, fb0_14) */
-	add v23.4s, v18.4s, v14.4s /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
+	add v23.4s, v18.4s, v25.4s /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
 	umin v18.4s, v18.4s, v23.4s /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
 	add v6.4s, v18.4s, v6.4s /* fb_s_4 = add(fb2_4, g0s2_1) */
-	add v18.4s, v6.4s, v14.4s /* fb_p_4 = add(fb_s_4, minus_modulus) */
+	add v18.4s, v6.4s, v25.4s /* fb_p_4 = add(fb_s_4, minus_modulus) */
 	smax v6.4s, v6.4s, v18.4s /* fb_4 = maxs(fb_s_4, fb_p_4) */
 
 	/* Initialisation round 16r+2, lanes 4..: s16 = feedback + (W >> 1). */
@@ -745,32 +740,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v2.16b, v2.16b, v28.16b /* w2_5 = xor(r2_3, x2_5) */
 	ushr v28.4s, v2.4s, #16 /* l1in_5_r = shr(w2_5) */
 	sli v28.4s, v26.4s, #16 /* l1in_5 = sli(l1in_5_r, w1_5) */
-	mov v30.16b, v27.16b /* high16 */
-	bsl v30.16b, v2.16b, v26.16b /* l1in16_5 = bsl(high16, w1_5, w2_5) */
+	tbl v30.16b, {v28.16b}, v14.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
 	str q29, [sp, #976] /* spill x1_5 */
-	tbl v29.16b, {v28.16b}, v7.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
-	tbl v31.16b, {v28.16b}, v19.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
-	eor v31.16b, v28.16b, v31.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
-	eor v30.16b, v31.16b, v30.16b /* ug_5 = xor(ug_acc_5, l1in16_5) */
-	ushr v31.4s, v30.4s, #30 /* ur2_5_r = shr(ug_5) */
-	sli v31.4s, v30.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
-	eor v28.16b, v28.16b, v29.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
+	tbl v29.16b, {v28.16b}, v22.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
+	rev32 v31.8h, v28.8h /* ur16_5 = rev(l1in_5) */
+	eor v29.16b, v28.16b, v29.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	eor v29.16b, v29.16b, v31.16b /* ug_5 = xor(ug_acc_5, ur16_5) */
+	ushr v31.4s, v29.4s, #30 /* ur2_5_r = shr(ug_5) */
+	sli v31.4s, v29.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
+	eor v28.16b, v28.16b, v30.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
 	eor v28.16b, v28.16b, v31.16b /* u_5 = xor(u_acc_5, ur2_5) */
-	ushr v29.4s, v26.4s, #16 /* l2in_5_r = shr(w1_5) */
-	sli v29.4s, v2.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
-	bit v2.16b, v26.16b, v27.16b /* l2in16_5 = bsl(high16, w2_5, w1_5) */
-	tbl v26.16b, {v29.16b}, v19.16b /* v8r8_5 = lookup16(l2in_5, rotl8) */
-	tbl v30.16b, {v29.16b}, v7.16b /* v8r24_5 = lookup16(l2in_5, rotl24) */
-	eor v29.16b, v29.16b, v2.16b /* v8g_acc_5 = xor(l2in_5, l2in16_5) */
-	eor v29.16b, v29.16b, v30.16b /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
-	ushr v30.4s, v29.4s, #26 /* v8r6_5_r = shr(v8g_5) */
-	sli v30.4s, v29.4s, #6 /* v8r6_5 = sli(v8r6_5_r, v8g_5) */
-	eor v2.16b, v26.16b, v2.16b /* v8_acc_5 = xor(v8r8_5, l2in16_5) */
+	ushr v26.4s, v26.4s, #16 /* l2in_5_r = shr(w1_5) */
+	sli v26.4s, v2.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
+	tbl v2.16b, {v26.16b}, v22.16b /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	rev32 v29.8h, v26.8h /* v8r16_5 = rev(l2in_5) */
+	tbl v30.16b, {v26.16b}, v14.16b /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	eor v26.16b, v26.16b, v29.16b /* v8g_acc_5 = xor(l2in_5, v8r16_5) */
+	eor v26.16b, v26.16b, v30.16b /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
+	ushr v30.4s, v26.4s, #26 /* v8r6_5_r = shr(v8g_5) */
+	sli v30.4s, v26.4s, #6 /* v8r6_5 = sli(v8r6_5_r, v8g_5) */
+	eor v2.16b, v2.16b, v29.16b /* v8_acc_5 = xor(v8r8_5, v8r16_5) */
 	eor v2.16b, v2.16b, v30.16b /* v8_5 = xor(v8_acc_5, v8r6_5) */
-	mov v26.16b, v22.16b /* odd_bytes */
+	mov v26.16b, v17.16b /* odd_bytes */
 	bsl v26.16b, v28.16b, v2.16b /* sb_in_x_5 = bsl(odd_bytes, v8_5, u_5) */
-	bit v28.16b, v2.16b, v22.16b /* sb_in_y_5 = bsl(odd_bytes, u_5, v8_5) */
-	and v2.16b, v26.16b, v17.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	bit v28.16b, v2.16b, v17.16b /* sb_in_y_5 = bsl(odd_bytes, u_5, v8_5) */
+	and v2.16b, v26.16b, v7.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
 	tbl v29.16b, {v8.16b}, v2.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
 	eor v26.16b, v29.16b, v26.16b /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
@@ -779,24 +773,24 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v2.16b, {v15.16b}, v2.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
 	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
 	eor v2.16b, v2.16b, v26.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	and v26.16b, v28.16b, v17.16b /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	and v26.16b, v28.16b, v7.16b /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_in_y_5_hi = shr(sb_in_y_5) */
 	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
 	tbl v28.16b, {v3.16b}, v28.16b /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
 	eor v26.16b, v26.16b, v28.16b /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	tbl v26.16b, {v26.16b}, v21.16b /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
-	aese v26.16b, v24.16b /* sb_s1_5_aes = aese(sb_s1_5_sr, zero_key) */
-	and v28.16b, v26.16b, v17.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	tbl v26.16b, {v26.16b}, v19.16b /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+	aese v26.16b, v21.16b /* sb_s1_5_aes = aese(sb_s1_5_sr, zero_key) */
+	and v28.16b, v26.16b, v7.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
 	tbl v28.16b, {v12.16b}, v28.16b /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1
 	ldr q29, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v26.16b, {v29.16b}, v26.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
 	eor v26.16b, v28.16b, v26.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
-	mov v28.16b, v22.16b /* odd_bytes */
+	mov v28.16b, v17.16b /* odd_bytes */
 	bsl v28.16b, v2.16b, v26.16b /* sb_out_x_5 = bsl(odd_bytes, sb_s1_5, sb_s0_5) */
-	bit v2.16b, v26.16b, v22.16b /* sb_out_y_5 = bsl(odd_bytes, sb_s0_5, sb_s1_5) */
-	tbl v2.16b, {v2.16b}, v7.16b /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	bit v2.16b, v26.16b, v17.16b /* sb_out_y_5 = bsl(odd_bytes, sb_s0_5, sb_s1_5) */
+	tbl v2.16b, {v2.16b}, v14.16b /* r2_5 = lookup16(sb_out_y_5, rotl24) */
 	ldr q26, [sp, #160] /* reload g1s2_1.2 */
 	add v30.4s, v26.4s, v26.4s /* dbl_43 = add(g1s2_1, g1s2_1) */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_5_r = shr(dbl_43) */
@@ -825,22 +819,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	and v29.16b, v29.16b, v10.16b /* s15k_5 = and(s15k_o_5, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_5 = shr(w_5) */
 	add v30.4s, v30.4s, v31.4s /* fb0_s_15 = add(s0k_5, s4k_5) */
-	add v31.4s, v30.4s, v14.4s /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	add v31.4s, v30.4s, v25.4s /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
 	umin v30.4s, v30.4s, v31.4s /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
 	add v20.4s, v13.4s, v20.4s /* fb0_s_16 = add(s10k_5, s13k_5) */
-	add v31.4s, v20.4s, v14.4s /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	add v31.4s, v20.4s, v25.4s /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
 	umin v20.4s, v20.4s, v31.4s /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
 	add v23.4s, v29.4s, v23.4s /* fb0_s_17 = add(s15k_5, w_half_5) */
-	add v29.4s, v23.4s, v14.4s /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	add v29.4s, v23.4s, v25.4s /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
 	umin v23.4s, v23.4s, v29.4s /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
 	add v20.4s, v30.4s, v20.4s /* fb1_s_5 = add(fb0_15, fb0_16) */
-	add v29.4s, v20.4s, v14.4s /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
+	add v29.4s, v20.4s, v25.4s /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
 	umin v20.4s, v20.4s, v29.4s /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
 	add v20.4s, v20.4s, v23.4s /* fb2_s_5 = add(fb1_5, fb0_17) */
-	add v23.4s, v20.4s, v14.4s /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
+	add v23.4s, v20.4s, v25.4s /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
 	add v20.4s, v20.4s, v26.4s /* fb_s_5 = add(fb2_5, g1s2_1) */
-	add v23.4s, v20.4s, v14.4s /* fb_p_5 = add(fb_s_5, minus_modulus) */
+	add v23.4s, v20.4s, v25.4s /* fb_p_5 = add(fb_s_5, minus_modulus) */
 	smax v20.4s, v20.4s, v23.4s /* fb_5 = maxs(fb_s_5, fb_p_5) */
 
 	/* Initialisation round 16r+3, lanes 0..: s16 = feedback + (W >> 1). */
@@ -856,64 +850,63 @@ zuc_lanesx2_neon_aes_init_asm:
 	ushr v0.4s, v13.4s, #16 /* x2_6_r = shr(dbl_50) */
 	ldr q30, [sp, #384] /* reload g0s10_1.2 */
 	sli v0.4s, v30.4s, #16 /* x2_6 = sli(x2_6_r, g0s10_1) */
-	eor v26.16b, v26.16b, v25.16b /* x0r1_6 = xor(x0_6, sb_out_x_4) */
+	eor v26.16b, v26.16b, v24.16b /* x0r1_6 = xor(x0_6, sb_out_x_4) */
 	add v26.4s, v26.4s, v4.4s /* w_6 = add(x0r1_6, r2_4) */
-	add v25.4s, v25.4s, v29.4s /* w1_6 = add(sb_out_x_4, x1_6) */
+	add v24.4s, v24.4s, v29.4s /* w1_6 = add(sb_out_x_4, x1_6) */
 	eor v0.16b, v4.16b, v0.16b /* w2_6 = xor(r2_4, x2_6) */
 	ushr v4.4s, v0.4s, #16 /* l1in_6_r = shr(w2_6) */
-	sli v4.4s, v25.4s, #16 /* l1in_6 = sli(l1in_6_r, w1_6) */
-	mov v30.16b, v27.16b /* high16 */
-	bsl v30.16b, v0.16b, v25.16b /* l1in16_6 = bsl(high16, w1_6, w2_6) */
+	sli v4.4s, v24.4s, #16 /* l1in_6 = sli(l1in_6_r, w1_6) */
+	tbl v30.16b, {v4.16b}, v14.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
 	str q29, [sp, #1056] /* spill x1_6 */
-	tbl v29.16b, {v4.16b}, v7.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
-	tbl v31.16b, {v4.16b}, v19.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
-	eor v31.16b, v4.16b, v31.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
-	eor v30.16b, v31.16b, v30.16b /* ug_6 = xor(ug_acc_6, l1in16_6) */
-	ushr v31.4s, v30.4s, #30 /* ur2_6_r = shr(ug_6) */
-	sli v31.4s, v30.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
-	eor v4.16b, v4.16b, v29.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
+	tbl v29.16b, {v4.16b}, v22.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
+	rev32 v31.8h, v4.8h /* ur16_6 = rev(l1in_6) */
+	eor v29.16b, v4.16b, v29.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	eor v29.16b, v29.16b, v31.16b /* ug_6 = xor(ug_acc_6, ur16_6) */
+	ushr v31.4s, v29.4s, #30 /* ur2_6_r = shr(ug_6) */
+	sli v31.4s, v29.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
+	eor v4.16b, v4.16b, v30.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
 	eor v4.16b, v4.16b, v31.16b /* u_6 = xor(u_acc_6, ur2_6) */
-	ushr v29.4s, v25.4s, #16 /* l2in_6_r = shr(w1_6) */
-	sli v29.4s, v0.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
-	bit v0.16b, v25.16b, v27.16b /* l2in16_6 = bsl(high16, w2_6, w1_6) */
-	tbl v25.16b, {v29.16b}, v19.16b /* v8r8_6 = lookup16(l2in_6, rotl8) */
-	tbl v30.16b, {v29.16b}, v7.16b /* v8r24_6 = lookup16(l2in_6, rotl24) */
-	eor v29.16b, v29.16b, v0.16b /* v8g_acc_6 = xor(l2in_6, l2in16_6) */
-	eor v29.16b, v29.16b, v30.16b /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
-	ushr v30.4s, v29.4s, #26 /* v8r6_6_r = shr(v8g_6) */
-	sli v30.4s, v29.4s, #6 /* v8r6_6 = sli(v8r6_6_r, v8g_6) */
-	eor v0.16b, v25.16b, v0.16b /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
+	ushr v24.4s, v24.4s, #16 /* l2in_6_r = shr(w1_6) */
+	sli v24.4s, v0.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
+	tbl v0.16b, {v24.16b}, v22.16b /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	rev32 v29.8h, v24.8h /* v8r16_6 = rev(l2in_6) */
+	tbl v30.16b, {v24.16b}, v14.16b /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	eor v24.16b, v24.16b, v29.16b /* v8g_acc_6 = xor(l2in_6, v8r16_6) */
+	eor v24.16b, v24.16b, v30.16b /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
+	ushr v30.4s, v24.4s, #26 /* v8r6_6_r = shr(v8g_6) */
+	sli v30.4s, v24.4s, #6 /* v8r6_6 = sli(v8r6_6_r, v8g_6) */
+	eor v0.16b, v0.16b, v29.16b /* v8_acc_6 = xor(v8r8_6, v8r16_6) */
 	eor v0.16b, v0.16b, v30.16b /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v4.16b, v0.16b /* sb_in_x_6 = bsl(odd_bytes, v8_6, u_6) */
-	bit v4.16b, v0.16b, v22.16b /* sb_in_y_6 = bsl(odd_bytes, u_6, v8_6) */
-	and v0.16b, v25.16b, v17.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v4.16b, v0.16b /* sb_in_x_6 = bsl(odd_bytes, v8_6, u_6) */
+	bit v4.16b, v0.16b, v17.16b /* sb_in_y_6 = bsl(odd_bytes, u_6, v8_6) */
+	and v0.16b, v24.16b, v7.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
 	tbl v29.16b, {v8.16b}, v0.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
-	eor v25.16b, v29.16b, v25.16b /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	tbl v29.16b, {v11.16b}, v25.16b /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	eor v24.16b, v29.16b, v24.16b /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	tbl v29.16b, {v11.16b}, v24.16b /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
 	eor v0.16b, v29.16b, v0.16b /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
-	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
-	eor v0.16b, v0.16b, v25.16b /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
-	and v25.16b, v4.16b, v17.16b /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	eor v0.16b, v0.16b, v24.16b /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	and v24.16b, v4.16b, v7.16b /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
 	ushr v4.16b, v4.16b, #4 /* sb_in_y_6_hi = shr(sb_in_y_6) */
-	tbl v25.16b, {v9.16b}, v25.16b /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
 	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
-	eor v4.16b, v25.16b, v4.16b /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
-	tbl v4.16b, {v4.16b}, v21.16b /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
-	aese v4.16b, v24.16b /* sb_s1_6_aes = aese(sb_s1_6_sr, zero_key) */
-	and v25.16b, v4.16b, v17.16b /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	eor v4.16b, v24.16b, v4.16b /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
+	tbl v4.16b, {v4.16b}, v19.16b /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
+	aese v4.16b, v21.16b /* sb_s1_6_aes = aese(sb_s1_6_sr, zero_key) */
+	and v24.16b, v4.16b, v7.16b /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
 	ushr v4.16b, v4.16b, #4 /* sb_s1_6_aes_hi = shr(sb_s1_6_aes) */
-	tbl v25.16b, {v12.16b}, v25.16b /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	tbl v24.16b, {v12.16b}, v24.16b /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1
 	ldr q29, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v4.16b, {v29.16b}, v4.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
-	eor v4.16b, v25.16b, v4.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v0.16b, v4.16b /* sb_out_x_6 = bsl(odd_bytes, sb_s1_6, sb_s0_6) */
-	bit v0.16b, v4.16b, v22.16b /* sb_out_y_6 = bsl(odd_bytes, sb_s0_6, sb_s1_6) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	eor v4.16b, v24.16b, v4.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v0.16b, v4.16b /* sb_out_x_6 = bsl(odd_bytes, sb_s1_6, sb_s0_6) */
+	bit v0.16b, v4.16b, v17.16b /* sb_out_y_6 = bsl(odd_bytes, sb_s0_6, sb_s1_6) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_6 = lookup16(sb_out_y_6, rotl24) */
 	ldr q4, [sp, #144] /* reload g0s3_1.2 */
 	add v30.4s, v4.4s, v4.4s /* dbl_51 = add(g0s3_1, g0s3_1) */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_6_r = shr(dbl_51) */
@@ -942,22 +935,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	and v13.16b, v13.16b, v10.16b /* s15k_6 = and(s15k_o_6, modulus) */
 	ushr v26.4s, v26.4s, #1 /* w_half_6 = shr(w_6) */
 	add v30.4s, v30.4s, v31.4s /* fb0_s_18 = add(s0k_6, s4k_6) */
-	add v31.4s, v30.4s, v14.4s /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	add v31.4s, v30.4s, v25.4s /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
 	umin v30.4s, v30.4s, v31.4s /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
 	add v16.4s, v18.4s, v16.4s /* fb0_s_19 = add(s10k_6, s13k_6) */
-	add v18.4s, v16.4s, v14.4s /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	add v18.4s, v16.4s, v25.4s /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
 	umin v16.4s, v16.4s, v18.4s /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
 	add v18.4s, v13.4s, v26.4s /* fb0_s_20 = add(s15k_6, w_half_6) */
-	add v26.4s, v18.4s, v14.4s /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	add v26.4s, v18.4s, v25.4s /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
 	umin v18.4s, v18.4s, v26.4s /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
 	add v16.4s, v30.4s, v16.4s /* fb1_s_6 = add(fb0_18, fb0_19) */
-	add v26.4s, v16.4s, v14.4s /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
+	add v26.4s, v16.4s, v25.4s /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
 	umin v16.4s, v16.4s, v26.4s /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
 	add v16.4s, v16.4s, v18.4s /* fb2_s_6 = add(fb1_6, fb0_20) */
-	add v18.4s, v16.4s, v14.4s /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
+	add v18.4s, v16.4s, v25.4s /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
 	umin v16.4s, v16.4s, v18.4s /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
 	add v4.4s, v16.4s, v4.4s /* fb_s_6 = add(fb2_6, g0s3_1) */
-	add v16.4s, v4.4s, v14.4s /* fb_p_6 = add(fb_s_6, minus_modulus) */
+	add v16.4s, v4.4s, v25.4s /* fb_p_6 = add(fb_s_6, minus_modulus) */
 	smax v4.4s, v4.4s, v16.4s /* fb_6 = maxs(fb_s_6, fb_p_6) */
 
 	/* Initialisation round 16r+3, lanes 4..: s16 = feedback + (W >> 1). */
@@ -979,32 +972,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v1.16b, v2.16b, v1.16b /* w2_7 = xor(r2_5, x2_7) */
 	ushr v2.4s, v1.4s, #16 /* l1in_7_r = shr(w2_7) */
 	sli v2.4s, v28.4s, #16 /* l1in_7 = sli(l1in_7_r, w1_7) */
-	mov v30.16b, v27.16b /* high16 */
-	bsl v30.16b, v1.16b, v28.16b /* l1in16_7 = bsl(high16, w1_7, w2_7) */
+	tbl v30.16b, {v2.16b}, v14.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
 	str q26, [sp, #1136] /* spill x1_7 */
-	tbl v26.16b, {v2.16b}, v7.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
-	tbl v31.16b, {v2.16b}, v19.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
-	eor v31.16b, v2.16b, v31.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
-	eor v30.16b, v31.16b, v30.16b /* ug_7 = xor(ug_acc_7, l1in16_7) */
-	ushr v31.4s, v30.4s, #30 /* ur2_7_r = shr(ug_7) */
-	sli v31.4s, v30.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
-	eor v2.16b, v2.16b, v26.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
+	tbl v26.16b, {v2.16b}, v22.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
+	rev32 v31.8h, v2.8h /* ur16_7 = rev(l1in_7) */
+	eor v26.16b, v2.16b, v26.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	eor v26.16b, v26.16b, v31.16b /* ug_7 = xor(ug_acc_7, ur16_7) */
+	ushr v31.4s, v26.4s, #30 /* ur2_7_r = shr(ug_7) */
+	sli v31.4s, v26.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
+	eor v2.16b, v2.16b, v30.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
 	eor v2.16b, v2.16b, v31.16b /* u_7 = xor(u_acc_7, ur2_7) */
 	ushr v26.4s, v28.4s, #16 /* l2in_7_r = shr(w1_7) */
 	sli v26.4s, v1.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
-	bit v1.16b, v28.16b, v27.16b /* l2in16_7 = bsl(high16, w2_7, w1_7) */
-	tbl v28.16b, {v26.16b}, v19.16b /* v8r8_7 = lookup16(l2in_7, rotl8) */
-	tbl v30.16b, {v26.16b}, v7.16b /* v8r24_7 = lookup16(l2in_7, rotl24) */
-	eor v26.16b, v26.16b, v1.16b /* v8g_acc_7 = xor(l2in_7, l2in16_7) */
+	tbl v1.16b, {v26.16b}, v22.16b /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	rev32 v28.8h, v26.8h /* v8r16_7 = rev(l2in_7) */
+	tbl v30.16b, {v26.16b}, v14.16b /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	eor v26.16b, v26.16b, v28.16b /* v8g_acc_7 = xor(l2in_7, v8r16_7) */
 	eor v26.16b, v26.16b, v30.16b /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
 	ushr v30.4s, v26.4s, #26 /* v8r6_7_r = shr(v8g_7) */
 	sli v30.4s, v26.4s, #6 /* v8r6_7 = sli(v8r6_7_r, v8g_7) */
-	eor v1.16b, v28.16b, v1.16b /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
+	eor v1.16b, v1.16b, v28.16b /* v8_acc_7 = xor(v8r8_7, v8r16_7) */
 	eor v1.16b, v1.16b, v30.16b /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	mov v26.16b, v22.16b /* odd_bytes */
+	mov v26.16b, v17.16b /* odd_bytes */
 	bsl v26.16b, v2.16b, v1.16b /* sb_in_x_7 = bsl(odd_bytes, v8_7, u_7) */
-	bit v2.16b, v1.16b, v22.16b /* sb_in_y_7 = bsl(odd_bytes, u_7, v8_7) */
-	and v1.16b, v26.16b, v17.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	bit v2.16b, v1.16b, v17.16b /* sb_in_y_7 = bsl(odd_bytes, u_7, v8_7) */
+	and v1.16b, v26.16b, v7.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
 	tbl v28.16b, {v8.16b}, v1.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
 	eor v26.16b, v28.16b, v26.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
@@ -1013,22 +1005,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
 	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
 	eor v1.16b, v1.16b, v26.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
-	and v26.16b, v2.16b, v17.16b /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
+	and v26.16b, v2.16b, v7.16b /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* sb_in_y_7_hi = shr(sb_in_y_7) */
 	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
 	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
 	eor v2.16b, v26.16b, v2.16b /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
-	tbl v2.16b, {v2.16b}, v21.16b /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
-	aese v2.16b, v24.16b /* sb_s1_7_aes = aese(sb_s1_7_sr, zero_key) */
-	and v26.16b, v2.16b, v17.16b /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	tbl v2.16b, {v2.16b}, v19.16b /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
+	aese v2.16b, v21.16b /* sb_s1_7_aes = aese(sb_s1_7_sr, zero_key) */
+	and v26.16b, v2.16b, v7.16b /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* sb_s1_7_aes_hi = shr(sb_s1_7_aes) */
 	tbl v26.16b, {v12.16b}, v26.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
 	tbl v2.16b, {v29.16b}, v2.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
 	eor v2.16b, v26.16b, v2.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
-	mov v26.16b, v22.16b /* odd_bytes */
+	mov v26.16b, v17.16b /* odd_bytes */
 	bsl v26.16b, v1.16b, v2.16b /* sb_out_x_7 = bsl(odd_bytes, sb_s1_7, sb_s0_7) */
-	bit v1.16b, v2.16b, v22.16b /* sb_out_y_7 = bsl(odd_bytes, sb_s0_7, sb_s1_7) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	bit v1.16b, v2.16b, v17.16b /* sb_out_y_7 = bsl(odd_bytes, sb_s0_7, sb_s1_7) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_7 = lookup16(sb_out_y_7, rotl24) */
 	ldr q2, [sp, #128] /* reload g1s3_1.2 */
 	add v28.4s, v2.4s, v2.4s /* dbl_59 = add(g1s3_1, g1s3_1) */
 	ushr v28.4s, v28.4s, #24 /* s0k_o_7_r = shr(dbl_59) */
@@ -1056,22 +1048,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	and v5.16b, v5.16b, v10.16b /* s15k_7 = and(s15k_o_7, modulus) */
 	ushr v18.4s, v18.4s, #1 /* w_half_7 = shr(w_7) */
 	add v28.4s, v28.4s, v31.4s /* fb0_s_21 = add(s0k_7, s4k_7) */
-	add v31.4s, v28.4s, v14.4s /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	add v31.4s, v28.4s, v25.4s /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
 	umin v28.4s, v28.4s, v31.4s /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
 	add v23.4s, v23.4s, v30.4s /* fb0_s_22 = add(s10k_7, s13k_7) */
-	add v30.4s, v23.4s, v14.4s /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	add v30.4s, v23.4s, v25.4s /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
 	umin v23.4s, v23.4s, v30.4s /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
 	add v5.4s, v5.4s, v18.4s /* fb0_s_23 = add(s15k_7, w_half_7) */
-	add v18.4s, v5.4s, v14.4s /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	add v18.4s, v5.4s, v25.4s /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
 	umin v5.4s, v5.4s, v18.4s /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
 	add v18.4s, v28.4s, v23.4s /* fb1_s_7 = add(fb0_21, fb0_22) */
-	add v23.4s, v18.4s, v14.4s /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	add v23.4s, v18.4s, v25.4s /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
 	umin v18.4s, v18.4s, v23.4s /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
 	add v5.4s, v18.4s, v5.4s /* fb2_s_7 = add(fb1_7, fb0_23) */
-	add v18.4s, v5.4s, v14.4s /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	add v18.4s, v5.4s, v25.4s /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
 	umin v5.4s, v5.4s, v18.4s /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
 	add v2.4s, v5.4s, v2.4s /* fb_s_7 = add(fb2_7, g1s3_1) */
-	add v5.4s, v2.4s, v14.4s /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	add v5.4s, v2.4s, v25.4s /* fb_p_7 = add(fb_s_7, minus_modulus) */
 	smax v2.4s, v2.4s, v5.4s /* fb_7 = maxs(fb_s_7, fb_p_7) */
 
 	/* Initialisation round 16r+4, lanes 0..: s16 = feedback + (W >> 1). */
@@ -1082,63 +1074,62 @@ zuc_lanesx2_neon_aes_init_asm:
 	ushr v28.4s, v23.4s, #16 /* x1_8_r = shr(dbl_6) */
 	ldr q30, [sp, #704] /* reload g0s15_1.2 */
 	sli v28.4s, v30.4s, #16 /* x1_8 = sli(x1_8_r, g0s15_1) */
-	eor v18.16b, v18.16b, v25.16b /* x0r1_8 = xor(x0_8, sb_out_x_6) */
+	eor v18.16b, v18.16b, v24.16b /* x0r1_8 = xor(x0_8, sb_out_x_6) */
 	add v18.4s, v18.4s, v0.4s /* w_8 = add(x0r1_8, r2_6) */
-	add v25.4s, v25.4s, v28.4s /* w1_8 = add(sb_out_x_6, x1_8) */
+	add v24.4s, v24.4s, v28.4s /* w1_8 = add(sb_out_x_6, x1_8) */
 	ldr q31, [sp, #240] /* reload x1 */
 	eor v0.16b, v0.16b, v31.16b /* w2_8 = xor(r2_6, x1) */
 	ushr v31.4s, v0.4s, #16 /* l1in_8_r = shr(w2_8) */
-	sli v31.4s, v25.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
-	mov v23.16b, v27.16b /* high16 */
-	bsl v23.16b, v0.16b, v25.16b /* l1in16_8 = bsl(high16, w1_8, w2_8) */
+	sli v31.4s, v24.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
+	tbl v23.16b, {v31.16b}, v14.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
 	str q28, [sp, #240] /* spill x1_8 */
-	tbl v28.16b, {v31.16b}, v7.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
-	tbl v30.16b, {v31.16b}, v19.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
-	eor v30.16b, v31.16b, v30.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
-	eor v23.16b, v30.16b, v23.16b /* ug_8 = xor(ug_acc_8, l1in16_8) */
-	ushr v30.4s, v23.4s, #30 /* ur2_8_r = shr(ug_8) */
-	sli v30.4s, v23.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
-	eor v23.16b, v31.16b, v28.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
+	tbl v28.16b, {v31.16b}, v22.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
+	rev32 v30.8h, v31.8h /* ur16_8 = rev(l1in_8) */
+	eor v28.16b, v31.16b, v28.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	eor v28.16b, v28.16b, v30.16b /* ug_8 = xor(ug_acc_8, ur16_8) */
+	ushr v30.4s, v28.4s, #30 /* ur2_8_r = shr(ug_8) */
+	sli v30.4s, v28.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
+	eor v23.16b, v31.16b, v23.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
 	eor v23.16b, v23.16b, v30.16b /* u_8 = xor(u_acc_8, ur2_8) */
-	ushr v28.4s, v25.4s, #16 /* l2in_8_r = shr(w1_8) */
-	sli v28.4s, v0.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
-	bit v0.16b, v25.16b, v27.16b /* l2in16_8 = bsl(high16, w2_8, w1_8) */
-	tbl v25.16b, {v28.16b}, v19.16b /* v8r8_8 = lookup16(l2in_8, rotl8) */
-	tbl v30.16b, {v28.16b}, v7.16b /* v8r24_8 = lookup16(l2in_8, rotl24) */
-	eor v28.16b, v28.16b, v0.16b /* v8g_acc_8 = xor(l2in_8, l2in16_8) */
-	eor v28.16b, v28.16b, v30.16b /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
-	ushr v30.4s, v28.4s, #26 /* v8r6_8_r = shr(v8g_8) */
-	sli v30.4s, v28.4s, #6 /* v8r6_8 = sli(v8r6_8_r, v8g_8) */
-	eor v0.16b, v25.16b, v0.16b /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
+	ushr v24.4s, v24.4s, #16 /* l2in_8_r = shr(w1_8) */
+	sli v24.4s, v0.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
+	tbl v0.16b, {v24.16b}, v22.16b /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	rev32 v28.8h, v24.8h /* v8r16_8 = rev(l2in_8) */
+	tbl v30.16b, {v24.16b}, v14.16b /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	eor v24.16b, v24.16b, v28.16b /* v8g_acc_8 = xor(l2in_8, v8r16_8) */
+	eor v24.16b, v24.16b, v30.16b /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
+	ushr v30.4s, v24.4s, #26 /* v8r6_8_r = shr(v8g_8) */
+	sli v30.4s, v24.4s, #6 /* v8r6_8 = sli(v8r6_8_r, v8g_8) */
+	eor v0.16b, v0.16b, v28.16b /* v8_acc_8 = xor(v8r8_8, v8r16_8) */
 	eor v0.16b, v0.16b, v30.16b /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v23.16b, v0.16b /* sb_in_x_8 = bsl(odd_bytes, v8_8, u_8) */
-	bit v23.16b, v0.16b, v22.16b /* sb_in_y_8 = bsl(odd_bytes, u_8, v8_8) */
-	and v0.16b, v25.16b, v17.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v23.16b, v0.16b /* sb_in_x_8 = bsl(odd_bytes, v8_8, u_8) */
+	bit v23.16b, v0.16b, v17.16b /* sb_in_y_8 = bsl(odd_bytes, u_8, v8_8) */
+	and v0.16b, v24.16b, v7.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
 	tbl v28.16b, {v8.16b}, v0.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	tbl v28.16b, {v11.16b}, v25.16b /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	tbl v28.16b, {v11.16b}, v24.16b /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
 	eor v0.16b, v28.16b, v0.16b /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
-	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
-	eor v0.16b, v0.16b, v25.16b /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
-	and v25.16b, v23.16b, v17.16b /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	eor v0.16b, v0.16b, v24.16b /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	and v24.16b, v23.16b, v7.16b /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* sb_in_y_8_hi = shr(sb_in_y_8) */
-	tbl v25.16b, {v9.16b}, v25.16b /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
 	tbl v23.16b, {v3.16b}, v23.16b /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
-	eor v23.16b, v25.16b, v23.16b /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
-	tbl v23.16b, {v23.16b}, v21.16b /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
-	aese v23.16b, v24.16b /* sb_s1_8_aes = aese(sb_s1_8_sr, zero_key) */
-	and v25.16b, v23.16b, v17.16b /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	eor v23.16b, v24.16b, v23.16b /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
+	tbl v23.16b, {v23.16b}, v19.16b /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
+	aese v23.16b, v21.16b /* sb_s1_8_aes = aese(sb_s1_8_sr, zero_key) */
+	and v24.16b, v23.16b, v7.16b /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* sb_s1_8_aes_hi = shr(sb_s1_8_aes) */
-	tbl v25.16b, {v12.16b}, v25.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	tbl v24.16b, {v12.16b}, v24.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
 	tbl v23.16b, {v29.16b}, v23.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
-	eor v23.16b, v25.16b, v23.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v0.16b, v23.16b /* sb_out_x_8 = bsl(odd_bytes, sb_s1_8, sb_s0_8) */
-	bit v0.16b, v23.16b, v22.16b /* sb_out_y_8 = bsl(odd_bytes, sb_s0_8, sb_s1_8) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	eor v23.16b, v24.16b, v23.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v0.16b, v23.16b /* sb_out_x_8 = bsl(odd_bytes, sb_s1_8, sb_s0_8) */
+	bit v0.16b, v23.16b, v17.16b /* sb_out_y_8 = bsl(odd_bytes, sb_s0_8, sb_s1_8) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_8 = lookup16(sb_out_y_8, rotl24) */
 	ldr q23, [sp, #336] /* reload dbl_4 */
 	ushr v23.4s, v23.4s, #24 /* s0k_o_8_r = shr(dbl_4) */
 	ldr q28, [sp, #352] /* reload g0s4_1.2 */
@@ -1166,22 +1157,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	and v6.16b, v6.16b, v10.16b /* s15k_8 = and(s15k_o_8, modulus) */
 	ushr v18.4s, v18.4s, #1 /* w_half_8 = shr(w_8) */
 	add v23.4s, v23.4s, v31.4s /* fb0_s_24 = add(s0k_8, s4k_8) */
-	add v31.4s, v23.4s, v14.4s /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	add v31.4s, v23.4s, v25.4s /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
 	umin v23.4s, v23.4s, v31.4s /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
 	add v16.4s, v16.4s, v30.4s /* fb0_s_25 = add(s10k_8, s13k_8) */
-	add v30.4s, v16.4s, v14.4s /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	add v30.4s, v16.4s, v25.4s /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
 	umin v16.4s, v16.4s, v30.4s /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
 	add v6.4s, v6.4s, v18.4s /* fb0_s_26 = add(s15k_8, w_half_8) */
-	add v18.4s, v6.4s, v14.4s /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	add v18.4s, v6.4s, v25.4s /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
 	umin v6.4s, v6.4s, v18.4s /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
 	add v16.4s, v23.4s, v16.4s /* fb1_s_8 = add(fb0_24, fb0_25) */
-	add v18.4s, v16.4s, v14.4s /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	add v18.4s, v16.4s, v25.4s /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
 	umin v16.4s, v16.4s, v18.4s /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
 	add v6.4s, v16.4s, v6.4s /* fb2_s_8 = add(fb1_8, fb0_26) */
-	add v16.4s, v6.4s, v14.4s /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	add v16.4s, v6.4s, v25.4s /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
 	umin v6.4s, v6.4s, v16.4s /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
 	add v6.4s, v6.4s, v28.4s /* fb_s_8 = add(fb2_8, g0s4_1) */
-	add v16.4s, v6.4s, v14.4s /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	add v16.4s, v6.4s, v25.4s /* fb_p_8 = add(fb_s_8, minus_modulus) */
 	smax v6.4s, v6.4s, v16.4s /* fb_8 = maxs(fb_s_8, fb_p_8) */
 
 	/* Initialisation round 16r+4, lanes 4..: s16 = feedback + (W >> 1). */
@@ -1199,32 +1190,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v1.16b, v1.16b, v31.16b /* w2_9 = xor(r2_7, x1_1) */
 	ushr v31.4s, v1.4s, #16 /* l1in_9_r = shr(w2_9) */
 	sli v31.4s, v26.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
-	mov v23.16b, v27.16b /* high16 */
-	bsl v23.16b, v1.16b, v26.16b /* l1in16_9 = bsl(high16, w1_9, w2_9) */
+	tbl v23.16b, {v31.16b}, v14.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
 	str q28, [sp, #464] /* spill x1_9 */
-	tbl v28.16b, {v31.16b}, v7.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
-	tbl v30.16b, {v31.16b}, v19.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
-	eor v30.16b, v31.16b, v30.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
-	eor v23.16b, v30.16b, v23.16b /* ug_9 = xor(ug_acc_9, l1in16_9) */
-	ushr v30.4s, v23.4s, #30 /* ur2_9_r = shr(ug_9) */
-	sli v30.4s, v23.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
-	eor v23.16b, v31.16b, v28.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
+	tbl v28.16b, {v31.16b}, v22.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
+	rev32 v30.8h, v31.8h /* ur16_9 = rev(l1in_9) */
+	eor v28.16b, v31.16b, v28.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	eor v28.16b, v28.16b, v30.16b /* ug_9 = xor(ug_acc_9, ur16_9) */
+	ushr v30.4s, v28.4s, #30 /* ur2_9_r = shr(ug_9) */
+	sli v30.4s, v28.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
+	eor v23.16b, v31.16b, v23.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
 	eor v23.16b, v23.16b, v30.16b /* u_9 = xor(u_acc_9, ur2_9) */
-	ushr v28.4s, v26.4s, #16 /* l2in_9_r = shr(w1_9) */
-	sli v28.4s, v1.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
-	bit v1.16b, v26.16b, v27.16b /* l2in16_9 = bsl(high16, w2_9, w1_9) */
-	tbl v26.16b, {v28.16b}, v19.16b /* v8r8_9 = lookup16(l2in_9, rotl8) */
-	tbl v30.16b, {v28.16b}, v7.16b /* v8r24_9 = lookup16(l2in_9, rotl24) */
-	eor v28.16b, v28.16b, v1.16b /* v8g_acc_9 = xor(l2in_9, l2in16_9) */
-	eor v28.16b, v28.16b, v30.16b /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
-	ushr v30.4s, v28.4s, #26 /* v8r6_9_r = shr(v8g_9) */
-	sli v30.4s, v28.4s, #6 /* v8r6_9 = sli(v8r6_9_r, v8g_9) */
-	eor v1.16b, v26.16b, v1.16b /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
+	ushr v26.4s, v26.4s, #16 /* l2in_9_r = shr(w1_9) */
+	sli v26.4s, v1.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
+	tbl v1.16b, {v26.16b}, v22.16b /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	rev32 v28.8h, v26.8h /* v8r16_9 = rev(l2in_9) */
+	tbl v30.16b, {v26.16b}, v14.16b /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	eor v26.16b, v26.16b, v28.16b /* v8g_acc_9 = xor(l2in_9, v8r16_9) */
+	eor v26.16b, v26.16b, v30.16b /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
+	ushr v30.4s, v26.4s, #26 /* v8r6_9_r = shr(v8g_9) */
+	sli v30.4s, v26.4s, #6 /* v8r6_9 = sli(v8r6_9_r, v8g_9) */
+	eor v1.16b, v1.16b, v28.16b /* v8_acc_9 = xor(v8r8_9, v8r16_9) */
 	eor v1.16b, v1.16b, v30.16b /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	mov v26.16b, v22.16b /* odd_bytes */
+	mov v26.16b, v17.16b /* odd_bytes */
 	bsl v26.16b, v23.16b, v1.16b /* sb_in_x_9 = bsl(odd_bytes, v8_9, u_9) */
-	bit v23.16b, v1.16b, v22.16b /* sb_in_y_9 = bsl(odd_bytes, u_9, v8_9) */
-	and v1.16b, v26.16b, v17.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	bit v23.16b, v1.16b, v17.16b /* sb_in_y_9 = bsl(odd_bytes, u_9, v8_9) */
+	and v1.16b, v26.16b, v7.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
 	tbl v28.16b, {v8.16b}, v1.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
 	eor v26.16b, v28.16b, v26.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
@@ -1233,22 +1223,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
 	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
 	eor v1.16b, v1.16b, v26.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
-	and v26.16b, v23.16b, v17.16b /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
+	and v26.16b, v23.16b, v7.16b /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* sb_in_y_9_hi = shr(sb_in_y_9) */
 	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
 	tbl v23.16b, {v3.16b}, v23.16b /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
 	eor v23.16b, v26.16b, v23.16b /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
-	tbl v23.16b, {v23.16b}, v21.16b /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
-	aese v23.16b, v24.16b /* sb_s1_9_aes = aese(sb_s1_9_sr, zero_key) */
-	and v26.16b, v23.16b, v17.16b /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	tbl v23.16b, {v23.16b}, v19.16b /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
+	aese v23.16b, v21.16b /* sb_s1_9_aes = aese(sb_s1_9_sr, zero_key) */
+	and v26.16b, v23.16b, v7.16b /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* sb_s1_9_aes_hi = shr(sb_s1_9_aes) */
 	tbl v26.16b, {v12.16b}, v26.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
 	tbl v23.16b, {v29.16b}, v23.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
 	eor v23.16b, v26.16b, v23.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
-	mov v26.16b, v22.16b /* odd_bytes */
+	mov v26.16b, v17.16b /* odd_bytes */
 	bsl v26.16b, v1.16b, v23.16b /* sb_out_x_9 = bsl(odd_bytes, sb_s1_9, sb_s0_9) */
-	bit v1.16b, v23.16b, v22.16b /* sb_out_y_9 = bsl(odd_bytes, sb_s0_9, sb_s1_9) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	bit v1.16b, v23.16b, v17.16b /* sb_out_y_9 = bsl(odd_bytes, sb_s0_9, sb_s1_9) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_9 = lookup16(sb_out_y_9, rotl24) */
 	ldr q23, [sp, #576] /* reload dbl_12 */
 	ushr v23.4s, v23.4s, #24 /* s0k_o_9_r = shr(dbl_12) */
 	ldr q28, [sp, #592] /* reload g1s4_1.2 */
@@ -1275,22 +1265,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	and v31.16b, v31.16b, v10.16b /* s15k_9 = and(s15k_o_9, modulus) */
 	ushr v18.4s, v18.4s, #1 /* w_half_9 = shr(w_9) */
 	add v23.4s, v23.4s, v30.4s /* fb0_s_27 = add(s0k_9, s4k_9) */
-	add v30.4s, v23.4s, v14.4s /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	add v30.4s, v23.4s, v25.4s /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
 	umin v23.4s, v23.4s, v30.4s /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
 	add v5.4s, v13.4s, v5.4s /* fb0_s_28 = add(s10k_9, s13k_9) */
-	add v30.4s, v5.4s, v14.4s /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	add v30.4s, v5.4s, v25.4s /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
 	umin v5.4s, v5.4s, v30.4s /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
 	add v18.4s, v31.4s, v18.4s /* fb0_s_29 = add(s15k_9, w_half_9) */
-	add v30.4s, v18.4s, v14.4s /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	add v30.4s, v18.4s, v25.4s /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
 	umin v18.4s, v18.4s, v30.4s /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
 	add v5.4s, v23.4s, v5.4s /* fb1_s_9 = add(fb0_27, fb0_28) */
-	add v23.4s, v5.4s, v14.4s /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	add v23.4s, v5.4s, v25.4s /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
 	umin v5.4s, v5.4s, v23.4s /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
 	add v5.4s, v5.4s, v18.4s /* fb2_s_9 = add(fb1_9, fb0_29) */
-	add v18.4s, v5.4s, v14.4s /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	add v18.4s, v5.4s, v25.4s /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
 	umin v5.4s, v5.4s, v18.4s /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
 	add v5.4s, v5.4s, v28.4s /* fb_s_9 = add(fb2_9, g1s4_1) */
-	add v18.4s, v5.4s, v14.4s /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	add v18.4s, v5.4s, v25.4s /* fb_p_9 = add(fb_s_9, minus_modulus) */
 	smax v5.4s, v5.4s, v18.4s /* fb_9 = maxs(fb_s_9, fb_p_9) */
 
 	/* Initialisation round 16r+5, lanes 0..: s16 = feedback + (W >> 1). */
@@ -1301,68 +1291,67 @@ zuc_lanesx2_neon_aes_init_asm:
 	ushr v30.4s, v28.4s, #16 /* x1_10_r = shr(dbl_22) */
 	ldr q31, [sp, #928] /* reload fb */
 	sli v30.4s, v31.4s, #16 /* x1_10 = sli(x1_10_r, fb) */
-	eor v23.16b, v23.16b, v25.16b /* x0r1_10 = xor(x0_10, sb_out_x_8) */
+	eor v23.16b, v23.16b, v24.16b /* x0r1_10 = xor(x0_10, sb_out_x_8) */
 	add v23.4s, v23.4s, v0.4s /* w_10 = add(x0r1_10, r2_8) */
-	add v25.4s, v25.4s, v30.4s /* w1_10 = add(sb_out_x_8, x1_10) */
+	add v24.4s, v24.4s, v30.4s /* w1_10 = add(sb_out_x_8, x1_10) */
 	ldr q13, [sp, #656] /* reload x1_2 */
 	eor v0.16b, v0.16b, v13.16b /* w2_10 = xor(r2_8, x1_2) */
 	ushr v13.4s, v0.4s, #16 /* l1in_10_r = shr(w2_10) */
-	sli v13.4s, v25.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
-	mov v28.16b, v27.16b /* high16 */
-	bsl v28.16b, v0.16b, v25.16b /* l1in16_10 = bsl(high16, w1_10, w2_10) */
+	sli v13.4s, v24.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
+	tbl v28.16b, {v13.16b}, v14.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
 	str q30, [sp, #656] /* spill x1_10 */
-	tbl v30.16b, {v13.16b}, v7.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
-	tbl v31.16b, {v13.16b}, v19.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
-	eor v28.16b, v31.16b, v28.16b /* ug_10 = xor(ug_acc_10, l1in16_10) */
-	ushr v31.4s, v28.4s, #30 /* ur2_10_r = shr(ug_10) */
-	sli v31.4s, v28.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
-	eor v28.16b, v13.16b, v30.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
+	tbl v30.16b, {v13.16b}, v22.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
+	rev32 v31.8h, v13.8h /* ur16_10 = rev(l1in_10) */
+	eor v30.16b, v13.16b, v30.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	eor v30.16b, v30.16b, v31.16b /* ug_10 = xor(ug_acc_10, ur16_10) */
+	ushr v31.4s, v30.4s, #30 /* ur2_10_r = shr(ug_10) */
+	sli v31.4s, v30.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
+	eor v28.16b, v13.16b, v28.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
 	eor v28.16b, v28.16b, v31.16b /* u_10 = xor(u_acc_10, ur2_10) */
-	ushr v30.4s, v25.4s, #16 /* l2in_10_r = shr(w1_10) */
-	sli v30.4s, v0.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
-	bit v0.16b, v25.16b, v27.16b /* l2in16_10 = bsl(high16, w2_10, w1_10) */
-	tbl v25.16b, {v30.16b}, v19.16b /* v8r8_10 = lookup16(l2in_10, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_10 = lookup16(l2in_10, rotl24) */
-	eor v30.16b, v30.16b, v0.16b /* v8g_acc_10 = xor(l2in_10, l2in16_10) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_10_r = shr(v8g_10) */
-	sli v31.4s, v30.4s, #6 /* v8r6_10 = sli(v8r6_10_r, v8g_10) */
-	eor v0.16b, v25.16b, v0.16b /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
+	ushr v24.4s, v24.4s, #16 /* l2in_10_r = shr(w1_10) */
+	sli v24.4s, v0.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
+	tbl v0.16b, {v24.16b}, v22.16b /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	rev32 v30.8h, v24.8h /* v8r16_10 = rev(l2in_10) */
+	tbl v31.16b, {v24.16b}, v14.16b /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	eor v24.16b, v24.16b, v30.16b /* v8g_acc_10 = xor(l2in_10, v8r16_10) */
+	eor v24.16b, v24.16b, v31.16b /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
+	ushr v31.4s, v24.4s, #26 /* v8r6_10_r = shr(v8g_10) */
+	sli v31.4s, v24.4s, #6 /* v8r6_10 = sli(v8r6_10_r, v8g_10) */
+	eor v0.16b, v0.16b, v30.16b /* v8_acc_10 = xor(v8r8_10, v8r16_10) */
 	eor v0.16b, v0.16b, v31.16b /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v28.16b, v0.16b /* sb_in_x_10 = bsl(odd_bytes, v8_10, u_10) */
-	bit v28.16b, v0.16b, v22.16b /* sb_in_y_10 = bsl(odd_bytes, u_10, v8_10) */
-	and v0.16b, v25.16b, v17.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v28.16b, v0.16b /* sb_in_x_10 = bsl(odd_bytes, v8_10, u_10) */
+	bit v28.16b, v0.16b, v17.16b /* sb_in_y_10 = bsl(odd_bytes, u_10, v8_10) */
+	and v0.16b, v24.16b, v7.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
 	tbl v30.16b, {v8.16b}, v0.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
-	eor v25.16b, v30.16b, v25.16b /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	tbl v30.16b, {v11.16b}, v25.16b /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	eor v24.16b, v30.16b, v24.16b /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	tbl v30.16b, {v11.16b}, v24.16b /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
 	eor v0.16b, v30.16b, v0.16b /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
-	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
-	eor v0.16b, v0.16b, v25.16b /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
-	and v25.16b, v28.16b, v17.16b /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	eor v0.16b, v0.16b, v24.16b /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	and v24.16b, v28.16b, v7.16b /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_in_y_10_hi = shr(sb_in_y_10) */
-	tbl v25.16b, {v9.16b}, v25.16b /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
 	tbl v28.16b, {v3.16b}, v28.16b /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
-	eor v25.16b, v25.16b, v28.16b /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_10_aes = aese(sb_s1_10_sr, zero_key) */
-	and v28.16b, v25.16b, v17.16b /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_10_aes_hi = shr(sb_s1_10_aes) */
+	eor v24.16b, v24.16b, v28.16b /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_10_aes = aese(sb_s1_10_sr, zero_key) */
+	and v28.16b, v24.16b, v7.16b /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_10_aes_hi = shr(sb_s1_10_aes) */
 	tbl v28.16b, {v12.16b}, v28.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v0.16b, v25.16b /* sb_out_x_10 = bsl(odd_bytes, sb_s1_10, sb_s0_10) */
-	bit v0.16b, v25.16b, v22.16b /* sb_out_y_10 = bsl(odd_bytes, sb_s0_10, sb_s1_10) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_10 = lookup16(sb_out_y_10, rotl24) */
-	ldr q25, [sp, #320] /* reload dbl_2 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_10_r = shr(dbl_2) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v0.16b, v24.16b /* sb_out_x_10 = bsl(odd_bytes, sb_s1_10, sb_s0_10) */
+	bit v0.16b, v24.16b, v17.16b /* sb_out_y_10 = bsl(odd_bytes, sb_s0_10, sb_s1_10) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	ldr q24, [sp, #320] /* reload dbl_2 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_10_r = shr(dbl_2) */
 	ldr q30, [sp, #304] /* reload g0s5_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_10 = sli(s0k_o_10_r, g0s5_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_10 = and(s0k_o_10, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_10 = sli(s0k_o_10_r, g0s5_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_10 = and(s0k_o_10, modulus) */
 	ldr q31, [sp, #208] /* reload dbl_1 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_10_r = shr(dbl_1) */
 	ldr q31, [sp, #224] /* reload g0s9_1.2 */
@@ -1384,31 +1373,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v4.4s, v6.4s, #15 /* s15k_o_10 = sli(s15k_o_10_r, fb_8) */
 	and v4.16b, v4.16b, v10.16b /* s15k_10 = and(s15k_o_10, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_10 = shr(w_10) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_30 = add(s0k_10, s4k_10) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_30 = add(s0k_10, s4k_10) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
 	add v16.4s, v16.4s, v31.4s /* fb0_s_31 = add(s10k_10, s13k_10) */
-	add v31.4s, v16.4s, v14.4s /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	add v31.4s, v16.4s, v25.4s /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
 	umin v16.4s, v16.4s, v31.4s /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
 	add v4.4s, v4.4s, v23.4s /* fb0_s_32 = add(s15k_10, w_half_10) */
-	add v23.4s, v4.4s, v14.4s /* fb0_p_32 = add(fb0_s_32, minus_modulus) */
+	add v23.4s, v4.4s, v25.4s /* fb0_p_32 = add(fb0_s_32, minus_modulus) */
 	umin v4.4s, v4.4s, v23.4s /* fb0_32 = minu(fb0_s_32, fb0_p_32) */
-	add v16.4s, v25.4s, v16.4s /* fb1_s_10 = add(fb0_30, fb0_31) */
-	add v23.4s, v16.4s, v14.4s /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	add v16.4s, v24.4s, v16.4s /* fb1_s_10 = add(fb0_30, fb0_31) */
+	add v23.4s, v16.4s, v25.4s /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
 	umin v16.4s, v16.4s, v23.4s /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
 	add v4.4s, v16.4s, v4.4s /* fb2_s_10 = add(fb1_10, fb0_32) */
-	add v16.4s, v4.4s, v14.4s /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	add v16.4s, v4.4s, v25.4s /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
 	umin v4.4s, v4.4s, v16.4s /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
 	add v4.4s, v4.4s, v30.4s /* fb_s_10 = add(fb2_10, g0s5_1) */
-	add v16.4s, v4.4s, v14.4s /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	add v16.4s, v4.4s, v25.4s /* fb_p_10 = add(fb_s_10, minus_modulus) */
 	smax v4.4s, v4.4s, v16.4s /* fb_10 = maxs(fb_s_10, fb_p_10) */
 
 	/* Initialisation round 16r+5, lanes 4..: s16 = feedback + (W >> 1). */
 	add v16.4s, v5.4s, v5.4s /* dbl_88 = add(fb_9, fb_9) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v16.16b, v2.16b /* x0_11 = bsl(high16, fb_7, dbl_88) */
-	ldr q25, [sp, #864] /* reload dbl_30 */
-	ushr v30.4s, v25.4s, #16 /* x1_11_r = shr(dbl_30) */
+	ldr q24, [sp, #864] /* reload dbl_30 */
+	ushr v30.4s, v24.4s, #16 /* x1_11_r = shr(dbl_30) */
 	ldr q31, [sp, #1008] /* reload fb_1 */
 	sli v30.4s, v31.4s, #16 /* x1_11 = sli(x1_11_r, fb_1) */
 	eor v23.16b, v23.16b, v26.16b /* x0r1_11 = xor(x0_11, sb_out_x_9) */
@@ -1418,32 +1407,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v1.16b, v1.16b, v13.16b /* w2_11 = xor(r2_9, x1_3) */
 	ushr v13.4s, v1.4s, #16 /* l1in_11_r = shr(w2_11) */
 	sli v13.4s, v26.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
-	mov v25.16b, v27.16b /* high16 */
-	bsl v25.16b, v1.16b, v26.16b /* l1in16_11 = bsl(high16, w1_11, w2_11) */
+	tbl v24.16b, {v13.16b}, v14.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
 	str q30, [sp, #800] /* spill x1_11 */
-	tbl v30.16b, {v13.16b}, v7.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
-	tbl v31.16b, {v13.16b}, v19.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
-	eor v25.16b, v31.16b, v25.16b /* ug_11 = xor(ug_acc_11, l1in16_11) */
-	ushr v31.4s, v25.4s, #30 /* ur2_11_r = shr(ug_11) */
-	sli v31.4s, v25.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
-	eor v25.16b, v13.16b, v30.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
-	eor v25.16b, v25.16b, v31.16b /* u_11 = xor(u_acc_11, ur2_11) */
-	ushr v30.4s, v26.4s, #16 /* l2in_11_r = shr(w1_11) */
-	sli v30.4s, v1.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
-	bit v1.16b, v26.16b, v27.16b /* l2in16_11 = bsl(high16, w2_11, w1_11) */
-	tbl v26.16b, {v30.16b}, v19.16b /* v8r8_11 = lookup16(l2in_11, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_11 = lookup16(l2in_11, rotl24) */
-	eor v30.16b, v30.16b, v1.16b /* v8g_acc_11 = xor(l2in_11, l2in16_11) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_11_r = shr(v8g_11) */
-	sli v31.4s, v30.4s, #6 /* v8r6_11 = sli(v8r6_11_r, v8g_11) */
-	eor v1.16b, v26.16b, v1.16b /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
+	tbl v30.16b, {v13.16b}, v22.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
+	rev32 v31.8h, v13.8h /* ur16_11 = rev(l1in_11) */
+	eor v30.16b, v13.16b, v30.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	eor v30.16b, v30.16b, v31.16b /* ug_11 = xor(ug_acc_11, ur16_11) */
+	ushr v31.4s, v30.4s, #30 /* ur2_11_r = shr(ug_11) */
+	sli v31.4s, v30.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
+	eor v24.16b, v13.16b, v24.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
+	eor v24.16b, v24.16b, v31.16b /* u_11 = xor(u_acc_11, ur2_11) */
+	ushr v26.4s, v26.4s, #16 /* l2in_11_r = shr(w1_11) */
+	sli v26.4s, v1.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
+	tbl v1.16b, {v26.16b}, v22.16b /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	rev32 v30.8h, v26.8h /* v8r16_11 = rev(l2in_11) */
+	tbl v31.16b, {v26.16b}, v14.16b /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	eor v26.16b, v26.16b, v30.16b /* v8g_acc_11 = xor(l2in_11, v8r16_11) */
+	eor v26.16b, v26.16b, v31.16b /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
+	ushr v31.4s, v26.4s, #26 /* v8r6_11_r = shr(v8g_11) */
+	sli v31.4s, v26.4s, #6 /* v8r6_11 = sli(v8r6_11_r, v8g_11) */
+	eor v1.16b, v1.16b, v30.16b /* v8_acc_11 = xor(v8r8_11, v8r16_11) */
 	eor v1.16b, v1.16b, v31.16b /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v25.16b, v1.16b /* sb_in_x_11 = bsl(odd_bytes, v8_11, u_11) */
-	bit v25.16b, v1.16b, v22.16b /* sb_in_y_11 = bsl(odd_bytes, u_11, v8_11) */
-	and v1.16b, v26.16b, v17.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v24.16b, v1.16b /* sb_in_x_11 = bsl(odd_bytes, v8_11, u_11) */
+	bit v24.16b, v1.16b, v17.16b /* sb_in_y_11 = bsl(odd_bytes, u_11, v8_11) */
+	and v1.16b, v26.16b, v7.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
 	tbl v30.16b, {v8.16b}, v1.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
 	eor v26.16b, v30.16b, v26.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
@@ -1452,27 +1440,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
 	eor v1.16b, v1.16b, v26.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
-	and v26.16b, v25.16b, v17.16b /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_11_hi = shr(sb_in_y_11) */
+	and v26.16b, v24.16b, v7.16b /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_11_hi = shr(sb_in_y_11) */
 	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_11_aes = aese(sb_s1_11_sr, zero_key) */
-	and v26.16b, v25.16b, v17.16b /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_11_aes_hi = shr(sb_s1_11_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_11_aes = aese(sb_s1_11_sr, zero_key) */
+	and v26.16b, v24.16b, v7.16b /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_11_aes_hi = shr(sb_s1_11_aes) */
 	tbl v26.16b, {v12.16b}, v26.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v1.16b, v25.16b /* sb_out_x_11 = bsl(odd_bytes, sb_s1_11, sb_s0_11) */
-	bit v1.16b, v25.16b, v22.16b /* sb_out_y_11 = bsl(odd_bytes, sb_s0_11, sb_s1_11) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_11 = lookup16(sb_out_y_11, rotl24) */
-	ldr q25, [sp, #560] /* reload dbl_10 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_11_r = shr(dbl_10) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v1.16b, v24.16b /* sb_out_x_11 = bsl(odd_bytes, sb_s1_11, sb_s0_11) */
+	bit v1.16b, v24.16b, v17.16b /* sb_out_y_11 = bsl(odd_bytes, sb_s0_11, sb_s1_11) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	ldr q24, [sp, #560] /* reload dbl_10 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_11_r = shr(dbl_10) */
 	ldr q30, [sp, #544] /* reload g1s5_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_11 = sli(s0k_o_11_r, g1s5_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_11 = and(s0k_o_11, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_11 = sli(s0k_o_11_r, g1s5_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_11 = and(s0k_o_11, modulus) */
 	ldr q31, [sp, #448] /* reload dbl_9 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_11_r = shr(dbl_9) */
 	ldr q31, [sp, #480] /* reload g1s9_1.2 */
@@ -1493,31 +1481,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v16.4s, v5.4s, #15 /* s15k_o_11 = sli(s15k_o_11_r, fb_9) */
 	and v16.16b, v16.16b, v10.16b /* s15k_11 = and(s15k_o_11, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_11 = shr(w_11) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_33 = add(s0k_11, s4k_11) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_33 = add(s0k_11, s4k_11) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
 	add v18.4s, v18.4s, v31.4s /* fb0_s_34 = add(s10k_11, s13k_11) */
-	add v31.4s, v18.4s, v14.4s /* fb0_p_34 = add(fb0_s_34, minus_modulus) */
+	add v31.4s, v18.4s, v25.4s /* fb0_p_34 = add(fb0_s_34, minus_modulus) */
 	umin v18.4s, v18.4s, v31.4s /* fb0_34 = minu(fb0_s_34, fb0_p_34) */
 	add v16.4s, v16.4s, v23.4s /* fb0_s_35 = add(s15k_11, w_half_11) */
-	add v23.4s, v16.4s, v14.4s /* fb0_p_35 = add(fb0_s_35, minus_modulus) */
+	add v23.4s, v16.4s, v25.4s /* fb0_p_35 = add(fb0_s_35, minus_modulus) */
 	umin v16.4s, v16.4s, v23.4s /* fb0_35 = minu(fb0_s_35, fb0_p_35) */
-	add v18.4s, v25.4s, v18.4s /* fb1_s_11 = add(fb0_33, fb0_34) */
-	add v23.4s, v18.4s, v14.4s /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
+	add v18.4s, v24.4s, v18.4s /* fb1_s_11 = add(fb0_33, fb0_34) */
+	add v23.4s, v18.4s, v25.4s /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
 	umin v18.4s, v18.4s, v23.4s /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
 	add v16.4s, v18.4s, v16.4s /* fb2_s_11 = add(fb1_11, fb0_35) */
-	add v18.4s, v16.4s, v14.4s /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
+	add v18.4s, v16.4s, v25.4s /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
 	umin v16.4s, v16.4s, v18.4s /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
 	add v16.4s, v16.4s, v30.4s /* fb_s_11 = add(fb2_11, g1s5_1) */
-	add v18.4s, v16.4s, v14.4s /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	add v18.4s, v16.4s, v25.4s /* fb_p_11 = add(fb_s_11, minus_modulus) */
 	smax v16.4s, v16.4s, v18.4s /* fb_11 = maxs(fb_s_11, fb_p_11) */
 
 	/* Initialisation round 16r+6, lanes 0..: s16 = feedback + (W >> 1). */
 	add v18.4s, v4.4s, v4.4s /* dbl_96 = add(fb_10, fb_10) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v18.16b, v6.16b /* x0_12 = bsl(high16, fb_8, dbl_96) */
-	ldr q25, [sp, #416] /* reload dbl */
-	ushr v30.4s, v25.4s, #16 /* x1_12_r = shr(dbl) */
+	ldr q24, [sp, #416] /* reload dbl */
+	ushr v30.4s, v24.4s, #16 /* x1_12_r = shr(dbl) */
 	ldr q31, [sp, #1088] /* reload fb_2 */
 	sli v30.4s, v31.4s, #16 /* x1_12 = sli(x1_12_r, fb_2) */
 	eor v23.16b, v23.16b, v28.16b /* x0r1_12 = xor(x0_12, sb_out_x_10) */
@@ -1527,32 +1515,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v0.16b, v0.16b, v13.16b /* w2_12 = xor(r2_10, x1_4) */
 	ushr v13.4s, v0.4s, #16 /* l1in_12_r = shr(w2_12) */
 	sli v13.4s, v28.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
-	mov v25.16b, v27.16b /* high16 */
-	bsl v25.16b, v0.16b, v28.16b /* l1in16_12 = bsl(high16, w1_12, w2_12) */
+	tbl v24.16b, {v13.16b}, v14.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
 	str q30, [sp, #896] /* spill x1_12 */
-	tbl v30.16b, {v13.16b}, v7.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
-	tbl v31.16b, {v13.16b}, v19.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
-	eor v25.16b, v31.16b, v25.16b /* ug_12 = xor(ug_acc_12, l1in16_12) */
-	ushr v31.4s, v25.4s, #30 /* ur2_12_r = shr(ug_12) */
-	sli v31.4s, v25.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
-	eor v25.16b, v13.16b, v30.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
-	eor v25.16b, v25.16b, v31.16b /* u_12 = xor(u_acc_12, ur2_12) */
-	ushr v30.4s, v28.4s, #16 /* l2in_12_r = shr(w1_12) */
-	sli v30.4s, v0.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
-	bit v0.16b, v28.16b, v27.16b /* l2in16_12 = bsl(high16, w2_12, w1_12) */
-	tbl v28.16b, {v30.16b}, v19.16b /* v8r8_12 = lookup16(l2in_12, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_12 = lookup16(l2in_12, rotl24) */
-	eor v30.16b, v30.16b, v0.16b /* v8g_acc_12 = xor(l2in_12, l2in16_12) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_12_r = shr(v8g_12) */
-	sli v31.4s, v30.4s, #6 /* v8r6_12 = sli(v8r6_12_r, v8g_12) */
-	eor v0.16b, v28.16b, v0.16b /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
+	tbl v30.16b, {v13.16b}, v22.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
+	rev32 v31.8h, v13.8h /* ur16_12 = rev(l1in_12) */
+	eor v30.16b, v13.16b, v30.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	eor v30.16b, v30.16b, v31.16b /* ug_12 = xor(ug_acc_12, ur16_12) */
+	ushr v31.4s, v30.4s, #30 /* ur2_12_r = shr(ug_12) */
+	sli v31.4s, v30.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
+	eor v24.16b, v13.16b, v24.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
+	eor v24.16b, v24.16b, v31.16b /* u_12 = xor(u_acc_12, ur2_12) */
+	ushr v28.4s, v28.4s, #16 /* l2in_12_r = shr(w1_12) */
+	sli v28.4s, v0.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
+	tbl v0.16b, {v28.16b}, v22.16b /* v8r8_12 = lookup16(l2in_12, rotl8) */
+	rev32 v30.8h, v28.8h /* v8r16_12 = rev(l2in_12) */
+	tbl v31.16b, {v28.16b}, v14.16b /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	eor v28.16b, v28.16b, v30.16b /* v8g_acc_12 = xor(l2in_12, v8r16_12) */
+	eor v28.16b, v28.16b, v31.16b /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
+	ushr v31.4s, v28.4s, #26 /* v8r6_12_r = shr(v8g_12) */
+	sli v31.4s, v28.4s, #6 /* v8r6_12 = sli(v8r6_12_r, v8g_12) */
+	eor v0.16b, v0.16b, v30.16b /* v8_acc_12 = xor(v8r8_12, v8r16_12) */
 	eor v0.16b, v0.16b, v31.16b /* v8_12 = xor(v8_acc_12, v8r6_12) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v25.16b, v0.16b /* sb_in_x_12 = bsl(odd_bytes, v8_12, u_12) */
-	bit v25.16b, v0.16b, v22.16b /* sb_in_y_12 = bsl(odd_bytes, u_12, v8_12) */
-	and v0.16b, v28.16b, v17.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v24.16b, v0.16b /* sb_in_x_12 = bsl(odd_bytes, v8_12, u_12) */
+	bit v24.16b, v0.16b, v17.16b /* sb_in_y_12 = bsl(odd_bytes, u_12, v8_12) */
+	and v0.16b, v28.16b, v7.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
 	tbl v30.16b, {v8.16b}, v0.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
 	eor v28.16b, v30.16b, v28.16b /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
@@ -1561,27 +1548,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
 	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
 	eor v0.16b, v0.16b, v28.16b /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
-	and v28.16b, v25.16b, v17.16b /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_12_hi = shr(sb_in_y_12) */
+	and v28.16b, v24.16b, v7.16b /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_12_hi = shr(sb_in_y_12) */
 	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_12_aes = aese(sb_s1_12_sr, zero_key) */
-	and v28.16b, v25.16b, v17.16b /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_12_aes_hi = shr(sb_s1_12_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_12_aes = aese(sb_s1_12_sr, zero_key) */
+	and v28.16b, v24.16b, v7.16b /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_12_aes_hi = shr(sb_s1_12_aes) */
 	tbl v28.16b, {v12.16b}, v28.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v0.16b, v25.16b /* sb_out_x_12 = bsl(odd_bytes, sb_s1_12, sb_s0_12) */
-	bit v0.16b, v25.16b, v22.16b /* sb_out_y_12 = bsl(odd_bytes, sb_s0_12, sb_s1_12) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_12 = lookup16(sb_out_y_12, rotl24) */
-	ldr q25, [sp, #752] /* reload dbl_18 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_12_r = shr(dbl_18) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v0.16b, v24.16b /* sb_out_x_12 = bsl(odd_bytes, sb_s1_12, sb_s0_12) */
+	bit v0.16b, v24.16b, v17.16b /* sb_out_y_12 = bsl(odd_bytes, sb_s0_12, sb_s1_12) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	ldr q24, [sp, #752] /* reload dbl_18 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_12_r = shr(dbl_18) */
 	ldr q30, [sp, #736] /* reload g0s6_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_12 = sli(s0k_o_12_r, g0s6_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_12 = and(s0k_o_12, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_12 = sli(s0k_o_12_r, g0s6_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_12 = and(s0k_o_12, modulus) */
 	ldr q31, [sp, #368] /* reload dbl_5 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_12_r = shr(dbl_5) */
 	ldr q31, [sp, #384] /* reload g0s10_1.2 */
@@ -1603,31 +1590,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v6.4s, v4.4s, #15 /* s15k_o_12 = sli(s15k_o_12_r, fb_10) */
 	and v6.16b, v6.16b, v10.16b /* s15k_12 = and(s15k_o_12, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_12 = shr(w_12) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_36 = add(s0k_12, s4k_12) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_36 = add(s0k_12, s4k_12) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
 	add v20.4s, v31.4s, v20.4s /* fb0_s_37 = add(s10k_12, s13k_12) */
-	add v31.4s, v20.4s, v14.4s /* fb0_p_37 = add(fb0_s_37, minus_modulus) */
+	add v31.4s, v20.4s, v25.4s /* fb0_p_37 = add(fb0_s_37, minus_modulus) */
 	umin v20.4s, v20.4s, v31.4s /* fb0_37 = minu(fb0_s_37, fb0_p_37) */
 	add v6.4s, v6.4s, v23.4s /* fb0_s_38 = add(s15k_12, w_half_12) */
-	add v23.4s, v6.4s, v14.4s /* fb0_p_38 = add(fb0_s_38, minus_modulus) */
+	add v23.4s, v6.4s, v25.4s /* fb0_p_38 = add(fb0_s_38, minus_modulus) */
 	umin v6.4s, v6.4s, v23.4s /* fb0_38 = minu(fb0_s_38, fb0_p_38) */
-	add v20.4s, v25.4s, v20.4s /* fb1_s_12 = add(fb0_36, fb0_37) */
-	add v23.4s, v20.4s, v14.4s /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	add v20.4s, v24.4s, v20.4s /* fb1_s_12 = add(fb0_36, fb0_37) */
+	add v23.4s, v20.4s, v25.4s /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
 	add v6.4s, v20.4s, v6.4s /* fb2_s_12 = add(fb1_12, fb0_38) */
-	add v20.4s, v6.4s, v14.4s /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	add v20.4s, v6.4s, v25.4s /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
 	umin v6.4s, v6.4s, v20.4s /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
 	add v6.4s, v6.4s, v30.4s /* fb_s_12 = add(fb2_12, g0s6_1) */
-	add v20.4s, v6.4s, v14.4s /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	add v20.4s, v6.4s, v25.4s /* fb_p_12 = add(fb_s_12, minus_modulus) */
 	smax v6.4s, v6.4s, v20.4s /* fb_12 = maxs(fb_s_12, fb_p_12) */
 
 	/* Initialisation round 16r+6, lanes 4..: s16 = feedback + (W >> 1). */
 	add v20.4s, v16.4s, v16.4s /* dbl_104 = add(fb_11, fb_11) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v20.16b, v5.16b /* x0_13 = bsl(high16, fb_9, dbl_104) */
-	ldr q25, [sp, #640] /* reload dbl_8 */
-	ushr v30.4s, v25.4s, #16 /* x1_13_r = shr(dbl_8) */
+	ldr q24, [sp, #640] /* reload dbl_8 */
+	ushr v30.4s, v24.4s, #16 /* x1_13_r = shr(dbl_8) */
 	ldr q31, [sp, #1168] /* reload fb_3 */
 	sli v30.4s, v31.4s, #16 /* x1_13 = sli(x1_13_r, fb_3) */
 	eor v23.16b, v23.16b, v26.16b /* x0r1_13 = xor(x0_13, sb_out_x_11) */
@@ -1637,32 +1624,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v1.16b, v1.16b, v13.16b /* w2_13 = xor(r2_11, x1_5) */
 	ushr v13.4s, v1.4s, #16 /* l1in_13_r = shr(w2_13) */
 	sli v13.4s, v26.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
-	mov v25.16b, v27.16b /* high16 */
-	bsl v25.16b, v1.16b, v26.16b /* l1in16_13 = bsl(high16, w1_13, w2_13) */
+	tbl v24.16b, {v13.16b}, v14.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
 	str q30, [sp, #976] /* spill x1_13 */
-	tbl v30.16b, {v13.16b}, v7.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
-	tbl v31.16b, {v13.16b}, v19.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
-	eor v25.16b, v31.16b, v25.16b /* ug_13 = xor(ug_acc_13, l1in16_13) */
-	ushr v31.4s, v25.4s, #30 /* ur2_13_r = shr(ug_13) */
-	sli v31.4s, v25.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
-	eor v25.16b, v13.16b, v30.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
-	eor v25.16b, v25.16b, v31.16b /* u_13 = xor(u_acc_13, ur2_13) */
-	ushr v30.4s, v26.4s, #16 /* l2in_13_r = shr(w1_13) */
-	sli v30.4s, v1.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
-	bit v1.16b, v26.16b, v27.16b /* l2in16_13 = bsl(high16, w2_13, w1_13) */
-	tbl v26.16b, {v30.16b}, v19.16b /* v8r8_13 = lookup16(l2in_13, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_13 = lookup16(l2in_13, rotl24) */
-	eor v30.16b, v30.16b, v1.16b /* v8g_acc_13 = xor(l2in_13, l2in16_13) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_13_r = shr(v8g_13) */
-	sli v31.4s, v30.4s, #6 /* v8r6_13 = sli(v8r6_13_r, v8g_13) */
-	eor v1.16b, v26.16b, v1.16b /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
+	tbl v30.16b, {v13.16b}, v22.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
+	rev32 v31.8h, v13.8h /* ur16_13 = rev(l1in_13) */
+	eor v30.16b, v13.16b, v30.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	eor v30.16b, v30.16b, v31.16b /* ug_13 = xor(ug_acc_13, ur16_13) */
+	ushr v31.4s, v30.4s, #30 /* ur2_13_r = shr(ug_13) */
+	sli v31.4s, v30.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
+	eor v24.16b, v13.16b, v24.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
+	eor v24.16b, v24.16b, v31.16b /* u_13 = xor(u_acc_13, ur2_13) */
+	ushr v26.4s, v26.4s, #16 /* l2in_13_r = shr(w1_13) */
+	sli v26.4s, v1.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
+	tbl v1.16b, {v26.16b}, v22.16b /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	rev32 v30.8h, v26.8h /* v8r16_13 = rev(l2in_13) */
+	tbl v31.16b, {v26.16b}, v14.16b /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	eor v26.16b, v26.16b, v30.16b /* v8g_acc_13 = xor(l2in_13, v8r16_13) */
+	eor v26.16b, v26.16b, v31.16b /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
+	ushr v31.4s, v26.4s, #26 /* v8r6_13_r = shr(v8g_13) */
+	sli v31.4s, v26.4s, #6 /* v8r6_13 = sli(v8r6_13_r, v8g_13) */
+	eor v1.16b, v1.16b, v30.16b /* v8_acc_13 = xor(v8r8_13, v8r16_13) */
 	eor v1.16b, v1.16b, v31.16b /* v8_13 = xor(v8_acc_13, v8r6_13) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v25.16b, v1.16b /* sb_in_x_13 = bsl(odd_bytes, v8_13, u_13) */
-	bit v25.16b, v1.16b, v22.16b /* sb_in_y_13 = bsl(odd_bytes, u_13, v8_13) */
-	and v1.16b, v26.16b, v17.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v24.16b, v1.16b /* sb_in_x_13 = bsl(odd_bytes, v8_13, u_13) */
+	bit v24.16b, v1.16b, v17.16b /* sb_in_y_13 = bsl(odd_bytes, u_13, v8_13) */
+	and v1.16b, v26.16b, v7.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
 	tbl v30.16b, {v8.16b}, v1.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
 	eor v26.16b, v30.16b, v26.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
@@ -1671,27 +1657,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
 	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
 	eor v1.16b, v1.16b, v26.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
-	and v26.16b, v25.16b, v17.16b /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_13_hi = shr(sb_in_y_13) */
+	and v26.16b, v24.16b, v7.16b /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_13_hi = shr(sb_in_y_13) */
 	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_13_aes = aese(sb_s1_13_sr, zero_key) */
-	and v26.16b, v25.16b, v17.16b /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_13_aes_hi = shr(sb_s1_13_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_13_aes = aese(sb_s1_13_sr, zero_key) */
+	and v26.16b, v24.16b, v7.16b /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_13_aes_hi = shr(sb_s1_13_aes) */
 	tbl v26.16b, {v12.16b}, v26.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v1.16b, v25.16b /* sb_out_x_13 = bsl(odd_bytes, sb_s1_13, sb_s0_13) */
-	bit v1.16b, v25.16b, v22.16b /* sb_out_y_13 = bsl(odd_bytes, sb_s0_13, sb_s1_13) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_13 = lookup16(sb_out_y_13, rotl24) */
-	ldr q25, [sp, #848] /* reload dbl_26 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_13_r = shr(dbl_26) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v1.16b, v24.16b /* sb_out_x_13 = bsl(odd_bytes, sb_s1_13, sb_s0_13) */
+	bit v1.16b, v24.16b, v17.16b /* sb_out_y_13 = bsl(odd_bytes, sb_s0_13, sb_s1_13) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	ldr q24, [sp, #848] /* reload dbl_26 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_13_r = shr(dbl_26) */
 	ldr q30, [sp, #80] /* reload g1s6_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_13 = sli(s0k_o_13_r, g1s6_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_13 = and(s0k_o_13, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_13 = sli(s0k_o_13_r, g1s6_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_13 = and(s0k_o_13, modulus) */
 	ldr q31, [sp, #784] /* reload dbl_13 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_13_r = shr(dbl_13) */
 	ldr q31, [sp, #608] /* reload g1s10_1.2 */
@@ -1712,31 +1698,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v20.4s, v16.4s, #15 /* s15k_o_13 = sli(s15k_o_13_r, fb_11) */
 	and v20.16b, v20.16b, v10.16b /* s15k_13 = and(s15k_o_13, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_13 = shr(w_13) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_39 = add(s0k_13, s4k_13) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_39 = add(s0k_13, s4k_13) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
 	add v18.4s, v18.4s, v31.4s /* fb0_s_40 = add(s10k_13, s13k_13) */
-	add v31.4s, v18.4s, v14.4s /* fb0_p_40 = add(fb0_s_40, minus_modulus) */
+	add v31.4s, v18.4s, v25.4s /* fb0_p_40 = add(fb0_s_40, minus_modulus) */
 	umin v18.4s, v18.4s, v31.4s /* fb0_40 = minu(fb0_s_40, fb0_p_40) */
 	add v20.4s, v20.4s, v23.4s /* fb0_s_41 = add(s15k_13, w_half_13) */
-	add v23.4s, v20.4s, v14.4s /* fb0_p_41 = add(fb0_s_41, minus_modulus) */
+	add v23.4s, v20.4s, v25.4s /* fb0_p_41 = add(fb0_s_41, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb0_41 = minu(fb0_s_41, fb0_p_41) */
-	add v18.4s, v25.4s, v18.4s /* fb1_s_13 = add(fb0_39, fb0_40) */
-	add v23.4s, v18.4s, v14.4s /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	add v18.4s, v24.4s, v18.4s /* fb1_s_13 = add(fb0_39, fb0_40) */
+	add v23.4s, v18.4s, v25.4s /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
 	umin v18.4s, v18.4s, v23.4s /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
 	add v18.4s, v18.4s, v20.4s /* fb2_s_13 = add(fb1_13, fb0_41) */
-	add v20.4s, v18.4s, v14.4s /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	add v20.4s, v18.4s, v25.4s /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
 	umin v18.4s, v18.4s, v20.4s /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
 	add v18.4s, v18.4s, v30.4s /* fb_s_13 = add(fb2_13, g1s6_1) */
-	add v20.4s, v18.4s, v14.4s /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	add v20.4s, v18.4s, v25.4s /* fb_p_13 = add(fb_s_13, minus_modulus) */
 	smax v18.4s, v18.4s, v20.4s /* fb_13 = maxs(fb_s_13, fb_p_13) */
 
 	/* Initialisation round 16r+7, lanes 0..: s16 = feedback + (W >> 1). */
 	add v20.4s, v6.4s, v6.4s /* dbl_112 = add(fb_12, fb_12) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v20.16b, v4.16b /* x0_14 = bsl(high16, fb_10, dbl_112) */
-	ldr q25, [sp, #816] /* reload dbl_16 */
-	ushr v30.4s, v25.4s, #16 /* x1_14_r = shr(dbl_16) */
+	ldr q24, [sp, #816] /* reload dbl_16 */
+	ushr v30.4s, v24.4s, #16 /* x1_14_r = shr(dbl_16) */
 	ldr q31, [sp, #1184] /* reload fb_4 */
 	sli v30.4s, v31.4s, #16 /* x1_14 = sli(x1_14_r, fb_4) */
 	eor v23.16b, v23.16b, v28.16b /* x0r1_14 = xor(x0_14, sb_out_x_12) */
@@ -1746,32 +1732,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v0.16b, v0.16b, v13.16b /* w2_14 = xor(r2_12, x1_6) */
 	ushr v13.4s, v0.4s, #16 /* l1in_14_r = shr(w2_14) */
 	sli v13.4s, v28.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
-	mov v25.16b, v27.16b /* high16 */
-	bsl v25.16b, v0.16b, v28.16b /* l1in16_14 = bsl(high16, w1_14, w2_14) */
+	tbl v24.16b, {v13.16b}, v14.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
 	str q30, [sp, #1056] /* spill x1_14 */
-	tbl v30.16b, {v13.16b}, v7.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
-	tbl v31.16b, {v13.16b}, v19.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
-	eor v25.16b, v31.16b, v25.16b /* ug_14 = xor(ug_acc_14, l1in16_14) */
-	ushr v31.4s, v25.4s, #30 /* ur2_14_r = shr(ug_14) */
-	sli v31.4s, v25.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
-	eor v25.16b, v13.16b, v30.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
-	eor v25.16b, v25.16b, v31.16b /* u_14 = xor(u_acc_14, ur2_14) */
-	ushr v30.4s, v28.4s, #16 /* l2in_14_r = shr(w1_14) */
-	sli v30.4s, v0.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
-	bit v0.16b, v28.16b, v27.16b /* l2in16_14 = bsl(high16, w2_14, w1_14) */
-	tbl v28.16b, {v30.16b}, v19.16b /* v8r8_14 = lookup16(l2in_14, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_14 = lookup16(l2in_14, rotl24) */
-	eor v30.16b, v30.16b, v0.16b /* v8g_acc_14 = xor(l2in_14, l2in16_14) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_14_r = shr(v8g_14) */
-	sli v31.4s, v30.4s, #6 /* v8r6_14 = sli(v8r6_14_r, v8g_14) */
-	eor v0.16b, v28.16b, v0.16b /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
+	tbl v30.16b, {v13.16b}, v22.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
+	rev32 v31.8h, v13.8h /* ur16_14 = rev(l1in_14) */
+	eor v30.16b, v13.16b, v30.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	eor v30.16b, v30.16b, v31.16b /* ug_14 = xor(ug_acc_14, ur16_14) */
+	ushr v31.4s, v30.4s, #30 /* ur2_14_r = shr(ug_14) */
+	sli v31.4s, v30.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
+	eor v24.16b, v13.16b, v24.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
+	eor v24.16b, v24.16b, v31.16b /* u_14 = xor(u_acc_14, ur2_14) */
+	ushr v28.4s, v28.4s, #16 /* l2in_14_r = shr(w1_14) */
+	sli v28.4s, v0.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
+	tbl v0.16b, {v28.16b}, v22.16b /* v8r8_14 = lookup16(l2in_14, rotl8) */
+	rev32 v30.8h, v28.8h /* v8r16_14 = rev(l2in_14) */
+	tbl v31.16b, {v28.16b}, v14.16b /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	eor v28.16b, v28.16b, v30.16b /* v8g_acc_14 = xor(l2in_14, v8r16_14) */
+	eor v28.16b, v28.16b, v31.16b /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
+	ushr v31.4s, v28.4s, #26 /* v8r6_14_r = shr(v8g_14) */
+	sli v31.4s, v28.4s, #6 /* v8r6_14 = sli(v8r6_14_r, v8g_14) */
+	eor v0.16b, v0.16b, v30.16b /* v8_acc_14 = xor(v8r8_14, v8r16_14) */
 	eor v0.16b, v0.16b, v31.16b /* v8_14 = xor(v8_acc_14, v8r6_14) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v25.16b, v0.16b /* sb_in_x_14 = bsl(odd_bytes, v8_14, u_14) */
-	bit v25.16b, v0.16b, v22.16b /* sb_in_y_14 = bsl(odd_bytes, u_14, v8_14) */
-	and v0.16b, v28.16b, v17.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v24.16b, v0.16b /* sb_in_x_14 = bsl(odd_bytes, v8_14, u_14) */
+	bit v24.16b, v0.16b, v17.16b /* sb_in_y_14 = bsl(odd_bytes, u_14, v8_14) */
+	and v0.16b, v28.16b, v7.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
 	tbl v30.16b, {v8.16b}, v0.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
 	eor v28.16b, v30.16b, v28.16b /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
@@ -1780,27 +1765,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
 	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
 	eor v0.16b, v0.16b, v28.16b /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
-	and v28.16b, v25.16b, v17.16b /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_14_hi = shr(sb_in_y_14) */
+	and v28.16b, v24.16b, v7.16b /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_14_hi = shr(sb_in_y_14) */
 	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_14_aes = aese(sb_s1_14_sr, zero_key) */
-	and v28.16b, v25.16b, v17.16b /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_14_aes_hi = shr(sb_s1_14_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_14_aes = aese(sb_s1_14_sr, zero_key) */
+	and v28.16b, v24.16b, v7.16b /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_14_aes_hi = shr(sb_s1_14_aes) */
 	tbl v28.16b, {v12.16b}, v28.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v0.16b, v25.16b /* sb_out_x_14 = bsl(odd_bytes, sb_s1_14, sb_s0_14) */
-	bit v0.16b, v25.16b, v22.16b /* sb_out_y_14 = bsl(odd_bytes, sb_s0_14, sb_s1_14) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_14 = lookup16(sb_out_y_14, rotl24) */
-	ldr q25, [sp, #944] /* reload dbl_34 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_14_r = shr(dbl_34) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v0.16b, v24.16b /* sb_out_x_14 = bsl(odd_bytes, sb_s1_14, sb_s0_14) */
+	bit v0.16b, v24.16b, v17.16b /* sb_out_y_14 = bsl(odd_bytes, sb_s0_14, sb_s1_14) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	ldr q24, [sp, #944] /* reload dbl_34 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_14_r = shr(dbl_34) */
 	ldr q30, [sp, #256] /* reload g0s7_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_14 = sli(s0k_o_14_r, g0s7_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_14 = and(s0k_o_14, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_14 = sli(s0k_o_14_r, g0s7_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_14 = and(s0k_o_14, modulus) */
 	ldr q31, [sp, #880] /* reload dbl_21 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_14_r = shr(dbl_21) */
 	ldr q31, [sp, #288] /* reload g0s11_1.2 */
@@ -1822,31 +1807,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v4.4s, v6.4s, #15 /* s15k_o_14 = sli(s15k_o_14_r, fb_12) */
 	and v4.16b, v4.16b, v10.16b /* s15k_14 = and(s15k_o_14, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_14 = shr(w_14) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_42 = add(s0k_14, s4k_14) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_42 = add(s0k_14, s4k_14) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
 	add v2.4s, v31.4s, v2.4s /* fb0_s_43 = add(s10k_14, s13k_14) */
-	add v31.4s, v2.4s, v14.4s /* fb0_p_43 = add(fb0_s_43, minus_modulus) */
+	add v31.4s, v2.4s, v25.4s /* fb0_p_43 = add(fb0_s_43, minus_modulus) */
 	umin v2.4s, v2.4s, v31.4s /* fb0_43 = minu(fb0_s_43, fb0_p_43) */
 	add v4.4s, v4.4s, v23.4s /* fb0_s_44 = add(s15k_14, w_half_14) */
-	add v23.4s, v4.4s, v14.4s /* fb0_p_44 = add(fb0_s_44, minus_modulus) */
+	add v23.4s, v4.4s, v25.4s /* fb0_p_44 = add(fb0_s_44, minus_modulus) */
 	umin v4.4s, v4.4s, v23.4s /* fb0_44 = minu(fb0_s_44, fb0_p_44) */
-	add v2.4s, v25.4s, v2.4s /* fb1_s_14 = add(fb0_42, fb0_43) */
-	add v23.4s, v2.4s, v14.4s /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	add v2.4s, v24.4s, v2.4s /* fb1_s_14 = add(fb0_42, fb0_43) */
+	add v23.4s, v2.4s, v25.4s /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
 	umin v2.4s, v2.4s, v23.4s /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
 	add v2.4s, v2.4s, v4.4s /* fb2_s_14 = add(fb1_14, fb0_44) */
-	add v4.4s, v2.4s, v14.4s /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	add v4.4s, v2.4s, v25.4s /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
 	umin v2.4s, v2.4s, v4.4s /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
 	add v2.4s, v2.4s, v30.4s /* fb_s_14 = add(fb2_14, g0s7_1) */
-	add v4.4s, v2.4s, v14.4s /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	add v4.4s, v2.4s, v25.4s /* fb_p_14 = add(fb_s_14, minus_modulus) */
 	smax v2.4s, v2.4s, v4.4s /* fb_14 = maxs(fb_s_14, fb_p_14) */
 
 	/* Initialisation round 16r+7, lanes 4..: s16 = feedback + (W >> 1). */
 	add v4.4s, v18.4s, v18.4s /* dbl_120 = add(fb_13, fb_13) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v4.16b, v16.16b /* x0_15 = bsl(high16, fb_11, dbl_120) */
-	ldr q25, [sp, #912] /* reload dbl_24 */
-	ushr v30.4s, v25.4s, #16 /* x1_15_r = shr(dbl_24) */
+	ldr q24, [sp, #912] /* reload dbl_24 */
+	ushr v30.4s, v24.4s, #16 /* x1_15_r = shr(dbl_24) */
 	ldr q31, [sp, #752] /* reload fb_5 */
 	sli v30.4s, v31.4s, #16 /* x1_15 = sli(x1_15_r, fb_5) */
 	eor v23.16b, v23.16b, v26.16b /* x0r1_15 = xor(x0_15, sb_out_x_13) */
@@ -1856,32 +1841,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v1.16b, v1.16b, v13.16b /* w2_15 = xor(r2_13, x1_7) */
 	ushr v13.4s, v1.4s, #16 /* l1in_15_r = shr(w2_15) */
 	sli v13.4s, v26.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
-	mov v25.16b, v27.16b /* high16 */
-	bsl v25.16b, v1.16b, v26.16b /* l1in16_15 = bsl(high16, w1_15, w2_15) */
+	tbl v24.16b, {v13.16b}, v14.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
 	str q30, [sp, #1136] /* spill x1_15 */
-	tbl v30.16b, {v13.16b}, v7.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
-	tbl v31.16b, {v13.16b}, v19.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
-	eor v25.16b, v31.16b, v25.16b /* ug_15 = xor(ug_acc_15, l1in16_15) */
-	ushr v31.4s, v25.4s, #30 /* ur2_15_r = shr(ug_15) */
-	sli v31.4s, v25.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
-	eor v25.16b, v13.16b, v30.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
-	eor v25.16b, v25.16b, v31.16b /* u_15 = xor(u_acc_15, ur2_15) */
-	ushr v30.4s, v26.4s, #16 /* l2in_15_r = shr(w1_15) */
-	sli v30.4s, v1.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
-	bit v1.16b, v26.16b, v27.16b /* l2in16_15 = bsl(high16, w2_15, w1_15) */
-	tbl v26.16b, {v30.16b}, v19.16b /* v8r8_15 = lookup16(l2in_15, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_15 = lookup16(l2in_15, rotl24) */
-	eor v30.16b, v30.16b, v1.16b /* v8g_acc_15 = xor(l2in_15, l2in16_15) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_15_r = shr(v8g_15) */
-	sli v31.4s, v30.4s, #6 /* v8r6_15 = sli(v8r6_15_r, v8g_15) */
-	eor v1.16b, v26.16b, v1.16b /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
+	tbl v30.16b, {v13.16b}, v22.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
+	rev32 v31.8h, v13.8h /* ur16_15 = rev(l1in_15) */
+	eor v30.16b, v13.16b, v30.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	eor v30.16b, v30.16b, v31.16b /* ug_15 = xor(ug_acc_15, ur16_15) */
+	ushr v31.4s, v30.4s, #30 /* ur2_15_r = shr(ug_15) */
+	sli v31.4s, v30.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
+	eor v24.16b, v13.16b, v24.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
+	eor v24.16b, v24.16b, v31.16b /* u_15 = xor(u_acc_15, ur2_15) */
+	ushr v26.4s, v26.4s, #16 /* l2in_15_r = shr(w1_15) */
+	sli v26.4s, v1.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
+	tbl v1.16b, {v26.16b}, v22.16b /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	rev32 v30.8h, v26.8h /* v8r16_15 = rev(l2in_15) */
+	tbl v31.16b, {v26.16b}, v14.16b /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	eor v26.16b, v26.16b, v30.16b /* v8g_acc_15 = xor(l2in_15, v8r16_15) */
+	eor v26.16b, v26.16b, v31.16b /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
+	ushr v31.4s, v26.4s, #26 /* v8r6_15_r = shr(v8g_15) */
+	sli v31.4s, v26.4s, #6 /* v8r6_15 = sli(v8r6_15_r, v8g_15) */
+	eor v1.16b, v1.16b, v30.16b /* v8_acc_15 = xor(v8r8_15, v8r16_15) */
 	eor v1.16b, v1.16b, v31.16b /* v8_15 = xor(v8_acc_15, v8r6_15) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v25.16b, v1.16b /* sb_in_x_15 = bsl(odd_bytes, v8_15, u_15) */
-	bit v25.16b, v1.16b, v22.16b /* sb_in_y_15 = bsl(odd_bytes, u_15, v8_15) */
-	and v1.16b, v26.16b, v17.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v24.16b, v1.16b /* sb_in_x_15 = bsl(odd_bytes, v8_15, u_15) */
+	bit v24.16b, v1.16b, v17.16b /* sb_in_y_15 = bsl(odd_bytes, u_15, v8_15) */
+	and v1.16b, v26.16b, v7.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
 	tbl v30.16b, {v8.16b}, v1.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
 	eor v26.16b, v30.16b, v26.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
@@ -1890,27 +1874,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
 	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
 	eor v1.16b, v1.16b, v26.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
-	and v26.16b, v25.16b, v17.16b /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_15_hi = shr(sb_in_y_15) */
+	and v26.16b, v24.16b, v7.16b /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_15_hi = shr(sb_in_y_15) */
 	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_15_aes = aese(sb_s1_15_sr, zero_key) */
-	and v26.16b, v25.16b, v17.16b /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_15_aes_hi = shr(sb_s1_15_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_15_aes = aese(sb_s1_15_sr, zero_key) */
+	and v26.16b, v24.16b, v7.16b /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_15_aes_hi = shr(sb_s1_15_aes) */
 	tbl v26.16b, {v12.16b}, v26.16b /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v1.16b, v25.16b /* sb_out_x_15 = bsl(odd_bytes, sb_s1_15, sb_s0_15) */
-	bit v1.16b, v25.16b, v22.16b /* sb_out_y_15 = bsl(odd_bytes, sb_s0_15, sb_s1_15) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_15 = lookup16(sb_out_y_15, rotl24) */
-	ldr q25, [sp, #1024] /* reload dbl_42 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_15_r = shr(dbl_42) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v1.16b, v24.16b /* sb_out_x_15 = bsl(odd_bytes, sb_s1_15, sb_s0_15) */
+	bit v1.16b, v24.16b, v17.16b /* sb_out_y_15 = bsl(odd_bytes, sb_s0_15, sb_s1_15) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	ldr q24, [sp, #1024] /* reload dbl_42 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_15_r = shr(dbl_42) */
 	ldr q30, [sp, #496] /* reload g1s7_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_15 = sli(s0k_o_15_r, g1s7_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_15 = and(s0k_o_15, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_15 = sli(s0k_o_15_r, g1s7_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_15 = and(s0k_o_15, modulus) */
 	ldr q31, [sp, #960] /* reload dbl_29 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_15_r = shr(dbl_29) */
 	ldr q31, [sp, #528] /* reload g1s11_1.2 */
@@ -1931,31 +1915,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v4.4s, v18.4s, #15 /* s15k_o_15 = sli(s15k_o_15_r, fb_13) */
 	and v4.16b, v4.16b, v10.16b /* s15k_15 = and(s15k_o_15, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_15 = shr(w_15) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_45 = add(s0k_15, s4k_15) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_45 = add(s0k_15, s4k_15) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
 	add v20.4s, v20.4s, v31.4s /* fb0_s_46 = add(s10k_15, s13k_15) */
-	add v31.4s, v20.4s, v14.4s /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
+	add v31.4s, v20.4s, v25.4s /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
 	umin v20.4s, v20.4s, v31.4s /* fb0_46 = minu(fb0_s_46, fb0_p_46) */
 	add v4.4s, v4.4s, v23.4s /* fb0_s_47 = add(s15k_15, w_half_15) */
-	add v23.4s, v4.4s, v14.4s /* fb0_p_47 = add(fb0_s_47, minus_modulus) */
+	add v23.4s, v4.4s, v25.4s /* fb0_p_47 = add(fb0_s_47, minus_modulus) */
 	umin v4.4s, v4.4s, v23.4s /* fb0_47 = minu(fb0_s_47, fb0_p_47) */
-	add v20.4s, v25.4s, v20.4s /* fb1_s_15 = add(fb0_45, fb0_46) */
-	add v23.4s, v20.4s, v14.4s /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
+	add v20.4s, v24.4s, v20.4s /* fb1_s_15 = add(fb0_45, fb0_46) */
+	add v23.4s, v20.4s, v25.4s /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
 	add v4.4s, v20.4s, v4.4s /* fb2_s_15 = add(fb1_15, fb0_47) */
-	add v20.4s, v4.4s, v14.4s /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
+	add v20.4s, v4.4s, v25.4s /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
 	umin v4.4s, v4.4s, v20.4s /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
 	add v4.4s, v4.4s, v30.4s /* fb_s_15 = add(fb2_15, g1s7_1) */
-	add v20.4s, v4.4s, v14.4s /* fb_p_15 = add(fb_s_15, minus_modulus) */
+	add v20.4s, v4.4s, v25.4s /* fb_p_15 = add(fb_s_15, minus_modulus) */
 	smax v4.4s, v4.4s, v20.4s /* fb_15 = maxs(fb_s_15, fb_p_15) */
 
 	/* Initialisation round 16r+8, lanes 0..: s16 = feedback + (W >> 1). */
 	add v20.4s, v2.4s, v2.4s /* dbl_128 = add(fb_14, fb_14) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v20.16b, v6.16b /* x0_16 = bsl(high16, fb_12, dbl_128) */
-	ldr q25, [sp, #992] /* reload dbl_32 */
-	ushr v30.4s, v25.4s, #16 /* x1_16_r = shr(dbl_32) */
+	ldr q24, [sp, #992] /* reload dbl_32 */
+	ushr v30.4s, v24.4s, #16 /* x1_16_r = shr(dbl_32) */
 	ldr q31, [sp, #592] /* reload fb_6 */
 	sli v30.4s, v31.4s, #16 /* x1_16 = sli(x1_16_r, fb_6) */
 	eor v23.16b, v23.16b, v28.16b /* x0r1_16 = xor(x0_16, sb_out_x_14) */
@@ -1965,32 +1949,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v0.16b, v0.16b, v13.16b /* w2_16 = xor(r2_14, x1_8) */
 	ushr v13.4s, v0.4s, #16 /* l1in_16_r = shr(w2_16) */
 	sli v13.4s, v28.4s, #16 /* l1in_16 = sli(l1in_16_r, w1_16) */
-	mov v25.16b, v27.16b /* high16 */
-	bsl v25.16b, v0.16b, v28.16b /* l1in16_16 = bsl(high16, w1_16, w2_16) */
+	tbl v24.16b, {v13.16b}, v14.16b /* ur24_16 = lookup16(l1in_16, rotl24) */
 	str q30, [sp, #240] /* spill x1_16 */
-	tbl v30.16b, {v13.16b}, v7.16b /* ur24_16 = lookup16(l1in_16, rotl24) */
-	tbl v31.16b, {v13.16b}, v19.16b /* ur8_16 = lookup16(l1in_16, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_16 = xor(l1in_16, ur8_16) */
-	eor v25.16b, v31.16b, v25.16b /* ug_16 = xor(ug_acc_16, l1in16_16) */
-	ushr v31.4s, v25.4s, #30 /* ur2_16_r = shr(ug_16) */
-	sli v31.4s, v25.4s, #2 /* ur2_16 = sli(ur2_16_r, ug_16) */
-	eor v25.16b, v13.16b, v30.16b /* u_acc_16 = xor(l1in_16, ur24_16) */
-	eor v25.16b, v25.16b, v31.16b /* u_16 = xor(u_acc_16, ur2_16) */
-	ushr v30.4s, v28.4s, #16 /* l2in_16_r = shr(w1_16) */
-	sli v30.4s, v0.4s, #16 /* l2in_16 = sli(l2in_16_r, w2_16) */
-	bit v0.16b, v28.16b, v27.16b /* l2in16_16 = bsl(high16, w2_16, w1_16) */
-	tbl v28.16b, {v30.16b}, v19.16b /* v8r8_16 = lookup16(l2in_16, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_16 = lookup16(l2in_16, rotl24) */
-	eor v30.16b, v30.16b, v0.16b /* v8g_acc_16 = xor(l2in_16, l2in16_16) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_16 = xor(v8g_acc_16, v8r24_16) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_16_r = shr(v8g_16) */
-	sli v31.4s, v30.4s, #6 /* v8r6_16 = sli(v8r6_16_r, v8g_16) */
-	eor v0.16b, v28.16b, v0.16b /* v8_acc_16 = xor(v8r8_16, l2in16_16) */
+	tbl v30.16b, {v13.16b}, v22.16b /* ur8_16 = lookup16(l1in_16, rotl8) */
+	rev32 v31.8h, v13.8h /* ur16_16 = rev(l1in_16) */
+	eor v30.16b, v13.16b, v30.16b /* ug_acc_16 = xor(l1in_16, ur8_16) */
+	eor v30.16b, v30.16b, v31.16b /* ug_16 = xor(ug_acc_16, ur16_16) */
+	ushr v31.4s, v30.4s, #30 /* ur2_16_r = shr(ug_16) */
+	sli v31.4s, v30.4s, #2 /* ur2_16 = sli(ur2_16_r, ug_16) */
+	eor v24.16b, v13.16b, v24.16b /* u_acc_16 = xor(l1in_16, ur24_16) */
+	eor v24.16b, v24.16b, v31.16b /* u_16 = xor(u_acc_16, ur2_16) */
+	ushr v28.4s, v28.4s, #16 /* l2in_16_r = shr(w1_16) */
+	sli v28.4s, v0.4s, #16 /* l2in_16 = sli(l2in_16_r, w2_16) */
+	tbl v0.16b, {v28.16b}, v22.16b /* v8r8_16 = lookup16(l2in_16, rotl8) */
+	rev32 v30.8h, v28.8h /* v8r16_16 = rev(l2in_16) */
+	tbl v31.16b, {v28.16b}, v14.16b /* v8r24_16 = lookup16(l2in_16, rotl24) */
+	eor v28.16b, v28.16b, v30.16b /* v8g_acc_16 = xor(l2in_16, v8r16_16) */
+	eor v28.16b, v28.16b, v31.16b /* v8g_16 = xor(v8g_acc_16, v8r24_16) */
+	ushr v31.4s, v28.4s, #26 /* v8r6_16_r = shr(v8g_16) */
+	sli v31.4s, v28.4s, #6 /* v8r6_16 = sli(v8r6_16_r, v8g_16) */
+	eor v0.16b, v0.16b, v30.16b /* v8_acc_16 = xor(v8r8_16, v8r16_16) */
 	eor v0.16b, v0.16b, v31.16b /* v8_16 = xor(v8_acc_16, v8r6_16) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v25.16b, v0.16b /* sb_in_x_16 = bsl(odd_bytes, v8_16, u_16) */
-	bit v25.16b, v0.16b, v22.16b /* sb_in_y_16 = bsl(odd_bytes, u_16, v8_16) */
-	and v0.16b, v28.16b, v17.16b /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v24.16b, v0.16b /* sb_in_x_16 = bsl(odd_bytes, v8_16, u_16) */
+	bit v24.16b, v0.16b, v17.16b /* sb_in_y_16 = bsl(odd_bytes, u_16, v8_16) */
+	and v0.16b, v28.16b, v7.16b /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_16 = shr(sb_in_x_16) */
 	tbl v30.16b, {v8.16b}, v0.16b /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
 	eor v28.16b, v30.16b, v28.16b /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
@@ -1999,27 +1982,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
 	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
 	eor v0.16b, v0.16b, v28.16b /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
-	and v28.16b, v25.16b, v17.16b /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_16_hi = shr(sb_in_y_16) */
+	and v28.16b, v24.16b, v7.16b /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_16_hi = shr(sb_in_y_16) */
 	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_16_l = lookup16(tbl_lo, sb_in_y_16_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_16_h = lookup16(tbl_hi, sb_in_y_16_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_16_aes = aese(sb_s1_16_sr, zero_key) */
-	and v28.16b, v25.16b, v17.16b /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_16_aes_hi = shr(sb_s1_16_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_16_h = lookup16(tbl_hi, sb_in_y_16_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_16_aes = aese(sb_s1_16_sr, zero_key) */
+	and v28.16b, v24.16b, v7.16b /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_16_aes_hi = shr(sb_s1_16_aes) */
 	tbl v28.16b, {v12.16b}, v28.16b /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v0.16b, v25.16b /* sb_out_x_16 = bsl(odd_bytes, sb_s1_16, sb_s0_16) */
-	bit v0.16b, v25.16b, v22.16b /* sb_out_y_16 = bsl(odd_bytes, sb_s0_16, sb_s1_16) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_16 = lookup16(sb_out_y_16, rotl24) */
-	ldr q25, [sp, #1104] /* reload dbl_50 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_16_r = shr(dbl_50) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v0.16b, v24.16b /* sb_out_x_16 = bsl(odd_bytes, sb_s1_16, sb_s0_16) */
+	bit v0.16b, v24.16b, v17.16b /* sb_out_y_16 = bsl(odd_bytes, sb_s0_16, sb_s1_16) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_16 = lookup16(sb_out_y_16, rotl24) */
+	ldr q24, [sp, #1104] /* reload dbl_50 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_16_r = shr(dbl_50) */
 	ldr q30, [sp, #672] /* reload g0s8_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_16 = sli(s0k_o_16_r, g0s8_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_16 = and(s0k_o_16, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_16 = sli(s0k_o_16_r, g0s8_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_16 = and(s0k_o_16, modulus) */
 	ldr q31, [sp, #1040] /* reload dbl_37 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_16_r = shr(dbl_37) */
 	ldr q31, [sp, #720] /* reload g0s12_1.2 */
@@ -2041,31 +2024,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v6.4s, v2.4s, #15 /* s15k_o_16 = sli(s15k_o_16_r, fb_14) */
 	and v6.16b, v6.16b, v10.16b /* s15k_16 = and(s15k_o_16, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_16 = shr(w_16) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_48 = add(s0k_16, s4k_16) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_48 = minu(fb0_s_48, fb0_p_48) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_48 = add(s0k_16, s4k_16) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_48 = minu(fb0_s_48, fb0_p_48) */
 	add v5.4s, v31.4s, v5.4s /* fb0_s_49 = add(s10k_16, s13k_16) */
-	add v31.4s, v5.4s, v14.4s /* fb0_p_49 = add(fb0_s_49, minus_modulus) */
+	add v31.4s, v5.4s, v25.4s /* fb0_p_49 = add(fb0_s_49, minus_modulus) */
 	umin v5.4s, v5.4s, v31.4s /* fb0_49 = minu(fb0_s_49, fb0_p_49) */
 	add v6.4s, v6.4s, v23.4s /* fb0_s_50 = add(s15k_16, w_half_16) */
-	add v23.4s, v6.4s, v14.4s /* fb0_p_50 = add(fb0_s_50, minus_modulus) */
+	add v23.4s, v6.4s, v25.4s /* fb0_p_50 = add(fb0_s_50, minus_modulus) */
 	umin v6.4s, v6.4s, v23.4s /* fb0_50 = minu(fb0_s_50, fb0_p_50) */
-	add v5.4s, v25.4s, v5.4s /* fb1_s_16 = add(fb0_48, fb0_49) */
-	add v23.4s, v5.4s, v14.4s /* fb1_p_16 = add(fb1_s_16, minus_modulus) */
+	add v5.4s, v24.4s, v5.4s /* fb1_s_16 = add(fb0_48, fb0_49) */
+	add v23.4s, v5.4s, v25.4s /* fb1_p_16 = add(fb1_s_16, minus_modulus) */
 	umin v5.4s, v5.4s, v23.4s /* fb1_16 = minu(fb1_s_16, fb1_p_16) */
 	add v5.4s, v5.4s, v6.4s /* fb2_s_16 = add(fb1_16, fb0_50) */
-	add v6.4s, v5.4s, v14.4s /* fb2_p_16 = add(fb2_s_16, minus_modulus) */
+	add v6.4s, v5.4s, v25.4s /* fb2_p_16 = add(fb2_s_16, minus_modulus) */
 	umin v5.4s, v5.4s, v6.4s /* fb2_16 = minu(fb2_s_16, fb2_p_16) */
 	add v5.4s, v5.4s, v30.4s /* fb_s_16 = add(fb2_16, g0s8_1) */
-	add v6.4s, v5.4s, v14.4s /* fb_p_16 = add(fb_s_16, minus_modulus) */
+	add v6.4s, v5.4s, v25.4s /* fb_p_16 = add(fb_s_16, minus_modulus) */
 	smax v5.4s, v5.4s, v6.4s /* fb_16 = maxs(fb_s_16, fb_p_16) */
 
 	/* Initialisation round 16r+8, lanes 4..: s16 = feedback + (W >> 1). */
 	add v6.4s, v4.4s, v4.4s /* dbl_136 = add(fb_15, fb_15) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v6.16b, v18.16b /* x0_17 = bsl(high16, fb_13, dbl_136) */
-	ldr q25, [sp, #1072] /* reload dbl_40 */
-	ushr v30.4s, v25.4s, #16 /* x1_17_r = shr(dbl_40) */
+	ldr q24, [sp, #1072] /* reload dbl_40 */
+	ushr v30.4s, v24.4s, #16 /* x1_17_r = shr(dbl_40) */
 	ldr q31, [sp, #944] /* reload fb_7 */
 	sli v30.4s, v31.4s, #16 /* x1_17 = sli(x1_17_r, fb_7) */
 	eor v23.16b, v23.16b, v26.16b /* x0r1_17 = xor(x0_17, sb_out_x_15) */
@@ -2075,32 +2058,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v1.16b, v1.16b, v13.16b /* w2_17 = xor(r2_15, x1_9) */
 	ushr v13.4s, v1.4s, #16 /* l1in_17_r = shr(w2_17) */
 	sli v13.4s, v26.4s, #16 /* l1in_17 = sli(l1in_17_r, w1_17) */
-	mov v25.16b, v27.16b /* high16 */
-	bsl v25.16b, v1.16b, v26.16b /* l1in16_17 = bsl(high16, w1_17, w2_17) */
+	tbl v24.16b, {v13.16b}, v14.16b /* ur24_17 = lookup16(l1in_17, rotl24) */
 	str q30, [sp, #464] /* spill x1_17 */
-	tbl v30.16b, {v13.16b}, v7.16b /* ur24_17 = lookup16(l1in_17, rotl24) */
-	tbl v31.16b, {v13.16b}, v19.16b /* ur8_17 = lookup16(l1in_17, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_17 = xor(l1in_17, ur8_17) */
-	eor v25.16b, v31.16b, v25.16b /* ug_17 = xor(ug_acc_17, l1in16_17) */
-	ushr v31.4s, v25.4s, #30 /* ur2_17_r = shr(ug_17) */
-	sli v31.4s, v25.4s, #2 /* ur2_17 = sli(ur2_17_r, ug_17) */
-	eor v25.16b, v13.16b, v30.16b /* u_acc_17 = xor(l1in_17, ur24_17) */
-	eor v25.16b, v25.16b, v31.16b /* u_17 = xor(u_acc_17, ur2_17) */
-	ushr v30.4s, v26.4s, #16 /* l2in_17_r = shr(w1_17) */
-	sli v30.4s, v1.4s, #16 /* l2in_17 = sli(l2in_17_r, w2_17) */
-	bit v1.16b, v26.16b, v27.16b /* l2in16_17 = bsl(high16, w2_17, w1_17) */
-	tbl v26.16b, {v30.16b}, v19.16b /* v8r8_17 = lookup16(l2in_17, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_17 = lookup16(l2in_17, rotl24) */
-	eor v30.16b, v30.16b, v1.16b /* v8g_acc_17 = xor(l2in_17, l2in16_17) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_17 = xor(v8g_acc_17, v8r24_17) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_17_r = shr(v8g_17) */
-	sli v31.4s, v30.4s, #6 /* v8r6_17 = sli(v8r6_17_r, v8g_17) */
-	eor v1.16b, v26.16b, v1.16b /* v8_acc_17 = xor(v8r8_17, l2in16_17) */
+	tbl v30.16b, {v13.16b}, v22.16b /* ur8_17 = lookup16(l1in_17, rotl8) */
+	rev32 v31.8h, v13.8h /* ur16_17 = rev(l1in_17) */
+	eor v30.16b, v13.16b, v30.16b /* ug_acc_17 = xor(l1in_17, ur8_17) */
+	eor v30.16b, v30.16b, v31.16b /* ug_17 = xor(ug_acc_17, ur16_17) */
+	ushr v31.4s, v30.4s, #30 /* ur2_17_r = shr(ug_17) */
+	sli v31.4s, v30.4s, #2 /* ur2_17 = sli(ur2_17_r, ug_17) */
+	eor v24.16b, v13.16b, v24.16b /* u_acc_17 = xor(l1in_17, ur24_17) */
+	eor v24.16b, v24.16b, v31.16b /* u_17 = xor(u_acc_17, ur2_17) */
+	ushr v26.4s, v26.4s, #16 /* l2in_17_r = shr(w1_17) */
+	sli v26.4s, v1.4s, #16 /* l2in_17 = sli(l2in_17_r, w2_17) */
+	tbl v1.16b, {v26.16b}, v22.16b /* v8r8_17 = lookup16(l2in_17, rotl8) */
+	rev32 v30.8h, v26.8h /* v8r16_17 = rev(l2in_17) */
+	tbl v31.16b, {v26.16b}, v14.16b /* v8r24_17 = lookup16(l2in_17, rotl24) */
+	eor v26.16b, v26.16b, v30.16b /* v8g_acc_17 = xor(l2in_17, v8r16_17) */
+	eor v26.16b, v26.16b, v31.16b /* v8g_17 = xor(v8g_acc_17, v8r24_17) */
+	ushr v31.4s, v26.4s, #26 /* v8r6_17_r = shr(v8g_17) */
+	sli v31.4s, v26.4s, #6 /* v8r6_17 = sli(v8r6_17_r, v8g_17) */
+	eor v1.16b, v1.16b, v30.16b /* v8_acc_17 = xor(v8r8_17, v8r16_17) */
 	eor v1.16b, v1.16b, v31.16b /* v8_17 = xor(v8_acc_17, v8r6_17) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v25.16b, v1.16b /* sb_in_x_17 = bsl(odd_bytes, v8_17, u_17) */
-	bit v25.16b, v1.16b, v22.16b /* sb_in_y_17 = bsl(odd_bytes, u_17, v8_17) */
-	and v1.16b, v26.16b, v17.16b /* sb_s0_xl_17 = and(sb_in_x_17, nibble_mask) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v24.16b, v1.16b /* sb_in_x_17 = bsl(odd_bytes, v8_17, u_17) */
+	bit v24.16b, v1.16b, v17.16b /* sb_in_y_17 = bsl(odd_bytes, u_17, v8_17) */
+	and v1.16b, v26.16b, v7.16b /* sb_s0_xl_17 = and(sb_in_x_17, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_17 = shr(sb_in_x_17) */
 	tbl v30.16b, {v8.16b}, v1.16b /* sb_s0_p1_17 = lookup16(s0_p1, sb_s0_xl_17) */
 	eor v26.16b, v30.16b, v26.16b /* sb_s0_t_17 = xor(sb_s0_p1_17, sb_s0_xh_17) */
@@ -2109,27 +2091,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_17 = lookup16(s0_p3_rot, sb_s0_ol_17) */
 	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_17 = add(sb_s0_t_17, sb_s0_t_17) */
 	eor v1.16b, v1.16b, v26.16b /* sb_s0_17 = xor(sb_s0_p3_17, sb_s0_t2_17) */
-	and v26.16b, v25.16b, v17.16b /* sb_in_y_17_lo = and(sb_in_y_17, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_17_hi = shr(sb_in_y_17) */
+	and v26.16b, v24.16b, v7.16b /* sb_in_y_17_lo = and(sb_in_y_17, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_17_hi = shr(sb_in_y_17) */
 	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_17_l = lookup16(tbl_lo, sb_in_y_17_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_17_h = lookup16(tbl_hi, sb_in_y_17_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_k_17 = xor(sb_s1_k_17_l, sb_s1_k_17_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_17_sr = lookup16(sb_s1_k_17, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_17_aes = aese(sb_s1_17_sr, zero_key) */
-	and v26.16b, v25.16b, v17.16b /* sb_s1_17_aes_lo = and(sb_s1_17_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_17_aes_hi = shr(sb_s1_17_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_17_h = lookup16(tbl_hi, sb_in_y_17_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_k_17 = xor(sb_s1_k_17_l, sb_s1_k_17_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_17_sr = lookup16(sb_s1_k_17, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_17_aes = aese(sb_s1_17_sr, zero_key) */
+	and v26.16b, v24.16b, v7.16b /* sb_s1_17_aes_lo = and(sb_s1_17_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_17_aes_hi = shr(sb_s1_17_aes) */
 	tbl v26.16b, {v12.16b}, v26.16b /* sb_s1_17_l = lookup16(tbl_lo_1, sb_s1_17_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_17_h = lookup16(tbl_hi_1, sb_s1_17_aes_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_17 = xor(sb_s1_17_l, sb_s1_17_h) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v1.16b, v25.16b /* sb_out_x_17 = bsl(odd_bytes, sb_s1_17, sb_s0_17) */
-	bit v1.16b, v25.16b, v22.16b /* sb_out_y_17 = bsl(odd_bytes, sb_s0_17, sb_s1_17) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_17 = lookup16(sb_out_y_17, rotl24) */
-	ldr q25, [sp, #576] /* reload dbl_58 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_17_r = shr(dbl_58) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_17_h = lookup16(tbl_hi_1, sb_s1_17_aes_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_17 = xor(sb_s1_17_l, sb_s1_17_h) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v1.16b, v24.16b /* sb_out_x_17 = bsl(odd_bytes, sb_s1_17, sb_s0_17) */
+	bit v1.16b, v24.16b, v17.16b /* sb_out_y_17 = bsl(odd_bytes, sb_s0_17, sb_s1_17) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_17 = lookup16(sb_out_y_17, rotl24) */
+	ldr q24, [sp, #576] /* reload dbl_58 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_17_r = shr(dbl_58) */
 	ldr q30, [sp, #64] /* reload g1s8_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_17 = sli(s0k_o_17_r, g1s8_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_17 = and(s0k_o_17, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_17 = sli(s0k_o_17_r, g1s8_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_17 = and(s0k_o_17, modulus) */
 	ldr q31, [sp, #1120] /* reload dbl_45 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_17_r = shr(dbl_45) */
 	ldr q31, [sp, #192] /* reload g1s12_1.2 */
@@ -2150,31 +2132,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v6.4s, v4.4s, #15 /* s15k_o_17 = sli(s15k_o_17_r, fb_15) */
 	and v6.16b, v6.16b, v10.16b /* s15k_17 = and(s15k_o_17, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_17 = shr(w_17) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_51 = add(s0k_17, s4k_17) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_51 = add(fb0_s_51, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_51 = minu(fb0_s_51, fb0_p_51) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_51 = add(s0k_17, s4k_17) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_51 = add(fb0_s_51, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_51 = minu(fb0_s_51, fb0_p_51) */
 	add v20.4s, v20.4s, v31.4s /* fb0_s_52 = add(s10k_17, s13k_17) */
-	add v31.4s, v20.4s, v14.4s /* fb0_p_52 = add(fb0_s_52, minus_modulus) */
+	add v31.4s, v20.4s, v25.4s /* fb0_p_52 = add(fb0_s_52, minus_modulus) */
 	umin v20.4s, v20.4s, v31.4s /* fb0_52 = minu(fb0_s_52, fb0_p_52) */
 	add v6.4s, v6.4s, v23.4s /* fb0_s_53 = add(s15k_17, w_half_17) */
-	add v23.4s, v6.4s, v14.4s /* fb0_p_53 = add(fb0_s_53, minus_modulus) */
+	add v23.4s, v6.4s, v25.4s /* fb0_p_53 = add(fb0_s_53, minus_modulus) */
 	umin v6.4s, v6.4s, v23.4s /* fb0_53 = minu(fb0_s_53, fb0_p_53) */
-	add v20.4s, v25.4s, v20.4s /* fb1_s_17 = add(fb0_51, fb0_52) */
-	add v23.4s, v20.4s, v14.4s /* fb1_p_17 = add(fb1_s_17, minus_modulus) */
+	add v20.4s, v24.4s, v20.4s /* fb1_s_17 = add(fb0_51, fb0_52) */
+	add v23.4s, v20.4s, v25.4s /* fb1_p_17 = add(fb1_s_17, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb1_17 = minu(fb1_s_17, fb1_p_17) */
 	add v6.4s, v20.4s, v6.4s /* fb2_s_17 = add(fb1_17, fb0_53) */
-	add v20.4s, v6.4s, v14.4s /* fb2_p_17 = add(fb2_s_17, minus_modulus) */
+	add v20.4s, v6.4s, v25.4s /* fb2_p_17 = add(fb2_s_17, minus_modulus) */
 	umin v6.4s, v6.4s, v20.4s /* fb2_17 = minu(fb2_s_17, fb2_p_17) */
 	add v6.4s, v6.4s, v30.4s /* fb_s_17 = add(fb2_17, g1s8_1) */
-	add v20.4s, v6.4s, v14.4s /* fb_p_17 = add(fb_s_17, minus_modulus) */
+	add v20.4s, v6.4s, v25.4s /* fb_p_17 = add(fb_s_17, minus_modulus) */
 	smax v6.4s, v6.4s, v20.4s /* fb_17 = maxs(fb_s_17, fb_p_17) */
 
 	/* Initialisation round 16r+9, lanes 0..: s16 = feedback + (W >> 1). */
 	add v20.4s, v5.4s, v5.4s /* dbl_144 = add(fb_16, fb_16) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v20.16b, v2.16b /* x0_18 = bsl(high16, fb_14, dbl_144) */
-	ldr q25, [sp, #1152] /* reload dbl_48 */
-	ushr v30.4s, v25.4s, #16 /* x1_18_r = shr(dbl_48) */
+	ldr q24, [sp, #1152] /* reload dbl_48 */
+	ushr v30.4s, v24.4s, #16 /* x1_18_r = shr(dbl_48) */
 	ldr q31, [sp, #544] /* reload fb_8 */
 	sli v30.4s, v31.4s, #16 /* x1_18 = sli(x1_18_r, fb_8) */
 	eor v23.16b, v23.16b, v28.16b /* x0r1_18 = xor(x0_18, sb_out_x_16) */
@@ -2184,32 +2166,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v0.16b, v0.16b, v13.16b /* w2_18 = xor(r2_16, x1_10) */
 	ushr v13.4s, v0.4s, #16 /* l1in_18_r = shr(w2_18) */
 	sli v13.4s, v28.4s, #16 /* l1in_18 = sli(l1in_18_r, w1_18) */
-	mov v25.16b, v27.16b /* high16 */
-	bsl v25.16b, v0.16b, v28.16b /* l1in16_18 = bsl(high16, w1_18, w2_18) */
+	tbl v24.16b, {v13.16b}, v14.16b /* ur24_18 = lookup16(l1in_18, rotl24) */
 	str q30, [sp, #656] /* spill x1_18 */
-	tbl v30.16b, {v13.16b}, v7.16b /* ur24_18 = lookup16(l1in_18, rotl24) */
-	tbl v31.16b, {v13.16b}, v19.16b /* ur8_18 = lookup16(l1in_18, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_18 = xor(l1in_18, ur8_18) */
-	eor v25.16b, v31.16b, v25.16b /* ug_18 = xor(ug_acc_18, l1in16_18) */
-	ushr v31.4s, v25.4s, #30 /* ur2_18_r = shr(ug_18) */
-	sli v31.4s, v25.4s, #2 /* ur2_18 = sli(ur2_18_r, ug_18) */
-	eor v25.16b, v13.16b, v30.16b /* u_acc_18 = xor(l1in_18, ur24_18) */
-	eor v25.16b, v25.16b, v31.16b /* u_18 = xor(u_acc_18, ur2_18) */
-	ushr v30.4s, v28.4s, #16 /* l2in_18_r = shr(w1_18) */
-	sli v30.4s, v0.4s, #16 /* l2in_18 = sli(l2in_18_r, w2_18) */
-	bit v0.16b, v28.16b, v27.16b /* l2in16_18 = bsl(high16, w2_18, w1_18) */
-	tbl v28.16b, {v30.16b}, v19.16b /* v8r8_18 = lookup16(l2in_18, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_18 = lookup16(l2in_18, rotl24) */
-	eor v30.16b, v30.16b, v0.16b /* v8g_acc_18 = xor(l2in_18, l2in16_18) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_18 = xor(v8g_acc_18, v8r24_18) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_18_r = shr(v8g_18) */
-	sli v31.4s, v30.4s, #6 /* v8r6_18 = sli(v8r6_18_r, v8g_18) */
-	eor v0.16b, v28.16b, v0.16b /* v8_acc_18 = xor(v8r8_18, l2in16_18) */
+	tbl v30.16b, {v13.16b}, v22.16b /* ur8_18 = lookup16(l1in_18, rotl8) */
+	rev32 v31.8h, v13.8h /* ur16_18 = rev(l1in_18) */
+	eor v30.16b, v13.16b, v30.16b /* ug_acc_18 = xor(l1in_18, ur8_18) */
+	eor v30.16b, v30.16b, v31.16b /* ug_18 = xor(ug_acc_18, ur16_18) */
+	ushr v31.4s, v30.4s, #30 /* ur2_18_r = shr(ug_18) */
+	sli v31.4s, v30.4s, #2 /* ur2_18 = sli(ur2_18_r, ug_18) */
+	eor v24.16b, v13.16b, v24.16b /* u_acc_18 = xor(l1in_18, ur24_18) */
+	eor v24.16b, v24.16b, v31.16b /* u_18 = xor(u_acc_18, ur2_18) */
+	ushr v28.4s, v28.4s, #16 /* l2in_18_r = shr(w1_18) */
+	sli v28.4s, v0.4s, #16 /* l2in_18 = sli(l2in_18_r, w2_18) */
+	tbl v0.16b, {v28.16b}, v22.16b /* v8r8_18 = lookup16(l2in_18, rotl8) */
+	rev32 v30.8h, v28.8h /* v8r16_18 = rev(l2in_18) */
+	tbl v31.16b, {v28.16b}, v14.16b /* v8r24_18 = lookup16(l2in_18, rotl24) */
+	eor v28.16b, v28.16b, v30.16b /* v8g_acc_18 = xor(l2in_18, v8r16_18) */
+	eor v28.16b, v28.16b, v31.16b /* v8g_18 = xor(v8g_acc_18, v8r24_18) */
+	ushr v31.4s, v28.4s, #26 /* v8r6_18_r = shr(v8g_18) */
+	sli v31.4s, v28.4s, #6 /* v8r6_18 = sli(v8r6_18_r, v8g_18) */
+	eor v0.16b, v0.16b, v30.16b /* v8_acc_18 = xor(v8r8_18, v8r16_18) */
 	eor v0.16b, v0.16b, v31.16b /* v8_18 = xor(v8_acc_18, v8r6_18) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v25.16b, v0.16b /* sb_in_x_18 = bsl(odd_bytes, v8_18, u_18) */
-	bit v25.16b, v0.16b, v22.16b /* sb_in_y_18 = bsl(odd_bytes, u_18, v8_18) */
-	and v0.16b, v28.16b, v17.16b /* sb_s0_xl_18 = and(sb_in_x_18, nibble_mask) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v24.16b, v0.16b /* sb_in_x_18 = bsl(odd_bytes, v8_18, u_18) */
+	bit v24.16b, v0.16b, v17.16b /* sb_in_y_18 = bsl(odd_bytes, u_18, v8_18) */
+	and v0.16b, v28.16b, v7.16b /* sb_s0_xl_18 = and(sb_in_x_18, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_18 = shr(sb_in_x_18) */
 	tbl v30.16b, {v8.16b}, v0.16b /* sb_s0_p1_18 = lookup16(s0_p1, sb_s0_xl_18) */
 	eor v28.16b, v30.16b, v28.16b /* sb_s0_t_18 = xor(sb_s0_p1_18, sb_s0_xh_18) */
@@ -2218,27 +2199,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_18 = lookup16(s0_p3_rot, sb_s0_ol_18) */
 	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_18 = add(sb_s0_t_18, sb_s0_t_18) */
 	eor v0.16b, v0.16b, v28.16b /* sb_s0_18 = xor(sb_s0_p3_18, sb_s0_t2_18) */
-	and v28.16b, v25.16b, v17.16b /* sb_in_y_18_lo = and(sb_in_y_18, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_18_hi = shr(sb_in_y_18) */
+	and v28.16b, v24.16b, v7.16b /* sb_in_y_18_lo = and(sb_in_y_18, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_18_hi = shr(sb_in_y_18) */
 	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_18_l = lookup16(tbl_lo, sb_in_y_18_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_18_h = lookup16(tbl_hi, sb_in_y_18_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_k_18 = xor(sb_s1_k_18_l, sb_s1_k_18_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_18_sr = lookup16(sb_s1_k_18, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_18_aes = aese(sb_s1_18_sr, zero_key) */
-	and v28.16b, v25.16b, v17.16b /* sb_s1_18_aes_lo = and(sb_s1_18_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_18_aes_hi = shr(sb_s1_18_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_18_h = lookup16(tbl_hi, sb_in_y_18_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_k_18 = xor(sb_s1_k_18_l, sb_s1_k_18_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_18_sr = lookup16(sb_s1_k_18, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_18_aes = aese(sb_s1_18_sr, zero_key) */
+	and v28.16b, v24.16b, v7.16b /* sb_s1_18_aes_lo = and(sb_s1_18_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_18_aes_hi = shr(sb_s1_18_aes) */
 	tbl v28.16b, {v12.16b}, v28.16b /* sb_s1_18_l = lookup16(tbl_lo_1, sb_s1_18_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_18_h = lookup16(tbl_hi_1, sb_s1_18_aes_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_18 = xor(sb_s1_18_l, sb_s1_18_h) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v0.16b, v25.16b /* sb_out_x_18 = bsl(odd_bytes, sb_s1_18, sb_s0_18) */
-	bit v0.16b, v25.16b, v22.16b /* sb_out_y_18 = bsl(odd_bytes, sb_s0_18, sb_s1_18) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_18 = lookup16(sb_out_y_18, rotl24) */
-	ldr q25, [sp, #208] /* reload dbl_1 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_18_r = shr(dbl_1) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_18_h = lookup16(tbl_hi_1, sb_s1_18_aes_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_18 = xor(sb_s1_18_l, sb_s1_18_h) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v0.16b, v24.16b /* sb_out_x_18 = bsl(odd_bytes, sb_s1_18, sb_s0_18) */
+	bit v0.16b, v24.16b, v17.16b /* sb_out_y_18 = bsl(odd_bytes, sb_s0_18, sb_s1_18) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_18 = lookup16(sb_out_y_18, rotl24) */
+	ldr q24, [sp, #208] /* reload dbl_1 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_18_r = shr(dbl_1) */
 	ldr q30, [sp, #224] /* reload g0s9_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_18 = sli(s0k_o_18_r, g0s9_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_18 = and(s0k_o_18, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_18 = sli(s0k_o_18_r, g0s9_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_18 = and(s0k_o_18, modulus) */
 	ldr q31, [sp, #400] /* reload dbl_6 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_18_r = shr(dbl_6) */
 	ldr q31, [sp, #432] /* reload g0s13_1.2 */
@@ -2260,31 +2241,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v2.4s, v5.4s, #15 /* s15k_o_18 = sli(s15k_o_18_r, fb_16) */
 	and v2.16b, v2.16b, v10.16b /* s15k_18 = and(s15k_o_18, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_18 = shr(w_18) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_54 = add(s0k_18, s4k_18) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_54 = add(fb0_s_54, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_54 = minu(fb0_s_54, fb0_p_54) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_54 = add(s0k_18, s4k_18) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_54 = add(fb0_s_54, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_54 = minu(fb0_s_54, fb0_p_54) */
 	add v16.4s, v31.4s, v16.4s /* fb0_s_55 = add(s10k_18, s13k_18) */
-	add v31.4s, v16.4s, v14.4s /* fb0_p_55 = add(fb0_s_55, minus_modulus) */
+	add v31.4s, v16.4s, v25.4s /* fb0_p_55 = add(fb0_s_55, minus_modulus) */
 	umin v16.4s, v16.4s, v31.4s /* fb0_55 = minu(fb0_s_55, fb0_p_55) */
 	add v2.4s, v2.4s, v23.4s /* fb0_s_56 = add(s15k_18, w_half_18) */
-	add v23.4s, v2.4s, v14.4s /* fb0_p_56 = add(fb0_s_56, minus_modulus) */
+	add v23.4s, v2.4s, v25.4s /* fb0_p_56 = add(fb0_s_56, minus_modulus) */
 	umin v2.4s, v2.4s, v23.4s /* fb0_56 = minu(fb0_s_56, fb0_p_56) */
-	add v16.4s, v25.4s, v16.4s /* fb1_s_18 = add(fb0_54, fb0_55) */
-	add v23.4s, v16.4s, v14.4s /* fb1_p_18 = add(fb1_s_18, minus_modulus) */
+	add v16.4s, v24.4s, v16.4s /* fb1_s_18 = add(fb0_54, fb0_55) */
+	add v23.4s, v16.4s, v25.4s /* fb1_p_18 = add(fb1_s_18, minus_modulus) */
 	umin v16.4s, v16.4s, v23.4s /* fb1_18 = minu(fb1_s_18, fb1_p_18) */
 	add v2.4s, v16.4s, v2.4s /* fb2_s_18 = add(fb1_18, fb0_56) */
-	add v16.4s, v2.4s, v14.4s /* fb2_p_18 = add(fb2_s_18, minus_modulus) */
+	add v16.4s, v2.4s, v25.4s /* fb2_p_18 = add(fb2_s_18, minus_modulus) */
 	umin v2.4s, v2.4s, v16.4s /* fb2_18 = minu(fb2_s_18, fb2_p_18) */
 	add v2.4s, v2.4s, v30.4s /* fb_s_18 = add(fb2_18, g0s9_1) */
-	add v16.4s, v2.4s, v14.4s /* fb_p_18 = add(fb_s_18, minus_modulus) */
+	add v16.4s, v2.4s, v25.4s /* fb_p_18 = add(fb_s_18, minus_modulus) */
 	smax v2.4s, v2.4s, v16.4s /* fb_18 = maxs(fb_s_18, fb_p_18) */
 
 	/* Initialisation round 16r+9, lanes 4..: s16 = feedback + (W >> 1). */
 	add v16.4s, v6.4s, v6.4s /* dbl_152 = add(fb_17, fb_17) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v16.16b, v4.16b /* x0_19 = bsl(high16, fb_15, dbl_152) */
-	ldr q25, [sp, #336] /* reload dbl_56 */
-	ushr v30.4s, v25.4s, #16 /* x1_19_r = shr(dbl_56) */
+	ldr q24, [sp, #336] /* reload dbl_56 */
+	ushr v30.4s, v24.4s, #16 /* x1_19_r = shr(dbl_56) */
 	ldr q31, [sp, #1104] /* reload fb_9 */
 	sli v30.4s, v31.4s, #16 /* x1_19 = sli(x1_19_r, fb_9) */
 	eor v23.16b, v23.16b, v26.16b /* x0r1_19 = xor(x0_19, sb_out_x_17) */
@@ -2294,32 +2275,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v1.16b, v1.16b, v13.16b /* w2_19 = xor(r2_17, x1_11) */
 	ushr v13.4s, v1.4s, #16 /* l1in_19_r = shr(w2_19) */
 	sli v13.4s, v26.4s, #16 /* l1in_19 = sli(l1in_19_r, w1_19) */
-	mov v25.16b, v27.16b /* high16 */
-	bsl v25.16b, v1.16b, v26.16b /* l1in16_19 = bsl(high16, w1_19, w2_19) */
+	tbl v24.16b, {v13.16b}, v14.16b /* ur24_19 = lookup16(l1in_19, rotl24) */
 	str q30, [sp, #800] /* spill x1_19 */
-	tbl v30.16b, {v13.16b}, v7.16b /* ur24_19 = lookup16(l1in_19, rotl24) */
-	tbl v31.16b, {v13.16b}, v19.16b /* ur8_19 = lookup16(l1in_19, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_19 = xor(l1in_19, ur8_19) */
-	eor v25.16b, v31.16b, v25.16b /* ug_19 = xor(ug_acc_19, l1in16_19) */
-	ushr v31.4s, v25.4s, #30 /* ur2_19_r = shr(ug_19) */
-	sli v31.4s, v25.4s, #2 /* ur2_19 = sli(ur2_19_r, ug_19) */
-	eor v25.16b, v13.16b, v30.16b /* u_acc_19 = xor(l1in_19, ur24_19) */
-	eor v25.16b, v25.16b, v31.16b /* u_19 = xor(u_acc_19, ur2_19) */
-	ushr v30.4s, v26.4s, #16 /* l2in_19_r = shr(w1_19) */
-	sli v30.4s, v1.4s, #16 /* l2in_19 = sli(l2in_19_r, w2_19) */
-	bit v1.16b, v26.16b, v27.16b /* l2in16_19 = bsl(high16, w2_19, w1_19) */
-	tbl v26.16b, {v30.16b}, v19.16b /* v8r8_19 = lookup16(l2in_19, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_19 = lookup16(l2in_19, rotl24) */
-	eor v30.16b, v30.16b, v1.16b /* v8g_acc_19 = xor(l2in_19, l2in16_19) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_19 = xor(v8g_acc_19, v8r24_19) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_19_r = shr(v8g_19) */
-	sli v31.4s, v30.4s, #6 /* v8r6_19 = sli(v8r6_19_r, v8g_19) */
-	eor v1.16b, v26.16b, v1.16b /* v8_acc_19 = xor(v8r8_19, l2in16_19) */
+	tbl v30.16b, {v13.16b}, v22.16b /* ur8_19 = lookup16(l1in_19, rotl8) */
+	rev32 v31.8h, v13.8h /* ur16_19 = rev(l1in_19) */
+	eor v30.16b, v13.16b, v30.16b /* ug_acc_19 = xor(l1in_19, ur8_19) */
+	eor v30.16b, v30.16b, v31.16b /* ug_19 = xor(ug_acc_19, ur16_19) */
+	ushr v31.4s, v30.4s, #30 /* ur2_19_r = shr(ug_19) */
+	sli v31.4s, v30.4s, #2 /* ur2_19 = sli(ur2_19_r, ug_19) */
+	eor v24.16b, v13.16b, v24.16b /* u_acc_19 = xor(l1in_19, ur24_19) */
+	eor v24.16b, v24.16b, v31.16b /* u_19 = xor(u_acc_19, ur2_19) */
+	ushr v26.4s, v26.4s, #16 /* l2in_19_r = shr(w1_19) */
+	sli v26.4s, v1.4s, #16 /* l2in_19 = sli(l2in_19_r, w2_19) */
+	tbl v1.16b, {v26.16b}, v22.16b /* v8r8_19 = lookup16(l2in_19, rotl8) */
+	rev32 v30.8h, v26.8h /* v8r16_19 = rev(l2in_19) */
+	tbl v31.16b, {v26.16b}, v14.16b /* v8r24_19 = lookup16(l2in_19, rotl24) */
+	eor v26.16b, v26.16b, v30.16b /* v8g_acc_19 = xor(l2in_19, v8r16_19) */
+	eor v26.16b, v26.16b, v31.16b /* v8g_19 = xor(v8g_acc_19, v8r24_19) */
+	ushr v31.4s, v26.4s, #26 /* v8r6_19_r = shr(v8g_19) */
+	sli v31.4s, v26.4s, #6 /* v8r6_19 = sli(v8r6_19_r, v8g_19) */
+	eor v1.16b, v1.16b, v30.16b /* v8_acc_19 = xor(v8r8_19, v8r16_19) */
 	eor v1.16b, v1.16b, v31.16b /* v8_19 = xor(v8_acc_19, v8r6_19) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v25.16b, v1.16b /* sb_in_x_19 = bsl(odd_bytes, v8_19, u_19) */
-	bit v25.16b, v1.16b, v22.16b /* sb_in_y_19 = bsl(odd_bytes, u_19, v8_19) */
-	and v1.16b, v26.16b, v17.16b /* sb_s0_xl_19 = and(sb_in_x_19, nibble_mask) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v24.16b, v1.16b /* sb_in_x_19 = bsl(odd_bytes, v8_19, u_19) */
+	bit v24.16b, v1.16b, v17.16b /* sb_in_y_19 = bsl(odd_bytes, u_19, v8_19) */
+	and v1.16b, v26.16b, v7.16b /* sb_s0_xl_19 = and(sb_in_x_19, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_19 = shr(sb_in_x_19) */
 	tbl v30.16b, {v8.16b}, v1.16b /* sb_s0_p1_19 = lookup16(s0_p1, sb_s0_xl_19) */
 	eor v26.16b, v30.16b, v26.16b /* sb_s0_t_19 = xor(sb_s0_p1_19, sb_s0_xh_19) */
@@ -2328,27 +2308,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_19 = lookup16(s0_p3_rot, sb_s0_ol_19) */
 	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_19 = add(sb_s0_t_19, sb_s0_t_19) */
 	eor v1.16b, v1.16b, v26.16b /* sb_s0_19 = xor(sb_s0_p3_19, sb_s0_t2_19) */
-	and v26.16b, v25.16b, v17.16b /* sb_in_y_19_lo = and(sb_in_y_19, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_19_hi = shr(sb_in_y_19) */
+	and v26.16b, v24.16b, v7.16b /* sb_in_y_19_lo = and(sb_in_y_19, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_19_hi = shr(sb_in_y_19) */
 	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_19_l = lookup16(tbl_lo, sb_in_y_19_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_19_h = lookup16(tbl_hi, sb_in_y_19_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_k_19 = xor(sb_s1_k_19_l, sb_s1_k_19_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_19_sr = lookup16(sb_s1_k_19, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_19_aes = aese(sb_s1_19_sr, zero_key) */
-	and v26.16b, v25.16b, v17.16b /* sb_s1_19_aes_lo = and(sb_s1_19_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_19_aes_hi = shr(sb_s1_19_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_19_h = lookup16(tbl_hi, sb_in_y_19_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_k_19 = xor(sb_s1_k_19_l, sb_s1_k_19_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_19_sr = lookup16(sb_s1_k_19, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_19_aes = aese(sb_s1_19_sr, zero_key) */
+	and v26.16b, v24.16b, v7.16b /* sb_s1_19_aes_lo = and(sb_s1_19_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_19_aes_hi = shr(sb_s1_19_aes) */
 	tbl v26.16b, {v12.16b}, v26.16b /* sb_s1_19_l = lookup16(tbl_lo_1, sb_s1_19_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_19_h = lookup16(tbl_hi_1, sb_s1_19_aes_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_19 = xor(sb_s1_19_l, sb_s1_19_h) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v1.16b, v25.16b /* sb_out_x_19 = bsl(odd_bytes, sb_s1_19, sb_s0_19) */
-	bit v1.16b, v25.16b, v22.16b /* sb_out_y_19 = bsl(odd_bytes, sb_s0_19, sb_s1_19) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_19 = lookup16(sb_out_y_19, rotl24) */
-	ldr q25, [sp, #448] /* reload dbl_9 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_19_r = shr(dbl_9) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_19_h = lookup16(tbl_hi_1, sb_s1_19_aes_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_19 = xor(sb_s1_19_l, sb_s1_19_h) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v1.16b, v24.16b /* sb_out_x_19 = bsl(odd_bytes, sb_s1_19, sb_s0_19) */
+	bit v1.16b, v24.16b, v17.16b /* sb_out_y_19 = bsl(odd_bytes, sb_s0_19, sb_s1_19) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_19 = lookup16(sb_out_y_19, rotl24) */
+	ldr q24, [sp, #448] /* reload dbl_9 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_19_r = shr(dbl_9) */
 	ldr q30, [sp, #480] /* reload g1s9_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_19 = sli(s0k_o_19_r, g1s9_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_19 = and(s0k_o_19, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_19 = sli(s0k_o_19_r, g1s9_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_19 = and(s0k_o_19, modulus) */
 	ldr q31, [sp, #624] /* reload dbl_14 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_19_r = shr(dbl_14) */
 	ldr q31, [sp, #688] /* reload g1s13_1.2 */
@@ -2369,31 +2349,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v16.4s, v6.4s, #15 /* s15k_o_19 = sli(s15k_o_19_r, fb_17) */
 	and v16.16b, v16.16b, v10.16b /* s15k_19 = and(s15k_o_19, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_19 = shr(w_19) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_57 = add(s0k_19, s4k_19) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_57 = add(fb0_s_57, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_57 = minu(fb0_s_57, fb0_p_57) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_57 = add(s0k_19, s4k_19) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_57 = add(fb0_s_57, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_57 = minu(fb0_s_57, fb0_p_57) */
 	add v20.4s, v20.4s, v31.4s /* fb0_s_58 = add(s10k_19, s13k_19) */
-	add v31.4s, v20.4s, v14.4s /* fb0_p_58 = add(fb0_s_58, minus_modulus) */
+	add v31.4s, v20.4s, v25.4s /* fb0_p_58 = add(fb0_s_58, minus_modulus) */
 	umin v20.4s, v20.4s, v31.4s /* fb0_58 = minu(fb0_s_58, fb0_p_58) */
 	add v16.4s, v16.4s, v23.4s /* fb0_s_59 = add(s15k_19, w_half_19) */
-	add v23.4s, v16.4s, v14.4s /* fb0_p_59 = add(fb0_s_59, minus_modulus) */
+	add v23.4s, v16.4s, v25.4s /* fb0_p_59 = add(fb0_s_59, minus_modulus) */
 	umin v16.4s, v16.4s, v23.4s /* fb0_59 = minu(fb0_s_59, fb0_p_59) */
-	add v20.4s, v25.4s, v20.4s /* fb1_s_19 = add(fb0_57, fb0_58) */
-	add v23.4s, v20.4s, v14.4s /* fb1_p_19 = add(fb1_s_19, minus_modulus) */
+	add v20.4s, v24.4s, v20.4s /* fb1_s_19 = add(fb0_57, fb0_58) */
+	add v23.4s, v20.4s, v25.4s /* fb1_p_19 = add(fb1_s_19, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb1_19 = minu(fb1_s_19, fb1_p_19) */
 	add v16.4s, v20.4s, v16.4s /* fb2_s_19 = add(fb1_19, fb0_59) */
-	add v20.4s, v16.4s, v14.4s /* fb2_p_19 = add(fb2_s_19, minus_modulus) */
+	add v20.4s, v16.4s, v25.4s /* fb2_p_19 = add(fb2_s_19, minus_modulus) */
 	umin v16.4s, v16.4s, v20.4s /* fb2_19 = minu(fb2_s_19, fb2_p_19) */
 	add v16.4s, v16.4s, v30.4s /* fb_s_19 = add(fb2_19, g1s9_1) */
-	add v20.4s, v16.4s, v14.4s /* fb_p_19 = add(fb_s_19, minus_modulus) */
+	add v20.4s, v16.4s, v25.4s /* fb_p_19 = add(fb_s_19, minus_modulus) */
 	smax v16.4s, v16.4s, v20.4s /* fb_19 = maxs(fb_s_19, fb_p_19) */
 
 	/* Initialisation round 16r+10, lanes 0..: s16 = feedback + (W >> 1). */
 	add v20.4s, v2.4s, v2.4s /* dbl_160 = add(fb_18, fb_18) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v20.16b, v5.16b /* x0_20 = bsl(high16, fb_16, dbl_160) */
-	ldr q25, [sp, #352] /* reload dbl_64 */
-	ushr v30.4s, v25.4s, #16 /* x1_20_r = shr(dbl_64) */
+	ldr q24, [sp, #352] /* reload dbl_64 */
+	ushr v30.4s, v24.4s, #16 /* x1_20_r = shr(dbl_64) */
 	ldr q31, [sp, #1200] /* reload fb_10 */
 	sli v30.4s, v31.4s, #16 /* x1_20 = sli(x1_20_r, fb_10) */
 	eor v23.16b, v23.16b, v28.16b /* x0r1_20 = xor(x0_20, sb_out_x_18) */
@@ -2403,32 +2383,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v0.16b, v0.16b, v13.16b /* w2_20 = xor(r2_18, x1_12) */
 	ushr v13.4s, v0.4s, #16 /* l1in_20_r = shr(w2_20) */
 	sli v13.4s, v28.4s, #16 /* l1in_20 = sli(l1in_20_r, w1_20) */
-	mov v25.16b, v27.16b /* high16 */
-	bsl v25.16b, v0.16b, v28.16b /* l1in16_20 = bsl(high16, w1_20, w2_20) */
+	tbl v24.16b, {v13.16b}, v14.16b /* ur24_20 = lookup16(l1in_20, rotl24) */
 	str q30, [sp, #896] /* spill x1_20 */
-	tbl v30.16b, {v13.16b}, v7.16b /* ur24_20 = lookup16(l1in_20, rotl24) */
-	tbl v31.16b, {v13.16b}, v19.16b /* ur8_20 = lookup16(l1in_20, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_20 = xor(l1in_20, ur8_20) */
-	eor v25.16b, v31.16b, v25.16b /* ug_20 = xor(ug_acc_20, l1in16_20) */
-	ushr v31.4s, v25.4s, #30 /* ur2_20_r = shr(ug_20) */
-	sli v31.4s, v25.4s, #2 /* ur2_20 = sli(ur2_20_r, ug_20) */
-	eor v25.16b, v13.16b, v30.16b /* u_acc_20 = xor(l1in_20, ur24_20) */
-	eor v25.16b, v25.16b, v31.16b /* u_20 = xor(u_acc_20, ur2_20) */
-	ushr v30.4s, v28.4s, #16 /* l2in_20_r = shr(w1_20) */
-	sli v30.4s, v0.4s, #16 /* l2in_20 = sli(l2in_20_r, w2_20) */
-	bit v0.16b, v28.16b, v27.16b /* l2in16_20 = bsl(high16, w2_20, w1_20) */
-	tbl v28.16b, {v30.16b}, v19.16b /* v8r8_20 = lookup16(l2in_20, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_20 = lookup16(l2in_20, rotl24) */
-	eor v30.16b, v30.16b, v0.16b /* v8g_acc_20 = xor(l2in_20, l2in16_20) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_20 = xor(v8g_acc_20, v8r24_20) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_20_r = shr(v8g_20) */
-	sli v31.4s, v30.4s, #6 /* v8r6_20 = sli(v8r6_20_r, v8g_20) */
-	eor v0.16b, v28.16b, v0.16b /* v8_acc_20 = xor(v8r8_20, l2in16_20) */
+	tbl v30.16b, {v13.16b}, v22.16b /* ur8_20 = lookup16(l1in_20, rotl8) */
+	rev32 v31.8h, v13.8h /* ur16_20 = rev(l1in_20) */
+	eor v30.16b, v13.16b, v30.16b /* ug_acc_20 = xor(l1in_20, ur8_20) */
+	eor v30.16b, v30.16b, v31.16b /* ug_20 = xor(ug_acc_20, ur16_20) */
+	ushr v31.4s, v30.4s, #30 /* ur2_20_r = shr(ug_20) */
+	sli v31.4s, v30.4s, #2 /* ur2_20 = sli(ur2_20_r, ug_20) */
+	eor v24.16b, v13.16b, v24.16b /* u_acc_20 = xor(l1in_20, ur24_20) */
+	eor v24.16b, v24.16b, v31.16b /* u_20 = xor(u_acc_20, ur2_20) */
+	ushr v28.4s, v28.4s, #16 /* l2in_20_r = shr(w1_20) */
+	sli v28.4s, v0.4s, #16 /* l2in_20 = sli(l2in_20_r, w2_20) */
+	tbl v0.16b, {v28.16b}, v22.16b /* v8r8_20 = lookup16(l2in_20, rotl8) */
+	rev32 v30.8h, v28.8h /* v8r16_20 = rev(l2in_20) */
+	tbl v31.16b, {v28.16b}, v14.16b /* v8r24_20 = lookup16(l2in_20, rotl24) */
+	eor v28.16b, v28.16b, v30.16b /* v8g_acc_20 = xor(l2in_20, v8r16_20) */
+	eor v28.16b, v28.16b, v31.16b /* v8g_20 = xor(v8g_acc_20, v8r24_20) */
+	ushr v31.4s, v28.4s, #26 /* v8r6_20_r = shr(v8g_20) */
+	sli v31.4s, v28.4s, #6 /* v8r6_20 = sli(v8r6_20_r, v8g_20) */
+	eor v0.16b, v0.16b, v30.16b /* v8_acc_20 = xor(v8r8_20, v8r16_20) */
 	eor v0.16b, v0.16b, v31.16b /* v8_20 = xor(v8_acc_20, v8r6_20) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v25.16b, v0.16b /* sb_in_x_20 = bsl(odd_bytes, v8_20, u_20) */
-	bit v25.16b, v0.16b, v22.16b /* sb_in_y_20 = bsl(odd_bytes, u_20, v8_20) */
-	and v0.16b, v28.16b, v17.16b /* sb_s0_xl_20 = and(sb_in_x_20, nibble_mask) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v24.16b, v0.16b /* sb_in_x_20 = bsl(odd_bytes, v8_20, u_20) */
+	bit v24.16b, v0.16b, v17.16b /* sb_in_y_20 = bsl(odd_bytes, u_20, v8_20) */
+	and v0.16b, v28.16b, v7.16b /* sb_s0_xl_20 = and(sb_in_x_20, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_20 = shr(sb_in_x_20) */
 	tbl v30.16b, {v8.16b}, v0.16b /* sb_s0_p1_20 = lookup16(s0_p1, sb_s0_xl_20) */
 	eor v28.16b, v30.16b, v28.16b /* sb_s0_t_20 = xor(sb_s0_p1_20, sb_s0_xh_20) */
@@ -2437,27 +2416,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_20 = lookup16(s0_p3_rot, sb_s0_ol_20) */
 	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_20 = add(sb_s0_t_20, sb_s0_t_20) */
 	eor v0.16b, v0.16b, v28.16b /* sb_s0_20 = xor(sb_s0_p3_20, sb_s0_t2_20) */
-	and v28.16b, v25.16b, v17.16b /* sb_in_y_20_lo = and(sb_in_y_20, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_20_hi = shr(sb_in_y_20) */
+	and v28.16b, v24.16b, v7.16b /* sb_in_y_20_lo = and(sb_in_y_20, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_20_hi = shr(sb_in_y_20) */
 	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_20_l = lookup16(tbl_lo, sb_in_y_20_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_20_h = lookup16(tbl_hi, sb_in_y_20_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_k_20 = xor(sb_s1_k_20_l, sb_s1_k_20_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_20_sr = lookup16(sb_s1_k_20, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_20_aes = aese(sb_s1_20_sr, zero_key) */
-	and v28.16b, v25.16b, v17.16b /* sb_s1_20_aes_lo = and(sb_s1_20_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_20_aes_hi = shr(sb_s1_20_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_20_h = lookup16(tbl_hi, sb_in_y_20_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_k_20 = xor(sb_s1_k_20_l, sb_s1_k_20_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_20_sr = lookup16(sb_s1_k_20, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_20_aes = aese(sb_s1_20_sr, zero_key) */
+	and v28.16b, v24.16b, v7.16b /* sb_s1_20_aes_lo = and(sb_s1_20_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_20_aes_hi = shr(sb_s1_20_aes) */
 	tbl v28.16b, {v12.16b}, v28.16b /* sb_s1_20_l = lookup16(tbl_lo_1, sb_s1_20_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_20_h = lookup16(tbl_hi_1, sb_s1_20_aes_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_20 = xor(sb_s1_20_l, sb_s1_20_h) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v0.16b, v25.16b /* sb_out_x_20 = bsl(odd_bytes, sb_s1_20, sb_s0_20) */
-	bit v0.16b, v25.16b, v22.16b /* sb_out_y_20 = bsl(odd_bytes, sb_s0_20, sb_s1_20) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_20 = lookup16(sb_out_y_20, rotl24) */
-	ldr q25, [sp, #368] /* reload dbl_5 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_20_r = shr(dbl_5) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_20_h = lookup16(tbl_hi_1, sb_s1_20_aes_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_20 = xor(sb_s1_20_l, sb_s1_20_h) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v0.16b, v24.16b /* sb_out_x_20 = bsl(odd_bytes, sb_s1_20, sb_s0_20) */
+	bit v0.16b, v24.16b, v17.16b /* sb_out_y_20 = bsl(odd_bytes, sb_s0_20, sb_s1_20) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_20 = lookup16(sb_out_y_20, rotl24) */
+	ldr q24, [sp, #368] /* reload dbl_5 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_20_r = shr(dbl_5) */
 	ldr q30, [sp, #384] /* reload g0s10_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_20 = sli(s0k_o_20_r, g0s10_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_20 = and(s0k_o_20, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_20 = sli(s0k_o_20_r, g0s10_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_20 = and(s0k_o_20, modulus) */
 	ldr q31, [sp, #768] /* reload dbl_22 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_20_r = shr(dbl_22) */
 	ldr q31, [sp, #272] /* reload g0s14_1.2 */
@@ -2479,31 +2458,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v5.4s, v2.4s, #15 /* s15k_o_20 = sli(s15k_o_20_r, fb_18) */
 	and v5.16b, v5.16b, v10.16b /* s15k_20 = and(s15k_o_20, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_20 = shr(w_20) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_60 = add(s0k_20, s4k_20) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_60 = add(fb0_s_60, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_60 = minu(fb0_s_60, fb0_p_60) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_60 = add(s0k_20, s4k_20) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_60 = add(fb0_s_60, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_60 = minu(fb0_s_60, fb0_p_60) */
 	add v18.4s, v31.4s, v18.4s /* fb0_s_61 = add(s10k_20, s13k_20) */
-	add v31.4s, v18.4s, v14.4s /* fb0_p_61 = add(fb0_s_61, minus_modulus) */
+	add v31.4s, v18.4s, v25.4s /* fb0_p_61 = add(fb0_s_61, minus_modulus) */
 	umin v18.4s, v18.4s, v31.4s /* fb0_61 = minu(fb0_s_61, fb0_p_61) */
 	add v5.4s, v5.4s, v23.4s /* fb0_s_62 = add(s15k_20, w_half_20) */
-	add v23.4s, v5.4s, v14.4s /* fb0_p_62 = add(fb0_s_62, minus_modulus) */
+	add v23.4s, v5.4s, v25.4s /* fb0_p_62 = add(fb0_s_62, minus_modulus) */
 	umin v5.4s, v5.4s, v23.4s /* fb0_62 = minu(fb0_s_62, fb0_p_62) */
-	add v18.4s, v25.4s, v18.4s /* fb1_s_20 = add(fb0_60, fb0_61) */
-	add v23.4s, v18.4s, v14.4s /* fb1_p_20 = add(fb1_s_20, minus_modulus) */
+	add v18.4s, v24.4s, v18.4s /* fb1_s_20 = add(fb0_60, fb0_61) */
+	add v23.4s, v18.4s, v25.4s /* fb1_p_20 = add(fb1_s_20, minus_modulus) */
 	umin v18.4s, v18.4s, v23.4s /* fb1_20 = minu(fb1_s_20, fb1_p_20) */
 	add v5.4s, v18.4s, v5.4s /* fb2_s_20 = add(fb1_20, fb0_62) */
-	add v18.4s, v5.4s, v14.4s /* fb2_p_20 = add(fb2_s_20, minus_modulus) */
+	add v18.4s, v5.4s, v25.4s /* fb2_p_20 = add(fb2_s_20, minus_modulus) */
 	umin v5.4s, v5.4s, v18.4s /* fb2_20 = minu(fb2_s_20, fb2_p_20) */
 	add v5.4s, v5.4s, v30.4s /* fb_s_20 = add(fb2_20, g0s10_1) */
-	add v18.4s, v5.4s, v14.4s /* fb_p_20 = add(fb_s_20, minus_modulus) */
+	add v18.4s, v5.4s, v25.4s /* fb_p_20 = add(fb_s_20, minus_modulus) */
 	smax v5.4s, v5.4s, v18.4s /* fb_20 = maxs(fb_s_20, fb_p_20) */
 
 	/* Initialisation round 16r+10, lanes 4..: s16 = feedback + (W >> 1). */
 	add v18.4s, v16.4s, v16.4s /* dbl_168 = add(fb_19, fb_19) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v18.16b, v6.16b /* x0_21 = bsl(high16, fb_17, dbl_168) */
-	ldr q25, [sp, #320] /* reload dbl_72 */
-	ushr v30.4s, v25.4s, #16 /* x1_21_r = shr(dbl_72) */
+	ldr q24, [sp, #320] /* reload dbl_72 */
+	ushr v30.4s, v24.4s, #16 /* x1_21_r = shr(dbl_72) */
 	ldr q31, [sp, #208] /* reload fb_11 */
 	sli v30.4s, v31.4s, #16 /* x1_21 = sli(x1_21_r, fb_11) */
 	eor v23.16b, v23.16b, v26.16b /* x0r1_21 = xor(x0_21, sb_out_x_19) */
@@ -2513,32 +2492,31 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v1.16b, v1.16b, v13.16b /* w2_21 = xor(r2_19, x1_13) */
 	ushr v13.4s, v1.4s, #16 /* l1in_21_r = shr(w2_21) */
 	sli v13.4s, v26.4s, #16 /* l1in_21 = sli(l1in_21_r, w1_21) */
-	mov v25.16b, v27.16b /* high16 */
-	bsl v25.16b, v1.16b, v26.16b /* l1in16_21 = bsl(high16, w1_21, w2_21) */
+	tbl v24.16b, {v13.16b}, v14.16b /* ur24_21 = lookup16(l1in_21, rotl24) */
 	str q30, [sp, #976] /* spill x1_21 */
-	tbl v30.16b, {v13.16b}, v7.16b /* ur24_21 = lookup16(l1in_21, rotl24) */
-	tbl v31.16b, {v13.16b}, v19.16b /* ur8_21 = lookup16(l1in_21, rotl8) */
-	eor v31.16b, v13.16b, v31.16b /* ug_acc_21 = xor(l1in_21, ur8_21) */
-	eor v25.16b, v31.16b, v25.16b /* ug_21 = xor(ug_acc_21, l1in16_21) */
-	ushr v31.4s, v25.4s, #30 /* ur2_21_r = shr(ug_21) */
-	sli v31.4s, v25.4s, #2 /* ur2_21 = sli(ur2_21_r, ug_21) */
-	eor v25.16b, v13.16b, v30.16b /* u_acc_21 = xor(l1in_21, ur24_21) */
-	eor v25.16b, v25.16b, v31.16b /* u_21 = xor(u_acc_21, ur2_21) */
-	ushr v30.4s, v26.4s, #16 /* l2in_21_r = shr(w1_21) */
-	sli v30.4s, v1.4s, #16 /* l2in_21 = sli(l2in_21_r, w2_21) */
-	bit v1.16b, v26.16b, v27.16b /* l2in16_21 = bsl(high16, w2_21, w1_21) */
-	tbl v26.16b, {v30.16b}, v19.16b /* v8r8_21 = lookup16(l2in_21, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_21 = lookup16(l2in_21, rotl24) */
-	eor v30.16b, v30.16b, v1.16b /* v8g_acc_21 = xor(l2in_21, l2in16_21) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_21 = xor(v8g_acc_21, v8r24_21) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_21_r = shr(v8g_21) */
-	sli v31.4s, v30.4s, #6 /* v8r6_21 = sli(v8r6_21_r, v8g_21) */
-	eor v1.16b, v26.16b, v1.16b /* v8_acc_21 = xor(v8r8_21, l2in16_21) */
+	tbl v30.16b, {v13.16b}, v22.16b /* ur8_21 = lookup16(l1in_21, rotl8) */
+	rev32 v31.8h, v13.8h /* ur16_21 = rev(l1in_21) */
+	eor v30.16b, v13.16b, v30.16b /* ug_acc_21 = xor(l1in_21, ur8_21) */
+	eor v30.16b, v30.16b, v31.16b /* ug_21 = xor(ug_acc_21, ur16_21) */
+	ushr v31.4s, v30.4s, #30 /* ur2_21_r = shr(ug_21) */
+	sli v31.4s, v30.4s, #2 /* ur2_21 = sli(ur2_21_r, ug_21) */
+	eor v24.16b, v13.16b, v24.16b /* u_acc_21 = xor(l1in_21, ur24_21) */
+	eor v24.16b, v24.16b, v31.16b /* u_21 = xor(u_acc_21, ur2_21) */
+	ushr v26.4s, v26.4s, #16 /* l2in_21_r = shr(w1_21) */
+	sli v26.4s, v1.4s, #16 /* l2in_21 = sli(l2in_21_r, w2_21) */
+	tbl v1.16b, {v26.16b}, v22.16b /* v8r8_21 = lookup16(l2in_21, rotl8) */
+	rev32 v30.8h, v26.8h /* v8r16_21 = rev(l2in_21) */
+	tbl v31.16b, {v26.16b}, v14.16b /* v8r24_21 = lookup16(l2in_21, rotl24) */
+	eor v26.16b, v26.16b, v30.16b /* v8g_acc_21 = xor(l2in_21, v8r16_21) */
+	eor v26.16b, v26.16b, v31.16b /* v8g_21 = xor(v8g_acc_21, v8r24_21) */
+	ushr v31.4s, v26.4s, #26 /* v8r6_21_r = shr(v8g_21) */
+	sli v31.4s, v26.4s, #6 /* v8r6_21 = sli(v8r6_21_r, v8g_21) */
+	eor v1.16b, v1.16b, v30.16b /* v8_acc_21 = xor(v8r8_21, v8r16_21) */
 	eor v1.16b, v1.16b, v31.16b /* v8_21 = xor(v8_acc_21, v8r6_21) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v25.16b, v1.16b /* sb_in_x_21 = bsl(odd_bytes, v8_21, u_21) */
-	bit v25.16b, v1.16b, v22.16b /* sb_in_y_21 = bsl(odd_bytes, u_21, v8_21) */
-	and v1.16b, v26.16b, v17.16b /* sb_s0_xl_21 = and(sb_in_x_21, nibble_mask) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v24.16b, v1.16b /* sb_in_x_21 = bsl(odd_bytes, v8_21, u_21) */
+	bit v24.16b, v1.16b, v17.16b /* sb_in_y_21 = bsl(odd_bytes, u_21, v8_21) */
+	and v1.16b, v26.16b, v7.16b /* sb_s0_xl_21 = and(sb_in_x_21, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_21 = shr(sb_in_x_21) */
 	tbl v30.16b, {v8.16b}, v1.16b /* sb_s0_p1_21 = lookup16(s0_p1, sb_s0_xl_21) */
 	eor v26.16b, v30.16b, v26.16b /* sb_s0_t_21 = xor(sb_s0_p1_21, sb_s0_xh_21) */
@@ -2547,27 +2525,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_21 = lookup16(s0_p3_rot, sb_s0_ol_21) */
 	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_21 = add(sb_s0_t_21, sb_s0_t_21) */
 	eor v1.16b, v1.16b, v26.16b /* sb_s0_21 = xor(sb_s0_p3_21, sb_s0_t2_21) */
-	and v26.16b, v25.16b, v17.16b /* sb_in_y_21_lo = and(sb_in_y_21, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_21_hi = shr(sb_in_y_21) */
+	and v26.16b, v24.16b, v7.16b /* sb_in_y_21_lo = and(sb_in_y_21, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_21_hi = shr(sb_in_y_21) */
 	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_21_l = lookup16(tbl_lo, sb_in_y_21_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_21_h = lookup16(tbl_hi, sb_in_y_21_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_k_21 = xor(sb_s1_k_21_l, sb_s1_k_21_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_21_sr = lookup16(sb_s1_k_21, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_21_aes = aese(sb_s1_21_sr, zero_key) */
-	and v26.16b, v25.16b, v17.16b /* sb_s1_21_aes_lo = and(sb_s1_21_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_21_aes_hi = shr(sb_s1_21_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_21_h = lookup16(tbl_hi, sb_in_y_21_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_k_21 = xor(sb_s1_k_21_l, sb_s1_k_21_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_21_sr = lookup16(sb_s1_k_21, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_21_aes = aese(sb_s1_21_sr, zero_key) */
+	and v26.16b, v24.16b, v7.16b /* sb_s1_21_aes_lo = and(sb_s1_21_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_21_aes_hi = shr(sb_s1_21_aes) */
 	tbl v26.16b, {v12.16b}, v26.16b /* sb_s1_21_l = lookup16(tbl_lo_1, sb_s1_21_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_21_h = lookup16(tbl_hi_1, sb_s1_21_aes_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_21 = xor(sb_s1_21_l, sb_s1_21_h) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v1.16b, v25.16b /* sb_out_x_21 = bsl(odd_bytes, sb_s1_21, sb_s0_21) */
-	bit v1.16b, v25.16b, v22.16b /* sb_out_y_21 = bsl(odd_bytes, sb_s0_21, sb_s1_21) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_21 = lookup16(sb_out_y_21, rotl24) */
-	ldr q25, [sp, #784] /* reload dbl_13 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_21_r = shr(dbl_13) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_21_h = lookup16(tbl_hi_1, sb_s1_21_aes_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_21 = xor(sb_s1_21_l, sb_s1_21_h) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v1.16b, v24.16b /* sb_out_x_21 = bsl(odd_bytes, sb_s1_21, sb_s0_21) */
+	bit v1.16b, v24.16b, v17.16b /* sb_out_y_21 = bsl(odd_bytes, sb_s0_21, sb_s1_21) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_21 = lookup16(sb_out_y_21, rotl24) */
+	ldr q24, [sp, #784] /* reload dbl_13 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_21_r = shr(dbl_13) */
 	ldr q30, [sp, #608] /* reload g1s10_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_21 = sli(s0k_o_21_r, g1s10_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_21 = and(s0k_o_21, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_21 = sli(s0k_o_21_r, g1s10_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_21 = and(s0k_o_21, modulus) */
 	ldr q31, [sp, #864] /* reload dbl_30 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_21_r = shr(dbl_30) */
 	ldr q31, [sp, #512] /* reload g1s14_1.2 */
@@ -2588,66 +2566,65 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v18.4s, v16.4s, #15 /* s15k_o_21 = sli(s15k_o_21_r, fb_19) */
 	and v18.16b, v18.16b, v10.16b /* s15k_21 = and(s15k_o_21, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_21 = shr(w_21) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_63 = add(s0k_21, s4k_21) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_63 = add(fb0_s_63, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_63 = minu(fb0_s_63, fb0_p_63) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_63 = add(s0k_21, s4k_21) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_63 = add(fb0_s_63, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_63 = minu(fb0_s_63, fb0_p_63) */
 	add v20.4s, v20.4s, v31.4s /* fb0_s_64 = add(s10k_21, s13k_21) */
-	add v31.4s, v20.4s, v14.4s /* fb0_p_64 = add(fb0_s_64, minus_modulus) */
+	add v31.4s, v20.4s, v25.4s /* fb0_p_64 = add(fb0_s_64, minus_modulus) */
 	umin v20.4s, v20.4s, v31.4s /* fb0_64 = minu(fb0_s_64, fb0_p_64) */
 	add v18.4s, v18.4s, v23.4s /* fb0_s_65 = add(s15k_21, w_half_21) */
-	add v23.4s, v18.4s, v14.4s /* fb0_p_65 = add(fb0_s_65, minus_modulus) */
+	add v23.4s, v18.4s, v25.4s /* fb0_p_65 = add(fb0_s_65, minus_modulus) */
 	umin v18.4s, v18.4s, v23.4s /* fb0_65 = minu(fb0_s_65, fb0_p_65) */
-	add v20.4s, v25.4s, v20.4s /* fb1_s_21 = add(fb0_63, fb0_64) */
-	add v23.4s, v20.4s, v14.4s /* fb1_p_21 = add(fb1_s_21, minus_modulus) */
+	add v20.4s, v24.4s, v20.4s /* fb1_s_21 = add(fb0_63, fb0_64) */
+	add v23.4s, v20.4s, v25.4s /* fb1_p_21 = add(fb1_s_21, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb1_21 = minu(fb1_s_21, fb1_p_21) */
 	add v18.4s, v20.4s, v18.4s /* fb2_s_21 = add(fb1_21, fb0_65) */
-	add v20.4s, v18.4s, v14.4s /* fb2_p_21 = add(fb2_s_21, minus_modulus) */
+	add v20.4s, v18.4s, v25.4s /* fb2_p_21 = add(fb2_s_21, minus_modulus) */
 	umin v18.4s, v18.4s, v20.4s /* fb2_21 = minu(fb2_s_21, fb2_p_21) */
 	add v18.4s, v18.4s, v30.4s /* fb_s_21 = add(fb2_21, g1s10_1) */
-	add v20.4s, v18.4s, v14.4s /* fb_p_21 = add(fb_s_21, minus_modulus) */
+	add v20.4s, v18.4s, v25.4s /* fb_p_21 = add(fb_s_21, minus_modulus) */
 	smax v18.4s, v18.4s, v20.4s /* fb_21 = maxs(fb_s_21, fb_p_21) */
 
 	/* Initialisation round 16r+11, lanes 0..: s16 = feedback + (W >> 1). */
 	add v20.4s, v5.4s, v5.4s /* dbl_176 = add(fb_20, fb_20) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v20.16b, v2.16b /* x0_22 = bsl(high16, fb_18, dbl_176) */
-	ldr q25, [sp, #560] /* reload dbl_80 */
-	ushr v25.4s, v25.4s, #16 /* x1_22_r = shr(dbl_80) */
+	ldr q24, [sp, #560] /* reload dbl_80 */
+	ushr v24.4s, v24.4s, #16 /* x1_22_r = shr(dbl_80) */
 	ldr q30, [sp, #496] /* reload fb_12 */
-	sli v25.4s, v30.4s, #16 /* x1_22 = sli(x1_22_r, fb_12) */
+	sli v24.4s, v30.4s, #16 /* x1_22 = sli(x1_22_r, fb_12) */
 	eor v23.16b, v23.16b, v28.16b /* x0r1_22 = xor(x0_22, sb_out_x_20) */
 	add v23.4s, v23.4s, v0.4s /* w_22 = add(x0r1_22, r2_20) */
-	add v28.4s, v28.4s, v25.4s /* w1_22 = add(sb_out_x_20, x1_22) */
+	add v28.4s, v28.4s, v24.4s /* w1_22 = add(sb_out_x_20, x1_22) */
 	ldr q31, [sp, #1056] /* reload x1_14 */
 	eor v0.16b, v0.16b, v31.16b /* w2_22 = xor(r2_20, x1_14) */
 	ushr v31.4s, v0.4s, #16 /* l1in_22_r = shr(w2_22) */
 	sli v31.4s, v28.4s, #16 /* l1in_22 = sli(l1in_22_r, w1_22) */
-	mov v13.16b, v27.16b /* high16 */
-	bsl v13.16b, v0.16b, v28.16b /* l1in16_22 = bsl(high16, w1_22, w2_22) */
-	str q25, [sp, #1056] /* spill x1_22 */
-	tbl v25.16b, {v31.16b}, v7.16b /* ur24_22 = lookup16(l1in_22, rotl24) */
-	tbl v30.16b, {v31.16b}, v19.16b /* ur8_22 = lookup16(l1in_22, rotl8) */
-	eor v30.16b, v31.16b, v30.16b /* ug_acc_22 = xor(l1in_22, ur8_22) */
-	eor v30.16b, v30.16b, v13.16b /* ug_22 = xor(ug_acc_22, l1in16_22) */
-	ushr v13.4s, v30.4s, #30 /* ur2_22_r = shr(ug_22) */
-	sli v13.4s, v30.4s, #2 /* ur2_22 = sli(ur2_22_r, ug_22) */
-	eor v25.16b, v31.16b, v25.16b /* u_acc_22 = xor(l1in_22, ur24_22) */
-	eor v25.16b, v25.16b, v13.16b /* u_22 = xor(u_acc_22, ur2_22) */
-	ushr v30.4s, v28.4s, #16 /* l2in_22_r = shr(w1_22) */
-	sli v30.4s, v0.4s, #16 /* l2in_22 = sli(l2in_22_r, w2_22) */
-	bit v0.16b, v28.16b, v27.16b /* l2in16_22 = bsl(high16, w2_22, w1_22) */
-	tbl v28.16b, {v30.16b}, v19.16b /* v8r8_22 = lookup16(l2in_22, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_22 = lookup16(l2in_22, rotl24) */
-	eor v30.16b, v30.16b, v0.16b /* v8g_acc_22 = xor(l2in_22, l2in16_22) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_22 = xor(v8g_acc_22, v8r24_22) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_22_r = shr(v8g_22) */
-	sli v31.4s, v30.4s, #6 /* v8r6_22 = sli(v8r6_22_r, v8g_22) */
-	eor v0.16b, v28.16b, v0.16b /* v8_acc_22 = xor(v8r8_22, l2in16_22) */
+	tbl v13.16b, {v31.16b}, v14.16b /* ur24_22 = lookup16(l1in_22, rotl24) */
+	str q24, [sp, #1056] /* spill x1_22 */
+	tbl v24.16b, {v31.16b}, v22.16b /* ur8_22 = lookup16(l1in_22, rotl8) */
+	rev32 v30.8h, v31.8h /* ur16_22 = rev(l1in_22) */
+	eor v24.16b, v31.16b, v24.16b /* ug_acc_22 = xor(l1in_22, ur8_22) */
+	eor v24.16b, v24.16b, v30.16b /* ug_22 = xor(ug_acc_22, ur16_22) */
+	ushr v30.4s, v24.4s, #30 /* ur2_22_r = shr(ug_22) */
+	sli v30.4s, v24.4s, #2 /* ur2_22 = sli(ur2_22_r, ug_22) */
+	eor v24.16b, v31.16b, v13.16b /* u_acc_22 = xor(l1in_22, ur24_22) */
+	eor v24.16b, v24.16b, v30.16b /* u_22 = xor(u_acc_22, ur2_22) */
+	ushr v28.4s, v28.4s, #16 /* l2in_22_r = shr(w1_22) */
+	sli v28.4s, v0.4s, #16 /* l2in_22 = sli(l2in_22_r, w2_22) */
+	tbl v0.16b, {v28.16b}, v22.16b /* v8r8_22 = lookup16(l2in_22, rotl8) */
+	rev32 v30.8h, v28.8h /* v8r16_22 = rev(l2in_22) */
+	tbl v31.16b, {v28.16b}, v14.16b /* v8r24_22 = lookup16(l2in_22, rotl24) */
+	eor v28.16b, v28.16b, v30.16b /* v8g_acc_22 = xor(l2in_22, v8r16_22) */
+	eor v28.16b, v28.16b, v31.16b /* v8g_22 = xor(v8g_acc_22, v8r24_22) */
+	ushr v31.4s, v28.4s, #26 /* v8r6_22_r = shr(v8g_22) */
+	sli v31.4s, v28.4s, #6 /* v8r6_22 = sli(v8r6_22_r, v8g_22) */
+	eor v0.16b, v0.16b, v30.16b /* v8_acc_22 = xor(v8r8_22, v8r16_22) */
 	eor v0.16b, v0.16b, v31.16b /* v8_22 = xor(v8_acc_22, v8r6_22) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v25.16b, v0.16b /* sb_in_x_22 = bsl(odd_bytes, v8_22, u_22) */
-	bit v25.16b, v0.16b, v22.16b /* sb_in_y_22 = bsl(odd_bytes, u_22, v8_22) */
-	and v0.16b, v28.16b, v17.16b /* sb_s0_xl_22 = and(sb_in_x_22, nibble_mask) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v24.16b, v0.16b /* sb_in_x_22 = bsl(odd_bytes, v8_22, u_22) */
+	bit v24.16b, v0.16b, v17.16b /* sb_in_y_22 = bsl(odd_bytes, u_22, v8_22) */
+	and v0.16b, v28.16b, v7.16b /* sb_s0_xl_22 = and(sb_in_x_22, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_22 = shr(sb_in_x_22) */
 	tbl v30.16b, {v8.16b}, v0.16b /* sb_s0_p1_22 = lookup16(s0_p1, sb_s0_xl_22) */
 	eor v28.16b, v30.16b, v28.16b /* sb_s0_t_22 = xor(sb_s0_p1_22, sb_s0_xh_22) */
@@ -2656,27 +2633,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_22 = lookup16(s0_p3_rot, sb_s0_ol_22) */
 	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_22 = add(sb_s0_t_22, sb_s0_t_22) */
 	eor v0.16b, v0.16b, v28.16b /* sb_s0_22 = xor(sb_s0_p3_22, sb_s0_t2_22) */
-	and v28.16b, v25.16b, v17.16b /* sb_in_y_22_lo = and(sb_in_y_22, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_22_hi = shr(sb_in_y_22) */
+	and v28.16b, v24.16b, v7.16b /* sb_in_y_22_lo = and(sb_in_y_22, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_22_hi = shr(sb_in_y_22) */
 	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_22_l = lookup16(tbl_lo, sb_in_y_22_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_22_h = lookup16(tbl_hi, sb_in_y_22_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_k_22 = xor(sb_s1_k_22_l, sb_s1_k_22_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_22_sr = lookup16(sb_s1_k_22, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_22_aes = aese(sb_s1_22_sr, zero_key) */
-	and v28.16b, v25.16b, v17.16b /* sb_s1_22_aes_lo = and(sb_s1_22_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_22_aes_hi = shr(sb_s1_22_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_22_h = lookup16(tbl_hi, sb_in_y_22_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_k_22 = xor(sb_s1_k_22_l, sb_s1_k_22_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_22_sr = lookup16(sb_s1_k_22, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_22_aes = aese(sb_s1_22_sr, zero_key) */
+	and v28.16b, v24.16b, v7.16b /* sb_s1_22_aes_lo = and(sb_s1_22_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_22_aes_hi = shr(sb_s1_22_aes) */
 	tbl v28.16b, {v12.16b}, v28.16b /* sb_s1_22_l = lookup16(tbl_lo_1, sb_s1_22_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_22_h = lookup16(tbl_hi_1, sb_s1_22_aes_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_22 = xor(sb_s1_22_l, sb_s1_22_h) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v0.16b, v25.16b /* sb_out_x_22 = bsl(odd_bytes, sb_s1_22, sb_s0_22) */
-	bit v0.16b, v25.16b, v22.16b /* sb_out_y_22 = bsl(odd_bytes, sb_s0_22, sb_s1_22) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_22 = lookup16(sb_out_y_22, rotl24) */
-	ldr q25, [sp, #880] /* reload dbl_21 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_22_r = shr(dbl_21) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_22_h = lookup16(tbl_hi_1, sb_s1_22_aes_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_22 = xor(sb_s1_22_l, sb_s1_22_h) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v0.16b, v24.16b /* sb_out_x_22 = bsl(odd_bytes, sb_s1_22, sb_s0_22) */
+	bit v0.16b, v24.16b, v17.16b /* sb_out_y_22 = bsl(odd_bytes, sb_s0_22, sb_s1_22) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_22 = lookup16(sb_out_y_22, rotl24) */
+	ldr q24, [sp, #880] /* reload dbl_21 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_22_r = shr(dbl_21) */
 	ldr q30, [sp, #288] /* reload g0s11_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_22 = sli(s0k_o_22_r, g0s11_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_22 = and(s0k_o_22, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_22 = sli(s0k_o_22_r, g0s11_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_22 = and(s0k_o_22, modulus) */
 	ldr q31, [sp, #416] /* reload dbl */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_22_r = shr(dbl) */
 	ldr q31, [sp, #704] /* reload g0s15_1.2 */
@@ -2698,66 +2675,65 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v2.4s, v5.4s, #15 /* s15k_o_22 = sli(s15k_o_22_r, fb_20) */
 	and v2.16b, v2.16b, v10.16b /* s15k_22 = and(s15k_o_22, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_22 = shr(w_22) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_66 = add(s0k_22, s4k_22) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_66 = add(fb0_s_66, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_66 = minu(fb0_s_66, fb0_p_66) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_66 = add(s0k_22, s4k_22) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_66 = add(fb0_s_66, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_66 = minu(fb0_s_66, fb0_p_66) */
 	add v4.4s, v31.4s, v4.4s /* fb0_s_67 = add(s10k_22, s13k_22) */
-	add v31.4s, v4.4s, v14.4s /* fb0_p_67 = add(fb0_s_67, minus_modulus) */
+	add v31.4s, v4.4s, v25.4s /* fb0_p_67 = add(fb0_s_67, minus_modulus) */
 	umin v4.4s, v4.4s, v31.4s /* fb0_67 = minu(fb0_s_67, fb0_p_67) */
 	add v2.4s, v2.4s, v23.4s /* fb0_s_68 = add(s15k_22, w_half_22) */
-	add v23.4s, v2.4s, v14.4s /* fb0_p_68 = add(fb0_s_68, minus_modulus) */
+	add v23.4s, v2.4s, v25.4s /* fb0_p_68 = add(fb0_s_68, minus_modulus) */
 	umin v2.4s, v2.4s, v23.4s /* fb0_68 = minu(fb0_s_68, fb0_p_68) */
-	add v4.4s, v25.4s, v4.4s /* fb1_s_22 = add(fb0_66, fb0_67) */
-	add v23.4s, v4.4s, v14.4s /* fb1_p_22 = add(fb1_s_22, minus_modulus) */
+	add v4.4s, v24.4s, v4.4s /* fb1_s_22 = add(fb0_66, fb0_67) */
+	add v23.4s, v4.4s, v25.4s /* fb1_p_22 = add(fb1_s_22, minus_modulus) */
 	umin v4.4s, v4.4s, v23.4s /* fb1_22 = minu(fb1_s_22, fb1_p_22) */
 	add v2.4s, v4.4s, v2.4s /* fb2_s_22 = add(fb1_22, fb0_68) */
-	add v4.4s, v2.4s, v14.4s /* fb2_p_22 = add(fb2_s_22, minus_modulus) */
+	add v4.4s, v2.4s, v25.4s /* fb2_p_22 = add(fb2_s_22, minus_modulus) */
 	umin v2.4s, v2.4s, v4.4s /* fb2_22 = minu(fb2_s_22, fb2_p_22) */
 	add v2.4s, v2.4s, v30.4s /* fb_s_22 = add(fb2_22, g0s11_1) */
-	add v4.4s, v2.4s, v14.4s /* fb_p_22 = add(fb_s_22, minus_modulus) */
+	add v4.4s, v2.4s, v25.4s /* fb_p_22 = add(fb_s_22, minus_modulus) */
 	smax v2.4s, v2.4s, v4.4s /* fb_22 = maxs(fb_s_22, fb_p_22) */
 
 	/* Initialisation round 16r+11, lanes 4..: s16 = feedback + (W >> 1). */
 	add v4.4s, v18.4s, v18.4s /* dbl_184 = add(fb_21, fb_21) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v4.16b, v16.16b /* x0_23 = bsl(high16, fb_19, dbl_184) */
-	ldr q25, [sp, #304] /* reload dbl_88 */
-	ushr v25.4s, v25.4s, #16 /* x1_23_r = shr(dbl_88) */
+	ldr q24, [sp, #304] /* reload dbl_88 */
+	ushr v24.4s, v24.4s, #16 /* x1_23_r = shr(dbl_88) */
 	ldr q30, [sp, #368] /* reload fb_13 */
-	sli v25.4s, v30.4s, #16 /* x1_23 = sli(x1_23_r, fb_13) */
+	sli v24.4s, v30.4s, #16 /* x1_23 = sli(x1_23_r, fb_13) */
 	eor v23.16b, v23.16b, v26.16b /* x0r1_23 = xor(x0_23, sb_out_x_21) */
 	add v23.4s, v23.4s, v1.4s /* w_23 = add(x0r1_23, r2_21) */
-	add v26.4s, v26.4s, v25.4s /* w1_23 = add(sb_out_x_21, x1_23) */
+	add v26.4s, v26.4s, v24.4s /* w1_23 = add(sb_out_x_21, x1_23) */
 	ldr q31, [sp, #1136] /* reload x1_15 */
 	eor v1.16b, v1.16b, v31.16b /* w2_23 = xor(r2_21, x1_15) */
 	ushr v31.4s, v1.4s, #16 /* l1in_23_r = shr(w2_23) */
 	sli v31.4s, v26.4s, #16 /* l1in_23 = sli(l1in_23_r, w1_23) */
-	mov v13.16b, v27.16b /* high16 */
-	bsl v13.16b, v1.16b, v26.16b /* l1in16_23 = bsl(high16, w1_23, w2_23) */
-	str q25, [sp, #1136] /* spill x1_23 */
-	tbl v25.16b, {v31.16b}, v7.16b /* ur24_23 = lookup16(l1in_23, rotl24) */
-	tbl v30.16b, {v31.16b}, v19.16b /* ur8_23 = lookup16(l1in_23, rotl8) */
-	eor v30.16b, v31.16b, v30.16b /* ug_acc_23 = xor(l1in_23, ur8_23) */
-	eor v30.16b, v30.16b, v13.16b /* ug_23 = xor(ug_acc_23, l1in16_23) */
-	ushr v13.4s, v30.4s, #30 /* ur2_23_r = shr(ug_23) */
-	sli v13.4s, v30.4s, #2 /* ur2_23 = sli(ur2_23_r, ug_23) */
-	eor v25.16b, v31.16b, v25.16b /* u_acc_23 = xor(l1in_23, ur24_23) */
-	eor v25.16b, v25.16b, v13.16b /* u_23 = xor(u_acc_23, ur2_23) */
-	ushr v30.4s, v26.4s, #16 /* l2in_23_r = shr(w1_23) */
-	sli v30.4s, v1.4s, #16 /* l2in_23 = sli(l2in_23_r, w2_23) */
-	bit v1.16b, v26.16b, v27.16b /* l2in16_23 = bsl(high16, w2_23, w1_23) */
-	tbl v26.16b, {v30.16b}, v19.16b /* v8r8_23 = lookup16(l2in_23, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_23 = lookup16(l2in_23, rotl24) */
-	eor v30.16b, v30.16b, v1.16b /* v8g_acc_23 = xor(l2in_23, l2in16_23) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_23 = xor(v8g_acc_23, v8r24_23) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_23_r = shr(v8g_23) */
-	sli v31.4s, v30.4s, #6 /* v8r6_23 = sli(v8r6_23_r, v8g_23) */
-	eor v1.16b, v26.16b, v1.16b /* v8_acc_23 = xor(v8r8_23, l2in16_23) */
+	tbl v13.16b, {v31.16b}, v14.16b /* ur24_23 = lookup16(l1in_23, rotl24) */
+	str q24, [sp, #1136] /* spill x1_23 */
+	tbl v24.16b, {v31.16b}, v22.16b /* ur8_23 = lookup16(l1in_23, rotl8) */
+	rev32 v30.8h, v31.8h /* ur16_23 = rev(l1in_23) */
+	eor v24.16b, v31.16b, v24.16b /* ug_acc_23 = xor(l1in_23, ur8_23) */
+	eor v24.16b, v24.16b, v30.16b /* ug_23 = xor(ug_acc_23, ur16_23) */
+	ushr v30.4s, v24.4s, #30 /* ur2_23_r = shr(ug_23) */
+	sli v30.4s, v24.4s, #2 /* ur2_23 = sli(ur2_23_r, ug_23) */
+	eor v24.16b, v31.16b, v13.16b /* u_acc_23 = xor(l1in_23, ur24_23) */
+	eor v24.16b, v24.16b, v30.16b /* u_23 = xor(u_acc_23, ur2_23) */
+	ushr v26.4s, v26.4s, #16 /* l2in_23_r = shr(w1_23) */
+	sli v26.4s, v1.4s, #16 /* l2in_23 = sli(l2in_23_r, w2_23) */
+	tbl v1.16b, {v26.16b}, v22.16b /* v8r8_23 = lookup16(l2in_23, rotl8) */
+	rev32 v30.8h, v26.8h /* v8r16_23 = rev(l2in_23) */
+	tbl v31.16b, {v26.16b}, v14.16b /* v8r24_23 = lookup16(l2in_23, rotl24) */
+	eor v26.16b, v26.16b, v30.16b /* v8g_acc_23 = xor(l2in_23, v8r16_23) */
+	eor v26.16b, v26.16b, v31.16b /* v8g_23 = xor(v8g_acc_23, v8r24_23) */
+	ushr v31.4s, v26.4s, #26 /* v8r6_23_r = shr(v8g_23) */
+	sli v31.4s, v26.4s, #6 /* v8r6_23 = sli(v8r6_23_r, v8g_23) */
+	eor v1.16b, v1.16b, v30.16b /* v8_acc_23 = xor(v8r8_23, v8r16_23) */
 	eor v1.16b, v1.16b, v31.16b /* v8_23 = xor(v8_acc_23, v8r6_23) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v25.16b, v1.16b /* sb_in_x_23 = bsl(odd_bytes, v8_23, u_23) */
-	bit v25.16b, v1.16b, v22.16b /* sb_in_y_23 = bsl(odd_bytes, u_23, v8_23) */
-	and v1.16b, v26.16b, v17.16b /* sb_s0_xl_23 = and(sb_in_x_23, nibble_mask) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v24.16b, v1.16b /* sb_in_x_23 = bsl(odd_bytes, v8_23, u_23) */
+	bit v24.16b, v1.16b, v17.16b /* sb_in_y_23 = bsl(odd_bytes, u_23, v8_23) */
+	and v1.16b, v26.16b, v7.16b /* sb_s0_xl_23 = and(sb_in_x_23, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_23 = shr(sb_in_x_23) */
 	tbl v30.16b, {v8.16b}, v1.16b /* sb_s0_p1_23 = lookup16(s0_p1, sb_s0_xl_23) */
 	eor v26.16b, v30.16b, v26.16b /* sb_s0_t_23 = xor(sb_s0_p1_23, sb_s0_xh_23) */
@@ -2766,27 +2742,27 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_23 = lookup16(s0_p3_rot, sb_s0_ol_23) */
 	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_23 = add(sb_s0_t_23, sb_s0_t_23) */
 	eor v1.16b, v1.16b, v26.16b /* sb_s0_23 = xor(sb_s0_p3_23, sb_s0_t2_23) */
-	and v26.16b, v25.16b, v17.16b /* sb_in_y_23_lo = and(sb_in_y_23, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_in_y_23_hi = shr(sb_in_y_23) */
+	and v26.16b, v24.16b, v7.16b /* sb_in_y_23_lo = and(sb_in_y_23, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_in_y_23_hi = shr(sb_in_y_23) */
 	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_23_l = lookup16(tbl_lo, sb_in_y_23_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* sb_s1_k_23_h = lookup16(tbl_hi, sb_in_y_23_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_k_23 = xor(sb_s1_k_23_l, sb_s1_k_23_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_23_sr = lookup16(sb_s1_k_23, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_23_aes = aese(sb_s1_23_sr, zero_key) */
-	and v26.16b, v25.16b, v17.16b /* sb_s1_23_aes_lo = and(sb_s1_23_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_23_aes_hi = shr(sb_s1_23_aes) */
+	tbl v24.16b, {v3.16b}, v24.16b /* sb_s1_k_23_h = lookup16(tbl_hi, sb_in_y_23_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_k_23 = xor(sb_s1_k_23_l, sb_s1_k_23_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_23_sr = lookup16(sb_s1_k_23, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_23_aes = aese(sb_s1_23_sr, zero_key) */
+	and v26.16b, v24.16b, v7.16b /* sb_s1_23_aes_lo = and(sb_s1_23_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_23_aes_hi = shr(sb_s1_23_aes) */
 	tbl v26.16b, {v12.16b}, v26.16b /* sb_s1_23_l = lookup16(tbl_lo_1, sb_s1_23_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_23_h = lookup16(tbl_hi_1, sb_s1_23_aes_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_23 = xor(sb_s1_23_l, sb_s1_23_h) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v1.16b, v25.16b /* sb_out_x_23 = bsl(odd_bytes, sb_s1_23, sb_s0_23) */
-	bit v1.16b, v25.16b, v22.16b /* sb_out_y_23 = bsl(odd_bytes, sb_s0_23, sb_s1_23) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_23 = lookup16(sb_out_y_23, rotl24) */
-	ldr q25, [sp, #960] /* reload dbl_29 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_23_r = shr(dbl_29) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_23_h = lookup16(tbl_hi_1, sb_s1_23_aes_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_23 = xor(sb_s1_23_l, sb_s1_23_h) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v1.16b, v24.16b /* sb_out_x_23 = bsl(odd_bytes, sb_s1_23, sb_s0_23) */
+	bit v1.16b, v24.16b, v17.16b /* sb_out_y_23 = bsl(odd_bytes, sb_s0_23, sb_s1_23) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_23 = lookup16(sb_out_y_23, rotl24) */
+	ldr q24, [sp, #960] /* reload dbl_29 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_23_r = shr(dbl_29) */
 	ldr q30, [sp, #528] /* reload g1s11_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_23 = sli(s0k_o_23_r, g1s11_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_23 = and(s0k_o_23, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_23 = sli(s0k_o_23_r, g1s11_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_23 = and(s0k_o_23, modulus) */
 	ldr q31, [sp, #640] /* reload dbl_8 */
 	ushr v13.4s, v31.4s, #12 /* s4k_o_23_r = shr(dbl_8) */
 	ldr q31, [sp, #832] /* reload g1s15_1.2 */
@@ -2807,94 +2783,93 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v4.4s, v18.4s, #15 /* s15k_o_23 = sli(s15k_o_23_r, fb_21) */
 	and v4.16b, v4.16b, v10.16b /* s15k_23 = and(s15k_o_23, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_23 = shr(w_23) */
-	add v25.4s, v25.4s, v13.4s /* fb0_s_69 = add(s0k_23, s4k_23) */
-	add v13.4s, v25.4s, v14.4s /* fb0_p_69 = add(fb0_s_69, minus_modulus) */
-	umin v25.4s, v25.4s, v13.4s /* fb0_69 = minu(fb0_s_69, fb0_p_69) */
+	add v24.4s, v24.4s, v13.4s /* fb0_s_69 = add(s0k_23, s4k_23) */
+	add v13.4s, v24.4s, v25.4s /* fb0_p_69 = add(fb0_s_69, minus_modulus) */
+	umin v24.4s, v24.4s, v13.4s /* fb0_69 = minu(fb0_s_69, fb0_p_69) */
 	add v20.4s, v20.4s, v31.4s /* fb0_s_70 = add(s10k_23, s13k_23) */
-	add v31.4s, v20.4s, v14.4s /* fb0_p_70 = add(fb0_s_70, minus_modulus) */
+	add v31.4s, v20.4s, v25.4s /* fb0_p_70 = add(fb0_s_70, minus_modulus) */
 	umin v20.4s, v20.4s, v31.4s /* fb0_70 = minu(fb0_s_70, fb0_p_70) */
 	add v4.4s, v4.4s, v23.4s /* fb0_s_71 = add(s15k_23, w_half_23) */
-	add v23.4s, v4.4s, v14.4s /* fb0_p_71 = add(fb0_s_71, minus_modulus) */
+	add v23.4s, v4.4s, v25.4s /* fb0_p_71 = add(fb0_s_71, minus_modulus) */
 	umin v4.4s, v4.4s, v23.4s /* fb0_71 = minu(fb0_s_71, fb0_p_71) */
-	add v20.4s, v25.4s, v20.4s /* fb1_s_23 = add(fb0_69, fb0_70) */
-	add v23.4s, v20.4s, v14.4s /* fb1_p_23 = add(fb1_s_23, minus_modulus) */
+	add v20.4s, v24.4s, v20.4s /* fb1_s_23 = add(fb0_69, fb0_70) */
+	add v23.4s, v20.4s, v25.4s /* fb1_p_23 = add(fb1_s_23, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb1_23 = minu(fb1_s_23, fb1_p_23) */
 	add v4.4s, v20.4s, v4.4s /* fb2_s_23 = add(fb1_23, fb0_71) */
-	add v20.4s, v4.4s, v14.4s /* fb2_p_23 = add(fb2_s_23, minus_modulus) */
+	add v20.4s, v4.4s, v25.4s /* fb2_p_23 = add(fb2_s_23, minus_modulus) */
 	umin v4.4s, v4.4s, v20.4s /* fb2_23 = minu(fb2_s_23, fb2_p_23) */
 	add v4.4s, v4.4s, v30.4s /* fb_s_23 = add(fb2_23, g1s11_1) */
-	add v20.4s, v4.4s, v14.4s /* fb_p_23 = add(fb_s_23, minus_modulus) */
+	add v20.4s, v4.4s, v25.4s /* fb_p_23 = add(fb_s_23, minus_modulus) */
 	smax v4.4s, v4.4s, v20.4s /* fb_23 = maxs(fb_s_23, fb_p_23) */
 
 	/* Initialisation round 16r+12, lanes 0..: s16 = feedback + (W >> 1). */
 	add v20.4s, v2.4s, v2.4s /* dbl_192 = add(fb_22, fb_22) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v20.16b, v5.16b /* x0_24 = bsl(high16, fb_20, dbl_192) */
-	ldr q25, [sp, #848] /* reload dbl_96 */
-	ushr v25.4s, v25.4s, #16 /* x1_24_r = shr(dbl_96) */
+	ldr q24, [sp, #848] /* reload dbl_96 */
+	ushr v24.4s, v24.4s, #16 /* x1_24_r = shr(dbl_96) */
 	ldr q30, [sp, #1216] /* reload fb_14 */
-	sli v25.4s, v30.4s, #16 /* x1_24 = sli(x1_24_r, fb_14) */
+	sli v24.4s, v30.4s, #16 /* x1_24 = sli(x1_24_r, fb_14) */
 	eor v23.16b, v23.16b, v28.16b /* x0r1_24 = xor(x0_24, sb_out_x_22) */
 	add v23.4s, v23.4s, v0.4s /* w_24 = add(x0r1_24, r2_22) */
-	add v25.4s, v28.4s, v25.4s /* w1_24 = add(sb_out_x_22, x1_24) */
+	add v24.4s, v28.4s, v24.4s /* w1_24 = add(sb_out_x_22, x1_24) */
 	ldr q28, [sp, #240] /* reload x1_16 */
 	eor v0.16b, v0.16b, v28.16b /* w2_24 = xor(r2_22, x1_16) */
 	ushr v28.4s, v0.4s, #16 /* l1in_24_r = shr(w2_24) */
-	sli v28.4s, v25.4s, #16 /* l1in_24 = sli(l1in_24_r, w1_24) */
-	mov v31.16b, v27.16b /* high16 */
-	bsl v31.16b, v0.16b, v25.16b /* l1in16_24 = bsl(high16, w1_24, w2_24) */
-	tbl v13.16b, {v28.16b}, v7.16b /* ur24_24 = lookup16(l1in_24, rotl24) */
-	tbl v30.16b, {v28.16b}, v19.16b /* ur8_24 = lookup16(l1in_24, rotl8) */
-	eor v30.16b, v28.16b, v30.16b /* ug_acc_24 = xor(l1in_24, ur8_24) */
-	eor v30.16b, v30.16b, v31.16b /* ug_24 = xor(ug_acc_24, l1in16_24) */
-	ushr v31.4s, v30.4s, #30 /* ur2_24_r = shr(ug_24) */
-	sli v31.4s, v30.4s, #2 /* ur2_24 = sli(ur2_24_r, ug_24) */
-	eor v28.16b, v28.16b, v13.16b /* u_acc_24 = xor(l1in_24, ur24_24) */
-	eor v28.16b, v28.16b, v31.16b /* u_24 = xor(u_acc_24, ur2_24) */
-	ushr v30.4s, v25.4s, #16 /* l2in_24_r = shr(w1_24) */
-	sli v30.4s, v0.4s, #16 /* l2in_24 = sli(l2in_24_r, w2_24) */
-	bit v0.16b, v25.16b, v27.16b /* l2in16_24 = bsl(high16, w2_24, w1_24) */
-	tbl v25.16b, {v30.16b}, v19.16b /* v8r8_24 = lookup16(l2in_24, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_24 = lookup16(l2in_24, rotl24) */
-	eor v30.16b, v30.16b, v0.16b /* v8g_acc_24 = xor(l2in_24, l2in16_24) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_24 = xor(v8g_acc_24, v8r24_24) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_24_r = shr(v8g_24) */
-	sli v31.4s, v30.4s, #6 /* v8r6_24 = sli(v8r6_24_r, v8g_24) */
-	eor v0.16b, v25.16b, v0.16b /* v8_acc_24 = xor(v8r8_24, l2in16_24) */
+	sli v28.4s, v24.4s, #16 /* l1in_24 = sli(l1in_24_r, w1_24) */
+	tbl v31.16b, {v28.16b}, v14.16b /* ur24_24 = lookup16(l1in_24, rotl24) */
+	tbl v13.16b, {v28.16b}, v22.16b /* ur8_24 = lookup16(l1in_24, rotl8) */
+	rev32 v30.8h, v28.8h /* ur16_24 = rev(l1in_24) */
+	eor v13.16b, v28.16b, v13.16b /* ug_acc_24 = xor(l1in_24, ur8_24) */
+	eor v30.16b, v13.16b, v30.16b /* ug_24 = xor(ug_acc_24, ur16_24) */
+	ushr v13.4s, v30.4s, #30 /* ur2_24_r = shr(ug_24) */
+	sli v13.4s, v30.4s, #2 /* ur2_24 = sli(ur2_24_r, ug_24) */
+	eor v28.16b, v28.16b, v31.16b /* u_acc_24 = xor(l1in_24, ur24_24) */
+	eor v28.16b, v28.16b, v13.16b /* u_24 = xor(u_acc_24, ur2_24) */
+	ushr v24.4s, v24.4s, #16 /* l2in_24_r = shr(w1_24) */
+	sli v24.4s, v0.4s, #16 /* l2in_24 = sli(l2in_24_r, w2_24) */
+	tbl v0.16b, {v24.16b}, v22.16b /* v8r8_24 = lookup16(l2in_24, rotl8) */
+	rev32 v30.8h, v24.8h /* v8r16_24 = rev(l2in_24) */
+	tbl v31.16b, {v24.16b}, v14.16b /* v8r24_24 = lookup16(l2in_24, rotl24) */
+	eor v24.16b, v24.16b, v30.16b /* v8g_acc_24 = xor(l2in_24, v8r16_24) */
+	eor v24.16b, v24.16b, v31.16b /* v8g_24 = xor(v8g_acc_24, v8r24_24) */
+	ushr v31.4s, v24.4s, #26 /* v8r6_24_r = shr(v8g_24) */
+	sli v31.4s, v24.4s, #6 /* v8r6_24 = sli(v8r6_24_r, v8g_24) */
+	eor v0.16b, v0.16b, v30.16b /* v8_acc_24 = xor(v8r8_24, v8r16_24) */
 	eor v0.16b, v0.16b, v31.16b /* v8_24 = xor(v8_acc_24, v8r6_24) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v28.16b, v0.16b /* sb_in_x_24 = bsl(odd_bytes, v8_24, u_24) */
-	bit v28.16b, v0.16b, v22.16b /* sb_in_y_24 = bsl(odd_bytes, u_24, v8_24) */
-	and v0.16b, v25.16b, v17.16b /* sb_s0_xl_24 = and(sb_in_x_24, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_24 = shr(sb_in_x_24) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v28.16b, v0.16b /* sb_in_x_24 = bsl(odd_bytes, v8_24, u_24) */
+	bit v28.16b, v0.16b, v17.16b /* sb_in_y_24 = bsl(odd_bytes, u_24, v8_24) */
+	and v0.16b, v24.16b, v7.16b /* sb_s0_xl_24 = and(sb_in_x_24, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_24 = shr(sb_in_x_24) */
 	tbl v30.16b, {v8.16b}, v0.16b /* sb_s0_p1_24 = lookup16(s0_p1, sb_s0_xl_24) */
-	eor v25.16b, v30.16b, v25.16b /* sb_s0_t_24 = xor(sb_s0_p1_24, sb_s0_xh_24) */
-	tbl v30.16b, {v11.16b}, v25.16b /* sb_s0_p2_24 = lookup16(s0_p2, sb_s0_t_24) */
+	eor v24.16b, v30.16b, v24.16b /* sb_s0_t_24 = xor(sb_s0_p1_24, sb_s0_xh_24) */
+	tbl v30.16b, {v11.16b}, v24.16b /* sb_s0_p2_24 = lookup16(s0_p2, sb_s0_t_24) */
 	eor v0.16b, v30.16b, v0.16b /* sb_s0_ol_24 = xor(sb_s0_p2_24, sb_s0_xl_24) */
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_24 = lookup16(s0_p3_rot, sb_s0_ol_24) */
-	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_24 = add(sb_s0_t_24, sb_s0_t_24) */
-	eor v0.16b, v0.16b, v25.16b /* sb_s0_24 = xor(sb_s0_p3_24, sb_s0_t2_24) */
-	and v25.16b, v28.16b, v17.16b /* sb_in_y_24_lo = and(sb_in_y_24, nibble_mask) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_24 = add(sb_s0_t_24, sb_s0_t_24) */
+	eor v0.16b, v0.16b, v24.16b /* sb_s0_24 = xor(sb_s0_p3_24, sb_s0_t2_24) */
+	and v24.16b, v28.16b, v7.16b /* sb_in_y_24_lo = and(sb_in_y_24, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_in_y_24_hi = shr(sb_in_y_24) */
-	tbl v25.16b, {v9.16b}, v25.16b /* sb_s1_k_24_l = lookup16(tbl_lo, sb_in_y_24_lo) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_24_l = lookup16(tbl_lo, sb_in_y_24_lo) */
 	tbl v28.16b, {v3.16b}, v28.16b /* sb_s1_k_24_h = lookup16(tbl_hi, sb_in_y_24_hi) */
-	eor v25.16b, v25.16b, v28.16b /* sb_s1_k_24 = xor(sb_s1_k_24_l, sb_s1_k_24_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_24_sr = lookup16(sb_s1_k_24, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_24_aes = aese(sb_s1_24_sr, zero_key) */
-	and v28.16b, v25.16b, v17.16b /* sb_s1_24_aes_lo = and(sb_s1_24_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_24_aes_hi = shr(sb_s1_24_aes) */
+	eor v24.16b, v24.16b, v28.16b /* sb_s1_k_24 = xor(sb_s1_k_24_l, sb_s1_k_24_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_24_sr = lookup16(sb_s1_k_24, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_24_aes = aese(sb_s1_24_sr, zero_key) */
+	and v28.16b, v24.16b, v7.16b /* sb_s1_24_aes_lo = and(sb_s1_24_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_24_aes_hi = shr(sb_s1_24_aes) */
 	tbl v28.16b, {v12.16b}, v28.16b /* sb_s1_24_l = lookup16(tbl_lo_1, sb_s1_24_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_24_h = lookup16(tbl_hi_1, sb_s1_24_aes_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_24 = xor(sb_s1_24_l, sb_s1_24_h) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v0.16b, v25.16b /* sb_out_x_24 = bsl(odd_bytes, sb_s1_24, sb_s0_24) */
-	bit v0.16b, v25.16b, v22.16b /* sb_out_y_24 = bsl(odd_bytes, sb_s0_24, sb_s1_24) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_24 = lookup16(sb_out_y_24, rotl24) */
-	ldr q25, [sp, #1040] /* reload dbl_37 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_24_r = shr(dbl_37) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_24_h = lookup16(tbl_hi_1, sb_s1_24_aes_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_24 = xor(sb_s1_24_l, sb_s1_24_h) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v0.16b, v24.16b /* sb_out_x_24 = bsl(odd_bytes, sb_s1_24, sb_s0_24) */
+	bit v0.16b, v24.16b, v17.16b /* sb_out_y_24 = bsl(odd_bytes, sb_s0_24, sb_s1_24) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_24 = lookup16(sb_out_y_24, rotl24) */
+	ldr q24, [sp, #1040] /* reload dbl_37 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_24_r = shr(dbl_37) */
 	ldr q30, [sp, #720] /* reload g0s12_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_24 = sli(s0k_o_24_r, g0s12_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_24 = and(s0k_o_24, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_24 = sli(s0k_o_24_r, g0s12_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_24 = and(s0k_o_24, modulus) */
 	ldr q31, [sp, #816] /* reload dbl_16 */
 	ushr v31.4s, v31.4s, #12 /* s4k_o_24_r = shr(dbl_16) */
 	ldr q13, [sp, #928] /* reload fb */
@@ -2916,94 +2891,93 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v5.4s, v2.4s, #15 /* s15k_o_24 = sli(s15k_o_24_r, fb_22) */
 	and v5.16b, v5.16b, v10.16b /* s15k_24 = and(s15k_o_24, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_24 = shr(w_24) */
-	add v25.4s, v25.4s, v31.4s /* fb0_s_72 = add(s0k_24, s4k_24) */
-	add v31.4s, v25.4s, v14.4s /* fb0_p_72 = add(fb0_s_72, minus_modulus) */
-	umin v25.4s, v25.4s, v31.4s /* fb0_72 = minu(fb0_s_72, fb0_p_72) */
+	add v24.4s, v24.4s, v31.4s /* fb0_s_72 = add(s0k_24, s4k_24) */
+	add v31.4s, v24.4s, v25.4s /* fb0_p_72 = add(fb0_s_72, minus_modulus) */
+	umin v24.4s, v24.4s, v31.4s /* fb0_72 = minu(fb0_s_72, fb0_p_72) */
 	add v6.4s, v13.4s, v6.4s /* fb0_s_73 = add(s10k_24, s13k_24) */
-	add v31.4s, v6.4s, v14.4s /* fb0_p_73 = add(fb0_s_73, minus_modulus) */
+	add v31.4s, v6.4s, v25.4s /* fb0_p_73 = add(fb0_s_73, minus_modulus) */
 	umin v6.4s, v6.4s, v31.4s /* fb0_73 = minu(fb0_s_73, fb0_p_73) */
 	add v5.4s, v5.4s, v23.4s /* fb0_s_74 = add(s15k_24, w_half_24) */
-	add v23.4s, v5.4s, v14.4s /* fb0_p_74 = add(fb0_s_74, minus_modulus) */
+	add v23.4s, v5.4s, v25.4s /* fb0_p_74 = add(fb0_s_74, minus_modulus) */
 	umin v5.4s, v5.4s, v23.4s /* fb0_74 = minu(fb0_s_74, fb0_p_74) */
-	add v6.4s, v25.4s, v6.4s /* fb1_s_24 = add(fb0_72, fb0_73) */
-	add v23.4s, v6.4s, v14.4s /* fb1_p_24 = add(fb1_s_24, minus_modulus) */
+	add v6.4s, v24.4s, v6.4s /* fb1_s_24 = add(fb0_72, fb0_73) */
+	add v23.4s, v6.4s, v25.4s /* fb1_p_24 = add(fb1_s_24, minus_modulus) */
 	umin v6.4s, v6.4s, v23.4s /* fb1_24 = minu(fb1_s_24, fb1_p_24) */
 	add v5.4s, v6.4s, v5.4s /* fb2_s_24 = add(fb1_24, fb0_74) */
-	add v6.4s, v5.4s, v14.4s /* fb2_p_24 = add(fb2_s_24, minus_modulus) */
+	add v6.4s, v5.4s, v25.4s /* fb2_p_24 = add(fb2_s_24, minus_modulus) */
 	umin v5.4s, v5.4s, v6.4s /* fb2_24 = minu(fb2_s_24, fb2_p_24) */
 	add v5.4s, v5.4s, v30.4s /* fb_s_24 = add(fb2_24, g0s12_1) */
-	add v6.4s, v5.4s, v14.4s /* fb_p_24 = add(fb_s_24, minus_modulus) */
+	add v6.4s, v5.4s, v25.4s /* fb_p_24 = add(fb_s_24, minus_modulus) */
 	smax v5.4s, v5.4s, v6.4s /* fb_24 = maxs(fb_s_24, fb_p_24) */
 
 	/* Initialisation round 16r+12, lanes 4..: s16 = feedback + (W >> 1). */
 	add v6.4s, v4.4s, v4.4s /* dbl_200 = add(fb_23, fb_23) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v6.16b, v18.16b /* x0_25 = bsl(high16, fb_21, dbl_200) */
-	ldr q25, [sp, #736] /* reload dbl_104 */
-	ushr v25.4s, v25.4s, #16 /* x1_25_r = shr(dbl_104) */
+	ldr q24, [sp, #736] /* reload dbl_104 */
+	ushr v24.4s, v24.4s, #16 /* x1_25_r = shr(dbl_104) */
 	ldr q30, [sp, #880] /* reload fb_15 */
-	sli v25.4s, v30.4s, #16 /* x1_25 = sli(x1_25_r, fb_15) */
+	sli v24.4s, v30.4s, #16 /* x1_25 = sli(x1_25_r, fb_15) */
 	eor v23.16b, v23.16b, v26.16b /* x0r1_25 = xor(x0_25, sb_out_x_23) */
 	add v23.4s, v23.4s, v1.4s /* w_25 = add(x0r1_25, r2_23) */
-	add v25.4s, v26.4s, v25.4s /* w1_25 = add(sb_out_x_23, x1_25) */
+	add v24.4s, v26.4s, v24.4s /* w1_25 = add(sb_out_x_23, x1_25) */
 	ldr q26, [sp, #464] /* reload x1_17 */
 	eor v1.16b, v1.16b, v26.16b /* w2_25 = xor(r2_23, x1_17) */
 	ushr v26.4s, v1.4s, #16 /* l1in_25_r = shr(w2_25) */
-	sli v26.4s, v25.4s, #16 /* l1in_25 = sli(l1in_25_r, w1_25) */
-	mov v31.16b, v27.16b /* high16 */
-	bsl v31.16b, v1.16b, v25.16b /* l1in16_25 = bsl(high16, w1_25, w2_25) */
-	tbl v13.16b, {v26.16b}, v7.16b /* ur24_25 = lookup16(l1in_25, rotl24) */
-	tbl v30.16b, {v26.16b}, v19.16b /* ur8_25 = lookup16(l1in_25, rotl8) */
-	eor v30.16b, v26.16b, v30.16b /* ug_acc_25 = xor(l1in_25, ur8_25) */
-	eor v30.16b, v30.16b, v31.16b /* ug_25 = xor(ug_acc_25, l1in16_25) */
-	ushr v31.4s, v30.4s, #30 /* ur2_25_r = shr(ug_25) */
-	sli v31.4s, v30.4s, #2 /* ur2_25 = sli(ur2_25_r, ug_25) */
-	eor v26.16b, v26.16b, v13.16b /* u_acc_25 = xor(l1in_25, ur24_25) */
-	eor v26.16b, v26.16b, v31.16b /* u_25 = xor(u_acc_25, ur2_25) */
-	ushr v30.4s, v25.4s, #16 /* l2in_25_r = shr(w1_25) */
-	sli v30.4s, v1.4s, #16 /* l2in_25 = sli(l2in_25_r, w2_25) */
-	bit v1.16b, v25.16b, v27.16b /* l2in16_25 = bsl(high16, w2_25, w1_25) */
-	tbl v25.16b, {v30.16b}, v19.16b /* v8r8_25 = lookup16(l2in_25, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_25 = lookup16(l2in_25, rotl24) */
-	eor v30.16b, v30.16b, v1.16b /* v8g_acc_25 = xor(l2in_25, l2in16_25) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_25 = xor(v8g_acc_25, v8r24_25) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_25_r = shr(v8g_25) */
-	sli v31.4s, v30.4s, #6 /* v8r6_25 = sli(v8r6_25_r, v8g_25) */
-	eor v1.16b, v25.16b, v1.16b /* v8_acc_25 = xor(v8r8_25, l2in16_25) */
+	sli v26.4s, v24.4s, #16 /* l1in_25 = sli(l1in_25_r, w1_25) */
+	tbl v31.16b, {v26.16b}, v14.16b /* ur24_25 = lookup16(l1in_25, rotl24) */
+	tbl v13.16b, {v26.16b}, v22.16b /* ur8_25 = lookup16(l1in_25, rotl8) */
+	rev32 v30.8h, v26.8h /* ur16_25 = rev(l1in_25) */
+	eor v13.16b, v26.16b, v13.16b /* ug_acc_25 = xor(l1in_25, ur8_25) */
+	eor v30.16b, v13.16b, v30.16b /* ug_25 = xor(ug_acc_25, ur16_25) */
+	ushr v13.4s, v30.4s, #30 /* ur2_25_r = shr(ug_25) */
+	sli v13.4s, v30.4s, #2 /* ur2_25 = sli(ur2_25_r, ug_25) */
+	eor v26.16b, v26.16b, v31.16b /* u_acc_25 = xor(l1in_25, ur24_25) */
+	eor v26.16b, v26.16b, v13.16b /* u_25 = xor(u_acc_25, ur2_25) */
+	ushr v24.4s, v24.4s, #16 /* l2in_25_r = shr(w1_25) */
+	sli v24.4s, v1.4s, #16 /* l2in_25 = sli(l2in_25_r, w2_25) */
+	tbl v1.16b, {v24.16b}, v22.16b /* v8r8_25 = lookup16(l2in_25, rotl8) */
+	rev32 v30.8h, v24.8h /* v8r16_25 = rev(l2in_25) */
+	tbl v31.16b, {v24.16b}, v14.16b /* v8r24_25 = lookup16(l2in_25, rotl24) */
+	eor v24.16b, v24.16b, v30.16b /* v8g_acc_25 = xor(l2in_25, v8r16_25) */
+	eor v24.16b, v24.16b, v31.16b /* v8g_25 = xor(v8g_acc_25, v8r24_25) */
+	ushr v31.4s, v24.4s, #26 /* v8r6_25_r = shr(v8g_25) */
+	sli v31.4s, v24.4s, #6 /* v8r6_25 = sli(v8r6_25_r, v8g_25) */
+	eor v1.16b, v1.16b, v30.16b /* v8_acc_25 = xor(v8r8_25, v8r16_25) */
 	eor v1.16b, v1.16b, v31.16b /* v8_25 = xor(v8_acc_25, v8r6_25) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v26.16b, v1.16b /* sb_in_x_25 = bsl(odd_bytes, v8_25, u_25) */
-	bit v26.16b, v1.16b, v22.16b /* sb_in_y_25 = bsl(odd_bytes, u_25, v8_25) */
-	and v1.16b, v25.16b, v17.16b /* sb_s0_xl_25 = and(sb_in_x_25, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_25 = shr(sb_in_x_25) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v26.16b, v1.16b /* sb_in_x_25 = bsl(odd_bytes, v8_25, u_25) */
+	bit v26.16b, v1.16b, v17.16b /* sb_in_y_25 = bsl(odd_bytes, u_25, v8_25) */
+	and v1.16b, v24.16b, v7.16b /* sb_s0_xl_25 = and(sb_in_x_25, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_25 = shr(sb_in_x_25) */
 	tbl v30.16b, {v8.16b}, v1.16b /* sb_s0_p1_25 = lookup16(s0_p1, sb_s0_xl_25) */
-	eor v25.16b, v30.16b, v25.16b /* sb_s0_t_25 = xor(sb_s0_p1_25, sb_s0_xh_25) */
-	tbl v30.16b, {v11.16b}, v25.16b /* sb_s0_p2_25 = lookup16(s0_p2, sb_s0_t_25) */
+	eor v24.16b, v30.16b, v24.16b /* sb_s0_t_25 = xor(sb_s0_p1_25, sb_s0_xh_25) */
+	tbl v30.16b, {v11.16b}, v24.16b /* sb_s0_p2_25 = lookup16(s0_p2, sb_s0_t_25) */
 	eor v1.16b, v30.16b, v1.16b /* sb_s0_ol_25 = xor(sb_s0_p2_25, sb_s0_xl_25) */
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_25 = lookup16(s0_p3_rot, sb_s0_ol_25) */
-	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_25 = add(sb_s0_t_25, sb_s0_t_25) */
-	eor v1.16b, v1.16b, v25.16b /* sb_s0_25 = xor(sb_s0_p3_25, sb_s0_t2_25) */
-	and v25.16b, v26.16b, v17.16b /* sb_in_y_25_lo = and(sb_in_y_25, nibble_mask) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_25 = add(sb_s0_t_25, sb_s0_t_25) */
+	eor v1.16b, v1.16b, v24.16b /* sb_s0_25 = xor(sb_s0_p3_25, sb_s0_t2_25) */
+	and v24.16b, v26.16b, v7.16b /* sb_in_y_25_lo = and(sb_in_y_25, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_in_y_25_hi = shr(sb_in_y_25) */
-	tbl v25.16b, {v9.16b}, v25.16b /* sb_s1_k_25_l = lookup16(tbl_lo, sb_in_y_25_lo) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_25_l = lookup16(tbl_lo, sb_in_y_25_lo) */
 	tbl v26.16b, {v3.16b}, v26.16b /* sb_s1_k_25_h = lookup16(tbl_hi, sb_in_y_25_hi) */
-	eor v25.16b, v25.16b, v26.16b /* sb_s1_k_25 = xor(sb_s1_k_25_l, sb_s1_k_25_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_25_sr = lookup16(sb_s1_k_25, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_25_aes = aese(sb_s1_25_sr, zero_key) */
-	and v26.16b, v25.16b, v17.16b /* sb_s1_25_aes_lo = and(sb_s1_25_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_25_aes_hi = shr(sb_s1_25_aes) */
+	eor v24.16b, v24.16b, v26.16b /* sb_s1_k_25 = xor(sb_s1_k_25_l, sb_s1_k_25_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_25_sr = lookup16(sb_s1_k_25, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_25_aes = aese(sb_s1_25_sr, zero_key) */
+	and v26.16b, v24.16b, v7.16b /* sb_s1_25_aes_lo = and(sb_s1_25_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_25_aes_hi = shr(sb_s1_25_aes) */
 	tbl v26.16b, {v12.16b}, v26.16b /* sb_s1_25_l = lookup16(tbl_lo_1, sb_s1_25_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_25_h = lookup16(tbl_hi_1, sb_s1_25_aes_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_25 = xor(sb_s1_25_l, sb_s1_25_h) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v1.16b, v25.16b /* sb_out_x_25 = bsl(odd_bytes, sb_s1_25, sb_s0_25) */
-	bit v1.16b, v25.16b, v22.16b /* sb_out_y_25 = bsl(odd_bytes, sb_s0_25, sb_s1_25) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_25 = lookup16(sb_out_y_25, rotl24) */
-	ldr q25, [sp, #1120] /* reload dbl_45 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_25_r = shr(dbl_45) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_25_h = lookup16(tbl_hi_1, sb_s1_25_aes_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_25 = xor(sb_s1_25_l, sb_s1_25_h) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v1.16b, v24.16b /* sb_out_x_25 = bsl(odd_bytes, sb_s1_25, sb_s0_25) */
+	bit v1.16b, v24.16b, v17.16b /* sb_out_y_25 = bsl(odd_bytes, sb_s0_25, sb_s1_25) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_25 = lookup16(sb_out_y_25, rotl24) */
+	ldr q24, [sp, #1120] /* reload dbl_45 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_25_r = shr(dbl_45) */
 	ldr q30, [sp, #192] /* reload g1s12_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_25 = sli(s0k_o_25_r, g1s12_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_25 = and(s0k_o_25, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_25 = sli(s0k_o_25_r, g1s12_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_25 = and(s0k_o_25, modulus) */
 	ldr q31, [sp, #912] /* reload dbl_24 */
 	ushr v31.4s, v31.4s, #12 /* s4k_o_25_r = shr(dbl_24) */
 	ldr q13, [sp, #1008] /* reload fb_1 */
@@ -3024,94 +2998,93 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v6.4s, v4.4s, #15 /* s15k_o_25 = sli(s15k_o_25_r, fb_23) */
 	and v6.16b, v6.16b, v10.16b /* s15k_25 = and(s15k_o_25, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_25 = shr(w_25) */
-	add v25.4s, v25.4s, v31.4s /* fb0_s_75 = add(s0k_25, s4k_25) */
-	add v31.4s, v25.4s, v14.4s /* fb0_p_75 = add(fb0_s_75, minus_modulus) */
-	umin v25.4s, v25.4s, v31.4s /* fb0_75 = minu(fb0_s_75, fb0_p_75) */
+	add v24.4s, v24.4s, v31.4s /* fb0_s_75 = add(s0k_25, s4k_25) */
+	add v31.4s, v24.4s, v25.4s /* fb0_p_75 = add(fb0_s_75, minus_modulus) */
+	umin v24.4s, v24.4s, v31.4s /* fb0_75 = minu(fb0_s_75, fb0_p_75) */
 	add v20.4s, v20.4s, v13.4s /* fb0_s_76 = add(s10k_25, s13k_25) */
-	add v31.4s, v20.4s, v14.4s /* fb0_p_76 = add(fb0_s_76, minus_modulus) */
+	add v31.4s, v20.4s, v25.4s /* fb0_p_76 = add(fb0_s_76, minus_modulus) */
 	umin v20.4s, v20.4s, v31.4s /* fb0_76 = minu(fb0_s_76, fb0_p_76) */
 	add v6.4s, v6.4s, v23.4s /* fb0_s_77 = add(s15k_25, w_half_25) */
-	add v23.4s, v6.4s, v14.4s /* fb0_p_77 = add(fb0_s_77, minus_modulus) */
+	add v23.4s, v6.4s, v25.4s /* fb0_p_77 = add(fb0_s_77, minus_modulus) */
 	umin v6.4s, v6.4s, v23.4s /* fb0_77 = minu(fb0_s_77, fb0_p_77) */
-	add v20.4s, v25.4s, v20.4s /* fb1_s_25 = add(fb0_75, fb0_76) */
-	add v23.4s, v20.4s, v14.4s /* fb1_p_25 = add(fb1_s_25, minus_modulus) */
+	add v20.4s, v24.4s, v20.4s /* fb1_s_25 = add(fb0_75, fb0_76) */
+	add v23.4s, v20.4s, v25.4s /* fb1_p_25 = add(fb1_s_25, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb1_25 = minu(fb1_s_25, fb1_p_25) */
 	add v6.4s, v20.4s, v6.4s /* fb2_s_25 = add(fb1_25, fb0_77) */
-	add v20.4s, v6.4s, v14.4s /* fb2_p_25 = add(fb2_s_25, minus_modulus) */
+	add v20.4s, v6.4s, v25.4s /* fb2_p_25 = add(fb2_s_25, minus_modulus) */
 	umin v6.4s, v6.4s, v20.4s /* fb2_25 = minu(fb2_s_25, fb2_p_25) */
 	add v6.4s, v6.4s, v30.4s /* fb_s_25 = add(fb2_25, g1s12_1) */
-	add v20.4s, v6.4s, v14.4s /* fb_p_25 = add(fb_s_25, minus_modulus) */
+	add v20.4s, v6.4s, v25.4s /* fb_p_25 = add(fb_s_25, minus_modulus) */
 	smax v6.4s, v6.4s, v20.4s /* fb_25 = maxs(fb_s_25, fb_p_25) */
 
 	/* Initialisation round 16r+13, lanes 0..: s16 = feedback + (W >> 1). */
 	add v20.4s, v5.4s, v5.4s /* dbl_208 = add(fb_24, fb_24) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v20.16b, v2.16b /* x0_26 = bsl(high16, fb_22, dbl_208) */
-	ldr q25, [sp, #1024] /* reload dbl_112 */
-	ushr v25.4s, v25.4s, #16 /* x1_26_r = shr(dbl_112) */
+	ldr q24, [sp, #1024] /* reload dbl_112 */
+	ushr v24.4s, v24.4s, #16 /* x1_26_r = shr(dbl_112) */
 	ldr q30, [sp, #480] /* reload fb_16 */
-	sli v25.4s, v30.4s, #16 /* x1_26 = sli(x1_26_r, fb_16) */
+	sli v24.4s, v30.4s, #16 /* x1_26 = sli(x1_26_r, fb_16) */
 	eor v23.16b, v23.16b, v28.16b /* x0r1_26 = xor(x0_26, sb_out_x_24) */
 	add v23.4s, v23.4s, v0.4s /* w_26 = add(x0r1_26, r2_24) */
-	add v25.4s, v28.4s, v25.4s /* w1_26 = add(sb_out_x_24, x1_26) */
+	add v24.4s, v28.4s, v24.4s /* w1_26 = add(sb_out_x_24, x1_26) */
 	ldr q28, [sp, #656] /* reload x1_18 */
 	eor v0.16b, v0.16b, v28.16b /* w2_26 = xor(r2_24, x1_18) */
 	ushr v28.4s, v0.4s, #16 /* l1in_26_r = shr(w2_26) */
-	sli v28.4s, v25.4s, #16 /* l1in_26 = sli(l1in_26_r, w1_26) */
-	mov v31.16b, v27.16b /* high16 */
-	bsl v31.16b, v0.16b, v25.16b /* l1in16_26 = bsl(high16, w1_26, w2_26) */
-	tbl v13.16b, {v28.16b}, v7.16b /* ur24_26 = lookup16(l1in_26, rotl24) */
-	tbl v30.16b, {v28.16b}, v19.16b /* ur8_26 = lookup16(l1in_26, rotl8) */
-	eor v30.16b, v28.16b, v30.16b /* ug_acc_26 = xor(l1in_26, ur8_26) */
-	eor v30.16b, v30.16b, v31.16b /* ug_26 = xor(ug_acc_26, l1in16_26) */
-	ushr v31.4s, v30.4s, #30 /* ur2_26_r = shr(ug_26) */
-	sli v31.4s, v30.4s, #2 /* ur2_26 = sli(ur2_26_r, ug_26) */
-	eor v28.16b, v28.16b, v13.16b /* u_acc_26 = xor(l1in_26, ur24_26) */
-	eor v28.16b, v28.16b, v31.16b /* u_26 = xor(u_acc_26, ur2_26) */
-	ushr v30.4s, v25.4s, #16 /* l2in_26_r = shr(w1_26) */
-	sli v30.4s, v0.4s, #16 /* l2in_26 = sli(l2in_26_r, w2_26) */
-	bit v0.16b, v25.16b, v27.16b /* l2in16_26 = bsl(high16, w2_26, w1_26) */
-	tbl v25.16b, {v30.16b}, v19.16b /* v8r8_26 = lookup16(l2in_26, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_26 = lookup16(l2in_26, rotl24) */
-	eor v30.16b, v30.16b, v0.16b /* v8g_acc_26 = xor(l2in_26, l2in16_26) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_26 = xor(v8g_acc_26, v8r24_26) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_26_r = shr(v8g_26) */
-	sli v31.4s, v30.4s, #6 /* v8r6_26 = sli(v8r6_26_r, v8g_26) */
-	eor v0.16b, v25.16b, v0.16b /* v8_acc_26 = xor(v8r8_26, l2in16_26) */
+	sli v28.4s, v24.4s, #16 /* l1in_26 = sli(l1in_26_r, w1_26) */
+	tbl v31.16b, {v28.16b}, v14.16b /* ur24_26 = lookup16(l1in_26, rotl24) */
+	tbl v13.16b, {v28.16b}, v22.16b /* ur8_26 = lookup16(l1in_26, rotl8) */
+	rev32 v30.8h, v28.8h /* ur16_26 = rev(l1in_26) */
+	eor v13.16b, v28.16b, v13.16b /* ug_acc_26 = xor(l1in_26, ur8_26) */
+	eor v30.16b, v13.16b, v30.16b /* ug_26 = xor(ug_acc_26, ur16_26) */
+	ushr v13.4s, v30.4s, #30 /* ur2_26_r = shr(ug_26) */
+	sli v13.4s, v30.4s, #2 /* ur2_26 = sli(ur2_26_r, ug_26) */
+	eor v28.16b, v28.16b, v31.16b /* u_acc_26 = xor(l1in_26, ur24_26) */
+	eor v28.16b, v28.16b, v13.16b /* u_26 = xor(u_acc_26, ur2_26) */
+	ushr v24.4s, v24.4s, #16 /* l2in_26_r = shr(w1_26) */
+	sli v24.4s, v0.4s, #16 /* l2in_26 = sli(l2in_26_r, w2_26) */
+	tbl v0.16b, {v24.16b}, v22.16b /* v8r8_26 = lookup16(l2in_26, rotl8) */
+	rev32 v30.8h, v24.8h /* v8r16_26 = rev(l2in_26) */
+	tbl v31.16b, {v24.16b}, v14.16b /* v8r24_26 = lookup16(l2in_26, rotl24) */
+	eor v24.16b, v24.16b, v30.16b /* v8g_acc_26 = xor(l2in_26, v8r16_26) */
+	eor v24.16b, v24.16b, v31.16b /* v8g_26 = xor(v8g_acc_26, v8r24_26) */
+	ushr v31.4s, v24.4s, #26 /* v8r6_26_r = shr(v8g_26) */
+	sli v31.4s, v24.4s, #6 /* v8r6_26 = sli(v8r6_26_r, v8g_26) */
+	eor v0.16b, v0.16b, v30.16b /* v8_acc_26 = xor(v8r8_26, v8r16_26) */
 	eor v0.16b, v0.16b, v31.16b /* v8_26 = xor(v8_acc_26, v8r6_26) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v28.16b, v0.16b /* sb_in_x_26 = bsl(odd_bytes, v8_26, u_26) */
-	bit v28.16b, v0.16b, v22.16b /* sb_in_y_26 = bsl(odd_bytes, u_26, v8_26) */
-	and v0.16b, v25.16b, v17.16b /* sb_s0_xl_26 = and(sb_in_x_26, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_26 = shr(sb_in_x_26) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v28.16b, v0.16b /* sb_in_x_26 = bsl(odd_bytes, v8_26, u_26) */
+	bit v28.16b, v0.16b, v17.16b /* sb_in_y_26 = bsl(odd_bytes, u_26, v8_26) */
+	and v0.16b, v24.16b, v7.16b /* sb_s0_xl_26 = and(sb_in_x_26, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_26 = shr(sb_in_x_26) */
 	tbl v30.16b, {v8.16b}, v0.16b /* sb_s0_p1_26 = lookup16(s0_p1, sb_s0_xl_26) */
-	eor v25.16b, v30.16b, v25.16b /* sb_s0_t_26 = xor(sb_s0_p1_26, sb_s0_xh_26) */
-	tbl v30.16b, {v11.16b}, v25.16b /* sb_s0_p2_26 = lookup16(s0_p2, sb_s0_t_26) */
+	eor v24.16b, v30.16b, v24.16b /* sb_s0_t_26 = xor(sb_s0_p1_26, sb_s0_xh_26) */
+	tbl v30.16b, {v11.16b}, v24.16b /* sb_s0_p2_26 = lookup16(s0_p2, sb_s0_t_26) */
 	eor v0.16b, v30.16b, v0.16b /* sb_s0_ol_26 = xor(sb_s0_p2_26, sb_s0_xl_26) */
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_26 = lookup16(s0_p3_rot, sb_s0_ol_26) */
-	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_26 = add(sb_s0_t_26, sb_s0_t_26) */
-	eor v0.16b, v0.16b, v25.16b /* sb_s0_26 = xor(sb_s0_p3_26, sb_s0_t2_26) */
-	and v25.16b, v28.16b, v17.16b /* sb_in_y_26_lo = and(sb_in_y_26, nibble_mask) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_26 = add(sb_s0_t_26, sb_s0_t_26) */
+	eor v0.16b, v0.16b, v24.16b /* sb_s0_26 = xor(sb_s0_p3_26, sb_s0_t2_26) */
+	and v24.16b, v28.16b, v7.16b /* sb_in_y_26_lo = and(sb_in_y_26, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_in_y_26_hi = shr(sb_in_y_26) */
-	tbl v25.16b, {v9.16b}, v25.16b /* sb_s1_k_26_l = lookup16(tbl_lo, sb_in_y_26_lo) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_26_l = lookup16(tbl_lo, sb_in_y_26_lo) */
 	tbl v28.16b, {v3.16b}, v28.16b /* sb_s1_k_26_h = lookup16(tbl_hi, sb_in_y_26_hi) */
-	eor v25.16b, v25.16b, v28.16b /* sb_s1_k_26 = xor(sb_s1_k_26_l, sb_s1_k_26_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_26_sr = lookup16(sb_s1_k_26, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_26_aes = aese(sb_s1_26_sr, zero_key) */
-	and v28.16b, v25.16b, v17.16b /* sb_s1_26_aes_lo = and(sb_s1_26_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_26_aes_hi = shr(sb_s1_26_aes) */
+	eor v24.16b, v24.16b, v28.16b /* sb_s1_k_26 = xor(sb_s1_k_26_l, sb_s1_k_26_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_26_sr = lookup16(sb_s1_k_26, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_26_aes = aese(sb_s1_26_sr, zero_key) */
+	and v28.16b, v24.16b, v7.16b /* sb_s1_26_aes_lo = and(sb_s1_26_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_26_aes_hi = shr(sb_s1_26_aes) */
 	tbl v28.16b, {v12.16b}, v28.16b /* sb_s1_26_l = lookup16(tbl_lo_1, sb_s1_26_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_26_h = lookup16(tbl_hi_1, sb_s1_26_aes_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_26 = xor(sb_s1_26_l, sb_s1_26_h) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v0.16b, v25.16b /* sb_out_x_26 = bsl(odd_bytes, sb_s1_26, sb_s0_26) */
-	bit v0.16b, v25.16b, v22.16b /* sb_out_y_26 = bsl(odd_bytes, sb_s0_26, sb_s1_26) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_26 = lookup16(sb_out_y_26, rotl24) */
-	ldr q25, [sp, #400] /* reload dbl_6 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_26_r = shr(dbl_6) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_26_h = lookup16(tbl_hi_1, sb_s1_26_aes_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_26 = xor(sb_s1_26_l, sb_s1_26_h) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v0.16b, v24.16b /* sb_out_x_26 = bsl(odd_bytes, sb_s1_26, sb_s0_26) */
+	bit v0.16b, v24.16b, v17.16b /* sb_out_y_26 = bsl(odd_bytes, sb_s0_26, sb_s1_26) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_26 = lookup16(sb_out_y_26, rotl24) */
+	ldr q24, [sp, #400] /* reload dbl_6 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_26_r = shr(dbl_6) */
 	ldr q30, [sp, #432] /* reload g0s13_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_26 = sli(s0k_o_26_r, g0s13_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_26 = and(s0k_o_26, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_26 = sli(s0k_o_26_r, g0s13_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_26 = and(s0k_o_26, modulus) */
 	ldr q31, [sp, #992] /* reload dbl_32 */
 	ushr v31.4s, v31.4s, #12 /* s4k_o_26_r = shr(dbl_32) */
 	ldr q13, [sp, #1088] /* reload fb_2 */
@@ -3133,94 +3106,93 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v2.4s, v5.4s, #15 /* s15k_o_26 = sli(s15k_o_26_r, fb_24) */
 	and v2.16b, v2.16b, v10.16b /* s15k_26 = and(s15k_o_26, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_26 = shr(w_26) */
-	add v25.4s, v25.4s, v31.4s /* fb0_s_78 = add(s0k_26, s4k_26) */
-	add v31.4s, v25.4s, v14.4s /* fb0_p_78 = add(fb0_s_78, minus_modulus) */
-	umin v25.4s, v25.4s, v31.4s /* fb0_78 = minu(fb0_s_78, fb0_p_78) */
+	add v24.4s, v24.4s, v31.4s /* fb0_s_78 = add(s0k_26, s4k_26) */
+	add v31.4s, v24.4s, v25.4s /* fb0_p_78 = add(fb0_s_78, minus_modulus) */
+	umin v24.4s, v24.4s, v31.4s /* fb0_78 = minu(fb0_s_78, fb0_p_78) */
 	add v16.4s, v13.4s, v16.4s /* fb0_s_79 = add(s10k_26, s13k_26) */
-	add v31.4s, v16.4s, v14.4s /* fb0_p_79 = add(fb0_s_79, minus_modulus) */
+	add v31.4s, v16.4s, v25.4s /* fb0_p_79 = add(fb0_s_79, minus_modulus) */
 	umin v16.4s, v16.4s, v31.4s /* fb0_79 = minu(fb0_s_79, fb0_p_79) */
 	add v2.4s, v2.4s, v23.4s /* fb0_s_80 = add(s15k_26, w_half_26) */
-	add v23.4s, v2.4s, v14.4s /* fb0_p_80 = add(fb0_s_80, minus_modulus) */
+	add v23.4s, v2.4s, v25.4s /* fb0_p_80 = add(fb0_s_80, minus_modulus) */
 	umin v2.4s, v2.4s, v23.4s /* fb0_80 = minu(fb0_s_80, fb0_p_80) */
-	add v16.4s, v25.4s, v16.4s /* fb1_s_26 = add(fb0_78, fb0_79) */
-	add v23.4s, v16.4s, v14.4s /* fb1_p_26 = add(fb1_s_26, minus_modulus) */
+	add v16.4s, v24.4s, v16.4s /* fb1_s_26 = add(fb0_78, fb0_79) */
+	add v23.4s, v16.4s, v25.4s /* fb1_p_26 = add(fb1_s_26, minus_modulus) */
 	umin v16.4s, v16.4s, v23.4s /* fb1_26 = minu(fb1_s_26, fb1_p_26) */
 	add v2.4s, v16.4s, v2.4s /* fb2_s_26 = add(fb1_26, fb0_80) */
-	add v16.4s, v2.4s, v14.4s /* fb2_p_26 = add(fb2_s_26, minus_modulus) */
+	add v16.4s, v2.4s, v25.4s /* fb2_p_26 = add(fb2_s_26, minus_modulus) */
 	umin v2.4s, v2.4s, v16.4s /* fb2_26 = minu(fb2_s_26, fb2_p_26) */
 	add v2.4s, v2.4s, v30.4s /* fb_s_26 = add(fb2_26, g0s13_1) */
-	add v16.4s, v2.4s, v14.4s /* fb_p_26 = add(fb_s_26, minus_modulus) */
+	add v16.4s, v2.4s, v25.4s /* fb_p_26 = add(fb_s_26, minus_modulus) */
 	smax v2.4s, v2.4s, v16.4s /* fb_26 = maxs(fb_s_26, fb_p_26) */
 
 	/* Initialisation round 16r+13, lanes 4..: s16 = feedback + (W >> 1). */
 	add v16.4s, v6.4s, v6.4s /* dbl_216 = add(fb_25, fb_25) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v16.16b, v4.16b /* x0_27 = bsl(high16, fb_23, dbl_216) */
-	ldr q25, [sp, #256] /* reload dbl_120 */
-	ushr v25.4s, v25.4s, #16 /* x1_27_r = shr(dbl_120) */
+	ldr q24, [sp, #256] /* reload dbl_120 */
+	ushr v24.4s, v24.4s, #16 /* x1_27_r = shr(dbl_120) */
 	ldr q30, [sp, #816] /* reload fb_17 */
-	sli v25.4s, v30.4s, #16 /* x1_27 = sli(x1_27_r, fb_17) */
+	sli v24.4s, v30.4s, #16 /* x1_27 = sli(x1_27_r, fb_17) */
 	eor v23.16b, v23.16b, v26.16b /* x0r1_27 = xor(x0_27, sb_out_x_25) */
 	add v23.4s, v23.4s, v1.4s /* w_27 = add(x0r1_27, r2_25) */
-	add v25.4s, v26.4s, v25.4s /* w1_27 = add(sb_out_x_25, x1_27) */
+	add v24.4s, v26.4s, v24.4s /* w1_27 = add(sb_out_x_25, x1_27) */
 	ldr q26, [sp, #800] /* reload x1_19 */
 	eor v1.16b, v1.16b, v26.16b /* w2_27 = xor(r2_25, x1_19) */
 	ushr v26.4s, v1.4s, #16 /* l1in_27_r = shr(w2_27) */
-	sli v26.4s, v25.4s, #16 /* l1in_27 = sli(l1in_27_r, w1_27) */
-	mov v31.16b, v27.16b /* high16 */
-	bsl v31.16b, v1.16b, v25.16b /* l1in16_27 = bsl(high16, w1_27, w2_27) */
-	tbl v13.16b, {v26.16b}, v7.16b /* ur24_27 = lookup16(l1in_27, rotl24) */
-	tbl v30.16b, {v26.16b}, v19.16b /* ur8_27 = lookup16(l1in_27, rotl8) */
-	eor v30.16b, v26.16b, v30.16b /* ug_acc_27 = xor(l1in_27, ur8_27) */
-	eor v30.16b, v30.16b, v31.16b /* ug_27 = xor(ug_acc_27, l1in16_27) */
-	ushr v31.4s, v30.4s, #30 /* ur2_27_r = shr(ug_27) */
-	sli v31.4s, v30.4s, #2 /* ur2_27 = sli(ur2_27_r, ug_27) */
-	eor v26.16b, v26.16b, v13.16b /* u_acc_27 = xor(l1in_27, ur24_27) */
-	eor v26.16b, v26.16b, v31.16b /* u_27 = xor(u_acc_27, ur2_27) */
-	ushr v30.4s, v25.4s, #16 /* l2in_27_r = shr(w1_27) */
-	sli v30.4s, v1.4s, #16 /* l2in_27 = sli(l2in_27_r, w2_27) */
-	bit v1.16b, v25.16b, v27.16b /* l2in16_27 = bsl(high16, w2_27, w1_27) */
-	tbl v25.16b, {v30.16b}, v19.16b /* v8r8_27 = lookup16(l2in_27, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_27 = lookup16(l2in_27, rotl24) */
-	eor v30.16b, v30.16b, v1.16b /* v8g_acc_27 = xor(l2in_27, l2in16_27) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_27 = xor(v8g_acc_27, v8r24_27) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_27_r = shr(v8g_27) */
-	sli v31.4s, v30.4s, #6 /* v8r6_27 = sli(v8r6_27_r, v8g_27) */
-	eor v1.16b, v25.16b, v1.16b /* v8_acc_27 = xor(v8r8_27, l2in16_27) */
+	sli v26.4s, v24.4s, #16 /* l1in_27 = sli(l1in_27_r, w1_27) */
+	tbl v31.16b, {v26.16b}, v14.16b /* ur24_27 = lookup16(l1in_27, rotl24) */
+	tbl v13.16b, {v26.16b}, v22.16b /* ur8_27 = lookup16(l1in_27, rotl8) */
+	rev32 v30.8h, v26.8h /* ur16_27 = rev(l1in_27) */
+	eor v13.16b, v26.16b, v13.16b /* ug_acc_27 = xor(l1in_27, ur8_27) */
+	eor v30.16b, v13.16b, v30.16b /* ug_27 = xor(ug_acc_27, ur16_27) */
+	ushr v13.4s, v30.4s, #30 /* ur2_27_r = shr(ug_27) */
+	sli v13.4s, v30.4s, #2 /* ur2_27 = sli(ur2_27_r, ug_27) */
+	eor v26.16b, v26.16b, v31.16b /* u_acc_27 = xor(l1in_27, ur24_27) */
+	eor v26.16b, v26.16b, v13.16b /* u_27 = xor(u_acc_27, ur2_27) */
+	ushr v24.4s, v24.4s, #16 /* l2in_27_r = shr(w1_27) */
+	sli v24.4s, v1.4s, #16 /* l2in_27 = sli(l2in_27_r, w2_27) */
+	tbl v1.16b, {v24.16b}, v22.16b /* v8r8_27 = lookup16(l2in_27, rotl8) */
+	rev32 v30.8h, v24.8h /* v8r16_27 = rev(l2in_27) */
+	tbl v31.16b, {v24.16b}, v14.16b /* v8r24_27 = lookup16(l2in_27, rotl24) */
+	eor v24.16b, v24.16b, v30.16b /* v8g_acc_27 = xor(l2in_27, v8r16_27) */
+	eor v24.16b, v24.16b, v31.16b /* v8g_27 = xor(v8g_acc_27, v8r24_27) */
+	ushr v31.4s, v24.4s, #26 /* v8r6_27_r = shr(v8g_27) */
+	sli v31.4s, v24.4s, #6 /* v8r6_27 = sli(v8r6_27_r, v8g_27) */
+	eor v1.16b, v1.16b, v30.16b /* v8_acc_27 = xor(v8r8_27, v8r16_27) */
 	eor v1.16b, v1.16b, v31.16b /* v8_27 = xor(v8_acc_27, v8r6_27) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v26.16b, v1.16b /* sb_in_x_27 = bsl(odd_bytes, v8_27, u_27) */
-	bit v26.16b, v1.16b, v22.16b /* sb_in_y_27 = bsl(odd_bytes, u_27, v8_27) */
-	and v1.16b, v25.16b, v17.16b /* sb_s0_xl_27 = and(sb_in_x_27, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_27 = shr(sb_in_x_27) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v26.16b, v1.16b /* sb_in_x_27 = bsl(odd_bytes, v8_27, u_27) */
+	bit v26.16b, v1.16b, v17.16b /* sb_in_y_27 = bsl(odd_bytes, u_27, v8_27) */
+	and v1.16b, v24.16b, v7.16b /* sb_s0_xl_27 = and(sb_in_x_27, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_27 = shr(sb_in_x_27) */
 	tbl v30.16b, {v8.16b}, v1.16b /* sb_s0_p1_27 = lookup16(s0_p1, sb_s0_xl_27) */
-	eor v25.16b, v30.16b, v25.16b /* sb_s0_t_27 = xor(sb_s0_p1_27, sb_s0_xh_27) */
-	tbl v30.16b, {v11.16b}, v25.16b /* sb_s0_p2_27 = lookup16(s0_p2, sb_s0_t_27) */
+	eor v24.16b, v30.16b, v24.16b /* sb_s0_t_27 = xor(sb_s0_p1_27, sb_s0_xh_27) */
+	tbl v30.16b, {v11.16b}, v24.16b /* sb_s0_p2_27 = lookup16(s0_p2, sb_s0_t_27) */
 	eor v1.16b, v30.16b, v1.16b /* sb_s0_ol_27 = xor(sb_s0_p2_27, sb_s0_xl_27) */
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_27 = lookup16(s0_p3_rot, sb_s0_ol_27) */
-	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_27 = add(sb_s0_t_27, sb_s0_t_27) */
-	eor v1.16b, v1.16b, v25.16b /* sb_s0_27 = xor(sb_s0_p3_27, sb_s0_t2_27) */
-	and v25.16b, v26.16b, v17.16b /* sb_in_y_27_lo = and(sb_in_y_27, nibble_mask) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_27 = add(sb_s0_t_27, sb_s0_t_27) */
+	eor v1.16b, v1.16b, v24.16b /* sb_s0_27 = xor(sb_s0_p3_27, sb_s0_t2_27) */
+	and v24.16b, v26.16b, v7.16b /* sb_in_y_27_lo = and(sb_in_y_27, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_in_y_27_hi = shr(sb_in_y_27) */
-	tbl v25.16b, {v9.16b}, v25.16b /* sb_s1_k_27_l = lookup16(tbl_lo, sb_in_y_27_lo) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_27_l = lookup16(tbl_lo, sb_in_y_27_lo) */
 	tbl v26.16b, {v3.16b}, v26.16b /* sb_s1_k_27_h = lookup16(tbl_hi, sb_in_y_27_hi) */
-	eor v25.16b, v25.16b, v26.16b /* sb_s1_k_27 = xor(sb_s1_k_27_l, sb_s1_k_27_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_27_sr = lookup16(sb_s1_k_27, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_27_aes = aese(sb_s1_27_sr, zero_key) */
-	and v26.16b, v25.16b, v17.16b /* sb_s1_27_aes_lo = and(sb_s1_27_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_27_aes_hi = shr(sb_s1_27_aes) */
+	eor v24.16b, v24.16b, v26.16b /* sb_s1_k_27 = xor(sb_s1_k_27_l, sb_s1_k_27_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_27_sr = lookup16(sb_s1_k_27, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_27_aes = aese(sb_s1_27_sr, zero_key) */
+	and v26.16b, v24.16b, v7.16b /* sb_s1_27_aes_lo = and(sb_s1_27_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_27_aes_hi = shr(sb_s1_27_aes) */
 	tbl v26.16b, {v12.16b}, v26.16b /* sb_s1_27_l = lookup16(tbl_lo_1, sb_s1_27_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_27_h = lookup16(tbl_hi_1, sb_s1_27_aes_hi) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s1_27 = xor(sb_s1_27_l, sb_s1_27_h) */
-	mov v26.16b, v22.16b /* odd_bytes */
-	bsl v26.16b, v1.16b, v25.16b /* sb_out_x_27 = bsl(odd_bytes, sb_s1_27, sb_s0_27) */
-	bit v1.16b, v25.16b, v22.16b /* sb_out_y_27 = bsl(odd_bytes, sb_s0_27, sb_s1_27) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_27 = lookup16(sb_out_y_27, rotl24) */
-	ldr q25, [sp, #624] /* reload dbl_14 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_27_r = shr(dbl_14) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_27_h = lookup16(tbl_hi_1, sb_s1_27_aes_hi) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s1_27 = xor(sb_s1_27_l, sb_s1_27_h) */
+	mov v26.16b, v17.16b /* odd_bytes */
+	bsl v26.16b, v1.16b, v24.16b /* sb_out_x_27 = bsl(odd_bytes, sb_s1_27, sb_s0_27) */
+	bit v1.16b, v24.16b, v17.16b /* sb_out_y_27 = bsl(odd_bytes, sb_s0_27, sb_s1_27) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_27 = lookup16(sb_out_y_27, rotl24) */
+	ldr q24, [sp, #624] /* reload dbl_14 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_27_r = shr(dbl_14) */
 	ldr q30, [sp, #688] /* reload g1s13_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_27 = sli(s0k_o_27_r, g1s13_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_27 = and(s0k_o_27, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_27 = sli(s0k_o_27_r, g1s13_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_27 = and(s0k_o_27, modulus) */
 	ldr q31, [sp, #1072] /* reload dbl_40 */
 	ushr v31.4s, v31.4s, #12 /* s4k_o_27_r = shr(dbl_40) */
 	ldr q13, [sp, #1168] /* reload fb_3 */
@@ -3241,94 +3213,93 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v16.4s, v6.4s, #15 /* s15k_o_27 = sli(s15k_o_27_r, fb_25) */
 	and v16.16b, v16.16b, v10.16b /* s15k_27 = and(s15k_o_27, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_27 = shr(w_27) */
-	add v25.4s, v25.4s, v31.4s /* fb0_s_81 = add(s0k_27, s4k_27) */
-	add v31.4s, v25.4s, v14.4s /* fb0_p_81 = add(fb0_s_81, minus_modulus) */
-	umin v25.4s, v25.4s, v31.4s /* fb0_81 = minu(fb0_s_81, fb0_p_81) */
+	add v24.4s, v24.4s, v31.4s /* fb0_s_81 = add(s0k_27, s4k_27) */
+	add v31.4s, v24.4s, v25.4s /* fb0_p_81 = add(fb0_s_81, minus_modulus) */
+	umin v24.4s, v24.4s, v31.4s /* fb0_81 = minu(fb0_s_81, fb0_p_81) */
 	add v20.4s, v20.4s, v13.4s /* fb0_s_82 = add(s10k_27, s13k_27) */
-	add v31.4s, v20.4s, v14.4s /* fb0_p_82 = add(fb0_s_82, minus_modulus) */
+	add v31.4s, v20.4s, v25.4s /* fb0_p_82 = add(fb0_s_82, minus_modulus) */
 	umin v20.4s, v20.4s, v31.4s /* fb0_82 = minu(fb0_s_82, fb0_p_82) */
 	add v16.4s, v16.4s, v23.4s /* fb0_s_83 = add(s15k_27, w_half_27) */
-	add v23.4s, v16.4s, v14.4s /* fb0_p_83 = add(fb0_s_83, minus_modulus) */
+	add v23.4s, v16.4s, v25.4s /* fb0_p_83 = add(fb0_s_83, minus_modulus) */
 	umin v16.4s, v16.4s, v23.4s /* fb0_83 = minu(fb0_s_83, fb0_p_83) */
-	add v20.4s, v25.4s, v20.4s /* fb1_s_27 = add(fb0_81, fb0_82) */
-	add v23.4s, v20.4s, v14.4s /* fb1_p_27 = add(fb1_s_27, minus_modulus) */
+	add v20.4s, v24.4s, v20.4s /* fb1_s_27 = add(fb0_81, fb0_82) */
+	add v23.4s, v20.4s, v25.4s /* fb1_p_27 = add(fb1_s_27, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb1_27 = minu(fb1_s_27, fb1_p_27) */
 	add v16.4s, v20.4s, v16.4s /* fb2_s_27 = add(fb1_27, fb0_83) */
-	add v20.4s, v16.4s, v14.4s /* fb2_p_27 = add(fb2_s_27, minus_modulus) */
+	add v20.4s, v16.4s, v25.4s /* fb2_p_27 = add(fb2_s_27, minus_modulus) */
 	umin v16.4s, v16.4s, v20.4s /* fb2_27 = minu(fb2_s_27, fb2_p_27) */
 	add v16.4s, v16.4s, v30.4s /* fb_s_27 = add(fb2_27, g1s13_1) */
-	add v20.4s, v16.4s, v14.4s /* fb_p_27 = add(fb_s_27, minus_modulus) */
+	add v20.4s, v16.4s, v25.4s /* fb_p_27 = add(fb_s_27, minus_modulus) */
 	smax v16.4s, v16.4s, v20.4s /* fb_27 = maxs(fb_s_27, fb_p_27) */
 
 	/* Initialisation round 16r+14, lanes 0..: s16 = feedback + (W >> 1). */
 	add v20.4s, v2.4s, v2.4s /* dbl_224 = add(fb_26, fb_26) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v20.16b, v5.16b /* x0_28 = bsl(high16, fb_24, dbl_224) */
-	ldr q25, [sp, #576] /* reload dbl_128 */
-	ushr v25.4s, v25.4s, #16 /* x1_28_r = shr(dbl_128) */
+	ldr q24, [sp, #576] /* reload dbl_128 */
+	ushr v24.4s, v24.4s, #16 /* x1_28_r = shr(dbl_128) */
 	ldr q30, [sp, #560] /* reload fb_18 */
-	sli v25.4s, v30.4s, #16 /* x1_28 = sli(x1_28_r, fb_18) */
+	sli v24.4s, v30.4s, #16 /* x1_28 = sli(x1_28_r, fb_18) */
 	eor v23.16b, v23.16b, v28.16b /* x0r1_28 = xor(x0_28, sb_out_x_26) */
 	add v23.4s, v23.4s, v0.4s /* w_28 = add(x0r1_28, r2_26) */
-	add v25.4s, v28.4s, v25.4s /* w1_28 = add(sb_out_x_26, x1_28) */
+	add v24.4s, v28.4s, v24.4s /* w1_28 = add(sb_out_x_26, x1_28) */
 	ldr q28, [sp, #896] /* reload x1_20 */
 	eor v0.16b, v0.16b, v28.16b /* w2_28 = xor(r2_26, x1_20) */
 	ushr v28.4s, v0.4s, #16 /* l1in_28_r = shr(w2_28) */
-	sli v28.4s, v25.4s, #16 /* l1in_28 = sli(l1in_28_r, w1_28) */
-	mov v31.16b, v27.16b /* high16 */
-	bsl v31.16b, v0.16b, v25.16b /* l1in16_28 = bsl(high16, w1_28, w2_28) */
-	tbl v13.16b, {v28.16b}, v7.16b /* ur24_28 = lookup16(l1in_28, rotl24) */
-	tbl v30.16b, {v28.16b}, v19.16b /* ur8_28 = lookup16(l1in_28, rotl8) */
-	eor v30.16b, v28.16b, v30.16b /* ug_acc_28 = xor(l1in_28, ur8_28) */
-	eor v30.16b, v30.16b, v31.16b /* ug_28 = xor(ug_acc_28, l1in16_28) */
-	ushr v31.4s, v30.4s, #30 /* ur2_28_r = shr(ug_28) */
-	sli v31.4s, v30.4s, #2 /* ur2_28 = sli(ur2_28_r, ug_28) */
-	eor v28.16b, v28.16b, v13.16b /* u_acc_28 = xor(l1in_28, ur24_28) */
-	eor v28.16b, v28.16b, v31.16b /* u_28 = xor(u_acc_28, ur2_28) */
-	ushr v30.4s, v25.4s, #16 /* l2in_28_r = shr(w1_28) */
-	sli v30.4s, v0.4s, #16 /* l2in_28 = sli(l2in_28_r, w2_28) */
-	bit v0.16b, v25.16b, v27.16b /* l2in16_28 = bsl(high16, w2_28, w1_28) */
-	tbl v25.16b, {v30.16b}, v19.16b /* v8r8_28 = lookup16(l2in_28, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_28 = lookup16(l2in_28, rotl24) */
-	eor v30.16b, v30.16b, v0.16b /* v8g_acc_28 = xor(l2in_28, l2in16_28) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_28 = xor(v8g_acc_28, v8r24_28) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_28_r = shr(v8g_28) */
-	sli v31.4s, v30.4s, #6 /* v8r6_28 = sli(v8r6_28_r, v8g_28) */
-	eor v0.16b, v25.16b, v0.16b /* v8_acc_28 = xor(v8r8_28, l2in16_28) */
+	sli v28.4s, v24.4s, #16 /* l1in_28 = sli(l1in_28_r, w1_28) */
+	tbl v31.16b, {v28.16b}, v14.16b /* ur24_28 = lookup16(l1in_28, rotl24) */
+	tbl v13.16b, {v28.16b}, v22.16b /* ur8_28 = lookup16(l1in_28, rotl8) */
+	rev32 v30.8h, v28.8h /* ur16_28 = rev(l1in_28) */
+	eor v13.16b, v28.16b, v13.16b /* ug_acc_28 = xor(l1in_28, ur8_28) */
+	eor v30.16b, v13.16b, v30.16b /* ug_28 = xor(ug_acc_28, ur16_28) */
+	ushr v13.4s, v30.4s, #30 /* ur2_28_r = shr(ug_28) */
+	sli v13.4s, v30.4s, #2 /* ur2_28 = sli(ur2_28_r, ug_28) */
+	eor v28.16b, v28.16b, v31.16b /* u_acc_28 = xor(l1in_28, ur24_28) */
+	eor v28.16b, v28.16b, v13.16b /* u_28 = xor(u_acc_28, ur2_28) */
+	ushr v24.4s, v24.4s, #16 /* l2in_28_r = shr(w1_28) */
+	sli v24.4s, v0.4s, #16 /* l2in_28 = sli(l2in_28_r, w2_28) */
+	tbl v0.16b, {v24.16b}, v22.16b /* v8r8_28 = lookup16(l2in_28, rotl8) */
+	rev32 v30.8h, v24.8h /* v8r16_28 = rev(l2in_28) */
+	tbl v31.16b, {v24.16b}, v14.16b /* v8r24_28 = lookup16(l2in_28, rotl24) */
+	eor v24.16b, v24.16b, v30.16b /* v8g_acc_28 = xor(l2in_28, v8r16_28) */
+	eor v24.16b, v24.16b, v31.16b /* v8g_28 = xor(v8g_acc_28, v8r24_28) */
+	ushr v31.4s, v24.4s, #26 /* v8r6_28_r = shr(v8g_28) */
+	sli v31.4s, v24.4s, #6 /* v8r6_28 = sli(v8r6_28_r, v8g_28) */
+	eor v0.16b, v0.16b, v30.16b /* v8_acc_28 = xor(v8r8_28, v8r16_28) */
 	eor v0.16b, v0.16b, v31.16b /* v8_28 = xor(v8_acc_28, v8r6_28) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v28.16b, v0.16b /* sb_in_x_28 = bsl(odd_bytes, v8_28, u_28) */
-	bit v28.16b, v0.16b, v22.16b /* sb_in_y_28 = bsl(odd_bytes, u_28, v8_28) */
-	and v0.16b, v25.16b, v17.16b /* sb_s0_xl_28 = and(sb_in_x_28, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_28 = shr(sb_in_x_28) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v28.16b, v0.16b /* sb_in_x_28 = bsl(odd_bytes, v8_28, u_28) */
+	bit v28.16b, v0.16b, v17.16b /* sb_in_y_28 = bsl(odd_bytes, u_28, v8_28) */
+	and v0.16b, v24.16b, v7.16b /* sb_s0_xl_28 = and(sb_in_x_28, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_28 = shr(sb_in_x_28) */
 	tbl v30.16b, {v8.16b}, v0.16b /* sb_s0_p1_28 = lookup16(s0_p1, sb_s0_xl_28) */
-	eor v25.16b, v30.16b, v25.16b /* sb_s0_t_28 = xor(sb_s0_p1_28, sb_s0_xh_28) */
-	tbl v30.16b, {v11.16b}, v25.16b /* sb_s0_p2_28 = lookup16(s0_p2, sb_s0_t_28) */
+	eor v24.16b, v30.16b, v24.16b /* sb_s0_t_28 = xor(sb_s0_p1_28, sb_s0_xh_28) */
+	tbl v30.16b, {v11.16b}, v24.16b /* sb_s0_p2_28 = lookup16(s0_p2, sb_s0_t_28) */
 	eor v0.16b, v30.16b, v0.16b /* sb_s0_ol_28 = xor(sb_s0_p2_28, sb_s0_xl_28) */
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_28 = lookup16(s0_p3_rot, sb_s0_ol_28) */
-	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_28 = add(sb_s0_t_28, sb_s0_t_28) */
-	eor v0.16b, v0.16b, v25.16b /* sb_s0_28 = xor(sb_s0_p3_28, sb_s0_t2_28) */
-	and v25.16b, v28.16b, v17.16b /* sb_in_y_28_lo = and(sb_in_y_28, nibble_mask) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_28 = add(sb_s0_t_28, sb_s0_t_28) */
+	eor v0.16b, v0.16b, v24.16b /* sb_s0_28 = xor(sb_s0_p3_28, sb_s0_t2_28) */
+	and v24.16b, v28.16b, v7.16b /* sb_in_y_28_lo = and(sb_in_y_28, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_in_y_28_hi = shr(sb_in_y_28) */
-	tbl v25.16b, {v9.16b}, v25.16b /* sb_s1_k_28_l = lookup16(tbl_lo, sb_in_y_28_lo) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_28_l = lookup16(tbl_lo, sb_in_y_28_lo) */
 	tbl v28.16b, {v3.16b}, v28.16b /* sb_s1_k_28_h = lookup16(tbl_hi, sb_in_y_28_hi) */
-	eor v25.16b, v25.16b, v28.16b /* sb_s1_k_28 = xor(sb_s1_k_28_l, sb_s1_k_28_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_28_sr = lookup16(sb_s1_k_28, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_28_aes = aese(sb_s1_28_sr, zero_key) */
-	and v28.16b, v25.16b, v17.16b /* sb_s1_28_aes_lo = and(sb_s1_28_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_28_aes_hi = shr(sb_s1_28_aes) */
+	eor v24.16b, v24.16b, v28.16b /* sb_s1_k_28 = xor(sb_s1_k_28_l, sb_s1_k_28_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_28_sr = lookup16(sb_s1_k_28, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_28_aes = aese(sb_s1_28_sr, zero_key) */
+	and v28.16b, v24.16b, v7.16b /* sb_s1_28_aes_lo = and(sb_s1_28_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_28_aes_hi = shr(sb_s1_28_aes) */
 	tbl v28.16b, {v12.16b}, v28.16b /* sb_s1_28_l = lookup16(tbl_lo_1, sb_s1_28_aes_lo) */
-	tbl v25.16b, {v29.16b}, v25.16b /* sb_s1_28_h = lookup16(tbl_hi_1, sb_s1_28_aes_hi) */
-	eor v25.16b, v28.16b, v25.16b /* sb_s1_28 = xor(sb_s1_28_l, sb_s1_28_h) */
-	mov v28.16b, v22.16b /* odd_bytes */
-	bsl v28.16b, v0.16b, v25.16b /* sb_out_x_28 = bsl(odd_bytes, sb_s1_28, sb_s0_28) */
-	bit v0.16b, v25.16b, v22.16b /* sb_out_y_28 = bsl(odd_bytes, sb_s0_28, sb_s1_28) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_28 = lookup16(sb_out_y_28, rotl24) */
-	ldr q25, [sp, #768] /* reload dbl_22 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_28_r = shr(dbl_22) */
+	tbl v24.16b, {v29.16b}, v24.16b /* sb_s1_28_h = lookup16(tbl_hi_1, sb_s1_28_aes_hi) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s1_28 = xor(sb_s1_28_l, sb_s1_28_h) */
+	mov v28.16b, v17.16b /* odd_bytes */
+	bsl v28.16b, v0.16b, v24.16b /* sb_out_x_28 = bsl(odd_bytes, sb_s1_28, sb_s0_28) */
+	bit v0.16b, v24.16b, v17.16b /* sb_out_y_28 = bsl(odd_bytes, sb_s0_28, sb_s1_28) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_28 = lookup16(sb_out_y_28, rotl24) */
+	ldr q24, [sp, #768] /* reload dbl_22 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_28_r = shr(dbl_22) */
 	ldr q30, [sp, #272] /* reload g0s14_1.2 */
-	sli v25.4s, v30.4s, #8 /* s0k_o_28 = sli(s0k_o_28_r, g0s14_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_28 = and(s0k_o_28, modulus) */
+	sli v24.4s, v30.4s, #8 /* s0k_o_28 = sli(s0k_o_28_r, g0s14_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_28 = and(s0k_o_28, modulus) */
 	ldr q31, [sp, #1152] /* reload dbl_48 */
 	ushr v31.4s, v31.4s, #12 /* s4k_o_28_r = shr(dbl_48) */
 	ldr q13, [sp, #1184] /* reload fb_4 */
@@ -3350,89 +3321,88 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v20.4s, v2.4s, #15 /* s15k_o_28 = sli(s15k_o_28_r, fb_26) */
 	and v20.16b, v20.16b, v10.16b /* s15k_28 = and(s15k_o_28, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_28 = shr(w_28) */
-	add v25.4s, v25.4s, v31.4s /* fb0_s_84 = add(s0k_28, s4k_28) */
-	add v31.4s, v25.4s, v14.4s /* fb0_p_84 = add(fb0_s_84, minus_modulus) */
-	umin v25.4s, v25.4s, v31.4s /* fb0_84 = minu(fb0_s_84, fb0_p_84) */
+	add v24.4s, v24.4s, v31.4s /* fb0_s_84 = add(s0k_28, s4k_28) */
+	add v31.4s, v24.4s, v25.4s /* fb0_p_84 = add(fb0_s_84, minus_modulus) */
+	umin v24.4s, v24.4s, v31.4s /* fb0_84 = minu(fb0_s_84, fb0_p_84) */
 	add v18.4s, v13.4s, v18.4s /* fb0_s_85 = add(s10k_28, s13k_28) */
-	add v31.4s, v18.4s, v14.4s /* fb0_p_85 = add(fb0_s_85, minus_modulus) */
+	add v31.4s, v18.4s, v25.4s /* fb0_p_85 = add(fb0_s_85, minus_modulus) */
 	umin v18.4s, v18.4s, v31.4s /* fb0_85 = minu(fb0_s_85, fb0_p_85) */
 	add v20.4s, v20.4s, v23.4s /* fb0_s_86 = add(s15k_28, w_half_28) */
-	add v23.4s, v20.4s, v14.4s /* fb0_p_86 = add(fb0_s_86, minus_modulus) */
+	add v23.4s, v20.4s, v25.4s /* fb0_p_86 = add(fb0_s_86, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb0_86 = minu(fb0_s_86, fb0_p_86) */
-	add v18.4s, v25.4s, v18.4s /* fb1_s_28 = add(fb0_84, fb0_85) */
-	add v23.4s, v18.4s, v14.4s /* fb1_p_28 = add(fb1_s_28, minus_modulus) */
+	add v18.4s, v24.4s, v18.4s /* fb1_s_28 = add(fb0_84, fb0_85) */
+	add v23.4s, v18.4s, v25.4s /* fb1_p_28 = add(fb1_s_28, minus_modulus) */
 	umin v18.4s, v18.4s, v23.4s /* fb1_28 = minu(fb1_s_28, fb1_p_28) */
 	add v18.4s, v18.4s, v20.4s /* fb2_s_28 = add(fb1_28, fb0_86) */
-	add v20.4s, v18.4s, v14.4s /* fb2_p_28 = add(fb2_s_28, minus_modulus) */
+	add v20.4s, v18.4s, v25.4s /* fb2_p_28 = add(fb2_s_28, minus_modulus) */
 	umin v18.4s, v18.4s, v20.4s /* fb2_28 = minu(fb2_s_28, fb2_p_28) */
 	add v18.4s, v18.4s, v30.4s /* fb_s_28 = add(fb2_28, g0s14_1) */
-	add v20.4s, v18.4s, v14.4s /* fb_p_28 = add(fb_s_28, minus_modulus) */
+	add v20.4s, v18.4s, v25.4s /* fb_p_28 = add(fb_s_28, minus_modulus) */
 	smax v18.4s, v18.4s, v20.4s /* fb_28 = maxs(fb_s_28, fb_p_28) */
 
 	/* Initialisation round 16r+14, lanes 4..: s16 = feedback + (W >> 1). */
 	add v20.4s, v16.4s, v16.4s /* dbl_232 = add(fb_27, fb_27) */
 	mov v23.16b, v27.16b /* high16 */
 	bsl v23.16b, v20.16b, v6.16b /* x0_29 = bsl(high16, fb_25, dbl_232) */
-	ldr q25, [sp, #672] /* reload dbl_136 */
-	ushr v25.4s, v25.4s, #16 /* x1_29_r = shr(dbl_136) */
+	ldr q24, [sp, #672] /* reload dbl_136 */
+	ushr v24.4s, v24.4s, #16 /* x1_29_r = shr(dbl_136) */
 	ldr q30, [sp, #992] /* reload fb_19 */
-	sli v25.4s, v30.4s, #16 /* x1_29 = sli(x1_29_r, fb_19) */
+	sli v24.4s, v30.4s, #16 /* x1_29 = sli(x1_29_r, fb_19) */
 	eor v23.16b, v23.16b, v26.16b /* x0r1_29 = xor(x0_29, sb_out_x_27) */
 	add v23.4s, v23.4s, v1.4s /* w_29 = add(x0r1_29, r2_27) */
-	add v25.4s, v26.4s, v25.4s /* w1_29 = add(sb_out_x_27, x1_29) */
+	add v24.4s, v26.4s, v24.4s /* w1_29 = add(sb_out_x_27, x1_29) */
 	ldr q26, [sp, #976] /* reload x1_21 */
 	eor v1.16b, v1.16b, v26.16b /* w2_29 = xor(r2_27, x1_21) */
 	ushr v26.4s, v1.4s, #16 /* l1in_29_r = shr(w2_29) */
-	sli v26.4s, v25.4s, #16 /* l1in_29 = sli(l1in_29_r, w1_29) */
-	mov v31.16b, v27.16b /* high16 */
-	bsl v31.16b, v1.16b, v25.16b /* l1in16_29 = bsl(high16, w1_29, w2_29) */
-	tbl v13.16b, {v26.16b}, v7.16b /* ur24_29 = lookup16(l1in_29, rotl24) */
-	tbl v5.16b, {v26.16b}, v19.16b /* ur8_29 = lookup16(l1in_29, rotl8) */
-	eor v5.16b, v26.16b, v5.16b /* ug_acc_29 = xor(l1in_29, ur8_29) */
-	eor v5.16b, v5.16b, v31.16b /* ug_29 = xor(ug_acc_29, l1in16_29) */
-	ushr v31.4s, v5.4s, #30 /* ur2_29_r = shr(ug_29) */
-	sli v31.4s, v5.4s, #2 /* ur2_29 = sli(ur2_29_r, ug_29) */
-	eor v5.16b, v26.16b, v13.16b /* u_acc_29 = xor(l1in_29, ur24_29) */
-	eor v5.16b, v5.16b, v31.16b /* u_29 = xor(u_acc_29, ur2_29) */
-	ushr v26.4s, v25.4s, #16 /* l2in_29_r = shr(w1_29) */
-	sli v26.4s, v1.4s, #16 /* l2in_29 = sli(l2in_29_r, w2_29) */
-	bit v1.16b, v25.16b, v27.16b /* l2in16_29 = bsl(high16, w2_29, w1_29) */
-	tbl v25.16b, {v26.16b}, v19.16b /* v8r8_29 = lookup16(l2in_29, rotl8) */
-	tbl v31.16b, {v26.16b}, v7.16b /* v8r24_29 = lookup16(l2in_29, rotl24) */
-	eor v26.16b, v26.16b, v1.16b /* v8g_acc_29 = xor(l2in_29, l2in16_29) */
-	eor v26.16b, v26.16b, v31.16b /* v8g_29 = xor(v8g_acc_29, v8r24_29) */
-	ushr v31.4s, v26.4s, #26 /* v8r6_29_r = shr(v8g_29) */
-	sli v31.4s, v26.4s, #6 /* v8r6_29 = sli(v8r6_29_r, v8g_29) */
-	eor v1.16b, v25.16b, v1.16b /* v8_acc_29 = xor(v8r8_29, l2in16_29) */
+	sli v26.4s, v24.4s, #16 /* l1in_29 = sli(l1in_29_r, w1_29) */
+	tbl v31.16b, {v26.16b}, v14.16b /* ur24_29 = lookup16(l1in_29, rotl24) */
+	tbl v13.16b, {v26.16b}, v22.16b /* ur8_29 = lookup16(l1in_29, rotl8) */
+	rev32 v5.8h, v26.8h /* ur16_29 = rev(l1in_29) */
+	eor v13.16b, v26.16b, v13.16b /* ug_acc_29 = xor(l1in_29, ur8_29) */
+	eor v5.16b, v13.16b, v5.16b /* ug_29 = xor(ug_acc_29, ur16_29) */
+	ushr v13.4s, v5.4s, #30 /* ur2_29_r = shr(ug_29) */
+	sli v13.4s, v5.4s, #2 /* ur2_29 = sli(ur2_29_r, ug_29) */
+	eor v5.16b, v26.16b, v31.16b /* u_acc_29 = xor(l1in_29, ur24_29) */
+	eor v5.16b, v5.16b, v13.16b /* u_29 = xor(u_acc_29, ur2_29) */
+	ushr v24.4s, v24.4s, #16 /* l2in_29_r = shr(w1_29) */
+	sli v24.4s, v1.4s, #16 /* l2in_29 = sli(l2in_29_r, w2_29) */
+	tbl v1.16b, {v24.16b}, v22.16b /* v8r8_29 = lookup16(l2in_29, rotl8) */
+	rev32 v26.8h, v24.8h /* v8r16_29 = rev(l2in_29) */
+	tbl v31.16b, {v24.16b}, v14.16b /* v8r24_29 = lookup16(l2in_29, rotl24) */
+	eor v24.16b, v24.16b, v26.16b /* v8g_acc_29 = xor(l2in_29, v8r16_29) */
+	eor v24.16b, v24.16b, v31.16b /* v8g_29 = xor(v8g_acc_29, v8r24_29) */
+	ushr v31.4s, v24.4s, #26 /* v8r6_29_r = shr(v8g_29) */
+	sli v31.4s, v24.4s, #6 /* v8r6_29 = sli(v8r6_29_r, v8g_29) */
+	eor v1.16b, v1.16b, v26.16b /* v8_acc_29 = xor(v8r8_29, v8r16_29) */
 	eor v1.16b, v1.16b, v31.16b /* v8_29 = xor(v8_acc_29, v8r6_29) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v5.16b, v1.16b /* sb_in_x_29 = bsl(odd_bytes, v8_29, u_29) */
-	bit v5.16b, v1.16b, v22.16b /* sb_in_y_29 = bsl(odd_bytes, u_29, v8_29) */
-	and v1.16b, v25.16b, v17.16b /* sb_s0_xl_29 = and(sb_in_x_29, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_29 = shr(sb_in_x_29) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v5.16b, v1.16b /* sb_in_x_29 = bsl(odd_bytes, v8_29, u_29) */
+	bit v5.16b, v1.16b, v17.16b /* sb_in_y_29 = bsl(odd_bytes, u_29, v8_29) */
+	and v1.16b, v24.16b, v7.16b /* sb_s0_xl_29 = and(sb_in_x_29, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_29 = shr(sb_in_x_29) */
 	tbl v26.16b, {v8.16b}, v1.16b /* sb_s0_p1_29 = lookup16(s0_p1, sb_s0_xl_29) */
-	eor v25.16b, v26.16b, v25.16b /* sb_s0_t_29 = xor(sb_s0_p1_29, sb_s0_xh_29) */
-	tbl v26.16b, {v11.16b}, v25.16b /* sb_s0_p2_29 = lookup16(s0_p2, sb_s0_t_29) */
+	eor v24.16b, v26.16b, v24.16b /* sb_s0_t_29 = xor(sb_s0_p1_29, sb_s0_xh_29) */
+	tbl v26.16b, {v11.16b}, v24.16b /* sb_s0_p2_29 = lookup16(s0_p2, sb_s0_t_29) */
 	eor v1.16b, v26.16b, v1.16b /* sb_s0_ol_29 = xor(sb_s0_p2_29, sb_s0_xl_29) */
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_29 = lookup16(s0_p3_rot, sb_s0_ol_29) */
-	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_29 = add(sb_s0_t_29, sb_s0_t_29) */
-	eor v1.16b, v1.16b, v25.16b /* sb_s0_29 = xor(sb_s0_p3_29, sb_s0_t2_29) */
-	and v25.16b, v5.16b, v17.16b /* sb_in_y_29_lo = and(sb_in_y_29, nibble_mask) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_29 = add(sb_s0_t_29, sb_s0_t_29) */
+	eor v1.16b, v1.16b, v24.16b /* sb_s0_29 = xor(sb_s0_p3_29, sb_s0_t2_29) */
+	and v24.16b, v5.16b, v7.16b /* sb_in_y_29_lo = and(sb_in_y_29, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* sb_in_y_29_hi = shr(sb_in_y_29) */
-	tbl v25.16b, {v9.16b}, v25.16b /* sb_s1_k_29_l = lookup16(tbl_lo, sb_in_y_29_lo) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_29_l = lookup16(tbl_lo, sb_in_y_29_lo) */
 	tbl v5.16b, {v3.16b}, v5.16b /* sb_s1_k_29_h = lookup16(tbl_hi, sb_in_y_29_hi) */
-	eor v5.16b, v25.16b, v5.16b /* sb_s1_k_29 = xor(sb_s1_k_29_l, sb_s1_k_29_h) */
-	tbl v5.16b, {v5.16b}, v21.16b /* sb_s1_29_sr = lookup16(sb_s1_k_29, inv_shift_rows) */
-	aese v5.16b, v24.16b /* sb_s1_29_aes = aese(sb_s1_29_sr, zero_key) */
-	and v25.16b, v5.16b, v17.16b /* sb_s1_29_aes_lo = and(sb_s1_29_aes, nibble_mask) */
+	eor v5.16b, v24.16b, v5.16b /* sb_s1_k_29 = xor(sb_s1_k_29_l, sb_s1_k_29_h) */
+	tbl v5.16b, {v5.16b}, v19.16b /* sb_s1_29_sr = lookup16(sb_s1_k_29, inv_shift_rows) */
+	aese v5.16b, v21.16b /* sb_s1_29_aes = aese(sb_s1_29_sr, zero_key) */
+	and v24.16b, v5.16b, v7.16b /* sb_s1_29_aes_lo = and(sb_s1_29_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* sb_s1_29_aes_hi = shr(sb_s1_29_aes) */
-	tbl v25.16b, {v12.16b}, v25.16b /* sb_s1_29_l = lookup16(tbl_lo_1, sb_s1_29_aes_lo) */
+	tbl v24.16b, {v12.16b}, v24.16b /* sb_s1_29_l = lookup16(tbl_lo_1, sb_s1_29_aes_lo) */
 	tbl v5.16b, {v29.16b}, v5.16b /* sb_s1_29_h = lookup16(tbl_hi_1, sb_s1_29_aes_hi) */
-	eor v5.16b, v25.16b, v5.16b /* sb_s1_29 = xor(sb_s1_29_l, sb_s1_29_h) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v1.16b, v5.16b /* sb_out_x_29 = bsl(odd_bytes, sb_s1_29, sb_s0_29) */
-	bit v1.16b, v5.16b, v22.16b /* sb_out_y_29 = bsl(odd_bytes, sb_s0_29, sb_s1_29) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_29 = lookup16(sb_out_y_29, rotl24) */
+	eor v5.16b, v24.16b, v5.16b /* sb_s1_29 = xor(sb_s1_29_l, sb_s1_29_h) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v1.16b, v5.16b /* sb_out_x_29 = bsl(odd_bytes, sb_s1_29, sb_s0_29) */
+	bit v1.16b, v5.16b, v17.16b /* sb_out_y_29 = bsl(odd_bytes, sb_s0_29, sb_s1_29) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_29 = lookup16(sb_out_y_29, rotl24) */
 	ldr q5, [sp, #864] /* reload dbl_30 */
 	ushr v5.4s, v5.4s, #24 /* s0k_o_29_r = shr(dbl_30) */
 	ldr q26, [sp, #512] /* reload g1s14_1.2 */
@@ -3457,22 +3427,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	and v20.16b, v20.16b, v10.16b /* s15k_29 = and(s15k_o_29, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_29 = shr(w_29) */
 	add v5.4s, v5.4s, v31.4s /* fb0_s_87 = add(s0k_29, s4k_29) */
-	add v31.4s, v5.4s, v14.4s /* fb0_p_87 = add(fb0_s_87, minus_modulus) */
+	add v31.4s, v5.4s, v25.4s /* fb0_p_87 = add(fb0_s_87, minus_modulus) */
 	umin v5.4s, v5.4s, v31.4s /* fb0_87 = minu(fb0_s_87, fb0_p_87) */
 	add v30.4s, v30.4s, v13.4s /* fb0_s_88 = add(s10k_29, s13k_29) */
-	add v31.4s, v30.4s, v14.4s /* fb0_p_88 = add(fb0_s_88, minus_modulus) */
+	add v31.4s, v30.4s, v25.4s /* fb0_p_88 = add(fb0_s_88, minus_modulus) */
 	umin v30.4s, v30.4s, v31.4s /* fb0_88 = minu(fb0_s_88, fb0_p_88) */
 	add v20.4s, v20.4s, v23.4s /* fb0_s_89 = add(s15k_29, w_half_29) */
-	add v23.4s, v20.4s, v14.4s /* fb0_p_89 = add(fb0_s_89, minus_modulus) */
+	add v23.4s, v20.4s, v25.4s /* fb0_p_89 = add(fb0_s_89, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb0_89 = minu(fb0_s_89, fb0_p_89) */
 	add v5.4s, v5.4s, v30.4s /* fb1_s_29 = add(fb0_87, fb0_88) */
-	add v23.4s, v5.4s, v14.4s /* fb1_p_29 = add(fb1_s_29, minus_modulus) */
+	add v23.4s, v5.4s, v25.4s /* fb1_p_29 = add(fb1_s_29, minus_modulus) */
 	umin v5.4s, v5.4s, v23.4s /* fb1_29 = minu(fb1_s_29, fb1_p_29) */
 	add v5.4s, v5.4s, v20.4s /* fb2_s_29 = add(fb1_29, fb0_89) */
-	add v20.4s, v5.4s, v14.4s /* fb2_p_29 = add(fb2_s_29, minus_modulus) */
+	add v20.4s, v5.4s, v25.4s /* fb2_p_29 = add(fb2_s_29, minus_modulus) */
 	umin v5.4s, v5.4s, v20.4s /* fb2_29 = minu(fb2_s_29, fb2_p_29) */
 	add v5.4s, v5.4s, v26.4s /* fb_s_29 = add(fb2_29, g1s14_1) */
-	add v20.4s, v5.4s, v14.4s /* fb_p_29 = add(fb_s_29, minus_modulus) */
+	add v20.4s, v5.4s, v25.4s /* fb_p_29 = add(fb_s_29, minus_modulus) */
 	smax v5.4s, v5.4s, v20.4s /* fb_29 = maxs(fb_s_29, fb_p_29) */
 
 	/* Initialisation round 16r+15, lanes 0..: s16 = feedback + (W >> 1). */
@@ -3490,31 +3460,30 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v0.16b, v0.16b, v28.16b /* w2_30 = xor(r2_28, x1_22) */
 	ushr v28.4s, v0.4s, #16 /* l1in_30_r = shr(w2_30) */
 	sli v28.4s, v26.4s, #16 /* l1in_30 = sli(l1in_30_r, w1_30) */
-	mov v31.16b, v27.16b /* high16 */
-	bsl v31.16b, v0.16b, v26.16b /* l1in16_30 = bsl(high16, w1_30, w2_30) */
-	tbl v13.16b, {v28.16b}, v7.16b /* ur24_30 = lookup16(l1in_30, rotl24) */
-	tbl v30.16b, {v28.16b}, v19.16b /* ur8_30 = lookup16(l1in_30, rotl8) */
-	eor v30.16b, v28.16b, v30.16b /* ug_acc_30 = xor(l1in_30, ur8_30) */
-	eor v30.16b, v30.16b, v31.16b /* ug_30 = xor(ug_acc_30, l1in16_30) */
-	ushr v31.4s, v30.4s, #30 /* ur2_30_r = shr(ug_30) */
-	sli v31.4s, v30.4s, #2 /* ur2_30 = sli(ur2_30_r, ug_30) */
-	eor v28.16b, v28.16b, v13.16b /* u_acc_30 = xor(l1in_30, ur24_30) */
-	eor v28.16b, v28.16b, v31.16b /* u_30 = xor(u_acc_30, ur2_30) */
-	ushr v30.4s, v26.4s, #16 /* l2in_30_r = shr(w1_30) */
-	sli v30.4s, v0.4s, #16 /* l2in_30 = sli(l2in_30_r, w2_30) */
-	bit v0.16b, v26.16b, v27.16b /* l2in16_30 = bsl(high16, w2_30, w1_30) */
-	tbl v26.16b, {v30.16b}, v19.16b /* v8r8_30 = lookup16(l2in_30, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_30 = lookup16(l2in_30, rotl24) */
-	eor v30.16b, v30.16b, v0.16b /* v8g_acc_30 = xor(l2in_30, l2in16_30) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_30 = xor(v8g_acc_30, v8r24_30) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_30_r = shr(v8g_30) */
-	sli v31.4s, v30.4s, #6 /* v8r6_30 = sli(v8r6_30_r, v8g_30) */
-	eor v0.16b, v26.16b, v0.16b /* v8_acc_30 = xor(v8r8_30, l2in16_30) */
+	tbl v31.16b, {v28.16b}, v14.16b /* ur24_30 = lookup16(l1in_30, rotl24) */
+	tbl v13.16b, {v28.16b}, v22.16b /* ur8_30 = lookup16(l1in_30, rotl8) */
+	rev32 v30.8h, v28.8h /* ur16_30 = rev(l1in_30) */
+	eor v13.16b, v28.16b, v13.16b /* ug_acc_30 = xor(l1in_30, ur8_30) */
+	eor v30.16b, v13.16b, v30.16b /* ug_30 = xor(ug_acc_30, ur16_30) */
+	ushr v13.4s, v30.4s, #30 /* ur2_30_r = shr(ug_30) */
+	sli v13.4s, v30.4s, #2 /* ur2_30 = sli(ur2_30_r, ug_30) */
+	eor v28.16b, v28.16b, v31.16b /* u_acc_30 = xor(l1in_30, ur24_30) */
+	eor v28.16b, v28.16b, v13.16b /* u_30 = xor(u_acc_30, ur2_30) */
+	ushr v26.4s, v26.4s, #16 /* l2in_30_r = shr(w1_30) */
+	sli v26.4s, v0.4s, #16 /* l2in_30 = sli(l2in_30_r, w2_30) */
+	tbl v0.16b, {v26.16b}, v22.16b /* v8r8_30 = lookup16(l2in_30, rotl8) */
+	rev32 v30.8h, v26.8h /* v8r16_30 = rev(l2in_30) */
+	tbl v31.16b, {v26.16b}, v14.16b /* v8r24_30 = lookup16(l2in_30, rotl24) */
+	eor v26.16b, v26.16b, v30.16b /* v8g_acc_30 = xor(l2in_30, v8r16_30) */
+	eor v26.16b, v26.16b, v31.16b /* v8g_30 = xor(v8g_acc_30, v8r24_30) */
+	ushr v31.4s, v26.4s, #26 /* v8r6_30_r = shr(v8g_30) */
+	sli v31.4s, v26.4s, #6 /* v8r6_30 = sli(v8r6_30_r, v8g_30) */
+	eor v0.16b, v0.16b, v30.16b /* v8_acc_30 = xor(v8r8_30, v8r16_30) */
 	eor v0.16b, v0.16b, v31.16b /* v8_30 = xor(v8_acc_30, v8r6_30) */
-	mov v26.16b, v22.16b /* odd_bytes */
+	mov v26.16b, v17.16b /* odd_bytes */
 	bsl v26.16b, v28.16b, v0.16b /* sb_in_x_30 = bsl(odd_bytes, v8_30, u_30) */
-	bit v28.16b, v0.16b, v22.16b /* sb_in_y_30 = bsl(odd_bytes, u_30, v8_30) */
-	and v0.16b, v26.16b, v17.16b /* sb_s0_xl_30 = and(sb_in_x_30, nibble_mask) */
+	bit v28.16b, v0.16b, v17.16b /* sb_in_y_30 = bsl(odd_bytes, u_30, v8_30) */
+	and v0.16b, v26.16b, v7.16b /* sb_s0_xl_30 = and(sb_in_x_30, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_30 = shr(sb_in_x_30) */
 	tbl v30.16b, {v8.16b}, v0.16b /* sb_s0_p1_30 = lookup16(s0_p1, sb_s0_xl_30) */
 	eor v26.16b, v30.16b, v26.16b /* sb_s0_t_30 = xor(sb_s0_p1_30, sb_s0_xh_30) */
@@ -3523,22 +3492,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v0.16b, {v15.16b}, v0.16b /* sb_s0_p3_30 = lookup16(s0_p3_rot, sb_s0_ol_30) */
 	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_30 = add(sb_s0_t_30, sb_s0_t_30) */
 	eor v0.16b, v0.16b, v26.16b /* sb_s0_30 = xor(sb_s0_p3_30, sb_s0_t2_30) */
-	and v26.16b, v28.16b, v17.16b /* sb_in_y_30_lo = and(sb_in_y_30, nibble_mask) */
+	and v26.16b, v28.16b, v7.16b /* sb_in_y_30_lo = and(sb_in_y_30, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_in_y_30_hi = shr(sb_in_y_30) */
 	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_30_l = lookup16(tbl_lo, sb_in_y_30_lo) */
 	tbl v28.16b, {v3.16b}, v28.16b /* sb_s1_k_30_h = lookup16(tbl_hi, sb_in_y_30_hi) */
 	eor v26.16b, v26.16b, v28.16b /* sb_s1_k_30 = xor(sb_s1_k_30_l, sb_s1_k_30_h) */
-	tbl v26.16b, {v26.16b}, v21.16b /* sb_s1_30_sr = lookup16(sb_s1_k_30, inv_shift_rows) */
-	aese v26.16b, v24.16b /* sb_s1_30_aes = aese(sb_s1_30_sr, zero_key) */
-	and v28.16b, v26.16b, v17.16b /* sb_s1_30_aes_lo = and(sb_s1_30_aes, nibble_mask) */
+	tbl v26.16b, {v26.16b}, v19.16b /* sb_s1_30_sr = lookup16(sb_s1_k_30, inv_shift_rows) */
+	aese v26.16b, v21.16b /* sb_s1_30_aes = aese(sb_s1_30_sr, zero_key) */
+	and v28.16b, v26.16b, v7.16b /* sb_s1_30_aes_lo = and(sb_s1_30_aes, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* sb_s1_30_aes_hi = shr(sb_s1_30_aes) */
 	tbl v28.16b, {v12.16b}, v28.16b /* sb_s1_30_l = lookup16(tbl_lo_1, sb_s1_30_aes_lo) */
 	tbl v26.16b, {v29.16b}, v26.16b /* sb_s1_30_h = lookup16(tbl_hi_1, sb_s1_30_aes_hi) */
 	eor v26.16b, v28.16b, v26.16b /* sb_s1_30 = xor(sb_s1_30_l, sb_s1_30_h) */
-	mov v28.16b, v22.16b /* odd_bytes */
+	mov v28.16b, v17.16b /* odd_bytes */
 	bsl v28.16b, v0.16b, v26.16b /* sb_out_x_30 = bsl(odd_bytes, sb_s1_30, sb_s0_30) */
-	bit v0.16b, v26.16b, v22.16b /* sb_out_y_30 = bsl(odd_bytes, sb_s0_30, sb_s1_30) */
-	tbl v0.16b, {v0.16b}, v7.16b /* r2_30 = lookup16(sb_out_y_30, rotl24) */
+	bit v0.16b, v26.16b, v17.16b /* sb_out_y_30 = bsl(odd_bytes, sb_s0_30, sb_s1_30) */
+	tbl v0.16b, {v0.16b}, v14.16b /* r2_30 = lookup16(sb_out_y_30, rotl24) */
 	ldr q26, [sp, #416] /* reload dbl */
 	ushr v26.4s, v26.4s, #24 /* s0k_o_30_r = shr(dbl) */
 	ldr q30, [sp, #704] /* reload g0s15_1.2 */
@@ -3564,22 +3533,22 @@ zuc_lanesx2_neon_aes_init_asm:
 	and v20.16b, v20.16b, v10.16b /* s15k_30 = and(s15k_o_30, modulus) */
 	ushr v23.4s, v23.4s, #1 /* w_half_30 = shr(w_30) */
 	add v26.4s, v26.4s, v31.4s /* fb0_s_90 = add(s0k_30, s4k_30) */
-	add v31.4s, v26.4s, v14.4s /* fb0_p_90 = add(fb0_s_90, minus_modulus) */
+	add v31.4s, v26.4s, v25.4s /* fb0_p_90 = add(fb0_s_90, minus_modulus) */
 	umin v26.4s, v26.4s, v31.4s /* fb0_90 = minu(fb0_s_90, fb0_p_90) */
 	add v29.4s, v13.4s, v29.4s /* fb0_s_91 = add(s10k_30, s13k_30) */
-	add v31.4s, v29.4s, v14.4s /* fb0_p_91 = add(fb0_s_91, minus_modulus) */
+	add v31.4s, v29.4s, v25.4s /* fb0_p_91 = add(fb0_s_91, minus_modulus) */
 	umin v29.4s, v29.4s, v31.4s /* fb0_91 = minu(fb0_s_91, fb0_p_91) */
 	add v20.4s, v20.4s, v23.4s /* fb0_s_92 = add(s15k_30, w_half_30) */
-	add v23.4s, v20.4s, v14.4s /* fb0_p_92 = add(fb0_s_92, minus_modulus) */
+	add v23.4s, v20.4s, v25.4s /* fb0_p_92 = add(fb0_s_92, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb0_92 = minu(fb0_s_92, fb0_p_92) */
 	add v23.4s, v26.4s, v29.4s /* fb1_s_30 = add(fb0_90, fb0_91) */
-	add v26.4s, v23.4s, v14.4s /* fb1_p_30 = add(fb1_s_30, minus_modulus) */
+	add v26.4s, v23.4s, v25.4s /* fb1_p_30 = add(fb1_s_30, minus_modulus) */
 	umin v23.4s, v23.4s, v26.4s /* fb1_30 = minu(fb1_s_30, fb1_p_30) */
 	add v20.4s, v23.4s, v20.4s /* fb2_s_30 = add(fb1_30, fb0_92) */
-	add v23.4s, v20.4s, v14.4s /* fb2_p_30 = add(fb2_s_30, minus_modulus) */
+	add v23.4s, v20.4s, v25.4s /* fb2_p_30 = add(fb2_s_30, minus_modulus) */
 	umin v20.4s, v20.4s, v23.4s /* fb2_30 = minu(fb2_s_30, fb2_p_30) */
 	add v20.4s, v20.4s, v30.4s /* fb_s_30 = add(fb2_30, g0s15_1) */
-	add v23.4s, v20.4s, v14.4s /* fb_p_30 = add(fb_s_30, minus_modulus) */
+	add v23.4s, v20.4s, v25.4s /* fb_p_30 = add(fb_s_30, minus_modulus) */
 	smax v20.4s, v20.4s, v23.4s /* fb_30 = maxs(fb_s_30, fb_p_30) */
 
 	/* Initialisation round 16r+15, lanes 4..: s16 = feedback + (W >> 1). */
@@ -3590,81 +3559,80 @@ zuc_lanesx2_neon_aes_init_asm:
 	ushr v29.4s, v29.4s, #16 /* x1_31_r = shr(dbl_152) */
 	ldr q30, [sp, #1152] /* reload fb_21 */
 	sli v29.4s, v30.4s, #16 /* x1_31 = sli(x1_31_r, fb_21) */
-	eor v26.16b, v26.16b, v25.16b /* x0r1_31 = xor(x0_31, sb_out_x_29) */
+	eor v26.16b, v26.16b, v24.16b /* x0r1_31 = xor(x0_31, sb_out_x_29) */
 	add v26.4s, v26.4s, v1.4s /* w_31 = add(x0r1_31, r2_29) */
-	add v25.4s, v25.4s, v29.4s /* w1_31 = add(sb_out_x_29, x1_31) */
+	add v24.4s, v24.4s, v29.4s /* w1_31 = add(sb_out_x_29, x1_31) */
 	ldr q29, [sp, #1136] /* reload x1_23 */
 	eor v1.16b, v1.16b, v29.16b /* w2_31 = xor(r2_29, x1_23) */
 	ushr v29.4s, v1.4s, #16 /* l1in_31_r = shr(w2_31) */
-	sli v29.4s, v25.4s, #16 /* l1in_31 = sli(l1in_31_r, w1_31) */
-	mov v31.16b, v27.16b /* high16 */
-	bsl v31.16b, v1.16b, v25.16b /* l1in16_31 = bsl(high16, w1_31, w2_31) */
-	tbl v13.16b, {v29.16b}, v7.16b /* ur24_31 = lookup16(l1in_31, rotl24) */
-	tbl v30.16b, {v29.16b}, v19.16b /* ur8_31 = lookup16(l1in_31, rotl8) */
-	eor v30.16b, v29.16b, v30.16b /* ug_acc_31 = xor(l1in_31, ur8_31) */
-	eor v30.16b, v30.16b, v31.16b /* ug_31 = xor(ug_acc_31, l1in16_31) */
-	ushr v31.4s, v30.4s, #30 /* ur2_31_r = shr(ug_31) */
-	sli v31.4s, v30.4s, #2 /* ur2_31 = sli(ur2_31_r, ug_31) */
-	eor v29.16b, v29.16b, v13.16b /* u_acc_31 = xor(l1in_31, ur24_31) */
-	eor v29.16b, v29.16b, v31.16b /* u_31 = xor(u_acc_31, ur2_31) */
-	ushr v30.4s, v25.4s, #16 /* l2in_31_r = shr(w1_31) */
-	sli v30.4s, v1.4s, #16 /* l2in_31 = sli(l2in_31_r, w2_31) */
-	bit v1.16b, v25.16b, v27.16b /* l2in16_31 = bsl(high16, w2_31, w1_31) */
-	tbl v25.16b, {v30.16b}, v19.16b /* v8r8_31 = lookup16(l2in_31, rotl8) */
-	tbl v31.16b, {v30.16b}, v7.16b /* v8r24_31 = lookup16(l2in_31, rotl24) */
-	eor v30.16b, v30.16b, v1.16b /* v8g_acc_31 = xor(l2in_31, l2in16_31) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_31 = xor(v8g_acc_31, v8r24_31) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_31_r = shr(v8g_31) */
-	sli v31.4s, v30.4s, #6 /* v8r6_31 = sli(v8r6_31_r, v8g_31) */
-	eor v1.16b, v25.16b, v1.16b /* v8_acc_31 = xor(v8r8_31, l2in16_31) */
+	sli v29.4s, v24.4s, #16 /* l1in_31 = sli(l1in_31_r, w1_31) */
+	tbl v31.16b, {v29.16b}, v14.16b /* ur24_31 = lookup16(l1in_31, rotl24) */
+	tbl v13.16b, {v29.16b}, v22.16b /* ur8_31 = lookup16(l1in_31, rotl8) */
+	rev32 v27.8h, v29.8h /* ur16_31 = rev(l1in_31) */
+	eor v13.16b, v29.16b, v13.16b /* ug_acc_31 = xor(l1in_31, ur8_31) */
+	eor v27.16b, v13.16b, v27.16b /* ug_31 = xor(ug_acc_31, ur16_31) */
+	ushr v13.4s, v27.4s, #30 /* ur2_31_r = shr(ug_31) */
+	sli v13.4s, v27.4s, #2 /* ur2_31 = sli(ur2_31_r, ug_31) */
+	eor v27.16b, v29.16b, v31.16b /* u_acc_31 = xor(l1in_31, ur24_31) */
+	eor v27.16b, v27.16b, v13.16b /* u_31 = xor(u_acc_31, ur2_31) */
+	ushr v24.4s, v24.4s, #16 /* l2in_31_r = shr(w1_31) */
+	sli v24.4s, v1.4s, #16 /* l2in_31 = sli(l2in_31_r, w2_31) */
+	tbl v1.16b, {v24.16b}, v22.16b /* v8r8_31 = lookup16(l2in_31, rotl8) */
+	rev32 v29.8h, v24.8h /* v8r16_31 = rev(l2in_31) */
+	tbl v31.16b, {v24.16b}, v14.16b /* v8r24_31 = lookup16(l2in_31, rotl24) */
+	eor v24.16b, v24.16b, v29.16b /* v8g_acc_31 = xor(l2in_31, v8r16_31) */
+	eor v24.16b, v24.16b, v31.16b /* v8g_31 = xor(v8g_acc_31, v8r24_31) */
+	ushr v31.4s, v24.4s, #26 /* v8r6_31_r = shr(v8g_31) */
+	sli v31.4s, v24.4s, #6 /* v8r6_31 = sli(v8r6_31_r, v8g_31) */
+	eor v1.16b, v1.16b, v29.16b /* v8_acc_31 = xor(v8r8_31, v8r16_31) */
 	eor v1.16b, v1.16b, v31.16b /* v8_31 = xor(v8_acc_31, v8r6_31) */
-	mov v25.16b, v22.16b /* odd_bytes */
-	bsl v25.16b, v29.16b, v1.16b /* sb_in_x_31 = bsl(odd_bytes, v8_31, u_31) */
-	bit v29.16b, v1.16b, v22.16b /* sb_in_y_31 = bsl(odd_bytes, u_31, v8_31) */
-	and v1.16b, v25.16b, v17.16b /* sb_s0_xl_31 = and(sb_in_x_31, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_31 = shr(sb_in_x_31) */
-	tbl v30.16b, {v8.16b}, v1.16b /* sb_s0_p1_31 = lookup16(s0_p1, sb_s0_xl_31) */
-	eor v25.16b, v30.16b, v25.16b /* sb_s0_t_31 = xor(sb_s0_p1_31, sb_s0_xh_31) */
-	tbl v30.16b, {v11.16b}, v25.16b /* sb_s0_p2_31 = lookup16(s0_p2, sb_s0_t_31) */
-	eor v1.16b, v30.16b, v1.16b /* sb_s0_ol_31 = xor(sb_s0_p2_31, sb_s0_xl_31) */
+	mov v24.16b, v17.16b /* odd_bytes */
+	bsl v24.16b, v27.16b, v1.16b /* sb_in_x_31 = bsl(odd_bytes, v8_31, u_31) */
+	bit v27.16b, v1.16b, v17.16b /* sb_in_y_31 = bsl(odd_bytes, u_31, v8_31) */
+	and v1.16b, v24.16b, v7.16b /* sb_s0_xl_31 = and(sb_in_x_31, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_31 = shr(sb_in_x_31) */
+	tbl v29.16b, {v8.16b}, v1.16b /* sb_s0_p1_31 = lookup16(s0_p1, sb_s0_xl_31) */
+	eor v24.16b, v29.16b, v24.16b /* sb_s0_t_31 = xor(sb_s0_p1_31, sb_s0_xh_31) */
+	tbl v29.16b, {v11.16b}, v24.16b /* sb_s0_p2_31 = lookup16(s0_p2, sb_s0_t_31) */
+	eor v1.16b, v29.16b, v1.16b /* sb_s0_ol_31 = xor(sb_s0_p2_31, sb_s0_xl_31) */
 	tbl v1.16b, {v15.16b}, v1.16b /* sb_s0_p3_31 = lookup16(s0_p3_rot, sb_s0_ol_31) */
-	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_31 = add(sb_s0_t_31, sb_s0_t_31) */
-	eor v1.16b, v1.16b, v25.16b /* sb_s0_31 = xor(sb_s0_p3_31, sb_s0_t2_31) */
-	and v25.16b, v29.16b, v17.16b /* sb_in_y_31_lo = and(sb_in_y_31, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_in_y_31_hi = shr(sb_in_y_31) */
-	tbl v25.16b, {v9.16b}, v25.16b /* sb_s1_k_31_l = lookup16(tbl_lo, sb_in_y_31_lo) */
-	tbl v29.16b, {v3.16b}, v29.16b /* sb_s1_k_31_h = lookup16(tbl_hi, sb_in_y_31_hi) */
-	eor v25.16b, v25.16b, v29.16b /* sb_s1_k_31 = xor(sb_s1_k_31_l, sb_s1_k_31_h) */
-	tbl v25.16b, {v25.16b}, v21.16b /* sb_s1_31_sr = lookup16(sb_s1_k_31, inv_shift_rows) */
-	aese v25.16b, v24.16b /* sb_s1_31_aes = aese(sb_s1_31_sr, zero_key) */
-	and v29.16b, v25.16b, v17.16b /* sb_s1_31_aes_lo = and(sb_s1_31_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s1_31_aes_hi = shr(sb_s1_31_aes) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_31 = add(sb_s0_t_31, sb_s0_t_31) */
+	eor v1.16b, v1.16b, v24.16b /* sb_s0_31 = xor(sb_s0_p3_31, sb_s0_t2_31) */
+	and v24.16b, v27.16b, v7.16b /* sb_in_y_31_lo = and(sb_in_y_31, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* sb_in_y_31_hi = shr(sb_in_y_31) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_31_l = lookup16(tbl_lo, sb_in_y_31_lo) */
+	tbl v27.16b, {v3.16b}, v27.16b /* sb_s1_k_31_h = lookup16(tbl_hi, sb_in_y_31_hi) */
+	eor v24.16b, v24.16b, v27.16b /* sb_s1_k_31 = xor(sb_s1_k_31_l, sb_s1_k_31_h) */
+	tbl v24.16b, {v24.16b}, v19.16b /* sb_s1_31_sr = lookup16(sb_s1_k_31, inv_shift_rows) */
+	aese v24.16b, v21.16b /* sb_s1_31_aes = aese(sb_s1_31_sr, zero_key) */
+	and v27.16b, v24.16b, v7.16b /* sb_s1_31_aes_lo = and(sb_s1_31_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_31_aes_hi = shr(sb_s1_31_aes) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1
-	ldr q30, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v29.16b, {v30.16b}, v29.16b /* sb_s1_31_l = lookup16(tbl_lo_1, sb_s1_31_aes_lo) */
+	ldr q29, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v27.16b, {v29.16b}, v27.16b /* sb_s1_31_l = lookup16(tbl_lo_1, sb_s1_31_aes_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1
 	ldr q31, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v25.16b, {v31.16b}, v25.16b /* sb_s1_31_h = lookup16(tbl_hi_1, sb_s1_31_aes_hi) */
-	eor v25.16b, v29.16b, v25.16b /* sb_s1_31 = xor(sb_s1_31_l, sb_s1_31_h) */
-	mov v29.16b, v22.16b /* odd_bytes */
-	bsl v29.16b, v1.16b, v25.16b /* sb_out_x_31 = bsl(odd_bytes, sb_s1_31, sb_s0_31) */
-	bit v1.16b, v25.16b, v22.16b /* sb_out_y_31 = bsl(odd_bytes, sb_s0_31, sb_s1_31) */
-	tbl v1.16b, {v1.16b}, v7.16b /* r2_31 = lookup16(sb_out_y_31, rotl24) */
-	ldr q25, [sp, #640] /* reload dbl_8 */
-	ushr v25.4s, v25.4s, #24 /* s0k_o_31_r = shr(dbl_8) */
+	tbl v24.16b, {v31.16b}, v24.16b /* sb_s1_31_h = lookup16(tbl_hi_1, sb_s1_31_aes_hi) */
+	eor v24.16b, v27.16b, v24.16b /* sb_s1_31 = xor(sb_s1_31_l, sb_s1_31_h) */
+	mov v27.16b, v17.16b /* odd_bytes */
+	bsl v27.16b, v1.16b, v24.16b /* sb_out_x_31 = bsl(odd_bytes, sb_s1_31, sb_s0_31) */
+	bit v1.16b, v24.16b, v17.16b /* sb_out_y_31 = bsl(odd_bytes, sb_s0_31, sb_s1_31) */
+	tbl v1.16b, {v1.16b}, v14.16b /* r2_31 = lookup16(sb_out_y_31, rotl24) */
+	ldr q24, [sp, #640] /* reload dbl_8 */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_31_r = shr(dbl_8) */
 	ldr q13, [sp, #832] /* reload g1s15_1.2 */
-	sli v25.4s, v13.4s, #8 /* s0k_o_31 = sli(s0k_o_31_r, g1s15_1) */
-	and v25.16b, v25.16b, v10.16b /* s0k_31 = and(s0k_o_31, modulus) */
+	sli v24.4s, v13.4s, #8 /* s0k_o_31 = sli(s0k_o_31_r, g1s15_1) */
+	and v24.16b, v24.16b, v10.16b /* s0k_31 = and(s0k_o_31, modulus) */
 	ldr q31, [sp, #320] /* reload dbl_72 */
 	ushr v31.4s, v31.4s, #12 /* s4k_o_31_r = shr(dbl_72) */
-	ldr q30, [sp, #944] /* reload fb_7 */
-	sli v31.4s, v30.4s, #20 /* s4k_o_31 = sli(s4k_o_31_r, fb_7) */
+	ldr q29, [sp, #944] /* reload fb_7 */
+	sli v31.4s, v29.4s, #20 /* s4k_o_31 = sli(s4k_o_31_r, fb_7) */
 	and v31.16b, v31.16b, v10.16b /* s4k_31 = and(s4k_o_31, modulus) */
-	ldr q24, [sp, #384] /* reload dbl_168 */
-	ushr v24.4s, v24.4s, #11 /* s10k_o_31_r = shr(dbl_168) */
-	ldr q21, [sp, #992] /* reload fb_19 */
-	sli v24.4s, v21.4s, #21 /* s10k_o_31 = sli(s10k_o_31_r, fb_19) */
-	and v24.16b, v24.16b, v10.16b /* s10k_31 = and(s10k_o_31, modulus) */
+	ldr q21, [sp, #384] /* reload dbl_168 */
+	ushr v21.4s, v21.4s, #11 /* s10k_o_31_r = shr(dbl_168) */
+	ldr q19, [sp, #992] /* reload fb_19 */
+	sli v21.4s, v19.4s, #21 /* s10k_o_31 = sli(s10k_o_31_r, fb_19) */
+	and v21.16b, v21.16b, v10.16b /* s10k_31 = and(s10k_o_31, modulus) */
 	ldr q3, [sp, #304] /* reload dbl_216 */
 	ushr v3.4s, v3.4s, #15 /* s13k_o_31_r = shr(dbl_216) */
 	sli v3.4s, v6.4s, #17 /* s13k_o_31 = sli(s13k_o_31_r, fb_25) */
@@ -3673,44 +3641,45 @@ zuc_lanesx2_neon_aes_init_asm:
 	sli v23.4s, v5.4s, #15 /* s15k_o_31 = sli(s15k_o_31_r, fb_29) */
 	and v23.16b, v23.16b, v10.16b /* s15k_31 = and(s15k_o_31, modulus) */
 	ushr v26.4s, v26.4s, #1 /* w_half_31 = shr(w_31) */
-	add v25.4s, v25.4s, v31.4s /* fb0_s_93 = add(s0k_31, s4k_31) */
-	add v31.4s, v25.4s, v14.4s /* fb0_p_93 = add(fb0_s_93, minus_modulus) */
-	umin v25.4s, v25.4s, v31.4s /* fb0_93 = minu(fb0_s_93, fb0_p_93) */
-	add v3.4s, v24.4s, v3.4s /* fb0_s_94 = add(s10k_31, s13k_31) */
-	add v24.4s, v3.4s, v14.4s /* fb0_p_94 = add(fb0_s_94, minus_modulus) */
-	umin v3.4s, v3.4s, v24.4s /* fb0_94 = minu(fb0_s_94, fb0_p_94) */
-	add v23.4s, v23.4s, v26.4s /* fb0_s_95 = add(s15k_31, w_half_31) */
-	add v24.4s, v23.4s, v14.4s /* fb0_p_95 = add(fb0_s_95, minus_modulus) */
-	umin v23.4s, v23.4s, v24.4s /* fb0_95 = minu(fb0_s_95, fb0_p_95) */
-	add v3.4s, v25.4s, v3.4s /* fb1_s_31 = add(fb0_93, fb0_94) */
-	add v24.4s, v3.4s, v14.4s /* fb1_p_31 = add(fb1_s_31, minus_modulus) */
-	umin v3.4s, v3.4s, v24.4s /* fb1_31 = minu(fb1_s_31, fb1_p_31) */
-	add v3.4s, v3.4s, v23.4s /* fb2_s_31 = add(fb1_31, fb0_95) */
-	add v23.4s, v3.4s, v14.4s /* fb2_p_31 = add(fb2_s_31, minus_modulus) */
-	umin v3.4s, v3.4s, v23.4s /* fb2_31 = minu(fb2_s_31, fb2_p_31) */
+	add v24.4s, v24.4s, v31.4s /* fb0_s_93 = add(s0k_31, s4k_31) */
+	add v31.4s, v24.4s, v25.4s /* fb0_p_93 = add(fb0_s_93, minus_modulus) */
+	umin v24.4s, v24.4s, v31.4s /* fb0_93 = minu(fb0_s_93, fb0_p_93) */
+	add v3.4s, v21.4s, v3.4s /* fb0_s_94 = add(s10k_31, s13k_31) */
+	add v21.4s, v3.4s, v25.4s /* fb0_p_94 = add(fb0_s_94, minus_modulus) */
+	umin v3.4s, v3.4s, v21.4s /* fb0_94 = minu(fb0_s_94, fb0_p_94) */
+	add v21.4s, v23.4s, v26.4s /* fb0_s_95 = add(s15k_31, w_half_31) */
+	add v23.4s, v21.4s, v25.4s /* fb0_p_95 = add(fb0_s_95, minus_modulus) */
+	umin v21.4s, v21.4s, v23.4s /* fb0_95 = minu(fb0_s_95, fb0_p_95) */
+	add v3.4s, v24.4s, v3.4s /* fb1_s_31 = add(fb0_93, fb0_94) */
+	add v23.4s, v3.4s, v25.4s /* fb1_p_31 = add(fb1_s_31, minus_modulus) */
+	umin v3.4s, v3.4s, v23.4s /* fb1_31 = minu(fb1_s_31, fb1_p_31) */
+	add v3.4s, v3.4s, v21.4s /* fb2_s_31 = add(fb1_31, fb0_95) */
+	add v21.4s, v3.4s, v25.4s /* fb2_p_31 = add(fb2_s_31, minus_modulus) */
+	umin v3.4s, v3.4s, v21.4s /* fb2_31 = minu(fb2_s_31, fb2_p_31) */
 	add v3.4s, v3.4s, v13.4s /* fb_s_31 = add(fb2_31, g1s15_1) */
-	add v23.4s, v3.4s, v14.4s /* fb_p_31 = add(fb_s_31, minus_modulus) */
-	smax v3.4s, v3.4s, v23.4s /* fb_31 = maxs(fb_s_31, fb_p_31) */
-	str q30, [sp, #128] /* spill g1s3_1.2 */
+	add v21.4s, v3.4s, v25.4s /* fb_p_31 = add(fb_s_31, minus_modulus) */
+	smax v3.4s, v3.4s, v21.4s /* fb_31 = maxs(fb_s_31, fb_p_31) */
+	str q29, [sp, #128] /* spill g1s3_1.2 */
 	str q6, [sp, #192] /* spill g1s12_1.2 */
-	ldr q23, [sp, #1088] /* reload g0s1_1.3 */
-	str q23, [sp, #112] /* spill g0s1_1.2 */
-	ldr q23, [sp, #1184] /* reload g0s2_1.3 */
-	str q23, [sp, #176] /* spill g0s2_1.2 */
-	ldr q23, [sp, #592] /* reload g0s3_1.3 */
-	str q23, [sp, #144] /* spill g0s3_1.2 */
-	ldr q23, [sp, #1168] /* reload g1s1_1.3 */
-	str q23, [sp, #96] /* spill g1s1_1.2 */
-	ldr q23, [sp, #752] /* reload g1s2_1.3 */
-	str q23, [sp, #160] /* spill g1s2_1.2 */
-	ldr q23, [sp, #368] /* reload g1s6_1.3 */
-	str q23, [sp, #80] /* spill g1s6_1.2 */
-	ldr q23, [sp, #816] /* reload g1s8_1.3 */
-	str q23, [sp, #64] /* spill g1s8_1.2 */
+	ldr q21, [sp, #1088] /* reload g0s1_1.3 */
+	str q21, [sp, #112] /* spill g0s1_1.2 */
+	ldr q21, [sp, #1184] /* reload g0s2_1.3 */
+	str q21, [sp, #176] /* spill g0s2_1.2 */
+	ldr q21, [sp, #592] /* reload g0s3_1.3 */
+	str q21, [sp, #144] /* spill g0s3_1.2 */
+	ldr q21, [sp, #1168] /* reload g1s1_1.3 */
+	str q21, [sp, #96] /* spill g1s1_1.2 */
+	ldr q21, [sp, #752] /* reload g1s2_1.3 */
+	str q21, [sp, #160] /* spill g1s2_1.2 */
+	ldr q21, [sp, #368] /* reload g1s6_1.3 */
+	str q21, [sp, #80] /* spill g1s6_1.2 */
+	ldr q21, [sp, #816] /* reload g1s8_1.3 */
+	str q21, [sp, #64] /* spill g1s8_1.2 */
 	ldr q6, [sp, #496] /* reload g0s6_1.3 */
 	ldr q7, [sp, #1216] /* reload g0s7_1.3 */
 	ldr q17, [sp, #560] /* reload g0s9_1.3 */
-	ldr q19, [sp, #960] /* reload g0s11_1.3 */
+	mov v21.16b, v2.16b /* g0s13_1.3 */
+	mov v2.16b, v27.16b /* g1r1_1.3 */
 	mov v22.16b, v18.16b /* g0s14_1.3 */
 	ldr q18, [sp, #1040] /* reload g0s10_1.3 */
 	mov v23.16b, v20.16b /* g0s15_1.3 */
@@ -3722,15 +3691,14 @@ zuc_lanesx2_neon_aes_init_asm:
 	mov v28.16b, v3.16b /* g1s15_1.3 */
 	mov v3.16b, v5.16b /* g1s14_1.3 */
 	ldr q5, [sp, #1200] /* reload g0s5_1.3 */
-	ldr q30, [sp, #1104] /* reload g1s4_1.3 */
-	ldr q31, [sp, #208] /* reload g1s5_1.3 */
-	ldr q9, [sp, #880] /* reload g1s7_1.3 */
-	mov v11.16b, v21.16b /* g1s9_1.3 */
-	mov v21.16b, v2.16b /* g0s13_1.3 */
-	mov v2.16b, v29.16b /* g1r1_1.3 */
 	mov v29.16b, v16.16b /* g1s13_1.3 */
 	ldr q16, [sp, #480] /* reload g0s8_1.3 */
-	ldr q12, [sp, #1152] /* reload g1s10_1.3 */
+	ldr q31, [sp, #208] /* reload g1s5_1.3 */
+	ldr q9, [sp, #880] /* reload g1s7_1.3 */
+	mov v11.16b, v19.16b /* g1s9_1.3 */
+	ldr q19, [sp, #960] /* reload g0s11_1.3 */
+	mov v12.16b, v30.16b /* g1s10_1.3 */
+	ldr q30, [sp, #1104] /* reload g1s4_1.3 */
 	mov v13.16b, v4.16b /* g1s11_1.3 */
 	ldr q4, [sp, #544] /* reload g0s4_1.3 */
 	mov v15.16b, v1.16b /* g1r2_1.3 */
@@ -3750,42 +3718,38 @@ zuc_lanesx2_neon_aes_init_asm:
 	eor v25.16b, v25.16b, v8.16b /* w2_32 = xor(g0r2_1, x2_32) */
 	ushr v27.4s, v25.4s, #16 /* l1in_32_r = shr(w2_32) */
 	sli v27.4s, v24.4s, #16 /* l1in_32 = sli(l1in_32_r, w1_32) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_high16
-	ldr q8, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_high16] /* high16 = const() */
-	mov v14.16b, v8.16b /* high16 */
-	bsl v14.16b, v25.16b, v24.16b /* l1in16_32 = bsl(high16, w1_32, w2_32) */
-	str q3, [sp, #1152] /* spill g1s14_1.2 */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_rotl24
-	ldr q3, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_rotl24] /* rotl24 = const() */
-	str q22, [sp, #992] /* spill g0s14_1.2 */
-	tbl v22.16b, {v27.16b}, v3.16b /* ur24_32 = lookup16(l1in_32, rotl24) */
-	str q20, [sp, #816] /* spill g0s12_1.2 */
+	ldr q8, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_rotl24] /* rotl24 = const() */
+	tbl v14.16b, {v27.16b}, v8.16b /* ur24_32 = lookup16(l1in_32, rotl24) */
+	str q3, [sp, #1152] /* spill g1s14_1.2 */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_rotl8
-	ldr q20, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_rotl8] /* rotl8 = const() */
-	str q19, [sp, #880] /* spill g0s11_1.2 */
-	tbl v19.16b, {v27.16b}, v20.16b /* ur8_32 = lookup16(l1in_32, rotl8) */
-	eor v19.16b, v27.16b, v19.16b /* ug_acc_32 = xor(l1in_32, ur8_32) */
-	eor v19.16b, v19.16b, v14.16b /* ug_32 = xor(ug_acc_32, l1in16_32) */
-	ushr v14.4s, v19.4s, #30 /* ur2_32_r = shr(ug_32) */
-	sli v14.4s, v19.4s, #2 /* ur2_32 = sli(ur2_32_r, ug_32) */
-	eor v19.16b, v27.16b, v22.16b /* u_acc_32 = xor(l1in_32, ur24_32) */
-	eor v19.16b, v19.16b, v14.16b /* u_32 = xor(u_acc_32, ur2_32) */
+	ldr q3, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_rotl8] /* rotl8 = const() */
+	str q22, [sp, #992] /* spill g0s14_1.2 */
+	tbl v22.16b, {v27.16b}, v3.16b /* ur8_32 = lookup16(l1in_32, rotl8) */
+	str q20, [sp, #816] /* spill g0s12_1.2 */
+	rev32 v20.8h, v27.8h /* ur16_32 = rev(l1in_32) */
+	eor v22.16b, v27.16b, v22.16b /* ug_acc_32 = xor(l1in_32, ur8_32) */
+	eor v20.16b, v22.16b, v20.16b /* ug_32 = xor(ug_acc_32, ur16_32) */
+	ushr v22.4s, v20.4s, #30 /* ur2_32_r = shr(ug_32) */
+	sli v22.4s, v20.4s, #2 /* ur2_32 = sli(ur2_32_r, ug_32) */
+	eor v20.16b, v27.16b, v14.16b /* u_acc_32 = xor(l1in_32, ur24_32) */
+	eor v20.16b, v20.16b, v22.16b /* u_32 = xor(u_acc_32, ur2_32) */
 	ushr v22.4s, v24.4s, #16 /* l2in_32_r = shr(w1_32) */
 	sli v22.4s, v25.4s, #16 /* l2in_32 = sli(l2in_32_r, w2_32) */
-	bit v25.16b, v24.16b, v8.16b /* l2in16_32 = bsl(high16, w2_32, w1_32) */
-	tbl v24.16b, {v22.16b}, v20.16b /* v8r8_32 = lookup16(l2in_32, rotl8) */
-	tbl v27.16b, {v22.16b}, v3.16b /* v8r24_32 = lookup16(l2in_32, rotl24) */
-	eor v22.16b, v22.16b, v25.16b /* v8g_acc_32 = xor(l2in_32, l2in16_32) */
+	tbl v24.16b, {v22.16b}, v3.16b /* v8r8_32 = lookup16(l2in_32, rotl8) */
+	rev32 v25.8h, v22.8h /* v8r16_32 = rev(l2in_32) */
+	tbl v27.16b, {v22.16b}, v8.16b /* v8r24_32 = lookup16(l2in_32, rotl24) */
+	eor v22.16b, v22.16b, v25.16b /* v8g_acc_32 = xor(l2in_32, v8r16_32) */
 	eor v22.16b, v22.16b, v27.16b /* v8g_32 = xor(v8g_acc_32, v8r24_32) */
 	ushr v27.4s, v22.4s, #26 /* v8r6_32_r = shr(v8g_32) */
 	sli v27.4s, v22.4s, #6 /* v8r6_32 = sli(v8r6_32_r, v8g_32) */
-	eor v22.16b, v24.16b, v25.16b /* v8_acc_32 = xor(v8r8_32, l2in16_32) */
+	eor v22.16b, v24.16b, v25.16b /* v8_acc_32 = xor(v8r8_32, v8r16_32) */
 	eor v22.16b, v22.16b, v27.16b /* v8_32 = xor(v8_acc_32, v8r6_32) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_odd_bytes
 	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_odd_bytes] /* odd_bytes = const() */
 	mov v25.16b, v24.16b /* odd_bytes */
-	bsl v25.16b, v19.16b, v22.16b /* sb_in_x_32 = bsl(odd_bytes, v8_32, u_32) */
-	bit v19.16b, v22.16b, v24.16b /* sb_in_y_32 = bsl(odd_bytes, u_32, v8_32) */
+	bsl v25.16b, v20.16b, v22.16b /* sb_in_x_32 = bsl(odd_bytes, v8_32, u_32) */
+	bit v20.16b, v22.16b, v24.16b /* sb_in_y_32 = bsl(odd_bytes, u_32, v8_32) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_nibble_mask
 	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_nibble_mask] /* nibble_mask = const() */
 	and v27.16b, v25.16b, v22.16b /* sb_s0_xl_32 = and(sb_in_x_32, nibble_mask) */
@@ -3803,34 +3767,34 @@ zuc_lanesx2_neon_aes_init_asm:
 	tbl v27.16b, {v14.16b}, v27.16b /* sb_s0_p3_32 = lookup16(s0_p3_rot, sb_s0_ol_32) */
 	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_32 = add(sb_s0_t_32, sb_s0_t_32) */
 	eor v25.16b, v27.16b, v25.16b /* sb_s0_32 = xor(sb_s0_p3_32, sb_s0_t2_32) */
-	and v27.16b, v19.16b, v22.16b /* sb_in_y_32_lo = and(sb_in_y_32, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_in_y_32_hi = shr(sb_in_y_32) */
+	and v27.16b, v20.16b, v22.16b /* sb_in_y_32_lo = and(sb_in_y_32, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* sb_in_y_32_hi = shr(sb_in_y_32) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_lo
 	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_lo] /* tbl_lo = const() */
 	tbl v27.16b, {v14.16b}, v27.16b /* sb_s1_k_32_l = lookup16(tbl_lo, sb_in_y_32_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi
 	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi] /* tbl_hi = const() */
-	tbl v19.16b, {v14.16b}, v19.16b /* sb_s1_k_32_h = lookup16(tbl_hi, sb_in_y_32_hi) */
-	eor v19.16b, v27.16b, v19.16b /* sb_s1_k_32 = xor(sb_s1_k_32_l, sb_s1_k_32_h) */
+	tbl v20.16b, {v14.16b}, v20.16b /* sb_s1_k_32_h = lookup16(tbl_hi, sb_in_y_32_hi) */
+	eor v20.16b, v27.16b, v20.16b /* sb_s1_k_32 = xor(sb_s1_k_32_l, sb_s1_k_32_h) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_inv_shift_rows
 	ldr q27, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v19.16b, {v19.16b}, v27.16b /* sb_s1_32_sr = lookup16(sb_s1_k_32, inv_shift_rows) */
+	tbl v20.16b, {v20.16b}, v27.16b /* sb_s1_32_sr = lookup16(sb_s1_k_32, inv_shift_rows) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_zero_key
 	ldr q27, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v19.16b, v27.16b /* sb_s1_32_aes = aese(sb_s1_32_sr, zero_key) */
-	and v27.16b, v19.16b, v22.16b /* sb_s1_32_aes_lo = and(sb_s1_32_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s1_32_aes_hi = shr(sb_s1_32_aes) */
+	aese v20.16b, v27.16b /* sb_s1_32_aes = aese(sb_s1_32_sr, zero_key) */
+	and v27.16b, v20.16b, v22.16b /* sb_s1_32_aes_lo = and(sb_s1_32_aes, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* sb_s1_32_aes_hi = shr(sb_s1_32_aes) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1
 	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v27.16b, {v14.16b}, v27.16b /* sb_s1_32_l = lookup16(tbl_lo_1, sb_s1_32_aes_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1
 	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v19.16b, {v14.16b}, v19.16b /* sb_s1_32_h = lookup16(tbl_hi_1, sb_s1_32_aes_hi) */
-	eor v19.16b, v27.16b, v19.16b /* sb_s1_32 = xor(sb_s1_32_l, sb_s1_32_h) */
+	tbl v20.16b, {v14.16b}, v20.16b /* sb_s1_32_h = lookup16(tbl_hi_1, sb_s1_32_aes_hi) */
+	eor v20.16b, v27.16b, v20.16b /* sb_s1_32 = xor(sb_s1_32_l, sb_s1_32_h) */
 	mov v27.16b, v24.16b /* odd_bytes */
-	bsl v27.16b, v25.16b, v19.16b /* sb_out_x_32 = bsl(odd_bytes, sb_s1_32, sb_s0_32) */
-	bit v25.16b, v19.16b, v24.16b /* sb_out_y_32 = bsl(odd_bytes, sb_s0_32, sb_s1_32) */
-	tbl v19.16b, {v25.16b}, v3.16b /* r2_32 = lookup16(sb_out_y_32, rotl24) */
+	bsl v27.16b, v25.16b, v20.16b /* sb_out_x_32 = bsl(odd_bytes, sb_s1_32, sb_s0_32) */
+	bit v25.16b, v20.16b, v24.16b /* sb_out_y_32 = bsl(odd_bytes, sb_s0_32, sb_s1_32) */
+	tbl v20.16b, {v25.16b}, v8.16b /* r2_32 = lookup16(sb_out_y_32, rotl24) */
 	ushr v25.4s, v10.4s, #24 /* s0k_o_32_r = shr(dbl_259) */
 	sli v25.4s, v0.4s, #8 /* s0k_o_32 = sli(s0k_o_32_r, g0s0_1) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_modulus
@@ -3840,12 +3804,12 @@ zuc_lanesx2_neon_aes_init_asm:
 	ushr v14.4s, v14.4s, #12 /* s4k_o_32_r = shr(dbl_261) */
 	sli v14.4s, v4.4s, #20 /* s4k_o_32 = sli(s4k_o_32_r, g0s4_1) */
 	and v14.16b, v14.16b, v10.16b /* s4k_32 = and(s4k_o_32, modulus) */
-	str q19, [sp, #368] /* spill r2_32 */
-	add v19.4s, v18.4s, v18.4s /* dbl_262 = add(g0s10_1, g0s10_1) */
-	ushr v19.4s, v19.4s, #11 /* s10k_o_32_r = shr(dbl_262) */
-	sli v19.4s, v18.4s, #21 /* s10k_o_32 = sli(s10k_o_32_r, g0s10_1) */
-	and v19.16b, v19.16b, v10.16b /* s10k_32 = and(s10k_o_32, modulus) */
-	str q27, [sp, #208] /* spill sb_out_x_32 */
+	str q20, [sp, #880] /* spill r2_32 */
+	add v20.4s, v18.4s, v18.4s /* dbl_262 = add(g0s10_1, g0s10_1) */
+	ushr v20.4s, v20.4s, #11 /* s10k_o_32_r = shr(dbl_262) */
+	sli v20.4s, v18.4s, #21 /* s10k_o_32 = sli(s10k_o_32_r, g0s10_1) */
+	and v20.16b, v20.16b, v10.16b /* s10k_32 = and(s10k_o_32, modulus) */
+	str q27, [sp, #368] /* spill sb_out_x_32 */
 	add v27.4s, v21.4s, v21.4s /* dbl_263 = add(g0s13_1, g0s13_1) */
 	ushr v27.4s, v27.4s, #15 /* s13k_o_32_r = shr(dbl_263) */
 	sli v27.4s, v21.4s, #17 /* s13k_o_32 = sli(s13k_o_32_r, g0s13_1) */
@@ -3858,135 +3822,134 @@ zuc_lanesx2_neon_aes_init_asm:
 	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_minus_modulus] /* minus_modulus = const() */
 	add v10.4s, v25.4s, v14.4s /* fb0_p_96 = add(fb0_s_96, minus_modulus) */
 	umin v25.4s, v25.4s, v10.4s /* fb0_96 = minu(fb0_s_96, fb0_p_96) */
-	add v19.4s, v19.4s, v27.4s /* fb0_s_97 = add(s10k_32, s13k_32) */
-	add v27.4s, v19.4s, v14.4s /* fb0_p_97 = add(fb0_s_97, minus_modulus) */
-	umin v19.4s, v19.4s, v27.4s /* fb0_97 = minu(fb0_s_97, fb0_p_97) */
-	add v19.4s, v25.4s, v19.4s /* fb1_s_32 = add(fb0_96, fb0_97) */
-	add v25.4s, v19.4s, v14.4s /* fb1_p_32 = add(fb1_s_32, minus_modulus) */
-	umin v19.4s, v19.4s, v25.4s /* fb1_32 = minu(fb1_s_32, fb1_p_32) */
-	add v1.4s, v19.4s, v1.4s /* fb2_s_32 = add(fb1_32, s15k_32) */
-	add v19.4s, v1.4s, v14.4s /* fb2_p_32 = add(fb2_s_32, minus_modulus) */
-	umin v1.4s, v1.4s, v19.4s /* fb2_32 = minu(fb2_s_32, fb2_p_32) */
+	add v20.4s, v20.4s, v27.4s /* fb0_s_97 = add(s10k_32, s13k_32) */
+	add v27.4s, v20.4s, v14.4s /* fb0_p_97 = add(fb0_s_97, minus_modulus) */
+	umin v20.4s, v20.4s, v27.4s /* fb0_97 = minu(fb0_s_97, fb0_p_97) */
+	add v20.4s, v25.4s, v20.4s /* fb1_s_32 = add(fb0_96, fb0_97) */
+	add v25.4s, v20.4s, v14.4s /* fb1_p_32 = add(fb1_s_32, minus_modulus) */
+	umin v20.4s, v20.4s, v25.4s /* fb1_32 = minu(fb1_s_32, fb1_p_32) */
+	add v1.4s, v20.4s, v1.4s /* fb2_s_32 = add(fb1_32, s15k_32) */
+	add v20.4s, v1.4s, v14.4s /* fb2_p_32 = add(fb2_s_32, minus_modulus) */
+	umin v1.4s, v1.4s, v20.4s /* fb2_32 = minu(fb2_s_32, fb2_p_32) */
 	add v0.4s, v1.4s, v0.4s /* fb_s_32 = add(fb2_32, g0s0_1) */
 	add v1.4s, v0.4s, v14.4s /* fb_p_32 = add(fb_s_32, minus_modulus) */
 	smax v0.4s, v0.4s, v1.4s /* fb_32 = maxs(fb_s_32, fb_p_32) */
 
 	/* Work-mode round with its keystream word discarded, lanes 4... */
 	add v1.4s, v28.4s, v28.4s /* dbl_265 = add(g1s15_1, g1s15_1) */
-	add v19.4s, v11.4s, v11.4s /* dbl_266 = add(g1s9_1, g1s9_1) */
-	ushr v19.4s, v19.4s, #16 /* x1_33_r = shr(dbl_266) */
-	sli v19.4s, v13.4s, #16 /* x1_33 = sli(x1_33_r, g1s11_1) */
+	add v20.4s, v11.4s, v11.4s /* dbl_266 = add(g1s9_1, g1s9_1) */
+	ushr v20.4s, v20.4s, #16 /* x1_33_r = shr(dbl_266) */
+	sli v20.4s, v13.4s, #16 /* x1_33 = sli(x1_33_r, g1s11_1) */
 	add v25.4s, v31.4s, v31.4s /* dbl_267 = add(g1s5_1, g1s5_1) */
 	ushr v25.4s, v25.4s, #16 /* x2_33_r = shr(dbl_267) */
 	sli v25.4s, v9.4s, #16 /* x2_33 = sli(x2_33_r, g1s7_1) */
 	add v27.4s, v26.4s, v26.4s /* dbl_268 = add(g1s0_1, g1s0_1) */
-	add v2.4s, v2.4s, v19.4s /* w1_33 = add(g1r1_1, x1_33) */
-	eor v19.16b, v15.16b, v25.16b /* w2_33 = xor(g1r2_1, x2_33) */
-	ushr v25.4s, v19.4s, #16 /* l1in_33_r = shr(w2_33) */
+	add v2.4s, v2.4s, v20.4s /* w1_33 = add(g1r1_1, x1_33) */
+	eor v20.16b, v15.16b, v25.16b /* w2_33 = xor(g1r2_1, x2_33) */
+	ushr v25.4s, v20.4s, #16 /* l1in_33_r = shr(w2_33) */
 	sli v25.4s, v2.4s, #16 /* l1in_33 = sli(l1in_33_r, w1_33) */
-	mov v10.16b, v8.16b /* high16 */
-	bsl v10.16b, v19.16b, v2.16b /* l1in16_33 = bsl(high16, w1_33, w2_33) */
-	tbl v15.16b, {v25.16b}, v3.16b /* ur24_33 = lookup16(l1in_33, rotl24) */
-	tbl v14.16b, {v25.16b}, v20.16b /* ur8_33 = lookup16(l1in_33, rotl8) */
-	eor v14.16b, v25.16b, v14.16b /* ug_acc_33 = xor(l1in_33, ur8_33) */
-	eor v10.16b, v14.16b, v10.16b /* ug_33 = xor(ug_acc_33, l1in16_33) */
-	ushr v14.4s, v10.4s, #30 /* ur2_33_r = shr(ug_33) */
-	sli v14.4s, v10.4s, #2 /* ur2_33 = sli(ur2_33_r, ug_33) */
-	eor v25.16b, v25.16b, v15.16b /* u_acc_33 = xor(l1in_33, ur24_33) */
-	eor v25.16b, v25.16b, v14.16b /* u_33 = xor(u_acc_33, ur2_33) */
-	ushr v10.4s, v2.4s, #16 /* l2in_33_r = shr(w1_33) */
-	sli v10.4s, v19.4s, #16 /* l2in_33 = sli(l2in_33_r, w2_33) */
-	bsl v8.16b, v2.16b, v19.16b /* l2in16_33 = bsl(high16, w2_33, w1_33) */
-	tbl v2.16b, {v10.16b}, v20.16b /* v8r8_33 = lookup16(l2in_33, rotl8) */
-	tbl v19.16b, {v10.16b}, v3.16b /* v8r24_33 = lookup16(l2in_33, rotl24) */
-	eor v20.16b, v10.16b, v8.16b /* v8g_acc_33 = xor(l2in_33, l2in16_33) */
-	eor v19.16b, v20.16b, v19.16b /* v8g_33 = xor(v8g_acc_33, v8r24_33) */
-	ushr v20.4s, v19.4s, #26 /* v8r6_33_r = shr(v8g_33) */
-	sli v20.4s, v19.4s, #6 /* v8r6_33 = sli(v8r6_33_r, v8g_33) */
-	eor v2.16b, v2.16b, v8.16b /* v8_acc_33 = xor(v8r8_33, l2in16_33) */
-	eor v2.16b, v2.16b, v20.16b /* v8_33 = xor(v8_acc_33, v8r6_33) */
-	mov v19.16b, v24.16b /* odd_bytes */
-	bsl v19.16b, v25.16b, v2.16b /* sb_in_x_33 = bsl(odd_bytes, v8_33, u_33) */
+	tbl v10.16b, {v25.16b}, v8.16b /* ur24_33 = lookup16(l1in_33, rotl24) */
+	tbl v15.16b, {v25.16b}, v3.16b /* ur8_33 = lookup16(l1in_33, rotl8) */
+	rev32 v14.8h, v25.8h /* ur16_33 = rev(l1in_33) */
+	eor v15.16b, v25.16b, v15.16b /* ug_acc_33 = xor(l1in_33, ur8_33) */
+	eor v14.16b, v15.16b, v14.16b /* ug_33 = xor(ug_acc_33, ur16_33) */
+	ushr v15.4s, v14.4s, #30 /* ur2_33_r = shr(ug_33) */
+	sli v15.4s, v14.4s, #2 /* ur2_33 = sli(ur2_33_r, ug_33) */
+	eor v25.16b, v25.16b, v10.16b /* u_acc_33 = xor(l1in_33, ur24_33) */
+	eor v25.16b, v25.16b, v15.16b /* u_33 = xor(u_acc_33, ur2_33) */
+	ushr v2.4s, v2.4s, #16 /* l2in_33_r = shr(w1_33) */
+	sli v2.4s, v20.4s, #16 /* l2in_33 = sli(l2in_33_r, w2_33) */
+	tbl v3.16b, {v2.16b}, v3.16b /* v8r8_33 = lookup16(l2in_33, rotl8) */
+	rev32 v20.8h, v2.8h /* v8r16_33 = rev(l2in_33) */
+	tbl v10.16b, {v2.16b}, v8.16b /* v8r24_33 = lookup16(l2in_33, rotl24) */
+	eor v2.16b, v2.16b, v20.16b /* v8g_acc_33 = xor(l2in_33, v8r16_33) */
+	eor v2.16b, v2.16b, v10.16b /* v8g_33 = xor(v8g_acc_33, v8r24_33) */
+	ushr v10.4s, v2.4s, #26 /* v8r6_33_r = shr(v8g_33) */
+	sli v10.4s, v2.4s, #6 /* v8r6_33 = sli(v8r6_33_r, v8g_33) */
+	eor v2.16b, v3.16b, v20.16b /* v8_acc_33 = xor(v8r8_33, v8r16_33) */
+	eor v2.16b, v2.16b, v10.16b /* v8_33 = xor(v8_acc_33, v8r6_33) */
+	mov v3.16b, v24.16b /* odd_bytes */
+	bsl v3.16b, v25.16b, v2.16b /* sb_in_x_33 = bsl(odd_bytes, v8_33, u_33) */
 	bit v25.16b, v2.16b, v24.16b /* sb_in_y_33 = bsl(odd_bytes, u_33, v8_33) */
-	and v2.16b, v19.16b, v22.16b /* sb_s0_xl_33 = and(sb_in_x_33, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s0_xh_33 = shr(sb_in_x_33) */
+	and v2.16b, v3.16b, v22.16b /* sb_s0_xl_33 = and(sb_in_x_33, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* sb_s0_xh_33 = shr(sb_in_x_33) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_s0_p1
 	ldr q20, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_s0_p1] /* s0_p1 = const() */
 	tbl v20.16b, {v20.16b}, v2.16b /* sb_s0_p1_33 = lookup16(s0_p1, sb_s0_xl_33) */
-	eor v19.16b, v20.16b, v19.16b /* sb_s0_t_33 = xor(sb_s0_p1_33, sb_s0_xh_33) */
+	eor v3.16b, v20.16b, v3.16b /* sb_s0_t_33 = xor(sb_s0_p1_33, sb_s0_xh_33) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_s0_p2
 	ldr q20, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_s0_p2] /* s0_p2 = const() */
-	tbl v20.16b, {v20.16b}, v19.16b /* sb_s0_p2_33 = lookup16(s0_p2, sb_s0_t_33) */
+	tbl v20.16b, {v20.16b}, v3.16b /* sb_s0_p2_33 = lookup16(s0_p2, sb_s0_t_33) */
 	eor v2.16b, v20.16b, v2.16b /* sb_s0_ol_33 = xor(sb_s0_p2_33, sb_s0_xl_33) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_s0_p3_rot
 	ldr q20, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_s0_p3_rot] /* s0_p3_rot = const() */
 	tbl v2.16b, {v20.16b}, v2.16b /* sb_s0_p3_33 = lookup16(s0_p3_rot, sb_s0_ol_33) */
-	add v19.16b, v19.16b, v19.16b /* sb_s0_t2_33 = add(sb_s0_t_33, sb_s0_t_33) */
-	eor v2.16b, v2.16b, v19.16b /* sb_s0_33 = xor(sb_s0_p3_33, sb_s0_t2_33) */
-	and v19.16b, v25.16b, v22.16b /* sb_in_y_33_lo = and(sb_in_y_33, nibble_mask) */
+	add v3.16b, v3.16b, v3.16b /* sb_s0_t2_33 = add(sb_s0_t_33, sb_s0_t_33) */
+	eor v2.16b, v2.16b, v3.16b /* sb_s0_33 = xor(sb_s0_p3_33, sb_s0_t2_33) */
+	and v3.16b, v25.16b, v22.16b /* sb_in_y_33_lo = and(sb_in_y_33, nibble_mask) */
 	ushr v20.16b, v25.16b, #4 /* sb_in_y_33_hi = shr(sb_in_y_33) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_lo
 	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_lo] /* tbl_lo = const() */
-	tbl v19.16b, {v25.16b}, v19.16b /* sb_s1_k_33_l = lookup16(tbl_lo, sb_in_y_33_lo) */
+	tbl v3.16b, {v25.16b}, v3.16b /* sb_s1_k_33_l = lookup16(tbl_lo, sb_in_y_33_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi
 	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi] /* tbl_hi = const() */
 	tbl v20.16b, {v25.16b}, v20.16b /* sb_s1_k_33_h = lookup16(tbl_hi, sb_in_y_33_hi) */
-	eor v19.16b, v19.16b, v20.16b /* sb_s1_k_33 = xor(sb_s1_k_33_l, sb_s1_k_33_h) */
+	eor v3.16b, v3.16b, v20.16b /* sb_s1_k_33 = xor(sb_s1_k_33_l, sb_s1_k_33_h) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_inv_shift_rows
 	ldr q20, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v19.16b, {v19.16b}, v20.16b /* sb_s1_33_sr = lookup16(sb_s1_k_33, inv_shift_rows) */
+	tbl v3.16b, {v3.16b}, v20.16b /* sb_s1_33_sr = lookup16(sb_s1_k_33, inv_shift_rows) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_zero_key
 	ldr q20, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_zero_key] /* zero_key = const() */
-	aese v19.16b, v20.16b /* sb_s1_33_aes = aese(sb_s1_33_sr, zero_key) */
-	and v20.16b, v19.16b, v22.16b /* sb_s1_33_aes_lo = and(sb_s1_33_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s1_33_aes_hi = shr(sb_s1_33_aes) */
+	aese v3.16b, v20.16b /* sb_s1_33_aes = aese(sb_s1_33_sr, zero_key) */
+	and v20.16b, v3.16b, v22.16b /* sb_s1_33_aes_lo = and(sb_s1_33_aes, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* sb_s1_33_aes_hi = shr(sb_s1_33_aes) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1
 	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v20.16b, {v22.16b}, v20.16b /* sb_s1_33_l = lookup16(tbl_lo_1, sb_s1_33_aes_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1
 	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v19.16b, {v22.16b}, v19.16b /* sb_s1_33_h = lookup16(tbl_hi_1, sb_s1_33_aes_hi) */
-	eor v19.16b, v20.16b, v19.16b /* sb_s1_33 = xor(sb_s1_33_l, sb_s1_33_h) */
+	tbl v3.16b, {v22.16b}, v3.16b /* sb_s1_33_h = lookup16(tbl_hi_1, sb_s1_33_aes_hi) */
+	eor v3.16b, v20.16b, v3.16b /* sb_s1_33 = xor(sb_s1_33_l, sb_s1_33_h) */
 	mov v20.16b, v24.16b /* odd_bytes */
-	bsl v20.16b, v2.16b, v19.16b /* sb_out_x_33 = bsl(odd_bytes, sb_s1_33, sb_s0_33) */
-	bsl v24.16b, v19.16b, v2.16b /* sb_out_y_33 = bsl(odd_bytes, sb_s0_33, sb_s1_33) */
-	tbl v2.16b, {v24.16b}, v3.16b /* r2_33 = lookup16(sb_out_y_33, rotl24) */
+	bsl v20.16b, v2.16b, v3.16b /* sb_out_x_33 = bsl(odd_bytes, sb_s1_33, sb_s0_33) */
+	bsl v24.16b, v3.16b, v2.16b /* sb_out_y_33 = bsl(odd_bytes, sb_s0_33, sb_s1_33) */
+	tbl v2.16b, {v24.16b}, v8.16b /* r2_33 = lookup16(sb_out_y_33, rotl24) */
 	ushr v3.4s, v27.4s, #24 /* s0k_o_33_r = shr(dbl_268) */
 	sli v3.4s, v26.4s, #8 /* s0k_o_33 = sli(s0k_o_33_r, g1s0_1) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_modulus
-	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_modulus] /* modulus = const() */
-	and v3.16b, v3.16b, v19.16b /* s0k_33 = and(s0k_o_33, modulus) */
-	add v22.4s, v30.4s, v30.4s /* dbl_270 = add(g1s4_1, g1s4_1) */
-	ushr v22.4s, v22.4s, #12 /* s4k_o_33_r = shr(dbl_270) */
-	sli v22.4s, v30.4s, #20 /* s4k_o_33 = sli(s4k_o_33_r, g1s4_1) */
-	and v22.16b, v22.16b, v19.16b /* s4k_33 = and(s4k_o_33, modulus) */
-	add v24.4s, v12.4s, v12.4s /* dbl_271 = add(g1s10_1, g1s10_1) */
-	ushr v24.4s, v24.4s, #11 /* s10k_o_33_r = shr(dbl_271) */
-	sli v24.4s, v12.4s, #21 /* s10k_o_33 = sli(s10k_o_33_r, g1s10_1) */
-	and v24.16b, v24.16b, v19.16b /* s10k_33 = and(s10k_o_33, modulus) */
-	add v25.4s, v29.4s, v29.4s /* dbl_272 = add(g1s13_1, g1s13_1) */
-	ushr v25.4s, v25.4s, #15 /* s13k_o_33_r = shr(dbl_272) */
-	sli v25.4s, v29.4s, #17 /* s13k_o_33 = sli(s13k_o_33_r, g1s13_1) */
-	and v25.16b, v25.16b, v19.16b /* s13k_33 = and(s13k_o_33, modulus) */
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_modulus] /* modulus = const() */
+	and v3.16b, v3.16b, v22.16b /* s0k_33 = and(s0k_o_33, modulus) */
+	add v24.4s, v30.4s, v30.4s /* dbl_270 = add(g1s4_1, g1s4_1) */
+	ushr v24.4s, v24.4s, #12 /* s4k_o_33_r = shr(dbl_270) */
+	sli v24.4s, v30.4s, #20 /* s4k_o_33 = sli(s4k_o_33_r, g1s4_1) */
+	and v24.16b, v24.16b, v22.16b /* s4k_33 = and(s4k_o_33, modulus) */
+	add v25.4s, v12.4s, v12.4s /* dbl_271 = add(g1s10_1, g1s10_1) */
+	ushr v25.4s, v25.4s, #11 /* s10k_o_33_r = shr(dbl_271) */
+	sli v25.4s, v12.4s, #21 /* s10k_o_33 = sli(s10k_o_33_r, g1s10_1) */
+	and v25.16b, v25.16b, v22.16b /* s10k_33 = and(s10k_o_33, modulus) */
+	add v27.4s, v29.4s, v29.4s /* dbl_272 = add(g1s13_1, g1s13_1) */
+	ushr v27.4s, v27.4s, #15 /* s13k_o_33_r = shr(dbl_272) */
+	sli v27.4s, v29.4s, #17 /* s13k_o_33 = sli(s13k_o_33_r, g1s13_1) */
+	and v27.16b, v27.16b, v22.16b /* s13k_33 = and(s13k_o_33, modulus) */
 	ushr v1.4s, v1.4s, #17 /* s15k_o_33_r = shr(dbl_265) */
 	sli v1.4s, v28.4s, #15 /* s15k_o_33 = sli(s15k_o_33_r, g1s15_1) */
-	and v1.16b, v1.16b, v19.16b /* s15k_33 = and(s15k_o_33, modulus) */
-	add v3.4s, v3.4s, v22.4s /* fb0_s_98 = add(s0k_33, s4k_33) */
+	and v1.16b, v1.16b, v22.16b /* s15k_33 = and(s15k_o_33, modulus) */
+	add v3.4s, v3.4s, v24.4s /* fb0_s_98 = add(s0k_33, s4k_33) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_0_minus_modulus
-	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_minus_modulus] /* minus_modulus = const() */
-	add v22.4s, v3.4s, v19.4s /* fb0_p_98 = add(fb0_s_98, minus_modulus) */
-	umin v3.4s, v3.4s, v22.4s /* fb0_98 = minu(fb0_s_98, fb0_p_98) */
-	add v22.4s, v24.4s, v25.4s /* fb0_s_99 = add(s10k_33, s13k_33) */
-	add v24.4s, v22.4s, v19.4s /* fb0_p_99 = add(fb0_s_99, minus_modulus) */
-	umin v22.4s, v22.4s, v24.4s /* fb0_99 = minu(fb0_s_99, fb0_p_99) */
-	add v3.4s, v3.4s, v22.4s /* fb1_s_33 = add(fb0_98, fb0_99) */
-	add v22.4s, v3.4s, v19.4s /* fb1_p_33 = add(fb1_s_33, minus_modulus) */
-	umin v3.4s, v3.4s, v22.4s /* fb1_33 = minu(fb1_s_33, fb1_p_33) */
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_0_minus_modulus] /* minus_modulus = const() */
+	add v24.4s, v3.4s, v22.4s /* fb0_p_98 = add(fb0_s_98, minus_modulus) */
+	umin v3.4s, v3.4s, v24.4s /* fb0_98 = minu(fb0_s_98, fb0_p_98) */
+	add v24.4s, v25.4s, v27.4s /* fb0_s_99 = add(s10k_33, s13k_33) */
+	add v25.4s, v24.4s, v22.4s /* fb0_p_99 = add(fb0_s_99, minus_modulus) */
+	umin v24.4s, v24.4s, v25.4s /* fb0_99 = minu(fb0_s_99, fb0_p_99) */
+	add v3.4s, v3.4s, v24.4s /* fb1_s_33 = add(fb0_98, fb0_99) */
+	add v24.4s, v3.4s, v22.4s /* fb1_p_33 = add(fb1_s_33, minus_modulus) */
+	umin v3.4s, v3.4s, v24.4s /* fb1_33 = minu(fb1_s_33, fb1_p_33) */
 	add v1.4s, v3.4s, v1.4s /* fb2_s_33 = add(fb1_33, s15k_33) */
-	add v3.4s, v1.4s, v19.4s /* fb2_p_33 = add(fb2_s_33, minus_modulus) */
+	add v3.4s, v1.4s, v22.4s /* fb2_p_33 = add(fb2_s_33, minus_modulus) */
 	umin v1.4s, v1.4s, v3.4s /* fb2_33 = minu(fb2_s_33, fb2_p_33) */
 	add v1.4s, v1.4s, v26.4s /* fb_s_33 = add(fb2_33, g1s0_1) */
-	add v3.4s, v1.4s, v19.4s /* fb_p_33 = add(fb_s_33, minus_modulus) */
+	add v3.4s, v1.4s, v22.4s /* fb_p_33 = add(fb_s_33, minus_modulus) */
 	smax v1.4s, v1.4s, v3.4s /* fb_33 = maxs(fb_s_33, fb_p_33) */
 
 	/* Store the state. */
@@ -4003,8 +3966,7 @@ zuc_lanesx2_neon_aes_init_asm:
 	str q16, [x0, #224] /* store g0s8_1 */
 	str q17, [x0, #256] /* store g0s9_1 */
 	str q18, [x0, #288] /* store g0s10_1 */
-	ldr q3, [sp, #880] /* reload g0s11_1.2 */
-	str q3, [x0, #320] /* store g0s11_1 */
+	str q19, [x0, #320] /* store g0s11_1 */
 	ldr q3, [sp, #816] /* reload g0s12_1.2 */
 	str q3, [x0, #352] /* store g0s12_1 */
 	str q21, [x0, #384] /* store g0s13_1 */
@@ -4012,9 +3974,9 @@ zuc_lanesx2_neon_aes_init_asm:
 	str q3, [x0, #416] /* store g0s14_1 */
 	str q23, [x0, #448] /* store g0s15_1 */
 	str q0, [x0, #480] /* store fb_32 */
-	ldr q0, [sp, #208] /* reload sb_out_x_32 */
+	ldr q0, [sp, #368] /* reload sb_out_x_32 */
 	str q0, [x0, #512] /* store sb_out_x_32 */
-	ldr q0, [sp, #368] /* reload r2_32 */
+	ldr q0, [sp, #880] /* reload r2_32 */
 	str q0, [x0, #544] /* store r2_32 */
 	ldr q0, [sp, #96] /* reload g1s1_1.2 */
 	str q0, [x0, #16] /* store g1s1_1 */
@@ -4141,40 +4103,39 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ushr v25.4s, v24.4s, #16 /* l1in_r = shr(w2) */
 	sli v25.4s, v5.4s, #16 /* l1in = sli(l1in_r, w1) */
 	str q1, [sp, #272] /* spill z */
-	mov v1.16b, v3.16b /* high16 */
-	bsl v1.16b, v24.16b, v5.16b /* l1in16 = bsl(high16, w1, w2) */
-	str q19, [sp, #288] /* spill x2 */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_1_rotl24
-	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_rotl24] /* rotl24 = const() */
+	ldr q1, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_rotl24] /* rotl24 = const() */
+	str q19, [sp, #288] /* spill x2 */
+	tbl v19.16b, {v25.16b}, v1.16b /* ur24 = lookup16(l1in, rotl24) */
 	str q17, [sp, #304] /* spill x1 */
-	tbl v17.16b, {v25.16b}, v19.16b /* ur24 = lookup16(l1in, rotl24) */
-	str q2, [sp, #320] /* spill g0s2 */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_1_rotl8
-	ldr q2, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_rotl8] /* rotl8 = const() */
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_rotl8] /* rotl8 = const() */
+	str q2, [sp, #320] /* spill g0s2 */
+	tbl v2.16b, {v25.16b}, v17.16b /* ur8 = lookup16(l1in, rotl8) */
 	str q22, [sp, #336] /* spill dbl_2 */
-	tbl v22.16b, {v25.16b}, v2.16b /* ur8 = lookup16(l1in, rotl8) */
-	eor v22.16b, v25.16b, v22.16b /* ug_acc = xor(l1in, ur8) */
-	eor v1.16b, v22.16b, v1.16b /* ug = xor(ug_acc, l1in16) */
-	ushr v22.4s, v1.4s, #30 /* ur2_r = shr(ug) */
-	sli v22.4s, v1.4s, #2 /* ur2 = sli(ur2_r, ug) */
-	eor v1.16b, v25.16b, v17.16b /* u_acc = xor(l1in, ur24) */
-	eor v1.16b, v1.16b, v22.16b /* u = xor(u_acc, ur2) */
-	ushr v17.4s, v5.4s, #16 /* l2in_r = shr(w1) */
-	sli v17.4s, v24.4s, #16 /* l2in = sli(l2in_r, w2) */
-	bit v24.16b, v5.16b, v3.16b /* l2in16 = bsl(high16, w2, w1) */
-	tbl v5.16b, {v17.16b}, v2.16b /* v8r8 = lookup16(l2in, rotl8) */
-	tbl v22.16b, {v17.16b}, v19.16b /* v8r24 = lookup16(l2in, rotl24) */
-	eor v17.16b, v17.16b, v24.16b /* v8g_acc = xor(l2in, l2in16) */
-	eor v17.16b, v17.16b, v22.16b /* v8g = xor(v8g_acc, v8r24) */
-	ushr v22.4s, v17.4s, #26 /* v8r6_r = shr(v8g) */
-	sli v22.4s, v17.4s, #6 /* v8r6 = sli(v8r6_r, v8g) */
-	eor v5.16b, v5.16b, v24.16b /* v8_acc = xor(v8r8, l2in16) */
-	eor v5.16b, v5.16b, v22.16b /* v8 = xor(v8_acc, v8r6) */
+	rev32 v22.8h, v25.8h /* ur16 = rev(l1in) */
+	eor v2.16b, v25.16b, v2.16b /* ug_acc = xor(l1in, ur8) */
+	eor v2.16b, v2.16b, v22.16b /* ug = xor(ug_acc, ur16) */
+	ushr v22.4s, v2.4s, #30 /* ur2_r = shr(ug) */
+	sli v22.4s, v2.4s, #2 /* ur2 = sli(ur2_r, ug) */
+	eor v2.16b, v25.16b, v19.16b /* u_acc = xor(l1in, ur24) */
+	eor v2.16b, v2.16b, v22.16b /* u = xor(u_acc, ur2) */
+	ushr v5.4s, v5.4s, #16 /* l2in_r = shr(w1) */
+	sli v5.4s, v24.4s, #16 /* l2in = sli(l2in_r, w2) */
+	tbl v19.16b, {v5.16b}, v17.16b /* v8r8 = lookup16(l2in, rotl8) */
+	rev32 v22.8h, v5.8h /* v8r16 = rev(l2in) */
+	tbl v24.16b, {v5.16b}, v1.16b /* v8r24 = lookup16(l2in, rotl24) */
+	eor v5.16b, v5.16b, v22.16b /* v8g_acc = xor(l2in, v8r16) */
+	eor v5.16b, v5.16b, v24.16b /* v8g = xor(v8g_acc, v8r24) */
+	ushr v24.4s, v5.4s, #26 /* v8r6_r = shr(v8g) */
+	sli v24.4s, v5.4s, #6 /* v8r6 = sli(v8r6_r, v8g) */
+	eor v5.16b, v19.16b, v22.16b /* v8_acc = xor(v8r8, v8r16) */
+	eor v5.16b, v5.16b, v24.16b /* v8 = xor(v8_acc, v8r6) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_1_odd_bytes
-	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_odd_bytes] /* odd_bytes = const() */
-	mov v22.16b, v17.16b /* odd_bytes */
-	bsl v22.16b, v1.16b, v5.16b /* sb_in_x = bsl(odd_bytes, v8, u) */
-	bit v1.16b, v5.16b, v17.16b /* sb_in_y = bsl(odd_bytes, u, v8) */
+	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_odd_bytes] /* odd_bytes = const() */
+	mov v22.16b, v19.16b /* odd_bytes */
+	bsl v22.16b, v2.16b, v5.16b /* sb_in_x = bsl(odd_bytes, v8, u) */
+	bit v2.16b, v5.16b, v19.16b /* sb_in_y = bsl(odd_bytes, u, v8) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_1_nibble_mask
 	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_nibble_mask] /* nibble_mask = const() */
 	and v24.16b, v22.16b, v5.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
@@ -4192,34 +4153,34 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v24.16b, {v25.16b}, v24.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	add v22.16b, v22.16b, v22.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	eor v22.16b, v24.16b, v22.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	and v24.16b, v1.16b, v5.16b /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* sb_in_y_hi = shr(sb_in_y) */
+	and v24.16b, v2.16b, v5.16b /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_in_y_hi = shr(sb_in_y) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_1_tbl_lo
 	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_tbl_lo] /* tbl_lo = const() */
 	tbl v24.16b, {v25.16b}, v24.16b /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_1_tbl_hi
 	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_tbl_hi] /* tbl_hi = const() */
-	tbl v1.16b, {v25.16b}, v1.16b /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
-	eor v1.16b, v24.16b, v1.16b /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	tbl v2.16b, {v25.16b}, v2.16b /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
+	eor v2.16b, v24.16b, v2.16b /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_1_inv_shift_rows
 	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v1.16b, {v1.16b}, v24.16b /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	tbl v2.16b, {v2.16b}, v24.16b /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_1_zero_key
 	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_zero_key] /* zero_key = const() */
-	aese v1.16b, v24.16b /* sb_s1_aes = aese(sb_s1_sr, zero_key) */
-	and v24.16b, v1.16b, v5.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
+	aese v2.16b, v24.16b /* sb_s1_aes = aese(sb_s1_sr, zero_key) */
+	and v24.16b, v2.16b, v5.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_1_tbl_lo_1
 	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v24.16b, {v25.16b}, v24.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_1_tbl_hi_1
 	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v1.16b, {v25.16b}, v1.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
-	eor v1.16b, v24.16b, v1.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
-	mov v24.16b, v17.16b /* odd_bytes */
-	bsl v24.16b, v22.16b, v1.16b /* sb_out_x = bsl(odd_bytes, sb_s1, sb_s0) */
-	bit v22.16b, v1.16b, v17.16b /* sb_out_y = bsl(odd_bytes, sb_s0, sb_s1) */
-	tbl v1.16b, {v22.16b}, v19.16b /* r2 = lookup16(sb_out_y, rotl24) */
+	tbl v2.16b, {v25.16b}, v2.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	eor v2.16b, v24.16b, v2.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	mov v24.16b, v19.16b /* odd_bytes */
+	bsl v24.16b, v22.16b, v2.16b /* sb_out_x = bsl(odd_bytes, sb_s1, sb_s0) */
+	bit v22.16b, v2.16b, v19.16b /* sb_out_y = bsl(odd_bytes, sb_s0, sb_s1) */
+	tbl v2.16b, {v22.16b}, v1.16b /* r2 = lookup16(sb_out_y, rotl24) */
 	ushr v7.4s, v7.4s, #24 /* s0k_o_r = shr(dbl_3) */
 	sli v7.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_1_modulus
@@ -4232,10 +4193,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	and v25.16b, v25.16b, v22.16b /* s4k = and(s4k_o, modulus) */
 	str q4, [sp, #368] /* spill g0s4 */
 	add v4.4s, v18.4s, v18.4s /* dbl_6 = add(g0s10, g0s10) */
-	str q1, [sp, #384] /* spill r2 */
-	ushr v1.4s, v4.4s, #11 /* s10k_o_r = shr(dbl_6) */
-	sli v1.4s, v18.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10) */
-	and v1.16b, v1.16b, v22.16b /* s10k = and(s10k_o, modulus) */
+	str q2, [sp, #384] /* spill r2 */
+	ushr v2.4s, v4.4s, #11 /* s10k_o_r = shr(dbl_6) */
+	sli v2.4s, v18.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10) */
+	and v2.16b, v2.16b, v22.16b /* s10k = and(s10k_o, modulus) */
 	str q18, [sp, #400] /* spill g0s10 */
 	add v18.4s, v21.4s, v21.4s /* dbl_7 = add(g0s13, g0s13) */
 	str q18, [sp, #416] /* spill dbl_7 */
@@ -4252,23 +4213,23 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	str q21, [sp, #448] /* spill g0s13 */
 	add v21.4s, v7.4s, v25.4s /* fb0_p = add(fb0_s, minus_modulus) */
 	umin v7.4s, v7.4s, v21.4s /* fb0 = minu(fb0_s, fb0_p) */
-	add v1.4s, v1.4s, v18.4s /* fb0_s_1 = add(s10k, s13k) */
-	add v18.4s, v1.4s, v25.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
-	umin v1.4s, v1.4s, v18.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
-	add v1.4s, v7.4s, v1.4s /* fb1_s = add(fb0, fb0_1) */
-	add v7.4s, v1.4s, v25.4s /* fb1_p = add(fb1_s, minus_modulus) */
-	umin v1.4s, v1.4s, v7.4s /* fb1 = minu(fb1_s, fb1_p) */
-	add v1.4s, v1.4s, v14.4s /* fb2_s = add(fb1, s15k) */
-	add v7.4s, v1.4s, v25.4s /* fb2_p = add(fb2_s, minus_modulus) */
-	umin v1.4s, v1.4s, v7.4s /* fb2 = minu(fb2_s, fb2_p) */
-	add v0.4s, v1.4s, v0.4s /* fb_s = add(fb2, g0s0) */
-	add v1.4s, v0.4s, v25.4s /* fb_p = add(fb_s, minus_modulus) */
-	smax v0.4s, v0.4s, v1.4s /* fb = maxs(fb_s, fb_p) */
+	add v2.4s, v2.4s, v18.4s /* fb0_s_1 = add(s10k, s13k) */
+	add v18.4s, v2.4s, v25.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	umin v2.4s, v2.4s, v18.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	add v2.4s, v7.4s, v2.4s /* fb1_s = add(fb0, fb0_1) */
+	add v7.4s, v2.4s, v25.4s /* fb1_p = add(fb1_s, minus_modulus) */
+	umin v2.4s, v2.4s, v7.4s /* fb1 = minu(fb1_s, fb1_p) */
+	add v2.4s, v2.4s, v14.4s /* fb2_s = add(fb1, s15k) */
+	add v7.4s, v2.4s, v25.4s /* fb2_p = add(fb2_s, minus_modulus) */
+	umin v2.4s, v2.4s, v7.4s /* fb2 = minu(fb2_s, fb2_p) */
+	add v0.4s, v2.4s, v0.4s /* fb_s = add(fb2, g0s0) */
+	add v2.4s, v0.4s, v25.4s /* fb_p = add(fb_s, minus_modulus) */
+	smax v0.4s, v0.4s, v2.4s /* fb = maxs(fb_s, fb_p) */
 
 	/* Round 0, lanes 4..7: BR, F (Z out), LFSR feedback. */
-	add v1.4s, v27.4s, v27.4s /* dbl_9 = add(g1s15, g1s15) */
+	add v2.4s, v27.4s, v27.4s /* dbl_9 = add(g1s15, g1s15) */
 	mov v7.16b, v3.16b /* high16 */
-	bsl v7.16b, v1.16b, v29.16b /* x0_1 = bsl(high16, g1s14, dbl_9) */
+	bsl v7.16b, v2.16b, v29.16b /* x0_1 = bsl(high16, g1s14, dbl_9) */
 	add v18.4s, v11.4s, v11.4s /* dbl_10 = add(g1s9, g1s9) */
 	ushr v21.4s, v18.4s, #16 /* x1_1_r = shr(dbl_10) */
 	sli v21.4s, v13.4s, #16 /* x1_1 = sli(x1_1_r, g1s11) */
@@ -4289,32 +4250,31 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ushr v10.4s, v8.4s, #16 /* l1in_1_r = shr(w2_1) */
 	sli v10.4s, v9.4s, #16 /* l1in_1 = sli(l1in_1_r, w1_1) */
 	str q7, [sp, #512] /* spill z_1 */
-	mov v7.16b, v3.16b /* high16 */
-	bsl v7.16b, v8.16b, v9.16b /* l1in16_1 = bsl(high16, w1_1, w2_1) */
+	tbl v7.16b, {v10.16b}, v1.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
 	str q18, [sp, #528] /* spill x2_1 */
-	tbl v18.16b, {v10.16b}, v19.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
+	tbl v18.16b, {v10.16b}, v17.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
 	str q21, [sp, #544] /* spill x1_1 */
-	tbl v21.16b, {v10.16b}, v2.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
-	eor v21.16b, v10.16b, v21.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
-	eor v7.16b, v21.16b, v7.16b /* ug_1 = xor(ug_acc_1, l1in16_1) */
-	ushr v21.4s, v7.4s, #30 /* ur2_1_r = shr(ug_1) */
-	sli v21.4s, v7.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
-	eor v7.16b, v10.16b, v18.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
+	rev32 v21.8h, v10.8h /* ur16_1 = rev(l1in_1) */
+	eor v18.16b, v10.16b, v18.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	eor v18.16b, v18.16b, v21.16b /* ug_1 = xor(ug_acc_1, ur16_1) */
+	ushr v21.4s, v18.4s, #30 /* ur2_1_r = shr(ug_1) */
+	sli v21.4s, v18.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
+	eor v7.16b, v10.16b, v7.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
 	eor v7.16b, v7.16b, v21.16b /* u_1 = xor(u_acc_1, ur2_1) */
 	ushr v18.4s, v9.4s, #16 /* l2in_1_r = shr(w1_1) */
 	sli v18.4s, v8.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
-	bit v8.16b, v9.16b, v3.16b /* l2in16_1 = bsl(high16, w2_1, w1_1) */
-	tbl v21.16b, {v18.16b}, v2.16b /* v8r8_1 = lookup16(l2in_1, rotl8) */
-	tbl v9.16b, {v18.16b}, v19.16b /* v8r24_1 = lookup16(l2in_1, rotl24) */
-	eor v18.16b, v18.16b, v8.16b /* v8g_acc_1 = xor(l2in_1, l2in16_1) */
+	tbl v21.16b, {v18.16b}, v17.16b /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	rev32 v8.8h, v18.8h /* v8r16_1 = rev(l2in_1) */
+	tbl v9.16b, {v18.16b}, v1.16b /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	eor v18.16b, v18.16b, v8.16b /* v8g_acc_1 = xor(l2in_1, v8r16_1) */
 	eor v18.16b, v18.16b, v9.16b /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
 	ushr v9.4s, v18.4s, #26 /* v8r6_1_r = shr(v8g_1) */
 	sli v9.4s, v18.4s, #6 /* v8r6_1 = sli(v8r6_1_r, v8g_1) */
-	eor v18.16b, v21.16b, v8.16b /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
+	eor v18.16b, v21.16b, v8.16b /* v8_acc_1 = xor(v8r8_1, v8r16_1) */
 	eor v18.16b, v18.16b, v9.16b /* v8_1 = xor(v8_acc_1, v8r6_1) */
-	mov v21.16b, v17.16b /* odd_bytes */
+	mov v21.16b, v19.16b /* odd_bytes */
 	bsl v21.16b, v7.16b, v18.16b /* sb_in_x_1 = bsl(odd_bytes, v8_1, u_1) */
-	bit v7.16b, v18.16b, v17.16b /* sb_in_y_1 = bsl(odd_bytes, u_1, v8_1) */
+	bit v7.16b, v18.16b, v19.16b /* sb_in_y_1 = bsl(odd_bytes, u_1, v8_1) */
 	and v18.16b, v21.16b, v5.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	ushr v21.16b, v21.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_1_s0_p1
@@ -4359,10 +4319,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v7.16b, {v14.16b}, v7.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	eor v7.16b, v31.16b, v7.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
+	mov v31.16b, v19.16b /* odd_bytes */
 	bsl v31.16b, v18.16b, v7.16b /* sb_out_x_1 = bsl(odd_bytes, sb_s1_1, sb_s0_1) */
-	bit v18.16b, v7.16b, v17.16b /* sb_out_y_1 = bsl(odd_bytes, sb_s0_1, sb_s1_1) */
-	tbl v7.16b, {v18.16b}, v19.16b /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	bit v18.16b, v7.16b, v19.16b /* sb_out_y_1 = bsl(odd_bytes, sb_s0_1, sb_s1_1) */
+	tbl v7.16b, {v18.16b}, v1.16b /* r2_1 = lookup16(sb_out_y_1, rotl24) */
 	ushr v18.4s, v11.4s, #24 /* s0k_o_1_r = shr(dbl_12) */
 	sli v18.4s, v26.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g1s0) */
 	and v18.16b, v18.16b, v22.16b /* s0k_1 = and(s0k_o_1, modulus) */
@@ -4382,10 +4342,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ushr v12.4s, v12.4s, #15 /* s13k_o_1_r = shr(dbl_16) */
 	sli v12.4s, v15.4s, #17 /* s13k_o_1 = sli(s13k_o_1_r, g1s13) */
 	and v12.16b, v12.16b, v22.16b /* s13k_1 = and(s13k_o_1, modulus) */
-	str q1, [sp, #704] /* spill dbl_9 */
-	ushr v1.4s, v1.4s, #17 /* s15k_o_1_r = shr(dbl_9) */
-	sli v1.4s, v27.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, g1s15) */
-	and v1.16b, v1.16b, v22.16b /* s15k_1 = and(s15k_o_1, modulus) */
+	str q2, [sp, #704] /* spill dbl_9 */
+	ushr v2.4s, v2.4s, #17 /* s15k_o_1_r = shr(dbl_9) */
+	sli v2.4s, v27.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, g1s15) */
+	and v2.16b, v2.16b, v22.16b /* s15k_1 = and(s15k_o_1, modulus) */
 	add v18.4s, v18.4s, v11.4s /* fb0_s_2 = add(s0k_1, s4k_1) */
 	add v11.4s, v18.4s, v25.4s /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
 	umin v18.4s, v18.4s, v11.4s /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
@@ -4395,12 +4355,12 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	add v18.4s, v18.4s, v11.4s /* fb1_s_1 = add(fb0_2, fb0_3) */
 	add v11.4s, v18.4s, v25.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
 	umin v18.4s, v18.4s, v11.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
-	add v1.4s, v18.4s, v1.4s /* fb2_s_1 = add(fb1_1, s15k_1) */
-	add v18.4s, v1.4s, v25.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
-	umin v1.4s, v1.4s, v18.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
-	add v1.4s, v1.4s, v26.4s /* fb_s_1 = add(fb2_1, g1s0) */
-	add v18.4s, v1.4s, v25.4s /* fb_p_1 = add(fb_s_1, minus_modulus) */
-	smax v1.4s, v1.4s, v18.4s /* fb_1 = maxs(fb_s_1, fb_p_1) */
+	add v2.4s, v18.4s, v2.4s /* fb2_s_1 = add(fb1_1, s15k_1) */
+	add v18.4s, v2.4s, v25.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	umin v2.4s, v2.4s, v18.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	add v2.4s, v2.4s, v26.4s /* fb_s_1 = add(fb2_1, g1s0) */
+	add v18.4s, v2.4s, v25.4s /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	smax v2.4s, v2.4s, v18.4s /* fb_1 = maxs(fb_s_1, fb_p_1) */
 
 	/* Round 1, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	add v18.4s, v0.4s, v0.4s /* dbl_18 = add(fb, fb) */
@@ -4430,31 +4390,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ushr v26.4s, v4.4s, #16 /* l1in_2_r = shr(w2_2) */
 	sli v26.4s, v24.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
 	str q23, [sp, #384] /* spill z_2 */
-	mov v23.16b, v3.16b /* high16 */
-	bsl v23.16b, v4.16b, v24.16b /* l1in16_2 = bsl(high16, w1_2, w2_2) */
+	tbl v23.16b, {v26.16b}, v1.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
 	str q14, [sp, #800] /* spill x2_2 */
-	tbl v14.16b, {v26.16b}, v19.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
-	tbl v20.16b, {v26.16b}, v2.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
-	eor v20.16b, v26.16b, v20.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
-	eor v20.16b, v20.16b, v23.16b /* ug_2 = xor(ug_acc_2, l1in16_2) */
-	ushr v23.4s, v20.4s, #30 /* ur2_2_r = shr(ug_2) */
-	sli v23.4s, v20.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
-	eor v20.16b, v26.16b, v14.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
-	eor v20.16b, v20.16b, v23.16b /* u_2 = xor(u_acc_2, ur2_2) */
+	tbl v14.16b, {v26.16b}, v17.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
+	rev32 v20.8h, v26.8h /* ur16_2 = rev(l1in_2) */
+	eor v14.16b, v26.16b, v14.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	eor v20.16b, v14.16b, v20.16b /* ug_2 = xor(ug_acc_2, ur16_2) */
+	ushr v14.4s, v20.4s, #30 /* ur2_2_r = shr(ug_2) */
+	sli v14.4s, v20.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
+	eor v20.16b, v26.16b, v23.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
+	eor v20.16b, v20.16b, v14.16b /* u_2 = xor(u_acc_2, ur2_2) */
 	ushr v23.4s, v24.4s, #16 /* l2in_2_r = shr(w1_2) */
 	sli v23.4s, v4.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
-	bit v4.16b, v24.16b, v3.16b /* l2in16_2 = bsl(high16, w2_2, w1_2) */
-	tbl v24.16b, {v23.16b}, v2.16b /* v8r8_2 = lookup16(l2in_2, rotl8) */
-	tbl v26.16b, {v23.16b}, v19.16b /* v8r24_2 = lookup16(l2in_2, rotl24) */
-	eor v23.16b, v23.16b, v4.16b /* v8g_acc_2 = xor(l2in_2, l2in16_2) */
+	tbl v4.16b, {v23.16b}, v17.16b /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	rev32 v24.8h, v23.8h /* v8r16_2 = rev(l2in_2) */
+	tbl v26.16b, {v23.16b}, v1.16b /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	eor v23.16b, v23.16b, v24.16b /* v8g_acc_2 = xor(l2in_2, v8r16_2) */
 	eor v23.16b, v23.16b, v26.16b /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
 	ushr v26.4s, v23.4s, #26 /* v8r6_2_r = shr(v8g_2) */
 	sli v26.4s, v23.4s, #6 /* v8r6_2 = sli(v8r6_2_r, v8g_2) */
-	eor v4.16b, v24.16b, v4.16b /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
+	eor v4.16b, v4.16b, v24.16b /* v8_acc_2 = xor(v8r8_2, v8r16_2) */
 	eor v4.16b, v4.16b, v26.16b /* v8_2 = xor(v8_acc_2, v8r6_2) */
-	mov v23.16b, v17.16b /* odd_bytes */
+	mov v23.16b, v19.16b /* odd_bytes */
 	bsl v23.16b, v20.16b, v4.16b /* sb_in_x_2 = bsl(odd_bytes, v8_2, u_2) */
-	bit v20.16b, v4.16b, v17.16b /* sb_in_y_2 = bsl(odd_bytes, u_2, v8_2) */
+	bit v20.16b, v4.16b, v19.16b /* sb_in_y_2 = bsl(odd_bytes, u_2, v8_2) */
 	and v4.16b, v23.16b, v5.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
 	tbl v24.16b, {v8.16b}, v4.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
@@ -4480,10 +4439,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q26, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_1_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v20.16b, {v26.16b}, v20.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
 	eor v20.16b, v23.16b, v20.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
-	mov v23.16b, v17.16b /* odd_bytes */
+	mov v23.16b, v19.16b /* odd_bytes */
 	bsl v23.16b, v4.16b, v20.16b /* sb_out_x_2 = bsl(odd_bytes, sb_s1_2, sb_s0_2) */
-	bit v4.16b, v20.16b, v17.16b /* sb_out_y_2 = bsl(odd_bytes, sb_s0_2, sb_s1_2) */
-	tbl v4.16b, {v4.16b}, v19.16b /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	bit v4.16b, v20.16b, v19.16b /* sb_out_y_2 = bsl(odd_bytes, sb_s0_2, sb_s1_2) */
+	tbl v4.16b, {v4.16b}, v1.16b /* r2_2 = lookup16(sb_out_y_2, rotl24) */
 	ushr v20.4s, v15.4s, #24 /* s0k_o_2_r = shr(dbl_21) */
 	sli v20.4s, v16.4s, #8 /* s0k_o_2 = sli(s0k_o_2_r, g0s1) */
 	and v20.16b, v20.16b, v22.16b /* s0k_2 = and(s0k_o_2, modulus) */
@@ -4526,7 +4485,7 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	smax v6.4s, v6.4s, v16.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
 
 	/* Round 1, lanes 4..7: BR, F (Z out), LFSR feedback. */
-	add v16.4s, v1.4s, v1.4s /* dbl_27 = add(fb_1, fb_1) */
+	add v16.4s, v2.4s, v2.4s /* dbl_27 = add(fb_1, fb_1) */
 	mov v20.16b, v3.16b /* high16 */
 	bsl v20.16b, v16.16b, v27.16b /* x0_3 = bsl(high16, g1s15, dbl_27) */
 	ushr v11.4s, v30.4s, #16 /* x1_3_r = shr(dbl_15) */
@@ -4554,31 +4513,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ushr v31.4s, v7.4s, #16 /* l1in_3_r = shr(w2_3) */
 	sli v31.4s, v27.4s, #16 /* l1in_3 = sli(l1in_3_r, w1_3) */
 	str q20, [sp, #928] /* spill z_3 */
-	mov v20.16b, v3.16b /* high16 */
-	bsl v20.16b, v7.16b, v27.16b /* l1in16_3 = bsl(high16, w1_3, w2_3) */
+	tbl v20.16b, {v31.16b}, v1.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
 	str q12, [sp, #944] /* spill x2_3 */
-	tbl v12.16b, {v31.16b}, v19.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
-	tbl v30.16b, {v31.16b}, v2.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
-	eor v30.16b, v31.16b, v30.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
-	eor v20.16b, v30.16b, v20.16b /* ug_3 = xor(ug_acc_3, l1in16_3) */
-	ushr v30.4s, v20.4s, #30 /* ur2_3_r = shr(ug_3) */
-	sli v30.4s, v20.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
-	eor v20.16b, v31.16b, v12.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
-	eor v20.16b, v20.16b, v30.16b /* u_3 = xor(u_acc_3, ur2_3) */
-	ushr v30.4s, v27.4s, #16 /* l2in_3_r = shr(w1_3) */
-	sli v30.4s, v7.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
-	bit v7.16b, v27.16b, v3.16b /* l2in16_3 = bsl(high16, w2_3, w1_3) */
-	tbl v27.16b, {v30.16b}, v2.16b /* v8r8_3 = lookup16(l2in_3, rotl8) */
-	tbl v31.16b, {v30.16b}, v19.16b /* v8r24_3 = lookup16(l2in_3, rotl24) */
-	eor v30.16b, v30.16b, v7.16b /* v8g_acc_3 = xor(l2in_3, l2in16_3) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_3_r = shr(v8g_3) */
-	sli v31.4s, v30.4s, #6 /* v8r6_3 = sli(v8r6_3_r, v8g_3) */
-	eor v7.16b, v27.16b, v7.16b /* v8_acc_3 = xor(v8r8_3, l2in16_3) */
+	tbl v12.16b, {v31.16b}, v17.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
+	rev32 v30.8h, v31.8h /* ur16_3 = rev(l1in_3) */
+	eor v12.16b, v31.16b, v12.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	eor v30.16b, v12.16b, v30.16b /* ug_3 = xor(ug_acc_3, ur16_3) */
+	ushr v12.4s, v30.4s, #30 /* ur2_3_r = shr(ug_3) */
+	sli v12.4s, v30.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
+	eor v20.16b, v31.16b, v20.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
+	eor v20.16b, v20.16b, v12.16b /* u_3 = xor(u_acc_3, ur2_3) */
+	ushr v27.4s, v27.4s, #16 /* l2in_3_r = shr(w1_3) */
+	sli v27.4s, v7.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
+	tbl v7.16b, {v27.16b}, v17.16b /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	rev32 v30.8h, v27.8h /* v8r16_3 = rev(l2in_3) */
+	tbl v31.16b, {v27.16b}, v1.16b /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	eor v27.16b, v27.16b, v30.16b /* v8g_acc_3 = xor(l2in_3, v8r16_3) */
+	eor v27.16b, v27.16b, v31.16b /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
+	ushr v31.4s, v27.4s, #26 /* v8r6_3_r = shr(v8g_3) */
+	sli v31.4s, v27.4s, #6 /* v8r6_3 = sli(v8r6_3_r, v8g_3) */
+	eor v7.16b, v7.16b, v30.16b /* v8_acc_3 = xor(v8r8_3, v8r16_3) */
 	eor v7.16b, v7.16b, v31.16b /* v8_3 = xor(v8_acc_3, v8r6_3) */
-	mov v27.16b, v17.16b /* odd_bytes */
+	mov v27.16b, v19.16b /* odd_bytes */
 	bsl v27.16b, v20.16b, v7.16b /* sb_in_x_3 = bsl(odd_bytes, v8_3, u_3) */
-	bit v20.16b, v7.16b, v17.16b /* sb_in_y_3 = bsl(odd_bytes, u_3, v8_3) */
+	bit v20.16b, v7.16b, v19.16b /* sb_in_y_3 = bsl(odd_bytes, u_3, v8_3) */
 	and v7.16b, v27.16b, v5.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
 	tbl v30.16b, {v8.16b}, v7.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
@@ -4600,10 +4558,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v27.16b, {v24.16b}, v27.16b /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
 	tbl v20.16b, {v26.16b}, v20.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
 	eor v20.16b, v27.16b, v20.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
-	mov v27.16b, v17.16b /* odd_bytes */
+	mov v27.16b, v19.16b /* odd_bytes */
 	bsl v27.16b, v7.16b, v20.16b /* sb_out_x_3 = bsl(odd_bytes, sb_s1_3, sb_s0_3) */
-	bit v7.16b, v20.16b, v17.16b /* sb_out_y_3 = bsl(odd_bytes, sb_s0_3, sb_s1_3) */
-	tbl v7.16b, {v7.16b}, v19.16b /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	bit v7.16b, v20.16b, v19.16b /* sb_out_y_3 = bsl(odd_bytes, sb_s0_3, sb_s1_3) */
+	tbl v7.16b, {v7.16b}, v1.16b /* r2_3 = lookup16(sb_out_y_3, rotl24) */
 	ushr v18.4s, v18.4s, #24 /* s0k_o_3_r = shr(dbl_30) */
 	sli v18.4s, v15.4s, #8 /* s0k_o_3 = sli(s0k_o_3_r, g1s1) */
 	and v18.16b, v18.16b, v22.16b /* s0k_3 = and(s0k_o_3, modulus) */
@@ -4625,7 +4583,7 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	sli v31.4s, v12.4s, #17 /* s13k_o_3 = sli(s13k_o_3_r, g1s14) */
 	and v31.16b, v31.16b, v22.16b /* s13k_3 = and(s13k_o_3, modulus) */
 	ushr v12.4s, v16.4s, #17 /* s15k_o_3_r = shr(dbl_27) */
-	sli v12.4s, v1.4s, #15 /* s15k_o_3 = sli(s15k_o_3_r, fb_1) */
+	sli v12.4s, v2.4s, #15 /* s15k_o_3 = sli(s15k_o_3_r, fb_1) */
 	and v12.16b, v12.16b, v22.16b /* s15k_3 = and(s15k_o_3, modulus) */
 	add v18.4s, v18.4s, v30.4s /* fb0_s_6 = add(s0k_3, s4k_3) */
 	add v30.4s, v18.4s, v25.4s /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
@@ -4672,31 +4630,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ushr v31.4s, v4.4s, #16 /* l1in_4_r = shr(w2_4) */
 	sli v31.4s, v23.4s, #16 /* l1in_4 = sli(l1in_4_r, w1_4) */
 	str q0, [sp, #1040] /* spill z_4 */
-	mov v0.16b, v3.16b /* high16 */
-	bsl v0.16b, v4.16b, v23.16b /* l1in16_4 = bsl(high16, w1_4, w2_4) */
+	tbl v0.16b, {v31.16b}, v1.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
 	str q12, [sp, #1056] /* spill x2_4 */
-	tbl v12.16b, {v31.16b}, v19.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
-	tbl v14.16b, {v31.16b}, v2.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
-	eor v14.16b, v31.16b, v14.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
-	eor v0.16b, v14.16b, v0.16b /* ug_4 = xor(ug_acc_4, l1in16_4) */
-	ushr v14.4s, v0.4s, #30 /* ur2_4_r = shr(ug_4) */
-	sli v14.4s, v0.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
-	eor v0.16b, v31.16b, v12.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
+	tbl v12.16b, {v31.16b}, v17.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
+	rev32 v14.8h, v31.8h /* ur16_4 = rev(l1in_4) */
+	eor v12.16b, v31.16b, v12.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	eor v12.16b, v12.16b, v14.16b /* ug_4 = xor(ug_acc_4, ur16_4) */
+	ushr v14.4s, v12.4s, #30 /* ur2_4_r = shr(ug_4) */
+	sli v14.4s, v12.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
+	eor v0.16b, v31.16b, v0.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
 	eor v0.16b, v0.16b, v14.16b /* u_4 = xor(u_acc_4, ur2_4) */
-	ushr v31.4s, v23.4s, #16 /* l2in_4_r = shr(w1_4) */
-	sli v31.4s, v4.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
-	bit v4.16b, v23.16b, v3.16b /* l2in16_4 = bsl(high16, w2_4, w1_4) */
-	tbl v23.16b, {v31.16b}, v2.16b /* v8r8_4 = lookup16(l2in_4, rotl8) */
-	tbl v12.16b, {v31.16b}, v19.16b /* v8r24_4 = lookup16(l2in_4, rotl24) */
-	eor v31.16b, v31.16b, v4.16b /* v8g_acc_4 = xor(l2in_4, l2in16_4) */
-	eor v31.16b, v31.16b, v12.16b /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
-	ushr v12.4s, v31.4s, #26 /* v8r6_4_r = shr(v8g_4) */
-	sli v12.4s, v31.4s, #6 /* v8r6_4 = sli(v8r6_4_r, v8g_4) */
-	eor v4.16b, v23.16b, v4.16b /* v8_acc_4 = xor(v8r8_4, l2in16_4) */
+	ushr v23.4s, v23.4s, #16 /* l2in_4_r = shr(w1_4) */
+	sli v23.4s, v4.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
+	tbl v4.16b, {v23.16b}, v17.16b /* v8r8_4 = lookup16(l2in_4, rotl8) */
+	rev32 v31.8h, v23.8h /* v8r16_4 = rev(l2in_4) */
+	tbl v12.16b, {v23.16b}, v1.16b /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	eor v23.16b, v23.16b, v31.16b /* v8g_acc_4 = xor(l2in_4, v8r16_4) */
+	eor v23.16b, v23.16b, v12.16b /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
+	ushr v12.4s, v23.4s, #26 /* v8r6_4_r = shr(v8g_4) */
+	sli v12.4s, v23.4s, #6 /* v8r6_4 = sli(v8r6_4_r, v8g_4) */
+	eor v4.16b, v4.16b, v31.16b /* v8_acc_4 = xor(v8r8_4, v8r16_4) */
 	eor v4.16b, v4.16b, v12.16b /* v8_4 = xor(v8_acc_4, v8r6_4) */
-	mov v23.16b, v17.16b /* odd_bytes */
+	mov v23.16b, v19.16b /* odd_bytes */
 	bsl v23.16b, v0.16b, v4.16b /* sb_in_x_4 = bsl(odd_bytes, v8_4, u_4) */
-	bit v0.16b, v4.16b, v17.16b /* sb_in_y_4 = bsl(odd_bytes, u_4, v8_4) */
+	bit v0.16b, v4.16b, v19.16b /* sb_in_y_4 = bsl(odd_bytes, u_4, v8_4) */
 	and v4.16b, v23.16b, v5.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
 	tbl v31.16b, {v8.16b}, v4.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
@@ -4718,10 +4675,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v23.16b, {v24.16b}, v23.16b /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
 	tbl v0.16b, {v26.16b}, v0.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
 	eor v0.16b, v23.16b, v0.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
-	mov v23.16b, v17.16b /* odd_bytes */
+	mov v23.16b, v19.16b /* odd_bytes */
 	bsl v23.16b, v4.16b, v0.16b /* sb_out_x_4 = bsl(odd_bytes, sb_s1_4, sb_s0_4) */
-	bit v4.16b, v0.16b, v17.16b /* sb_out_y_4 = bsl(odd_bytes, sb_s0_4, sb_s1_4) */
-	tbl v0.16b, {v4.16b}, v19.16b /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	bit v4.16b, v0.16b, v19.16b /* sb_out_y_4 = bsl(odd_bytes, sb_s0_4, sb_s1_4) */
+	tbl v0.16b, {v4.16b}, v1.16b /* r2_4 = lookup16(sb_out_y_4, rotl24) */
 	ushr v4.4s, v16.4s, #24 /* s0k_o_4_r = shr(dbl_39) */
 	sli v4.4s, v15.4s, #8 /* s0k_o_4 = sli(s0k_o_4_r, g0s2) */
 	and v4.16b, v4.16b, v22.16b /* s0k_4 = and(s0k_o_4, modulus) */
@@ -4763,7 +4720,7 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	/* Round 2, lanes 4..7: BR, F (Z out), LFSR feedback. */
 	add v31.4s, v18.4s, v18.4s /* dbl_45 = add(fb_3, fb_3) */
 	mov v11.16b, v3.16b /* high16 */
-	bsl v11.16b, v31.16b, v1.16b /* x0_5 = bsl(high16, fb_1, dbl_45) */
+	bsl v11.16b, v31.16b, v2.16b /* x0_5 = bsl(high16, fb_1, dbl_45) */
 	ushr v12.4s, v20.4s, #16 /* x1_5_r = shr(dbl_33) */
 	ldr q14, [sp, #752] /* reload g1s13 */
 	sli v12.4s, v14.4s, #16 /* x1_5 = sli(x1_5_r, g1s13) */
@@ -4778,42 +4735,41 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q15, [sp, #560] /* reload g1s2 */
 	str q30, [sp, #1088] /* spill dbl_36 */
 	add v30.4s, v15.4s, v15.4s /* dbl_48 = add(g1s2, g1s2) */
-	str q1, [sp, #1104] /* spill fb_1 */
-	ushr v1.4s, v30.4s, #16 /* x3_5_r = shr(dbl_48) */
+	str q2, [sp, #1104] /* spill fb_1 */
+	ushr v2.4s, v30.4s, #16 /* x3_5_r = shr(dbl_48) */
 	str q20, [sp, #1120] /* spill dbl_47 */
 	ldr q20, [sp, #656] /* reload g1s4 */
-	sli v1.4s, v20.4s, #16 /* x3_5 = sli(x3_5_r, g1s4) */
-	eor v1.16b, v11.16b, v1.16b /* z_5 = xor(w_5, x3_5) */
+	sli v2.4s, v20.4s, #16 /* x3_5 = sli(x3_5_r, g1s4) */
+	eor v2.16b, v11.16b, v2.16b /* z_5 = xor(w_5, x3_5) */
 	add v27.4s, v27.4s, v12.4s /* w1_5 = add(sb_out_x_3, x1_5) */
 	eor v7.16b, v7.16b, v14.16b /* w2_5 = xor(r2_3, x2_5) */
 	ushr v11.4s, v7.4s, #16 /* l1in_5_r = shr(w2_5) */
 	sli v11.4s, v27.4s, #16 /* l1in_5 = sli(l1in_5_r, w1_5) */
-	str q1, [sp, #1136] /* spill z_5 */
-	mov v1.16b, v3.16b /* high16 */
-	bsl v1.16b, v7.16b, v27.16b /* l1in16_5 = bsl(high16, w1_5, w2_5) */
+	str q2, [sp, #1136] /* spill z_5 */
+	tbl v2.16b, {v11.16b}, v1.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
 	str q14, [sp, #1152] /* spill x2_5 */
-	tbl v14.16b, {v11.16b}, v19.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
-	tbl v20.16b, {v11.16b}, v2.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
-	eor v20.16b, v11.16b, v20.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
-	eor v1.16b, v20.16b, v1.16b /* ug_5 = xor(ug_acc_5, l1in16_5) */
-	ushr v20.4s, v1.4s, #30 /* ur2_5_r = shr(ug_5) */
-	sli v20.4s, v1.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
-	eor v1.16b, v11.16b, v14.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
-	eor v1.16b, v1.16b, v20.16b /* u_5 = xor(u_acc_5, ur2_5) */
+	tbl v14.16b, {v11.16b}, v17.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
+	rev32 v20.8h, v11.8h /* ur16_5 = rev(l1in_5) */
+	eor v14.16b, v11.16b, v14.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	eor v20.16b, v14.16b, v20.16b /* ug_5 = xor(ug_acc_5, ur16_5) */
+	ushr v14.4s, v20.4s, #30 /* ur2_5_r = shr(ug_5) */
+	sli v14.4s, v20.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
+	eor v2.16b, v11.16b, v2.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
+	eor v2.16b, v2.16b, v14.16b /* u_5 = xor(u_acc_5, ur2_5) */
 	ushr v20.4s, v27.4s, #16 /* l2in_5_r = shr(w1_5) */
 	sli v20.4s, v7.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
-	bit v7.16b, v27.16b, v3.16b /* l2in16_5 = bsl(high16, w2_5, w1_5) */
-	tbl v27.16b, {v20.16b}, v2.16b /* v8r8_5 = lookup16(l2in_5, rotl8) */
-	tbl v11.16b, {v20.16b}, v19.16b /* v8r24_5 = lookup16(l2in_5, rotl24) */
-	eor v20.16b, v20.16b, v7.16b /* v8g_acc_5 = xor(l2in_5, l2in16_5) */
+	tbl v7.16b, {v20.16b}, v17.16b /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	rev32 v27.8h, v20.8h /* v8r16_5 = rev(l2in_5) */
+	tbl v11.16b, {v20.16b}, v1.16b /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	eor v20.16b, v20.16b, v27.16b /* v8g_acc_5 = xor(l2in_5, v8r16_5) */
 	eor v20.16b, v20.16b, v11.16b /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
 	ushr v11.4s, v20.4s, #26 /* v8r6_5_r = shr(v8g_5) */
 	sli v11.4s, v20.4s, #6 /* v8r6_5 = sli(v8r6_5_r, v8g_5) */
-	eor v7.16b, v27.16b, v7.16b /* v8_acc_5 = xor(v8r8_5, l2in16_5) */
+	eor v7.16b, v7.16b, v27.16b /* v8_acc_5 = xor(v8r8_5, v8r16_5) */
 	eor v7.16b, v7.16b, v11.16b /* v8_5 = xor(v8_acc_5, v8r6_5) */
-	mov v20.16b, v17.16b /* odd_bytes */
-	bsl v20.16b, v1.16b, v7.16b /* sb_in_x_5 = bsl(odd_bytes, v8_5, u_5) */
-	bit v1.16b, v7.16b, v17.16b /* sb_in_y_5 = bsl(odd_bytes, u_5, v8_5) */
+	mov v20.16b, v19.16b /* odd_bytes */
+	bsl v20.16b, v2.16b, v7.16b /* sb_in_x_5 = bsl(odd_bytes, v8_5, u_5) */
+	bit v2.16b, v7.16b, v19.16b /* sb_in_y_5 = bsl(odd_bytes, u_5, v8_5) */
 	and v7.16b, v20.16b, v5.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
 	tbl v27.16b, {v8.16b}, v7.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
@@ -4823,22 +4779,22 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v7.16b, {v10.16b}, v7.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
 	add v20.16b, v20.16b, v20.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
 	eor v7.16b, v7.16b, v20.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	and v20.16b, v1.16b, v5.16b /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* sb_in_y_5_hi = shr(sb_in_y_5) */
+	and v20.16b, v2.16b, v5.16b /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_in_y_5_hi = shr(sb_in_y_5) */
 	tbl v20.16b, {v28.16b}, v20.16b /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	tbl v1.16b, {v29.16b}, v1.16b /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
-	eor v1.16b, v20.16b, v1.16b /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	tbl v1.16b, {v1.16b}, v21.16b /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
-	aese v1.16b, v13.16b /* sb_s1_5_aes = aese(sb_s1_5_sr, zero_key) */
-	and v20.16b, v1.16b, v5.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
+	tbl v2.16b, {v29.16b}, v2.16b /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	eor v2.16b, v20.16b, v2.16b /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	tbl v2.16b, {v2.16b}, v21.16b /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+	aese v2.16b, v13.16b /* sb_s1_5_aes = aese(sb_s1_5_sr, zero_key) */
+	and v20.16b, v2.16b, v5.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
 	tbl v20.16b, {v24.16b}, v20.16b /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
-	tbl v1.16b, {v26.16b}, v1.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
-	eor v1.16b, v20.16b, v1.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
-	mov v20.16b, v17.16b /* odd_bytes */
-	bsl v20.16b, v7.16b, v1.16b /* sb_out_x_5 = bsl(odd_bytes, sb_s1_5, sb_s0_5) */
-	bit v7.16b, v1.16b, v17.16b /* sb_out_y_5 = bsl(odd_bytes, sb_s0_5, sb_s1_5) */
-	tbl v1.16b, {v7.16b}, v19.16b /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	tbl v2.16b, {v26.16b}, v2.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	eor v2.16b, v20.16b, v2.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	mov v20.16b, v19.16b /* odd_bytes */
+	bsl v20.16b, v7.16b, v2.16b /* sb_out_x_5 = bsl(odd_bytes, sb_s1_5, sb_s0_5) */
+	bit v7.16b, v2.16b, v19.16b /* sb_out_y_5 = bsl(odd_bytes, sb_s0_5, sb_s1_5) */
+	tbl v2.16b, {v7.16b}, v1.16b /* r2_5 = lookup16(sb_out_y_5, rotl24) */
 	ushr v7.4s, v30.4s, #24 /* s0k_o_5_r = shr(dbl_48) */
 	sli v7.4s, v15.4s, #8 /* s0k_o_5 = sli(s0k_o_5_r, g1s2) */
 	and v7.16b, v7.16b, v22.16b /* s0k_5 = and(s0k_o_5, modulus) */
@@ -4906,31 +4862,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ushr v11.4s, v0.4s, #16 /* l1in_6_r = shr(w2_6) */
 	sli v11.4s, v23.4s, #16 /* l1in_6 = sli(l1in_6_r, w1_6) */
 	str q6, [sp, #1232] /* spill z_6 */
-	mov v6.16b, v3.16b /* high16 */
-	bsl v6.16b, v0.16b, v23.16b /* l1in16_6 = bsl(high16, w1_6, w2_6) */
+	tbl v6.16b, {v11.16b}, v1.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
 	str q14, [sp, #1248] /* spill x2_6 */
-	tbl v14.16b, {v11.16b}, v19.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
-	tbl v16.16b, {v11.16b}, v2.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
-	eor v16.16b, v11.16b, v16.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
-	eor v6.16b, v16.16b, v6.16b /* ug_6 = xor(ug_acc_6, l1in16_6) */
-	ushr v16.4s, v6.4s, #30 /* ur2_6_r = shr(ug_6) */
-	sli v16.4s, v6.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
-	eor v6.16b, v11.16b, v14.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
-	eor v6.16b, v6.16b, v16.16b /* u_6 = xor(u_acc_6, ur2_6) */
+	tbl v14.16b, {v11.16b}, v17.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
+	rev32 v16.8h, v11.8h /* ur16_6 = rev(l1in_6) */
+	eor v14.16b, v11.16b, v14.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	eor v16.16b, v14.16b, v16.16b /* ug_6 = xor(ug_acc_6, ur16_6) */
+	ushr v14.4s, v16.4s, #30 /* ur2_6_r = shr(ug_6) */
+	sli v14.4s, v16.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
+	eor v6.16b, v11.16b, v6.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
+	eor v6.16b, v6.16b, v14.16b /* u_6 = xor(u_acc_6, ur2_6) */
 	ushr v16.4s, v23.4s, #16 /* l2in_6_r = shr(w1_6) */
 	sli v16.4s, v0.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
-	bit v0.16b, v23.16b, v3.16b /* l2in16_6 = bsl(high16, w2_6, w1_6) */
-	tbl v23.16b, {v16.16b}, v2.16b /* v8r8_6 = lookup16(l2in_6, rotl8) */
-	tbl v11.16b, {v16.16b}, v19.16b /* v8r24_6 = lookup16(l2in_6, rotl24) */
-	eor v16.16b, v16.16b, v0.16b /* v8g_acc_6 = xor(l2in_6, l2in16_6) */
+	tbl v0.16b, {v16.16b}, v17.16b /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	rev32 v23.8h, v16.8h /* v8r16_6 = rev(l2in_6) */
+	tbl v11.16b, {v16.16b}, v1.16b /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	eor v16.16b, v16.16b, v23.16b /* v8g_acc_6 = xor(l2in_6, v8r16_6) */
 	eor v16.16b, v16.16b, v11.16b /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
 	ushr v11.4s, v16.4s, #26 /* v8r6_6_r = shr(v8g_6) */
 	sli v11.4s, v16.4s, #6 /* v8r6_6 = sli(v8r6_6_r, v8g_6) */
-	eor v0.16b, v23.16b, v0.16b /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
+	eor v0.16b, v0.16b, v23.16b /* v8_acc_6 = xor(v8r8_6, v8r16_6) */
 	eor v0.16b, v0.16b, v11.16b /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	mov v16.16b, v17.16b /* odd_bytes */
+	mov v16.16b, v19.16b /* odd_bytes */
 	bsl v16.16b, v6.16b, v0.16b /* sb_in_x_6 = bsl(odd_bytes, v8_6, u_6) */
-	bit v6.16b, v0.16b, v17.16b /* sb_in_y_6 = bsl(odd_bytes, u_6, v8_6) */
+	bit v6.16b, v0.16b, v19.16b /* sb_in_y_6 = bsl(odd_bytes, u_6, v8_6) */
 	and v0.16b, v16.16b, v5.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
 	tbl v23.16b, {v8.16b}, v0.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
@@ -4952,10 +4907,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v16.16b, {v24.16b}, v16.16b /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
 	tbl v6.16b, {v26.16b}, v6.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
 	eor v6.16b, v16.16b, v6.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
-	mov v16.16b, v17.16b /* odd_bytes */
+	mov v16.16b, v19.16b /* odd_bytes */
 	bsl v16.16b, v0.16b, v6.16b /* sb_out_x_6 = bsl(odd_bytes, sb_s1_6, sb_s0_6) */
-	bit v0.16b, v6.16b, v17.16b /* sb_out_y_6 = bsl(odd_bytes, sb_s0_6, sb_s1_6) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	bit v0.16b, v6.16b, v19.16b /* sb_out_y_6 = bsl(odd_bytes, sb_s0_6, sb_s1_6) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_6 = lookup16(sb_out_y_6, rotl24) */
 	ushr v6.4s, v31.4s, #24 /* s0k_o_6_r = shr(dbl_57) */
 	sli v6.4s, v15.4s, #8 /* s0k_o_6 = sli(s0k_o_6_r, g0s3) */
 	and v6.16b, v6.16b, v22.16b /* s0k_6 = and(s0k_o_6, modulus) */
@@ -5008,7 +4963,7 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q15, [sp, #672] /* reload g1s10 */
 	sli v12.4s, v15.4s, #16 /* x2_7 = sli(x2_7_r, g1s10) */
 	eor v31.16b, v31.16b, v20.16b /* x0r1_7 = xor(x0_7, sb_out_x_5) */
-	add v31.4s, v31.4s, v1.4s /* w_7 = add(x0r1_7, r2_5) */
+	add v31.4s, v31.4s, v2.4s /* w_7 = add(x0r1_7, r2_5) */
 	ldr q15, [sp, #64] /* reload g1s3 */
 	str q30, [sp, #1280] /* spill dbl_54 */
 	add v30.4s, v15.4s, v15.4s /* dbl_66 = add(g1s3, g1s3) */
@@ -5019,44 +4974,43 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	sli v18.4s, v27.4s, #16 /* x3_7 = sli(x3_7_r, g1s5) */
 	eor v18.16b, v31.16b, v18.16b /* z_7 = xor(w_7, x3_7) */
 	add v20.4s, v20.4s, v11.4s /* w1_7 = add(sb_out_x_5, x1_7) */
-	eor v1.16b, v1.16b, v12.16b /* w2_7 = xor(r2_5, x2_7) */
-	ushr v31.4s, v1.4s, #16 /* l1in_7_r = shr(w2_7) */
+	eor v2.16b, v2.16b, v12.16b /* w2_7 = xor(r2_5, x2_7) */
+	ushr v31.4s, v2.4s, #16 /* l1in_7_r = shr(w2_7) */
 	sli v31.4s, v20.4s, #16 /* l1in_7 = sli(l1in_7_r, w1_7) */
 	str q18, [sp, #1328] /* spill z_7 */
-	mov v18.16b, v3.16b /* high16 */
-	bsl v18.16b, v1.16b, v20.16b /* l1in16_7 = bsl(high16, w1_7, w2_7) */
+	tbl v18.16b, {v31.16b}, v1.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
 	str q12, [sp, #1344] /* spill x2_7 */
-	tbl v12.16b, {v31.16b}, v19.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
-	tbl v27.16b, {v31.16b}, v2.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
-	eor v27.16b, v31.16b, v27.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
-	eor v18.16b, v27.16b, v18.16b /* ug_7 = xor(ug_acc_7, l1in16_7) */
-	ushr v27.4s, v18.4s, #30 /* ur2_7_r = shr(ug_7) */
-	sli v27.4s, v18.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
-	eor v18.16b, v31.16b, v12.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
-	eor v18.16b, v18.16b, v27.16b /* u_7 = xor(u_acc_7, ur2_7) */
-	ushr v27.4s, v20.4s, #16 /* l2in_7_r = shr(w1_7) */
-	sli v27.4s, v1.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
-	bit v1.16b, v20.16b, v3.16b /* l2in16_7 = bsl(high16, w2_7, w1_7) */
-	tbl v20.16b, {v27.16b}, v2.16b /* v8r8_7 = lookup16(l2in_7, rotl8) */
-	tbl v31.16b, {v27.16b}, v19.16b /* v8r24_7 = lookup16(l2in_7, rotl24) */
-	eor v27.16b, v27.16b, v1.16b /* v8g_acc_7 = xor(l2in_7, l2in16_7) */
-	eor v27.16b, v27.16b, v31.16b /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
-	ushr v31.4s, v27.4s, #26 /* v8r6_7_r = shr(v8g_7) */
-	sli v31.4s, v27.4s, #6 /* v8r6_7 = sli(v8r6_7_r, v8g_7) */
-	eor v1.16b, v20.16b, v1.16b /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
-	eor v1.16b, v1.16b, v31.16b /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	mov v20.16b, v17.16b /* odd_bytes */
-	bsl v20.16b, v18.16b, v1.16b /* sb_in_x_7 = bsl(odd_bytes, v8_7, u_7) */
-	bit v18.16b, v1.16b, v17.16b /* sb_in_y_7 = bsl(odd_bytes, u_7, v8_7) */
-	and v1.16b, v20.16b, v5.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	tbl v12.16b, {v31.16b}, v17.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
+	rev32 v27.8h, v31.8h /* ur16_7 = rev(l1in_7) */
+	eor v12.16b, v31.16b, v12.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	eor v27.16b, v12.16b, v27.16b /* ug_7 = xor(ug_acc_7, ur16_7) */
+	ushr v12.4s, v27.4s, #30 /* ur2_7_r = shr(ug_7) */
+	sli v12.4s, v27.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
+	eor v18.16b, v31.16b, v18.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
+	eor v18.16b, v18.16b, v12.16b /* u_7 = xor(u_acc_7, ur2_7) */
+	ushr v20.4s, v20.4s, #16 /* l2in_7_r = shr(w1_7) */
+	sli v20.4s, v2.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
+	tbl v2.16b, {v20.16b}, v17.16b /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	rev32 v27.8h, v20.8h /* v8r16_7 = rev(l2in_7) */
+	tbl v31.16b, {v20.16b}, v1.16b /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	eor v20.16b, v20.16b, v27.16b /* v8g_acc_7 = xor(l2in_7, v8r16_7) */
+	eor v20.16b, v20.16b, v31.16b /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
+	ushr v31.4s, v20.4s, #26 /* v8r6_7_r = shr(v8g_7) */
+	sli v31.4s, v20.4s, #6 /* v8r6_7 = sli(v8r6_7_r, v8g_7) */
+	eor v2.16b, v2.16b, v27.16b /* v8_acc_7 = xor(v8r8_7, v8r16_7) */
+	eor v2.16b, v2.16b, v31.16b /* v8_7 = xor(v8_acc_7, v8r6_7) */
+	mov v20.16b, v19.16b /* odd_bytes */
+	bsl v20.16b, v18.16b, v2.16b /* sb_in_x_7 = bsl(odd_bytes, v8_7, u_7) */
+	bit v18.16b, v2.16b, v19.16b /* sb_in_y_7 = bsl(odd_bytes, u_7, v8_7) */
+	and v2.16b, v20.16b, v5.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
-	tbl v27.16b, {v8.16b}, v1.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	tbl v27.16b, {v8.16b}, v2.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
 	eor v20.16b, v27.16b, v20.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
 	tbl v27.16b, {v9.16b}, v20.16b /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
-	eor v1.16b, v27.16b, v1.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	eor v2.16b, v27.16b, v2.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
 	add v20.16b, v20.16b, v20.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
-	eor v1.16b, v1.16b, v20.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	eor v2.16b, v2.16b, v20.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
 	and v20.16b, v18.16b, v5.16b /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* sb_in_y_7_hi = shr(sb_in_y_7) */
 	tbl v20.16b, {v28.16b}, v20.16b /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
@@ -5069,10 +5023,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v20.16b, {v24.16b}, v20.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
 	tbl v18.16b, {v26.16b}, v18.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
 	eor v18.16b, v20.16b, v18.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
-	mov v20.16b, v17.16b /* odd_bytes */
-	bsl v20.16b, v1.16b, v18.16b /* sb_out_x_7 = bsl(odd_bytes, sb_s1_7, sb_s0_7) */
-	bit v1.16b, v18.16b, v17.16b /* sb_out_y_7 = bsl(odd_bytes, sb_s0_7, sb_s1_7) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	mov v20.16b, v19.16b /* odd_bytes */
+	bsl v20.16b, v2.16b, v18.16b /* sb_out_x_7 = bsl(odd_bytes, sb_s1_7, sb_s0_7) */
+	bit v2.16b, v18.16b, v19.16b /* sb_out_y_7 = bsl(odd_bytes, sb_s0_7, sb_s1_7) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_7 = lookup16(sb_out_y_7, rotl24) */
 	ushr v18.4s, v30.4s, #24 /* s0k_o_7_r = shr(dbl_66) */
 	sli v18.4s, v15.4s, #8 /* s0k_o_7 = sli(s0k_o_7_r, g1s3) */
 	and v18.16b, v18.16b, v22.16b /* s0k_7 = and(s0k_o_7, modulus) */
@@ -5131,31 +5085,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	str q30, [sp, #64] /* spill z_8 */
 	ushr v30.4s, v0.4s, #16 /* l1in_8_r = shr(w2_8) */
 	sli v30.4s, v16.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
-	mov v14.16b, v3.16b /* high16 */
-	bsl v14.16b, v0.16b, v16.16b /* l1in16_8 = bsl(high16, w1_8, w2_8) */
-	tbl v11.16b, {v30.16b}, v19.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
+	tbl v14.16b, {v30.16b}, v1.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
+	tbl v11.16b, {v30.16b}, v17.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
 	str q31, [sp, #1376] /* spill x1_8 */
-	tbl v31.16b, {v30.16b}, v2.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
-	eor v31.16b, v30.16b, v31.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
-	eor v31.16b, v31.16b, v14.16b /* ug_8 = xor(ug_acc_8, l1in16_8) */
-	ushr v14.4s, v31.4s, #30 /* ur2_8_r = shr(ug_8) */
-	sli v14.4s, v31.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
-	eor v30.16b, v30.16b, v11.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
-	eor v30.16b, v30.16b, v14.16b /* u_8 = xor(u_acc_8, ur2_8) */
-	ushr v31.4s, v16.4s, #16 /* l2in_8_r = shr(w1_8) */
-	sli v31.4s, v0.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
-	bit v0.16b, v16.16b, v3.16b /* l2in16_8 = bsl(high16, w2_8, w1_8) */
-	tbl v16.16b, {v31.16b}, v2.16b /* v8r8_8 = lookup16(l2in_8, rotl8) */
-	tbl v11.16b, {v31.16b}, v19.16b /* v8r24_8 = lookup16(l2in_8, rotl24) */
-	eor v31.16b, v31.16b, v0.16b /* v8g_acc_8 = xor(l2in_8, l2in16_8) */
-	eor v31.16b, v31.16b, v11.16b /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
-	ushr v11.4s, v31.4s, #26 /* v8r6_8_r = shr(v8g_8) */
-	sli v11.4s, v31.4s, #6 /* v8r6_8 = sli(v8r6_8_r, v8g_8) */
-	eor v0.16b, v16.16b, v0.16b /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
+	rev32 v31.8h, v30.8h /* ur16_8 = rev(l1in_8) */
+	eor v11.16b, v30.16b, v11.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	eor v31.16b, v11.16b, v31.16b /* ug_8 = xor(ug_acc_8, ur16_8) */
+	ushr v11.4s, v31.4s, #30 /* ur2_8_r = shr(ug_8) */
+	sli v11.4s, v31.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
+	eor v30.16b, v30.16b, v14.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
+	eor v30.16b, v30.16b, v11.16b /* u_8 = xor(u_acc_8, ur2_8) */
+	ushr v16.4s, v16.4s, #16 /* l2in_8_r = shr(w1_8) */
+	sli v16.4s, v0.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
+	tbl v0.16b, {v16.16b}, v17.16b /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	rev32 v31.8h, v16.8h /* v8r16_8 = rev(l2in_8) */
+	tbl v11.16b, {v16.16b}, v1.16b /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	eor v16.16b, v16.16b, v31.16b /* v8g_acc_8 = xor(l2in_8, v8r16_8) */
+	eor v16.16b, v16.16b, v11.16b /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
+	ushr v11.4s, v16.4s, #26 /* v8r6_8_r = shr(v8g_8) */
+	sli v11.4s, v16.4s, #6 /* v8r6_8 = sli(v8r6_8_r, v8g_8) */
+	eor v0.16b, v0.16b, v31.16b /* v8_acc_8 = xor(v8r8_8, v8r16_8) */
 	eor v0.16b, v0.16b, v11.16b /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	mov v16.16b, v17.16b /* odd_bytes */
+	mov v16.16b, v19.16b /* odd_bytes */
 	bsl v16.16b, v30.16b, v0.16b /* sb_in_x_8 = bsl(odd_bytes, v8_8, u_8) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_8 = bsl(odd_bytes, u_8, v8_8) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_8 = bsl(odd_bytes, u_8, v8_8) */
 	and v0.16b, v16.16b, v5.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
 	tbl v31.16b, {v8.16b}, v0.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
@@ -5177,10 +5130,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v30.16b, {v24.16b}, v30.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
 	tbl v16.16b, {v26.16b}, v16.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
 	eor v16.16b, v30.16b, v16.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
-	mov v30.16b, v17.16b /* odd_bytes */
+	mov v30.16b, v19.16b /* odd_bytes */
 	bsl v30.16b, v0.16b, v16.16b /* sb_out_x_8 = bsl(odd_bytes, sb_s1_8, sb_s0_8) */
-	bit v0.16b, v16.16b, v17.16b /* sb_out_y_8 = bsl(odd_bytes, sb_s0_8, sb_s1_8) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	bit v0.16b, v16.16b, v19.16b /* sb_out_y_8 = bsl(odd_bytes, sb_s0_8, sb_s1_8) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_8 = lookup16(sb_out_y_8, rotl24) */
 	ushr v16.4s, v15.4s, #24 /* s0k_o_8_r = shr(dbl_5) */
 	ldr q31, [sp, #368] /* reload g0s4 */
 	sli v16.4s, v31.4s, #8 /* s0k_o_8 = sli(s0k_o_8_r, g0s4) */
@@ -5228,7 +5181,7 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q14, [sp, #896] /* reload g1s15 */
 	sli v11.4s, v14.4s, #16 /* x1_9 = sli(x1_9_r, g1s15) */
 	eor v31.16b, v31.16b, v20.16b /* x0r1_9 = xor(x0_9, sb_out_x_7) */
-	add v31.4s, v31.4s, v1.4s /* w_9 = add(x0r1_9, r2_7) */
+	add v31.4s, v31.4s, v2.4s /* w_9 = add(x0r1_9, r2_7) */
 	ldr q15, [sp, #640] /* reload dbl_14 */
 	ushr v12.4s, v15.4s, #16 /* x3_9_r = shr(dbl_14) */
 	ldr q14, [sp, #112] /* reload g1s6 */
@@ -5236,44 +5189,43 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	eor v31.16b, v31.16b, v12.16b /* z_9 = xor(w_9, x3_9) */
 	add v20.4s, v20.4s, v11.4s /* w1_9 = add(sb_out_x_7, x1_9) */
 	ldr q12, [sp, #544] /* reload x1_1 */
-	eor v1.16b, v1.16b, v12.16b /* w2_9 = xor(r2_7, x1_1) */
+	eor v2.16b, v2.16b, v12.16b /* w2_9 = xor(r2_7, x1_1) */
 	str q31, [sp, #368] /* spill z_9 */
-	ushr v31.4s, v1.4s, #16 /* l1in_9_r = shr(w2_9) */
+	ushr v31.4s, v2.4s, #16 /* l1in_9_r = shr(w2_9) */
 	sli v31.4s, v20.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
-	mov v12.16b, v3.16b /* high16 */
-	bsl v12.16b, v1.16b, v20.16b /* l1in16_9 = bsl(high16, w1_9, w2_9) */
-	tbl v14.16b, {v31.16b}, v19.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
+	tbl v12.16b, {v31.16b}, v1.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
+	tbl v14.16b, {v31.16b}, v17.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
 	str q11, [sp, #1392] /* spill x1_9 */
-	tbl v11.16b, {v31.16b}, v2.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
-	eor v11.16b, v31.16b, v11.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
-	eor v11.16b, v11.16b, v12.16b /* ug_9 = xor(ug_acc_9, l1in16_9) */
-	ushr v12.4s, v11.4s, #30 /* ur2_9_r = shr(ug_9) */
-	sli v12.4s, v11.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
-	eor v31.16b, v31.16b, v14.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
-	eor v31.16b, v31.16b, v12.16b /* u_9 = xor(u_acc_9, ur2_9) */
-	ushr v11.4s, v20.4s, #16 /* l2in_9_r = shr(w1_9) */
-	sli v11.4s, v1.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
-	bit v1.16b, v20.16b, v3.16b /* l2in16_9 = bsl(high16, w2_9, w1_9) */
-	tbl v20.16b, {v11.16b}, v2.16b /* v8r8_9 = lookup16(l2in_9, rotl8) */
-	tbl v12.16b, {v11.16b}, v19.16b /* v8r24_9 = lookup16(l2in_9, rotl24) */
-	eor v11.16b, v11.16b, v1.16b /* v8g_acc_9 = xor(l2in_9, l2in16_9) */
-	eor v11.16b, v11.16b, v12.16b /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
-	ushr v12.4s, v11.4s, #26 /* v8r6_9_r = shr(v8g_9) */
-	sli v12.4s, v11.4s, #6 /* v8r6_9 = sli(v8r6_9_r, v8g_9) */
-	eor v1.16b, v20.16b, v1.16b /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
-	eor v1.16b, v1.16b, v12.16b /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	mov v20.16b, v17.16b /* odd_bytes */
-	bsl v20.16b, v31.16b, v1.16b /* sb_in_x_9 = bsl(odd_bytes, v8_9, u_9) */
-	bit v31.16b, v1.16b, v17.16b /* sb_in_y_9 = bsl(odd_bytes, u_9, v8_9) */
-	and v1.16b, v20.16b, v5.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	rev32 v11.8h, v31.8h /* ur16_9 = rev(l1in_9) */
+	eor v14.16b, v31.16b, v14.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	eor v11.16b, v14.16b, v11.16b /* ug_9 = xor(ug_acc_9, ur16_9) */
+	ushr v14.4s, v11.4s, #30 /* ur2_9_r = shr(ug_9) */
+	sli v14.4s, v11.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
+	eor v31.16b, v31.16b, v12.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
+	eor v31.16b, v31.16b, v14.16b /* u_9 = xor(u_acc_9, ur2_9) */
+	ushr v20.4s, v20.4s, #16 /* l2in_9_r = shr(w1_9) */
+	sli v20.4s, v2.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
+	tbl v2.16b, {v20.16b}, v17.16b /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	rev32 v11.8h, v20.8h /* v8r16_9 = rev(l2in_9) */
+	tbl v12.16b, {v20.16b}, v1.16b /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	eor v20.16b, v20.16b, v11.16b /* v8g_acc_9 = xor(l2in_9, v8r16_9) */
+	eor v20.16b, v20.16b, v12.16b /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
+	ushr v12.4s, v20.4s, #26 /* v8r6_9_r = shr(v8g_9) */
+	sli v12.4s, v20.4s, #6 /* v8r6_9 = sli(v8r6_9_r, v8g_9) */
+	eor v2.16b, v2.16b, v11.16b /* v8_acc_9 = xor(v8r8_9, v8r16_9) */
+	eor v2.16b, v2.16b, v12.16b /* v8_9 = xor(v8_acc_9, v8r6_9) */
+	mov v20.16b, v19.16b /* odd_bytes */
+	bsl v20.16b, v31.16b, v2.16b /* sb_in_x_9 = bsl(odd_bytes, v8_9, u_9) */
+	bit v31.16b, v2.16b, v19.16b /* sb_in_y_9 = bsl(odd_bytes, u_9, v8_9) */
+	and v2.16b, v20.16b, v5.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
-	tbl v11.16b, {v8.16b}, v1.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	tbl v11.16b, {v8.16b}, v2.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
 	eor v20.16b, v11.16b, v20.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
 	tbl v11.16b, {v9.16b}, v20.16b /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
-	eor v1.16b, v11.16b, v1.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	eor v2.16b, v11.16b, v2.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
 	add v20.16b, v20.16b, v20.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
-	eor v1.16b, v1.16b, v20.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	eor v2.16b, v2.16b, v20.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
 	and v20.16b, v31.16b, v5.16b /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_in_y_9_hi = shr(sb_in_y_9) */
 	tbl v20.16b, {v28.16b}, v20.16b /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
@@ -5286,10 +5238,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
 	tbl v20.16b, {v26.16b}, v20.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
 	eor v20.16b, v31.16b, v20.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v20.16b /* sb_out_x_9 = bsl(odd_bytes, sb_s1_9, sb_s0_9) */
-	bit v1.16b, v20.16b, v17.16b /* sb_out_y_9 = bsl(odd_bytes, sb_s0_9, sb_s1_9) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v20.16b /* sb_out_x_9 = bsl(odd_bytes, sb_s1_9, sb_s0_9) */
+	bit v2.16b, v20.16b, v19.16b /* sb_out_y_9 = bsl(odd_bytes, sb_s0_9, sb_s1_9) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_9 = lookup16(sb_out_y_9, rotl24) */
 	ushr v20.4s, v15.4s, #24 /* s0k_o_9_r = shr(dbl_14) */
 	ldr q11, [sp, #656] /* reload g1s4 */
 	sli v20.4s, v11.4s, #8 /* s0k_o_9 = sli(s0k_o_9_r, g1s4) */
@@ -5347,31 +5299,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	str q11, [sp, #288] /* spill z_10 */
 	ushr v11.4s, v0.4s, #16 /* l1in_10_r = shr(w2_10) */
 	sli v11.4s, v30.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
-	mov v12.16b, v3.16b /* high16 */
-	bsl v12.16b, v0.16b, v30.16b /* l1in16_10 = bsl(high16, w1_10, w2_10) */
+	tbl v12.16b, {v11.16b}, v1.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
 	str q14, [sp, #656] /* spill x1_10 */
-	tbl v14.16b, {v11.16b}, v19.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
-	tbl v15.16b, {v11.16b}, v2.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
-	eor v15.16b, v11.16b, v15.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
-	eor v12.16b, v15.16b, v12.16b /* ug_10 = xor(ug_acc_10, l1in16_10) */
-	ushr v15.4s, v12.4s, #30 /* ur2_10_r = shr(ug_10) */
-	sli v15.4s, v12.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
-	eor v11.16b, v11.16b, v14.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
+	tbl v14.16b, {v11.16b}, v17.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
+	rev32 v15.8h, v11.8h /* ur16_10 = rev(l1in_10) */
+	eor v14.16b, v11.16b, v14.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	eor v14.16b, v14.16b, v15.16b /* ug_10 = xor(ug_acc_10, ur16_10) */
+	ushr v15.4s, v14.4s, #30 /* ur2_10_r = shr(ug_10) */
+	sli v15.4s, v14.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
+	eor v11.16b, v11.16b, v12.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
 	eor v11.16b, v11.16b, v15.16b /* u_10 = xor(u_acc_10, ur2_10) */
-	ushr v12.4s, v30.4s, #16 /* l2in_10_r = shr(w1_10) */
-	sli v12.4s, v0.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
-	bit v0.16b, v30.16b, v3.16b /* l2in16_10 = bsl(high16, w2_10, w1_10) */
-	tbl v30.16b, {v12.16b}, v2.16b /* v8r8_10 = lookup16(l2in_10, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_10 = lookup16(l2in_10, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_10 = xor(l2in_10, l2in16_10) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_10_r = shr(v8g_10) */
-	sli v14.4s, v12.4s, #6 /* v8r6_10 = sli(v8r6_10_r, v8g_10) */
-	eor v0.16b, v30.16b, v0.16b /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
+	ushr v30.4s, v30.4s, #16 /* l2in_10_r = shr(w1_10) */
+	sli v30.4s, v0.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
+	tbl v0.16b, {v30.16b}, v17.16b /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	rev32 v12.8h, v30.8h /* v8r16_10 = rev(l2in_10) */
+	tbl v14.16b, {v30.16b}, v1.16b /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	eor v30.16b, v30.16b, v12.16b /* v8g_acc_10 = xor(l2in_10, v8r16_10) */
+	eor v30.16b, v30.16b, v14.16b /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
+	ushr v14.4s, v30.4s, #26 /* v8r6_10_r = shr(v8g_10) */
+	sli v14.4s, v30.4s, #6 /* v8r6_10 = sli(v8r6_10_r, v8g_10) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_10 = xor(v8r8_10, v8r16_10) */
 	eor v0.16b, v0.16b, v14.16b /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	mov v30.16b, v17.16b /* odd_bytes */
+	mov v30.16b, v19.16b /* odd_bytes */
 	bsl v30.16b, v11.16b, v0.16b /* sb_in_x_10 = bsl(odd_bytes, v8_10, u_10) */
-	bit v11.16b, v0.16b, v17.16b /* sb_in_y_10 = bsl(odd_bytes, u_10, v8_10) */
+	bit v11.16b, v0.16b, v19.16b /* sb_in_y_10 = bsl(odd_bytes, u_10, v8_10) */
 	and v0.16b, v30.16b, v5.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
@@ -5393,10 +5344,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_10 = bsl(odd_bytes, sb_s1_10, sb_s0_10) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_10 = bsl(odd_bytes, sb_s0_10, sb_s1_10) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_10 = bsl(odd_bytes, sb_s0_10, sb_s1_10) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_10 = lookup16(sb_out_y_10, rotl24) */
 	ldr q30, [sp, #336] /* reload dbl_2 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_10_r = shr(dbl_2) */
 	ldr q12, [sp, #256] /* reload g0s5 */
@@ -5446,49 +5397,48 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q15, [sp, #1104] /* reload fb_1 */
 	sli v14.4s, v15.4s, #16 /* x1_11 = sli(x1_11_r, fb_1) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_11 = xor(x0_11, sb_out_x_9) */
-	add v30.4s, v30.4s, v1.4s /* w_11 = add(x0r1_11, r2_9) */
+	add v30.4s, v30.4s, v2.4s /* w_11 = add(x0r1_11, r2_9) */
 	ldr q12, [sp, #528] /* reload x2_1 */
 	eor v30.16b, v30.16b, v12.16b /* z_11 = xor(w_11, x2_1) */
 	add v31.4s, v31.4s, v14.4s /* w1_11 = add(sb_out_x_9, x1_11) */
 	ldr q12, [sp, #960] /* reload x1_3 */
-	eor v1.16b, v1.16b, v12.16b /* w2_11 = xor(r2_9, x1_3) */
+	eor v2.16b, v2.16b, v12.16b /* w2_11 = xor(r2_9, x1_3) */
 	str q30, [sp, #528] /* spill z_11 */
-	ushr v30.4s, v1.4s, #16 /* l1in_11_r = shr(w2_11) */
+	ushr v30.4s, v2.4s, #16 /* l1in_11_r = shr(w2_11) */
 	sli v30.4s, v31.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
-	mov v12.16b, v3.16b /* high16 */
-	bsl v12.16b, v1.16b, v31.16b /* l1in16_11 = bsl(high16, w1_11, w2_11) */
+	tbl v12.16b, {v30.16b}, v1.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
 	str q14, [sp, #256] /* spill x1_11 */
-	tbl v14.16b, {v30.16b}, v19.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
-	tbl v15.16b, {v30.16b}, v2.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
-	eor v15.16b, v30.16b, v15.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
-	eor v12.16b, v15.16b, v12.16b /* ug_11 = xor(ug_acc_11, l1in16_11) */
-	ushr v15.4s, v12.4s, #30 /* ur2_11_r = shr(ug_11) */
-	sli v15.4s, v12.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
-	eor v30.16b, v30.16b, v14.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
+	tbl v14.16b, {v30.16b}, v17.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
+	rev32 v15.8h, v30.8h /* ur16_11 = rev(l1in_11) */
+	eor v14.16b, v30.16b, v14.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	eor v14.16b, v14.16b, v15.16b /* ug_11 = xor(ug_acc_11, ur16_11) */
+	ushr v15.4s, v14.4s, #30 /* ur2_11_r = shr(ug_11) */
+	sli v15.4s, v14.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
+	eor v30.16b, v30.16b, v12.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
 	eor v30.16b, v30.16b, v15.16b /* u_11 = xor(u_acc_11, ur2_11) */
-	ushr v12.4s, v31.4s, #16 /* l2in_11_r = shr(w1_11) */
-	sli v12.4s, v1.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_11 = bsl(high16, w2_11, w1_11) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_11 = lookup16(l2in_11, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_11 = lookup16(l2in_11, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_11 = xor(l2in_11, l2in16_11) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_11_r = shr(v8g_11) */
-	sli v14.4s, v12.4s, #6 /* v8r6_11 = sli(v8r6_11_r, v8g_11) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
-	eor v1.16b, v1.16b, v14.16b /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_11 = bsl(odd_bytes, v8_11, u_11) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_11 = bsl(odd_bytes, u_11, v8_11) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_11_r = shr(w1_11) */
+	sli v31.4s, v2.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_11 = rev(l2in_11) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_11 = xor(l2in_11, v8r16_11) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_11_r = shr(v8g_11) */
+	sli v14.4s, v31.4s, #6 /* v8r6_11 = sli(v8r6_11_r, v8g_11) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_11 = xor(v8r8_11, v8r16_11) */
+	eor v2.16b, v2.16b, v14.16b /* v8_11 = xor(v8_acc_11, v8r6_11) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_11 = bsl(odd_bytes, v8_11, u_11) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_11 = bsl(odd_bytes, u_11, v8_11) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_11_hi = shr(sb_in_y_11) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
@@ -5501,10 +5451,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_11 = bsl(odd_bytes, sb_s1_11, sb_s0_11) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_11 = bsl(odd_bytes, sb_s0_11, sb_s1_11) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_11 = bsl(odd_bytes, sb_s1_11, sb_s0_11) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_11 = bsl(odd_bytes, sb_s0_11, sb_s1_11) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_11 = lookup16(sb_out_y_11, rotl24) */
 	ldr q30, [sp, #624] /* reload dbl_11 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_11_r = shr(dbl_11) */
 	ldr q12, [sp, #608] /* reload g1s5 */
@@ -5563,31 +5513,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	str q30, [sp, #800] /* spill z_12 */
 	ushr v30.4s, v0.4s, #16 /* l1in_12_r = shr(w2_12) */
 	sli v30.4s, v11.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
-	mov v12.16b, v3.16b /* high16 */
-	bsl v12.16b, v0.16b, v11.16b /* l1in16_12 = bsl(high16, w1_12, w2_12) */
+	tbl v12.16b, {v30.16b}, v1.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
 	str q14, [sp, #608] /* spill x1_12 */
-	tbl v14.16b, {v30.16b}, v19.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
-	tbl v15.16b, {v30.16b}, v2.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
-	eor v15.16b, v30.16b, v15.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
-	eor v12.16b, v15.16b, v12.16b /* ug_12 = xor(ug_acc_12, l1in16_12) */
-	ushr v15.4s, v12.4s, #30 /* ur2_12_r = shr(ug_12) */
-	sli v15.4s, v12.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
-	eor v30.16b, v30.16b, v14.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
+	tbl v14.16b, {v30.16b}, v17.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
+	rev32 v15.8h, v30.8h /* ur16_12 = rev(l1in_12) */
+	eor v14.16b, v30.16b, v14.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	eor v14.16b, v14.16b, v15.16b /* ug_12 = xor(ug_acc_12, ur16_12) */
+	ushr v15.4s, v14.4s, #30 /* ur2_12_r = shr(ug_12) */
+	sli v15.4s, v14.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
+	eor v30.16b, v30.16b, v12.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
 	eor v30.16b, v30.16b, v15.16b /* u_12 = xor(u_acc_12, ur2_12) */
-	ushr v12.4s, v11.4s, #16 /* l2in_12_r = shr(w1_12) */
-	sli v12.4s, v0.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_12 = bsl(high16, w2_12, w1_12) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_12 = lookup16(l2in_12, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_12 = lookup16(l2in_12, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_12 = xor(l2in_12, l2in16_12) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_12_r = shr(v8g_12) */
-	sli v14.4s, v12.4s, #6 /* v8r6_12 = sli(v8r6_12_r, v8g_12) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
+	ushr v11.4s, v11.4s, #16 /* l2in_12_r = shr(w1_12) */
+	sli v11.4s, v0.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_12 = lookup16(l2in_12, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_12 = rev(l2in_12) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_12 = xor(l2in_12, v8r16_12) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_12_r = shr(v8g_12) */
+	sli v14.4s, v11.4s, #6 /* v8r6_12 = sli(v8r6_12_r, v8g_12) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_12 = xor(v8r8_12, v8r16_12) */
 	eor v0.16b, v0.16b, v14.16b /* v8_12 = xor(v8_acc_12, v8r6_12) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_12 = bsl(odd_bytes, v8_12, u_12) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_12 = bsl(odd_bytes, u_12, v8_12) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_12 = bsl(odd_bytes, u_12, v8_12) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
@@ -5609,10 +5558,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_12 = bsl(odd_bytes, sb_s1_12, sb_s0_12) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_12 = bsl(odd_bytes, sb_s0_12, sb_s1_12) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_12 = bsl(odd_bytes, sb_s0_12, sb_s1_12) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_12 = lookup16(sb_out_y_12, rotl24) */
 	ldr q30, [sp, #848] /* reload dbl_20 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_12_r = shr(dbl_20) */
 	ldr q12, [sp, #832] /* reload g0s6 */
@@ -5662,49 +5611,48 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q15, [sp, #1296] /* reload fb_3 */
 	sli v14.4s, v15.4s, #16 /* x1_13 = sli(x1_13_r, fb_3) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_13 = xor(x0_13, sb_out_x_11) */
-	add v30.4s, v30.4s, v1.4s /* w_13 = add(x0r1_13, r2_11) */
+	add v30.4s, v30.4s, v2.4s /* w_13 = add(x0r1_13, r2_11) */
 	ldr q12, [sp, #944] /* reload x2_3 */
 	eor v30.16b, v30.16b, v12.16b /* z_13 = xor(w_13, x2_3) */
 	add v31.4s, v31.4s, v14.4s /* w1_13 = add(sb_out_x_11, x1_13) */
 	ldr q12, [sp, #1168] /* reload x1_5 */
-	eor v1.16b, v1.16b, v12.16b /* w2_13 = xor(r2_11, x1_5) */
-	ushr v12.4s, v1.4s, #16 /* l1in_13_r = shr(w2_13) */
+	eor v2.16b, v2.16b, v12.16b /* w2_13 = xor(r2_11, x1_5) */
+	ushr v12.4s, v2.4s, #16 /* l1in_13_r = shr(w2_13) */
 	sli v12.4s, v31.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
 	str q30, [sp, #944] /* spill z_13 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v1.16b, v31.16b /* l1in16_13 = bsl(high16, w1_13, w2_13) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
 	str q14, [sp, #832] /* spill x1_13 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
-	eor v30.16b, v15.16b, v30.16b /* ug_13 = xor(ug_acc_13, l1in16_13) */
-	ushr v15.4s, v30.4s, #30 /* ur2_13_r = shr(ug_13) */
-	sli v15.4s, v30.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_13 = rev(l1in_13) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	eor v14.16b, v14.16b, v15.16b /* ug_13 = xor(ug_acc_13, ur16_13) */
+	ushr v15.4s, v14.4s, #30 /* ur2_13_r = shr(ug_13) */
+	sli v15.4s, v14.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
 	eor v30.16b, v30.16b, v15.16b /* u_13 = xor(u_acc_13, ur2_13) */
-	ushr v12.4s, v31.4s, #16 /* l2in_13_r = shr(w1_13) */
-	sli v12.4s, v1.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_13 = bsl(high16, w2_13, w1_13) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_13 = lookup16(l2in_13, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_13 = lookup16(l2in_13, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_13 = xor(l2in_13, l2in16_13) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_13_r = shr(v8g_13) */
-	sli v14.4s, v12.4s, #6 /* v8r6_13 = sli(v8r6_13_r, v8g_13) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
-	eor v1.16b, v1.16b, v14.16b /* v8_13 = xor(v8_acc_13, v8r6_13) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_13 = bsl(odd_bytes, v8_13, u_13) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_13 = bsl(odd_bytes, u_13, v8_13) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_13_r = shr(w1_13) */
+	sli v31.4s, v2.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_13 = rev(l2in_13) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_13 = xor(l2in_13, v8r16_13) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_13_r = shr(v8g_13) */
+	sli v14.4s, v31.4s, #6 /* v8r6_13 = sli(v8r6_13_r, v8g_13) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_13 = xor(v8r8_13, v8r16_13) */
+	eor v2.16b, v2.16b, v14.16b /* v8_13 = xor(v8_acc_13, v8r6_13) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_13 = bsl(odd_bytes, v8_13, u_13) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_13 = bsl(odd_bytes, u_13, v8_13) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_13_hi = shr(sb_in_y_13) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
@@ -5717,10 +5665,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_13 = bsl(odd_bytes, sb_s1_13, sb_s0_13) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_13 = bsl(odd_bytes, sb_s0_13, sb_s1_13) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_13 = bsl(odd_bytes, sb_s1_13, sb_s0_13) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_13 = bsl(odd_bytes, sb_s0_13, sb_s1_13) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_13 = lookup16(sb_out_y_13, rotl24) */
 	ldr q30, [sp, #912] /* reload dbl_29 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_13_r = shr(dbl_29) */
 	ldr q12, [sp, #112] /* reload g1s6 */
@@ -5779,31 +5727,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ushr v12.4s, v0.4s, #16 /* l1in_14_r = shr(w2_14) */
 	sli v12.4s, v11.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
 	str q30, [sp, #1056] /* spill z_14 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v0.16b, v11.16b /* l1in16_14 = bsl(high16, w1_14, w2_14) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
 	str q14, [sp, #112] /* spill x1_14 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
-	eor v30.16b, v15.16b, v30.16b /* ug_14 = xor(ug_acc_14, l1in16_14) */
-	ushr v15.4s, v30.4s, #30 /* ur2_14_r = shr(ug_14) */
-	sli v15.4s, v30.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_14 = rev(l1in_14) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	eor v14.16b, v14.16b, v15.16b /* ug_14 = xor(ug_acc_14, ur16_14) */
+	ushr v15.4s, v14.4s, #30 /* ur2_14_r = shr(ug_14) */
+	sli v15.4s, v14.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
 	eor v30.16b, v30.16b, v15.16b /* u_14 = xor(u_acc_14, ur2_14) */
-	ushr v12.4s, v11.4s, #16 /* l2in_14_r = shr(w1_14) */
-	sli v12.4s, v0.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_14 = bsl(high16, w2_14, w1_14) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_14 = lookup16(l2in_14, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_14 = lookup16(l2in_14, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_14 = xor(l2in_14, l2in16_14) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_14_r = shr(v8g_14) */
-	sli v14.4s, v12.4s, #6 /* v8r6_14 = sli(v8r6_14_r, v8g_14) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
+	ushr v11.4s, v11.4s, #16 /* l2in_14_r = shr(w1_14) */
+	sli v11.4s, v0.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_14 = lookup16(l2in_14, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_14 = rev(l2in_14) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_14 = xor(l2in_14, v8r16_14) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_14_r = shr(v8g_14) */
+	sli v14.4s, v11.4s, #6 /* v8r6_14 = sli(v8r6_14_r, v8g_14) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_14 = xor(v8r8_14, v8r16_14) */
 	eor v0.16b, v0.16b, v14.16b /* v8_14 = xor(v8_acc_14, v8r6_14) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_14 = bsl(odd_bytes, v8_14, u_14) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_14 = bsl(odd_bytes, u_14, v8_14) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_14 = bsl(odd_bytes, u_14, v8_14) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
@@ -5825,10 +5772,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_14 = bsl(odd_bytes, sb_s1_14, sb_s0_14) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_14 = bsl(odd_bytes, sb_s0_14, sb_s1_14) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_14 = bsl(odd_bytes, sb_s0_14, sb_s1_14) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_14 = lookup16(sb_out_y_14, rotl24) */
 	ldr q30, [sp, #1024] /* reload dbl_38 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_14_r = shr(dbl_38) */
 	ldr q12, [sp, #240] /* reload g0s7 */
@@ -5878,49 +5825,48 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q15, [sp, #848] /* reload fb_5 */
 	sli v14.4s, v15.4s, #16 /* x1_15 = sli(x1_15_r, fb_5) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_15 = xor(x0_15, sb_out_x_13) */
-	add v30.4s, v30.4s, v1.4s /* w_15 = add(x0r1_15, r2_13) */
+	add v30.4s, v30.4s, v2.4s /* w_15 = add(x0r1_15, r2_13) */
 	ldr q12, [sp, #1152] /* reload x2_5 */
 	eor v30.16b, v30.16b, v12.16b /* z_15 = xor(w_15, x2_5) */
 	add v31.4s, v31.4s, v14.4s /* w1_15 = add(sb_out_x_13, x1_15) */
 	ldr q12, [sp, #1360] /* reload x1_7 */
-	eor v1.16b, v1.16b, v12.16b /* w2_15 = xor(r2_13, x1_7) */
-	ushr v12.4s, v1.4s, #16 /* l1in_15_r = shr(w2_15) */
+	eor v2.16b, v2.16b, v12.16b /* w2_15 = xor(r2_13, x1_7) */
+	ushr v12.4s, v2.4s, #16 /* l1in_15_r = shr(w2_15) */
 	sli v12.4s, v31.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
 	str q30, [sp, #1152] /* spill z_15 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v1.16b, v31.16b /* l1in16_15 = bsl(high16, w1_15, w2_15) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
 	str q14, [sp, #240] /* spill x1_15 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
-	eor v30.16b, v15.16b, v30.16b /* ug_15 = xor(ug_acc_15, l1in16_15) */
-	ushr v15.4s, v30.4s, #30 /* ur2_15_r = shr(ug_15) */
-	sli v15.4s, v30.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_15 = rev(l1in_15) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	eor v14.16b, v14.16b, v15.16b /* ug_15 = xor(ug_acc_15, ur16_15) */
+	ushr v15.4s, v14.4s, #30 /* ur2_15_r = shr(ug_15) */
+	sli v15.4s, v14.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
 	eor v30.16b, v30.16b, v15.16b /* u_15 = xor(u_acc_15, ur2_15) */
-	ushr v12.4s, v31.4s, #16 /* l2in_15_r = shr(w1_15) */
-	sli v12.4s, v1.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_15 = bsl(high16, w2_15, w1_15) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_15 = lookup16(l2in_15, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_15 = lookup16(l2in_15, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_15 = xor(l2in_15, l2in16_15) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_15_r = shr(v8g_15) */
-	sli v14.4s, v12.4s, #6 /* v8r6_15 = sli(v8r6_15_r, v8g_15) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
-	eor v1.16b, v1.16b, v14.16b /* v8_15 = xor(v8_acc_15, v8r6_15) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_15 = bsl(odd_bytes, v8_15, u_15) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_15 = bsl(odd_bytes, u_15, v8_15) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_15_r = shr(w1_15) */
+	sli v31.4s, v2.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_15 = rev(l2in_15) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_15 = xor(l2in_15, v8r16_15) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_15_r = shr(v8g_15) */
+	sli v14.4s, v31.4s, #6 /* v8r6_15 = sli(v8r6_15_r, v8g_15) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_15 = xor(v8r8_15, v8r16_15) */
+	eor v2.16b, v2.16b, v14.16b /* v8_15 = xor(v8_acc_15, v8r6_15) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_15 = bsl(odd_bytes, v8_15, u_15) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_15 = bsl(odd_bytes, u_15, v8_15) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_15_hi = shr(sb_in_y_15) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
@@ -5933,10 +5879,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_15 = bsl(odd_bytes, sb_s1_15, sb_s0_15) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_15 = bsl(odd_bytes, sb_s0_15, sb_s1_15) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_15 = bsl(odd_bytes, sb_s1_15, sb_s0_15) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_15 = bsl(odd_bytes, sb_s0_15, sb_s1_15) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_15 = lookup16(sb_out_y_15, rotl24) */
 	ldr q30, [sp, #1120] /* reload dbl_47 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_15_r = shr(dbl_47) */
 	ldr q12, [sp, #496] /* reload g1s7 */
@@ -5995,31 +5941,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ushr v12.4s, v0.4s, #16 /* l1in_16_r = shr(w2_16) */
 	sli v12.4s, v11.4s, #16 /* l1in_16 = sli(l1in_16_r, w1_16) */
 	str q30, [sp, #1248] /* spill z_16 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v0.16b, v11.16b /* l1in16_16 = bsl(high16, w1_16, w2_16) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_16 = lookup16(l1in_16, rotl24) */
 	str q14, [sp, #496] /* spill x1_16 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_16 = lookup16(l1in_16, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_16 = lookup16(l1in_16, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_16 = xor(l1in_16, ur8_16) */
-	eor v30.16b, v15.16b, v30.16b /* ug_16 = xor(ug_acc_16, l1in16_16) */
-	ushr v15.4s, v30.4s, #30 /* ur2_16_r = shr(ug_16) */
-	sli v15.4s, v30.4s, #2 /* ur2_16 = sli(ur2_16_r, ug_16) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_16 = xor(l1in_16, ur24_16) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_16 = lookup16(l1in_16, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_16 = rev(l1in_16) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_16 = xor(l1in_16, ur8_16) */
+	eor v14.16b, v14.16b, v15.16b /* ug_16 = xor(ug_acc_16, ur16_16) */
+	ushr v15.4s, v14.4s, #30 /* ur2_16_r = shr(ug_16) */
+	sli v15.4s, v14.4s, #2 /* ur2_16 = sli(ur2_16_r, ug_16) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_16 = xor(l1in_16, ur24_16) */
 	eor v30.16b, v30.16b, v15.16b /* u_16 = xor(u_acc_16, ur2_16) */
-	ushr v12.4s, v11.4s, #16 /* l2in_16_r = shr(w1_16) */
-	sli v12.4s, v0.4s, #16 /* l2in_16 = sli(l2in_16_r, w2_16) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_16 = bsl(high16, w2_16, w1_16) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_16 = lookup16(l2in_16, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_16 = lookup16(l2in_16, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_16 = xor(l2in_16, l2in16_16) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_16 = xor(v8g_acc_16, v8r24_16) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_16_r = shr(v8g_16) */
-	sli v14.4s, v12.4s, #6 /* v8r6_16 = sli(v8r6_16_r, v8g_16) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_16 = xor(v8r8_16, l2in16_16) */
+	ushr v11.4s, v11.4s, #16 /* l2in_16_r = shr(w1_16) */
+	sli v11.4s, v0.4s, #16 /* l2in_16 = sli(l2in_16_r, w2_16) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_16 = lookup16(l2in_16, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_16 = rev(l2in_16) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_16 = lookup16(l2in_16, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_16 = xor(l2in_16, v8r16_16) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_16 = xor(v8g_acc_16, v8r24_16) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_16_r = shr(v8g_16) */
+	sli v14.4s, v11.4s, #6 /* v8r6_16 = sli(v8r6_16_r, v8g_16) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_16 = xor(v8r8_16, v8r16_16) */
 	eor v0.16b, v0.16b, v14.16b /* v8_16 = xor(v8_acc_16, v8r6_16) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_16 = bsl(odd_bytes, v8_16, u_16) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_16 = bsl(odd_bytes, u_16, v8_16) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_16 = bsl(odd_bytes, u_16, v8_16) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_16 = shr(sb_in_x_16) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
@@ -6041,10 +5986,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_16 = bsl(odd_bytes, sb_s1_16, sb_s0_16) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_16 = bsl(odd_bytes, sb_s0_16, sb_s1_16) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_16 = lookup16(sb_out_y_16, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_16 = bsl(odd_bytes, sb_s0_16, sb_s1_16) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_16 = lookup16(sb_out_y_16, rotl24) */
 	ldr q30, [sp, #1216] /* reload dbl_56 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_16_r = shr(dbl_56) */
 	ldr q12, [sp, #736] /* reload g0s8 */
@@ -6094,49 +6039,48 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q15, [sp, #1024] /* reload fb_7 */
 	sli v14.4s, v15.4s, #16 /* x1_17 = sli(x1_17_r, fb_7) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_17 = xor(x0_17, sb_out_x_15) */
-	add v30.4s, v30.4s, v1.4s /* w_17 = add(x0r1_17, r2_15) */
+	add v30.4s, v30.4s, v2.4s /* w_17 = add(x0r1_17, r2_15) */
 	ldr q12, [sp, #1344] /* reload x2_7 */
 	eor v30.16b, v30.16b, v12.16b /* z_17 = xor(w_17, x2_7) */
 	add v31.4s, v31.4s, v14.4s /* w1_17 = add(sb_out_x_15, x1_17) */
 	ldr q12, [sp, #1392] /* reload x1_9 */
-	eor v1.16b, v1.16b, v12.16b /* w2_17 = xor(r2_15, x1_9) */
-	ushr v12.4s, v1.4s, #16 /* l1in_17_r = shr(w2_17) */
+	eor v2.16b, v2.16b, v12.16b /* w2_17 = xor(r2_15, x1_9) */
+	ushr v12.4s, v2.4s, #16 /* l1in_17_r = shr(w2_17) */
 	sli v12.4s, v31.4s, #16 /* l1in_17 = sli(l1in_17_r, w1_17) */
 	str q30, [sp, #1344] /* spill z_17 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v1.16b, v31.16b /* l1in16_17 = bsl(high16, w1_17, w2_17) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_17 = lookup16(l1in_17, rotl24) */
 	str q14, [sp, #736] /* spill x1_17 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_17 = lookup16(l1in_17, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_17 = lookup16(l1in_17, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_17 = xor(l1in_17, ur8_17) */
-	eor v30.16b, v15.16b, v30.16b /* ug_17 = xor(ug_acc_17, l1in16_17) */
-	ushr v15.4s, v30.4s, #30 /* ur2_17_r = shr(ug_17) */
-	sli v15.4s, v30.4s, #2 /* ur2_17 = sli(ur2_17_r, ug_17) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_17 = xor(l1in_17, ur24_17) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_17 = lookup16(l1in_17, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_17 = rev(l1in_17) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_17 = xor(l1in_17, ur8_17) */
+	eor v14.16b, v14.16b, v15.16b /* ug_17 = xor(ug_acc_17, ur16_17) */
+	ushr v15.4s, v14.4s, #30 /* ur2_17_r = shr(ug_17) */
+	sli v15.4s, v14.4s, #2 /* ur2_17 = sli(ur2_17_r, ug_17) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_17 = xor(l1in_17, ur24_17) */
 	eor v30.16b, v30.16b, v15.16b /* u_17 = xor(u_acc_17, ur2_17) */
-	ushr v12.4s, v31.4s, #16 /* l2in_17_r = shr(w1_17) */
-	sli v12.4s, v1.4s, #16 /* l2in_17 = sli(l2in_17_r, w2_17) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_17 = bsl(high16, w2_17, w1_17) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_17 = lookup16(l2in_17, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_17 = lookup16(l2in_17, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_17 = xor(l2in_17, l2in16_17) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_17 = xor(v8g_acc_17, v8r24_17) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_17_r = shr(v8g_17) */
-	sli v14.4s, v12.4s, #6 /* v8r6_17 = sli(v8r6_17_r, v8g_17) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_17 = xor(v8r8_17, l2in16_17) */
-	eor v1.16b, v1.16b, v14.16b /* v8_17 = xor(v8_acc_17, v8r6_17) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_17 = bsl(odd_bytes, v8_17, u_17) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_17 = bsl(odd_bytes, u_17, v8_17) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_17 = and(sb_in_x_17, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_17_r = shr(w1_17) */
+	sli v31.4s, v2.4s, #16 /* l2in_17 = sli(l2in_17_r, w2_17) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_17 = lookup16(l2in_17, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_17 = rev(l2in_17) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_17 = lookup16(l2in_17, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_17 = xor(l2in_17, v8r16_17) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_17 = xor(v8g_acc_17, v8r24_17) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_17_r = shr(v8g_17) */
+	sli v14.4s, v31.4s, #6 /* v8r6_17 = sli(v8r6_17_r, v8g_17) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_17 = xor(v8r8_17, v8r16_17) */
+	eor v2.16b, v2.16b, v14.16b /* v8_17 = xor(v8_acc_17, v8r6_17) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_17 = bsl(odd_bytes, v8_17, u_17) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_17 = bsl(odd_bytes, u_17, v8_17) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_17 = and(sb_in_x_17, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_17 = shr(sb_in_x_17) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_17 = lookup16(s0_p1, sb_s0_xl_17) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_17 = lookup16(s0_p1, sb_s0_xl_17) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_17 = xor(sb_s0_p1_17, sb_s0_xh_17) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_17 = lookup16(s0_p2, sb_s0_t_17) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_17 = xor(sb_s0_p2_17, sb_s0_xl_17) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_17 = lookup16(s0_p3_rot, sb_s0_ol_17) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_17 = xor(sb_s0_p2_17, sb_s0_xl_17) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_17 = lookup16(s0_p3_rot, sb_s0_ol_17) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_17 = add(sb_s0_t_17, sb_s0_t_17) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_17 = xor(sb_s0_p3_17, sb_s0_t2_17) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_17 = xor(sb_s0_p3_17, sb_s0_t2_17) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_17_lo = and(sb_in_y_17, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_17_hi = shr(sb_in_y_17) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_17_l = lookup16(tbl_lo, sb_in_y_17_lo) */
@@ -6149,10 +6093,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_17_l = lookup16(tbl_lo_1, sb_s1_17_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_17_h = lookup16(tbl_hi_1, sb_s1_17_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_17 = xor(sb_s1_17_l, sb_s1_17_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_17 = bsl(odd_bytes, sb_s1_17, sb_s0_17) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_17 = bsl(odd_bytes, sb_s0_17, sb_s1_17) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_17 = lookup16(sb_out_y_17, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_17 = bsl(odd_bytes, sb_s1_17, sb_s0_17) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_17 = bsl(odd_bytes, sb_s0_17, sb_s1_17) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_17 = lookup16(sb_out_y_17, rotl24) */
 	ldr q30, [sp, #1312] /* reload dbl_65 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_17_r = shr(dbl_65) */
 	ldr q12, [sp, #96] /* reload g1s8 */
@@ -6211,31 +6155,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ushr v12.4s, v0.4s, #16 /* l1in_18_r = shr(w2_18) */
 	sli v12.4s, v11.4s, #16 /* l1in_18 = sli(l1in_18_r, w1_18) */
 	str q30, [sp, #304] /* spill z_18 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v0.16b, v11.16b /* l1in16_18 = bsl(high16, w1_18, w2_18) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_18 = lookup16(l1in_18, rotl24) */
 	str q14, [sp, #96] /* spill x1_18 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_18 = lookup16(l1in_18, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_18 = lookup16(l1in_18, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_18 = xor(l1in_18, ur8_18) */
-	eor v30.16b, v15.16b, v30.16b /* ug_18 = xor(ug_acc_18, l1in16_18) */
-	ushr v15.4s, v30.4s, #30 /* ur2_18_r = shr(ug_18) */
-	sli v15.4s, v30.4s, #2 /* ur2_18 = sli(ur2_18_r, ug_18) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_18 = xor(l1in_18, ur24_18) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_18 = lookup16(l1in_18, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_18 = rev(l1in_18) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_18 = xor(l1in_18, ur8_18) */
+	eor v14.16b, v14.16b, v15.16b /* ug_18 = xor(ug_acc_18, ur16_18) */
+	ushr v15.4s, v14.4s, #30 /* ur2_18_r = shr(ug_18) */
+	sli v15.4s, v14.4s, #2 /* ur2_18 = sli(ur2_18_r, ug_18) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_18 = xor(l1in_18, ur24_18) */
 	eor v30.16b, v30.16b, v15.16b /* u_18 = xor(u_acc_18, ur2_18) */
-	ushr v12.4s, v11.4s, #16 /* l2in_18_r = shr(w1_18) */
-	sli v12.4s, v0.4s, #16 /* l2in_18 = sli(l2in_18_r, w2_18) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_18 = bsl(high16, w2_18, w1_18) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_18 = lookup16(l2in_18, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_18 = lookup16(l2in_18, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_18 = xor(l2in_18, l2in16_18) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_18 = xor(v8g_acc_18, v8r24_18) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_18_r = shr(v8g_18) */
-	sli v14.4s, v12.4s, #6 /* v8r6_18 = sli(v8r6_18_r, v8g_18) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_18 = xor(v8r8_18, l2in16_18) */
+	ushr v11.4s, v11.4s, #16 /* l2in_18_r = shr(w1_18) */
+	sli v11.4s, v0.4s, #16 /* l2in_18 = sli(l2in_18_r, w2_18) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_18 = lookup16(l2in_18, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_18 = rev(l2in_18) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_18 = lookup16(l2in_18, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_18 = xor(l2in_18, v8r16_18) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_18 = xor(v8g_acc_18, v8r24_18) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_18_r = shr(v8g_18) */
+	sli v14.4s, v11.4s, #6 /* v8r6_18 = sli(v8r6_18_r, v8g_18) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_18 = xor(v8r8_18, v8r16_18) */
 	eor v0.16b, v0.16b, v14.16b /* v8_18 = xor(v8_acc_18, v8r6_18) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_18 = bsl(odd_bytes, v8_18, u_18) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_18 = bsl(odd_bytes, u_18, v8_18) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_18 = bsl(odd_bytes, u_18, v8_18) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_18 = and(sb_in_x_18, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_18 = shr(sb_in_x_18) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_18 = lookup16(s0_p1, sb_s0_xl_18) */
@@ -6257,10 +6200,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_18_l = lookup16(tbl_lo_1, sb_s1_18_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_18_h = lookup16(tbl_hi_1, sb_s1_18_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_18 = xor(sb_s1_18_l, sb_s1_18_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_18 = bsl(odd_bytes, sb_s1_18, sb_s0_18) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_18 = bsl(odd_bytes, sb_s0_18, sb_s1_18) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_18 = lookup16(sb_out_y_18, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_18 = bsl(odd_bytes, sb_s0_18, sb_s1_18) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_18 = lookup16(sb_out_y_18, rotl24) */
 	ldr q30, [sp, #192] /* reload dbl_1 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_18_r = shr(dbl_1) */
 	ldr q12, [sp, #176] /* reload g0s9 */
@@ -6310,49 +6253,48 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q15, [sp, #1216] /* reload fb_9 */
 	sli v14.4s, v15.4s, #16 /* x1_19 = sli(x1_19_r, fb_9) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_19 = xor(x0_19, sb_out_x_17) */
-	add v30.4s, v30.4s, v1.4s /* w_19 = add(x0r1_19, r2_17) */
+	add v30.4s, v30.4s, v2.4s /* w_19 = add(x0r1_19, r2_17) */
 	ldr q12, [sp, #544] /* reload x1_1 */
 	eor v30.16b, v30.16b, v12.16b /* z_19 = xor(w_19, x1_1) */
 	add v31.4s, v31.4s, v14.4s /* w1_19 = add(sb_out_x_17, x1_19) */
 	ldr q12, [sp, #256] /* reload x1_11 */
-	eor v1.16b, v1.16b, v12.16b /* w2_19 = xor(r2_17, x1_11) */
-	ushr v12.4s, v1.4s, #16 /* l1in_19_r = shr(w2_19) */
+	eor v2.16b, v2.16b, v12.16b /* w2_19 = xor(r2_17, x1_11) */
+	ushr v12.4s, v2.4s, #16 /* l1in_19_r = shr(w2_19) */
 	sli v12.4s, v31.4s, #16 /* l1in_19 = sli(l1in_19_r, w1_19) */
 	str q30, [sp, #544] /* spill z_19 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v1.16b, v31.16b /* l1in16_19 = bsl(high16, w1_19, w2_19) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_19 = lookup16(l1in_19, rotl24) */
 	str q14, [sp, #176] /* spill x1_19 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_19 = lookup16(l1in_19, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_19 = lookup16(l1in_19, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_19 = xor(l1in_19, ur8_19) */
-	eor v30.16b, v15.16b, v30.16b /* ug_19 = xor(ug_acc_19, l1in16_19) */
-	ushr v15.4s, v30.4s, #30 /* ur2_19_r = shr(ug_19) */
-	sli v15.4s, v30.4s, #2 /* ur2_19 = sli(ur2_19_r, ug_19) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_19 = xor(l1in_19, ur24_19) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_19 = lookup16(l1in_19, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_19 = rev(l1in_19) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_19 = xor(l1in_19, ur8_19) */
+	eor v14.16b, v14.16b, v15.16b /* ug_19 = xor(ug_acc_19, ur16_19) */
+	ushr v15.4s, v14.4s, #30 /* ur2_19_r = shr(ug_19) */
+	sli v15.4s, v14.4s, #2 /* ur2_19 = sli(ur2_19_r, ug_19) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_19 = xor(l1in_19, ur24_19) */
 	eor v30.16b, v30.16b, v15.16b /* u_19 = xor(u_acc_19, ur2_19) */
-	ushr v12.4s, v31.4s, #16 /* l2in_19_r = shr(w1_19) */
-	sli v12.4s, v1.4s, #16 /* l2in_19 = sli(l2in_19_r, w2_19) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_19 = bsl(high16, w2_19, w1_19) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_19 = lookup16(l2in_19, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_19 = lookup16(l2in_19, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_19 = xor(l2in_19, l2in16_19) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_19 = xor(v8g_acc_19, v8r24_19) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_19_r = shr(v8g_19) */
-	sli v14.4s, v12.4s, #6 /* v8r6_19 = sli(v8r6_19_r, v8g_19) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_19 = xor(v8r8_19, l2in16_19) */
-	eor v1.16b, v1.16b, v14.16b /* v8_19 = xor(v8_acc_19, v8r6_19) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_19 = bsl(odd_bytes, v8_19, u_19) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_19 = bsl(odd_bytes, u_19, v8_19) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_19 = and(sb_in_x_19, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_19_r = shr(w1_19) */
+	sli v31.4s, v2.4s, #16 /* l2in_19 = sli(l2in_19_r, w2_19) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_19 = lookup16(l2in_19, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_19 = rev(l2in_19) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_19 = lookup16(l2in_19, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_19 = xor(l2in_19, v8r16_19) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_19 = xor(v8g_acc_19, v8r24_19) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_19_r = shr(v8g_19) */
+	sli v14.4s, v31.4s, #6 /* v8r6_19 = sli(v8r6_19_r, v8g_19) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_19 = xor(v8r8_19, v8r16_19) */
+	eor v2.16b, v2.16b, v14.16b /* v8_19 = xor(v8_acc_19, v8r6_19) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_19 = bsl(odd_bytes, v8_19, u_19) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_19 = bsl(odd_bytes, u_19, v8_19) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_19 = and(sb_in_x_19, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_19 = shr(sb_in_x_19) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_19 = lookup16(s0_p1, sb_s0_xl_19) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_19 = lookup16(s0_p1, sb_s0_xl_19) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_19 = xor(sb_s0_p1_19, sb_s0_xh_19) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_19 = lookup16(s0_p2, sb_s0_t_19) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_19 = xor(sb_s0_p2_19, sb_s0_xl_19) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_19 = lookup16(s0_p3_rot, sb_s0_ol_19) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_19 = xor(sb_s0_p2_19, sb_s0_xl_19) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_19 = lookup16(s0_p3_rot, sb_s0_ol_19) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_19 = add(sb_s0_t_19, sb_s0_t_19) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_19 = xor(sb_s0_p3_19, sb_s0_t2_19) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_19 = xor(sb_s0_p3_19, sb_s0_t2_19) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_19_lo = and(sb_in_y_19, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_19_hi = shr(sb_in_y_19) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_19_l = lookup16(tbl_lo, sb_in_y_19_lo) */
@@ -6365,10 +6307,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_19_l = lookup16(tbl_lo_1, sb_s1_19_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_19_h = lookup16(tbl_hi_1, sb_s1_19_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_19 = xor(sb_s1_19_l, sb_s1_19_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_19 = bsl(odd_bytes, sb_s1_19, sb_s0_19) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_19 = bsl(odd_bytes, sb_s0_19, sb_s1_19) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_19 = lookup16(sb_out_y_19, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_19 = bsl(odd_bytes, sb_s1_19, sb_s0_19) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_19 = bsl(odd_bytes, sb_s0_19, sb_s1_19) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_19 = lookup16(sb_out_y_19, rotl24) */
 	ldr q30, [sp, #464] /* reload dbl_10 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_19_r = shr(dbl_10) */
 	ldr q12, [sp, #480] /* reload g1s9 */
@@ -6427,31 +6369,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ushr v12.4s, v0.4s, #16 /* l1in_20_r = shr(w2_20) */
 	sli v12.4s, v11.4s, #16 /* l1in_20 = sli(l1in_20_r, w1_20) */
 	str q30, [sp, #816] /* spill z_20 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v0.16b, v11.16b /* l1in16_20 = bsl(high16, w1_20, w2_20) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_20 = lookup16(l1in_20, rotl24) */
 	str q14, [sp, #480] /* spill x1_20 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_20 = lookup16(l1in_20, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_20 = lookup16(l1in_20, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_20 = xor(l1in_20, ur8_20) */
-	eor v30.16b, v15.16b, v30.16b /* ug_20 = xor(ug_acc_20, l1in16_20) */
-	ushr v15.4s, v30.4s, #30 /* ur2_20_r = shr(ug_20) */
-	sli v15.4s, v30.4s, #2 /* ur2_20 = sli(ur2_20_r, ug_20) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_20 = xor(l1in_20, ur24_20) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_20 = lookup16(l1in_20, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_20 = rev(l1in_20) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_20 = xor(l1in_20, ur8_20) */
+	eor v14.16b, v14.16b, v15.16b /* ug_20 = xor(ug_acc_20, ur16_20) */
+	ushr v15.4s, v14.4s, #30 /* ur2_20_r = shr(ug_20) */
+	sli v15.4s, v14.4s, #2 /* ur2_20 = sli(ur2_20_r, ug_20) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_20 = xor(l1in_20, ur24_20) */
 	eor v30.16b, v30.16b, v15.16b /* u_20 = xor(u_acc_20, ur2_20) */
-	ushr v12.4s, v11.4s, #16 /* l2in_20_r = shr(w1_20) */
-	sli v12.4s, v0.4s, #16 /* l2in_20 = sli(l2in_20_r, w2_20) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_20 = bsl(high16, w2_20, w1_20) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_20 = lookup16(l2in_20, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_20 = lookup16(l2in_20, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_20 = xor(l2in_20, l2in16_20) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_20 = xor(v8g_acc_20, v8r24_20) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_20_r = shr(v8g_20) */
-	sli v14.4s, v12.4s, #6 /* v8r6_20 = sli(v8r6_20_r, v8g_20) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_20 = xor(v8r8_20, l2in16_20) */
+	ushr v11.4s, v11.4s, #16 /* l2in_20_r = shr(w1_20) */
+	sli v11.4s, v0.4s, #16 /* l2in_20 = sli(l2in_20_r, w2_20) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_20 = lookup16(l2in_20, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_20 = rev(l2in_20) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_20 = lookup16(l2in_20, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_20 = xor(l2in_20, v8r16_20) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_20 = xor(v8g_acc_20, v8r24_20) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_20_r = shr(v8g_20) */
+	sli v14.4s, v11.4s, #6 /* v8r6_20 = sli(v8r6_20_r, v8g_20) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_20 = xor(v8r8_20, v8r16_20) */
 	eor v0.16b, v0.16b, v14.16b /* v8_20 = xor(v8_acc_20, v8r6_20) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_20 = bsl(odd_bytes, v8_20, u_20) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_20 = bsl(odd_bytes, u_20, v8_20) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_20 = bsl(odd_bytes, u_20, v8_20) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_20 = and(sb_in_x_20, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_20 = shr(sb_in_x_20) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_20 = lookup16(s0_p1, sb_s0_xl_20) */
@@ -6473,10 +6414,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_20_l = lookup16(tbl_lo_1, sb_s1_20_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_20_h = lookup16(tbl_hi_1, sb_s1_20_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_20 = xor(sb_s1_20_l, sb_s1_20_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_20 = bsl(odd_bytes, sb_s1_20, sb_s0_20) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_20 = bsl(odd_bytes, sb_s0_20, sb_s1_20) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_20 = lookup16(sb_out_y_20, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_20 = bsl(odd_bytes, sb_s0_20, sb_s1_20) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_20 = lookup16(sb_out_y_20, rotl24) */
 	ldr q30, [sp, #720] /* reload dbl_6 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_20_r = shr(dbl_6) */
 	ldr q12, [sp, #400] /* reload g0s10 */
@@ -6526,49 +6467,48 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q15, [sp, #192] /* reload fb_11 */
 	sli v14.4s, v15.4s, #16 /* x1_21 = sli(x1_21_r, fb_11) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_21 = xor(x0_21, sb_out_x_19) */
-	add v30.4s, v30.4s, v1.4s /* w_21 = add(x0r1_21, r2_19) */
+	add v30.4s, v30.4s, v2.4s /* w_21 = add(x0r1_21, r2_19) */
 	ldr q12, [sp, #960] /* reload x1_3 */
 	eor v30.16b, v30.16b, v12.16b /* z_21 = xor(w_21, x1_3) */
 	add v31.4s, v31.4s, v14.4s /* w1_21 = add(sb_out_x_19, x1_21) */
 	ldr q12, [sp, #832] /* reload x1_13 */
-	eor v1.16b, v1.16b, v12.16b /* w2_21 = xor(r2_19, x1_13) */
-	ushr v12.4s, v1.4s, #16 /* l1in_21_r = shr(w2_21) */
+	eor v2.16b, v2.16b, v12.16b /* w2_21 = xor(r2_19, x1_13) */
+	ushr v12.4s, v2.4s, #16 /* l1in_21_r = shr(w2_21) */
 	sli v12.4s, v31.4s, #16 /* l1in_21 = sli(l1in_21_r, w1_21) */
 	str q30, [sp, #960] /* spill z_21 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v1.16b, v31.16b /* l1in16_21 = bsl(high16, w1_21, w2_21) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_21 = lookup16(l1in_21, rotl24) */
 	str q14, [sp, #400] /* spill x1_21 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_21 = lookup16(l1in_21, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_21 = lookup16(l1in_21, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_21 = xor(l1in_21, ur8_21) */
-	eor v30.16b, v15.16b, v30.16b /* ug_21 = xor(ug_acc_21, l1in16_21) */
-	ushr v15.4s, v30.4s, #30 /* ur2_21_r = shr(ug_21) */
-	sli v15.4s, v30.4s, #2 /* ur2_21 = sli(ur2_21_r, ug_21) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_21 = xor(l1in_21, ur24_21) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_21 = lookup16(l1in_21, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_21 = rev(l1in_21) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_21 = xor(l1in_21, ur8_21) */
+	eor v14.16b, v14.16b, v15.16b /* ug_21 = xor(ug_acc_21, ur16_21) */
+	ushr v15.4s, v14.4s, #30 /* ur2_21_r = shr(ug_21) */
+	sli v15.4s, v14.4s, #2 /* ur2_21 = sli(ur2_21_r, ug_21) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_21 = xor(l1in_21, ur24_21) */
 	eor v30.16b, v30.16b, v15.16b /* u_21 = xor(u_acc_21, ur2_21) */
-	ushr v12.4s, v31.4s, #16 /* l2in_21_r = shr(w1_21) */
-	sli v12.4s, v1.4s, #16 /* l2in_21 = sli(l2in_21_r, w2_21) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_21 = bsl(high16, w2_21, w1_21) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_21 = lookup16(l2in_21, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_21 = lookup16(l2in_21, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_21 = xor(l2in_21, l2in16_21) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_21 = xor(v8g_acc_21, v8r24_21) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_21_r = shr(v8g_21) */
-	sli v14.4s, v12.4s, #6 /* v8r6_21 = sli(v8r6_21_r, v8g_21) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_21 = xor(v8r8_21, l2in16_21) */
-	eor v1.16b, v1.16b, v14.16b /* v8_21 = xor(v8_acc_21, v8r6_21) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_21 = bsl(odd_bytes, v8_21, u_21) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_21 = bsl(odd_bytes, u_21, v8_21) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_21 = and(sb_in_x_21, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_21_r = shr(w1_21) */
+	sli v31.4s, v2.4s, #16 /* l2in_21 = sli(l2in_21_r, w2_21) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_21 = lookup16(l2in_21, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_21 = rev(l2in_21) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_21 = lookup16(l2in_21, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_21 = xor(l2in_21, v8r16_21) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_21 = xor(v8g_acc_21, v8r24_21) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_21_r = shr(v8g_21) */
+	sli v14.4s, v31.4s, #6 /* v8r6_21 = sli(v8r6_21_r, v8g_21) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_21 = xor(v8r8_21, v8r16_21) */
+	eor v2.16b, v2.16b, v14.16b /* v8_21 = xor(v8_acc_21, v8r6_21) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_21 = bsl(odd_bytes, v8_21, u_21) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_21 = bsl(odd_bytes, u_21, v8_21) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_21 = and(sb_in_x_21, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_21 = shr(sb_in_x_21) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_21 = lookup16(s0_p1, sb_s0_xl_21) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_21 = lookup16(s0_p1, sb_s0_xl_21) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_21 = xor(sb_s0_p1_21, sb_s0_xh_21) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_21 = lookup16(s0_p2, sb_s0_t_21) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_21 = xor(sb_s0_p2_21, sb_s0_xl_21) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_21 = lookup16(s0_p3_rot, sb_s0_ol_21) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_21 = xor(sb_s0_p2_21, sb_s0_xl_21) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_21 = lookup16(s0_p3_rot, sb_s0_ol_21) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_21 = add(sb_s0_t_21, sb_s0_t_21) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_21 = xor(sb_s0_p3_21, sb_s0_t2_21) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_21 = xor(sb_s0_p3_21, sb_s0_t2_21) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_21_lo = and(sb_in_y_21, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_21_hi = shr(sb_in_y_21) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_21_l = lookup16(tbl_lo, sb_in_y_21_lo) */
@@ -6581,10 +6521,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_21_l = lookup16(tbl_lo_1, sb_s1_21_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_21_h = lookup16(tbl_hi_1, sb_s1_21_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_21 = xor(sb_s1_21_l, sb_s1_21_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_21 = bsl(odd_bytes, sb_s1_21, sb_s0_21) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_21 = bsl(odd_bytes, sb_s0_21, sb_s1_21) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_21 = lookup16(sb_out_y_21, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_21 = bsl(odd_bytes, sb_s1_21, sb_s0_21) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_21 = bsl(odd_bytes, sb_s0_21, sb_s1_21) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_21 = lookup16(sb_out_y_21, rotl24) */
 	ldr q30, [sp, #160] /* reload dbl_15 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_21_r = shr(dbl_15) */
 	ldr q12, [sp, #672] /* reload g1s10 */
@@ -6643,31 +6583,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ushr v15.4s, v0.4s, #16 /* l1in_22_r = shr(w2_22) */
 	sli v15.4s, v11.4s, #16 /* l1in_22 = sli(l1in_22_r, w1_22) */
 	str q30, [sp, #112] /* spill z_22 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v0.16b, v11.16b /* l1in16_22 = bsl(high16, w1_22, w2_22) */
+	tbl v30.16b, {v15.16b}, v1.16b /* ur24_22 = lookup16(l1in_22, rotl24) */
 	str q12, [sp, #1072] /* spill x1_22 */
-	tbl v12.16b, {v15.16b}, v19.16b /* ur24_22 = lookup16(l1in_22, rotl24) */
-	tbl v14.16b, {v15.16b}, v2.16b /* ur8_22 = lookup16(l1in_22, rotl8) */
-	eor v14.16b, v15.16b, v14.16b /* ug_acc_22 = xor(l1in_22, ur8_22) */
-	eor v30.16b, v14.16b, v30.16b /* ug_22 = xor(ug_acc_22, l1in16_22) */
-	ushr v14.4s, v30.4s, #30 /* ur2_22_r = shr(ug_22) */
-	sli v14.4s, v30.4s, #2 /* ur2_22 = sli(ur2_22_r, ug_22) */
-	eor v30.16b, v15.16b, v12.16b /* u_acc_22 = xor(l1in_22, ur24_22) */
+	tbl v12.16b, {v15.16b}, v17.16b /* ur8_22 = lookup16(l1in_22, rotl8) */
+	rev32 v14.8h, v15.8h /* ur16_22 = rev(l1in_22) */
+	eor v12.16b, v15.16b, v12.16b /* ug_acc_22 = xor(l1in_22, ur8_22) */
+	eor v12.16b, v12.16b, v14.16b /* ug_22 = xor(ug_acc_22, ur16_22) */
+	ushr v14.4s, v12.4s, #30 /* ur2_22_r = shr(ug_22) */
+	sli v14.4s, v12.4s, #2 /* ur2_22 = sli(ur2_22_r, ug_22) */
+	eor v30.16b, v15.16b, v30.16b /* u_acc_22 = xor(l1in_22, ur24_22) */
 	eor v30.16b, v30.16b, v14.16b /* u_22 = xor(u_acc_22, ur2_22) */
-	ushr v12.4s, v11.4s, #16 /* l2in_22_r = shr(w1_22) */
-	sli v12.4s, v0.4s, #16 /* l2in_22 = sli(l2in_22_r, w2_22) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_22 = bsl(high16, w2_22, w1_22) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_22 = lookup16(l2in_22, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_22 = lookup16(l2in_22, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_22 = xor(l2in_22, l2in16_22) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_22 = xor(v8g_acc_22, v8r24_22) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_22_r = shr(v8g_22) */
-	sli v14.4s, v12.4s, #6 /* v8r6_22 = sli(v8r6_22_r, v8g_22) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_22 = xor(v8r8_22, l2in16_22) */
+	ushr v11.4s, v11.4s, #16 /* l2in_22_r = shr(w1_22) */
+	sli v11.4s, v0.4s, #16 /* l2in_22 = sli(l2in_22_r, w2_22) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_22 = lookup16(l2in_22, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_22 = rev(l2in_22) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_22 = lookup16(l2in_22, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_22 = xor(l2in_22, v8r16_22) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_22 = xor(v8g_acc_22, v8r24_22) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_22_r = shr(v8g_22) */
+	sli v14.4s, v11.4s, #6 /* v8r6_22 = sli(v8r6_22_r, v8g_22) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_22 = xor(v8r8_22, v8r16_22) */
 	eor v0.16b, v0.16b, v14.16b /* v8_22 = xor(v8_acc_22, v8r6_22) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_22 = bsl(odd_bytes, v8_22, u_22) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_22 = bsl(odd_bytes, u_22, v8_22) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_22 = bsl(odd_bytes, u_22, v8_22) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_22 = and(sb_in_x_22, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_22 = shr(sb_in_x_22) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_22 = lookup16(s0_p1, sb_s0_xl_22) */
@@ -6689,10 +6628,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_22_l = lookup16(tbl_lo_1, sb_s1_22_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_22_h = lookup16(tbl_hi_1, sb_s1_22_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_22 = xor(sb_s1_22_l, sb_s1_22_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_22 = bsl(odd_bytes, sb_s1_22, sb_s0_22) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_22 = bsl(odd_bytes, sb_s0_22, sb_s1_22) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_22 = lookup16(sb_out_y_22, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_22 = bsl(odd_bytes, sb_s0_22, sb_s1_22) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_22 = lookup16(sb_out_y_22, rotl24) */
 	ldr q30, [sp, #80] /* reload dbl_24 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_22_r = shr(dbl_24) */
 	ldr q12, [sp, #224] /* reload g0s11 */
@@ -6742,49 +6681,48 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q14, [sp, #720] /* reload fb_13 */
 	sli v12.4s, v14.4s, #16 /* x1_23 = sli(x1_23_r, fb_13) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_23 = xor(x0_23, sb_out_x_21) */
-	add v30.4s, v30.4s, v1.4s /* w_23 = add(x0r1_23, r2_21) */
+	add v30.4s, v30.4s, v2.4s /* w_23 = add(x0r1_23, r2_21) */
 	ldr q15, [sp, #1168] /* reload x1_5 */
 	eor v30.16b, v30.16b, v15.16b /* z_23 = xor(w_23, x1_5) */
 	add v31.4s, v31.4s, v12.4s /* w1_23 = add(sb_out_x_21, x1_23) */
 	ldr q15, [sp, #240] /* reload x1_15 */
-	eor v1.16b, v1.16b, v15.16b /* w2_23 = xor(r2_21, x1_15) */
-	ushr v15.4s, v1.4s, #16 /* l1in_23_r = shr(w2_23) */
+	eor v2.16b, v2.16b, v15.16b /* w2_23 = xor(r2_21, x1_15) */
+	ushr v15.4s, v2.4s, #16 /* l1in_23_r = shr(w2_23) */
 	sli v15.4s, v31.4s, #16 /* l1in_23 = sli(l1in_23_r, w1_23) */
 	str q30, [sp, #240] /* spill z_23 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v1.16b, v31.16b /* l1in16_23 = bsl(high16, w1_23, w2_23) */
+	tbl v30.16b, {v15.16b}, v1.16b /* ur24_23 = lookup16(l1in_23, rotl24) */
 	str q12, [sp, #1168] /* spill x1_23 */
-	tbl v12.16b, {v15.16b}, v19.16b /* ur24_23 = lookup16(l1in_23, rotl24) */
-	tbl v14.16b, {v15.16b}, v2.16b /* ur8_23 = lookup16(l1in_23, rotl8) */
-	eor v14.16b, v15.16b, v14.16b /* ug_acc_23 = xor(l1in_23, ur8_23) */
-	eor v30.16b, v14.16b, v30.16b /* ug_23 = xor(ug_acc_23, l1in16_23) */
-	ushr v14.4s, v30.4s, #30 /* ur2_23_r = shr(ug_23) */
-	sli v14.4s, v30.4s, #2 /* ur2_23 = sli(ur2_23_r, ug_23) */
-	eor v30.16b, v15.16b, v12.16b /* u_acc_23 = xor(l1in_23, ur24_23) */
+	tbl v12.16b, {v15.16b}, v17.16b /* ur8_23 = lookup16(l1in_23, rotl8) */
+	rev32 v14.8h, v15.8h /* ur16_23 = rev(l1in_23) */
+	eor v12.16b, v15.16b, v12.16b /* ug_acc_23 = xor(l1in_23, ur8_23) */
+	eor v12.16b, v12.16b, v14.16b /* ug_23 = xor(ug_acc_23, ur16_23) */
+	ushr v14.4s, v12.4s, #30 /* ur2_23_r = shr(ug_23) */
+	sli v14.4s, v12.4s, #2 /* ur2_23 = sli(ur2_23_r, ug_23) */
+	eor v30.16b, v15.16b, v30.16b /* u_acc_23 = xor(l1in_23, ur24_23) */
 	eor v30.16b, v30.16b, v14.16b /* u_23 = xor(u_acc_23, ur2_23) */
-	ushr v12.4s, v31.4s, #16 /* l2in_23_r = shr(w1_23) */
-	sli v12.4s, v1.4s, #16 /* l2in_23 = sli(l2in_23_r, w2_23) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_23 = bsl(high16, w2_23, w1_23) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_23 = lookup16(l2in_23, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_23 = lookup16(l2in_23, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_23 = xor(l2in_23, l2in16_23) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_23 = xor(v8g_acc_23, v8r24_23) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_23_r = shr(v8g_23) */
-	sli v14.4s, v12.4s, #6 /* v8r6_23 = sli(v8r6_23_r, v8g_23) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_23 = xor(v8r8_23, l2in16_23) */
-	eor v1.16b, v1.16b, v14.16b /* v8_23 = xor(v8_acc_23, v8r6_23) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_23 = bsl(odd_bytes, v8_23, u_23) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_23 = bsl(odd_bytes, u_23, v8_23) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_23 = and(sb_in_x_23, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_23_r = shr(w1_23) */
+	sli v31.4s, v2.4s, #16 /* l2in_23 = sli(l2in_23_r, w2_23) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_23 = lookup16(l2in_23, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_23 = rev(l2in_23) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_23 = lookup16(l2in_23, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_23 = xor(l2in_23, v8r16_23) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_23 = xor(v8g_acc_23, v8r24_23) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_23_r = shr(v8g_23) */
+	sli v14.4s, v31.4s, #6 /* v8r6_23 = sli(v8r6_23_r, v8g_23) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_23 = xor(v8r8_23, v8r16_23) */
+	eor v2.16b, v2.16b, v14.16b /* v8_23 = xor(v8_acc_23, v8r6_23) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_23 = bsl(odd_bytes, v8_23, u_23) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_23 = bsl(odd_bytes, u_23, v8_23) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_23 = and(sb_in_x_23, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_23 = shr(sb_in_x_23) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_23 = lookup16(s0_p1, sb_s0_xl_23) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_23 = lookup16(s0_p1, sb_s0_xl_23) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_23 = xor(sb_s0_p1_23, sb_s0_xh_23) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_23 = lookup16(s0_p2, sb_s0_t_23) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_23 = xor(sb_s0_p2_23, sb_s0_xl_23) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_23 = lookup16(s0_p3_rot, sb_s0_ol_23) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_23 = xor(sb_s0_p2_23, sb_s0_xl_23) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_23 = lookup16(s0_p3_rot, sb_s0_ol_23) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_23 = add(sb_s0_t_23, sb_s0_t_23) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_23 = xor(sb_s0_p3_23, sb_s0_t2_23) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_23 = xor(sb_s0_p3_23, sb_s0_t2_23) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_23_lo = and(sb_in_y_23, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_23_hi = shr(sb_in_y_23) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_23_l = lookup16(tbl_lo, sb_in_y_23_lo) */
@@ -6797,10 +6735,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_23_l = lookup16(tbl_lo_1, sb_s1_23_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_23_h = lookup16(tbl_hi_1, sb_s1_23_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_23 = xor(sb_s1_23_l, sb_s1_23_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_23 = bsl(odd_bytes, sb_s1_23, sb_s0_23) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_23 = bsl(odd_bytes, sb_s0_23, sb_s1_23) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_23 = lookup16(sb_out_y_23, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_23 = bsl(odd_bytes, sb_s1_23, sb_s0_23) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_23 = bsl(odd_bytes, sb_s0_23, sb_s1_23) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_23 = lookup16(sb_out_y_23, rotl24) */
 	ldr q30, [sp, #320] /* reload dbl_33 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_23_r = shr(dbl_33) */
 	ldr q12, [sp, #592] /* reload g1s11 */
@@ -6858,31 +6796,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	eor v0.16b, v0.16b, v12.16b /* w2_24 = xor(r2_22, x1_16) */
 	ushr v12.4s, v0.4s, #16 /* l1in_24_r = shr(w2_24) */
 	sli v12.4s, v11.4s, #16 /* l1in_24 = sli(l1in_24_r, w1_24) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v0.16b, v11.16b /* l1in16_24 = bsl(high16, w1_24, w2_24) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_24 = lookup16(l1in_24, rotl24) */
 	str q30, [sp, #496] /* spill z_24 */
-	tbl v30.16b, {v12.16b}, v19.16b /* ur24_24 = lookup16(l1in_24, rotl24) */
-	tbl v14.16b, {v12.16b}, v2.16b /* ur8_24 = lookup16(l1in_24, rotl8) */
-	eor v14.16b, v12.16b, v14.16b /* ug_acc_24 = xor(l1in_24, ur8_24) */
-	eor v14.16b, v14.16b, v15.16b /* ug_24 = xor(ug_acc_24, l1in16_24) */
-	ushr v15.4s, v14.4s, #30 /* ur2_24_r = shr(ug_24) */
-	sli v15.4s, v14.4s, #2 /* ur2_24 = sli(ur2_24_r, ug_24) */
-	eor v30.16b, v12.16b, v30.16b /* u_acc_24 = xor(l1in_24, ur24_24) */
-	eor v30.16b, v30.16b, v15.16b /* u_24 = xor(u_acc_24, ur2_24) */
-	ushr v12.4s, v11.4s, #16 /* l2in_24_r = shr(w1_24) */
-	sli v12.4s, v0.4s, #16 /* l2in_24 = sli(l2in_24_r, w2_24) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_24 = bsl(high16, w2_24, w1_24) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_24 = lookup16(l2in_24, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_24 = lookup16(l2in_24, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_24 = xor(l2in_24, l2in16_24) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_24 = xor(v8g_acc_24, v8r24_24) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_24_r = shr(v8g_24) */
-	sli v14.4s, v12.4s, #6 /* v8r6_24 = sli(v8r6_24_r, v8g_24) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_24 = xor(v8r8_24, l2in16_24) */
+	tbl v30.16b, {v12.16b}, v17.16b /* ur8_24 = lookup16(l1in_24, rotl8) */
+	rev32 v14.8h, v12.8h /* ur16_24 = rev(l1in_24) */
+	eor v30.16b, v12.16b, v30.16b /* ug_acc_24 = xor(l1in_24, ur8_24) */
+	eor v30.16b, v30.16b, v14.16b /* ug_24 = xor(ug_acc_24, ur16_24) */
+	ushr v14.4s, v30.4s, #30 /* ur2_24_r = shr(ug_24) */
+	sli v14.4s, v30.4s, #2 /* ur2_24 = sli(ur2_24_r, ug_24) */
+	eor v30.16b, v12.16b, v15.16b /* u_acc_24 = xor(l1in_24, ur24_24) */
+	eor v30.16b, v30.16b, v14.16b /* u_24 = xor(u_acc_24, ur2_24) */
+	ushr v11.4s, v11.4s, #16 /* l2in_24_r = shr(w1_24) */
+	sli v11.4s, v0.4s, #16 /* l2in_24 = sli(l2in_24_r, w2_24) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_24 = lookup16(l2in_24, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_24 = rev(l2in_24) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_24 = lookup16(l2in_24, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_24 = xor(l2in_24, v8r16_24) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_24 = xor(v8g_acc_24, v8r24_24) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_24_r = shr(v8g_24) */
+	sli v14.4s, v11.4s, #6 /* v8r6_24 = sli(v8r6_24_r, v8g_24) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_24 = xor(v8r8_24, v8r16_24) */
 	eor v0.16b, v0.16b, v14.16b /* v8_24 = xor(v8_acc_24, v8r6_24) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_24 = bsl(odd_bytes, v8_24, u_24) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_24 = bsl(odd_bytes, u_24, v8_24) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_24 = bsl(odd_bytes, u_24, v8_24) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_24 = and(sb_in_x_24, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_24 = shr(sb_in_x_24) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_24 = lookup16(s0_p1, sb_s0_xl_24) */
@@ -6904,10 +6841,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_24_l = lookup16(tbl_lo_1, sb_s1_24_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_24_h = lookup16(tbl_hi_1, sb_s1_24_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_24 = xor(sb_s1_24_l, sb_s1_24_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_24 = bsl(odd_bytes, sb_s1_24, sb_s0_24) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_24 = bsl(odd_bytes, sb_s0_24, sb_s1_24) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_24 = lookup16(sb_out_y_24, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_24 = bsl(odd_bytes, sb_s0_24, sb_s1_24) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_24 = lookup16(sb_out_y_24, rotl24) */
 	ldr q30, [sp, #560] /* reload dbl_42 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_24_r = shr(dbl_42) */
 	ldr q12, [sp, #784] /* reload g0s12 */
@@ -6957,48 +6894,47 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q14, [sp, #80] /* reload fb_15 */
 	sli v12.4s, v14.4s, #16 /* x1_25 = sli(x1_25_r, fb_15) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_25 = xor(x0_25, sb_out_x_23) */
-	add v30.4s, v30.4s, v1.4s /* w_25 = add(x0r1_25, r2_23) */
+	add v30.4s, v30.4s, v2.4s /* w_25 = add(x0r1_25, r2_23) */
 	ldr q15, [sp, #1360] /* reload x1_7 */
 	eor v30.16b, v30.16b, v15.16b /* z_25 = xor(w_25, x1_7) */
 	add v31.4s, v31.4s, v12.4s /* w1_25 = add(sb_out_x_23, x1_25) */
 	ldr q12, [sp, #736] /* reload x1_17 */
-	eor v1.16b, v1.16b, v12.16b /* w2_25 = xor(r2_23, x1_17) */
-	ushr v12.4s, v1.4s, #16 /* l1in_25_r = shr(w2_25) */
+	eor v2.16b, v2.16b, v12.16b /* w2_25 = xor(r2_23, x1_17) */
+	ushr v12.4s, v2.4s, #16 /* l1in_25_r = shr(w2_25) */
 	sli v12.4s, v31.4s, #16 /* l1in_25 = sli(l1in_25_r, w1_25) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v1.16b, v31.16b /* l1in16_25 = bsl(high16, w1_25, w2_25) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_25 = lookup16(l1in_25, rotl24) */
 	str q30, [sp, #736] /* spill z_25 */
-	tbl v30.16b, {v12.16b}, v19.16b /* ur24_25 = lookup16(l1in_25, rotl24) */
-	tbl v14.16b, {v12.16b}, v2.16b /* ur8_25 = lookup16(l1in_25, rotl8) */
-	eor v14.16b, v12.16b, v14.16b /* ug_acc_25 = xor(l1in_25, ur8_25) */
-	eor v14.16b, v14.16b, v15.16b /* ug_25 = xor(ug_acc_25, l1in16_25) */
-	ushr v15.4s, v14.4s, #30 /* ur2_25_r = shr(ug_25) */
-	sli v15.4s, v14.4s, #2 /* ur2_25 = sli(ur2_25_r, ug_25) */
-	eor v30.16b, v12.16b, v30.16b /* u_acc_25 = xor(l1in_25, ur24_25) */
-	eor v30.16b, v30.16b, v15.16b /* u_25 = xor(u_acc_25, ur2_25) */
-	ushr v12.4s, v31.4s, #16 /* l2in_25_r = shr(w1_25) */
-	sli v12.4s, v1.4s, #16 /* l2in_25 = sli(l2in_25_r, w2_25) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_25 = bsl(high16, w2_25, w1_25) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_25 = lookup16(l2in_25, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_25 = lookup16(l2in_25, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_25 = xor(l2in_25, l2in16_25) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_25 = xor(v8g_acc_25, v8r24_25) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_25_r = shr(v8g_25) */
-	sli v14.4s, v12.4s, #6 /* v8r6_25 = sli(v8r6_25_r, v8g_25) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_25 = xor(v8r8_25, l2in16_25) */
-	eor v1.16b, v1.16b, v14.16b /* v8_25 = xor(v8_acc_25, v8r6_25) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_25 = bsl(odd_bytes, v8_25, u_25) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_25 = bsl(odd_bytes, u_25, v8_25) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_25 = and(sb_in_x_25, nibble_mask) */
+	tbl v30.16b, {v12.16b}, v17.16b /* ur8_25 = lookup16(l1in_25, rotl8) */
+	rev32 v14.8h, v12.8h /* ur16_25 = rev(l1in_25) */
+	eor v30.16b, v12.16b, v30.16b /* ug_acc_25 = xor(l1in_25, ur8_25) */
+	eor v30.16b, v30.16b, v14.16b /* ug_25 = xor(ug_acc_25, ur16_25) */
+	ushr v14.4s, v30.4s, #30 /* ur2_25_r = shr(ug_25) */
+	sli v14.4s, v30.4s, #2 /* ur2_25 = sli(ur2_25_r, ug_25) */
+	eor v30.16b, v12.16b, v15.16b /* u_acc_25 = xor(l1in_25, ur24_25) */
+	eor v30.16b, v30.16b, v14.16b /* u_25 = xor(u_acc_25, ur2_25) */
+	ushr v31.4s, v31.4s, #16 /* l2in_25_r = shr(w1_25) */
+	sli v31.4s, v2.4s, #16 /* l2in_25 = sli(l2in_25_r, w2_25) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_25 = lookup16(l2in_25, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_25 = rev(l2in_25) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_25 = lookup16(l2in_25, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_25 = xor(l2in_25, v8r16_25) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_25 = xor(v8g_acc_25, v8r24_25) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_25_r = shr(v8g_25) */
+	sli v14.4s, v31.4s, #6 /* v8r6_25 = sli(v8r6_25_r, v8g_25) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_25 = xor(v8r8_25, v8r16_25) */
+	eor v2.16b, v2.16b, v14.16b /* v8_25 = xor(v8_acc_25, v8r6_25) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_25 = bsl(odd_bytes, v8_25, u_25) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_25 = bsl(odd_bytes, u_25, v8_25) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_25 = and(sb_in_x_25, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_25 = shr(sb_in_x_25) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_25 = lookup16(s0_p1, sb_s0_xl_25) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_25 = lookup16(s0_p1, sb_s0_xl_25) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_25 = xor(sb_s0_p1_25, sb_s0_xh_25) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_25 = lookup16(s0_p2, sb_s0_t_25) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_25 = xor(sb_s0_p2_25, sb_s0_xl_25) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_25 = lookup16(s0_p3_rot, sb_s0_ol_25) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_25 = xor(sb_s0_p2_25, sb_s0_xl_25) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_25 = lookup16(s0_p3_rot, sb_s0_ol_25) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_25 = add(sb_s0_t_25, sb_s0_t_25) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_25 = xor(sb_s0_p3_25, sb_s0_t2_25) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_25 = xor(sb_s0_p3_25, sb_s0_t2_25) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_25_lo = and(sb_in_y_25, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_25_hi = shr(sb_in_y_25) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_25_l = lookup16(tbl_lo, sb_in_y_25_lo) */
@@ -7011,10 +6947,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_25_l = lookup16(tbl_lo_1, sb_s1_25_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_25_h = lookup16(tbl_hi_1, sb_s1_25_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_25 = xor(sb_s1_25_l, sb_s1_25_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_25 = bsl(odd_bytes, sb_s1_25, sb_s0_25) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_25 = bsl(odd_bytes, sb_s0_25, sb_s1_25) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_25 = lookup16(sb_out_y_25, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_25 = bsl(odd_bytes, sb_s1_25, sb_s0_25) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_25 = bsl(odd_bytes, sb_s0_25, sb_s1_25) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_25 = lookup16(sb_out_y_25, rotl24) */
 	ldr q30, [sp, #144] /* reload dbl_51 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_25_r = shr(dbl_51) */
 	ldr q12, [sp, #128] /* reload g1s12 */
@@ -7072,31 +7008,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	eor v0.16b, v0.16b, v12.16b /* w2_26 = xor(r2_24, x1_18) */
 	ushr v12.4s, v0.4s, #16 /* l1in_26_r = shr(w2_26) */
 	sli v12.4s, v11.4s, #16 /* l1in_26 = sli(l1in_26_r, w1_26) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v0.16b, v11.16b /* l1in16_26 = bsl(high16, w1_26, w2_26) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_26 = lookup16(l1in_26, rotl24) */
 	str q30, [sp, #96] /* spill z_26 */
-	tbl v30.16b, {v12.16b}, v19.16b /* ur24_26 = lookup16(l1in_26, rotl24) */
-	tbl v14.16b, {v12.16b}, v2.16b /* ur8_26 = lookup16(l1in_26, rotl8) */
-	eor v14.16b, v12.16b, v14.16b /* ug_acc_26 = xor(l1in_26, ur8_26) */
-	eor v14.16b, v14.16b, v15.16b /* ug_26 = xor(ug_acc_26, l1in16_26) */
-	ushr v15.4s, v14.4s, #30 /* ur2_26_r = shr(ug_26) */
-	sli v15.4s, v14.4s, #2 /* ur2_26 = sli(ur2_26_r, ug_26) */
-	eor v30.16b, v12.16b, v30.16b /* u_acc_26 = xor(l1in_26, ur24_26) */
-	eor v30.16b, v30.16b, v15.16b /* u_26 = xor(u_acc_26, ur2_26) */
-	ushr v12.4s, v11.4s, #16 /* l2in_26_r = shr(w1_26) */
-	sli v12.4s, v0.4s, #16 /* l2in_26 = sli(l2in_26_r, w2_26) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_26 = bsl(high16, w2_26, w1_26) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_26 = lookup16(l2in_26, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_26 = lookup16(l2in_26, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_26 = xor(l2in_26, l2in16_26) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_26 = xor(v8g_acc_26, v8r24_26) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_26_r = shr(v8g_26) */
-	sli v14.4s, v12.4s, #6 /* v8r6_26 = sli(v8r6_26_r, v8g_26) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_26 = xor(v8r8_26, l2in16_26) */
+	tbl v30.16b, {v12.16b}, v17.16b /* ur8_26 = lookup16(l1in_26, rotl8) */
+	rev32 v14.8h, v12.8h /* ur16_26 = rev(l1in_26) */
+	eor v30.16b, v12.16b, v30.16b /* ug_acc_26 = xor(l1in_26, ur8_26) */
+	eor v30.16b, v30.16b, v14.16b /* ug_26 = xor(ug_acc_26, ur16_26) */
+	ushr v14.4s, v30.4s, #30 /* ur2_26_r = shr(ug_26) */
+	sli v14.4s, v30.4s, #2 /* ur2_26 = sli(ur2_26_r, ug_26) */
+	eor v30.16b, v12.16b, v15.16b /* u_acc_26 = xor(l1in_26, ur24_26) */
+	eor v30.16b, v30.16b, v14.16b /* u_26 = xor(u_acc_26, ur2_26) */
+	ushr v11.4s, v11.4s, #16 /* l2in_26_r = shr(w1_26) */
+	sli v11.4s, v0.4s, #16 /* l2in_26 = sli(l2in_26_r, w2_26) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_26 = lookup16(l2in_26, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_26 = rev(l2in_26) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_26 = lookup16(l2in_26, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_26 = xor(l2in_26, v8r16_26) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_26 = xor(v8g_acc_26, v8r24_26) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_26_r = shr(v8g_26) */
+	sli v14.4s, v11.4s, #6 /* v8r6_26 = sli(v8r6_26_r, v8g_26) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_26 = xor(v8r8_26, v8r16_26) */
 	eor v0.16b, v0.16b, v14.16b /* v8_26 = xor(v8_acc_26, v8r6_26) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_26 = bsl(odd_bytes, v8_26, u_26) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_26 = bsl(odd_bytes, u_26, v8_26) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_26 = bsl(odd_bytes, u_26, v8_26) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_26 = and(sb_in_x_26, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_26 = shr(sb_in_x_26) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_26 = lookup16(s0_p1, sb_s0_xl_26) */
@@ -7118,10 +7053,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_26_l = lookup16(tbl_lo_1, sb_s1_26_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_26_h = lookup16(tbl_hi_1, sb_s1_26_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_26 = xor(sb_s1_26_l, sb_s1_26_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_26 = bsl(odd_bytes, sb_s1_26, sb_s0_26) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_26 = bsl(odd_bytes, sb_s0_26, sb_s1_26) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_26 = lookup16(sb_out_y_26, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_26 = bsl(odd_bytes, sb_s0_26, sb_s1_26) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_26 = lookup16(sb_out_y_26, rotl24) */
 	ldr q30, [sp, #416] /* reload dbl_7 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_26_r = shr(dbl_7) */
 	ldr q12, [sp, #448] /* reload g0s13 */
@@ -7171,48 +7106,47 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q14, [sp, #880] /* reload fb_17 */
 	sli v12.4s, v14.4s, #16 /* x1_27 = sli(x1_27_r, fb_17) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_27 = xor(x0_27, sb_out_x_25) */
-	add v30.4s, v30.4s, v1.4s /* w_27 = add(x0r1_27, r2_25) */
+	add v30.4s, v30.4s, v2.4s /* w_27 = add(x0r1_27, r2_25) */
 	ldr q15, [sp, #1392] /* reload x1_9 */
 	eor v30.16b, v30.16b, v15.16b /* z_27 = xor(w_27, x1_9) */
 	add v31.4s, v31.4s, v12.4s /* w1_27 = add(sb_out_x_25, x1_27) */
 	ldr q12, [sp, #176] /* reload x1_19 */
-	eor v1.16b, v1.16b, v12.16b /* w2_27 = xor(r2_25, x1_19) */
-	ushr v12.4s, v1.4s, #16 /* l1in_27_r = shr(w2_27) */
+	eor v2.16b, v2.16b, v12.16b /* w2_27 = xor(r2_25, x1_19) */
+	ushr v12.4s, v2.4s, #16 /* l1in_27_r = shr(w2_27) */
 	sli v12.4s, v31.4s, #16 /* l1in_27 = sli(l1in_27_r, w1_27) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v1.16b, v31.16b /* l1in16_27 = bsl(high16, w1_27, w2_27) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_27 = lookup16(l1in_27, rotl24) */
 	str q30, [sp, #176] /* spill z_27 */
-	tbl v30.16b, {v12.16b}, v19.16b /* ur24_27 = lookup16(l1in_27, rotl24) */
-	tbl v14.16b, {v12.16b}, v2.16b /* ur8_27 = lookup16(l1in_27, rotl8) */
-	eor v14.16b, v12.16b, v14.16b /* ug_acc_27 = xor(l1in_27, ur8_27) */
-	eor v14.16b, v14.16b, v15.16b /* ug_27 = xor(ug_acc_27, l1in16_27) */
-	ushr v15.4s, v14.4s, #30 /* ur2_27_r = shr(ug_27) */
-	sli v15.4s, v14.4s, #2 /* ur2_27 = sli(ur2_27_r, ug_27) */
-	eor v30.16b, v12.16b, v30.16b /* u_acc_27 = xor(l1in_27, ur24_27) */
-	eor v30.16b, v30.16b, v15.16b /* u_27 = xor(u_acc_27, ur2_27) */
-	ushr v12.4s, v31.4s, #16 /* l2in_27_r = shr(w1_27) */
-	sli v12.4s, v1.4s, #16 /* l2in_27 = sli(l2in_27_r, w2_27) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_27 = bsl(high16, w2_27, w1_27) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_27 = lookup16(l2in_27, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_27 = lookup16(l2in_27, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_27 = xor(l2in_27, l2in16_27) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_27 = xor(v8g_acc_27, v8r24_27) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_27_r = shr(v8g_27) */
-	sli v14.4s, v12.4s, #6 /* v8r6_27 = sli(v8r6_27_r, v8g_27) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_27 = xor(v8r8_27, l2in16_27) */
-	eor v1.16b, v1.16b, v14.16b /* v8_27 = xor(v8_acc_27, v8r6_27) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_27 = bsl(odd_bytes, v8_27, u_27) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_27 = bsl(odd_bytes, u_27, v8_27) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_27 = and(sb_in_x_27, nibble_mask) */
+	tbl v30.16b, {v12.16b}, v17.16b /* ur8_27 = lookup16(l1in_27, rotl8) */
+	rev32 v14.8h, v12.8h /* ur16_27 = rev(l1in_27) */
+	eor v30.16b, v12.16b, v30.16b /* ug_acc_27 = xor(l1in_27, ur8_27) */
+	eor v30.16b, v30.16b, v14.16b /* ug_27 = xor(ug_acc_27, ur16_27) */
+	ushr v14.4s, v30.4s, #30 /* ur2_27_r = shr(ug_27) */
+	sli v14.4s, v30.4s, #2 /* ur2_27 = sli(ur2_27_r, ug_27) */
+	eor v30.16b, v12.16b, v15.16b /* u_acc_27 = xor(l1in_27, ur24_27) */
+	eor v30.16b, v30.16b, v14.16b /* u_27 = xor(u_acc_27, ur2_27) */
+	ushr v31.4s, v31.4s, #16 /* l2in_27_r = shr(w1_27) */
+	sli v31.4s, v2.4s, #16 /* l2in_27 = sli(l2in_27_r, w2_27) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_27 = lookup16(l2in_27, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_27 = rev(l2in_27) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_27 = lookup16(l2in_27, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_27 = xor(l2in_27, v8r16_27) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_27 = xor(v8g_acc_27, v8r24_27) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_27_r = shr(v8g_27) */
+	sli v14.4s, v31.4s, #6 /* v8r6_27 = sli(v8r6_27_r, v8g_27) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_27 = xor(v8r8_27, v8r16_27) */
+	eor v2.16b, v2.16b, v14.16b /* v8_27 = xor(v8_acc_27, v8r6_27) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_27 = bsl(odd_bytes, v8_27, u_27) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_27 = bsl(odd_bytes, u_27, v8_27) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_27 = and(sb_in_x_27, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_27 = shr(sb_in_x_27) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_27 = lookup16(s0_p1, sb_s0_xl_27) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_27 = lookup16(s0_p1, sb_s0_xl_27) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_27 = xor(sb_s0_p1_27, sb_s0_xh_27) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_27 = lookup16(s0_p2, sb_s0_t_27) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_27 = xor(sb_s0_p2_27, sb_s0_xl_27) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_27 = lookup16(s0_p3_rot, sb_s0_ol_27) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_27 = xor(sb_s0_p2_27, sb_s0_xl_27) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_27 = lookup16(s0_p3_rot, sb_s0_ol_27) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_27 = add(sb_s0_t_27, sb_s0_t_27) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_27 = xor(sb_s0_p3_27, sb_s0_t2_27) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_27 = xor(sb_s0_p3_27, sb_s0_t2_27) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_27_lo = and(sb_in_y_27, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_27_hi = shr(sb_in_y_27) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_27_l = lookup16(tbl_lo, sb_in_y_27_lo) */
@@ -7225,10 +7159,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_27_l = lookup16(tbl_lo_1, sb_s1_27_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_27_h = lookup16(tbl_hi_1, sb_s1_27_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_27 = xor(sb_s1_27_l, sb_s1_27_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_27 = bsl(odd_bytes, sb_s1_27, sb_s0_27) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_27 = bsl(odd_bytes, sb_s0_27, sb_s1_27) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_27 = lookup16(sb_out_y_27, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_27 = bsl(odd_bytes, sb_s1_27, sb_s0_27) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_27 = bsl(odd_bytes, sb_s0_27, sb_s1_27) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_27 = lookup16(sb_out_y_27, rotl24) */
 	ldr q30, [sp, #688] /* reload dbl_16 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_27_r = shr(dbl_16) */
 	ldr q12, [sp, #752] /* reload g1s13 */
@@ -7286,31 +7220,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	eor v0.16b, v0.16b, v12.16b /* w2_28 = xor(r2_26, x1_20) */
 	ushr v12.4s, v0.4s, #16 /* l1in_28_r = shr(w2_28) */
 	sli v12.4s, v11.4s, #16 /* l1in_28 = sli(l1in_28_r, w1_28) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v0.16b, v11.16b /* l1in16_28 = bsl(high16, w1_28, w2_28) */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_28 = lookup16(l1in_28, rotl24) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_28 = lookup16(l1in_28, rotl24) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_28 = lookup16(l1in_28, rotl8) */
 	str q30, [sp, #480] /* spill z_28 */
-	tbl v30.16b, {v12.16b}, v2.16b /* ur8_28 = lookup16(l1in_28, rotl8) */
-	eor v30.16b, v12.16b, v30.16b /* ug_acc_28 = xor(l1in_28, ur8_28) */
-	eor v30.16b, v30.16b, v15.16b /* ug_28 = xor(ug_acc_28, l1in16_28) */
-	ushr v15.4s, v30.4s, #30 /* ur2_28_r = shr(ug_28) */
-	sli v15.4s, v30.4s, #2 /* ur2_28 = sli(ur2_28_r, ug_28) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_28 = xor(l1in_28, ur24_28) */
-	eor v30.16b, v30.16b, v15.16b /* u_28 = xor(u_acc_28, ur2_28) */
-	ushr v12.4s, v11.4s, #16 /* l2in_28_r = shr(w1_28) */
-	sli v12.4s, v0.4s, #16 /* l2in_28 = sli(l2in_28_r, w2_28) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_28 = bsl(high16, w2_28, w1_28) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_28 = lookup16(l2in_28, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_28 = lookup16(l2in_28, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_28 = xor(l2in_28, l2in16_28) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_28 = xor(v8g_acc_28, v8r24_28) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_28_r = shr(v8g_28) */
-	sli v14.4s, v12.4s, #6 /* v8r6_28 = sli(v8r6_28_r, v8g_28) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_28 = xor(v8r8_28, l2in16_28) */
+	rev32 v30.8h, v12.8h /* ur16_28 = rev(l1in_28) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_28 = xor(l1in_28, ur8_28) */
+	eor v30.16b, v14.16b, v30.16b /* ug_28 = xor(ug_acc_28, ur16_28) */
+	ushr v14.4s, v30.4s, #30 /* ur2_28_r = shr(ug_28) */
+	sli v14.4s, v30.4s, #2 /* ur2_28 = sli(ur2_28_r, ug_28) */
+	eor v30.16b, v12.16b, v15.16b /* u_acc_28 = xor(l1in_28, ur24_28) */
+	eor v30.16b, v30.16b, v14.16b /* u_28 = xor(u_acc_28, ur2_28) */
+	ushr v11.4s, v11.4s, #16 /* l2in_28_r = shr(w1_28) */
+	sli v11.4s, v0.4s, #16 /* l2in_28 = sli(l2in_28_r, w2_28) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_28 = lookup16(l2in_28, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_28 = rev(l2in_28) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_28 = lookup16(l2in_28, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_28 = xor(l2in_28, v8r16_28) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_28 = xor(v8g_acc_28, v8r24_28) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_28_r = shr(v8g_28) */
+	sli v14.4s, v11.4s, #6 /* v8r6_28 = sli(v8r6_28_r, v8g_28) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_28 = xor(v8r8_28, v8r16_28) */
 	eor v0.16b, v0.16b, v14.16b /* v8_28 = xor(v8_acc_28, v8r6_28) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_28 = bsl(odd_bytes, v8_28, u_28) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_28 = bsl(odd_bytes, u_28, v8_28) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_28 = bsl(odd_bytes, u_28, v8_28) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_28 = and(sb_in_x_28, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_28 = shr(sb_in_x_28) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_28 = lookup16(s0_p1, sb_s0_xl_28) */
@@ -7332,10 +7265,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_28_l = lookup16(tbl_lo_1, sb_s1_28_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_28_h = lookup16(tbl_hi_1, sb_s1_28_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_28 = xor(sb_s1_28_l, sb_s1_28_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_28 = bsl(odd_bytes, sb_s1_28, sb_s0_28) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_28 = bsl(odd_bytes, sb_s0_28, sb_s1_28) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_28 = lookup16(sb_out_y_28, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_28 = bsl(odd_bytes, sb_s0_28, sb_s1_28) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_28 = lookup16(sb_out_y_28, rotl24) */
 	ldr q30, [sp, #864] /* reload dbl_25 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_28_r = shr(dbl_25) */
 	ldr q12, [sp, #208] /* reload g0s14 */
@@ -7384,48 +7317,47 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	ldr q14, [sp, #1088] /* reload fb_19 */
 	sli v12.4s, v14.4s, #16 /* x1_29 = sli(x1_29_r, fb_19) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_29 = xor(x0_29, sb_out_x_27) */
-	add v30.4s, v30.4s, v1.4s /* w_29 = add(x0r1_29, r2_27) */
+	add v30.4s, v30.4s, v2.4s /* w_29 = add(x0r1_29, r2_27) */
 	ldr q15, [sp, #256] /* reload x1_11 */
 	eor v30.16b, v30.16b, v15.16b /* z_29 = xor(w_29, x1_11) */
 	add v31.4s, v31.4s, v12.4s /* w1_29 = add(sb_out_x_27, x1_29) */
 	ldr q12, [sp, #400] /* reload x1_21 */
-	eor v1.16b, v1.16b, v12.16b /* w2_29 = xor(r2_27, x1_21) */
-	ushr v12.4s, v1.4s, #16 /* l1in_29_r = shr(w2_29) */
+	eor v2.16b, v2.16b, v12.16b /* w2_29 = xor(r2_27, x1_21) */
+	ushr v12.4s, v2.4s, #16 /* l1in_29_r = shr(w2_29) */
 	sli v12.4s, v31.4s, #16 /* l1in_29 = sli(l1in_29_r, w1_29) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v1.16b, v31.16b /* l1in16_29 = bsl(high16, w1_29, w2_29) */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_29 = lookup16(l1in_29, rotl24) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_29 = lookup16(l1in_29, rotl24) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_29 = lookup16(l1in_29, rotl8) */
 	str q16, [sp, #400] /* spill fb_22 */
-	tbl v16.16b, {v12.16b}, v2.16b /* ur8_29 = lookup16(l1in_29, rotl8) */
-	eor v16.16b, v12.16b, v16.16b /* ug_acc_29 = xor(l1in_29, ur8_29) */
-	eor v16.16b, v16.16b, v15.16b /* ug_29 = xor(ug_acc_29, l1in16_29) */
-	ushr v15.4s, v16.4s, #30 /* ur2_29_r = shr(ug_29) */
-	sli v15.4s, v16.4s, #2 /* ur2_29 = sli(ur2_29_r, ug_29) */
-	eor v16.16b, v12.16b, v14.16b /* u_acc_29 = xor(l1in_29, ur24_29) */
-	eor v16.16b, v16.16b, v15.16b /* u_29 = xor(u_acc_29, ur2_29) */
-	ushr v12.4s, v31.4s, #16 /* l2in_29_r = shr(w1_29) */
-	sli v12.4s, v1.4s, #16 /* l2in_29 = sli(l2in_29_r, w2_29) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_29 = bsl(high16, w2_29, w1_29) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_29 = lookup16(l2in_29, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_29 = lookup16(l2in_29, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_29 = xor(l2in_29, l2in16_29) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_29 = xor(v8g_acc_29, v8r24_29) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_29_r = shr(v8g_29) */
-	sli v14.4s, v12.4s, #6 /* v8r6_29 = sli(v8r6_29_r, v8g_29) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_29 = xor(v8r8_29, l2in16_29) */
-	eor v1.16b, v1.16b, v14.16b /* v8_29 = xor(v8_acc_29, v8r6_29) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v16.16b, v1.16b /* sb_in_x_29 = bsl(odd_bytes, v8_29, u_29) */
-	bit v16.16b, v1.16b, v17.16b /* sb_in_y_29 = bsl(odd_bytes, u_29, v8_29) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_29 = and(sb_in_x_29, nibble_mask) */
+	rev32 v16.8h, v12.8h /* ur16_29 = rev(l1in_29) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_29 = xor(l1in_29, ur8_29) */
+	eor v16.16b, v14.16b, v16.16b /* ug_29 = xor(ug_acc_29, ur16_29) */
+	ushr v14.4s, v16.4s, #30 /* ur2_29_r = shr(ug_29) */
+	sli v14.4s, v16.4s, #2 /* ur2_29 = sli(ur2_29_r, ug_29) */
+	eor v16.16b, v12.16b, v15.16b /* u_acc_29 = xor(l1in_29, ur24_29) */
+	eor v16.16b, v16.16b, v14.16b /* u_29 = xor(u_acc_29, ur2_29) */
+	ushr v31.4s, v31.4s, #16 /* l2in_29_r = shr(w1_29) */
+	sli v31.4s, v2.4s, #16 /* l2in_29 = sli(l2in_29_r, w2_29) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_29 = lookup16(l2in_29, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_29 = rev(l2in_29) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_29 = lookup16(l2in_29, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_29 = xor(l2in_29, v8r16_29) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_29 = xor(v8g_acc_29, v8r24_29) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_29_r = shr(v8g_29) */
+	sli v14.4s, v31.4s, #6 /* v8r6_29 = sli(v8r6_29_r, v8g_29) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_29 = xor(v8r8_29, v8r16_29) */
+	eor v2.16b, v2.16b, v14.16b /* v8_29 = xor(v8_acc_29, v8r6_29) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v16.16b, v2.16b /* sb_in_x_29 = bsl(odd_bytes, v8_29, u_29) */
+	bit v16.16b, v2.16b, v19.16b /* sb_in_y_29 = bsl(odd_bytes, u_29, v8_29) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_29 = and(sb_in_x_29, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_29 = shr(sb_in_x_29) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_29 = lookup16(s0_p1, sb_s0_xl_29) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_29 = lookup16(s0_p1, sb_s0_xl_29) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_29 = xor(sb_s0_p1_29, sb_s0_xh_29) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_29 = lookup16(s0_p2, sb_s0_t_29) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_29 = xor(sb_s0_p2_29, sb_s0_xl_29) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_29 = lookup16(s0_p3_rot, sb_s0_ol_29) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_29 = xor(sb_s0_p2_29, sb_s0_xl_29) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_29 = lookup16(s0_p3_rot, sb_s0_ol_29) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_29 = add(sb_s0_t_29, sb_s0_t_29) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_29 = xor(sb_s0_p3_29, sb_s0_t2_29) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_29 = xor(sb_s0_p3_29, sb_s0_t2_29) */
 	and v31.16b, v16.16b, v5.16b /* sb_in_y_29_lo = and(sb_in_y_29, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* sb_in_y_29_hi = shr(sb_in_y_29) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_29_l = lookup16(tbl_lo, sb_in_y_29_lo) */
@@ -7438,10 +7370,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_29_l = lookup16(tbl_lo_1, sb_s1_29_aes_lo) */
 	tbl v16.16b, {v26.16b}, v16.16b /* sb_s1_29_h = lookup16(tbl_hi_1, sb_s1_29_aes_hi) */
 	eor v16.16b, v31.16b, v16.16b /* sb_s1_29 = xor(sb_s1_29_l, sb_s1_29_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v16.16b /* sb_out_x_29 = bsl(odd_bytes, sb_s1_29, sb_s0_29) */
-	bit v1.16b, v16.16b, v17.16b /* sb_out_y_29 = bsl(odd_bytes, sb_s0_29, sb_s1_29) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_29 = lookup16(sb_out_y_29, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v16.16b /* sb_out_x_29 = bsl(odd_bytes, sb_s1_29, sb_s0_29) */
+	bit v2.16b, v16.16b, v19.16b /* sb_out_y_29 = bsl(odd_bytes, sb_s0_29, sb_s1_29) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_29 = lookup16(sb_out_y_29, rotl24) */
 	ldr q16, [sp, #976] /* reload dbl_34 */
 	ushr v16.4s, v16.4s, #24 /* s0k_o_29_r = shr(dbl_34) */
 	ldr q12, [sp, #576] /* reload g1s14 */
@@ -7498,31 +7430,30 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	eor v0.16b, v0.16b, v12.16b /* w2_30 = xor(r2_28, x1_22) */
 	ushr v12.4s, v0.4s, #16 /* l1in_30_r = shr(w2_30) */
 	sli v12.4s, v11.4s, #16 /* l1in_30 = sli(l1in_30_r, w1_30) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v0.16b, v11.16b /* l1in16_30 = bsl(high16, w1_30, w2_30) */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_30 = lookup16(l1in_30, rotl24) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_30 = lookup16(l1in_30, rotl24) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_30 = lookup16(l1in_30, rotl8) */
 	str q20, [sp, #1072] /* spill fb_23 */
-	tbl v20.16b, {v12.16b}, v2.16b /* ur8_30 = lookup16(l1in_30, rotl8) */
-	eor v20.16b, v12.16b, v20.16b /* ug_acc_30 = xor(l1in_30, ur8_30) */
-	eor v20.16b, v20.16b, v15.16b /* ug_30 = xor(ug_acc_30, l1in16_30) */
-	ushr v15.4s, v20.4s, #30 /* ur2_30_r = shr(ug_30) */
-	sli v15.4s, v20.4s, #2 /* ur2_30 = sli(ur2_30_r, ug_30) */
-	eor v20.16b, v12.16b, v14.16b /* u_acc_30 = xor(l1in_30, ur24_30) */
-	eor v20.16b, v20.16b, v15.16b /* u_30 = xor(u_acc_30, ur2_30) */
-	ushr v12.4s, v11.4s, #16 /* l2in_30_r = shr(w1_30) */
-	sli v12.4s, v0.4s, #16 /* l2in_30 = sli(l2in_30_r, w2_30) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_30 = bsl(high16, w2_30, w1_30) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_30 = lookup16(l2in_30, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_30 = lookup16(l2in_30, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_30 = xor(l2in_30, l2in16_30) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_30 = xor(v8g_acc_30, v8r24_30) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_30_r = shr(v8g_30) */
-	sli v14.4s, v12.4s, #6 /* v8r6_30 = sli(v8r6_30_r, v8g_30) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_30 = xor(v8r8_30, l2in16_30) */
+	rev32 v20.8h, v12.8h /* ur16_30 = rev(l1in_30) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_30 = xor(l1in_30, ur8_30) */
+	eor v20.16b, v14.16b, v20.16b /* ug_30 = xor(ug_acc_30, ur16_30) */
+	ushr v14.4s, v20.4s, #30 /* ur2_30_r = shr(ug_30) */
+	sli v14.4s, v20.4s, #2 /* ur2_30 = sli(ur2_30_r, ug_30) */
+	eor v20.16b, v12.16b, v15.16b /* u_acc_30 = xor(l1in_30, ur24_30) */
+	eor v20.16b, v20.16b, v14.16b /* u_30 = xor(u_acc_30, ur2_30) */
+	ushr v11.4s, v11.4s, #16 /* l2in_30_r = shr(w1_30) */
+	sli v11.4s, v0.4s, #16 /* l2in_30 = sli(l2in_30_r, w2_30) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_30 = lookup16(l2in_30, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_30 = rev(l2in_30) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_30 = lookup16(l2in_30, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_30 = xor(l2in_30, v8r16_30) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_30 = xor(v8g_acc_30, v8r24_30) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_30_r = shr(v8g_30) */
+	sli v14.4s, v11.4s, #6 /* v8r6_30 = sli(v8r6_30_r, v8g_30) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_30 = xor(v8r8_30, v8r16_30) */
 	eor v0.16b, v0.16b, v14.16b /* v8_30 = xor(v8_acc_30, v8r6_30) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v20.16b, v0.16b /* sb_in_x_30 = bsl(odd_bytes, v8_30, u_30) */
-	bit v20.16b, v0.16b, v17.16b /* sb_in_y_30 = bsl(odd_bytes, u_30, v8_30) */
+	bit v20.16b, v0.16b, v19.16b /* sb_in_y_30 = bsl(odd_bytes, u_30, v8_30) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_30 = and(sb_in_x_30, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_30 = shr(sb_in_x_30) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_30 = lookup16(s0_p1, sb_s0_xl_30) */
@@ -7544,10 +7475,10 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_30_l = lookup16(tbl_lo_1, sb_s1_30_aes_lo) */
 	tbl v20.16b, {v26.16b}, v20.16b /* sb_s1_30_h = lookup16(tbl_hi_1, sb_s1_30_aes_hi) */
 	eor v20.16b, v11.16b, v20.16b /* sb_s1_30 = xor(sb_s1_30_l, sb_s1_30_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v20.16b /* sb_out_x_30 = bsl(odd_bytes, sb_s1_30, sb_s0_30) */
-	bit v0.16b, v20.16b, v17.16b /* sb_out_y_30 = bsl(odd_bytes, sb_s0_30, sb_s1_30) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_30 = lookup16(sb_out_y_30, rotl24) */
+	bit v0.16b, v20.16b, v19.16b /* sb_out_y_30 = bsl(odd_bytes, sb_s0_30, sb_s1_30) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_30 = lookup16(sb_out_y_30, rotl24) */
 	ldr q20, [sp, #432] /* reload dbl */
 	ushr v20.4s, v20.4s, #24 /* s0k_o_30_r = shr(dbl) */
 	ldr q12, [sp, #768] /* reload g0s15 */
@@ -7589,105 +7520,102 @@ zuc_lanesx2_neon_aes_keystream_asm:
 
 	/* Round 15, lanes 4..7: BR, F (Z out), LFSR feedback. */
 	add v20.4s, v16.4s, v16.4s /* dbl_279 = add(fb_29, fb_29) */
-	mov v27.16b, v3.16b /* high16 */
-	bsl v27.16b, v20.16b, v6.16b /* x0_31 = bsl(high16, fb_27, dbl_279) */
-	ldr q12, [sp, #1552] /* reload dbl_171 */
-	ushr v12.4s, v12.4s, #16 /* x1_31_r = shr(dbl_171) */
-	ldr q14, [sp, #1280] /* reload fb_21 */
-	sli v12.4s, v14.4s, #16 /* x1_31 = sli(x1_31_r, fb_21) */
-	eor v27.16b, v27.16b, v31.16b /* x0r1_31 = xor(x0_31, sb_out_x_29) */
-	add v27.4s, v27.4s, v1.4s /* w_31 = add(x0r1_31, r2_29) */
-	ldr q15, [sp, #832] /* reload x1_13 */
-	eor v27.16b, v27.16b, v15.16b /* z_31 = xor(w_31, x1_13) */
-	add v31.4s, v31.4s, v12.4s /* w1_31 = add(sb_out_x_29, x1_31) */
-	ldr q12, [sp, #1168] /* reload x1_23 */
-	eor v1.16b, v1.16b, v12.16b /* w2_31 = xor(r2_29, x1_23) */
-	ushr v12.4s, v1.4s, #16 /* l1in_31_r = shr(w2_31) */
-	sli v12.4s, v31.4s, #16 /* l1in_31 = sli(l1in_31_r, w1_31) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v1.16b, v31.16b /* l1in16_31 = bsl(high16, w1_31, w2_31) */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_31 = lookup16(l1in_31, rotl24) */
-	str q6, [sp, #1168] /* spill fb_27 */
-	tbl v6.16b, {v12.16b}, v2.16b /* ur8_31 = lookup16(l1in_31, rotl8) */
-	eor v6.16b, v12.16b, v6.16b /* ug_acc_31 = xor(l1in_31, ur8_31) */
-	eor v6.16b, v6.16b, v15.16b /* ug_31 = xor(ug_acc_31, l1in16_31) */
-	ushr v15.4s, v6.4s, #30 /* ur2_31_r = shr(ug_31) */
-	sli v15.4s, v6.4s, #2 /* ur2_31 = sli(ur2_31_r, ug_31) */
-	eor v6.16b, v12.16b, v14.16b /* u_acc_31 = xor(l1in_31, ur24_31) */
-	eor v6.16b, v6.16b, v15.16b /* u_31 = xor(u_acc_31, ur2_31) */
-	ushr v12.4s, v31.4s, #16 /* l2in_31_r = shr(w1_31) */
-	sli v12.4s, v1.4s, #16 /* l2in_31 = sli(l2in_31_r, w2_31) */
-	bsl v3.16b, v31.16b, v1.16b /* l2in16_31 = bsl(high16, w2_31, w1_31) */
-	tbl v1.16b, {v12.16b}, v2.16b /* v8r8_31 = lookup16(l2in_31, rotl8) */
-	tbl v2.16b, {v12.16b}, v19.16b /* v8r24_31 = lookup16(l2in_31, rotl24) */
-	eor v31.16b, v12.16b, v3.16b /* v8g_acc_31 = xor(l2in_31, l2in16_31) */
-	eor v2.16b, v31.16b, v2.16b /* v8g_31 = xor(v8g_acc_31, v8r24_31) */
-	ushr v31.4s, v2.4s, #26 /* v8r6_31_r = shr(v8g_31) */
-	sli v31.4s, v2.4s, #6 /* v8r6_31 = sli(v8r6_31_r, v8g_31) */
-	eor v1.16b, v1.16b, v3.16b /* v8_acc_31 = xor(v8r8_31, l2in16_31) */
-	eor v1.16b, v1.16b, v31.16b /* v8_31 = xor(v8_acc_31, v8r6_31) */
-	mov v2.16b, v17.16b /* odd_bytes */
-	bsl v2.16b, v6.16b, v1.16b /* sb_in_x_31 = bsl(odd_bytes, v8_31, u_31) */
-	bit v6.16b, v1.16b, v17.16b /* sb_in_y_31 = bsl(odd_bytes, u_31, v8_31) */
-	and v1.16b, v2.16b, v5.16b /* sb_s0_xl_31 = and(sb_in_x_31, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* sb_s0_xh_31 = shr(sb_in_x_31) */
-	tbl v3.16b, {v8.16b}, v1.16b /* sb_s0_p1_31 = lookup16(s0_p1, sb_s0_xl_31) */
-	eor v2.16b, v3.16b, v2.16b /* sb_s0_t_31 = xor(sb_s0_p1_31, sb_s0_xh_31) */
-	tbl v3.16b, {v9.16b}, v2.16b /* sb_s0_p2_31 = lookup16(s0_p2, sb_s0_t_31) */
-	eor v1.16b, v3.16b, v1.16b /* sb_s0_ol_31 = xor(sb_s0_p2_31, sb_s0_xl_31) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_31 = lookup16(s0_p3_rot, sb_s0_ol_31) */
-	add v2.16b, v2.16b, v2.16b /* sb_s0_t2_31 = add(sb_s0_t_31, sb_s0_t_31) */
-	eor v1.16b, v1.16b, v2.16b /* sb_s0_31 = xor(sb_s0_p3_31, sb_s0_t2_31) */
-	and v2.16b, v6.16b, v5.16b /* sb_in_y_31_lo = and(sb_in_y_31, nibble_mask) */
-	ushr v3.16b, v6.16b, #4 /* sb_in_y_31_hi = shr(sb_in_y_31) */
-	tbl v2.16b, {v28.16b}, v2.16b /* sb_s1_k_31_l = lookup16(tbl_lo, sb_in_y_31_lo) */
-	tbl v3.16b, {v29.16b}, v3.16b /* sb_s1_k_31_h = lookup16(tbl_hi, sb_in_y_31_hi) */
-	eor v2.16b, v2.16b, v3.16b /* sb_s1_k_31 = xor(sb_s1_k_31_l, sb_s1_k_31_h) */
-	tbl v2.16b, {v2.16b}, v21.16b /* sb_s1_31_sr = lookup16(sb_s1_k_31, inv_shift_rows) */
-	aese v2.16b, v13.16b /* sb_s1_31_aes = aese(sb_s1_31_sr, zero_key) */
-	and v3.16b, v2.16b, v5.16b /* sb_s1_31_aes_lo = and(sb_s1_31_aes, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* sb_s1_31_aes_hi = shr(sb_s1_31_aes) */
-	tbl v3.16b, {v24.16b}, v3.16b /* sb_s1_31_l = lookup16(tbl_lo_1, sb_s1_31_aes_lo) */
-	tbl v2.16b, {v26.16b}, v2.16b /* sb_s1_31_h = lookup16(tbl_hi_1, sb_s1_31_aes_hi) */
-	eor v2.16b, v3.16b, v2.16b /* sb_s1_31 = xor(sb_s1_31_l, sb_s1_31_h) */
-	mov v3.16b, v17.16b /* odd_bytes */
-	bsl v3.16b, v1.16b, v2.16b /* sb_out_x_31 = bsl(odd_bytes, sb_s1_31, sb_s0_31) */
-	bsl v17.16b, v2.16b, v1.16b /* sb_out_y_31 = bsl(odd_bytes, sb_s0_31, sb_s1_31) */
-	tbl v1.16b, {v17.16b}, v19.16b /* r2_31 = lookup16(sb_out_y_31, rotl24) */
+	bsl v3.16b, v20.16b, v6.16b /* x0_31 = bsl(high16, fb_27, dbl_279) */
+	ldr q27, [sp, #1552] /* reload dbl_171 */
+	ushr v27.4s, v27.4s, #16 /* x1_31_r = shr(dbl_171) */
+	ldr q12, [sp, #1280] /* reload fb_21 */
+	sli v27.4s, v12.4s, #16 /* x1_31 = sli(x1_31_r, fb_21) */
+	eor v3.16b, v3.16b, v31.16b /* x0r1_31 = xor(x0_31, sb_out_x_29) */
+	add v3.4s, v3.4s, v2.4s /* w_31 = add(x0r1_31, r2_29) */
+	ldr q14, [sp, #832] /* reload x1_13 */
+	eor v3.16b, v3.16b, v14.16b /* z_31 = xor(w_31, x1_13) */
+	add v27.4s, v31.4s, v27.4s /* w1_31 = add(sb_out_x_29, x1_31) */
+	ldr q31, [sp, #1168] /* reload x1_23 */
+	eor v2.16b, v2.16b, v31.16b /* w2_31 = xor(r2_29, x1_23) */
+	ushr v31.4s, v2.4s, #16 /* l1in_31_r = shr(w2_31) */
+	sli v31.4s, v27.4s, #16 /* l1in_31 = sli(l1in_31_r, w1_31) */
+	tbl v14.16b, {v31.16b}, v1.16b /* ur24_31 = lookup16(l1in_31, rotl24) */
+	tbl v15.16b, {v31.16b}, v17.16b /* ur8_31 = lookup16(l1in_31, rotl8) */
+	rev32 v12.8h, v31.8h /* ur16_31 = rev(l1in_31) */
+	eor v15.16b, v31.16b, v15.16b /* ug_acc_31 = xor(l1in_31, ur8_31) */
+	eor v12.16b, v15.16b, v12.16b /* ug_31 = xor(ug_acc_31, ur16_31) */
+	ushr v15.4s, v12.4s, #30 /* ur2_31_r = shr(ug_31) */
+	sli v15.4s, v12.4s, #2 /* ur2_31 = sli(ur2_31_r, ug_31) */
+	eor v31.16b, v31.16b, v14.16b /* u_acc_31 = xor(l1in_31, ur24_31) */
+	eor v31.16b, v31.16b, v15.16b /* u_31 = xor(u_acc_31, ur2_31) */
+	ushr v27.4s, v27.4s, #16 /* l2in_31_r = shr(w1_31) */
+	sli v27.4s, v2.4s, #16 /* l2in_31 = sli(l2in_31_r, w2_31) */
+	tbl v2.16b, {v27.16b}, v17.16b /* v8r8_31 = lookup16(l2in_31, rotl8) */
+	rev32 v17.8h, v27.8h /* v8r16_31 = rev(l2in_31) */
+	tbl v12.16b, {v27.16b}, v1.16b /* v8r24_31 = lookup16(l2in_31, rotl24) */
+	eor v27.16b, v27.16b, v17.16b /* v8g_acc_31 = xor(l2in_31, v8r16_31) */
+	eor v27.16b, v27.16b, v12.16b /* v8g_31 = xor(v8g_acc_31, v8r24_31) */
+	ushr v12.4s, v27.4s, #26 /* v8r6_31_r = shr(v8g_31) */
+	sli v12.4s, v27.4s, #6 /* v8r6_31 = sli(v8r6_31_r, v8g_31) */
+	eor v2.16b, v2.16b, v17.16b /* v8_acc_31 = xor(v8r8_31, v8r16_31) */
+	eor v2.16b, v2.16b, v12.16b /* v8_31 = xor(v8_acc_31, v8r6_31) */
+	mov v17.16b, v19.16b /* odd_bytes */
+	bsl v17.16b, v31.16b, v2.16b /* sb_in_x_31 = bsl(odd_bytes, v8_31, u_31) */
+	bit v31.16b, v2.16b, v19.16b /* sb_in_y_31 = bsl(odd_bytes, u_31, v8_31) */
+	and v2.16b, v17.16b, v5.16b /* sb_s0_xl_31 = and(sb_in_x_31, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* sb_s0_xh_31 = shr(sb_in_x_31) */
+	tbl v27.16b, {v8.16b}, v2.16b /* sb_s0_p1_31 = lookup16(s0_p1, sb_s0_xl_31) */
+	eor v17.16b, v27.16b, v17.16b /* sb_s0_t_31 = xor(sb_s0_p1_31, sb_s0_xh_31) */
+	tbl v27.16b, {v9.16b}, v17.16b /* sb_s0_p2_31 = lookup16(s0_p2, sb_s0_t_31) */
+	eor v2.16b, v27.16b, v2.16b /* sb_s0_ol_31 = xor(sb_s0_p2_31, sb_s0_xl_31) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_31 = lookup16(s0_p3_rot, sb_s0_ol_31) */
+	add v17.16b, v17.16b, v17.16b /* sb_s0_t2_31 = add(sb_s0_t_31, sb_s0_t_31) */
+	eor v2.16b, v2.16b, v17.16b /* sb_s0_31 = xor(sb_s0_p3_31, sb_s0_t2_31) */
+	and v17.16b, v31.16b, v5.16b /* sb_in_y_31_lo = and(sb_in_y_31, nibble_mask) */
+	ushr v27.16b, v31.16b, #4 /* sb_in_y_31_hi = shr(sb_in_y_31) */
+	tbl v17.16b, {v28.16b}, v17.16b /* sb_s1_k_31_l = lookup16(tbl_lo, sb_in_y_31_lo) */
+	tbl v27.16b, {v29.16b}, v27.16b /* sb_s1_k_31_h = lookup16(tbl_hi, sb_in_y_31_hi) */
+	eor v17.16b, v17.16b, v27.16b /* sb_s1_k_31 = xor(sb_s1_k_31_l, sb_s1_k_31_h) */
+	tbl v17.16b, {v17.16b}, v21.16b /* sb_s1_31_sr = lookup16(sb_s1_k_31, inv_shift_rows) */
+	aese v17.16b, v13.16b /* sb_s1_31_aes = aese(sb_s1_31_sr, zero_key) */
+	and v5.16b, v17.16b, v5.16b /* sb_s1_31_aes_lo = and(sb_s1_31_aes, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* sb_s1_31_aes_hi = shr(sb_s1_31_aes) */
+	tbl v5.16b, {v24.16b}, v5.16b /* sb_s1_31_l = lookup16(tbl_lo_1, sb_s1_31_aes_lo) */
+	tbl v17.16b, {v26.16b}, v17.16b /* sb_s1_31_h = lookup16(tbl_hi_1, sb_s1_31_aes_hi) */
+	eor v5.16b, v5.16b, v17.16b /* sb_s1_31 = xor(sb_s1_31_l, sb_s1_31_h) */
+	mov v17.16b, v19.16b /* odd_bytes */
+	bsl v17.16b, v2.16b, v5.16b /* sb_out_x_31 = bsl(odd_bytes, sb_s1_31, sb_s0_31) */
+	bsl v19.16b, v5.16b, v2.16b /* sb_out_y_31 = bsl(odd_bytes, sb_s0_31, sb_s1_31) */
+	tbl v1.16b, {v19.16b}, v1.16b /* r2_31 = lookup16(sb_out_y_31, rotl24) */
 	ldr q2, [sp, #704] /* reload dbl_9 */
 	ushr v2.4s, v2.4s, #24 /* s0k_o_31_r = shr(dbl_9) */
 	ldr q5, [sp, #896] /* reload g1s15 */
 	sli v2.4s, v5.4s, #8 /* s0k_o_31 = sli(s0k_o_31_r, g1s15) */
 	and v2.16b, v2.16b, v22.16b /* s0k_31 = and(s0k_o_31, modulus) */
-	ldr q6, [sp, #336] /* reload dbl_81 */
-	ushr v6.4s, v6.4s, #12 /* s4k_o_31_r = shr(dbl_81) */
-	ldr q17, [sp, #1024] /* reload fb_7 */
-	sli v6.4s, v17.4s, #20 /* s4k_o_31 = sli(s4k_o_31_r, fb_7) */
-	and v6.16b, v6.16b, v22.16b /* s4k_31 = and(s4k_o_31, modulus) */
-	ldr q19, [sp, #1584] /* reload dbl_189 */
-	ushr v19.4s, v19.4s, #11 /* s10k_o_31_r = shr(dbl_189) */
-	ldr q21, [sp, #1088] /* reload fb_19 */
-	sli v19.4s, v21.4s, #21 /* s10k_o_31 = sli(s10k_o_31_r, fb_19) */
-	and v19.16b, v19.16b, v22.16b /* s10k_31 = and(s10k_o_31, modulus) */
-	ldr q24, [sp, #1424] /* reload dbl_243 */
-	ushr v24.4s, v24.4s, #15 /* s13k_o_31_r = shr(dbl_243) */
-	sli v24.4s, v4.4s, #17 /* s13k_o_31 = sli(s13k_o_31_r, fb_25) */
-	and v24.16b, v24.16b, v22.16b /* s13k_31 = and(s13k_o_31, modulus) */
+	ldr q19, [sp, #336] /* reload dbl_81 */
+	ushr v19.4s, v19.4s, #12 /* s4k_o_31_r = shr(dbl_81) */
+	ldr q21, [sp, #1024] /* reload fb_7 */
+	sli v19.4s, v21.4s, #20 /* s4k_o_31 = sli(s4k_o_31_r, fb_7) */
+	and v19.16b, v19.16b, v22.16b /* s4k_31 = and(s4k_o_31, modulus) */
+	ldr q24, [sp, #1584] /* reload dbl_189 */
+	ushr v24.4s, v24.4s, #11 /* s10k_o_31_r = shr(dbl_189) */
+	ldr q26, [sp, #1088] /* reload fb_19 */
+	sli v24.4s, v26.4s, #21 /* s10k_o_31 = sli(s10k_o_31_r, fb_19) */
+	and v24.16b, v24.16b, v22.16b /* s10k_31 = and(s10k_o_31, modulus) */
+	ldr q27, [sp, #1424] /* reload dbl_243 */
+	ushr v27.4s, v27.4s, #15 /* s13k_o_31_r = shr(dbl_243) */
+	sli v27.4s, v4.4s, #17 /* s13k_o_31 = sli(s13k_o_31_r, fb_25) */
+	and v27.16b, v27.16b, v22.16b /* s13k_31 = and(s13k_o_31, modulus) */
 	ushr v20.4s, v20.4s, #17 /* s15k_o_31_r = shr(dbl_279) */
 	sli v20.4s, v16.4s, #15 /* s15k_o_31 = sli(s15k_o_31_r, fb_29) */
 	and v20.16b, v20.16b, v22.16b /* s15k_31 = and(s15k_o_31, modulus) */
-	add v2.4s, v2.4s, v6.4s /* fb0_s_62 = add(s0k_31, s4k_31) */
-	add v6.4s, v2.4s, v25.4s /* fb0_p_62 = add(fb0_s_62, minus_modulus) */
-	umin v2.4s, v2.4s, v6.4s /* fb0_62 = minu(fb0_s_62, fb0_p_62) */
-	add v6.4s, v19.4s, v24.4s /* fb0_s_63 = add(s10k_31, s13k_31) */
-	add v19.4s, v6.4s, v25.4s /* fb0_p_63 = add(fb0_s_63, minus_modulus) */
-	umin v6.4s, v6.4s, v19.4s /* fb0_63 = minu(fb0_s_63, fb0_p_63) */
-	add v2.4s, v2.4s, v6.4s /* fb1_s_31 = add(fb0_62, fb0_63) */
-	add v6.4s, v2.4s, v25.4s /* fb1_p_31 = add(fb1_s_31, minus_modulus) */
-	umin v2.4s, v2.4s, v6.4s /* fb1_31 = minu(fb1_s_31, fb1_p_31) */
+	add v2.4s, v2.4s, v19.4s /* fb0_s_62 = add(s0k_31, s4k_31) */
+	add v19.4s, v2.4s, v25.4s /* fb0_p_62 = add(fb0_s_62, minus_modulus) */
+	umin v2.4s, v2.4s, v19.4s /* fb0_62 = minu(fb0_s_62, fb0_p_62) */
+	add v19.4s, v24.4s, v27.4s /* fb0_s_63 = add(s10k_31, s13k_31) */
+	add v22.4s, v19.4s, v25.4s /* fb0_p_63 = add(fb0_s_63, minus_modulus) */
+	umin v19.4s, v19.4s, v22.4s /* fb0_63 = minu(fb0_s_63, fb0_p_63) */
+	add v2.4s, v2.4s, v19.4s /* fb1_s_31 = add(fb0_62, fb0_63) */
+	add v19.4s, v2.4s, v25.4s /* fb1_p_31 = add(fb1_s_31, minus_modulus) */
+	umin v2.4s, v2.4s, v19.4s /* fb1_31 = minu(fb1_s_31, fb1_p_31) */
 	add v2.4s, v2.4s, v20.4s /* fb2_s_31 = add(fb1_31, s15k_31) */
-	add v6.4s, v2.4s, v25.4s /* fb2_p_31 = add(fb2_s_31, minus_modulus) */
-	umin v2.4s, v2.4s, v6.4s /* fb2_31 = minu(fb2_s_31, fb2_p_31) */
+	add v19.4s, v2.4s, v25.4s /* fb2_p_31 = add(fb2_s_31, minus_modulus) */
+	umin v2.4s, v2.4s, v19.4s /* fb2_31 = minu(fb2_s_31, fb2_p_31) */
 	add v2.4s, v2.4s, v5.4s /* fb_s_31 = add(fb2_31, g1s15) */
 	add v5.4s, v2.4s, v25.4s /* fb_p_31 = add(fb_s_31, minus_modulus) */
 	smax v2.4s, v2.4s, v5.4s /* fb_31 = maxs(fb_s_31, fb_p_31) */
@@ -7695,222 +7623,222 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	/* Keystream of lanes 0..3: big-endian, transposed to 64 bytes per lane. */
 	ldr q5, [sp, #272] /* reload z */
 	rev32 v5.16b, v5.16b /* zbe = rev(z) */
-	ldr q6, [sp, #384] /* reload z_2 */
-	rev32 v6.16b, v6.16b /* zbe_1 = rev(z_2) */
-	ldr q19, [sp, #1040] /* reload z_4 */
-	rev32 v19.16b, v19.16b /* zbe_2 = rev(z_4) */
-	ldr q20, [sp, #1232] /* reload z_6 */
-	rev32 v20.16b, v20.16b /* zbe_3 = rev(z_6) */
-	ldr q22, [sp, #64] /* reload z_8 */
-	rev32 v22.16b, v22.16b /* zbe_4 = rev(z_8) */
-	ldr q24, [sp, #288] /* reload z_10 */
-	rev32 v24.16b, v24.16b /* zbe_5 = rev(z_10) */
-	ldr q25, [sp, #800] /* reload z_12 */
-	rev32 v25.16b, v25.16b /* zbe_6 = rev(z_12) */
-	ldr q26, [sp, #1056] /* reload z_14 */
-	rev32 v26.16b, v26.16b /* zbe_7 = rev(z_14) */
-	ldr q28, [sp, #1248] /* reload z_16 */
-	rev32 v28.16b, v28.16b /* zbe_8 = rev(z_16) */
-	ldr q29, [sp, #304] /* reload z_18 */
-	rev32 v29.16b, v29.16b /* zbe_9 = rev(z_18) */
-	ldr q31, [sp, #816] /* reload z_20 */
-	rev32 v31.16b, v31.16b /* zbe_10 = rev(z_20) */
-	ldr q8, [sp, #112] /* reload z_22 */
-	rev32 v8.16b, v8.16b /* zbe_11 = rev(z_22) */
-	ldr q9, [sp, #496] /* reload z_24 */
-	rev32 v9.16b, v9.16b /* zbe_12 = rev(z_24) */
-	ldr q10, [sp, #96] /* reload z_26 */
-	rev32 v10.16b, v10.16b /* zbe_13 = rev(z_26) */
-	ldr q12, [sp, #480] /* reload z_28 */
-	rev32 v12.16b, v12.16b /* zbe_14 = rev(z_28) */
+	ldr q19, [sp, #384] /* reload z_2 */
+	rev32 v19.16b, v19.16b /* zbe_1 = rev(z_2) */
+	ldr q20, [sp, #1040] /* reload z_4 */
+	rev32 v20.16b, v20.16b /* zbe_2 = rev(z_4) */
+	ldr q22, [sp, #1232] /* reload z_6 */
+	rev32 v22.16b, v22.16b /* zbe_3 = rev(z_6) */
+	ldr q24, [sp, #64] /* reload z_8 */
+	rev32 v24.16b, v24.16b /* zbe_4 = rev(z_8) */
+	ldr q25, [sp, #288] /* reload z_10 */
+	rev32 v25.16b, v25.16b /* zbe_5 = rev(z_10) */
+	ldr q27, [sp, #800] /* reload z_12 */
+	rev32 v27.16b, v27.16b /* zbe_6 = rev(z_12) */
+	ldr q28, [sp, #1056] /* reload z_14 */
+	rev32 v28.16b, v28.16b /* zbe_7 = rev(z_14) */
+	ldr q29, [sp, #1248] /* reload z_16 */
+	rev32 v29.16b, v29.16b /* zbe_8 = rev(z_16) */
+	ldr q31, [sp, #304] /* reload z_18 */
+	rev32 v31.16b, v31.16b /* zbe_9 = rev(z_18) */
+	ldr q8, [sp, #816] /* reload z_20 */
+	rev32 v8.16b, v8.16b /* zbe_10 = rev(z_20) */
+	ldr q9, [sp, #112] /* reload z_22 */
+	rev32 v9.16b, v9.16b /* zbe_11 = rev(z_22) */
+	ldr q10, [sp, #496] /* reload z_24 */
+	rev32 v10.16b, v10.16b /* zbe_12 = rev(z_24) */
+	ldr q12, [sp, #96] /* reload z_26 */
+	rev32 v12.16b, v12.16b /* zbe_13 = rev(z_26) */
+	ldr q13, [sp, #480] /* reload z_28 */
+	rev32 v13.16b, v13.16b /* zbe_14 = rev(z_28) */
 	rev32 v30.16b, v30.16b /* zbe_15 = rev(z_30) */
-	zip1 v13.4s, v5.4s, v19.4s /* ztr0 = unpacklo(zbe, zbe_2) */
-	zip2 v5.4s, v5.4s, v19.4s /* ztr0_1 = unpackhi(zbe, zbe_2) */
-	zip1 v19.4s, v6.4s, v20.4s /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
-	zip2 v6.4s, v6.4s, v20.4s /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
-	zip1 v20.4s, v13.4s, v19.4s /* ztr1 = unpacklo(ztr0, ztr0_2) */
-	zip2 v19.4s, v13.4s, v19.4s /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
-	zip1 v13.4s, v5.4s, v6.4s /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
-	zip2 v5.4s, v5.4s, v6.4s /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
-	zip1 v6.4s, v22.4s, v25.4s /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
-	zip2 v22.4s, v22.4s, v25.4s /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
-	zip1 v25.4s, v24.4s, v26.4s /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
-	zip2 v24.4s, v24.4s, v26.4s /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
-	zip1 v26.4s, v6.4s, v25.4s /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
-	zip2 v6.4s, v6.4s, v25.4s /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
-	zip1 v25.4s, v22.4s, v24.4s /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
-	zip2 v22.4s, v22.4s, v24.4s /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
-	zip1 v24.4s, v28.4s, v31.4s /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
-	zip2 v28.4s, v28.4s, v31.4s /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
-	zip1 v31.4s, v29.4s, v8.4s /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
-	zip2 v29.4s, v29.4s, v8.4s /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
-	zip1 v8.4s, v24.4s, v31.4s /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
-	zip2 v24.4s, v24.4s, v31.4s /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
-	zip1 v31.4s, v28.4s, v29.4s /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
-	zip2 v28.4s, v28.4s, v29.4s /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
-	zip1 v29.4s, v9.4s, v12.4s /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
-	zip2 v9.4s, v9.4s, v12.4s /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
-	zip1 v12.4s, v10.4s, v30.4s /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
-	zip2 v30.4s, v10.4s, v30.4s /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
-	zip1 v10.4s, v29.4s, v12.4s /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
-	zip2 v29.4s, v29.4s, v12.4s /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
-	zip1 v12.4s, v9.4s, v30.4s /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
-	zip2 v30.4s, v9.4s, v30.4s /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
+	zip1 v14.4s, v5.4s, v20.4s /* ztr0 = unpacklo(zbe, zbe_2) */
+	zip2 v5.4s, v5.4s, v20.4s /* ztr0_1 = unpackhi(zbe, zbe_2) */
+	zip1 v20.4s, v19.4s, v22.4s /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
+	zip2 v19.4s, v19.4s, v22.4s /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
+	zip1 v22.4s, v14.4s, v20.4s /* ztr1 = unpacklo(ztr0, ztr0_2) */
+	zip2 v20.4s, v14.4s, v20.4s /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
+	zip1 v14.4s, v5.4s, v19.4s /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
+	zip2 v5.4s, v5.4s, v19.4s /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
+	zip1 v19.4s, v24.4s, v27.4s /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
+	zip2 v24.4s, v24.4s, v27.4s /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
+	zip1 v27.4s, v25.4s, v28.4s /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
+	zip2 v25.4s, v25.4s, v28.4s /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
+	zip1 v28.4s, v19.4s, v27.4s /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
+	zip2 v19.4s, v19.4s, v27.4s /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
+	zip1 v27.4s, v24.4s, v25.4s /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
+	zip2 v24.4s, v24.4s, v25.4s /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
+	zip1 v25.4s, v29.4s, v8.4s /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
+	zip2 v29.4s, v29.4s, v8.4s /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
+	zip1 v8.4s, v31.4s, v9.4s /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
+	zip2 v31.4s, v31.4s, v9.4s /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
+	zip1 v9.4s, v25.4s, v8.4s /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
+	zip2 v25.4s, v25.4s, v8.4s /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
+	zip1 v8.4s, v29.4s, v31.4s /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
+	zip2 v29.4s, v29.4s, v31.4s /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
+	zip1 v31.4s, v10.4s, v13.4s /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
+	zip2 v10.4s, v10.4s, v13.4s /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
+	zip1 v13.4s, v12.4s, v30.4s /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
+	zip2 v30.4s, v12.4s, v30.4s /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
+	zip1 v12.4s, v31.4s, v13.4s /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
+	zip2 v31.4s, v31.4s, v13.4s /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
+	zip1 v13.4s, v10.4s, v30.4s /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
+	zip2 v30.4s, v10.4s, v30.4s /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
 	ldr x16, [x1, #0]
-	str q20, [x16] /* store ztr1 */
+	str q22, [x16] /* store ztr1 */
 	ldr x16, [x1, #0]
-	str q26, [x16, #16] /* store ztr1_4 */
+	str q28, [x16, #16] /* store ztr1_4 */
 	ldr x16, [x1, #0]
-	str q8, [x16, #32] /* store ztr1_8 */
+	str q9, [x16, #32] /* store ztr1_8 */
 	ldr x16, [x1, #0]
-	str q10, [x16, #48] /* store ztr1_12 */
+	str q12, [x16, #48] /* store ztr1_12 */
 	ldr x16, [x1, #8]
-	str q19, [x16] /* store ztr1_1 */
+	str q20, [x16] /* store ztr1_1 */
 	ldr x16, [x1, #8]
-	str q6, [x16, #16] /* store ztr1_5 */
+	str q19, [x16, #16] /* store ztr1_5 */
 	ldr x16, [x1, #8]
-	str q24, [x16, #32] /* store ztr1_9 */
+	str q25, [x16, #32] /* store ztr1_9 */
 	ldr x16, [x1, #8]
-	str q29, [x16, #48] /* store ztr1_13 */
+	str q31, [x16, #48] /* store ztr1_13 */
 	ldr x16, [x1, #16]
-	str q13, [x16] /* store ztr1_2 */
+	str q14, [x16] /* store ztr1_2 */
 	ldr x16, [x1, #16]
-	str q25, [x16, #16] /* store ztr1_6 */
+	str q27, [x16, #16] /* store ztr1_6 */
 	ldr x16, [x1, #16]
-	str q31, [x16, #32] /* store ztr1_10 */
+	str q8, [x16, #32] /* store ztr1_10 */
 	ldr x16, [x1, #16]
-	str q12, [x16, #48] /* store ztr1_14 */
+	str q13, [x16, #48] /* store ztr1_14 */
 	ldr x16, [x1, #24]
 	str q5, [x16] /* store ztr1_3 */
 	ldr x16, [x1, #24]
-	str q22, [x16, #16] /* store ztr1_7 */
+	str q24, [x16, #16] /* store ztr1_7 */
 	ldr x16, [x1, #24]
-	str q28, [x16, #32] /* store ztr1_11 */
+	str q29, [x16, #32] /* store ztr1_11 */
 	ldr x16, [x1, #24]
 	str q30, [x16, #48] /* store ztr1_15 */
 
 	/* Keystream of lanes 4..7: big-endian, transposed to 64 bytes per lane. */
 	ldr q5, [sp, #512] /* reload z_1 */
 	rev32 v5.16b, v5.16b /* zbe_16 = rev(z_1) */
-	ldr q6, [sp, #928] /* reload z_3 */
-	rev32 v6.16b, v6.16b /* zbe_17 = rev(z_3) */
-	ldr q19, [sp, #1136] /* reload z_5 */
-	rev32 v19.16b, v19.16b /* zbe_18 = rev(z_5) */
-	ldr q20, [sp, #1328] /* reload z_7 */
-	rev32 v20.16b, v20.16b /* zbe_19 = rev(z_7) */
-	ldr q22, [sp, #368] /* reload z_9 */
-	rev32 v22.16b, v22.16b /* zbe_20 = rev(z_9) */
-	ldr q24, [sp, #528] /* reload z_11 */
-	rev32 v24.16b, v24.16b /* zbe_21 = rev(z_11) */
-	ldr q25, [sp, #944] /* reload z_13 */
-	rev32 v25.16b, v25.16b /* zbe_22 = rev(z_13) */
-	ldr q26, [sp, #1152] /* reload z_15 */
-	rev32 v26.16b, v26.16b /* zbe_23 = rev(z_15) */
-	ldr q28, [sp, #1344] /* reload z_17 */
-	rev32 v28.16b, v28.16b /* zbe_24 = rev(z_17) */
-	ldr q29, [sp, #544] /* reload z_19 */
-	rev32 v29.16b, v29.16b /* zbe_25 = rev(z_19) */
-	ldr q30, [sp, #960] /* reload z_21 */
-	rev32 v30.16b, v30.16b /* zbe_26 = rev(z_21) */
-	ldr q31, [sp, #240] /* reload z_23 */
-	rev32 v31.16b, v31.16b /* zbe_27 = rev(z_23) */
-	ldr q8, [sp, #736] /* reload z_25 */
-	rev32 v8.16b, v8.16b /* zbe_28 = rev(z_25) */
-	ldr q9, [sp, #176] /* reload z_27 */
-	rev32 v9.16b, v9.16b /* zbe_29 = rev(z_27) */
-	ldr q10, [sp, #352] /* reload z_29 */
-	rev32 v10.16b, v10.16b /* zbe_30 = rev(z_29) */
-	rev32 v27.16b, v27.16b /* zbe_31 = rev(z_31) */
-	zip1 v12.4s, v5.4s, v19.4s /* ztr0_16 = unpacklo(zbe_16, zbe_18) */
-	zip2 v5.4s, v5.4s, v19.4s /* ztr0_17 = unpackhi(zbe_16, zbe_18) */
-	zip1 v19.4s, v6.4s, v20.4s /* ztr0_18 = unpacklo(zbe_17, zbe_19) */
-	zip2 v6.4s, v6.4s, v20.4s /* ztr0_19 = unpackhi(zbe_17, zbe_19) */
-	zip1 v20.4s, v12.4s, v19.4s /* ztr1_16 = unpacklo(ztr0_16, ztr0_18) */
-	zip2 v19.4s, v12.4s, v19.4s /* ztr1_17 = unpackhi(ztr0_16, ztr0_18) */
-	zip1 v12.4s, v5.4s, v6.4s /* ztr1_18 = unpacklo(ztr0_17, ztr0_19) */
-	zip2 v5.4s, v5.4s, v6.4s /* ztr1_19 = unpackhi(ztr0_17, ztr0_19) */
-	zip1 v6.4s, v22.4s, v25.4s /* ztr0_20 = unpacklo(zbe_20, zbe_22) */
-	zip2 v22.4s, v22.4s, v25.4s /* ztr0_21 = unpackhi(zbe_20, zbe_22) */
-	zip1 v25.4s, v24.4s, v26.4s /* ztr0_22 = unpacklo(zbe_21, zbe_23) */
-	zip2 v24.4s, v24.4s, v26.4s /* ztr0_23 = unpackhi(zbe_21, zbe_23) */
-	zip1 v26.4s, v6.4s, v25.4s /* ztr1_20 = unpacklo(ztr0_20, ztr0_22) */
-	zip2 v6.4s, v6.4s, v25.4s /* ztr1_21 = unpackhi(ztr0_20, ztr0_22) */
-	zip1 v25.4s, v22.4s, v24.4s /* ztr1_22 = unpacklo(ztr0_21, ztr0_23) */
-	zip2 v22.4s, v22.4s, v24.4s /* ztr1_23 = unpackhi(ztr0_21, ztr0_23) */
-	zip1 v24.4s, v28.4s, v30.4s /* ztr0_24 = unpacklo(zbe_24, zbe_26) */
-	zip2 v28.4s, v28.4s, v30.4s /* ztr0_25 = unpackhi(zbe_24, zbe_26) */
-	zip1 v30.4s, v29.4s, v31.4s /* ztr0_26 = unpacklo(zbe_25, zbe_27) */
-	zip2 v29.4s, v29.4s, v31.4s /* ztr0_27 = unpackhi(zbe_25, zbe_27) */
-	zip1 v31.4s, v24.4s, v30.4s /* ztr1_24 = unpacklo(ztr0_24, ztr0_26) */
-	zip2 v24.4s, v24.4s, v30.4s /* ztr1_25 = unpackhi(ztr0_24, ztr0_26) */
-	zip1 v30.4s, v28.4s, v29.4s /* ztr1_26 = unpacklo(ztr0_25, ztr0_27) */
-	zip2 v28.4s, v28.4s, v29.4s /* ztr1_27 = unpackhi(ztr0_25, ztr0_27) */
-	zip1 v29.4s, v8.4s, v10.4s /* ztr0_28 = unpacklo(zbe_28, zbe_30) */
-	zip2 v8.4s, v8.4s, v10.4s /* ztr0_29 = unpackhi(zbe_28, zbe_30) */
-	zip1 v10.4s, v9.4s, v27.4s /* ztr0_30 = unpacklo(zbe_29, zbe_31) */
-	zip2 v27.4s, v9.4s, v27.4s /* ztr0_31 = unpackhi(zbe_29, zbe_31) */
-	zip1 v9.4s, v29.4s, v10.4s /* ztr1_28 = unpacklo(ztr0_28, ztr0_30) */
-	zip2 v29.4s, v29.4s, v10.4s /* ztr1_29 = unpackhi(ztr0_28, ztr0_30) */
-	zip1 v10.4s, v8.4s, v27.4s /* ztr1_30 = unpacklo(ztr0_29, ztr0_31) */
-	zip2 v27.4s, v8.4s, v27.4s /* ztr1_31 = unpackhi(ztr0_29, ztr0_31) */
+	ldr q19, [sp, #928] /* reload z_3 */
+	rev32 v19.16b, v19.16b /* zbe_17 = rev(z_3) */
+	ldr q20, [sp, #1136] /* reload z_5 */
+	rev32 v20.16b, v20.16b /* zbe_18 = rev(z_5) */
+	ldr q22, [sp, #1328] /* reload z_7 */
+	rev32 v22.16b, v22.16b /* zbe_19 = rev(z_7) */
+	ldr q24, [sp, #368] /* reload z_9 */
+	rev32 v24.16b, v24.16b /* zbe_20 = rev(z_9) */
+	ldr q25, [sp, #528] /* reload z_11 */
+	rev32 v25.16b, v25.16b /* zbe_21 = rev(z_11) */
+	ldr q27, [sp, #944] /* reload z_13 */
+	rev32 v27.16b, v27.16b /* zbe_22 = rev(z_13) */
+	ldr q28, [sp, #1152] /* reload z_15 */
+	rev32 v28.16b, v28.16b /* zbe_23 = rev(z_15) */
+	ldr q29, [sp, #1344] /* reload z_17 */
+	rev32 v29.16b, v29.16b /* zbe_24 = rev(z_17) */
+	ldr q30, [sp, #544] /* reload z_19 */
+	rev32 v30.16b, v30.16b /* zbe_25 = rev(z_19) */
+	ldr q31, [sp, #960] /* reload z_21 */
+	rev32 v31.16b, v31.16b /* zbe_26 = rev(z_21) */
+	ldr q8, [sp, #240] /* reload z_23 */
+	rev32 v8.16b, v8.16b /* zbe_27 = rev(z_23) */
+	ldr q9, [sp, #736] /* reload z_25 */
+	rev32 v9.16b, v9.16b /* zbe_28 = rev(z_25) */
+	ldr q10, [sp, #176] /* reload z_27 */
+	rev32 v10.16b, v10.16b /* zbe_29 = rev(z_27) */
+	ldr q12, [sp, #352] /* reload z_29 */
+	rev32 v12.16b, v12.16b /* zbe_30 = rev(z_29) */
+	rev32 v3.16b, v3.16b /* zbe_31 = rev(z_31) */
+	zip1 v13.4s, v5.4s, v20.4s /* ztr0_16 = unpacklo(zbe_16, zbe_18) */
+	zip2 v5.4s, v5.4s, v20.4s /* ztr0_17 = unpackhi(zbe_16, zbe_18) */
+	zip1 v20.4s, v19.4s, v22.4s /* ztr0_18 = unpacklo(zbe_17, zbe_19) */
+	zip2 v19.4s, v19.4s, v22.4s /* ztr0_19 = unpackhi(zbe_17, zbe_19) */
+	zip1 v22.4s, v13.4s, v20.4s /* ztr1_16 = unpacklo(ztr0_16, ztr0_18) */
+	zip2 v20.4s, v13.4s, v20.4s /* ztr1_17 = unpackhi(ztr0_16, ztr0_18) */
+	zip1 v13.4s, v5.4s, v19.4s /* ztr1_18 = unpacklo(ztr0_17, ztr0_19) */
+	zip2 v5.4s, v5.4s, v19.4s /* ztr1_19 = unpackhi(ztr0_17, ztr0_19) */
+	zip1 v19.4s, v24.4s, v27.4s /* ztr0_20 = unpacklo(zbe_20, zbe_22) */
+	zip2 v24.4s, v24.4s, v27.4s /* ztr0_21 = unpackhi(zbe_20, zbe_22) */
+	zip1 v27.4s, v25.4s, v28.4s /* ztr0_22 = unpacklo(zbe_21, zbe_23) */
+	zip2 v25.4s, v25.4s, v28.4s /* ztr0_23 = unpackhi(zbe_21, zbe_23) */
+	zip1 v28.4s, v19.4s, v27.4s /* ztr1_20 = unpacklo(ztr0_20, ztr0_22) */
+	zip2 v19.4s, v19.4s, v27.4s /* ztr1_21 = unpackhi(ztr0_20, ztr0_22) */
+	zip1 v27.4s, v24.4s, v25.4s /* ztr1_22 = unpacklo(ztr0_21, ztr0_23) */
+	zip2 v24.4s, v24.4s, v25.4s /* ztr1_23 = unpackhi(ztr0_21, ztr0_23) */
+	zip1 v25.4s, v29.4s, v31.4s /* ztr0_24 = unpacklo(zbe_24, zbe_26) */
+	zip2 v29.4s, v29.4s, v31.4s /* ztr0_25 = unpackhi(zbe_24, zbe_26) */
+	zip1 v31.4s, v30.4s, v8.4s /* ztr0_26 = unpacklo(zbe_25, zbe_27) */
+	zip2 v30.4s, v30.4s, v8.4s /* ztr0_27 = unpackhi(zbe_25, zbe_27) */
+	zip1 v8.4s, v25.4s, v31.4s /* ztr1_24 = unpacklo(ztr0_24, ztr0_26) */
+	zip2 v25.4s, v25.4s, v31.4s /* ztr1_25 = unpackhi(ztr0_24, ztr0_26) */
+	zip1 v31.4s, v29.4s, v30.4s /* ztr1_26 = unpacklo(ztr0_25, ztr0_27) */
+	zip2 v29.4s, v29.4s, v30.4s /* ztr1_27 = unpackhi(ztr0_25, ztr0_27) */
+	zip1 v30.4s, v9.4s, v12.4s /* ztr0_28 = unpacklo(zbe_28, zbe_30) */
+	zip2 v9.4s, v9.4s, v12.4s /* ztr0_29 = unpackhi(zbe_28, zbe_30) */
+	zip1 v12.4s, v10.4s, v3.4s /* ztr0_30 = unpacklo(zbe_29, zbe_31) */
+	zip2 v3.4s, v10.4s, v3.4s /* ztr0_31 = unpackhi(zbe_29, zbe_31) */
+	zip1 v10.4s, v30.4s, v12.4s /* ztr1_28 = unpacklo(ztr0_28, ztr0_30) */
+	zip2 v30.4s, v30.4s, v12.4s /* ztr1_29 = unpackhi(ztr0_28, ztr0_30) */
+	zip1 v12.4s, v9.4s, v3.4s /* ztr1_30 = unpacklo(ztr0_29, ztr0_31) */
+	zip2 v3.4s, v9.4s, v3.4s /* ztr1_31 = unpackhi(ztr0_29, ztr0_31) */
 	ldr x16, [x1, #32]
-	str q20, [x16] /* store ztr1_16 */
+	str q22, [x16] /* store ztr1_16 */
 	ldr x16, [x1, #32]
-	str q26, [x16, #16] /* store ztr1_20 */
+	str q28, [x16, #16] /* store ztr1_20 */
 	ldr x16, [x1, #32]
-	str q31, [x16, #32] /* store ztr1_24 */
+	str q8, [x16, #32] /* store ztr1_24 */
 	ldr x16, [x1, #32]
-	str q9, [x16, #48] /* store ztr1_28 */
+	str q10, [x16, #48] /* store ztr1_28 */
 	ldr x16, [x1, #40]
-	str q19, [x16] /* store ztr1_17 */
+	str q20, [x16] /* store ztr1_17 */
 	ldr x16, [x1, #40]
-	str q6, [x16, #16] /* store ztr1_21 */
+	str q19, [x16, #16] /* store ztr1_21 */
 	ldr x16, [x1, #40]
-	str q24, [x16, #32] /* store ztr1_25 */
+	str q25, [x16, #32] /* store ztr1_25 */
 	ldr x16, [x1, #40]
-	str q29, [x16, #48] /* store ztr1_29 */
+	str q30, [x16, #48] /* store ztr1_29 */
 	ldr x16, [x1, #48]
-	str q12, [x16] /* store ztr1_18 */
+	str q13, [x16] /* store ztr1_18 */
 	ldr x16, [x1, #48]
-	str q25, [x16, #16] /* store ztr1_22 */
+	str q27, [x16, #16] /* store ztr1_22 */
 	ldr x16, [x1, #48]
-	str q30, [x16, #32] /* store ztr1_26 */
+	str q31, [x16, #32] /* store ztr1_26 */
 	ldr x16, [x1, #48]
-	str q10, [x16, #48] /* store ztr1_30 */
+	str q12, [x16, #48] /* store ztr1_30 */
 	ldr x16, [x1, #56]
 	str q5, [x16] /* store ztr1_19 */
 	ldr x16, [x1, #56]
-	str q22, [x16, #16] /* store ztr1_23 */
+	str q24, [x16, #16] /* store ztr1_23 */
 	ldr x16, [x1, #56]
-	str q28, [x16, #32] /* store ztr1_27 */
+	str q29, [x16, #32] /* store ztr1_27 */
 	ldr x16, [x1, #56]
-	str q27, [x16, #48] /* store ztr1_31 */
+	str q3, [x16, #48] /* store ztr1_31 */
 
 	/* Store the state back. */
-	ldr q5, [sp, #1008] /* reload fb */
-	str q5, [x0] /* store fb */
-	ldr q5, [sp, #1200] /* reload fb_2 */
-	str q5, [x0, #32] /* store fb_2 */
-	ldr q5, [sp, #624] /* reload fb_4 */
-	str q5, [x0, #64] /* store fb_4 */
-	ldr q5, [sp, #912] /* reload fb_6 */
-	str q5, [x0, #96] /* store fb_6 */
-	ldr q5, [sp, #1120] /* reload fb_8 */
-	str q5, [x0, #128] /* store fb_8 */
-	ldr q5, [sp, #1312] /* reload fb_10 */
-	str q5, [x0, #160] /* store fb_10 */
-	ldr q5, [sp, #464] /* reload fb_12 */
-	str q5, [x0, #192] /* store fb_12 */
-	ldr q5, [sp, #160] /* reload fb_14 */
-	str q5, [x0, #224] /* store fb_14 */
-	ldr q5, [sp, #320] /* reload fb_16 */
-	str q5, [x0, #256] /* store fb_16 */
-	ldr q5, [sp, #992] /* reload fb_18 */
-	str q5, [x0, #288] /* store fb_18 */
-	ldr q5, [sp, #1184] /* reload fb_20 */
-	str q5, [x0, #320] /* store fb_20 */
-	ldr q5, [sp, #400] /* reload fb_22 */
-	str q5, [x0, #352] /* store fb_22 */
+	ldr q3, [sp, #1008] /* reload fb */
+	str q3, [x0] /* store fb */
+	ldr q3, [sp, #1200] /* reload fb_2 */
+	str q3, [x0, #32] /* store fb_2 */
+	ldr q3, [sp, #624] /* reload fb_4 */
+	str q3, [x0, #64] /* store fb_4 */
+	ldr q3, [sp, #912] /* reload fb_6 */
+	str q3, [x0, #96] /* store fb_6 */
+	ldr q3, [sp, #1120] /* reload fb_8 */
+	str q3, [x0, #128] /* store fb_8 */
+	ldr q3, [sp, #1312] /* reload fb_10 */
+	str q3, [x0, #160] /* store fb_10 */
+	ldr q3, [sp, #464] /* reload fb_12 */
+	str q3, [x0, #192] /* store fb_12 */
+	ldr q3, [sp, #160] /* reload fb_14 */
+	str q3, [x0, #224] /* store fb_14 */
+	ldr q3, [sp, #320] /* reload fb_16 */
+	str q3, [x0, #256] /* store fb_16 */
+	ldr q3, [sp, #992] /* reload fb_18 */
+	str q3, [x0, #288] /* store fb_18 */
+	ldr q3, [sp, #1184] /* reload fb_20 */
+	str q3, [x0, #320] /* store fb_20 */
+	ldr q3, [sp, #400] /* reload fb_22 */
+	str q3, [x0, #352] /* store fb_22 */
 	str q23, [x0, #384] /* store fb_24 */
 	str q7, [x0, #416] /* store fb_26 */
 	str q18, [x0, #448] /* store fb_28 */
@@ -7924,7 +7852,7 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	str q0, [x0, #48] /* store fb_3 */
 	ldr q0, [sp, #848] /* reload fb_5 */
 	str q0, [x0, #80] /* store fb_5 */
-	str q17, [x0, #112] /* store fb_7 */
+	str q21, [x0, #112] /* store fb_7 */
 	ldr q0, [sp, #1216] /* reload fb_9 */
 	str q0, [x0, #144] /* store fb_9 */
 	ldr q0, [sp, #192] /* reload fb_11 */
@@ -7935,17 +7863,16 @@ zuc_lanesx2_neon_aes_keystream_asm:
 	str q0, [x0, #240] /* store fb_15 */
 	ldr q0, [sp, #880] /* reload fb_17 */
 	str q0, [x0, #272] /* store fb_17 */
-	str q21, [x0, #304] /* store fb_19 */
+	str q26, [x0, #304] /* store fb_19 */
 	ldr q0, [sp, #1280] /* reload fb_21 */
 	str q0, [x0, #336] /* store fb_21 */
 	ldr q0, [sp, #1072] /* reload fb_23 */
 	str q0, [x0, #368] /* store fb_23 */
 	str q4, [x0, #400] /* store fb_25 */
-	ldr q0, [sp, #1168] /* reload fb_27 */
-	str q0, [x0, #432] /* store fb_27 */
+	str q6, [x0, #432] /* store fb_27 */
 	str q16, [x0, #464] /* store fb_29 */
 	str q2, [x0, #496] /* store fb_31 */
-	str q3, [x0, #528] /* store sb_out_x_31 */
+	str q17, [x0, #528] /* store sb_out_x_31 */
 	str q1, [x0, #560] /* store r2_31 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
@@ -8048,40 +7975,39 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ushr v25.4s, v24.4s, #16 /* l1in_r = shr(w2) */
 	sli v25.4s, v5.4s, #16 /* l1in = sli(l1in_r, w1) */
 	str q1, [sp, #272] /* spill z */
-	mov v1.16b, v3.16b /* high16 */
-	bsl v1.16b, v24.16b, v5.16b /* l1in16 = bsl(high16, w1, w2) */
-	str q19, [sp, #288] /* spill x2 */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_2_rotl24
-	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_rotl24] /* rotl24 = const() */
+	ldr q1, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_rotl24] /* rotl24 = const() */
+	str q19, [sp, #288] /* spill x2 */
+	tbl v19.16b, {v25.16b}, v1.16b /* ur24 = lookup16(l1in, rotl24) */
 	str q17, [sp, #304] /* spill x1 */
-	tbl v17.16b, {v25.16b}, v19.16b /* ur24 = lookup16(l1in, rotl24) */
-	str q2, [sp, #320] /* spill g0s2 */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_2_rotl8
-	ldr q2, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_rotl8] /* rotl8 = const() */
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_rotl8] /* rotl8 = const() */
+	str q2, [sp, #320] /* spill g0s2 */
+	tbl v2.16b, {v25.16b}, v17.16b /* ur8 = lookup16(l1in, rotl8) */
 	str q22, [sp, #336] /* spill dbl_2 */
-	tbl v22.16b, {v25.16b}, v2.16b /* ur8 = lookup16(l1in, rotl8) */
-	eor v22.16b, v25.16b, v22.16b /* ug_acc = xor(l1in, ur8) */
-	eor v1.16b, v22.16b, v1.16b /* ug = xor(ug_acc, l1in16) */
-	ushr v22.4s, v1.4s, #30 /* ur2_r = shr(ug) */
-	sli v22.4s, v1.4s, #2 /* ur2 = sli(ur2_r, ug) */
-	eor v1.16b, v25.16b, v17.16b /* u_acc = xor(l1in, ur24) */
-	eor v1.16b, v1.16b, v22.16b /* u = xor(u_acc, ur2) */
-	ushr v17.4s, v5.4s, #16 /* l2in_r = shr(w1) */
-	sli v17.4s, v24.4s, #16 /* l2in = sli(l2in_r, w2) */
-	bit v24.16b, v5.16b, v3.16b /* l2in16 = bsl(high16, w2, w1) */
-	tbl v5.16b, {v17.16b}, v2.16b /* v8r8 = lookup16(l2in, rotl8) */
-	tbl v22.16b, {v17.16b}, v19.16b /* v8r24 = lookup16(l2in, rotl24) */
-	eor v17.16b, v17.16b, v24.16b /* v8g_acc = xor(l2in, l2in16) */
-	eor v17.16b, v17.16b, v22.16b /* v8g = xor(v8g_acc, v8r24) */
-	ushr v22.4s, v17.4s, #26 /* v8r6_r = shr(v8g) */
-	sli v22.4s, v17.4s, #6 /* v8r6 = sli(v8r6_r, v8g) */
-	eor v5.16b, v5.16b, v24.16b /* v8_acc = xor(v8r8, l2in16) */
-	eor v5.16b, v5.16b, v22.16b /* v8 = xor(v8_acc, v8r6) */
+	rev32 v22.8h, v25.8h /* ur16 = rev(l1in) */
+	eor v2.16b, v25.16b, v2.16b /* ug_acc = xor(l1in, ur8) */
+	eor v2.16b, v2.16b, v22.16b /* ug = xor(ug_acc, ur16) */
+	ushr v22.4s, v2.4s, #30 /* ur2_r = shr(ug) */
+	sli v22.4s, v2.4s, #2 /* ur2 = sli(ur2_r, ug) */
+	eor v2.16b, v25.16b, v19.16b /* u_acc = xor(l1in, ur24) */
+	eor v2.16b, v2.16b, v22.16b /* u = xor(u_acc, ur2) */
+	ushr v5.4s, v5.4s, #16 /* l2in_r = shr(w1) */
+	sli v5.4s, v24.4s, #16 /* l2in = sli(l2in_r, w2) */
+	tbl v19.16b, {v5.16b}, v17.16b /* v8r8 = lookup16(l2in, rotl8) */
+	rev32 v22.8h, v5.8h /* v8r16 = rev(l2in) */
+	tbl v24.16b, {v5.16b}, v1.16b /* v8r24 = lookup16(l2in, rotl24) */
+	eor v5.16b, v5.16b, v22.16b /* v8g_acc = xor(l2in, v8r16) */
+	eor v5.16b, v5.16b, v24.16b /* v8g = xor(v8g_acc, v8r24) */
+	ushr v24.4s, v5.4s, #26 /* v8r6_r = shr(v8g) */
+	sli v24.4s, v5.4s, #6 /* v8r6 = sli(v8r6_r, v8g) */
+	eor v5.16b, v19.16b, v22.16b /* v8_acc = xor(v8r8, v8r16) */
+	eor v5.16b, v5.16b, v24.16b /* v8 = xor(v8_acc, v8r6) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_2_odd_bytes
-	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_odd_bytes] /* odd_bytes = const() */
-	mov v22.16b, v17.16b /* odd_bytes */
-	bsl v22.16b, v1.16b, v5.16b /* sb_in_x = bsl(odd_bytes, v8, u) */
-	bit v1.16b, v5.16b, v17.16b /* sb_in_y = bsl(odd_bytes, u, v8) */
+	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_odd_bytes] /* odd_bytes = const() */
+	mov v22.16b, v19.16b /* odd_bytes */
+	bsl v22.16b, v2.16b, v5.16b /* sb_in_x = bsl(odd_bytes, v8, u) */
+	bit v2.16b, v5.16b, v19.16b /* sb_in_y = bsl(odd_bytes, u, v8) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_2_nibble_mask
 	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_nibble_mask] /* nibble_mask = const() */
 	and v24.16b, v22.16b, v5.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
@@ -8099,34 +8025,34 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v24.16b, {v25.16b}, v24.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	add v22.16b, v22.16b, v22.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	eor v22.16b, v24.16b, v22.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	and v24.16b, v1.16b, v5.16b /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* sb_in_y_hi = shr(sb_in_y) */
+	and v24.16b, v2.16b, v5.16b /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_in_y_hi = shr(sb_in_y) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_2_tbl_lo
 	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_tbl_lo] /* tbl_lo = const() */
 	tbl v24.16b, {v25.16b}, v24.16b /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_2_tbl_hi
 	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_tbl_hi] /* tbl_hi = const() */
-	tbl v1.16b, {v25.16b}, v1.16b /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
-	eor v1.16b, v24.16b, v1.16b /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	tbl v2.16b, {v25.16b}, v2.16b /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
+	eor v2.16b, v24.16b, v2.16b /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_2_inv_shift_rows
 	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v1.16b, {v1.16b}, v24.16b /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	tbl v2.16b, {v2.16b}, v24.16b /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_2_zero_key
 	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_zero_key] /* zero_key = const() */
-	aese v1.16b, v24.16b /* sb_s1_aes = aese(sb_s1_sr, zero_key) */
-	and v24.16b, v1.16b, v5.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
+	aese v2.16b, v24.16b /* sb_s1_aes = aese(sb_s1_sr, zero_key) */
+	and v24.16b, v2.16b, v5.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_2_tbl_lo_1
 	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v24.16b, {v25.16b}, v24.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_2_tbl_hi_1
 	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v1.16b, {v25.16b}, v1.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
-	eor v1.16b, v24.16b, v1.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
-	mov v24.16b, v17.16b /* odd_bytes */
-	bsl v24.16b, v22.16b, v1.16b /* sb_out_x = bsl(odd_bytes, sb_s1, sb_s0) */
-	bit v22.16b, v1.16b, v17.16b /* sb_out_y = bsl(odd_bytes, sb_s0, sb_s1) */
-	tbl v1.16b, {v22.16b}, v19.16b /* r2 = lookup16(sb_out_y, rotl24) */
+	tbl v2.16b, {v25.16b}, v2.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	eor v2.16b, v24.16b, v2.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	mov v24.16b, v19.16b /* odd_bytes */
+	bsl v24.16b, v22.16b, v2.16b /* sb_out_x = bsl(odd_bytes, sb_s1, sb_s0) */
+	bit v22.16b, v2.16b, v19.16b /* sb_out_y = bsl(odd_bytes, sb_s0, sb_s1) */
+	tbl v2.16b, {v22.16b}, v1.16b /* r2 = lookup16(sb_out_y, rotl24) */
 	ushr v7.4s, v7.4s, #24 /* s0k_o_r = shr(dbl_3) */
 	sli v7.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_2_modulus
@@ -8139,10 +8065,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	and v25.16b, v25.16b, v22.16b /* s4k = and(s4k_o, modulus) */
 	str q4, [sp, #368] /* spill g0s4 */
 	add v4.4s, v18.4s, v18.4s /* dbl_6 = add(g0s10, g0s10) */
-	str q1, [sp, #384] /* spill r2 */
-	ushr v1.4s, v4.4s, #11 /* s10k_o_r = shr(dbl_6) */
-	sli v1.4s, v18.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10) */
-	and v1.16b, v1.16b, v22.16b /* s10k = and(s10k_o, modulus) */
+	str q2, [sp, #384] /* spill r2 */
+	ushr v2.4s, v4.4s, #11 /* s10k_o_r = shr(dbl_6) */
+	sli v2.4s, v18.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10) */
+	and v2.16b, v2.16b, v22.16b /* s10k = and(s10k_o, modulus) */
 	str q18, [sp, #400] /* spill g0s10 */
 	add v18.4s, v21.4s, v21.4s /* dbl_7 = add(g0s13, g0s13) */
 	str q18, [sp, #416] /* spill dbl_7 */
@@ -8159,23 +8085,23 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	str q21, [sp, #448] /* spill g0s13 */
 	add v21.4s, v7.4s, v25.4s /* fb0_p = add(fb0_s, minus_modulus) */
 	umin v7.4s, v7.4s, v21.4s /* fb0 = minu(fb0_s, fb0_p) */
-	add v1.4s, v1.4s, v18.4s /* fb0_s_1 = add(s10k, s13k) */
-	add v18.4s, v1.4s, v25.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
-	umin v1.4s, v1.4s, v18.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
-	add v1.4s, v7.4s, v1.4s /* fb1_s = add(fb0, fb0_1) */
-	add v7.4s, v1.4s, v25.4s /* fb1_p = add(fb1_s, minus_modulus) */
-	umin v1.4s, v1.4s, v7.4s /* fb1 = minu(fb1_s, fb1_p) */
-	add v1.4s, v1.4s, v14.4s /* fb2_s = add(fb1, s15k) */
-	add v7.4s, v1.4s, v25.4s /* fb2_p = add(fb2_s, minus_modulus) */
-	umin v1.4s, v1.4s, v7.4s /* fb2 = minu(fb2_s, fb2_p) */
-	add v0.4s, v1.4s, v0.4s /* fb_s = add(fb2, g0s0) */
-	add v1.4s, v0.4s, v25.4s /* fb_p = add(fb_s, minus_modulus) */
-	smax v0.4s, v0.4s, v1.4s /* fb = maxs(fb_s, fb_p) */
+	add v2.4s, v2.4s, v18.4s /* fb0_s_1 = add(s10k, s13k) */
+	add v18.4s, v2.4s, v25.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	umin v2.4s, v2.4s, v18.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	add v2.4s, v7.4s, v2.4s /* fb1_s = add(fb0, fb0_1) */
+	add v7.4s, v2.4s, v25.4s /* fb1_p = add(fb1_s, minus_modulus) */
+	umin v2.4s, v2.4s, v7.4s /* fb1 = minu(fb1_s, fb1_p) */
+	add v2.4s, v2.4s, v14.4s /* fb2_s = add(fb1, s15k) */
+	add v7.4s, v2.4s, v25.4s /* fb2_p = add(fb2_s, minus_modulus) */
+	umin v2.4s, v2.4s, v7.4s /* fb2 = minu(fb2_s, fb2_p) */
+	add v0.4s, v2.4s, v0.4s /* fb_s = add(fb2, g0s0) */
+	add v2.4s, v0.4s, v25.4s /* fb_p = add(fb_s, minus_modulus) */
+	smax v0.4s, v0.4s, v2.4s /* fb = maxs(fb_s, fb_p) */
 
 	/* Round 0, lanes 4..7: BR, F (Z out), LFSR feedback. */
-	add v1.4s, v27.4s, v27.4s /* dbl_9 = add(g1s15, g1s15) */
+	add v2.4s, v27.4s, v27.4s /* dbl_9 = add(g1s15, g1s15) */
 	mov v7.16b, v3.16b /* high16 */
-	bsl v7.16b, v1.16b, v29.16b /* x0_1 = bsl(high16, g1s14, dbl_9) */
+	bsl v7.16b, v2.16b, v29.16b /* x0_1 = bsl(high16, g1s14, dbl_9) */
 	add v18.4s, v11.4s, v11.4s /* dbl_10 = add(g1s9, g1s9) */
 	ushr v21.4s, v18.4s, #16 /* x1_1_r = shr(dbl_10) */
 	sli v21.4s, v13.4s, #16 /* x1_1 = sli(x1_1_r, g1s11) */
@@ -8196,32 +8122,31 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ushr v10.4s, v8.4s, #16 /* l1in_1_r = shr(w2_1) */
 	sli v10.4s, v9.4s, #16 /* l1in_1 = sli(l1in_1_r, w1_1) */
 	str q7, [sp, #512] /* spill z_1 */
-	mov v7.16b, v3.16b /* high16 */
-	bsl v7.16b, v8.16b, v9.16b /* l1in16_1 = bsl(high16, w1_1, w2_1) */
+	tbl v7.16b, {v10.16b}, v1.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
 	str q18, [sp, #528] /* spill x2_1 */
-	tbl v18.16b, {v10.16b}, v19.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
+	tbl v18.16b, {v10.16b}, v17.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
 	str q21, [sp, #544] /* spill x1_1 */
-	tbl v21.16b, {v10.16b}, v2.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
-	eor v21.16b, v10.16b, v21.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
-	eor v7.16b, v21.16b, v7.16b /* ug_1 = xor(ug_acc_1, l1in16_1) */
-	ushr v21.4s, v7.4s, #30 /* ur2_1_r = shr(ug_1) */
-	sli v21.4s, v7.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
-	eor v7.16b, v10.16b, v18.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
+	rev32 v21.8h, v10.8h /* ur16_1 = rev(l1in_1) */
+	eor v18.16b, v10.16b, v18.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	eor v18.16b, v18.16b, v21.16b /* ug_1 = xor(ug_acc_1, ur16_1) */
+	ushr v21.4s, v18.4s, #30 /* ur2_1_r = shr(ug_1) */
+	sli v21.4s, v18.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
+	eor v7.16b, v10.16b, v7.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
 	eor v7.16b, v7.16b, v21.16b /* u_1 = xor(u_acc_1, ur2_1) */
 	ushr v18.4s, v9.4s, #16 /* l2in_1_r = shr(w1_1) */
 	sli v18.4s, v8.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
-	bit v8.16b, v9.16b, v3.16b /* l2in16_1 = bsl(high16, w2_1, w1_1) */
-	tbl v21.16b, {v18.16b}, v2.16b /* v8r8_1 = lookup16(l2in_1, rotl8) */
-	tbl v9.16b, {v18.16b}, v19.16b /* v8r24_1 = lookup16(l2in_1, rotl24) */
-	eor v18.16b, v18.16b, v8.16b /* v8g_acc_1 = xor(l2in_1, l2in16_1) */
+	tbl v21.16b, {v18.16b}, v17.16b /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	rev32 v8.8h, v18.8h /* v8r16_1 = rev(l2in_1) */
+	tbl v9.16b, {v18.16b}, v1.16b /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	eor v18.16b, v18.16b, v8.16b /* v8g_acc_1 = xor(l2in_1, v8r16_1) */
 	eor v18.16b, v18.16b, v9.16b /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
 	ushr v9.4s, v18.4s, #26 /* v8r6_1_r = shr(v8g_1) */
 	sli v9.4s, v18.4s, #6 /* v8r6_1 = sli(v8r6_1_r, v8g_1) */
-	eor v18.16b, v21.16b, v8.16b /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
+	eor v18.16b, v21.16b, v8.16b /* v8_acc_1 = xor(v8r8_1, v8r16_1) */
 	eor v18.16b, v18.16b, v9.16b /* v8_1 = xor(v8_acc_1, v8r6_1) */
-	mov v21.16b, v17.16b /* odd_bytes */
+	mov v21.16b, v19.16b /* odd_bytes */
 	bsl v21.16b, v7.16b, v18.16b /* sb_in_x_1 = bsl(odd_bytes, v8_1, u_1) */
-	bit v7.16b, v18.16b, v17.16b /* sb_in_y_1 = bsl(odd_bytes, u_1, v8_1) */
+	bit v7.16b, v18.16b, v19.16b /* sb_in_y_1 = bsl(odd_bytes, u_1, v8_1) */
 	and v18.16b, v21.16b, v5.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	ushr v21.16b, v21.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
 	adrp x17, .Lzuc_lanesx2_neon_aes_asm_2_s0_p1
@@ -8266,10 +8191,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v7.16b, {v14.16b}, v7.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	eor v7.16b, v31.16b, v7.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
+	mov v31.16b, v19.16b /* odd_bytes */
 	bsl v31.16b, v18.16b, v7.16b /* sb_out_x_1 = bsl(odd_bytes, sb_s1_1, sb_s0_1) */
-	bit v18.16b, v7.16b, v17.16b /* sb_out_y_1 = bsl(odd_bytes, sb_s0_1, sb_s1_1) */
-	tbl v7.16b, {v18.16b}, v19.16b /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	bit v18.16b, v7.16b, v19.16b /* sb_out_y_1 = bsl(odd_bytes, sb_s0_1, sb_s1_1) */
+	tbl v7.16b, {v18.16b}, v1.16b /* r2_1 = lookup16(sb_out_y_1, rotl24) */
 	ushr v18.4s, v11.4s, #24 /* s0k_o_1_r = shr(dbl_12) */
 	sli v18.4s, v26.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g1s0) */
 	and v18.16b, v18.16b, v22.16b /* s0k_1 = and(s0k_o_1, modulus) */
@@ -8289,10 +8214,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ushr v12.4s, v12.4s, #15 /* s13k_o_1_r = shr(dbl_16) */
 	sli v12.4s, v15.4s, #17 /* s13k_o_1 = sli(s13k_o_1_r, g1s13) */
 	and v12.16b, v12.16b, v22.16b /* s13k_1 = and(s13k_o_1, modulus) */
-	str q1, [sp, #704] /* spill dbl_9 */
-	ushr v1.4s, v1.4s, #17 /* s15k_o_1_r = shr(dbl_9) */
-	sli v1.4s, v27.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, g1s15) */
-	and v1.16b, v1.16b, v22.16b /* s15k_1 = and(s15k_o_1, modulus) */
+	str q2, [sp, #704] /* spill dbl_9 */
+	ushr v2.4s, v2.4s, #17 /* s15k_o_1_r = shr(dbl_9) */
+	sli v2.4s, v27.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, g1s15) */
+	and v2.16b, v2.16b, v22.16b /* s15k_1 = and(s15k_o_1, modulus) */
 	add v18.4s, v18.4s, v11.4s /* fb0_s_2 = add(s0k_1, s4k_1) */
 	add v11.4s, v18.4s, v25.4s /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
 	umin v18.4s, v18.4s, v11.4s /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
@@ -8302,12 +8227,12 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	add v18.4s, v18.4s, v11.4s /* fb1_s_1 = add(fb0_2, fb0_3) */
 	add v11.4s, v18.4s, v25.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
 	umin v18.4s, v18.4s, v11.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
-	add v1.4s, v18.4s, v1.4s /* fb2_s_1 = add(fb1_1, s15k_1) */
-	add v18.4s, v1.4s, v25.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
-	umin v1.4s, v1.4s, v18.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
-	add v1.4s, v1.4s, v26.4s /* fb_s_1 = add(fb2_1, g1s0) */
-	add v18.4s, v1.4s, v25.4s /* fb_p_1 = add(fb_s_1, minus_modulus) */
-	smax v1.4s, v1.4s, v18.4s /* fb_1 = maxs(fb_s_1, fb_p_1) */
+	add v2.4s, v18.4s, v2.4s /* fb2_s_1 = add(fb1_1, s15k_1) */
+	add v18.4s, v2.4s, v25.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	umin v2.4s, v2.4s, v18.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	add v2.4s, v2.4s, v26.4s /* fb_s_1 = add(fb2_1, g1s0) */
+	add v18.4s, v2.4s, v25.4s /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	smax v2.4s, v2.4s, v18.4s /* fb_1 = maxs(fb_s_1, fb_p_1) */
 
 	/* Round 1, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	add v18.4s, v0.4s, v0.4s /* dbl_18 = add(fb, fb) */
@@ -8337,31 +8262,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ushr v26.4s, v4.4s, #16 /* l1in_2_r = shr(w2_2) */
 	sli v26.4s, v24.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
 	str q23, [sp, #384] /* spill z_2 */
-	mov v23.16b, v3.16b /* high16 */
-	bsl v23.16b, v4.16b, v24.16b /* l1in16_2 = bsl(high16, w1_2, w2_2) */
+	tbl v23.16b, {v26.16b}, v1.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
 	str q14, [sp, #800] /* spill x2_2 */
-	tbl v14.16b, {v26.16b}, v19.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
-	tbl v20.16b, {v26.16b}, v2.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
-	eor v20.16b, v26.16b, v20.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
-	eor v20.16b, v20.16b, v23.16b /* ug_2 = xor(ug_acc_2, l1in16_2) */
-	ushr v23.4s, v20.4s, #30 /* ur2_2_r = shr(ug_2) */
-	sli v23.4s, v20.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
-	eor v20.16b, v26.16b, v14.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
-	eor v20.16b, v20.16b, v23.16b /* u_2 = xor(u_acc_2, ur2_2) */
+	tbl v14.16b, {v26.16b}, v17.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
+	rev32 v20.8h, v26.8h /* ur16_2 = rev(l1in_2) */
+	eor v14.16b, v26.16b, v14.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	eor v20.16b, v14.16b, v20.16b /* ug_2 = xor(ug_acc_2, ur16_2) */
+	ushr v14.4s, v20.4s, #30 /* ur2_2_r = shr(ug_2) */
+	sli v14.4s, v20.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
+	eor v20.16b, v26.16b, v23.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
+	eor v20.16b, v20.16b, v14.16b /* u_2 = xor(u_acc_2, ur2_2) */
 	ushr v23.4s, v24.4s, #16 /* l2in_2_r = shr(w1_2) */
 	sli v23.4s, v4.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
-	bit v4.16b, v24.16b, v3.16b /* l2in16_2 = bsl(high16, w2_2, w1_2) */
-	tbl v24.16b, {v23.16b}, v2.16b /* v8r8_2 = lookup16(l2in_2, rotl8) */
-	tbl v26.16b, {v23.16b}, v19.16b /* v8r24_2 = lookup16(l2in_2, rotl24) */
-	eor v23.16b, v23.16b, v4.16b /* v8g_acc_2 = xor(l2in_2, l2in16_2) */
+	tbl v4.16b, {v23.16b}, v17.16b /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	rev32 v24.8h, v23.8h /* v8r16_2 = rev(l2in_2) */
+	tbl v26.16b, {v23.16b}, v1.16b /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	eor v23.16b, v23.16b, v24.16b /* v8g_acc_2 = xor(l2in_2, v8r16_2) */
 	eor v23.16b, v23.16b, v26.16b /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
 	ushr v26.4s, v23.4s, #26 /* v8r6_2_r = shr(v8g_2) */
 	sli v26.4s, v23.4s, #6 /* v8r6_2 = sli(v8r6_2_r, v8g_2) */
-	eor v4.16b, v24.16b, v4.16b /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
+	eor v4.16b, v4.16b, v24.16b /* v8_acc_2 = xor(v8r8_2, v8r16_2) */
 	eor v4.16b, v4.16b, v26.16b /* v8_2 = xor(v8_acc_2, v8r6_2) */
-	mov v23.16b, v17.16b /* odd_bytes */
+	mov v23.16b, v19.16b /* odd_bytes */
 	bsl v23.16b, v20.16b, v4.16b /* sb_in_x_2 = bsl(odd_bytes, v8_2, u_2) */
-	bit v20.16b, v4.16b, v17.16b /* sb_in_y_2 = bsl(odd_bytes, u_2, v8_2) */
+	bit v20.16b, v4.16b, v19.16b /* sb_in_y_2 = bsl(odd_bytes, u_2, v8_2) */
 	and v4.16b, v23.16b, v5.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
 	tbl v24.16b, {v8.16b}, v4.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
@@ -8387,10 +8311,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q26, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_asm_2_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v20.16b, {v26.16b}, v20.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
 	eor v20.16b, v23.16b, v20.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
-	mov v23.16b, v17.16b /* odd_bytes */
+	mov v23.16b, v19.16b /* odd_bytes */
 	bsl v23.16b, v4.16b, v20.16b /* sb_out_x_2 = bsl(odd_bytes, sb_s1_2, sb_s0_2) */
-	bit v4.16b, v20.16b, v17.16b /* sb_out_y_2 = bsl(odd_bytes, sb_s0_2, sb_s1_2) */
-	tbl v4.16b, {v4.16b}, v19.16b /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	bit v4.16b, v20.16b, v19.16b /* sb_out_y_2 = bsl(odd_bytes, sb_s0_2, sb_s1_2) */
+	tbl v4.16b, {v4.16b}, v1.16b /* r2_2 = lookup16(sb_out_y_2, rotl24) */
 	ushr v20.4s, v15.4s, #24 /* s0k_o_2_r = shr(dbl_21) */
 	sli v20.4s, v16.4s, #8 /* s0k_o_2 = sli(s0k_o_2_r, g0s1) */
 	and v20.16b, v20.16b, v22.16b /* s0k_2 = and(s0k_o_2, modulus) */
@@ -8433,7 +8357,7 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	smax v6.4s, v6.4s, v16.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
 
 	/* Round 1, lanes 4..7: BR, F (Z out), LFSR feedback. */
-	add v16.4s, v1.4s, v1.4s /* dbl_27 = add(fb_1, fb_1) */
+	add v16.4s, v2.4s, v2.4s /* dbl_27 = add(fb_1, fb_1) */
 	mov v20.16b, v3.16b /* high16 */
 	bsl v20.16b, v16.16b, v27.16b /* x0_3 = bsl(high16, g1s15, dbl_27) */
 	ushr v11.4s, v30.4s, #16 /* x1_3_r = shr(dbl_15) */
@@ -8461,31 +8385,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ushr v31.4s, v7.4s, #16 /* l1in_3_r = shr(w2_3) */
 	sli v31.4s, v27.4s, #16 /* l1in_3 = sli(l1in_3_r, w1_3) */
 	str q20, [sp, #928] /* spill z_3 */
-	mov v20.16b, v3.16b /* high16 */
-	bsl v20.16b, v7.16b, v27.16b /* l1in16_3 = bsl(high16, w1_3, w2_3) */
+	tbl v20.16b, {v31.16b}, v1.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
 	str q12, [sp, #944] /* spill x2_3 */
-	tbl v12.16b, {v31.16b}, v19.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
-	tbl v30.16b, {v31.16b}, v2.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
-	eor v30.16b, v31.16b, v30.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
-	eor v20.16b, v30.16b, v20.16b /* ug_3 = xor(ug_acc_3, l1in16_3) */
-	ushr v30.4s, v20.4s, #30 /* ur2_3_r = shr(ug_3) */
-	sli v30.4s, v20.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
-	eor v20.16b, v31.16b, v12.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
-	eor v20.16b, v20.16b, v30.16b /* u_3 = xor(u_acc_3, ur2_3) */
-	ushr v30.4s, v27.4s, #16 /* l2in_3_r = shr(w1_3) */
-	sli v30.4s, v7.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
-	bit v7.16b, v27.16b, v3.16b /* l2in16_3 = bsl(high16, w2_3, w1_3) */
-	tbl v27.16b, {v30.16b}, v2.16b /* v8r8_3 = lookup16(l2in_3, rotl8) */
-	tbl v31.16b, {v30.16b}, v19.16b /* v8r24_3 = lookup16(l2in_3, rotl24) */
-	eor v30.16b, v30.16b, v7.16b /* v8g_acc_3 = xor(l2in_3, l2in16_3) */
-	eor v30.16b, v30.16b, v31.16b /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
-	ushr v31.4s, v30.4s, #26 /* v8r6_3_r = shr(v8g_3) */
-	sli v31.4s, v30.4s, #6 /* v8r6_3 = sli(v8r6_3_r, v8g_3) */
-	eor v7.16b, v27.16b, v7.16b /* v8_acc_3 = xor(v8r8_3, l2in16_3) */
+	tbl v12.16b, {v31.16b}, v17.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
+	rev32 v30.8h, v31.8h /* ur16_3 = rev(l1in_3) */
+	eor v12.16b, v31.16b, v12.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	eor v30.16b, v12.16b, v30.16b /* ug_3 = xor(ug_acc_3, ur16_3) */
+	ushr v12.4s, v30.4s, #30 /* ur2_3_r = shr(ug_3) */
+	sli v12.4s, v30.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
+	eor v20.16b, v31.16b, v20.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
+	eor v20.16b, v20.16b, v12.16b /* u_3 = xor(u_acc_3, ur2_3) */
+	ushr v27.4s, v27.4s, #16 /* l2in_3_r = shr(w1_3) */
+	sli v27.4s, v7.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
+	tbl v7.16b, {v27.16b}, v17.16b /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	rev32 v30.8h, v27.8h /* v8r16_3 = rev(l2in_3) */
+	tbl v31.16b, {v27.16b}, v1.16b /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	eor v27.16b, v27.16b, v30.16b /* v8g_acc_3 = xor(l2in_3, v8r16_3) */
+	eor v27.16b, v27.16b, v31.16b /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
+	ushr v31.4s, v27.4s, #26 /* v8r6_3_r = shr(v8g_3) */
+	sli v31.4s, v27.4s, #6 /* v8r6_3 = sli(v8r6_3_r, v8g_3) */
+	eor v7.16b, v7.16b, v30.16b /* v8_acc_3 = xor(v8r8_3, v8r16_3) */
 	eor v7.16b, v7.16b, v31.16b /* v8_3 = xor(v8_acc_3, v8r6_3) */
-	mov v27.16b, v17.16b /* odd_bytes */
+	mov v27.16b, v19.16b /* odd_bytes */
 	bsl v27.16b, v20.16b, v7.16b /* sb_in_x_3 = bsl(odd_bytes, v8_3, u_3) */
-	bit v20.16b, v7.16b, v17.16b /* sb_in_y_3 = bsl(odd_bytes, u_3, v8_3) */
+	bit v20.16b, v7.16b, v19.16b /* sb_in_y_3 = bsl(odd_bytes, u_3, v8_3) */
 	and v7.16b, v27.16b, v5.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
 	tbl v30.16b, {v8.16b}, v7.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
@@ -8507,10 +8430,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v27.16b, {v24.16b}, v27.16b /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
 	tbl v20.16b, {v26.16b}, v20.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
 	eor v20.16b, v27.16b, v20.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
-	mov v27.16b, v17.16b /* odd_bytes */
+	mov v27.16b, v19.16b /* odd_bytes */
 	bsl v27.16b, v7.16b, v20.16b /* sb_out_x_3 = bsl(odd_bytes, sb_s1_3, sb_s0_3) */
-	bit v7.16b, v20.16b, v17.16b /* sb_out_y_3 = bsl(odd_bytes, sb_s0_3, sb_s1_3) */
-	tbl v7.16b, {v7.16b}, v19.16b /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	bit v7.16b, v20.16b, v19.16b /* sb_out_y_3 = bsl(odd_bytes, sb_s0_3, sb_s1_3) */
+	tbl v7.16b, {v7.16b}, v1.16b /* r2_3 = lookup16(sb_out_y_3, rotl24) */
 	ushr v18.4s, v18.4s, #24 /* s0k_o_3_r = shr(dbl_30) */
 	sli v18.4s, v15.4s, #8 /* s0k_o_3 = sli(s0k_o_3_r, g1s1) */
 	and v18.16b, v18.16b, v22.16b /* s0k_3 = and(s0k_o_3, modulus) */
@@ -8532,7 +8455,7 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	sli v31.4s, v12.4s, #17 /* s13k_o_3 = sli(s13k_o_3_r, g1s14) */
 	and v31.16b, v31.16b, v22.16b /* s13k_3 = and(s13k_o_3, modulus) */
 	ushr v12.4s, v16.4s, #17 /* s15k_o_3_r = shr(dbl_27) */
-	sli v12.4s, v1.4s, #15 /* s15k_o_3 = sli(s15k_o_3_r, fb_1) */
+	sli v12.4s, v2.4s, #15 /* s15k_o_3 = sli(s15k_o_3_r, fb_1) */
 	and v12.16b, v12.16b, v22.16b /* s15k_3 = and(s15k_o_3, modulus) */
 	add v18.4s, v18.4s, v30.4s /* fb0_s_6 = add(s0k_3, s4k_3) */
 	add v30.4s, v18.4s, v25.4s /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
@@ -8579,31 +8502,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ushr v31.4s, v4.4s, #16 /* l1in_4_r = shr(w2_4) */
 	sli v31.4s, v23.4s, #16 /* l1in_4 = sli(l1in_4_r, w1_4) */
 	str q0, [sp, #1040] /* spill z_4 */
-	mov v0.16b, v3.16b /* high16 */
-	bsl v0.16b, v4.16b, v23.16b /* l1in16_4 = bsl(high16, w1_4, w2_4) */
+	tbl v0.16b, {v31.16b}, v1.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
 	str q12, [sp, #1056] /* spill x2_4 */
-	tbl v12.16b, {v31.16b}, v19.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
-	tbl v14.16b, {v31.16b}, v2.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
-	eor v14.16b, v31.16b, v14.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
-	eor v0.16b, v14.16b, v0.16b /* ug_4 = xor(ug_acc_4, l1in16_4) */
-	ushr v14.4s, v0.4s, #30 /* ur2_4_r = shr(ug_4) */
-	sli v14.4s, v0.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
-	eor v0.16b, v31.16b, v12.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
+	tbl v12.16b, {v31.16b}, v17.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
+	rev32 v14.8h, v31.8h /* ur16_4 = rev(l1in_4) */
+	eor v12.16b, v31.16b, v12.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	eor v12.16b, v12.16b, v14.16b /* ug_4 = xor(ug_acc_4, ur16_4) */
+	ushr v14.4s, v12.4s, #30 /* ur2_4_r = shr(ug_4) */
+	sli v14.4s, v12.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
+	eor v0.16b, v31.16b, v0.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
 	eor v0.16b, v0.16b, v14.16b /* u_4 = xor(u_acc_4, ur2_4) */
-	ushr v31.4s, v23.4s, #16 /* l2in_4_r = shr(w1_4) */
-	sli v31.4s, v4.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
-	bit v4.16b, v23.16b, v3.16b /* l2in16_4 = bsl(high16, w2_4, w1_4) */
-	tbl v23.16b, {v31.16b}, v2.16b /* v8r8_4 = lookup16(l2in_4, rotl8) */
-	tbl v12.16b, {v31.16b}, v19.16b /* v8r24_4 = lookup16(l2in_4, rotl24) */
-	eor v31.16b, v31.16b, v4.16b /* v8g_acc_4 = xor(l2in_4, l2in16_4) */
-	eor v31.16b, v31.16b, v12.16b /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
-	ushr v12.4s, v31.4s, #26 /* v8r6_4_r = shr(v8g_4) */
-	sli v12.4s, v31.4s, #6 /* v8r6_4 = sli(v8r6_4_r, v8g_4) */
-	eor v4.16b, v23.16b, v4.16b /* v8_acc_4 = xor(v8r8_4, l2in16_4) */
+	ushr v23.4s, v23.4s, #16 /* l2in_4_r = shr(w1_4) */
+	sli v23.4s, v4.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
+	tbl v4.16b, {v23.16b}, v17.16b /* v8r8_4 = lookup16(l2in_4, rotl8) */
+	rev32 v31.8h, v23.8h /* v8r16_4 = rev(l2in_4) */
+	tbl v12.16b, {v23.16b}, v1.16b /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	eor v23.16b, v23.16b, v31.16b /* v8g_acc_4 = xor(l2in_4, v8r16_4) */
+	eor v23.16b, v23.16b, v12.16b /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
+	ushr v12.4s, v23.4s, #26 /* v8r6_4_r = shr(v8g_4) */
+	sli v12.4s, v23.4s, #6 /* v8r6_4 = sli(v8r6_4_r, v8g_4) */
+	eor v4.16b, v4.16b, v31.16b /* v8_acc_4 = xor(v8r8_4, v8r16_4) */
 	eor v4.16b, v4.16b, v12.16b /* v8_4 = xor(v8_acc_4, v8r6_4) */
-	mov v23.16b, v17.16b /* odd_bytes */
+	mov v23.16b, v19.16b /* odd_bytes */
 	bsl v23.16b, v0.16b, v4.16b /* sb_in_x_4 = bsl(odd_bytes, v8_4, u_4) */
-	bit v0.16b, v4.16b, v17.16b /* sb_in_y_4 = bsl(odd_bytes, u_4, v8_4) */
+	bit v0.16b, v4.16b, v19.16b /* sb_in_y_4 = bsl(odd_bytes, u_4, v8_4) */
 	and v4.16b, v23.16b, v5.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
 	tbl v31.16b, {v8.16b}, v4.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
@@ -8625,10 +8547,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v23.16b, {v24.16b}, v23.16b /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
 	tbl v0.16b, {v26.16b}, v0.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
 	eor v0.16b, v23.16b, v0.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
-	mov v23.16b, v17.16b /* odd_bytes */
+	mov v23.16b, v19.16b /* odd_bytes */
 	bsl v23.16b, v4.16b, v0.16b /* sb_out_x_4 = bsl(odd_bytes, sb_s1_4, sb_s0_4) */
-	bit v4.16b, v0.16b, v17.16b /* sb_out_y_4 = bsl(odd_bytes, sb_s0_4, sb_s1_4) */
-	tbl v0.16b, {v4.16b}, v19.16b /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	bit v4.16b, v0.16b, v19.16b /* sb_out_y_4 = bsl(odd_bytes, sb_s0_4, sb_s1_4) */
+	tbl v0.16b, {v4.16b}, v1.16b /* r2_4 = lookup16(sb_out_y_4, rotl24) */
 	ushr v4.4s, v16.4s, #24 /* s0k_o_4_r = shr(dbl_39) */
 	sli v4.4s, v15.4s, #8 /* s0k_o_4 = sli(s0k_o_4_r, g0s2) */
 	and v4.16b, v4.16b, v22.16b /* s0k_4 = and(s0k_o_4, modulus) */
@@ -8670,7 +8592,7 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	/* Round 2, lanes 4..7: BR, F (Z out), LFSR feedback. */
 	add v31.4s, v18.4s, v18.4s /* dbl_45 = add(fb_3, fb_3) */
 	mov v11.16b, v3.16b /* high16 */
-	bsl v11.16b, v31.16b, v1.16b /* x0_5 = bsl(high16, fb_1, dbl_45) */
+	bsl v11.16b, v31.16b, v2.16b /* x0_5 = bsl(high16, fb_1, dbl_45) */
 	ushr v12.4s, v20.4s, #16 /* x1_5_r = shr(dbl_33) */
 	ldr q14, [sp, #752] /* reload g1s13 */
 	sli v12.4s, v14.4s, #16 /* x1_5 = sli(x1_5_r, g1s13) */
@@ -8685,42 +8607,41 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q15, [sp, #560] /* reload g1s2 */
 	str q30, [sp, #1088] /* spill dbl_36 */
 	add v30.4s, v15.4s, v15.4s /* dbl_48 = add(g1s2, g1s2) */
-	str q1, [sp, #1104] /* spill fb_1 */
-	ushr v1.4s, v30.4s, #16 /* x3_5_r = shr(dbl_48) */
+	str q2, [sp, #1104] /* spill fb_1 */
+	ushr v2.4s, v30.4s, #16 /* x3_5_r = shr(dbl_48) */
 	str q20, [sp, #1120] /* spill dbl_47 */
 	ldr q20, [sp, #656] /* reload g1s4 */
-	sli v1.4s, v20.4s, #16 /* x3_5 = sli(x3_5_r, g1s4) */
-	eor v1.16b, v11.16b, v1.16b /* z_5 = xor(w_5, x3_5) */
+	sli v2.4s, v20.4s, #16 /* x3_5 = sli(x3_5_r, g1s4) */
+	eor v2.16b, v11.16b, v2.16b /* z_5 = xor(w_5, x3_5) */
 	add v27.4s, v27.4s, v12.4s /* w1_5 = add(sb_out_x_3, x1_5) */
 	eor v7.16b, v7.16b, v14.16b /* w2_5 = xor(r2_3, x2_5) */
 	ushr v11.4s, v7.4s, #16 /* l1in_5_r = shr(w2_5) */
 	sli v11.4s, v27.4s, #16 /* l1in_5 = sli(l1in_5_r, w1_5) */
-	str q1, [sp, #1136] /* spill z_5 */
-	mov v1.16b, v3.16b /* high16 */
-	bsl v1.16b, v7.16b, v27.16b /* l1in16_5 = bsl(high16, w1_5, w2_5) */
+	str q2, [sp, #1136] /* spill z_5 */
+	tbl v2.16b, {v11.16b}, v1.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
 	str q14, [sp, #1152] /* spill x2_5 */
-	tbl v14.16b, {v11.16b}, v19.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
-	tbl v20.16b, {v11.16b}, v2.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
-	eor v20.16b, v11.16b, v20.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
-	eor v1.16b, v20.16b, v1.16b /* ug_5 = xor(ug_acc_5, l1in16_5) */
-	ushr v20.4s, v1.4s, #30 /* ur2_5_r = shr(ug_5) */
-	sli v20.4s, v1.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
-	eor v1.16b, v11.16b, v14.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
-	eor v1.16b, v1.16b, v20.16b /* u_5 = xor(u_acc_5, ur2_5) */
+	tbl v14.16b, {v11.16b}, v17.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
+	rev32 v20.8h, v11.8h /* ur16_5 = rev(l1in_5) */
+	eor v14.16b, v11.16b, v14.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	eor v20.16b, v14.16b, v20.16b /* ug_5 = xor(ug_acc_5, ur16_5) */
+	ushr v14.4s, v20.4s, #30 /* ur2_5_r = shr(ug_5) */
+	sli v14.4s, v20.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
+	eor v2.16b, v11.16b, v2.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
+	eor v2.16b, v2.16b, v14.16b /* u_5 = xor(u_acc_5, ur2_5) */
 	ushr v20.4s, v27.4s, #16 /* l2in_5_r = shr(w1_5) */
 	sli v20.4s, v7.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
-	bit v7.16b, v27.16b, v3.16b /* l2in16_5 = bsl(high16, w2_5, w1_5) */
-	tbl v27.16b, {v20.16b}, v2.16b /* v8r8_5 = lookup16(l2in_5, rotl8) */
-	tbl v11.16b, {v20.16b}, v19.16b /* v8r24_5 = lookup16(l2in_5, rotl24) */
-	eor v20.16b, v20.16b, v7.16b /* v8g_acc_5 = xor(l2in_5, l2in16_5) */
+	tbl v7.16b, {v20.16b}, v17.16b /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	rev32 v27.8h, v20.8h /* v8r16_5 = rev(l2in_5) */
+	tbl v11.16b, {v20.16b}, v1.16b /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	eor v20.16b, v20.16b, v27.16b /* v8g_acc_5 = xor(l2in_5, v8r16_5) */
 	eor v20.16b, v20.16b, v11.16b /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
 	ushr v11.4s, v20.4s, #26 /* v8r6_5_r = shr(v8g_5) */
 	sli v11.4s, v20.4s, #6 /* v8r6_5 = sli(v8r6_5_r, v8g_5) */
-	eor v7.16b, v27.16b, v7.16b /* v8_acc_5 = xor(v8r8_5, l2in16_5) */
+	eor v7.16b, v7.16b, v27.16b /* v8_acc_5 = xor(v8r8_5, v8r16_5) */
 	eor v7.16b, v7.16b, v11.16b /* v8_5 = xor(v8_acc_5, v8r6_5) */
-	mov v20.16b, v17.16b /* odd_bytes */
-	bsl v20.16b, v1.16b, v7.16b /* sb_in_x_5 = bsl(odd_bytes, v8_5, u_5) */
-	bit v1.16b, v7.16b, v17.16b /* sb_in_y_5 = bsl(odd_bytes, u_5, v8_5) */
+	mov v20.16b, v19.16b /* odd_bytes */
+	bsl v20.16b, v2.16b, v7.16b /* sb_in_x_5 = bsl(odd_bytes, v8_5, u_5) */
+	bit v2.16b, v7.16b, v19.16b /* sb_in_y_5 = bsl(odd_bytes, u_5, v8_5) */
 	and v7.16b, v20.16b, v5.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
 	tbl v27.16b, {v8.16b}, v7.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
@@ -8730,22 +8651,22 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v7.16b, {v10.16b}, v7.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
 	add v20.16b, v20.16b, v20.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
 	eor v7.16b, v7.16b, v20.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	and v20.16b, v1.16b, v5.16b /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* sb_in_y_5_hi = shr(sb_in_y_5) */
+	and v20.16b, v2.16b, v5.16b /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_in_y_5_hi = shr(sb_in_y_5) */
 	tbl v20.16b, {v28.16b}, v20.16b /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	tbl v1.16b, {v29.16b}, v1.16b /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
-	eor v1.16b, v20.16b, v1.16b /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	tbl v1.16b, {v1.16b}, v21.16b /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
-	aese v1.16b, v13.16b /* sb_s1_5_aes = aese(sb_s1_5_sr, zero_key) */
-	and v20.16b, v1.16b, v5.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
+	tbl v2.16b, {v29.16b}, v2.16b /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	eor v2.16b, v20.16b, v2.16b /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	tbl v2.16b, {v2.16b}, v21.16b /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+	aese v2.16b, v13.16b /* sb_s1_5_aes = aese(sb_s1_5_sr, zero_key) */
+	and v20.16b, v2.16b, v5.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
 	tbl v20.16b, {v24.16b}, v20.16b /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
-	tbl v1.16b, {v26.16b}, v1.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
-	eor v1.16b, v20.16b, v1.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
-	mov v20.16b, v17.16b /* odd_bytes */
-	bsl v20.16b, v7.16b, v1.16b /* sb_out_x_5 = bsl(odd_bytes, sb_s1_5, sb_s0_5) */
-	bit v7.16b, v1.16b, v17.16b /* sb_out_y_5 = bsl(odd_bytes, sb_s0_5, sb_s1_5) */
-	tbl v1.16b, {v7.16b}, v19.16b /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	tbl v2.16b, {v26.16b}, v2.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	eor v2.16b, v20.16b, v2.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	mov v20.16b, v19.16b /* odd_bytes */
+	bsl v20.16b, v7.16b, v2.16b /* sb_out_x_5 = bsl(odd_bytes, sb_s1_5, sb_s0_5) */
+	bit v7.16b, v2.16b, v19.16b /* sb_out_y_5 = bsl(odd_bytes, sb_s0_5, sb_s1_5) */
+	tbl v2.16b, {v7.16b}, v1.16b /* r2_5 = lookup16(sb_out_y_5, rotl24) */
 	ushr v7.4s, v30.4s, #24 /* s0k_o_5_r = shr(dbl_48) */
 	sli v7.4s, v15.4s, #8 /* s0k_o_5 = sli(s0k_o_5_r, g1s2) */
 	and v7.16b, v7.16b, v22.16b /* s0k_5 = and(s0k_o_5, modulus) */
@@ -8813,31 +8734,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ushr v11.4s, v0.4s, #16 /* l1in_6_r = shr(w2_6) */
 	sli v11.4s, v23.4s, #16 /* l1in_6 = sli(l1in_6_r, w1_6) */
 	str q6, [sp, #1232] /* spill z_6 */
-	mov v6.16b, v3.16b /* high16 */
-	bsl v6.16b, v0.16b, v23.16b /* l1in16_6 = bsl(high16, w1_6, w2_6) */
+	tbl v6.16b, {v11.16b}, v1.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
 	str q14, [sp, #1248] /* spill x2_6 */
-	tbl v14.16b, {v11.16b}, v19.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
-	tbl v16.16b, {v11.16b}, v2.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
-	eor v16.16b, v11.16b, v16.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
-	eor v6.16b, v16.16b, v6.16b /* ug_6 = xor(ug_acc_6, l1in16_6) */
-	ushr v16.4s, v6.4s, #30 /* ur2_6_r = shr(ug_6) */
-	sli v16.4s, v6.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
-	eor v6.16b, v11.16b, v14.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
-	eor v6.16b, v6.16b, v16.16b /* u_6 = xor(u_acc_6, ur2_6) */
+	tbl v14.16b, {v11.16b}, v17.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
+	rev32 v16.8h, v11.8h /* ur16_6 = rev(l1in_6) */
+	eor v14.16b, v11.16b, v14.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	eor v16.16b, v14.16b, v16.16b /* ug_6 = xor(ug_acc_6, ur16_6) */
+	ushr v14.4s, v16.4s, #30 /* ur2_6_r = shr(ug_6) */
+	sli v14.4s, v16.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
+	eor v6.16b, v11.16b, v6.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
+	eor v6.16b, v6.16b, v14.16b /* u_6 = xor(u_acc_6, ur2_6) */
 	ushr v16.4s, v23.4s, #16 /* l2in_6_r = shr(w1_6) */
 	sli v16.4s, v0.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
-	bit v0.16b, v23.16b, v3.16b /* l2in16_6 = bsl(high16, w2_6, w1_6) */
-	tbl v23.16b, {v16.16b}, v2.16b /* v8r8_6 = lookup16(l2in_6, rotl8) */
-	tbl v11.16b, {v16.16b}, v19.16b /* v8r24_6 = lookup16(l2in_6, rotl24) */
-	eor v16.16b, v16.16b, v0.16b /* v8g_acc_6 = xor(l2in_6, l2in16_6) */
+	tbl v0.16b, {v16.16b}, v17.16b /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	rev32 v23.8h, v16.8h /* v8r16_6 = rev(l2in_6) */
+	tbl v11.16b, {v16.16b}, v1.16b /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	eor v16.16b, v16.16b, v23.16b /* v8g_acc_6 = xor(l2in_6, v8r16_6) */
 	eor v16.16b, v16.16b, v11.16b /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
 	ushr v11.4s, v16.4s, #26 /* v8r6_6_r = shr(v8g_6) */
 	sli v11.4s, v16.4s, #6 /* v8r6_6 = sli(v8r6_6_r, v8g_6) */
-	eor v0.16b, v23.16b, v0.16b /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
+	eor v0.16b, v0.16b, v23.16b /* v8_acc_6 = xor(v8r8_6, v8r16_6) */
 	eor v0.16b, v0.16b, v11.16b /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	mov v16.16b, v17.16b /* odd_bytes */
+	mov v16.16b, v19.16b /* odd_bytes */
 	bsl v16.16b, v6.16b, v0.16b /* sb_in_x_6 = bsl(odd_bytes, v8_6, u_6) */
-	bit v6.16b, v0.16b, v17.16b /* sb_in_y_6 = bsl(odd_bytes, u_6, v8_6) */
+	bit v6.16b, v0.16b, v19.16b /* sb_in_y_6 = bsl(odd_bytes, u_6, v8_6) */
 	and v0.16b, v16.16b, v5.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
 	tbl v23.16b, {v8.16b}, v0.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
@@ -8859,10 +8779,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v16.16b, {v24.16b}, v16.16b /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
 	tbl v6.16b, {v26.16b}, v6.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
 	eor v6.16b, v16.16b, v6.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
-	mov v16.16b, v17.16b /* odd_bytes */
+	mov v16.16b, v19.16b /* odd_bytes */
 	bsl v16.16b, v0.16b, v6.16b /* sb_out_x_6 = bsl(odd_bytes, sb_s1_6, sb_s0_6) */
-	bit v0.16b, v6.16b, v17.16b /* sb_out_y_6 = bsl(odd_bytes, sb_s0_6, sb_s1_6) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	bit v0.16b, v6.16b, v19.16b /* sb_out_y_6 = bsl(odd_bytes, sb_s0_6, sb_s1_6) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_6 = lookup16(sb_out_y_6, rotl24) */
 	ushr v6.4s, v31.4s, #24 /* s0k_o_6_r = shr(dbl_57) */
 	sli v6.4s, v15.4s, #8 /* s0k_o_6 = sli(s0k_o_6_r, g0s3) */
 	and v6.16b, v6.16b, v22.16b /* s0k_6 = and(s0k_o_6, modulus) */
@@ -8915,7 +8835,7 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q15, [sp, #672] /* reload g1s10 */
 	sli v12.4s, v15.4s, #16 /* x2_7 = sli(x2_7_r, g1s10) */
 	eor v31.16b, v31.16b, v20.16b /* x0r1_7 = xor(x0_7, sb_out_x_5) */
-	add v31.4s, v31.4s, v1.4s /* w_7 = add(x0r1_7, r2_5) */
+	add v31.4s, v31.4s, v2.4s /* w_7 = add(x0r1_7, r2_5) */
 	ldr q15, [sp, #64] /* reload g1s3 */
 	str q30, [sp, #1280] /* spill dbl_54 */
 	add v30.4s, v15.4s, v15.4s /* dbl_66 = add(g1s3, g1s3) */
@@ -8926,44 +8846,43 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	sli v18.4s, v27.4s, #16 /* x3_7 = sli(x3_7_r, g1s5) */
 	eor v18.16b, v31.16b, v18.16b /* z_7 = xor(w_7, x3_7) */
 	add v20.4s, v20.4s, v11.4s /* w1_7 = add(sb_out_x_5, x1_7) */
-	eor v1.16b, v1.16b, v12.16b /* w2_7 = xor(r2_5, x2_7) */
-	ushr v31.4s, v1.4s, #16 /* l1in_7_r = shr(w2_7) */
+	eor v2.16b, v2.16b, v12.16b /* w2_7 = xor(r2_5, x2_7) */
+	ushr v31.4s, v2.4s, #16 /* l1in_7_r = shr(w2_7) */
 	sli v31.4s, v20.4s, #16 /* l1in_7 = sli(l1in_7_r, w1_7) */
 	str q18, [sp, #1328] /* spill z_7 */
-	mov v18.16b, v3.16b /* high16 */
-	bsl v18.16b, v1.16b, v20.16b /* l1in16_7 = bsl(high16, w1_7, w2_7) */
+	tbl v18.16b, {v31.16b}, v1.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
 	str q12, [sp, #1344] /* spill x2_7 */
-	tbl v12.16b, {v31.16b}, v19.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
-	tbl v27.16b, {v31.16b}, v2.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
-	eor v27.16b, v31.16b, v27.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
-	eor v18.16b, v27.16b, v18.16b /* ug_7 = xor(ug_acc_7, l1in16_7) */
-	ushr v27.4s, v18.4s, #30 /* ur2_7_r = shr(ug_7) */
-	sli v27.4s, v18.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
-	eor v18.16b, v31.16b, v12.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
-	eor v18.16b, v18.16b, v27.16b /* u_7 = xor(u_acc_7, ur2_7) */
-	ushr v27.4s, v20.4s, #16 /* l2in_7_r = shr(w1_7) */
-	sli v27.4s, v1.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
-	bit v1.16b, v20.16b, v3.16b /* l2in16_7 = bsl(high16, w2_7, w1_7) */
-	tbl v20.16b, {v27.16b}, v2.16b /* v8r8_7 = lookup16(l2in_7, rotl8) */
-	tbl v31.16b, {v27.16b}, v19.16b /* v8r24_7 = lookup16(l2in_7, rotl24) */
-	eor v27.16b, v27.16b, v1.16b /* v8g_acc_7 = xor(l2in_7, l2in16_7) */
-	eor v27.16b, v27.16b, v31.16b /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
-	ushr v31.4s, v27.4s, #26 /* v8r6_7_r = shr(v8g_7) */
-	sli v31.4s, v27.4s, #6 /* v8r6_7 = sli(v8r6_7_r, v8g_7) */
-	eor v1.16b, v20.16b, v1.16b /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
-	eor v1.16b, v1.16b, v31.16b /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	mov v20.16b, v17.16b /* odd_bytes */
-	bsl v20.16b, v18.16b, v1.16b /* sb_in_x_7 = bsl(odd_bytes, v8_7, u_7) */
-	bit v18.16b, v1.16b, v17.16b /* sb_in_y_7 = bsl(odd_bytes, u_7, v8_7) */
-	and v1.16b, v20.16b, v5.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	tbl v12.16b, {v31.16b}, v17.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
+	rev32 v27.8h, v31.8h /* ur16_7 = rev(l1in_7) */
+	eor v12.16b, v31.16b, v12.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	eor v27.16b, v12.16b, v27.16b /* ug_7 = xor(ug_acc_7, ur16_7) */
+	ushr v12.4s, v27.4s, #30 /* ur2_7_r = shr(ug_7) */
+	sli v12.4s, v27.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
+	eor v18.16b, v31.16b, v18.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
+	eor v18.16b, v18.16b, v12.16b /* u_7 = xor(u_acc_7, ur2_7) */
+	ushr v20.4s, v20.4s, #16 /* l2in_7_r = shr(w1_7) */
+	sli v20.4s, v2.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
+	tbl v2.16b, {v20.16b}, v17.16b /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	rev32 v27.8h, v20.8h /* v8r16_7 = rev(l2in_7) */
+	tbl v31.16b, {v20.16b}, v1.16b /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	eor v20.16b, v20.16b, v27.16b /* v8g_acc_7 = xor(l2in_7, v8r16_7) */
+	eor v20.16b, v20.16b, v31.16b /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
+	ushr v31.4s, v20.4s, #26 /* v8r6_7_r = shr(v8g_7) */
+	sli v31.4s, v20.4s, #6 /* v8r6_7 = sli(v8r6_7_r, v8g_7) */
+	eor v2.16b, v2.16b, v27.16b /* v8_acc_7 = xor(v8r8_7, v8r16_7) */
+	eor v2.16b, v2.16b, v31.16b /* v8_7 = xor(v8_acc_7, v8r6_7) */
+	mov v20.16b, v19.16b /* odd_bytes */
+	bsl v20.16b, v18.16b, v2.16b /* sb_in_x_7 = bsl(odd_bytes, v8_7, u_7) */
+	bit v18.16b, v2.16b, v19.16b /* sb_in_y_7 = bsl(odd_bytes, u_7, v8_7) */
+	and v2.16b, v20.16b, v5.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
-	tbl v27.16b, {v8.16b}, v1.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	tbl v27.16b, {v8.16b}, v2.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
 	eor v20.16b, v27.16b, v20.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
 	tbl v27.16b, {v9.16b}, v20.16b /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
-	eor v1.16b, v27.16b, v1.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	eor v2.16b, v27.16b, v2.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
 	add v20.16b, v20.16b, v20.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
-	eor v1.16b, v1.16b, v20.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	eor v2.16b, v2.16b, v20.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
 	and v20.16b, v18.16b, v5.16b /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* sb_in_y_7_hi = shr(sb_in_y_7) */
 	tbl v20.16b, {v28.16b}, v20.16b /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
@@ -8976,10 +8895,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v20.16b, {v24.16b}, v20.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
 	tbl v18.16b, {v26.16b}, v18.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
 	eor v18.16b, v20.16b, v18.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
-	mov v20.16b, v17.16b /* odd_bytes */
-	bsl v20.16b, v1.16b, v18.16b /* sb_out_x_7 = bsl(odd_bytes, sb_s1_7, sb_s0_7) */
-	bit v1.16b, v18.16b, v17.16b /* sb_out_y_7 = bsl(odd_bytes, sb_s0_7, sb_s1_7) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	mov v20.16b, v19.16b /* odd_bytes */
+	bsl v20.16b, v2.16b, v18.16b /* sb_out_x_7 = bsl(odd_bytes, sb_s1_7, sb_s0_7) */
+	bit v2.16b, v18.16b, v19.16b /* sb_out_y_7 = bsl(odd_bytes, sb_s0_7, sb_s1_7) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_7 = lookup16(sb_out_y_7, rotl24) */
 	ushr v18.4s, v30.4s, #24 /* s0k_o_7_r = shr(dbl_66) */
 	sli v18.4s, v15.4s, #8 /* s0k_o_7 = sli(s0k_o_7_r, g1s3) */
 	and v18.16b, v18.16b, v22.16b /* s0k_7 = and(s0k_o_7, modulus) */
@@ -9038,31 +8957,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	str q30, [sp, #64] /* spill z_8 */
 	ushr v30.4s, v0.4s, #16 /* l1in_8_r = shr(w2_8) */
 	sli v30.4s, v16.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
-	mov v14.16b, v3.16b /* high16 */
-	bsl v14.16b, v0.16b, v16.16b /* l1in16_8 = bsl(high16, w1_8, w2_8) */
-	tbl v11.16b, {v30.16b}, v19.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
+	tbl v14.16b, {v30.16b}, v1.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
+	tbl v11.16b, {v30.16b}, v17.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
 	str q31, [sp, #1376] /* spill x1_8 */
-	tbl v31.16b, {v30.16b}, v2.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
-	eor v31.16b, v30.16b, v31.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
-	eor v31.16b, v31.16b, v14.16b /* ug_8 = xor(ug_acc_8, l1in16_8) */
-	ushr v14.4s, v31.4s, #30 /* ur2_8_r = shr(ug_8) */
-	sli v14.4s, v31.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
-	eor v30.16b, v30.16b, v11.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
-	eor v30.16b, v30.16b, v14.16b /* u_8 = xor(u_acc_8, ur2_8) */
-	ushr v31.4s, v16.4s, #16 /* l2in_8_r = shr(w1_8) */
-	sli v31.4s, v0.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
-	bit v0.16b, v16.16b, v3.16b /* l2in16_8 = bsl(high16, w2_8, w1_8) */
-	tbl v16.16b, {v31.16b}, v2.16b /* v8r8_8 = lookup16(l2in_8, rotl8) */
-	tbl v11.16b, {v31.16b}, v19.16b /* v8r24_8 = lookup16(l2in_8, rotl24) */
-	eor v31.16b, v31.16b, v0.16b /* v8g_acc_8 = xor(l2in_8, l2in16_8) */
-	eor v31.16b, v31.16b, v11.16b /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
-	ushr v11.4s, v31.4s, #26 /* v8r6_8_r = shr(v8g_8) */
-	sli v11.4s, v31.4s, #6 /* v8r6_8 = sli(v8r6_8_r, v8g_8) */
-	eor v0.16b, v16.16b, v0.16b /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
+	rev32 v31.8h, v30.8h /* ur16_8 = rev(l1in_8) */
+	eor v11.16b, v30.16b, v11.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	eor v31.16b, v11.16b, v31.16b /* ug_8 = xor(ug_acc_8, ur16_8) */
+	ushr v11.4s, v31.4s, #30 /* ur2_8_r = shr(ug_8) */
+	sli v11.4s, v31.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
+	eor v30.16b, v30.16b, v14.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
+	eor v30.16b, v30.16b, v11.16b /* u_8 = xor(u_acc_8, ur2_8) */
+	ushr v16.4s, v16.4s, #16 /* l2in_8_r = shr(w1_8) */
+	sli v16.4s, v0.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
+	tbl v0.16b, {v16.16b}, v17.16b /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	rev32 v31.8h, v16.8h /* v8r16_8 = rev(l2in_8) */
+	tbl v11.16b, {v16.16b}, v1.16b /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	eor v16.16b, v16.16b, v31.16b /* v8g_acc_8 = xor(l2in_8, v8r16_8) */
+	eor v16.16b, v16.16b, v11.16b /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
+	ushr v11.4s, v16.4s, #26 /* v8r6_8_r = shr(v8g_8) */
+	sli v11.4s, v16.4s, #6 /* v8r6_8 = sli(v8r6_8_r, v8g_8) */
+	eor v0.16b, v0.16b, v31.16b /* v8_acc_8 = xor(v8r8_8, v8r16_8) */
 	eor v0.16b, v0.16b, v11.16b /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	mov v16.16b, v17.16b /* odd_bytes */
+	mov v16.16b, v19.16b /* odd_bytes */
 	bsl v16.16b, v30.16b, v0.16b /* sb_in_x_8 = bsl(odd_bytes, v8_8, u_8) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_8 = bsl(odd_bytes, u_8, v8_8) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_8 = bsl(odd_bytes, u_8, v8_8) */
 	and v0.16b, v16.16b, v5.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
 	tbl v31.16b, {v8.16b}, v0.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
@@ -9084,10 +9002,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v30.16b, {v24.16b}, v30.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
 	tbl v16.16b, {v26.16b}, v16.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
 	eor v16.16b, v30.16b, v16.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
-	mov v30.16b, v17.16b /* odd_bytes */
+	mov v30.16b, v19.16b /* odd_bytes */
 	bsl v30.16b, v0.16b, v16.16b /* sb_out_x_8 = bsl(odd_bytes, sb_s1_8, sb_s0_8) */
-	bit v0.16b, v16.16b, v17.16b /* sb_out_y_8 = bsl(odd_bytes, sb_s0_8, sb_s1_8) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	bit v0.16b, v16.16b, v19.16b /* sb_out_y_8 = bsl(odd_bytes, sb_s0_8, sb_s1_8) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_8 = lookup16(sb_out_y_8, rotl24) */
 	ushr v16.4s, v15.4s, #24 /* s0k_o_8_r = shr(dbl_5) */
 	ldr q31, [sp, #368] /* reload g0s4 */
 	sli v16.4s, v31.4s, #8 /* s0k_o_8 = sli(s0k_o_8_r, g0s4) */
@@ -9135,7 +9053,7 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q14, [sp, #896] /* reload g1s15 */
 	sli v11.4s, v14.4s, #16 /* x1_9 = sli(x1_9_r, g1s15) */
 	eor v31.16b, v31.16b, v20.16b /* x0r1_9 = xor(x0_9, sb_out_x_7) */
-	add v31.4s, v31.4s, v1.4s /* w_9 = add(x0r1_9, r2_7) */
+	add v31.4s, v31.4s, v2.4s /* w_9 = add(x0r1_9, r2_7) */
 	ldr q15, [sp, #640] /* reload dbl_14 */
 	ushr v12.4s, v15.4s, #16 /* x3_9_r = shr(dbl_14) */
 	ldr q14, [sp, #112] /* reload g1s6 */
@@ -9143,44 +9061,43 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	eor v31.16b, v31.16b, v12.16b /* z_9 = xor(w_9, x3_9) */
 	add v20.4s, v20.4s, v11.4s /* w1_9 = add(sb_out_x_7, x1_9) */
 	ldr q12, [sp, #544] /* reload x1_1 */
-	eor v1.16b, v1.16b, v12.16b /* w2_9 = xor(r2_7, x1_1) */
+	eor v2.16b, v2.16b, v12.16b /* w2_9 = xor(r2_7, x1_1) */
 	str q31, [sp, #368] /* spill z_9 */
-	ushr v31.4s, v1.4s, #16 /* l1in_9_r = shr(w2_9) */
+	ushr v31.4s, v2.4s, #16 /* l1in_9_r = shr(w2_9) */
 	sli v31.4s, v20.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
-	mov v12.16b, v3.16b /* high16 */
-	bsl v12.16b, v1.16b, v20.16b /* l1in16_9 = bsl(high16, w1_9, w2_9) */
-	tbl v14.16b, {v31.16b}, v19.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
+	tbl v12.16b, {v31.16b}, v1.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
+	tbl v14.16b, {v31.16b}, v17.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
 	str q11, [sp, #1392] /* spill x1_9 */
-	tbl v11.16b, {v31.16b}, v2.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
-	eor v11.16b, v31.16b, v11.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
-	eor v11.16b, v11.16b, v12.16b /* ug_9 = xor(ug_acc_9, l1in16_9) */
-	ushr v12.4s, v11.4s, #30 /* ur2_9_r = shr(ug_9) */
-	sli v12.4s, v11.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
-	eor v31.16b, v31.16b, v14.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
-	eor v31.16b, v31.16b, v12.16b /* u_9 = xor(u_acc_9, ur2_9) */
-	ushr v11.4s, v20.4s, #16 /* l2in_9_r = shr(w1_9) */
-	sli v11.4s, v1.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
-	bit v1.16b, v20.16b, v3.16b /* l2in16_9 = bsl(high16, w2_9, w1_9) */
-	tbl v20.16b, {v11.16b}, v2.16b /* v8r8_9 = lookup16(l2in_9, rotl8) */
-	tbl v12.16b, {v11.16b}, v19.16b /* v8r24_9 = lookup16(l2in_9, rotl24) */
-	eor v11.16b, v11.16b, v1.16b /* v8g_acc_9 = xor(l2in_9, l2in16_9) */
-	eor v11.16b, v11.16b, v12.16b /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
-	ushr v12.4s, v11.4s, #26 /* v8r6_9_r = shr(v8g_9) */
-	sli v12.4s, v11.4s, #6 /* v8r6_9 = sli(v8r6_9_r, v8g_9) */
-	eor v1.16b, v20.16b, v1.16b /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
-	eor v1.16b, v1.16b, v12.16b /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	mov v20.16b, v17.16b /* odd_bytes */
-	bsl v20.16b, v31.16b, v1.16b /* sb_in_x_9 = bsl(odd_bytes, v8_9, u_9) */
-	bit v31.16b, v1.16b, v17.16b /* sb_in_y_9 = bsl(odd_bytes, u_9, v8_9) */
-	and v1.16b, v20.16b, v5.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	rev32 v11.8h, v31.8h /* ur16_9 = rev(l1in_9) */
+	eor v14.16b, v31.16b, v14.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	eor v11.16b, v14.16b, v11.16b /* ug_9 = xor(ug_acc_9, ur16_9) */
+	ushr v14.4s, v11.4s, #30 /* ur2_9_r = shr(ug_9) */
+	sli v14.4s, v11.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
+	eor v31.16b, v31.16b, v12.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
+	eor v31.16b, v31.16b, v14.16b /* u_9 = xor(u_acc_9, ur2_9) */
+	ushr v20.4s, v20.4s, #16 /* l2in_9_r = shr(w1_9) */
+	sli v20.4s, v2.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
+	tbl v2.16b, {v20.16b}, v17.16b /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	rev32 v11.8h, v20.8h /* v8r16_9 = rev(l2in_9) */
+	tbl v12.16b, {v20.16b}, v1.16b /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	eor v20.16b, v20.16b, v11.16b /* v8g_acc_9 = xor(l2in_9, v8r16_9) */
+	eor v20.16b, v20.16b, v12.16b /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
+	ushr v12.4s, v20.4s, #26 /* v8r6_9_r = shr(v8g_9) */
+	sli v12.4s, v20.4s, #6 /* v8r6_9 = sli(v8r6_9_r, v8g_9) */
+	eor v2.16b, v2.16b, v11.16b /* v8_acc_9 = xor(v8r8_9, v8r16_9) */
+	eor v2.16b, v2.16b, v12.16b /* v8_9 = xor(v8_acc_9, v8r6_9) */
+	mov v20.16b, v19.16b /* odd_bytes */
+	bsl v20.16b, v31.16b, v2.16b /* sb_in_x_9 = bsl(odd_bytes, v8_9, u_9) */
+	bit v31.16b, v2.16b, v19.16b /* sb_in_y_9 = bsl(odd_bytes, u_9, v8_9) */
+	and v2.16b, v20.16b, v5.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
-	tbl v11.16b, {v8.16b}, v1.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	tbl v11.16b, {v8.16b}, v2.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
 	eor v20.16b, v11.16b, v20.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
 	tbl v11.16b, {v9.16b}, v20.16b /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
-	eor v1.16b, v11.16b, v1.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	eor v2.16b, v11.16b, v2.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
 	add v20.16b, v20.16b, v20.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
-	eor v1.16b, v1.16b, v20.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	eor v2.16b, v2.16b, v20.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
 	and v20.16b, v31.16b, v5.16b /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_in_y_9_hi = shr(sb_in_y_9) */
 	tbl v20.16b, {v28.16b}, v20.16b /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
@@ -9193,10 +9110,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
 	tbl v20.16b, {v26.16b}, v20.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
 	eor v20.16b, v31.16b, v20.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v20.16b /* sb_out_x_9 = bsl(odd_bytes, sb_s1_9, sb_s0_9) */
-	bit v1.16b, v20.16b, v17.16b /* sb_out_y_9 = bsl(odd_bytes, sb_s0_9, sb_s1_9) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v20.16b /* sb_out_x_9 = bsl(odd_bytes, sb_s1_9, sb_s0_9) */
+	bit v2.16b, v20.16b, v19.16b /* sb_out_y_9 = bsl(odd_bytes, sb_s0_9, sb_s1_9) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_9 = lookup16(sb_out_y_9, rotl24) */
 	ushr v20.4s, v15.4s, #24 /* s0k_o_9_r = shr(dbl_14) */
 	ldr q11, [sp, #656] /* reload g1s4 */
 	sli v20.4s, v11.4s, #8 /* s0k_o_9 = sli(s0k_o_9_r, g1s4) */
@@ -9254,31 +9171,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	str q11, [sp, #288] /* spill z_10 */
 	ushr v11.4s, v0.4s, #16 /* l1in_10_r = shr(w2_10) */
 	sli v11.4s, v30.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
-	mov v12.16b, v3.16b /* high16 */
-	bsl v12.16b, v0.16b, v30.16b /* l1in16_10 = bsl(high16, w1_10, w2_10) */
+	tbl v12.16b, {v11.16b}, v1.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
 	str q14, [sp, #656] /* spill x1_10 */
-	tbl v14.16b, {v11.16b}, v19.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
-	tbl v15.16b, {v11.16b}, v2.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
-	eor v15.16b, v11.16b, v15.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
-	eor v12.16b, v15.16b, v12.16b /* ug_10 = xor(ug_acc_10, l1in16_10) */
-	ushr v15.4s, v12.4s, #30 /* ur2_10_r = shr(ug_10) */
-	sli v15.4s, v12.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
-	eor v11.16b, v11.16b, v14.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
+	tbl v14.16b, {v11.16b}, v17.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
+	rev32 v15.8h, v11.8h /* ur16_10 = rev(l1in_10) */
+	eor v14.16b, v11.16b, v14.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	eor v14.16b, v14.16b, v15.16b /* ug_10 = xor(ug_acc_10, ur16_10) */
+	ushr v15.4s, v14.4s, #30 /* ur2_10_r = shr(ug_10) */
+	sli v15.4s, v14.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
+	eor v11.16b, v11.16b, v12.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
 	eor v11.16b, v11.16b, v15.16b /* u_10 = xor(u_acc_10, ur2_10) */
-	ushr v12.4s, v30.4s, #16 /* l2in_10_r = shr(w1_10) */
-	sli v12.4s, v0.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
-	bit v0.16b, v30.16b, v3.16b /* l2in16_10 = bsl(high16, w2_10, w1_10) */
-	tbl v30.16b, {v12.16b}, v2.16b /* v8r8_10 = lookup16(l2in_10, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_10 = lookup16(l2in_10, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_10 = xor(l2in_10, l2in16_10) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_10_r = shr(v8g_10) */
-	sli v14.4s, v12.4s, #6 /* v8r6_10 = sli(v8r6_10_r, v8g_10) */
-	eor v0.16b, v30.16b, v0.16b /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
+	ushr v30.4s, v30.4s, #16 /* l2in_10_r = shr(w1_10) */
+	sli v30.4s, v0.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
+	tbl v0.16b, {v30.16b}, v17.16b /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	rev32 v12.8h, v30.8h /* v8r16_10 = rev(l2in_10) */
+	tbl v14.16b, {v30.16b}, v1.16b /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	eor v30.16b, v30.16b, v12.16b /* v8g_acc_10 = xor(l2in_10, v8r16_10) */
+	eor v30.16b, v30.16b, v14.16b /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
+	ushr v14.4s, v30.4s, #26 /* v8r6_10_r = shr(v8g_10) */
+	sli v14.4s, v30.4s, #6 /* v8r6_10 = sli(v8r6_10_r, v8g_10) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_10 = xor(v8r8_10, v8r16_10) */
 	eor v0.16b, v0.16b, v14.16b /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	mov v30.16b, v17.16b /* odd_bytes */
+	mov v30.16b, v19.16b /* odd_bytes */
 	bsl v30.16b, v11.16b, v0.16b /* sb_in_x_10 = bsl(odd_bytes, v8_10, u_10) */
-	bit v11.16b, v0.16b, v17.16b /* sb_in_y_10 = bsl(odd_bytes, u_10, v8_10) */
+	bit v11.16b, v0.16b, v19.16b /* sb_in_y_10 = bsl(odd_bytes, u_10, v8_10) */
 	and v0.16b, v30.16b, v5.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
@@ -9300,10 +9216,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_10 = bsl(odd_bytes, sb_s1_10, sb_s0_10) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_10 = bsl(odd_bytes, sb_s0_10, sb_s1_10) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_10 = bsl(odd_bytes, sb_s0_10, sb_s1_10) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_10 = lookup16(sb_out_y_10, rotl24) */
 	ldr q30, [sp, #336] /* reload dbl_2 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_10_r = shr(dbl_2) */
 	ldr q12, [sp, #256] /* reload g0s5 */
@@ -9353,49 +9269,48 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q15, [sp, #1104] /* reload fb_1 */
 	sli v14.4s, v15.4s, #16 /* x1_11 = sli(x1_11_r, fb_1) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_11 = xor(x0_11, sb_out_x_9) */
-	add v30.4s, v30.4s, v1.4s /* w_11 = add(x0r1_11, r2_9) */
+	add v30.4s, v30.4s, v2.4s /* w_11 = add(x0r1_11, r2_9) */
 	ldr q12, [sp, #528] /* reload x2_1 */
 	eor v30.16b, v30.16b, v12.16b /* z_11 = xor(w_11, x2_1) */
 	add v31.4s, v31.4s, v14.4s /* w1_11 = add(sb_out_x_9, x1_11) */
 	ldr q12, [sp, #960] /* reload x1_3 */
-	eor v1.16b, v1.16b, v12.16b /* w2_11 = xor(r2_9, x1_3) */
+	eor v2.16b, v2.16b, v12.16b /* w2_11 = xor(r2_9, x1_3) */
 	str q30, [sp, #528] /* spill z_11 */
-	ushr v30.4s, v1.4s, #16 /* l1in_11_r = shr(w2_11) */
+	ushr v30.4s, v2.4s, #16 /* l1in_11_r = shr(w2_11) */
 	sli v30.4s, v31.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
-	mov v12.16b, v3.16b /* high16 */
-	bsl v12.16b, v1.16b, v31.16b /* l1in16_11 = bsl(high16, w1_11, w2_11) */
+	tbl v12.16b, {v30.16b}, v1.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
 	str q14, [sp, #256] /* spill x1_11 */
-	tbl v14.16b, {v30.16b}, v19.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
-	tbl v15.16b, {v30.16b}, v2.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
-	eor v15.16b, v30.16b, v15.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
-	eor v12.16b, v15.16b, v12.16b /* ug_11 = xor(ug_acc_11, l1in16_11) */
-	ushr v15.4s, v12.4s, #30 /* ur2_11_r = shr(ug_11) */
-	sli v15.4s, v12.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
-	eor v30.16b, v30.16b, v14.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
+	tbl v14.16b, {v30.16b}, v17.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
+	rev32 v15.8h, v30.8h /* ur16_11 = rev(l1in_11) */
+	eor v14.16b, v30.16b, v14.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	eor v14.16b, v14.16b, v15.16b /* ug_11 = xor(ug_acc_11, ur16_11) */
+	ushr v15.4s, v14.4s, #30 /* ur2_11_r = shr(ug_11) */
+	sli v15.4s, v14.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
+	eor v30.16b, v30.16b, v12.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
 	eor v30.16b, v30.16b, v15.16b /* u_11 = xor(u_acc_11, ur2_11) */
-	ushr v12.4s, v31.4s, #16 /* l2in_11_r = shr(w1_11) */
-	sli v12.4s, v1.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_11 = bsl(high16, w2_11, w1_11) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_11 = lookup16(l2in_11, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_11 = lookup16(l2in_11, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_11 = xor(l2in_11, l2in16_11) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_11_r = shr(v8g_11) */
-	sli v14.4s, v12.4s, #6 /* v8r6_11 = sli(v8r6_11_r, v8g_11) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
-	eor v1.16b, v1.16b, v14.16b /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_11 = bsl(odd_bytes, v8_11, u_11) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_11 = bsl(odd_bytes, u_11, v8_11) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_11_r = shr(w1_11) */
+	sli v31.4s, v2.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_11 = rev(l2in_11) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_11 = xor(l2in_11, v8r16_11) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_11_r = shr(v8g_11) */
+	sli v14.4s, v31.4s, #6 /* v8r6_11 = sli(v8r6_11_r, v8g_11) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_11 = xor(v8r8_11, v8r16_11) */
+	eor v2.16b, v2.16b, v14.16b /* v8_11 = xor(v8_acc_11, v8r6_11) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_11 = bsl(odd_bytes, v8_11, u_11) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_11 = bsl(odd_bytes, u_11, v8_11) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_11_hi = shr(sb_in_y_11) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
@@ -9408,10 +9323,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_11 = bsl(odd_bytes, sb_s1_11, sb_s0_11) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_11 = bsl(odd_bytes, sb_s0_11, sb_s1_11) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_11 = bsl(odd_bytes, sb_s1_11, sb_s0_11) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_11 = bsl(odd_bytes, sb_s0_11, sb_s1_11) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_11 = lookup16(sb_out_y_11, rotl24) */
 	ldr q30, [sp, #624] /* reload dbl_11 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_11_r = shr(dbl_11) */
 	ldr q12, [sp, #608] /* reload g1s5 */
@@ -9470,31 +9385,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	str q30, [sp, #800] /* spill z_12 */
 	ushr v30.4s, v0.4s, #16 /* l1in_12_r = shr(w2_12) */
 	sli v30.4s, v11.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
-	mov v12.16b, v3.16b /* high16 */
-	bsl v12.16b, v0.16b, v11.16b /* l1in16_12 = bsl(high16, w1_12, w2_12) */
+	tbl v12.16b, {v30.16b}, v1.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
 	str q14, [sp, #608] /* spill x1_12 */
-	tbl v14.16b, {v30.16b}, v19.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
-	tbl v15.16b, {v30.16b}, v2.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
-	eor v15.16b, v30.16b, v15.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
-	eor v12.16b, v15.16b, v12.16b /* ug_12 = xor(ug_acc_12, l1in16_12) */
-	ushr v15.4s, v12.4s, #30 /* ur2_12_r = shr(ug_12) */
-	sli v15.4s, v12.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
-	eor v30.16b, v30.16b, v14.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
+	tbl v14.16b, {v30.16b}, v17.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
+	rev32 v15.8h, v30.8h /* ur16_12 = rev(l1in_12) */
+	eor v14.16b, v30.16b, v14.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	eor v14.16b, v14.16b, v15.16b /* ug_12 = xor(ug_acc_12, ur16_12) */
+	ushr v15.4s, v14.4s, #30 /* ur2_12_r = shr(ug_12) */
+	sli v15.4s, v14.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
+	eor v30.16b, v30.16b, v12.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
 	eor v30.16b, v30.16b, v15.16b /* u_12 = xor(u_acc_12, ur2_12) */
-	ushr v12.4s, v11.4s, #16 /* l2in_12_r = shr(w1_12) */
-	sli v12.4s, v0.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_12 = bsl(high16, w2_12, w1_12) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_12 = lookup16(l2in_12, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_12 = lookup16(l2in_12, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_12 = xor(l2in_12, l2in16_12) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_12_r = shr(v8g_12) */
-	sli v14.4s, v12.4s, #6 /* v8r6_12 = sli(v8r6_12_r, v8g_12) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
+	ushr v11.4s, v11.4s, #16 /* l2in_12_r = shr(w1_12) */
+	sli v11.4s, v0.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_12 = lookup16(l2in_12, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_12 = rev(l2in_12) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_12 = xor(l2in_12, v8r16_12) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_12_r = shr(v8g_12) */
+	sli v14.4s, v11.4s, #6 /* v8r6_12 = sli(v8r6_12_r, v8g_12) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_12 = xor(v8r8_12, v8r16_12) */
 	eor v0.16b, v0.16b, v14.16b /* v8_12 = xor(v8_acc_12, v8r6_12) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_12 = bsl(odd_bytes, v8_12, u_12) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_12 = bsl(odd_bytes, u_12, v8_12) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_12 = bsl(odd_bytes, u_12, v8_12) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
@@ -9516,10 +9430,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_12 = bsl(odd_bytes, sb_s1_12, sb_s0_12) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_12 = bsl(odd_bytes, sb_s0_12, sb_s1_12) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_12 = bsl(odd_bytes, sb_s0_12, sb_s1_12) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_12 = lookup16(sb_out_y_12, rotl24) */
 	ldr q30, [sp, #848] /* reload dbl_20 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_12_r = shr(dbl_20) */
 	ldr q12, [sp, #832] /* reload g0s6 */
@@ -9569,49 +9483,48 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q15, [sp, #1296] /* reload fb_3 */
 	sli v14.4s, v15.4s, #16 /* x1_13 = sli(x1_13_r, fb_3) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_13 = xor(x0_13, sb_out_x_11) */
-	add v30.4s, v30.4s, v1.4s /* w_13 = add(x0r1_13, r2_11) */
+	add v30.4s, v30.4s, v2.4s /* w_13 = add(x0r1_13, r2_11) */
 	ldr q12, [sp, #944] /* reload x2_3 */
 	eor v30.16b, v30.16b, v12.16b /* z_13 = xor(w_13, x2_3) */
 	add v31.4s, v31.4s, v14.4s /* w1_13 = add(sb_out_x_11, x1_13) */
 	ldr q12, [sp, #1168] /* reload x1_5 */
-	eor v1.16b, v1.16b, v12.16b /* w2_13 = xor(r2_11, x1_5) */
+	eor v2.16b, v2.16b, v12.16b /* w2_13 = xor(r2_11, x1_5) */
 	str q30, [sp, #944] /* spill z_13 */
-	ushr v30.4s, v1.4s, #16 /* l1in_13_r = shr(w2_13) */
+	ushr v30.4s, v2.4s, #16 /* l1in_13_r = shr(w2_13) */
 	sli v30.4s, v31.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
-	mov v12.16b, v3.16b /* high16 */
-	bsl v12.16b, v1.16b, v31.16b /* l1in16_13 = bsl(high16, w1_13, w2_13) */
+	tbl v12.16b, {v30.16b}, v1.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
 	str q14, [sp, #832] /* spill x1_13 */
-	tbl v14.16b, {v30.16b}, v19.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
-	tbl v15.16b, {v30.16b}, v2.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
-	eor v15.16b, v30.16b, v15.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
-	eor v12.16b, v15.16b, v12.16b /* ug_13 = xor(ug_acc_13, l1in16_13) */
-	ushr v15.4s, v12.4s, #30 /* ur2_13_r = shr(ug_13) */
-	sli v15.4s, v12.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
-	eor v30.16b, v30.16b, v14.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
+	tbl v14.16b, {v30.16b}, v17.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
+	rev32 v15.8h, v30.8h /* ur16_13 = rev(l1in_13) */
+	eor v14.16b, v30.16b, v14.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	eor v14.16b, v14.16b, v15.16b /* ug_13 = xor(ug_acc_13, ur16_13) */
+	ushr v15.4s, v14.4s, #30 /* ur2_13_r = shr(ug_13) */
+	sli v15.4s, v14.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
+	eor v30.16b, v30.16b, v12.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
 	eor v30.16b, v30.16b, v15.16b /* u_13 = xor(u_acc_13, ur2_13) */
-	ushr v12.4s, v31.4s, #16 /* l2in_13_r = shr(w1_13) */
-	sli v12.4s, v1.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_13 = bsl(high16, w2_13, w1_13) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_13 = lookup16(l2in_13, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_13 = lookup16(l2in_13, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_13 = xor(l2in_13, l2in16_13) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_13_r = shr(v8g_13) */
-	sli v14.4s, v12.4s, #6 /* v8r6_13 = sli(v8r6_13_r, v8g_13) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
-	eor v1.16b, v1.16b, v14.16b /* v8_13 = xor(v8_acc_13, v8r6_13) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_13 = bsl(odd_bytes, v8_13, u_13) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_13 = bsl(odd_bytes, u_13, v8_13) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_13_r = shr(w1_13) */
+	sli v31.4s, v2.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_13 = rev(l2in_13) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_13 = xor(l2in_13, v8r16_13) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_13_r = shr(v8g_13) */
+	sli v14.4s, v31.4s, #6 /* v8r6_13 = sli(v8r6_13_r, v8g_13) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_13 = xor(v8r8_13, v8r16_13) */
+	eor v2.16b, v2.16b, v14.16b /* v8_13 = xor(v8_acc_13, v8r6_13) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_13 = bsl(odd_bytes, v8_13, u_13) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_13 = bsl(odd_bytes, u_13, v8_13) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_13_hi = shr(sb_in_y_13) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
@@ -9624,10 +9537,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_13 = bsl(odd_bytes, sb_s1_13, sb_s0_13) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_13 = bsl(odd_bytes, sb_s0_13, sb_s1_13) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_13 = bsl(odd_bytes, sb_s1_13, sb_s0_13) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_13 = bsl(odd_bytes, sb_s0_13, sb_s1_13) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_13 = lookup16(sb_out_y_13, rotl24) */
 	ldr q30, [sp, #912] /* reload dbl_29 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_13_r = shr(dbl_29) */
 	ldr q12, [sp, #112] /* reload g1s6 */
@@ -9686,31 +9599,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ushr v12.4s, v0.4s, #16 /* l1in_14_r = shr(w2_14) */
 	sli v12.4s, v11.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
 	str q30, [sp, #1056] /* spill z_14 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v0.16b, v11.16b /* l1in16_14 = bsl(high16, w1_14, w2_14) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
 	str q14, [sp, #112] /* spill x1_14 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
-	eor v30.16b, v15.16b, v30.16b /* ug_14 = xor(ug_acc_14, l1in16_14) */
-	ushr v15.4s, v30.4s, #30 /* ur2_14_r = shr(ug_14) */
-	sli v15.4s, v30.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_14 = rev(l1in_14) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	eor v14.16b, v14.16b, v15.16b /* ug_14 = xor(ug_acc_14, ur16_14) */
+	ushr v15.4s, v14.4s, #30 /* ur2_14_r = shr(ug_14) */
+	sli v15.4s, v14.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
 	eor v30.16b, v30.16b, v15.16b /* u_14 = xor(u_acc_14, ur2_14) */
-	ushr v12.4s, v11.4s, #16 /* l2in_14_r = shr(w1_14) */
-	sli v12.4s, v0.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_14 = bsl(high16, w2_14, w1_14) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_14 = lookup16(l2in_14, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_14 = lookup16(l2in_14, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_14 = xor(l2in_14, l2in16_14) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_14_r = shr(v8g_14) */
-	sli v14.4s, v12.4s, #6 /* v8r6_14 = sli(v8r6_14_r, v8g_14) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
+	ushr v11.4s, v11.4s, #16 /* l2in_14_r = shr(w1_14) */
+	sli v11.4s, v0.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_14 = lookup16(l2in_14, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_14 = rev(l2in_14) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_14 = xor(l2in_14, v8r16_14) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_14_r = shr(v8g_14) */
+	sli v14.4s, v11.4s, #6 /* v8r6_14 = sli(v8r6_14_r, v8g_14) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_14 = xor(v8r8_14, v8r16_14) */
 	eor v0.16b, v0.16b, v14.16b /* v8_14 = xor(v8_acc_14, v8r6_14) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_14 = bsl(odd_bytes, v8_14, u_14) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_14 = bsl(odd_bytes, u_14, v8_14) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_14 = bsl(odd_bytes, u_14, v8_14) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
@@ -9732,10 +9644,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_14 = bsl(odd_bytes, sb_s1_14, sb_s0_14) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_14 = bsl(odd_bytes, sb_s0_14, sb_s1_14) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_14 = bsl(odd_bytes, sb_s0_14, sb_s1_14) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_14 = lookup16(sb_out_y_14, rotl24) */
 	ldr q30, [sp, #1024] /* reload dbl_38 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_14_r = shr(dbl_38) */
 	ldr q12, [sp, #240] /* reload g0s7 */
@@ -9785,49 +9697,48 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q15, [sp, #848] /* reload fb_5 */
 	sli v14.4s, v15.4s, #16 /* x1_15 = sli(x1_15_r, fb_5) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_15 = xor(x0_15, sb_out_x_13) */
-	add v30.4s, v30.4s, v1.4s /* w_15 = add(x0r1_15, r2_13) */
+	add v30.4s, v30.4s, v2.4s /* w_15 = add(x0r1_15, r2_13) */
 	ldr q12, [sp, #1152] /* reload x2_5 */
 	eor v30.16b, v30.16b, v12.16b /* z_15 = xor(w_15, x2_5) */
 	add v31.4s, v31.4s, v14.4s /* w1_15 = add(sb_out_x_13, x1_15) */
 	ldr q12, [sp, #1360] /* reload x1_7 */
-	eor v1.16b, v1.16b, v12.16b /* w2_15 = xor(r2_13, x1_7) */
-	ushr v12.4s, v1.4s, #16 /* l1in_15_r = shr(w2_15) */
+	eor v2.16b, v2.16b, v12.16b /* w2_15 = xor(r2_13, x1_7) */
+	ushr v12.4s, v2.4s, #16 /* l1in_15_r = shr(w2_15) */
 	sli v12.4s, v31.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
 	str q30, [sp, #1152] /* spill z_15 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v1.16b, v31.16b /* l1in16_15 = bsl(high16, w1_15, w2_15) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
 	str q14, [sp, #240] /* spill x1_15 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
-	eor v30.16b, v15.16b, v30.16b /* ug_15 = xor(ug_acc_15, l1in16_15) */
-	ushr v15.4s, v30.4s, #30 /* ur2_15_r = shr(ug_15) */
-	sli v15.4s, v30.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_15 = rev(l1in_15) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	eor v14.16b, v14.16b, v15.16b /* ug_15 = xor(ug_acc_15, ur16_15) */
+	ushr v15.4s, v14.4s, #30 /* ur2_15_r = shr(ug_15) */
+	sli v15.4s, v14.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
 	eor v30.16b, v30.16b, v15.16b /* u_15 = xor(u_acc_15, ur2_15) */
-	ushr v12.4s, v31.4s, #16 /* l2in_15_r = shr(w1_15) */
-	sli v12.4s, v1.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_15 = bsl(high16, w2_15, w1_15) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_15 = lookup16(l2in_15, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_15 = lookup16(l2in_15, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_15 = xor(l2in_15, l2in16_15) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_15_r = shr(v8g_15) */
-	sli v14.4s, v12.4s, #6 /* v8r6_15 = sli(v8r6_15_r, v8g_15) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
-	eor v1.16b, v1.16b, v14.16b /* v8_15 = xor(v8_acc_15, v8r6_15) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_15 = bsl(odd_bytes, v8_15, u_15) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_15 = bsl(odd_bytes, u_15, v8_15) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_15_r = shr(w1_15) */
+	sli v31.4s, v2.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_15 = rev(l2in_15) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_15 = xor(l2in_15, v8r16_15) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_15_r = shr(v8g_15) */
+	sli v14.4s, v31.4s, #6 /* v8r6_15 = sli(v8r6_15_r, v8g_15) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_15 = xor(v8r8_15, v8r16_15) */
+	eor v2.16b, v2.16b, v14.16b /* v8_15 = xor(v8_acc_15, v8r6_15) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_15 = bsl(odd_bytes, v8_15, u_15) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_15 = bsl(odd_bytes, u_15, v8_15) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_15_hi = shr(sb_in_y_15) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
@@ -9840,10 +9751,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_15 = bsl(odd_bytes, sb_s1_15, sb_s0_15) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_15 = bsl(odd_bytes, sb_s0_15, sb_s1_15) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_15 = bsl(odd_bytes, sb_s1_15, sb_s0_15) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_15 = bsl(odd_bytes, sb_s0_15, sb_s1_15) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_15 = lookup16(sb_out_y_15, rotl24) */
 	ldr q30, [sp, #1120] /* reload dbl_47 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_15_r = shr(dbl_47) */
 	ldr q12, [sp, #496] /* reload g1s7 */
@@ -9902,31 +9813,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ushr v12.4s, v0.4s, #16 /* l1in_16_r = shr(w2_16) */
 	sli v12.4s, v11.4s, #16 /* l1in_16 = sli(l1in_16_r, w1_16) */
 	str q30, [sp, #1248] /* spill z_16 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v0.16b, v11.16b /* l1in16_16 = bsl(high16, w1_16, w2_16) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_16 = lookup16(l1in_16, rotl24) */
 	str q14, [sp, #496] /* spill x1_16 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_16 = lookup16(l1in_16, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_16 = lookup16(l1in_16, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_16 = xor(l1in_16, ur8_16) */
-	eor v30.16b, v15.16b, v30.16b /* ug_16 = xor(ug_acc_16, l1in16_16) */
-	ushr v15.4s, v30.4s, #30 /* ur2_16_r = shr(ug_16) */
-	sli v15.4s, v30.4s, #2 /* ur2_16 = sli(ur2_16_r, ug_16) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_16 = xor(l1in_16, ur24_16) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_16 = lookup16(l1in_16, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_16 = rev(l1in_16) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_16 = xor(l1in_16, ur8_16) */
+	eor v14.16b, v14.16b, v15.16b /* ug_16 = xor(ug_acc_16, ur16_16) */
+	ushr v15.4s, v14.4s, #30 /* ur2_16_r = shr(ug_16) */
+	sli v15.4s, v14.4s, #2 /* ur2_16 = sli(ur2_16_r, ug_16) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_16 = xor(l1in_16, ur24_16) */
 	eor v30.16b, v30.16b, v15.16b /* u_16 = xor(u_acc_16, ur2_16) */
-	ushr v12.4s, v11.4s, #16 /* l2in_16_r = shr(w1_16) */
-	sli v12.4s, v0.4s, #16 /* l2in_16 = sli(l2in_16_r, w2_16) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_16 = bsl(high16, w2_16, w1_16) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_16 = lookup16(l2in_16, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_16 = lookup16(l2in_16, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_16 = xor(l2in_16, l2in16_16) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_16 = xor(v8g_acc_16, v8r24_16) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_16_r = shr(v8g_16) */
-	sli v14.4s, v12.4s, #6 /* v8r6_16 = sli(v8r6_16_r, v8g_16) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_16 = xor(v8r8_16, l2in16_16) */
+	ushr v11.4s, v11.4s, #16 /* l2in_16_r = shr(w1_16) */
+	sli v11.4s, v0.4s, #16 /* l2in_16 = sli(l2in_16_r, w2_16) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_16 = lookup16(l2in_16, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_16 = rev(l2in_16) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_16 = lookup16(l2in_16, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_16 = xor(l2in_16, v8r16_16) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_16 = xor(v8g_acc_16, v8r24_16) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_16_r = shr(v8g_16) */
+	sli v14.4s, v11.4s, #6 /* v8r6_16 = sli(v8r6_16_r, v8g_16) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_16 = xor(v8r8_16, v8r16_16) */
 	eor v0.16b, v0.16b, v14.16b /* v8_16 = xor(v8_acc_16, v8r6_16) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_16 = bsl(odd_bytes, v8_16, u_16) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_16 = bsl(odd_bytes, u_16, v8_16) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_16 = bsl(odd_bytes, u_16, v8_16) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_16 = shr(sb_in_x_16) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
@@ -9948,10 +9858,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_16 = bsl(odd_bytes, sb_s1_16, sb_s0_16) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_16 = bsl(odd_bytes, sb_s0_16, sb_s1_16) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_16 = lookup16(sb_out_y_16, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_16 = bsl(odd_bytes, sb_s0_16, sb_s1_16) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_16 = lookup16(sb_out_y_16, rotl24) */
 	ldr q30, [sp, #1216] /* reload dbl_56 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_16_r = shr(dbl_56) */
 	ldr q12, [sp, #736] /* reload g0s8 */
@@ -10001,49 +9911,48 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q15, [sp, #1024] /* reload fb_7 */
 	sli v14.4s, v15.4s, #16 /* x1_17 = sli(x1_17_r, fb_7) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_17 = xor(x0_17, sb_out_x_15) */
-	add v30.4s, v30.4s, v1.4s /* w_17 = add(x0r1_17, r2_15) */
+	add v30.4s, v30.4s, v2.4s /* w_17 = add(x0r1_17, r2_15) */
 	ldr q12, [sp, #1344] /* reload x2_7 */
 	eor v30.16b, v30.16b, v12.16b /* z_17 = xor(w_17, x2_7) */
 	add v31.4s, v31.4s, v14.4s /* w1_17 = add(sb_out_x_15, x1_17) */
 	ldr q12, [sp, #1392] /* reload x1_9 */
-	eor v1.16b, v1.16b, v12.16b /* w2_17 = xor(r2_15, x1_9) */
-	ushr v12.4s, v1.4s, #16 /* l1in_17_r = shr(w2_17) */
+	eor v2.16b, v2.16b, v12.16b /* w2_17 = xor(r2_15, x1_9) */
+	ushr v12.4s, v2.4s, #16 /* l1in_17_r = shr(w2_17) */
 	sli v12.4s, v31.4s, #16 /* l1in_17 = sli(l1in_17_r, w1_17) */
 	str q30, [sp, #1344] /* spill z_17 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v1.16b, v31.16b /* l1in16_17 = bsl(high16, w1_17, w2_17) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_17 = lookup16(l1in_17, rotl24) */
 	str q14, [sp, #736] /* spill x1_17 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_17 = lookup16(l1in_17, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_17 = lookup16(l1in_17, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_17 = xor(l1in_17, ur8_17) */
-	eor v30.16b, v15.16b, v30.16b /* ug_17 = xor(ug_acc_17, l1in16_17) */
-	ushr v15.4s, v30.4s, #30 /* ur2_17_r = shr(ug_17) */
-	sli v15.4s, v30.4s, #2 /* ur2_17 = sli(ur2_17_r, ug_17) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_17 = xor(l1in_17, ur24_17) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_17 = lookup16(l1in_17, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_17 = rev(l1in_17) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_17 = xor(l1in_17, ur8_17) */
+	eor v14.16b, v14.16b, v15.16b /* ug_17 = xor(ug_acc_17, ur16_17) */
+	ushr v15.4s, v14.4s, #30 /* ur2_17_r = shr(ug_17) */
+	sli v15.4s, v14.4s, #2 /* ur2_17 = sli(ur2_17_r, ug_17) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_17 = xor(l1in_17, ur24_17) */
 	eor v30.16b, v30.16b, v15.16b /* u_17 = xor(u_acc_17, ur2_17) */
-	ushr v12.4s, v31.4s, #16 /* l2in_17_r = shr(w1_17) */
-	sli v12.4s, v1.4s, #16 /* l2in_17 = sli(l2in_17_r, w2_17) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_17 = bsl(high16, w2_17, w1_17) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_17 = lookup16(l2in_17, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_17 = lookup16(l2in_17, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_17 = xor(l2in_17, l2in16_17) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_17 = xor(v8g_acc_17, v8r24_17) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_17_r = shr(v8g_17) */
-	sli v14.4s, v12.4s, #6 /* v8r6_17 = sli(v8r6_17_r, v8g_17) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_17 = xor(v8r8_17, l2in16_17) */
-	eor v1.16b, v1.16b, v14.16b /* v8_17 = xor(v8_acc_17, v8r6_17) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_17 = bsl(odd_bytes, v8_17, u_17) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_17 = bsl(odd_bytes, u_17, v8_17) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_17 = and(sb_in_x_17, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_17_r = shr(w1_17) */
+	sli v31.4s, v2.4s, #16 /* l2in_17 = sli(l2in_17_r, w2_17) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_17 = lookup16(l2in_17, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_17 = rev(l2in_17) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_17 = lookup16(l2in_17, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_17 = xor(l2in_17, v8r16_17) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_17 = xor(v8g_acc_17, v8r24_17) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_17_r = shr(v8g_17) */
+	sli v14.4s, v31.4s, #6 /* v8r6_17 = sli(v8r6_17_r, v8g_17) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_17 = xor(v8r8_17, v8r16_17) */
+	eor v2.16b, v2.16b, v14.16b /* v8_17 = xor(v8_acc_17, v8r6_17) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_17 = bsl(odd_bytes, v8_17, u_17) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_17 = bsl(odd_bytes, u_17, v8_17) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_17 = and(sb_in_x_17, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_17 = shr(sb_in_x_17) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_17 = lookup16(s0_p1, sb_s0_xl_17) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_17 = lookup16(s0_p1, sb_s0_xl_17) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_17 = xor(sb_s0_p1_17, sb_s0_xh_17) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_17 = lookup16(s0_p2, sb_s0_t_17) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_17 = xor(sb_s0_p2_17, sb_s0_xl_17) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_17 = lookup16(s0_p3_rot, sb_s0_ol_17) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_17 = xor(sb_s0_p2_17, sb_s0_xl_17) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_17 = lookup16(s0_p3_rot, sb_s0_ol_17) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_17 = add(sb_s0_t_17, sb_s0_t_17) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_17 = xor(sb_s0_p3_17, sb_s0_t2_17) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_17 = xor(sb_s0_p3_17, sb_s0_t2_17) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_17_lo = and(sb_in_y_17, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_17_hi = shr(sb_in_y_17) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_17_l = lookup16(tbl_lo, sb_in_y_17_lo) */
@@ -10056,10 +9965,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_17_l = lookup16(tbl_lo_1, sb_s1_17_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_17_h = lookup16(tbl_hi_1, sb_s1_17_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_17 = xor(sb_s1_17_l, sb_s1_17_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_17 = bsl(odd_bytes, sb_s1_17, sb_s0_17) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_17 = bsl(odd_bytes, sb_s0_17, sb_s1_17) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_17 = lookup16(sb_out_y_17, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_17 = bsl(odd_bytes, sb_s1_17, sb_s0_17) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_17 = bsl(odd_bytes, sb_s0_17, sb_s1_17) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_17 = lookup16(sb_out_y_17, rotl24) */
 	ldr q30, [sp, #1312] /* reload dbl_65 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_17_r = shr(dbl_65) */
 	ldr q12, [sp, #96] /* reload g1s8 */
@@ -10118,31 +10027,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ushr v12.4s, v0.4s, #16 /* l1in_18_r = shr(w2_18) */
 	sli v12.4s, v11.4s, #16 /* l1in_18 = sli(l1in_18_r, w1_18) */
 	str q30, [sp, #304] /* spill z_18 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v0.16b, v11.16b /* l1in16_18 = bsl(high16, w1_18, w2_18) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_18 = lookup16(l1in_18, rotl24) */
 	str q14, [sp, #96] /* spill x1_18 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_18 = lookup16(l1in_18, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_18 = lookup16(l1in_18, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_18 = xor(l1in_18, ur8_18) */
-	eor v30.16b, v15.16b, v30.16b /* ug_18 = xor(ug_acc_18, l1in16_18) */
-	ushr v15.4s, v30.4s, #30 /* ur2_18_r = shr(ug_18) */
-	sli v15.4s, v30.4s, #2 /* ur2_18 = sli(ur2_18_r, ug_18) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_18 = xor(l1in_18, ur24_18) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_18 = lookup16(l1in_18, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_18 = rev(l1in_18) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_18 = xor(l1in_18, ur8_18) */
+	eor v14.16b, v14.16b, v15.16b /* ug_18 = xor(ug_acc_18, ur16_18) */
+	ushr v15.4s, v14.4s, #30 /* ur2_18_r = shr(ug_18) */
+	sli v15.4s, v14.4s, #2 /* ur2_18 = sli(ur2_18_r, ug_18) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_18 = xor(l1in_18, ur24_18) */
 	eor v30.16b, v30.16b, v15.16b /* u_18 = xor(u_acc_18, ur2_18) */
-	ushr v12.4s, v11.4s, #16 /* l2in_18_r = shr(w1_18) */
-	sli v12.4s, v0.4s, #16 /* l2in_18 = sli(l2in_18_r, w2_18) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_18 = bsl(high16, w2_18, w1_18) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_18 = lookup16(l2in_18, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_18 = lookup16(l2in_18, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_18 = xor(l2in_18, l2in16_18) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_18 = xor(v8g_acc_18, v8r24_18) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_18_r = shr(v8g_18) */
-	sli v14.4s, v12.4s, #6 /* v8r6_18 = sli(v8r6_18_r, v8g_18) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_18 = xor(v8r8_18, l2in16_18) */
+	ushr v11.4s, v11.4s, #16 /* l2in_18_r = shr(w1_18) */
+	sli v11.4s, v0.4s, #16 /* l2in_18 = sli(l2in_18_r, w2_18) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_18 = lookup16(l2in_18, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_18 = rev(l2in_18) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_18 = lookup16(l2in_18, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_18 = xor(l2in_18, v8r16_18) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_18 = xor(v8g_acc_18, v8r24_18) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_18_r = shr(v8g_18) */
+	sli v14.4s, v11.4s, #6 /* v8r6_18 = sli(v8r6_18_r, v8g_18) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_18 = xor(v8r8_18, v8r16_18) */
 	eor v0.16b, v0.16b, v14.16b /* v8_18 = xor(v8_acc_18, v8r6_18) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_18 = bsl(odd_bytes, v8_18, u_18) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_18 = bsl(odd_bytes, u_18, v8_18) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_18 = bsl(odd_bytes, u_18, v8_18) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_18 = and(sb_in_x_18, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_18 = shr(sb_in_x_18) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_18 = lookup16(s0_p1, sb_s0_xl_18) */
@@ -10164,10 +10072,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_18_l = lookup16(tbl_lo_1, sb_s1_18_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_18_h = lookup16(tbl_hi_1, sb_s1_18_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_18 = xor(sb_s1_18_l, sb_s1_18_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_18 = bsl(odd_bytes, sb_s1_18, sb_s0_18) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_18 = bsl(odd_bytes, sb_s0_18, sb_s1_18) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_18 = lookup16(sb_out_y_18, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_18 = bsl(odd_bytes, sb_s0_18, sb_s1_18) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_18 = lookup16(sb_out_y_18, rotl24) */
 	ldr q30, [sp, #192] /* reload dbl_1 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_18_r = shr(dbl_1) */
 	ldr q12, [sp, #176] /* reload g0s9 */
@@ -10217,49 +10125,48 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q15, [sp, #1216] /* reload fb_9 */
 	sli v14.4s, v15.4s, #16 /* x1_19 = sli(x1_19_r, fb_9) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_19 = xor(x0_19, sb_out_x_17) */
-	add v30.4s, v30.4s, v1.4s /* w_19 = add(x0r1_19, r2_17) */
+	add v30.4s, v30.4s, v2.4s /* w_19 = add(x0r1_19, r2_17) */
 	ldr q12, [sp, #544] /* reload x1_1 */
 	eor v30.16b, v30.16b, v12.16b /* z_19 = xor(w_19, x1_1) */
 	add v31.4s, v31.4s, v14.4s /* w1_19 = add(sb_out_x_17, x1_19) */
 	ldr q12, [sp, #256] /* reload x1_11 */
-	eor v1.16b, v1.16b, v12.16b /* w2_19 = xor(r2_17, x1_11) */
-	ushr v12.4s, v1.4s, #16 /* l1in_19_r = shr(w2_19) */
+	eor v2.16b, v2.16b, v12.16b /* w2_19 = xor(r2_17, x1_11) */
+	ushr v12.4s, v2.4s, #16 /* l1in_19_r = shr(w2_19) */
 	sli v12.4s, v31.4s, #16 /* l1in_19 = sli(l1in_19_r, w1_19) */
 	str q30, [sp, #544] /* spill z_19 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v1.16b, v31.16b /* l1in16_19 = bsl(high16, w1_19, w2_19) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_19 = lookup16(l1in_19, rotl24) */
 	str q14, [sp, #176] /* spill x1_19 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_19 = lookup16(l1in_19, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_19 = lookup16(l1in_19, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_19 = xor(l1in_19, ur8_19) */
-	eor v30.16b, v15.16b, v30.16b /* ug_19 = xor(ug_acc_19, l1in16_19) */
-	ushr v15.4s, v30.4s, #30 /* ur2_19_r = shr(ug_19) */
-	sli v15.4s, v30.4s, #2 /* ur2_19 = sli(ur2_19_r, ug_19) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_19 = xor(l1in_19, ur24_19) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_19 = lookup16(l1in_19, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_19 = rev(l1in_19) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_19 = xor(l1in_19, ur8_19) */
+	eor v14.16b, v14.16b, v15.16b /* ug_19 = xor(ug_acc_19, ur16_19) */
+	ushr v15.4s, v14.4s, #30 /* ur2_19_r = shr(ug_19) */
+	sli v15.4s, v14.4s, #2 /* ur2_19 = sli(ur2_19_r, ug_19) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_19 = xor(l1in_19, ur24_19) */
 	eor v30.16b, v30.16b, v15.16b /* u_19 = xor(u_acc_19, ur2_19) */
-	ushr v12.4s, v31.4s, #16 /* l2in_19_r = shr(w1_19) */
-	sli v12.4s, v1.4s, #16 /* l2in_19 = sli(l2in_19_r, w2_19) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_19 = bsl(high16, w2_19, w1_19) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_19 = lookup16(l2in_19, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_19 = lookup16(l2in_19, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_19 = xor(l2in_19, l2in16_19) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_19 = xor(v8g_acc_19, v8r24_19) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_19_r = shr(v8g_19) */
-	sli v14.4s, v12.4s, #6 /* v8r6_19 = sli(v8r6_19_r, v8g_19) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_19 = xor(v8r8_19, l2in16_19) */
-	eor v1.16b, v1.16b, v14.16b /* v8_19 = xor(v8_acc_19, v8r6_19) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_19 = bsl(odd_bytes, v8_19, u_19) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_19 = bsl(odd_bytes, u_19, v8_19) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_19 = and(sb_in_x_19, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_19_r = shr(w1_19) */
+	sli v31.4s, v2.4s, #16 /* l2in_19 = sli(l2in_19_r, w2_19) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_19 = lookup16(l2in_19, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_19 = rev(l2in_19) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_19 = lookup16(l2in_19, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_19 = xor(l2in_19, v8r16_19) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_19 = xor(v8g_acc_19, v8r24_19) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_19_r = shr(v8g_19) */
+	sli v14.4s, v31.4s, #6 /* v8r6_19 = sli(v8r6_19_r, v8g_19) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_19 = xor(v8r8_19, v8r16_19) */
+	eor v2.16b, v2.16b, v14.16b /* v8_19 = xor(v8_acc_19, v8r6_19) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_19 = bsl(odd_bytes, v8_19, u_19) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_19 = bsl(odd_bytes, u_19, v8_19) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_19 = and(sb_in_x_19, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_19 = shr(sb_in_x_19) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_19 = lookup16(s0_p1, sb_s0_xl_19) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_19 = lookup16(s0_p1, sb_s0_xl_19) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_19 = xor(sb_s0_p1_19, sb_s0_xh_19) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_19 = lookup16(s0_p2, sb_s0_t_19) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_19 = xor(sb_s0_p2_19, sb_s0_xl_19) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_19 = lookup16(s0_p3_rot, sb_s0_ol_19) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_19 = xor(sb_s0_p2_19, sb_s0_xl_19) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_19 = lookup16(s0_p3_rot, sb_s0_ol_19) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_19 = add(sb_s0_t_19, sb_s0_t_19) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_19 = xor(sb_s0_p3_19, sb_s0_t2_19) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_19 = xor(sb_s0_p3_19, sb_s0_t2_19) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_19_lo = and(sb_in_y_19, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_19_hi = shr(sb_in_y_19) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_19_l = lookup16(tbl_lo, sb_in_y_19_lo) */
@@ -10272,10 +10179,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_19_l = lookup16(tbl_lo_1, sb_s1_19_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_19_h = lookup16(tbl_hi_1, sb_s1_19_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_19 = xor(sb_s1_19_l, sb_s1_19_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_19 = bsl(odd_bytes, sb_s1_19, sb_s0_19) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_19 = bsl(odd_bytes, sb_s0_19, sb_s1_19) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_19 = lookup16(sb_out_y_19, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_19 = bsl(odd_bytes, sb_s1_19, sb_s0_19) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_19 = bsl(odd_bytes, sb_s0_19, sb_s1_19) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_19 = lookup16(sb_out_y_19, rotl24) */
 	ldr q30, [sp, #464] /* reload dbl_10 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_19_r = shr(dbl_10) */
 	ldr q12, [sp, #480] /* reload g1s9 */
@@ -10334,31 +10241,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ushr v12.4s, v0.4s, #16 /* l1in_20_r = shr(w2_20) */
 	sli v12.4s, v11.4s, #16 /* l1in_20 = sli(l1in_20_r, w1_20) */
 	str q30, [sp, #816] /* spill z_20 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v0.16b, v11.16b /* l1in16_20 = bsl(high16, w1_20, w2_20) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_20 = lookup16(l1in_20, rotl24) */
 	str q14, [sp, #480] /* spill x1_20 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_20 = lookup16(l1in_20, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_20 = lookup16(l1in_20, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_20 = xor(l1in_20, ur8_20) */
-	eor v30.16b, v15.16b, v30.16b /* ug_20 = xor(ug_acc_20, l1in16_20) */
-	ushr v15.4s, v30.4s, #30 /* ur2_20_r = shr(ug_20) */
-	sli v15.4s, v30.4s, #2 /* ur2_20 = sli(ur2_20_r, ug_20) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_20 = xor(l1in_20, ur24_20) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_20 = lookup16(l1in_20, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_20 = rev(l1in_20) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_20 = xor(l1in_20, ur8_20) */
+	eor v14.16b, v14.16b, v15.16b /* ug_20 = xor(ug_acc_20, ur16_20) */
+	ushr v15.4s, v14.4s, #30 /* ur2_20_r = shr(ug_20) */
+	sli v15.4s, v14.4s, #2 /* ur2_20 = sli(ur2_20_r, ug_20) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_20 = xor(l1in_20, ur24_20) */
 	eor v30.16b, v30.16b, v15.16b /* u_20 = xor(u_acc_20, ur2_20) */
-	ushr v12.4s, v11.4s, #16 /* l2in_20_r = shr(w1_20) */
-	sli v12.4s, v0.4s, #16 /* l2in_20 = sli(l2in_20_r, w2_20) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_20 = bsl(high16, w2_20, w1_20) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_20 = lookup16(l2in_20, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_20 = lookup16(l2in_20, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_20 = xor(l2in_20, l2in16_20) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_20 = xor(v8g_acc_20, v8r24_20) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_20_r = shr(v8g_20) */
-	sli v14.4s, v12.4s, #6 /* v8r6_20 = sli(v8r6_20_r, v8g_20) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_20 = xor(v8r8_20, l2in16_20) */
+	ushr v11.4s, v11.4s, #16 /* l2in_20_r = shr(w1_20) */
+	sli v11.4s, v0.4s, #16 /* l2in_20 = sli(l2in_20_r, w2_20) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_20 = lookup16(l2in_20, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_20 = rev(l2in_20) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_20 = lookup16(l2in_20, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_20 = xor(l2in_20, v8r16_20) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_20 = xor(v8g_acc_20, v8r24_20) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_20_r = shr(v8g_20) */
+	sli v14.4s, v11.4s, #6 /* v8r6_20 = sli(v8r6_20_r, v8g_20) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_20 = xor(v8r8_20, v8r16_20) */
 	eor v0.16b, v0.16b, v14.16b /* v8_20 = xor(v8_acc_20, v8r6_20) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_20 = bsl(odd_bytes, v8_20, u_20) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_20 = bsl(odd_bytes, u_20, v8_20) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_20 = bsl(odd_bytes, u_20, v8_20) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_20 = and(sb_in_x_20, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_20 = shr(sb_in_x_20) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_20 = lookup16(s0_p1, sb_s0_xl_20) */
@@ -10380,10 +10286,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_20_l = lookup16(tbl_lo_1, sb_s1_20_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_20_h = lookup16(tbl_hi_1, sb_s1_20_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_20 = xor(sb_s1_20_l, sb_s1_20_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_20 = bsl(odd_bytes, sb_s1_20, sb_s0_20) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_20 = bsl(odd_bytes, sb_s0_20, sb_s1_20) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_20 = lookup16(sb_out_y_20, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_20 = bsl(odd_bytes, sb_s0_20, sb_s1_20) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_20 = lookup16(sb_out_y_20, rotl24) */
 	ldr q30, [sp, #720] /* reload dbl_6 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_20_r = shr(dbl_6) */
 	ldr q12, [sp, #400] /* reload g0s10 */
@@ -10433,49 +10339,48 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q15, [sp, #192] /* reload fb_11 */
 	sli v14.4s, v15.4s, #16 /* x1_21 = sli(x1_21_r, fb_11) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_21 = xor(x0_21, sb_out_x_19) */
-	add v30.4s, v30.4s, v1.4s /* w_21 = add(x0r1_21, r2_19) */
+	add v30.4s, v30.4s, v2.4s /* w_21 = add(x0r1_21, r2_19) */
 	ldr q12, [sp, #960] /* reload x1_3 */
 	eor v30.16b, v30.16b, v12.16b /* z_21 = xor(w_21, x1_3) */
 	add v31.4s, v31.4s, v14.4s /* w1_21 = add(sb_out_x_19, x1_21) */
 	ldr q12, [sp, #832] /* reload x1_13 */
-	eor v1.16b, v1.16b, v12.16b /* w2_21 = xor(r2_19, x1_13) */
-	ushr v12.4s, v1.4s, #16 /* l1in_21_r = shr(w2_21) */
+	eor v2.16b, v2.16b, v12.16b /* w2_21 = xor(r2_19, x1_13) */
+	ushr v12.4s, v2.4s, #16 /* l1in_21_r = shr(w2_21) */
 	sli v12.4s, v31.4s, #16 /* l1in_21 = sli(l1in_21_r, w1_21) */
 	str q30, [sp, #960] /* spill z_21 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v1.16b, v31.16b /* l1in16_21 = bsl(high16, w1_21, w2_21) */
+	tbl v30.16b, {v12.16b}, v1.16b /* ur24_21 = lookup16(l1in_21, rotl24) */
 	str q14, [sp, #400] /* spill x1_21 */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_21 = lookup16(l1in_21, rotl24) */
-	tbl v15.16b, {v12.16b}, v2.16b /* ur8_21 = lookup16(l1in_21, rotl8) */
-	eor v15.16b, v12.16b, v15.16b /* ug_acc_21 = xor(l1in_21, ur8_21) */
-	eor v30.16b, v15.16b, v30.16b /* ug_21 = xor(ug_acc_21, l1in16_21) */
-	ushr v15.4s, v30.4s, #30 /* ur2_21_r = shr(ug_21) */
-	sli v15.4s, v30.4s, #2 /* ur2_21 = sli(ur2_21_r, ug_21) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_21 = xor(l1in_21, ur24_21) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_21 = lookup16(l1in_21, rotl8) */
+	rev32 v15.8h, v12.8h /* ur16_21 = rev(l1in_21) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_21 = xor(l1in_21, ur8_21) */
+	eor v14.16b, v14.16b, v15.16b /* ug_21 = xor(ug_acc_21, ur16_21) */
+	ushr v15.4s, v14.4s, #30 /* ur2_21_r = shr(ug_21) */
+	sli v15.4s, v14.4s, #2 /* ur2_21 = sli(ur2_21_r, ug_21) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_21 = xor(l1in_21, ur24_21) */
 	eor v30.16b, v30.16b, v15.16b /* u_21 = xor(u_acc_21, ur2_21) */
-	ushr v12.4s, v31.4s, #16 /* l2in_21_r = shr(w1_21) */
-	sli v12.4s, v1.4s, #16 /* l2in_21 = sli(l2in_21_r, w2_21) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_21 = bsl(high16, w2_21, w1_21) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_21 = lookup16(l2in_21, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_21 = lookup16(l2in_21, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_21 = xor(l2in_21, l2in16_21) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_21 = xor(v8g_acc_21, v8r24_21) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_21_r = shr(v8g_21) */
-	sli v14.4s, v12.4s, #6 /* v8r6_21 = sli(v8r6_21_r, v8g_21) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_21 = xor(v8r8_21, l2in16_21) */
-	eor v1.16b, v1.16b, v14.16b /* v8_21 = xor(v8_acc_21, v8r6_21) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_21 = bsl(odd_bytes, v8_21, u_21) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_21 = bsl(odd_bytes, u_21, v8_21) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_21 = and(sb_in_x_21, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_21_r = shr(w1_21) */
+	sli v31.4s, v2.4s, #16 /* l2in_21 = sli(l2in_21_r, w2_21) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_21 = lookup16(l2in_21, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_21 = rev(l2in_21) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_21 = lookup16(l2in_21, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_21 = xor(l2in_21, v8r16_21) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_21 = xor(v8g_acc_21, v8r24_21) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_21_r = shr(v8g_21) */
+	sli v14.4s, v31.4s, #6 /* v8r6_21 = sli(v8r6_21_r, v8g_21) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_21 = xor(v8r8_21, v8r16_21) */
+	eor v2.16b, v2.16b, v14.16b /* v8_21 = xor(v8_acc_21, v8r6_21) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_21 = bsl(odd_bytes, v8_21, u_21) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_21 = bsl(odd_bytes, u_21, v8_21) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_21 = and(sb_in_x_21, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_21 = shr(sb_in_x_21) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_21 = lookup16(s0_p1, sb_s0_xl_21) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_21 = lookup16(s0_p1, sb_s0_xl_21) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_21 = xor(sb_s0_p1_21, sb_s0_xh_21) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_21 = lookup16(s0_p2, sb_s0_t_21) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_21 = xor(sb_s0_p2_21, sb_s0_xl_21) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_21 = lookup16(s0_p3_rot, sb_s0_ol_21) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_21 = xor(sb_s0_p2_21, sb_s0_xl_21) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_21 = lookup16(s0_p3_rot, sb_s0_ol_21) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_21 = add(sb_s0_t_21, sb_s0_t_21) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_21 = xor(sb_s0_p3_21, sb_s0_t2_21) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_21 = xor(sb_s0_p3_21, sb_s0_t2_21) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_21_lo = and(sb_in_y_21, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_21_hi = shr(sb_in_y_21) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_21_l = lookup16(tbl_lo, sb_in_y_21_lo) */
@@ -10488,10 +10393,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_21_l = lookup16(tbl_lo_1, sb_s1_21_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_21_h = lookup16(tbl_hi_1, sb_s1_21_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_21 = xor(sb_s1_21_l, sb_s1_21_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_21 = bsl(odd_bytes, sb_s1_21, sb_s0_21) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_21 = bsl(odd_bytes, sb_s0_21, sb_s1_21) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_21 = lookup16(sb_out_y_21, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_21 = bsl(odd_bytes, sb_s1_21, sb_s0_21) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_21 = bsl(odd_bytes, sb_s0_21, sb_s1_21) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_21 = lookup16(sb_out_y_21, rotl24) */
 	ldr q30, [sp, #160] /* reload dbl_15 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_21_r = shr(dbl_15) */
 	ldr q12, [sp, #672] /* reload g1s10 */
@@ -10550,31 +10455,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ushr v15.4s, v0.4s, #16 /* l1in_22_r = shr(w2_22) */
 	sli v15.4s, v11.4s, #16 /* l1in_22 = sli(l1in_22_r, w1_22) */
 	str q30, [sp, #112] /* spill z_22 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v0.16b, v11.16b /* l1in16_22 = bsl(high16, w1_22, w2_22) */
+	tbl v30.16b, {v15.16b}, v1.16b /* ur24_22 = lookup16(l1in_22, rotl24) */
 	str q12, [sp, #1072] /* spill x1_22 */
-	tbl v12.16b, {v15.16b}, v19.16b /* ur24_22 = lookup16(l1in_22, rotl24) */
-	tbl v14.16b, {v15.16b}, v2.16b /* ur8_22 = lookup16(l1in_22, rotl8) */
-	eor v14.16b, v15.16b, v14.16b /* ug_acc_22 = xor(l1in_22, ur8_22) */
-	eor v30.16b, v14.16b, v30.16b /* ug_22 = xor(ug_acc_22, l1in16_22) */
-	ushr v14.4s, v30.4s, #30 /* ur2_22_r = shr(ug_22) */
-	sli v14.4s, v30.4s, #2 /* ur2_22 = sli(ur2_22_r, ug_22) */
-	eor v30.16b, v15.16b, v12.16b /* u_acc_22 = xor(l1in_22, ur24_22) */
+	tbl v12.16b, {v15.16b}, v17.16b /* ur8_22 = lookup16(l1in_22, rotl8) */
+	rev32 v14.8h, v15.8h /* ur16_22 = rev(l1in_22) */
+	eor v12.16b, v15.16b, v12.16b /* ug_acc_22 = xor(l1in_22, ur8_22) */
+	eor v12.16b, v12.16b, v14.16b /* ug_22 = xor(ug_acc_22, ur16_22) */
+	ushr v14.4s, v12.4s, #30 /* ur2_22_r = shr(ug_22) */
+	sli v14.4s, v12.4s, #2 /* ur2_22 = sli(ur2_22_r, ug_22) */
+	eor v30.16b, v15.16b, v30.16b /* u_acc_22 = xor(l1in_22, ur24_22) */
 	eor v30.16b, v30.16b, v14.16b /* u_22 = xor(u_acc_22, ur2_22) */
-	ushr v12.4s, v11.4s, #16 /* l2in_22_r = shr(w1_22) */
-	sli v12.4s, v0.4s, #16 /* l2in_22 = sli(l2in_22_r, w2_22) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_22 = bsl(high16, w2_22, w1_22) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_22 = lookup16(l2in_22, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_22 = lookup16(l2in_22, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_22 = xor(l2in_22, l2in16_22) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_22 = xor(v8g_acc_22, v8r24_22) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_22_r = shr(v8g_22) */
-	sli v14.4s, v12.4s, #6 /* v8r6_22 = sli(v8r6_22_r, v8g_22) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_22 = xor(v8r8_22, l2in16_22) */
+	ushr v11.4s, v11.4s, #16 /* l2in_22_r = shr(w1_22) */
+	sli v11.4s, v0.4s, #16 /* l2in_22 = sli(l2in_22_r, w2_22) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_22 = lookup16(l2in_22, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_22 = rev(l2in_22) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_22 = lookup16(l2in_22, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_22 = xor(l2in_22, v8r16_22) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_22 = xor(v8g_acc_22, v8r24_22) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_22_r = shr(v8g_22) */
+	sli v14.4s, v11.4s, #6 /* v8r6_22 = sli(v8r6_22_r, v8g_22) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_22 = xor(v8r8_22, v8r16_22) */
 	eor v0.16b, v0.16b, v14.16b /* v8_22 = xor(v8_acc_22, v8r6_22) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_22 = bsl(odd_bytes, v8_22, u_22) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_22 = bsl(odd_bytes, u_22, v8_22) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_22 = bsl(odd_bytes, u_22, v8_22) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_22 = and(sb_in_x_22, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_22 = shr(sb_in_x_22) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_22 = lookup16(s0_p1, sb_s0_xl_22) */
@@ -10596,10 +10500,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_22_l = lookup16(tbl_lo_1, sb_s1_22_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_22_h = lookup16(tbl_hi_1, sb_s1_22_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_22 = xor(sb_s1_22_l, sb_s1_22_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_22 = bsl(odd_bytes, sb_s1_22, sb_s0_22) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_22 = bsl(odd_bytes, sb_s0_22, sb_s1_22) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_22 = lookup16(sb_out_y_22, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_22 = bsl(odd_bytes, sb_s0_22, sb_s1_22) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_22 = lookup16(sb_out_y_22, rotl24) */
 	ldr q30, [sp, #80] /* reload dbl_24 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_22_r = shr(dbl_24) */
 	ldr q12, [sp, #224] /* reload g0s11 */
@@ -10649,49 +10553,48 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q14, [sp, #720] /* reload fb_13 */
 	sli v12.4s, v14.4s, #16 /* x1_23 = sli(x1_23_r, fb_13) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_23 = xor(x0_23, sb_out_x_21) */
-	add v30.4s, v30.4s, v1.4s /* w_23 = add(x0r1_23, r2_21) */
+	add v30.4s, v30.4s, v2.4s /* w_23 = add(x0r1_23, r2_21) */
 	ldr q15, [sp, #1168] /* reload x1_5 */
 	eor v30.16b, v30.16b, v15.16b /* z_23 = xor(w_23, x1_5) */
 	add v31.4s, v31.4s, v12.4s /* w1_23 = add(sb_out_x_21, x1_23) */
 	ldr q15, [sp, #240] /* reload x1_15 */
-	eor v1.16b, v1.16b, v15.16b /* w2_23 = xor(r2_21, x1_15) */
-	ushr v15.4s, v1.4s, #16 /* l1in_23_r = shr(w2_23) */
+	eor v2.16b, v2.16b, v15.16b /* w2_23 = xor(r2_21, x1_15) */
+	ushr v15.4s, v2.4s, #16 /* l1in_23_r = shr(w2_23) */
 	sli v15.4s, v31.4s, #16 /* l1in_23 = sli(l1in_23_r, w1_23) */
 	str q30, [sp, #240] /* spill z_23 */
-	mov v30.16b, v3.16b /* high16 */
-	bsl v30.16b, v1.16b, v31.16b /* l1in16_23 = bsl(high16, w1_23, w2_23) */
+	tbl v30.16b, {v15.16b}, v1.16b /* ur24_23 = lookup16(l1in_23, rotl24) */
 	str q12, [sp, #1168] /* spill x1_23 */
-	tbl v12.16b, {v15.16b}, v19.16b /* ur24_23 = lookup16(l1in_23, rotl24) */
-	tbl v14.16b, {v15.16b}, v2.16b /* ur8_23 = lookup16(l1in_23, rotl8) */
-	eor v14.16b, v15.16b, v14.16b /* ug_acc_23 = xor(l1in_23, ur8_23) */
-	eor v30.16b, v14.16b, v30.16b /* ug_23 = xor(ug_acc_23, l1in16_23) */
-	ushr v14.4s, v30.4s, #30 /* ur2_23_r = shr(ug_23) */
-	sli v14.4s, v30.4s, #2 /* ur2_23 = sli(ur2_23_r, ug_23) */
-	eor v30.16b, v15.16b, v12.16b /* u_acc_23 = xor(l1in_23, ur24_23) */
+	tbl v12.16b, {v15.16b}, v17.16b /* ur8_23 = lookup16(l1in_23, rotl8) */
+	rev32 v14.8h, v15.8h /* ur16_23 = rev(l1in_23) */
+	eor v12.16b, v15.16b, v12.16b /* ug_acc_23 = xor(l1in_23, ur8_23) */
+	eor v12.16b, v12.16b, v14.16b /* ug_23 = xor(ug_acc_23, ur16_23) */
+	ushr v14.4s, v12.4s, #30 /* ur2_23_r = shr(ug_23) */
+	sli v14.4s, v12.4s, #2 /* ur2_23 = sli(ur2_23_r, ug_23) */
+	eor v30.16b, v15.16b, v30.16b /* u_acc_23 = xor(l1in_23, ur24_23) */
 	eor v30.16b, v30.16b, v14.16b /* u_23 = xor(u_acc_23, ur2_23) */
-	ushr v12.4s, v31.4s, #16 /* l2in_23_r = shr(w1_23) */
-	sli v12.4s, v1.4s, #16 /* l2in_23 = sli(l2in_23_r, w2_23) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_23 = bsl(high16, w2_23, w1_23) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_23 = lookup16(l2in_23, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_23 = lookup16(l2in_23, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_23 = xor(l2in_23, l2in16_23) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_23 = xor(v8g_acc_23, v8r24_23) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_23_r = shr(v8g_23) */
-	sli v14.4s, v12.4s, #6 /* v8r6_23 = sli(v8r6_23_r, v8g_23) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_23 = xor(v8r8_23, l2in16_23) */
-	eor v1.16b, v1.16b, v14.16b /* v8_23 = xor(v8_acc_23, v8r6_23) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_23 = bsl(odd_bytes, v8_23, u_23) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_23 = bsl(odd_bytes, u_23, v8_23) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_23 = and(sb_in_x_23, nibble_mask) */
+	ushr v31.4s, v31.4s, #16 /* l2in_23_r = shr(w1_23) */
+	sli v31.4s, v2.4s, #16 /* l2in_23 = sli(l2in_23_r, w2_23) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_23 = lookup16(l2in_23, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_23 = rev(l2in_23) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_23 = lookup16(l2in_23, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_23 = xor(l2in_23, v8r16_23) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_23 = xor(v8g_acc_23, v8r24_23) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_23_r = shr(v8g_23) */
+	sli v14.4s, v31.4s, #6 /* v8r6_23 = sli(v8r6_23_r, v8g_23) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_23 = xor(v8r8_23, v8r16_23) */
+	eor v2.16b, v2.16b, v14.16b /* v8_23 = xor(v8_acc_23, v8r6_23) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_23 = bsl(odd_bytes, v8_23, u_23) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_23 = bsl(odd_bytes, u_23, v8_23) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_23 = and(sb_in_x_23, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_23 = shr(sb_in_x_23) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_23 = lookup16(s0_p1, sb_s0_xl_23) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_23 = lookup16(s0_p1, sb_s0_xl_23) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_23 = xor(sb_s0_p1_23, sb_s0_xh_23) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_23 = lookup16(s0_p2, sb_s0_t_23) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_23 = xor(sb_s0_p2_23, sb_s0_xl_23) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_23 = lookup16(s0_p3_rot, sb_s0_ol_23) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_23 = xor(sb_s0_p2_23, sb_s0_xl_23) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_23 = lookup16(s0_p3_rot, sb_s0_ol_23) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_23 = add(sb_s0_t_23, sb_s0_t_23) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_23 = xor(sb_s0_p3_23, sb_s0_t2_23) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_23 = xor(sb_s0_p3_23, sb_s0_t2_23) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_23_lo = and(sb_in_y_23, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_23_hi = shr(sb_in_y_23) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_23_l = lookup16(tbl_lo, sb_in_y_23_lo) */
@@ -10704,10 +10607,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_23_l = lookup16(tbl_lo_1, sb_s1_23_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_23_h = lookup16(tbl_hi_1, sb_s1_23_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_23 = xor(sb_s1_23_l, sb_s1_23_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_23 = bsl(odd_bytes, sb_s1_23, sb_s0_23) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_23 = bsl(odd_bytes, sb_s0_23, sb_s1_23) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_23 = lookup16(sb_out_y_23, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_23 = bsl(odd_bytes, sb_s1_23, sb_s0_23) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_23 = bsl(odd_bytes, sb_s0_23, sb_s1_23) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_23 = lookup16(sb_out_y_23, rotl24) */
 	ldr q30, [sp, #320] /* reload dbl_33 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_23_r = shr(dbl_33) */
 	ldr q12, [sp, #592] /* reload g1s11 */
@@ -10765,31 +10668,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	eor v0.16b, v0.16b, v12.16b /* w2_24 = xor(r2_22, x1_16) */
 	ushr v12.4s, v0.4s, #16 /* l1in_24_r = shr(w2_24) */
 	sli v12.4s, v11.4s, #16 /* l1in_24 = sli(l1in_24_r, w1_24) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v0.16b, v11.16b /* l1in16_24 = bsl(high16, w1_24, w2_24) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_24 = lookup16(l1in_24, rotl24) */
 	str q30, [sp, #496] /* spill z_24 */
-	tbl v30.16b, {v12.16b}, v19.16b /* ur24_24 = lookup16(l1in_24, rotl24) */
-	tbl v14.16b, {v12.16b}, v2.16b /* ur8_24 = lookup16(l1in_24, rotl8) */
-	eor v14.16b, v12.16b, v14.16b /* ug_acc_24 = xor(l1in_24, ur8_24) */
-	eor v14.16b, v14.16b, v15.16b /* ug_24 = xor(ug_acc_24, l1in16_24) */
-	ushr v15.4s, v14.4s, #30 /* ur2_24_r = shr(ug_24) */
-	sli v15.4s, v14.4s, #2 /* ur2_24 = sli(ur2_24_r, ug_24) */
-	eor v30.16b, v12.16b, v30.16b /* u_acc_24 = xor(l1in_24, ur24_24) */
-	eor v30.16b, v30.16b, v15.16b /* u_24 = xor(u_acc_24, ur2_24) */
-	ushr v12.4s, v11.4s, #16 /* l2in_24_r = shr(w1_24) */
-	sli v12.4s, v0.4s, #16 /* l2in_24 = sli(l2in_24_r, w2_24) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_24 = bsl(high16, w2_24, w1_24) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_24 = lookup16(l2in_24, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_24 = lookup16(l2in_24, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_24 = xor(l2in_24, l2in16_24) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_24 = xor(v8g_acc_24, v8r24_24) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_24_r = shr(v8g_24) */
-	sli v14.4s, v12.4s, #6 /* v8r6_24 = sli(v8r6_24_r, v8g_24) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_24 = xor(v8r8_24, l2in16_24) */
+	tbl v30.16b, {v12.16b}, v17.16b /* ur8_24 = lookup16(l1in_24, rotl8) */
+	rev32 v14.8h, v12.8h /* ur16_24 = rev(l1in_24) */
+	eor v30.16b, v12.16b, v30.16b /* ug_acc_24 = xor(l1in_24, ur8_24) */
+	eor v30.16b, v30.16b, v14.16b /* ug_24 = xor(ug_acc_24, ur16_24) */
+	ushr v14.4s, v30.4s, #30 /* ur2_24_r = shr(ug_24) */
+	sli v14.4s, v30.4s, #2 /* ur2_24 = sli(ur2_24_r, ug_24) */
+	eor v30.16b, v12.16b, v15.16b /* u_acc_24 = xor(l1in_24, ur24_24) */
+	eor v30.16b, v30.16b, v14.16b /* u_24 = xor(u_acc_24, ur2_24) */
+	ushr v11.4s, v11.4s, #16 /* l2in_24_r = shr(w1_24) */
+	sli v11.4s, v0.4s, #16 /* l2in_24 = sli(l2in_24_r, w2_24) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_24 = lookup16(l2in_24, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_24 = rev(l2in_24) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_24 = lookup16(l2in_24, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_24 = xor(l2in_24, v8r16_24) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_24 = xor(v8g_acc_24, v8r24_24) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_24_r = shr(v8g_24) */
+	sli v14.4s, v11.4s, #6 /* v8r6_24 = sli(v8r6_24_r, v8g_24) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_24 = xor(v8r8_24, v8r16_24) */
 	eor v0.16b, v0.16b, v14.16b /* v8_24 = xor(v8_acc_24, v8r6_24) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_24 = bsl(odd_bytes, v8_24, u_24) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_24 = bsl(odd_bytes, u_24, v8_24) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_24 = bsl(odd_bytes, u_24, v8_24) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_24 = and(sb_in_x_24, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_24 = shr(sb_in_x_24) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_24 = lookup16(s0_p1, sb_s0_xl_24) */
@@ -10811,10 +10713,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_24_l = lookup16(tbl_lo_1, sb_s1_24_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_24_h = lookup16(tbl_hi_1, sb_s1_24_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_24 = xor(sb_s1_24_l, sb_s1_24_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_24 = bsl(odd_bytes, sb_s1_24, sb_s0_24) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_24 = bsl(odd_bytes, sb_s0_24, sb_s1_24) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_24 = lookup16(sb_out_y_24, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_24 = bsl(odd_bytes, sb_s0_24, sb_s1_24) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_24 = lookup16(sb_out_y_24, rotl24) */
 	ldr q30, [sp, #560] /* reload dbl_42 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_24_r = shr(dbl_42) */
 	ldr q12, [sp, #784] /* reload g0s12 */
@@ -10864,48 +10766,47 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q14, [sp, #80] /* reload fb_15 */
 	sli v12.4s, v14.4s, #16 /* x1_25 = sli(x1_25_r, fb_15) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_25 = xor(x0_25, sb_out_x_23) */
-	add v30.4s, v30.4s, v1.4s /* w_25 = add(x0r1_25, r2_23) */
+	add v30.4s, v30.4s, v2.4s /* w_25 = add(x0r1_25, r2_23) */
 	ldr q15, [sp, #1360] /* reload x1_7 */
 	eor v30.16b, v30.16b, v15.16b /* z_25 = xor(w_25, x1_7) */
 	add v31.4s, v31.4s, v12.4s /* w1_25 = add(sb_out_x_23, x1_25) */
 	ldr q12, [sp, #736] /* reload x1_17 */
-	eor v1.16b, v1.16b, v12.16b /* w2_25 = xor(r2_23, x1_17) */
-	ushr v12.4s, v1.4s, #16 /* l1in_25_r = shr(w2_25) */
+	eor v2.16b, v2.16b, v12.16b /* w2_25 = xor(r2_23, x1_17) */
+	ushr v12.4s, v2.4s, #16 /* l1in_25_r = shr(w2_25) */
 	sli v12.4s, v31.4s, #16 /* l1in_25 = sli(l1in_25_r, w1_25) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v1.16b, v31.16b /* l1in16_25 = bsl(high16, w1_25, w2_25) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_25 = lookup16(l1in_25, rotl24) */
 	str q30, [sp, #736] /* spill z_25 */
-	tbl v30.16b, {v12.16b}, v19.16b /* ur24_25 = lookup16(l1in_25, rotl24) */
-	tbl v14.16b, {v12.16b}, v2.16b /* ur8_25 = lookup16(l1in_25, rotl8) */
-	eor v14.16b, v12.16b, v14.16b /* ug_acc_25 = xor(l1in_25, ur8_25) */
-	eor v14.16b, v14.16b, v15.16b /* ug_25 = xor(ug_acc_25, l1in16_25) */
-	ushr v15.4s, v14.4s, #30 /* ur2_25_r = shr(ug_25) */
-	sli v15.4s, v14.4s, #2 /* ur2_25 = sli(ur2_25_r, ug_25) */
-	eor v30.16b, v12.16b, v30.16b /* u_acc_25 = xor(l1in_25, ur24_25) */
-	eor v30.16b, v30.16b, v15.16b /* u_25 = xor(u_acc_25, ur2_25) */
-	ushr v12.4s, v31.4s, #16 /* l2in_25_r = shr(w1_25) */
-	sli v12.4s, v1.4s, #16 /* l2in_25 = sli(l2in_25_r, w2_25) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_25 = bsl(high16, w2_25, w1_25) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_25 = lookup16(l2in_25, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_25 = lookup16(l2in_25, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_25 = xor(l2in_25, l2in16_25) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_25 = xor(v8g_acc_25, v8r24_25) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_25_r = shr(v8g_25) */
-	sli v14.4s, v12.4s, #6 /* v8r6_25 = sli(v8r6_25_r, v8g_25) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_25 = xor(v8r8_25, l2in16_25) */
-	eor v1.16b, v1.16b, v14.16b /* v8_25 = xor(v8_acc_25, v8r6_25) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_25 = bsl(odd_bytes, v8_25, u_25) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_25 = bsl(odd_bytes, u_25, v8_25) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_25 = and(sb_in_x_25, nibble_mask) */
+	tbl v30.16b, {v12.16b}, v17.16b /* ur8_25 = lookup16(l1in_25, rotl8) */
+	rev32 v14.8h, v12.8h /* ur16_25 = rev(l1in_25) */
+	eor v30.16b, v12.16b, v30.16b /* ug_acc_25 = xor(l1in_25, ur8_25) */
+	eor v30.16b, v30.16b, v14.16b /* ug_25 = xor(ug_acc_25, ur16_25) */
+	ushr v14.4s, v30.4s, #30 /* ur2_25_r = shr(ug_25) */
+	sli v14.4s, v30.4s, #2 /* ur2_25 = sli(ur2_25_r, ug_25) */
+	eor v30.16b, v12.16b, v15.16b /* u_acc_25 = xor(l1in_25, ur24_25) */
+	eor v30.16b, v30.16b, v14.16b /* u_25 = xor(u_acc_25, ur2_25) */
+	ushr v31.4s, v31.4s, #16 /* l2in_25_r = shr(w1_25) */
+	sli v31.4s, v2.4s, #16 /* l2in_25 = sli(l2in_25_r, w2_25) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_25 = lookup16(l2in_25, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_25 = rev(l2in_25) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_25 = lookup16(l2in_25, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_25 = xor(l2in_25, v8r16_25) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_25 = xor(v8g_acc_25, v8r24_25) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_25_r = shr(v8g_25) */
+	sli v14.4s, v31.4s, #6 /* v8r6_25 = sli(v8r6_25_r, v8g_25) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_25 = xor(v8r8_25, v8r16_25) */
+	eor v2.16b, v2.16b, v14.16b /* v8_25 = xor(v8_acc_25, v8r6_25) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_25 = bsl(odd_bytes, v8_25, u_25) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_25 = bsl(odd_bytes, u_25, v8_25) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_25 = and(sb_in_x_25, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_25 = shr(sb_in_x_25) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_25 = lookup16(s0_p1, sb_s0_xl_25) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_25 = lookup16(s0_p1, sb_s0_xl_25) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_25 = xor(sb_s0_p1_25, sb_s0_xh_25) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_25 = lookup16(s0_p2, sb_s0_t_25) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_25 = xor(sb_s0_p2_25, sb_s0_xl_25) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_25 = lookup16(s0_p3_rot, sb_s0_ol_25) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_25 = xor(sb_s0_p2_25, sb_s0_xl_25) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_25 = lookup16(s0_p3_rot, sb_s0_ol_25) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_25 = add(sb_s0_t_25, sb_s0_t_25) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_25 = xor(sb_s0_p3_25, sb_s0_t2_25) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_25 = xor(sb_s0_p3_25, sb_s0_t2_25) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_25_lo = and(sb_in_y_25, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_25_hi = shr(sb_in_y_25) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_25_l = lookup16(tbl_lo, sb_in_y_25_lo) */
@@ -10918,10 +10819,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_25_l = lookup16(tbl_lo_1, sb_s1_25_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_25_h = lookup16(tbl_hi_1, sb_s1_25_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_25 = xor(sb_s1_25_l, sb_s1_25_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_25 = bsl(odd_bytes, sb_s1_25, sb_s0_25) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_25 = bsl(odd_bytes, sb_s0_25, sb_s1_25) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_25 = lookup16(sb_out_y_25, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_25 = bsl(odd_bytes, sb_s1_25, sb_s0_25) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_25 = bsl(odd_bytes, sb_s0_25, sb_s1_25) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_25 = lookup16(sb_out_y_25, rotl24) */
 	ldr q30, [sp, #144] /* reload dbl_51 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_25_r = shr(dbl_51) */
 	ldr q12, [sp, #128] /* reload g1s12 */
@@ -10979,31 +10880,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	eor v0.16b, v0.16b, v12.16b /* w2_26 = xor(r2_24, x1_18) */
 	ushr v12.4s, v0.4s, #16 /* l1in_26_r = shr(w2_26) */
 	sli v12.4s, v11.4s, #16 /* l1in_26 = sli(l1in_26_r, w1_26) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v0.16b, v11.16b /* l1in16_26 = bsl(high16, w1_26, w2_26) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_26 = lookup16(l1in_26, rotl24) */
 	str q30, [sp, #96] /* spill z_26 */
-	tbl v30.16b, {v12.16b}, v19.16b /* ur24_26 = lookup16(l1in_26, rotl24) */
-	tbl v14.16b, {v12.16b}, v2.16b /* ur8_26 = lookup16(l1in_26, rotl8) */
-	eor v14.16b, v12.16b, v14.16b /* ug_acc_26 = xor(l1in_26, ur8_26) */
-	eor v14.16b, v14.16b, v15.16b /* ug_26 = xor(ug_acc_26, l1in16_26) */
-	ushr v15.4s, v14.4s, #30 /* ur2_26_r = shr(ug_26) */
-	sli v15.4s, v14.4s, #2 /* ur2_26 = sli(ur2_26_r, ug_26) */
-	eor v30.16b, v12.16b, v30.16b /* u_acc_26 = xor(l1in_26, ur24_26) */
-	eor v30.16b, v30.16b, v15.16b /* u_26 = xor(u_acc_26, ur2_26) */
-	ushr v12.4s, v11.4s, #16 /* l2in_26_r = shr(w1_26) */
-	sli v12.4s, v0.4s, #16 /* l2in_26 = sli(l2in_26_r, w2_26) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_26 = bsl(high16, w2_26, w1_26) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_26 = lookup16(l2in_26, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_26 = lookup16(l2in_26, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_26 = xor(l2in_26, l2in16_26) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_26 = xor(v8g_acc_26, v8r24_26) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_26_r = shr(v8g_26) */
-	sli v14.4s, v12.4s, #6 /* v8r6_26 = sli(v8r6_26_r, v8g_26) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_26 = xor(v8r8_26, l2in16_26) */
+	tbl v30.16b, {v12.16b}, v17.16b /* ur8_26 = lookup16(l1in_26, rotl8) */
+	rev32 v14.8h, v12.8h /* ur16_26 = rev(l1in_26) */
+	eor v30.16b, v12.16b, v30.16b /* ug_acc_26 = xor(l1in_26, ur8_26) */
+	eor v30.16b, v30.16b, v14.16b /* ug_26 = xor(ug_acc_26, ur16_26) */
+	ushr v14.4s, v30.4s, #30 /* ur2_26_r = shr(ug_26) */
+	sli v14.4s, v30.4s, #2 /* ur2_26 = sli(ur2_26_r, ug_26) */
+	eor v30.16b, v12.16b, v15.16b /* u_acc_26 = xor(l1in_26, ur24_26) */
+	eor v30.16b, v30.16b, v14.16b /* u_26 = xor(u_acc_26, ur2_26) */
+	ushr v11.4s, v11.4s, #16 /* l2in_26_r = shr(w1_26) */
+	sli v11.4s, v0.4s, #16 /* l2in_26 = sli(l2in_26_r, w2_26) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_26 = lookup16(l2in_26, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_26 = rev(l2in_26) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_26 = lookup16(l2in_26, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_26 = xor(l2in_26, v8r16_26) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_26 = xor(v8g_acc_26, v8r24_26) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_26_r = shr(v8g_26) */
+	sli v14.4s, v11.4s, #6 /* v8r6_26 = sli(v8r6_26_r, v8g_26) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_26 = xor(v8r8_26, v8r16_26) */
 	eor v0.16b, v0.16b, v14.16b /* v8_26 = xor(v8_acc_26, v8r6_26) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_26 = bsl(odd_bytes, v8_26, u_26) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_26 = bsl(odd_bytes, u_26, v8_26) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_26 = bsl(odd_bytes, u_26, v8_26) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_26 = and(sb_in_x_26, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_26 = shr(sb_in_x_26) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_26 = lookup16(s0_p1, sb_s0_xl_26) */
@@ -11025,10 +10925,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_26_l = lookup16(tbl_lo_1, sb_s1_26_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_26_h = lookup16(tbl_hi_1, sb_s1_26_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_26 = xor(sb_s1_26_l, sb_s1_26_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_26 = bsl(odd_bytes, sb_s1_26, sb_s0_26) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_26 = bsl(odd_bytes, sb_s0_26, sb_s1_26) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_26 = lookup16(sb_out_y_26, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_26 = bsl(odd_bytes, sb_s0_26, sb_s1_26) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_26 = lookup16(sb_out_y_26, rotl24) */
 	ldr q30, [sp, #416] /* reload dbl_7 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_26_r = shr(dbl_7) */
 	ldr q12, [sp, #448] /* reload g0s13 */
@@ -11078,48 +10978,47 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q14, [sp, #880] /* reload fb_17 */
 	sli v12.4s, v14.4s, #16 /* x1_27 = sli(x1_27_r, fb_17) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_27 = xor(x0_27, sb_out_x_25) */
-	add v30.4s, v30.4s, v1.4s /* w_27 = add(x0r1_27, r2_25) */
+	add v30.4s, v30.4s, v2.4s /* w_27 = add(x0r1_27, r2_25) */
 	ldr q15, [sp, #1392] /* reload x1_9 */
 	eor v30.16b, v30.16b, v15.16b /* z_27 = xor(w_27, x1_9) */
 	add v31.4s, v31.4s, v12.4s /* w1_27 = add(sb_out_x_25, x1_27) */
 	ldr q12, [sp, #176] /* reload x1_19 */
-	eor v1.16b, v1.16b, v12.16b /* w2_27 = xor(r2_25, x1_19) */
-	ushr v12.4s, v1.4s, #16 /* l1in_27_r = shr(w2_27) */
+	eor v2.16b, v2.16b, v12.16b /* w2_27 = xor(r2_25, x1_19) */
+	ushr v12.4s, v2.4s, #16 /* l1in_27_r = shr(w2_27) */
 	sli v12.4s, v31.4s, #16 /* l1in_27 = sli(l1in_27_r, w1_27) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v1.16b, v31.16b /* l1in16_27 = bsl(high16, w1_27, w2_27) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_27 = lookup16(l1in_27, rotl24) */
 	str q30, [sp, #176] /* spill z_27 */
-	tbl v30.16b, {v12.16b}, v19.16b /* ur24_27 = lookup16(l1in_27, rotl24) */
-	tbl v14.16b, {v12.16b}, v2.16b /* ur8_27 = lookup16(l1in_27, rotl8) */
-	eor v14.16b, v12.16b, v14.16b /* ug_acc_27 = xor(l1in_27, ur8_27) */
-	eor v14.16b, v14.16b, v15.16b /* ug_27 = xor(ug_acc_27, l1in16_27) */
-	ushr v15.4s, v14.4s, #30 /* ur2_27_r = shr(ug_27) */
-	sli v15.4s, v14.4s, #2 /* ur2_27 = sli(ur2_27_r, ug_27) */
-	eor v30.16b, v12.16b, v30.16b /* u_acc_27 = xor(l1in_27, ur24_27) */
-	eor v30.16b, v30.16b, v15.16b /* u_27 = xor(u_acc_27, ur2_27) */
-	ushr v12.4s, v31.4s, #16 /* l2in_27_r = shr(w1_27) */
-	sli v12.4s, v1.4s, #16 /* l2in_27 = sli(l2in_27_r, w2_27) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_27 = bsl(high16, w2_27, w1_27) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_27 = lookup16(l2in_27, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_27 = lookup16(l2in_27, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_27 = xor(l2in_27, l2in16_27) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_27 = xor(v8g_acc_27, v8r24_27) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_27_r = shr(v8g_27) */
-	sli v14.4s, v12.4s, #6 /* v8r6_27 = sli(v8r6_27_r, v8g_27) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_27 = xor(v8r8_27, l2in16_27) */
-	eor v1.16b, v1.16b, v14.16b /* v8_27 = xor(v8_acc_27, v8r6_27) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v30.16b, v1.16b /* sb_in_x_27 = bsl(odd_bytes, v8_27, u_27) */
-	bit v30.16b, v1.16b, v17.16b /* sb_in_y_27 = bsl(odd_bytes, u_27, v8_27) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_27 = and(sb_in_x_27, nibble_mask) */
+	tbl v30.16b, {v12.16b}, v17.16b /* ur8_27 = lookup16(l1in_27, rotl8) */
+	rev32 v14.8h, v12.8h /* ur16_27 = rev(l1in_27) */
+	eor v30.16b, v12.16b, v30.16b /* ug_acc_27 = xor(l1in_27, ur8_27) */
+	eor v30.16b, v30.16b, v14.16b /* ug_27 = xor(ug_acc_27, ur16_27) */
+	ushr v14.4s, v30.4s, #30 /* ur2_27_r = shr(ug_27) */
+	sli v14.4s, v30.4s, #2 /* ur2_27 = sli(ur2_27_r, ug_27) */
+	eor v30.16b, v12.16b, v15.16b /* u_acc_27 = xor(l1in_27, ur24_27) */
+	eor v30.16b, v30.16b, v14.16b /* u_27 = xor(u_acc_27, ur2_27) */
+	ushr v31.4s, v31.4s, #16 /* l2in_27_r = shr(w1_27) */
+	sli v31.4s, v2.4s, #16 /* l2in_27 = sli(l2in_27_r, w2_27) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_27 = lookup16(l2in_27, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_27 = rev(l2in_27) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_27 = lookup16(l2in_27, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_27 = xor(l2in_27, v8r16_27) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_27 = xor(v8g_acc_27, v8r24_27) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_27_r = shr(v8g_27) */
+	sli v14.4s, v31.4s, #6 /* v8r6_27 = sli(v8r6_27_r, v8g_27) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_27 = xor(v8r8_27, v8r16_27) */
+	eor v2.16b, v2.16b, v14.16b /* v8_27 = xor(v8_acc_27, v8r6_27) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v30.16b, v2.16b /* sb_in_x_27 = bsl(odd_bytes, v8_27, u_27) */
+	bit v30.16b, v2.16b, v19.16b /* sb_in_y_27 = bsl(odd_bytes, u_27, v8_27) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_27 = and(sb_in_x_27, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_27 = shr(sb_in_x_27) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_27 = lookup16(s0_p1, sb_s0_xl_27) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_27 = lookup16(s0_p1, sb_s0_xl_27) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_27 = xor(sb_s0_p1_27, sb_s0_xh_27) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_27 = lookup16(s0_p2, sb_s0_t_27) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_27 = xor(sb_s0_p2_27, sb_s0_xl_27) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_27 = lookup16(s0_p3_rot, sb_s0_ol_27) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_27 = xor(sb_s0_p2_27, sb_s0_xl_27) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_27 = lookup16(s0_p3_rot, sb_s0_ol_27) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_27 = add(sb_s0_t_27, sb_s0_t_27) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_27 = xor(sb_s0_p3_27, sb_s0_t2_27) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_27 = xor(sb_s0_p3_27, sb_s0_t2_27) */
 	and v31.16b, v30.16b, v5.16b /* sb_in_y_27_lo = and(sb_in_y_27, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* sb_in_y_27_hi = shr(sb_in_y_27) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_27_l = lookup16(tbl_lo, sb_in_y_27_lo) */
@@ -11132,10 +11031,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_27_l = lookup16(tbl_lo_1, sb_s1_27_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_27_h = lookup16(tbl_hi_1, sb_s1_27_aes_hi) */
 	eor v30.16b, v31.16b, v30.16b /* sb_s1_27 = xor(sb_s1_27_l, sb_s1_27_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v30.16b /* sb_out_x_27 = bsl(odd_bytes, sb_s1_27, sb_s0_27) */
-	bit v1.16b, v30.16b, v17.16b /* sb_out_y_27 = bsl(odd_bytes, sb_s0_27, sb_s1_27) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_27 = lookup16(sb_out_y_27, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v30.16b /* sb_out_x_27 = bsl(odd_bytes, sb_s1_27, sb_s0_27) */
+	bit v2.16b, v30.16b, v19.16b /* sb_out_y_27 = bsl(odd_bytes, sb_s0_27, sb_s1_27) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_27 = lookup16(sb_out_y_27, rotl24) */
 	ldr q30, [sp, #688] /* reload dbl_16 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_27_r = shr(dbl_16) */
 	ldr q12, [sp, #752] /* reload g1s13 */
@@ -11193,31 +11092,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	eor v0.16b, v0.16b, v12.16b /* w2_28 = xor(r2_26, x1_20) */
 	ushr v12.4s, v0.4s, #16 /* l1in_28_r = shr(w2_28) */
 	sli v12.4s, v11.4s, #16 /* l1in_28 = sli(l1in_28_r, w1_28) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v0.16b, v11.16b /* l1in16_28 = bsl(high16, w1_28, w2_28) */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_28 = lookup16(l1in_28, rotl24) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_28 = lookup16(l1in_28, rotl24) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_28 = lookup16(l1in_28, rotl8) */
 	str q30, [sp, #480] /* spill z_28 */
-	tbl v30.16b, {v12.16b}, v2.16b /* ur8_28 = lookup16(l1in_28, rotl8) */
-	eor v30.16b, v12.16b, v30.16b /* ug_acc_28 = xor(l1in_28, ur8_28) */
-	eor v30.16b, v30.16b, v15.16b /* ug_28 = xor(ug_acc_28, l1in16_28) */
-	ushr v15.4s, v30.4s, #30 /* ur2_28_r = shr(ug_28) */
-	sli v15.4s, v30.4s, #2 /* ur2_28 = sli(ur2_28_r, ug_28) */
-	eor v30.16b, v12.16b, v14.16b /* u_acc_28 = xor(l1in_28, ur24_28) */
-	eor v30.16b, v30.16b, v15.16b /* u_28 = xor(u_acc_28, ur2_28) */
-	ushr v12.4s, v11.4s, #16 /* l2in_28_r = shr(w1_28) */
-	sli v12.4s, v0.4s, #16 /* l2in_28 = sli(l2in_28_r, w2_28) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_28 = bsl(high16, w2_28, w1_28) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_28 = lookup16(l2in_28, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_28 = lookup16(l2in_28, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_28 = xor(l2in_28, l2in16_28) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_28 = xor(v8g_acc_28, v8r24_28) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_28_r = shr(v8g_28) */
-	sli v14.4s, v12.4s, #6 /* v8r6_28 = sli(v8r6_28_r, v8g_28) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_28 = xor(v8r8_28, l2in16_28) */
+	rev32 v30.8h, v12.8h /* ur16_28 = rev(l1in_28) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_28 = xor(l1in_28, ur8_28) */
+	eor v30.16b, v14.16b, v30.16b /* ug_28 = xor(ug_acc_28, ur16_28) */
+	ushr v14.4s, v30.4s, #30 /* ur2_28_r = shr(ug_28) */
+	sli v14.4s, v30.4s, #2 /* ur2_28 = sli(ur2_28_r, ug_28) */
+	eor v30.16b, v12.16b, v15.16b /* u_acc_28 = xor(l1in_28, ur24_28) */
+	eor v30.16b, v30.16b, v14.16b /* u_28 = xor(u_acc_28, ur2_28) */
+	ushr v11.4s, v11.4s, #16 /* l2in_28_r = shr(w1_28) */
+	sli v11.4s, v0.4s, #16 /* l2in_28 = sli(l2in_28_r, w2_28) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_28 = lookup16(l2in_28, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_28 = rev(l2in_28) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_28 = lookup16(l2in_28, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_28 = xor(l2in_28, v8r16_28) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_28 = xor(v8g_acc_28, v8r24_28) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_28_r = shr(v8g_28) */
+	sli v14.4s, v11.4s, #6 /* v8r6_28 = sli(v8r6_28_r, v8g_28) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_28 = xor(v8r8_28, v8r16_28) */
 	eor v0.16b, v0.16b, v14.16b /* v8_28 = xor(v8_acc_28, v8r6_28) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v30.16b, v0.16b /* sb_in_x_28 = bsl(odd_bytes, v8_28, u_28) */
-	bit v30.16b, v0.16b, v17.16b /* sb_in_y_28 = bsl(odd_bytes, u_28, v8_28) */
+	bit v30.16b, v0.16b, v19.16b /* sb_in_y_28 = bsl(odd_bytes, u_28, v8_28) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_28 = and(sb_in_x_28, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_28 = shr(sb_in_x_28) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_28 = lookup16(s0_p1, sb_s0_xl_28) */
@@ -11239,10 +11137,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_28_l = lookup16(tbl_lo_1, sb_s1_28_aes_lo) */
 	tbl v30.16b, {v26.16b}, v30.16b /* sb_s1_28_h = lookup16(tbl_hi_1, sb_s1_28_aes_hi) */
 	eor v30.16b, v11.16b, v30.16b /* sb_s1_28 = xor(sb_s1_28_l, sb_s1_28_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v30.16b /* sb_out_x_28 = bsl(odd_bytes, sb_s1_28, sb_s0_28) */
-	bit v0.16b, v30.16b, v17.16b /* sb_out_y_28 = bsl(odd_bytes, sb_s0_28, sb_s1_28) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_28 = lookup16(sb_out_y_28, rotl24) */
+	bit v0.16b, v30.16b, v19.16b /* sb_out_y_28 = bsl(odd_bytes, sb_s0_28, sb_s1_28) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_28 = lookup16(sb_out_y_28, rotl24) */
 	ldr q30, [sp, #864] /* reload dbl_25 */
 	ushr v30.4s, v30.4s, #24 /* s0k_o_28_r = shr(dbl_25) */
 	ldr q12, [sp, #208] /* reload g0s14 */
@@ -11291,48 +11189,47 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	ldr q14, [sp, #1088] /* reload fb_19 */
 	sli v12.4s, v14.4s, #16 /* x1_29 = sli(x1_29_r, fb_19) */
 	eor v30.16b, v30.16b, v31.16b /* x0r1_29 = xor(x0_29, sb_out_x_27) */
-	add v30.4s, v30.4s, v1.4s /* w_29 = add(x0r1_29, r2_27) */
+	add v30.4s, v30.4s, v2.4s /* w_29 = add(x0r1_29, r2_27) */
 	ldr q15, [sp, #256] /* reload x1_11 */
 	eor v30.16b, v30.16b, v15.16b /* z_29 = xor(w_29, x1_11) */
 	add v31.4s, v31.4s, v12.4s /* w1_29 = add(sb_out_x_27, x1_29) */
 	ldr q12, [sp, #400] /* reload x1_21 */
-	eor v1.16b, v1.16b, v12.16b /* w2_29 = xor(r2_27, x1_21) */
-	ushr v12.4s, v1.4s, #16 /* l1in_29_r = shr(w2_29) */
+	eor v2.16b, v2.16b, v12.16b /* w2_29 = xor(r2_27, x1_21) */
+	ushr v12.4s, v2.4s, #16 /* l1in_29_r = shr(w2_29) */
 	sli v12.4s, v31.4s, #16 /* l1in_29 = sli(l1in_29_r, w1_29) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v1.16b, v31.16b /* l1in16_29 = bsl(high16, w1_29, w2_29) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_29 = lookup16(l1in_29, rotl24) */
 	str q16, [sp, #400] /* spill fb_22 */
-	tbl v16.16b, {v12.16b}, v19.16b /* ur24_29 = lookup16(l1in_29, rotl24) */
-	tbl v14.16b, {v12.16b}, v2.16b /* ur8_29 = lookup16(l1in_29, rotl8) */
-	eor v14.16b, v12.16b, v14.16b /* ug_acc_29 = xor(l1in_29, ur8_29) */
-	eor v14.16b, v14.16b, v15.16b /* ug_29 = xor(ug_acc_29, l1in16_29) */
-	ushr v15.4s, v14.4s, #30 /* ur2_29_r = shr(ug_29) */
-	sli v15.4s, v14.4s, #2 /* ur2_29 = sli(ur2_29_r, ug_29) */
-	eor v16.16b, v12.16b, v16.16b /* u_acc_29 = xor(l1in_29, ur24_29) */
-	eor v16.16b, v16.16b, v15.16b /* u_29 = xor(u_acc_29, ur2_29) */
-	ushr v12.4s, v31.4s, #16 /* l2in_29_r = shr(w1_29) */
-	sli v12.4s, v1.4s, #16 /* l2in_29 = sli(l2in_29_r, w2_29) */
-	bit v1.16b, v31.16b, v3.16b /* l2in16_29 = bsl(high16, w2_29, w1_29) */
-	tbl v31.16b, {v12.16b}, v2.16b /* v8r8_29 = lookup16(l2in_29, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_29 = lookup16(l2in_29, rotl24) */
-	eor v12.16b, v12.16b, v1.16b /* v8g_acc_29 = xor(l2in_29, l2in16_29) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_29 = xor(v8g_acc_29, v8r24_29) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_29_r = shr(v8g_29) */
-	sli v14.4s, v12.4s, #6 /* v8r6_29 = sli(v8r6_29_r, v8g_29) */
-	eor v1.16b, v31.16b, v1.16b /* v8_acc_29 = xor(v8r8_29, l2in16_29) */
-	eor v1.16b, v1.16b, v14.16b /* v8_29 = xor(v8_acc_29, v8r6_29) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v16.16b, v1.16b /* sb_in_x_29 = bsl(odd_bytes, v8_29, u_29) */
-	bit v16.16b, v1.16b, v17.16b /* sb_in_y_29 = bsl(odd_bytes, u_29, v8_29) */
-	and v1.16b, v31.16b, v5.16b /* sb_s0_xl_29 = and(sb_in_x_29, nibble_mask) */
+	tbl v16.16b, {v12.16b}, v17.16b /* ur8_29 = lookup16(l1in_29, rotl8) */
+	rev32 v14.8h, v12.8h /* ur16_29 = rev(l1in_29) */
+	eor v16.16b, v12.16b, v16.16b /* ug_acc_29 = xor(l1in_29, ur8_29) */
+	eor v16.16b, v16.16b, v14.16b /* ug_29 = xor(ug_acc_29, ur16_29) */
+	ushr v14.4s, v16.4s, #30 /* ur2_29_r = shr(ug_29) */
+	sli v14.4s, v16.4s, #2 /* ur2_29 = sli(ur2_29_r, ug_29) */
+	eor v16.16b, v12.16b, v15.16b /* u_acc_29 = xor(l1in_29, ur24_29) */
+	eor v16.16b, v16.16b, v14.16b /* u_29 = xor(u_acc_29, ur2_29) */
+	ushr v31.4s, v31.4s, #16 /* l2in_29_r = shr(w1_29) */
+	sli v31.4s, v2.4s, #16 /* l2in_29 = sli(l2in_29_r, w2_29) */
+	tbl v2.16b, {v31.16b}, v17.16b /* v8r8_29 = lookup16(l2in_29, rotl8) */
+	rev32 v12.8h, v31.8h /* v8r16_29 = rev(l2in_29) */
+	tbl v14.16b, {v31.16b}, v1.16b /* v8r24_29 = lookup16(l2in_29, rotl24) */
+	eor v31.16b, v31.16b, v12.16b /* v8g_acc_29 = xor(l2in_29, v8r16_29) */
+	eor v31.16b, v31.16b, v14.16b /* v8g_29 = xor(v8g_acc_29, v8r24_29) */
+	ushr v14.4s, v31.4s, #26 /* v8r6_29_r = shr(v8g_29) */
+	sli v14.4s, v31.4s, #6 /* v8r6_29 = sli(v8r6_29_r, v8g_29) */
+	eor v2.16b, v2.16b, v12.16b /* v8_acc_29 = xor(v8r8_29, v8r16_29) */
+	eor v2.16b, v2.16b, v14.16b /* v8_29 = xor(v8_acc_29, v8r6_29) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v16.16b, v2.16b /* sb_in_x_29 = bsl(odd_bytes, v8_29, u_29) */
+	bit v16.16b, v2.16b, v19.16b /* sb_in_y_29 = bsl(odd_bytes, u_29, v8_29) */
+	and v2.16b, v31.16b, v5.16b /* sb_s0_xl_29 = and(sb_in_x_29, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* sb_s0_xh_29 = shr(sb_in_x_29) */
-	tbl v12.16b, {v8.16b}, v1.16b /* sb_s0_p1_29 = lookup16(s0_p1, sb_s0_xl_29) */
+	tbl v12.16b, {v8.16b}, v2.16b /* sb_s0_p1_29 = lookup16(s0_p1, sb_s0_xl_29) */
 	eor v31.16b, v12.16b, v31.16b /* sb_s0_t_29 = xor(sb_s0_p1_29, sb_s0_xh_29) */
 	tbl v12.16b, {v9.16b}, v31.16b /* sb_s0_p2_29 = lookup16(s0_p2, sb_s0_t_29) */
-	eor v1.16b, v12.16b, v1.16b /* sb_s0_ol_29 = xor(sb_s0_p2_29, sb_s0_xl_29) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_29 = lookup16(s0_p3_rot, sb_s0_ol_29) */
+	eor v2.16b, v12.16b, v2.16b /* sb_s0_ol_29 = xor(sb_s0_p2_29, sb_s0_xl_29) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_29 = lookup16(s0_p3_rot, sb_s0_ol_29) */
 	add v31.16b, v31.16b, v31.16b /* sb_s0_t2_29 = add(sb_s0_t_29, sb_s0_t_29) */
-	eor v1.16b, v1.16b, v31.16b /* sb_s0_29 = xor(sb_s0_p3_29, sb_s0_t2_29) */
+	eor v2.16b, v2.16b, v31.16b /* sb_s0_29 = xor(sb_s0_p3_29, sb_s0_t2_29) */
 	and v31.16b, v16.16b, v5.16b /* sb_in_y_29_lo = and(sb_in_y_29, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* sb_in_y_29_hi = shr(sb_in_y_29) */
 	tbl v31.16b, {v28.16b}, v31.16b /* sb_s1_k_29_l = lookup16(tbl_lo, sb_in_y_29_lo) */
@@ -11345,10 +11242,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v31.16b, {v24.16b}, v31.16b /* sb_s1_29_l = lookup16(tbl_lo_1, sb_s1_29_aes_lo) */
 	tbl v16.16b, {v26.16b}, v16.16b /* sb_s1_29_h = lookup16(tbl_hi_1, sb_s1_29_aes_hi) */
 	eor v16.16b, v31.16b, v16.16b /* sb_s1_29 = xor(sb_s1_29_l, sb_s1_29_h) */
-	mov v31.16b, v17.16b /* odd_bytes */
-	bsl v31.16b, v1.16b, v16.16b /* sb_out_x_29 = bsl(odd_bytes, sb_s1_29, sb_s0_29) */
-	bit v1.16b, v16.16b, v17.16b /* sb_out_y_29 = bsl(odd_bytes, sb_s0_29, sb_s1_29) */
-	tbl v1.16b, {v1.16b}, v19.16b /* r2_29 = lookup16(sb_out_y_29, rotl24) */
+	mov v31.16b, v19.16b /* odd_bytes */
+	bsl v31.16b, v2.16b, v16.16b /* sb_out_x_29 = bsl(odd_bytes, sb_s1_29, sb_s0_29) */
+	bit v2.16b, v16.16b, v19.16b /* sb_out_y_29 = bsl(odd_bytes, sb_s0_29, sb_s1_29) */
+	tbl v2.16b, {v2.16b}, v1.16b /* r2_29 = lookup16(sb_out_y_29, rotl24) */
 	ldr q16, [sp, #976] /* reload dbl_34 */
 	ushr v16.4s, v16.4s, #24 /* s0k_o_29_r = shr(dbl_34) */
 	ldr q12, [sp, #576] /* reload g1s14 */
@@ -11405,31 +11302,30 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	eor v0.16b, v0.16b, v12.16b /* w2_30 = xor(r2_28, x1_22) */
 	ushr v12.4s, v0.4s, #16 /* l1in_30_r = shr(w2_30) */
 	sli v12.4s, v11.4s, #16 /* l1in_30 = sli(l1in_30_r, w1_30) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v0.16b, v11.16b /* l1in16_30 = bsl(high16, w1_30, w2_30) */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_30 = lookup16(l1in_30, rotl24) */
+	tbl v15.16b, {v12.16b}, v1.16b /* ur24_30 = lookup16(l1in_30, rotl24) */
+	tbl v14.16b, {v12.16b}, v17.16b /* ur8_30 = lookup16(l1in_30, rotl8) */
 	str q20, [sp, #1072] /* spill fb_23 */
-	tbl v20.16b, {v12.16b}, v2.16b /* ur8_30 = lookup16(l1in_30, rotl8) */
-	eor v20.16b, v12.16b, v20.16b /* ug_acc_30 = xor(l1in_30, ur8_30) */
-	eor v20.16b, v20.16b, v15.16b /* ug_30 = xor(ug_acc_30, l1in16_30) */
-	ushr v15.4s, v20.4s, #30 /* ur2_30_r = shr(ug_30) */
-	sli v15.4s, v20.4s, #2 /* ur2_30 = sli(ur2_30_r, ug_30) */
-	eor v20.16b, v12.16b, v14.16b /* u_acc_30 = xor(l1in_30, ur24_30) */
-	eor v20.16b, v20.16b, v15.16b /* u_30 = xor(u_acc_30, ur2_30) */
-	ushr v12.4s, v11.4s, #16 /* l2in_30_r = shr(w1_30) */
-	sli v12.4s, v0.4s, #16 /* l2in_30 = sli(l2in_30_r, w2_30) */
-	bit v0.16b, v11.16b, v3.16b /* l2in16_30 = bsl(high16, w2_30, w1_30) */
-	tbl v11.16b, {v12.16b}, v2.16b /* v8r8_30 = lookup16(l2in_30, rotl8) */
-	tbl v14.16b, {v12.16b}, v19.16b /* v8r24_30 = lookup16(l2in_30, rotl24) */
-	eor v12.16b, v12.16b, v0.16b /* v8g_acc_30 = xor(l2in_30, l2in16_30) */
-	eor v12.16b, v12.16b, v14.16b /* v8g_30 = xor(v8g_acc_30, v8r24_30) */
-	ushr v14.4s, v12.4s, #26 /* v8r6_30_r = shr(v8g_30) */
-	sli v14.4s, v12.4s, #6 /* v8r6_30 = sli(v8r6_30_r, v8g_30) */
-	eor v0.16b, v11.16b, v0.16b /* v8_acc_30 = xor(v8r8_30, l2in16_30) */
+	rev32 v20.8h, v12.8h /* ur16_30 = rev(l1in_30) */
+	eor v14.16b, v12.16b, v14.16b /* ug_acc_30 = xor(l1in_30, ur8_30) */
+	eor v20.16b, v14.16b, v20.16b /* ug_30 = xor(ug_acc_30, ur16_30) */
+	ushr v14.4s, v20.4s, #30 /* ur2_30_r = shr(ug_30) */
+	sli v14.4s, v20.4s, #2 /* ur2_30 = sli(ur2_30_r, ug_30) */
+	eor v20.16b, v12.16b, v15.16b /* u_acc_30 = xor(l1in_30, ur24_30) */
+	eor v20.16b, v20.16b, v14.16b /* u_30 = xor(u_acc_30, ur2_30) */
+	ushr v11.4s, v11.4s, #16 /* l2in_30_r = shr(w1_30) */
+	sli v11.4s, v0.4s, #16 /* l2in_30 = sli(l2in_30_r, w2_30) */
+	tbl v0.16b, {v11.16b}, v17.16b /* v8r8_30 = lookup16(l2in_30, rotl8) */
+	rev32 v12.8h, v11.8h /* v8r16_30 = rev(l2in_30) */
+	tbl v14.16b, {v11.16b}, v1.16b /* v8r24_30 = lookup16(l2in_30, rotl24) */
+	eor v11.16b, v11.16b, v12.16b /* v8g_acc_30 = xor(l2in_30, v8r16_30) */
+	eor v11.16b, v11.16b, v14.16b /* v8g_30 = xor(v8g_acc_30, v8r24_30) */
+	ushr v14.4s, v11.4s, #26 /* v8r6_30_r = shr(v8g_30) */
+	sli v14.4s, v11.4s, #6 /* v8r6_30 = sli(v8r6_30_r, v8g_30) */
+	eor v0.16b, v0.16b, v12.16b /* v8_acc_30 = xor(v8r8_30, v8r16_30) */
 	eor v0.16b, v0.16b, v14.16b /* v8_30 = xor(v8_acc_30, v8r6_30) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v20.16b, v0.16b /* sb_in_x_30 = bsl(odd_bytes, v8_30, u_30) */
-	bit v20.16b, v0.16b, v17.16b /* sb_in_y_30 = bsl(odd_bytes, u_30, v8_30) */
+	bit v20.16b, v0.16b, v19.16b /* sb_in_y_30 = bsl(odd_bytes, u_30, v8_30) */
 	and v0.16b, v11.16b, v5.16b /* sb_s0_xl_30 = and(sb_in_x_30, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* sb_s0_xh_30 = shr(sb_in_x_30) */
 	tbl v12.16b, {v8.16b}, v0.16b /* sb_s0_p1_30 = lookup16(s0_p1, sb_s0_xl_30) */
@@ -11451,10 +11347,10 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	tbl v11.16b, {v24.16b}, v11.16b /* sb_s1_30_l = lookup16(tbl_lo_1, sb_s1_30_aes_lo) */
 	tbl v20.16b, {v26.16b}, v20.16b /* sb_s1_30_h = lookup16(tbl_hi_1, sb_s1_30_aes_hi) */
 	eor v20.16b, v11.16b, v20.16b /* sb_s1_30 = xor(sb_s1_30_l, sb_s1_30_h) */
-	mov v11.16b, v17.16b /* odd_bytes */
+	mov v11.16b, v19.16b /* odd_bytes */
 	bsl v11.16b, v0.16b, v20.16b /* sb_out_x_30 = bsl(odd_bytes, sb_s1_30, sb_s0_30) */
-	bit v0.16b, v20.16b, v17.16b /* sb_out_y_30 = bsl(odd_bytes, sb_s0_30, sb_s1_30) */
-	tbl v0.16b, {v0.16b}, v19.16b /* r2_30 = lookup16(sb_out_y_30, rotl24) */
+	bit v0.16b, v20.16b, v19.16b /* sb_out_y_30 = bsl(odd_bytes, sb_s0_30, sb_s1_30) */
+	tbl v0.16b, {v0.16b}, v1.16b /* r2_30 = lookup16(sb_out_y_30, rotl24) */
 	ldr q20, [sp, #432] /* reload dbl */
 	ushr v20.4s, v20.4s, #24 /* s0k_o_30_r = shr(dbl) */
 	ldr q12, [sp, #768] /* reload g0s15 */
@@ -11496,105 +11392,102 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 
 	/* Round 15, lanes 4..7: BR, F (Z out), LFSR feedback. */
 	add v20.4s, v16.4s, v16.4s /* dbl_279 = add(fb_29, fb_29) */
-	mov v27.16b, v3.16b /* high16 */
-	bsl v27.16b, v20.16b, v6.16b /* x0_31 = bsl(high16, fb_27, dbl_279) */
-	ldr q12, [sp, #1552] /* reload dbl_171 */
-	ushr v12.4s, v12.4s, #16 /* x1_31_r = shr(dbl_171) */
-	ldr q14, [sp, #1280] /* reload fb_21 */
-	sli v12.4s, v14.4s, #16 /* x1_31 = sli(x1_31_r, fb_21) */
-	eor v27.16b, v27.16b, v31.16b /* x0r1_31 = xor(x0_31, sb_out_x_29) */
-	add v27.4s, v27.4s, v1.4s /* w_31 = add(x0r1_31, r2_29) */
-	ldr q15, [sp, #832] /* reload x1_13 */
-	eor v27.16b, v27.16b, v15.16b /* z_31 = xor(w_31, x1_13) */
-	add v31.4s, v31.4s, v12.4s /* w1_31 = add(sb_out_x_29, x1_31) */
-	ldr q12, [sp, #1168] /* reload x1_23 */
-	eor v1.16b, v1.16b, v12.16b /* w2_31 = xor(r2_29, x1_23) */
-	ushr v12.4s, v1.4s, #16 /* l1in_31_r = shr(w2_31) */
-	sli v12.4s, v31.4s, #16 /* l1in_31 = sli(l1in_31_r, w1_31) */
-	mov v15.16b, v3.16b /* high16 */
-	bsl v15.16b, v1.16b, v31.16b /* l1in16_31 = bsl(high16, w1_31, w2_31) */
-	tbl v14.16b, {v12.16b}, v19.16b /* ur24_31 = lookup16(l1in_31, rotl24) */
-	str q6, [sp, #1168] /* spill fb_27 */
-	tbl v6.16b, {v12.16b}, v2.16b /* ur8_31 = lookup16(l1in_31, rotl8) */
-	eor v6.16b, v12.16b, v6.16b /* ug_acc_31 = xor(l1in_31, ur8_31) */
-	eor v6.16b, v6.16b, v15.16b /* ug_31 = xor(ug_acc_31, l1in16_31) */
-	ushr v15.4s, v6.4s, #30 /* ur2_31_r = shr(ug_31) */
-	sli v15.4s, v6.4s, #2 /* ur2_31 = sli(ur2_31_r, ug_31) */
-	eor v6.16b, v12.16b, v14.16b /* u_acc_31 = xor(l1in_31, ur24_31) */
-	eor v6.16b, v6.16b, v15.16b /* u_31 = xor(u_acc_31, ur2_31) */
-	ushr v12.4s, v31.4s, #16 /* l2in_31_r = shr(w1_31) */
-	sli v12.4s, v1.4s, #16 /* l2in_31 = sli(l2in_31_r, w2_31) */
-	bsl v3.16b, v31.16b, v1.16b /* l2in16_31 = bsl(high16, w2_31, w1_31) */
-	tbl v1.16b, {v12.16b}, v2.16b /* v8r8_31 = lookup16(l2in_31, rotl8) */
-	tbl v2.16b, {v12.16b}, v19.16b /* v8r24_31 = lookup16(l2in_31, rotl24) */
-	eor v31.16b, v12.16b, v3.16b /* v8g_acc_31 = xor(l2in_31, l2in16_31) */
-	eor v2.16b, v31.16b, v2.16b /* v8g_31 = xor(v8g_acc_31, v8r24_31) */
-	ushr v31.4s, v2.4s, #26 /* v8r6_31_r = shr(v8g_31) */
-	sli v31.4s, v2.4s, #6 /* v8r6_31 = sli(v8r6_31_r, v8g_31) */
-	eor v1.16b, v1.16b, v3.16b /* v8_acc_31 = xor(v8r8_31, l2in16_31) */
-	eor v1.16b, v1.16b, v31.16b /* v8_31 = xor(v8_acc_31, v8r6_31) */
-	mov v2.16b, v17.16b /* odd_bytes */
-	bsl v2.16b, v6.16b, v1.16b /* sb_in_x_31 = bsl(odd_bytes, v8_31, u_31) */
-	bit v6.16b, v1.16b, v17.16b /* sb_in_y_31 = bsl(odd_bytes, u_31, v8_31) */
-	and v1.16b, v2.16b, v5.16b /* sb_s0_xl_31 = and(sb_in_x_31, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* sb_s0_xh_31 = shr(sb_in_x_31) */
-	tbl v3.16b, {v8.16b}, v1.16b /* sb_s0_p1_31 = lookup16(s0_p1, sb_s0_xl_31) */
-	eor v2.16b, v3.16b, v2.16b /* sb_s0_t_31 = xor(sb_s0_p1_31, sb_s0_xh_31) */
-	tbl v3.16b, {v9.16b}, v2.16b /* sb_s0_p2_31 = lookup16(s0_p2, sb_s0_t_31) */
-	eor v1.16b, v3.16b, v1.16b /* sb_s0_ol_31 = xor(sb_s0_p2_31, sb_s0_xl_31) */
-	tbl v1.16b, {v10.16b}, v1.16b /* sb_s0_p3_31 = lookup16(s0_p3_rot, sb_s0_ol_31) */
-	add v2.16b, v2.16b, v2.16b /* sb_s0_t2_31 = add(sb_s0_t_31, sb_s0_t_31) */
-	eor v1.16b, v1.16b, v2.16b /* sb_s0_31 = xor(sb_s0_p3_31, sb_s0_t2_31) */
-	and v2.16b, v6.16b, v5.16b /* sb_in_y_31_lo = and(sb_in_y_31, nibble_mask) */
-	ushr v3.16b, v6.16b, #4 /* sb_in_y_31_hi = shr(sb_in_y_31) */
-	tbl v2.16b, {v28.16b}, v2.16b /* sb_s1_k_31_l = lookup16(tbl_lo, sb_in_y_31_lo) */
-	tbl v3.16b, {v29.16b}, v3.16b /* sb_s1_k_31_h = lookup16(tbl_hi, sb_in_y_31_hi) */
-	eor v2.16b, v2.16b, v3.16b /* sb_s1_k_31 = xor(sb_s1_k_31_l, sb_s1_k_31_h) */
-	tbl v2.16b, {v2.16b}, v21.16b /* sb_s1_31_sr = lookup16(sb_s1_k_31, inv_shift_rows) */
-	aese v2.16b, v13.16b /* sb_s1_31_aes = aese(sb_s1_31_sr, zero_key) */
-	and v3.16b, v2.16b, v5.16b /* sb_s1_31_aes_lo = and(sb_s1_31_aes, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* sb_s1_31_aes_hi = shr(sb_s1_31_aes) */
-	tbl v3.16b, {v24.16b}, v3.16b /* sb_s1_31_l = lookup16(tbl_lo_1, sb_s1_31_aes_lo) */
-	tbl v2.16b, {v26.16b}, v2.16b /* sb_s1_31_h = lookup16(tbl_hi_1, sb_s1_31_aes_hi) */
-	eor v2.16b, v3.16b, v2.16b /* sb_s1_31 = xor(sb_s1_31_l, sb_s1_31_h) */
-	mov v3.16b, v17.16b /* odd_bytes */
-	bsl v3.16b, v1.16b, v2.16b /* sb_out_x_31 = bsl(odd_bytes, sb_s1_31, sb_s0_31) */
-	bsl v17.16b, v2.16b, v1.16b /* sb_out_y_31 = bsl(odd_bytes, sb_s0_31, sb_s1_31) */
-	tbl v1.16b, {v17.16b}, v19.16b /* r2_31 = lookup16(sb_out_y_31, rotl24) */
+	bsl v3.16b, v20.16b, v6.16b /* x0_31 = bsl(high16, fb_27, dbl_279) */
+	ldr q27, [sp, #1552] /* reload dbl_171 */
+	ushr v27.4s, v27.4s, #16 /* x1_31_r = shr(dbl_171) */
+	ldr q12, [sp, #1280] /* reload fb_21 */
+	sli v27.4s, v12.4s, #16 /* x1_31 = sli(x1_31_r, fb_21) */
+	eor v3.16b, v3.16b, v31.16b /* x0r1_31 = xor(x0_31, sb_out_x_29) */
+	add v3.4s, v3.4s, v2.4s /* w_31 = add(x0r1_31, r2_29) */
+	ldr q14, [sp, #832] /* reload x1_13 */
+	eor v3.16b, v3.16b, v14.16b /* z_31 = xor(w_31, x1_13) */
+	add v27.4s, v31.4s, v27.4s /* w1_31 = add(sb_out_x_29, x1_31) */
+	ldr q31, [sp, #1168] /* reload x1_23 */
+	eor v2.16b, v2.16b, v31.16b /* w2_31 = xor(r2_29, x1_23) */
+	ushr v31.4s, v2.4s, #16 /* l1in_31_r = shr(w2_31) */
+	sli v31.4s, v27.4s, #16 /* l1in_31 = sli(l1in_31_r, w1_31) */
+	tbl v14.16b, {v31.16b}, v1.16b /* ur24_31 = lookup16(l1in_31, rotl24) */
+	tbl v15.16b, {v31.16b}, v17.16b /* ur8_31 = lookup16(l1in_31, rotl8) */
+	rev32 v12.8h, v31.8h /* ur16_31 = rev(l1in_31) */
+	eor v15.16b, v31.16b, v15.16b /* ug_acc_31 = xor(l1in_31, ur8_31) */
+	eor v12.16b, v15.16b, v12.16b /* ug_31 = xor(ug_acc_31, ur16_31) */
+	ushr v15.4s, v12.4s, #30 /* ur2_31_r = shr(ug_31) */
+	sli v15.4s, v12.4s, #2 /* ur2_31 = sli(ur2_31_r, ug_31) */
+	eor v31.16b, v31.16b, v14.16b /* u_acc_31 = xor(l1in_31, ur24_31) */
+	eor v31.16b, v31.16b, v15.16b /* u_31 = xor(u_acc_31, ur2_31) */
+	ushr v27.4s, v27.4s, #16 /* l2in_31_r = shr(w1_31) */
+	sli v27.4s, v2.4s, #16 /* l2in_31 = sli(l2in_31_r, w2_31) */
+	tbl v2.16b, {v27.16b}, v17.16b /* v8r8_31 = lookup16(l2in_31, rotl8) */
+	rev32 v17.8h, v27.8h /* v8r16_31 = rev(l2in_31) */
+	tbl v12.16b, {v27.16b}, v1.16b /* v8r24_31 = lookup16(l2in_31, rotl24) */
+	eor v27.16b, v27.16b, v17.16b /* v8g_acc_31 = xor(l2in_31, v8r16_31) */
+	eor v27.16b, v27.16b, v12.16b /* v8g_31 = xor(v8g_acc_31, v8r24_31) */
+	ushr v12.4s, v27.4s, #26 /* v8r6_31_r = shr(v8g_31) */
+	sli v12.4s, v27.4s, #6 /* v8r6_31 = sli(v8r6_31_r, v8g_31) */
+	eor v2.16b, v2.16b, v17.16b /* v8_acc_31 = xor(v8r8_31, v8r16_31) */
+	eor v2.16b, v2.16b, v12.16b /* v8_31 = xor(v8_acc_31, v8r6_31) */
+	mov v17.16b, v19.16b /* odd_bytes */
+	bsl v17.16b, v31.16b, v2.16b /* sb_in_x_31 = bsl(odd_bytes, v8_31, u_31) */
+	bit v31.16b, v2.16b, v19.16b /* sb_in_y_31 = bsl(odd_bytes, u_31, v8_31) */
+	and v2.16b, v17.16b, v5.16b /* sb_s0_xl_31 = and(sb_in_x_31, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* sb_s0_xh_31 = shr(sb_in_x_31) */
+	tbl v27.16b, {v8.16b}, v2.16b /* sb_s0_p1_31 = lookup16(s0_p1, sb_s0_xl_31) */
+	eor v17.16b, v27.16b, v17.16b /* sb_s0_t_31 = xor(sb_s0_p1_31, sb_s0_xh_31) */
+	tbl v27.16b, {v9.16b}, v17.16b /* sb_s0_p2_31 = lookup16(s0_p2, sb_s0_t_31) */
+	eor v2.16b, v27.16b, v2.16b /* sb_s0_ol_31 = xor(sb_s0_p2_31, sb_s0_xl_31) */
+	tbl v2.16b, {v10.16b}, v2.16b /* sb_s0_p3_31 = lookup16(s0_p3_rot, sb_s0_ol_31) */
+	add v17.16b, v17.16b, v17.16b /* sb_s0_t2_31 = add(sb_s0_t_31, sb_s0_t_31) */
+	eor v2.16b, v2.16b, v17.16b /* sb_s0_31 = xor(sb_s0_p3_31, sb_s0_t2_31) */
+	and v17.16b, v31.16b, v5.16b /* sb_in_y_31_lo = and(sb_in_y_31, nibble_mask) */
+	ushr v27.16b, v31.16b, #4 /* sb_in_y_31_hi = shr(sb_in_y_31) */
+	tbl v17.16b, {v28.16b}, v17.16b /* sb_s1_k_31_l = lookup16(tbl_lo, sb_in_y_31_lo) */
+	tbl v27.16b, {v29.16b}, v27.16b /* sb_s1_k_31_h = lookup16(tbl_hi, sb_in_y_31_hi) */
+	eor v17.16b, v17.16b, v27.16b /* sb_s1_k_31 = xor(sb_s1_k_31_l, sb_s1_k_31_h) */
+	tbl v17.16b, {v17.16b}, v21.16b /* sb_s1_31_sr = lookup16(sb_s1_k_31, inv_shift_rows) */
+	aese v17.16b, v13.16b /* sb_s1_31_aes = aese(sb_s1_31_sr, zero_key) */
+	and v5.16b, v17.16b, v5.16b /* sb_s1_31_aes_lo = and(sb_s1_31_aes, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* sb_s1_31_aes_hi = shr(sb_s1_31_aes) */
+	tbl v5.16b, {v24.16b}, v5.16b /* sb_s1_31_l = lookup16(tbl_lo_1, sb_s1_31_aes_lo) */
+	tbl v17.16b, {v26.16b}, v17.16b /* sb_s1_31_h = lookup16(tbl_hi_1, sb_s1_31_aes_hi) */
+	eor v5.16b, v5.16b, v17.16b /* sb_s1_31 = xor(sb_s1_31_l, sb_s1_31_h) */
+	mov v17.16b, v19.16b /* odd_bytes */
+	bsl v17.16b, v2.16b, v5.16b /* sb_out_x_31 = bsl(odd_bytes, sb_s1_31, sb_s0_31) */
+	bsl v19.16b, v5.16b, v2.16b /* sb_out_y_31 = bsl(odd_bytes, sb_s0_31, sb_s1_31) */
+	tbl v1.16b, {v19.16b}, v1.16b /* r2_31 = lookup16(sb_out_y_31, rotl24) */
 	ldr q2, [sp, #704] /* reload dbl_9 */
 	ushr v2.4s, v2.4s, #24 /* s0k_o_31_r = shr(dbl_9) */
 	ldr q5, [sp, #896] /* reload g1s15 */
 	sli v2.4s, v5.4s, #8 /* s0k_o_31 = sli(s0k_o_31_r, g1s15) */
 	and v2.16b, v2.16b, v22.16b /* s0k_31 = and(s0k_o_31, modulus) */
-	ldr q6, [sp, #336] /* reload dbl_81 */
-	ushr v6.4s, v6.4s, #12 /* s4k_o_31_r = shr(dbl_81) */
-	ldr q17, [sp, #1024] /* reload fb_7 */
-	sli v6.4s, v17.4s, #20 /* s4k_o_31 = sli(s4k_o_31_r, fb_7) */
-	and v6.16b, v6.16b, v22.16b /* s4k_31 = and(s4k_o_31, modulus) */
-	ldr q19, [sp, #1584] /* reload dbl_189 */
-	ushr v19.4s, v19.4s, #11 /* s10k_o_31_r = shr(dbl_189) */
-	ldr q21, [sp, #1088] /* reload fb_19 */
-	sli v19.4s, v21.4s, #21 /* s10k_o_31 = sli(s10k_o_31_r, fb_19) */
-	and v19.16b, v19.16b, v22.16b /* s10k_31 = and(s10k_o_31, modulus) */
-	ldr q24, [sp, #1424] /* reload dbl_243 */
-	ushr v24.4s, v24.4s, #15 /* s13k_o_31_r = shr(dbl_243) */
-	sli v24.4s, v4.4s, #17 /* s13k_o_31 = sli(s13k_o_31_r, fb_25) */
-	and v24.16b, v24.16b, v22.16b /* s13k_31 = and(s13k_o_31, modulus) */
+	ldr q19, [sp, #336] /* reload dbl_81 */
+	ushr v19.4s, v19.4s, #12 /* s4k_o_31_r = shr(dbl_81) */
+	ldr q21, [sp, #1024] /* reload fb_7 */
+	sli v19.4s, v21.4s, #20 /* s4k_o_31 = sli(s4k_o_31_r, fb_7) */
+	and v19.16b, v19.16b, v22.16b /* s4k_31 = and(s4k_o_31, modulus) */
+	ldr q24, [sp, #1584] /* reload dbl_189 */
+	ushr v24.4s, v24.4s, #11 /* s10k_o_31_r = shr(dbl_189) */
+	ldr q26, [sp, #1088] /* reload fb_19 */
+	sli v24.4s, v26.4s, #21 /* s10k_o_31 = sli(s10k_o_31_r, fb_19) */
+	and v24.16b, v24.16b, v22.16b /* s10k_31 = and(s10k_o_31, modulus) */
+	ldr q27, [sp, #1424] /* reload dbl_243 */
+	ushr v27.4s, v27.4s, #15 /* s13k_o_31_r = shr(dbl_243) */
+	sli v27.4s, v4.4s, #17 /* s13k_o_31 = sli(s13k_o_31_r, fb_25) */
+	and v27.16b, v27.16b, v22.16b /* s13k_31 = and(s13k_o_31, modulus) */
 	ushr v20.4s, v20.4s, #17 /* s15k_o_31_r = shr(dbl_279) */
 	sli v20.4s, v16.4s, #15 /* s15k_o_31 = sli(s15k_o_31_r, fb_29) */
 	and v20.16b, v20.16b, v22.16b /* s15k_31 = and(s15k_o_31, modulus) */
-	add v2.4s, v2.4s, v6.4s /* fb0_s_62 = add(s0k_31, s4k_31) */
-	add v6.4s, v2.4s, v25.4s /* fb0_p_62 = add(fb0_s_62, minus_modulus) */
-	umin v2.4s, v2.4s, v6.4s /* fb0_62 = minu(fb0_s_62, fb0_p_62) */
-	add v6.4s, v19.4s, v24.4s /* fb0_s_63 = add(s10k_31, s13k_31) */
-	add v19.4s, v6.4s, v25.4s /* fb0_p_63 = add(fb0_s_63, minus_modulus) */
-	umin v6.4s, v6.4s, v19.4s /* fb0_63 = minu(fb0_s_63, fb0_p_63) */
-	add v2.4s, v2.4s, v6.4s /* fb1_s_31 = add(fb0_62, fb0_63) */
-	add v6.4s, v2.4s, v25.4s /* fb1_p_31 = add(fb1_s_31, minus_modulus) */
-	umin v2.4s, v2.4s, v6.4s /* fb1_31 = minu(fb1_s_31, fb1_p_31) */
+	add v2.4s, v2.4s, v19.4s /* fb0_s_62 = add(s0k_31, s4k_31) */
+	add v19.4s, v2.4s, v25.4s /* fb0_p_62 = add(fb0_s_62, minus_modulus) */
+	umin v2.4s, v2.4s, v19.4s /* fb0_62 = minu(fb0_s_62, fb0_p_62) */
+	add v19.4s, v24.4s, v27.4s /* fb0_s_63 = add(s10k_31, s13k_31) */
+	add v22.4s, v19.4s, v25.4s /* fb0_p_63 = add(fb0_s_63, minus_modulus) */
+	umin v19.4s, v19.4s, v22.4s /* fb0_63 = minu(fb0_s_63, fb0_p_63) */
+	add v2.4s, v2.4s, v19.4s /* fb1_s_31 = add(fb0_62, fb0_63) */
+	add v19.4s, v2.4s, v25.4s /* fb1_p_31 = add(fb1_s_31, minus_modulus) */
+	umin v2.4s, v2.4s, v19.4s /* fb1_31 = minu(fb1_s_31, fb1_p_31) */
 	add v2.4s, v2.4s, v20.4s /* fb2_s_31 = add(fb1_31, s15k_31) */
-	add v6.4s, v2.4s, v25.4s /* fb2_p_31 = add(fb2_s_31, minus_modulus) */
-	umin v2.4s, v2.4s, v6.4s /* fb2_31 = minu(fb2_s_31, fb2_p_31) */
+	add v19.4s, v2.4s, v25.4s /* fb2_p_31 = add(fb2_s_31, minus_modulus) */
+	umin v2.4s, v2.4s, v19.4s /* fb2_31 = minu(fb2_s_31, fb2_p_31) */
 	add v2.4s, v2.4s, v5.4s /* fb_s_31 = add(fb2_31, g1s15) */
 	add v5.4s, v2.4s, v25.4s /* fb_p_31 = add(fb_s_31, minus_modulus) */
 	smax v2.4s, v2.4s, v5.4s /* fb_31 = maxs(fb_s_31, fb_p_31) */
@@ -11602,140 +11495,140 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	/* Keystream of lanes 0..3: big-endian, transposed to 64 bytes per lane. */
 	ldr q5, [sp, #272] /* reload z */
 	rev32 v5.16b, v5.16b /* zbe = rev(z) */
-	ldr q6, [sp, #384] /* reload z_2 */
-	rev32 v6.16b, v6.16b /* zbe_1 = rev(z_2) */
-	ldr q19, [sp, #1040] /* reload z_4 */
-	rev32 v19.16b, v19.16b /* zbe_2 = rev(z_4) */
-	ldr q20, [sp, #1232] /* reload z_6 */
-	rev32 v20.16b, v20.16b /* zbe_3 = rev(z_6) */
-	ldr q22, [sp, #64] /* reload z_8 */
-	rev32 v22.16b, v22.16b /* zbe_4 = rev(z_8) */
-	ldr q24, [sp, #288] /* reload z_10 */
-	rev32 v24.16b, v24.16b /* zbe_5 = rev(z_10) */
-	ldr q25, [sp, #800] /* reload z_12 */
-	rev32 v25.16b, v25.16b /* zbe_6 = rev(z_12) */
-	ldr q26, [sp, #1056] /* reload z_14 */
-	rev32 v26.16b, v26.16b /* zbe_7 = rev(z_14) */
-	ldr q28, [sp, #1248] /* reload z_16 */
-	rev32 v28.16b, v28.16b /* zbe_8 = rev(z_16) */
-	ldr q29, [sp, #304] /* reload z_18 */
-	rev32 v29.16b, v29.16b /* zbe_9 = rev(z_18) */
-	ldr q31, [sp, #816] /* reload z_20 */
-	rev32 v31.16b, v31.16b /* zbe_10 = rev(z_20) */
-	ldr q8, [sp, #112] /* reload z_22 */
-	rev32 v8.16b, v8.16b /* zbe_11 = rev(z_22) */
-	ldr q9, [sp, #496] /* reload z_24 */
-	rev32 v9.16b, v9.16b /* zbe_12 = rev(z_24) */
-	ldr q10, [sp, #96] /* reload z_26 */
-	rev32 v10.16b, v10.16b /* zbe_13 = rev(z_26) */
-	ldr q12, [sp, #480] /* reload z_28 */
-	rev32 v12.16b, v12.16b /* zbe_14 = rev(z_28) */
+	ldr q19, [sp, #384] /* reload z_2 */
+	rev32 v19.16b, v19.16b /* zbe_1 = rev(z_2) */
+	ldr q20, [sp, #1040] /* reload z_4 */
+	rev32 v20.16b, v20.16b /* zbe_2 = rev(z_4) */
+	ldr q22, [sp, #1232] /* reload z_6 */
+	rev32 v22.16b, v22.16b /* zbe_3 = rev(z_6) */
+	ldr q24, [sp, #64] /* reload z_8 */
+	rev32 v24.16b, v24.16b /* zbe_4 = rev(z_8) */
+	ldr q25, [sp, #288] /* reload z_10 */
+	rev32 v25.16b, v25.16b /* zbe_5 = rev(z_10) */
+	ldr q27, [sp, #800] /* reload z_12 */
+	rev32 v27.16b, v27.16b /* zbe_6 = rev(z_12) */
+	ldr q28, [sp, #1056] /* reload z_14 */
+	rev32 v28.16b, v28.16b /* zbe_7 = rev(z_14) */
+	ldr q29, [sp, #1248] /* reload z_16 */
+	rev32 v29.16b, v29.16b /* zbe_8 = rev(z_16) */
+	ldr q31, [sp, #304] /* reload z_18 */
+	rev32 v31.16b, v31.16b /* zbe_9 = rev(z_18) */
+	ldr q8, [sp, #816] /* reload z_20 */
+	rev32 v8.16b, v8.16b /* zbe_10 = rev(z_20) */
+	ldr q9, [sp, #112] /* reload z_22 */
+	rev32 v9.16b, v9.16b /* zbe_11 = rev(z_22) */
+	ldr q10, [sp, #496] /* reload z_24 */
+	rev32 v10.16b, v10.16b /* zbe_12 = rev(z_24) */
+	ldr q12, [sp, #96] /* reload z_26 */
+	rev32 v12.16b, v12.16b /* zbe_13 = rev(z_26) */
+	ldr q13, [sp, #480] /* reload z_28 */
+	rev32 v13.16b, v13.16b /* zbe_14 = rev(z_28) */
 	rev32 v30.16b, v30.16b /* zbe_15 = rev(z_30) */
-	zip1 v13.4s, v5.4s, v19.4s /* ztr0 = unpacklo(zbe, zbe_2) */
-	zip2 v5.4s, v5.4s, v19.4s /* ztr0_1 = unpackhi(zbe, zbe_2) */
-	zip1 v19.4s, v6.4s, v20.4s /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
-	zip2 v6.4s, v6.4s, v20.4s /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
-	zip1 v20.4s, v13.4s, v19.4s /* ztr1 = unpacklo(ztr0, ztr0_2) */
-	zip2 v19.4s, v13.4s, v19.4s /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
-	zip1 v13.4s, v5.4s, v6.4s /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
-	zip2 v5.4s, v5.4s, v6.4s /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
-	zip1 v6.4s, v22.4s, v25.4s /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
-	zip2 v22.4s, v22.4s, v25.4s /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
-	zip1 v25.4s, v24.4s, v26.4s /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
-	zip2 v24.4s, v24.4s, v26.4s /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
-	zip1 v26.4s, v6.4s, v25.4s /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
-	zip2 v6.4s, v6.4s, v25.4s /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
-	zip1 v25.4s, v22.4s, v24.4s /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
-	zip2 v22.4s, v22.4s, v24.4s /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
-	zip1 v24.4s, v28.4s, v31.4s /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
-	zip2 v28.4s, v28.4s, v31.4s /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
-	zip1 v31.4s, v29.4s, v8.4s /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
-	zip2 v29.4s, v29.4s, v8.4s /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
-	zip1 v8.4s, v24.4s, v31.4s /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
-	zip2 v24.4s, v24.4s, v31.4s /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
-	zip1 v31.4s, v28.4s, v29.4s /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
-	zip2 v28.4s, v28.4s, v29.4s /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
-	zip1 v29.4s, v9.4s, v12.4s /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
-	zip2 v9.4s, v9.4s, v12.4s /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
-	zip1 v12.4s, v10.4s, v30.4s /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
-	zip2 v30.4s, v10.4s, v30.4s /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
-	zip1 v10.4s, v29.4s, v12.4s /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
-	zip2 v29.4s, v29.4s, v12.4s /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
-	zip1 v12.4s, v9.4s, v30.4s /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
-	zip2 v30.4s, v9.4s, v30.4s /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
+	zip1 v14.4s, v5.4s, v20.4s /* ztr0 = unpacklo(zbe, zbe_2) */
+	zip2 v5.4s, v5.4s, v20.4s /* ztr0_1 = unpackhi(zbe, zbe_2) */
+	zip1 v20.4s, v19.4s, v22.4s /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
+	zip2 v19.4s, v19.4s, v22.4s /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
+	zip1 v22.4s, v14.4s, v20.4s /* ztr1 = unpacklo(ztr0, ztr0_2) */
+	zip2 v20.4s, v14.4s, v20.4s /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
+	zip1 v14.4s, v5.4s, v19.4s /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
+	zip2 v5.4s, v5.4s, v19.4s /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
+	zip1 v19.4s, v24.4s, v27.4s /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
+	zip2 v24.4s, v24.4s, v27.4s /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
+	zip1 v27.4s, v25.4s, v28.4s /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
+	zip2 v25.4s, v25.4s, v28.4s /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
+	zip1 v28.4s, v19.4s, v27.4s /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
+	zip2 v19.4s, v19.4s, v27.4s /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
+	zip1 v27.4s, v24.4s, v25.4s /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
+	zip2 v24.4s, v24.4s, v25.4s /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
+	zip1 v25.4s, v29.4s, v8.4s /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
+	zip2 v29.4s, v29.4s, v8.4s /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
+	zip1 v8.4s, v31.4s, v9.4s /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
+	zip2 v31.4s, v31.4s, v9.4s /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
+	zip1 v9.4s, v25.4s, v8.4s /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
+	zip2 v25.4s, v25.4s, v8.4s /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
+	zip1 v8.4s, v29.4s, v31.4s /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
+	zip2 v29.4s, v29.4s, v31.4s /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
+	zip1 v31.4s, v10.4s, v13.4s /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
+	zip2 v10.4s, v10.4s, v13.4s /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
+	zip1 v13.4s, v12.4s, v30.4s /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
+	zip2 v30.4s, v12.4s, v30.4s /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
+	zip1 v12.4s, v31.4s, v13.4s /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
+	zip2 v31.4s, v31.4s, v13.4s /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
+	zip1 v13.4s, v10.4s, v30.4s /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
+	zip2 v30.4s, v10.4s, v30.4s /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
 	ldr x16, [x2, #0]
-	ldr q9, [x16] /* msg = load() */
-	eor v20.16b, v20.16b, v9.16b /* ct = xor(ztr1, msg) */
+	ldr q10, [x16] /* msg = load() */
+	eor v22.16b, v22.16b, v10.16b /* ct = xor(ztr1, msg) */
 	ldr x16, [x1, #0]
-	str q20, [x16] /* store ct */
+	str q22, [x16] /* store ct */
 	ldr x16, [x2, #0]
-	ldr q20, [x16, #16] /* msg_1 = load() */
-	eor v20.16b, v26.16b, v20.16b /* ct_1 = xor(ztr1_4, msg_1) */
+	ldr q22, [x16, #16] /* msg_1 = load() */
+	eor v22.16b, v28.16b, v22.16b /* ct_1 = xor(ztr1_4, msg_1) */
 	ldr x16, [x1, #0]
-	str q20, [x16, #16] /* store ct_1 */
+	str q22, [x16, #16] /* store ct_1 */
 	ldr x16, [x2, #0]
-	ldr q20, [x16, #32] /* msg_2 = load() */
-	eor v20.16b, v8.16b, v20.16b /* ct_2 = xor(ztr1_8, msg_2) */
+	ldr q22, [x16, #32] /* msg_2 = load() */
+	eor v22.16b, v9.16b, v22.16b /* ct_2 = xor(ztr1_8, msg_2) */
 	ldr x16, [x1, #0]
-	str q20, [x16, #32] /* store ct_2 */
+	str q22, [x16, #32] /* store ct_2 */
 	ldr x16, [x2, #0]
-	ldr q20, [x16, #48] /* msg_3 = load() */
-	eor v20.16b, v10.16b, v20.16b /* ct_3 = xor(ztr1_12, msg_3) */
+	ldr q22, [x16, #48] /* msg_3 = load() */
+	eor v22.16b, v12.16b, v22.16b /* ct_3 = xor(ztr1_12, msg_3) */
 	ldr x16, [x1, #0]
-	str q20, [x16, #48] /* store ct_3 */
+	str q22, [x16, #48] /* store ct_3 */
 	ldr x16, [x2, #8]
-	ldr q20, [x16] /* msg_4 = load() */
-	eor v19.16b, v19.16b, v20.16b /* ct_4 = xor(ztr1_1, msg_4) */
+	ldr q22, [x16] /* msg_4 = load() */
+	eor v20.16b, v20.16b, v22.16b /* ct_4 = xor(ztr1_1, msg_4) */
 	ldr x16, [x1, #8]
-	str q19, [x16] /* store ct_4 */
+	str q20, [x16] /* store ct_4 */
 	ldr x16, [x2, #8]
-	ldr q19, [x16, #16] /* msg_5 = load() */
-	eor v6.16b, v6.16b, v19.16b /* ct_5 = xor(ztr1_5, msg_5) */
+	ldr q20, [x16, #16] /* msg_5 = load() */
+	eor v19.16b, v19.16b, v20.16b /* ct_5 = xor(ztr1_5, msg_5) */
 	ldr x16, [x1, #8]
-	str q6, [x16, #16] /* store ct_5 */
+	str q19, [x16, #16] /* store ct_5 */
 	ldr x16, [x2, #8]
-	ldr q6, [x16, #32] /* msg_6 = load() */
-	eor v6.16b, v24.16b, v6.16b /* ct_6 = xor(ztr1_9, msg_6) */
+	ldr q19, [x16, #32] /* msg_6 = load() */
+	eor v19.16b, v25.16b, v19.16b /* ct_6 = xor(ztr1_9, msg_6) */
 	ldr x16, [x1, #8]
-	str q6, [x16, #32] /* store ct_6 */
+	str q19, [x16, #32] /* store ct_6 */
 	ldr x16, [x2, #8]
-	ldr q6, [x16, #48] /* msg_7 = load() */
-	eor v6.16b, v29.16b, v6.16b /* ct_7 = xor(ztr1_13, msg_7) */
+	ldr q19, [x16, #48] /* msg_7 = load() */
+	eor v19.16b, v31.16b, v19.16b /* ct_7 = xor(ztr1_13, msg_7) */
 	ldr x16, [x1, #8]
-	str q6, [x16, #48] /* store ct_7 */
+	str q19, [x16, #48] /* store ct_7 */
 	ldr x16, [x2, #16]
-	ldr q6, [x16] /* msg_8 = load() */
-	eor v6.16b, v13.16b, v6.16b /* ct_8 = xor(ztr1_2, msg_8) */
+	ldr q19, [x16] /* msg_8 = load() */
+	eor v19.16b, v14.16b, v19.16b /* ct_8 = xor(ztr1_2, msg_8) */
 	ldr x16, [x1, #16]
-	str q6, [x16] /* store ct_8 */
+	str q19, [x16] /* store ct_8 */
 	ldr x16, [x2, #16]
-	ldr q6, [x16, #16] /* msg_9 = load() */
-	eor v6.16b, v25.16b, v6.16b /* ct_9 = xor(ztr1_6, msg_9) */
+	ldr q19, [x16, #16] /* msg_9 = load() */
+	eor v19.16b, v27.16b, v19.16b /* ct_9 = xor(ztr1_6, msg_9) */
 	ldr x16, [x1, #16]
-	str q6, [x16, #16] /* store ct_9 */
+	str q19, [x16, #16] /* store ct_9 */
 	ldr x16, [x2, #16]
-	ldr q6, [x16, #32] /* msg_10 = load() */
-	eor v6.16b, v31.16b, v6.16b /* ct_10 = xor(ztr1_10, msg_10) */
+	ldr q19, [x16, #32] /* msg_10 = load() */
+	eor v19.16b, v8.16b, v19.16b /* ct_10 = xor(ztr1_10, msg_10) */
 	ldr x16, [x1, #16]
-	str q6, [x16, #32] /* store ct_10 */
+	str q19, [x16, #32] /* store ct_10 */
 	ldr x16, [x2, #16]
-	ldr q6, [x16, #48] /* msg_11 = load() */
-	eor v6.16b, v12.16b, v6.16b /* ct_11 = xor(ztr1_14, msg_11) */
+	ldr q19, [x16, #48] /* msg_11 = load() */
+	eor v19.16b, v13.16b, v19.16b /* ct_11 = xor(ztr1_14, msg_11) */
 	ldr x16, [x1, #16]
-	str q6, [x16, #48] /* store ct_11 */
+	str q19, [x16, #48] /* store ct_11 */
 	ldr x16, [x2, #24]
-	ldr q6, [x16] /* msg_12 = load() */
-	eor v5.16b, v5.16b, v6.16b /* ct_12 = xor(ztr1_3, msg_12) */
+	ldr q19, [x16] /* msg_12 = load() */
+	eor v5.16b, v5.16b, v19.16b /* ct_12 = xor(ztr1_3, msg_12) */
 	ldr x16, [x1, #24]
 	str q5, [x16] /* store ct_12 */
 	ldr x16, [x2, #24]
 	ldr q5, [x16, #16] /* msg_13 = load() */
-	eor v5.16b, v22.16b, v5.16b /* ct_13 = xor(ztr1_7, msg_13) */
+	eor v5.16b, v24.16b, v5.16b /* ct_13 = xor(ztr1_7, msg_13) */
 	ldr x16, [x1, #24]
 	str q5, [x16, #16] /* store ct_13 */
 	ldr x16, [x2, #24]
 	ldr q5, [x16, #32] /* msg_14 = load() */
-	eor v5.16b, v28.16b, v5.16b /* ct_14 = xor(ztr1_11, msg_14) */
+	eor v5.16b, v29.16b, v5.16b /* ct_14 = xor(ztr1_11, msg_14) */
 	ldr x16, [x1, #24]
 	str q5, [x16, #32] /* store ct_14 */
 	ldr x16, [x2, #24]
@@ -11747,173 +11640,173 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	/* Keystream of lanes 4..7: big-endian, transposed to 64 bytes per lane. */
 	ldr q5, [sp, #512] /* reload z_1 */
 	rev32 v5.16b, v5.16b /* zbe_16 = rev(z_1) */
-	ldr q6, [sp, #928] /* reload z_3 */
-	rev32 v6.16b, v6.16b /* zbe_17 = rev(z_3) */
-	ldr q19, [sp, #1136] /* reload z_5 */
-	rev32 v19.16b, v19.16b /* zbe_18 = rev(z_5) */
-	ldr q20, [sp, #1328] /* reload z_7 */
-	rev32 v20.16b, v20.16b /* zbe_19 = rev(z_7) */
-	ldr q22, [sp, #368] /* reload z_9 */
-	rev32 v22.16b, v22.16b /* zbe_20 = rev(z_9) */
-	ldr q24, [sp, #528] /* reload z_11 */
-	rev32 v24.16b, v24.16b /* zbe_21 = rev(z_11) */
-	ldr q25, [sp, #944] /* reload z_13 */
-	rev32 v25.16b, v25.16b /* zbe_22 = rev(z_13) */
-	ldr q26, [sp, #1152] /* reload z_15 */
-	rev32 v26.16b, v26.16b /* zbe_23 = rev(z_15) */
-	ldr q28, [sp, #1344] /* reload z_17 */
-	rev32 v28.16b, v28.16b /* zbe_24 = rev(z_17) */
-	ldr q29, [sp, #544] /* reload z_19 */
-	rev32 v29.16b, v29.16b /* zbe_25 = rev(z_19) */
-	ldr q30, [sp, #960] /* reload z_21 */
-	rev32 v30.16b, v30.16b /* zbe_26 = rev(z_21) */
-	ldr q31, [sp, #240] /* reload z_23 */
-	rev32 v31.16b, v31.16b /* zbe_27 = rev(z_23) */
-	ldr q8, [sp, #736] /* reload z_25 */
-	rev32 v8.16b, v8.16b /* zbe_28 = rev(z_25) */
-	ldr q9, [sp, #176] /* reload z_27 */
-	rev32 v9.16b, v9.16b /* zbe_29 = rev(z_27) */
-	ldr q10, [sp, #352] /* reload z_29 */
-	rev32 v10.16b, v10.16b /* zbe_30 = rev(z_29) */
-	rev32 v27.16b, v27.16b /* zbe_31 = rev(z_31) */
-	zip1 v12.4s, v5.4s, v19.4s /* ztr0_16 = unpacklo(zbe_16, zbe_18) */
-	zip2 v5.4s, v5.4s, v19.4s /* ztr0_17 = unpackhi(zbe_16, zbe_18) */
-	zip1 v19.4s, v6.4s, v20.4s /* ztr0_18 = unpacklo(zbe_17, zbe_19) */
-	zip2 v6.4s, v6.4s, v20.4s /* ztr0_19 = unpackhi(zbe_17, zbe_19) */
-	zip1 v20.4s, v12.4s, v19.4s /* ztr1_16 = unpacklo(ztr0_16, ztr0_18) */
-	zip2 v19.4s, v12.4s, v19.4s /* ztr1_17 = unpackhi(ztr0_16, ztr0_18) */
-	zip1 v12.4s, v5.4s, v6.4s /* ztr1_18 = unpacklo(ztr0_17, ztr0_19) */
-	zip2 v5.4s, v5.4s, v6.4s /* ztr1_19 = unpackhi(ztr0_17, ztr0_19) */
-	zip1 v6.4s, v22.4s, v25.4s /* ztr0_20 = unpacklo(zbe_20, zbe_22) */
-	zip2 v22.4s, v22.4s, v25.4s /* ztr0_21 = unpackhi(zbe_20, zbe_22) */
-	zip1 v25.4s, v24.4s, v26.4s /* ztr0_22 = unpacklo(zbe_21, zbe_23) */
-	zip2 v24.4s, v24.4s, v26.4s /* ztr0_23 = unpackhi(zbe_21, zbe_23) */
-	zip1 v26.4s, v6.4s, v25.4s /* ztr1_20 = unpacklo(ztr0_20, ztr0_22) */
-	zip2 v6.4s, v6.4s, v25.4s /* ztr1_21 = unpackhi(ztr0_20, ztr0_22) */
-	zip1 v25.4s, v22.4s, v24.4s /* ztr1_22 = unpacklo(ztr0_21, ztr0_23) */
-	zip2 v22.4s, v22.4s, v24.4s /* ztr1_23 = unpackhi(ztr0_21, ztr0_23) */
-	zip1 v24.4s, v28.4s, v30.4s /* ztr0_24 = unpacklo(zbe_24, zbe_26) */
-	zip2 v28.4s, v28.4s, v30.4s /* ztr0_25 = unpackhi(zbe_24, zbe_26) */
-	zip1 v30.4s, v29.4s, v31.4s /* ztr0_26 = unpacklo(zbe_25, zbe_27) */
-	zip2 v29.4s, v29.4s, v31.4s /* ztr0_27 = unpackhi(zbe_25, zbe_27) */
-	zip1 v31.4s, v24.4s, v30.4s /* ztr1_24 = unpacklo(ztr0_24, ztr0_26) */
-	zip2 v24.4s, v24.4s, v30.4s /* ztr1_25 = unpackhi(ztr0_24, ztr0_26) */
-	zip1 v30.4s, v28.4s, v29.4s /* ztr1_26 = unpacklo(ztr0_25, ztr0_27) */
-	zip2 v28.4s, v28.4s, v29.4s /* ztr1_27 = unpackhi(ztr0_25, ztr0_27) */
-	zip1 v29.4s, v8.4s, v10.4s /* ztr0_28 = unpacklo(zbe_28, zbe_30) */
-	zip2 v8.4s, v8.4s, v10.4s /* ztr0_29 = unpackhi(zbe_28, zbe_30) */
-	zip1 v10.4s, v9.4s, v27.4s /* ztr0_30 = unpacklo(zbe_29, zbe_31) */
-	zip2 v27.4s, v9.4s, v27.4s /* ztr0_31 = unpackhi(zbe_29, zbe_31) */
-	zip1 v9.4s, v29.4s, v10.4s /* ztr1_28 = unpacklo(ztr0_28, ztr0_30) */
-	zip2 v29.4s, v29.4s, v10.4s /* ztr1_29 = unpackhi(ztr0_28, ztr0_30) */
-	zip1 v10.4s, v8.4s, v27.4s /* ztr1_30 = unpacklo(ztr0_29, ztr0_31) */
-	zip2 v27.4s, v8.4s, v27.4s /* ztr1_31 = unpackhi(ztr0_29, ztr0_31) */
+	ldr q19, [sp, #928] /* reload z_3 */
+	rev32 v19.16b, v19.16b /* zbe_17 = rev(z_3) */
+	ldr q20, [sp, #1136] /* reload z_5 */
+	rev32 v20.16b, v20.16b /* zbe_18 = rev(z_5) */
+	ldr q22, [sp, #1328] /* reload z_7 */
+	rev32 v22.16b, v22.16b /* zbe_19 = rev(z_7) */
+	ldr q24, [sp, #368] /* reload z_9 */
+	rev32 v24.16b, v24.16b /* zbe_20 = rev(z_9) */
+	ldr q25, [sp, #528] /* reload z_11 */
+	rev32 v25.16b, v25.16b /* zbe_21 = rev(z_11) */
+	ldr q27, [sp, #944] /* reload z_13 */
+	rev32 v27.16b, v27.16b /* zbe_22 = rev(z_13) */
+	ldr q28, [sp, #1152] /* reload z_15 */
+	rev32 v28.16b, v28.16b /* zbe_23 = rev(z_15) */
+	ldr q29, [sp, #1344] /* reload z_17 */
+	rev32 v29.16b, v29.16b /* zbe_24 = rev(z_17) */
+	ldr q30, [sp, #544] /* reload z_19 */
+	rev32 v30.16b, v30.16b /* zbe_25 = rev(z_19) */
+	ldr q31, [sp, #960] /* reload z_21 */
+	rev32 v31.16b, v31.16b /* zbe_26 = rev(z_21) */
+	ldr q8, [sp, #240] /* reload z_23 */
+	rev32 v8.16b, v8.16b /* zbe_27 = rev(z_23) */
+	ldr q9, [sp, #736] /* reload z_25 */
+	rev32 v9.16b, v9.16b /* zbe_28 = rev(z_25) */
+	ldr q10, [sp, #176] /* reload z_27 */
+	rev32 v10.16b, v10.16b /* zbe_29 = rev(z_27) */
+	ldr q12, [sp, #352] /* reload z_29 */
+	rev32 v12.16b, v12.16b /* zbe_30 = rev(z_29) */
+	rev32 v3.16b, v3.16b /* zbe_31 = rev(z_31) */
+	zip1 v13.4s, v5.4s, v20.4s /* ztr0_16 = unpacklo(zbe_16, zbe_18) */
+	zip2 v5.4s, v5.4s, v20.4s /* ztr0_17 = unpackhi(zbe_16, zbe_18) */
+	zip1 v20.4s, v19.4s, v22.4s /* ztr0_18 = unpacklo(zbe_17, zbe_19) */
+	zip2 v19.4s, v19.4s, v22.4s /* ztr0_19 = unpackhi(zbe_17, zbe_19) */
+	zip1 v22.4s, v13.4s, v20.4s /* ztr1_16 = unpacklo(ztr0_16, ztr0_18) */
+	zip2 v20.4s, v13.4s, v20.4s /* ztr1_17 = unpackhi(ztr0_16, ztr0_18) */
+	zip1 v13.4s, v5.4s, v19.4s /* ztr1_18 = unpacklo(ztr0_17, ztr0_19) */
+	zip2 v5.4s, v5.4s, v19.4s /* ztr1_19 = unpackhi(ztr0_17, ztr0_19) */
+	zip1 v19.4s, v24.4s, v27.4s /* ztr0_20 = unpacklo(zbe_20, zbe_22) */
+	zip2 v24.4s, v24.4s, v27.4s /* ztr0_21 = unpackhi(zbe_20, zbe_22) */
+	zip1 v27.4s, v25.4s, v28.4s /* ztr0_22 = unpacklo(zbe_21, zbe_23) */
+	zip2 v25.4s, v25.4s, v28.4s /* ztr0_23 = unpackhi(zbe_21, zbe_23) */
+	zip1 v28.4s, v19.4s, v27.4s /* ztr1_20 = unpacklo(ztr0_20, ztr0_22) */
+	zip2 v19.4s, v19.4s, v27.4s /* ztr1_21 = unpackhi(ztr0_20, ztr0_22) */
+	zip1 v27.4s, v24.4s, v25.4s /* ztr1_22 = unpacklo(ztr0_21, ztr0_23) */
+	zip2 v24.4s, v24.4s, v25.4s /* ztr1_23 = unpackhi(ztr0_21, ztr0_23) */
+	zip1 v25.4s, v29.4s, v31.4s /* ztr0_24 = unpacklo(zbe_24, zbe_26) */
+	zip2 v29.4s, v29.4s, v31.4s /* ztr0_25 = unpackhi(zbe_24, zbe_26) */
+	zip1 v31.4s, v30.4s, v8.4s /* ztr0_26 = unpacklo(zbe_25, zbe_27) */
+	zip2 v30.4s, v30.4s, v8.4s /* ztr0_27 = unpackhi(zbe_25, zbe_27) */
+	zip1 v8.4s, v25.4s, v31.4s /* ztr1_24 = unpacklo(ztr0_24, ztr0_26) */
+	zip2 v25.4s, v25.4s, v31.4s /* ztr1_25 = unpackhi(ztr0_24, ztr0_26) */
+	zip1 v31.4s, v29.4s, v30.4s /* ztr1_26 = unpacklo(ztr0_25, ztr0_27) */
+	zip2 v29.4s, v29.4s, v30.4s /* ztr1_27 = unpackhi(ztr0_25, ztr0_27) */
+	zip1 v30.4s, v9.4s, v12.4s /* ztr0_28 = unpacklo(zbe_28, zbe_30) */
+	zip2 v9.4s, v9.4s, v12.4s /* ztr0_29 = unpackhi(zbe_28, zbe_30) */
+	zip1 v12.4s, v10.4s, v3.4s /* ztr0_30 = unpacklo(zbe_29, zbe_31) */
+	zip2 v3.4s, v10.4s, v3.4s /* ztr0_31 = unpackhi(zbe_29, zbe_31) */
+	zip1 v10.4s, v30.4s, v12.4s /* ztr1_28 = unpacklo(ztr0_28, ztr0_30) */
+	zip2 v30.4s, v30.4s, v12.4s /* ztr1_29 = unpackhi(ztr0_28, ztr0_30) */
+	zip1 v12.4s, v9.4s, v3.4s /* ztr1_30 = unpacklo(ztr0_29, ztr0_31) */
+	zip2 v3.4s, v9.4s, v3.4s /* ztr1_31 = unpackhi(ztr0_29, ztr0_31) */
 	ldr x16, [x2, #32]
-	ldr q8, [x16] /* msg_16 = load() */
-	eor v20.16b, v20.16b, v8.16b /* ct_16 = xor(ztr1_16, msg_16) */
+	ldr q9, [x16] /* msg_16 = load() */
+	eor v22.16b, v22.16b, v9.16b /* ct_16 = xor(ztr1_16, msg_16) */
 	ldr x16, [x1, #32]
-	str q20, [x16] /* store ct_16 */
+	str q22, [x16] /* store ct_16 */
 	ldr x16, [x2, #32]
-	ldr q20, [x16, #16] /* msg_17 = load() */
-	eor v20.16b, v26.16b, v20.16b /* ct_17 = xor(ztr1_20, msg_17) */
+	ldr q22, [x16, #16] /* msg_17 = load() */
+	eor v22.16b, v28.16b, v22.16b /* ct_17 = xor(ztr1_20, msg_17) */
 	ldr x16, [x1, #32]
-	str q20, [x16, #16] /* store ct_17 */
+	str q22, [x16, #16] /* store ct_17 */
 	ldr x16, [x2, #32]
-	ldr q20, [x16, #32] /* msg_18 = load() */
-	eor v20.16b, v31.16b, v20.16b /* ct_18 = xor(ztr1_24, msg_18) */
+	ldr q22, [x16, #32] /* msg_18 = load() */
+	eor v22.16b, v8.16b, v22.16b /* ct_18 = xor(ztr1_24, msg_18) */
 	ldr x16, [x1, #32]
-	str q20, [x16, #32] /* store ct_18 */
+	str q22, [x16, #32] /* store ct_18 */
 	ldr x16, [x2, #32]
-	ldr q20, [x16, #48] /* msg_19 = load() */
-	eor v20.16b, v9.16b, v20.16b /* ct_19 = xor(ztr1_28, msg_19) */
+	ldr q22, [x16, #48] /* msg_19 = load() */
+	eor v22.16b, v10.16b, v22.16b /* ct_19 = xor(ztr1_28, msg_19) */
 	ldr x16, [x1, #32]
-	str q20, [x16, #48] /* store ct_19 */
+	str q22, [x16, #48] /* store ct_19 */
 	ldr x16, [x2, #40]
-	ldr q20, [x16] /* msg_20 = load() */
-	eor v19.16b, v19.16b, v20.16b /* ct_20 = xor(ztr1_17, msg_20) */
+	ldr q22, [x16] /* msg_20 = load() */
+	eor v20.16b, v20.16b, v22.16b /* ct_20 = xor(ztr1_17, msg_20) */
 	ldr x16, [x1, #40]
-	str q19, [x16] /* store ct_20 */
+	str q20, [x16] /* store ct_20 */
 	ldr x16, [x2, #40]
-	ldr q19, [x16, #16] /* msg_21 = load() */
-	eor v6.16b, v6.16b, v19.16b /* ct_21 = xor(ztr1_21, msg_21) */
+	ldr q20, [x16, #16] /* msg_21 = load() */
+	eor v19.16b, v19.16b, v20.16b /* ct_21 = xor(ztr1_21, msg_21) */
 	ldr x16, [x1, #40]
-	str q6, [x16, #16] /* store ct_21 */
+	str q19, [x16, #16] /* store ct_21 */
 	ldr x16, [x2, #40]
-	ldr q6, [x16, #32] /* msg_22 = load() */
-	eor v6.16b, v24.16b, v6.16b /* ct_22 = xor(ztr1_25, msg_22) */
+	ldr q19, [x16, #32] /* msg_22 = load() */
+	eor v19.16b, v25.16b, v19.16b /* ct_22 = xor(ztr1_25, msg_22) */
 	ldr x16, [x1, #40]
-	str q6, [x16, #32] /* store ct_22 */
+	str q19, [x16, #32] /* store ct_22 */
 	ldr x16, [x2, #40]
-	ldr q6, [x16, #48] /* msg_23 = load() */
-	eor v6.16b, v29.16b, v6.16b /* ct_23 = xor(ztr1_29, msg_23) */
+	ldr q19, [x16, #48] /* msg_23 = load() */
+	eor v19.16b, v30.16b, v19.16b /* ct_23 = xor(ztr1_29, msg_23) */
 	ldr x16, [x1, #40]
-	str q6, [x16, #48] /* store ct_23 */
+	str q19, [x16, #48] /* store ct_23 */
 	ldr x16, [x2, #48]
-	ldr q6, [x16] /* msg_24 = load() */
-	eor v6.16b, v12.16b, v6.16b /* ct_24 = xor(ztr1_18, msg_24) */
+	ldr q19, [x16] /* msg_24 = load() */
+	eor v19.16b, v13.16b, v19.16b /* ct_24 = xor(ztr1_18, msg_24) */
 	ldr x16, [x1, #48]
-	str q6, [x16] /* store ct_24 */
+	str q19, [x16] /* store ct_24 */
 	ldr x16, [x2, #48]
-	ldr q6, [x16, #16] /* msg_25 = load() */
-	eor v6.16b, v25.16b, v6.16b /* ct_25 = xor(ztr1_22, msg_25) */
+	ldr q19, [x16, #16] /* msg_25 = load() */
+	eor v19.16b, v27.16b, v19.16b /* ct_25 = xor(ztr1_22, msg_25) */
 	ldr x16, [x1, #48]
-	str q6, [x16, #16] /* store ct_25 */
+	str q19, [x16, #16] /* store ct_25 */
 	ldr x16, [x2, #48]
-	ldr q6, [x16, #32] /* msg_26 = load() */
-	eor v6.16b, v30.16b, v6.16b /* ct_26 = xor(ztr1_26, msg_26) */
+	ldr q19, [x16, #32] /* msg_26 = load() */
+	eor v19.16b, v31.16b, v19.16b /* ct_26 = xor(ztr1_26, msg_26) */
 	ldr x16, [x1, #48]
-	str q6, [x16, #32] /* store ct_26 */
+	str q19, [x16, #32] /* store ct_26 */
 	ldr x16, [x2, #48]
-	ldr q6, [x16, #48] /* msg_27 = load() */
-	eor v6.16b, v10.16b, v6.16b /* ct_27 = xor(ztr1_30, msg_27) */
+	ldr q19, [x16, #48] /* msg_27 = load() */
+	eor v19.16b, v12.16b, v19.16b /* ct_27 = xor(ztr1_30, msg_27) */
 	ldr x16, [x1, #48]
-	str q6, [x16, #48] /* store ct_27 */
+	str q19, [x16, #48] /* store ct_27 */
 	ldr x16, [x2, #56]
-	ldr q6, [x16] /* msg_28 = load() */
-	eor v5.16b, v5.16b, v6.16b /* ct_28 = xor(ztr1_19, msg_28) */
+	ldr q19, [x16] /* msg_28 = load() */
+	eor v5.16b, v5.16b, v19.16b /* ct_28 = xor(ztr1_19, msg_28) */
 	ldr x16, [x1, #56]
 	str q5, [x16] /* store ct_28 */
 	ldr x16, [x2, #56]
 	ldr q5, [x16, #16] /* msg_29 = load() */
-	eor v5.16b, v22.16b, v5.16b /* ct_29 = xor(ztr1_23, msg_29) */
+	eor v5.16b, v24.16b, v5.16b /* ct_29 = xor(ztr1_23, msg_29) */
 	ldr x16, [x1, #56]
 	str q5, [x16, #16] /* store ct_29 */
 	ldr x16, [x2, #56]
 	ldr q5, [x16, #32] /* msg_30 = load() */
-	eor v5.16b, v28.16b, v5.16b /* ct_30 = xor(ztr1_27, msg_30) */
+	eor v5.16b, v29.16b, v5.16b /* ct_30 = xor(ztr1_27, msg_30) */
 	ldr x16, [x1, #56]
 	str q5, [x16, #32] /* store ct_30 */
 	ldr x16, [x2, #56]
 	ldr q5, [x16, #48] /* msg_31 = load() */
-	eor v5.16b, v27.16b, v5.16b /* ct_31 = xor(ztr1_31, msg_31) */
+	eor v3.16b, v3.16b, v5.16b /* ct_31 = xor(ztr1_31, msg_31) */
 	ldr x16, [x1, #56]
-	str q5, [x16, #48] /* store ct_31 */
+	str q3, [x16, #48] /* store ct_31 */
 
 	/* Store the state back. */
-	ldr q5, [sp, #1008] /* reload fb */
-	str q5, [x0] /* store fb */
-	ldr q5, [sp, #1200] /* reload fb_2 */
-	str q5, [x0, #32] /* store fb_2 */
-	ldr q5, [sp, #624] /* reload fb_4 */
-	str q5, [x0, #64] /* store fb_4 */
-	ldr q5, [sp, #912] /* reload fb_6 */
-	str q5, [x0, #96] /* store fb_6 */
-	ldr q5, [sp, #1120] /* reload fb_8 */
-	str q5, [x0, #128] /* store fb_8 */
-	ldr q5, [sp, #1312] /* reload fb_10 */
-	str q5, [x0, #160] /* store fb_10 */
-	ldr q5, [sp, #464] /* reload fb_12 */
-	str q5, [x0, #192] /* store fb_12 */
-	ldr q5, [sp, #160] /* reload fb_14 */
-	str q5, [x0, #224] /* store fb_14 */
-	ldr q5, [sp, #320] /* reload fb_16 */
-	str q5, [x0, #256] /* store fb_16 */
-	ldr q5, [sp, #992] /* reload fb_18 */
-	str q5, [x0, #288] /* store fb_18 */
-	ldr q5, [sp, #1184] /* reload fb_20 */
-	str q5, [x0, #320] /* store fb_20 */
-	ldr q5, [sp, #400] /* reload fb_22 */
-	str q5, [x0, #352] /* store fb_22 */
+	ldr q3, [sp, #1008] /* reload fb */
+	str q3, [x0] /* store fb */
+	ldr q3, [sp, #1200] /* reload fb_2 */
+	str q3, [x0, #32] /* store fb_2 */
+	ldr q3, [sp, #624] /* reload fb_4 */
+	str q3, [x0, #64] /* store fb_4 */
+	ldr q3, [sp, #912] /* reload fb_6 */
+	str q3, [x0, #96] /* store fb_6 */
+	ldr q3, [sp, #1120] /* reload fb_8 */
+	str q3, [x0, #128] /* store fb_8 */
+	ldr q3, [sp, #1312] /* reload fb_10 */
+	str q3, [x0, #160] /* store fb_10 */
+	ldr q3, [sp, #464] /* reload fb_12 */
+	str q3, [x0, #192] /* store fb_12 */
+	ldr q3, [sp, #160] /* reload fb_14 */
+	str q3, [x0, #224] /* store fb_14 */
+	ldr q3, [sp, #320] /* reload fb_16 */
+	str q3, [x0, #256] /* store fb_16 */
+	ldr q3, [sp, #992] /* reload fb_18 */
+	str q3, [x0, #288] /* store fb_18 */
+	ldr q3, [sp, #1184] /* reload fb_20 */
+	str q3, [x0, #320] /* store fb_20 */
+	ldr q3, [sp, #400] /* reload fb_22 */
+	str q3, [x0, #352] /* store fb_22 */
 	str q23, [x0, #384] /* store fb_24 */
 	str q7, [x0, #416] /* store fb_26 */
 	str q18, [x0, #448] /* store fb_28 */
@@ -11927,7 +11820,7 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	str q0, [x0, #48] /* store fb_3 */
 	ldr q0, [sp, #848] /* reload fb_5 */
 	str q0, [x0, #80] /* store fb_5 */
-	str q17, [x0, #112] /* store fb_7 */
+	str q21, [x0, #112] /* store fb_7 */
 	ldr q0, [sp, #1216] /* reload fb_9 */
 	str q0, [x0, #144] /* store fb_9 */
 	ldr q0, [sp, #192] /* reload fb_11 */
@@ -11938,17 +11831,16 @@ zuc_lanesx2_neon_aes_keystream_xor_asm:
 	str q0, [x0, #240] /* store fb_15 */
 	ldr q0, [sp, #880] /* reload fb_17 */
 	str q0, [x0, #272] /* store fb_17 */
-	str q21, [x0, #304] /* store fb_19 */
+	str q26, [x0, #304] /* store fb_19 */
 	ldr q0, [sp, #1280] /* reload fb_21 */
 	str q0, [x0, #336] /* store fb_21 */
 	ldr q0, [sp, #1072] /* reload fb_23 */
 	str q0, [x0, #368] /* store fb_23 */
 	str q4, [x0, #400] /* store fb_25 */
-	ldr q0, [sp, #1168] /* reload fb_27 */
-	str q0, [x0, #432] /* store fb_27 */
+	str q6, [x0, #432] /* store fb_27 */
 	str q16, [x0, #464] /* store fb_29 */
 	str q2, [x0, #496] /* store fb_31 */
-	str q3, [x0, #528] /* store sb_out_x_31 */
+	str q17, [x0, #528] /* store sb_out_x_31 */
 	str q1, [x0, #560] /* store r2_31 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]

@@ -32,7 +32,7 @@
  *
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
  *   zuc.s1_isomorphism = 0, zuc.s0_form = folded, zuc.add_form = min,
- *   zuc.rot16_form = select, zuc.swap_form = select,
+ *   zuc.rot16_form = rotate, zuc.swap_form = select,
  *   zuc.block_form = unrolled, zuc.schedule_before_ra = false,
  *   zuc.asm_pressure_schedule = false.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev.

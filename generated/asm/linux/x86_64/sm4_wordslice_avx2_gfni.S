@@ -10,16 +10,16 @@
  *   %rdi: rk
  *   %rsi: in
  *   %rdx: out
- *   %rcx: 16 x r (and the loop count)
+ *   %rcx: 32 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 1216 bytes (37 spill slots of 32 bytes)
+ *   frame: 1408 bytes (43 spill slots of 32 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $1216, %rsp
+	sub $1408, %rsp
 
 	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
@@ -214,7 +214,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_0_loop_r0:
 
-	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%rcx), %ymm9 /* rkw = bcast32() */
 	vpxor %ymm3, %ymm4, %ymm15 /* g0t_acc = xor(g0x1, g0x2) */
 	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_1 = xor(g0t_acc, rkw) */
@@ -309,7 +309,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm11, %ymm7 /* g5lr8 = lookup16(g5s, rotl8) */
-	vmovdqa %ymm2, 768(%rsp) /* spill g4x0.3 */
+	vmovdqa %ymm2, 384(%rsp) /* spill g4x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm11, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
 	vpxor %ymm7, %ymm11, %ymm7 /* g5lg_acc = xor(g5s, g5lr8) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
@@ -327,7 +327,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm11, %ymm7 /* g6lr8 = lookup16(g6s, rotl8) */
-	vmovdqa %ymm2, 736(%rsp) /* spill g5x0.3 */
+	vmovdqa %ymm2, 256(%rsp) /* spill g5x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm11, %ymm2 /* g6lr16 = lookup16(g6s, rotl16) */
 	vpxor %ymm7, %ymm11, %ymm7 /* g6lg_acc = xor(g6s, g6lr8) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g6lg = xor(g6lg_acc, g6lr16) */
@@ -355,7 +355,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm7, %ymm9, %ymm7 /* g7l = xor(g7l_acc, g7lr2) */
 	vpxor 672(%rsp), %ymm7, %ymm7 /* g7x = xor(g7l, g7x0.2) */
 
-	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%rcx), %ymm9 /* rkw_1 = bcast32() */
 	vmovdqa 0(%rsp), %ymm11 /* reload g0x2.2 */
 	vpxor 64(%rsp), %ymm11, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
@@ -364,9 +364,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm15, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vmovdqa %ymm0, 384(%rsp) /* spill g0x0.3 */
+	vmovdqa %ymm0, 448(%rsp) /* spill g0x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm7, 672(%rsp) /* spill g7x0.3 */
+	vmovdqa %ymm7, 320(%rsp) /* spill g7x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm15, %ymm7 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
 	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
@@ -428,7 +428,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
 	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4t_acc_2 = xor(g4x2, g4x3) */
 	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 768(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm11, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -446,12 +446,12 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
 	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5t_acc_2 = xor(g5x2, g5x3) */
 	vpxor %ymm9, %ymm14, %ymm14 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 256(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm11 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vmovdqa %ymm10, 896(%rsp) /* spill g4x1.3 */
+	vmovdqa %ymm10, 224(%rsp) /* spill g4x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
@@ -469,7 +469,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm11 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm2, 704(%rsp) /* spill g6x0.3 */
+	vmovdqa %ymm2, 32(%rsp) /* spill g6x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
 	vpxor %ymm2, %ymm11, %ymm2 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
@@ -482,7 +482,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
 	vpxor 288(%rsp), %ymm11, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
 	vpxor %ymm9, %ymm14, %ymm9 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 672(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 320(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7t_acc_3, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm9, %ymm9 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm9, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -497,18 +497,18 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm11, %ymm9, %ymm9 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
 	vpxor 864(%rsp), %ymm9, %ymm9 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
-	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rkw_2 = bcast32() */
 	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
-	vpxor 384(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
 	vpxor %ymm11, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
 	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm0, 256(%rsp) /* spill g0x1.3 */
+	vmovdqa %ymm0, 96(%rsp) /* spill g0x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm9, 864(%rsp) /* spill g7x1.3 */
+	vmovdqa %ymm9, 480(%rsp) /* spill g7x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm15, %ymm9 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
 	vpxor %ymm9, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
@@ -569,9 +569,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 512(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 768(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
+	vpxor 384(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
 	vpxor %ymm11, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 896(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 224(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -587,14 +587,14 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm12, %ymm13, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
+	vpxor 256(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
 	vpxor %ymm11, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
 	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm10, 800(%rsp) /* spill g5x1.3 */
+	vmovdqa %ymm10, 352(%rsp) /* spill g5x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	vpxor %ymm10, %ymm13, %ymm10 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
@@ -605,14 +605,14 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm10, %ymm13, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
+	vpxor 32(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
 	vpxor %ymm11, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
 	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm13 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm2, 832(%rsp) /* spill g6x1.3 */
+	vmovdqa %ymm2, 192(%rsp) /* spill g6x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
@@ -623,9 +623,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm2, %ymm13, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 288(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
+	vpxor 320(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 864(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 480(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -640,18 +640,18 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm13, %ymm11, %ymm11 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
 	vpxor 992(%rsp), %ymm11, %ymm11 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
-	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_3 = bcast32() */
-	vmovdqa 384(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 256(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
+	vpxor 96(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
 	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g0x2.3 */
+	vmovdqa %ymm0, 128(%rsp) /* spill g0x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm11, 992(%rsp) /* spill g7x2.3 */
+	vmovdqa %ymm11, 1184(%rsp) /* spill g7x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm15, %ymm11 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
 	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
@@ -702,7 +702,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm11, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm4, 1056(%rsp) /* spill g3x0.3 */
+	vmovdqa %ymm4, 160(%rsp) /* spill g3x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm11, %ymm4 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
 	vpxor %ymm15, %ymm11, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
@@ -712,15 +712,15 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm11, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
 	vpxor %ymm4, %ymm11, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 768(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 896(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
+	vmovdqa 384(%rsp), %ymm11 /* reload g4x0.3 */
+	vpxor 224(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
 	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm11 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm12, 1024(%rsp) /* spill g4x2.3 */
+	vmovdqa %ymm12, 1216(%rsp) /* spill g4x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm12 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
 	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
@@ -730,15 +730,15 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 800(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
+	vmovdqa 256(%rsp), %ymm12 /* reload g5x0.3 */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
 	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm10, 928(%rsp) /* spill g5x2.3 */
+	vmovdqa %ymm10, 1248(%rsp) /* spill g5x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
@@ -748,15 +748,15 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
+	vmovdqa 32(%rsp), %ymm12 /* reload g6x0.3 */
+	vpxor 192(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
 	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm2, 960(%rsp) /* spill g6x2.3 */
+	vmovdqa %ymm2, 1280(%rsp) /* spill g6x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
@@ -766,10 +766,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
+	vmovdqa 320(%rsp), %ymm12 /* reload g7x0.3 */
+	vpxor 480(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -783,24 +783,601 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch)
 	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
 	vpxor 288(%rsp), %ymm12, %ymm12 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa %ymm4, 416(%rsp) /* spill g3x3.2 */
+
+	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
+	vpbroadcastd 16(%rdi,%rcx), %ymm13 /* rkw_4 = bcast32() */
+	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.3 */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
+	vmovdqa %ymm0, 1312(%rsp) /* spill g0x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
+	vmovdqa %ymm12, 1344(%rsp) /* spill g7x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
+	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
+	vpslld $2, %ymm0, %ymm12 /* g0lr2_4_l = shl(g0lg_4) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_4_r = shr(g0lg_4) */
+	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
+	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
+	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
+	vpxor %ymm9, %ymm6, %ymm12 /* g1t_acc_8 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1t_acc_9, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
+	vmovdqa %ymm6, 448(%rsp) /* spill g1x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
+	vpslld $2, %ymm6, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_4_r = shr(g1lg_4) */
+	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
+	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
+	vpxor %ymm5, %ymm7, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
+	vmovdqa %ymm7, 64(%rsp) /* spill g2x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm12, %ymm7 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
+	vpslld $2, %ymm7, %ymm15 /* g2lr2_4_l = shl(g2lg_4) */
+	vpsrld $30, %ymm7, %ymm7 /* g2lr2_4_r = shr(g2lg_4) */
+	vpor %ymm7, %ymm15, %ymm7 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
+	vpxor 0(%rsp), %ymm7, %ymm7 /* g2x_4 = xor(g2l_4, g2x0.3) */
+	vpxor 512(%rsp), %ymm8, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
+	vmovdqa %ymm8, 0(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm12, %ymm8 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
+	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
+	vpslld $2, %ymm8, %ymm15 /* g3lr2_4_l = shl(g3lg_4) */
+	vpsrld $30, %ymm8, %ymm8 /* g3lr2_4_r = shr(g3lg_4) */
+	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
+	vpxor 160(%rsp), %ymm8, %ymm8 /* g3x_4 = xor(g3l_4, g3x0.3) */
+	vmovdqa 224(%rsp), %ymm12 /* reload g4x1.3 */
+	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
+	vmovdqa %ymm11, 160(%rsp) /* spill g4x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_4_l = shl(g4lg_4) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_4_r = shr(g4lg_4) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g4x_4 = xor(g4l_4, g4x0.3) */
+	vmovdqa 352(%rsp), %ymm12 /* reload g5x1.3 */
+	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
+	vmovdqa %ymm10, 384(%rsp) /* spill g5x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
+	vpslld $2, %ymm10, %ymm12 /* g5lr2_4_l = shl(g5lg_4) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_4_r = shr(g5lg_4) */
+	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
+	vpxor 256(%rsp), %ymm10, %ymm10 /* g5x_4 = xor(g5l_4, g5x0.3) */
+	vmovdqa 192(%rsp), %ymm12 /* reload g6x1.3 */
+	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
+	vmovdqa %ymm2, 256(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
+	vpslld $2, %ymm2, %ymm12 /* g6lr2_4_l = shl(g6lg_4) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_4_r = shr(g6lg_4) */
+	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* g6x_4 = xor(g6l_4, g6x0.3) */
+	vmovdqa 480(%rsp), %ymm12 /* reload g7x1.3 */
+	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
+	vpslld $2, %ymm12, %ymm15 /* g7lr2_4_l = shl(g7lg_4) */
+	vpsrld $30, %ymm12, %ymm12 /* g7lr2_4_r = shr(g7lg_4) */
+	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
+	vpxor 320(%rsp), %ymm12, %ymm12 /* g7x_4 = xor(g7l_4, g7x0.3) */
+
+	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
+	vpbroadcastd 20(%rdi,%rcx), %ymm13 /* rkw_5 = bcast32() */
+	vmovdqa 128(%rsp), %ymm14 /* reload g0x2.3 */
+	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
+	vmovdqa %ymm0, 320(%rsp) /* spill g0x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
+	vmovdqa %ymm12, 672(%rsp) /* spill g7x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
+	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
+	vpslld $2, %ymm0, %ymm12 /* g0lr2_5_l = shl(g0lg_5) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_5_r = shr(g0lg_5) */
+	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
+	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
+	vpxor %ymm1, %ymm9, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
+	vmovdqa %ymm9, 96(%rsp) /* spill g1x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm12, %ymm9 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
+	vpslld $2, %ymm9, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
+	vpsrld $30, %ymm9, %ymm9 /* g1lr2_5_r = shr(g1lg_5) */
+	vpor %ymm9, %ymm15, %ymm9 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
+	vpxor 448(%rsp), %ymm9, %ymm9 /* g1x_5 = xor(g1l_5, g1x1.3) */
+	vpxor %ymm3, %ymm5, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
+	vmovdqa %ymm5, 448(%rsp) /* spill g2x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm12, %ymm5 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
+	vpslld $2, %ymm5, %ymm15 /* g2lr2_5_l = shl(g2lg_5) */
+	vpsrld $30, %ymm5, %ymm5 /* g2lr2_5_r = shr(g2lg_5) */
+	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
+	vpxor 64(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
+	vpxor 512(%rsp), %ymm4, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
+	vmovdqa %ymm4, 64(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm12, %ymm4 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
+	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
+	vpslld $2, %ymm4, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
+	vpsrld $30, %ymm4, %ymm4 /* g3lr2_5_r = shr(g3lg_5) */
+	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
+	vpxor %ymm4, %ymm12, %ymm4 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
+	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_5 = xor(g3l_5, g3x1.3) */
+	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.3 */
+	vpxor 160(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
+	vmovdqa %ymm11, 768(%rsp) /* spill g4x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_5_l = shl(g4lg_5) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_5_r = shr(g4lg_5) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
+	vpxor 224(%rsp), %ymm11, %ymm11 /* g4x_5 = xor(g4l_5, g4x1.3) */
+	vmovdqa 1248(%rsp), %ymm12 /* reload g5x2.3 */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
+	vmovdqa %ymm10, 736(%rsp) /* spill g5x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
+	vpslld $2, %ymm10, %ymm12 /* g5lr2_5_l = shl(g5lg_5) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_5_r = shr(g5lg_5) */
+	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
+	vpxor 352(%rsp), %ymm10, %ymm10 /* g5x_5 = xor(g5l_5, g5x1.3) */
+	vmovdqa 1280(%rsp), %ymm12 /* reload g6x2.3 */
+	vpxor 256(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
+	vmovdqa %ymm2, 704(%rsp) /* spill g6x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
+	vpslld $2, %ymm2, %ymm12 /* g6lr2_5_l = shl(g6lg_5) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_5_r = shr(g6lg_5) */
+	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
+	vpxor 192(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
+	vmovdqa 1184(%rsp), %ymm12 /* reload g7x2.3 */
+	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
+	vpslld $2, %ymm12, %ymm15 /* g7lr2_5_l = shl(g7lg_5) */
+	vpsrld $30, %ymm12, %ymm12 /* g7lr2_5_r = shr(g7lg_5) */
+	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
+	vpxor 480(%rsp), %ymm12, %ymm12 /* g7x_5 = xor(g7l_5, g7x1.3) */
+
+	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
+	vpbroadcastd 24(%rdi,%rcx), %ymm13 /* rkw_6 = bcast32() */
+	vmovdqa 1312(%rsp), %ymm14 /* reload g0x3.3 */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
+	vmovdqa %ymm0, 480(%rsp) /* spill g0x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
+	vmovdqa %ymm12, 864(%rsp) /* spill g7x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
+	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
+	vpslld $2, %ymm0, %ymm12 /* g0lr2_6_l = shl(g0lg_6) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_6_r = shr(g0lg_6) */
+	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
+	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
+	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
+	vpxor %ymm6, %ymm1, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
+	vmovdqa %ymm1, 128(%rsp) /* spill g1x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm12, %ymm1 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
+	vpslld $2, %ymm1, %ymm15 /* g1lr2_6_l = shl(g1lg_6) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_6_r = shr(g1lg_6) */
+	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
+	vpxor 96(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
+	vpxor %ymm7, %ymm3, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
+	vmovdqa %ymm3, 96(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm12, %ymm3 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
+	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
+	vpslld $2, %ymm3, %ymm15 /* g2lr2_6_l = shl(g2lg_6) */
+	vpsrld $30, %ymm3, %ymm3 /* g2lr2_6_r = shr(g2lg_6) */
+	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
+	vpxor %ymm3, %ymm12, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
+	vpxor 448(%rsp), %ymm3, %ymm3 /* g2x_6 = xor(g2l_6, g2x2.3) */
+	vpxor 64(%rsp), %ymm8, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
+	vmovdqa %ymm4, 448(%rsp) /* spill g3x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm12, %ymm4 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
+	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
+	vpslld $2, %ymm4, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
+	vpsrld $30, %ymm4, %ymm4 /* g3lr2_6_r = shr(g3lg_6) */
+	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
+	vpxor %ymm4, %ymm12, %ymm4 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
+	vpxor 512(%rsp), %ymm4, %ymm4 /* g3x_6 = xor(g3l_6, g3x2.3) */
+	vmovdqa 160(%rsp), %ymm12 /* reload g4x3.3 */
+	vpxor 768(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
+	vmovdqa %ymm11, 896(%rsp) /* spill g4x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_6_l = shl(g4lg_6) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_6_r = shr(g4lg_6) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
+	vpxor 1216(%rsp), %ymm11, %ymm11 /* g4x_6 = xor(g4l_6, g4x2.3) */
+	vmovdqa 384(%rsp), %ymm12 /* reload g5x3.3 */
+	vpxor 736(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
+	vmovdqa %ymm10, 800(%rsp) /* spill g5x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
+	vpslld $2, %ymm10, %ymm12 /* g5lr2_6_l = shl(g5lg_6) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_6_r = shr(g5lg_6) */
+	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
+	vpxor 1248(%rsp), %ymm10, %ymm10 /* g5x_6 = xor(g5l_6, g5x2.3) */
+	vmovdqa 256(%rsp), %ymm12 /* reload g6x3.3 */
+	vpxor 704(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
+	vmovdqa %ymm2, 832(%rsp) /* spill g6x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
+	vpslld $2, %ymm2, %ymm12 /* g6lr2_6_l = shl(g6lg_6) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_6_r = shr(g6lg_6) */
+	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
+	vpxor 1280(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
+	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
+	vpxor 672(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
+	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
+	vpslld $2, %ymm12, %ymm15 /* g7lr2_6_l = shl(g7lg_6) */
+	vpsrld $30, %ymm12, %ymm12 /* g7lr2_6_r = shr(g7lg_6) */
+	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
+	vpxor 1184(%rsp), %ymm12, %ymm12 /* g7x_6 = xor(g7l_6, g7x2.3) */
+
+	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
+	vpbroadcastd 28(%rdi,%rcx), %ymm13 /* rkw_7 = bcast32() */
+	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
+	vmovdqa %ymm0, 1184(%rsp) /* spill g0x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
+	vmovdqa %ymm12, 992(%rsp) /* spill g7x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
+	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
+	vpslld $2, %ymm0, %ymm12 /* g0lr2_7_l = shl(g0lg_7) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_7_r = shr(g0lg_7) */
+	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
+	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
+	vpxor 1312(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
+	vpxor %ymm9, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
+	vmovdqa %ymm6, 1312(%rsp) /* spill g1x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
+	vpslld $2, %ymm6, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_7_r = shr(g1lg_7) */
+	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
+	vpxor 128(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
+	vpxor %ymm5, %ymm7, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
+	vmovdqa %ymm7, 128(%rsp) /* spill g2x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm12, %ymm7 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
+	vpslld $2, %ymm7, %ymm15 /* g2lr2_7_l = shl(g2lg_7) */
+	vpsrld $30, %ymm7, %ymm7 /* g2lr2_7_r = shr(g2lg_7) */
+	vpor %ymm7, %ymm15, %ymm7 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
+	vpxor 96(%rsp), %ymm7, %ymm7 /* g2x_7 = xor(g2l_7, g2x3.3) */
+	vpxor 448(%rsp), %ymm8, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
+	vmovdqa %ymm8, 1056(%rsp) /* spill g3x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm12, %ymm8 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
+	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
+	vpslld $2, %ymm8, %ymm15 /* g3lr2_7_l = shl(g3lg_7) */
+	vpsrld $30, %ymm8, %ymm8 /* g3lr2_7_r = shr(g3lg_7) */
+	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
+	vpxor 64(%rsp), %ymm8, %ymm8 /* g3x_7 = xor(g3l_7, g3x3.3) */
+	vmovdqa 768(%rsp), %ymm12 /* reload g4x0.4 */
+	vpxor 896(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
+	vmovdqa %ymm11, 1024(%rsp) /* spill g4x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_7_l = shl(g4lg_7) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_7_r = shr(g4lg_7) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
+	vpxor 160(%rsp), %ymm11, %ymm11 /* g4x_7 = xor(g4l_7, g4x3.3) */
+	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.4 */
+	vpxor 800(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
+	vmovdqa %ymm10, 928(%rsp) /* spill g5x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
+	vpslld $2, %ymm10, %ymm12 /* g5lr2_7_l = shl(g5lg_7) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_7_r = shr(g5lg_7) */
+	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
+	vpxor 384(%rsp), %ymm10, %ymm10 /* g5x_7 = xor(g5l_7, g5x3.3) */
+	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.4 */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
+	vmovdqa %ymm2, 960(%rsp) /* spill g6x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
+	vpslld $2, %ymm2, %ymm12 /* g6lr2_7_l = shl(g6lg_7) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_7_r = shr(g6lg_7) */
+	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
+	vpxor 256(%rsp), %ymm2, %ymm2 /* g6x_7 = xor(g6l_7, g6x3.3) */
+	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.4 */
+	vpxor 864(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_0_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_0_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_0_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
+	vpslld $2, %ymm12, %ymm15 /* g7lr2_7_l = shl(g7lg_7) */
+	vpsrld $30, %ymm12, %ymm12 /* g7lr2_7_r = shr(g7lg_7) */
+	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
+	vpxor 1344(%rsp), %ymm12, %ymm12 /* g7x_7 = xor(g7l_7, g7x3.3) */
+	vmovdqa %ymm8, 416(%rsp) /* spill g3x3.2 */
 	vmovdqa %ymm11, 1088(%rsp) /* spill g4x3.2 */
 	vmovdqa %ymm10, 1120(%rsp) /* spill g5x3.2 */
 	vmovdqa %ymm2, 1152(%rsp) /* spill g6x3.2 */
 	vmovdqa %ymm12, 288(%rsp) /* spill g7x3.2 */
-	vmovdqa %ymm8, %ymm2 /* g3x1.3 */
-	vmovdqa 256(%rsp), %ymm4 /* reload g0x1.3 */
-	vmovdqa %ymm9, %ymm8 /* g1x2.3 */
-	vmovdqa %ymm7, %ymm10 /* g2x1.3 */
-	vmovdqa 64(%rsp), %ymm7 /* reload g1x0.3 */
-	vmovdqa 0(%rsp), %ymm11 /* reload g2x0.3 */
-	vmovdqa %ymm5, %ymm12 /* g2x2.3 */
-	vmovdqa %ymm3, %ymm5 /* g2x3.3 */
-	vmovdqa 448(%rsp), %ymm3 /* reload g0x2.3 */
-	vmovdqa %ymm1, %ymm13 /* g1x3.3 */
-	vmovdqa 384(%rsp), %ymm1 /* reload g0x0.3 */
-	vmovdqa 512(%rsp), %ymm14 /* reload g3x2.3 */
-	add $16, %rcx
+	vmovdqa 448(%rsp), %ymm2 /* reload g3x1.4 */
+	vmovdqa %ymm1, %ymm8 /* g1x2.4 */
+	vmovdqa 320(%rsp), %ymm1 /* reload g0x0.4 */
+	vmovdqa %ymm5, %ymm10 /* g2x1.4 */
+	vmovdqa %ymm7, %ymm5 /* g2x3.4 */
+	vmovdqa 1312(%rsp), %ymm7 /* reload g1x0.4 */
+	vmovdqa 128(%rsp), %ymm11 /* reload g2x0.4 */
+	vmovdqa %ymm3, %ymm12 /* g2x2.4 */
+	vmovdqa 1184(%rsp), %ymm3 /* reload g0x2.4 */
+	vmovdqa %ymm6, %ymm13 /* g1x3.4 */
+	vmovdqa %ymm9, %ymm6 /* g1x1.4 */
+	vmovdqa %ymm4, %ymm14 /* g3x2.4 */
+	vmovdqa 480(%rsp), %ymm4 /* reload g0x1.4 */
+	add $32, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_avx2_gfni_0_loop_r0
 
@@ -953,16 +1530,16 @@ SYM_FUNC_END(sm4_wordslice_avx2_gfni_batch)
  *   %rsi: in
  *   %rdx: out
  *   %rcx: src
- *   %r8: 16 x r (and the loop count)
+ *   %r8: 32 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 1216 bytes (37 spill slots of 32 bytes)
+ *   frame: 1408 bytes (43 spill slots of 32 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $1216, %rsp
+	sub $1408, %rsp
 
 	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
@@ -1157,7 +1734,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_1_loop_r0:
 
-	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw = bcast32() */
 	vpxor %ymm3, %ymm4, %ymm15 /* g0t_acc = xor(g0x1, g0x2) */
 	vpxor %ymm9, %ymm15, %ymm15 /* g0t_acc_1 = xor(g0t_acc, rkw) */
@@ -1252,7 +1829,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm11, %ymm7 /* g5lr8 = lookup16(g5s, rotl8) */
-	vmovdqa %ymm2, 768(%rsp) /* spill g4x0.3 */
+	vmovdqa %ymm2, 384(%rsp) /* spill g4x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm11, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
 	vpxor %ymm7, %ymm11, %ymm7 /* g5lg_acc = xor(g5s, g5lr8) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
@@ -1270,7 +1847,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm11, %ymm7 /* g6lr8 = lookup16(g6s, rotl8) */
-	vmovdqa %ymm2, 736(%rsp) /* spill g5x0.3 */
+	vmovdqa %ymm2, 256(%rsp) /* spill g5x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm11, %ymm2 /* g6lr16 = lookup16(g6s, rotl16) */
 	vpxor %ymm7, %ymm11, %ymm7 /* g6lg_acc = xor(g6s, g6lr8) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g6lg = xor(g6lg_acc, g6lr16) */
@@ -1298,7 +1875,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm7, %ymm9, %ymm7 /* g7l = xor(g7l_acc, g7lr2) */
 	vpxor 672(%rsp), %ymm7, %ymm7 /* g7x = xor(g7l, g7x0.2) */
 
-	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm9 /* rkw_1 = bcast32() */
 	vmovdqa 0(%rsp), %ymm11 /* reload g0x2.2 */
 	vpxor 64(%rsp), %ymm11, %ymm15 /* g0t_acc_2 = xor(g0x2, g0x3) */
@@ -1307,9 +1884,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm15, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vmovdqa %ymm0, 384(%rsp) /* spill g0x0.3 */
+	vmovdqa %ymm0, 448(%rsp) /* spill g0x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm7, 672(%rsp) /* spill g7x0.3 */
+	vmovdqa %ymm7, 320(%rsp) /* spill g7x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm15, %ymm7 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
 	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
@@ -1371,7 +1948,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
 	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4t_acc_2 = xor(g4x2, g4x3) */
 	vpxor %ymm9, %ymm11, %ymm11 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 768(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm11, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
@@ -1389,12 +1966,12 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
 	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5t_acc_2 = xor(g5x2, g5x3) */
 	vpxor %ymm9, %ymm14, %ymm14 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 256(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5t_acc_3, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm11 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vmovdqa %ymm10, 896(%rsp) /* spill g4x1.3 */
+	vmovdqa %ymm10, 224(%rsp) /* spill g4x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
@@ -1412,7 +1989,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm11 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm2, 704(%rsp) /* spill g6x0.3 */
+	vmovdqa %ymm2, 32(%rsp) /* spill g6x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
 	vpxor %ymm2, %ymm11, %ymm2 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
@@ -1425,7 +2002,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
 	vpxor 288(%rsp), %ymm11, %ymm14 /* g7t_acc_2 = xor(g7x2, g7x3) */
 	vpxor %ymm9, %ymm14, %ymm9 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 672(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 320(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7t_acc_3, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm9, %ymm9 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm9, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -1440,18 +2017,18 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm11, %ymm9, %ymm9 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
 	vpxor 864(%rsp), %ymm9, %ymm9 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
-	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_2 = bcast32() */
 	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
-	vpxor 384(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
 	vpxor %ymm11, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
 	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm0, 256(%rsp) /* spill g0x1.3 */
+	vmovdqa %ymm0, 96(%rsp) /* spill g0x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm9, 864(%rsp) /* spill g7x1.3 */
+	vmovdqa %ymm9, 480(%rsp) /* spill g7x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm15, %ymm9 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
 	vpxor %ymm9, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
@@ -1512,9 +2089,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 512(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 768(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
+	vpxor 384(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
 	vpxor %ymm11, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 896(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 224(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -1530,14 +2107,14 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm12, %ymm13, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
+	vpxor 256(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
 	vpxor %ymm11, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
 	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm10, 800(%rsp) /* spill g5x1.3 */
+	vmovdqa %ymm10, 352(%rsp) /* spill g5x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	vpxor %ymm10, %ymm13, %ymm10 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
@@ -1548,14 +2125,14 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm10, %ymm13, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
+	vpxor 32(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
 	vpxor %ymm11, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
 	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm13 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm2, 832(%rsp) /* spill g6x1.3 */
+	vmovdqa %ymm2, 192(%rsp) /* spill g6x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
@@ -1566,9 +2143,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm2, %ymm13, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 288(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
+	vpxor 320(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 864(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 480(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -1583,18 +2160,18 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm13, %ymm11, %ymm11 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
 	vpxor 992(%rsp), %ymm11, %ymm11 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
-	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
-	vmovdqa 384(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 256(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
+	vpxor 96(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
 	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g0x2.3 */
+	vmovdqa %ymm0, 128(%rsp) /* spill g0x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm11, 992(%rsp) /* spill g7x2.3 */
+	vmovdqa %ymm11, 1184(%rsp) /* spill g7x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm15, %ymm11 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
 	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
@@ -1645,7 +2222,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm11, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm4, 1056(%rsp) /* spill g3x0.3 */
+	vmovdqa %ymm4, 160(%rsp) /* spill g3x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm11, %ymm4 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
 	vpxor %ymm15, %ymm11, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
@@ -1655,15 +2232,15 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm11, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
 	vpxor %ymm4, %ymm11, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 768(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 896(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
+	vmovdqa 384(%rsp), %ymm11 /* reload g4x0.3 */
+	vpxor 224(%rsp), %ymm11, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
 	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm11 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm12, 1024(%rsp) /* spill g4x2.3 */
+	vmovdqa %ymm12, 1216(%rsp) /* spill g4x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm12 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
 	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
@@ -1673,15 +2250,15 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 800(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
+	vmovdqa 256(%rsp), %ymm12 /* reload g5x0.3 */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
 	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm10, 928(%rsp) /* spill g5x2.3 */
+	vmovdqa %ymm10, 1248(%rsp) /* spill g5x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
@@ -1691,15 +2268,15 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
+	vmovdqa 32(%rsp), %ymm12 /* reload g6x0.3 */
+	vpxor 192(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
 	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm2, 960(%rsp) /* spill g6x2.3 */
+	vmovdqa %ymm2, 1280(%rsp) /* spill g6x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
@@ -1709,10 +2286,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
+	vmovdqa 320(%rsp), %ymm12 /* reload g7x0.3 */
+	vpxor 480(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -1726,24 +2303,601 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_xor)
 	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
 	vpxor 288(%rsp), %ymm12, %ymm12 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa %ymm4, 416(%rsp) /* spill g3x3.2 */
+
+	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_4 = bcast32() */
+	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.3 */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
+	vmovdqa %ymm0, 1312(%rsp) /* spill g0x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
+	vmovdqa %ymm12, 1344(%rsp) /* spill g7x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
+	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
+	vpslld $2, %ymm0, %ymm12 /* g0lr2_4_l = shl(g0lg_4) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_4_r = shr(g0lg_4) */
+	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
+	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
+	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
+	vpxor %ymm9, %ymm6, %ymm12 /* g1t_acc_8 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1t_acc_9, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
+	vmovdqa %ymm6, 448(%rsp) /* spill g1x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
+	vpslld $2, %ymm6, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_4_r = shr(g1lg_4) */
+	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
+	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
+	vpxor %ymm5, %ymm7, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
+	vmovdqa %ymm7, 64(%rsp) /* spill g2x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm12, %ymm7 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
+	vpslld $2, %ymm7, %ymm15 /* g2lr2_4_l = shl(g2lg_4) */
+	vpsrld $30, %ymm7, %ymm7 /* g2lr2_4_r = shr(g2lg_4) */
+	vpor %ymm7, %ymm15, %ymm7 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
+	vpxor 0(%rsp), %ymm7, %ymm7 /* g2x_4 = xor(g2l_4, g2x0.3) */
+	vpxor 512(%rsp), %ymm8, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
+	vmovdqa %ymm8, 0(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm12, %ymm8 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
+	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
+	vpslld $2, %ymm8, %ymm15 /* g3lr2_4_l = shl(g3lg_4) */
+	vpsrld $30, %ymm8, %ymm8 /* g3lr2_4_r = shr(g3lg_4) */
+	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
+	vpxor 160(%rsp), %ymm8, %ymm8 /* g3x_4 = xor(g3l_4, g3x0.3) */
+	vmovdqa 224(%rsp), %ymm12 /* reload g4x1.3 */
+	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
+	vmovdqa %ymm11, 160(%rsp) /* spill g4x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_4_l = shl(g4lg_4) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_4_r = shr(g4lg_4) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g4x_4 = xor(g4l_4, g4x0.3) */
+	vmovdqa 352(%rsp), %ymm12 /* reload g5x1.3 */
+	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
+	vmovdqa %ymm10, 384(%rsp) /* spill g5x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
+	vpslld $2, %ymm10, %ymm12 /* g5lr2_4_l = shl(g5lg_4) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_4_r = shr(g5lg_4) */
+	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
+	vpxor 256(%rsp), %ymm10, %ymm10 /* g5x_4 = xor(g5l_4, g5x0.3) */
+	vmovdqa 192(%rsp), %ymm12 /* reload g6x1.3 */
+	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
+	vmovdqa %ymm2, 256(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
+	vpslld $2, %ymm2, %ymm12 /* g6lr2_4_l = shl(g6lg_4) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_4_r = shr(g6lg_4) */
+	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* g6x_4 = xor(g6l_4, g6x0.3) */
+	vmovdqa 480(%rsp), %ymm12 /* reload g7x1.3 */
+	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
+	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
+	vpslld $2, %ymm12, %ymm15 /* g7lr2_4_l = shl(g7lg_4) */
+	vpsrld $30, %ymm12, %ymm12 /* g7lr2_4_r = shr(g7lg_4) */
+	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
+	vpxor 320(%rsp), %ymm12, %ymm12 /* g7x_4 = xor(g7l_4, g7x0.3) */
+
+	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_5 = bcast32() */
+	vmovdqa 128(%rsp), %ymm14 /* reload g0x2.3 */
+	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
+	vmovdqa %ymm0, 320(%rsp) /* spill g0x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
+	vmovdqa %ymm12, 672(%rsp) /* spill g7x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
+	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
+	vpslld $2, %ymm0, %ymm12 /* g0lr2_5_l = shl(g0lg_5) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_5_r = shr(g0lg_5) */
+	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
+	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
+	vpxor %ymm1, %ymm9, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
+	vmovdqa %ymm9, 96(%rsp) /* spill g1x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm12, %ymm9 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
+	vpslld $2, %ymm9, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
+	vpsrld $30, %ymm9, %ymm9 /* g1lr2_5_r = shr(g1lg_5) */
+	vpor %ymm9, %ymm15, %ymm9 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
+	vpxor 448(%rsp), %ymm9, %ymm9 /* g1x_5 = xor(g1l_5, g1x1.3) */
+	vpxor %ymm3, %ymm5, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
+	vmovdqa %ymm5, 448(%rsp) /* spill g2x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm12, %ymm5 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
+	vpslld $2, %ymm5, %ymm15 /* g2lr2_5_l = shl(g2lg_5) */
+	vpsrld $30, %ymm5, %ymm5 /* g2lr2_5_r = shr(g2lg_5) */
+	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
+	vpxor 64(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
+	vpxor 512(%rsp), %ymm4, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
+	vmovdqa %ymm4, 64(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm12, %ymm4 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
+	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
+	vpslld $2, %ymm4, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
+	vpsrld $30, %ymm4, %ymm4 /* g3lr2_5_r = shr(g3lg_5) */
+	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
+	vpxor %ymm4, %ymm12, %ymm4 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
+	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_5 = xor(g3l_5, g3x1.3) */
+	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.3 */
+	vpxor 160(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
+	vmovdqa %ymm11, 768(%rsp) /* spill g4x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_5_l = shl(g4lg_5) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_5_r = shr(g4lg_5) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
+	vpxor 224(%rsp), %ymm11, %ymm11 /* g4x_5 = xor(g4l_5, g4x1.3) */
+	vmovdqa 1248(%rsp), %ymm12 /* reload g5x2.3 */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
+	vmovdqa %ymm10, 736(%rsp) /* spill g5x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
+	vpslld $2, %ymm10, %ymm12 /* g5lr2_5_l = shl(g5lg_5) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_5_r = shr(g5lg_5) */
+	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
+	vpxor 352(%rsp), %ymm10, %ymm10 /* g5x_5 = xor(g5l_5, g5x1.3) */
+	vmovdqa 1280(%rsp), %ymm12 /* reload g6x2.3 */
+	vpxor 256(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
+	vmovdqa %ymm2, 704(%rsp) /* spill g6x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
+	vpslld $2, %ymm2, %ymm12 /* g6lr2_5_l = shl(g6lg_5) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_5_r = shr(g6lg_5) */
+	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
+	vpxor 192(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
+	vmovdqa 1184(%rsp), %ymm12 /* reload g7x2.3 */
+	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
+	vpslld $2, %ymm12, %ymm15 /* g7lr2_5_l = shl(g7lg_5) */
+	vpsrld $30, %ymm12, %ymm12 /* g7lr2_5_r = shr(g7lg_5) */
+	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
+	vpxor 480(%rsp), %ymm12, %ymm12 /* g7x_5 = xor(g7l_5, g7x1.3) */
+
+	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_6 = bcast32() */
+	vmovdqa 1312(%rsp), %ymm14 /* reload g0x3.3 */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
+	vmovdqa %ymm0, 480(%rsp) /* spill g0x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
+	vmovdqa %ymm12, 864(%rsp) /* spill g7x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
+	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
+	vpslld $2, %ymm0, %ymm12 /* g0lr2_6_l = shl(g0lg_6) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_6_r = shr(g0lg_6) */
+	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
+	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
+	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
+	vpxor %ymm6, %ymm1, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
+	vmovdqa %ymm1, 128(%rsp) /* spill g1x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm12, %ymm1 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
+	vpslld $2, %ymm1, %ymm15 /* g1lr2_6_l = shl(g1lg_6) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_6_r = shr(g1lg_6) */
+	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
+	vpxor 96(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
+	vpxor %ymm7, %ymm3, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
+	vmovdqa %ymm3, 96(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm12, %ymm3 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
+	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
+	vpslld $2, %ymm3, %ymm15 /* g2lr2_6_l = shl(g2lg_6) */
+	vpsrld $30, %ymm3, %ymm3 /* g2lr2_6_r = shr(g2lg_6) */
+	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
+	vpxor %ymm3, %ymm12, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
+	vpxor 448(%rsp), %ymm3, %ymm3 /* g2x_6 = xor(g2l_6, g2x2.3) */
+	vpxor 64(%rsp), %ymm8, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
+	vmovdqa %ymm4, 448(%rsp) /* spill g3x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm12, %ymm4 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
+	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
+	vpslld $2, %ymm4, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
+	vpsrld $30, %ymm4, %ymm4 /* g3lr2_6_r = shr(g3lg_6) */
+	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
+	vpxor %ymm4, %ymm12, %ymm4 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
+	vpxor 512(%rsp), %ymm4, %ymm4 /* g3x_6 = xor(g3l_6, g3x2.3) */
+	vmovdqa 160(%rsp), %ymm12 /* reload g4x3.3 */
+	vpxor 768(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
+	vmovdqa %ymm11, 896(%rsp) /* spill g4x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_6_l = shl(g4lg_6) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_6_r = shr(g4lg_6) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
+	vpxor 1216(%rsp), %ymm11, %ymm11 /* g4x_6 = xor(g4l_6, g4x2.3) */
+	vmovdqa 384(%rsp), %ymm12 /* reload g5x3.3 */
+	vpxor 736(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
+	vmovdqa %ymm10, 800(%rsp) /* spill g5x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
+	vpslld $2, %ymm10, %ymm12 /* g5lr2_6_l = shl(g5lg_6) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_6_r = shr(g5lg_6) */
+	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
+	vpxor 1248(%rsp), %ymm10, %ymm10 /* g5x_6 = xor(g5l_6, g5x2.3) */
+	vmovdqa 256(%rsp), %ymm12 /* reload g6x3.3 */
+	vpxor 704(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
+	vmovdqa %ymm2, 832(%rsp) /* spill g6x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
+	vpslld $2, %ymm2, %ymm12 /* g6lr2_6_l = shl(g6lg_6) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_6_r = shr(g6lg_6) */
+	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
+	vpxor 1280(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
+	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
+	vpxor 672(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
+	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
+	vpslld $2, %ymm12, %ymm15 /* g7lr2_6_l = shl(g7lg_6) */
+	vpsrld $30, %ymm12, %ymm12 /* g7lr2_6_r = shr(g7lg_6) */
+	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
+	vpxor 1184(%rsp), %ymm12, %ymm12 /* g7x_6 = xor(g7l_6, g7x2.3) */
+
+	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_7 = bcast32() */
+	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
+	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
+	vmovdqa %ymm0, 1184(%rsp) /* spill g0x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
+	vmovdqa %ymm12, 992(%rsp) /* spill g7x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
+	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
+	vpslld $2, %ymm0, %ymm12 /* g0lr2_7_l = shl(g0lg_7) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_7_r = shr(g0lg_7) */
+	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
+	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
+	vpxor 1312(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
+	vpxor %ymm9, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
+	vmovdqa %ymm6, 1312(%rsp) /* spill g1x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
+	vpslld $2, %ymm6, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_7_r = shr(g1lg_7) */
+	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
+	vpxor 128(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
+	vpxor %ymm5, %ymm7, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
+	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
+	vmovdqa %ymm7, 128(%rsp) /* spill g2x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm12, %ymm7 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
+	vpslld $2, %ymm7, %ymm15 /* g2lr2_7_l = shl(g2lg_7) */
+	vpsrld $30, %ymm7, %ymm7 /* g2lr2_7_r = shr(g2lg_7) */
+	vpor %ymm7, %ymm15, %ymm7 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
+	vpxor 96(%rsp), %ymm7, %ymm7 /* g2x_7 = xor(g2l_7, g2x3.3) */
+	vpxor 448(%rsp), %ymm8, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
+	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
+	vmovdqa %ymm8, 1056(%rsp) /* spill g3x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm12, %ymm8 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
+	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
+	vpslld $2, %ymm8, %ymm15 /* g3lr2_7_l = shl(g3lg_7) */
+	vpsrld $30, %ymm8, %ymm8 /* g3lr2_7_r = shr(g3lg_7) */
+	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
+	vpxor 64(%rsp), %ymm8, %ymm8 /* g3x_7 = xor(g3l_7, g3x3.3) */
+	vmovdqa 768(%rsp), %ymm12 /* reload g4x0.4 */
+	vpxor 896(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
+	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
+	vmovdqa %ymm11, 1024(%rsp) /* spill g4x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_7_l = shl(g4lg_7) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_7_r = shr(g4lg_7) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
+	vpxor 160(%rsp), %ymm11, %ymm11 /* g4x_7 = xor(g4l_7, g4x3.3) */
+	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.4 */
+	vpxor 800(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
+	vmovdqa %ymm10, 928(%rsp) /* spill g5x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
+	vpslld $2, %ymm10, %ymm12 /* g5lr2_7_l = shl(g5lg_7) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_7_r = shr(g5lg_7) */
+	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
+	vpxor 384(%rsp), %ymm10, %ymm10 /* g5x_7 = xor(g5l_7, g5x3.3) */
+	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.4 */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
+	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
+	vmovdqa %ymm2, 960(%rsp) /* spill g6x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
+	vpslld $2, %ymm2, %ymm12 /* g6lr2_7_l = shl(g6lg_7) */
+	vpsrld $30, %ymm2, %ymm2 /* g6lr2_7_r = shr(g6lg_7) */
+	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
+	vpxor 256(%rsp), %ymm2, %ymm2 /* g6x_7 = xor(g6l_7, g6x3.3) */
+	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.4 */
+	vpxor 864(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_1_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_1_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_1_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
+	vpslld $2, %ymm12, %ymm15 /* g7lr2_7_l = shl(g7lg_7) */
+	vpsrld $30, %ymm12, %ymm12 /* g7lr2_7_r = shr(g7lg_7) */
+	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
+	vpxor 1344(%rsp), %ymm12, %ymm12 /* g7x_7 = xor(g7l_7, g7x3.3) */
+	vmovdqa %ymm8, 416(%rsp) /* spill g3x3.2 */
 	vmovdqa %ymm11, 1088(%rsp) /* spill g4x3.2 */
 	vmovdqa %ymm10, 1120(%rsp) /* spill g5x3.2 */
 	vmovdqa %ymm2, 1152(%rsp) /* spill g6x3.2 */
 	vmovdqa %ymm12, 288(%rsp) /* spill g7x3.2 */
-	vmovdqa %ymm8, %ymm2 /* g3x1.3 */
-	vmovdqa 256(%rsp), %ymm4 /* reload g0x1.3 */
-	vmovdqa %ymm9, %ymm8 /* g1x2.3 */
-	vmovdqa %ymm7, %ymm10 /* g2x1.3 */
-	vmovdqa 64(%rsp), %ymm7 /* reload g1x0.3 */
-	vmovdqa 0(%rsp), %ymm11 /* reload g2x0.3 */
-	vmovdqa %ymm5, %ymm12 /* g2x2.3 */
-	vmovdqa %ymm3, %ymm5 /* g2x3.3 */
-	vmovdqa 448(%rsp), %ymm3 /* reload g0x2.3 */
-	vmovdqa %ymm1, %ymm13 /* g1x3.3 */
-	vmovdqa 384(%rsp), %ymm1 /* reload g0x0.3 */
-	vmovdqa 512(%rsp), %ymm14 /* reload g3x2.3 */
-	add $16, %r8
+	vmovdqa 448(%rsp), %ymm2 /* reload g3x1.4 */
+	vmovdqa %ymm1, %ymm8 /* g1x2.4 */
+	vmovdqa 320(%rsp), %ymm1 /* reload g0x0.4 */
+	vmovdqa %ymm5, %ymm10 /* g2x1.4 */
+	vmovdqa %ymm7, %ymm5 /* g2x3.4 */
+	vmovdqa 1312(%rsp), %ymm7 /* reload g1x0.4 */
+	vmovdqa 128(%rsp), %ymm11 /* reload g2x0.4 */
+	vmovdqa %ymm3, %ymm12 /* g2x2.4 */
+	vmovdqa 1184(%rsp), %ymm3 /* reload g0x2.4 */
+	vmovdqa %ymm6, %ymm13 /* g1x3.4 */
+	vmovdqa %ymm9, %ymm6 /* g1x1.4 */
+	vmovdqa %ymm4, %ymm14 /* g3x2.4 */
+	vmovdqa 480(%rsp), %ymm4 /* reload g0x1.4 */
+	add $32, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_gfni_1_loop_r0
 

@@ -10,16 +10,16 @@
  *   %rdi: rk
  *   %rsi: in
  *   %rdx: out
- *   %rcx: 64 x r (and the loop count)
+ *   %rcx: 16 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 1600 bytes (50 spill slots of 32 bytes)
+ *   frame: 1216 bytes (37 spill slots of 32 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $1600, %rsp
+	sub $1216, %rsp
 
 	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
@@ -217,7 +217,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	.p2align 4
 .Lsm4_wordslice_avx2_vaes_0_loop_r0:
 
-	/* Round 16r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%rcx), %ymm2 /* rkw = bcast32() */
 	vpxor %ymm3, %ymm4, %ymm9 /* g0t_acc = xor(g0x1, g0x2) */
 	vpxor %ymm2, %ymm9, %ymm9 /* g0t_acc_1 = xor(g0t_acc, rkw) */
@@ -362,7 +362,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm10, %ymm11, %ymm10 /* g4s = xor(g4s_l, g4s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm11 /* g4lr24 = lookup16(g4s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm7 /* g4lr8 = lookup16(g4s, rotl8) */
-	vmovdqa %ymm6, 224(%rsp) /* spill g3x0.3 */
+	vmovdqa %ymm6, 1056(%rsp) /* spill g3x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm6 /* g4lr16 = lookup16(g4s, rotl16) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g4lg_acc = xor(g4s, g4lr8) */
 	vpxor %ymm6, %ymm7, %ymm6 /* g4lg = xor(g4lg_acc, g4lr16) */
@@ -392,7 +392,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm10, %ymm11, %ymm10 /* g5s = xor(g5s_l, g5s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm11 /* g5lr24 = lookup16(g5s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm7 /* g5lr8 = lookup16(g5s, rotl8) */
-	vmovdqa %ymm6, 32(%rsp) /* spill g4x0.3 */
+	vmovdqa %ymm6, 768(%rsp) /* spill g4x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm6 /* g5lr16 = lookup16(g5s, rotl16) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g5lg_acc = xor(g5s, g5lr8) */
 	vpxor %ymm6, %ymm7, %ymm6 /* g5lg = xor(g5lg_acc, g5lr16) */
@@ -422,7 +422,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm10, %ymm11, %ymm10 /* g6s = xor(g6s_l, g6s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm11 /* g6lr24 = lookup16(g6s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm7 /* g6lr8 = lookup16(g6s, rotl8) */
-	vmovdqa %ymm6, 96(%rsp) /* spill g5x0.3 */
+	vmovdqa %ymm6, 736(%rsp) /* spill g5x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm6 /* g6lr16 = lookup16(g6s, rotl16) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g6lg_acc = xor(g6s, g6lr8) */
 	vpxor %ymm6, %ymm7, %ymm6 /* g6lg = xor(g6lg_acc, g6lr16) */
@@ -462,7 +462,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm7, %ymm2, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
 	vpxor 672(%rsp), %ymm2, %ymm2 /* g7x = xor(g7l, g7x0.2) */
 
-	/* Round 16r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%rcx), %ymm7 /* rkw_1 = bcast32() */
 	vmovdqa 256(%rsp), %ymm10 /* reload g0x2.2 */
 	vpxor 384(%rsp), %ymm10, %ymm11 /* g0t_acc_2 = xor(g0x2, g0x3) */
@@ -483,9 +483,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpshufb %ymm10, %ymm9, %ymm10 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g0x0.3 */
+	vmovdqa %ymm0, 224(%rsp) /* spill g0x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm2, 352(%rsp) /* spill g7x0.3 */
+	vmovdqa %ymm2, 672(%rsp) /* spill g7x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm2 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
 	vpxor %ymm0, %ymm10, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
 	vpxor %ymm2, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
@@ -556,7 +556,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vmovdqa 160(%rsp), %ymm10 /* reload g3x2.2 */
 	vpxor 64(%rsp), %ymm10, %ymm11 /* g3t_acc_2 = xor(g3x2, g3x3) */
 	vpxor %ymm7, %ymm11, %ymm11 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 224(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 1056(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3t_acc_3, g3x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -586,7 +586,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
 	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4t_acc_2 = xor(g4x2, g4x3) */
 	vpxor %ymm7, %ymm11, %ymm11 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 32(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 768(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -603,7 +603,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm10 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vmovdqa %ymm8, 192(%rsp) /* spill g3x1.3 */
+	vmovdqa %ymm8, 288(%rsp) /* spill g3x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm8 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
 	vpxor %ymm8, %ymm10, %ymm8 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
@@ -616,7 +616,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vmovdqa 928(%rsp), %ymm10 /* reload g5x2.2 */
 	vpxor 1120(%rsp), %ymm10, %ymm11 /* g5t_acc_2 = xor(g5x2, g5x3) */
 	vpxor %ymm7, %ymm11, %ymm11 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 736(%rsp), %ymm11, %ymm11 /* g5t_1 = xor(g5t_acc_3, g5x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -633,7 +633,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm11, %ymm12, %ymm11 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm10 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vmovdqa %ymm8, 128(%rsp) /* spill g4x1.3 */
+	vmovdqa %ymm8, 896(%rsp) /* spill g4x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm8 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
 	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
@@ -663,7 +663,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm11, %ymm12, %ymm11 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm10 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm6, 1184(%rsp) /* spill g6x0.3 */
+	vmovdqa %ymm6, 704(%rsp) /* spill g6x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm6 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
 	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
@@ -676,7 +676,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vmovdqa 992(%rsp), %ymm10 /* reload g7x2.2 */
 	vpxor 0(%rsp), %ymm10, %ymm11 /* g7t_acc_2 = xor(g7x2, g7x3) */
 	vpxor %ymm7, %ymm11, %ymm7 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 352(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 672(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm7, %ymm11 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm7, %ymm7 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -703,10 +703,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm10, %ymm7, %ymm7 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
 	vpxor 864(%rsp), %ymm7, %ymm7 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
-	/* Round 16r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%rcx), %ymm10 /* rkw_2 = bcast32() */
 	vmovdqa 384(%rsp), %ymm11 /* reload g0x3.2 */
-	vpxor 480(%rsp), %ymm11, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor 224(%rsp), %ymm11, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
 	vpxor %ymm10, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
 	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm11 /* g0t_2_lo = and(g0t_2, nibble_mask) */
@@ -724,9 +724,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpshufb %ymm11, %ymm9, %ymm11 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm0, 1216(%rsp) /* spill g0x1.3 */
+	vmovdqa %ymm0, 32(%rsp) /* spill g0x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm7, 1248(%rsp) /* spill g7x1.3 */
+	vmovdqa %ymm7, 864(%rsp) /* spill g7x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm7 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
@@ -795,9 +795,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm5, %ymm11, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 448(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 64(%rsp), %ymm11 /* reload g3x3.2 */
-	vpxor 224(%rsp), %ymm11, %ymm12 /* g3t_acc_4 = xor(g3x3, g3x0) */
+	vpxor 1056(%rsp), %ymm11, %ymm12 /* g3t_acc_4 = xor(g3x3, g3x0) */
 	vpxor %ymm10, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 192(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -825,9 +825,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm5, %ymm11, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 160(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm11 /* reload g4x3.2 */
-	vpxor 32(%rsp), %ymm11, %ymm12 /* g4t_acc_4 = xor(g4x3, g4x0) */
+	vpxor 768(%rsp), %ymm11, %ymm12 /* g4t_acc_4 = xor(g4x3, g4x0) */
 	vpxor %ymm10, %ymm12, %ymm12 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 128(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 896(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4t_acc_5, g4x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -844,7 +844,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm12, %ymm13, %ymm12 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm11 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vmovdqa %ymm5, 1280(%rsp) /* spill g3x2.3 */
+	vmovdqa %ymm5, 160(%rsp) /* spill g3x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	vpxor %ymm5, %ymm11, %ymm5 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
@@ -855,7 +855,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm5, %ymm11, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm5, %ymm5 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm11 /* reload g5x3.2 */
-	vpxor 96(%rsp), %ymm11, %ymm12 /* g5t_acc_4 = xor(g5x3, g5x0) */
+	vpxor 736(%rsp), %ymm11, %ymm12 /* g5t_acc_4 = xor(g5x3, g5x0) */
 	vpxor %ymm10, %ymm12, %ymm12 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
 	vpxor %ymm8, %ymm12, %ymm12 /* g5t_2 = xor(g5t_acc_5, g5x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
@@ -874,7 +874,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm12, %ymm13, %ymm12 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm8, 1312(%rsp) /* spill g5x1.3 */
+	vmovdqa %ymm8, 800(%rsp) /* spill g5x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
@@ -885,7 +885,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm8, %ymm11, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm8, %ymm8 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 1184(%rsp), %ymm11, %ymm12 /* g6t_acc_4 = xor(g6x3, g6x0) */
+	vpxor 704(%rsp), %ymm11, %ymm12 /* g6t_acc_4 = xor(g6x3, g6x0) */
 	vpxor %ymm10, %ymm12, %ymm12 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
 	vpxor %ymm6, %ymm12, %ymm12 /* g6t_2 = xor(g6t_acc_5, g6x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
@@ -904,7 +904,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm12, %ymm13, %ymm12 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm11 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm6, 1344(%rsp) /* spill g6x1.3 */
+	vmovdqa %ymm6, 832(%rsp) /* spill g6x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
 	vpxor %ymm6, %ymm11, %ymm6 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
@@ -915,9 +915,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm6, %ymm11, %ymm6 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm6, %ymm6 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 0(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 352(%rsp), %ymm11, %ymm12 /* g7t_acc_4 = xor(g7x3, g7x0) */
+	vpxor 672(%rsp), %ymm11, %ymm12 /* g7t_acc_4 = xor(g7x3, g7x0) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 1248(%rsp), %ymm10, %ymm10 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 864(%rsp), %ymm10, %ymm10 /* g7t_2 = xor(g7t_acc_5, g7x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -944,10 +944,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm11, %ymm10, %ymm10 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
 	vpxor 992(%rsp), %ymm10, %ymm10 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
-	/* Round 16r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%rcx), %ymm11 /* rkw_3 = bcast32() */
-	vmovdqa 480(%rsp), %ymm12 /* reload g0x0.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vmovdqa 224(%rsp), %ymm12 /* reload g0x0.3 */
+	vpxor 32(%rsp), %ymm12, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
 	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
 	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_3_lo = and(g0t_3, nibble_mask) */
@@ -965,9 +965,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vmovdqa %ymm0, 1376(%rsp) /* spill g0x2.3 */
+	vmovdqa %ymm0, 96(%rsp) /* spill g0x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm10, 1408(%rsp) /* spill g7x2.3 */
+	vmovdqa %ymm10, 992(%rsp) /* spill g7x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
 	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
@@ -1025,7 +1025,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm10, %ymm12, %ymm10 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm3, 256(%rsp) /* spill g2x0.3 */
+	vmovdqa %ymm3, 416(%rsp) /* spill g2x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
 	vpxor %ymm13, %ymm10, %ymm13 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
@@ -1035,10 +1035,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm12, %ymm10, %ymm10 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm3, %ymm10, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 512(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa 224(%rsp), %ymm10 /* reload g3x0.3 */
-	vpxor 192(%rsp), %ymm10, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
+	vmovdqa 1056(%rsp), %ymm10 /* reload g3x0.3 */
+	vpxor 288(%rsp), %ymm10, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
 	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 1280(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 160(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -1065,8 +1065,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
 	vpxor %ymm3, %ymm10, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 64(%rsp), %ymm3, %ymm3 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 32(%rsp), %ymm10 /* reload g4x0.3 */
-	vpxor 128(%rsp), %ymm10, %ymm12 /* g4t_acc_6 = xor(g4x0, g4x1) */
+	vmovdqa 768(%rsp), %ymm10 /* reload g4x0.3 */
+	vpxor 896(%rsp), %ymm10, %ymm12 /* g4t_acc_6 = xor(g4x0, g4x1) */
 	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
 	vpxor %ymm5, %ymm12, %ymm12 /* g4t_3 = xor(g4t_acc_7, g4x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
@@ -1085,7 +1085,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm12, %ymm13, %ymm12 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm5, 1440(%rsp) /* spill g4x2.3 */
+	vmovdqa %ymm5, 1024(%rsp) /* spill g4x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
 	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
@@ -1095,8 +1095,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
 	vpxor %ymm5, %ymm10, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 96(%rsp), %ymm10 /* reload g5x0.3 */
-	vpxor 1312(%rsp), %ymm10, %ymm12 /* g5t_acc_6 = xor(g5x0, g5x1) */
+	vmovdqa 736(%rsp), %ymm10 /* reload g5x0.3 */
+	vpxor 800(%rsp), %ymm10, %ymm12 /* g5t_acc_6 = xor(g5x0, g5x1) */
 	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
 	vpxor %ymm8, %ymm12, %ymm12 /* g5t_3 = xor(g5t_acc_7, g5x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
@@ -1115,7 +1115,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm12, %ymm13, %ymm12 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm8, 1472(%rsp) /* spill g5x2.3 */
+	vmovdqa %ymm8, 928(%rsp) /* spill g5x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
 	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
@@ -1125,8 +1125,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
 	vpxor %ymm8, %ymm10, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 1184(%rsp), %ymm10 /* reload g6x0.3 */
-	vpxor 1344(%rsp), %ymm10, %ymm12 /* g6t_acc_6 = xor(g6x0, g6x1) */
+	vmovdqa 704(%rsp), %ymm10 /* reload g6x0.3 */
+	vpxor 832(%rsp), %ymm10, %ymm12 /* g6t_acc_6 = xor(g6x0, g6x1) */
 	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
 	vpxor %ymm6, %ymm12, %ymm12 /* g6t_3 = xor(g6t_acc_7, g6x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
@@ -1145,7 +1145,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm12, %ymm13, %ymm12 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm6, 1504(%rsp) /* spill g6x2.3 */
+	vmovdqa %ymm6, 960(%rsp) /* spill g6x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
 	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
@@ -1155,10 +1155,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
 	vpxor %ymm6, %ymm10, %ymm6 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm6, %ymm6 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 352(%rsp), %ymm10 /* reload g7x0.3 */
-	vpxor 1248(%rsp), %ymm10, %ymm12 /* g7t_acc_6 = xor(g7x0, g7x1) */
+	vmovdqa 672(%rsp), %ymm10 /* reload g7x0.3 */
+	vpxor 864(%rsp), %ymm10, %ymm12 /* g7t_acc_6 = xor(g7x0, g7x1) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1408(%rsp), %ymm11, %ymm11 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 992(%rsp), %ymm11, %ymm11 /* g7t_3 = xor(g7t_acc_7, g7x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
@@ -1184,2926 +1184,22 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
 	vpxor 0(%rsp), %ymm10, %ymm10 /* g7x_3 = xor(g7l_3, g7x3.2) */
-
-	/* Round 16r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
-	vpbroadcastd 16(%rdi,%rcx), %ymm11 /* rkw_4 = bcast32() */
-	vmovdqa 1216(%rsp), %ymm12 /* reload g0x1.3 */
-	vpxor 1376(%rsp), %ymm12, %ymm13 /* g0t_acc_8 = xor(g0x1, g0x2) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_4 = xor(g0t_acc_9, g0x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_4_lo = and(g0t_4, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_4_sh = shr(g0t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_4_hi = and(g0t_4_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_4_l = lookup16(tbl_lo, g0t_4_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_4_h = lookup16(tbl_hi, g0t_4_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_4 = xor(g0a_4_l, g0a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_4_sr = lookup16(g0a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_4_aes = aesenclast(g0s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_4_aes_lo = and(g0s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_4_aes_sh = shr(g0s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_4_aes_hi = and(g0s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_4_l = lookup16(tbl_lo_1, g0s_4_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_4_h = lookup16(tbl_hi_1, g0s_4_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_4 = xor(g0s_4_l, g0s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
-	vmovdqa %ymm0, 1536(%rsp) /* spill g0x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
-	vmovdqa %ymm10, 1568(%rsp) /* spill g7x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_4_l = shl(g0lg_4) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_4_r = shr(g0lg_4) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
-	vpxor 480(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm7, %ymm2, %ymm10 /* g1t_acc_8 = xor(g1x1, g1x2) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_4 = xor(g1t_acc_9, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_4_lo = and(g1t_4, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_4_sh = shr(g1t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_4_hi = and(g1t_4_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_4_l = lookup16(tbl_lo, g1t_4_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_4_h = lookup16(tbl_hi, g1t_4_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_4 = xor(g1a_4_l, g1a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_4_sr = lookup16(g1a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_4_aes = aesenclast(g1s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_4_aes_lo = and(g1s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_4_aes_sh = shr(g1s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_4_aes_hi = and(g1s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_4_l = lookup16(tbl_lo_1, g1s_4_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_4_h = lookup16(tbl_hi_1, g1s_4_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_4 = xor(g1s_4_l, g1s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
-	vmovdqa %ymm2, 480(%rsp) /* spill g1x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm2 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
-	vpslld $2, %ymm2, %ymm13 /* g1lr2_4_l = shl(g1lg_4) */
-	vpsrld $30, %ymm2, %ymm2 /* g1lr2_4_r = shr(g1lg_4) */
-	vpor %ymm2, %ymm13, %ymm2 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
-	vpxor 384(%rsp), %ymm2, %ymm2 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vmovdqa 320(%rsp), %ymm10 /* reload g2x1.3 */
-	vpxor 448(%rsp), %ymm10, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
-	vpxor 512(%rsp), %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_4_lo = and(g2t_4, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_4_sh = shr(g2t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_4_hi = and(g2t_4_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_4_l = lookup16(tbl_lo, g2t_4_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_4_h = lookup16(tbl_hi, g2t_4_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_4 = xor(g2a_4_l, g2a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_4_sr = lookup16(g2a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_4_aes = aesenclast(g2s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_4_aes_lo = and(g2s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_4_aes_sh = shr(g2s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_4_aes_hi = and(g2s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_4_l = lookup16(tbl_lo_1, g2s_4_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_4_h = lookup16(tbl_hi_1, g2s_4_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_4 = xor(g2s_4_l, g2s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
-	vmovdqa %ymm2, 384(%rsp) /* spill g1x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_4_l = shl(g2lg_4) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_4_r = shr(g2lg_4) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
-	vpxor 256(%rsp), %ymm2, %ymm2 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vmovdqa 192(%rsp), %ymm10 /* reload g3x1.3 */
-	vpxor 1280(%rsp), %ymm10, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_4_lo = and(g3t_4, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_4_sh = shr(g3t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_4_hi = and(g3t_4_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_4_l = lookup16(tbl_lo, g3t_4_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_4_h = lookup16(tbl_hi, g3t_4_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_4 = xor(g3a_4_l, g3a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_4_sr = lookup16(g3a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_4_aes = aesenclast(g3s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_4_aes_lo = and(g3s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_4_aes_sh = shr(g3s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_4_aes_hi = and(g3s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_4_l = lookup16(tbl_lo_1, g3s_4_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_4_h = lookup16(tbl_hi_1, g3s_4_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_4 = xor(g3s_4_l, g3s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
-	vmovdqa %ymm3, 256(%rsp) /* spill g3x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_4_l = shl(g3lg_4) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_4_r = shr(g3lg_4) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
-	vpxor 224(%rsp), %ymm3, %ymm3 /* g3x_4 = xor(g3l_4, g3x0.3) */
-	vmovdqa 128(%rsp), %ymm10 /* reload g4x1.3 */
-	vpxor 1440(%rsp), %ymm10, %ymm12 /* g4t_acc_8 = xor(g4x1, g4x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_4 = xor(g4t_acc_9, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_4_lo = and(g4t_4, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_4_sh = shr(g4t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_4_hi = and(g4t_4_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_4_l = lookup16(tbl_lo, g4t_4_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_4_h = lookup16(tbl_hi, g4t_4_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_4 = xor(g4a_4_l, g4a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_4_sr = lookup16(g4a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_4_aes = aesenclast(g4s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_4_aes_lo = and(g4s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_4_aes_sh = shr(g4s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_4_aes_hi = and(g4s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_4_l = lookup16(tbl_lo_1, g4s_4_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_4_h = lookup16(tbl_hi_1, g4s_4_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_4 = xor(g4s_4_l, g4s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
-	vmovdqa %ymm5, 224(%rsp) /* spill g4x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_4_l = shl(g4lg_4) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_4_r = shr(g4lg_4) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
-	vpxor 32(%rsp), %ymm5, %ymm5 /* g4x_4 = xor(g4l_4, g4x0.3) */
-	vmovdqa 1312(%rsp), %ymm10 /* reload g5x1.3 */
-	vpxor 1472(%rsp), %ymm10, %ymm12 /* g5t_acc_8 = xor(g5x1, g5x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_4 = xor(g5t_acc_9, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_4_lo = and(g5t_4, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_4_sh = shr(g5t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_4_hi = and(g5t_4_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_4_l = lookup16(tbl_lo, g5t_4_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_4_h = lookup16(tbl_hi, g5t_4_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_4 = xor(g5a_4_l, g5a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_4_sr = lookup16(g5a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_4_aes = aesenclast(g5s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_4_aes_lo = and(g5s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_4_aes_sh = shr(g5s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_4_aes_hi = and(g5s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_4_l = lookup16(tbl_lo_1, g5s_4_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_4_h = lookup16(tbl_hi_1, g5s_4_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_4 = xor(g5s_4_l, g5s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
-	vmovdqa %ymm8, 32(%rsp) /* spill g5x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_4_l = shl(g5lg_4) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_4_r = shr(g5lg_4) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
-	vpxor 96(%rsp), %ymm8, %ymm8 /* g5x_4 = xor(g5l_4, g5x0.3) */
-	vmovdqa 1344(%rsp), %ymm10 /* reload g6x1.3 */
-	vpxor 1504(%rsp), %ymm10, %ymm12 /* g6t_acc_8 = xor(g6x1, g6x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_4 = xor(g6t_acc_9, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_4_lo = and(g6t_4, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_4_sh = shr(g6t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_4_hi = and(g6t_4_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_4_l = lookup16(tbl_lo, g6t_4_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_4_h = lookup16(tbl_hi, g6t_4_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_4 = xor(g6a_4_l, g6a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_4_sr = lookup16(g6a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_4_aes = aesenclast(g6s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_4_aes_lo = and(g6s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_4_aes_sh = shr(g6s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_4_aes_hi = and(g6s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_4_l = lookup16(tbl_lo_1, g6s_4_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_4_h = lookup16(tbl_hi_1, g6s_4_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_4 = xor(g6s_4_l, g6s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
-	vmovdqa %ymm6, 96(%rsp) /* spill g6x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_4_l = shl(g6lg_4) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_4_r = shr(g6lg_4) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
-	vpxor 1184(%rsp), %ymm6, %ymm6 /* g6x_4 = xor(g6l_4, g6x0.3) */
-	vmovdqa 1248(%rsp), %ymm10 /* reload g7x1.3 */
-	vpxor 1408(%rsp), %ymm10, %ymm12 /* g7t_acc_8 = xor(g7x1, g7x2) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
-	vpxor 1568(%rsp), %ymm11, %ymm11 /* g7t_4 = xor(g7t_acc_9, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_4_lo = and(g7t_4, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_4_sh = shr(g7t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_4_hi = and(g7t_4_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_4_l = lookup16(tbl_lo, g7t_4_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_4_h = lookup16(tbl_hi, g7t_4_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_4 = xor(g7a_4_l, g7a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_4_sr = lookup16(g7a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_4_aes = aesenclast(g7s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_4_aes_lo = and(g7s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_4_aes_sh = shr(g7s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_4_aes_hi = and(g7s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_4_l = lookup16(tbl_lo_1, g7s_4_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_4_h = lookup16(tbl_hi_1, g7s_4_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_4 = xor(g7s_4_l, g7s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_4_l = shl(g7lg_4) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_4_r = shr(g7lg_4) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
-	vpxor 352(%rsp), %ymm10, %ymm10 /* g7x_4 = xor(g7l_4, g7x0.3) */
-
-	/* Round 16r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
-	vpbroadcastd 20(%rdi,%rcx), %ymm11 /* rkw_5 = bcast32() */
-	vmovdqa 1376(%rsp), %ymm12 /* reload g0x2.3 */
-	vpxor 1536(%rsp), %ymm12, %ymm13 /* g0t_acc_10 = xor(g0x2, g0x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_5 = xor(g0t_acc_11, g0x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_5_lo = and(g0t_5, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_5_sh = shr(g0t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_5_hi = and(g0t_5_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_5_l = lookup16(tbl_lo, g0t_5_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_5_h = lookup16(tbl_hi, g0t_5_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_5 = xor(g0a_5_l, g0a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_5_sr = lookup16(g0a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_5_aes = aesenclast(g0s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_5_aes_lo = and(g0s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_5_aes_sh = shr(g0s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_5_aes_hi = and(g0s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_5_l = lookup16(tbl_lo_1, g0s_5_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_5_h = lookup16(tbl_hi_1, g0s_5_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_5 = xor(g0s_5_l, g0s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
-	vmovdqa %ymm0, 352(%rsp) /* spill g0x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
-	vmovdqa %ymm10, 1184(%rsp) /* spill g7x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_5_l = shl(g0lg_5) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_5_r = shr(g0lg_5) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
-	vpxor 1216(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm1, %ymm7, %ymm10 /* g1t_acc_10 = xor(g1x2, g1x3) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor 384(%rsp), %ymm10, %ymm10 /* g1t_5 = xor(g1t_acc_11, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_5_lo = and(g1t_5, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_5_sh = shr(g1t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_5_hi = and(g1t_5_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_5_l = lookup16(tbl_lo, g1t_5_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_5_h = lookup16(tbl_hi, g1t_5_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_5 = xor(g1a_5_l, g1a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_5_sr = lookup16(g1a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_5_aes = aesenclast(g1s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_5_aes_lo = and(g1s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_5_aes_sh = shr(g1s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_5_aes_hi = and(g1s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_5_l = lookup16(tbl_lo_1, g1s_5_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_5_h = lookup16(tbl_hi_1, g1s_5_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_5 = xor(g1s_5_l, g1s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
-	vmovdqa %ymm7, 1216(%rsp) /* spill g1x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm7 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
-	vpslld $2, %ymm7, %ymm13 /* g1lr2_5_l = shl(g1lg_5) */
-	vpsrld $30, %ymm7, %ymm7 /* g1lr2_5_r = shr(g1lg_5) */
-	vpor %ymm7, %ymm13, %ymm7 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
-	vpxor 480(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vmovdqa 448(%rsp), %ymm10 /* reload g2x2.3 */
-	vpxor 512(%rsp), %ymm10, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_5_lo = and(g2t_5, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_5_sh = shr(g2t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_5_hi = and(g2t_5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_5_l = lookup16(tbl_lo, g2t_5_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_5_h = lookup16(tbl_hi, g2t_5_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_5 = xor(g2a_5_l, g2a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_5_sr = lookup16(g2a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_5_aes = aesenclast(g2s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_5_aes_lo = and(g2s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_5_aes_sh = shr(g2s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_5_aes_hi = and(g2s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_5_l = lookup16(tbl_lo_1, g2s_5_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_5_h = lookup16(tbl_hi_1, g2s_5_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_5 = xor(g2s_5_l, g2s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
-	vmovdqa %ymm2, 480(%rsp) /* spill g2x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_5_l = shl(g2lg_5) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_5_r = shr(g2lg_5) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
-	vpxor 320(%rsp), %ymm2, %ymm2 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vmovdqa 1280(%rsp), %ymm10 /* reload g3x2.3 */
-	vpxor 256(%rsp), %ymm10, %ymm12 /* g3t_acc_10 = xor(g3x2, g3x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_5_lo = and(g3t_5, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_5_sh = shr(g3t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_5_hi = and(g3t_5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_5_l = lookup16(tbl_lo, g3t_5_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_5_h = lookup16(tbl_hi, g3t_5_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_5 = xor(g3a_5_l, g3a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_5_sr = lookup16(g3a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_5_aes = aesenclast(g3s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_5_aes_lo = and(g3s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_5_aes_sh = shr(g3s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_5_aes_hi = and(g3s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_5_l = lookup16(tbl_lo_1, g3s_5_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_5_h = lookup16(tbl_hi_1, g3s_5_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_5 = xor(g3s_5_l, g3s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
-	vmovdqa %ymm3, 320(%rsp) /* spill g3x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_5_l = shl(g3lg_5) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_5_r = shr(g3lg_5) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
-	vpxor 192(%rsp), %ymm3, %ymm3 /* g3x_5 = xor(g3l_5, g3x1.3) */
-	vmovdqa 1440(%rsp), %ymm10 /* reload g4x2.3 */
-	vpxor 224(%rsp), %ymm10, %ymm12 /* g4t_acc_10 = xor(g4x2, g4x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_5 = xor(g4t_acc_11, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_5_lo = and(g4t_5, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_5_sh = shr(g4t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_5_hi = and(g4t_5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_5_l = lookup16(tbl_lo, g4t_5_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_5_h = lookup16(tbl_hi, g4t_5_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_5 = xor(g4a_5_l, g4a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_5_sr = lookup16(g4a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_5_aes = aesenclast(g4s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_5_aes_lo = and(g4s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_5_aes_sh = shr(g4s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_5_aes_hi = and(g4s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_5_l = lookup16(tbl_lo_1, g4s_5_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_5_h = lookup16(tbl_hi_1, g4s_5_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_5 = xor(g4s_5_l, g4s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
-	vmovdqa %ymm5, 192(%rsp) /* spill g4x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_5_l = shl(g4lg_5) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_5_r = shr(g4lg_5) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
-	vpxor 128(%rsp), %ymm5, %ymm5 /* g4x_5 = xor(g4l_5, g4x1.3) */
-	vmovdqa 1472(%rsp), %ymm10 /* reload g5x2.3 */
-	vpxor 32(%rsp), %ymm10, %ymm12 /* g5t_acc_10 = xor(g5x2, g5x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_5 = xor(g5t_acc_11, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_5_lo = and(g5t_5, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_5_sh = shr(g5t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_5_hi = and(g5t_5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_5_l = lookup16(tbl_lo, g5t_5_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_5_h = lookup16(tbl_hi, g5t_5_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_5 = xor(g5a_5_l, g5a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_5_sr = lookup16(g5a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_5_aes = aesenclast(g5s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_5_aes_lo = and(g5s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_5_aes_sh = shr(g5s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_5_aes_hi = and(g5s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_5_l = lookup16(tbl_lo_1, g5s_5_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_5_h = lookup16(tbl_hi_1, g5s_5_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_5 = xor(g5s_5_l, g5s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
-	vmovdqa %ymm8, 128(%rsp) /* spill g5x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_5_l = shl(g5lg_5) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_5_r = shr(g5lg_5) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
-	vpxor 1312(%rsp), %ymm8, %ymm8 /* g5x_5 = xor(g5l_5, g5x1.3) */
-	vmovdqa 1504(%rsp), %ymm10 /* reload g6x2.3 */
-	vpxor 96(%rsp), %ymm10, %ymm12 /* g6t_acc_10 = xor(g6x2, g6x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_5 = xor(g6t_acc_11, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_5_lo = and(g6t_5, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_5_sh = shr(g6t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_5_hi = and(g6t_5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_5_l = lookup16(tbl_lo, g6t_5_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_5_h = lookup16(tbl_hi, g6t_5_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_5 = xor(g6a_5_l, g6a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_5_sr = lookup16(g6a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_5_aes = aesenclast(g6s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_5_aes_lo = and(g6s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_5_aes_sh = shr(g6s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_5_aes_hi = and(g6s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_5_l = lookup16(tbl_lo_1, g6s_5_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_5_h = lookup16(tbl_hi_1, g6s_5_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_5 = xor(g6s_5_l, g6s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
-	vmovdqa %ymm6, 1312(%rsp) /* spill g6x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_5_l = shl(g6lg_5) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_5_r = shr(g6lg_5) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
-	vpxor 1344(%rsp), %ymm6, %ymm6 /* g6x_5 = xor(g6l_5, g6x1.3) */
-	vmovdqa 1408(%rsp), %ymm10 /* reload g7x2.3 */
-	vpxor 1568(%rsp), %ymm10, %ymm12 /* g7t_acc_10 = xor(g7x2, g7x3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 1184(%rsp), %ymm11, %ymm11 /* g7t_5 = xor(g7t_acc_11, g7x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_5_lo = and(g7t_5, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_5_sh = shr(g7t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_5_hi = and(g7t_5_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_5_l = lookup16(tbl_lo, g7t_5_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_5_h = lookup16(tbl_hi, g7t_5_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_5 = xor(g7a_5_l, g7a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_5_sr = lookup16(g7a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_5_aes = aesenclast(g7s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_5_aes_lo = and(g7s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_5_aes_sh = shr(g7s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_5_aes_hi = and(g7s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_5_l = lookup16(tbl_lo_1, g7s_5_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_5_h = lookup16(tbl_hi_1, g7s_5_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_5 = xor(g7s_5_l, g7s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_5_l = shl(g7lg_5) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_5_r = shr(g7lg_5) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
-	vpxor 1248(%rsp), %ymm10, %ymm10 /* g7x_5 = xor(g7l_5, g7x1.3) */
-
-	/* Round 16r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
-	vpbroadcastd 24(%rdi,%rcx), %ymm11 /* rkw_6 = bcast32() */
-	vmovdqa 1536(%rsp), %ymm12 /* reload g0x3.3 */
-	vpxor 352(%rsp), %ymm12, %ymm13 /* g0t_acc_12 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_6 = xor(g0t_acc_13, g0x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_6_lo = and(g0t_6, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_6_sh = shr(g0t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_6_hi = and(g0t_6_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_6_l = lookup16(tbl_lo, g0t_6_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_6_h = lookup16(tbl_hi, g0t_6_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_6 = xor(g0a_6_l, g0a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_6_sr = lookup16(g0a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_6_aes = aesenclast(g0s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_6_aes_lo = and(g0s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_6_aes_sh = shr(g0s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_6_aes_hi = and(g0s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_6_l = lookup16(tbl_lo_1, g0s_6_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_6_h = lookup16(tbl_hi_1, g0s_6_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_6 = xor(g0s_6_l, g0s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
-	vmovdqa %ymm0, 1248(%rsp) /* spill g0x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
-	vmovdqa %ymm10, 1344(%rsp) /* spill g7x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_6_l = shl(g0lg_6) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_6_r = shr(g0lg_6) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
-	vpxor 1376(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor 384(%rsp), %ymm1, %ymm10 /* g1t_acc_12 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g1t_6 = xor(g1t_acc_13, g1x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_6_lo = and(g1t_6, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_6_sh = shr(g1t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_6_hi = and(g1t_6_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_6_l = lookup16(tbl_lo, g1t_6_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_6_h = lookup16(tbl_hi, g1t_6_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_6 = xor(g1a_6_l, g1a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_6_sr = lookup16(g1a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_6_aes = aesenclast(g1s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_6_aes_lo = and(g1s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_6_aes_sh = shr(g1s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_6_aes_hi = and(g1s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_6_l = lookup16(tbl_lo_1, g1s_6_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_6_h = lookup16(tbl_hi_1, g1s_6_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_6 = xor(g1s_6_l, g1s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
-	vmovdqa %ymm1, 1376(%rsp) /* spill g1x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_6_l = shl(g1lg_6) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_6_r = shr(g1lg_6) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
-	vpxor 1216(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vmovdqa 512(%rsp), %ymm10 /* reload g2x3.3 */
-	vpxor 480(%rsp), %ymm10, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_6_lo = and(g2t_6, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_6_sh = shr(g2t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_6_hi = and(g2t_6_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_6_l = lookup16(tbl_lo, g2t_6_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_6_h = lookup16(tbl_hi, g2t_6_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_6 = xor(g2a_6_l, g2a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_6_sr = lookup16(g2a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_6_aes = aesenclast(g2s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_6_aes_lo = and(g2s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_6_aes_sh = shr(g2s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_6_aes_hi = and(g2s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_6_l = lookup16(tbl_lo_1, g2s_6_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_6_h = lookup16(tbl_hi_1, g2s_6_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_6 = xor(g2s_6_l, g2s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
-	vmovdqa %ymm2, 1216(%rsp) /* spill g2x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_6_l = shl(g2lg_6) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_6_r = shr(g2lg_6) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
-	vpxor 448(%rsp), %ymm2, %ymm2 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vmovdqa 256(%rsp), %ymm10 /* reload g3x3.3 */
-	vpxor 320(%rsp), %ymm10, %ymm12 /* g3t_acc_12 = xor(g3x3, g3x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_6_lo = and(g3t_6, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_6_sh = shr(g3t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_6_hi = and(g3t_6_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_6_l = lookup16(tbl_lo, g3t_6_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_6_h = lookup16(tbl_hi, g3t_6_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_6 = xor(g3a_6_l, g3a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_6_sr = lookup16(g3a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_6_aes = aesenclast(g3s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_6_aes_lo = and(g3s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_6_aes_sh = shr(g3s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_6_aes_hi = and(g3s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_6_l = lookup16(tbl_lo_1, g3s_6_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_6_h = lookup16(tbl_hi_1, g3s_6_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_6 = xor(g3s_6_l, g3s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
-	vmovdqa %ymm3, 448(%rsp) /* spill g3x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_6_l = shl(g3lg_6) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_6_r = shr(g3lg_6) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
-	vpxor 1280(%rsp), %ymm3, %ymm3 /* g3x_6 = xor(g3l_6, g3x2.3) */
-	vmovdqa 224(%rsp), %ymm10 /* reload g4x3.3 */
-	vpxor 192(%rsp), %ymm10, %ymm12 /* g4t_acc_12 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_6 = xor(g4t_acc_13, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_6_lo = and(g4t_6, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_6_sh = shr(g4t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_6_hi = and(g4t_6_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_6_l = lookup16(tbl_lo, g4t_6_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_6_h = lookup16(tbl_hi, g4t_6_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_6 = xor(g4a_6_l, g4a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_6_sr = lookup16(g4a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_6_aes = aesenclast(g4s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_6_aes_lo = and(g4s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_6_aes_sh = shr(g4s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_6_aes_hi = and(g4s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_6_l = lookup16(tbl_lo_1, g4s_6_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_6_h = lookup16(tbl_hi_1, g4s_6_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_6 = xor(g4s_6_l, g4s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
-	vmovdqa %ymm5, 1280(%rsp) /* spill g4x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_6_l = shl(g4lg_6) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_6_r = shr(g4lg_6) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
-	vpxor 1440(%rsp), %ymm5, %ymm5 /* g4x_6 = xor(g4l_6, g4x2.3) */
-	vmovdqa 32(%rsp), %ymm10 /* reload g5x3.3 */
-	vpxor 128(%rsp), %ymm10, %ymm12 /* g5t_acc_12 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_6 = xor(g5t_acc_13, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_6_lo = and(g5t_6, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_6_sh = shr(g5t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_6_hi = and(g5t_6_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_6_l = lookup16(tbl_lo, g5t_6_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_6_h = lookup16(tbl_hi, g5t_6_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_6 = xor(g5a_6_l, g5a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_6_sr = lookup16(g5a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_6_aes = aesenclast(g5s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_6_aes_lo = and(g5s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_6_aes_sh = shr(g5s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_6_aes_hi = and(g5s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_6_l = lookup16(tbl_lo_1, g5s_6_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_6_h = lookup16(tbl_hi_1, g5s_6_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_6 = xor(g5s_6_l, g5s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
-	vmovdqa %ymm8, 1440(%rsp) /* spill g5x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_6_l = shl(g5lg_6) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_6_r = shr(g5lg_6) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
-	vpxor 1472(%rsp), %ymm8, %ymm8 /* g5x_6 = xor(g5l_6, g5x2.3) */
-	vmovdqa 96(%rsp), %ymm10 /* reload g6x3.3 */
-	vpxor 1312(%rsp), %ymm10, %ymm12 /* g6t_acc_12 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_6 = xor(g6t_acc_13, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_6_lo = and(g6t_6, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_6_sh = shr(g6t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_6_hi = and(g6t_6_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_6_l = lookup16(tbl_lo, g6t_6_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_6_h = lookup16(tbl_hi, g6t_6_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_6 = xor(g6a_6_l, g6a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_6_sr = lookup16(g6a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_6_aes = aesenclast(g6s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_6_aes_lo = and(g6s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_6_aes_sh = shr(g6s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_6_aes_hi = and(g6s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_6_l = lookup16(tbl_lo_1, g6s_6_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_6_h = lookup16(tbl_hi_1, g6s_6_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_6 = xor(g6s_6_l, g6s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
-	vmovdqa %ymm6, 1472(%rsp) /* spill g6x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_6_l = shl(g6lg_6) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_6_r = shr(g6lg_6) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
-	vpxor 1504(%rsp), %ymm6, %ymm6 /* g6x_6 = xor(g6l_6, g6x2.3) */
-	vmovdqa 1568(%rsp), %ymm10 /* reload g7x3.3 */
-	vpxor 1184(%rsp), %ymm10, %ymm12 /* g7t_acc_12 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 1344(%rsp), %ymm11, %ymm11 /* g7t_6 = xor(g7t_acc_13, g7x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_6_lo = and(g7t_6, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_6_sh = shr(g7t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_6_hi = and(g7t_6_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_6_l = lookup16(tbl_lo, g7t_6_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_6_h = lookup16(tbl_hi, g7t_6_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_6 = xor(g7a_6_l, g7a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_6_sr = lookup16(g7a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_6_aes = aesenclast(g7s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_6_aes_lo = and(g7s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_6_aes_sh = shr(g7s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_6_aes_hi = and(g7s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_6_l = lookup16(tbl_lo_1, g7s_6_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_6_h = lookup16(tbl_hi_1, g7s_6_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_6 = xor(g7s_6_l, g7s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_6_l = shl(g7lg_6) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_6_r = shr(g7lg_6) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
-	vpxor 1408(%rsp), %ymm10, %ymm10 /* g7x_6 = xor(g7l_6, g7x2.3) */
-
-	/* Round 16r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
-	vpbroadcastd 28(%rdi,%rcx), %ymm11 /* rkw_7 = bcast32() */
-	vmovdqa 352(%rsp), %ymm12 /* reload g0x0.4 */
-	vpxor 1248(%rsp), %ymm12, %ymm13 /* g0t_acc_14 = xor(g0x0, g0x1) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_7 = xor(g0t_acc_15, g0x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_7_lo = and(g0t_7, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_7_sh = shr(g0t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_7_hi = and(g0t_7_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_7_l = lookup16(tbl_lo, g0t_7_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_7_h = lookup16(tbl_hi, g0t_7_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_7 = xor(g0a_7_l, g0a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_7_sr = lookup16(g0a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_7_aes = aesenclast(g0s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_7_aes_lo = and(g0s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_7_aes_sh = shr(g0s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_7_aes_hi = and(g0s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_7_l = lookup16(tbl_lo_1, g0s_7_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_7_h = lookup16(tbl_hi_1, g0s_7_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_7 = xor(g0s_7_l, g0s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
-	vmovdqa %ymm0, 1408(%rsp) /* spill g0x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
-	vmovdqa %ymm10, 1504(%rsp) /* spill g7x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_7_l = shl(g0lg_7) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_7_r = shr(g0lg_7) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
-	vpxor 1536(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor 384(%rsp), %ymm7, %ymm10 /* g1t_acc_14 = xor(g1x1.4, g1x0.4) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_7 = xor(g1t_acc_15, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_7_lo = and(g1t_7, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_7_sh = shr(g1t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_7_hi = and(g1t_7_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_7_l = lookup16(tbl_lo, g1t_7_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_7_h = lookup16(tbl_hi, g1t_7_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_7 = xor(g1a_7_l, g1a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_7_sr = lookup16(g1a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_7_aes = aesenclast(g1s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_7_aes_lo = and(g1s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_7_aes_sh = shr(g1s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_7_aes_hi = and(g1s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_7_l = lookup16(tbl_lo_1, g1s_7_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_7_h = lookup16(tbl_hi_1, g1s_7_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_7 = xor(g1s_7_l, g1s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
-	vmovdqa %ymm1, 1536(%rsp) /* spill g1x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_7_l = shl(g1lg_7) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_7_r = shr(g1lg_7) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
-	vpxor 1376(%rsp), %ymm1, %ymm1 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vmovdqa 480(%rsp), %ymm10 /* reload g2x0.4 */
-	vpxor 1216(%rsp), %ymm10, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_7_lo = and(g2t_7, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_7_sh = shr(g2t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_7_hi = and(g2t_7_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_7_l = lookup16(tbl_lo, g2t_7_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_7_h = lookup16(tbl_hi, g2t_7_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_7 = xor(g2a_7_l, g2a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_7_sr = lookup16(g2a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_7_aes = aesenclast(g2s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_7_aes_lo = and(g2s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_7_aes_sh = shr(g2s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_7_aes_hi = and(g2s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_7_l = lookup16(tbl_lo_1, g2s_7_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_7_h = lookup16(tbl_hi_1, g2s_7_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_7 = xor(g2s_7_l, g2s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
-	vmovdqa %ymm2, 1376(%rsp) /* spill g2x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_7_l = shl(g2lg_7) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_7_r = shr(g2lg_7) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
-	vpxor 512(%rsp), %ymm2, %ymm2 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vmovdqa 320(%rsp), %ymm10 /* reload g3x0.4 */
-	vpxor 448(%rsp), %ymm10, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_7_lo = and(g3t_7, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_7_sh = shr(g3t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_7_hi = and(g3t_7_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_7_l = lookup16(tbl_lo, g3t_7_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_7_h = lookup16(tbl_hi, g3t_7_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_7 = xor(g3a_7_l, g3a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_7_sr = lookup16(g3a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_7_aes = aesenclast(g3s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_7_aes_lo = and(g3s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_7_aes_sh = shr(g3s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_7_aes_hi = and(g3s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_7_l = lookup16(tbl_lo_1, g3s_7_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_7_h = lookup16(tbl_hi_1, g3s_7_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_7 = xor(g3s_7_l, g3s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
-	vmovdqa %ymm3, 512(%rsp) /* spill g3x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_7_l = shl(g3lg_7) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_7_r = shr(g3lg_7) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
-	vpxor 256(%rsp), %ymm3, %ymm3 /* g3x_7 = xor(g3l_7, g3x3.3) */
-	vmovdqa 192(%rsp), %ymm10 /* reload g4x0.4 */
-	vpxor 1280(%rsp), %ymm10, %ymm12 /* g4t_acc_14 = xor(g4x0, g4x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_7 = xor(g4t_acc_15, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_7_lo = and(g4t_7, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_7_sh = shr(g4t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_7_hi = and(g4t_7_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_7_l = lookup16(tbl_lo, g4t_7_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_7_h = lookup16(tbl_hi, g4t_7_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_7 = xor(g4a_7_l, g4a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_7_sr = lookup16(g4a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_7_aes = aesenclast(g4s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_7_aes_lo = and(g4s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_7_aes_sh = shr(g4s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_7_aes_hi = and(g4s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_7_l = lookup16(tbl_lo_1, g4s_7_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_7_h = lookup16(tbl_hi_1, g4s_7_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_7 = xor(g4s_7_l, g4s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
-	vmovdqa %ymm5, 256(%rsp) /* spill g4x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_7_l = shl(g4lg_7) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_7_r = shr(g4lg_7) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
-	vpxor 224(%rsp), %ymm5, %ymm5 /* g4x_7 = xor(g4l_7, g4x3.3) */
-	vmovdqa 128(%rsp), %ymm10 /* reload g5x0.4 */
-	vpxor 1440(%rsp), %ymm10, %ymm12 /* g5t_acc_14 = xor(g5x0, g5x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_7 = xor(g5t_acc_15, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_7_lo = and(g5t_7, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_7_sh = shr(g5t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_7_hi = and(g5t_7_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_7_l = lookup16(tbl_lo, g5t_7_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_7_h = lookup16(tbl_hi, g5t_7_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_7 = xor(g5a_7_l, g5a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_7_sr = lookup16(g5a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_7_aes = aesenclast(g5s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_7_aes_lo = and(g5s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_7_aes_sh = shr(g5s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_7_aes_hi = and(g5s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_7_l = lookup16(tbl_lo_1, g5s_7_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_7_h = lookup16(tbl_hi_1, g5s_7_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_7 = xor(g5s_7_l, g5s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
-	vmovdqa %ymm8, 224(%rsp) /* spill g5x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_7_l = shl(g5lg_7) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_7_r = shr(g5lg_7) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
-	vpxor 32(%rsp), %ymm8, %ymm8 /* g5x_7 = xor(g5l_7, g5x3.3) */
-	vmovdqa 1312(%rsp), %ymm10 /* reload g6x0.4 */
-	vpxor 1472(%rsp), %ymm10, %ymm12 /* g6t_acc_14 = xor(g6x0, g6x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_7 = xor(g6t_acc_15, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_7_lo = and(g6t_7, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_7_sh = shr(g6t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_7_hi = and(g6t_7_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_7_l = lookup16(tbl_lo, g6t_7_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_7_h = lookup16(tbl_hi, g6t_7_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_7 = xor(g6a_7_l, g6a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_7_sr = lookup16(g6a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_7_aes = aesenclast(g6s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_7_aes_lo = and(g6s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_7_aes_sh = shr(g6s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_7_aes_hi = and(g6s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_7_l = lookup16(tbl_lo_1, g6s_7_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_7_h = lookup16(tbl_hi_1, g6s_7_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_7 = xor(g6s_7_l, g6s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
-	vmovdqa %ymm6, 32(%rsp) /* spill g6x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_7_l = shl(g6lg_7) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_7_r = shr(g6lg_7) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
-	vpxor 96(%rsp), %ymm6, %ymm6 /* g6x_7 = xor(g6l_7, g6x3.3) */
-	vmovdqa 1184(%rsp), %ymm10 /* reload g7x0.4 */
-	vpxor 1344(%rsp), %ymm10, %ymm12 /* g7t_acc_14 = xor(g7x0, g7x1) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 1504(%rsp), %ymm11, %ymm11 /* g7t_7 = xor(g7t_acc_15, g7x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_7_lo = and(g7t_7, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_7_sh = shr(g7t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_7_hi = and(g7t_7_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_7_l = lookup16(tbl_lo, g7t_7_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_7_h = lookup16(tbl_hi, g7t_7_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_7 = xor(g7a_7_l, g7a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_7_sr = lookup16(g7a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_7_aes = aesenclast(g7s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_7_aes_lo = and(g7s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_7_aes_sh = shr(g7s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_7_aes_hi = and(g7s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_7_l = lookup16(tbl_lo_1, g7s_7_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_7_h = lookup16(tbl_hi_1, g7s_7_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_7 = xor(g7s_7_l, g7s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_7_l = shl(g7lg_7) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_7_r = shr(g7lg_7) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
-	vpxor 1568(%rsp), %ymm10, %ymm10 /* g7x_7 = xor(g7l_7, g7x3.3) */
-
-	/* Round 16r+8: X8 ^= L(S(X9 ^ X10 ^ X11 ^ rk)) (slots mod 4). */
-	vpbroadcastd 32(%rdi,%rcx), %ymm11 /* rkw_8 = bcast32() */
-	vmovdqa 1248(%rsp), %ymm12 /* reload g0x1.4 */
-	vpxor 1408(%rsp), %ymm12, %ymm13 /* g0t_acc_16 = xor(g0x1, g0x2) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_17 = xor(g0t_acc_16, rkw_8) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_8 = xor(g0t_acc_17, g0x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_8_lo = and(g0t_8, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_8_sh = shr(g0t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_8_hi = and(g0t_8_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_8_l = lookup16(tbl_lo, g0t_8_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_8_h = lookup16(tbl_hi, g0t_8_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_8 = xor(g0a_8_l, g0a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_8_sr = lookup16(g0a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_8_aes = aesenclast(g0s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_8_aes_lo = and(g0s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_8_aes_sh = shr(g0s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_8_aes_hi = and(g0s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_8_l = lookup16(tbl_lo_1, g0s_8_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_8_h = lookup16(tbl_hi_1, g0s_8_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_8 = xor(g0s_8_l, g0s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_8 = lookup16(g0s_8, rotl24) */
-	vmovdqa %ymm0, 1568(%rsp) /* spill g0x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_8 = lookup16(g0s_8, rotl8) */
-	vmovdqa %ymm10, 96(%rsp) /* spill g7x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_8 = lookup16(g0s_8, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_8 = xor(g0s_8, g0lr8_8) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_8 = xor(g0lg_acc_8, g0lr16_8) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_8_l = shl(g0lg_8) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_8_r = shr(g0lg_8) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_8 = or(g0lr2_8_l, g0lr2_8_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_8 = xor(g0s_8, g0lr24_8) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_8 = xor(g0l_acc_8, g0lr2_8) */
-	vpxor 352(%rsp), %ymm0, %ymm0 /* g0x_8 = xor(g0l_8, g0x0.4) */
-	vpxor 1536(%rsp), %ymm7, %ymm10 /* g1t_acc_16 = xor(g1x1, g1x2) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_17 = xor(g1t_acc_16, rkw_8) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_8 = xor(g1t_acc_17, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_8_lo = and(g1t_8, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_8_sh = shr(g1t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_8_hi = and(g1t_8_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_8_l = lookup16(tbl_lo, g1t_8_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_8_h = lookup16(tbl_hi, g1t_8_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_8 = xor(g1a_8_l, g1a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_8_sr = lookup16(g1a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_8_aes = aesenclast(g1s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_8_aes_lo = and(g1s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_8_aes_sh = shr(g1s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_8_aes_hi = and(g1s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_8_l = lookup16(tbl_lo_1, g1s_8_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_8_h = lookup16(tbl_hi_1, g1s_8_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_8 = xor(g1s_8_l, g1s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_8 = lookup16(g1s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_8 = lookup16(g1s_8, rotl8) */
-	vmovdqa %ymm7, 352(%rsp) /* spill g1x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm7 /* g1lr16_8 = lookup16(g1s_8, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_8 = xor(g1s_8, g1lr8_8) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g1lg_8 = xor(g1lg_acc_8, g1lr16_8) */
-	vpslld $2, %ymm7, %ymm13 /* g1lr2_8_l = shl(g1lg_8) */
-	vpsrld $30, %ymm7, %ymm7 /* g1lr2_8_r = shr(g1lg_8) */
-	vpor %ymm7, %ymm13, %ymm7 /* g1lr2_8 = or(g1lr2_8_l, g1lr2_8_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_8 = xor(g1s_8, g1lr24_8) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g1l_8 = xor(g1l_acc_8, g1lr2_8) */
-	vpxor 384(%rsp), %ymm7, %ymm7 /* g1x_8 = xor(g1l_8, g1x0.4) */
-	vmovdqa 1216(%rsp), %ymm10 /* reload g2x1.4 */
-	vpxor 1376(%rsp), %ymm10, %ymm12 /* g2t_acc_16 = xor(g2x1, g2x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_17 = xor(g2t_acc_16, rkw_8) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_8 = xor(g2t_acc_17, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_8_lo = and(g2t_8, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_8_sh = shr(g2t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_8_hi = and(g2t_8_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_8_l = lookup16(tbl_lo, g2t_8_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_8_h = lookup16(tbl_hi, g2t_8_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_8 = xor(g2a_8_l, g2a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_8_sr = lookup16(g2a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_8_aes = aesenclast(g2s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_8_aes_lo = and(g2s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_8_aes_sh = shr(g2s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_8_aes_hi = and(g2s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_8_l = lookup16(tbl_lo_1, g2s_8_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_8_h = lookup16(tbl_hi_1, g2s_8_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_8 = xor(g2s_8_l, g2s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_8 = lookup16(g2s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_8 = lookup16(g2s_8, rotl8) */
-	vmovdqa %ymm2, 384(%rsp) /* spill g2x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_8 = lookup16(g2s_8, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_8 = xor(g2s_8, g2lr8_8) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_8 = xor(g2lg_acc_8, g2lr16_8) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_8_l = shl(g2lg_8) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_8_r = shr(g2lg_8) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_8 = or(g2lr2_8_l, g2lr2_8_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_8 = xor(g2s_8, g2lr24_8) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_8 = xor(g2l_acc_8, g2lr2_8) */
-	vpxor 480(%rsp), %ymm2, %ymm2 /* g2x_8 = xor(g2l_8, g2x0.4) */
-	vmovdqa 448(%rsp), %ymm10 /* reload g3x1.4 */
-	vpxor 512(%rsp), %ymm10, %ymm12 /* g3t_acc_16 = xor(g3x1, g3x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_17 = xor(g3t_acc_16, rkw_8) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_8 = xor(g3t_acc_17, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_8_lo = and(g3t_8, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_8_sh = shr(g3t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_8_hi = and(g3t_8_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_8_l = lookup16(tbl_lo, g3t_8_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_8_h = lookup16(tbl_hi, g3t_8_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_8 = xor(g3a_8_l, g3a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_8_sr = lookup16(g3a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_8_aes = aesenclast(g3s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_8_aes_lo = and(g3s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_8_aes_sh = shr(g3s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_8_aes_hi = and(g3s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_8_l = lookup16(tbl_lo_1, g3s_8_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_8_h = lookup16(tbl_hi_1, g3s_8_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_8 = xor(g3s_8_l, g3s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_8 = lookup16(g3s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_8 = lookup16(g3s_8, rotl8) */
-	vmovdqa %ymm3, 480(%rsp) /* spill g3x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_8 = lookup16(g3s_8, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_8 = xor(g3s_8, g3lr8_8) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_8 = xor(g3lg_acc_8, g3lr16_8) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_8_l = shl(g3lg_8) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_8_r = shr(g3lg_8) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_8 = or(g3lr2_8_l, g3lr2_8_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_8 = xor(g3s_8, g3lr24_8) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_8 = xor(g3l_acc_8, g3lr2_8) */
-	vpxor 320(%rsp), %ymm3, %ymm3 /* g3x_8 = xor(g3l_8, g3x0.4) */
-	vmovdqa 1280(%rsp), %ymm10 /* reload g4x1.4 */
-	vpxor 256(%rsp), %ymm10, %ymm12 /* g4t_acc_16 = xor(g4x1, g4x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_17 = xor(g4t_acc_16, rkw_8) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_8 = xor(g4t_acc_17, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_8_lo = and(g4t_8, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_8_sh = shr(g4t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_8_hi = and(g4t_8_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_8_l = lookup16(tbl_lo, g4t_8_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_8_h = lookup16(tbl_hi, g4t_8_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_8 = xor(g4a_8_l, g4a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_8_sr = lookup16(g4a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_8_aes = aesenclast(g4s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_8_aes_lo = and(g4s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_8_aes_sh = shr(g4s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_8_aes_hi = and(g4s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_8_l = lookup16(tbl_lo_1, g4s_8_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_8_h = lookup16(tbl_hi_1, g4s_8_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_8 = xor(g4s_8_l, g4s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_8 = lookup16(g4s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_8 = lookup16(g4s_8, rotl8) */
-	vmovdqa %ymm5, 320(%rsp) /* spill g4x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_8 = lookup16(g4s_8, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_8 = xor(g4s_8, g4lr8_8) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_8 = xor(g4lg_acc_8, g4lr16_8) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_8_l = shl(g4lg_8) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_8_r = shr(g4lg_8) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_8 = or(g4lr2_8_l, g4lr2_8_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_8 = xor(g4s_8, g4lr24_8) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_8 = xor(g4l_acc_8, g4lr2_8) */
-	vpxor 192(%rsp), %ymm5, %ymm5 /* g4x_8 = xor(g4l_8, g4x0.4) */
-	vmovdqa 1440(%rsp), %ymm10 /* reload g5x1.4 */
-	vpxor 224(%rsp), %ymm10, %ymm12 /* g5t_acc_16 = xor(g5x1, g5x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_17 = xor(g5t_acc_16, rkw_8) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_8 = xor(g5t_acc_17, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_8_lo = and(g5t_8, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_8_sh = shr(g5t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_8_hi = and(g5t_8_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_8_l = lookup16(tbl_lo, g5t_8_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_8_h = lookup16(tbl_hi, g5t_8_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_8 = xor(g5a_8_l, g5a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_8_sr = lookup16(g5a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_8_aes = aesenclast(g5s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_8_aes_lo = and(g5s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_8_aes_sh = shr(g5s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_8_aes_hi = and(g5s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_8_l = lookup16(tbl_lo_1, g5s_8_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_8_h = lookup16(tbl_hi_1, g5s_8_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_8 = xor(g5s_8_l, g5s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_8 = lookup16(g5s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_8 = lookup16(g5s_8, rotl8) */
-	vmovdqa %ymm8, 192(%rsp) /* spill g5x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_8 = lookup16(g5s_8, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_8 = xor(g5s_8, g5lr8_8) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_8 = xor(g5lg_acc_8, g5lr16_8) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_8_l = shl(g5lg_8) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_8_r = shr(g5lg_8) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_8 = or(g5lr2_8_l, g5lr2_8_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_8 = xor(g5s_8, g5lr24_8) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_8 = xor(g5l_acc_8, g5lr2_8) */
-	vpxor 128(%rsp), %ymm8, %ymm8 /* g5x_8 = xor(g5l_8, g5x0.4) */
-	vmovdqa 1472(%rsp), %ymm10 /* reload g6x1.4 */
-	vpxor 32(%rsp), %ymm10, %ymm12 /* g6t_acc_16 = xor(g6x1, g6x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_17 = xor(g6t_acc_16, rkw_8) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_8 = xor(g6t_acc_17, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_8_lo = and(g6t_8, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_8_sh = shr(g6t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_8_hi = and(g6t_8_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_8_l = lookup16(tbl_lo, g6t_8_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_8_h = lookup16(tbl_hi, g6t_8_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_8 = xor(g6a_8_l, g6a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_8_sr = lookup16(g6a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_8_aes = aesenclast(g6s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_8_aes_lo = and(g6s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_8_aes_sh = shr(g6s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_8_aes_hi = and(g6s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_8_l = lookup16(tbl_lo_1, g6s_8_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_8_h = lookup16(tbl_hi_1, g6s_8_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_8 = xor(g6s_8_l, g6s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_8 = lookup16(g6s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_8 = lookup16(g6s_8, rotl8) */
-	vmovdqa %ymm6, 128(%rsp) /* spill g6x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_8 = lookup16(g6s_8, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_8 = xor(g6s_8, g6lr8_8) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_8 = xor(g6lg_acc_8, g6lr16_8) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_8_l = shl(g6lg_8) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_8_r = shr(g6lg_8) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_8 = or(g6lr2_8_l, g6lr2_8_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_8 = xor(g6s_8, g6lr24_8) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_8 = xor(g6l_acc_8, g6lr2_8) */
-	vpxor 1312(%rsp), %ymm6, %ymm6 /* g6x_8 = xor(g6l_8, g6x0.4) */
-	vmovdqa 1344(%rsp), %ymm10 /* reload g7x1.4 */
-	vpxor 1504(%rsp), %ymm10, %ymm12 /* g7t_acc_16 = xor(g7x1, g7x2) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_17 = xor(g7t_acc_16, rkw_8) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* g7t_8 = xor(g7t_acc_17, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_8_lo = and(g7t_8, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_8_sh = shr(g7t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_8_hi = and(g7t_8_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_8_l = lookup16(tbl_lo, g7t_8_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_8_h = lookup16(tbl_hi, g7t_8_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_8 = xor(g7a_8_l, g7a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_8_sr = lookup16(g7a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_8_aes = aesenclast(g7s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_8_aes_lo = and(g7s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_8_aes_sh = shr(g7s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_8_aes_hi = and(g7s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_8_l = lookup16(tbl_lo_1, g7s_8_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_8_h = lookup16(tbl_hi_1, g7s_8_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_8 = xor(g7s_8_l, g7s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_8 = lookup16(g7s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_8 = lookup16(g7s_8, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_8 = lookup16(g7s_8, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_8 = xor(g7s_8, g7lr8_8) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_8 = xor(g7lg_acc_8, g7lr16_8) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_8_l = shl(g7lg_8) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_8_r = shr(g7lg_8) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_8 = or(g7lr2_8_l, g7lr2_8_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_8 = xor(g7s_8, g7lr24_8) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_8 = xor(g7l_acc_8, g7lr2_8) */
-	vpxor 1184(%rsp), %ymm10, %ymm10 /* g7x_8 = xor(g7l_8, g7x0.4) */
-
-	/* Round 16r+9: X9 ^= L(S(X10 ^ X11 ^ X12 ^ rk)) (slots mod 4). */
-	vpbroadcastd 36(%rdi,%rcx), %ymm11 /* rkw_9 = bcast32() */
-	vmovdqa 1408(%rsp), %ymm12 /* reload g0x2.4 */
-	vpxor 1568(%rsp), %ymm12, %ymm13 /* g0t_acc_18 = xor(g0x2, g0x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_19 = xor(g0t_acc_18, rkw_9) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_9 = xor(g0t_acc_19, g0x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_9_lo = and(g0t_9, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_9_sh = shr(g0t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_9_hi = and(g0t_9_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_9_l = lookup16(tbl_lo, g0t_9_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_9_h = lookup16(tbl_hi, g0t_9_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_9 = xor(g0a_9_l, g0a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_9_sr = lookup16(g0a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_9_aes = aesenclast(g0s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_9_aes_lo = and(g0s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_9_aes_sh = shr(g0s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_9_aes_hi = and(g0s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_9_l = lookup16(tbl_lo_1, g0s_9_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_9_h = lookup16(tbl_hi_1, g0s_9_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_9 = xor(g0s_9_l, g0s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_9 = lookup16(g0s_9, rotl24) */
-	vmovdqa %ymm0, 1184(%rsp) /* spill g0x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_9 = lookup16(g0s_9, rotl8) */
-	vmovdqa %ymm10, 1312(%rsp) /* spill g7x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_9 = lookup16(g0s_9, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_9 = xor(g0s_9, g0lr8_9) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_9 = xor(g0lg_acc_9, g0lr16_9) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_9_l = shl(g0lg_9) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_9_r = shr(g0lg_9) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_9 = or(g0lr2_9_l, g0lr2_9_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_9 = xor(g0s_9, g0lr24_9) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_9 = xor(g0l_acc_9, g0lr2_9) */
-	vpxor 1248(%rsp), %ymm0, %ymm0 /* g0x_9 = xor(g0l_9, g0x1.4) */
-	vpxor 1536(%rsp), %ymm1, %ymm10 /* g1t_acc_18 = xor(g1x3.4, g1x2.4) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_19 = xor(g1t_acc_18, rkw_9) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g1t_9 = xor(g1t_acc_19, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_9_lo = and(g1t_9, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_9_sh = shr(g1t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_9_hi = and(g1t_9_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_9_l = lookup16(tbl_lo, g1t_9_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_9_h = lookup16(tbl_hi, g1t_9_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_9 = xor(g1a_9_l, g1a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_9_sr = lookup16(g1a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_9_aes = aesenclast(g1s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_9_aes_lo = and(g1s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_9_aes_sh = shr(g1s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_9_aes_hi = and(g1s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_9_l = lookup16(tbl_lo_1, g1s_9_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_9_h = lookup16(tbl_hi_1, g1s_9_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_9 = xor(g1s_9_l, g1s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_9 = lookup16(g1s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_9 = lookup16(g1s_9, rotl8) */
-	vmovdqa %ymm1, 1248(%rsp) /* spill g1x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_9 = lookup16(g1s_9, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_9 = xor(g1s_9, g1lr8_9) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_9 = xor(g1lg_acc_9, g1lr16_9) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_9_l = shl(g1lg_9) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_9_r = shr(g1lg_9) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_9 = or(g1lr2_9_l, g1lr2_9_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_9 = xor(g1s_9, g1lr24_9) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_9 = xor(g1l_acc_9, g1lr2_9) */
-	vpxor 352(%rsp), %ymm1, %ymm1 /* g1x_9 = xor(g1l_9, g1x1.4) */
-	vmovdqa 1376(%rsp), %ymm10 /* reload g2x2.4 */
-	vpxor 384(%rsp), %ymm10, %ymm12 /* g2t_acc_18 = xor(g2x2, g2x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_19 = xor(g2t_acc_18, rkw_9) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_9 = xor(g2t_acc_19, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_9_lo = and(g2t_9, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_9_sh = shr(g2t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_9_hi = and(g2t_9_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_9_l = lookup16(tbl_lo, g2t_9_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_9_h = lookup16(tbl_hi, g2t_9_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_9 = xor(g2a_9_l, g2a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_9_sr = lookup16(g2a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_9_aes = aesenclast(g2s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_9_aes_lo = and(g2s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_9_aes_sh = shr(g2s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_9_aes_hi = and(g2s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_9_l = lookup16(tbl_lo_1, g2s_9_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_9_h = lookup16(tbl_hi_1, g2s_9_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_9 = xor(g2s_9_l, g2s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_9 = lookup16(g2s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_9 = lookup16(g2s_9, rotl8) */
-	vmovdqa %ymm2, 352(%rsp) /* spill g2x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_9 = lookup16(g2s_9, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_9 = xor(g2s_9, g2lr8_9) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_9 = xor(g2lg_acc_9, g2lr16_9) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_9_l = shl(g2lg_9) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_9_r = shr(g2lg_9) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_9 = or(g2lr2_9_l, g2lr2_9_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_9 = xor(g2s_9, g2lr24_9) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_9 = xor(g2l_acc_9, g2lr2_9) */
-	vpxor 1216(%rsp), %ymm2, %ymm2 /* g2x_9 = xor(g2l_9, g2x1.4) */
-	vmovdqa 512(%rsp), %ymm10 /* reload g3x2.4 */
-	vpxor 480(%rsp), %ymm10, %ymm12 /* g3t_acc_18 = xor(g3x2, g3x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_19 = xor(g3t_acc_18, rkw_9) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_9 = xor(g3t_acc_19, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_9_lo = and(g3t_9, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_9_sh = shr(g3t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_9_hi = and(g3t_9_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_9_l = lookup16(tbl_lo, g3t_9_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_9_h = lookup16(tbl_hi, g3t_9_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_9 = xor(g3a_9_l, g3a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_9_sr = lookup16(g3a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_9_aes = aesenclast(g3s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_9_aes_lo = and(g3s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_9_aes_sh = shr(g3s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_9_aes_hi = and(g3s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_9_l = lookup16(tbl_lo_1, g3s_9_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_9_h = lookup16(tbl_hi_1, g3s_9_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_9 = xor(g3s_9_l, g3s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_9 = lookup16(g3s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_9 = lookup16(g3s_9, rotl8) */
-	vmovdqa %ymm3, 1216(%rsp) /* spill g3x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_9 = lookup16(g3s_9, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_9 = xor(g3s_9, g3lr8_9) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_9 = xor(g3lg_acc_9, g3lr16_9) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_9_l = shl(g3lg_9) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_9_r = shr(g3lg_9) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_9 = or(g3lr2_9_l, g3lr2_9_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_9 = xor(g3s_9, g3lr24_9) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_9 = xor(g3l_acc_9, g3lr2_9) */
-	vpxor 448(%rsp), %ymm3, %ymm3 /* g3x_9 = xor(g3l_9, g3x1.4) */
-	vmovdqa 256(%rsp), %ymm10 /* reload g4x2.4 */
-	vpxor 320(%rsp), %ymm10, %ymm12 /* g4t_acc_18 = xor(g4x2, g4x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_19 = xor(g4t_acc_18, rkw_9) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_9 = xor(g4t_acc_19, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_9_lo = and(g4t_9, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_9_sh = shr(g4t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_9_hi = and(g4t_9_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_9_l = lookup16(tbl_lo, g4t_9_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_9_h = lookup16(tbl_hi, g4t_9_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_9 = xor(g4a_9_l, g4a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_9_sr = lookup16(g4a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_9_aes = aesenclast(g4s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_9_aes_lo = and(g4s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_9_aes_sh = shr(g4s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_9_aes_hi = and(g4s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_9_l = lookup16(tbl_lo_1, g4s_9_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_9_h = lookup16(tbl_hi_1, g4s_9_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_9 = xor(g4s_9_l, g4s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_9 = lookup16(g4s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_9 = lookup16(g4s_9, rotl8) */
-	vmovdqa %ymm5, 448(%rsp) /* spill g4x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_9 = lookup16(g4s_9, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_9 = xor(g4s_9, g4lr8_9) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_9 = xor(g4lg_acc_9, g4lr16_9) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_9_l = shl(g4lg_9) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_9_r = shr(g4lg_9) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_9 = or(g4lr2_9_l, g4lr2_9_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_9 = xor(g4s_9, g4lr24_9) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_9 = xor(g4l_acc_9, g4lr2_9) */
-	vpxor 1280(%rsp), %ymm5, %ymm5 /* g4x_9 = xor(g4l_9, g4x1.4) */
-	vmovdqa 224(%rsp), %ymm10 /* reload g5x2.4 */
-	vpxor 192(%rsp), %ymm10, %ymm12 /* g5t_acc_18 = xor(g5x2, g5x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_19 = xor(g5t_acc_18, rkw_9) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_9 = xor(g5t_acc_19, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_9_lo = and(g5t_9, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_9_sh = shr(g5t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_9_hi = and(g5t_9_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_9_l = lookup16(tbl_lo, g5t_9_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_9_h = lookup16(tbl_hi, g5t_9_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_9 = xor(g5a_9_l, g5a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_9_sr = lookup16(g5a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_9_aes = aesenclast(g5s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_9_aes_lo = and(g5s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_9_aes_sh = shr(g5s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_9_aes_hi = and(g5s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_9_l = lookup16(tbl_lo_1, g5s_9_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_9_h = lookup16(tbl_hi_1, g5s_9_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_9 = xor(g5s_9_l, g5s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_9 = lookup16(g5s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_9 = lookup16(g5s_9, rotl8) */
-	vmovdqa %ymm8, 1280(%rsp) /* spill g5x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_9 = lookup16(g5s_9, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_9 = xor(g5s_9, g5lr8_9) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_9 = xor(g5lg_acc_9, g5lr16_9) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_9_l = shl(g5lg_9) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_9_r = shr(g5lg_9) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_9 = or(g5lr2_9_l, g5lr2_9_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_9 = xor(g5s_9, g5lr24_9) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_9 = xor(g5l_acc_9, g5lr2_9) */
-	vpxor 1440(%rsp), %ymm8, %ymm8 /* g5x_9 = xor(g5l_9, g5x1.4) */
-	vmovdqa 32(%rsp), %ymm10 /* reload g6x2.4 */
-	vpxor 128(%rsp), %ymm10, %ymm12 /* g6t_acc_18 = xor(g6x2, g6x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_19 = xor(g6t_acc_18, rkw_9) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_9 = xor(g6t_acc_19, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_9_lo = and(g6t_9, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_9_sh = shr(g6t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_9_hi = and(g6t_9_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_9_l = lookup16(tbl_lo, g6t_9_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_9_h = lookup16(tbl_hi, g6t_9_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_9 = xor(g6a_9_l, g6a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_9_sr = lookup16(g6a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_9_aes = aesenclast(g6s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_9_aes_lo = and(g6s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_9_aes_sh = shr(g6s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_9_aes_hi = and(g6s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_9_l = lookup16(tbl_lo_1, g6s_9_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_9_h = lookup16(tbl_hi_1, g6s_9_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_9 = xor(g6s_9_l, g6s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_9 = lookup16(g6s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_9 = lookup16(g6s_9, rotl8) */
-	vmovdqa %ymm6, 1440(%rsp) /* spill g6x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_9 = lookup16(g6s_9, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_9 = xor(g6s_9, g6lr8_9) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_9 = xor(g6lg_acc_9, g6lr16_9) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_9_l = shl(g6lg_9) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_9_r = shr(g6lg_9) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_9 = or(g6lr2_9_l, g6lr2_9_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_9 = xor(g6s_9, g6lr24_9) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_9 = xor(g6l_acc_9, g6lr2_9) */
-	vpxor 1472(%rsp), %ymm6, %ymm6 /* g6x_9 = xor(g6l_9, g6x1.4) */
-	vmovdqa 1504(%rsp), %ymm10 /* reload g7x2.4 */
-	vpxor 96(%rsp), %ymm10, %ymm12 /* g7t_acc_18 = xor(g7x2, g7x3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_19 = xor(g7t_acc_18, rkw_9) */
-	vpxor 1312(%rsp), %ymm11, %ymm11 /* g7t_9 = xor(g7t_acc_19, g7x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_9_lo = and(g7t_9, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_9_sh = shr(g7t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_9_hi = and(g7t_9_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_9_l = lookup16(tbl_lo, g7t_9_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_9_h = lookup16(tbl_hi, g7t_9_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_9 = xor(g7a_9_l, g7a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_9_sr = lookup16(g7a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_9_aes = aesenclast(g7s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_9_aes_lo = and(g7s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_9_aes_sh = shr(g7s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_9_aes_hi = and(g7s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_9_l = lookup16(tbl_lo_1, g7s_9_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_9_h = lookup16(tbl_hi_1, g7s_9_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_9 = xor(g7s_9_l, g7s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_9 = lookup16(g7s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_9 = lookup16(g7s_9, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_9 = lookup16(g7s_9, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_9 = xor(g7s_9, g7lr8_9) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_9 = xor(g7lg_acc_9, g7lr16_9) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_9_l = shl(g7lg_9) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_9_r = shr(g7lg_9) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_9 = or(g7lr2_9_l, g7lr2_9_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_9 = xor(g7s_9, g7lr24_9) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_9 = xor(g7l_acc_9, g7lr2_9) */
-	vpxor 1344(%rsp), %ymm10, %ymm10 /* g7x_9 = xor(g7l_9, g7x1.4) */
-
-	/* Round 16r+10: X10 ^= L(S(X11 ^ X12 ^ X13 ^ rk)) (slots mod 4). */
-	vpbroadcastd 40(%rdi,%rcx), %ymm11 /* rkw_10 = bcast32() */
-	vmovdqa 1568(%rsp), %ymm12 /* reload g0x3.4 */
-	vpxor 1184(%rsp), %ymm12, %ymm13 /* g0t_acc_20 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_21 = xor(g0t_acc_20, rkw_10) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_10 = xor(g0t_acc_21, g0x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_10_lo = and(g0t_10, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_10_sh = shr(g0t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_10_hi = and(g0t_10_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_10_l = lookup16(tbl_lo, g0t_10_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_10_h = lookup16(tbl_hi, g0t_10_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_10 = xor(g0a_10_l, g0a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_10_sr = lookup16(g0a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_10_aes = aesenclast(g0s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_10_aes_lo = and(g0s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_10_aes_sh = shr(g0s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_10_aes_hi = and(g0s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_10_l = lookup16(tbl_lo_1, g0s_10_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_10_h = lookup16(tbl_hi_1, g0s_10_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_10 = xor(g0s_10_l, g0s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_10 = lookup16(g0s_10, rotl24) */
-	vmovdqa %ymm0, 1344(%rsp) /* spill g0x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_10 = lookup16(g0s_10, rotl8) */
-	vmovdqa %ymm10, 1472(%rsp) /* spill g7x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_10 = lookup16(g0s_10, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_10 = xor(g0s_10, g0lr8_10) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_10 = xor(g0lg_acc_10, g0lr16_10) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_10_l = shl(g0lg_10) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_10_r = shr(g0lg_10) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_10 = or(g0lr2_10_l, g0lr2_10_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_10 = xor(g0s_10, g0lr24_10) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_10 = xor(g0l_acc_10, g0lr2_10) */
-	vpxor 1408(%rsp), %ymm0, %ymm0 /* g0x_10 = xor(g0l_10, g0x2.4) */
-	vpxor 1248(%rsp), %ymm7, %ymm10 /* g1t_acc_20 = xor(g1x0.5, g1x3.4) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_21 = xor(g1t_acc_20, rkw_10) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_10 = xor(g1t_acc_21, g1x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_10_lo = and(g1t_10, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_10_sh = shr(g1t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_10_hi = and(g1t_10_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_10_l = lookup16(tbl_lo, g1t_10_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_10_h = lookup16(tbl_hi, g1t_10_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_10 = xor(g1a_10_l, g1a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_10_sr = lookup16(g1a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_10_aes = aesenclast(g1s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_10_aes_lo = and(g1s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_10_aes_sh = shr(g1s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_10_aes_hi = and(g1s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_10_l = lookup16(tbl_lo_1, g1s_10_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_10_h = lookup16(tbl_hi_1, g1s_10_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_10 = xor(g1s_10_l, g1s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_10 = lookup16(g1s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_10 = lookup16(g1s_10, rotl8) */
-	vmovdqa %ymm1, 1408(%rsp) /* spill g1x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_10 = lookup16(g1s_10, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_10 = xor(g1s_10, g1lr8_10) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_10 = xor(g1lg_acc_10, g1lr16_10) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_10_l = shl(g1lg_10) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_10_r = shr(g1lg_10) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_10 = or(g1lr2_10_l, g1lr2_10_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_10 = xor(g1s_10, g1lr24_10) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_10 = xor(g1l_acc_10, g1lr2_10) */
-	vpxor 1536(%rsp), %ymm1, %ymm1 /* g1x_10 = xor(g1l_10, g1x2.4) */
-	vmovdqa 384(%rsp), %ymm10 /* reload g2x3.4 */
-	vpxor 352(%rsp), %ymm10, %ymm12 /* g2t_acc_20 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_21 = xor(g2t_acc_20, rkw_10) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_10 = xor(g2t_acc_21, g2x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_10_lo = and(g2t_10, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_10_sh = shr(g2t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_10_hi = and(g2t_10_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_10_l = lookup16(tbl_lo, g2t_10_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_10_h = lookup16(tbl_hi, g2t_10_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_10 = xor(g2a_10_l, g2a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_10_sr = lookup16(g2a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_10_aes = aesenclast(g2s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_10_aes_lo = and(g2s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_10_aes_sh = shr(g2s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_10_aes_hi = and(g2s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_10_l = lookup16(tbl_lo_1, g2s_10_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_10_h = lookup16(tbl_hi_1, g2s_10_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_10 = xor(g2s_10_l, g2s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_10 = lookup16(g2s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_10 = lookup16(g2s_10, rotl8) */
-	vmovdqa %ymm2, 1536(%rsp) /* spill g2x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_10 = lookup16(g2s_10, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_10 = xor(g2s_10, g2lr8_10) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_10 = xor(g2lg_acc_10, g2lr16_10) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_10_l = shl(g2lg_10) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_10_r = shr(g2lg_10) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_10 = or(g2lr2_10_l, g2lr2_10_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_10 = xor(g2s_10, g2lr24_10) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_10 = xor(g2l_acc_10, g2lr2_10) */
-	vpxor 1376(%rsp), %ymm2, %ymm2 /* g2x_10 = xor(g2l_10, g2x2.4) */
-	vmovdqa 480(%rsp), %ymm10 /* reload g3x3.4 */
-	vpxor 1216(%rsp), %ymm10, %ymm12 /* g3t_acc_20 = xor(g3x3, g3x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_21 = xor(g3t_acc_20, rkw_10) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_10 = xor(g3t_acc_21, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_10_lo = and(g3t_10, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_10_sh = shr(g3t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_10_hi = and(g3t_10_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_10_l = lookup16(tbl_lo, g3t_10_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_10_h = lookup16(tbl_hi, g3t_10_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_10 = xor(g3a_10_l, g3a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_10_sr = lookup16(g3a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_10_aes = aesenclast(g3s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_10_aes_lo = and(g3s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_10_aes_sh = shr(g3s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_10_aes_hi = and(g3s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_10_l = lookup16(tbl_lo_1, g3s_10_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_10_h = lookup16(tbl_hi_1, g3s_10_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_10 = xor(g3s_10_l, g3s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_10 = lookup16(g3s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_10 = lookup16(g3s_10, rotl8) */
-	vmovdqa %ymm3, 1376(%rsp) /* spill g3x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_10 = lookup16(g3s_10, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_10 = xor(g3s_10, g3lr8_10) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_10 = xor(g3lg_acc_10, g3lr16_10) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_10_l = shl(g3lg_10) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_10_r = shr(g3lg_10) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_10 = or(g3lr2_10_l, g3lr2_10_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_10 = xor(g3s_10, g3lr24_10) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_10 = xor(g3l_acc_10, g3lr2_10) */
-	vpxor 512(%rsp), %ymm3, %ymm3 /* g3x_10 = xor(g3l_10, g3x2.4) */
-	vmovdqa 320(%rsp), %ymm10 /* reload g4x3.4 */
-	vpxor 448(%rsp), %ymm10, %ymm12 /* g4t_acc_20 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_21 = xor(g4t_acc_20, rkw_10) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_10 = xor(g4t_acc_21, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_10_lo = and(g4t_10, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_10_sh = shr(g4t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_10_hi = and(g4t_10_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_10_l = lookup16(tbl_lo, g4t_10_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_10_h = lookup16(tbl_hi, g4t_10_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_10 = xor(g4a_10_l, g4a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_10_sr = lookup16(g4a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_10_aes = aesenclast(g4s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_10_aes_lo = and(g4s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_10_aes_sh = shr(g4s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_10_aes_hi = and(g4s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_10_l = lookup16(tbl_lo_1, g4s_10_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_10_h = lookup16(tbl_hi_1, g4s_10_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_10 = xor(g4s_10_l, g4s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_10 = lookup16(g4s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_10 = lookup16(g4s_10, rotl8) */
-	vmovdqa %ymm5, 512(%rsp) /* spill g4x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_10 = lookup16(g4s_10, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_10 = xor(g4s_10, g4lr8_10) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_10 = xor(g4lg_acc_10, g4lr16_10) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_10_l = shl(g4lg_10) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_10_r = shr(g4lg_10) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_10 = or(g4lr2_10_l, g4lr2_10_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_10 = xor(g4s_10, g4lr24_10) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_10 = xor(g4l_acc_10, g4lr2_10) */
-	vpxor 256(%rsp), %ymm5, %ymm5 /* g4x_10 = xor(g4l_10, g4x2.4) */
-	vmovdqa 192(%rsp), %ymm10 /* reload g5x3.4 */
-	vpxor 1280(%rsp), %ymm10, %ymm12 /* g5t_acc_20 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_21 = xor(g5t_acc_20, rkw_10) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_10 = xor(g5t_acc_21, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_10_lo = and(g5t_10, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_10_sh = shr(g5t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_10_hi = and(g5t_10_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_10_l = lookup16(tbl_lo, g5t_10_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_10_h = lookup16(tbl_hi, g5t_10_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_10 = xor(g5a_10_l, g5a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_10_sr = lookup16(g5a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_10_aes = aesenclast(g5s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_10_aes_lo = and(g5s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_10_aes_sh = shr(g5s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_10_aes_hi = and(g5s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_10_l = lookup16(tbl_lo_1, g5s_10_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_10_h = lookup16(tbl_hi_1, g5s_10_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_10 = xor(g5s_10_l, g5s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_10 = lookup16(g5s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_10 = lookup16(g5s_10, rotl8) */
-	vmovdqa %ymm8, 256(%rsp) /* spill g5x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_10 = lookup16(g5s_10, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_10 = xor(g5s_10, g5lr8_10) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_10 = xor(g5lg_acc_10, g5lr16_10) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_10_l = shl(g5lg_10) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_10_r = shr(g5lg_10) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_10 = or(g5lr2_10_l, g5lr2_10_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_10 = xor(g5s_10, g5lr24_10) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_10 = xor(g5l_acc_10, g5lr2_10) */
-	vpxor 224(%rsp), %ymm8, %ymm8 /* g5x_10 = xor(g5l_10, g5x2.4) */
-	vmovdqa 128(%rsp), %ymm10 /* reload g6x3.4 */
-	vpxor 1440(%rsp), %ymm10, %ymm12 /* g6t_acc_20 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_21 = xor(g6t_acc_20, rkw_10) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_10 = xor(g6t_acc_21, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_10_lo = and(g6t_10, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_10_sh = shr(g6t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_10_hi = and(g6t_10_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_10_l = lookup16(tbl_lo, g6t_10_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_10_h = lookup16(tbl_hi, g6t_10_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_10 = xor(g6a_10_l, g6a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_10_sr = lookup16(g6a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_10_aes = aesenclast(g6s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_10_aes_lo = and(g6s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_10_aes_sh = shr(g6s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_10_aes_hi = and(g6s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_10_l = lookup16(tbl_lo_1, g6s_10_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_10_h = lookup16(tbl_hi_1, g6s_10_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_10 = xor(g6s_10_l, g6s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_10 = lookup16(g6s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_10 = lookup16(g6s_10, rotl8) */
-	vmovdqa %ymm6, 224(%rsp) /* spill g6x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_10 = lookup16(g6s_10, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_10 = xor(g6s_10, g6lr8_10) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_10 = xor(g6lg_acc_10, g6lr16_10) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_10_l = shl(g6lg_10) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_10_r = shr(g6lg_10) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_10 = or(g6lr2_10_l, g6lr2_10_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_10 = xor(g6s_10, g6lr24_10) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_10 = xor(g6l_acc_10, g6lr2_10) */
-	vpxor 32(%rsp), %ymm6, %ymm6 /* g6x_10 = xor(g6l_10, g6x2.4) */
-	vmovdqa 96(%rsp), %ymm10 /* reload g7x3.4 */
-	vpxor 1312(%rsp), %ymm10, %ymm12 /* g7t_acc_20 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_21 = xor(g7t_acc_20, rkw_10) */
-	vpxor 1472(%rsp), %ymm11, %ymm11 /* g7t_10 = xor(g7t_acc_21, g7x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_10_lo = and(g7t_10, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_10_sh = shr(g7t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_10_hi = and(g7t_10_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_10_l = lookup16(tbl_lo, g7t_10_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_10_h = lookup16(tbl_hi, g7t_10_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_10 = xor(g7a_10_l, g7a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_10_sr = lookup16(g7a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_10_aes = aesenclast(g7s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_10_aes_lo = and(g7s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_10_aes_sh = shr(g7s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_10_aes_hi = and(g7s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_10_l = lookup16(tbl_lo_1, g7s_10_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_10_h = lookup16(tbl_hi_1, g7s_10_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_10 = xor(g7s_10_l, g7s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_10 = lookup16(g7s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_10 = lookup16(g7s_10, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_10 = lookup16(g7s_10, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_10 = xor(g7s_10, g7lr8_10) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_10 = xor(g7lg_acc_10, g7lr16_10) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_10_l = shl(g7lg_10) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_10_r = shr(g7lg_10) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_10 = or(g7lr2_10_l, g7lr2_10_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_10 = xor(g7s_10, g7lr24_10) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_10 = xor(g7l_acc_10, g7lr2_10) */
-	vpxor 1504(%rsp), %ymm10, %ymm10 /* g7x_10 = xor(g7l_10, g7x2.4) */
-
-	/* Round 16r+11: X11 ^= L(S(X12 ^ X13 ^ X14 ^ rk)) (slots mod 4). */
-	vpbroadcastd 44(%rdi,%rcx), %ymm11 /* rkw_11 = bcast32() */
-	vmovdqa 1184(%rsp), %ymm12 /* reload g0x0.5 */
-	vpxor 1344(%rsp), %ymm12, %ymm13 /* g0t_acc_22 = xor(g0x0, g0x1) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_23 = xor(g0t_acc_22, rkw_11) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_11 = xor(g0t_acc_23, g0x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_11_lo = and(g0t_11, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_11_sh = shr(g0t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_11_hi = and(g0t_11_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_11_l = lookup16(tbl_lo, g0t_11_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_11_h = lookup16(tbl_hi, g0t_11_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_11 = xor(g0a_11_l, g0a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_11_sr = lookup16(g0a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_11_aes = aesenclast(g0s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_11_aes_lo = and(g0s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_11_aes_sh = shr(g0s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_11_aes_hi = and(g0s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_11_l = lookup16(tbl_lo_1, g0s_11_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_11_h = lookup16(tbl_hi_1, g0s_11_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_11 = xor(g0s_11_l, g0s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_11 = lookup16(g0s_11, rotl24) */
-	vmovdqa %ymm0, 1504(%rsp) /* spill g0x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_11 = lookup16(g0s_11, rotl8) */
-	vmovdqa %ymm10, 32(%rsp) /* spill g7x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_11 = lookup16(g0s_11, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_11 = xor(g0s_11, g0lr8_11) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_11 = xor(g0lg_acc_11, g0lr16_11) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_11_l = shl(g0lg_11) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_11_r = shr(g0lg_11) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_11 = or(g0lr2_11_l, g0lr2_11_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_11 = xor(g0s_11, g0lr24_11) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_11 = xor(g0l_acc_11, g0lr2_11) */
-	vpxor 1568(%rsp), %ymm0, %ymm0 /* g0x_11 = xor(g0l_11, g0x3.4) */
-	vpxor 1408(%rsp), %ymm7, %ymm10 /* g1t_acc_22 = xor(g1x0, g1x1) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_23 = xor(g1t_acc_22, rkw_11) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_11 = xor(g1t_acc_23, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_11_lo = and(g1t_11, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_11_sh = shr(g1t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_11_hi = and(g1t_11_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_11_l = lookup16(tbl_lo, g1t_11_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_11_h = lookup16(tbl_hi, g1t_11_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_11 = xor(g1a_11_l, g1a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_11_sr = lookup16(g1a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_11_aes = aesenclast(g1s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_11_aes_lo = and(g1s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_11_aes_sh = shr(g1s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_11_aes_hi = and(g1s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_11_l = lookup16(tbl_lo_1, g1s_11_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_11_h = lookup16(tbl_hi_1, g1s_11_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_11 = xor(g1s_11_l, g1s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_11 = lookup16(g1s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_11 = lookup16(g1s_11, rotl8) */
-	vmovdqa %ymm7, 1568(%rsp) /* spill g1x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm7 /* g1lr16_11 = lookup16(g1s_11, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_11 = xor(g1s_11, g1lr8_11) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g1lg_11 = xor(g1lg_acc_11, g1lr16_11) */
-	vpslld $2, %ymm7, %ymm13 /* g1lr2_11_l = shl(g1lg_11) */
-	vpsrld $30, %ymm7, %ymm7 /* g1lr2_11_r = shr(g1lg_11) */
-	vpor %ymm7, %ymm13, %ymm7 /* g1lr2_11 = or(g1lr2_11_l, g1lr2_11_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_11 = xor(g1s_11, g1lr24_11) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g1l_11 = xor(g1l_acc_11, g1lr2_11) */
-	vpxor 1248(%rsp), %ymm7, %ymm7 /* g1x_11 = xor(g1l_11, g1x3.4) */
-	vmovdqa 352(%rsp), %ymm10 /* reload g2x0.5 */
-	vpxor 1536(%rsp), %ymm10, %ymm12 /* g2t_acc_22 = xor(g2x0, g2x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_23 = xor(g2t_acc_22, rkw_11) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_11 = xor(g2t_acc_23, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_11_lo = and(g2t_11, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_11_sh = shr(g2t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_11_hi = and(g2t_11_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_11_l = lookup16(tbl_lo, g2t_11_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_11_h = lookup16(tbl_hi, g2t_11_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_11 = xor(g2a_11_l, g2a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_11_sr = lookup16(g2a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_11_aes = aesenclast(g2s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_11_aes_lo = and(g2s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_11_aes_sh = shr(g2s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_11_aes_hi = and(g2s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_11_l = lookup16(tbl_lo_1, g2s_11_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_11_h = lookup16(tbl_hi_1, g2s_11_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_11 = xor(g2s_11_l, g2s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_11 = lookup16(g2s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_11 = lookup16(g2s_11, rotl8) */
-	vmovdqa %ymm2, 1248(%rsp) /* spill g2x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_11 = lookup16(g2s_11, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_11 = xor(g2s_11, g2lr8_11) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_11 = xor(g2lg_acc_11, g2lr16_11) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_11_l = shl(g2lg_11) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_11_r = shr(g2lg_11) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_11 = or(g2lr2_11_l, g2lr2_11_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_11 = xor(g2s_11, g2lr24_11) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_11 = xor(g2l_acc_11, g2lr2_11) */
-	vpxor 384(%rsp), %ymm2, %ymm2 /* g2x_11 = xor(g2l_11, g2x3.4) */
-	vmovdqa 1216(%rsp), %ymm10 /* reload g3x0.5 */
-	vpxor 1376(%rsp), %ymm10, %ymm12 /* g3t_acc_22 = xor(g3x0, g3x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_23 = xor(g3t_acc_22, rkw_11) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_11 = xor(g3t_acc_23, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_11_lo = and(g3t_11, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_11_sh = shr(g3t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_11_hi = and(g3t_11_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_11_l = lookup16(tbl_lo, g3t_11_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_11_h = lookup16(tbl_hi, g3t_11_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_11 = xor(g3a_11_l, g3a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_11_sr = lookup16(g3a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_11_aes = aesenclast(g3s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_11_aes_lo = and(g3s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_11_aes_sh = shr(g3s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_11_aes_hi = and(g3s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_11_l = lookup16(tbl_lo_1, g3s_11_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_11_h = lookup16(tbl_hi_1, g3s_11_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_11 = xor(g3s_11_l, g3s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_11 = lookup16(g3s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_11 = lookup16(g3s_11, rotl8) */
-	vmovdqa %ymm3, 384(%rsp) /* spill g3x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_11 = lookup16(g3s_11, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_11 = xor(g3s_11, g3lr8_11) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_11 = xor(g3lg_acc_11, g3lr16_11) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_11_l = shl(g3lg_11) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_11_r = shr(g3lg_11) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_11 = or(g3lr2_11_l, g3lr2_11_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_11 = xor(g3s_11, g3lr24_11) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_11 = xor(g3l_acc_11, g3lr2_11) */
-	vpxor 480(%rsp), %ymm3, %ymm3 /* g3x_11 = xor(g3l_11, g3x3.4) */
-	vmovdqa 448(%rsp), %ymm10 /* reload g4x0.5 */
-	vpxor 512(%rsp), %ymm10, %ymm12 /* g4t_acc_22 = xor(g4x0, g4x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_23 = xor(g4t_acc_22, rkw_11) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_11 = xor(g4t_acc_23, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_11_lo = and(g4t_11, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_11_sh = shr(g4t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_11_hi = and(g4t_11_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_11_l = lookup16(tbl_lo, g4t_11_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_11_h = lookup16(tbl_hi, g4t_11_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_11 = xor(g4a_11_l, g4a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_11_sr = lookup16(g4a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_11_aes = aesenclast(g4s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_11_aes_lo = and(g4s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_11_aes_sh = shr(g4s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_11_aes_hi = and(g4s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_11_l = lookup16(tbl_lo_1, g4s_11_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_11_h = lookup16(tbl_hi_1, g4s_11_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_11 = xor(g4s_11_l, g4s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_11 = lookup16(g4s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_11 = lookup16(g4s_11, rotl8) */
-	vmovdqa %ymm5, 480(%rsp) /* spill g4x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_11 = lookup16(g4s_11, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_11 = xor(g4s_11, g4lr8_11) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_11 = xor(g4lg_acc_11, g4lr16_11) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_11_l = shl(g4lg_11) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_11_r = shr(g4lg_11) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_11 = or(g4lr2_11_l, g4lr2_11_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_11 = xor(g4s_11, g4lr24_11) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_11 = xor(g4l_acc_11, g4lr2_11) */
-	vpxor 320(%rsp), %ymm5, %ymm5 /* g4x_11 = xor(g4l_11, g4x3.4) */
-	vmovdqa 1280(%rsp), %ymm10 /* reload g5x0.5 */
-	vpxor 256(%rsp), %ymm10, %ymm12 /* g5t_acc_22 = xor(g5x0, g5x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_23 = xor(g5t_acc_22, rkw_11) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_11 = xor(g5t_acc_23, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_11_lo = and(g5t_11, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_11_sh = shr(g5t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_11_hi = and(g5t_11_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_11_l = lookup16(tbl_lo, g5t_11_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_11_h = lookup16(tbl_hi, g5t_11_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_11 = xor(g5a_11_l, g5a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_11_sr = lookup16(g5a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_11_aes = aesenclast(g5s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_11_aes_lo = and(g5s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_11_aes_sh = shr(g5s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_11_aes_hi = and(g5s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_11_l = lookup16(tbl_lo_1, g5s_11_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_11_h = lookup16(tbl_hi_1, g5s_11_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_11 = xor(g5s_11_l, g5s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_11 = lookup16(g5s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_11 = lookup16(g5s_11, rotl8) */
-	vmovdqa %ymm8, 320(%rsp) /* spill g5x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_11 = lookup16(g5s_11, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_11 = xor(g5s_11, g5lr8_11) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_11 = xor(g5lg_acc_11, g5lr16_11) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_11_l = shl(g5lg_11) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_11_r = shr(g5lg_11) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_11 = or(g5lr2_11_l, g5lr2_11_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_11 = xor(g5s_11, g5lr24_11) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_11 = xor(g5l_acc_11, g5lr2_11) */
-	vpxor 192(%rsp), %ymm8, %ymm8 /* g5x_11 = xor(g5l_11, g5x3.4) */
-	vmovdqa 1440(%rsp), %ymm10 /* reload g6x0.5 */
-	vpxor 224(%rsp), %ymm10, %ymm12 /* g6t_acc_22 = xor(g6x0, g6x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_23 = xor(g6t_acc_22, rkw_11) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_11 = xor(g6t_acc_23, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_11_lo = and(g6t_11, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_11_sh = shr(g6t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_11_hi = and(g6t_11_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_11_l = lookup16(tbl_lo, g6t_11_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_11_h = lookup16(tbl_hi, g6t_11_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_11 = xor(g6a_11_l, g6a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_11_sr = lookup16(g6a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_11_aes = aesenclast(g6s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_11_aes_lo = and(g6s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_11_aes_sh = shr(g6s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_11_aes_hi = and(g6s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_11_l = lookup16(tbl_lo_1, g6s_11_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_11_h = lookup16(tbl_hi_1, g6s_11_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_11 = xor(g6s_11_l, g6s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_11 = lookup16(g6s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_11 = lookup16(g6s_11, rotl8) */
-	vmovdqa %ymm6, 192(%rsp) /* spill g6x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_11 = lookup16(g6s_11, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_11 = xor(g6s_11, g6lr8_11) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_11 = xor(g6lg_acc_11, g6lr16_11) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_11_l = shl(g6lg_11) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_11_r = shr(g6lg_11) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_11 = or(g6lr2_11_l, g6lr2_11_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_11 = xor(g6s_11, g6lr24_11) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_11 = xor(g6l_acc_11, g6lr2_11) */
-	vpxor 128(%rsp), %ymm6, %ymm6 /* g6x_11 = xor(g6l_11, g6x3.4) */
-	vmovdqa 1312(%rsp), %ymm10 /* reload g7x0.5 */
-	vpxor 1472(%rsp), %ymm10, %ymm12 /* g7t_acc_22 = xor(g7x0, g7x1) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_23 = xor(g7t_acc_22, rkw_11) */
-	vpxor 32(%rsp), %ymm11, %ymm11 /* g7t_11 = xor(g7t_acc_23, g7x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_11_lo = and(g7t_11, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_11_sh = shr(g7t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_11_hi = and(g7t_11_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_11_l = lookup16(tbl_lo, g7t_11_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_11_h = lookup16(tbl_hi, g7t_11_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_11 = xor(g7a_11_l, g7a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_11_sr = lookup16(g7a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_11_aes = aesenclast(g7s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_11_aes_lo = and(g7s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_11_aes_sh = shr(g7s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_11_aes_hi = and(g7s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_11_l = lookup16(tbl_lo_1, g7s_11_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_11_h = lookup16(tbl_hi_1, g7s_11_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_11 = xor(g7s_11_l, g7s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_11 = lookup16(g7s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_11 = lookup16(g7s_11, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_11 = lookup16(g7s_11, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_11 = xor(g7s_11, g7lr8_11) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_11 = xor(g7lg_acc_11, g7lr16_11) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_11_l = shl(g7lg_11) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_11_r = shr(g7lg_11) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_11 = or(g7lr2_11_l, g7lr2_11_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_11 = xor(g7s_11, g7lr24_11) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_11 = xor(g7l_acc_11, g7lr2_11) */
-	vpxor 96(%rsp), %ymm10, %ymm10 /* g7x_11 = xor(g7l_11, g7x3.4) */
-
-	/* Round 16r+12: X12 ^= L(S(X13 ^ X14 ^ X15 ^ rk)) (slots mod 4). */
-	vpbroadcastd 48(%rdi,%rcx), %ymm11 /* rkw_12 = bcast32() */
-	vmovdqa 1344(%rsp), %ymm12 /* reload g0x1.5 */
-	vpxor 1504(%rsp), %ymm12, %ymm13 /* g0t_acc_24 = xor(g0x1, g0x2) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_25 = xor(g0t_acc_24, rkw_12) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_12 = xor(g0t_acc_25, g0x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_12_lo = and(g0t_12, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_12_sh = shr(g0t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_12_hi = and(g0t_12_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_12_l = lookup16(tbl_lo, g0t_12_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_12_h = lookup16(tbl_hi, g0t_12_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_12 = xor(g0a_12_l, g0a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_12_sr = lookup16(g0a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_12_aes = aesenclast(g0s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_12_aes_lo = and(g0s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_12_aes_sh = shr(g0s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_12_aes_hi = and(g0s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_12_l = lookup16(tbl_lo_1, g0s_12_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_12_h = lookup16(tbl_hi_1, g0s_12_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_12 = xor(g0s_12_l, g0s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_12 = lookup16(g0s_12, rotl24) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g0x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_12 = lookup16(g0s_12, rotl8) */
-	vmovdqa %ymm10, 128(%rsp) /* spill g7x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_12 = lookup16(g0s_12, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_12 = xor(g0s_12, g0lr8_12) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_12 = xor(g0lg_acc_12, g0lr16_12) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_12_l = shl(g0lg_12) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_12_r = shr(g0lg_12) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_12 = or(g0lr2_12_l, g0lr2_12_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_12 = xor(g0s_12, g0lr24_12) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_12 = xor(g0l_acc_12, g0lr2_12) */
-	vpxor 1184(%rsp), %ymm0, %ymm0 /* g0x_12 = xor(g0l_12, g0x0.5) */
-	vpxor 1408(%rsp), %ymm1, %ymm10 /* g1t_acc_24 = xor(g1x2.5, g1x1.5) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_25 = xor(g1t_acc_24, rkw_12) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g1t_12 = xor(g1t_acc_25, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_12_lo = and(g1t_12, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_12_sh = shr(g1t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_12_hi = and(g1t_12_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_12_l = lookup16(tbl_lo, g1t_12_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_12_h = lookup16(tbl_hi, g1t_12_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_12 = xor(g1a_12_l, g1a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_12_sr = lookup16(g1a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_12_aes = aesenclast(g1s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_12_aes_lo = and(g1s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_12_aes_sh = shr(g1s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_12_aes_hi = and(g1s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_12_l = lookup16(tbl_lo_1, g1s_12_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_12_h = lookup16(tbl_hi_1, g1s_12_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_12 = xor(g1s_12_l, g1s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_12 = lookup16(g1s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_12 = lookup16(g1s_12, rotl8) */
-	vmovdqa %ymm1, 1184(%rsp) /* spill g1x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_12 = lookup16(g1s_12, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_12 = xor(g1s_12, g1lr8_12) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_12 = xor(g1lg_acc_12, g1lr16_12) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_12_l = shl(g1lg_12) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_12_r = shr(g1lg_12) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_12 = or(g1lr2_12_l, g1lr2_12_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_12 = xor(g1s_12, g1lr24_12) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_12 = xor(g1l_acc_12, g1lr2_12) */
-	vpxor 1568(%rsp), %ymm1, %ymm1 /* g1x_12 = xor(g1l_12, g1x0.5) */
-	vmovdqa 1536(%rsp), %ymm10 /* reload g2x1.5 */
-	vpxor 1248(%rsp), %ymm10, %ymm12 /* g2t_acc_24 = xor(g2x1, g2x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_25 = xor(g2t_acc_24, rkw_12) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_12 = xor(g2t_acc_25, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_12_lo = and(g2t_12, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_12_sh = shr(g2t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_12_hi = and(g2t_12_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_12_l = lookup16(tbl_lo, g2t_12_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_12_h = lookup16(tbl_hi, g2t_12_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_12 = xor(g2a_12_l, g2a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_12_sr = lookup16(g2a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_12_aes = aesenclast(g2s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_12_aes_lo = and(g2s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_12_aes_sh = shr(g2s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_12_aes_hi = and(g2s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_12_l = lookup16(tbl_lo_1, g2s_12_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_12_h = lookup16(tbl_hi_1, g2s_12_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_12 = xor(g2s_12_l, g2s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_12 = lookup16(g2s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_12 = lookup16(g2s_12, rotl8) */
-	vmovdqa %ymm2, 1568(%rsp) /* spill g2x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_12 = lookup16(g2s_12, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_12 = xor(g2s_12, g2lr8_12) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_12 = xor(g2lg_acc_12, g2lr16_12) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_12_l = shl(g2lg_12) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_12_r = shr(g2lg_12) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_12 = or(g2lr2_12_l, g2lr2_12_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_12 = xor(g2s_12, g2lr24_12) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_12 = xor(g2l_acc_12, g2lr2_12) */
-	vpxor 352(%rsp), %ymm2, %ymm2 /* g2x_12 = xor(g2l_12, g2x0.5) */
-	vmovdqa 1376(%rsp), %ymm10 /* reload g3x1.5 */
-	vpxor 384(%rsp), %ymm10, %ymm12 /* g3t_acc_24 = xor(g3x1, g3x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_25 = xor(g3t_acc_24, rkw_12) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_12 = xor(g3t_acc_25, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_12_lo = and(g3t_12, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_12_sh = shr(g3t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_12_hi = and(g3t_12_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_12_l = lookup16(tbl_lo, g3t_12_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_12_h = lookup16(tbl_hi, g3t_12_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_12 = xor(g3a_12_l, g3a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_12_sr = lookup16(g3a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_12_aes = aesenclast(g3s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_12_aes_lo = and(g3s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_12_aes_sh = shr(g3s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_12_aes_hi = and(g3s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_12_l = lookup16(tbl_lo_1, g3s_12_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_12_h = lookup16(tbl_hi_1, g3s_12_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_12 = xor(g3s_12_l, g3s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_12 = lookup16(g3s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_12 = lookup16(g3s_12, rotl8) */
-	vmovdqa %ymm3, 352(%rsp) /* spill g3x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_12 = lookup16(g3s_12, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_12 = xor(g3s_12, g3lr8_12) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_12 = xor(g3lg_acc_12, g3lr16_12) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_12_l = shl(g3lg_12) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_12_r = shr(g3lg_12) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_12 = or(g3lr2_12_l, g3lr2_12_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_12 = xor(g3s_12, g3lr24_12) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_12 = xor(g3l_acc_12, g3lr2_12) */
-	vpxor 1216(%rsp), %ymm3, %ymm3 /* g3x_12 = xor(g3l_12, g3x0.5) */
-	vmovdqa 512(%rsp), %ymm10 /* reload g4x1.5 */
-	vpxor 480(%rsp), %ymm10, %ymm12 /* g4t_acc_24 = xor(g4x1, g4x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_25 = xor(g4t_acc_24, rkw_12) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_12 = xor(g4t_acc_25, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_12_lo = and(g4t_12, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_12_sh = shr(g4t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_12_hi = and(g4t_12_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_12_l = lookup16(tbl_lo, g4t_12_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_12_h = lookup16(tbl_hi, g4t_12_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_12 = xor(g4a_12_l, g4a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_12_sr = lookup16(g4a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_12_aes = aesenclast(g4s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_12_aes_lo = and(g4s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_12_aes_sh = shr(g4s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_12_aes_hi = and(g4s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_12_l = lookup16(tbl_lo_1, g4s_12_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_12_h = lookup16(tbl_hi_1, g4s_12_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_12 = xor(g4s_12_l, g4s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_12 = lookup16(g4s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_12 = lookup16(g4s_12, rotl8) */
-	vmovdqa %ymm5, 1216(%rsp) /* spill g4x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_12 = lookup16(g4s_12, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_12 = xor(g4s_12, g4lr8_12) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_12 = xor(g4lg_acc_12, g4lr16_12) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_12_l = shl(g4lg_12) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_12_r = shr(g4lg_12) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_12 = or(g4lr2_12_l, g4lr2_12_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_12 = xor(g4s_12, g4lr24_12) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_12 = xor(g4l_acc_12, g4lr2_12) */
-	vpxor 448(%rsp), %ymm5, %ymm5 /* g4x_12 = xor(g4l_12, g4x0.5) */
-	vmovdqa 256(%rsp), %ymm10 /* reload g5x1.5 */
-	vpxor 320(%rsp), %ymm10, %ymm12 /* g5t_acc_24 = xor(g5x1, g5x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_25 = xor(g5t_acc_24, rkw_12) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_12 = xor(g5t_acc_25, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_12_lo = and(g5t_12, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_12_sh = shr(g5t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_12_hi = and(g5t_12_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_12_l = lookup16(tbl_lo, g5t_12_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_12_h = lookup16(tbl_hi, g5t_12_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_12 = xor(g5a_12_l, g5a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_12_sr = lookup16(g5a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_12_aes = aesenclast(g5s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_12_aes_lo = and(g5s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_12_aes_sh = shr(g5s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_12_aes_hi = and(g5s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_12_l = lookup16(tbl_lo_1, g5s_12_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_12_h = lookup16(tbl_hi_1, g5s_12_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_12 = xor(g5s_12_l, g5s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_12 = lookup16(g5s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_12 = lookup16(g5s_12, rotl8) */
-	vmovdqa %ymm8, 448(%rsp) /* spill g5x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_12 = lookup16(g5s_12, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_12 = xor(g5s_12, g5lr8_12) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_12 = xor(g5lg_acc_12, g5lr16_12) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_12_l = shl(g5lg_12) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_12_r = shr(g5lg_12) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_12 = or(g5lr2_12_l, g5lr2_12_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_12 = xor(g5s_12, g5lr24_12) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_12 = xor(g5l_acc_12, g5lr2_12) */
-	vpxor 1280(%rsp), %ymm8, %ymm8 /* g5x_12 = xor(g5l_12, g5x0.5) */
-	vmovdqa 224(%rsp), %ymm10 /* reload g6x1.5 */
-	vpxor 192(%rsp), %ymm10, %ymm12 /* g6t_acc_24 = xor(g6x1, g6x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_25 = xor(g6t_acc_24, rkw_12) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_12 = xor(g6t_acc_25, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_12_lo = and(g6t_12, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_12_sh = shr(g6t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_12_hi = and(g6t_12_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_12_l = lookup16(tbl_lo, g6t_12_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_12_h = lookup16(tbl_hi, g6t_12_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_12 = xor(g6a_12_l, g6a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_12_sr = lookup16(g6a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_12_aes = aesenclast(g6s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_12_aes_lo = and(g6s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_12_aes_sh = shr(g6s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_12_aes_hi = and(g6s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_12_l = lookup16(tbl_lo_1, g6s_12_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_12_h = lookup16(tbl_hi_1, g6s_12_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_12 = xor(g6s_12_l, g6s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_12 = lookup16(g6s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_12 = lookup16(g6s_12, rotl8) */
-	vmovdqa %ymm6, 1280(%rsp) /* spill g6x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_12 = lookup16(g6s_12, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_12 = xor(g6s_12, g6lr8_12) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_12 = xor(g6lg_acc_12, g6lr16_12) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_12_l = shl(g6lg_12) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_12_r = shr(g6lg_12) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_12 = or(g6lr2_12_l, g6lr2_12_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_12 = xor(g6s_12, g6lr24_12) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_12 = xor(g6l_acc_12, g6lr2_12) */
-	vpxor 1440(%rsp), %ymm6, %ymm6 /* g6x_12 = xor(g6l_12, g6x0.5) */
-	vmovdqa 1472(%rsp), %ymm10 /* reload g7x1.5 */
-	vpxor 32(%rsp), %ymm10, %ymm12 /* g7t_acc_24 = xor(g7x1, g7x2) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_25 = xor(g7t_acc_24, rkw_12) */
-	vpxor 128(%rsp), %ymm11, %ymm11 /* g7t_12 = xor(g7t_acc_25, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_12_lo = and(g7t_12, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_12_sh = shr(g7t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_12_hi = and(g7t_12_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_12_l = lookup16(tbl_lo, g7t_12_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_12_h = lookup16(tbl_hi, g7t_12_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_12 = xor(g7a_12_l, g7a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_12_sr = lookup16(g7a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_12_aes = aesenclast(g7s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_12_aes_lo = and(g7s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_12_aes_sh = shr(g7s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_12_aes_hi = and(g7s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_12_l = lookup16(tbl_lo_1, g7s_12_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_12_h = lookup16(tbl_hi_1, g7s_12_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_12 = xor(g7s_12_l, g7s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_12 = lookup16(g7s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_12 = lookup16(g7s_12, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_12 = lookup16(g7s_12, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_12 = xor(g7s_12, g7lr8_12) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_12 = xor(g7lg_acc_12, g7lr16_12) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_12_l = shl(g7lg_12) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_12_r = shr(g7lg_12) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_12 = or(g7lr2_12_l, g7lr2_12_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_12 = xor(g7s_12, g7lr24_12) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_12 = xor(g7l_acc_12, g7lr2_12) */
-	vpxor 1312(%rsp), %ymm10, %ymm10 /* g7x_12 = xor(g7l_12, g7x0.5) */
-
-	/* Round 16r+13: X13 ^= L(S(X14 ^ X15 ^ X16 ^ rk)) (slots mod 4). */
-	vpbroadcastd 52(%rdi,%rcx), %ymm11 /* rkw_13 = bcast32() */
-	vmovdqa 1504(%rsp), %ymm12 /* reload g0x2.5 */
-	vpxor 96(%rsp), %ymm12, %ymm13 /* g0t_acc_26 = xor(g0x2, g0x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_27 = xor(g0t_acc_26, rkw_13) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_13 = xor(g0t_acc_27, g0x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_13_lo = and(g0t_13, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_13_sh = shr(g0t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_13_hi = and(g0t_13_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_13_l = lookup16(tbl_lo, g0t_13_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_13_h = lookup16(tbl_hi, g0t_13_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_13 = xor(g0a_13_l, g0a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_13_sr = lookup16(g0a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_13_aes = aesenclast(g0s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_13_aes_lo = and(g0s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_13_aes_sh = shr(g0s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_13_aes_hi = and(g0s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_13_l = lookup16(tbl_lo_1, g0s_13_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_13_h = lookup16(tbl_hi_1, g0s_13_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_13 = xor(g0s_13_l, g0s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_13 = lookup16(g0s_13, rotl24) */
-	vmovdqa %ymm0, 1312(%rsp) /* spill g0x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_13 = lookup16(g0s_13, rotl8) */
-	vmovdqa %ymm10, 672(%rsp) /* spill g7x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_13 = lookup16(g0s_13, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_13 = xor(g0s_13, g0lr8_13) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_13 = xor(g0lg_acc_13, g0lr16_13) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_13_l = shl(g0lg_13) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_13_r = shr(g0lg_13) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_13 = or(g0lr2_13_l, g0lr2_13_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_13 = xor(g0s_13, g0lr24_13) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_13 = xor(g0l_acc_13, g0lr2_13) */
-	vpxor 1344(%rsp), %ymm0, %ymm0 /* g0x_13 = xor(g0l_13, g0x1.5) */
-	vpxor 1184(%rsp), %ymm7, %ymm10 /* g1t_acc_26 = xor(g1x3.5, g1x2.5) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_27 = xor(g1t_acc_26, rkw_13) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_13 = xor(g1t_acc_27, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_13_lo = and(g1t_13, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_13_sh = shr(g1t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_13_hi = and(g1t_13_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_13_l = lookup16(tbl_lo, g1t_13_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_13_h = lookup16(tbl_hi, g1t_13_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_13 = xor(g1a_13_l, g1a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_13_sr = lookup16(g1a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_13_aes = aesenclast(g1s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_13_aes_lo = and(g1s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_13_aes_sh = shr(g1s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_13_aes_hi = and(g1s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_13_l = lookup16(tbl_lo_1, g1s_13_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_13_h = lookup16(tbl_hi_1, g1s_13_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_13 = xor(g1s_13_l, g1s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_13 = lookup16(g1s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_13 = lookup16(g1s_13, rotl8) */
-	vmovdqa %ymm1, 1344(%rsp) /* spill g1x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_13 = lookup16(g1s_13, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_13 = xor(g1s_13, g1lr8_13) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_13 = xor(g1lg_acc_13, g1lr16_13) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_13_l = shl(g1lg_13) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_13_r = shr(g1lg_13) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_13 = or(g1lr2_13_l, g1lr2_13_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_13 = xor(g1s_13, g1lr24_13) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_13 = xor(g1l_acc_13, g1lr2_13) */
-	vpxor 1408(%rsp), %ymm1, %ymm1 /* g1x_13 = xor(g1l_13, g1x1.5) */
-	vmovdqa 1248(%rsp), %ymm10 /* reload g2x2.5 */
-	vpxor 1568(%rsp), %ymm10, %ymm12 /* g2t_acc_26 = xor(g2x2, g2x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_27 = xor(g2t_acc_26, rkw_13) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_13 = xor(g2t_acc_27, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_13_lo = and(g2t_13, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_13_sh = shr(g2t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_13_hi = and(g2t_13_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_13_l = lookup16(tbl_lo, g2t_13_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_13_h = lookup16(tbl_hi, g2t_13_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_13 = xor(g2a_13_l, g2a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_13_sr = lookup16(g2a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_13_aes = aesenclast(g2s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_13_aes_lo = and(g2s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_13_aes_sh = shr(g2s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_13_aes_hi = and(g2s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_13_l = lookup16(tbl_lo_1, g2s_13_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_13_h = lookup16(tbl_hi_1, g2s_13_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_13 = xor(g2s_13_l, g2s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_13 = lookup16(g2s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_13 = lookup16(g2s_13, rotl8) */
-	vmovdqa %ymm2, 416(%rsp) /* spill g2x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_13 = lookup16(g2s_13, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_13 = xor(g2s_13, g2lr8_13) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_13 = xor(g2lg_acc_13, g2lr16_13) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_13_l = shl(g2lg_13) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_13_r = shr(g2lg_13) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_13 = or(g2lr2_13_l, g2lr2_13_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_13 = xor(g2s_13, g2lr24_13) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_13 = xor(g2l_acc_13, g2lr2_13) */
-	vpxor 1536(%rsp), %ymm2, %ymm2 /* g2x_13 = xor(g2l_13, g2x1.5) */
-	vmovdqa 384(%rsp), %ymm10 /* reload g3x2.5 */
-	vpxor 352(%rsp), %ymm10, %ymm12 /* g3t_acc_26 = xor(g3x2, g3x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_27 = xor(g3t_acc_26, rkw_13) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_13 = xor(g3t_acc_27, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_13_lo = and(g3t_13, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_13_sh = shr(g3t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_13_hi = and(g3t_13_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_13_l = lookup16(tbl_lo, g3t_13_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_13_h = lookup16(tbl_hi, g3t_13_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_13 = xor(g3a_13_l, g3a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_13_sr = lookup16(g3a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_13_aes = aesenclast(g3s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_13_aes_lo = and(g3s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_13_aes_sh = shr(g3s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_13_aes_hi = and(g3s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_13_l = lookup16(tbl_lo_1, g3s_13_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_13_h = lookup16(tbl_hi_1, g3s_13_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_13 = xor(g3s_13_l, g3s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_13 = lookup16(g3s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_13 = lookup16(g3s_13, rotl8) */
-	vmovdqa %ymm3, 1056(%rsp) /* spill g3x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_13 = lookup16(g3s_13, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_13 = xor(g3s_13, g3lr8_13) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_13 = xor(g3lg_acc_13, g3lr16_13) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_13_l = shl(g3lg_13) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_13_r = shr(g3lg_13) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_13 = or(g3lr2_13_l, g3lr2_13_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_13 = xor(g3s_13, g3lr24_13) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_13 = xor(g3l_acc_13, g3lr2_13) */
-	vpxor 1376(%rsp), %ymm3, %ymm3 /* g3x_13 = xor(g3l_13, g3x1.5) */
-	vmovdqa 480(%rsp), %ymm10 /* reload g4x2.5 */
-	vpxor 1216(%rsp), %ymm10, %ymm12 /* g4t_acc_26 = xor(g4x2, g4x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_27 = xor(g4t_acc_26, rkw_13) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_13 = xor(g4t_acc_27, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_13_lo = and(g4t_13, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_13_sh = shr(g4t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_13_hi = and(g4t_13_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_13_l = lookup16(tbl_lo, g4t_13_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_13_h = lookup16(tbl_hi, g4t_13_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_13 = xor(g4a_13_l, g4a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_13_sr = lookup16(g4a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_13_aes = aesenclast(g4s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_13_aes_lo = and(g4s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_13_aes_sh = shr(g4s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_13_aes_hi = and(g4s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_13_l = lookup16(tbl_lo_1, g4s_13_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_13_h = lookup16(tbl_hi_1, g4s_13_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_13 = xor(g4s_13_l, g4s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_13 = lookup16(g4s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_13 = lookup16(g4s_13, rotl8) */
-	vmovdqa %ymm5, 768(%rsp) /* spill g4x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_13 = lookup16(g4s_13, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_13 = xor(g4s_13, g4lr8_13) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_13 = xor(g4lg_acc_13, g4lr16_13) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_13_l = shl(g4lg_13) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_13_r = shr(g4lg_13) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_13 = or(g4lr2_13_l, g4lr2_13_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_13 = xor(g4s_13, g4lr24_13) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_13 = xor(g4l_acc_13, g4lr2_13) */
-	vpxor 512(%rsp), %ymm5, %ymm5 /* g4x_13 = xor(g4l_13, g4x1.5) */
-	vmovdqa 320(%rsp), %ymm10 /* reload g5x2.5 */
-	vpxor 448(%rsp), %ymm10, %ymm12 /* g5t_acc_26 = xor(g5x2, g5x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_27 = xor(g5t_acc_26, rkw_13) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_13 = xor(g5t_acc_27, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_13_lo = and(g5t_13, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_13_sh = shr(g5t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_13_hi = and(g5t_13_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_13_l = lookup16(tbl_lo, g5t_13_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_13_h = lookup16(tbl_hi, g5t_13_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_13 = xor(g5a_13_l, g5a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_13_sr = lookup16(g5a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_13_aes = aesenclast(g5s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_13_aes_lo = and(g5s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_13_aes_sh = shr(g5s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_13_aes_hi = and(g5s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_13_l = lookup16(tbl_lo_1, g5s_13_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_13_h = lookup16(tbl_hi_1, g5s_13_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_13 = xor(g5s_13_l, g5s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_13 = lookup16(g5s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_13 = lookup16(g5s_13, rotl8) */
-	vmovdqa %ymm8, 736(%rsp) /* spill g5x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_13 = lookup16(g5s_13, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_13 = xor(g5s_13, g5lr8_13) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_13 = xor(g5lg_acc_13, g5lr16_13) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_13_l = shl(g5lg_13) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_13_r = shr(g5lg_13) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_13 = or(g5lr2_13_l, g5lr2_13_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_13 = xor(g5s_13, g5lr24_13) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_13 = xor(g5l_acc_13, g5lr2_13) */
-	vpxor 256(%rsp), %ymm8, %ymm8 /* g5x_13 = xor(g5l_13, g5x1.5) */
-	vmovdqa 192(%rsp), %ymm10 /* reload g6x2.5 */
-	vpxor 1280(%rsp), %ymm10, %ymm12 /* g6t_acc_26 = xor(g6x2, g6x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_27 = xor(g6t_acc_26, rkw_13) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_13 = xor(g6t_acc_27, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_13_lo = and(g6t_13, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_13_sh = shr(g6t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_13_hi = and(g6t_13_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_13_l = lookup16(tbl_lo, g6t_13_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_13_h = lookup16(tbl_hi, g6t_13_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_13 = xor(g6a_13_l, g6a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_13_sr = lookup16(g6a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_13_aes = aesenclast(g6s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_13_aes_lo = and(g6s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_13_aes_sh = shr(g6s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_13_aes_hi = and(g6s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_13_l = lookup16(tbl_lo_1, g6s_13_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_13_h = lookup16(tbl_hi_1, g6s_13_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_13 = xor(g6s_13_l, g6s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_13 = lookup16(g6s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_13 = lookup16(g6s_13, rotl8) */
-	vmovdqa %ymm6, 704(%rsp) /* spill g6x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_13 = lookup16(g6s_13, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_13 = xor(g6s_13, g6lr8_13) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_13 = xor(g6lg_acc_13, g6lr16_13) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_13_l = shl(g6lg_13) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_13_r = shr(g6lg_13) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_13 = or(g6lr2_13_l, g6lr2_13_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_13 = xor(g6s_13, g6lr24_13) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_13 = xor(g6l_acc_13, g6lr2_13) */
-	vpxor 224(%rsp), %ymm6, %ymm6 /* g6x_13 = xor(g6l_13, g6x1.5) */
-	vmovdqa 32(%rsp), %ymm10 /* reload g7x2.5 */
-	vpxor 128(%rsp), %ymm10, %ymm12 /* g7t_acc_26 = xor(g7x2, g7x3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_27 = xor(g7t_acc_26, rkw_13) */
-	vpxor 672(%rsp), %ymm11, %ymm11 /* g7t_13 = xor(g7t_acc_27, g7x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_13_lo = and(g7t_13, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_13_sh = shr(g7t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_13_hi = and(g7t_13_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_13_l = lookup16(tbl_lo, g7t_13_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_13_h = lookup16(tbl_hi, g7t_13_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_13 = xor(g7a_13_l, g7a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_13_sr = lookup16(g7a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_13_aes = aesenclast(g7s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_13_aes_lo = and(g7s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_13_aes_sh = shr(g7s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_13_aes_hi = and(g7s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_13_l = lookup16(tbl_lo_1, g7s_13_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_13_h = lookup16(tbl_hi_1, g7s_13_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_13 = xor(g7s_13_l, g7s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_13 = lookup16(g7s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_13 = lookup16(g7s_13, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_13 = lookup16(g7s_13, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_13 = xor(g7s_13, g7lr8_13) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_13 = xor(g7lg_acc_13, g7lr16_13) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_13_l = shl(g7lg_13) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_13_r = shr(g7lg_13) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_13 = or(g7lr2_13_l, g7lr2_13_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_13 = xor(g7s_13, g7lr24_13) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_13 = xor(g7l_acc_13, g7lr2_13) */
-	vpxor 1472(%rsp), %ymm10, %ymm10 /* g7x_13 = xor(g7l_13, g7x1.5) */
-
-	/* Round 16r+14: X14 ^= L(S(X15 ^ X16 ^ X17 ^ rk)) (slots mod 4). */
-	vpbroadcastd 56(%rdi,%rcx), %ymm11 /* rkw_14 = bcast32() */
-	vmovdqa 96(%rsp), %ymm12 /* reload g0x3.5 */
-	vpxor 1312(%rsp), %ymm12, %ymm13 /* g0t_acc_28 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_29 = xor(g0t_acc_28, rkw_14) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_14 = xor(g0t_acc_29, g0x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_14_lo = and(g0t_14, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_14_sh = shr(g0t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_14_hi = and(g0t_14_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_14_l = lookup16(tbl_lo, g0t_14_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_14_h = lookup16(tbl_hi, g0t_14_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_14 = xor(g0a_14_l, g0a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_14_sr = lookup16(g0a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_14_aes = aesenclast(g0s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_14_aes_lo = and(g0s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_14_aes_sh = shr(g0s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_14_aes_hi = and(g0s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_14_l = lookup16(tbl_lo_1, g0s_14_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_14_h = lookup16(tbl_hi_1, g0s_14_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_14 = xor(g0s_14_l, g0s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_14 = lookup16(g0s_14, rotl24) */
-	vmovdqa %ymm0, 1472(%rsp) /* spill g0x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_14 = lookup16(g0s_14, rotl8) */
-	vmovdqa %ymm10, 864(%rsp) /* spill g7x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_14 = lookup16(g0s_14, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_14 = xor(g0s_14, g0lr8_14) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_14 = xor(g0lg_acc_14, g0lr16_14) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_14_l = shl(g0lg_14) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_14_r = shr(g0lg_14) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_14 = or(g0lr2_14_l, g0lr2_14_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_14 = xor(g0s_14, g0lr24_14) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_14 = xor(g0l_acc_14, g0lr2_14) */
-	vpxor 1504(%rsp), %ymm0, %ymm0 /* g0x_14 = xor(g0l_14, g0x2.5) */
-	vpxor 1344(%rsp), %ymm7, %ymm10 /* g1t_acc_28 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_29 = xor(g1t_acc_28, rkw_14) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_14 = xor(g1t_acc_29, g1x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_14_lo = and(g1t_14, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_14_sh = shr(g1t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_14_hi = and(g1t_14_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_14_l = lookup16(tbl_lo, g1t_14_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_14_h = lookup16(tbl_hi, g1t_14_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_14 = xor(g1a_14_l, g1a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_14_sr = lookup16(g1a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_14_aes = aesenclast(g1s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_14_aes_lo = and(g1s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_14_aes_sh = shr(g1s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_14_aes_hi = and(g1s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_14_l = lookup16(tbl_lo_1, g1s_14_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_14_h = lookup16(tbl_hi_1, g1s_14_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_14 = xor(g1s_14_l, g1s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_14 = lookup16(g1s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_14 = lookup16(g1s_14, rotl8) */
-	vmovdqa %ymm7, 1504(%rsp) /* spill g1x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm7 /* g1lr16_14 = lookup16(g1s_14, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_14 = xor(g1s_14, g1lr8_14) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g1lg_14 = xor(g1lg_acc_14, g1lr16_14) */
-	vpslld $2, %ymm7, %ymm13 /* g1lr2_14_l = shl(g1lg_14) */
-	vpsrld $30, %ymm7, %ymm7 /* g1lr2_14_r = shr(g1lg_14) */
-	vpor %ymm7, %ymm13, %ymm7 /* g1lr2_14 = or(g1lr2_14_l, g1lr2_14_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_14 = xor(g1s_14, g1lr24_14) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g1l_14 = xor(g1l_acc_14, g1lr2_14) */
-	vpxor 1184(%rsp), %ymm7, %ymm7 /* g1x_14 = xor(g1l_14, g1x2.5) */
-	vmovdqa 1568(%rsp), %ymm10 /* reload g2x3.5 */
-	vpxor 416(%rsp), %ymm10, %ymm12 /* g2t_acc_28 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_29 = xor(g2t_acc_28, rkw_14) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_14 = xor(g2t_acc_29, g2x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_14_lo = and(g2t_14, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_14_sh = shr(g2t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_14_hi = and(g2t_14_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_14_l = lookup16(tbl_lo, g2t_14_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_14_h = lookup16(tbl_hi, g2t_14_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_14 = xor(g2a_14_l, g2a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_14_sr = lookup16(g2a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_14_aes = aesenclast(g2s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_14_aes_lo = and(g2s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_14_aes_sh = shr(g2s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_14_aes_hi = and(g2s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_14_l = lookup16(tbl_lo_1, g2s_14_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_14_h = lookup16(tbl_hi_1, g2s_14_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_14 = xor(g2s_14_l, g2s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_14 = lookup16(g2s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_14 = lookup16(g2s_14, rotl8) */
-	vmovdqa %ymm2, 1184(%rsp) /* spill g2x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_14 = lookup16(g2s_14, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_14 = xor(g2s_14, g2lr8_14) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_14 = xor(g2lg_acc_14, g2lr16_14) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_14_l = shl(g2lg_14) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_14_r = shr(g2lg_14) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_14 = or(g2lr2_14_l, g2lr2_14_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_14 = xor(g2s_14, g2lr24_14) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_14 = xor(g2l_acc_14, g2lr2_14) */
-	vpxor 1248(%rsp), %ymm2, %ymm2 /* g2x_14 = xor(g2l_14, g2x2.5) */
-	vmovdqa 352(%rsp), %ymm10 /* reload g3x3.5 */
-	vpxor 1056(%rsp), %ymm10, %ymm12 /* g3t_acc_28 = xor(g3x3, g3x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_29 = xor(g3t_acc_28, rkw_14) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_14 = xor(g3t_acc_29, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_14_lo = and(g3t_14, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_14_sh = shr(g3t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_14_hi = and(g3t_14_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_14_l = lookup16(tbl_lo, g3t_14_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_14_h = lookup16(tbl_hi, g3t_14_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_14 = xor(g3a_14_l, g3a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_14_sr = lookup16(g3a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_14_aes = aesenclast(g3s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_14_aes_lo = and(g3s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_14_aes_sh = shr(g3s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_14_aes_hi = and(g3s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_14_l = lookup16(tbl_lo_1, g3s_14_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_14_h = lookup16(tbl_hi_1, g3s_14_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_14 = xor(g3s_14_l, g3s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_14 = lookup16(g3s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_14 = lookup16(g3s_14, rotl8) */
-	vmovdqa %ymm3, 288(%rsp) /* spill g3x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_14 = lookup16(g3s_14, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_14 = xor(g3s_14, g3lr8_14) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_14 = xor(g3lg_acc_14, g3lr16_14) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_14_l = shl(g3lg_14) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_14_r = shr(g3lg_14) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_14 = or(g3lr2_14_l, g3lr2_14_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_14 = xor(g3s_14, g3lr24_14) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_14 = xor(g3l_acc_14, g3lr2_14) */
-	vpxor 384(%rsp), %ymm3, %ymm3 /* g3x_14 = xor(g3l_14, g3x2.5) */
-	vmovdqa 1216(%rsp), %ymm10 /* reload g4x3.5 */
-	vpxor 768(%rsp), %ymm10, %ymm12 /* g4t_acc_28 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_29 = xor(g4t_acc_28, rkw_14) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_14 = xor(g4t_acc_29, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_14_lo = and(g4t_14, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_14_sh = shr(g4t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_14_hi = and(g4t_14_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_14_l = lookup16(tbl_lo, g4t_14_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_14_h = lookup16(tbl_hi, g4t_14_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_14 = xor(g4a_14_l, g4a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_14_sr = lookup16(g4a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_14_aes = aesenclast(g4s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_14_aes_lo = and(g4s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_14_aes_sh = shr(g4s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_14_aes_hi = and(g4s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_14_l = lookup16(tbl_lo_1, g4s_14_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_14_h = lookup16(tbl_hi_1, g4s_14_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_14 = xor(g4s_14_l, g4s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_14 = lookup16(g4s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_14 = lookup16(g4s_14, rotl8) */
-	vmovdqa %ymm5, 896(%rsp) /* spill g4x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_14 = lookup16(g4s_14, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_14 = xor(g4s_14, g4lr8_14) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_14 = xor(g4lg_acc_14, g4lr16_14) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_14_l = shl(g4lg_14) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_14_r = shr(g4lg_14) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_14 = or(g4lr2_14_l, g4lr2_14_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_14 = xor(g4s_14, g4lr24_14) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_14 = xor(g4l_acc_14, g4lr2_14) */
-	vpxor 480(%rsp), %ymm5, %ymm5 /* g4x_14 = xor(g4l_14, g4x2.5) */
-	vmovdqa 448(%rsp), %ymm10 /* reload g5x3.5 */
-	vpxor 736(%rsp), %ymm10, %ymm12 /* g5t_acc_28 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_29 = xor(g5t_acc_28, rkw_14) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_14 = xor(g5t_acc_29, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_14_lo = and(g5t_14, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_14_sh = shr(g5t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_14_hi = and(g5t_14_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_14_l = lookup16(tbl_lo, g5t_14_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_14_h = lookup16(tbl_hi, g5t_14_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_14 = xor(g5a_14_l, g5a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_14_sr = lookup16(g5a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_14_aes = aesenclast(g5s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_14_aes_lo = and(g5s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_14_aes_sh = shr(g5s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_14_aes_hi = and(g5s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_14_l = lookup16(tbl_lo_1, g5s_14_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_14_h = lookup16(tbl_hi_1, g5s_14_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_14 = xor(g5s_14_l, g5s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_14 = lookup16(g5s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_14 = lookup16(g5s_14, rotl8) */
-	vmovdqa %ymm8, 800(%rsp) /* spill g5x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_14 = lookup16(g5s_14, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_14 = xor(g5s_14, g5lr8_14) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_14 = xor(g5lg_acc_14, g5lr16_14) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_14_l = shl(g5lg_14) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_14_r = shr(g5lg_14) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_14 = or(g5lr2_14_l, g5lr2_14_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_14 = xor(g5s_14, g5lr24_14) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_14 = xor(g5l_acc_14, g5lr2_14) */
-	vpxor 320(%rsp), %ymm8, %ymm8 /* g5x_14 = xor(g5l_14, g5x2.5) */
-	vmovdqa 1280(%rsp), %ymm10 /* reload g6x3.5 */
-	vpxor 704(%rsp), %ymm10, %ymm12 /* g6t_acc_28 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_29 = xor(g6t_acc_28, rkw_14) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_14 = xor(g6t_acc_29, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_14_lo = and(g6t_14, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_14_sh = shr(g6t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_14_hi = and(g6t_14_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_14_l = lookup16(tbl_lo, g6t_14_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_14_h = lookup16(tbl_hi, g6t_14_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_14 = xor(g6a_14_l, g6a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_14_sr = lookup16(g6a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_14_aes = aesenclast(g6s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_14_aes_lo = and(g6s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_14_aes_sh = shr(g6s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_14_aes_hi = and(g6s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_14_l = lookup16(tbl_lo_1, g6s_14_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_14_h = lookup16(tbl_hi_1, g6s_14_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_14 = xor(g6s_14_l, g6s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_14 = lookup16(g6s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_14 = lookup16(g6s_14, rotl8) */
-	vmovdqa %ymm6, 832(%rsp) /* spill g6x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_14 = lookup16(g6s_14, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_14 = xor(g6s_14, g6lr8_14) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_14 = xor(g6lg_acc_14, g6lr16_14) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_14_l = shl(g6lg_14) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_14_r = shr(g6lg_14) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_14 = or(g6lr2_14_l, g6lr2_14_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_14 = xor(g6s_14, g6lr24_14) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_14 = xor(g6l_acc_14, g6lr2_14) */
-	vpxor 192(%rsp), %ymm6, %ymm6 /* g6x_14 = xor(g6l_14, g6x2.5) */
-	vmovdqa 128(%rsp), %ymm10 /* reload g7x3.5 */
-	vpxor 672(%rsp), %ymm10, %ymm12 /* g7t_acc_28 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_29 = xor(g7t_acc_28, rkw_14) */
-	vpxor 864(%rsp), %ymm11, %ymm11 /* g7t_14 = xor(g7t_acc_29, g7x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_14_lo = and(g7t_14, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_14_sh = shr(g7t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_14_hi = and(g7t_14_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_14_l = lookup16(tbl_lo, g7t_14_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_14_h = lookup16(tbl_hi, g7t_14_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_14 = xor(g7a_14_l, g7a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_14_sr = lookup16(g7a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_14_aes = aesenclast(g7s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_14_aes_lo = and(g7s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_14_aes_sh = shr(g7s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_14_aes_hi = and(g7s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_14_l = lookup16(tbl_lo_1, g7s_14_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_14_h = lookup16(tbl_hi_1, g7s_14_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_14 = xor(g7s_14_l, g7s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_14 = lookup16(g7s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_14 = lookup16(g7s_14, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_14 = lookup16(g7s_14, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_14 = xor(g7s_14, g7lr8_14) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_14 = xor(g7lg_acc_14, g7lr16_14) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_14_l = shl(g7lg_14) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_14_r = shr(g7lg_14) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_14 = or(g7lr2_14_l, g7lr2_14_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_14 = xor(g7s_14, g7lr24_14) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_14 = xor(g7l_acc_14, g7lr2_14) */
-	vpxor 32(%rsp), %ymm10, %ymm10 /* g7x_14 = xor(g7l_14, g7x2.5) */
-
-	/* Round 16r+15: X15 ^= L(S(X16 ^ X17 ^ X18 ^ rk)) (slots mod 4). */
-	vpbroadcastd 60(%rdi,%rcx), %ymm11 /* rkw_15 = bcast32() */
-	vmovdqa 1312(%rsp), %ymm12 /* reload g0x0.6 */
-	vpxor 1472(%rsp), %ymm12, %ymm13 /* g0t_acc_30 = xor(g0x0, g0x1) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_31 = xor(g0t_acc_30, rkw_15) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_15 = xor(g0t_acc_31, g0x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_15_lo = and(g0t_15, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_15_sh = shr(g0t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_15_hi = and(g0t_15_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_15_l = lookup16(tbl_lo, g0t_15_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_15_h = lookup16(tbl_hi, g0t_15_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_15 = xor(g0a_15_l, g0a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_15_sr = lookup16(g0a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_15_aes = aesenclast(g0s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_15_aes_lo = and(g0s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_15_aes_sh = shr(g0s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_15_aes_hi = and(g0s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_15_l = lookup16(tbl_lo_1, g0s_15_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_15_h = lookup16(tbl_hi_1, g0s_15_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_15 = xor(g0s_15_l, g0s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_15 = lookup16(g0s_15, rotl24) */
-	vmovdqa %ymm0, 32(%rsp) /* spill g0x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_15 = lookup16(g0s_15, rotl8) */
-	vmovdqa %ymm10, 992(%rsp) /* spill g7x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_15 = lookup16(g0s_15, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_15 = xor(g0s_15, g0lr8_15) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_15 = xor(g0lg_acc_15, g0lr16_15) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_15_l = shl(g0lg_15) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_15_r = shr(g0lg_15) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_15 = or(g0lr2_15_l, g0lr2_15_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_15 = xor(g0s_15, g0lr24_15) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_15 = xor(g0l_acc_15, g0lr2_15) */
-	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_15 = xor(g0l_15, g0x3.5) */
-	vpxor 1344(%rsp), %ymm1, %ymm10 /* g1t_acc_30 = xor(g1x1.6, g1x0.6) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_31 = xor(g1t_acc_30, rkw_15) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g1t_15 = xor(g1t_acc_31, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_15_lo = and(g1t_15, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_15_sh = shr(g1t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_15_hi = and(g1t_15_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_15_l = lookup16(tbl_lo, g1t_15_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_15_h = lookup16(tbl_hi, g1t_15_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_15 = xor(g1a_15_l, g1a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_15_sr = lookup16(g1a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_15_aes = aesenclast(g1s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_15_aes_lo = and(g1s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_15_aes_sh = shr(g1s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_15_aes_hi = and(g1s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_15_l = lookup16(tbl_lo_1, g1s_15_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_15_h = lookup16(tbl_hi_1, g1s_15_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_15 = xor(g1s_15_l, g1s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_15 = lookup16(g1s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_15 = lookup16(g1s_15, rotl8) */
-	vmovdqa %ymm1, 96(%rsp) /* spill g1x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_15 = lookup16(g1s_15, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_15 = xor(g1s_15, g1lr8_15) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_15 = xor(g1lg_acc_15, g1lr16_15) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_15_l = shl(g1lg_15) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_15_r = shr(g1lg_15) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_15 = or(g1lr2_15_l, g1lr2_15_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_15 = xor(g1s_15, g1lr24_15) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_15 = xor(g1l_acc_15, g1lr2_15) */
-	vpxor 1504(%rsp), %ymm1, %ymm1 /* g1x_15 = xor(g1l_15, g1x3.5) */
-	vmovdqa 416(%rsp), %ymm10 /* reload g2x0.6 */
-	vpxor 1184(%rsp), %ymm10, %ymm12 /* g2t_acc_30 = xor(g2x0, g2x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_31 = xor(g2t_acc_30, rkw_15) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_15 = xor(g2t_acc_31, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_15_lo = and(g2t_15, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_15_sh = shr(g2t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_15_hi = and(g2t_15_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_15_l = lookup16(tbl_lo, g2t_15_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_15_h = lookup16(tbl_hi, g2t_15_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_15 = xor(g2a_15_l, g2a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_15_sr = lookup16(g2a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_15_aes = aesenclast(g2s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_15_aes_lo = and(g2s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_15_aes_sh = shr(g2s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_15_aes_hi = and(g2s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_15_l = lookup16(tbl_lo_1, g2s_15_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_15_h = lookup16(tbl_hi_1, g2s_15_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_15 = xor(g2s_15_l, g2s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_15 = lookup16(g2s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_15 = lookup16(g2s_15, rotl8) */
-	vmovdqa %ymm2, 1504(%rsp) /* spill g2x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_15 = lookup16(g2s_15, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_15 = xor(g2s_15, g2lr8_15) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_15 = xor(g2lg_acc_15, g2lr16_15) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_15_l = shl(g2lg_15) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_15_r = shr(g2lg_15) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_15 = or(g2lr2_15_l, g2lr2_15_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_15 = xor(g2s_15, g2lr24_15) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_15 = xor(g2l_acc_15, g2lr2_15) */
-	vpxor 1568(%rsp), %ymm2, %ymm2 /* g2x_15 = xor(g2l_15, g2x3.5) */
-	vmovdqa 1056(%rsp), %ymm10 /* reload g3x0.6 */
-	vpxor 288(%rsp), %ymm10, %ymm12 /* g3t_acc_30 = xor(g3x0, g3x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_31 = xor(g3t_acc_30, rkw_15) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_15 = xor(g3t_acc_31, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_15_lo = and(g3t_15, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_15_sh = shr(g3t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_15_hi = and(g3t_15_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_15_l = lookup16(tbl_lo, g3t_15_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_15_h = lookup16(tbl_hi, g3t_15_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_15 = xor(g3a_15_l, g3a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_15_sr = lookup16(g3a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_15_aes = aesenclast(g3s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_15_aes_lo = and(g3s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_15_aes_sh = shr(g3s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_15_aes_hi = and(g3s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_15_l = lookup16(tbl_lo_1, g3s_15_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_15_h = lookup16(tbl_hi_1, g3s_15_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_15 = xor(g3s_15_l, g3s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_15 = lookup16(g3s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_15 = lookup16(g3s_15, rotl8) */
-	vmovdqa %ymm3, 160(%rsp) /* spill g3x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_15 = lookup16(g3s_15, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_15 = xor(g3s_15, g3lr8_15) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_15 = xor(g3lg_acc_15, g3lr16_15) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_15_l = shl(g3lg_15) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_15_r = shr(g3lg_15) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_15 = or(g3lr2_15_l, g3lr2_15_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_15 = xor(g3s_15, g3lr24_15) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_15 = xor(g3l_acc_15, g3lr2_15) */
-	vpxor 352(%rsp), %ymm3, %ymm3 /* g3x_15 = xor(g3l_15, g3x3.5) */
-	vmovdqa 768(%rsp), %ymm10 /* reload g4x0.6 */
-	vpxor 896(%rsp), %ymm10, %ymm12 /* g4t_acc_30 = xor(g4x0, g4x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_31 = xor(g4t_acc_30, rkw_15) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_15 = xor(g4t_acc_31, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_15_lo = and(g4t_15, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_15_sh = shr(g4t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_15_hi = and(g4t_15_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_15_l = lookup16(tbl_lo, g4t_15_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_15_h = lookup16(tbl_hi, g4t_15_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_15 = xor(g4a_15_l, g4a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_15_sr = lookup16(g4a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_15_aes = aesenclast(g4s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_15_aes_lo = and(g4s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_15_aes_sh = shr(g4s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_15_aes_hi = and(g4s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_15_l = lookup16(tbl_lo_1, g4s_15_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_15_h = lookup16(tbl_hi_1, g4s_15_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_15 = xor(g4s_15_l, g4s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_15 = lookup16(g4s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_15 = lookup16(g4s_15, rotl8) */
-	vmovdqa %ymm5, 1024(%rsp) /* spill g4x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_15 = lookup16(g4s_15, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_15 = xor(g4s_15, g4lr8_15) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_15 = xor(g4lg_acc_15, g4lr16_15) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_15_l = shl(g4lg_15) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_15_r = shr(g4lg_15) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_15 = or(g4lr2_15_l, g4lr2_15_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_15 = xor(g4s_15, g4lr24_15) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_15 = xor(g4l_acc_15, g4lr2_15) */
-	vpxor 1216(%rsp), %ymm5, %ymm5 /* g4x_15 = xor(g4l_15, g4x3.5) */
-	vmovdqa 736(%rsp), %ymm10 /* reload g5x0.6 */
-	vpxor 800(%rsp), %ymm10, %ymm12 /* g5t_acc_30 = xor(g5x0, g5x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_31 = xor(g5t_acc_30, rkw_15) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_15 = xor(g5t_acc_31, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_15_lo = and(g5t_15, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_15_sh = shr(g5t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_15_hi = and(g5t_15_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_15_l = lookup16(tbl_lo, g5t_15_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_15_h = lookup16(tbl_hi, g5t_15_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_15 = xor(g5a_15_l, g5a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_15_sr = lookup16(g5a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_15_aes = aesenclast(g5s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_15_aes_lo = and(g5s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_15_aes_sh = shr(g5s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_15_aes_hi = and(g5s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_15_l = lookup16(tbl_lo_1, g5s_15_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_15_h = lookup16(tbl_hi_1, g5s_15_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_15 = xor(g5s_15_l, g5s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_15 = lookup16(g5s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_15 = lookup16(g5s_15, rotl8) */
-	vmovdqa %ymm8, 928(%rsp) /* spill g5x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_15 = lookup16(g5s_15, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_15 = xor(g5s_15, g5lr8_15) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_15 = xor(g5lg_acc_15, g5lr16_15) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_15_l = shl(g5lg_15) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_15_r = shr(g5lg_15) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_15 = or(g5lr2_15_l, g5lr2_15_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_15 = xor(g5s_15, g5lr24_15) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_15 = xor(g5l_acc_15, g5lr2_15) */
-	vpxor 448(%rsp), %ymm8, %ymm8 /* g5x_15 = xor(g5l_15, g5x3.5) */
-	vmovdqa 704(%rsp), %ymm10 /* reload g6x0.6 */
-	vpxor 832(%rsp), %ymm10, %ymm12 /* g6t_acc_30 = xor(g6x0, g6x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_31 = xor(g6t_acc_30, rkw_15) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_15 = xor(g6t_acc_31, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_15_lo = and(g6t_15, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_15_sh = shr(g6t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_15_hi = and(g6t_15_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_15_l = lookup16(tbl_lo, g6t_15_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_15_h = lookup16(tbl_hi, g6t_15_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_15 = xor(g6a_15_l, g6a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_15_sr = lookup16(g6a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_15_aes = aesenclast(g6s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_15_aes_lo = and(g6s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_15_aes_sh = shr(g6s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_15_aes_hi = and(g6s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_15_l = lookup16(tbl_lo_1, g6s_15_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_15_h = lookup16(tbl_hi_1, g6s_15_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_15 = xor(g6s_15_l, g6s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_15 = lookup16(g6s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_15 = lookup16(g6s_15, rotl8) */
-	vmovdqa %ymm6, 960(%rsp) /* spill g6x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_15 = lookup16(g6s_15, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_15 = xor(g6s_15, g6lr8_15) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_15 = xor(g6lg_acc_15, g6lr16_15) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_15_l = shl(g6lg_15) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_15_r = shr(g6lg_15) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_15 = or(g6lr2_15_l, g6lr2_15_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_15 = xor(g6s_15, g6lr24_15) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_15 = xor(g6l_acc_15, g6lr2_15) */
-	vpxor 1280(%rsp), %ymm6, %ymm6 /* g6x_15 = xor(g6l_15, g6x3.5) */
-	vmovdqa 672(%rsp), %ymm10 /* reload g7x0.6 */
-	vpxor 864(%rsp), %ymm10, %ymm12 /* g7t_acc_30 = xor(g7x0, g7x1) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_31 = xor(g7t_acc_30, rkw_15) */
-	vpxor 992(%rsp), %ymm11, %ymm11 /* g7t_15 = xor(g7t_acc_31, g7x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_15_lo = and(g7t_15, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_15_sh = shr(g7t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_15_hi = and(g7t_15_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_15_l = lookup16(tbl_lo, g7t_15_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_15_h = lookup16(tbl_hi, g7t_15_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_15 = xor(g7a_15_l, g7a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_15_sr = lookup16(g7a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_15_aes = aesenclast(g7s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_15_aes_lo = and(g7s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_15_aes_sh = shr(g7s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_15_aes_hi = and(g7s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_15_l = lookup16(tbl_lo_1, g7s_15_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_15_h = lookup16(tbl_hi_1, g7s_15_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_15 = xor(g7s_15_l, g7s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_15 = lookup16(g7s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_15 = lookup16(g7s_15, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_15 = lookup16(g7s_15, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_15 = xor(g7s_15, g7lr8_15) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_15 = xor(g7lg_acc_15, g7lr16_15) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_15_l = shl(g7lg_15) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_15_r = shr(g7lg_15) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_15 = or(g7lr2_15_l, g7lr2_15_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_15 = xor(g7s_15, g7lr24_15) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_15 = xor(g7l_acc_15, g7lr2_15) */
-	vpxor 128(%rsp), %ymm10, %ymm10 /* g7x_15 = xor(g7l_15, g7x3.5) */
 	vmovdqa %ymm3, 64(%rsp) /* spill g3x3.2 */
 	vmovdqa %ymm5, 1088(%rsp) /* spill g4x3.2 */
 	vmovdqa %ymm8, 1120(%rsp) /* spill g5x3.2 */
 	vmovdqa %ymm6, 1152(%rsp) /* spill g6x3.2 */
 	vmovdqa %ymm10, 0(%rsp) /* spill g7x3.2 */
-	vmovdqa 32(%rsp), %ymm3 /* reload g0x2.6 */
-	vmovdqa 1472(%rsp), %ymm4 /* reload g0x1.6 */
-	vmovdqa %ymm2, %ymm5 /* g2x3.6 */
-	vmovdqa 96(%rsp), %ymm6 /* reload g1x1.6 */
-	vmovdqa %ymm7, %ymm8 /* g1x2.6 */
-	vmovdqa 1344(%rsp), %ymm7 /* reload g1x0.6 */
-	vmovdqa 1184(%rsp), %ymm10 /* reload g2x1.6 */
-	vmovdqa 1504(%rsp), %ymm12 /* reload g2x2.6 */
-	vmovdqa %ymm1, %ymm13 /* g1x3.6 */
-	vmovdqa 1312(%rsp), %ymm1 /* reload g0x0.6 */
-	add $64, %rcx
+	vmovdqa 96(%rsp), %ymm3 /* reload g0x2.3 */
+	vmovdqa 32(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa 512(%rsp), %ymm5 /* reload g2x3.3 */
+	vmovdqa %ymm2, %ymm6 /* g1x1.3 */
+	vmovdqa %ymm7, %ymm8 /* g1x2.3 */
+	vmovdqa 384(%rsp), %ymm7 /* reload g1x0.3 */
+	vmovdqa 320(%rsp), %ymm10 /* reload g2x1.3 */
+	vmovdqa 448(%rsp), %ymm12 /* reload g2x2.3 */
+	vmovdqa %ymm1, %ymm13 /* g1x3.3 */
+	vmovdqa 224(%rsp), %ymm1 /* reload g0x0.3 */
+	add $16, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_avx2_vaes_0_loop_r0
 
@@ -4257,16 +1353,16 @@ SYM_FUNC_END(sm4_wordslice_avx2_vaes_batch)
  *   %rsi: in
  *   %rdx: out
  *   %rcx: src
- *   %r8: 64 x r (and the loop count)
+ *   %r8: 16 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 1600 bytes (50 spill slots of 32 bytes)
+ *   frame: 1216 bytes (37 spill slots of 32 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $1600, %rsp
+	sub $1216, %rsp
 
 	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
@@ -4464,7 +1560,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	.p2align 4
 .Lsm4_wordslice_avx2_vaes_1_loop_r0:
 
-	/* Round 16r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm2 /* rkw = bcast32() */
 	vpxor %ymm3, %ymm4, %ymm9 /* g0t_acc = xor(g0x1, g0x2) */
 	vpxor %ymm2, %ymm9, %ymm9 /* g0t_acc_1 = xor(g0t_acc, rkw) */
@@ -4609,7 +1705,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm10, %ymm11, %ymm10 /* g4s = xor(g4s_l, g4s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm11 /* g4lr24 = lookup16(g4s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm7 /* g4lr8 = lookup16(g4s, rotl8) */
-	vmovdqa %ymm6, 224(%rsp) /* spill g3x0.3 */
+	vmovdqa %ymm6, 1056(%rsp) /* spill g3x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm6 /* g4lr16 = lookup16(g4s, rotl16) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g4lg_acc = xor(g4s, g4lr8) */
 	vpxor %ymm6, %ymm7, %ymm6 /* g4lg = xor(g4lg_acc, g4lr16) */
@@ -4639,7 +1735,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm10, %ymm11, %ymm10 /* g5s = xor(g5s_l, g5s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm11 /* g5lr24 = lookup16(g5s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm7 /* g5lr8 = lookup16(g5s, rotl8) */
-	vmovdqa %ymm6, 32(%rsp) /* spill g4x0.3 */
+	vmovdqa %ymm6, 768(%rsp) /* spill g4x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm6 /* g5lr16 = lookup16(g5s, rotl16) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g5lg_acc = xor(g5s, g5lr8) */
 	vpxor %ymm6, %ymm7, %ymm6 /* g5lg = xor(g5lg_acc, g5lr16) */
@@ -4669,7 +1765,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm10, %ymm11, %ymm10 /* g6s = xor(g6s_l, g6s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm11 /* g6lr24 = lookup16(g6s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm7 /* g6lr8 = lookup16(g6s, rotl8) */
-	vmovdqa %ymm6, 96(%rsp) /* spill g5x0.3 */
+	vmovdqa %ymm6, 736(%rsp) /* spill g5x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm6 /* g6lr16 = lookup16(g6s, rotl16) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g6lg_acc = xor(g6s, g6lr8) */
 	vpxor %ymm6, %ymm7, %ymm6 /* g6lg = xor(g6lg_acc, g6lr16) */
@@ -4709,7 +1805,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm7, %ymm2, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
 	vpxor 672(%rsp), %ymm2, %ymm2 /* g7x = xor(g7l, g7x0.2) */
 
-	/* Round 16r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm7 /* rkw_1 = bcast32() */
 	vmovdqa 256(%rsp), %ymm10 /* reload g0x2.2 */
 	vpxor 384(%rsp), %ymm10, %ymm11 /* g0t_acc_2 = xor(g0x2, g0x3) */
@@ -4730,9 +1826,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpshufb %ymm10, %ymm9, %ymm10 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g0x0.3 */
+	vmovdqa %ymm0, 224(%rsp) /* spill g0x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm2, 352(%rsp) /* spill g7x0.3 */
+	vmovdqa %ymm2, 672(%rsp) /* spill g7x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm2 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
 	vpxor %ymm0, %ymm10, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
 	vpxor %ymm2, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
@@ -4803,7 +1899,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vmovdqa 160(%rsp), %ymm10 /* reload g3x2.2 */
 	vpxor 64(%rsp), %ymm10, %ymm11 /* g3t_acc_2 = xor(g3x2, g3x3) */
 	vpxor %ymm7, %ymm11, %ymm11 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 224(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor 1056(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3t_acc_3, g3x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
@@ -4833,7 +1929,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
 	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4t_acc_2 = xor(g4x2, g4x3) */
 	vpxor %ymm7, %ymm11, %ymm11 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 32(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpxor 768(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g4t_1_sh = shr(g4t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
@@ -4850,7 +1946,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm11, %ymm12, %ymm11 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm10 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vmovdqa %ymm8, 192(%rsp) /* spill g3x1.3 */
+	vmovdqa %ymm8, 288(%rsp) /* spill g3x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm8 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
 	vpxor %ymm8, %ymm10, %ymm8 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
@@ -4863,7 +1959,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vmovdqa 928(%rsp), %ymm10 /* reload g5x2.2 */
 	vpxor 1120(%rsp), %ymm10, %ymm11 /* g5t_acc_2 = xor(g5x2, g5x3) */
 	vpxor %ymm7, %ymm11, %ymm11 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 736(%rsp), %ymm11, %ymm11 /* g5t_1 = xor(g5t_acc_3, g5x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g5t_1_sh = shr(g5t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
@@ -4880,7 +1976,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm11, %ymm12, %ymm11 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm10 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vmovdqa %ymm8, 128(%rsp) /* spill g4x1.3 */
+	vmovdqa %ymm8, 896(%rsp) /* spill g4x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm8 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
 	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
@@ -4910,7 +2006,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm11, %ymm12, %ymm11 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm10 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm6, 1184(%rsp) /* spill g6x0.3 */
+	vmovdqa %ymm6, 704(%rsp) /* spill g6x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm6 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
 	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
@@ -4923,7 +2019,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vmovdqa 992(%rsp), %ymm10 /* reload g7x2.2 */
 	vpxor 0(%rsp), %ymm10, %ymm11 /* g7t_acc_2 = xor(g7x2, g7x3) */
 	vpxor %ymm7, %ymm11, %ymm7 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 352(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 672(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm7, %ymm11 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm7, %ymm7 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -4950,10 +2046,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm10, %ymm7, %ymm7 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
 	vpxor 864(%rsp), %ymm7, %ymm7 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
-	/* Round 16r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm10 /* rkw_2 = bcast32() */
 	vmovdqa 384(%rsp), %ymm11 /* reload g0x3.2 */
-	vpxor 480(%rsp), %ymm11, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor 224(%rsp), %ymm11, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
 	vpxor %ymm10, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
 	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm11 /* g0t_2_lo = and(g0t_2, nibble_mask) */
@@ -4971,9 +2067,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpshufb %ymm11, %ymm9, %ymm11 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm0, 1216(%rsp) /* spill g0x1.3 */
+	vmovdqa %ymm0, 32(%rsp) /* spill g0x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm7, 1248(%rsp) /* spill g7x1.3 */
+	vmovdqa %ymm7, 864(%rsp) /* spill g7x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm7 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
 	vpxor %ymm0, %ymm11, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
@@ -5042,9 +2138,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm5, %ymm11, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 448(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	vmovdqa 64(%rsp), %ymm11 /* reload g3x3.2 */
-	vpxor 224(%rsp), %ymm11, %ymm12 /* g3t_acc_4 = xor(g3x3, g3x0) */
+	vpxor 1056(%rsp), %ymm11, %ymm12 /* g3t_acc_4 = xor(g3x3, g3x0) */
 	vpxor %ymm10, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 192(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_2_sh = shr(g3t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
@@ -5072,9 +2168,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm5, %ymm11, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 160(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vmovdqa 1088(%rsp), %ymm11 /* reload g4x3.2 */
-	vpxor 32(%rsp), %ymm11, %ymm12 /* g4t_acc_4 = xor(g4x3, g4x0) */
+	vpxor 768(%rsp), %ymm11, %ymm12 /* g4t_acc_4 = xor(g4x3, g4x0) */
 	vpxor %ymm10, %ymm12, %ymm12 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 128(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 896(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4t_acc_5, g4x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g4t_2_sh = shr(g4t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
@@ -5091,7 +2187,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm12, %ymm13, %ymm12 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm11 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vmovdqa %ymm5, 1280(%rsp) /* spill g3x2.3 */
+	vmovdqa %ymm5, 160(%rsp) /* spill g3x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	vpxor %ymm5, %ymm11, %ymm5 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
@@ -5102,7 +2198,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm5, %ymm11, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1024(%rsp), %ymm5, %ymm5 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vmovdqa 1120(%rsp), %ymm11 /* reload g5x3.2 */
-	vpxor 96(%rsp), %ymm11, %ymm12 /* g5t_acc_4 = xor(g5x3, g5x0) */
+	vpxor 736(%rsp), %ymm11, %ymm12 /* g5t_acc_4 = xor(g5x3, g5x0) */
 	vpxor %ymm10, %ymm12, %ymm12 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
 	vpxor %ymm8, %ymm12, %ymm12 /* g5t_2 = xor(g5t_acc_5, g5x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
@@ -5121,7 +2217,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm12, %ymm13, %ymm12 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm8, 1312(%rsp) /* spill g5x1.3 */
+	vmovdqa %ymm8, 800(%rsp) /* spill g5x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
@@ -5132,7 +2228,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm8, %ymm11, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 928(%rsp), %ymm8, %ymm8 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vmovdqa 1152(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 1184(%rsp), %ymm11, %ymm12 /* g6t_acc_4 = xor(g6x3, g6x0) */
+	vpxor 704(%rsp), %ymm11, %ymm12 /* g6t_acc_4 = xor(g6x3, g6x0) */
 	vpxor %ymm10, %ymm12, %ymm12 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
 	vpxor %ymm6, %ymm12, %ymm12 /* g6t_2 = xor(g6t_acc_5, g6x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
@@ -5151,7 +2247,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm12, %ymm13, %ymm12 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm11 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm6, 1344(%rsp) /* spill g6x1.3 */
+	vmovdqa %ymm6, 832(%rsp) /* spill g6x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
 	vpxor %ymm6, %ymm11, %ymm6 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
@@ -5162,9 +2258,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm6, %ymm11, %ymm6 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm6, %ymm6 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vmovdqa 0(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 352(%rsp), %ymm11, %ymm12 /* g7t_acc_4 = xor(g7x3, g7x0) */
+	vpxor 672(%rsp), %ymm11, %ymm12 /* g7t_acc_4 = xor(g7x3, g7x0) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 1248(%rsp), %ymm10, %ymm10 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 864(%rsp), %ymm10, %ymm10 /* g7t_2 = xor(g7t_acc_5, g7x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -5191,10 +2287,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm11, %ymm10, %ymm10 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
 	vpxor 992(%rsp), %ymm10, %ymm10 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
-	/* Round 16r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm11 /* rkw_3 = bcast32() */
-	vmovdqa 480(%rsp), %ymm12 /* reload g0x0.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vmovdqa 224(%rsp), %ymm12 /* reload g0x0.3 */
+	vpxor 32(%rsp), %ymm12, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
 	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
 	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_3_lo = and(g0t_3, nibble_mask) */
@@ -5212,9 +2308,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vmovdqa %ymm0, 1376(%rsp) /* spill g0x2.3 */
+	vmovdqa %ymm0, 96(%rsp) /* spill g0x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm10, 1408(%rsp) /* spill g7x2.3 */
+	vmovdqa %ymm10, 992(%rsp) /* spill g7x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
 	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
@@ -5272,7 +2368,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm10, %ymm12, %ymm10 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm3, 256(%rsp) /* spill g2x0.3 */
+	vmovdqa %ymm3, 416(%rsp) /* spill g2x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
 	vpxor %ymm13, %ymm10, %ymm13 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
@@ -5282,10 +2378,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm12, %ymm10, %ymm10 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm3, %ymm10, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
 	vpxor 512(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa 224(%rsp), %ymm10 /* reload g3x0.3 */
-	vpxor 192(%rsp), %ymm10, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
+	vmovdqa 1056(%rsp), %ymm10 /* reload g3x0.3 */
+	vpxor 288(%rsp), %ymm10, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
 	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 1280(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpxor 160(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g3t_3_sh = shr(g3t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
@@ -5312,8 +2408,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
 	vpxor %ymm3, %ymm10, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	vpxor 64(%rsp), %ymm3, %ymm3 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 32(%rsp), %ymm10 /* reload g4x0.3 */
-	vpxor 128(%rsp), %ymm10, %ymm12 /* g4t_acc_6 = xor(g4x0, g4x1) */
+	vmovdqa 768(%rsp), %ymm10 /* reload g4x0.3 */
+	vpxor 896(%rsp), %ymm10, %ymm12 /* g4t_acc_6 = xor(g4x0, g4x1) */
 	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
 	vpxor %ymm5, %ymm12, %ymm12 /* g4t_3 = xor(g4t_acc_7, g4x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
@@ -5332,7 +2428,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm12, %ymm13, %ymm12 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm5, 1440(%rsp) /* spill g4x2.3 */
+	vmovdqa %ymm5, 1024(%rsp) /* spill g4x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
 	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
@@ -5342,8 +2438,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
 	vpxor %ymm5, %ymm10, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1088(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 96(%rsp), %ymm10 /* reload g5x0.3 */
-	vpxor 1312(%rsp), %ymm10, %ymm12 /* g5t_acc_6 = xor(g5x0, g5x1) */
+	vmovdqa 736(%rsp), %ymm10 /* reload g5x0.3 */
+	vpxor 800(%rsp), %ymm10, %ymm12 /* g5t_acc_6 = xor(g5x0, g5x1) */
 	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
 	vpxor %ymm8, %ymm12, %ymm12 /* g5t_3 = xor(g5t_acc_7, g5x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
@@ -5362,7 +2458,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm12, %ymm13, %ymm12 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm8, 1472(%rsp) /* spill g5x2.3 */
+	vmovdqa %ymm8, 928(%rsp) /* spill g5x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
 	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
@@ -5372,8 +2468,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
 	vpxor %ymm8, %ymm10, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 1184(%rsp), %ymm10 /* reload g6x0.3 */
-	vpxor 1344(%rsp), %ymm10, %ymm12 /* g6t_acc_6 = xor(g6x0, g6x1) */
+	vmovdqa 704(%rsp), %ymm10 /* reload g6x0.3 */
+	vpxor 832(%rsp), %ymm10, %ymm12 /* g6t_acc_6 = xor(g6x0, g6x1) */
 	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
 	vpxor %ymm6, %ymm12, %ymm12 /* g6t_3 = xor(g6t_acc_7, g6x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
@@ -5392,7 +2488,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm12, %ymm13, %ymm12 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm6, 1504(%rsp) /* spill g6x2.3 */
+	vmovdqa %ymm6, 960(%rsp) /* spill g6x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
 	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
@@ -5402,10 +2498,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
 	vpxor %ymm6, %ymm10, %ymm6 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm6, %ymm6 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 352(%rsp), %ymm10 /* reload g7x0.3 */
-	vpxor 1248(%rsp), %ymm10, %ymm12 /* g7t_acc_6 = xor(g7x0, g7x1) */
+	vmovdqa 672(%rsp), %ymm10 /* reload g7x0.3 */
+	vpxor 864(%rsp), %ymm10, %ymm12 /* g7t_acc_6 = xor(g7x0, g7x1) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1408(%rsp), %ymm11, %ymm11 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 992(%rsp), %ymm11, %ymm11 /* g7t_3 = xor(g7t_acc_7, g7x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
@@ -5431,2926 +2527,22 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
 	vpxor 0(%rsp), %ymm10, %ymm10 /* g7x_3 = xor(g7l_3, g7x3.2) */
-
-	/* Round 16r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
-	vpbroadcastd 16(%rdi,%r8), %ymm11 /* rkw_4 = bcast32() */
-	vmovdqa 1216(%rsp), %ymm12 /* reload g0x1.3 */
-	vpxor 1376(%rsp), %ymm12, %ymm13 /* g0t_acc_8 = xor(g0x1, g0x2) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_4 = xor(g0t_acc_9, g0x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_4_lo = and(g0t_4, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_4_sh = shr(g0t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_4_hi = and(g0t_4_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_4_l = lookup16(tbl_lo, g0t_4_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_4_h = lookup16(tbl_hi, g0t_4_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_4 = xor(g0a_4_l, g0a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_4_sr = lookup16(g0a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_4_aes = aesenclast(g0s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_4_aes_lo = and(g0s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_4_aes_sh = shr(g0s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_4_aes_hi = and(g0s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_4_l = lookup16(tbl_lo_1, g0s_4_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_4_h = lookup16(tbl_hi_1, g0s_4_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_4 = xor(g0s_4_l, g0s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
-	vmovdqa %ymm0, 1536(%rsp) /* spill g0x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
-	vmovdqa %ymm10, 1568(%rsp) /* spill g7x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_4_l = shl(g0lg_4) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_4_r = shr(g0lg_4) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
-	vpxor 480(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm7, %ymm2, %ymm10 /* g1t_acc_8 = xor(g1x1, g1x2) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_4 = xor(g1t_acc_9, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_4_lo = and(g1t_4, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_4_sh = shr(g1t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_4_hi = and(g1t_4_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_4_l = lookup16(tbl_lo, g1t_4_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_4_h = lookup16(tbl_hi, g1t_4_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_4 = xor(g1a_4_l, g1a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_4_sr = lookup16(g1a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_4_aes = aesenclast(g1s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_4_aes_lo = and(g1s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_4_aes_sh = shr(g1s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_4_aes_hi = and(g1s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_4_l = lookup16(tbl_lo_1, g1s_4_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_4_h = lookup16(tbl_hi_1, g1s_4_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_4 = xor(g1s_4_l, g1s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
-	vmovdqa %ymm2, 480(%rsp) /* spill g1x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm2 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
-	vpslld $2, %ymm2, %ymm13 /* g1lr2_4_l = shl(g1lg_4) */
-	vpsrld $30, %ymm2, %ymm2 /* g1lr2_4_r = shr(g1lg_4) */
-	vpor %ymm2, %ymm13, %ymm2 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
-	vpxor 384(%rsp), %ymm2, %ymm2 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vmovdqa 320(%rsp), %ymm10 /* reload g2x1.3 */
-	vpxor 448(%rsp), %ymm10, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
-	vpxor 512(%rsp), %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_4_lo = and(g2t_4, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_4_sh = shr(g2t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_4_hi = and(g2t_4_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_4_l = lookup16(tbl_lo, g2t_4_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_4_h = lookup16(tbl_hi, g2t_4_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_4 = xor(g2a_4_l, g2a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_4_sr = lookup16(g2a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_4_aes = aesenclast(g2s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_4_aes_lo = and(g2s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_4_aes_sh = shr(g2s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_4_aes_hi = and(g2s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_4_l = lookup16(tbl_lo_1, g2s_4_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_4_h = lookup16(tbl_hi_1, g2s_4_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_4 = xor(g2s_4_l, g2s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
-	vmovdqa %ymm2, 384(%rsp) /* spill g1x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_4_l = shl(g2lg_4) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_4_r = shr(g2lg_4) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
-	vpxor 256(%rsp), %ymm2, %ymm2 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vmovdqa 192(%rsp), %ymm10 /* reload g3x1.3 */
-	vpxor 1280(%rsp), %ymm10, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_4_lo = and(g3t_4, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_4_sh = shr(g3t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_4_hi = and(g3t_4_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_4_l = lookup16(tbl_lo, g3t_4_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_4_h = lookup16(tbl_hi, g3t_4_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_4 = xor(g3a_4_l, g3a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_4_sr = lookup16(g3a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_4_aes = aesenclast(g3s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_4_aes_lo = and(g3s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_4_aes_sh = shr(g3s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_4_aes_hi = and(g3s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_4_l = lookup16(tbl_lo_1, g3s_4_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_4_h = lookup16(tbl_hi_1, g3s_4_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_4 = xor(g3s_4_l, g3s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
-	vmovdqa %ymm3, 256(%rsp) /* spill g3x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_4_l = shl(g3lg_4) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_4_r = shr(g3lg_4) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
-	vpxor 224(%rsp), %ymm3, %ymm3 /* g3x_4 = xor(g3l_4, g3x0.3) */
-	vmovdqa 128(%rsp), %ymm10 /* reload g4x1.3 */
-	vpxor 1440(%rsp), %ymm10, %ymm12 /* g4t_acc_8 = xor(g4x1, g4x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_4 = xor(g4t_acc_9, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_4_lo = and(g4t_4, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_4_sh = shr(g4t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_4_hi = and(g4t_4_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_4_l = lookup16(tbl_lo, g4t_4_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_4_h = lookup16(tbl_hi, g4t_4_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_4 = xor(g4a_4_l, g4a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_4_sr = lookup16(g4a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_4_aes = aesenclast(g4s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_4_aes_lo = and(g4s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_4_aes_sh = shr(g4s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_4_aes_hi = and(g4s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_4_l = lookup16(tbl_lo_1, g4s_4_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_4_h = lookup16(tbl_hi_1, g4s_4_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_4 = xor(g4s_4_l, g4s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
-	vmovdqa %ymm5, 224(%rsp) /* spill g4x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_4_l = shl(g4lg_4) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_4_r = shr(g4lg_4) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
-	vpxor 32(%rsp), %ymm5, %ymm5 /* g4x_4 = xor(g4l_4, g4x0.3) */
-	vmovdqa 1312(%rsp), %ymm10 /* reload g5x1.3 */
-	vpxor 1472(%rsp), %ymm10, %ymm12 /* g5t_acc_8 = xor(g5x1, g5x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_4 = xor(g5t_acc_9, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_4_lo = and(g5t_4, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_4_sh = shr(g5t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_4_hi = and(g5t_4_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_4_l = lookup16(tbl_lo, g5t_4_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_4_h = lookup16(tbl_hi, g5t_4_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_4 = xor(g5a_4_l, g5a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_4_sr = lookup16(g5a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_4_aes = aesenclast(g5s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_4_aes_lo = and(g5s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_4_aes_sh = shr(g5s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_4_aes_hi = and(g5s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_4_l = lookup16(tbl_lo_1, g5s_4_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_4_h = lookup16(tbl_hi_1, g5s_4_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_4 = xor(g5s_4_l, g5s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
-	vmovdqa %ymm8, 32(%rsp) /* spill g5x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_4_l = shl(g5lg_4) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_4_r = shr(g5lg_4) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
-	vpxor 96(%rsp), %ymm8, %ymm8 /* g5x_4 = xor(g5l_4, g5x0.3) */
-	vmovdqa 1344(%rsp), %ymm10 /* reload g6x1.3 */
-	vpxor 1504(%rsp), %ymm10, %ymm12 /* g6t_acc_8 = xor(g6x1, g6x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_4 = xor(g6t_acc_9, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_4_lo = and(g6t_4, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_4_sh = shr(g6t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_4_hi = and(g6t_4_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_4_l = lookup16(tbl_lo, g6t_4_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_4_h = lookup16(tbl_hi, g6t_4_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_4 = xor(g6a_4_l, g6a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_4_sr = lookup16(g6a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_4_aes = aesenclast(g6s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_4_aes_lo = and(g6s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_4_aes_sh = shr(g6s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_4_aes_hi = and(g6s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_4_l = lookup16(tbl_lo_1, g6s_4_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_4_h = lookup16(tbl_hi_1, g6s_4_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_4 = xor(g6s_4_l, g6s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
-	vmovdqa %ymm6, 96(%rsp) /* spill g6x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_4_l = shl(g6lg_4) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_4_r = shr(g6lg_4) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
-	vpxor 1184(%rsp), %ymm6, %ymm6 /* g6x_4 = xor(g6l_4, g6x0.3) */
-	vmovdqa 1248(%rsp), %ymm10 /* reload g7x1.3 */
-	vpxor 1408(%rsp), %ymm10, %ymm12 /* g7t_acc_8 = xor(g7x1, g7x2) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
-	vpxor 1568(%rsp), %ymm11, %ymm11 /* g7t_4 = xor(g7t_acc_9, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_4_lo = and(g7t_4, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_4_sh = shr(g7t_4) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_4_hi = and(g7t_4_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_4_l = lookup16(tbl_lo, g7t_4_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_4_h = lookup16(tbl_hi, g7t_4_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_4 = xor(g7a_4_l, g7a_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_4_sr = lookup16(g7a_4, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_4_aes = aesenclast(g7s_4_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_4_aes_lo = and(g7s_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_4_aes_sh = shr(g7s_4_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_4_aes_hi = and(g7s_4_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_4_l = lookup16(tbl_lo_1, g7s_4_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_4_h = lookup16(tbl_hi_1, g7s_4_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_4 = xor(g7s_4_l, g7s_4_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_4_l = shl(g7lg_4) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_4_r = shr(g7lg_4) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
-	vpxor 352(%rsp), %ymm10, %ymm10 /* g7x_4 = xor(g7l_4, g7x0.3) */
-
-	/* Round 16r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
-	vpbroadcastd 20(%rdi,%r8), %ymm11 /* rkw_5 = bcast32() */
-	vmovdqa 1376(%rsp), %ymm12 /* reload g0x2.3 */
-	vpxor 1536(%rsp), %ymm12, %ymm13 /* g0t_acc_10 = xor(g0x2, g0x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_5 = xor(g0t_acc_11, g0x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_5_lo = and(g0t_5, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_5_sh = shr(g0t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_5_hi = and(g0t_5_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_5_l = lookup16(tbl_lo, g0t_5_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_5_h = lookup16(tbl_hi, g0t_5_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_5 = xor(g0a_5_l, g0a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_5_sr = lookup16(g0a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_5_aes = aesenclast(g0s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_5_aes_lo = and(g0s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_5_aes_sh = shr(g0s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_5_aes_hi = and(g0s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_5_l = lookup16(tbl_lo_1, g0s_5_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_5_h = lookup16(tbl_hi_1, g0s_5_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_5 = xor(g0s_5_l, g0s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
-	vmovdqa %ymm0, 352(%rsp) /* spill g0x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
-	vmovdqa %ymm10, 1184(%rsp) /* spill g7x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_5_l = shl(g0lg_5) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_5_r = shr(g0lg_5) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
-	vpxor 1216(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm1, %ymm7, %ymm10 /* g1t_acc_10 = xor(g1x2, g1x3) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor 384(%rsp), %ymm10, %ymm10 /* g1t_5 = xor(g1t_acc_11, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_5_lo = and(g1t_5, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_5_sh = shr(g1t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_5_hi = and(g1t_5_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_5_l = lookup16(tbl_lo, g1t_5_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_5_h = lookup16(tbl_hi, g1t_5_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_5 = xor(g1a_5_l, g1a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_5_sr = lookup16(g1a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_5_aes = aesenclast(g1s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_5_aes_lo = and(g1s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_5_aes_sh = shr(g1s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_5_aes_hi = and(g1s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_5_l = lookup16(tbl_lo_1, g1s_5_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_5_h = lookup16(tbl_hi_1, g1s_5_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_5 = xor(g1s_5_l, g1s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
-	vmovdqa %ymm7, 1216(%rsp) /* spill g1x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm7 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
-	vpslld $2, %ymm7, %ymm13 /* g1lr2_5_l = shl(g1lg_5) */
-	vpsrld $30, %ymm7, %ymm7 /* g1lr2_5_r = shr(g1lg_5) */
-	vpor %ymm7, %ymm13, %ymm7 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
-	vpxor 480(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vmovdqa 448(%rsp), %ymm10 /* reload g2x2.3 */
-	vpxor 512(%rsp), %ymm10, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_5_lo = and(g2t_5, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_5_sh = shr(g2t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_5_hi = and(g2t_5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_5_l = lookup16(tbl_lo, g2t_5_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_5_h = lookup16(tbl_hi, g2t_5_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_5 = xor(g2a_5_l, g2a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_5_sr = lookup16(g2a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_5_aes = aesenclast(g2s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_5_aes_lo = and(g2s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_5_aes_sh = shr(g2s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_5_aes_hi = and(g2s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_5_l = lookup16(tbl_lo_1, g2s_5_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_5_h = lookup16(tbl_hi_1, g2s_5_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_5 = xor(g2s_5_l, g2s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
-	vmovdqa %ymm2, 480(%rsp) /* spill g2x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_5_l = shl(g2lg_5) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_5_r = shr(g2lg_5) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
-	vpxor 320(%rsp), %ymm2, %ymm2 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vmovdqa 1280(%rsp), %ymm10 /* reload g3x2.3 */
-	vpxor 256(%rsp), %ymm10, %ymm12 /* g3t_acc_10 = xor(g3x2, g3x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_5_lo = and(g3t_5, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_5_sh = shr(g3t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_5_hi = and(g3t_5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_5_l = lookup16(tbl_lo, g3t_5_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_5_h = lookup16(tbl_hi, g3t_5_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_5 = xor(g3a_5_l, g3a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_5_sr = lookup16(g3a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_5_aes = aesenclast(g3s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_5_aes_lo = and(g3s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_5_aes_sh = shr(g3s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_5_aes_hi = and(g3s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_5_l = lookup16(tbl_lo_1, g3s_5_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_5_h = lookup16(tbl_hi_1, g3s_5_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_5 = xor(g3s_5_l, g3s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
-	vmovdqa %ymm3, 320(%rsp) /* spill g3x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_5_l = shl(g3lg_5) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_5_r = shr(g3lg_5) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
-	vpxor 192(%rsp), %ymm3, %ymm3 /* g3x_5 = xor(g3l_5, g3x1.3) */
-	vmovdqa 1440(%rsp), %ymm10 /* reload g4x2.3 */
-	vpxor 224(%rsp), %ymm10, %ymm12 /* g4t_acc_10 = xor(g4x2, g4x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_5 = xor(g4t_acc_11, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_5_lo = and(g4t_5, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_5_sh = shr(g4t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_5_hi = and(g4t_5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_5_l = lookup16(tbl_lo, g4t_5_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_5_h = lookup16(tbl_hi, g4t_5_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_5 = xor(g4a_5_l, g4a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_5_sr = lookup16(g4a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_5_aes = aesenclast(g4s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_5_aes_lo = and(g4s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_5_aes_sh = shr(g4s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_5_aes_hi = and(g4s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_5_l = lookup16(tbl_lo_1, g4s_5_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_5_h = lookup16(tbl_hi_1, g4s_5_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_5 = xor(g4s_5_l, g4s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
-	vmovdqa %ymm5, 192(%rsp) /* spill g4x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_5_l = shl(g4lg_5) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_5_r = shr(g4lg_5) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
-	vpxor 128(%rsp), %ymm5, %ymm5 /* g4x_5 = xor(g4l_5, g4x1.3) */
-	vmovdqa 1472(%rsp), %ymm10 /* reload g5x2.3 */
-	vpxor 32(%rsp), %ymm10, %ymm12 /* g5t_acc_10 = xor(g5x2, g5x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_5 = xor(g5t_acc_11, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_5_lo = and(g5t_5, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_5_sh = shr(g5t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_5_hi = and(g5t_5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_5_l = lookup16(tbl_lo, g5t_5_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_5_h = lookup16(tbl_hi, g5t_5_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_5 = xor(g5a_5_l, g5a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_5_sr = lookup16(g5a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_5_aes = aesenclast(g5s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_5_aes_lo = and(g5s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_5_aes_sh = shr(g5s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_5_aes_hi = and(g5s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_5_l = lookup16(tbl_lo_1, g5s_5_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_5_h = lookup16(tbl_hi_1, g5s_5_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_5 = xor(g5s_5_l, g5s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
-	vmovdqa %ymm8, 128(%rsp) /* spill g5x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_5_l = shl(g5lg_5) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_5_r = shr(g5lg_5) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
-	vpxor 1312(%rsp), %ymm8, %ymm8 /* g5x_5 = xor(g5l_5, g5x1.3) */
-	vmovdqa 1504(%rsp), %ymm10 /* reload g6x2.3 */
-	vpxor 96(%rsp), %ymm10, %ymm12 /* g6t_acc_10 = xor(g6x2, g6x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_5 = xor(g6t_acc_11, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_5_lo = and(g6t_5, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_5_sh = shr(g6t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_5_hi = and(g6t_5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_5_l = lookup16(tbl_lo, g6t_5_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_5_h = lookup16(tbl_hi, g6t_5_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_5 = xor(g6a_5_l, g6a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_5_sr = lookup16(g6a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_5_aes = aesenclast(g6s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_5_aes_lo = and(g6s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_5_aes_sh = shr(g6s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_5_aes_hi = and(g6s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_5_l = lookup16(tbl_lo_1, g6s_5_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_5_h = lookup16(tbl_hi_1, g6s_5_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_5 = xor(g6s_5_l, g6s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
-	vmovdqa %ymm6, 1312(%rsp) /* spill g6x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_5_l = shl(g6lg_5) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_5_r = shr(g6lg_5) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
-	vpxor 1344(%rsp), %ymm6, %ymm6 /* g6x_5 = xor(g6l_5, g6x1.3) */
-	vmovdqa 1408(%rsp), %ymm10 /* reload g7x2.3 */
-	vpxor 1568(%rsp), %ymm10, %ymm12 /* g7t_acc_10 = xor(g7x2, g7x3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 1184(%rsp), %ymm11, %ymm11 /* g7t_5 = xor(g7t_acc_11, g7x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_5_lo = and(g7t_5, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_5_sh = shr(g7t_5) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_5_hi = and(g7t_5_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_5_l = lookup16(tbl_lo, g7t_5_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_5_h = lookup16(tbl_hi, g7t_5_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_5 = xor(g7a_5_l, g7a_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_5_sr = lookup16(g7a_5, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_5_aes = aesenclast(g7s_5_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_5_aes_lo = and(g7s_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_5_aes_sh = shr(g7s_5_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_5_aes_hi = and(g7s_5_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_5_l = lookup16(tbl_lo_1, g7s_5_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_5_h = lookup16(tbl_hi_1, g7s_5_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_5 = xor(g7s_5_l, g7s_5_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_5_l = shl(g7lg_5) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_5_r = shr(g7lg_5) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
-	vpxor 1248(%rsp), %ymm10, %ymm10 /* g7x_5 = xor(g7l_5, g7x1.3) */
-
-	/* Round 16r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
-	vpbroadcastd 24(%rdi,%r8), %ymm11 /* rkw_6 = bcast32() */
-	vmovdqa 1536(%rsp), %ymm12 /* reload g0x3.3 */
-	vpxor 352(%rsp), %ymm12, %ymm13 /* g0t_acc_12 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_6 = xor(g0t_acc_13, g0x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_6_lo = and(g0t_6, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_6_sh = shr(g0t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_6_hi = and(g0t_6_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_6_l = lookup16(tbl_lo, g0t_6_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_6_h = lookup16(tbl_hi, g0t_6_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_6 = xor(g0a_6_l, g0a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_6_sr = lookup16(g0a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_6_aes = aesenclast(g0s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_6_aes_lo = and(g0s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_6_aes_sh = shr(g0s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_6_aes_hi = and(g0s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_6_l = lookup16(tbl_lo_1, g0s_6_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_6_h = lookup16(tbl_hi_1, g0s_6_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_6 = xor(g0s_6_l, g0s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
-	vmovdqa %ymm0, 1248(%rsp) /* spill g0x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
-	vmovdqa %ymm10, 1344(%rsp) /* spill g7x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_6_l = shl(g0lg_6) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_6_r = shr(g0lg_6) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
-	vpxor 1376(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor 384(%rsp), %ymm1, %ymm10 /* g1t_acc_12 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g1t_6 = xor(g1t_acc_13, g1x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_6_lo = and(g1t_6, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_6_sh = shr(g1t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_6_hi = and(g1t_6_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_6_l = lookup16(tbl_lo, g1t_6_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_6_h = lookup16(tbl_hi, g1t_6_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_6 = xor(g1a_6_l, g1a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_6_sr = lookup16(g1a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_6_aes = aesenclast(g1s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_6_aes_lo = and(g1s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_6_aes_sh = shr(g1s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_6_aes_hi = and(g1s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_6_l = lookup16(tbl_lo_1, g1s_6_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_6_h = lookup16(tbl_hi_1, g1s_6_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_6 = xor(g1s_6_l, g1s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
-	vmovdqa %ymm1, 1376(%rsp) /* spill g1x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_6_l = shl(g1lg_6) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_6_r = shr(g1lg_6) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
-	vpxor 1216(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vmovdqa 512(%rsp), %ymm10 /* reload g2x3.3 */
-	vpxor 480(%rsp), %ymm10, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_6_lo = and(g2t_6, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_6_sh = shr(g2t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_6_hi = and(g2t_6_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_6_l = lookup16(tbl_lo, g2t_6_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_6_h = lookup16(tbl_hi, g2t_6_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_6 = xor(g2a_6_l, g2a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_6_sr = lookup16(g2a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_6_aes = aesenclast(g2s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_6_aes_lo = and(g2s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_6_aes_sh = shr(g2s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_6_aes_hi = and(g2s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_6_l = lookup16(tbl_lo_1, g2s_6_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_6_h = lookup16(tbl_hi_1, g2s_6_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_6 = xor(g2s_6_l, g2s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
-	vmovdqa %ymm2, 1216(%rsp) /* spill g2x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_6_l = shl(g2lg_6) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_6_r = shr(g2lg_6) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
-	vpxor 448(%rsp), %ymm2, %ymm2 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vmovdqa 256(%rsp), %ymm10 /* reload g3x3.3 */
-	vpxor 320(%rsp), %ymm10, %ymm12 /* g3t_acc_12 = xor(g3x3, g3x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_6_lo = and(g3t_6, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_6_sh = shr(g3t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_6_hi = and(g3t_6_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_6_l = lookup16(tbl_lo, g3t_6_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_6_h = lookup16(tbl_hi, g3t_6_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_6 = xor(g3a_6_l, g3a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_6_sr = lookup16(g3a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_6_aes = aesenclast(g3s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_6_aes_lo = and(g3s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_6_aes_sh = shr(g3s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_6_aes_hi = and(g3s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_6_l = lookup16(tbl_lo_1, g3s_6_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_6_h = lookup16(tbl_hi_1, g3s_6_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_6 = xor(g3s_6_l, g3s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
-	vmovdqa %ymm3, 448(%rsp) /* spill g3x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_6_l = shl(g3lg_6) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_6_r = shr(g3lg_6) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
-	vpxor 1280(%rsp), %ymm3, %ymm3 /* g3x_6 = xor(g3l_6, g3x2.3) */
-	vmovdqa 224(%rsp), %ymm10 /* reload g4x3.3 */
-	vpxor 192(%rsp), %ymm10, %ymm12 /* g4t_acc_12 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_6 = xor(g4t_acc_13, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_6_lo = and(g4t_6, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_6_sh = shr(g4t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_6_hi = and(g4t_6_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_6_l = lookup16(tbl_lo, g4t_6_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_6_h = lookup16(tbl_hi, g4t_6_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_6 = xor(g4a_6_l, g4a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_6_sr = lookup16(g4a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_6_aes = aesenclast(g4s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_6_aes_lo = and(g4s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_6_aes_sh = shr(g4s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_6_aes_hi = and(g4s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_6_l = lookup16(tbl_lo_1, g4s_6_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_6_h = lookup16(tbl_hi_1, g4s_6_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_6 = xor(g4s_6_l, g4s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
-	vmovdqa %ymm5, 1280(%rsp) /* spill g4x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_6_l = shl(g4lg_6) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_6_r = shr(g4lg_6) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
-	vpxor 1440(%rsp), %ymm5, %ymm5 /* g4x_6 = xor(g4l_6, g4x2.3) */
-	vmovdqa 32(%rsp), %ymm10 /* reload g5x3.3 */
-	vpxor 128(%rsp), %ymm10, %ymm12 /* g5t_acc_12 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_6 = xor(g5t_acc_13, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_6_lo = and(g5t_6, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_6_sh = shr(g5t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_6_hi = and(g5t_6_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_6_l = lookup16(tbl_lo, g5t_6_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_6_h = lookup16(tbl_hi, g5t_6_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_6 = xor(g5a_6_l, g5a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_6_sr = lookup16(g5a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_6_aes = aesenclast(g5s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_6_aes_lo = and(g5s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_6_aes_sh = shr(g5s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_6_aes_hi = and(g5s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_6_l = lookup16(tbl_lo_1, g5s_6_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_6_h = lookup16(tbl_hi_1, g5s_6_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_6 = xor(g5s_6_l, g5s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
-	vmovdqa %ymm8, 1440(%rsp) /* spill g5x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_6_l = shl(g5lg_6) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_6_r = shr(g5lg_6) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
-	vpxor 1472(%rsp), %ymm8, %ymm8 /* g5x_6 = xor(g5l_6, g5x2.3) */
-	vmovdqa 96(%rsp), %ymm10 /* reload g6x3.3 */
-	vpxor 1312(%rsp), %ymm10, %ymm12 /* g6t_acc_12 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_6 = xor(g6t_acc_13, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_6_lo = and(g6t_6, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_6_sh = shr(g6t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_6_hi = and(g6t_6_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_6_l = lookup16(tbl_lo, g6t_6_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_6_h = lookup16(tbl_hi, g6t_6_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_6 = xor(g6a_6_l, g6a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_6_sr = lookup16(g6a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_6_aes = aesenclast(g6s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_6_aes_lo = and(g6s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_6_aes_sh = shr(g6s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_6_aes_hi = and(g6s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_6_l = lookup16(tbl_lo_1, g6s_6_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_6_h = lookup16(tbl_hi_1, g6s_6_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_6 = xor(g6s_6_l, g6s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
-	vmovdqa %ymm6, 1472(%rsp) /* spill g6x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_6_l = shl(g6lg_6) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_6_r = shr(g6lg_6) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
-	vpxor 1504(%rsp), %ymm6, %ymm6 /* g6x_6 = xor(g6l_6, g6x2.3) */
-	vmovdqa 1568(%rsp), %ymm10 /* reload g7x3.3 */
-	vpxor 1184(%rsp), %ymm10, %ymm12 /* g7t_acc_12 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 1344(%rsp), %ymm11, %ymm11 /* g7t_6 = xor(g7t_acc_13, g7x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_6_lo = and(g7t_6, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_6_sh = shr(g7t_6) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_6_hi = and(g7t_6_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_6_l = lookup16(tbl_lo, g7t_6_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_6_h = lookup16(tbl_hi, g7t_6_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_6 = xor(g7a_6_l, g7a_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_6_sr = lookup16(g7a_6, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_6_aes = aesenclast(g7s_6_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_6_aes_lo = and(g7s_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_6_aes_sh = shr(g7s_6_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_6_aes_hi = and(g7s_6_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_6_l = lookup16(tbl_lo_1, g7s_6_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_6_h = lookup16(tbl_hi_1, g7s_6_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_6 = xor(g7s_6_l, g7s_6_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_6_l = shl(g7lg_6) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_6_r = shr(g7lg_6) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
-	vpxor 1408(%rsp), %ymm10, %ymm10 /* g7x_6 = xor(g7l_6, g7x2.3) */
-
-	/* Round 16r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
-	vpbroadcastd 28(%rdi,%r8), %ymm11 /* rkw_7 = bcast32() */
-	vmovdqa 352(%rsp), %ymm12 /* reload g0x0.4 */
-	vpxor 1248(%rsp), %ymm12, %ymm13 /* g0t_acc_14 = xor(g0x0, g0x1) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_7 = xor(g0t_acc_15, g0x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_7_lo = and(g0t_7, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_7_sh = shr(g0t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_7_hi = and(g0t_7_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_7_l = lookup16(tbl_lo, g0t_7_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_7_h = lookup16(tbl_hi, g0t_7_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_7 = xor(g0a_7_l, g0a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_7_sr = lookup16(g0a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_7_aes = aesenclast(g0s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_7_aes_lo = and(g0s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_7_aes_sh = shr(g0s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_7_aes_hi = and(g0s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_7_l = lookup16(tbl_lo_1, g0s_7_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_7_h = lookup16(tbl_hi_1, g0s_7_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_7 = xor(g0s_7_l, g0s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
-	vmovdqa %ymm0, 1408(%rsp) /* spill g0x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
-	vmovdqa %ymm10, 1504(%rsp) /* spill g7x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_7_l = shl(g0lg_7) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_7_r = shr(g0lg_7) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
-	vpxor 1536(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor 384(%rsp), %ymm7, %ymm10 /* g1t_acc_14 = xor(g1x1.4, g1x0.4) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_7 = xor(g1t_acc_15, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_7_lo = and(g1t_7, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_7_sh = shr(g1t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_7_hi = and(g1t_7_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_7_l = lookup16(tbl_lo, g1t_7_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_7_h = lookup16(tbl_hi, g1t_7_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_7 = xor(g1a_7_l, g1a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_7_sr = lookup16(g1a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_7_aes = aesenclast(g1s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_7_aes_lo = and(g1s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_7_aes_sh = shr(g1s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_7_aes_hi = and(g1s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_7_l = lookup16(tbl_lo_1, g1s_7_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_7_h = lookup16(tbl_hi_1, g1s_7_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_7 = xor(g1s_7_l, g1s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
-	vmovdqa %ymm1, 1536(%rsp) /* spill g1x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_7_l = shl(g1lg_7) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_7_r = shr(g1lg_7) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
-	vpxor 1376(%rsp), %ymm1, %ymm1 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vmovdqa 480(%rsp), %ymm10 /* reload g2x0.4 */
-	vpxor 1216(%rsp), %ymm10, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_7_lo = and(g2t_7, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_7_sh = shr(g2t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_7_hi = and(g2t_7_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_7_l = lookup16(tbl_lo, g2t_7_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_7_h = lookup16(tbl_hi, g2t_7_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_7 = xor(g2a_7_l, g2a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_7_sr = lookup16(g2a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_7_aes = aesenclast(g2s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_7_aes_lo = and(g2s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_7_aes_sh = shr(g2s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_7_aes_hi = and(g2s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_7_l = lookup16(tbl_lo_1, g2s_7_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_7_h = lookup16(tbl_hi_1, g2s_7_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_7 = xor(g2s_7_l, g2s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
-	vmovdqa %ymm2, 1376(%rsp) /* spill g2x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_7_l = shl(g2lg_7) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_7_r = shr(g2lg_7) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
-	vpxor 512(%rsp), %ymm2, %ymm2 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vmovdqa 320(%rsp), %ymm10 /* reload g3x0.4 */
-	vpxor 448(%rsp), %ymm10, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_7_lo = and(g3t_7, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_7_sh = shr(g3t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_7_hi = and(g3t_7_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_7_l = lookup16(tbl_lo, g3t_7_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_7_h = lookup16(tbl_hi, g3t_7_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_7 = xor(g3a_7_l, g3a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_7_sr = lookup16(g3a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_7_aes = aesenclast(g3s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_7_aes_lo = and(g3s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_7_aes_sh = shr(g3s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_7_aes_hi = and(g3s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_7_l = lookup16(tbl_lo_1, g3s_7_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_7_h = lookup16(tbl_hi_1, g3s_7_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_7 = xor(g3s_7_l, g3s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
-	vmovdqa %ymm3, 512(%rsp) /* spill g3x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_7_l = shl(g3lg_7) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_7_r = shr(g3lg_7) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
-	vpxor 256(%rsp), %ymm3, %ymm3 /* g3x_7 = xor(g3l_7, g3x3.3) */
-	vmovdqa 192(%rsp), %ymm10 /* reload g4x0.4 */
-	vpxor 1280(%rsp), %ymm10, %ymm12 /* g4t_acc_14 = xor(g4x0, g4x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_7 = xor(g4t_acc_15, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_7_lo = and(g4t_7, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_7_sh = shr(g4t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_7_hi = and(g4t_7_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_7_l = lookup16(tbl_lo, g4t_7_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_7_h = lookup16(tbl_hi, g4t_7_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_7 = xor(g4a_7_l, g4a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_7_sr = lookup16(g4a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_7_aes = aesenclast(g4s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_7_aes_lo = and(g4s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_7_aes_sh = shr(g4s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_7_aes_hi = and(g4s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_7_l = lookup16(tbl_lo_1, g4s_7_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_7_h = lookup16(tbl_hi_1, g4s_7_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_7 = xor(g4s_7_l, g4s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
-	vmovdqa %ymm5, 256(%rsp) /* spill g4x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_7_l = shl(g4lg_7) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_7_r = shr(g4lg_7) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
-	vpxor 224(%rsp), %ymm5, %ymm5 /* g4x_7 = xor(g4l_7, g4x3.3) */
-	vmovdqa 128(%rsp), %ymm10 /* reload g5x0.4 */
-	vpxor 1440(%rsp), %ymm10, %ymm12 /* g5t_acc_14 = xor(g5x0, g5x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_7 = xor(g5t_acc_15, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_7_lo = and(g5t_7, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_7_sh = shr(g5t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_7_hi = and(g5t_7_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_7_l = lookup16(tbl_lo, g5t_7_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_7_h = lookup16(tbl_hi, g5t_7_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_7 = xor(g5a_7_l, g5a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_7_sr = lookup16(g5a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_7_aes = aesenclast(g5s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_7_aes_lo = and(g5s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_7_aes_sh = shr(g5s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_7_aes_hi = and(g5s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_7_l = lookup16(tbl_lo_1, g5s_7_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_7_h = lookup16(tbl_hi_1, g5s_7_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_7 = xor(g5s_7_l, g5s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
-	vmovdqa %ymm8, 224(%rsp) /* spill g5x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_7_l = shl(g5lg_7) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_7_r = shr(g5lg_7) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
-	vpxor 32(%rsp), %ymm8, %ymm8 /* g5x_7 = xor(g5l_7, g5x3.3) */
-	vmovdqa 1312(%rsp), %ymm10 /* reload g6x0.4 */
-	vpxor 1472(%rsp), %ymm10, %ymm12 /* g6t_acc_14 = xor(g6x0, g6x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_7 = xor(g6t_acc_15, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_7_lo = and(g6t_7, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_7_sh = shr(g6t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_7_hi = and(g6t_7_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_7_l = lookup16(tbl_lo, g6t_7_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_7_h = lookup16(tbl_hi, g6t_7_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_7 = xor(g6a_7_l, g6a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_7_sr = lookup16(g6a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_7_aes = aesenclast(g6s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_7_aes_lo = and(g6s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_7_aes_sh = shr(g6s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_7_aes_hi = and(g6s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_7_l = lookup16(tbl_lo_1, g6s_7_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_7_h = lookup16(tbl_hi_1, g6s_7_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_7 = xor(g6s_7_l, g6s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
-	vmovdqa %ymm6, 32(%rsp) /* spill g6x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_7_l = shl(g6lg_7) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_7_r = shr(g6lg_7) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
-	vpxor 96(%rsp), %ymm6, %ymm6 /* g6x_7 = xor(g6l_7, g6x3.3) */
-	vmovdqa 1184(%rsp), %ymm10 /* reload g7x0.4 */
-	vpxor 1344(%rsp), %ymm10, %ymm12 /* g7t_acc_14 = xor(g7x0, g7x1) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 1504(%rsp), %ymm11, %ymm11 /* g7t_7 = xor(g7t_acc_15, g7x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_7_lo = and(g7t_7, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_7_sh = shr(g7t_7) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_7_hi = and(g7t_7_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_7_l = lookup16(tbl_lo, g7t_7_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_7_h = lookup16(tbl_hi, g7t_7_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_7 = xor(g7a_7_l, g7a_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_7_sr = lookup16(g7a_7, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_7_aes = aesenclast(g7s_7_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_7_aes_lo = and(g7s_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_7_aes_sh = shr(g7s_7_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_7_aes_hi = and(g7s_7_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_7_l = lookup16(tbl_lo_1, g7s_7_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_7_h = lookup16(tbl_hi_1, g7s_7_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_7 = xor(g7s_7_l, g7s_7_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_7_l = shl(g7lg_7) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_7_r = shr(g7lg_7) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
-	vpxor 1568(%rsp), %ymm10, %ymm10 /* g7x_7 = xor(g7l_7, g7x3.3) */
-
-	/* Round 16r+8: X8 ^= L(S(X9 ^ X10 ^ X11 ^ rk)) (slots mod 4). */
-	vpbroadcastd 32(%rdi,%r8), %ymm11 /* rkw_8 = bcast32() */
-	vmovdqa 1248(%rsp), %ymm12 /* reload g0x1.4 */
-	vpxor 1408(%rsp), %ymm12, %ymm13 /* g0t_acc_16 = xor(g0x1, g0x2) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_17 = xor(g0t_acc_16, rkw_8) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_8 = xor(g0t_acc_17, g0x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_8_lo = and(g0t_8, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_8_sh = shr(g0t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_8_hi = and(g0t_8_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_8_l = lookup16(tbl_lo, g0t_8_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_8_h = lookup16(tbl_hi, g0t_8_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_8 = xor(g0a_8_l, g0a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_8_sr = lookup16(g0a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_8_aes = aesenclast(g0s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_8_aes_lo = and(g0s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_8_aes_sh = shr(g0s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_8_aes_hi = and(g0s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_8_l = lookup16(tbl_lo_1, g0s_8_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_8_h = lookup16(tbl_hi_1, g0s_8_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_8 = xor(g0s_8_l, g0s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_8 = lookup16(g0s_8, rotl24) */
-	vmovdqa %ymm0, 1568(%rsp) /* spill g0x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_8 = lookup16(g0s_8, rotl8) */
-	vmovdqa %ymm10, 96(%rsp) /* spill g7x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_8 = lookup16(g0s_8, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_8 = xor(g0s_8, g0lr8_8) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_8 = xor(g0lg_acc_8, g0lr16_8) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_8_l = shl(g0lg_8) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_8_r = shr(g0lg_8) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_8 = or(g0lr2_8_l, g0lr2_8_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_8 = xor(g0s_8, g0lr24_8) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_8 = xor(g0l_acc_8, g0lr2_8) */
-	vpxor 352(%rsp), %ymm0, %ymm0 /* g0x_8 = xor(g0l_8, g0x0.4) */
-	vpxor 1536(%rsp), %ymm7, %ymm10 /* g1t_acc_16 = xor(g1x1, g1x2) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_17 = xor(g1t_acc_16, rkw_8) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_8 = xor(g1t_acc_17, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_8_lo = and(g1t_8, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_8_sh = shr(g1t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_8_hi = and(g1t_8_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_8_l = lookup16(tbl_lo, g1t_8_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_8_h = lookup16(tbl_hi, g1t_8_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_8 = xor(g1a_8_l, g1a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_8_sr = lookup16(g1a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_8_aes = aesenclast(g1s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_8_aes_lo = and(g1s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_8_aes_sh = shr(g1s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_8_aes_hi = and(g1s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_8_l = lookup16(tbl_lo_1, g1s_8_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_8_h = lookup16(tbl_hi_1, g1s_8_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_8 = xor(g1s_8_l, g1s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_8 = lookup16(g1s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_8 = lookup16(g1s_8, rotl8) */
-	vmovdqa %ymm7, 352(%rsp) /* spill g1x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm7 /* g1lr16_8 = lookup16(g1s_8, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_8 = xor(g1s_8, g1lr8_8) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g1lg_8 = xor(g1lg_acc_8, g1lr16_8) */
-	vpslld $2, %ymm7, %ymm13 /* g1lr2_8_l = shl(g1lg_8) */
-	vpsrld $30, %ymm7, %ymm7 /* g1lr2_8_r = shr(g1lg_8) */
-	vpor %ymm7, %ymm13, %ymm7 /* g1lr2_8 = or(g1lr2_8_l, g1lr2_8_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_8 = xor(g1s_8, g1lr24_8) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g1l_8 = xor(g1l_acc_8, g1lr2_8) */
-	vpxor 384(%rsp), %ymm7, %ymm7 /* g1x_8 = xor(g1l_8, g1x0.4) */
-	vmovdqa 1216(%rsp), %ymm10 /* reload g2x1.4 */
-	vpxor 1376(%rsp), %ymm10, %ymm12 /* g2t_acc_16 = xor(g2x1, g2x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_17 = xor(g2t_acc_16, rkw_8) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_8 = xor(g2t_acc_17, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_8_lo = and(g2t_8, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_8_sh = shr(g2t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_8_hi = and(g2t_8_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_8_l = lookup16(tbl_lo, g2t_8_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_8_h = lookup16(tbl_hi, g2t_8_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_8 = xor(g2a_8_l, g2a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_8_sr = lookup16(g2a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_8_aes = aesenclast(g2s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_8_aes_lo = and(g2s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_8_aes_sh = shr(g2s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_8_aes_hi = and(g2s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_8_l = lookup16(tbl_lo_1, g2s_8_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_8_h = lookup16(tbl_hi_1, g2s_8_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_8 = xor(g2s_8_l, g2s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_8 = lookup16(g2s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_8 = lookup16(g2s_8, rotl8) */
-	vmovdqa %ymm2, 384(%rsp) /* spill g2x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_8 = lookup16(g2s_8, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_8 = xor(g2s_8, g2lr8_8) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_8 = xor(g2lg_acc_8, g2lr16_8) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_8_l = shl(g2lg_8) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_8_r = shr(g2lg_8) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_8 = or(g2lr2_8_l, g2lr2_8_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_8 = xor(g2s_8, g2lr24_8) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_8 = xor(g2l_acc_8, g2lr2_8) */
-	vpxor 480(%rsp), %ymm2, %ymm2 /* g2x_8 = xor(g2l_8, g2x0.4) */
-	vmovdqa 448(%rsp), %ymm10 /* reload g3x1.4 */
-	vpxor 512(%rsp), %ymm10, %ymm12 /* g3t_acc_16 = xor(g3x1, g3x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_17 = xor(g3t_acc_16, rkw_8) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_8 = xor(g3t_acc_17, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_8_lo = and(g3t_8, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_8_sh = shr(g3t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_8_hi = and(g3t_8_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_8_l = lookup16(tbl_lo, g3t_8_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_8_h = lookup16(tbl_hi, g3t_8_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_8 = xor(g3a_8_l, g3a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_8_sr = lookup16(g3a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_8_aes = aesenclast(g3s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_8_aes_lo = and(g3s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_8_aes_sh = shr(g3s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_8_aes_hi = and(g3s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_8_l = lookup16(tbl_lo_1, g3s_8_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_8_h = lookup16(tbl_hi_1, g3s_8_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_8 = xor(g3s_8_l, g3s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_8 = lookup16(g3s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_8 = lookup16(g3s_8, rotl8) */
-	vmovdqa %ymm3, 480(%rsp) /* spill g3x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_8 = lookup16(g3s_8, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_8 = xor(g3s_8, g3lr8_8) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_8 = xor(g3lg_acc_8, g3lr16_8) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_8_l = shl(g3lg_8) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_8_r = shr(g3lg_8) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_8 = or(g3lr2_8_l, g3lr2_8_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_8 = xor(g3s_8, g3lr24_8) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_8 = xor(g3l_acc_8, g3lr2_8) */
-	vpxor 320(%rsp), %ymm3, %ymm3 /* g3x_8 = xor(g3l_8, g3x0.4) */
-	vmovdqa 1280(%rsp), %ymm10 /* reload g4x1.4 */
-	vpxor 256(%rsp), %ymm10, %ymm12 /* g4t_acc_16 = xor(g4x1, g4x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_17 = xor(g4t_acc_16, rkw_8) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_8 = xor(g4t_acc_17, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_8_lo = and(g4t_8, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_8_sh = shr(g4t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_8_hi = and(g4t_8_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_8_l = lookup16(tbl_lo, g4t_8_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_8_h = lookup16(tbl_hi, g4t_8_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_8 = xor(g4a_8_l, g4a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_8_sr = lookup16(g4a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_8_aes = aesenclast(g4s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_8_aes_lo = and(g4s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_8_aes_sh = shr(g4s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_8_aes_hi = and(g4s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_8_l = lookup16(tbl_lo_1, g4s_8_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_8_h = lookup16(tbl_hi_1, g4s_8_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_8 = xor(g4s_8_l, g4s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_8 = lookup16(g4s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_8 = lookup16(g4s_8, rotl8) */
-	vmovdqa %ymm5, 320(%rsp) /* spill g4x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_8 = lookup16(g4s_8, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_8 = xor(g4s_8, g4lr8_8) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_8 = xor(g4lg_acc_8, g4lr16_8) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_8_l = shl(g4lg_8) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_8_r = shr(g4lg_8) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_8 = or(g4lr2_8_l, g4lr2_8_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_8 = xor(g4s_8, g4lr24_8) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_8 = xor(g4l_acc_8, g4lr2_8) */
-	vpxor 192(%rsp), %ymm5, %ymm5 /* g4x_8 = xor(g4l_8, g4x0.4) */
-	vmovdqa 1440(%rsp), %ymm10 /* reload g5x1.4 */
-	vpxor 224(%rsp), %ymm10, %ymm12 /* g5t_acc_16 = xor(g5x1, g5x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_17 = xor(g5t_acc_16, rkw_8) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_8 = xor(g5t_acc_17, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_8_lo = and(g5t_8, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_8_sh = shr(g5t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_8_hi = and(g5t_8_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_8_l = lookup16(tbl_lo, g5t_8_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_8_h = lookup16(tbl_hi, g5t_8_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_8 = xor(g5a_8_l, g5a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_8_sr = lookup16(g5a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_8_aes = aesenclast(g5s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_8_aes_lo = and(g5s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_8_aes_sh = shr(g5s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_8_aes_hi = and(g5s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_8_l = lookup16(tbl_lo_1, g5s_8_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_8_h = lookup16(tbl_hi_1, g5s_8_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_8 = xor(g5s_8_l, g5s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_8 = lookup16(g5s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_8 = lookup16(g5s_8, rotl8) */
-	vmovdqa %ymm8, 192(%rsp) /* spill g5x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_8 = lookup16(g5s_8, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_8 = xor(g5s_8, g5lr8_8) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_8 = xor(g5lg_acc_8, g5lr16_8) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_8_l = shl(g5lg_8) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_8_r = shr(g5lg_8) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_8 = or(g5lr2_8_l, g5lr2_8_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_8 = xor(g5s_8, g5lr24_8) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_8 = xor(g5l_acc_8, g5lr2_8) */
-	vpxor 128(%rsp), %ymm8, %ymm8 /* g5x_8 = xor(g5l_8, g5x0.4) */
-	vmovdqa 1472(%rsp), %ymm10 /* reload g6x1.4 */
-	vpxor 32(%rsp), %ymm10, %ymm12 /* g6t_acc_16 = xor(g6x1, g6x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_17 = xor(g6t_acc_16, rkw_8) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_8 = xor(g6t_acc_17, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_8_lo = and(g6t_8, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_8_sh = shr(g6t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_8_hi = and(g6t_8_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_8_l = lookup16(tbl_lo, g6t_8_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_8_h = lookup16(tbl_hi, g6t_8_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_8 = xor(g6a_8_l, g6a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_8_sr = lookup16(g6a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_8_aes = aesenclast(g6s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_8_aes_lo = and(g6s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_8_aes_sh = shr(g6s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_8_aes_hi = and(g6s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_8_l = lookup16(tbl_lo_1, g6s_8_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_8_h = lookup16(tbl_hi_1, g6s_8_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_8 = xor(g6s_8_l, g6s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_8 = lookup16(g6s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_8 = lookup16(g6s_8, rotl8) */
-	vmovdqa %ymm6, 128(%rsp) /* spill g6x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_8 = lookup16(g6s_8, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_8 = xor(g6s_8, g6lr8_8) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_8 = xor(g6lg_acc_8, g6lr16_8) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_8_l = shl(g6lg_8) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_8_r = shr(g6lg_8) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_8 = or(g6lr2_8_l, g6lr2_8_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_8 = xor(g6s_8, g6lr24_8) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_8 = xor(g6l_acc_8, g6lr2_8) */
-	vpxor 1312(%rsp), %ymm6, %ymm6 /* g6x_8 = xor(g6l_8, g6x0.4) */
-	vmovdqa 1344(%rsp), %ymm10 /* reload g7x1.4 */
-	vpxor 1504(%rsp), %ymm10, %ymm12 /* g7t_acc_16 = xor(g7x1, g7x2) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_17 = xor(g7t_acc_16, rkw_8) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* g7t_8 = xor(g7t_acc_17, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_8_lo = and(g7t_8, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_8_sh = shr(g7t_8) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_8_hi = and(g7t_8_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_8_l = lookup16(tbl_lo, g7t_8_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_8_h = lookup16(tbl_hi, g7t_8_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_8 = xor(g7a_8_l, g7a_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_8_sr = lookup16(g7a_8, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_8_aes = aesenclast(g7s_8_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_8_aes_lo = and(g7s_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_8_aes_sh = shr(g7s_8_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_8_aes_hi = and(g7s_8_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_8_l = lookup16(tbl_lo_1, g7s_8_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_8_h = lookup16(tbl_hi_1, g7s_8_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_8 = xor(g7s_8_l, g7s_8_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_8 = lookup16(g7s_8, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_8 = lookup16(g7s_8, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_8 = lookup16(g7s_8, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_8 = xor(g7s_8, g7lr8_8) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_8 = xor(g7lg_acc_8, g7lr16_8) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_8_l = shl(g7lg_8) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_8_r = shr(g7lg_8) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_8 = or(g7lr2_8_l, g7lr2_8_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_8 = xor(g7s_8, g7lr24_8) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_8 = xor(g7l_acc_8, g7lr2_8) */
-	vpxor 1184(%rsp), %ymm10, %ymm10 /* g7x_8 = xor(g7l_8, g7x0.4) */
-
-	/* Round 16r+9: X9 ^= L(S(X10 ^ X11 ^ X12 ^ rk)) (slots mod 4). */
-	vpbroadcastd 36(%rdi,%r8), %ymm11 /* rkw_9 = bcast32() */
-	vmovdqa 1408(%rsp), %ymm12 /* reload g0x2.4 */
-	vpxor 1568(%rsp), %ymm12, %ymm13 /* g0t_acc_18 = xor(g0x2, g0x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_19 = xor(g0t_acc_18, rkw_9) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_9 = xor(g0t_acc_19, g0x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_9_lo = and(g0t_9, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_9_sh = shr(g0t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_9_hi = and(g0t_9_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_9_l = lookup16(tbl_lo, g0t_9_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_9_h = lookup16(tbl_hi, g0t_9_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_9 = xor(g0a_9_l, g0a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_9_sr = lookup16(g0a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_9_aes = aesenclast(g0s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_9_aes_lo = and(g0s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_9_aes_sh = shr(g0s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_9_aes_hi = and(g0s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_9_l = lookup16(tbl_lo_1, g0s_9_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_9_h = lookup16(tbl_hi_1, g0s_9_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_9 = xor(g0s_9_l, g0s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_9 = lookup16(g0s_9, rotl24) */
-	vmovdqa %ymm0, 1184(%rsp) /* spill g0x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_9 = lookup16(g0s_9, rotl8) */
-	vmovdqa %ymm10, 1312(%rsp) /* spill g7x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_9 = lookup16(g0s_9, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_9 = xor(g0s_9, g0lr8_9) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_9 = xor(g0lg_acc_9, g0lr16_9) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_9_l = shl(g0lg_9) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_9_r = shr(g0lg_9) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_9 = or(g0lr2_9_l, g0lr2_9_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_9 = xor(g0s_9, g0lr24_9) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_9 = xor(g0l_acc_9, g0lr2_9) */
-	vpxor 1248(%rsp), %ymm0, %ymm0 /* g0x_9 = xor(g0l_9, g0x1.4) */
-	vpxor 1536(%rsp), %ymm1, %ymm10 /* g1t_acc_18 = xor(g1x3.4, g1x2.4) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_19 = xor(g1t_acc_18, rkw_9) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g1t_9 = xor(g1t_acc_19, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_9_lo = and(g1t_9, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_9_sh = shr(g1t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_9_hi = and(g1t_9_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_9_l = lookup16(tbl_lo, g1t_9_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_9_h = lookup16(tbl_hi, g1t_9_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_9 = xor(g1a_9_l, g1a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_9_sr = lookup16(g1a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_9_aes = aesenclast(g1s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_9_aes_lo = and(g1s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_9_aes_sh = shr(g1s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_9_aes_hi = and(g1s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_9_l = lookup16(tbl_lo_1, g1s_9_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_9_h = lookup16(tbl_hi_1, g1s_9_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_9 = xor(g1s_9_l, g1s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_9 = lookup16(g1s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_9 = lookup16(g1s_9, rotl8) */
-	vmovdqa %ymm1, 1248(%rsp) /* spill g1x3.4 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_9 = lookup16(g1s_9, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_9 = xor(g1s_9, g1lr8_9) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_9 = xor(g1lg_acc_9, g1lr16_9) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_9_l = shl(g1lg_9) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_9_r = shr(g1lg_9) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_9 = or(g1lr2_9_l, g1lr2_9_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_9 = xor(g1s_9, g1lr24_9) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_9 = xor(g1l_acc_9, g1lr2_9) */
-	vpxor 352(%rsp), %ymm1, %ymm1 /* g1x_9 = xor(g1l_9, g1x1.4) */
-	vmovdqa 1376(%rsp), %ymm10 /* reload g2x2.4 */
-	vpxor 384(%rsp), %ymm10, %ymm12 /* g2t_acc_18 = xor(g2x2, g2x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_19 = xor(g2t_acc_18, rkw_9) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_9 = xor(g2t_acc_19, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_9_lo = and(g2t_9, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_9_sh = shr(g2t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_9_hi = and(g2t_9_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_9_l = lookup16(tbl_lo, g2t_9_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_9_h = lookup16(tbl_hi, g2t_9_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_9 = xor(g2a_9_l, g2a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_9_sr = lookup16(g2a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_9_aes = aesenclast(g2s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_9_aes_lo = and(g2s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_9_aes_sh = shr(g2s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_9_aes_hi = and(g2s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_9_l = lookup16(tbl_lo_1, g2s_9_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_9_h = lookup16(tbl_hi_1, g2s_9_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_9 = xor(g2s_9_l, g2s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_9 = lookup16(g2s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_9 = lookup16(g2s_9, rotl8) */
-	vmovdqa %ymm2, 352(%rsp) /* spill g2x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_9 = lookup16(g2s_9, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_9 = xor(g2s_9, g2lr8_9) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_9 = xor(g2lg_acc_9, g2lr16_9) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_9_l = shl(g2lg_9) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_9_r = shr(g2lg_9) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_9 = or(g2lr2_9_l, g2lr2_9_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_9 = xor(g2s_9, g2lr24_9) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_9 = xor(g2l_acc_9, g2lr2_9) */
-	vpxor 1216(%rsp), %ymm2, %ymm2 /* g2x_9 = xor(g2l_9, g2x1.4) */
-	vmovdqa 512(%rsp), %ymm10 /* reload g3x2.4 */
-	vpxor 480(%rsp), %ymm10, %ymm12 /* g3t_acc_18 = xor(g3x2, g3x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_19 = xor(g3t_acc_18, rkw_9) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_9 = xor(g3t_acc_19, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_9_lo = and(g3t_9, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_9_sh = shr(g3t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_9_hi = and(g3t_9_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_9_l = lookup16(tbl_lo, g3t_9_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_9_h = lookup16(tbl_hi, g3t_9_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_9 = xor(g3a_9_l, g3a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_9_sr = lookup16(g3a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_9_aes = aesenclast(g3s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_9_aes_lo = and(g3s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_9_aes_sh = shr(g3s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_9_aes_hi = and(g3s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_9_l = lookup16(tbl_lo_1, g3s_9_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_9_h = lookup16(tbl_hi_1, g3s_9_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_9 = xor(g3s_9_l, g3s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_9 = lookup16(g3s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_9 = lookup16(g3s_9, rotl8) */
-	vmovdqa %ymm3, 1216(%rsp) /* spill g3x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_9 = lookup16(g3s_9, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_9 = xor(g3s_9, g3lr8_9) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_9 = xor(g3lg_acc_9, g3lr16_9) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_9_l = shl(g3lg_9) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_9_r = shr(g3lg_9) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_9 = or(g3lr2_9_l, g3lr2_9_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_9 = xor(g3s_9, g3lr24_9) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_9 = xor(g3l_acc_9, g3lr2_9) */
-	vpxor 448(%rsp), %ymm3, %ymm3 /* g3x_9 = xor(g3l_9, g3x1.4) */
-	vmovdqa 256(%rsp), %ymm10 /* reload g4x2.4 */
-	vpxor 320(%rsp), %ymm10, %ymm12 /* g4t_acc_18 = xor(g4x2, g4x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_19 = xor(g4t_acc_18, rkw_9) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_9 = xor(g4t_acc_19, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_9_lo = and(g4t_9, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_9_sh = shr(g4t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_9_hi = and(g4t_9_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_9_l = lookup16(tbl_lo, g4t_9_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_9_h = lookup16(tbl_hi, g4t_9_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_9 = xor(g4a_9_l, g4a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_9_sr = lookup16(g4a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_9_aes = aesenclast(g4s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_9_aes_lo = and(g4s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_9_aes_sh = shr(g4s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_9_aes_hi = and(g4s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_9_l = lookup16(tbl_lo_1, g4s_9_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_9_h = lookup16(tbl_hi_1, g4s_9_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_9 = xor(g4s_9_l, g4s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_9 = lookup16(g4s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_9 = lookup16(g4s_9, rotl8) */
-	vmovdqa %ymm5, 448(%rsp) /* spill g4x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_9 = lookup16(g4s_9, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_9 = xor(g4s_9, g4lr8_9) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_9 = xor(g4lg_acc_9, g4lr16_9) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_9_l = shl(g4lg_9) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_9_r = shr(g4lg_9) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_9 = or(g4lr2_9_l, g4lr2_9_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_9 = xor(g4s_9, g4lr24_9) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_9 = xor(g4l_acc_9, g4lr2_9) */
-	vpxor 1280(%rsp), %ymm5, %ymm5 /* g4x_9 = xor(g4l_9, g4x1.4) */
-	vmovdqa 224(%rsp), %ymm10 /* reload g5x2.4 */
-	vpxor 192(%rsp), %ymm10, %ymm12 /* g5t_acc_18 = xor(g5x2, g5x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_19 = xor(g5t_acc_18, rkw_9) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_9 = xor(g5t_acc_19, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_9_lo = and(g5t_9, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_9_sh = shr(g5t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_9_hi = and(g5t_9_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_9_l = lookup16(tbl_lo, g5t_9_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_9_h = lookup16(tbl_hi, g5t_9_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_9 = xor(g5a_9_l, g5a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_9_sr = lookup16(g5a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_9_aes = aesenclast(g5s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_9_aes_lo = and(g5s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_9_aes_sh = shr(g5s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_9_aes_hi = and(g5s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_9_l = lookup16(tbl_lo_1, g5s_9_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_9_h = lookup16(tbl_hi_1, g5s_9_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_9 = xor(g5s_9_l, g5s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_9 = lookup16(g5s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_9 = lookup16(g5s_9, rotl8) */
-	vmovdqa %ymm8, 1280(%rsp) /* spill g5x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_9 = lookup16(g5s_9, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_9 = xor(g5s_9, g5lr8_9) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_9 = xor(g5lg_acc_9, g5lr16_9) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_9_l = shl(g5lg_9) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_9_r = shr(g5lg_9) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_9 = or(g5lr2_9_l, g5lr2_9_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_9 = xor(g5s_9, g5lr24_9) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_9 = xor(g5l_acc_9, g5lr2_9) */
-	vpxor 1440(%rsp), %ymm8, %ymm8 /* g5x_9 = xor(g5l_9, g5x1.4) */
-	vmovdqa 32(%rsp), %ymm10 /* reload g6x2.4 */
-	vpxor 128(%rsp), %ymm10, %ymm12 /* g6t_acc_18 = xor(g6x2, g6x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_19 = xor(g6t_acc_18, rkw_9) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_9 = xor(g6t_acc_19, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_9_lo = and(g6t_9, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_9_sh = shr(g6t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_9_hi = and(g6t_9_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_9_l = lookup16(tbl_lo, g6t_9_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_9_h = lookup16(tbl_hi, g6t_9_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_9 = xor(g6a_9_l, g6a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_9_sr = lookup16(g6a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_9_aes = aesenclast(g6s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_9_aes_lo = and(g6s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_9_aes_sh = shr(g6s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_9_aes_hi = and(g6s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_9_l = lookup16(tbl_lo_1, g6s_9_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_9_h = lookup16(tbl_hi_1, g6s_9_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_9 = xor(g6s_9_l, g6s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_9 = lookup16(g6s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_9 = lookup16(g6s_9, rotl8) */
-	vmovdqa %ymm6, 1440(%rsp) /* spill g6x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_9 = lookup16(g6s_9, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_9 = xor(g6s_9, g6lr8_9) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_9 = xor(g6lg_acc_9, g6lr16_9) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_9_l = shl(g6lg_9) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_9_r = shr(g6lg_9) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_9 = or(g6lr2_9_l, g6lr2_9_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_9 = xor(g6s_9, g6lr24_9) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_9 = xor(g6l_acc_9, g6lr2_9) */
-	vpxor 1472(%rsp), %ymm6, %ymm6 /* g6x_9 = xor(g6l_9, g6x1.4) */
-	vmovdqa 1504(%rsp), %ymm10 /* reload g7x2.4 */
-	vpxor 96(%rsp), %ymm10, %ymm12 /* g7t_acc_18 = xor(g7x2, g7x3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_19 = xor(g7t_acc_18, rkw_9) */
-	vpxor 1312(%rsp), %ymm11, %ymm11 /* g7t_9 = xor(g7t_acc_19, g7x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_9_lo = and(g7t_9, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_9_sh = shr(g7t_9) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_9_hi = and(g7t_9_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_9_l = lookup16(tbl_lo, g7t_9_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_9_h = lookup16(tbl_hi, g7t_9_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_9 = xor(g7a_9_l, g7a_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_9_sr = lookup16(g7a_9, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_9_aes = aesenclast(g7s_9_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_9_aes_lo = and(g7s_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_9_aes_sh = shr(g7s_9_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_9_aes_hi = and(g7s_9_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_9_l = lookup16(tbl_lo_1, g7s_9_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_9_h = lookup16(tbl_hi_1, g7s_9_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_9 = xor(g7s_9_l, g7s_9_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_9 = lookup16(g7s_9, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_9 = lookup16(g7s_9, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_9 = lookup16(g7s_9, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_9 = xor(g7s_9, g7lr8_9) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_9 = xor(g7lg_acc_9, g7lr16_9) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_9_l = shl(g7lg_9) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_9_r = shr(g7lg_9) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_9 = or(g7lr2_9_l, g7lr2_9_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_9 = xor(g7s_9, g7lr24_9) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_9 = xor(g7l_acc_9, g7lr2_9) */
-	vpxor 1344(%rsp), %ymm10, %ymm10 /* g7x_9 = xor(g7l_9, g7x1.4) */
-
-	/* Round 16r+10: X10 ^= L(S(X11 ^ X12 ^ X13 ^ rk)) (slots mod 4). */
-	vpbroadcastd 40(%rdi,%r8), %ymm11 /* rkw_10 = bcast32() */
-	vmovdqa 1568(%rsp), %ymm12 /* reload g0x3.4 */
-	vpxor 1184(%rsp), %ymm12, %ymm13 /* g0t_acc_20 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_21 = xor(g0t_acc_20, rkw_10) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_10 = xor(g0t_acc_21, g0x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_10_lo = and(g0t_10, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_10_sh = shr(g0t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_10_hi = and(g0t_10_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_10_l = lookup16(tbl_lo, g0t_10_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_10_h = lookup16(tbl_hi, g0t_10_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_10 = xor(g0a_10_l, g0a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_10_sr = lookup16(g0a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_10_aes = aesenclast(g0s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_10_aes_lo = and(g0s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_10_aes_sh = shr(g0s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_10_aes_hi = and(g0s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_10_l = lookup16(tbl_lo_1, g0s_10_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_10_h = lookup16(tbl_hi_1, g0s_10_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_10 = xor(g0s_10_l, g0s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_10 = lookup16(g0s_10, rotl24) */
-	vmovdqa %ymm0, 1344(%rsp) /* spill g0x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_10 = lookup16(g0s_10, rotl8) */
-	vmovdqa %ymm10, 1472(%rsp) /* spill g7x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_10 = lookup16(g0s_10, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_10 = xor(g0s_10, g0lr8_10) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_10 = xor(g0lg_acc_10, g0lr16_10) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_10_l = shl(g0lg_10) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_10_r = shr(g0lg_10) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_10 = or(g0lr2_10_l, g0lr2_10_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_10 = xor(g0s_10, g0lr24_10) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_10 = xor(g0l_acc_10, g0lr2_10) */
-	vpxor 1408(%rsp), %ymm0, %ymm0 /* g0x_10 = xor(g0l_10, g0x2.4) */
-	vpxor 1248(%rsp), %ymm7, %ymm10 /* g1t_acc_20 = xor(g1x0.5, g1x3.4) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_21 = xor(g1t_acc_20, rkw_10) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_10 = xor(g1t_acc_21, g1x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_10_lo = and(g1t_10, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_10_sh = shr(g1t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_10_hi = and(g1t_10_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_10_l = lookup16(tbl_lo, g1t_10_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_10_h = lookup16(tbl_hi, g1t_10_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_10 = xor(g1a_10_l, g1a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_10_sr = lookup16(g1a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_10_aes = aesenclast(g1s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_10_aes_lo = and(g1s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_10_aes_sh = shr(g1s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_10_aes_hi = and(g1s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_10_l = lookup16(tbl_lo_1, g1s_10_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_10_h = lookup16(tbl_hi_1, g1s_10_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_10 = xor(g1s_10_l, g1s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_10 = lookup16(g1s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_10 = lookup16(g1s_10, rotl8) */
-	vmovdqa %ymm1, 1408(%rsp) /* spill g1x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_10 = lookup16(g1s_10, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_10 = xor(g1s_10, g1lr8_10) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_10 = xor(g1lg_acc_10, g1lr16_10) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_10_l = shl(g1lg_10) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_10_r = shr(g1lg_10) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_10 = or(g1lr2_10_l, g1lr2_10_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_10 = xor(g1s_10, g1lr24_10) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_10 = xor(g1l_acc_10, g1lr2_10) */
-	vpxor 1536(%rsp), %ymm1, %ymm1 /* g1x_10 = xor(g1l_10, g1x2.4) */
-	vmovdqa 384(%rsp), %ymm10 /* reload g2x3.4 */
-	vpxor 352(%rsp), %ymm10, %ymm12 /* g2t_acc_20 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_21 = xor(g2t_acc_20, rkw_10) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_10 = xor(g2t_acc_21, g2x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_10_lo = and(g2t_10, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_10_sh = shr(g2t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_10_hi = and(g2t_10_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_10_l = lookup16(tbl_lo, g2t_10_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_10_h = lookup16(tbl_hi, g2t_10_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_10 = xor(g2a_10_l, g2a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_10_sr = lookup16(g2a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_10_aes = aesenclast(g2s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_10_aes_lo = and(g2s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_10_aes_sh = shr(g2s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_10_aes_hi = and(g2s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_10_l = lookup16(tbl_lo_1, g2s_10_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_10_h = lookup16(tbl_hi_1, g2s_10_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_10 = xor(g2s_10_l, g2s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_10 = lookup16(g2s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_10 = lookup16(g2s_10, rotl8) */
-	vmovdqa %ymm2, 1536(%rsp) /* spill g2x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_10 = lookup16(g2s_10, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_10 = xor(g2s_10, g2lr8_10) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_10 = xor(g2lg_acc_10, g2lr16_10) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_10_l = shl(g2lg_10) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_10_r = shr(g2lg_10) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_10 = or(g2lr2_10_l, g2lr2_10_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_10 = xor(g2s_10, g2lr24_10) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_10 = xor(g2l_acc_10, g2lr2_10) */
-	vpxor 1376(%rsp), %ymm2, %ymm2 /* g2x_10 = xor(g2l_10, g2x2.4) */
-	vmovdqa 480(%rsp), %ymm10 /* reload g3x3.4 */
-	vpxor 1216(%rsp), %ymm10, %ymm12 /* g3t_acc_20 = xor(g3x3, g3x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_21 = xor(g3t_acc_20, rkw_10) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_10 = xor(g3t_acc_21, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_10_lo = and(g3t_10, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_10_sh = shr(g3t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_10_hi = and(g3t_10_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_10_l = lookup16(tbl_lo, g3t_10_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_10_h = lookup16(tbl_hi, g3t_10_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_10 = xor(g3a_10_l, g3a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_10_sr = lookup16(g3a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_10_aes = aesenclast(g3s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_10_aes_lo = and(g3s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_10_aes_sh = shr(g3s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_10_aes_hi = and(g3s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_10_l = lookup16(tbl_lo_1, g3s_10_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_10_h = lookup16(tbl_hi_1, g3s_10_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_10 = xor(g3s_10_l, g3s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_10 = lookup16(g3s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_10 = lookup16(g3s_10, rotl8) */
-	vmovdqa %ymm3, 1376(%rsp) /* spill g3x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_10 = lookup16(g3s_10, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_10 = xor(g3s_10, g3lr8_10) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_10 = xor(g3lg_acc_10, g3lr16_10) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_10_l = shl(g3lg_10) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_10_r = shr(g3lg_10) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_10 = or(g3lr2_10_l, g3lr2_10_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_10 = xor(g3s_10, g3lr24_10) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_10 = xor(g3l_acc_10, g3lr2_10) */
-	vpxor 512(%rsp), %ymm3, %ymm3 /* g3x_10 = xor(g3l_10, g3x2.4) */
-	vmovdqa 320(%rsp), %ymm10 /* reload g4x3.4 */
-	vpxor 448(%rsp), %ymm10, %ymm12 /* g4t_acc_20 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_21 = xor(g4t_acc_20, rkw_10) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_10 = xor(g4t_acc_21, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_10_lo = and(g4t_10, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_10_sh = shr(g4t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_10_hi = and(g4t_10_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_10_l = lookup16(tbl_lo, g4t_10_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_10_h = lookup16(tbl_hi, g4t_10_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_10 = xor(g4a_10_l, g4a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_10_sr = lookup16(g4a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_10_aes = aesenclast(g4s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_10_aes_lo = and(g4s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_10_aes_sh = shr(g4s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_10_aes_hi = and(g4s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_10_l = lookup16(tbl_lo_1, g4s_10_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_10_h = lookup16(tbl_hi_1, g4s_10_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_10 = xor(g4s_10_l, g4s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_10 = lookup16(g4s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_10 = lookup16(g4s_10, rotl8) */
-	vmovdqa %ymm5, 512(%rsp) /* spill g4x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_10 = lookup16(g4s_10, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_10 = xor(g4s_10, g4lr8_10) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_10 = xor(g4lg_acc_10, g4lr16_10) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_10_l = shl(g4lg_10) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_10_r = shr(g4lg_10) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_10 = or(g4lr2_10_l, g4lr2_10_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_10 = xor(g4s_10, g4lr24_10) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_10 = xor(g4l_acc_10, g4lr2_10) */
-	vpxor 256(%rsp), %ymm5, %ymm5 /* g4x_10 = xor(g4l_10, g4x2.4) */
-	vmovdqa 192(%rsp), %ymm10 /* reload g5x3.4 */
-	vpxor 1280(%rsp), %ymm10, %ymm12 /* g5t_acc_20 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_21 = xor(g5t_acc_20, rkw_10) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_10 = xor(g5t_acc_21, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_10_lo = and(g5t_10, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_10_sh = shr(g5t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_10_hi = and(g5t_10_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_10_l = lookup16(tbl_lo, g5t_10_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_10_h = lookup16(tbl_hi, g5t_10_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_10 = xor(g5a_10_l, g5a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_10_sr = lookup16(g5a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_10_aes = aesenclast(g5s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_10_aes_lo = and(g5s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_10_aes_sh = shr(g5s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_10_aes_hi = and(g5s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_10_l = lookup16(tbl_lo_1, g5s_10_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_10_h = lookup16(tbl_hi_1, g5s_10_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_10 = xor(g5s_10_l, g5s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_10 = lookup16(g5s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_10 = lookup16(g5s_10, rotl8) */
-	vmovdqa %ymm8, 256(%rsp) /* spill g5x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_10 = lookup16(g5s_10, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_10 = xor(g5s_10, g5lr8_10) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_10 = xor(g5lg_acc_10, g5lr16_10) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_10_l = shl(g5lg_10) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_10_r = shr(g5lg_10) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_10 = or(g5lr2_10_l, g5lr2_10_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_10 = xor(g5s_10, g5lr24_10) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_10 = xor(g5l_acc_10, g5lr2_10) */
-	vpxor 224(%rsp), %ymm8, %ymm8 /* g5x_10 = xor(g5l_10, g5x2.4) */
-	vmovdqa 128(%rsp), %ymm10 /* reload g6x3.4 */
-	vpxor 1440(%rsp), %ymm10, %ymm12 /* g6t_acc_20 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_21 = xor(g6t_acc_20, rkw_10) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_10 = xor(g6t_acc_21, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_10_lo = and(g6t_10, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_10_sh = shr(g6t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_10_hi = and(g6t_10_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_10_l = lookup16(tbl_lo, g6t_10_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_10_h = lookup16(tbl_hi, g6t_10_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_10 = xor(g6a_10_l, g6a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_10_sr = lookup16(g6a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_10_aes = aesenclast(g6s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_10_aes_lo = and(g6s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_10_aes_sh = shr(g6s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_10_aes_hi = and(g6s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_10_l = lookup16(tbl_lo_1, g6s_10_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_10_h = lookup16(tbl_hi_1, g6s_10_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_10 = xor(g6s_10_l, g6s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_10 = lookup16(g6s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_10 = lookup16(g6s_10, rotl8) */
-	vmovdqa %ymm6, 224(%rsp) /* spill g6x1.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_10 = lookup16(g6s_10, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_10 = xor(g6s_10, g6lr8_10) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_10 = xor(g6lg_acc_10, g6lr16_10) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_10_l = shl(g6lg_10) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_10_r = shr(g6lg_10) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_10 = or(g6lr2_10_l, g6lr2_10_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_10 = xor(g6s_10, g6lr24_10) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_10 = xor(g6l_acc_10, g6lr2_10) */
-	vpxor 32(%rsp), %ymm6, %ymm6 /* g6x_10 = xor(g6l_10, g6x2.4) */
-	vmovdqa 96(%rsp), %ymm10 /* reload g7x3.4 */
-	vpxor 1312(%rsp), %ymm10, %ymm12 /* g7t_acc_20 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_21 = xor(g7t_acc_20, rkw_10) */
-	vpxor 1472(%rsp), %ymm11, %ymm11 /* g7t_10 = xor(g7t_acc_21, g7x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_10_lo = and(g7t_10, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_10_sh = shr(g7t_10) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_10_hi = and(g7t_10_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_10_l = lookup16(tbl_lo, g7t_10_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_10_h = lookup16(tbl_hi, g7t_10_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_10 = xor(g7a_10_l, g7a_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_10_sr = lookup16(g7a_10, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_10_aes = aesenclast(g7s_10_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_10_aes_lo = and(g7s_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_10_aes_sh = shr(g7s_10_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_10_aes_hi = and(g7s_10_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_10_l = lookup16(tbl_lo_1, g7s_10_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_10_h = lookup16(tbl_hi_1, g7s_10_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_10 = xor(g7s_10_l, g7s_10_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_10 = lookup16(g7s_10, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_10 = lookup16(g7s_10, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_10 = lookup16(g7s_10, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_10 = xor(g7s_10, g7lr8_10) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_10 = xor(g7lg_acc_10, g7lr16_10) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_10_l = shl(g7lg_10) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_10_r = shr(g7lg_10) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_10 = or(g7lr2_10_l, g7lr2_10_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_10 = xor(g7s_10, g7lr24_10) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_10 = xor(g7l_acc_10, g7lr2_10) */
-	vpxor 1504(%rsp), %ymm10, %ymm10 /* g7x_10 = xor(g7l_10, g7x2.4) */
-
-	/* Round 16r+11: X11 ^= L(S(X12 ^ X13 ^ X14 ^ rk)) (slots mod 4). */
-	vpbroadcastd 44(%rdi,%r8), %ymm11 /* rkw_11 = bcast32() */
-	vmovdqa 1184(%rsp), %ymm12 /* reload g0x0.5 */
-	vpxor 1344(%rsp), %ymm12, %ymm13 /* g0t_acc_22 = xor(g0x0, g0x1) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_23 = xor(g0t_acc_22, rkw_11) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_11 = xor(g0t_acc_23, g0x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_11_lo = and(g0t_11, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_11_sh = shr(g0t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_11_hi = and(g0t_11_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_11_l = lookup16(tbl_lo, g0t_11_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_11_h = lookup16(tbl_hi, g0t_11_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_11 = xor(g0a_11_l, g0a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_11_sr = lookup16(g0a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_11_aes = aesenclast(g0s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_11_aes_lo = and(g0s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_11_aes_sh = shr(g0s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_11_aes_hi = and(g0s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_11_l = lookup16(tbl_lo_1, g0s_11_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_11_h = lookup16(tbl_hi_1, g0s_11_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_11 = xor(g0s_11_l, g0s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_11 = lookup16(g0s_11, rotl24) */
-	vmovdqa %ymm0, 1504(%rsp) /* spill g0x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_11 = lookup16(g0s_11, rotl8) */
-	vmovdqa %ymm10, 32(%rsp) /* spill g7x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_11 = lookup16(g0s_11, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_11 = xor(g0s_11, g0lr8_11) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_11 = xor(g0lg_acc_11, g0lr16_11) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_11_l = shl(g0lg_11) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_11_r = shr(g0lg_11) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_11 = or(g0lr2_11_l, g0lr2_11_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_11 = xor(g0s_11, g0lr24_11) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_11 = xor(g0l_acc_11, g0lr2_11) */
-	vpxor 1568(%rsp), %ymm0, %ymm0 /* g0x_11 = xor(g0l_11, g0x3.4) */
-	vpxor 1408(%rsp), %ymm7, %ymm10 /* g1t_acc_22 = xor(g1x0, g1x1) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_23 = xor(g1t_acc_22, rkw_11) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_11 = xor(g1t_acc_23, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_11_lo = and(g1t_11, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_11_sh = shr(g1t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_11_hi = and(g1t_11_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_11_l = lookup16(tbl_lo, g1t_11_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_11_h = lookup16(tbl_hi, g1t_11_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_11 = xor(g1a_11_l, g1a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_11_sr = lookup16(g1a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_11_aes = aesenclast(g1s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_11_aes_lo = and(g1s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_11_aes_sh = shr(g1s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_11_aes_hi = and(g1s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_11_l = lookup16(tbl_lo_1, g1s_11_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_11_h = lookup16(tbl_hi_1, g1s_11_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_11 = xor(g1s_11_l, g1s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_11 = lookup16(g1s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_11 = lookup16(g1s_11, rotl8) */
-	vmovdqa %ymm7, 1568(%rsp) /* spill g1x0.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm7 /* g1lr16_11 = lookup16(g1s_11, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_11 = xor(g1s_11, g1lr8_11) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g1lg_11 = xor(g1lg_acc_11, g1lr16_11) */
-	vpslld $2, %ymm7, %ymm13 /* g1lr2_11_l = shl(g1lg_11) */
-	vpsrld $30, %ymm7, %ymm7 /* g1lr2_11_r = shr(g1lg_11) */
-	vpor %ymm7, %ymm13, %ymm7 /* g1lr2_11 = or(g1lr2_11_l, g1lr2_11_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_11 = xor(g1s_11, g1lr24_11) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g1l_11 = xor(g1l_acc_11, g1lr2_11) */
-	vpxor 1248(%rsp), %ymm7, %ymm7 /* g1x_11 = xor(g1l_11, g1x3.4) */
-	vmovdqa 352(%rsp), %ymm10 /* reload g2x0.5 */
-	vpxor 1536(%rsp), %ymm10, %ymm12 /* g2t_acc_22 = xor(g2x0, g2x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_23 = xor(g2t_acc_22, rkw_11) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_11 = xor(g2t_acc_23, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_11_lo = and(g2t_11, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_11_sh = shr(g2t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_11_hi = and(g2t_11_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_11_l = lookup16(tbl_lo, g2t_11_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_11_h = lookup16(tbl_hi, g2t_11_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_11 = xor(g2a_11_l, g2a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_11_sr = lookup16(g2a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_11_aes = aesenclast(g2s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_11_aes_lo = and(g2s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_11_aes_sh = shr(g2s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_11_aes_hi = and(g2s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_11_l = lookup16(tbl_lo_1, g2s_11_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_11_h = lookup16(tbl_hi_1, g2s_11_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_11 = xor(g2s_11_l, g2s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_11 = lookup16(g2s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_11 = lookup16(g2s_11, rotl8) */
-	vmovdqa %ymm2, 1248(%rsp) /* spill g2x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_11 = lookup16(g2s_11, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_11 = xor(g2s_11, g2lr8_11) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_11 = xor(g2lg_acc_11, g2lr16_11) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_11_l = shl(g2lg_11) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_11_r = shr(g2lg_11) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_11 = or(g2lr2_11_l, g2lr2_11_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_11 = xor(g2s_11, g2lr24_11) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_11 = xor(g2l_acc_11, g2lr2_11) */
-	vpxor 384(%rsp), %ymm2, %ymm2 /* g2x_11 = xor(g2l_11, g2x3.4) */
-	vmovdqa 1216(%rsp), %ymm10 /* reload g3x0.5 */
-	vpxor 1376(%rsp), %ymm10, %ymm12 /* g3t_acc_22 = xor(g3x0, g3x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_23 = xor(g3t_acc_22, rkw_11) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_11 = xor(g3t_acc_23, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_11_lo = and(g3t_11, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_11_sh = shr(g3t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_11_hi = and(g3t_11_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_11_l = lookup16(tbl_lo, g3t_11_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_11_h = lookup16(tbl_hi, g3t_11_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_11 = xor(g3a_11_l, g3a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_11_sr = lookup16(g3a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_11_aes = aesenclast(g3s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_11_aes_lo = and(g3s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_11_aes_sh = shr(g3s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_11_aes_hi = and(g3s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_11_l = lookup16(tbl_lo_1, g3s_11_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_11_h = lookup16(tbl_hi_1, g3s_11_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_11 = xor(g3s_11_l, g3s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_11 = lookup16(g3s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_11 = lookup16(g3s_11, rotl8) */
-	vmovdqa %ymm3, 384(%rsp) /* spill g3x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_11 = lookup16(g3s_11, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_11 = xor(g3s_11, g3lr8_11) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_11 = xor(g3lg_acc_11, g3lr16_11) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_11_l = shl(g3lg_11) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_11_r = shr(g3lg_11) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_11 = or(g3lr2_11_l, g3lr2_11_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_11 = xor(g3s_11, g3lr24_11) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_11 = xor(g3l_acc_11, g3lr2_11) */
-	vpxor 480(%rsp), %ymm3, %ymm3 /* g3x_11 = xor(g3l_11, g3x3.4) */
-	vmovdqa 448(%rsp), %ymm10 /* reload g4x0.5 */
-	vpxor 512(%rsp), %ymm10, %ymm12 /* g4t_acc_22 = xor(g4x0, g4x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_23 = xor(g4t_acc_22, rkw_11) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_11 = xor(g4t_acc_23, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_11_lo = and(g4t_11, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_11_sh = shr(g4t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_11_hi = and(g4t_11_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_11_l = lookup16(tbl_lo, g4t_11_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_11_h = lookup16(tbl_hi, g4t_11_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_11 = xor(g4a_11_l, g4a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_11_sr = lookup16(g4a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_11_aes = aesenclast(g4s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_11_aes_lo = and(g4s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_11_aes_sh = shr(g4s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_11_aes_hi = and(g4s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_11_l = lookup16(tbl_lo_1, g4s_11_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_11_h = lookup16(tbl_hi_1, g4s_11_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_11 = xor(g4s_11_l, g4s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_11 = lookup16(g4s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_11 = lookup16(g4s_11, rotl8) */
-	vmovdqa %ymm5, 480(%rsp) /* spill g4x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_11 = lookup16(g4s_11, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_11 = xor(g4s_11, g4lr8_11) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_11 = xor(g4lg_acc_11, g4lr16_11) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_11_l = shl(g4lg_11) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_11_r = shr(g4lg_11) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_11 = or(g4lr2_11_l, g4lr2_11_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_11 = xor(g4s_11, g4lr24_11) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_11 = xor(g4l_acc_11, g4lr2_11) */
-	vpxor 320(%rsp), %ymm5, %ymm5 /* g4x_11 = xor(g4l_11, g4x3.4) */
-	vmovdqa 1280(%rsp), %ymm10 /* reload g5x0.5 */
-	vpxor 256(%rsp), %ymm10, %ymm12 /* g5t_acc_22 = xor(g5x0, g5x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_23 = xor(g5t_acc_22, rkw_11) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_11 = xor(g5t_acc_23, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_11_lo = and(g5t_11, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_11_sh = shr(g5t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_11_hi = and(g5t_11_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_11_l = lookup16(tbl_lo, g5t_11_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_11_h = lookup16(tbl_hi, g5t_11_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_11 = xor(g5a_11_l, g5a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_11_sr = lookup16(g5a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_11_aes = aesenclast(g5s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_11_aes_lo = and(g5s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_11_aes_sh = shr(g5s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_11_aes_hi = and(g5s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_11_l = lookup16(tbl_lo_1, g5s_11_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_11_h = lookup16(tbl_hi_1, g5s_11_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_11 = xor(g5s_11_l, g5s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_11 = lookup16(g5s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_11 = lookup16(g5s_11, rotl8) */
-	vmovdqa %ymm8, 320(%rsp) /* spill g5x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_11 = lookup16(g5s_11, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_11 = xor(g5s_11, g5lr8_11) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_11 = xor(g5lg_acc_11, g5lr16_11) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_11_l = shl(g5lg_11) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_11_r = shr(g5lg_11) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_11 = or(g5lr2_11_l, g5lr2_11_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_11 = xor(g5s_11, g5lr24_11) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_11 = xor(g5l_acc_11, g5lr2_11) */
-	vpxor 192(%rsp), %ymm8, %ymm8 /* g5x_11 = xor(g5l_11, g5x3.4) */
-	vmovdqa 1440(%rsp), %ymm10 /* reload g6x0.5 */
-	vpxor 224(%rsp), %ymm10, %ymm12 /* g6t_acc_22 = xor(g6x0, g6x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_23 = xor(g6t_acc_22, rkw_11) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_11 = xor(g6t_acc_23, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_11_lo = and(g6t_11, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_11_sh = shr(g6t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_11_hi = and(g6t_11_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_11_l = lookup16(tbl_lo, g6t_11_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_11_h = lookup16(tbl_hi, g6t_11_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_11 = xor(g6a_11_l, g6a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_11_sr = lookup16(g6a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_11_aes = aesenclast(g6s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_11_aes_lo = and(g6s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_11_aes_sh = shr(g6s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_11_aes_hi = and(g6s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_11_l = lookup16(tbl_lo_1, g6s_11_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_11_h = lookup16(tbl_hi_1, g6s_11_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_11 = xor(g6s_11_l, g6s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_11 = lookup16(g6s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_11 = lookup16(g6s_11, rotl8) */
-	vmovdqa %ymm6, 192(%rsp) /* spill g6x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_11 = lookup16(g6s_11, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_11 = xor(g6s_11, g6lr8_11) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_11 = xor(g6lg_acc_11, g6lr16_11) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_11_l = shl(g6lg_11) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_11_r = shr(g6lg_11) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_11 = or(g6lr2_11_l, g6lr2_11_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_11 = xor(g6s_11, g6lr24_11) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_11 = xor(g6l_acc_11, g6lr2_11) */
-	vpxor 128(%rsp), %ymm6, %ymm6 /* g6x_11 = xor(g6l_11, g6x3.4) */
-	vmovdqa 1312(%rsp), %ymm10 /* reload g7x0.5 */
-	vpxor 1472(%rsp), %ymm10, %ymm12 /* g7t_acc_22 = xor(g7x0, g7x1) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_23 = xor(g7t_acc_22, rkw_11) */
-	vpxor 32(%rsp), %ymm11, %ymm11 /* g7t_11 = xor(g7t_acc_23, g7x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_11_lo = and(g7t_11, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_11_sh = shr(g7t_11) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_11_hi = and(g7t_11_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_11_l = lookup16(tbl_lo, g7t_11_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_11_h = lookup16(tbl_hi, g7t_11_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_11 = xor(g7a_11_l, g7a_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_11_sr = lookup16(g7a_11, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_11_aes = aesenclast(g7s_11_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_11_aes_lo = and(g7s_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_11_aes_sh = shr(g7s_11_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_11_aes_hi = and(g7s_11_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_11_l = lookup16(tbl_lo_1, g7s_11_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_11_h = lookup16(tbl_hi_1, g7s_11_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_11 = xor(g7s_11_l, g7s_11_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_11 = lookup16(g7s_11, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_11 = lookup16(g7s_11, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_11 = lookup16(g7s_11, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_11 = xor(g7s_11, g7lr8_11) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_11 = xor(g7lg_acc_11, g7lr16_11) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_11_l = shl(g7lg_11) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_11_r = shr(g7lg_11) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_11 = or(g7lr2_11_l, g7lr2_11_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_11 = xor(g7s_11, g7lr24_11) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_11 = xor(g7l_acc_11, g7lr2_11) */
-	vpxor 96(%rsp), %ymm10, %ymm10 /* g7x_11 = xor(g7l_11, g7x3.4) */
-
-	/* Round 16r+12: X12 ^= L(S(X13 ^ X14 ^ X15 ^ rk)) (slots mod 4). */
-	vpbroadcastd 48(%rdi,%r8), %ymm11 /* rkw_12 = bcast32() */
-	vmovdqa 1344(%rsp), %ymm12 /* reload g0x1.5 */
-	vpxor 1504(%rsp), %ymm12, %ymm13 /* g0t_acc_24 = xor(g0x1, g0x2) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_25 = xor(g0t_acc_24, rkw_12) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_12 = xor(g0t_acc_25, g0x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_12_lo = and(g0t_12, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_12_sh = shr(g0t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_12_hi = and(g0t_12_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_12_l = lookup16(tbl_lo, g0t_12_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_12_h = lookup16(tbl_hi, g0t_12_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_12 = xor(g0a_12_l, g0a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_12_sr = lookup16(g0a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_12_aes = aesenclast(g0s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_12_aes_lo = and(g0s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_12_aes_sh = shr(g0s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_12_aes_hi = and(g0s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_12_l = lookup16(tbl_lo_1, g0s_12_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_12_h = lookup16(tbl_hi_1, g0s_12_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_12 = xor(g0s_12_l, g0s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_12 = lookup16(g0s_12, rotl24) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g0x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_12 = lookup16(g0s_12, rotl8) */
-	vmovdqa %ymm10, 128(%rsp) /* spill g7x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_12 = lookup16(g0s_12, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_12 = xor(g0s_12, g0lr8_12) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_12 = xor(g0lg_acc_12, g0lr16_12) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_12_l = shl(g0lg_12) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_12_r = shr(g0lg_12) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_12 = or(g0lr2_12_l, g0lr2_12_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_12 = xor(g0s_12, g0lr24_12) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_12 = xor(g0l_acc_12, g0lr2_12) */
-	vpxor 1184(%rsp), %ymm0, %ymm0 /* g0x_12 = xor(g0l_12, g0x0.5) */
-	vpxor 1408(%rsp), %ymm1, %ymm10 /* g1t_acc_24 = xor(g1x2.5, g1x1.5) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_25 = xor(g1t_acc_24, rkw_12) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g1t_12 = xor(g1t_acc_25, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_12_lo = and(g1t_12, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_12_sh = shr(g1t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_12_hi = and(g1t_12_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_12_l = lookup16(tbl_lo, g1t_12_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_12_h = lookup16(tbl_hi, g1t_12_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_12 = xor(g1a_12_l, g1a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_12_sr = lookup16(g1a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_12_aes = aesenclast(g1s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_12_aes_lo = and(g1s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_12_aes_sh = shr(g1s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_12_aes_hi = and(g1s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_12_l = lookup16(tbl_lo_1, g1s_12_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_12_h = lookup16(tbl_hi_1, g1s_12_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_12 = xor(g1s_12_l, g1s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_12 = lookup16(g1s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_12 = lookup16(g1s_12, rotl8) */
-	vmovdqa %ymm1, 1184(%rsp) /* spill g1x2.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_12 = lookup16(g1s_12, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_12 = xor(g1s_12, g1lr8_12) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_12 = xor(g1lg_acc_12, g1lr16_12) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_12_l = shl(g1lg_12) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_12_r = shr(g1lg_12) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_12 = or(g1lr2_12_l, g1lr2_12_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_12 = xor(g1s_12, g1lr24_12) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_12 = xor(g1l_acc_12, g1lr2_12) */
-	vpxor 1568(%rsp), %ymm1, %ymm1 /* g1x_12 = xor(g1l_12, g1x0.5) */
-	vmovdqa 1536(%rsp), %ymm10 /* reload g2x1.5 */
-	vpxor 1248(%rsp), %ymm10, %ymm12 /* g2t_acc_24 = xor(g2x1, g2x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_25 = xor(g2t_acc_24, rkw_12) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_12 = xor(g2t_acc_25, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_12_lo = and(g2t_12, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_12_sh = shr(g2t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_12_hi = and(g2t_12_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_12_l = lookup16(tbl_lo, g2t_12_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_12_h = lookup16(tbl_hi, g2t_12_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_12 = xor(g2a_12_l, g2a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_12_sr = lookup16(g2a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_12_aes = aesenclast(g2s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_12_aes_lo = and(g2s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_12_aes_sh = shr(g2s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_12_aes_hi = and(g2s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_12_l = lookup16(tbl_lo_1, g2s_12_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_12_h = lookup16(tbl_hi_1, g2s_12_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_12 = xor(g2s_12_l, g2s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_12 = lookup16(g2s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_12 = lookup16(g2s_12, rotl8) */
-	vmovdqa %ymm2, 1568(%rsp) /* spill g2x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_12 = lookup16(g2s_12, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_12 = xor(g2s_12, g2lr8_12) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_12 = xor(g2lg_acc_12, g2lr16_12) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_12_l = shl(g2lg_12) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_12_r = shr(g2lg_12) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_12 = or(g2lr2_12_l, g2lr2_12_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_12 = xor(g2s_12, g2lr24_12) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_12 = xor(g2l_acc_12, g2lr2_12) */
-	vpxor 352(%rsp), %ymm2, %ymm2 /* g2x_12 = xor(g2l_12, g2x0.5) */
-	vmovdqa 1376(%rsp), %ymm10 /* reload g3x1.5 */
-	vpxor 384(%rsp), %ymm10, %ymm12 /* g3t_acc_24 = xor(g3x1, g3x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_25 = xor(g3t_acc_24, rkw_12) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_12 = xor(g3t_acc_25, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_12_lo = and(g3t_12, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_12_sh = shr(g3t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_12_hi = and(g3t_12_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_12_l = lookup16(tbl_lo, g3t_12_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_12_h = lookup16(tbl_hi, g3t_12_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_12 = xor(g3a_12_l, g3a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_12_sr = lookup16(g3a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_12_aes = aesenclast(g3s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_12_aes_lo = and(g3s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_12_aes_sh = shr(g3s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_12_aes_hi = and(g3s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_12_l = lookup16(tbl_lo_1, g3s_12_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_12_h = lookup16(tbl_hi_1, g3s_12_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_12 = xor(g3s_12_l, g3s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_12 = lookup16(g3s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_12 = lookup16(g3s_12, rotl8) */
-	vmovdqa %ymm3, 352(%rsp) /* spill g3x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_12 = lookup16(g3s_12, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_12 = xor(g3s_12, g3lr8_12) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_12 = xor(g3lg_acc_12, g3lr16_12) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_12_l = shl(g3lg_12) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_12_r = shr(g3lg_12) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_12 = or(g3lr2_12_l, g3lr2_12_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_12 = xor(g3s_12, g3lr24_12) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_12 = xor(g3l_acc_12, g3lr2_12) */
-	vpxor 1216(%rsp), %ymm3, %ymm3 /* g3x_12 = xor(g3l_12, g3x0.5) */
-	vmovdqa 512(%rsp), %ymm10 /* reload g4x1.5 */
-	vpxor 480(%rsp), %ymm10, %ymm12 /* g4t_acc_24 = xor(g4x1, g4x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_25 = xor(g4t_acc_24, rkw_12) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_12 = xor(g4t_acc_25, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_12_lo = and(g4t_12, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_12_sh = shr(g4t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_12_hi = and(g4t_12_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_12_l = lookup16(tbl_lo, g4t_12_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_12_h = lookup16(tbl_hi, g4t_12_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_12 = xor(g4a_12_l, g4a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_12_sr = lookup16(g4a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_12_aes = aesenclast(g4s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_12_aes_lo = and(g4s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_12_aes_sh = shr(g4s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_12_aes_hi = and(g4s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_12_l = lookup16(tbl_lo_1, g4s_12_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_12_h = lookup16(tbl_hi_1, g4s_12_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_12 = xor(g4s_12_l, g4s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_12 = lookup16(g4s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_12 = lookup16(g4s_12, rotl8) */
-	vmovdqa %ymm5, 1216(%rsp) /* spill g4x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_12 = lookup16(g4s_12, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_12 = xor(g4s_12, g4lr8_12) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_12 = xor(g4lg_acc_12, g4lr16_12) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_12_l = shl(g4lg_12) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_12_r = shr(g4lg_12) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_12 = or(g4lr2_12_l, g4lr2_12_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_12 = xor(g4s_12, g4lr24_12) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_12 = xor(g4l_acc_12, g4lr2_12) */
-	vpxor 448(%rsp), %ymm5, %ymm5 /* g4x_12 = xor(g4l_12, g4x0.5) */
-	vmovdqa 256(%rsp), %ymm10 /* reload g5x1.5 */
-	vpxor 320(%rsp), %ymm10, %ymm12 /* g5t_acc_24 = xor(g5x1, g5x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_25 = xor(g5t_acc_24, rkw_12) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_12 = xor(g5t_acc_25, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_12_lo = and(g5t_12, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_12_sh = shr(g5t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_12_hi = and(g5t_12_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_12_l = lookup16(tbl_lo, g5t_12_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_12_h = lookup16(tbl_hi, g5t_12_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_12 = xor(g5a_12_l, g5a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_12_sr = lookup16(g5a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_12_aes = aesenclast(g5s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_12_aes_lo = and(g5s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_12_aes_sh = shr(g5s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_12_aes_hi = and(g5s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_12_l = lookup16(tbl_lo_1, g5s_12_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_12_h = lookup16(tbl_hi_1, g5s_12_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_12 = xor(g5s_12_l, g5s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_12 = lookup16(g5s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_12 = lookup16(g5s_12, rotl8) */
-	vmovdqa %ymm8, 448(%rsp) /* spill g5x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_12 = lookup16(g5s_12, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_12 = xor(g5s_12, g5lr8_12) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_12 = xor(g5lg_acc_12, g5lr16_12) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_12_l = shl(g5lg_12) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_12_r = shr(g5lg_12) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_12 = or(g5lr2_12_l, g5lr2_12_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_12 = xor(g5s_12, g5lr24_12) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_12 = xor(g5l_acc_12, g5lr2_12) */
-	vpxor 1280(%rsp), %ymm8, %ymm8 /* g5x_12 = xor(g5l_12, g5x0.5) */
-	vmovdqa 224(%rsp), %ymm10 /* reload g6x1.5 */
-	vpxor 192(%rsp), %ymm10, %ymm12 /* g6t_acc_24 = xor(g6x1, g6x2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_25 = xor(g6t_acc_24, rkw_12) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_12 = xor(g6t_acc_25, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_12_lo = and(g6t_12, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_12_sh = shr(g6t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_12_hi = and(g6t_12_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_12_l = lookup16(tbl_lo, g6t_12_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_12_h = lookup16(tbl_hi, g6t_12_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_12 = xor(g6a_12_l, g6a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_12_sr = lookup16(g6a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_12_aes = aesenclast(g6s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_12_aes_lo = and(g6s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_12_aes_sh = shr(g6s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_12_aes_hi = and(g6s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_12_l = lookup16(tbl_lo_1, g6s_12_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_12_h = lookup16(tbl_hi_1, g6s_12_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_12 = xor(g6s_12_l, g6s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_12 = lookup16(g6s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_12 = lookup16(g6s_12, rotl8) */
-	vmovdqa %ymm6, 1280(%rsp) /* spill g6x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_12 = lookup16(g6s_12, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_12 = xor(g6s_12, g6lr8_12) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_12 = xor(g6lg_acc_12, g6lr16_12) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_12_l = shl(g6lg_12) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_12_r = shr(g6lg_12) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_12 = or(g6lr2_12_l, g6lr2_12_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_12 = xor(g6s_12, g6lr24_12) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_12 = xor(g6l_acc_12, g6lr2_12) */
-	vpxor 1440(%rsp), %ymm6, %ymm6 /* g6x_12 = xor(g6l_12, g6x0.5) */
-	vmovdqa 1472(%rsp), %ymm10 /* reload g7x1.5 */
-	vpxor 32(%rsp), %ymm10, %ymm12 /* g7t_acc_24 = xor(g7x1, g7x2) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_25 = xor(g7t_acc_24, rkw_12) */
-	vpxor 128(%rsp), %ymm11, %ymm11 /* g7t_12 = xor(g7t_acc_25, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_12_lo = and(g7t_12, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_12_sh = shr(g7t_12) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_12_hi = and(g7t_12_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_12_l = lookup16(tbl_lo, g7t_12_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_12_h = lookup16(tbl_hi, g7t_12_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_12 = xor(g7a_12_l, g7a_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_12_sr = lookup16(g7a_12, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_12_aes = aesenclast(g7s_12_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_12_aes_lo = and(g7s_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_12_aes_sh = shr(g7s_12_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_12_aes_hi = and(g7s_12_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_12_l = lookup16(tbl_lo_1, g7s_12_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_12_h = lookup16(tbl_hi_1, g7s_12_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_12 = xor(g7s_12_l, g7s_12_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_12 = lookup16(g7s_12, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_12 = lookup16(g7s_12, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_12 = lookup16(g7s_12, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_12 = xor(g7s_12, g7lr8_12) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_12 = xor(g7lg_acc_12, g7lr16_12) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_12_l = shl(g7lg_12) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_12_r = shr(g7lg_12) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_12 = or(g7lr2_12_l, g7lr2_12_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_12 = xor(g7s_12, g7lr24_12) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_12 = xor(g7l_acc_12, g7lr2_12) */
-	vpxor 1312(%rsp), %ymm10, %ymm10 /* g7x_12 = xor(g7l_12, g7x0.5) */
-
-	/* Round 16r+13: X13 ^= L(S(X14 ^ X15 ^ X16 ^ rk)) (slots mod 4). */
-	vpbroadcastd 52(%rdi,%r8), %ymm11 /* rkw_13 = bcast32() */
-	vmovdqa 1504(%rsp), %ymm12 /* reload g0x2.5 */
-	vpxor 96(%rsp), %ymm12, %ymm13 /* g0t_acc_26 = xor(g0x2, g0x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_27 = xor(g0t_acc_26, rkw_13) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_13 = xor(g0t_acc_27, g0x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_13_lo = and(g0t_13, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_13_sh = shr(g0t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_13_hi = and(g0t_13_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_13_l = lookup16(tbl_lo, g0t_13_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_13_h = lookup16(tbl_hi, g0t_13_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_13 = xor(g0a_13_l, g0a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_13_sr = lookup16(g0a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_13_aes = aesenclast(g0s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_13_aes_lo = and(g0s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_13_aes_sh = shr(g0s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_13_aes_hi = and(g0s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_13_l = lookup16(tbl_lo_1, g0s_13_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_13_h = lookup16(tbl_hi_1, g0s_13_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_13 = xor(g0s_13_l, g0s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_13 = lookup16(g0s_13, rotl24) */
-	vmovdqa %ymm0, 1312(%rsp) /* spill g0x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_13 = lookup16(g0s_13, rotl8) */
-	vmovdqa %ymm10, 672(%rsp) /* spill g7x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_13 = lookup16(g0s_13, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_13 = xor(g0s_13, g0lr8_13) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_13 = xor(g0lg_acc_13, g0lr16_13) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_13_l = shl(g0lg_13) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_13_r = shr(g0lg_13) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_13 = or(g0lr2_13_l, g0lr2_13_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_13 = xor(g0s_13, g0lr24_13) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_13 = xor(g0l_acc_13, g0lr2_13) */
-	vpxor 1344(%rsp), %ymm0, %ymm0 /* g0x_13 = xor(g0l_13, g0x1.5) */
-	vpxor 1184(%rsp), %ymm7, %ymm10 /* g1t_acc_26 = xor(g1x3.5, g1x2.5) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_27 = xor(g1t_acc_26, rkw_13) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_13 = xor(g1t_acc_27, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_13_lo = and(g1t_13, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_13_sh = shr(g1t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_13_hi = and(g1t_13_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_13_l = lookup16(tbl_lo, g1t_13_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_13_h = lookup16(tbl_hi, g1t_13_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_13 = xor(g1a_13_l, g1a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_13_sr = lookup16(g1a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_13_aes = aesenclast(g1s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_13_aes_lo = and(g1s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_13_aes_sh = shr(g1s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_13_aes_hi = and(g1s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_13_l = lookup16(tbl_lo_1, g1s_13_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_13_h = lookup16(tbl_hi_1, g1s_13_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_13 = xor(g1s_13_l, g1s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_13 = lookup16(g1s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_13 = lookup16(g1s_13, rotl8) */
-	vmovdqa %ymm1, 1344(%rsp) /* spill g1x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_13 = lookup16(g1s_13, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_13 = xor(g1s_13, g1lr8_13) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_13 = xor(g1lg_acc_13, g1lr16_13) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_13_l = shl(g1lg_13) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_13_r = shr(g1lg_13) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_13 = or(g1lr2_13_l, g1lr2_13_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_13 = xor(g1s_13, g1lr24_13) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_13 = xor(g1l_acc_13, g1lr2_13) */
-	vpxor 1408(%rsp), %ymm1, %ymm1 /* g1x_13 = xor(g1l_13, g1x1.5) */
-	vmovdqa 1248(%rsp), %ymm10 /* reload g2x2.5 */
-	vpxor 1568(%rsp), %ymm10, %ymm12 /* g2t_acc_26 = xor(g2x2, g2x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_27 = xor(g2t_acc_26, rkw_13) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_13 = xor(g2t_acc_27, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_13_lo = and(g2t_13, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_13_sh = shr(g2t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_13_hi = and(g2t_13_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_13_l = lookup16(tbl_lo, g2t_13_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_13_h = lookup16(tbl_hi, g2t_13_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_13 = xor(g2a_13_l, g2a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_13_sr = lookup16(g2a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_13_aes = aesenclast(g2s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_13_aes_lo = and(g2s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_13_aes_sh = shr(g2s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_13_aes_hi = and(g2s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_13_l = lookup16(tbl_lo_1, g2s_13_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_13_h = lookup16(tbl_hi_1, g2s_13_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_13 = xor(g2s_13_l, g2s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_13 = lookup16(g2s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_13 = lookup16(g2s_13, rotl8) */
-	vmovdqa %ymm2, 416(%rsp) /* spill g2x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_13 = lookup16(g2s_13, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_13 = xor(g2s_13, g2lr8_13) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_13 = xor(g2lg_acc_13, g2lr16_13) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_13_l = shl(g2lg_13) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_13_r = shr(g2lg_13) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_13 = or(g2lr2_13_l, g2lr2_13_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_13 = xor(g2s_13, g2lr24_13) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_13 = xor(g2l_acc_13, g2lr2_13) */
-	vpxor 1536(%rsp), %ymm2, %ymm2 /* g2x_13 = xor(g2l_13, g2x1.5) */
-	vmovdqa 384(%rsp), %ymm10 /* reload g3x2.5 */
-	vpxor 352(%rsp), %ymm10, %ymm12 /* g3t_acc_26 = xor(g3x2, g3x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_27 = xor(g3t_acc_26, rkw_13) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_13 = xor(g3t_acc_27, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_13_lo = and(g3t_13, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_13_sh = shr(g3t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_13_hi = and(g3t_13_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_13_l = lookup16(tbl_lo, g3t_13_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_13_h = lookup16(tbl_hi, g3t_13_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_13 = xor(g3a_13_l, g3a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_13_sr = lookup16(g3a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_13_aes = aesenclast(g3s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_13_aes_lo = and(g3s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_13_aes_sh = shr(g3s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_13_aes_hi = and(g3s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_13_l = lookup16(tbl_lo_1, g3s_13_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_13_h = lookup16(tbl_hi_1, g3s_13_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_13 = xor(g3s_13_l, g3s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_13 = lookup16(g3s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_13 = lookup16(g3s_13, rotl8) */
-	vmovdqa %ymm3, 1056(%rsp) /* spill g3x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_13 = lookup16(g3s_13, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_13 = xor(g3s_13, g3lr8_13) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_13 = xor(g3lg_acc_13, g3lr16_13) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_13_l = shl(g3lg_13) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_13_r = shr(g3lg_13) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_13 = or(g3lr2_13_l, g3lr2_13_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_13 = xor(g3s_13, g3lr24_13) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_13 = xor(g3l_acc_13, g3lr2_13) */
-	vpxor 1376(%rsp), %ymm3, %ymm3 /* g3x_13 = xor(g3l_13, g3x1.5) */
-	vmovdqa 480(%rsp), %ymm10 /* reload g4x2.5 */
-	vpxor 1216(%rsp), %ymm10, %ymm12 /* g4t_acc_26 = xor(g4x2, g4x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_27 = xor(g4t_acc_26, rkw_13) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_13 = xor(g4t_acc_27, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_13_lo = and(g4t_13, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_13_sh = shr(g4t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_13_hi = and(g4t_13_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_13_l = lookup16(tbl_lo, g4t_13_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_13_h = lookup16(tbl_hi, g4t_13_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_13 = xor(g4a_13_l, g4a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_13_sr = lookup16(g4a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_13_aes = aesenclast(g4s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_13_aes_lo = and(g4s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_13_aes_sh = shr(g4s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_13_aes_hi = and(g4s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_13_l = lookup16(tbl_lo_1, g4s_13_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_13_h = lookup16(tbl_hi_1, g4s_13_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_13 = xor(g4s_13_l, g4s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_13 = lookup16(g4s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_13 = lookup16(g4s_13, rotl8) */
-	vmovdqa %ymm5, 768(%rsp) /* spill g4x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_13 = lookup16(g4s_13, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_13 = xor(g4s_13, g4lr8_13) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_13 = xor(g4lg_acc_13, g4lr16_13) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_13_l = shl(g4lg_13) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_13_r = shr(g4lg_13) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_13 = or(g4lr2_13_l, g4lr2_13_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_13 = xor(g4s_13, g4lr24_13) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_13 = xor(g4l_acc_13, g4lr2_13) */
-	vpxor 512(%rsp), %ymm5, %ymm5 /* g4x_13 = xor(g4l_13, g4x1.5) */
-	vmovdqa 320(%rsp), %ymm10 /* reload g5x2.5 */
-	vpxor 448(%rsp), %ymm10, %ymm12 /* g5t_acc_26 = xor(g5x2, g5x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_27 = xor(g5t_acc_26, rkw_13) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_13 = xor(g5t_acc_27, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_13_lo = and(g5t_13, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_13_sh = shr(g5t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_13_hi = and(g5t_13_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_13_l = lookup16(tbl_lo, g5t_13_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_13_h = lookup16(tbl_hi, g5t_13_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_13 = xor(g5a_13_l, g5a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_13_sr = lookup16(g5a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_13_aes = aesenclast(g5s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_13_aes_lo = and(g5s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_13_aes_sh = shr(g5s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_13_aes_hi = and(g5s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_13_l = lookup16(tbl_lo_1, g5s_13_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_13_h = lookup16(tbl_hi_1, g5s_13_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_13 = xor(g5s_13_l, g5s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_13 = lookup16(g5s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_13 = lookup16(g5s_13, rotl8) */
-	vmovdqa %ymm8, 736(%rsp) /* spill g5x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_13 = lookup16(g5s_13, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_13 = xor(g5s_13, g5lr8_13) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_13 = xor(g5lg_acc_13, g5lr16_13) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_13_l = shl(g5lg_13) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_13_r = shr(g5lg_13) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_13 = or(g5lr2_13_l, g5lr2_13_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_13 = xor(g5s_13, g5lr24_13) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_13 = xor(g5l_acc_13, g5lr2_13) */
-	vpxor 256(%rsp), %ymm8, %ymm8 /* g5x_13 = xor(g5l_13, g5x1.5) */
-	vmovdqa 192(%rsp), %ymm10 /* reload g6x2.5 */
-	vpxor 1280(%rsp), %ymm10, %ymm12 /* g6t_acc_26 = xor(g6x2, g6x3) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_27 = xor(g6t_acc_26, rkw_13) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_13 = xor(g6t_acc_27, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_13_lo = and(g6t_13, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_13_sh = shr(g6t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_13_hi = and(g6t_13_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_13_l = lookup16(tbl_lo, g6t_13_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_13_h = lookup16(tbl_hi, g6t_13_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_13 = xor(g6a_13_l, g6a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_13_sr = lookup16(g6a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_13_aes = aesenclast(g6s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_13_aes_lo = and(g6s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_13_aes_sh = shr(g6s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_13_aes_hi = and(g6s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_13_l = lookup16(tbl_lo_1, g6s_13_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_13_h = lookup16(tbl_hi_1, g6s_13_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_13 = xor(g6s_13_l, g6s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_13 = lookup16(g6s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_13 = lookup16(g6s_13, rotl8) */
-	vmovdqa %ymm6, 704(%rsp) /* spill g6x0.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_13 = lookup16(g6s_13, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_13 = xor(g6s_13, g6lr8_13) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_13 = xor(g6lg_acc_13, g6lr16_13) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_13_l = shl(g6lg_13) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_13_r = shr(g6lg_13) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_13 = or(g6lr2_13_l, g6lr2_13_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_13 = xor(g6s_13, g6lr24_13) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_13 = xor(g6l_acc_13, g6lr2_13) */
-	vpxor 224(%rsp), %ymm6, %ymm6 /* g6x_13 = xor(g6l_13, g6x1.5) */
-	vmovdqa 32(%rsp), %ymm10 /* reload g7x2.5 */
-	vpxor 128(%rsp), %ymm10, %ymm12 /* g7t_acc_26 = xor(g7x2, g7x3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_27 = xor(g7t_acc_26, rkw_13) */
-	vpxor 672(%rsp), %ymm11, %ymm11 /* g7t_13 = xor(g7t_acc_27, g7x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_13_lo = and(g7t_13, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_13_sh = shr(g7t_13) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_13_hi = and(g7t_13_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_13_l = lookup16(tbl_lo, g7t_13_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_13_h = lookup16(tbl_hi, g7t_13_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_13 = xor(g7a_13_l, g7a_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_13_sr = lookup16(g7a_13, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_13_aes = aesenclast(g7s_13_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_13_aes_lo = and(g7s_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_13_aes_sh = shr(g7s_13_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_13_aes_hi = and(g7s_13_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_13_l = lookup16(tbl_lo_1, g7s_13_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_13_h = lookup16(tbl_hi_1, g7s_13_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_13 = xor(g7s_13_l, g7s_13_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_13 = lookup16(g7s_13, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_13 = lookup16(g7s_13, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_13 = lookup16(g7s_13, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_13 = xor(g7s_13, g7lr8_13) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_13 = xor(g7lg_acc_13, g7lr16_13) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_13_l = shl(g7lg_13) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_13_r = shr(g7lg_13) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_13 = or(g7lr2_13_l, g7lr2_13_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_13 = xor(g7s_13, g7lr24_13) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_13 = xor(g7l_acc_13, g7lr2_13) */
-	vpxor 1472(%rsp), %ymm10, %ymm10 /* g7x_13 = xor(g7l_13, g7x1.5) */
-
-	/* Round 16r+14: X14 ^= L(S(X15 ^ X16 ^ X17 ^ rk)) (slots mod 4). */
-	vpbroadcastd 56(%rdi,%r8), %ymm11 /* rkw_14 = bcast32() */
-	vmovdqa 96(%rsp), %ymm12 /* reload g0x3.5 */
-	vpxor 1312(%rsp), %ymm12, %ymm13 /* g0t_acc_28 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_29 = xor(g0t_acc_28, rkw_14) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_14 = xor(g0t_acc_29, g0x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_14_lo = and(g0t_14, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_14_sh = shr(g0t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_14_hi = and(g0t_14_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_14_l = lookup16(tbl_lo, g0t_14_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_14_h = lookup16(tbl_hi, g0t_14_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_14 = xor(g0a_14_l, g0a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_14_sr = lookup16(g0a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_14_aes = aesenclast(g0s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_14_aes_lo = and(g0s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_14_aes_sh = shr(g0s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_14_aes_hi = and(g0s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_14_l = lookup16(tbl_lo_1, g0s_14_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_14_h = lookup16(tbl_hi_1, g0s_14_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_14 = xor(g0s_14_l, g0s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_14 = lookup16(g0s_14, rotl24) */
-	vmovdqa %ymm0, 1472(%rsp) /* spill g0x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_14 = lookup16(g0s_14, rotl8) */
-	vmovdqa %ymm10, 864(%rsp) /* spill g7x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_14 = lookup16(g0s_14, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_14 = xor(g0s_14, g0lr8_14) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_14 = xor(g0lg_acc_14, g0lr16_14) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_14_l = shl(g0lg_14) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_14_r = shr(g0lg_14) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_14 = or(g0lr2_14_l, g0lr2_14_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_14 = xor(g0s_14, g0lr24_14) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_14 = xor(g0l_acc_14, g0lr2_14) */
-	vpxor 1504(%rsp), %ymm0, %ymm0 /* g0x_14 = xor(g0l_14, g0x2.5) */
-	vpxor 1344(%rsp), %ymm7, %ymm10 /* g1t_acc_28 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_29 = xor(g1t_acc_28, rkw_14) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g1t_14 = xor(g1t_acc_29, g1x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_14_lo = and(g1t_14, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_14_sh = shr(g1t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_14_hi = and(g1t_14_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_14_l = lookup16(tbl_lo, g1t_14_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_14_h = lookup16(tbl_hi, g1t_14_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_14 = xor(g1a_14_l, g1a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_14_sr = lookup16(g1a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_14_aes = aesenclast(g1s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_14_aes_lo = and(g1s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_14_aes_sh = shr(g1s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_14_aes_hi = and(g1s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_14_l = lookup16(tbl_lo_1, g1s_14_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_14_h = lookup16(tbl_hi_1, g1s_14_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_14 = xor(g1s_14_l, g1s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_14 = lookup16(g1s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_14 = lookup16(g1s_14, rotl8) */
-	vmovdqa %ymm7, 1504(%rsp) /* spill g1x3.5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm7 /* g1lr16_14 = lookup16(g1s_14, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_14 = xor(g1s_14, g1lr8_14) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g1lg_14 = xor(g1lg_acc_14, g1lr16_14) */
-	vpslld $2, %ymm7, %ymm13 /* g1lr2_14_l = shl(g1lg_14) */
-	vpsrld $30, %ymm7, %ymm7 /* g1lr2_14_r = shr(g1lg_14) */
-	vpor %ymm7, %ymm13, %ymm7 /* g1lr2_14 = or(g1lr2_14_l, g1lr2_14_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_14 = xor(g1s_14, g1lr24_14) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g1l_14 = xor(g1l_acc_14, g1lr2_14) */
-	vpxor 1184(%rsp), %ymm7, %ymm7 /* g1x_14 = xor(g1l_14, g1x2.5) */
-	vmovdqa 1568(%rsp), %ymm10 /* reload g2x3.5 */
-	vpxor 416(%rsp), %ymm10, %ymm12 /* g2t_acc_28 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_29 = xor(g2t_acc_28, rkw_14) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_14 = xor(g2t_acc_29, g2x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_14_lo = and(g2t_14, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_14_sh = shr(g2t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_14_hi = and(g2t_14_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_14_l = lookup16(tbl_lo, g2t_14_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_14_h = lookup16(tbl_hi, g2t_14_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_14 = xor(g2a_14_l, g2a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_14_sr = lookup16(g2a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_14_aes = aesenclast(g2s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_14_aes_lo = and(g2s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_14_aes_sh = shr(g2s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_14_aes_hi = and(g2s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_14_l = lookup16(tbl_lo_1, g2s_14_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_14_h = lookup16(tbl_hi_1, g2s_14_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_14 = xor(g2s_14_l, g2s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_14 = lookup16(g2s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_14 = lookup16(g2s_14, rotl8) */
-	vmovdqa %ymm2, 1184(%rsp) /* spill g2x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_14 = lookup16(g2s_14, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_14 = xor(g2s_14, g2lr8_14) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_14 = xor(g2lg_acc_14, g2lr16_14) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_14_l = shl(g2lg_14) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_14_r = shr(g2lg_14) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_14 = or(g2lr2_14_l, g2lr2_14_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_14 = xor(g2s_14, g2lr24_14) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_14 = xor(g2l_acc_14, g2lr2_14) */
-	vpxor 1248(%rsp), %ymm2, %ymm2 /* g2x_14 = xor(g2l_14, g2x2.5) */
-	vmovdqa 352(%rsp), %ymm10 /* reload g3x3.5 */
-	vpxor 1056(%rsp), %ymm10, %ymm12 /* g3t_acc_28 = xor(g3x3, g3x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_29 = xor(g3t_acc_28, rkw_14) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_14 = xor(g3t_acc_29, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_14_lo = and(g3t_14, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_14_sh = shr(g3t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_14_hi = and(g3t_14_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_14_l = lookup16(tbl_lo, g3t_14_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_14_h = lookup16(tbl_hi, g3t_14_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_14 = xor(g3a_14_l, g3a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_14_sr = lookup16(g3a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_14_aes = aesenclast(g3s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_14_aes_lo = and(g3s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_14_aes_sh = shr(g3s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_14_aes_hi = and(g3s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_14_l = lookup16(tbl_lo_1, g3s_14_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_14_h = lookup16(tbl_hi_1, g3s_14_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_14 = xor(g3s_14_l, g3s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_14 = lookup16(g3s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_14 = lookup16(g3s_14, rotl8) */
-	vmovdqa %ymm3, 288(%rsp) /* spill g3x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_14 = lookup16(g3s_14, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_14 = xor(g3s_14, g3lr8_14) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_14 = xor(g3lg_acc_14, g3lr16_14) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_14_l = shl(g3lg_14) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_14_r = shr(g3lg_14) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_14 = or(g3lr2_14_l, g3lr2_14_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_14 = xor(g3s_14, g3lr24_14) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_14 = xor(g3l_acc_14, g3lr2_14) */
-	vpxor 384(%rsp), %ymm3, %ymm3 /* g3x_14 = xor(g3l_14, g3x2.5) */
-	vmovdqa 1216(%rsp), %ymm10 /* reload g4x3.5 */
-	vpxor 768(%rsp), %ymm10, %ymm12 /* g4t_acc_28 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_29 = xor(g4t_acc_28, rkw_14) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_14 = xor(g4t_acc_29, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_14_lo = and(g4t_14, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_14_sh = shr(g4t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_14_hi = and(g4t_14_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_14_l = lookup16(tbl_lo, g4t_14_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_14_h = lookup16(tbl_hi, g4t_14_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_14 = xor(g4a_14_l, g4a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_14_sr = lookup16(g4a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_14_aes = aesenclast(g4s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_14_aes_lo = and(g4s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_14_aes_sh = shr(g4s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_14_aes_hi = and(g4s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_14_l = lookup16(tbl_lo_1, g4s_14_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_14_h = lookup16(tbl_hi_1, g4s_14_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_14 = xor(g4s_14_l, g4s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_14 = lookup16(g4s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_14 = lookup16(g4s_14, rotl8) */
-	vmovdqa %ymm5, 896(%rsp) /* spill g4x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_14 = lookup16(g4s_14, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_14 = xor(g4s_14, g4lr8_14) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_14 = xor(g4lg_acc_14, g4lr16_14) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_14_l = shl(g4lg_14) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_14_r = shr(g4lg_14) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_14 = or(g4lr2_14_l, g4lr2_14_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_14 = xor(g4s_14, g4lr24_14) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_14 = xor(g4l_acc_14, g4lr2_14) */
-	vpxor 480(%rsp), %ymm5, %ymm5 /* g4x_14 = xor(g4l_14, g4x2.5) */
-	vmovdqa 448(%rsp), %ymm10 /* reload g5x3.5 */
-	vpxor 736(%rsp), %ymm10, %ymm12 /* g5t_acc_28 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_29 = xor(g5t_acc_28, rkw_14) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_14 = xor(g5t_acc_29, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_14_lo = and(g5t_14, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_14_sh = shr(g5t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_14_hi = and(g5t_14_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_14_l = lookup16(tbl_lo, g5t_14_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_14_h = lookup16(tbl_hi, g5t_14_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_14 = xor(g5a_14_l, g5a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_14_sr = lookup16(g5a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_14_aes = aesenclast(g5s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_14_aes_lo = and(g5s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_14_aes_sh = shr(g5s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_14_aes_hi = and(g5s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_14_l = lookup16(tbl_lo_1, g5s_14_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_14_h = lookup16(tbl_hi_1, g5s_14_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_14 = xor(g5s_14_l, g5s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_14 = lookup16(g5s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_14 = lookup16(g5s_14, rotl8) */
-	vmovdqa %ymm8, 800(%rsp) /* spill g5x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_14 = lookup16(g5s_14, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_14 = xor(g5s_14, g5lr8_14) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_14 = xor(g5lg_acc_14, g5lr16_14) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_14_l = shl(g5lg_14) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_14_r = shr(g5lg_14) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_14 = or(g5lr2_14_l, g5lr2_14_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_14 = xor(g5s_14, g5lr24_14) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_14 = xor(g5l_acc_14, g5lr2_14) */
-	vpxor 320(%rsp), %ymm8, %ymm8 /* g5x_14 = xor(g5l_14, g5x2.5) */
-	vmovdqa 1280(%rsp), %ymm10 /* reload g6x3.5 */
-	vpxor 704(%rsp), %ymm10, %ymm12 /* g6t_acc_28 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_29 = xor(g6t_acc_28, rkw_14) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_14 = xor(g6t_acc_29, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_14_lo = and(g6t_14, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_14_sh = shr(g6t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_14_hi = and(g6t_14_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_14_l = lookup16(tbl_lo, g6t_14_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_14_h = lookup16(tbl_hi, g6t_14_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_14 = xor(g6a_14_l, g6a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_14_sr = lookup16(g6a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_14_aes = aesenclast(g6s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_14_aes_lo = and(g6s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_14_aes_sh = shr(g6s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_14_aes_hi = and(g6s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_14_l = lookup16(tbl_lo_1, g6s_14_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_14_h = lookup16(tbl_hi_1, g6s_14_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_14 = xor(g6s_14_l, g6s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_14 = lookup16(g6s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_14 = lookup16(g6s_14, rotl8) */
-	vmovdqa %ymm6, 832(%rsp) /* spill g6x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_14 = lookup16(g6s_14, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_14 = xor(g6s_14, g6lr8_14) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_14 = xor(g6lg_acc_14, g6lr16_14) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_14_l = shl(g6lg_14) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_14_r = shr(g6lg_14) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_14 = or(g6lr2_14_l, g6lr2_14_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_14 = xor(g6s_14, g6lr24_14) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_14 = xor(g6l_acc_14, g6lr2_14) */
-	vpxor 192(%rsp), %ymm6, %ymm6 /* g6x_14 = xor(g6l_14, g6x2.5) */
-	vmovdqa 128(%rsp), %ymm10 /* reload g7x3.5 */
-	vpxor 672(%rsp), %ymm10, %ymm12 /* g7t_acc_28 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_29 = xor(g7t_acc_28, rkw_14) */
-	vpxor 864(%rsp), %ymm11, %ymm11 /* g7t_14 = xor(g7t_acc_29, g7x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_14_lo = and(g7t_14, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_14_sh = shr(g7t_14) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_14_hi = and(g7t_14_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_14_l = lookup16(tbl_lo, g7t_14_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_14_h = lookup16(tbl_hi, g7t_14_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_14 = xor(g7a_14_l, g7a_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_14_sr = lookup16(g7a_14, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_14_aes = aesenclast(g7s_14_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_14_aes_lo = and(g7s_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_14_aes_sh = shr(g7s_14_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_14_aes_hi = and(g7s_14_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_14_l = lookup16(tbl_lo_1, g7s_14_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_14_h = lookup16(tbl_hi_1, g7s_14_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_14 = xor(g7s_14_l, g7s_14_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_14 = lookup16(g7s_14, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_14 = lookup16(g7s_14, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_14 = lookup16(g7s_14, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_14 = xor(g7s_14, g7lr8_14) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_14 = xor(g7lg_acc_14, g7lr16_14) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_14_l = shl(g7lg_14) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_14_r = shr(g7lg_14) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_14 = or(g7lr2_14_l, g7lr2_14_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_14 = xor(g7s_14, g7lr24_14) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_14 = xor(g7l_acc_14, g7lr2_14) */
-	vpxor 32(%rsp), %ymm10, %ymm10 /* g7x_14 = xor(g7l_14, g7x2.5) */
-
-	/* Round 16r+15: X15 ^= L(S(X16 ^ X17 ^ X18 ^ rk)) (slots mod 4). */
-	vpbroadcastd 60(%rdi,%r8), %ymm11 /* rkw_15 = bcast32() */
-	vmovdqa 1312(%rsp), %ymm12 /* reload g0x0.6 */
-	vpxor 1472(%rsp), %ymm12, %ymm13 /* g0t_acc_30 = xor(g0x0, g0x1) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_31 = xor(g0t_acc_30, rkw_15) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_15 = xor(g0t_acc_31, g0x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_15_lo = and(g0t_15, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_15_sh = shr(g0t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_15_hi = and(g0t_15_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_15_l = lookup16(tbl_lo, g0t_15_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_15_h = lookup16(tbl_hi, g0t_15_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_15 = xor(g0a_15_l, g0a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_15_sr = lookup16(g0a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_15_aes = aesenclast(g0s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_15_aes_lo = and(g0s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_15_aes_sh = shr(g0s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_15_aes_hi = and(g0s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_15_l = lookup16(tbl_lo_1, g0s_15_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_15_h = lookup16(tbl_hi_1, g0s_15_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_15 = xor(g0s_15_l, g0s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_15 = lookup16(g0s_15, rotl24) */
-	vmovdqa %ymm0, 32(%rsp) /* spill g0x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_15 = lookup16(g0s_15, rotl8) */
-	vmovdqa %ymm10, 992(%rsp) /* spill g7x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_15 = lookup16(g0s_15, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_15 = xor(g0s_15, g0lr8_15) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_15 = xor(g0lg_acc_15, g0lr16_15) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_15_l = shl(g0lg_15) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_15_r = shr(g0lg_15) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_15 = or(g0lr2_15_l, g0lr2_15_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_15 = xor(g0s_15, g0lr24_15) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_15 = xor(g0l_acc_15, g0lr2_15) */
-	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_15 = xor(g0l_15, g0x3.5) */
-	vpxor 1344(%rsp), %ymm1, %ymm10 /* g1t_acc_30 = xor(g1x1.6, g1x0.6) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_31 = xor(g1t_acc_30, rkw_15) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g1t_15 = xor(g1t_acc_31, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_15_lo = and(g1t_15, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_15_sh = shr(g1t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_15_hi = and(g1t_15_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_15_l = lookup16(tbl_lo, g1t_15_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_15_h = lookup16(tbl_hi, g1t_15_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_15 = xor(g1a_15_l, g1a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_15_sr = lookup16(g1a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_15_aes = aesenclast(g1s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_15_aes_lo = and(g1s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_15_aes_sh = shr(g1s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_15_aes_hi = and(g1s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_15_l = lookup16(tbl_lo_1, g1s_15_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_15_h = lookup16(tbl_hi_1, g1s_15_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_15 = xor(g1s_15_l, g1s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_15 = lookup16(g1s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_15 = lookup16(g1s_15, rotl8) */
-	vmovdqa %ymm1, 96(%rsp) /* spill g1x1.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_15 = lookup16(g1s_15, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_15 = xor(g1s_15, g1lr8_15) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_15 = xor(g1lg_acc_15, g1lr16_15) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_15_l = shl(g1lg_15) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_15_r = shr(g1lg_15) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_15 = or(g1lr2_15_l, g1lr2_15_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_15 = xor(g1s_15, g1lr24_15) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_15 = xor(g1l_acc_15, g1lr2_15) */
-	vpxor 1504(%rsp), %ymm1, %ymm1 /* g1x_15 = xor(g1l_15, g1x3.5) */
-	vmovdqa 416(%rsp), %ymm10 /* reload g2x0.6 */
-	vpxor 1184(%rsp), %ymm10, %ymm12 /* g2t_acc_30 = xor(g2x0, g2x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_31 = xor(g2t_acc_30, rkw_15) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g2t_15 = xor(g2t_acc_31, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_15_lo = and(g2t_15, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_15_sh = shr(g2t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_15_hi = and(g2t_15_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_15_l = lookup16(tbl_lo, g2t_15_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_15_h = lookup16(tbl_hi, g2t_15_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_15 = xor(g2a_15_l, g2a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_15_sr = lookup16(g2a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_15_aes = aesenclast(g2s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_15_aes_lo = and(g2s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_15_aes_sh = shr(g2s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_15_aes_hi = and(g2s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_15_l = lookup16(tbl_lo_1, g2s_15_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g2s_15_h = lookup16(tbl_hi_1, g2s_15_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_15 = xor(g2s_15_l, g2s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_15 = lookup16(g2s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g2lr8_15 = lookup16(g2s_15, rotl8) */
-	vmovdqa %ymm2, 1504(%rsp) /* spill g2x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm2 /* g2lr16_15 = lookup16(g2s_15, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2lg_acc_15 = xor(g2s_15, g2lr8_15) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2lg_15 = xor(g2lg_acc_15, g2lr16_15) */
-	vpslld $2, %ymm2, %ymm10 /* g2lr2_15_l = shl(g2lg_15) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_15_r = shr(g2lg_15) */
-	vpor %ymm2, %ymm10, %ymm2 /* g2lr2_15 = or(g2lr2_15_l, g2lr2_15_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g2l_acc_15 = xor(g2s_15, g2lr24_15) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g2l_15 = xor(g2l_acc_15, g2lr2_15) */
-	vpxor 1568(%rsp), %ymm2, %ymm2 /* g2x_15 = xor(g2l_15, g2x3.5) */
-	vmovdqa 1056(%rsp), %ymm10 /* reload g3x0.6 */
-	vpxor 288(%rsp), %ymm10, %ymm12 /* g3t_acc_30 = xor(g3x0, g3x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_31 = xor(g3t_acc_30, rkw_15) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g3t_15 = xor(g3t_acc_31, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_15_lo = and(g3t_15, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_15_sh = shr(g3t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_15_hi = and(g3t_15_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_15_l = lookup16(tbl_lo, g3t_15_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_15_h = lookup16(tbl_hi, g3t_15_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_15 = xor(g3a_15_l, g3a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_15_sr = lookup16(g3a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_15_aes = aesenclast(g3s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_15_aes_lo = and(g3s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_15_aes_sh = shr(g3s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_15_aes_hi = and(g3s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_15_l = lookup16(tbl_lo_1, g3s_15_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_15_h = lookup16(tbl_hi_1, g3s_15_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_15 = xor(g3s_15_l, g3s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_15 = lookup16(g3s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_15 = lookup16(g3s_15, rotl8) */
-	vmovdqa %ymm3, 160(%rsp) /* spill g3x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_15 = lookup16(g3s_15, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_15 = xor(g3s_15, g3lr8_15) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_15 = xor(g3lg_acc_15, g3lr16_15) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_15_l = shl(g3lg_15) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_15_r = shr(g3lg_15) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_15 = or(g3lr2_15_l, g3lr2_15_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_15 = xor(g3s_15, g3lr24_15) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_15 = xor(g3l_acc_15, g3lr2_15) */
-	vpxor 352(%rsp), %ymm3, %ymm3 /* g3x_15 = xor(g3l_15, g3x3.5) */
-	vmovdqa 768(%rsp), %ymm10 /* reload g4x0.6 */
-	vpxor 896(%rsp), %ymm10, %ymm12 /* g4t_acc_30 = xor(g4x0, g4x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_31 = xor(g4t_acc_30, rkw_15) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_15 = xor(g4t_acc_31, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_15_lo = and(g4t_15, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_15_sh = shr(g4t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_15_hi = and(g4t_15_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_15_l = lookup16(tbl_lo, g4t_15_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_15_h = lookup16(tbl_hi, g4t_15_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_15 = xor(g4a_15_l, g4a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_15_sr = lookup16(g4a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_15_aes = aesenclast(g4s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_15_aes_lo = and(g4s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_15_aes_sh = shr(g4s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_15_aes_hi = and(g4s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_15_l = lookup16(tbl_lo_1, g4s_15_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_15_h = lookup16(tbl_hi_1, g4s_15_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_15 = xor(g4s_15_l, g4s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_15 = lookup16(g4s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_15 = lookup16(g4s_15, rotl8) */
-	vmovdqa %ymm5, 1024(%rsp) /* spill g4x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_15 = lookup16(g4s_15, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_15 = xor(g4s_15, g4lr8_15) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_15 = xor(g4lg_acc_15, g4lr16_15) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_15_l = shl(g4lg_15) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_15_r = shr(g4lg_15) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_15 = or(g4lr2_15_l, g4lr2_15_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_15 = xor(g4s_15, g4lr24_15) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_15 = xor(g4l_acc_15, g4lr2_15) */
-	vpxor 1216(%rsp), %ymm5, %ymm5 /* g4x_15 = xor(g4l_15, g4x3.5) */
-	vmovdqa 736(%rsp), %ymm10 /* reload g5x0.6 */
-	vpxor 800(%rsp), %ymm10, %ymm12 /* g5t_acc_30 = xor(g5x0, g5x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_31 = xor(g5t_acc_30, rkw_15) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_15 = xor(g5t_acc_31, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_15_lo = and(g5t_15, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_15_sh = shr(g5t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_15_hi = and(g5t_15_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_15_l = lookup16(tbl_lo, g5t_15_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_15_h = lookup16(tbl_hi, g5t_15_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_15 = xor(g5a_15_l, g5a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_15_sr = lookup16(g5a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_15_aes = aesenclast(g5s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_15_aes_lo = and(g5s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_15_aes_sh = shr(g5s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_15_aes_hi = and(g5s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_15_l = lookup16(tbl_lo_1, g5s_15_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_15_h = lookup16(tbl_hi_1, g5s_15_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_15 = xor(g5s_15_l, g5s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_15 = lookup16(g5s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_15 = lookup16(g5s_15, rotl8) */
-	vmovdqa %ymm8, 928(%rsp) /* spill g5x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_15 = lookup16(g5s_15, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_15 = xor(g5s_15, g5lr8_15) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_15 = xor(g5lg_acc_15, g5lr16_15) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_15_l = shl(g5lg_15) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_15_r = shr(g5lg_15) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_15 = or(g5lr2_15_l, g5lr2_15_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_15 = xor(g5s_15, g5lr24_15) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_15 = xor(g5l_acc_15, g5lr2_15) */
-	vpxor 448(%rsp), %ymm8, %ymm8 /* g5x_15 = xor(g5l_15, g5x3.5) */
-	vmovdqa 704(%rsp), %ymm10 /* reload g6x0.6 */
-	vpxor 832(%rsp), %ymm10, %ymm12 /* g6t_acc_30 = xor(g6x0, g6x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_31 = xor(g6t_acc_30, rkw_15) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_15 = xor(g6t_acc_31, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_15_lo = and(g6t_15, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_15_sh = shr(g6t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_15_hi = and(g6t_15_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_15_l = lookup16(tbl_lo, g6t_15_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_15_h = lookup16(tbl_hi, g6t_15_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_15 = xor(g6a_15_l, g6a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_15_sr = lookup16(g6a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_15_aes = aesenclast(g6s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_15_aes_lo = and(g6s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_15_aes_sh = shr(g6s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_15_aes_hi = and(g6s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_15_l = lookup16(tbl_lo_1, g6s_15_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_15_h = lookup16(tbl_hi_1, g6s_15_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_15 = xor(g6s_15_l, g6s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_15 = lookup16(g6s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_15 = lookup16(g6s_15, rotl8) */
-	vmovdqa %ymm6, 960(%rsp) /* spill g6x2.6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_15 = lookup16(g6s_15, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_15 = xor(g6s_15, g6lr8_15) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_15 = xor(g6lg_acc_15, g6lr16_15) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_15_l = shl(g6lg_15) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_15_r = shr(g6lg_15) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_15 = or(g6lr2_15_l, g6lr2_15_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_15 = xor(g6s_15, g6lr24_15) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_15 = xor(g6l_acc_15, g6lr2_15) */
-	vpxor 1280(%rsp), %ymm6, %ymm6 /* g6x_15 = xor(g6l_15, g6x3.5) */
-	vmovdqa 672(%rsp), %ymm10 /* reload g7x0.6 */
-	vpxor 864(%rsp), %ymm10, %ymm12 /* g7t_acc_30 = xor(g7x0, g7x1) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_31 = xor(g7t_acc_30, rkw_15) */
-	vpxor 992(%rsp), %ymm11, %ymm11 /* g7t_15 = xor(g7t_acc_31, g7x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_15_lo = and(g7t_15, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_15_sh = shr(g7t_15) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_15_hi = and(g7t_15_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_15_l = lookup16(tbl_lo, g7t_15_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_15_h = lookup16(tbl_hi, g7t_15_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_15 = xor(g7a_15_l, g7a_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_15_sr = lookup16(g7a_15, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_15_aes = aesenclast(g7s_15_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_15_aes_lo = and(g7s_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_15_aes_sh = shr(g7s_15_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_15_aes_hi = and(g7s_15_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_15_l = lookup16(tbl_lo_1, g7s_15_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_15_h = lookup16(tbl_hi_1, g7s_15_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_15 = xor(g7s_15_l, g7s_15_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_15 = lookup16(g7s_15, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_15 = lookup16(g7s_15, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_15 = lookup16(g7s_15, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_15 = xor(g7s_15, g7lr8_15) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_15 = xor(g7lg_acc_15, g7lr16_15) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_15_l = shl(g7lg_15) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_15_r = shr(g7lg_15) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_15 = or(g7lr2_15_l, g7lr2_15_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_15 = xor(g7s_15, g7lr24_15) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_15 = xor(g7l_acc_15, g7lr2_15) */
-	vpxor 128(%rsp), %ymm10, %ymm10 /* g7x_15 = xor(g7l_15, g7x3.5) */
 	vmovdqa %ymm3, 64(%rsp) /* spill g3x3.2 */
 	vmovdqa %ymm5, 1088(%rsp) /* spill g4x3.2 */
 	vmovdqa %ymm8, 1120(%rsp) /* spill g5x3.2 */
 	vmovdqa %ymm6, 1152(%rsp) /* spill g6x3.2 */
 	vmovdqa %ymm10, 0(%rsp) /* spill g7x3.2 */
-	vmovdqa 32(%rsp), %ymm3 /* reload g0x2.6 */
-	vmovdqa 1472(%rsp), %ymm4 /* reload g0x1.6 */
-	vmovdqa %ymm2, %ymm5 /* g2x3.6 */
-	vmovdqa 96(%rsp), %ymm6 /* reload g1x1.6 */
-	vmovdqa %ymm7, %ymm8 /* g1x2.6 */
-	vmovdqa 1344(%rsp), %ymm7 /* reload g1x0.6 */
-	vmovdqa 1184(%rsp), %ymm10 /* reload g2x1.6 */
-	vmovdqa 1504(%rsp), %ymm12 /* reload g2x2.6 */
-	vmovdqa %ymm1, %ymm13 /* g1x3.6 */
-	vmovdqa 1312(%rsp), %ymm1 /* reload g0x0.6 */
-	add $64, %r8
+	vmovdqa 96(%rsp), %ymm3 /* reload g0x2.3 */
+	vmovdqa 32(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa 512(%rsp), %ymm5 /* reload g2x3.3 */
+	vmovdqa %ymm2, %ymm6 /* g1x1.3 */
+	vmovdqa %ymm7, %ymm8 /* g1x2.3 */
+	vmovdqa 384(%rsp), %ymm7 /* reload g1x0.3 */
+	vmovdqa 320(%rsp), %ymm10 /* reload g2x1.3 */
+	vmovdqa 448(%rsp), %ymm12 /* reload g2x2.3 */
+	vmovdqa %ymm1, %ymm13 /* g1x3.3 */
+	vmovdqa 224(%rsp), %ymm1 /* reload g0x0.3 */
+	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_vaes_1_loop_r0
 
