@@ -90,37 +90,37 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
 	vpunpcklbw %zmm2, %zmm7, %zmm3 /* tr3 = unpacklo(tr2, tr2_8) */
 	vpunpckhbw %zmm2, %zmm7, %zmm2 /* tr3_1 = unpackhi(tr2, tr2_8) */
-	vpunpcklbw %zmm4, %zmm5, %zmm7 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	vpunpckhbw %zmm4, %zmm5, %zmm4 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	vpunpcklbw %zmm6, %zmm15, %zmm5 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	vpunpckhbw %zmm6, %zmm15, %zmm6 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	vpunpcklbw %zmm8, %zmm9, %zmm15 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
-	vpunpckhbw %zmm8, %zmm9, %zmm8 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	vpunpcklbw %zmm10, %zmm11, %zmm9 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	vpunpckhbw %zmm10, %zmm11, %zmm10 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
-	vpunpcklbw %zmm12, %zmm13, %zmm11 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
-	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
-	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
-	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
-	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm3, %zmm1 /* xin = gf2p8affine(tr3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm3, %zmm3 /* xin = gf2p8affine(tr3, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm2, %zmm2 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm7, %zmm3 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
+	vpunpcklbw %zmm4, %zmm5, %zmm7 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	vpunpckhbw %zmm4, %zmm5, %zmm4 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm7, %zmm5 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm4, %zmm4 /* xin_3 = gf2p8affine(tr3_3, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm5, %zmm5 /* xin_4 = gf2p8affine(tr3_4, gfni_mat) */
+	vpunpcklbw %zmm6, %zmm15, %zmm7 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	vpunpckhbw %zmm6, %zmm15, %zmm6 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm7, %zmm7 /* xin_4 = gf2p8affine(tr3_4, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm6, %zmm6 /* xin_5 = gf2p8affine(tr3_5, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm15, %zmm7 /* xin_6 = gf2p8affine(tr3_6, gfni_mat) */
+	vpunpcklbw %zmm8, %zmm9, %zmm15 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	vpunpckhbw %zmm8, %zmm9, %zmm8 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm15, %zmm9 /* xin_6 = gf2p8affine(tr3_6, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm8, %zmm8 /* xin_7 = gf2p8affine(tr3_7, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm9, %zmm9 /* xin_8 = gf2p8affine(tr3_8, gfni_mat) */
+	vpunpcklbw %zmm10, %zmm11, %zmm15 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	vpunpckhbw %zmm10, %zmm11, %zmm10 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm15, %zmm11 /* xin_8 = gf2p8affine(tr3_8, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm10, %zmm10 /* xin_9 = gf2p8affine(tr3_9, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm11, %zmm11 /* xin_10 = gf2p8affine(tr3_10, gfni_mat) */
+	vpunpcklbw %zmm12, %zmm13, %zmm15 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm15, %zmm13 /* xin_10 = gf2p8affine(tr3_10, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm12, %zmm12 /* xin_11 = gf2p8affine(tr3_11, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm13, %zmm13 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
+	vpunpcklbw %zmm14, %zmm16, %zmm15 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm15, %zmm15 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm14, %zmm14 /* xin_13 = gf2p8affine(tr3_13, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm16, %zmm15 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
+	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm16, %zmm1 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm0, %zmm0 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
 	vmovdqu64 1024(%rsi), %zmm16 /* row_16 = load() */
 	vmovdqu64 1088(%rsi), %zmm17 /* row_17 = load() */
@@ -189,872 +189,846 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vpunpckhbw %zmm19, %zmm17, %zmm17 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
 	vpunpcklbw %zmm18, %zmm23, %zmm19 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
 	vpunpckhbw %zmm18, %zmm23, %zmm18 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm19, %zmm19 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm18, %zmm18 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
 	vpunpcklbw %zmm20, %zmm21, %zmm23 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
 	vpunpckhbw %zmm20, %zmm21, %zmm20 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	vpunpcklbw %zmm22, %zmm31, %zmm21 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm23, %zmm21 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm20, %zmm20 /* xin_19 = gf2p8affine(tr3_19, gfni_mat) */
+	vpunpcklbw %zmm22, %zmm31, %zmm23 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
 	vpunpckhbw %zmm22, %zmm31, %zmm22 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm23, %zmm23 /* xin_20 = gf2p8affine(tr3_20, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm22, %zmm22 /* xin_21 = gf2p8affine(tr3_21, gfni_mat) */
 	vpunpcklbw %zmm24, %zmm0, %zmm31 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
 	vpunpckhbw %zmm24, %zmm0, %zmm0 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	vpunpcklbw %zmm26, %zmm25, %zmm24 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	vpunpckhbw %zmm26, %zmm25, %zmm25 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	vpunpcklbw %zmm28, %zmm27, %zmm26 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	vpunpckhbw %zmm28, %zmm27, %zmm27 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	vpunpcklbw %zmm30, %zmm29, %zmm28 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	vpunpckhbw %zmm30, %zmm29, %zmm29 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	vpunpcklbw %zmm17, %zmm16, %zmm30 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	vpunpckhbw %zmm17, %zmm16, %zmm16 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm19, %zmm17 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm18, %zmm18 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm23, %zmm19 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm20, %zmm20 /* xin_19 = gf2p8affine(tr3_19, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm21, %zmm21 /* xin_20 = gf2p8affine(tr3_20, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm22, %zmm22 /* xin_21 = gf2p8affine(tr3_21, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm31, %zmm23 /* xin_22 = gf2p8affine(tr3_22, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm31, %zmm24 /* xin_22 = gf2p8affine(tr3_22, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm0, %zmm0 /* xin_23 = gf2p8affine(tr3_23, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm24, %zmm24 /* xin_24 = gf2p8affine(tr3_24, gfni_mat) */
+	vpunpcklbw %zmm26, %zmm25, %zmm31 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	vpunpckhbw %zmm26, %zmm25, %zmm25 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm31, %zmm26 /* xin_24 = gf2p8affine(tr3_24, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm25, %zmm25 /* xin_25 = gf2p8affine(tr3_25, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm26, %zmm26 /* xin_26 = gf2p8affine(tr3_26, gfni_mat) */
+	vpunpcklbw %zmm28, %zmm27, %zmm31 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	vpunpckhbw %zmm28, %zmm27, %zmm27 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm31, %zmm28 /* xin_26 = gf2p8affine(tr3_26, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm27, %zmm27 /* xin_27 = gf2p8affine(tr3_27, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm28, %zmm28 /* xin_28 = gf2p8affine(tr3_28, gfni_mat) */
+	vpunpcklbw %zmm30, %zmm29, %zmm31 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpckhbw %zmm30, %zmm29, %zmm29 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm31, %zmm30 /* xin_28 = gf2p8affine(tr3_28, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm29, %zmm29 /* xin_29 = gf2p8affine(tr3_29, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm30, %zmm30 /* xin_30 = gf2p8affine(tr3_30, gfni_mat) */
+	vpunpcklbw %zmm17, %zmm16, %zmm31 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpckhbw %zmm17, %zmm16, %zmm16 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm31, %zmm17 /* xin_30 = gf2p8affine(tr3_30, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm16, %zmm16 /* xin_31 = gf2p8affine(tr3_31, gfni_mat) */
 
 	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	vmovdqa64 0(%rsp), %zmm31 /* reload g0x15.2 */
-	vmovdqa64 %zmm17, 0(%rsp) /* spill g1x0.2 */
-	vmovdqa64 %zmm18, 64(%rsp) /* spill g1x1.2 */
-	vmovdqa64 %zmm19, 128(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm20, 192(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm16, 256(%rsp) /* spill g1x15.2 */
+	vmovdqa64 %zmm4, 0(%rsp) /* spill g0x3.2 */
+	vmovdqa64 %zmm19, 64(%rsp) /* spill g1x0.2 */
+	vmovdqa64 %zmm18, 128(%rsp) /* spill g1x1.2 */
+	vmovdqa64 %zmm21, 192(%rsp) /* spill g1x2.2 */
+	vmovdqa64 %zmm20, 256(%rsp) /* spill g1x3.2 */
 	xor %rcx, %rcx
 	.p2align 4
 .Lsm4_byteslice_avx512_gfni_asm_0_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd (%rdi,%rcx), %zmm16 /* rk0 = bcast32() */
-	vpbroadcastd 4(%rdi,%rcx), %zmm17 /* rk1 = bcast32() */
-	vpbroadcastd 8(%rdi,%rcx), %zmm18 /* rk2 = bcast32() */
-	vpbroadcastd 12(%rdi,%rcx), %zmm19 /* rk3 = bcast32() */
-	vmovdqa64 %zmm5, %zmm20 /* g0x4.2 */
-	vpternlogd $0x96, %zmm16, %zmm9, %zmm20 /* t0_acc_1 = ternlog(g0x4, g0x8, rk0) */
-	vpxord %zmm13, %zmm20, %zmm20 /* t0 = xor(t0_acc_1, g0x12) */
-	vmovdqa64 %zmm5, 320(%rsp) /* spill g0x4.2 */
-	vmovdqa64 %zmm6, %zmm5 /* g0x5.2 */
-	vpternlogd $0x96, %zmm17, %zmm10, %zmm5 /* t1_acc_1 = ternlog(g0x5, g0x9, rk1) */
-	vpxord %zmm14, %zmm5, %zmm5 /* t1 = xor(t1_acc_1, g0x13) */
-	vmovdqa64 %zmm6, 384(%rsp) /* spill g0x5.2 */
-	vmovdqa64 %zmm7, %zmm6 /* g0x6.2 */
-	vpternlogd $0x96, %zmm18, %zmm11, %zmm6 /* t2_acc_1 = ternlog(g0x6, g0x10, rk2) */
-	vpxord %zmm15, %zmm6, %zmm6 /* t2 = xor(t2_acc_1, g0x14) */
-	vmovdqa64 %zmm7, 448(%rsp) /* spill g0x6.2 */
-	vmovdqa64 %zmm8, %zmm7 /* g0x7.2 */
-	vpternlogd $0x96, %zmm19, %zmm12, %zmm7 /* t3_acc_1 = ternlog(g0x7, g0x11, rk3) */
-	vpxord %zmm31, %zmm7, %zmm7 /* t3 = xor(t3_acc_1, g0x15) */
-	vmovdqa64 %zmm8, 512(%rsp) /* spill g0x7.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm20, %zmm8 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
-	vmovdqa64 %zmm12, 576(%rsp) /* spill g0x11.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm5, %zmm12 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
-	vmovdqa64 %zmm31, 640(%rsp) /* spill g0x15.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm6, %zmm31 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
-	vmovdqa64 %zmm11, 704(%rsp) /* spill g0x10.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm11 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm20, %zmm20 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
-	vmovdqa64 %zmm15, 768(%rsp) /* spill g0x14.2 */
-	vpxord %zmm11, %zmm6, %zmm15 /* m0_acc_1 = xor(p2_2, p1_3) */
-	vmovdqa64 %zmm10, 832(%rsp) /* spill g0x9.2 */
-	vmovdqa64 %zmm8, %zmm10 /* p1_0 */
-	vpternlogd $0x96, %zmm15, %zmm5, %zmm10 /* m0_acc_2 = ternlog(p1_0, p2_1, m0_acc_1) */
-	vpternlogd $0x96, %zmm1, %zmm7, %zmm10 /* x0n = ternlog(m0_acc_2, p2_3, g0x0) */
-	vpxord %zmm6, %zmm12, %zmm1 /* m1_acc_1 = xor(p1_1, p2_2) */
-	vpternlogd $0x96, %zmm1, %zmm20, %zmm8 /* m1_acc_2 = ternlog(p1_0, p2_0, m1_acc_1) */
-	vpternlogd $0x96, %zmm2, %zmm7, %zmm8 /* x1n = ternlog(m1_acc_2, p2_3, g0x1) */
-	vpxord %zmm31, %zmm5, %zmm1 /* m2_acc_1 = xor(p2_1, p1_2) */
-	vmovdqa64 %zmm20, %zmm2 /* p2_0 */
-	vpternlogd $0x96, %zmm1, %zmm12, %zmm2 /* m2_acc_2 = ternlog(p2_0, p1_1, m2_acc_1) */
-	vpternlogd $0x96, %zmm3, %zmm7, %zmm2 /* x2n = ternlog(m2_acc_2, p2_3, g0x2) */
-	vpxord %zmm6, %zmm31, %zmm1 /* m3_acc_1 = xor(p1_2, p2_2) */
-	vpternlogd $0x96, %zmm1, %zmm5, %zmm20 /* m3_acc_2 = ternlog(p2_0, p2_1, m3_acc_1) */
-	vpternlogd $0x96, %zmm4, %zmm11, %zmm20 /* x3n = ternlog(m3_acc_2, p1_3, g0x3) */
-	vmovdqa64 %zmm21, %zmm1 /* g1x4.2 */
-	vpternlogd $0x96, %zmm16, %zmm24, %zmm1 /* t0_acc_3 = ternlog(g1x4, g1x8, rk0) */
-	vpxord %zmm28, %zmm1, %zmm1 /* t0_1 = xor(t0_acc_3, g1x12) */
-	vmovdqa64 %zmm22, %zmm3 /* g1x5.2 */
-	vpternlogd $0x96, %zmm17, %zmm25, %zmm3 /* t1_acc_3 = ternlog(g1x5, g1x9, rk1) */
-	vpxord %zmm29, %zmm3, %zmm3 /* t1_1 = xor(t1_acc_3, g1x13) */
-	vmovdqa64 %zmm23, %zmm4 /* g1x6.2 */
-	vpternlogd $0x96, %zmm18, %zmm26, %zmm4 /* t2_acc_3 = ternlog(g1x6, g1x10, rk2) */
-	vpxord %zmm30, %zmm4, %zmm4 /* t2_1 = xor(t2_acc_3, g1x14) */
-	vmovdqa64 %zmm0, %zmm5 /* g1x7.2 */
-	vpternlogd $0x96, %zmm19, %zmm27, %zmm5 /* t3_acc_3 = ternlog(g1x7, g1x11, rk3) */
-	vpxord 256(%rsp), %zmm5, %zmm5 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm1, %zmm6 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm3, %zmm7 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm4, %zmm11 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm5, %zmm12 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm1, %zmm1 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm3, %zmm3 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_3_1 = gf2p8affineinv(t3_1, gfni_mat_2) */
-	vpxord %zmm12, %zmm4, %zmm15 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
-	vmovdqa64 %zmm6, %zmm16 /* p1_0_1 */
-	vpternlogd $0x96, %zmm15, %zmm3, %zmm16 /* m0_acc_6 = ternlog(p1_0_1, p2_1_1, m0_acc_5) */
-	vpternlogd $0x96, 0(%rsp), %zmm5, %zmm16 /* x0n_1 = ternlog(m0_acc_6, p2_3_1, g1x0) */
-	vpxord %zmm4, %zmm7, %zmm15 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
-	vpternlogd $0x96, %zmm15, %zmm1, %zmm6 /* m1_acc_6 = ternlog(p1_0_1, p2_0_1, m1_acc_5) */
-	vpternlogd $0x96, 64(%rsp), %zmm5, %zmm6 /* x1n_1 = ternlog(m1_acc_6, p2_3_1, g1x1) */
-	vpxord %zmm11, %zmm3, %zmm15 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
-	vmovdqa64 %zmm1, %zmm17 /* p2_0_1 */
-	vpternlogd $0x96, %zmm15, %zmm7, %zmm17 /* m2_acc_6 = ternlog(p2_0_1, p1_1_1, m2_acc_5) */
-	vpternlogd $0x96, 128(%rsp), %zmm5, %zmm17 /* x2n_1 = ternlog(m2_acc_6, p2_3_1, g1x2) */
-	vpxord %zmm4, %zmm11, %zmm4 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
-	vpternlogd $0x96, %zmm4, %zmm3, %zmm1 /* m3_acc_6 = ternlog(p2_0_1, p2_1_1, m3_acc_5) */
-	vpternlogd $0x96, 192(%rsp), %zmm12, %zmm1 /* x3n_1 = ternlog(m3_acc_6, p1_3_1, g1x3) */
+	vpbroadcastd (%rdi,%rcx), %zmm4 /* rk0 = bcast32() */
+	vpbroadcastd 4(%rdi,%rcx), %zmm18 /* rk1 = bcast32() */
+	vpbroadcastd 8(%rdi,%rcx), %zmm19 /* rk2 = bcast32() */
+	vpbroadcastd 12(%rdi,%rcx), %zmm20 /* rk3 = bcast32() */
+	vmovdqa64 %zmm7, %zmm21 /* g0x4.2 */
+	vpternlogd $0x96, %zmm4, %zmm11, %zmm21 /* t0_acc_1 = ternlog(g0x4, g0x8, rk0) */
+	vpxord %zmm15, %zmm21, %zmm21 /* t0 = xor(t0_acc_1, g0x12) */
+	vmovdqa64 %zmm7, 320(%rsp) /* spill g0x4.2 */
+	vmovdqa64 %zmm23, %zmm7 /* g1x4.2 */
+	vpternlogd $0x96, %zmm4, %zmm26, %zmm7 /* t0_acc_3 = ternlog(g1x4, g1x8, rk0) */
+	vpxord %zmm30, %zmm7, %zmm4 /* t0_1 = xor(t0_acc_3, g1x12) */
+	vmovdqa64 %zmm6, %zmm7 /* g0x5.2 */
+	vpternlogd $0x96, %zmm18, %zmm10, %zmm7 /* t1_acc_1 = ternlog(g0x5, g0x9, rk1) */
+	vpxord %zmm14, %zmm7, %zmm7 /* t1 = xor(t1_acc_1, g0x13) */
+	vmovdqa64 %zmm23, 384(%rsp) /* spill g1x4.2 */
+	vmovdqa64 %zmm22, %zmm23 /* g1x5.2 */
+	vpternlogd $0x96, %zmm18, %zmm25, %zmm23 /* t1_acc_3 = ternlog(g1x5, g1x9, rk1) */
+	vpxord %zmm29, %zmm23, %zmm18 /* t1_1 = xor(t1_acc_3, g1x13) */
+	vmovdqa64 %zmm9, %zmm23 /* g0x6.2 */
+	vpternlogd $0x96, %zmm19, %zmm13, %zmm23 /* t2_acc_1 = ternlog(g0x6, g0x10, rk2) */
+	vpxord %zmm1, %zmm23, %zmm23 /* t2 = xor(t2_acc_1, g0x14) */
+	vmovdqa64 %zmm22, 448(%rsp) /* spill g1x5.2 */
+	vmovdqa64 %zmm24, %zmm22 /* g1x6.2 */
+	vpternlogd $0x96, %zmm19, %zmm28, %zmm22 /* t2_acc_3 = ternlog(g1x6, g1x10, rk2) */
+	vpxord %zmm17, %zmm22, %zmm19 /* t2_1 = xor(t2_acc_3, g1x14) */
+	vmovdqa64 %zmm8, %zmm22 /* g0x7.2 */
+	vpternlogd $0x96, %zmm20, %zmm12, %zmm22 /* t3_acc_1 = ternlog(g0x7, g0x11, rk3) */
+	vpxord %zmm31, %zmm22, %zmm22 /* t3 = xor(t3_acc_1, g0x15) */
+	vmovdqa64 %zmm24, 512(%rsp) /* spill g1x6.2 */
+	vmovdqa64 %zmm0, %zmm24 /* g1x7.2 */
+	vpternlogd $0x96, %zmm20, %zmm27, %zmm24 /* t3_acc_3 = ternlog(g1x7, g1x11, rk3) */
+	vpxord %zmm16, %zmm24, %zmm20 /* t3_1 = xor(t3_acc_3, g1x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm21, %zmm24 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm21, %zmm21 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
+	vmovdqa64 %zmm0, 576(%rsp) /* spill g1x7.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm0 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
+	vmovdqa64 %zmm8, 640(%rsp) /* spill g0x7.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm23, %zmm8 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm23, %zmm23 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
+	vmovdqa64 %zmm9, 704(%rsp) /* spill g0x6.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm22, %zmm9 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm22, %zmm22 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
+	vmovdqa64 %zmm6, 768(%rsp) /* spill g0x5.2 */
+	vpxord %zmm9, %zmm23, %zmm6 /* m0_acc_1 = xor(p2_2, p1_3) */
+	vmovdqa64 %zmm16, 832(%rsp) /* spill g1x15.2 */
+	vmovdqa64 %zmm24, %zmm16 /* p1_0 */
+	vpternlogd $0x96, %zmm6, %zmm7, %zmm16 /* m0_acc_2 = ternlog(p1_0, p2_1, m0_acc_1) */
+	vpternlogd $0x96, %zmm3, %zmm22, %zmm16 /* x0n = ternlog(m0_acc_2, p2_3, g0x0) */
+	vpxord %zmm23, %zmm0, %zmm3 /* m1_acc_1 = xor(p1_1, p2_2) */
+	vpternlogd $0x96, %zmm3, %zmm21, %zmm24 /* m1_acc_2 = ternlog(p1_0, p2_0, m1_acc_1) */
+	vpternlogd $0x96, %zmm2, %zmm22, %zmm24 /* x1n = ternlog(m1_acc_2, p2_3, g0x1) */
+	vpxord %zmm23, %zmm8, %zmm2 /* m3_acc_1 = xor(p1_2, p2_2) */
+	vpxord %zmm8, %zmm7, %zmm3 /* m2_acc_1 = xor(p2_1, p1_2) */
+	vmovdqa64 %zmm21, %zmm6 /* p2_0 */
+	vpternlogd $0x96, %zmm3, %zmm0, %zmm6 /* m2_acc_2 = ternlog(p2_0, p1_1, m2_acc_1) */
+	vpternlogd $0x96, %zmm2, %zmm7, %zmm21 /* m3_acc_2 = ternlog(p2_0, p2_1, m3_acc_1) */
+	vpternlogd $0x96, %zmm5, %zmm22, %zmm6 /* x2n = ternlog(m2_acc_2, p2_3, g0x2) */
+	vpternlogd $0x96, 0(%rsp), %zmm9, %zmm21 /* x3n = ternlog(m3_acc_2, p1_3, g0x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm4, %zmm0 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm4, %zmm2 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm18, %zmm3 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm18, %zmm4 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm19, %zmm5 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm19, %zmm7 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm20, %zmm8 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm20, %zmm9 /* p2_3_1 = gf2p8affineinv(t3_1, gfni_mat_2) */
+	vpxord %zmm8, %zmm7, %zmm18 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
+	vmovdqa64 %zmm0, %zmm19 /* p1_0_1 */
+	vpternlogd $0x96, %zmm18, %zmm4, %zmm19 /* m0_acc_6 = ternlog(p1_0_1, p2_1_1, m0_acc_5) */
+	vpternlogd $0x96, 64(%rsp), %zmm9, %zmm19 /* x0n_1 = ternlog(m0_acc_6, p2_3_1, g1x0) */
+	vpxord %zmm7, %zmm3, %zmm18 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
+	vpternlogd $0x96, %zmm18, %zmm2, %zmm0 /* m1_acc_6 = ternlog(p1_0_1, p2_0_1, m1_acc_5) */
+	vpternlogd $0x96, 128(%rsp), %zmm9, %zmm0 /* x1n_1 = ternlog(m1_acc_6, p2_3_1, g1x1) */
+	vpxord %zmm7, %zmm5, %zmm7 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
+	vpxord %zmm5, %zmm4, %zmm5 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
+	vmovdqa64 %zmm2, %zmm18 /* p2_0_1 */
+	vpternlogd $0x96, %zmm5, %zmm3, %zmm18 /* m2_acc_6 = ternlog(p2_0_1, p1_1_1, m2_acc_5) */
+	vpternlogd $0x96, %zmm7, %zmm4, %zmm2 /* m3_acc_6 = ternlog(p2_0_1, p2_1_1, m3_acc_5) */
+	vpternlogd $0x96, 192(%rsp), %zmm9, %zmm18 /* x2n_1 = ternlog(m2_acc_6, p2_3_1, g1x2) */
+	vpternlogd $0x96, 256(%rsp), %zmm8, %zmm2 /* x3n_1 = ternlog(m3_acc_6, p1_3_1, g1x3) */
 
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%rcx), %zmm3 /* rk0_1 = bcast32() */
 	vpbroadcastd 20(%rdi,%rcx), %zmm4 /* rk1_1 = bcast32() */
 	vpbroadcastd 24(%rdi,%rcx), %zmm5 /* rk2_1 = bcast32() */
 	vpbroadcastd 28(%rdi,%rcx), %zmm7 /* rk3_1 = bcast32() */
-	vmovdqa64 %zmm9, %zmm11 /* g0x8.2 */
-	vpternlogd $0x96, %zmm3, %zmm13, %zmm11 /* t0_acc_5 = ternlog(g0x8, g0x12, rk0_1) */
-	vpxord %zmm10, %zmm11, %zmm11 /* t0_2 = xor(t0_acc_5, g0x0) */
-	vmovdqa64 832(%rsp), %zmm12 /* reload g0x9.2 */
-	vmovdqa64 %zmm12, %zmm15 /* g0x9.2 */
-	vpternlogd $0x96, %zmm4, %zmm14, %zmm15 /* t1_acc_5 = ternlog(g0x9, g0x13, rk1_1) */
-	vpxord %zmm8, %zmm15, %zmm15 /* t1_2 = xor(t1_acc_5, g0x1) */
-	vmovdqa64 704(%rsp), %zmm18 /* reload g0x10.2 */
-	vmovdqa64 768(%rsp), %zmm19 /* reload g0x14.2 */
-	vmovdqa64 %zmm18, %zmm31 /* g0x10.2 */
-	vpternlogd $0x96, %zmm5, %zmm19, %zmm31 /* t2_acc_5 = ternlog(g0x10, g0x14, rk2_1) */
-	vpxord %zmm2, %zmm31, %zmm31 /* t2_2 = xor(t2_acc_5, g0x2) */
-	vmovdqa64 576(%rsp), %zmm18 /* reload g0x11.2 */
-	vmovdqa64 640(%rsp), %zmm12 /* reload g0x15.2 */
-	vmovdqa64 %zmm18, %zmm19 /* g0x11.2 */
-	vpternlogd $0x96, %zmm7, %zmm12, %zmm19 /* t3_acc_5 = ternlog(g0x11, g0x15, rk3_1) */
-	vpxord %zmm20, %zmm19, %zmm19 /* t3_2 = xor(t3_acc_5, g0x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm11, %zmm18 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm15, %zmm12 /* p1_1_2 = gf2p8affineinv(t1_2, gfni_mat_1) */
-	vmovdqa64 %zmm9, 896(%rsp) /* spill g0x8.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm31, %zmm9 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
-	vmovdqa64 %zmm20, 960(%rsp) /* spill g0x3.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm19, %zmm20 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm11, %zmm11 /* p2_0_2 = gf2p8affineinv(t0_2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_1_2 = gf2p8affineinv(t1_2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm31, %zmm31 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm19, %zmm19 /* p2_3_2 = gf2p8affineinv(t3_2, gfni_mat_2) */
-	vmovdqa64 %zmm2, 1024(%rsp) /* spill g0x2.3 */
-	vpxord %zmm20, %zmm31, %zmm2 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
-	vmovdqa64 %zmm8, 1088(%rsp) /* spill g0x1.3 */
-	vmovdqa64 %zmm18, %zmm8 /* p1_0_2 */
-	vpternlogd $0x96, %zmm2, %zmm15, %zmm8 /* m0_acc_10 = ternlog(p1_0_2, p2_1_2, m0_acc_9) */
-	vpternlogd $0x96, 320(%rsp), %zmm19, %zmm8 /* x0n_2 = ternlog(m0_acc_10, p2_3_2, g0x4) */
-	vpxord %zmm31, %zmm12, %zmm2 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
-	vpternlogd $0x96, %zmm2, %zmm11, %zmm18 /* m1_acc_10 = ternlog(p1_0_2, p2_0_2, m1_acc_9) */
-	vpternlogd $0x96, 384(%rsp), %zmm19, %zmm18 /* x1n_2 = ternlog(m1_acc_10, p2_3_2, g0x5) */
-	vpxord %zmm9, %zmm15, %zmm2 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
-	vmovdqa64 %zmm18, 384(%rsp) /* spill g0x5.3 */
-	vmovdqa64 %zmm11, %zmm18 /* p2_0_2 */
-	vpternlogd $0x96, %zmm2, %zmm12, %zmm18 /* m2_acc_10 = ternlog(p2_0_2, p1_1_2, m2_acc_9) */
-	vpternlogd $0x96, 448(%rsp), %zmm19, %zmm18 /* x2n_2 = ternlog(m2_acc_10, p2_3_2, g0x6) */
-	vpxord %zmm31, %zmm9, %zmm2 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
-	vpternlogd $0x96, %zmm2, %zmm15, %zmm11 /* m3_acc_10 = ternlog(p2_0_2, p2_1_2, m3_acc_9) */
-	vpternlogd $0x96, 512(%rsp), %zmm20, %zmm11 /* x3n_2 = ternlog(m3_acc_10, p1_3_2, g0x7) */
-	vmovdqa64 %zmm24, %zmm2 /* g1x8.2 */
-	vpternlogd $0x96, %zmm3, %zmm28, %zmm2 /* t0_acc_7 = ternlog(g1x8, g1x12, rk0_1) */
-	vpxord %zmm16, %zmm2, %zmm2 /* t0_3 = xor(t0_acc_7, g1x0) */
-	vmovdqa64 %zmm25, %zmm3 /* g1x9.2 */
-	vpternlogd $0x96, %zmm4, %zmm29, %zmm3 /* t1_acc_7 = ternlog(g1x9, g1x13, rk1_1) */
-	vpxord %zmm6, %zmm3, %zmm3 /* t1_3 = xor(t1_acc_7, g1x1) */
-	vmovdqa64 %zmm26, %zmm4 /* g1x10.2 */
-	vpternlogd $0x96, %zmm5, %zmm30, %zmm4 /* t2_acc_7 = ternlog(g1x10, g1x14, rk2_1) */
-	vpxord %zmm17, %zmm4, %zmm4 /* t2_3 = xor(t2_acc_7, g1x2) */
-	vmovdqa64 256(%rsp), %zmm5 /* reload g1x15.2 */
-	vmovdqa64 %zmm27, %zmm9 /* g1x11.2 */
-	vpternlogd $0x96, %zmm7, %zmm5, %zmm9 /* t3_acc_7 = ternlog(g1x11, g1x15, rk3_1) */
-	vpxord %zmm1, %zmm9, %zmm7 /* t3_3 = xor(t3_acc_7, g1x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm2, %zmm9 /* p1_0_3 = gf2p8affineinv(t0_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm3, %zmm12 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm4, %zmm15 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm19 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm2, %zmm2 /* p2_0_3 = gf2p8affineinv(t0_3, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm3, %zmm3 /* p2_1_3 = gf2p8affineinv(t1_3, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
+	vmovdqa64 %zmm11, %zmm8 /* g0x8.2 */
+	vpternlogd $0x96, %zmm3, %zmm15, %zmm8 /* t0_acc_5 = ternlog(g0x8, g0x12, rk0_1) */
+	vpxord %zmm16, %zmm8, %zmm8 /* t0_2 = xor(t0_acc_5, g0x0) */
+	vmovdqa64 %zmm26, %zmm9 /* g1x8.2 */
+	vpternlogd $0x96, %zmm3, %zmm30, %zmm9 /* t0_acc_7 = ternlog(g1x8, g1x12, rk0_1) */
+	vpxord %zmm19, %zmm9, %zmm3 /* t0_3 = xor(t0_acc_7, g1x0) */
+	vmovdqa64 %zmm10, %zmm9 /* g0x9.2 */
+	vpternlogd $0x96, %zmm4, %zmm14, %zmm9 /* t1_acc_5 = ternlog(g0x9, g0x13, rk1_1) */
+	vpxord %zmm24, %zmm9, %zmm9 /* t1_2 = xor(t1_acc_5, g0x1) */
+	vmovdqa64 %zmm25, %zmm20 /* g1x9.2 */
+	vpternlogd $0x96, %zmm4, %zmm29, %zmm20 /* t1_acc_7 = ternlog(g1x9, g1x13, rk1_1) */
+	vpxord %zmm0, %zmm20, %zmm4 /* t1_3 = xor(t1_acc_7, g1x1) */
+	vmovdqa64 %zmm13, %zmm20 /* g0x10.2 */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm20 /* t2_acc_5 = ternlog(g0x10, g0x14, rk2_1) */
+	vpxord %zmm6, %zmm20, %zmm20 /* t2_2 = xor(t2_acc_5, g0x2) */
+	vmovdqa64 %zmm28, %zmm22 /* g1x10.2 */
+	vpternlogd $0x96, %zmm5, %zmm17, %zmm22 /* t2_acc_7 = ternlog(g1x10, g1x14, rk2_1) */
+	vpxord %zmm18, %zmm22, %zmm5 /* t2_3 = xor(t2_acc_7, g1x2) */
+	vmovdqa64 %zmm12, %zmm22 /* g0x11.2 */
+	vpternlogd $0x96, %zmm7, %zmm31, %zmm22 /* t3_acc_5 = ternlog(g0x11, g0x15, rk3_1) */
+	vpxord %zmm21, %zmm22, %zmm22 /* t3_2 = xor(t3_acc_5, g0x3) */
+	vmovdqa64 832(%rsp), %zmm23 /* reload g1x15.2 */
+	vmovdqa64 %zmm28, 896(%rsp) /* spill g1x10.2 */
+	vmovdqa64 %zmm27, %zmm28 /* g1x11.2 */
+	vpternlogd $0x96, %zmm7, %zmm23, %zmm28 /* t3_acc_7 = ternlog(g1x11, g1x15, rk3_1) */
+	vpxord %zmm2, %zmm28, %zmm7 /* t3_3 = xor(t3_acc_7, g1x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm8, %zmm28 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_0_2 = gf2p8affineinv(t0_2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm9, %zmm23 /* p1_1_2 = gf2p8affineinv(t1_2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_1_2 = gf2p8affineinv(t1_2, gfni_mat_2) */
+	vmovdqa64 %zmm27, 960(%rsp) /* spill g1x11.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm20, %zmm27 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm20, %zmm20 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
+	vmovdqa64 %zmm25, 1024(%rsp) /* spill g1x9.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm22, %zmm25 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm22, %zmm22 /* p2_3_2 = gf2p8affineinv(t3_2, gfni_mat_2) */
+	vmovdqa64 %zmm26, 1088(%rsp) /* spill g1x8.2 */
+	vpxord %zmm25, %zmm20, %zmm26 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
+	vmovdqa64 %zmm12, 1152(%rsp) /* spill g0x11.2 */
+	vmovdqa64 %zmm28, %zmm12 /* p1_0_2 */
+	vpternlogd $0x96, %zmm26, %zmm9, %zmm12 /* m0_acc_10 = ternlog(p1_0_2, p2_1_2, m0_acc_9) */
+	vpternlogd $0x96, 320(%rsp), %zmm22, %zmm12 /* x0n_2 = ternlog(m0_acc_10, p2_3_2, g0x4) */
+	vpxord %zmm20, %zmm23, %zmm26 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
+	vpternlogd $0x96, %zmm26, %zmm8, %zmm28 /* m1_acc_10 = ternlog(p1_0_2, p2_0_2, m1_acc_9) */
+	vpternlogd $0x96, 768(%rsp), %zmm22, %zmm28 /* x1n_2 = ternlog(m1_acc_10, p2_3_2, g0x5) */
+	vpxord %zmm20, %zmm27, %zmm20 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
+	vpxord %zmm27, %zmm9, %zmm26 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
+	vmovdqa64 %zmm8, %zmm27 /* p2_0_2 */
+	vpternlogd $0x96, %zmm26, %zmm23, %zmm27 /* m2_acc_10 = ternlog(p2_0_2, p1_1_2, m2_acc_9) */
+	vpternlogd $0x96, %zmm20, %zmm9, %zmm8 /* m3_acc_10 = ternlog(p2_0_2, p2_1_2, m3_acc_9) */
+	vpternlogd $0x96, 704(%rsp), %zmm22, %zmm27 /* x2n_2 = ternlog(m2_acc_10, p2_3_2, g0x6) */
+	vpternlogd $0x96, 640(%rsp), %zmm25, %zmm8 /* x3n_2 = ternlog(m3_acc_10, p1_3_2, g0x7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm3, %zmm9 /* p1_0_3 = gf2p8affineinv(t0_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm3, %zmm3 /* p2_0_3 = gf2p8affineinv(t0_3, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm4, %zmm20 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_1_3 = gf2p8affineinv(t1_3, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm5, %zmm22 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm23 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_3 = gf2p8affineinv(t3_3, gfni_mat_2) */
-	vpxord %zmm19, %zmm4, %zmm20 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
-	vmovdqa64 %zmm9, %zmm31 /* p1_0_3 */
-	vpternlogd $0x96, %zmm20, %zmm3, %zmm31 /* m0_acc_14 = ternlog(p1_0_3, p2_1_3, m0_acc_13) */
-	vpternlogd $0x96, %zmm21, %zmm7, %zmm31 /* x0n_3 = ternlog(m0_acc_14, p2_3_3, g1x4) */
-	vpxord %zmm4, %zmm12, %zmm20 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
-	vpternlogd $0x96, %zmm20, %zmm2, %zmm9 /* m1_acc_14 = ternlog(p1_0_3, p2_0_3, m1_acc_13) */
-	vpternlogd $0x96, %zmm22, %zmm7, %zmm9 /* x1n_3 = ternlog(m1_acc_14, p2_3_3, g1x5) */
-	vpxord %zmm15, %zmm3, %zmm20 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
-	vmovdqa64 %zmm2, %zmm21 /* p2_0_3 */
-	vpternlogd $0x96, %zmm20, %zmm12, %zmm21 /* m2_acc_14 = ternlog(p2_0_3, p1_1_3, m2_acc_13) */
-	vpternlogd $0x96, %zmm23, %zmm7, %zmm21 /* x2n_3 = ternlog(m2_acc_14, p2_3_3, g1x6) */
-	vpxord %zmm4, %zmm15, %zmm4 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
-	vpternlogd $0x96, %zmm4, %zmm3, %zmm2 /* m3_acc_14 = ternlog(p2_0_3, p2_1_3, m3_acc_13) */
-	vpternlogd $0x96, %zmm0, %zmm19, %zmm2 /* x3n_3 = ternlog(m3_acc_14, p1_3_3, g1x7) */
+	vpxord %zmm23, %zmm5, %zmm25 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
+	vmovdqa64 %zmm9, %zmm26 /* p1_0_3 */
+	vpternlogd $0x96, %zmm25, %zmm4, %zmm26 /* m0_acc_14 = ternlog(p1_0_3, p2_1_3, m0_acc_13) */
+	vpternlogd $0x96, 384(%rsp), %zmm7, %zmm26 /* x0n_3 = ternlog(m0_acc_14, p2_3_3, g1x4) */
+	vpxord %zmm5, %zmm20, %zmm25 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
+	vpternlogd $0x96, %zmm25, %zmm3, %zmm9 /* m1_acc_14 = ternlog(p1_0_3, p2_0_3, m1_acc_13) */
+	vpternlogd $0x96, 448(%rsp), %zmm7, %zmm9 /* x1n_3 = ternlog(m1_acc_14, p2_3_3, g1x5) */
+	vpxord %zmm5, %zmm22, %zmm5 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
+	vpxord %zmm22, %zmm4, %zmm22 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
+	vmovdqa64 %zmm3, %zmm25 /* p2_0_3 */
+	vpternlogd $0x96, %zmm22, %zmm20, %zmm25 /* m2_acc_14 = ternlog(p2_0_3, p1_1_3, m2_acc_13) */
+	vpternlogd $0x96, %zmm5, %zmm4, %zmm3 /* m3_acc_14 = ternlog(p2_0_3, p2_1_3, m3_acc_13) */
+	vpternlogd $0x96, 512(%rsp), %zmm7, %zmm25 /* x2n_3 = ternlog(m2_acc_14, p2_3_3, g1x6) */
+	vpternlogd $0x96, 576(%rsp), %zmm23, %zmm3 /* x3n_3 = ternlog(m3_acc_14, p1_3_3, g1x7) */
 
 	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	vpbroadcastd 32(%rdi,%rcx), %zmm0 /* rk0_2 = bcast32() */
-	vpbroadcastd 36(%rdi,%rcx), %zmm3 /* rk1_2 = bcast32() */
-	vpbroadcastd 40(%rdi,%rcx), %zmm4 /* rk2_2 = bcast32() */
-	vpbroadcastd 44(%rdi,%rcx), %zmm7 /* rk3_2 = bcast32() */
-	vmovdqa64 %zmm13, %zmm12 /* g0x12.2 */
-	vpternlogd $0x96, %zmm0, %zmm10, %zmm12 /* t0_acc_9 = ternlog(g0x12, g0x0, rk0_2) */
-	vpxord %zmm8, %zmm12, %zmm12 /* t0_4 = xor(t0_acc_9, g0x4) */
-	vmovdqa64 1088(%rsp), %zmm15 /* reload g0x1.3 */
-	vmovdqa64 %zmm14, %zmm19 /* g0x13.2 */
-	vpternlogd $0x96, %zmm3, %zmm15, %zmm19 /* t1_acc_9 = ternlog(g0x13, g0x1, rk1_2) */
-	vpxord 384(%rsp), %zmm19, %zmm19 /* t1_4 = xor(t1_acc_9, g0x5) */
-	vmovdqa64 768(%rsp), %zmm20 /* reload g0x14.2 */
-	vmovdqa64 1024(%rsp), %zmm22 /* reload g0x2.3 */
-	vmovdqa64 %zmm20, %zmm23 /* g0x14.2 */
-	vpternlogd $0x96, %zmm4, %zmm22, %zmm23 /* t2_acc_9 = ternlog(g0x14, g0x2, rk2_2) */
-	vpxord %zmm18, %zmm23, %zmm23 /* t2_4 = xor(t2_acc_9, g0x6) */
-	vmovdqa64 640(%rsp), %zmm20 /* reload g0x15.2 */
-	vmovdqa64 960(%rsp), %zmm22 /* reload g0x3.3 */
-	vmovdqa64 %zmm20, %zmm15 /* g0x15.2 */
-	vpternlogd $0x96, %zmm7, %zmm22, %zmm15 /* t3_acc_9 = ternlog(g0x15, g0x3, rk3_2) */
-	vpxord %zmm11, %zmm15, %zmm15 /* t3_4 = xor(t3_acc_9, g0x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm12, %zmm20 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm19, %zmm22 /* p1_1_4 = gf2p8affineinv(t1_4, gfni_mat_1) */
-	vmovdqa64 %zmm14, 512(%rsp) /* spill g0x13.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm23, %zmm14 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
-	vmovdqa64 %zmm13, 448(%rsp) /* spill g0x12.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm15, %zmm13 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm12, %zmm12 /* p2_0_4 = gf2p8affineinv(t0_4, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm19, %zmm19 /* p2_1_4 = gf2p8affineinv(t1_4, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm23, %zmm23 /* p2_2_4 = gf2p8affineinv(t2_4, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_3_4 = gf2p8affineinv(t3_4, gfni_mat_2) */
-	vmovdqa64 %zmm11, 320(%rsp) /* spill g0x7.3 */
-	vpxord %zmm13, %zmm23, %zmm11 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
-	vmovdqa64 %zmm18, 1152(%rsp) /* spill g0x6.3 */
-	vmovdqa64 %zmm20, %zmm18 /* p1_0_4 */
-	vpternlogd $0x96, %zmm11, %zmm19, %zmm18 /* m0_acc_18 = ternlog(p1_0_4, p2_1_4, m0_acc_17) */
-	vpternlogd $0x96, 896(%rsp), %zmm15, %zmm18 /* x0n_4 = ternlog(m0_acc_18, p2_3_4, g0x8) */
-	vpxord %zmm23, %zmm22, %zmm11 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
-	vpternlogd $0x96, %zmm11, %zmm12, %zmm20 /* m1_acc_18 = ternlog(p1_0_4, p2_0_4, m1_acc_17) */
-	vpternlogd $0x96, 832(%rsp), %zmm15, %zmm20 /* x1n_4 = ternlog(m1_acc_18, p2_3_4, g0x9) */
-	vpxord %zmm14, %zmm19, %zmm11 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
-	vmovdqa64 %zmm20, 832(%rsp) /* spill g0x9.3 */
-	vmovdqa64 %zmm12, %zmm20 /* p2_0_4 */
-	vpternlogd $0x96, %zmm11, %zmm22, %zmm20 /* m2_acc_18 = ternlog(p2_0_4, p1_1_4, m2_acc_17) */
-	vpternlogd $0x96, 704(%rsp), %zmm15, %zmm20 /* x2n_4 = ternlog(m2_acc_18, p2_3_4, g0x10) */
-	vpxord %zmm23, %zmm14, %zmm11 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
-	vpternlogd $0x96, %zmm11, %zmm19, %zmm12 /* m3_acc_18 = ternlog(p2_0_4, p2_1_4, m3_acc_17) */
-	vpternlogd $0x96, 576(%rsp), %zmm13, %zmm12 /* x3n_4 = ternlog(m3_acc_18, p1_3_4, g0x11) */
-	vmovdqa64 %zmm28, %zmm11 /* g1x12.2 */
-	vpternlogd $0x96, %zmm0, %zmm16, %zmm11 /* t0_acc_11 = ternlog(g1x12, g1x0, rk0_2) */
-	vpxord %zmm31, %zmm11, %zmm0 /* t0_5 = xor(t0_acc_11, g1x4) */
-	vmovdqa64 %zmm29, %zmm11 /* g1x13.2 */
-	vpternlogd $0x96, %zmm3, %zmm6, %zmm11 /* t1_acc_11 = ternlog(g1x13, g1x1, rk1_2) */
-	vpxord %zmm9, %zmm11, %zmm3 /* t1_5 = xor(t1_acc_11, g1x5) */
-	vmovdqa64 %zmm30, %zmm11 /* g1x14.2 */
-	vpternlogd $0x96, %zmm4, %zmm17, %zmm11 /* t2_acc_11 = ternlog(g1x14, g1x2, rk2_2) */
-	vpxord %zmm21, %zmm11, %zmm4 /* t2_5 = xor(t2_acc_11, g1x6) */
-	vmovdqa64 %zmm5, %zmm11 /* g1x15.2 */
-	vpternlogd $0x96, %zmm7, %zmm1, %zmm11 /* t3_acc_11 = ternlog(g1x15, g1x3, rk3_2) */
-	vpxord %zmm2, %zmm11, %zmm7 /* t3_5 = xor(t3_acc_11, g1x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm0, %zmm11 /* p1_0_5 = gf2p8affineinv(t0_5, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm3, %zmm13 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm4, %zmm14 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm15 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm0, %zmm0 /* p2_0_5 = gf2p8affineinv(t0_5, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm3, %zmm3 /* p2_1_5 = gf2p8affineinv(t1_5, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_5 = gf2p8affineinv(t3_5, gfni_mat_2) */
-	vpxord %zmm15, %zmm4, %zmm19 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
-	vmovdqa64 %zmm11, %zmm22 /* p1_0_5 */
-	vpternlogd $0x96, %zmm19, %zmm3, %zmm22 /* m0_acc_22 = ternlog(p1_0_5, p2_1_5, m0_acc_21) */
-	vpternlogd $0x96, %zmm24, %zmm7, %zmm22 /* x0n_5 = ternlog(m0_acc_22, p2_3_5, g1x8) */
-	vpxord %zmm4, %zmm13, %zmm19 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
-	vpternlogd $0x96, %zmm19, %zmm0, %zmm11 /* m1_acc_22 = ternlog(p1_0_5, p2_0_5, m1_acc_21) */
-	vpternlogd $0x96, %zmm25, %zmm7, %zmm11 /* x1n_5 = ternlog(m1_acc_22, p2_3_5, g1x9) */
-	vpxord %zmm14, %zmm3, %zmm19 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
-	vmovdqa64 %zmm0, %zmm23 /* p2_0_5 */
-	vpternlogd $0x96, %zmm19, %zmm13, %zmm23 /* m2_acc_22 = ternlog(p2_0_5, p1_1_5, m2_acc_21) */
-	vpternlogd $0x96, %zmm26, %zmm7, %zmm23 /* x2n_5 = ternlog(m2_acc_22, p2_3_5, g1x10) */
-	vpxord %zmm4, %zmm14, %zmm4 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
-	vpternlogd $0x96, %zmm4, %zmm3, %zmm0 /* m3_acc_22 = ternlog(p2_0_5, p2_1_5, m3_acc_21) */
-	vpternlogd $0x96, %zmm27, %zmm15, %zmm0 /* x3n_5 = ternlog(m3_acc_22, p1_3_5, g1x11) */
+	vpbroadcastd 32(%rdi,%rcx), %zmm4 /* rk0_2 = bcast32() */
+	vpbroadcastd 36(%rdi,%rcx), %zmm5 /* rk1_2 = bcast32() */
+	vpbroadcastd 40(%rdi,%rcx), %zmm7 /* rk2_2 = bcast32() */
+	vpbroadcastd 44(%rdi,%rcx), %zmm20 /* rk3_2 = bcast32() */
+	vmovdqa64 %zmm15, %zmm22 /* g0x12.2 */
+	vpternlogd $0x96, %zmm4, %zmm16, %zmm22 /* t0_acc_9 = ternlog(g0x12, g0x0, rk0_2) */
+	vpxord %zmm12, %zmm22, %zmm22 /* t0_4 = xor(t0_acc_9, g0x4) */
+	vmovdqa64 %zmm30, %zmm23 /* g1x12.2 */
+	vpternlogd $0x96, %zmm4, %zmm19, %zmm23 /* t0_acc_11 = ternlog(g1x12, g1x0, rk0_2) */
+	vpxord %zmm26, %zmm23, %zmm4 /* t0_5 = xor(t0_acc_11, g1x4) */
+	vmovdqa64 %zmm14, %zmm23 /* g0x13.2 */
+	vpternlogd $0x96, %zmm5, %zmm24, %zmm23 /* t1_acc_9 = ternlog(g0x13, g0x1, rk1_2) */
+	vpxord %zmm28, %zmm23, %zmm23 /* t1_4 = xor(t1_acc_9, g0x5) */
+	vmovdqa64 %zmm30, 576(%rsp) /* spill g1x12.2 */
+	vmovdqa64 %zmm29, %zmm30 /* g1x13.2 */
+	vpternlogd $0x96, %zmm5, %zmm0, %zmm30 /* t1_acc_11 = ternlog(g1x13, g1x1, rk1_2) */
+	vpxord %zmm9, %zmm30, %zmm5 /* t1_5 = xor(t1_acc_11, g1x5) */
+	vmovdqa64 %zmm1, %zmm30 /* g0x14.2 */
+	vpternlogd $0x96, %zmm7, %zmm6, %zmm30 /* t2_acc_9 = ternlog(g0x14, g0x2, rk2_2) */
+	vpxord %zmm27, %zmm30, %zmm30 /* t2_4 = xor(t2_acc_9, g0x6) */
+	vmovdqa64 %zmm29, 512(%rsp) /* spill g1x13.2 */
+	vmovdqa64 %zmm17, %zmm29 /* g1x14.2 */
+	vpternlogd $0x96, %zmm7, %zmm18, %zmm29 /* t2_acc_11 = ternlog(g1x14, g1x2, rk2_2) */
+	vpxord %zmm25, %zmm29, %zmm7 /* t2_5 = xor(t2_acc_11, g1x6) */
+	vmovdqa64 %zmm31, %zmm29 /* g0x15.2 */
+	vpternlogd $0x96, %zmm20, %zmm21, %zmm29 /* t3_acc_9 = ternlog(g0x15, g0x3, rk3_2) */
+	vpxord %zmm8, %zmm29, %zmm29 /* t3_4 = xor(t3_acc_9, g0x7) */
+	vmovdqa64 %zmm17, 448(%rsp) /* spill g1x14.2 */
+	vmovdqa64 832(%rsp), %zmm17 /* reload g1x15.2 */
+	vmovdqa64 %zmm31, 384(%rsp) /* spill g0x15.2 */
+	vmovdqa64 %zmm17, %zmm31 /* g1x15.2 */
+	vpternlogd $0x96, %zmm20, %zmm2, %zmm31 /* t3_acc_11 = ternlog(g1x15, g1x3, rk3_2) */
+	vpxord %zmm3, %zmm31, %zmm20 /* t3_5 = xor(t3_acc_11, g1x7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm22, %zmm31 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm22, %zmm22 /* p2_0_4 = gf2p8affineinv(t0_4, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm23, %zmm17 /* p1_1_4 = gf2p8affineinv(t1_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm23, %zmm23 /* p2_1_4 = gf2p8affineinv(t1_4, gfni_mat_2) */
+	vmovdqa64 %zmm1, 640(%rsp) /* spill g0x14.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm30, %zmm1 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_2_4 = gf2p8affineinv(t2_4, gfni_mat_2) */
+	vmovdqa64 %zmm14, 704(%rsp) /* spill g0x13.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm29, %zmm14 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm29, %zmm29 /* p2_3_4 = gf2p8affineinv(t3_4, gfni_mat_2) */
+	vmovdqa64 %zmm15, 768(%rsp) /* spill g0x12.2 */
+	vpxord %zmm14, %zmm30, %zmm15 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
+	vmovdqa64 %zmm2, 320(%rsp) /* spill g1x3.3 */
+	vmovdqa64 %zmm31, %zmm2 /* p1_0_4 */
+	vpternlogd $0x96, %zmm15, %zmm23, %zmm2 /* m0_acc_18 = ternlog(p1_0_4, p2_1_4, m0_acc_17) */
+	vpternlogd $0x96, %zmm11, %zmm29, %zmm2 /* x0n_4 = ternlog(m0_acc_18, p2_3_4, g0x8) */
+	vpxord %zmm30, %zmm17, %zmm11 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
+	vpternlogd $0x96, %zmm11, %zmm22, %zmm31 /* m1_acc_18 = ternlog(p1_0_4, p2_0_4, m1_acc_17) */
+	vpternlogd $0x96, %zmm10, %zmm29, %zmm31 /* x1n_4 = ternlog(m1_acc_18, p2_3_4, g0x9) */
+	vpxord %zmm30, %zmm1, %zmm10 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
+	vpxord %zmm1, %zmm23, %zmm1 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
+	vmovdqa64 %zmm22, %zmm11 /* p2_0_4 */
+	vpternlogd $0x96, %zmm1, %zmm17, %zmm11 /* m2_acc_18 = ternlog(p2_0_4, p1_1_4, m2_acc_17) */
+	vpternlogd $0x96, %zmm10, %zmm23, %zmm22 /* m3_acc_18 = ternlog(p2_0_4, p2_1_4, m3_acc_17) */
+	vpternlogd $0x96, %zmm13, %zmm29, %zmm11 /* x2n_4 = ternlog(m2_acc_18, p2_3_4, g0x10) */
+	vpternlogd $0x96, 1152(%rsp), %zmm14, %zmm22 /* x3n_4 = ternlog(m3_acc_18, p1_3_4, g0x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm4, %zmm1 /* p1_0_5 = gf2p8affineinv(t0_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_0_5 = gf2p8affineinv(t0_5, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm5, %zmm10 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1_5 = gf2p8affineinv(t1_5, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm13 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm20, %zmm14 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm20, %zmm15 /* p2_3_5 = gf2p8affineinv(t3_5, gfni_mat_2) */
+	vpxord %zmm14, %zmm7, %zmm17 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
+	vmovdqa64 %zmm1, %zmm20 /* p1_0_5 */
+	vpternlogd $0x96, %zmm17, %zmm5, %zmm20 /* m0_acc_22 = ternlog(p1_0_5, p2_1_5, m0_acc_21) */
+	vpternlogd $0x96, 1088(%rsp), %zmm15, %zmm20 /* x0n_5 = ternlog(m0_acc_22, p2_3_5, g1x8) */
+	vpxord %zmm7, %zmm10, %zmm17 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
+	vpternlogd $0x96, %zmm17, %zmm4, %zmm1 /* m1_acc_22 = ternlog(p1_0_5, p2_0_5, m1_acc_21) */
+	vpternlogd $0x96, 1024(%rsp), %zmm15, %zmm1 /* x1n_5 = ternlog(m1_acc_22, p2_3_5, g1x9) */
+	vpxord %zmm7, %zmm13, %zmm7 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
+	vpxord %zmm13, %zmm5, %zmm13 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
+	vmovdqa64 %zmm4, %zmm17 /* p2_0_5 */
+	vpternlogd $0x96, %zmm13, %zmm10, %zmm17 /* m2_acc_22 = ternlog(p2_0_5, p1_1_5, m2_acc_21) */
+	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* m3_acc_22 = ternlog(p2_0_5, p2_1_5, m3_acc_21) */
+	vpternlogd $0x96, 896(%rsp), %zmm15, %zmm17 /* x2n_5 = ternlog(m2_acc_22, p2_3_5, g1x10) */
+	vpternlogd $0x96, 960(%rsp), %zmm14, %zmm4 /* x3n_5 = ternlog(m3_acc_22, p1_3_5, g1x11) */
 
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	vpbroadcastd 48(%rdi,%rcx), %zmm3 /* rk0_3 = bcast32() */
-	vpbroadcastd 52(%rdi,%rcx), %zmm4 /* rk1_3 = bcast32() */
-	vpbroadcastd 56(%rdi,%rcx), %zmm7 /* rk2_3 = bcast32() */
+	vpbroadcastd 48(%rdi,%rcx), %zmm5 /* rk0_3 = bcast32() */
+	vpbroadcastd 52(%rdi,%rcx), %zmm7 /* rk1_3 = bcast32() */
+	vpbroadcastd 56(%rdi,%rcx), %zmm10 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%rcx), %zmm13 /* rk3_3 = bcast32() */
-	vmovdqa64 %zmm10, %zmm14 /* g0x0.3 */
-	vpternlogd $0x96, %zmm3, %zmm8, %zmm14 /* t0_acc_13 = ternlog(g0x0, g0x4, rk0_3) */
-	vpxord %zmm18, %zmm14, %zmm14 /* t0_6 = xor(t0_acc_13, g0x8) */
-	vmovdqa64 1088(%rsp), %zmm15 /* reload g0x1.3 */
-	vmovdqa64 384(%rsp), %zmm19 /* reload g0x5.3 */
-	vmovdqa64 %zmm15, %zmm24 /* g0x1.3 */
-	vpternlogd $0x96, %zmm4, %zmm19, %zmm24 /* t1_acc_13 = ternlog(g0x1, g0x5, rk1_3) */
-	vpxord 832(%rsp), %zmm24, %zmm24 /* t1_6 = xor(t1_acc_13, g0x9) */
-	vmovdqa64 1024(%rsp), %zmm25 /* reload g0x2.3 */
-	vmovdqa64 1152(%rsp), %zmm26 /* reload g0x6.3 */
-	vmovdqa64 %zmm25, %zmm27 /* g0x2.3 */
-	vpternlogd $0x96, %zmm7, %zmm26, %zmm27 /* t2_acc_13 = ternlog(g0x2, g0x6, rk2_3) */
-	vpxord %zmm20, %zmm27, %zmm27 /* t2_6 = xor(t2_acc_13, g0x10) */
-	vmovdqa64 960(%rsp), %zmm25 /* reload g0x3.3 */
-	vmovdqa64 320(%rsp), %zmm15 /* reload g0x7.3 */
-	vmovdqa64 %zmm25, %zmm26 /* g0x3.3 */
-	vpternlogd $0x96, %zmm13, %zmm15, %zmm26 /* t3_acc_13 = ternlog(g0x3, g0x7, rk3_3) */
-	vpxord %zmm12, %zmm26, %zmm26 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm14, %zmm25 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm24, %zmm15 /* p1_1_6 = gf2p8affineinv(t1_6, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm27, %zmm19 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm26, %zmm5 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
+	vmovdqa64 %zmm16, %zmm14 /* g0x0.3 */
+	vpternlogd $0x96, %zmm5, %zmm12, %zmm14 /* t0_acc_13 = ternlog(g0x0, g0x4, rk0_3) */
+	vpxord %zmm2, %zmm14, %zmm14 /* t0_6 = xor(t0_acc_13, g0x8) */
+	vmovdqa64 %zmm19, %zmm15 /* g1x0.3 */
+	vpternlogd $0x96, %zmm5, %zmm26, %zmm15 /* t0_acc_15 = ternlog(g1x0, g1x4, rk0_3) */
+	vpxord %zmm20, %zmm15, %zmm5 /* t0_7 = xor(t0_acc_15, g1x8) */
+	vmovdqa64 %zmm24, %zmm15 /* g0x1.3 */
+	vpternlogd $0x96, %zmm7, %zmm28, %zmm15 /* t1_acc_13 = ternlog(g0x1, g0x5, rk1_3) */
+	vpxord %zmm31, %zmm15, %zmm15 /* t1_6 = xor(t1_acc_13, g0x9) */
+	vmovdqa64 %zmm0, %zmm23 /* g1x1.3 */
+	vpternlogd $0x96, %zmm7, %zmm9, %zmm23 /* t1_acc_15 = ternlog(g1x1, g1x5, rk1_3) */
+	vpxord %zmm1, %zmm23, %zmm7 /* t1_7 = xor(t1_acc_15, g1x9) */
+	vmovdqa64 %zmm6, %zmm23 /* g0x2.3 */
+	vpternlogd $0x96, %zmm10, %zmm27, %zmm23 /* t2_acc_13 = ternlog(g0x2, g0x6, rk2_3) */
+	vpxord %zmm11, %zmm23, %zmm23 /* t2_6 = xor(t2_acc_13, g0x10) */
+	vmovdqa64 %zmm18, %zmm29 /* g1x2.3 */
+	vpternlogd $0x96, %zmm10, %zmm25, %zmm29 /* t2_acc_15 = ternlog(g1x2, g1x6, rk2_3) */
+	vpxord %zmm17, %zmm29, %zmm10 /* t2_7 = xor(t2_acc_15, g1x10) */
+	vmovdqa64 %zmm21, %zmm29 /* g0x3.3 */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm29 /* t3_acc_13 = ternlog(g0x3, g0x7, rk3_3) */
+	vpxord %zmm22, %zmm29, %zmm29 /* t3_6 = xor(t3_acc_13, g0x11) */
+	vmovdqa64 320(%rsp), %zmm30 /* reload g1x3.3 */
+	vmovdqa64 %zmm18, 960(%rsp) /* spill g1x2.3 */
+	vmovdqa64 %zmm30, %zmm18 /* g1x3.3 */
+	vpternlogd $0x96, %zmm13, %zmm3, %zmm18 /* t3_acc_15 = ternlog(g1x3, g1x7, rk3_3) */
+	vpxord %zmm4, %zmm18, %zmm13 /* t3_7 = xor(t3_acc_15, g1x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm14, %zmm18 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm14, %zmm14 /* p2_0_6 = gf2p8affineinv(t0_6, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm24, %zmm24 /* p2_1_6 = gf2p8affineinv(t1_6, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm27, %zmm27 /* p2_2_6 = gf2p8affineinv(t2_6, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm26, %zmm26 /* p2_3_6 = gf2p8affineinv(t3_6, gfni_mat_2) */
-	vmovdqa64 %zmm10, 576(%rsp) /* spill g0x0.3 */
-	vpxord %zmm5, %zmm27, %zmm10 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
-	vmovdqa64 %zmm12, 704(%rsp) /* spill g0x11.3 */
-	vmovdqa64 %zmm25, %zmm12 /* p1_0_6 */
-	vpternlogd $0x96, %zmm10, %zmm24, %zmm12 /* m0_acc_26 = ternlog(p1_0_6, p2_1_6, m0_acc_25) */
-	vpternlogd $0x96, 448(%rsp), %zmm26, %zmm12 /* x0n_6 = ternlog(m0_acc_26, p2_3_6, g0x12) */
-	vpxord %zmm27, %zmm15, %zmm10 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
-	vpternlogd $0x96, %zmm10, %zmm14, %zmm25 /* m1_acc_26 = ternlog(p1_0_6, p2_0_6, m1_acc_25) */
-	vpternlogd $0x96, 512(%rsp), %zmm26, %zmm25 /* x1n_6 = ternlog(m1_acc_26, p2_3_6, g0x13) */
-	vpxord %zmm19, %zmm24, %zmm10 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
-	vmovdqa64 %zmm20, 512(%rsp) /* spill g0x10.3 */
-	vmovdqa64 %zmm14, %zmm20 /* p2_0_6 */
-	vpternlogd $0x96, %zmm10, %zmm15, %zmm20 /* m2_acc_26 = ternlog(p2_0_6, p1_1_6, m2_acc_25) */
-	vpternlogd $0x96, 768(%rsp), %zmm26, %zmm20 /* x2n_6 = ternlog(m2_acc_26, p2_3_6, g0x14) */
-	vpxord %zmm27, %zmm19, %zmm10 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
-	vpternlogd $0x96, %zmm10, %zmm24, %zmm14 /* m3_acc_26 = ternlog(p2_0_6, p2_1_6, m3_acc_25) */
-	vpternlogd $0x96, 640(%rsp), %zmm5, %zmm14 /* x3n_6 = ternlog(m3_acc_26, p1_3_6, g0x15) */
-	vmovdqa64 %zmm16, %zmm5 /* g1x0.3 */
-	vpternlogd $0x96, %zmm3, %zmm31, %zmm5 /* t0_acc_15 = ternlog(g1x0, g1x4, rk0_3) */
-	vpxord %zmm22, %zmm5, %zmm3 /* t0_7 = xor(t0_acc_15, g1x8) */
-	vmovdqa64 %zmm6, %zmm5 /* g1x1.3 */
-	vpternlogd $0x96, %zmm4, %zmm9, %zmm5 /* t1_acc_15 = ternlog(g1x1, g1x5, rk1_3) */
-	vpxord %zmm11, %zmm5, %zmm4 /* t1_7 = xor(t1_acc_15, g1x9) */
-	vmovdqa64 %zmm17, %zmm5 /* g1x2.3 */
-	vpternlogd $0x96, %zmm7, %zmm21, %zmm5 /* t2_acc_15 = ternlog(g1x2, g1x6, rk2_3) */
-	vpxord %zmm23, %zmm5, %zmm5 /* t2_7 = xor(t2_acc_15, g1x10) */
-	vmovdqa64 %zmm1, %zmm7 /* g1x3.3 */
-	vpternlogd $0x96, %zmm13, %zmm2, %zmm7 /* t3_acc_15 = ternlog(g1x3, g1x7, rk3_3) */
-	vpxord %zmm0, %zmm7, %zmm7 /* t3_7 = xor(t3_acc_15, g1x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm3, %zmm10 /* p1_0_7 = gf2p8affineinv(t0_7, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm4, %zmm13 /* p1_1_7 = gf2p8affineinv(t1_7, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm5, %zmm15 /* p1_2_7 = gf2p8affineinv(t2_7, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm19 /* p1_3_7 = gf2p8affineinv(t3_7, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm3, %zmm3 /* p2_0_7 = gf2p8affineinv(t0_7, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_1_7 = gf2p8affineinv(t1_7, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_2_7 = gf2p8affineinv(t2_7, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_7 = gf2p8affineinv(t3_7, gfni_mat_2) */
-	vpxord %zmm19, %zmm5, %zmm24 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
-	vmovdqa64 %zmm10, %zmm26 /* p1_0_7 */
-	vpternlogd $0x96, %zmm24, %zmm4, %zmm26 /* m0_acc_30 = ternlog(p1_0_7, p2_1_7, m0_acc_29) */
-	vpternlogd $0x96, %zmm28, %zmm7, %zmm26 /* x0n_7 = ternlog(m0_acc_30, p2_3_7, g1x12) */
-	vpxord %zmm5, %zmm13, %zmm24 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
-	vpternlogd $0x96, %zmm24, %zmm3, %zmm10 /* m1_acc_30 = ternlog(p1_0_7, p2_0_7, m1_acc_29) */
-	vpternlogd $0x96, %zmm29, %zmm7, %zmm10 /* x1n_7 = ternlog(m1_acc_30, p2_3_7, g1x13) */
-	vpxord %zmm15, %zmm4, %zmm24 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
-	vmovdqa64 %zmm3, %zmm27 /* p2_0_7 */
-	vpternlogd $0x96, %zmm24, %zmm13, %zmm27 /* m2_acc_30 = ternlog(p2_0_7, p1_1_7, m2_acc_29) */
-	vpternlogd $0x96, %zmm30, %zmm7, %zmm27 /* x2n_7 = ternlog(m2_acc_30, p2_3_7, g1x14) */
-	vpxord %zmm5, %zmm15, %zmm5 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
-	vpternlogd $0x96, %zmm5, %zmm4, %zmm3 /* m3_acc_30 = ternlog(p2_0_7, p2_1_7, m3_acc_29) */
-	vpternlogd $0x96, 256(%rsp), %zmm19, %zmm3 /* x3n_7 = ternlog(m3_acc_30, p1_3_7, g1x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm15, %zmm30 /* p1_1_6 = gf2p8affineinv(t1_6, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_1_6 = gf2p8affineinv(t1_6, gfni_mat_2) */
+	vmovdqa64 %zmm0, 896(%rsp) /* spill g1x1.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm23, %zmm0 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm23, %zmm23 /* p2_2_6 = gf2p8affineinv(t2_6, gfni_mat_2) */
+	vmovdqa64 %zmm19, 1024(%rsp) /* spill g1x0.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm29, %zmm19 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm29, %zmm29 /* p2_3_6 = gf2p8affineinv(t3_6, gfni_mat_2) */
+	vmovdqa64 %zmm21, 1088(%rsp) /* spill g0x3.3 */
+	vpxord %zmm19, %zmm23, %zmm21 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
+	vmovdqa64 %zmm6, 1152(%rsp) /* spill g0x2.3 */
+	vmovdqa64 %zmm18, %zmm6 /* p1_0_6 */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm6 /* m0_acc_26 = ternlog(p1_0_6, p2_1_6, m0_acc_25) */
+	vpternlogd $0x96, 768(%rsp), %zmm29, %zmm6 /* x0n_6 = ternlog(m0_acc_26, p2_3_6, g0x12) */
+	vpxord %zmm23, %zmm30, %zmm21 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
+	vpternlogd $0x96, %zmm21, %zmm14, %zmm18 /* m1_acc_26 = ternlog(p1_0_6, p2_0_6, m1_acc_25) */
+	vpternlogd $0x96, 704(%rsp), %zmm29, %zmm18 /* x1n_6 = ternlog(m1_acc_26, p2_3_6, g0x13) */
+	vpxord %zmm23, %zmm0, %zmm21 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
+	vpxord %zmm0, %zmm15, %zmm0 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
+	vmovdqa64 %zmm14, %zmm23 /* p2_0_6 */
+	vpternlogd $0x96, %zmm0, %zmm30, %zmm23 /* m2_acc_26 = ternlog(p2_0_6, p1_1_6, m2_acc_25) */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm14 /* m3_acc_26 = ternlog(p2_0_6, p2_1_6, m3_acc_25) */
+	vpternlogd $0x96, 640(%rsp), %zmm29, %zmm23 /* x2n_6 = ternlog(m2_acc_26, p2_3_6, g0x14) */
+	vpternlogd $0x96, 384(%rsp), %zmm19, %zmm14 /* x3n_6 = ternlog(m3_acc_26, p1_3_6, g0x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm5, %zmm0 /* p1_0_7 = gf2p8affineinv(t0_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_0_7 = gf2p8affineinv(t0_7, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm15 /* p1_1_7 = gf2p8affineinv(t1_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_1_7 = gf2p8affineinv(t1_7, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm10, %zmm19 /* p1_2_7 = gf2p8affineinv(t2_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_2_7 = gf2p8affineinv(t2_7, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm13, %zmm21 /* p1_3_7 = gf2p8affineinv(t3_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_3_7 = gf2p8affineinv(t3_7, gfni_mat_2) */
+	vpxord %zmm21, %zmm10, %zmm29 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
+	vmovdqa64 %zmm0, %zmm30 /* p1_0_7 */
+	vpternlogd $0x96, %zmm29, %zmm7, %zmm30 /* m0_acc_30 = ternlog(p1_0_7, p2_1_7, m0_acc_29) */
+	vpternlogd $0x96, 576(%rsp), %zmm13, %zmm30 /* x0n_7 = ternlog(m0_acc_30, p2_3_7, g1x12) */
+	vpxord %zmm10, %zmm15, %zmm29 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
+	vpternlogd $0x96, %zmm29, %zmm5, %zmm0 /* m1_acc_30 = ternlog(p1_0_7, p2_0_7, m1_acc_29) */
+	vpternlogd $0x96, 512(%rsp), %zmm13, %zmm0 /* x1n_7 = ternlog(m1_acc_30, p2_3_7, g1x13) */
+	vpxord %zmm10, %zmm19, %zmm10 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
+	vpxord %zmm19, %zmm7, %zmm19 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
+	vmovdqa64 %zmm5, %zmm29 /* p2_0_7 */
+	vpternlogd $0x96, %zmm19, %zmm15, %zmm29 /* m2_acc_30 = ternlog(p2_0_7, p1_1_7, m2_acc_29) */
+	vpternlogd $0x96, %zmm10, %zmm7, %zmm5 /* m3_acc_30 = ternlog(p2_0_7, p2_1_7, m3_acc_29) */
+	vpternlogd $0x96, 448(%rsp), %zmm13, %zmm29 /* x2n_7 = ternlog(m2_acc_30, p2_3_7, g1x14) */
+	vpternlogd $0x96, 832(%rsp), %zmm21, %zmm5 /* x3n_7 = ternlog(m3_acc_30, p1_3_7, g1x15) */
 
 	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd 64(%rdi,%rcx), %zmm4 /* rk0_4 = bcast32() */
-	vpbroadcastd 68(%rdi,%rcx), %zmm5 /* rk1_4 = bcast32() */
-	vpbroadcastd 72(%rdi,%rcx), %zmm7 /* rk2_4 = bcast32() */
-	vpbroadcastd 76(%rdi,%rcx), %zmm13 /* rk3_4 = bcast32() */
-	vmovdqa64 %zmm8, %zmm15 /* g0x4.3 */
-	vpternlogd $0x96, %zmm4, %zmm18, %zmm15 /* t0_acc_17 = ternlog(g0x4, g0x8, rk0_4) */
-	vpxord %zmm12, %zmm15, %zmm15 /* t0_8 = xor(t0_acc_17, g0x12) */
-	vmovdqa64 384(%rsp), %zmm19 /* reload g0x5.3 */
-	vmovdqa64 832(%rsp), %zmm24 /* reload g0x9.3 */
-	vmovdqa64 %zmm19, %zmm28 /* g0x5.3 */
-	vpternlogd $0x96, %zmm5, %zmm24, %zmm28 /* t1_acc_17 = ternlog(g0x5, g0x9, rk1_4) */
-	vpxord %zmm25, %zmm28, %zmm28 /* t1_8 = xor(t1_acc_17, g0x13) */
-	vmovdqa64 1152(%rsp), %zmm29 /* reload g0x6.3 */
-	vmovdqa64 512(%rsp), %zmm30 /* reload g0x10.3 */
-	vmovdqa64 %zmm29, %zmm19 /* g0x6.3 */
-	vpternlogd $0x96, %zmm7, %zmm30, %zmm19 /* t2_acc_17 = ternlog(g0x6, g0x10, rk2_4) */
-	vpxord %zmm20, %zmm19, %zmm19 /* t2_8 = xor(t2_acc_17, g0x14) */
-	vmovdqa64 320(%rsp), %zmm29 /* reload g0x7.3 */
-	vmovdqa64 704(%rsp), %zmm30 /* reload g0x11.3 */
-	vmovdqa64 %zmm29, %zmm24 /* g0x7.3 */
-	vpternlogd $0x96, %zmm13, %zmm30, %zmm24 /* t3_acc_17 = ternlog(g0x7, g0x11, rk3_4) */
-	vpxord %zmm14, %zmm24, %zmm24 /* t3_8 = xor(t3_acc_17, g0x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm15, %zmm29 /* p1_0_8 = gf2p8affineinv(t0_8, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm28, %zmm30 /* p1_1_8 = gf2p8affineinv(t1_8, gfni_mat_1) */
-	vmovdqa64 %zmm8, 640(%rsp) /* spill g0x4.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm19, %zmm8 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
-	vmovdqa64 %zmm14, 768(%rsp) /* spill g0x15.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm24, %zmm14 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_0_8 = gf2p8affineinv(t0_8, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm28, %zmm28 /* p2_1_8 = gf2p8affineinv(t1_8, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm19, %zmm19 /* p2_2_8 = gf2p8affineinv(t2_8, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm24, %zmm24 /* p2_3_8 = gf2p8affineinv(t3_8, gfni_mat_2) */
-	vmovdqa64 %zmm20, 448(%rsp) /* spill g0x14.3 */
-	vpxord %zmm14, %zmm19, %zmm20 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
-	vmovdqa64 %zmm25, 896(%rsp) /* spill g0x13.3 */
-	vmovdqa64 %zmm29, %zmm25 /* p1_0_8 */
-	vpternlogd $0x96, %zmm20, %zmm28, %zmm25 /* m0_acc_34 = ternlog(p1_0_8, p2_1_8, m0_acc_33) */
-	vpternlogd $0x96, 576(%rsp), %zmm24, %zmm25 /* x0n_8 = ternlog(m0_acc_34, p2_3_8, g0x0) */
-	vpxord %zmm19, %zmm30, %zmm20 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
-	vpternlogd $0x96, %zmm20, %zmm15, %zmm29 /* m1_acc_34 = ternlog(p1_0_8, p2_0_8, m1_acc_33) */
-	vpternlogd $0x96, 1088(%rsp), %zmm24, %zmm29 /* x1n_8 = ternlog(m1_acc_34, p2_3_8, g0x1) */
-	vpxord %zmm8, %zmm28, %zmm20 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
-	vmovdqa64 %zmm29, 1088(%rsp) /* spill g0x1.4 */
-	vmovdqa64 %zmm15, %zmm29 /* p2_0_8 */
-	vpternlogd $0x96, %zmm20, %zmm30, %zmm29 /* m2_acc_34 = ternlog(p2_0_8, p1_1_8, m2_acc_33) */
-	vpternlogd $0x96, 1024(%rsp), %zmm24, %zmm29 /* x2n_8 = ternlog(m2_acc_34, p2_3_8, g0x2) */
-	vpxord %zmm19, %zmm8, %zmm8 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
-	vpternlogd $0x96, %zmm8, %zmm28, %zmm15 /* m3_acc_34 = ternlog(p2_0_8, p2_1_8, m3_acc_33) */
-	vpternlogd $0x96, 960(%rsp), %zmm14, %zmm15 /* x3n_8 = ternlog(m3_acc_34, p1_3_8, g0x3) */
-	vmovdqa64 %zmm31, %zmm8 /* g1x4.3 */
-	vpternlogd $0x96, %zmm4, %zmm22, %zmm8 /* t0_acc_19 = ternlog(g1x4, g1x8, rk0_4) */
-	vpxord %zmm26, %zmm8, %zmm4 /* t0_9 = xor(t0_acc_19, g1x12) */
-	vmovdqa64 %zmm9, %zmm8 /* g1x5.3 */
-	vpternlogd $0x96, %zmm5, %zmm11, %zmm8 /* t1_acc_19 = ternlog(g1x5, g1x9, rk1_4) */
-	vpxord %zmm10, %zmm8, %zmm5 /* t1_9 = xor(t1_acc_19, g1x13) */
-	vmovdqa64 %zmm21, %zmm8 /* g1x6.3 */
-	vpternlogd $0x96, %zmm7, %zmm23, %zmm8 /* t2_acc_19 = ternlog(g1x6, g1x10, rk2_4) */
-	vpxord %zmm27, %zmm8, %zmm7 /* t2_9 = xor(t2_acc_19, g1x14) */
-	vmovdqa64 %zmm2, %zmm8 /* g1x7.3 */
-	vpternlogd $0x96, %zmm13, %zmm0, %zmm8 /* t3_acc_19 = ternlog(g1x7, g1x11, rk3_4) */
-	vpxord %zmm3, %zmm8, %zmm8 /* t3_9 = xor(t3_acc_19, g1x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm4, %zmm13 /* p1_0_9 = gf2p8affineinv(t0_9, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm5, %zmm14 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm19 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm8, %zmm20 /* p1_3_9 = gf2p8affineinv(t3_9, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_0_9 = gf2p8affineinv(t0_9, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_3_9 = gf2p8affineinv(t3_9, gfni_mat_2) */
-	vpxord %zmm20, %zmm7, %zmm24 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	vmovdqa64 %zmm13, %zmm28 /* p1_0_9 */
-	vpternlogd $0x96, %zmm24, %zmm5, %zmm28 /* m0_acc_38 = ternlog(p1_0_9, p2_1_9, m0_acc_37) */
-	vpternlogd $0x96, %zmm16, %zmm8, %zmm28 /* x0n_9 = ternlog(m0_acc_38, p2_3_9, g1x0) */
-	vpxord %zmm7, %zmm14, %zmm16 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
-	vpternlogd $0x96, %zmm16, %zmm4, %zmm13 /* m1_acc_38 = ternlog(p1_0_9, p2_0_9, m1_acc_37) */
-	vpternlogd $0x96, %zmm6, %zmm8, %zmm13 /* x1n_9 = ternlog(m1_acc_38, p2_3_9, g1x1) */
-	vpxord %zmm19, %zmm5, %zmm6 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
-	vmovdqa64 %zmm4, %zmm16 /* p2_0_9 */
-	vpternlogd $0x96, %zmm6, %zmm14, %zmm16 /* m2_acc_38 = ternlog(p2_0_9, p1_1_9, m2_acc_37) */
-	vpternlogd $0x96, %zmm17, %zmm8, %zmm16 /* x2n_9 = ternlog(m2_acc_38, p2_3_9, g1x2) */
-	vpxord %zmm7, %zmm19, %zmm6 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* m3_acc_38 = ternlog(p2_0_9, p2_1_9, m3_acc_37) */
-	vpternlogd $0x96, %zmm1, %zmm20, %zmm4 /* x3n_9 = ternlog(m3_acc_38, p1_3_9, g1x3) */
+	vpbroadcastd 64(%rdi,%rcx), %zmm7 /* rk0_4 = bcast32() */
+	vpbroadcastd 68(%rdi,%rcx), %zmm10 /* rk1_4 = bcast32() */
+	vpbroadcastd 72(%rdi,%rcx), %zmm13 /* rk2_4 = bcast32() */
+	vpbroadcastd 76(%rdi,%rcx), %zmm15 /* rk3_4 = bcast32() */
+	vmovdqa64 %zmm12, %zmm19 /* g0x4.3 */
+	vpternlogd $0x96, %zmm7, %zmm2, %zmm19 /* t0_acc_17 = ternlog(g0x4, g0x8, rk0_4) */
+	vpxord %zmm6, %zmm19, %zmm19 /* t0_8 = xor(t0_acc_17, g0x12) */
+	vmovdqa64 %zmm26, %zmm21 /* g1x4.3 */
+	vpternlogd $0x96, %zmm7, %zmm20, %zmm21 /* t0_acc_19 = ternlog(g1x4, g1x8, rk0_4) */
+	vpxord %zmm30, %zmm21, %zmm7 /* t0_9 = xor(t0_acc_19, g1x12) */
+	vmovdqa64 %zmm28, %zmm21 /* g0x5.3 */
+	vpternlogd $0x96, %zmm10, %zmm31, %zmm21 /* t1_acc_17 = ternlog(g0x5, g0x9, rk1_4) */
+	vpxord %zmm18, %zmm21, %zmm21 /* t1_8 = xor(t1_acc_17, g0x13) */
+	vmovdqa64 %zmm26, 832(%rsp) /* spill g1x4.3 */
+	vmovdqa64 %zmm9, %zmm26 /* g1x5.3 */
+	vpternlogd $0x96, %zmm10, %zmm1, %zmm26 /* t1_acc_19 = ternlog(g1x5, g1x9, rk1_4) */
+	vpxord %zmm0, %zmm26, %zmm10 /* t1_9 = xor(t1_acc_19, g1x13) */
+	vmovdqa64 %zmm27, %zmm26 /* g0x6.3 */
+	vpternlogd $0x96, %zmm13, %zmm11, %zmm26 /* t2_acc_17 = ternlog(g0x6, g0x10, rk2_4) */
+	vpxord %zmm23, %zmm26, %zmm26 /* t2_8 = xor(t2_acc_17, g0x14) */
+	vmovdqa64 %zmm9, 448(%rsp) /* spill g1x5.3 */
+	vmovdqa64 %zmm25, %zmm9 /* g1x6.3 */
+	vpternlogd $0x96, %zmm13, %zmm17, %zmm9 /* t2_acc_19 = ternlog(g1x6, g1x10, rk2_4) */
+	vpxord %zmm29, %zmm9, %zmm9 /* t2_9 = xor(t2_acc_19, g1x14) */
+	vmovdqa64 %zmm8, %zmm13 /* g0x7.3 */
+	vpternlogd $0x96, %zmm15, %zmm22, %zmm13 /* t3_acc_17 = ternlog(g0x7, g0x11, rk3_4) */
+	vpxord %zmm14, %zmm13, %zmm13 /* t3_8 = xor(t3_acc_17, g0x15) */
+	vmovdqa64 %zmm25, 512(%rsp) /* spill g1x6.3 */
+	vmovdqa64 %zmm3, %zmm25 /* g1x7.3 */
+	vpternlogd $0x96, %zmm15, %zmm4, %zmm25 /* t3_acc_19 = ternlog(g1x7, g1x11, rk3_4) */
+	vpxord %zmm5, %zmm25, %zmm15 /* t3_9 = xor(t3_acc_19, g1x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm19, %zmm25 /* p1_0_8 = gf2p8affineinv(t0_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm19, %zmm19 /* p2_0_8 = gf2p8affineinv(t0_8, gfni_mat_2) */
+	vmovdqa64 %zmm3, 576(%rsp) /* spill g1x7.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm21, %zmm3 /* p1_1_8 = gf2p8affineinv(t1_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm21, %zmm21 /* p2_1_8 = gf2p8affineinv(t1_8, gfni_mat_2) */
+	vmovdqa64 %zmm8, 384(%rsp) /* spill g0x7.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm26, %zmm8 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm26, %zmm26 /* p2_2_8 = gf2p8affineinv(t2_8, gfni_mat_2) */
+	vmovdqa64 %zmm27, 640(%rsp) /* spill g0x6.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm13, %zmm27 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_3_8 = gf2p8affineinv(t3_8, gfni_mat_2) */
+	vmovdqa64 %zmm28, 704(%rsp) /* spill g0x5.3 */
+	vpxord %zmm27, %zmm26, %zmm28 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
+	vmovdqa64 %zmm12, 768(%rsp) /* spill g0x4.3 */
+	vmovdqa64 %zmm25, %zmm12 /* p1_0_8 */
+	vpternlogd $0x96, %zmm28, %zmm21, %zmm12 /* m0_acc_34 = ternlog(p1_0_8, p2_1_8, m0_acc_33) */
+	vpternlogd $0x96, %zmm16, %zmm13, %zmm12 /* x0n_8 = ternlog(m0_acc_34, p2_3_8, g0x0) */
+	vpxord %zmm26, %zmm3, %zmm16 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
+	vpternlogd $0x96, %zmm16, %zmm19, %zmm25 /* m1_acc_34 = ternlog(p1_0_8, p2_0_8, m1_acc_33) */
+	vpternlogd $0x96, %zmm24, %zmm13, %zmm25 /* x1n_8 = ternlog(m1_acc_34, p2_3_8, g0x1) */
+	vpxord %zmm26, %zmm8, %zmm16 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
+	vpxord %zmm8, %zmm21, %zmm8 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
+	vmovdqa64 %zmm19, %zmm24 /* p2_0_8 */
+	vpternlogd $0x96, %zmm8, %zmm3, %zmm24 /* m2_acc_34 = ternlog(p2_0_8, p1_1_8, m2_acc_33) */
+	vpternlogd $0x96, %zmm16, %zmm21, %zmm19 /* m3_acc_34 = ternlog(p2_0_8, p2_1_8, m3_acc_33) */
+	vpternlogd $0x96, 1152(%rsp), %zmm13, %zmm24 /* x2n_8 = ternlog(m2_acc_34, p2_3_8, g0x2) */
+	vpternlogd $0x96, 1088(%rsp), %zmm27, %zmm19 /* x3n_8 = ternlog(m3_acc_34, p1_3_8, g0x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm3 /* p1_0_9 = gf2p8affineinv(t0_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_0_9 = gf2p8affineinv(t0_9, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm10, %zmm8 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm9, %zmm13 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm15, %zmm16 /* p1_3_9 = gf2p8affineinv(t3_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_3_9 = gf2p8affineinv(t3_9, gfni_mat_2) */
+	vpxord %zmm16, %zmm9, %zmm21 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
+	vmovdqa64 %zmm3, %zmm26 /* p1_0_9 */
+	vpternlogd $0x96, %zmm21, %zmm10, %zmm26 /* m0_acc_38 = ternlog(p1_0_9, p2_1_9, m0_acc_37) */
+	vpternlogd $0x96, 1024(%rsp), %zmm15, %zmm26 /* x0n_9 = ternlog(m0_acc_38, p2_3_9, g1x0) */
+	vpxord %zmm9, %zmm8, %zmm21 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
+	vpternlogd $0x96, %zmm21, %zmm7, %zmm3 /* m1_acc_38 = ternlog(p1_0_9, p2_0_9, m1_acc_37) */
+	vpternlogd $0x96, 896(%rsp), %zmm15, %zmm3 /* x1n_9 = ternlog(m1_acc_38, p2_3_9, g1x1) */
+	vpxord %zmm9, %zmm13, %zmm9 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
+	vpxord %zmm13, %zmm10, %zmm13 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
+	vmovdqa64 %zmm7, %zmm21 /* p2_0_9 */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm21 /* m2_acc_38 = ternlog(p2_0_9, p1_1_9, m2_acc_37) */
+	vpternlogd $0x96, %zmm9, %zmm10, %zmm7 /* m3_acc_38 = ternlog(p2_0_9, p2_1_9, m3_acc_37) */
+	vpternlogd $0x96, 960(%rsp), %zmm15, %zmm21 /* x2n_9 = ternlog(m2_acc_38, p2_3_9, g1x2) */
+	vpternlogd $0x96, 320(%rsp), %zmm16, %zmm7 /* x3n_9 = ternlog(m3_acc_38, p1_3_9, g1x3) */
 
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	vpbroadcastd 80(%rdi,%rcx), %zmm1 /* rk0_5 = bcast32() */
-	vpbroadcastd 84(%rdi,%rcx), %zmm5 /* rk1_5 = bcast32() */
-	vpbroadcastd 88(%rdi,%rcx), %zmm6 /* rk2_5 = bcast32() */
-	vpbroadcastd 92(%rdi,%rcx), %zmm7 /* rk3_5 = bcast32() */
-	vmovdqa64 %zmm18, %zmm8 /* g0x8.3 */
-	vpternlogd $0x96, %zmm1, %zmm12, %zmm8 /* t0_acc_21 = ternlog(g0x8, g0x12, rk0_5) */
-	vpxord %zmm25, %zmm8, %zmm8 /* t0_10 = xor(t0_acc_21, g0x0) */
-	vmovdqa64 832(%rsp), %zmm14 /* reload g0x9.3 */
-	vmovdqa64 896(%rsp), %zmm17 /* reload g0x13.3 */
-	vmovdqa64 %zmm14, %zmm19 /* g0x9.3 */
-	vpternlogd $0x96, %zmm5, %zmm17, %zmm19 /* t1_acc_21 = ternlog(g0x9, g0x13, rk1_5) */
-	vpxord 1088(%rsp), %zmm19, %zmm19 /* t1_10 = xor(t1_acc_21, g0x1) */
-	vmovdqa64 512(%rsp), %zmm20 /* reload g0x10.3 */
-	vmovdqa64 448(%rsp), %zmm24 /* reload g0x14.3 */
-	vmovdqa64 %zmm20, %zmm30 /* g0x10.3 */
-	vpternlogd $0x96, %zmm6, %zmm24, %zmm30 /* t2_acc_21 = ternlog(g0x10, g0x14, rk2_5) */
-	vpxord %zmm29, %zmm30, %zmm30 /* t2_10 = xor(t2_acc_21, g0x2) */
-	vmovdqa64 704(%rsp), %zmm20 /* reload g0x11.3 */
-	vmovdqa64 768(%rsp), %zmm14 /* reload g0x15.3 */
-	vmovdqa64 %zmm20, %zmm24 /* g0x11.3 */
-	vpternlogd $0x96, %zmm7, %zmm14, %zmm24 /* t3_acc_21 = ternlog(g0x11, g0x15, rk3_5) */
-	vpxord %zmm15, %zmm24, %zmm24 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm8, %zmm20 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm19, %zmm14 /* p1_1_10 = gf2p8affineinv(t1_10, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm30, %zmm17 /* p1_2_10 = gf2p8affineinv(t2_10, gfni_mat_1) */
-	vmovdqa64 %zmm18, 960(%rsp) /* spill g0x8.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm24, %zmm18 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_0_10 = gf2p8affineinv(t0_10, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm19, %zmm19 /* p2_1_10 = gf2p8affineinv(t1_10, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_2_10 = gf2p8affineinv(t2_10, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm24, %zmm24 /* p2_3_10 = gf2p8affineinv(t3_10, gfni_mat_2) */
-	vmovdqa64 %zmm15, 1024(%rsp) /* spill g0x3.4 */
-	vpxord %zmm18, %zmm30, %zmm15 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
-	vmovdqa64 %zmm29, 576(%rsp) /* spill g0x2.4 */
-	vmovdqa64 %zmm20, %zmm29 /* p1_0_10 */
-	vpternlogd $0x96, %zmm15, %zmm19, %zmm29 /* m0_acc_42 = ternlog(p1_0_10, p2_1_10, m0_acc_41) */
-	vpternlogd $0x96, 640(%rsp), %zmm24, %zmm29 /* x0n_10 = ternlog(m0_acc_42, p2_3_10, g0x4) */
-	vpxord %zmm30, %zmm14, %zmm15 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
-	vpternlogd $0x96, %zmm15, %zmm8, %zmm20 /* m1_acc_42 = ternlog(p1_0_10, p2_0_10, m1_acc_41) */
-	vpternlogd $0x96, 384(%rsp), %zmm24, %zmm20 /* x1n_10 = ternlog(m1_acc_42, p2_3_10, g0x5) */
-	vpxord %zmm17, %zmm19, %zmm15 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
-	vmovdqa64 %zmm20, 384(%rsp) /* spill g0x5.4 */
-	vmovdqa64 %zmm8, %zmm20 /* p2_0_10 */
-	vpternlogd $0x96, %zmm15, %zmm14, %zmm20 /* m2_acc_42 = ternlog(p2_0_10, p1_1_10, m2_acc_41) */
-	vpternlogd $0x96, 1152(%rsp), %zmm24, %zmm20 /* x2n_10 = ternlog(m2_acc_42, p2_3_10, g0x6) */
-	vpxord %zmm30, %zmm17, %zmm14 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
-	vpternlogd $0x96, %zmm14, %zmm19, %zmm8 /* m3_acc_42 = ternlog(p2_0_10, p2_1_10, m3_acc_41) */
-	vpternlogd $0x96, 320(%rsp), %zmm18, %zmm8 /* x3n_10 = ternlog(m3_acc_42, p1_3_10, g0x7) */
-	vmovdqa64 %zmm22, %zmm14 /* g1x8.3 */
-	vpternlogd $0x96, %zmm1, %zmm26, %zmm14 /* t0_acc_23 = ternlog(g1x8, g1x12, rk0_5) */
-	vpxord %zmm28, %zmm14, %zmm1 /* t0_11 = xor(t0_acc_23, g1x0) */
-	vmovdqa64 %zmm11, %zmm14 /* g1x9.3 */
-	vpternlogd $0x96, %zmm5, %zmm10, %zmm14 /* t1_acc_23 = ternlog(g1x9, g1x13, rk1_5) */
-	vpxord %zmm13, %zmm14, %zmm5 /* t1_11 = xor(t1_acc_23, g1x1) */
-	vmovdqa64 %zmm23, %zmm14 /* g1x10.3 */
-	vpternlogd $0x96, %zmm6, %zmm27, %zmm14 /* t2_acc_23 = ternlog(g1x10, g1x14, rk2_5) */
-	vpxord %zmm16, %zmm14, %zmm6 /* t2_11 = xor(t2_acc_23, g1x2) */
-	vmovdqa64 %zmm0, %zmm14 /* g1x11.3 */
-	vpternlogd $0x96, %zmm7, %zmm3, %zmm14 /* t3_acc_23 = ternlog(g1x11, g1x15, rk3_5) */
-	vpxord %zmm4, %zmm14, %zmm7 /* t3_11 = xor(t3_acc_23, g1x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm1, %zmm14 /* p1_0_11 = gf2p8affineinv(t0_11, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm5, %zmm15 /* p1_1_11 = gf2p8affineinv(t1_11, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm6, %zmm17 /* p1_2_11 = gf2p8affineinv(t2_11, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm18 /* p1_3_11 = gf2p8affineinv(t3_11, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm1, %zmm1 /* p2_0_11 = gf2p8affineinv(t0_11, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1_11 = gf2p8affineinv(t1_11, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_2_11 = gf2p8affineinv(t2_11, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_11 = gf2p8affineinv(t3_11, gfni_mat_2) */
-	vpxord %zmm18, %zmm6, %zmm19 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
-	vmovdqa64 %zmm14, %zmm24 /* p1_0_11 */
-	vpternlogd $0x96, %zmm19, %zmm5, %zmm24 /* m0_acc_46 = ternlog(p1_0_11, p2_1_11, m0_acc_45) */
-	vpternlogd $0x96, %zmm31, %zmm7, %zmm24 /* x0n_11 = ternlog(m0_acc_46, p2_3_11, g1x4) */
-	vpxord %zmm6, %zmm15, %zmm19 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
-	vpternlogd $0x96, %zmm19, %zmm1, %zmm14 /* m1_acc_46 = ternlog(p1_0_11, p2_0_11, m1_acc_45) */
-	vpternlogd $0x96, %zmm9, %zmm7, %zmm14 /* x1n_11 = ternlog(m1_acc_46, p2_3_11, g1x5) */
-	vpxord %zmm17, %zmm5, %zmm9 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
-	vmovdqa64 %zmm1, %zmm19 /* p2_0_11 */
-	vpternlogd $0x96, %zmm9, %zmm15, %zmm19 /* m2_acc_46 = ternlog(p2_0_11, p1_1_11, m2_acc_45) */
-	vpternlogd $0x96, %zmm21, %zmm7, %zmm19 /* x2n_11 = ternlog(m2_acc_46, p2_3_11, g1x6) */
-	vpxord %zmm6, %zmm17, %zmm6 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm1 /* m3_acc_46 = ternlog(p2_0_11, p2_1_11, m3_acc_45) */
-	vpternlogd $0x96, %zmm2, %zmm18, %zmm1 /* x3n_11 = ternlog(m3_acc_46, p1_3_11, g1x7) */
+	vpbroadcastd 80(%rdi,%rcx), %zmm8 /* rk0_5 = bcast32() */
+	vpbroadcastd 84(%rdi,%rcx), %zmm9 /* rk1_5 = bcast32() */
+	vpbroadcastd 88(%rdi,%rcx), %zmm10 /* rk2_5 = bcast32() */
+	vpbroadcastd 92(%rdi,%rcx), %zmm13 /* rk3_5 = bcast32() */
+	vmovdqa64 %zmm2, %zmm15 /* g0x8.3 */
+	vpternlogd $0x96, %zmm8, %zmm6, %zmm15 /* t0_acc_21 = ternlog(g0x8, g0x12, rk0_5) */
+	vpxord %zmm12, %zmm15, %zmm15 /* t0_10 = xor(t0_acc_21, g0x0) */
+	vmovdqa64 %zmm20, %zmm16 /* g1x8.3 */
+	vpternlogd $0x96, %zmm8, %zmm30, %zmm16 /* t0_acc_23 = ternlog(g1x8, g1x12, rk0_5) */
+	vpxord %zmm26, %zmm16, %zmm8 /* t0_11 = xor(t0_acc_23, g1x0) */
+	vmovdqa64 %zmm31, %zmm16 /* g0x9.3 */
+	vpternlogd $0x96, %zmm9, %zmm18, %zmm16 /* t1_acc_21 = ternlog(g0x9, g0x13, rk1_5) */
+	vpxord %zmm25, %zmm16, %zmm16 /* t1_10 = xor(t1_acc_21, g0x1) */
+	vmovdqa64 %zmm1, %zmm27 /* g1x9.3 */
+	vpternlogd $0x96, %zmm9, %zmm0, %zmm27 /* t1_acc_23 = ternlog(g1x9, g1x13, rk1_5) */
+	vpxord %zmm3, %zmm27, %zmm9 /* t1_11 = xor(t1_acc_23, g1x1) */
+	vmovdqa64 %zmm11, %zmm27 /* g0x10.3 */
+	vpternlogd $0x96, %zmm10, %zmm23, %zmm27 /* t2_acc_21 = ternlog(g0x10, g0x14, rk2_5) */
+	vpxord %zmm24, %zmm27, %zmm27 /* t2_10 = xor(t2_acc_21, g0x2) */
+	vmovdqa64 %zmm17, %zmm28 /* g1x10.3 */
+	vpternlogd $0x96, %zmm10, %zmm29, %zmm28 /* t2_acc_23 = ternlog(g1x10, g1x14, rk2_5) */
+	vpxord %zmm21, %zmm28, %zmm10 /* t2_11 = xor(t2_acc_23, g1x2) */
+	vmovdqa64 %zmm22, %zmm28 /* g0x11.3 */
+	vpternlogd $0x96, %zmm13, %zmm14, %zmm28 /* t3_acc_21 = ternlog(g0x11, g0x15, rk3_5) */
+	vpxord %zmm19, %zmm28, %zmm28 /* t3_10 = xor(t3_acc_21, g0x3) */
+	vmovdqa64 %zmm17, 320(%rsp) /* spill g1x10.3 */
+	vmovdqa64 %zmm4, %zmm17 /* g1x11.3 */
+	vpternlogd $0x96, %zmm13, %zmm5, %zmm17 /* t3_acc_23 = ternlog(g1x11, g1x15, rk3_5) */
+	vpxord %zmm7, %zmm17, %zmm13 /* t3_11 = xor(t3_acc_23, g1x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm15, %zmm17 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_0_10 = gf2p8affineinv(t0_10, gfni_mat_2) */
+	vmovdqa64 %zmm4, 960(%rsp) /* spill g1x11.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm16, %zmm4 /* p1_1_10 = gf2p8affineinv(t1_10, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm16, %zmm16 /* p2_1_10 = gf2p8affineinv(t1_10, gfni_mat_2) */
+	vmovdqa64 %zmm1, 896(%rsp) /* spill g1x9.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm27, %zmm1 /* p1_2_10 = gf2p8affineinv(t2_10, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm27, %zmm27 /* p2_2_10 = gf2p8affineinv(t2_10, gfni_mat_2) */
+	vmovdqa64 %zmm20, 1024(%rsp) /* spill g1x8.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm28, %zmm20 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm28, %zmm28 /* p2_3_10 = gf2p8affineinv(t3_10, gfni_mat_2) */
+	vmovdqa64 %zmm22, 1088(%rsp) /* spill g0x11.3 */
+	vpxord %zmm20, %zmm27, %zmm22 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
+	vmovdqa64 %zmm11, 1152(%rsp) /* spill g0x10.3 */
+	vmovdqa64 %zmm17, %zmm11 /* p1_0_10 */
+	vpternlogd $0x96, %zmm22, %zmm16, %zmm11 /* m0_acc_42 = ternlog(p1_0_10, p2_1_10, m0_acc_41) */
+	vpternlogd $0x96, 768(%rsp), %zmm28, %zmm11 /* x0n_10 = ternlog(m0_acc_42, p2_3_10, g0x4) */
+	vpxord %zmm27, %zmm4, %zmm22 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
+	vpternlogd $0x96, %zmm22, %zmm15, %zmm17 /* m1_acc_42 = ternlog(p1_0_10, p2_0_10, m1_acc_41) */
+	vpternlogd $0x96, 704(%rsp), %zmm28, %zmm17 /* x1n_10 = ternlog(m1_acc_42, p2_3_10, g0x5) */
+	vpxord %zmm27, %zmm1, %zmm22 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
+	vpxord %zmm1, %zmm16, %zmm1 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
+	vmovdqa64 %zmm15, %zmm27 /* p2_0_10 */
+	vpternlogd $0x96, %zmm1, %zmm4, %zmm27 /* m2_acc_42 = ternlog(p2_0_10, p1_1_10, m2_acc_41) */
+	vpternlogd $0x96, %zmm22, %zmm16, %zmm15 /* m3_acc_42 = ternlog(p2_0_10, p2_1_10, m3_acc_41) */
+	vpternlogd $0x96, 640(%rsp), %zmm28, %zmm27 /* x2n_10 = ternlog(m2_acc_42, p2_3_10, g0x6) */
+	vpternlogd $0x96, 384(%rsp), %zmm20, %zmm15 /* x3n_10 = ternlog(m3_acc_42, p1_3_10, g0x7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm8, %zmm1 /* p1_0_11 = gf2p8affineinv(t0_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm8, %zmm4 /* p2_0_11 = gf2p8affineinv(t0_11, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm9, %zmm8 /* p1_1_11 = gf2p8affineinv(t1_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_1_11 = gf2p8affineinv(t1_11, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm10, %zmm16 /* p1_2_11 = gf2p8affineinv(t2_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_2_11 = gf2p8affineinv(t2_11, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm13, %zmm20 /* p1_3_11 = gf2p8affineinv(t3_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_3_11 = gf2p8affineinv(t3_11, gfni_mat_2) */
+	vpxord %zmm20, %zmm10, %zmm22 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
+	vmovdqa64 %zmm1, %zmm28 /* p1_0_11 */
+	vpternlogd $0x96, %zmm22, %zmm9, %zmm28 /* m0_acc_46 = ternlog(p1_0_11, p2_1_11, m0_acc_45) */
+	vpternlogd $0x96, 832(%rsp), %zmm13, %zmm28 /* x0n_11 = ternlog(m0_acc_46, p2_3_11, g1x4) */
+	vpxord %zmm10, %zmm8, %zmm22 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
+	vpternlogd $0x96, %zmm22, %zmm4, %zmm1 /* m1_acc_46 = ternlog(p1_0_11, p2_0_11, m1_acc_45) */
+	vpternlogd $0x96, 448(%rsp), %zmm13, %zmm1 /* x1n_11 = ternlog(m1_acc_46, p2_3_11, g1x5) */
+	vpxord %zmm10, %zmm16, %zmm10 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
+	vpxord %zmm16, %zmm9, %zmm16 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
+	vmovdqa64 %zmm4, %zmm22 /* p2_0_11 */
+	vpternlogd $0x96, %zmm16, %zmm8, %zmm22 /* m2_acc_46 = ternlog(p2_0_11, p1_1_11, m2_acc_45) */
+	vpternlogd $0x96, %zmm10, %zmm9, %zmm4 /* m3_acc_46 = ternlog(p2_0_11, p2_1_11, m3_acc_45) */
+	vpternlogd $0x96, 512(%rsp), %zmm13, %zmm22 /* x2n_11 = ternlog(m2_acc_46, p2_3_11, g1x6) */
+	vpternlogd $0x96, 576(%rsp), %zmm20, %zmm4 /* x3n_11 = ternlog(m3_acc_46, p1_3_11, g1x7) */
 
 	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	vpbroadcastd 96(%rdi,%rcx), %zmm2 /* rk0_6 = bcast32() */
-	vpbroadcastd 100(%rdi,%rcx), %zmm5 /* rk1_6 = bcast32() */
-	vpbroadcastd 104(%rdi,%rcx), %zmm6 /* rk2_6 = bcast32() */
-	vpbroadcastd 108(%rdi,%rcx), %zmm7 /* rk3_6 = bcast32() */
-	vmovdqa64 %zmm12, %zmm9 /* g0x12.3 */
-	vpternlogd $0x96, %zmm2, %zmm25, %zmm9 /* t0_acc_25 = ternlog(g0x12, g0x0, rk0_6) */
-	vpxord %zmm29, %zmm9, %zmm9 /* t0_12 = xor(t0_acc_25, g0x4) */
-	vmovdqa64 896(%rsp), %zmm15 /* reload g0x13.3 */
-	vmovdqa64 1088(%rsp), %zmm17 /* reload g0x1.4 */
-	vmovdqa64 %zmm15, %zmm18 /* g0x13.3 */
-	vpternlogd $0x96, %zmm5, %zmm17, %zmm18 /* t1_acc_25 = ternlog(g0x13, g0x1, rk1_6) */
-	vpxord 384(%rsp), %zmm18, %zmm18 /* t1_12 = xor(t1_acc_25, g0x5) */
-	vmovdqa64 448(%rsp), %zmm21 /* reload g0x14.3 */
-	vmovdqa64 576(%rsp), %zmm30 /* reload g0x2.4 */
-	vmovdqa64 %zmm21, %zmm31 /* g0x14.3 */
-	vpternlogd $0x96, %zmm6, %zmm30, %zmm31 /* t2_acc_25 = ternlog(g0x14, g0x2, rk2_6) */
-	vpxord %zmm20, %zmm31, %zmm31 /* t2_12 = xor(t2_acc_25, g0x6) */
-	vmovdqa64 768(%rsp), %zmm21 /* reload g0x15.3 */
-	vmovdqa64 1024(%rsp), %zmm15 /* reload g0x3.4 */
-	vmovdqa64 %zmm21, %zmm30 /* g0x15.3 */
-	vpternlogd $0x96, %zmm7, %zmm15, %zmm30 /* t3_acc_25 = ternlog(g0x15, g0x3, rk3_6) */
-	vpxord %zmm8, %zmm30, %zmm30 /* t3_12 = xor(t3_acc_25, g0x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm9, %zmm21 /* p1_0_12 = gf2p8affineinv(t0_12, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm18, %zmm15 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm31, %zmm17 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
-	vmovdqa64 %zmm12, 320(%rsp) /* spill g0x12.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm30, %zmm12 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_0_12 = gf2p8affineinv(t0_12, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm18, %zmm18 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm31, %zmm31 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_3_12 = gf2p8affineinv(t3_12, gfni_mat_2) */
-	vmovdqa64 %zmm8, 1152(%rsp) /* spill g0x7.4 */
-	vpxord %zmm12, %zmm31, %zmm8 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
-	vmovdqa64 %zmm20, 640(%rsp) /* spill g0x6.4 */
-	vmovdqa64 %zmm21, %zmm20 /* p1_0_12 */
-	vpternlogd $0x96, %zmm8, %zmm18, %zmm20 /* m0_acc_50 = ternlog(p1_0_12, p2_1_12, m0_acc_49) */
-	vpternlogd $0x96, 960(%rsp), %zmm30, %zmm20 /* x0n_12 = ternlog(m0_acc_50, p2_3_12, g0x8) */
-	vpxord %zmm31, %zmm15, %zmm8 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
-	vpternlogd $0x96, %zmm8, %zmm9, %zmm21 /* m1_acc_50 = ternlog(p1_0_12, p2_0_12, m1_acc_49) */
-	vpternlogd $0x96, 832(%rsp), %zmm30, %zmm21 /* x1n_12 = ternlog(m1_acc_50, p2_3_12, g0x9) */
-	vpxord %zmm17, %zmm18, %zmm8 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
-	vmovdqa64 %zmm21, 832(%rsp) /* spill g0x9.4 */
-	vmovdqa64 %zmm9, %zmm21 /* p2_0_12 */
-	vpternlogd $0x96, %zmm8, %zmm15, %zmm21 /* m2_acc_50 = ternlog(p2_0_12, p1_1_12, m2_acc_49) */
-	vpternlogd $0x96, 512(%rsp), %zmm30, %zmm21 /* x2n_12 = ternlog(m2_acc_50, p2_3_12, g0x10) */
-	vpxord %zmm31, %zmm17, %zmm8 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
-	vpternlogd $0x96, %zmm8, %zmm18, %zmm9 /* m3_acc_50 = ternlog(p2_0_12, p2_1_12, m3_acc_49) */
-	vpternlogd $0x96, 704(%rsp), %zmm12, %zmm9 /* x3n_12 = ternlog(m3_acc_50, p1_3_12, g0x11) */
-	vmovdqa64 %zmm26, %zmm8 /* g1x12.3 */
-	vpternlogd $0x96, %zmm2, %zmm28, %zmm8 /* t0_acc_27 = ternlog(g1x12, g1x0, rk0_6) */
-	vpxord %zmm24, %zmm8, %zmm2 /* t0_13 = xor(t0_acc_27, g1x4) */
-	vmovdqa64 %zmm10, %zmm8 /* g1x13.3 */
-	vpternlogd $0x96, %zmm5, %zmm13, %zmm8 /* t1_acc_27 = ternlog(g1x13, g1x1, rk1_6) */
-	vpxord %zmm14, %zmm8, %zmm5 /* t1_13 = xor(t1_acc_27, g1x5) */
-	vmovdqa64 %zmm27, %zmm8 /* g1x14.3 */
-	vpternlogd $0x96, %zmm6, %zmm16, %zmm8 /* t2_acc_27 = ternlog(g1x14, g1x2, rk2_6) */
-	vpxord %zmm19, %zmm8, %zmm6 /* t2_13 = xor(t2_acc_27, g1x6) */
-	vmovdqa64 %zmm3, %zmm8 /* g1x15.3 */
-	vpternlogd $0x96, %zmm7, %zmm4, %zmm8 /* t3_acc_27 = ternlog(g1x15, g1x3, rk3_6) */
-	vpxord %zmm1, %zmm8, %zmm7 /* t3_13 = xor(t3_acc_27, g1x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm2, %zmm8 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm5, %zmm12 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm6, %zmm15 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm17 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm2, %zmm2 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_13 = gf2p8affineinv(t3_13, gfni_mat_2) */
-	vpxord %zmm17, %zmm6, %zmm18 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
-	vmovdqa64 %zmm8, %zmm30 /* p1_0_13 */
-	vpternlogd $0x96, %zmm18, %zmm5, %zmm30 /* m0_acc_54 = ternlog(p1_0_13, p2_1_13, m0_acc_53) */
-	vpternlogd $0x96, %zmm22, %zmm7, %zmm30 /* x0n_13 = ternlog(m0_acc_54, p2_3_13, g1x8) */
-	vpxord %zmm6, %zmm12, %zmm18 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
-	vpternlogd $0x96, %zmm18, %zmm2, %zmm8 /* m1_acc_54 = ternlog(p1_0_13, p2_0_13, m1_acc_53) */
-	vpternlogd $0x96, %zmm11, %zmm7, %zmm8 /* x1n_13 = ternlog(m1_acc_54, p2_3_13, g1x9) */
-	vpxord %zmm15, %zmm5, %zmm11 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
-	vmovdqa64 %zmm2, %zmm18 /* p2_0_13 */
-	vpternlogd $0x96, %zmm11, %zmm12, %zmm18 /* m2_acc_54 = ternlog(p2_0_13, p1_1_13, m2_acc_53) */
-	vpternlogd $0x96, %zmm23, %zmm7, %zmm18 /* x2n_13 = ternlog(m2_acc_54, p2_3_13, g1x10) */
-	vpxord %zmm6, %zmm15, %zmm6 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm2 /* m3_acc_54 = ternlog(p2_0_13, p2_1_13, m3_acc_53) */
-	vpternlogd $0x96, %zmm0, %zmm17, %zmm2 /* x3n_13 = ternlog(m3_acc_54, p1_3_13, g1x11) */
+	vpbroadcastd 96(%rdi,%rcx), %zmm8 /* rk0_6 = bcast32() */
+	vpbroadcastd 100(%rdi,%rcx), %zmm9 /* rk1_6 = bcast32() */
+	vpbroadcastd 104(%rdi,%rcx), %zmm10 /* rk2_6 = bcast32() */
+	vpbroadcastd 108(%rdi,%rcx), %zmm13 /* rk3_6 = bcast32() */
+	vmovdqa64 %zmm6, %zmm16 /* g0x12.3 */
+	vpternlogd $0x96, %zmm8, %zmm12, %zmm16 /* t0_acc_25 = ternlog(g0x12, g0x0, rk0_6) */
+	vpxord %zmm11, %zmm16, %zmm16 /* t0_12 = xor(t0_acc_25, g0x4) */
+	vmovdqa64 %zmm30, %zmm20 /* g1x12.3 */
+	vpternlogd $0x96, %zmm8, %zmm26, %zmm20 /* t0_acc_27 = ternlog(g1x12, g1x0, rk0_6) */
+	vpxord %zmm28, %zmm20, %zmm8 /* t0_13 = xor(t0_acc_27, g1x4) */
+	vmovdqa64 %zmm18, %zmm20 /* g0x13.3 */
+	vpternlogd $0x96, %zmm9, %zmm25, %zmm20 /* t1_acc_25 = ternlog(g0x13, g0x1, rk1_6) */
+	vpxord %zmm17, %zmm20, %zmm20 /* t1_12 = xor(t1_acc_25, g0x5) */
+	vmovdqa64 %zmm30, 576(%rsp) /* spill g1x12.3 */
+	vmovdqa64 %zmm0, %zmm30 /* g1x13.3 */
+	vpternlogd $0x96, %zmm9, %zmm3, %zmm30 /* t1_acc_27 = ternlog(g1x13, g1x1, rk1_6) */
+	vpxord %zmm1, %zmm30, %zmm9 /* t1_13 = xor(t1_acc_27, g1x5) */
+	vmovdqa64 %zmm23, %zmm30 /* g0x14.3 */
+	vpternlogd $0x96, %zmm10, %zmm24, %zmm30 /* t2_acc_25 = ternlog(g0x14, g0x2, rk2_6) */
+	vpxord %zmm27, %zmm30, %zmm30 /* t2_12 = xor(t2_acc_25, g0x6) */
+	vmovdqa64 %zmm0, 512(%rsp) /* spill g1x13.3 */
+	vmovdqa64 %zmm29, %zmm0 /* g1x14.3 */
+	vpternlogd $0x96, %zmm10, %zmm21, %zmm0 /* t2_acc_27 = ternlog(g1x14, g1x2, rk2_6) */
+	vpxord %zmm22, %zmm0, %zmm0 /* t2_13 = xor(t2_acc_27, g1x6) */
+	vmovdqa64 %zmm14, %zmm10 /* g0x15.3 */
+	vpternlogd $0x96, %zmm13, %zmm19, %zmm10 /* t3_acc_25 = ternlog(g0x15, g0x3, rk3_6) */
+	vpxord %zmm15, %zmm10, %zmm10 /* t3_12 = xor(t3_acc_25, g0x7) */
+	vmovdqa64 %zmm29, 448(%rsp) /* spill g1x14.3 */
+	vmovdqa64 %zmm5, %zmm29 /* g1x15.3 */
+	vpternlogd $0x96, %zmm13, %zmm7, %zmm29 /* t3_acc_27 = ternlog(g1x15, g1x3, rk3_6) */
+	vpxord %zmm4, %zmm29, %zmm13 /* t3_13 = xor(t3_acc_27, g1x7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm16, %zmm29 /* p1_0_12 = gf2p8affineinv(t0_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm16, %zmm16 /* p2_0_12 = gf2p8affineinv(t0_12, gfni_mat_2) */
+	vmovdqa64 %zmm5, 832(%rsp) /* spill g1x15.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm20, %zmm5 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm20, %zmm20 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
+	vmovdqa64 %zmm14, 384(%rsp) /* spill g0x15.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm30, %zmm14 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
+	vmovdqa64 %zmm23, 640(%rsp) /* spill g0x14.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm10, %zmm23 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_3_12 = gf2p8affineinv(t3_12, gfni_mat_2) */
+	vmovdqa64 %zmm18, 704(%rsp) /* spill g0x13.3 */
+	vpxord %zmm23, %zmm30, %zmm18 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
+	vmovdqa64 %zmm6, 768(%rsp) /* spill g0x12.3 */
+	vmovdqa64 %zmm29, %zmm6 /* p1_0_12 */
+	vpternlogd $0x96, %zmm18, %zmm20, %zmm6 /* m0_acc_50 = ternlog(p1_0_12, p2_1_12, m0_acc_49) */
+	vpternlogd $0x96, %zmm2, %zmm10, %zmm6 /* x0n_12 = ternlog(m0_acc_50, p2_3_12, g0x8) */
+	vpxord %zmm30, %zmm5, %zmm2 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
+	vpternlogd $0x96, %zmm2, %zmm16, %zmm29 /* m1_acc_50 = ternlog(p1_0_12, p2_0_12, m1_acc_49) */
+	vpternlogd $0x96, %zmm31, %zmm10, %zmm29 /* x1n_12 = ternlog(m1_acc_50, p2_3_12, g0x9) */
+	vpxord %zmm30, %zmm14, %zmm2 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
+	vpxord %zmm14, %zmm20, %zmm14 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
+	vmovdqa64 %zmm16, %zmm18 /* p2_0_12 */
+	vpternlogd $0x96, %zmm14, %zmm5, %zmm18 /* m2_acc_50 = ternlog(p2_0_12, p1_1_12, m2_acc_49) */
+	vpternlogd $0x96, %zmm2, %zmm20, %zmm16 /* m3_acc_50 = ternlog(p2_0_12, p2_1_12, m3_acc_49) */
+	vpternlogd $0x96, 1152(%rsp), %zmm10, %zmm18 /* x2n_12 = ternlog(m2_acc_50, p2_3_12, g0x10) */
+	vpternlogd $0x96, 1088(%rsp), %zmm23, %zmm16 /* x3n_12 = ternlog(m3_acc_50, p1_3_12, g0x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm8, %zmm2 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm8, %zmm5 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm9, %zmm8 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm0, %zmm10 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm0, %zmm0 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm13, %zmm14 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_3_13 = gf2p8affineinv(t3_13, gfni_mat_2) */
+	vpxord %zmm14, %zmm0, %zmm20 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
+	vmovdqa64 %zmm2, %zmm23 /* p1_0_13 */
+	vpternlogd $0x96, %zmm20, %zmm9, %zmm23 /* m0_acc_54 = ternlog(p1_0_13, p2_1_13, m0_acc_53) */
+	vpternlogd $0x96, 1024(%rsp), %zmm13, %zmm23 /* x0n_13 = ternlog(m0_acc_54, p2_3_13, g1x8) */
+	vpxord %zmm0, %zmm8, %zmm20 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
+	vpternlogd $0x96, %zmm20, %zmm5, %zmm2 /* m1_acc_54 = ternlog(p1_0_13, p2_0_13, m1_acc_53) */
+	vpternlogd $0x96, 896(%rsp), %zmm13, %zmm2 /* x1n_13 = ternlog(m1_acc_54, p2_3_13, g1x9) */
+	vpxord %zmm0, %zmm10, %zmm0 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
+	vpxord %zmm10, %zmm9, %zmm10 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
+	vmovdqa64 %zmm5, %zmm20 /* p2_0_13 */
+	vpternlogd $0x96, %zmm10, %zmm8, %zmm20 /* m2_acc_54 = ternlog(p2_0_13, p1_1_13, m2_acc_53) */
+	vpternlogd $0x96, %zmm0, %zmm9, %zmm5 /* m3_acc_54 = ternlog(p2_0_13, p2_1_13, m3_acc_53) */
+	vpternlogd $0x96, 320(%rsp), %zmm13, %zmm20 /* x2n_13 = ternlog(m2_acc_54, p2_3_13, g1x10) */
+	vpternlogd $0x96, 960(%rsp), %zmm14, %zmm5 /* x3n_13 = ternlog(m3_acc_54, p1_3_13, g1x11) */
 
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 112(%rdi,%rcx), %zmm0 /* rk0_7 = bcast32() */
-	vpbroadcastd 116(%rdi,%rcx), %zmm5 /* rk1_7 = bcast32() */
-	vpbroadcastd 120(%rdi,%rcx), %zmm6 /* rk2_7 = bcast32() */
-	vpbroadcastd 124(%rdi,%rcx), %zmm7 /* rk3_7 = bcast32() */
-	vmovdqa64 %zmm25, %zmm11 /* g0x0.4 */
-	vpternlogd $0x96, %zmm0, %zmm29, %zmm11 /* t0_acc_29 = ternlog(g0x0, g0x4, rk0_7) */
-	vpxord %zmm20, %zmm11, %zmm11 /* t0_14 = xor(t0_acc_29, g0x8) */
-	vmovdqa64 1088(%rsp), %zmm12 /* reload g0x1.4 */
-	vmovdqa64 384(%rsp), %zmm15 /* reload g0x5.4 */
-	vmovdqa64 %zmm12, %zmm17 /* g0x1.4 */
-	vpternlogd $0x96, %zmm5, %zmm15, %zmm17 /* t1_acc_29 = ternlog(g0x1, g0x5, rk1_7) */
-	vpxord 832(%rsp), %zmm17, %zmm17 /* t1_14 = xor(t1_acc_29, g0x9) */
-	vmovdqa64 576(%rsp), %zmm22 /* reload g0x2.4 */
-	vmovdqa64 640(%rsp), %zmm23 /* reload g0x6.4 */
-	vmovdqa64 %zmm22, %zmm31 /* g0x2.4 */
-	vpternlogd $0x96, %zmm6, %zmm23, %zmm31 /* t2_acc_29 = ternlog(g0x2, g0x6, rk2_7) */
-	vpxord %zmm21, %zmm31, %zmm31 /* t2_14 = xor(t2_acc_29, g0x10) */
-	vmovdqa64 1024(%rsp), %zmm22 /* reload g0x3.4 */
-	vmovdqa64 1152(%rsp), %zmm12 /* reload g0x7.4 */
-	vmovdqa64 %zmm22, %zmm23 /* g0x3.4 */
-	vpternlogd $0x96, %zmm7, %zmm12, %zmm23 /* t3_acc_29 = ternlog(g0x3, g0x7, rk3_7) */
-	vpxord %zmm9, %zmm23, %zmm23 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm11, %zmm22 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm17, %zmm12 /* p1_1_14 = gf2p8affineinv(t1_14, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm31, %zmm15 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
-	vmovdqa64 %zmm25, 704(%rsp) /* spill g0x0.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm23, %zmm25 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm11, %zmm11 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm17, %zmm17 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm31, %zmm31 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm23, %zmm23 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
-	vmovdqa64 %zmm9, 512(%rsp) /* spill g0x11.4 */
-	vpxord %zmm25, %zmm31, %zmm9 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
-	vmovdqa64 %zmm21, 960(%rsp) /* spill g0x10.4 */
-	vmovdqa64 %zmm22, %zmm21 /* p1_0_14 */
-	vpternlogd $0x96, %zmm9, %zmm17, %zmm21 /* m0_acc_58 = ternlog(p1_0_14, p2_1_14, m0_acc_57) */
-	vpternlogd $0x96, 320(%rsp), %zmm23, %zmm21 /* x0n_14 = ternlog(m0_acc_58, p2_3_14, g0x12) */
-	vpxord %zmm31, %zmm12, %zmm9 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
-	vpternlogd $0x96, %zmm9, %zmm11, %zmm22 /* m1_acc_58 = ternlog(p1_0_14, p2_0_14, m1_acc_57) */
-	vpternlogd $0x96, 896(%rsp), %zmm23, %zmm22 /* x1n_14 = ternlog(m1_acc_58, p2_3_14, g0x13) */
-	vpxord %zmm15, %zmm17, %zmm9 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
-	vmovdqa64 %zmm22, 896(%rsp) /* spill g0x13.4 */
-	vmovdqa64 %zmm11, %zmm22 /* p2_0_14 */
-	vpternlogd $0x96, %zmm9, %zmm12, %zmm22 /* m2_acc_58 = ternlog(p2_0_14, p1_1_14, m2_acc_57) */
-	vpternlogd $0x96, 448(%rsp), %zmm23, %zmm22 /* x2n_14 = ternlog(m2_acc_58, p2_3_14, g0x14) */
-	vpxord %zmm31, %zmm15, %zmm9 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
-	vpternlogd $0x96, %zmm9, %zmm17, %zmm11 /* m3_acc_58 = ternlog(p2_0_14, p2_1_14, m3_acc_57) */
-	vpternlogd $0x96, 768(%rsp), %zmm25, %zmm11 /* x3n_14 = ternlog(m3_acc_58, p1_3_14, g0x15) */
-	vmovdqa64 %zmm28, %zmm9 /* g1x0.4 */
-	vpternlogd $0x96, %zmm0, %zmm24, %zmm9 /* t0_acc_31 = ternlog(g1x0, g1x4, rk0_7) */
-	vpxord %zmm30, %zmm9, %zmm0 /* t0_15 = xor(t0_acc_31, g1x8) */
-	vmovdqa64 %zmm13, %zmm9 /* g1x1.4 */
-	vpternlogd $0x96, %zmm5, %zmm14, %zmm9 /* t1_acc_31 = ternlog(g1x1, g1x5, rk1_7) */
-	vpxord %zmm8, %zmm9, %zmm5 /* t1_15 = xor(t1_acc_31, g1x9) */
-	vmovdqa64 %zmm16, %zmm9 /* g1x2.4 */
-	vpternlogd $0x96, %zmm6, %zmm19, %zmm9 /* t2_acc_31 = ternlog(g1x2, g1x6, rk2_7) */
-	vpxord %zmm18, %zmm9, %zmm6 /* t2_15 = xor(t2_acc_31, g1x10) */
-	vmovdqa64 %zmm4, %zmm9 /* g1x3.4 */
-	vpternlogd $0x96, %zmm7, %zmm1, %zmm9 /* t3_acc_31 = ternlog(g1x3, g1x7, rk3_7) */
-	vpxord %zmm2, %zmm9, %zmm7 /* t3_15 = xor(t3_acc_31, g1x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm0, %zmm9 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm5, %zmm12 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm6, %zmm15 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm7, %zmm17 /* p1_3_15 = gf2p8affineinv(t3_15, gfni_mat_1) */
+	vpbroadcastd 116(%rdi,%rcx), %zmm8 /* rk1_7 = bcast32() */
+	vpbroadcastd 120(%rdi,%rcx), %zmm9 /* rk2_7 = bcast32() */
+	vpbroadcastd 124(%rdi,%rcx), %zmm10 /* rk3_7 = bcast32() */
+	vmovdqa64 %zmm12, %zmm13 /* g0x0.4 */
+	vpternlogd $0x96, %zmm0, %zmm11, %zmm13 /* t0_acc_29 = ternlog(g0x0, g0x4, rk0_7) */
+	vpxord %zmm6, %zmm13, %zmm13 /* t0_14 = xor(t0_acc_29, g0x8) */
+	vmovdqa64 %zmm26, %zmm14 /* g1x0.4 */
+	vpternlogd $0x96, %zmm0, %zmm28, %zmm14 /* t0_acc_31 = ternlog(g1x0, g1x4, rk0_7) */
+	vpxord %zmm23, %zmm14, %zmm0 /* t0_15 = xor(t0_acc_31, g1x8) */
+	vmovdqa64 %zmm25, %zmm14 /* g0x1.4 */
+	vpternlogd $0x96, %zmm8, %zmm17, %zmm14 /* t1_acc_29 = ternlog(g0x1, g0x5, rk1_7) */
+	vpxord %zmm29, %zmm14, %zmm14 /* t1_14 = xor(t1_acc_29, g0x9) */
+	vmovdqa64 %zmm3, %zmm30 /* g1x1.4 */
+	vpternlogd $0x96, %zmm8, %zmm1, %zmm30 /* t1_acc_31 = ternlog(g1x1, g1x5, rk1_7) */
+	vpxord %zmm2, %zmm30, %zmm8 /* t1_15 = xor(t1_acc_31, g1x9) */
+	vmovdqa64 %zmm24, %zmm30 /* g0x2.4 */
+	vpternlogd $0x96, %zmm9, %zmm27, %zmm30 /* t2_acc_29 = ternlog(g0x2, g0x6, rk2_7) */
+	vpxord %zmm18, %zmm30, %zmm30 /* t2_14 = xor(t2_acc_29, g0x10) */
+	vmovdqa64 %zmm21, %zmm31 /* g1x2.4 */
+	vpternlogd $0x96, %zmm9, %zmm22, %zmm31 /* t2_acc_31 = ternlog(g1x2, g1x6, rk2_7) */
+	vpxord %zmm20, %zmm31, %zmm9 /* t2_15 = xor(t2_acc_31, g1x10) */
+	vmovdqa64 %zmm19, %zmm31 /* g0x3.4 */
+	vpternlogd $0x96, %zmm10, %zmm15, %zmm31 /* t3_acc_29 = ternlog(g0x3, g0x7, rk3_7) */
+	vpxord %zmm16, %zmm31, %zmm31 /* t3_14 = xor(t3_acc_29, g0x11) */
+	vmovdqa64 %zmm21, 192(%rsp) /* spill g1x2.4 */
+	vmovdqa64 %zmm7, %zmm21 /* g1x3.4 */
+	vpternlogd $0x96, %zmm10, %zmm4, %zmm21 /* t3_acc_31 = ternlog(g1x3, g1x7, rk3_7) */
+	vpxord %zmm5, %zmm21, %zmm10 /* t3_15 = xor(t3_acc_31, g1x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm13, %zmm21 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
+	vmovdqa64 %zmm7, 256(%rsp) /* spill g1x3.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm14, %zmm7 /* p1_1_14 = gf2p8affineinv(t1_14, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm14, %zmm14 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
+	vmovdqa64 %zmm3, 128(%rsp) /* spill g1x1.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm30, %zmm3 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
+	vmovdqa64 %zmm26, 64(%rsp) /* spill g1x0.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm31, %zmm26 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm31, %zmm31 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
+	vmovdqa64 %zmm19, 0(%rsp) /* spill g0x3.4 */
+	vpxord %zmm26, %zmm30, %zmm19 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
+	vmovdqa64 %zmm24, 960(%rsp) /* spill g0x2.4 */
+	vmovdqa64 %zmm21, %zmm24 /* p1_0_14 */
+	vpternlogd $0x96, %zmm19, %zmm14, %zmm24 /* m0_acc_58 = ternlog(p1_0_14, p2_1_14, m0_acc_57) */
+	vpternlogd $0x96, 768(%rsp), %zmm31, %zmm24 /* x0n_14 = ternlog(m0_acc_58, p2_3_14, g0x12) */
+	vpxord %zmm30, %zmm7, %zmm19 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
+	vpternlogd $0x96, %zmm19, %zmm13, %zmm21 /* m1_acc_58 = ternlog(p1_0_14, p2_0_14, m1_acc_57) */
+	vpternlogd $0x96, 704(%rsp), %zmm31, %zmm21 /* x1n_14 = ternlog(m1_acc_58, p2_3_14, g0x13) */
+	vpxord %zmm30, %zmm3, %zmm19 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
+	vpxord %zmm3, %zmm14, %zmm3 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
+	vmovdqa64 %zmm13, %zmm30 /* p2_0_14 */
+	vpternlogd $0x96, %zmm3, %zmm7, %zmm30 /* m2_acc_58 = ternlog(p2_0_14, p1_1_14, m2_acc_57) */
+	vpternlogd $0x96, %zmm19, %zmm14, %zmm13 /* m3_acc_58 = ternlog(p2_0_14, p2_1_14, m3_acc_57) */
+	vpternlogd $0x96, 640(%rsp), %zmm31, %zmm30 /* x2n_14 = ternlog(m2_acc_58, p2_3_14, g0x14) */
+	vpternlogd $0x96, 384(%rsp), %zmm26, %zmm13 /* x3n_14 = ternlog(m3_acc_58, p1_3_14, g0x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm0, %zmm3 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm0, %zmm0 /* p2_0_15 = gf2p8affineinv(t0_15, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_15 = gf2p8affineinv(t3_15, gfni_mat_2) */
-	vpxord %zmm17, %zmm6, %zmm23 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
-	vmovdqa64 %zmm9, %zmm25 /* p1_0_15 */
-	vpternlogd $0x96, %zmm23, %zmm5, %zmm25 /* m0_acc_62 = ternlog(p1_0_15, p2_1_15, m0_acc_61) */
-	vpternlogd $0x96, %zmm26, %zmm7, %zmm25 /* x0n_15 = ternlog(m0_acc_62, p2_3_15, g1x12) */
-	vpxord %zmm6, %zmm12, %zmm23 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
-	vpternlogd $0x96, %zmm23, %zmm0, %zmm9 /* m1_acc_62 = ternlog(p1_0_15, p2_0_15, m1_acc_61) */
-	vpternlogd $0x96, %zmm10, %zmm7, %zmm9 /* x1n_15 = ternlog(m1_acc_62, p2_3_15, g1x13) */
-	vpxord %zmm15, %zmm5, %zmm10 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
-	vmovdqa64 %zmm0, %zmm23 /* p2_0_15 */
-	vpternlogd $0x96, %zmm10, %zmm12, %zmm23 /* m2_acc_62 = ternlog(p2_0_15, p1_1_15, m2_acc_61) */
-	vpternlogd $0x96, %zmm27, %zmm7, %zmm23 /* x2n_15 = ternlog(m2_acc_62, p2_3_15, g1x14) */
-	vpxord %zmm6, %zmm15, %zmm6 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm0 /* m3_acc_62 = ternlog(p2_0_15, p2_1_15, m3_acc_61) */
-	vpternlogd $0x96, %zmm3, %zmm17, %zmm0 /* x3n_15 = ternlog(m3_acc_62, p1_3_15, g1x15) */
-	vmovdqa64 %zmm28, 0(%rsp) /* spill g1x0.2 */
-	vmovdqa64 %zmm13, 64(%rsp) /* spill g1x1.2 */
-	vmovdqa64 %zmm16, 128(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm4, 192(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm0, 256(%rsp) /* spill g1x15.2 */
-	vmovdqa64 %zmm1, %zmm0 /* g1x7.4 */
-	vmovdqa64 704(%rsp), %zmm1 /* reload g0x0.4 */
-	vmovdqa64 576(%rsp), %zmm3 /* reload g0x2.4 */
-	vmovdqa64 1024(%rsp), %zmm4 /* reload g0x3.4 */
-	vmovdqa64 %zmm29, %zmm5 /* g0x4.4 */
-	vmovdqa64 384(%rsp), %zmm6 /* reload g0x5.4 */
-	vmovdqa64 640(%rsp), %zmm7 /* reload g0x6.4 */
-	vmovdqa64 832(%rsp), %zmm10 /* reload g0x9.4 */
-	vmovdqa64 512(%rsp), %zmm12 /* reload g0x11.4 */
-	vmovdqa64 %zmm21, %zmm13 /* g0x12.4 */
-	vmovdqa64 %zmm22, %zmm15 /* g0x14.4 */
-	vmovdqa64 %zmm24, %zmm21 /* g1x4.4 */
-	vmovdqa64 %zmm14, %zmm22 /* g1x5.4 */
-	vmovdqa64 896(%rsp), %zmm14 /* reload g0x13.4 */
-	vmovdqa64 %zmm30, %zmm24 /* g1x8.4 */
-	vmovdqa64 %zmm18, %zmm26 /* g1x10.4 */
-	vmovdqa64 %zmm2, %zmm27 /* g1x11.4 */
-	vmovdqa64 1088(%rsp), %zmm2 /* reload g0x1.4 */
-	vmovdqa64 %zmm25, %zmm28 /* g1x12.4 */
-	vmovdqa64 %zmm8, %zmm25 /* g1x9.4 */
-	vmovdqa64 1152(%rsp), %zmm8 /* reload g0x7.4 */
-	vmovdqa64 %zmm9, %zmm29 /* g1x13.4 */
-	vmovdqa64 %zmm20, %zmm9 /* g0x8.4 */
-	vmovdqa64 %zmm23, %zmm30 /* g1x14.4 */
-	vmovdqa64 %zmm19, %zmm23 /* g1x6.4 */
-	vmovdqa64 %zmm11, %zmm31 /* g0x15.4 */
-	vmovdqa64 960(%rsp), %zmm11 /* reload g0x10.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm8, %zmm7 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm9, %zmm14 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm10, %zmm19 /* p1_3_15 = gf2p8affineinv(t3_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_3_15 = gf2p8affineinv(t3_15, gfni_mat_2) */
+	vpxord %zmm19, %zmm9, %zmm26 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
+	vmovdqa64 %zmm3, %zmm31 /* p1_0_15 */
+	vpternlogd $0x96, %zmm26, %zmm8, %zmm31 /* m0_acc_62 = ternlog(p1_0_15, p2_1_15, m0_acc_61) */
+	vpternlogd $0x96, 576(%rsp), %zmm10, %zmm31 /* x0n_15 = ternlog(m0_acc_62, p2_3_15, g1x12) */
+	vpxord %zmm9, %zmm7, %zmm26 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm3 /* m1_acc_62 = ternlog(p1_0_15, p2_0_15, m1_acc_61) */
+	vpternlogd $0x96, 512(%rsp), %zmm10, %zmm3 /* x1n_15 = ternlog(m1_acc_62, p2_3_15, g1x13) */
+	vpxord %zmm9, %zmm14, %zmm9 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
+	vpxord %zmm14, %zmm8, %zmm14 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
+	vmovdqa64 %zmm0, %zmm26 /* p2_0_15 */
+	vpternlogd $0x96, %zmm14, %zmm7, %zmm26 /* m2_acc_62 = ternlog(p2_0_15, p1_1_15, m2_acc_61) */
+	vpternlogd $0x96, %zmm9, %zmm8, %zmm0 /* m3_acc_62 = ternlog(p2_0_15, p2_1_15, m3_acc_61) */
+	vpternlogd $0x96, 448(%rsp), %zmm10, %zmm26 /* x2n_15 = ternlog(m2_acc_62, p2_3_15, g1x14) */
+	vpternlogd $0x96, 832(%rsp), %zmm19, %zmm0 /* x3n_15 = ternlog(m3_acc_62, p1_3_15, g1x15) */
+	vmovdqa64 %zmm11, %zmm7 /* g0x4.4 */
+	vmovdqa64 %zmm15, %zmm8 /* g0x7.4 */
+	vmovdqa64 %zmm27, %zmm9 /* g0x6.4 */
+	vmovdqa64 %zmm29, %zmm10 /* g0x9.4 */
+	vmovdqa64 %zmm6, %zmm11 /* g0x8.4 */
+	vmovdqa64 %zmm17, %zmm6 /* g0x5.4 */
+	vmovdqa64 %zmm21, %zmm14 /* g0x13.4 */
+	vmovdqa64 %zmm24, %zmm15 /* g0x12.4 */
+	vmovdqa64 %zmm26, %zmm17 /* g1x14.4 */
+	vmovdqa64 %zmm22, %zmm24 /* g1x6.4 */
+	vmovdqa64 %zmm1, %zmm22 /* g1x5.4 */
+	vmovdqa64 %zmm30, %zmm1 /* g0x14.4 */
+	vmovdqa64 %zmm23, %zmm26 /* g1x8.4 */
+	vmovdqa64 %zmm28, %zmm23 /* g1x4.4 */
+	vmovdqa64 %zmm5, %zmm27 /* g1x11.4 */
+	vmovdqa64 960(%rsp), %zmm5 /* reload g0x2.4 */
+	vmovdqa64 %zmm20, %zmm28 /* g1x10.4 */
+	vmovdqa64 %zmm3, %zmm29 /* g1x13.4 */
+	vmovdqa64 %zmm12, %zmm3 /* g0x0.4 */
+	vmovdqa64 %zmm16, %zmm12 /* g0x11.4 */
+	vmovdqa64 %zmm0, %zmm16 /* g1x15.4 */
+	vmovdqa64 %zmm4, %zmm0 /* g1x7.4 */
+	vmovdqa64 %zmm31, %zmm30 /* g1x12.4 */
+	vmovdqa64 %zmm13, %zmm31 /* g0x15.4 */
+	vmovdqa64 %zmm18, %zmm13 /* g0x10.4 */
+	vmovdqa64 %zmm2, %zmm4 /* g1x9.4 */
+	vmovdqa64 %zmm25, %zmm2 /* g0x1.4 */
+	vmovdqa64 %zmm4, %zmm25 /* g1x9.4 */
 	add $128, %rcx
 	cmp $512, %rcx
 	jne .Lsm4_byteslice_avx512_gfni_asm_0_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm13, %zmm13 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm15, %zmm4 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm14, %zmm14 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm15, %zmm15 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm31, %zmm16 /* xout_3 = gf2p8affine(g0x15, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm9, %zmm9 /* xout_4 = gf2p8affine(g0x8, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm1, %zmm1 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm31, %zmm15 /* xout_3 = gf2p8affine(g0x15, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm11, %zmm11 /* xout_4 = gf2p8affine(g0x8, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm10, %zmm10 /* xout_5 = gf2p8affine(g0x9, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm11, %zmm11 /* xout_6 = gf2p8affine(g0x10, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm13, %zmm13 /* xout_6 = gf2p8affine(g0x10, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm12, %zmm12 /* xout_7 = gf2p8affine(g0x11, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm5, %zmm5 /* xout_8 = gf2p8affine(g0x4, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm7, %zmm7 /* xout_8 = gf2p8affine(g0x4, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm6, %zmm6 /* xout_9 = gf2p8affine(g0x5, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm7, %zmm7 /* xout_10 = gf2p8affine(g0x6, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm9, %zmm9 /* xout_10 = gf2p8affine(g0x6, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm8, %zmm8 /* xout_11 = gf2p8affine(g0x7, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm1, %zmm1 /* xout_12 = gf2p8affine(g0x0, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm3, %zmm3 /* xout_12 = gf2p8affine(g0x0, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm2, %zmm2 /* xout_13 = gf2p8affine(g0x1, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm3, %zmm3 /* xout_14 = gf2p8affine(g0x2, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm4, %zmm4 /* xout_15 = gf2p8affine(g0x3, gfni_mat_3) */
-	vpunpcklbw %zmm5, %zmm13, %zmm17 /* tro0 = unpacklo(xout, xout_8) */
-	vpunpckhbw %zmm5, %zmm13, %zmm5 /* tro0_1 = unpackhi(xout, xout_8) */
-	vpunpcklbw %zmm6, %zmm14, %zmm13 /* tro0_2 = unpacklo(xout_1, xout_9) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm5, %zmm5 /* xout_14 = gf2p8affine(g0x2, gfni_mat_3) */
+	vmovdqa64 0(%rsp), %zmm18 /* reload g0x3.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm18, %zmm18 /* xout_15 = gf2p8affine(g0x3, gfni_mat_3) */
+	vpunpcklbw %zmm7, %zmm4, %zmm19 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %zmm7, %zmm4, %zmm4 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %zmm6, %zmm14, %zmm7 /* tro0_2 = unpacklo(xout_1, xout_9) */
 	vpunpckhbw %zmm6, %zmm14, %zmm6 /* tro0_3 = unpackhi(xout_1, xout_9) */
-	vpunpcklbw %zmm7, %zmm15, %zmm14 /* tro0_4 = unpacklo(xout_2, xout_10) */
-	vpunpckhbw %zmm7, %zmm15, %zmm7 /* tro0_5 = unpackhi(xout_2, xout_10) */
-	vpunpcklbw %zmm8, %zmm16, %zmm15 /* tro0_6 = unpacklo(xout_3, xout_11) */
-	vpunpckhbw %zmm8, %zmm16, %zmm8 /* tro0_7 = unpackhi(xout_3, xout_11) */
-	vpunpcklbw %zmm1, %zmm9, %zmm16 /* tro0_8 = unpacklo(xout_4, xout_12) */
-	vpunpckhbw %zmm1, %zmm9, %zmm1 /* tro0_9 = unpackhi(xout_4, xout_12) */
-	vpunpcklbw %zmm2, %zmm10, %zmm9 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	vpunpcklbw %zmm9, %zmm1, %zmm14 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	vpunpcklbw %zmm8, %zmm15, %zmm9 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	vpunpckhbw %zmm8, %zmm15, %zmm8 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	vpunpcklbw %zmm3, %zmm11, %zmm15 /* tro0_8 = unpacklo(xout_4, xout_12) */
+	vpunpckhbw %zmm3, %zmm11, %zmm3 /* tro0_9 = unpackhi(xout_4, xout_12) */
+	vpunpcklbw %zmm2, %zmm10, %zmm11 /* tro0_10 = unpacklo(xout_5, xout_13) */
 	vpunpckhbw %zmm2, %zmm10, %zmm2 /* tro0_11 = unpackhi(xout_5, xout_13) */
-	vpunpcklbw %zmm3, %zmm11, %zmm10 /* tro0_12 = unpacklo(xout_6, xout_14) */
-	vpunpckhbw %zmm3, %zmm11, %zmm3 /* tro0_13 = unpackhi(xout_6, xout_14) */
-	vpunpcklbw %zmm4, %zmm12, %zmm11 /* tro0_14 = unpacklo(xout_7, xout_15) */
-	vpunpckhbw %zmm4, %zmm12, %zmm4 /* tro0_15 = unpackhi(xout_7, xout_15) */
-	vpunpcklbw %zmm16, %zmm17, %zmm12 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm16, %zmm17, %zmm16 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm1, %zmm5, %zmm17 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm1, %zmm5, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm9, %zmm13, %zmm5 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm9, %zmm13, %zmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm2, %zmm6, %zmm13 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpcklbw %zmm5, %zmm13, %zmm10 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	vpunpckhbw %zmm5, %zmm13, %zmm5 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	vpunpcklbw %zmm18, %zmm12, %zmm13 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	vpunpckhbw %zmm18, %zmm12, %zmm12 /* tro0_15 = unpackhi(xout_7, xout_15) */
+	vpunpcklbw %zmm15, %zmm19, %zmm18 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm15, %zmm19, %zmm15 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm3, %zmm4, %zmm19 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm3, %zmm4, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm11, %zmm7, %zmm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm11, %zmm7, %zmm7 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm2, %zmm6, %zmm11 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
 	vpunpckhbw %zmm2, %zmm6, %zmm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
 	vpunpcklbw %zmm10, %zmm14, %zmm6 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
 	vpunpckhbw %zmm10, %zmm14, %zmm10 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm3, %zmm7, %zmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm3, %zmm7, %zmm3 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm11, %zmm15, %zmm7 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm11, %zmm15, %zmm11 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm4, %zmm8, %zmm15 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm4, %zmm8, %zmm4 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm6, %zmm12, %zmm8 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm6, %zmm12, %zmm6 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm10, %zmm16, %zmm12 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm10, %zmm16, %zmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm14, %zmm17, %zmm16 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm14, %zmm17, %zmm14 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm3, %zmm1, %zmm17 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm7, %zmm5, %zmm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm7, %zmm5, %zmm5 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm11, %zmm9, %zmm7 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm11, %zmm9, %zmm9 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm15, %zmm13, %zmm11 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm15, %zmm13, %zmm13 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm4, %zmm2, %zmm15 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	vpunpckhbw %zmm4, %zmm2, %zmm2 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm3, %zmm8, %zmm4 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm3, %zmm8, %zmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm5, %zmm6, %zmm8 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm5, %zmm6, %zmm5 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm7, %zmm12, %zmm6 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm7, %zmm12, %zmm7 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm9, %zmm10, %zmm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm9, %zmm10, %zmm9 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm11, %zmm16, %zmm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm11, %zmm16, %zmm11 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm13, %zmm14, %zmm16 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm13, %zmm14, %zmm13 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm15, %zmm17, %zmm14 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm15, %zmm17, %zmm15 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm2, %zmm1, %zmm17 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %zmm2, %zmm1, %zmm1 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	vmovdqu64 %zmm4, (%rdx) /* store tro3 */
+	vpunpcklbw %zmm5, %zmm1, %zmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm13, %zmm9, %zmm5 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm12, %zmm8, %zmm13 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm12, %zmm8, %zmm8 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm6, %zmm18, %zmm12 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm6, %zmm18, %zmm6 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm10, %zmm15, %zmm18 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm10, %zmm15, %zmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm14, %zmm19, %zmm15 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm14, %zmm19, %zmm14 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm1, %zmm3, %zmm19 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %zmm1, %zmm3, %zmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %zmm5, %zmm4, %zmm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm5, %zmm4, %zmm4 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm9, %zmm7, %zmm5 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm9, %zmm7, %zmm7 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm13, %zmm11, %zmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm13, %zmm11, %zmm11 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm8, %zmm2, %zmm13 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %zmm8, %zmm2, %zmm2 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %zmm3, %zmm12, %zmm8 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm3, %zmm12, %zmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vmovdqu64 %zmm8, (%rdx) /* store tro3 */
 	vmovdqu64 %zmm3, 64(%rdx) /* store tro3_1 */
-	vmovdqu64 %zmm8, 128(%rdx) /* store tro3_2 */
-	vmovdqu64 %zmm5, 192(%rdx) /* store tro3_3 */
-	vmovdqu64 %zmm6, 256(%rdx) /* store tro3_4 */
-	vmovdqu64 %zmm7, 320(%rdx) /* store tro3_5 */
-	vmovdqu64 %zmm12, 384(%rdx) /* store tro3_6 */
-	vmovdqu64 %zmm9, 448(%rdx) /* store tro3_7 */
-	vmovdqu64 %zmm10, 512(%rdx) /* store tro3_8 */
-	vmovdqu64 %zmm11, 576(%rdx) /* store tro3_9 */
-	vmovdqu64 %zmm16, 640(%rdx) /* store tro3_10 */
-	vmovdqu64 %zmm13, 704(%rdx) /* store tro3_11 */
-	vmovdqu64 %zmm14, 768(%rdx) /* store tro3_12 */
-	vmovdqu64 %zmm15, 832(%rdx) /* store tro3_13 */
-	vmovdqu64 %zmm17, 896(%rdx) /* store tro3_14 */
+	vpunpcklbw %zmm4, %zmm6, %zmm3 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm4, %zmm6, %zmm4 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vmovdqu64 %zmm3, 128(%rdx) /* store tro3_2 */
+	vmovdqu64 %zmm4, 192(%rdx) /* store tro3_3 */
+	vpunpcklbw %zmm5, %zmm18, %zmm3 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm5, %zmm18, %zmm4 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vmovdqu64 %zmm3, 256(%rdx) /* store tro3_4 */
+	vmovdqu64 %zmm4, 320(%rdx) /* store tro3_5 */
+	vpunpcklbw %zmm7, %zmm10, %zmm3 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm7, %zmm10, %zmm4 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vmovdqu64 %zmm3, 384(%rdx) /* store tro3_6 */
+	vmovdqu64 %zmm4, 448(%rdx) /* store tro3_7 */
+	vpunpcklbw %zmm9, %zmm15, %zmm3 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm9, %zmm15, %zmm4 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vmovdqu64 %zmm3, 512(%rdx) /* store tro3_8 */
+	vmovdqu64 %zmm4, 576(%rdx) /* store tro3_9 */
+	vpunpcklbw %zmm11, %zmm14, %zmm3 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm11, %zmm14, %zmm4 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vmovdqu64 %zmm3, 640(%rdx) /* store tro3_10 */
+	vmovdqu64 %zmm4, 704(%rdx) /* store tro3_11 */
+	vpunpcklbw %zmm13, %zmm19, %zmm3 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm13, %zmm19, %zmm4 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vmovdqu64 %zmm3, 768(%rdx) /* store tro3_12 */
+	vmovdqu64 %zmm4, 832(%rdx) /* store tro3_13 */
+	vpunpcklbw %zmm2, %zmm1, %zmm3 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %zmm2, %zmm1, %zmm1 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vmovdqu64 %zmm3, 896(%rdx) /* store tro3_14 */
 	vmovdqu64 %zmm1, 960(%rdx) /* store tro3_15 */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm28, %zmm1 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm30, %zmm1 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm29, %zmm2 /* xout_17 = gf2p8affine(g1x13, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm30, %zmm3 /* xout_18 = gf2p8affine(g1x14, gfni_mat_3) */
-	vmovdqa64 256(%rsp), %zmm4 /* reload g1x15.2 */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm4, %zmm4 /* xout_19 = gf2p8affine(g1x15, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm24, %zmm5 /* xout_20 = gf2p8affine(g1x8, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm17, %zmm3 /* xout_18 = gf2p8affine(g1x14, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm16, %zmm4 /* xout_19 = gf2p8affine(g1x15, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm26, %zmm5 /* xout_20 = gf2p8affine(g1x8, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm25, %zmm6 /* xout_21 = gf2p8affine(g1x9, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm26, %zmm7 /* xout_22 = gf2p8affine(g1x10, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm28, %zmm7 /* xout_22 = gf2p8affine(g1x10, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm27, %zmm8 /* xout_23 = gf2p8affine(g1x11, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm21, %zmm9 /* xout_24 = gf2p8affine(g1x4, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm23, %zmm9 /* xout_24 = gf2p8affine(g1x4, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm22, %zmm10 /* xout_25 = gf2p8affine(g1x5, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm23, %zmm11 /* xout_26 = gf2p8affine(g1x6, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm24, %zmm11 /* xout_26 = gf2p8affine(g1x6, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm0, %zmm0 /* xout_27 = gf2p8affine(g1x7, gfni_mat_3) */
-	vmovdqa64 0(%rsp), %zmm12 /* reload g1x0.2 */
+	vmovdqa64 64(%rsp), %zmm12 /* reload g1x0.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm12, %zmm12 /* xout_28 = gf2p8affine(g1x0, gfni_mat_3) */
-	vmovdqa64 64(%rsp), %zmm13 /* reload g1x1.2 */
+	vmovdqa64 128(%rsp), %zmm13 /* reload g1x1.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm13, %zmm13 /* xout_29 = gf2p8affine(g1x1, gfni_mat_3) */
-	vmovdqa64 128(%rsp), %zmm14 /* reload g1x2.2 */
+	vmovdqa64 192(%rsp), %zmm14 /* reload g1x2.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm14, %zmm14 /* xout_30 = gf2p8affine(g1x2, gfni_mat_3) */
-	vmovdqa64 192(%rsp), %zmm15 /* reload g1x3.2 */
+	vmovdqa64 256(%rsp), %zmm15 /* reload g1x3.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm15, %zmm15 /* xout_31 = gf2p8affine(g1x3, gfni_mat_3) */
 	vpunpcklbw %zmm9, %zmm1, %zmm16 /* tro0_16 = unpacklo(xout_16, xout_24) */
 	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_17 = unpackhi(xout_16, xout_24) */
@@ -1106,35 +1080,35 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
 	vpunpcklbw %zmm3, %zmm8, %zmm2 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
 	vpunpckhbw %zmm3, %zmm8, %zmm3 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	vpunpcklbw %zmm5, %zmm6, %zmm8 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	vpunpckhbw %zmm5, %zmm6, %zmm5 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	vpunpcklbw %zmm7, %zmm15, %zmm6 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	vpunpckhbw %zmm7, %zmm15, %zmm7 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	vpunpcklbw %zmm9, %zmm4, %zmm15 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	vpunpckhbw %zmm9, %zmm4, %zmm4 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	vpunpcklbw %zmm11, %zmm10, %zmm9 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	vpunpckhbw %zmm11, %zmm10, %zmm10 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	vpunpcklbw %zmm12, %zmm13, %zmm11 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	vpunpcklbw %zmm0, %zmm1, %zmm16 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
 	vmovdqu64 %zmm2, 1024(%rdx) /* store tro3_16 */
 	vmovdqu64 %zmm3, 1088(%rdx) /* store tro3_17 */
-	vmovdqu64 %zmm8, 1152(%rdx) /* store tro3_18 */
-	vmovdqu64 %zmm5, 1216(%rdx) /* store tro3_19 */
-	vmovdqu64 %zmm6, 1280(%rdx) /* store tro3_20 */
-	vmovdqu64 %zmm7, 1344(%rdx) /* store tro3_21 */
-	vmovdqu64 %zmm15, 1408(%rdx) /* store tro3_22 */
-	vmovdqu64 %zmm4, 1472(%rdx) /* store tro3_23 */
-	vmovdqu64 %zmm9, 1536(%rdx) /* store tro3_24 */
-	vmovdqu64 %zmm10, 1600(%rdx) /* store tro3_25 */
-	vmovdqu64 %zmm11, 1664(%rdx) /* store tro3_26 */
-	vmovdqu64 %zmm12, 1728(%rdx) /* store tro3_27 */
-	vmovdqu64 %zmm13, 1792(%rdx) /* store tro3_28 */
-	vmovdqu64 %zmm14, 1856(%rdx) /* store tro3_29 */
-	vmovdqu64 %zmm16, 1920(%rdx) /* store tro3_30 */
+	vpunpcklbw %zmm5, %zmm6, %zmm2 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	vpunpckhbw %zmm5, %zmm6, %zmm3 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	vmovdqu64 %zmm2, 1152(%rdx) /* store tro3_18 */
+	vmovdqu64 %zmm3, 1216(%rdx) /* store tro3_19 */
+	vpunpcklbw %zmm7, %zmm15, %zmm2 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	vpunpckhbw %zmm7, %zmm15, %zmm3 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	vmovdqu64 %zmm2, 1280(%rdx) /* store tro3_20 */
+	vmovdqu64 %zmm3, 1344(%rdx) /* store tro3_21 */
+	vpunpcklbw %zmm9, %zmm4, %zmm2 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	vpunpckhbw %zmm9, %zmm4, %zmm3 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	vmovdqu64 %zmm2, 1408(%rdx) /* store tro3_22 */
+	vmovdqu64 %zmm3, 1472(%rdx) /* store tro3_23 */
+	vpunpcklbw %zmm11, %zmm10, %zmm2 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	vpunpckhbw %zmm11, %zmm10, %zmm3 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	vmovdqu64 %zmm2, 1536(%rdx) /* store tro3_24 */
+	vmovdqu64 %zmm3, 1600(%rdx) /* store tro3_25 */
+	vpunpcklbw %zmm12, %zmm13, %zmm2 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	vpunpckhbw %zmm12, %zmm13, %zmm3 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	vmovdqu64 %zmm2, 1664(%rdx) /* store tro3_26 */
+	vmovdqu64 %zmm3, 1728(%rdx) /* store tro3_27 */
+	vpunpcklbw %zmm14, %zmm16, %zmm2 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	vpunpckhbw %zmm14, %zmm16, %zmm3 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	vmovdqu64 %zmm2, 1792(%rdx) /* store tro3_28 */
+	vmovdqu64 %zmm3, 1856(%rdx) /* store tro3_29 */
+	vpunpcklbw %zmm0, %zmm1, %zmm2 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	vmovdqu64 %zmm2, 1920(%rdx) /* store tro3_30 */
 	vmovdqu64 %zmm0, 1984(%rdx) /* store tro3_31 */
 	mov %rbp, %rsp
 	pop %rbp
@@ -1228,37 +1202,37 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
 	vpunpcklbw %zmm2, %zmm7, %zmm3 /* tr3 = unpacklo(tr2, tr2_8) */
 	vpunpckhbw %zmm2, %zmm7, %zmm2 /* tr3_1 = unpackhi(tr2, tr2_8) */
-	vpunpcklbw %zmm4, %zmm5, %zmm7 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	vpunpckhbw %zmm4, %zmm5, %zmm4 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	vpunpcklbw %zmm6, %zmm15, %zmm5 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	vpunpckhbw %zmm6, %zmm15, %zmm6 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	vpunpcklbw %zmm8, %zmm9, %zmm15 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
-	vpunpckhbw %zmm8, %zmm9, %zmm8 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	vpunpcklbw %zmm10, %zmm11, %zmm9 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	vpunpckhbw %zmm10, %zmm11, %zmm10 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
-	vpunpcklbw %zmm12, %zmm13, %zmm11 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
-	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
-	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
-	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
-	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm3, %zmm1 /* xin = gf2p8affine(tr3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm3, %zmm3 /* xin = gf2p8affine(tr3, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm2, %zmm2 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm7, %zmm3 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
+	vpunpcklbw %zmm4, %zmm5, %zmm7 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	vpunpckhbw %zmm4, %zmm5, %zmm4 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm7, %zmm5 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm4, %zmm4 /* xin_3 = gf2p8affine(tr3_3, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm5, %zmm5 /* xin_4 = gf2p8affine(tr3_4, gfni_mat) */
+	vpunpcklbw %zmm6, %zmm15, %zmm7 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	vpunpckhbw %zmm6, %zmm15, %zmm6 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm7, %zmm7 /* xin_4 = gf2p8affine(tr3_4, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm6, %zmm6 /* xin_5 = gf2p8affine(tr3_5, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm15, %zmm7 /* xin_6 = gf2p8affine(tr3_6, gfni_mat) */
+	vpunpcklbw %zmm8, %zmm9, %zmm15 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	vpunpckhbw %zmm8, %zmm9, %zmm8 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm15, %zmm9 /* xin_6 = gf2p8affine(tr3_6, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm8, %zmm8 /* xin_7 = gf2p8affine(tr3_7, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm9, %zmm9 /* xin_8 = gf2p8affine(tr3_8, gfni_mat) */
+	vpunpcklbw %zmm10, %zmm11, %zmm15 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	vpunpckhbw %zmm10, %zmm11, %zmm10 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm15, %zmm11 /* xin_8 = gf2p8affine(tr3_8, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm10, %zmm10 /* xin_9 = gf2p8affine(tr3_9, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm11, %zmm11 /* xin_10 = gf2p8affine(tr3_10, gfni_mat) */
+	vpunpcklbw %zmm12, %zmm13, %zmm15 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm15, %zmm13 /* xin_10 = gf2p8affine(tr3_10, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm12, %zmm12 /* xin_11 = gf2p8affine(tr3_11, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm13, %zmm13 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
+	vpunpcklbw %zmm14, %zmm16, %zmm15 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm15, %zmm15 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm14, %zmm14 /* xin_13 = gf2p8affine(tr3_13, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm16, %zmm15 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
+	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm16, %zmm1 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm0, %zmm0 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
 	vmovdqu64 1024(%rsi), %zmm16 /* row_16 = load() */
 	vmovdqu64 1088(%rsi), %zmm17 /* row_17 = load() */
@@ -1327,904 +1301,878 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vpunpckhbw %zmm19, %zmm17, %zmm17 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
 	vpunpcklbw %zmm18, %zmm23, %zmm19 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
 	vpunpckhbw %zmm18, %zmm23, %zmm18 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm19, %zmm19 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm18, %zmm18 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
 	vpunpcklbw %zmm20, %zmm21, %zmm23 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
 	vpunpckhbw %zmm20, %zmm21, %zmm20 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	vpunpcklbw %zmm22, %zmm31, %zmm21 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm23, %zmm21 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm20, %zmm20 /* xin_19 = gf2p8affine(tr3_19, gfni_mat) */
+	vpunpcklbw %zmm22, %zmm31, %zmm23 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
 	vpunpckhbw %zmm22, %zmm31, %zmm22 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm23, %zmm23 /* xin_20 = gf2p8affine(tr3_20, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm22, %zmm22 /* xin_21 = gf2p8affine(tr3_21, gfni_mat) */
 	vpunpcklbw %zmm24, %zmm0, %zmm31 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
 	vpunpckhbw %zmm24, %zmm0, %zmm0 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	vpunpcklbw %zmm26, %zmm25, %zmm24 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	vpunpckhbw %zmm26, %zmm25, %zmm25 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	vpunpcklbw %zmm28, %zmm27, %zmm26 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	vpunpckhbw %zmm28, %zmm27, %zmm27 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	vpunpcklbw %zmm30, %zmm29, %zmm28 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	vpunpckhbw %zmm30, %zmm29, %zmm29 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	vpunpcklbw %zmm17, %zmm16, %zmm30 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	vpunpckhbw %zmm17, %zmm16, %zmm16 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm19, %zmm17 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm18, %zmm18 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm23, %zmm19 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm20, %zmm20 /* xin_19 = gf2p8affine(tr3_19, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm21, %zmm21 /* xin_20 = gf2p8affine(tr3_20, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm22, %zmm22 /* xin_21 = gf2p8affine(tr3_21, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm31, %zmm23 /* xin_22 = gf2p8affine(tr3_22, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm31, %zmm24 /* xin_22 = gf2p8affine(tr3_22, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm0, %zmm0 /* xin_23 = gf2p8affine(tr3_23, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm24, %zmm24 /* xin_24 = gf2p8affine(tr3_24, gfni_mat) */
+	vpunpcklbw %zmm26, %zmm25, %zmm31 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	vpunpckhbw %zmm26, %zmm25, %zmm25 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm31, %zmm26 /* xin_24 = gf2p8affine(tr3_24, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm25, %zmm25 /* xin_25 = gf2p8affine(tr3_25, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm26, %zmm26 /* xin_26 = gf2p8affine(tr3_26, gfni_mat) */
+	vpunpcklbw %zmm28, %zmm27, %zmm31 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	vpunpckhbw %zmm28, %zmm27, %zmm27 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm31, %zmm28 /* xin_26 = gf2p8affine(tr3_26, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm27, %zmm27 /* xin_27 = gf2p8affine(tr3_27, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm28, %zmm28 /* xin_28 = gf2p8affine(tr3_28, gfni_mat) */
+	vpunpcklbw %zmm30, %zmm29, %zmm31 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpckhbw %zmm30, %zmm29, %zmm29 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm31, %zmm30 /* xin_28 = gf2p8affine(tr3_28, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm29, %zmm29 /* xin_29 = gf2p8affine(tr3_29, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm30, %zmm30 /* xin_30 = gf2p8affine(tr3_30, gfni_mat) */
+	vpunpcklbw %zmm17, %zmm16, %zmm31 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpckhbw %zmm17, %zmm16, %zmm16 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm31, %zmm17 /* xin_30 = gf2p8affine(tr3_30, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm16, %zmm16 /* xin_31 = gf2p8affine(tr3_31, gfni_mat) */
 
 	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
 	vmovdqa64 0(%rsp), %zmm31 /* reload g0x15.2 */
-	vmovdqa64 %zmm17, 0(%rsp) /* spill g1x0.2 */
-	vmovdqa64 %zmm18, 64(%rsp) /* spill g1x1.2 */
-	vmovdqa64 %zmm19, 128(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm20, 192(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm16, 256(%rsp) /* spill g1x15.2 */
+	vmovdqa64 %zmm4, 0(%rsp) /* spill g0x3.2 */
+	vmovdqa64 %zmm19, 64(%rsp) /* spill g1x0.2 */
+	vmovdqa64 %zmm18, 128(%rsp) /* spill g1x1.2 */
+	vmovdqa64 %zmm21, 192(%rsp) /* spill g1x2.2 */
+	vmovdqa64 %zmm20, 256(%rsp) /* spill g1x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_byteslice_avx512_gfni_asm_1_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd (%rdi,%r8), %zmm16 /* rk0 = bcast32() */
-	vpbroadcastd 4(%rdi,%r8), %zmm17 /* rk1 = bcast32() */
-	vpbroadcastd 8(%rdi,%r8), %zmm18 /* rk2 = bcast32() */
-	vpbroadcastd 12(%rdi,%r8), %zmm19 /* rk3 = bcast32() */
-	vmovdqa64 %zmm5, %zmm20 /* g0x4.2 */
-	vpternlogd $0x96, %zmm16, %zmm9, %zmm20 /* t0_acc_1 = ternlog(g0x4, g0x8, rk0) */
-	vpxord %zmm13, %zmm20, %zmm20 /* t0 = xor(t0_acc_1, g0x12) */
-	vmovdqa64 %zmm5, 320(%rsp) /* spill g0x4.2 */
-	vmovdqa64 %zmm6, %zmm5 /* g0x5.2 */
-	vpternlogd $0x96, %zmm17, %zmm10, %zmm5 /* t1_acc_1 = ternlog(g0x5, g0x9, rk1) */
-	vpxord %zmm14, %zmm5, %zmm5 /* t1 = xor(t1_acc_1, g0x13) */
-	vmovdqa64 %zmm6, 384(%rsp) /* spill g0x5.2 */
-	vmovdqa64 %zmm7, %zmm6 /* g0x6.2 */
-	vpternlogd $0x96, %zmm18, %zmm11, %zmm6 /* t2_acc_1 = ternlog(g0x6, g0x10, rk2) */
-	vpxord %zmm15, %zmm6, %zmm6 /* t2 = xor(t2_acc_1, g0x14) */
-	vmovdqa64 %zmm7, 448(%rsp) /* spill g0x6.2 */
-	vmovdqa64 %zmm8, %zmm7 /* g0x7.2 */
-	vpternlogd $0x96, %zmm19, %zmm12, %zmm7 /* t3_acc_1 = ternlog(g0x7, g0x11, rk3) */
-	vpxord %zmm31, %zmm7, %zmm7 /* t3 = xor(t3_acc_1, g0x15) */
-	vmovdqa64 %zmm8, 512(%rsp) /* spill g0x7.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm20, %zmm8 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
-	vmovdqa64 %zmm12, 576(%rsp) /* spill g0x11.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm5, %zmm12 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
-	vmovdqa64 %zmm31, 640(%rsp) /* spill g0x15.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm6, %zmm31 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
-	vmovdqa64 %zmm11, 704(%rsp) /* spill g0x10.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm11 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm20, %zmm20 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
-	vmovdqa64 %zmm15, 768(%rsp) /* spill g0x14.2 */
-	vpxord %zmm11, %zmm6, %zmm15 /* m0_acc_1 = xor(p2_2, p1_3) */
-	vmovdqa64 %zmm10, 832(%rsp) /* spill g0x9.2 */
-	vmovdqa64 %zmm8, %zmm10 /* p1_0 */
-	vpternlogd $0x96, %zmm15, %zmm5, %zmm10 /* m0_acc_2 = ternlog(p1_0, p2_1, m0_acc_1) */
-	vpternlogd $0x96, %zmm1, %zmm7, %zmm10 /* x0n = ternlog(m0_acc_2, p2_3, g0x0) */
-	vpxord %zmm6, %zmm12, %zmm1 /* m1_acc_1 = xor(p1_1, p2_2) */
-	vpternlogd $0x96, %zmm1, %zmm20, %zmm8 /* m1_acc_2 = ternlog(p1_0, p2_0, m1_acc_1) */
-	vpternlogd $0x96, %zmm2, %zmm7, %zmm8 /* x1n = ternlog(m1_acc_2, p2_3, g0x1) */
-	vpxord %zmm31, %zmm5, %zmm1 /* m2_acc_1 = xor(p2_1, p1_2) */
-	vmovdqa64 %zmm20, %zmm2 /* p2_0 */
-	vpternlogd $0x96, %zmm1, %zmm12, %zmm2 /* m2_acc_2 = ternlog(p2_0, p1_1, m2_acc_1) */
-	vpternlogd $0x96, %zmm3, %zmm7, %zmm2 /* x2n = ternlog(m2_acc_2, p2_3, g0x2) */
-	vpxord %zmm6, %zmm31, %zmm1 /* m3_acc_1 = xor(p1_2, p2_2) */
-	vpternlogd $0x96, %zmm1, %zmm5, %zmm20 /* m3_acc_2 = ternlog(p2_0, p2_1, m3_acc_1) */
-	vpternlogd $0x96, %zmm4, %zmm11, %zmm20 /* x3n = ternlog(m3_acc_2, p1_3, g0x3) */
-	vmovdqa64 %zmm21, %zmm1 /* g1x4.2 */
-	vpternlogd $0x96, %zmm16, %zmm24, %zmm1 /* t0_acc_3 = ternlog(g1x4, g1x8, rk0) */
-	vpxord %zmm28, %zmm1, %zmm1 /* t0_1 = xor(t0_acc_3, g1x12) */
-	vmovdqa64 %zmm22, %zmm3 /* g1x5.2 */
-	vpternlogd $0x96, %zmm17, %zmm25, %zmm3 /* t1_acc_3 = ternlog(g1x5, g1x9, rk1) */
-	vpxord %zmm29, %zmm3, %zmm3 /* t1_1 = xor(t1_acc_3, g1x13) */
-	vmovdqa64 %zmm23, %zmm4 /* g1x6.2 */
-	vpternlogd $0x96, %zmm18, %zmm26, %zmm4 /* t2_acc_3 = ternlog(g1x6, g1x10, rk2) */
-	vpxord %zmm30, %zmm4, %zmm4 /* t2_1 = xor(t2_acc_3, g1x14) */
-	vmovdqa64 %zmm0, %zmm5 /* g1x7.2 */
-	vpternlogd $0x96, %zmm19, %zmm27, %zmm5 /* t3_acc_3 = ternlog(g1x7, g1x11, rk3) */
-	vpxord 256(%rsp), %zmm5, %zmm5 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm1, %zmm6 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm3, %zmm7 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm4, %zmm11 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm5, %zmm12 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm1, %zmm1 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm3, %zmm3 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_3_1 = gf2p8affineinv(t3_1, gfni_mat_2) */
-	vpxord %zmm12, %zmm4, %zmm15 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
-	vmovdqa64 %zmm6, %zmm16 /* p1_0_1 */
-	vpternlogd $0x96, %zmm15, %zmm3, %zmm16 /* m0_acc_6 = ternlog(p1_0_1, p2_1_1, m0_acc_5) */
-	vpternlogd $0x96, 0(%rsp), %zmm5, %zmm16 /* x0n_1 = ternlog(m0_acc_6, p2_3_1, g1x0) */
-	vpxord %zmm4, %zmm7, %zmm15 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
-	vpternlogd $0x96, %zmm15, %zmm1, %zmm6 /* m1_acc_6 = ternlog(p1_0_1, p2_0_1, m1_acc_5) */
-	vpternlogd $0x96, 64(%rsp), %zmm5, %zmm6 /* x1n_1 = ternlog(m1_acc_6, p2_3_1, g1x1) */
-	vpxord %zmm11, %zmm3, %zmm15 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
-	vmovdqa64 %zmm1, %zmm17 /* p2_0_1 */
-	vpternlogd $0x96, %zmm15, %zmm7, %zmm17 /* m2_acc_6 = ternlog(p2_0_1, p1_1_1, m2_acc_5) */
-	vpternlogd $0x96, 128(%rsp), %zmm5, %zmm17 /* x2n_1 = ternlog(m2_acc_6, p2_3_1, g1x2) */
-	vpxord %zmm4, %zmm11, %zmm4 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
-	vpternlogd $0x96, %zmm4, %zmm3, %zmm1 /* m3_acc_6 = ternlog(p2_0_1, p2_1_1, m3_acc_5) */
-	vpternlogd $0x96, 192(%rsp), %zmm12, %zmm1 /* x3n_1 = ternlog(m3_acc_6, p1_3_1, g1x3) */
+	vpbroadcastd (%rdi,%r8), %zmm4 /* rk0 = bcast32() */
+	vpbroadcastd 4(%rdi,%r8), %zmm18 /* rk1 = bcast32() */
+	vpbroadcastd 8(%rdi,%r8), %zmm19 /* rk2 = bcast32() */
+	vpbroadcastd 12(%rdi,%r8), %zmm20 /* rk3 = bcast32() */
+	vmovdqa64 %zmm7, %zmm21 /* g0x4.2 */
+	vpternlogd $0x96, %zmm4, %zmm11, %zmm21 /* t0_acc_1 = ternlog(g0x4, g0x8, rk0) */
+	vpxord %zmm15, %zmm21, %zmm21 /* t0 = xor(t0_acc_1, g0x12) */
+	vmovdqa64 %zmm7, 320(%rsp) /* spill g0x4.2 */
+	vmovdqa64 %zmm23, %zmm7 /* g1x4.2 */
+	vpternlogd $0x96, %zmm4, %zmm26, %zmm7 /* t0_acc_3 = ternlog(g1x4, g1x8, rk0) */
+	vpxord %zmm30, %zmm7, %zmm4 /* t0_1 = xor(t0_acc_3, g1x12) */
+	vmovdqa64 %zmm6, %zmm7 /* g0x5.2 */
+	vpternlogd $0x96, %zmm18, %zmm10, %zmm7 /* t1_acc_1 = ternlog(g0x5, g0x9, rk1) */
+	vpxord %zmm14, %zmm7, %zmm7 /* t1 = xor(t1_acc_1, g0x13) */
+	vmovdqa64 %zmm23, 384(%rsp) /* spill g1x4.2 */
+	vmovdqa64 %zmm22, %zmm23 /* g1x5.2 */
+	vpternlogd $0x96, %zmm18, %zmm25, %zmm23 /* t1_acc_3 = ternlog(g1x5, g1x9, rk1) */
+	vpxord %zmm29, %zmm23, %zmm18 /* t1_1 = xor(t1_acc_3, g1x13) */
+	vmovdqa64 %zmm9, %zmm23 /* g0x6.2 */
+	vpternlogd $0x96, %zmm19, %zmm13, %zmm23 /* t2_acc_1 = ternlog(g0x6, g0x10, rk2) */
+	vpxord %zmm1, %zmm23, %zmm23 /* t2 = xor(t2_acc_1, g0x14) */
+	vmovdqa64 %zmm22, 448(%rsp) /* spill g1x5.2 */
+	vmovdqa64 %zmm24, %zmm22 /* g1x6.2 */
+	vpternlogd $0x96, %zmm19, %zmm28, %zmm22 /* t2_acc_3 = ternlog(g1x6, g1x10, rk2) */
+	vpxord %zmm17, %zmm22, %zmm19 /* t2_1 = xor(t2_acc_3, g1x14) */
+	vmovdqa64 %zmm8, %zmm22 /* g0x7.2 */
+	vpternlogd $0x96, %zmm20, %zmm12, %zmm22 /* t3_acc_1 = ternlog(g0x7, g0x11, rk3) */
+	vpxord %zmm31, %zmm22, %zmm22 /* t3 = xor(t3_acc_1, g0x15) */
+	vmovdqa64 %zmm24, 512(%rsp) /* spill g1x6.2 */
+	vmovdqa64 %zmm0, %zmm24 /* g1x7.2 */
+	vpternlogd $0x96, %zmm20, %zmm27, %zmm24 /* t3_acc_3 = ternlog(g1x7, g1x11, rk3) */
+	vpxord %zmm16, %zmm24, %zmm20 /* t3_1 = xor(t3_acc_3, g1x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm21, %zmm24 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm21, %zmm21 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
+	vmovdqa64 %zmm0, 576(%rsp) /* spill g1x7.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm0 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
+	vmovdqa64 %zmm8, 640(%rsp) /* spill g0x7.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm23, %zmm8 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm23, %zmm23 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
+	vmovdqa64 %zmm9, 704(%rsp) /* spill g0x6.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm22, %zmm9 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm22, %zmm22 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
+	vmovdqa64 %zmm6, 768(%rsp) /* spill g0x5.2 */
+	vpxord %zmm9, %zmm23, %zmm6 /* m0_acc_1 = xor(p2_2, p1_3) */
+	vmovdqa64 %zmm16, 832(%rsp) /* spill g1x15.2 */
+	vmovdqa64 %zmm24, %zmm16 /* p1_0 */
+	vpternlogd $0x96, %zmm6, %zmm7, %zmm16 /* m0_acc_2 = ternlog(p1_0, p2_1, m0_acc_1) */
+	vpternlogd $0x96, %zmm3, %zmm22, %zmm16 /* x0n = ternlog(m0_acc_2, p2_3, g0x0) */
+	vpxord %zmm23, %zmm0, %zmm3 /* m1_acc_1 = xor(p1_1, p2_2) */
+	vpternlogd $0x96, %zmm3, %zmm21, %zmm24 /* m1_acc_2 = ternlog(p1_0, p2_0, m1_acc_1) */
+	vpternlogd $0x96, %zmm2, %zmm22, %zmm24 /* x1n = ternlog(m1_acc_2, p2_3, g0x1) */
+	vpxord %zmm23, %zmm8, %zmm2 /* m3_acc_1 = xor(p1_2, p2_2) */
+	vpxord %zmm8, %zmm7, %zmm3 /* m2_acc_1 = xor(p2_1, p1_2) */
+	vmovdqa64 %zmm21, %zmm6 /* p2_0 */
+	vpternlogd $0x96, %zmm3, %zmm0, %zmm6 /* m2_acc_2 = ternlog(p2_0, p1_1, m2_acc_1) */
+	vpternlogd $0x96, %zmm2, %zmm7, %zmm21 /* m3_acc_2 = ternlog(p2_0, p2_1, m3_acc_1) */
+	vpternlogd $0x96, %zmm5, %zmm22, %zmm6 /* x2n = ternlog(m2_acc_2, p2_3, g0x2) */
+	vpternlogd $0x96, 0(%rsp), %zmm9, %zmm21 /* x3n = ternlog(m3_acc_2, p1_3, g0x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm4, %zmm0 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm4, %zmm2 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm18, %zmm3 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm18, %zmm4 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm19, %zmm5 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm19, %zmm7 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm20, %zmm8 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm20, %zmm9 /* p2_3_1 = gf2p8affineinv(t3_1, gfni_mat_2) */
+	vpxord %zmm8, %zmm7, %zmm18 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
+	vmovdqa64 %zmm0, %zmm19 /* p1_0_1 */
+	vpternlogd $0x96, %zmm18, %zmm4, %zmm19 /* m0_acc_6 = ternlog(p1_0_1, p2_1_1, m0_acc_5) */
+	vpternlogd $0x96, 64(%rsp), %zmm9, %zmm19 /* x0n_1 = ternlog(m0_acc_6, p2_3_1, g1x0) */
+	vpxord %zmm7, %zmm3, %zmm18 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
+	vpternlogd $0x96, %zmm18, %zmm2, %zmm0 /* m1_acc_6 = ternlog(p1_0_1, p2_0_1, m1_acc_5) */
+	vpternlogd $0x96, 128(%rsp), %zmm9, %zmm0 /* x1n_1 = ternlog(m1_acc_6, p2_3_1, g1x1) */
+	vpxord %zmm7, %zmm5, %zmm7 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
+	vpxord %zmm5, %zmm4, %zmm5 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
+	vmovdqa64 %zmm2, %zmm18 /* p2_0_1 */
+	vpternlogd $0x96, %zmm5, %zmm3, %zmm18 /* m2_acc_6 = ternlog(p2_0_1, p1_1_1, m2_acc_5) */
+	vpternlogd $0x96, %zmm7, %zmm4, %zmm2 /* m3_acc_6 = ternlog(p2_0_1, p2_1_1, m3_acc_5) */
+	vpternlogd $0x96, 192(%rsp), %zmm9, %zmm18 /* x2n_1 = ternlog(m2_acc_6, p2_3_1, g1x2) */
+	vpternlogd $0x96, 256(%rsp), %zmm8, %zmm2 /* x3n_1 = ternlog(m3_acc_6, p1_3_1, g1x3) */
 
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%r8), %zmm3 /* rk0_1 = bcast32() */
 	vpbroadcastd 20(%rdi,%r8), %zmm4 /* rk1_1 = bcast32() */
 	vpbroadcastd 24(%rdi,%r8), %zmm5 /* rk2_1 = bcast32() */
 	vpbroadcastd 28(%rdi,%r8), %zmm7 /* rk3_1 = bcast32() */
-	vmovdqa64 %zmm9, %zmm11 /* g0x8.2 */
-	vpternlogd $0x96, %zmm3, %zmm13, %zmm11 /* t0_acc_5 = ternlog(g0x8, g0x12, rk0_1) */
-	vpxord %zmm10, %zmm11, %zmm11 /* t0_2 = xor(t0_acc_5, g0x0) */
-	vmovdqa64 832(%rsp), %zmm12 /* reload g0x9.2 */
-	vmovdqa64 %zmm12, %zmm15 /* g0x9.2 */
-	vpternlogd $0x96, %zmm4, %zmm14, %zmm15 /* t1_acc_5 = ternlog(g0x9, g0x13, rk1_1) */
-	vpxord %zmm8, %zmm15, %zmm15 /* t1_2 = xor(t1_acc_5, g0x1) */
-	vmovdqa64 704(%rsp), %zmm18 /* reload g0x10.2 */
-	vmovdqa64 768(%rsp), %zmm19 /* reload g0x14.2 */
-	vmovdqa64 %zmm18, %zmm31 /* g0x10.2 */
-	vpternlogd $0x96, %zmm5, %zmm19, %zmm31 /* t2_acc_5 = ternlog(g0x10, g0x14, rk2_1) */
-	vpxord %zmm2, %zmm31, %zmm31 /* t2_2 = xor(t2_acc_5, g0x2) */
-	vmovdqa64 576(%rsp), %zmm18 /* reload g0x11.2 */
-	vmovdqa64 640(%rsp), %zmm12 /* reload g0x15.2 */
-	vmovdqa64 %zmm18, %zmm19 /* g0x11.2 */
-	vpternlogd $0x96, %zmm7, %zmm12, %zmm19 /* t3_acc_5 = ternlog(g0x11, g0x15, rk3_1) */
-	vpxord %zmm20, %zmm19, %zmm19 /* t3_2 = xor(t3_acc_5, g0x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm11, %zmm18 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm15, %zmm12 /* p1_1_2 = gf2p8affineinv(t1_2, gfni_mat_1) */
-	vmovdqa64 %zmm9, 896(%rsp) /* spill g0x8.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm31, %zmm9 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
-	vmovdqa64 %zmm20, 960(%rsp) /* spill g0x3.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm19, %zmm20 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm11, %zmm11 /* p2_0_2 = gf2p8affineinv(t0_2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_1_2 = gf2p8affineinv(t1_2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm31, %zmm31 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm19, %zmm19 /* p2_3_2 = gf2p8affineinv(t3_2, gfni_mat_2) */
-	vmovdqa64 %zmm2, 1024(%rsp) /* spill g0x2.3 */
-	vpxord %zmm20, %zmm31, %zmm2 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
-	vmovdqa64 %zmm8, 1088(%rsp) /* spill g0x1.3 */
-	vmovdqa64 %zmm18, %zmm8 /* p1_0_2 */
-	vpternlogd $0x96, %zmm2, %zmm15, %zmm8 /* m0_acc_10 = ternlog(p1_0_2, p2_1_2, m0_acc_9) */
-	vpternlogd $0x96, 320(%rsp), %zmm19, %zmm8 /* x0n_2 = ternlog(m0_acc_10, p2_3_2, g0x4) */
-	vpxord %zmm31, %zmm12, %zmm2 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
-	vpternlogd $0x96, %zmm2, %zmm11, %zmm18 /* m1_acc_10 = ternlog(p1_0_2, p2_0_2, m1_acc_9) */
-	vpternlogd $0x96, 384(%rsp), %zmm19, %zmm18 /* x1n_2 = ternlog(m1_acc_10, p2_3_2, g0x5) */
-	vpxord %zmm9, %zmm15, %zmm2 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
-	vmovdqa64 %zmm18, 384(%rsp) /* spill g0x5.3 */
-	vmovdqa64 %zmm11, %zmm18 /* p2_0_2 */
-	vpternlogd $0x96, %zmm2, %zmm12, %zmm18 /* m2_acc_10 = ternlog(p2_0_2, p1_1_2, m2_acc_9) */
-	vpternlogd $0x96, 448(%rsp), %zmm19, %zmm18 /* x2n_2 = ternlog(m2_acc_10, p2_3_2, g0x6) */
-	vpxord %zmm31, %zmm9, %zmm2 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
-	vpternlogd $0x96, %zmm2, %zmm15, %zmm11 /* m3_acc_10 = ternlog(p2_0_2, p2_1_2, m3_acc_9) */
-	vpternlogd $0x96, 512(%rsp), %zmm20, %zmm11 /* x3n_2 = ternlog(m3_acc_10, p1_3_2, g0x7) */
-	vmovdqa64 %zmm24, %zmm2 /* g1x8.2 */
-	vpternlogd $0x96, %zmm3, %zmm28, %zmm2 /* t0_acc_7 = ternlog(g1x8, g1x12, rk0_1) */
-	vpxord %zmm16, %zmm2, %zmm2 /* t0_3 = xor(t0_acc_7, g1x0) */
-	vmovdqa64 %zmm25, %zmm3 /* g1x9.2 */
-	vpternlogd $0x96, %zmm4, %zmm29, %zmm3 /* t1_acc_7 = ternlog(g1x9, g1x13, rk1_1) */
-	vpxord %zmm6, %zmm3, %zmm3 /* t1_3 = xor(t1_acc_7, g1x1) */
-	vmovdqa64 %zmm26, %zmm4 /* g1x10.2 */
-	vpternlogd $0x96, %zmm5, %zmm30, %zmm4 /* t2_acc_7 = ternlog(g1x10, g1x14, rk2_1) */
-	vpxord %zmm17, %zmm4, %zmm4 /* t2_3 = xor(t2_acc_7, g1x2) */
-	vmovdqa64 256(%rsp), %zmm5 /* reload g1x15.2 */
-	vmovdqa64 %zmm27, %zmm9 /* g1x11.2 */
-	vpternlogd $0x96, %zmm7, %zmm5, %zmm9 /* t3_acc_7 = ternlog(g1x11, g1x15, rk3_1) */
-	vpxord %zmm1, %zmm9, %zmm7 /* t3_3 = xor(t3_acc_7, g1x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm2, %zmm9 /* p1_0_3 = gf2p8affineinv(t0_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm3, %zmm12 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm4, %zmm15 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm19 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm2, %zmm2 /* p2_0_3 = gf2p8affineinv(t0_3, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm3, %zmm3 /* p2_1_3 = gf2p8affineinv(t1_3, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
+	vmovdqa64 %zmm11, %zmm8 /* g0x8.2 */
+	vpternlogd $0x96, %zmm3, %zmm15, %zmm8 /* t0_acc_5 = ternlog(g0x8, g0x12, rk0_1) */
+	vpxord %zmm16, %zmm8, %zmm8 /* t0_2 = xor(t0_acc_5, g0x0) */
+	vmovdqa64 %zmm26, %zmm9 /* g1x8.2 */
+	vpternlogd $0x96, %zmm3, %zmm30, %zmm9 /* t0_acc_7 = ternlog(g1x8, g1x12, rk0_1) */
+	vpxord %zmm19, %zmm9, %zmm3 /* t0_3 = xor(t0_acc_7, g1x0) */
+	vmovdqa64 %zmm10, %zmm9 /* g0x9.2 */
+	vpternlogd $0x96, %zmm4, %zmm14, %zmm9 /* t1_acc_5 = ternlog(g0x9, g0x13, rk1_1) */
+	vpxord %zmm24, %zmm9, %zmm9 /* t1_2 = xor(t1_acc_5, g0x1) */
+	vmovdqa64 %zmm25, %zmm20 /* g1x9.2 */
+	vpternlogd $0x96, %zmm4, %zmm29, %zmm20 /* t1_acc_7 = ternlog(g1x9, g1x13, rk1_1) */
+	vpxord %zmm0, %zmm20, %zmm4 /* t1_3 = xor(t1_acc_7, g1x1) */
+	vmovdqa64 %zmm13, %zmm20 /* g0x10.2 */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm20 /* t2_acc_5 = ternlog(g0x10, g0x14, rk2_1) */
+	vpxord %zmm6, %zmm20, %zmm20 /* t2_2 = xor(t2_acc_5, g0x2) */
+	vmovdqa64 %zmm28, %zmm22 /* g1x10.2 */
+	vpternlogd $0x96, %zmm5, %zmm17, %zmm22 /* t2_acc_7 = ternlog(g1x10, g1x14, rk2_1) */
+	vpxord %zmm18, %zmm22, %zmm5 /* t2_3 = xor(t2_acc_7, g1x2) */
+	vmovdqa64 %zmm12, %zmm22 /* g0x11.2 */
+	vpternlogd $0x96, %zmm7, %zmm31, %zmm22 /* t3_acc_5 = ternlog(g0x11, g0x15, rk3_1) */
+	vpxord %zmm21, %zmm22, %zmm22 /* t3_2 = xor(t3_acc_5, g0x3) */
+	vmovdqa64 832(%rsp), %zmm23 /* reload g1x15.2 */
+	vmovdqa64 %zmm28, 896(%rsp) /* spill g1x10.2 */
+	vmovdqa64 %zmm27, %zmm28 /* g1x11.2 */
+	vpternlogd $0x96, %zmm7, %zmm23, %zmm28 /* t3_acc_7 = ternlog(g1x11, g1x15, rk3_1) */
+	vpxord %zmm2, %zmm28, %zmm7 /* t3_3 = xor(t3_acc_7, g1x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm8, %zmm28 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_0_2 = gf2p8affineinv(t0_2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm9, %zmm23 /* p1_1_2 = gf2p8affineinv(t1_2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_1_2 = gf2p8affineinv(t1_2, gfni_mat_2) */
+	vmovdqa64 %zmm27, 960(%rsp) /* spill g1x11.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm20, %zmm27 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm20, %zmm20 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
+	vmovdqa64 %zmm25, 1024(%rsp) /* spill g1x9.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm22, %zmm25 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm22, %zmm22 /* p2_3_2 = gf2p8affineinv(t3_2, gfni_mat_2) */
+	vmovdqa64 %zmm26, 1088(%rsp) /* spill g1x8.2 */
+	vpxord %zmm25, %zmm20, %zmm26 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
+	vmovdqa64 %zmm12, 1152(%rsp) /* spill g0x11.2 */
+	vmovdqa64 %zmm28, %zmm12 /* p1_0_2 */
+	vpternlogd $0x96, %zmm26, %zmm9, %zmm12 /* m0_acc_10 = ternlog(p1_0_2, p2_1_2, m0_acc_9) */
+	vpternlogd $0x96, 320(%rsp), %zmm22, %zmm12 /* x0n_2 = ternlog(m0_acc_10, p2_3_2, g0x4) */
+	vpxord %zmm20, %zmm23, %zmm26 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
+	vpternlogd $0x96, %zmm26, %zmm8, %zmm28 /* m1_acc_10 = ternlog(p1_0_2, p2_0_2, m1_acc_9) */
+	vpternlogd $0x96, 768(%rsp), %zmm22, %zmm28 /* x1n_2 = ternlog(m1_acc_10, p2_3_2, g0x5) */
+	vpxord %zmm20, %zmm27, %zmm20 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
+	vpxord %zmm27, %zmm9, %zmm26 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
+	vmovdqa64 %zmm8, %zmm27 /* p2_0_2 */
+	vpternlogd $0x96, %zmm26, %zmm23, %zmm27 /* m2_acc_10 = ternlog(p2_0_2, p1_1_2, m2_acc_9) */
+	vpternlogd $0x96, %zmm20, %zmm9, %zmm8 /* m3_acc_10 = ternlog(p2_0_2, p2_1_2, m3_acc_9) */
+	vpternlogd $0x96, 704(%rsp), %zmm22, %zmm27 /* x2n_2 = ternlog(m2_acc_10, p2_3_2, g0x6) */
+	vpternlogd $0x96, 640(%rsp), %zmm25, %zmm8 /* x3n_2 = ternlog(m3_acc_10, p1_3_2, g0x7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm3, %zmm9 /* p1_0_3 = gf2p8affineinv(t0_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm3, %zmm3 /* p2_0_3 = gf2p8affineinv(t0_3, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm4, %zmm20 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_1_3 = gf2p8affineinv(t1_3, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm5, %zmm22 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm23 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_3 = gf2p8affineinv(t3_3, gfni_mat_2) */
-	vpxord %zmm19, %zmm4, %zmm20 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
-	vmovdqa64 %zmm9, %zmm31 /* p1_0_3 */
-	vpternlogd $0x96, %zmm20, %zmm3, %zmm31 /* m0_acc_14 = ternlog(p1_0_3, p2_1_3, m0_acc_13) */
-	vpternlogd $0x96, %zmm21, %zmm7, %zmm31 /* x0n_3 = ternlog(m0_acc_14, p2_3_3, g1x4) */
-	vpxord %zmm4, %zmm12, %zmm20 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
-	vpternlogd $0x96, %zmm20, %zmm2, %zmm9 /* m1_acc_14 = ternlog(p1_0_3, p2_0_3, m1_acc_13) */
-	vpternlogd $0x96, %zmm22, %zmm7, %zmm9 /* x1n_3 = ternlog(m1_acc_14, p2_3_3, g1x5) */
-	vpxord %zmm15, %zmm3, %zmm20 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
-	vmovdqa64 %zmm2, %zmm21 /* p2_0_3 */
-	vpternlogd $0x96, %zmm20, %zmm12, %zmm21 /* m2_acc_14 = ternlog(p2_0_3, p1_1_3, m2_acc_13) */
-	vpternlogd $0x96, %zmm23, %zmm7, %zmm21 /* x2n_3 = ternlog(m2_acc_14, p2_3_3, g1x6) */
-	vpxord %zmm4, %zmm15, %zmm4 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
-	vpternlogd $0x96, %zmm4, %zmm3, %zmm2 /* m3_acc_14 = ternlog(p2_0_3, p2_1_3, m3_acc_13) */
-	vpternlogd $0x96, %zmm0, %zmm19, %zmm2 /* x3n_3 = ternlog(m3_acc_14, p1_3_3, g1x7) */
+	vpxord %zmm23, %zmm5, %zmm25 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
+	vmovdqa64 %zmm9, %zmm26 /* p1_0_3 */
+	vpternlogd $0x96, %zmm25, %zmm4, %zmm26 /* m0_acc_14 = ternlog(p1_0_3, p2_1_3, m0_acc_13) */
+	vpternlogd $0x96, 384(%rsp), %zmm7, %zmm26 /* x0n_3 = ternlog(m0_acc_14, p2_3_3, g1x4) */
+	vpxord %zmm5, %zmm20, %zmm25 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
+	vpternlogd $0x96, %zmm25, %zmm3, %zmm9 /* m1_acc_14 = ternlog(p1_0_3, p2_0_3, m1_acc_13) */
+	vpternlogd $0x96, 448(%rsp), %zmm7, %zmm9 /* x1n_3 = ternlog(m1_acc_14, p2_3_3, g1x5) */
+	vpxord %zmm5, %zmm22, %zmm5 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
+	vpxord %zmm22, %zmm4, %zmm22 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
+	vmovdqa64 %zmm3, %zmm25 /* p2_0_3 */
+	vpternlogd $0x96, %zmm22, %zmm20, %zmm25 /* m2_acc_14 = ternlog(p2_0_3, p1_1_3, m2_acc_13) */
+	vpternlogd $0x96, %zmm5, %zmm4, %zmm3 /* m3_acc_14 = ternlog(p2_0_3, p2_1_3, m3_acc_13) */
+	vpternlogd $0x96, 512(%rsp), %zmm7, %zmm25 /* x2n_3 = ternlog(m2_acc_14, p2_3_3, g1x6) */
+	vpternlogd $0x96, 576(%rsp), %zmm23, %zmm3 /* x3n_3 = ternlog(m3_acc_14, p1_3_3, g1x7) */
 
 	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	vpbroadcastd 32(%rdi,%r8), %zmm0 /* rk0_2 = bcast32() */
-	vpbroadcastd 36(%rdi,%r8), %zmm3 /* rk1_2 = bcast32() */
-	vpbroadcastd 40(%rdi,%r8), %zmm4 /* rk2_2 = bcast32() */
-	vpbroadcastd 44(%rdi,%r8), %zmm7 /* rk3_2 = bcast32() */
-	vmovdqa64 %zmm13, %zmm12 /* g0x12.2 */
-	vpternlogd $0x96, %zmm0, %zmm10, %zmm12 /* t0_acc_9 = ternlog(g0x12, g0x0, rk0_2) */
-	vpxord %zmm8, %zmm12, %zmm12 /* t0_4 = xor(t0_acc_9, g0x4) */
-	vmovdqa64 1088(%rsp), %zmm15 /* reload g0x1.3 */
-	vmovdqa64 %zmm14, %zmm19 /* g0x13.2 */
-	vpternlogd $0x96, %zmm3, %zmm15, %zmm19 /* t1_acc_9 = ternlog(g0x13, g0x1, rk1_2) */
-	vpxord 384(%rsp), %zmm19, %zmm19 /* t1_4 = xor(t1_acc_9, g0x5) */
-	vmovdqa64 768(%rsp), %zmm20 /* reload g0x14.2 */
-	vmovdqa64 1024(%rsp), %zmm22 /* reload g0x2.3 */
-	vmovdqa64 %zmm20, %zmm23 /* g0x14.2 */
-	vpternlogd $0x96, %zmm4, %zmm22, %zmm23 /* t2_acc_9 = ternlog(g0x14, g0x2, rk2_2) */
-	vpxord %zmm18, %zmm23, %zmm23 /* t2_4 = xor(t2_acc_9, g0x6) */
-	vmovdqa64 640(%rsp), %zmm20 /* reload g0x15.2 */
-	vmovdqa64 960(%rsp), %zmm22 /* reload g0x3.3 */
-	vmovdqa64 %zmm20, %zmm15 /* g0x15.2 */
-	vpternlogd $0x96, %zmm7, %zmm22, %zmm15 /* t3_acc_9 = ternlog(g0x15, g0x3, rk3_2) */
-	vpxord %zmm11, %zmm15, %zmm15 /* t3_4 = xor(t3_acc_9, g0x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm12, %zmm20 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm19, %zmm22 /* p1_1_4 = gf2p8affineinv(t1_4, gfni_mat_1) */
-	vmovdqa64 %zmm14, 512(%rsp) /* spill g0x13.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm23, %zmm14 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
-	vmovdqa64 %zmm13, 448(%rsp) /* spill g0x12.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm15, %zmm13 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm12, %zmm12 /* p2_0_4 = gf2p8affineinv(t0_4, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm19, %zmm19 /* p2_1_4 = gf2p8affineinv(t1_4, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm23, %zmm23 /* p2_2_4 = gf2p8affineinv(t2_4, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_3_4 = gf2p8affineinv(t3_4, gfni_mat_2) */
-	vmovdqa64 %zmm11, 320(%rsp) /* spill g0x7.3 */
-	vpxord %zmm13, %zmm23, %zmm11 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
-	vmovdqa64 %zmm18, 1152(%rsp) /* spill g0x6.3 */
-	vmovdqa64 %zmm20, %zmm18 /* p1_0_4 */
-	vpternlogd $0x96, %zmm11, %zmm19, %zmm18 /* m0_acc_18 = ternlog(p1_0_4, p2_1_4, m0_acc_17) */
-	vpternlogd $0x96, 896(%rsp), %zmm15, %zmm18 /* x0n_4 = ternlog(m0_acc_18, p2_3_4, g0x8) */
-	vpxord %zmm23, %zmm22, %zmm11 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
-	vpternlogd $0x96, %zmm11, %zmm12, %zmm20 /* m1_acc_18 = ternlog(p1_0_4, p2_0_4, m1_acc_17) */
-	vpternlogd $0x96, 832(%rsp), %zmm15, %zmm20 /* x1n_4 = ternlog(m1_acc_18, p2_3_4, g0x9) */
-	vpxord %zmm14, %zmm19, %zmm11 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
-	vmovdqa64 %zmm20, 832(%rsp) /* spill g0x9.3 */
-	vmovdqa64 %zmm12, %zmm20 /* p2_0_4 */
-	vpternlogd $0x96, %zmm11, %zmm22, %zmm20 /* m2_acc_18 = ternlog(p2_0_4, p1_1_4, m2_acc_17) */
-	vpternlogd $0x96, 704(%rsp), %zmm15, %zmm20 /* x2n_4 = ternlog(m2_acc_18, p2_3_4, g0x10) */
-	vpxord %zmm23, %zmm14, %zmm11 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
-	vpternlogd $0x96, %zmm11, %zmm19, %zmm12 /* m3_acc_18 = ternlog(p2_0_4, p2_1_4, m3_acc_17) */
-	vpternlogd $0x96, 576(%rsp), %zmm13, %zmm12 /* x3n_4 = ternlog(m3_acc_18, p1_3_4, g0x11) */
-	vmovdqa64 %zmm28, %zmm11 /* g1x12.2 */
-	vpternlogd $0x96, %zmm0, %zmm16, %zmm11 /* t0_acc_11 = ternlog(g1x12, g1x0, rk0_2) */
-	vpxord %zmm31, %zmm11, %zmm0 /* t0_5 = xor(t0_acc_11, g1x4) */
-	vmovdqa64 %zmm29, %zmm11 /* g1x13.2 */
-	vpternlogd $0x96, %zmm3, %zmm6, %zmm11 /* t1_acc_11 = ternlog(g1x13, g1x1, rk1_2) */
-	vpxord %zmm9, %zmm11, %zmm3 /* t1_5 = xor(t1_acc_11, g1x5) */
-	vmovdqa64 %zmm30, %zmm11 /* g1x14.2 */
-	vpternlogd $0x96, %zmm4, %zmm17, %zmm11 /* t2_acc_11 = ternlog(g1x14, g1x2, rk2_2) */
-	vpxord %zmm21, %zmm11, %zmm4 /* t2_5 = xor(t2_acc_11, g1x6) */
-	vmovdqa64 %zmm5, %zmm11 /* g1x15.2 */
-	vpternlogd $0x96, %zmm7, %zmm1, %zmm11 /* t3_acc_11 = ternlog(g1x15, g1x3, rk3_2) */
-	vpxord %zmm2, %zmm11, %zmm7 /* t3_5 = xor(t3_acc_11, g1x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm0, %zmm11 /* p1_0_5 = gf2p8affineinv(t0_5, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm3, %zmm13 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm4, %zmm14 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm15 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm0, %zmm0 /* p2_0_5 = gf2p8affineinv(t0_5, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm3, %zmm3 /* p2_1_5 = gf2p8affineinv(t1_5, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_5 = gf2p8affineinv(t3_5, gfni_mat_2) */
-	vpxord %zmm15, %zmm4, %zmm19 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
-	vmovdqa64 %zmm11, %zmm22 /* p1_0_5 */
-	vpternlogd $0x96, %zmm19, %zmm3, %zmm22 /* m0_acc_22 = ternlog(p1_0_5, p2_1_5, m0_acc_21) */
-	vpternlogd $0x96, %zmm24, %zmm7, %zmm22 /* x0n_5 = ternlog(m0_acc_22, p2_3_5, g1x8) */
-	vpxord %zmm4, %zmm13, %zmm19 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
-	vpternlogd $0x96, %zmm19, %zmm0, %zmm11 /* m1_acc_22 = ternlog(p1_0_5, p2_0_5, m1_acc_21) */
-	vpternlogd $0x96, %zmm25, %zmm7, %zmm11 /* x1n_5 = ternlog(m1_acc_22, p2_3_5, g1x9) */
-	vpxord %zmm14, %zmm3, %zmm19 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
-	vmovdqa64 %zmm0, %zmm23 /* p2_0_5 */
-	vpternlogd $0x96, %zmm19, %zmm13, %zmm23 /* m2_acc_22 = ternlog(p2_0_5, p1_1_5, m2_acc_21) */
-	vpternlogd $0x96, %zmm26, %zmm7, %zmm23 /* x2n_5 = ternlog(m2_acc_22, p2_3_5, g1x10) */
-	vpxord %zmm4, %zmm14, %zmm4 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
-	vpternlogd $0x96, %zmm4, %zmm3, %zmm0 /* m3_acc_22 = ternlog(p2_0_5, p2_1_5, m3_acc_21) */
-	vpternlogd $0x96, %zmm27, %zmm15, %zmm0 /* x3n_5 = ternlog(m3_acc_22, p1_3_5, g1x11) */
+	vpbroadcastd 32(%rdi,%r8), %zmm4 /* rk0_2 = bcast32() */
+	vpbroadcastd 36(%rdi,%r8), %zmm5 /* rk1_2 = bcast32() */
+	vpbroadcastd 40(%rdi,%r8), %zmm7 /* rk2_2 = bcast32() */
+	vpbroadcastd 44(%rdi,%r8), %zmm20 /* rk3_2 = bcast32() */
+	vmovdqa64 %zmm15, %zmm22 /* g0x12.2 */
+	vpternlogd $0x96, %zmm4, %zmm16, %zmm22 /* t0_acc_9 = ternlog(g0x12, g0x0, rk0_2) */
+	vpxord %zmm12, %zmm22, %zmm22 /* t0_4 = xor(t0_acc_9, g0x4) */
+	vmovdqa64 %zmm30, %zmm23 /* g1x12.2 */
+	vpternlogd $0x96, %zmm4, %zmm19, %zmm23 /* t0_acc_11 = ternlog(g1x12, g1x0, rk0_2) */
+	vpxord %zmm26, %zmm23, %zmm4 /* t0_5 = xor(t0_acc_11, g1x4) */
+	vmovdqa64 %zmm14, %zmm23 /* g0x13.2 */
+	vpternlogd $0x96, %zmm5, %zmm24, %zmm23 /* t1_acc_9 = ternlog(g0x13, g0x1, rk1_2) */
+	vpxord %zmm28, %zmm23, %zmm23 /* t1_4 = xor(t1_acc_9, g0x5) */
+	vmovdqa64 %zmm30, 576(%rsp) /* spill g1x12.2 */
+	vmovdqa64 %zmm29, %zmm30 /* g1x13.2 */
+	vpternlogd $0x96, %zmm5, %zmm0, %zmm30 /* t1_acc_11 = ternlog(g1x13, g1x1, rk1_2) */
+	vpxord %zmm9, %zmm30, %zmm5 /* t1_5 = xor(t1_acc_11, g1x5) */
+	vmovdqa64 %zmm1, %zmm30 /* g0x14.2 */
+	vpternlogd $0x96, %zmm7, %zmm6, %zmm30 /* t2_acc_9 = ternlog(g0x14, g0x2, rk2_2) */
+	vpxord %zmm27, %zmm30, %zmm30 /* t2_4 = xor(t2_acc_9, g0x6) */
+	vmovdqa64 %zmm29, 512(%rsp) /* spill g1x13.2 */
+	vmovdqa64 %zmm17, %zmm29 /* g1x14.2 */
+	vpternlogd $0x96, %zmm7, %zmm18, %zmm29 /* t2_acc_11 = ternlog(g1x14, g1x2, rk2_2) */
+	vpxord %zmm25, %zmm29, %zmm7 /* t2_5 = xor(t2_acc_11, g1x6) */
+	vmovdqa64 %zmm31, %zmm29 /* g0x15.2 */
+	vpternlogd $0x96, %zmm20, %zmm21, %zmm29 /* t3_acc_9 = ternlog(g0x15, g0x3, rk3_2) */
+	vpxord %zmm8, %zmm29, %zmm29 /* t3_4 = xor(t3_acc_9, g0x7) */
+	vmovdqa64 %zmm17, 448(%rsp) /* spill g1x14.2 */
+	vmovdqa64 832(%rsp), %zmm17 /* reload g1x15.2 */
+	vmovdqa64 %zmm31, 384(%rsp) /* spill g0x15.2 */
+	vmovdqa64 %zmm17, %zmm31 /* g1x15.2 */
+	vpternlogd $0x96, %zmm20, %zmm2, %zmm31 /* t3_acc_11 = ternlog(g1x15, g1x3, rk3_2) */
+	vpxord %zmm3, %zmm31, %zmm20 /* t3_5 = xor(t3_acc_11, g1x7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm22, %zmm31 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm22, %zmm22 /* p2_0_4 = gf2p8affineinv(t0_4, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm23, %zmm17 /* p1_1_4 = gf2p8affineinv(t1_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm23, %zmm23 /* p2_1_4 = gf2p8affineinv(t1_4, gfni_mat_2) */
+	vmovdqa64 %zmm1, 640(%rsp) /* spill g0x14.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm30, %zmm1 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_2_4 = gf2p8affineinv(t2_4, gfni_mat_2) */
+	vmovdqa64 %zmm14, 704(%rsp) /* spill g0x13.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm29, %zmm14 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm29, %zmm29 /* p2_3_4 = gf2p8affineinv(t3_4, gfni_mat_2) */
+	vmovdqa64 %zmm15, 768(%rsp) /* spill g0x12.2 */
+	vpxord %zmm14, %zmm30, %zmm15 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
+	vmovdqa64 %zmm2, 320(%rsp) /* spill g1x3.3 */
+	vmovdqa64 %zmm31, %zmm2 /* p1_0_4 */
+	vpternlogd $0x96, %zmm15, %zmm23, %zmm2 /* m0_acc_18 = ternlog(p1_0_4, p2_1_4, m0_acc_17) */
+	vpternlogd $0x96, %zmm11, %zmm29, %zmm2 /* x0n_4 = ternlog(m0_acc_18, p2_3_4, g0x8) */
+	vpxord %zmm30, %zmm17, %zmm11 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
+	vpternlogd $0x96, %zmm11, %zmm22, %zmm31 /* m1_acc_18 = ternlog(p1_0_4, p2_0_4, m1_acc_17) */
+	vpternlogd $0x96, %zmm10, %zmm29, %zmm31 /* x1n_4 = ternlog(m1_acc_18, p2_3_4, g0x9) */
+	vpxord %zmm30, %zmm1, %zmm10 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
+	vpxord %zmm1, %zmm23, %zmm1 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
+	vmovdqa64 %zmm22, %zmm11 /* p2_0_4 */
+	vpternlogd $0x96, %zmm1, %zmm17, %zmm11 /* m2_acc_18 = ternlog(p2_0_4, p1_1_4, m2_acc_17) */
+	vpternlogd $0x96, %zmm10, %zmm23, %zmm22 /* m3_acc_18 = ternlog(p2_0_4, p2_1_4, m3_acc_17) */
+	vpternlogd $0x96, %zmm13, %zmm29, %zmm11 /* x2n_4 = ternlog(m2_acc_18, p2_3_4, g0x10) */
+	vpternlogd $0x96, 1152(%rsp), %zmm14, %zmm22 /* x3n_4 = ternlog(m3_acc_18, p1_3_4, g0x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm4, %zmm1 /* p1_0_5 = gf2p8affineinv(t0_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_0_5 = gf2p8affineinv(t0_5, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm5, %zmm10 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1_5 = gf2p8affineinv(t1_5, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm13 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm20, %zmm14 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm20, %zmm15 /* p2_3_5 = gf2p8affineinv(t3_5, gfni_mat_2) */
+	vpxord %zmm14, %zmm7, %zmm17 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
+	vmovdqa64 %zmm1, %zmm20 /* p1_0_5 */
+	vpternlogd $0x96, %zmm17, %zmm5, %zmm20 /* m0_acc_22 = ternlog(p1_0_5, p2_1_5, m0_acc_21) */
+	vpternlogd $0x96, 1088(%rsp), %zmm15, %zmm20 /* x0n_5 = ternlog(m0_acc_22, p2_3_5, g1x8) */
+	vpxord %zmm7, %zmm10, %zmm17 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
+	vpternlogd $0x96, %zmm17, %zmm4, %zmm1 /* m1_acc_22 = ternlog(p1_0_5, p2_0_5, m1_acc_21) */
+	vpternlogd $0x96, 1024(%rsp), %zmm15, %zmm1 /* x1n_5 = ternlog(m1_acc_22, p2_3_5, g1x9) */
+	vpxord %zmm7, %zmm13, %zmm7 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
+	vpxord %zmm13, %zmm5, %zmm13 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
+	vmovdqa64 %zmm4, %zmm17 /* p2_0_5 */
+	vpternlogd $0x96, %zmm13, %zmm10, %zmm17 /* m2_acc_22 = ternlog(p2_0_5, p1_1_5, m2_acc_21) */
+	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* m3_acc_22 = ternlog(p2_0_5, p2_1_5, m3_acc_21) */
+	vpternlogd $0x96, 896(%rsp), %zmm15, %zmm17 /* x2n_5 = ternlog(m2_acc_22, p2_3_5, g1x10) */
+	vpternlogd $0x96, 960(%rsp), %zmm14, %zmm4 /* x3n_5 = ternlog(m3_acc_22, p1_3_5, g1x11) */
 
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	vpbroadcastd 48(%rdi,%r8), %zmm3 /* rk0_3 = bcast32() */
-	vpbroadcastd 52(%rdi,%r8), %zmm4 /* rk1_3 = bcast32() */
-	vpbroadcastd 56(%rdi,%r8), %zmm7 /* rk2_3 = bcast32() */
+	vpbroadcastd 48(%rdi,%r8), %zmm5 /* rk0_3 = bcast32() */
+	vpbroadcastd 52(%rdi,%r8), %zmm7 /* rk1_3 = bcast32() */
+	vpbroadcastd 56(%rdi,%r8), %zmm10 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%r8), %zmm13 /* rk3_3 = bcast32() */
-	vmovdqa64 %zmm10, %zmm14 /* g0x0.3 */
-	vpternlogd $0x96, %zmm3, %zmm8, %zmm14 /* t0_acc_13 = ternlog(g0x0, g0x4, rk0_3) */
-	vpxord %zmm18, %zmm14, %zmm14 /* t0_6 = xor(t0_acc_13, g0x8) */
-	vmovdqa64 1088(%rsp), %zmm15 /* reload g0x1.3 */
-	vmovdqa64 384(%rsp), %zmm19 /* reload g0x5.3 */
-	vmovdqa64 %zmm15, %zmm24 /* g0x1.3 */
-	vpternlogd $0x96, %zmm4, %zmm19, %zmm24 /* t1_acc_13 = ternlog(g0x1, g0x5, rk1_3) */
-	vpxord 832(%rsp), %zmm24, %zmm24 /* t1_6 = xor(t1_acc_13, g0x9) */
-	vmovdqa64 1024(%rsp), %zmm25 /* reload g0x2.3 */
-	vmovdqa64 1152(%rsp), %zmm26 /* reload g0x6.3 */
-	vmovdqa64 %zmm25, %zmm27 /* g0x2.3 */
-	vpternlogd $0x96, %zmm7, %zmm26, %zmm27 /* t2_acc_13 = ternlog(g0x2, g0x6, rk2_3) */
-	vpxord %zmm20, %zmm27, %zmm27 /* t2_6 = xor(t2_acc_13, g0x10) */
-	vmovdqa64 960(%rsp), %zmm25 /* reload g0x3.3 */
-	vmovdqa64 320(%rsp), %zmm15 /* reload g0x7.3 */
-	vmovdqa64 %zmm25, %zmm26 /* g0x3.3 */
-	vpternlogd $0x96, %zmm13, %zmm15, %zmm26 /* t3_acc_13 = ternlog(g0x3, g0x7, rk3_3) */
-	vpxord %zmm12, %zmm26, %zmm26 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm14, %zmm25 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm24, %zmm15 /* p1_1_6 = gf2p8affineinv(t1_6, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm27, %zmm19 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm26, %zmm5 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
+	vmovdqa64 %zmm16, %zmm14 /* g0x0.3 */
+	vpternlogd $0x96, %zmm5, %zmm12, %zmm14 /* t0_acc_13 = ternlog(g0x0, g0x4, rk0_3) */
+	vpxord %zmm2, %zmm14, %zmm14 /* t0_6 = xor(t0_acc_13, g0x8) */
+	vmovdqa64 %zmm19, %zmm15 /* g1x0.3 */
+	vpternlogd $0x96, %zmm5, %zmm26, %zmm15 /* t0_acc_15 = ternlog(g1x0, g1x4, rk0_3) */
+	vpxord %zmm20, %zmm15, %zmm5 /* t0_7 = xor(t0_acc_15, g1x8) */
+	vmovdqa64 %zmm24, %zmm15 /* g0x1.3 */
+	vpternlogd $0x96, %zmm7, %zmm28, %zmm15 /* t1_acc_13 = ternlog(g0x1, g0x5, rk1_3) */
+	vpxord %zmm31, %zmm15, %zmm15 /* t1_6 = xor(t1_acc_13, g0x9) */
+	vmovdqa64 %zmm0, %zmm23 /* g1x1.3 */
+	vpternlogd $0x96, %zmm7, %zmm9, %zmm23 /* t1_acc_15 = ternlog(g1x1, g1x5, rk1_3) */
+	vpxord %zmm1, %zmm23, %zmm7 /* t1_7 = xor(t1_acc_15, g1x9) */
+	vmovdqa64 %zmm6, %zmm23 /* g0x2.3 */
+	vpternlogd $0x96, %zmm10, %zmm27, %zmm23 /* t2_acc_13 = ternlog(g0x2, g0x6, rk2_3) */
+	vpxord %zmm11, %zmm23, %zmm23 /* t2_6 = xor(t2_acc_13, g0x10) */
+	vmovdqa64 %zmm18, %zmm29 /* g1x2.3 */
+	vpternlogd $0x96, %zmm10, %zmm25, %zmm29 /* t2_acc_15 = ternlog(g1x2, g1x6, rk2_3) */
+	vpxord %zmm17, %zmm29, %zmm10 /* t2_7 = xor(t2_acc_15, g1x10) */
+	vmovdqa64 %zmm21, %zmm29 /* g0x3.3 */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm29 /* t3_acc_13 = ternlog(g0x3, g0x7, rk3_3) */
+	vpxord %zmm22, %zmm29, %zmm29 /* t3_6 = xor(t3_acc_13, g0x11) */
+	vmovdqa64 320(%rsp), %zmm30 /* reload g1x3.3 */
+	vmovdqa64 %zmm18, 960(%rsp) /* spill g1x2.3 */
+	vmovdqa64 %zmm30, %zmm18 /* g1x3.3 */
+	vpternlogd $0x96, %zmm13, %zmm3, %zmm18 /* t3_acc_15 = ternlog(g1x3, g1x7, rk3_3) */
+	vpxord %zmm4, %zmm18, %zmm13 /* t3_7 = xor(t3_acc_15, g1x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm14, %zmm18 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm14, %zmm14 /* p2_0_6 = gf2p8affineinv(t0_6, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm24, %zmm24 /* p2_1_6 = gf2p8affineinv(t1_6, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm27, %zmm27 /* p2_2_6 = gf2p8affineinv(t2_6, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm26, %zmm26 /* p2_3_6 = gf2p8affineinv(t3_6, gfni_mat_2) */
-	vmovdqa64 %zmm10, 576(%rsp) /* spill g0x0.3 */
-	vpxord %zmm5, %zmm27, %zmm10 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
-	vmovdqa64 %zmm12, 704(%rsp) /* spill g0x11.3 */
-	vmovdqa64 %zmm25, %zmm12 /* p1_0_6 */
-	vpternlogd $0x96, %zmm10, %zmm24, %zmm12 /* m0_acc_26 = ternlog(p1_0_6, p2_1_6, m0_acc_25) */
-	vpternlogd $0x96, 448(%rsp), %zmm26, %zmm12 /* x0n_6 = ternlog(m0_acc_26, p2_3_6, g0x12) */
-	vpxord %zmm27, %zmm15, %zmm10 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
-	vpternlogd $0x96, %zmm10, %zmm14, %zmm25 /* m1_acc_26 = ternlog(p1_0_6, p2_0_6, m1_acc_25) */
-	vpternlogd $0x96, 512(%rsp), %zmm26, %zmm25 /* x1n_6 = ternlog(m1_acc_26, p2_3_6, g0x13) */
-	vpxord %zmm19, %zmm24, %zmm10 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
-	vmovdqa64 %zmm20, 512(%rsp) /* spill g0x10.3 */
-	vmovdqa64 %zmm14, %zmm20 /* p2_0_6 */
-	vpternlogd $0x96, %zmm10, %zmm15, %zmm20 /* m2_acc_26 = ternlog(p2_0_6, p1_1_6, m2_acc_25) */
-	vpternlogd $0x96, 768(%rsp), %zmm26, %zmm20 /* x2n_6 = ternlog(m2_acc_26, p2_3_6, g0x14) */
-	vpxord %zmm27, %zmm19, %zmm10 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
-	vpternlogd $0x96, %zmm10, %zmm24, %zmm14 /* m3_acc_26 = ternlog(p2_0_6, p2_1_6, m3_acc_25) */
-	vpternlogd $0x96, 640(%rsp), %zmm5, %zmm14 /* x3n_6 = ternlog(m3_acc_26, p1_3_6, g0x15) */
-	vmovdqa64 %zmm16, %zmm5 /* g1x0.3 */
-	vpternlogd $0x96, %zmm3, %zmm31, %zmm5 /* t0_acc_15 = ternlog(g1x0, g1x4, rk0_3) */
-	vpxord %zmm22, %zmm5, %zmm3 /* t0_7 = xor(t0_acc_15, g1x8) */
-	vmovdqa64 %zmm6, %zmm5 /* g1x1.3 */
-	vpternlogd $0x96, %zmm4, %zmm9, %zmm5 /* t1_acc_15 = ternlog(g1x1, g1x5, rk1_3) */
-	vpxord %zmm11, %zmm5, %zmm4 /* t1_7 = xor(t1_acc_15, g1x9) */
-	vmovdqa64 %zmm17, %zmm5 /* g1x2.3 */
-	vpternlogd $0x96, %zmm7, %zmm21, %zmm5 /* t2_acc_15 = ternlog(g1x2, g1x6, rk2_3) */
-	vpxord %zmm23, %zmm5, %zmm5 /* t2_7 = xor(t2_acc_15, g1x10) */
-	vmovdqa64 %zmm1, %zmm7 /* g1x3.3 */
-	vpternlogd $0x96, %zmm13, %zmm2, %zmm7 /* t3_acc_15 = ternlog(g1x3, g1x7, rk3_3) */
-	vpxord %zmm0, %zmm7, %zmm7 /* t3_7 = xor(t3_acc_15, g1x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm3, %zmm10 /* p1_0_7 = gf2p8affineinv(t0_7, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm4, %zmm13 /* p1_1_7 = gf2p8affineinv(t1_7, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm5, %zmm15 /* p1_2_7 = gf2p8affineinv(t2_7, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm19 /* p1_3_7 = gf2p8affineinv(t3_7, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm3, %zmm3 /* p2_0_7 = gf2p8affineinv(t0_7, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_1_7 = gf2p8affineinv(t1_7, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_2_7 = gf2p8affineinv(t2_7, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_7 = gf2p8affineinv(t3_7, gfni_mat_2) */
-	vpxord %zmm19, %zmm5, %zmm24 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
-	vmovdqa64 %zmm10, %zmm26 /* p1_0_7 */
-	vpternlogd $0x96, %zmm24, %zmm4, %zmm26 /* m0_acc_30 = ternlog(p1_0_7, p2_1_7, m0_acc_29) */
-	vpternlogd $0x96, %zmm28, %zmm7, %zmm26 /* x0n_7 = ternlog(m0_acc_30, p2_3_7, g1x12) */
-	vpxord %zmm5, %zmm13, %zmm24 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
-	vpternlogd $0x96, %zmm24, %zmm3, %zmm10 /* m1_acc_30 = ternlog(p1_0_7, p2_0_7, m1_acc_29) */
-	vpternlogd $0x96, %zmm29, %zmm7, %zmm10 /* x1n_7 = ternlog(m1_acc_30, p2_3_7, g1x13) */
-	vpxord %zmm15, %zmm4, %zmm24 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
-	vmovdqa64 %zmm3, %zmm27 /* p2_0_7 */
-	vpternlogd $0x96, %zmm24, %zmm13, %zmm27 /* m2_acc_30 = ternlog(p2_0_7, p1_1_7, m2_acc_29) */
-	vpternlogd $0x96, %zmm30, %zmm7, %zmm27 /* x2n_7 = ternlog(m2_acc_30, p2_3_7, g1x14) */
-	vpxord %zmm5, %zmm15, %zmm5 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
-	vpternlogd $0x96, %zmm5, %zmm4, %zmm3 /* m3_acc_30 = ternlog(p2_0_7, p2_1_7, m3_acc_29) */
-	vpternlogd $0x96, 256(%rsp), %zmm19, %zmm3 /* x3n_7 = ternlog(m3_acc_30, p1_3_7, g1x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm15, %zmm30 /* p1_1_6 = gf2p8affineinv(t1_6, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_1_6 = gf2p8affineinv(t1_6, gfni_mat_2) */
+	vmovdqa64 %zmm0, 896(%rsp) /* spill g1x1.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm23, %zmm0 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm23, %zmm23 /* p2_2_6 = gf2p8affineinv(t2_6, gfni_mat_2) */
+	vmovdqa64 %zmm19, 1024(%rsp) /* spill g1x0.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm29, %zmm19 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm29, %zmm29 /* p2_3_6 = gf2p8affineinv(t3_6, gfni_mat_2) */
+	vmovdqa64 %zmm21, 1088(%rsp) /* spill g0x3.3 */
+	vpxord %zmm19, %zmm23, %zmm21 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
+	vmovdqa64 %zmm6, 1152(%rsp) /* spill g0x2.3 */
+	vmovdqa64 %zmm18, %zmm6 /* p1_0_6 */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm6 /* m0_acc_26 = ternlog(p1_0_6, p2_1_6, m0_acc_25) */
+	vpternlogd $0x96, 768(%rsp), %zmm29, %zmm6 /* x0n_6 = ternlog(m0_acc_26, p2_3_6, g0x12) */
+	vpxord %zmm23, %zmm30, %zmm21 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
+	vpternlogd $0x96, %zmm21, %zmm14, %zmm18 /* m1_acc_26 = ternlog(p1_0_6, p2_0_6, m1_acc_25) */
+	vpternlogd $0x96, 704(%rsp), %zmm29, %zmm18 /* x1n_6 = ternlog(m1_acc_26, p2_3_6, g0x13) */
+	vpxord %zmm23, %zmm0, %zmm21 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
+	vpxord %zmm0, %zmm15, %zmm0 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
+	vmovdqa64 %zmm14, %zmm23 /* p2_0_6 */
+	vpternlogd $0x96, %zmm0, %zmm30, %zmm23 /* m2_acc_26 = ternlog(p2_0_6, p1_1_6, m2_acc_25) */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm14 /* m3_acc_26 = ternlog(p2_0_6, p2_1_6, m3_acc_25) */
+	vpternlogd $0x96, 640(%rsp), %zmm29, %zmm23 /* x2n_6 = ternlog(m2_acc_26, p2_3_6, g0x14) */
+	vpternlogd $0x96, 384(%rsp), %zmm19, %zmm14 /* x3n_6 = ternlog(m3_acc_26, p1_3_6, g0x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm5, %zmm0 /* p1_0_7 = gf2p8affineinv(t0_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_0_7 = gf2p8affineinv(t0_7, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm15 /* p1_1_7 = gf2p8affineinv(t1_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_1_7 = gf2p8affineinv(t1_7, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm10, %zmm19 /* p1_2_7 = gf2p8affineinv(t2_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_2_7 = gf2p8affineinv(t2_7, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm13, %zmm21 /* p1_3_7 = gf2p8affineinv(t3_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_3_7 = gf2p8affineinv(t3_7, gfni_mat_2) */
+	vpxord %zmm21, %zmm10, %zmm29 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
+	vmovdqa64 %zmm0, %zmm30 /* p1_0_7 */
+	vpternlogd $0x96, %zmm29, %zmm7, %zmm30 /* m0_acc_30 = ternlog(p1_0_7, p2_1_7, m0_acc_29) */
+	vpternlogd $0x96, 576(%rsp), %zmm13, %zmm30 /* x0n_7 = ternlog(m0_acc_30, p2_3_7, g1x12) */
+	vpxord %zmm10, %zmm15, %zmm29 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
+	vpternlogd $0x96, %zmm29, %zmm5, %zmm0 /* m1_acc_30 = ternlog(p1_0_7, p2_0_7, m1_acc_29) */
+	vpternlogd $0x96, 512(%rsp), %zmm13, %zmm0 /* x1n_7 = ternlog(m1_acc_30, p2_3_7, g1x13) */
+	vpxord %zmm10, %zmm19, %zmm10 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
+	vpxord %zmm19, %zmm7, %zmm19 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
+	vmovdqa64 %zmm5, %zmm29 /* p2_0_7 */
+	vpternlogd $0x96, %zmm19, %zmm15, %zmm29 /* m2_acc_30 = ternlog(p2_0_7, p1_1_7, m2_acc_29) */
+	vpternlogd $0x96, %zmm10, %zmm7, %zmm5 /* m3_acc_30 = ternlog(p2_0_7, p2_1_7, m3_acc_29) */
+	vpternlogd $0x96, 448(%rsp), %zmm13, %zmm29 /* x2n_7 = ternlog(m2_acc_30, p2_3_7, g1x14) */
+	vpternlogd $0x96, 832(%rsp), %zmm21, %zmm5 /* x3n_7 = ternlog(m3_acc_30, p1_3_7, g1x15) */
 
 	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd 64(%rdi,%r8), %zmm4 /* rk0_4 = bcast32() */
-	vpbroadcastd 68(%rdi,%r8), %zmm5 /* rk1_4 = bcast32() */
-	vpbroadcastd 72(%rdi,%r8), %zmm7 /* rk2_4 = bcast32() */
-	vpbroadcastd 76(%rdi,%r8), %zmm13 /* rk3_4 = bcast32() */
-	vmovdqa64 %zmm8, %zmm15 /* g0x4.3 */
-	vpternlogd $0x96, %zmm4, %zmm18, %zmm15 /* t0_acc_17 = ternlog(g0x4, g0x8, rk0_4) */
-	vpxord %zmm12, %zmm15, %zmm15 /* t0_8 = xor(t0_acc_17, g0x12) */
-	vmovdqa64 384(%rsp), %zmm19 /* reload g0x5.3 */
-	vmovdqa64 832(%rsp), %zmm24 /* reload g0x9.3 */
-	vmovdqa64 %zmm19, %zmm28 /* g0x5.3 */
-	vpternlogd $0x96, %zmm5, %zmm24, %zmm28 /* t1_acc_17 = ternlog(g0x5, g0x9, rk1_4) */
-	vpxord %zmm25, %zmm28, %zmm28 /* t1_8 = xor(t1_acc_17, g0x13) */
-	vmovdqa64 1152(%rsp), %zmm29 /* reload g0x6.3 */
-	vmovdqa64 512(%rsp), %zmm30 /* reload g0x10.3 */
-	vmovdqa64 %zmm29, %zmm19 /* g0x6.3 */
-	vpternlogd $0x96, %zmm7, %zmm30, %zmm19 /* t2_acc_17 = ternlog(g0x6, g0x10, rk2_4) */
-	vpxord %zmm20, %zmm19, %zmm19 /* t2_8 = xor(t2_acc_17, g0x14) */
-	vmovdqa64 320(%rsp), %zmm29 /* reload g0x7.3 */
-	vmovdqa64 704(%rsp), %zmm30 /* reload g0x11.3 */
-	vmovdqa64 %zmm29, %zmm24 /* g0x7.3 */
-	vpternlogd $0x96, %zmm13, %zmm30, %zmm24 /* t3_acc_17 = ternlog(g0x7, g0x11, rk3_4) */
-	vpxord %zmm14, %zmm24, %zmm24 /* t3_8 = xor(t3_acc_17, g0x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm15, %zmm29 /* p1_0_8 = gf2p8affineinv(t0_8, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm28, %zmm30 /* p1_1_8 = gf2p8affineinv(t1_8, gfni_mat_1) */
-	vmovdqa64 %zmm8, 640(%rsp) /* spill g0x4.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm19, %zmm8 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
-	vmovdqa64 %zmm14, 768(%rsp) /* spill g0x15.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm24, %zmm14 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_0_8 = gf2p8affineinv(t0_8, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm28, %zmm28 /* p2_1_8 = gf2p8affineinv(t1_8, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm19, %zmm19 /* p2_2_8 = gf2p8affineinv(t2_8, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm24, %zmm24 /* p2_3_8 = gf2p8affineinv(t3_8, gfni_mat_2) */
-	vmovdqa64 %zmm20, 448(%rsp) /* spill g0x14.3 */
-	vpxord %zmm14, %zmm19, %zmm20 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
-	vmovdqa64 %zmm25, 896(%rsp) /* spill g0x13.3 */
-	vmovdqa64 %zmm29, %zmm25 /* p1_0_8 */
-	vpternlogd $0x96, %zmm20, %zmm28, %zmm25 /* m0_acc_34 = ternlog(p1_0_8, p2_1_8, m0_acc_33) */
-	vpternlogd $0x96, 576(%rsp), %zmm24, %zmm25 /* x0n_8 = ternlog(m0_acc_34, p2_3_8, g0x0) */
-	vpxord %zmm19, %zmm30, %zmm20 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
-	vpternlogd $0x96, %zmm20, %zmm15, %zmm29 /* m1_acc_34 = ternlog(p1_0_8, p2_0_8, m1_acc_33) */
-	vpternlogd $0x96, 1088(%rsp), %zmm24, %zmm29 /* x1n_8 = ternlog(m1_acc_34, p2_3_8, g0x1) */
-	vpxord %zmm8, %zmm28, %zmm20 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
-	vmovdqa64 %zmm29, 1088(%rsp) /* spill g0x1.4 */
-	vmovdqa64 %zmm15, %zmm29 /* p2_0_8 */
-	vpternlogd $0x96, %zmm20, %zmm30, %zmm29 /* m2_acc_34 = ternlog(p2_0_8, p1_1_8, m2_acc_33) */
-	vpternlogd $0x96, 1024(%rsp), %zmm24, %zmm29 /* x2n_8 = ternlog(m2_acc_34, p2_3_8, g0x2) */
-	vpxord %zmm19, %zmm8, %zmm8 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
-	vpternlogd $0x96, %zmm8, %zmm28, %zmm15 /* m3_acc_34 = ternlog(p2_0_8, p2_1_8, m3_acc_33) */
-	vpternlogd $0x96, 960(%rsp), %zmm14, %zmm15 /* x3n_8 = ternlog(m3_acc_34, p1_3_8, g0x3) */
-	vmovdqa64 %zmm31, %zmm8 /* g1x4.3 */
-	vpternlogd $0x96, %zmm4, %zmm22, %zmm8 /* t0_acc_19 = ternlog(g1x4, g1x8, rk0_4) */
-	vpxord %zmm26, %zmm8, %zmm4 /* t0_9 = xor(t0_acc_19, g1x12) */
-	vmovdqa64 %zmm9, %zmm8 /* g1x5.3 */
-	vpternlogd $0x96, %zmm5, %zmm11, %zmm8 /* t1_acc_19 = ternlog(g1x5, g1x9, rk1_4) */
-	vpxord %zmm10, %zmm8, %zmm5 /* t1_9 = xor(t1_acc_19, g1x13) */
-	vmovdqa64 %zmm21, %zmm8 /* g1x6.3 */
-	vpternlogd $0x96, %zmm7, %zmm23, %zmm8 /* t2_acc_19 = ternlog(g1x6, g1x10, rk2_4) */
-	vpxord %zmm27, %zmm8, %zmm7 /* t2_9 = xor(t2_acc_19, g1x14) */
-	vmovdqa64 %zmm2, %zmm8 /* g1x7.3 */
-	vpternlogd $0x96, %zmm13, %zmm0, %zmm8 /* t3_acc_19 = ternlog(g1x7, g1x11, rk3_4) */
-	vpxord %zmm3, %zmm8, %zmm8 /* t3_9 = xor(t3_acc_19, g1x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm4, %zmm13 /* p1_0_9 = gf2p8affineinv(t0_9, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm5, %zmm14 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm19 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm8, %zmm20 /* p1_3_9 = gf2p8affineinv(t3_9, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_0_9 = gf2p8affineinv(t0_9, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_3_9 = gf2p8affineinv(t3_9, gfni_mat_2) */
-	vpxord %zmm20, %zmm7, %zmm24 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	vmovdqa64 %zmm13, %zmm28 /* p1_0_9 */
-	vpternlogd $0x96, %zmm24, %zmm5, %zmm28 /* m0_acc_38 = ternlog(p1_0_9, p2_1_9, m0_acc_37) */
-	vpternlogd $0x96, %zmm16, %zmm8, %zmm28 /* x0n_9 = ternlog(m0_acc_38, p2_3_9, g1x0) */
-	vpxord %zmm7, %zmm14, %zmm16 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
-	vpternlogd $0x96, %zmm16, %zmm4, %zmm13 /* m1_acc_38 = ternlog(p1_0_9, p2_0_9, m1_acc_37) */
-	vpternlogd $0x96, %zmm6, %zmm8, %zmm13 /* x1n_9 = ternlog(m1_acc_38, p2_3_9, g1x1) */
-	vpxord %zmm19, %zmm5, %zmm6 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
-	vmovdqa64 %zmm4, %zmm16 /* p2_0_9 */
-	vpternlogd $0x96, %zmm6, %zmm14, %zmm16 /* m2_acc_38 = ternlog(p2_0_9, p1_1_9, m2_acc_37) */
-	vpternlogd $0x96, %zmm17, %zmm8, %zmm16 /* x2n_9 = ternlog(m2_acc_38, p2_3_9, g1x2) */
-	vpxord %zmm7, %zmm19, %zmm6 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* m3_acc_38 = ternlog(p2_0_9, p2_1_9, m3_acc_37) */
-	vpternlogd $0x96, %zmm1, %zmm20, %zmm4 /* x3n_9 = ternlog(m3_acc_38, p1_3_9, g1x3) */
+	vpbroadcastd 64(%rdi,%r8), %zmm7 /* rk0_4 = bcast32() */
+	vpbroadcastd 68(%rdi,%r8), %zmm10 /* rk1_4 = bcast32() */
+	vpbroadcastd 72(%rdi,%r8), %zmm13 /* rk2_4 = bcast32() */
+	vpbroadcastd 76(%rdi,%r8), %zmm15 /* rk3_4 = bcast32() */
+	vmovdqa64 %zmm12, %zmm19 /* g0x4.3 */
+	vpternlogd $0x96, %zmm7, %zmm2, %zmm19 /* t0_acc_17 = ternlog(g0x4, g0x8, rk0_4) */
+	vpxord %zmm6, %zmm19, %zmm19 /* t0_8 = xor(t0_acc_17, g0x12) */
+	vmovdqa64 %zmm26, %zmm21 /* g1x4.3 */
+	vpternlogd $0x96, %zmm7, %zmm20, %zmm21 /* t0_acc_19 = ternlog(g1x4, g1x8, rk0_4) */
+	vpxord %zmm30, %zmm21, %zmm7 /* t0_9 = xor(t0_acc_19, g1x12) */
+	vmovdqa64 %zmm28, %zmm21 /* g0x5.3 */
+	vpternlogd $0x96, %zmm10, %zmm31, %zmm21 /* t1_acc_17 = ternlog(g0x5, g0x9, rk1_4) */
+	vpxord %zmm18, %zmm21, %zmm21 /* t1_8 = xor(t1_acc_17, g0x13) */
+	vmovdqa64 %zmm26, 832(%rsp) /* spill g1x4.3 */
+	vmovdqa64 %zmm9, %zmm26 /* g1x5.3 */
+	vpternlogd $0x96, %zmm10, %zmm1, %zmm26 /* t1_acc_19 = ternlog(g1x5, g1x9, rk1_4) */
+	vpxord %zmm0, %zmm26, %zmm10 /* t1_9 = xor(t1_acc_19, g1x13) */
+	vmovdqa64 %zmm27, %zmm26 /* g0x6.3 */
+	vpternlogd $0x96, %zmm13, %zmm11, %zmm26 /* t2_acc_17 = ternlog(g0x6, g0x10, rk2_4) */
+	vpxord %zmm23, %zmm26, %zmm26 /* t2_8 = xor(t2_acc_17, g0x14) */
+	vmovdqa64 %zmm9, 448(%rsp) /* spill g1x5.3 */
+	vmovdqa64 %zmm25, %zmm9 /* g1x6.3 */
+	vpternlogd $0x96, %zmm13, %zmm17, %zmm9 /* t2_acc_19 = ternlog(g1x6, g1x10, rk2_4) */
+	vpxord %zmm29, %zmm9, %zmm9 /* t2_9 = xor(t2_acc_19, g1x14) */
+	vmovdqa64 %zmm8, %zmm13 /* g0x7.3 */
+	vpternlogd $0x96, %zmm15, %zmm22, %zmm13 /* t3_acc_17 = ternlog(g0x7, g0x11, rk3_4) */
+	vpxord %zmm14, %zmm13, %zmm13 /* t3_8 = xor(t3_acc_17, g0x15) */
+	vmovdqa64 %zmm25, 512(%rsp) /* spill g1x6.3 */
+	vmovdqa64 %zmm3, %zmm25 /* g1x7.3 */
+	vpternlogd $0x96, %zmm15, %zmm4, %zmm25 /* t3_acc_19 = ternlog(g1x7, g1x11, rk3_4) */
+	vpxord %zmm5, %zmm25, %zmm15 /* t3_9 = xor(t3_acc_19, g1x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm19, %zmm25 /* p1_0_8 = gf2p8affineinv(t0_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm19, %zmm19 /* p2_0_8 = gf2p8affineinv(t0_8, gfni_mat_2) */
+	vmovdqa64 %zmm3, 576(%rsp) /* spill g1x7.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm21, %zmm3 /* p1_1_8 = gf2p8affineinv(t1_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm21, %zmm21 /* p2_1_8 = gf2p8affineinv(t1_8, gfni_mat_2) */
+	vmovdqa64 %zmm8, 384(%rsp) /* spill g0x7.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm26, %zmm8 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm26, %zmm26 /* p2_2_8 = gf2p8affineinv(t2_8, gfni_mat_2) */
+	vmovdqa64 %zmm27, 640(%rsp) /* spill g0x6.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm13, %zmm27 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_3_8 = gf2p8affineinv(t3_8, gfni_mat_2) */
+	vmovdqa64 %zmm28, 704(%rsp) /* spill g0x5.3 */
+	vpxord %zmm27, %zmm26, %zmm28 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
+	vmovdqa64 %zmm12, 768(%rsp) /* spill g0x4.3 */
+	vmovdqa64 %zmm25, %zmm12 /* p1_0_8 */
+	vpternlogd $0x96, %zmm28, %zmm21, %zmm12 /* m0_acc_34 = ternlog(p1_0_8, p2_1_8, m0_acc_33) */
+	vpternlogd $0x96, %zmm16, %zmm13, %zmm12 /* x0n_8 = ternlog(m0_acc_34, p2_3_8, g0x0) */
+	vpxord %zmm26, %zmm3, %zmm16 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
+	vpternlogd $0x96, %zmm16, %zmm19, %zmm25 /* m1_acc_34 = ternlog(p1_0_8, p2_0_8, m1_acc_33) */
+	vpternlogd $0x96, %zmm24, %zmm13, %zmm25 /* x1n_8 = ternlog(m1_acc_34, p2_3_8, g0x1) */
+	vpxord %zmm26, %zmm8, %zmm16 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
+	vpxord %zmm8, %zmm21, %zmm8 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
+	vmovdqa64 %zmm19, %zmm24 /* p2_0_8 */
+	vpternlogd $0x96, %zmm8, %zmm3, %zmm24 /* m2_acc_34 = ternlog(p2_0_8, p1_1_8, m2_acc_33) */
+	vpternlogd $0x96, %zmm16, %zmm21, %zmm19 /* m3_acc_34 = ternlog(p2_0_8, p2_1_8, m3_acc_33) */
+	vpternlogd $0x96, 1152(%rsp), %zmm13, %zmm24 /* x2n_8 = ternlog(m2_acc_34, p2_3_8, g0x2) */
+	vpternlogd $0x96, 1088(%rsp), %zmm27, %zmm19 /* x3n_8 = ternlog(m3_acc_34, p1_3_8, g0x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm3 /* p1_0_9 = gf2p8affineinv(t0_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_0_9 = gf2p8affineinv(t0_9, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm10, %zmm8 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm9, %zmm13 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm15, %zmm16 /* p1_3_9 = gf2p8affineinv(t3_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_3_9 = gf2p8affineinv(t3_9, gfni_mat_2) */
+	vpxord %zmm16, %zmm9, %zmm21 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
+	vmovdqa64 %zmm3, %zmm26 /* p1_0_9 */
+	vpternlogd $0x96, %zmm21, %zmm10, %zmm26 /* m0_acc_38 = ternlog(p1_0_9, p2_1_9, m0_acc_37) */
+	vpternlogd $0x96, 1024(%rsp), %zmm15, %zmm26 /* x0n_9 = ternlog(m0_acc_38, p2_3_9, g1x0) */
+	vpxord %zmm9, %zmm8, %zmm21 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
+	vpternlogd $0x96, %zmm21, %zmm7, %zmm3 /* m1_acc_38 = ternlog(p1_0_9, p2_0_9, m1_acc_37) */
+	vpternlogd $0x96, 896(%rsp), %zmm15, %zmm3 /* x1n_9 = ternlog(m1_acc_38, p2_3_9, g1x1) */
+	vpxord %zmm9, %zmm13, %zmm9 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
+	vpxord %zmm13, %zmm10, %zmm13 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
+	vmovdqa64 %zmm7, %zmm21 /* p2_0_9 */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm21 /* m2_acc_38 = ternlog(p2_0_9, p1_1_9, m2_acc_37) */
+	vpternlogd $0x96, %zmm9, %zmm10, %zmm7 /* m3_acc_38 = ternlog(p2_0_9, p2_1_9, m3_acc_37) */
+	vpternlogd $0x96, 960(%rsp), %zmm15, %zmm21 /* x2n_9 = ternlog(m2_acc_38, p2_3_9, g1x2) */
+	vpternlogd $0x96, 320(%rsp), %zmm16, %zmm7 /* x3n_9 = ternlog(m3_acc_38, p1_3_9, g1x3) */
 
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	vpbroadcastd 80(%rdi,%r8), %zmm1 /* rk0_5 = bcast32() */
-	vpbroadcastd 84(%rdi,%r8), %zmm5 /* rk1_5 = bcast32() */
-	vpbroadcastd 88(%rdi,%r8), %zmm6 /* rk2_5 = bcast32() */
-	vpbroadcastd 92(%rdi,%r8), %zmm7 /* rk3_5 = bcast32() */
-	vmovdqa64 %zmm18, %zmm8 /* g0x8.3 */
-	vpternlogd $0x96, %zmm1, %zmm12, %zmm8 /* t0_acc_21 = ternlog(g0x8, g0x12, rk0_5) */
-	vpxord %zmm25, %zmm8, %zmm8 /* t0_10 = xor(t0_acc_21, g0x0) */
-	vmovdqa64 832(%rsp), %zmm14 /* reload g0x9.3 */
-	vmovdqa64 896(%rsp), %zmm17 /* reload g0x13.3 */
-	vmovdqa64 %zmm14, %zmm19 /* g0x9.3 */
-	vpternlogd $0x96, %zmm5, %zmm17, %zmm19 /* t1_acc_21 = ternlog(g0x9, g0x13, rk1_5) */
-	vpxord 1088(%rsp), %zmm19, %zmm19 /* t1_10 = xor(t1_acc_21, g0x1) */
-	vmovdqa64 512(%rsp), %zmm20 /* reload g0x10.3 */
-	vmovdqa64 448(%rsp), %zmm24 /* reload g0x14.3 */
-	vmovdqa64 %zmm20, %zmm30 /* g0x10.3 */
-	vpternlogd $0x96, %zmm6, %zmm24, %zmm30 /* t2_acc_21 = ternlog(g0x10, g0x14, rk2_5) */
-	vpxord %zmm29, %zmm30, %zmm30 /* t2_10 = xor(t2_acc_21, g0x2) */
-	vmovdqa64 704(%rsp), %zmm20 /* reload g0x11.3 */
-	vmovdqa64 768(%rsp), %zmm14 /* reload g0x15.3 */
-	vmovdqa64 %zmm20, %zmm24 /* g0x11.3 */
-	vpternlogd $0x96, %zmm7, %zmm14, %zmm24 /* t3_acc_21 = ternlog(g0x11, g0x15, rk3_5) */
-	vpxord %zmm15, %zmm24, %zmm24 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm8, %zmm20 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm19, %zmm14 /* p1_1_10 = gf2p8affineinv(t1_10, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm30, %zmm17 /* p1_2_10 = gf2p8affineinv(t2_10, gfni_mat_1) */
-	vmovdqa64 %zmm18, 960(%rsp) /* spill g0x8.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm24, %zmm18 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_0_10 = gf2p8affineinv(t0_10, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm19, %zmm19 /* p2_1_10 = gf2p8affineinv(t1_10, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_2_10 = gf2p8affineinv(t2_10, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm24, %zmm24 /* p2_3_10 = gf2p8affineinv(t3_10, gfni_mat_2) */
-	vmovdqa64 %zmm15, 1024(%rsp) /* spill g0x3.4 */
-	vpxord %zmm18, %zmm30, %zmm15 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
-	vmovdqa64 %zmm29, 576(%rsp) /* spill g0x2.4 */
-	vmovdqa64 %zmm20, %zmm29 /* p1_0_10 */
-	vpternlogd $0x96, %zmm15, %zmm19, %zmm29 /* m0_acc_42 = ternlog(p1_0_10, p2_1_10, m0_acc_41) */
-	vpternlogd $0x96, 640(%rsp), %zmm24, %zmm29 /* x0n_10 = ternlog(m0_acc_42, p2_3_10, g0x4) */
-	vpxord %zmm30, %zmm14, %zmm15 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
-	vpternlogd $0x96, %zmm15, %zmm8, %zmm20 /* m1_acc_42 = ternlog(p1_0_10, p2_0_10, m1_acc_41) */
-	vpternlogd $0x96, 384(%rsp), %zmm24, %zmm20 /* x1n_10 = ternlog(m1_acc_42, p2_3_10, g0x5) */
-	vpxord %zmm17, %zmm19, %zmm15 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
-	vmovdqa64 %zmm20, 384(%rsp) /* spill g0x5.4 */
-	vmovdqa64 %zmm8, %zmm20 /* p2_0_10 */
-	vpternlogd $0x96, %zmm15, %zmm14, %zmm20 /* m2_acc_42 = ternlog(p2_0_10, p1_1_10, m2_acc_41) */
-	vpternlogd $0x96, 1152(%rsp), %zmm24, %zmm20 /* x2n_10 = ternlog(m2_acc_42, p2_3_10, g0x6) */
-	vpxord %zmm30, %zmm17, %zmm14 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
-	vpternlogd $0x96, %zmm14, %zmm19, %zmm8 /* m3_acc_42 = ternlog(p2_0_10, p2_1_10, m3_acc_41) */
-	vpternlogd $0x96, 320(%rsp), %zmm18, %zmm8 /* x3n_10 = ternlog(m3_acc_42, p1_3_10, g0x7) */
-	vmovdqa64 %zmm22, %zmm14 /* g1x8.3 */
-	vpternlogd $0x96, %zmm1, %zmm26, %zmm14 /* t0_acc_23 = ternlog(g1x8, g1x12, rk0_5) */
-	vpxord %zmm28, %zmm14, %zmm1 /* t0_11 = xor(t0_acc_23, g1x0) */
-	vmovdqa64 %zmm11, %zmm14 /* g1x9.3 */
-	vpternlogd $0x96, %zmm5, %zmm10, %zmm14 /* t1_acc_23 = ternlog(g1x9, g1x13, rk1_5) */
-	vpxord %zmm13, %zmm14, %zmm5 /* t1_11 = xor(t1_acc_23, g1x1) */
-	vmovdqa64 %zmm23, %zmm14 /* g1x10.3 */
-	vpternlogd $0x96, %zmm6, %zmm27, %zmm14 /* t2_acc_23 = ternlog(g1x10, g1x14, rk2_5) */
-	vpxord %zmm16, %zmm14, %zmm6 /* t2_11 = xor(t2_acc_23, g1x2) */
-	vmovdqa64 %zmm0, %zmm14 /* g1x11.3 */
-	vpternlogd $0x96, %zmm7, %zmm3, %zmm14 /* t3_acc_23 = ternlog(g1x11, g1x15, rk3_5) */
-	vpxord %zmm4, %zmm14, %zmm7 /* t3_11 = xor(t3_acc_23, g1x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm1, %zmm14 /* p1_0_11 = gf2p8affineinv(t0_11, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm5, %zmm15 /* p1_1_11 = gf2p8affineinv(t1_11, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm6, %zmm17 /* p1_2_11 = gf2p8affineinv(t2_11, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm18 /* p1_3_11 = gf2p8affineinv(t3_11, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm1, %zmm1 /* p2_0_11 = gf2p8affineinv(t0_11, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1_11 = gf2p8affineinv(t1_11, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_2_11 = gf2p8affineinv(t2_11, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_11 = gf2p8affineinv(t3_11, gfni_mat_2) */
-	vpxord %zmm18, %zmm6, %zmm19 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
-	vmovdqa64 %zmm14, %zmm24 /* p1_0_11 */
-	vpternlogd $0x96, %zmm19, %zmm5, %zmm24 /* m0_acc_46 = ternlog(p1_0_11, p2_1_11, m0_acc_45) */
-	vpternlogd $0x96, %zmm31, %zmm7, %zmm24 /* x0n_11 = ternlog(m0_acc_46, p2_3_11, g1x4) */
-	vpxord %zmm6, %zmm15, %zmm19 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
-	vpternlogd $0x96, %zmm19, %zmm1, %zmm14 /* m1_acc_46 = ternlog(p1_0_11, p2_0_11, m1_acc_45) */
-	vpternlogd $0x96, %zmm9, %zmm7, %zmm14 /* x1n_11 = ternlog(m1_acc_46, p2_3_11, g1x5) */
-	vpxord %zmm17, %zmm5, %zmm9 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
-	vmovdqa64 %zmm1, %zmm19 /* p2_0_11 */
-	vpternlogd $0x96, %zmm9, %zmm15, %zmm19 /* m2_acc_46 = ternlog(p2_0_11, p1_1_11, m2_acc_45) */
-	vpternlogd $0x96, %zmm21, %zmm7, %zmm19 /* x2n_11 = ternlog(m2_acc_46, p2_3_11, g1x6) */
-	vpxord %zmm6, %zmm17, %zmm6 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm1 /* m3_acc_46 = ternlog(p2_0_11, p2_1_11, m3_acc_45) */
-	vpternlogd $0x96, %zmm2, %zmm18, %zmm1 /* x3n_11 = ternlog(m3_acc_46, p1_3_11, g1x7) */
+	vpbroadcastd 80(%rdi,%r8), %zmm8 /* rk0_5 = bcast32() */
+	vpbroadcastd 84(%rdi,%r8), %zmm9 /* rk1_5 = bcast32() */
+	vpbroadcastd 88(%rdi,%r8), %zmm10 /* rk2_5 = bcast32() */
+	vpbroadcastd 92(%rdi,%r8), %zmm13 /* rk3_5 = bcast32() */
+	vmovdqa64 %zmm2, %zmm15 /* g0x8.3 */
+	vpternlogd $0x96, %zmm8, %zmm6, %zmm15 /* t0_acc_21 = ternlog(g0x8, g0x12, rk0_5) */
+	vpxord %zmm12, %zmm15, %zmm15 /* t0_10 = xor(t0_acc_21, g0x0) */
+	vmovdqa64 %zmm20, %zmm16 /* g1x8.3 */
+	vpternlogd $0x96, %zmm8, %zmm30, %zmm16 /* t0_acc_23 = ternlog(g1x8, g1x12, rk0_5) */
+	vpxord %zmm26, %zmm16, %zmm8 /* t0_11 = xor(t0_acc_23, g1x0) */
+	vmovdqa64 %zmm31, %zmm16 /* g0x9.3 */
+	vpternlogd $0x96, %zmm9, %zmm18, %zmm16 /* t1_acc_21 = ternlog(g0x9, g0x13, rk1_5) */
+	vpxord %zmm25, %zmm16, %zmm16 /* t1_10 = xor(t1_acc_21, g0x1) */
+	vmovdqa64 %zmm1, %zmm27 /* g1x9.3 */
+	vpternlogd $0x96, %zmm9, %zmm0, %zmm27 /* t1_acc_23 = ternlog(g1x9, g1x13, rk1_5) */
+	vpxord %zmm3, %zmm27, %zmm9 /* t1_11 = xor(t1_acc_23, g1x1) */
+	vmovdqa64 %zmm11, %zmm27 /* g0x10.3 */
+	vpternlogd $0x96, %zmm10, %zmm23, %zmm27 /* t2_acc_21 = ternlog(g0x10, g0x14, rk2_5) */
+	vpxord %zmm24, %zmm27, %zmm27 /* t2_10 = xor(t2_acc_21, g0x2) */
+	vmovdqa64 %zmm17, %zmm28 /* g1x10.3 */
+	vpternlogd $0x96, %zmm10, %zmm29, %zmm28 /* t2_acc_23 = ternlog(g1x10, g1x14, rk2_5) */
+	vpxord %zmm21, %zmm28, %zmm10 /* t2_11 = xor(t2_acc_23, g1x2) */
+	vmovdqa64 %zmm22, %zmm28 /* g0x11.3 */
+	vpternlogd $0x96, %zmm13, %zmm14, %zmm28 /* t3_acc_21 = ternlog(g0x11, g0x15, rk3_5) */
+	vpxord %zmm19, %zmm28, %zmm28 /* t3_10 = xor(t3_acc_21, g0x3) */
+	vmovdqa64 %zmm17, 320(%rsp) /* spill g1x10.3 */
+	vmovdqa64 %zmm4, %zmm17 /* g1x11.3 */
+	vpternlogd $0x96, %zmm13, %zmm5, %zmm17 /* t3_acc_23 = ternlog(g1x11, g1x15, rk3_5) */
+	vpxord %zmm7, %zmm17, %zmm13 /* t3_11 = xor(t3_acc_23, g1x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm15, %zmm17 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_0_10 = gf2p8affineinv(t0_10, gfni_mat_2) */
+	vmovdqa64 %zmm4, 960(%rsp) /* spill g1x11.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm16, %zmm4 /* p1_1_10 = gf2p8affineinv(t1_10, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm16, %zmm16 /* p2_1_10 = gf2p8affineinv(t1_10, gfni_mat_2) */
+	vmovdqa64 %zmm1, 896(%rsp) /* spill g1x9.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm27, %zmm1 /* p1_2_10 = gf2p8affineinv(t2_10, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm27, %zmm27 /* p2_2_10 = gf2p8affineinv(t2_10, gfni_mat_2) */
+	vmovdqa64 %zmm20, 1024(%rsp) /* spill g1x8.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm28, %zmm20 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm28, %zmm28 /* p2_3_10 = gf2p8affineinv(t3_10, gfni_mat_2) */
+	vmovdqa64 %zmm22, 1088(%rsp) /* spill g0x11.3 */
+	vpxord %zmm20, %zmm27, %zmm22 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
+	vmovdqa64 %zmm11, 1152(%rsp) /* spill g0x10.3 */
+	vmovdqa64 %zmm17, %zmm11 /* p1_0_10 */
+	vpternlogd $0x96, %zmm22, %zmm16, %zmm11 /* m0_acc_42 = ternlog(p1_0_10, p2_1_10, m0_acc_41) */
+	vpternlogd $0x96, 768(%rsp), %zmm28, %zmm11 /* x0n_10 = ternlog(m0_acc_42, p2_3_10, g0x4) */
+	vpxord %zmm27, %zmm4, %zmm22 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
+	vpternlogd $0x96, %zmm22, %zmm15, %zmm17 /* m1_acc_42 = ternlog(p1_0_10, p2_0_10, m1_acc_41) */
+	vpternlogd $0x96, 704(%rsp), %zmm28, %zmm17 /* x1n_10 = ternlog(m1_acc_42, p2_3_10, g0x5) */
+	vpxord %zmm27, %zmm1, %zmm22 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
+	vpxord %zmm1, %zmm16, %zmm1 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
+	vmovdqa64 %zmm15, %zmm27 /* p2_0_10 */
+	vpternlogd $0x96, %zmm1, %zmm4, %zmm27 /* m2_acc_42 = ternlog(p2_0_10, p1_1_10, m2_acc_41) */
+	vpternlogd $0x96, %zmm22, %zmm16, %zmm15 /* m3_acc_42 = ternlog(p2_0_10, p2_1_10, m3_acc_41) */
+	vpternlogd $0x96, 640(%rsp), %zmm28, %zmm27 /* x2n_10 = ternlog(m2_acc_42, p2_3_10, g0x6) */
+	vpternlogd $0x96, 384(%rsp), %zmm20, %zmm15 /* x3n_10 = ternlog(m3_acc_42, p1_3_10, g0x7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm8, %zmm1 /* p1_0_11 = gf2p8affineinv(t0_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm8, %zmm4 /* p2_0_11 = gf2p8affineinv(t0_11, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm9, %zmm8 /* p1_1_11 = gf2p8affineinv(t1_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_1_11 = gf2p8affineinv(t1_11, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm10, %zmm16 /* p1_2_11 = gf2p8affineinv(t2_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_2_11 = gf2p8affineinv(t2_11, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm13, %zmm20 /* p1_3_11 = gf2p8affineinv(t3_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_3_11 = gf2p8affineinv(t3_11, gfni_mat_2) */
+	vpxord %zmm20, %zmm10, %zmm22 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
+	vmovdqa64 %zmm1, %zmm28 /* p1_0_11 */
+	vpternlogd $0x96, %zmm22, %zmm9, %zmm28 /* m0_acc_46 = ternlog(p1_0_11, p2_1_11, m0_acc_45) */
+	vpternlogd $0x96, 832(%rsp), %zmm13, %zmm28 /* x0n_11 = ternlog(m0_acc_46, p2_3_11, g1x4) */
+	vpxord %zmm10, %zmm8, %zmm22 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
+	vpternlogd $0x96, %zmm22, %zmm4, %zmm1 /* m1_acc_46 = ternlog(p1_0_11, p2_0_11, m1_acc_45) */
+	vpternlogd $0x96, 448(%rsp), %zmm13, %zmm1 /* x1n_11 = ternlog(m1_acc_46, p2_3_11, g1x5) */
+	vpxord %zmm10, %zmm16, %zmm10 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
+	vpxord %zmm16, %zmm9, %zmm16 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
+	vmovdqa64 %zmm4, %zmm22 /* p2_0_11 */
+	vpternlogd $0x96, %zmm16, %zmm8, %zmm22 /* m2_acc_46 = ternlog(p2_0_11, p1_1_11, m2_acc_45) */
+	vpternlogd $0x96, %zmm10, %zmm9, %zmm4 /* m3_acc_46 = ternlog(p2_0_11, p2_1_11, m3_acc_45) */
+	vpternlogd $0x96, 512(%rsp), %zmm13, %zmm22 /* x2n_11 = ternlog(m2_acc_46, p2_3_11, g1x6) */
+	vpternlogd $0x96, 576(%rsp), %zmm20, %zmm4 /* x3n_11 = ternlog(m3_acc_46, p1_3_11, g1x7) */
 
 	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	vpbroadcastd 96(%rdi,%r8), %zmm2 /* rk0_6 = bcast32() */
-	vpbroadcastd 100(%rdi,%r8), %zmm5 /* rk1_6 = bcast32() */
-	vpbroadcastd 104(%rdi,%r8), %zmm6 /* rk2_6 = bcast32() */
-	vpbroadcastd 108(%rdi,%r8), %zmm7 /* rk3_6 = bcast32() */
-	vmovdqa64 %zmm12, %zmm9 /* g0x12.3 */
-	vpternlogd $0x96, %zmm2, %zmm25, %zmm9 /* t0_acc_25 = ternlog(g0x12, g0x0, rk0_6) */
-	vpxord %zmm29, %zmm9, %zmm9 /* t0_12 = xor(t0_acc_25, g0x4) */
-	vmovdqa64 896(%rsp), %zmm15 /* reload g0x13.3 */
-	vmovdqa64 1088(%rsp), %zmm17 /* reload g0x1.4 */
-	vmovdqa64 %zmm15, %zmm18 /* g0x13.3 */
-	vpternlogd $0x96, %zmm5, %zmm17, %zmm18 /* t1_acc_25 = ternlog(g0x13, g0x1, rk1_6) */
-	vpxord 384(%rsp), %zmm18, %zmm18 /* t1_12 = xor(t1_acc_25, g0x5) */
-	vmovdqa64 448(%rsp), %zmm21 /* reload g0x14.3 */
-	vmovdqa64 576(%rsp), %zmm30 /* reload g0x2.4 */
-	vmovdqa64 %zmm21, %zmm31 /* g0x14.3 */
-	vpternlogd $0x96, %zmm6, %zmm30, %zmm31 /* t2_acc_25 = ternlog(g0x14, g0x2, rk2_6) */
-	vpxord %zmm20, %zmm31, %zmm31 /* t2_12 = xor(t2_acc_25, g0x6) */
-	vmovdqa64 768(%rsp), %zmm21 /* reload g0x15.3 */
-	vmovdqa64 1024(%rsp), %zmm15 /* reload g0x3.4 */
-	vmovdqa64 %zmm21, %zmm30 /* g0x15.3 */
-	vpternlogd $0x96, %zmm7, %zmm15, %zmm30 /* t3_acc_25 = ternlog(g0x15, g0x3, rk3_6) */
-	vpxord %zmm8, %zmm30, %zmm30 /* t3_12 = xor(t3_acc_25, g0x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm9, %zmm21 /* p1_0_12 = gf2p8affineinv(t0_12, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm18, %zmm15 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm31, %zmm17 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
-	vmovdqa64 %zmm12, 320(%rsp) /* spill g0x12.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm30, %zmm12 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_0_12 = gf2p8affineinv(t0_12, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm18, %zmm18 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm31, %zmm31 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_3_12 = gf2p8affineinv(t3_12, gfni_mat_2) */
-	vmovdqa64 %zmm8, 1152(%rsp) /* spill g0x7.4 */
-	vpxord %zmm12, %zmm31, %zmm8 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
-	vmovdqa64 %zmm20, 640(%rsp) /* spill g0x6.4 */
-	vmovdqa64 %zmm21, %zmm20 /* p1_0_12 */
-	vpternlogd $0x96, %zmm8, %zmm18, %zmm20 /* m0_acc_50 = ternlog(p1_0_12, p2_1_12, m0_acc_49) */
-	vpternlogd $0x96, 960(%rsp), %zmm30, %zmm20 /* x0n_12 = ternlog(m0_acc_50, p2_3_12, g0x8) */
-	vpxord %zmm31, %zmm15, %zmm8 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
-	vpternlogd $0x96, %zmm8, %zmm9, %zmm21 /* m1_acc_50 = ternlog(p1_0_12, p2_0_12, m1_acc_49) */
-	vpternlogd $0x96, 832(%rsp), %zmm30, %zmm21 /* x1n_12 = ternlog(m1_acc_50, p2_3_12, g0x9) */
-	vpxord %zmm17, %zmm18, %zmm8 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
-	vmovdqa64 %zmm21, 832(%rsp) /* spill g0x9.4 */
-	vmovdqa64 %zmm9, %zmm21 /* p2_0_12 */
-	vpternlogd $0x96, %zmm8, %zmm15, %zmm21 /* m2_acc_50 = ternlog(p2_0_12, p1_1_12, m2_acc_49) */
-	vpternlogd $0x96, 512(%rsp), %zmm30, %zmm21 /* x2n_12 = ternlog(m2_acc_50, p2_3_12, g0x10) */
-	vpxord %zmm31, %zmm17, %zmm8 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
-	vpternlogd $0x96, %zmm8, %zmm18, %zmm9 /* m3_acc_50 = ternlog(p2_0_12, p2_1_12, m3_acc_49) */
-	vpternlogd $0x96, 704(%rsp), %zmm12, %zmm9 /* x3n_12 = ternlog(m3_acc_50, p1_3_12, g0x11) */
-	vmovdqa64 %zmm26, %zmm8 /* g1x12.3 */
-	vpternlogd $0x96, %zmm2, %zmm28, %zmm8 /* t0_acc_27 = ternlog(g1x12, g1x0, rk0_6) */
-	vpxord %zmm24, %zmm8, %zmm2 /* t0_13 = xor(t0_acc_27, g1x4) */
-	vmovdqa64 %zmm10, %zmm8 /* g1x13.3 */
-	vpternlogd $0x96, %zmm5, %zmm13, %zmm8 /* t1_acc_27 = ternlog(g1x13, g1x1, rk1_6) */
-	vpxord %zmm14, %zmm8, %zmm5 /* t1_13 = xor(t1_acc_27, g1x5) */
-	vmovdqa64 %zmm27, %zmm8 /* g1x14.3 */
-	vpternlogd $0x96, %zmm6, %zmm16, %zmm8 /* t2_acc_27 = ternlog(g1x14, g1x2, rk2_6) */
-	vpxord %zmm19, %zmm8, %zmm6 /* t2_13 = xor(t2_acc_27, g1x6) */
-	vmovdqa64 %zmm3, %zmm8 /* g1x15.3 */
-	vpternlogd $0x96, %zmm7, %zmm4, %zmm8 /* t3_acc_27 = ternlog(g1x15, g1x3, rk3_6) */
-	vpxord %zmm1, %zmm8, %zmm7 /* t3_13 = xor(t3_acc_27, g1x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm2, %zmm8 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm5, %zmm12 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm6, %zmm15 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm17 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm2, %zmm2 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_13 = gf2p8affineinv(t3_13, gfni_mat_2) */
-	vpxord %zmm17, %zmm6, %zmm18 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
-	vmovdqa64 %zmm8, %zmm30 /* p1_0_13 */
-	vpternlogd $0x96, %zmm18, %zmm5, %zmm30 /* m0_acc_54 = ternlog(p1_0_13, p2_1_13, m0_acc_53) */
-	vpternlogd $0x96, %zmm22, %zmm7, %zmm30 /* x0n_13 = ternlog(m0_acc_54, p2_3_13, g1x8) */
-	vpxord %zmm6, %zmm12, %zmm18 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
-	vpternlogd $0x96, %zmm18, %zmm2, %zmm8 /* m1_acc_54 = ternlog(p1_0_13, p2_0_13, m1_acc_53) */
-	vpternlogd $0x96, %zmm11, %zmm7, %zmm8 /* x1n_13 = ternlog(m1_acc_54, p2_3_13, g1x9) */
-	vpxord %zmm15, %zmm5, %zmm11 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
-	vmovdqa64 %zmm2, %zmm18 /* p2_0_13 */
-	vpternlogd $0x96, %zmm11, %zmm12, %zmm18 /* m2_acc_54 = ternlog(p2_0_13, p1_1_13, m2_acc_53) */
-	vpternlogd $0x96, %zmm23, %zmm7, %zmm18 /* x2n_13 = ternlog(m2_acc_54, p2_3_13, g1x10) */
-	vpxord %zmm6, %zmm15, %zmm6 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm2 /* m3_acc_54 = ternlog(p2_0_13, p2_1_13, m3_acc_53) */
-	vpternlogd $0x96, %zmm0, %zmm17, %zmm2 /* x3n_13 = ternlog(m3_acc_54, p1_3_13, g1x11) */
+	vpbroadcastd 96(%rdi,%r8), %zmm8 /* rk0_6 = bcast32() */
+	vpbroadcastd 100(%rdi,%r8), %zmm9 /* rk1_6 = bcast32() */
+	vpbroadcastd 104(%rdi,%r8), %zmm10 /* rk2_6 = bcast32() */
+	vpbroadcastd 108(%rdi,%r8), %zmm13 /* rk3_6 = bcast32() */
+	vmovdqa64 %zmm6, %zmm16 /* g0x12.3 */
+	vpternlogd $0x96, %zmm8, %zmm12, %zmm16 /* t0_acc_25 = ternlog(g0x12, g0x0, rk0_6) */
+	vpxord %zmm11, %zmm16, %zmm16 /* t0_12 = xor(t0_acc_25, g0x4) */
+	vmovdqa64 %zmm30, %zmm20 /* g1x12.3 */
+	vpternlogd $0x96, %zmm8, %zmm26, %zmm20 /* t0_acc_27 = ternlog(g1x12, g1x0, rk0_6) */
+	vpxord %zmm28, %zmm20, %zmm8 /* t0_13 = xor(t0_acc_27, g1x4) */
+	vmovdqa64 %zmm18, %zmm20 /* g0x13.3 */
+	vpternlogd $0x96, %zmm9, %zmm25, %zmm20 /* t1_acc_25 = ternlog(g0x13, g0x1, rk1_6) */
+	vpxord %zmm17, %zmm20, %zmm20 /* t1_12 = xor(t1_acc_25, g0x5) */
+	vmovdqa64 %zmm30, 576(%rsp) /* spill g1x12.3 */
+	vmovdqa64 %zmm0, %zmm30 /* g1x13.3 */
+	vpternlogd $0x96, %zmm9, %zmm3, %zmm30 /* t1_acc_27 = ternlog(g1x13, g1x1, rk1_6) */
+	vpxord %zmm1, %zmm30, %zmm9 /* t1_13 = xor(t1_acc_27, g1x5) */
+	vmovdqa64 %zmm23, %zmm30 /* g0x14.3 */
+	vpternlogd $0x96, %zmm10, %zmm24, %zmm30 /* t2_acc_25 = ternlog(g0x14, g0x2, rk2_6) */
+	vpxord %zmm27, %zmm30, %zmm30 /* t2_12 = xor(t2_acc_25, g0x6) */
+	vmovdqa64 %zmm0, 512(%rsp) /* spill g1x13.3 */
+	vmovdqa64 %zmm29, %zmm0 /* g1x14.3 */
+	vpternlogd $0x96, %zmm10, %zmm21, %zmm0 /* t2_acc_27 = ternlog(g1x14, g1x2, rk2_6) */
+	vpxord %zmm22, %zmm0, %zmm0 /* t2_13 = xor(t2_acc_27, g1x6) */
+	vmovdqa64 %zmm14, %zmm10 /* g0x15.3 */
+	vpternlogd $0x96, %zmm13, %zmm19, %zmm10 /* t3_acc_25 = ternlog(g0x15, g0x3, rk3_6) */
+	vpxord %zmm15, %zmm10, %zmm10 /* t3_12 = xor(t3_acc_25, g0x7) */
+	vmovdqa64 %zmm29, 448(%rsp) /* spill g1x14.3 */
+	vmovdqa64 %zmm5, %zmm29 /* g1x15.3 */
+	vpternlogd $0x96, %zmm13, %zmm7, %zmm29 /* t3_acc_27 = ternlog(g1x15, g1x3, rk3_6) */
+	vpxord %zmm4, %zmm29, %zmm13 /* t3_13 = xor(t3_acc_27, g1x7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm16, %zmm29 /* p1_0_12 = gf2p8affineinv(t0_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm16, %zmm16 /* p2_0_12 = gf2p8affineinv(t0_12, gfni_mat_2) */
+	vmovdqa64 %zmm5, 832(%rsp) /* spill g1x15.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm20, %zmm5 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm20, %zmm20 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
+	vmovdqa64 %zmm14, 384(%rsp) /* spill g0x15.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm30, %zmm14 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
+	vmovdqa64 %zmm23, 640(%rsp) /* spill g0x14.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm10, %zmm23 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_3_12 = gf2p8affineinv(t3_12, gfni_mat_2) */
+	vmovdqa64 %zmm18, 704(%rsp) /* spill g0x13.3 */
+	vpxord %zmm23, %zmm30, %zmm18 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
+	vmovdqa64 %zmm6, 768(%rsp) /* spill g0x12.3 */
+	vmovdqa64 %zmm29, %zmm6 /* p1_0_12 */
+	vpternlogd $0x96, %zmm18, %zmm20, %zmm6 /* m0_acc_50 = ternlog(p1_0_12, p2_1_12, m0_acc_49) */
+	vpternlogd $0x96, %zmm2, %zmm10, %zmm6 /* x0n_12 = ternlog(m0_acc_50, p2_3_12, g0x8) */
+	vpxord %zmm30, %zmm5, %zmm2 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
+	vpternlogd $0x96, %zmm2, %zmm16, %zmm29 /* m1_acc_50 = ternlog(p1_0_12, p2_0_12, m1_acc_49) */
+	vpternlogd $0x96, %zmm31, %zmm10, %zmm29 /* x1n_12 = ternlog(m1_acc_50, p2_3_12, g0x9) */
+	vpxord %zmm30, %zmm14, %zmm2 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
+	vpxord %zmm14, %zmm20, %zmm14 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
+	vmovdqa64 %zmm16, %zmm18 /* p2_0_12 */
+	vpternlogd $0x96, %zmm14, %zmm5, %zmm18 /* m2_acc_50 = ternlog(p2_0_12, p1_1_12, m2_acc_49) */
+	vpternlogd $0x96, %zmm2, %zmm20, %zmm16 /* m3_acc_50 = ternlog(p2_0_12, p2_1_12, m3_acc_49) */
+	vpternlogd $0x96, 1152(%rsp), %zmm10, %zmm18 /* x2n_12 = ternlog(m2_acc_50, p2_3_12, g0x10) */
+	vpternlogd $0x96, 1088(%rsp), %zmm23, %zmm16 /* x3n_12 = ternlog(m3_acc_50, p1_3_12, g0x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm8, %zmm2 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm8, %zmm5 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm9, %zmm8 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm0, %zmm10 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm0, %zmm0 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm13, %zmm14 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_3_13 = gf2p8affineinv(t3_13, gfni_mat_2) */
+	vpxord %zmm14, %zmm0, %zmm20 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
+	vmovdqa64 %zmm2, %zmm23 /* p1_0_13 */
+	vpternlogd $0x96, %zmm20, %zmm9, %zmm23 /* m0_acc_54 = ternlog(p1_0_13, p2_1_13, m0_acc_53) */
+	vpternlogd $0x96, 1024(%rsp), %zmm13, %zmm23 /* x0n_13 = ternlog(m0_acc_54, p2_3_13, g1x8) */
+	vpxord %zmm0, %zmm8, %zmm20 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
+	vpternlogd $0x96, %zmm20, %zmm5, %zmm2 /* m1_acc_54 = ternlog(p1_0_13, p2_0_13, m1_acc_53) */
+	vpternlogd $0x96, 896(%rsp), %zmm13, %zmm2 /* x1n_13 = ternlog(m1_acc_54, p2_3_13, g1x9) */
+	vpxord %zmm0, %zmm10, %zmm0 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
+	vpxord %zmm10, %zmm9, %zmm10 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
+	vmovdqa64 %zmm5, %zmm20 /* p2_0_13 */
+	vpternlogd $0x96, %zmm10, %zmm8, %zmm20 /* m2_acc_54 = ternlog(p2_0_13, p1_1_13, m2_acc_53) */
+	vpternlogd $0x96, %zmm0, %zmm9, %zmm5 /* m3_acc_54 = ternlog(p2_0_13, p2_1_13, m3_acc_53) */
+	vpternlogd $0x96, 320(%rsp), %zmm13, %zmm20 /* x2n_13 = ternlog(m2_acc_54, p2_3_13, g1x10) */
+	vpternlogd $0x96, 960(%rsp), %zmm14, %zmm5 /* x3n_13 = ternlog(m3_acc_54, p1_3_13, g1x11) */
 
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 112(%rdi,%r8), %zmm0 /* rk0_7 = bcast32() */
-	vpbroadcastd 116(%rdi,%r8), %zmm5 /* rk1_7 = bcast32() */
-	vpbroadcastd 120(%rdi,%r8), %zmm6 /* rk2_7 = bcast32() */
-	vpbroadcastd 124(%rdi,%r8), %zmm7 /* rk3_7 = bcast32() */
-	vmovdqa64 %zmm25, %zmm11 /* g0x0.4 */
-	vpternlogd $0x96, %zmm0, %zmm29, %zmm11 /* t0_acc_29 = ternlog(g0x0, g0x4, rk0_7) */
-	vpxord %zmm20, %zmm11, %zmm11 /* t0_14 = xor(t0_acc_29, g0x8) */
-	vmovdqa64 1088(%rsp), %zmm12 /* reload g0x1.4 */
-	vmovdqa64 384(%rsp), %zmm15 /* reload g0x5.4 */
-	vmovdqa64 %zmm12, %zmm17 /* g0x1.4 */
-	vpternlogd $0x96, %zmm5, %zmm15, %zmm17 /* t1_acc_29 = ternlog(g0x1, g0x5, rk1_7) */
-	vpxord 832(%rsp), %zmm17, %zmm17 /* t1_14 = xor(t1_acc_29, g0x9) */
-	vmovdqa64 576(%rsp), %zmm22 /* reload g0x2.4 */
-	vmovdqa64 640(%rsp), %zmm23 /* reload g0x6.4 */
-	vmovdqa64 %zmm22, %zmm31 /* g0x2.4 */
-	vpternlogd $0x96, %zmm6, %zmm23, %zmm31 /* t2_acc_29 = ternlog(g0x2, g0x6, rk2_7) */
-	vpxord %zmm21, %zmm31, %zmm31 /* t2_14 = xor(t2_acc_29, g0x10) */
-	vmovdqa64 1024(%rsp), %zmm22 /* reload g0x3.4 */
-	vmovdqa64 1152(%rsp), %zmm12 /* reload g0x7.4 */
-	vmovdqa64 %zmm22, %zmm23 /* g0x3.4 */
-	vpternlogd $0x96, %zmm7, %zmm12, %zmm23 /* t3_acc_29 = ternlog(g0x3, g0x7, rk3_7) */
-	vpxord %zmm9, %zmm23, %zmm23 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm11, %zmm22 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm17, %zmm12 /* p1_1_14 = gf2p8affineinv(t1_14, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm31, %zmm15 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
-	vmovdqa64 %zmm25, 704(%rsp) /* spill g0x0.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm23, %zmm25 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm11, %zmm11 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm17, %zmm17 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm31, %zmm31 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm23, %zmm23 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
-	vmovdqa64 %zmm9, 512(%rsp) /* spill g0x11.4 */
-	vpxord %zmm25, %zmm31, %zmm9 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
-	vmovdqa64 %zmm21, 960(%rsp) /* spill g0x10.4 */
-	vmovdqa64 %zmm22, %zmm21 /* p1_0_14 */
-	vpternlogd $0x96, %zmm9, %zmm17, %zmm21 /* m0_acc_58 = ternlog(p1_0_14, p2_1_14, m0_acc_57) */
-	vpternlogd $0x96, 320(%rsp), %zmm23, %zmm21 /* x0n_14 = ternlog(m0_acc_58, p2_3_14, g0x12) */
-	vpxord %zmm31, %zmm12, %zmm9 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
-	vpternlogd $0x96, %zmm9, %zmm11, %zmm22 /* m1_acc_58 = ternlog(p1_0_14, p2_0_14, m1_acc_57) */
-	vpternlogd $0x96, 896(%rsp), %zmm23, %zmm22 /* x1n_14 = ternlog(m1_acc_58, p2_3_14, g0x13) */
-	vpxord %zmm15, %zmm17, %zmm9 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
-	vmovdqa64 %zmm22, 896(%rsp) /* spill g0x13.4 */
-	vmovdqa64 %zmm11, %zmm22 /* p2_0_14 */
-	vpternlogd $0x96, %zmm9, %zmm12, %zmm22 /* m2_acc_58 = ternlog(p2_0_14, p1_1_14, m2_acc_57) */
-	vpternlogd $0x96, 448(%rsp), %zmm23, %zmm22 /* x2n_14 = ternlog(m2_acc_58, p2_3_14, g0x14) */
-	vpxord %zmm31, %zmm15, %zmm9 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
-	vpternlogd $0x96, %zmm9, %zmm17, %zmm11 /* m3_acc_58 = ternlog(p2_0_14, p2_1_14, m3_acc_57) */
-	vpternlogd $0x96, 768(%rsp), %zmm25, %zmm11 /* x3n_14 = ternlog(m3_acc_58, p1_3_14, g0x15) */
-	vmovdqa64 %zmm28, %zmm9 /* g1x0.4 */
-	vpternlogd $0x96, %zmm0, %zmm24, %zmm9 /* t0_acc_31 = ternlog(g1x0, g1x4, rk0_7) */
-	vpxord %zmm30, %zmm9, %zmm0 /* t0_15 = xor(t0_acc_31, g1x8) */
-	vmovdqa64 %zmm13, %zmm9 /* g1x1.4 */
-	vpternlogd $0x96, %zmm5, %zmm14, %zmm9 /* t1_acc_31 = ternlog(g1x1, g1x5, rk1_7) */
-	vpxord %zmm8, %zmm9, %zmm5 /* t1_15 = xor(t1_acc_31, g1x9) */
-	vmovdqa64 %zmm16, %zmm9 /* g1x2.4 */
-	vpternlogd $0x96, %zmm6, %zmm19, %zmm9 /* t2_acc_31 = ternlog(g1x2, g1x6, rk2_7) */
-	vpxord %zmm18, %zmm9, %zmm6 /* t2_15 = xor(t2_acc_31, g1x10) */
-	vmovdqa64 %zmm4, %zmm9 /* g1x3.4 */
-	vpternlogd $0x96, %zmm7, %zmm1, %zmm9 /* t3_acc_31 = ternlog(g1x3, g1x7, rk3_7) */
-	vpxord %zmm2, %zmm9, %zmm7 /* t3_15 = xor(t3_acc_31, g1x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm0, %zmm9 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm5, %zmm12 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm6, %zmm15 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm17 /* p1_3_15 = gf2p8affineinv(t3_15, gfni_mat_1) */
+	vpbroadcastd 116(%rdi,%r8), %zmm8 /* rk1_7 = bcast32() */
+	vpbroadcastd 120(%rdi,%r8), %zmm9 /* rk2_7 = bcast32() */
+	vpbroadcastd 124(%rdi,%r8), %zmm10 /* rk3_7 = bcast32() */
+	vmovdqa64 %zmm12, %zmm13 /* g0x0.4 */
+	vpternlogd $0x96, %zmm0, %zmm11, %zmm13 /* t0_acc_29 = ternlog(g0x0, g0x4, rk0_7) */
+	vpxord %zmm6, %zmm13, %zmm13 /* t0_14 = xor(t0_acc_29, g0x8) */
+	vmovdqa64 %zmm26, %zmm14 /* g1x0.4 */
+	vpternlogd $0x96, %zmm0, %zmm28, %zmm14 /* t0_acc_31 = ternlog(g1x0, g1x4, rk0_7) */
+	vpxord %zmm23, %zmm14, %zmm0 /* t0_15 = xor(t0_acc_31, g1x8) */
+	vmovdqa64 %zmm25, %zmm14 /* g0x1.4 */
+	vpternlogd $0x96, %zmm8, %zmm17, %zmm14 /* t1_acc_29 = ternlog(g0x1, g0x5, rk1_7) */
+	vpxord %zmm29, %zmm14, %zmm14 /* t1_14 = xor(t1_acc_29, g0x9) */
+	vmovdqa64 %zmm3, %zmm30 /* g1x1.4 */
+	vpternlogd $0x96, %zmm8, %zmm1, %zmm30 /* t1_acc_31 = ternlog(g1x1, g1x5, rk1_7) */
+	vpxord %zmm2, %zmm30, %zmm8 /* t1_15 = xor(t1_acc_31, g1x9) */
+	vmovdqa64 %zmm24, %zmm30 /* g0x2.4 */
+	vpternlogd $0x96, %zmm9, %zmm27, %zmm30 /* t2_acc_29 = ternlog(g0x2, g0x6, rk2_7) */
+	vpxord %zmm18, %zmm30, %zmm30 /* t2_14 = xor(t2_acc_29, g0x10) */
+	vmovdqa64 %zmm21, %zmm31 /* g1x2.4 */
+	vpternlogd $0x96, %zmm9, %zmm22, %zmm31 /* t2_acc_31 = ternlog(g1x2, g1x6, rk2_7) */
+	vpxord %zmm20, %zmm31, %zmm9 /* t2_15 = xor(t2_acc_31, g1x10) */
+	vmovdqa64 %zmm19, %zmm31 /* g0x3.4 */
+	vpternlogd $0x96, %zmm10, %zmm15, %zmm31 /* t3_acc_29 = ternlog(g0x3, g0x7, rk3_7) */
+	vpxord %zmm16, %zmm31, %zmm31 /* t3_14 = xor(t3_acc_29, g0x11) */
+	vmovdqa64 %zmm21, 192(%rsp) /* spill g1x2.4 */
+	vmovdqa64 %zmm7, %zmm21 /* g1x3.4 */
+	vpternlogd $0x96, %zmm10, %zmm4, %zmm21 /* t3_acc_31 = ternlog(g1x3, g1x7, rk3_7) */
+	vpxord %zmm5, %zmm21, %zmm10 /* t3_15 = xor(t3_acc_31, g1x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm13, %zmm21 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
+	vmovdqa64 %zmm7, 256(%rsp) /* spill g1x3.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm14, %zmm7 /* p1_1_14 = gf2p8affineinv(t1_14, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm14, %zmm14 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
+	vmovdqa64 %zmm3, 128(%rsp) /* spill g1x1.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm30, %zmm3 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
+	vmovdqa64 %zmm26, 64(%rsp) /* spill g1x0.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm31, %zmm26 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm31, %zmm31 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
+	vmovdqa64 %zmm19, 0(%rsp) /* spill g0x3.4 */
+	vpxord %zmm26, %zmm30, %zmm19 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
+	vmovdqa64 %zmm24, 960(%rsp) /* spill g0x2.4 */
+	vmovdqa64 %zmm21, %zmm24 /* p1_0_14 */
+	vpternlogd $0x96, %zmm19, %zmm14, %zmm24 /* m0_acc_58 = ternlog(p1_0_14, p2_1_14, m0_acc_57) */
+	vpternlogd $0x96, 768(%rsp), %zmm31, %zmm24 /* x0n_14 = ternlog(m0_acc_58, p2_3_14, g0x12) */
+	vpxord %zmm30, %zmm7, %zmm19 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
+	vpternlogd $0x96, %zmm19, %zmm13, %zmm21 /* m1_acc_58 = ternlog(p1_0_14, p2_0_14, m1_acc_57) */
+	vpternlogd $0x96, 704(%rsp), %zmm31, %zmm21 /* x1n_14 = ternlog(m1_acc_58, p2_3_14, g0x13) */
+	vpxord %zmm30, %zmm3, %zmm19 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
+	vpxord %zmm3, %zmm14, %zmm3 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
+	vmovdqa64 %zmm13, %zmm30 /* p2_0_14 */
+	vpternlogd $0x96, %zmm3, %zmm7, %zmm30 /* m2_acc_58 = ternlog(p2_0_14, p1_1_14, m2_acc_57) */
+	vpternlogd $0x96, %zmm19, %zmm14, %zmm13 /* m3_acc_58 = ternlog(p2_0_14, p2_1_14, m3_acc_57) */
+	vpternlogd $0x96, 640(%rsp), %zmm31, %zmm30 /* x2n_14 = ternlog(m2_acc_58, p2_3_14, g0x14) */
+	vpternlogd $0x96, 384(%rsp), %zmm26, %zmm13 /* x3n_14 = ternlog(m3_acc_58, p1_3_14, g0x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm0, %zmm3 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm0, %zmm0 /* p2_0_15 = gf2p8affineinv(t0_15, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_15 = gf2p8affineinv(t3_15, gfni_mat_2) */
-	vpxord %zmm17, %zmm6, %zmm23 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
-	vmovdqa64 %zmm9, %zmm25 /* p1_0_15 */
-	vpternlogd $0x96, %zmm23, %zmm5, %zmm25 /* m0_acc_62 = ternlog(p1_0_15, p2_1_15, m0_acc_61) */
-	vpternlogd $0x96, %zmm26, %zmm7, %zmm25 /* x0n_15 = ternlog(m0_acc_62, p2_3_15, g1x12) */
-	vpxord %zmm6, %zmm12, %zmm23 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
-	vpternlogd $0x96, %zmm23, %zmm0, %zmm9 /* m1_acc_62 = ternlog(p1_0_15, p2_0_15, m1_acc_61) */
-	vpternlogd $0x96, %zmm10, %zmm7, %zmm9 /* x1n_15 = ternlog(m1_acc_62, p2_3_15, g1x13) */
-	vpxord %zmm15, %zmm5, %zmm10 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
-	vmovdqa64 %zmm0, %zmm23 /* p2_0_15 */
-	vpternlogd $0x96, %zmm10, %zmm12, %zmm23 /* m2_acc_62 = ternlog(p2_0_15, p1_1_15, m2_acc_61) */
-	vpternlogd $0x96, %zmm27, %zmm7, %zmm23 /* x2n_15 = ternlog(m2_acc_62, p2_3_15, g1x14) */
-	vpxord %zmm6, %zmm15, %zmm6 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm0 /* m3_acc_62 = ternlog(p2_0_15, p2_1_15, m3_acc_61) */
-	vpternlogd $0x96, %zmm3, %zmm17, %zmm0 /* x3n_15 = ternlog(m3_acc_62, p1_3_15, g1x15) */
-	vmovdqa64 %zmm28, 0(%rsp) /* spill g1x0.2 */
-	vmovdqa64 %zmm13, 64(%rsp) /* spill g1x1.2 */
-	vmovdqa64 %zmm16, 128(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm4, 192(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm0, 256(%rsp) /* spill g1x15.2 */
-	vmovdqa64 %zmm1, %zmm0 /* g1x7.4 */
-	vmovdqa64 704(%rsp), %zmm1 /* reload g0x0.4 */
-	vmovdqa64 576(%rsp), %zmm3 /* reload g0x2.4 */
-	vmovdqa64 1024(%rsp), %zmm4 /* reload g0x3.4 */
-	vmovdqa64 %zmm29, %zmm5 /* g0x4.4 */
-	vmovdqa64 384(%rsp), %zmm6 /* reload g0x5.4 */
-	vmovdqa64 640(%rsp), %zmm7 /* reload g0x6.4 */
-	vmovdqa64 832(%rsp), %zmm10 /* reload g0x9.4 */
-	vmovdqa64 512(%rsp), %zmm12 /* reload g0x11.4 */
-	vmovdqa64 %zmm21, %zmm13 /* g0x12.4 */
-	vmovdqa64 %zmm22, %zmm15 /* g0x14.4 */
-	vmovdqa64 %zmm24, %zmm21 /* g1x4.4 */
-	vmovdqa64 %zmm14, %zmm22 /* g1x5.4 */
-	vmovdqa64 896(%rsp), %zmm14 /* reload g0x13.4 */
-	vmovdqa64 %zmm30, %zmm24 /* g1x8.4 */
-	vmovdqa64 %zmm18, %zmm26 /* g1x10.4 */
-	vmovdqa64 %zmm2, %zmm27 /* g1x11.4 */
-	vmovdqa64 1088(%rsp), %zmm2 /* reload g0x1.4 */
-	vmovdqa64 %zmm25, %zmm28 /* g1x12.4 */
-	vmovdqa64 %zmm8, %zmm25 /* g1x9.4 */
-	vmovdqa64 1152(%rsp), %zmm8 /* reload g0x7.4 */
-	vmovdqa64 %zmm9, %zmm29 /* g1x13.4 */
-	vmovdqa64 %zmm20, %zmm9 /* g0x8.4 */
-	vmovdqa64 %zmm23, %zmm30 /* g1x14.4 */
-	vmovdqa64 %zmm19, %zmm23 /* g1x6.4 */
-	vmovdqa64 %zmm11, %zmm31 /* g0x15.4 */
-	vmovdqa64 960(%rsp), %zmm11 /* reload g0x10.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm8, %zmm7 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm9, %zmm14 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm10, %zmm19 /* p1_3_15 = gf2p8affineinv(t3_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_3_15 = gf2p8affineinv(t3_15, gfni_mat_2) */
+	vpxord %zmm19, %zmm9, %zmm26 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
+	vmovdqa64 %zmm3, %zmm31 /* p1_0_15 */
+	vpternlogd $0x96, %zmm26, %zmm8, %zmm31 /* m0_acc_62 = ternlog(p1_0_15, p2_1_15, m0_acc_61) */
+	vpternlogd $0x96, 576(%rsp), %zmm10, %zmm31 /* x0n_15 = ternlog(m0_acc_62, p2_3_15, g1x12) */
+	vpxord %zmm9, %zmm7, %zmm26 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm3 /* m1_acc_62 = ternlog(p1_0_15, p2_0_15, m1_acc_61) */
+	vpternlogd $0x96, 512(%rsp), %zmm10, %zmm3 /* x1n_15 = ternlog(m1_acc_62, p2_3_15, g1x13) */
+	vpxord %zmm9, %zmm14, %zmm9 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
+	vpxord %zmm14, %zmm8, %zmm14 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
+	vmovdqa64 %zmm0, %zmm26 /* p2_0_15 */
+	vpternlogd $0x96, %zmm14, %zmm7, %zmm26 /* m2_acc_62 = ternlog(p2_0_15, p1_1_15, m2_acc_61) */
+	vpternlogd $0x96, %zmm9, %zmm8, %zmm0 /* m3_acc_62 = ternlog(p2_0_15, p2_1_15, m3_acc_61) */
+	vpternlogd $0x96, 448(%rsp), %zmm10, %zmm26 /* x2n_15 = ternlog(m2_acc_62, p2_3_15, g1x14) */
+	vpternlogd $0x96, 832(%rsp), %zmm19, %zmm0 /* x3n_15 = ternlog(m3_acc_62, p1_3_15, g1x15) */
+	vmovdqa64 %zmm11, %zmm7 /* g0x4.4 */
+	vmovdqa64 %zmm15, %zmm8 /* g0x7.4 */
+	vmovdqa64 %zmm27, %zmm9 /* g0x6.4 */
+	vmovdqa64 %zmm29, %zmm10 /* g0x9.4 */
+	vmovdqa64 %zmm6, %zmm11 /* g0x8.4 */
+	vmovdqa64 %zmm17, %zmm6 /* g0x5.4 */
+	vmovdqa64 %zmm21, %zmm14 /* g0x13.4 */
+	vmovdqa64 %zmm24, %zmm15 /* g0x12.4 */
+	vmovdqa64 %zmm26, %zmm17 /* g1x14.4 */
+	vmovdqa64 %zmm22, %zmm24 /* g1x6.4 */
+	vmovdqa64 %zmm1, %zmm22 /* g1x5.4 */
+	vmovdqa64 %zmm30, %zmm1 /* g0x14.4 */
+	vmovdqa64 %zmm23, %zmm26 /* g1x8.4 */
+	vmovdqa64 %zmm28, %zmm23 /* g1x4.4 */
+	vmovdqa64 %zmm5, %zmm27 /* g1x11.4 */
+	vmovdqa64 960(%rsp), %zmm5 /* reload g0x2.4 */
+	vmovdqa64 %zmm20, %zmm28 /* g1x10.4 */
+	vmovdqa64 %zmm3, %zmm29 /* g1x13.4 */
+	vmovdqa64 %zmm12, %zmm3 /* g0x0.4 */
+	vmovdqa64 %zmm16, %zmm12 /* g0x11.4 */
+	vmovdqa64 %zmm0, %zmm16 /* g1x15.4 */
+	vmovdqa64 %zmm4, %zmm0 /* g1x7.4 */
+	vmovdqa64 %zmm31, %zmm30 /* g1x12.4 */
+	vmovdqa64 %zmm13, %zmm31 /* g0x15.4 */
+	vmovdqa64 %zmm18, %zmm13 /* g0x10.4 */
+	vmovdqa64 %zmm2, %zmm4 /* g1x9.4 */
+	vmovdqa64 %zmm25, %zmm2 /* g0x1.4 */
+	vmovdqa64 %zmm4, %zmm25 /* g1x9.4 */
 	add $128, %r8
 	cmp $512, %r8
 	jne .Lsm4_byteslice_avx512_gfni_asm_1_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm13, %zmm13 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm15, %zmm4 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm14, %zmm14 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm15, %zmm15 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm31, %zmm16 /* xout_3 = gf2p8affine(g0x15, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm9, %zmm9 /* xout_4 = gf2p8affine(g0x8, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm1, %zmm1 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm31, %zmm15 /* xout_3 = gf2p8affine(g0x15, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm11, %zmm11 /* xout_4 = gf2p8affine(g0x8, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm10, %zmm10 /* xout_5 = gf2p8affine(g0x9, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm11, %zmm11 /* xout_6 = gf2p8affine(g0x10, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm13, %zmm13 /* xout_6 = gf2p8affine(g0x10, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm12, %zmm12 /* xout_7 = gf2p8affine(g0x11, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm5, %zmm5 /* xout_8 = gf2p8affine(g0x4, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm7, %zmm7 /* xout_8 = gf2p8affine(g0x4, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm6, %zmm6 /* xout_9 = gf2p8affine(g0x5, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm7, %zmm7 /* xout_10 = gf2p8affine(g0x6, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm9, %zmm9 /* xout_10 = gf2p8affine(g0x6, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm8, %zmm8 /* xout_11 = gf2p8affine(g0x7, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm1, %zmm1 /* xout_12 = gf2p8affine(g0x0, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm3, %zmm3 /* xout_12 = gf2p8affine(g0x0, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm2, %zmm2 /* xout_13 = gf2p8affine(g0x1, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm3, %zmm3 /* xout_14 = gf2p8affine(g0x2, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm4, %zmm4 /* xout_15 = gf2p8affine(g0x3, gfni_mat_3) */
-	vpunpcklbw %zmm5, %zmm13, %zmm17 /* tro0 = unpacklo(xout, xout_8) */
-	vpunpckhbw %zmm5, %zmm13, %zmm5 /* tro0_1 = unpackhi(xout, xout_8) */
-	vpunpcklbw %zmm6, %zmm14, %zmm13 /* tro0_2 = unpacklo(xout_1, xout_9) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm5, %zmm5 /* xout_14 = gf2p8affine(g0x2, gfni_mat_3) */
+	vmovdqa64 0(%rsp), %zmm18 /* reload g0x3.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm18, %zmm18 /* xout_15 = gf2p8affine(g0x3, gfni_mat_3) */
+	vpunpcklbw %zmm7, %zmm4, %zmm19 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %zmm7, %zmm4, %zmm4 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %zmm6, %zmm14, %zmm7 /* tro0_2 = unpacklo(xout_1, xout_9) */
 	vpunpckhbw %zmm6, %zmm14, %zmm6 /* tro0_3 = unpackhi(xout_1, xout_9) */
-	vpunpcklbw %zmm7, %zmm15, %zmm14 /* tro0_4 = unpacklo(xout_2, xout_10) */
-	vpunpckhbw %zmm7, %zmm15, %zmm7 /* tro0_5 = unpackhi(xout_2, xout_10) */
-	vpunpcklbw %zmm8, %zmm16, %zmm15 /* tro0_6 = unpacklo(xout_3, xout_11) */
-	vpunpckhbw %zmm8, %zmm16, %zmm8 /* tro0_7 = unpackhi(xout_3, xout_11) */
-	vpunpcklbw %zmm1, %zmm9, %zmm16 /* tro0_8 = unpacklo(xout_4, xout_12) */
-	vpunpckhbw %zmm1, %zmm9, %zmm1 /* tro0_9 = unpackhi(xout_4, xout_12) */
-	vpunpcklbw %zmm2, %zmm10, %zmm9 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	vpunpcklbw %zmm9, %zmm1, %zmm14 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	vpunpcklbw %zmm8, %zmm15, %zmm9 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	vpunpckhbw %zmm8, %zmm15, %zmm8 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	vpunpcklbw %zmm3, %zmm11, %zmm15 /* tro0_8 = unpacklo(xout_4, xout_12) */
+	vpunpckhbw %zmm3, %zmm11, %zmm3 /* tro0_9 = unpackhi(xout_4, xout_12) */
+	vpunpcklbw %zmm2, %zmm10, %zmm11 /* tro0_10 = unpacklo(xout_5, xout_13) */
 	vpunpckhbw %zmm2, %zmm10, %zmm2 /* tro0_11 = unpackhi(xout_5, xout_13) */
-	vpunpcklbw %zmm3, %zmm11, %zmm10 /* tro0_12 = unpacklo(xout_6, xout_14) */
-	vpunpckhbw %zmm3, %zmm11, %zmm3 /* tro0_13 = unpackhi(xout_6, xout_14) */
-	vpunpcklbw %zmm4, %zmm12, %zmm11 /* tro0_14 = unpacklo(xout_7, xout_15) */
-	vpunpckhbw %zmm4, %zmm12, %zmm4 /* tro0_15 = unpackhi(xout_7, xout_15) */
-	vpunpcklbw %zmm16, %zmm17, %zmm12 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm16, %zmm17, %zmm16 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm1, %zmm5, %zmm17 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm1, %zmm5, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm9, %zmm13, %zmm5 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm9, %zmm13, %zmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm2, %zmm6, %zmm13 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpcklbw %zmm5, %zmm13, %zmm10 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	vpunpckhbw %zmm5, %zmm13, %zmm5 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	vpunpcklbw %zmm18, %zmm12, %zmm13 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	vpunpckhbw %zmm18, %zmm12, %zmm12 /* tro0_15 = unpackhi(xout_7, xout_15) */
+	vpunpcklbw %zmm15, %zmm19, %zmm18 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm15, %zmm19, %zmm15 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm3, %zmm4, %zmm19 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm3, %zmm4, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm11, %zmm7, %zmm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm11, %zmm7, %zmm7 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm2, %zmm6, %zmm11 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
 	vpunpckhbw %zmm2, %zmm6, %zmm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
 	vpunpcklbw %zmm10, %zmm14, %zmm6 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
 	vpunpckhbw %zmm10, %zmm14, %zmm10 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm3, %zmm7, %zmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm3, %zmm7, %zmm3 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm11, %zmm15, %zmm7 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm11, %zmm15, %zmm11 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm4, %zmm8, %zmm15 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm4, %zmm8, %zmm4 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm6, %zmm12, %zmm8 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm6, %zmm12, %zmm6 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm10, %zmm16, %zmm12 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm10, %zmm16, %zmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm14, %zmm17, %zmm16 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm14, %zmm17, %zmm14 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm3, %zmm1, %zmm17 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm7, %zmm5, %zmm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm7, %zmm5, %zmm5 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm11, %zmm9, %zmm7 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm11, %zmm9, %zmm9 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm15, %zmm13, %zmm11 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm15, %zmm13, %zmm13 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm4, %zmm2, %zmm15 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	vpunpckhbw %zmm4, %zmm2, %zmm2 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm3, %zmm8, %zmm4 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm3, %zmm8, %zmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm5, %zmm6, %zmm8 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm5, %zmm6, %zmm5 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm7, %zmm12, %zmm6 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm7, %zmm12, %zmm7 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm9, %zmm10, %zmm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm9, %zmm10, %zmm9 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm11, %zmm16, %zmm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm11, %zmm16, %zmm11 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm13, %zmm14, %zmm16 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm13, %zmm14, %zmm13 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm15, %zmm17, %zmm14 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm15, %zmm17, %zmm15 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm2, %zmm1, %zmm17 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpcklbw %zmm5, %zmm1, %zmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm13, %zmm9, %zmm5 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm12, %zmm8, %zmm13 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm12, %zmm8, %zmm8 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm6, %zmm18, %zmm12 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm6, %zmm18, %zmm6 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm10, %zmm15, %zmm18 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm10, %zmm15, %zmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm14, %zmm19, %zmm15 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm14, %zmm19, %zmm14 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm1, %zmm3, %zmm19 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %zmm1, %zmm3, %zmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %zmm5, %zmm4, %zmm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm5, %zmm4, %zmm4 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm9, %zmm7, %zmm5 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm9, %zmm7, %zmm7 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm13, %zmm11, %zmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm13, %zmm11, %zmm11 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm8, %zmm2, %zmm13 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %zmm8, %zmm2, %zmm2 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %zmm3, %zmm12, %zmm8 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm3, %zmm12, %zmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %zmm4, %zmm6, %zmm12 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm4, %zmm6, %zmm4 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %zmm5, %zmm18, %zmm6 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm5, %zmm18, %zmm5 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm7, %zmm10, %zmm18 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm7, %zmm10, %zmm7 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm9, %zmm15, %zmm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm9, %zmm15, %zmm9 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm11, %zmm14, %zmm15 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm11, %zmm14, %zmm11 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm13, %zmm19, %zmm14 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm13, %zmm19, %zmm13 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm2, %zmm1, %zmm19 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	vpunpckhbw %zmm2, %zmm1, %zmm1 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu64 (%rcx), %zmm2 /* msg = load() */
-	vpxord %zmm2, %zmm4, %zmm2 /* ct = xor(tro3, msg) */
+	vpxord %zmm2, %zmm8, %zmm2 /* ct = xor(tro3, msg) */
 	vmovdqu64 %zmm2, (%rdx) /* store ct */
 	vmovdqu64 64(%rcx), %zmm2 /* msg_1 = load() */
 	vpxord %zmm2, %zmm3, %zmm2 /* ct_1 = xor(tro3_1, msg_1) */
 	vmovdqu64 %zmm2, 64(%rdx) /* store ct_1 */
 	vmovdqu64 128(%rcx), %zmm2 /* msg_2 = load() */
-	vpxord %zmm2, %zmm8, %zmm2 /* ct_2 = xor(tro3_2, msg_2) */
+	vpxord %zmm2, %zmm12, %zmm2 /* ct_2 = xor(tro3_2, msg_2) */
 	vmovdqu64 %zmm2, 128(%rdx) /* store ct_2 */
 	vmovdqu64 192(%rcx), %zmm2 /* msg_3 = load() */
-	vpxord %zmm2, %zmm5, %zmm2 /* ct_3 = xor(tro3_3, msg_3) */
+	vpxord %zmm2, %zmm4, %zmm2 /* ct_3 = xor(tro3_3, msg_3) */
 	vmovdqu64 %zmm2, 192(%rdx) /* store ct_3 */
 	vmovdqu64 256(%rcx), %zmm2 /* msg_4 = load() */
 	vpxord %zmm2, %zmm6, %zmm2 /* ct_4 = xor(tro3_4, msg_4) */
 	vmovdqu64 %zmm2, 256(%rdx) /* store ct_4 */
 	vmovdqu64 320(%rcx), %zmm2 /* msg_5 = load() */
-	vpxord %zmm2, %zmm7, %zmm2 /* ct_5 = xor(tro3_5, msg_5) */
+	vpxord %zmm2, %zmm5, %zmm2 /* ct_5 = xor(tro3_5, msg_5) */
 	vmovdqu64 %zmm2, 320(%rdx) /* store ct_5 */
 	vmovdqu64 384(%rcx), %zmm2 /* msg_6 = load() */
-	vpxord %zmm2, %zmm12, %zmm2 /* ct_6 = xor(tro3_6, msg_6) */
+	vpxord %zmm2, %zmm18, %zmm2 /* ct_6 = xor(tro3_6, msg_6) */
 	vmovdqu64 %zmm2, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm2 /* msg_7 = load() */
-	vpxord %zmm2, %zmm9, %zmm2 /* ct_7 = xor(tro3_7, msg_7) */
+	vpxord %zmm2, %zmm7, %zmm2 /* ct_7 = xor(tro3_7, msg_7) */
 	vmovdqu64 %zmm2, 448(%rdx) /* store ct_7 */
 	vmovdqu64 512(%rcx), %zmm2 /* msg_8 = load() */
 	vpxord %zmm2, %zmm10, %zmm2 /* ct_8 = xor(tro3_8, msg_8) */
 	vmovdqu64 %zmm2, 512(%rdx) /* store ct_8 */
 	vmovdqu64 576(%rcx), %zmm2 /* msg_9 = load() */
-	vpxord %zmm2, %zmm11, %zmm2 /* ct_9 = xor(tro3_9, msg_9) */
+	vpxord %zmm2, %zmm9, %zmm2 /* ct_9 = xor(tro3_9, msg_9) */
 	vmovdqu64 %zmm2, 576(%rdx) /* store ct_9 */
 	vmovdqu64 640(%rcx), %zmm2 /* msg_10 = load() */
-	vpxord %zmm2, %zmm16, %zmm2 /* ct_10 = xor(tro3_10, msg_10) */
+	vpxord %zmm2, %zmm15, %zmm2 /* ct_10 = xor(tro3_10, msg_10) */
 	vmovdqu64 %zmm2, 640(%rdx) /* store ct_10 */
 	vmovdqu64 704(%rcx), %zmm2 /* msg_11 = load() */
-	vpxord %zmm2, %zmm13, %zmm2 /* ct_11 = xor(tro3_11, msg_11) */
+	vpxord %zmm2, %zmm11, %zmm2 /* ct_11 = xor(tro3_11, msg_11) */
 	vmovdqu64 %zmm2, 704(%rdx) /* store ct_11 */
 	vmovdqu64 768(%rcx), %zmm2 /* msg_12 = load() */
 	vpxord %zmm2, %zmm14, %zmm2 /* ct_12 = xor(tro3_12, msg_12) */
 	vmovdqu64 %zmm2, 768(%rdx) /* store ct_12 */
 	vmovdqu64 832(%rcx), %zmm2 /* msg_13 = load() */
-	vpxord %zmm2, %zmm15, %zmm2 /* ct_13 = xor(tro3_13, msg_13) */
+	vpxord %zmm2, %zmm13, %zmm2 /* ct_13 = xor(tro3_13, msg_13) */
 	vmovdqu64 %zmm2, 832(%rdx) /* store ct_13 */
 	vmovdqu64 896(%rcx), %zmm2 /* msg_14 = load() */
-	vpxord %zmm2, %zmm17, %zmm2 /* ct_14 = xor(tro3_14, msg_14) */
+	vpxord %zmm2, %zmm19, %zmm2 /* ct_14 = xor(tro3_14, msg_14) */
 	vmovdqu64 %zmm2, 896(%rdx) /* store ct_14 */
 	vmovdqu64 960(%rcx), %zmm2 /* msg_15 = load() */
 	vpxord %zmm2, %zmm1, %zmm1 /* ct_15 = xor(tro3_15, msg_15) */
 	vmovdqu64 %zmm1, 960(%rdx) /* store ct_15 */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm28, %zmm1 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm30, %zmm1 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm29, %zmm2 /* xout_17 = gf2p8affine(g1x13, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm30, %zmm3 /* xout_18 = gf2p8affine(g1x14, gfni_mat_3) */
-	vmovdqa64 256(%rsp), %zmm4 /* reload g1x15.2 */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm4, %zmm4 /* xout_19 = gf2p8affine(g1x15, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm24, %zmm5 /* xout_20 = gf2p8affine(g1x8, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm17, %zmm3 /* xout_18 = gf2p8affine(g1x14, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm16, %zmm4 /* xout_19 = gf2p8affine(g1x15, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm26, %zmm5 /* xout_20 = gf2p8affine(g1x8, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm25, %zmm6 /* xout_21 = gf2p8affine(g1x9, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm26, %zmm7 /* xout_22 = gf2p8affine(g1x10, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm28, %zmm7 /* xout_22 = gf2p8affine(g1x10, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm27, %zmm8 /* xout_23 = gf2p8affine(g1x11, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm21, %zmm9 /* xout_24 = gf2p8affine(g1x4, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm23, %zmm9 /* xout_24 = gf2p8affine(g1x4, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm22, %zmm10 /* xout_25 = gf2p8affine(g1x5, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm23, %zmm11 /* xout_26 = gf2p8affine(g1x6, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm24, %zmm11 /* xout_26 = gf2p8affine(g1x6, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm0, %zmm0 /* xout_27 = gf2p8affine(g1x7, gfni_mat_3) */
-	vmovdqa64 0(%rsp), %zmm12 /* reload g1x0.2 */
+	vmovdqa64 64(%rsp), %zmm12 /* reload g1x0.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm12, %zmm12 /* xout_28 = gf2p8affine(g1x0, gfni_mat_3) */
-	vmovdqa64 64(%rsp), %zmm13 /* reload g1x1.2 */
+	vmovdqa64 128(%rsp), %zmm13 /* reload g1x1.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm13, %zmm13 /* xout_29 = gf2p8affine(g1x1, gfni_mat_3) */
-	vmovdqa64 128(%rsp), %zmm14 /* reload g1x2.2 */
+	vmovdqa64 192(%rsp), %zmm14 /* reload g1x2.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm14, %zmm14 /* xout_30 = gf2p8affine(g1x2, gfni_mat_3) */
-	vmovdqa64 192(%rsp), %zmm15 /* reload g1x3.2 */
+	vmovdqa64 256(%rsp), %zmm15 /* reload g1x3.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm15, %zmm15 /* xout_31 = gf2p8affine(g1x3, gfni_mat_3) */
 	vpunpcklbw %zmm9, %zmm1, %zmm16 /* tro0_16 = unpacklo(xout_16, xout_24) */
 	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_17 = unpackhi(xout_16, xout_24) */

@@ -256,68 +256,27 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpshufb %ymm9, %ymm0, %ymm9 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
 	vpxor %ymm9, %ymm11, %ymm9 /* g0s = xor(g0s_l, g0s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm9, %ymm11 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g0l_acc = xor(g0s, g0lr24) */
 	vmovdqa %ymm3, 320(%rsp) /* spill g0x2.2 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm9, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm9, %ymm0 /* g0lr16 = lookup16(g0s, rotl16) */
 	vpxor %ymm3, %ymm9, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpxor %ymm0, %ymm3, %ymm0 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm0, %ymm3 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm0, %ymm3, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm11, %ymm9, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
-	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g1t_sh = shr(g1t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	vpshufb %ymm1, %ymm15, %ymm1 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* g1a = xor(g1a_l, g1a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm1, %ymm1 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm1
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm1
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm1
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm1, %ymm1 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm3 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g1s_aes_sh = shr(g1s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm1 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	vpshufb %ymm3, %ymm4, %ymm3 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 = const() */
-	vpshufb %ymm1, %ymm9, %ymm1 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* g1s = xor(g1s_l, g1s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm1, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm1, %ymm11 /* g1lr8 = lookup16(g1s, rotl8) */
-	vmovdqa %ymm6, 512(%rsp) /* spill g1x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm1, %ymm6 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm11, %ymm1, %ymm11 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpxor %ymm6, %ymm11, %ymm6 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm6, %ymm11 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm6, %ymm11, %ymm6 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
-	vpxor %ymm6, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm3, %ymm6 /* g2t_lo = and(g2t, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g2t_sh = shr(g2t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm3, %ymm3 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	vpshufb %ymm3, %ymm15, %ymm3 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm3, %ymm6, %ymm3 /* g2a = xor(g2a_l, g2a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3, %ymm3 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm9, %ymm9 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm3, %ymm9 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm3, %ymm9, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm3, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
+	vpxor %ymm8, %ymm6, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
+	vpxor %ymm13, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm3, %ymm9 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g1t_sh = shr(g1t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm3, %ymm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm3, %ymm15, %ymm3 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3, %ymm3 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm3
@@ -328,36 +287,35 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm3, %ymm3 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm3, %ymm3 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm3, %ymm6 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g2s_aes_sh = shr(g2s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm3, %ymm3 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	vpshufb %ymm6, %ymm4, %ymm6 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	vpshufb %ymm3, %ymm9, %ymm3 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm3, %ymm6, %ymm3 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm3, %ymm6 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm3, %ymm7 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm3, %ymm11 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm7, %ymm3, %ymm7 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm7, %ymm11 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm7, %ymm11, %ymm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm6, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
-	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor 480(%rsp), %ymm3, %ymm3 /* g2x = xor(g2l, g2x0.2) */
-	vmovdqa 352(%rsp), %ymm6 /* reload g3x1.2 */
-	vpxor 224(%rsp), %ymm6, %ymm7 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 128(%rsp), %ymm7, %ymm7 /* g3t = xor(g3t_acc_1, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm11 /* g3t_lo = and(g3t, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g3t_sh = shr(g3t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g3a = xor(g3a_l, g3a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm3, %ymm9 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm3, %ymm3 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm3, %ymm9 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpxor %ymm9, %ymm3, %ymm9 /* g1l_acc = xor(g1s, g1lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm3, %ymm11 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpxor %ymm11, %ymm3, %ymm11 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm3, %ymm3 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm3, %ymm11 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm3, %ymm11, %ymm3 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g2t_acc = xor(g2x1, g2x2) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g2t_acc_1 = xor(g2t_acc, rkw) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm7, %ymm15, %ymm7 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm7, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm7
@@ -368,36 +326,76 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vmovdqu %xmm7, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm7
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm7, %ymm7 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm7, %ymm7 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm11 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g3s_aes_sh = shr(g3s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm9 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2s_aes_sh = shr(g2s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm7, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpxor %ymm9, %ymm7, %ymm9 /* g2l_acc = xor(g2s, g2lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm7, %ymm11 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm7, %ymm7 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm7, %ymm11 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm7, %ymm11, %ymm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor 480(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
+	vmovdqa 352(%rsp), %ymm9 /* reload g3x1.2 */
+	vpxor 224(%rsp), %ymm9, %ymm11 /* g3t_acc = xor(g3x1, g3x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	vpxor 128(%rsp), %ymm11, %ymm11 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm9 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3t_sh = shr(g3t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm9, %ymm9 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm9, %ymm9 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm9, %ymm11 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3s_aes_sh = shr(g3s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm9, %ymm9 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	vpshufb %ymm7, %ymm9, %ymm7 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g3s = xor(g3s_l, g3s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm7, %ymm11 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm7, %ymm6 /* g3lr8 = lookup16(g3s, rotl8) */
-	vmovdqa %ymm10, 384(%rsp) /* spill g2x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm7, %ymm10 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpxor %ymm10, %ymm6, %ymm6 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm6, %ymm10 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm6, %ymm10, %ymm6 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g3l_acc = xor(g3s, g3lr24) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 1120(%rsp), %ymm6, %ymm6 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 960(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1088(%rsp), %ymm7, %ymm10 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm2, %ymm10, %ymm10 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm10, %ymm10 /* g4t = xor(g4t_acc_1, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm11 /* g4t_lo = and(g4t, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g4t_sh = shr(g4t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_hi = and(g4t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4a = xor(g4a_l, g4a_h) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm9, %ymm11 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g3l_acc = xor(g3s, g3lr24) */
+	vmovdqa %ymm10, 512(%rsp) /* spill g2x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm9, %ymm10 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpxor %ymm10, %ymm9, %ymm10 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm9, %ymm9 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm9, %ymm10 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm9, %ymm10, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1120(%rsp), %ymm9, %ymm9 /* g3x = xor(g3l, g3x0.2) */
+	vmovdqa 960(%rsp), %ymm10 /* reload g4x1.2 */
+	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4t_sh = shr(g4t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_hi = and(g4t_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g4a = xor(g4a_l, g4a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm10, 0(%rsp)
@@ -415,30 +413,30 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpsrlw $4, %ymm10, %ymm10 /* g4s_aes_sh = shr(g4s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g4s = xor(g4s_l, g4s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm10, %ymm11 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10, %ymm7 /* g4lr8 = lookup16(g4s, rotl8) */
-	vmovdqa %ymm6, 1120(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm10, %ymm6 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm6, %ymm7 /* g4lr2_l = shl(g4lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm6, %ymm7, %ymm6 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm11, %ymm10, %ymm7 /* g4l_acc = xor(g4s, g4lr24) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g4l = xor(g4l_acc, g4lr2) */
-	vpxor 832(%rsp), %ymm6, %ymm6 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 864(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 992(%rsp), %ymm7, %ymm10 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm2, %ymm10, %ymm10 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1184(%rsp), %ymm10, %ymm10 /* g5t = xor(g5t_acc_1, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm11 /* g5t_lo = and(g5t, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g5t_sh = shr(g5t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_hi = and(g5t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g5a = xor(g5a_l, g5a_h) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g4l_acc = xor(g4s, g4lr24) */
+	vmovdqa %ymm9, 1120(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10, %ymm9 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm10, %ymm10 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm9, %ymm10 /* g4lr2_l = shl(g4lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g4lr2_r = shr(g4lg) */
+	vpor %ymm9, %ymm10, %ymm9 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4l = xor(g4l_acc, g4lr2) */
+	vpxor 832(%rsp), %ymm9, %ymm9 /* g4x = xor(g4l, g4x0.2) */
+	vmovdqa 864(%rsp), %ymm10 /* reload g5x1.2 */
+	vpxor 992(%rsp), %ymm10, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	vpxor 1184(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5t_sh = shr(g5t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_hi = and(g5t_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g5a = xor(g5a_l, g5a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm10, 0(%rsp)
@@ -456,30 +454,30 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpsrlw $4, %ymm10, %ymm10 /* g5s_aes_sh = shr(g5s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g5s = xor(g5s_l, g5s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm10, %ymm11 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10, %ymm7 /* g5lr8 = lookup16(g5s, rotl8) */
-	vmovdqa %ymm6, 832(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm10, %ymm6 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm6, %ymm7 /* g5lr2_l = shl(g5lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm6, %ymm7, %ymm6 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm11, %ymm10, %ymm7 /* g5l_acc = xor(g5s, g5lr24) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g5l = xor(g5l_acc, g5lr2) */
-	vpxor 800(%rsp), %ymm6, %ymm6 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 896(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm10 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm2, %ymm10, %ymm10 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1216(%rsp), %ymm10, %ymm10 /* g6t = xor(g6t_acc_1, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm11 /* g6t_lo = and(g6t, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g6t_sh = shr(g6t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_hi = and(g6t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g6a = xor(g6a_l, g6a_h) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g5l_acc = xor(g5s, g5lr24) */
+	vmovdqa %ymm9, 832(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10, %ymm9 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm10, %ymm10 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm9, %ymm10 /* g5lr2_l = shl(g5lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_r = shr(g5lg) */
+	vpor %ymm9, %ymm10, %ymm9 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5l = xor(g5l_acc, g5lr2) */
+	vpxor 800(%rsp), %ymm9, %ymm9 /* g5x = xor(g5l, g5x0.2) */
+	vmovdqa 896(%rsp), %ymm10 /* reload g6x1.2 */
+	vpxor 1024(%rsp), %ymm10, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	vpxor 1216(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6t_sh = shr(g6t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_hi = and(g6t_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g6a = xor(g6a_l, g6a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm10, 0(%rsp)
@@ -497,30 +495,30 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpsrlw $4, %ymm10, %ymm10 /* g6s_aes_sh = shr(g6s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g6s = xor(g6s_l, g6s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm10, %ymm11 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10, %ymm7 /* g6lr8 = lookup16(g6s, rotl8) */
-	vmovdqa %ymm6, 800(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm10, %ymm6 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm6, %ymm7 /* g6lr2_l = shl(g6lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm6, %ymm7, %ymm6 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm11, %ymm10, %ymm7 /* g6l_acc = xor(g6s, g6lr24) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g6l = xor(g6l_acc, g6lr2) */
-	vpxor 768(%rsp), %ymm6, %ymm6 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 928(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 1056(%rsp), %ymm7, %ymm10 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g6l_acc = xor(g6s, g6lr24) */
+	vmovdqa %ymm9, 800(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10, %ymm9 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm10, %ymm10 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm9, %ymm10 /* g6lr2_l = shl(g6lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_r = shr(g6lg) */
+	vpor %ymm9, %ymm10, %ymm9 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6l = xor(g6l_acc, g6lr2) */
+	vpxor 768(%rsp), %ymm9, %ymm9 /* g6x = xor(g6l, g6x0.2) */
+	vmovdqa 928(%rsp), %ymm10 /* reload g7x1.2 */
+	vpxor 1056(%rsp), %ymm10, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
 	vpxor 64(%rsp), %ymm2, %ymm2 /* g7t = xor(g7t_acc_1, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm10 /* g7t_lo = and(g7t, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm11 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
 	vpshufb %ymm2, %ymm15, %ymm2 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g7a = xor(g7a_l, g7a_h) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7a = xor(g7a_l, g7a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm2, 0(%rsp)
@@ -534,77 +532,77 @@ sm4_wordslice_avx2_vaes_batch_asm:
 #else
 	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2, %ymm2 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm10 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm11 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7s_aes_sh = shr(g7s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm2 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm4, %ymm10 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	vpshufb %ymm2, %ymm9, %ymm2 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g7s = xor(g7s_l, g7s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm2, %ymm10 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm2, %ymm11 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm2, %ymm7 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm11, %ymm2, %ymm11 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm7, %ymm11 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm7, %ymm11, %ymm7 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm10, %ymm2, %ymm2 /* g7l_acc = xor(g7s, g7lr24) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7s = xor(g7s_l, g7s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm2, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpxor %ymm11, %ymm2, %ymm11 /* g7l_acc = xor(g7s, g7lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm2, %ymm10 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpxor %ymm10, %ymm2, %ymm10 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm2, %ymm2 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm2, %ymm10, %ymm2 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm2, %ymm10 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm2, %ymm10, %ymm2 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
 	vpxor 736(%rsp), %ymm2, %ymm2 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%rcx), %ymm7 /* rkw_1 = bcast32() */
-	vmovdqa 320(%rsp), %ymm10 /* reload g0x2.2 */
-	vpxor 448(%rsp), %ymm10, %ymm11 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm11, %ymm11 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm10 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm10 /* rkw_1 = bcast32() */
+	vmovdqa 320(%rsp), %ymm11 /* reload g0x2.2 */
+	vpxor 448(%rsp), %ymm11, %ymm11 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vmovdqa %ymm1, 384(%rsp) /* spill g0x0.3 */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g0t_1_sh = shr(g0t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
 	vpshufb %ymm11, %ymm15, %ymm11 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vpxor %ymm11, %ymm1, %ymm1 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm10, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm11 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm11 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm10, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vmovdqa %ymm0, 288(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm1, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %ymm11, %ymm1, %ymm11 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vmovdqa %ymm2, 736(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm10, %ymm2 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm2, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm0, %ymm2 /* g0lr2_1_l = shl(g0lg_1) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm0, %ymm2, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm11, %ymm10, %ymm2 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm0, %ymm2, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 576(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm1, %ymm2 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpxor %ymm2, %ymm1, %ymm2 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm1, %ymm2, %ymm1 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm1, %ymm2 /* g0lr2_1_l = shl(g0lg_1) */
+	vpsrld $30, %ymm1, %ymm1 /* g0lr2_1_r = shr(g0lg_1) */
+	vpor %ymm1, %ymm2, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 576(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
 	vpxor %ymm13, %ymm8, %ymm2 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm10 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpxor %ymm10, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm11 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
 	vpshufb %ymm2, %ymm15, %ymm2 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm2, 0(%rsp)
@@ -618,34 +616,74 @@ sm4_wordslice_avx2_vaes_batch_asm:
 #else
 	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2, %ymm2 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm10 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm11 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1s_1_aes_sh = shr(g1s_1_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm2, %ymm2 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm4, %ymm10 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm2, %ymm9, %ymm2 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm2, %ymm10 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm2, %ymm11 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm2, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpxor %ymm11, %ymm2, %ymm11 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vmovdqa %ymm8, 576(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm2, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm11, %ymm2, %ymm11 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm8, %ymm11 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm8, %ymm8 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm8, %ymm11, %ymm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm10, %ymm2, %ymm2 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm8, %ymm2, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor 512(%rsp), %ymm2, %ymm2 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor %ymm5, %ymm12, %ymm8 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm8, %ymm8 /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm10 /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2t_1_sh = shr(g2t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm8 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm2, %ymm8 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpxor %ymm8, %ymm2, %ymm8 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm2, %ymm2 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm2, %ymm8, %ymm2 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm2, %ymm8 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm2, %ymm2 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm2, %ymm8, %ymm2 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpxor %ymm5, %ymm12, %ymm6 /* g2t_acc_2 = xor(g2x2, g2x3) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g2t_1_sh = shr(g2t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6, %ymm6 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm6, %ymm15, %ymm6 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm6, %ymm8, %ymm6 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm6, %ymm6 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6, %ymm8 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6, %ymm6 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm4, %ymm8 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm6, %ymm8, %ymm6 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm6, %ymm8 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpxor %ymm8, %ymm6, %ymm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm6, %ymm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpxor %ymm11, %ymm6, %ymm11 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm6, %ymm6 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm6, %ymm11, %ymm6 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm6, %ymm11 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm6, %ymm6 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm6, %ymm11, %ymm6 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm6, %ymm8, %ymm6 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor 512(%rsp), %ymm6, %ymm6 /* g2x_1 = xor(g2l_1, g2x1.2) */
+	vmovdqa 224(%rsp), %ymm8 /* reload g3x2.2 */
+	vpxor 128(%rsp), %ymm8, %ymm11 /* g3t_acc_2 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm8 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm8, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm8
@@ -656,77 +694,36 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vmovdqu %xmm8, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm8
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm8, %ymm8 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm8, %ymm8 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm10 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm8 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm4, %ymm10 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	vpshufb %ymm8, %ymm9, %ymm8 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm8, %ymm10 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm8, %ymm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm11 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm8, %ymm8 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm8, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpxor %ymm11, %ymm8, %ymm11 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	vmovdqa %ymm12, 512(%rsp) /* spill g2x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm8, %ymm12 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm11, %ymm8, %ymm11 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm11, %ymm12 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm11, %ymm12, %ymm11 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm10, %ymm8, %ymm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor 384(%rsp), %ymm8, %ymm8 /* g2x_1 = xor(g2l_1, g2x1.2) */
-	vmovdqa 224(%rsp), %ymm10 /* reload g3x2.2 */
-	vpxor 128(%rsp), %ymm10, %ymm11 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm12 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm11, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm11
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm12 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm12 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm10 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vmovdqa %ymm8, 384(%rsp) /* spill g2x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm8 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm8, %ymm10 /* g3lr2_1_l = shl(g3lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm8, %ymm12 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpxor %ymm12, %ymm8, %ymm12 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm8, %ymm8 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm8, %ymm12 /* g3lr2_1_l = shl(g3lg_1) */
 	vpsrld $30, %ymm8, %ymm8 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm8, %ymm10, %ymm8 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm12, %ymm11, %ymm10 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpor %ymm8, %ymm12, %ymm8 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 352(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vmovdqa 1088(%rsp), %ymm10 /* reload g4x2.2 */
-	vpxor 1152(%rsp), %ymm10, %ymm11 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 832(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g4t_1_sh = shr(g4t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
+	vmovdqa 1088(%rsp), %ymm11 /* reload g4x2.2 */
+	vpxor 1152(%rsp), %ymm11, %ymm12 /* g4t_acc_2 = xor(g4x2, g4x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
+	vpxor 832(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm11 /* g4t_1_lo = and(g4t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_1_sh = shr(g4t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm11, 0(%rsp)
@@ -744,30 +741,30 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpsrlw $4, %ymm11, %ymm11 /* g4s_1_aes_sh = shr(g4s_1_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm4, %ymm12 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm12 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm10 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
 	vmovdqa %ymm8, 352(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm8 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm8, %ymm10 /* g4lr2_1_l = shl(g4lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm8 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm11 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm8, %ymm11 /* g4lr2_1_l = shl(g4lg_1) */
 	vpsrld $30, %ymm8, %ymm8 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm8, %ymm10, %ymm8 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm12, %ymm11, %ymm10 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpor %ymm8, %ymm11, %ymm8 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 960(%rsp), %ymm8, %ymm8 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vmovdqa 992(%rsp), %ymm10 /* reload g5x2.2 */
-	vpxor 1184(%rsp), %ymm10, %ymm11 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 800(%rsp), %ymm11, %ymm11 /* g5t_1 = xor(g5t_acc_3, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g5t_1_sh = shr(g5t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	vmovdqa 992(%rsp), %ymm11 /* reload g5x2.2 */
+	vpxor 1184(%rsp), %ymm11, %ymm12 /* g5t_acc_2 = xor(g5x2, g5x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
+	vpxor 800(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm11 /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_1_sh = shr(g5t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm11, 0(%rsp)
@@ -785,30 +782,30 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpsrlw $4, %ymm11, %ymm11 /* g5s_1_aes_sh = shr(g5s_1_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm4, %ymm12 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm12 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm10 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
 	vmovdqa %ymm8, 960(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm8 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_1_l = shl(g5lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm8 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm11 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm8, %ymm11 /* g5lr2_1_l = shl(g5lg_1) */
 	vpsrld $30, %ymm8, %ymm8 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm12, %ymm11, %ymm10 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpor %ymm8, %ymm11, %ymm8 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 864(%rsp), %ymm8, %ymm8 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vmovdqa 1024(%rsp), %ymm10 /* reload g6x2.2 */
-	vpxor 1216(%rsp), %ymm10, %ymm11 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm6, %ymm11, %ymm11 /* g6t_1 = xor(g6t_acc_3, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm12 /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g6t_1_sh = shr(g6t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	vmovdqa 1024(%rsp), %ymm11 /* reload g6x2.2 */
+	vpxor 1216(%rsp), %ymm11, %ymm12 /* g6t_acc_2 = xor(g6x2, g6x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm11 /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_1_sh = shr(g6t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm11, 0(%rsp)
@@ -826,195 +823,195 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpsrlw $4, %ymm11, %ymm11 /* g6s_1_aes_sh = shr(g6s_1_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm4, %ymm12 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm12 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm10 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm6, 768(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm6 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_1_l = shl(g6lg_1) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm12, %ymm11, %ymm10 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 896(%rsp), %ymm6, %ymm6 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vmovdqa 1056(%rsp), %ymm10 /* reload g7x2.2 */
-	vpxor 64(%rsp), %ymm10, %ymm11 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm11 /* g7t_1_lo = and(g7t_1, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g7t_1_sh = shr(g7t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vmovdqa %ymm9, 768(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm9 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm11 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm9, %ymm11 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm9, %ymm11, %ymm9 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 896(%rsp), %ymm9, %ymm9 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vmovdqa 1056(%rsp), %ymm11 /* reload g7x2.2 */
+	vpxor 64(%rsp), %ymm11, %ymm12 /* g7t_acc_2 = xor(g7x2, g7x3) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	vpxor 736(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_1_lo = and(g7t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g7t_1_sh = shr(g7t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm7, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
+	vmovdqu %ymm10, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm7, %ymm7 /* g7s_1_aes = aesenclast(g7s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g7s_1_aes = aesenclast(g7s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm11 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g7s_1_aes_sh = shr(g7s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g7s_1_aes_hi = and(g7s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
-	vpshufb %ymm7, %ymm9, %ymm7 /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm7, %ymm11 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm7, %ymm12 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm7, %ymm10 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm12, %ymm7, %ymm12 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm10, %ymm12 /* g7lr2_1_l = shl(g7lg_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm12 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g7s_1_aes_sh = shr(g7s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g7s_1_aes_hi = and(g7s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm10, %ymm12 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpxor %ymm12, %ymm10, %ymm12 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10, %ymm11 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm10, %ymm10 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g7lr2_1_l = shl(g7lg_1) */
 	vpsrld $30, %ymm10, %ymm10 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm10, %ymm12, %ymm10 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpxor %ymm10, %ymm7, %ymm7 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 928(%rsp), %ymm7, %ymm7 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpor %ymm10, %ymm11, %ymm10 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 928(%rsp), %ymm10, %ymm10 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%rcx), %ymm10 /* rkw_2 = bcast32() */
-	vmovdqa 448(%rsp), %ymm11 /* reload g0x3.2 */
-	vpxor 288(%rsp), %ymm11, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm11 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rkw_2 = bcast32() */
+	vmovdqa 448(%rsp), %ymm12 /* reload g0x3.2 */
+	vpxor 384(%rsp), %ymm12, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vmovdqa %ymm1, 288(%rsp) /* spill g0x1.3 */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm1 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
 	vpshufb %ymm12, %ymm15, %ymm12 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vpxor %ymm12, %ymm1, %ymm1 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm11, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm11
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm12 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm12 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm4, %ymm12 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm12 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g0x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm7, 928(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm7 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm0, %ymm11, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm0, %ymm7 /* g0lr2_2_l = shl(g0lg_2) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm0, %ymm7, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm12, %ymm11, %ymm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm0, %ymm7, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 320(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm1, %ymm13, %ymm7 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm10, %ymm7, %ymm7 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm11 /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g1t_2_sh = shr(g1t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm1, %ymm12 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm12, %ymm1, %ymm12 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vmovdqa %ymm10, 928(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm1, %ymm10 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpxor %ymm10, %ymm1, %ymm10 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm1, %ymm10, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm1, %ymm10 /* g0lr2_2_l = shl(g0lg_2) */
+	vpsrld $30, %ymm1, %ymm1 /* g0lr2_2_r = shr(g0lg_2) */
+	vpor %ymm1, %ymm10, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpxor %ymm3, %ymm13, %ymm10 /* g1t_acc_4 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	vpxor %ymm2, %ymm10, %ymm10 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g1t_2_sh = shr(g1t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm7, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
+	vmovdqu %ymm10, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm7, %ymm7 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm11 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g1s_2_aes_sh = shr(g1s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	vpshufb %ymm7, %ymm9, %ymm7 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm7, %ymm11 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm7, %ymm12 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpxor %ymm12, %ymm10, %ymm12 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vmovdqa %ymm13, 320(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm7, %ymm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm12, %ymm7, %ymm12 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm12, %ymm13 /* g1lr2_2_l = shl(g1lg_2) */
-	vpsrld $30, %ymm12, %ymm12 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm12, %ymm13, %ymm12 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm12, %ymm7, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 576(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm3, %ymm5, %ymm11 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm12 /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g2t_2_sh = shr(g2t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm10, %ymm10 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm10, %ymm13 /* g1lr2_2_l = shl(g1lg_2) */
+	vpsrld $30, %ymm10, %ymm10 /* g1lr2_2_r = shr(g1lg_2) */
+	vpor %ymm10, %ymm13, %ymm10 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 576(%rsp), %ymm10, %ymm10 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpxor %ymm7, %ymm5, %ymm12 /* g2t_acc_4 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2t_2_sh = shr(g2t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm11, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm11
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm12 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g2s_2_aes_sh = shr(g2s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm12 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm13 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vmovdqa %ymm5, 576(%rsp) /* spill g2x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm5 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	vpslld $2, %ymm5, %ymm13 /* g2lr2_2_l = shl(g2lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm5 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm12 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm12, %ymm5, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm5, %ymm12 /* g2lr2_2_l = shl(g2lg_2) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_2_r = shr(g2lg_2) */
-	vpor %ymm5, %ymm13, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpor %ymm5, %ymm12, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 512(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
-	vmovdqa 128(%rsp), %ymm11 /* reload g3x3.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm12 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 352(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_2_sh = shr(g3t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vmovdqa 128(%rsp), %ymm12 /* reload g3x3.2 */
+	vpxor 1120(%rsp), %ymm12, %ymm13 /* g3t_acc_4 = xor(g3x3, g3x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	vpxor 352(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm12 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm12, 0(%rsp)
@@ -1032,30 +1029,30 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpsrlw $4, %ymm12, %ymm12 /* g3s_2_aes_sh = shr(g3s_2_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm11 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	vmovdqa %ymm5, 512(%rsp) /* spill g2x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm5 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm5, %ymm11 /* g3lr2_2_l = shl(g3lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm5 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm12, %ymm5, %ymm5 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm5, %ymm12 /* g3lr2_2_l = shl(g3lg_2) */
 	vpsrld $30, %ymm5, %ymm5 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm5, %ymm11, %ymm5 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm13, %ymm12, %ymm11 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpor %ymm5, %ymm12, %ymm5 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 224(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1152(%rsp), %ymm11 /* reload g4x3.2 */
-	vpxor 832(%rsp), %ymm11, %ymm12 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 960(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4t_acc_5, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_2_sh = shr(g4t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	vmovdqa 1152(%rsp), %ymm12 /* reload g4x3.2 */
+	vpxor 832(%rsp), %ymm12, %ymm13 /* g4t_acc_4 = xor(g4x3, g4x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm12 /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm12, 0(%rsp)
@@ -1073,30 +1070,30 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpsrlw $4, %ymm12, %ymm12 /* g4s_2_aes_sh = shr(g4s_2_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm11 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
 	vmovdqa %ymm5, 224(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm5, %ymm11 /* g4lr2_2_l = shl(g4lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm5 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm12, %ymm5, %ymm5 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm5, %ymm12 /* g4lr2_2_l = shl(g4lg_2) */
 	vpsrld $30, %ymm5, %ymm5 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm5, %ymm11, %ymm5 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm13, %ymm12, %ymm11 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpor %ymm5, %ymm12, %ymm5 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1088(%rsp), %ymm5, %ymm5 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1184(%rsp), %ymm11 /* reload g5x3.2 */
-	vpxor 800(%rsp), %ymm11, %ymm12 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_2 = xor(g5t_acc_5, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_2_sh = shr(g5t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	vmovdqa 1184(%rsp), %ymm12 /* reload g5x3.2 */
+	vpxor 800(%rsp), %ymm12, %ymm13 /* g5t_acc_4 = xor(g5x3, g5x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm12 /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm12, 0(%rsp)
@@ -1114,30 +1111,30 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpsrlw $4, %ymm12, %ymm12 /* g5s_2_aes_sh = shr(g5s_2_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
 	vmovdqa %ymm8, 864(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm8, %ymm11 /* g5lr2_2_l = shl(g5lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm8 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm8, %ymm12 /* g5lr2_2_l = shl(g5lg_2) */
 	vpsrld $30, %ymm8, %ymm8 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm8, %ymm11, %ymm8 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm13, %ymm12, %ymm11 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpor %ymm8, %ymm12, %ymm8 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 992(%rsp), %ymm8, %ymm8 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1216(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 768(%rsp), %ymm11, %ymm12 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_2 = xor(g6t_acc_5, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_2_sh = shr(g6t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	vmovdqa 1216(%rsp), %ymm12 /* reload g6x3.2 */
+	vpxor 768(%rsp), %ymm12, %ymm13 /* g6t_acc_4 = xor(g6x3, g6x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm12 /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm12, 0(%rsp)
@@ -1155,360 +1152,31 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpsrlw $4, %ymm12, %ymm12 /* g6s_2_aes_sh = shr(g6s_2_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm11 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm6, 896(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpxor %ymm6, %ymm11, %ymm6 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm6, %ymm11 /* g6lr2_2_l = shl(g6lg_2) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm6, %ymm11, %ymm6 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
-	vpxor %ymm13, %ymm12, %ymm11 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	vpxor %ymm6, %ymm11, %ymm6 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 1024(%rsp), %ymm6, %ymm6 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 64(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 736(%rsp), %ymm11, %ymm12 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 928(%rsp), %ymm10, %ymm10 /* g7t_2 = xor(g7t_acc_5, g7x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_2_lo = and(g7t_2, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g7t_2_sh = shr(g7t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm10, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm12 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g7s_2_aes_sh = shr(g7s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm10, %ymm12 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10, %ymm13 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm10, %ymm11 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm11, %ymm13 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm11, %ymm11 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm11, %ymm13, %ymm11 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 1056(%rsp), %ymm10, %ymm10 /* g7x_2 = xor(g7l_2, g7x2.2) */
-
-	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%rcx), %ymm11 /* rkw_3 = bcast32() */
-	vmovdqa 288(%rsp), %ymm12 /* reload g0x0.3 */
-	vpxor 96(%rsp), %ymm12, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vmovdqa %ymm0, 160(%rsp) /* spill g0x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm10, 1056(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_3_l = shl(g0lg_3) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm2, %ymm1, %ymm10 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_3_sh = shr(g1t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm10, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm1, 448(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor 384(%rsp), %ymm3, %ymm10 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm12 /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g2t_3_sh = shr(g2t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm10, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm10, %ymm10 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm12 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm10, %ymm12 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10, %ymm13 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm3, 480(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm10, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpxor %ymm3, %ymm13, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm3, %ymm13 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm3, %ymm3 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm3, %ymm13, %ymm3 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 576(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa 1120(%rsp), %ymm10 /* reload g3x0.3 */
-	vpxor 352(%rsp), %ymm10, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 224(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_3_sh = shr(g3t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm3, 576(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 128(%rsp), %ymm3, %ymm3 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 832(%rsp), %ymm10 /* reload g4x0.3 */
-	vpxor 960(%rsp), %ymm10, %ymm12 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_3 = xor(g4t_acc_7, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_3_sh = shr(g4t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_3_aes_sh = shr(g4s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm5, 1088(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1152(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 800(%rsp), %ymm10 /* reload g5x0.3 */
-	vpxor 864(%rsp), %ymm10, %ymm12 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_3 = xor(g5t_acc_7, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_3_sh = shr(g5t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_3_aes_sh = shr(g5s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm8, 992(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1184(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 768(%rsp), %ymm10 /* reload g6x0.3 */
-	vpxor 896(%rsp), %ymm10, %ymm12 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_3 = xor(g6t_acc_7, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_3_sh = shr(g6t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_3_aes_sh = shr(g6s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm6, 1024(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_3_l = shl(g6lg_3) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1216(%rsp), %ymm6, %ymm6 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 736(%rsp), %ymm10 /* reload g7x0.3 */
-	vpxor 928(%rsp), %ymm10, %ymm12 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1056(%rsp), %ymm11, %ymm11 /* g7t_3 = xor(g7t_acc_7, g7x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_3_lo = and(g7t_3, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_3_sh = shr(g7t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vmovdqa %ymm9, 896(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm9 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm9, %ymm12 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm9, %ymm12, %ymm9 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 1024(%rsp), %ymm9, %ymm9 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vmovdqa 64(%rsp), %ymm12 /* reload g7x3.2 */
+	vpxor 736(%rsp), %ymm12, %ymm13 /* g7t_acc_4 = xor(g7x3, g7x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	vpxor 928(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g7t_2_sh = shr(g7t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm11, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm11
@@ -1519,40 +1187,370 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vmovdqu %xmm11, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm11
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_3_aes = aesenclast(g7s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_3_aes_sh = shr(g7s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_3_aes_hi = and(g7s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_3_l = shl(g7lg_3) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_3_r = shr(g7lg_3) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 64(%rsp), %ymm10, %ymm10 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa %ymm3, 128(%rsp) /* spill g3x3.2 */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm13 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g7s_2_aes_sh = shr(g7s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm13 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm12 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm11 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 1056(%rsp), %ymm11, %ymm11 /* g7x_2 = xor(g7l_2, g7x2.2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vpbroadcastd 12(%rdi,%rcx), %ymm12 /* rkw_3 = bcast32() */
+	vmovdqa 384(%rsp), %ymm13 /* reload g0x0.3 */
+	vpxor 288(%rsp), %ymm13, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vmovdqa %ymm1, 96(%rsp) /* spill g0x2.3 */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm1 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm1, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm13, %ymm1, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vmovdqa %ymm11, 1056(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm1, %ymm11 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpxor %ymm11, %ymm1, %ymm11 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm1, %ymm11 /* g0lr2_3_l = shl(g0lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g0lr2_3_r = shr(g0lg_3) */
+	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 448(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor %ymm2, %ymm3, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm13 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vmovdqa %ymm3, 448(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm3 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm11 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm11, %ymm3, %ymm3 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm3, %ymm11 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm3, %ymm11, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 320(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpxor %ymm6, %ymm7, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm13 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm13 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vmovdqa %ymm7, 480(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm7 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm11 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm7 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm7, %ymm11 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm7, %ymm7 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm7, %ymm11, %ymm7 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 576(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vmovdqa 1120(%rsp), %ymm11 /* reload g3x0.3 */
+	vpxor 352(%rsp), %ymm11, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	vpxor 224(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm11 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vmovdqa %ymm7, 576(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm7 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm7 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm7, %ymm11 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm7, %ymm7 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm7, %ymm11, %ymm7 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 128(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vmovdqa 832(%rsp), %ymm11 /* reload g4x0.3 */
+	vpxor 960(%rsp), %ymm11, %ymm13 /* g4t_acc_6 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm11 /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm13 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4s_3_aes_sh = shr(g4s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vmovdqa %ymm5, 1088(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm5 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpxor %ymm5, %ymm11, %ymm5 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm11 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm11, %ymm5, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm5, %ymm11 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm5, %ymm11, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1152(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vmovdqa 800(%rsp), %ymm11 /* reload g5x0.3 */
+	vpxor 864(%rsp), %ymm11, %ymm13 /* g5t_acc_6 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm11 /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm13 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5s_3_aes_sh = shr(g5s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vmovdqa %ymm8, 992(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm8 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm11 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm8, %ymm11 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm8, %ymm11, %ymm8 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1184(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vmovdqa 768(%rsp), %ymm11 /* reload g6x0.3 */
+	vpxor 896(%rsp), %ymm11, %ymm13 /* g6t_acc_6 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm11 /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm13 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6s_3_aes_sh = shr(g6s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm11, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vmovdqa %ymm9, 1024(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm11, %ymm9 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11, %ymm11 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm9, %ymm11 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm9, %ymm11, %ymm9 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1216(%rsp), %ymm9, %ymm9 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vmovdqa 736(%rsp), %ymm11 /* reload g7x0.3 */
+	vpxor 928(%rsp), %ymm11, %ymm13 /* g7t_acc_6 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	vpxor 1056(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12, %ymm12 /* g7s_3_aes = aesenclast(g7s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm13 /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7s_3_aes_sh = shr(g7s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g7s_3_aes_hi = and(g7s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12, %ymm13 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm12, %ymm11 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm9, 1216(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm12, %ymm9 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpxor %ymm13, %ymm12, %ymm11 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpslld $2, %ymm9, %ymm12 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm9, %ymm9 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm9, %ymm12, %ymm9 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 64(%rsp), %ymm9, %ymm9 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa %ymm7, 128(%rsp) /* spill g3x3.2 */
 	vmovdqa %ymm5, 1152(%rsp) /* spill g4x3.2 */
 	vmovdqa %ymm8, 1184(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm6, 1216(%rsp) /* spill g6x3.2 */
-	vmovdqa %ymm10, 64(%rsp) /* spill g7x3.2 */
-	vmovdqa 160(%rsp), %ymm3 /* reload g0x2.3 */
-	vmovdqa 96(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa %ymm9, 64(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm1, %ymm0 /* g0x3.3 */
+	vmovdqa 384(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa 288(%rsp), %ymm4 /* reload g0x1.3 */
 	vmovdqa 576(%rsp), %ymm5 /* reload g2x3.3 */
-	vmovdqa %ymm2, %ymm6 /* g1x1.3 */
-	vmovdqa %ymm7, %ymm8 /* g1x2.3 */
 	vmovdqa 448(%rsp), %ymm7 /* reload g1x0.3 */
-	vmovdqa 384(%rsp), %ymm10 /* reload g2x1.3 */
+	vmovdqa %ymm10, %ymm8 /* g1x2.3 */
+	vmovdqa %ymm6, %ymm10 /* g2x1.3 */
+	vmovdqa %ymm2, %ymm6 /* g1x1.3 */
 	vmovdqa 512(%rsp), %ymm12 /* reload g2x2.3 */
-	vmovdqa %ymm1, %ymm13 /* g1x3.3 */
-	vmovdqa 288(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa %ymm3, %ymm13 /* g1x3.3 */
+	vmovdqa 96(%rsp), %ymm3 /* reload g0x2.3 */
 	add $16, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_avx2_vaes_asm_0_loop_r0
@@ -1564,13 +1562,13 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpunpckhdq %ymm1, %ymm3, %ymm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
 	vpunpckldq %ymm4, %ymm2, %ymm3 /* tro1 = unpacklo(tro0, tro0_2) */
 	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm1, %ymm0, %ymm4 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm3, %ymm3 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu %ymm3, (%rdx) /* store outbe */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm2, %ymm2 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu %ymm2, 32(%rdx) /* store outbe_1 */
+	vpunpckldq %ymm1, %ymm0, %ymm2 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu %ymm1, (%rdx) /* store outbe */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm2, %ymm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu %ymm1, 32(%rdx) /* store outbe_1 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm2, %ymm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
 	vmovdqu %ymm1, 64(%rdx) /* store outbe_2 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
 	vmovdqu %ymm0, 96(%rdx) /* store outbe_3 */
@@ -1580,13 +1578,13 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpunpckhdq %ymm7, %ymm8, %ymm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu %ymm3, 128(%rdx) /* store outbe_4 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm2 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu %ymm2, 128(%rdx) /* store outbe_4 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
 	vmovdqu %ymm0, 160(%rdx) /* store outbe_5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm2, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vpunpckldq %ymm3, %ymm1, %ymm0 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
 	vmovdqu %ymm0, 192(%rdx) /* store outbe_6 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
 	vmovdqu %ymm0, 224(%rdx) /* store outbe_7 */
@@ -1596,13 +1594,13 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpunpckhdq 480(%rsp), %ymm12, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu %ymm3, 256(%rdx) /* store outbe_8 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu %ymm2, 256(%rdx) /* store outbe_8 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
 	vmovdqu %ymm0, 288(%rdx) /* store outbe_9 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm2, %ymm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vpunpckldq %ymm3, %ymm1, %ymm0 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
 	vmovdqu %ymm0, 320(%rdx) /* store outbe_10 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
 	vmovdqu %ymm0, 352(%rdx) /* store outbe_11 */
@@ -1614,13 +1612,13 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpunpckhdq 1120(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm2 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu %ymm2, 384(%rdx) /* store outbe_12 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu %ymm3, 384(%rdx) /* store outbe_12 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
 	vmovdqu %ymm1, 416(%rdx) /* store outbe_13 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm1 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
 	vmovdqu %ymm1, 448(%rdx) /* store outbe_14 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu %ymm0, 480(%rdx) /* store outbe_15 */
@@ -1632,13 +1630,13 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpunpckhdq 832(%rsp), %ymm2, %ymm2 /* tro0_19 = unpackhi(g4x2, g4x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm2 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu %ymm2, 512(%rdx) /* store outbe_16 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm3 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vmovdqu %ymm3, 512(%rdx) /* store outbe_16 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, bswap32) */
 	vmovdqu %ymm1, 544(%rdx) /* store outbe_17 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm1 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_18 = lookup16(tro1_18, bswap32) */
 	vmovdqu %ymm1, 576(%rdx) /* store outbe_18 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
 	vmovdqu %ymm0, 608(%rdx) /* store outbe_19 */
@@ -1650,13 +1648,13 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpunpckhdq 800(%rsp), %ymm2, %ymm2 /* tro0_23 = unpackhi(g5x2, g5x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm2 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu %ymm2, 640(%rdx) /* store outbe_20 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm3 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vmovdqu %ymm3, 640(%rdx) /* store outbe_20 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, bswap32) */
 	vmovdqu %ymm1, 672(%rdx) /* store outbe_21 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm1 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_22 = lookup16(tro1_22, bswap32) */
 	vmovdqu %ymm1, 704(%rdx) /* store outbe_22 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
 	vmovdqu %ymm0, 736(%rdx) /* store outbe_23 */
@@ -1668,13 +1666,13 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpunpckhdq 768(%rsp), %ymm2, %ymm2 /* tro0_27 = unpackhi(g6x2, g6x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm2 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vmovdqu %ymm2, 768(%rdx) /* store outbe_24 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm3 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vmovdqu %ymm3, 768(%rdx) /* store outbe_24 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, bswap32) */
 	vmovdqu %ymm1, 800(%rdx) /* store outbe_25 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm1 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_26 = lookup16(tro1_26, bswap32) */
 	vmovdqu %ymm1, 832(%rdx) /* store outbe_26 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
 	vmovdqu %ymm0, 864(%rdx) /* store outbe_27 */
@@ -1686,13 +1684,13 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpunpckhdq 736(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
-	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
-	vmovdqu %ymm2, 896(%rdx) /* store outbe_28 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4, %ymm3 /* outbe_28 = lookup16(tro1_28, bswap32) */
+	vmovdqu %ymm3, 896(%rdx) /* store outbe_28 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
 	vmovdqu %ymm1, 928(%rdx) /* store outbe_29 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm1 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
 	vmovdqu %ymm1, 960(%rdx) /* store outbe_30 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
 	vmovdqu %ymm0, 992(%rdx) /* store outbe_31 */
@@ -1954,68 +1952,27 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm9, %ymm0, %ymm9 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
 	vpxor %ymm9, %ymm11, %ymm9 /* g0s = xor(g0s_l, g0s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm9, %ymm11 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g0l_acc = xor(g0s, g0lr24) */
 	vmovdqa %ymm3, 320(%rsp) /* spill g0x2.2 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm9, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm9, %ymm0 /* g0lr16 = lookup16(g0s, rotl16) */
 	vpxor %ymm3, %ymm9, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpxor %ymm0, %ymm3, %ymm0 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm0, %ymm3 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm0, %ymm3, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm11, %ymm9, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
-	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1t_acc_1, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g1t_sh = shr(g1t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	vpshufb %ymm3, %ymm14, %ymm3 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	vpshufb %ymm1, %ymm15, %ymm1 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* g1a = xor(g1a_l, g1a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm1, %ymm1 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm1
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm1
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm1
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm1, %ymm1 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm3 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g1s_aes_sh = shr(g1s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	vpshufb %ymm3, %ymm4, %ymm3 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 = const() */
-	vpshufb %ymm1, %ymm9, %ymm1 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* g1s = xor(g1s_l, g1s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm11 /* g1lr8 = lookup16(g1s, rotl8) */
-	vmovdqa %ymm6, 512(%rsp) /* spill g1x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm1, %ymm6 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm11, %ymm1, %ymm11 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpxor %ymm6, %ymm11, %ymm6 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm6, %ymm11 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm6, %ymm11, %ymm6 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
-	vpxor %ymm6, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm3, %ymm6 /* g2t_lo = and(g2t, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g2t_sh = shr(g2t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm3, %ymm3 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	vpshufb %ymm3, %ymm15, %ymm3 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm3, %ymm6, %ymm3 /* g2a = xor(g2a_l, g2a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm3, %ymm3 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm9, %ymm9 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm3, %ymm9 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm3, %ymm9, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm3, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
+	vpxor %ymm8, %ymm6, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
+	vpxor %ymm13, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm3, %ymm9 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g1t_sh = shr(g1t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm3, %ymm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm3, %ymm15, %ymm3 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm3, %ymm3 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm3, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm3
@@ -2026,36 +1983,35 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vmovdqu %xmm3, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm3
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm3, %ymm3 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm3, %ymm3 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm3, %ymm6 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g2s_aes_sh = shr(g2s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm3, %ymm3 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	vpshufb %ymm6, %ymm4, %ymm6 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	vpshufb %ymm3, %ymm9, %ymm3 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm3, %ymm6, %ymm3 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm3, %ymm6 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm3, %ymm7 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm3, %ymm11 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm7, %ymm3, %ymm7 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm7, %ymm11 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm7, %ymm11, %ymm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm6, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
-	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor 480(%rsp), %ymm3, %ymm3 /* g2x = xor(g2l, g2x0.2) */
-	vmovdqa 352(%rsp), %ymm6 /* reload g3x1.2 */
-	vpxor 224(%rsp), %ymm6, %ymm7 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 128(%rsp), %ymm7, %ymm7 /* g3t = xor(g3t_acc_1, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm11 /* g3t_lo = and(g3t, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g3t_sh = shr(g3t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g3a = xor(g3a_l, g3a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm3, %ymm9 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm3, %ymm3 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm3, %ymm9 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpxor %ymm9, %ymm3, %ymm9 /* g1l_acc = xor(g1s, g1lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm3, %ymm11 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpxor %ymm11, %ymm3, %ymm11 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm3, %ymm3 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm3, %ymm11 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm3, %ymm11, %ymm3 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g2t_acc = xor(g2x1, g2x2) */
+	vpxor %ymm2, %ymm7, %ymm7 /* g2t_acc_1 = xor(g2t_acc, rkw) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm7, %ymm15, %ymm7 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm7, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm7
@@ -2066,36 +2022,76 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vmovdqu %xmm7, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm7
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm7, %ymm7 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm7, %ymm7 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm11 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g3s_aes_sh = shr(g3s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm9 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2s_aes_sh = shr(g2s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm7, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpxor %ymm9, %ymm7, %ymm9 /* g2l_acc = xor(g2s, g2lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm7, %ymm11 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm7, %ymm7 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm7, %ymm11 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm7, %ymm11, %ymm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor 480(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
+	vmovdqa 352(%rsp), %ymm9 /* reload g3x1.2 */
+	vpxor 224(%rsp), %ymm9, %ymm11 /* g3t_acc = xor(g3x1, g3x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	vpxor 128(%rsp), %ymm11, %ymm11 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm9 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3t_sh = shr(g3t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm9, %ymm9 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm9, %ymm9 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm9, %ymm11 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3s_aes_sh = shr(g3s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	vpshufb %ymm7, %ymm9, %ymm7 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g3s = xor(g3s_l, g3s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm7, %ymm11 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm7, %ymm6 /* g3lr8 = lookup16(g3s, rotl8) */
-	vmovdqa %ymm10, 384(%rsp) /* spill g2x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm7, %ymm10 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpxor %ymm10, %ymm6, %ymm6 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm6, %ymm10 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm6, %ymm10, %ymm6 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g3l_acc = xor(g3s, g3lr24) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 1120(%rsp), %ymm6, %ymm6 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 960(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1088(%rsp), %ymm7, %ymm10 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm2, %ymm10, %ymm10 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1152(%rsp), %ymm10, %ymm10 /* g4t = xor(g4t_acc_1, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm11 /* g4t_lo = and(g4t, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g4t_sh = shr(g4t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_hi = and(g4t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4a = xor(g4a_l, g4a_h) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm9, %ymm11 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g3l_acc = xor(g3s, g3lr24) */
+	vmovdqa %ymm10, 512(%rsp) /* spill g2x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm9, %ymm10 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpxor %ymm10, %ymm9, %ymm10 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm9, %ymm9 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm9, %ymm10 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm9, %ymm10, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1120(%rsp), %ymm9, %ymm9 /* g3x = xor(g3l, g3x0.2) */
+	vmovdqa 960(%rsp), %ymm10 /* reload g4x1.2 */
+	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4t_sh = shr(g4t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_hi = and(g4t_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g4a = xor(g4a_l, g4a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm10, 0(%rsp)
@@ -2113,30 +2109,30 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpsrlw $4, %ymm10, %ymm10 /* g4s_aes_sh = shr(g4s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g4s = xor(g4s_l, g4s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm10, %ymm11 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm7 /* g4lr8 = lookup16(g4s, rotl8) */
-	vmovdqa %ymm6, 1120(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm6 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm6, %ymm7 /* g4lr2_l = shl(g4lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm6, %ymm7, %ymm6 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm11, %ymm10, %ymm7 /* g4l_acc = xor(g4s, g4lr24) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g4l = xor(g4l_acc, g4lr2) */
-	vpxor 832(%rsp), %ymm6, %ymm6 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 864(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 992(%rsp), %ymm7, %ymm10 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm2, %ymm10, %ymm10 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1184(%rsp), %ymm10, %ymm10 /* g5t = xor(g5t_acc_1, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm11 /* g5t_lo = and(g5t, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g5t_sh = shr(g5t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_hi = and(g5t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g5a = xor(g5a_l, g5a_h) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g4l_acc = xor(g4s, g4lr24) */
+	vmovdqa %ymm9, 1120(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm9 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm10 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm9, %ymm10 /* g4lr2_l = shl(g4lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g4lr2_r = shr(g4lg) */
+	vpor %ymm9, %ymm10, %ymm9 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4l = xor(g4l_acc, g4lr2) */
+	vpxor 832(%rsp), %ymm9, %ymm9 /* g4x = xor(g4l, g4x0.2) */
+	vmovdqa 864(%rsp), %ymm10 /* reload g5x1.2 */
+	vpxor 992(%rsp), %ymm10, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	vpxor 1184(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5t_sh = shr(g5t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_hi = and(g5t_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g5a = xor(g5a_l, g5a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm10, 0(%rsp)
@@ -2154,30 +2150,30 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpsrlw $4, %ymm10, %ymm10 /* g5s_aes_sh = shr(g5s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g5s = xor(g5s_l, g5s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm10, %ymm11 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm7 /* g5lr8 = lookup16(g5s, rotl8) */
-	vmovdqa %ymm6, 832(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm6 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm6, %ymm7 /* g5lr2_l = shl(g5lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm6, %ymm7, %ymm6 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm11, %ymm10, %ymm7 /* g5l_acc = xor(g5s, g5lr24) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g5l = xor(g5l_acc, g5lr2) */
-	vpxor 800(%rsp), %ymm6, %ymm6 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 896(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm10 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm2, %ymm10, %ymm10 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1216(%rsp), %ymm10, %ymm10 /* g6t = xor(g6t_acc_1, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm11 /* g6t_lo = and(g6t, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g6t_sh = shr(g6t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_hi = and(g6t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g6a = xor(g6a_l, g6a_h) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g5l_acc = xor(g5s, g5lr24) */
+	vmovdqa %ymm9, 832(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm9 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm10 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm9, %ymm10 /* g5lr2_l = shl(g5lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_r = shr(g5lg) */
+	vpor %ymm9, %ymm10, %ymm9 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5l = xor(g5l_acc, g5lr2) */
+	vpxor 800(%rsp), %ymm9, %ymm9 /* g5x = xor(g5l, g5x0.2) */
+	vmovdqa 896(%rsp), %ymm10 /* reload g6x1.2 */
+	vpxor 1024(%rsp), %ymm10, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	vpxor 1216(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6t_sh = shr(g6t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_hi = and(g6t_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g6a = xor(g6a_l, g6a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm10, 0(%rsp)
@@ -2195,30 +2191,30 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpsrlw $4, %ymm10, %ymm10 /* g6s_aes_sh = shr(g6s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g6s = xor(g6s_l, g6s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm10, %ymm11 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm7 /* g6lr8 = lookup16(g6s, rotl8) */
-	vmovdqa %ymm6, 800(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm6 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm6, %ymm7 /* g6lr2_l = shl(g6lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm6, %ymm7, %ymm6 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm11, %ymm10, %ymm7 /* g6l_acc = xor(g6s, g6lr24) */
-	vpxor %ymm6, %ymm7, %ymm6 /* g6l = xor(g6l_acc, g6lr2) */
-	vpxor 768(%rsp), %ymm6, %ymm6 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 928(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 1056(%rsp), %ymm7, %ymm10 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g6l_acc = xor(g6s, g6lr24) */
+	vmovdqa %ymm9, 800(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm9 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm10 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm9, %ymm10 /* g6lr2_l = shl(g6lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_r = shr(g6lg) */
+	vpor %ymm9, %ymm10, %ymm9 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6l = xor(g6l_acc, g6lr2) */
+	vpxor 768(%rsp), %ymm9, %ymm9 /* g6x = xor(g6l, g6x0.2) */
+	vmovdqa 928(%rsp), %ymm10 /* reload g7x1.2 */
+	vpxor 1056(%rsp), %ymm10, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7t_acc_1 = xor(g7t_acc, rkw) */
 	vpxor 64(%rsp), %ymm2, %ymm2 /* g7t = xor(g7t_acc_1, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm10 /* g7t_lo = and(g7t, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm11 /* g7t_lo = and(g7t, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
 	vpshufb %ymm2, %ymm15, %ymm2 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g7a = xor(g7a_l, g7a_h) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7a = xor(g7a_l, g7a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm2, 0(%rsp)
@@ -2232,77 +2228,77 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 #else
 	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2, %ymm2 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm10 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm11 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g7s_aes_sh = shr(g7s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm4, %ymm10 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	vpshufb %ymm2, %ymm9, %ymm2 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g7s = xor(g7s_l, g7s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm2, %ymm10 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm2, %ymm11 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm2, %ymm7 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm11, %ymm2, %ymm11 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm7, %ymm11 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm7, %ymm11, %ymm7 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm10, %ymm2, %ymm2 /* g7l_acc = xor(g7s, g7lr24) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7s = xor(g7s_l, g7s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm2, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpxor %ymm11, %ymm2, %ymm11 /* g7l_acc = xor(g7s, g7lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm2, %ymm10 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpxor %ymm10, %ymm2, %ymm10 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm2, %ymm2 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm2, %ymm10, %ymm2 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm2, %ymm10 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm2, %ymm10, %ymm2 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
 	vpxor 736(%rsp), %ymm2, %ymm2 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %ymm7 /* rkw_1 = bcast32() */
-	vmovdqa 320(%rsp), %ymm10 /* reload g0x2.2 */
-	vpxor 448(%rsp), %ymm10, %ymm11 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm0, %ymm11, %ymm11 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm10 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_1 = bcast32() */
+	vmovdqa 320(%rsp), %ymm11 /* reload g0x2.2 */
+	vpxor 448(%rsp), %ymm11, %ymm11 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vmovdqa %ymm1, 384(%rsp) /* spill g0x0.3 */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g0t_1_sh = shr(g0t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
 	vpshufb %ymm11, %ymm15, %ymm11 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vpxor %ymm11, %ymm1, %ymm1 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm10, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm11 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm11 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm10, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vmovdqa %ymm0, 288(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %ymm11, %ymm1, %ymm11 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vmovdqa %ymm2, 736(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm2 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm2, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm0, %ymm2 /* g0lr2_1_l = shl(g0lg_1) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm0, %ymm2, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm11, %ymm10, %ymm2 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm0, %ymm2, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 576(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm2 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpxor %ymm2, %ymm1, %ymm2 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm1, %ymm2, %ymm1 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm1, %ymm2 /* g0lr2_1_l = shl(g0lg_1) */
+	vpsrld $30, %ymm1, %ymm1 /* g0lr2_1_r = shr(g0lg_1) */
+	vpor %ymm1, %ymm2, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 576(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
 	vpxor %ymm13, %ymm8, %ymm2 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm7, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm10 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpxor %ymm10, %ymm2, %ymm2 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm11 /* g1t_1_lo = and(g1t_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
 	vpshufb %ymm2, %ymm15, %ymm2 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm2, 0(%rsp)
@@ -2316,34 +2312,74 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 #else
 	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2, %ymm2 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm10 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm11 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* g1s_1_aes_sh = shr(g1s_1_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm4, %ymm10 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm2, %ymm9, %ymm2 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm2, %ymm10 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm2, %ymm11 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm2, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpxor %ymm11, %ymm2, %ymm11 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vmovdqa %ymm8, 576(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm2, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm11, %ymm2, %ymm11 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm8, %ymm11 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm8, %ymm8 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm8, %ymm11, %ymm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm10, %ymm2, %ymm2 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm8, %ymm2, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor 512(%rsp), %ymm2, %ymm2 /* g1x_1 = xor(g1l_1, g1x1.2) */
-	vpxor %ymm5, %ymm12, %ymm8 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm8, %ymm8 /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm10 /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2t_1_sh = shr(g2t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm2, %ymm8 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpxor %ymm8, %ymm2, %ymm8 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm2, %ymm2 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm2, %ymm8, %ymm2 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm2, %ymm8 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm2, %ymm2 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm2, %ymm8, %ymm2 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpxor %ymm5, %ymm12, %ymm6 /* g2t_acc_2 = xor(g2x2, g2x3) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g2t_1_sh = shr(g2t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6, %ymm6 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm6, %ymm15, %ymm6 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm6, %ymm8, %ymm6 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm6, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm6, %ymm6 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6, %ymm8 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6, %ymm6 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm4, %ymm8 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm6, %ymm8, %ymm6 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm6, %ymm8 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpxor %ymm8, %ymm6, %ymm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm6, %ymm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpxor %ymm11, %ymm6, %ymm11 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm6, %ymm6 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm6, %ymm11, %ymm6 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm6, %ymm11 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm6, %ymm6 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm6, %ymm11, %ymm6 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm6, %ymm8, %ymm6 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor 512(%rsp), %ymm6, %ymm6 /* g2x_1 = xor(g2l_1, g2x1.2) */
+	vmovdqa 224(%rsp), %ymm8 /* reload g3x2.2 */
+	vpxor 128(%rsp), %ymm8, %ymm11 /* g3t_acc_2 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm8 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm8, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm8
@@ -2354,77 +2390,36 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vmovdqu %xmm8, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm8
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm8, %ymm8 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm8, %ymm8 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm10 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm4, %ymm10 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	vpshufb %ymm8, %ymm9, %ymm8 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm8, %ymm10 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm8, %ymm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm11 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm8, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpxor %ymm11, %ymm8, %ymm11 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	vmovdqa %ymm12, 512(%rsp) /* spill g2x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm8, %ymm12 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm11, %ymm8, %ymm11 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm11, %ymm12 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm11, %ymm12, %ymm11 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm10, %ymm8, %ymm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor 384(%rsp), %ymm8, %ymm8 /* g2x_1 = xor(g2l_1, g2x1.2) */
-	vmovdqa 224(%rsp), %ymm10 /* reload g3x2.2 */
-	vpxor 128(%rsp), %ymm10, %ymm11 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm12 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm11, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm11
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm12 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm12 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm10 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vmovdqa %ymm8, 384(%rsp) /* spill g2x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm8 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm8, %ymm10 /* g3lr2_1_l = shl(g3lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm8, %ymm12 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpxor %ymm12, %ymm8, %ymm12 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm8, %ymm8 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm8, %ymm12 /* g3lr2_1_l = shl(g3lg_1) */
 	vpsrld $30, %ymm8, %ymm8 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm8, %ymm10, %ymm8 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm12, %ymm11, %ymm10 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpor %ymm8, %ymm12, %ymm8 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 352(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vmovdqa 1088(%rsp), %ymm10 /* reload g4x2.2 */
-	vpxor 1152(%rsp), %ymm10, %ymm11 /* g4t_acc_2 = xor(g4x2, g4x3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	vpxor 832(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4t_acc_3, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g4t_1_sh = shr(g4t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
+	vmovdqa 1088(%rsp), %ymm11 /* reload g4x2.2 */
+	vpxor 1152(%rsp), %ymm11, %ymm12 /* g4t_acc_2 = xor(g4x2, g4x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
+	vpxor 832(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm11 /* g4t_1_lo = and(g4t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_1_sh = shr(g4t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm11, 0(%rsp)
@@ -2442,30 +2437,30 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpsrlw $4, %ymm11, %ymm11 /* g4s_1_aes_sh = shr(g4s_1_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm4, %ymm12 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm12 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm10 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
 	vmovdqa %ymm8, 352(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm8 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm8, %ymm10 /* g4lr2_1_l = shl(g4lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm8 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm8, %ymm11 /* g4lr2_1_l = shl(g4lg_1) */
 	vpsrld $30, %ymm8, %ymm8 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm8, %ymm10, %ymm8 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm12, %ymm11, %ymm10 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpor %ymm8, %ymm11, %ymm8 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 960(%rsp), %ymm8, %ymm8 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vmovdqa 992(%rsp), %ymm10 /* reload g5x2.2 */
-	vpxor 1184(%rsp), %ymm10, %ymm11 /* g5t_acc_2 = xor(g5x2, g5x3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 800(%rsp), %ymm11, %ymm11 /* g5t_1 = xor(g5t_acc_3, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g5t_1_sh = shr(g5t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	vmovdqa 992(%rsp), %ymm11 /* reload g5x2.2 */
+	vpxor 1184(%rsp), %ymm11, %ymm12 /* g5t_acc_2 = xor(g5x2, g5x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
+	vpxor 800(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm11 /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_1_sh = shr(g5t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm11, 0(%rsp)
@@ -2483,30 +2478,30 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpsrlw $4, %ymm11, %ymm11 /* g5s_1_aes_sh = shr(g5s_1_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm4, %ymm12 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm12 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm10 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
 	vmovdqa %ymm8, 960(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm8 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_1_l = shl(g5lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm8 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm8, %ymm11 /* g5lr2_1_l = shl(g5lg_1) */
 	vpsrld $30, %ymm8, %ymm8 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm12, %ymm11, %ymm10 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpor %ymm8, %ymm11, %ymm8 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 864(%rsp), %ymm8, %ymm8 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vmovdqa 1024(%rsp), %ymm10 /* reload g6x2.2 */
-	vpxor 1216(%rsp), %ymm10, %ymm11 /* g6t_acc_2 = xor(g6x2, g6x3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	vpxor %ymm6, %ymm11, %ymm11 /* g6t_1 = xor(g6t_acc_3, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm12 /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g6t_1_sh = shr(g6t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	vmovdqa 1024(%rsp), %ymm11 /* reload g6x2.2 */
+	vpxor 1216(%rsp), %ymm11, %ymm12 /* g6t_acc_2 = xor(g6x2, g6x3) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm11 /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_1_sh = shr(g6t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm11, 0(%rsp)
@@ -2524,195 +2519,195 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpsrlw $4, %ymm11, %ymm11 /* g6s_1_aes_sh = shr(g6s_1_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm4, %ymm12 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm12 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm10 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm6, 768(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm6 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_1_l = shl(g6lg_1) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm12, %ymm11, %ymm10 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 896(%rsp), %ymm6, %ymm6 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vmovdqa 1056(%rsp), %ymm10 /* reload g7x2.2 */
-	vpxor 64(%rsp), %ymm10, %ymm11 /* g7t_acc_2 = xor(g7x2, g7x3) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 736(%rsp), %ymm7, %ymm7 /* g7t_1 = xor(g7t_acc_3, g7x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm11 /* g7t_1_lo = and(g7t_1, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g7t_1_sh = shr(g7t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vmovdqa %ymm9, 768(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm9 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm9, %ymm11 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm9, %ymm11, %ymm9 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 896(%rsp), %ymm9, %ymm9 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vmovdqa 1056(%rsp), %ymm11 /* reload g7x2.2 */
+	vpxor 64(%rsp), %ymm11, %ymm12 /* g7t_acc_2 = xor(g7x2, g7x3) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	vpxor 736(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_1_lo = and(g7t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g7t_1_sh = shr(g7t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm7, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
+	vmovdqu %ymm10, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm7, %ymm7 /* g7s_1_aes = aesenclast(g7s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g7s_1_aes = aesenclast(g7s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm11 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g7s_1_aes_sh = shr(g7s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g7s_1_aes_hi = and(g7s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
-	vpshufb %ymm7, %ymm9, %ymm7 /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm7, %ymm11 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm7, %ymm12 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm7, %ymm10 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm12, %ymm7, %ymm12 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm10, %ymm12 /* g7lr2_1_l = shl(g7lg_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm12 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g7s_1_aes_sh = shr(g7s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g7s_1_aes_hi = and(g7s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm10, %ymm12 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpxor %ymm12, %ymm10, %ymm12 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm11 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm10 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g7lr2_1_l = shl(g7lg_1) */
 	vpsrld $30, %ymm10, %ymm10 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm10, %ymm12, %ymm10 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpxor %ymm10, %ymm7, %ymm7 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 928(%rsp), %ymm7, %ymm7 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpor %ymm10, %ymm11, %ymm10 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 928(%rsp), %ymm10, %ymm10 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %ymm10 /* rkw_2 = bcast32() */
-	vmovdqa 448(%rsp), %ymm11 /* reload g0x3.2 */
-	vpxor 288(%rsp), %ymm11, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm11 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_2 = bcast32() */
+	vmovdqa 448(%rsp), %ymm12 /* reload g0x3.2 */
+	vpxor 384(%rsp), %ymm12, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vmovdqa %ymm1, 288(%rsp) /* spill g0x1.3 */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm1 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
 	vpshufb %ymm12, %ymm15, %ymm12 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vpxor %ymm12, %ymm1, %ymm1 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm11, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm11
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm12 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm12 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm4, %ymm12 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm12 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g0x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm7, 928(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm7 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm0, %ymm11, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm0, %ymm7 /* g0lr2_2_l = shl(g0lg_2) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm0, %ymm7, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm12, %ymm11, %ymm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm0, %ymm7, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 320(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm1, %ymm13, %ymm7 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm10, %ymm7, %ymm7 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm11 /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g1t_2_sh = shr(g1t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm12 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm12, %ymm1, %ymm12 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vmovdqa %ymm10, 928(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm10 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpxor %ymm10, %ymm1, %ymm10 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm1, %ymm10, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm1, %ymm10 /* g0lr2_2_l = shl(g0lg_2) */
+	vpsrld $30, %ymm1, %ymm1 /* g0lr2_2_r = shr(g0lg_2) */
+	vpor %ymm1, %ymm10, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpxor %ymm3, %ymm13, %ymm10 /* g1t_acc_4 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	vpxor %ymm2, %ymm10, %ymm10 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g1t_2_sh = shr(g1t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm7, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm7
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm7, %xmm7
-	vmovdqu %xmm7, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm7
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm7, %xmm7
-	vmovdqu %xmm7, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm7
+	vmovdqu %ymm10, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm7, %ymm7 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm11 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g1s_2_aes_sh = shr(g1s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	vpshufb %ymm7, %ymm9, %ymm7 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm7, %ymm11 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm7, %ymm12 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpxor %ymm12, %ymm10, %ymm12 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vmovdqa %ymm13, 320(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm7, %ymm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm12, %ymm7, %ymm12 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm12, %ymm13 /* g1lr2_2_l = shl(g1lg_2) */
-	vpsrld $30, %ymm12, %ymm12 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm12, %ymm13, %ymm12 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm12, %ymm7, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 576(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm3, %ymm5, %ymm11 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm12 /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g2t_2_sh = shr(g2t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm10 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm10, %ymm13 /* g1lr2_2_l = shl(g1lg_2) */
+	vpsrld $30, %ymm10, %ymm10 /* g1lr2_2_r = shr(g1lg_2) */
+	vpor %ymm10, %ymm13, %ymm10 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 576(%rsp), %ymm10, %ymm10 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpxor %ymm7, %ymm5, %ymm12 /* g2t_acc_4 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2t_2_sh = shr(g2t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm11, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm11
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm12 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g2s_2_aes_sh = shr(g2s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm12 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm13 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vmovdqa %ymm5, 576(%rsp) /* spill g2x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm5 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	vpslld $2, %ymm5, %ymm13 /* g2lr2_2_l = shl(g2lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm5 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm12 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm12, %ymm5, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm5, %ymm12 /* g2lr2_2_l = shl(g2lg_2) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_2_r = shr(g2lg_2) */
-	vpor %ymm5, %ymm13, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpor %ymm5, %ymm12, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor 512(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
-	vmovdqa 128(%rsp), %ymm11 /* reload g3x3.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm12 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 352(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_2_sh = shr(g3t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vmovdqa 128(%rsp), %ymm12 /* reload g3x3.2 */
+	vpxor 1120(%rsp), %ymm12, %ymm13 /* g3t_acc_4 = xor(g3x3, g3x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	vpxor 352(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm12 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm12, 0(%rsp)
@@ -2730,30 +2725,30 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpsrlw $4, %ymm12, %ymm12 /* g3s_2_aes_sh = shr(g3s_2_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm11 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	vmovdqa %ymm5, 512(%rsp) /* spill g2x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm5 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm5, %ymm11 /* g3lr2_2_l = shl(g3lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm5 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm12, %ymm5, %ymm5 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm5, %ymm12 /* g3lr2_2_l = shl(g3lg_2) */
 	vpsrld $30, %ymm5, %ymm5 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm5, %ymm11, %ymm5 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm13, %ymm12, %ymm11 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpor %ymm5, %ymm12, %ymm5 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 224(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1152(%rsp), %ymm11 /* reload g4x3.2 */
-	vpxor 832(%rsp), %ymm11, %ymm12 /* g4t_acc_4 = xor(g4x3, g4x0) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 960(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4t_acc_5, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_2_sh = shr(g4t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	vmovdqa 1152(%rsp), %ymm12 /* reload g4x3.2 */
+	vpxor 832(%rsp), %ymm12, %ymm13 /* g4t_acc_4 = xor(g4x3, g4x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm12 /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm12, 0(%rsp)
@@ -2771,30 +2766,30 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpsrlw $4, %ymm12, %ymm12 /* g4s_2_aes_sh = shr(g4s_2_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm11 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
 	vmovdqa %ymm5, 224(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm5, %ymm11 /* g4lr2_2_l = shl(g4lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm5 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm12, %ymm5, %ymm5 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm5, %ymm12 /* g4lr2_2_l = shl(g4lg_2) */
 	vpsrld $30, %ymm5, %ymm5 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm5, %ymm11, %ymm5 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm13, %ymm12, %ymm11 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpor %ymm5, %ymm12, %ymm5 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1088(%rsp), %ymm5, %ymm5 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1184(%rsp), %ymm11 /* reload g5x3.2 */
-	vpxor 800(%rsp), %ymm11, %ymm12 /* g5t_acc_4 = xor(g5x3, g5x0) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_2 = xor(g5t_acc_5, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_2_sh = shr(g5t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	vmovdqa 1184(%rsp), %ymm12 /* reload g5x3.2 */
+	vpxor 800(%rsp), %ymm12, %ymm13 /* g5t_acc_4 = xor(g5x3, g5x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm12 /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm12, 0(%rsp)
@@ -2812,30 +2807,30 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpsrlw $4, %ymm12, %ymm12 /* g5s_2_aes_sh = shr(g5s_2_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
 	vmovdqa %ymm8, 864(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm8, %ymm11 /* g5lr2_2_l = shl(g5lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm8 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm8, %ymm12 /* g5lr2_2_l = shl(g5lg_2) */
 	vpsrld $30, %ymm8, %ymm8 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm8, %ymm11, %ymm8 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm13, %ymm12, %ymm11 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpor %ymm8, %ymm12, %ymm8 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	vpxor 992(%rsp), %ymm8, %ymm8 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1216(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 768(%rsp), %ymm11, %ymm12 /* g6t_acc_4 = xor(g6x3, g6x0) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_2 = xor(g6t_acc_5, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_2_sh = shr(g6t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	vmovdqa 1216(%rsp), %ymm12 /* reload g6x3.2 */
+	vpxor 768(%rsp), %ymm12, %ymm13 /* g6t_acc_4 = xor(g6x3, g6x0) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm12 /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm12, 0(%rsp)
@@ -2853,360 +2848,31 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpsrlw $4, %ymm12, %ymm12 /* g6s_2_aes_sh = shr(g6s_2_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm11 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm6, 896(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpxor %ymm6, %ymm11, %ymm6 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm6, %ymm11 /* g6lr2_2_l = shl(g6lg_2) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm6, %ymm11, %ymm6 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
-	vpxor %ymm13, %ymm12, %ymm11 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	vpxor %ymm6, %ymm11, %ymm6 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 1024(%rsp), %ymm6, %ymm6 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 64(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 736(%rsp), %ymm11, %ymm12 /* g7t_acc_4 = xor(g7x3, g7x0) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 928(%rsp), %ymm10, %ymm10 /* g7t_2 = xor(g7t_acc_5, g7x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_2_lo = and(g7t_2, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g7t_2_sh = shr(g7t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm10, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm12 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g7s_2_aes_sh = shr(g7s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm10, %ymm12 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm13 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm11 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm11, %ymm13 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm11, %ymm11 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm11, %ymm13, %ymm11 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 1056(%rsp), %ymm10, %ymm10 /* g7x_2 = xor(g7l_2, g7x2.2) */
-
-	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %ymm11 /* rkw_3 = bcast32() */
-	vmovdqa 288(%rsp), %ymm12 /* reload g0x0.3 */
-	vpxor 96(%rsp), %ymm12, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vmovdqa %ymm0, 160(%rsp) /* spill g0x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm10, 1056(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm10 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm0, %ymm10 /* g0lr2_3_l = shl(g0lg_3) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm0, %ymm10, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm2, %ymm1, %ymm10 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1t_3_sh = shr(g1t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm10, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm1, 448(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor 384(%rsp), %ymm3, %ymm10 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm12 /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g2t_3_sh = shr(g2t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm10, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm10, %ymm10 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm12 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	vpshufb %ymm10, %ymm9, %ymm10 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm10, %ymm12 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10, %ymm13 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm3, 480(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm10, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpxor %ymm3, %ymm13, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm3, %ymm13 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm3, %ymm3 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm3, %ymm13, %ymm3 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 576(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa 1120(%rsp), %ymm10 /* reload g3x0.3 */
-	vpxor 352(%rsp), %ymm10, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 224(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_3_sh = shr(g3t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm10 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm3, 576(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm3 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm3, %ymm10 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm3, %ymm3 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm3, %ymm10, %ymm3 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 128(%rsp), %ymm3, %ymm3 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 832(%rsp), %ymm10 /* reload g4x0.3 */
-	vpxor 960(%rsp), %ymm10, %ymm12 /* g4t_acc_6 = xor(g4x0, g4x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g4t_3 = xor(g4t_acc_7, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_3_sh = shr(g4t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_3_aes_sh = shr(g4s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm10 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm5, 1088(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm5 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm5, %ymm10 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm5, %ymm10, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1152(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 800(%rsp), %ymm10 /* reload g5x0.3 */
-	vpxor 864(%rsp), %ymm10, %ymm12 /* g5t_acc_6 = xor(g5x0, g5x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g5t_3 = xor(g5t_acc_7, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_3_sh = shr(g5t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_3_aes_sh = shr(g5s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm8, 992(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm8 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm8, %ymm10 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm8, %ymm10, %ymm8 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1184(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 768(%rsp), %ymm10 /* reload g6x0.3 */
-	vpxor 896(%rsp), %ymm10, %ymm12 /* g6t_acc_6 = xor(g6x0, g6x1) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g6t_3 = xor(g6t_acc_7, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_3_sh = shr(g6t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_3_aes_sh = shr(g6s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	vpshufb %ymm12, %ymm9, %ymm12 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm6, 1024(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm6 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm6, %ymm10 /* g6lr2_3_l = shl(g6lg_3) */
-	vpsrld $30, %ymm6, %ymm6 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm6, %ymm10, %ymm6 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
-	vpxor %ymm13, %ymm12, %ymm10 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1216(%rsp), %ymm6, %ymm6 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 736(%rsp), %ymm10 /* reload g7x0.3 */
-	vpxor 928(%rsp), %ymm10, %ymm12 /* g7t_acc_6 = xor(g7x0, g7x1) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 1056(%rsp), %ymm11, %ymm11 /* g7t_3 = xor(g7t_acc_7, g7x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7t_3_lo = and(g7t_3, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_3_sh = shr(g7t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vmovdqa %ymm9, 896(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm9 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm9, %ymm12 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm9, %ymm12, %ymm9 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 1024(%rsp), %ymm9, %ymm9 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vmovdqa 64(%rsp), %ymm12 /* reload g7x3.2 */
+	vpxor 736(%rsp), %ymm12, %ymm13 /* g7t_acc_4 = xor(g7x3, g7x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	vpxor 928(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g7t_2_sh = shr(g7t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm11, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm11
@@ -3217,40 +2883,370 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vmovdqu %xmm11, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm11
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_3_aes = aesenclast(g7s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm12 /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_3_aes_sh = shr(g7s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_3_aes_hi = and(g7s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	vpshufb %ymm11, %ymm9, %ymm11 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm12 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm13 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm10 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_3_l = shl(g7lg_3) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_3_r = shr(g7lg_3) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 64(%rsp), %ymm10, %ymm10 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa %ymm3, 128(%rsp) /* spill g3x3.2 */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm13 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g7s_2_aes_sh = shr(g7s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm13 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm12 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 1056(%rsp), %ymm11, %ymm11 /* g7x_2 = xor(g7l_2, g7x2.2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_3 = bcast32() */
+	vmovdqa 384(%rsp), %ymm13 /* reload g0x0.3 */
+	vpxor 288(%rsp), %ymm13, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vmovdqa %ymm1, 96(%rsp) /* spill g0x2.3 */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm1 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm1, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm13, %ymm1, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vmovdqa %ymm11, 1056(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm1, %ymm11 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpxor %ymm11, %ymm1, %ymm11 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm1, %ymm11 /* g0lr2_3_l = shl(g0lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g0lr2_3_r = shr(g0lg_3) */
+	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 448(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor %ymm2, %ymm3, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm13 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vmovdqa %ymm3, 448(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm3 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm11, %ymm3, %ymm3 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm3, %ymm11 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm3, %ymm11, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 320(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpxor %ymm6, %ymm7, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm13 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm13 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vmovdqa %ymm7, 480(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm7 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm7 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm7, %ymm11 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm7, %ymm7 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm7, %ymm11, %ymm7 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 576(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vmovdqa 1120(%rsp), %ymm11 /* reload g3x0.3 */
+	vpxor 352(%rsp), %ymm11, %ymm13 /* g3t_acc_6 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	vpxor 224(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm11 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vmovdqa %ymm7, 576(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm7 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm7 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm7, %ymm11 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm7, %ymm7 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm7, %ymm11, %ymm7 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 128(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vmovdqa 832(%rsp), %ymm11 /* reload g4x0.3 */
+	vpxor 960(%rsp), %ymm11, %ymm13 /* g4t_acc_6 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm11 /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm13 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4s_3_aes_sh = shr(g4s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vmovdqa %ymm5, 1088(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm5 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpxor %ymm5, %ymm11, %ymm5 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm11, %ymm5, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm5, %ymm11 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm5, %ymm11, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1152(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vmovdqa 800(%rsp), %ymm11 /* reload g5x0.3 */
+	vpxor 864(%rsp), %ymm11, %ymm13 /* g5t_acc_6 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm11 /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm13 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5s_3_aes_sh = shr(g5s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vmovdqa %ymm8, 992(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm8 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm8, %ymm11 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm8, %ymm11, %ymm8 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1184(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vmovdqa 768(%rsp), %ymm11 /* reload g6x0.3 */
+	vpxor 896(%rsp), %ymm11, %ymm13 /* g6t_acc_6 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm11 /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm13 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6s_3_aes_sh = shr(g6s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm11, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vmovdqa %ymm9, 1024(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm11, %ymm9 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11, %ymm11 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm9, %ymm11 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm9, %ymm11, %ymm9 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1216(%rsp), %ymm9, %ymm9 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vmovdqa 736(%rsp), %ymm11 /* reload g7x0.3 */
+	vpxor 928(%rsp), %ymm11, %ymm13 /* g7t_acc_6 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	vpxor 1056(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12, %ymm12 /* g7s_3_aes = aesenclast(g7s_3_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm13 /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7s_3_aes_sh = shr(g7s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g7s_3_aes_hi = and(g7s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12, %ymm13 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm12, %ymm11 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm9, 1216(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm12, %ymm9 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpxor %ymm13, %ymm12, %ymm11 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpslld $2, %ymm9, %ymm12 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm9, %ymm9 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm9, %ymm12, %ymm9 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 64(%rsp), %ymm9, %ymm9 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa %ymm7, 128(%rsp) /* spill g3x3.2 */
 	vmovdqa %ymm5, 1152(%rsp) /* spill g4x3.2 */
 	vmovdqa %ymm8, 1184(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm6, 1216(%rsp) /* spill g6x3.2 */
-	vmovdqa %ymm10, 64(%rsp) /* spill g7x3.2 */
-	vmovdqa 160(%rsp), %ymm3 /* reload g0x2.3 */
-	vmovdqa 96(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa %ymm9, 64(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm1, %ymm0 /* g0x3.3 */
+	vmovdqa 384(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa 288(%rsp), %ymm4 /* reload g0x1.3 */
 	vmovdqa 576(%rsp), %ymm5 /* reload g2x3.3 */
-	vmovdqa %ymm2, %ymm6 /* g1x1.3 */
-	vmovdqa %ymm7, %ymm8 /* g1x2.3 */
 	vmovdqa 448(%rsp), %ymm7 /* reload g1x0.3 */
-	vmovdqa 384(%rsp), %ymm10 /* reload g2x1.3 */
+	vmovdqa %ymm10, %ymm8 /* g1x2.3 */
+	vmovdqa %ymm6, %ymm10 /* g2x1.3 */
+	vmovdqa %ymm2, %ymm6 /* g1x1.3 */
 	vmovdqa 512(%rsp), %ymm12 /* reload g2x2.3 */
-	vmovdqa %ymm1, %ymm13 /* g1x3.3 */
-	vmovdqa 288(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa %ymm3, %ymm13 /* g1x3.3 */
+	vmovdqa 96(%rsp), %ymm3 /* reload g0x2.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_vaes_asm_1_loop_r0
@@ -3262,21 +3258,21 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpunpckhdq %ymm1, %ymm3, %ymm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
 	vpunpckldq %ymm4, %ymm2, %ymm3 /* tro1 = unpacklo(tro0, tro0_2) */
 	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm3, %ymm3 /* outbe = lookup16(tro1, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm2, %ymm2 /* outbe_1 = lookup16(tro1_1, bswap32) */
 	vpunpckldq %ymm1, %ymm0, %ymm4 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu (%rcx), %ymm3 /* msg = load() */
-	vpxor %ymm3, %ymm1, %ymm1 /* ct = xor(outbe, msg) */
-	vmovdqu %ymm1, (%rdx) /* store ct */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm2, %ymm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu 32(%rcx), %ymm2 /* msg_1 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_1 = xor(outbe_1, msg_1) */
-	vmovdqu %ymm1, 32(%rdx) /* store ct_1 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu (%rcx), %ymm4 /* msg = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct = xor(outbe, msg) */
+	vmovdqu %ymm3, (%rdx) /* store ct */
+	vmovdqu 32(%rcx), %ymm3 /* msg_1 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu %ymm2, 32(%rdx) /* store ct_1 */
 	vmovdqu 64(%rcx), %ymm2 /* msg_2 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu %ymm1, 64(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
 	vmovdqu 96(%rcx), %ymm1 /* msg_3 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
@@ -3286,23 +3282,23 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpunpckhdq %ymm7, %ymm8, %ymm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu 128(%rcx), %ymm4 /* msg_4 = load() */
-	vpxor %ymm4, %ymm3, %ymm3 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu %ymm3, 128(%rdx) /* store ct_4 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_4 = lookup16(tro1_4, bswap32) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu 160(%rcx), %ymm3 /* msg_5 = load() */
-	vpxor %ymm3, %ymm0, %ymm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu 128(%rcx), %ymm4 /* msg_4 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu %ymm2, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm2 /* msg_5 = load() */
+	vpxor %ymm2, %ymm0, %ymm0 /* ct_5 = xor(outbe_5, msg_5) */
 	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm2, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu 192(%rcx), %ymm2 /* msg_6 = load() */
-	vpxor %ymm2, %ymm0, %ymm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vmovdqu 192(%rcx), %ymm0 /* msg_6 = load() */
+	vpxor %ymm0, %ymm3, %ymm0 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu %ymm0, 192(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu 224(%rcx), %ymm1 /* msg_7 = load() */
-	vpxor %ymm1, %ymm0, %ymm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vmovdqu 224(%rcx), %ymm0 /* msg_7 = load() */
+	vpxor %ymm0, %ymm1, %ymm0 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
 	vpunpckldq %ymm10, %ymm5, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
 	vpunpckhdq %ymm10, %ymm5, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
@@ -3310,23 +3306,23 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpunpckhdq 480(%rsp), %ymm12, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu 256(%rcx), %ymm4 /* msg_8 = load() */
-	vpxor %ymm4, %ymm3, %ymm3 /* ct_8 = xor(outbe_8, msg_8) */
-	vmovdqu %ymm3, 256(%rdx) /* store ct_8 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu 288(%rcx), %ymm3 /* msg_9 = load() */
-	vpxor %ymm3, %ymm0, %ymm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu 256(%rcx), %ymm4 /* msg_8 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu %ymm2, 256(%rdx) /* store ct_8 */
+	vmovdqu 288(%rcx), %ymm2 /* msg_9 = load() */
+	vpxor %ymm2, %ymm0, %ymm0 /* ct_9 = xor(outbe_9, msg_9) */
 	vmovdqu %ymm0, 288(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm2, %ymm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu 320(%rcx), %ymm2 /* msg_10 = load() */
-	vpxor %ymm2, %ymm0, %ymm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vmovdqu 320(%rcx), %ymm0 /* msg_10 = load() */
+	vpxor %ymm0, %ymm3, %ymm0 /* ct_10 = xor(outbe_10, msg_10) */
 	vmovdqu %ymm0, 320(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
-	vpxor %ymm1, %ymm0, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vmovdqu 352(%rcx), %ymm0 /* msg_11 = load() */
+	vpxor %ymm0, %ymm1, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
 	vmovdqa 128(%rsp), %ymm0 /* reload g3x3.2 */
 	vpunpckldq 352(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
@@ -3336,21 +3332,21 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpunpckhdq 1120(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu 384(%rcx), %ymm4 /* msg_12 = load() */
-	vpxor %ymm4, %ymm2, %ymm2 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu %ymm2, 384(%rdx) /* store ct_12 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu 416(%rcx), %ymm2 /* msg_13 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_13 = xor(outbe_13, msg_13) */
-	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu 448(%rcx), %ymm2 /* msg_14 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_14 = xor(outbe_14, msg_14) */
-	vmovdqu %ymm1, 448(%rdx) /* store ct_14 */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_14 = lookup16(tro1_14, bswap32) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu 384(%rcx), %ymm4 /* msg_12 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu %ymm3, 384(%rdx) /* store ct_12 */
+	vmovdqu 416(%rcx), %ymm3 /* msg_13 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
+	vmovdqu 448(%rcx), %ymm1 /* msg_14 = load() */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_14 = xor(outbe_14, msg_14) */
+	vmovdqu %ymm1, 448(%rdx) /* store ct_14 */
 	vmovdqu 480(%rcx), %ymm1 /* msg_15 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
@@ -3362,21 +3358,21 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpunpckhdq 832(%rsp), %ymm2, %ymm2 /* tro0_19 = unpackhi(g4x2, g4x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu 512(%rcx), %ymm4 /* msg_16 = load() */
-	vpxor %ymm4, %ymm2, %ymm2 /* ct_16 = xor(outbe_16, msg_16) */
-	vmovdqu %ymm2, 512(%rdx) /* store ct_16 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe_16 = lookup16(tro1_16, bswap32) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, bswap32) */
-	vmovdqu 544(%rcx), %ymm2 /* msg_17 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_17 = xor(outbe_17, msg_17) */
-	vmovdqu %ymm1, 544(%rdx) /* store ct_17 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe_18 = lookup16(tro1_18, bswap32) */
-	vmovdqu 576(%rcx), %ymm2 /* msg_18 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_18 = xor(outbe_18, msg_18) */
-	vmovdqu %ymm1, 576(%rdx) /* store ct_18 */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_18 = lookup16(tro1_18, bswap32) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vmovdqu 512(%rcx), %ymm4 /* msg_16 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_16 = xor(outbe_16, msg_16) */
+	vmovdqu %ymm3, 512(%rdx) /* store ct_16 */
+	vmovdqu 544(%rcx), %ymm3 /* msg_17 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_17 = xor(outbe_17, msg_17) */
+	vmovdqu %ymm1, 544(%rdx) /* store ct_17 */
+	vmovdqu 576(%rcx), %ymm1 /* msg_18 = load() */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_18 = xor(outbe_18, msg_18) */
+	vmovdqu %ymm1, 576(%rdx) /* store ct_18 */
 	vmovdqu 608(%rcx), %ymm1 /* msg_19 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_19 = xor(outbe_19, msg_19) */
 	vmovdqu %ymm0, 608(%rdx) /* store ct_19 */
@@ -3388,21 +3384,21 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpunpckhdq 800(%rsp), %ymm2, %ymm2 /* tro0_23 = unpackhi(g5x2, g5x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu 640(%rcx), %ymm4 /* msg_20 = load() */
-	vpxor %ymm4, %ymm2, %ymm2 /* ct_20 = xor(outbe_20, msg_20) */
-	vmovdqu %ymm2, 640(%rdx) /* store ct_20 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe_20 = lookup16(tro1_20, bswap32) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, bswap32) */
-	vmovdqu 672(%rcx), %ymm2 /* msg_21 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_21 = xor(outbe_21, msg_21) */
-	vmovdqu %ymm1, 672(%rdx) /* store ct_21 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe_22 = lookup16(tro1_22, bswap32) */
-	vmovdqu 704(%rcx), %ymm2 /* msg_22 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_22 = xor(outbe_22, msg_22) */
-	vmovdqu %ymm1, 704(%rdx) /* store ct_22 */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_22 = lookup16(tro1_22, bswap32) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vmovdqu 640(%rcx), %ymm4 /* msg_20 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_20 = xor(outbe_20, msg_20) */
+	vmovdqu %ymm3, 640(%rdx) /* store ct_20 */
+	vmovdqu 672(%rcx), %ymm3 /* msg_21 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_21 = xor(outbe_21, msg_21) */
+	vmovdqu %ymm1, 672(%rdx) /* store ct_21 */
+	vmovdqu 704(%rcx), %ymm1 /* msg_22 = load() */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_22 = xor(outbe_22, msg_22) */
+	vmovdqu %ymm1, 704(%rdx) /* store ct_22 */
 	vmovdqu 736(%rcx), %ymm1 /* msg_23 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_23 = xor(outbe_23, msg_23) */
 	vmovdqu %ymm0, 736(%rdx) /* store ct_23 */
@@ -3414,21 +3410,21 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpunpckhdq 768(%rsp), %ymm2, %ymm2 /* tro0_27 = unpackhi(g6x2, g6x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vmovdqu 768(%rcx), %ymm4 /* msg_24 = load() */
-	vpxor %ymm4, %ymm2, %ymm2 /* ct_24 = xor(outbe_24, msg_24) */
-	vmovdqu %ymm2, 768(%rdx) /* store ct_24 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe_24 = lookup16(tro1_24, bswap32) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, bswap32) */
-	vmovdqu 800(%rcx), %ymm2 /* msg_25 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_25 = xor(outbe_25, msg_25) */
-	vmovdqu %ymm1, 800(%rdx) /* store ct_25 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe_26 = lookup16(tro1_26, bswap32) */
-	vmovdqu 832(%rcx), %ymm2 /* msg_26 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_26 = xor(outbe_26, msg_26) */
-	vmovdqu %ymm1, 832(%rdx) /* store ct_26 */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_26 = lookup16(tro1_26, bswap32) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vmovdqu 768(%rcx), %ymm4 /* msg_24 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_24 = xor(outbe_24, msg_24) */
+	vmovdqu %ymm3, 768(%rdx) /* store ct_24 */
+	vmovdqu 800(%rcx), %ymm3 /* msg_25 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_25 = xor(outbe_25, msg_25) */
+	vmovdqu %ymm1, 800(%rdx) /* store ct_25 */
+	vmovdqu 832(%rcx), %ymm1 /* msg_26 = load() */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_26 = xor(outbe_26, msg_26) */
+	vmovdqu %ymm1, 832(%rdx) /* store ct_26 */
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
@@ -3440,21 +3436,21 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpunpckhdq 736(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
-	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
-	vmovdqu 896(%rcx), %ymm4 /* msg_28 = load() */
-	vpxor %ymm4, %ymm2, %ymm2 /* ct_28 = xor(outbe_28, msg_28) */
-	vmovdqu %ymm2, 896(%rdx) /* store ct_28 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe_28 = lookup16(tro1_28, bswap32) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
-	vmovdqu 928(%rcx), %ymm2 /* msg_29 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_29 = xor(outbe_29, msg_29) */
-	vmovdqu %ymm1, 928(%rdx) /* store ct_29 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
-	vmovdqu 960(%rcx), %ymm2 /* msg_30 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_30 = xor(outbe_30, msg_30) */
-	vmovdqu %ymm1, 960(%rdx) /* store ct_30 */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_30 = lookup16(tro1_30, bswap32) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
+	vmovdqu 896(%rcx), %ymm4 /* msg_28 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_28 = xor(outbe_28, msg_28) */
+	vmovdqu %ymm3, 896(%rdx) /* store ct_28 */
+	vmovdqu 928(%rcx), %ymm3 /* msg_29 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_29 = xor(outbe_29, msg_29) */
+	vmovdqu %ymm1, 928(%rdx) /* store ct_29 */
+	vmovdqu 960(%rcx), %ymm1 /* msg_30 = load() */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_30 = xor(outbe_30, msg_30) */
+	vmovdqu %ymm1, 960(%rdx) /* store ct_30 */
 	vmovdqu 992(%rcx), %ymm1 /* msg_31 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_31 = xor(outbe_31, msg_31) */
 	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */

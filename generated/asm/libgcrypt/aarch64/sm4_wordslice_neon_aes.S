@@ -16,15 +16,15 @@
  *   x4: rk + 16 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 336 bytes (17 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 320 bytes (16 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl _gcry_sm4_wordslice_neon_aes_batch
 ELF(.type _gcry_sm4_wordslice_neon_aes_batch,%function;)
 	.align 4
 _gcry_sm4_wordslice_neon_aes_batch:
 	CFI_STARTPROC();
-	sub sp, sp, #336
-	CFI_ADJUST_CFA_OFFSET(336);
+	sub sp, sp, #320
+	CFI_ADJUST_CFA_OFFSET(320);
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -164,14 +164,13 @@ _gcry_sm4_wordslice_neon_aes_batch:
 	str q31, [sp, #64] /* spill g5x0.2 */
 	str q11, [sp, #80] /* spill g6x0.2 */
 	str q15, [sp, #96] /* spill g7x0.2 */
-	str q30, [sp, #112] /* spill g5x1.2 */
-	str q10, [sp, #128] /* spill g6x1.2 */
-	str q0, [sp, #144] /* spill g7x1.2 */
-	str q12, [sp, #160] /* spill g6x2.2 */
-	str q14, [sp, #176] /* spill g7x2.2 */
-	str q25, [sp, #192] /* spill g5x3.2 */
-	str q29, [sp, #208] /* spill g6x3.2 */
-	str q9, [sp, #224] /* spill g7x3.2 */
+	str q10, [sp, #112] /* spill g6x1.2 */
+	str q0, [sp, #128] /* spill g7x1.2 */
+	str q12, [sp, #144] /* spill g6x2.2 */
+	str q14, [sp, #160] /* spill g7x2.2 */
+	str q25, [sp, #176] /* spill g5x3.2 */
+	str q29, [sp, #192] /* spill g6x3.2 */
+	str q9, [sp, #208] /* spill g7x3.2 */
 	mov x4, x0
 	mov x3, #8
 	.p2align 4
@@ -184,923 +183,920 @@ _gcry_sm4_wordslice_neon_aes_batch:
 	eor v25.16b, v25.16b, v13.16b /* g0t = xor(g0t_acc_1, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_nibble_mask
 	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_nibble_mask] /* nibble_mask = const() */
-	and v30.16b, v25.16b, v29.16b /* g0t_lo = and(g0t, nibble_mask) */
+	and v31.16b, v25.16b, v29.16b /* g0t_lo = and(g0t, nibble_mask) */
 	ushr v25.16b, v25.16b, #4 /* g0t_hi = shr(g0t) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_tbl_lo
-	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_lo] /* tbl_lo = const() */
-	tbl v30.16b, {v31.16b}, v30.16b /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_lo] /* tbl_lo = const() */
+	tbl v31.16b, {v9.16b}, v31.16b /* g0a_l = lookup16(tbl_lo, g0t_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_tbl_hi
-	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_hi] /* tbl_hi = const() */
-	tbl v25.16b, {v9.16b}, v25.16b /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	eor v25.16b, v30.16b, v25.16b /* g0a = xor(g0a_l, g0a_h) */
+	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_hi] /* tbl_hi = const() */
+	tbl v25.16b, {v10.16b}, v25.16b /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	eor v25.16b, v31.16b, v25.16b /* g0a = xor(g0a_l, g0a_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_inv_shift_rows
-	ldr q30, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v25.16b, {v25.16b}, v30.16b /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v25.16b, {v25.16b}, v31.16b /* g0s_sr = lookup16(g0a, inv_shift_rows) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_zero_key
-	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_zero_key] /* zero_key = const() */
-	aese v25.16b, v10.16b /* g0s_aes = aese(g0s_sr, zero_key) */
-	and v11.16b, v25.16b, v29.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_zero_key] /* zero_key = const() */
+	aese v25.16b, v11.16b /* g0s_aes = aese(g0s_sr, zero_key) */
+	and v12.16b, v25.16b, v29.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	ushr v25.16b, v25.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_tbl_lo_1
-	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v11.16b, {v12.16b}, v11.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v12.16b, {v14.16b}, v12.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_tbl_hi_1
-	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v25.16b, {v14.16b}, v25.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	eor v25.16b, v11.16b, v25.16b /* g0s = xor(g0s_l, g0s_h) */
+	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v25.16b, {v15.16b}, v25.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	eor v25.16b, v12.16b, v25.16b /* g0s = xor(g0s_l, g0s_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_rotl24
-	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_rotl24] /* rotl24 = const() */
-	tbl v15.16b, {v25.16b}, v11.16b /* g0lr24 = lookup16(g0s, rotl24) */
-	str q2, [sp, #240] /* spill g0x1.2 */
+	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_rotl24] /* rotl24 = const() */
+	str q2, [sp, #224] /* spill g0x1.2 */
+	tbl v2.16b, {v25.16b}, v12.16b /* g0lr24 = lookup16(g0s, rotl24) */
+	eor v2.16b, v25.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
+	str q4, [sp, #240] /* spill g0x2.2 */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_rotl8
-	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_rotl8] /* rotl8 = const() */
-	str q4, [sp, #256] /* spill g0x2.2 */
-	tbl v4.16b, {v25.16b}, v2.16b /* g0lr8 = lookup16(g0s, rotl8) */
-	str q13, [sp, #272] /* spill g0x3.2 */
-	rev32 v13.8h, v25.8h /* g0lr16 = rev(g0s) */
-	eor v4.16b, v25.16b, v4.16b /* g0lg_acc = xor(g0s, g0lr8) */
-	eor v4.16b, v4.16b, v13.16b /* g0lg = xor(g0lg_acc, g0lr16) */
-	ushr v13.4s, v4.4s, #30 /* g0lr2_r = shr(g0lg) */
-	sli v13.4s, v4.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
-	eor v4.16b, v25.16b, v15.16b /* g0l_acc = xor(g0s, g0lr24) */
-	eor v4.16b, v4.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
-	eor v3.16b, v3.16b, v4.16b /* g0x = xor(g0x0, g0l) */
-	eor v4.16b, v6.16b, v16.16b /* g1t_acc = xor(g1x1, g1x2) */
-	eor v4.16b, v4.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	eor v4.16b, v4.16b, v1.16b /* g1t = xor(g1t_acc_1, g1x3) */
-	and v25.16b, v4.16b, v29.16b /* g1t_lo = and(g1t, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* g1t_hi = shr(g1t) */
-	tbl v25.16b, {v31.16b}, v25.16b /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	tbl v4.16b, {v9.16b}, v4.16b /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	eor v4.16b, v25.16b, v4.16b /* g1a = xor(g1a_l, g1a_h) */
-	tbl v4.16b, {v4.16b}, v30.16b /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	aese v4.16b, v10.16b /* g1s_aes = aese(g1s_sr, zero_key) */
-	and v25.16b, v4.16b, v29.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
-	tbl v25.16b, {v12.16b}, v25.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	tbl v4.16b, {v14.16b}, v4.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	eor v4.16b, v25.16b, v4.16b /* g1s = xor(g1s_l, g1s_h) */
-	tbl v25.16b, {v4.16b}, v11.16b /* g1lr24 = lookup16(g1s, rotl24) */
-	tbl v13.16b, {v4.16b}, v2.16b /* g1lr8 = lookup16(g1s, rotl8) */
-	rev32 v15.8h, v4.8h /* g1lr16 = rev(g1s) */
-	eor v13.16b, v4.16b, v13.16b /* g1lg_acc = xor(g1s, g1lr8) */
-	eor v13.16b, v13.16b, v15.16b /* g1lg = xor(g1lg_acc, g1lr16) */
-	ushr v15.4s, v13.4s, #30 /* g1lr2_r = shr(g1lg) */
-	sli v15.4s, v13.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
-	eor v4.16b, v4.16b, v25.16b /* g1l_acc = xor(g1s, g1lr24) */
-	eor v4.16b, v4.16b, v15.16b /* g1l = xor(g1l_acc, g1lr2) */
-	eor v4.16b, v7.16b, v4.16b /* g1x = xor(g1x0, g1l) */
+	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_rotl8] /* rotl8 = const() */
+	str q13, [sp, #256] /* spill g0x3.2 */
+	tbl v13.16b, {v25.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v13.16b, v25.16b, v13.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	rev32 v25.8h, v25.8h /* g0lr16 = rev(g0s) */
+	eor v25.16b, v13.16b, v25.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v13.4s, v25.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v13.4s, v25.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	eor v2.16b, v2.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
+	eor v2.16b, v3.16b, v2.16b /* g0x = xor(g0x0, g0l) */
+	eor v3.16b, v6.16b, v16.16b /* g1t_acc = xor(g1x1, g1x2) */
+	eor v3.16b, v3.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
+	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1t_acc_1, g1x3) */
+	and v25.16b, v3.16b, v29.16b /* g1t_lo = and(g1t, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g1t_hi = shr(g1t) */
+	tbl v25.16b, {v9.16b}, v25.16b /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	tbl v3.16b, {v10.16b}, v3.16b /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	eor v3.16b, v25.16b, v3.16b /* g1a = xor(g1a_l, g1a_h) */
+	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	aese v3.16b, v11.16b /* g1s_aes = aese(g1s_sr, zero_key) */
+	and v25.16b, v3.16b, v29.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
+	tbl v25.16b, {v14.16b}, v25.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v3.16b, {v15.16b}, v3.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	eor v3.16b, v25.16b, v3.16b /* g1s = xor(g1s_l, g1s_h) */
+	tbl v25.16b, {v3.16b}, v12.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	eor v25.16b, v3.16b, v25.16b /* g1l_acc = xor(g1s, g1lr24) */
+	tbl v13.16b, {v3.16b}, v4.16b /* g1lr8 = lookup16(g1s, rotl8) */
+	eor v13.16b, v3.16b, v13.16b /* g1lg_acc = xor(g1s, g1lr8) */
+	rev32 v3.8h, v3.8h /* g1lr16 = rev(g1s) */
+	eor v3.16b, v13.16b, v3.16b /* g1lg = xor(g1lg_acc, g1lr16) */
+	ushr v13.4s, v3.4s, #30 /* g1lr2_r = shr(g1lg) */
+	sli v13.4s, v3.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
+	eor v3.16b, v25.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
+	eor v3.16b, v7.16b, v3.16b /* g1x = xor(g1x0, g1l) */
 	eor v7.16b, v18.16b, v20.16b /* g2t_acc = xor(g2x1, g2x2) */
 	eor v7.16b, v7.16b, v0.16b /* g2t_acc_1 = xor(g2t_acc, rkw) */
 	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2t_acc_1, g2x3) */
 	and v25.16b, v7.16b, v29.16b /* g2t_lo = and(g2t, nibble_mask) */
 	ushr v7.16b, v7.16b, #4 /* g2t_hi = shr(g2t) */
-	tbl v25.16b, {v31.16b}, v25.16b /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	tbl v7.16b, {v9.16b}, v7.16b /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	tbl v25.16b, {v9.16b}, v25.16b /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	tbl v7.16b, {v10.16b}, v7.16b /* g2a_h = lookup16(tbl_hi, g2t_hi) */
 	eor v7.16b, v25.16b, v7.16b /* g2a = xor(g2a_l, g2a_h) */
-	tbl v7.16b, {v7.16b}, v30.16b /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	aese v7.16b, v10.16b /* g2s_aes = aese(g2s_sr, zero_key) */
+	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	aese v7.16b, v11.16b /* g2s_aes = aese(g2s_sr, zero_key) */
 	and v25.16b, v7.16b, v29.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
 	ushr v7.16b, v7.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
-	tbl v25.16b, {v12.16b}, v25.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	tbl v7.16b, {v14.16b}, v7.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	tbl v25.16b, {v14.16b}, v25.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	tbl v7.16b, {v15.16b}, v7.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
 	eor v7.16b, v25.16b, v7.16b /* g2s = xor(g2s_l, g2s_h) */
-	tbl v25.16b, {v7.16b}, v11.16b /* g2lr24 = lookup16(g2s, rotl24) */
-	tbl v13.16b, {v7.16b}, v2.16b /* g2lr8 = lookup16(g2s, rotl8) */
-	rev32 v15.8h, v7.8h /* g2lr16 = rev(g2s) */
+	tbl v25.16b, {v7.16b}, v12.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	eor v25.16b, v7.16b, v25.16b /* g2l_acc = xor(g2s, g2lr24) */
+	tbl v13.16b, {v7.16b}, v4.16b /* g2lr8 = lookup16(g2s, rotl8) */
 	eor v13.16b, v7.16b, v13.16b /* g2lg_acc = xor(g2s, g2lr8) */
-	eor v13.16b, v13.16b, v15.16b /* g2lg = xor(g2lg_acc, g2lr16) */
-	ushr v15.4s, v13.4s, #30 /* g2lr2_r = shr(g2lg) */
-	sli v15.4s, v13.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
-	eor v7.16b, v7.16b, v25.16b /* g2l_acc = xor(g2s, g2lr24) */
-	eor v7.16b, v7.16b, v15.16b /* g2l = xor(g2l_acc, g2lr2) */
+	rev32 v7.8h, v7.8h /* g2lr16 = rev(g2s) */
+	eor v7.16b, v13.16b, v7.16b /* g2lg = xor(g2lg_acc, g2lr16) */
+	ushr v13.4s, v7.4s, #30 /* g2lr2_r = shr(g2lg) */
+	sli v13.4s, v7.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
+	eor v7.16b, v25.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
 	eor v7.16b, v19.16b, v7.16b /* g2x = xor(g2x0, g2l) */
 	eor v19.16b, v22.16b, v24.16b /* g3t_acc = xor(g3x1, g3x2) */
 	eor v19.16b, v19.16b, v0.16b /* g3t_acc_1 = xor(g3t_acc, rkw) */
 	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3t_acc_1, g3x3) */
 	and v25.16b, v19.16b, v29.16b /* g3t_lo = and(g3t, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g3t_hi = shr(g3t) */
-	tbl v25.16b, {v31.16b}, v25.16b /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	tbl v19.16b, {v9.16b}, v19.16b /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	tbl v25.16b, {v9.16b}, v25.16b /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	tbl v19.16b, {v10.16b}, v19.16b /* g3a_h = lookup16(tbl_hi, g3t_hi) */
 	eor v19.16b, v25.16b, v19.16b /* g3a = xor(g3a_l, g3a_h) */
-	tbl v19.16b, {v19.16b}, v30.16b /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	aese v19.16b, v10.16b /* g3s_aes = aese(g3s_sr, zero_key) */
+	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	aese v19.16b, v11.16b /* g3s_aes = aese(g3s_sr, zero_key) */
 	and v25.16b, v19.16b, v29.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
-	tbl v25.16b, {v12.16b}, v25.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	tbl v19.16b, {v14.16b}, v19.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	tbl v25.16b, {v14.16b}, v25.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v19.16b, {v15.16b}, v19.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
 	eor v19.16b, v25.16b, v19.16b /* g3s = xor(g3s_l, g3s_h) */
-	tbl v25.16b, {v19.16b}, v11.16b /* g3lr24 = lookup16(g3s, rotl24) */
-	tbl v13.16b, {v19.16b}, v2.16b /* g3lr8 = lookup16(g3s, rotl8) */
-	rev32 v15.8h, v19.8h /* g3lr16 = rev(g3s) */
+	tbl v25.16b, {v19.16b}, v12.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	eor v25.16b, v19.16b, v25.16b /* g3l_acc = xor(g3s, g3lr24) */
+	tbl v13.16b, {v19.16b}, v4.16b /* g3lr8 = lookup16(g3s, rotl8) */
 	eor v13.16b, v19.16b, v13.16b /* g3lg_acc = xor(g3s, g3lr8) */
-	eor v13.16b, v13.16b, v15.16b /* g3lg = xor(g3lg_acc, g3lr16) */
-	ushr v15.4s, v13.4s, #30 /* g3lr2_r = shr(g3lg) */
-	sli v15.4s, v13.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
-	eor v19.16b, v19.16b, v25.16b /* g3l_acc = xor(g3s, g3lr24) */
-	eor v19.16b, v19.16b, v15.16b /* g3l = xor(g3l_acc, g3lr2) */
+	rev32 v19.8h, v19.8h /* g3lr16 = rev(g3s) */
+	eor v19.16b, v13.16b, v19.16b /* g3lg = xor(g3lg_acc, g3lr16) */
+	ushr v13.4s, v19.4s, #30 /* g3lr2_r = shr(g3lg) */
+	sli v13.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
+	eor v19.16b, v25.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
 	eor v19.16b, v23.16b, v19.16b /* g3x = xor(g3x0, g3l) */
 	eor v23.16b, v26.16b, v28.16b /* g4t_acc = xor(g4x1, g4x2) */
 	eor v23.16b, v23.16b, v0.16b /* g4t_acc_1 = xor(g4t_acc, rkw) */
 	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4t_acc_1, g4x3) */
 	and v25.16b, v23.16b, v29.16b /* g4t_lo = and(g4t, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* g4t_hi = shr(g4t) */
-	tbl v25.16b, {v31.16b}, v25.16b /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	tbl v23.16b, {v9.16b}, v23.16b /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	tbl v25.16b, {v9.16b}, v25.16b /* g4a_l = lookup16(tbl_lo, g4t_lo) */
+	tbl v23.16b, {v10.16b}, v23.16b /* g4a_h = lookup16(tbl_hi, g4t_hi) */
 	eor v23.16b, v25.16b, v23.16b /* g4a = xor(g4a_l, g4a_h) */
-	tbl v23.16b, {v23.16b}, v30.16b /* g4s_sr = lookup16(g4a, inv_shift_rows) */
-	aese v23.16b, v10.16b /* g4s_aes = aese(g4s_sr, zero_key) */
+	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4a, inv_shift_rows) */
+	aese v23.16b, v11.16b /* g4s_aes = aese(g4s_sr, zero_key) */
 	and v25.16b, v23.16b, v29.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
-	tbl v25.16b, {v12.16b}, v25.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	tbl v23.16b, {v14.16b}, v23.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	tbl v25.16b, {v14.16b}, v25.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	tbl v23.16b, {v15.16b}, v23.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
 	eor v23.16b, v25.16b, v23.16b /* g4s = xor(g4s_l, g4s_h) */
-	tbl v25.16b, {v23.16b}, v11.16b /* g4lr24 = lookup16(g4s, rotl24) */
-	tbl v13.16b, {v23.16b}, v2.16b /* g4lr8 = lookup16(g4s, rotl8) */
-	rev32 v15.8h, v23.8h /* g4lr16 = rev(g4s) */
+	tbl v25.16b, {v23.16b}, v12.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	eor v25.16b, v23.16b, v25.16b /* g4l_acc = xor(g4s, g4lr24) */
+	tbl v13.16b, {v23.16b}, v4.16b /* g4lr8 = lookup16(g4s, rotl8) */
 	eor v13.16b, v23.16b, v13.16b /* g4lg_acc = xor(g4s, g4lr8) */
-	eor v13.16b, v13.16b, v15.16b /* g4lg = xor(g4lg_acc, g4lr16) */
-	ushr v15.4s, v13.4s, #30 /* g4lr2_r = shr(g4lg) */
-	sli v15.4s, v13.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
-	eor v23.16b, v23.16b, v25.16b /* g4l_acc = xor(g4s, g4lr24) */
-	eor v23.16b, v23.16b, v15.16b /* g4l = xor(g4l_acc, g4lr2) */
+	rev32 v23.8h, v23.8h /* g4lr16 = rev(g4s) */
+	eor v23.16b, v13.16b, v23.16b /* g4lg = xor(g4lg_acc, g4lr16) */
+	ushr v13.4s, v23.4s, #30 /* g4lr2_r = shr(g4lg) */
+	sli v13.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
+	eor v23.16b, v25.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
 	eor v23.16b, v27.16b, v23.16b /* g4x = xor(g4x0, g4l) */
-	ldr q25, [sp, #112] /* reload g5x1.2 */
-	eor v27.16b, v25.16b, v8.16b /* g5t_acc = xor(g5x1, g5x2) */
-	eor v27.16b, v27.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	ldr q13, [sp, #192] /* reload g5x3.2 */
-	eor v27.16b, v27.16b, v13.16b /* g5t = xor(g5t_acc_1, g5x3) */
-	and v15.16b, v27.16b, v29.16b /* g5t_lo = and(g5t, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5t_hi = shr(g5t) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	eor v27.16b, v15.16b, v27.16b /* g5a = xor(g5a_l, g5a_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g5s_sr = lookup16(g5a, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g5s_aes = aese(g5s_sr, zero_key) */
-	and v15.16b, v27.16b, v29.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	eor v27.16b, v15.16b, v27.16b /* g5s = xor(g5s_l, g5s_h) */
-	tbl v15.16b, {v27.16b}, v11.16b /* g5lr24 = lookup16(g5s, rotl24) */
-	tbl v25.16b, {v27.16b}, v2.16b /* g5lr8 = lookup16(g5s, rotl8) */
-	rev32 v13.8h, v27.8h /* g5lr16 = rev(g5s) */
-	eor v25.16b, v27.16b, v25.16b /* g5lg_acc = xor(g5s, g5lr8) */
-	eor v25.16b, v25.16b, v13.16b /* g5lg = xor(g5lg_acc, g5lr16) */
-	ushr v13.4s, v25.4s, #30 /* g5lr2_r = shr(g5lg) */
-	sli v13.4s, v25.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
-	eor v25.16b, v27.16b, v15.16b /* g5l_acc = xor(g5s, g5lr24) */
-	eor v25.16b, v25.16b, v13.16b /* g5l = xor(g5l_acc, g5lr2) */
+	eor v25.16b, v30.16b, v8.16b /* g5t_acc = xor(g5x1, g5x2) */
+	eor v25.16b, v25.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	ldr q27, [sp, #176] /* reload g5x3.2 */
+	eor v25.16b, v25.16b, v27.16b /* g5t = xor(g5t_acc_1, g5x3) */
+	and v13.16b, v25.16b, v29.16b /* g5t_lo = and(g5t, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g5t_hi = shr(g5t) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	tbl v25.16b, {v10.16b}, v25.16b /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	eor v25.16b, v13.16b, v25.16b /* g5a = xor(g5a_l, g5a_h) */
+	tbl v25.16b, {v25.16b}, v31.16b /* g5s_sr = lookup16(g5a, inv_shift_rows) */
+	aese v25.16b, v11.16b /* g5s_aes = aese(g5s_sr, zero_key) */
+	and v13.16b, v25.16b, v29.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	tbl v25.16b, {v15.16b}, v25.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	eor v25.16b, v13.16b, v25.16b /* g5s = xor(g5s_l, g5s_h) */
+	tbl v13.16b, {v25.16b}, v12.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	eor v13.16b, v25.16b, v13.16b /* g5l_acc = xor(g5s, g5lr24) */
+	tbl v27.16b, {v25.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
+	eor v27.16b, v25.16b, v27.16b /* g5lg_acc = xor(g5s, g5lr8) */
+	rev32 v25.8h, v25.8h /* g5lr16 = rev(g5s) */
+	eor v25.16b, v27.16b, v25.16b /* g5lg = xor(g5lg_acc, g5lr16) */
+	ushr v27.4s, v25.4s, #30 /* g5lr2_r = shr(g5lg) */
+	sli v27.4s, v25.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
+	eor v25.16b, v13.16b, v27.16b /* g5l = xor(g5l_acc, g5lr2) */
 	ldr q27, [sp, #64] /* reload g5x0.2 */
 	eor v25.16b, v27.16b, v25.16b /* g5x = xor(g5x0, g5l) */
-	ldr q27, [sp, #128] /* reload g6x1.2 */
-	ldr q13, [sp, #160] /* reload g6x2.2 */
-	eor v15.16b, v27.16b, v13.16b /* g6t_acc = xor(g6x1, g6x2) */
-	eor v15.16b, v15.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	ldr q27, [sp, #208] /* reload g6x3.2 */
-	eor v15.16b, v15.16b, v27.16b /* g6t = xor(g6t_acc_1, g6x3) */
-	and v27.16b, v15.16b, v29.16b /* g6t_lo = and(g6t, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g6t_hi = shr(g6t) */
-	tbl v27.16b, {v31.16b}, v27.16b /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	eor v27.16b, v27.16b, v15.16b /* g6a = xor(g6a_l, g6a_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g6s_sr = lookup16(g6a, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g6s_aes = aese(g6s_sr, zero_key) */
-	and v15.16b, v27.16b, v29.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ldr q27, [sp, #112] /* reload g6x1.2 */
+	ldr q13, [sp, #144] /* reload g6x2.2 */
+	eor v27.16b, v27.16b, v13.16b /* g6t_acc = xor(g6x1, g6x2) */
+	eor v27.16b, v27.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	ldr q13, [sp, #192] /* reload g6x3.2 */
+	eor v27.16b, v27.16b, v13.16b /* g6t = xor(g6t_acc_1, g6x3) */
+	and v13.16b, v27.16b, v29.16b /* g6t_lo = and(g6t, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g6t_hi = shr(g6t) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	tbl v27.16b, {v10.16b}, v27.16b /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g6a = xor(g6a_l, g6a_h) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g6s_sr = lookup16(g6a, inv_shift_rows) */
+	aese v27.16b, v11.16b /* g6s_aes = aese(g6s_sr, zero_key) */
+	and v13.16b, v27.16b, v29.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	eor v27.16b, v15.16b, v27.16b /* g6s = xor(g6s_l, g6s_h) */
-	tbl v15.16b, {v27.16b}, v11.16b /* g6lr24 = lookup16(g6s, rotl24) */
-	tbl v13.16b, {v27.16b}, v2.16b /* g6lr8 = lookup16(g6s, rotl8) */
-	str q25, [sp, #64] /* spill g5x0.3 */
-	rev32 v25.8h, v27.8h /* g6lr16 = rev(g6s) */
-	eor v13.16b, v27.16b, v13.16b /* g6lg_acc = xor(g6s, g6lr8) */
-	eor v25.16b, v13.16b, v25.16b /* g6lg = xor(g6lg_acc, g6lr16) */
-	ushr v13.4s, v25.4s, #30 /* g6lr2_r = shr(g6lg) */
-	sli v13.4s, v25.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
-	eor v25.16b, v27.16b, v15.16b /* g6l_acc = xor(g6s, g6lr24) */
-	eor v25.16b, v25.16b, v13.16b /* g6l = xor(g6l_acc, g6lr2) */
-	ldr q27, [sp, #80] /* reload g6x0.2 */
-	eor v25.16b, v27.16b, v25.16b /* g6x = xor(g6x0, g6l) */
-	ldr q27, [sp, #144] /* reload g7x1.2 */
-	ldr q13, [sp, #176] /* reload g7x2.2 */
-	eor v15.16b, v27.16b, v13.16b /* g7t_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v15.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	ldr q15, [sp, #224] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v15.16b /* g7t = xor(g7t_acc_1, g7x3) */
-	and v27.16b, v0.16b, v29.16b /* g7t_lo = and(g7t, nibble_mask) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v13.16b, {v27.16b}, v12.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v13.16b, v27.16b, v13.16b /* g6l_acc = xor(g6s, g6lr24) */
+	str q30, [sp, #272] /* spill g5x1.2 */
+	tbl v30.16b, {v27.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v30.16b, v27.16b, v30.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	rev32 v27.8h, v27.8h /* g6lr16 = rev(g6s) */
+	eor v27.16b, v30.16b, v27.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v30.4s, v27.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v30.4s, v27.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v27.16b, v13.16b, v30.16b /* g6l = xor(g6l_acc, g6lr2) */
+	ldr q30, [sp, #80] /* reload g6x0.2 */
+	eor v27.16b, v30.16b, v27.16b /* g6x = xor(g6x0, g6l) */
+	ldr q30, [sp, #128] /* reload g7x1.2 */
+	ldr q13, [sp, #160] /* reload g7x2.2 */
+	eor v30.16b, v30.16b, v13.16b /* g7t_acc = xor(g7x1, g7x2) */
+	eor v0.16b, v30.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	ldr q30, [sp, #208] /* reload g7x3.2 */
+	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7t_acc_1, g7x3) */
+	and v30.16b, v0.16b, v29.16b /* g7t_lo = and(g7t, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g7t_hi = shr(g7t) */
-	tbl v27.16b, {v31.16b}, v27.16b /* g7a_l = lookup16(tbl_lo, g7t_lo) */
-	tbl v0.16b, {v9.16b}, v0.16b /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	eor v0.16b, v27.16b, v0.16b /* g7a = xor(g7a_l, g7a_h) */
-	tbl v0.16b, {v0.16b}, v30.16b /* g7s_sr = lookup16(g7a, inv_shift_rows) */
-	aese v0.16b, v10.16b /* g7s_aes = aese(g7s_sr, zero_key) */
-	and v27.16b, v0.16b, v29.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	tbl v30.16b, {v9.16b}, v30.16b /* g7a_l = lookup16(tbl_lo, g7t_lo) */
+	tbl v0.16b, {v10.16b}, v0.16b /* g7a_h = lookup16(tbl_hi, g7t_hi) */
+	eor v0.16b, v30.16b, v0.16b /* g7a = xor(g7a_l, g7a_h) */
+	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7a, inv_shift_rows) */
+	aese v0.16b, v11.16b /* g7s_aes = aese(g7s_sr, zero_key) */
+	and v30.16b, v0.16b, v29.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
-	tbl v27.16b, {v12.16b}, v27.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	tbl v0.16b, {v14.16b}, v0.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	eor v0.16b, v27.16b, v0.16b /* g7s = xor(g7s_l, g7s_h) */
-	tbl v27.16b, {v0.16b}, v11.16b /* g7lr24 = lookup16(g7s, rotl24) */
-	tbl v13.16b, {v0.16b}, v2.16b /* g7lr8 = lookup16(g7s, rotl8) */
-	rev32 v15.8h, v0.8h /* g7lr16 = rev(g7s) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v0.16b, {v15.16b}, v0.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v0.16b, v30.16b, v0.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v30.16b, {v0.16b}, v12.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	eor v30.16b, v0.16b, v30.16b /* g7l_acc = xor(g7s, g7lr24) */
+	tbl v13.16b, {v0.16b}, v4.16b /* g7lr8 = lookup16(g7s, rotl8) */
 	eor v13.16b, v0.16b, v13.16b /* g7lg_acc = xor(g7s, g7lr8) */
-	eor v13.16b, v13.16b, v15.16b /* g7lg = xor(g7lg_acc, g7lr16) */
-	ushr v15.4s, v13.4s, #30 /* g7lr2_r = shr(g7lg) */
-	sli v15.4s, v13.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
-	eor v0.16b, v0.16b, v27.16b /* g7l_acc = xor(g7s, g7lr24) */
-	eor v0.16b, v0.16b, v15.16b /* g7l = xor(g7l_acc, g7lr2) */
-	ldr q27, [sp, #96] /* reload g7x0.2 */
-	eor v0.16b, v27.16b, v0.16b /* g7x = xor(g7x0, g7l) */
+	rev32 v0.8h, v0.8h /* g7lr16 = rev(g7s) */
+	eor v0.16b, v13.16b, v0.16b /* g7lg = xor(g7lg_acc, g7lr16) */
+	ushr v13.4s, v0.4s, #30 /* g7lr2_r = shr(g7lg) */
+	sli v13.4s, v0.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
+	eor v0.16b, v30.16b, v13.16b /* g7l = xor(g7l_acc, g7lr2) */
+	ldr q30, [sp, #96] /* reload g7x0.2 */
+	eor v0.16b, v30.16b, v0.16b /* g7x = xor(g7x0, g7l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	add x17, x4, #4
-	ld1r {v27.4s}, [x17] /* rkw_1 = bcast32() */
-	ldr q13, [sp, #256] /* reload g0x2.2 */
-	ldr q15, [sp, #272] /* reload g0x3.2 */
-	eor v13.16b, v13.16b, v15.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
-	eor v13.16b, v13.16b, v27.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	eor v13.16b, v13.16b, v3.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	and v15.16b, v13.16b, v29.16b /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0t_1_hi = shr(g0t_1) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	tbl v13.16b, {v13.16b}, v30.16b /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	aese v13.16b, v10.16b /* g0s_1_aes = aese(g0s_1_sr, zero_key) */
-	and v15.16b, v13.16b, v29.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	tbl v15.16b, {v13.16b}, v11.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	str q3, [sp, #288] /* spill g0x0.3 */
-	tbl v3.16b, {v13.16b}, v2.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	ld1r {v30.4s}, [x17] /* rkw_1 = bcast32() */
+	ldr q13, [sp, #240] /* reload g0x2.2 */
 	str q0, [sp, #96] /* spill g7x0.3 */
-	rev32 v0.8h, v13.8h /* g0lr16_1 = rev(g0s_1) */
-	eor v3.16b, v13.16b, v3.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	eor v0.16b, v3.16b, v0.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	ushr v3.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
-	sli v3.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
-	eor v0.16b, v13.16b, v15.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	eor v0.16b, v0.16b, v3.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	ldr q3, [sp, #240] /* reload g0x1.2 */
-	eor v0.16b, v3.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v3.16b, v16.16b, v1.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
-	eor v3.16b, v3.16b, v27.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	eor v3.16b, v3.16b, v4.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	and v13.16b, v3.16b, v29.16b /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* g1t_1_hi = shr(g1t_1) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	tbl v3.16b, {v9.16b}, v3.16b /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	eor v3.16b, v13.16b, v3.16b /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	tbl v3.16b, {v3.16b}, v30.16b /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	aese v3.16b, v10.16b /* g1s_1_aes = aese(g1s_1_sr, zero_key) */
-	and v13.16b, v3.16b, v29.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	tbl v3.16b, {v14.16b}, v3.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	eor v3.16b, v13.16b, v3.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	tbl v13.16b, {v3.16b}, v11.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	tbl v15.16b, {v3.16b}, v2.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	str q16, [sp, #240] /* spill g1x2.2 */
-	rev32 v16.8h, v3.8h /* g1lr16_1 = rev(g1s_1) */
-	eor v15.16b, v3.16b, v15.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	eor v16.16b, v15.16b, v16.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	ushr v15.4s, v16.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
-	sli v15.4s, v16.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
-	eor v3.16b, v3.16b, v13.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	eor v3.16b, v3.16b, v15.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	eor v3.16b, v6.16b, v3.16b /* g1x_1 = xor(g1x1, g1l_1) */
+	ldr q0, [sp, #256] /* reload g0x3.2 */
+	eor v13.16b, v13.16b, v0.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
+	eor v13.16b, v13.16b, v30.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	eor v13.16b, v13.16b, v2.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	and v0.16b, v13.16b, v29.16b /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0t_1_hi = shr(g0t_1) */
+	tbl v0.16b, {v9.16b}, v0.16b /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	tbl v13.16b, {v10.16b}, v13.16b /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	eor v0.16b, v0.16b, v13.16b /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	tbl v0.16b, {v0.16b}, v31.16b /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aese v0.16b, v11.16b /* g0s_1_aes = aese(g0s_1_sr, zero_key) */
+	and v13.16b, v0.16b, v29.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v0.16b, {v15.16b}, v0.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v0.16b, v13.16b, v0.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	tbl v13.16b, {v0.16b}, v12.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	eor v13.16b, v0.16b, v13.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	str q2, [sp, #288] /* spill g0x0.3 */
+	tbl v2.16b, {v0.16b}, v4.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	eor v2.16b, v0.16b, v2.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	rev32 v0.8h, v0.8h /* g0lr16_1 = rev(g0s_1) */
+	eor v0.16b, v2.16b, v0.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	ushr v2.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
+	sli v2.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
+	eor v0.16b, v13.16b, v2.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	ldr q2, [sp, #224] /* reload g0x1.2 */
+	eor v0.16b, v2.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
+	eor v2.16b, v16.16b, v1.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
+	eor v2.16b, v2.16b, v30.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	and v13.16b, v2.16b, v29.16b /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g1t_1_hi = shr(g1t_1) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	tbl v2.16b, {v10.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	eor v2.16b, v13.16b, v2.16b /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	aese v2.16b, v11.16b /* g1s_1_aes = aese(g1s_1_sr, zero_key) */
+	and v13.16b, v2.16b, v29.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v2.16b, {v15.16b}, v2.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	eor v2.16b, v13.16b, v2.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v13.16b, {v2.16b}, v12.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	eor v13.16b, v2.16b, v13.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	str q16, [sp, #224] /* spill g1x2.2 */
+	tbl v16.16b, {v2.16b}, v4.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	eor v16.16b, v2.16b, v16.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	rev32 v2.8h, v2.8h /* g1lr16_1 = rev(g1s_1) */
+	eor v2.16b, v16.16b, v2.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	ushr v16.4s, v2.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
+	sli v16.4s, v2.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
+	eor v2.16b, v13.16b, v16.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	eor v2.16b, v6.16b, v2.16b /* g1x_1 = xor(g1x1, g1l_1) */
 	eor v6.16b, v20.16b, v5.16b /* g2t_acc_2 = xor(g2x2, g2x3) */
-	eor v6.16b, v6.16b, v27.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	eor v6.16b, v6.16b, v30.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
 	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2t_acc_3, g2x0) */
 	and v16.16b, v6.16b, v29.16b /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* g2t_1_hi = shr(g2t_1) */
-	tbl v16.16b, {v31.16b}, v16.16b /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	tbl v6.16b, {v9.16b}, v6.16b /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	tbl v16.16b, {v9.16b}, v16.16b /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	tbl v6.16b, {v10.16b}, v6.16b /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
 	eor v6.16b, v16.16b, v6.16b /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	tbl v6.16b, {v6.16b}, v30.16b /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	aese v6.16b, v10.16b /* g2s_1_aes = aese(g2s_1_sr, zero_key) */
+	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	aese v6.16b, v11.16b /* g2s_1_aes = aese(g2s_1_sr, zero_key) */
 	and v16.16b, v6.16b, v29.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
-	tbl v16.16b, {v12.16b}, v16.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	tbl v6.16b, {v14.16b}, v6.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	tbl v16.16b, {v14.16b}, v16.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v6.16b, {v15.16b}, v6.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
 	eor v6.16b, v16.16b, v6.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	tbl v16.16b, {v6.16b}, v11.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	tbl v13.16b, {v6.16b}, v2.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	rev32 v15.8h, v6.8h /* g2lr16_1 = rev(g2s_1) */
+	tbl v16.16b, {v6.16b}, v12.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	eor v16.16b, v6.16b, v16.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	tbl v13.16b, {v6.16b}, v4.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
 	eor v13.16b, v6.16b, v13.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	eor v13.16b, v13.16b, v15.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	ushr v15.4s, v13.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
-	sli v15.4s, v13.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
-	eor v6.16b, v6.16b, v16.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	eor v6.16b, v6.16b, v15.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	rev32 v6.8h, v6.8h /* g2lr16_1 = rev(g2s_1) */
+	eor v6.16b, v13.16b, v6.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	ushr v13.4s, v6.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
+	sli v13.4s, v6.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
+	eor v6.16b, v16.16b, v13.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	eor v6.16b, v18.16b, v6.16b /* g2x_1 = xor(g2x1, g2l_1) */
 	eor v16.16b, v24.16b, v17.16b /* g3t_acc_2 = xor(g3x2, g3x3) */
-	eor v16.16b, v16.16b, v27.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	eor v16.16b, v16.16b, v30.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
 	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3t_acc_3, g3x0) */
 	and v18.16b, v16.16b, v29.16b /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* g3t_1_hi = shr(g3t_1) */
-	tbl v18.16b, {v31.16b}, v18.16b /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	tbl v16.16b, {v9.16b}, v16.16b /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	tbl v18.16b, {v9.16b}, v18.16b /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	tbl v16.16b, {v10.16b}, v16.16b /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
 	eor v16.16b, v18.16b, v16.16b /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	tbl v16.16b, {v16.16b}, v30.16b /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	aese v16.16b, v10.16b /* g3s_1_aes = aese(g3s_1_sr, zero_key) */
+	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	aese v16.16b, v11.16b /* g3s_1_aes = aese(g3s_1_sr, zero_key) */
 	and v18.16b, v16.16b, v29.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
-	tbl v18.16b, {v12.16b}, v18.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	tbl v16.16b, {v14.16b}, v16.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	tbl v18.16b, {v14.16b}, v18.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v16.16b, {v15.16b}, v16.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
 	eor v16.16b, v18.16b, v16.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	tbl v18.16b, {v16.16b}, v11.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	tbl v13.16b, {v16.16b}, v2.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	rev32 v15.8h, v16.8h /* g3lr16_1 = rev(g3s_1) */
+	tbl v18.16b, {v16.16b}, v12.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	eor v18.16b, v16.16b, v18.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	tbl v13.16b, {v16.16b}, v4.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
 	eor v13.16b, v16.16b, v13.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	eor v13.16b, v13.16b, v15.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	ushr v15.4s, v13.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
-	sli v15.4s, v13.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
-	eor v16.16b, v16.16b, v18.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	eor v16.16b, v16.16b, v15.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	rev32 v16.8h, v16.8h /* g3lr16_1 = rev(g3s_1) */
+	eor v16.16b, v13.16b, v16.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	ushr v13.4s, v16.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
+	sli v13.4s, v16.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
+	eor v16.16b, v18.16b, v13.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	eor v16.16b, v22.16b, v16.16b /* g3x_1 = xor(g3x1, g3l_1) */
 	eor v18.16b, v28.16b, v21.16b /* g4t_acc_2 = xor(g4x2, g4x3) */
-	eor v18.16b, v18.16b, v27.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
+	eor v18.16b, v18.16b, v30.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
 	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4t_acc_3, g4x0) */
 	and v22.16b, v18.16b, v29.16b /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* g4t_1_hi = shr(g4t_1) */
-	tbl v22.16b, {v31.16b}, v22.16b /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	tbl v18.16b, {v9.16b}, v18.16b /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	tbl v22.16b, {v9.16b}, v22.16b /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
+	tbl v18.16b, {v10.16b}, v18.16b /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
 	eor v18.16b, v22.16b, v18.16b /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
-	tbl v18.16b, {v18.16b}, v30.16b /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
-	aese v18.16b, v10.16b /* g4s_1_aes = aese(g4s_1_sr, zero_key) */
+	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
+	aese v18.16b, v11.16b /* g4s_1_aes = aese(g4s_1_sr, zero_key) */
 	and v22.16b, v18.16b, v29.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
-	tbl v22.16b, {v12.16b}, v22.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	tbl v18.16b, {v14.16b}, v18.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	tbl v22.16b, {v14.16b}, v22.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v18.16b, {v15.16b}, v18.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
 	eor v18.16b, v22.16b, v18.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	tbl v22.16b, {v18.16b}, v11.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	tbl v13.16b, {v18.16b}, v2.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	rev32 v15.8h, v18.8h /* g4lr16_1 = rev(g4s_1) */
+	tbl v22.16b, {v18.16b}, v12.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	eor v22.16b, v18.16b, v22.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	tbl v13.16b, {v18.16b}, v4.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
 	eor v13.16b, v18.16b, v13.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	eor v13.16b, v13.16b, v15.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	ushr v15.4s, v13.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
-	sli v15.4s, v13.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
-	eor v18.16b, v18.16b, v22.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	eor v18.16b, v18.16b, v15.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	rev32 v18.8h, v18.8h /* g4lr16_1 = rev(g4s_1) */
+	eor v18.16b, v13.16b, v18.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	ushr v13.4s, v18.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
+	sli v13.4s, v18.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
+	eor v18.16b, v22.16b, v13.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	eor v18.16b, v26.16b, v18.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	ldr q22, [sp, #192] /* reload g5x3.2 */
+	ldr q22, [sp, #176] /* reload g5x3.2 */
 	eor v26.16b, v8.16b, v22.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
-	eor v26.16b, v26.16b, v27.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	ldr q13, [sp, #64] /* reload g5x0.3 */
-	eor v26.16b, v26.16b, v13.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
-	and v15.16b, v26.16b, v29.16b /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	eor v26.16b, v26.16b, v30.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
+	eor v26.16b, v26.16b, v25.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	and v13.16b, v26.16b, v29.16b /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g5t_1_hi = shr(g5t_1) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	tbl v26.16b, {v9.16b}, v26.16b /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	eor v26.16b, v15.16b, v26.16b /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
-	tbl v26.16b, {v26.16b}, v30.16b /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
-	aese v26.16b, v10.16b /* g5s_1_aes = aese(g5s_1_sr, zero_key) */
-	and v15.16b, v26.16b, v29.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
+	tbl v26.16b, {v10.16b}, v26.16b /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	eor v26.16b, v13.16b, v26.16b /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	tbl v26.16b, {v26.16b}, v31.16b /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
+	aese v26.16b, v11.16b /* g5s_1_aes = aese(g5s_1_sr, zero_key) */
+	and v13.16b, v26.16b, v29.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	eor v26.16b, v15.16b, v26.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	tbl v15.16b, {v26.16b}, v11.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	tbl v22.16b, {v26.16b}, v2.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	rev32 v13.8h, v26.8h /* g5lr16_1 = rev(g5s_1) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v26.16b, {v15.16b}, v26.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	eor v26.16b, v13.16b, v26.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v13.16b, {v26.16b}, v12.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v13.16b, v26.16b, v13.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v22.16b, {v26.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
 	eor v22.16b, v26.16b, v22.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	eor v22.16b, v22.16b, v13.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	ushr v13.4s, v22.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
-	sli v13.4s, v22.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
-	eor v22.16b, v26.16b, v15.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	eor v22.16b, v22.16b, v13.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	ldr q26, [sp, #112] /* reload g5x1.2 */
+	rev32 v26.8h, v26.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v22.16b, v22.16b, v26.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v26.4s, v22.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v26.4s, v22.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v22.16b, v13.16b, v26.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	ldr q26, [sp, #272] /* reload g5x1.2 */
 	eor v22.16b, v26.16b, v22.16b /* g5x_1 = xor(g5x1, g5l_1) */
-	ldr q26, [sp, #160] /* reload g6x2.2 */
-	ldr q13, [sp, #208] /* reload g6x3.2 */
-	eor v15.16b, v26.16b, v13.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
-	eor v15.16b, v15.16b, v27.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	eor v15.16b, v15.16b, v25.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
-	and v26.16b, v15.16b, v29.16b /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g6t_1_hi = shr(g6t_1) */
-	tbl v26.16b, {v31.16b}, v26.16b /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	eor v26.16b, v26.16b, v15.16b /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
-	tbl v26.16b, {v26.16b}, v30.16b /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
-	aese v26.16b, v10.16b /* g6s_1_aes = aese(g6s_1_sr, zero_key) */
-	and v15.16b, v26.16b, v29.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ldr q26, [sp, #144] /* reload g6x2.2 */
+	ldr q13, [sp, #192] /* reload g6x3.2 */
+	eor v26.16b, v26.16b, v13.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
+	eor v26.16b, v26.16b, v30.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
+	eor v26.16b, v26.16b, v27.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	and v13.16b, v26.16b, v29.16b /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g6t_1_hi = shr(g6t_1) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
+	tbl v26.16b, {v10.16b}, v26.16b /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	eor v26.16b, v13.16b, v26.16b /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
+	aese v26.16b, v11.16b /* g6s_1_aes = aese(g6s_1_sr, zero_key) */
+	and v13.16b, v26.16b, v29.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	eor v26.16b, v15.16b, v26.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	tbl v15.16b, {v26.16b}, v11.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	tbl v13.16b, {v26.16b}, v2.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	str q25, [sp, #80] /* spill g6x0.3 */
-	rev32 v25.8h, v26.8h /* g6lr16_1 = rev(g6s_1) */
-	eor v13.16b, v26.16b, v13.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	eor v25.16b, v13.16b, v25.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	ushr v13.4s, v25.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
-	sli v13.4s, v25.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
-	eor v25.16b, v26.16b, v15.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	eor v25.16b, v25.16b, v13.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	ldr q26, [sp, #128] /* reload g6x1.2 */
-	eor v25.16b, v26.16b, v25.16b /* g6x_1 = xor(g6x1, g6l_1) */
-	ldr q26, [sp, #176] /* reload g7x2.2 */
-	ldr q13, [sp, #224] /* reload g7x3.2 */
-	eor v15.16b, v26.16b, v13.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
-	eor v27.16b, v15.16b, v27.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	ldr q15, [sp, #96] /* reload g7x0.3 */
-	eor v27.16b, v27.16b, v15.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
-	and v26.16b, v27.16b, v29.16b /* g7t_1_lo = and(g7t_1, nibble_mask) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v26.16b, {v15.16b}, v26.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v26.16b, v13.16b, v26.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v13.16b, {v26.16b}, v12.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v13.16b, v26.16b, v13.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	str q27, [sp, #80] /* spill g6x0.3 */
+	tbl v27.16b, {v26.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v27.16b, v26.16b, v27.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	rev32 v26.8h, v26.8h /* g6lr16_1 = rev(g6s_1) */
+	eor v26.16b, v27.16b, v26.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v27.4s, v26.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v27.4s, v26.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v26.16b, v13.16b, v27.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q27, [sp, #112] /* reload g6x1.2 */
+	eor v26.16b, v27.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	ldr q27, [sp, #160] /* reload g7x2.2 */
+	ldr q13, [sp, #208] /* reload g7x3.2 */
+	eor v27.16b, v27.16b, v13.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
+	eor v27.16b, v27.16b, v30.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	ldr q30, [sp, #96] /* reload g7x0.3 */
+	eor v27.16b, v27.16b, v30.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	and v30.16b, v27.16b, v29.16b /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* g7t_1_hi = shr(g7t_1) */
-	tbl v26.16b, {v31.16b}, v26.16b /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
-	eor v26.16b, v26.16b, v27.16b /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
-	tbl v26.16b, {v26.16b}, v30.16b /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
-	aese v26.16b, v10.16b /* g7s_1_aes = aese(g7s_1_sr, zero_key) */
-	and v27.16b, v26.16b, v29.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
-	tbl v27.16b, {v12.16b}, v27.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	eor v26.16b, v27.16b, v26.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	tbl v27.16b, {v26.16b}, v11.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	tbl v13.16b, {v26.16b}, v2.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	rev32 v15.8h, v26.8h /* g7lr16_1 = rev(g7s_1) */
-	eor v13.16b, v26.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	eor v13.16b, v13.16b, v15.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	ushr v15.4s, v13.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
-	sli v15.4s, v13.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
-	eor v26.16b, v26.16b, v27.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	eor v26.16b, v26.16b, v15.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	ldr q27, [sp, #144] /* reload g7x1.2 */
-	eor v26.16b, v27.16b, v26.16b /* g7x_1 = xor(g7x1, g7l_1) */
+	tbl v30.16b, {v9.16b}, v30.16b /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
+	tbl v27.16b, {v10.16b}, v27.16b /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
+	eor v27.16b, v30.16b, v27.16b /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
+	aese v27.16b, v11.16b /* g7s_1_aes = aese(g7s_1_sr, zero_key) */
+	and v30.16b, v27.16b, v29.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	eor v27.16b, v30.16b, v27.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v30.16b, {v27.16b}, v12.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v30.16b, v27.16b, v30.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v13.16b, {v27.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v13.16b, v27.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v27.8h, v27.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v27.16b, v13.16b, v27.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v13.4s, v27.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v13.4s, v27.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v27.16b, v30.16b, v13.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	ldr q30, [sp, #128] /* reload g7x1.2 */
+	eor v27.16b, v30.16b, v27.16b /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	add x17, x4, #8
-	ld1r {v27.4s}, [x17] /* rkw_2 = bcast32() */
-	ldr q13, [sp, #272] /* reload g0x3.2 */
-	ldr q15, [sp, #288] /* reload g0x0.3 */
-	eor v13.16b, v13.16b, v15.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
-	eor v13.16b, v13.16b, v27.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	ld1r {v30.4s}, [x17] /* rkw_2 = bcast32() */
+	ldr q13, [sp, #256] /* reload g0x3.2 */
+	str q27, [sp, #128] /* spill g7x1.3 */
+	ldr q27, [sp, #288] /* reload g0x0.3 */
+	eor v13.16b, v13.16b, v27.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
+	eor v13.16b, v13.16b, v30.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
 	eor v13.16b, v13.16b, v0.16b /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	and v15.16b, v13.16b, v29.16b /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	and v27.16b, v13.16b, v29.16b /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g0t_2_hi = shr(g0t_2) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	tbl v13.16b, {v13.16b}, v30.16b /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aese v13.16b, v10.16b /* g0s_2_aes = aese(g0s_2_sr, zero_key) */
-	and v15.16b, v13.16b, v29.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	tbl v15.16b, {v13.16b}, v11.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	str q0, [sp, #304] /* spill g0x1.3 */
-	tbl v0.16b, {v13.16b}, v2.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	str q26, [sp, #144] /* spill g7x1.3 */
-	rev32 v26.8h, v13.8h /* g0lr16_2 = rev(g0s_2) */
-	eor v0.16b, v13.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	eor v0.16b, v0.16b, v26.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	ushr v26.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
-	sli v26.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
-	eor v0.16b, v13.16b, v15.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	eor v0.16b, v0.16b, v26.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	ldr q26, [sp, #256] /* reload g0x2.2 */
-	eor v0.16b, v26.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v26.16b, v1.16b, v4.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
-	eor v26.16b, v26.16b, v27.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	eor v26.16b, v26.16b, v3.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	and v13.16b, v26.16b, v29.16b /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g1t_2_hi = shr(g1t_2) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	tbl v26.16b, {v9.16b}, v26.16b /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	tbl v26.16b, {v26.16b}, v30.16b /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
-	aese v26.16b, v10.16b /* g1s_2_aes = aese(g1s_2_sr, zero_key) */
-	and v13.16b, v26.16b, v29.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	tbl v13.16b, {v26.16b}, v11.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	tbl v15.16b, {v26.16b}, v2.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	str q1, [sp, #256] /* spill g1x3.2 */
-	rev32 v1.8h, v26.8h /* g1lr16_2 = rev(g1s_2) */
-	eor v15.16b, v26.16b, v15.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	eor v1.16b, v15.16b, v1.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	ushr v15.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
-	sli v15.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
-	eor v1.16b, v26.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	eor v1.16b, v1.16b, v15.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	ldr q26, [sp, #240] /* reload g1x2.2 */
-	eor v1.16b, v26.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v26.16b, v5.16b, v7.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
-	eor v26.16b, v26.16b, v27.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	eor v26.16b, v26.16b, v6.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	and v13.16b, v26.16b, v29.16b /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g2t_2_hi = shr(g2t_2) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	tbl v26.16b, {v9.16b}, v26.16b /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	tbl v26.16b, {v26.16b}, v30.16b /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
-	aese v26.16b, v10.16b /* g2s_2_aes = aese(g2s_2_sr, zero_key) */
-	and v13.16b, v26.16b, v29.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	tbl v13.16b, {v26.16b}, v11.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	tbl v15.16b, {v26.16b}, v2.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	str q5, [sp, #240] /* spill g2x3.2 */
-	rev32 v5.8h, v26.8h /* g2lr16_2 = rev(g2s_2) */
-	eor v15.16b, v26.16b, v15.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	eor v5.16b, v15.16b, v5.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	ushr v15.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
-	sli v15.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
-	eor v5.16b, v26.16b, v13.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	eor v5.16b, v5.16b, v15.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	tbl v27.16b, {v9.16b}, v27.16b /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	tbl v13.16b, {v10.16b}, v13.16b /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	eor v27.16b, v27.16b, v13.16b /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aese v27.16b, v11.16b /* g0s_2_aes = aese(g0s_2_sr, zero_key) */
+	and v13.16b, v27.16b, v29.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v13.16b, {v27.16b}, v12.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v13.16b, v27.16b, v13.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	str q0, [sp, #272] /* spill g0x1.3 */
+	tbl v0.16b, {v27.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v27.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v27.8h, v27.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v27.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v27.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v27.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v13.16b, v27.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q27, [sp, #240] /* reload g0x2.2 */
+	eor v0.16b, v27.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	eor v27.16b, v1.16b, v3.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
+	eor v27.16b, v27.16b, v30.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	eor v27.16b, v27.16b, v2.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	and v13.16b, v27.16b, v29.16b /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g1t_2_hi = shr(g1t_2) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	tbl v27.16b, {v10.16b}, v27.16b /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	aese v27.16b, v11.16b /* g1s_2_aes = aese(g1s_2_sr, zero_key) */
+	and v13.16b, v27.16b, v29.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v13.16b, {v27.16b}, v12.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v13.16b, v27.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q1, [sp, #240] /* spill g1x3.2 */
+	tbl v1.16b, {v27.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v1.16b, v27.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v27.8h, v27.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v1.16b, v1.16b, v27.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v27.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v27.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v1.16b, v13.16b, v27.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q27, [sp, #224] /* reload g1x2.2 */
+	eor v1.16b, v27.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	eor v27.16b, v5.16b, v7.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
+	eor v27.16b, v27.16b, v30.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	eor v27.16b, v27.16b, v6.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	and v13.16b, v27.16b, v29.16b /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g2t_2_hi = shr(g2t_2) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	tbl v27.16b, {v10.16b}, v27.16b /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	aese v27.16b, v11.16b /* g2s_2_aes = aese(g2s_2_sr, zero_key) */
+	and v13.16b, v27.16b, v29.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v13.16b, {v27.16b}, v12.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v13.16b, v27.16b, v13.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q5, [sp, #224] /* spill g2x3.2 */
+	tbl v5.16b, {v27.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v5.16b, v27.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v27.8h, v27.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v5.16b, v5.16b, v27.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v27.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v27.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v5.16b, v13.16b, v27.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v5.16b, v20.16b, v5.16b /* g2x_2 = xor(g2x2, g2l_2) */
 	eor v20.16b, v17.16b, v19.16b /* g3t_acc_4 = xor(g3x3, g3x0) */
-	eor v20.16b, v20.16b, v27.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	eor v20.16b, v20.16b, v30.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
 	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	and v26.16b, v20.16b, v29.16b /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	and v27.16b, v20.16b, v29.16b /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g3t_2_hi = shr(g3t_2) */
-	tbl v26.16b, {v31.16b}, v26.16b /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	tbl v20.16b, {v9.16b}, v20.16b /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	eor v20.16b, v26.16b, v20.16b /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	tbl v20.16b, {v20.16b}, v30.16b /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
-	aese v20.16b, v10.16b /* g3s_2_aes = aese(g3s_2_sr, zero_key) */
-	and v26.16b, v20.16b, v29.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	tbl v27.16b, {v9.16b}, v27.16b /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	tbl v20.16b, {v10.16b}, v20.16b /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	eor v20.16b, v27.16b, v20.16b /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	aese v20.16b, v11.16b /* g3s_2_aes = aese(g3s_2_sr, zero_key) */
+	and v27.16b, v20.16b, v29.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
-	tbl v26.16b, {v12.16b}, v26.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	tbl v20.16b, {v14.16b}, v20.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	eor v20.16b, v26.16b, v20.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	tbl v26.16b, {v20.16b}, v11.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	tbl v13.16b, {v20.16b}, v2.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	rev32 v15.8h, v20.8h /* g3lr16_2 = rev(g3s_2) */
+	tbl v27.16b, {v14.16b}, v27.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	tbl v20.16b, {v15.16b}, v20.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v20.16b, v27.16b, v20.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v27.16b, {v20.16b}, v12.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v27.16b, v20.16b, v27.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v13.16b, {v20.16b}, v4.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	eor v13.16b, v20.16b, v13.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	eor v13.16b, v13.16b, v15.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	ushr v15.4s, v13.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
-	sli v15.4s, v13.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
-	eor v20.16b, v20.16b, v26.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	eor v20.16b, v20.16b, v15.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	rev32 v20.8h, v20.8h /* g3lr16_2 = rev(g3s_2) */
+	eor v20.16b, v13.16b, v20.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	ushr v13.4s, v20.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
+	sli v13.4s, v20.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
+	eor v20.16b, v27.16b, v13.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v20.16b, v24.16b, v20.16b /* g3x_2 = xor(g3x2, g3l_2) */
 	eor v24.16b, v21.16b, v23.16b /* g4t_acc_4 = xor(g4x3, g4x0) */
-	eor v24.16b, v24.16b, v27.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
+	eor v24.16b, v24.16b, v30.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
 	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4t_acc_5, g4x1) */
-	and v26.16b, v24.16b, v29.16b /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	and v27.16b, v24.16b, v29.16b /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g4t_2_hi = shr(g4t_2) */
-	tbl v26.16b, {v31.16b}, v26.16b /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	tbl v24.16b, {v9.16b}, v24.16b /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	eor v24.16b, v26.16b, v24.16b /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
-	tbl v24.16b, {v24.16b}, v30.16b /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
-	aese v24.16b, v10.16b /* g4s_2_aes = aese(g4s_2_sr, zero_key) */
-	and v26.16b, v24.16b, v29.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	tbl v27.16b, {v9.16b}, v27.16b /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
+	tbl v24.16b, {v10.16b}, v24.16b /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	eor v24.16b, v27.16b, v24.16b /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
+	aese v24.16b, v11.16b /* g4s_2_aes = aese(g4s_2_sr, zero_key) */
+	and v27.16b, v24.16b, v29.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
-	tbl v26.16b, {v12.16b}, v26.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	tbl v24.16b, {v14.16b}, v24.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	eor v24.16b, v26.16b, v24.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	tbl v26.16b, {v24.16b}, v11.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	tbl v13.16b, {v24.16b}, v2.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	rev32 v15.8h, v24.8h /* g4lr16_2 = rev(g4s_2) */
+	tbl v27.16b, {v14.16b}, v27.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
+	tbl v24.16b, {v15.16b}, v24.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v24.16b, v27.16b, v24.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v27.16b, {v24.16b}, v12.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v27.16b, v24.16b, v27.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v13.16b, {v24.16b}, v4.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	eor v13.16b, v24.16b, v13.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	eor v13.16b, v13.16b, v15.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	ushr v15.4s, v13.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
-	sli v15.4s, v13.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
-	eor v24.16b, v24.16b, v26.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	eor v24.16b, v24.16b, v15.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	rev32 v24.8h, v24.8h /* g4lr16_2 = rev(g4s_2) */
+	eor v24.16b, v13.16b, v24.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	ushr v13.4s, v24.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
+	sli v13.4s, v24.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
+	eor v24.16b, v27.16b, v13.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v24.16b, v28.16b, v24.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	ldr q26, [sp, #192] /* reload g5x3.2 */
-	ldr q28, [sp, #64] /* reload g5x0.3 */
-	eor v13.16b, v26.16b, v28.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
-	eor v13.16b, v13.16b, v27.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	eor v13.16b, v13.16b, v22.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
-	and v15.16b, v13.16b, v29.16b /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g5t_2_hi = shr(g5t_2) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
-	tbl v13.16b, {v13.16b}, v30.16b /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
-	aese v13.16b, v10.16b /* g5s_2_aes = aese(g5s_2_sr, zero_key) */
-	and v15.16b, v13.16b, v29.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	tbl v15.16b, {v13.16b}, v11.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	tbl v26.16b, {v13.16b}, v2.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	rev32 v28.8h, v13.8h /* g5lr16_2 = rev(g5s_2) */
-	eor v26.16b, v13.16b, v26.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	eor v26.16b, v26.16b, v28.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	ushr v28.4s, v26.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
-	sli v28.4s, v26.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
-	eor v26.16b, v13.16b, v15.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	eor v26.16b, v26.16b, v28.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	eor v26.16b, v8.16b, v26.16b /* g5x_2 = xor(g5x2, g5l_2) */
-	ldr q28, [sp, #208] /* reload g6x3.2 */
+	ldr q27, [sp, #176] /* reload g5x3.2 */
+	eor v28.16b, v27.16b, v25.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
+	eor v28.16b, v28.16b, v30.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
+	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	and v13.16b, v28.16b, v29.16b /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* g5t_2_hi = shr(g5t_2) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
+	tbl v28.16b, {v10.16b}, v28.16b /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	eor v28.16b, v13.16b, v28.16b /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
+	aese v28.16b, v11.16b /* g5s_2_aes = aese(g5s_2_sr, zero_key) */
+	and v13.16b, v28.16b, v29.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	tbl v28.16b, {v15.16b}, v28.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v28.16b, v13.16b, v28.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v13.16b, {v28.16b}, v12.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v13.16b, v28.16b, v13.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v27.16b, {v28.16b}, v4.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	eor v27.16b, v28.16b, v27.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	rev32 v28.8h, v28.8h /* g5lr16_2 = rev(g5s_2) */
+	eor v27.16b, v27.16b, v28.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	ushr v28.4s, v27.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
+	sli v28.4s, v27.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
+	eor v27.16b, v13.16b, v28.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v27.16b, v8.16b, v27.16b /* g5x_2 = xor(g5x2, g5l_2) */
+	ldr q28, [sp, #192] /* reload g6x3.2 */
 	ldr q8, [sp, #80] /* reload g6x0.3 */
 	eor v13.16b, v28.16b, v8.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
-	eor v13.16b, v13.16b, v27.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	eor v13.16b, v13.16b, v25.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
-	and v15.16b, v13.16b, v29.16b /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	eor v13.16b, v13.16b, v30.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
+	eor v13.16b, v13.16b, v26.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	and v28.16b, v13.16b, v29.16b /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g6t_2_hi = shr(g6t_2) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
-	tbl v13.16b, {v13.16b}, v30.16b /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
-	aese v13.16b, v10.16b /* g6s_2_aes = aese(g6s_2_sr, zero_key) */
-	and v15.16b, v13.16b, v29.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	tbl v15.16b, {v13.16b}, v11.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	tbl v28.16b, {v13.16b}, v2.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	rev32 v8.8h, v13.8h /* g6lr16_2 = rev(g6s_2) */
-	eor v28.16b, v13.16b, v28.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	eor v28.16b, v28.16b, v8.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	tbl v28.16b, {v9.16b}, v28.16b /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
+	tbl v13.16b, {v10.16b}, v13.16b /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	eor v28.16b, v28.16b, v13.16b /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	tbl v28.16b, {v28.16b}, v31.16b /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
+	aese v28.16b, v11.16b /* g6s_2_aes = aese(g6s_2_sr, zero_key) */
+	and v13.16b, v28.16b, v29.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	tbl v28.16b, {v15.16b}, v28.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v28.16b, v13.16b, v28.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v13.16b, {v28.16b}, v12.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v13.16b, v28.16b, v13.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v8.16b, {v28.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v8.16b, v28.16b, v8.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	rev32 v28.8h, v28.8h /* g6lr16_2 = rev(g6s_2) */
+	eor v28.16b, v8.16b, v28.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
 	ushr v8.4s, v28.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
 	sli v8.4s, v28.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
-	eor v28.16b, v13.16b, v15.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	eor v28.16b, v28.16b, v8.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	ldr q8, [sp, #160] /* reload g6x2.2 */
+	eor v28.16b, v13.16b, v8.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	ldr q8, [sp, #144] /* reload g6x2.2 */
 	eor v28.16b, v8.16b, v28.16b /* g6x_2 = xor(g6x2, g6l_2) */
-	ldr q8, [sp, #224] /* reload g7x3.2 */
+	ldr q8, [sp, #208] /* reload g7x3.2 */
 	ldr q13, [sp, #96] /* reload g7x0.3 */
-	eor v15.16b, v8.16b, v13.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
-	eor v27.16b, v15.16b, v27.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	ldr q15, [sp, #144] /* reload g7x1.3 */
-	eor v27.16b, v27.16b, v15.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
-	and v8.16b, v27.16b, v29.16b /* g7t_2_lo = and(g7t_2, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g7t_2_hi = shr(g7t_2) */
-	tbl v8.16b, {v31.16b}, v8.16b /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
-	eor v27.16b, v8.16b, v27.16b /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g7s_2_aes = aese(g7s_2_sr, zero_key) */
-	and v8.16b, v27.16b, v29.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
-	tbl v8.16b, {v12.16b}, v8.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	eor v27.16b, v8.16b, v27.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	tbl v8.16b, {v27.16b}, v11.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	tbl v13.16b, {v27.16b}, v2.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	rev32 v15.8h, v27.8h /* g7lr16_2 = rev(g7s_2) */
-	eor v13.16b, v27.16b, v13.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	eor v13.16b, v13.16b, v15.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	ushr v15.4s, v13.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
-	sli v15.4s, v13.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
-	eor v27.16b, v27.16b, v8.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	eor v27.16b, v27.16b, v15.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	ldr q8, [sp, #176] /* reload g7x2.2 */
-	eor v27.16b, v8.16b, v27.16b /* g7x_2 = xor(g7x2, g7l_2) */
+	eor v8.16b, v8.16b, v13.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
+	eor v30.16b, v8.16b, v30.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	ldr q8, [sp, #128] /* reload g7x1.3 */
+	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	and v8.16b, v30.16b, v29.16b /* g7t_2_lo = and(g7t_2, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7t_2_hi = shr(g7t_2) */
+	tbl v8.16b, {v9.16b}, v8.16b /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
+	eor v30.16b, v8.16b, v30.16b /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g7s_2_aes = aese(g7s_2_sr, zero_key) */
+	and v8.16b, v30.16b, v29.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v30.16b, v8.16b, v30.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v8.16b, {v30.16b}, v12.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	eor v8.16b, v30.16b, v8.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	rev32 v30.8h, v30.8h /* g7lr16_2 = rev(g7s_2) */
+	eor v30.16b, v13.16b, v30.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	ushr v13.4s, v30.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
+	sli v13.4s, v30.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
+	eor v30.16b, v8.16b, v13.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	ldr q8, [sp, #160] /* reload g7x2.2 */
+	eor v30.16b, v8.16b, v30.16b /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	add x17, x4, #12
 	ld1r {v8.4s}, [x17] /* rkw_3 = bcast32() */
 	ldr q13, [sp, #288] /* reload g0x0.3 */
-	ldr q15, [sp, #304] /* reload g0x1.3 */
-	eor v13.16b, v13.16b, v15.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
+	str q30, [sp, #160] /* spill g7x2.3 */
+	ldr q30, [sp, #272] /* reload g0x1.3 */
+	eor v13.16b, v13.16b, v30.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
 	eor v13.16b, v13.16b, v8.16b /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
 	eor v13.16b, v13.16b, v0.16b /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	and v15.16b, v13.16b, v29.16b /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	and v30.16b, v13.16b, v29.16b /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g0t_3_hi = shr(g0t_3) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	tbl v13.16b, {v13.16b}, v30.16b /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aese v13.16b, v10.16b /* g0s_3_aes = aese(g0s_3_sr, zero_key) */
-	and v15.16b, v13.16b, v29.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	tbl v15.16b, {v13.16b}, v11.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	str q0, [sp, #320] /* spill g0x2.3 */
-	tbl v0.16b, {v13.16b}, v2.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	str q27, [sp, #176] /* spill g7x2.3 */
-	rev32 v27.8h, v13.8h /* g0lr16_3 = rev(g0s_3) */
-	eor v0.16b, v13.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	eor v0.16b, v0.16b, v27.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	ushr v27.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
-	sli v27.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
-	eor v0.16b, v13.16b, v15.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	eor v0.16b, v0.16b, v27.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	ldr q27, [sp, #272] /* reload g0x3.2 */
-	eor v0.16b, v27.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v27.16b, v4.16b, v3.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
-	eor v27.16b, v27.16b, v8.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	eor v27.16b, v27.16b, v1.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	and v13.16b, v27.16b, v29.16b /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g1t_3_hi = shr(g1t_3) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g1s_3_aes = aese(g1s_3_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	tbl v13.16b, {v27.16b}, v11.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	tbl v15.16b, {v27.16b}, v2.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	str q4, [sp, #272] /* spill g1x0.3 */
-	rev32 v4.8h, v27.8h /* g1lr16_3 = rev(g1s_3) */
-	eor v15.16b, v27.16b, v15.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	eor v4.16b, v15.16b, v4.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	ushr v15.4s, v4.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
-	sli v15.4s, v4.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
-	eor v4.16b, v27.16b, v13.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	eor v4.16b, v4.16b, v15.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	ldr q27, [sp, #256] /* reload g1x3.2 */
-	eor v4.16b, v27.16b, v4.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v27.16b, v7.16b, v6.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
-	eor v27.16b, v27.16b, v8.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	eor v27.16b, v27.16b, v5.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	and v13.16b, v27.16b, v29.16b /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g2t_3_hi = shr(g2t_3) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g2s_3_aes = aese(g2s_3_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	tbl v13.16b, {v27.16b}, v11.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	tbl v15.16b, {v27.16b}, v2.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	str q7, [sp, #256] /* spill g2x0.3 */
-	rev32 v7.8h, v27.8h /* g2lr16_3 = rev(g2s_3) */
-	eor v15.16b, v27.16b, v15.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	eor v7.16b, v15.16b, v7.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	ushr v15.4s, v7.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
-	sli v15.4s, v7.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
-	eor v7.16b, v27.16b, v13.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	eor v7.16b, v7.16b, v15.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	ldr q27, [sp, #240] /* reload g2x3.2 */
-	eor v7.16b, v27.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v27.16b, v19.16b, v16.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
-	eor v27.16b, v27.16b, v8.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	eor v27.16b, v27.16b, v20.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	and v13.16b, v27.16b, v29.16b /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g3t_3_hi = shr(g3t_3) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g3s_3_aes = aese(g3s_3_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	tbl v13.16b, {v27.16b}, v11.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	tbl v15.16b, {v27.16b}, v2.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	str q19, [sp, #240] /* spill g3x0.3 */
-	rev32 v19.8h, v27.8h /* g3lr16_3 = rev(g3s_3) */
-	eor v15.16b, v27.16b, v15.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	eor v19.16b, v15.16b, v19.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	ushr v15.4s, v19.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
-	sli v15.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
-	eor v19.16b, v27.16b, v13.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	eor v19.16b, v19.16b, v15.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	tbl v30.16b, {v9.16b}, v30.16b /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	tbl v13.16b, {v10.16b}, v13.16b /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g0s_3_aes = aese(g0s_3_sr, zero_key) */
+	and v13.16b, v30.16b, v29.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	tbl v13.16b, {v30.16b}, v12.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	eor v13.16b, v30.16b, v13.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	str q0, [sp, #304] /* spill g0x2.3 */
+	tbl v0.16b, {v30.16b}, v4.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	eor v0.16b, v30.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	rev32 v30.8h, v30.8h /* g0lr16_3 = rev(g0s_3) */
+	eor v0.16b, v0.16b, v30.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	ushr v30.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
+	sli v30.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
+	eor v0.16b, v13.16b, v30.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	ldr q30, [sp, #256] /* reload g0x3.2 */
+	eor v0.16b, v30.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
+	eor v30.16b, v3.16b, v2.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
+	eor v30.16b, v30.16b, v8.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	and v13.16b, v30.16b, v29.16b /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g1t_3_hi = shr(g1t_3) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g1s_3_aes = aese(g1s_3_sr, zero_key) */
+	and v13.16b, v30.16b, v29.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v13.16b, {v30.16b}, v12.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	eor v13.16b, v30.16b, v13.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	str q3, [sp, #256] /* spill g1x0.3 */
+	tbl v3.16b, {v30.16b}, v4.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	eor v3.16b, v30.16b, v3.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	rev32 v30.8h, v30.8h /* g1lr16_3 = rev(g1s_3) */
+	eor v3.16b, v3.16b, v30.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	ushr v30.4s, v3.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
+	sli v30.4s, v3.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
+	eor v3.16b, v13.16b, v30.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	ldr q30, [sp, #240] /* reload g1x3.2 */
+	eor v3.16b, v30.16b, v3.16b /* g1x_3 = xor(g1x3, g1l_3) */
+	eor v30.16b, v7.16b, v6.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
+	eor v30.16b, v30.16b, v8.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	and v13.16b, v30.16b, v29.16b /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g2t_3_hi = shr(g2t_3) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g2s_3_aes = aese(g2s_3_sr, zero_key) */
+	and v13.16b, v30.16b, v29.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v13.16b, {v30.16b}, v12.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	eor v13.16b, v30.16b, v13.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	str q7, [sp, #240] /* spill g2x0.3 */
+	tbl v7.16b, {v30.16b}, v4.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	eor v7.16b, v30.16b, v7.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	rev32 v30.8h, v30.8h /* g2lr16_3 = rev(g2s_3) */
+	eor v7.16b, v7.16b, v30.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	ushr v30.4s, v7.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
+	sli v30.4s, v7.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
+	eor v7.16b, v13.16b, v30.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	ldr q30, [sp, #224] /* reload g2x3.2 */
+	eor v7.16b, v30.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
+	eor v30.16b, v19.16b, v16.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
+	eor v30.16b, v30.16b, v8.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	and v13.16b, v30.16b, v29.16b /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g3t_3_hi = shr(g3t_3) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g3s_3_aes = aese(g3s_3_sr, zero_key) */
+	and v13.16b, v30.16b, v29.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v13.16b, {v30.16b}, v12.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	eor v13.16b, v30.16b, v13.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	str q19, [sp, #224] /* spill g3x0.3 */
+	tbl v19.16b, {v30.16b}, v4.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	eor v19.16b, v30.16b, v19.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	rev32 v30.8h, v30.8h /* g3lr16_3 = rev(g3s_3) */
+	eor v19.16b, v19.16b, v30.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	ushr v30.4s, v19.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
+	sli v30.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
+	eor v19.16b, v13.16b, v30.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	eor v17.16b, v17.16b, v19.16b /* g3x_3 = xor(g3x3, g3l_3) */
 	eor v19.16b, v23.16b, v18.16b /* g4t_acc_6 = xor(g4x0, g4x1) */
 	eor v19.16b, v19.16b, v8.16b /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
 	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4t_acc_7, g4x2) */
-	and v27.16b, v19.16b, v29.16b /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	and v30.16b, v19.16b, v29.16b /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g4t_3_hi = shr(g4t_3) */
-	tbl v27.16b, {v31.16b}, v27.16b /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	tbl v19.16b, {v9.16b}, v19.16b /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	eor v19.16b, v27.16b, v19.16b /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	tbl v19.16b, {v19.16b}, v30.16b /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
-	aese v19.16b, v10.16b /* g4s_3_aes = aese(g4s_3_sr, zero_key) */
-	and v27.16b, v19.16b, v29.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	tbl v30.16b, {v9.16b}, v30.16b /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
+	tbl v19.16b, {v10.16b}, v19.16b /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	eor v19.16b, v30.16b, v19.16b /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+	aese v19.16b, v11.16b /* g4s_3_aes = aese(g4s_3_sr, zero_key) */
+	and v30.16b, v19.16b, v29.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
-	tbl v27.16b, {v12.16b}, v27.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	tbl v19.16b, {v14.16b}, v19.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	eor v19.16b, v27.16b, v19.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	tbl v27.16b, {v19.16b}, v11.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	tbl v13.16b, {v19.16b}, v2.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	rev32 v15.8h, v19.8h /* g4lr16_3 = rev(g4s_3) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	tbl v19.16b, {v15.16b}, v19.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v19.16b, v30.16b, v19.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v30.16b, {v19.16b}, v12.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	eor v30.16b, v19.16b, v30.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	tbl v13.16b, {v19.16b}, v4.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
 	eor v13.16b, v19.16b, v13.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	eor v13.16b, v13.16b, v15.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	ushr v15.4s, v13.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
-	sli v15.4s, v13.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
-	eor v19.16b, v19.16b, v27.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	eor v19.16b, v19.16b, v15.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	rev32 v19.8h, v19.8h /* g4lr16_3 = rev(g4s_3) */
+	eor v19.16b, v13.16b, v19.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	ushr v13.4s, v19.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
+	sli v13.4s, v19.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
+	eor v19.16b, v30.16b, v13.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	eor v19.16b, v21.16b, v19.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	ldr q21, [sp, #64] /* reload g5x0.3 */
-	eor v27.16b, v21.16b, v22.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
-	eor v27.16b, v27.16b, v8.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	eor v27.16b, v27.16b, v26.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
-	and v13.16b, v27.16b, v29.16b /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5t_3_hi = shr(g5t_3) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g5s_3_aes = aese(g5s_3_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	tbl v13.16b, {v27.16b}, v11.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	tbl v15.16b, {v27.16b}, v2.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	rev32 v21.8h, v27.8h /* g5lr16_3 = rev(g5s_3) */
-	eor v15.16b, v27.16b, v15.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	eor v21.16b, v15.16b, v21.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	ushr v15.4s, v21.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
-	sli v15.4s, v21.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
-	eor v21.16b, v27.16b, v13.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	eor v21.16b, v21.16b, v15.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	ldr q27, [sp, #192] /* reload g5x3.2 */
-	eor v21.16b, v27.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
-	ldr q27, [sp, #80] /* reload g6x0.3 */
-	eor v13.16b, v27.16b, v25.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
+	eor v21.16b, v25.16b, v22.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
+	eor v21.16b, v21.16b, v8.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
+	eor v21.16b, v21.16b, v27.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	and v30.16b, v21.16b, v29.16b /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g5t_3_hi = shr(g5t_3) */
+	tbl v30.16b, {v9.16b}, v30.16b /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
+	tbl v21.16b, {v10.16b}, v21.16b /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	eor v21.16b, v30.16b, v21.16b /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+	aese v21.16b, v11.16b /* g5s_3_aes = aese(g5s_3_sr, zero_key) */
+	and v30.16b, v21.16b, v29.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	tbl v21.16b, {v15.16b}, v21.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v21.16b, v30.16b, v21.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v30.16b, {v21.16b}, v12.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v30.16b, v21.16b, v30.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	tbl v13.16b, {v21.16b}, v4.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	eor v13.16b, v21.16b, v13.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	rev32 v21.8h, v21.8h /* g5lr16_3 = rev(g5s_3) */
+	eor v21.16b, v13.16b, v21.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	ushr v13.4s, v21.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
+	sli v13.4s, v21.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
+	eor v21.16b, v30.16b, v13.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	ldr q30, [sp, #176] /* reload g5x3.2 */
+	eor v21.16b, v30.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
+	ldr q30, [sp, #80] /* reload g6x0.3 */
+	eor v13.16b, v30.16b, v26.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
 	eor v13.16b, v13.16b, v8.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
 	eor v13.16b, v13.16b, v28.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
-	and v15.16b, v13.16b, v29.16b /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	and v30.16b, v13.16b, v29.16b /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g6t_3_hi = shr(g6t_3) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	tbl v13.16b, {v13.16b}, v30.16b /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
-	aese v13.16b, v10.16b /* g6s_3_aes = aese(g6s_3_sr, zero_key) */
-	and v15.16b, v13.16b, v29.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	tbl v15.16b, {v13.16b}, v11.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	tbl v27.16b, {v13.16b}, v2.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	str q25, [sp, #128] /* spill g6x1.3 */
-	rev32 v25.8h, v13.8h /* g6lr16_3 = rev(g6s_3) */
-	eor v27.16b, v13.16b, v27.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	eor v25.16b, v27.16b, v25.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	ushr v27.4s, v25.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
-	sli v27.4s, v25.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
-	eor v25.16b, v13.16b, v15.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	eor v25.16b, v25.16b, v27.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	ldr q27, [sp, #208] /* reload g6x3.2 */
-	eor v25.16b, v27.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
-	ldr q27, [sp, #96] /* reload g7x0.3 */
-	ldr q13, [sp, #144] /* reload g7x1.3 */
-	eor v15.16b, v27.16b, v13.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
-	eor v8.16b, v15.16b, v8.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	ldr q15, [sp, #176] /* reload g7x2.3 */
-	eor v8.16b, v8.16b, v15.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
-	and v27.16b, v8.16b, v29.16b /* g7t_3_lo = and(g7t_3, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* g7t_3_hi = shr(g7t_3) */
-	tbl v27.16b, {v31.16b}, v27.16b /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
-	tbl v8.16b, {v9.16b}, v8.16b /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
-	eor v27.16b, v27.16b, v8.16b /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g7s_3_aes = aese(g7s_3_sr, zero_key) */
-	and v8.16b, v27.16b, v29.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
-	tbl v8.16b, {v12.16b}, v8.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	eor v27.16b, v8.16b, v27.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	tbl v8.16b, {v27.16b}, v11.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	tbl v13.16b, {v27.16b}, v2.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	rev32 v15.8h, v27.8h /* g7lr16_3 = rev(g7s_3) */
-	eor v13.16b, v27.16b, v13.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	eor v13.16b, v13.16b, v15.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	ushr v15.4s, v13.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
-	sli v15.4s, v13.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
-	eor v27.16b, v27.16b, v8.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	eor v27.16b, v27.16b, v15.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	ldr q8, [sp, #224] /* reload g7x3.2 */
-	eor v27.16b, v8.16b, v27.16b /* g7x_3 = xor(g7x3, g7l_3) */
-	str q22, [sp, #112] /* spill g5x1.2 */
-	str q28, [sp, #160] /* spill g6x2.2 */
-	str q21, [sp, #192] /* spill g5x3.2 */
-	str q25, [sp, #208] /* spill g6x3.2 */
-	str q27, [sp, #224] /* spill g7x3.2 */
-	ldr q2, [sp, #304] /* reload g0x1.3 */
+	tbl v30.16b, {v9.16b}, v30.16b /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
+	tbl v13.16b, {v10.16b}, v13.16b /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g6s_3_aes = aese(g6s_3_sr, zero_key) */
+	and v13.16b, v30.16b, v29.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v13.16b, {v30.16b}, v12.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v13.16b, v30.16b, v13.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	str q26, [sp, #112] /* spill g6x1.3 */
+	tbl v26.16b, {v30.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v26.16b, v30.16b, v26.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	rev32 v30.8h, v30.8h /* g6lr16_3 = rev(g6s_3) */
+	eor v26.16b, v26.16b, v30.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v30.4s, v26.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v30.4s, v26.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v26.16b, v13.16b, v30.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q30, [sp, #192] /* reload g6x3.2 */
+	eor v26.16b, v30.16b, v26.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	ldr q30, [sp, #96] /* reload g7x0.3 */
+	ldr q13, [sp, #128] /* reload g7x1.3 */
+	eor v30.16b, v30.16b, v13.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
+	eor v30.16b, v30.16b, v8.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	ldr q8, [sp, #160] /* reload g7x2.3 */
+	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	and v8.16b, v30.16b, v29.16b /* g7t_3_lo = and(g7t_3, nibble_mask) */
+	tbl v8.16b, {v9.16b}, v8.16b /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
+	ushr v30.16b, v30.16b, #4 /* g7t_3_hi = shr(g7t_3) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
+	eor v30.16b, v8.16b, v30.16b /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g7s_3_aes = aese(g7s_3_sr, zero_key) */
+	and v8.16b, v30.16b, v29.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v30.16b, v30.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v30.16b, v8.16b, v30.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v8.16b, {v30.16b}, v12.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	eor v8.16b, v30.16b, v8.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	rev32 v30.8h, v30.8h /* g7lr16_3 = rev(g7s_3) */
+	eor v30.16b, v13.16b, v30.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	ushr v13.4s, v30.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
+	sli v13.4s, v30.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
+	eor v30.16b, v8.16b, v13.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	ldr q8, [sp, #208] /* reload g7x3.2 */
+	eor v30.16b, v8.16b, v30.16b /* g7x_3 = xor(g7x3, g7l_3) */
+	str q25, [sp, #64] /* spill g5x0.2 */
+	str q28, [sp, #144] /* spill g6x2.2 */
+	str q21, [sp, #176] /* spill g5x3.2 */
+	str q26, [sp, #192] /* spill g6x3.2 */
+	str q30, [sp, #208] /* spill g7x3.2 */
+	ldr q4, [sp, #304] /* reload g0x2.3 */
 	mov v21.16b, v19.16b /* g4x3.3 */
-	ldr q19, [sp, #256] /* reload g2x0.3 */
-	mov v22.16b, v16.16b /* g3x1.3 */
-	mov v16.16b, v1.16b /* g1x2.3 */
-	mov v1.16b, v4.16b /* g1x3.3 */
-	ldr q4, [sp, #320] /* reload g0x2.3 */
-	mov v27.16b, v23.16b /* g4x0.3 */
-	ldr q23, [sp, #240] /* reload g3x0.3 */
+	ldr q19, [sp, #240] /* reload g2x0.3 */
+	mov v26.16b, v18.16b /* g4x1.3 */
+	mov v18.16b, v6.16b /* g2x1.3 */
+	mov v6.16b, v2.16b /* g1x1.3 */
+	ldr q2, [sp, #272] /* reload g0x1.3 */
 	mov v28.16b, v24.16b /* g4x2.3 */
 	mov v24.16b, v20.16b /* g3x2.3 */
 	mov v20.16b, v5.16b /* g2x2.3 */
 	mov v5.16b, v7.16b /* g2x3.3 */
-	ldr q7, [sp, #272] /* reload g1x0.3 */
-	mov v8.16b, v26.16b /* g5x2.3 */
-	mov v26.16b, v18.16b /* g4x1.3 */
-	mov v18.16b, v6.16b /* g2x1.3 */
-	mov v6.16b, v3.16b /* g1x1.3 */
+	ldr q7, [sp, #256] /* reload g1x0.3 */
+	mov v30.16b, v22.16b /* g5x1.3 */
+	mov v22.16b, v16.16b /* g3x1.3 */
+	mov v16.16b, v1.16b /* g1x2.3 */
+	mov v1.16b, v3.16b /* g1x3.3 */
 	ldr q3, [sp, #288] /* reload g0x0.3 */
+	mov v8.16b, v27.16b /* g5x2.3 */
+	mov v27.16b, v23.16b /* g4x0.3 */
+	ldr q23, [sp, #224] /* reload g3x0.3 */
 	mov v13.16b, v0.16b /* g0x3.3 */
 	add x4, x4, #16
 	subs x3, x3, #1
@@ -1113,13 +1109,13 @@ _gcry_sm4_wordslice_neon_aes_batch:
 	zip2 v3.4s, v4.4s, v3.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
 	zip1 v4.4s, v0.4s, v25.4s /* tro1 = unpacklo(tro0, tro0_2) */
 	zip2 v0.4s, v0.4s, v25.4s /* tro1_1 = unpackhi(tro0, tro0_2) */
-	zip1 v25.4s, v2.4s, v3.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	zip2 v2.4s, v2.4s, v3.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	rev32 v3.16b, v4.16b /* outbe = rev(tro1) */
-	str q3, [x2] /* store outbe */
+	rev32 v4.16b, v4.16b /* outbe = rev(tro1) */
+	str q4, [x2] /* store outbe */
 	rev32 v0.16b, v0.16b /* outbe_1 = rev(tro1_1) */
 	str q0, [x2, #16] /* store outbe_1 */
-	rev32 v0.16b, v25.16b /* outbe_2 = rev(tro1_2) */
+	zip1 v0.4s, v2.4s, v3.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	zip2 v2.4s, v2.4s, v3.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	rev32 v0.16b, v0.16b /* outbe_2 = rev(tro1_2) */
 	str q0, [x2, #32] /* store outbe_2 */
 	rev32 v0.16b, v2.16b /* outbe_3 = rev(tro1_3) */
 	str q0, [x2, #48] /* store outbe_3 */
@@ -1129,13 +1125,13 @@ _gcry_sm4_wordslice_neon_aes_batch:
 	zip2 v3.4s, v16.4s, v7.4s /* tro0_7 = unpackhi(g1x2, g1x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	zip1 v2.4s, v1.4s, v3.4s /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	zip2 v1.4s, v1.4s, v3.4s /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	rev32 v3.16b, v4.16b /* outbe_4 = rev(tro1_4) */
-	str q3, [x2, #64] /* store outbe_4 */
+	rev32 v2.16b, v4.16b /* outbe_4 = rev(tro1_4) */
+	str q2, [x2, #64] /* store outbe_4 */
 	rev32 v0.16b, v0.16b /* outbe_5 = rev(tro1_5) */
 	str q0, [x2, #80] /* store outbe_5 */
-	rev32 v0.16b, v2.16b /* outbe_6 = rev(tro1_6) */
+	zip1 v0.4s, v1.4s, v3.4s /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	rev32 v0.16b, v0.16b /* outbe_6 = rev(tro1_6) */
 	str q0, [x2, #96] /* store outbe_6 */
 	rev32 v0.16b, v1.16b /* outbe_7 = rev(tro1_7) */
 	str q0, [x2, #112] /* store outbe_7 */
@@ -1145,13 +1141,13 @@ _gcry_sm4_wordslice_neon_aes_batch:
 	zip2 v3.4s, v20.4s, v19.4s /* tro0_11 = unpackhi(g2x2, g2x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	zip1 v2.4s, v1.4s, v3.4s /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	zip2 v1.4s, v1.4s, v3.4s /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	rev32 v3.16b, v4.16b /* outbe_8 = rev(tro1_8) */
-	str q3, [x2, #128] /* store outbe_8 */
+	rev32 v2.16b, v4.16b /* outbe_8 = rev(tro1_8) */
+	str q2, [x2, #128] /* store outbe_8 */
 	rev32 v0.16b, v0.16b /* outbe_9 = rev(tro1_9) */
 	str q0, [x2, #144] /* store outbe_9 */
-	rev32 v0.16b, v2.16b /* outbe_10 = rev(tro1_10) */
+	zip1 v0.4s, v1.4s, v3.4s /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	rev32 v0.16b, v0.16b /* outbe_10 = rev(tro1_10) */
 	str q0, [x2, #160] /* store outbe_10 */
 	rev32 v0.16b, v1.16b /* outbe_11 = rev(tro1_11) */
 	str q0, [x2, #176] /* store outbe_11 */
@@ -1161,13 +1157,13 @@ _gcry_sm4_wordslice_neon_aes_batch:
 	zip2 v3.4s, v24.4s, v23.4s /* tro0_15 = unpackhi(g3x2, g3x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	zip1 v2.4s, v1.4s, v3.4s /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	zip2 v1.4s, v1.4s, v3.4s /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	rev32 v3.16b, v4.16b /* outbe_12 = rev(tro1_12) */
-	str q3, [x2, #192] /* store outbe_12 */
+	rev32 v2.16b, v4.16b /* outbe_12 = rev(tro1_12) */
+	str q2, [x2, #192] /* store outbe_12 */
 	rev32 v0.16b, v0.16b /* outbe_13 = rev(tro1_13) */
 	str q0, [x2, #208] /* store outbe_13 */
-	rev32 v0.16b, v2.16b /* outbe_14 = rev(tro1_14) */
+	zip1 v0.4s, v1.4s, v3.4s /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	rev32 v0.16b, v0.16b /* outbe_14 = rev(tro1_14) */
 	str q0, [x2, #224] /* store outbe_14 */
 	rev32 v0.16b, v1.16b /* outbe_15 = rev(tro1_15) */
 	str q0, [x2, #240] /* store outbe_15 */
@@ -1177,72 +1173,71 @@ _gcry_sm4_wordslice_neon_aes_batch:
 	zip2 v3.4s, v28.4s, v27.4s /* tro0_19 = unpackhi(g4x2, g4x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_16 = unpacklo(tro0_16, tro0_18) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	zip1 v2.4s, v1.4s, v3.4s /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	zip2 v1.4s, v1.4s, v3.4s /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	rev32 v3.16b, v4.16b /* outbe_16 = rev(tro1_16) */
-	str q3, [x2, #256] /* store outbe_16 */
+	rev32 v2.16b, v4.16b /* outbe_16 = rev(tro1_16) */
+	str q2, [x2, #256] /* store outbe_16 */
 	rev32 v0.16b, v0.16b /* outbe_17 = rev(tro1_17) */
 	str q0, [x2, #272] /* store outbe_17 */
-	rev32 v0.16b, v2.16b /* outbe_18 = rev(tro1_18) */
+	zip1 v0.4s, v1.4s, v3.4s /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	rev32 v0.16b, v0.16b /* outbe_18 = rev(tro1_18) */
 	str q0, [x2, #288] /* store outbe_18 */
 	rev32 v0.16b, v1.16b /* outbe_19 = rev(tro1_19) */
 	str q0, [x2, #304] /* store outbe_19 */
-	ldr q0, [sp, #192] /* reload g5x3.2 */
-	ldr q1, [sp, #112] /* reload g5x1.2 */
-	zip1 v2.4s, v0.4s, v1.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
-	zip2 v0.4s, v0.4s, v1.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
-	ldr q1, [sp, #64] /* reload g5x0.2 */
-	zip1 v3.4s, v8.4s, v1.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
-	zip2 v1.4s, v8.4s, v1.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
-	zip1 v4.4s, v2.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	zip2 v2.4s, v2.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	zip1 v3.4s, v0.4s, v1.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	zip2 v0.4s, v0.4s, v1.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	rev32 v1.16b, v4.16b /* outbe_20 = rev(tro1_20) */
-	str q1, [x2, #320] /* store outbe_20 */
-	rev32 v1.16b, v2.16b /* outbe_21 = rev(tro1_21) */
+	ldr q0, [sp, #176] /* reload g5x3.2 */
+	zip1 v1.4s, v0.4s, v30.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
+	zip2 v0.4s, v0.4s, v30.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
+	ldr q2, [sp, #64] /* reload g5x0.2 */
+	zip1 v3.4s, v8.4s, v2.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
+	zip2 v2.4s, v8.4s, v2.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	rev32 v3.16b, v4.16b /* outbe_20 = rev(tro1_20) */
+	str q3, [x2, #320] /* store outbe_20 */
+	rev32 v1.16b, v1.16b /* outbe_21 = rev(tro1_21) */
 	str q1, [x2, #336] /* store outbe_21 */
-	rev32 v1.16b, v3.16b /* outbe_22 = rev(tro1_22) */
+	zip1 v1.4s, v0.4s, v2.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	rev32 v1.16b, v1.16b /* outbe_22 = rev(tro1_22) */
 	str q1, [x2, #352] /* store outbe_22 */
 	rev32 v0.16b, v0.16b /* outbe_23 = rev(tro1_23) */
 	str q0, [x2, #368] /* store outbe_23 */
-	ldr q0, [sp, #208] /* reload g6x3.2 */
-	ldr q1, [sp, #128] /* reload g6x1.2 */
+	ldr q0, [sp, #192] /* reload g6x3.2 */
+	ldr q1, [sp, #112] /* reload g6x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
-	ldr q1, [sp, #160] /* reload g6x2.2 */
+	ldr q1, [sp, #144] /* reload g6x2.2 */
 	ldr q3, [sp, #80] /* reload g6x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_26 = unpacklo(g6x2, g6x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_27 = unpackhi(g6x2, g6x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_24 = unpacklo(tro0_24, tro0_26) */
 	zip2 v2.4s, v2.4s, v4.4s /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	zip1 v4.4s, v0.4s, v1.4s /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	rev32 v3.16b, v3.16b /* outbe_24 = rev(tro1_24) */
+	str q3, [x2, #384] /* store outbe_24 */
+	rev32 v2.16b, v2.16b /* outbe_25 = rev(tro1_25) */
+	str q2, [x2, #400] /* store outbe_25 */
+	zip1 v2.4s, v0.4s, v1.4s /* tro1_26 = unpacklo(tro0_25, tro0_27) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	rev32 v1.16b, v3.16b /* outbe_24 = rev(tro1_24) */
-	str q1, [x2, #384] /* store outbe_24 */
-	rev32 v1.16b, v2.16b /* outbe_25 = rev(tro1_25) */
-	str q1, [x2, #400] /* store outbe_25 */
-	rev32 v1.16b, v4.16b /* outbe_26 = rev(tro1_26) */
+	rev32 v1.16b, v2.16b /* outbe_26 = rev(tro1_26) */
 	str q1, [x2, #416] /* store outbe_26 */
 	rev32 v0.16b, v0.16b /* outbe_27 = rev(tro1_27) */
 	str q0, [x2, #432] /* store outbe_27 */
-	ldr q0, [sp, #224] /* reload g7x3.2 */
-	ldr q1, [sp, #144] /* reload g7x1.2 */
+	ldr q0, [sp, #208] /* reload g7x3.2 */
+	ldr q1, [sp, #128] /* reload g7x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
-	ldr q1, [sp, #176] /* reload g7x2.2 */
+	ldr q1, [sp, #160] /* reload g7x2.2 */
 	ldr q3, [sp, #96] /* reload g7x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_30 = unpacklo(g7x2, g7x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_31 = unpackhi(g7x2, g7x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_28 = unpacklo(tro0_28, tro0_30) */
 	zip2 v2.4s, v2.4s, v4.4s /* tro1_29 = unpackhi(tro0_28, tro0_30) */
-	zip1 v4.4s, v0.4s, v1.4s /* tro1_30 = unpacklo(tro0_29, tro0_31) */
+	rev32 v3.16b, v3.16b /* outbe_28 = rev(tro1_28) */
+	str q3, [x2, #448] /* store outbe_28 */
+	rev32 v2.16b, v2.16b /* outbe_29 = rev(tro1_29) */
+	str q2, [x2, #464] /* store outbe_29 */
+	zip1 v2.4s, v0.4s, v1.4s /* tro1_30 = unpacklo(tro0_29, tro0_31) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	rev32 v1.16b, v3.16b /* outbe_28 = rev(tro1_28) */
-	str q1, [x2, #448] /* store outbe_28 */
-	rev32 v1.16b, v2.16b /* outbe_29 = rev(tro1_29) */
-	str q1, [x2, #464] /* store outbe_29 */
-	rev32 v1.16b, v4.16b /* outbe_30 = rev(tro1_30) */
+	rev32 v1.16b, v2.16b /* outbe_30 = rev(tro1_30) */
 	str q1, [x2, #480] /* store outbe_30 */
 	rev32 v0.16b, v0.16b /* outbe_31 = rev(tro1_31) */
 	str q0, [x2, #496] /* store outbe_31 */
@@ -1250,8 +1245,8 @@ _gcry_sm4_wordslice_neon_aes_batch:
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #336
-	CFI_ADJUST_CFA_OFFSET(-336);
+	add sp, sp, #320
+	CFI_ADJUST_CFA_OFFSET(-320);
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_wordslice_neon_aes_batch,.-_gcry_sm4_wordslice_neon_aes_batch;)
@@ -1265,15 +1260,15 @@ ELF(.size _gcry_sm4_wordslice_neon_aes_batch,.-_gcry_sm4_wordslice_neon_aes_batc
  *   x5: rk + 16 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 336 bytes (17 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 320 bytes (16 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl _gcry_sm4_wordslice_neon_aes_batch_xor
 ELF(.type _gcry_sm4_wordslice_neon_aes_batch_xor,%function;)
 	.align 4
 _gcry_sm4_wordslice_neon_aes_batch_xor:
 	CFI_STARTPROC();
-	sub sp, sp, #336
-	CFI_ADJUST_CFA_OFFSET(336);
+	sub sp, sp, #320
+	CFI_ADJUST_CFA_OFFSET(320);
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -1413,14 +1408,13 @@ _gcry_sm4_wordslice_neon_aes_batch_xor:
 	str q31, [sp, #64] /* spill g5x0.2 */
 	str q11, [sp, #80] /* spill g6x0.2 */
 	str q15, [sp, #96] /* spill g7x0.2 */
-	str q30, [sp, #112] /* spill g5x1.2 */
-	str q10, [sp, #128] /* spill g6x1.2 */
-	str q0, [sp, #144] /* spill g7x1.2 */
-	str q12, [sp, #160] /* spill g6x2.2 */
-	str q14, [sp, #176] /* spill g7x2.2 */
-	str q25, [sp, #192] /* spill g5x3.2 */
-	str q29, [sp, #208] /* spill g6x3.2 */
-	str q9, [sp, #224] /* spill g7x3.2 */
+	str q10, [sp, #112] /* spill g6x1.2 */
+	str q0, [sp, #128] /* spill g7x1.2 */
+	str q12, [sp, #144] /* spill g6x2.2 */
+	str q14, [sp, #160] /* spill g7x2.2 */
+	str q25, [sp, #176] /* spill g5x3.2 */
+	str q29, [sp, #192] /* spill g6x3.2 */
+	str q9, [sp, #208] /* spill g7x3.2 */
 	mov x5, x0
 	mov x4, #8
 	.p2align 4
@@ -1433,923 +1427,920 @@ _gcry_sm4_wordslice_neon_aes_batch_xor:
 	eor v25.16b, v25.16b, v13.16b /* g0t = xor(g0t_acc_1, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_nibble_mask
 	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_nibble_mask] /* nibble_mask = const() */
-	and v30.16b, v25.16b, v29.16b /* g0t_lo = and(g0t, nibble_mask) */
+	and v31.16b, v25.16b, v29.16b /* g0t_lo = and(g0t, nibble_mask) */
 	ushr v25.16b, v25.16b, #4 /* g0t_hi = shr(g0t) */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_tbl_lo
-	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_lo] /* tbl_lo = const() */
-	tbl v30.16b, {v31.16b}, v30.16b /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_lo] /* tbl_lo = const() */
+	tbl v31.16b, {v9.16b}, v31.16b /* g0a_l = lookup16(tbl_lo, g0t_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_tbl_hi
-	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_hi] /* tbl_hi = const() */
-	tbl v25.16b, {v9.16b}, v25.16b /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	eor v25.16b, v30.16b, v25.16b /* g0a = xor(g0a_l, g0a_h) */
+	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_hi] /* tbl_hi = const() */
+	tbl v25.16b, {v10.16b}, v25.16b /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	eor v25.16b, v31.16b, v25.16b /* g0a = xor(g0a_l, g0a_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_inv_shift_rows
-	ldr q30, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v25.16b, {v25.16b}, v30.16b /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v25.16b, {v25.16b}, v31.16b /* g0s_sr = lookup16(g0a, inv_shift_rows) */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_zero_key
-	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_zero_key] /* zero_key = const() */
-	aese v25.16b, v10.16b /* g0s_aes = aese(g0s_sr, zero_key) */
-	and v11.16b, v25.16b, v29.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_zero_key] /* zero_key = const() */
+	aese v25.16b, v11.16b /* g0s_aes = aese(g0s_sr, zero_key) */
+	and v12.16b, v25.16b, v29.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	ushr v25.16b, v25.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_tbl_lo_1
-	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v11.16b, {v12.16b}, v11.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v12.16b, {v14.16b}, v12.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_tbl_hi_1
-	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v25.16b, {v14.16b}, v25.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	eor v25.16b, v11.16b, v25.16b /* g0s = xor(g0s_l, g0s_h) */
+	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v25.16b, {v15.16b}, v25.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	eor v25.16b, v12.16b, v25.16b /* g0s = xor(g0s_l, g0s_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_rotl24
-	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_rotl24] /* rotl24 = const() */
-	tbl v15.16b, {v25.16b}, v11.16b /* g0lr24 = lookup16(g0s, rotl24) */
-	str q2, [sp, #240] /* spill g0x1.2 */
+	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_rotl24] /* rotl24 = const() */
+	str q2, [sp, #224] /* spill g0x1.2 */
+	tbl v2.16b, {v25.16b}, v12.16b /* g0lr24 = lookup16(g0s, rotl24) */
+	eor v2.16b, v25.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
+	str q4, [sp, #240] /* spill g0x2.2 */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_rotl8
-	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_rotl8] /* rotl8 = const() */
-	str q4, [sp, #256] /* spill g0x2.2 */
-	tbl v4.16b, {v25.16b}, v2.16b /* g0lr8 = lookup16(g0s, rotl8) */
-	str q13, [sp, #272] /* spill g0x3.2 */
-	rev32 v13.8h, v25.8h /* g0lr16 = rev(g0s) */
-	eor v4.16b, v25.16b, v4.16b /* g0lg_acc = xor(g0s, g0lr8) */
-	eor v4.16b, v4.16b, v13.16b /* g0lg = xor(g0lg_acc, g0lr16) */
-	ushr v13.4s, v4.4s, #30 /* g0lr2_r = shr(g0lg) */
-	sli v13.4s, v4.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
-	eor v4.16b, v25.16b, v15.16b /* g0l_acc = xor(g0s, g0lr24) */
-	eor v4.16b, v4.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
-	eor v3.16b, v3.16b, v4.16b /* g0x = xor(g0x0, g0l) */
-	eor v4.16b, v6.16b, v16.16b /* g1t_acc = xor(g1x1, g1x2) */
-	eor v4.16b, v4.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	eor v4.16b, v4.16b, v1.16b /* g1t = xor(g1t_acc_1, g1x3) */
-	and v25.16b, v4.16b, v29.16b /* g1t_lo = and(g1t, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* g1t_hi = shr(g1t) */
-	tbl v25.16b, {v31.16b}, v25.16b /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	tbl v4.16b, {v9.16b}, v4.16b /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	eor v4.16b, v25.16b, v4.16b /* g1a = xor(g1a_l, g1a_h) */
-	tbl v4.16b, {v4.16b}, v30.16b /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	aese v4.16b, v10.16b /* g1s_aes = aese(g1s_sr, zero_key) */
-	and v25.16b, v4.16b, v29.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
-	tbl v25.16b, {v12.16b}, v25.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	tbl v4.16b, {v14.16b}, v4.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	eor v4.16b, v25.16b, v4.16b /* g1s = xor(g1s_l, g1s_h) */
-	tbl v25.16b, {v4.16b}, v11.16b /* g1lr24 = lookup16(g1s, rotl24) */
-	tbl v13.16b, {v4.16b}, v2.16b /* g1lr8 = lookup16(g1s, rotl8) */
-	rev32 v15.8h, v4.8h /* g1lr16 = rev(g1s) */
-	eor v13.16b, v4.16b, v13.16b /* g1lg_acc = xor(g1s, g1lr8) */
-	eor v13.16b, v13.16b, v15.16b /* g1lg = xor(g1lg_acc, g1lr16) */
-	ushr v15.4s, v13.4s, #30 /* g1lr2_r = shr(g1lg) */
-	sli v15.4s, v13.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
-	eor v4.16b, v4.16b, v25.16b /* g1l_acc = xor(g1s, g1lr24) */
-	eor v4.16b, v4.16b, v15.16b /* g1l = xor(g1l_acc, g1lr2) */
-	eor v4.16b, v7.16b, v4.16b /* g1x = xor(g1x0, g1l) */
+	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_rotl8] /* rotl8 = const() */
+	str q13, [sp, #256] /* spill g0x3.2 */
+	tbl v13.16b, {v25.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v13.16b, v25.16b, v13.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	rev32 v25.8h, v25.8h /* g0lr16 = rev(g0s) */
+	eor v25.16b, v13.16b, v25.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v13.4s, v25.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v13.4s, v25.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	eor v2.16b, v2.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
+	eor v2.16b, v3.16b, v2.16b /* g0x = xor(g0x0, g0l) */
+	eor v3.16b, v6.16b, v16.16b /* g1t_acc = xor(g1x1, g1x2) */
+	eor v3.16b, v3.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
+	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1t_acc_1, g1x3) */
+	and v25.16b, v3.16b, v29.16b /* g1t_lo = and(g1t, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g1t_hi = shr(g1t) */
+	tbl v25.16b, {v9.16b}, v25.16b /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	tbl v3.16b, {v10.16b}, v3.16b /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	eor v3.16b, v25.16b, v3.16b /* g1a = xor(g1a_l, g1a_h) */
+	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	aese v3.16b, v11.16b /* g1s_aes = aese(g1s_sr, zero_key) */
+	and v25.16b, v3.16b, v29.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
+	tbl v25.16b, {v14.16b}, v25.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v3.16b, {v15.16b}, v3.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	eor v3.16b, v25.16b, v3.16b /* g1s = xor(g1s_l, g1s_h) */
+	tbl v25.16b, {v3.16b}, v12.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	eor v25.16b, v3.16b, v25.16b /* g1l_acc = xor(g1s, g1lr24) */
+	tbl v13.16b, {v3.16b}, v4.16b /* g1lr8 = lookup16(g1s, rotl8) */
+	eor v13.16b, v3.16b, v13.16b /* g1lg_acc = xor(g1s, g1lr8) */
+	rev32 v3.8h, v3.8h /* g1lr16 = rev(g1s) */
+	eor v3.16b, v13.16b, v3.16b /* g1lg = xor(g1lg_acc, g1lr16) */
+	ushr v13.4s, v3.4s, #30 /* g1lr2_r = shr(g1lg) */
+	sli v13.4s, v3.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
+	eor v3.16b, v25.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
+	eor v3.16b, v7.16b, v3.16b /* g1x = xor(g1x0, g1l) */
 	eor v7.16b, v18.16b, v20.16b /* g2t_acc = xor(g2x1, g2x2) */
 	eor v7.16b, v7.16b, v0.16b /* g2t_acc_1 = xor(g2t_acc, rkw) */
 	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2t_acc_1, g2x3) */
 	and v25.16b, v7.16b, v29.16b /* g2t_lo = and(g2t, nibble_mask) */
 	ushr v7.16b, v7.16b, #4 /* g2t_hi = shr(g2t) */
-	tbl v25.16b, {v31.16b}, v25.16b /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	tbl v7.16b, {v9.16b}, v7.16b /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	tbl v25.16b, {v9.16b}, v25.16b /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	tbl v7.16b, {v10.16b}, v7.16b /* g2a_h = lookup16(tbl_hi, g2t_hi) */
 	eor v7.16b, v25.16b, v7.16b /* g2a = xor(g2a_l, g2a_h) */
-	tbl v7.16b, {v7.16b}, v30.16b /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	aese v7.16b, v10.16b /* g2s_aes = aese(g2s_sr, zero_key) */
+	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	aese v7.16b, v11.16b /* g2s_aes = aese(g2s_sr, zero_key) */
 	and v25.16b, v7.16b, v29.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
 	ushr v7.16b, v7.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
-	tbl v25.16b, {v12.16b}, v25.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	tbl v7.16b, {v14.16b}, v7.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	tbl v25.16b, {v14.16b}, v25.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	tbl v7.16b, {v15.16b}, v7.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
 	eor v7.16b, v25.16b, v7.16b /* g2s = xor(g2s_l, g2s_h) */
-	tbl v25.16b, {v7.16b}, v11.16b /* g2lr24 = lookup16(g2s, rotl24) */
-	tbl v13.16b, {v7.16b}, v2.16b /* g2lr8 = lookup16(g2s, rotl8) */
-	rev32 v15.8h, v7.8h /* g2lr16 = rev(g2s) */
+	tbl v25.16b, {v7.16b}, v12.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	eor v25.16b, v7.16b, v25.16b /* g2l_acc = xor(g2s, g2lr24) */
+	tbl v13.16b, {v7.16b}, v4.16b /* g2lr8 = lookup16(g2s, rotl8) */
 	eor v13.16b, v7.16b, v13.16b /* g2lg_acc = xor(g2s, g2lr8) */
-	eor v13.16b, v13.16b, v15.16b /* g2lg = xor(g2lg_acc, g2lr16) */
-	ushr v15.4s, v13.4s, #30 /* g2lr2_r = shr(g2lg) */
-	sli v15.4s, v13.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
-	eor v7.16b, v7.16b, v25.16b /* g2l_acc = xor(g2s, g2lr24) */
-	eor v7.16b, v7.16b, v15.16b /* g2l = xor(g2l_acc, g2lr2) */
+	rev32 v7.8h, v7.8h /* g2lr16 = rev(g2s) */
+	eor v7.16b, v13.16b, v7.16b /* g2lg = xor(g2lg_acc, g2lr16) */
+	ushr v13.4s, v7.4s, #30 /* g2lr2_r = shr(g2lg) */
+	sli v13.4s, v7.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
+	eor v7.16b, v25.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
 	eor v7.16b, v19.16b, v7.16b /* g2x = xor(g2x0, g2l) */
 	eor v19.16b, v22.16b, v24.16b /* g3t_acc = xor(g3x1, g3x2) */
 	eor v19.16b, v19.16b, v0.16b /* g3t_acc_1 = xor(g3t_acc, rkw) */
 	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3t_acc_1, g3x3) */
 	and v25.16b, v19.16b, v29.16b /* g3t_lo = and(g3t, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g3t_hi = shr(g3t) */
-	tbl v25.16b, {v31.16b}, v25.16b /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	tbl v19.16b, {v9.16b}, v19.16b /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	tbl v25.16b, {v9.16b}, v25.16b /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	tbl v19.16b, {v10.16b}, v19.16b /* g3a_h = lookup16(tbl_hi, g3t_hi) */
 	eor v19.16b, v25.16b, v19.16b /* g3a = xor(g3a_l, g3a_h) */
-	tbl v19.16b, {v19.16b}, v30.16b /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	aese v19.16b, v10.16b /* g3s_aes = aese(g3s_sr, zero_key) */
+	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	aese v19.16b, v11.16b /* g3s_aes = aese(g3s_sr, zero_key) */
 	and v25.16b, v19.16b, v29.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
-	tbl v25.16b, {v12.16b}, v25.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	tbl v19.16b, {v14.16b}, v19.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	tbl v25.16b, {v14.16b}, v25.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v19.16b, {v15.16b}, v19.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
 	eor v19.16b, v25.16b, v19.16b /* g3s = xor(g3s_l, g3s_h) */
-	tbl v25.16b, {v19.16b}, v11.16b /* g3lr24 = lookup16(g3s, rotl24) */
-	tbl v13.16b, {v19.16b}, v2.16b /* g3lr8 = lookup16(g3s, rotl8) */
-	rev32 v15.8h, v19.8h /* g3lr16 = rev(g3s) */
+	tbl v25.16b, {v19.16b}, v12.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	eor v25.16b, v19.16b, v25.16b /* g3l_acc = xor(g3s, g3lr24) */
+	tbl v13.16b, {v19.16b}, v4.16b /* g3lr8 = lookup16(g3s, rotl8) */
 	eor v13.16b, v19.16b, v13.16b /* g3lg_acc = xor(g3s, g3lr8) */
-	eor v13.16b, v13.16b, v15.16b /* g3lg = xor(g3lg_acc, g3lr16) */
-	ushr v15.4s, v13.4s, #30 /* g3lr2_r = shr(g3lg) */
-	sli v15.4s, v13.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
-	eor v19.16b, v19.16b, v25.16b /* g3l_acc = xor(g3s, g3lr24) */
-	eor v19.16b, v19.16b, v15.16b /* g3l = xor(g3l_acc, g3lr2) */
+	rev32 v19.8h, v19.8h /* g3lr16 = rev(g3s) */
+	eor v19.16b, v13.16b, v19.16b /* g3lg = xor(g3lg_acc, g3lr16) */
+	ushr v13.4s, v19.4s, #30 /* g3lr2_r = shr(g3lg) */
+	sli v13.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
+	eor v19.16b, v25.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
 	eor v19.16b, v23.16b, v19.16b /* g3x = xor(g3x0, g3l) */
 	eor v23.16b, v26.16b, v28.16b /* g4t_acc = xor(g4x1, g4x2) */
 	eor v23.16b, v23.16b, v0.16b /* g4t_acc_1 = xor(g4t_acc, rkw) */
 	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4t_acc_1, g4x3) */
 	and v25.16b, v23.16b, v29.16b /* g4t_lo = and(g4t, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* g4t_hi = shr(g4t) */
-	tbl v25.16b, {v31.16b}, v25.16b /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	tbl v23.16b, {v9.16b}, v23.16b /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	tbl v25.16b, {v9.16b}, v25.16b /* g4a_l = lookup16(tbl_lo, g4t_lo) */
+	tbl v23.16b, {v10.16b}, v23.16b /* g4a_h = lookup16(tbl_hi, g4t_hi) */
 	eor v23.16b, v25.16b, v23.16b /* g4a = xor(g4a_l, g4a_h) */
-	tbl v23.16b, {v23.16b}, v30.16b /* g4s_sr = lookup16(g4a, inv_shift_rows) */
-	aese v23.16b, v10.16b /* g4s_aes = aese(g4s_sr, zero_key) */
+	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4a, inv_shift_rows) */
+	aese v23.16b, v11.16b /* g4s_aes = aese(g4s_sr, zero_key) */
 	and v25.16b, v23.16b, v29.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
-	tbl v25.16b, {v12.16b}, v25.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	tbl v23.16b, {v14.16b}, v23.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	tbl v25.16b, {v14.16b}, v25.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	tbl v23.16b, {v15.16b}, v23.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
 	eor v23.16b, v25.16b, v23.16b /* g4s = xor(g4s_l, g4s_h) */
-	tbl v25.16b, {v23.16b}, v11.16b /* g4lr24 = lookup16(g4s, rotl24) */
-	tbl v13.16b, {v23.16b}, v2.16b /* g4lr8 = lookup16(g4s, rotl8) */
-	rev32 v15.8h, v23.8h /* g4lr16 = rev(g4s) */
+	tbl v25.16b, {v23.16b}, v12.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	eor v25.16b, v23.16b, v25.16b /* g4l_acc = xor(g4s, g4lr24) */
+	tbl v13.16b, {v23.16b}, v4.16b /* g4lr8 = lookup16(g4s, rotl8) */
 	eor v13.16b, v23.16b, v13.16b /* g4lg_acc = xor(g4s, g4lr8) */
-	eor v13.16b, v13.16b, v15.16b /* g4lg = xor(g4lg_acc, g4lr16) */
-	ushr v15.4s, v13.4s, #30 /* g4lr2_r = shr(g4lg) */
-	sli v15.4s, v13.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
-	eor v23.16b, v23.16b, v25.16b /* g4l_acc = xor(g4s, g4lr24) */
-	eor v23.16b, v23.16b, v15.16b /* g4l = xor(g4l_acc, g4lr2) */
+	rev32 v23.8h, v23.8h /* g4lr16 = rev(g4s) */
+	eor v23.16b, v13.16b, v23.16b /* g4lg = xor(g4lg_acc, g4lr16) */
+	ushr v13.4s, v23.4s, #30 /* g4lr2_r = shr(g4lg) */
+	sli v13.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
+	eor v23.16b, v25.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
 	eor v23.16b, v27.16b, v23.16b /* g4x = xor(g4x0, g4l) */
-	ldr q25, [sp, #112] /* reload g5x1.2 */
-	eor v27.16b, v25.16b, v8.16b /* g5t_acc = xor(g5x1, g5x2) */
-	eor v27.16b, v27.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	ldr q13, [sp, #192] /* reload g5x3.2 */
-	eor v27.16b, v27.16b, v13.16b /* g5t = xor(g5t_acc_1, g5x3) */
-	and v15.16b, v27.16b, v29.16b /* g5t_lo = and(g5t, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5t_hi = shr(g5t) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	eor v27.16b, v15.16b, v27.16b /* g5a = xor(g5a_l, g5a_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g5s_sr = lookup16(g5a, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g5s_aes = aese(g5s_sr, zero_key) */
-	and v15.16b, v27.16b, v29.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	eor v27.16b, v15.16b, v27.16b /* g5s = xor(g5s_l, g5s_h) */
-	tbl v15.16b, {v27.16b}, v11.16b /* g5lr24 = lookup16(g5s, rotl24) */
-	tbl v25.16b, {v27.16b}, v2.16b /* g5lr8 = lookup16(g5s, rotl8) */
-	rev32 v13.8h, v27.8h /* g5lr16 = rev(g5s) */
-	eor v25.16b, v27.16b, v25.16b /* g5lg_acc = xor(g5s, g5lr8) */
-	eor v25.16b, v25.16b, v13.16b /* g5lg = xor(g5lg_acc, g5lr16) */
-	ushr v13.4s, v25.4s, #30 /* g5lr2_r = shr(g5lg) */
-	sli v13.4s, v25.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
-	eor v25.16b, v27.16b, v15.16b /* g5l_acc = xor(g5s, g5lr24) */
-	eor v25.16b, v25.16b, v13.16b /* g5l = xor(g5l_acc, g5lr2) */
+	eor v25.16b, v30.16b, v8.16b /* g5t_acc = xor(g5x1, g5x2) */
+	eor v25.16b, v25.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	ldr q27, [sp, #176] /* reload g5x3.2 */
+	eor v25.16b, v25.16b, v27.16b /* g5t = xor(g5t_acc_1, g5x3) */
+	and v13.16b, v25.16b, v29.16b /* g5t_lo = and(g5t, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g5t_hi = shr(g5t) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	tbl v25.16b, {v10.16b}, v25.16b /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	eor v25.16b, v13.16b, v25.16b /* g5a = xor(g5a_l, g5a_h) */
+	tbl v25.16b, {v25.16b}, v31.16b /* g5s_sr = lookup16(g5a, inv_shift_rows) */
+	aese v25.16b, v11.16b /* g5s_aes = aese(g5s_sr, zero_key) */
+	and v13.16b, v25.16b, v29.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	tbl v25.16b, {v15.16b}, v25.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	eor v25.16b, v13.16b, v25.16b /* g5s = xor(g5s_l, g5s_h) */
+	tbl v13.16b, {v25.16b}, v12.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	eor v13.16b, v25.16b, v13.16b /* g5l_acc = xor(g5s, g5lr24) */
+	tbl v27.16b, {v25.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
+	eor v27.16b, v25.16b, v27.16b /* g5lg_acc = xor(g5s, g5lr8) */
+	rev32 v25.8h, v25.8h /* g5lr16 = rev(g5s) */
+	eor v25.16b, v27.16b, v25.16b /* g5lg = xor(g5lg_acc, g5lr16) */
+	ushr v27.4s, v25.4s, #30 /* g5lr2_r = shr(g5lg) */
+	sli v27.4s, v25.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
+	eor v25.16b, v13.16b, v27.16b /* g5l = xor(g5l_acc, g5lr2) */
 	ldr q27, [sp, #64] /* reload g5x0.2 */
 	eor v25.16b, v27.16b, v25.16b /* g5x = xor(g5x0, g5l) */
-	ldr q27, [sp, #128] /* reload g6x1.2 */
-	ldr q13, [sp, #160] /* reload g6x2.2 */
-	eor v15.16b, v27.16b, v13.16b /* g6t_acc = xor(g6x1, g6x2) */
-	eor v15.16b, v15.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	ldr q27, [sp, #208] /* reload g6x3.2 */
-	eor v15.16b, v15.16b, v27.16b /* g6t = xor(g6t_acc_1, g6x3) */
-	and v27.16b, v15.16b, v29.16b /* g6t_lo = and(g6t, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g6t_hi = shr(g6t) */
-	tbl v27.16b, {v31.16b}, v27.16b /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	eor v27.16b, v27.16b, v15.16b /* g6a = xor(g6a_l, g6a_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g6s_sr = lookup16(g6a, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g6s_aes = aese(g6s_sr, zero_key) */
-	and v15.16b, v27.16b, v29.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ldr q27, [sp, #112] /* reload g6x1.2 */
+	ldr q13, [sp, #144] /* reload g6x2.2 */
+	eor v27.16b, v27.16b, v13.16b /* g6t_acc = xor(g6x1, g6x2) */
+	eor v27.16b, v27.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	ldr q13, [sp, #192] /* reload g6x3.2 */
+	eor v27.16b, v27.16b, v13.16b /* g6t = xor(g6t_acc_1, g6x3) */
+	and v13.16b, v27.16b, v29.16b /* g6t_lo = and(g6t, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g6t_hi = shr(g6t) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	tbl v27.16b, {v10.16b}, v27.16b /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g6a = xor(g6a_l, g6a_h) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g6s_sr = lookup16(g6a, inv_shift_rows) */
+	aese v27.16b, v11.16b /* g6s_aes = aese(g6s_sr, zero_key) */
+	and v13.16b, v27.16b, v29.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	eor v27.16b, v15.16b, v27.16b /* g6s = xor(g6s_l, g6s_h) */
-	tbl v15.16b, {v27.16b}, v11.16b /* g6lr24 = lookup16(g6s, rotl24) */
-	tbl v13.16b, {v27.16b}, v2.16b /* g6lr8 = lookup16(g6s, rotl8) */
-	str q25, [sp, #64] /* spill g5x0.3 */
-	rev32 v25.8h, v27.8h /* g6lr16 = rev(g6s) */
-	eor v13.16b, v27.16b, v13.16b /* g6lg_acc = xor(g6s, g6lr8) */
-	eor v25.16b, v13.16b, v25.16b /* g6lg = xor(g6lg_acc, g6lr16) */
-	ushr v13.4s, v25.4s, #30 /* g6lr2_r = shr(g6lg) */
-	sli v13.4s, v25.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
-	eor v25.16b, v27.16b, v15.16b /* g6l_acc = xor(g6s, g6lr24) */
-	eor v25.16b, v25.16b, v13.16b /* g6l = xor(g6l_acc, g6lr2) */
-	ldr q27, [sp, #80] /* reload g6x0.2 */
-	eor v25.16b, v27.16b, v25.16b /* g6x = xor(g6x0, g6l) */
-	ldr q27, [sp, #144] /* reload g7x1.2 */
-	ldr q13, [sp, #176] /* reload g7x2.2 */
-	eor v15.16b, v27.16b, v13.16b /* g7t_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v15.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	ldr q15, [sp, #224] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v15.16b /* g7t = xor(g7t_acc_1, g7x3) */
-	and v27.16b, v0.16b, v29.16b /* g7t_lo = and(g7t, nibble_mask) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v13.16b, {v27.16b}, v12.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v13.16b, v27.16b, v13.16b /* g6l_acc = xor(g6s, g6lr24) */
+	str q30, [sp, #272] /* spill g5x1.2 */
+	tbl v30.16b, {v27.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v30.16b, v27.16b, v30.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	rev32 v27.8h, v27.8h /* g6lr16 = rev(g6s) */
+	eor v27.16b, v30.16b, v27.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v30.4s, v27.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v30.4s, v27.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v27.16b, v13.16b, v30.16b /* g6l = xor(g6l_acc, g6lr2) */
+	ldr q30, [sp, #80] /* reload g6x0.2 */
+	eor v27.16b, v30.16b, v27.16b /* g6x = xor(g6x0, g6l) */
+	ldr q30, [sp, #128] /* reload g7x1.2 */
+	ldr q13, [sp, #160] /* reload g7x2.2 */
+	eor v30.16b, v30.16b, v13.16b /* g7t_acc = xor(g7x1, g7x2) */
+	eor v0.16b, v30.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	ldr q30, [sp, #208] /* reload g7x3.2 */
+	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7t_acc_1, g7x3) */
+	and v30.16b, v0.16b, v29.16b /* g7t_lo = and(g7t, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g7t_hi = shr(g7t) */
-	tbl v27.16b, {v31.16b}, v27.16b /* g7a_l = lookup16(tbl_lo, g7t_lo) */
-	tbl v0.16b, {v9.16b}, v0.16b /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	eor v0.16b, v27.16b, v0.16b /* g7a = xor(g7a_l, g7a_h) */
-	tbl v0.16b, {v0.16b}, v30.16b /* g7s_sr = lookup16(g7a, inv_shift_rows) */
-	aese v0.16b, v10.16b /* g7s_aes = aese(g7s_sr, zero_key) */
-	and v27.16b, v0.16b, v29.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	tbl v30.16b, {v9.16b}, v30.16b /* g7a_l = lookup16(tbl_lo, g7t_lo) */
+	tbl v0.16b, {v10.16b}, v0.16b /* g7a_h = lookup16(tbl_hi, g7t_hi) */
+	eor v0.16b, v30.16b, v0.16b /* g7a = xor(g7a_l, g7a_h) */
+	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7a, inv_shift_rows) */
+	aese v0.16b, v11.16b /* g7s_aes = aese(g7s_sr, zero_key) */
+	and v30.16b, v0.16b, v29.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
-	tbl v27.16b, {v12.16b}, v27.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	tbl v0.16b, {v14.16b}, v0.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	eor v0.16b, v27.16b, v0.16b /* g7s = xor(g7s_l, g7s_h) */
-	tbl v27.16b, {v0.16b}, v11.16b /* g7lr24 = lookup16(g7s, rotl24) */
-	tbl v13.16b, {v0.16b}, v2.16b /* g7lr8 = lookup16(g7s, rotl8) */
-	rev32 v15.8h, v0.8h /* g7lr16 = rev(g7s) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v0.16b, {v15.16b}, v0.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v0.16b, v30.16b, v0.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v30.16b, {v0.16b}, v12.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	eor v30.16b, v0.16b, v30.16b /* g7l_acc = xor(g7s, g7lr24) */
+	tbl v13.16b, {v0.16b}, v4.16b /* g7lr8 = lookup16(g7s, rotl8) */
 	eor v13.16b, v0.16b, v13.16b /* g7lg_acc = xor(g7s, g7lr8) */
-	eor v13.16b, v13.16b, v15.16b /* g7lg = xor(g7lg_acc, g7lr16) */
-	ushr v15.4s, v13.4s, #30 /* g7lr2_r = shr(g7lg) */
-	sli v15.4s, v13.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
-	eor v0.16b, v0.16b, v27.16b /* g7l_acc = xor(g7s, g7lr24) */
-	eor v0.16b, v0.16b, v15.16b /* g7l = xor(g7l_acc, g7lr2) */
-	ldr q27, [sp, #96] /* reload g7x0.2 */
-	eor v0.16b, v27.16b, v0.16b /* g7x = xor(g7x0, g7l) */
+	rev32 v0.8h, v0.8h /* g7lr16 = rev(g7s) */
+	eor v0.16b, v13.16b, v0.16b /* g7lg = xor(g7lg_acc, g7lr16) */
+	ushr v13.4s, v0.4s, #30 /* g7lr2_r = shr(g7lg) */
+	sli v13.4s, v0.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
+	eor v0.16b, v30.16b, v13.16b /* g7l = xor(g7l_acc, g7lr2) */
+	ldr q30, [sp, #96] /* reload g7x0.2 */
+	eor v0.16b, v30.16b, v0.16b /* g7x = xor(g7x0, g7l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	add x17, x5, #4
-	ld1r {v27.4s}, [x17] /* rkw_1 = bcast32() */
-	ldr q13, [sp, #256] /* reload g0x2.2 */
-	ldr q15, [sp, #272] /* reload g0x3.2 */
-	eor v13.16b, v13.16b, v15.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
-	eor v13.16b, v13.16b, v27.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	eor v13.16b, v13.16b, v3.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	and v15.16b, v13.16b, v29.16b /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0t_1_hi = shr(g0t_1) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	tbl v13.16b, {v13.16b}, v30.16b /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	aese v13.16b, v10.16b /* g0s_1_aes = aese(g0s_1_sr, zero_key) */
-	and v15.16b, v13.16b, v29.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	tbl v15.16b, {v13.16b}, v11.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	str q3, [sp, #288] /* spill g0x0.3 */
-	tbl v3.16b, {v13.16b}, v2.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	ld1r {v30.4s}, [x17] /* rkw_1 = bcast32() */
+	ldr q13, [sp, #240] /* reload g0x2.2 */
 	str q0, [sp, #96] /* spill g7x0.3 */
-	rev32 v0.8h, v13.8h /* g0lr16_1 = rev(g0s_1) */
-	eor v3.16b, v13.16b, v3.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	eor v0.16b, v3.16b, v0.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	ushr v3.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
-	sli v3.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
-	eor v0.16b, v13.16b, v15.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	eor v0.16b, v0.16b, v3.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	ldr q3, [sp, #240] /* reload g0x1.2 */
-	eor v0.16b, v3.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v3.16b, v16.16b, v1.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
-	eor v3.16b, v3.16b, v27.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	eor v3.16b, v3.16b, v4.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	and v13.16b, v3.16b, v29.16b /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* g1t_1_hi = shr(g1t_1) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	tbl v3.16b, {v9.16b}, v3.16b /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	eor v3.16b, v13.16b, v3.16b /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	tbl v3.16b, {v3.16b}, v30.16b /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	aese v3.16b, v10.16b /* g1s_1_aes = aese(g1s_1_sr, zero_key) */
-	and v13.16b, v3.16b, v29.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	tbl v3.16b, {v14.16b}, v3.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	eor v3.16b, v13.16b, v3.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	tbl v13.16b, {v3.16b}, v11.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	tbl v15.16b, {v3.16b}, v2.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	str q16, [sp, #240] /* spill g1x2.2 */
-	rev32 v16.8h, v3.8h /* g1lr16_1 = rev(g1s_1) */
-	eor v15.16b, v3.16b, v15.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	eor v16.16b, v15.16b, v16.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	ushr v15.4s, v16.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
-	sli v15.4s, v16.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
-	eor v3.16b, v3.16b, v13.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	eor v3.16b, v3.16b, v15.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	eor v3.16b, v6.16b, v3.16b /* g1x_1 = xor(g1x1, g1l_1) */
+	ldr q0, [sp, #256] /* reload g0x3.2 */
+	eor v13.16b, v13.16b, v0.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
+	eor v13.16b, v13.16b, v30.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	eor v13.16b, v13.16b, v2.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	and v0.16b, v13.16b, v29.16b /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0t_1_hi = shr(g0t_1) */
+	tbl v0.16b, {v9.16b}, v0.16b /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	tbl v13.16b, {v10.16b}, v13.16b /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	eor v0.16b, v0.16b, v13.16b /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	tbl v0.16b, {v0.16b}, v31.16b /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aese v0.16b, v11.16b /* g0s_1_aes = aese(g0s_1_sr, zero_key) */
+	and v13.16b, v0.16b, v29.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v0.16b, {v15.16b}, v0.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v0.16b, v13.16b, v0.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	tbl v13.16b, {v0.16b}, v12.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	eor v13.16b, v0.16b, v13.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	str q2, [sp, #288] /* spill g0x0.3 */
+	tbl v2.16b, {v0.16b}, v4.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	eor v2.16b, v0.16b, v2.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	rev32 v0.8h, v0.8h /* g0lr16_1 = rev(g0s_1) */
+	eor v0.16b, v2.16b, v0.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	ushr v2.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
+	sli v2.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
+	eor v0.16b, v13.16b, v2.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	ldr q2, [sp, #224] /* reload g0x1.2 */
+	eor v0.16b, v2.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
+	eor v2.16b, v16.16b, v1.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
+	eor v2.16b, v2.16b, v30.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	and v13.16b, v2.16b, v29.16b /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g1t_1_hi = shr(g1t_1) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	tbl v2.16b, {v10.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	eor v2.16b, v13.16b, v2.16b /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	aese v2.16b, v11.16b /* g1s_1_aes = aese(g1s_1_sr, zero_key) */
+	and v13.16b, v2.16b, v29.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v2.16b, {v15.16b}, v2.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	eor v2.16b, v13.16b, v2.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v13.16b, {v2.16b}, v12.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	eor v13.16b, v2.16b, v13.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	str q16, [sp, #224] /* spill g1x2.2 */
+	tbl v16.16b, {v2.16b}, v4.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	eor v16.16b, v2.16b, v16.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	rev32 v2.8h, v2.8h /* g1lr16_1 = rev(g1s_1) */
+	eor v2.16b, v16.16b, v2.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	ushr v16.4s, v2.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
+	sli v16.4s, v2.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
+	eor v2.16b, v13.16b, v16.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	eor v2.16b, v6.16b, v2.16b /* g1x_1 = xor(g1x1, g1l_1) */
 	eor v6.16b, v20.16b, v5.16b /* g2t_acc_2 = xor(g2x2, g2x3) */
-	eor v6.16b, v6.16b, v27.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	eor v6.16b, v6.16b, v30.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
 	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2t_acc_3, g2x0) */
 	and v16.16b, v6.16b, v29.16b /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* g2t_1_hi = shr(g2t_1) */
-	tbl v16.16b, {v31.16b}, v16.16b /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	tbl v6.16b, {v9.16b}, v6.16b /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	tbl v16.16b, {v9.16b}, v16.16b /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	tbl v6.16b, {v10.16b}, v6.16b /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
 	eor v6.16b, v16.16b, v6.16b /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	tbl v6.16b, {v6.16b}, v30.16b /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	aese v6.16b, v10.16b /* g2s_1_aes = aese(g2s_1_sr, zero_key) */
+	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	aese v6.16b, v11.16b /* g2s_1_aes = aese(g2s_1_sr, zero_key) */
 	and v16.16b, v6.16b, v29.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
-	tbl v16.16b, {v12.16b}, v16.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	tbl v6.16b, {v14.16b}, v6.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	tbl v16.16b, {v14.16b}, v16.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v6.16b, {v15.16b}, v6.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
 	eor v6.16b, v16.16b, v6.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	tbl v16.16b, {v6.16b}, v11.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	tbl v13.16b, {v6.16b}, v2.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	rev32 v15.8h, v6.8h /* g2lr16_1 = rev(g2s_1) */
+	tbl v16.16b, {v6.16b}, v12.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	eor v16.16b, v6.16b, v16.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	tbl v13.16b, {v6.16b}, v4.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
 	eor v13.16b, v6.16b, v13.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	eor v13.16b, v13.16b, v15.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	ushr v15.4s, v13.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
-	sli v15.4s, v13.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
-	eor v6.16b, v6.16b, v16.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	eor v6.16b, v6.16b, v15.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	rev32 v6.8h, v6.8h /* g2lr16_1 = rev(g2s_1) */
+	eor v6.16b, v13.16b, v6.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	ushr v13.4s, v6.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
+	sli v13.4s, v6.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
+	eor v6.16b, v16.16b, v13.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	eor v6.16b, v18.16b, v6.16b /* g2x_1 = xor(g2x1, g2l_1) */
 	eor v16.16b, v24.16b, v17.16b /* g3t_acc_2 = xor(g3x2, g3x3) */
-	eor v16.16b, v16.16b, v27.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	eor v16.16b, v16.16b, v30.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
 	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3t_acc_3, g3x0) */
 	and v18.16b, v16.16b, v29.16b /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* g3t_1_hi = shr(g3t_1) */
-	tbl v18.16b, {v31.16b}, v18.16b /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	tbl v16.16b, {v9.16b}, v16.16b /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	tbl v18.16b, {v9.16b}, v18.16b /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	tbl v16.16b, {v10.16b}, v16.16b /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
 	eor v16.16b, v18.16b, v16.16b /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	tbl v16.16b, {v16.16b}, v30.16b /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	aese v16.16b, v10.16b /* g3s_1_aes = aese(g3s_1_sr, zero_key) */
+	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	aese v16.16b, v11.16b /* g3s_1_aes = aese(g3s_1_sr, zero_key) */
 	and v18.16b, v16.16b, v29.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
-	tbl v18.16b, {v12.16b}, v18.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	tbl v16.16b, {v14.16b}, v16.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	tbl v18.16b, {v14.16b}, v18.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v16.16b, {v15.16b}, v16.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
 	eor v16.16b, v18.16b, v16.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	tbl v18.16b, {v16.16b}, v11.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	tbl v13.16b, {v16.16b}, v2.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	rev32 v15.8h, v16.8h /* g3lr16_1 = rev(g3s_1) */
+	tbl v18.16b, {v16.16b}, v12.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	eor v18.16b, v16.16b, v18.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	tbl v13.16b, {v16.16b}, v4.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
 	eor v13.16b, v16.16b, v13.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	eor v13.16b, v13.16b, v15.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	ushr v15.4s, v13.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
-	sli v15.4s, v13.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
-	eor v16.16b, v16.16b, v18.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	eor v16.16b, v16.16b, v15.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	rev32 v16.8h, v16.8h /* g3lr16_1 = rev(g3s_1) */
+	eor v16.16b, v13.16b, v16.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	ushr v13.4s, v16.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
+	sli v13.4s, v16.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
+	eor v16.16b, v18.16b, v13.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	eor v16.16b, v22.16b, v16.16b /* g3x_1 = xor(g3x1, g3l_1) */
 	eor v18.16b, v28.16b, v21.16b /* g4t_acc_2 = xor(g4x2, g4x3) */
-	eor v18.16b, v18.16b, v27.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
+	eor v18.16b, v18.16b, v30.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
 	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4t_acc_3, g4x0) */
 	and v22.16b, v18.16b, v29.16b /* g4t_1_lo = and(g4t_1, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* g4t_1_hi = shr(g4t_1) */
-	tbl v22.16b, {v31.16b}, v22.16b /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	tbl v18.16b, {v9.16b}, v18.16b /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	tbl v22.16b, {v9.16b}, v22.16b /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
+	tbl v18.16b, {v10.16b}, v18.16b /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
 	eor v18.16b, v22.16b, v18.16b /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
-	tbl v18.16b, {v18.16b}, v30.16b /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
-	aese v18.16b, v10.16b /* g4s_1_aes = aese(g4s_1_sr, zero_key) */
+	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
+	aese v18.16b, v11.16b /* g4s_1_aes = aese(g4s_1_sr, zero_key) */
 	and v22.16b, v18.16b, v29.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
-	tbl v22.16b, {v12.16b}, v22.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	tbl v18.16b, {v14.16b}, v18.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	tbl v22.16b, {v14.16b}, v22.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v18.16b, {v15.16b}, v18.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
 	eor v18.16b, v22.16b, v18.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	tbl v22.16b, {v18.16b}, v11.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	tbl v13.16b, {v18.16b}, v2.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	rev32 v15.8h, v18.8h /* g4lr16_1 = rev(g4s_1) */
+	tbl v22.16b, {v18.16b}, v12.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	eor v22.16b, v18.16b, v22.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	tbl v13.16b, {v18.16b}, v4.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
 	eor v13.16b, v18.16b, v13.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	eor v13.16b, v13.16b, v15.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	ushr v15.4s, v13.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
-	sli v15.4s, v13.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
-	eor v18.16b, v18.16b, v22.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	eor v18.16b, v18.16b, v15.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	rev32 v18.8h, v18.8h /* g4lr16_1 = rev(g4s_1) */
+	eor v18.16b, v13.16b, v18.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	ushr v13.4s, v18.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
+	sli v13.4s, v18.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
+	eor v18.16b, v22.16b, v13.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	eor v18.16b, v26.16b, v18.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	ldr q22, [sp, #192] /* reload g5x3.2 */
+	ldr q22, [sp, #176] /* reload g5x3.2 */
 	eor v26.16b, v8.16b, v22.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
-	eor v26.16b, v26.16b, v27.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	ldr q13, [sp, #64] /* reload g5x0.3 */
-	eor v26.16b, v26.16b, v13.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
-	and v15.16b, v26.16b, v29.16b /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	eor v26.16b, v26.16b, v30.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
+	eor v26.16b, v26.16b, v25.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	and v13.16b, v26.16b, v29.16b /* g5t_1_lo = and(g5t_1, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g5t_1_hi = shr(g5t_1) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	tbl v26.16b, {v9.16b}, v26.16b /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	eor v26.16b, v15.16b, v26.16b /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
-	tbl v26.16b, {v26.16b}, v30.16b /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
-	aese v26.16b, v10.16b /* g5s_1_aes = aese(g5s_1_sr, zero_key) */
-	and v15.16b, v26.16b, v29.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
+	tbl v26.16b, {v10.16b}, v26.16b /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	eor v26.16b, v13.16b, v26.16b /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	tbl v26.16b, {v26.16b}, v31.16b /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
+	aese v26.16b, v11.16b /* g5s_1_aes = aese(g5s_1_sr, zero_key) */
+	and v13.16b, v26.16b, v29.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	eor v26.16b, v15.16b, v26.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	tbl v15.16b, {v26.16b}, v11.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	tbl v22.16b, {v26.16b}, v2.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	rev32 v13.8h, v26.8h /* g5lr16_1 = rev(g5s_1) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v26.16b, {v15.16b}, v26.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	eor v26.16b, v13.16b, v26.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v13.16b, {v26.16b}, v12.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v13.16b, v26.16b, v13.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v22.16b, {v26.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
 	eor v22.16b, v26.16b, v22.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	eor v22.16b, v22.16b, v13.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	ushr v13.4s, v22.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
-	sli v13.4s, v22.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
-	eor v22.16b, v26.16b, v15.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	eor v22.16b, v22.16b, v13.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	ldr q26, [sp, #112] /* reload g5x1.2 */
+	rev32 v26.8h, v26.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v22.16b, v22.16b, v26.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v26.4s, v22.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v26.4s, v22.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v22.16b, v13.16b, v26.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	ldr q26, [sp, #272] /* reload g5x1.2 */
 	eor v22.16b, v26.16b, v22.16b /* g5x_1 = xor(g5x1, g5l_1) */
-	ldr q26, [sp, #160] /* reload g6x2.2 */
-	ldr q13, [sp, #208] /* reload g6x3.2 */
-	eor v15.16b, v26.16b, v13.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
-	eor v15.16b, v15.16b, v27.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	eor v15.16b, v15.16b, v25.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
-	and v26.16b, v15.16b, v29.16b /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g6t_1_hi = shr(g6t_1) */
-	tbl v26.16b, {v31.16b}, v26.16b /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	eor v26.16b, v26.16b, v15.16b /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
-	tbl v26.16b, {v26.16b}, v30.16b /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
-	aese v26.16b, v10.16b /* g6s_1_aes = aese(g6s_1_sr, zero_key) */
-	and v15.16b, v26.16b, v29.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ldr q26, [sp, #144] /* reload g6x2.2 */
+	ldr q13, [sp, #192] /* reload g6x3.2 */
+	eor v26.16b, v26.16b, v13.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
+	eor v26.16b, v26.16b, v30.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
+	eor v26.16b, v26.16b, v27.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	and v13.16b, v26.16b, v29.16b /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g6t_1_hi = shr(g6t_1) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
+	tbl v26.16b, {v10.16b}, v26.16b /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	eor v26.16b, v13.16b, v26.16b /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
+	aese v26.16b, v11.16b /* g6s_1_aes = aese(g6s_1_sr, zero_key) */
+	and v13.16b, v26.16b, v29.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	eor v26.16b, v15.16b, v26.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	tbl v15.16b, {v26.16b}, v11.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	tbl v13.16b, {v26.16b}, v2.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	str q25, [sp, #80] /* spill g6x0.3 */
-	rev32 v25.8h, v26.8h /* g6lr16_1 = rev(g6s_1) */
-	eor v13.16b, v26.16b, v13.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	eor v25.16b, v13.16b, v25.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	ushr v13.4s, v25.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
-	sli v13.4s, v25.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
-	eor v25.16b, v26.16b, v15.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	eor v25.16b, v25.16b, v13.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	ldr q26, [sp, #128] /* reload g6x1.2 */
-	eor v25.16b, v26.16b, v25.16b /* g6x_1 = xor(g6x1, g6l_1) */
-	ldr q26, [sp, #176] /* reload g7x2.2 */
-	ldr q13, [sp, #224] /* reload g7x3.2 */
-	eor v15.16b, v26.16b, v13.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
-	eor v27.16b, v15.16b, v27.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	ldr q15, [sp, #96] /* reload g7x0.3 */
-	eor v27.16b, v27.16b, v15.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
-	and v26.16b, v27.16b, v29.16b /* g7t_1_lo = and(g7t_1, nibble_mask) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v26.16b, {v15.16b}, v26.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v26.16b, v13.16b, v26.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v13.16b, {v26.16b}, v12.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v13.16b, v26.16b, v13.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	str q27, [sp, #80] /* spill g6x0.3 */
+	tbl v27.16b, {v26.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v27.16b, v26.16b, v27.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	rev32 v26.8h, v26.8h /* g6lr16_1 = rev(g6s_1) */
+	eor v26.16b, v27.16b, v26.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v27.4s, v26.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v27.4s, v26.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v26.16b, v13.16b, v27.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q27, [sp, #112] /* reload g6x1.2 */
+	eor v26.16b, v27.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	ldr q27, [sp, #160] /* reload g7x2.2 */
+	ldr q13, [sp, #208] /* reload g7x3.2 */
+	eor v27.16b, v27.16b, v13.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
+	eor v27.16b, v27.16b, v30.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	ldr q30, [sp, #96] /* reload g7x0.3 */
+	eor v27.16b, v27.16b, v30.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	and v30.16b, v27.16b, v29.16b /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* g7t_1_hi = shr(g7t_1) */
-	tbl v26.16b, {v31.16b}, v26.16b /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
-	eor v26.16b, v26.16b, v27.16b /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
-	tbl v26.16b, {v26.16b}, v30.16b /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
-	aese v26.16b, v10.16b /* g7s_1_aes = aese(g7s_1_sr, zero_key) */
-	and v27.16b, v26.16b, v29.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
-	tbl v27.16b, {v12.16b}, v27.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	eor v26.16b, v27.16b, v26.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	tbl v27.16b, {v26.16b}, v11.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	tbl v13.16b, {v26.16b}, v2.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	rev32 v15.8h, v26.8h /* g7lr16_1 = rev(g7s_1) */
-	eor v13.16b, v26.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	eor v13.16b, v13.16b, v15.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	ushr v15.4s, v13.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
-	sli v15.4s, v13.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
-	eor v26.16b, v26.16b, v27.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	eor v26.16b, v26.16b, v15.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	ldr q27, [sp, #144] /* reload g7x1.2 */
-	eor v26.16b, v27.16b, v26.16b /* g7x_1 = xor(g7x1, g7l_1) */
+	tbl v30.16b, {v9.16b}, v30.16b /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
+	tbl v27.16b, {v10.16b}, v27.16b /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
+	eor v27.16b, v30.16b, v27.16b /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
+	aese v27.16b, v11.16b /* g7s_1_aes = aese(g7s_1_sr, zero_key) */
+	and v30.16b, v27.16b, v29.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	eor v27.16b, v30.16b, v27.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v30.16b, {v27.16b}, v12.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v30.16b, v27.16b, v30.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v13.16b, {v27.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v13.16b, v27.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v27.8h, v27.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v27.16b, v13.16b, v27.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v13.4s, v27.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v13.4s, v27.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v27.16b, v30.16b, v13.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	ldr q30, [sp, #128] /* reload g7x1.2 */
+	eor v27.16b, v30.16b, v27.16b /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	add x17, x5, #8
-	ld1r {v27.4s}, [x17] /* rkw_2 = bcast32() */
-	ldr q13, [sp, #272] /* reload g0x3.2 */
-	ldr q15, [sp, #288] /* reload g0x0.3 */
-	eor v13.16b, v13.16b, v15.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
-	eor v13.16b, v13.16b, v27.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	ld1r {v30.4s}, [x17] /* rkw_2 = bcast32() */
+	ldr q13, [sp, #256] /* reload g0x3.2 */
+	str q27, [sp, #128] /* spill g7x1.3 */
+	ldr q27, [sp, #288] /* reload g0x0.3 */
+	eor v13.16b, v13.16b, v27.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
+	eor v13.16b, v13.16b, v30.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
 	eor v13.16b, v13.16b, v0.16b /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	and v15.16b, v13.16b, v29.16b /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	and v27.16b, v13.16b, v29.16b /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g0t_2_hi = shr(g0t_2) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	tbl v13.16b, {v13.16b}, v30.16b /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aese v13.16b, v10.16b /* g0s_2_aes = aese(g0s_2_sr, zero_key) */
-	and v15.16b, v13.16b, v29.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	tbl v15.16b, {v13.16b}, v11.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	str q0, [sp, #304] /* spill g0x1.3 */
-	tbl v0.16b, {v13.16b}, v2.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	str q26, [sp, #144] /* spill g7x1.3 */
-	rev32 v26.8h, v13.8h /* g0lr16_2 = rev(g0s_2) */
-	eor v0.16b, v13.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	eor v0.16b, v0.16b, v26.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	ushr v26.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
-	sli v26.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
-	eor v0.16b, v13.16b, v15.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	eor v0.16b, v0.16b, v26.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	ldr q26, [sp, #256] /* reload g0x2.2 */
-	eor v0.16b, v26.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v26.16b, v1.16b, v4.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
-	eor v26.16b, v26.16b, v27.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	eor v26.16b, v26.16b, v3.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	and v13.16b, v26.16b, v29.16b /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g1t_2_hi = shr(g1t_2) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	tbl v26.16b, {v9.16b}, v26.16b /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	tbl v26.16b, {v26.16b}, v30.16b /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
-	aese v26.16b, v10.16b /* g1s_2_aes = aese(g1s_2_sr, zero_key) */
-	and v13.16b, v26.16b, v29.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	tbl v13.16b, {v26.16b}, v11.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	tbl v15.16b, {v26.16b}, v2.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	str q1, [sp, #256] /* spill g1x3.2 */
-	rev32 v1.8h, v26.8h /* g1lr16_2 = rev(g1s_2) */
-	eor v15.16b, v26.16b, v15.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	eor v1.16b, v15.16b, v1.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	ushr v15.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
-	sli v15.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
-	eor v1.16b, v26.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	eor v1.16b, v1.16b, v15.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	ldr q26, [sp, #240] /* reload g1x2.2 */
-	eor v1.16b, v26.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v26.16b, v5.16b, v7.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
-	eor v26.16b, v26.16b, v27.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	eor v26.16b, v26.16b, v6.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	and v13.16b, v26.16b, v29.16b /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g2t_2_hi = shr(g2t_2) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	tbl v26.16b, {v9.16b}, v26.16b /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	tbl v26.16b, {v26.16b}, v30.16b /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
-	aese v26.16b, v10.16b /* g2s_2_aes = aese(g2s_2_sr, zero_key) */
-	and v13.16b, v26.16b, v29.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	tbl v13.16b, {v26.16b}, v11.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	tbl v15.16b, {v26.16b}, v2.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	str q5, [sp, #240] /* spill g2x3.2 */
-	rev32 v5.8h, v26.8h /* g2lr16_2 = rev(g2s_2) */
-	eor v15.16b, v26.16b, v15.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	eor v5.16b, v15.16b, v5.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	ushr v15.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
-	sli v15.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
-	eor v5.16b, v26.16b, v13.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	eor v5.16b, v5.16b, v15.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	tbl v27.16b, {v9.16b}, v27.16b /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	tbl v13.16b, {v10.16b}, v13.16b /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	eor v27.16b, v27.16b, v13.16b /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aese v27.16b, v11.16b /* g0s_2_aes = aese(g0s_2_sr, zero_key) */
+	and v13.16b, v27.16b, v29.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v13.16b, {v27.16b}, v12.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v13.16b, v27.16b, v13.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	str q0, [sp, #272] /* spill g0x1.3 */
+	tbl v0.16b, {v27.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v27.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v27.8h, v27.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v27.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v27.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v27.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v13.16b, v27.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q27, [sp, #240] /* reload g0x2.2 */
+	eor v0.16b, v27.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	eor v27.16b, v1.16b, v3.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
+	eor v27.16b, v27.16b, v30.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	eor v27.16b, v27.16b, v2.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	and v13.16b, v27.16b, v29.16b /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g1t_2_hi = shr(g1t_2) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	tbl v27.16b, {v10.16b}, v27.16b /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	aese v27.16b, v11.16b /* g1s_2_aes = aese(g1s_2_sr, zero_key) */
+	and v13.16b, v27.16b, v29.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v13.16b, {v27.16b}, v12.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v13.16b, v27.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q1, [sp, #240] /* spill g1x3.2 */
+	tbl v1.16b, {v27.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v1.16b, v27.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v27.8h, v27.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v1.16b, v1.16b, v27.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v27.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v27.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v1.16b, v13.16b, v27.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q27, [sp, #224] /* reload g1x2.2 */
+	eor v1.16b, v27.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	eor v27.16b, v5.16b, v7.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
+	eor v27.16b, v27.16b, v30.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	eor v27.16b, v27.16b, v6.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	and v13.16b, v27.16b, v29.16b /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g2t_2_hi = shr(g2t_2) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	tbl v27.16b, {v10.16b}, v27.16b /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	aese v27.16b, v11.16b /* g2s_2_aes = aese(g2s_2_sr, zero_key) */
+	and v13.16b, v27.16b, v29.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	eor v27.16b, v13.16b, v27.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v13.16b, {v27.16b}, v12.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v13.16b, v27.16b, v13.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q5, [sp, #224] /* spill g2x3.2 */
+	tbl v5.16b, {v27.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v5.16b, v27.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v27.8h, v27.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v5.16b, v5.16b, v27.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v27.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v27.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v5.16b, v13.16b, v27.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v5.16b, v20.16b, v5.16b /* g2x_2 = xor(g2x2, g2l_2) */
 	eor v20.16b, v17.16b, v19.16b /* g3t_acc_4 = xor(g3x3, g3x0) */
-	eor v20.16b, v20.16b, v27.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	eor v20.16b, v20.16b, v30.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
 	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	and v26.16b, v20.16b, v29.16b /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	and v27.16b, v20.16b, v29.16b /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g3t_2_hi = shr(g3t_2) */
-	tbl v26.16b, {v31.16b}, v26.16b /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	tbl v20.16b, {v9.16b}, v20.16b /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	eor v20.16b, v26.16b, v20.16b /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	tbl v20.16b, {v20.16b}, v30.16b /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
-	aese v20.16b, v10.16b /* g3s_2_aes = aese(g3s_2_sr, zero_key) */
-	and v26.16b, v20.16b, v29.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	tbl v27.16b, {v9.16b}, v27.16b /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	tbl v20.16b, {v10.16b}, v20.16b /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	eor v20.16b, v27.16b, v20.16b /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	aese v20.16b, v11.16b /* g3s_2_aes = aese(g3s_2_sr, zero_key) */
+	and v27.16b, v20.16b, v29.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
-	tbl v26.16b, {v12.16b}, v26.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	tbl v20.16b, {v14.16b}, v20.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	eor v20.16b, v26.16b, v20.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	tbl v26.16b, {v20.16b}, v11.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	tbl v13.16b, {v20.16b}, v2.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	rev32 v15.8h, v20.8h /* g3lr16_2 = rev(g3s_2) */
+	tbl v27.16b, {v14.16b}, v27.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	tbl v20.16b, {v15.16b}, v20.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v20.16b, v27.16b, v20.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v27.16b, {v20.16b}, v12.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v27.16b, v20.16b, v27.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v13.16b, {v20.16b}, v4.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	eor v13.16b, v20.16b, v13.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	eor v13.16b, v13.16b, v15.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	ushr v15.4s, v13.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
-	sli v15.4s, v13.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
-	eor v20.16b, v20.16b, v26.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	eor v20.16b, v20.16b, v15.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	rev32 v20.8h, v20.8h /* g3lr16_2 = rev(g3s_2) */
+	eor v20.16b, v13.16b, v20.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	ushr v13.4s, v20.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
+	sli v13.4s, v20.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
+	eor v20.16b, v27.16b, v13.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v20.16b, v24.16b, v20.16b /* g3x_2 = xor(g3x2, g3l_2) */
 	eor v24.16b, v21.16b, v23.16b /* g4t_acc_4 = xor(g4x3, g4x0) */
-	eor v24.16b, v24.16b, v27.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
+	eor v24.16b, v24.16b, v30.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
 	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4t_acc_5, g4x1) */
-	and v26.16b, v24.16b, v29.16b /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	and v27.16b, v24.16b, v29.16b /* g4t_2_lo = and(g4t_2, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g4t_2_hi = shr(g4t_2) */
-	tbl v26.16b, {v31.16b}, v26.16b /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	tbl v24.16b, {v9.16b}, v24.16b /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	eor v24.16b, v26.16b, v24.16b /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
-	tbl v24.16b, {v24.16b}, v30.16b /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
-	aese v24.16b, v10.16b /* g4s_2_aes = aese(g4s_2_sr, zero_key) */
-	and v26.16b, v24.16b, v29.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	tbl v27.16b, {v9.16b}, v27.16b /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
+	tbl v24.16b, {v10.16b}, v24.16b /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	eor v24.16b, v27.16b, v24.16b /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
+	aese v24.16b, v11.16b /* g4s_2_aes = aese(g4s_2_sr, zero_key) */
+	and v27.16b, v24.16b, v29.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
-	tbl v26.16b, {v12.16b}, v26.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	tbl v24.16b, {v14.16b}, v24.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	eor v24.16b, v26.16b, v24.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	tbl v26.16b, {v24.16b}, v11.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	tbl v13.16b, {v24.16b}, v2.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	rev32 v15.8h, v24.8h /* g4lr16_2 = rev(g4s_2) */
+	tbl v27.16b, {v14.16b}, v27.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
+	tbl v24.16b, {v15.16b}, v24.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v24.16b, v27.16b, v24.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v27.16b, {v24.16b}, v12.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v27.16b, v24.16b, v27.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v13.16b, {v24.16b}, v4.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	eor v13.16b, v24.16b, v13.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	eor v13.16b, v13.16b, v15.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	ushr v15.4s, v13.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
-	sli v15.4s, v13.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
-	eor v24.16b, v24.16b, v26.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	eor v24.16b, v24.16b, v15.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	rev32 v24.8h, v24.8h /* g4lr16_2 = rev(g4s_2) */
+	eor v24.16b, v13.16b, v24.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	ushr v13.4s, v24.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
+	sli v13.4s, v24.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
+	eor v24.16b, v27.16b, v13.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v24.16b, v28.16b, v24.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	ldr q26, [sp, #192] /* reload g5x3.2 */
-	ldr q28, [sp, #64] /* reload g5x0.3 */
-	eor v13.16b, v26.16b, v28.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
-	eor v13.16b, v13.16b, v27.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	eor v13.16b, v13.16b, v22.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
-	and v15.16b, v13.16b, v29.16b /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g5t_2_hi = shr(g5t_2) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
-	tbl v13.16b, {v13.16b}, v30.16b /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
-	aese v13.16b, v10.16b /* g5s_2_aes = aese(g5s_2_sr, zero_key) */
-	and v15.16b, v13.16b, v29.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	tbl v15.16b, {v13.16b}, v11.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	tbl v26.16b, {v13.16b}, v2.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	rev32 v28.8h, v13.8h /* g5lr16_2 = rev(g5s_2) */
-	eor v26.16b, v13.16b, v26.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	eor v26.16b, v26.16b, v28.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	ushr v28.4s, v26.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
-	sli v28.4s, v26.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
-	eor v26.16b, v13.16b, v15.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	eor v26.16b, v26.16b, v28.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	eor v26.16b, v8.16b, v26.16b /* g5x_2 = xor(g5x2, g5l_2) */
-	ldr q28, [sp, #208] /* reload g6x3.2 */
+	ldr q27, [sp, #176] /* reload g5x3.2 */
+	eor v28.16b, v27.16b, v25.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
+	eor v28.16b, v28.16b, v30.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
+	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	and v13.16b, v28.16b, v29.16b /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* g5t_2_hi = shr(g5t_2) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
+	tbl v28.16b, {v10.16b}, v28.16b /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	eor v28.16b, v13.16b, v28.16b /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
+	aese v28.16b, v11.16b /* g5s_2_aes = aese(g5s_2_sr, zero_key) */
+	and v13.16b, v28.16b, v29.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	tbl v28.16b, {v15.16b}, v28.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v28.16b, v13.16b, v28.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v13.16b, {v28.16b}, v12.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v13.16b, v28.16b, v13.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v27.16b, {v28.16b}, v4.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	eor v27.16b, v28.16b, v27.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	rev32 v28.8h, v28.8h /* g5lr16_2 = rev(g5s_2) */
+	eor v27.16b, v27.16b, v28.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	ushr v28.4s, v27.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
+	sli v28.4s, v27.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
+	eor v27.16b, v13.16b, v28.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v27.16b, v8.16b, v27.16b /* g5x_2 = xor(g5x2, g5l_2) */
+	ldr q28, [sp, #192] /* reload g6x3.2 */
 	ldr q8, [sp, #80] /* reload g6x0.3 */
 	eor v13.16b, v28.16b, v8.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
-	eor v13.16b, v13.16b, v27.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	eor v13.16b, v13.16b, v25.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
-	and v15.16b, v13.16b, v29.16b /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	eor v13.16b, v13.16b, v30.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
+	eor v13.16b, v13.16b, v26.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	and v28.16b, v13.16b, v29.16b /* g6t_2_lo = and(g6t_2, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g6t_2_hi = shr(g6t_2) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
-	tbl v13.16b, {v13.16b}, v30.16b /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
-	aese v13.16b, v10.16b /* g6s_2_aes = aese(g6s_2_sr, zero_key) */
-	and v15.16b, v13.16b, v29.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	tbl v15.16b, {v13.16b}, v11.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	tbl v28.16b, {v13.16b}, v2.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	rev32 v8.8h, v13.8h /* g6lr16_2 = rev(g6s_2) */
-	eor v28.16b, v13.16b, v28.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	eor v28.16b, v28.16b, v8.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	tbl v28.16b, {v9.16b}, v28.16b /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
+	tbl v13.16b, {v10.16b}, v13.16b /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	eor v28.16b, v28.16b, v13.16b /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	tbl v28.16b, {v28.16b}, v31.16b /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
+	aese v28.16b, v11.16b /* g6s_2_aes = aese(g6s_2_sr, zero_key) */
+	and v13.16b, v28.16b, v29.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	tbl v28.16b, {v15.16b}, v28.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v28.16b, v13.16b, v28.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v13.16b, {v28.16b}, v12.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v13.16b, v28.16b, v13.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v8.16b, {v28.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v8.16b, v28.16b, v8.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	rev32 v28.8h, v28.8h /* g6lr16_2 = rev(g6s_2) */
+	eor v28.16b, v8.16b, v28.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
 	ushr v8.4s, v28.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
 	sli v8.4s, v28.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
-	eor v28.16b, v13.16b, v15.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	eor v28.16b, v28.16b, v8.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	ldr q8, [sp, #160] /* reload g6x2.2 */
+	eor v28.16b, v13.16b, v8.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	ldr q8, [sp, #144] /* reload g6x2.2 */
 	eor v28.16b, v8.16b, v28.16b /* g6x_2 = xor(g6x2, g6l_2) */
-	ldr q8, [sp, #224] /* reload g7x3.2 */
+	ldr q8, [sp, #208] /* reload g7x3.2 */
 	ldr q13, [sp, #96] /* reload g7x0.3 */
-	eor v15.16b, v8.16b, v13.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
-	eor v27.16b, v15.16b, v27.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	ldr q15, [sp, #144] /* reload g7x1.3 */
-	eor v27.16b, v27.16b, v15.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
-	and v8.16b, v27.16b, v29.16b /* g7t_2_lo = and(g7t_2, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g7t_2_hi = shr(g7t_2) */
-	tbl v8.16b, {v31.16b}, v8.16b /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
-	eor v27.16b, v8.16b, v27.16b /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g7s_2_aes = aese(g7s_2_sr, zero_key) */
-	and v8.16b, v27.16b, v29.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
-	tbl v8.16b, {v12.16b}, v8.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	eor v27.16b, v8.16b, v27.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	tbl v8.16b, {v27.16b}, v11.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	tbl v13.16b, {v27.16b}, v2.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	rev32 v15.8h, v27.8h /* g7lr16_2 = rev(g7s_2) */
-	eor v13.16b, v27.16b, v13.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	eor v13.16b, v13.16b, v15.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	ushr v15.4s, v13.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
-	sli v15.4s, v13.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
-	eor v27.16b, v27.16b, v8.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	eor v27.16b, v27.16b, v15.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	ldr q8, [sp, #176] /* reload g7x2.2 */
-	eor v27.16b, v8.16b, v27.16b /* g7x_2 = xor(g7x2, g7l_2) */
+	eor v8.16b, v8.16b, v13.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
+	eor v30.16b, v8.16b, v30.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	ldr q8, [sp, #128] /* reload g7x1.3 */
+	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	and v8.16b, v30.16b, v29.16b /* g7t_2_lo = and(g7t_2, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7t_2_hi = shr(g7t_2) */
+	tbl v8.16b, {v9.16b}, v8.16b /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
+	eor v30.16b, v8.16b, v30.16b /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g7s_2_aes = aese(g7s_2_sr, zero_key) */
+	and v8.16b, v30.16b, v29.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v30.16b, v8.16b, v30.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v8.16b, {v30.16b}, v12.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	eor v8.16b, v30.16b, v8.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	rev32 v30.8h, v30.8h /* g7lr16_2 = rev(g7s_2) */
+	eor v30.16b, v13.16b, v30.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	ushr v13.4s, v30.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
+	sli v13.4s, v30.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
+	eor v30.16b, v8.16b, v13.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	ldr q8, [sp, #160] /* reload g7x2.2 */
+	eor v30.16b, v8.16b, v30.16b /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	add x17, x5, #12
 	ld1r {v8.4s}, [x17] /* rkw_3 = bcast32() */
 	ldr q13, [sp, #288] /* reload g0x0.3 */
-	ldr q15, [sp, #304] /* reload g0x1.3 */
-	eor v13.16b, v13.16b, v15.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
+	str q30, [sp, #160] /* spill g7x2.3 */
+	ldr q30, [sp, #272] /* reload g0x1.3 */
+	eor v13.16b, v13.16b, v30.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
 	eor v13.16b, v13.16b, v8.16b /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
 	eor v13.16b, v13.16b, v0.16b /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	and v15.16b, v13.16b, v29.16b /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	and v30.16b, v13.16b, v29.16b /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g0t_3_hi = shr(g0t_3) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	tbl v13.16b, {v13.16b}, v30.16b /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aese v13.16b, v10.16b /* g0s_3_aes = aese(g0s_3_sr, zero_key) */
-	and v15.16b, v13.16b, v29.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	tbl v15.16b, {v13.16b}, v11.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	str q0, [sp, #320] /* spill g0x2.3 */
-	tbl v0.16b, {v13.16b}, v2.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	str q27, [sp, #176] /* spill g7x2.3 */
-	rev32 v27.8h, v13.8h /* g0lr16_3 = rev(g0s_3) */
-	eor v0.16b, v13.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	eor v0.16b, v0.16b, v27.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	ushr v27.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
-	sli v27.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
-	eor v0.16b, v13.16b, v15.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	eor v0.16b, v0.16b, v27.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	ldr q27, [sp, #272] /* reload g0x3.2 */
-	eor v0.16b, v27.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v27.16b, v4.16b, v3.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
-	eor v27.16b, v27.16b, v8.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	eor v27.16b, v27.16b, v1.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	and v13.16b, v27.16b, v29.16b /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g1t_3_hi = shr(g1t_3) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g1s_3_aes = aese(g1s_3_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	tbl v13.16b, {v27.16b}, v11.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	tbl v15.16b, {v27.16b}, v2.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	str q4, [sp, #272] /* spill g1x0.3 */
-	rev32 v4.8h, v27.8h /* g1lr16_3 = rev(g1s_3) */
-	eor v15.16b, v27.16b, v15.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	eor v4.16b, v15.16b, v4.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	ushr v15.4s, v4.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
-	sli v15.4s, v4.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
-	eor v4.16b, v27.16b, v13.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	eor v4.16b, v4.16b, v15.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	ldr q27, [sp, #256] /* reload g1x3.2 */
-	eor v4.16b, v27.16b, v4.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v27.16b, v7.16b, v6.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
-	eor v27.16b, v27.16b, v8.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	eor v27.16b, v27.16b, v5.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	and v13.16b, v27.16b, v29.16b /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g2t_3_hi = shr(g2t_3) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g2s_3_aes = aese(g2s_3_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	tbl v13.16b, {v27.16b}, v11.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	tbl v15.16b, {v27.16b}, v2.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	str q7, [sp, #256] /* spill g2x0.3 */
-	rev32 v7.8h, v27.8h /* g2lr16_3 = rev(g2s_3) */
-	eor v15.16b, v27.16b, v15.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	eor v7.16b, v15.16b, v7.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	ushr v15.4s, v7.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
-	sli v15.4s, v7.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
-	eor v7.16b, v27.16b, v13.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	eor v7.16b, v7.16b, v15.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	ldr q27, [sp, #240] /* reload g2x3.2 */
-	eor v7.16b, v27.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v27.16b, v19.16b, v16.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
-	eor v27.16b, v27.16b, v8.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	eor v27.16b, v27.16b, v20.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	and v13.16b, v27.16b, v29.16b /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g3t_3_hi = shr(g3t_3) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g3s_3_aes = aese(g3s_3_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	tbl v13.16b, {v27.16b}, v11.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	tbl v15.16b, {v27.16b}, v2.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	str q19, [sp, #240] /* spill g3x0.3 */
-	rev32 v19.8h, v27.8h /* g3lr16_3 = rev(g3s_3) */
-	eor v15.16b, v27.16b, v15.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	eor v19.16b, v15.16b, v19.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	ushr v15.4s, v19.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
-	sli v15.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
-	eor v19.16b, v27.16b, v13.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	eor v19.16b, v19.16b, v15.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	tbl v30.16b, {v9.16b}, v30.16b /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	tbl v13.16b, {v10.16b}, v13.16b /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g0s_3_aes = aese(g0s_3_sr, zero_key) */
+	and v13.16b, v30.16b, v29.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	tbl v13.16b, {v30.16b}, v12.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	eor v13.16b, v30.16b, v13.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	str q0, [sp, #304] /* spill g0x2.3 */
+	tbl v0.16b, {v30.16b}, v4.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	eor v0.16b, v30.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	rev32 v30.8h, v30.8h /* g0lr16_3 = rev(g0s_3) */
+	eor v0.16b, v0.16b, v30.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	ushr v30.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
+	sli v30.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
+	eor v0.16b, v13.16b, v30.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	ldr q30, [sp, #256] /* reload g0x3.2 */
+	eor v0.16b, v30.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
+	eor v30.16b, v3.16b, v2.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
+	eor v30.16b, v30.16b, v8.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	and v13.16b, v30.16b, v29.16b /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g1t_3_hi = shr(g1t_3) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g1s_3_aes = aese(g1s_3_sr, zero_key) */
+	and v13.16b, v30.16b, v29.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v13.16b, {v30.16b}, v12.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	eor v13.16b, v30.16b, v13.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	str q3, [sp, #256] /* spill g1x0.3 */
+	tbl v3.16b, {v30.16b}, v4.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	eor v3.16b, v30.16b, v3.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	rev32 v30.8h, v30.8h /* g1lr16_3 = rev(g1s_3) */
+	eor v3.16b, v3.16b, v30.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	ushr v30.4s, v3.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
+	sli v30.4s, v3.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
+	eor v3.16b, v13.16b, v30.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	ldr q30, [sp, #240] /* reload g1x3.2 */
+	eor v3.16b, v30.16b, v3.16b /* g1x_3 = xor(g1x3, g1l_3) */
+	eor v30.16b, v7.16b, v6.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
+	eor v30.16b, v30.16b, v8.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	and v13.16b, v30.16b, v29.16b /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g2t_3_hi = shr(g2t_3) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g2s_3_aes = aese(g2s_3_sr, zero_key) */
+	and v13.16b, v30.16b, v29.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v13.16b, {v30.16b}, v12.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	eor v13.16b, v30.16b, v13.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	str q7, [sp, #240] /* spill g2x0.3 */
+	tbl v7.16b, {v30.16b}, v4.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	eor v7.16b, v30.16b, v7.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	rev32 v30.8h, v30.8h /* g2lr16_3 = rev(g2s_3) */
+	eor v7.16b, v7.16b, v30.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	ushr v30.4s, v7.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
+	sli v30.4s, v7.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
+	eor v7.16b, v13.16b, v30.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	ldr q30, [sp, #224] /* reload g2x3.2 */
+	eor v7.16b, v30.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
+	eor v30.16b, v19.16b, v16.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
+	eor v30.16b, v30.16b, v8.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	and v13.16b, v30.16b, v29.16b /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g3t_3_hi = shr(g3t_3) */
+	tbl v13.16b, {v9.16b}, v13.16b /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g3s_3_aes = aese(g3s_3_sr, zero_key) */
+	and v13.16b, v30.16b, v29.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v13.16b, {v30.16b}, v12.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	eor v13.16b, v30.16b, v13.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	str q19, [sp, #224] /* spill g3x0.3 */
+	tbl v19.16b, {v30.16b}, v4.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	eor v19.16b, v30.16b, v19.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	rev32 v30.8h, v30.8h /* g3lr16_3 = rev(g3s_3) */
+	eor v19.16b, v19.16b, v30.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	ushr v30.4s, v19.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
+	sli v30.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
+	eor v19.16b, v13.16b, v30.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	eor v17.16b, v17.16b, v19.16b /* g3x_3 = xor(g3x3, g3l_3) */
 	eor v19.16b, v23.16b, v18.16b /* g4t_acc_6 = xor(g4x0, g4x1) */
 	eor v19.16b, v19.16b, v8.16b /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
 	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4t_acc_7, g4x2) */
-	and v27.16b, v19.16b, v29.16b /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	and v30.16b, v19.16b, v29.16b /* g4t_3_lo = and(g4t_3, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g4t_3_hi = shr(g4t_3) */
-	tbl v27.16b, {v31.16b}, v27.16b /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	tbl v19.16b, {v9.16b}, v19.16b /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	eor v19.16b, v27.16b, v19.16b /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	tbl v19.16b, {v19.16b}, v30.16b /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
-	aese v19.16b, v10.16b /* g4s_3_aes = aese(g4s_3_sr, zero_key) */
-	and v27.16b, v19.16b, v29.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	tbl v30.16b, {v9.16b}, v30.16b /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
+	tbl v19.16b, {v10.16b}, v19.16b /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	eor v19.16b, v30.16b, v19.16b /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+	aese v19.16b, v11.16b /* g4s_3_aes = aese(g4s_3_sr, zero_key) */
+	and v30.16b, v19.16b, v29.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
-	tbl v27.16b, {v12.16b}, v27.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	tbl v19.16b, {v14.16b}, v19.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	eor v19.16b, v27.16b, v19.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	tbl v27.16b, {v19.16b}, v11.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	tbl v13.16b, {v19.16b}, v2.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	rev32 v15.8h, v19.8h /* g4lr16_3 = rev(g4s_3) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	tbl v19.16b, {v15.16b}, v19.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v19.16b, v30.16b, v19.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v30.16b, {v19.16b}, v12.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	eor v30.16b, v19.16b, v30.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	tbl v13.16b, {v19.16b}, v4.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
 	eor v13.16b, v19.16b, v13.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	eor v13.16b, v13.16b, v15.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	ushr v15.4s, v13.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
-	sli v15.4s, v13.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
-	eor v19.16b, v19.16b, v27.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	eor v19.16b, v19.16b, v15.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	rev32 v19.8h, v19.8h /* g4lr16_3 = rev(g4s_3) */
+	eor v19.16b, v13.16b, v19.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	ushr v13.4s, v19.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
+	sli v13.4s, v19.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
+	eor v19.16b, v30.16b, v13.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	eor v19.16b, v21.16b, v19.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	ldr q21, [sp, #64] /* reload g5x0.3 */
-	eor v27.16b, v21.16b, v22.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
-	eor v27.16b, v27.16b, v8.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	eor v27.16b, v27.16b, v26.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
-	and v13.16b, v27.16b, v29.16b /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5t_3_hi = shr(g5t_3) */
-	tbl v13.16b, {v31.16b}, v13.16b /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g5s_3_aes = aese(g5s_3_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	tbl v13.16b, {v27.16b}, v11.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	tbl v15.16b, {v27.16b}, v2.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	rev32 v21.8h, v27.8h /* g5lr16_3 = rev(g5s_3) */
-	eor v15.16b, v27.16b, v15.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	eor v21.16b, v15.16b, v21.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	ushr v15.4s, v21.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
-	sli v15.4s, v21.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
-	eor v21.16b, v27.16b, v13.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	eor v21.16b, v21.16b, v15.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	ldr q27, [sp, #192] /* reload g5x3.2 */
-	eor v21.16b, v27.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
-	ldr q27, [sp, #80] /* reload g6x0.3 */
-	eor v13.16b, v27.16b, v25.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
+	eor v21.16b, v25.16b, v22.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
+	eor v21.16b, v21.16b, v8.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
+	eor v21.16b, v21.16b, v27.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	and v30.16b, v21.16b, v29.16b /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g5t_3_hi = shr(g5t_3) */
+	tbl v30.16b, {v9.16b}, v30.16b /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
+	tbl v21.16b, {v10.16b}, v21.16b /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	eor v21.16b, v30.16b, v21.16b /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+	aese v21.16b, v11.16b /* g5s_3_aes = aese(g5s_3_sr, zero_key) */
+	and v30.16b, v21.16b, v29.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	tbl v21.16b, {v15.16b}, v21.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v21.16b, v30.16b, v21.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v30.16b, {v21.16b}, v12.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v30.16b, v21.16b, v30.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	tbl v13.16b, {v21.16b}, v4.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	eor v13.16b, v21.16b, v13.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	rev32 v21.8h, v21.8h /* g5lr16_3 = rev(g5s_3) */
+	eor v21.16b, v13.16b, v21.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	ushr v13.4s, v21.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
+	sli v13.4s, v21.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
+	eor v21.16b, v30.16b, v13.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	ldr q30, [sp, #176] /* reload g5x3.2 */
+	eor v21.16b, v30.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
+	ldr q30, [sp, #80] /* reload g6x0.3 */
+	eor v13.16b, v30.16b, v26.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
 	eor v13.16b, v13.16b, v8.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
 	eor v13.16b, v13.16b, v28.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
-	and v15.16b, v13.16b, v29.16b /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	and v30.16b, v13.16b, v29.16b /* g6t_3_lo = and(g6t_3, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g6t_3_hi = shr(g6t_3) */
-	tbl v15.16b, {v31.16b}, v15.16b /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	tbl v13.16b, {v13.16b}, v30.16b /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
-	aese v13.16b, v10.16b /* g6s_3_aes = aese(g6s_3_sr, zero_key) */
-	and v15.16b, v13.16b, v29.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	eor v13.16b, v15.16b, v13.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	tbl v15.16b, {v13.16b}, v11.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	tbl v27.16b, {v13.16b}, v2.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	str q25, [sp, #128] /* spill g6x1.3 */
-	rev32 v25.8h, v13.8h /* g6lr16_3 = rev(g6s_3) */
-	eor v27.16b, v13.16b, v27.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	eor v25.16b, v27.16b, v25.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	ushr v27.4s, v25.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
-	sli v27.4s, v25.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
-	eor v25.16b, v13.16b, v15.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	eor v25.16b, v25.16b, v27.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	ldr q27, [sp, #208] /* reload g6x3.2 */
-	eor v25.16b, v27.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
-	ldr q27, [sp, #96] /* reload g7x0.3 */
-	ldr q13, [sp, #144] /* reload g7x1.3 */
-	eor v15.16b, v27.16b, v13.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
-	eor v8.16b, v15.16b, v8.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	ldr q15, [sp, #176] /* reload g7x2.3 */
-	eor v8.16b, v8.16b, v15.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
-	and v27.16b, v8.16b, v29.16b /* g7t_3_lo = and(g7t_3, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* g7t_3_hi = shr(g7t_3) */
-	tbl v27.16b, {v31.16b}, v27.16b /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
-	tbl v8.16b, {v9.16b}, v8.16b /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
-	eor v27.16b, v27.16b, v8.16b /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
-	tbl v27.16b, {v27.16b}, v30.16b /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
-	aese v27.16b, v10.16b /* g7s_3_aes = aese(g7s_3_sr, zero_key) */
-	and v8.16b, v27.16b, v29.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
-	tbl v8.16b, {v12.16b}, v8.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	eor v27.16b, v8.16b, v27.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	tbl v8.16b, {v27.16b}, v11.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	tbl v13.16b, {v27.16b}, v2.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	rev32 v15.8h, v27.8h /* g7lr16_3 = rev(g7s_3) */
-	eor v13.16b, v27.16b, v13.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	eor v13.16b, v13.16b, v15.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	ushr v15.4s, v13.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
-	sli v15.4s, v13.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
-	eor v27.16b, v27.16b, v8.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	eor v27.16b, v27.16b, v15.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	ldr q8, [sp, #224] /* reload g7x3.2 */
-	eor v27.16b, v8.16b, v27.16b /* g7x_3 = xor(g7x3, g7l_3) */
-	str q22, [sp, #112] /* spill g5x1.2 */
-	str q28, [sp, #160] /* spill g6x2.2 */
-	str q21, [sp, #192] /* spill g5x3.2 */
-	str q25, [sp, #208] /* spill g6x3.2 */
-	str q27, [sp, #224] /* spill g7x3.2 */
-	ldr q2, [sp, #304] /* reload g0x1.3 */
+	tbl v30.16b, {v9.16b}, v30.16b /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
+	tbl v13.16b, {v10.16b}, v13.16b /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g6s_3_aes = aese(g6s_3_sr, zero_key) */
+	and v13.16b, v30.16b, v29.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v13.16b, {v14.16b}, v13.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v30.16b, v13.16b, v30.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v13.16b, {v30.16b}, v12.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v13.16b, v30.16b, v13.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	str q26, [sp, #112] /* spill g6x1.3 */
+	tbl v26.16b, {v30.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v26.16b, v30.16b, v26.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	rev32 v30.8h, v30.8h /* g6lr16_3 = rev(g6s_3) */
+	eor v26.16b, v26.16b, v30.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v30.4s, v26.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v30.4s, v26.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v26.16b, v13.16b, v30.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q30, [sp, #192] /* reload g6x3.2 */
+	eor v26.16b, v30.16b, v26.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	ldr q30, [sp, #96] /* reload g7x0.3 */
+	ldr q13, [sp, #128] /* reload g7x1.3 */
+	eor v30.16b, v30.16b, v13.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
+	eor v30.16b, v30.16b, v8.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	ldr q8, [sp, #160] /* reload g7x2.3 */
+	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	and v8.16b, v30.16b, v29.16b /* g7t_3_lo = and(g7t_3, nibble_mask) */
+	tbl v8.16b, {v9.16b}, v8.16b /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
+	ushr v30.16b, v30.16b, #4 /* g7t_3_hi = shr(g7t_3) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
+	eor v30.16b, v8.16b, v30.16b /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
+	aese v30.16b, v11.16b /* g7s_3_aes = aese(g7s_3_sr, zero_key) */
+	and v8.16b, v30.16b, v29.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v30.16b, v30.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v30.16b, v8.16b, v30.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v8.16b, {v30.16b}, v12.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	eor v8.16b, v30.16b, v8.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	rev32 v30.8h, v30.8h /* g7lr16_3 = rev(g7s_3) */
+	eor v30.16b, v13.16b, v30.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	ushr v13.4s, v30.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
+	sli v13.4s, v30.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
+	eor v30.16b, v8.16b, v13.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	ldr q8, [sp, #208] /* reload g7x3.2 */
+	eor v30.16b, v8.16b, v30.16b /* g7x_3 = xor(g7x3, g7l_3) */
+	str q25, [sp, #64] /* spill g5x0.2 */
+	str q28, [sp, #144] /* spill g6x2.2 */
+	str q21, [sp, #176] /* spill g5x3.2 */
+	str q26, [sp, #192] /* spill g6x3.2 */
+	str q30, [sp, #208] /* spill g7x3.2 */
+	ldr q4, [sp, #304] /* reload g0x2.3 */
 	mov v21.16b, v19.16b /* g4x3.3 */
-	ldr q19, [sp, #256] /* reload g2x0.3 */
-	mov v22.16b, v16.16b /* g3x1.3 */
-	mov v16.16b, v1.16b /* g1x2.3 */
-	mov v1.16b, v4.16b /* g1x3.3 */
-	ldr q4, [sp, #320] /* reload g0x2.3 */
-	mov v27.16b, v23.16b /* g4x0.3 */
-	ldr q23, [sp, #240] /* reload g3x0.3 */
+	ldr q19, [sp, #240] /* reload g2x0.3 */
+	mov v26.16b, v18.16b /* g4x1.3 */
+	mov v18.16b, v6.16b /* g2x1.3 */
+	mov v6.16b, v2.16b /* g1x1.3 */
+	ldr q2, [sp, #272] /* reload g0x1.3 */
 	mov v28.16b, v24.16b /* g4x2.3 */
 	mov v24.16b, v20.16b /* g3x2.3 */
 	mov v20.16b, v5.16b /* g2x2.3 */
 	mov v5.16b, v7.16b /* g2x3.3 */
-	ldr q7, [sp, #272] /* reload g1x0.3 */
-	mov v8.16b, v26.16b /* g5x2.3 */
-	mov v26.16b, v18.16b /* g4x1.3 */
-	mov v18.16b, v6.16b /* g2x1.3 */
-	mov v6.16b, v3.16b /* g1x1.3 */
+	ldr q7, [sp, #256] /* reload g1x0.3 */
+	mov v30.16b, v22.16b /* g5x1.3 */
+	mov v22.16b, v16.16b /* g3x1.3 */
+	mov v16.16b, v1.16b /* g1x2.3 */
+	mov v1.16b, v3.16b /* g1x3.3 */
 	ldr q3, [sp, #288] /* reload g0x0.3 */
+	mov v8.16b, v27.16b /* g5x2.3 */
+	mov v27.16b, v23.16b /* g4x0.3 */
+	ldr q23, [sp, #224] /* reload g3x0.3 */
 	mov v13.16b, v0.16b /* g0x3.3 */
 	add x5, x5, #16
 	subs x4, x4, #1
@@ -2362,23 +2353,23 @@ _gcry_sm4_wordslice_neon_aes_batch_xor:
 	zip2 v3.4s, v4.4s, v3.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
 	zip1 v4.4s, v0.4s, v25.4s /* tro1 = unpacklo(tro0, tro0_2) */
 	zip2 v0.4s, v0.4s, v25.4s /* tro1_1 = unpackhi(tro0, tro0_2) */
+	rev32 v4.16b, v4.16b /* outbe = rev(tro1) */
+	rev32 v0.16b, v0.16b /* outbe_1 = rev(tro1_1) */
 	zip1 v25.4s, v2.4s, v3.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	zip2 v2.4s, v2.4s, v3.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	rev32 v3.16b, v4.16b /* outbe = rev(tro1) */
-	ldr q4, [x3] /* msg = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct = xor(outbe, msg) */
-	str q3, [x2] /* store ct */
-	rev32 v0.16b, v0.16b /* outbe_1 = rev(tro1_1) */
-	ldr q3, [x3, #16] /* msg_1 = load() */
-	eor v0.16b, v0.16b, v3.16b /* ct_1 = xor(outbe_1, msg_1) */
+	rev32 v3.16b, v25.16b /* outbe_2 = rev(tro1_2) */
+	rev32 v2.16b, v2.16b /* outbe_3 = rev(tro1_3) */
+	ldr q25, [x3] /* msg = load() */
+	eor v4.16b, v4.16b, v25.16b /* ct = xor(outbe, msg) */
+	str q4, [x2] /* store ct */
+	ldr q4, [x3, #16] /* msg_1 = load() */
+	eor v0.16b, v0.16b, v4.16b /* ct_1 = xor(outbe_1, msg_1) */
 	str q0, [x2, #16] /* store ct_1 */
-	rev32 v0.16b, v25.16b /* outbe_2 = rev(tro1_2) */
-	ldr q3, [x3, #32] /* msg_2 = load() */
-	eor v0.16b, v0.16b, v3.16b /* ct_2 = xor(outbe_2, msg_2) */
+	ldr q0, [x3, #32] /* msg_2 = load() */
+	eor v0.16b, v3.16b, v0.16b /* ct_2 = xor(outbe_2, msg_2) */
 	str q0, [x2, #32] /* store ct_2 */
-	rev32 v0.16b, v2.16b /* outbe_3 = rev(tro1_3) */
-	ldr q2, [x3, #48] /* msg_3 = load() */
-	eor v0.16b, v0.16b, v2.16b /* ct_3 = xor(outbe_3, msg_3) */
+	ldr q0, [x3, #48] /* msg_3 = load() */
+	eor v0.16b, v2.16b, v0.16b /* ct_3 = xor(outbe_3, msg_3) */
 	str q0, [x2, #48] /* store ct_3 */
 	zip1 v0.4s, v1.4s, v6.4s /* tro0_4 = unpacklo(g1x3, g1x1) */
 	zip2 v1.4s, v1.4s, v6.4s /* tro0_5 = unpackhi(g1x3, g1x1) */
@@ -2386,23 +2377,23 @@ _gcry_sm4_wordslice_neon_aes_batch_xor:
 	zip2 v3.4s, v16.4s, v7.4s /* tro0_7 = unpackhi(g1x2, g1x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	zip1 v2.4s, v1.4s, v3.4s /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	zip2 v1.4s, v1.4s, v3.4s /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	rev32 v3.16b, v4.16b /* outbe_4 = rev(tro1_4) */
-	ldr q4, [x3, #64] /* msg_4 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_4 = xor(outbe_4, msg_4) */
-	str q3, [x2, #64] /* store ct_4 */
+	rev32 v2.16b, v4.16b /* outbe_4 = rev(tro1_4) */
 	rev32 v0.16b, v0.16b /* outbe_5 = rev(tro1_5) */
-	ldr q3, [x3, #80] /* msg_5 = load() */
-	eor v0.16b, v0.16b, v3.16b /* ct_5 = xor(outbe_5, msg_5) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	rev32 v3.16b, v4.16b /* outbe_6 = rev(tro1_6) */
+	rev32 v1.16b, v1.16b /* outbe_7 = rev(tro1_7) */
+	ldr q4, [x3, #64] /* msg_4 = load() */
+	eor v2.16b, v2.16b, v4.16b /* ct_4 = xor(outbe_4, msg_4) */
+	str q2, [x2, #64] /* store ct_4 */
+	ldr q2, [x3, #80] /* msg_5 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_5 = xor(outbe_5, msg_5) */
 	str q0, [x2, #80] /* store ct_5 */
-	rev32 v0.16b, v2.16b /* outbe_6 = rev(tro1_6) */
-	ldr q2, [x3, #96] /* msg_6 = load() */
-	eor v0.16b, v0.16b, v2.16b /* ct_6 = xor(outbe_6, msg_6) */
+	ldr q0, [x3, #96] /* msg_6 = load() */
+	eor v0.16b, v3.16b, v0.16b /* ct_6 = xor(outbe_6, msg_6) */
 	str q0, [x2, #96] /* store ct_6 */
-	rev32 v0.16b, v1.16b /* outbe_7 = rev(tro1_7) */
-	ldr q1, [x3, #112] /* msg_7 = load() */
-	eor v0.16b, v0.16b, v1.16b /* ct_7 = xor(outbe_7, msg_7) */
+	ldr q0, [x3, #112] /* msg_7 = load() */
+	eor v0.16b, v1.16b, v0.16b /* ct_7 = xor(outbe_7, msg_7) */
 	str q0, [x2, #112] /* store ct_7 */
 	zip1 v0.4s, v5.4s, v18.4s /* tro0_8 = unpacklo(g2x3, g2x1) */
 	zip2 v1.4s, v5.4s, v18.4s /* tro0_9 = unpackhi(g2x3, g2x1) */
@@ -2410,23 +2401,23 @@ _gcry_sm4_wordslice_neon_aes_batch_xor:
 	zip2 v3.4s, v20.4s, v19.4s /* tro0_11 = unpackhi(g2x2, g2x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	zip1 v2.4s, v1.4s, v3.4s /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	zip2 v1.4s, v1.4s, v3.4s /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	rev32 v3.16b, v4.16b /* outbe_8 = rev(tro1_8) */
-	ldr q4, [x3, #128] /* msg_8 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_8 = xor(outbe_8, msg_8) */
-	str q3, [x2, #128] /* store ct_8 */
+	rev32 v2.16b, v4.16b /* outbe_8 = rev(tro1_8) */
 	rev32 v0.16b, v0.16b /* outbe_9 = rev(tro1_9) */
-	ldr q3, [x3, #144] /* msg_9 = load() */
-	eor v0.16b, v0.16b, v3.16b /* ct_9 = xor(outbe_9, msg_9) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	rev32 v3.16b, v4.16b /* outbe_10 = rev(tro1_10) */
+	rev32 v1.16b, v1.16b /* outbe_11 = rev(tro1_11) */
+	ldr q4, [x3, #128] /* msg_8 = load() */
+	eor v2.16b, v2.16b, v4.16b /* ct_8 = xor(outbe_8, msg_8) */
+	str q2, [x2, #128] /* store ct_8 */
+	ldr q2, [x3, #144] /* msg_9 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_9 = xor(outbe_9, msg_9) */
 	str q0, [x2, #144] /* store ct_9 */
-	rev32 v0.16b, v2.16b /* outbe_10 = rev(tro1_10) */
-	ldr q2, [x3, #160] /* msg_10 = load() */
-	eor v0.16b, v0.16b, v2.16b /* ct_10 = xor(outbe_10, msg_10) */
+	ldr q0, [x3, #160] /* msg_10 = load() */
+	eor v0.16b, v3.16b, v0.16b /* ct_10 = xor(outbe_10, msg_10) */
 	str q0, [x2, #160] /* store ct_10 */
-	rev32 v0.16b, v1.16b /* outbe_11 = rev(tro1_11) */
-	ldr q1, [x3, #176] /* msg_11 = load() */
-	eor v0.16b, v0.16b, v1.16b /* ct_11 = xor(outbe_11, msg_11) */
+	ldr q0, [x3, #176] /* msg_11 = load() */
+	eor v0.16b, v1.16b, v0.16b /* ct_11 = xor(outbe_11, msg_11) */
 	str q0, [x2, #176] /* store ct_11 */
 	zip1 v0.4s, v17.4s, v22.4s /* tro0_12 = unpacklo(g3x3, g3x1) */
 	zip2 v1.4s, v17.4s, v22.4s /* tro0_13 = unpackhi(g3x3, g3x1) */
@@ -2434,23 +2425,23 @@ _gcry_sm4_wordslice_neon_aes_batch_xor:
 	zip2 v3.4s, v24.4s, v23.4s /* tro0_15 = unpackhi(g3x2, g3x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	zip1 v2.4s, v1.4s, v3.4s /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	zip2 v1.4s, v1.4s, v3.4s /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	rev32 v3.16b, v4.16b /* outbe_12 = rev(tro1_12) */
-	ldr q4, [x3, #192] /* msg_12 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_12 = xor(outbe_12, msg_12) */
-	str q3, [x2, #192] /* store ct_12 */
+	rev32 v2.16b, v4.16b /* outbe_12 = rev(tro1_12) */
 	rev32 v0.16b, v0.16b /* outbe_13 = rev(tro1_13) */
-	ldr q3, [x3, #208] /* msg_13 = load() */
-	eor v0.16b, v0.16b, v3.16b /* ct_13 = xor(outbe_13, msg_13) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	rev32 v3.16b, v4.16b /* outbe_14 = rev(tro1_14) */
+	rev32 v1.16b, v1.16b /* outbe_15 = rev(tro1_15) */
+	ldr q4, [x3, #192] /* msg_12 = load() */
+	eor v2.16b, v2.16b, v4.16b /* ct_12 = xor(outbe_12, msg_12) */
+	str q2, [x2, #192] /* store ct_12 */
+	ldr q2, [x3, #208] /* msg_13 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_13 = xor(outbe_13, msg_13) */
 	str q0, [x2, #208] /* store ct_13 */
-	rev32 v0.16b, v2.16b /* outbe_14 = rev(tro1_14) */
-	ldr q2, [x3, #224] /* msg_14 = load() */
-	eor v0.16b, v0.16b, v2.16b /* ct_14 = xor(outbe_14, msg_14) */
+	ldr q0, [x3, #224] /* msg_14 = load() */
+	eor v0.16b, v3.16b, v0.16b /* ct_14 = xor(outbe_14, msg_14) */
 	str q0, [x2, #224] /* store ct_14 */
-	rev32 v0.16b, v1.16b /* outbe_15 = rev(tro1_15) */
-	ldr q1, [x3, #240] /* msg_15 = load() */
-	eor v0.16b, v0.16b, v1.16b /* ct_15 = xor(outbe_15, msg_15) */
+	ldr q0, [x3, #240] /* msg_15 = load() */
+	eor v0.16b, v1.16b, v0.16b /* ct_15 = xor(outbe_15, msg_15) */
 	str q0, [x2, #240] /* store ct_15 */
 	zip1 v0.4s, v21.4s, v26.4s /* tro0_16 = unpacklo(g4x3, g4x1) */
 	zip2 v1.4s, v21.4s, v26.4s /* tro0_17 = unpackhi(g4x3, g4x1) */
@@ -2458,104 +2449,103 @@ _gcry_sm4_wordslice_neon_aes_batch_xor:
 	zip2 v3.4s, v28.4s, v27.4s /* tro0_19 = unpackhi(g4x2, g4x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_16 = unpacklo(tro0_16, tro0_18) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	zip1 v2.4s, v1.4s, v3.4s /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	zip2 v1.4s, v1.4s, v3.4s /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	rev32 v3.16b, v4.16b /* outbe_16 = rev(tro1_16) */
-	ldr q4, [x3, #256] /* msg_16 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_16 = xor(outbe_16, msg_16) */
-	str q3, [x2, #256] /* store ct_16 */
+	rev32 v2.16b, v4.16b /* outbe_16 = rev(tro1_16) */
 	rev32 v0.16b, v0.16b /* outbe_17 = rev(tro1_17) */
-	ldr q3, [x3, #272] /* msg_17 = load() */
-	eor v0.16b, v0.16b, v3.16b /* ct_17 = xor(outbe_17, msg_17) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	rev32 v3.16b, v4.16b /* outbe_18 = rev(tro1_18) */
+	rev32 v1.16b, v1.16b /* outbe_19 = rev(tro1_19) */
+	ldr q4, [x3, #256] /* msg_16 = load() */
+	eor v2.16b, v2.16b, v4.16b /* ct_16 = xor(outbe_16, msg_16) */
+	str q2, [x2, #256] /* store ct_16 */
+	ldr q2, [x3, #272] /* msg_17 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_17 = xor(outbe_17, msg_17) */
 	str q0, [x2, #272] /* store ct_17 */
-	rev32 v0.16b, v2.16b /* outbe_18 = rev(tro1_18) */
-	ldr q2, [x3, #288] /* msg_18 = load() */
-	eor v0.16b, v0.16b, v2.16b /* ct_18 = xor(outbe_18, msg_18) */
+	ldr q0, [x3, #288] /* msg_18 = load() */
+	eor v0.16b, v3.16b, v0.16b /* ct_18 = xor(outbe_18, msg_18) */
 	str q0, [x2, #288] /* store ct_18 */
-	rev32 v0.16b, v1.16b /* outbe_19 = rev(tro1_19) */
-	ldr q1, [x3, #304] /* msg_19 = load() */
-	eor v0.16b, v0.16b, v1.16b /* ct_19 = xor(outbe_19, msg_19) */
+	ldr q0, [x3, #304] /* msg_19 = load() */
+	eor v0.16b, v1.16b, v0.16b /* ct_19 = xor(outbe_19, msg_19) */
 	str q0, [x2, #304] /* store ct_19 */
-	ldr q0, [sp, #192] /* reload g5x3.2 */
-	ldr q1, [sp, #112] /* reload g5x1.2 */
-	zip1 v2.4s, v0.4s, v1.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
-	zip2 v0.4s, v0.4s, v1.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
-	ldr q1, [sp, #64] /* reload g5x0.2 */
-	zip1 v3.4s, v8.4s, v1.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
-	zip2 v1.4s, v8.4s, v1.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
-	zip1 v4.4s, v2.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	zip2 v2.4s, v2.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	zip1 v3.4s, v0.4s, v1.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	zip2 v0.4s, v0.4s, v1.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	rev32 v1.16b, v4.16b /* outbe_20 = rev(tro1_20) */
-	ldr q4, [x3, #320] /* msg_20 = load() */
-	eor v1.16b, v1.16b, v4.16b /* ct_20 = xor(outbe_20, msg_20) */
-	str q1, [x2, #320] /* store ct_20 */
-	rev32 v1.16b, v2.16b /* outbe_21 = rev(tro1_21) */
-	ldr q2, [x3, #336] /* msg_21 = load() */
-	eor v1.16b, v1.16b, v2.16b /* ct_21 = xor(outbe_21, msg_21) */
-	str q1, [x2, #336] /* store ct_21 */
-	rev32 v1.16b, v3.16b /* outbe_22 = rev(tro1_22) */
-	ldr q2, [x3, #352] /* msg_22 = load() */
-	eor v1.16b, v1.16b, v2.16b /* ct_22 = xor(outbe_22, msg_22) */
-	str q1, [x2, #352] /* store ct_22 */
+	ldr q0, [sp, #176] /* reload g5x3.2 */
+	zip1 v1.4s, v0.4s, v30.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
+	zip2 v0.4s, v0.4s, v30.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
+	ldr q2, [sp, #64] /* reload g5x0.2 */
+	zip1 v3.4s, v8.4s, v2.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
+	zip2 v2.4s, v8.4s, v2.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	rev32 v3.16b, v4.16b /* outbe_20 = rev(tro1_20) */
+	rev32 v1.16b, v1.16b /* outbe_21 = rev(tro1_21) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	rev32 v2.16b, v4.16b /* outbe_22 = rev(tro1_22) */
 	rev32 v0.16b, v0.16b /* outbe_23 = rev(tro1_23) */
+	ldr q4, [x3, #320] /* msg_20 = load() */
+	eor v3.16b, v3.16b, v4.16b /* ct_20 = xor(outbe_20, msg_20) */
+	str q3, [x2, #320] /* store ct_20 */
+	ldr q3, [x3, #336] /* msg_21 = load() */
+	eor v1.16b, v1.16b, v3.16b /* ct_21 = xor(outbe_21, msg_21) */
+	str q1, [x2, #336] /* store ct_21 */
+	ldr q1, [x3, #352] /* msg_22 = load() */
+	eor v1.16b, v2.16b, v1.16b /* ct_22 = xor(outbe_22, msg_22) */
+	str q1, [x2, #352] /* store ct_22 */
 	ldr q1, [x3, #368] /* msg_23 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_23 = xor(outbe_23, msg_23) */
 	str q0, [x2, #368] /* store ct_23 */
-	ldr q0, [sp, #208] /* reload g6x3.2 */
-	ldr q1, [sp, #128] /* reload g6x1.2 */
+	ldr q0, [sp, #192] /* reload g6x3.2 */
+	ldr q1, [sp, #112] /* reload g6x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
-	ldr q1, [sp, #160] /* reload g6x2.2 */
+	ldr q1, [sp, #144] /* reload g6x2.2 */
 	ldr q3, [sp, #80] /* reload g6x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_26 = unpacklo(g6x2, g6x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_27 = unpackhi(g6x2, g6x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_24 = unpacklo(tro0_24, tro0_26) */
 	zip2 v2.4s, v2.4s, v4.4s /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	rev32 v3.16b, v3.16b /* outbe_24 = rev(tro1_24) */
+	rev32 v2.16b, v2.16b /* outbe_25 = rev(tro1_25) */
 	zip1 v4.4s, v0.4s, v1.4s /* tro1_26 = unpacklo(tro0_25, tro0_27) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	rev32 v1.16b, v3.16b /* outbe_24 = rev(tro1_24) */
-	ldr q3, [x3, #384] /* msg_24 = load() */
-	eor v1.16b, v1.16b, v3.16b /* ct_24 = xor(outbe_24, msg_24) */
-	str q1, [x2, #384] /* store ct_24 */
-	rev32 v1.16b, v2.16b /* outbe_25 = rev(tro1_25) */
-	ldr q2, [x3, #400] /* msg_25 = load() */
-	eor v1.16b, v1.16b, v2.16b /* ct_25 = xor(outbe_25, msg_25) */
-	str q1, [x2, #400] /* store ct_25 */
 	rev32 v1.16b, v4.16b /* outbe_26 = rev(tro1_26) */
+	rev32 v0.16b, v0.16b /* outbe_27 = rev(tro1_27) */
+	ldr q4, [x3, #384] /* msg_24 = load() */
+	eor v3.16b, v3.16b, v4.16b /* ct_24 = xor(outbe_24, msg_24) */
+	str q3, [x2, #384] /* store ct_24 */
+	ldr q3, [x3, #400] /* msg_25 = load() */
+	eor v2.16b, v2.16b, v3.16b /* ct_25 = xor(outbe_25, msg_25) */
+	str q2, [x2, #400] /* store ct_25 */
 	ldr q2, [x3, #416] /* msg_26 = load() */
 	eor v1.16b, v1.16b, v2.16b /* ct_26 = xor(outbe_26, msg_26) */
 	str q1, [x2, #416] /* store ct_26 */
-	rev32 v0.16b, v0.16b /* outbe_27 = rev(tro1_27) */
 	ldr q1, [x3, #432] /* msg_27 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_27 = xor(outbe_27, msg_27) */
 	str q0, [x2, #432] /* store ct_27 */
-	ldr q0, [sp, #224] /* reload g7x3.2 */
-	ldr q1, [sp, #144] /* reload g7x1.2 */
+	ldr q0, [sp, #208] /* reload g7x3.2 */
+	ldr q1, [sp, #128] /* reload g7x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
-	ldr q1, [sp, #176] /* reload g7x2.2 */
+	ldr q1, [sp, #160] /* reload g7x2.2 */
 	ldr q3, [sp, #96] /* reload g7x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_30 = unpacklo(g7x2, g7x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_31 = unpackhi(g7x2, g7x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_28 = unpacklo(tro0_28, tro0_30) */
 	zip2 v2.4s, v2.4s, v4.4s /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	rev32 v3.16b, v3.16b /* outbe_28 = rev(tro1_28) */
+	rev32 v2.16b, v2.16b /* outbe_29 = rev(tro1_29) */
 	zip1 v4.4s, v0.4s, v1.4s /* tro1_30 = unpacklo(tro0_29, tro0_31) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	rev32 v1.16b, v3.16b /* outbe_28 = rev(tro1_28) */
-	ldr q3, [x3, #448] /* msg_28 = load() */
-	eor v1.16b, v1.16b, v3.16b /* ct_28 = xor(outbe_28, msg_28) */
-	str q1, [x2, #448] /* store ct_28 */
-	rev32 v1.16b, v2.16b /* outbe_29 = rev(tro1_29) */
-	ldr q2, [x3, #464] /* msg_29 = load() */
-	eor v1.16b, v1.16b, v2.16b /* ct_29 = xor(outbe_29, msg_29) */
-	str q1, [x2, #464] /* store ct_29 */
 	rev32 v1.16b, v4.16b /* outbe_30 = rev(tro1_30) */
+	rev32 v0.16b, v0.16b /* outbe_31 = rev(tro1_31) */
+	ldr q4, [x3, #448] /* msg_28 = load() */
+	eor v3.16b, v3.16b, v4.16b /* ct_28 = xor(outbe_28, msg_28) */
+	str q3, [x2, #448] /* store ct_28 */
+	ldr q3, [x3, #464] /* msg_29 = load() */
+	eor v2.16b, v2.16b, v3.16b /* ct_29 = xor(outbe_29, msg_29) */
+	str q2, [x2, #464] /* store ct_29 */
 	ldr q2, [x3, #480] /* msg_30 = load() */
 	eor v1.16b, v1.16b, v2.16b /* ct_30 = xor(outbe_30, msg_30) */
 	str q1, [x2, #480] /* store ct_30 */
-	rev32 v0.16b, v0.16b /* outbe_31 = rev(tro1_31) */
 	ldr q1, [x3, #496] /* msg_31 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_31 = xor(outbe_31, msg_31) */
 	str q0, [x2, #496] /* store ct_31 */
@@ -2563,8 +2553,8 @@ _gcry_sm4_wordslice_neon_aes_batch_xor:
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #336
-	CFI_ADJUST_CFA_OFFSET(-336);
+	add sp, sp, #320
+	CFI_ADJUST_CFA_OFFSET(-320);
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_wordslice_neon_aes_batch_xor,.-_gcry_sm4_wordslice_neon_aes_batch_xor;)
