@@ -105,8 +105,8 @@ def _zuc_forms(name):
 
 ZUC_FORMS = {
     "s0_form": "S0's three Feistel rounds of nibble tables with the rotation by 5 folded into the third (folded) "
-               "or as its own step (rotate), or S0 as one 256-byte table (table: VPERMI2B)",
-    "add_form": "the additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum (min: PMINUD), "
+               "or as its own step (rotate), or S0 as one 256-byte table (table: where the target looks whole bytes up)",
+    "add_form": "the additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum (min: where the target has an unsigned 32-bit minimum), "
                 "or by folding bit 31 (fold)",
     "rot16_form": "L1's and L2's inputs rotated by 16 as a select of W1 and W2 (select) or by a rotation (rotate)",
     "swap_form": "the S-box layer's exchanges of odd bytes by two selects (select) or an XOR delta swap (xor)",

@@ -17,11 +17,7 @@ from .transpose import transpose
 
 from itertools import combinations
 
-ZERO8 = BitMatrix((0,) * 8, 8)
-
-
-def _xor_matrix(a, b):
-    return BitMatrix(tuple(x ^ y for x, y in zip(a.rows, b.rows)), a.ncols)
+ZERO8 = BitMatrix.zero(8, 8)
 
 
 def distinct_blocks(grid):
@@ -36,7 +32,7 @@ def _as_sum(block, basis):
         for combo in combinations(range(len(basis)), size):
             total = ZERO8
             for k in combo:
-                total = _xor_matrix(total, basis[k])
+                total = total + basis[k]
             if total == block:
                 return combo
     return None
