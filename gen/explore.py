@@ -174,6 +174,12 @@ def call_bytes(cipher, program):
     return program.info["batch_blocks"] * program.info.get("block_bits", 128) // 8
 
 
+def batches(cipher, chosen):
+    """{kernel: blocks per call} of a block cipher's kernels under `chosen`, in
+    dispatch order."""
+    return {f"{s}_{t}": PROGRAMS[cipher](s, SIMD_TARGETS[t], chosen).info["batch_blocks"] for s, t in kernels(cipher)}
+
+
 def parameters(cipher):
     """The cipher's parameters (gen/choices.py), in the file's order."""
     return [p for p in PARAMETERS.values() if p.cipher == cipher]
@@ -428,6 +434,12 @@ def modelled_mean(cost):
     return sum(modelled) / len(modelled) if modelled else None
 
 
+def comparable(cost):
+    """Whether the cost was measured at what the model models, a loop of
+    batches (not the serial kernel at serial work: explore_measure.SERIAL_CASES)."""
+    return bool(cost.get("measured")) and not cost["measured"].get("serial")
+
+
 def ns_per_byte(cost):
     """The measured time per byte.  (Not bench's cycles per byte: each value's
     bench estimates the clock anew, and those estimates differ by more than
@@ -591,7 +603,8 @@ def _kernel_line(param, groups, best):
 def _cost_text(cost):
     """A group's cost in a few words: measured, else modelled, else static."""
     if cost.get("measured"):
-        return f"{cost['measured']['gbps']:.2f} Gbit/s measured"
+        serial = f" ({cost['measured']['mode']}, the serial kernel)" if cost["measured"].get("serial") else ""
+        return f"{cost['measured']['gbps']:.2f} Gbit/s measured{serial}"
     if "measured" in cost:
         return "not timed"
     mean = modelled_mean(cost)
@@ -664,7 +677,7 @@ def plot(ranking, path, title):
 
     kernels_ = list(ranking)
     modelled = any("model" in g.cost for groups in ranking.values() for g in groups)
-    timed = [(kernel, g) for kernel, groups in ranking.items() for g in groups if g.cost.get("measured")]
+    timed = [(kernel, g) for kernel, groups in ranking.items() for g in groups if comparable(g.cost)]
     panels = 1 + modelled + bool(timed)
     fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 0.35 * len(kernels_) + 2.5), squeeze=False)
     spread = axes[0][0]
@@ -740,6 +753,6 @@ def correlations(ranking):
     per_target = {}
     for kernel, groups in ranking.items():
         for g in groups:
-            if g.cost.get("measured") and modelled_mean(g.cost) is not None:
+            if comparable(g.cost) and modelled_mean(g.cost) is not None:
                 per_target.setdefault(kernel_target(kernel), []).append((modelled_mean(g.cost), ns_per_byte(g.cost)))
     return {target: (spearman(pairs), len(pairs)) for target, pairs in per_target.items()}
