@@ -159,7 +159,8 @@ def main(argv=None):
                                       "computing them")
     explore_options.add_argument("--png", type=Path, default=None, help="plot the spread per kernel here")
     explore_options.add_argument("--apply", action="store_true",
-                                 help="write the best choice and its ranking into gen/choices.toml")
+                                 help="write the best choice and its ranking into gen/choices.toml (with "
+                                      "--target: the parameters keyed by kernel, for those targets' kernels)")
     args = parser.parse_args(argv)
     try:
         chosen = choices.load()
@@ -213,8 +214,11 @@ def explore_command(args, chosen):
     if unknown:
         raise ValueError(f"explore: {args.cipher} has no kernel on {', '.join(unknown)}; its targets: "
                          f"{', '.join(sorted(known))}")
-    if args.apply and args.target:
-        raise ValueError("explore --apply: rank every target (no --target)")
+    shared = [p.name for p in params if p.keyed != "kernel"]
+    if args.apply and args.target and shared:
+        raise ValueError(f"explore --apply --target: {', '.join(shared)} take one value for every kernel or "
+                         f"target and one ranking line: rank every target (no --target), or --param a parameter "
+                         f"keyed by kernel")
     values, rankings, dumped = dict(chosen.values), dict(chosen.rankings), {}
     machine = explore_measure.cpu_name() if args.depth == "measure" and not args.costs else ""
     saved = json.loads(args.costs.read_text()) if args.costs else None
@@ -229,8 +233,8 @@ def explore_command(args, chosen):
             costs = {v: saved[param.name]["costs"][explore.value_key(v)] for v in param.values()}
             # What this generator cannot write (explore._cost_value) is no value, whatever was timed.
             static = explore.static_costs(param, chosen, args.target, args.jobs)
-            costs = {v: {k: static[v][k] if "invalid" in static[v].get(k, {}) else c for k, c in per.items()}
-                     for v, per in costs.items()}
+            costs = explore.ranked_on_dispatch({v: {k: static[v][k] if "invalid" in static[v].get(k, {}) else c
+                                                    for k, c in per.items()} for v, per in costs.items()})
         else:
             depth = args.depth
             costs = explore.static_costs(param, chosen, args.target, args.jobs)
@@ -257,7 +261,9 @@ def explore_command(args, chosen):
                                                             **{k: v for k, (v, _) in best.items()}}
         print("\n" + explore.verdict(param, best, chosen) + "\n")
         values[param.name] = value
-        rankings[param.name] = explore.summary(param, ranking, best, depth, machine)
+        summary = explore.summary(param, ranking, best, depth, machine)
+        # (keyed by kernel: the kernels not ranked, --target, keep their lines)
+        rankings[param.name] = {**rankings.get(param.name, {}), **summary} if param.keyed == "kernel" else summary
         dumped[param.name] = {"depth": depth, "machine": machine,
                               "costs": {explore.value_key(v): c for v, c in costs.items()}}
         # Written after each parameter, so that an interrupted run keeps what it found.

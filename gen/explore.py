@@ -365,7 +365,17 @@ def _bar(stream, done, total, start, label, width=30, unit="values"):
 
 # ---- depth model: llvm-mca on each distinct shape --------------------------------------
 
-MODEL_CPUS = {"x86_64": ("znver3", "znver4", "icelake-server"), "aarch64": ("neoverse-n1", "neoverse-n2", "neoverse-v1")}
+# Each architecture's CPU models, with the features (gen/backends/cpu_features.py's
+# names) of the core each models, as harness/mca_model.py models it: Zen 3 has
+# AVX2, AES-NI and VAES and no GFNI or AVX-512; Zen 4 and Ice Lake server add
+# AVX-512 (VBMI, VBMI2) and GFNI; Neoverse N1 has AES and PMULL, N2 and V1 SHA-3
+# and SM4 as well.
+_ZEN3 = frozenset({"ssse3", "aes", "avx2", "vaes"})
+_AVX512 = _ZEN3 | {"avx512f", "avx512bw", "avx512vbmi", "avx512vbmi2", "gfni"}
+_N1 = frozenset({"asimd", "arm_aes", "arm_pmull"})
+MODEL_CPUS = {"x86_64": {"znver3": _ZEN3, "znver4": _AVX512, "icelake-server": _AVX512},
+              "aarch64": {"neoverse-n1": _N1, "neoverse-n2": _N1 | {"arm_sha3", "arm_sm4"},
+                          "neoverse-v1": _N1 | {"arm_sha3", "arm_sm4"}}}
 # The records of harness/mca_model.py that model a kernel's main function.
 MODELLED_MODES = ("kernel", "keystream")
 
@@ -422,15 +432,39 @@ def _model(generated, out, kernel, target):
 
 # ---- ranking -------------------------------------------------------------------------
 
+def dispatched_on(kernel):
+    """The CPU models (MODEL_CPUS) that dispatch runs `kernel` on: those on
+    which it is the first kernel of its strategy, in dispatch order, that the
+    core can run; every model of its architecture where it is that on none
+    (a kernel for cores no model stands for).  byteslice_neon_aes: N1 alone
+    (N2 and V1 run byteslice_neon_sha3); byteslice_avx2_vaes: Zen 3."""
+    strategy, name = kernel.split("_", 1)
+    order = [t for cipher in ("sm4", "zuc", "ublock") for s, t in kernels(cipher) if s == strategy]
+    cpus = MODEL_CPUS[SIMD_TARGETS[name].arch.name]
+    mine = [cpu for cpu, features in cpus.items()
+            if next((t for t in order if set(SIMD_TARGETS[t].cpu_features) <= features), None) == name]
+    return mine or list(cpus)
+
+
 def with_model(costs, modelled):
-    """The costs, each with the modelled cycles per byte of its shape ("model": {cpu: c/B})."""
-    return {v: {k: cost if "invalid" in cost else {**cost, "model": modelled[k][cost["shape"]]}
-                for k, cost in per.items()} for v, per in costs.items()}
+    """The costs, each with the modelled cycles per byte of its shape ("model":
+    {cpu: c/B}) and the models that rank it (`ranked_on`)."""
+    return ranked_on_dispatch({v: {k: cost if "invalid" in cost else {**cost, "model": modelled[k][cost["shape"]]}
+                                   for k, cost in per.items()} for v, per in costs.items()})
+
+
+def ranked_on_dispatch(costs):
+    """The costs, each modelled one with `ranked_on`: the CPU models whose mean
+    ranks it, those that dispatch runs its kernel on (dispatched_on)."""
+    return {v: {k: {**cost, "ranked_on": dispatched_on(k)} if "model" in cost else cost for k, cost in per.items()}
+            for v, per in costs.items()}
 
 
 def modelled_mean(cost):
-    """The mean modelled cycles per byte over the CPU models, or None."""
-    modelled = [v for v in cost.get("model", {}).values() if v is not None]
+    """The mean modelled cycles per byte over the CPU models that rank it
+    (`ranked_on`; every model where the cost does not say), or None."""
+    ranked = cost.get("ranked_on", cost.get("model", {}))
+    modelled = [v for cpu, v in cost.get("model", {}).items() if cpu in ranked and v is not None]
     return sum(modelled) / len(modelled) if modelled else None
 
 
@@ -609,7 +643,8 @@ def _cost_text(cost):
         return "not timed"
     mean = modelled_mean(cost)
     if mean is not None:
-        return f"{mean:.2f} c/B modelled"
+        ranked = [cpu for cpu in cost.get("ranked_on", ()) if cpu in cost["model"]]
+        return f"{mean:.2f} c/B modelled" + (f" ({', '.join(ranked)})" if len(ranked) < len(cost["model"]) else "")
     return f"{sum(cost['ops'].values()) / cost['bytes']:.1f} ops/B"
 
 
@@ -641,7 +676,7 @@ def table(param, ranking, top):
             spills = "/".join(map(str, group.cost["spills"])) if group.cost["spills"] else "n/a"
             rows.append([kernel if number == 1 else "", str(number), _values(param, group.values, total),
                          str(group.cost["bytes"]), *(str(group.cost["ops"][k]) for k in KINDS), str(group.cost["constant_bytes"]), spills,
-                         *([_modelled(group.cost.get("model", {}))] if modelled else []),
+                         *([_modelled(group.cost)] if modelled else []),
                          *([_cost_text(group.cost) if "measured" in group.cost else ""] if measured else []),
                          group.reason if len(group.values) > 1 else ""])
         if len(groups) > top:
@@ -649,8 +684,14 @@ def table(param, ranking, top):
     return "\n".join("| " + " | ".join(row) + " |" for row in rows)
 
 
-def _modelled(per_cpu):
-    return ", ".join(f"{cpu} {'n/a' if v is None else f'{v:.2f}'}" for cpu, v in per_cpu.items()) or "n/a"
+def _modelled(cost):
+    """Modelled c/B per CPU model; those dispatch does not run the kernel on
+    (which do not rank it) in brackets."""
+    ranked = cost.get("ranked_on", cost.get("model", {}))
+    text = lambda cpu, v: f"{cpu} {'n/a' if v is None else f'{v:.2f}'}"
+    inside = [text(cpu, v) for cpu, v in cost.get("model", {}).items() if cpu in ranked]
+    outside = [text(cpu, v) for cpu, v in cost.get("model", {}).items() if cpu not in ranked]
+    return ", ".join(inside) + (f" ({', '.join(outside)})" if outside else "") or "n/a"
 
 
 def _values(param, values, total):

@@ -154,6 +154,17 @@ def test_apply_writes_each_kernels_best_value_and_its_ranking(tmp_path, monkeypa
     assert set(written.rankings["zuc.block_form"]) == set(written.values["zuc.block_form"])
     assert "rolled: " in written.rankings["zuc.block_form"]["lanes_avx2_vaes"]
     assert choices.dump(written) == path.read_text()
+    # With --target: that target's kernels alone; the others keep the value and
+    # line they had (in the checked-in file, which gen explore reads).
+    checked_in = choices.load()
+    assert cli.main(["explore", "zuc", "--param", "block_form", "--target", "neon_aes", "--apply"]) == 0
+    written = choices.load(path)
+    for kernel in ("lanes_avx2_vaes", "lanes_avx512_gfni"):
+        assert written.rankings["zuc.block_form"][kernel] == checked_in.rankings["zuc.block_form"][kernel]
+        assert written.values["zuc.block_form"][kernel] == checked_in.values["zuc.block_form"][kernel]
+    assert "--depth static" in written.rankings["zuc.block_form"]["lanes_neon_aes"]
+    assert cli.main(["explore", "zuc", "--param", "s0_form", "--target", "neon_aes", "--apply"]) == 2
+    assert "zuc.s0_form take one value for every kernel or target" in capsys.readouterr().err
 
 
 def test_explore_needs_a_known_cipher_and_target(capsys):
@@ -197,6 +208,24 @@ def test_depth_model_runs_llvm_mca_once_per_shape(tmp_path):
         assert all(0 < v < 20 for v in per_cpu.values())
     ranking = explore.rank(explore.with_model(costs, modelled))
     assert "neoverse-v1" in explore.table(param, ranking, 1)
+
+
+def test_a_kernel_is_ranked_on_the_cpu_models_dispatch_runs_it_on():
+    """byteslice_neon_aes runs on N1 alone (N2 and V1 have SHA-3: byteslice_neon_sha3
+    comes first), so N1's figures rank it, whatever N2 and V1 say."""
+    assert explore.dispatched_on("byteslice_neon_aes") == ["neoverse-n1"]
+    assert explore.dispatched_on("byteslice_neon_sha3") == ["neoverse-n2", "neoverse-v1"]
+    assert explore.dispatched_on("byteslice_avx2_vaes") == ["znver3"]
+    assert explore.dispatched_on("byteslice_avx512_gfni") == ["znver4", "icelake-server"]
+    assert explore.dispatched_on("byteslice_avx2_aesni") == list(explore.MODEL_CPUS["x86_64"])   # first on none
+    modelled = {"byteslice_neon_aes": {"one": {"neoverse-n1": 5.2, "neoverse-n2": 5.2, "neoverse-v1": 4.2},
+                                       "two": {"neoverse-n1": 5.4, "neoverse-n2": 5.3, "neoverse-v1": 3.5}}}
+    costs = explore.with_model({1: {"byteslice_neon_aes": cost({"alu": 9}, shape="one")},
+                                2: {"byteslice_neon_aes": cost({"alu": 9}, shape="two")}}, modelled)
+    assert explore.modelled_mean(costs[2]["byteslice_neon_aes"]) == 5.4
+    assert explore.best_value(costs) == (1, [1])      # the mean over all three would pick 2
+    param = choices.PARAMETERS["sm4.groups"]
+    assert "neoverse-n1 5.40 (neoverse-n2 5.30, neoverse-v1 3.50)" in explore.table(param, explore.rank(costs), 2)
 
 
 def test_spearman_ranks_with_ties():

@@ -16,12 +16,12 @@
  * AES's field, two block products per byte (B'1, B'2; B'3 = B'1 ^ B'2), XORs.
  *
  * One pass of sm4_byteslice_neon_aes_asm_batch encrypts (or, with the decryption round keys,
- * decrypts) 32 blocks = 512 bytes; its loop body is 4 rounds.
+ * decrypts) 16 blocks = 256 bytes; its loop body is 4 rounds.
  * S-box decomposition used: solution #0 of 2040
  * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
- * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 2,
- *   sm4.rounds_per_iteration = 4, sm4.basis_blocks = b1_b2,
+ * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 1,
+ *   sm4.rounds_per_iteration = 4, sm4.basis_blocks = b2_b3,
  *   sm4.schedule_before_ra = false, sm4.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev.
  */
@@ -30,7 +30,7 @@
 #include "sm4.h"
 #include "sm4_internal.h"
 
-#define SM4_BYTESLICE_NEON_AES_ASM_BATCH_BLOCKS 32
+#define SM4_BYTESLICE_NEON_AES_ASM_BATCH_BLOCKS 16
 #define SM4_BYTESLICE_NEON_AES_ASM_ROUNDS_PER_ITERATION 4
 _Static_assert(SM4_BYTESLICE_NEON_AES_ASM_BATCH_BLOCKS * SM4_BLOCK_BYTES <= SM4_MAX_BATCH_BYTES,
                "the mode layer's buffers hold a batch of every kernel (sm4_internal.h)");
