@@ -460,11 +460,15 @@ def ranked_on_dispatch(costs):
             for v, per in costs.items()}
 
 
+def ranked_cpus(cost):
+    """The CPU models of the cost's figures that rank it (`ranked_on`; every
+    model where the cost does not say)."""
+    return [cpu for cpu in cost.get("model", {}) if cpu in cost.get("ranked_on", cost["model"])]
+
+
 def modelled_mean(cost):
-    """The mean modelled cycles per byte over the CPU models that rank it
-    (`ranked_on`; every model where the cost does not say), or None."""
-    ranked = cost.get("ranked_on", cost.get("model", {}))
-    modelled = [v for cpu, v in cost.get("model", {}).items() if cpu in ranked and v is not None]
+    """The mean modelled cycles per byte over the CPU models that rank it, or None."""
+    modelled = [cost["model"][cpu] for cpu in ranked_cpus(cost) if cost["model"][cpu] is not None]
     return sum(modelled) / len(modelled) if modelled else None
 
 
@@ -643,7 +647,7 @@ def _cost_text(cost):
         return "not timed"
     mean = modelled_mean(cost)
     if mean is not None:
-        ranked = [cpu for cpu in cost.get("ranked_on", ()) if cpu in cost["model"]]
+        ranked = ranked_cpus(cost)
         return f"{mean:.2f} c/B modelled" + (f" ({', '.join(ranked)})" if len(ranked) < len(cost["model"]) else "")
     return f"{sum(cost['ops'].values()) / cost['bytes']:.1f} ops/B"
 
@@ -687,7 +691,7 @@ def table(param, ranking, top):
 def _modelled(cost):
     """Modelled c/B per CPU model; those dispatch does not run the kernel on
     (which do not rank it) in brackets."""
-    ranked = cost.get("ranked_on", cost.get("model", {}))
+    ranked = ranked_cpus(cost)
     text = lambda cpu, v: f"{cpu} {'n/a' if v is None else f'{v:.2f}'}"
     inside = [text(cpu, v) for cpu, v in cost.get("model", {}).items() if cpu in ranked]
     outside = [text(cpu, v) for cpu, v in cost.get("model", {}).items() if cpu not in ranked]
