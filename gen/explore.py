@@ -369,7 +369,8 @@ def _bar(stream, done, total, start, label, width=30, unit="values"):
 # names) of the core each models, as harness/mca_model.py models it: Zen 3 has
 # AVX2, AES-NI and VAES and no GFNI or AVX-512; Zen 4 and Ice Lake server add
 # AVX-512 (VBMI, VBMI2) and GFNI; Neoverse N1 has AES and PMULL, N2 and V1 SHA-3
-# and SM4 as well.
+# and SM4 as well (tests/test_explore.py checks these against GCC's -march and
+# mca_model's -mattr).
 _ZEN3 = frozenset({"ssse3", "aes", "avx2", "vaes"})
 _AVX512 = _ZEN3 | {"avx512f", "avx512bw", "avx512vbmi", "avx512vbmi2", "gfni"}
 _N1 = frozenset({"asimd", "arm_aes", "arm_pmull"})
@@ -439,7 +440,7 @@ def dispatched_on(kernel):
     (a kernel for cores no model stands for).  byteslice_neon_aes: N1 alone
     (N2 and V1 run byteslice_neon_sha3); byteslice_avx2_vaes: Zen 3."""
     strategy, name = kernel.split("_", 1)
-    order = [t for cipher in ("sm4", "zuc", "ublock") for s, t in kernels(cipher) if s == strategy]
+    order = [t for cipher in PROGRAMS for s, t in kernels(cipher) if s == strategy]
     cpus = MODEL_CPUS[SIMD_TARGETS[name].arch.name]
     mine = [cpu for cpu, features in cpus.items()
             if next((t for t in order if set(SIMD_TARGETS[t].cpu_features) <= features), None) == name]

@@ -7,6 +7,7 @@ import json
 import multiprocessing
 import re
 import shutil
+import sys
 
 import pytest
 
@@ -226,6 +227,23 @@ def test_a_kernel_is_ranked_on_the_cpu_models_dispatch_runs_it_on():
     assert explore.best_value(costs) == (1, [1])      # the mean over all three would pick 2
     param = choices.PARAMETERS["sm4.groups"]
     assert "neoverse-n1 5.40 (neoverse-n2 5.30, neoverse-v1 3.50)" in explore.table(param, explore.rank(costs), 2)
+
+
+def test_the_cpu_models_features_are_those_the_model_gives_each_core():
+    """explore.MODEL_CPUS says what each CPU model's core has; harness/mca_model.py
+    models x86 cores as GCC's -march knows them and gives each Neoverse core its
+    own -mattr: the two must agree, or a kernel is ranked on the wrong cores."""
+    sys.path.insert(0, str(explore.ROOT / "harness"))
+    import mca_model
+    x86 = {t.name: t for t in SIMD_TARGETS.values() if t.arch.name == "x86_64" and t.form == "c"}
+    for cpu, features in explore.MODEL_CPUS["x86_64"].items():
+        for target in x86.values():
+            missing = mca_model.features_missing(cpu, [f"-m{f}" for f in target.cpu_features])
+            assert (set(target.cpu_features) <= features) == (not missing), (cpu, target.name, missing)
+    mattr = {"arm_aes": "+aes", "arm_pmull": "+aes", "arm_sha3": "+sha3", "arm_sm4": "+sm4"}  # LLVM's +aes has PMULL
+    for cpu, features in explore.MODEL_CPUS["aarch64"].items():
+        given = mca_model.AARCH64.cpu_features[cpu].split(",")
+        assert {f for f in mattr if mattr[f] in given} == features - {"asimd"}, cpu
 
 
 def test_spearman_ranks_with_ties():
