@@ -109,7 +109,9 @@ ZUC_FORMS = {
     "add_form": "the additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum (min: where the target has an unsigned 32-bit minimum), "
                 "or by folding bit 31 (fold)",
     "rot16_form": "L1's and L2's inputs rotated by 16 as a select of W1 and W2 (select) or by a rotation (rotate)",
-    "swap_form": "the S-box layer's exchanges of odd bytes by two selects (select) or an XOR delta swap (xor)",
+    "swap_form": "the S-box layer's exchanges of odd bytes by two selects (select) or an XOR delta swap (xor), "
+                 "or its inputs and outputs made by interleaving bytes (interleave: a shift and a select each, "
+                 "one TRN on AArch64), which spares the rotations of L2's output and of R2",
 }
 
 

@@ -7,18 +7,20 @@ vectors: the LFSR update with additions modulo 2^31 - 1, bit reorganisation
 by shifts and 16-bit blends, the FSM, L1 and L2 by rotations, and the S-box
 layer S = (S0, S1, S0, S1) on the bytes of each word.  The S-box layer runs S0
 and S1 once each, on regrouped bytes (the paper's algorithm 5): S0's inputs are
-the odd bytes of both L1's and L2's outputs, S1's the even bytes.  S0 is its
-three-round Feistel of 4-bit tables, or on a target that looks up whole bytes
-(AVX-512 VBMI's VPERMI2B) its 256-entry table; S1 is A2·inv(A1·x) ^ c2 over the
-AES field through a field isomorphism, which the backend lowers to
-GF2P8AFFINE(INV)QB or to nibble tables around AESENCLAST.  Sixteen rounds are
-unrolled so that the LFSR never moves: cell i of round r is register (r + i) mod 16,
-or, with keystream_program's lfsr_in_memory, row (r + i) mod 16 of the state
-array, loaded by the rounds that use it.  The 16
-keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
-so that each lane's 64 bytes are stored contiguously, to that lane's own
-pointer (`out[lane]`), so that the cores can point a lane at its message
-(the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
+the odd bytes of both L1's and L2's outputs, S1's the even bytes (by an
+exchange of odd bytes with L2's output rotated by 8, or by interleaving: the
+swap_form).  S0 is its three-round Feistel of 4-bit tables, or on a target
+that looks up whole bytes (AVX-512 VBMI's VPERMI2B) its 256-entry table; S1
+is A2·inv(A1·x) ^ c2 over the AES field through a field isomorphism, which
+the backend lowers to GF2P8AFFINE(INV)QB or to nibble tables around
+AESENCLAST (AESE on AArch64).  Sixteen rounds are unrolled so that the LFSR
+never moves: cell i of round r is register (r + i) mod 16, or, with
+keystream_program's lfsr_in_memory, row (r + i) mod 16 of the state array,
+loaded by the rounds that use it.  The 16 keystream words of a block are
+transposed (4 x 4 words in each 128-bit lane) so that each lane's 64 bytes
+are stored contiguously, to that lane's own pointer (`out[lane]`), so that
+the cores can point a lane at its message (the fused encryption,
+gen/ir/keystream.py) or at its row of MAC keystream.
 """
 
 from ..ir import Builder, Index
@@ -32,7 +34,7 @@ ROUNDS_PER_BLOCK = 16
 S0_FORMS = ("folded", "rotate", "table")
 ADD_FORMS = ("min", "fold")
 ROT16_FORMS = ("select", "rotate")
-SWAP_FORMS = ("select", "xor")
+SWAP_FORMS = ("select", "xor", "interleave")
 # The choices the generator makes by cost on each target, with their options
 # (on equal cost the earlier option is taken).
 FORMS = {"s0_form": S0_FORMS, "add_form": ADD_FORMS, "rot16_form": ROT16_FORMS, "swap_form": SWAP_FORMS}
@@ -117,13 +119,35 @@ class LaneRound:
         delta = b.and_(b.xor(x, y, f"{hint}_xy"), self.odd, f"{hint}_d")
         return b.xor(x, delta, f"{hint}_x"), b.xor(y, delta, f"{hint}_y")
 
-    def sbox_layer(self, u, v8, hint):
-        """(S(u), S(v)) with S = S0 on bytes 3 and 1, S1 on bytes 2 and 0, from u
-        and v8 = rotl(v, 8): regroup so that S0 and S1 each run once (algorithm 5).
-        In v8, v's S0 bytes sit on u's even (S1) bytes and v's S1 bytes on u's
-        odd ones, so the regrouping is one exchange of odd bytes, with no shifts."""
+    def interleave_bytes(self, x, y, odd, hint):
+        """(x_1, y_1, x_3, y_3, ...) from the odd bytes of x and y, or from their
+        even bytes (x_0, y_0, x_2, y_2, ...): a shift of 16-bit elements by a
+        byte and a select, which AArch64 does in one TRN2 (TRN1)."""
+        b = self.b
+        if odd:
+            return b.select(self.odd, b.shr(x, 8, 16, f"{hint}_sh"), y, hint)
+        return b.select(self.odd, x, b.shl(y, 8, 16, f"{hint}_sh"), hint)
+
+    def rotates_v(self):
+        """Whether the S-box layer takes L2's output rotated left by 8 (v8)."""
+        return self.swap_form != "interleave"
+
+    def sbox_layer(self, u, v, hint):
+        """(S(u), S(v)) with S = S0 on bytes 3 and 1, S1 on bytes 2 and 0: regroup
+        so that S0 and S1 each run once (algorithm 5).  With the exchange forms
+        v comes rotated left by 8 (v8): v's S0 bytes sit on u's even (S1) bytes
+        and v's S1 bytes on u's odd ones, so the regrouping is one exchange of
+        odd bytes, and R2 is rotated back at the end.  The interleave form takes
+        v itself and interleaves the odd (S0) and the even (S1) bytes of v and
+        u, and the S-boxes' outputs back the same way: no rotation."""
+        if not self.rotates_v():
+            s0_out = self.s0(self.interleave_bytes(v, u, True, f"{hint}_in_x"), f"{hint}_s0")
+            s1_out = self.s1(self.interleave_bytes(v, u, False, f"{hint}_in_y"), f"{hint}_s1")
+            # s0_out holds (S0(v_1), S0(u_1), ...), s1_out (S1(v_0), S1(u_0), ...).
+            return (self.interleave_bytes(s1_out, s0_out, True, "r1"),
+                    self.interleave_bytes(s1_out, s0_out, False, "r2"))
         # S0's input: u's bytes 3, 1 and v's bytes 1, 3 on 2, 0; S1's: u's bytes 2, 0 and v's bytes 0, 2 on 1, 3.
-        s0_in, s1_in = self.exchange_odd_bytes(v8, u, f"{hint}_in")
+        s0_in, s1_in = self.exchange_odd_bytes(v, u, f"{hint}_in")
         s0_out = self.s0(s0_in, f"{hint}_s0")
         s1_out = self.s1(s1_in, f"{hint}_s1")
         # Exchanged back: R1, and R2 rotated left by 8, which is turned back.
@@ -197,14 +221,15 @@ class LaneRound:
         z = None if init else b.xor(w, b.shld(s[2], self.doubled(s[0]), 16, 32, "x3"), "z")
         w1 = b.add(r1, x1, 32, "w1")
         w2 = b.xor(r2, x2, "w2")
-        # u = L1(W1_L || W2_H) and v8 = rotl(v, 8) = rotl(L2(W2_L || W1_H), 8).  Each input
-        # rotated by 16 is W2_H || W1_L (W1_H || W2_L): a select where that is cheaper.
+        # u = L1(W1_L || W2_H) and v = L2(W2_L || W1_H), or v8 = rotl(v, 8) (sbox_layer).  Each
+        # input rotated by 16 is W2_H || W1_L (W1_H || W2_L): a select where that is cheaper.
         by_select = self.rot16_form == "select"
         u = rotation_sum(b, b.shld(w1, w2, 16, 32, "l1in"), (0,) + zuc.L1_ROTATIONS, "u",
                          known={16: b.select(self.hi16, w1, w2, "l1in16")} if by_select else None)
-        v8 = rotation_sum(b, b.shld(w2, w1, 16, 32, "l2in"), [(r + 8) % 32 for r in (0,) + zuc.L2_ROTATIONS], "v8",
-                          known={16: b.select(self.hi16, w2, w1, "l2in16")} if by_select else None)
-        new_r1, new_r2 = self.sbox_layer(u, v8, "sb")
+        turn = 8 if self.rotates_v() else 0
+        v = rotation_sum(b, b.shld(w2, w1, 16, 32, "l2in"), [(r + turn) % 32 for r in (0,) + zuc.L2_ROTATIONS],
+                         "v8" if turn else "v", known={16: b.select(self.hi16, w2, w1, "l2in16")} if by_select else None)
+        new_r1, new_r2 = self.sbox_layer(u, v, "sb")
         (anchor_cell, _), *taps = _feedback_terms()
         terms = [self.times_power_of_two(s[cell], power.bit_length() - 1, f"s{cell}k") for cell, power in taps]
         if init:
