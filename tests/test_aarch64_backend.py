@@ -94,3 +94,59 @@ def test_the_nibble_mask_after_a_byte_shift_goes():
     assert "and" not in _opcodes(lowered)
     memory = {"m": bytearray(range(200, 216)), "out": bytearray(16)}
     assert bytes(run(lowered, memory)["out"]) == bytes(v >> 4 for v in range(200, 216))
+
+
+@given(vec, vec, st.sampled_from([8, 16, 32, 64]), st.sampled_from([1, 2]))
+def test_trn_interleaves_even_or_odd_elements(a, b, lane, half):
+    out = run_ops(128, [a, b], lambda bl, x, y: bl._emit("trn", (x, y), "t", half=half, lane=lane))
+    size = lane // 8
+    elements = [(a, b)[pair % 2][size * (2 * (pair // 2) + half - 1):][:size] for pair in range(16 // size)]
+    assert out == b"".join(elements)
+
+
+def test_selects_that_interleave_elements_become_trn():
+    """select(odd elements, x >> e, y) is TRN2(x, y) and select(odd elements,
+    x, y << e) TRN1(x, y), for bytes, halfwords and words; a select on another mask
+    stays a BSL, and the shifts the TRNs replace are gone."""
+    b = Builder("t", 128, ("m", "out"))
+    x, y = b.load("m", 0), b.load("m", 16)
+    for k, size in enumerate((1, 2, 4)):
+        odd = b.const((bytes(size) + b"\xff" * size) * (8 // size), f"odd{size}", "odd elements")
+        b.store("out", 32 * k, b.select(odd, b.shr(x, 8 * size, 16 * size), y))
+        b.store("out", 32 * k + 16, b.select(odd, x, b.shl(y, 8 * size, 16 * size)))
+    other = b.const(bytes([0, 0xFF, 0xFF, 0]) * 4, "other", "not odd elements")
+    b.store("out", 96, b.select(other, b.shr(x, 8, 16), y))
+    program = b.finish()
+    lowered = SIMD_TARGETS["neon"].lower(program)
+    ops = _opcodes(lowered)
+    assert ops.count("trn") == 6 and ops.count("bsl") == 1
+    assert ops.count("shr") + ops.count("shl") == 1
+    memory = {"m": bytes(range(101, 133)), "out": bytes(112)}
+    outs = [bytes(run(p, {k: bytearray(v) for k, v in memory.items()})["out"]) for p in (program, lowered)]
+    assert outs[0] == outs[1]
+
+
+def test_the_nibble_tables_xor_goes_into_aese():
+    """affine_inv8(affine8(x)): the bytes are moved (inverse ShiftRows) before
+    the inner map's nibble tables, whose XOR AESE's key takes; the result is
+    unchanged.  An inner map that something else reads stays where it is."""
+    def program(shared):
+        b = Builder("t", 128, ("m", "out"))
+        inner = b.affine8(b.load("m", 0), AffineMap(BitMatrix.from_columns([1 << (7 - j) for j in range(8)], 8), 0x63))
+        b.store("out", 0, b.affine_inv8(inner, AffineMap(BitMatrix.identity(8), 0x1F), "y"))
+        if shared:
+            b.store("out", 16, inner)
+        return b.finish()
+    for shared in (False, True):
+        source = program(shared)
+        lowered = SIMD_TARGETS["neon_aes"].lower(source)
+        aese_op = next(s for s in lowered.walk() if isinstance(s, Op) and s.opcode == "aese")
+        keys = [lowered_def(lowered, a) for a in aese_op.args]
+        assert ("const" in keys) == shared
+        memory = {"m": bytes(range(3, 19)), "out": bytes(32)}
+        outs = [bytes(run(p, {k: bytearray(v) for k, v in memory.items()})["out"]) for p in (source, lowered)]
+        assert outs[0] == outs[1]
+
+
+def lowered_def(program, value):
+    return next(s.opcode for s in program.walk() if isinstance(s, Op) and s.result is value)

@@ -36,6 +36,7 @@ REVIEWED_PRIVATE_OPS = {
     "sm4e": "AArch64 SM4E (four SM4 rounds in one instruction)",
     "eor3": "AArch64 EOR3 (a three-way XOR)",
     "rev": "AArch64 REV16 / REV32 / REV64 (a fixed byte permutation)",
+    "trn": "AArch64 TRN1 / TRN2 (a fixed element interleave)",
 }
 
 CIPHERS = ("sm4", "zuc", "ublock")

@@ -160,6 +160,9 @@ def instruction(fn, op, dst, srcs):
     if code in _LANE_OPS:
         t = _ARRANGEMENT[attrs["lane"]]
         return [f"{_LANE_OPS[code]} {vector(dst, t)}, {vector(srcs[0], t)}, {vector(srcs[1], t)}"]
+    if code == "trn":
+        t = _ARRANGEMENT[attrs["lane"]]
+        return [f"trn{attrs['half']} {vector(dst, t)}, {vector(srcs[0], t)}, {vector(srcs[1], t)}"]
     if code == "rev":
         return [f"{_REV[attrs['group']]} {vector(dst, _ARRANGEMENT[8 * attrs['element']])}, "
                 f"{vector(srcs[0], _ARRANGEMENT[8 * attrs['element']])}"]

@@ -38,6 +38,14 @@ def _sli(op, args):
     return ((b << dtype(n)) | (a & low)).view(np.uint8)
 
 
+def _trn(op, args):
+    """TRN1 (half 1) / TRN2 (half 2) on `lane`-bit elements: the even (odd)
+    elements of a and b, interleaved: (a_0, b_0, a_2, b_2, ...) or (a_1, b_1, ...)."""
+    k, lane = op.attrs["half"] - 1, op.attrs["lane"] // 8
+    a, b = (x.reshape(-1, 2, lane) for x in args)
+    return np.stack((a[:, k], b[:, k]), axis=1).reshape(-1).copy()
+
+
 _OPS = (
     ("aese", _aese, "AESE(a, k) on every 128-bit block: XOR k, then SubBytes and ShiftRows"),
     ("sli", _sli, "SLI(a, b): per `lane`-bit element, (b << n) | (a & (2^n - 1)) (attrs: n, lane)"),
@@ -46,10 +54,12 @@ _OPS = (
     ("sm4e", same_meaning_as("sm4_rounds4"), "SM4E(x, k) (FEAT_SM4): sm4_rounds4 in one instruction"),
     ("eor3", lambda op, args: args[0] ^ args[1] ^ args[2], "EOR3(a, b, c) (FEAT_SHA3): a ^ b ^ c"),
     ("bsl", same_meaning_as("select"), "BSL(m, a, b): select in one instruction, b where m is 1, a where 0"),
+    ("trn", _trn, "TRN1/TRN2(a, b): the even (half 1) or odd (half 2) `lane`-bit elements of a and b, "
+                  "interleaved (attrs: half, lane)"),
 )
 
 # What each costs as (gen/ir/opcodes.KINDS).
-_KINDS = {"aese": "cipher", "sm4e": "cipher", "rev": "shuffle"}
+_KINDS = {"aese": "cipher", "sm4e": "cipher", "rev": "shuffle", "trn": "shuffle"}
 
 for _name, _fn, _doc in _OPS:
     register_op(_name, _fn, _doc, _KINDS.get(_name, "alu"))

@@ -1,5 +1,5 @@
 """AArch64 legalization rules: AESE for the inversion, SM4E for four SM4
-rounds, SLI for rotations and double shifts, BSL for selections, EOR3 for
+rounds, SLI for rotations and double shifts, TRN and BSL for selections, EOR3 for
 three-way XORs (FEAT_SHA3), and the byte shifts that make a nibble's mask
 unnecessary."""
 
@@ -13,18 +13,37 @@ def affine_inv_via_aese(rw, op, args):
     before SubBytes, so SubBytes' affine map, constant included, is undone by
     the map after it.  The key is 0, or, where x is a XOR with a value whose
     bytes are all equal (a round key byte), that value: AESE does that XOR,
-    and ShiftRows cannot move equal bytes."""
+    and ShiftRows cannot move equal bytes.  Where x is an affine map of y
+    that nothing else reads, the bytes are moved first, A(invShiftRows(y))
+    (a map of each byte commutes with moving bytes): its nibble tables end in
+    a XOR that AESE's key can take (aese_takes_xor)."""
     if op.opcode != "affine_inv8":
         return None
     form = aese_form(op.attrs["map"], aes_sbox_linear(), AES_SBOX_CONSTANT, SHIFT_ROWS)
     mask = rw.const(form.pre_shuffle, "inv_shift_rows", "inverse ShiftRows (AESE's ShiftRows undone)")
     value, key = _without_uniform_term(rw, args[0])
+    inner = rw.definition(value)
+    if key is None and inner is not None and inner.opcode == "affine8" and rw.source_uses.get(op.args[0]) == 1:
+        moved = rw.lookup16(inner.args[0], mask, op.result.name + "_sr")
+        shuffled = rw.affine8(moved, inner.attrs["map"], inner.result.name, note=inner.attrs["note"])
+    else:
+        shuffled = rw.lookup16(value, mask, op.result.name + "_sr")
     if key is None:
         key = rw.const(bytes(16), "zero_key", "AESE key 0: nothing XORed before SubBytes")
-    shuffled = rw.lookup16(value, mask, op.result.name + "_sr")
     raw = rw._emit("aese", (shuffled, key), op.result.name + "_aes")
     return rw.affine8(raw, form.post, op.result.name,
                       note=f"{op.attrs['note']}, after undoing SubBytes' affine map")
+
+
+def aese_takes_xor(rw, op, args):
+    """AESE(a ^ b, 0) -> AESE(a, b) where nothing else reads a ^ b: the
+    instruction XORs its two operands before SubBytes anyway."""
+    if op.opcode != "aese" or _const_bytes(rw, args[1]) != bytes(16):
+        return None
+    inner = rw.definition(args[0])
+    if inner is None or inner.opcode != "xor" or rw.source_uses.get(op.args[0]) != 1:
+        return None
+    return rw._emit("aese", inner.args, op.result.name)
 
 
 def _is_uniform(rw, value):
@@ -69,6 +88,36 @@ def shld_by_shift_insert(rw, op, args):
     if op.opcode != "shld":
         return None
     return _shift_insert(rw, op, args[0], args[1])
+
+
+def _odd_elements_mask(data):
+    """The element width in bytes (1, 2, 4: elements whose doubles a shift
+    takes) of a mask that is all ones on the odd elements and zero on the even
+    ones, else None."""
+    for size in (1, 2, 4):
+        if data == (bytes(size) + b"\xff" * size) * (8 // size):
+            return size
+    return None
+
+
+def select_as_trn(rw, op, args):
+    """select(odd elements, x >> e, y) -> TRN2(x, y) and select(odd elements,
+    x, y << e) -> TRN1(x, y), with e the element width and the shift of
+    double-width elements: one instruction for a shift and a select."""
+    if op.opcode != "select":
+        return None
+    data = _const_bytes(rw, args[0])
+    size = data and _odd_elements_mask(data)
+    if not size:
+        return None
+    bits = 8 * size
+    for shifted, opcode, half in ((args[1], "shr", 2), (args[2], "shl", 1)):
+        shift = rw.definition(shifted)
+        if shift is not None and shift.opcode == opcode and shift.attrs["lane"] == 2 * bits \
+                and shift.attrs["n"] == bits:
+            a, b = (shift.args[0], args[2]) if half == 2 else (args[1], shift.args[0])
+            return rw._emit("trn", (a, b), op.result.name, half=half, lane=bits)
+    return None
 
 
 def select_by_bsl(rw, op, args):
