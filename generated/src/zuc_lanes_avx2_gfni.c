@@ -14,25 +14,28 @@
  * by shifts and 16-bit blends, the FSM, L1 and L2 by rotations, and the S-box
  * layer S = (S0, S1, S0, S1) on the bytes of each word.  The S-box layer runs S0
  * and S1 once each, on regrouped bytes (the paper's algorithm 5): S0's inputs are
- * the odd bytes of both L1's and L2's outputs, S1's the even bytes.  S0 is its
- * three-round Feistel of 4-bit tables, or on a target that looks up whole bytes
- * (AVX-512 VBMI's VPERMI2B) its 256-entry table; S1 is A2·inv(A1·x) ^ c2 over the
- * AES field through a field isomorphism, which the backend lowers to
- * GF2P8AFFINE(INV)QB or to nibble tables around AESENCLAST.  Sixteen rounds are
- * unrolled so that the LFSR never moves: cell i of round r is register (r + i) mod 16,
- * or, with keystream_program's lfsr_in_memory, row (r + i) mod 16 of the state
- * array, loaded by the rounds that use it.  The 16
- * keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
- * so that each lane's 64 bytes are stored contiguously, to that lane's own
- * pointer (`out[lane]`), so that the cores can point a lane at its message
- * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
+ * the odd bytes of both L1's and L2's outputs, S1's the even bytes (by an
+ * exchange of odd bytes with L2's output rotated by 8, or by interleaving: the
+ * swap_form).  S0 is its three-round Feistel of 4-bit tables, or on a target
+ * that looks up whole bytes (AVX-512 VBMI's VPERMI2B) its 256-entry table; S1
+ * is A2·inv(A1·x) ^ c2 over the AES field through a field isomorphism, which
+ * the backend lowers to GF2P8AFFINE(INV)QB or to nibble tables around
+ * AESENCLAST (AESE on AArch64).  Sixteen rounds are unrolled so that the LFSR
+ * never moves: cell i of round r is register (r + i) mod 16, or, with
+ * keystream_program's lfsr_in_memory, row (r + i) mod 16 of the state array,
+ * loaded by the rounds that use it.  The 16 keystream words of a block are
+ * transposed (4 x 4 words in each 128-bit lane) so that each lane's 64 bytes
+ * are stored contiguously, to that lane's own pointer (`out[lane]`), so that
+ * the cores can point a lane at its message (the fused encryption,
+ * gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 8 lanes: 1 group of 8 (one 256-bit register per word and group).
  *
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
  *   zuc.s1_isomorphism = 0, zuc.s0_form = folded, zuc.add_form = min,
- *   zuc.rot16_form = select, zuc.swap_form = xor, zuc.block_form = unrolled,
- *   zuc.schedule_before_ra = false, zuc.asm_pressure_schedule = true.
+ *   zuc.rot16_form = select, zuc.swap_form = select,
+ *   zuc.block_form = unrolled, zuc.schedule_before_ra = false,
+ *   zuc.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine, shld_half_by_rotations; shld_by_shifts, rotate_bytes_by_shuffle, rotate_by_shifts, affine_via_gfni, select_by_blendv, select_by_masks; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"
@@ -166,10 +169,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6 = _mm256_or_si256(v8r6_l, v8r6_r);
         const __m256i v8_acc = _mm256_xor_si256(v8r8, l2in16);
         const __m256i v8 = _mm256_xor_si256(v8_acc, v8r6);
-        const __m256i sb_in_xy = _mm256_xor_si256(v8, u);
-        const __m256i sb_in_d = _mm256_and_si256(sb_in_xy, odd_bytes);
-        const __m256i sb_in_x = _mm256_xor_si256(v8, sb_in_d);
-        const __m256i sb_in_y = _mm256_xor_si256(u, sb_in_d);
+        const __m256i sb_in_x = _mm256_blendv_epi8(v8, u, odd_bytes);
+        const __m256i sb_in_y = _mm256_blendv_epi8(u, v8, odd_bytes);
         const __m256i sb_s0_xl = _mm256_and_si256(sb_in_x, nibble_mask);
         const __m256i sb_s0_xs = _mm256_srli_epi16(sb_in_x, 4);
         const __m256i sb_s0_xh = _mm256_and_si256(sb_s0_xs, nibble_mask);
@@ -182,10 +183,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0 = _mm256_xor_si256(sb_s0_p3, sb_s0_t2);
         const __m256i sb_s1_k = _mm256_gf2p8affine_epi64_epi8(sb_in_y, gfni_mat, 0x00);
         const __m256i sb_s1 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy = _mm256_xor_si256(sb_s1, sb_s0);
-        const __m256i sb_out_d = _mm256_and_si256(sb_out_xy, odd_bytes);
-        const __m256i sb_out_x = _mm256_xor_si256(sb_s1, sb_out_d);
-        const __m256i sb_out_y = _mm256_xor_si256(sb_s0, sb_out_d);
+        const __m256i sb_out_x = _mm256_blendv_epi8(sb_s1, sb_s0, odd_bytes);
+        const __m256i sb_out_y = _mm256_blendv_epi8(sb_s0, sb_s1, odd_bytes);
         const __m256i r2 = _mm256_shuffle_epi8(sb_out_y, rotl24);
         const __m256i dbl_3 = _mm256_add_epi32(g0s0_1, g0s0_1);
         const __m256i s0k_o_l = _mm256_slli_epi32(g0s0_1, 8);
@@ -269,10 +268,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_1 = _mm256_or_si256(v8r6_1_l, v8r6_1_r);
         const __m256i v8_acc_1 = _mm256_xor_si256(v8r8_1, l2in16_1);
         const __m256i v8_1 = _mm256_xor_si256(v8_acc_1, v8r6_1);
-        const __m256i sb_in_xy_1 = _mm256_xor_si256(v8_1, u_1);
-        const __m256i sb_in_d_1 = _mm256_and_si256(sb_in_xy_1, odd_bytes);
-        const __m256i sb_in_x_1 = _mm256_xor_si256(v8_1, sb_in_d_1);
-        const __m256i sb_in_y_1 = _mm256_xor_si256(u_1, sb_in_d_1);
+        const __m256i sb_in_x_1 = _mm256_blendv_epi8(v8_1, u_1, odd_bytes);
+        const __m256i sb_in_y_1 = _mm256_blendv_epi8(u_1, v8_1, odd_bytes);
         const __m256i sb_s0_xl_1 = _mm256_and_si256(sb_in_x_1, nibble_mask);
         const __m256i sb_s0_xs_1 = _mm256_srli_epi16(sb_in_x_1, 4);
         const __m256i sb_s0_xh_1 = _mm256_and_si256(sb_s0_xs_1, nibble_mask);
@@ -285,10 +282,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_1 = _mm256_xor_si256(sb_s0_p3_1, sb_s0_t2_1);
         const __m256i sb_s1_k_1 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_1, gfni_mat, 0x00);
         const __m256i sb_s1_1 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_1, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_1 = _mm256_xor_si256(sb_s1_1, sb_s0_1);
-        const __m256i sb_out_d_1 = _mm256_and_si256(sb_out_xy_1, odd_bytes);
-        const __m256i sb_out_x_1 = _mm256_xor_si256(sb_s1_1, sb_out_d_1);
-        const __m256i sb_out_y_1 = _mm256_xor_si256(sb_s0_1, sb_out_d_1);
+        const __m256i sb_out_x_1 = _mm256_blendv_epi8(sb_s1_1, sb_s0_1, odd_bytes);
+        const __m256i sb_out_y_1 = _mm256_blendv_epi8(sb_s0_1, sb_s1_1, odd_bytes);
         const __m256i r2_1 = _mm256_shuffle_epi8(sb_out_y_1, rotl24);
         const __m256i dbl_11 = _mm256_add_epi32(g0s1_1, g0s1_1);
         const __m256i s0k_o_1_l = _mm256_slli_epi32(g0s1_1, 8);
@@ -371,10 +366,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_2 = _mm256_or_si256(v8r6_2_l, v8r6_2_r);
         const __m256i v8_acc_2 = _mm256_xor_si256(v8r8_2, l2in16_2);
         const __m256i v8_2 = _mm256_xor_si256(v8_acc_2, v8r6_2);
-        const __m256i sb_in_xy_2 = _mm256_xor_si256(v8_2, u_2);
-        const __m256i sb_in_d_2 = _mm256_and_si256(sb_in_xy_2, odd_bytes);
-        const __m256i sb_in_x_2 = _mm256_xor_si256(v8_2, sb_in_d_2);
-        const __m256i sb_in_y_2 = _mm256_xor_si256(u_2, sb_in_d_2);
+        const __m256i sb_in_x_2 = _mm256_blendv_epi8(v8_2, u_2, odd_bytes);
+        const __m256i sb_in_y_2 = _mm256_blendv_epi8(u_2, v8_2, odd_bytes);
         const __m256i sb_s0_xl_2 = _mm256_and_si256(sb_in_x_2, nibble_mask);
         const __m256i sb_s0_xs_2 = _mm256_srli_epi16(sb_in_x_2, 4);
         const __m256i sb_s0_xh_2 = _mm256_and_si256(sb_s0_xs_2, nibble_mask);
@@ -387,10 +380,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_2 = _mm256_xor_si256(sb_s0_p3_2, sb_s0_t2_2);
         const __m256i sb_s1_k_2 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_2, gfni_mat, 0x00);
         const __m256i sb_s1_2 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_2, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_2 = _mm256_xor_si256(sb_s1_2, sb_s0_2);
-        const __m256i sb_out_d_2 = _mm256_and_si256(sb_out_xy_2, odd_bytes);
-        const __m256i sb_out_x_2 = _mm256_xor_si256(sb_s1_2, sb_out_d_2);
-        const __m256i sb_out_y_2 = _mm256_xor_si256(sb_s0_2, sb_out_d_2);
+        const __m256i sb_out_x_2 = _mm256_blendv_epi8(sb_s1_2, sb_s0_2, odd_bytes);
+        const __m256i sb_out_y_2 = _mm256_blendv_epi8(sb_s0_2, sb_s1_2, odd_bytes);
         const __m256i r2_2 = _mm256_shuffle_epi8(sb_out_y_2, rotl24);
         const __m256i dbl_19 = _mm256_add_epi32(g0s2_1, g0s2_1);
         const __m256i s0k_o_2_l = _mm256_slli_epi32(g0s2_1, 8);
@@ -472,10 +463,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_3 = _mm256_or_si256(v8r6_3_l, v8r6_3_r);
         const __m256i v8_acc_3 = _mm256_xor_si256(v8r8_3, l2in16_3);
         const __m256i v8_3 = _mm256_xor_si256(v8_acc_3, v8r6_3);
-        const __m256i sb_in_xy_3 = _mm256_xor_si256(v8_3, u_3);
-        const __m256i sb_in_d_3 = _mm256_and_si256(sb_in_xy_3, odd_bytes);
-        const __m256i sb_in_x_3 = _mm256_xor_si256(v8_3, sb_in_d_3);
-        const __m256i sb_in_y_3 = _mm256_xor_si256(u_3, sb_in_d_3);
+        const __m256i sb_in_x_3 = _mm256_blendv_epi8(v8_3, u_3, odd_bytes);
+        const __m256i sb_in_y_3 = _mm256_blendv_epi8(u_3, v8_3, odd_bytes);
         const __m256i sb_s0_xl_3 = _mm256_and_si256(sb_in_x_3, nibble_mask);
         const __m256i sb_s0_xs_3 = _mm256_srli_epi16(sb_in_x_3, 4);
         const __m256i sb_s0_xh_3 = _mm256_and_si256(sb_s0_xs_3, nibble_mask);
@@ -488,10 +477,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_3 = _mm256_xor_si256(sb_s0_p3_3, sb_s0_t2_3);
         const __m256i sb_s1_k_3 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_3, gfni_mat, 0x00);
         const __m256i sb_s1_3 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_3, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_3 = _mm256_xor_si256(sb_s1_3, sb_s0_3);
-        const __m256i sb_out_d_3 = _mm256_and_si256(sb_out_xy_3, odd_bytes);
-        const __m256i sb_out_x_3 = _mm256_xor_si256(sb_s1_3, sb_out_d_3);
-        const __m256i sb_out_y_3 = _mm256_xor_si256(sb_s0_3, sb_out_d_3);
+        const __m256i sb_out_x_3 = _mm256_blendv_epi8(sb_s1_3, sb_s0_3, odd_bytes);
+        const __m256i sb_out_y_3 = _mm256_blendv_epi8(sb_s0_3, sb_s1_3, odd_bytes);
         const __m256i r2_3 = _mm256_shuffle_epi8(sb_out_y_3, rotl24);
         const __m256i dbl_27 = _mm256_add_epi32(g0s3_1, g0s3_1);
         const __m256i s0k_o_3_l = _mm256_slli_epi32(g0s3_1, 8);
@@ -568,10 +555,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_4 = _mm256_or_si256(v8r6_4_l, v8r6_4_r);
         const __m256i v8_acc_4 = _mm256_xor_si256(v8r8_4, l2in16_4);
         const __m256i v8_4 = _mm256_xor_si256(v8_acc_4, v8r6_4);
-        const __m256i sb_in_xy_4 = _mm256_xor_si256(v8_4, u_4);
-        const __m256i sb_in_d_4 = _mm256_and_si256(sb_in_xy_4, odd_bytes);
-        const __m256i sb_in_x_4 = _mm256_xor_si256(v8_4, sb_in_d_4);
-        const __m256i sb_in_y_4 = _mm256_xor_si256(u_4, sb_in_d_4);
+        const __m256i sb_in_x_4 = _mm256_blendv_epi8(v8_4, u_4, odd_bytes);
+        const __m256i sb_in_y_4 = _mm256_blendv_epi8(u_4, v8_4, odd_bytes);
         const __m256i sb_s0_xl_4 = _mm256_and_si256(sb_in_x_4, nibble_mask);
         const __m256i sb_s0_xs_4 = _mm256_srli_epi16(sb_in_x_4, 4);
         const __m256i sb_s0_xh_4 = _mm256_and_si256(sb_s0_xs_4, nibble_mask);
@@ -584,10 +569,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_4 = _mm256_xor_si256(sb_s0_p3_4, sb_s0_t2_4);
         const __m256i sb_s1_k_4 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_4, gfni_mat, 0x00);
         const __m256i sb_s1_4 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_4, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_4 = _mm256_xor_si256(sb_s1_4, sb_s0_4);
-        const __m256i sb_out_d_4 = _mm256_and_si256(sb_out_xy_4, odd_bytes);
-        const __m256i sb_out_x_4 = _mm256_xor_si256(sb_s1_4, sb_out_d_4);
-        const __m256i sb_out_y_4 = _mm256_xor_si256(sb_s0_4, sb_out_d_4);
+        const __m256i sb_out_x_4 = _mm256_blendv_epi8(sb_s1_4, sb_s0_4, odd_bytes);
+        const __m256i sb_out_y_4 = _mm256_blendv_epi8(sb_s0_4, sb_s1_4, odd_bytes);
         const __m256i r2_4 = _mm256_shuffle_epi8(sb_out_y_4, rotl24);
         const __m256i s0k_o_4_l = _mm256_slli_epi32(g0s4_1, 8);
         const __m256i s0k_o_4_r = _mm256_srli_epi32(dbl_4, 24);
@@ -663,10 +646,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_5 = _mm256_or_si256(v8r6_5_l, v8r6_5_r);
         const __m256i v8_acc_5 = _mm256_xor_si256(v8r8_5, l2in16_5);
         const __m256i v8_5 = _mm256_xor_si256(v8_acc_5, v8r6_5);
-        const __m256i sb_in_xy_5 = _mm256_xor_si256(v8_5, u_5);
-        const __m256i sb_in_d_5 = _mm256_and_si256(sb_in_xy_5, odd_bytes);
-        const __m256i sb_in_x_5 = _mm256_xor_si256(v8_5, sb_in_d_5);
-        const __m256i sb_in_y_5 = _mm256_xor_si256(u_5, sb_in_d_5);
+        const __m256i sb_in_x_5 = _mm256_blendv_epi8(v8_5, u_5, odd_bytes);
+        const __m256i sb_in_y_5 = _mm256_blendv_epi8(u_5, v8_5, odd_bytes);
         const __m256i sb_s0_xl_5 = _mm256_and_si256(sb_in_x_5, nibble_mask);
         const __m256i sb_s0_xs_5 = _mm256_srli_epi16(sb_in_x_5, 4);
         const __m256i sb_s0_xh_5 = _mm256_and_si256(sb_s0_xs_5, nibble_mask);
@@ -679,10 +660,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_5 = _mm256_xor_si256(sb_s0_p3_5, sb_s0_t2_5);
         const __m256i sb_s1_k_5 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_5, gfni_mat, 0x00);
         const __m256i sb_s1_5 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_5, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_5 = _mm256_xor_si256(sb_s1_5, sb_s0_5);
-        const __m256i sb_out_d_5 = _mm256_and_si256(sb_out_xy_5, odd_bytes);
-        const __m256i sb_out_x_5 = _mm256_xor_si256(sb_s1_5, sb_out_d_5);
-        const __m256i sb_out_y_5 = _mm256_xor_si256(sb_s0_5, sb_out_d_5);
+        const __m256i sb_out_x_5 = _mm256_blendv_epi8(sb_s1_5, sb_s0_5, odd_bytes);
+        const __m256i sb_out_y_5 = _mm256_blendv_epi8(sb_s0_5, sb_s1_5, odd_bytes);
         const __m256i r2_5 = _mm256_shuffle_epi8(sb_out_y_5, rotl24);
         const __m256i s0k_o_5_l = _mm256_slli_epi32(g0s5_1, 8);
         const __m256i s0k_o_5_r = _mm256_srli_epi32(dbl_2, 24);
@@ -758,10 +737,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_6 = _mm256_or_si256(v8r6_6_l, v8r6_6_r);
         const __m256i v8_acc_6 = _mm256_xor_si256(v8r8_6, l2in16_6);
         const __m256i v8_6 = _mm256_xor_si256(v8_acc_6, v8r6_6);
-        const __m256i sb_in_xy_6 = _mm256_xor_si256(v8_6, u_6);
-        const __m256i sb_in_d_6 = _mm256_and_si256(sb_in_xy_6, odd_bytes);
-        const __m256i sb_in_x_6 = _mm256_xor_si256(v8_6, sb_in_d_6);
-        const __m256i sb_in_y_6 = _mm256_xor_si256(u_6, sb_in_d_6);
+        const __m256i sb_in_x_6 = _mm256_blendv_epi8(v8_6, u_6, odd_bytes);
+        const __m256i sb_in_y_6 = _mm256_blendv_epi8(u_6, v8_6, odd_bytes);
         const __m256i sb_s0_xl_6 = _mm256_and_si256(sb_in_x_6, nibble_mask);
         const __m256i sb_s0_xs_6 = _mm256_srli_epi16(sb_in_x_6, 4);
         const __m256i sb_s0_xh_6 = _mm256_and_si256(sb_s0_xs_6, nibble_mask);
@@ -774,10 +751,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_6 = _mm256_xor_si256(sb_s0_p3_6, sb_s0_t2_6);
         const __m256i sb_s1_k_6 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_6, gfni_mat, 0x00);
         const __m256i sb_s1_6 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_6, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_6 = _mm256_xor_si256(sb_s1_6, sb_s0_6);
-        const __m256i sb_out_d_6 = _mm256_and_si256(sb_out_xy_6, odd_bytes);
-        const __m256i sb_out_x_6 = _mm256_xor_si256(sb_s1_6, sb_out_d_6);
-        const __m256i sb_out_y_6 = _mm256_xor_si256(sb_s0_6, sb_out_d_6);
+        const __m256i sb_out_x_6 = _mm256_blendv_epi8(sb_s1_6, sb_s0_6, odd_bytes);
+        const __m256i sb_out_y_6 = _mm256_blendv_epi8(sb_s0_6, sb_s1_6, odd_bytes);
         const __m256i r2_6 = _mm256_shuffle_epi8(sb_out_y_6, rotl24);
         const __m256i s0k_o_6_l = _mm256_slli_epi32(g0s6_1, 8);
         const __m256i s0k_o_6_r = _mm256_srli_epi32(dbl_10, 24);
@@ -853,10 +828,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_7 = _mm256_or_si256(v8r6_7_l, v8r6_7_r);
         const __m256i v8_acc_7 = _mm256_xor_si256(v8r8_7, l2in16_7);
         const __m256i v8_7 = _mm256_xor_si256(v8_acc_7, v8r6_7);
-        const __m256i sb_in_xy_7 = _mm256_xor_si256(v8_7, u_7);
-        const __m256i sb_in_d_7 = _mm256_and_si256(sb_in_xy_7, odd_bytes);
-        const __m256i sb_in_x_7 = _mm256_xor_si256(v8_7, sb_in_d_7);
-        const __m256i sb_in_y_7 = _mm256_xor_si256(u_7, sb_in_d_7);
+        const __m256i sb_in_x_7 = _mm256_blendv_epi8(v8_7, u_7, odd_bytes);
+        const __m256i sb_in_y_7 = _mm256_blendv_epi8(u_7, v8_7, odd_bytes);
         const __m256i sb_s0_xl_7 = _mm256_and_si256(sb_in_x_7, nibble_mask);
         const __m256i sb_s0_xs_7 = _mm256_srli_epi16(sb_in_x_7, 4);
         const __m256i sb_s0_xh_7 = _mm256_and_si256(sb_s0_xs_7, nibble_mask);
@@ -869,10 +842,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_7 = _mm256_xor_si256(sb_s0_p3_7, sb_s0_t2_7);
         const __m256i sb_s1_k_7 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_7, gfni_mat, 0x00);
         const __m256i sb_s1_7 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_7, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_7 = _mm256_xor_si256(sb_s1_7, sb_s0_7);
-        const __m256i sb_out_d_7 = _mm256_and_si256(sb_out_xy_7, odd_bytes);
-        const __m256i sb_out_x_7 = _mm256_xor_si256(sb_s1_7, sb_out_d_7);
-        const __m256i sb_out_y_7 = _mm256_xor_si256(sb_s0_7, sb_out_d_7);
+        const __m256i sb_out_x_7 = _mm256_blendv_epi8(sb_s1_7, sb_s0_7, odd_bytes);
+        const __m256i sb_out_y_7 = _mm256_blendv_epi8(sb_s0_7, sb_s1_7, odd_bytes);
         const __m256i r2_7 = _mm256_shuffle_epi8(sb_out_y_7, rotl24);
         const __m256i s0k_o_7_l = _mm256_slli_epi32(g0s7_1, 8);
         const __m256i s0k_o_7_r = _mm256_srli_epi32(dbl_18, 24);
@@ -948,10 +919,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_8 = _mm256_or_si256(v8r6_8_l, v8r6_8_r);
         const __m256i v8_acc_8 = _mm256_xor_si256(v8r8_8, l2in16_8);
         const __m256i v8_8 = _mm256_xor_si256(v8_acc_8, v8r6_8);
-        const __m256i sb_in_xy_8 = _mm256_xor_si256(v8_8, u_8);
-        const __m256i sb_in_d_8 = _mm256_and_si256(sb_in_xy_8, odd_bytes);
-        const __m256i sb_in_x_8 = _mm256_xor_si256(v8_8, sb_in_d_8);
-        const __m256i sb_in_y_8 = _mm256_xor_si256(u_8, sb_in_d_8);
+        const __m256i sb_in_x_8 = _mm256_blendv_epi8(v8_8, u_8, odd_bytes);
+        const __m256i sb_in_y_8 = _mm256_blendv_epi8(u_8, v8_8, odd_bytes);
         const __m256i sb_s0_xl_8 = _mm256_and_si256(sb_in_x_8, nibble_mask);
         const __m256i sb_s0_xs_8 = _mm256_srli_epi16(sb_in_x_8, 4);
         const __m256i sb_s0_xh_8 = _mm256_and_si256(sb_s0_xs_8, nibble_mask);
@@ -964,10 +933,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_8 = _mm256_xor_si256(sb_s0_p3_8, sb_s0_t2_8);
         const __m256i sb_s1_k_8 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_8, gfni_mat, 0x00);
         const __m256i sb_s1_8 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_8, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_8 = _mm256_xor_si256(sb_s1_8, sb_s0_8);
-        const __m256i sb_out_d_8 = _mm256_and_si256(sb_out_xy_8, odd_bytes);
-        const __m256i sb_out_x_8 = _mm256_xor_si256(sb_s1_8, sb_out_d_8);
-        const __m256i sb_out_y_8 = _mm256_xor_si256(sb_s0_8, sb_out_d_8);
+        const __m256i sb_out_x_8 = _mm256_blendv_epi8(sb_s1_8, sb_s0_8, odd_bytes);
+        const __m256i sb_out_y_8 = _mm256_blendv_epi8(sb_s0_8, sb_s1_8, odd_bytes);
         const __m256i r2_8 = _mm256_shuffle_epi8(sb_out_y_8, rotl24);
         const __m256i s0k_o_8_l = _mm256_slli_epi32(g0s8_1, 8);
         const __m256i s0k_o_8_r = _mm256_srli_epi32(dbl_26, 24);
@@ -1043,10 +1010,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_9 = _mm256_or_si256(v8r6_9_l, v8r6_9_r);
         const __m256i v8_acc_9 = _mm256_xor_si256(v8r8_9, l2in16_9);
         const __m256i v8_9 = _mm256_xor_si256(v8_acc_9, v8r6_9);
-        const __m256i sb_in_xy_9 = _mm256_xor_si256(v8_9, u_9);
-        const __m256i sb_in_d_9 = _mm256_and_si256(sb_in_xy_9, odd_bytes);
-        const __m256i sb_in_x_9 = _mm256_xor_si256(v8_9, sb_in_d_9);
-        const __m256i sb_in_y_9 = _mm256_xor_si256(u_9, sb_in_d_9);
+        const __m256i sb_in_x_9 = _mm256_blendv_epi8(v8_9, u_9, odd_bytes);
+        const __m256i sb_in_y_9 = _mm256_blendv_epi8(u_9, v8_9, odd_bytes);
         const __m256i sb_s0_xl_9 = _mm256_and_si256(sb_in_x_9, nibble_mask);
         const __m256i sb_s0_xs_9 = _mm256_srli_epi16(sb_in_x_9, 4);
         const __m256i sb_s0_xh_9 = _mm256_and_si256(sb_s0_xs_9, nibble_mask);
@@ -1059,10 +1024,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_9 = _mm256_xor_si256(sb_s0_p3_9, sb_s0_t2_9);
         const __m256i sb_s1_k_9 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_9, gfni_mat, 0x00);
         const __m256i sb_s1_9 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_9, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_9 = _mm256_xor_si256(sb_s1_9, sb_s0_9);
-        const __m256i sb_out_d_9 = _mm256_and_si256(sb_out_xy_9, odd_bytes);
-        const __m256i sb_out_x_9 = _mm256_xor_si256(sb_s1_9, sb_out_d_9);
-        const __m256i sb_out_y_9 = _mm256_xor_si256(sb_s0_9, sb_out_d_9);
+        const __m256i sb_out_x_9 = _mm256_blendv_epi8(sb_s1_9, sb_s0_9, odd_bytes);
+        const __m256i sb_out_y_9 = _mm256_blendv_epi8(sb_s0_9, sb_s1_9, odd_bytes);
         const __m256i r2_9 = _mm256_shuffle_epi8(sb_out_y_9, rotl24);
         const __m256i s0k_o_9_l = _mm256_slli_epi32(g0s9_1, 8);
         const __m256i s0k_o_9_r = _mm256_srli_epi32(dbl_1, 24);
@@ -1138,10 +1101,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_10 = _mm256_or_si256(v8r6_10_l, v8r6_10_r);
         const __m256i v8_acc_10 = _mm256_xor_si256(v8r8_10, l2in16_10);
         const __m256i v8_10 = _mm256_xor_si256(v8_acc_10, v8r6_10);
-        const __m256i sb_in_xy_10 = _mm256_xor_si256(v8_10, u_10);
-        const __m256i sb_in_d_10 = _mm256_and_si256(sb_in_xy_10, odd_bytes);
-        const __m256i sb_in_x_10 = _mm256_xor_si256(v8_10, sb_in_d_10);
-        const __m256i sb_in_y_10 = _mm256_xor_si256(u_10, sb_in_d_10);
+        const __m256i sb_in_x_10 = _mm256_blendv_epi8(v8_10, u_10, odd_bytes);
+        const __m256i sb_in_y_10 = _mm256_blendv_epi8(u_10, v8_10, odd_bytes);
         const __m256i sb_s0_xl_10 = _mm256_and_si256(sb_in_x_10, nibble_mask);
         const __m256i sb_s0_xs_10 = _mm256_srli_epi16(sb_in_x_10, 4);
         const __m256i sb_s0_xh_10 = _mm256_and_si256(sb_s0_xs_10, nibble_mask);
@@ -1154,10 +1115,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_10 = _mm256_xor_si256(sb_s0_p3_10, sb_s0_t2_10);
         const __m256i sb_s1_k_10 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_10, gfni_mat, 0x00);
         const __m256i sb_s1_10 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_10, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_10 = _mm256_xor_si256(sb_s1_10, sb_s0_10);
-        const __m256i sb_out_d_10 = _mm256_and_si256(sb_out_xy_10, odd_bytes);
-        const __m256i sb_out_x_10 = _mm256_xor_si256(sb_s1_10, sb_out_d_10);
-        const __m256i sb_out_y_10 = _mm256_xor_si256(sb_s0_10, sb_out_d_10);
+        const __m256i sb_out_x_10 = _mm256_blendv_epi8(sb_s1_10, sb_s0_10, odd_bytes);
+        const __m256i sb_out_y_10 = _mm256_blendv_epi8(sb_s0_10, sb_s1_10, odd_bytes);
         const __m256i r2_10 = _mm256_shuffle_epi8(sb_out_y_10, rotl24);
         const __m256i s0k_o_10_l = _mm256_slli_epi32(g0s10_1, 8);
         const __m256i s0k_o_10_r = _mm256_srli_epi32(dbl_5, 24);
@@ -1233,10 +1192,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_11 = _mm256_or_si256(v8r6_11_l, v8r6_11_r);
         const __m256i v8_acc_11 = _mm256_xor_si256(v8r8_11, l2in16_11);
         const __m256i v8_11 = _mm256_xor_si256(v8_acc_11, v8r6_11);
-        const __m256i sb_in_xy_11 = _mm256_xor_si256(v8_11, u_11);
-        const __m256i sb_in_d_11 = _mm256_and_si256(sb_in_xy_11, odd_bytes);
-        const __m256i sb_in_x_11 = _mm256_xor_si256(v8_11, sb_in_d_11);
-        const __m256i sb_in_y_11 = _mm256_xor_si256(u_11, sb_in_d_11);
+        const __m256i sb_in_x_11 = _mm256_blendv_epi8(v8_11, u_11, odd_bytes);
+        const __m256i sb_in_y_11 = _mm256_blendv_epi8(u_11, v8_11, odd_bytes);
         const __m256i sb_s0_xl_11 = _mm256_and_si256(sb_in_x_11, nibble_mask);
         const __m256i sb_s0_xs_11 = _mm256_srli_epi16(sb_in_x_11, 4);
         const __m256i sb_s0_xh_11 = _mm256_and_si256(sb_s0_xs_11, nibble_mask);
@@ -1249,10 +1206,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_11 = _mm256_xor_si256(sb_s0_p3_11, sb_s0_t2_11);
         const __m256i sb_s1_k_11 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_11, gfni_mat, 0x00);
         const __m256i sb_s1_11 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_11, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_11 = _mm256_xor_si256(sb_s1_11, sb_s0_11);
-        const __m256i sb_out_d_11 = _mm256_and_si256(sb_out_xy_11, odd_bytes);
-        const __m256i sb_out_x_11 = _mm256_xor_si256(sb_s1_11, sb_out_d_11);
-        const __m256i sb_out_y_11 = _mm256_xor_si256(sb_s0_11, sb_out_d_11);
+        const __m256i sb_out_x_11 = _mm256_blendv_epi8(sb_s1_11, sb_s0_11, odd_bytes);
+        const __m256i sb_out_y_11 = _mm256_blendv_epi8(sb_s0_11, sb_s1_11, odd_bytes);
         const __m256i r2_11 = _mm256_shuffle_epi8(sb_out_y_11, rotl24);
         const __m256i s0k_o_11_l = _mm256_slli_epi32(g0s11_1, 8);
         const __m256i s0k_o_11_r = _mm256_srli_epi32(dbl_13, 24);
@@ -1328,10 +1283,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_12 = _mm256_or_si256(v8r6_12_l, v8r6_12_r);
         const __m256i v8_acc_12 = _mm256_xor_si256(v8r8_12, l2in16_12);
         const __m256i v8_12 = _mm256_xor_si256(v8_acc_12, v8r6_12);
-        const __m256i sb_in_xy_12 = _mm256_xor_si256(v8_12, u_12);
-        const __m256i sb_in_d_12 = _mm256_and_si256(sb_in_xy_12, odd_bytes);
-        const __m256i sb_in_x_12 = _mm256_xor_si256(v8_12, sb_in_d_12);
-        const __m256i sb_in_y_12 = _mm256_xor_si256(u_12, sb_in_d_12);
+        const __m256i sb_in_x_12 = _mm256_blendv_epi8(v8_12, u_12, odd_bytes);
+        const __m256i sb_in_y_12 = _mm256_blendv_epi8(u_12, v8_12, odd_bytes);
         const __m256i sb_s0_xl_12 = _mm256_and_si256(sb_in_x_12, nibble_mask);
         const __m256i sb_s0_xs_12 = _mm256_srli_epi16(sb_in_x_12, 4);
         const __m256i sb_s0_xh_12 = _mm256_and_si256(sb_s0_xs_12, nibble_mask);
@@ -1344,10 +1297,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_12 = _mm256_xor_si256(sb_s0_p3_12, sb_s0_t2_12);
         const __m256i sb_s1_k_12 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_12, gfni_mat, 0x00);
         const __m256i sb_s1_12 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_12, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_12 = _mm256_xor_si256(sb_s1_12, sb_s0_12);
-        const __m256i sb_out_d_12 = _mm256_and_si256(sb_out_xy_12, odd_bytes);
-        const __m256i sb_out_x_12 = _mm256_xor_si256(sb_s1_12, sb_out_d_12);
-        const __m256i sb_out_y_12 = _mm256_xor_si256(sb_s0_12, sb_out_d_12);
+        const __m256i sb_out_x_12 = _mm256_blendv_epi8(sb_s1_12, sb_s0_12, odd_bytes);
+        const __m256i sb_out_y_12 = _mm256_blendv_epi8(sb_s0_12, sb_s1_12, odd_bytes);
         const __m256i r2_12 = _mm256_shuffle_epi8(sb_out_y_12, rotl24);
         const __m256i s0k_o_12_l = _mm256_slli_epi32(g0s12_1, 8);
         const __m256i s0k_o_12_r = _mm256_srli_epi32(dbl_21, 24);
@@ -1423,10 +1374,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_13 = _mm256_or_si256(v8r6_13_l, v8r6_13_r);
         const __m256i v8_acc_13 = _mm256_xor_si256(v8r8_13, l2in16_13);
         const __m256i v8_13 = _mm256_xor_si256(v8_acc_13, v8r6_13);
-        const __m256i sb_in_xy_13 = _mm256_xor_si256(v8_13, u_13);
-        const __m256i sb_in_d_13 = _mm256_and_si256(sb_in_xy_13, odd_bytes);
-        const __m256i sb_in_x_13 = _mm256_xor_si256(v8_13, sb_in_d_13);
-        const __m256i sb_in_y_13 = _mm256_xor_si256(u_13, sb_in_d_13);
+        const __m256i sb_in_x_13 = _mm256_blendv_epi8(v8_13, u_13, odd_bytes);
+        const __m256i sb_in_y_13 = _mm256_blendv_epi8(u_13, v8_13, odd_bytes);
         const __m256i sb_s0_xl_13 = _mm256_and_si256(sb_in_x_13, nibble_mask);
         const __m256i sb_s0_xs_13 = _mm256_srli_epi16(sb_in_x_13, 4);
         const __m256i sb_s0_xh_13 = _mm256_and_si256(sb_s0_xs_13, nibble_mask);
@@ -1439,10 +1388,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_13 = _mm256_xor_si256(sb_s0_p3_13, sb_s0_t2_13);
         const __m256i sb_s1_k_13 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_13, gfni_mat, 0x00);
         const __m256i sb_s1_13 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_13, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_13 = _mm256_xor_si256(sb_s1_13, sb_s0_13);
-        const __m256i sb_out_d_13 = _mm256_and_si256(sb_out_xy_13, odd_bytes);
-        const __m256i sb_out_x_13 = _mm256_xor_si256(sb_s1_13, sb_out_d_13);
-        const __m256i sb_out_y_13 = _mm256_xor_si256(sb_s0_13, sb_out_d_13);
+        const __m256i sb_out_x_13 = _mm256_blendv_epi8(sb_s1_13, sb_s0_13, odd_bytes);
+        const __m256i sb_out_y_13 = _mm256_blendv_epi8(sb_s0_13, sb_s1_13, odd_bytes);
         const __m256i r2_13 = _mm256_shuffle_epi8(sb_out_y_13, rotl24);
         const __m256i s0k_o_13_l = _mm256_slli_epi32(g0s13_1, 8);
         const __m256i s0k_o_13_r = _mm256_srli_epi32(dbl_6, 24);
@@ -1518,10 +1465,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_14 = _mm256_or_si256(v8r6_14_l, v8r6_14_r);
         const __m256i v8_acc_14 = _mm256_xor_si256(v8r8_14, l2in16_14);
         const __m256i v8_14 = _mm256_xor_si256(v8_acc_14, v8r6_14);
-        const __m256i sb_in_xy_14 = _mm256_xor_si256(v8_14, u_14);
-        const __m256i sb_in_d_14 = _mm256_and_si256(sb_in_xy_14, odd_bytes);
-        const __m256i sb_in_x_14 = _mm256_xor_si256(v8_14, sb_in_d_14);
-        const __m256i sb_in_y_14 = _mm256_xor_si256(u_14, sb_in_d_14);
+        const __m256i sb_in_x_14 = _mm256_blendv_epi8(v8_14, u_14, odd_bytes);
+        const __m256i sb_in_y_14 = _mm256_blendv_epi8(u_14, v8_14, odd_bytes);
         const __m256i sb_s0_xl_14 = _mm256_and_si256(sb_in_x_14, nibble_mask);
         const __m256i sb_s0_xs_14 = _mm256_srli_epi16(sb_in_x_14, 4);
         const __m256i sb_s0_xh_14 = _mm256_and_si256(sb_s0_xs_14, nibble_mask);
@@ -1534,10 +1479,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_14 = _mm256_xor_si256(sb_s0_p3_14, sb_s0_t2_14);
         const __m256i sb_s1_k_14 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_14, gfni_mat, 0x00);
         const __m256i sb_s1_14 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_14, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_14 = _mm256_xor_si256(sb_s1_14, sb_s0_14);
-        const __m256i sb_out_d_14 = _mm256_and_si256(sb_out_xy_14, odd_bytes);
-        const __m256i sb_out_x_14 = _mm256_xor_si256(sb_s1_14, sb_out_d_14);
-        const __m256i sb_out_y_14 = _mm256_xor_si256(sb_s0_14, sb_out_d_14);
+        const __m256i sb_out_x_14 = _mm256_blendv_epi8(sb_s1_14, sb_s0_14, odd_bytes);
+        const __m256i sb_out_y_14 = _mm256_blendv_epi8(sb_s0_14, sb_s1_14, odd_bytes);
         const __m256i r2_14 = _mm256_shuffle_epi8(sb_out_y_14, rotl24);
         const __m256i s0k_o_14_l = _mm256_slli_epi32(g0s14_1, 8);
         const __m256i s0k_o_14_r = _mm256_srli_epi32(dbl_14, 24);
@@ -1613,10 +1556,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i v8r6_15 = _mm256_or_si256(v8r6_15_l, v8r6_15_r);
         const __m256i v8_acc_15 = _mm256_xor_si256(v8r8_15, l2in16_15);
         const __m256i v8_15 = _mm256_xor_si256(v8_acc_15, v8r6_15);
-        const __m256i sb_in_xy_15 = _mm256_xor_si256(v8_15, u_15);
-        const __m256i sb_in_d_15 = _mm256_and_si256(sb_in_xy_15, odd_bytes);
-        const __m256i sb_in_x_15 = _mm256_xor_si256(v8_15, sb_in_d_15);
-        const __m256i sb_in_y_15 = _mm256_xor_si256(u_15, sb_in_d_15);
+        const __m256i sb_in_x_15 = _mm256_blendv_epi8(v8_15, u_15, odd_bytes);
+        const __m256i sb_in_y_15 = _mm256_blendv_epi8(u_15, v8_15, odd_bytes);
         const __m256i sb_s0_xl_15 = _mm256_and_si256(sb_in_x_15, nibble_mask);
         const __m256i sb_s0_xs_15 = _mm256_srli_epi16(sb_in_x_15, 4);
         const __m256i sb_s0_xh_15 = _mm256_and_si256(sb_s0_xs_15, nibble_mask);
@@ -1629,10 +1570,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i sb_s0_15 = _mm256_xor_si256(sb_s0_p3_15, sb_s0_t2_15);
         const __m256i sb_s1_k_15 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_15, gfni_mat, 0x00);
         const __m256i sb_s1_15 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_15, gfni_mat_1, 0x55);
-        const __m256i sb_out_xy_15 = _mm256_xor_si256(sb_s1_15, sb_s0_15);
-        const __m256i sb_out_d_15 = _mm256_and_si256(sb_out_xy_15, odd_bytes);
-        const __m256i sb_out_x_15 = _mm256_xor_si256(sb_s1_15, sb_out_d_15);
-        const __m256i sb_out_y_15 = _mm256_xor_si256(sb_s0_15, sb_out_d_15);
+        const __m256i sb_out_x_15 = _mm256_blendv_epi8(sb_s1_15, sb_s0_15, odd_bytes);
+        const __m256i sb_out_y_15 = _mm256_blendv_epi8(sb_s0_15, sb_s1_15, odd_bytes);
         const __m256i r2_15 = _mm256_shuffle_epi8(sb_out_y_15, rotl24);
         const __m256i s0k_o_15_l = _mm256_slli_epi32(g0s15_1, 8);
         const __m256i s0k_o_15_r = _mm256_srli_epi32(dbl, 24);
@@ -1731,10 +1670,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
     const __m256i v8r6_16 = _mm256_or_si256(v8r6_16_l, v8r6_16_r);
     const __m256i v8_acc_16 = _mm256_xor_si256(v8r8_16, l2in16_16);
     const __m256i v8_16 = _mm256_xor_si256(v8_acc_16, v8r6_16);
-    const __m256i sb_in_xy_16 = _mm256_xor_si256(v8_16, u_16);
-    const __m256i sb_in_d_16 = _mm256_and_si256(sb_in_xy_16, odd_bytes);
-    const __m256i sb_in_x_16 = _mm256_xor_si256(v8_16, sb_in_d_16);
-    const __m256i sb_in_y_16 = _mm256_xor_si256(u_16, sb_in_d_16);
+    const __m256i sb_in_x_16 = _mm256_blendv_epi8(v8_16, u_16, odd_bytes);
+    const __m256i sb_in_y_16 = _mm256_blendv_epi8(u_16, v8_16, odd_bytes);
     const __m256i sb_s0_xl_16 = _mm256_and_si256(sb_in_x_16, nibble_mask);
     const __m256i sb_s0_xs_16 = _mm256_srli_epi16(sb_in_x_16, 4);
     const __m256i sb_s0_xh_16 = _mm256_and_si256(sb_s0_xs_16, nibble_mask);
@@ -1747,10 +1684,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
     const __m256i sb_s0_16 = _mm256_xor_si256(sb_s0_p3_16, sb_s0_t2_16);
     const __m256i sb_s1_k_16 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_16, gfni_mat, 0x00);
     const __m256i sb_s1_16 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_16, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_16 = _mm256_xor_si256(sb_s1_16, sb_s0_16);
-    const __m256i sb_out_d_16 = _mm256_and_si256(sb_out_xy_16, odd_bytes);
-    const __m256i sb_out_x_16 = _mm256_xor_si256(sb_s1_16, sb_out_d_16);
-    const __m256i sb_out_y_16 = _mm256_xor_si256(sb_s0_16, sb_out_d_16);
+    const __m256i sb_out_x_16 = _mm256_blendv_epi8(sb_s1_16, sb_s0_16, odd_bytes);
+    const __m256i sb_out_y_16 = _mm256_blendv_epi8(sb_s0_16, sb_s1_16, odd_bytes);
     const __m256i r2_16 = _mm256_shuffle_epi8(sb_out_y_16, rotl24);
     const __m256i s0k_o_16_l = _mm256_slli_epi32(g0s0_1, 8);
     const __m256i s0k_o_16_r = _mm256_srli_epi32(dbl_131, 24);
@@ -1924,10 +1859,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6 = _mm256_or_si256(v8r6_l, v8r6_r);
     const __m256i v8_acc = _mm256_xor_si256(v8r8, l2in16);
     const __m256i v8 = _mm256_xor_si256(v8_acc, v8r6);
-    const __m256i sb_in_xy = _mm256_xor_si256(v8, u);
-    const __m256i sb_in_d = _mm256_and_si256(sb_in_xy, odd_bytes);
-    const __m256i sb_in_x = _mm256_xor_si256(v8, sb_in_d);
-    const __m256i sb_in_y = _mm256_xor_si256(u, sb_in_d);
+    const __m256i sb_in_x = _mm256_blendv_epi8(v8, u, odd_bytes);
+    const __m256i sb_in_y = _mm256_blendv_epi8(u, v8, odd_bytes);
     const __m256i sb_s0_xl = _mm256_and_si256(sb_in_x, nibble_mask);
     const __m256i sb_s0_xs = _mm256_srli_epi16(sb_in_x, 4);
     const __m256i sb_s0_xh = _mm256_and_si256(sb_s0_xs, nibble_mask);
@@ -1940,10 +1873,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0 = _mm256_xor_si256(sb_s0_p3, sb_s0_t2);
     const __m256i sb_s1_k = _mm256_gf2p8affine_epi64_epi8(sb_in_y, gfni_mat, 0x00);
     const __m256i sb_s1 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy = _mm256_xor_si256(sb_s1, sb_s0);
-    const __m256i sb_out_d = _mm256_and_si256(sb_out_xy, odd_bytes);
-    const __m256i sb_out_x = _mm256_xor_si256(sb_s1, sb_out_d);
-    const __m256i sb_out_y = _mm256_xor_si256(sb_s0, sb_out_d);
+    const __m256i sb_out_x = _mm256_blendv_epi8(sb_s1, sb_s0, odd_bytes);
+    const __m256i sb_out_y = _mm256_blendv_epi8(sb_s0, sb_s1, odd_bytes);
     const __m256i r2 = _mm256_shuffle_epi8(sb_out_y, rotl24);
     const __m256i s0k_o_l = _mm256_slli_epi32(g0s0, 8);
     const __m256i s0k_o_r = _mm256_srli_epi32(dbl_3, 24);
@@ -2027,10 +1958,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_1 = _mm256_or_si256(v8r6_1_l, v8r6_1_r);
     const __m256i v8_acc_1 = _mm256_xor_si256(v8r8_1, l2in16_1);
     const __m256i v8_1 = _mm256_xor_si256(v8_acc_1, v8r6_1);
-    const __m256i sb_in_xy_1 = _mm256_xor_si256(v8_1, u_1);
-    const __m256i sb_in_d_1 = _mm256_and_si256(sb_in_xy_1, odd_bytes);
-    const __m256i sb_in_x_1 = _mm256_xor_si256(v8_1, sb_in_d_1);
-    const __m256i sb_in_y_1 = _mm256_xor_si256(u_1, sb_in_d_1);
+    const __m256i sb_in_x_1 = _mm256_blendv_epi8(v8_1, u_1, odd_bytes);
+    const __m256i sb_in_y_1 = _mm256_blendv_epi8(u_1, v8_1, odd_bytes);
     const __m256i sb_s0_xl_1 = _mm256_and_si256(sb_in_x_1, nibble_mask);
     const __m256i sb_s0_xs_1 = _mm256_srli_epi16(sb_in_x_1, 4);
     const __m256i sb_s0_xh_1 = _mm256_and_si256(sb_s0_xs_1, nibble_mask);
@@ -2043,10 +1972,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_1 = _mm256_xor_si256(sb_s0_p3_1, sb_s0_t2_1);
     const __m256i sb_s1_k_1 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_1, gfni_mat, 0x00);
     const __m256i sb_s1_1 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_1, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_1 = _mm256_xor_si256(sb_s1_1, sb_s0_1);
-    const __m256i sb_out_d_1 = _mm256_and_si256(sb_out_xy_1, odd_bytes);
-    const __m256i sb_out_x_1 = _mm256_xor_si256(sb_s1_1, sb_out_d_1);
-    const __m256i sb_out_y_1 = _mm256_xor_si256(sb_s0_1, sb_out_d_1);
+    const __m256i sb_out_x_1 = _mm256_blendv_epi8(sb_s1_1, sb_s0_1, odd_bytes);
+    const __m256i sb_out_y_1 = _mm256_blendv_epi8(sb_s0_1, sb_s1_1, odd_bytes);
     const __m256i r2_1 = _mm256_shuffle_epi8(sb_out_y_1, rotl24);
     const __m256i s0k_o_1_l = _mm256_slli_epi32(g0s1, 8);
     const __m256i s0k_o_1_r = _mm256_srli_epi32(dbl_12, 24);
@@ -2129,10 +2056,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_2 = _mm256_or_si256(v8r6_2_l, v8r6_2_r);
     const __m256i v8_acc_2 = _mm256_xor_si256(v8r8_2, l2in16_2);
     const __m256i v8_2 = _mm256_xor_si256(v8_acc_2, v8r6_2);
-    const __m256i sb_in_xy_2 = _mm256_xor_si256(v8_2, u_2);
-    const __m256i sb_in_d_2 = _mm256_and_si256(sb_in_xy_2, odd_bytes);
-    const __m256i sb_in_x_2 = _mm256_xor_si256(v8_2, sb_in_d_2);
-    const __m256i sb_in_y_2 = _mm256_xor_si256(u_2, sb_in_d_2);
+    const __m256i sb_in_x_2 = _mm256_blendv_epi8(v8_2, u_2, odd_bytes);
+    const __m256i sb_in_y_2 = _mm256_blendv_epi8(u_2, v8_2, odd_bytes);
     const __m256i sb_s0_xl_2 = _mm256_and_si256(sb_in_x_2, nibble_mask);
     const __m256i sb_s0_xs_2 = _mm256_srli_epi16(sb_in_x_2, 4);
     const __m256i sb_s0_xh_2 = _mm256_and_si256(sb_s0_xs_2, nibble_mask);
@@ -2145,10 +2070,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_2 = _mm256_xor_si256(sb_s0_p3_2, sb_s0_t2_2);
     const __m256i sb_s1_k_2 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_2, gfni_mat, 0x00);
     const __m256i sb_s1_2 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_2, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_2 = _mm256_xor_si256(sb_s1_2, sb_s0_2);
-    const __m256i sb_out_d_2 = _mm256_and_si256(sb_out_xy_2, odd_bytes);
-    const __m256i sb_out_x_2 = _mm256_xor_si256(sb_s1_2, sb_out_d_2);
-    const __m256i sb_out_y_2 = _mm256_xor_si256(sb_s0_2, sb_out_d_2);
+    const __m256i sb_out_x_2 = _mm256_blendv_epi8(sb_s1_2, sb_s0_2, odd_bytes);
+    const __m256i sb_out_y_2 = _mm256_blendv_epi8(sb_s0_2, sb_s1_2, odd_bytes);
     const __m256i r2_2 = _mm256_shuffle_epi8(sb_out_y_2, rotl24);
     const __m256i s0k_o_2_l = _mm256_slli_epi32(g0s2, 8);
     const __m256i s0k_o_2_r = _mm256_srli_epi32(dbl_21, 24);
@@ -2230,10 +2153,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_3 = _mm256_or_si256(v8r6_3_l, v8r6_3_r);
     const __m256i v8_acc_3 = _mm256_xor_si256(v8r8_3, l2in16_3);
     const __m256i v8_3 = _mm256_xor_si256(v8_acc_3, v8r6_3);
-    const __m256i sb_in_xy_3 = _mm256_xor_si256(v8_3, u_3);
-    const __m256i sb_in_d_3 = _mm256_and_si256(sb_in_xy_3, odd_bytes);
-    const __m256i sb_in_x_3 = _mm256_xor_si256(v8_3, sb_in_d_3);
-    const __m256i sb_in_y_3 = _mm256_xor_si256(u_3, sb_in_d_3);
+    const __m256i sb_in_x_3 = _mm256_blendv_epi8(v8_3, u_3, odd_bytes);
+    const __m256i sb_in_y_3 = _mm256_blendv_epi8(u_3, v8_3, odd_bytes);
     const __m256i sb_s0_xl_3 = _mm256_and_si256(sb_in_x_3, nibble_mask);
     const __m256i sb_s0_xs_3 = _mm256_srli_epi16(sb_in_x_3, 4);
     const __m256i sb_s0_xh_3 = _mm256_and_si256(sb_s0_xs_3, nibble_mask);
@@ -2246,10 +2167,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_3 = _mm256_xor_si256(sb_s0_p3_3, sb_s0_t2_3);
     const __m256i sb_s1_k_3 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_3, gfni_mat, 0x00);
     const __m256i sb_s1_3 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_3, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_3 = _mm256_xor_si256(sb_s1_3, sb_s0_3);
-    const __m256i sb_out_d_3 = _mm256_and_si256(sb_out_xy_3, odd_bytes);
-    const __m256i sb_out_x_3 = _mm256_xor_si256(sb_s1_3, sb_out_d_3);
-    const __m256i sb_out_y_3 = _mm256_xor_si256(sb_s0_3, sb_out_d_3);
+    const __m256i sb_out_x_3 = _mm256_blendv_epi8(sb_s1_3, sb_s0_3, odd_bytes);
+    const __m256i sb_out_y_3 = _mm256_blendv_epi8(sb_s0_3, sb_s1_3, odd_bytes);
     const __m256i r2_3 = _mm256_shuffle_epi8(sb_out_y_3, rotl24);
     const __m256i s0k_o_3_l = _mm256_slli_epi32(g0s3, 8);
     const __m256i s0k_o_3_r = _mm256_srli_epi32(dbl_30, 24);
@@ -2325,10 +2244,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_4 = _mm256_or_si256(v8r6_4_l, v8r6_4_r);
     const __m256i v8_acc_4 = _mm256_xor_si256(v8r8_4, l2in16_4);
     const __m256i v8_4 = _mm256_xor_si256(v8_acc_4, v8r6_4);
-    const __m256i sb_in_xy_4 = _mm256_xor_si256(v8_4, u_4);
-    const __m256i sb_in_d_4 = _mm256_and_si256(sb_in_xy_4, odd_bytes);
-    const __m256i sb_in_x_4 = _mm256_xor_si256(v8_4, sb_in_d_4);
-    const __m256i sb_in_y_4 = _mm256_xor_si256(u_4, sb_in_d_4);
+    const __m256i sb_in_x_4 = _mm256_blendv_epi8(v8_4, u_4, odd_bytes);
+    const __m256i sb_in_y_4 = _mm256_blendv_epi8(u_4, v8_4, odd_bytes);
     const __m256i sb_s0_xl_4 = _mm256_and_si256(sb_in_x_4, nibble_mask);
     const __m256i sb_s0_xs_4 = _mm256_srli_epi16(sb_in_x_4, 4);
     const __m256i sb_s0_xh_4 = _mm256_and_si256(sb_s0_xs_4, nibble_mask);
@@ -2341,10 +2258,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_4 = _mm256_xor_si256(sb_s0_p3_4, sb_s0_t2_4);
     const __m256i sb_s1_k_4 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_4, gfni_mat, 0x00);
     const __m256i sb_s1_4 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_4, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_4 = _mm256_xor_si256(sb_s1_4, sb_s0_4);
-    const __m256i sb_out_d_4 = _mm256_and_si256(sb_out_xy_4, odd_bytes);
-    const __m256i sb_out_x_4 = _mm256_xor_si256(sb_s1_4, sb_out_d_4);
-    const __m256i sb_out_y_4 = _mm256_xor_si256(sb_s0_4, sb_out_d_4);
+    const __m256i sb_out_x_4 = _mm256_blendv_epi8(sb_s1_4, sb_s0_4, odd_bytes);
+    const __m256i sb_out_y_4 = _mm256_blendv_epi8(sb_s0_4, sb_s1_4, odd_bytes);
     const __m256i r2_4 = _mm256_shuffle_epi8(sb_out_y_4, rotl24);
     const __m256i s0k_o_4_l = _mm256_slli_epi32(g0s4, 8);
     const __m256i s0k_o_4_r = _mm256_srli_epi32(dbl_5, 24);
@@ -2417,10 +2332,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_5 = _mm256_or_si256(v8r6_5_l, v8r6_5_r);
     const __m256i v8_acc_5 = _mm256_xor_si256(v8r8_5, l2in16_5);
     const __m256i v8_5 = _mm256_xor_si256(v8_acc_5, v8r6_5);
-    const __m256i sb_in_xy_5 = _mm256_xor_si256(v8_5, u_5);
-    const __m256i sb_in_d_5 = _mm256_and_si256(sb_in_xy_5, odd_bytes);
-    const __m256i sb_in_x_5 = _mm256_xor_si256(v8_5, sb_in_d_5);
-    const __m256i sb_in_y_5 = _mm256_xor_si256(u_5, sb_in_d_5);
+    const __m256i sb_in_x_5 = _mm256_blendv_epi8(v8_5, u_5, odd_bytes);
+    const __m256i sb_in_y_5 = _mm256_blendv_epi8(u_5, v8_5, odd_bytes);
     const __m256i sb_s0_xl_5 = _mm256_and_si256(sb_in_x_5, nibble_mask);
     const __m256i sb_s0_xs_5 = _mm256_srli_epi16(sb_in_x_5, 4);
     const __m256i sb_s0_xh_5 = _mm256_and_si256(sb_s0_xs_5, nibble_mask);
@@ -2433,10 +2346,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_5 = _mm256_xor_si256(sb_s0_p3_5, sb_s0_t2_5);
     const __m256i sb_s1_k_5 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_5, gfni_mat, 0x00);
     const __m256i sb_s1_5 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_5, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_5 = _mm256_xor_si256(sb_s1_5, sb_s0_5);
-    const __m256i sb_out_d_5 = _mm256_and_si256(sb_out_xy_5, odd_bytes);
-    const __m256i sb_out_x_5 = _mm256_xor_si256(sb_s1_5, sb_out_d_5);
-    const __m256i sb_out_y_5 = _mm256_xor_si256(sb_s0_5, sb_out_d_5);
+    const __m256i sb_out_x_5 = _mm256_blendv_epi8(sb_s1_5, sb_s0_5, odd_bytes);
+    const __m256i sb_out_y_5 = _mm256_blendv_epi8(sb_s0_5, sb_s1_5, odd_bytes);
     const __m256i r2_5 = _mm256_shuffle_epi8(sb_out_y_5, rotl24);
     const __m256i s0k_o_5_l = _mm256_slli_epi32(g0s5, 8);
     const __m256i s0k_o_5_r = _mm256_srli_epi32(dbl_2, 24);
@@ -2509,10 +2420,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_6 = _mm256_or_si256(v8r6_6_l, v8r6_6_r);
     const __m256i v8_acc_6 = _mm256_xor_si256(v8r8_6, l2in16_6);
     const __m256i v8_6 = _mm256_xor_si256(v8_acc_6, v8r6_6);
-    const __m256i sb_in_xy_6 = _mm256_xor_si256(v8_6, u_6);
-    const __m256i sb_in_d_6 = _mm256_and_si256(sb_in_xy_6, odd_bytes);
-    const __m256i sb_in_x_6 = _mm256_xor_si256(v8_6, sb_in_d_6);
-    const __m256i sb_in_y_6 = _mm256_xor_si256(u_6, sb_in_d_6);
+    const __m256i sb_in_x_6 = _mm256_blendv_epi8(v8_6, u_6, odd_bytes);
+    const __m256i sb_in_y_6 = _mm256_blendv_epi8(u_6, v8_6, odd_bytes);
     const __m256i sb_s0_xl_6 = _mm256_and_si256(sb_in_x_6, nibble_mask);
     const __m256i sb_s0_xs_6 = _mm256_srli_epi16(sb_in_x_6, 4);
     const __m256i sb_s0_xh_6 = _mm256_and_si256(sb_s0_xs_6, nibble_mask);
@@ -2525,10 +2434,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_6 = _mm256_xor_si256(sb_s0_p3_6, sb_s0_t2_6);
     const __m256i sb_s1_k_6 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_6, gfni_mat, 0x00);
     const __m256i sb_s1_6 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_6, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_6 = _mm256_xor_si256(sb_s1_6, sb_s0_6);
-    const __m256i sb_out_d_6 = _mm256_and_si256(sb_out_xy_6, odd_bytes);
-    const __m256i sb_out_x_6 = _mm256_xor_si256(sb_s1_6, sb_out_d_6);
-    const __m256i sb_out_y_6 = _mm256_xor_si256(sb_s0_6, sb_out_d_6);
+    const __m256i sb_out_x_6 = _mm256_blendv_epi8(sb_s1_6, sb_s0_6, odd_bytes);
+    const __m256i sb_out_y_6 = _mm256_blendv_epi8(sb_s0_6, sb_s1_6, odd_bytes);
     const __m256i r2_6 = _mm256_shuffle_epi8(sb_out_y_6, rotl24);
     const __m256i s0k_o_6_l = _mm256_slli_epi32(g0s6, 8);
     const __m256i s0k_o_6_r = _mm256_srli_epi32(dbl_11, 24);
@@ -2601,10 +2508,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_7 = _mm256_or_si256(v8r6_7_l, v8r6_7_r);
     const __m256i v8_acc_7 = _mm256_xor_si256(v8r8_7, l2in16_7);
     const __m256i v8_7 = _mm256_xor_si256(v8_acc_7, v8r6_7);
-    const __m256i sb_in_xy_7 = _mm256_xor_si256(v8_7, u_7);
-    const __m256i sb_in_d_7 = _mm256_and_si256(sb_in_xy_7, odd_bytes);
-    const __m256i sb_in_x_7 = _mm256_xor_si256(v8_7, sb_in_d_7);
-    const __m256i sb_in_y_7 = _mm256_xor_si256(u_7, sb_in_d_7);
+    const __m256i sb_in_x_7 = _mm256_blendv_epi8(v8_7, u_7, odd_bytes);
+    const __m256i sb_in_y_7 = _mm256_blendv_epi8(u_7, v8_7, odd_bytes);
     const __m256i sb_s0_xl_7 = _mm256_and_si256(sb_in_x_7, nibble_mask);
     const __m256i sb_s0_xs_7 = _mm256_srli_epi16(sb_in_x_7, 4);
     const __m256i sb_s0_xh_7 = _mm256_and_si256(sb_s0_xs_7, nibble_mask);
@@ -2617,10 +2522,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_7 = _mm256_xor_si256(sb_s0_p3_7, sb_s0_t2_7);
     const __m256i sb_s1_k_7 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_7, gfni_mat, 0x00);
     const __m256i sb_s1_7 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_7, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_7 = _mm256_xor_si256(sb_s1_7, sb_s0_7);
-    const __m256i sb_out_d_7 = _mm256_and_si256(sb_out_xy_7, odd_bytes);
-    const __m256i sb_out_x_7 = _mm256_xor_si256(sb_s1_7, sb_out_d_7);
-    const __m256i sb_out_y_7 = _mm256_xor_si256(sb_s0_7, sb_out_d_7);
+    const __m256i sb_out_x_7 = _mm256_blendv_epi8(sb_s1_7, sb_s0_7, odd_bytes);
+    const __m256i sb_out_y_7 = _mm256_blendv_epi8(sb_s0_7, sb_s1_7, odd_bytes);
     const __m256i r2_7 = _mm256_shuffle_epi8(sb_out_y_7, rotl24);
     const __m256i s0k_o_7_l = _mm256_slli_epi32(g0s7, 8);
     const __m256i s0k_o_7_r = _mm256_srli_epi32(dbl_20, 24);
@@ -2693,10 +2596,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_8 = _mm256_or_si256(v8r6_8_l, v8r6_8_r);
     const __m256i v8_acc_8 = _mm256_xor_si256(v8r8_8, l2in16_8);
     const __m256i v8_8 = _mm256_xor_si256(v8_acc_8, v8r6_8);
-    const __m256i sb_in_xy_8 = _mm256_xor_si256(v8_8, u_8);
-    const __m256i sb_in_d_8 = _mm256_and_si256(sb_in_xy_8, odd_bytes);
-    const __m256i sb_in_x_8 = _mm256_xor_si256(v8_8, sb_in_d_8);
-    const __m256i sb_in_y_8 = _mm256_xor_si256(u_8, sb_in_d_8);
+    const __m256i sb_in_x_8 = _mm256_blendv_epi8(v8_8, u_8, odd_bytes);
+    const __m256i sb_in_y_8 = _mm256_blendv_epi8(u_8, v8_8, odd_bytes);
     const __m256i sb_s0_xl_8 = _mm256_and_si256(sb_in_x_8, nibble_mask);
     const __m256i sb_s0_xs_8 = _mm256_srli_epi16(sb_in_x_8, 4);
     const __m256i sb_s0_xh_8 = _mm256_and_si256(sb_s0_xs_8, nibble_mask);
@@ -2709,10 +2610,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_8 = _mm256_xor_si256(sb_s0_p3_8, sb_s0_t2_8);
     const __m256i sb_s1_k_8 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_8, gfni_mat, 0x00);
     const __m256i sb_s1_8 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_8, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_8 = _mm256_xor_si256(sb_s1_8, sb_s0_8);
-    const __m256i sb_out_d_8 = _mm256_and_si256(sb_out_xy_8, odd_bytes);
-    const __m256i sb_out_x_8 = _mm256_xor_si256(sb_s1_8, sb_out_d_8);
-    const __m256i sb_out_y_8 = _mm256_xor_si256(sb_s0_8, sb_out_d_8);
+    const __m256i sb_out_x_8 = _mm256_blendv_epi8(sb_s1_8, sb_s0_8, odd_bytes);
+    const __m256i sb_out_y_8 = _mm256_blendv_epi8(sb_s0_8, sb_s1_8, odd_bytes);
     const __m256i r2_8 = _mm256_shuffle_epi8(sb_out_y_8, rotl24);
     const __m256i s0k_o_8_l = _mm256_slli_epi32(g0s8, 8);
     const __m256i s0k_o_8_r = _mm256_srli_epi32(dbl_29, 24);
@@ -2785,10 +2684,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_9 = _mm256_or_si256(v8r6_9_l, v8r6_9_r);
     const __m256i v8_acc_9 = _mm256_xor_si256(v8r8_9, l2in16_9);
     const __m256i v8_9 = _mm256_xor_si256(v8_acc_9, v8r6_9);
-    const __m256i sb_in_xy_9 = _mm256_xor_si256(v8_9, u_9);
-    const __m256i sb_in_d_9 = _mm256_and_si256(sb_in_xy_9, odd_bytes);
-    const __m256i sb_in_x_9 = _mm256_xor_si256(v8_9, sb_in_d_9);
-    const __m256i sb_in_y_9 = _mm256_xor_si256(u_9, sb_in_d_9);
+    const __m256i sb_in_x_9 = _mm256_blendv_epi8(v8_9, u_9, odd_bytes);
+    const __m256i sb_in_y_9 = _mm256_blendv_epi8(u_9, v8_9, odd_bytes);
     const __m256i sb_s0_xl_9 = _mm256_and_si256(sb_in_x_9, nibble_mask);
     const __m256i sb_s0_xs_9 = _mm256_srli_epi16(sb_in_x_9, 4);
     const __m256i sb_s0_xh_9 = _mm256_and_si256(sb_s0_xs_9, nibble_mask);
@@ -2801,10 +2698,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_9 = _mm256_xor_si256(sb_s0_p3_9, sb_s0_t2_9);
     const __m256i sb_s1_k_9 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_9, gfni_mat, 0x00);
     const __m256i sb_s1_9 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_9, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_9 = _mm256_xor_si256(sb_s1_9, sb_s0_9);
-    const __m256i sb_out_d_9 = _mm256_and_si256(sb_out_xy_9, odd_bytes);
-    const __m256i sb_out_x_9 = _mm256_xor_si256(sb_s1_9, sb_out_d_9);
-    const __m256i sb_out_y_9 = _mm256_xor_si256(sb_s0_9, sb_out_d_9);
+    const __m256i sb_out_x_9 = _mm256_blendv_epi8(sb_s1_9, sb_s0_9, odd_bytes);
+    const __m256i sb_out_y_9 = _mm256_blendv_epi8(sb_s0_9, sb_s1_9, odd_bytes);
     const __m256i r2_9 = _mm256_shuffle_epi8(sb_out_y_9, rotl24);
     const __m256i s0k_o_9_l = _mm256_slli_epi32(g0s9, 8);
     const __m256i s0k_o_9_r = _mm256_srli_epi32(dbl_1, 24);
@@ -2877,10 +2772,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_10 = _mm256_or_si256(v8r6_10_l, v8r6_10_r);
     const __m256i v8_acc_10 = _mm256_xor_si256(v8r8_10, l2in16_10);
     const __m256i v8_10 = _mm256_xor_si256(v8_acc_10, v8r6_10);
-    const __m256i sb_in_xy_10 = _mm256_xor_si256(v8_10, u_10);
-    const __m256i sb_in_d_10 = _mm256_and_si256(sb_in_xy_10, odd_bytes);
-    const __m256i sb_in_x_10 = _mm256_xor_si256(v8_10, sb_in_d_10);
-    const __m256i sb_in_y_10 = _mm256_xor_si256(u_10, sb_in_d_10);
+    const __m256i sb_in_x_10 = _mm256_blendv_epi8(v8_10, u_10, odd_bytes);
+    const __m256i sb_in_y_10 = _mm256_blendv_epi8(u_10, v8_10, odd_bytes);
     const __m256i sb_s0_xl_10 = _mm256_and_si256(sb_in_x_10, nibble_mask);
     const __m256i sb_s0_xs_10 = _mm256_srli_epi16(sb_in_x_10, 4);
     const __m256i sb_s0_xh_10 = _mm256_and_si256(sb_s0_xs_10, nibble_mask);
@@ -2893,10 +2786,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_10 = _mm256_xor_si256(sb_s0_p3_10, sb_s0_t2_10);
     const __m256i sb_s1_k_10 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_10, gfni_mat, 0x00);
     const __m256i sb_s1_10 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_10, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_10 = _mm256_xor_si256(sb_s1_10, sb_s0_10);
-    const __m256i sb_out_d_10 = _mm256_and_si256(sb_out_xy_10, odd_bytes);
-    const __m256i sb_out_x_10 = _mm256_xor_si256(sb_s1_10, sb_out_d_10);
-    const __m256i sb_out_y_10 = _mm256_xor_si256(sb_s0_10, sb_out_d_10);
+    const __m256i sb_out_x_10 = _mm256_blendv_epi8(sb_s1_10, sb_s0_10, odd_bytes);
+    const __m256i sb_out_y_10 = _mm256_blendv_epi8(sb_s0_10, sb_s1_10, odd_bytes);
     const __m256i r2_10 = _mm256_shuffle_epi8(sb_out_y_10, rotl24);
     const __m256i s0k_o_10_l = _mm256_slli_epi32(g0s10, 8);
     const __m256i s0k_o_10_r = _mm256_srli_epi32(dbl_6, 24);
@@ -2969,10 +2860,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_11 = _mm256_or_si256(v8r6_11_l, v8r6_11_r);
     const __m256i v8_acc_11 = _mm256_xor_si256(v8r8_11, l2in16_11);
     const __m256i v8_11 = _mm256_xor_si256(v8_acc_11, v8r6_11);
-    const __m256i sb_in_xy_11 = _mm256_xor_si256(v8_11, u_11);
-    const __m256i sb_in_d_11 = _mm256_and_si256(sb_in_xy_11, odd_bytes);
-    const __m256i sb_in_x_11 = _mm256_xor_si256(v8_11, sb_in_d_11);
-    const __m256i sb_in_y_11 = _mm256_xor_si256(u_11, sb_in_d_11);
+    const __m256i sb_in_x_11 = _mm256_blendv_epi8(v8_11, u_11, odd_bytes);
+    const __m256i sb_in_y_11 = _mm256_blendv_epi8(u_11, v8_11, odd_bytes);
     const __m256i sb_s0_xl_11 = _mm256_and_si256(sb_in_x_11, nibble_mask);
     const __m256i sb_s0_xs_11 = _mm256_srli_epi16(sb_in_x_11, 4);
     const __m256i sb_s0_xh_11 = _mm256_and_si256(sb_s0_xs_11, nibble_mask);
@@ -2985,10 +2874,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_11 = _mm256_xor_si256(sb_s0_p3_11, sb_s0_t2_11);
     const __m256i sb_s1_k_11 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_11, gfni_mat, 0x00);
     const __m256i sb_s1_11 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_11, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_11 = _mm256_xor_si256(sb_s1_11, sb_s0_11);
-    const __m256i sb_out_d_11 = _mm256_and_si256(sb_out_xy_11, odd_bytes);
-    const __m256i sb_out_x_11 = _mm256_xor_si256(sb_s1_11, sb_out_d_11);
-    const __m256i sb_out_y_11 = _mm256_xor_si256(sb_s0_11, sb_out_d_11);
+    const __m256i sb_out_x_11 = _mm256_blendv_epi8(sb_s1_11, sb_s0_11, odd_bytes);
+    const __m256i sb_out_y_11 = _mm256_blendv_epi8(sb_s0_11, sb_s1_11, odd_bytes);
     const __m256i r2_11 = _mm256_shuffle_epi8(sb_out_y_11, rotl24);
     const __m256i s0k_o_11_l = _mm256_slli_epi32(g0s11, 8);
     const __m256i s0k_o_11_r = _mm256_srli_epi32(dbl_15, 24);
@@ -3061,10 +2948,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_12 = _mm256_or_si256(v8r6_12_l, v8r6_12_r);
     const __m256i v8_acc_12 = _mm256_xor_si256(v8r8_12, l2in16_12);
     const __m256i v8_12 = _mm256_xor_si256(v8_acc_12, v8r6_12);
-    const __m256i sb_in_xy_12 = _mm256_xor_si256(v8_12, u_12);
-    const __m256i sb_in_d_12 = _mm256_and_si256(sb_in_xy_12, odd_bytes);
-    const __m256i sb_in_x_12 = _mm256_xor_si256(v8_12, sb_in_d_12);
-    const __m256i sb_in_y_12 = _mm256_xor_si256(u_12, sb_in_d_12);
+    const __m256i sb_in_x_12 = _mm256_blendv_epi8(v8_12, u_12, odd_bytes);
+    const __m256i sb_in_y_12 = _mm256_blendv_epi8(u_12, v8_12, odd_bytes);
     const __m256i sb_s0_xl_12 = _mm256_and_si256(sb_in_x_12, nibble_mask);
     const __m256i sb_s0_xs_12 = _mm256_srli_epi16(sb_in_x_12, 4);
     const __m256i sb_s0_xh_12 = _mm256_and_si256(sb_s0_xs_12, nibble_mask);
@@ -3077,10 +2962,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_12 = _mm256_xor_si256(sb_s0_p3_12, sb_s0_t2_12);
     const __m256i sb_s1_k_12 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_12, gfni_mat, 0x00);
     const __m256i sb_s1_12 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_12, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_12 = _mm256_xor_si256(sb_s1_12, sb_s0_12);
-    const __m256i sb_out_d_12 = _mm256_and_si256(sb_out_xy_12, odd_bytes);
-    const __m256i sb_out_x_12 = _mm256_xor_si256(sb_s1_12, sb_out_d_12);
-    const __m256i sb_out_y_12 = _mm256_xor_si256(sb_s0_12, sb_out_d_12);
+    const __m256i sb_out_x_12 = _mm256_blendv_epi8(sb_s1_12, sb_s0_12, odd_bytes);
+    const __m256i sb_out_y_12 = _mm256_blendv_epi8(sb_s0_12, sb_s1_12, odd_bytes);
     const __m256i r2_12 = _mm256_shuffle_epi8(sb_out_y_12, rotl24);
     const __m256i s0k_o_12_l = _mm256_slli_epi32(g0s12, 8);
     const __m256i s0k_o_12_r = _mm256_srli_epi32(dbl_24, 24);
@@ -3153,10 +3036,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_13 = _mm256_or_si256(v8r6_13_l, v8r6_13_r);
     const __m256i v8_acc_13 = _mm256_xor_si256(v8r8_13, l2in16_13);
     const __m256i v8_13 = _mm256_xor_si256(v8_acc_13, v8r6_13);
-    const __m256i sb_in_xy_13 = _mm256_xor_si256(v8_13, u_13);
-    const __m256i sb_in_d_13 = _mm256_and_si256(sb_in_xy_13, odd_bytes);
-    const __m256i sb_in_x_13 = _mm256_xor_si256(v8_13, sb_in_d_13);
-    const __m256i sb_in_y_13 = _mm256_xor_si256(u_13, sb_in_d_13);
+    const __m256i sb_in_x_13 = _mm256_blendv_epi8(v8_13, u_13, odd_bytes);
+    const __m256i sb_in_y_13 = _mm256_blendv_epi8(u_13, v8_13, odd_bytes);
     const __m256i sb_s0_xl_13 = _mm256_and_si256(sb_in_x_13, nibble_mask);
     const __m256i sb_s0_xs_13 = _mm256_srli_epi16(sb_in_x_13, 4);
     const __m256i sb_s0_xh_13 = _mm256_and_si256(sb_s0_xs_13, nibble_mask);
@@ -3169,10 +3050,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_13 = _mm256_xor_si256(sb_s0_p3_13, sb_s0_t2_13);
     const __m256i sb_s1_k_13 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_13, gfni_mat, 0x00);
     const __m256i sb_s1_13 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_13, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_13 = _mm256_xor_si256(sb_s1_13, sb_s0_13);
-    const __m256i sb_out_d_13 = _mm256_and_si256(sb_out_xy_13, odd_bytes);
-    const __m256i sb_out_x_13 = _mm256_xor_si256(sb_s1_13, sb_out_d_13);
-    const __m256i sb_out_y_13 = _mm256_xor_si256(sb_s0_13, sb_out_d_13);
+    const __m256i sb_out_x_13 = _mm256_blendv_epi8(sb_s1_13, sb_s0_13, odd_bytes);
+    const __m256i sb_out_y_13 = _mm256_blendv_epi8(sb_s0_13, sb_s1_13, odd_bytes);
     const __m256i r2_13 = _mm256_shuffle_epi8(sb_out_y_13, rotl24);
     const __m256i s0k_o_13_l = _mm256_slli_epi32(g0s13, 8);
     const __m256i s0k_o_13_r = _mm256_srli_epi32(dbl_7, 24);
@@ -3245,10 +3124,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_14 = _mm256_or_si256(v8r6_14_l, v8r6_14_r);
     const __m256i v8_acc_14 = _mm256_xor_si256(v8r8_14, l2in16_14);
     const __m256i v8_14 = _mm256_xor_si256(v8_acc_14, v8r6_14);
-    const __m256i sb_in_xy_14 = _mm256_xor_si256(v8_14, u_14);
-    const __m256i sb_in_d_14 = _mm256_and_si256(sb_in_xy_14, odd_bytes);
-    const __m256i sb_in_x_14 = _mm256_xor_si256(v8_14, sb_in_d_14);
-    const __m256i sb_in_y_14 = _mm256_xor_si256(u_14, sb_in_d_14);
+    const __m256i sb_in_x_14 = _mm256_blendv_epi8(v8_14, u_14, odd_bytes);
+    const __m256i sb_in_y_14 = _mm256_blendv_epi8(u_14, v8_14, odd_bytes);
     const __m256i sb_s0_xl_14 = _mm256_and_si256(sb_in_x_14, nibble_mask);
     const __m256i sb_s0_xs_14 = _mm256_srli_epi16(sb_in_x_14, 4);
     const __m256i sb_s0_xh_14 = _mm256_and_si256(sb_s0_xs_14, nibble_mask);
@@ -3261,10 +3138,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_14 = _mm256_xor_si256(sb_s0_p3_14, sb_s0_t2_14);
     const __m256i sb_s1_k_14 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_14, gfni_mat, 0x00);
     const __m256i sb_s1_14 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_14, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_14 = _mm256_xor_si256(sb_s1_14, sb_s0_14);
-    const __m256i sb_out_d_14 = _mm256_and_si256(sb_out_xy_14, odd_bytes);
-    const __m256i sb_out_x_14 = _mm256_xor_si256(sb_s1_14, sb_out_d_14);
-    const __m256i sb_out_y_14 = _mm256_xor_si256(sb_s0_14, sb_out_d_14);
+    const __m256i sb_out_x_14 = _mm256_blendv_epi8(sb_s1_14, sb_s0_14, odd_bytes);
+    const __m256i sb_out_y_14 = _mm256_blendv_epi8(sb_s0_14, sb_s1_14, odd_bytes);
     const __m256i r2_14 = _mm256_shuffle_epi8(sb_out_y_14, rotl24);
     const __m256i s0k_o_14_l = _mm256_slli_epi32(g0s14, 8);
     const __m256i s0k_o_14_r = _mm256_srli_epi32(dbl_16, 24);
@@ -3337,10 +3212,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i v8r6_15 = _mm256_or_si256(v8r6_15_l, v8r6_15_r);
     const __m256i v8_acc_15 = _mm256_xor_si256(v8r8_15, l2in16_15);
     const __m256i v8_15 = _mm256_xor_si256(v8_acc_15, v8r6_15);
-    const __m256i sb_in_xy_15 = _mm256_xor_si256(v8_15, u_15);
-    const __m256i sb_in_d_15 = _mm256_and_si256(sb_in_xy_15, odd_bytes);
-    const __m256i sb_in_x_15 = _mm256_xor_si256(v8_15, sb_in_d_15);
-    const __m256i sb_in_y_15 = _mm256_xor_si256(u_15, sb_in_d_15);
+    const __m256i sb_in_x_15 = _mm256_blendv_epi8(v8_15, u_15, odd_bytes);
+    const __m256i sb_in_y_15 = _mm256_blendv_epi8(u_15, v8_15, odd_bytes);
     const __m256i sb_s0_xl_15 = _mm256_and_si256(sb_in_x_15, nibble_mask);
     const __m256i sb_s0_xs_15 = _mm256_srli_epi16(sb_in_x_15, 4);
     const __m256i sb_s0_xh_15 = _mm256_and_si256(sb_s0_xs_15, nibble_mask);
@@ -3353,10 +3226,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i sb_s0_15 = _mm256_xor_si256(sb_s0_p3_15, sb_s0_t2_15);
     const __m256i sb_s1_k_15 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_15, gfni_mat, 0x00);
     const __m256i sb_s1_15 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_15, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_15 = _mm256_xor_si256(sb_s1_15, sb_s0_15);
-    const __m256i sb_out_d_15 = _mm256_and_si256(sb_out_xy_15, odd_bytes);
-    const __m256i sb_out_x_15 = _mm256_xor_si256(sb_s1_15, sb_out_d_15);
-    const __m256i sb_out_y_15 = _mm256_xor_si256(sb_s0_15, sb_out_d_15);
+    const __m256i sb_out_x_15 = _mm256_blendv_epi8(sb_s1_15, sb_s0_15, odd_bytes);
+    const __m256i sb_out_y_15 = _mm256_blendv_epi8(sb_s0_15, sb_s1_15, odd_bytes);
     const __m256i r2_15 = _mm256_shuffle_epi8(sb_out_y_15, rotl24);
     const __m256i s0k_o_15_l = _mm256_slli_epi32(g0s15, 8);
     const __m256i s0k_o_15_r = _mm256_srli_epi32(dbl, 24);
@@ -3610,10 +3481,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6 = _mm256_or_si256(v8r6_l, v8r6_r);
     const __m256i v8_acc = _mm256_xor_si256(v8r8, l2in16);
     const __m256i v8 = _mm256_xor_si256(v8_acc, v8r6);
-    const __m256i sb_in_xy = _mm256_xor_si256(v8, u);
-    const __m256i sb_in_d = _mm256_and_si256(sb_in_xy, odd_bytes);
-    const __m256i sb_in_x = _mm256_xor_si256(v8, sb_in_d);
-    const __m256i sb_in_y = _mm256_xor_si256(u, sb_in_d);
+    const __m256i sb_in_x = _mm256_blendv_epi8(v8, u, odd_bytes);
+    const __m256i sb_in_y = _mm256_blendv_epi8(u, v8, odd_bytes);
     const __m256i sb_s0_xl = _mm256_and_si256(sb_in_x, nibble_mask);
     const __m256i sb_s0_xs = _mm256_srli_epi16(sb_in_x, 4);
     const __m256i sb_s0_xh = _mm256_and_si256(sb_s0_xs, nibble_mask);
@@ -3626,10 +3495,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0 = _mm256_xor_si256(sb_s0_p3, sb_s0_t2);
     const __m256i sb_s1_k = _mm256_gf2p8affine_epi64_epi8(sb_in_y, gfni_mat, 0x00);
     const __m256i sb_s1 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy = _mm256_xor_si256(sb_s1, sb_s0);
-    const __m256i sb_out_d = _mm256_and_si256(sb_out_xy, odd_bytes);
-    const __m256i sb_out_x = _mm256_xor_si256(sb_s1, sb_out_d);
-    const __m256i sb_out_y = _mm256_xor_si256(sb_s0, sb_out_d);
+    const __m256i sb_out_x = _mm256_blendv_epi8(sb_s1, sb_s0, odd_bytes);
+    const __m256i sb_out_y = _mm256_blendv_epi8(sb_s0, sb_s1, odd_bytes);
     const __m256i r2 = _mm256_shuffle_epi8(sb_out_y, rotl24);
     const __m256i s0k_o_l = _mm256_slli_epi32(g0s0, 8);
     const __m256i s0k_o_r = _mm256_srli_epi32(dbl_3, 24);
@@ -3713,10 +3580,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_1 = _mm256_or_si256(v8r6_1_l, v8r6_1_r);
     const __m256i v8_acc_1 = _mm256_xor_si256(v8r8_1, l2in16_1);
     const __m256i v8_1 = _mm256_xor_si256(v8_acc_1, v8r6_1);
-    const __m256i sb_in_xy_1 = _mm256_xor_si256(v8_1, u_1);
-    const __m256i sb_in_d_1 = _mm256_and_si256(sb_in_xy_1, odd_bytes);
-    const __m256i sb_in_x_1 = _mm256_xor_si256(v8_1, sb_in_d_1);
-    const __m256i sb_in_y_1 = _mm256_xor_si256(u_1, sb_in_d_1);
+    const __m256i sb_in_x_1 = _mm256_blendv_epi8(v8_1, u_1, odd_bytes);
+    const __m256i sb_in_y_1 = _mm256_blendv_epi8(u_1, v8_1, odd_bytes);
     const __m256i sb_s0_xl_1 = _mm256_and_si256(sb_in_x_1, nibble_mask);
     const __m256i sb_s0_xs_1 = _mm256_srli_epi16(sb_in_x_1, 4);
     const __m256i sb_s0_xh_1 = _mm256_and_si256(sb_s0_xs_1, nibble_mask);
@@ -3729,10 +3594,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_1 = _mm256_xor_si256(sb_s0_p3_1, sb_s0_t2_1);
     const __m256i sb_s1_k_1 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_1, gfni_mat, 0x00);
     const __m256i sb_s1_1 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_1, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_1 = _mm256_xor_si256(sb_s1_1, sb_s0_1);
-    const __m256i sb_out_d_1 = _mm256_and_si256(sb_out_xy_1, odd_bytes);
-    const __m256i sb_out_x_1 = _mm256_xor_si256(sb_s1_1, sb_out_d_1);
-    const __m256i sb_out_y_1 = _mm256_xor_si256(sb_s0_1, sb_out_d_1);
+    const __m256i sb_out_x_1 = _mm256_blendv_epi8(sb_s1_1, sb_s0_1, odd_bytes);
+    const __m256i sb_out_y_1 = _mm256_blendv_epi8(sb_s0_1, sb_s1_1, odd_bytes);
     const __m256i r2_1 = _mm256_shuffle_epi8(sb_out_y_1, rotl24);
     const __m256i s0k_o_1_l = _mm256_slli_epi32(g0s1, 8);
     const __m256i s0k_o_1_r = _mm256_srli_epi32(dbl_12, 24);
@@ -3815,10 +3678,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_2 = _mm256_or_si256(v8r6_2_l, v8r6_2_r);
     const __m256i v8_acc_2 = _mm256_xor_si256(v8r8_2, l2in16_2);
     const __m256i v8_2 = _mm256_xor_si256(v8_acc_2, v8r6_2);
-    const __m256i sb_in_xy_2 = _mm256_xor_si256(v8_2, u_2);
-    const __m256i sb_in_d_2 = _mm256_and_si256(sb_in_xy_2, odd_bytes);
-    const __m256i sb_in_x_2 = _mm256_xor_si256(v8_2, sb_in_d_2);
-    const __m256i sb_in_y_2 = _mm256_xor_si256(u_2, sb_in_d_2);
+    const __m256i sb_in_x_2 = _mm256_blendv_epi8(v8_2, u_2, odd_bytes);
+    const __m256i sb_in_y_2 = _mm256_blendv_epi8(u_2, v8_2, odd_bytes);
     const __m256i sb_s0_xl_2 = _mm256_and_si256(sb_in_x_2, nibble_mask);
     const __m256i sb_s0_xs_2 = _mm256_srli_epi16(sb_in_x_2, 4);
     const __m256i sb_s0_xh_2 = _mm256_and_si256(sb_s0_xs_2, nibble_mask);
@@ -3831,10 +3692,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_2 = _mm256_xor_si256(sb_s0_p3_2, sb_s0_t2_2);
     const __m256i sb_s1_k_2 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_2, gfni_mat, 0x00);
     const __m256i sb_s1_2 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_2, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_2 = _mm256_xor_si256(sb_s1_2, sb_s0_2);
-    const __m256i sb_out_d_2 = _mm256_and_si256(sb_out_xy_2, odd_bytes);
-    const __m256i sb_out_x_2 = _mm256_xor_si256(sb_s1_2, sb_out_d_2);
-    const __m256i sb_out_y_2 = _mm256_xor_si256(sb_s0_2, sb_out_d_2);
+    const __m256i sb_out_x_2 = _mm256_blendv_epi8(sb_s1_2, sb_s0_2, odd_bytes);
+    const __m256i sb_out_y_2 = _mm256_blendv_epi8(sb_s0_2, sb_s1_2, odd_bytes);
     const __m256i r2_2 = _mm256_shuffle_epi8(sb_out_y_2, rotl24);
     const __m256i s0k_o_2_l = _mm256_slli_epi32(g0s2, 8);
     const __m256i s0k_o_2_r = _mm256_srli_epi32(dbl_21, 24);
@@ -3916,10 +3775,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_3 = _mm256_or_si256(v8r6_3_l, v8r6_3_r);
     const __m256i v8_acc_3 = _mm256_xor_si256(v8r8_3, l2in16_3);
     const __m256i v8_3 = _mm256_xor_si256(v8_acc_3, v8r6_3);
-    const __m256i sb_in_xy_3 = _mm256_xor_si256(v8_3, u_3);
-    const __m256i sb_in_d_3 = _mm256_and_si256(sb_in_xy_3, odd_bytes);
-    const __m256i sb_in_x_3 = _mm256_xor_si256(v8_3, sb_in_d_3);
-    const __m256i sb_in_y_3 = _mm256_xor_si256(u_3, sb_in_d_3);
+    const __m256i sb_in_x_3 = _mm256_blendv_epi8(v8_3, u_3, odd_bytes);
+    const __m256i sb_in_y_3 = _mm256_blendv_epi8(u_3, v8_3, odd_bytes);
     const __m256i sb_s0_xl_3 = _mm256_and_si256(sb_in_x_3, nibble_mask);
     const __m256i sb_s0_xs_3 = _mm256_srli_epi16(sb_in_x_3, 4);
     const __m256i sb_s0_xh_3 = _mm256_and_si256(sb_s0_xs_3, nibble_mask);
@@ -3932,10 +3789,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_3 = _mm256_xor_si256(sb_s0_p3_3, sb_s0_t2_3);
     const __m256i sb_s1_k_3 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_3, gfni_mat, 0x00);
     const __m256i sb_s1_3 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_3, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_3 = _mm256_xor_si256(sb_s1_3, sb_s0_3);
-    const __m256i sb_out_d_3 = _mm256_and_si256(sb_out_xy_3, odd_bytes);
-    const __m256i sb_out_x_3 = _mm256_xor_si256(sb_s1_3, sb_out_d_3);
-    const __m256i sb_out_y_3 = _mm256_xor_si256(sb_s0_3, sb_out_d_3);
+    const __m256i sb_out_x_3 = _mm256_blendv_epi8(sb_s1_3, sb_s0_3, odd_bytes);
+    const __m256i sb_out_y_3 = _mm256_blendv_epi8(sb_s0_3, sb_s1_3, odd_bytes);
     const __m256i r2_3 = _mm256_shuffle_epi8(sb_out_y_3, rotl24);
     const __m256i s0k_o_3_l = _mm256_slli_epi32(g0s3, 8);
     const __m256i s0k_o_3_r = _mm256_srli_epi32(dbl_30, 24);
@@ -4011,10 +3866,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_4 = _mm256_or_si256(v8r6_4_l, v8r6_4_r);
     const __m256i v8_acc_4 = _mm256_xor_si256(v8r8_4, l2in16_4);
     const __m256i v8_4 = _mm256_xor_si256(v8_acc_4, v8r6_4);
-    const __m256i sb_in_xy_4 = _mm256_xor_si256(v8_4, u_4);
-    const __m256i sb_in_d_4 = _mm256_and_si256(sb_in_xy_4, odd_bytes);
-    const __m256i sb_in_x_4 = _mm256_xor_si256(v8_4, sb_in_d_4);
-    const __m256i sb_in_y_4 = _mm256_xor_si256(u_4, sb_in_d_4);
+    const __m256i sb_in_x_4 = _mm256_blendv_epi8(v8_4, u_4, odd_bytes);
+    const __m256i sb_in_y_4 = _mm256_blendv_epi8(u_4, v8_4, odd_bytes);
     const __m256i sb_s0_xl_4 = _mm256_and_si256(sb_in_x_4, nibble_mask);
     const __m256i sb_s0_xs_4 = _mm256_srli_epi16(sb_in_x_4, 4);
     const __m256i sb_s0_xh_4 = _mm256_and_si256(sb_s0_xs_4, nibble_mask);
@@ -4027,10 +3880,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_4 = _mm256_xor_si256(sb_s0_p3_4, sb_s0_t2_4);
     const __m256i sb_s1_k_4 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_4, gfni_mat, 0x00);
     const __m256i sb_s1_4 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_4, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_4 = _mm256_xor_si256(sb_s1_4, sb_s0_4);
-    const __m256i sb_out_d_4 = _mm256_and_si256(sb_out_xy_4, odd_bytes);
-    const __m256i sb_out_x_4 = _mm256_xor_si256(sb_s1_4, sb_out_d_4);
-    const __m256i sb_out_y_4 = _mm256_xor_si256(sb_s0_4, sb_out_d_4);
+    const __m256i sb_out_x_4 = _mm256_blendv_epi8(sb_s1_4, sb_s0_4, odd_bytes);
+    const __m256i sb_out_y_4 = _mm256_blendv_epi8(sb_s0_4, sb_s1_4, odd_bytes);
     const __m256i r2_4 = _mm256_shuffle_epi8(sb_out_y_4, rotl24);
     const __m256i s0k_o_4_l = _mm256_slli_epi32(g0s4, 8);
     const __m256i s0k_o_4_r = _mm256_srli_epi32(dbl_5, 24);
@@ -4103,10 +3954,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_5 = _mm256_or_si256(v8r6_5_l, v8r6_5_r);
     const __m256i v8_acc_5 = _mm256_xor_si256(v8r8_5, l2in16_5);
     const __m256i v8_5 = _mm256_xor_si256(v8_acc_5, v8r6_5);
-    const __m256i sb_in_xy_5 = _mm256_xor_si256(v8_5, u_5);
-    const __m256i sb_in_d_5 = _mm256_and_si256(sb_in_xy_5, odd_bytes);
-    const __m256i sb_in_x_5 = _mm256_xor_si256(v8_5, sb_in_d_5);
-    const __m256i sb_in_y_5 = _mm256_xor_si256(u_5, sb_in_d_5);
+    const __m256i sb_in_x_5 = _mm256_blendv_epi8(v8_5, u_5, odd_bytes);
+    const __m256i sb_in_y_5 = _mm256_blendv_epi8(u_5, v8_5, odd_bytes);
     const __m256i sb_s0_xl_5 = _mm256_and_si256(sb_in_x_5, nibble_mask);
     const __m256i sb_s0_xs_5 = _mm256_srli_epi16(sb_in_x_5, 4);
     const __m256i sb_s0_xh_5 = _mm256_and_si256(sb_s0_xs_5, nibble_mask);
@@ -4119,10 +3968,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_5 = _mm256_xor_si256(sb_s0_p3_5, sb_s0_t2_5);
     const __m256i sb_s1_k_5 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_5, gfni_mat, 0x00);
     const __m256i sb_s1_5 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_5, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_5 = _mm256_xor_si256(sb_s1_5, sb_s0_5);
-    const __m256i sb_out_d_5 = _mm256_and_si256(sb_out_xy_5, odd_bytes);
-    const __m256i sb_out_x_5 = _mm256_xor_si256(sb_s1_5, sb_out_d_5);
-    const __m256i sb_out_y_5 = _mm256_xor_si256(sb_s0_5, sb_out_d_5);
+    const __m256i sb_out_x_5 = _mm256_blendv_epi8(sb_s1_5, sb_s0_5, odd_bytes);
+    const __m256i sb_out_y_5 = _mm256_blendv_epi8(sb_s0_5, sb_s1_5, odd_bytes);
     const __m256i r2_5 = _mm256_shuffle_epi8(sb_out_y_5, rotl24);
     const __m256i s0k_o_5_l = _mm256_slli_epi32(g0s5, 8);
     const __m256i s0k_o_5_r = _mm256_srli_epi32(dbl_2, 24);
@@ -4195,10 +4042,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_6 = _mm256_or_si256(v8r6_6_l, v8r6_6_r);
     const __m256i v8_acc_6 = _mm256_xor_si256(v8r8_6, l2in16_6);
     const __m256i v8_6 = _mm256_xor_si256(v8_acc_6, v8r6_6);
-    const __m256i sb_in_xy_6 = _mm256_xor_si256(v8_6, u_6);
-    const __m256i sb_in_d_6 = _mm256_and_si256(sb_in_xy_6, odd_bytes);
-    const __m256i sb_in_x_6 = _mm256_xor_si256(v8_6, sb_in_d_6);
-    const __m256i sb_in_y_6 = _mm256_xor_si256(u_6, sb_in_d_6);
+    const __m256i sb_in_x_6 = _mm256_blendv_epi8(v8_6, u_6, odd_bytes);
+    const __m256i sb_in_y_6 = _mm256_blendv_epi8(u_6, v8_6, odd_bytes);
     const __m256i sb_s0_xl_6 = _mm256_and_si256(sb_in_x_6, nibble_mask);
     const __m256i sb_s0_xs_6 = _mm256_srli_epi16(sb_in_x_6, 4);
     const __m256i sb_s0_xh_6 = _mm256_and_si256(sb_s0_xs_6, nibble_mask);
@@ -4211,10 +4056,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_6 = _mm256_xor_si256(sb_s0_p3_6, sb_s0_t2_6);
     const __m256i sb_s1_k_6 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_6, gfni_mat, 0x00);
     const __m256i sb_s1_6 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_6, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_6 = _mm256_xor_si256(sb_s1_6, sb_s0_6);
-    const __m256i sb_out_d_6 = _mm256_and_si256(sb_out_xy_6, odd_bytes);
-    const __m256i sb_out_x_6 = _mm256_xor_si256(sb_s1_6, sb_out_d_6);
-    const __m256i sb_out_y_6 = _mm256_xor_si256(sb_s0_6, sb_out_d_6);
+    const __m256i sb_out_x_6 = _mm256_blendv_epi8(sb_s1_6, sb_s0_6, odd_bytes);
+    const __m256i sb_out_y_6 = _mm256_blendv_epi8(sb_s0_6, sb_s1_6, odd_bytes);
     const __m256i r2_6 = _mm256_shuffle_epi8(sb_out_y_6, rotl24);
     const __m256i s0k_o_6_l = _mm256_slli_epi32(g0s6, 8);
     const __m256i s0k_o_6_r = _mm256_srli_epi32(dbl_11, 24);
@@ -4287,10 +4130,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_7 = _mm256_or_si256(v8r6_7_l, v8r6_7_r);
     const __m256i v8_acc_7 = _mm256_xor_si256(v8r8_7, l2in16_7);
     const __m256i v8_7 = _mm256_xor_si256(v8_acc_7, v8r6_7);
-    const __m256i sb_in_xy_7 = _mm256_xor_si256(v8_7, u_7);
-    const __m256i sb_in_d_7 = _mm256_and_si256(sb_in_xy_7, odd_bytes);
-    const __m256i sb_in_x_7 = _mm256_xor_si256(v8_7, sb_in_d_7);
-    const __m256i sb_in_y_7 = _mm256_xor_si256(u_7, sb_in_d_7);
+    const __m256i sb_in_x_7 = _mm256_blendv_epi8(v8_7, u_7, odd_bytes);
+    const __m256i sb_in_y_7 = _mm256_blendv_epi8(u_7, v8_7, odd_bytes);
     const __m256i sb_s0_xl_7 = _mm256_and_si256(sb_in_x_7, nibble_mask);
     const __m256i sb_s0_xs_7 = _mm256_srli_epi16(sb_in_x_7, 4);
     const __m256i sb_s0_xh_7 = _mm256_and_si256(sb_s0_xs_7, nibble_mask);
@@ -4303,10 +4144,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_7 = _mm256_xor_si256(sb_s0_p3_7, sb_s0_t2_7);
     const __m256i sb_s1_k_7 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_7, gfni_mat, 0x00);
     const __m256i sb_s1_7 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_7, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_7 = _mm256_xor_si256(sb_s1_7, sb_s0_7);
-    const __m256i sb_out_d_7 = _mm256_and_si256(sb_out_xy_7, odd_bytes);
-    const __m256i sb_out_x_7 = _mm256_xor_si256(sb_s1_7, sb_out_d_7);
-    const __m256i sb_out_y_7 = _mm256_xor_si256(sb_s0_7, sb_out_d_7);
+    const __m256i sb_out_x_7 = _mm256_blendv_epi8(sb_s1_7, sb_s0_7, odd_bytes);
+    const __m256i sb_out_y_7 = _mm256_blendv_epi8(sb_s0_7, sb_s1_7, odd_bytes);
     const __m256i r2_7 = _mm256_shuffle_epi8(sb_out_y_7, rotl24);
     const __m256i s0k_o_7_l = _mm256_slli_epi32(g0s7, 8);
     const __m256i s0k_o_7_r = _mm256_srli_epi32(dbl_20, 24);
@@ -4379,10 +4218,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_8 = _mm256_or_si256(v8r6_8_l, v8r6_8_r);
     const __m256i v8_acc_8 = _mm256_xor_si256(v8r8_8, l2in16_8);
     const __m256i v8_8 = _mm256_xor_si256(v8_acc_8, v8r6_8);
-    const __m256i sb_in_xy_8 = _mm256_xor_si256(v8_8, u_8);
-    const __m256i sb_in_d_8 = _mm256_and_si256(sb_in_xy_8, odd_bytes);
-    const __m256i sb_in_x_8 = _mm256_xor_si256(v8_8, sb_in_d_8);
-    const __m256i sb_in_y_8 = _mm256_xor_si256(u_8, sb_in_d_8);
+    const __m256i sb_in_x_8 = _mm256_blendv_epi8(v8_8, u_8, odd_bytes);
+    const __m256i sb_in_y_8 = _mm256_blendv_epi8(u_8, v8_8, odd_bytes);
     const __m256i sb_s0_xl_8 = _mm256_and_si256(sb_in_x_8, nibble_mask);
     const __m256i sb_s0_xs_8 = _mm256_srli_epi16(sb_in_x_8, 4);
     const __m256i sb_s0_xh_8 = _mm256_and_si256(sb_s0_xs_8, nibble_mask);
@@ -4395,10 +4232,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_8 = _mm256_xor_si256(sb_s0_p3_8, sb_s0_t2_8);
     const __m256i sb_s1_k_8 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_8, gfni_mat, 0x00);
     const __m256i sb_s1_8 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_8, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_8 = _mm256_xor_si256(sb_s1_8, sb_s0_8);
-    const __m256i sb_out_d_8 = _mm256_and_si256(sb_out_xy_8, odd_bytes);
-    const __m256i sb_out_x_8 = _mm256_xor_si256(sb_s1_8, sb_out_d_8);
-    const __m256i sb_out_y_8 = _mm256_xor_si256(sb_s0_8, sb_out_d_8);
+    const __m256i sb_out_x_8 = _mm256_blendv_epi8(sb_s1_8, sb_s0_8, odd_bytes);
+    const __m256i sb_out_y_8 = _mm256_blendv_epi8(sb_s0_8, sb_s1_8, odd_bytes);
     const __m256i r2_8 = _mm256_shuffle_epi8(sb_out_y_8, rotl24);
     const __m256i s0k_o_8_l = _mm256_slli_epi32(g0s8, 8);
     const __m256i s0k_o_8_r = _mm256_srli_epi32(dbl_29, 24);
@@ -4471,10 +4306,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_9 = _mm256_or_si256(v8r6_9_l, v8r6_9_r);
     const __m256i v8_acc_9 = _mm256_xor_si256(v8r8_9, l2in16_9);
     const __m256i v8_9 = _mm256_xor_si256(v8_acc_9, v8r6_9);
-    const __m256i sb_in_xy_9 = _mm256_xor_si256(v8_9, u_9);
-    const __m256i sb_in_d_9 = _mm256_and_si256(sb_in_xy_9, odd_bytes);
-    const __m256i sb_in_x_9 = _mm256_xor_si256(v8_9, sb_in_d_9);
-    const __m256i sb_in_y_9 = _mm256_xor_si256(u_9, sb_in_d_9);
+    const __m256i sb_in_x_9 = _mm256_blendv_epi8(v8_9, u_9, odd_bytes);
+    const __m256i sb_in_y_9 = _mm256_blendv_epi8(u_9, v8_9, odd_bytes);
     const __m256i sb_s0_xl_9 = _mm256_and_si256(sb_in_x_9, nibble_mask);
     const __m256i sb_s0_xs_9 = _mm256_srli_epi16(sb_in_x_9, 4);
     const __m256i sb_s0_xh_9 = _mm256_and_si256(sb_s0_xs_9, nibble_mask);
@@ -4487,10 +4320,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_9 = _mm256_xor_si256(sb_s0_p3_9, sb_s0_t2_9);
     const __m256i sb_s1_k_9 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_9, gfni_mat, 0x00);
     const __m256i sb_s1_9 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_9, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_9 = _mm256_xor_si256(sb_s1_9, sb_s0_9);
-    const __m256i sb_out_d_9 = _mm256_and_si256(sb_out_xy_9, odd_bytes);
-    const __m256i sb_out_x_9 = _mm256_xor_si256(sb_s1_9, sb_out_d_9);
-    const __m256i sb_out_y_9 = _mm256_xor_si256(sb_s0_9, sb_out_d_9);
+    const __m256i sb_out_x_9 = _mm256_blendv_epi8(sb_s1_9, sb_s0_9, odd_bytes);
+    const __m256i sb_out_y_9 = _mm256_blendv_epi8(sb_s0_9, sb_s1_9, odd_bytes);
     const __m256i r2_9 = _mm256_shuffle_epi8(sb_out_y_9, rotl24);
     const __m256i s0k_o_9_l = _mm256_slli_epi32(g0s9, 8);
     const __m256i s0k_o_9_r = _mm256_srli_epi32(dbl_1, 24);
@@ -4563,10 +4394,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_10 = _mm256_or_si256(v8r6_10_l, v8r6_10_r);
     const __m256i v8_acc_10 = _mm256_xor_si256(v8r8_10, l2in16_10);
     const __m256i v8_10 = _mm256_xor_si256(v8_acc_10, v8r6_10);
-    const __m256i sb_in_xy_10 = _mm256_xor_si256(v8_10, u_10);
-    const __m256i sb_in_d_10 = _mm256_and_si256(sb_in_xy_10, odd_bytes);
-    const __m256i sb_in_x_10 = _mm256_xor_si256(v8_10, sb_in_d_10);
-    const __m256i sb_in_y_10 = _mm256_xor_si256(u_10, sb_in_d_10);
+    const __m256i sb_in_x_10 = _mm256_blendv_epi8(v8_10, u_10, odd_bytes);
+    const __m256i sb_in_y_10 = _mm256_blendv_epi8(u_10, v8_10, odd_bytes);
     const __m256i sb_s0_xl_10 = _mm256_and_si256(sb_in_x_10, nibble_mask);
     const __m256i sb_s0_xs_10 = _mm256_srli_epi16(sb_in_x_10, 4);
     const __m256i sb_s0_xh_10 = _mm256_and_si256(sb_s0_xs_10, nibble_mask);
@@ -4579,10 +4408,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_10 = _mm256_xor_si256(sb_s0_p3_10, sb_s0_t2_10);
     const __m256i sb_s1_k_10 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_10, gfni_mat, 0x00);
     const __m256i sb_s1_10 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_10, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_10 = _mm256_xor_si256(sb_s1_10, sb_s0_10);
-    const __m256i sb_out_d_10 = _mm256_and_si256(sb_out_xy_10, odd_bytes);
-    const __m256i sb_out_x_10 = _mm256_xor_si256(sb_s1_10, sb_out_d_10);
-    const __m256i sb_out_y_10 = _mm256_xor_si256(sb_s0_10, sb_out_d_10);
+    const __m256i sb_out_x_10 = _mm256_blendv_epi8(sb_s1_10, sb_s0_10, odd_bytes);
+    const __m256i sb_out_y_10 = _mm256_blendv_epi8(sb_s0_10, sb_s1_10, odd_bytes);
     const __m256i r2_10 = _mm256_shuffle_epi8(sb_out_y_10, rotl24);
     const __m256i s0k_o_10_l = _mm256_slli_epi32(g0s10, 8);
     const __m256i s0k_o_10_r = _mm256_srli_epi32(dbl_6, 24);
@@ -4655,10 +4482,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_11 = _mm256_or_si256(v8r6_11_l, v8r6_11_r);
     const __m256i v8_acc_11 = _mm256_xor_si256(v8r8_11, l2in16_11);
     const __m256i v8_11 = _mm256_xor_si256(v8_acc_11, v8r6_11);
-    const __m256i sb_in_xy_11 = _mm256_xor_si256(v8_11, u_11);
-    const __m256i sb_in_d_11 = _mm256_and_si256(sb_in_xy_11, odd_bytes);
-    const __m256i sb_in_x_11 = _mm256_xor_si256(v8_11, sb_in_d_11);
-    const __m256i sb_in_y_11 = _mm256_xor_si256(u_11, sb_in_d_11);
+    const __m256i sb_in_x_11 = _mm256_blendv_epi8(v8_11, u_11, odd_bytes);
+    const __m256i sb_in_y_11 = _mm256_blendv_epi8(u_11, v8_11, odd_bytes);
     const __m256i sb_s0_xl_11 = _mm256_and_si256(sb_in_x_11, nibble_mask);
     const __m256i sb_s0_xs_11 = _mm256_srli_epi16(sb_in_x_11, 4);
     const __m256i sb_s0_xh_11 = _mm256_and_si256(sb_s0_xs_11, nibble_mask);
@@ -4671,10 +4496,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_11 = _mm256_xor_si256(sb_s0_p3_11, sb_s0_t2_11);
     const __m256i sb_s1_k_11 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_11, gfni_mat, 0x00);
     const __m256i sb_s1_11 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_11, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_11 = _mm256_xor_si256(sb_s1_11, sb_s0_11);
-    const __m256i sb_out_d_11 = _mm256_and_si256(sb_out_xy_11, odd_bytes);
-    const __m256i sb_out_x_11 = _mm256_xor_si256(sb_s1_11, sb_out_d_11);
-    const __m256i sb_out_y_11 = _mm256_xor_si256(sb_s0_11, sb_out_d_11);
+    const __m256i sb_out_x_11 = _mm256_blendv_epi8(sb_s1_11, sb_s0_11, odd_bytes);
+    const __m256i sb_out_y_11 = _mm256_blendv_epi8(sb_s0_11, sb_s1_11, odd_bytes);
     const __m256i r2_11 = _mm256_shuffle_epi8(sb_out_y_11, rotl24);
     const __m256i s0k_o_11_l = _mm256_slli_epi32(g0s11, 8);
     const __m256i s0k_o_11_r = _mm256_srli_epi32(dbl_15, 24);
@@ -4747,10 +4570,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_12 = _mm256_or_si256(v8r6_12_l, v8r6_12_r);
     const __m256i v8_acc_12 = _mm256_xor_si256(v8r8_12, l2in16_12);
     const __m256i v8_12 = _mm256_xor_si256(v8_acc_12, v8r6_12);
-    const __m256i sb_in_xy_12 = _mm256_xor_si256(v8_12, u_12);
-    const __m256i sb_in_d_12 = _mm256_and_si256(sb_in_xy_12, odd_bytes);
-    const __m256i sb_in_x_12 = _mm256_xor_si256(v8_12, sb_in_d_12);
-    const __m256i sb_in_y_12 = _mm256_xor_si256(u_12, sb_in_d_12);
+    const __m256i sb_in_x_12 = _mm256_blendv_epi8(v8_12, u_12, odd_bytes);
+    const __m256i sb_in_y_12 = _mm256_blendv_epi8(u_12, v8_12, odd_bytes);
     const __m256i sb_s0_xl_12 = _mm256_and_si256(sb_in_x_12, nibble_mask);
     const __m256i sb_s0_xs_12 = _mm256_srli_epi16(sb_in_x_12, 4);
     const __m256i sb_s0_xh_12 = _mm256_and_si256(sb_s0_xs_12, nibble_mask);
@@ -4763,10 +4584,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_12 = _mm256_xor_si256(sb_s0_p3_12, sb_s0_t2_12);
     const __m256i sb_s1_k_12 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_12, gfni_mat, 0x00);
     const __m256i sb_s1_12 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_12, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_12 = _mm256_xor_si256(sb_s1_12, sb_s0_12);
-    const __m256i sb_out_d_12 = _mm256_and_si256(sb_out_xy_12, odd_bytes);
-    const __m256i sb_out_x_12 = _mm256_xor_si256(sb_s1_12, sb_out_d_12);
-    const __m256i sb_out_y_12 = _mm256_xor_si256(sb_s0_12, sb_out_d_12);
+    const __m256i sb_out_x_12 = _mm256_blendv_epi8(sb_s1_12, sb_s0_12, odd_bytes);
+    const __m256i sb_out_y_12 = _mm256_blendv_epi8(sb_s0_12, sb_s1_12, odd_bytes);
     const __m256i r2_12 = _mm256_shuffle_epi8(sb_out_y_12, rotl24);
     const __m256i s0k_o_12_l = _mm256_slli_epi32(g0s12, 8);
     const __m256i s0k_o_12_r = _mm256_srli_epi32(dbl_24, 24);
@@ -4839,10 +4658,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_13 = _mm256_or_si256(v8r6_13_l, v8r6_13_r);
     const __m256i v8_acc_13 = _mm256_xor_si256(v8r8_13, l2in16_13);
     const __m256i v8_13 = _mm256_xor_si256(v8_acc_13, v8r6_13);
-    const __m256i sb_in_xy_13 = _mm256_xor_si256(v8_13, u_13);
-    const __m256i sb_in_d_13 = _mm256_and_si256(sb_in_xy_13, odd_bytes);
-    const __m256i sb_in_x_13 = _mm256_xor_si256(v8_13, sb_in_d_13);
-    const __m256i sb_in_y_13 = _mm256_xor_si256(u_13, sb_in_d_13);
+    const __m256i sb_in_x_13 = _mm256_blendv_epi8(v8_13, u_13, odd_bytes);
+    const __m256i sb_in_y_13 = _mm256_blendv_epi8(u_13, v8_13, odd_bytes);
     const __m256i sb_s0_xl_13 = _mm256_and_si256(sb_in_x_13, nibble_mask);
     const __m256i sb_s0_xs_13 = _mm256_srli_epi16(sb_in_x_13, 4);
     const __m256i sb_s0_xh_13 = _mm256_and_si256(sb_s0_xs_13, nibble_mask);
@@ -4855,10 +4672,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_13 = _mm256_xor_si256(sb_s0_p3_13, sb_s0_t2_13);
     const __m256i sb_s1_k_13 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_13, gfni_mat, 0x00);
     const __m256i sb_s1_13 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_13, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_13 = _mm256_xor_si256(sb_s1_13, sb_s0_13);
-    const __m256i sb_out_d_13 = _mm256_and_si256(sb_out_xy_13, odd_bytes);
-    const __m256i sb_out_x_13 = _mm256_xor_si256(sb_s1_13, sb_out_d_13);
-    const __m256i sb_out_y_13 = _mm256_xor_si256(sb_s0_13, sb_out_d_13);
+    const __m256i sb_out_x_13 = _mm256_blendv_epi8(sb_s1_13, sb_s0_13, odd_bytes);
+    const __m256i sb_out_y_13 = _mm256_blendv_epi8(sb_s0_13, sb_s1_13, odd_bytes);
     const __m256i r2_13 = _mm256_shuffle_epi8(sb_out_y_13, rotl24);
     const __m256i s0k_o_13_l = _mm256_slli_epi32(g0s13, 8);
     const __m256i s0k_o_13_r = _mm256_srli_epi32(dbl_7, 24);
@@ -4931,10 +4746,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_14 = _mm256_or_si256(v8r6_14_l, v8r6_14_r);
     const __m256i v8_acc_14 = _mm256_xor_si256(v8r8_14, l2in16_14);
     const __m256i v8_14 = _mm256_xor_si256(v8_acc_14, v8r6_14);
-    const __m256i sb_in_xy_14 = _mm256_xor_si256(v8_14, u_14);
-    const __m256i sb_in_d_14 = _mm256_and_si256(sb_in_xy_14, odd_bytes);
-    const __m256i sb_in_x_14 = _mm256_xor_si256(v8_14, sb_in_d_14);
-    const __m256i sb_in_y_14 = _mm256_xor_si256(u_14, sb_in_d_14);
+    const __m256i sb_in_x_14 = _mm256_blendv_epi8(v8_14, u_14, odd_bytes);
+    const __m256i sb_in_y_14 = _mm256_blendv_epi8(u_14, v8_14, odd_bytes);
     const __m256i sb_s0_xl_14 = _mm256_and_si256(sb_in_x_14, nibble_mask);
     const __m256i sb_s0_xs_14 = _mm256_srli_epi16(sb_in_x_14, 4);
     const __m256i sb_s0_xh_14 = _mm256_and_si256(sb_s0_xs_14, nibble_mask);
@@ -4947,10 +4760,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_14 = _mm256_xor_si256(sb_s0_p3_14, sb_s0_t2_14);
     const __m256i sb_s1_k_14 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_14, gfni_mat, 0x00);
     const __m256i sb_s1_14 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_14, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_14 = _mm256_xor_si256(sb_s1_14, sb_s0_14);
-    const __m256i sb_out_d_14 = _mm256_and_si256(sb_out_xy_14, odd_bytes);
-    const __m256i sb_out_x_14 = _mm256_xor_si256(sb_s1_14, sb_out_d_14);
-    const __m256i sb_out_y_14 = _mm256_xor_si256(sb_s0_14, sb_out_d_14);
+    const __m256i sb_out_x_14 = _mm256_blendv_epi8(sb_s1_14, sb_s0_14, odd_bytes);
+    const __m256i sb_out_y_14 = _mm256_blendv_epi8(sb_s0_14, sb_s1_14, odd_bytes);
     const __m256i r2_14 = _mm256_shuffle_epi8(sb_out_y_14, rotl24);
     const __m256i s0k_o_14_l = _mm256_slli_epi32(g0s14, 8);
     const __m256i s0k_o_14_r = _mm256_srli_epi32(dbl_16, 24);
@@ -5023,10 +4834,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i v8r6_15 = _mm256_or_si256(v8r6_15_l, v8r6_15_r);
     const __m256i v8_acc_15 = _mm256_xor_si256(v8r8_15, l2in16_15);
     const __m256i v8_15 = _mm256_xor_si256(v8_acc_15, v8r6_15);
-    const __m256i sb_in_xy_15 = _mm256_xor_si256(v8_15, u_15);
-    const __m256i sb_in_d_15 = _mm256_and_si256(sb_in_xy_15, odd_bytes);
-    const __m256i sb_in_x_15 = _mm256_xor_si256(v8_15, sb_in_d_15);
-    const __m256i sb_in_y_15 = _mm256_xor_si256(u_15, sb_in_d_15);
+    const __m256i sb_in_x_15 = _mm256_blendv_epi8(v8_15, u_15, odd_bytes);
+    const __m256i sb_in_y_15 = _mm256_blendv_epi8(u_15, v8_15, odd_bytes);
     const __m256i sb_s0_xl_15 = _mm256_and_si256(sb_in_x_15, nibble_mask);
     const __m256i sb_s0_xs_15 = _mm256_srli_epi16(sb_in_x_15, 4);
     const __m256i sb_s0_xh_15 = _mm256_and_si256(sb_s0_xs_15, nibble_mask);
@@ -5039,10 +4848,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i sb_s0_15 = _mm256_xor_si256(sb_s0_p3_15, sb_s0_t2_15);
     const __m256i sb_s1_k_15 = _mm256_gf2p8affine_epi64_epi8(sb_in_y_15, gfni_mat, 0x00);
     const __m256i sb_s1_15 = _mm256_gf2p8affineinv_epi64_epi8(sb_s1_k_15, gfni_mat_1, 0x55);
-    const __m256i sb_out_xy_15 = _mm256_xor_si256(sb_s1_15, sb_s0_15);
-    const __m256i sb_out_d_15 = _mm256_and_si256(sb_out_xy_15, odd_bytes);
-    const __m256i sb_out_x_15 = _mm256_xor_si256(sb_s1_15, sb_out_d_15);
-    const __m256i sb_out_y_15 = _mm256_xor_si256(sb_s0_15, sb_out_d_15);
+    const __m256i sb_out_x_15 = _mm256_blendv_epi8(sb_s1_15, sb_s0_15, odd_bytes);
+    const __m256i sb_out_y_15 = _mm256_blendv_epi8(sb_s0_15, sb_s1_15, odd_bytes);
     const __m256i r2_15 = _mm256_shuffle_epi8(sb_out_y_15, rotl24);
     const __m256i s0k_o_15_l = _mm256_slli_epi32(g0s15, 8);
     const __m256i s0k_o_15_r = _mm256_srli_epi32(dbl, 24);

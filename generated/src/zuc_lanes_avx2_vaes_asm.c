@@ -14,18 +14,20 @@
  * by shifts and 16-bit blends, the FSM, L1 and L2 by rotations, and the S-box
  * layer S = (S0, S1, S0, S1) on the bytes of each word.  The S-box layer runs S0
  * and S1 once each, on regrouped bytes (the paper's algorithm 5): S0's inputs are
- * the odd bytes of both L1's and L2's outputs, S1's the even bytes.  S0 is its
- * three-round Feistel of 4-bit tables, or on a target that looks up whole bytes
- * (AVX-512 VBMI's VPERMI2B) its 256-entry table; S1 is A2·inv(A1·x) ^ c2 over the
- * AES field through a field isomorphism, which the backend lowers to
- * GF2P8AFFINE(INV)QB or to nibble tables around AESENCLAST.  Sixteen rounds are
- * unrolled so that the LFSR never moves: cell i of round r is register (r + i) mod 16,
- * or, with keystream_program's lfsr_in_memory, row (r + i) mod 16 of the state
- * array, loaded by the rounds that use it.  The 16
- * keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
- * so that each lane's 64 bytes are stored contiguously, to that lane's own
- * pointer (`out[lane]`), so that the cores can point a lane at its message
- * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
+ * the odd bytes of both L1's and L2's outputs, S1's the even bytes (by an
+ * exchange of odd bytes with L2's output rotated by 8, or by interleaving: the
+ * swap_form).  S0 is its three-round Feistel of 4-bit tables, or on a target
+ * that looks up whole bytes (AVX-512 VBMI's VPERMI2B) its 256-entry table; S1
+ * is A2·inv(A1·x) ^ c2 over the AES field through a field isomorphism, which
+ * the backend lowers to GF2P8AFFINE(INV)QB or to nibble tables around
+ * AESENCLAST (AESE on AArch64).  Sixteen rounds are unrolled so that the LFSR
+ * never moves: cell i of round r is register (r + i) mod 16, or, with
+ * keystream_program's lfsr_in_memory, row (r + i) mod 16 of the state array,
+ * loaded by the rounds that use it.  The 16 keystream words of a block are
+ * transposed (4 x 4 words in each 128-bit lane) so that each lane's 64 bytes
+ * are stored contiguously, to that lane's own pointer (`out[lane]`), so that
+ * the cores can point a lane at its message (the fused encryption,
+ * gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 8 lanes: 1 group of 8 (one 256-bit register per word and group).
  * The keystream functions run the 16 rounds of a block as a loop, one round

@@ -14,18 +14,20 @@
  * by shifts and 16-bit blends, the FSM, L1 and L2 by rotations, and the S-box
  * layer S = (S0, S1, S0, S1) on the bytes of each word.  The S-box layer runs S0
  * and S1 once each, on regrouped bytes (the paper's algorithm 5): S0's inputs are
- * the odd bytes of both L1's and L2's outputs, S1's the even bytes.  S0 is its
- * three-round Feistel of 4-bit tables, or on a target that looks up whole bytes
- * (AVX-512 VBMI's VPERMI2B) its 256-entry table; S1 is A2·inv(A1·x) ^ c2 over the
- * AES field through a field isomorphism, which the backend lowers to
- * GF2P8AFFINE(INV)QB or to nibble tables around AESENCLAST.  Sixteen rounds are
- * unrolled so that the LFSR never moves: cell i of round r is register (r + i) mod 16,
- * or, with keystream_program's lfsr_in_memory, row (r + i) mod 16 of the state
- * array, loaded by the rounds that use it.  The 16
- * keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
- * so that each lane's 64 bytes are stored contiguously, to that lane's own
- * pointer (`out[lane]`), so that the cores can point a lane at its message
- * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
+ * the odd bytes of both L1's and L2's outputs, S1's the even bytes (by an
+ * exchange of odd bytes with L2's output rotated by 8, or by interleaving: the
+ * swap_form).  S0 is its three-round Feistel of 4-bit tables, or on a target
+ * that looks up whole bytes (AVX-512 VBMI's VPERMI2B) its 256-entry table; S1
+ * is A2·inv(A1·x) ^ c2 over the AES field through a field isomorphism, which
+ * the backend lowers to GF2P8AFFINE(INV)QB or to nibble tables around
+ * AESENCLAST (AESE on AArch64).  Sixteen rounds are unrolled so that the LFSR
+ * never moves: cell i of round r is register (r + i) mod 16, or, with
+ * keystream_program's lfsr_in_memory, row (r + i) mod 16 of the state array,
+ * loaded by the rounds that use it.  The 16 keystream words of a block are
+ * transposed (4 x 4 words in each 128-bit lane) so that each lane's 64 bytes
+ * are stored contiguously, to that lane's own pointer (`out[lane]`), so that
+ * the cores can point a lane at its message (the fused encryption,
+ * gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 4 lanes: 1 group of 4 (one 128-bit register per word and group).
  * The keystream functions keep the LFSR in the state array: each round loads
@@ -34,10 +36,10 @@
  *
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
  *   zuc.s1_isomorphism = 0, zuc.s0_form = folded, zuc.add_form = min,
- *   zuc.rot16_form = rotate, zuc.swap_form = select,
+ *   zuc.rot16_form = rotate, zuc.swap_form = interleave,
  *   zuc.block_form = lfsr_in_memory, zuc.schedule_before_ra = false,
  *   zuc.asm_pressure_schedule = true.
- * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev.
+ * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
  */
 #include "kc_cpu.h"
 #include "kc_neon.h"

@@ -15,11 +15,11 @@
  *   x4: rk + 16 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 320 bytes (16 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 304 bytes (15 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.p2align 4
 SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
-	sub sp, sp, #320
+	sub sp, sp, #304
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -163,9 +163,8 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	str q0, [sp, #128] /* spill g7x1.2 */
 	str q12, [sp, #144] /* spill g6x2.2 */
 	str q14, [sp, #160] /* spill g7x2.2 */
-	str q25, [sp, #176] /* spill g5x3.2 */
-	str q29, [sp, #192] /* spill g6x3.2 */
-	str q9, [sp, #208] /* spill g7x3.2 */
+	str q29, [sp, #176] /* spill g6x3.2 */
+	str q9, [sp, #192] /* spill g7x3.2 */
 	mov x4, x0
 	mov x3, #8
 	.p2align 4
@@ -173,228 +172,217 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x4] /* rkw = bcast32() */
-	eor v25.16b, v2.16b, v4.16b /* g0t_acc = xor(g0x1, g0x2) */
-	eor v25.16b, v25.16b, v0.16b /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	eor v25.16b, v25.16b, v13.16b /* g0t = xor(g0t_acc_1, g0x3) */
-	adrp x17, .Lsm4_wordslice_neon_aes_0_nibble_mask
-	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_nibble_mask] /* nibble_mask = const() */
-	and v31.16b, v25.16b, v29.16b /* g0t_lo = and(g0t, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g0t_hi = shr(g0t) */
-	adrp x17, .Lsm4_wordslice_neon_aes_0_tbl_lo
-	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_lo] /* tbl_lo = const() */
-	tbl v31.16b, {v9.16b}, v31.16b /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	adrp x17, .Lsm4_wordslice_neon_aes_0_tbl_hi
-	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_hi] /* tbl_hi = const() */
-	tbl v25.16b, {v10.16b}, v25.16b /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	eor v25.16b, v31.16b, v25.16b /* g0a = xor(g0a_l, g0a_h) */
+	eor v29.16b, v2.16b, v4.16b /* g0t_acc = xor(g0x1, g0x2) */
+	eor v29.16b, v29.16b, v0.16b /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	eor v29.16b, v29.16b, v13.16b /* g0t = xor(g0t_acc_1, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_inv_shift_rows
 	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v25.16b, {v25.16b}, v31.16b /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	adrp x17, .Lsm4_wordslice_neon_aes_0_zero_key
-	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_zero_key] /* zero_key = const() */
-	aese v25.16b, v11.16b /* g0s_aes = aese(g0s_sr, zero_key) */
-	and v12.16b, v25.16b, v29.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	adrp x17, .Lsm4_wordslice_neon_aes_0_nibble_mask
+	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_nibble_mask] /* nibble_mask = const() */
+	and v10.16b, v29.16b, v9.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
+	adrp x17, .Lsm4_wordslice_neon_aes_0_tbl_lo
+	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_lo] /* tbl_lo = const() */
+	tbl v10.16b, {v11.16b}, v10.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
+	adrp x17, .Lsm4_wordslice_neon_aes_0_tbl_hi
+	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_hi] /* tbl_hi = const() */
+	tbl v29.16b, {v12.16b}, v29.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	aese v10.16b, v29.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
+	and v29.16b, v10.16b, v9.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_tbl_lo_1
 	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v12.16b, {v14.16b}, v12.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_tbl_hi_1
 	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v25.16b, {v15.16b}, v25.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	eor v25.16b, v12.16b, v25.16b /* g0s = xor(g0s_l, g0s_h) */
+	tbl v10.16b, {v15.16b}, v10.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	eor v29.16b, v29.16b, v10.16b /* g0s = xor(g0s_l, g0s_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_rotl24
-	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_rotl24] /* rotl24 = const() */
-	str q2, [sp, #224] /* spill g0x1.2 */
-	tbl v2.16b, {v25.16b}, v12.16b /* g0lr24 = lookup16(g0s, rotl24) */
-	eor v2.16b, v25.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
-	str q4, [sp, #240] /* spill g0x2.2 */
+	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_rotl24] /* rotl24 = const() */
+	str q2, [sp, #208] /* spill g0x1.2 */
+	tbl v2.16b, {v29.16b}, v10.16b /* g0lr24 = lookup16(g0s, rotl24) */
+	eor v2.16b, v29.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
+	str q4, [sp, #224] /* spill g0x2.2 */
 	adrp x17, .Lsm4_wordslice_neon_aes_0_rotl8
 	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_rotl8] /* rotl8 = const() */
-	str q13, [sp, #256] /* spill g0x3.2 */
-	tbl v13.16b, {v25.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
-	eor v13.16b, v25.16b, v13.16b /* g0lg_acc = xor(g0s, g0lr8) */
-	rev32 v25.8h, v25.8h /* g0lr16 = rev(g0s) */
-	eor v25.16b, v13.16b, v25.16b /* g0lg = xor(g0lg_acc, g0lr16) */
-	ushr v13.4s, v25.4s, #30 /* g0lr2_r = shr(g0lg) */
-	sli v13.4s, v25.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	str q13, [sp, #240] /* spill g0x3.2 */
+	tbl v13.16b, {v29.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v13.16b, v29.16b, v13.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	rev32 v29.8h, v29.8h /* g0lr16 = rev(g0s) */
+	eor v29.16b, v13.16b, v29.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v13.4s, v29.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v13.4s, v29.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
 	eor v2.16b, v2.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
 	eor v2.16b, v3.16b, v2.16b /* g0x = xor(g0x0, g0l) */
 	eor v3.16b, v6.16b, v16.16b /* g1t_acc = xor(g1x1, g1x2) */
 	eor v3.16b, v3.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
 	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1t_acc_1, g1x3) */
-	and v25.16b, v3.16b, v29.16b /* g1t_lo = and(g1t, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* g1t_hi = shr(g1t) */
-	tbl v25.16b, {v9.16b}, v25.16b /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	tbl v3.16b, {v10.16b}, v3.16b /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	eor v3.16b, v25.16b, v3.16b /* g1a = xor(g1a_l, g1a_h) */
-	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	aese v3.16b, v11.16b /* g1s_aes = aese(g1s_sr, zero_key) */
-	and v25.16b, v3.16b, v29.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
-	tbl v25.16b, {v14.16b}, v25.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	tbl v3.16b, {v15.16b}, v3.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	eor v3.16b, v25.16b, v3.16b /* g1s = xor(g1s_l, g1s_h) */
-	tbl v25.16b, {v3.16b}, v12.16b /* g1lr24 = lookup16(g1s, rotl24) */
-	eor v25.16b, v3.16b, v25.16b /* g1l_acc = xor(g1s, g1lr24) */
+	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
+	and v29.16b, v3.16b, v9.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v3.16b, {v12.16b}, v3.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
+	aese v29.16b, v3.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
+	and v3.16b, v29.16b, v9.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
+	tbl v3.16b, {v14.16b}, v3.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	eor v3.16b, v3.16b, v29.16b /* g1s = xor(g1s_l, g1s_h) */
+	tbl v29.16b, {v3.16b}, v10.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	eor v29.16b, v3.16b, v29.16b /* g1l_acc = xor(g1s, g1lr24) */
 	tbl v13.16b, {v3.16b}, v4.16b /* g1lr8 = lookup16(g1s, rotl8) */
 	eor v13.16b, v3.16b, v13.16b /* g1lg_acc = xor(g1s, g1lr8) */
 	rev32 v3.8h, v3.8h /* g1lr16 = rev(g1s) */
 	eor v3.16b, v13.16b, v3.16b /* g1lg = xor(g1lg_acc, g1lr16) */
 	ushr v13.4s, v3.4s, #30 /* g1lr2_r = shr(g1lg) */
 	sli v13.4s, v3.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
-	eor v3.16b, v25.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
+	eor v3.16b, v29.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
 	eor v3.16b, v7.16b, v3.16b /* g1x = xor(g1x0, g1l) */
 	eor v7.16b, v18.16b, v20.16b /* g2t_acc = xor(g2x1, g2x2) */
 	eor v7.16b, v7.16b, v0.16b /* g2t_acc_1 = xor(g2t_acc, rkw) */
 	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2t_acc_1, g2x3) */
-	and v25.16b, v7.16b, v29.16b /* g2t_lo = and(g2t, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* g2t_hi = shr(g2t) */
-	tbl v25.16b, {v9.16b}, v25.16b /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	tbl v7.16b, {v10.16b}, v7.16b /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	eor v7.16b, v25.16b, v7.16b /* g2a = xor(g2a_l, g2a_h) */
-	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	aese v7.16b, v11.16b /* g2s_aes = aese(g2s_sr, zero_key) */
-	and v25.16b, v7.16b, v29.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
-	tbl v25.16b, {v14.16b}, v25.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	tbl v7.16b, {v15.16b}, v7.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	eor v7.16b, v25.16b, v7.16b /* g2s = xor(g2s_l, g2s_h) */
-	tbl v25.16b, {v7.16b}, v12.16b /* g2lr24 = lookup16(g2s, rotl24) */
-	eor v25.16b, v7.16b, v25.16b /* g2l_acc = xor(g2s, g2lr24) */
+	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
+	and v29.16b, v7.16b, v9.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v7.16b, {v12.16b}, v7.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
+	aese v29.16b, v7.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
+	and v7.16b, v29.16b, v9.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
+	tbl v7.16b, {v14.16b}, v7.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	eor v7.16b, v7.16b, v29.16b /* g2s = xor(g2s_l, g2s_h) */
+	tbl v29.16b, {v7.16b}, v10.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	eor v29.16b, v7.16b, v29.16b /* g2l_acc = xor(g2s, g2lr24) */
 	tbl v13.16b, {v7.16b}, v4.16b /* g2lr8 = lookup16(g2s, rotl8) */
 	eor v13.16b, v7.16b, v13.16b /* g2lg_acc = xor(g2s, g2lr8) */
 	rev32 v7.8h, v7.8h /* g2lr16 = rev(g2s) */
 	eor v7.16b, v13.16b, v7.16b /* g2lg = xor(g2lg_acc, g2lr16) */
 	ushr v13.4s, v7.4s, #30 /* g2lr2_r = shr(g2lg) */
 	sli v13.4s, v7.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
-	eor v7.16b, v25.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
+	eor v7.16b, v29.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
 	eor v7.16b, v19.16b, v7.16b /* g2x = xor(g2x0, g2l) */
 	eor v19.16b, v22.16b, v24.16b /* g3t_acc = xor(g3x1, g3x2) */
 	eor v19.16b, v19.16b, v0.16b /* g3t_acc_1 = xor(g3t_acc, rkw) */
 	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3t_acc_1, g3x3) */
-	and v25.16b, v19.16b, v29.16b /* g3t_lo = and(g3t, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g3t_hi = shr(g3t) */
-	tbl v25.16b, {v9.16b}, v25.16b /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	tbl v19.16b, {v10.16b}, v19.16b /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	eor v19.16b, v25.16b, v19.16b /* g3a = xor(g3a_l, g3a_h) */
-	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	aese v19.16b, v11.16b /* g3s_aes = aese(g3s_sr, zero_key) */
-	and v25.16b, v19.16b, v29.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
-	tbl v25.16b, {v14.16b}, v25.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	tbl v19.16b, {v15.16b}, v19.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	eor v19.16b, v25.16b, v19.16b /* g3s = xor(g3s_l, g3s_h) */
-	tbl v25.16b, {v19.16b}, v12.16b /* g3lr24 = lookup16(g3s, rotl24) */
-	eor v25.16b, v19.16b, v25.16b /* g3l_acc = xor(g3s, g3lr24) */
+	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v29.16b, v19.16b, v9.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v19.16b, {v12.16b}, v19.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
+	aese v29.16b, v19.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
+	and v19.16b, v29.16b, v9.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
+	tbl v19.16b, {v14.16b}, v19.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	eor v19.16b, v19.16b, v29.16b /* g3s = xor(g3s_l, g3s_h) */
+	tbl v29.16b, {v19.16b}, v10.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	eor v29.16b, v19.16b, v29.16b /* g3l_acc = xor(g3s, g3lr24) */
 	tbl v13.16b, {v19.16b}, v4.16b /* g3lr8 = lookup16(g3s, rotl8) */
 	eor v13.16b, v19.16b, v13.16b /* g3lg_acc = xor(g3s, g3lr8) */
 	rev32 v19.8h, v19.8h /* g3lr16 = rev(g3s) */
 	eor v19.16b, v13.16b, v19.16b /* g3lg = xor(g3lg_acc, g3lr16) */
 	ushr v13.4s, v19.4s, #30 /* g3lr2_r = shr(g3lg) */
 	sli v13.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
-	eor v19.16b, v25.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
+	eor v19.16b, v29.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
 	eor v19.16b, v23.16b, v19.16b /* g3x = xor(g3x0, g3l) */
 	eor v23.16b, v26.16b, v28.16b /* g4t_acc = xor(g4x1, g4x2) */
 	eor v23.16b, v23.16b, v0.16b /* g4t_acc_1 = xor(g4t_acc, rkw) */
 	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4t_acc_1, g4x3) */
-	and v25.16b, v23.16b, v29.16b /* g4t_lo = and(g4t, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* g4t_hi = shr(g4t) */
-	tbl v25.16b, {v9.16b}, v25.16b /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	tbl v23.16b, {v10.16b}, v23.16b /* g4a_h = lookup16(tbl_hi, g4t_hi) */
-	eor v23.16b, v25.16b, v23.16b /* g4a = xor(g4a_l, g4a_h) */
-	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4a, inv_shift_rows) */
-	aese v23.16b, v11.16b /* g4s_aes = aese(g4s_sr, zero_key) */
-	and v25.16b, v23.16b, v29.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
-	tbl v25.16b, {v14.16b}, v25.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	tbl v23.16b, {v15.16b}, v23.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	eor v23.16b, v25.16b, v23.16b /* g4s = xor(g4s_l, g4s_h) */
-	tbl v25.16b, {v23.16b}, v12.16b /* g4lr24 = lookup16(g4s, rotl24) */
-	eor v25.16b, v23.16b, v25.16b /* g4l_acc = xor(g4s, g4lr24) */
+	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
+	and v29.16b, v23.16b, v9.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
+	tbl v23.16b, {v12.16b}, v23.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
+	aese v29.16b, v23.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
+	and v23.16b, v29.16b, v9.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
+	tbl v23.16b, {v14.16b}, v23.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	eor v23.16b, v23.16b, v29.16b /* g4s = xor(g4s_l, g4s_h) */
+	tbl v29.16b, {v23.16b}, v10.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	eor v29.16b, v23.16b, v29.16b /* g4l_acc = xor(g4s, g4lr24) */
 	tbl v13.16b, {v23.16b}, v4.16b /* g4lr8 = lookup16(g4s, rotl8) */
 	eor v13.16b, v23.16b, v13.16b /* g4lg_acc = xor(g4s, g4lr8) */
 	rev32 v23.8h, v23.8h /* g4lr16 = rev(g4s) */
 	eor v23.16b, v13.16b, v23.16b /* g4lg = xor(g4lg_acc, g4lr16) */
 	ushr v13.4s, v23.4s, #30 /* g4lr2_r = shr(g4lg) */
 	sli v13.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
-	eor v23.16b, v25.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
+	eor v23.16b, v29.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
 	eor v23.16b, v27.16b, v23.16b /* g4x = xor(g4x0, g4l) */
-	eor v25.16b, v30.16b, v8.16b /* g5t_acc = xor(g5x1, g5x2) */
-	eor v25.16b, v25.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	ldr q27, [sp, #176] /* reload g5x3.2 */
-	eor v25.16b, v25.16b, v27.16b /* g5t = xor(g5t_acc_1, g5x3) */
-	and v13.16b, v25.16b, v29.16b /* g5t_lo = and(g5t, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g5t_hi = shr(g5t) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	tbl v25.16b, {v10.16b}, v25.16b /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	eor v25.16b, v13.16b, v25.16b /* g5a = xor(g5a_l, g5a_h) */
-	tbl v25.16b, {v25.16b}, v31.16b /* g5s_sr = lookup16(g5a, inv_shift_rows) */
-	aese v25.16b, v11.16b /* g5s_aes = aese(g5s_sr, zero_key) */
-	and v13.16b, v25.16b, v29.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	tbl v25.16b, {v15.16b}, v25.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	eor v25.16b, v13.16b, v25.16b /* g5s = xor(g5s_l, g5s_h) */
-	tbl v13.16b, {v25.16b}, v12.16b /* g5lr24 = lookup16(g5s, rotl24) */
-	eor v13.16b, v25.16b, v13.16b /* g5l_acc = xor(g5s, g5lr24) */
-	tbl v27.16b, {v25.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
-	eor v27.16b, v25.16b, v27.16b /* g5lg_acc = xor(g5s, g5lr8) */
-	rev32 v25.8h, v25.8h /* g5lr16 = rev(g5s) */
-	eor v25.16b, v27.16b, v25.16b /* g5lg = xor(g5lg_acc, g5lr16) */
-	ushr v27.4s, v25.4s, #30 /* g5lr2_r = shr(g5lg) */
-	sli v27.4s, v25.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
-	eor v25.16b, v13.16b, v27.16b /* g5l = xor(g5l_acc, g5lr2) */
-	ldr q27, [sp, #64] /* reload g5x0.2 */
-	eor v25.16b, v27.16b, v25.16b /* g5x = xor(g5x0, g5l) */
-	ldr q27, [sp, #112] /* reload g6x1.2 */
+	eor v27.16b, v30.16b, v8.16b /* g5t_acc = xor(g5x1, g5x2) */
+	eor v27.16b, v27.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	eor v27.16b, v27.16b, v25.16b /* g5t = xor(g5t_acc_1, g5x3) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
+	and v29.16b, v27.16b, v9.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
+	tbl v27.16b, {v12.16b}, v27.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
+	aese v29.16b, v27.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
+	and v27.16b, v29.16b, v9.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
+	tbl v27.16b, {v14.16b}, v27.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	eor v27.16b, v27.16b, v29.16b /* g5s = xor(g5s_l, g5s_h) */
+	tbl v29.16b, {v27.16b}, v10.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	eor v29.16b, v27.16b, v29.16b /* g5l_acc = xor(g5s, g5lr24) */
+	tbl v13.16b, {v27.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
+	eor v13.16b, v27.16b, v13.16b /* g5lg_acc = xor(g5s, g5lr8) */
+	rev32 v27.8h, v27.8h /* g5lr16 = rev(g5s) */
+	eor v27.16b, v13.16b, v27.16b /* g5lg = xor(g5lg_acc, g5lr16) */
+	ushr v13.4s, v27.4s, #30 /* g5lr2_r = shr(g5lg) */
+	sli v13.4s, v27.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
+	eor v27.16b, v29.16b, v13.16b /* g5l = xor(g5l_acc, g5lr2) */
+	ldr q29, [sp, #64] /* reload g5x0.2 */
+	eor v27.16b, v29.16b, v27.16b /* g5x = xor(g5x0, g5l) */
+	ldr q29, [sp, #112] /* reload g6x1.2 */
 	ldr q13, [sp, #144] /* reload g6x2.2 */
-	eor v27.16b, v27.16b, v13.16b /* g6t_acc = xor(g6x1, g6x2) */
-	eor v27.16b, v27.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	ldr q13, [sp, #192] /* reload g6x3.2 */
-	eor v27.16b, v27.16b, v13.16b /* g6t = xor(g6t_acc_1, g6x3) */
-	and v13.16b, v27.16b, v29.16b /* g6t_lo = and(g6t, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g6t_hi = shr(g6t) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	tbl v27.16b, {v10.16b}, v27.16b /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g6a = xor(g6a_l, g6a_h) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g6s_sr = lookup16(g6a, inv_shift_rows) */
-	aese v27.16b, v11.16b /* g6s_aes = aese(g6s_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	tbl v27.16b, {v15.16b}, v27.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g6s = xor(g6s_l, g6s_h) */
-	tbl v13.16b, {v27.16b}, v12.16b /* g6lr24 = lookup16(g6s, rotl24) */
-	eor v13.16b, v27.16b, v13.16b /* g6l_acc = xor(g6s, g6lr24) */
-	str q30, [sp, #272] /* spill g5x1.2 */
-	tbl v30.16b, {v27.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
-	eor v30.16b, v27.16b, v30.16b /* g6lg_acc = xor(g6s, g6lr8) */
-	rev32 v27.8h, v27.8h /* g6lr16 = rev(g6s) */
-	eor v27.16b, v30.16b, v27.16b /* g6lg = xor(g6lg_acc, g6lr16) */
-	ushr v30.4s, v27.4s, #30 /* g6lr2_r = shr(g6lg) */
-	sli v30.4s, v27.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
-	eor v27.16b, v13.16b, v30.16b /* g6l = xor(g6l_acc, g6lr2) */
+	eor v29.16b, v29.16b, v13.16b /* g6t_acc = xor(g6x1, g6x2) */
+	eor v29.16b, v29.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	ldr q13, [sp, #176] /* reload g6x3.2 */
+	eor v29.16b, v29.16b, v13.16b /* g6t = xor(g6t_acc_1, g6x3) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
+	and v13.16b, v29.16b, v9.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
+	aese v13.16b, v29.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
+	and v29.16b, v13.16b, v9.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v29.16b, v29.16b, v13.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v13.16b, {v29.16b}, v10.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v13.16b, v29.16b, v13.16b /* g6l_acc = xor(g6s, g6lr24) */
+	str q30, [sp, #256] /* spill g5x1.2 */
+	tbl v30.16b, {v29.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v30.16b, v29.16b, v30.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	rev32 v29.8h, v29.8h /* g6lr16 = rev(g6s) */
+	eor v29.16b, v30.16b, v29.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v30.4s, v29.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v30.4s, v29.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v29.16b, v13.16b, v30.16b /* g6l = xor(g6l_acc, g6lr2) */
 	ldr q30, [sp, #80] /* reload g6x0.2 */
-	eor v27.16b, v30.16b, v27.16b /* g6x = xor(g6x0, g6l) */
+	eor v29.16b, v30.16b, v29.16b /* g6x = xor(g6x0, g6l) */
 	ldr q30, [sp, #128] /* reload g7x1.2 */
 	ldr q13, [sp, #160] /* reload g7x2.2 */
 	eor v30.16b, v30.16b, v13.16b /* g7t_acc = xor(g7x1, g7x2) */
 	eor v0.16b, v30.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	ldr q30, [sp, #208] /* reload g7x3.2 */
+	ldr q30, [sp, #192] /* reload g7x3.2 */
 	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7t_acc_1, g7x3) */
-	and v30.16b, v0.16b, v29.16b /* g7t_lo = and(g7t, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g7t_hi = shr(g7t) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g7a_l = lookup16(tbl_lo, g7t_lo) */
-	tbl v0.16b, {v10.16b}, v0.16b /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	eor v0.16b, v30.16b, v0.16b /* g7a = xor(g7a_l, g7a_h) */
-	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7a, inv_shift_rows) */
-	aese v0.16b, v11.16b /* g7s_aes = aese(g7s_sr, zero_key) */
-	and v30.16b, v0.16b, v29.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	tbl v0.16b, {v15.16b}, v0.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	eor v0.16b, v30.16b, v0.16b /* g7s = xor(g7s_l, g7s_h) */
-	tbl v30.16b, {v0.16b}, v12.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
+	and v30.16b, v0.16b, v9.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
+	tbl v30.16b, {v11.16b}, v30.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
+	tbl v0.16b, {v12.16b}, v0.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
+	aese v30.16b, v0.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
+	and v0.16b, v30.16b, v9.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
+	tbl v0.16b, {v14.16b}, v0.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v0.16b, v0.16b, v30.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v30.16b, {v0.16b}, v10.16b /* g7lr24 = lookup16(g7s, rotl24) */
 	eor v30.16b, v0.16b, v30.16b /* g7l_acc = xor(g7s, g7lr24) */
 	tbl v13.16b, {v0.16b}, v4.16b /* g7lr8 = lookup16(g7s, rotl8) */
 	eor v13.16b, v0.16b, v13.16b /* g7lg_acc = xor(g7s, g7lr8) */
@@ -409,27 +397,26 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	add x17, x4, #4
 	ld1r {v30.4s}, [x17] /* rkw_1 = bcast32() */
-	ldr q13, [sp, #240] /* reload g0x2.2 */
+	ldr q13, [sp, #224] /* reload g0x2.2 */
 	str q0, [sp, #96] /* spill g7x0.3 */
-	ldr q0, [sp, #256] /* reload g0x3.2 */
+	ldr q0, [sp, #240] /* reload g0x3.2 */
 	eor v13.16b, v13.16b, v0.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
 	eor v13.16b, v13.16b, v30.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
 	eor v13.16b, v13.16b, v2.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	and v0.16b, v13.16b, v29.16b /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0t_1_hi = shr(g0t_1) */
-	tbl v0.16b, {v9.16b}, v0.16b /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	eor v0.16b, v0.16b, v13.16b /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	tbl v0.16b, {v0.16b}, v31.16b /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	aese v0.16b, v11.16b /* g0s_1_aes = aese(g0s_1_sr, zero_key) */
-	and v13.16b, v0.16b, v29.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	tbl v13.16b, {v13.16b}, v31.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v0.16b, v13.16b, v9.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v0.16b, {v11.16b}, v0.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v0.16b, v13.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v13.16b, v0.16b, v9.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
 	tbl v13.16b, {v14.16b}, v13.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
 	tbl v0.16b, {v15.16b}, v0.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
 	eor v0.16b, v13.16b, v0.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	tbl v13.16b, {v0.16b}, v12.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	tbl v13.16b, {v0.16b}, v10.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
 	eor v13.16b, v0.16b, v13.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	str q2, [sp, #288] /* spill g0x0.3 */
+	str q2, [sp, #272] /* spill g0x0.3 */
 	tbl v2.16b, {v0.16b}, v4.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	eor v2.16b, v0.16b, v2.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
 	rev32 v0.8h, v0.8h /* g0lr16_1 = rev(g0s_1) */
@@ -437,26 +424,25 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	ushr v2.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
 	sli v2.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
 	eor v0.16b, v13.16b, v2.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	ldr q2, [sp, #224] /* reload g0x1.2 */
+	ldr q2, [sp, #208] /* reload g0x1.2 */
 	eor v0.16b, v2.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
 	eor v2.16b, v16.16b, v1.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
 	eor v2.16b, v2.16b, v30.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
 	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	and v13.16b, v2.16b, v29.16b /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* g1t_1_hi = shr(g1t_1) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	tbl v2.16b, {v10.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	eor v2.16b, v13.16b, v2.16b /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	aese v2.16b, v11.16b /* g1s_1_aes = aese(g1s_1_sr, zero_key) */
-	and v13.16b, v2.16b, v29.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	tbl v2.16b, {v15.16b}, v2.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	eor v2.16b, v13.16b, v2.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	tbl v13.16b, {v2.16b}, v12.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
+	and v13.16b, v2.16b, v9.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
+	tbl v2.16b, {v12.16b}, v2.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v13.16b, v2.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v2.16b, v13.16b, v9.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
+	tbl v2.16b, {v14.16b}, v2.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	eor v2.16b, v2.16b, v13.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v13.16b, {v2.16b}, v10.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
 	eor v13.16b, v2.16b, v13.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	str q16, [sp, #224] /* spill g1x2.2 */
+	str q16, [sp, #208] /* spill g1x2.2 */
 	tbl v16.16b, {v2.16b}, v4.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
 	eor v16.16b, v2.16b, v16.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
 	rev32 v2.8h, v2.8h /* g1lr16_1 = rev(g1s_1) */
@@ -468,19 +454,18 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	eor v6.16b, v20.16b, v5.16b /* g2t_acc_2 = xor(g2x2, g2x3) */
 	eor v6.16b, v6.16b, v30.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
 	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	and v16.16b, v6.16b, v29.16b /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* g2t_1_hi = shr(g2t_1) */
-	tbl v16.16b, {v9.16b}, v16.16b /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	tbl v6.16b, {v10.16b}, v6.16b /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	eor v6.16b, v16.16b, v6.16b /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	aese v6.16b, v11.16b /* g2s_1_aes = aese(g2s_1_sr, zero_key) */
-	and v16.16b, v6.16b, v29.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
-	tbl v16.16b, {v14.16b}, v16.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	tbl v6.16b, {v15.16b}, v6.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	eor v6.16b, v16.16b, v6.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	tbl v16.16b, {v6.16b}, v12.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v16.16b, v6.16b, v9.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v16.16b, {v11.16b}, v16.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v6.16b, {v12.16b}, v6.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v16.16b, v6.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v6.16b, v16.16b, v9.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v6.16b, {v14.16b}, v6.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v16.16b, {v15.16b}, v16.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v6.16b, v6.16b, v16.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	tbl v16.16b, {v6.16b}, v10.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
 	eor v16.16b, v6.16b, v16.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	tbl v13.16b, {v6.16b}, v4.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
 	eor v13.16b, v6.16b, v13.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
@@ -493,19 +478,18 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	eor v16.16b, v24.16b, v17.16b /* g3t_acc_2 = xor(g3x2, g3x3) */
 	eor v16.16b, v16.16b, v30.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
 	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	and v18.16b, v16.16b, v29.16b /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g3t_1_hi = shr(g3t_1) */
-	tbl v18.16b, {v9.16b}, v18.16b /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	tbl v16.16b, {v10.16b}, v16.16b /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	eor v16.16b, v18.16b, v16.16b /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	aese v16.16b, v11.16b /* g3s_1_aes = aese(g3s_1_sr, zero_key) */
-	and v18.16b, v16.16b, v29.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
-	tbl v18.16b, {v14.16b}, v18.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	tbl v16.16b, {v15.16b}, v16.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	eor v16.16b, v18.16b, v16.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	tbl v18.16b, {v16.16b}, v12.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v18.16b, v16.16b, v9.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v18.16b, {v11.16b}, v18.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v16.16b, {v12.16b}, v16.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v18.16b, v16.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v16.16b, v18.16b, v9.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v16.16b, {v14.16b}, v16.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v18.16b, {v15.16b}, v18.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v16.16b, v16.16b, v18.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	tbl v18.16b, {v16.16b}, v10.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
 	eor v18.16b, v16.16b, v18.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	tbl v13.16b, {v16.16b}, v4.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
 	eor v13.16b, v16.16b, v13.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
@@ -518,19 +502,18 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	eor v18.16b, v28.16b, v21.16b /* g4t_acc_2 = xor(g4x2, g4x3) */
 	eor v18.16b, v18.16b, v30.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
 	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4t_acc_3, g4x0) */
-	and v22.16b, v18.16b, v29.16b /* g4t_1_lo = and(g4t_1, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g4t_1_hi = shr(g4t_1) */
-	tbl v22.16b, {v9.16b}, v22.16b /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	tbl v18.16b, {v10.16b}, v18.16b /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
-	eor v18.16b, v22.16b, v18.16b /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
-	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
-	aese v18.16b, v11.16b /* g4s_1_aes = aese(g4s_1_sr, zero_key) */
-	and v22.16b, v18.16b, v29.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
-	tbl v22.16b, {v14.16b}, v22.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	tbl v18.16b, {v15.16b}, v18.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	eor v18.16b, v22.16b, v18.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	tbl v22.16b, {v18.16b}, v12.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
+	and v22.16b, v18.16b, v9.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
+	tbl v22.16b, {v11.16b}, v22.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
+	tbl v18.16b, {v12.16b}, v18.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
+	aese v22.16b, v18.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
+	and v18.16b, v22.16b, v9.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
+	tbl v18.16b, {v14.16b}, v18.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v22.16b, {v15.16b}, v22.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	eor v18.16b, v18.16b, v22.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	tbl v22.16b, {v18.16b}, v10.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
 	eor v22.16b, v18.16b, v22.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
 	tbl v13.16b, {v18.16b}, v4.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
 	eor v13.16b, v18.16b, v13.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
@@ -540,301 +523,288 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	sli v13.4s, v18.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
 	eor v18.16b, v22.16b, v13.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	eor v18.16b, v26.16b, v18.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	ldr q22, [sp, #176] /* reload g5x3.2 */
-	eor v26.16b, v8.16b, v22.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
-	eor v26.16b, v26.16b, v30.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	eor v26.16b, v26.16b, v25.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
-	and v13.16b, v26.16b, v29.16b /* g5t_1_lo = and(g5t_1, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g5t_1_hi = shr(g5t_1) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	tbl v26.16b, {v10.16b}, v26.16b /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
-	tbl v26.16b, {v26.16b}, v31.16b /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
-	aese v26.16b, v11.16b /* g5s_1_aes = aese(g5s_1_sr, zero_key) */
-	and v13.16b, v26.16b, v29.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	eor v22.16b, v8.16b, v25.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
+	eor v22.16b, v22.16b, v30.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
+	eor v22.16b, v22.16b, v27.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	tbl v22.16b, {v22.16b}, v31.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
+	and v26.16b, v22.16b, v9.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
+	tbl v26.16b, {v11.16b}, v26.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
+	tbl v22.16b, {v12.16b}, v22.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
+	aese v26.16b, v22.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
+	and v22.16b, v26.16b, v9.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v22.16b, {v14.16b}, v22.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
 	tbl v26.16b, {v15.16b}, v26.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	tbl v13.16b, {v26.16b}, v12.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	eor v13.16b, v26.16b, v13.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	tbl v22.16b, {v26.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	eor v22.16b, v26.16b, v22.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	rev32 v26.8h, v26.8h /* g5lr16_1 = rev(g5s_1) */
-	eor v22.16b, v22.16b, v26.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	ushr v26.4s, v22.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
-	sli v26.4s, v22.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
-	eor v22.16b, v13.16b, v26.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	ldr q26, [sp, #272] /* reload g5x1.2 */
+	eor v22.16b, v22.16b, v26.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v26.16b, {v22.16b}, v10.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v26.16b, v22.16b, v26.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v13.16b, {v22.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	eor v13.16b, v22.16b, v13.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	rev32 v22.8h, v22.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v22.16b, v13.16b, v22.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v13.4s, v22.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v13.4s, v22.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v22.16b, v26.16b, v13.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	ldr q26, [sp, #256] /* reload g5x1.2 */
 	eor v22.16b, v26.16b, v22.16b /* g5x_1 = xor(g5x1, g5l_1) */
 	ldr q26, [sp, #144] /* reload g6x2.2 */
-	ldr q13, [sp, #192] /* reload g6x3.2 */
+	ldr q13, [sp, #176] /* reload g6x3.2 */
 	eor v26.16b, v26.16b, v13.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
 	eor v26.16b, v26.16b, v30.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	eor v26.16b, v26.16b, v27.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
-	and v13.16b, v26.16b, v29.16b /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g6t_1_hi = shr(g6t_1) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	tbl v26.16b, {v10.16b}, v26.16b /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
-	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
-	aese v26.16b, v11.16b /* g6s_1_aes = aese(g6s_1_sr, zero_key) */
-	and v13.16b, v26.16b, v29.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	tbl v26.16b, {v15.16b}, v26.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	tbl v13.16b, {v26.16b}, v12.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v26.16b, v26.16b, v29.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
+	and v13.16b, v26.16b, v9.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
+	tbl v26.16b, {v12.16b}, v26.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
+	aese v13.16b, v26.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
+	and v26.16b, v13.16b, v9.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
+	tbl v26.16b, {v14.16b}, v26.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v26.16b, v26.16b, v13.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v13.16b, {v26.16b}, v10.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
 	eor v13.16b, v26.16b, v13.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	str q27, [sp, #80] /* spill g6x0.3 */
-	tbl v27.16b, {v26.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	eor v27.16b, v26.16b, v27.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	str q29, [sp, #80] /* spill g6x0.3 */
+	tbl v29.16b, {v26.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v29.16b, v26.16b, v29.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
 	rev32 v26.8h, v26.8h /* g6lr16_1 = rev(g6s_1) */
-	eor v26.16b, v27.16b, v26.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	ushr v27.4s, v26.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
-	sli v27.4s, v26.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
-	eor v26.16b, v13.16b, v27.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	ldr q27, [sp, #112] /* reload g6x1.2 */
-	eor v26.16b, v27.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
-	ldr q27, [sp, #160] /* reload g7x2.2 */
-	ldr q13, [sp, #208] /* reload g7x3.2 */
-	eor v27.16b, v27.16b, v13.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
-	eor v27.16b, v27.16b, v30.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	eor v26.16b, v29.16b, v26.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v29.4s, v26.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v29.4s, v26.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v26.16b, v13.16b, v29.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q29, [sp, #112] /* reload g6x1.2 */
+	eor v26.16b, v29.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	ldr q29, [sp, #160] /* reload g7x2.2 */
+	ldr q13, [sp, #192] /* reload g7x3.2 */
+	eor v29.16b, v29.16b, v13.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
+	eor v29.16b, v29.16b, v30.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
 	ldr q30, [sp, #96] /* reload g7x0.3 */
-	eor v27.16b, v27.16b, v30.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
-	and v30.16b, v27.16b, v29.16b /* g7t_1_lo = and(g7t_1, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g7t_1_hi = shr(g7t_1) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
-	tbl v27.16b, {v10.16b}, v27.16b /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
-	eor v27.16b, v30.16b, v27.16b /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
-	aese v27.16b, v11.16b /* g7s_1_aes = aese(g7s_1_sr, zero_key) */
-	and v30.16b, v27.16b, v29.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
-	tbl v27.16b, {v15.16b}, v27.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	eor v27.16b, v30.16b, v27.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	tbl v30.16b, {v27.16b}, v12.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	eor v30.16b, v27.16b, v30.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	tbl v13.16b, {v27.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	eor v13.16b, v27.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	rev32 v27.8h, v27.8h /* g7lr16_1 = rev(g7s_1) */
-	eor v27.16b, v13.16b, v27.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	ushr v13.4s, v27.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
-	sli v13.4s, v27.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
-	eor v27.16b, v30.16b, v13.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	eor v29.16b, v29.16b, v30.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
+	and v30.16b, v29.16b, v9.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
+	tbl v30.16b, {v11.16b}, v30.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
+	aese v30.16b, v29.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
+	and v29.16b, v30.16b, v9.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	eor v29.16b, v29.16b, v30.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v30.16b, {v29.16b}, v10.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v30.16b, v29.16b, v30.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v13.16b, {v29.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v13.16b, v29.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v29.8h, v29.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v29.16b, v13.16b, v29.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v13.4s, v29.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v13.4s, v29.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v29.16b, v30.16b, v13.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
 	ldr q30, [sp, #128] /* reload g7x1.2 */
-	eor v27.16b, v30.16b, v27.16b /* g7x_1 = xor(g7x1, g7l_1) */
+	eor v29.16b, v30.16b, v29.16b /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	add x17, x4, #8
 	ld1r {v30.4s}, [x17] /* rkw_2 = bcast32() */
-	ldr q13, [sp, #256] /* reload g0x3.2 */
-	str q27, [sp, #128] /* spill g7x1.3 */
-	ldr q27, [sp, #288] /* reload g0x0.3 */
-	eor v13.16b, v13.16b, v27.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
+	ldr q13, [sp, #240] /* reload g0x3.2 */
+	str q29, [sp, #128] /* spill g7x1.3 */
+	ldr q29, [sp, #272] /* reload g0x0.3 */
+	eor v13.16b, v13.16b, v29.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
 	eor v13.16b, v13.16b, v30.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
 	eor v13.16b, v13.16b, v0.16b /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	and v27.16b, v13.16b, v29.16b /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0t_2_hi = shr(g0t_2) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	eor v27.16b, v27.16b, v13.16b /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aese v27.16b, v11.16b /* g0s_2_aes = aese(g0s_2_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v13.16b, {v13.16b}, v31.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v29.16b, v13.16b, v9.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v29.16b, v13.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v13.16b, v29.16b, v9.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
 	tbl v13.16b, {v14.16b}, v13.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	tbl v27.16b, {v15.16b}, v27.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	tbl v13.16b, {v27.16b}, v12.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	eor v13.16b, v27.16b, v13.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	str q0, [sp, #272] /* spill g0x1.3 */
-	tbl v0.16b, {v27.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	eor v0.16b, v27.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	rev32 v27.8h, v27.8h /* g0lr16_2 = rev(g0s_2) */
-	eor v0.16b, v0.16b, v27.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	ushr v27.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
-	sli v27.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
-	eor v0.16b, v13.16b, v27.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	ldr q27, [sp, #240] /* reload g0x2.2 */
-	eor v0.16b, v27.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v27.16b, v1.16b, v3.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
-	eor v27.16b, v27.16b, v30.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	eor v27.16b, v27.16b, v2.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	and v13.16b, v27.16b, v29.16b /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g1t_2_hi = shr(g1t_2) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	tbl v27.16b, {v10.16b}, v27.16b /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
-	aese v27.16b, v11.16b /* g1s_2_aes = aese(g1s_2_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	tbl v27.16b, {v15.16b}, v27.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	tbl v13.16b, {v27.16b}, v12.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	eor v13.16b, v27.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	str q1, [sp, #240] /* spill g1x3.2 */
-	tbl v1.16b, {v27.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	eor v1.16b, v27.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	rev32 v27.8h, v27.8h /* g1lr16_2 = rev(g1s_2) */
-	eor v1.16b, v1.16b, v27.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	ushr v27.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
-	sli v27.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
-	eor v1.16b, v13.16b, v27.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	ldr q27, [sp, #224] /* reload g1x2.2 */
-	eor v1.16b, v27.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v27.16b, v5.16b, v7.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
-	eor v27.16b, v27.16b, v30.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	eor v27.16b, v27.16b, v6.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	and v13.16b, v27.16b, v29.16b /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g2t_2_hi = shr(g2t_2) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	tbl v27.16b, {v10.16b}, v27.16b /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
-	aese v27.16b, v11.16b /* g2s_2_aes = aese(g2s_2_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	tbl v27.16b, {v15.16b}, v27.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	tbl v13.16b, {v27.16b}, v12.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	eor v13.16b, v27.16b, v13.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	str q5, [sp, #224] /* spill g2x3.2 */
-	tbl v5.16b, {v27.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	eor v5.16b, v27.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	rev32 v27.8h, v27.8h /* g2lr16_2 = rev(g2s_2) */
-	eor v5.16b, v5.16b, v27.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	ushr v27.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
-	sli v27.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
-	eor v5.16b, v13.16b, v27.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v29.16b, v13.16b, v29.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v13.16b, {v29.16b}, v10.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v13.16b, v29.16b, v13.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	str q0, [sp, #256] /* spill g0x1.3 */
+	tbl v0.16b, {v29.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v29.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v29.8h, v29.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v29.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v29.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v29.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v13.16b, v29.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q29, [sp, #224] /* reload g0x2.2 */
+	eor v0.16b, v29.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	eor v29.16b, v1.16b, v3.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
+	eor v29.16b, v29.16b, v30.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	eor v29.16b, v29.16b, v2.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v13.16b, v29.16b, v9.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v13.16b, v29.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v29.16b, v13.16b, v9.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	eor v29.16b, v29.16b, v13.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v13.16b, {v29.16b}, v10.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v13.16b, v29.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q1, [sp, #224] /* spill g1x3.2 */
+	tbl v1.16b, {v29.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v1.16b, v29.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v29.8h, v29.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v1.16b, v1.16b, v29.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v29.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v29.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v1.16b, v13.16b, v29.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q29, [sp, #208] /* reload g1x2.2 */
+	eor v1.16b, v29.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	eor v29.16b, v5.16b, v7.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
+	eor v29.16b, v29.16b, v30.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	eor v29.16b, v29.16b, v6.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v13.16b, v29.16b, v9.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v13.16b, v29.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v29.16b, v13.16b, v9.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	eor v29.16b, v29.16b, v13.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v13.16b, {v29.16b}, v10.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v13.16b, v29.16b, v13.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q5, [sp, #208] /* spill g2x3.2 */
+	tbl v5.16b, {v29.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v5.16b, v29.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v29.8h, v29.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v5.16b, v5.16b, v29.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v29.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v29.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v5.16b, v13.16b, v29.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v5.16b, v20.16b, v5.16b /* g2x_2 = xor(g2x2, g2l_2) */
 	eor v20.16b, v17.16b, v19.16b /* g3t_acc_4 = xor(g3x3, g3x0) */
 	eor v20.16b, v20.16b, v30.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
 	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	and v27.16b, v20.16b, v29.16b /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* g3t_2_hi = shr(g3t_2) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	tbl v20.16b, {v10.16b}, v20.16b /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	eor v20.16b, v27.16b, v20.16b /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
-	aese v20.16b, v11.16b /* g3s_2_aes = aese(g3s_2_sr, zero_key) */
-	and v27.16b, v20.16b, v29.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	tbl v20.16b, {v15.16b}, v20.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	eor v20.16b, v27.16b, v20.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	tbl v27.16b, {v20.16b}, v12.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	eor v27.16b, v20.16b, v27.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v29.16b, v20.16b, v9.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v20.16b, {v12.16b}, v20.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
+	aese v29.16b, v20.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v20.16b, v29.16b, v9.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	tbl v20.16b, {v14.16b}, v20.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v20.16b, v20.16b, v29.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v29.16b, {v20.16b}, v10.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v29.16b, v20.16b, v29.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	tbl v13.16b, {v20.16b}, v4.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	eor v13.16b, v20.16b, v13.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	rev32 v20.8h, v20.8h /* g3lr16_2 = rev(g3s_2) */
 	eor v20.16b, v13.16b, v20.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
 	ushr v13.4s, v20.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
 	sli v13.4s, v20.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
-	eor v20.16b, v27.16b, v13.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	eor v20.16b, v29.16b, v13.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v20.16b, v24.16b, v20.16b /* g3x_2 = xor(g3x2, g3l_2) */
 	eor v24.16b, v21.16b, v23.16b /* g4t_acc_4 = xor(g4x3, g4x0) */
 	eor v24.16b, v24.16b, v30.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
 	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4t_acc_5, g4x1) */
-	and v27.16b, v24.16b, v29.16b /* g4t_2_lo = and(g4t_2, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* g4t_2_hi = shr(g4t_2) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	tbl v24.16b, {v10.16b}, v24.16b /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	eor v24.16b, v27.16b, v24.16b /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
-	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
-	aese v24.16b, v11.16b /* g4s_2_aes = aese(g4s_2_sr, zero_key) */
-	and v27.16b, v24.16b, v29.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	tbl v24.16b, {v15.16b}, v24.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	eor v24.16b, v27.16b, v24.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	tbl v27.16b, {v24.16b}, v12.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	eor v27.16b, v24.16b, v27.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
+	and v29.16b, v24.16b, v9.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
+	tbl v24.16b, {v12.16b}, v24.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
+	aese v29.16b, v24.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
+	and v24.16b, v29.16b, v9.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
+	tbl v24.16b, {v14.16b}, v24.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v24.16b, v24.16b, v29.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v29.16b, {v24.16b}, v10.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v29.16b, v24.16b, v29.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
 	tbl v13.16b, {v24.16b}, v4.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	eor v13.16b, v24.16b, v13.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	rev32 v24.8h, v24.8h /* g4lr16_2 = rev(g4s_2) */
 	eor v24.16b, v13.16b, v24.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
 	ushr v13.4s, v24.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
 	sli v13.4s, v24.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
-	eor v24.16b, v27.16b, v13.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	eor v24.16b, v29.16b, v13.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v24.16b, v28.16b, v24.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	ldr q27, [sp, #176] /* reload g5x3.2 */
-	eor v28.16b, v27.16b, v25.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
+	eor v28.16b, v25.16b, v27.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
 	eor v28.16b, v28.16b, v30.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
 	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
-	and v13.16b, v28.16b, v29.16b /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g5t_2_hi = shr(g5t_2) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	tbl v28.16b, {v10.16b}, v28.16b /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	eor v28.16b, v13.16b, v28.16b /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
-	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
-	aese v28.16b, v11.16b /* g5s_2_aes = aese(g5s_2_sr, zero_key) */
-	and v13.16b, v28.16b, v29.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	tbl v28.16b, {v15.16b}, v28.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	eor v28.16b, v13.16b, v28.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	tbl v13.16b, {v28.16b}, v12.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	eor v13.16b, v28.16b, v13.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	tbl v27.16b, {v28.16b}, v4.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	eor v27.16b, v28.16b, v27.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
+	and v29.16b, v28.16b, v9.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
+	tbl v28.16b, {v12.16b}, v28.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
+	aese v29.16b, v28.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
+	and v28.16b, v29.16b, v9.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	tbl v28.16b, {v14.16b}, v28.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v28.16b, v28.16b, v29.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v29.16b, {v28.16b}, v10.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v29.16b, v28.16b, v29.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v13.16b, {v28.16b}, v4.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	eor v13.16b, v28.16b, v13.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	rev32 v28.8h, v28.8h /* g5lr16_2 = rev(g5s_2) */
-	eor v27.16b, v27.16b, v28.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	ushr v28.4s, v27.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
-	sli v28.4s, v27.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
-	eor v27.16b, v13.16b, v28.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	eor v27.16b, v8.16b, v27.16b /* g5x_2 = xor(g5x2, g5l_2) */
-	ldr q28, [sp, #192] /* reload g6x3.2 */
+	eor v28.16b, v13.16b, v28.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	ushr v13.4s, v28.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
+	sli v13.4s, v28.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
+	eor v28.16b, v29.16b, v13.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v28.16b, v8.16b, v28.16b /* g5x_2 = xor(g5x2, g5l_2) */
+	ldr q29, [sp, #176] /* reload g6x3.2 */
 	ldr q8, [sp, #80] /* reload g6x0.3 */
-	eor v13.16b, v28.16b, v8.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
+	eor v13.16b, v29.16b, v8.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
 	eor v13.16b, v13.16b, v30.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
 	eor v13.16b, v13.16b, v26.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
-	and v28.16b, v13.16b, v29.16b /* g6t_2_lo = and(g6t_2, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6t_2_hi = shr(g6t_2) */
-	tbl v28.16b, {v9.16b}, v28.16b /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	eor v28.16b, v28.16b, v13.16b /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
-	tbl v28.16b, {v28.16b}, v31.16b /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
-	aese v28.16b, v11.16b /* g6s_2_aes = aese(g6s_2_sr, zero_key) */
-	and v13.16b, v28.16b, v29.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v13.16b, {v13.16b}, v31.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
+	and v29.16b, v13.16b, v9.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
+	aese v29.16b, v13.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
+	and v13.16b, v29.16b, v9.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
 	tbl v13.16b, {v14.16b}, v13.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	tbl v28.16b, {v15.16b}, v28.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	eor v28.16b, v13.16b, v28.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	tbl v13.16b, {v28.16b}, v12.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	eor v13.16b, v28.16b, v13.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	tbl v8.16b, {v28.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	eor v8.16b, v28.16b, v8.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	rev32 v28.8h, v28.8h /* g6lr16_2 = rev(g6s_2) */
-	eor v28.16b, v8.16b, v28.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	ushr v8.4s, v28.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
-	sli v8.4s, v28.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
-	eor v28.16b, v13.16b, v8.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v29.16b, v13.16b, v29.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v13.16b, {v29.16b}, v10.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v13.16b, v29.16b, v13.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v8.16b, {v29.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v8.16b, v29.16b, v8.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	rev32 v29.8h, v29.8h /* g6lr16_2 = rev(g6s_2) */
+	eor v29.16b, v8.16b, v29.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	ushr v8.4s, v29.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
+	sli v8.4s, v29.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
+	eor v29.16b, v13.16b, v8.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	ldr q8, [sp, #144] /* reload g6x2.2 */
-	eor v28.16b, v8.16b, v28.16b /* g6x_2 = xor(g6x2, g6l_2) */
-	ldr q8, [sp, #208] /* reload g7x3.2 */
+	eor v29.16b, v8.16b, v29.16b /* g6x_2 = xor(g6x2, g6l_2) */
+	ldr q8, [sp, #192] /* reload g7x3.2 */
 	ldr q13, [sp, #96] /* reload g7x0.3 */
 	eor v8.16b, v8.16b, v13.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
 	eor v30.16b, v8.16b, v30.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
 	ldr q8, [sp, #128] /* reload g7x1.3 */
 	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
-	and v8.16b, v30.16b, v29.16b /* g7t_2_lo = and(g7t_2, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g7t_2_hi = shr(g7t_2) */
-	tbl v8.16b, {v9.16b}, v8.16b /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
-	eor v30.16b, v8.16b, v30.16b /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g7s_2_aes = aese(g7s_2_sr, zero_key) */
-	and v8.16b, v30.16b, v29.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
-	tbl v8.16b, {v14.16b}, v8.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	eor v30.16b, v8.16b, v30.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	tbl v8.16b, {v30.16b}, v12.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
+	and v8.16b, v30.16b, v9.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
+	aese v8.16b, v30.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
+	and v30.16b, v8.16b, v9.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v30.16b, v30.16b, v8.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v8.16b, {v30.16b}, v10.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
 	eor v8.16b, v30.16b, v8.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
 	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
 	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
@@ -849,27 +819,26 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	add x17, x4, #12
 	ld1r {v8.4s}, [x17] /* rkw_3 = bcast32() */
-	ldr q13, [sp, #288] /* reload g0x0.3 */
+	ldr q13, [sp, #272] /* reload g0x0.3 */
 	str q30, [sp, #160] /* spill g7x2.3 */
-	ldr q30, [sp, #272] /* reload g0x1.3 */
+	ldr q30, [sp, #256] /* reload g0x1.3 */
 	eor v13.16b, v13.16b, v30.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
 	eor v13.16b, v13.16b, v8.16b /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
 	eor v13.16b, v13.16b, v0.16b /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	and v30.16b, v13.16b, v29.16b /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0t_3_hi = shr(g0t_3) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	eor v30.16b, v30.16b, v13.16b /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g0s_3_aes = aese(g0s_3_sr, zero_key) */
-	and v13.16b, v30.16b, v29.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	tbl v13.16b, {v13.16b}, v31.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v30.16b, v13.16b, v9.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v30.16b, {v11.16b}, v30.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v30.16b, v13.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v13.16b, v30.16b, v9.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
 	tbl v13.16b, {v14.16b}, v13.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
 	tbl v30.16b, {v15.16b}, v30.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
 	eor v30.16b, v13.16b, v30.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	tbl v13.16b, {v30.16b}, v12.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	tbl v13.16b, {v30.16b}, v10.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
 	eor v13.16b, v30.16b, v13.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	str q0, [sp, #304] /* spill g0x2.3 */
+	str q0, [sp, #288] /* spill g0x2.3 */
 	tbl v0.16b, {v30.16b}, v4.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
 	eor v0.16b, v30.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
 	rev32 v30.8h, v30.8h /* g0lr16_3 = rev(g0s_3) */
@@ -877,26 +846,25 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	ushr v30.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
 	sli v30.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
 	eor v0.16b, v13.16b, v30.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	ldr q30, [sp, #256] /* reload g0x3.2 */
+	ldr q30, [sp, #240] /* reload g0x3.2 */
 	eor v0.16b, v30.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
 	eor v30.16b, v3.16b, v2.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
 	eor v30.16b, v30.16b, v8.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
 	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	and v13.16b, v30.16b, v29.16b /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g1t_3_hi = shr(g1t_3) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g1s_3_aes = aese(g1s_3_sr, zero_key) */
-	and v13.16b, v30.16b, v29.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	tbl v13.16b, {v30.16b}, v12.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v13.16b, v30.16b, v9.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v13.16b, v30.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v30.16b, v13.16b, v9.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v13.16b, {v30.16b}, v10.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	eor v13.16b, v30.16b, v13.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	str q3, [sp, #256] /* spill g1x0.3 */
+	str q3, [sp, #240] /* spill g1x0.3 */
 	tbl v3.16b, {v30.16b}, v4.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
 	eor v3.16b, v30.16b, v3.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
 	rev32 v30.8h, v30.8h /* g1lr16_3 = rev(g1s_3) */
@@ -904,26 +872,25 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	ushr v30.4s, v3.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
 	sli v30.4s, v3.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
 	eor v3.16b, v13.16b, v30.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	ldr q30, [sp, #240] /* reload g1x3.2 */
+	ldr q30, [sp, #224] /* reload g1x3.2 */
 	eor v3.16b, v30.16b, v3.16b /* g1x_3 = xor(g1x3, g1l_3) */
 	eor v30.16b, v7.16b, v6.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
 	eor v30.16b, v30.16b, v8.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
 	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	and v13.16b, v30.16b, v29.16b /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g2t_3_hi = shr(g2t_3) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g2s_3_aes = aese(g2s_3_sr, zero_key) */
-	and v13.16b, v30.16b, v29.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	tbl v13.16b, {v30.16b}, v12.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v13.16b, v30.16b, v9.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v13.16b, v30.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v30.16b, v13.16b, v9.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v13.16b, {v30.16b}, v10.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	eor v13.16b, v30.16b, v13.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	str q7, [sp, #240] /* spill g2x0.3 */
+	str q7, [sp, #224] /* spill g2x0.3 */
 	tbl v7.16b, {v30.16b}, v4.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
 	eor v7.16b, v30.16b, v7.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	rev32 v30.8h, v30.8h /* g2lr16_3 = rev(g2s_3) */
@@ -931,26 +898,25 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	ushr v30.4s, v7.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
 	sli v30.4s, v7.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
 	eor v7.16b, v13.16b, v30.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	ldr q30, [sp, #224] /* reload g2x3.2 */
+	ldr q30, [sp, #208] /* reload g2x3.2 */
 	eor v7.16b, v30.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
 	eor v30.16b, v19.16b, v16.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
 	eor v30.16b, v30.16b, v8.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
 	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	and v13.16b, v30.16b, v29.16b /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g3t_3_hi = shr(g3t_3) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g3s_3_aes = aese(g3s_3_sr, zero_key) */
-	and v13.16b, v30.16b, v29.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	tbl v13.16b, {v30.16b}, v12.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v13.16b, v30.16b, v9.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v13.16b, v30.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v30.16b, v13.16b, v9.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v13.16b, {v30.16b}, v10.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	eor v13.16b, v30.16b, v13.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	str q19, [sp, #224] /* spill g3x0.3 */
+	str q19, [sp, #208] /* spill g3x0.3 */
 	tbl v19.16b, {v30.16b}, v4.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
 	eor v19.16b, v30.16b, v19.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
 	rev32 v30.8h, v30.8h /* g3lr16_3 = rev(g3s_3) */
@@ -962,19 +928,18 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	eor v19.16b, v23.16b, v18.16b /* g4t_acc_6 = xor(g4x0, g4x1) */
 	eor v19.16b, v19.16b, v8.16b /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
 	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4t_acc_7, g4x2) */
-	and v30.16b, v19.16b, v29.16b /* g4t_3_lo = and(g4t_3, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g4t_3_hi = shr(g4t_3) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	tbl v19.16b, {v10.16b}, v19.16b /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	eor v19.16b, v30.16b, v19.16b /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
-	aese v19.16b, v11.16b /* g4s_3_aes = aese(g4s_3_sr, zero_key) */
-	and v30.16b, v19.16b, v29.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	tbl v19.16b, {v15.16b}, v19.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	eor v19.16b, v30.16b, v19.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	tbl v30.16b, {v19.16b}, v12.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
+	and v30.16b, v19.16b, v9.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
+	tbl v30.16b, {v11.16b}, v30.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
+	tbl v19.16b, {v12.16b}, v19.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
+	aese v30.16b, v19.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
+	and v19.16b, v30.16b, v9.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
+	tbl v19.16b, {v14.16b}, v19.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v19.16b, v19.16b, v30.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v30.16b, {v19.16b}, v10.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
 	eor v30.16b, v19.16b, v30.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
 	tbl v13.16b, {v19.16b}, v4.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
 	eor v13.16b, v19.16b, v13.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
@@ -984,22 +949,21 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	sli v13.4s, v19.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
 	eor v19.16b, v30.16b, v13.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	eor v19.16b, v21.16b, v19.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v21.16b, v25.16b, v22.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
+	eor v21.16b, v27.16b, v22.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
 	eor v21.16b, v21.16b, v8.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	eor v21.16b, v21.16b, v27.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
-	and v30.16b, v21.16b, v29.16b /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* g5t_3_hi = shr(g5t_3) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	tbl v21.16b, {v10.16b}, v21.16b /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	eor v21.16b, v30.16b, v21.16b /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
-	aese v21.16b, v11.16b /* g5s_3_aes = aese(g5s_3_sr, zero_key) */
-	and v30.16b, v21.16b, v29.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	tbl v21.16b, {v15.16b}, v21.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	eor v21.16b, v30.16b, v21.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	tbl v30.16b, {v21.16b}, v12.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v21.16b, v21.16b, v28.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
+	and v30.16b, v21.16b, v9.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
+	tbl v30.16b, {v11.16b}, v30.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
+	tbl v21.16b, {v12.16b}, v21.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
+	aese v30.16b, v21.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
+	and v21.16b, v30.16b, v9.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	tbl v21.16b, {v14.16b}, v21.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v21.16b, v21.16b, v30.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v30.16b, {v21.16b}, v10.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
 	eor v30.16b, v21.16b, v30.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
 	tbl v13.16b, {v21.16b}, v4.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
 	eor v13.16b, v21.16b, v13.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
@@ -1008,55 +972,51 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	ushr v13.4s, v21.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
 	sli v13.4s, v21.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
 	eor v21.16b, v30.16b, v13.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	ldr q30, [sp, #176] /* reload g5x3.2 */
-	eor v21.16b, v30.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
-	ldr q30, [sp, #80] /* reload g6x0.3 */
-	eor v13.16b, v30.16b, v26.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
-	eor v13.16b, v13.16b, v8.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	eor v13.16b, v13.16b, v28.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
-	and v30.16b, v13.16b, v29.16b /* g6t_3_lo = and(g6t_3, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6t_3_hi = shr(g6t_3) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	eor v30.16b, v30.16b, v13.16b /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g6s_3_aes = aese(g6s_3_sr, zero_key) */
-	and v13.16b, v30.16b, v29.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	tbl v13.16b, {v30.16b}, v12.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v21.16b, v25.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
+	ldr q25, [sp, #80] /* reload g6x0.3 */
+	eor v30.16b, v25.16b, v26.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
+	eor v30.16b, v30.16b, v8.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v29.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
+	and v13.16b, v30.16b, v9.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
+	aese v13.16b, v30.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
+	and v30.16b, v13.16b, v9.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v13.16b, {v30.16b}, v10.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
 	eor v13.16b, v30.16b, v13.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	str q26, [sp, #112] /* spill g6x1.3 */
-	tbl v26.16b, {v30.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	eor v26.16b, v30.16b, v26.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	tbl v25.16b, {v30.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v25.16b, v30.16b, v25.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
 	rev32 v30.8h, v30.8h /* g6lr16_3 = rev(g6s_3) */
-	eor v26.16b, v26.16b, v30.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	ushr v30.4s, v26.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
-	sli v30.4s, v26.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
-	eor v26.16b, v13.16b, v30.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	ldr q30, [sp, #192] /* reload g6x3.2 */
-	eor v26.16b, v30.16b, v26.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	eor v25.16b, v25.16b, v30.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v30.4s, v25.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v30.4s, v25.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v25.16b, v13.16b, v30.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q30, [sp, #176] /* reload g6x3.2 */
+	eor v25.16b, v30.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
 	ldr q30, [sp, #96] /* reload g7x0.3 */
 	ldr q13, [sp, #128] /* reload g7x1.3 */
 	eor v30.16b, v30.16b, v13.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
 	eor v30.16b, v30.16b, v8.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
 	ldr q8, [sp, #160] /* reload g7x2.3 */
 	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
-	and v8.16b, v30.16b, v29.16b /* g7t_3_lo = and(g7t_3, nibble_mask) */
-	tbl v8.16b, {v9.16b}, v8.16b /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
-	ushr v30.16b, v30.16b, #4 /* g7t_3_hi = shr(g7t_3) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
-	eor v30.16b, v8.16b, v30.16b /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g7s_3_aes = aese(g7s_3_sr, zero_key) */
-	and v8.16b, v30.16b, v29.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	tbl v8.16b, {v14.16b}, v8.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	ushr v30.16b, v30.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	eor v30.16b, v8.16b, v30.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	tbl v8.16b, {v30.16b}, v12.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
+	and v8.16b, v30.16b, v9.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
+	ushr v30.16b, v30.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
+	aese v8.16b, v30.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
+	and v30.16b, v8.16b, v9.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v8.16b, v8.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v30.16b, v30.16b, v8.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v8.16b, {v30.16b}, v10.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
 	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
 	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
 	eor v8.16b, v30.16b, v8.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
@@ -1065,33 +1025,34 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	ushr v13.4s, v30.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
 	sli v13.4s, v30.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
 	eor v30.16b, v8.16b, v13.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	ldr q8, [sp, #208] /* reload g7x3.2 */
+	ldr q8, [sp, #192] /* reload g7x3.2 */
 	eor v30.16b, v8.16b, v30.16b /* g7x_3 = xor(g7x3, g7l_3) */
-	str q25, [sp, #64] /* spill g5x0.2 */
-	str q28, [sp, #144] /* spill g6x2.2 */
-	str q21, [sp, #176] /* spill g5x3.2 */
-	str q26, [sp, #192] /* spill g6x3.2 */
-	str q30, [sp, #208] /* spill g7x3.2 */
-	ldr q4, [sp, #304] /* reload g0x2.3 */
+	str q27, [sp, #64] /* spill g5x0.2 */
+	str q26, [sp, #112] /* spill g6x1.2 */
+	str q29, [sp, #144] /* spill g6x2.2 */
+	str q25, [sp, #176] /* spill g6x3.2 */
+	str q30, [sp, #192] /* spill g7x3.2 */
+	ldr q4, [sp, #288] /* reload g0x2.3 */
+	mov v25.16b, v21.16b /* g5x3.3 */
 	mov v21.16b, v19.16b /* g4x3.3 */
-	ldr q19, [sp, #240] /* reload g2x0.3 */
+	ldr q19, [sp, #224] /* reload g2x0.3 */
 	mov v26.16b, v18.16b /* g4x1.3 */
 	mov v18.16b, v6.16b /* g2x1.3 */
 	mov v6.16b, v2.16b /* g1x1.3 */
-	ldr q2, [sp, #272] /* reload g0x1.3 */
-	mov v28.16b, v24.16b /* g4x2.3 */
-	mov v24.16b, v20.16b /* g3x2.3 */
-	mov v20.16b, v5.16b /* g2x2.3 */
-	mov v5.16b, v7.16b /* g2x3.3 */
-	ldr q7, [sp, #256] /* reload g1x0.3 */
+	ldr q2, [sp, #256] /* reload g0x1.3 */
+	mov v27.16b, v23.16b /* g4x0.3 */
+	ldr q23, [sp, #208] /* reload g3x0.3 */
 	mov v30.16b, v22.16b /* g5x1.3 */
 	mov v22.16b, v16.16b /* g3x1.3 */
 	mov v16.16b, v1.16b /* g1x2.3 */
 	mov v1.16b, v3.16b /* g1x3.3 */
-	ldr q3, [sp, #288] /* reload g0x0.3 */
-	mov v8.16b, v27.16b /* g5x2.3 */
-	mov v27.16b, v23.16b /* g4x0.3 */
-	ldr q23, [sp, #224] /* reload g3x0.3 */
+	ldr q3, [sp, #272] /* reload g0x0.3 */
+	mov v8.16b, v28.16b /* g5x2.3 */
+	mov v28.16b, v24.16b /* g4x2.3 */
+	mov v24.16b, v20.16b /* g3x2.3 */
+	mov v20.16b, v5.16b /* g2x2.3 */
+	mov v5.16b, v7.16b /* g2x3.3 */
+	ldr q7, [sp, #240] /* reload g1x0.3 */
 	mov v13.16b, v0.16b /* g0x3.3 */
 	add x4, x4, #16
 	subs x3, x3, #1
@@ -1100,10 +1061,10 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
 	zip1 v0.4s, v13.4s, v2.4s /* tro0 = unpacklo(g0x3, g0x1) */
 	zip2 v2.4s, v13.4s, v2.4s /* tro0_1 = unpackhi(g0x3, g0x1) */
-	zip1 v25.4s, v4.4s, v3.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
+	zip1 v29.4s, v4.4s, v3.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
 	zip2 v3.4s, v4.4s, v3.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
-	zip1 v4.4s, v0.4s, v25.4s /* tro1 = unpacklo(tro0, tro0_2) */
-	zip2 v0.4s, v0.4s, v25.4s /* tro1_1 = unpackhi(tro0, tro0_2) */
+	zip1 v4.4s, v0.4s, v29.4s /* tro1 = unpacklo(tro0, tro0_2) */
+	zip2 v0.4s, v0.4s, v29.4s /* tro1_1 = unpackhi(tro0, tro0_2) */
 	rev32 v4.16b, v4.16b /* outbe = rev(tro1) */
 	str q4, [x2] /* store outbe */
 	rev32 v0.16b, v0.16b /* outbe_1 = rev(tro1_1) */
@@ -1178,25 +1139,24 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	str q0, [x2, #288] /* store outbe_18 */
 	rev32 v0.16b, v1.16b /* outbe_19 = rev(tro1_19) */
 	str q0, [x2, #304] /* store outbe_19 */
-	ldr q0, [sp, #176] /* reload g5x3.2 */
-	zip1 v1.4s, v0.4s, v30.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
-	zip2 v0.4s, v0.4s, v30.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
+	zip1 v0.4s, v25.4s, v30.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
+	zip2 v1.4s, v25.4s, v30.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
 	ldr q2, [sp, #64] /* reload g5x0.2 */
 	zip1 v3.4s, v8.4s, v2.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
 	zip2 v2.4s, v8.4s, v2.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
-	zip1 v4.4s, v1.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	zip2 v1.4s, v1.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	zip1 v4.4s, v0.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	zip2 v0.4s, v0.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
 	rev32 v3.16b, v4.16b /* outbe_20 = rev(tro1_20) */
 	str q3, [x2, #320] /* store outbe_20 */
-	rev32 v1.16b, v1.16b /* outbe_21 = rev(tro1_21) */
-	str q1, [x2, #336] /* store outbe_21 */
-	zip1 v1.4s, v0.4s, v2.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	zip2 v0.4s, v0.4s, v2.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	rev32 v1.16b, v1.16b /* outbe_22 = rev(tro1_22) */
-	str q1, [x2, #352] /* store outbe_22 */
-	rev32 v0.16b, v0.16b /* outbe_23 = rev(tro1_23) */
+	rev32 v0.16b, v0.16b /* outbe_21 = rev(tro1_21) */
+	str q0, [x2, #336] /* store outbe_21 */
+	zip1 v0.4s, v1.4s, v2.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	zip2 v1.4s, v1.4s, v2.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	rev32 v0.16b, v0.16b /* outbe_22 = rev(tro1_22) */
+	str q0, [x2, #352] /* store outbe_22 */
+	rev32 v0.16b, v1.16b /* outbe_23 = rev(tro1_23) */
 	str q0, [x2, #368] /* store outbe_23 */
-	ldr q0, [sp, #192] /* reload g6x3.2 */
+	ldr q0, [sp, #176] /* reload g6x3.2 */
 	ldr q1, [sp, #112] /* reload g6x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
@@ -1216,7 +1176,7 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	str q1, [x2, #416] /* store outbe_26 */
 	rev32 v0.16b, v0.16b /* outbe_27 = rev(tro1_27) */
 	str q0, [x2, #432] /* store outbe_27 */
-	ldr q0, [sp, #208] /* reload g7x3.2 */
+	ldr q0, [sp, #192] /* reload g7x3.2 */
 	ldr q1, [sp, #128] /* reload g7x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
@@ -1240,7 +1200,7 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #320
+	add sp, sp, #304
 	ret
 SYM_FUNC_END(sm4_wordslice_neon_aes_batch)
 
@@ -1253,11 +1213,11 @@ SYM_FUNC_END(sm4_wordslice_neon_aes_batch)
  *   x5: rk + 16 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 320 bytes (16 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 304 bytes (15 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.p2align 4
 SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
-	sub sp, sp, #320
+	sub sp, sp, #304
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -1401,9 +1361,8 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	str q0, [sp, #128] /* spill g7x1.2 */
 	str q12, [sp, #144] /* spill g6x2.2 */
 	str q14, [sp, #160] /* spill g7x2.2 */
-	str q25, [sp, #176] /* spill g5x3.2 */
-	str q29, [sp, #192] /* spill g6x3.2 */
-	str q9, [sp, #208] /* spill g7x3.2 */
+	str q29, [sp, #176] /* spill g6x3.2 */
+	str q9, [sp, #192] /* spill g7x3.2 */
 	mov x5, x0
 	mov x4, #8
 	.p2align 4
@@ -1411,228 +1370,217 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x5] /* rkw = bcast32() */
-	eor v25.16b, v2.16b, v4.16b /* g0t_acc = xor(g0x1, g0x2) */
-	eor v25.16b, v25.16b, v0.16b /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	eor v25.16b, v25.16b, v13.16b /* g0t = xor(g0t_acc_1, g0x3) */
-	adrp x17, .Lsm4_wordslice_neon_aes_1_nibble_mask
-	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_nibble_mask] /* nibble_mask = const() */
-	and v31.16b, v25.16b, v29.16b /* g0t_lo = and(g0t, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g0t_hi = shr(g0t) */
-	adrp x17, .Lsm4_wordslice_neon_aes_1_tbl_lo
-	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_lo] /* tbl_lo = const() */
-	tbl v31.16b, {v9.16b}, v31.16b /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	adrp x17, .Lsm4_wordslice_neon_aes_1_tbl_hi
-	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_hi] /* tbl_hi = const() */
-	tbl v25.16b, {v10.16b}, v25.16b /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	eor v25.16b, v31.16b, v25.16b /* g0a = xor(g0a_l, g0a_h) */
+	eor v29.16b, v2.16b, v4.16b /* g0t_acc = xor(g0x1, g0x2) */
+	eor v29.16b, v29.16b, v0.16b /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	eor v29.16b, v29.16b, v13.16b /* g0t = xor(g0t_acc_1, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_inv_shift_rows
 	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v25.16b, {v25.16b}, v31.16b /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	adrp x17, .Lsm4_wordslice_neon_aes_1_zero_key
-	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_zero_key] /* zero_key = const() */
-	aese v25.16b, v11.16b /* g0s_aes = aese(g0s_sr, zero_key) */
-	and v12.16b, v25.16b, v29.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	adrp x17, .Lsm4_wordslice_neon_aes_1_nibble_mask
+	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_nibble_mask] /* nibble_mask = const() */
+	and v10.16b, v29.16b, v9.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
+	adrp x17, .Lsm4_wordslice_neon_aes_1_tbl_lo
+	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_lo] /* tbl_lo = const() */
+	tbl v10.16b, {v11.16b}, v10.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
+	adrp x17, .Lsm4_wordslice_neon_aes_1_tbl_hi
+	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_hi] /* tbl_hi = const() */
+	tbl v29.16b, {v12.16b}, v29.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	aese v10.16b, v29.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
+	and v29.16b, v10.16b, v9.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_tbl_lo_1
 	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v12.16b, {v14.16b}, v12.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_tbl_hi_1
 	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v25.16b, {v15.16b}, v25.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	eor v25.16b, v12.16b, v25.16b /* g0s = xor(g0s_l, g0s_h) */
+	tbl v10.16b, {v15.16b}, v10.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	eor v29.16b, v29.16b, v10.16b /* g0s = xor(g0s_l, g0s_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_rotl24
-	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_rotl24] /* rotl24 = const() */
-	str q2, [sp, #224] /* spill g0x1.2 */
-	tbl v2.16b, {v25.16b}, v12.16b /* g0lr24 = lookup16(g0s, rotl24) */
-	eor v2.16b, v25.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
-	str q4, [sp, #240] /* spill g0x2.2 */
+	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_rotl24] /* rotl24 = const() */
+	str q2, [sp, #208] /* spill g0x1.2 */
+	tbl v2.16b, {v29.16b}, v10.16b /* g0lr24 = lookup16(g0s, rotl24) */
+	eor v2.16b, v29.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
+	str q4, [sp, #224] /* spill g0x2.2 */
 	adrp x17, .Lsm4_wordslice_neon_aes_1_rotl8
 	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_rotl8] /* rotl8 = const() */
-	str q13, [sp, #256] /* spill g0x3.2 */
-	tbl v13.16b, {v25.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
-	eor v13.16b, v25.16b, v13.16b /* g0lg_acc = xor(g0s, g0lr8) */
-	rev32 v25.8h, v25.8h /* g0lr16 = rev(g0s) */
-	eor v25.16b, v13.16b, v25.16b /* g0lg = xor(g0lg_acc, g0lr16) */
-	ushr v13.4s, v25.4s, #30 /* g0lr2_r = shr(g0lg) */
-	sli v13.4s, v25.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	str q13, [sp, #240] /* spill g0x3.2 */
+	tbl v13.16b, {v29.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v13.16b, v29.16b, v13.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	rev32 v29.8h, v29.8h /* g0lr16 = rev(g0s) */
+	eor v29.16b, v13.16b, v29.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v13.4s, v29.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v13.4s, v29.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
 	eor v2.16b, v2.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
 	eor v2.16b, v3.16b, v2.16b /* g0x = xor(g0x0, g0l) */
 	eor v3.16b, v6.16b, v16.16b /* g1t_acc = xor(g1x1, g1x2) */
 	eor v3.16b, v3.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
 	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1t_acc_1, g1x3) */
-	and v25.16b, v3.16b, v29.16b /* g1t_lo = and(g1t, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* g1t_hi = shr(g1t) */
-	tbl v25.16b, {v9.16b}, v25.16b /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	tbl v3.16b, {v10.16b}, v3.16b /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	eor v3.16b, v25.16b, v3.16b /* g1a = xor(g1a_l, g1a_h) */
-	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	aese v3.16b, v11.16b /* g1s_aes = aese(g1s_sr, zero_key) */
-	and v25.16b, v3.16b, v29.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
-	tbl v25.16b, {v14.16b}, v25.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	tbl v3.16b, {v15.16b}, v3.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	eor v3.16b, v25.16b, v3.16b /* g1s = xor(g1s_l, g1s_h) */
-	tbl v25.16b, {v3.16b}, v12.16b /* g1lr24 = lookup16(g1s, rotl24) */
-	eor v25.16b, v3.16b, v25.16b /* g1l_acc = xor(g1s, g1lr24) */
+	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
+	and v29.16b, v3.16b, v9.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v3.16b, {v12.16b}, v3.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
+	aese v29.16b, v3.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
+	and v3.16b, v29.16b, v9.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
+	tbl v3.16b, {v14.16b}, v3.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	eor v3.16b, v3.16b, v29.16b /* g1s = xor(g1s_l, g1s_h) */
+	tbl v29.16b, {v3.16b}, v10.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	eor v29.16b, v3.16b, v29.16b /* g1l_acc = xor(g1s, g1lr24) */
 	tbl v13.16b, {v3.16b}, v4.16b /* g1lr8 = lookup16(g1s, rotl8) */
 	eor v13.16b, v3.16b, v13.16b /* g1lg_acc = xor(g1s, g1lr8) */
 	rev32 v3.8h, v3.8h /* g1lr16 = rev(g1s) */
 	eor v3.16b, v13.16b, v3.16b /* g1lg = xor(g1lg_acc, g1lr16) */
 	ushr v13.4s, v3.4s, #30 /* g1lr2_r = shr(g1lg) */
 	sli v13.4s, v3.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
-	eor v3.16b, v25.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
+	eor v3.16b, v29.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
 	eor v3.16b, v7.16b, v3.16b /* g1x = xor(g1x0, g1l) */
 	eor v7.16b, v18.16b, v20.16b /* g2t_acc = xor(g2x1, g2x2) */
 	eor v7.16b, v7.16b, v0.16b /* g2t_acc_1 = xor(g2t_acc, rkw) */
 	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2t_acc_1, g2x3) */
-	and v25.16b, v7.16b, v29.16b /* g2t_lo = and(g2t, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* g2t_hi = shr(g2t) */
-	tbl v25.16b, {v9.16b}, v25.16b /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	tbl v7.16b, {v10.16b}, v7.16b /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	eor v7.16b, v25.16b, v7.16b /* g2a = xor(g2a_l, g2a_h) */
-	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	aese v7.16b, v11.16b /* g2s_aes = aese(g2s_sr, zero_key) */
-	and v25.16b, v7.16b, v29.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
-	tbl v25.16b, {v14.16b}, v25.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	tbl v7.16b, {v15.16b}, v7.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	eor v7.16b, v25.16b, v7.16b /* g2s = xor(g2s_l, g2s_h) */
-	tbl v25.16b, {v7.16b}, v12.16b /* g2lr24 = lookup16(g2s, rotl24) */
-	eor v25.16b, v7.16b, v25.16b /* g2l_acc = xor(g2s, g2lr24) */
+	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
+	and v29.16b, v7.16b, v9.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v7.16b, {v12.16b}, v7.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
+	aese v29.16b, v7.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
+	and v7.16b, v29.16b, v9.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
+	tbl v7.16b, {v14.16b}, v7.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	eor v7.16b, v7.16b, v29.16b /* g2s = xor(g2s_l, g2s_h) */
+	tbl v29.16b, {v7.16b}, v10.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	eor v29.16b, v7.16b, v29.16b /* g2l_acc = xor(g2s, g2lr24) */
 	tbl v13.16b, {v7.16b}, v4.16b /* g2lr8 = lookup16(g2s, rotl8) */
 	eor v13.16b, v7.16b, v13.16b /* g2lg_acc = xor(g2s, g2lr8) */
 	rev32 v7.8h, v7.8h /* g2lr16 = rev(g2s) */
 	eor v7.16b, v13.16b, v7.16b /* g2lg = xor(g2lg_acc, g2lr16) */
 	ushr v13.4s, v7.4s, #30 /* g2lr2_r = shr(g2lg) */
 	sli v13.4s, v7.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
-	eor v7.16b, v25.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
+	eor v7.16b, v29.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
 	eor v7.16b, v19.16b, v7.16b /* g2x = xor(g2x0, g2l) */
 	eor v19.16b, v22.16b, v24.16b /* g3t_acc = xor(g3x1, g3x2) */
 	eor v19.16b, v19.16b, v0.16b /* g3t_acc_1 = xor(g3t_acc, rkw) */
 	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3t_acc_1, g3x3) */
-	and v25.16b, v19.16b, v29.16b /* g3t_lo = and(g3t, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g3t_hi = shr(g3t) */
-	tbl v25.16b, {v9.16b}, v25.16b /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	tbl v19.16b, {v10.16b}, v19.16b /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	eor v19.16b, v25.16b, v19.16b /* g3a = xor(g3a_l, g3a_h) */
-	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	aese v19.16b, v11.16b /* g3s_aes = aese(g3s_sr, zero_key) */
-	and v25.16b, v19.16b, v29.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
-	tbl v25.16b, {v14.16b}, v25.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	tbl v19.16b, {v15.16b}, v19.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	eor v19.16b, v25.16b, v19.16b /* g3s = xor(g3s_l, g3s_h) */
-	tbl v25.16b, {v19.16b}, v12.16b /* g3lr24 = lookup16(g3s, rotl24) */
-	eor v25.16b, v19.16b, v25.16b /* g3l_acc = xor(g3s, g3lr24) */
+	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v29.16b, v19.16b, v9.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v19.16b, {v12.16b}, v19.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
+	aese v29.16b, v19.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
+	and v19.16b, v29.16b, v9.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
+	tbl v19.16b, {v14.16b}, v19.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	eor v19.16b, v19.16b, v29.16b /* g3s = xor(g3s_l, g3s_h) */
+	tbl v29.16b, {v19.16b}, v10.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	eor v29.16b, v19.16b, v29.16b /* g3l_acc = xor(g3s, g3lr24) */
 	tbl v13.16b, {v19.16b}, v4.16b /* g3lr8 = lookup16(g3s, rotl8) */
 	eor v13.16b, v19.16b, v13.16b /* g3lg_acc = xor(g3s, g3lr8) */
 	rev32 v19.8h, v19.8h /* g3lr16 = rev(g3s) */
 	eor v19.16b, v13.16b, v19.16b /* g3lg = xor(g3lg_acc, g3lr16) */
 	ushr v13.4s, v19.4s, #30 /* g3lr2_r = shr(g3lg) */
 	sli v13.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
-	eor v19.16b, v25.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
+	eor v19.16b, v29.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
 	eor v19.16b, v23.16b, v19.16b /* g3x = xor(g3x0, g3l) */
 	eor v23.16b, v26.16b, v28.16b /* g4t_acc = xor(g4x1, g4x2) */
 	eor v23.16b, v23.16b, v0.16b /* g4t_acc_1 = xor(g4t_acc, rkw) */
 	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4t_acc_1, g4x3) */
-	and v25.16b, v23.16b, v29.16b /* g4t_lo = and(g4t, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* g4t_hi = shr(g4t) */
-	tbl v25.16b, {v9.16b}, v25.16b /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	tbl v23.16b, {v10.16b}, v23.16b /* g4a_h = lookup16(tbl_hi, g4t_hi) */
-	eor v23.16b, v25.16b, v23.16b /* g4a = xor(g4a_l, g4a_h) */
-	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4a, inv_shift_rows) */
-	aese v23.16b, v11.16b /* g4s_aes = aese(g4s_sr, zero_key) */
-	and v25.16b, v23.16b, v29.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
-	tbl v25.16b, {v14.16b}, v25.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	tbl v23.16b, {v15.16b}, v23.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	eor v23.16b, v25.16b, v23.16b /* g4s = xor(g4s_l, g4s_h) */
-	tbl v25.16b, {v23.16b}, v12.16b /* g4lr24 = lookup16(g4s, rotl24) */
-	eor v25.16b, v23.16b, v25.16b /* g4l_acc = xor(g4s, g4lr24) */
+	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
+	and v29.16b, v23.16b, v9.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
+	tbl v23.16b, {v12.16b}, v23.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
+	aese v29.16b, v23.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
+	and v23.16b, v29.16b, v9.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
+	tbl v23.16b, {v14.16b}, v23.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	eor v23.16b, v23.16b, v29.16b /* g4s = xor(g4s_l, g4s_h) */
+	tbl v29.16b, {v23.16b}, v10.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	eor v29.16b, v23.16b, v29.16b /* g4l_acc = xor(g4s, g4lr24) */
 	tbl v13.16b, {v23.16b}, v4.16b /* g4lr8 = lookup16(g4s, rotl8) */
 	eor v13.16b, v23.16b, v13.16b /* g4lg_acc = xor(g4s, g4lr8) */
 	rev32 v23.8h, v23.8h /* g4lr16 = rev(g4s) */
 	eor v23.16b, v13.16b, v23.16b /* g4lg = xor(g4lg_acc, g4lr16) */
 	ushr v13.4s, v23.4s, #30 /* g4lr2_r = shr(g4lg) */
 	sli v13.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
-	eor v23.16b, v25.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
+	eor v23.16b, v29.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
 	eor v23.16b, v27.16b, v23.16b /* g4x = xor(g4x0, g4l) */
-	eor v25.16b, v30.16b, v8.16b /* g5t_acc = xor(g5x1, g5x2) */
-	eor v25.16b, v25.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	ldr q27, [sp, #176] /* reload g5x3.2 */
-	eor v25.16b, v25.16b, v27.16b /* g5t = xor(g5t_acc_1, g5x3) */
-	and v13.16b, v25.16b, v29.16b /* g5t_lo = and(g5t, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g5t_hi = shr(g5t) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	tbl v25.16b, {v10.16b}, v25.16b /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	eor v25.16b, v13.16b, v25.16b /* g5a = xor(g5a_l, g5a_h) */
-	tbl v25.16b, {v25.16b}, v31.16b /* g5s_sr = lookup16(g5a, inv_shift_rows) */
-	aese v25.16b, v11.16b /* g5s_aes = aese(g5s_sr, zero_key) */
-	and v13.16b, v25.16b, v29.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	tbl v25.16b, {v15.16b}, v25.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	eor v25.16b, v13.16b, v25.16b /* g5s = xor(g5s_l, g5s_h) */
-	tbl v13.16b, {v25.16b}, v12.16b /* g5lr24 = lookup16(g5s, rotl24) */
-	eor v13.16b, v25.16b, v13.16b /* g5l_acc = xor(g5s, g5lr24) */
-	tbl v27.16b, {v25.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
-	eor v27.16b, v25.16b, v27.16b /* g5lg_acc = xor(g5s, g5lr8) */
-	rev32 v25.8h, v25.8h /* g5lr16 = rev(g5s) */
-	eor v25.16b, v27.16b, v25.16b /* g5lg = xor(g5lg_acc, g5lr16) */
-	ushr v27.4s, v25.4s, #30 /* g5lr2_r = shr(g5lg) */
-	sli v27.4s, v25.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
-	eor v25.16b, v13.16b, v27.16b /* g5l = xor(g5l_acc, g5lr2) */
-	ldr q27, [sp, #64] /* reload g5x0.2 */
-	eor v25.16b, v27.16b, v25.16b /* g5x = xor(g5x0, g5l) */
-	ldr q27, [sp, #112] /* reload g6x1.2 */
+	eor v27.16b, v30.16b, v8.16b /* g5t_acc = xor(g5x1, g5x2) */
+	eor v27.16b, v27.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	eor v27.16b, v27.16b, v25.16b /* g5t = xor(g5t_acc_1, g5x3) */
+	tbl v27.16b, {v27.16b}, v31.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
+	and v29.16b, v27.16b, v9.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
+	tbl v27.16b, {v12.16b}, v27.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
+	aese v29.16b, v27.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
+	and v27.16b, v29.16b, v9.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
+	tbl v27.16b, {v14.16b}, v27.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	eor v27.16b, v27.16b, v29.16b /* g5s = xor(g5s_l, g5s_h) */
+	tbl v29.16b, {v27.16b}, v10.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	eor v29.16b, v27.16b, v29.16b /* g5l_acc = xor(g5s, g5lr24) */
+	tbl v13.16b, {v27.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
+	eor v13.16b, v27.16b, v13.16b /* g5lg_acc = xor(g5s, g5lr8) */
+	rev32 v27.8h, v27.8h /* g5lr16 = rev(g5s) */
+	eor v27.16b, v13.16b, v27.16b /* g5lg = xor(g5lg_acc, g5lr16) */
+	ushr v13.4s, v27.4s, #30 /* g5lr2_r = shr(g5lg) */
+	sli v13.4s, v27.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
+	eor v27.16b, v29.16b, v13.16b /* g5l = xor(g5l_acc, g5lr2) */
+	ldr q29, [sp, #64] /* reload g5x0.2 */
+	eor v27.16b, v29.16b, v27.16b /* g5x = xor(g5x0, g5l) */
+	ldr q29, [sp, #112] /* reload g6x1.2 */
 	ldr q13, [sp, #144] /* reload g6x2.2 */
-	eor v27.16b, v27.16b, v13.16b /* g6t_acc = xor(g6x1, g6x2) */
-	eor v27.16b, v27.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	ldr q13, [sp, #192] /* reload g6x3.2 */
-	eor v27.16b, v27.16b, v13.16b /* g6t = xor(g6t_acc_1, g6x3) */
-	and v13.16b, v27.16b, v29.16b /* g6t_lo = and(g6t, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g6t_hi = shr(g6t) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	tbl v27.16b, {v10.16b}, v27.16b /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g6a = xor(g6a_l, g6a_h) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g6s_sr = lookup16(g6a, inv_shift_rows) */
-	aese v27.16b, v11.16b /* g6s_aes = aese(g6s_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	tbl v27.16b, {v15.16b}, v27.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g6s = xor(g6s_l, g6s_h) */
-	tbl v13.16b, {v27.16b}, v12.16b /* g6lr24 = lookup16(g6s, rotl24) */
-	eor v13.16b, v27.16b, v13.16b /* g6l_acc = xor(g6s, g6lr24) */
-	str q30, [sp, #272] /* spill g5x1.2 */
-	tbl v30.16b, {v27.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
-	eor v30.16b, v27.16b, v30.16b /* g6lg_acc = xor(g6s, g6lr8) */
-	rev32 v27.8h, v27.8h /* g6lr16 = rev(g6s) */
-	eor v27.16b, v30.16b, v27.16b /* g6lg = xor(g6lg_acc, g6lr16) */
-	ushr v30.4s, v27.4s, #30 /* g6lr2_r = shr(g6lg) */
-	sli v30.4s, v27.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
-	eor v27.16b, v13.16b, v30.16b /* g6l = xor(g6l_acc, g6lr2) */
+	eor v29.16b, v29.16b, v13.16b /* g6t_acc = xor(g6x1, g6x2) */
+	eor v29.16b, v29.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	ldr q13, [sp, #176] /* reload g6x3.2 */
+	eor v29.16b, v29.16b, v13.16b /* g6t = xor(g6t_acc_1, g6x3) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
+	and v13.16b, v29.16b, v9.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
+	aese v13.16b, v29.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
+	and v29.16b, v13.16b, v9.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v29.16b, v29.16b, v13.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v13.16b, {v29.16b}, v10.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v13.16b, v29.16b, v13.16b /* g6l_acc = xor(g6s, g6lr24) */
+	str q30, [sp, #256] /* spill g5x1.2 */
+	tbl v30.16b, {v29.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v30.16b, v29.16b, v30.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	rev32 v29.8h, v29.8h /* g6lr16 = rev(g6s) */
+	eor v29.16b, v30.16b, v29.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v30.4s, v29.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v30.4s, v29.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v29.16b, v13.16b, v30.16b /* g6l = xor(g6l_acc, g6lr2) */
 	ldr q30, [sp, #80] /* reload g6x0.2 */
-	eor v27.16b, v30.16b, v27.16b /* g6x = xor(g6x0, g6l) */
+	eor v29.16b, v30.16b, v29.16b /* g6x = xor(g6x0, g6l) */
 	ldr q30, [sp, #128] /* reload g7x1.2 */
 	ldr q13, [sp, #160] /* reload g7x2.2 */
 	eor v30.16b, v30.16b, v13.16b /* g7t_acc = xor(g7x1, g7x2) */
 	eor v0.16b, v30.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	ldr q30, [sp, #208] /* reload g7x3.2 */
+	ldr q30, [sp, #192] /* reload g7x3.2 */
 	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7t_acc_1, g7x3) */
-	and v30.16b, v0.16b, v29.16b /* g7t_lo = and(g7t, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g7t_hi = shr(g7t) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g7a_l = lookup16(tbl_lo, g7t_lo) */
-	tbl v0.16b, {v10.16b}, v0.16b /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	eor v0.16b, v30.16b, v0.16b /* g7a = xor(g7a_l, g7a_h) */
-	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7a, inv_shift_rows) */
-	aese v0.16b, v11.16b /* g7s_aes = aese(g7s_sr, zero_key) */
-	and v30.16b, v0.16b, v29.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	tbl v0.16b, {v15.16b}, v0.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	eor v0.16b, v30.16b, v0.16b /* g7s = xor(g7s_l, g7s_h) */
-	tbl v30.16b, {v0.16b}, v12.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
+	and v30.16b, v0.16b, v9.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
+	tbl v30.16b, {v11.16b}, v30.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
+	tbl v0.16b, {v12.16b}, v0.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
+	aese v30.16b, v0.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
+	and v0.16b, v30.16b, v9.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
+	tbl v0.16b, {v14.16b}, v0.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v0.16b, v0.16b, v30.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v30.16b, {v0.16b}, v10.16b /* g7lr24 = lookup16(g7s, rotl24) */
 	eor v30.16b, v0.16b, v30.16b /* g7l_acc = xor(g7s, g7lr24) */
 	tbl v13.16b, {v0.16b}, v4.16b /* g7lr8 = lookup16(g7s, rotl8) */
 	eor v13.16b, v0.16b, v13.16b /* g7lg_acc = xor(g7s, g7lr8) */
@@ -1647,27 +1595,26 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	add x17, x5, #4
 	ld1r {v30.4s}, [x17] /* rkw_1 = bcast32() */
-	ldr q13, [sp, #240] /* reload g0x2.2 */
+	ldr q13, [sp, #224] /* reload g0x2.2 */
 	str q0, [sp, #96] /* spill g7x0.3 */
-	ldr q0, [sp, #256] /* reload g0x3.2 */
+	ldr q0, [sp, #240] /* reload g0x3.2 */
 	eor v13.16b, v13.16b, v0.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
 	eor v13.16b, v13.16b, v30.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
 	eor v13.16b, v13.16b, v2.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	and v0.16b, v13.16b, v29.16b /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0t_1_hi = shr(g0t_1) */
-	tbl v0.16b, {v9.16b}, v0.16b /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	eor v0.16b, v0.16b, v13.16b /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	tbl v0.16b, {v0.16b}, v31.16b /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	aese v0.16b, v11.16b /* g0s_1_aes = aese(g0s_1_sr, zero_key) */
-	and v13.16b, v0.16b, v29.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	tbl v13.16b, {v13.16b}, v31.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v0.16b, v13.16b, v9.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v0.16b, {v11.16b}, v0.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v0.16b, v13.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v13.16b, v0.16b, v9.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
 	tbl v13.16b, {v14.16b}, v13.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
 	tbl v0.16b, {v15.16b}, v0.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
 	eor v0.16b, v13.16b, v0.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	tbl v13.16b, {v0.16b}, v12.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	tbl v13.16b, {v0.16b}, v10.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
 	eor v13.16b, v0.16b, v13.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	str q2, [sp, #288] /* spill g0x0.3 */
+	str q2, [sp, #272] /* spill g0x0.3 */
 	tbl v2.16b, {v0.16b}, v4.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	eor v2.16b, v0.16b, v2.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
 	rev32 v0.8h, v0.8h /* g0lr16_1 = rev(g0s_1) */
@@ -1675,26 +1622,25 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	ushr v2.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
 	sli v2.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
 	eor v0.16b, v13.16b, v2.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	ldr q2, [sp, #224] /* reload g0x1.2 */
+	ldr q2, [sp, #208] /* reload g0x1.2 */
 	eor v0.16b, v2.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
 	eor v2.16b, v16.16b, v1.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
 	eor v2.16b, v2.16b, v30.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
 	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	and v13.16b, v2.16b, v29.16b /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* g1t_1_hi = shr(g1t_1) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	tbl v2.16b, {v10.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	eor v2.16b, v13.16b, v2.16b /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	aese v2.16b, v11.16b /* g1s_1_aes = aese(g1s_1_sr, zero_key) */
-	and v13.16b, v2.16b, v29.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	tbl v2.16b, {v15.16b}, v2.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	eor v2.16b, v13.16b, v2.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	tbl v13.16b, {v2.16b}, v12.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
+	and v13.16b, v2.16b, v9.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
+	tbl v2.16b, {v12.16b}, v2.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v13.16b, v2.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v2.16b, v13.16b, v9.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
+	tbl v2.16b, {v14.16b}, v2.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	eor v2.16b, v2.16b, v13.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v13.16b, {v2.16b}, v10.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
 	eor v13.16b, v2.16b, v13.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	str q16, [sp, #224] /* spill g1x2.2 */
+	str q16, [sp, #208] /* spill g1x2.2 */
 	tbl v16.16b, {v2.16b}, v4.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
 	eor v16.16b, v2.16b, v16.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
 	rev32 v2.8h, v2.8h /* g1lr16_1 = rev(g1s_1) */
@@ -1706,19 +1652,18 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	eor v6.16b, v20.16b, v5.16b /* g2t_acc_2 = xor(g2x2, g2x3) */
 	eor v6.16b, v6.16b, v30.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
 	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	and v16.16b, v6.16b, v29.16b /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* g2t_1_hi = shr(g2t_1) */
-	tbl v16.16b, {v9.16b}, v16.16b /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	tbl v6.16b, {v10.16b}, v6.16b /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	eor v6.16b, v16.16b, v6.16b /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	aese v6.16b, v11.16b /* g2s_1_aes = aese(g2s_1_sr, zero_key) */
-	and v16.16b, v6.16b, v29.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
-	tbl v16.16b, {v14.16b}, v16.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	tbl v6.16b, {v15.16b}, v6.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	eor v6.16b, v16.16b, v6.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	tbl v16.16b, {v6.16b}, v12.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v16.16b, v6.16b, v9.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v16.16b, {v11.16b}, v16.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v6.16b, {v12.16b}, v6.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v16.16b, v6.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v6.16b, v16.16b, v9.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v6.16b, {v14.16b}, v6.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v16.16b, {v15.16b}, v16.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v6.16b, v6.16b, v16.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	tbl v16.16b, {v6.16b}, v10.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
 	eor v16.16b, v6.16b, v16.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	tbl v13.16b, {v6.16b}, v4.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
 	eor v13.16b, v6.16b, v13.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
@@ -1731,19 +1676,18 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	eor v16.16b, v24.16b, v17.16b /* g3t_acc_2 = xor(g3x2, g3x3) */
 	eor v16.16b, v16.16b, v30.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
 	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	and v18.16b, v16.16b, v29.16b /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g3t_1_hi = shr(g3t_1) */
-	tbl v18.16b, {v9.16b}, v18.16b /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	tbl v16.16b, {v10.16b}, v16.16b /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	eor v16.16b, v18.16b, v16.16b /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	aese v16.16b, v11.16b /* g3s_1_aes = aese(g3s_1_sr, zero_key) */
-	and v18.16b, v16.16b, v29.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
-	tbl v18.16b, {v14.16b}, v18.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	tbl v16.16b, {v15.16b}, v16.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	eor v16.16b, v18.16b, v16.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	tbl v18.16b, {v16.16b}, v12.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v18.16b, v16.16b, v9.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v18.16b, {v11.16b}, v18.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v16.16b, {v12.16b}, v16.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v18.16b, v16.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v16.16b, v18.16b, v9.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v16.16b, {v14.16b}, v16.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v18.16b, {v15.16b}, v18.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v16.16b, v16.16b, v18.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	tbl v18.16b, {v16.16b}, v10.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
 	eor v18.16b, v16.16b, v18.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	tbl v13.16b, {v16.16b}, v4.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
 	eor v13.16b, v16.16b, v13.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
@@ -1756,19 +1700,18 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	eor v18.16b, v28.16b, v21.16b /* g4t_acc_2 = xor(g4x2, g4x3) */
 	eor v18.16b, v18.16b, v30.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
 	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4t_acc_3, g4x0) */
-	and v22.16b, v18.16b, v29.16b /* g4t_1_lo = and(g4t_1, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g4t_1_hi = shr(g4t_1) */
-	tbl v22.16b, {v9.16b}, v22.16b /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	tbl v18.16b, {v10.16b}, v18.16b /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
-	eor v18.16b, v22.16b, v18.16b /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
-	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
-	aese v18.16b, v11.16b /* g4s_1_aes = aese(g4s_1_sr, zero_key) */
-	and v22.16b, v18.16b, v29.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
-	tbl v22.16b, {v14.16b}, v22.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	tbl v18.16b, {v15.16b}, v18.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	eor v18.16b, v22.16b, v18.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	tbl v22.16b, {v18.16b}, v12.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
+	and v22.16b, v18.16b, v9.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
+	tbl v22.16b, {v11.16b}, v22.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
+	tbl v18.16b, {v12.16b}, v18.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
+	aese v22.16b, v18.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
+	and v18.16b, v22.16b, v9.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
+	tbl v18.16b, {v14.16b}, v18.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v22.16b, {v15.16b}, v22.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	eor v18.16b, v18.16b, v22.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	tbl v22.16b, {v18.16b}, v10.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
 	eor v22.16b, v18.16b, v22.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
 	tbl v13.16b, {v18.16b}, v4.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
 	eor v13.16b, v18.16b, v13.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
@@ -1778,301 +1721,288 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	sli v13.4s, v18.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
 	eor v18.16b, v22.16b, v13.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	eor v18.16b, v26.16b, v18.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	ldr q22, [sp, #176] /* reload g5x3.2 */
-	eor v26.16b, v8.16b, v22.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
-	eor v26.16b, v26.16b, v30.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	eor v26.16b, v26.16b, v25.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
-	and v13.16b, v26.16b, v29.16b /* g5t_1_lo = and(g5t_1, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g5t_1_hi = shr(g5t_1) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	tbl v26.16b, {v10.16b}, v26.16b /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
-	tbl v26.16b, {v26.16b}, v31.16b /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
-	aese v26.16b, v11.16b /* g5s_1_aes = aese(g5s_1_sr, zero_key) */
-	and v13.16b, v26.16b, v29.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	eor v22.16b, v8.16b, v25.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
+	eor v22.16b, v22.16b, v30.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
+	eor v22.16b, v22.16b, v27.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	tbl v22.16b, {v22.16b}, v31.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
+	and v26.16b, v22.16b, v9.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
+	tbl v26.16b, {v11.16b}, v26.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
+	tbl v22.16b, {v12.16b}, v22.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
+	aese v26.16b, v22.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
+	and v22.16b, v26.16b, v9.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v22.16b, {v14.16b}, v22.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
 	tbl v26.16b, {v15.16b}, v26.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	tbl v13.16b, {v26.16b}, v12.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	eor v13.16b, v26.16b, v13.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	tbl v22.16b, {v26.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	eor v22.16b, v26.16b, v22.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	rev32 v26.8h, v26.8h /* g5lr16_1 = rev(g5s_1) */
-	eor v22.16b, v22.16b, v26.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	ushr v26.4s, v22.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
-	sli v26.4s, v22.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
-	eor v22.16b, v13.16b, v26.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	ldr q26, [sp, #272] /* reload g5x1.2 */
+	eor v22.16b, v22.16b, v26.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v26.16b, {v22.16b}, v10.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v26.16b, v22.16b, v26.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v13.16b, {v22.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	eor v13.16b, v22.16b, v13.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	rev32 v22.8h, v22.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v22.16b, v13.16b, v22.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v13.4s, v22.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v13.4s, v22.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v22.16b, v26.16b, v13.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	ldr q26, [sp, #256] /* reload g5x1.2 */
 	eor v22.16b, v26.16b, v22.16b /* g5x_1 = xor(g5x1, g5l_1) */
 	ldr q26, [sp, #144] /* reload g6x2.2 */
-	ldr q13, [sp, #192] /* reload g6x3.2 */
+	ldr q13, [sp, #176] /* reload g6x3.2 */
 	eor v26.16b, v26.16b, v13.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
 	eor v26.16b, v26.16b, v30.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	eor v26.16b, v26.16b, v27.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
-	and v13.16b, v26.16b, v29.16b /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g6t_1_hi = shr(g6t_1) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	tbl v26.16b, {v10.16b}, v26.16b /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
-	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
-	aese v26.16b, v11.16b /* g6s_1_aes = aese(g6s_1_sr, zero_key) */
-	and v13.16b, v26.16b, v29.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	tbl v26.16b, {v15.16b}, v26.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	eor v26.16b, v13.16b, v26.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	tbl v13.16b, {v26.16b}, v12.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v26.16b, v26.16b, v29.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
+	and v13.16b, v26.16b, v9.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
+	tbl v26.16b, {v12.16b}, v26.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
+	aese v13.16b, v26.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
+	and v26.16b, v13.16b, v9.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
+	tbl v26.16b, {v14.16b}, v26.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v26.16b, v26.16b, v13.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v13.16b, {v26.16b}, v10.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
 	eor v13.16b, v26.16b, v13.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	str q27, [sp, #80] /* spill g6x0.3 */
-	tbl v27.16b, {v26.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	eor v27.16b, v26.16b, v27.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	str q29, [sp, #80] /* spill g6x0.3 */
+	tbl v29.16b, {v26.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v29.16b, v26.16b, v29.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
 	rev32 v26.8h, v26.8h /* g6lr16_1 = rev(g6s_1) */
-	eor v26.16b, v27.16b, v26.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	ushr v27.4s, v26.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
-	sli v27.4s, v26.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
-	eor v26.16b, v13.16b, v27.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	ldr q27, [sp, #112] /* reload g6x1.2 */
-	eor v26.16b, v27.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
-	ldr q27, [sp, #160] /* reload g7x2.2 */
-	ldr q13, [sp, #208] /* reload g7x3.2 */
-	eor v27.16b, v27.16b, v13.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
-	eor v27.16b, v27.16b, v30.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	eor v26.16b, v29.16b, v26.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v29.4s, v26.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v29.4s, v26.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v26.16b, v13.16b, v29.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q29, [sp, #112] /* reload g6x1.2 */
+	eor v26.16b, v29.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	ldr q29, [sp, #160] /* reload g7x2.2 */
+	ldr q13, [sp, #192] /* reload g7x3.2 */
+	eor v29.16b, v29.16b, v13.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
+	eor v29.16b, v29.16b, v30.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
 	ldr q30, [sp, #96] /* reload g7x0.3 */
-	eor v27.16b, v27.16b, v30.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
-	and v30.16b, v27.16b, v29.16b /* g7t_1_lo = and(g7t_1, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g7t_1_hi = shr(g7t_1) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
-	tbl v27.16b, {v10.16b}, v27.16b /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
-	eor v27.16b, v30.16b, v27.16b /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
-	aese v27.16b, v11.16b /* g7s_1_aes = aese(g7s_1_sr, zero_key) */
-	and v30.16b, v27.16b, v29.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
-	tbl v27.16b, {v15.16b}, v27.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	eor v27.16b, v30.16b, v27.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	tbl v30.16b, {v27.16b}, v12.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	eor v30.16b, v27.16b, v30.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	tbl v13.16b, {v27.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	eor v13.16b, v27.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	rev32 v27.8h, v27.8h /* g7lr16_1 = rev(g7s_1) */
-	eor v27.16b, v13.16b, v27.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	ushr v13.4s, v27.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
-	sli v13.4s, v27.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
-	eor v27.16b, v30.16b, v13.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	eor v29.16b, v29.16b, v30.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
+	and v30.16b, v29.16b, v9.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
+	tbl v30.16b, {v11.16b}, v30.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
+	aese v30.16b, v29.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
+	and v29.16b, v30.16b, v9.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	eor v29.16b, v29.16b, v30.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v30.16b, {v29.16b}, v10.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v30.16b, v29.16b, v30.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v13.16b, {v29.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v13.16b, v29.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v29.8h, v29.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v29.16b, v13.16b, v29.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v13.4s, v29.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v13.4s, v29.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v29.16b, v30.16b, v13.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
 	ldr q30, [sp, #128] /* reload g7x1.2 */
-	eor v27.16b, v30.16b, v27.16b /* g7x_1 = xor(g7x1, g7l_1) */
+	eor v29.16b, v30.16b, v29.16b /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	add x17, x5, #8
 	ld1r {v30.4s}, [x17] /* rkw_2 = bcast32() */
-	ldr q13, [sp, #256] /* reload g0x3.2 */
-	str q27, [sp, #128] /* spill g7x1.3 */
-	ldr q27, [sp, #288] /* reload g0x0.3 */
-	eor v13.16b, v13.16b, v27.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
+	ldr q13, [sp, #240] /* reload g0x3.2 */
+	str q29, [sp, #128] /* spill g7x1.3 */
+	ldr q29, [sp, #272] /* reload g0x0.3 */
+	eor v13.16b, v13.16b, v29.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
 	eor v13.16b, v13.16b, v30.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
 	eor v13.16b, v13.16b, v0.16b /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	and v27.16b, v13.16b, v29.16b /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0t_2_hi = shr(g0t_2) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	eor v27.16b, v27.16b, v13.16b /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aese v27.16b, v11.16b /* g0s_2_aes = aese(g0s_2_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v13.16b, {v13.16b}, v31.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v29.16b, v13.16b, v9.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v29.16b, v13.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v13.16b, v29.16b, v9.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
 	tbl v13.16b, {v14.16b}, v13.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	tbl v27.16b, {v15.16b}, v27.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	tbl v13.16b, {v27.16b}, v12.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	eor v13.16b, v27.16b, v13.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	str q0, [sp, #272] /* spill g0x1.3 */
-	tbl v0.16b, {v27.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	eor v0.16b, v27.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	rev32 v27.8h, v27.8h /* g0lr16_2 = rev(g0s_2) */
-	eor v0.16b, v0.16b, v27.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	ushr v27.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
-	sli v27.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
-	eor v0.16b, v13.16b, v27.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	ldr q27, [sp, #240] /* reload g0x2.2 */
-	eor v0.16b, v27.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v27.16b, v1.16b, v3.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
-	eor v27.16b, v27.16b, v30.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	eor v27.16b, v27.16b, v2.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	and v13.16b, v27.16b, v29.16b /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g1t_2_hi = shr(g1t_2) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	tbl v27.16b, {v10.16b}, v27.16b /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
-	aese v27.16b, v11.16b /* g1s_2_aes = aese(g1s_2_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	tbl v27.16b, {v15.16b}, v27.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	tbl v13.16b, {v27.16b}, v12.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	eor v13.16b, v27.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	str q1, [sp, #240] /* spill g1x3.2 */
-	tbl v1.16b, {v27.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	eor v1.16b, v27.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	rev32 v27.8h, v27.8h /* g1lr16_2 = rev(g1s_2) */
-	eor v1.16b, v1.16b, v27.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	ushr v27.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
-	sli v27.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
-	eor v1.16b, v13.16b, v27.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	ldr q27, [sp, #224] /* reload g1x2.2 */
-	eor v1.16b, v27.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v27.16b, v5.16b, v7.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
-	eor v27.16b, v27.16b, v30.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	eor v27.16b, v27.16b, v6.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	and v13.16b, v27.16b, v29.16b /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g2t_2_hi = shr(g2t_2) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	tbl v27.16b, {v10.16b}, v27.16b /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
-	aese v27.16b, v11.16b /* g2s_2_aes = aese(g2s_2_sr, zero_key) */
-	and v13.16b, v27.16b, v29.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	tbl v27.16b, {v15.16b}, v27.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	eor v27.16b, v13.16b, v27.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	tbl v13.16b, {v27.16b}, v12.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	eor v13.16b, v27.16b, v13.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	str q5, [sp, #224] /* spill g2x3.2 */
-	tbl v5.16b, {v27.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	eor v5.16b, v27.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	rev32 v27.8h, v27.8h /* g2lr16_2 = rev(g2s_2) */
-	eor v5.16b, v5.16b, v27.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	ushr v27.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
-	sli v27.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
-	eor v5.16b, v13.16b, v27.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v29.16b, v13.16b, v29.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v13.16b, {v29.16b}, v10.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v13.16b, v29.16b, v13.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	str q0, [sp, #256] /* spill g0x1.3 */
+	tbl v0.16b, {v29.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v29.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v29.8h, v29.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v29.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v29.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v29.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v13.16b, v29.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q29, [sp, #224] /* reload g0x2.2 */
+	eor v0.16b, v29.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	eor v29.16b, v1.16b, v3.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
+	eor v29.16b, v29.16b, v30.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	eor v29.16b, v29.16b, v2.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v13.16b, v29.16b, v9.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v13.16b, v29.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v29.16b, v13.16b, v9.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	eor v29.16b, v29.16b, v13.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v13.16b, {v29.16b}, v10.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v13.16b, v29.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q1, [sp, #224] /* spill g1x3.2 */
+	tbl v1.16b, {v29.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v1.16b, v29.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v29.8h, v29.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v1.16b, v1.16b, v29.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v29.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v29.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v1.16b, v13.16b, v29.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q29, [sp, #208] /* reload g1x2.2 */
+	eor v1.16b, v29.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	eor v29.16b, v5.16b, v7.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
+	eor v29.16b, v29.16b, v30.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	eor v29.16b, v29.16b, v6.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	tbl v29.16b, {v29.16b}, v31.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v13.16b, v29.16b, v9.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v13.16b, v29.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v29.16b, v13.16b, v9.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	eor v29.16b, v29.16b, v13.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v13.16b, {v29.16b}, v10.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v13.16b, v29.16b, v13.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q5, [sp, #208] /* spill g2x3.2 */
+	tbl v5.16b, {v29.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v5.16b, v29.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v29.8h, v29.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v5.16b, v5.16b, v29.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v29.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v29.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v5.16b, v13.16b, v29.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v5.16b, v20.16b, v5.16b /* g2x_2 = xor(g2x2, g2l_2) */
 	eor v20.16b, v17.16b, v19.16b /* g3t_acc_4 = xor(g3x3, g3x0) */
 	eor v20.16b, v20.16b, v30.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
 	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	and v27.16b, v20.16b, v29.16b /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* g3t_2_hi = shr(g3t_2) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	tbl v20.16b, {v10.16b}, v20.16b /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	eor v20.16b, v27.16b, v20.16b /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
-	aese v20.16b, v11.16b /* g3s_2_aes = aese(g3s_2_sr, zero_key) */
-	and v27.16b, v20.16b, v29.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	tbl v20.16b, {v15.16b}, v20.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	eor v20.16b, v27.16b, v20.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	tbl v27.16b, {v20.16b}, v12.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	eor v27.16b, v20.16b, v27.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v29.16b, v20.16b, v9.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v20.16b, {v12.16b}, v20.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
+	aese v29.16b, v20.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v20.16b, v29.16b, v9.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	tbl v20.16b, {v14.16b}, v20.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v20.16b, v20.16b, v29.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v29.16b, {v20.16b}, v10.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v29.16b, v20.16b, v29.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	tbl v13.16b, {v20.16b}, v4.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	eor v13.16b, v20.16b, v13.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	rev32 v20.8h, v20.8h /* g3lr16_2 = rev(g3s_2) */
 	eor v20.16b, v13.16b, v20.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
 	ushr v13.4s, v20.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
 	sli v13.4s, v20.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
-	eor v20.16b, v27.16b, v13.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	eor v20.16b, v29.16b, v13.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v20.16b, v24.16b, v20.16b /* g3x_2 = xor(g3x2, g3l_2) */
 	eor v24.16b, v21.16b, v23.16b /* g4t_acc_4 = xor(g4x3, g4x0) */
 	eor v24.16b, v24.16b, v30.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
 	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4t_acc_5, g4x1) */
-	and v27.16b, v24.16b, v29.16b /* g4t_2_lo = and(g4t_2, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* g4t_2_hi = shr(g4t_2) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	tbl v24.16b, {v10.16b}, v24.16b /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	eor v24.16b, v27.16b, v24.16b /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
-	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
-	aese v24.16b, v11.16b /* g4s_2_aes = aese(g4s_2_sr, zero_key) */
-	and v27.16b, v24.16b, v29.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	tbl v24.16b, {v15.16b}, v24.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	eor v24.16b, v27.16b, v24.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	tbl v27.16b, {v24.16b}, v12.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	eor v27.16b, v24.16b, v27.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
+	and v29.16b, v24.16b, v9.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
+	tbl v24.16b, {v12.16b}, v24.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
+	aese v29.16b, v24.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
+	and v24.16b, v29.16b, v9.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
+	tbl v24.16b, {v14.16b}, v24.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v24.16b, v24.16b, v29.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v29.16b, {v24.16b}, v10.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v29.16b, v24.16b, v29.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
 	tbl v13.16b, {v24.16b}, v4.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	eor v13.16b, v24.16b, v13.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	rev32 v24.8h, v24.8h /* g4lr16_2 = rev(g4s_2) */
 	eor v24.16b, v13.16b, v24.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
 	ushr v13.4s, v24.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
 	sli v13.4s, v24.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
-	eor v24.16b, v27.16b, v13.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	eor v24.16b, v29.16b, v13.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v24.16b, v28.16b, v24.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	ldr q27, [sp, #176] /* reload g5x3.2 */
-	eor v28.16b, v27.16b, v25.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
+	eor v28.16b, v25.16b, v27.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
 	eor v28.16b, v28.16b, v30.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
 	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
-	and v13.16b, v28.16b, v29.16b /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g5t_2_hi = shr(g5t_2) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	tbl v28.16b, {v10.16b}, v28.16b /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	eor v28.16b, v13.16b, v28.16b /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
-	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
-	aese v28.16b, v11.16b /* g5s_2_aes = aese(g5s_2_sr, zero_key) */
-	and v13.16b, v28.16b, v29.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	tbl v28.16b, {v15.16b}, v28.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	eor v28.16b, v13.16b, v28.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	tbl v13.16b, {v28.16b}, v12.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	eor v13.16b, v28.16b, v13.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	tbl v27.16b, {v28.16b}, v4.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	eor v27.16b, v28.16b, v27.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
+	and v29.16b, v28.16b, v9.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
+	tbl v28.16b, {v12.16b}, v28.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
+	aese v29.16b, v28.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
+	and v28.16b, v29.16b, v9.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	tbl v28.16b, {v14.16b}, v28.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v28.16b, v28.16b, v29.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v29.16b, {v28.16b}, v10.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v29.16b, v28.16b, v29.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v13.16b, {v28.16b}, v4.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	eor v13.16b, v28.16b, v13.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	rev32 v28.8h, v28.8h /* g5lr16_2 = rev(g5s_2) */
-	eor v27.16b, v27.16b, v28.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	ushr v28.4s, v27.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
-	sli v28.4s, v27.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
-	eor v27.16b, v13.16b, v28.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	eor v27.16b, v8.16b, v27.16b /* g5x_2 = xor(g5x2, g5l_2) */
-	ldr q28, [sp, #192] /* reload g6x3.2 */
+	eor v28.16b, v13.16b, v28.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	ushr v13.4s, v28.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
+	sli v13.4s, v28.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
+	eor v28.16b, v29.16b, v13.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v28.16b, v8.16b, v28.16b /* g5x_2 = xor(g5x2, g5l_2) */
+	ldr q29, [sp, #176] /* reload g6x3.2 */
 	ldr q8, [sp, #80] /* reload g6x0.3 */
-	eor v13.16b, v28.16b, v8.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
+	eor v13.16b, v29.16b, v8.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
 	eor v13.16b, v13.16b, v30.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
 	eor v13.16b, v13.16b, v26.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
-	and v28.16b, v13.16b, v29.16b /* g6t_2_lo = and(g6t_2, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6t_2_hi = shr(g6t_2) */
-	tbl v28.16b, {v9.16b}, v28.16b /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	eor v28.16b, v28.16b, v13.16b /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
-	tbl v28.16b, {v28.16b}, v31.16b /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
-	aese v28.16b, v11.16b /* g6s_2_aes = aese(g6s_2_sr, zero_key) */
-	and v13.16b, v28.16b, v29.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v13.16b, {v13.16b}, v31.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
+	and v29.16b, v13.16b, v9.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
+	aese v29.16b, v13.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
+	and v13.16b, v29.16b, v9.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
 	tbl v13.16b, {v14.16b}, v13.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	tbl v28.16b, {v15.16b}, v28.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	eor v28.16b, v13.16b, v28.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	tbl v13.16b, {v28.16b}, v12.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	eor v13.16b, v28.16b, v13.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	tbl v8.16b, {v28.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	eor v8.16b, v28.16b, v8.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	rev32 v28.8h, v28.8h /* g6lr16_2 = rev(g6s_2) */
-	eor v28.16b, v8.16b, v28.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	ushr v8.4s, v28.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
-	sli v8.4s, v28.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
-	eor v28.16b, v13.16b, v8.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v29.16b, v13.16b, v29.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v13.16b, {v29.16b}, v10.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v13.16b, v29.16b, v13.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v8.16b, {v29.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v8.16b, v29.16b, v8.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	rev32 v29.8h, v29.8h /* g6lr16_2 = rev(g6s_2) */
+	eor v29.16b, v8.16b, v29.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	ushr v8.4s, v29.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
+	sli v8.4s, v29.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
+	eor v29.16b, v13.16b, v8.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	ldr q8, [sp, #144] /* reload g6x2.2 */
-	eor v28.16b, v8.16b, v28.16b /* g6x_2 = xor(g6x2, g6l_2) */
-	ldr q8, [sp, #208] /* reload g7x3.2 */
+	eor v29.16b, v8.16b, v29.16b /* g6x_2 = xor(g6x2, g6l_2) */
+	ldr q8, [sp, #192] /* reload g7x3.2 */
 	ldr q13, [sp, #96] /* reload g7x0.3 */
 	eor v8.16b, v8.16b, v13.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
 	eor v30.16b, v8.16b, v30.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
 	ldr q8, [sp, #128] /* reload g7x1.3 */
 	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
-	and v8.16b, v30.16b, v29.16b /* g7t_2_lo = and(g7t_2, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g7t_2_hi = shr(g7t_2) */
-	tbl v8.16b, {v9.16b}, v8.16b /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
-	eor v30.16b, v8.16b, v30.16b /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g7s_2_aes = aese(g7s_2_sr, zero_key) */
-	and v8.16b, v30.16b, v29.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
-	tbl v8.16b, {v14.16b}, v8.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	eor v30.16b, v8.16b, v30.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	tbl v8.16b, {v30.16b}, v12.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
+	and v8.16b, v30.16b, v9.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
+	aese v8.16b, v30.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
+	and v30.16b, v8.16b, v9.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v30.16b, v30.16b, v8.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v8.16b, {v30.16b}, v10.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
 	eor v8.16b, v30.16b, v8.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
 	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
 	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
@@ -2087,27 +2017,26 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	add x17, x5, #12
 	ld1r {v8.4s}, [x17] /* rkw_3 = bcast32() */
-	ldr q13, [sp, #288] /* reload g0x0.3 */
+	ldr q13, [sp, #272] /* reload g0x0.3 */
 	str q30, [sp, #160] /* spill g7x2.3 */
-	ldr q30, [sp, #272] /* reload g0x1.3 */
+	ldr q30, [sp, #256] /* reload g0x1.3 */
 	eor v13.16b, v13.16b, v30.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
 	eor v13.16b, v13.16b, v8.16b /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
 	eor v13.16b, v13.16b, v0.16b /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	and v30.16b, v13.16b, v29.16b /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0t_3_hi = shr(g0t_3) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	eor v30.16b, v30.16b, v13.16b /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g0s_3_aes = aese(g0s_3_sr, zero_key) */
-	and v13.16b, v30.16b, v29.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	tbl v13.16b, {v13.16b}, v31.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v30.16b, v13.16b, v9.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v30.16b, {v11.16b}, v30.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v30.16b, v13.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v13.16b, v30.16b, v9.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
 	tbl v13.16b, {v14.16b}, v13.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
 	tbl v30.16b, {v15.16b}, v30.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
 	eor v30.16b, v13.16b, v30.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	tbl v13.16b, {v30.16b}, v12.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	tbl v13.16b, {v30.16b}, v10.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
 	eor v13.16b, v30.16b, v13.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	str q0, [sp, #304] /* spill g0x2.3 */
+	str q0, [sp, #288] /* spill g0x2.3 */
 	tbl v0.16b, {v30.16b}, v4.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
 	eor v0.16b, v30.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
 	rev32 v30.8h, v30.8h /* g0lr16_3 = rev(g0s_3) */
@@ -2115,26 +2044,25 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	ushr v30.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
 	sli v30.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
 	eor v0.16b, v13.16b, v30.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	ldr q30, [sp, #256] /* reload g0x3.2 */
+	ldr q30, [sp, #240] /* reload g0x3.2 */
 	eor v0.16b, v30.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
 	eor v30.16b, v3.16b, v2.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
 	eor v30.16b, v30.16b, v8.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
 	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	and v13.16b, v30.16b, v29.16b /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g1t_3_hi = shr(g1t_3) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g1s_3_aes = aese(g1s_3_sr, zero_key) */
-	and v13.16b, v30.16b, v29.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	tbl v13.16b, {v30.16b}, v12.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v13.16b, v30.16b, v9.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v13.16b, v30.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v30.16b, v13.16b, v9.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v13.16b, {v30.16b}, v10.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	eor v13.16b, v30.16b, v13.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	str q3, [sp, #256] /* spill g1x0.3 */
+	str q3, [sp, #240] /* spill g1x0.3 */
 	tbl v3.16b, {v30.16b}, v4.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
 	eor v3.16b, v30.16b, v3.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
 	rev32 v30.8h, v30.8h /* g1lr16_3 = rev(g1s_3) */
@@ -2142,26 +2070,25 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	ushr v30.4s, v3.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
 	sli v30.4s, v3.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
 	eor v3.16b, v13.16b, v30.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	ldr q30, [sp, #240] /* reload g1x3.2 */
+	ldr q30, [sp, #224] /* reload g1x3.2 */
 	eor v3.16b, v30.16b, v3.16b /* g1x_3 = xor(g1x3, g1l_3) */
 	eor v30.16b, v7.16b, v6.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
 	eor v30.16b, v30.16b, v8.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
 	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	and v13.16b, v30.16b, v29.16b /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g2t_3_hi = shr(g2t_3) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g2s_3_aes = aese(g2s_3_sr, zero_key) */
-	and v13.16b, v30.16b, v29.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	tbl v13.16b, {v30.16b}, v12.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v13.16b, v30.16b, v9.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v13.16b, v30.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v30.16b, v13.16b, v9.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v13.16b, {v30.16b}, v10.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	eor v13.16b, v30.16b, v13.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	str q7, [sp, #240] /* spill g2x0.3 */
+	str q7, [sp, #224] /* spill g2x0.3 */
 	tbl v7.16b, {v30.16b}, v4.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
 	eor v7.16b, v30.16b, v7.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	rev32 v30.8h, v30.8h /* g2lr16_3 = rev(g2s_3) */
@@ -2169,26 +2096,25 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	ushr v30.4s, v7.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
 	sli v30.4s, v7.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
 	eor v7.16b, v13.16b, v30.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	ldr q30, [sp, #224] /* reload g2x3.2 */
+	ldr q30, [sp, #208] /* reload g2x3.2 */
 	eor v7.16b, v30.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
 	eor v30.16b, v19.16b, v16.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
 	eor v30.16b, v30.16b, v8.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
 	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	and v13.16b, v30.16b, v29.16b /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g3t_3_hi = shr(g3t_3) */
-	tbl v13.16b, {v9.16b}, v13.16b /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g3s_3_aes = aese(g3s_3_sr, zero_key) */
-	and v13.16b, v30.16b, v29.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	tbl v13.16b, {v30.16b}, v12.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v13.16b, v30.16b, v9.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v13.16b, v30.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v30.16b, v13.16b, v9.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v13.16b, {v30.16b}, v10.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	eor v13.16b, v30.16b, v13.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	str q19, [sp, #224] /* spill g3x0.3 */
+	str q19, [sp, #208] /* spill g3x0.3 */
 	tbl v19.16b, {v30.16b}, v4.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
 	eor v19.16b, v30.16b, v19.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
 	rev32 v30.8h, v30.8h /* g3lr16_3 = rev(g3s_3) */
@@ -2200,19 +2126,18 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	eor v19.16b, v23.16b, v18.16b /* g4t_acc_6 = xor(g4x0, g4x1) */
 	eor v19.16b, v19.16b, v8.16b /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
 	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4t_acc_7, g4x2) */
-	and v30.16b, v19.16b, v29.16b /* g4t_3_lo = and(g4t_3, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g4t_3_hi = shr(g4t_3) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	tbl v19.16b, {v10.16b}, v19.16b /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	eor v19.16b, v30.16b, v19.16b /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
-	aese v19.16b, v11.16b /* g4s_3_aes = aese(g4s_3_sr, zero_key) */
-	and v30.16b, v19.16b, v29.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	tbl v19.16b, {v15.16b}, v19.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	eor v19.16b, v30.16b, v19.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	tbl v30.16b, {v19.16b}, v12.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
+	and v30.16b, v19.16b, v9.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
+	tbl v30.16b, {v11.16b}, v30.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
+	tbl v19.16b, {v12.16b}, v19.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
+	aese v30.16b, v19.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
+	and v19.16b, v30.16b, v9.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
+	tbl v19.16b, {v14.16b}, v19.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v19.16b, v19.16b, v30.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v30.16b, {v19.16b}, v10.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
 	eor v30.16b, v19.16b, v30.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
 	tbl v13.16b, {v19.16b}, v4.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
 	eor v13.16b, v19.16b, v13.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
@@ -2222,22 +2147,21 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	sli v13.4s, v19.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
 	eor v19.16b, v30.16b, v13.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	eor v19.16b, v21.16b, v19.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v21.16b, v25.16b, v22.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
+	eor v21.16b, v27.16b, v22.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
 	eor v21.16b, v21.16b, v8.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	eor v21.16b, v21.16b, v27.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
-	and v30.16b, v21.16b, v29.16b /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* g5t_3_hi = shr(g5t_3) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	tbl v21.16b, {v10.16b}, v21.16b /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	eor v21.16b, v30.16b, v21.16b /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
-	aese v21.16b, v11.16b /* g5s_3_aes = aese(g5s_3_sr, zero_key) */
-	and v30.16b, v21.16b, v29.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	tbl v21.16b, {v15.16b}, v21.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	eor v21.16b, v30.16b, v21.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	tbl v30.16b, {v21.16b}, v12.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v21.16b, v21.16b, v28.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
+	and v30.16b, v21.16b, v9.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
+	tbl v30.16b, {v11.16b}, v30.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
+	tbl v21.16b, {v12.16b}, v21.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
+	aese v30.16b, v21.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
+	and v21.16b, v30.16b, v9.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	tbl v21.16b, {v14.16b}, v21.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v21.16b, v21.16b, v30.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v30.16b, {v21.16b}, v10.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
 	eor v30.16b, v21.16b, v30.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
 	tbl v13.16b, {v21.16b}, v4.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
 	eor v13.16b, v21.16b, v13.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
@@ -2246,55 +2170,51 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	ushr v13.4s, v21.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
 	sli v13.4s, v21.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
 	eor v21.16b, v30.16b, v13.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	ldr q30, [sp, #176] /* reload g5x3.2 */
-	eor v21.16b, v30.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
-	ldr q30, [sp, #80] /* reload g6x0.3 */
-	eor v13.16b, v30.16b, v26.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
-	eor v13.16b, v13.16b, v8.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	eor v13.16b, v13.16b, v28.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
-	and v30.16b, v13.16b, v29.16b /* g6t_3_lo = and(g6t_3, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6t_3_hi = shr(g6t_3) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	eor v30.16b, v30.16b, v13.16b /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g6s_3_aes = aese(g6s_3_sr, zero_key) */
-	and v13.16b, v30.16b, v29.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	tbl v13.16b, {v30.16b}, v12.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v21.16b, v25.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
+	ldr q25, [sp, #80] /* reload g6x0.3 */
+	eor v30.16b, v25.16b, v26.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
+	eor v30.16b, v30.16b, v8.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
+	eor v30.16b, v30.16b, v29.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
+	and v13.16b, v30.16b, v9.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
+	aese v13.16b, v30.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
+	and v30.16b, v13.16b, v9.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v13.16b, {v30.16b}, v10.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
 	eor v13.16b, v30.16b, v13.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	str q26, [sp, #112] /* spill g6x1.3 */
-	tbl v26.16b, {v30.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	eor v26.16b, v30.16b, v26.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	tbl v25.16b, {v30.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v25.16b, v30.16b, v25.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
 	rev32 v30.8h, v30.8h /* g6lr16_3 = rev(g6s_3) */
-	eor v26.16b, v26.16b, v30.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	ushr v30.4s, v26.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
-	sli v30.4s, v26.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
-	eor v26.16b, v13.16b, v30.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	ldr q30, [sp, #192] /* reload g6x3.2 */
-	eor v26.16b, v30.16b, v26.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	eor v25.16b, v25.16b, v30.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v30.4s, v25.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v30.4s, v25.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v25.16b, v13.16b, v30.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q30, [sp, #176] /* reload g6x3.2 */
+	eor v25.16b, v30.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
 	ldr q30, [sp, #96] /* reload g7x0.3 */
 	ldr q13, [sp, #128] /* reload g7x1.3 */
 	eor v30.16b, v30.16b, v13.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
 	eor v30.16b, v30.16b, v8.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
 	ldr q8, [sp, #160] /* reload g7x2.3 */
 	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
-	and v8.16b, v30.16b, v29.16b /* g7t_3_lo = and(g7t_3, nibble_mask) */
-	tbl v8.16b, {v9.16b}, v8.16b /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
-	ushr v30.16b, v30.16b, #4 /* g7t_3_hi = shr(g7t_3) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
-	eor v30.16b, v8.16b, v30.16b /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
-	aese v30.16b, v11.16b /* g7s_3_aes = aese(g7s_3_sr, zero_key) */
-	and v8.16b, v30.16b, v29.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	tbl v8.16b, {v14.16b}, v8.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	ushr v30.16b, v30.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	eor v30.16b, v8.16b, v30.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	tbl v8.16b, {v30.16b}, v12.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
+	and v8.16b, v30.16b, v9.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
+	ushr v30.16b, v30.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
+	aese v8.16b, v30.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
+	and v30.16b, v8.16b, v9.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v8.16b, v8.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v30.16b, v30.16b, v8.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v8.16b, {v30.16b}, v10.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
 	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
 	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
 	eor v8.16b, v30.16b, v8.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
@@ -2303,33 +2223,34 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	ushr v13.4s, v30.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
 	sli v13.4s, v30.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
 	eor v30.16b, v8.16b, v13.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	ldr q8, [sp, #208] /* reload g7x3.2 */
+	ldr q8, [sp, #192] /* reload g7x3.2 */
 	eor v30.16b, v8.16b, v30.16b /* g7x_3 = xor(g7x3, g7l_3) */
-	str q25, [sp, #64] /* spill g5x0.2 */
-	str q28, [sp, #144] /* spill g6x2.2 */
-	str q21, [sp, #176] /* spill g5x3.2 */
-	str q26, [sp, #192] /* spill g6x3.2 */
-	str q30, [sp, #208] /* spill g7x3.2 */
-	ldr q4, [sp, #304] /* reload g0x2.3 */
+	str q27, [sp, #64] /* spill g5x0.2 */
+	str q26, [sp, #112] /* spill g6x1.2 */
+	str q29, [sp, #144] /* spill g6x2.2 */
+	str q25, [sp, #176] /* spill g6x3.2 */
+	str q30, [sp, #192] /* spill g7x3.2 */
+	ldr q4, [sp, #288] /* reload g0x2.3 */
+	mov v25.16b, v21.16b /* g5x3.3 */
 	mov v21.16b, v19.16b /* g4x3.3 */
-	ldr q19, [sp, #240] /* reload g2x0.3 */
+	ldr q19, [sp, #224] /* reload g2x0.3 */
 	mov v26.16b, v18.16b /* g4x1.3 */
 	mov v18.16b, v6.16b /* g2x1.3 */
 	mov v6.16b, v2.16b /* g1x1.3 */
-	ldr q2, [sp, #272] /* reload g0x1.3 */
-	mov v28.16b, v24.16b /* g4x2.3 */
-	mov v24.16b, v20.16b /* g3x2.3 */
-	mov v20.16b, v5.16b /* g2x2.3 */
-	mov v5.16b, v7.16b /* g2x3.3 */
-	ldr q7, [sp, #256] /* reload g1x0.3 */
+	ldr q2, [sp, #256] /* reload g0x1.3 */
+	mov v27.16b, v23.16b /* g4x0.3 */
+	ldr q23, [sp, #208] /* reload g3x0.3 */
 	mov v30.16b, v22.16b /* g5x1.3 */
 	mov v22.16b, v16.16b /* g3x1.3 */
 	mov v16.16b, v1.16b /* g1x2.3 */
 	mov v1.16b, v3.16b /* g1x3.3 */
-	ldr q3, [sp, #288] /* reload g0x0.3 */
-	mov v8.16b, v27.16b /* g5x2.3 */
-	mov v27.16b, v23.16b /* g4x0.3 */
-	ldr q23, [sp, #224] /* reload g3x0.3 */
+	ldr q3, [sp, #272] /* reload g0x0.3 */
+	mov v8.16b, v28.16b /* g5x2.3 */
+	mov v28.16b, v24.16b /* g4x2.3 */
+	mov v24.16b, v20.16b /* g3x2.3 */
+	mov v20.16b, v5.16b /* g2x2.3 */
+	mov v5.16b, v7.16b /* g2x3.3 */
+	ldr q7, [sp, #240] /* reload g1x0.3 */
 	mov v13.16b, v0.16b /* g0x3.3 */
 	add x5, x5, #16
 	subs x4, x4, #1
@@ -2338,18 +2259,18 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
 	zip1 v0.4s, v13.4s, v2.4s /* tro0 = unpacklo(g0x3, g0x1) */
 	zip2 v2.4s, v13.4s, v2.4s /* tro0_1 = unpackhi(g0x3, g0x1) */
-	zip1 v25.4s, v4.4s, v3.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
+	zip1 v29.4s, v4.4s, v3.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
 	zip2 v3.4s, v4.4s, v3.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
-	zip1 v4.4s, v0.4s, v25.4s /* tro1 = unpacklo(tro0, tro0_2) */
-	zip2 v0.4s, v0.4s, v25.4s /* tro1_1 = unpackhi(tro0, tro0_2) */
+	zip1 v4.4s, v0.4s, v29.4s /* tro1 = unpacklo(tro0, tro0_2) */
+	zip2 v0.4s, v0.4s, v29.4s /* tro1_1 = unpackhi(tro0, tro0_2) */
 	rev32 v4.16b, v4.16b /* outbe = rev(tro1) */
 	rev32 v0.16b, v0.16b /* outbe_1 = rev(tro1_1) */
-	zip1 v25.4s, v2.4s, v3.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	zip1 v29.4s, v2.4s, v3.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	zip2 v2.4s, v2.4s, v3.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	rev32 v3.16b, v25.16b /* outbe_2 = rev(tro1_2) */
+	rev32 v3.16b, v29.16b /* outbe_2 = rev(tro1_2) */
 	rev32 v2.16b, v2.16b /* outbe_3 = rev(tro1_3) */
-	ldr q25, [x3] /* msg = load() */
-	eor v4.16b, v4.16b, v25.16b /* ct = xor(outbe, msg) */
+	ldr q29, [x3] /* msg = load() */
+	eor v4.16b, v4.16b, v29.16b /* ct = xor(outbe, msg) */
 	str q4, [x2] /* store ct */
 	ldr q4, [x3, #16] /* msg_1 = load() */
 	eor v0.16b, v0.16b, v4.16b /* ct_1 = xor(outbe_1, msg_1) */
@@ -2456,33 +2377,32 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	ldr q0, [x3, #304] /* msg_19 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_19 = xor(outbe_19, msg_19) */
 	str q0, [x2, #304] /* store ct_19 */
-	ldr q0, [sp, #176] /* reload g5x3.2 */
-	zip1 v1.4s, v0.4s, v30.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
-	zip2 v0.4s, v0.4s, v30.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
+	zip1 v0.4s, v25.4s, v30.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
+	zip2 v1.4s, v25.4s, v30.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
 	ldr q2, [sp, #64] /* reload g5x0.2 */
 	zip1 v3.4s, v8.4s, v2.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
 	zip2 v2.4s, v8.4s, v2.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
-	zip1 v4.4s, v1.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	zip2 v1.4s, v1.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	zip1 v4.4s, v0.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	zip2 v0.4s, v0.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
 	rev32 v3.16b, v4.16b /* outbe_20 = rev(tro1_20) */
-	rev32 v1.16b, v1.16b /* outbe_21 = rev(tro1_21) */
-	zip1 v4.4s, v0.4s, v2.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	zip2 v0.4s, v0.4s, v2.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	rev32 v0.16b, v0.16b /* outbe_21 = rev(tro1_21) */
+	zip1 v4.4s, v1.4s, v2.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	zip2 v1.4s, v1.4s, v2.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
 	rev32 v2.16b, v4.16b /* outbe_22 = rev(tro1_22) */
-	rev32 v0.16b, v0.16b /* outbe_23 = rev(tro1_23) */
+	rev32 v1.16b, v1.16b /* outbe_23 = rev(tro1_23) */
 	ldr q4, [x3, #320] /* msg_20 = load() */
 	eor v3.16b, v3.16b, v4.16b /* ct_20 = xor(outbe_20, msg_20) */
 	str q3, [x2, #320] /* store ct_20 */
 	ldr q3, [x3, #336] /* msg_21 = load() */
-	eor v1.16b, v1.16b, v3.16b /* ct_21 = xor(outbe_21, msg_21) */
-	str q1, [x2, #336] /* store ct_21 */
-	ldr q1, [x3, #352] /* msg_22 = load() */
-	eor v1.16b, v2.16b, v1.16b /* ct_22 = xor(outbe_22, msg_22) */
-	str q1, [x2, #352] /* store ct_22 */
-	ldr q1, [x3, #368] /* msg_23 = load() */
-	eor v0.16b, v0.16b, v1.16b /* ct_23 = xor(outbe_23, msg_23) */
+	eor v0.16b, v0.16b, v3.16b /* ct_21 = xor(outbe_21, msg_21) */
+	str q0, [x2, #336] /* store ct_21 */
+	ldr q0, [x3, #352] /* msg_22 = load() */
+	eor v0.16b, v2.16b, v0.16b /* ct_22 = xor(outbe_22, msg_22) */
+	str q0, [x2, #352] /* store ct_22 */
+	ldr q0, [x3, #368] /* msg_23 = load() */
+	eor v0.16b, v1.16b, v0.16b /* ct_23 = xor(outbe_23, msg_23) */
 	str q0, [x2, #368] /* store ct_23 */
-	ldr q0, [sp, #192] /* reload g6x3.2 */
+	ldr q0, [sp, #176] /* reload g6x3.2 */
 	ldr q1, [sp, #112] /* reload g6x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
@@ -2510,7 +2430,7 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	ldr q1, [x3, #432] /* msg_27 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_27 = xor(outbe_27, msg_27) */
 	str q0, [x2, #432] /* store ct_27 */
-	ldr q0, [sp, #208] /* reload g7x3.2 */
+	ldr q0, [sp, #192] /* reload g7x3.2 */
 	ldr q1, [sp, #128] /* reload g7x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
@@ -2542,9 +2462,15 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #320
+	add sp, sp, #304
 	ret
 SYM_FUNC_END(sm4_wordslice_neon_aes_batch_xor)
+
+/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_0_inv_shift_rows, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_0_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_0_nibble_mask, "aM", %progbits, 16
@@ -2563,18 +2489,6 @@ SYM_FUNC_END(sm4_wordslice_neon_aes_batch_xor)
 	.balign 16
 .Lsm4_wordslice_neon_aes_0_tbl_hi:
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
-
-/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
-	.section .rodata.cst16.sm4_wordslice_neon_aes_0_inv_shift_rows, "aM", %progbits, 16
-	.balign 16
-.Lsm4_wordslice_neon_aes_0_inv_shift_rows:
-	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
-
-/* zero_key: AESE key 0: nothing XORed before SubBytes */
-	.section .rodata.cst16.sm4_wordslice_neon_aes_0_zero_key, "aM", %progbits, 16
-	.balign 16
-.Lsm4_wordslice_neon_aes_0_zero_key:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
 /* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_0_tbl_lo_1, "aM", %progbits, 16
@@ -2600,6 +2514,12 @@ SYM_FUNC_END(sm4_wordslice_neon_aes_batch_xor)
 .Lsm4_wordslice_neon_aes_0_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 
+/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_1_inv_shift_rows, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_1_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* nibble_mask: low nibble of every byte */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_1_nibble_mask, "aM", %progbits, 16
 	.balign 16
@@ -2617,18 +2537,6 @@ SYM_FUNC_END(sm4_wordslice_neon_aes_batch_xor)
 	.balign 16
 .Lsm4_wordslice_neon_aes_1_tbl_hi:
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
-
-/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
-	.section .rodata.cst16.sm4_wordslice_neon_aes_1_inv_shift_rows, "aM", %progbits, 16
-	.balign 16
-.Lsm4_wordslice_neon_aes_1_inv_shift_rows:
-	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
-
-/* zero_key: AESE key 0: nothing XORed before SubBytes */
-	.section .rodata.cst16.sm4_wordslice_neon_aes_1_zero_key, "aM", %progbits, 16
-	.balign 16
-.Lsm4_wordslice_neon_aes_1_zero_key:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
 /* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_1_tbl_lo_1, "aM", %progbits, 16
