@@ -30,14 +30,11 @@
  * gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 4 lanes: 1 group of 4 (one 128-bit register per word and group).
- * The keystream functions keep the LFSR in the state array: each round loads
- * the cells it uses and stores its new cell at once: fewer values for the
- * compiler to hold in registers (zuc.block_form, below).
  *
  * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
  *   zuc.s1_isomorphism = 0, zuc.s0_form = folded, zuc.add_form = min,
  *   zuc.rot16_form = rotate, zuc.swap_form = interleave,
- *   zuc.block_form = lfsr_in_memory, zuc.schedule_before_ra = false,
+ *   zuc.block_form = unrolled, zuc.schedule_before_ra = false,
  *   zuc.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
  */
