@@ -51,6 +51,7 @@ def every_form():
     results.append(b.lookup16(table, b.and_(x[1], b.const(bytes([15]) * 16, "low", "low nibbles"))))
     results.append(b.lookup16(x[2], b.const(bytes(i ^ 3 for i in range(16)), "rev", "bytes reversed per word")))
     results.append(b._emit("eor3", (x[0], x[3], x[5]), "three"))
+    results += [b._emit("trn", (x[1], x[4]), "trn", half=half, lane=lane) for half, lane in ((1, 8), (2, 16), (2, 32))]
     results.append(b.sm4_rounds4(x[4], x[5]))
     for i, value in enumerate(results):
         b.store("out", 16 * i, value)
@@ -66,7 +67,8 @@ def test_every_instruction_form_computes_what_the_interpreter_does(tmp_path):
     program, count = every_form()
     text = assembly_file("/* test */", [("kernel_asm", program)], SM4, "t")
     for form in ("\tbsl ", "\tbit ", "\tbif ", "\tsli ", "\tsm4e ", "\teor3 ", "\trev32 ", "\ttbl ", "\tldur ",
-                 "\tld1r ", "\tadd x17, x0, #1, lsl #12", "\tzip1 ", "\tzip2 ", "\tumin ", "\tsmax ", "\tbic "):
+                 "\tld1r ", "\tadd x17, x0, #1, lsl #12", "\tzip1 ", "\tzip2 ", "\tumin ", "\tsmax ", "\tbic ",
+                 "\ttrn1 ", "\ttrn2 "):
         assert form in text, form
     aese = [line.split("/*")[0].split() for line in text.splitlines() if line.startswith("\taese ")]
     assert len(aese) == 2

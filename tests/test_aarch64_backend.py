@@ -116,14 +116,39 @@ def test_selects_that_interleave_elements_become_trn():
         b.store("out", 32 * k + 16, b.select(odd, x, b.shl(y, 8 * size, 16 * size)))
     other = b.const(bytes([0, 0xFF, 0xFF, 0]) * 4, "other", "not odd elements")
     b.store("out", 96, b.select(other, b.shr(x, 8, 16), y))
+    odd = b.const(bytes([0, 0xFF]) * 8, "odd1", "odd bytes")
+    b.store("out", 112, b.select(odd, b.shr(x, 4, 16), y))        # not a whole element: no TRN
     program = b.finish()
     lowered = SIMD_TARGETS["neon"].lower(program)
     ops = _opcodes(lowered)
-    assert ops.count("trn") == 6 and ops.count("bsl") == 1
-    assert ops.count("shr") + ops.count("shl") == 1
-    memory = {"m": bytes(range(101, 133)), "out": bytes(112)}
+    assert ops.count("trn") == 6 and ops.count("bsl") == 2
+    assert ops.count("shr") + ops.count("shl") == 2
+    memory = {"m": bytes(range(101, 133)), "out": bytes(128)}
     outs = [bytes(run(p, {k: bytearray(v) for k, v in memory.items()})["out"]) for p in (program, lowered)]
     assert outs[0] == outs[1]
+
+
+def _defining_opcode(program, value):
+    """The opcode of the op in `program` that makes `value`."""
+    return next(s.opcode for s in program.walk() if isinstance(s, Op) and s.result is value)
+
+
+def test_aese_takes_a_xor_only_where_nothing_else_reads_it():
+    def program(shared):
+        b = Builder("t", 128, ("m", "out"))
+        both = b.xor(b.load("m", 0), b.load("m", 16))
+        b.store("out", 0, b._emit("aese", (both, b.const(bytes(16), "zero", "key 0")), "a"))
+        if shared:
+            b.store("out", 16, both)
+        return b.finish()
+    for shared in (False, True):
+        source = program(shared)
+        lowered = rewrite(source, (rules.aese_takes_xor,))
+        aese_op = next(s for s in lowered.walk() if isinstance(s, Op) and s.opcode == "aese")
+        assert ("const" in [_defining_opcode(lowered, a) for a in aese_op.args]) == shared
+        memory = {"m": bytes(range(40, 72)), "out": bytes(32)}
+        outs = [bytes(run(p, {k: bytearray(v) for k, v in memory.items()})["out"]) for p in (source, lowered)]
+        assert outs[0] == outs[1]
 
 
 def test_the_nibble_tables_xor_goes_into_aese():
@@ -141,12 +166,8 @@ def test_the_nibble_tables_xor_goes_into_aese():
         source = program(shared)
         lowered = SIMD_TARGETS["neon_aes"].lower(source)
         aese_op = next(s for s in lowered.walk() if isinstance(s, Op) and s.opcode == "aese")
-        keys = [lowered_def(lowered, a) for a in aese_op.args]
+        keys = [_defining_opcode(lowered, a) for a in aese_op.args]
         assert ("const" in keys) == shared
         memory = {"m": bytes(range(3, 19)), "out": bytes(32)}
         outs = [bytes(run(p, {k: bytearray(v) for k, v in memory.items()})["out"]) for p in (source, lowered)]
         assert outs[0] == outs[1]
-
-
-def lowered_def(program, value):
-    return next(s.opcode for s in program.walk() if isinstance(s, Op) and s.result is value)

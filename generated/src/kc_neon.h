@@ -53,8 +53,6 @@
 #define kc_trn2_16(a, b) KC_BYTES(16, vtrn2q_u16(KC_AS(16, a), KC_AS(16, b)))
 #define kc_trn1_32(a, b) KC_BYTES(32, vtrn1q_u32(KC_AS(32, a), KC_AS(32, b)))
 #define kc_trn2_32(a, b) KC_BYTES(32, vtrn2q_u32(KC_AS(32, a), KC_AS(32, b)))
-#define kc_trn1_64(a, b) KC_BYTES(64, vtrn1q_u64(KC_AS(64, a), KC_AS(64, b)))
-#define kc_trn2_64(a, b) KC_BYTES(64, vtrn2q_u64(KC_AS(64, a), KC_AS(64, b)))
 
 /* REV: elements of the second size reversed within groups of the first (a
  * byte swap, a rotation by half a word): kc_rev32_16 swaps the halves of

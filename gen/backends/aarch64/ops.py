@@ -41,8 +41,8 @@ def _sli(op, args):
 def _trn(op, args):
     """TRN1 (half 1) / TRN2 (half 2) on `lane`-bit elements: the even (odd)
     elements of a and b, interleaved: (a_0, b_0, a_2, b_2, ...) or (a_1, b_1, ...)."""
-    k, lane = op.attrs["half"] - 1, op.attrs["lane"] // 8
-    a, b = (x.reshape(-1, 2, lane) for x in args)
+    k, size = op.attrs["half"] - 1, op.attrs["lane"] // 8
+    a, b = (x.reshape(-1, 2, size) for x in args)
     return np.stack((a[:, k], b[:, k]), axis=1).reshape(-1).copy()
 
 
