@@ -122,7 +122,8 @@ class LaneRound:
     def interleave_bytes(self, x, y, odd, hint):
         """(x_1, y_1, x_3, y_3, ...) from the odd bytes of x and y, or from their
         even bytes (x_0, y_0, x_2, y_2, ...): a shift of 16-bit elements by a
-        byte and a select, which AArch64 does in one TRN2 (TRN1)."""
+        byte and a select, which a backend with an element transpose lowers to
+        one instruction."""
         b = self.b
         if odd:
             return b.select(self.odd, b.shr(x, 8, 16, f"{hint}_sh"), y, hint)
