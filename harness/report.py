@@ -90,7 +90,8 @@ CIPHERS = {
     "ublock256_256": CipherInfo("uBlock-256/256", (), 65536, "ctr", UBLOCK_STREAMS, UBLOCK_MODEL),
 }
 
-# The uBlock paper's figures (shared/papers/ublock-avx2.md, section 3.2 and the
+# The uBlock paper's figures (Gao et al., "Fast software implementation of the block
+# cipher uBlock", J. National Univ. of Defense Technology 46(6), 2024: section 3.2 and the
 # conclusion), in Mbit/s: one key, and four keys (CBC), short messages, AVX2.
 # Reference lines only: not measured here.  A "short message" is one block
 # (128 or 256 bits) encrypted 1,000,000 times in a loop per test (section

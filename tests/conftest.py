@@ -11,7 +11,7 @@ from gen.linalg.bits import BitMatrix
 from gen.linalg.sbox_decompose import Decomposition
 
 ROOT = Path(__file__).resolve().parents[1]
-VECTORS = ROOT.parent / "shared" / "vectors"
+VECTORS = ROOT / "tests" / "vectors"
 
 
 @pytest.fixture(scope="session")

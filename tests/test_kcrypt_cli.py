@@ -6,11 +6,11 @@ which also builds generated/), then every test runs build/kcrypt as a subprocess
 * encrypt/decrypt of every mode against an oracle: the `openssl enc -sm4-<mode> -nopad`
   command when this OpenSSL has SM4, else the Python reference model
   (gen.kernels.sm4_reference) wrapped in ECB/CBC/CTR here;
-* the official vectors (shared/vectors/sm4.json) through the CLI, on every
+* the official vectors (tests/vectors/sm4.json) through the CLI, on every
   implementation this machine can run (native, and emulated with --emulated);
 * each error case: non-zero exit, nothing on stdout, a message on stderr;
 * the shape of --list-targets / --list-impls;
-* ZUC (zuc128 / zuc256 enc and mac): the vectors of shared/vectors/zuc.json and
+* ZUC (zuc128 / zuc256 enc and mac): the vectors of tests/vectors/zuc.json and
   the Python reference model (gen.kernels.zuc_reference) through the CLI on every
   implementation, --bits, --tag, --mac-method, and the error cases;
 * streaming (kcrypt reads stdin in 1 MiB pieces and writes as it goes), for every
@@ -23,7 +23,7 @@ which also builds generated/), then every test runs build/kcrypt as a subprocess
 
 Environment: KC_BUILD_DIR (default <repo>/build) and KC_GENERATED (default: the
 repo's generated/) redirect the build; KC_VECTORS_DIR overrides the vectors
-folder (default <repo>/../shared/vectors).
+folder (default <repo>/tests/vectors).
 """
 
 import json
@@ -177,10 +177,10 @@ def random_case(seed, mode, length):
 # --------------------------------------------------------------------------
 
 def load_vectors():
-    folder = Path(os.environ.get("KC_VECTORS_DIR", REPO.parent / "shared" / "vectors"))
+    folder = Path(os.environ.get("KC_VECTORS_DIR", REPO / "tests" / "vectors"))
     path = folder / "sm4.json"
     if not path.is_file():
-        pytest.fail(f"{path} not found: clone shared/ beside the repository or set KC_VECTORS_DIR")
+        pytest.fail(f"{path} not found: restore tests/vectors or set KC_VECTORS_DIR")
     doc = json.loads(path.read_text())
     return [(mode, v) for mode in MODES for v in doc.get(mode, [])]
 
@@ -312,7 +312,7 @@ def test_large_input(kcrypt):
 
 
 def test_official_vectors(kcrypt, impls):
-    """shared/vectors/sm4.json through the CLI, with the default implementation
+    """tests/vectors/sm4.json through the CLI, with the default implementation
     and with every runnable one.  The 1,000,000-fold ECB vector would take a
     million processes here; build/verify runs it on every implementation."""
     vectors = load_vectors()
@@ -467,10 +467,10 @@ def zuc_selections(zuc_impls):
 
 
 def load_zuc_vectors():
-    folder = Path(os.environ.get("KC_VECTORS_DIR", REPO.parent / "shared" / "vectors"))
+    folder = Path(os.environ.get("KC_VECTORS_DIR", REPO / "tests" / "vectors"))
     path = folder / "zuc.json"
     if not path.is_file():
-        pytest.fail(f"{path} not found: clone shared/ beside the repository or set KC_VECTORS_DIR")
+        pytest.fail(f"{path} not found: restore tests/vectors or set KC_VECTORS_DIR")
     return json.loads(path.read_text())
 
 

@@ -45,7 +45,7 @@ MODES = ("ecb", "cbc", "ctr")
 def run(args, data=b"", env_extra=None, timeout=600):
     env = dict(os.environ)
     env.pop("KC_DISABLE_TARGETS", None)
-    env.setdefault("KC_VECTORS_DIR", str(REPO.parent / "shared" / "vectors"))
+    env.setdefault("KC_VECTORS_DIR", str(REPO / "tests" / "vectors"))
     if env_extra:
         env.update(env_extra)
     return subprocess.run([str(a) for a in args], input=data, capture_output=True, env=env,
@@ -118,9 +118,9 @@ def random_case(seed, variant, mode, length):
 
 
 def load_vectors():
-    path = Path(os.environ.get("KC_VECTORS_DIR", REPO.parent / "shared" / "vectors")) / "ublock.json"
+    path = Path(os.environ.get("KC_VECTORS_DIR", REPO / "tests" / "vectors")) / "ublock.json"
     if not path.is_file():
-        pytest.fail(f"{path} not found: clone shared/ beside the repository or set KC_VECTORS_DIR")
+        pytest.fail(f"{path} not found: restore tests/vectors or set KC_VECTORS_DIR")
     return json.loads(path.read_text())["vectors"]
 
 
@@ -173,7 +173,7 @@ def test_every_impl_against_the_model(harness_build, impls):
 
 
 def test_official_vectors_on_every_impl(harness_build, impls):
-    """shared/vectors/ublock.json through the CLI (the iterated ones would take
+    """tests/vectors/ublock.json through the CLI (the iterated ones would take
     a process per iteration here: build/verify runs those on every kernel)."""
     checked = 0
     for v in load_vectors():
@@ -353,7 +353,7 @@ def test_verify_names_the_fastest_kernel(verify_run, harness_build):
 
 def test_verify_fails_on_a_wrong_vector(harness_build, tmp_path):
     """A vector file with a wrong ciphertext makes verify fail (exit 1), naming it."""
-    folder = Path(os.environ.get("KC_VECTORS_DIR", REPO.parent / "shared" / "vectors"))
+    folder = Path(os.environ.get("KC_VECTORS_DIR", REPO / "tests" / "vectors"))
     doc = json.loads((folder / "ublock.json").read_text())
     doc["vectors"] = [v for v in doc["vectors"] if v.get("iterations", 1) == 1]
     ct = bytearray.fromhex(doc["vectors"][0]["ciphertext"])

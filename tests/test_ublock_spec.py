@@ -12,7 +12,7 @@ from gen.linalg.shuffle import inverse_permutation
 from gen.specs import ublock
 from gen.specs.validate import SpecError
 
-VECTORS = json.loads((Path(__file__).resolve().parents[2] / "shared/vectors/ublock.json").read_text())["vectors"]
+VECTORS = json.loads((Path(__file__).resolve().parent / "vectors" / "ublock.json").read_text())["vectors"]
 
 # The AVX2 paper's table 7, as printed (RC12 misprinted as 8e9adfc6).
 PRINTED_RC = ("988cc9dd f0e4a1b5 21357064 8397d2c6 c7d39682 4f5b1e0a 5e4a0f1b 7c682d39 392d687c b3a7e2f6 "

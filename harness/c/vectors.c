@@ -1,5 +1,5 @@
 /*
- * Locating the shared vectors and a small JSON reader; see vectors.h.
+ * Locating the repository's vectors and a small JSON reader; see vectors.h.
  */
 #define _XOPEN_SOURCE 700 /* realpath, readlink under -std=c11 */
 
@@ -32,13 +32,13 @@ static int file_exists(const char *dir, const char *file) {
 }
 
 /* Walks from `start` (an absolute directory) up to "/", looking for
- * <ancestor>/shared/vectors/<file>.  Returns 0 and fills buf when found. */
+ * <ancestor>/tests/vectors/<file>.  Returns 0 and fills buf when found. */
 static int search_upwards(const char *start, const char *file, char *buf, size_t size) {
   char dir[PATH_MAX];
   snprintf(dir, sizeof dir, "%s", start);
   for (;;) {
     char candidate[PATH_MAX];
-    if ((size_t)snprintf(candidate, sizeof candidate, "%s/shared/vectors",
+    if ((size_t)snprintf(candidate, sizeof candidate, "%s/tests/vectors",
                          strcmp(dir, "/") == 0 ? "" : dir) < sizeof candidate &&
         file_exists(candidate, file)) {
       snprintf(buf, size, "%s", candidate);
@@ -85,8 +85,8 @@ int kc_vectors_dir(const char *argv0, const char *file, char *buf, size_t size, 
   if (getcwd(cwd, sizeof cwd) && search_upwards(cwd, file, buf, size) == 0) return 0;
 
   snprintf(err, err_size,
-           "cannot find shared/vectors/%s above %s or above the current directory; "
-           "clone shared/ beside the repository or set KC_VECTORS_DIR",
+           "cannot find tests/vectors/%s above %s or above the current directory; "
+           "run from a checkout of the repository or set KC_VECTORS_DIR",
            file, exe[0] ? exe : "(unknown executable)");
   return -1;
 }

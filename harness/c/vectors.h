@@ -1,15 +1,14 @@
 /*
- * Test-vector files for the harness: locating the shared vectors folder and a
+ * Test-vector files for the harness: locating the vectors folder (tests/vectors) and a
  * small JSON reader, enough for the vector files' shape (objects, arrays,
  * strings, integers, plus true/false/null).  No dependencies.
  *
- * Where the vectors are: the repository's `shared/` folder lives beside the
- * repository (<repo>/../shared, as CI clones it), so vectors are in
- * <repo>/../shared/vectors.  kc_vectors_dir looks, in order:
+ * Where the vectors are: in the repository, <repo>/tests/vectors (each file
+ * names its sources; tests/vectors/README.md).  kc_vectors_dir looks, in order:
  *   1. $KC_VECTORS_DIR, if set (and then nowhere else);
- *   2. <A>/shared/vectors for each ancestor A of the directory holding the
- *      running executable (build/verify -> <repo>/build -> <repo> -> <repo>/..),
- *      so it works from any current directory;
+ *   2. <A>/tests/vectors for each ancestor A of the directory holding the
+ *      running executable (build/verify -> <repo>/build -> <repo>), so it
+ *      works from any current directory;
  *   3. the same for each ancestor of the current directory.
  */
 #ifndef KC_HARNESS_VECTORS_H

@@ -15,7 +15,7 @@
  * the native kernels this CPU runs and the SIMDe-emulated builds.
  *
  * Where the vectors are found is described in vectors.h ($KC_VECTORS_DIR, or
- * <repo>/../shared/vectors found upwards from the executable or the current
+ * <repo>/tests/vectors found upwards from the executable or the current
  * directory).
  *
  * Output: one line per shared section and per implementation,
@@ -239,8 +239,8 @@ static void usage(FILE *f) {
           "  --cipher NAME   test only sm4, only zuc or only ublock (all three variants)\n"
           "  --seed N        seed of the random cases (default 1)\n"
           "  --random N      exactly N random cases per implementation\n"
-          "Vectors: $KC_VECTORS_DIR, else shared/vectors found upwards from the\n"
-          "executable or the current directory (<repo>/../shared/vectors).\n");
+          "Vectors: $KC_VECTORS_DIR, else tests/vectors found upwards from the\n"
+          "executable or the current directory (<repo>/tests/vectors).\n");
 }
 
 /* Index of the cipher named `name`, or -1. */

@@ -5,10 +5,10 @@
  * For every registered implementation (native kernels this CPU runs, and the
  * SIMDe-emulated builds that sm4_register_emulated() adds):
  *
- *  1. Official vectors from shared/vectors/sm4.json (ECB including the
+ *  1. Official vectors from tests/vectors/sm4.json (ECB including the
  *     1,000,000-fold iteration, CBC, CTR), encrypting and decrypting, in place.
  *     Where to find that file is described in vectors.h ($KC_VECTORS_DIR, or
- *     <repo>/../shared/vectors found upwards from the executable or the
+ *     <repo>/tests/vectors found upwards from the executable or the
  *     current directory).
  *  2. Differential cases against the `reference` implementation and against
  *     OpenSSL's EVP SM4 (padding off), as verify_block.h describes: every

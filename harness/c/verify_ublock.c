@@ -18,7 +18,7 @@
  *     naming an implementation with no multi-key entry.
  *
  * Per implementation and variant:
- *   1. every vector of shared/vectors/ublock.json of that variant, in both
+ *   1. every vector of tests/vectors/ublock.json of that variant, in both
  *      directions, in place, the iterations included (ECB: the output
  *      encrypted again with the same key, `iterations` times in all, so the
  *      1,000,000-fold ones run on every kernel, emulated ones included); a

@@ -6,7 +6,7 @@
  * lengths of 1..8188 bytes, EIA3 lengths of 1..65504 bits: its limits).
  *
  * Shared section "zuc api", run once:
- *   - the official vectors of shared/vectors/zuc.json through the one-stream
+ *   - the official vectors of tests/vectors/zuc.json through the one-stream
  *     API: zuc_init + zuc_keystream, zuc_encrypt of zeros, zuc_mac with every
  *     tag length given; ZUC-256 with the IV in each form the vector gives and,
  *     where it gives only the 25-byte form, also packed here into 23 bytes;
