@@ -29,9 +29,15 @@ extern "C" {
 
 /* Return codes of the mode functions. */
 #define SM4_OK 0
-#define SM4_ERR_LENGTH (-1)   /* ECB/CBC input that is not a whole number of blocks */
+#define SM4_ERR_LENGTH (-1)   /* ECB/CBC input that is not a whole number of blocks, or len past SM4_MAX_LENGTH */
 #define SM4_ERR_NO_IMPL (-2)  /* no implementation, or one this CPU cannot run */
 #define SM4_ERR_STATE (-3)    /* streaming state not initialised, or already finished */
+#define SM4_ERR_ARGUMENT (-4) /* a direction or mode that is none of its enum's values */
+
+/* The longest input one call takes, in bytes: no buffer is longer than
+ * PTRDIFF_MAX bytes, and a length near SIZE_MAX is a negative one wrapped
+ * around.  A longer one is SM4_ERR_LENGTH. */
+#define SM4_MAX_LENGTH ((size_t)PTRDIFF_MAX)
 
 /* Expanded key: the round keys in the forms the strategies consume, for both
  * directions (decryption uses the round keys in reverse order). */
@@ -46,7 +52,9 @@ typedef enum { SM4_DECRYPT = 0, SM4_ENCRYPT = 1 } sm4_direction;
 typedef enum { SM4_MODE_ECB = 0, SM4_MODE_CBC = 1, SM4_MODE_CTR = 2 } sm4_mode;
 
 /* One kernel.  `crypt_blocks` runs ECB over `nblocks` whole blocks (any count,
- * unaligned buffers, in == out allowed) in the given direction. */
+ * unaligned buffers, in == out allowed) in the given direction, which the
+ * kernels take as given: SM4_ENCRYPT or SM4_DECRYPT (the mode functions below
+ * refuse any other value). */
 typedef struct sm4_impl {
   const char *name;      /* "<strategy>_<target>", e.g. "byteslice_avx2_vaes" */
   const char *strategy;  /* "byteslice", "wordslice" or "reference" */
@@ -84,7 +92,9 @@ void sm4_register_emulated(void);
  * accepts any length; ECB and CBC need a multiple of 16 bytes.  in == out is
  * allowed.  impl NULL means sm4_impl_best() (for CBC encryption, which runs one
  * block at a time, the SIMD kernel with the smallest batch).  Returns SM4_OK or
- * an error. */
+ * an error, checked in this order: SM4_ERR_ARGUMENT for a mode or direction
+ * out of range (CTR's direction too, which it does not use), SM4_ERR_NO_IMPL,
+ * SM4_ERR_LENGTH; a refused call writes nothing. */
 int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_key *key,
               const uint8_t iv[SM4_BLOCK_BYTES], const uint8_t *in, uint8_t *out, size_t len);
 
@@ -129,8 +139,10 @@ typedef struct sm4_ctr_state {
  * SM4_ERR_STATE for st NULL. */
 int sm4_ctr_init(sm4_ctr_state *st, const sm4_impl *impl, const sm4_key *key, const uint8_t iv[SM4_BLOCK_BYTES]);
 /* Encrypts (or decrypts: the same operation) the next len bytes of the
- * stream, any len including 0; a piece may end inside a block and the next
- * one goes on there.  in == out is allowed.  Returns SM4_OK or SM4_ERR_STATE. */
+ * stream, any len including 0 (at most SM4_MAX_LENGTH); a piece may end
+ * inside a block and the next one goes on there.  in == out is allowed.
+ * Returns SM4_OK, SM4_ERR_STATE, or SM4_ERR_LENGTH (nothing written, the
+ * state unchanged). */
 int sm4_ctr_update(sm4_ctr_state *st, const uint8_t *in, uint8_t *out, size_t len);
 /* Ends the stream: wipes *st.  Returns SM4_OK, or SM4_ERR_STATE (st not live,
  * left untouched). */
@@ -149,14 +161,16 @@ typedef struct sm4_cbc_state {
 } sm4_cbc_state;
 
 /* Starts a CBC stream in direction dir at iv (16 bytes).  Any previous
- * contents of *st are overwritten.  Returns SM4_OK, or SM4_ERR_NO_IMPL (st
- * left not live), or SM4_ERR_STATE for st NULL. */
+ * contents of *st are overwritten.  Returns SM4_OK, or (st left not live)
+ * SM4_ERR_ARGUMENT for a direction out of range, SM4_ERR_NO_IMPL; or
+ * SM4_ERR_STATE for st NULL. */
 int sm4_cbc_init(sm4_cbc_state *st, const sm4_impl *impl, sm4_direction dir, const sm4_key *key,
                  const uint8_t iv[SM4_BLOCK_BYTES]);
-/* Encrypts or decrypts the next len bytes, a multiple of 16 (0 allowed).
- * in == out is allowed.  Returns SM4_OK, SM4_ERR_STATE, or SM4_ERR_LENGTH for
- * a len that is not whole blocks: then nothing is written and the state is
- * unchanged, so the caller may retry with whole blocks. */
+/* Encrypts or decrypts the next len bytes, a multiple of 16 (0 allowed) up
+ * to SM4_MAX_LENGTH.  in == out is allowed.  Returns SM4_OK, SM4_ERR_STATE,
+ * or SM4_ERR_LENGTH for a len that is not whole blocks or too long: then
+ * nothing is written and the state is unchanged, so the caller may retry
+ * with whole blocks. */
 int sm4_cbc_update(sm4_cbc_state *st, const uint8_t *in, uint8_t *out, size_t len);
 /* Ends the stream: wipes *st.  Returns SM4_OK, or SM4_ERR_STATE (st not live,
  * left untouched). */

@@ -40,10 +40,17 @@ extern "C" {
 
 /* Return codes. */
 #define UBLOCK_OK 0
-#define UBLOCK_ERR_LENGTH (-1)   /* ECB/CBC input that is not a whole number of blocks */
+#define UBLOCK_ERR_LENGTH (-1)   /* ECB/CBC input that is not a whole number of blocks, or len past UBLOCK_MAX_LENGTH */
 #define UBLOCK_ERR_NO_IMPL (-2)  /* no implementation, one this CPU cannot run, or no multi-key entry */
 #define UBLOCK_ERR_VARIANT (-3)  /* an unknown variant, or keys of different variants mixed */
 #define UBLOCK_ERR_STATE (-4)    /* streaming state not initialised, or already finished */
+#define UBLOCK_ERR_ARGUMENT (-5) /* a direction or mode that is none of its enum's values */
+
+/* The longest input one call takes, in bytes (per stream for
+ * ublock_crypt_multi): no buffer is longer than PTRDIFF_MAX bytes, and a
+ * length near SIZE_MAX is a negative one wrapped around.  A longer one is
+ * UBLOCK_ERR_LENGTH. */
+#define UBLOCK_MAX_LENGTH ((size_t)PTRDIFF_MAX)
 
 typedef enum {
     UBLOCK_128_128 = 0, /* 16 rounds */
@@ -102,7 +109,8 @@ typedef struct ublock_impl {
   unsigned batch_blocks[UBLOCK_VARIANT_COUNT]; /* blocks per kernel pass, per variant */
   int emulated;          /* 1: built against SIMDe (portable C), not native code */
   int (*cpu_supported)(void);
-  /* ECB over nblocks whole blocks of key->variant (any count, unaligned, in == out allowed). */
+  /* ECB over nblocks whole blocks of key->variant (any count, unaligned, in == out allowed);
+   * dir is taken as given, UBLOCK_ENCRYPT or UBLOCK_DECRYPT (the mode functions refuse others). */
   void (*crypt_blocks)(const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
                        size_t nblocks);
   /* n streams of nblocks blocks each, stream j with keys[j] (all one variant): ECB,
@@ -139,7 +147,11 @@ void ublock_register_emulated(void);
 /* Mode driver.  iv: one block for CBC and CTR (ignored for ECB).  CTR treats
  * the whole block as one big-endian integer and accepts any length; ECB and
  * CBC need whole blocks.  in == out is allowed.  impl NULL: the best native
- * one (for CBC encryption, the one with the smallest batch). */
+ * one (for CBC encryption, the one with the smallest batch).  Returns
+ * UBLOCK_OK or an error, checked in this order: UBLOCK_ERR_ARGUMENT for a
+ * mode or direction out of range (CTR's direction too, which it does not
+ * use), UBLOCK_ERR_VARIANT, UBLOCK_ERR_NO_IMPL, UBLOCK_ERR_LENGTH; a refused
+ * call writes nothing.  ublock_crypt_multi checks in the same order. */
 int ublock_crypt(const ublock_impl *impl, ublock_mode mode, ublock_direction dir, const ublock_key *key,
                  const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
 /* n independent streams of len bytes, each with its own key, IV and buffers.
@@ -190,9 +202,10 @@ typedef struct ublock_ctr_state {
  * NULL. */
 int ublock_ctr_init(ublock_ctr_state *st, const ublock_impl *impl, const ublock_key *key, const uint8_t *iv);
 /* Encrypts (or decrypts: the same operation) the next len bytes of the
- * stream, any len including 0; a piece may end inside a block and the next
- * one goes on there.  in == out is allowed.  Returns UBLOCK_OK or
- * UBLOCK_ERR_STATE. */
+ * stream, any len including 0 (at most UBLOCK_MAX_LENGTH); a piece may end
+ * inside a block and the next one goes on there.  in == out is allowed.
+ * Returns UBLOCK_OK, UBLOCK_ERR_STATE, or UBLOCK_ERR_LENGTH (nothing
+ * written, the state unchanged). */
 int ublock_ctr_update(ublock_ctr_state *st, const uint8_t *in, uint8_t *out, size_t len);
 /* Ends the stream: wipes *st.  Returns UBLOCK_OK, or UBLOCK_ERR_STATE (st not
  * live, left untouched). */
@@ -212,14 +225,16 @@ typedef struct ublock_cbc_state {
 
 /* Starts a CBC stream in direction dir at iv (one block).  Any previous
  * contents of *st are overwritten.  Returns UBLOCK_OK, or (st left not live)
- * UBLOCK_ERR_VARIANT for a key of no known variant, UBLOCK_ERR_NO_IMPL;
- * UBLOCK_ERR_STATE for st NULL. */
+ * UBLOCK_ERR_ARGUMENT for a direction out of range, UBLOCK_ERR_VARIANT for a
+ * key of no known variant, UBLOCK_ERR_NO_IMPL; UBLOCK_ERR_STATE for st
+ * NULL. */
 int ublock_cbc_init(ublock_cbc_state *st, const ublock_impl *impl, ublock_direction dir, const ublock_key *key,
                     const uint8_t *iv);
 /* Encrypts or decrypts the next len bytes, whole blocks of the key's variant
- * (0 allowed).  in == out is allowed.  Returns UBLOCK_OK, UBLOCK_ERR_STATE, or
- * UBLOCK_ERR_LENGTH for a len that is not whole blocks: then nothing is
- * written and the state is unchanged, so the caller may retry. */
+ * (0 allowed) up to UBLOCK_MAX_LENGTH.  in == out is allowed.  Returns
+ * UBLOCK_OK, UBLOCK_ERR_STATE, or UBLOCK_ERR_LENGTH for a len that is not
+ * whole blocks or too long: then nothing is written and the state is
+ * unchanged, so the caller may retry. */
 int ublock_cbc_update(ublock_cbc_state *st, const uint8_t *in, uint8_t *out, size_t len);
 /* Ends the stream: wipes *st.  Returns UBLOCK_OK, or UBLOCK_ERR_STATE (st not
  * live, left untouched). */

@@ -43,10 +43,25 @@ typedef enum { ZUC_128 = 128, ZUC_256 = 256 } zuc_variant;
 #define ZUC_ERR_TAG_LENGTH (-4) /* tag not 32/64/128 bits (ZUC-128: only 32) */
 #define ZUC_ERR_VARIANT (-5)    /* not ZUC_128 or ZUC_256 */
 #define ZUC_ERR_NO_IMPL (-6)    /* no implementation, or one this CPU cannot run */
-#define ZUC_ERR_ARGUMENT (-7)   /* NULL pointer where data is needed, or too many lanes */
+#define ZUC_ERR_ARGUMENT (-7)   /* NULL pointer where data is needed, a bad MAC method, or too many lanes */
 #define ZUC_ERR_STATE (-8)      /* state not initialised, or already finished */
-#define ZUC_ERR_MESSAGE_LENGTH (-9) /* more input than the standard allows for one MAC */
+#define ZUC_ERR_MESSAGE_LENGTH (-9) /* a MAC's message past ZUC_MAC_MAX_BITS, or a length past ZUC_MAX_LENGTH */
 const char *zuc_strerror(int status);
+
+/* The longest piece one call takes: ZUC_MAX_LENGTH bits (zuc_encrypt,
+ * zuc_encrypt_lanes, zuc_eea_final) or bytes (zuc_eea_update).  No buffer
+ * is longer than PTRDIFF_MAX bytes, and a count near SIZE_MAX is a negative
+ * one wrapped around; a longer one is ZUC_ERR_MESSAGE_LENGTH.  A MAC takes
+ * at most ZUC_MAC_MAX_BITS (below).
+ *
+ * The order of the checks, the same for the one-shot calls and the calls in
+ * pieces: the parameters (state, variant, key, IV, tag length, MAC method,
+ * kernel) first.  Then encryption checks its buffers (NULL with a length
+ * that is not 0: ZUC_ERR_ARGUMENT, however long), then the length; a MAC
+ * checks the length first (past its limit: ZUC_ERR_MESSAGE_LENGTH before
+ * msg is looked at, a NULL one too), then msg and tag.  A refused call
+ * writes nothing. */
+#define ZUC_MAX_LENGTH ((size_t)PTRDIFF_MAX)
 
 /* ---- one stream --------------------------------------------------------------- */
 
@@ -63,16 +78,16 @@ int zuc_init(zuc_state *st, zuc_variant variant, const uint8_t *key, size_t key_
 /* The next n keystream words (as the standards print them: z0 is bit 31 of word 0). */
 void zuc_keystream(zuc_state *st, uint32_t *words, size_t n);
 
-/* out = in XOR keystream over `bits` bits; the unused low bits of a final
- * partial byte of out are set to zero, as 128-EEA3 specifies.  in == out is
- * allowed; buffers need no alignment. */
+/* out = in XOR keystream over `bits` bits (at most ZUC_MAX_LENGTH); the
+ * unused low bits of a final partial byte of out are set to zero, as
+ * 128-EEA3 specifies.  in == out is allowed; buffers need no alignment. */
 int zuc_encrypt(zuc_variant variant, const uint8_t *key, size_t key_len, const uint8_t *iv, size_t iv_len,
                 const uint8_t *in, uint8_t *out, size_t bits);
 /* MAC of the first `bits` bits of msg (bit 0 = most significant bit of msg[0]).
  * ZUC-128 is 128-EIA3 (tag_bits 32); ZUC-256 takes 32, 64 or 128.  The tag is
  * written big-endian, tag_bits / 8 bytes.  More than ZUC_MAC_MAX_BITS bits
- * (2^32 - 1, below) give ZUC_ERR_MESSAGE_LENGTH, as in zuc_mac_lanes and the
- * MAC in pieces. */
+ * (2^32 - 1, below) give ZUC_ERR_MESSAGE_LENGTH, whatever msg is (NULL
+ * too), as in zuc_mac_lanes and the MAC in pieces. */
 int zuc_mac(zuc_variant variant, const uint8_t *key, size_t key_len, const uint8_t *iv, size_t iv_len,
             const uint8_t *msg, size_t bits, unsigned tag_bits, uint8_t *tag);
 
@@ -166,9 +181,10 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
  * whole state (kernel state, kept keystream, message bytes, MAC sums); a new
  * init makes it usable again.
  *
- * Lengths: encryption in pieces has no limit, as zuc_encrypt has none
- * (128-EEA3's LENGTH is a 32-bit count, so EEA3 itself stops at 2^32 - 1
- * bits: that bound is the caller's to keep).  A MAC state takes at most
+ * Lengths: encryption in pieces has no limit in all, and each piece at most
+ * ZUC_MAX_LENGTH, as zuc_encrypt takes (128-EEA3's LENGTH is a 32-bit count,
+ * so EEA3 itself stops at 2^32 - 1 bits: that bound is the caller's to
+ * keep).  A MAC state takes at most
  * ZUC_MAC_MAX_BITS message bits in all: 128-EIA3's LENGTH is a 32-bit count
  * of bits; for ZUC-256 the MAC as Bai, Jia and Zhu (2021) describe it states
  * no limit, so it gets the same 2^32 - 1.  An update or final that would go
@@ -192,12 +208,12 @@ typedef struct zuc_eea_state {
 /* Key and IV as zuc_encrypt takes them. */
 int zuc_eea_init(zuc_eea_state *st, const zuc_impl *impl, zuc_variant variant, const uint8_t *key, size_t key_len,
                  const uint8_t *iv, size_t iv_len);
-/* out = in XOR the next `bytes` keystream bytes (any count, 0 too); in == out
- * is allowed. */
+/* out = in XOR the next `bytes` keystream bytes (any count up to
+ * ZUC_MAX_LENGTH, 0 too); in == out is allowed. */
 int zuc_eea_update(zuc_eea_state *st, const uint8_t *in, uint8_t *out, size_t bytes);
-/* The last piece, in bits (0 allowed): out gets (bits + 7) / 8 bytes, the
- * unused low bits of a final partial byte set to 0 as 128-EEA3 says; then
- * the state is wiped. */
+/* The last piece, in bits (0 allowed, at most ZUC_MAX_LENGTH): out gets
+ * ceil(bits / 8) bytes, the unused low bits of a final partial byte set to
+ * 0 as 128-EEA3 says; then the state is wiped. */
 int zuc_eea_final(zuc_eea_state *st, const uint8_t *in, uint8_t *out, size_t bits);
 /* Wipes the state (NULL is ignored); init makes it usable again. */
 void zuc_eea_reset(zuc_eea_state *st);

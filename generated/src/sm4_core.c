@@ -260,6 +260,20 @@ static kc_block_cipher sm4_cipher(const sm4_bound *bound)
     return cipher;
 }
 
+/* 1 if dir is SM4_ENCRYPT or SM4_DECRYPT: the kernels index the key's two
+ * sets of round keys with it. */
+static int sm4_direction_valid(sm4_direction dir)
+{
+    return dir == SM4_ENCRYPT || dir == SM4_DECRYPT;
+}
+
+/* 1 if len suits the mode: whole blocks (but for CTR), and no longer than
+ * SM4_MAX_LENGTH. */
+static int sm4_length_valid(sm4_mode mode, size_t len)
+{
+    return len <= SM4_MAX_LENGTH && (mode == SM4_MODE_CTR || len % SM4_BLOCK_BYTES == 0);
+}
+
 /* The kernel a call runs: impl itself, or for NULL the default of the mode
  * and direction; NULL when there is none this CPU runs. */
 static const sm4_impl *sm4_resolve(const sm4_impl *impl, sm4_mode mode, sm4_direction dir)
@@ -276,25 +290,27 @@ static const sm4_impl *sm4_resolve(const sm4_impl *impl, sm4_mode mode, sm4_dire
 int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_key *key,
               const uint8_t iv[SM4_BLOCK_BYTES], const uint8_t *in, uint8_t *out, size_t len)
 {
+    if ((unsigned)mode > SM4_MODE_CTR || !sm4_direction_valid(dir))
+        return SM4_ERR_ARGUMENT;
     impl = sm4_resolve(impl, mode, dir);
     if (impl == NULL)
         return SM4_ERR_NO_IMPL;
-    if (mode != SM4_MODE_CTR && len % SM4_BLOCK_BYTES)
+    if (!sm4_length_valid(mode, len))
         return SM4_ERR_LENGTH;
     const sm4_bound bound = {impl, key};
     const kc_block_cipher cipher = sm4_cipher(&bound);
     switch (mode) {
     case SM4_MODE_ECB:
         impl->crypt_blocks(key, dir, in, out, len / SM4_BLOCK_BYTES);
-        return SM4_OK;
+        break;
     case SM4_MODE_CBC:
         kc_cbc_crypt(&cipher, dir == SM4_ENCRYPT, iv, in, out, len / SM4_BLOCK_BYTES);
-        return SM4_OK;
+        break;
     case SM4_MODE_CTR:
         kc_ctr_crypt(&cipher, iv, in, out, len);
-        return SM4_OK;
+        break;
     }
-    return SM4_ERR_NO_IMPL;
+    return SM4_OK;
 }
 
 int sm4_ecb_encrypt(const sm4_key *key, const uint8_t *in, uint8_t *out, size_t len)
@@ -353,6 +369,8 @@ int sm4_ctr_update(sm4_ctr_state *st, const uint8_t *in, uint8_t *out, size_t le
 {
     if (st == NULL || st->magic != KC_CTR_STATE_MAGIC)
         return SM4_ERR_STATE;
+    if (!sm4_length_valid(SM4_MODE_CTR, len))
+        return SM4_ERR_LENGTH;
     const sm4_bound bound = {st->impl, st->key};
     const kc_block_cipher cipher = sm4_cipher(&bound);
     const kc_ctr_stream s = sm4_ctr_stream(st);
@@ -377,6 +395,8 @@ int sm4_cbc_init(sm4_cbc_state *st, const sm4_impl *impl, sm4_direction dir, con
     if (st == NULL)
         return SM4_ERR_STATE;
     kc_wipe(st, sizeof *st); /* not live until the end */
+    if (!sm4_direction_valid(dir))
+        return SM4_ERR_ARGUMENT;
     impl = sm4_resolve(impl, SM4_MODE_CBC, dir);
     if (impl == NULL)
         return SM4_ERR_NO_IMPL;
@@ -392,7 +412,7 @@ int sm4_cbc_update(sm4_cbc_state *st, const uint8_t *in, uint8_t *out, size_t le
 {
     if (st == NULL || st->magic != KC_CBC_STATE_MAGIC)
         return SM4_ERR_STATE;
-    if (len % SM4_BLOCK_BYTES)
+    if (!sm4_length_valid(SM4_MODE_CBC, len))
         return SM4_ERR_LENGTH;
     const sm4_bound bound = {st->impl, st->key};
     const kc_block_cipher cipher = sm4_cipher(&bound);

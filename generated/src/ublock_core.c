@@ -684,6 +684,26 @@ static kc_block_cipher bound_cipher(const bound_kernel *bound)
     return cipher;
 }
 
+/* 1 if dir is UBLOCK_ENCRYPT or UBLOCK_DECRYPT: the kernels index their key
+ * forms and batch tables with it, and past them lie another variant's. */
+static int direction_valid(ublock_direction dir)
+{
+    return dir == UBLOCK_ENCRYPT || dir == UBLOCK_DECRYPT;
+}
+
+/* 1 if mode and dir are values of their enums. */
+static int enums_valid(ublock_mode mode, ublock_direction dir)
+{
+    return (unsigned)mode <= UBLOCK_MODE_CTR && direction_valid(dir);
+}
+
+/* 1 if len suits the mode: whole blocks of block_bytes (but for CTR), and no
+ * longer than UBLOCK_MAX_LENGTH. */
+static int length_valid(ublock_mode mode, size_t len, size_t block_bytes)
+{
+    return len <= UBLOCK_MAX_LENGTH && (mode == UBLOCK_MODE_CTR || len % block_bytes == 0);
+}
+
 /* The kernel a call runs: impl itself, or for NULL the default of the mode,
  * direction and variant; NULL when there is none this CPU runs. */
 static const ublock_impl *resolve(const ublock_impl *impl, ublock_mode mode, ublock_direction dir,
@@ -700,34 +720,38 @@ static const ublock_impl *resolve(const ublock_impl *impl, ublock_mode mode, ubl
 int ublock_crypt(const ublock_impl *impl, ublock_mode mode, ublock_direction dir, const ublock_key *key,
                  const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
 {
+    if (!enums_valid(mode, dir))
+        return UBLOCK_ERR_ARGUMENT;
     if ((unsigned)key->variant >= UBLOCK_VARIANT_COUNT)
         return UBLOCK_ERR_VARIANT;
     const size_t bb = ublock_block_bytes(key->variant);
     impl = resolve(impl, mode, dir, key->variant);
     if (impl == NULL)
         return UBLOCK_ERR_NO_IMPL;
-    if (mode != UBLOCK_MODE_CTR && len % bb)
+    if (!length_valid(mode, len, bb))
         return UBLOCK_ERR_LENGTH;
     const bound_kernel bound = {impl, key};
     const kc_block_cipher cipher = bound_cipher(&bound);
     switch (mode) {
     case UBLOCK_MODE_ECB:
         impl->crypt_blocks(key, dir, in, out, len / bb);
-        return UBLOCK_OK;
+        break;
     case UBLOCK_MODE_CBC:
         kc_cbc_crypt(&cipher, dir == UBLOCK_ENCRYPT, iv, in, out, len / bb);
-        return UBLOCK_OK;
+        break;
     case UBLOCK_MODE_CTR:
         kc_ctr_crypt(&cipher, iv, in, out, len);
-        return UBLOCK_OK;
+        break;
     }
-    return UBLOCK_ERR_NO_IMPL;
+    return UBLOCK_OK;
 }
 
 int ublock_crypt_multi(const ublock_impl *impl, ublock_mode mode, ublock_direction dir, size_t n,
                        const ublock_key *const keys[], const uint8_t *const ivs[], const uint8_t *const in[],
                        uint8_t *const out[], size_t len)
 {
+    if (!enums_valid(mode, dir))
+        return UBLOCK_ERR_ARGUMENT;
     if (n == 0)
         return UBLOCK_OK;
     const ublock_variant v = keys[0]->variant;
@@ -741,7 +765,7 @@ int ublock_crypt_multi(const ublock_impl *impl, ublock_mode mode, ublock_directi
     if (impl == NULL || !impl->cpu_supported() || impl->crypt_blocks_multi == NULL)
         return UBLOCK_ERR_NO_IMPL;
     const size_t bb = ublock_block_bytes(v);
-    if (mode != UBLOCK_MODE_CTR && len % bb)
+    if (!length_valid(mode, len, bb))
         return UBLOCK_ERR_LENGTH;
     if (mode == UBLOCK_MODE_ECB || (mode == UBLOCK_MODE_CBC && dir == UBLOCK_ENCRYPT)) {
         impl->crypt_blocks_multi(keys, n, dir, mode == UBLOCK_MODE_CBC ? ivs : NULL, in, out, len / bb);
@@ -783,9 +807,12 @@ int ublock_ctr_crypt(const ublock_key *key, const uint8_t *iv, const uint8_t *in
 
 /* ---- streaming states (kc_modes.h; the rules in ublock.h) -------------------------- */
 
-/* What both inits check before they set a state up: the key's variant and the kernel. */
+/* What both inits check before they set a state up: the direction, the key's
+ * variant and the kernel. */
 static int stream_kernel(const ublock_impl **impl, ublock_mode mode, ublock_direction dir, const ublock_key *key)
 {
+    if (!direction_valid(dir))
+        return UBLOCK_ERR_ARGUMENT;
     if ((unsigned)key->variant >= UBLOCK_VARIANT_COUNT)
         return UBLOCK_ERR_VARIANT;
     *impl = resolve(*impl, mode, dir, key->variant);
@@ -818,6 +845,8 @@ int ublock_ctr_update(ublock_ctr_state *st, const uint8_t *in, uint8_t *out, siz
 {
     if (st == NULL || st->magic != KC_CTR_STATE_MAGIC)
         return UBLOCK_ERR_STATE;
+    if (!length_valid(UBLOCK_MODE_CTR, len, ublock_block_bytes(st->key->variant)))
+        return UBLOCK_ERR_LENGTH;
     const bound_kernel bound = {st->impl, st->key};
     const kc_block_cipher cipher = bound_cipher(&bound);
     const kc_ctr_stream s = ctr_stream(st);
@@ -860,7 +889,7 @@ int ublock_cbc_update(ublock_cbc_state *st, const uint8_t *in, uint8_t *out, siz
         return UBLOCK_ERR_STATE;
     const bound_kernel bound = {st->impl, st->key};
     const kc_block_cipher cipher = bound_cipher(&bound);
-    if (len % cipher.block_bytes)
+    if (!length_valid(UBLOCK_MODE_CBC, len, cipher.block_bytes))
         return UBLOCK_ERR_LENGTH;
     kc_cbc_update(&cipher, st->dir == UBLOCK_ENCRYPT, st->chain, in, out, len / cipher.block_bytes);
     return UBLOCK_OK;

@@ -51,7 +51,7 @@ const char *zuc_strerror(int status)
     case ZUC_ERR_STATE:
         return "state not initialised, or already finished";
     case ZUC_ERR_MESSAGE_LENGTH:
-        return "MAC input longer than 2^32 - 1 bits";
+        return "message too long: a MAC takes at most 2^32 - 1 bits, one call at most ZUC_MAX_LENGTH bits or bytes";
     }
     return "unknown status";
 }
@@ -602,6 +602,13 @@ static void xor_blocks(const zuc_impl *impl, uint32_t *state, uint8_t *dst[], co
     }
 }
 
+/* The bytes that hold `bits` bits: (bits + 7) / 8 without its wrap to 0 near
+ * SIZE_MAX. */
+static size_t bytes_of(size_t bits)
+{
+    return bits / 8 + (bits % 8 != 0);
+}
+
 /* 128-EEA3's rule for a length that is not whole bytes: the unused low bits
  * of the last byte of the output are zero. */
 static void clear_unused_bits(uint8_t *out, size_t bits)
@@ -620,7 +627,7 @@ static void encrypt_batch(zuc_batch *b, const uint8_t *const in[], uint8_t *cons
     uint8_t *dst[ZUC_LANES_MAX];
     size_t most = 0, least = SIZE_MAX;
     for (unsigned j = 0; j < b->used; j++) {
-        const size_t bytes = (bits[j] + 7) / 8;
+        const size_t bytes = bytes_of(bits[j]);
         most = bytes > most ? bytes : most;
         least = bytes < least ? bytes : least;
     }
@@ -635,7 +642,7 @@ static void encrypt_batch(zuc_batch *b, const uint8_t *const in[], uint8_t *cons
     /* The rest: lanes with less than a block left go through their scratch rows. */
     for (; done < most; done += block_bytes) {
         for (unsigned j = 0; j < b->impl->lanes; j++) {
-            const size_t left = j < b->used && (bits[j] + 7) / 8 > done ? (bits[j] + 7) / 8 - done : 0;
+            const size_t bytes = j < b->used ? bytes_of(bits[j]) : 0, left = bytes > done ? bytes - done : 0;
             if (left >= block_bytes) {
                 src[j] = in[j] + done, dst[j] = out[j] + done;
                 continue;
@@ -646,7 +653,7 @@ static void encrypt_batch(zuc_batch *b, const uint8_t *const in[], uint8_t *cons
         }
         b->impl->keystream_xor(b->state, dst, src);
         for (unsigned j = 0; j < b->used; j++) {
-            const size_t bytes = (bits[j] + 7) / 8;
+            const size_t bytes = bytes_of(bits[j]);
             if (bytes > done && bytes - done < block_bytes)
                 memcpy(out[j] + done, b->scratch[j], bytes - done);
         }
@@ -667,6 +674,9 @@ int zuc_encrypt_lanes(const zuc_impl *impl, zuc_variant variant, size_t n, const
     for (size_t i = 0; i < n; i++)
         if (bits[i] && (in[i] == NULL || out[i] == NULL))
             return ZUC_ERR_ARGUMENT;
+    for (size_t i = 0; i < n; i++)
+        if (bits[i] > ZUC_MAX_LENGTH)
+            return ZUC_ERR_MESSAGE_LENGTH;
     zuc_batch b;
     for (size_t first = 0; first < n;) {
         const zuc_impl *kernel = batch_impl(impl, n - first);
@@ -740,7 +750,7 @@ static uint64_t message_chunk(const mac_job *job, unsigned j, size_t c)
     const size_t have = bits - start; /* 0..63 message bits in this chunk */
     uint8_t buf[8] = {0};
     if (have)
-        memcpy(buf, job->msg[j] + 8 * c, (have + 7) / 8);
+        memcpy(buf, job->msg[j] + 8 * c, bytes_of(have));
     const uint64_t keep = have ? ~(uint64_t)0 << (64 - have) : 0;
     const uint64_t v = (load_be64(buf) & keep) | (uint64_t)1 << (63 - have);
     kc_wipe(buf, sizeof buf);
@@ -1212,14 +1222,17 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
         return ZUC_ERR_ARGUMENT;
     if (!zuc_mac_method_supported(method))
         return ZUC_ERR_NO_IMPL;
-    if (n && (msgs == NULL || bits == NULL || tags == NULL))
+    /* The lengths before the messages, as mac_check orders them. */
+    if (n && bits == NULL)
+        return ZUC_ERR_ARGUMENT;
+    for (size_t i = 0; i < n; i++)
+        if (bits[i] > ZUC_MAC_MAX_BITS)
+            return ZUC_ERR_MESSAGE_LENGTH;
+    if (n && (msgs == NULL || tags == NULL))
         return ZUC_ERR_ARGUMENT;
     for (size_t i = 0; i < n; i++)
         if (tags[i] == NULL || (bits[i] && msgs[i] == NULL))
             return ZUC_ERR_ARGUMENT;
-    for (size_t i = 0; i < n; i++)
-        if (bits[i] > ZUC_MAC_MAX_BITS)
-            return ZUC_ERR_MESSAGE_LENGTH;
     const mac_fold_fn fold = mac_fold(method);
     zuc_batch b;
     mac_job job;
@@ -1351,15 +1364,19 @@ int zuc_eea_init(zuc_eea_state *st, const zuc_impl *impl, zuc_variant variant, c
     return ZUC_OK;
 }
 
-/* The checks of update and final: the state first, then the buffers. */
-static int eea_check(const zuc_eea_state *st, const uint8_t *in, const uint8_t *out, size_t bytes)
+/* The checks of update and final (`length`: the piece in bytes or in bits):
+ * the state first, then the buffers, then the length, as zuc_encrypt_lanes
+ * orders them. */
+static int eea_check(const zuc_eea_state *st, const uint8_t *in, const uint8_t *out, size_t length)
 {
     if (st == NULL)
         return ZUC_ERR_ARGUMENT;
     if (st->live != ZUC_EEA_LIVE)
         return ZUC_ERR_STATE;
-    if (bytes && (in == NULL || out == NULL))
+    if (length && (in == NULL || out == NULL))
         return ZUC_ERR_ARGUMENT;
+    if (length > ZUC_MAX_LENGTH)
+        return ZUC_ERR_MESSAGE_LENGTH;
     return ZUC_OK;
 }
 
@@ -1373,10 +1390,10 @@ int zuc_eea_update(zuc_eea_state *st, const uint8_t *in, uint8_t *out, size_t by
 
 int zuc_eea_final(zuc_eea_state *st, const uint8_t *in, uint8_t *out, size_t bits)
 {
-    const int status = eea_check(st, in, out, (bits + 7) / 8);
+    const int status = eea_check(st, in, out, bits);
     if (status != ZUC_OK)
         return status;
-    eea_xor(st, in, out, (bits + 7) / 8);
+    eea_xor(st, in, out, bytes_of(bits));
     clear_unused_bits(out, bits);
     zuc_eea_reset(st);
     return ZUC_OK;
