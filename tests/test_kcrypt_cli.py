@@ -247,6 +247,54 @@ def test_help(kcrypt):
     assert proc.returncode == 0 and b"usage:" in proc.stdout
 
 
+def run_into(exe, args, stdout, data=b""):
+    """Runs kcrypt with its stdout on /dev/full ("full") or closed ("closed")."""
+    if stdout == "full":
+        with open("/dev/full", "wb") as full:
+            return subprocess.run([str(exe), *args], input=data, stdout=full, stderr=subprocess.PIPE,
+                                  timeout=60)
+    return subprocess.run(["bash", "-c", 'exec "$0" "$@" >&-', str(exe), *args], input=data,
+                          stderr=subprocess.PIPE, timeout=60)
+
+
+WRITE_ERRORS = {"full": "No space left on device", "closed": "Bad file descriptor"}
+
+
+@pytest.mark.parametrize("stdout", list(WRITE_ERRORS))
+@pytest.mark.parametrize("args,what", [
+    (["--list-targets"], "the list of targets"),
+    (["--list-targets", "zuc256"], "the list of targets"),
+    (["--list-impls"], "the list of implementations"),
+    (["--list-impls", "sm4"], "the list of implementations"),
+    (["--help"], "the help text"),
+    (["sm4", "-h"], "the help text"),
+])
+def test_listing_and_help_report_write_errors(kcrypt, args, what, stdout):
+    """The listings and --help, like the cipher's output, fail with exit status 1
+    and say on stderr what could not be written and why."""
+    proc = run_into(kcrypt, args, stdout)
+    assert proc.returncode == 1, (args, stdout, proc.stderr)
+    assert proc.stderr.decode() == f"kcrypt: error: writing {what}: {WRITE_ERRORS[stdout]}\n"
+
+
+@pytest.mark.parametrize("stdout", list(WRITE_ERRORS))
+@pytest.mark.parametrize("args", [["sm4", "ctr", "-e", "-k", KEY, "-i", IV],
+                                  ["zuc128", "mac", "-k", KEY, "-i", IV]])
+def test_cipher_output_reports_write_errors(kcrypt, args, stdout):
+    proc = run_into(kcrypt, args, stdout, bytes(100))
+    assert proc.returncode == 1, (args, stdout, proc.stderr)
+    assert proc.stderr.decode() == f"kcrypt: error: writing stdout: {WRITE_ERRORS[stdout]}\n"
+
+
+def test_closed_stdin_and_stdout(kcrypt):
+    """With stdin and stdout closed, the next descriptor kcrypt opens takes their
+    numbers: kcrypt must still say that stdin cannot be read, and end."""
+    proc = subprocess.run(["bash", "-c", 'exec "$0" "$@" <&- >&-', str(kcrypt), "sm4", "ctr", "-e",
+                           "-k", KEY, "-i", IV], stderr=subprocess.PIPE, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == "kcrypt: error: reading stdin: Bad file descriptor\n"
+
+
 # --------------------------------------------------------------------------
 # Correctness
 # --------------------------------------------------------------------------

@@ -26,9 +26,11 @@
  *
  * On any error a message goes to stderr and the exit status is non-zero (2:
  * bad command line or input, 1: I/O failure: reading stdin, or writing
- * stdout, e.g. a full disk or a reader that went away; SIGPIPE is ignored so
- * that a closed pipe is reported as such).  Errors on the command line are
- * found before stdin is read, and nothing is written.  An error found in the
+ * stdout, e.g. a full disk, a closed stdout or a reader that went away;
+ * SIGPIPE is ignored so that a closed pipe is reported as such; the
+ * listings and --help report a failed write too, naming what they were
+ * writing).  Errors on the command line are found before stdin is read,
+ * and nothing is written.  An error found in the
  * input (ECB or CBC input that is not a whole number of blocks, zuc --bits
  * beyond the input's end) is found with the last piece, before any of that
  * piece is written; pieces before it have been written already, and the
@@ -373,6 +375,24 @@ static void stream_error(const char *what, uint64_t written) {
     fprintf(stderr, PROG ": error: %s\n", what);
 }
 
+/* Reports that writing stdout failed with errno value `error`; returns EXIT_IO. */
+static int stdout_error(int error, uint64_t written) {
+  char what[128];
+  snprintf(what, sizeof what, "writing stdout: %s", strerror(error));
+  stream_error(what, written);
+  return EXIT_IO;
+}
+
+/* Flushes and closes stdout, the last step of every path that writes there:
+ * a listing waits in stdio's buffer until now, and close reports what a
+ * file system defers (NFS).  Returns 0, or the errno value of the failed
+ * write (ferror: one that failed earlier; nothing has failed since, so
+ * errno still holds its reason). */
+static int close_stdout(void) {
+  int failed = ferror(stdout);
+  return fclose(stdout) == 0 && !failed ? 0 : errno;
+}
+
 /*
  * stdin through the cipher to stdout, one piece of KC_CHUNK_BYTES at a time
  * (at most the cipher's input limit in all), the next piece read by a second
@@ -396,12 +416,12 @@ static int stream(const kc_cipher *c, kc_read_ahead *ra, uint8_t *out) {
       return EXIT_USAGE;
     }
     kc_read_ahead_done(ra);
-    if (write_full(STDOUT_FILENO, out, out_len, &written) != 0) {
-      snprintf(what, sizeof what, "writing stdout: %s", strerror(errno));
-      stream_error(what, written);
-      return EXIT_IO;
+    if (write_full(STDOUT_FILENO, out, out_len, &written) != 0)
+      return stdout_error(errno, written);
+    if (in.last) {
+      int error = close_stdout();
+      return error ? stdout_error(error, written) : 0;
     }
-    if (in.last) return 0;
   }
 }
 
@@ -470,6 +490,22 @@ static void usage(FILE *f) {
     fprintf(f, "  %s %s\n", ciphers[i]->name, ciphers[i]->modes);
 }
 
+/* Ends a path that wrote `what` (e.g. "the help text") to stdout through
+ * stdio: closes stdout and reports a write error as "kcrypt: error: writing
+ * <what>: <reason>".  Returns the exit status, 0 or EXIT_IO. */
+static int finish_text(const char *what) {
+  int error = close_stdout();
+  if (!error) return 0;
+  fprintf(stderr, PROG ": error: writing %s: %s\n", what, strerror(error));
+  return EXIT_IO;
+}
+
+/* --help: the usage text on stdout.  Returns the exit status. */
+static int help(void) {
+  usage(stdout);
+  return finish_text("the help text");
+}
+
 /* Prints "kcrypt: error: ..." and returns EXIT_USAGE, for `return fail(...)`. */
 static int fail(const char *msg) {
   fprintf(stderr, PROG ": error: %s\n", msg);
@@ -517,7 +553,7 @@ static int list(const char *cipher_name, int per_impl) {
   }
   for (size_t i = 0; i < n_merged; i++)
     printf("%s %s\n", merged[i].target, kc_avail_name(merged[i].avail));
-  return fflush(stdout) == 0 ? 0 : EXIT_IO;
+  return finish_text(per_impl ? "the list of implementations" : "the list of targets");
 }
 
 /* Stores an option's value, refusing a missing value or a repeat. */
@@ -564,10 +600,7 @@ int main(int argc, char **argv) {
     usage(stderr);
     return EXIT_USAGE;
   }
-  if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-    usage(stdout);
-    return 0;
-  }
+  if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) return help();
   int list_targets = strcmp(argv[1], "--list-targets") == 0;
   if (list_targets || strcmp(argv[1], "--list-impls") == 0) {
     if (argc > 3) {
@@ -599,8 +632,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(arg, "--emulated") == 0) {
       a.emulated = 1;
     } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-      usage(stdout);
-      return 0;
+      return help();
     } else if (arg[0] == '-' && arg[1] != '\0') {
       snprintf(err, sizeof err, "unknown option '%s' (see " PROG " --help)", arg);
       return fail(err);
