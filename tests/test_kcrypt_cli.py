@@ -688,6 +688,32 @@ def test_zuc_error_messages_name_the_problem(kcrypt):
     assert "16 bytes" in msg("zuc128 key 15 bytes")
 
 
+@pytest.mark.parametrize("case,text", [
+    ("zuc128 iv 15 bytes", "zuc128 IV must be 16 bytes (32 hex digits), got 15 bytes"),
+    ("zuc256 iv 24 bytes", "zuc256 IV must be 25 or 23 bytes (50 or 46 hex digits), got 24 bytes"),
+    ("zuc256 iv non-hex", "bad zuc256 IV hex: "),
+    ("zuc128 key 15 bytes", "zuc128 key must be 16 bytes (32 hex digits), got 15 bytes"),
+    ("zuc256 key 16 bytes", "zuc256 key must be 32 bytes (64 hex digits), got 16 bytes"),
+    ("zuc key non-hex", "bad zuc256 key hex: "),
+    ("zuc missing key", "missing key (-k KEYHEX, 32 hex digits for zuc128)"),
+])
+def test_zuc_key_and_iv_messages_name_the_cipher(kcrypt, case, text):
+    """As SM4's and uBlock's do ("sm4 key must be 16 bytes ...")."""
+    message = run(kcrypt, *ZUC_ERROR_CASES[case]).stderr.decode()
+    assert message.startswith(f"kcrypt: error: {text}"), message
+
+
+@pytest.mark.parametrize("bits", [2**64 - 1, 2**64 - 7])
+@pytest.mark.parametrize("mode", [["enc"], ["mac"], ["mac", "--mac-method", "compare"]])
+def test_zuc_bits_near_size_max(kcrypt, mode, bits):
+    """--bits whose byte count (bits + 7) / 8 once wrapped to 0: kcrypt read
+    nothing and called 3 bytes of input "0 bytes = 0 bits"."""
+    proc = run(kcrypt, zuc_args("zuc128", mode[0], K16, I16, ["--bits", str(bits), *mode[1:]]), b"abc")
+    assert_clean_error(proc, f"--bits {bits}")
+    message = proc.stderr.decode()
+    assert message == f"kcrypt: error: --bits {bits} is larger than the input (3 bytes = 24 bits)\n", message
+
+
 def test_zuc_target_not_native_via_hook(kcrypt, zuc_impls):
     simd = sorted({t for _, t, s in zuc_impls if s == "native" and t != "scalar"})
     if not simd:

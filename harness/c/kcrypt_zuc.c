@@ -52,22 +52,24 @@ static int read_iv(const char *name, const char *hex, char *err, size_t err_size
              job.variant == ZUC_128 ? "32 hex digits" : "50 or 46 hex digits");
     return -1;
   }
+  char what[64];
+  snprintf(what, sizeof what, "%s IV", name);
   if (job.variant == ZUC_128) {
     job.iv_len = 16;
-    return kc_hex_decode_exact(hex, job.iv, job.iv_len, "IV", err, err_size);
+    return kc_hex_decode_exact(hex, job.iv, job.iv_len, what, err, err_size);
   }
   uint8_t *buf;
   char inner[128];
   if (kc_hex_decode(hex, &buf, &job.iv_len, inner, sizeof inner) != 0) {
-    snprintf(err, err_size, "bad IV hex: %s", inner);
+    snprintf(err, err_size, "bad %s hex: %s", what, inner);
     return -1;
   }
   int ok = job.iv_len == 25 || job.iv_len == 23;
   if (ok)
     memcpy(job.iv, buf, job.iv_len);
   else
-    snprintf(err, err_size, "%s IV must be 25 or 23 bytes (50 or 46 hex digits), got %zu byte%s",
-             name, job.iv_len, job.iv_len == 1 ? "" : "s");
+    snprintf(err, err_size, "%s must be 25 or 23 bytes (50 or 46 hex digits), got %zu byte%s",
+             what, job.iv_len, job.iv_len == 1 ? "" : "s");
   free(buf);
   return ok ? 0 : -1;
 }
@@ -119,10 +121,12 @@ static int zuc_prepare(const char *name, const kc_args *a, char *err, size_t err
 
   size_t key_len = job.variant == ZUC_128 ? 16 : 32;
   if (!a->key_hex) {
-    snprintf(err, err_size, "missing key (-k KEYHEX, %zu hex digits)", 2 * key_len);
+    snprintf(err, err_size, "missing key (-k KEYHEX, %zu hex digits for %s)", 2 * key_len, name);
     return -1;
   }
-  if (kc_hex_decode_exact(a->key_hex, job.key, key_len, "key", err, err_size) != 0) return -1;
+  char what[64];
+  snprintf(what, sizeof what, "%s key", name);
+  if (kc_hex_decode_exact(a->key_hex, job.key, key_len, what, err, err_size) != 0) return -1;
   if (read_iv(name, a->iv_hex, err, err_size) != 0) return -1;
   job.tag_bits = 0;
   if (job.mac && (read_tag(name, a->tag, err, err_size) != 0 ||
@@ -170,10 +174,12 @@ static int zuc256_prepare(const kc_args *a, char *err, size_t err_size) {
   return zuc_prepare("zuc256", a, err, err_size);
 }
 
+/* The bytes that hold `bits` bits: (bits + 7) / 8 without its wrap to 0 near
+ * SIZE_MAX. */
+static size_t bytes_of(size_t bits) { return bits / 8 + (bits % 8 != 0); }
+
 /* --bits N: the first ceil(N/8) bytes of stdin are all that is needed. */
-static uint64_t zuc_input_limit(void) {
-  return job.bits_given ? ((uint64_t)job.bits + 7) / 8 : UINT64_MAX;
-}
+static uint64_t zuc_input_limit(void) { return job.bits_given ? bytes_of(job.bits) : UINT64_MAX; }
 
 /* The bits of the last piece (len bytes) to use: all of them, or what is
  * left of --bits N, which the input must have.  Returns 0 or -1. */
@@ -183,7 +189,7 @@ static int last_bits(size_t len, size_t *bits, char *err, size_t err_size) {
     *bits = 8 * len;
     return 0;
   }
-  if (job.bits > 8 * total) {
+  if (bytes_of(job.bits) > total) {
     snprintf(err, err_size,
              "--bits %zu is larger than the input (%" PRIu64 " bytes = %" PRIu64 " bits)",
              job.bits, total, 8 * total);
@@ -259,7 +265,7 @@ static int zuc_update(const uint8_t *in, size_t len, int last, uint8_t *out, siz
   } else {
     call = last ? "zuc_eea_final" : "zuc_eea_update";
     rc = last ? zuc_eea_final(&job.eea, in, out, bits) : zuc_eea_update(&job.eea, in, out, len);
-    *out_len = last ? (bits + 7) / 8 : len;
+    *out_len = last ? bytes_of(bits) : len;
   }
   if (rc != ZUC_OK) {
     snprintf(err, err_size, "%s with %s failed: %s", call, job.impl->name, zuc_strerror(rc));
