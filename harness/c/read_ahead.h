@@ -16,8 +16,15 @@
  *     kc_read_ahead_done(&ra);                     hands its buffer back
  *     if (p.last || p.error) break;
  *   }
- *   kc_read_ahead_stop(&ra);   ends the thread (even one blocked in read),
- *                              wipes both buffers and frees them
+ *   kc_read_ahead_stop(&ra);   ends the thread (even one waiting for input
+ *                              on a silent pipe), wipes both buffers and
+ *                              frees them
+ *
+ * The thread is never cancelled (AddressSanitizer misreports a cancelled
+ * thread's exit): it waits for input in poll() together with an eventfd
+ * that stop signals, and reads only what poll says is there, so it never
+ * blocks in read(); between pieces it waits on the condition variable, and
+ * stop's flag wakes it there.
  */
 #ifndef KC_READ_AHEAD_H
 #define KC_READ_AHEAD_H
@@ -38,6 +45,8 @@ typedef struct {
   pthread_mutex_t lock;
   pthread_cond_t changed;
   int fd;
+  int wake;                /* eventfd: readable once stop asks the reader to end */
+  int stopping;            /* set by stop, under lock: the reader ends */
   size_t piece;
   uint64_t limit;
   uint8_t *buf[2];
