@@ -3,6 +3,7 @@
  * implementation.
  *
  *   verify [--quick] [--impl NAME] [--cipher sm4|zuc|ublock] [--seed N] [--random N]
+ *          [--iterated best|all]
  *
  * The tests of each cipher are described where they are written:
  * verify_sm4.c (official vectors, differential cases against the reference
@@ -33,7 +34,11 @@
  * systematic case still runs).  --impl NAME: test only implementations named
  * NAME (both its native and its emulated build; of any cipher).  --cipher:
  * only that cipher's tests.  --seed N: another random sequence (default 1).
- * --random N: exactly N random cases per implementation.
+ * --random N: exactly N random cases per implementation.  --iterated best:
+ * the iterated vectors (the 1,000,000-fold SM4 and uBlock ones) run on each
+ * cipher's best kernel only, every other kernel running the same vectors
+ * un-iterated (what `make verify-aarch64` does under qemu, where they are
+ * most of the time); default all.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
@@ -176,12 +181,12 @@ static int selected(const verify_options *o, const kc_impl_view *v) {
   return !o->only || strcmp(v->name, o->only) == 0;
 }
 
-int verify_start(const char *cipher, kc_views_fn views, verify_find_fn find,
+int verify_start(const char *cipher, kc_views_fn views, verify_find_fn find, const void *best,
                  const verify_options *o, uint64_t full, uint64_t quick, kc_view_list *impls,
                  verify_run *run) {
   views(impls);
   *run = (verify_run){find("reference", "scalar", 0), (size_t)verify_random_cases(o, full, quick),
-                      o->seed};
+                      o->seed, o->iterated_best ? best : NULL};
   if (run->ref) return 0;
   fprintf(stderr, "verify: error: no %s reference_scalar implementation\n", cipher);
   return -1;
@@ -214,6 +219,10 @@ void verify_each_impl(const kc_view_list *l, const verify_options *o, const char
   }
 }
 
+int verify_iterates(const verify_run *run, const void *impl) {
+  return !run->iterated_on || run->iterated_on == impl;
+}
+
 /* ------------------------------------------------------------------ */
 /* Main                                                                 */
 /* ------------------------------------------------------------------ */
@@ -233,12 +242,15 @@ static const struct {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: verify [--quick] [--impl NAME] [--cipher sm4|zuc|ublock] [--seed N]\n"
-          "              [--random N]\n"
+          "              [--random N] [--iterated best|all]\n"
           "  --quick         fewer random differential cases\n"
           "  --impl NAME     test only implementations named NAME (native and emulated)\n"
           "  --cipher NAME   test only sm4, only zuc or only ublock (all three variants)\n"
           "  --seed N        seed of the random cases (default 1)\n"
           "  --random N      exactly N random cases per implementation\n"
+          "  --iterated best the iterated vectors (1,000,000-fold) on each cipher's best\n"
+          "                  kernel only (<cipher>_impl_best); the others run the\n"
+          "                  un-iterated ones (default: all, every kernel runs them)\n"
           "Vectors: $KC_VECTORS_DIR, else tests/vectors found upwards from the\n"
           "executable or the current directory (<repo>/tests/vectors).\n");
 }
@@ -289,7 +301,7 @@ static int parse_count(const char *s, uint64_t *out) {
 }
 
 int main(int argc, char **argv) {
-  verify_options o = {argv[0], NULL, 1, 0, 0, 0};
+  verify_options o = {argv[0], NULL, 1, 0, 0, 0, 0};
   const char *cipher = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -314,6 +326,13 @@ int main(int argc, char **argv) {
         return 2;
       }
       o.random_given = 1;
+    } else if (strcmp(a, "--iterated") == 0 && i + 1 < argc) {
+      const char *which = argv[++i];
+      if (strcmp(which, "best") != 0 && strcmp(which, "all") != 0) {
+        fprintf(stderr, "verify: error: --iterated must be best or all\n");
+        return 2;
+      }
+      o.iterated_best = strcmp(which, "best") == 0;
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       usage(stdout);
       return 0;

@@ -95,7 +95,8 @@ void vb_free_vector(vb_vector *v);
 
 /* Runs v on impl in both directions, in place (decrypting N times undoes
  * encrypting N times), counting into s->vectors or recording failures. */
-void vb_check_vector(const vb_cipher *c, const void *impl, const vb_vector *v, verify_section *s);
+void vb_check_vector(const vb_cipher *c, const void *impl, const vb_vector *v, int iterate,
+                     verify_section *s);
 
 /* Number of systematic differential cases of the cipher. */
 size_t vb_systematic_cases(const vb_cipher *c);

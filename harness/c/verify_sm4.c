@@ -296,7 +296,8 @@ static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_s
                        const verify_run *r) {
   size_t n_cases = vb_systematic_cases(&SM4) + r->n_random;
   verify_step(p, "vectors");
-  for (size_t i = 0; i < vectors.n; i++) vb_check_vector(&SM4, v->impl, &vectors.v[i], s);
+  for (size_t i = 0; i < vectors.n; i++)
+    vb_check_vector(&SM4, v->impl, &vectors.v[i], verify_iterates(r, v->impl), s);
   verify_step(p, "%zu differential cases", n_cases);
   vb_run_cases(&SM4, v->impl, r->ref, n_cases, r->seed, s);
 }
@@ -308,7 +309,7 @@ static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_s
 int verify_sm4(const verify_options *o) {
   kc_view_list impls;
   verify_run r;
-  if (verify_start("sm4", kc_views_sm4, find_impl, o, RANDOM_CASES_FULL, RANDOM_CASES_QUICK,
+  if (verify_start("sm4", kc_views_sm4, find_impl, sm4_impl_best(), o, RANDOM_CASES_FULL, RANDOM_CASES_QUICK,
                    &impls, &r) != 0 ||
       load_vectors(o->argv0) != 0)
     return 2;
