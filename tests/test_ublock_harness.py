@@ -352,6 +352,20 @@ def test_verify_ublock_passes_on_every_impl(verify_run, impls):
     assert "sm4" not in out.lower() and "zuc" not in out.lower()
 
 
+def test_verify_iterated_native_leaves_them_out_of_simde_builds(harness_build):
+    """--iterated native (make test's verify stage): the native build of a
+    kernel runs every vector, its SIMDe build the un-iterated ones."""
+    proc = run([harness_build / "verify", "--cipher", "ublock", "--impl", "register_avx512",
+                "--random", "0", "--iterated", "native"])
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, out
+    rows = re.findall(r"PASS ublock register_avx512 \((native|emulated)\): (\d+) vectors", out)
+    assert rows, out
+    every, once = len(VECTORS), sum(v.get("iterations", 1) == 1 for v in VECTORS)
+    for status, n in rows:
+        assert int(n) == 2 * (every if status == "native" else once), (status, n)
+
+
 def test_verify_names_the_fastest_kernel(verify_run, harness_build):
     _, out, _ = verify_run
     notes = [l for l in out.splitlines() if l.startswith("NOTE: ublock")]

@@ -3,7 +3,7 @@
  * implementation.
  *
  *   verify [--quick] [--impl NAME] [--cipher sm4|zuc|ublock] [--seed N] [--random N]
- *          [--iterated best|all]
+ *          [--iterated all|native|best]
  *
  * The tests of each cipher are described where they are written:
  * verify_sm4.c (official vectors, differential cases against the reference
@@ -34,11 +34,12 @@
  * systematic case still runs).  --impl NAME: test only implementations named
  * NAME (both its native and its emulated build; of any cipher).  --cipher:
  * only that cipher's tests.  --seed N: another random sequence (default 1).
- * --random N: exactly N random cases per implementation.  --iterated best:
- * the iterated vectors (the 1,000,000-fold SM4 and uBlock ones) run on each
- * cipher's best kernel only, every other kernel running the same vectors
- * un-iterated (what `make verify-aarch64` does under qemu, where they are
- * most of the time); default all.
+ * --random N: exactly N random cases per implementation.  --iterated: which
+ * implementations run the iterated vectors (the 1,000,000-fold SM4 and uBlock
+ * ones), the others running the same vectors un-iterated: all (the default),
+ * native (not the SIMDe builds, where they would time SIMDe: `make test`'s
+ * verify stage), best (each cipher's best kernel only: `make verify-aarch64`
+ * under qemu, where they were most of the time).
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
@@ -186,7 +187,7 @@ int verify_start(const char *cipher, kc_views_fn views, verify_find_fn find, con
                  verify_run *run) {
   views(impls);
   *run = (verify_run){find("reference", "scalar", 0), (size_t)verify_random_cases(o, full, quick),
-                      o->seed, o->iterated_best ? best : NULL};
+                      o->seed, o->iterated, best};
   if (run->ref) return 0;
   fprintf(stderr, "verify: error: no %s reference_scalar implementation\n", cipher);
   return -1;
@@ -219,8 +220,12 @@ void verify_each_impl(const kc_view_list *l, const verify_options *o, const char
   }
 }
 
-int verify_iterates(const verify_run *run, const void *impl) {
-  return !run->iterated_on || run->iterated_on == impl;
+int verify_iterates(const verify_run *run, const kc_impl_view *v) {
+  switch (run->iterated) {
+    case VERIFY_ITERATED_NATIVE: return !v->emulated;
+    case VERIFY_ITERATED_BEST: return v->impl == run->best;
+    default: return 1;
+  }
 }
 
 /* ------------------------------------------------------------------ */
@@ -242,15 +247,16 @@ static const struct {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: verify [--quick] [--impl NAME] [--cipher sm4|zuc|ublock] [--seed N]\n"
-          "              [--random N] [--iterated best|all]\n"
+          "              [--random N] [--iterated all|native|best]\n"
           "  --quick         fewer random differential cases\n"
           "  --impl NAME     test only implementations named NAME (native and emulated)\n"
           "  --cipher NAME   test only sm4, only zuc or only ublock (all three variants)\n"
           "  --seed N        seed of the random cases (default 1)\n"
           "  --random N      exactly N random cases per implementation\n"
-          "  --iterated best the iterated vectors (1,000,000-fold) on each cipher's best\n"
-          "                  kernel only (<cipher>_impl_best); the others run the\n"
-          "                  un-iterated ones (default: all, every kernel runs them)\n"
+          "  --iterated W     which implementations run the iterated vectors\n"
+          "                  (1,000,000-fold): all (default), native (not the SIMDe\n"
+          "                  builds) or best (<cipher>_impl_best only); the others\n"
+          "                  run the same vectors un-iterated\n"
           "Vectors: $KC_VECTORS_DIR, else tests/vectors found upwards from the\n"
           "executable or the current directory (<repo>/tests/vectors).\n");
 }
@@ -301,7 +307,7 @@ static int parse_count(const char *s, uint64_t *out) {
 }
 
 int main(int argc, char **argv) {
-  verify_options o = {argv[0], NULL, 1, 0, 0, 0, 0};
+  verify_options o = {argv[0], NULL, 1, 0, 0, 0, VERIFY_ITERATED_ALL};
   const char *cipher = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -328,11 +334,16 @@ int main(int argc, char **argv) {
       o.random_given = 1;
     } else if (strcmp(a, "--iterated") == 0 && i + 1 < argc) {
       const char *which = argv[++i];
-      if (strcmp(which, "best") != 0 && strcmp(which, "all") != 0) {
-        fprintf(stderr, "verify: error: --iterated must be best or all\n");
+      if (strcmp(which, "all") == 0) {
+        o.iterated = VERIFY_ITERATED_ALL;
+      } else if (strcmp(which, "native") == 0) {
+        o.iterated = VERIFY_ITERATED_NATIVE;
+      } else if (strcmp(which, "best") == 0) {
+        o.iterated = VERIFY_ITERATED_BEST;
+      } else {
+        fprintf(stderr, "verify: error: --iterated must be all, native or best\n");
         return 2;
       }
-      o.iterated_best = strcmp(which, "best") == 0;
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       usage(stdout);
       return 0;

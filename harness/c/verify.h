@@ -49,6 +49,11 @@ long verify_first_diff(const uint8_t *a, const uint8_t *b, size_t len);
 
 double verify_now(void);
 
+/* Which implementations run the iterated vectors (the 1,000,000-fold SM4 and
+ * uBlock ones): every one; the native builds (not the SIMDe ones, which run
+ * them un-iterated); or only the best kernel <cipher>_impl_best() picks. */
+typedef enum { VERIFY_ITERATED_ALL, VERIFY_ITERATED_NATIVE, VERIFY_ITERATED_BEST } verify_iterated;
+
 /* The command line, as every cipher's tests read it. */
 typedef struct verify_options {
   const char *argv0;
@@ -57,7 +62,7 @@ typedef struct verify_options {
   int quick;        /* --quick */
   int random_given; /* --random N given */
   uint64_t n_random;
-  int iterated_best; /* --iterated best: iterated vectors on the best kernel only */
+  verify_iterated iterated; /* --iterated */
 } verify_options;
 
 /* Random differential cases: --random N, else `quick` or `full`. */
@@ -85,22 +90,21 @@ typedef struct verify_run {
   const void *ref;  /* the cipher's reference_scalar */
   size_t n_random;  /* random differential cases per implementation */
   uint64_t seed;
-  const void *iterated_on; /* the one implementation that runs the iterated
-                              vectors (--iterated best), or NULL: every one */
+  verify_iterated iterated; /* --iterated */
+  const void *best;          /* <cipher>_impl_best() */
 } verify_run;
 
 /* Starts a cipher's tests: its implementations into impls (the emulated
  * builds registered), and run (the reference, found with find; the random
- * cases: --random, else `quick` with --quick, else `full`; the seed; with
- * --iterated best, `best` as the one implementation that runs the iterated
- * vectors).  Returns 0, or -1 after "verify: error: no <cipher>
- * reference_scalar ...". */
+ * cases: --random, else `quick` with --quick, else `full`; the seed; which
+ * implementations run the iterated vectors, `best` being the library's pick).
+ * Returns 0, or -1 after "verify: error: no <cipher> reference_scalar ...". */
 int verify_start(const char *cipher, kc_views_fn views, verify_find_fn find, const void *best,
                  const verify_options *o, uint64_t full, uint64_t quick, kc_view_list *impls,
                  verify_run *run);
 
-/* 1 if `impl` runs the iterated vectors (the 1,000,000-fold ones) in this run. */
-int verify_iterates(const verify_run *run, const void *impl);
+/* 1 if implementation v runs the iterated vectors in this run. */
+int verify_iterates(const verify_run *run, const kc_impl_view *v);
 
 /* The tests of one implementation: fills s (reported by verify_each_impl). */
 typedef void (*verify_impl_fn)(const kc_impl_view *v, const verify_progress *p, verify_section *s,

@@ -297,7 +297,7 @@ static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_s
   size_t n_cases = vb_systematic_cases(&SM4) + r->n_random;
   verify_step(p, "vectors");
   for (size_t i = 0; i < vectors.n; i++)
-    vb_check_vector(&SM4, v->impl, &vectors.v[i], verify_iterates(r, v->impl), s);
+    vb_check_vector(&SM4, v->impl, &vectors.v[i], verify_iterates(r, v), s);
   verify_step(p, "%zu differential cases", n_cases);
   vb_run_cases(&SM4, v->impl, r->ref, n_cases, r->seed, s);
 }

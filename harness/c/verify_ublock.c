@@ -21,8 +21,8 @@
  *   1. every vector of tests/vectors/ublock.json of that variant, in both
  *      directions, in place, the iterations included (ECB: the output
  *      encrypted again with the same key, `iterations` times in all, so the
- *      1,000,000-fold ones run on every kernel, emulated ones included, or
- *      on the best one only with --iterated best); a
+ *      1,000,000-fold ones run on every kernel, emulated ones included, but
+ *      see --iterated in verify.c); a
  *      NOTE line names the fastest kernel (ublock_impl_best) and the time
  *      its vectors took;
  *   2. the block-cipher differential cases of verify_block.h against the
@@ -449,13 +449,15 @@ static void check_impl(const kc_impl_view *view, const verify_progress *p, verif
     verify_step(p, "%s: vectors, %zu differential cases%s", c->name, n_cases,
                 impl->crypt_blocks_multi ? ", multi-key streams" : "");
     double t0 = verify_now();
-    check_vectors(impl, (ublock_variant)v, verify_iterates(r, impl), s);
+    check_vectors(impl, (ublock_variant)v, verify_iterates(r, view), s);
     if (impl == ublock_impl_best())
       printf("NOTE: %s vectors, the 1,000,000-fold iterations included, on the fastest kernel "
              "%s (ublock_impl_best): %.1f s (%s)\n",
              c->name, impl->name, verify_now() - t0,
-             r->iterated_on ? "--iterated best: the other kernels run the un-iterated vectors"
-                            : "every kernel runs them all");
+             r->iterated == VERIFY_ITERATED_ALL ? "every kernel runs them all"
+             : r->iterated == VERIFY_ITERATED_NATIVE
+                 ? "--iterated native: every native kernel runs them all"
+                 : "--iterated best: the other kernels run the un-iterated vectors");
     vb_run_cases(c, impl, r->ref, n_cases, r->seed + (uint64_t)v, s);
     if (impl->crypt_blocks_multi) check_multi(impl, r->ref, (ublock_variant)v, r->seed, s);
   }
