@@ -383,14 +383,17 @@ static int stdout_error(int error, uint64_t written) {
   return EXIT_IO;
 }
 
-/* Flushes and closes stdout, the last step of every path that writes there:
- * a listing waits in stdio's buffer until now, and close reports what a
- * file system defers (NFS).  Returns 0, or the errno value of the failed
- * write (ferror: one that failed earlier; nothing has failed since, so
- * errno still holds its reason). */
-static int close_stdout(void) {
-  int failed = ferror(stdout);
-  return fclose(stdout) == 0 && !failed ? 0 : errno;
+/* The last step of every path that writes to stdout: flushes stdio's buffer
+ * (a listing waits there until now) and closes a duplicate of fd 1, which
+ * reports what the file system deferred (NFS writes back at every close).
+ * stdout itself stays open, so that main may run again in the same process
+ * (as a fuzz target does).  Returns 0, or the errno value of the failed
+ * write (ferror: one that failed earlier; nothing has failed since, so errno
+ * still holds its reason). */
+static int finish_stdout(void) {
+  if (fflush(stdout) != 0 || ferror(stdout)) return errno;
+  int fd = dup(STDOUT_FILENO);
+  return fd >= 0 && close(fd) == 0 ? 0 : errno;
 }
 
 /*
@@ -419,7 +422,7 @@ static int stream(const kc_cipher *c, kc_read_ahead *ra, uint8_t *out) {
     if (write_full(STDOUT_FILENO, out, out_len, &written) != 0)
       return stdout_error(errno, written);
     if (in.last) {
-      int error = close_stdout();
+      int error = finish_stdout();
       return error ? stdout_error(error, written) : 0;
     }
   }
@@ -491,10 +494,10 @@ static void usage(FILE *f) {
 }
 
 /* Ends a path that wrote `what` (e.g. "the help text") to stdout through
- * stdio: closes stdout and reports a write error as "kcrypt: error: writing
- * <what>: <reason>".  Returns the exit status, 0 or EXIT_IO. */
+ * stdio: finishes stdout and reports a write error as "kcrypt: error:
+ * writing <what>: <reason>".  Returns the exit status, 0 or EXIT_IO. */
 static int finish_text(const char *what) {
-  int error = close_stdout();
+  int error = finish_stdout();
   if (!error) return 0;
   fprintf(stderr, PROG ": error: writing %s: %s\n", what, strerror(error));
   return EXIT_IO;
