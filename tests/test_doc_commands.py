@@ -9,9 +9,10 @@ are compiled instead (test_readme_c_snippets_compile_and_run).  So a command add
 to either document is run here, or this test fails until it is placed:
 
 * run as written (most): in a fresh folder that mirrors the repository root (a
-  link to each top-level entry, so build/, harness/, generated/, the Makefile and
-  .venv are the repository's and what a command writes under build/ lands in
-  build/, where the docs say), in the shell the README sets up (`. .venv/bin/activate`
+  link to each top-level entry, so harness/, generated/, the Makefile and .venv
+  are the repository's; build/ is a folder of this test's own holding links to
+  the harness build's programs, so what a command writes under build/ lands
+  there, away from the stages of `make test` that run beside pytest), in the shell the README sets up (`. .venv/bin/activate`
   first, as the README offers), with the input a command redirects from (`< in`)
   written there first.  Commands of the generator (`.venv/bin/gen`, `gen`) run on a
   copy of gen/, templates/ and generated/ (PYTHONPATH points `gen` at it), so that
@@ -324,6 +325,7 @@ LONG = {
     "make linux-asm-check": ("make test runs it as a stage (Linux modules; prepares a 1.5 GB arm64 tree)",
                              "Makefile:test", "$(MAKE) linux-asm-check"),
     "make model": ("make test runs it as a stage (llvm-mca, about 75 s)", "Makefile:test", "$(MAKE) model"),
+    "make abi-check": ("make test runs it as a stage", "Makefile:test", "$(MAKE) abi-check"),
     "make bench": ("CI runs its short form, `make bench BENCH_FLAGS=--quick` (run here as "
                    "build/bench --quick --json build/bench.json)", "Makefile:test",
                    "$(MAKE) bench BENCH_FLAGS=--quick"),
@@ -472,10 +474,6 @@ def round_floor(ws, proc):  # "hand-scheduled floor vs the generated kernel"
     assert "floor" in proc.stdout and "generated CTR kernel" in proc.stdout
 
 
-def abi_passed(ws, proc):
-    assert re.search(r"abi-check: \d+ entry points: \d+ passed, 0 failed", proc.stdout), proc.stdout[-2000:]
-
-
 def report_written(ws, proc):
     for name in ("bench.md", "bench.png"):
         f = ws / "build" / name
@@ -497,7 +495,6 @@ EXPECT = {
     ".venv/bin/gen check": gen_up_to_date,
     ".venv/bin/gen --choose sm4.decomposition=415": gen_choice_differs,
     "make round-floor": round_floor,
-    "make abi-check": abi_passed,
     "make report": report_written,
     "build/verify": verify_passed,
 }
@@ -563,17 +560,39 @@ def is_gen_command(line):
     return line.split()[0] in (".venv/bin/gen", "gen")
 
 
+# What the docs' commands read from the harness build: its programs and the
+# folders of its objects.
+BUILD_INPUTS = ("kcrypt", "verify", "bench", "ctcheck", "lib", "harness", "aarch64")
+
+
+def build_view():
+    """build/ as the docs' commands see it, a folder of this test's own
+    (build/doc-commands/build): links to the harness build's BUILD_INPUTS, so
+    that what a command writes under build/ (bench.json, bench.md, abi/, ...)
+    lands here, where no other stage of `make test`, running beside pytest,
+    writes or reads it."""
+    view = PERSISTENT / "build"
+    view.mkdir(parents=True, exist_ok=True)
+    for name in BUILD_INPUTS:
+        if (REPO / "build" / name).exists() and not (view / name).is_symlink():
+            (view / name).symlink_to(REPO / "build" / name)
+    return view
+
+
 def workspace(tmp_path, line):
     """A folder that stands for the repository root: a link to each top-level
-    entry; for the generator's commands, real copies of gen/, templates/ and
-    generated/ (which `gen` writes); `$PWD/NAME` a link into build/doc-commands/."""
+    entry (build/ to build_view()); for the generator's commands, real copies
+    of gen/, templates/ and generated/ (which `gen` writes); `$PWD/NAME` a link
+    into build/doc-commands/."""
     ws = tmp_path / "repo"
     ws.mkdir()
     copies = {"gen", "templates", "generated"} if is_gen_command(line) else set()
     for entry in REPO.iterdir():
         if entry.name == ".git" or (ws / entry.name).exists():
             continue
-        if entry.name in copies:
+        if entry.name == "build":
+            (ws / "build").symlink_to(build_view())
+        elif entry.name in copies:
             shutil.copytree(entry, ws / entry.name, symlinks=True,
                             ignore=shutil.ignore_patterns("__pycache__"))
         else:
