@@ -378,6 +378,12 @@ def test_null_impl_is_the_one_shot_default_and_unrunnable_impl_fails_init(cipher
     # CBC encryption's default: the native SIMD kernel with the smallest batch (the first of equals)
     serial = min((imp for name, imp in impls if name != "reference_scalar"), key=batch)
     best = cipher.fn("impl_best")()
+    # ... which <cipher>_impl_serial names (uBlock's per variant, none for one out of range).
+    impl_serial = cipher.fn("impl_serial")
+    impl_serial.restype = ctypes.c_void_p
+    assert impl_serial(*(() if variant is None else (variant,))) == ctypes.cast(serial, ctypes.c_void_p).value
+    if variant is not None:
+        assert impl_serial(3) is None and impl_serial(-1) is None
     for mode, direction, want in ((CTR, ENCRYPT, best), (CBC, DECRYPT, best),
                                   (CBC, ENCRYPT, ctypes.cast(serial, ctypes.c_void_p).value)):
         state, rc = cipher.init(mode, None, direction, iv)

@@ -84,6 +84,10 @@ const sm4_impl *const *sm4_impls(size_t *count);
 const sm4_impl *sm4_impl_find(const char *strategy, const char *target, int emulated);
 /* The fastest implementation this CPU runs natively. */
 const sm4_impl *sm4_impl_best(void);
+/* The one serial work runs on (CBC encryption, one block per call): the
+ * native SIMD kernel with the smallest batch, so the fewest padding blocks
+ * are computed.  NULL when no SIMD kernel runs natively. */
+const sm4_impl *sm4_impl_serial(void);
 /* Adds the SIMDe-built kernels (only in builds that compile sm4_emulated.c). */
 void sm4_register_emulated(void);
 

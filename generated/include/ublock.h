@@ -141,6 +141,11 @@ const ublock_impl *const *ublock_impls(size_t *count);
 const ublock_impl *ublock_impl_find(const char *strategy, const char *target, int emulated);
 /* The fastest implementation this CPU runs natively. */
 const ublock_impl *ublock_impl_best(void);
+/* The one serial work on variant v runs on (CBC encryption, one block per
+ * call): the native SIMD kernel with the smallest batch, so the fewest
+ * padding blocks are computed.  NULL when no SIMD kernel runs natively, or
+ * for a variant out of range. */
+const ublock_impl *ublock_impl_serial(ublock_variant v);
 /* Adds the SIMDe-built kernels (only in builds that compile ublock_emulated.c). */
 void ublock_register_emulated(void);
 

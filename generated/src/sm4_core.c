@@ -203,9 +203,7 @@ const sm4_impl *sm4_impl_best(void)
     return NULL;
 }
 
-/* For serial work (CBC encryption, one block per call): the native SIMD kernel
- * with the smallest batch, so the fewest padding blocks are computed. */
-static const sm4_impl *best_serial(void)
+const sm4_impl *sm4_impl_serial(void)
 {
     const sm4_impl *pick = NULL;
     for (size_t i = 0; i < sm4_registry_count; i++) {
@@ -280,7 +278,7 @@ static const sm4_impl *sm4_resolve(const sm4_impl *impl, sm4_mode mode, sm4_dire
 {
     if (impl == NULL) {
         /* Serial CBC encryption gains nothing from a wide batch: one block at a time. */
-        impl = (mode == SM4_MODE_CBC && dir == SM4_ENCRYPT) ? best_serial() : NULL;
+        impl = (mode == SM4_MODE_CBC && dir == SM4_ENCRYPT) ? sm4_impl_serial() : NULL;
         if (impl == NULL)
             impl = sm4_impl_best();
     }

@@ -624,11 +624,11 @@ const ublock_impl *ublock_impl_best(void)
     return first_native(any_impl, UBLOCK_128_128);
 }
 
-/* For serial work (CBC encryption, one block per call): the native SIMD
- * kernel with the smallest batch, so the fewest padding blocks are computed. */
-static const ublock_impl *best_serial(ublock_variant v)
+const ublock_impl *ublock_impl_serial(ublock_variant v)
 {
     const ublock_impl *pick = NULL;
+    if ((unsigned)v >= UBLOCK_VARIANT_COUNT)
+        return NULL;
     for (size_t i = 0; i < registry_count; i++) {
         const ublock_impl *impl = registry[i];
         if (!impl->emulated && strcmp(impl->target, "scalar") != 0 && impl->cpu_supported() &&
@@ -710,7 +710,7 @@ static const ublock_impl *resolve(const ublock_impl *impl, ublock_mode mode, ubl
                                   ublock_variant v)
 {
     if (impl == NULL) {
-        impl = mode == UBLOCK_MODE_CBC && dir == UBLOCK_ENCRYPT ? best_serial(v) : NULL;
+        impl = mode == UBLOCK_MODE_CBC && dir == UBLOCK_ENCRYPT ? ublock_impl_serial(v) : NULL;
         if (impl == NULL)
             impl = ublock_impl_best();
     }

@@ -3,7 +3,7 @@
  * implementation.
  *
  *   verify [--quick] [--impl NAME] [--cipher sm4|zuc|ublock] [--seed N] [--random N]
- *          [--iterated all|native|best]
+ *          [--iterated all|native|serial]
  *
  * The tests of each cipher are described where they are written:
  * verify_sm4.c (official vectors, differential cases against the reference
@@ -38,8 +38,9 @@
  * implementations run the iterated vectors (the 1,000,000-fold SM4 and uBlock
  * ones), the others running the same vectors un-iterated: all (the default),
  * native (not the SIMDe builds, where they would time SIMDe: `make test`'s
- * verify stage), best (each cipher's best kernel only: `make verify-aarch64`
- * under qemu, where they were most of the time).
+ * verify stage), serial (only the kernel the library runs serial work on,
+ * <cipher>_impl_serial: `make verify-aarch64` under qemu, where they had been
+ * most of the time).
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
@@ -182,12 +183,12 @@ static int selected(const verify_options *o, const kc_impl_view *v) {
   return !o->only || strcmp(v->name, o->only) == 0;
 }
 
-int verify_start(const char *cipher, kc_views_fn views, verify_find_fn find, const void *best,
+int verify_start(const char *cipher, kc_views_fn views, verify_find_fn find, const void *serial,
                  const verify_options *o, uint64_t full, uint64_t quick, kc_view_list *impls,
                  verify_run *run) {
   views(impls);
   *run = (verify_run){find("reference", "scalar", 0), (size_t)verify_random_cases(o, full, quick),
-                      o->seed, o->iterated, best};
+                      o->seed, o->iterated, serial};
   if (run->ref) return 0;
   fprintf(stderr, "verify: error: no %s reference_scalar implementation\n", cipher);
   return -1;
@@ -223,7 +224,7 @@ void verify_each_impl(const kc_view_list *l, const verify_options *o, const char
 int verify_iterates(const verify_run *run, const kc_impl_view *v) {
   switch (run->iterated) {
     case VERIFY_ITERATED_NATIVE: return !v->emulated;
-    case VERIFY_ITERATED_BEST: return v->impl == run->best;
+    case VERIFY_ITERATED_SERIAL: return v->impl == run->serial;
     default: return 1;
   }
 }
@@ -247,7 +248,7 @@ static const struct {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: verify [--quick] [--impl NAME] [--cipher sm4|zuc|ublock] [--seed N]\n"
-          "              [--random N] [--iterated all|native|best]\n"
+          "              [--random N] [--iterated all|native|serial]\n"
           "  --quick         fewer random differential cases\n"
           "  --impl NAME     test only implementations named NAME (native and emulated)\n"
           "  --cipher NAME   test only sm4, only zuc or only ublock (all three variants)\n"
@@ -255,8 +256,8 @@ static void usage(FILE *f) {
           "  --random N      exactly N random cases per implementation\n"
           "  --iterated W     which implementations run the iterated vectors\n"
           "                  (1,000,000-fold): all (default), native (not the SIMDe\n"
-          "                  builds) or best (<cipher>_impl_best only); the others\n"
-          "                  run the same vectors un-iterated\n"
+          "                  builds) or serial (<cipher>_impl_serial only); the\n"
+          "                  others run the same vectors un-iterated\n"
           "Vectors: $KC_VECTORS_DIR, else tests/vectors found upwards from the\n"
           "executable or the current directory (<repo>/tests/vectors).\n");
 }
@@ -338,10 +339,10 @@ int main(int argc, char **argv) {
         o.iterated = VERIFY_ITERATED_ALL;
       } else if (strcmp(which, "native") == 0) {
         o.iterated = VERIFY_ITERATED_NATIVE;
-      } else if (strcmp(which, "best") == 0) {
-        o.iterated = VERIFY_ITERATED_BEST;
+      } else if (strcmp(which, "serial") == 0) {
+        o.iterated = VERIFY_ITERATED_SERIAL;
       } else {
-        fprintf(stderr, "verify: error: --iterated must be all, native or best\n");
+        fprintf(stderr, "verify: error: --iterated must be all, native or serial\n");
         return 2;
       }
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {

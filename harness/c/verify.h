@@ -50,9 +50,10 @@ long verify_first_diff(const uint8_t *a, const uint8_t *b, size_t len);
 double verify_now(void);
 
 /* Which implementations run the iterated vectors (the 1,000,000-fold SM4 and
- * uBlock ones): every one; the native builds (not the SIMDe ones, which run
- * them un-iterated); or only the best kernel <cipher>_impl_best() picks. */
-typedef enum { VERIFY_ITERATED_ALL, VERIFY_ITERATED_NATIVE, VERIFY_ITERATED_BEST } verify_iterated;
+ * uBlock ones), which are serial work: every one; the native builds (not the
+ * SIMDe ones, which run them un-iterated); or only the kernel the library
+ * runs serial work on (<cipher>_impl_serial). */
+typedef enum { VERIFY_ITERATED_ALL, VERIFY_ITERATED_NATIVE, VERIFY_ITERATED_SERIAL } verify_iterated;
 
 /* The command line, as every cipher's tests read it. */
 typedef struct verify_options {
@@ -91,15 +92,16 @@ typedef struct verify_run {
   size_t n_random;  /* random differential cases per implementation */
   uint64_t seed;
   verify_iterated iterated; /* --iterated */
-  const void *best;          /* <cipher>_impl_best() */
+  const void *serial;        /* <cipher>_impl_serial(), else _best() */
 } verify_run;
 
 /* Starts a cipher's tests: its implementations into impls (the emulated
  * builds registered), and run (the reference, found with find; the random
  * cases: --random, else `quick` with --quick, else `full`; the seed; which
- * implementations run the iterated vectors, `best` being the library's pick).
+ * implementations run the iterated vectors, `serial` being the library's
+ * kernel for serial work, or its best when it has none).
  * Returns 0, or -1 after "verify: error: no <cipher> reference_scalar ...". */
-int verify_start(const char *cipher, kc_views_fn views, verify_find_fn find, const void *best,
+int verify_start(const char *cipher, kc_views_fn views, verify_find_fn find, const void *serial,
                  const verify_options *o, uint64_t full, uint64_t quick, kc_view_list *impls,
                  verify_run *run);
 

@@ -309,7 +309,8 @@ static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_s
 int verify_sm4(const verify_options *o) {
   kc_view_list impls;
   verify_run r;
-  if (verify_start("sm4", kc_views_sm4, find_impl, sm4_impl_best(), o, RANDOM_CASES_FULL, RANDOM_CASES_QUICK,
+  if (verify_start("sm4", kc_views_sm4, find_impl,
+                   sm4_impl_serial() ? sm4_impl_serial() : sm4_impl_best(), o, RANDOM_CASES_FULL, RANDOM_CASES_QUICK,
                    &impls, &r) != 0 ||
       load_vectors(o->argv0) != 0)
     return 2;
