@@ -18,7 +18,25 @@ def products():
     return cli.produce(choices.load())
 
 
-def test_checked_in_generated_is_up_to_date():
+@pytest.fixture
+def produce_once(monkeypatch, products):
+    """cli.produce remembered per set of choices within a test, the module's
+    default rendering among them: these tests check what the CLI does with a
+    rendering (check, generate, --choose), and each takes about 30 s
+    (test_generation_is_deterministic renders afresh)."""
+    rendered = {repr(choices.load().values): products}
+    render = cli.produce
+
+    def produce(chosen):
+        key = repr(chosen.values)
+        if key not in rendered:
+            rendered[key] = render(chosen)
+        return rendered[key]
+
+    monkeypatch.setattr(cli, "produce", produce)
+
+
+def test_checked_in_generated_is_up_to_date(produce_once):
     assert cli.main(["check"]) == 0
 
 
@@ -26,7 +44,7 @@ def test_generation_is_deterministic(products):
     assert cli.produce(choices.load()) == products
 
 
-def test_check_detects_edits_and_stale_files(tmp_path):
+def test_check_detects_edits_and_stale_files(tmp_path, produce_once):
     shutil.copytree(ROOT / "generated", tmp_path / "generated")
     assert cli.main(["check", "--root", str(tmp_path)]) == 0
     core = tmp_path / "generated" / "src" / "sm4_core.c"
@@ -38,7 +56,7 @@ def test_check_detects_edits_and_stale_files(tmp_path):
     assert cli.main(["check", "--root", str(tmp_path)]) == 1
 
 
-def test_other_decomposition_changes_constants(tmp_path):
+def test_other_decomposition_changes_constants(tmp_path, produce_once):
     shutil.copytree(ROOT / "generated", tmp_path / "generated")
     assert cli.main(["generate", "--root", str(tmp_path), "--sm4-decomposition", "415"]) == 0
     text = (tmp_path / "generated" / "src" / "sm4_byteslice_avx2_gfni.c").read_text()
@@ -46,7 +64,7 @@ def test_other_decomposition_changes_constants(tmp_path):
     assert cli.main(["check", "--root", str(tmp_path)]) == 1
 
 
-def test_choose_is_the_same_as_the_old_flag_and_reaches_one_target(tmp_path):
+def test_choose_is_the_same_as_the_old_flag_and_reaches_one_target(tmp_path, produce_once):
     shutil.copytree(ROOT / "generated", tmp_path / "generated")
     assert cli.main(["generate", "--root", str(tmp_path), "--choose", "sm4.decomposition=415",
                      "--choose", "zuc.s1_isomorphism.avx2_gfni=3"]) == 0
@@ -57,7 +75,7 @@ def test_choose_is_the_same_as_the_old_flag_and_reaches_one_target(tmp_path):
                      "--choose", "zuc.s1_isomorphism.avx2_gfni=3"]) == 0
 
 
-def test_a_tuning_choice_reaches_its_kernel_alone(tmp_path):
+def test_a_tuning_choice_reaches_its_kernel_alone(tmp_path, produce_once):
     shutil.copytree(ROOT / "generated", tmp_path / "generated")
     assert cli.main(["generate", "--root", str(tmp_path), "--choose", "sm4.groups.byteslice_avx2_gfni=1",
                      "--choose", "zuc.block_form.lanes_avx2_gfni=rolled"]) == 0
