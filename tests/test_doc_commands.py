@@ -318,8 +318,8 @@ INSTANCES = {
 # is "Makefile:TARGET" or ".ci/run"; each line must be there.
 LONG = {
     "build/verify": ("make test runs it as a stage", "Makefile:test", "$(BUILD)/verify"),
-    "make ctcheck": ("make test runs it as a stage (valgrind over every kernel, minutes)", "Makefile:test",
-                     "$(MAKE) ctcheck"),
+    "make ctcheck": ("make test's ctcheck stage runs it (valgrind over every kernel, minutes), checking its "
+                     "summary: tests/test_ctcheck.py", "Makefile:test", "tests/test_ctcheck.py"),
     "make verify-aarch64": ("make test runs it as a stage (qemu, about 14 minutes)", "Makefile:test",
                             "$(MAKE) verify-aarch64"),
     "make linux-asm-check": ("make test runs it as a stage (Linux modules; prepares a 1.5 GB arm64 tree)",
