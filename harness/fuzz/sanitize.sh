@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# `make sanitize`: the library and the harness built with clang
+# -fsanitize=address,undefined -fno-sanitize-recover=all in their own build
+# folder, then verify --quick, the kcrypt CLI tests and the tests of the
+# incremental calls run against that build.  Any sanitizer report fails the
+# stage.
+#
+#   harness/fuzz/sanitize.sh [BUILD_DIR]        (default build/asan)
+#
+# GENERATED (environment; default the repository's generated/) builds a
+# scratch copy instead, for steps 1-3 (make -C harness/c GENERATED=...,
+# pytest's KC_GENERATED); step 4's tests build the repository's generated/.
+# SAN_CC (default clang) is the compiler.
+#
+# 1. build: make -C harness/c BUILD=BUILD_DIR CC=clang with CFLAGS (both
+#    exported, so that a rebuild that tests/conftest.py's harness_build
+#    fixture asks for uses them too): generated/ (libkcrypt.a with the cores,
+#    every C kernel and the assembly twins; libkcrypt_emulated.a, the SIMDe
+#    builds) and kcrypt, verify, bench.  The assembly twins (.S) are
+#    assembled as usual: ASan cannot instrument hand-written assembly, so
+#    their own loads and stores are unchecked here; the C around them (the
+#    _asm.c entry points, the modes) is checked, and the fuzz targets check
+#    the twins' accesses with guard pages and canaries instead
+#    (harness/fuzz/fuzz_util.h).
+# 2. BUILD_DIR/verify --quick --iterated native: every kernel, native,
+#    assembly twin and SIMDe build, against the vectors, the reference and
+#    the peers; the 1,000,000-fold vectors on the native kernels only (the
+#    SIMDe builds run them un-iterated: a million SIMDe-emulated AVX-512
+#    encryptions under ASan take many minutes and check nothing new).
+# 3. pytest tests/test_kcrypt_cli.py with KC_BUILD_DIR=BUILD_DIR: kcrypt
+#    under the sanitizers; the tests' one-shot helper (harness/stream_check.py)
+#    is compiled by `gcc`, which is BUILD_DIR/bin/gcc here: clang with the
+#    sanitizer flags.
+# 4. pytest tests/test_stream_block.py tests/test_stream_zuc.py
+#    tests/test_kc_modes.py (not its AArch64 cases): the incremental calls of
+#    every cipher.  These build generated/ themselves (conftest's
+#    generated_library and run_generated_c call `gcc`: the wrapper again),
+#    as a shared object loaded through ctypes, so pytest runs with the ASan
+#    runtime preloaded (harness/fuzz/kc_sanitize_plugin.py keeps the preload
+#    out of its subprocesses).
+#
+# Reports: ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 and
+# UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1, with ASan's log_path
+# under BUILD_DIR/reports (clang's runtime writes UBSan's reports there too),
+# so that a report from a process a test runs (a kcrypt that a test expects
+# to fail, say) is not lost in the test's own checks: any file there fails
+# the stage, and its contents are printed.  The steps all run; the wall time
+# of each is printed.
+#
+# Why clang: with gcc 12, ASan's reports go to log_path but UBSan's (in an
+# ASan build) only to stderr, where a test that expects kcrypt to fail with
+# "error" on stderr would take one for the error it wanted.
+set -u
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(realpath -m "${1:-$repo/build/asan}")
+case "$build" in
+  /?*/?*) ;;
+  *) echo "sanitize.sh: refusing build folder '$build'" >&2; exit 2 ;;
+esac
+san="-fsanitize=address,undefined -fno-sanitize-recover=all"
+export CC=${SAN_CC:-clang}
+export CFLAGS="-O1 -g -fno-omit-frame-pointer -std=c11 -Wall -Wextra $san"
+reports=$build/reports
+rm -rf "$reports"
+mkdir -p "$reports" "$build/bin"
+asan_options="halt_on_error=1:abort_on_error=1:detect_leaks=1:log_path=$reports/asan"
+# One leak suppression, for a test helper (see the file).
+export LSAN_OPTIONS="suppressions=$repo/harness/fuzz/lsan.supp:print_suppressions=0"
+ubsan_options="halt_on_error=1:print_stacktrace=1:log_path=$reports/ubsan"
+
+# `gcc` for what the tests compile themselves: the same compiler, with the
+# sanitizers.  (A new file: never written through an existing path.)
+real_cc=$(command -v "$CC") || { echo "sanitize.sh: $CC not found" >&2; exit 2; }
+wrapper=$build/bin/gcc
+rm -f "$wrapper"
+printf '#!/bin/sh\nexec %s "$@" %s\n' "$real_cc" "$san" > "$wrapper"
+chmod +x "$wrapper"
+
+failed=()
+times=()
+t_all=$(date +%s.%N)
+step() { # step NAME COMMAND...: runs it, times it, remembers a failure
+  local name=$1
+  shift
+  echo "sanitize: $name"
+  local t0
+  t0=$(date +%s.%N)
+  "$@"
+  local status=$?
+  times+=("$(printf '%-28s %7.1f s  %s' "$name" "$(echo "$(date +%s.%N) - $t0" | bc)" \
+    "$([ $status -eq 0 ] && echo ok || echo "FAILED (exit $status)")")")
+  [ $status -eq 0 ] || failed+=("$name")
+  return $status
+}
+
+generated=$(realpath -m "${GENERATED:-$repo/generated}")
+# Objects built with another compiler or other flags are removed first (no
+# Makefile here tracks flags).
+if [ "$(cat "$build/.cflags" 2>/dev/null)" != "$CC $CFLAGS" ]; then
+  rm -rf "$build/lib" "$build/harness"
+  echo "$CC $CFLAGS" > "$build/.cflags"
+fi
+step build make -s -C "$repo/harness/c" BUILD="$build" GENERATED="$generated" CC="$CC" ||
+  { printf '  %s\n' "${times[@]}"; exit 1; }
+
+step "verify --quick" env ASAN_OPTIONS="$asan_options" UBSAN_OPTIONS="$ubsan_options" \
+  "$build/verify" --quick --iterated native
+
+cd "$repo" || exit 1
+step "pytest kcrypt CLI" env ASAN_OPTIONS="$asan_options" UBSAN_OPTIONS="$ubsan_options" \
+  KC_BUILD_DIR="$build" KC_GENERATED="$generated" PATH="$build/bin:$PATH" \
+  python3 -m pytest -q -p no:cacheprovider tests/test_kcrypt_cli.py
+
+if "$CC" --version | grep -q clang; then
+  preload=$("$CC" -print-file-name=libclang_rt.asan-x86_64.so) # UBSan's handlers are in it
+else
+  preload="$("$CC" -print-file-name=libasan.so) $("$CC" -print-file-name=libubsan.so)"
+fi
+step "pytest incremental calls" env ASAN_OPTIONS="$asan_options:detect_leaks=0" UBSAN_OPTIONS="$ubsan_options" \
+  PATH="$build/bin:$PATH" PYTHONPATH="$repo/harness/fuzz${PYTHONPATH:+:$PYTHONPATH}" LD_PRELOAD="$preload" \
+  python3 -m pytest -q -p no:cacheprovider -p kc_sanitize_plugin tests/test_stream_block.py \
+  tests/test_stream_zuc.py tests/test_kc_modes.py -k "not aarch64 and not neon"
+
+found=$(find "$reports" -type f | sort)
+if [ -n "$found" ]; then
+  failed+=("sanitizer reports")
+  echo "sanitize: sanitizer reports:" >&2
+  for f in $found; do
+    echo "==== $f" >&2
+    cat "$f" >&2
+  done
+fi
+echo
+echo "sanitize: $(echo "$(date +%s.%N) - $t_all" | bc | xargs printf '%.0f') s in all"
+printf '  %s\n' "${times[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "sanitize: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "sanitize: no sanitizer report"
