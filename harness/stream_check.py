@@ -91,7 +91,11 @@ static uint8_t *slurp(size_t *len) {
   size_t cap = 1 << 20, n = 0, got;
   uint8_t *buf = malloc(cap);
   while (buf && (got = fread(buf + n, 1, cap - n, stdin)) > 0)
-    if ((n += got) == cap) buf = realloc(buf, cap *= 2);
+    if ((n += got) == cap) {
+      uint8_t *bigger = realloc(buf, cap *= 2);
+      if (!bigger) free(buf);
+      buf = bigger;
+    }
   if (!buf || ferror(stdin)) die("reading stdin");
   *len = n;
   return buf;
@@ -144,6 +148,8 @@ int main(int argc, char **argv) {
       emit(out, (bits + 7) / 8);
     }
   }
+  free(in);
+  free(out);
   if (rc != 0) die("the library call failed");
   return 0;
 }
