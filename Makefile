@@ -4,9 +4,11 @@
 #               the kernels with llvm-mca, benchmark, and write the report
 #               (build/bench.md and build/bench.png)
 #   make test   every stage of `make all` (bench in its short form, `gen check`
-#               instead of `gen`), the AArch64 check (verify-aarch64), then
-#               pytest and the constant-time check: what CI runs; it fails if
-#               any stage fails
+#               instead of `gen`), the AArch64 check (verify-aarch64), the
+#               assembly checks, pytest, the constant-time check, the
+#               sanitizer build and short fuzz runs, side by side on the
+#               cores (see `test:` below): what CI runs; it fails if any
+#               stage fails
 #   make verify-aarch64
 #               the harness cross-built for AArch64, verify and the ABI check
 #               run under qemu-user (see the target)
@@ -32,7 +34,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 # bench's options: `make bench BENCH_FLAGS=--quick` is the short form.
 BENCH_FLAGS ?=
 
-.PHONY: all deps generate build verify verify-aarch64 model bench report test ctcheck abi-check linux-asm-check round-floor \
+.PHONY: all deps generate build build-aarch64 verify verify-aarch64 model bench report test ctcheck abi-check linux-asm-check round-floor \
         clean
 
 all: deps generate build verify model bench report
@@ -71,26 +73,30 @@ verify: build
 # qemu-user.  kcrypt --list-impls on three CPU models shows the dispatch
 # ("max" has every feature; Neoverse N1 and Cortex-A53 lack SM4 and SHA3);
 # on "max" every implementation must be native, and verify must pass every
-# one of them with nothing skipped: every vector (the 1,000,000-fold
-# iterations included) and every systematic differential case against the
-# scalar reference.  AARCH64_VERIFY_FLAGS (default --quick: 100-200 random
-# cases per kernel instead of 1000-3000) is passed to verify: under qemu it
-# takes about 14 minutes on this Xeon, SM4 and ZUC (9 minutes) beside uBlock
-# (14), most of it the 1,000,000-fold SM4 and uBlock iterations on each kernel
-# and its assembly twin.  Then the ABI check (harness/abi_check.py)
-# of every AArch64 assembly twin's entry point.
+# one of them with nothing skipped: every vector and every systematic
+# differential case against the scalar reference.  AARCH64_VERIFY_FLAGS is
+# passed to verify: by default --quick (100-200 random cases per kernel
+# instead of 1000-3000) and --iterated serial (the 1,000,000-fold SM4 and
+# uBlock vectors, serial work, on the kernel the library runs serial work on,
+# every other kernel running the same vectors un-iterated: they had been most
+# of the 14 minutes this stage took under qemu).  Then the ABI check
+# (harness/abi_check.py) of every AArch64 assembly twin's entry point.
 AARCH64_CC           ?= aarch64-linux-gnu-gcc
 AARCH64_QEMU         ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 AARCH64_BUILD        := $(abspath $(BUILD))/aarch64
-AARCH64_VERIFY_FLAGS ?= --quick
+AARCH64_VERIFY_FLAGS ?= --quick --iterated serial
 
-verify-aarch64: deps
+# The harness cross-built for AArch64 (what verify-aarch64 runs, and pytest's
+# AArch64 tests).
+build-aarch64: deps
 	@for tool in $(AARCH64_CC) $(firstword $(AARCH64_QEMU)); do \
 	  command -v $$tool >/dev/null 2>&1 || { \
 	    echo "verify-aarch64: $$tool not found: make deps installs it" \
 	         "(gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user)" >&2; exit 1; }; \
 	done
 	$(MAKE) -C harness/c BUILD=$(AARCH64_BUILD) CC=$(AARCH64_CC)
+
+verify-aarch64: build-aarch64
 	@for cpu in max neoverse-n1 cortex-a53; do \
 	  $(AARCH64_QEMU) -cpu $$cpu $(AARCH64_BUILD)/kcrypt --list-impls \
 	    > $(AARCH64_BUILD)/impls-$$cpu.txt || exit 1; \
@@ -179,19 +185,38 @@ linux-asm-check: deps
 ctcheck: build
 	$(MAKE) -C harness/c BUILD=$(abspath $(BUILD)) ctcheck
 
-# The stages of `make all` first, then the suites.
+# The drift check beside the two builds, then every other stage, side by side on
+# the cores (harness/stages.py): longest first, each stage's output in
+# $(BUILD)/stages/<stage>.log, a line when one starts or ends and every two
+# minutes what still runs, a failed stage's log tail, and the time table in
+# $(BUILD)/stages.md.  It fails if any stage fails.  The stages:
+#   pytest           the suites (tests/), but for tests/test_ctcheck.py
+#   verify-aarch64   the AArch64 kernels under qemu (above)
+#   verify           every kernel, native and SIMDe-emulated; the
+#                    1,000,000-fold vectors on every native kernel (the
+#                    SIMDe builds run them un-iterated: --iterated native)
+#   sanitize         ASan and UBSan (below)
+#   ctcheck          the constant-time check under valgrind (make ctcheck,
+#                    run and its summary checked by tests/test_ctcheck.py)
+#   bench-report     bench --quick, the llvm-mca model and the report
+#                    (bench's figures are not kept: other stages share the
+#                    cores; `make all` runs the full bench alone)
+#   linux-asm-check, abi-check   the assembly checks
+#   fuzz-quick       each libFuzzer target briefly (below)
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 test: deps
-	gen check
-	$(MAKE) build
-	$(BUILD)/verify
-	$(MAKE) abi-check
-	$(MAKE) linux-asm-check
-	$(MAKE) verify-aarch64
-	$(MAKE) model
-	$(MAKE) bench BENCH_FLAGS=--quick
-	$(MAKE) report
-	python3 -m pytest -q
-	$(MAKE) ctcheck
+	python3 harness/stages.py --jobs $(TEST_JOBS) --logs $(BUILD)/stages --table $(BUILD)/stages.md \
+	  "gen-check=gen check" "build=$(MAKE) build" "build-aarch64=$(MAKE) build-aarch64" --then \
+	  "pytest=python3 -m pytest -q --ignore=tests/test_ctcheck.py" \
+	  "verify-aarch64=$(MAKE) verify-aarch64" \
+	  "verify=$(BUILD)/verify --iterated native" \
+	  "sanitize=$(MAKE) sanitize" \
+	  "ctcheck=python3 -m pytest -q tests/test_ctcheck.py" \
+	  "bench-report=$(MAKE) bench BENCH_FLAGS=--quick && $(MAKE) model && $(MAKE) report" \
+	  "linux-asm-check=$(MAKE) linux-asm-check" \
+	  "abi-check=$(MAKE) abi-check" \
+	  "fuzz-quick=$(MAKE) fuzz-quick"
 
 clean:
 	rm -rf $(BUILD)
