@@ -940,10 +940,18 @@ def test_write_error_while_stdin_waits(kcrypt):
     """The next piece is read on a second thread: when writing fails while that
     thread waits in read() on a pipe whose writer stays open and silent,
     kcrypt still ends at once (exit 1) instead of waiting for more input."""
+    status, message = write_error_while_the_reader_waits(kcrypt)
+    assert status == 1
+    assert "No space left on device" in message
+
+
+def write_error_while_the_reader_waits(kcrypt):
+    """kcrypt sm4 ctr writing to /dev/full, fed one whole piece and a few
+    bytes of the next through a pipe that stays open: (exit status, stderr)."""
     with open("/dev/full", "wb") as full:
         proc = subprocess.Popen([str(kcrypt), *STREAM_CASES["sm4-ctr"][0]], stdin=subprocess.PIPE,
                                 stdout=full, stderr=subprocess.PIPE)
-        proc.stdin.write(bytes(CHUNK + 5))  # one whole piece, then a few bytes of the next
+        proc.stdin.write(bytes(CHUNK + 5))  # one whole piece, then the reader waits for more
         proc.stdin.flush()
         try:
             status = proc.wait(timeout=30)
@@ -951,8 +959,7 @@ def test_write_error_while_stdin_waits(kcrypt):
             proc.stdin.close()
             if proc.poll() is None:
                 proc.kill()
-    assert status == 1
-    assert "No space left on device" in proc.stderr.read().decode()
+    return status, proc.stderr.read().decode()
 
 
 @pytest.fixture(scope="session")
@@ -979,18 +986,7 @@ def test_read_ahead_stops_cleanly_under_asan(asan_kcrypt):
     on a silent pipe, a reader that closes early, and a plain run all end
     with kcrypt's own status and no report."""
     args = STREAM_CASES["sm4-ctr"][0]
-    with open("/dev/full", "wb") as full:
-        proc = subprocess.Popen([str(asan_kcrypt), *args], stdin=subprocess.PIPE, stdout=full,
-                                stderr=subprocess.PIPE)
-        proc.stdin.write(bytes(CHUNK + 5))  # one whole piece, then the reader waits for more
-        proc.stdin.flush()
-        try:
-            status = proc.wait(timeout=30)
-        finally:
-            proc.stdin.close()
-            if proc.poll() is None:
-                proc.kill()
-    message = proc.stderr.read().decode()
+    status, message = write_error_while_the_reader_waits(asan_kcrypt)
     assert status == 1 and message == ("kcrypt: error: writing stdout: No space left on device\n"), message
     first = subprocess.run(["bash", "-c", f"{shlex.join([str(asan_kcrypt), *args])} < /dev/zero | head -c 10"],
                            capture_output=True, timeout=60)
