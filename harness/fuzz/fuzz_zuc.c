@@ -378,7 +378,7 @@ static void lane_put(uint32_t *state, unsigned lanes, unsigned j, const uint32_t
 }
 
 /* init_rounds, keystream_block and keystream_xor of a kernel on random lane
- * states (31-bit cells), each lane against the reference kernel on the same
+ * states (31-bit cells, none 0), each lane against the reference kernel on the same
  * state; the rows of each lane placed on their own (guarded) buffers. */
 static void kernel_entries(fz_reader *r, const zuc_impl *impl)
 {
@@ -394,8 +394,11 @@ static void kernel_entries(fz_reader *r, const zuc_impl *impl)
         for (unsigned i = 0; i < ZUC_STATE_WORDS; i++) {
             words[j][i] = (uint32_t)raw[4 * i] << 24 | (uint32_t)raw[4 * i + 1] << 16 | (uint32_t)raw[4 * i + 2] << 8 |
                           raw[4 * i + 3];
-            if (i < 16)
+            if (i < 16) { /* a cell is in 1 .. 2^31 - 1, as ZUC keeps it (0 never occurs) */
                 words[j][i] &= 0x7fffffff;
+                if (words[j][i] == 0)
+                    words[j][i] = 0x7fffffff;
+            }
         }
         lane_put(state, lanes, j, words[j]);
     }

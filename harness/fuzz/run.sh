@@ -13,7 +13,8 @@
 # libFuzzer exit non-zero: the input goes to DIR/artifacts/, the log to
 # DIR/logs/TARGET.log, and this script goes on with the next target, then
 # exits 1.  The summary gives per target the executions, the coverage (cov:
-# and ft: of libFuzzer's last status line), the corpus size and the result.
+# and ft: of libFuzzer's last status line), the corpus size (its corp:, the
+# units it keeps) and the result.
 #
 # Environment: FUZZ_SKIP (comma-separated check names, see fuzz_util.h) is
 # passed on; FUZZ_FLAGS adds libFuzzer options (e.g. -jobs=2 -workers=2).
@@ -57,7 +58,7 @@ for t in "${targets[@]}"; do
   last=$(grep -E '^#[0-9]+' "$log" | tail -1)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<< "$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<< "$last")
-  units=$(find "$build/corpus/$t" -type f | wc -l)
+  units=$(sed -n 's/.* corp: \([0-9]*\)\/.*/\1/p' <<< "$last")
   if [ $status -eq 0 ]; then
     result=ok
   else
@@ -69,7 +70,7 @@ for t in "${targets[@]}"; do
     echo "----" >&2
   fi
   summary+=("$(printf '%-14s %6ss %10s execs  cov %6s  ft %7s  corpus %5s  %s' "$t" "$took" "${execs:-?}" \
-    "${cov:-?}" "${ft:-?}" "$units" "$result")")
+    "${cov:-?}" "${ft:-?}" "${units:-?}" "$result")")
 done
 echo
 echo "run.sh: ${#targets[@]} targets, ${seconds} s each, $(( $(date +%s) - start_all )) s in all"
