@@ -10,7 +10,7 @@
  *     equal the oracle: the reference kernel one block at a time, with CBC
  *     chaining and the CTR counter written out here;
  *   - the incremental calls (sm4_ctr_*, sm4_cbc_*) over random pieces
- *     (empty ones, single bytes, across the mode layer's chunks), in place or
+ *     (empty ones, single bytes, across the mode layer's 8 KiB chunks), in place or
  *     not, equal it too; a CBC piece of partial blocks is refused with
  *     SM4_ERR_LENGTH and nothing written, and the stream goes on; after
  *     final or reset every call returns SM4_ERR_STATE and writes nothing;
@@ -33,7 +33,7 @@
 #include "fuzz_util.h"
 #include "sm4.h"
 
-#define MAX_LEN 20000 /* past the mode layer's chunk (4 KiB) several times */
+#define MAX_LEN 20000 /* past the mode layer's chunk (8 KiB) twice */
 
 static const sm4_impl *impls[128];
 static size_t n_impls;

@@ -45,7 +45,8 @@
 # so that a report from a process a test runs (a kcrypt that a test expects
 # to fail, say) is not lost in the test's own checks: any file there fails
 # the stage, and its contents are printed.  The steps all run; the wall time
-# of each is printed.
+# of each is printed.  LSAN_OPTIONS names harness/fuzz/lsan.supp: one
+# suppression, for a test helper's leak at exit (see the file).
 #
 # Why clang: with gcc 12, ASan's reports go to log_path but UBSan's (in an
 # ASan build) only to stderr, where a test that expects kcrypt to fail with
