@@ -45,8 +45,7 @@
 # so that a report from a process a test runs (a kcrypt that a test expects
 # to fail, say) is not lost in the test's own checks: any file there fails
 # the stage, and its contents are printed.  The steps all run; the wall time
-# of each is printed.  LSAN_OPTIONS names harness/fuzz/lsan.supp: one
-# suppression, for a test helper's leak at exit (see the file).
+# of each is printed.  Nothing is suppressed.
 #
 # Why clang: with gcc 12, ASan's reports go to log_path but UBSan's (in an
 # ASan build) only to stderr, where a test that expects kcrypt to fail with
@@ -65,8 +64,6 @@ reports=$build/reports
 rm -rf "$reports"
 mkdir -p "$reports" "$build/bin"
 asan_options="halt_on_error=1:abort_on_error=1:detect_leaks=1:log_path=$reports/asan"
-# One leak suppression, for a test helper (see the file).
-export LSAN_OPTIONS="suppressions=$repo/harness/fuzz/lsan.supp:print_suppressions=0"
 ubsan_options="halt_on_error=1:print_stacktrace=1:log_path=$reports/ubsan"
 
 # `gcc` for what the tests compile themselves: the same compiler, with the
