@@ -53,6 +53,7 @@ CASES = {
     "ublock_bad_mode": UBLOCK_ERR_ARGUMENT,
     "ublock_multi_bad_direction": UBLOCK_ERR_ARGUMENT,
     "ublock_multi_bad_mode": UBLOCK_ERR_ARGUMENT,
+    "ublock_multi_kernel_no_streams": 0,  # no stream: nothing done, no key read
     "ublock_cbc_init_bad_direction": UBLOCK_ERR_ARGUMENT,
     "ublock_ecb_size_max": UBLOCK_ERR_LENGTH,
     "ublock_ctr_size_max": UBLOCK_ERR_LENGTH,

@@ -114,8 +114,9 @@ typedef struct ublock_impl {
   void (*crypt_blocks)(const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
                        size_t nblocks);
   /* n streams of nblocks blocks each, stream j with keys[j] (all one variant): ECB,
-   * or with cbc_ivs and UBLOCK_ENCRYPT, CBC encryption of every stream at once.
-   * NULL where the strategy has no multi-key form. */
+   * or with cbc_ivs and UBLOCK_ENCRYPT, CBC encryption of every stream at once
+   * (n 0: nothing is done, keys not read).  NULL where the strategy has no
+   * multi-key form. */
   void (*crypt_blocks_multi)(const ublock_key *const keys[], size_t n, ublock_direction dir,
                              const uint8_t *const cbc_ivs[], const uint8_t *const in[], uint8_t *const out[],
                              size_t nblocks);

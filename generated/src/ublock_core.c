@@ -504,6 +504,8 @@ void ublock_run_multi(const ublock_batch_table batches, const unsigned batch_blo
                       const uint8_t *const cbc_ivs[], const uint8_t *const in[], uint8_t *const out[],
                       size_t nblocks)
 {
+    if (n == 0) /* no streams: nothing to do, and no keys[0] to read */
+        return;
     const ublock_variant v = keys[0]->variant;
     if ((unsigned)v >= UBLOCK_VARIANT_COUNT)
         return;

@@ -228,6 +228,18 @@ static int ublock_multi_bad_mode(void)
     return report(ublock_crypt_multi(NULL, (ublock_mode)7, UBLOCK_ENCRYPT, 1, keys, ivs, ins, outs, 64));
 }
 
+/* A kernel's multi-key entry with no stream at all reads no key (it once
+ * read keys[0]): NULL arrays, on every kernel that has the entry. */
+static int ublock_multi_kernel_no_streams(void)
+{
+    size_t n;
+    const ublock_impl *const *impls = ublock_impls(&n);
+    for (size_t i = 0; i < n; i++)
+        if (impls[i]->crypt_blocks_multi && impls[i]->cpu_supported())
+            impls[i]->crypt_blocks_multi(NULL, 0, UBLOCK_ENCRYPT, NULL, NULL, NULL, 1);
+    return report(0);
+}
+
 static int ublock_cbc_init_bad_direction(void)
 {
     ublock_cbc_state st;
@@ -305,6 +317,7 @@ static const struct {
     CASE(ublock_bad_mode),
     CASE(ublock_multi_bad_direction),
     CASE(ublock_multi_bad_mode),
+    CASE(ublock_multi_kernel_no_streams),
     CASE(ublock_cbc_init_bad_direction),
     CASE(ublock_ecb_size_max),
     CASE(ublock_ctr_size_max),
