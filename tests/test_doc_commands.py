@@ -326,6 +326,8 @@ LONG = {
                              "Makefile:test", "$(MAKE) linux-asm-check"),
     "make model": ("make test runs it as a stage (llvm-mca, about 75 s)", "Makefile:test", "$(MAKE) model"),
     "make abi-check": ("make test runs it as a stage", "Makefile:test", "$(MAKE) abi-check"),
+    "make fuzz": ("each fuzz target 300 s (25 minutes); make test's fuzz-quick stage runs each briefly",
+                  "Makefile:test", "$(MAKE) fuzz-quick"),
     "make bench": ("CI runs its short form, `make bench BENCH_FLAGS=--quick` (run here as "
                    "build/bench --quick --json build/bench.json)", "Makefile:test",
                    "$(MAKE) bench BENCH_FLAGS=--quick"),
