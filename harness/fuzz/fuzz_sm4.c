@@ -35,30 +35,17 @@
 
 #define MAX_LEN 20000 /* past the mode layer's chunk (8 KiB) twice */
 
-static const sm4_impl *impls[128];
-static size_t n_impls;
+FZ_IMPLS(sm4)
 static const sm4_impl *ref;
 
 static void setup(void)
 {
     if (ref)
         return;
-#ifdef FZ_EMULATED
-    sm4_register_emulated();
-#endif
-    size_t n;
-    const sm4_impl *const *all = sm4_impls(&n);
-    for (size_t i = 0; i < n && n_impls < sizeof impls / sizeof impls[0]; i++)
-        if (all[i]->cpu_supported())
-            impls[n_impls++] = all[i];
+    collect_impls();
     ref = sm4_impl_find("reference", "scalar", 0);
     if (!ref)
         abort();
-}
-
-static const char *impl_name(const sm4_impl *impl)
-{
-    return impl ? impl->name : "NULL (library's choice)";
 }
 
 /* ------------------------------------------------------------------ */

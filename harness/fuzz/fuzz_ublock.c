@@ -37,30 +37,17 @@
 #define MAX_LEN 24000 /* past the mode layer's chunk (8 KiB) several times */
 #define MAX_STREAMS 9
 
-static const ublock_impl *impls[128];
-static size_t n_impls;
+FZ_IMPLS(ublock)
 static const ublock_impl *ref;
 
 static void setup(void)
 {
     if (ref)
         return;
-#ifdef FZ_EMULATED
-    ublock_register_emulated();
-#endif
-    size_t n;
-    const ublock_impl *const *all = ublock_impls(&n);
-    for (size_t i = 0; i < n && n_impls < sizeof impls / sizeof impls[0]; i++)
-        if (all[i]->cpu_supported())
-            impls[n_impls++] = all[i];
+    collect_impls();
     ref = ublock_impl_find("reference", "scalar", 0);
     if (!ref)
         abort();
-}
-
-static const char *impl_name(const ublock_impl *impl)
-{
-    return impl ? impl->name : "NULL (library's choice)";
 }
 
 static const char *const mode_names[] = {"ECB", "CBC", "CTR"};

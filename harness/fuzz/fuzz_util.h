@@ -364,4 +364,31 @@ static inline size_t fz_piece(fz_reader *r, size_t left, size_t unit)
     return n > left ? left / unit * unit : n;
 }
 
+/* The implementations of cipher P (sm4, zuc, ublock) a target chooses from:
+ * those this CPU runs (with FZ_EMULATED the SIMDe builds too, registered
+ * first).  Defines impls[] and n_impls, collect_impls() that fills them
+ * (call it once, from the target's setup), and impl_name() for messages
+ * (NULL: the library's choice). */
+#ifdef FZ_EMULATED
+#define FZ_REGISTER_EMULATED(P) P##_register_emulated()
+#else
+#define FZ_REGISTER_EMULATED(P) ((void)0)
+#endif
+#define FZ_IMPLS(P)                                                                                   \
+    static const P##_impl *impls[128];                                                                \
+    static size_t n_impls;                                                                            \
+    static void collect_impls(void)                                                                   \
+    {                                                                                                 \
+        FZ_REGISTER_EMULATED(P);                                                                      \
+        size_t n;                                                                                     \
+        const P##_impl *const *all = P##_impls(&n);                                                   \
+        for (size_t i = 0; i < n && n_impls < sizeof impls / sizeof impls[0]; i++)                   \
+            if (all[i]->cpu_supported())                                                              \
+                impls[n_impls++] = all[i];                                                            \
+    }                                                                                                 \
+    __attribute__((unused)) static const char *impl_name(const P##_impl *impl)                        \
+    {                                                                                                 \
+        return impl ? impl->name : "NULL (library's choice)";                                         \
+    }
+
 #endif /* KC_FUZZ_UTIL_H */

@@ -31,30 +31,17 @@
 #define MAX_BYTES 6000 /* past the batch's keystream refill (1 KiB per lane) */
 #define MAX_STREAMS 40
 
-static const zuc_impl *impls[128];
-static size_t n_impls;
+FZ_IMPLS(zuc)
 static const zuc_impl *ref;
 
 static void setup(void)
 {
     if (ref)
         return;
-#ifdef FZ_EMULATED
-    zuc_register_emulated();
-#endif
-    size_t n;
-    const zuc_impl *const *all = zuc_impls(&n);
-    for (size_t i = 0; i < n && n_impls < sizeof impls / sizeof impls[0]; i++)
-        if (all[i]->cpu_supported())
-            impls[n_impls++] = all[i];
+    collect_impls();
     ref = zuc_impl_find("reference", "scalar", 0);
     if (!ref)
         abort();
-}
-
-static const char *impl_name(const zuc_impl *impl)
-{
-    return impl ? impl->name : "NULL (library's choice)";
 }
 
 typedef struct {

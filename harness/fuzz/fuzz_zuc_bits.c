@@ -40,22 +40,14 @@
 #include "zuc.h"
 #include "zuc_oracle.h"
 
-static const zuc_impl *impls[128];
-static size_t n_impls;
+FZ_IMPLS(zuc)
 static const uint8_t *noaccess; /* a PROT_NONE page: reading it faults */
 
 static void setup(void)
 {
     if (noaccess)
         return;
-#ifdef FZ_EMULATED
-    zuc_register_emulated();
-#endif
-    size_t n;
-    const zuc_impl *const *all = zuc_impls(&n);
-    for (size_t i = 0; i < n && n_impls < sizeof impls / sizeof impls[0]; i++)
-        if (all[i]->cpu_supported())
-            impls[n_impls++] = all[i];
+    collect_impls();
     void *page = mmap(NULL, fz_page(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (page == MAP_FAILED)
         abort();
