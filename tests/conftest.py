@@ -98,3 +98,28 @@ def ctr_edge_counters(block_bits, rng):
     top = 1 << block_bits
     return [rng.randrange(top) & ~0xff | 0x05, rng.randrange(top) | 0xf0,
             rng.randrange(top) & ~((1 << 64) - 1) | ((1 << 64) - 7), top - 3]
+
+
+def check_ctr_xor(entry, key, block_bits, batch, ctr, rng, ok, err_length, label):
+    """A kernel's ctr_xor (out = E(V + j) ^ src for j < nblocks, the counter
+    blocks built by the kernel from V and V + 256) against `ctr(iv, message)`,
+    the reference's CTR: from every counter of ctr_edge_counters, over one
+    batch and over a whole group of 256 blocks, from odd addresses, with
+    src == out too; other counts are refused (`err_length`) with nothing written."""
+    bb, top, group = block_bits // 8, 1 << block_bits, 256
+    for v in ctr_edge_counters(block_bits, rng):
+        form = b"".join(((v + d) % top).to_bytes(bb, "big") for d in (0, group))
+        for blocks in (batch, group):
+            message = rng.randbytes(blocks * bb)
+            want = ctr(v.to_bytes(bb, "big"), message)
+            buf = ctypes.create_string_buffer(1 + 2 * blocks * bb)  # odd offsets: unaligned
+            src, out = ctypes.addressof(buf) + 1, ctypes.addressof(buf) + 1 + blocks * bb
+            ctypes.memmove(src, message, len(message))
+            assert entry(ctypes.byref(key), form, src, out, blocks) == ok
+            assert ctypes.string_at(out, len(want)) == want, (label, hex(v), blocks)
+            assert entry(ctypes.byref(key), form, src, src, blocks) == ok
+            assert ctypes.string_at(src, len(want)) == want, (label, hex(v), blocks, "src == out")
+    out = ctypes.create_string_buffer(b"\xa5" * (group + batch) * bb, (group + batch) * bb)
+    for blocks in (batch + 1, group + batch):
+        assert entry(ctypes.byref(key), form, out.raw, out, blocks) == err_length, (label, blocks)
+        assert out.raw == b"\xa5" * len(out.raw), (label, blocks)

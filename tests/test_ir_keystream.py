@@ -1,6 +1,9 @@
 """gen/ir/keystream.py: a block kernel with the message XORed into its stores
 computes E(in) ^ src, before and after lowering, for both uBlock strategies
-and SM4, in the IR interpreter; and the transform refuses what it cannot do."""
+and SM4, in the IR interpreter; its counter form builds the counter blocks
+V + j0 + k from the group buffer, for 16- and 32-byte blocks at every width
+and on every target, across carries; and the transforms refuse what they
+cannot do."""
 
 import random
 
@@ -8,12 +11,14 @@ import pytest
 
 from gen.backends import SIMD_TARGETS
 from gen.ir import Builder, run
+from gen.ir.program import Index
 from gen.backends.c_emitter import function_body
 from gen.backends.x86 import intrinsics
-from gen.ir.keystream import xor_into_stores
-from gen.kernels import ublock_nibbleslice, ublock_register
+from gen.ir.keystream import CTR_GROUP_BLOCKS, counter_blocks, counter_group_bytes, xor_into_stores
+from gen.kernels import sm4_byteslice, sm4_reference, sm4_rounds4, sm4_wordslice, ublock_nibbleslice, ublock_register
 from gen.kernels.ublock_reference import encrypt_block, round_keys
-from gen.specs import ublock
+from gen.specs import sm4, ublock
+from test_sm4_kernels import round_key_bytes
 
 
 def _key_form(program, rks):
@@ -96,3 +101,111 @@ def test_rows_take_the_message_of_their_own_row():
     lines = "\n".join(function_body(fused, intrinsics))
     assert "_mm_loadu_si128((const void *)(src[2] + 16))" in lines
     assert "_mm_storeu_si128((void *)(out[2] + 16)" in lines
+
+
+def _group(v, block_bytes, first):
+    """The group buffer: V, V + CTR_GROUP_BLOCKS (big-endian) and the byte j0."""
+    top = 1 << (8 * block_bytes)
+    buffer = v.to_bytes(block_bytes, "big") + ((v + CTR_GROUP_BLOCKS) % top).to_bytes(block_bytes, "big")
+    buffer += bytes([first])
+    assert len(buffer) == counter_group_bytes(block_bytes)
+    return buffer
+
+
+def _edge_counters(block_bytes, rng):
+    """Counters whose low byte carries within a batch, whose carry runs through
+    every byte, that wrap around, and one anywhere."""
+    top = 1 << (8 * block_bytes)
+    return [top - 1 - rng.randrange(8), top - 256 + rng.randrange(200, 256), (rng.randrange(top) | 0xFFFF) - 3,
+            rng.randrange(top)]
+
+
+@pytest.mark.parametrize("target", ["ssse3", "avx2", "avx512", "neon"])
+@pytest.mark.parametrize("block_bytes", [16, 32])
+def test_counter_blocks_are_the_counters(target, block_bytes):
+    """A program that copies four registers from `in` to `out`, in counter
+    form: out holds V + j0 + k for its blocks k, as Python's integers say,
+    abstract and lowered, for every first block j0 the group allows."""
+    t = SIMD_TARGETS[target]
+    b = Builder("copy", t.bits, ("in", "out"))
+    register = t.bits // 8
+    for r in range(4):
+        b.store("out", r * register, b.load("in", r * register))
+    abstract = counter_blocks(b.finish(), block_bytes)
+    assert abstract.params == ("in", "out") and abstract.info["input"] == "counter group"
+    blocks = 4 * register // block_bytes
+    top = 1 << (8 * block_bytes)
+    rng = random.Random(f"{target}/{block_bytes}")
+    for program in (abstract, t.lower(abstract)):
+        for v in _edge_counters(block_bytes, rng):
+            for first in (0, 1, rng.randrange(CTR_GROUP_BLOCKS - blocks), CTR_GROUP_BLOCKS - blocks):
+                memory = {"in": bytearray(_group(v, block_bytes, first)), "out": bytearray(blocks * block_bytes)}
+                run(program, memory)
+                want = b"".join(((v + first + k) % top).to_bytes(block_bytes, "big") for k in range(blocks))
+                assert bytes(memory["out"]) == want, (program.name, hex(v), first)
+
+
+SM4_STRATEGIES = [(sm4_byteslice, "avx2_gfni"), (sm4_wordslice, "avx512_gfni"), (sm4_wordslice, "neon_aes"),
+                  (sm4_byteslice, "ssse3_aesni"), (sm4_rounds4, "neon_sm4")]
+
+
+@pytest.mark.parametrize("module, target", SM4_STRATEGIES, ids=lambda x: getattr(x, "__name__", x))
+def test_sm4_counter_form_is_ctr(module, target):
+    """An SM4 kernel's CTR form (counter blocks, then the message XORed into
+    the stores), lowered, is CTR by the reference from the batch's first counter."""
+    t = SIMD_TARGETS[target]
+    index = 601
+    plain = module.program(t.bits, decomposition_index=index)
+    program = t.lower(xor_into_stores(counter_blocks(plain, sm4.BLOCK_BYTES)))
+    assert program.params == ("rk", "in", "out", "src")
+    rng = random.Random(target)
+    key = rng.randbytes(16)
+    rk = round_key_bytes(plain, sm4_reference.key_schedule(key), index)
+    blocks = plain.info["batch_blocks"]
+    for v in _edge_counters(16, rng)[:2]:
+        first = rng.randrange(CTR_GROUP_BLOCKS - blocks + 1)
+        message = rng.randbytes(16 * blocks)
+        memory = {"rk": bytearray(rk), "in": bytearray(_group(v, 16, first)), "out": bytearray(len(message)),
+                  "src": bytearray(message)}
+        run(program, memory)
+        keystream = b"".join(sm4_reference.encrypt_block(key, ((v + first + k) % (1 << 128)).to_bytes(16, "big"))
+                             for k in range(blocks))
+        assert bytes(memory["out"]) == bytes(a ^ b for a, b in zip(keystream, message)), hex(v)
+
+
+@pytest.mark.parametrize("target", ["ssse3", "avx512"])
+@pytest.mark.parametrize("variant", [(128, 128), (256, 256)], ids=lambda v: f"ublock{v[0]}_{v[1]}")
+def test_ublock_register_counter_form_is_ctr(target, variant):
+    """The register method's CTR form, lowered, for 16- and 32-byte blocks."""
+    block_bits, key_bits = variant
+    t = SIMD_TARGETS[target]
+    plain = ublock_register.program(t.bits, block_bits, ublock.VARIANTS[variant], "encrypt")
+    program = t.lower(xor_into_stores(counter_blocks(plain, block_bits // 8)))
+    rng = random.Random(f"{target}/{variant}")
+    key = rng.randbytes(key_bits // 8)
+    rks = round_keys(block_bits, key_bits, key)
+    bb, top = block_bits // 8, 1 << block_bits
+    blocks = plain.info["batch_blocks"]
+    for v in _edge_counters(bb, rng)[:2]:
+        first = rng.randrange(CTR_GROUP_BLOCKS - blocks + 1)
+        message = rng.randbytes(bb * blocks)
+        memory = {"rk": bytearray(_key_form(plain, rks)), "in": bytearray(_group(v, bb, first)),
+                  "out": bytearray(len(message)), "src": bytearray(message)}
+        run(program, memory)
+        keystream = b"".join(encrypt_block(block_bits, key_bits, key, ((v + first + k) % top).to_bytes(bb, "big"), rks)
+                             for k in range(blocks))
+        assert bytes(memory["out"]) == bytes(a ^ b for a, b in zip(keystream, message)), hex(v)
+
+
+def test_counter_blocks_refuse_what_they_cannot_build():
+    b = Builder("looped", 128, ("in", "out"))
+    with b.loop("i", 2):
+        b.store("out", Index(0, (("i", 16),)), b.load("in", Index(0, (("i", 16),))))
+    with pytest.raises(ValueError, match="constant offsets"):
+        counter_blocks(b.finish(), 16)
+    b = Builder("plain", 128, ("in", "out"))
+    b.store("out", 0, b.load("in", 0))
+    with pytest.raises(ValueError, match="16- and 32-byte"):
+        counter_blocks(b.finish(), 8)
+    with pytest.raises(ValueError, match="no parameter 'blocks'"):
+        counter_blocks(b.finish(), 16, source="blocks")

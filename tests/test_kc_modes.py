@@ -1,9 +1,10 @@
-"""The mode layer (generated/src/kc_modes.h): its counter blocks, the AVX2
-path (x86-64) and the NEON path (AArch64, cross-built and run under
-qemu-aarch64) for 128- and 256-bit blocks against the scalar one and against
-Python's integers, across the carries out of every limb and out of the whole
-counter; and CTR in pieces, which must equal one call and take the same fast
-kernel entries."""
+"""The mode layer (generated/src/kc_modes.h): its counter blocks in memory
+(portable C, natively and cross-built and run under qemu-aarch64) for 128-
+and 256-bit blocks against Python's integers, across the carries out of
+every limb and out of the whole counter; and CTR in pieces, which must equal
+one call and take the same fast kernel entries.  The kernels' counter forms
+(gen/ir/keystream.py) are tested in test_ir_keystream.py and through the
+cores in test_sm4_c_core.py and test_ublock_c_core.py."""
 
 import shutil
 import subprocess
@@ -14,57 +15,6 @@ from conftest import ROOT, run_generated_c
 
 CROSS_CC = "aarch64-linux-gnu-gcc"
 QEMU = ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu", "-cpu", "max"]
-
-COMPARE = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "kc_modes.h"
-#define BYTES (LIMBS * 8)
-int main(void)
-{
-    static uint8_t simd[300 * BYTES], scalar[300 * BYTES];
-    int mismatches = 0, carries = 0, top_carries = 0;
-    srand(1);
-    for (int t = 0; t < 20000; t++) {
-        uint8_t iv[BYTES];
-        for (int i = 0; i < BYTES; i++)
-            iv[i] = (uint8_t)rand();
-        if (t % 3 == 0)
-            memset(iv + BYTES - 8, 0xff, (size_t)(8 - t % 5)); /* the low limb a few blocks from its carry */
-        if (t % 5 == 0)
-            memset(iv + 8, 0xff, BYTES - 16);                  /* the middle limbs all ones (if any) */
-        if (t % 7 == 0)
-            memset(iv, 0xff, BYTES);                           /* the whole counter wraps around */
-        const size_t n = (size_t)(rand() % 300);
-        kc_counter a, b;
-        kc_counter_load(&a, iv, BYTES);
-        b = a;
-        const uint64_t low_limb_1 = a.limb[1], top = a.limb[LIMBS - 1];
-        VECTOR_PATH(&a, simd, n, LIMBS);
-        kc_counter_blocks_of(&b, scalar, n, LIMBS);
-        carries += b.limb[1] != low_limb_1; /* the low limb carried within these n blocks */
-        top_carries += b.limb[LIMBS - 1] != top;
-        mismatches += memcmp(simd, scalar, BYTES * n) != 0 || memcmp(a.limb, b.limb, sizeof a.limb) != 0;
-    }
-    printf("%d %d %d\n", mismatches, carries, top_carries);
-    return 0;
-}
-"""
-
-
-@pytest.mark.parametrize("limbs", [2, 4])
-def test_avx2_counter_blocks_match_the_scalar_ones(tmp_path, limbs):
-    out = run_generated_c(tmp_path, f"#define LIMBS {limbs}\n#define VECTOR_PATH kc_counter_blocks_avx2\n" + COMPARE)
-    check_comparison(out)
-
-
-def check_comparison(out):
-    mismatches, carries, top_carries = map(int, out.split())
-    assert mismatches == 0
-    assert carries > 3000     # a sixth of the cases carry out of the low limb
-    assert top_carries > 500  # and the carry reaches the top limb: through every middle limb when there are four
-
 
 def run_aarch64_c(folder, program):
     """`program` (C text on generated/'s headers) cross-built strictly for
@@ -80,18 +30,8 @@ def run_aarch64_c(folder, program):
     return subprocess.run([*QEMU, str(exe)], check=True, capture_output=True, text=True).stdout
 
 
-@pytest.mark.parametrize("limbs", [2, 4])
-def test_neon_counter_blocks_match_the_scalar_ones(tmp_path, limbs):
-    """The NEON path against the portable limb loop on AArch64 (qemu), the
-    same cases as the AVX2 test: odd and even counts, carries out of the low
-    limb, through all-ones middle limbs, and the whole counter wrapping."""
-    out = run_aarch64_c(tmp_path, f"#define LIMBS {limbs}\n#define VECTOR_PATH kc_counter_blocks_neon\n" + COMPARE)
-    check_comparison(out)
-
-
 # Counters (as integers) where the carries happen within a few blocks, and
-# the block counts tried from each: every count from none to past two
-# vector steps, odd ones included (their last block is the scalar tail's).
+# the block counts tried from each: every count from none to nine, and 31.
 EDGE_COUNTS = list(range(0, 10)) + [31]
 
 
@@ -115,7 +55,7 @@ int main(void)
             kc_counter ctr;
             uint8_t next[BYTES];
             kc_counter_load(&ctr, ivs[v], BYTES);
-            kc_counter_blocks(&ctr, blocks, counts[k]);  /* the dispatch: NEON on AArch64 */
+            kc_counter_blocks(&ctr, blocks, counts[k]);
             kc_counter_store(ctr.limb, next, ctr.limbs);
             for (size_t i = 0; i < counts[k] * BYTES; i++) printf("%02x", blocks[i]);
             printf(" ");
@@ -127,38 +67,26 @@ int main(void)
 """
 
 
+@pytest.mark.parametrize("machine", ["native", "aarch64"])
 @pytest.mark.parametrize("limbs", [2, 4])
-def test_aarch64_counter_blocks_are_the_big_endian_sums(tmp_path, limbs):
-    """kc_counter_blocks as AArch64 dispatches it (the NEON path): block j is
-    the IV plus j modulo 2^(block bits), big-endian, and the counter after
-    the call is the IV plus the count, as Python's integers say."""
+def test_counter_blocks_are_the_big_endian_sums(tmp_path, limbs, machine):
+    """kc_counter_blocks (the counter blocks of the batches too small for a
+    kernel's counter form, portable C), natively and on AArch64 (qemu): block
+    j is the IV plus j modulo 2^(block bits), big-endian, and the counter
+    after the call is the IV plus the count, as Python's integers say."""
     nbytes, bits = 8 * limbs, 64 * limbs
     ivs = edge_counters(bits)
     c_ivs = ", ".join("{" + ", ".join(str(b) for b in v.to_bytes(nbytes, "big")) + "}" for v in ivs)
     program = (f"#define BYTES {nbytes}\n"
                + DISPATCH.replace("@IVS@", c_ivs).replace("@COUNTS@", ", ".join(map(str, EDGE_COUNTS))))
-    lines = run_aarch64_c(tmp_path, program).splitlines()
+    run = run_aarch64_c if machine == "aarch64" else run_generated_c
+    lines = run(tmp_path, program).splitlines()
     expected = []
     for v in ivs:
         for n in EDGE_COUNTS:
             blocks = b"".join(((v + j) % (1 << bits)).to_bytes(nbytes, "big") for j in range(n))
             expected.append(f"{blocks.hex()} {((v + n) % (1 << bits)).to_bytes(nbytes, 'big').hex()}")
     assert lines == expected
-
-
-def test_aarch64_dispatch_compiles_the_neon_path(tmp_path):
-    """On AArch64 kc_counter_blocks takes the NEON path without a CPU check:
-    its compare, select, byte reversal and interleaving store are in the
-    compiled code."""
-    source = tmp_path / "dispatch.c"
-    source.write_text('#include "kc_modes.h"\n'
-                      "void counters(kc_counter *ctr, uint8_t *out, size_t n) { kc_counter_blocks(ctr, out, n); }\n")
-    generated = ROOT / "generated"
-    asm = subprocess.run([CROSS_CC, "-std=c11", "-O2", "-S", "-o", "-", f"-I{generated / 'include'}",
-                          f"-I{generated / 'src'}", str(source)], check=True, capture_output=True, text=True).stdout
-    mnemonics = {line.split()[0] for line in asm.splitlines() if line.startswith("\t") and line.split()}
-    assert {"cmhi", "rev64", "bsl", "st2"} <= mnemonics
-    assert "kc_cpu_has" not in asm
 
 
 STREAM = r"""

@@ -1,6 +1,6 @@
-"""The generated SM4 C library's fused entry point (crypt_blocks_xor: a
+"""The generated SM4 C library's fused entry points (crypt_blocks_xor: a
 kernel pass with an XOR folded into its stores, which CTR and CBC decryption
-run on), built with
+run on; ctr_xor: CTR with the counter blocks built by the kernel), built with
 gcc -O2 as a shared object and driven through ctypes, against the Python
 reference (gen.kernels.sm4_reference).  The harness's verify covers the rest
 of the C library (vectors, every mode against the reference scalar kernel)."""
@@ -14,9 +14,9 @@ from gen.emit import sm4_files
 from gen.kernels import sm4_reference as ref
 from gen.specs import sm4
 
-from conftest import generated_library, native_impls
+from conftest import check_ctr_xor, generated_library, native_impls
 
-OK = 0
+OK, ERR_LENGTH = 0, -1
 CBC, CTR = 1, 2
 DECRYPT, ENCRYPT = 0, 1
 BLOCK = sm4.BLOCK_BYTES
@@ -32,7 +32,9 @@ class Sm4Impl(ctypes.Structure):
                 ("batch_blocks", ctypes.c_uint), ("emulated", ctypes.c_int),
                 ("cpu_supported", ctypes.CFUNCTYPE(ctypes.c_int)), ("crypt_blocks", ctypes.c_void_p),
                 ("crypt_blocks_xor", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
-                                                      ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t))]
+                                                      ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)),
+                ("ctr_xor", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
+                                             ctypes.c_void_p, ctypes.c_size_t))]
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +97,20 @@ def test_fused_crypt_xor_and_in_place_modes(lib):
         inout = ctypes.create_string_buffer(ciphertext, len(ciphertext))
         assert lib.sm4_crypt(imp, CBC, DECRYPT, ctypes.byref(key), iv, inout, inout, len(ciphertext)) == OK
         assert inout.raw[:len(ciphertext)] == plain, name
+
+
+def test_ctr_xor_builds_the_counter_blocks(lib):
+    """ctr_xor, where every SIMD kernel builds the counter blocks V + j in
+    registers (gen/ir/keystream.py counter_blocks): CTR from V at the edges
+    of a carry, one batch and a whole group (conftest.check_ctr_xor).  Only
+    the reference has none."""
+    rng = random.Random(5)
+    key_bytes = rng.randbytes(16)
+    key = Sm4Key()
+    lib.sm4_set_key(ctypes.byref(key), key_bytes)
+    for name, imp in native_impls(lib.sm4_impls):
+        entry = imp.contents.ctr_xor
+        assert bool(entry) == (name != "reference_scalar"), name
+        if entry:
+            check_ctr_xor(entry, key, 8 * BLOCK, imp.contents.batch_blocks,
+                          lambda iv, message: ctr(key_bytes, iv, message), rng, OK, ERR_LENGTH, name)

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from ..backends import SIMD_TARGETS, cpu_features
 from ..backends.arch import ARCHES
 from ..ir.keystream import CTR_GROUP_BLOCKS
-from ..linalg import byteswap_mask
 from .render import provenance, render
 
 # Host ISA of the SIMDe builds: the emulated kernels' own instructions come
@@ -111,12 +110,12 @@ def files(ciphers):
         "src/kc_kernel.h": render("kc_kernel.h.j2", provenance=provenance(["templates/kc_kernel.h.j2"])),
         "src/kc_wipe.h": render("kc_wipe.h.j2", provenance=provenance(["templates/kc_wipe.h.j2"])),
         "src/kc_xor.h": render("kc_xor.h.j2", provenance=provenance(["templates/kc_xor.h.j2"])),
-        "src/kc_batches.h": render("kc_batches.h.j2", provenance=provenance(["templates/kc_batches.h.j2"])),
+        "src/kc_batches.h": render("kc_batches.h.j2",
+                                   provenance=provenance(["templates/kc_batches.h.j2", "gen/ir/keystream.py"]),
+                                   ctr_group_blocks=CTR_GROUP_BLOCKS),
         "src/kc_modes.h": render("kc_modes.h.j2",
-                                 provenance=provenance(["templates/kc_modes.h.j2", "gen/ir/keystream.py"]),
-                                 max_block_bytes=max(c.max_block_bytes for c in ciphers),
-                                 ctr_group_blocks=CTR_GROUP_BLOCKS,
-                                 qword_byte_reversal=tuple(byteswap_mask(8))),
+                                 provenance=provenance(["templates/kc_modes.h.j2"]),
+                                 max_block_bytes=max(c.max_block_bytes for c in ciphers)),
         **cpu_files(),
         **isa_headers(),
     }

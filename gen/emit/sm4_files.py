@@ -5,7 +5,7 @@ files come from build_files, over all ciphers' sources())."""
 import inspect
 
 from ..backends import SIMD_TARGETS, cpu_features, implementations
-from ..ir.keystream import xor_into_stores
+from ..ir.keystream import CTR_GROUP_BLOCKS, counter_blocks, xor_into_stores
 from ..kernels import sm4_byteslice, sm4_rounds4, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
 from ..specs import sm4
@@ -54,6 +54,7 @@ def kernel_file(strategy, target, choices):
     index = choices.get("sm4.decomposition")
     abstract = module.program(target.bits, **program_options(strategy, target, choices))
     program, fused = target.lower(abstract), target.lower(xor_into_stores(abstract))
+    counter_form = target.lower(xor_into_stores(counter_blocks(abstract, sm4.BLOCK_BYTES)))
     dec = decomposition(index)
     prefix = f"sm4_{strategy}_{target.name}"
     doc = inspect.getdoc(module).splitlines()
@@ -72,7 +73,8 @@ def kernel_file(strategy, target, choices):
                   decomposition_index=decomposition_index(dec), decomposition_count=len(decompositions()),
                   dec=dec if program.info.get("sbox") != "instruction" else None, passes=passes,
                   body=bodies(program, "batch"), body_xor=bodies(fused, "batch_xor"),
-                  key_expr=key_expr, cpu_check=cpu_check,
+                  body_ctr=bodies(counter_form, "batch_ctr"),
+                  key_expr=key_expr, cpu_check=cpu_check, ctr_group_blocks=CTR_GROUP_BLOCKS,
                   tuning=tuning_lines(choices, "sm4", strategy, target))
     return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
 

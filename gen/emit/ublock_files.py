@@ -6,7 +6,7 @@ import inspect
 
 from ..backends import SIMD_TARGETS, cpu_features, implementations
 from ..choices import PARAMETERS
-from ..ir.keystream import xor_into_stores
+from ..ir.keystream import counter_blocks, xor_into_stores
 from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
 from ..linalg.shuffle import inverse_permutation
 from ..specs import ublock
@@ -16,8 +16,8 @@ from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
 from .render import provenance, render, tuning_lines
 
 STRATEGIES = {"nibbleslice": ublock_nibbleslice, "register": ublock_register}
-# Strategies whose encryption kernel also comes in CTR's counter form (program(..., counters=True),
-# fed by counter_pairs_program).
+# Strategies whose encryption kernel comes in a CTR counter form of its own (program(..., counters=True),
+# fed by counter_pairs_program); the others' is gen/ir/keystream.py's counter_blocks.
 COUNTER_FORMS = {"nibbleslice"}
 # (strategy, target name) in dispatch order (gen/backends: each architecture's list).
 KERNELS = implementations("ublock")
@@ -74,9 +74,12 @@ def kernel_file(strategy, target, choices):
             key_form = program.info["key_form"]
             directions.append(dict(name=d, body=bodies(program, f"{v['name']}_{d}")))
             if d == "encrypt":
-                fused = target.lower(xor_into_stores(abstract))
+                encrypt, fused = abstract, target.lower(xor_into_stores(abstract))
         counter_form = {}
-        if strategy in COUNTER_FORMS:
+        if strategy not in COUNTER_FORMS:
+            counter_form = dict(ctr_xor=bodies(target.lower(xor_into_stores(counter_blocks(encrypt, v["block_bytes"]))),
+                                               f"{v['name']}_ctr_xor"))
+        else:
             counter_form = dict(ctr_pairs=bodies(target.lower(
                                     module.counter_pairs_program(target.bits, v["block_bits"], v["rounds"])),
                                     f"{v['name']}_ctr_pairs"),
@@ -93,7 +96,7 @@ def kernel_file(strategy, target, choices):
                   strategy=strategy, target=target, strategy_doc=inspect.getdoc(module).splitlines(), prefix=prefix,
                   schedule=choices.of("ublock.schedule_before_ra", strategy, target),
                   variants=rendered, key_form=key_form, key_getter=KEY_GETTERS[key_form], passes=passes,
-                  multi=key_form == "register_image", counter_form=strategy in COUNTER_FORMS,
+                  multi=key_form == "register_image", counter_pairs=strategy in COUNTER_FORMS,
                   group_blocks=ublock_nibbleslice.GROUP_BLOCKS,
                   cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch),
                   tuning=tuning_lines(choices, "ublock", strategy, target))

@@ -70,6 +70,12 @@ typedef struct sm4_impl {
    * may not.  NULL where the kernel has no fused form (the reference). */
   void (*crypt_blocks_xor)(const sm4_key *key, sm4_direction dir, const uint8_t *in, const uint8_t *src,
                            uint8_t *out, size_t nblocks);
+  /* CTR on whole batches with no counter blocks in memory: out = E(V + j) ^ src
+   * for j < nblocks, where `counters` holds V and V + 256 (two big-endian
+   * blocks) and the kernel builds V + j itself.  nblocks: a multiple of
+   * batch_blocks, at most 256; SM4_OK, or SM4_ERR_LENGTH (nothing written) for
+   * another count.  NULL where the kernel has no such form (the reference). */
+  int (*ctr_xor)(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out, size_t nblocks);
 } sm4_impl;
 
 /* Key set-up (constant-time). */

@@ -245,6 +245,13 @@ static void sm4_bound_decrypt_xor(const void *bound, const uint8_t *in, const ui
     b->impl->crypt_blocks_xor(b->key, SM4_DECRYPT, in, src, out, nblocks);
 }
 
+static void sm4_bound_ctr_xor(const void *bound, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                              size_t nblocks)
+{
+    const sm4_bound *b = bound;
+    b->impl->ctr_xor(b->key, counters, src, out, nblocks);
+}
+
 /* The mode layer's buffer: CTR counter blocks, CBC ciphertext kept for chaining. */
 static _Thread_local uint8_t sm4_scratch[(SM4_CHUNK_BLOCKS + 1) * SM4_BLOCK_BYTES];
 
@@ -254,7 +261,7 @@ static kc_block_cipher sm4_cipher(const sm4_bound *bound)
     const int fused = bound->impl->crypt_blocks_xor != NULL;
     const kc_block_cipher cipher = {sm4_bound_crypt, bound, SM4_BLOCK_BYTES, sm4_scratch, SM4_CHUNK_BLOCKS,
                                     fused ? sm4_bound_encrypt_xor : NULL, fused ? sm4_bound_decrypt_xor : NULL,
-                                    NULL, 0};
+                                    bound->impl->ctr_xor ? sm4_bound_ctr_xor : NULL, bound->impl->batch_blocks};
     return cipher;
 }
 

@@ -251,6 +251,184 @@ static void sm4_rounds4_neon_sm4_batch_xor(const uint8_t *rk, const uint8_t *in,
     vst1q_u8(out + 48, ct_3);
 }
 
+/* CTR's counter form: out = E(V + j0 + j) ^ src for the batch's blocks j, the
+ * counter blocks built in registers from in = V || V + 256 || j0 (the group
+ * buffer of kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+static void sm4_rounds4_neon_sm4_batch_ctr(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    uint8x16_t x0, x1, x2, x3;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const uint8x16_t last_byte = vld1q_u8(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t block_k = vld1q_u8(block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const uint8x16_t spread_index = vld1q_u8(spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t carry_mask_table = vld1q_u8(carry_mask_table_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    const uint8x16_t block_k_1 = vld1q_u8(block_k_1_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02};
+    const uint8x16_t block_k_2 = vld1q_u8(block_k_2_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    const uint8x16_t block_k_3 = vld1q_u8(block_k_3_bytes);
+    /* all 16 bytes reversed: (X35..X32) big-endian */
+    static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
+    const uint8x16_t reverse16 = vld1q_u8(reverse16_bytes);
+    const uint8x16_t ctr_low = vld1q_u8(in);
+    const uint8x16_t ctr_first = vdupq_n_u8(in[32]);
+    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, last_byte);
+    const uint8x16_t ctr_w = vld1q_u8(in + 16);
+
+    /* Load 4 blocks, big-endian words to native. */
+    const uint8x16_t ctr_j = kc_add8(block_k, ctr_j0);
+    const uint8x16_t ctr_sum = kc_add8(ctr_low, ctr_j);
+    const uint8x16_t ctr_or = vorrq_u8(ctr_low, ctr_j);
+    const uint8x16_t ctr_and = vandq_u8(ctr_low, ctr_j);
+    const uint8x16_t ctr_out = vbicq_u8(ctr_or, ctr_sum);
+    const uint8x16_t ctr_carry = vorrq_u8(ctr_and, ctr_out);
+    const uint8x16_t ctr_bit = kc_shr8(ctr_carry, 7);
+    const uint8x16_t ctr_spread = vqtbl1q_u8(ctr_bit, spread_index);
+    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_spread);
+    const uint8x16_t blk = vbslq_u8(ctr_mask, ctr_w, ctr_sum);
+    const uint8x16_t le = kc_rev32_8(blk);
+    x0 = le;
+    const uint8x16_t ctr_j_1 = kc_add8(block_k_1, ctr_j0);
+    const uint8x16_t ctr_sum_1 = kc_add8(ctr_low, ctr_j_1);
+    const uint8x16_t ctr_or_1 = vorrq_u8(ctr_low, ctr_j_1);
+    const uint8x16_t ctr_and_1 = vandq_u8(ctr_low, ctr_j_1);
+    const uint8x16_t ctr_out_1 = vbicq_u8(ctr_or_1, ctr_sum_1);
+    const uint8x16_t ctr_carry_1 = vorrq_u8(ctr_and_1, ctr_out_1);
+    const uint8x16_t ctr_bit_1 = kc_shr8(ctr_carry_1, 7);
+    const uint8x16_t ctr_spread_1 = vqtbl1q_u8(ctr_bit_1, spread_index);
+    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_spread_1);
+    const uint8x16_t blk_1 = vbslq_u8(ctr_mask_1, ctr_w, ctr_sum_1);
+    const uint8x16_t le_1 = kc_rev32_8(blk_1);
+    x1 = le_1;
+    const uint8x16_t ctr_j_2 = kc_add8(block_k_2, ctr_j0);
+    const uint8x16_t ctr_sum_2 = kc_add8(ctr_low, ctr_j_2);
+    const uint8x16_t ctr_or_2 = vorrq_u8(ctr_low, ctr_j_2);
+    const uint8x16_t ctr_and_2 = vandq_u8(ctr_low, ctr_j_2);
+    const uint8x16_t ctr_out_2 = vbicq_u8(ctr_or_2, ctr_sum_2);
+    const uint8x16_t ctr_carry_2 = vorrq_u8(ctr_and_2, ctr_out_2);
+    const uint8x16_t ctr_bit_2 = kc_shr8(ctr_carry_2, 7);
+    const uint8x16_t ctr_spread_2 = vqtbl1q_u8(ctr_bit_2, spread_index);
+    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_spread_2);
+    const uint8x16_t blk_2 = vbslq_u8(ctr_mask_2, ctr_w, ctr_sum_2);
+    const uint8x16_t le_2 = kc_rev32_8(blk_2);
+    x2 = le_2;
+    const uint8x16_t ctr_j_3 = kc_add8(block_k_3, ctr_j0);
+    const uint8x16_t ctr_sum_3 = kc_add8(ctr_low, ctr_j_3);
+    const uint8x16_t ctr_or_3 = vorrq_u8(ctr_low, ctr_j_3);
+    const uint8x16_t ctr_and_3 = vandq_u8(ctr_low, ctr_j_3);
+    const uint8x16_t ctr_out_3 = vbicq_u8(ctr_or_3, ctr_sum_3);
+    const uint8x16_t ctr_carry_3 = vorrq_u8(ctr_and_3, ctr_out_3);
+    const uint8x16_t ctr_bit_3 = kc_shr8(ctr_carry_3, 7);
+    const uint8x16_t ctr_spread_3 = vqtbl1q_u8(ctr_bit_3, spread_index);
+    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_spread_3);
+    const uint8x16_t blk_3 = vbslq_u8(ctr_mask_3, ctr_w, ctr_sum_3);
+    const uint8x16_t le_3 = kc_rev32_8(blk_3);
+    x3 = le_3;
+
+    /* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
+    const uint8x16_t rk0 = vld1q_u8(rk);
+    const uint8x16_t x = kc_sm4e(x0, rk0);
+    x0 = x;
+    const uint8x16_t x_1 = kc_sm4e(x1, rk0);
+    x1 = x_1;
+    const uint8x16_t x_2 = kc_sm4e(x2, rk0);
+    x2 = x_2;
+    const uint8x16_t x_3 = kc_sm4e(x3, rk0);
+    x3 = x_3;
+    const uint8x16_t rk1 = vld1q_u8(rk + 16);
+    const uint8x16_t x_4 = kc_sm4e(x0, rk1);
+    x0 = x_4;
+    const uint8x16_t x_5 = kc_sm4e(x1, rk1);
+    x1 = x_5;
+    const uint8x16_t x_6 = kc_sm4e(x2, rk1);
+    x2 = x_6;
+    const uint8x16_t x_7 = kc_sm4e(x3, rk1);
+    x3 = x_7;
+    const uint8x16_t rk2 = vld1q_u8(rk + 32);
+    const uint8x16_t x_8 = kc_sm4e(x0, rk2);
+    x0 = x_8;
+    const uint8x16_t x_9 = kc_sm4e(x1, rk2);
+    x1 = x_9;
+    const uint8x16_t x_10 = kc_sm4e(x2, rk2);
+    x2 = x_10;
+    const uint8x16_t x_11 = kc_sm4e(x3, rk2);
+    x3 = x_11;
+    const uint8x16_t rk3 = vld1q_u8(rk + 48);
+    const uint8x16_t x_12 = kc_sm4e(x0, rk3);
+    x0 = x_12;
+    const uint8x16_t x_13 = kc_sm4e(x1, rk3);
+    x1 = x_13;
+    const uint8x16_t x_14 = kc_sm4e(x2, rk3);
+    x2 = x_14;
+    const uint8x16_t x_15 = kc_sm4e(x3, rk3);
+    x3 = x_15;
+    const uint8x16_t rk4 = vld1q_u8(rk + 64);
+    const uint8x16_t x_16 = kc_sm4e(x0, rk4);
+    x0 = x_16;
+    const uint8x16_t x_17 = kc_sm4e(x1, rk4);
+    x1 = x_17;
+    const uint8x16_t x_18 = kc_sm4e(x2, rk4);
+    x2 = x_18;
+    const uint8x16_t x_19 = kc_sm4e(x3, rk4);
+    x3 = x_19;
+    const uint8x16_t rk5 = vld1q_u8(rk + 80);
+    const uint8x16_t x_20 = kc_sm4e(x0, rk5);
+    x0 = x_20;
+    const uint8x16_t x_21 = kc_sm4e(x1, rk5);
+    x1 = x_21;
+    const uint8x16_t x_22 = kc_sm4e(x2, rk5);
+    x2 = x_22;
+    const uint8x16_t x_23 = kc_sm4e(x3, rk5);
+    x3 = x_23;
+    const uint8x16_t rk6 = vld1q_u8(rk + 96);
+    const uint8x16_t x_24 = kc_sm4e(x0, rk6);
+    x0 = x_24;
+    const uint8x16_t x_25 = kc_sm4e(x1, rk6);
+    x1 = x_25;
+    const uint8x16_t x_26 = kc_sm4e(x2, rk6);
+    x2 = x_26;
+    const uint8x16_t x_27 = kc_sm4e(x3, rk6);
+    x3 = x_27;
+    const uint8x16_t rk7 = vld1q_u8(rk + 112);
+    const uint8x16_t x_28 = kc_sm4e(x0, rk7);
+    x0 = x_28;
+    const uint8x16_t x_29 = kc_sm4e(x1, rk7);
+    x1 = x_29;
+    const uint8x16_t x_30 = kc_sm4e(x2, rk7);
+    x2 = x_30;
+    const uint8x16_t x_31 = kc_sm4e(x3, rk7);
+    x3 = x_31;
+
+    /* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
+    const uint8x16_t outbe = vqtbl1q_u8(x0, reverse16);
+    const uint8x16_t msg = vld1q_u8(src);
+    const uint8x16_t ct = veorq_u8(outbe, msg);
+    vst1q_u8(out, ct);
+    const uint8x16_t outbe_1 = vqtbl1q_u8(x1, reverse16);
+    const uint8x16_t msg_1 = vld1q_u8(src + 16);
+    const uint8x16_t ct_1 = veorq_u8(outbe_1, msg_1);
+    vst1q_u8(out + 16, ct_1);
+    const uint8x16_t outbe_2 = vqtbl1q_u8(x2, reverse16);
+    const uint8x16_t msg_2 = vld1q_u8(src + 32);
+    const uint8x16_t ct_2 = veorq_u8(outbe_2, msg_2);
+    vst1q_u8(out + 32, ct_2);
+    const uint8x16_t outbe_3 = vqtbl1q_u8(x3, reverse16);
+    const uint8x16_t msg_3 = vld1q_u8(src + 48);
+    const uint8x16_t ct_3 = veorq_u8(outbe_3, msg_3);
+    vst1q_u8(out + 48, ct_3);
+}
+
 static void sm4_rounds4_neon_sm4_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,
                                  size_t nblocks)
 {
@@ -262,6 +440,15 @@ static void sm4_rounds4_neon_sm4_crypt_xor(const sm4_key *key, sm4_direction dir
 {
     sm4_run_batches_xor(sm4_rounds4_neon_sm4_batch_xor, sm4_rounds4_neon_sm4_batch, SM4_ROUNDS4_NEON_SM4_BATCH_BLOCKS,
                         (const uint8_t *)key->rk[dir], in, src, out, nblocks);
+}
+
+static int sm4_rounds4_neon_sm4_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                                size_t nblocks)
+{
+    const sm4_direction dir = SM4_ENCRYPT;
+    const int done = kc_run_ctr_batches(sm4_rounds4_neon_sm4_batch_ctr, (const uint8_t *)key->rk[dir], SM4_ROUNDS4_NEON_SM4_BATCH_BLOCKS,
+                                        SM4_BLOCK_BYTES, counters, src, out, nblocks);
+    return done == 0 ? SM4_OK : SM4_ERR_LENGTH;
 }
 
 static int sm4_rounds4_neon_sm4_cpu_supported(void)
@@ -286,4 +473,5 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_rounds4_neon_sm4) = {
     .cpu_supported = sm4_rounds4_neon_sm4_cpu_supported,
     .crypt_blocks = sm4_rounds4_neon_sm4_crypt,
     .crypt_blocks_xor = sm4_rounds4_neon_sm4_crypt_xor,
+    .ctr_xor = sm4_rounds4_neon_sm4_ctr_xor,
 };

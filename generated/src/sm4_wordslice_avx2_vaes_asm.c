@@ -50,6 +50,16 @@ static void sm4_wordslice_avx2_vaes_asm_batch_xor(const uint8_t *rk, const uint8
     sm4_wordslice_avx2_vaes_batch_xor_asm(rk, in, out, src);
 }
 
+/* CTR's counter form: out = E(V + j0 + j) ^ src for the batch's blocks j, the
+ * counter blocks built in registers from in = V || V + 256 || j0 (the group
+ * buffer of kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+static void sm4_wordslice_avx2_vaes_asm_batch_ctr(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    /* sm4_wordslice_avx2_vaes_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void sm4_wordslice_avx2_vaes_batch_ctr_asm(const void *rk, const void *in, const void *out, const void *src);
+    sm4_wordslice_avx2_vaes_batch_ctr_asm(rk, in, out, src);
+}
+
 static void sm4_wordslice_avx2_vaes_asm_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,
                                         size_t nblocks)
 {
@@ -61,6 +71,15 @@ static void sm4_wordslice_avx2_vaes_asm_crypt_xor(const sm4_key *key, sm4_direct
 {
     sm4_run_batches_xor(sm4_wordslice_avx2_vaes_asm_batch_xor, sm4_wordslice_avx2_vaes_asm_batch, SM4_WORDSLICE_AVX2_VAES_ASM_BATCH_BLOCKS,
                         (const uint8_t *)key->rk[dir], in, src, out, nblocks);
+}
+
+static int sm4_wordslice_avx2_vaes_asm_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                                       size_t nblocks)
+{
+    const sm4_direction dir = SM4_ENCRYPT;
+    const int done = kc_run_ctr_batches(sm4_wordslice_avx2_vaes_asm_batch_ctr, (const uint8_t *)key->rk[dir], SM4_WORDSLICE_AVX2_VAES_ASM_BATCH_BLOCKS,
+                                        SM4_BLOCK_BYTES, counters, src, out, nblocks);
+    return done == 0 ? SM4_OK : SM4_ERR_LENGTH;
 }
 
 static int sm4_wordslice_avx2_vaes_asm_cpu_supported(void)
@@ -85,4 +104,5 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_avx2_vaes_asm) = {
     .cpu_supported = sm4_wordslice_avx2_vaes_asm_cpu_supported,
     .crypt_blocks = sm4_wordslice_avx2_vaes_asm_crypt,
     .crypt_blocks_xor = sm4_wordslice_avx2_vaes_asm_crypt_xor,
+    .ctr_xor = sm4_wordslice_avx2_vaes_asm_ctr_xor,
 };

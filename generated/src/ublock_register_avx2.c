@@ -920,6 +920,448 @@ static void ublock_register_avx2_ublock128_128_encrypt_xor(const uint8_t *rk, co
     _mm256_storeu_si256((void *)(out + 224), ct_7);
 }
 
+/* ublock128_128, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                       const uint8_t *src)
+{
+    __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const __m256i last_byte = kc_bcast16_256(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    const __m256i block_k = _mm256_loadu_si256((const void *)block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m256i spread_index = kc_bcast16_256(spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m256i carry_mask_table = kc_bcast16_256(carry_mask_table_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    const __m256i block_k_1 = _mm256_loadu_si256((const void *)block_k_1_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    const __m256i block_k_2 = _mm256_loadu_si256((const void *)block_k_2_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    const __m256i block_k_3 = _mm256_loadu_si256((const void *)block_k_3_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09};
+    const __m256i block_k_4 = _mm256_loadu_si256((const void *)block_k_4_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b};
+    const __m256i block_k_5 = _mm256_loadu_si256((const void *)block_k_5_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d};
+    const __m256i block_k_6 = _mm256_loadu_si256((const void *)block_k_6_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f};
+    const __m256i block_k_7 = _mm256_loadu_si256((const void *)block_k_7_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m256i sbox_lo = kc_bcast16_256(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const __m256i sbox_hi = kc_bcast16_256(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m256i low_nibbles = kc_bcast16_256(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const __m256i pl_mask = kc_bcast16_256(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const __m256i pr_mask = kc_bcast16_256(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m256i deinterleave = kc_bcast16_256(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m256i rotl56 = kc_bcast16_256(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m256i rotl48 = kc_bcast16_256(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
+    /* low 1 bits of every byte */
+    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
+    const __m256i byte_low1 = kc_bcast16_256(byte_low1_bytes);
+    const __m256i ctr_low = kc_bcast16_256(in);
+    const __m256i ctr_first = _mm256_set1_epi8((char)in[32]);
+    const __m256i ctr_j0 = _mm256_and_si256(ctr_first, last_byte);
+    const __m256i ctr_w = kc_bcast16_256(in + 16);
+
+    /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
+    const __m256i ctr_sum = _mm256_add_epi8(ctr_low, ctr_j);
+    const __m256i ctr_or = _mm256_or_si256(ctr_low, ctr_j);
+    const __m256i ctr_and = _mm256_and_si256(ctr_low, ctr_j);
+    const __m256i ctr_out = _mm256_andnot_si256(ctr_sum, ctr_or);
+    const __m256i ctr_carry = _mm256_or_si256(ctr_and, ctr_out);
+    const __m256i ctr_bit = _mm256_srli_epi16(ctr_carry, 7);
+    const __m256i ctr_bitm = _mm256_and_si256(ctr_bit, byte_low1);
+    const __m256i ctr_spread = _mm256_shuffle_epi8(ctr_bitm, spread_index);
+    const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_spread);
+    const __m256i blk_b = _mm256_and_si256(ctr_w, ctr_mask);
+    const __m256i blk_a = _mm256_andnot_si256(ctr_mask, ctr_sum);
+    const __m256i blk = _mm256_or_si256(blk_b, blk_a);
+    const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
+    const __m256i ctr_sum_1 = _mm256_add_epi8(ctr_low, ctr_j_1);
+    const __m256i ctr_or_1 = _mm256_or_si256(ctr_low, ctr_j_1);
+    const __m256i ctr_and_1 = _mm256_and_si256(ctr_low, ctr_j_1);
+    const __m256i ctr_out_1 = _mm256_andnot_si256(ctr_sum_1, ctr_or_1);
+    const __m256i ctr_carry_1 = _mm256_or_si256(ctr_and_1, ctr_out_1);
+    const __m256i ctr_bit_1 = _mm256_srli_epi16(ctr_carry_1, 7);
+    const __m256i ctr_bit_1m = _mm256_and_si256(ctr_bit_1, byte_low1);
+    const __m256i ctr_spread_1 = _mm256_shuffle_epi8(ctr_bit_1m, spread_index);
+    const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_1);
+    const __m256i blk_1_b = _mm256_and_si256(ctr_w, ctr_mask_1);
+    const __m256i blk_1_a = _mm256_andnot_si256(ctr_mask_1, ctr_sum_1);
+    const __m256i blk_1 = _mm256_or_si256(blk_1_b, blk_1_a);
+    const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
+    const __m256i even_b = _mm256_and_si256(blk_1, high_nibbles);
+    const __m256i even_a = _mm256_andnot_si256(high_nibbles, lo_sh);
+    const __m256i even = _mm256_or_si256(even_b, even_a);
+    const __m256i hi_sh = _mm256_slli_epi16(blk_1, 4);
+    const __m256i odd_b = _mm256_and_si256(hi_sh, high_nibbles);
+    const __m256i odd_a = _mm256_andnot_si256(high_nibbles, blk);
+    const __m256i odd = _mm256_or_si256(odd_b, odd_a);
+    const __m256i sp = _mm256_unpacklo_epi8(even, odd);
+    const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
+    g0x0 = sp;
+    g0x1 = sp_1;
+    const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
+    const __m256i ctr_sum_2 = _mm256_add_epi8(ctr_low, ctr_j_2);
+    const __m256i ctr_or_2 = _mm256_or_si256(ctr_low, ctr_j_2);
+    const __m256i ctr_and_2 = _mm256_and_si256(ctr_low, ctr_j_2);
+    const __m256i ctr_out_2 = _mm256_andnot_si256(ctr_sum_2, ctr_or_2);
+    const __m256i ctr_carry_2 = _mm256_or_si256(ctr_and_2, ctr_out_2);
+    const __m256i ctr_bit_2 = _mm256_srli_epi16(ctr_carry_2, 7);
+    const __m256i ctr_bit_2m = _mm256_and_si256(ctr_bit_2, byte_low1);
+    const __m256i ctr_spread_2 = _mm256_shuffle_epi8(ctr_bit_2m, spread_index);
+    const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_2);
+    const __m256i blk_2_b = _mm256_and_si256(ctr_w, ctr_mask_2);
+    const __m256i blk_2_a = _mm256_andnot_si256(ctr_mask_2, ctr_sum_2);
+    const __m256i blk_2 = _mm256_or_si256(blk_2_b, blk_2_a);
+    const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
+    const __m256i ctr_sum_3 = _mm256_add_epi8(ctr_low, ctr_j_3);
+    const __m256i ctr_or_3 = _mm256_or_si256(ctr_low, ctr_j_3);
+    const __m256i ctr_and_3 = _mm256_and_si256(ctr_low, ctr_j_3);
+    const __m256i ctr_out_3 = _mm256_andnot_si256(ctr_sum_3, ctr_or_3);
+    const __m256i ctr_carry_3 = _mm256_or_si256(ctr_and_3, ctr_out_3);
+    const __m256i ctr_bit_3 = _mm256_srli_epi16(ctr_carry_3, 7);
+    const __m256i ctr_bit_3m = _mm256_and_si256(ctr_bit_3, byte_low1);
+    const __m256i ctr_spread_3 = _mm256_shuffle_epi8(ctr_bit_3m, spread_index);
+    const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_3);
+    const __m256i blk_3_b = _mm256_and_si256(ctr_w, ctr_mask_3);
+    const __m256i blk_3_a = _mm256_andnot_si256(ctr_mask_3, ctr_sum_3);
+    const __m256i blk_3 = _mm256_or_si256(blk_3_b, blk_3_a);
+    const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
+    const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
+    const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
+    const __m256i even_1 = _mm256_or_si256(even_1_b, even_1_a);
+    const __m256i hi_sh_1 = _mm256_slli_epi16(blk_3, 4);
+    const __m256i odd_1_b = _mm256_and_si256(hi_sh_1, high_nibbles);
+    const __m256i odd_1_a = _mm256_andnot_si256(high_nibbles, blk_2);
+    const __m256i odd_1 = _mm256_or_si256(odd_1_b, odd_1_a);
+    const __m256i sp_2 = _mm256_unpacklo_epi8(even_1, odd_1);
+    const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
+    const __m256i ctr_sum_4 = _mm256_add_epi8(ctr_low, ctr_j_4);
+    const __m256i ctr_or_4 = _mm256_or_si256(ctr_low, ctr_j_4);
+    const __m256i ctr_and_4 = _mm256_and_si256(ctr_low, ctr_j_4);
+    const __m256i ctr_out_4 = _mm256_andnot_si256(ctr_sum_4, ctr_or_4);
+    const __m256i ctr_carry_4 = _mm256_or_si256(ctr_and_4, ctr_out_4);
+    const __m256i ctr_bit_4 = _mm256_srli_epi16(ctr_carry_4, 7);
+    const __m256i ctr_bit_4m = _mm256_and_si256(ctr_bit_4, byte_low1);
+    const __m256i ctr_spread_4 = _mm256_shuffle_epi8(ctr_bit_4m, spread_index);
+    const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_4);
+    const __m256i blk_4_b = _mm256_and_si256(ctr_w, ctr_mask_4);
+    const __m256i blk_4_a = _mm256_andnot_si256(ctr_mask_4, ctr_sum_4);
+    const __m256i blk_4 = _mm256_or_si256(blk_4_b, blk_4_a);
+    const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
+    const __m256i ctr_sum_5 = _mm256_add_epi8(ctr_low, ctr_j_5);
+    const __m256i ctr_or_5 = _mm256_or_si256(ctr_low, ctr_j_5);
+    const __m256i ctr_and_5 = _mm256_and_si256(ctr_low, ctr_j_5);
+    const __m256i ctr_out_5 = _mm256_andnot_si256(ctr_sum_5, ctr_or_5);
+    const __m256i ctr_carry_5 = _mm256_or_si256(ctr_and_5, ctr_out_5);
+    const __m256i ctr_bit_5 = _mm256_srli_epi16(ctr_carry_5, 7);
+    const __m256i ctr_bit_5m = _mm256_and_si256(ctr_bit_5, byte_low1);
+    const __m256i ctr_spread_5 = _mm256_shuffle_epi8(ctr_bit_5m, spread_index);
+    const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_5);
+    const __m256i blk_5_b = _mm256_and_si256(ctr_w, ctr_mask_5);
+    const __m256i blk_5_a = _mm256_andnot_si256(ctr_mask_5, ctr_sum_5);
+    const __m256i blk_5 = _mm256_or_si256(blk_5_b, blk_5_a);
+    const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
+    const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
+    const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
+    const __m256i even_2 = _mm256_or_si256(even_2_b, even_2_a);
+    const __m256i hi_sh_2 = _mm256_slli_epi16(blk_5, 4);
+    const __m256i odd_2_b = _mm256_and_si256(hi_sh_2, high_nibbles);
+    const __m256i odd_2_a = _mm256_andnot_si256(high_nibbles, blk_4);
+    const __m256i odd_2 = _mm256_or_si256(odd_2_b, odd_2_a);
+    const __m256i sp_4 = _mm256_unpacklo_epi8(even_2, odd_2);
+    const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
+    const __m256i ctr_sum_6 = _mm256_add_epi8(ctr_low, ctr_j_6);
+    const __m256i ctr_or_6 = _mm256_or_si256(ctr_low, ctr_j_6);
+    const __m256i ctr_and_6 = _mm256_and_si256(ctr_low, ctr_j_6);
+    const __m256i ctr_out_6 = _mm256_andnot_si256(ctr_sum_6, ctr_or_6);
+    const __m256i ctr_carry_6 = _mm256_or_si256(ctr_and_6, ctr_out_6);
+    const __m256i ctr_bit_6 = _mm256_srli_epi16(ctr_carry_6, 7);
+    const __m256i ctr_bit_6m = _mm256_and_si256(ctr_bit_6, byte_low1);
+    const __m256i ctr_spread_6 = _mm256_shuffle_epi8(ctr_bit_6m, spread_index);
+    const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_6);
+    const __m256i blk_6_b = _mm256_and_si256(ctr_w, ctr_mask_6);
+    const __m256i blk_6_a = _mm256_andnot_si256(ctr_mask_6, ctr_sum_6);
+    const __m256i blk_6 = _mm256_or_si256(blk_6_b, blk_6_a);
+    const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
+    const __m256i ctr_sum_7 = _mm256_add_epi8(ctr_low, ctr_j_7);
+    const __m256i ctr_or_7 = _mm256_or_si256(ctr_low, ctr_j_7);
+    const __m256i ctr_and_7 = _mm256_and_si256(ctr_low, ctr_j_7);
+    const __m256i ctr_out_7 = _mm256_andnot_si256(ctr_sum_7, ctr_or_7);
+    const __m256i ctr_carry_7 = _mm256_or_si256(ctr_and_7, ctr_out_7);
+    const __m256i ctr_bit_7 = _mm256_srli_epi16(ctr_carry_7, 7);
+    const __m256i ctr_bit_7m = _mm256_and_si256(ctr_bit_7, byte_low1);
+    const __m256i ctr_spread_7 = _mm256_shuffle_epi8(ctr_bit_7m, spread_index);
+    const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_7);
+    const __m256i blk_7_b = _mm256_and_si256(ctr_w, ctr_mask_7);
+    const __m256i blk_7_a = _mm256_andnot_si256(ctr_mask_7, ctr_sum_7);
+    const __m256i blk_7 = _mm256_or_si256(blk_7_b, blk_7_a);
+    const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
+    const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
+    const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
+    const __m256i even_3 = _mm256_or_si256(even_3_b, even_3_a);
+    const __m256i hi_sh_3 = _mm256_slli_epi16(blk_7, 4);
+    const __m256i odd_3_b = _mm256_and_si256(hi_sh_3, high_nibbles);
+    const __m256i odd_3_a = _mm256_andnot_si256(high_nibbles, blk_6);
+    const __m256i odd_3 = _mm256_or_si256(odd_3_b, odd_3_a);
+    const __m256i sp_6 = _mm256_unpacklo_epi8(even_3, odd_3);
+    const __m256i sp_7 = _mm256_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
+    for (size_t r = 0; r < 16; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
+        const __m256i rk1 = _mm256_loadu_si256((const void *)(rk + 128 * r + 64));
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0 = _mm256_xor_si256(g0x0, rk0);
+        const __m256i k1 = _mm256_xor_si256(g0x1, rk1);
+        const __m256i s0_lo = _mm256_and_si256(k0, low_nibbles);
+        const __m256i s0_sh = _mm256_srli_epi16(k0, 4);
+        const __m256i s0_hi = _mm256_and_si256(s0_sh, low_nibbles);
+        const __m256i s0_l = _mm256_shuffle_epi8(sbox_lo, s0_lo);
+        const __m256i s0_h = _mm256_shuffle_epi8(sbox_hi, s0_hi);
+        const __m256i s0 = _mm256_or_si256(s0_l, s0_h);
+        const __m256i s1_lo = _mm256_and_si256(k1, low_nibbles);
+        const __m256i s1_sh = _mm256_srli_epi16(k1, 4);
+        const __m256i s1_hi = _mm256_and_si256(s1_sh, low_nibbles);
+        const __m256i s1_l = _mm256_shuffle_epi8(sbox_lo, s1_lo);
+        const __m256i s1_h = _mm256_shuffle_epi8(sbox_hi, s1_hi);
+        const __m256i s1 = _mm256_or_si256(s1_l, s1_h);
+        const __m256i x1 = _mm256_xor_si256(s1, s0);
+        const __m256i rot4 = _mm256_shuffle_epi8(x1, rotl56);
+        const __m256i x0 = _mm256_xor_si256(s0, rot4);
+        const __m256i rot8 = _mm256_shuffle_epi8(x0, rotl48);
+        const __m256i x1_1 = _mm256_xor_si256(x1, rot8);
+        const __m256i rot8_1 = _mm256_shuffle_epi8(x1_1, rotl48);
+        const __m256i x0_1 = _mm256_xor_si256(x0, rot8_1);
+        const __m256i rot20 = _mm256_shuffle_epi8(x0_1, rotl24);
+        const __m256i x1_2 = _mm256_xor_si256(x1_1, rot20);
+        const __m256i x0_2 = _mm256_xor_si256(x0_1, x1_2);
+        const __m256i pl = _mm256_shuffle_epi8(x0_2, pl_mask);
+        const __m256i pr = _mm256_shuffle_epi8(x1_2, pr_mask);
+        g0x0 = pl;
+        g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_1 = _mm256_xor_si256(g1x0, rk0);
+        const __m256i k1_1 = _mm256_xor_si256(g1x1, rk1);
+        const __m256i s0_lo_1 = _mm256_and_si256(k0_1, low_nibbles);
+        const __m256i s0_sh_1 = _mm256_srli_epi16(k0_1, 4);
+        const __m256i s0_hi_1 = _mm256_and_si256(s0_sh_1, low_nibbles);
+        const __m256i s0_l_1 = _mm256_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m256i s0_h_1 = _mm256_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m256i s0_1 = _mm256_or_si256(s0_l_1, s0_h_1);
+        const __m256i s1_lo_1 = _mm256_and_si256(k1_1, low_nibbles);
+        const __m256i s1_sh_1 = _mm256_srli_epi16(k1_1, 4);
+        const __m256i s1_hi_1 = _mm256_and_si256(s1_sh_1, low_nibbles);
+        const __m256i s1_l_1 = _mm256_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m256i s1_h_1 = _mm256_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m256i s1_1 = _mm256_or_si256(s1_l_1, s1_h_1);
+        const __m256i x1_3 = _mm256_xor_si256(s1_1, s0_1);
+        const __m256i rot4_1 = _mm256_shuffle_epi8(x1_3, rotl56);
+        const __m256i x0_3 = _mm256_xor_si256(s0_1, rot4_1);
+        const __m256i rot8_2 = _mm256_shuffle_epi8(x0_3, rotl48);
+        const __m256i x1_4 = _mm256_xor_si256(x1_3, rot8_2);
+        const __m256i rot8_3 = _mm256_shuffle_epi8(x1_4, rotl48);
+        const __m256i x0_4 = _mm256_xor_si256(x0_3, rot8_3);
+        const __m256i rot20_1 = _mm256_shuffle_epi8(x0_4, rotl24);
+        const __m256i x1_5 = _mm256_xor_si256(x1_4, rot20_1);
+        const __m256i x0_5 = _mm256_xor_si256(x0_4, x1_5);
+        const __m256i pl_1 = _mm256_shuffle_epi8(x0_5, pl_mask);
+        const __m256i pr_1 = _mm256_shuffle_epi8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_2 = _mm256_xor_si256(g2x0, rk0);
+        const __m256i k1_2 = _mm256_xor_si256(g2x1, rk1);
+        const __m256i s0_lo_2 = _mm256_and_si256(k0_2, low_nibbles);
+        const __m256i s0_sh_2 = _mm256_srli_epi16(k0_2, 4);
+        const __m256i s0_hi_2 = _mm256_and_si256(s0_sh_2, low_nibbles);
+        const __m256i s0_l_2 = _mm256_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m256i s0_h_2 = _mm256_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m256i s0_2 = _mm256_or_si256(s0_l_2, s0_h_2);
+        const __m256i s1_lo_2 = _mm256_and_si256(k1_2, low_nibbles);
+        const __m256i s1_sh_2 = _mm256_srli_epi16(k1_2, 4);
+        const __m256i s1_hi_2 = _mm256_and_si256(s1_sh_2, low_nibbles);
+        const __m256i s1_l_2 = _mm256_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m256i s1_h_2 = _mm256_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m256i s1_2 = _mm256_or_si256(s1_l_2, s1_h_2);
+        const __m256i x1_6 = _mm256_xor_si256(s1_2, s0_2);
+        const __m256i rot4_2 = _mm256_shuffle_epi8(x1_6, rotl56);
+        const __m256i x0_6 = _mm256_xor_si256(s0_2, rot4_2);
+        const __m256i rot8_4 = _mm256_shuffle_epi8(x0_6, rotl48);
+        const __m256i x1_7 = _mm256_xor_si256(x1_6, rot8_4);
+        const __m256i rot8_5 = _mm256_shuffle_epi8(x1_7, rotl48);
+        const __m256i x0_7 = _mm256_xor_si256(x0_6, rot8_5);
+        const __m256i rot20_2 = _mm256_shuffle_epi8(x0_7, rotl24);
+        const __m256i x1_8 = _mm256_xor_si256(x1_7, rot20_2);
+        const __m256i x0_8 = _mm256_xor_si256(x0_7, x1_8);
+        const __m256i pl_2 = _mm256_shuffle_epi8(x0_8, pl_mask);
+        const __m256i pr_2 = _mm256_shuffle_epi8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_3 = _mm256_xor_si256(g3x0, rk0);
+        const __m256i k1_3 = _mm256_xor_si256(g3x1, rk1);
+        const __m256i s0_lo_3 = _mm256_and_si256(k0_3, low_nibbles);
+        const __m256i s0_sh_3 = _mm256_srli_epi16(k0_3, 4);
+        const __m256i s0_hi_3 = _mm256_and_si256(s0_sh_3, low_nibbles);
+        const __m256i s0_l_3 = _mm256_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m256i s0_h_3 = _mm256_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m256i s0_3 = _mm256_or_si256(s0_l_3, s0_h_3);
+        const __m256i s1_lo_3 = _mm256_and_si256(k1_3, low_nibbles);
+        const __m256i s1_sh_3 = _mm256_srli_epi16(k1_3, 4);
+        const __m256i s1_hi_3 = _mm256_and_si256(s1_sh_3, low_nibbles);
+        const __m256i s1_l_3 = _mm256_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m256i s1_h_3 = _mm256_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m256i s1_3 = _mm256_or_si256(s1_l_3, s1_h_3);
+        const __m256i x1_9 = _mm256_xor_si256(s1_3, s0_3);
+        const __m256i rot4_3 = _mm256_shuffle_epi8(x1_9, rotl56);
+        const __m256i x0_9 = _mm256_xor_si256(s0_3, rot4_3);
+        const __m256i rot8_6 = _mm256_shuffle_epi8(x0_9, rotl48);
+        const __m256i x1_10 = _mm256_xor_si256(x1_9, rot8_6);
+        const __m256i rot8_7 = _mm256_shuffle_epi8(x1_10, rotl48);
+        const __m256i x0_10 = _mm256_xor_si256(x0_9, rot8_7);
+        const __m256i rot20_3 = _mm256_shuffle_epi8(x0_10, rotl24);
+        const __m256i x1_11 = _mm256_xor_si256(x1_10, rot20_3);
+        const __m256i x0_11 = _mm256_xor_si256(x0_10, x1_11);
+        const __m256i pl_3 = _mm256_shuffle_epi8(x0_11, pl_mask);
+        const __m256i pr_3 = _mm256_shuffle_epi8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const __m256i rk0_1 = _mm256_loadu_si256((const void *)(rk + 2048));
+    const __m256i rk1_1 = _mm256_loadu_si256((const void *)(rk + 2112));
+    const __m256i y0 = _mm256_xor_si256(g0x0, rk0_1);
+    const __m256i y1 = _mm256_xor_si256(g0x1, rk1_1);
+    const __m256i de = _mm256_shuffle_epi8(y0, deinterleave);
+    const __m256i de_1 = _mm256_shuffle_epi8(y1, deinterleave);
+    const __m256i even_4 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_4 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_4, 4);
+    const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_4);
+    const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
+    const __m256i od_sh = _mm256_srli_epi16(odd_4, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_4, high_nibbles);
+    const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
+    const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
+    const __m256i msg = _mm256_loadu_si256((const void *)(src));
+    const __m256i ct = _mm256_xor_si256(out_lo, msg);
+    _mm256_storeu_si256((void *)(out), ct);
+    const __m256i msg_1 = _mm256_loadu_si256((const void *)(src + 32));
+    const __m256i ct_1 = _mm256_xor_si256(out_hi, msg_1);
+    _mm256_storeu_si256((void *)(out + 32), ct_1);
+    const __m256i y0_1 = _mm256_xor_si256(g1x0, rk0_1);
+    const __m256i y1_1 = _mm256_xor_si256(g1x1, rk1_1);
+    const __m256i de_2 = _mm256_shuffle_epi8(y0_1, deinterleave);
+    const __m256i de_3 = _mm256_shuffle_epi8(y1_1, deinterleave);
+    const __m256i even_5 = _mm256_unpacklo_epi64(de_2, de_3);
+    const __m256i odd_5 = _mm256_unpackhi_epi64(de_2, de_3);
+    const __m256i ev_sh_1 = _mm256_slli_epi16(even_5, 4);
+    const __m256i out_lo_1_b = _mm256_and_si256(ev_sh_1, high_nibbles);
+    const __m256i out_lo_1_a = _mm256_andnot_si256(high_nibbles, odd_5);
+    const __m256i out_lo_1 = _mm256_or_si256(out_lo_1_b, out_lo_1_a);
+    const __m256i od_sh_1 = _mm256_srli_epi16(odd_5, 4);
+    const __m256i out_hi_1_b = _mm256_and_si256(even_5, high_nibbles);
+    const __m256i out_hi_1_a = _mm256_andnot_si256(high_nibbles, od_sh_1);
+    const __m256i out_hi_1 = _mm256_or_si256(out_hi_1_b, out_hi_1_a);
+    const __m256i msg_2 = _mm256_loadu_si256((const void *)(src + 64));
+    const __m256i ct_2 = _mm256_xor_si256(out_lo_1, msg_2);
+    _mm256_storeu_si256((void *)(out + 64), ct_2);
+    const __m256i msg_3 = _mm256_loadu_si256((const void *)(src + 96));
+    const __m256i ct_3 = _mm256_xor_si256(out_hi_1, msg_3);
+    _mm256_storeu_si256((void *)(out + 96), ct_3);
+    const __m256i y0_2 = _mm256_xor_si256(g2x0, rk0_1);
+    const __m256i y1_2 = _mm256_xor_si256(g2x1, rk1_1);
+    const __m256i de_4 = _mm256_shuffle_epi8(y0_2, deinterleave);
+    const __m256i de_5 = _mm256_shuffle_epi8(y1_2, deinterleave);
+    const __m256i even_6 = _mm256_unpacklo_epi64(de_4, de_5);
+    const __m256i odd_6 = _mm256_unpackhi_epi64(de_4, de_5);
+    const __m256i ev_sh_2 = _mm256_slli_epi16(even_6, 4);
+    const __m256i out_lo_2_b = _mm256_and_si256(ev_sh_2, high_nibbles);
+    const __m256i out_lo_2_a = _mm256_andnot_si256(high_nibbles, odd_6);
+    const __m256i out_lo_2 = _mm256_or_si256(out_lo_2_b, out_lo_2_a);
+    const __m256i od_sh_2 = _mm256_srli_epi16(odd_6, 4);
+    const __m256i out_hi_2_b = _mm256_and_si256(even_6, high_nibbles);
+    const __m256i out_hi_2_a = _mm256_andnot_si256(high_nibbles, od_sh_2);
+    const __m256i out_hi_2 = _mm256_or_si256(out_hi_2_b, out_hi_2_a);
+    const __m256i msg_4 = _mm256_loadu_si256((const void *)(src + 128));
+    const __m256i ct_4 = _mm256_xor_si256(out_lo_2, msg_4);
+    _mm256_storeu_si256((void *)(out + 128), ct_4);
+    const __m256i msg_5 = _mm256_loadu_si256((const void *)(src + 160));
+    const __m256i ct_5 = _mm256_xor_si256(out_hi_2, msg_5);
+    _mm256_storeu_si256((void *)(out + 160), ct_5);
+    const __m256i y0_3 = _mm256_xor_si256(g3x0, rk0_1);
+    const __m256i y1_3 = _mm256_xor_si256(g3x1, rk1_1);
+    const __m256i de_6 = _mm256_shuffle_epi8(y0_3, deinterleave);
+    const __m256i de_7 = _mm256_shuffle_epi8(y1_3, deinterleave);
+    const __m256i even_7 = _mm256_unpacklo_epi64(de_6, de_7);
+    const __m256i odd_7 = _mm256_unpackhi_epi64(de_6, de_7);
+    const __m256i ev_sh_3 = _mm256_slli_epi16(even_7, 4);
+    const __m256i out_lo_3_b = _mm256_and_si256(ev_sh_3, high_nibbles);
+    const __m256i out_lo_3_a = _mm256_andnot_si256(high_nibbles, odd_7);
+    const __m256i out_lo_3 = _mm256_or_si256(out_lo_3_b, out_lo_3_a);
+    const __m256i od_sh_3 = _mm256_srli_epi16(odd_7, 4);
+    const __m256i out_hi_3_b = _mm256_and_si256(even_7, high_nibbles);
+    const __m256i out_hi_3_a = _mm256_andnot_si256(high_nibbles, od_sh_3);
+    const __m256i out_hi_3 = _mm256_or_si256(out_hi_3_b, out_hi_3_a);
+    const __m256i msg_6 = _mm256_loadu_si256((const void *)(src + 192));
+    const __m256i ct_6 = _mm256_xor_si256(out_lo_3, msg_6);
+    _mm256_storeu_si256((void *)(out + 192), ct_6);
+    const __m256i msg_7 = _mm256_loadu_si256((const void *)(src + 224));
+    const __m256i ct_7 = _mm256_xor_si256(out_hi_3, msg_7);
+    _mm256_storeu_si256((void *)(out + 224), ct_7);
+}
+
 /* ublock128_256, encrypt: 16 blocks per pass. */
 static void ublock_register_avx2_ublock128_256_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -1577,6 +2019,448 @@ static void ublock_register_avx2_ublock128_256_encrypt_xor(const uint8_t *rk, co
     g2x1 = sp_5;
     const __m256i blk_6 = _mm256_loadu_si256((const void *)(in + 192));
     const __m256i blk_7 = _mm256_loadu_si256((const void *)(in + 224));
+    const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
+    const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
+    const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
+    const __m256i even_3 = _mm256_or_si256(even_3_b, even_3_a);
+    const __m256i hi_sh_3 = _mm256_slli_epi16(blk_7, 4);
+    const __m256i odd_3_b = _mm256_and_si256(hi_sh_3, high_nibbles);
+    const __m256i odd_3_a = _mm256_andnot_si256(high_nibbles, blk_6);
+    const __m256i odd_3 = _mm256_or_si256(odd_3_b, odd_3_a);
+    const __m256i sp_6 = _mm256_unpacklo_epi8(even_3, odd_3);
+    const __m256i sp_7 = _mm256_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
+        const __m256i rk1 = _mm256_loadu_si256((const void *)(rk + 128 * r + 64));
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0 = _mm256_xor_si256(g0x0, rk0);
+        const __m256i k1 = _mm256_xor_si256(g0x1, rk1);
+        const __m256i s0_lo = _mm256_and_si256(k0, low_nibbles);
+        const __m256i s0_sh = _mm256_srli_epi16(k0, 4);
+        const __m256i s0_hi = _mm256_and_si256(s0_sh, low_nibbles);
+        const __m256i s0_l = _mm256_shuffle_epi8(sbox_lo, s0_lo);
+        const __m256i s0_h = _mm256_shuffle_epi8(sbox_hi, s0_hi);
+        const __m256i s0 = _mm256_or_si256(s0_l, s0_h);
+        const __m256i s1_lo = _mm256_and_si256(k1, low_nibbles);
+        const __m256i s1_sh = _mm256_srli_epi16(k1, 4);
+        const __m256i s1_hi = _mm256_and_si256(s1_sh, low_nibbles);
+        const __m256i s1_l = _mm256_shuffle_epi8(sbox_lo, s1_lo);
+        const __m256i s1_h = _mm256_shuffle_epi8(sbox_hi, s1_hi);
+        const __m256i s1 = _mm256_or_si256(s1_l, s1_h);
+        const __m256i x1 = _mm256_xor_si256(s1, s0);
+        const __m256i rot4 = _mm256_shuffle_epi8(x1, rotl56);
+        const __m256i x0 = _mm256_xor_si256(s0, rot4);
+        const __m256i rot8 = _mm256_shuffle_epi8(x0, rotl48);
+        const __m256i x1_1 = _mm256_xor_si256(x1, rot8);
+        const __m256i rot8_1 = _mm256_shuffle_epi8(x1_1, rotl48);
+        const __m256i x0_1 = _mm256_xor_si256(x0, rot8_1);
+        const __m256i rot20 = _mm256_shuffle_epi8(x0_1, rotl24);
+        const __m256i x1_2 = _mm256_xor_si256(x1_1, rot20);
+        const __m256i x0_2 = _mm256_xor_si256(x0_1, x1_2);
+        const __m256i pl = _mm256_shuffle_epi8(x0_2, pl_mask);
+        const __m256i pr = _mm256_shuffle_epi8(x1_2, pr_mask);
+        g0x0 = pl;
+        g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_1 = _mm256_xor_si256(g1x0, rk0);
+        const __m256i k1_1 = _mm256_xor_si256(g1x1, rk1);
+        const __m256i s0_lo_1 = _mm256_and_si256(k0_1, low_nibbles);
+        const __m256i s0_sh_1 = _mm256_srli_epi16(k0_1, 4);
+        const __m256i s0_hi_1 = _mm256_and_si256(s0_sh_1, low_nibbles);
+        const __m256i s0_l_1 = _mm256_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m256i s0_h_1 = _mm256_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m256i s0_1 = _mm256_or_si256(s0_l_1, s0_h_1);
+        const __m256i s1_lo_1 = _mm256_and_si256(k1_1, low_nibbles);
+        const __m256i s1_sh_1 = _mm256_srli_epi16(k1_1, 4);
+        const __m256i s1_hi_1 = _mm256_and_si256(s1_sh_1, low_nibbles);
+        const __m256i s1_l_1 = _mm256_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m256i s1_h_1 = _mm256_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m256i s1_1 = _mm256_or_si256(s1_l_1, s1_h_1);
+        const __m256i x1_3 = _mm256_xor_si256(s1_1, s0_1);
+        const __m256i rot4_1 = _mm256_shuffle_epi8(x1_3, rotl56);
+        const __m256i x0_3 = _mm256_xor_si256(s0_1, rot4_1);
+        const __m256i rot8_2 = _mm256_shuffle_epi8(x0_3, rotl48);
+        const __m256i x1_4 = _mm256_xor_si256(x1_3, rot8_2);
+        const __m256i rot8_3 = _mm256_shuffle_epi8(x1_4, rotl48);
+        const __m256i x0_4 = _mm256_xor_si256(x0_3, rot8_3);
+        const __m256i rot20_1 = _mm256_shuffle_epi8(x0_4, rotl24);
+        const __m256i x1_5 = _mm256_xor_si256(x1_4, rot20_1);
+        const __m256i x0_5 = _mm256_xor_si256(x0_4, x1_5);
+        const __m256i pl_1 = _mm256_shuffle_epi8(x0_5, pl_mask);
+        const __m256i pr_1 = _mm256_shuffle_epi8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_2 = _mm256_xor_si256(g2x0, rk0);
+        const __m256i k1_2 = _mm256_xor_si256(g2x1, rk1);
+        const __m256i s0_lo_2 = _mm256_and_si256(k0_2, low_nibbles);
+        const __m256i s0_sh_2 = _mm256_srli_epi16(k0_2, 4);
+        const __m256i s0_hi_2 = _mm256_and_si256(s0_sh_2, low_nibbles);
+        const __m256i s0_l_2 = _mm256_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m256i s0_h_2 = _mm256_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m256i s0_2 = _mm256_or_si256(s0_l_2, s0_h_2);
+        const __m256i s1_lo_2 = _mm256_and_si256(k1_2, low_nibbles);
+        const __m256i s1_sh_2 = _mm256_srli_epi16(k1_2, 4);
+        const __m256i s1_hi_2 = _mm256_and_si256(s1_sh_2, low_nibbles);
+        const __m256i s1_l_2 = _mm256_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m256i s1_h_2 = _mm256_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m256i s1_2 = _mm256_or_si256(s1_l_2, s1_h_2);
+        const __m256i x1_6 = _mm256_xor_si256(s1_2, s0_2);
+        const __m256i rot4_2 = _mm256_shuffle_epi8(x1_6, rotl56);
+        const __m256i x0_6 = _mm256_xor_si256(s0_2, rot4_2);
+        const __m256i rot8_4 = _mm256_shuffle_epi8(x0_6, rotl48);
+        const __m256i x1_7 = _mm256_xor_si256(x1_6, rot8_4);
+        const __m256i rot8_5 = _mm256_shuffle_epi8(x1_7, rotl48);
+        const __m256i x0_7 = _mm256_xor_si256(x0_6, rot8_5);
+        const __m256i rot20_2 = _mm256_shuffle_epi8(x0_7, rotl24);
+        const __m256i x1_8 = _mm256_xor_si256(x1_7, rot20_2);
+        const __m256i x0_8 = _mm256_xor_si256(x0_7, x1_8);
+        const __m256i pl_2 = _mm256_shuffle_epi8(x0_8, pl_mask);
+        const __m256i pr_2 = _mm256_shuffle_epi8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_3 = _mm256_xor_si256(g3x0, rk0);
+        const __m256i k1_3 = _mm256_xor_si256(g3x1, rk1);
+        const __m256i s0_lo_3 = _mm256_and_si256(k0_3, low_nibbles);
+        const __m256i s0_sh_3 = _mm256_srli_epi16(k0_3, 4);
+        const __m256i s0_hi_3 = _mm256_and_si256(s0_sh_3, low_nibbles);
+        const __m256i s0_l_3 = _mm256_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m256i s0_h_3 = _mm256_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m256i s0_3 = _mm256_or_si256(s0_l_3, s0_h_3);
+        const __m256i s1_lo_3 = _mm256_and_si256(k1_3, low_nibbles);
+        const __m256i s1_sh_3 = _mm256_srli_epi16(k1_3, 4);
+        const __m256i s1_hi_3 = _mm256_and_si256(s1_sh_3, low_nibbles);
+        const __m256i s1_l_3 = _mm256_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m256i s1_h_3 = _mm256_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m256i s1_3 = _mm256_or_si256(s1_l_3, s1_h_3);
+        const __m256i x1_9 = _mm256_xor_si256(s1_3, s0_3);
+        const __m256i rot4_3 = _mm256_shuffle_epi8(x1_9, rotl56);
+        const __m256i x0_9 = _mm256_xor_si256(s0_3, rot4_3);
+        const __m256i rot8_6 = _mm256_shuffle_epi8(x0_9, rotl48);
+        const __m256i x1_10 = _mm256_xor_si256(x1_9, rot8_6);
+        const __m256i rot8_7 = _mm256_shuffle_epi8(x1_10, rotl48);
+        const __m256i x0_10 = _mm256_xor_si256(x0_9, rot8_7);
+        const __m256i rot20_3 = _mm256_shuffle_epi8(x0_10, rotl24);
+        const __m256i x1_11 = _mm256_xor_si256(x1_10, rot20_3);
+        const __m256i x0_11 = _mm256_xor_si256(x0_10, x1_11);
+        const __m256i pl_3 = _mm256_shuffle_epi8(x0_11, pl_mask);
+        const __m256i pr_3 = _mm256_shuffle_epi8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const __m256i rk0_1 = _mm256_loadu_si256((const void *)(rk + 3072));
+    const __m256i rk1_1 = _mm256_loadu_si256((const void *)(rk + 3136));
+    const __m256i y0 = _mm256_xor_si256(g0x0, rk0_1);
+    const __m256i y1 = _mm256_xor_si256(g0x1, rk1_1);
+    const __m256i de = _mm256_shuffle_epi8(y0, deinterleave);
+    const __m256i de_1 = _mm256_shuffle_epi8(y1, deinterleave);
+    const __m256i even_4 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_4 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_4, 4);
+    const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_4);
+    const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
+    const __m256i od_sh = _mm256_srli_epi16(odd_4, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_4, high_nibbles);
+    const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
+    const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
+    const __m256i msg = _mm256_loadu_si256((const void *)(src));
+    const __m256i ct = _mm256_xor_si256(out_lo, msg);
+    _mm256_storeu_si256((void *)(out), ct);
+    const __m256i msg_1 = _mm256_loadu_si256((const void *)(src + 32));
+    const __m256i ct_1 = _mm256_xor_si256(out_hi, msg_1);
+    _mm256_storeu_si256((void *)(out + 32), ct_1);
+    const __m256i y0_1 = _mm256_xor_si256(g1x0, rk0_1);
+    const __m256i y1_1 = _mm256_xor_si256(g1x1, rk1_1);
+    const __m256i de_2 = _mm256_shuffle_epi8(y0_1, deinterleave);
+    const __m256i de_3 = _mm256_shuffle_epi8(y1_1, deinterleave);
+    const __m256i even_5 = _mm256_unpacklo_epi64(de_2, de_3);
+    const __m256i odd_5 = _mm256_unpackhi_epi64(de_2, de_3);
+    const __m256i ev_sh_1 = _mm256_slli_epi16(even_5, 4);
+    const __m256i out_lo_1_b = _mm256_and_si256(ev_sh_1, high_nibbles);
+    const __m256i out_lo_1_a = _mm256_andnot_si256(high_nibbles, odd_5);
+    const __m256i out_lo_1 = _mm256_or_si256(out_lo_1_b, out_lo_1_a);
+    const __m256i od_sh_1 = _mm256_srli_epi16(odd_5, 4);
+    const __m256i out_hi_1_b = _mm256_and_si256(even_5, high_nibbles);
+    const __m256i out_hi_1_a = _mm256_andnot_si256(high_nibbles, od_sh_1);
+    const __m256i out_hi_1 = _mm256_or_si256(out_hi_1_b, out_hi_1_a);
+    const __m256i msg_2 = _mm256_loadu_si256((const void *)(src + 64));
+    const __m256i ct_2 = _mm256_xor_si256(out_lo_1, msg_2);
+    _mm256_storeu_si256((void *)(out + 64), ct_2);
+    const __m256i msg_3 = _mm256_loadu_si256((const void *)(src + 96));
+    const __m256i ct_3 = _mm256_xor_si256(out_hi_1, msg_3);
+    _mm256_storeu_si256((void *)(out + 96), ct_3);
+    const __m256i y0_2 = _mm256_xor_si256(g2x0, rk0_1);
+    const __m256i y1_2 = _mm256_xor_si256(g2x1, rk1_1);
+    const __m256i de_4 = _mm256_shuffle_epi8(y0_2, deinterleave);
+    const __m256i de_5 = _mm256_shuffle_epi8(y1_2, deinterleave);
+    const __m256i even_6 = _mm256_unpacklo_epi64(de_4, de_5);
+    const __m256i odd_6 = _mm256_unpackhi_epi64(de_4, de_5);
+    const __m256i ev_sh_2 = _mm256_slli_epi16(even_6, 4);
+    const __m256i out_lo_2_b = _mm256_and_si256(ev_sh_2, high_nibbles);
+    const __m256i out_lo_2_a = _mm256_andnot_si256(high_nibbles, odd_6);
+    const __m256i out_lo_2 = _mm256_or_si256(out_lo_2_b, out_lo_2_a);
+    const __m256i od_sh_2 = _mm256_srli_epi16(odd_6, 4);
+    const __m256i out_hi_2_b = _mm256_and_si256(even_6, high_nibbles);
+    const __m256i out_hi_2_a = _mm256_andnot_si256(high_nibbles, od_sh_2);
+    const __m256i out_hi_2 = _mm256_or_si256(out_hi_2_b, out_hi_2_a);
+    const __m256i msg_4 = _mm256_loadu_si256((const void *)(src + 128));
+    const __m256i ct_4 = _mm256_xor_si256(out_lo_2, msg_4);
+    _mm256_storeu_si256((void *)(out + 128), ct_4);
+    const __m256i msg_5 = _mm256_loadu_si256((const void *)(src + 160));
+    const __m256i ct_5 = _mm256_xor_si256(out_hi_2, msg_5);
+    _mm256_storeu_si256((void *)(out + 160), ct_5);
+    const __m256i y0_3 = _mm256_xor_si256(g3x0, rk0_1);
+    const __m256i y1_3 = _mm256_xor_si256(g3x1, rk1_1);
+    const __m256i de_6 = _mm256_shuffle_epi8(y0_3, deinterleave);
+    const __m256i de_7 = _mm256_shuffle_epi8(y1_3, deinterleave);
+    const __m256i even_7 = _mm256_unpacklo_epi64(de_6, de_7);
+    const __m256i odd_7 = _mm256_unpackhi_epi64(de_6, de_7);
+    const __m256i ev_sh_3 = _mm256_slli_epi16(even_7, 4);
+    const __m256i out_lo_3_b = _mm256_and_si256(ev_sh_3, high_nibbles);
+    const __m256i out_lo_3_a = _mm256_andnot_si256(high_nibbles, odd_7);
+    const __m256i out_lo_3 = _mm256_or_si256(out_lo_3_b, out_lo_3_a);
+    const __m256i od_sh_3 = _mm256_srli_epi16(odd_7, 4);
+    const __m256i out_hi_3_b = _mm256_and_si256(even_7, high_nibbles);
+    const __m256i out_hi_3_a = _mm256_andnot_si256(high_nibbles, od_sh_3);
+    const __m256i out_hi_3 = _mm256_or_si256(out_hi_3_b, out_hi_3_a);
+    const __m256i msg_6 = _mm256_loadu_si256((const void *)(src + 192));
+    const __m256i ct_6 = _mm256_xor_si256(out_lo_3, msg_6);
+    _mm256_storeu_si256((void *)(out + 192), ct_6);
+    const __m256i msg_7 = _mm256_loadu_si256((const void *)(src + 224));
+    const __m256i ct_7 = _mm256_xor_si256(out_hi_3, msg_7);
+    _mm256_storeu_si256((void *)(out + 224), ct_7);
+}
+
+/* ublock128_256, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                       const uint8_t *src)
+{
+    __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const __m256i last_byte = kc_bcast16_256(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    const __m256i block_k = _mm256_loadu_si256((const void *)block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m256i spread_index = kc_bcast16_256(spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m256i carry_mask_table = kc_bcast16_256(carry_mask_table_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    const __m256i block_k_1 = _mm256_loadu_si256((const void *)block_k_1_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    const __m256i block_k_2 = _mm256_loadu_si256((const void *)block_k_2_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    const __m256i block_k_3 = _mm256_loadu_si256((const void *)block_k_3_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09};
+    const __m256i block_k_4 = _mm256_loadu_si256((const void *)block_k_4_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b};
+    const __m256i block_k_5 = _mm256_loadu_si256((const void *)block_k_5_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d};
+    const __m256i block_k_6 = _mm256_loadu_si256((const void *)block_k_6_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f};
+    const __m256i block_k_7 = _mm256_loadu_si256((const void *)block_k_7_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m256i sbox_lo = kc_bcast16_256(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const __m256i sbox_hi = kc_bcast16_256(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m256i low_nibbles = kc_bcast16_256(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const __m256i pl_mask = kc_bcast16_256(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const __m256i pr_mask = kc_bcast16_256(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m256i deinterleave = kc_bcast16_256(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m256i rotl56 = kc_bcast16_256(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m256i rotl48 = kc_bcast16_256(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
+    /* low 1 bits of every byte */
+    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
+    const __m256i byte_low1 = kc_bcast16_256(byte_low1_bytes);
+    const __m256i ctr_low = kc_bcast16_256(in);
+    const __m256i ctr_first = _mm256_set1_epi8((char)in[32]);
+    const __m256i ctr_j0 = _mm256_and_si256(ctr_first, last_byte);
+    const __m256i ctr_w = kc_bcast16_256(in + 16);
+
+    /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
+    const __m256i ctr_sum = _mm256_add_epi8(ctr_low, ctr_j);
+    const __m256i ctr_or = _mm256_or_si256(ctr_low, ctr_j);
+    const __m256i ctr_and = _mm256_and_si256(ctr_low, ctr_j);
+    const __m256i ctr_out = _mm256_andnot_si256(ctr_sum, ctr_or);
+    const __m256i ctr_carry = _mm256_or_si256(ctr_and, ctr_out);
+    const __m256i ctr_bit = _mm256_srli_epi16(ctr_carry, 7);
+    const __m256i ctr_bitm = _mm256_and_si256(ctr_bit, byte_low1);
+    const __m256i ctr_spread = _mm256_shuffle_epi8(ctr_bitm, spread_index);
+    const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_spread);
+    const __m256i blk_b = _mm256_and_si256(ctr_w, ctr_mask);
+    const __m256i blk_a = _mm256_andnot_si256(ctr_mask, ctr_sum);
+    const __m256i blk = _mm256_or_si256(blk_b, blk_a);
+    const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
+    const __m256i ctr_sum_1 = _mm256_add_epi8(ctr_low, ctr_j_1);
+    const __m256i ctr_or_1 = _mm256_or_si256(ctr_low, ctr_j_1);
+    const __m256i ctr_and_1 = _mm256_and_si256(ctr_low, ctr_j_1);
+    const __m256i ctr_out_1 = _mm256_andnot_si256(ctr_sum_1, ctr_or_1);
+    const __m256i ctr_carry_1 = _mm256_or_si256(ctr_and_1, ctr_out_1);
+    const __m256i ctr_bit_1 = _mm256_srli_epi16(ctr_carry_1, 7);
+    const __m256i ctr_bit_1m = _mm256_and_si256(ctr_bit_1, byte_low1);
+    const __m256i ctr_spread_1 = _mm256_shuffle_epi8(ctr_bit_1m, spread_index);
+    const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_1);
+    const __m256i blk_1_b = _mm256_and_si256(ctr_w, ctr_mask_1);
+    const __m256i blk_1_a = _mm256_andnot_si256(ctr_mask_1, ctr_sum_1);
+    const __m256i blk_1 = _mm256_or_si256(blk_1_b, blk_1_a);
+    const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
+    const __m256i even_b = _mm256_and_si256(blk_1, high_nibbles);
+    const __m256i even_a = _mm256_andnot_si256(high_nibbles, lo_sh);
+    const __m256i even = _mm256_or_si256(even_b, even_a);
+    const __m256i hi_sh = _mm256_slli_epi16(blk_1, 4);
+    const __m256i odd_b = _mm256_and_si256(hi_sh, high_nibbles);
+    const __m256i odd_a = _mm256_andnot_si256(high_nibbles, blk);
+    const __m256i odd = _mm256_or_si256(odd_b, odd_a);
+    const __m256i sp = _mm256_unpacklo_epi8(even, odd);
+    const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
+    g0x0 = sp;
+    g0x1 = sp_1;
+    const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
+    const __m256i ctr_sum_2 = _mm256_add_epi8(ctr_low, ctr_j_2);
+    const __m256i ctr_or_2 = _mm256_or_si256(ctr_low, ctr_j_2);
+    const __m256i ctr_and_2 = _mm256_and_si256(ctr_low, ctr_j_2);
+    const __m256i ctr_out_2 = _mm256_andnot_si256(ctr_sum_2, ctr_or_2);
+    const __m256i ctr_carry_2 = _mm256_or_si256(ctr_and_2, ctr_out_2);
+    const __m256i ctr_bit_2 = _mm256_srli_epi16(ctr_carry_2, 7);
+    const __m256i ctr_bit_2m = _mm256_and_si256(ctr_bit_2, byte_low1);
+    const __m256i ctr_spread_2 = _mm256_shuffle_epi8(ctr_bit_2m, spread_index);
+    const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_2);
+    const __m256i blk_2_b = _mm256_and_si256(ctr_w, ctr_mask_2);
+    const __m256i blk_2_a = _mm256_andnot_si256(ctr_mask_2, ctr_sum_2);
+    const __m256i blk_2 = _mm256_or_si256(blk_2_b, blk_2_a);
+    const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
+    const __m256i ctr_sum_3 = _mm256_add_epi8(ctr_low, ctr_j_3);
+    const __m256i ctr_or_3 = _mm256_or_si256(ctr_low, ctr_j_3);
+    const __m256i ctr_and_3 = _mm256_and_si256(ctr_low, ctr_j_3);
+    const __m256i ctr_out_3 = _mm256_andnot_si256(ctr_sum_3, ctr_or_3);
+    const __m256i ctr_carry_3 = _mm256_or_si256(ctr_and_3, ctr_out_3);
+    const __m256i ctr_bit_3 = _mm256_srli_epi16(ctr_carry_3, 7);
+    const __m256i ctr_bit_3m = _mm256_and_si256(ctr_bit_3, byte_low1);
+    const __m256i ctr_spread_3 = _mm256_shuffle_epi8(ctr_bit_3m, spread_index);
+    const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_3);
+    const __m256i blk_3_b = _mm256_and_si256(ctr_w, ctr_mask_3);
+    const __m256i blk_3_a = _mm256_andnot_si256(ctr_mask_3, ctr_sum_3);
+    const __m256i blk_3 = _mm256_or_si256(blk_3_b, blk_3_a);
+    const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
+    const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
+    const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
+    const __m256i even_1 = _mm256_or_si256(even_1_b, even_1_a);
+    const __m256i hi_sh_1 = _mm256_slli_epi16(blk_3, 4);
+    const __m256i odd_1_b = _mm256_and_si256(hi_sh_1, high_nibbles);
+    const __m256i odd_1_a = _mm256_andnot_si256(high_nibbles, blk_2);
+    const __m256i odd_1 = _mm256_or_si256(odd_1_b, odd_1_a);
+    const __m256i sp_2 = _mm256_unpacklo_epi8(even_1, odd_1);
+    const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
+    const __m256i ctr_sum_4 = _mm256_add_epi8(ctr_low, ctr_j_4);
+    const __m256i ctr_or_4 = _mm256_or_si256(ctr_low, ctr_j_4);
+    const __m256i ctr_and_4 = _mm256_and_si256(ctr_low, ctr_j_4);
+    const __m256i ctr_out_4 = _mm256_andnot_si256(ctr_sum_4, ctr_or_4);
+    const __m256i ctr_carry_4 = _mm256_or_si256(ctr_and_4, ctr_out_4);
+    const __m256i ctr_bit_4 = _mm256_srli_epi16(ctr_carry_4, 7);
+    const __m256i ctr_bit_4m = _mm256_and_si256(ctr_bit_4, byte_low1);
+    const __m256i ctr_spread_4 = _mm256_shuffle_epi8(ctr_bit_4m, spread_index);
+    const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_4);
+    const __m256i blk_4_b = _mm256_and_si256(ctr_w, ctr_mask_4);
+    const __m256i blk_4_a = _mm256_andnot_si256(ctr_mask_4, ctr_sum_4);
+    const __m256i blk_4 = _mm256_or_si256(blk_4_b, blk_4_a);
+    const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
+    const __m256i ctr_sum_5 = _mm256_add_epi8(ctr_low, ctr_j_5);
+    const __m256i ctr_or_5 = _mm256_or_si256(ctr_low, ctr_j_5);
+    const __m256i ctr_and_5 = _mm256_and_si256(ctr_low, ctr_j_5);
+    const __m256i ctr_out_5 = _mm256_andnot_si256(ctr_sum_5, ctr_or_5);
+    const __m256i ctr_carry_5 = _mm256_or_si256(ctr_and_5, ctr_out_5);
+    const __m256i ctr_bit_5 = _mm256_srli_epi16(ctr_carry_5, 7);
+    const __m256i ctr_bit_5m = _mm256_and_si256(ctr_bit_5, byte_low1);
+    const __m256i ctr_spread_5 = _mm256_shuffle_epi8(ctr_bit_5m, spread_index);
+    const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_5);
+    const __m256i blk_5_b = _mm256_and_si256(ctr_w, ctr_mask_5);
+    const __m256i blk_5_a = _mm256_andnot_si256(ctr_mask_5, ctr_sum_5);
+    const __m256i blk_5 = _mm256_or_si256(blk_5_b, blk_5_a);
+    const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
+    const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
+    const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
+    const __m256i even_2 = _mm256_or_si256(even_2_b, even_2_a);
+    const __m256i hi_sh_2 = _mm256_slli_epi16(blk_5, 4);
+    const __m256i odd_2_b = _mm256_and_si256(hi_sh_2, high_nibbles);
+    const __m256i odd_2_a = _mm256_andnot_si256(high_nibbles, blk_4);
+    const __m256i odd_2 = _mm256_or_si256(odd_2_b, odd_2_a);
+    const __m256i sp_4 = _mm256_unpacklo_epi8(even_2, odd_2);
+    const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
+    const __m256i ctr_sum_6 = _mm256_add_epi8(ctr_low, ctr_j_6);
+    const __m256i ctr_or_6 = _mm256_or_si256(ctr_low, ctr_j_6);
+    const __m256i ctr_and_6 = _mm256_and_si256(ctr_low, ctr_j_6);
+    const __m256i ctr_out_6 = _mm256_andnot_si256(ctr_sum_6, ctr_or_6);
+    const __m256i ctr_carry_6 = _mm256_or_si256(ctr_and_6, ctr_out_6);
+    const __m256i ctr_bit_6 = _mm256_srli_epi16(ctr_carry_6, 7);
+    const __m256i ctr_bit_6m = _mm256_and_si256(ctr_bit_6, byte_low1);
+    const __m256i ctr_spread_6 = _mm256_shuffle_epi8(ctr_bit_6m, spread_index);
+    const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_6);
+    const __m256i blk_6_b = _mm256_and_si256(ctr_w, ctr_mask_6);
+    const __m256i blk_6_a = _mm256_andnot_si256(ctr_mask_6, ctr_sum_6);
+    const __m256i blk_6 = _mm256_or_si256(blk_6_b, blk_6_a);
+    const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
+    const __m256i ctr_sum_7 = _mm256_add_epi8(ctr_low, ctr_j_7);
+    const __m256i ctr_or_7 = _mm256_or_si256(ctr_low, ctr_j_7);
+    const __m256i ctr_and_7 = _mm256_and_si256(ctr_low, ctr_j_7);
+    const __m256i ctr_out_7 = _mm256_andnot_si256(ctr_sum_7, ctr_or_7);
+    const __m256i ctr_carry_7 = _mm256_or_si256(ctr_and_7, ctr_out_7);
+    const __m256i ctr_bit_7 = _mm256_srli_epi16(ctr_carry_7, 7);
+    const __m256i ctr_bit_7m = _mm256_and_si256(ctr_bit_7, byte_low1);
+    const __m256i ctr_spread_7 = _mm256_shuffle_epi8(ctr_bit_7m, spread_index);
+    const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_7);
+    const __m256i blk_7_b = _mm256_and_si256(ctr_w, ctr_mask_7);
+    const __m256i blk_7_a = _mm256_andnot_si256(ctr_mask_7, ctr_sum_7);
+    const __m256i blk_7 = _mm256_or_si256(blk_7_b, blk_7_a);
     const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
     const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
     const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
@@ -2820,6 +3704,506 @@ static void ublock_register_avx2_ublock256_256_encrypt_xor(const uint8_t *rk, co
     _mm256_storeu_si256((void *)(out + 224), ct_7);
 }
 
+/* ublock256_256, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                       const uint8_t *src)
+{
+    __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const __m256i last_byte = kc_bcast16_256(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m256i block_k = kc_bcast16_256(block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[32] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m256i spread_index = _mm256_loadu_si256((const void *)spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m256i carry_mask_table = kc_bcast16_256(carry_mask_table_bytes);
+    /* the lanes that hold a block's last 16 bytes */
+    static const uint8_t low_lanes_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    const __m256i low_lanes = _mm256_loadu_si256((const void *)low_lanes_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    const __m256i block_k_1 = kc_bcast16_256(block_k_1_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02};
+    const __m256i block_k_2 = kc_bcast16_256(block_k_2_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    const __m256i block_k_3 = kc_bcast16_256(block_k_3_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04};
+    const __m256i block_k_4 = kc_bcast16_256(block_k_4_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    const __m256i block_k_5 = kc_bcast16_256(block_k_5_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06};
+    const __m256i block_k_6 = kc_bcast16_256(block_k_6_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    const __m256i block_k_7 = kc_bcast16_256(block_k_7_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m256i sbox_lo = kc_bcast16_256(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const __m256i sbox_hi = kc_bcast16_256(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m256i low_nibbles = kc_bcast16_256(low_nibbles_bytes);
+    /* PL_256 spread: bytes that stay in their lane */
+    static const uint8_t pl_front_bytes[32] = {0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80};
+    const __m256i pl_front = _mm256_loadu_si256((const void *)pl_front_bytes);
+    /* PL_256 spread: bytes from the other lane, after the swap */
+    static const uint8_t pl_rear_bytes[32] = {0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09, 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01};
+    const __m256i pl_rear = _mm256_loadu_si256((const void *)pl_rear_bytes);
+    /* PR_256 spread: bytes that stay in their lane */
+    static const uint8_t pr_front_bytes[32] = {0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80};
+    const __m256i pr_front = _mm256_loadu_si256((const void *)pr_front_bytes);
+    /* PR_256 spread: bytes from the other lane, after the swap */
+    static const uint8_t pr_rear_bytes[32] = {0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b};
+    const __m256i pr_rear = _mm256_loadu_si256((const void *)pr_rear_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m256i deinterleave = kc_bcast16_256(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m256i rotl56 = kc_bcast16_256(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m256i rotl48 = kc_bcast16_256(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
+    /* low 1 bits of every byte */
+    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
+    const __m256i byte_low1 = kc_bcast16_256(byte_low1_bytes);
+    const __m256i ctr_low = kc_bcast16_256(in + 16);
+    const __m256i ctr_first = _mm256_set1_epi8((char)in[64]);
+    const __m256i ctr_j0 = _mm256_and_si256(ctr_first, last_byte);
+    const __m256i ctr_v = _mm256_loadu_si256((const void *)(in));
+    const __m256i ctr_w = _mm256_loadu_si256((const void *)(in + 32));
+
+    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
+    const __m256i ctr_sum = _mm256_add_epi8(ctr_low, ctr_j);
+    const __m256i ctr_or = _mm256_or_si256(ctr_low, ctr_j);
+    const __m256i ctr_and = _mm256_and_si256(ctr_low, ctr_j);
+    const __m256i ctr_out = _mm256_andnot_si256(ctr_sum, ctr_or);
+    const __m256i ctr_carry = _mm256_or_si256(ctr_and, ctr_out);
+    const __m256i ctr_bit = _mm256_srli_epi16(ctr_carry, 7);
+    const __m256i ctr_bitm = _mm256_and_si256(ctr_bit, byte_low1);
+    const __m256i ctr_spread = _mm256_shuffle_epi8(ctr_bitm, spread_index);
+    const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_spread);
+    const __m256i ctr_kept = _mm256_blendv_epi8(ctr_v, ctr_sum, low_lanes);
+    const __m256i blk_b = _mm256_and_si256(ctr_w, ctr_mask);
+    const __m256i blk_a = _mm256_andnot_si256(ctr_mask, ctr_kept);
+    const __m256i blk = _mm256_or_si256(blk_b, blk_a);
+    const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
+    const __m256i ctr_sum_1 = _mm256_add_epi8(ctr_low, ctr_j_1);
+    const __m256i ctr_or_1 = _mm256_or_si256(ctr_low, ctr_j_1);
+    const __m256i ctr_and_1 = _mm256_and_si256(ctr_low, ctr_j_1);
+    const __m256i ctr_out_1 = _mm256_andnot_si256(ctr_sum_1, ctr_or_1);
+    const __m256i ctr_carry_1 = _mm256_or_si256(ctr_and_1, ctr_out_1);
+    const __m256i ctr_bit_1 = _mm256_srli_epi16(ctr_carry_1, 7);
+    const __m256i ctr_bit_1m = _mm256_and_si256(ctr_bit_1, byte_low1);
+    const __m256i ctr_spread_1 = _mm256_shuffle_epi8(ctr_bit_1m, spread_index);
+    const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_1);
+    const __m256i ctr_kept_1 = _mm256_blendv_epi8(ctr_v, ctr_sum_1, low_lanes);
+    const __m256i blk_1_b = _mm256_and_si256(ctr_w, ctr_mask_1);
+    const __m256i blk_1_a = _mm256_andnot_si256(ctr_mask_1, ctr_kept_1);
+    const __m256i blk_1 = _mm256_or_si256(blk_1_b, blk_1_a);
+    const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
+    const __m256i even_b = _mm256_and_si256(blk_1, high_nibbles);
+    const __m256i even_a = _mm256_andnot_si256(high_nibbles, lo_sh);
+    const __m256i even = _mm256_or_si256(even_b, even_a);
+    const __m256i hi_sh = _mm256_slli_epi16(blk_1, 4);
+    const __m256i odd_b = _mm256_and_si256(hi_sh, high_nibbles);
+    const __m256i odd_a = _mm256_andnot_si256(high_nibbles, blk);
+    const __m256i odd = _mm256_or_si256(odd_b, odd_a);
+    const __m256i sp = _mm256_unpacklo_epi8(even, odd);
+    const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
+    const __m256i lanes = _mm256_permute2x128_si256(sp, sp_1, 0x20);
+    const __m256i lanes_1 = _mm256_permute2x128_si256(sp, sp_1, 0x31);
+    g0x0 = lanes;
+    g0x1 = lanes_1;
+    const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
+    const __m256i ctr_sum_2 = _mm256_add_epi8(ctr_low, ctr_j_2);
+    const __m256i ctr_or_2 = _mm256_or_si256(ctr_low, ctr_j_2);
+    const __m256i ctr_and_2 = _mm256_and_si256(ctr_low, ctr_j_2);
+    const __m256i ctr_out_2 = _mm256_andnot_si256(ctr_sum_2, ctr_or_2);
+    const __m256i ctr_carry_2 = _mm256_or_si256(ctr_and_2, ctr_out_2);
+    const __m256i ctr_bit_2 = _mm256_srli_epi16(ctr_carry_2, 7);
+    const __m256i ctr_bit_2m = _mm256_and_si256(ctr_bit_2, byte_low1);
+    const __m256i ctr_spread_2 = _mm256_shuffle_epi8(ctr_bit_2m, spread_index);
+    const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_2);
+    const __m256i ctr_kept_2 = _mm256_blendv_epi8(ctr_v, ctr_sum_2, low_lanes);
+    const __m256i blk_2_b = _mm256_and_si256(ctr_w, ctr_mask_2);
+    const __m256i blk_2_a = _mm256_andnot_si256(ctr_mask_2, ctr_kept_2);
+    const __m256i blk_2 = _mm256_or_si256(blk_2_b, blk_2_a);
+    const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
+    const __m256i ctr_sum_3 = _mm256_add_epi8(ctr_low, ctr_j_3);
+    const __m256i ctr_or_3 = _mm256_or_si256(ctr_low, ctr_j_3);
+    const __m256i ctr_and_3 = _mm256_and_si256(ctr_low, ctr_j_3);
+    const __m256i ctr_out_3 = _mm256_andnot_si256(ctr_sum_3, ctr_or_3);
+    const __m256i ctr_carry_3 = _mm256_or_si256(ctr_and_3, ctr_out_3);
+    const __m256i ctr_bit_3 = _mm256_srli_epi16(ctr_carry_3, 7);
+    const __m256i ctr_bit_3m = _mm256_and_si256(ctr_bit_3, byte_low1);
+    const __m256i ctr_spread_3 = _mm256_shuffle_epi8(ctr_bit_3m, spread_index);
+    const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_3);
+    const __m256i ctr_kept_3 = _mm256_blendv_epi8(ctr_v, ctr_sum_3, low_lanes);
+    const __m256i blk_3_b = _mm256_and_si256(ctr_w, ctr_mask_3);
+    const __m256i blk_3_a = _mm256_andnot_si256(ctr_mask_3, ctr_kept_3);
+    const __m256i blk_3 = _mm256_or_si256(blk_3_b, blk_3_a);
+    const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
+    const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
+    const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
+    const __m256i even_1 = _mm256_or_si256(even_1_b, even_1_a);
+    const __m256i hi_sh_1 = _mm256_slli_epi16(blk_3, 4);
+    const __m256i odd_1_b = _mm256_and_si256(hi_sh_1, high_nibbles);
+    const __m256i odd_1_a = _mm256_andnot_si256(high_nibbles, blk_2);
+    const __m256i odd_1 = _mm256_or_si256(odd_1_b, odd_1_a);
+    const __m256i sp_2 = _mm256_unpacklo_epi8(even_1, odd_1);
+    const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
+    const __m256i lanes_2 = _mm256_permute2x128_si256(sp_2, sp_3, 0x20);
+    const __m256i lanes_3 = _mm256_permute2x128_si256(sp_2, sp_3, 0x31);
+    g1x0 = lanes_2;
+    g1x1 = lanes_3;
+    const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
+    const __m256i ctr_sum_4 = _mm256_add_epi8(ctr_low, ctr_j_4);
+    const __m256i ctr_or_4 = _mm256_or_si256(ctr_low, ctr_j_4);
+    const __m256i ctr_and_4 = _mm256_and_si256(ctr_low, ctr_j_4);
+    const __m256i ctr_out_4 = _mm256_andnot_si256(ctr_sum_4, ctr_or_4);
+    const __m256i ctr_carry_4 = _mm256_or_si256(ctr_and_4, ctr_out_4);
+    const __m256i ctr_bit_4 = _mm256_srli_epi16(ctr_carry_4, 7);
+    const __m256i ctr_bit_4m = _mm256_and_si256(ctr_bit_4, byte_low1);
+    const __m256i ctr_spread_4 = _mm256_shuffle_epi8(ctr_bit_4m, spread_index);
+    const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_4);
+    const __m256i ctr_kept_4 = _mm256_blendv_epi8(ctr_v, ctr_sum_4, low_lanes);
+    const __m256i blk_4_b = _mm256_and_si256(ctr_w, ctr_mask_4);
+    const __m256i blk_4_a = _mm256_andnot_si256(ctr_mask_4, ctr_kept_4);
+    const __m256i blk_4 = _mm256_or_si256(blk_4_b, blk_4_a);
+    const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
+    const __m256i ctr_sum_5 = _mm256_add_epi8(ctr_low, ctr_j_5);
+    const __m256i ctr_or_5 = _mm256_or_si256(ctr_low, ctr_j_5);
+    const __m256i ctr_and_5 = _mm256_and_si256(ctr_low, ctr_j_5);
+    const __m256i ctr_out_5 = _mm256_andnot_si256(ctr_sum_5, ctr_or_5);
+    const __m256i ctr_carry_5 = _mm256_or_si256(ctr_and_5, ctr_out_5);
+    const __m256i ctr_bit_5 = _mm256_srli_epi16(ctr_carry_5, 7);
+    const __m256i ctr_bit_5m = _mm256_and_si256(ctr_bit_5, byte_low1);
+    const __m256i ctr_spread_5 = _mm256_shuffle_epi8(ctr_bit_5m, spread_index);
+    const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_5);
+    const __m256i ctr_kept_5 = _mm256_blendv_epi8(ctr_v, ctr_sum_5, low_lanes);
+    const __m256i blk_5_b = _mm256_and_si256(ctr_w, ctr_mask_5);
+    const __m256i blk_5_a = _mm256_andnot_si256(ctr_mask_5, ctr_kept_5);
+    const __m256i blk_5 = _mm256_or_si256(blk_5_b, blk_5_a);
+    const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
+    const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
+    const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
+    const __m256i even_2 = _mm256_or_si256(even_2_b, even_2_a);
+    const __m256i hi_sh_2 = _mm256_slli_epi16(blk_5, 4);
+    const __m256i odd_2_b = _mm256_and_si256(hi_sh_2, high_nibbles);
+    const __m256i odd_2_a = _mm256_andnot_si256(high_nibbles, blk_4);
+    const __m256i odd_2 = _mm256_or_si256(odd_2_b, odd_2_a);
+    const __m256i sp_4 = _mm256_unpacklo_epi8(even_2, odd_2);
+    const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
+    const __m256i lanes_4 = _mm256_permute2x128_si256(sp_4, sp_5, 0x20);
+    const __m256i lanes_5 = _mm256_permute2x128_si256(sp_4, sp_5, 0x31);
+    g2x0 = lanes_4;
+    g2x1 = lanes_5;
+    const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
+    const __m256i ctr_sum_6 = _mm256_add_epi8(ctr_low, ctr_j_6);
+    const __m256i ctr_or_6 = _mm256_or_si256(ctr_low, ctr_j_6);
+    const __m256i ctr_and_6 = _mm256_and_si256(ctr_low, ctr_j_6);
+    const __m256i ctr_out_6 = _mm256_andnot_si256(ctr_sum_6, ctr_or_6);
+    const __m256i ctr_carry_6 = _mm256_or_si256(ctr_and_6, ctr_out_6);
+    const __m256i ctr_bit_6 = _mm256_srli_epi16(ctr_carry_6, 7);
+    const __m256i ctr_bit_6m = _mm256_and_si256(ctr_bit_6, byte_low1);
+    const __m256i ctr_spread_6 = _mm256_shuffle_epi8(ctr_bit_6m, spread_index);
+    const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_6);
+    const __m256i ctr_kept_6 = _mm256_blendv_epi8(ctr_v, ctr_sum_6, low_lanes);
+    const __m256i blk_6_b = _mm256_and_si256(ctr_w, ctr_mask_6);
+    const __m256i blk_6_a = _mm256_andnot_si256(ctr_mask_6, ctr_kept_6);
+    const __m256i blk_6 = _mm256_or_si256(blk_6_b, blk_6_a);
+    const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
+    const __m256i ctr_sum_7 = _mm256_add_epi8(ctr_low, ctr_j_7);
+    const __m256i ctr_or_7 = _mm256_or_si256(ctr_low, ctr_j_7);
+    const __m256i ctr_and_7 = _mm256_and_si256(ctr_low, ctr_j_7);
+    const __m256i ctr_out_7 = _mm256_andnot_si256(ctr_sum_7, ctr_or_7);
+    const __m256i ctr_carry_7 = _mm256_or_si256(ctr_and_7, ctr_out_7);
+    const __m256i ctr_bit_7 = _mm256_srli_epi16(ctr_carry_7, 7);
+    const __m256i ctr_bit_7m = _mm256_and_si256(ctr_bit_7, byte_low1);
+    const __m256i ctr_spread_7 = _mm256_shuffle_epi8(ctr_bit_7m, spread_index);
+    const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_7);
+    const __m256i ctr_kept_7 = _mm256_blendv_epi8(ctr_v, ctr_sum_7, low_lanes);
+    const __m256i blk_7_b = _mm256_and_si256(ctr_w, ctr_mask_7);
+    const __m256i blk_7_a = _mm256_andnot_si256(ctr_mask_7, ctr_kept_7);
+    const __m256i blk_7 = _mm256_or_si256(blk_7_b, blk_7_a);
+    const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
+    const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
+    const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
+    const __m256i even_3 = _mm256_or_si256(even_3_b, even_3_a);
+    const __m256i hi_sh_3 = _mm256_slli_epi16(blk_7, 4);
+    const __m256i odd_3_b = _mm256_and_si256(hi_sh_3, high_nibbles);
+    const __m256i odd_3_a = _mm256_andnot_si256(high_nibbles, blk_6);
+    const __m256i odd_3 = _mm256_or_si256(odd_3_b, odd_3_a);
+    const __m256i sp_6 = _mm256_unpacklo_epi8(even_3, odd_3);
+    const __m256i sp_7 = _mm256_unpackhi_epi8(even_3, odd_3);
+    const __m256i lanes_6 = _mm256_permute2x128_si256(sp_6, sp_7, 0x20);
+    const __m256i lanes_7 = _mm256_permute2x128_si256(sp_6, sp_7, 0x31);
+    g3x0 = lanes_6;
+    g3x1 = lanes_7;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
+        const __m256i rk1 = _mm256_loadu_si256((const void *)(rk + 128 * r + 64));
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0 = _mm256_xor_si256(g0x0, rk0);
+        const __m256i k1 = _mm256_xor_si256(g0x1, rk1);
+        const __m256i s0_lo = _mm256_and_si256(k0, low_nibbles);
+        const __m256i s0_sh = _mm256_srli_epi16(k0, 4);
+        const __m256i s0_hi = _mm256_and_si256(s0_sh, low_nibbles);
+        const __m256i s0_l = _mm256_shuffle_epi8(sbox_lo, s0_lo);
+        const __m256i s0_h = _mm256_shuffle_epi8(sbox_hi, s0_hi);
+        const __m256i s0 = _mm256_or_si256(s0_l, s0_h);
+        const __m256i s1_lo = _mm256_and_si256(k1, low_nibbles);
+        const __m256i s1_sh = _mm256_srli_epi16(k1, 4);
+        const __m256i s1_hi = _mm256_and_si256(s1_sh, low_nibbles);
+        const __m256i s1_l = _mm256_shuffle_epi8(sbox_lo, s1_lo);
+        const __m256i s1_h = _mm256_shuffle_epi8(sbox_hi, s1_hi);
+        const __m256i s1 = _mm256_or_si256(s1_l, s1_h);
+        const __m256i x1 = _mm256_xor_si256(s1, s0);
+        const __m256i rot4 = _mm256_shuffle_epi8(x1, rotl56);
+        const __m256i x0 = _mm256_xor_si256(s0, rot4);
+        const __m256i rot8 = _mm256_shuffle_epi8(x0, rotl48);
+        const __m256i x1_1 = _mm256_xor_si256(x1, rot8);
+        const __m256i rot8_1 = _mm256_shuffle_epi8(x1_1, rotl48);
+        const __m256i x0_1 = _mm256_xor_si256(x0, rot8_1);
+        const __m256i rot20 = _mm256_shuffle_epi8(x0_1, rotl24);
+        const __m256i x1_2 = _mm256_xor_si256(x1_1, rot20);
+        const __m256i x0_2 = _mm256_xor_si256(x0_1, x1_2);
+        const __m256i pl_swap = _mm256_permute4x64_epi64(x0_2, 0x4e);
+        const __m256i pl_f = _mm256_shuffle_epi8(x0_2, pl_front);
+        const __m256i pl_r = _mm256_shuffle_epi8(pl_swap, pl_rear);
+        const __m256i pl = _mm256_xor_si256(pl_f, pl_r);
+        const __m256i pr_swap = _mm256_permute4x64_epi64(x1_2, 0x4e);
+        const __m256i pr_f = _mm256_shuffle_epi8(x1_2, pr_front);
+        const __m256i pr_r = _mm256_shuffle_epi8(pr_swap, pr_rear);
+        const __m256i pr = _mm256_xor_si256(pr_f, pr_r);
+        g0x0 = pl;
+        g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_1 = _mm256_xor_si256(g1x0, rk0);
+        const __m256i k1_1 = _mm256_xor_si256(g1x1, rk1);
+        const __m256i s0_lo_1 = _mm256_and_si256(k0_1, low_nibbles);
+        const __m256i s0_sh_1 = _mm256_srli_epi16(k0_1, 4);
+        const __m256i s0_hi_1 = _mm256_and_si256(s0_sh_1, low_nibbles);
+        const __m256i s0_l_1 = _mm256_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m256i s0_h_1 = _mm256_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m256i s0_1 = _mm256_or_si256(s0_l_1, s0_h_1);
+        const __m256i s1_lo_1 = _mm256_and_si256(k1_1, low_nibbles);
+        const __m256i s1_sh_1 = _mm256_srli_epi16(k1_1, 4);
+        const __m256i s1_hi_1 = _mm256_and_si256(s1_sh_1, low_nibbles);
+        const __m256i s1_l_1 = _mm256_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m256i s1_h_1 = _mm256_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m256i s1_1 = _mm256_or_si256(s1_l_1, s1_h_1);
+        const __m256i x1_3 = _mm256_xor_si256(s1_1, s0_1);
+        const __m256i rot4_1 = _mm256_shuffle_epi8(x1_3, rotl56);
+        const __m256i x0_3 = _mm256_xor_si256(s0_1, rot4_1);
+        const __m256i rot8_2 = _mm256_shuffle_epi8(x0_3, rotl48);
+        const __m256i x1_4 = _mm256_xor_si256(x1_3, rot8_2);
+        const __m256i rot8_3 = _mm256_shuffle_epi8(x1_4, rotl48);
+        const __m256i x0_4 = _mm256_xor_si256(x0_3, rot8_3);
+        const __m256i rot20_1 = _mm256_shuffle_epi8(x0_4, rotl24);
+        const __m256i x1_5 = _mm256_xor_si256(x1_4, rot20_1);
+        const __m256i x0_5 = _mm256_xor_si256(x0_4, x1_5);
+        const __m256i pl_swap_1 = _mm256_permute4x64_epi64(x0_5, 0x4e);
+        const __m256i pl_f_1 = _mm256_shuffle_epi8(x0_5, pl_front);
+        const __m256i pl_r_1 = _mm256_shuffle_epi8(pl_swap_1, pl_rear);
+        const __m256i pl_1 = _mm256_xor_si256(pl_f_1, pl_r_1);
+        const __m256i pr_swap_1 = _mm256_permute4x64_epi64(x1_5, 0x4e);
+        const __m256i pr_f_1 = _mm256_shuffle_epi8(x1_5, pr_front);
+        const __m256i pr_r_1 = _mm256_shuffle_epi8(pr_swap_1, pr_rear);
+        const __m256i pr_1 = _mm256_xor_si256(pr_f_1, pr_r_1);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_2 = _mm256_xor_si256(g2x0, rk0);
+        const __m256i k1_2 = _mm256_xor_si256(g2x1, rk1);
+        const __m256i s0_lo_2 = _mm256_and_si256(k0_2, low_nibbles);
+        const __m256i s0_sh_2 = _mm256_srli_epi16(k0_2, 4);
+        const __m256i s0_hi_2 = _mm256_and_si256(s0_sh_2, low_nibbles);
+        const __m256i s0_l_2 = _mm256_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m256i s0_h_2 = _mm256_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m256i s0_2 = _mm256_or_si256(s0_l_2, s0_h_2);
+        const __m256i s1_lo_2 = _mm256_and_si256(k1_2, low_nibbles);
+        const __m256i s1_sh_2 = _mm256_srli_epi16(k1_2, 4);
+        const __m256i s1_hi_2 = _mm256_and_si256(s1_sh_2, low_nibbles);
+        const __m256i s1_l_2 = _mm256_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m256i s1_h_2 = _mm256_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m256i s1_2 = _mm256_or_si256(s1_l_2, s1_h_2);
+        const __m256i x1_6 = _mm256_xor_si256(s1_2, s0_2);
+        const __m256i rot4_2 = _mm256_shuffle_epi8(x1_6, rotl56);
+        const __m256i x0_6 = _mm256_xor_si256(s0_2, rot4_2);
+        const __m256i rot8_4 = _mm256_shuffle_epi8(x0_6, rotl48);
+        const __m256i x1_7 = _mm256_xor_si256(x1_6, rot8_4);
+        const __m256i rot8_5 = _mm256_shuffle_epi8(x1_7, rotl48);
+        const __m256i x0_7 = _mm256_xor_si256(x0_6, rot8_5);
+        const __m256i rot20_2 = _mm256_shuffle_epi8(x0_7, rotl24);
+        const __m256i x1_8 = _mm256_xor_si256(x1_7, rot20_2);
+        const __m256i x0_8 = _mm256_xor_si256(x0_7, x1_8);
+        const __m256i pl_swap_2 = _mm256_permute4x64_epi64(x0_8, 0x4e);
+        const __m256i pl_f_2 = _mm256_shuffle_epi8(x0_8, pl_front);
+        const __m256i pl_r_2 = _mm256_shuffle_epi8(pl_swap_2, pl_rear);
+        const __m256i pl_2 = _mm256_xor_si256(pl_f_2, pl_r_2);
+        const __m256i pr_swap_2 = _mm256_permute4x64_epi64(x1_8, 0x4e);
+        const __m256i pr_f_2 = _mm256_shuffle_epi8(x1_8, pr_front);
+        const __m256i pr_r_2 = _mm256_shuffle_epi8(pr_swap_2, pr_rear);
+        const __m256i pr_2 = _mm256_xor_si256(pr_f_2, pr_r_2);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0_3 = _mm256_xor_si256(g3x0, rk0);
+        const __m256i k1_3 = _mm256_xor_si256(g3x1, rk1);
+        const __m256i s0_lo_3 = _mm256_and_si256(k0_3, low_nibbles);
+        const __m256i s0_sh_3 = _mm256_srli_epi16(k0_3, 4);
+        const __m256i s0_hi_3 = _mm256_and_si256(s0_sh_3, low_nibbles);
+        const __m256i s0_l_3 = _mm256_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m256i s0_h_3 = _mm256_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m256i s0_3 = _mm256_or_si256(s0_l_3, s0_h_3);
+        const __m256i s1_lo_3 = _mm256_and_si256(k1_3, low_nibbles);
+        const __m256i s1_sh_3 = _mm256_srli_epi16(k1_3, 4);
+        const __m256i s1_hi_3 = _mm256_and_si256(s1_sh_3, low_nibbles);
+        const __m256i s1_l_3 = _mm256_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m256i s1_h_3 = _mm256_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m256i s1_3 = _mm256_or_si256(s1_l_3, s1_h_3);
+        const __m256i x1_9 = _mm256_xor_si256(s1_3, s0_3);
+        const __m256i rot4_3 = _mm256_shuffle_epi8(x1_9, rotl56);
+        const __m256i x0_9 = _mm256_xor_si256(s0_3, rot4_3);
+        const __m256i rot8_6 = _mm256_shuffle_epi8(x0_9, rotl48);
+        const __m256i x1_10 = _mm256_xor_si256(x1_9, rot8_6);
+        const __m256i rot8_7 = _mm256_shuffle_epi8(x1_10, rotl48);
+        const __m256i x0_10 = _mm256_xor_si256(x0_9, rot8_7);
+        const __m256i rot20_3 = _mm256_shuffle_epi8(x0_10, rotl24);
+        const __m256i x1_11 = _mm256_xor_si256(x1_10, rot20_3);
+        const __m256i x0_11 = _mm256_xor_si256(x0_10, x1_11);
+        const __m256i pl_swap_3 = _mm256_permute4x64_epi64(x0_11, 0x4e);
+        const __m256i pl_f_3 = _mm256_shuffle_epi8(x0_11, pl_front);
+        const __m256i pl_r_3 = _mm256_shuffle_epi8(pl_swap_3, pl_rear);
+        const __m256i pl_3 = _mm256_xor_si256(pl_f_3, pl_r_3);
+        const __m256i pr_swap_3 = _mm256_permute4x64_epi64(x1_11, 0x4e);
+        const __m256i pr_f_3 = _mm256_shuffle_epi8(x1_11, pr_front);
+        const __m256i pr_r_3 = _mm256_shuffle_epi8(pr_swap_3, pr_rear);
+        const __m256i pr_3 = _mm256_xor_si256(pr_f_3, pr_r_3);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const __m256i rk0_1 = _mm256_loadu_si256((const void *)(rk + 3072));
+    const __m256i rk1_1 = _mm256_loadu_si256((const void *)(rk + 3136));
+    const __m256i y0 = _mm256_xor_si256(g0x0, rk0_1);
+    const __m256i y1 = _mm256_xor_si256(g0x1, rk1_1);
+    const __m256i lanes_8 = _mm256_permute2x128_si256(y0, y1, 0x20);
+    const __m256i lanes_9 = _mm256_permute2x128_si256(y0, y1, 0x31);
+    const __m256i de = _mm256_shuffle_epi8(lanes_8, deinterleave);
+    const __m256i de_1 = _mm256_shuffle_epi8(lanes_9, deinterleave);
+    const __m256i even_4 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_4 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_4, 4);
+    const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_4);
+    const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
+    const __m256i od_sh = _mm256_srli_epi16(odd_4, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_4, high_nibbles);
+    const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
+    const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
+    const __m256i msg = _mm256_loadu_si256((const void *)(src));
+    const __m256i ct = _mm256_xor_si256(out_lo, msg);
+    _mm256_storeu_si256((void *)(out), ct);
+    const __m256i msg_1 = _mm256_loadu_si256((const void *)(src + 32));
+    const __m256i ct_1 = _mm256_xor_si256(out_hi, msg_1);
+    _mm256_storeu_si256((void *)(out + 32), ct_1);
+    const __m256i y0_1 = _mm256_xor_si256(g1x0, rk0_1);
+    const __m256i y1_1 = _mm256_xor_si256(g1x1, rk1_1);
+    const __m256i lanes_10 = _mm256_permute2x128_si256(y0_1, y1_1, 0x20);
+    const __m256i lanes_11 = _mm256_permute2x128_si256(y0_1, y1_1, 0x31);
+    const __m256i de_2 = _mm256_shuffle_epi8(lanes_10, deinterleave);
+    const __m256i de_3 = _mm256_shuffle_epi8(lanes_11, deinterleave);
+    const __m256i even_5 = _mm256_unpacklo_epi64(de_2, de_3);
+    const __m256i odd_5 = _mm256_unpackhi_epi64(de_2, de_3);
+    const __m256i ev_sh_1 = _mm256_slli_epi16(even_5, 4);
+    const __m256i out_lo_1_b = _mm256_and_si256(ev_sh_1, high_nibbles);
+    const __m256i out_lo_1_a = _mm256_andnot_si256(high_nibbles, odd_5);
+    const __m256i out_lo_1 = _mm256_or_si256(out_lo_1_b, out_lo_1_a);
+    const __m256i od_sh_1 = _mm256_srli_epi16(odd_5, 4);
+    const __m256i out_hi_1_b = _mm256_and_si256(even_5, high_nibbles);
+    const __m256i out_hi_1_a = _mm256_andnot_si256(high_nibbles, od_sh_1);
+    const __m256i out_hi_1 = _mm256_or_si256(out_hi_1_b, out_hi_1_a);
+    const __m256i msg_2 = _mm256_loadu_si256((const void *)(src + 64));
+    const __m256i ct_2 = _mm256_xor_si256(out_lo_1, msg_2);
+    _mm256_storeu_si256((void *)(out + 64), ct_2);
+    const __m256i msg_3 = _mm256_loadu_si256((const void *)(src + 96));
+    const __m256i ct_3 = _mm256_xor_si256(out_hi_1, msg_3);
+    _mm256_storeu_si256((void *)(out + 96), ct_3);
+    const __m256i y0_2 = _mm256_xor_si256(g2x0, rk0_1);
+    const __m256i y1_2 = _mm256_xor_si256(g2x1, rk1_1);
+    const __m256i lanes_12 = _mm256_permute2x128_si256(y0_2, y1_2, 0x20);
+    const __m256i lanes_13 = _mm256_permute2x128_si256(y0_2, y1_2, 0x31);
+    const __m256i de_4 = _mm256_shuffle_epi8(lanes_12, deinterleave);
+    const __m256i de_5 = _mm256_shuffle_epi8(lanes_13, deinterleave);
+    const __m256i even_6 = _mm256_unpacklo_epi64(de_4, de_5);
+    const __m256i odd_6 = _mm256_unpackhi_epi64(de_4, de_5);
+    const __m256i ev_sh_2 = _mm256_slli_epi16(even_6, 4);
+    const __m256i out_lo_2_b = _mm256_and_si256(ev_sh_2, high_nibbles);
+    const __m256i out_lo_2_a = _mm256_andnot_si256(high_nibbles, odd_6);
+    const __m256i out_lo_2 = _mm256_or_si256(out_lo_2_b, out_lo_2_a);
+    const __m256i od_sh_2 = _mm256_srli_epi16(odd_6, 4);
+    const __m256i out_hi_2_b = _mm256_and_si256(even_6, high_nibbles);
+    const __m256i out_hi_2_a = _mm256_andnot_si256(high_nibbles, od_sh_2);
+    const __m256i out_hi_2 = _mm256_or_si256(out_hi_2_b, out_hi_2_a);
+    const __m256i msg_4 = _mm256_loadu_si256((const void *)(src + 128));
+    const __m256i ct_4 = _mm256_xor_si256(out_lo_2, msg_4);
+    _mm256_storeu_si256((void *)(out + 128), ct_4);
+    const __m256i msg_5 = _mm256_loadu_si256((const void *)(src + 160));
+    const __m256i ct_5 = _mm256_xor_si256(out_hi_2, msg_5);
+    _mm256_storeu_si256((void *)(out + 160), ct_5);
+    const __m256i y0_3 = _mm256_xor_si256(g3x0, rk0_1);
+    const __m256i y1_3 = _mm256_xor_si256(g3x1, rk1_1);
+    const __m256i lanes_14 = _mm256_permute2x128_si256(y0_3, y1_3, 0x20);
+    const __m256i lanes_15 = _mm256_permute2x128_si256(y0_3, y1_3, 0x31);
+    const __m256i de_6 = _mm256_shuffle_epi8(lanes_14, deinterleave);
+    const __m256i de_7 = _mm256_shuffle_epi8(lanes_15, deinterleave);
+    const __m256i even_7 = _mm256_unpacklo_epi64(de_6, de_7);
+    const __m256i odd_7 = _mm256_unpackhi_epi64(de_6, de_7);
+    const __m256i ev_sh_3 = _mm256_slli_epi16(even_7, 4);
+    const __m256i out_lo_3_b = _mm256_and_si256(ev_sh_3, high_nibbles);
+    const __m256i out_lo_3_a = _mm256_andnot_si256(high_nibbles, odd_7);
+    const __m256i out_lo_3 = _mm256_or_si256(out_lo_3_b, out_lo_3_a);
+    const __m256i od_sh_3 = _mm256_srli_epi16(odd_7, 4);
+    const __m256i out_hi_3_b = _mm256_and_si256(even_7, high_nibbles);
+    const __m256i out_hi_3_a = _mm256_andnot_si256(high_nibbles, od_sh_3);
+    const __m256i out_hi_3 = _mm256_or_si256(out_hi_3_b, out_hi_3_a);
+    const __m256i msg_6 = _mm256_loadu_si256((const void *)(src + 192));
+    const __m256i ct_6 = _mm256_xor_si256(out_lo_3, msg_6);
+    _mm256_storeu_si256((void *)(out + 192), ct_6);
+    const __m256i msg_7 = _mm256_loadu_si256((const void *)(src + 224));
+    const __m256i ct_7 = _mm256_xor_si256(out_hi_3, msg_7);
+    _mm256_storeu_si256((void *)(out + 224), ct_7);
+}
+
 static const ublock_batch_table ublock_register_avx2_batches = {
     [UBLOCK_128_128] = { [UBLOCK_DECRYPT] = ublock_register_avx2_ublock128_128_decrypt, [UBLOCK_ENCRYPT] = ublock_register_avx2_ublock128_128_encrypt },
     [UBLOCK_128_256] = { [UBLOCK_DECRYPT] = ublock_register_avx2_ublock128_256_decrypt, [UBLOCK_ENCRYPT] = ublock_register_avx2_ublock128_256_encrypt },
@@ -2829,6 +4213,11 @@ static const ublock_xor_batch_table ublock_register_avx2_xor_batches = {
     [UBLOCK_128_128] = ublock_register_avx2_ublock128_128_encrypt_xor,
     [UBLOCK_128_256] = ublock_register_avx2_ublock128_256_encrypt_xor,
     [UBLOCK_256_256] = ublock_register_avx2_ublock256_256_encrypt_xor,
+};
+static const ublock_xor_batch_table ublock_register_avx2_ctr_batches = {
+    [UBLOCK_128_128] = ublock_register_avx2_ublock128_128_ctr_xor,
+    [UBLOCK_128_256] = ublock_register_avx2_ublock128_256_ctr_xor,
+    [UBLOCK_256_256] = ublock_register_avx2_ublock256_256_ctr_xor,
 };
 static const unsigned ublock_register_avx2_batch_blocks[UBLOCK_VARIANT_COUNT] = { 16, 16, 8 };
 _Static_assert(256 <= UBLOCK_MAX_BATCH_BYTES,
@@ -2846,6 +4235,15 @@ static void ublock_register_avx2_encrypt_xor(const ublock_key *key, const uint8_
 {
     ublock_run_batches_xor(ublock_register_avx2_xor_batches, ublock_register_avx2_batches, ublock_register_avx2_batch_blocks,
                            ublock_image(key, UBLOCK_ENCRYPT), key, in, src, out, nblocks);
+}
+
+static int ublock_register_avx2_ctr_xor(const ublock_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                                size_t nblocks)
+{
+    const int done = kc_run_ctr_batches(ublock_register_avx2_ctr_batches[key->variant], ublock_image(key, UBLOCK_ENCRYPT),
+                                        ublock_register_avx2_batch_blocks[key->variant], ublock_block_bytes(key->variant),
+                                        counters, src, out, nblocks);
+    return done == 0 ? UBLOCK_OK : UBLOCK_ERR_LENGTH;
 }
 
 static void ublock_register_avx2_crypt_multi(const ublock_key *const keys[], size_t n, ublock_direction dir,
@@ -2879,5 +4277,5 @@ const ublock_impl KC_IMPL_SYMBOL(ublock_register_avx2) = {
     .crypt_blocks = ublock_register_avx2_crypt,
     .crypt_blocks_multi = ublock_register_avx2_crypt_multi,
     .encrypt_blocks_xor = ublock_register_avx2_encrypt_xor,
-    .ctr_xor = NULL,
+    .ctr_xor = ublock_register_avx2_ctr_xor,
 };

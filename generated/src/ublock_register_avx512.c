@@ -816,6 +816,380 @@ static void ublock_register_avx512_ublock128_128_encrypt_xor(const uint8_t *rk, 
     _mm512_storeu_si512((void *)(out + 448), ct_7);
 }
 
+/* ublock128_128, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+static void ublock_register_avx512_ublock128_128_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                         const uint8_t *src)
+{
+    __m512i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const __m512i last_byte = kc_bcast16_512(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    const __m512i block_k = _mm512_loadu_si512((const void *)block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m512i spread_index = kc_bcast16_512(spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i carry_mask_table = kc_bcast16_512(carry_mask_table_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    const __m512i block_k_1 = _mm512_loadu_si512((const void *)block_k_1_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b};
+    const __m512i block_k_2 = _mm512_loadu_si512((const void *)block_k_2_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f};
+    const __m512i block_k_3 = _mm512_loadu_si512((const void *)block_k_3_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13};
+    const __m512i block_k_4 = _mm512_loadu_si512((const void *)block_k_4_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17};
+    const __m512i block_k_5 = _mm512_loadu_si512((const void *)block_k_5_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b};
+    const __m512i block_k_6 = _mm512_loadu_si512((const void *)block_k_6_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f};
+    const __m512i block_k_7 = _mm512_loadu_si512((const void *)block_k_7_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m512i high_nibbles = kc_bcast16_512(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m512i sbox_lo = kc_bcast16_512(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const __m512i sbox_hi = kc_bcast16_512(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m512i low_nibbles = kc_bcast16_512(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const __m512i pl_mask = kc_bcast16_512(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const __m512i pr_mask = kc_bcast16_512(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m512i deinterleave = kc_bcast16_512(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m512i rotl56 = kc_bcast16_512(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m512i rotl48 = kc_bcast16_512(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
+    /* low 1 bits of every byte */
+    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
+    const __m512i byte_low1 = kc_bcast16_512(byte_low1_bytes);
+    const __m512i ctr_low = kc_bcast16_512(in);
+    const __m512i ctr_first = _mm512_set1_epi8((char)in[32]);
+    const __m512i ctr_j0 = _mm512_and_si512(ctr_first, last_byte);
+    const __m512i ctr_w = kc_bcast16_512(in + 16);
+
+    /* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const __m512i ctr_j = _mm512_add_epi8(block_k, ctr_j0);
+    const __m512i ctr_sum = _mm512_add_epi8(ctr_low, ctr_j);
+    const __m512i ctr_out = _mm512_ternarylogic_epi32(ctr_low, ctr_j, ctr_sum, 0x54);
+    const __m512i ctr_carry = _mm512_ternarylogic_epi32(ctr_low, ctr_j, ctr_out, 0xea);
+    const __m512i ctr_bit = _mm512_srli_epi16(ctr_carry, 7);
+    const __m512i ctr_bitm = _mm512_and_si512(ctr_bit, byte_low1);
+    const __m512i ctr_spread = _mm512_shuffle_epi8(ctr_bitm, spread_index);
+    const __m512i ctr_mask = _mm512_shuffle_epi8(carry_mask_table, ctr_spread);
+    const __m512i blk = _mm512_ternarylogic_epi32(ctr_sum, ctr_w, ctr_mask, 0xd8);
+    const __m512i ctr_j_1 = _mm512_add_epi8(block_k_1, ctr_j0);
+    const __m512i ctr_sum_1 = _mm512_add_epi8(ctr_low, ctr_j_1);
+    const __m512i ctr_out_1 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_1, ctr_sum_1, 0x54);
+    const __m512i ctr_carry_1 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_1, ctr_out_1, 0xea);
+    const __m512i ctr_bit_1 = _mm512_srli_epi16(ctr_carry_1, 7);
+    const __m512i ctr_bit_1m = _mm512_and_si512(ctr_bit_1, byte_low1);
+    const __m512i ctr_spread_1 = _mm512_shuffle_epi8(ctr_bit_1m, spread_index);
+    const __m512i ctr_mask_1 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_1);
+    const __m512i blk_1 = _mm512_ternarylogic_epi32(ctr_sum_1, ctr_w, ctr_mask_1, 0xd8);
+    const __m512i lo_sh = _mm512_srli_epi16(blk, 4);
+    const __m512i even = _mm512_ternarylogic_epi32(lo_sh, blk_1, high_nibbles, 0xd8);
+    const __m512i hi_sh = _mm512_slli_epi16(blk_1, 4);
+    const __m512i odd = _mm512_ternarylogic_epi32(blk, hi_sh, high_nibbles, 0xd8);
+    const __m512i sp = _mm512_unpacklo_epi8(even, odd);
+    const __m512i sp_1 = _mm512_unpackhi_epi8(even, odd);
+    g0x0 = sp;
+    g0x1 = sp_1;
+    const __m512i ctr_j_2 = _mm512_add_epi8(block_k_2, ctr_j0);
+    const __m512i ctr_sum_2 = _mm512_add_epi8(ctr_low, ctr_j_2);
+    const __m512i ctr_out_2 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_2, ctr_sum_2, 0x54);
+    const __m512i ctr_carry_2 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_2, ctr_out_2, 0xea);
+    const __m512i ctr_bit_2 = _mm512_srli_epi16(ctr_carry_2, 7);
+    const __m512i ctr_bit_2m = _mm512_and_si512(ctr_bit_2, byte_low1);
+    const __m512i ctr_spread_2 = _mm512_shuffle_epi8(ctr_bit_2m, spread_index);
+    const __m512i ctr_mask_2 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_2);
+    const __m512i blk_2 = _mm512_ternarylogic_epi32(ctr_sum_2, ctr_w, ctr_mask_2, 0xd8);
+    const __m512i ctr_j_3 = _mm512_add_epi8(block_k_3, ctr_j0);
+    const __m512i ctr_sum_3 = _mm512_add_epi8(ctr_low, ctr_j_3);
+    const __m512i ctr_out_3 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_3, ctr_sum_3, 0x54);
+    const __m512i ctr_carry_3 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_3, ctr_out_3, 0xea);
+    const __m512i ctr_bit_3 = _mm512_srli_epi16(ctr_carry_3, 7);
+    const __m512i ctr_bit_3m = _mm512_and_si512(ctr_bit_3, byte_low1);
+    const __m512i ctr_spread_3 = _mm512_shuffle_epi8(ctr_bit_3m, spread_index);
+    const __m512i ctr_mask_3 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_3);
+    const __m512i blk_3 = _mm512_ternarylogic_epi32(ctr_sum_3, ctr_w, ctr_mask_3, 0xd8);
+    const __m512i lo_sh_1 = _mm512_srli_epi16(blk_2, 4);
+    const __m512i even_1 = _mm512_ternarylogic_epi32(lo_sh_1, blk_3, high_nibbles, 0xd8);
+    const __m512i hi_sh_1 = _mm512_slli_epi16(blk_3, 4);
+    const __m512i odd_1 = _mm512_ternarylogic_epi32(blk_2, hi_sh_1, high_nibbles, 0xd8);
+    const __m512i sp_2 = _mm512_unpacklo_epi8(even_1, odd_1);
+    const __m512i sp_3 = _mm512_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m512i ctr_j_4 = _mm512_add_epi8(block_k_4, ctr_j0);
+    const __m512i ctr_sum_4 = _mm512_add_epi8(ctr_low, ctr_j_4);
+    const __m512i ctr_out_4 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_4, ctr_sum_4, 0x54);
+    const __m512i ctr_carry_4 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_4, ctr_out_4, 0xea);
+    const __m512i ctr_bit_4 = _mm512_srli_epi16(ctr_carry_4, 7);
+    const __m512i ctr_bit_4m = _mm512_and_si512(ctr_bit_4, byte_low1);
+    const __m512i ctr_spread_4 = _mm512_shuffle_epi8(ctr_bit_4m, spread_index);
+    const __m512i ctr_mask_4 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_4);
+    const __m512i blk_4 = _mm512_ternarylogic_epi32(ctr_sum_4, ctr_w, ctr_mask_4, 0xd8);
+    const __m512i ctr_j_5 = _mm512_add_epi8(block_k_5, ctr_j0);
+    const __m512i ctr_sum_5 = _mm512_add_epi8(ctr_low, ctr_j_5);
+    const __m512i ctr_out_5 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_5, ctr_sum_5, 0x54);
+    const __m512i ctr_carry_5 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_5, ctr_out_5, 0xea);
+    const __m512i ctr_bit_5 = _mm512_srli_epi16(ctr_carry_5, 7);
+    const __m512i ctr_bit_5m = _mm512_and_si512(ctr_bit_5, byte_low1);
+    const __m512i ctr_spread_5 = _mm512_shuffle_epi8(ctr_bit_5m, spread_index);
+    const __m512i ctr_mask_5 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_5);
+    const __m512i blk_5 = _mm512_ternarylogic_epi32(ctr_sum_5, ctr_w, ctr_mask_5, 0xd8);
+    const __m512i lo_sh_2 = _mm512_srli_epi16(blk_4, 4);
+    const __m512i even_2 = _mm512_ternarylogic_epi32(lo_sh_2, blk_5, high_nibbles, 0xd8);
+    const __m512i hi_sh_2 = _mm512_slli_epi16(blk_5, 4);
+    const __m512i odd_2 = _mm512_ternarylogic_epi32(blk_4, hi_sh_2, high_nibbles, 0xd8);
+    const __m512i sp_4 = _mm512_unpacklo_epi8(even_2, odd_2);
+    const __m512i sp_5 = _mm512_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m512i ctr_j_6 = _mm512_add_epi8(block_k_6, ctr_j0);
+    const __m512i ctr_sum_6 = _mm512_add_epi8(ctr_low, ctr_j_6);
+    const __m512i ctr_out_6 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_6, ctr_sum_6, 0x54);
+    const __m512i ctr_carry_6 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_6, ctr_out_6, 0xea);
+    const __m512i ctr_bit_6 = _mm512_srli_epi16(ctr_carry_6, 7);
+    const __m512i ctr_bit_6m = _mm512_and_si512(ctr_bit_6, byte_low1);
+    const __m512i ctr_spread_6 = _mm512_shuffle_epi8(ctr_bit_6m, spread_index);
+    const __m512i ctr_mask_6 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_6);
+    const __m512i blk_6 = _mm512_ternarylogic_epi32(ctr_sum_6, ctr_w, ctr_mask_6, 0xd8);
+    const __m512i ctr_j_7 = _mm512_add_epi8(block_k_7, ctr_j0);
+    const __m512i ctr_sum_7 = _mm512_add_epi8(ctr_low, ctr_j_7);
+    const __m512i ctr_out_7 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_7, ctr_sum_7, 0x54);
+    const __m512i ctr_carry_7 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_7, ctr_out_7, 0xea);
+    const __m512i ctr_bit_7 = _mm512_srli_epi16(ctr_carry_7, 7);
+    const __m512i ctr_bit_7m = _mm512_and_si512(ctr_bit_7, byte_low1);
+    const __m512i ctr_spread_7 = _mm512_shuffle_epi8(ctr_bit_7m, spread_index);
+    const __m512i ctr_mask_7 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_7);
+    const __m512i blk_7 = _mm512_ternarylogic_epi32(ctr_sum_7, ctr_w, ctr_mask_7, 0xd8);
+    const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
+    const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
+    const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
+    const __m512i odd_3 = _mm512_ternarylogic_epi32(blk_6, hi_sh_3, high_nibbles, 0xd8);
+    const __m512i sp_6 = _mm512_unpacklo_epi8(even_3, odd_3);
+    const __m512i sp_7 = _mm512_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
+    for (size_t r = 0; r < 16; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m512i rk0 = _mm512_loadu_si512((const void *)(rk + 128 * r));
+        const __m512i rk1 = _mm512_loadu_si512((const void *)(rk + 128 * r + 64));
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0 = _mm512_xor_si512(g0x0, rk0);
+        const __m512i k1 = _mm512_xor_si512(g0x1, rk1);
+        const __m512i s0_lo = _mm512_and_si512(k0, low_nibbles);
+        const __m512i s0_sh = _mm512_srli_epi16(k0, 4);
+        const __m512i s0_hi = _mm512_and_si512(s0_sh, low_nibbles);
+        const __m512i s0_l = _mm512_shuffle_epi8(sbox_lo, s0_lo);
+        const __m512i s0_h = _mm512_shuffle_epi8(sbox_hi, s0_hi);
+        const __m512i s0 = _mm512_or_si512(s0_l, s0_h);
+        const __m512i s1_lo = _mm512_and_si512(k1, low_nibbles);
+        const __m512i s1_sh = _mm512_srli_epi16(k1, 4);
+        const __m512i s1_hi = _mm512_and_si512(s1_sh, low_nibbles);
+        const __m512i s1_l = _mm512_shuffle_epi8(sbox_lo, s1_lo);
+        const __m512i s1_h = _mm512_shuffle_epi8(sbox_hi, s1_hi);
+        const __m512i x1 = _mm512_ternarylogic_epi32(s1_l, s1_h, s0, 0x56);
+        const __m512i rot4 = _mm512_shuffle_epi8(x1, rotl56);
+        const __m512i x0 = _mm512_xor_si512(s0, rot4);
+        const __m512i rot8 = _mm512_shuffle_epi8(x0, rotl48);
+        const __m512i x1_1 = _mm512_xor_si512(x1, rot8);
+        const __m512i rot8_1 = _mm512_shuffle_epi8(x1_1, rotl48);
+        const __m512i x0_1 = _mm512_xor_si512(x0, rot8_1);
+        const __m512i rot20 = _mm512_shuffle_epi8(x0_1, rotl24);
+        const __m512i x1_2 = _mm512_xor_si512(x1_1, rot20);
+        const __m512i x0_2 = _mm512_xor_si512(x0_1, x1_2);
+        const __m512i pl = _mm512_shuffle_epi8(x0_2, pl_mask);
+        const __m512i pr = _mm512_shuffle_epi8(x1_2, pr_mask);
+        g0x0 = pl;
+        g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_1 = _mm512_xor_si512(g1x0, rk0);
+        const __m512i k1_1 = _mm512_xor_si512(g1x1, rk1);
+        const __m512i s0_lo_1 = _mm512_and_si512(k0_1, low_nibbles);
+        const __m512i s0_sh_1 = _mm512_srli_epi16(k0_1, 4);
+        const __m512i s0_hi_1 = _mm512_and_si512(s0_sh_1, low_nibbles);
+        const __m512i s0_l_1 = _mm512_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m512i s0_h_1 = _mm512_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m512i s0_1 = _mm512_or_si512(s0_l_1, s0_h_1);
+        const __m512i s1_lo_1 = _mm512_and_si512(k1_1, low_nibbles);
+        const __m512i s1_sh_1 = _mm512_srli_epi16(k1_1, 4);
+        const __m512i s1_hi_1 = _mm512_and_si512(s1_sh_1, low_nibbles);
+        const __m512i s1_l_1 = _mm512_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m512i s1_h_1 = _mm512_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m512i x1_3 = _mm512_ternarylogic_epi32(s1_l_1, s1_h_1, s0_1, 0x56);
+        const __m512i rot4_1 = _mm512_shuffle_epi8(x1_3, rotl56);
+        const __m512i x0_3 = _mm512_xor_si512(s0_1, rot4_1);
+        const __m512i rot8_2 = _mm512_shuffle_epi8(x0_3, rotl48);
+        const __m512i x1_4 = _mm512_xor_si512(x1_3, rot8_2);
+        const __m512i rot8_3 = _mm512_shuffle_epi8(x1_4, rotl48);
+        const __m512i x0_4 = _mm512_xor_si512(x0_3, rot8_3);
+        const __m512i rot20_1 = _mm512_shuffle_epi8(x0_4, rotl24);
+        const __m512i x1_5 = _mm512_xor_si512(x1_4, rot20_1);
+        const __m512i x0_5 = _mm512_xor_si512(x0_4, x1_5);
+        const __m512i pl_1 = _mm512_shuffle_epi8(x0_5, pl_mask);
+        const __m512i pr_1 = _mm512_shuffle_epi8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_2 = _mm512_xor_si512(g2x0, rk0);
+        const __m512i k1_2 = _mm512_xor_si512(g2x1, rk1);
+        const __m512i s0_lo_2 = _mm512_and_si512(k0_2, low_nibbles);
+        const __m512i s0_sh_2 = _mm512_srli_epi16(k0_2, 4);
+        const __m512i s0_hi_2 = _mm512_and_si512(s0_sh_2, low_nibbles);
+        const __m512i s0_l_2 = _mm512_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m512i s0_h_2 = _mm512_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m512i s0_2 = _mm512_or_si512(s0_l_2, s0_h_2);
+        const __m512i s1_lo_2 = _mm512_and_si512(k1_2, low_nibbles);
+        const __m512i s1_sh_2 = _mm512_srli_epi16(k1_2, 4);
+        const __m512i s1_hi_2 = _mm512_and_si512(s1_sh_2, low_nibbles);
+        const __m512i s1_l_2 = _mm512_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m512i s1_h_2 = _mm512_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m512i x1_6 = _mm512_ternarylogic_epi32(s1_l_2, s1_h_2, s0_2, 0x56);
+        const __m512i rot4_2 = _mm512_shuffle_epi8(x1_6, rotl56);
+        const __m512i x0_6 = _mm512_xor_si512(s0_2, rot4_2);
+        const __m512i rot8_4 = _mm512_shuffle_epi8(x0_6, rotl48);
+        const __m512i x1_7 = _mm512_xor_si512(x1_6, rot8_4);
+        const __m512i rot8_5 = _mm512_shuffle_epi8(x1_7, rotl48);
+        const __m512i x0_7 = _mm512_xor_si512(x0_6, rot8_5);
+        const __m512i rot20_2 = _mm512_shuffle_epi8(x0_7, rotl24);
+        const __m512i x1_8 = _mm512_xor_si512(x1_7, rot20_2);
+        const __m512i x0_8 = _mm512_xor_si512(x0_7, x1_8);
+        const __m512i pl_2 = _mm512_shuffle_epi8(x0_8, pl_mask);
+        const __m512i pr_2 = _mm512_shuffle_epi8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_3 = _mm512_xor_si512(g3x0, rk0);
+        const __m512i k1_3 = _mm512_xor_si512(g3x1, rk1);
+        const __m512i s0_lo_3 = _mm512_and_si512(k0_3, low_nibbles);
+        const __m512i s0_sh_3 = _mm512_srli_epi16(k0_3, 4);
+        const __m512i s0_hi_3 = _mm512_and_si512(s0_sh_3, low_nibbles);
+        const __m512i s0_l_3 = _mm512_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m512i s0_h_3 = _mm512_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m512i s0_3 = _mm512_or_si512(s0_l_3, s0_h_3);
+        const __m512i s1_lo_3 = _mm512_and_si512(k1_3, low_nibbles);
+        const __m512i s1_sh_3 = _mm512_srli_epi16(k1_3, 4);
+        const __m512i s1_hi_3 = _mm512_and_si512(s1_sh_3, low_nibbles);
+        const __m512i s1_l_3 = _mm512_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m512i s1_h_3 = _mm512_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m512i x1_9 = _mm512_ternarylogic_epi32(s1_l_3, s1_h_3, s0_3, 0x56);
+        const __m512i rot4_3 = _mm512_shuffle_epi8(x1_9, rotl56);
+        const __m512i x0_9 = _mm512_xor_si512(s0_3, rot4_3);
+        const __m512i rot8_6 = _mm512_shuffle_epi8(x0_9, rotl48);
+        const __m512i x1_10 = _mm512_xor_si512(x1_9, rot8_6);
+        const __m512i rot8_7 = _mm512_shuffle_epi8(x1_10, rotl48);
+        const __m512i x0_10 = _mm512_xor_si512(x0_9, rot8_7);
+        const __m512i rot20_3 = _mm512_shuffle_epi8(x0_10, rotl24);
+        const __m512i x1_11 = _mm512_xor_si512(x1_10, rot20_3);
+        const __m512i x0_11 = _mm512_xor_si512(x0_10, x1_11);
+        const __m512i pl_3 = _mm512_shuffle_epi8(x0_11, pl_mask);
+        const __m512i pr_3 = _mm512_shuffle_epi8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const __m512i rk0_1 = _mm512_loadu_si512((const void *)(rk + 2048));
+    const __m512i rk1_1 = _mm512_loadu_si512((const void *)(rk + 2112));
+    const __m512i y0 = _mm512_xor_si512(g0x0, rk0_1);
+    const __m512i y1 = _mm512_xor_si512(g0x1, rk1_1);
+    const __m512i de = _mm512_shuffle_epi8(y0, deinterleave);
+    const __m512i de_1 = _mm512_shuffle_epi8(y1, deinterleave);
+    const __m512i even_4 = _mm512_unpacklo_epi64(de, de_1);
+    const __m512i odd_4 = _mm512_unpackhi_epi64(de, de_1);
+    const __m512i ev_sh = _mm512_slli_epi16(even_4, 4);
+    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_4, ev_sh, high_nibbles, 0xd8);
+    const __m512i od_sh = _mm512_srli_epi16(odd_4, 4);
+    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_4, high_nibbles, 0xd8);
+    const __m512i msg = _mm512_loadu_si512((const void *)(src));
+    const __m512i ct = _mm512_xor_si512(out_lo, msg);
+    _mm512_storeu_si512((void *)(out), ct);
+    const __m512i msg_1 = _mm512_loadu_si512((const void *)(src + 64));
+    const __m512i ct_1 = _mm512_xor_si512(out_hi, msg_1);
+    _mm512_storeu_si512((void *)(out + 64), ct_1);
+    const __m512i y0_1 = _mm512_xor_si512(g1x0, rk0_1);
+    const __m512i y1_1 = _mm512_xor_si512(g1x1, rk1_1);
+    const __m512i de_2 = _mm512_shuffle_epi8(y0_1, deinterleave);
+    const __m512i de_3 = _mm512_shuffle_epi8(y1_1, deinterleave);
+    const __m512i even_5 = _mm512_unpacklo_epi64(de_2, de_3);
+    const __m512i odd_5 = _mm512_unpackhi_epi64(de_2, de_3);
+    const __m512i ev_sh_1 = _mm512_slli_epi16(even_5, 4);
+    const __m512i out_lo_1 = _mm512_ternarylogic_epi32(odd_5, ev_sh_1, high_nibbles, 0xd8);
+    const __m512i od_sh_1 = _mm512_srli_epi16(odd_5, 4);
+    const __m512i out_hi_1 = _mm512_ternarylogic_epi32(od_sh_1, even_5, high_nibbles, 0xd8);
+    const __m512i msg_2 = _mm512_loadu_si512((const void *)(src + 128));
+    const __m512i ct_2 = _mm512_xor_si512(out_lo_1, msg_2);
+    _mm512_storeu_si512((void *)(out + 128), ct_2);
+    const __m512i msg_3 = _mm512_loadu_si512((const void *)(src + 192));
+    const __m512i ct_3 = _mm512_xor_si512(out_hi_1, msg_3);
+    _mm512_storeu_si512((void *)(out + 192), ct_3);
+    const __m512i y0_2 = _mm512_xor_si512(g2x0, rk0_1);
+    const __m512i y1_2 = _mm512_xor_si512(g2x1, rk1_1);
+    const __m512i de_4 = _mm512_shuffle_epi8(y0_2, deinterleave);
+    const __m512i de_5 = _mm512_shuffle_epi8(y1_2, deinterleave);
+    const __m512i even_6 = _mm512_unpacklo_epi64(de_4, de_5);
+    const __m512i odd_6 = _mm512_unpackhi_epi64(de_4, de_5);
+    const __m512i ev_sh_2 = _mm512_slli_epi16(even_6, 4);
+    const __m512i out_lo_2 = _mm512_ternarylogic_epi32(odd_6, ev_sh_2, high_nibbles, 0xd8);
+    const __m512i od_sh_2 = _mm512_srli_epi16(odd_6, 4);
+    const __m512i out_hi_2 = _mm512_ternarylogic_epi32(od_sh_2, even_6, high_nibbles, 0xd8);
+    const __m512i msg_4 = _mm512_loadu_si512((const void *)(src + 256));
+    const __m512i ct_4 = _mm512_xor_si512(out_lo_2, msg_4);
+    _mm512_storeu_si512((void *)(out + 256), ct_4);
+    const __m512i msg_5 = _mm512_loadu_si512((const void *)(src + 320));
+    const __m512i ct_5 = _mm512_xor_si512(out_hi_2, msg_5);
+    _mm512_storeu_si512((void *)(out + 320), ct_5);
+    const __m512i y0_3 = _mm512_xor_si512(g3x0, rk0_1);
+    const __m512i y1_3 = _mm512_xor_si512(g3x1, rk1_1);
+    const __m512i de_6 = _mm512_shuffle_epi8(y0_3, deinterleave);
+    const __m512i de_7 = _mm512_shuffle_epi8(y1_3, deinterleave);
+    const __m512i even_7 = _mm512_unpacklo_epi64(de_6, de_7);
+    const __m512i odd_7 = _mm512_unpackhi_epi64(de_6, de_7);
+    const __m512i ev_sh_3 = _mm512_slli_epi16(even_7, 4);
+    const __m512i out_lo_3 = _mm512_ternarylogic_epi32(odd_7, ev_sh_3, high_nibbles, 0xd8);
+    const __m512i od_sh_3 = _mm512_srli_epi16(odd_7, 4);
+    const __m512i out_hi_3 = _mm512_ternarylogic_epi32(od_sh_3, even_7, high_nibbles, 0xd8);
+    const __m512i msg_6 = _mm512_loadu_si512((const void *)(src + 384));
+    const __m512i ct_6 = _mm512_xor_si512(out_lo_3, msg_6);
+    _mm512_storeu_si512((void *)(out + 384), ct_6);
+    const __m512i msg_7 = _mm512_loadu_si512((const void *)(src + 448));
+    const __m512i ct_7 = _mm512_xor_si512(out_hi_3, msg_7);
+    _mm512_storeu_si512((void *)(out + 448), ct_7);
+}
+
 /* ublock128_256, encrypt: 32 blocks per pass. */
 static void ublock_register_avx512_ublock128_256_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -1393,6 +1767,380 @@ static void ublock_register_avx512_ublock128_256_encrypt_xor(const uint8_t *rk, 
     g2x1 = sp_5;
     const __m512i blk_6 = _mm512_loadu_si512((const void *)(in + 384));
     const __m512i blk_7 = _mm512_loadu_si512((const void *)(in + 448));
+    const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
+    const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
+    const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
+    const __m512i odd_3 = _mm512_ternarylogic_epi32(blk_6, hi_sh_3, high_nibbles, 0xd8);
+    const __m512i sp_6 = _mm512_unpacklo_epi8(even_3, odd_3);
+    const __m512i sp_7 = _mm512_unpackhi_epi8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m512i rk0 = _mm512_loadu_si512((const void *)(rk + 128 * r));
+        const __m512i rk1 = _mm512_loadu_si512((const void *)(rk + 128 * r + 64));
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0 = _mm512_xor_si512(g0x0, rk0);
+        const __m512i k1 = _mm512_xor_si512(g0x1, rk1);
+        const __m512i s0_lo = _mm512_and_si512(k0, low_nibbles);
+        const __m512i s0_sh = _mm512_srli_epi16(k0, 4);
+        const __m512i s0_hi = _mm512_and_si512(s0_sh, low_nibbles);
+        const __m512i s0_l = _mm512_shuffle_epi8(sbox_lo, s0_lo);
+        const __m512i s0_h = _mm512_shuffle_epi8(sbox_hi, s0_hi);
+        const __m512i s0 = _mm512_or_si512(s0_l, s0_h);
+        const __m512i s1_lo = _mm512_and_si512(k1, low_nibbles);
+        const __m512i s1_sh = _mm512_srli_epi16(k1, 4);
+        const __m512i s1_hi = _mm512_and_si512(s1_sh, low_nibbles);
+        const __m512i s1_l = _mm512_shuffle_epi8(sbox_lo, s1_lo);
+        const __m512i s1_h = _mm512_shuffle_epi8(sbox_hi, s1_hi);
+        const __m512i x1 = _mm512_ternarylogic_epi32(s1_l, s1_h, s0, 0x56);
+        const __m512i rot4 = _mm512_shuffle_epi8(x1, rotl56);
+        const __m512i x0 = _mm512_xor_si512(s0, rot4);
+        const __m512i rot8 = _mm512_shuffle_epi8(x0, rotl48);
+        const __m512i x1_1 = _mm512_xor_si512(x1, rot8);
+        const __m512i rot8_1 = _mm512_shuffle_epi8(x1_1, rotl48);
+        const __m512i x0_1 = _mm512_xor_si512(x0, rot8_1);
+        const __m512i rot20 = _mm512_shuffle_epi8(x0_1, rotl24);
+        const __m512i x1_2 = _mm512_xor_si512(x1_1, rot20);
+        const __m512i x0_2 = _mm512_xor_si512(x0_1, x1_2);
+        const __m512i pl = _mm512_shuffle_epi8(x0_2, pl_mask);
+        const __m512i pr = _mm512_shuffle_epi8(x1_2, pr_mask);
+        g0x0 = pl;
+        g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_1 = _mm512_xor_si512(g1x0, rk0);
+        const __m512i k1_1 = _mm512_xor_si512(g1x1, rk1);
+        const __m512i s0_lo_1 = _mm512_and_si512(k0_1, low_nibbles);
+        const __m512i s0_sh_1 = _mm512_srli_epi16(k0_1, 4);
+        const __m512i s0_hi_1 = _mm512_and_si512(s0_sh_1, low_nibbles);
+        const __m512i s0_l_1 = _mm512_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m512i s0_h_1 = _mm512_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m512i s0_1 = _mm512_or_si512(s0_l_1, s0_h_1);
+        const __m512i s1_lo_1 = _mm512_and_si512(k1_1, low_nibbles);
+        const __m512i s1_sh_1 = _mm512_srli_epi16(k1_1, 4);
+        const __m512i s1_hi_1 = _mm512_and_si512(s1_sh_1, low_nibbles);
+        const __m512i s1_l_1 = _mm512_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m512i s1_h_1 = _mm512_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m512i x1_3 = _mm512_ternarylogic_epi32(s1_l_1, s1_h_1, s0_1, 0x56);
+        const __m512i rot4_1 = _mm512_shuffle_epi8(x1_3, rotl56);
+        const __m512i x0_3 = _mm512_xor_si512(s0_1, rot4_1);
+        const __m512i rot8_2 = _mm512_shuffle_epi8(x0_3, rotl48);
+        const __m512i x1_4 = _mm512_xor_si512(x1_3, rot8_2);
+        const __m512i rot8_3 = _mm512_shuffle_epi8(x1_4, rotl48);
+        const __m512i x0_4 = _mm512_xor_si512(x0_3, rot8_3);
+        const __m512i rot20_1 = _mm512_shuffle_epi8(x0_4, rotl24);
+        const __m512i x1_5 = _mm512_xor_si512(x1_4, rot20_1);
+        const __m512i x0_5 = _mm512_xor_si512(x0_4, x1_5);
+        const __m512i pl_1 = _mm512_shuffle_epi8(x0_5, pl_mask);
+        const __m512i pr_1 = _mm512_shuffle_epi8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_2 = _mm512_xor_si512(g2x0, rk0);
+        const __m512i k1_2 = _mm512_xor_si512(g2x1, rk1);
+        const __m512i s0_lo_2 = _mm512_and_si512(k0_2, low_nibbles);
+        const __m512i s0_sh_2 = _mm512_srli_epi16(k0_2, 4);
+        const __m512i s0_hi_2 = _mm512_and_si512(s0_sh_2, low_nibbles);
+        const __m512i s0_l_2 = _mm512_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m512i s0_h_2 = _mm512_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m512i s0_2 = _mm512_or_si512(s0_l_2, s0_h_2);
+        const __m512i s1_lo_2 = _mm512_and_si512(k1_2, low_nibbles);
+        const __m512i s1_sh_2 = _mm512_srli_epi16(k1_2, 4);
+        const __m512i s1_hi_2 = _mm512_and_si512(s1_sh_2, low_nibbles);
+        const __m512i s1_l_2 = _mm512_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m512i s1_h_2 = _mm512_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m512i x1_6 = _mm512_ternarylogic_epi32(s1_l_2, s1_h_2, s0_2, 0x56);
+        const __m512i rot4_2 = _mm512_shuffle_epi8(x1_6, rotl56);
+        const __m512i x0_6 = _mm512_xor_si512(s0_2, rot4_2);
+        const __m512i rot8_4 = _mm512_shuffle_epi8(x0_6, rotl48);
+        const __m512i x1_7 = _mm512_xor_si512(x1_6, rot8_4);
+        const __m512i rot8_5 = _mm512_shuffle_epi8(x1_7, rotl48);
+        const __m512i x0_7 = _mm512_xor_si512(x0_6, rot8_5);
+        const __m512i rot20_2 = _mm512_shuffle_epi8(x0_7, rotl24);
+        const __m512i x1_8 = _mm512_xor_si512(x1_7, rot20_2);
+        const __m512i x0_8 = _mm512_xor_si512(x0_7, x1_8);
+        const __m512i pl_2 = _mm512_shuffle_epi8(x0_8, pl_mask);
+        const __m512i pr_2 = _mm512_shuffle_epi8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_3 = _mm512_xor_si512(g3x0, rk0);
+        const __m512i k1_3 = _mm512_xor_si512(g3x1, rk1);
+        const __m512i s0_lo_3 = _mm512_and_si512(k0_3, low_nibbles);
+        const __m512i s0_sh_3 = _mm512_srli_epi16(k0_3, 4);
+        const __m512i s0_hi_3 = _mm512_and_si512(s0_sh_3, low_nibbles);
+        const __m512i s0_l_3 = _mm512_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m512i s0_h_3 = _mm512_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m512i s0_3 = _mm512_or_si512(s0_l_3, s0_h_3);
+        const __m512i s1_lo_3 = _mm512_and_si512(k1_3, low_nibbles);
+        const __m512i s1_sh_3 = _mm512_srli_epi16(k1_3, 4);
+        const __m512i s1_hi_3 = _mm512_and_si512(s1_sh_3, low_nibbles);
+        const __m512i s1_l_3 = _mm512_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m512i s1_h_3 = _mm512_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m512i x1_9 = _mm512_ternarylogic_epi32(s1_l_3, s1_h_3, s0_3, 0x56);
+        const __m512i rot4_3 = _mm512_shuffle_epi8(x1_9, rotl56);
+        const __m512i x0_9 = _mm512_xor_si512(s0_3, rot4_3);
+        const __m512i rot8_6 = _mm512_shuffle_epi8(x0_9, rotl48);
+        const __m512i x1_10 = _mm512_xor_si512(x1_9, rot8_6);
+        const __m512i rot8_7 = _mm512_shuffle_epi8(x1_10, rotl48);
+        const __m512i x0_10 = _mm512_xor_si512(x0_9, rot8_7);
+        const __m512i rot20_3 = _mm512_shuffle_epi8(x0_10, rotl24);
+        const __m512i x1_11 = _mm512_xor_si512(x1_10, rot20_3);
+        const __m512i x0_11 = _mm512_xor_si512(x0_10, x1_11);
+        const __m512i pl_3 = _mm512_shuffle_epi8(x0_11, pl_mask);
+        const __m512i pr_3 = _mm512_shuffle_epi8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const __m512i rk0_1 = _mm512_loadu_si512((const void *)(rk + 3072));
+    const __m512i rk1_1 = _mm512_loadu_si512((const void *)(rk + 3136));
+    const __m512i y0 = _mm512_xor_si512(g0x0, rk0_1);
+    const __m512i y1 = _mm512_xor_si512(g0x1, rk1_1);
+    const __m512i de = _mm512_shuffle_epi8(y0, deinterleave);
+    const __m512i de_1 = _mm512_shuffle_epi8(y1, deinterleave);
+    const __m512i even_4 = _mm512_unpacklo_epi64(de, de_1);
+    const __m512i odd_4 = _mm512_unpackhi_epi64(de, de_1);
+    const __m512i ev_sh = _mm512_slli_epi16(even_4, 4);
+    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_4, ev_sh, high_nibbles, 0xd8);
+    const __m512i od_sh = _mm512_srli_epi16(odd_4, 4);
+    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_4, high_nibbles, 0xd8);
+    const __m512i msg = _mm512_loadu_si512((const void *)(src));
+    const __m512i ct = _mm512_xor_si512(out_lo, msg);
+    _mm512_storeu_si512((void *)(out), ct);
+    const __m512i msg_1 = _mm512_loadu_si512((const void *)(src + 64));
+    const __m512i ct_1 = _mm512_xor_si512(out_hi, msg_1);
+    _mm512_storeu_si512((void *)(out + 64), ct_1);
+    const __m512i y0_1 = _mm512_xor_si512(g1x0, rk0_1);
+    const __m512i y1_1 = _mm512_xor_si512(g1x1, rk1_1);
+    const __m512i de_2 = _mm512_shuffle_epi8(y0_1, deinterleave);
+    const __m512i de_3 = _mm512_shuffle_epi8(y1_1, deinterleave);
+    const __m512i even_5 = _mm512_unpacklo_epi64(de_2, de_3);
+    const __m512i odd_5 = _mm512_unpackhi_epi64(de_2, de_3);
+    const __m512i ev_sh_1 = _mm512_slli_epi16(even_5, 4);
+    const __m512i out_lo_1 = _mm512_ternarylogic_epi32(odd_5, ev_sh_1, high_nibbles, 0xd8);
+    const __m512i od_sh_1 = _mm512_srli_epi16(odd_5, 4);
+    const __m512i out_hi_1 = _mm512_ternarylogic_epi32(od_sh_1, even_5, high_nibbles, 0xd8);
+    const __m512i msg_2 = _mm512_loadu_si512((const void *)(src + 128));
+    const __m512i ct_2 = _mm512_xor_si512(out_lo_1, msg_2);
+    _mm512_storeu_si512((void *)(out + 128), ct_2);
+    const __m512i msg_3 = _mm512_loadu_si512((const void *)(src + 192));
+    const __m512i ct_3 = _mm512_xor_si512(out_hi_1, msg_3);
+    _mm512_storeu_si512((void *)(out + 192), ct_3);
+    const __m512i y0_2 = _mm512_xor_si512(g2x0, rk0_1);
+    const __m512i y1_2 = _mm512_xor_si512(g2x1, rk1_1);
+    const __m512i de_4 = _mm512_shuffle_epi8(y0_2, deinterleave);
+    const __m512i de_5 = _mm512_shuffle_epi8(y1_2, deinterleave);
+    const __m512i even_6 = _mm512_unpacklo_epi64(de_4, de_5);
+    const __m512i odd_6 = _mm512_unpackhi_epi64(de_4, de_5);
+    const __m512i ev_sh_2 = _mm512_slli_epi16(even_6, 4);
+    const __m512i out_lo_2 = _mm512_ternarylogic_epi32(odd_6, ev_sh_2, high_nibbles, 0xd8);
+    const __m512i od_sh_2 = _mm512_srli_epi16(odd_6, 4);
+    const __m512i out_hi_2 = _mm512_ternarylogic_epi32(od_sh_2, even_6, high_nibbles, 0xd8);
+    const __m512i msg_4 = _mm512_loadu_si512((const void *)(src + 256));
+    const __m512i ct_4 = _mm512_xor_si512(out_lo_2, msg_4);
+    _mm512_storeu_si512((void *)(out + 256), ct_4);
+    const __m512i msg_5 = _mm512_loadu_si512((const void *)(src + 320));
+    const __m512i ct_5 = _mm512_xor_si512(out_hi_2, msg_5);
+    _mm512_storeu_si512((void *)(out + 320), ct_5);
+    const __m512i y0_3 = _mm512_xor_si512(g3x0, rk0_1);
+    const __m512i y1_3 = _mm512_xor_si512(g3x1, rk1_1);
+    const __m512i de_6 = _mm512_shuffle_epi8(y0_3, deinterleave);
+    const __m512i de_7 = _mm512_shuffle_epi8(y1_3, deinterleave);
+    const __m512i even_7 = _mm512_unpacklo_epi64(de_6, de_7);
+    const __m512i odd_7 = _mm512_unpackhi_epi64(de_6, de_7);
+    const __m512i ev_sh_3 = _mm512_slli_epi16(even_7, 4);
+    const __m512i out_lo_3 = _mm512_ternarylogic_epi32(odd_7, ev_sh_3, high_nibbles, 0xd8);
+    const __m512i od_sh_3 = _mm512_srli_epi16(odd_7, 4);
+    const __m512i out_hi_3 = _mm512_ternarylogic_epi32(od_sh_3, even_7, high_nibbles, 0xd8);
+    const __m512i msg_6 = _mm512_loadu_si512((const void *)(src + 384));
+    const __m512i ct_6 = _mm512_xor_si512(out_lo_3, msg_6);
+    _mm512_storeu_si512((void *)(out + 384), ct_6);
+    const __m512i msg_7 = _mm512_loadu_si512((const void *)(src + 448));
+    const __m512i ct_7 = _mm512_xor_si512(out_hi_3, msg_7);
+    _mm512_storeu_si512((void *)(out + 448), ct_7);
+}
+
+/* ublock128_256, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+static void ublock_register_avx512_ublock128_256_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                         const uint8_t *src)
+{
+    __m512i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const __m512i last_byte = kc_bcast16_512(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    const __m512i block_k = _mm512_loadu_si512((const void *)block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m512i spread_index = kc_bcast16_512(spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i carry_mask_table = kc_bcast16_512(carry_mask_table_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    const __m512i block_k_1 = _mm512_loadu_si512((const void *)block_k_1_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b};
+    const __m512i block_k_2 = _mm512_loadu_si512((const void *)block_k_2_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f};
+    const __m512i block_k_3 = _mm512_loadu_si512((const void *)block_k_3_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13};
+    const __m512i block_k_4 = _mm512_loadu_si512((const void *)block_k_4_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17};
+    const __m512i block_k_5 = _mm512_loadu_si512((const void *)block_k_5_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b};
+    const __m512i block_k_6 = _mm512_loadu_si512((const void *)block_k_6_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f};
+    const __m512i block_k_7 = _mm512_loadu_si512((const void *)block_k_7_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m512i high_nibbles = kc_bcast16_512(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m512i sbox_lo = kc_bcast16_512(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const __m512i sbox_hi = kc_bcast16_512(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m512i low_nibbles = kc_bcast16_512(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const __m512i pl_mask = kc_bcast16_512(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const __m512i pr_mask = kc_bcast16_512(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m512i deinterleave = kc_bcast16_512(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m512i rotl56 = kc_bcast16_512(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m512i rotl48 = kc_bcast16_512(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
+    /* low 1 bits of every byte */
+    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
+    const __m512i byte_low1 = kc_bcast16_512(byte_low1_bytes);
+    const __m512i ctr_low = kc_bcast16_512(in);
+    const __m512i ctr_first = _mm512_set1_epi8((char)in[32]);
+    const __m512i ctr_j0 = _mm512_and_si512(ctr_first, last_byte);
+    const __m512i ctr_w = kc_bcast16_512(in + 16);
+
+    /* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const __m512i ctr_j = _mm512_add_epi8(block_k, ctr_j0);
+    const __m512i ctr_sum = _mm512_add_epi8(ctr_low, ctr_j);
+    const __m512i ctr_out = _mm512_ternarylogic_epi32(ctr_low, ctr_j, ctr_sum, 0x54);
+    const __m512i ctr_carry = _mm512_ternarylogic_epi32(ctr_low, ctr_j, ctr_out, 0xea);
+    const __m512i ctr_bit = _mm512_srli_epi16(ctr_carry, 7);
+    const __m512i ctr_bitm = _mm512_and_si512(ctr_bit, byte_low1);
+    const __m512i ctr_spread = _mm512_shuffle_epi8(ctr_bitm, spread_index);
+    const __m512i ctr_mask = _mm512_shuffle_epi8(carry_mask_table, ctr_spread);
+    const __m512i blk = _mm512_ternarylogic_epi32(ctr_sum, ctr_w, ctr_mask, 0xd8);
+    const __m512i ctr_j_1 = _mm512_add_epi8(block_k_1, ctr_j0);
+    const __m512i ctr_sum_1 = _mm512_add_epi8(ctr_low, ctr_j_1);
+    const __m512i ctr_out_1 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_1, ctr_sum_1, 0x54);
+    const __m512i ctr_carry_1 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_1, ctr_out_1, 0xea);
+    const __m512i ctr_bit_1 = _mm512_srli_epi16(ctr_carry_1, 7);
+    const __m512i ctr_bit_1m = _mm512_and_si512(ctr_bit_1, byte_low1);
+    const __m512i ctr_spread_1 = _mm512_shuffle_epi8(ctr_bit_1m, spread_index);
+    const __m512i ctr_mask_1 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_1);
+    const __m512i blk_1 = _mm512_ternarylogic_epi32(ctr_sum_1, ctr_w, ctr_mask_1, 0xd8);
+    const __m512i lo_sh = _mm512_srli_epi16(blk, 4);
+    const __m512i even = _mm512_ternarylogic_epi32(lo_sh, blk_1, high_nibbles, 0xd8);
+    const __m512i hi_sh = _mm512_slli_epi16(blk_1, 4);
+    const __m512i odd = _mm512_ternarylogic_epi32(blk, hi_sh, high_nibbles, 0xd8);
+    const __m512i sp = _mm512_unpacklo_epi8(even, odd);
+    const __m512i sp_1 = _mm512_unpackhi_epi8(even, odd);
+    g0x0 = sp;
+    g0x1 = sp_1;
+    const __m512i ctr_j_2 = _mm512_add_epi8(block_k_2, ctr_j0);
+    const __m512i ctr_sum_2 = _mm512_add_epi8(ctr_low, ctr_j_2);
+    const __m512i ctr_out_2 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_2, ctr_sum_2, 0x54);
+    const __m512i ctr_carry_2 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_2, ctr_out_2, 0xea);
+    const __m512i ctr_bit_2 = _mm512_srli_epi16(ctr_carry_2, 7);
+    const __m512i ctr_bit_2m = _mm512_and_si512(ctr_bit_2, byte_low1);
+    const __m512i ctr_spread_2 = _mm512_shuffle_epi8(ctr_bit_2m, spread_index);
+    const __m512i ctr_mask_2 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_2);
+    const __m512i blk_2 = _mm512_ternarylogic_epi32(ctr_sum_2, ctr_w, ctr_mask_2, 0xd8);
+    const __m512i ctr_j_3 = _mm512_add_epi8(block_k_3, ctr_j0);
+    const __m512i ctr_sum_3 = _mm512_add_epi8(ctr_low, ctr_j_3);
+    const __m512i ctr_out_3 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_3, ctr_sum_3, 0x54);
+    const __m512i ctr_carry_3 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_3, ctr_out_3, 0xea);
+    const __m512i ctr_bit_3 = _mm512_srli_epi16(ctr_carry_3, 7);
+    const __m512i ctr_bit_3m = _mm512_and_si512(ctr_bit_3, byte_low1);
+    const __m512i ctr_spread_3 = _mm512_shuffle_epi8(ctr_bit_3m, spread_index);
+    const __m512i ctr_mask_3 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_3);
+    const __m512i blk_3 = _mm512_ternarylogic_epi32(ctr_sum_3, ctr_w, ctr_mask_3, 0xd8);
+    const __m512i lo_sh_1 = _mm512_srli_epi16(blk_2, 4);
+    const __m512i even_1 = _mm512_ternarylogic_epi32(lo_sh_1, blk_3, high_nibbles, 0xd8);
+    const __m512i hi_sh_1 = _mm512_slli_epi16(blk_3, 4);
+    const __m512i odd_1 = _mm512_ternarylogic_epi32(blk_2, hi_sh_1, high_nibbles, 0xd8);
+    const __m512i sp_2 = _mm512_unpacklo_epi8(even_1, odd_1);
+    const __m512i sp_3 = _mm512_unpackhi_epi8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const __m512i ctr_j_4 = _mm512_add_epi8(block_k_4, ctr_j0);
+    const __m512i ctr_sum_4 = _mm512_add_epi8(ctr_low, ctr_j_4);
+    const __m512i ctr_out_4 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_4, ctr_sum_4, 0x54);
+    const __m512i ctr_carry_4 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_4, ctr_out_4, 0xea);
+    const __m512i ctr_bit_4 = _mm512_srli_epi16(ctr_carry_4, 7);
+    const __m512i ctr_bit_4m = _mm512_and_si512(ctr_bit_4, byte_low1);
+    const __m512i ctr_spread_4 = _mm512_shuffle_epi8(ctr_bit_4m, spread_index);
+    const __m512i ctr_mask_4 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_4);
+    const __m512i blk_4 = _mm512_ternarylogic_epi32(ctr_sum_4, ctr_w, ctr_mask_4, 0xd8);
+    const __m512i ctr_j_5 = _mm512_add_epi8(block_k_5, ctr_j0);
+    const __m512i ctr_sum_5 = _mm512_add_epi8(ctr_low, ctr_j_5);
+    const __m512i ctr_out_5 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_5, ctr_sum_5, 0x54);
+    const __m512i ctr_carry_5 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_5, ctr_out_5, 0xea);
+    const __m512i ctr_bit_5 = _mm512_srli_epi16(ctr_carry_5, 7);
+    const __m512i ctr_bit_5m = _mm512_and_si512(ctr_bit_5, byte_low1);
+    const __m512i ctr_spread_5 = _mm512_shuffle_epi8(ctr_bit_5m, spread_index);
+    const __m512i ctr_mask_5 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_5);
+    const __m512i blk_5 = _mm512_ternarylogic_epi32(ctr_sum_5, ctr_w, ctr_mask_5, 0xd8);
+    const __m512i lo_sh_2 = _mm512_srli_epi16(blk_4, 4);
+    const __m512i even_2 = _mm512_ternarylogic_epi32(lo_sh_2, blk_5, high_nibbles, 0xd8);
+    const __m512i hi_sh_2 = _mm512_slli_epi16(blk_5, 4);
+    const __m512i odd_2 = _mm512_ternarylogic_epi32(blk_4, hi_sh_2, high_nibbles, 0xd8);
+    const __m512i sp_4 = _mm512_unpacklo_epi8(even_2, odd_2);
+    const __m512i sp_5 = _mm512_unpackhi_epi8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const __m512i ctr_j_6 = _mm512_add_epi8(block_k_6, ctr_j0);
+    const __m512i ctr_sum_6 = _mm512_add_epi8(ctr_low, ctr_j_6);
+    const __m512i ctr_out_6 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_6, ctr_sum_6, 0x54);
+    const __m512i ctr_carry_6 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_6, ctr_out_6, 0xea);
+    const __m512i ctr_bit_6 = _mm512_srli_epi16(ctr_carry_6, 7);
+    const __m512i ctr_bit_6m = _mm512_and_si512(ctr_bit_6, byte_low1);
+    const __m512i ctr_spread_6 = _mm512_shuffle_epi8(ctr_bit_6m, spread_index);
+    const __m512i ctr_mask_6 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_6);
+    const __m512i blk_6 = _mm512_ternarylogic_epi32(ctr_sum_6, ctr_w, ctr_mask_6, 0xd8);
+    const __m512i ctr_j_7 = _mm512_add_epi8(block_k_7, ctr_j0);
+    const __m512i ctr_sum_7 = _mm512_add_epi8(ctr_low, ctr_j_7);
+    const __m512i ctr_out_7 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_7, ctr_sum_7, 0x54);
+    const __m512i ctr_carry_7 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_7, ctr_out_7, 0xea);
+    const __m512i ctr_bit_7 = _mm512_srli_epi16(ctr_carry_7, 7);
+    const __m512i ctr_bit_7m = _mm512_and_si512(ctr_bit_7, byte_low1);
+    const __m512i ctr_spread_7 = _mm512_shuffle_epi8(ctr_bit_7m, spread_index);
+    const __m512i ctr_mask_7 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_7);
+    const __m512i blk_7 = _mm512_ternarylogic_epi32(ctr_sum_7, ctr_w, ctr_mask_7, 0xd8);
     const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
     const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
     const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
@@ -2522,6 +3270,444 @@ static void ublock_register_avx512_ublock256_256_encrypt_xor(const uint8_t *rk, 
     _mm512_storeu_si512((void *)(out + 448), ct_7);
 }
 
+/* ublock256_256, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+static void ublock_register_avx512_ublock256_256_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                         const uint8_t *src)
+{
+    __m512i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const __m512i last_byte = kc_bcast16_512(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    const __m512i block_k = _mm512_loadu_si512((const void *)block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[64] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m512i spread_index = _mm512_loadu_si512((const void *)spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i carry_mask_table = kc_bcast16_512(carry_mask_table_bytes);
+    /* the lanes that hold a block's last 16 bytes */
+    static const uint8_t low_lanes_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    const __m512i low_lanes = _mm512_loadu_si512((const void *)low_lanes_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    const __m512i block_k_1 = _mm512_loadu_si512((const void *)block_k_1_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    const __m512i block_k_2 = _mm512_loadu_si512((const void *)block_k_2_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    const __m512i block_k_3 = _mm512_loadu_si512((const void *)block_k_3_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09};
+    const __m512i block_k_4 = _mm512_loadu_si512((const void *)block_k_4_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b};
+    const __m512i block_k_5 = _mm512_loadu_si512((const void *)block_k_5_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d};
+    const __m512i block_k_6 = _mm512_loadu_si512((const void *)block_k_6_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f};
+    const __m512i block_k_7 = _mm512_loadu_si512((const void *)block_k_7_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m512i high_nibbles = kc_bcast16_512(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m512i sbox_lo = kc_bcast16_512(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const __m512i sbox_hi = kc_bcast16_512(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m512i low_nibbles = kc_bcast16_512(low_nibbles_bytes);
+    /* PL_256 spread: bytes that stay in their lane */
+    static const uint8_t pl_front_bytes[64] = {0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80};
+    const __m512i pl_front = _mm512_loadu_si512((const void *)pl_front_bytes);
+    /* PL_256 spread: bytes from the other lane, after the swap */
+    static const uint8_t pl_rear_bytes[64] = {0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09, 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09, 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01};
+    const __m512i pl_rear = _mm512_loadu_si512((const void *)pl_rear_bytes);
+    /* PR_256 spread: bytes that stay in their lane */
+    static const uint8_t pr_front_bytes[64] = {0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80, 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80};
+    const __m512i pr_front = _mm512_loadu_si512((const void *)pr_front_bytes);
+    /* PR_256 spread: bytes from the other lane, after the swap */
+    static const uint8_t pr_rear_bytes[64] = {0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b};
+    const __m512i pr_rear = _mm512_loadu_si512((const void *)pr_rear_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m512i deinterleave = kc_bcast16_512(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m512i rotl56 = kc_bcast16_512(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m512i rotl48 = kc_bcast16_512(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
+    /* low 1 bits of every byte */
+    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
+    const __m512i byte_low1 = kc_bcast16_512(byte_low1_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
+    static const uint8_t lanes_picks_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i lanes_picks = _mm512_loadu_si512((const void *)lanes_picks_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
+    static const uint8_t lanes_1_picks_bytes[64] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i lanes_1_picks = _mm512_loadu_si512((const void *)lanes_1_picks_bytes);
+    const __m512i ctr_low = kc_bcast16_512(in + 16);
+    const __m512i ctr_first = _mm512_set1_epi8((char)in[64]);
+    const __m512i ctr_j0 = _mm512_and_si512(ctr_first, last_byte);
+    const __m512i ctr_v = _mm512_broadcast_i64x4(_mm256_loadu_si256((const void *)(in)));
+    const __m512i ctr_w = _mm512_broadcast_i64x4(_mm256_loadu_si256((const void *)(in + 32)));
+
+    /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const __m512i ctr_j = _mm512_add_epi8(block_k, ctr_j0);
+    const __m512i ctr_sum = _mm512_add_epi8(ctr_low, ctr_j);
+    const __m512i ctr_out = _mm512_ternarylogic_epi32(ctr_low, ctr_j, ctr_sum, 0x54);
+    const __m512i ctr_carry = _mm512_ternarylogic_epi32(ctr_low, ctr_j, ctr_out, 0xea);
+    const __m512i ctr_bit = _mm512_srli_epi16(ctr_carry, 7);
+    const __m512i ctr_bitm = _mm512_and_si512(ctr_bit, byte_low1);
+    const __m512i ctr_spread = _mm512_shuffle_epi8(ctr_bitm, spread_index);
+    const __m512i ctr_mask = _mm512_shuffle_epi8(carry_mask_table, ctr_spread);
+    const __m512i ctr_kept = _mm512_ternarylogic_epi32(ctr_v, ctr_sum, low_lanes, 0xd8);
+    const __m512i blk = _mm512_ternarylogic_epi32(ctr_kept, ctr_w, ctr_mask, 0xd8);
+    const __m512i ctr_j_1 = _mm512_add_epi8(block_k_1, ctr_j0);
+    const __m512i ctr_sum_1 = _mm512_add_epi8(ctr_low, ctr_j_1);
+    const __m512i ctr_out_1 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_1, ctr_sum_1, 0x54);
+    const __m512i ctr_carry_1 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_1, ctr_out_1, 0xea);
+    const __m512i ctr_bit_1 = _mm512_srli_epi16(ctr_carry_1, 7);
+    const __m512i ctr_bit_1m = _mm512_and_si512(ctr_bit_1, byte_low1);
+    const __m512i ctr_spread_1 = _mm512_shuffle_epi8(ctr_bit_1m, spread_index);
+    const __m512i ctr_mask_1 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_1);
+    const __m512i ctr_kept_1 = _mm512_ternarylogic_epi32(ctr_v, ctr_sum_1, low_lanes, 0xd8);
+    const __m512i blk_1 = _mm512_ternarylogic_epi32(ctr_kept_1, ctr_w, ctr_mask_1, 0xd8);
+    const __m512i lo_sh = _mm512_srli_epi16(blk, 4);
+    const __m512i even = _mm512_ternarylogic_epi32(lo_sh, blk_1, high_nibbles, 0xd8);
+    const __m512i hi_sh = _mm512_slli_epi16(blk_1, 4);
+    const __m512i odd = _mm512_ternarylogic_epi32(blk, hi_sh, high_nibbles, 0xd8);
+    const __m512i sp = _mm512_unpacklo_epi8(even, odd);
+    const __m512i sp_1 = _mm512_unpackhi_epi8(even, odd);
+    const __m512i lanes = _mm512_permutex2var_epi64(sp, lanes_picks, sp_1);
+    const __m512i lanes_1 = _mm512_permutex2var_epi64(sp, lanes_1_picks, sp_1);
+    g0x0 = lanes;
+    g0x1 = lanes_1;
+    const __m512i ctr_j_2 = _mm512_add_epi8(block_k_2, ctr_j0);
+    const __m512i ctr_sum_2 = _mm512_add_epi8(ctr_low, ctr_j_2);
+    const __m512i ctr_out_2 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_2, ctr_sum_2, 0x54);
+    const __m512i ctr_carry_2 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_2, ctr_out_2, 0xea);
+    const __m512i ctr_bit_2 = _mm512_srli_epi16(ctr_carry_2, 7);
+    const __m512i ctr_bit_2m = _mm512_and_si512(ctr_bit_2, byte_low1);
+    const __m512i ctr_spread_2 = _mm512_shuffle_epi8(ctr_bit_2m, spread_index);
+    const __m512i ctr_mask_2 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_2);
+    const __m512i ctr_kept_2 = _mm512_ternarylogic_epi32(ctr_v, ctr_sum_2, low_lanes, 0xd8);
+    const __m512i blk_2 = _mm512_ternarylogic_epi32(ctr_kept_2, ctr_w, ctr_mask_2, 0xd8);
+    const __m512i ctr_j_3 = _mm512_add_epi8(block_k_3, ctr_j0);
+    const __m512i ctr_sum_3 = _mm512_add_epi8(ctr_low, ctr_j_3);
+    const __m512i ctr_out_3 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_3, ctr_sum_3, 0x54);
+    const __m512i ctr_carry_3 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_3, ctr_out_3, 0xea);
+    const __m512i ctr_bit_3 = _mm512_srli_epi16(ctr_carry_3, 7);
+    const __m512i ctr_bit_3m = _mm512_and_si512(ctr_bit_3, byte_low1);
+    const __m512i ctr_spread_3 = _mm512_shuffle_epi8(ctr_bit_3m, spread_index);
+    const __m512i ctr_mask_3 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_3);
+    const __m512i ctr_kept_3 = _mm512_ternarylogic_epi32(ctr_v, ctr_sum_3, low_lanes, 0xd8);
+    const __m512i blk_3 = _mm512_ternarylogic_epi32(ctr_kept_3, ctr_w, ctr_mask_3, 0xd8);
+    const __m512i lo_sh_1 = _mm512_srli_epi16(blk_2, 4);
+    const __m512i even_1 = _mm512_ternarylogic_epi32(lo_sh_1, blk_3, high_nibbles, 0xd8);
+    const __m512i hi_sh_1 = _mm512_slli_epi16(blk_3, 4);
+    const __m512i odd_1 = _mm512_ternarylogic_epi32(blk_2, hi_sh_1, high_nibbles, 0xd8);
+    const __m512i sp_2 = _mm512_unpacklo_epi8(even_1, odd_1);
+    const __m512i sp_3 = _mm512_unpackhi_epi8(even_1, odd_1);
+    const __m512i lanes_2 = _mm512_permutex2var_epi64(sp_2, lanes_picks, sp_3);
+    const __m512i lanes_3 = _mm512_permutex2var_epi64(sp_2, lanes_1_picks, sp_3);
+    g1x0 = lanes_2;
+    g1x1 = lanes_3;
+    const __m512i ctr_j_4 = _mm512_add_epi8(block_k_4, ctr_j0);
+    const __m512i ctr_sum_4 = _mm512_add_epi8(ctr_low, ctr_j_4);
+    const __m512i ctr_out_4 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_4, ctr_sum_4, 0x54);
+    const __m512i ctr_carry_4 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_4, ctr_out_4, 0xea);
+    const __m512i ctr_bit_4 = _mm512_srli_epi16(ctr_carry_4, 7);
+    const __m512i ctr_bit_4m = _mm512_and_si512(ctr_bit_4, byte_low1);
+    const __m512i ctr_spread_4 = _mm512_shuffle_epi8(ctr_bit_4m, spread_index);
+    const __m512i ctr_mask_4 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_4);
+    const __m512i ctr_kept_4 = _mm512_ternarylogic_epi32(ctr_v, ctr_sum_4, low_lanes, 0xd8);
+    const __m512i blk_4 = _mm512_ternarylogic_epi32(ctr_kept_4, ctr_w, ctr_mask_4, 0xd8);
+    const __m512i ctr_j_5 = _mm512_add_epi8(block_k_5, ctr_j0);
+    const __m512i ctr_sum_5 = _mm512_add_epi8(ctr_low, ctr_j_5);
+    const __m512i ctr_out_5 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_5, ctr_sum_5, 0x54);
+    const __m512i ctr_carry_5 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_5, ctr_out_5, 0xea);
+    const __m512i ctr_bit_5 = _mm512_srli_epi16(ctr_carry_5, 7);
+    const __m512i ctr_bit_5m = _mm512_and_si512(ctr_bit_5, byte_low1);
+    const __m512i ctr_spread_5 = _mm512_shuffle_epi8(ctr_bit_5m, spread_index);
+    const __m512i ctr_mask_5 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_5);
+    const __m512i ctr_kept_5 = _mm512_ternarylogic_epi32(ctr_v, ctr_sum_5, low_lanes, 0xd8);
+    const __m512i blk_5 = _mm512_ternarylogic_epi32(ctr_kept_5, ctr_w, ctr_mask_5, 0xd8);
+    const __m512i lo_sh_2 = _mm512_srli_epi16(blk_4, 4);
+    const __m512i even_2 = _mm512_ternarylogic_epi32(lo_sh_2, blk_5, high_nibbles, 0xd8);
+    const __m512i hi_sh_2 = _mm512_slli_epi16(blk_5, 4);
+    const __m512i odd_2 = _mm512_ternarylogic_epi32(blk_4, hi_sh_2, high_nibbles, 0xd8);
+    const __m512i sp_4 = _mm512_unpacklo_epi8(even_2, odd_2);
+    const __m512i sp_5 = _mm512_unpackhi_epi8(even_2, odd_2);
+    const __m512i lanes_4 = _mm512_permutex2var_epi64(sp_4, lanes_picks, sp_5);
+    const __m512i lanes_5 = _mm512_permutex2var_epi64(sp_4, lanes_1_picks, sp_5);
+    g2x0 = lanes_4;
+    g2x1 = lanes_5;
+    const __m512i ctr_j_6 = _mm512_add_epi8(block_k_6, ctr_j0);
+    const __m512i ctr_sum_6 = _mm512_add_epi8(ctr_low, ctr_j_6);
+    const __m512i ctr_out_6 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_6, ctr_sum_6, 0x54);
+    const __m512i ctr_carry_6 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_6, ctr_out_6, 0xea);
+    const __m512i ctr_bit_6 = _mm512_srli_epi16(ctr_carry_6, 7);
+    const __m512i ctr_bit_6m = _mm512_and_si512(ctr_bit_6, byte_low1);
+    const __m512i ctr_spread_6 = _mm512_shuffle_epi8(ctr_bit_6m, spread_index);
+    const __m512i ctr_mask_6 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_6);
+    const __m512i ctr_kept_6 = _mm512_ternarylogic_epi32(ctr_v, ctr_sum_6, low_lanes, 0xd8);
+    const __m512i blk_6 = _mm512_ternarylogic_epi32(ctr_kept_6, ctr_w, ctr_mask_6, 0xd8);
+    const __m512i ctr_j_7 = _mm512_add_epi8(block_k_7, ctr_j0);
+    const __m512i ctr_sum_7 = _mm512_add_epi8(ctr_low, ctr_j_7);
+    const __m512i ctr_out_7 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_7, ctr_sum_7, 0x54);
+    const __m512i ctr_carry_7 = _mm512_ternarylogic_epi32(ctr_low, ctr_j_7, ctr_out_7, 0xea);
+    const __m512i ctr_bit_7 = _mm512_srli_epi16(ctr_carry_7, 7);
+    const __m512i ctr_bit_7m = _mm512_and_si512(ctr_bit_7, byte_low1);
+    const __m512i ctr_spread_7 = _mm512_shuffle_epi8(ctr_bit_7m, spread_index);
+    const __m512i ctr_mask_7 = _mm512_shuffle_epi8(carry_mask_table, ctr_spread_7);
+    const __m512i ctr_kept_7 = _mm512_ternarylogic_epi32(ctr_v, ctr_sum_7, low_lanes, 0xd8);
+    const __m512i blk_7 = _mm512_ternarylogic_epi32(ctr_kept_7, ctr_w, ctr_mask_7, 0xd8);
+    const __m512i lo_sh_3 = _mm512_srli_epi16(blk_6, 4);
+    const __m512i even_3 = _mm512_ternarylogic_epi32(lo_sh_3, blk_7, high_nibbles, 0xd8);
+    const __m512i hi_sh_3 = _mm512_slli_epi16(blk_7, 4);
+    const __m512i odd_3 = _mm512_ternarylogic_epi32(blk_6, hi_sh_3, high_nibbles, 0xd8);
+    const __m512i sp_6 = _mm512_unpacklo_epi8(even_3, odd_3);
+    const __m512i sp_7 = _mm512_unpackhi_epi8(even_3, odd_3);
+    const __m512i lanes_6 = _mm512_permutex2var_epi64(sp_6, lanes_picks, sp_7);
+    const __m512i lanes_7 = _mm512_permutex2var_epi64(sp_6, lanes_1_picks, sp_7);
+    g3x0 = lanes_6;
+    g3x1 = lanes_7;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m512i rk0 = _mm512_loadu_si512((const void *)(rk + 128 * r));
+        const __m512i rk1 = _mm512_loadu_si512((const void *)(rk + 128 * r + 64));
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0 = _mm512_xor_si512(g0x0, rk0);
+        const __m512i k1 = _mm512_xor_si512(g0x1, rk1);
+        const __m512i s0_lo = _mm512_and_si512(k0, low_nibbles);
+        const __m512i s0_sh = _mm512_srli_epi16(k0, 4);
+        const __m512i s0_hi = _mm512_and_si512(s0_sh, low_nibbles);
+        const __m512i s0_l = _mm512_shuffle_epi8(sbox_lo, s0_lo);
+        const __m512i s0_h = _mm512_shuffle_epi8(sbox_hi, s0_hi);
+        const __m512i s0 = _mm512_or_si512(s0_l, s0_h);
+        const __m512i s1_lo = _mm512_and_si512(k1, low_nibbles);
+        const __m512i s1_sh = _mm512_srli_epi16(k1, 4);
+        const __m512i s1_hi = _mm512_and_si512(s1_sh, low_nibbles);
+        const __m512i s1_l = _mm512_shuffle_epi8(sbox_lo, s1_lo);
+        const __m512i s1_h = _mm512_shuffle_epi8(sbox_hi, s1_hi);
+        const __m512i x1 = _mm512_ternarylogic_epi32(s1_l, s1_h, s0, 0x56);
+        const __m512i rot4 = _mm512_shuffle_epi8(x1, rotl56);
+        const __m512i x0 = _mm512_xor_si512(s0, rot4);
+        const __m512i rot8 = _mm512_shuffle_epi8(x0, rotl48);
+        const __m512i x1_1 = _mm512_xor_si512(x1, rot8);
+        const __m512i rot8_1 = _mm512_shuffle_epi8(x1_1, rotl48);
+        const __m512i x0_1 = _mm512_xor_si512(x0, rot8_1);
+        const __m512i rot20 = _mm512_shuffle_epi8(x0_1, rotl24);
+        const __m512i x1_2 = _mm512_xor_si512(x1_1, rot20);
+        const __m512i x0_2 = _mm512_xor_si512(x0_1, x1_2);
+        const __m512i pl_swap = _mm512_shuffle_i32x4(x0_2, x0_2, 0xb1);
+        const __m512i pl_f = _mm512_shuffle_epi8(x0_2, pl_front);
+        const __m512i pl_r = _mm512_shuffle_epi8(pl_swap, pl_rear);
+        const __m512i pl = _mm512_xor_si512(pl_f, pl_r);
+        const __m512i pr_swap = _mm512_shuffle_i32x4(x1_2, x1_2, 0xb1);
+        const __m512i pr_f = _mm512_shuffle_epi8(x1_2, pr_front);
+        const __m512i pr_r = _mm512_shuffle_epi8(pr_swap, pr_rear);
+        const __m512i pr = _mm512_xor_si512(pr_f, pr_r);
+        g0x0 = pl;
+        g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_1 = _mm512_xor_si512(g1x0, rk0);
+        const __m512i k1_1 = _mm512_xor_si512(g1x1, rk1);
+        const __m512i s0_lo_1 = _mm512_and_si512(k0_1, low_nibbles);
+        const __m512i s0_sh_1 = _mm512_srli_epi16(k0_1, 4);
+        const __m512i s0_hi_1 = _mm512_and_si512(s0_sh_1, low_nibbles);
+        const __m512i s0_l_1 = _mm512_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m512i s0_h_1 = _mm512_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m512i s0_1 = _mm512_or_si512(s0_l_1, s0_h_1);
+        const __m512i s1_lo_1 = _mm512_and_si512(k1_1, low_nibbles);
+        const __m512i s1_sh_1 = _mm512_srli_epi16(k1_1, 4);
+        const __m512i s1_hi_1 = _mm512_and_si512(s1_sh_1, low_nibbles);
+        const __m512i s1_l_1 = _mm512_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m512i s1_h_1 = _mm512_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m512i x1_3 = _mm512_ternarylogic_epi32(s1_l_1, s1_h_1, s0_1, 0x56);
+        const __m512i rot4_1 = _mm512_shuffle_epi8(x1_3, rotl56);
+        const __m512i x0_3 = _mm512_xor_si512(s0_1, rot4_1);
+        const __m512i rot8_2 = _mm512_shuffle_epi8(x0_3, rotl48);
+        const __m512i x1_4 = _mm512_xor_si512(x1_3, rot8_2);
+        const __m512i rot8_3 = _mm512_shuffle_epi8(x1_4, rotl48);
+        const __m512i x0_4 = _mm512_xor_si512(x0_3, rot8_3);
+        const __m512i rot20_1 = _mm512_shuffle_epi8(x0_4, rotl24);
+        const __m512i x1_5 = _mm512_xor_si512(x1_4, rot20_1);
+        const __m512i x0_5 = _mm512_xor_si512(x0_4, x1_5);
+        const __m512i pl_swap_1 = _mm512_shuffle_i32x4(x0_5, x0_5, 0xb1);
+        const __m512i pl_f_1 = _mm512_shuffle_epi8(x0_5, pl_front);
+        const __m512i pl_r_1 = _mm512_shuffle_epi8(pl_swap_1, pl_rear);
+        const __m512i pl_1 = _mm512_xor_si512(pl_f_1, pl_r_1);
+        const __m512i pr_swap_1 = _mm512_shuffle_i32x4(x1_5, x1_5, 0xb1);
+        const __m512i pr_f_1 = _mm512_shuffle_epi8(x1_5, pr_front);
+        const __m512i pr_r_1 = _mm512_shuffle_epi8(pr_swap_1, pr_rear);
+        const __m512i pr_1 = _mm512_xor_si512(pr_f_1, pr_r_1);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_2 = _mm512_xor_si512(g2x0, rk0);
+        const __m512i k1_2 = _mm512_xor_si512(g2x1, rk1);
+        const __m512i s0_lo_2 = _mm512_and_si512(k0_2, low_nibbles);
+        const __m512i s0_sh_2 = _mm512_srli_epi16(k0_2, 4);
+        const __m512i s0_hi_2 = _mm512_and_si512(s0_sh_2, low_nibbles);
+        const __m512i s0_l_2 = _mm512_shuffle_epi8(sbox_lo, s0_lo_2);
+        const __m512i s0_h_2 = _mm512_shuffle_epi8(sbox_hi, s0_hi_2);
+        const __m512i s0_2 = _mm512_or_si512(s0_l_2, s0_h_2);
+        const __m512i s1_lo_2 = _mm512_and_si512(k1_2, low_nibbles);
+        const __m512i s1_sh_2 = _mm512_srli_epi16(k1_2, 4);
+        const __m512i s1_hi_2 = _mm512_and_si512(s1_sh_2, low_nibbles);
+        const __m512i s1_l_2 = _mm512_shuffle_epi8(sbox_lo, s1_lo_2);
+        const __m512i s1_h_2 = _mm512_shuffle_epi8(sbox_hi, s1_hi_2);
+        const __m512i x1_6 = _mm512_ternarylogic_epi32(s1_l_2, s1_h_2, s0_2, 0x56);
+        const __m512i rot4_2 = _mm512_shuffle_epi8(x1_6, rotl56);
+        const __m512i x0_6 = _mm512_xor_si512(s0_2, rot4_2);
+        const __m512i rot8_4 = _mm512_shuffle_epi8(x0_6, rotl48);
+        const __m512i x1_7 = _mm512_xor_si512(x1_6, rot8_4);
+        const __m512i rot8_5 = _mm512_shuffle_epi8(x1_7, rotl48);
+        const __m512i x0_7 = _mm512_xor_si512(x0_6, rot8_5);
+        const __m512i rot20_2 = _mm512_shuffle_epi8(x0_7, rotl24);
+        const __m512i x1_8 = _mm512_xor_si512(x1_7, rot20_2);
+        const __m512i x0_8 = _mm512_xor_si512(x0_7, x1_8);
+        const __m512i pl_swap_2 = _mm512_shuffle_i32x4(x0_8, x0_8, 0xb1);
+        const __m512i pl_f_2 = _mm512_shuffle_epi8(x0_8, pl_front);
+        const __m512i pl_r_2 = _mm512_shuffle_epi8(pl_swap_2, pl_rear);
+        const __m512i pl_2 = _mm512_xor_si512(pl_f_2, pl_r_2);
+        const __m512i pr_swap_2 = _mm512_shuffle_i32x4(x1_8, x1_8, 0xb1);
+        const __m512i pr_f_2 = _mm512_shuffle_epi8(x1_8, pr_front);
+        const __m512i pr_r_2 = _mm512_shuffle_epi8(pr_swap_2, pr_rear);
+        const __m512i pr_2 = _mm512_xor_si512(pr_f_2, pr_r_2);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m512i k0_3 = _mm512_xor_si512(g3x0, rk0);
+        const __m512i k1_3 = _mm512_xor_si512(g3x1, rk1);
+        const __m512i s0_lo_3 = _mm512_and_si512(k0_3, low_nibbles);
+        const __m512i s0_sh_3 = _mm512_srli_epi16(k0_3, 4);
+        const __m512i s0_hi_3 = _mm512_and_si512(s0_sh_3, low_nibbles);
+        const __m512i s0_l_3 = _mm512_shuffle_epi8(sbox_lo, s0_lo_3);
+        const __m512i s0_h_3 = _mm512_shuffle_epi8(sbox_hi, s0_hi_3);
+        const __m512i s0_3 = _mm512_or_si512(s0_l_3, s0_h_3);
+        const __m512i s1_lo_3 = _mm512_and_si512(k1_3, low_nibbles);
+        const __m512i s1_sh_3 = _mm512_srli_epi16(k1_3, 4);
+        const __m512i s1_hi_3 = _mm512_and_si512(s1_sh_3, low_nibbles);
+        const __m512i s1_l_3 = _mm512_shuffle_epi8(sbox_lo, s1_lo_3);
+        const __m512i s1_h_3 = _mm512_shuffle_epi8(sbox_hi, s1_hi_3);
+        const __m512i x1_9 = _mm512_ternarylogic_epi32(s1_l_3, s1_h_3, s0_3, 0x56);
+        const __m512i rot4_3 = _mm512_shuffle_epi8(x1_9, rotl56);
+        const __m512i x0_9 = _mm512_xor_si512(s0_3, rot4_3);
+        const __m512i rot8_6 = _mm512_shuffle_epi8(x0_9, rotl48);
+        const __m512i x1_10 = _mm512_xor_si512(x1_9, rot8_6);
+        const __m512i rot8_7 = _mm512_shuffle_epi8(x1_10, rotl48);
+        const __m512i x0_10 = _mm512_xor_si512(x0_9, rot8_7);
+        const __m512i rot20_3 = _mm512_shuffle_epi8(x0_10, rotl24);
+        const __m512i x1_11 = _mm512_xor_si512(x1_10, rot20_3);
+        const __m512i x0_11 = _mm512_xor_si512(x0_10, x1_11);
+        const __m512i pl_swap_3 = _mm512_shuffle_i32x4(x0_11, x0_11, 0xb1);
+        const __m512i pl_f_3 = _mm512_shuffle_epi8(x0_11, pl_front);
+        const __m512i pl_r_3 = _mm512_shuffle_epi8(pl_swap_3, pl_rear);
+        const __m512i pl_3 = _mm512_xor_si512(pl_f_3, pl_r_3);
+        const __m512i pr_swap_3 = _mm512_shuffle_i32x4(x1_11, x1_11, 0xb1);
+        const __m512i pr_f_3 = _mm512_shuffle_epi8(x1_11, pr_front);
+        const __m512i pr_r_3 = _mm512_shuffle_epi8(pr_swap_3, pr_rear);
+        const __m512i pr_3 = _mm512_xor_si512(pr_f_3, pr_r_3);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const __m512i rk0_1 = _mm512_loadu_si512((const void *)(rk + 3072));
+    const __m512i rk1_1 = _mm512_loadu_si512((const void *)(rk + 3136));
+    const __m512i y0 = _mm512_xor_si512(g0x0, rk0_1);
+    const __m512i y1 = _mm512_xor_si512(g0x1, rk1_1);
+    const __m512i lanes_8 = _mm512_permutex2var_epi64(y0, lanes_picks, y1);
+    const __m512i lanes_9 = _mm512_permutex2var_epi64(y0, lanes_1_picks, y1);
+    const __m512i de = _mm512_shuffle_epi8(lanes_8, deinterleave);
+    const __m512i de_1 = _mm512_shuffle_epi8(lanes_9, deinterleave);
+    const __m512i even_4 = _mm512_unpacklo_epi64(de, de_1);
+    const __m512i odd_4 = _mm512_unpackhi_epi64(de, de_1);
+    const __m512i ev_sh = _mm512_slli_epi16(even_4, 4);
+    const __m512i out_lo = _mm512_ternarylogic_epi32(odd_4, ev_sh, high_nibbles, 0xd8);
+    const __m512i od_sh = _mm512_srli_epi16(odd_4, 4);
+    const __m512i out_hi = _mm512_ternarylogic_epi32(od_sh, even_4, high_nibbles, 0xd8);
+    const __m512i msg = _mm512_loadu_si512((const void *)(src));
+    const __m512i ct = _mm512_xor_si512(out_lo, msg);
+    _mm512_storeu_si512((void *)(out), ct);
+    const __m512i msg_1 = _mm512_loadu_si512((const void *)(src + 64));
+    const __m512i ct_1 = _mm512_xor_si512(out_hi, msg_1);
+    _mm512_storeu_si512((void *)(out + 64), ct_1);
+    const __m512i y0_1 = _mm512_xor_si512(g1x0, rk0_1);
+    const __m512i y1_1 = _mm512_xor_si512(g1x1, rk1_1);
+    const __m512i lanes_10 = _mm512_permutex2var_epi64(y0_1, lanes_picks, y1_1);
+    const __m512i lanes_11 = _mm512_permutex2var_epi64(y0_1, lanes_1_picks, y1_1);
+    const __m512i de_2 = _mm512_shuffle_epi8(lanes_10, deinterleave);
+    const __m512i de_3 = _mm512_shuffle_epi8(lanes_11, deinterleave);
+    const __m512i even_5 = _mm512_unpacklo_epi64(de_2, de_3);
+    const __m512i odd_5 = _mm512_unpackhi_epi64(de_2, de_3);
+    const __m512i ev_sh_1 = _mm512_slli_epi16(even_5, 4);
+    const __m512i out_lo_1 = _mm512_ternarylogic_epi32(odd_5, ev_sh_1, high_nibbles, 0xd8);
+    const __m512i od_sh_1 = _mm512_srli_epi16(odd_5, 4);
+    const __m512i out_hi_1 = _mm512_ternarylogic_epi32(od_sh_1, even_5, high_nibbles, 0xd8);
+    const __m512i msg_2 = _mm512_loadu_si512((const void *)(src + 128));
+    const __m512i ct_2 = _mm512_xor_si512(out_lo_1, msg_2);
+    _mm512_storeu_si512((void *)(out + 128), ct_2);
+    const __m512i msg_3 = _mm512_loadu_si512((const void *)(src + 192));
+    const __m512i ct_3 = _mm512_xor_si512(out_hi_1, msg_3);
+    _mm512_storeu_si512((void *)(out + 192), ct_3);
+    const __m512i y0_2 = _mm512_xor_si512(g2x0, rk0_1);
+    const __m512i y1_2 = _mm512_xor_si512(g2x1, rk1_1);
+    const __m512i lanes_12 = _mm512_permutex2var_epi64(y0_2, lanes_picks, y1_2);
+    const __m512i lanes_13 = _mm512_permutex2var_epi64(y0_2, lanes_1_picks, y1_2);
+    const __m512i de_4 = _mm512_shuffle_epi8(lanes_12, deinterleave);
+    const __m512i de_5 = _mm512_shuffle_epi8(lanes_13, deinterleave);
+    const __m512i even_6 = _mm512_unpacklo_epi64(de_4, de_5);
+    const __m512i odd_6 = _mm512_unpackhi_epi64(de_4, de_5);
+    const __m512i ev_sh_2 = _mm512_slli_epi16(even_6, 4);
+    const __m512i out_lo_2 = _mm512_ternarylogic_epi32(odd_6, ev_sh_2, high_nibbles, 0xd8);
+    const __m512i od_sh_2 = _mm512_srli_epi16(odd_6, 4);
+    const __m512i out_hi_2 = _mm512_ternarylogic_epi32(od_sh_2, even_6, high_nibbles, 0xd8);
+    const __m512i msg_4 = _mm512_loadu_si512((const void *)(src + 256));
+    const __m512i ct_4 = _mm512_xor_si512(out_lo_2, msg_4);
+    _mm512_storeu_si512((void *)(out + 256), ct_4);
+    const __m512i msg_5 = _mm512_loadu_si512((const void *)(src + 320));
+    const __m512i ct_5 = _mm512_xor_si512(out_hi_2, msg_5);
+    _mm512_storeu_si512((void *)(out + 320), ct_5);
+    const __m512i y0_3 = _mm512_xor_si512(g3x0, rk0_1);
+    const __m512i y1_3 = _mm512_xor_si512(g3x1, rk1_1);
+    const __m512i lanes_14 = _mm512_permutex2var_epi64(y0_3, lanes_picks, y1_3);
+    const __m512i lanes_15 = _mm512_permutex2var_epi64(y0_3, lanes_1_picks, y1_3);
+    const __m512i de_6 = _mm512_shuffle_epi8(lanes_14, deinterleave);
+    const __m512i de_7 = _mm512_shuffle_epi8(lanes_15, deinterleave);
+    const __m512i even_7 = _mm512_unpacklo_epi64(de_6, de_7);
+    const __m512i odd_7 = _mm512_unpackhi_epi64(de_6, de_7);
+    const __m512i ev_sh_3 = _mm512_slli_epi16(even_7, 4);
+    const __m512i out_lo_3 = _mm512_ternarylogic_epi32(odd_7, ev_sh_3, high_nibbles, 0xd8);
+    const __m512i od_sh_3 = _mm512_srli_epi16(odd_7, 4);
+    const __m512i out_hi_3 = _mm512_ternarylogic_epi32(od_sh_3, even_7, high_nibbles, 0xd8);
+    const __m512i msg_6 = _mm512_loadu_si512((const void *)(src + 384));
+    const __m512i ct_6 = _mm512_xor_si512(out_lo_3, msg_6);
+    _mm512_storeu_si512((void *)(out + 384), ct_6);
+    const __m512i msg_7 = _mm512_loadu_si512((const void *)(src + 448));
+    const __m512i ct_7 = _mm512_xor_si512(out_hi_3, msg_7);
+    _mm512_storeu_si512((void *)(out + 448), ct_7);
+}
+
 static const ublock_batch_table ublock_register_avx512_batches = {
     [UBLOCK_128_128] = { [UBLOCK_DECRYPT] = ublock_register_avx512_ublock128_128_decrypt, [UBLOCK_ENCRYPT] = ublock_register_avx512_ublock128_128_encrypt },
     [UBLOCK_128_256] = { [UBLOCK_DECRYPT] = ublock_register_avx512_ublock128_256_decrypt, [UBLOCK_ENCRYPT] = ublock_register_avx512_ublock128_256_encrypt },
@@ -2531,6 +3717,11 @@ static const ublock_xor_batch_table ublock_register_avx512_xor_batches = {
     [UBLOCK_128_128] = ublock_register_avx512_ublock128_128_encrypt_xor,
     [UBLOCK_128_256] = ublock_register_avx512_ublock128_256_encrypt_xor,
     [UBLOCK_256_256] = ublock_register_avx512_ublock256_256_encrypt_xor,
+};
+static const ublock_xor_batch_table ublock_register_avx512_ctr_batches = {
+    [UBLOCK_128_128] = ublock_register_avx512_ublock128_128_ctr_xor,
+    [UBLOCK_128_256] = ublock_register_avx512_ublock128_256_ctr_xor,
+    [UBLOCK_256_256] = ublock_register_avx512_ublock256_256_ctr_xor,
 };
 static const unsigned ublock_register_avx512_batch_blocks[UBLOCK_VARIANT_COUNT] = { 32, 32, 16 };
 _Static_assert(512 <= UBLOCK_MAX_BATCH_BYTES,
@@ -2548,6 +3739,15 @@ static void ublock_register_avx512_encrypt_xor(const ublock_key *key, const uint
 {
     ublock_run_batches_xor(ublock_register_avx512_xor_batches, ublock_register_avx512_batches, ublock_register_avx512_batch_blocks,
                            ublock_image(key, UBLOCK_ENCRYPT), key, in, src, out, nblocks);
+}
+
+static int ublock_register_avx512_ctr_xor(const ublock_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                                  size_t nblocks)
+{
+    const int done = kc_run_ctr_batches(ublock_register_avx512_ctr_batches[key->variant], ublock_image(key, UBLOCK_ENCRYPT),
+                                        ublock_register_avx512_batch_blocks[key->variant], ublock_block_bytes(key->variant),
+                                        counters, src, out, nblocks);
+    return done == 0 ? UBLOCK_OK : UBLOCK_ERR_LENGTH;
 }
 
 static void ublock_register_avx512_crypt_multi(const ublock_key *const keys[], size_t n, ublock_direction dir,
@@ -2581,5 +3781,5 @@ const ublock_impl KC_IMPL_SYMBOL(ublock_register_avx512) = {
     .crypt_blocks = ublock_register_avx512_crypt,
     .crypt_blocks_multi = ublock_register_avx512_crypt_multi,
     .encrypt_blocks_xor = ublock_register_avx512_encrypt_xor,
-    .ctr_xor = NULL,
+    .ctr_xor = ublock_register_avx512_ctr_xor,
 };

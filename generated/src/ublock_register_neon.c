@@ -800,6 +800,381 @@ static void ublock_register_neon_ublock128_128_encrypt_xor(const uint8_t *rk, co
     vst1q_u8(out + 112, ct_7);
 }
 
+/* ublock128_128, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+static void ublock_register_neon_ublock128_128_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                       const uint8_t *src)
+{
+    uint8x16_t g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const uint8x16_t last_byte = vld1q_u8(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t block_k = vld1q_u8(block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const uint8x16_t spread_index = vld1q_u8(spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t carry_mask_table = vld1q_u8(carry_mask_table_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    const uint8x16_t block_k_1 = vld1q_u8(block_k_1_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02};
+    const uint8x16_t block_k_2 = vld1q_u8(block_k_2_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    const uint8x16_t block_k_3 = vld1q_u8(block_k_3_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04};
+    const uint8x16_t block_k_4 = vld1q_u8(block_k_4_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    const uint8x16_t block_k_5 = vld1q_u8(block_k_5_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06};
+    const uint8x16_t block_k_6 = vld1q_u8(block_k_6_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    const uint8x16_t block_k_7 = vld1q_u8(block_k_7_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const uint8x16_t high_nibbles = vld1q_u8(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const uint8x16_t sbox_lo = vld1q_u8(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const uint8x16_t sbox_hi = vld1q_u8(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const uint8x16_t low_nibbles = vld1q_u8(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const uint8x16_t pl_mask = vld1q_u8(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const uint8x16_t pr_mask = vld1q_u8(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const uint8x16_t deinterleave = vld1q_u8(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const uint8x16_t rotl56 = vld1q_u8(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const uint8x16_t rotl48 = vld1q_u8(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
+    const uint8x16_t ctr_low = vld1q_u8(in);
+    const uint8x16_t ctr_first = vdupq_n_u8(in[32]);
+    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, last_byte);
+    const uint8x16_t ctr_w = vld1q_u8(in + 16);
+
+    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const uint8x16_t ctr_j = kc_add8(block_k, ctr_j0);
+    const uint8x16_t ctr_sum = kc_add8(ctr_low, ctr_j);
+    const uint8x16_t ctr_or = vorrq_u8(ctr_low, ctr_j);
+    const uint8x16_t ctr_and = vandq_u8(ctr_low, ctr_j);
+    const uint8x16_t ctr_out = vbicq_u8(ctr_or, ctr_sum);
+    const uint8x16_t ctr_carry = vorrq_u8(ctr_and, ctr_out);
+    const uint8x16_t ctr_bit = kc_shr8(ctr_carry, 7);
+    const uint8x16_t ctr_spread = vqtbl1q_u8(ctr_bit, spread_index);
+    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_spread);
+    const uint8x16_t blk = vbslq_u8(ctr_mask, ctr_w, ctr_sum);
+    const uint8x16_t ctr_j_1 = kc_add8(block_k_1, ctr_j0);
+    const uint8x16_t ctr_sum_1 = kc_add8(ctr_low, ctr_j_1);
+    const uint8x16_t ctr_or_1 = vorrq_u8(ctr_low, ctr_j_1);
+    const uint8x16_t ctr_and_1 = vandq_u8(ctr_low, ctr_j_1);
+    const uint8x16_t ctr_out_1 = vbicq_u8(ctr_or_1, ctr_sum_1);
+    const uint8x16_t ctr_carry_1 = vorrq_u8(ctr_and_1, ctr_out_1);
+    const uint8x16_t ctr_bit_1 = kc_shr8(ctr_carry_1, 7);
+    const uint8x16_t ctr_spread_1 = vqtbl1q_u8(ctr_bit_1, spread_index);
+    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_spread_1);
+    const uint8x16_t blk_1 = vbslq_u8(ctr_mask_1, ctr_w, ctr_sum_1);
+    const uint8x16_t lo_sh = kc_shr8(blk, 4);
+    const uint8x16_t even = vbslq_u8(high_nibbles, blk_1, lo_sh);
+    const uint8x16_t hi_sh = kc_shl8(blk_1, 4);
+    const uint8x16_t odd = vbslq_u8(high_nibbles, hi_sh, blk);
+    const uint8x16_t sp = kc_zip1_8(even, odd);
+    const uint8x16_t sp_1 = kc_zip2_8(even, odd);
+    g0x0 = sp;
+    g0x1 = sp_1;
+    const uint8x16_t ctr_j_2 = kc_add8(block_k_2, ctr_j0);
+    const uint8x16_t ctr_sum_2 = kc_add8(ctr_low, ctr_j_2);
+    const uint8x16_t ctr_or_2 = vorrq_u8(ctr_low, ctr_j_2);
+    const uint8x16_t ctr_and_2 = vandq_u8(ctr_low, ctr_j_2);
+    const uint8x16_t ctr_out_2 = vbicq_u8(ctr_or_2, ctr_sum_2);
+    const uint8x16_t ctr_carry_2 = vorrq_u8(ctr_and_2, ctr_out_2);
+    const uint8x16_t ctr_bit_2 = kc_shr8(ctr_carry_2, 7);
+    const uint8x16_t ctr_spread_2 = vqtbl1q_u8(ctr_bit_2, spread_index);
+    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_spread_2);
+    const uint8x16_t blk_2 = vbslq_u8(ctr_mask_2, ctr_w, ctr_sum_2);
+    const uint8x16_t ctr_j_3 = kc_add8(block_k_3, ctr_j0);
+    const uint8x16_t ctr_sum_3 = kc_add8(ctr_low, ctr_j_3);
+    const uint8x16_t ctr_or_3 = vorrq_u8(ctr_low, ctr_j_3);
+    const uint8x16_t ctr_and_3 = vandq_u8(ctr_low, ctr_j_3);
+    const uint8x16_t ctr_out_3 = vbicq_u8(ctr_or_3, ctr_sum_3);
+    const uint8x16_t ctr_carry_3 = vorrq_u8(ctr_and_3, ctr_out_3);
+    const uint8x16_t ctr_bit_3 = kc_shr8(ctr_carry_3, 7);
+    const uint8x16_t ctr_spread_3 = vqtbl1q_u8(ctr_bit_3, spread_index);
+    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_spread_3);
+    const uint8x16_t blk_3 = vbslq_u8(ctr_mask_3, ctr_w, ctr_sum_3);
+    const uint8x16_t lo_sh_1 = kc_shr8(blk_2, 4);
+    const uint8x16_t even_1 = vbslq_u8(high_nibbles, blk_3, lo_sh_1);
+    const uint8x16_t hi_sh_1 = kc_shl8(blk_3, 4);
+    const uint8x16_t odd_1 = vbslq_u8(high_nibbles, hi_sh_1, blk_2);
+    const uint8x16_t sp_2 = kc_zip1_8(even_1, odd_1);
+    const uint8x16_t sp_3 = kc_zip2_8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const uint8x16_t ctr_j_4 = kc_add8(block_k_4, ctr_j0);
+    const uint8x16_t ctr_sum_4 = kc_add8(ctr_low, ctr_j_4);
+    const uint8x16_t ctr_or_4 = vorrq_u8(ctr_low, ctr_j_4);
+    const uint8x16_t ctr_and_4 = vandq_u8(ctr_low, ctr_j_4);
+    const uint8x16_t ctr_out_4 = vbicq_u8(ctr_or_4, ctr_sum_4);
+    const uint8x16_t ctr_carry_4 = vorrq_u8(ctr_and_4, ctr_out_4);
+    const uint8x16_t ctr_bit_4 = kc_shr8(ctr_carry_4, 7);
+    const uint8x16_t ctr_spread_4 = vqtbl1q_u8(ctr_bit_4, spread_index);
+    const uint8x16_t ctr_mask_4 = vqtbl1q_u8(carry_mask_table, ctr_spread_4);
+    const uint8x16_t blk_4 = vbslq_u8(ctr_mask_4, ctr_w, ctr_sum_4);
+    const uint8x16_t ctr_j_5 = kc_add8(block_k_5, ctr_j0);
+    const uint8x16_t ctr_sum_5 = kc_add8(ctr_low, ctr_j_5);
+    const uint8x16_t ctr_or_5 = vorrq_u8(ctr_low, ctr_j_5);
+    const uint8x16_t ctr_and_5 = vandq_u8(ctr_low, ctr_j_5);
+    const uint8x16_t ctr_out_5 = vbicq_u8(ctr_or_5, ctr_sum_5);
+    const uint8x16_t ctr_carry_5 = vorrq_u8(ctr_and_5, ctr_out_5);
+    const uint8x16_t ctr_bit_5 = kc_shr8(ctr_carry_5, 7);
+    const uint8x16_t ctr_spread_5 = vqtbl1q_u8(ctr_bit_5, spread_index);
+    const uint8x16_t ctr_mask_5 = vqtbl1q_u8(carry_mask_table, ctr_spread_5);
+    const uint8x16_t blk_5 = vbslq_u8(ctr_mask_5, ctr_w, ctr_sum_5);
+    const uint8x16_t lo_sh_2 = kc_shr8(blk_4, 4);
+    const uint8x16_t even_2 = vbslq_u8(high_nibbles, blk_5, lo_sh_2);
+    const uint8x16_t hi_sh_2 = kc_shl8(blk_5, 4);
+    const uint8x16_t odd_2 = vbslq_u8(high_nibbles, hi_sh_2, blk_4);
+    const uint8x16_t sp_4 = kc_zip1_8(even_2, odd_2);
+    const uint8x16_t sp_5 = kc_zip2_8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const uint8x16_t ctr_j_6 = kc_add8(block_k_6, ctr_j0);
+    const uint8x16_t ctr_sum_6 = kc_add8(ctr_low, ctr_j_6);
+    const uint8x16_t ctr_or_6 = vorrq_u8(ctr_low, ctr_j_6);
+    const uint8x16_t ctr_and_6 = vandq_u8(ctr_low, ctr_j_6);
+    const uint8x16_t ctr_out_6 = vbicq_u8(ctr_or_6, ctr_sum_6);
+    const uint8x16_t ctr_carry_6 = vorrq_u8(ctr_and_6, ctr_out_6);
+    const uint8x16_t ctr_bit_6 = kc_shr8(ctr_carry_6, 7);
+    const uint8x16_t ctr_spread_6 = vqtbl1q_u8(ctr_bit_6, spread_index);
+    const uint8x16_t ctr_mask_6 = vqtbl1q_u8(carry_mask_table, ctr_spread_6);
+    const uint8x16_t blk_6 = vbslq_u8(ctr_mask_6, ctr_w, ctr_sum_6);
+    const uint8x16_t ctr_j_7 = kc_add8(block_k_7, ctr_j0);
+    const uint8x16_t ctr_sum_7 = kc_add8(ctr_low, ctr_j_7);
+    const uint8x16_t ctr_or_7 = vorrq_u8(ctr_low, ctr_j_7);
+    const uint8x16_t ctr_and_7 = vandq_u8(ctr_low, ctr_j_7);
+    const uint8x16_t ctr_out_7 = vbicq_u8(ctr_or_7, ctr_sum_7);
+    const uint8x16_t ctr_carry_7 = vorrq_u8(ctr_and_7, ctr_out_7);
+    const uint8x16_t ctr_bit_7 = kc_shr8(ctr_carry_7, 7);
+    const uint8x16_t ctr_spread_7 = vqtbl1q_u8(ctr_bit_7, spread_index);
+    const uint8x16_t ctr_mask_7 = vqtbl1q_u8(carry_mask_table, ctr_spread_7);
+    const uint8x16_t blk_7 = vbslq_u8(ctr_mask_7, ctr_w, ctr_sum_7);
+    const uint8x16_t lo_sh_3 = kc_shr8(blk_6, 4);
+    const uint8x16_t even_3 = vbslq_u8(high_nibbles, blk_7, lo_sh_3);
+    const uint8x16_t hi_sh_3 = kc_shl8(blk_7, 4);
+    const uint8x16_t odd_3 = vbslq_u8(high_nibbles, hi_sh_3, blk_6);
+    const uint8x16_t sp_6 = kc_zip1_8(even_3, odd_3);
+    const uint8x16_t sp_7 = kc_zip2_8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
+    for (size_t r = 0; r < 16; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const uint8x16_t rk0 = vld1q_u8(rk + 128 * r);
+        const uint8x16_t rk1 = vld1q_u8(rk + 128 * r + 64);
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const uint8x16_t k0 = veorq_u8(g0x0, rk0);
+        const uint8x16_t k1 = veorq_u8(g0x1, rk1);
+        const uint8x16_t s0_lo = vandq_u8(k0, low_nibbles);
+        const uint8x16_t s0_hi = kc_shr8(k0, 4);
+        const uint8x16_t s0_l = vqtbl1q_u8(sbox_lo, s0_lo);
+        const uint8x16_t s0_h = vqtbl1q_u8(sbox_hi, s0_hi);
+        const uint8x16_t s0 = vorrq_u8(s0_l, s0_h);
+        const uint8x16_t s1_lo = vandq_u8(k1, low_nibbles);
+        const uint8x16_t s1_hi = kc_shr8(k1, 4);
+        const uint8x16_t s1_l = vqtbl1q_u8(sbox_lo, s1_lo);
+        const uint8x16_t s1_h = vqtbl1q_u8(sbox_hi, s1_hi);
+        const uint8x16_t s1 = vorrq_u8(s1_l, s1_h);
+        const uint8x16_t x1 = veorq_u8(s1, s0);
+        const uint8x16_t rot4 = vqtbl1q_u8(x1, rotl56);
+        const uint8x16_t x0 = veorq_u8(s0, rot4);
+        const uint8x16_t rot8 = vqtbl1q_u8(x0, rotl48);
+        const uint8x16_t x1_1 = veorq_u8(x1, rot8);
+        const uint8x16_t rot8_1 = vqtbl1q_u8(x1_1, rotl48);
+        const uint8x16_t x0_1 = veorq_u8(x0, rot8_1);
+        const uint8x16_t rot20 = vqtbl1q_u8(x0_1, rotl24);
+        const uint8x16_t x1_2 = veorq_u8(x1_1, rot20);
+        const uint8x16_t x0_2 = veorq_u8(x0_1, x1_2);
+        const uint8x16_t pl = vqtbl1q_u8(x0_2, pl_mask);
+        const uint8x16_t pr = vqtbl1q_u8(x1_2, pr_mask);
+        g0x0 = pl;
+        g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const uint8x16_t k0_1 = veorq_u8(g1x0, rk0);
+        const uint8x16_t k1_1 = veorq_u8(g1x1, rk1);
+        const uint8x16_t s0_lo_1 = vandq_u8(k0_1, low_nibbles);
+        const uint8x16_t s0_hi_1 = kc_shr8(k0_1, 4);
+        const uint8x16_t s0_l_1 = vqtbl1q_u8(sbox_lo, s0_lo_1);
+        const uint8x16_t s0_h_1 = vqtbl1q_u8(sbox_hi, s0_hi_1);
+        const uint8x16_t s0_1 = vorrq_u8(s0_l_1, s0_h_1);
+        const uint8x16_t s1_lo_1 = vandq_u8(k1_1, low_nibbles);
+        const uint8x16_t s1_hi_1 = kc_shr8(k1_1, 4);
+        const uint8x16_t s1_l_1 = vqtbl1q_u8(sbox_lo, s1_lo_1);
+        const uint8x16_t s1_h_1 = vqtbl1q_u8(sbox_hi, s1_hi_1);
+        const uint8x16_t s1_1 = vorrq_u8(s1_l_1, s1_h_1);
+        const uint8x16_t x1_3 = veorq_u8(s1_1, s0_1);
+        const uint8x16_t rot4_1 = vqtbl1q_u8(x1_3, rotl56);
+        const uint8x16_t x0_3 = veorq_u8(s0_1, rot4_1);
+        const uint8x16_t rot8_2 = vqtbl1q_u8(x0_3, rotl48);
+        const uint8x16_t x1_4 = veorq_u8(x1_3, rot8_2);
+        const uint8x16_t rot8_3 = vqtbl1q_u8(x1_4, rotl48);
+        const uint8x16_t x0_4 = veorq_u8(x0_3, rot8_3);
+        const uint8x16_t rot20_1 = vqtbl1q_u8(x0_4, rotl24);
+        const uint8x16_t x1_5 = veorq_u8(x1_4, rot20_1);
+        const uint8x16_t x0_5 = veorq_u8(x0_4, x1_5);
+        const uint8x16_t pl_1 = vqtbl1q_u8(x0_5, pl_mask);
+        const uint8x16_t pr_1 = vqtbl1q_u8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const uint8x16_t k0_2 = veorq_u8(g2x0, rk0);
+        const uint8x16_t k1_2 = veorq_u8(g2x1, rk1);
+        const uint8x16_t s0_lo_2 = vandq_u8(k0_2, low_nibbles);
+        const uint8x16_t s0_hi_2 = kc_shr8(k0_2, 4);
+        const uint8x16_t s0_l_2 = vqtbl1q_u8(sbox_lo, s0_lo_2);
+        const uint8x16_t s0_h_2 = vqtbl1q_u8(sbox_hi, s0_hi_2);
+        const uint8x16_t s0_2 = vorrq_u8(s0_l_2, s0_h_2);
+        const uint8x16_t s1_lo_2 = vandq_u8(k1_2, low_nibbles);
+        const uint8x16_t s1_hi_2 = kc_shr8(k1_2, 4);
+        const uint8x16_t s1_l_2 = vqtbl1q_u8(sbox_lo, s1_lo_2);
+        const uint8x16_t s1_h_2 = vqtbl1q_u8(sbox_hi, s1_hi_2);
+        const uint8x16_t s1_2 = vorrq_u8(s1_l_2, s1_h_2);
+        const uint8x16_t x1_6 = veorq_u8(s1_2, s0_2);
+        const uint8x16_t rot4_2 = vqtbl1q_u8(x1_6, rotl56);
+        const uint8x16_t x0_6 = veorq_u8(s0_2, rot4_2);
+        const uint8x16_t rot8_4 = vqtbl1q_u8(x0_6, rotl48);
+        const uint8x16_t x1_7 = veorq_u8(x1_6, rot8_4);
+        const uint8x16_t rot8_5 = vqtbl1q_u8(x1_7, rotl48);
+        const uint8x16_t x0_7 = veorq_u8(x0_6, rot8_5);
+        const uint8x16_t rot20_2 = vqtbl1q_u8(x0_7, rotl24);
+        const uint8x16_t x1_8 = veorq_u8(x1_7, rot20_2);
+        const uint8x16_t x0_8 = veorq_u8(x0_7, x1_8);
+        const uint8x16_t pl_2 = vqtbl1q_u8(x0_8, pl_mask);
+        const uint8x16_t pr_2 = vqtbl1q_u8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const uint8x16_t k0_3 = veorq_u8(g3x0, rk0);
+        const uint8x16_t k1_3 = veorq_u8(g3x1, rk1);
+        const uint8x16_t s0_lo_3 = vandq_u8(k0_3, low_nibbles);
+        const uint8x16_t s0_hi_3 = kc_shr8(k0_3, 4);
+        const uint8x16_t s0_l_3 = vqtbl1q_u8(sbox_lo, s0_lo_3);
+        const uint8x16_t s0_h_3 = vqtbl1q_u8(sbox_hi, s0_hi_3);
+        const uint8x16_t s0_3 = vorrq_u8(s0_l_3, s0_h_3);
+        const uint8x16_t s1_lo_3 = vandq_u8(k1_3, low_nibbles);
+        const uint8x16_t s1_hi_3 = kc_shr8(k1_3, 4);
+        const uint8x16_t s1_l_3 = vqtbl1q_u8(sbox_lo, s1_lo_3);
+        const uint8x16_t s1_h_3 = vqtbl1q_u8(sbox_hi, s1_hi_3);
+        const uint8x16_t s1_3 = vorrq_u8(s1_l_3, s1_h_3);
+        const uint8x16_t x1_9 = veorq_u8(s1_3, s0_3);
+        const uint8x16_t rot4_3 = vqtbl1q_u8(x1_9, rotl56);
+        const uint8x16_t x0_9 = veorq_u8(s0_3, rot4_3);
+        const uint8x16_t rot8_6 = vqtbl1q_u8(x0_9, rotl48);
+        const uint8x16_t x1_10 = veorq_u8(x1_9, rot8_6);
+        const uint8x16_t rot8_7 = vqtbl1q_u8(x1_10, rotl48);
+        const uint8x16_t x0_10 = veorq_u8(x0_9, rot8_7);
+        const uint8x16_t rot20_3 = vqtbl1q_u8(x0_10, rotl24);
+        const uint8x16_t x1_11 = veorq_u8(x1_10, rot20_3);
+        const uint8x16_t x0_11 = veorq_u8(x0_10, x1_11);
+        const uint8x16_t pl_3 = vqtbl1q_u8(x0_11, pl_mask);
+        const uint8x16_t pr_3 = vqtbl1q_u8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const uint8x16_t rk0_1 = vld1q_u8(rk + 2048);
+    const uint8x16_t rk1_1 = vld1q_u8(rk + 2112);
+    const uint8x16_t y0 = veorq_u8(g0x0, rk0_1);
+    const uint8x16_t y1 = veorq_u8(g0x1, rk1_1);
+    const uint8x16_t de = vqtbl1q_u8(y0, deinterleave);
+    const uint8x16_t de_1 = vqtbl1q_u8(y1, deinterleave);
+    const uint8x16_t even_4 = kc_zip1_64(de, de_1);
+    const uint8x16_t odd_4 = kc_zip2_64(de, de_1);
+    const uint8x16_t ev_sh = kc_shl8(even_4, 4);
+    const uint8x16_t out_lo = vbslq_u8(high_nibbles, ev_sh, odd_4);
+    const uint8x16_t od_sh = kc_shr8(odd_4, 4);
+    const uint8x16_t out_hi = vbslq_u8(high_nibbles, even_4, od_sh);
+    const uint8x16_t msg = vld1q_u8(src);
+    const uint8x16_t ct = veorq_u8(out_lo, msg);
+    vst1q_u8(out, ct);
+    const uint8x16_t msg_1 = vld1q_u8(src + 16);
+    const uint8x16_t ct_1 = veorq_u8(out_hi, msg_1);
+    vst1q_u8(out + 16, ct_1);
+    const uint8x16_t y0_1 = veorq_u8(g1x0, rk0_1);
+    const uint8x16_t y1_1 = veorq_u8(g1x1, rk1_1);
+    const uint8x16_t de_2 = vqtbl1q_u8(y0_1, deinterleave);
+    const uint8x16_t de_3 = vqtbl1q_u8(y1_1, deinterleave);
+    const uint8x16_t even_5 = kc_zip1_64(de_2, de_3);
+    const uint8x16_t odd_5 = kc_zip2_64(de_2, de_3);
+    const uint8x16_t ev_sh_1 = kc_shl8(even_5, 4);
+    const uint8x16_t out_lo_1 = vbslq_u8(high_nibbles, ev_sh_1, odd_5);
+    const uint8x16_t od_sh_1 = kc_shr8(odd_5, 4);
+    const uint8x16_t out_hi_1 = vbslq_u8(high_nibbles, even_5, od_sh_1);
+    const uint8x16_t msg_2 = vld1q_u8(src + 32);
+    const uint8x16_t ct_2 = veorq_u8(out_lo_1, msg_2);
+    vst1q_u8(out + 32, ct_2);
+    const uint8x16_t msg_3 = vld1q_u8(src + 48);
+    const uint8x16_t ct_3 = veorq_u8(out_hi_1, msg_3);
+    vst1q_u8(out + 48, ct_3);
+    const uint8x16_t y0_2 = veorq_u8(g2x0, rk0_1);
+    const uint8x16_t y1_2 = veorq_u8(g2x1, rk1_1);
+    const uint8x16_t de_4 = vqtbl1q_u8(y0_2, deinterleave);
+    const uint8x16_t de_5 = vqtbl1q_u8(y1_2, deinterleave);
+    const uint8x16_t even_6 = kc_zip1_64(de_4, de_5);
+    const uint8x16_t odd_6 = kc_zip2_64(de_4, de_5);
+    const uint8x16_t ev_sh_2 = kc_shl8(even_6, 4);
+    const uint8x16_t out_lo_2 = vbslq_u8(high_nibbles, ev_sh_2, odd_6);
+    const uint8x16_t od_sh_2 = kc_shr8(odd_6, 4);
+    const uint8x16_t out_hi_2 = vbslq_u8(high_nibbles, even_6, od_sh_2);
+    const uint8x16_t msg_4 = vld1q_u8(src + 64);
+    const uint8x16_t ct_4 = veorq_u8(out_lo_2, msg_4);
+    vst1q_u8(out + 64, ct_4);
+    const uint8x16_t msg_5 = vld1q_u8(src + 80);
+    const uint8x16_t ct_5 = veorq_u8(out_hi_2, msg_5);
+    vst1q_u8(out + 80, ct_5);
+    const uint8x16_t y0_3 = veorq_u8(g3x0, rk0_1);
+    const uint8x16_t y1_3 = veorq_u8(g3x1, rk1_1);
+    const uint8x16_t de_6 = vqtbl1q_u8(y0_3, deinterleave);
+    const uint8x16_t de_7 = vqtbl1q_u8(y1_3, deinterleave);
+    const uint8x16_t even_7 = kc_zip1_64(de_6, de_7);
+    const uint8x16_t odd_7 = kc_zip2_64(de_6, de_7);
+    const uint8x16_t ev_sh_3 = kc_shl8(even_7, 4);
+    const uint8x16_t out_lo_3 = vbslq_u8(high_nibbles, ev_sh_3, odd_7);
+    const uint8x16_t od_sh_3 = kc_shr8(odd_7, 4);
+    const uint8x16_t out_hi_3 = vbslq_u8(high_nibbles, even_7, od_sh_3);
+    const uint8x16_t msg_6 = vld1q_u8(src + 96);
+    const uint8x16_t ct_6 = veorq_u8(out_lo_3, msg_6);
+    vst1q_u8(out + 96, ct_6);
+    const uint8x16_t msg_7 = vld1q_u8(src + 112);
+    const uint8x16_t ct_7 = veorq_u8(out_hi_3, msg_7);
+    vst1q_u8(out + 112, ct_7);
+}
+
 /* ublock128_256, encrypt: 8 blocks per pass. */
 static void ublock_register_neon_ublock128_256_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -1365,6 +1740,381 @@ static void ublock_register_neon_ublock128_256_encrypt_xor(const uint8_t *rk, co
     g2x1 = sp_5;
     const uint8x16_t blk_6 = vld1q_u8(in + 96);
     const uint8x16_t blk_7 = vld1q_u8(in + 112);
+    const uint8x16_t lo_sh_3 = kc_shr8(blk_6, 4);
+    const uint8x16_t even_3 = vbslq_u8(high_nibbles, blk_7, lo_sh_3);
+    const uint8x16_t hi_sh_3 = kc_shl8(blk_7, 4);
+    const uint8x16_t odd_3 = vbslq_u8(high_nibbles, hi_sh_3, blk_6);
+    const uint8x16_t sp_6 = kc_zip1_8(even_3, odd_3);
+    const uint8x16_t sp_7 = kc_zip2_8(even_3, odd_3);
+    g3x0 = sp_6;
+    g3x1 = sp_7;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const uint8x16_t rk0 = vld1q_u8(rk + 128 * r);
+        const uint8x16_t rk1 = vld1q_u8(rk + 128 * r + 64);
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const uint8x16_t k0 = veorq_u8(g0x0, rk0);
+        const uint8x16_t k1 = veorq_u8(g0x1, rk1);
+        const uint8x16_t s0_lo = vandq_u8(k0, low_nibbles);
+        const uint8x16_t s0_hi = kc_shr8(k0, 4);
+        const uint8x16_t s0_l = vqtbl1q_u8(sbox_lo, s0_lo);
+        const uint8x16_t s0_h = vqtbl1q_u8(sbox_hi, s0_hi);
+        const uint8x16_t s0 = vorrq_u8(s0_l, s0_h);
+        const uint8x16_t s1_lo = vandq_u8(k1, low_nibbles);
+        const uint8x16_t s1_hi = kc_shr8(k1, 4);
+        const uint8x16_t s1_l = vqtbl1q_u8(sbox_lo, s1_lo);
+        const uint8x16_t s1_h = vqtbl1q_u8(sbox_hi, s1_hi);
+        const uint8x16_t s1 = vorrq_u8(s1_l, s1_h);
+        const uint8x16_t x1 = veorq_u8(s1, s0);
+        const uint8x16_t rot4 = vqtbl1q_u8(x1, rotl56);
+        const uint8x16_t x0 = veorq_u8(s0, rot4);
+        const uint8x16_t rot8 = vqtbl1q_u8(x0, rotl48);
+        const uint8x16_t x1_1 = veorq_u8(x1, rot8);
+        const uint8x16_t rot8_1 = vqtbl1q_u8(x1_1, rotl48);
+        const uint8x16_t x0_1 = veorq_u8(x0, rot8_1);
+        const uint8x16_t rot20 = vqtbl1q_u8(x0_1, rotl24);
+        const uint8x16_t x1_2 = veorq_u8(x1_1, rot20);
+        const uint8x16_t x0_2 = veorq_u8(x0_1, x1_2);
+        const uint8x16_t pl = vqtbl1q_u8(x0_2, pl_mask);
+        const uint8x16_t pr = vqtbl1q_u8(x1_2, pr_mask);
+        g0x0 = pl;
+        g0x1 = pr;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const uint8x16_t k0_1 = veorq_u8(g1x0, rk0);
+        const uint8x16_t k1_1 = veorq_u8(g1x1, rk1);
+        const uint8x16_t s0_lo_1 = vandq_u8(k0_1, low_nibbles);
+        const uint8x16_t s0_hi_1 = kc_shr8(k0_1, 4);
+        const uint8x16_t s0_l_1 = vqtbl1q_u8(sbox_lo, s0_lo_1);
+        const uint8x16_t s0_h_1 = vqtbl1q_u8(sbox_hi, s0_hi_1);
+        const uint8x16_t s0_1 = vorrq_u8(s0_l_1, s0_h_1);
+        const uint8x16_t s1_lo_1 = vandq_u8(k1_1, low_nibbles);
+        const uint8x16_t s1_hi_1 = kc_shr8(k1_1, 4);
+        const uint8x16_t s1_l_1 = vqtbl1q_u8(sbox_lo, s1_lo_1);
+        const uint8x16_t s1_h_1 = vqtbl1q_u8(sbox_hi, s1_hi_1);
+        const uint8x16_t s1_1 = vorrq_u8(s1_l_1, s1_h_1);
+        const uint8x16_t x1_3 = veorq_u8(s1_1, s0_1);
+        const uint8x16_t rot4_1 = vqtbl1q_u8(x1_3, rotl56);
+        const uint8x16_t x0_3 = veorq_u8(s0_1, rot4_1);
+        const uint8x16_t rot8_2 = vqtbl1q_u8(x0_3, rotl48);
+        const uint8x16_t x1_4 = veorq_u8(x1_3, rot8_2);
+        const uint8x16_t rot8_3 = vqtbl1q_u8(x1_4, rotl48);
+        const uint8x16_t x0_4 = veorq_u8(x0_3, rot8_3);
+        const uint8x16_t rot20_1 = vqtbl1q_u8(x0_4, rotl24);
+        const uint8x16_t x1_5 = veorq_u8(x1_4, rot20_1);
+        const uint8x16_t x0_5 = veorq_u8(x0_4, x1_5);
+        const uint8x16_t pl_1 = vqtbl1q_u8(x0_5, pl_mask);
+        const uint8x16_t pr_1 = vqtbl1q_u8(x1_5, pr_mask);
+        g1x0 = pl_1;
+        g1x1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const uint8x16_t k0_2 = veorq_u8(g2x0, rk0);
+        const uint8x16_t k1_2 = veorq_u8(g2x1, rk1);
+        const uint8x16_t s0_lo_2 = vandq_u8(k0_2, low_nibbles);
+        const uint8x16_t s0_hi_2 = kc_shr8(k0_2, 4);
+        const uint8x16_t s0_l_2 = vqtbl1q_u8(sbox_lo, s0_lo_2);
+        const uint8x16_t s0_h_2 = vqtbl1q_u8(sbox_hi, s0_hi_2);
+        const uint8x16_t s0_2 = vorrq_u8(s0_l_2, s0_h_2);
+        const uint8x16_t s1_lo_2 = vandq_u8(k1_2, low_nibbles);
+        const uint8x16_t s1_hi_2 = kc_shr8(k1_2, 4);
+        const uint8x16_t s1_l_2 = vqtbl1q_u8(sbox_lo, s1_lo_2);
+        const uint8x16_t s1_h_2 = vqtbl1q_u8(sbox_hi, s1_hi_2);
+        const uint8x16_t s1_2 = vorrq_u8(s1_l_2, s1_h_2);
+        const uint8x16_t x1_6 = veorq_u8(s1_2, s0_2);
+        const uint8x16_t rot4_2 = vqtbl1q_u8(x1_6, rotl56);
+        const uint8x16_t x0_6 = veorq_u8(s0_2, rot4_2);
+        const uint8x16_t rot8_4 = vqtbl1q_u8(x0_6, rotl48);
+        const uint8x16_t x1_7 = veorq_u8(x1_6, rot8_4);
+        const uint8x16_t rot8_5 = vqtbl1q_u8(x1_7, rotl48);
+        const uint8x16_t x0_7 = veorq_u8(x0_6, rot8_5);
+        const uint8x16_t rot20_2 = vqtbl1q_u8(x0_7, rotl24);
+        const uint8x16_t x1_8 = veorq_u8(x1_7, rot20_2);
+        const uint8x16_t x0_8 = veorq_u8(x0_7, x1_8);
+        const uint8x16_t pl_2 = vqtbl1q_u8(x0_8, pl_mask);
+        const uint8x16_t pr_2 = vqtbl1q_u8(x1_8, pr_mask);
+        g2x0 = pl_2;
+        g2x1 = pr_2;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const uint8x16_t k0_3 = veorq_u8(g3x0, rk0);
+        const uint8x16_t k1_3 = veorq_u8(g3x1, rk1);
+        const uint8x16_t s0_lo_3 = vandq_u8(k0_3, low_nibbles);
+        const uint8x16_t s0_hi_3 = kc_shr8(k0_3, 4);
+        const uint8x16_t s0_l_3 = vqtbl1q_u8(sbox_lo, s0_lo_3);
+        const uint8x16_t s0_h_3 = vqtbl1q_u8(sbox_hi, s0_hi_3);
+        const uint8x16_t s0_3 = vorrq_u8(s0_l_3, s0_h_3);
+        const uint8x16_t s1_lo_3 = vandq_u8(k1_3, low_nibbles);
+        const uint8x16_t s1_hi_3 = kc_shr8(k1_3, 4);
+        const uint8x16_t s1_l_3 = vqtbl1q_u8(sbox_lo, s1_lo_3);
+        const uint8x16_t s1_h_3 = vqtbl1q_u8(sbox_hi, s1_hi_3);
+        const uint8x16_t s1_3 = vorrq_u8(s1_l_3, s1_h_3);
+        const uint8x16_t x1_9 = veorq_u8(s1_3, s0_3);
+        const uint8x16_t rot4_3 = vqtbl1q_u8(x1_9, rotl56);
+        const uint8x16_t x0_9 = veorq_u8(s0_3, rot4_3);
+        const uint8x16_t rot8_6 = vqtbl1q_u8(x0_9, rotl48);
+        const uint8x16_t x1_10 = veorq_u8(x1_9, rot8_6);
+        const uint8x16_t rot8_7 = vqtbl1q_u8(x1_10, rotl48);
+        const uint8x16_t x0_10 = veorq_u8(x0_9, rot8_7);
+        const uint8x16_t rot20_3 = vqtbl1q_u8(x0_10, rotl24);
+        const uint8x16_t x1_11 = veorq_u8(x1_10, rot20_3);
+        const uint8x16_t x0_11 = veorq_u8(x0_10, x1_11);
+        const uint8x16_t pl_3 = vqtbl1q_u8(x0_11, pl_mask);
+        const uint8x16_t pr_3 = vqtbl1q_u8(x1_11, pr_mask);
+        g3x0 = pl_3;
+        g3x1 = pr_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const uint8x16_t rk0_1 = vld1q_u8(rk + 3072);
+    const uint8x16_t rk1_1 = vld1q_u8(rk + 3136);
+    const uint8x16_t y0 = veorq_u8(g0x0, rk0_1);
+    const uint8x16_t y1 = veorq_u8(g0x1, rk1_1);
+    const uint8x16_t de = vqtbl1q_u8(y0, deinterleave);
+    const uint8x16_t de_1 = vqtbl1q_u8(y1, deinterleave);
+    const uint8x16_t even_4 = kc_zip1_64(de, de_1);
+    const uint8x16_t odd_4 = kc_zip2_64(de, de_1);
+    const uint8x16_t ev_sh = kc_shl8(even_4, 4);
+    const uint8x16_t out_lo = vbslq_u8(high_nibbles, ev_sh, odd_4);
+    const uint8x16_t od_sh = kc_shr8(odd_4, 4);
+    const uint8x16_t out_hi = vbslq_u8(high_nibbles, even_4, od_sh);
+    const uint8x16_t msg = vld1q_u8(src);
+    const uint8x16_t ct = veorq_u8(out_lo, msg);
+    vst1q_u8(out, ct);
+    const uint8x16_t msg_1 = vld1q_u8(src + 16);
+    const uint8x16_t ct_1 = veorq_u8(out_hi, msg_1);
+    vst1q_u8(out + 16, ct_1);
+    const uint8x16_t y0_1 = veorq_u8(g1x0, rk0_1);
+    const uint8x16_t y1_1 = veorq_u8(g1x1, rk1_1);
+    const uint8x16_t de_2 = vqtbl1q_u8(y0_1, deinterleave);
+    const uint8x16_t de_3 = vqtbl1q_u8(y1_1, deinterleave);
+    const uint8x16_t even_5 = kc_zip1_64(de_2, de_3);
+    const uint8x16_t odd_5 = kc_zip2_64(de_2, de_3);
+    const uint8x16_t ev_sh_1 = kc_shl8(even_5, 4);
+    const uint8x16_t out_lo_1 = vbslq_u8(high_nibbles, ev_sh_1, odd_5);
+    const uint8x16_t od_sh_1 = kc_shr8(odd_5, 4);
+    const uint8x16_t out_hi_1 = vbslq_u8(high_nibbles, even_5, od_sh_1);
+    const uint8x16_t msg_2 = vld1q_u8(src + 32);
+    const uint8x16_t ct_2 = veorq_u8(out_lo_1, msg_2);
+    vst1q_u8(out + 32, ct_2);
+    const uint8x16_t msg_3 = vld1q_u8(src + 48);
+    const uint8x16_t ct_3 = veorq_u8(out_hi_1, msg_3);
+    vst1q_u8(out + 48, ct_3);
+    const uint8x16_t y0_2 = veorq_u8(g2x0, rk0_1);
+    const uint8x16_t y1_2 = veorq_u8(g2x1, rk1_1);
+    const uint8x16_t de_4 = vqtbl1q_u8(y0_2, deinterleave);
+    const uint8x16_t de_5 = vqtbl1q_u8(y1_2, deinterleave);
+    const uint8x16_t even_6 = kc_zip1_64(de_4, de_5);
+    const uint8x16_t odd_6 = kc_zip2_64(de_4, de_5);
+    const uint8x16_t ev_sh_2 = kc_shl8(even_6, 4);
+    const uint8x16_t out_lo_2 = vbslq_u8(high_nibbles, ev_sh_2, odd_6);
+    const uint8x16_t od_sh_2 = kc_shr8(odd_6, 4);
+    const uint8x16_t out_hi_2 = vbslq_u8(high_nibbles, even_6, od_sh_2);
+    const uint8x16_t msg_4 = vld1q_u8(src + 64);
+    const uint8x16_t ct_4 = veorq_u8(out_lo_2, msg_4);
+    vst1q_u8(out + 64, ct_4);
+    const uint8x16_t msg_5 = vld1q_u8(src + 80);
+    const uint8x16_t ct_5 = veorq_u8(out_hi_2, msg_5);
+    vst1q_u8(out + 80, ct_5);
+    const uint8x16_t y0_3 = veorq_u8(g3x0, rk0_1);
+    const uint8x16_t y1_3 = veorq_u8(g3x1, rk1_1);
+    const uint8x16_t de_6 = vqtbl1q_u8(y0_3, deinterleave);
+    const uint8x16_t de_7 = vqtbl1q_u8(y1_3, deinterleave);
+    const uint8x16_t even_7 = kc_zip1_64(de_6, de_7);
+    const uint8x16_t odd_7 = kc_zip2_64(de_6, de_7);
+    const uint8x16_t ev_sh_3 = kc_shl8(even_7, 4);
+    const uint8x16_t out_lo_3 = vbslq_u8(high_nibbles, ev_sh_3, odd_7);
+    const uint8x16_t od_sh_3 = kc_shr8(odd_7, 4);
+    const uint8x16_t out_hi_3 = vbslq_u8(high_nibbles, even_7, od_sh_3);
+    const uint8x16_t msg_6 = vld1q_u8(src + 96);
+    const uint8x16_t ct_6 = veorq_u8(out_lo_3, msg_6);
+    vst1q_u8(out + 96, ct_6);
+    const uint8x16_t msg_7 = vld1q_u8(src + 112);
+    const uint8x16_t ct_7 = veorq_u8(out_hi_3, msg_7);
+    vst1q_u8(out + 112, ct_7);
+}
+
+/* ublock128_256, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+static void ublock_register_neon_ublock128_256_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                       const uint8_t *src)
+{
+    uint8x16_t g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const uint8x16_t last_byte = vld1q_u8(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t block_k = vld1q_u8(block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const uint8x16_t spread_index = vld1q_u8(spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t carry_mask_table = vld1q_u8(carry_mask_table_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    const uint8x16_t block_k_1 = vld1q_u8(block_k_1_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02};
+    const uint8x16_t block_k_2 = vld1q_u8(block_k_2_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    const uint8x16_t block_k_3 = vld1q_u8(block_k_3_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04};
+    const uint8x16_t block_k_4 = vld1q_u8(block_k_4_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    const uint8x16_t block_k_5 = vld1q_u8(block_k_5_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06};
+    const uint8x16_t block_k_6 = vld1q_u8(block_k_6_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    const uint8x16_t block_k_7 = vld1q_u8(block_k_7_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const uint8x16_t high_nibbles = vld1q_u8(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const uint8x16_t sbox_lo = vld1q_u8(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const uint8x16_t sbox_hi = vld1q_u8(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const uint8x16_t low_nibbles = vld1q_u8(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const uint8x16_t pl_mask = vld1q_u8(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const uint8x16_t pr_mask = vld1q_u8(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const uint8x16_t deinterleave = vld1q_u8(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const uint8x16_t rotl56 = vld1q_u8(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const uint8x16_t rotl48 = vld1q_u8(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
+    const uint8x16_t ctr_low = vld1q_u8(in);
+    const uint8x16_t ctr_first = vdupq_n_u8(in[32]);
+    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, last_byte);
+    const uint8x16_t ctr_w = vld1q_u8(in + 16);
+
+    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const uint8x16_t ctr_j = kc_add8(block_k, ctr_j0);
+    const uint8x16_t ctr_sum = kc_add8(ctr_low, ctr_j);
+    const uint8x16_t ctr_or = vorrq_u8(ctr_low, ctr_j);
+    const uint8x16_t ctr_and = vandq_u8(ctr_low, ctr_j);
+    const uint8x16_t ctr_out = vbicq_u8(ctr_or, ctr_sum);
+    const uint8x16_t ctr_carry = vorrq_u8(ctr_and, ctr_out);
+    const uint8x16_t ctr_bit = kc_shr8(ctr_carry, 7);
+    const uint8x16_t ctr_spread = vqtbl1q_u8(ctr_bit, spread_index);
+    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_spread);
+    const uint8x16_t blk = vbslq_u8(ctr_mask, ctr_w, ctr_sum);
+    const uint8x16_t ctr_j_1 = kc_add8(block_k_1, ctr_j0);
+    const uint8x16_t ctr_sum_1 = kc_add8(ctr_low, ctr_j_1);
+    const uint8x16_t ctr_or_1 = vorrq_u8(ctr_low, ctr_j_1);
+    const uint8x16_t ctr_and_1 = vandq_u8(ctr_low, ctr_j_1);
+    const uint8x16_t ctr_out_1 = vbicq_u8(ctr_or_1, ctr_sum_1);
+    const uint8x16_t ctr_carry_1 = vorrq_u8(ctr_and_1, ctr_out_1);
+    const uint8x16_t ctr_bit_1 = kc_shr8(ctr_carry_1, 7);
+    const uint8x16_t ctr_spread_1 = vqtbl1q_u8(ctr_bit_1, spread_index);
+    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_spread_1);
+    const uint8x16_t blk_1 = vbslq_u8(ctr_mask_1, ctr_w, ctr_sum_1);
+    const uint8x16_t lo_sh = kc_shr8(blk, 4);
+    const uint8x16_t even = vbslq_u8(high_nibbles, blk_1, lo_sh);
+    const uint8x16_t hi_sh = kc_shl8(blk_1, 4);
+    const uint8x16_t odd = vbslq_u8(high_nibbles, hi_sh, blk);
+    const uint8x16_t sp = kc_zip1_8(even, odd);
+    const uint8x16_t sp_1 = kc_zip2_8(even, odd);
+    g0x0 = sp;
+    g0x1 = sp_1;
+    const uint8x16_t ctr_j_2 = kc_add8(block_k_2, ctr_j0);
+    const uint8x16_t ctr_sum_2 = kc_add8(ctr_low, ctr_j_2);
+    const uint8x16_t ctr_or_2 = vorrq_u8(ctr_low, ctr_j_2);
+    const uint8x16_t ctr_and_2 = vandq_u8(ctr_low, ctr_j_2);
+    const uint8x16_t ctr_out_2 = vbicq_u8(ctr_or_2, ctr_sum_2);
+    const uint8x16_t ctr_carry_2 = vorrq_u8(ctr_and_2, ctr_out_2);
+    const uint8x16_t ctr_bit_2 = kc_shr8(ctr_carry_2, 7);
+    const uint8x16_t ctr_spread_2 = vqtbl1q_u8(ctr_bit_2, spread_index);
+    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_spread_2);
+    const uint8x16_t blk_2 = vbslq_u8(ctr_mask_2, ctr_w, ctr_sum_2);
+    const uint8x16_t ctr_j_3 = kc_add8(block_k_3, ctr_j0);
+    const uint8x16_t ctr_sum_3 = kc_add8(ctr_low, ctr_j_3);
+    const uint8x16_t ctr_or_3 = vorrq_u8(ctr_low, ctr_j_3);
+    const uint8x16_t ctr_and_3 = vandq_u8(ctr_low, ctr_j_3);
+    const uint8x16_t ctr_out_3 = vbicq_u8(ctr_or_3, ctr_sum_3);
+    const uint8x16_t ctr_carry_3 = vorrq_u8(ctr_and_3, ctr_out_3);
+    const uint8x16_t ctr_bit_3 = kc_shr8(ctr_carry_3, 7);
+    const uint8x16_t ctr_spread_3 = vqtbl1q_u8(ctr_bit_3, spread_index);
+    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_spread_3);
+    const uint8x16_t blk_3 = vbslq_u8(ctr_mask_3, ctr_w, ctr_sum_3);
+    const uint8x16_t lo_sh_1 = kc_shr8(blk_2, 4);
+    const uint8x16_t even_1 = vbslq_u8(high_nibbles, blk_3, lo_sh_1);
+    const uint8x16_t hi_sh_1 = kc_shl8(blk_3, 4);
+    const uint8x16_t odd_1 = vbslq_u8(high_nibbles, hi_sh_1, blk_2);
+    const uint8x16_t sp_2 = kc_zip1_8(even_1, odd_1);
+    const uint8x16_t sp_3 = kc_zip2_8(even_1, odd_1);
+    g1x0 = sp_2;
+    g1x1 = sp_3;
+    const uint8x16_t ctr_j_4 = kc_add8(block_k_4, ctr_j0);
+    const uint8x16_t ctr_sum_4 = kc_add8(ctr_low, ctr_j_4);
+    const uint8x16_t ctr_or_4 = vorrq_u8(ctr_low, ctr_j_4);
+    const uint8x16_t ctr_and_4 = vandq_u8(ctr_low, ctr_j_4);
+    const uint8x16_t ctr_out_4 = vbicq_u8(ctr_or_4, ctr_sum_4);
+    const uint8x16_t ctr_carry_4 = vorrq_u8(ctr_and_4, ctr_out_4);
+    const uint8x16_t ctr_bit_4 = kc_shr8(ctr_carry_4, 7);
+    const uint8x16_t ctr_spread_4 = vqtbl1q_u8(ctr_bit_4, spread_index);
+    const uint8x16_t ctr_mask_4 = vqtbl1q_u8(carry_mask_table, ctr_spread_4);
+    const uint8x16_t blk_4 = vbslq_u8(ctr_mask_4, ctr_w, ctr_sum_4);
+    const uint8x16_t ctr_j_5 = kc_add8(block_k_5, ctr_j0);
+    const uint8x16_t ctr_sum_5 = kc_add8(ctr_low, ctr_j_5);
+    const uint8x16_t ctr_or_5 = vorrq_u8(ctr_low, ctr_j_5);
+    const uint8x16_t ctr_and_5 = vandq_u8(ctr_low, ctr_j_5);
+    const uint8x16_t ctr_out_5 = vbicq_u8(ctr_or_5, ctr_sum_5);
+    const uint8x16_t ctr_carry_5 = vorrq_u8(ctr_and_5, ctr_out_5);
+    const uint8x16_t ctr_bit_5 = kc_shr8(ctr_carry_5, 7);
+    const uint8x16_t ctr_spread_5 = vqtbl1q_u8(ctr_bit_5, spread_index);
+    const uint8x16_t ctr_mask_5 = vqtbl1q_u8(carry_mask_table, ctr_spread_5);
+    const uint8x16_t blk_5 = vbslq_u8(ctr_mask_5, ctr_w, ctr_sum_5);
+    const uint8x16_t lo_sh_2 = kc_shr8(blk_4, 4);
+    const uint8x16_t even_2 = vbslq_u8(high_nibbles, blk_5, lo_sh_2);
+    const uint8x16_t hi_sh_2 = kc_shl8(blk_5, 4);
+    const uint8x16_t odd_2 = vbslq_u8(high_nibbles, hi_sh_2, blk_4);
+    const uint8x16_t sp_4 = kc_zip1_8(even_2, odd_2);
+    const uint8x16_t sp_5 = kc_zip2_8(even_2, odd_2);
+    g2x0 = sp_4;
+    g2x1 = sp_5;
+    const uint8x16_t ctr_j_6 = kc_add8(block_k_6, ctr_j0);
+    const uint8x16_t ctr_sum_6 = kc_add8(ctr_low, ctr_j_6);
+    const uint8x16_t ctr_or_6 = vorrq_u8(ctr_low, ctr_j_6);
+    const uint8x16_t ctr_and_6 = vandq_u8(ctr_low, ctr_j_6);
+    const uint8x16_t ctr_out_6 = vbicq_u8(ctr_or_6, ctr_sum_6);
+    const uint8x16_t ctr_carry_6 = vorrq_u8(ctr_and_6, ctr_out_6);
+    const uint8x16_t ctr_bit_6 = kc_shr8(ctr_carry_6, 7);
+    const uint8x16_t ctr_spread_6 = vqtbl1q_u8(ctr_bit_6, spread_index);
+    const uint8x16_t ctr_mask_6 = vqtbl1q_u8(carry_mask_table, ctr_spread_6);
+    const uint8x16_t blk_6 = vbslq_u8(ctr_mask_6, ctr_w, ctr_sum_6);
+    const uint8x16_t ctr_j_7 = kc_add8(block_k_7, ctr_j0);
+    const uint8x16_t ctr_sum_7 = kc_add8(ctr_low, ctr_j_7);
+    const uint8x16_t ctr_or_7 = vorrq_u8(ctr_low, ctr_j_7);
+    const uint8x16_t ctr_and_7 = vandq_u8(ctr_low, ctr_j_7);
+    const uint8x16_t ctr_out_7 = vbicq_u8(ctr_or_7, ctr_sum_7);
+    const uint8x16_t ctr_carry_7 = vorrq_u8(ctr_and_7, ctr_out_7);
+    const uint8x16_t ctr_bit_7 = kc_shr8(ctr_carry_7, 7);
+    const uint8x16_t ctr_spread_7 = vqtbl1q_u8(ctr_bit_7, spread_index);
+    const uint8x16_t ctr_mask_7 = vqtbl1q_u8(carry_mask_table, ctr_spread_7);
+    const uint8x16_t blk_7 = vbslq_u8(ctr_mask_7, ctr_w, ctr_sum_7);
     const uint8x16_t lo_sh_3 = kc_shr8(blk_6, 4);
     const uint8x16_t even_3 = vbslq_u8(high_nibbles, blk_7, lo_sh_3);
     const uint8x16_t hi_sh_3 = kc_shl8(blk_7, 4);
@@ -3076,6 +3826,661 @@ static void ublock_register_neon_ublock256_256_encrypt_xor(const uint8_t *rk, co
     vst1q_u8(out + 240, ct_15);
 }
 
+/* ublock256_256, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+static void ublock_register_neon_ublock256_256_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                       const uint8_t *src)
+{
+    uint8x16_t g0x0_0, g0x0_1, g0x1_0, g0x1_1, g1x0_0, g1x0_1, g1x1_0, g1x1_1, g2x0_0, g2x0_1, g2x1_0, g2x1_1, g3x0_0, g3x0_1, g3x1_0, g3x1_1;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const uint8x16_t last_byte = vld1q_u8(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t block_k = vld1q_u8(block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const uint8x16_t spread_index = vld1q_u8(spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const uint8x16_t carry_mask_table = vld1q_u8(carry_mask_table_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_1_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const uint8x16_t spread_index_1 = vld1q_u8(spread_index_1_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    const uint8x16_t block_k_1 = vld1q_u8(block_k_1_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02};
+    const uint8x16_t block_k_2 = vld1q_u8(block_k_2_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    const uint8x16_t block_k_3 = vld1q_u8(block_k_3_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04};
+    const uint8x16_t block_k_4 = vld1q_u8(block_k_4_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    const uint8x16_t block_k_5 = vld1q_u8(block_k_5_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06};
+    const uint8x16_t block_k_6 = vld1q_u8(block_k_6_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    const uint8x16_t block_k_7 = vld1q_u8(block_k_7_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const uint8x16_t high_nibbles = vld1q_u8(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const uint8x16_t sbox_lo = vld1q_u8(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const uint8x16_t sbox_hi = vld1q_u8(sbox_hi_bytes);
+    /* PL_256 spread, lane 0: bytes from this lane */
+    static const uint8_t pl_front0_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80};
+    const uint8x16_t pl_front0 = vld1q_u8(pl_front0_bytes);
+    /* PL_256 spread, lane 0: bytes from the other lane */
+    static const uint8_t pl_rear0_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09};
+    const uint8x16_t pl_rear0 = vld1q_u8(pl_rear0_bytes);
+    /* PL_256 spread, lane 1: bytes from this lane */
+    static const uint8_t pl_front1_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80};
+    const uint8x16_t pl_front1 = vld1q_u8(pl_front1_bytes);
+    /* PL_256 spread, lane 1: bytes from the other lane */
+    static const uint8_t pl_rear1_bytes[16] = {0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01};
+    const uint8x16_t pl_rear1 = vld1q_u8(pl_rear1_bytes);
+    /* PR_256 spread, lane 0: bytes from this lane */
+    static const uint8_t pr_front0_bytes[16] = {0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80};
+    const uint8x16_t pr_front0 = vld1q_u8(pr_front0_bytes);
+    /* PR_256 spread, lane 0: bytes from the other lane */
+    static const uint8_t pr_rear0_bytes[16] = {0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f};
+    const uint8x16_t pr_rear0 = vld1q_u8(pr_rear0_bytes);
+    /* PR_256 spread, lane 1: bytes from this lane */
+    static const uint8_t pr_front1_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80};
+    const uint8x16_t pr_front1 = vld1q_u8(pr_front1_bytes);
+    /* PR_256 spread, lane 1: bytes from the other lane */
+    static const uint8_t pr_rear1_bytes[16] = {0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b};
+    const uint8x16_t pr_rear1 = vld1q_u8(pr_rear1_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const uint8x16_t deinterleave = vld1q_u8(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const uint8x16_t rotl56 = vld1q_u8(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const uint8x16_t rotl48 = vld1q_u8(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
+    const uint8x16_t ctr_low = vld1q_u8(in + 16);
+    const uint8x16_t ctr_first = vdupq_n_u8(in[64]);
+    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, last_byte);
+    const uint8x16_t ctr_v_high = vld1q_u8(in);
+    const uint8x16_t ctr_w_high = vld1q_u8(in + 32);
+    const uint8x16_t ctr_w_low = vld1q_u8(in + 48);
+
+    /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const uint8x16_t ctr_j = kc_add8(block_k, ctr_j0);
+    const uint8x16_t ctr_sum = kc_add8(ctr_low, ctr_j);
+    const uint8x16_t ctr_or = vorrq_u8(ctr_low, ctr_j);
+    const uint8x16_t ctr_and = vandq_u8(ctr_low, ctr_j);
+    const uint8x16_t ctr_out = vbicq_u8(ctr_or, ctr_sum);
+    const uint8x16_t ctr_carry = vorrq_u8(ctr_and, ctr_out);
+    const uint8x16_t ctr_bit = kc_shr8(ctr_carry, 7);
+    const uint8x16_t ctr_spread = vqtbl1q_u8(ctr_bit, spread_index);
+    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_spread);
+    const uint8x16_t blk = vbslq_u8(ctr_mask, ctr_w_high, ctr_v_high);
+    const uint8x16_t ctr_spread_1 = vqtbl1q_u8(ctr_bit, spread_index_1);
+    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_spread_1);
+    const uint8x16_t blk_1 = vbslq_u8(ctr_mask_1, ctr_w_low, ctr_sum);
+    const uint8x16_t ctr_j_2 = kc_add8(block_k_1, ctr_j0);
+    const uint8x16_t ctr_sum_2 = kc_add8(ctr_low, ctr_j_2);
+    const uint8x16_t ctr_or_2 = vorrq_u8(ctr_low, ctr_j_2);
+    const uint8x16_t ctr_and_2 = vandq_u8(ctr_low, ctr_j_2);
+    const uint8x16_t ctr_out_2 = vbicq_u8(ctr_or_2, ctr_sum_2);
+    const uint8x16_t ctr_carry_2 = vorrq_u8(ctr_and_2, ctr_out_2);
+    const uint8x16_t ctr_bit_2 = kc_shr8(ctr_carry_2, 7);
+    const uint8x16_t ctr_spread_2 = vqtbl1q_u8(ctr_bit_2, spread_index);
+    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_spread_2);
+    const uint8x16_t blk_2 = vbslq_u8(ctr_mask_2, ctr_w_high, ctr_v_high);
+    const uint8x16_t ctr_spread_3 = vqtbl1q_u8(ctr_bit_2, spread_index_1);
+    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_spread_3);
+    const uint8x16_t blk_3 = vbslq_u8(ctr_mask_3, ctr_w_low, ctr_sum_2);
+    const uint8x16_t lo_sh = kc_shr8(blk, 4);
+    const uint8x16_t even = vbslq_u8(high_nibbles, blk_2, lo_sh);
+    const uint8x16_t hi_sh = kc_shl8(blk_2, 4);
+    const uint8x16_t odd = vbslq_u8(high_nibbles, hi_sh, blk);
+    const uint8x16_t sp = kc_zip1_8(even, odd);
+    const uint8x16_t sp_1 = kc_zip2_8(even, odd);
+    const uint8x16_t lo_sh_1 = kc_shr8(blk_1, 4);
+    const uint8x16_t even_1 = vbslq_u8(high_nibbles, blk_3, lo_sh_1);
+    const uint8x16_t hi_sh_1 = kc_shl8(blk_3, 4);
+    const uint8x16_t odd_1 = vbslq_u8(high_nibbles, hi_sh_1, blk_1);
+    const uint8x16_t sp_2 = kc_zip1_8(even_1, odd_1);
+    const uint8x16_t sp_3 = kc_zip2_8(even_1, odd_1);
+    g0x0_0 = sp;
+    g0x0_1 = sp_1;
+    g0x1_0 = sp_2;
+    g0x1_1 = sp_3;
+    const uint8x16_t ctr_j_4 = kc_add8(block_k_2, ctr_j0);
+    const uint8x16_t ctr_sum_4 = kc_add8(ctr_low, ctr_j_4);
+    const uint8x16_t ctr_or_4 = vorrq_u8(ctr_low, ctr_j_4);
+    const uint8x16_t ctr_and_4 = vandq_u8(ctr_low, ctr_j_4);
+    const uint8x16_t ctr_out_4 = vbicq_u8(ctr_or_4, ctr_sum_4);
+    const uint8x16_t ctr_carry_4 = vorrq_u8(ctr_and_4, ctr_out_4);
+    const uint8x16_t ctr_bit_4 = kc_shr8(ctr_carry_4, 7);
+    const uint8x16_t ctr_spread_4 = vqtbl1q_u8(ctr_bit_4, spread_index);
+    const uint8x16_t ctr_mask_4 = vqtbl1q_u8(carry_mask_table, ctr_spread_4);
+    const uint8x16_t blk_4 = vbslq_u8(ctr_mask_4, ctr_w_high, ctr_v_high);
+    const uint8x16_t ctr_spread_5 = vqtbl1q_u8(ctr_bit_4, spread_index_1);
+    const uint8x16_t ctr_mask_5 = vqtbl1q_u8(carry_mask_table, ctr_spread_5);
+    const uint8x16_t blk_5 = vbslq_u8(ctr_mask_5, ctr_w_low, ctr_sum_4);
+    const uint8x16_t ctr_j_6 = kc_add8(block_k_3, ctr_j0);
+    const uint8x16_t ctr_sum_6 = kc_add8(ctr_low, ctr_j_6);
+    const uint8x16_t ctr_or_6 = vorrq_u8(ctr_low, ctr_j_6);
+    const uint8x16_t ctr_and_6 = vandq_u8(ctr_low, ctr_j_6);
+    const uint8x16_t ctr_out_6 = vbicq_u8(ctr_or_6, ctr_sum_6);
+    const uint8x16_t ctr_carry_6 = vorrq_u8(ctr_and_6, ctr_out_6);
+    const uint8x16_t ctr_bit_6 = kc_shr8(ctr_carry_6, 7);
+    const uint8x16_t ctr_spread_6 = vqtbl1q_u8(ctr_bit_6, spread_index);
+    const uint8x16_t ctr_mask_6 = vqtbl1q_u8(carry_mask_table, ctr_spread_6);
+    const uint8x16_t blk_6 = vbslq_u8(ctr_mask_6, ctr_w_high, ctr_v_high);
+    const uint8x16_t ctr_spread_7 = vqtbl1q_u8(ctr_bit_6, spread_index_1);
+    const uint8x16_t ctr_mask_7 = vqtbl1q_u8(carry_mask_table, ctr_spread_7);
+    const uint8x16_t blk_7 = vbslq_u8(ctr_mask_7, ctr_w_low, ctr_sum_6);
+    const uint8x16_t lo_sh_2 = kc_shr8(blk_4, 4);
+    const uint8x16_t even_2 = vbslq_u8(high_nibbles, blk_6, lo_sh_2);
+    const uint8x16_t hi_sh_2 = kc_shl8(blk_6, 4);
+    const uint8x16_t odd_2 = vbslq_u8(high_nibbles, hi_sh_2, blk_4);
+    const uint8x16_t sp_4 = kc_zip1_8(even_2, odd_2);
+    const uint8x16_t sp_5 = kc_zip2_8(even_2, odd_2);
+    const uint8x16_t lo_sh_3 = kc_shr8(blk_5, 4);
+    const uint8x16_t even_3 = vbslq_u8(high_nibbles, blk_7, lo_sh_3);
+    const uint8x16_t hi_sh_3 = kc_shl8(blk_7, 4);
+    const uint8x16_t odd_3 = vbslq_u8(high_nibbles, hi_sh_3, blk_5);
+    const uint8x16_t sp_6 = kc_zip1_8(even_3, odd_3);
+    const uint8x16_t sp_7 = kc_zip2_8(even_3, odd_3);
+    g1x0_0 = sp_4;
+    g1x0_1 = sp_5;
+    g1x1_0 = sp_6;
+    g1x1_1 = sp_7;
+    const uint8x16_t ctr_j_8 = kc_add8(block_k_4, ctr_j0);
+    const uint8x16_t ctr_sum_8 = kc_add8(ctr_low, ctr_j_8);
+    const uint8x16_t ctr_or_8 = vorrq_u8(ctr_low, ctr_j_8);
+    const uint8x16_t ctr_and_8 = vandq_u8(ctr_low, ctr_j_8);
+    const uint8x16_t ctr_out_8 = vbicq_u8(ctr_or_8, ctr_sum_8);
+    const uint8x16_t ctr_carry_8 = vorrq_u8(ctr_and_8, ctr_out_8);
+    const uint8x16_t ctr_bit_8 = kc_shr8(ctr_carry_8, 7);
+    const uint8x16_t ctr_spread_8 = vqtbl1q_u8(ctr_bit_8, spread_index);
+    const uint8x16_t ctr_mask_8 = vqtbl1q_u8(carry_mask_table, ctr_spread_8);
+    const uint8x16_t blk_8 = vbslq_u8(ctr_mask_8, ctr_w_high, ctr_v_high);
+    const uint8x16_t ctr_spread_9 = vqtbl1q_u8(ctr_bit_8, spread_index_1);
+    const uint8x16_t ctr_mask_9 = vqtbl1q_u8(carry_mask_table, ctr_spread_9);
+    const uint8x16_t blk_9 = vbslq_u8(ctr_mask_9, ctr_w_low, ctr_sum_8);
+    const uint8x16_t ctr_j_10 = kc_add8(block_k_5, ctr_j0);
+    const uint8x16_t ctr_sum_10 = kc_add8(ctr_low, ctr_j_10);
+    const uint8x16_t ctr_or_10 = vorrq_u8(ctr_low, ctr_j_10);
+    const uint8x16_t ctr_and_10 = vandq_u8(ctr_low, ctr_j_10);
+    const uint8x16_t ctr_out_10 = vbicq_u8(ctr_or_10, ctr_sum_10);
+    const uint8x16_t ctr_carry_10 = vorrq_u8(ctr_and_10, ctr_out_10);
+    const uint8x16_t ctr_bit_10 = kc_shr8(ctr_carry_10, 7);
+    const uint8x16_t ctr_spread_10 = vqtbl1q_u8(ctr_bit_10, spread_index);
+    const uint8x16_t ctr_mask_10 = vqtbl1q_u8(carry_mask_table, ctr_spread_10);
+    const uint8x16_t blk_10 = vbslq_u8(ctr_mask_10, ctr_w_high, ctr_v_high);
+    const uint8x16_t ctr_spread_11 = vqtbl1q_u8(ctr_bit_10, spread_index_1);
+    const uint8x16_t ctr_mask_11 = vqtbl1q_u8(carry_mask_table, ctr_spread_11);
+    const uint8x16_t blk_11 = vbslq_u8(ctr_mask_11, ctr_w_low, ctr_sum_10);
+    const uint8x16_t lo_sh_4 = kc_shr8(blk_8, 4);
+    const uint8x16_t even_4 = vbslq_u8(high_nibbles, blk_10, lo_sh_4);
+    const uint8x16_t hi_sh_4 = kc_shl8(blk_10, 4);
+    const uint8x16_t odd_4 = vbslq_u8(high_nibbles, hi_sh_4, blk_8);
+    const uint8x16_t sp_8 = kc_zip1_8(even_4, odd_4);
+    const uint8x16_t sp_9 = kc_zip2_8(even_4, odd_4);
+    const uint8x16_t lo_sh_5 = kc_shr8(blk_9, 4);
+    const uint8x16_t even_5 = vbslq_u8(high_nibbles, blk_11, lo_sh_5);
+    const uint8x16_t hi_sh_5 = kc_shl8(blk_11, 4);
+    const uint8x16_t odd_5 = vbslq_u8(high_nibbles, hi_sh_5, blk_9);
+    const uint8x16_t sp_10 = kc_zip1_8(even_5, odd_5);
+    const uint8x16_t sp_11 = kc_zip2_8(even_5, odd_5);
+    g2x0_0 = sp_8;
+    g2x0_1 = sp_9;
+    g2x1_0 = sp_10;
+    g2x1_1 = sp_11;
+    const uint8x16_t ctr_j_12 = kc_add8(block_k_6, ctr_j0);
+    const uint8x16_t ctr_sum_12 = kc_add8(ctr_low, ctr_j_12);
+    const uint8x16_t ctr_or_12 = vorrq_u8(ctr_low, ctr_j_12);
+    const uint8x16_t ctr_and_12 = vandq_u8(ctr_low, ctr_j_12);
+    const uint8x16_t ctr_out_12 = vbicq_u8(ctr_or_12, ctr_sum_12);
+    const uint8x16_t ctr_carry_12 = vorrq_u8(ctr_and_12, ctr_out_12);
+    const uint8x16_t ctr_bit_12 = kc_shr8(ctr_carry_12, 7);
+    const uint8x16_t ctr_spread_12 = vqtbl1q_u8(ctr_bit_12, spread_index);
+    const uint8x16_t ctr_mask_12 = vqtbl1q_u8(carry_mask_table, ctr_spread_12);
+    const uint8x16_t blk_12 = vbslq_u8(ctr_mask_12, ctr_w_high, ctr_v_high);
+    const uint8x16_t ctr_spread_13 = vqtbl1q_u8(ctr_bit_12, spread_index_1);
+    const uint8x16_t ctr_mask_13 = vqtbl1q_u8(carry_mask_table, ctr_spread_13);
+    const uint8x16_t blk_13 = vbslq_u8(ctr_mask_13, ctr_w_low, ctr_sum_12);
+    const uint8x16_t ctr_j_14 = kc_add8(block_k_7, ctr_j0);
+    const uint8x16_t ctr_sum_14 = kc_add8(ctr_low, ctr_j_14);
+    const uint8x16_t ctr_or_14 = vorrq_u8(ctr_low, ctr_j_14);
+    const uint8x16_t ctr_and_14 = vandq_u8(ctr_low, ctr_j_14);
+    const uint8x16_t ctr_out_14 = vbicq_u8(ctr_or_14, ctr_sum_14);
+    const uint8x16_t ctr_carry_14 = vorrq_u8(ctr_and_14, ctr_out_14);
+    const uint8x16_t ctr_bit_14 = kc_shr8(ctr_carry_14, 7);
+    const uint8x16_t ctr_spread_14 = vqtbl1q_u8(ctr_bit_14, spread_index);
+    const uint8x16_t ctr_mask_14 = vqtbl1q_u8(carry_mask_table, ctr_spread_14);
+    const uint8x16_t blk_14 = vbslq_u8(ctr_mask_14, ctr_w_high, ctr_v_high);
+    const uint8x16_t ctr_spread_15 = vqtbl1q_u8(ctr_bit_14, spread_index_1);
+    const uint8x16_t ctr_mask_15 = vqtbl1q_u8(carry_mask_table, ctr_spread_15);
+    const uint8x16_t blk_15 = vbslq_u8(ctr_mask_15, ctr_w_low, ctr_sum_14);
+    const uint8x16_t lo_sh_6 = kc_shr8(blk_12, 4);
+    const uint8x16_t even_6 = vbslq_u8(high_nibbles, blk_14, lo_sh_6);
+    const uint8x16_t hi_sh_6 = kc_shl8(blk_14, 4);
+    const uint8x16_t odd_6 = vbslq_u8(high_nibbles, hi_sh_6, blk_12);
+    const uint8x16_t sp_12 = kc_zip1_8(even_6, odd_6);
+    const uint8x16_t sp_13 = kc_zip2_8(even_6, odd_6);
+    const uint8x16_t lo_sh_7 = kc_shr8(blk_13, 4);
+    const uint8x16_t even_7 = vbslq_u8(high_nibbles, blk_15, lo_sh_7);
+    const uint8x16_t hi_sh_7 = kc_shl8(blk_15, 4);
+    const uint8x16_t odd_7 = vbslq_u8(high_nibbles, hi_sh_7, blk_13);
+    const uint8x16_t sp_14 = kc_zip1_8(even_7, odd_7);
+    const uint8x16_t sp_15 = kc_zip2_8(even_7, odd_7);
+    g3x0_0 = sp_12;
+    g3x0_1 = sp_13;
+    g3x1_0 = sp_14;
+    g3x1_1 = sp_15;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const uint8x16_t rk0 = vld1q_u8(rk + 128 * r);
+        const uint8x16_t rk0_1 = vld1q_u8(rk + 128 * r + 16);
+        const uint8x16_t rk1 = vld1q_u8(rk + 128 * r + 64);
+        const uint8x16_t rk1_1 = vld1q_u8(rk + 128 * r + 80);
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const uint8x16_t k0 = veorq_u8(g0x0_0, rk0);
+        const uint8x16_t k0_1 = veorq_u8(g0x0_1, rk0_1);
+        const uint8x16_t k1 = veorq_u8(g0x1_0, rk1);
+        const uint8x16_t k1_1 = veorq_u8(g0x1_1, rk1_1);
+        const uint8x16_t s0_lo = vandq_u8(k0, spread_index);
+        const uint8x16_t s0_hi = kc_shr8(k0, 4);
+        const uint8x16_t s0_l = vqtbl1q_u8(sbox_lo, s0_lo);
+        const uint8x16_t s0_h = vqtbl1q_u8(sbox_hi, s0_hi);
+        const uint8x16_t s0 = vorrq_u8(s0_l, s0_h);
+        const uint8x16_t s0_lo_1 = vandq_u8(k0_1, spread_index);
+        const uint8x16_t s0_hi_1 = kc_shr8(k0_1, 4);
+        const uint8x16_t s0_l_1 = vqtbl1q_u8(sbox_lo, s0_lo_1);
+        const uint8x16_t s0_h_1 = vqtbl1q_u8(sbox_hi, s0_hi_1);
+        const uint8x16_t s0_1 = vorrq_u8(s0_l_1, s0_h_1);
+        const uint8x16_t s1_lo = vandq_u8(k1, spread_index);
+        const uint8x16_t s1_hi = kc_shr8(k1, 4);
+        const uint8x16_t s1_l = vqtbl1q_u8(sbox_lo, s1_lo);
+        const uint8x16_t s1_h = vqtbl1q_u8(sbox_hi, s1_hi);
+        const uint8x16_t s1 = vorrq_u8(s1_l, s1_h);
+        const uint8x16_t s1_lo_1 = vandq_u8(k1_1, spread_index);
+        const uint8x16_t s1_hi_1 = kc_shr8(k1_1, 4);
+        const uint8x16_t s1_l_1 = vqtbl1q_u8(sbox_lo, s1_lo_1);
+        const uint8x16_t s1_h_1 = vqtbl1q_u8(sbox_hi, s1_hi_1);
+        const uint8x16_t s1_1 = vorrq_u8(s1_l_1, s1_h_1);
+        const uint8x16_t x1 = veorq_u8(s1, s0);
+        const uint8x16_t x1_1 = veorq_u8(s1_1, s0_1);
+        const uint8x16_t rot4 = vqtbl1q_u8(x1, rotl56);
+        const uint8x16_t rot4_1 = vqtbl1q_u8(x1_1, rotl56);
+        const uint8x16_t x0 = veorq_u8(s0, rot4);
+        const uint8x16_t x0_1 = veorq_u8(s0_1, rot4_1);
+        const uint8x16_t rot8 = vqtbl1q_u8(x0, rotl48);
+        const uint8x16_t rot8_1 = vqtbl1q_u8(x0_1, rotl48);
+        const uint8x16_t x1_2 = veorq_u8(x1, rot8);
+        const uint8x16_t x1_3 = veorq_u8(x1_1, rot8_1);
+        const uint8x16_t rot8_2 = vqtbl1q_u8(x1_2, rotl48);
+        const uint8x16_t rot8_3 = vqtbl1q_u8(x1_3, rotl48);
+        const uint8x16_t x0_2 = veorq_u8(x0, rot8_2);
+        const uint8x16_t x0_3 = veorq_u8(x0_1, rot8_3);
+        const uint8x16_t rot20 = vqtbl1q_u8(x0_2, rotl24);
+        const uint8x16_t rot20_1 = vqtbl1q_u8(x0_3, rotl24);
+        const uint8x16_t x1_4 = veorq_u8(x1_2, rot20);
+        const uint8x16_t x1_5 = veorq_u8(x1_3, rot20_1);
+        const uint8x16_t x0_4 = veorq_u8(x0_2, x1_4);
+        const uint8x16_t x0_5 = veorq_u8(x0_3, x1_5);
+        const uint8x16_t pl_f = vqtbl1q_u8(x0_4, pl_front0);
+        const uint8x16_t pl_r = vqtbl1q_u8(x0_5, pl_rear0);
+        const uint8x16_t pl = veorq_u8(pl_f, pl_r);
+        const uint8x16_t pl_f_1 = vqtbl1q_u8(x0_5, pl_front1);
+        const uint8x16_t pl_r_1 = vqtbl1q_u8(x0_4, pl_rear1);
+        const uint8x16_t pl_1 = veorq_u8(pl_f_1, pl_r_1);
+        const uint8x16_t pr_f = vqtbl1q_u8(x1_4, pr_front0);
+        const uint8x16_t pr_r = vqtbl1q_u8(x1_5, pr_rear0);
+        const uint8x16_t pr = veorq_u8(pr_f, pr_r);
+        const uint8x16_t pr_f_1 = vqtbl1q_u8(x1_5, pr_front1);
+        const uint8x16_t pr_r_1 = vqtbl1q_u8(x1_4, pr_rear1);
+        const uint8x16_t pr_1 = veorq_u8(pr_f_1, pr_r_1);
+        g0x0_0 = pl;
+        g0x0_1 = pl_1;
+        g0x1_0 = pr;
+        g0x1_1 = pr_1;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const uint8x16_t k0_2 = veorq_u8(g1x0_0, rk0);
+        const uint8x16_t k0_3 = veorq_u8(g1x0_1, rk0_1);
+        const uint8x16_t k1_2 = veorq_u8(g1x1_0, rk1);
+        const uint8x16_t k1_3 = veorq_u8(g1x1_1, rk1_1);
+        const uint8x16_t s0_lo_2 = vandq_u8(k0_2, spread_index);
+        const uint8x16_t s0_hi_2 = kc_shr8(k0_2, 4);
+        const uint8x16_t s0_l_2 = vqtbl1q_u8(sbox_lo, s0_lo_2);
+        const uint8x16_t s0_h_2 = vqtbl1q_u8(sbox_hi, s0_hi_2);
+        const uint8x16_t s0_2 = vorrq_u8(s0_l_2, s0_h_2);
+        const uint8x16_t s0_lo_3 = vandq_u8(k0_3, spread_index);
+        const uint8x16_t s0_hi_3 = kc_shr8(k0_3, 4);
+        const uint8x16_t s0_l_3 = vqtbl1q_u8(sbox_lo, s0_lo_3);
+        const uint8x16_t s0_h_3 = vqtbl1q_u8(sbox_hi, s0_hi_3);
+        const uint8x16_t s0_3 = vorrq_u8(s0_l_3, s0_h_3);
+        const uint8x16_t s1_lo_2 = vandq_u8(k1_2, spread_index);
+        const uint8x16_t s1_hi_2 = kc_shr8(k1_2, 4);
+        const uint8x16_t s1_l_2 = vqtbl1q_u8(sbox_lo, s1_lo_2);
+        const uint8x16_t s1_h_2 = vqtbl1q_u8(sbox_hi, s1_hi_2);
+        const uint8x16_t s1_2 = vorrq_u8(s1_l_2, s1_h_2);
+        const uint8x16_t s1_lo_3 = vandq_u8(k1_3, spread_index);
+        const uint8x16_t s1_hi_3 = kc_shr8(k1_3, 4);
+        const uint8x16_t s1_l_3 = vqtbl1q_u8(sbox_lo, s1_lo_3);
+        const uint8x16_t s1_h_3 = vqtbl1q_u8(sbox_hi, s1_hi_3);
+        const uint8x16_t s1_3 = vorrq_u8(s1_l_3, s1_h_3);
+        const uint8x16_t x1_6 = veorq_u8(s1_2, s0_2);
+        const uint8x16_t x1_7 = veorq_u8(s1_3, s0_3);
+        const uint8x16_t rot4_2 = vqtbl1q_u8(x1_6, rotl56);
+        const uint8x16_t rot4_3 = vqtbl1q_u8(x1_7, rotl56);
+        const uint8x16_t x0_6 = veorq_u8(s0_2, rot4_2);
+        const uint8x16_t x0_7 = veorq_u8(s0_3, rot4_3);
+        const uint8x16_t rot8_4 = vqtbl1q_u8(x0_6, rotl48);
+        const uint8x16_t rot8_5 = vqtbl1q_u8(x0_7, rotl48);
+        const uint8x16_t x1_8 = veorq_u8(x1_6, rot8_4);
+        const uint8x16_t x1_9 = veorq_u8(x1_7, rot8_5);
+        const uint8x16_t rot8_6 = vqtbl1q_u8(x1_8, rotl48);
+        const uint8x16_t rot8_7 = vqtbl1q_u8(x1_9, rotl48);
+        const uint8x16_t x0_8 = veorq_u8(x0_6, rot8_6);
+        const uint8x16_t x0_9 = veorq_u8(x0_7, rot8_7);
+        const uint8x16_t rot20_2 = vqtbl1q_u8(x0_8, rotl24);
+        const uint8x16_t rot20_3 = vqtbl1q_u8(x0_9, rotl24);
+        const uint8x16_t x1_10 = veorq_u8(x1_8, rot20_2);
+        const uint8x16_t x1_11 = veorq_u8(x1_9, rot20_3);
+        const uint8x16_t x0_10 = veorq_u8(x0_8, x1_10);
+        const uint8x16_t x0_11 = veorq_u8(x0_9, x1_11);
+        const uint8x16_t pl_f_2 = vqtbl1q_u8(x0_10, pl_front0);
+        const uint8x16_t pl_r_2 = vqtbl1q_u8(x0_11, pl_rear0);
+        const uint8x16_t pl_2 = veorq_u8(pl_f_2, pl_r_2);
+        const uint8x16_t pl_f_3 = vqtbl1q_u8(x0_11, pl_front1);
+        const uint8x16_t pl_r_3 = vqtbl1q_u8(x0_10, pl_rear1);
+        const uint8x16_t pl_3 = veorq_u8(pl_f_3, pl_r_3);
+        const uint8x16_t pr_f_2 = vqtbl1q_u8(x1_10, pr_front0);
+        const uint8x16_t pr_r_2 = vqtbl1q_u8(x1_11, pr_rear0);
+        const uint8x16_t pr_2 = veorq_u8(pr_f_2, pr_r_2);
+        const uint8x16_t pr_f_3 = vqtbl1q_u8(x1_11, pr_front1);
+        const uint8x16_t pr_r_3 = vqtbl1q_u8(x1_10, pr_rear1);
+        const uint8x16_t pr_3 = veorq_u8(pr_f_3, pr_r_3);
+        g1x0_0 = pl_2;
+        g1x0_1 = pl_3;
+        g1x1_0 = pr_2;
+        g1x1_1 = pr_3;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const uint8x16_t k0_4 = veorq_u8(g2x0_0, rk0);
+        const uint8x16_t k0_5 = veorq_u8(g2x0_1, rk0_1);
+        const uint8x16_t k1_4 = veorq_u8(g2x1_0, rk1);
+        const uint8x16_t k1_5 = veorq_u8(g2x1_1, rk1_1);
+        const uint8x16_t s0_lo_4 = vandq_u8(k0_4, spread_index);
+        const uint8x16_t s0_hi_4 = kc_shr8(k0_4, 4);
+        const uint8x16_t s0_l_4 = vqtbl1q_u8(sbox_lo, s0_lo_4);
+        const uint8x16_t s0_h_4 = vqtbl1q_u8(sbox_hi, s0_hi_4);
+        const uint8x16_t s0_4 = vorrq_u8(s0_l_4, s0_h_4);
+        const uint8x16_t s0_lo_5 = vandq_u8(k0_5, spread_index);
+        const uint8x16_t s0_hi_5 = kc_shr8(k0_5, 4);
+        const uint8x16_t s0_l_5 = vqtbl1q_u8(sbox_lo, s0_lo_5);
+        const uint8x16_t s0_h_5 = vqtbl1q_u8(sbox_hi, s0_hi_5);
+        const uint8x16_t s0_5 = vorrq_u8(s0_l_5, s0_h_5);
+        const uint8x16_t s1_lo_4 = vandq_u8(k1_4, spread_index);
+        const uint8x16_t s1_hi_4 = kc_shr8(k1_4, 4);
+        const uint8x16_t s1_l_4 = vqtbl1q_u8(sbox_lo, s1_lo_4);
+        const uint8x16_t s1_h_4 = vqtbl1q_u8(sbox_hi, s1_hi_4);
+        const uint8x16_t s1_4 = vorrq_u8(s1_l_4, s1_h_4);
+        const uint8x16_t s1_lo_5 = vandq_u8(k1_5, spread_index);
+        const uint8x16_t s1_hi_5 = kc_shr8(k1_5, 4);
+        const uint8x16_t s1_l_5 = vqtbl1q_u8(sbox_lo, s1_lo_5);
+        const uint8x16_t s1_h_5 = vqtbl1q_u8(sbox_hi, s1_hi_5);
+        const uint8x16_t s1_5 = vorrq_u8(s1_l_5, s1_h_5);
+        const uint8x16_t x1_12 = veorq_u8(s1_4, s0_4);
+        const uint8x16_t x1_13 = veorq_u8(s1_5, s0_5);
+        const uint8x16_t rot4_4 = vqtbl1q_u8(x1_12, rotl56);
+        const uint8x16_t rot4_5 = vqtbl1q_u8(x1_13, rotl56);
+        const uint8x16_t x0_12 = veorq_u8(s0_4, rot4_4);
+        const uint8x16_t x0_13 = veorq_u8(s0_5, rot4_5);
+        const uint8x16_t rot8_8 = vqtbl1q_u8(x0_12, rotl48);
+        const uint8x16_t rot8_9 = vqtbl1q_u8(x0_13, rotl48);
+        const uint8x16_t x1_14 = veorq_u8(x1_12, rot8_8);
+        const uint8x16_t x1_15 = veorq_u8(x1_13, rot8_9);
+        const uint8x16_t rot8_10 = vqtbl1q_u8(x1_14, rotl48);
+        const uint8x16_t rot8_11 = vqtbl1q_u8(x1_15, rotl48);
+        const uint8x16_t x0_14 = veorq_u8(x0_12, rot8_10);
+        const uint8x16_t x0_15 = veorq_u8(x0_13, rot8_11);
+        const uint8x16_t rot20_4 = vqtbl1q_u8(x0_14, rotl24);
+        const uint8x16_t rot20_5 = vqtbl1q_u8(x0_15, rotl24);
+        const uint8x16_t x1_16 = veorq_u8(x1_14, rot20_4);
+        const uint8x16_t x1_17 = veorq_u8(x1_15, rot20_5);
+        const uint8x16_t x0_16 = veorq_u8(x0_14, x1_16);
+        const uint8x16_t x0_17 = veorq_u8(x0_15, x1_17);
+        const uint8x16_t pl_f_4 = vqtbl1q_u8(x0_16, pl_front0);
+        const uint8x16_t pl_r_4 = vqtbl1q_u8(x0_17, pl_rear0);
+        const uint8x16_t pl_4 = veorq_u8(pl_f_4, pl_r_4);
+        const uint8x16_t pl_f_5 = vqtbl1q_u8(x0_17, pl_front1);
+        const uint8x16_t pl_r_5 = vqtbl1q_u8(x0_16, pl_rear1);
+        const uint8x16_t pl_5 = veorq_u8(pl_f_5, pl_r_5);
+        const uint8x16_t pr_f_4 = vqtbl1q_u8(x1_16, pr_front0);
+        const uint8x16_t pr_r_4 = vqtbl1q_u8(x1_17, pr_rear0);
+        const uint8x16_t pr_4 = veorq_u8(pr_f_4, pr_r_4);
+        const uint8x16_t pr_f_5 = vqtbl1q_u8(x1_17, pr_front1);
+        const uint8x16_t pr_r_5 = vqtbl1q_u8(x1_16, pr_rear1);
+        const uint8x16_t pr_5 = veorq_u8(pr_f_5, pr_r_5);
+        g2x0_0 = pl_4;
+        g2x0_1 = pl_5;
+        g2x1_0 = pr_4;
+        g2x1_1 = pr_5;
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const uint8x16_t k0_6 = veorq_u8(g3x0_0, rk0);
+        const uint8x16_t k0_7 = veorq_u8(g3x0_1, rk0_1);
+        const uint8x16_t k1_6 = veorq_u8(g3x1_0, rk1);
+        const uint8x16_t k1_7 = veorq_u8(g3x1_1, rk1_1);
+        const uint8x16_t s0_lo_6 = vandq_u8(k0_6, spread_index);
+        const uint8x16_t s0_hi_6 = kc_shr8(k0_6, 4);
+        const uint8x16_t s0_l_6 = vqtbl1q_u8(sbox_lo, s0_lo_6);
+        const uint8x16_t s0_h_6 = vqtbl1q_u8(sbox_hi, s0_hi_6);
+        const uint8x16_t s0_6 = vorrq_u8(s0_l_6, s0_h_6);
+        const uint8x16_t s0_lo_7 = vandq_u8(k0_7, spread_index);
+        const uint8x16_t s0_hi_7 = kc_shr8(k0_7, 4);
+        const uint8x16_t s0_l_7 = vqtbl1q_u8(sbox_lo, s0_lo_7);
+        const uint8x16_t s0_h_7 = vqtbl1q_u8(sbox_hi, s0_hi_7);
+        const uint8x16_t s0_7 = vorrq_u8(s0_l_7, s0_h_7);
+        const uint8x16_t s1_lo_6 = vandq_u8(k1_6, spread_index);
+        const uint8x16_t s1_hi_6 = kc_shr8(k1_6, 4);
+        const uint8x16_t s1_l_6 = vqtbl1q_u8(sbox_lo, s1_lo_6);
+        const uint8x16_t s1_h_6 = vqtbl1q_u8(sbox_hi, s1_hi_6);
+        const uint8x16_t s1_6 = vorrq_u8(s1_l_6, s1_h_6);
+        const uint8x16_t s1_lo_7 = vandq_u8(k1_7, spread_index);
+        const uint8x16_t s1_hi_7 = kc_shr8(k1_7, 4);
+        const uint8x16_t s1_l_7 = vqtbl1q_u8(sbox_lo, s1_lo_7);
+        const uint8x16_t s1_h_7 = vqtbl1q_u8(sbox_hi, s1_hi_7);
+        const uint8x16_t s1_7 = vorrq_u8(s1_l_7, s1_h_7);
+        const uint8x16_t x1_18 = veorq_u8(s1_6, s0_6);
+        const uint8x16_t x1_19 = veorq_u8(s1_7, s0_7);
+        const uint8x16_t rot4_6 = vqtbl1q_u8(x1_18, rotl56);
+        const uint8x16_t rot4_7 = vqtbl1q_u8(x1_19, rotl56);
+        const uint8x16_t x0_18 = veorq_u8(s0_6, rot4_6);
+        const uint8x16_t x0_19 = veorq_u8(s0_7, rot4_7);
+        const uint8x16_t rot8_12 = vqtbl1q_u8(x0_18, rotl48);
+        const uint8x16_t rot8_13 = vqtbl1q_u8(x0_19, rotl48);
+        const uint8x16_t x1_20 = veorq_u8(x1_18, rot8_12);
+        const uint8x16_t x1_21 = veorq_u8(x1_19, rot8_13);
+        const uint8x16_t rot8_14 = vqtbl1q_u8(x1_20, rotl48);
+        const uint8x16_t rot8_15 = vqtbl1q_u8(x1_21, rotl48);
+        const uint8x16_t x0_20 = veorq_u8(x0_18, rot8_14);
+        const uint8x16_t x0_21 = veorq_u8(x0_19, rot8_15);
+        const uint8x16_t rot20_6 = vqtbl1q_u8(x0_20, rotl24);
+        const uint8x16_t rot20_7 = vqtbl1q_u8(x0_21, rotl24);
+        const uint8x16_t x1_22 = veorq_u8(x1_20, rot20_6);
+        const uint8x16_t x1_23 = veorq_u8(x1_21, rot20_7);
+        const uint8x16_t x0_22 = veorq_u8(x0_20, x1_22);
+        const uint8x16_t x0_23 = veorq_u8(x0_21, x1_23);
+        const uint8x16_t pl_f_6 = vqtbl1q_u8(x0_22, pl_front0);
+        const uint8x16_t pl_r_6 = vqtbl1q_u8(x0_23, pl_rear0);
+        const uint8x16_t pl_6 = veorq_u8(pl_f_6, pl_r_6);
+        const uint8x16_t pl_f_7 = vqtbl1q_u8(x0_23, pl_front1);
+        const uint8x16_t pl_r_7 = vqtbl1q_u8(x0_22, pl_rear1);
+        const uint8x16_t pl_7 = veorq_u8(pl_f_7, pl_r_7);
+        const uint8x16_t pr_f_6 = vqtbl1q_u8(x1_22, pr_front0);
+        const uint8x16_t pr_r_6 = vqtbl1q_u8(x1_23, pr_rear0);
+        const uint8x16_t pr_6 = veorq_u8(pr_f_6, pr_r_6);
+        const uint8x16_t pr_f_7 = vqtbl1q_u8(x1_23, pr_front1);
+        const uint8x16_t pr_r_7 = vqtbl1q_u8(x1_22, pr_rear1);
+        const uint8x16_t pr_7 = veorq_u8(pr_f_7, pr_r_7);
+        g3x0_0 = pl_6;
+        g3x0_1 = pl_7;
+        g3x1_0 = pr_6;
+        g3x1_1 = pr_7;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const uint8x16_t rk0_2 = vld1q_u8(rk + 3072);
+    const uint8x16_t rk0_3 = vld1q_u8(rk + 3088);
+    const uint8x16_t rk1_2 = vld1q_u8(rk + 3136);
+    const uint8x16_t rk1_3 = vld1q_u8(rk + 3152);
+    const uint8x16_t y0 = veorq_u8(g0x0_0, rk0_2);
+    const uint8x16_t y0_1 = veorq_u8(g0x0_1, rk0_3);
+    const uint8x16_t y1 = veorq_u8(g0x1_0, rk1_2);
+    const uint8x16_t y1_1 = veorq_u8(g0x1_1, rk1_3);
+    const uint8x16_t de = vqtbl1q_u8(y0, deinterleave);
+    const uint8x16_t de_1 = vqtbl1q_u8(y0_1, deinterleave);
+    const uint8x16_t even_8 = kc_zip1_64(de, de_1);
+    const uint8x16_t odd_8 = kc_zip2_64(de, de_1);
+    const uint8x16_t ev_sh = kc_shl8(even_8, 4);
+    const uint8x16_t out_lo = vbslq_u8(high_nibbles, ev_sh, odd_8);
+    const uint8x16_t od_sh = kc_shr8(odd_8, 4);
+    const uint8x16_t out_hi = vbslq_u8(high_nibbles, even_8, od_sh);
+    const uint8x16_t msg = vld1q_u8(src);
+    const uint8x16_t ct = veorq_u8(out_lo, msg);
+    vst1q_u8(out, ct);
+    const uint8x16_t msg_1 = vld1q_u8(src + 32);
+    const uint8x16_t ct_1 = veorq_u8(out_hi, msg_1);
+    vst1q_u8(out + 32, ct_1);
+    const uint8x16_t de_2 = vqtbl1q_u8(y1, deinterleave);
+    const uint8x16_t de_3 = vqtbl1q_u8(y1_1, deinterleave);
+    const uint8x16_t even_9 = kc_zip1_64(de_2, de_3);
+    const uint8x16_t odd_9 = kc_zip2_64(de_2, de_3);
+    const uint8x16_t ev_sh_1 = kc_shl8(even_9, 4);
+    const uint8x16_t out_lo_1 = vbslq_u8(high_nibbles, ev_sh_1, odd_9);
+    const uint8x16_t od_sh_1 = kc_shr8(odd_9, 4);
+    const uint8x16_t out_hi_1 = vbslq_u8(high_nibbles, even_9, od_sh_1);
+    const uint8x16_t msg_2 = vld1q_u8(src + 16);
+    const uint8x16_t ct_2 = veorq_u8(out_lo_1, msg_2);
+    vst1q_u8(out + 16, ct_2);
+    const uint8x16_t msg_3 = vld1q_u8(src + 48);
+    const uint8x16_t ct_3 = veorq_u8(out_hi_1, msg_3);
+    vst1q_u8(out + 48, ct_3);
+    const uint8x16_t y0_2 = veorq_u8(g1x0_0, rk0_2);
+    const uint8x16_t y0_3 = veorq_u8(g1x0_1, rk0_3);
+    const uint8x16_t y1_2 = veorq_u8(g1x1_0, rk1_2);
+    const uint8x16_t y1_3 = veorq_u8(g1x1_1, rk1_3);
+    const uint8x16_t de_4 = vqtbl1q_u8(y0_2, deinterleave);
+    const uint8x16_t de_5 = vqtbl1q_u8(y0_3, deinterleave);
+    const uint8x16_t even_10 = kc_zip1_64(de_4, de_5);
+    const uint8x16_t odd_10 = kc_zip2_64(de_4, de_5);
+    const uint8x16_t ev_sh_2 = kc_shl8(even_10, 4);
+    const uint8x16_t out_lo_2 = vbslq_u8(high_nibbles, ev_sh_2, odd_10);
+    const uint8x16_t od_sh_2 = kc_shr8(odd_10, 4);
+    const uint8x16_t out_hi_2 = vbslq_u8(high_nibbles, even_10, od_sh_2);
+    const uint8x16_t msg_4 = vld1q_u8(src + 64);
+    const uint8x16_t ct_4 = veorq_u8(out_lo_2, msg_4);
+    vst1q_u8(out + 64, ct_4);
+    const uint8x16_t msg_5 = vld1q_u8(src + 96);
+    const uint8x16_t ct_5 = veorq_u8(out_hi_2, msg_5);
+    vst1q_u8(out + 96, ct_5);
+    const uint8x16_t de_6 = vqtbl1q_u8(y1_2, deinterleave);
+    const uint8x16_t de_7 = vqtbl1q_u8(y1_3, deinterleave);
+    const uint8x16_t even_11 = kc_zip1_64(de_6, de_7);
+    const uint8x16_t odd_11 = kc_zip2_64(de_6, de_7);
+    const uint8x16_t ev_sh_3 = kc_shl8(even_11, 4);
+    const uint8x16_t out_lo_3 = vbslq_u8(high_nibbles, ev_sh_3, odd_11);
+    const uint8x16_t od_sh_3 = kc_shr8(odd_11, 4);
+    const uint8x16_t out_hi_3 = vbslq_u8(high_nibbles, even_11, od_sh_3);
+    const uint8x16_t msg_6 = vld1q_u8(src + 80);
+    const uint8x16_t ct_6 = veorq_u8(out_lo_3, msg_6);
+    vst1q_u8(out + 80, ct_6);
+    const uint8x16_t msg_7 = vld1q_u8(src + 112);
+    const uint8x16_t ct_7 = veorq_u8(out_hi_3, msg_7);
+    vst1q_u8(out + 112, ct_7);
+    const uint8x16_t y0_4 = veorq_u8(g2x0_0, rk0_2);
+    const uint8x16_t y0_5 = veorq_u8(g2x0_1, rk0_3);
+    const uint8x16_t y1_4 = veorq_u8(g2x1_0, rk1_2);
+    const uint8x16_t y1_5 = veorq_u8(g2x1_1, rk1_3);
+    const uint8x16_t de_8 = vqtbl1q_u8(y0_4, deinterleave);
+    const uint8x16_t de_9 = vqtbl1q_u8(y0_5, deinterleave);
+    const uint8x16_t even_12 = kc_zip1_64(de_8, de_9);
+    const uint8x16_t odd_12 = kc_zip2_64(de_8, de_9);
+    const uint8x16_t ev_sh_4 = kc_shl8(even_12, 4);
+    const uint8x16_t out_lo_4 = vbslq_u8(high_nibbles, ev_sh_4, odd_12);
+    const uint8x16_t od_sh_4 = kc_shr8(odd_12, 4);
+    const uint8x16_t out_hi_4 = vbslq_u8(high_nibbles, even_12, od_sh_4);
+    const uint8x16_t msg_8 = vld1q_u8(src + 128);
+    const uint8x16_t ct_8 = veorq_u8(out_lo_4, msg_8);
+    vst1q_u8(out + 128, ct_8);
+    const uint8x16_t msg_9 = vld1q_u8(src + 160);
+    const uint8x16_t ct_9 = veorq_u8(out_hi_4, msg_9);
+    vst1q_u8(out + 160, ct_9);
+    const uint8x16_t de_10 = vqtbl1q_u8(y1_4, deinterleave);
+    const uint8x16_t de_11 = vqtbl1q_u8(y1_5, deinterleave);
+    const uint8x16_t even_13 = kc_zip1_64(de_10, de_11);
+    const uint8x16_t odd_13 = kc_zip2_64(de_10, de_11);
+    const uint8x16_t ev_sh_5 = kc_shl8(even_13, 4);
+    const uint8x16_t out_lo_5 = vbslq_u8(high_nibbles, ev_sh_5, odd_13);
+    const uint8x16_t od_sh_5 = kc_shr8(odd_13, 4);
+    const uint8x16_t out_hi_5 = vbslq_u8(high_nibbles, even_13, od_sh_5);
+    const uint8x16_t msg_10 = vld1q_u8(src + 144);
+    const uint8x16_t ct_10 = veorq_u8(out_lo_5, msg_10);
+    vst1q_u8(out + 144, ct_10);
+    const uint8x16_t msg_11 = vld1q_u8(src + 176);
+    const uint8x16_t ct_11 = veorq_u8(out_hi_5, msg_11);
+    vst1q_u8(out + 176, ct_11);
+    const uint8x16_t y0_6 = veorq_u8(g3x0_0, rk0_2);
+    const uint8x16_t y0_7 = veorq_u8(g3x0_1, rk0_3);
+    const uint8x16_t y1_6 = veorq_u8(g3x1_0, rk1_2);
+    const uint8x16_t y1_7 = veorq_u8(g3x1_1, rk1_3);
+    const uint8x16_t de_12 = vqtbl1q_u8(y0_6, deinterleave);
+    const uint8x16_t de_13 = vqtbl1q_u8(y0_7, deinterleave);
+    const uint8x16_t even_14 = kc_zip1_64(de_12, de_13);
+    const uint8x16_t odd_14 = kc_zip2_64(de_12, de_13);
+    const uint8x16_t ev_sh_6 = kc_shl8(even_14, 4);
+    const uint8x16_t out_lo_6 = vbslq_u8(high_nibbles, ev_sh_6, odd_14);
+    const uint8x16_t od_sh_6 = kc_shr8(odd_14, 4);
+    const uint8x16_t out_hi_6 = vbslq_u8(high_nibbles, even_14, od_sh_6);
+    const uint8x16_t msg_12 = vld1q_u8(src + 192);
+    const uint8x16_t ct_12 = veorq_u8(out_lo_6, msg_12);
+    vst1q_u8(out + 192, ct_12);
+    const uint8x16_t msg_13 = vld1q_u8(src + 224);
+    const uint8x16_t ct_13 = veorq_u8(out_hi_6, msg_13);
+    vst1q_u8(out + 224, ct_13);
+    const uint8x16_t de_14 = vqtbl1q_u8(y1_6, deinterleave);
+    const uint8x16_t de_15 = vqtbl1q_u8(y1_7, deinterleave);
+    const uint8x16_t even_15 = kc_zip1_64(de_14, de_15);
+    const uint8x16_t odd_15 = kc_zip2_64(de_14, de_15);
+    const uint8x16_t ev_sh_7 = kc_shl8(even_15, 4);
+    const uint8x16_t out_lo_7 = vbslq_u8(high_nibbles, ev_sh_7, odd_15);
+    const uint8x16_t od_sh_7 = kc_shr8(odd_15, 4);
+    const uint8x16_t out_hi_7 = vbslq_u8(high_nibbles, even_15, od_sh_7);
+    const uint8x16_t msg_14 = vld1q_u8(src + 208);
+    const uint8x16_t ct_14 = veorq_u8(out_lo_7, msg_14);
+    vst1q_u8(out + 208, ct_14);
+    const uint8x16_t msg_15 = vld1q_u8(src + 240);
+    const uint8x16_t ct_15 = veorq_u8(out_hi_7, msg_15);
+    vst1q_u8(out + 240, ct_15);
+}
+
 static const ublock_batch_table ublock_register_neon_batches = {
     [UBLOCK_128_128] = { [UBLOCK_DECRYPT] = ublock_register_neon_ublock128_128_decrypt, [UBLOCK_ENCRYPT] = ublock_register_neon_ublock128_128_encrypt },
     [UBLOCK_128_256] = { [UBLOCK_DECRYPT] = ublock_register_neon_ublock128_256_decrypt, [UBLOCK_ENCRYPT] = ublock_register_neon_ublock128_256_encrypt },
@@ -3085,6 +4490,11 @@ static const ublock_xor_batch_table ublock_register_neon_xor_batches = {
     [UBLOCK_128_128] = ublock_register_neon_ublock128_128_encrypt_xor,
     [UBLOCK_128_256] = ublock_register_neon_ublock128_256_encrypt_xor,
     [UBLOCK_256_256] = ublock_register_neon_ublock256_256_encrypt_xor,
+};
+static const ublock_xor_batch_table ublock_register_neon_ctr_batches = {
+    [UBLOCK_128_128] = ublock_register_neon_ublock128_128_ctr_xor,
+    [UBLOCK_128_256] = ublock_register_neon_ublock128_256_ctr_xor,
+    [UBLOCK_256_256] = ublock_register_neon_ublock256_256_ctr_xor,
 };
 static const unsigned ublock_register_neon_batch_blocks[UBLOCK_VARIANT_COUNT] = { 8, 8, 8 };
 _Static_assert(256 <= UBLOCK_MAX_BATCH_BYTES,
@@ -3102,6 +4512,15 @@ static void ublock_register_neon_encrypt_xor(const ublock_key *key, const uint8_
 {
     ublock_run_batches_xor(ublock_register_neon_xor_batches, ublock_register_neon_batches, ublock_register_neon_batch_blocks,
                            ublock_image(key, UBLOCK_ENCRYPT), key, in, src, out, nblocks);
+}
+
+static int ublock_register_neon_ctr_xor(const ublock_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                                size_t nblocks)
+{
+    const int done = kc_run_ctr_batches(ublock_register_neon_ctr_batches[key->variant], ublock_image(key, UBLOCK_ENCRYPT),
+                                        ublock_register_neon_batch_blocks[key->variant], ublock_block_bytes(key->variant),
+                                        counters, src, out, nblocks);
+    return done == 0 ? UBLOCK_OK : UBLOCK_ERR_LENGTH;
 }
 
 static void ublock_register_neon_crypt_multi(const ublock_key *const keys[], size_t n, ublock_direction dir,
@@ -3135,5 +4554,5 @@ const ublock_impl KC_IMPL_SYMBOL(ublock_register_neon) = {
     .crypt_blocks = ublock_register_neon_crypt,
     .crypt_blocks_multi = ublock_register_neon_crypt_multi,
     .encrypt_blocks_xor = ublock_register_neon_encrypt_xor,
-    .ctr_xor = NULL,
+    .ctr_xor = ublock_register_neon_ctr_xor,
 };

@@ -371,6 +371,167 @@ static void ublock_register_ssse3_ublock128_128_encrypt_xor(const uint8_t *rk, c
     _mm_storeu_si128((void *)(out + 16), ct_1);
 }
 
+/* ublock128_128, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+KC_SCHEDULE_BEFORE_RA
+static void ublock_register_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                        const uint8_t *src)
+{
+    __m128i g0x0, g0x1;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const __m128i last_byte = kc_bcast16_128(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i block_k = kc_bcast16_128(block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m128i spread_index = kc_bcast16_128(spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i carry_mask_table = kc_bcast16_128(carry_mask_table_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    const __m128i block_k_1 = kc_bcast16_128(block_k_1_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m128i high_nibbles = kc_bcast16_128(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m128i sbox_lo = kc_bcast16_128(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const __m128i sbox_hi = kc_bcast16_128(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i low_nibbles = kc_bcast16_128(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const __m128i pl_mask = kc_bcast16_128(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const __m128i pr_mask = kc_bcast16_128(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m128i deinterleave = kc_bcast16_128(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m128i rotl56 = kc_bcast16_128(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m128i rotl48 = kc_bcast16_128(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+    /* low 1 bits of every byte */
+    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
+    const __m128i byte_low1 = kc_bcast16_128(byte_low1_bytes);
+    const __m128i ctr_low = kc_bcast16_128(in);
+    const __m128i ctr_first = _mm_set1_epi8((char)in[32]);
+    const __m128i ctr_j0 = _mm_and_si128(ctr_first, last_byte);
+    const __m128i ctr_w = kc_bcast16_128(in + 16);
+
+    /* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
+    const __m128i ctr_sum = _mm_add_epi8(ctr_low, ctr_j);
+    const __m128i ctr_or = _mm_or_si128(ctr_low, ctr_j);
+    const __m128i ctr_and = _mm_and_si128(ctr_low, ctr_j);
+    const __m128i ctr_out = _mm_andnot_si128(ctr_sum, ctr_or);
+    const __m128i ctr_carry = _mm_or_si128(ctr_and, ctr_out);
+    const __m128i ctr_bit = _mm_srli_epi16(ctr_carry, 7);
+    const __m128i ctr_bitm = _mm_and_si128(ctr_bit, byte_low1);
+    const __m128i ctr_spread = _mm_shuffle_epi8(ctr_bitm, spread_index);
+    const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_spread);
+    const __m128i blk_b = _mm_and_si128(ctr_w, ctr_mask);
+    const __m128i blk_a = _mm_andnot_si128(ctr_mask, ctr_sum);
+    const __m128i blk = _mm_or_si128(blk_b, blk_a);
+    const __m128i ctr_j_1 = _mm_add_epi8(block_k_1, ctr_j0);
+    const __m128i ctr_sum_1 = _mm_add_epi8(ctr_low, ctr_j_1);
+    const __m128i ctr_or_1 = _mm_or_si128(ctr_low, ctr_j_1);
+    const __m128i ctr_and_1 = _mm_and_si128(ctr_low, ctr_j_1);
+    const __m128i ctr_out_1 = _mm_andnot_si128(ctr_sum_1, ctr_or_1);
+    const __m128i ctr_carry_1 = _mm_or_si128(ctr_and_1, ctr_out_1);
+    const __m128i ctr_bit_1 = _mm_srli_epi16(ctr_carry_1, 7);
+    const __m128i ctr_bit_1m = _mm_and_si128(ctr_bit_1, byte_low1);
+    const __m128i ctr_spread_1 = _mm_shuffle_epi8(ctr_bit_1m, spread_index);
+    const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_1);
+    const __m128i blk_1_b = _mm_and_si128(ctr_w, ctr_mask_1);
+    const __m128i blk_1_a = _mm_andnot_si128(ctr_mask_1, ctr_sum_1);
+    const __m128i blk_1 = _mm_or_si128(blk_1_b, blk_1_a);
+    const __m128i lo_sh = _mm_srli_epi16(blk, 4);
+    const __m128i even_b = _mm_and_si128(blk_1, high_nibbles);
+    const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
+    const __m128i even = _mm_or_si128(even_b, even_a);
+    const __m128i hi_sh = _mm_slli_epi16(blk_1, 4);
+    const __m128i odd_b = _mm_and_si128(hi_sh, high_nibbles);
+    const __m128i odd_a = _mm_andnot_si128(high_nibbles, blk);
+    const __m128i odd = _mm_or_si128(odd_b, odd_a);
+    const __m128i sp = _mm_unpacklo_epi8(even, odd);
+    const __m128i sp_1 = _mm_unpackhi_epi8(even, odd);
+    g0x0 = sp;
+    g0x1 = sp_1;
+    for (size_t r = 0; r < 16; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m128i rk0 = _mm_loadu_si128((const void *)(rk + 128 * r));
+        const __m128i rk1 = _mm_loadu_si128((const void *)(rk + 128 * r + 64));
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m128i k0 = _mm_xor_si128(g0x0, rk0);
+        const __m128i k1 = _mm_xor_si128(g0x1, rk1);
+        const __m128i s0_lo = _mm_and_si128(k0, low_nibbles);
+        const __m128i s0_sh = _mm_srli_epi16(k0, 4);
+        const __m128i s0_hi = _mm_and_si128(s0_sh, low_nibbles);
+        const __m128i s0_l = _mm_shuffle_epi8(sbox_lo, s0_lo);
+        const __m128i s0_h = _mm_shuffle_epi8(sbox_hi, s0_hi);
+        const __m128i s0 = _mm_or_si128(s0_l, s0_h);
+        const __m128i s1_lo = _mm_and_si128(k1, low_nibbles);
+        const __m128i s1_sh = _mm_srli_epi16(k1, 4);
+        const __m128i s1_hi = _mm_and_si128(s1_sh, low_nibbles);
+        const __m128i s1_l = _mm_shuffle_epi8(sbox_lo, s1_lo);
+        const __m128i s1_h = _mm_shuffle_epi8(sbox_hi, s1_hi);
+        const __m128i s1 = _mm_or_si128(s1_l, s1_h);
+        const __m128i x1 = _mm_xor_si128(s1, s0);
+        const __m128i rot4 = _mm_shuffle_epi8(x1, rotl56);
+        const __m128i x0 = _mm_xor_si128(s0, rot4);
+        const __m128i rot8 = _mm_shuffle_epi8(x0, rotl48);
+        const __m128i x1_1 = _mm_xor_si128(x1, rot8);
+        const __m128i rot8_1 = _mm_shuffle_epi8(x1_1, rotl48);
+        const __m128i x0_1 = _mm_xor_si128(x0, rot8_1);
+        const __m128i rot20 = _mm_shuffle_epi8(x0_1, rotl24);
+        const __m128i x1_2 = _mm_xor_si128(x1_1, rot20);
+        const __m128i x0_2 = _mm_xor_si128(x0_1, x1_2);
+        const __m128i pl = _mm_shuffle_epi8(x0_2, pl_mask);
+        const __m128i pr = _mm_shuffle_epi8(x1_2, pr_mask);
+        g0x0 = pl;
+        g0x1 = pr;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const __m128i rk0_1 = _mm_loadu_si128((const void *)(rk + 2048));
+    const __m128i rk1_1 = _mm_loadu_si128((const void *)(rk + 2112));
+    const __m128i y0 = _mm_xor_si128(g0x0, rk0_1);
+    const __m128i y1 = _mm_xor_si128(g0x1, rk1_1);
+    const __m128i de = _mm_shuffle_epi8(y0, deinterleave);
+    const __m128i de_1 = _mm_shuffle_epi8(y1, deinterleave);
+    const __m128i even_1 = _mm_unpacklo_epi64(de, de_1);
+    const __m128i odd_1 = _mm_unpackhi_epi64(de, de_1);
+    const __m128i ev_sh = _mm_slli_epi16(even_1, 4);
+    const __m128i out_lo_b = _mm_and_si128(ev_sh, high_nibbles);
+    const __m128i out_lo_a = _mm_andnot_si128(high_nibbles, odd_1);
+    const __m128i out_lo = _mm_or_si128(out_lo_b, out_lo_a);
+    const __m128i od_sh = _mm_srli_epi16(odd_1, 4);
+    const __m128i out_hi_b = _mm_and_si128(even_1, high_nibbles);
+    const __m128i out_hi_a = _mm_andnot_si128(high_nibbles, od_sh);
+    const __m128i out_hi = _mm_or_si128(out_hi_b, out_hi_a);
+    const __m128i msg = _mm_loadu_si128((const void *)(src));
+    const __m128i ct = _mm_xor_si128(out_lo, msg);
+    _mm_storeu_si128((void *)(out), ct);
+    const __m128i msg_1 = _mm_loadu_si128((const void *)(src + 16));
+    const __m128i ct_1 = _mm_xor_si128(out_hi, msg_1);
+    _mm_storeu_si128((void *)(out + 16), ct_1);
+}
+
 /* ublock128_256, encrypt: 2 blocks per pass. */
 KC_SCHEDULE_BEFORE_RA
 static void ublock_register_ssse3_ublock128_256_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
@@ -629,6 +790,167 @@ static void ublock_register_ssse3_ublock128_256_encrypt_xor(const uint8_t *rk, c
     /* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m128i blk = _mm_loadu_si128((const void *)(in));
     const __m128i blk_1 = _mm_loadu_si128((const void *)(in + 16));
+    const __m128i lo_sh = _mm_srli_epi16(blk, 4);
+    const __m128i even_b = _mm_and_si128(blk_1, high_nibbles);
+    const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
+    const __m128i even = _mm_or_si128(even_b, even_a);
+    const __m128i hi_sh = _mm_slli_epi16(blk_1, 4);
+    const __m128i odd_b = _mm_and_si128(hi_sh, high_nibbles);
+    const __m128i odd_a = _mm_andnot_si128(high_nibbles, blk);
+    const __m128i odd = _mm_or_si128(odd_b, odd_a);
+    const __m128i sp = _mm_unpacklo_epi8(even, odd);
+    const __m128i sp_1 = _mm_unpackhi_epi8(even, odd);
+    g0x0 = sp;
+    g0x1 = sp_1;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m128i rk0 = _mm_loadu_si128((const void *)(rk + 128 * r));
+        const __m128i rk1 = _mm_loadu_si128((const void *)(rk + 128 * r + 64));
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m128i k0 = _mm_xor_si128(g0x0, rk0);
+        const __m128i k1 = _mm_xor_si128(g0x1, rk1);
+        const __m128i s0_lo = _mm_and_si128(k0, low_nibbles);
+        const __m128i s0_sh = _mm_srli_epi16(k0, 4);
+        const __m128i s0_hi = _mm_and_si128(s0_sh, low_nibbles);
+        const __m128i s0_l = _mm_shuffle_epi8(sbox_lo, s0_lo);
+        const __m128i s0_h = _mm_shuffle_epi8(sbox_hi, s0_hi);
+        const __m128i s0 = _mm_or_si128(s0_l, s0_h);
+        const __m128i s1_lo = _mm_and_si128(k1, low_nibbles);
+        const __m128i s1_sh = _mm_srli_epi16(k1, 4);
+        const __m128i s1_hi = _mm_and_si128(s1_sh, low_nibbles);
+        const __m128i s1_l = _mm_shuffle_epi8(sbox_lo, s1_lo);
+        const __m128i s1_h = _mm_shuffle_epi8(sbox_hi, s1_hi);
+        const __m128i s1 = _mm_or_si128(s1_l, s1_h);
+        const __m128i x1 = _mm_xor_si128(s1, s0);
+        const __m128i rot4 = _mm_shuffle_epi8(x1, rotl56);
+        const __m128i x0 = _mm_xor_si128(s0, rot4);
+        const __m128i rot8 = _mm_shuffle_epi8(x0, rotl48);
+        const __m128i x1_1 = _mm_xor_si128(x1, rot8);
+        const __m128i rot8_1 = _mm_shuffle_epi8(x1_1, rotl48);
+        const __m128i x0_1 = _mm_xor_si128(x0, rot8_1);
+        const __m128i rot20 = _mm_shuffle_epi8(x0_1, rotl24);
+        const __m128i x1_2 = _mm_xor_si128(x1_1, rot20);
+        const __m128i x0_2 = _mm_xor_si128(x0_1, x1_2);
+        const __m128i pl = _mm_shuffle_epi8(x0_2, pl_mask);
+        const __m128i pr = _mm_shuffle_epi8(x1_2, pr_mask);
+        g0x0 = pl;
+        g0x1 = pr;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const __m128i rk0_1 = _mm_loadu_si128((const void *)(rk + 3072));
+    const __m128i rk1_1 = _mm_loadu_si128((const void *)(rk + 3136));
+    const __m128i y0 = _mm_xor_si128(g0x0, rk0_1);
+    const __m128i y1 = _mm_xor_si128(g0x1, rk1_1);
+    const __m128i de = _mm_shuffle_epi8(y0, deinterleave);
+    const __m128i de_1 = _mm_shuffle_epi8(y1, deinterleave);
+    const __m128i even_1 = _mm_unpacklo_epi64(de, de_1);
+    const __m128i odd_1 = _mm_unpackhi_epi64(de, de_1);
+    const __m128i ev_sh = _mm_slli_epi16(even_1, 4);
+    const __m128i out_lo_b = _mm_and_si128(ev_sh, high_nibbles);
+    const __m128i out_lo_a = _mm_andnot_si128(high_nibbles, odd_1);
+    const __m128i out_lo = _mm_or_si128(out_lo_b, out_lo_a);
+    const __m128i od_sh = _mm_srli_epi16(odd_1, 4);
+    const __m128i out_hi_b = _mm_and_si128(even_1, high_nibbles);
+    const __m128i out_hi_a = _mm_andnot_si128(high_nibbles, od_sh);
+    const __m128i out_hi = _mm_or_si128(out_hi_b, out_hi_a);
+    const __m128i msg = _mm_loadu_si128((const void *)(src));
+    const __m128i ct = _mm_xor_si128(out_lo, msg);
+    _mm_storeu_si128((void *)(out), ct);
+    const __m128i msg_1 = _mm_loadu_si128((const void *)(src + 16));
+    const __m128i ct_1 = _mm_xor_si128(out_hi, msg_1);
+    _mm_storeu_si128((void *)(out + 16), ct_1);
+}
+
+/* ublock128_256, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+KC_SCHEDULE_BEFORE_RA
+static void ublock_register_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                        const uint8_t *src)
+{
+    __m128i g0x0, g0x1;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const __m128i last_byte = kc_bcast16_128(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i block_k = kc_bcast16_128(block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m128i spread_index = kc_bcast16_128(spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i carry_mask_table = kc_bcast16_128(carry_mask_table_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    const __m128i block_k_1 = kc_bcast16_128(block_k_1_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m128i high_nibbles = kc_bcast16_128(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m128i sbox_lo = kc_bcast16_128(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const __m128i sbox_hi = kc_bcast16_128(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i low_nibbles = kc_bcast16_128(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const __m128i pl_mask = kc_bcast16_128(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const __m128i pr_mask = kc_bcast16_128(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m128i deinterleave = kc_bcast16_128(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m128i rotl56 = kc_bcast16_128(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m128i rotl48 = kc_bcast16_128(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+    /* low 1 bits of every byte */
+    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
+    const __m128i byte_low1 = kc_bcast16_128(byte_low1_bytes);
+    const __m128i ctr_low = kc_bcast16_128(in);
+    const __m128i ctr_first = _mm_set1_epi8((char)in[32]);
+    const __m128i ctr_j0 = _mm_and_si128(ctr_first, last_byte);
+    const __m128i ctr_w = kc_bcast16_128(in + 16);
+
+    /* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
+    const __m128i ctr_sum = _mm_add_epi8(ctr_low, ctr_j);
+    const __m128i ctr_or = _mm_or_si128(ctr_low, ctr_j);
+    const __m128i ctr_and = _mm_and_si128(ctr_low, ctr_j);
+    const __m128i ctr_out = _mm_andnot_si128(ctr_sum, ctr_or);
+    const __m128i ctr_carry = _mm_or_si128(ctr_and, ctr_out);
+    const __m128i ctr_bit = _mm_srli_epi16(ctr_carry, 7);
+    const __m128i ctr_bitm = _mm_and_si128(ctr_bit, byte_low1);
+    const __m128i ctr_spread = _mm_shuffle_epi8(ctr_bitm, spread_index);
+    const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_spread);
+    const __m128i blk_b = _mm_and_si128(ctr_w, ctr_mask);
+    const __m128i blk_a = _mm_andnot_si128(ctr_mask, ctr_sum);
+    const __m128i blk = _mm_or_si128(blk_b, blk_a);
+    const __m128i ctr_j_1 = _mm_add_epi8(block_k_1, ctr_j0);
+    const __m128i ctr_sum_1 = _mm_add_epi8(ctr_low, ctr_j_1);
+    const __m128i ctr_or_1 = _mm_or_si128(ctr_low, ctr_j_1);
+    const __m128i ctr_and_1 = _mm_and_si128(ctr_low, ctr_j_1);
+    const __m128i ctr_out_1 = _mm_andnot_si128(ctr_sum_1, ctr_or_1);
+    const __m128i ctr_carry_1 = _mm_or_si128(ctr_and_1, ctr_out_1);
+    const __m128i ctr_bit_1 = _mm_srli_epi16(ctr_carry_1, 7);
+    const __m128i ctr_bit_1m = _mm_and_si128(ctr_bit_1, byte_low1);
+    const __m128i ctr_spread_1 = _mm_shuffle_epi8(ctr_bit_1m, spread_index);
+    const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_1);
+    const __m128i blk_1_b = _mm_and_si128(ctr_w, ctr_mask_1);
+    const __m128i blk_1_a = _mm_andnot_si128(ctr_mask_1, ctr_sum_1);
+    const __m128i blk_1 = _mm_or_si128(blk_1_b, blk_1_a);
     const __m128i lo_sh = _mm_srli_epi16(blk, 4);
     const __m128i even_b = _mm_and_si128(blk_1, high_nibbles);
     const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
@@ -1303,6 +1625,269 @@ static void ublock_register_ssse3_ublock256_256_encrypt_xor(const uint8_t *rk, c
     _mm_storeu_si128((void *)(out + 48), ct_3);
 }
 
+/* ublock256_256, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+KC_SCHEDULE_BEFORE_RA
+static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                        const uint8_t *src)
+{
+    __m128i g0x0_0, g0x0_1, g0x1_0, g0x1_1;
+    /* byte 15 of each lane, a block's last (least significant) */
+    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
+    const __m128i last_byte = kc_bcast16_128(last_byte_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i block_k = kc_bcast16_128(block_k_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i spread_index = kc_bcast16_128(spread_index_bytes);
+    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m128i carry_mask_table = kc_bcast16_128(carry_mask_table_bytes);
+    /* every byte reads byte 15, a block's last byte reads zero */
+    static const uint8_t spread_index_1_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m128i spread_index_1 = kc_bcast16_128(spread_index_1_bytes);
+    /* byte 15 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    const __m128i block_k_1 = kc_bcast16_128(block_k_1_bytes);
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m128i high_nibbles = kc_bcast16_128(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m128i sbox_lo = kc_bcast16_128(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const __m128i sbox_hi = kc_bcast16_128(sbox_hi_bytes);
+    /* PL_256 spread, lane 0: bytes from this lane */
+    static const uint8_t pl_front0_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80};
+    const __m128i pl_front0 = kc_bcast16_128(pl_front0_bytes);
+    /* PL_256 spread, lane 0: bytes from the other lane */
+    static const uint8_t pl_rear0_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09};
+    const __m128i pl_rear0 = kc_bcast16_128(pl_rear0_bytes);
+    /* PL_256 spread, lane 1: bytes from this lane */
+    static const uint8_t pl_front1_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80};
+    const __m128i pl_front1 = kc_bcast16_128(pl_front1_bytes);
+    /* PL_256 spread, lane 1: bytes from the other lane */
+    static const uint8_t pl_rear1_bytes[16] = {0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01};
+    const __m128i pl_rear1 = kc_bcast16_128(pl_rear1_bytes);
+    /* PR_256 spread, lane 0: bytes from this lane */
+    static const uint8_t pr_front0_bytes[16] = {0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80};
+    const __m128i pr_front0 = kc_bcast16_128(pr_front0_bytes);
+    /* PR_256 spread, lane 0: bytes from the other lane */
+    static const uint8_t pr_rear0_bytes[16] = {0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f};
+    const __m128i pr_rear0 = kc_bcast16_128(pr_rear0_bytes);
+    /* PR_256 spread, lane 1: bytes from this lane */
+    static const uint8_t pr_front1_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80};
+    const __m128i pr_front1 = kc_bcast16_128(pr_front1_bytes);
+    /* PR_256 spread, lane 1: bytes from the other lane */
+    static const uint8_t pr_rear1_bytes[16] = {0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b};
+    const __m128i pr_rear1 = kc_bcast16_128(pr_rear1_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m128i deinterleave = kc_bcast16_128(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m128i rotl56 = kc_bcast16_128(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m128i rotl48 = kc_bcast16_128(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
+    /* low 1 bits of every byte */
+    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
+    const __m128i byte_low1 = kc_bcast16_128(byte_low1_bytes);
+    const __m128i ctr_low = kc_bcast16_128(in + 16);
+    const __m128i ctr_first = _mm_set1_epi8((char)in[64]);
+    const __m128i ctr_j0 = _mm_and_si128(ctr_first, last_byte);
+    const __m128i ctr_v_high = kc_bcast16_128(in);
+    const __m128i ctr_w_high = kc_bcast16_128(in + 32);
+    const __m128i ctr_w_low = kc_bcast16_128(in + 48);
+
+    /* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
+    const __m128i ctr_sum = _mm_add_epi8(ctr_low, ctr_j);
+    const __m128i ctr_or = _mm_or_si128(ctr_low, ctr_j);
+    const __m128i ctr_and = _mm_and_si128(ctr_low, ctr_j);
+    const __m128i ctr_out = _mm_andnot_si128(ctr_sum, ctr_or);
+    const __m128i ctr_carry = _mm_or_si128(ctr_and, ctr_out);
+    const __m128i ctr_bit = _mm_srli_epi16(ctr_carry, 7);
+    const __m128i ctr_bitm = _mm_and_si128(ctr_bit, byte_low1);
+    const __m128i ctr_spread = _mm_shuffle_epi8(ctr_bitm, spread_index);
+    const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_spread);
+    const __m128i blk_b = _mm_and_si128(ctr_w_high, ctr_mask);
+    const __m128i blk_a = _mm_andnot_si128(ctr_mask, ctr_v_high);
+    const __m128i blk = _mm_or_si128(blk_b, blk_a);
+    const __m128i ctr_spread_1 = _mm_shuffle_epi8(ctr_bitm, spread_index_1);
+    const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_1);
+    const __m128i blk_1_b = _mm_and_si128(ctr_w_low, ctr_mask_1);
+    const __m128i blk_1_a = _mm_andnot_si128(ctr_mask_1, ctr_sum);
+    const __m128i blk_1 = _mm_or_si128(blk_1_b, blk_1_a);
+    const __m128i ctr_j_2 = _mm_add_epi8(block_k_1, ctr_j0);
+    const __m128i ctr_sum_2 = _mm_add_epi8(ctr_low, ctr_j_2);
+    const __m128i ctr_or_2 = _mm_or_si128(ctr_low, ctr_j_2);
+    const __m128i ctr_and_2 = _mm_and_si128(ctr_low, ctr_j_2);
+    const __m128i ctr_out_2 = _mm_andnot_si128(ctr_sum_2, ctr_or_2);
+    const __m128i ctr_carry_2 = _mm_or_si128(ctr_and_2, ctr_out_2);
+    const __m128i ctr_bit_2 = _mm_srli_epi16(ctr_carry_2, 7);
+    const __m128i ctr_bit_2m = _mm_and_si128(ctr_bit_2, byte_low1);
+    const __m128i ctr_spread_2 = _mm_shuffle_epi8(ctr_bit_2m, spread_index);
+    const __m128i ctr_mask_2 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_2);
+    const __m128i blk_2_b = _mm_and_si128(ctr_w_high, ctr_mask_2);
+    const __m128i blk_2_a = _mm_andnot_si128(ctr_mask_2, ctr_v_high);
+    const __m128i blk_2 = _mm_or_si128(blk_2_b, blk_2_a);
+    const __m128i ctr_spread_3 = _mm_shuffle_epi8(ctr_bit_2m, spread_index_1);
+    const __m128i ctr_mask_3 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_3);
+    const __m128i blk_3_b = _mm_and_si128(ctr_w_low, ctr_mask_3);
+    const __m128i blk_3_a = _mm_andnot_si128(ctr_mask_3, ctr_sum_2);
+    const __m128i blk_3 = _mm_or_si128(blk_3_b, blk_3_a);
+    const __m128i lo_sh = _mm_srli_epi16(blk, 4);
+    const __m128i even_b = _mm_and_si128(blk_2, high_nibbles);
+    const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
+    const __m128i even = _mm_or_si128(even_b, even_a);
+    const __m128i hi_sh = _mm_slli_epi16(blk_2, 4);
+    const __m128i odd_b = _mm_and_si128(hi_sh, high_nibbles);
+    const __m128i odd_a = _mm_andnot_si128(high_nibbles, blk);
+    const __m128i odd = _mm_or_si128(odd_b, odd_a);
+    const __m128i sp = _mm_unpacklo_epi8(even, odd);
+    const __m128i sp_1 = _mm_unpackhi_epi8(even, odd);
+    const __m128i lo_sh_1 = _mm_srli_epi16(blk_1, 4);
+    const __m128i even_1_b = _mm_and_si128(blk_3, high_nibbles);
+    const __m128i even_1_a = _mm_andnot_si128(high_nibbles, lo_sh_1);
+    const __m128i even_1 = _mm_or_si128(even_1_b, even_1_a);
+    const __m128i hi_sh_1 = _mm_slli_epi16(blk_3, 4);
+    const __m128i odd_1_b = _mm_and_si128(hi_sh_1, high_nibbles);
+    const __m128i odd_1_a = _mm_andnot_si128(high_nibbles, blk_1);
+    const __m128i odd_1 = _mm_or_si128(odd_1_b, odd_1_a);
+    const __m128i sp_2 = _mm_unpacklo_epi8(even_1, odd_1);
+    const __m128i sp_3 = _mm_unpackhi_epi8(even_1, odd_1);
+    g0x0_0 = sp;
+    g0x0_1 = sp_1;
+    g0x1_0 = sp_2;
+    g0x1_1 = sp_3;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m128i rk0 = _mm_loadu_si128((const void *)(rk + 128 * r));
+        const __m128i rk0_1 = _mm_loadu_si128((const void *)(rk + 128 * r + 16));
+        const __m128i rk1 = _mm_loadu_si128((const void *)(rk + 128 * r + 64));
+        const __m128i rk1_1 = _mm_loadu_si128((const void *)(rk + 128 * r + 80));
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m128i k0 = _mm_xor_si128(g0x0_0, rk0);
+        const __m128i k0_1 = _mm_xor_si128(g0x0_1, rk0_1);
+        const __m128i k1 = _mm_xor_si128(g0x1_0, rk1);
+        const __m128i k1_1 = _mm_xor_si128(g0x1_1, rk1_1);
+        const __m128i s0_lo = _mm_and_si128(k0, spread_index);
+        const __m128i s0_sh = _mm_srli_epi16(k0, 4);
+        const __m128i s0_hi = _mm_and_si128(s0_sh, spread_index);
+        const __m128i s0_l = _mm_shuffle_epi8(sbox_lo, s0_lo);
+        const __m128i s0_h = _mm_shuffle_epi8(sbox_hi, s0_hi);
+        const __m128i s0 = _mm_or_si128(s0_l, s0_h);
+        const __m128i s0_lo_1 = _mm_and_si128(k0_1, spread_index);
+        const __m128i s0_sh_1 = _mm_srli_epi16(k0_1, 4);
+        const __m128i s0_hi_1 = _mm_and_si128(s0_sh_1, spread_index);
+        const __m128i s0_l_1 = _mm_shuffle_epi8(sbox_lo, s0_lo_1);
+        const __m128i s0_h_1 = _mm_shuffle_epi8(sbox_hi, s0_hi_1);
+        const __m128i s0_1 = _mm_or_si128(s0_l_1, s0_h_1);
+        const __m128i s1_lo = _mm_and_si128(k1, spread_index);
+        const __m128i s1_sh = _mm_srli_epi16(k1, 4);
+        const __m128i s1_hi = _mm_and_si128(s1_sh, spread_index);
+        const __m128i s1_l = _mm_shuffle_epi8(sbox_lo, s1_lo);
+        const __m128i s1_h = _mm_shuffle_epi8(sbox_hi, s1_hi);
+        const __m128i s1 = _mm_or_si128(s1_l, s1_h);
+        const __m128i s1_lo_1 = _mm_and_si128(k1_1, spread_index);
+        const __m128i s1_sh_1 = _mm_srli_epi16(k1_1, 4);
+        const __m128i s1_hi_1 = _mm_and_si128(s1_sh_1, spread_index);
+        const __m128i s1_l_1 = _mm_shuffle_epi8(sbox_lo, s1_lo_1);
+        const __m128i s1_h_1 = _mm_shuffle_epi8(sbox_hi, s1_hi_1);
+        const __m128i s1_1 = _mm_or_si128(s1_l_1, s1_h_1);
+        const __m128i x1 = _mm_xor_si128(s1, s0);
+        const __m128i x1_1 = _mm_xor_si128(s1_1, s0_1);
+        const __m128i rot4 = _mm_shuffle_epi8(x1, rotl56);
+        const __m128i rot4_1 = _mm_shuffle_epi8(x1_1, rotl56);
+        const __m128i x0 = _mm_xor_si128(s0, rot4);
+        const __m128i x0_1 = _mm_xor_si128(s0_1, rot4_1);
+        const __m128i rot8 = _mm_shuffle_epi8(x0, rotl48);
+        const __m128i rot8_1 = _mm_shuffle_epi8(x0_1, rotl48);
+        const __m128i x1_2 = _mm_xor_si128(x1, rot8);
+        const __m128i x1_3 = _mm_xor_si128(x1_1, rot8_1);
+        const __m128i rot8_2 = _mm_shuffle_epi8(x1_2, rotl48);
+        const __m128i rot8_3 = _mm_shuffle_epi8(x1_3, rotl48);
+        const __m128i x0_2 = _mm_xor_si128(x0, rot8_2);
+        const __m128i x0_3 = _mm_xor_si128(x0_1, rot8_3);
+        const __m128i rot20 = _mm_shuffle_epi8(x0_2, rotl24);
+        const __m128i rot20_1 = _mm_shuffle_epi8(x0_3, rotl24);
+        const __m128i x1_4 = _mm_xor_si128(x1_2, rot20);
+        const __m128i x1_5 = _mm_xor_si128(x1_3, rot20_1);
+        const __m128i x0_4 = _mm_xor_si128(x0_2, x1_4);
+        const __m128i x0_5 = _mm_xor_si128(x0_3, x1_5);
+        const __m128i pl_f = _mm_shuffle_epi8(x0_4, pl_front0);
+        const __m128i pl_r = _mm_shuffle_epi8(x0_5, pl_rear0);
+        const __m128i pl = _mm_xor_si128(pl_f, pl_r);
+        const __m128i pl_f_1 = _mm_shuffle_epi8(x0_5, pl_front1);
+        const __m128i pl_r_1 = _mm_shuffle_epi8(x0_4, pl_rear1);
+        const __m128i pl_1 = _mm_xor_si128(pl_f_1, pl_r_1);
+        const __m128i pr_f = _mm_shuffle_epi8(x1_4, pr_front0);
+        const __m128i pr_r = _mm_shuffle_epi8(x1_5, pr_rear0);
+        const __m128i pr = _mm_xor_si128(pr_f, pr_r);
+        const __m128i pr_f_1 = _mm_shuffle_epi8(x1_5, pr_front1);
+        const __m128i pr_r_1 = _mm_shuffle_epi8(x1_4, pr_rear1);
+        const __m128i pr_1 = _mm_xor_si128(pr_f_1, pr_r_1);
+        g0x0_0 = pl;
+        g0x0_1 = pl_1;
+        g0x1_0 = pr;
+        g0x1_1 = pr_1;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const __m128i rk0_2 = _mm_loadu_si128((const void *)(rk + 3072));
+    const __m128i rk0_3 = _mm_loadu_si128((const void *)(rk + 3088));
+    const __m128i rk1_2 = _mm_loadu_si128((const void *)(rk + 3136));
+    const __m128i rk1_3 = _mm_loadu_si128((const void *)(rk + 3152));
+    const __m128i y0 = _mm_xor_si128(g0x0_0, rk0_2);
+    const __m128i y0_1 = _mm_xor_si128(g0x0_1, rk0_3);
+    const __m128i y1 = _mm_xor_si128(g0x1_0, rk1_2);
+    const __m128i y1_1 = _mm_xor_si128(g0x1_1, rk1_3);
+    const __m128i de = _mm_shuffle_epi8(y0, deinterleave);
+    const __m128i de_1 = _mm_shuffle_epi8(y0_1, deinterleave);
+    const __m128i even_2 = _mm_unpacklo_epi64(de, de_1);
+    const __m128i odd_2 = _mm_unpackhi_epi64(de, de_1);
+    const __m128i ev_sh = _mm_slli_epi16(even_2, 4);
+    const __m128i out_lo_b = _mm_and_si128(ev_sh, high_nibbles);
+    const __m128i out_lo_a = _mm_andnot_si128(high_nibbles, odd_2);
+    const __m128i out_lo = _mm_or_si128(out_lo_b, out_lo_a);
+    const __m128i od_sh = _mm_srli_epi16(odd_2, 4);
+    const __m128i out_hi_b = _mm_and_si128(even_2, high_nibbles);
+    const __m128i out_hi_a = _mm_andnot_si128(high_nibbles, od_sh);
+    const __m128i out_hi = _mm_or_si128(out_hi_b, out_hi_a);
+    const __m128i msg = _mm_loadu_si128((const void *)(src));
+    const __m128i ct = _mm_xor_si128(out_lo, msg);
+    _mm_storeu_si128((void *)(out), ct);
+    const __m128i msg_1 = _mm_loadu_si128((const void *)(src + 32));
+    const __m128i ct_1 = _mm_xor_si128(out_hi, msg_1);
+    _mm_storeu_si128((void *)(out + 32), ct_1);
+    const __m128i de_2 = _mm_shuffle_epi8(y1, deinterleave);
+    const __m128i de_3 = _mm_shuffle_epi8(y1_1, deinterleave);
+    const __m128i even_3 = _mm_unpacklo_epi64(de_2, de_3);
+    const __m128i odd_3 = _mm_unpackhi_epi64(de_2, de_3);
+    const __m128i ev_sh_1 = _mm_slli_epi16(even_3, 4);
+    const __m128i out_lo_1_b = _mm_and_si128(ev_sh_1, high_nibbles);
+    const __m128i out_lo_1_a = _mm_andnot_si128(high_nibbles, odd_3);
+    const __m128i out_lo_1 = _mm_or_si128(out_lo_1_b, out_lo_1_a);
+    const __m128i od_sh_1 = _mm_srli_epi16(odd_3, 4);
+    const __m128i out_hi_1_b = _mm_and_si128(even_3, high_nibbles);
+    const __m128i out_hi_1_a = _mm_andnot_si128(high_nibbles, od_sh_1);
+    const __m128i out_hi_1 = _mm_or_si128(out_hi_1_b, out_hi_1_a);
+    const __m128i msg_2 = _mm_loadu_si128((const void *)(src + 16));
+    const __m128i ct_2 = _mm_xor_si128(out_lo_1, msg_2);
+    _mm_storeu_si128((void *)(out + 16), ct_2);
+    const __m128i msg_3 = _mm_loadu_si128((const void *)(src + 48));
+    const __m128i ct_3 = _mm_xor_si128(out_hi_1, msg_3);
+    _mm_storeu_si128((void *)(out + 48), ct_3);
+}
+
 static const ublock_batch_table ublock_register_ssse3_batches = {
     [UBLOCK_128_128] = { [UBLOCK_DECRYPT] = ublock_register_ssse3_ublock128_128_decrypt, [UBLOCK_ENCRYPT] = ublock_register_ssse3_ublock128_128_encrypt },
     [UBLOCK_128_256] = { [UBLOCK_DECRYPT] = ublock_register_ssse3_ublock128_256_decrypt, [UBLOCK_ENCRYPT] = ublock_register_ssse3_ublock128_256_encrypt },
@@ -1312,6 +1897,11 @@ static const ublock_xor_batch_table ublock_register_ssse3_xor_batches = {
     [UBLOCK_128_128] = ublock_register_ssse3_ublock128_128_encrypt_xor,
     [UBLOCK_128_256] = ublock_register_ssse3_ublock128_256_encrypt_xor,
     [UBLOCK_256_256] = ublock_register_ssse3_ublock256_256_encrypt_xor,
+};
+static const ublock_xor_batch_table ublock_register_ssse3_ctr_batches = {
+    [UBLOCK_128_128] = ublock_register_ssse3_ublock128_128_ctr_xor,
+    [UBLOCK_128_256] = ublock_register_ssse3_ublock128_256_ctr_xor,
+    [UBLOCK_256_256] = ublock_register_ssse3_ublock256_256_ctr_xor,
 };
 static const unsigned ublock_register_ssse3_batch_blocks[UBLOCK_VARIANT_COUNT] = { 2, 2, 2 };
 _Static_assert(64 <= UBLOCK_MAX_BATCH_BYTES,
@@ -1329,6 +1919,15 @@ static void ublock_register_ssse3_encrypt_xor(const ublock_key *key, const uint8
 {
     ublock_run_batches_xor(ublock_register_ssse3_xor_batches, ublock_register_ssse3_batches, ublock_register_ssse3_batch_blocks,
                            ublock_image(key, UBLOCK_ENCRYPT), key, in, src, out, nblocks);
+}
+
+static int ublock_register_ssse3_ctr_xor(const ublock_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                                 size_t nblocks)
+{
+    const int done = kc_run_ctr_batches(ublock_register_ssse3_ctr_batches[key->variant], ublock_image(key, UBLOCK_ENCRYPT),
+                                        ublock_register_ssse3_batch_blocks[key->variant], ublock_block_bytes(key->variant),
+                                        counters, src, out, nblocks);
+    return done == 0 ? UBLOCK_OK : UBLOCK_ERR_LENGTH;
 }
 
 static void ublock_register_ssse3_crypt_multi(const ublock_key *const keys[], size_t n, ublock_direction dir,
@@ -1362,5 +1961,5 @@ const ublock_impl KC_IMPL_SYMBOL(ublock_register_ssse3) = {
     .crypt_blocks = ublock_register_ssse3_crypt,
     .crypt_blocks_multi = ublock_register_ssse3_crypt_multi,
     .encrypt_blocks_xor = ublock_register_ssse3_encrypt_xor,
-    .ctr_xor = NULL,
+    .ctr_xor = ublock_register_ssse3_ctr_xor,
 };

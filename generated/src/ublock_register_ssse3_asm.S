@@ -235,6 +235,169 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_register_ssse3_ublock128_128_decrypt_asm, .-ublock_register_ssse3_ublock128_128_decrypt_asm
 
+/* ublock_register_ssse3_ublock128_128_ctr_xor_asm: ublock128_register128_encrypt_ctr_xor, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 128 x r (and the loop count)
+ *   xmm0-12: vectors, as allocated (13 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_ssse3_ublock128_128_ctr_xor_asm
+	.hidden ublock_register_ssse3_ublock128_128_ctr_xor_asm
+	.type ublock_register_ssse3_ublock128_128_ctr_xor_asm, @function
+	.p2align 5
+ublock_register_ssse3_ublock128_128_ctr_xor_asm:
+	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
+	movzbl 32(%rsi), %eax
+	imull $0x01010101, %eax, %eax
+	movd %eax, %xmm1
+	pshufd $0, %xmm1, %xmm1 /* ctr_first = bcast8() */
+	pand .Lublock_register_ssse3_asm_2_last_byte(%rip), %xmm1 /* ctr_j0 = and(ctr_first, last_byte) */
+
+	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	movdqa %xmm1, %xmm2 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_2_block_k(%rip), %xmm2 /* ctr_j = add(ctr_j0, block_k) */
+	paddb .Lublock_register_ssse3_asm_2_block_k_1(%rip), %xmm1 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	movdqu 16(%rsi), %xmm3 /* ctr_w = bcast128() */
+	movdqa %xmm0, %xmm4 /* ctr_low */
+	paddb %xmm2, %xmm4 /* ctr_sum = add(ctr_low, ctr_j) */
+	movdqa %xmm0, %xmm5 /* ctr_low */
+	por %xmm2, %xmm5 /* ctr_or = or(ctr_low, ctr_j) */
+	movdqa %xmm0, %xmm6 /* ctr_low */
+	pand %xmm2, %xmm6 /* ctr_and = and(ctr_low, ctr_j) */
+	movdqa %xmm4, %xmm2 /* ctr_sum */
+	pandn %xmm5, %xmm2 /* ctr_out = andnot(ctr_sum, ctr_or) */
+	por %xmm2, %xmm6 /* ctr_carry = or(ctr_and, ctr_out) */
+	psrlw $7, %xmm6 /* ctr_bit = shr(ctr_carry) */
+	pand .Lublock_register_ssse3_asm_2_byte_low1(%rip), %xmm6 /* ctr_bitm = and(ctr_bit, byte_low1) */
+	pshufb .Lublock_register_ssse3_asm_2_spread_index(%rip), %xmm6 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
+	movdqa .Lublock_register_ssse3_asm_2_carry_mask_table(%rip), %xmm2 /* carry_mask_table = const() */
+	movdqa %xmm2, %xmm5 /* carry_mask_table */
+	pshufb %xmm6, %xmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
+	movdqa %xmm5, %xmm6 /* ctr_mask */
+	pandn %xmm4, %xmm6 /* blk_a = andnot(ctr_mask, ctr_sum) */
+	movdqa %xmm3, %xmm4 /* ctr_w */
+	pand %xmm5, %xmm4 /* blk_b = and(ctr_w, ctr_mask) */
+	por %xmm6, %xmm4 /* blk = or(blk_b, blk_a) */
+	movdqa %xmm0, %xmm5 /* ctr_low */
+	paddb %xmm1, %xmm5 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
+	movdqa %xmm0, %xmm6 /* ctr_low */
+	por %xmm1, %xmm6 /* ctr_or_1 = or(ctr_low, ctr_j_1) */
+	pand %xmm1, %xmm0 /* ctr_and_1 = and(ctr_low, ctr_j_1) */
+	movdqa %xmm5, %xmm1 /* ctr_sum_1 */
+	pandn %xmm6, %xmm1 /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
+	por %xmm1, %xmm0 /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
+	psrlw $7, %xmm0 /* ctr_bit_1 = shr(ctr_carry_1) */
+	pand .Lublock_register_ssse3_asm_2_byte_low1(%rip), %xmm0 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
+	pshufb .Lublock_register_ssse3_asm_2_spread_index(%rip), %xmm0 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
+	pshufb %xmm0, %xmm2 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
+	pand %xmm2, %xmm3 /* blk_1_b = and(ctr_w, ctr_mask_1) */
+	pandn %xmm5, %xmm2 /* blk_1_a = andnot(ctr_mask_1, ctr_sum_1) */
+	por %xmm2, %xmm3 /* blk_1 = or(blk_1_b, blk_1_a) */
+	movdqa %xmm4, %xmm0 /* blk */
+	psrlw $4, %xmm0 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
+	movdqa %xmm1, %xmm2 /* high_nibbles */
+	pandn %xmm0, %xmm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm1, %xmm0 /* high_nibbles */
+	pandn %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm3, %xmm4 /* blk_1 */
+	pand %xmm1, %xmm4 /* even_b = and(blk_1, high_nibbles) */
+	por %xmm2, %xmm4 /* even = or(even_b, even_a) */
+	psllw $4, %xmm3 /* hi_sh = shl(blk_1) */
+	pand %xmm1, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm0, %xmm3 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm4, %xmm0 /* even */
+	punpcklbw %xmm3, %xmm0 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm3, %xmm4 /* sp_1 = unpackhi(even, odd) */
+	movdqa .Lublock_register_ssse3_asm_2_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_2_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_2_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_2_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_2_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_2_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_2_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_2_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lublock_register_ssse3_asm_2_loop_r0:
+	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
+	movdqu 64(%rdi,%r8), %xmm11 /* rk1 = load() */
+	pxor %xmm11, %xmm4 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm0, %xmm11 /* k0 */
+	pand %xmm2, %xmm11 /* s0_lo = and(k0, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
+	pand %xmm2, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm6, %xmm12 /* sbox_lo */
+	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm5, %xmm11 /* sbox_hi */
+	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm4, %xmm0 /* k1 */
+	pand %xmm2, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	movdqa %xmm6, %xmm11 /* sbox_lo */
+	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
+	pand %xmm2, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm5, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
+	movdqa %xmm11, %xmm0 /* x1 */
+	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
+	movdqa %xmm12, %xmm0 /* x0 */
+	pshufb %xmm3, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
+	movdqa %xmm11, %xmm0 /* x1_1 */
+	pshufb %xmm3, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
+	movdqa %xmm12, %xmm0 /* x0_1 */
+	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
+	pxor %xmm0, %xmm11 /* x1_2 = xor(x1_1, rot20) */
+	pxor %xmm11, %xmm12 /* x0_2 = xor(x0_1, x1_2) */
+	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
+	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
+	movdqa %xmm12, %xmm0 /* g0x0.3 */
+	movdqa %xmm11, %xmm4 /* g0x1.3 */
+	add $128, %r8
+	cmp $2048, %r8
+	jne .Lublock_register_ssse3_asm_2_loop_r0
+
+	/* Final key addition. */
+	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
+	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
+	pxor %xmm11, %xmm4 /* y1 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm4 /* de_1 = lookup16(y1, deinterleave) */
+	movdqa %xmm0, %xmm11 /* de */
+	punpcklqdq %xmm4, %xmm11 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm4, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm4 /* even_1 */
+	psllw $4, %xmm4 /* ev_sh = shl(even_1) */
+	pand %xmm1, %xmm4 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand %xmm1, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
+	movdqa %xmm1, %xmm12 /* high_nibbles */
+	pandn %xmm0, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	por %xmm12, %xmm4 /* out_lo = or(out_lo_b, out_lo_a) */
+	psrlw $4, %xmm0 /* od_sh = shr(odd_1) */
+	pandn %xmm0, %xmm1 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm1, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu (%rcx), %xmm0 /* msg = load() */
+	pxor %xmm0, %xmm4 /* ct = xor(out_lo, msg) */
+	movdqu %xmm4, (%rdx) /* store ct */
+	movdqu 16(%rcx), %xmm0 /* msg_1 = load() */
+	pxor %xmm0, %xmm11 /* ct_1 = xor(out_hi, msg_1) */
+	movdqu %xmm11, 16(%rdx) /* store ct_1 */
+	ret
+	.size ublock_register_ssse3_ublock128_128_ctr_xor_asm, .-ublock_register_ssse3_ublock128_128_ctr_xor_asm
+
 /* ublock_register_ssse3_ublock128_128_encrypt_xor_asm: ublock128_register128_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -255,7 +418,7 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_3_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm3, %xmm4 /* high_nibbles */
 	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm3, %xmm2 /* high_nibbles */
@@ -269,17 +432,17 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_2_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_2_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_2_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_2_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_2_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_2_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_2_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_2_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_3_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_3_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_3_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_3_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_3_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_3_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_3_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_3_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_ssse3_asm_2_loop_r0:
+.Lublock_register_ssse3_asm_3_loop_r0:
 	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -324,15 +487,15 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa %xmm12, %xmm2 /* g0x0.3 */
 	add $128, %r8
 	cmp $2048, %r8
-	jne .Lublock_register_ssse3_asm_2_loop_r0
+	jne .Lublock_register_ssse3_asm_3_loop_r0
 
 	/* Final key addition. */
 	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm2 /* y0 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
 	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm0 /* y1 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm2, %xmm11 /* de */
 	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
 	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
@@ -374,7 +537,7 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_3_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm3, %xmm4 /* high_nibbles */
 	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm3, %xmm2 /* high_nibbles */
@@ -388,17 +551,17 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_3_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_3_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_3_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_3_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_3_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_3_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_3_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_3_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_4_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_4_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_4_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_4_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_ssse3_asm_3_loop_r0:
+.Lublock_register_ssse3_asm_4_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -443,15 +606,15 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqa %xmm12, %xmm2 /* g0x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
-	jne .Lublock_register_ssse3_asm_3_loop_r0
+	jne .Lublock_register_ssse3_asm_4_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm2 /* y0 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
 	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm0 /* y1 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm2, %xmm11 /* de */
 	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
 	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
@@ -489,7 +652,7 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_5_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm3, %xmm4 /* high_nibbles */
 	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm3, %xmm2 /* high_nibbles */
@@ -503,17 +666,17 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_4_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_4_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_4_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_4_sbox_inv_lo(%rip), %xmm6 /* sbox_inv_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_5_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_5_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_5_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_5_sbox_inv_lo(%rip), %xmm6 /* sbox_inv_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_5_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_5_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_5_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_5_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lublock_register_ssse3_asm_4_loop_r0:
+.Lublock_register_ssse3_asm_5_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
@@ -558,15 +721,15 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm12, %xmm2 /* g0x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
-	jne .Lublock_register_ssse3_asm_4_loop_r0
+	jne .Lublock_register_ssse3_asm_5_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm2 /* y0_3 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm2 /* de = lookup16(y0_3, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm2 /* de = lookup16(y0_3, deinterleave) */
 	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm0 /* y1_3 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
 	movdqa %xmm2, %xmm11 /* de */
 	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
 	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
@@ -584,6 +747,169 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqu %xmm11, 16(%rdx) /* store out_hi */
 	ret
 	.size ublock_register_ssse3_ublock128_256_decrypt_asm, .-ublock_register_ssse3_ublock128_256_decrypt_asm
+
+/* ublock_register_ssse3_ublock128_256_ctr_xor_asm: ublock128_register128_encrypt_ctr_xor, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 128 x r (and the loop count)
+ *   xmm0-12: vectors, as allocated (13 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_ssse3_ublock128_256_ctr_xor_asm
+	.hidden ublock_register_ssse3_ublock128_256_ctr_xor_asm
+	.type ublock_register_ssse3_ublock128_256_ctr_xor_asm, @function
+	.p2align 5
+ublock_register_ssse3_ublock128_256_ctr_xor_asm:
+	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
+	movzbl 32(%rsi), %eax
+	imull $0x01010101, %eax, %eax
+	movd %eax, %xmm1
+	pshufd $0, %xmm1, %xmm1 /* ctr_first = bcast8() */
+	pand .Lublock_register_ssse3_asm_6_last_byte(%rip), %xmm1 /* ctr_j0 = and(ctr_first, last_byte) */
+
+	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	movdqa %xmm1, %xmm2 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_6_block_k(%rip), %xmm2 /* ctr_j = add(ctr_j0, block_k) */
+	paddb .Lublock_register_ssse3_asm_6_block_k_1(%rip), %xmm1 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	movdqu 16(%rsi), %xmm3 /* ctr_w = bcast128() */
+	movdqa %xmm0, %xmm4 /* ctr_low */
+	paddb %xmm2, %xmm4 /* ctr_sum = add(ctr_low, ctr_j) */
+	movdqa %xmm0, %xmm5 /* ctr_low */
+	por %xmm2, %xmm5 /* ctr_or = or(ctr_low, ctr_j) */
+	movdqa %xmm0, %xmm6 /* ctr_low */
+	pand %xmm2, %xmm6 /* ctr_and = and(ctr_low, ctr_j) */
+	movdqa %xmm4, %xmm2 /* ctr_sum */
+	pandn %xmm5, %xmm2 /* ctr_out = andnot(ctr_sum, ctr_or) */
+	por %xmm2, %xmm6 /* ctr_carry = or(ctr_and, ctr_out) */
+	psrlw $7, %xmm6 /* ctr_bit = shr(ctr_carry) */
+	pand .Lublock_register_ssse3_asm_6_byte_low1(%rip), %xmm6 /* ctr_bitm = and(ctr_bit, byte_low1) */
+	pshufb .Lublock_register_ssse3_asm_6_spread_index(%rip), %xmm6 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
+	movdqa .Lublock_register_ssse3_asm_6_carry_mask_table(%rip), %xmm2 /* carry_mask_table = const() */
+	movdqa %xmm2, %xmm5 /* carry_mask_table */
+	pshufb %xmm6, %xmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
+	movdqa %xmm5, %xmm6 /* ctr_mask */
+	pandn %xmm4, %xmm6 /* blk_a = andnot(ctr_mask, ctr_sum) */
+	movdqa %xmm3, %xmm4 /* ctr_w */
+	pand %xmm5, %xmm4 /* blk_b = and(ctr_w, ctr_mask) */
+	por %xmm6, %xmm4 /* blk = or(blk_b, blk_a) */
+	movdqa %xmm0, %xmm5 /* ctr_low */
+	paddb %xmm1, %xmm5 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
+	movdqa %xmm0, %xmm6 /* ctr_low */
+	por %xmm1, %xmm6 /* ctr_or_1 = or(ctr_low, ctr_j_1) */
+	pand %xmm1, %xmm0 /* ctr_and_1 = and(ctr_low, ctr_j_1) */
+	movdqa %xmm5, %xmm1 /* ctr_sum_1 */
+	pandn %xmm6, %xmm1 /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
+	por %xmm1, %xmm0 /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
+	psrlw $7, %xmm0 /* ctr_bit_1 = shr(ctr_carry_1) */
+	pand .Lublock_register_ssse3_asm_6_byte_low1(%rip), %xmm0 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
+	pshufb .Lublock_register_ssse3_asm_6_spread_index(%rip), %xmm0 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
+	pshufb %xmm0, %xmm2 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
+	pand %xmm2, %xmm3 /* blk_1_b = and(ctr_w, ctr_mask_1) */
+	pandn %xmm5, %xmm2 /* blk_1_a = andnot(ctr_mask_1, ctr_sum_1) */
+	por %xmm2, %xmm3 /* blk_1 = or(blk_1_b, blk_1_a) */
+	movdqa %xmm4, %xmm0 /* blk */
+	psrlw $4, %xmm0 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
+	movdqa %xmm1, %xmm2 /* high_nibbles */
+	pandn %xmm0, %xmm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm1, %xmm0 /* high_nibbles */
+	pandn %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm3, %xmm4 /* blk_1 */
+	pand %xmm1, %xmm4 /* even_b = and(blk_1, high_nibbles) */
+	por %xmm2, %xmm4 /* even = or(even_b, even_a) */
+	psllw $4, %xmm3 /* hi_sh = shl(blk_1) */
+	pand %xmm1, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm0, %xmm3 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm4, %xmm0 /* even */
+	punpcklbw %xmm3, %xmm0 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm3, %xmm4 /* sp_1 = unpackhi(even, odd) */
+	movdqa .Lublock_register_ssse3_asm_6_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_6_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_6_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_6_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_6_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_6_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_6_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lublock_register_ssse3_asm_6_loop_r0:
+	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
+	movdqu 64(%rdi,%r8), %xmm11 /* rk1 = load() */
+	pxor %xmm11, %xmm4 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm0, %xmm11 /* k0 */
+	pand %xmm2, %xmm11 /* s0_lo = and(k0, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
+	pand %xmm2, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm6, %xmm12 /* sbox_lo */
+	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm5, %xmm11 /* sbox_hi */
+	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm4, %xmm0 /* k1 */
+	pand %xmm2, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	movdqa %xmm6, %xmm11 /* sbox_lo */
+	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
+	pand %xmm2, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm5, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
+	movdqa %xmm11, %xmm0 /* x1 */
+	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
+	movdqa %xmm12, %xmm0 /* x0 */
+	pshufb %xmm3, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
+	movdqa %xmm11, %xmm0 /* x1_1 */
+	pshufb %xmm3, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
+	movdqa %xmm12, %xmm0 /* x0_1 */
+	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
+	pxor %xmm0, %xmm11 /* x1_2 = xor(x1_1, rot20) */
+	pxor %xmm11, %xmm12 /* x0_2 = xor(x0_1, x1_2) */
+	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
+	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
+	movdqa %xmm12, %xmm0 /* g0x0.3 */
+	movdqa %xmm11, %xmm4 /* g0x1.3 */
+	add $128, %r8
+	cmp $3072, %r8
+	jne .Lublock_register_ssse3_asm_6_loop_r0
+
+	/* Final key addition. */
+	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
+	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
+	pxor %xmm11, %xmm4 /* y1 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm4 /* de_1 = lookup16(y1, deinterleave) */
+	movdqa %xmm0, %xmm11 /* de */
+	punpcklqdq %xmm4, %xmm11 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm4, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm4 /* even_1 */
+	psllw $4, %xmm4 /* ev_sh = shl(even_1) */
+	pand %xmm1, %xmm4 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand %xmm1, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
+	movdqa %xmm1, %xmm12 /* high_nibbles */
+	pandn %xmm0, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	por %xmm12, %xmm4 /* out_lo = or(out_lo_b, out_lo_a) */
+	psrlw $4, %xmm0 /* od_sh = shr(odd_1) */
+	pandn %xmm0, %xmm1 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm1, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu (%rcx), %xmm0 /* msg = load() */
+	pxor %xmm0, %xmm4 /* ct = xor(out_lo, msg) */
+	movdqu %xmm4, (%rdx) /* store ct */
+	movdqu 16(%rcx), %xmm0 /* msg_1 = load() */
+	pxor %xmm0, %xmm11 /* ct_1 = xor(out_hi, msg_1) */
+	movdqu %xmm11, 16(%rdx) /* store ct_1 */
+	ret
+	.size ublock_register_ssse3_ublock128_256_ctr_xor_asm, .-ublock_register_ssse3_ublock128_256_ctr_xor_asm
 
 /* ublock_register_ssse3_ublock128_256_encrypt_xor_asm: ublock128_register128_encrypt_xor, 4 arguments
  *   %rdi: rk
@@ -605,7 +931,7 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_5_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm3, %xmm4 /* high_nibbles */
 	pandn %xmm2, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm3, %xmm2 /* high_nibbles */
@@ -619,17 +945,17 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_5_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_5_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_5_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_5_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_5_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_5_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_5_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_5_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_7_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_7_rotl48(%rip), %xmm4 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_7_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_7_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_7_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_7_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_7_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_7_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %r8, %r8
 	.p2align 4
-.Lublock_register_ssse3_asm_5_loop_r0:
+.Lublock_register_ssse3_asm_7_loop_r0:
 	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
@@ -674,15 +1000,15 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa %xmm12, %xmm2 /* g0x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
-	jne .Lublock_register_ssse3_asm_5_loop_r0
+	jne .Lublock_register_ssse3_asm_7_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm2 /* y0 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
 	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm0 /* y1 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm2, %xmm11 /* de */
 	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
 	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
@@ -718,419 +1044,6 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	.type ublock_register_ssse3_ublock256_256_encrypt_asm, @function
 	.p2align 5
 ublock_register_ssse3_ublock256_256_encrypt_asm:
-
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	movdqu (%rsi), %xmm0 /* blk = load() */
-	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
-	movdqu 32(%rsi), %xmm2 /* blk_2 = load() */
-	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
-	movdqa %xmm0, %xmm4 /* blk */
-	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
-	movdqa %xmm5, %xmm6 /* high_nibbles */
-	pandn %xmm4, %xmm6 /* even_a = andnot(high_nibbles, lo_sh) */
-	movdqa %xmm5, %xmm4 /* high_nibbles */
-	pandn %xmm0, %xmm4 /* odd_a = andnot(high_nibbles, blk) */
-	movdqa %xmm2, %xmm0 /* blk_2 */
-	pand %xmm5, %xmm0 /* even_b = and(blk_2, high_nibbles) */
-	por %xmm6, %xmm0 /* even = or(even_b, even_a) */
-	psllw $4, %xmm2 /* hi_sh = shl(blk_2) */
-	pand %xmm5, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
-	por %xmm4, %xmm2 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm0, %xmm4 /* even */
-	punpcklbw %xmm2, %xmm4 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm2, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa %xmm1, %xmm2 /* blk_1 */
-	psrlw $4, %xmm2 /* lo_sh_1 = shr(blk_1) */
-	movdqa %xmm5, %xmm6 /* high_nibbles */
-	pandn %xmm2, %xmm6 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	movdqa %xmm5, %xmm2 /* high_nibbles */
-	pandn %xmm1, %xmm2 /* odd_1_a = andnot(high_nibbles, blk_1) */
-	movdqa %xmm3, %xmm1 /* blk_3 */
-	pand %xmm5, %xmm1 /* even_1_b = and(blk_3, high_nibbles) */
-	por %xmm6, %xmm1 /* even_1 = or(even_1_b, even_1_a) */
-	psllw $4, %xmm3 /* hi_sh_1 = shl(blk_3) */
-	pand %xmm5, %xmm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	por %xmm2, %xmm3 /* odd_1 = or(odd_1_b, odd_1_a) */
-	movdqa %xmm1, %xmm2 /* even_1 */
-	punpcklbw %xmm3, %xmm2 /* sp_2 = unpacklo(even_1, odd_1) */
-	punpckhbw %xmm3, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_6_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_6_rotl48(%rip), %xmm6 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_6_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_6_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_6_rotl56(%rip), %xmm10 /* rotl56 = const() */
-	movdqa .Lublock_register_ssse3_asm_6_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
-	xor %rcx, %rcx
-	.p2align 4
-.Lublock_register_ssse3_asm_6_loop_r0:
-	movdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
-
-	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm5, %xmm4 /* k0 = xor(g0x0_0, rk0) */
-	movdqu 16(%rdi,%rcx), %xmm5 /* rk0_1 = load() */
-	pxor %xmm5, %xmm0 /* k0_1 = xor(g0x0_1, rk0_1) */
-	movdqu 64(%rdi,%rcx), %xmm5 /* rk1 = load() */
-	pxor %xmm5, %xmm2 /* k1 = xor(g0x1_0, rk1) */
-	movdqu 80(%rdi,%rcx), %xmm5 /* rk1_1 = load() */
-	pxor %xmm5, %xmm1 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm4, %xmm5 /* k0 */
-	pand %xmm3, %xmm5 /* s0_lo = and(k0, low_nibbles) */
-	psrlw $4, %xmm4 /* s0_sh = shr(k0) */
-	pand %xmm3, %xmm4 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm8, %xmm12 /* sbox_lo */
-	pshufb %xmm5, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm7, %xmm5 /* sbox_hi */
-	pshufb %xmm4, %xmm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm5, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm0, %xmm4 /* k0_1 */
-	pand %xmm3, %xmm4 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	psrlw $4, %xmm0 /* s0_sh_1 = shr(k0_1) */
-	pand %xmm3, %xmm0 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	movdqa %xmm8, %xmm5 /* sbox_lo */
-	pshufb %xmm4, %xmm5 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	movdqa %xmm7, %xmm4 /* sbox_hi */
-	pshufb %xmm0, %xmm4 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	por %xmm4, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm2, %xmm0 /* k1 */
-	pand %xmm3, %xmm0 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm2 /* s1_sh = shr(k1) */
-	pand %xmm3, %xmm2 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm8, %xmm4 /* sbox_lo */
-	pshufb %xmm0, %xmm4 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm2, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm0, %xmm4 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm12, %xmm4 /* x1 = xor(s1, s0) */
-	movdqa %xmm1, %xmm0 /* k1_1 */
-	pand %xmm3, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	movdqa %xmm8, %xmm2 /* sbox_lo */
-	pshufb %xmm0, %xmm2 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	psrlw $4, %xmm1 /* s1_sh_1 = shr(k1_1) */
-	pand %xmm3, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	por %xmm0, %xmm2 /* s1_1 = or(s1_l_1, s1_h_1) */
-	pxor %xmm5, %xmm2 /* x1_1 = xor(s1_1, s0_1) */
-	movdqa %xmm4, %xmm0 /* x1 */
-	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
-	movdqa %xmm2, %xmm0 /* x1_1 */
-	pshufb %xmm10, %xmm0 /* rot4_1 = lookup16(x1_1, rotl56) */
-	pxor %xmm0, %xmm5 /* x0_1 = xor(s0_1, rot4_1) */
-	movdqa %xmm12, %xmm0 /* x0 */
-	pshufb %xmm6, %xmm0 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm0, %xmm4 /* x1_2 = xor(x1, rot8) */
-	movdqa %xmm5, %xmm0 /* x0_1 */
-	pshufb %xmm6, %xmm0 /* rot8_1 = lookup16(x0_1, rotl48) */
-	pxor %xmm0, %xmm2 /* x1_3 = xor(x1_1, rot8_1) */
-	movdqa %xmm4, %xmm0 /* x1_2 */
-	pshufb %xmm6, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
-	pxor %xmm0, %xmm12 /* x0_2 = xor(x0, rot8_2) */
-	movdqa %xmm2, %xmm0 /* x1_3 */
-	pshufb %xmm6, %xmm0 /* rot8_3 = lookup16(x1_3, rotl48) */
-	pxor %xmm0, %xmm5 /* x0_3 = xor(x0_1, rot8_3) */
-	movdqa %xmm12, %xmm0 /* x0_2 */
-	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
-	pxor %xmm0, %xmm4 /* x1_4 = xor(x1_2, rot20) */
-	movdqa %xmm5, %xmm0 /* x0_3 */
-	pshufb %xmm9, %xmm0 /* rot20_1 = lookup16(x0_3, rotl24) */
-	pxor %xmm0, %xmm2 /* x1_5 = xor(x1_3, rot20_1) */
-	pxor %xmm4, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
-	pxor %xmm2, %xmm5 /* x0_5 = xor(x0_3, x1_5) */
-	movdqa %xmm12, %xmm0 /* x0_4 */
-	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
-	pshufb .Lublock_register_ssse3_asm_6_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
-	movdqa %xmm5, %xmm1 /* x0_5 */
-	pshufb .Lublock_register_ssse3_asm_6_pl_rear0(%rip), %xmm1 /* pl_r = lookup16(x0_5, pl_rear0) */
-	pxor %xmm1, %xmm0 /* pl = xor(pl_f, pl_r) */
-	pshufb .Lublock_register_ssse3_asm_6_pl_front1(%rip), %xmm5 /* pl_f_1 = lookup16(x0_5, pl_front1) */
-	pxor %xmm12, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa %xmm4, %xmm1 /* x1_4 */
-	pshufb .Lublock_register_ssse3_asm_6_pr_front0(%rip), %xmm1 /* pr_f = lookup16(x1_4, pr_front0) */
-	pshufb .Lublock_register_ssse3_asm_6_pr_rear1(%rip), %xmm4 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
-	movdqa %xmm2, %xmm12 /* x1_5 */
-	pshufb .Lublock_register_ssse3_asm_6_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
-	pxor %xmm12, %xmm1 /* pr = xor(pr_f, pr_r) */
-	pshufb .Lublock_register_ssse3_asm_6_pr_front1(%rip), %xmm2 /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	pxor %xmm4, %xmm2 /* pr_1 = xor(pr_f_1, pr_r_1) */
-	movdqa %xmm0, %xmm4 /* g0x0_0.3 */
-	movdqa %xmm5, %xmm0 /* g0x0_1.3 */
-	movdqa %xmm1, %xmm5 /* g0x1_0.3 */
-	movdqa %xmm2, %xmm1 /* g0x1_1.3 */
-	movdqa %xmm5, %xmm2 /* g0x1_0.3 */
-	add $128, %rcx
-	cmp $3072, %rcx
-	jne .Lublock_register_ssse3_asm_6_loop_r0
-
-	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
-	pxor %xmm5, %xmm4 /* y0 = xor(g0x0_0, rk0_2) */
-	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm4 /* de = lookup16(y0, deinterleave) */
-	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
-	pxor %xmm5, %xmm0 /* y0_1 = xor(g0x0_1, rk0_3) */
-	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_1, deinterleave) */
-	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
-	pxor %xmm5, %xmm2 /* y1 = xor(g0x1_0, rk1_2) */
-	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1, deinterleave) */
-	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
-	pxor %xmm5, %xmm1 /* y1_1 = xor(g0x1_1, rk1_3) */
-	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
-	movdqa %xmm4, %xmm5 /* de */
-	punpcklqdq %xmm0, %xmm5 /* even_2 = unpacklo(de, de_1) */
-	punpckhqdq %xmm0, %xmm4 /* odd_2 = unpackhi(de, de_1) */
-	movdqa %xmm5, %xmm0 /* even_2 */
-	psllw $4, %xmm0 /* ev_sh = shl(even_2) */
-	pand .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
-	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
-	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
-	por %xmm13, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
-	movdqu %xmm0, (%rdx) /* store out_lo */
-	psrlw $4, %xmm4 /* od_sh = shr(odd_2) */
-	movdqa %xmm12, %xmm0 /* high_nibbles */
-	pandn %xmm4, %xmm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm0, %xmm5 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm5, 32(%rdx) /* store out_hi */
-	movdqa %xmm2, %xmm0 /* de_2 */
-	punpcklqdq %xmm1, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
-	punpckhqdq %xmm1, %xmm2 /* odd_3 = unpackhi(de_2, de_3) */
-	movdqa %xmm0, %xmm1 /* even_3 */
-	psllw $4, %xmm1 /* ev_sh_1 = shl(even_3) */
-	pand %xmm12, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
-	movdqa %xmm12, %xmm4 /* high_nibbles */
-	pandn %xmm2, %xmm4 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
-	por %xmm4, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	movdqu %xmm1, 16(%rdx) /* store out_lo_1 */
-	psrlw $4, %xmm2 /* od_sh_1 = shr(odd_3) */
-	pandn %xmm2, %xmm12 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	por %xmm12, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
-	movdqu %xmm0, 48(%rdx) /* store out_hi_1 */
-	ret
-	.size ublock_register_ssse3_ublock256_256_encrypt_asm, .-ublock_register_ssse3_ublock256_256_encrypt_asm
-
-/* ublock_register_ssse3_ublock256_256_decrypt_asm: ublock256_register128_decrypt, 3 arguments
- *   %rdi: rk
- *   %rsi: in
- *   %rdx: out
- *   %rcx: 128 x r (and the loop count)
- *   xmm0-13: vectors, as allocated (14 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
- */
-	.globl ublock_register_ssse3_ublock256_256_decrypt_asm
-	.hidden ublock_register_ssse3_ublock256_256_decrypt_asm
-	.type ublock_register_ssse3_ublock256_256_decrypt_asm, @function
-	.p2align 5
-ublock_register_ssse3_ublock256_256_decrypt_asm:
-
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	movdqu (%rsi), %xmm0 /* blk = load() */
-	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
-	movdqu 32(%rsi), %xmm2 /* blk_2 = load() */
-	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
-	movdqa %xmm0, %xmm4 /* blk */
-	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
-	movdqa %xmm5, %xmm6 /* high_nibbles */
-	pandn %xmm4, %xmm6 /* even_a = andnot(high_nibbles, lo_sh) */
-	movdqa %xmm5, %xmm4 /* high_nibbles */
-	pandn %xmm0, %xmm4 /* odd_a = andnot(high_nibbles, blk) */
-	movdqa %xmm2, %xmm0 /* blk_2 */
-	pand %xmm5, %xmm0 /* even_b = and(blk_2, high_nibbles) */
-	por %xmm6, %xmm0 /* even = or(even_b, even_a) */
-	psllw $4, %xmm2 /* hi_sh = shl(blk_2) */
-	pand %xmm5, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
-	por %xmm4, %xmm2 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm0, %xmm4 /* even */
-	punpcklbw %xmm2, %xmm4 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm2, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa %xmm1, %xmm2 /* blk_1 */
-	psrlw $4, %xmm2 /* lo_sh_1 = shr(blk_1) */
-	movdqa %xmm5, %xmm6 /* high_nibbles */
-	pandn %xmm2, %xmm6 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	movdqa %xmm5, %xmm2 /* high_nibbles */
-	pandn %xmm1, %xmm2 /* odd_1_a = andnot(high_nibbles, blk_1) */
-	movdqa %xmm3, %xmm1 /* blk_3 */
-	pand %xmm5, %xmm1 /* even_1_b = and(blk_3, high_nibbles) */
-	por %xmm6, %xmm1 /* even_1 = or(even_1_b, even_1_a) */
-	psllw $4, %xmm3 /* hi_sh_1 = shl(blk_3) */
-	pand %xmm5, %xmm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	por %xmm2, %xmm3 /* odd_1 = or(odd_1_b, odd_1_a) */
-	movdqa %xmm1, %xmm2 /* even_1 */
-	punpcklbw %xmm3, %xmm2 /* sp_2 = unpacklo(even_1, odd_1) */
-	punpckhbw %xmm3, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_7_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_7_rotl48(%rip), %xmm6 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_7_sbox_inv_hi(%rip), %xmm7 /* sbox_inv_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_7_sbox_inv_lo(%rip), %xmm8 /* sbox_inv_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_7_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_7_rotl56(%rip), %xmm10 /* rotl56 = const() */
-	movdqa .Lublock_register_ssse3_asm_7_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
-	xor %rcx, %rcx
-	.p2align 4
-.Lublock_register_ssse3_asm_7_loop_r0:
-	movdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
-
-	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	pxor %xmm5, %xmm4 /* k0 = xor(g0x0_0, rk0) */
-	movdqa %xmm4, %xmm5 /* k0 */
-	pshufb %xmm11, %xmm5 /* pl_f = lookup16(k0, pl_front0) */
-	pshufb .Lublock_register_ssse3_asm_7_pl_rear1(%rip), %xmm4 /* pl_r_1 = lookup16(k0, pl_rear1) */
-	movdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
-	pxor %xmm12, %xmm0 /* k0_1 = xor(g0x0_1, rk0_1) */
-	movdqa %xmm0, %xmm12 /* k0_1 */
-	pshufb .Lublock_register_ssse3_asm_7_pl_rear0(%rip), %xmm12 /* pl_r = lookup16(k0_1, pl_rear0) */
-	pxor %xmm12, %xmm5 /* pl = xor(pl_f, pl_r) */
-	pshufb .Lublock_register_ssse3_asm_7_pl_front1(%rip), %xmm0 /* pl_f_1 = lookup16(k0_1, pl_front1) */
-	pxor %xmm4, %xmm0 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqu 64(%rdi,%rcx), %xmm4 /* rk1 = load() */
-	pxor %xmm4, %xmm2 /* k1 = xor(g0x1_0, rk1) */
-	movdqa %xmm2, %xmm4 /* k1 */
-	pshufb .Lublock_register_ssse3_asm_7_pr_front0(%rip), %xmm4 /* pr_f = lookup16(k1, pr_front0) */
-	pshufb .Lublock_register_ssse3_asm_7_pr_rear1(%rip), %xmm2 /* pr_r_1 = lookup16(k1, pr_rear1) */
-	movdqu 80(%rdi,%rcx), %xmm12 /* rk1_1 = load() */
-	pxor %xmm12, %xmm1 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm1, %xmm12 /* k1_1 */
-	pshufb .Lublock_register_ssse3_asm_7_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(k1_1, pr_rear0) */
-	pxor %xmm12, %xmm4 /* pr = xor(pr_f, pr_r) */
-	pshufb .Lublock_register_ssse3_asm_7_pr_front1(%rip), %xmm1 /* pr_f_1 = lookup16(k1_1, pr_front1) */
-	pxor %xmm2, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
-	pxor %xmm4, %xmm5 /* y0 = xor(pl, pr) */
-	pxor %xmm1, %xmm0 /* y0_1 = xor(pl_1, pr_1) */
-	movdqa %xmm5, %xmm2 /* y0 */
-	pshufb %xmm9, %xmm2 /* rot20 = lookup16(y0, rotl24) */
-	pxor %xmm2, %xmm4 /* y1 = xor(pr, rot20) */
-	movdqa %xmm0, %xmm2 /* y0_1 */
-	pshufb %xmm9, %xmm2 /* rot20_1 = lookup16(y0_1, rotl24) */
-	pxor %xmm2, %xmm1 /* y1_1 = xor(pr_1, rot20_1) */
-	movdqa %xmm4, %xmm2 /* y1 */
-	pshufb %xmm6, %xmm2 /* rot8 = lookup16(y1, rotl48) */
-	pxor %xmm2, %xmm5 /* y0_2 = xor(y0, rot8) */
-	movdqa %xmm1, %xmm2 /* y1_1 */
-	pshufb %xmm6, %xmm2 /* rot8_1 = lookup16(y1_1, rotl48) */
-	pxor %xmm2, %xmm0 /* y0_3 = xor(y0_1, rot8_1) */
-	movdqa %xmm5, %xmm2 /* y0_2 */
-	pshufb %xmm6, %xmm2 /* rot8_2 = lookup16(y0_2, rotl48) */
-	pxor %xmm2, %xmm4 /* y1_2 = xor(y1, rot8_2) */
-	movdqa %xmm0, %xmm2 /* y0_3 */
-	pshufb %xmm6, %xmm2 /* rot8_3 = lookup16(y0_3, rotl48) */
-	pxor %xmm2, %xmm1 /* y1_3 = xor(y1_1, rot8_3) */
-	movdqa %xmm4, %xmm2 /* y1_2 */
-	pshufb %xmm10, %xmm2 /* rot4 = lookup16(y1_2, rotl56) */
-	pxor %xmm2, %xmm5 /* y0_4 = xor(y0_2, rot4) */
-	movdqa %xmm1, %xmm2 /* y1_3 */
-	pshufb %xmm10, %xmm2 /* rot4_1 = lookup16(y1_3, rotl56) */
-	pxor %xmm2, %xmm0 /* y0_5 = xor(y0_3, rot4_1) */
-	pxor %xmm5, %xmm4 /* y1_4 = xor(y1_2, y0_4) */
-	pxor %xmm0, %xmm1 /* y1_5 = xor(y1_3, y0_5) */
-	movdqa %xmm5, %xmm2 /* y0_4 */
-	pand %xmm3, %xmm2 /* s0_lo = and(y0_4, low_nibbles) */
-	psrlw $4, %xmm5 /* s0_sh = shr(y0_4) */
-	pand %xmm3, %xmm5 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm8, %xmm12 /* sbox_inv_lo */
-	pshufb %xmm2, %xmm12 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	movdqa %xmm7, %xmm2 /* sbox_inv_hi */
-	pshufb %xmm5, %xmm2 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	por %xmm2, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm0, %xmm2 /* y0_5 */
-	pand %xmm3, %xmm2 /* s0_lo_1 = and(y0_5, low_nibbles) */
-	psrlw $4, %xmm0 /* s0_sh_1 = shr(y0_5) */
-	pand %xmm3, %xmm0 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	movdqa %xmm8, %xmm5 /* sbox_inv_lo */
-	pshufb %xmm2, %xmm5 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
-	movdqa %xmm7, %xmm2 /* sbox_inv_hi */
-	pshufb %xmm0, %xmm2 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
-	por %xmm2, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm4, %xmm0 /* y1_4 */
-	pand %xmm3, %xmm0 /* s1_lo = and(y1_4, low_nibbles) */
-	psrlw $4, %xmm4 /* s1_sh = shr(y1_4) */
-	pand %xmm3, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm8, %xmm2 /* sbox_inv_lo */
-	pshufb %xmm0, %xmm2 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	movdqa %xmm7, %xmm0 /* sbox_inv_hi */
-	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	por %xmm0, %xmm2 /* s1 = or(s1_l, s1_h) */
-	movdqa %xmm1, %xmm0 /* y1_5 */
-	pand %xmm3, %xmm0 /* s1_lo_1 = and(y1_5, low_nibbles) */
-	movdqa %xmm8, %xmm4 /* sbox_inv_lo */
-	pshufb %xmm0, %xmm4 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
-	psrlw $4, %xmm1 /* s1_sh_1 = shr(y1_5) */
-	pand %xmm3, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	movdqa %xmm7, %xmm0 /* sbox_inv_hi */
-	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
-	por %xmm0, %xmm4 /* s1_1 = or(s1_l_1, s1_h_1) */
-	movdqa %xmm5, %xmm0 /* g0x0_1.3 */
-	movdqa %xmm4, %xmm1 /* g0x1_1.3 */
-	movdqa %xmm12, %xmm4 /* g0x0_0.3 */
-	add $128, %rcx
-	cmp $3072, %rcx
-	jne .Lublock_register_ssse3_asm_7_loop_r0
-
-	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
-	pxor %xmm5, %xmm4 /* y0_6 = xor(g0x0_0, rk0_2) */
-	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm4 /* de = lookup16(y0_6, deinterleave) */
-	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
-	pxor %xmm5, %xmm0 /* y0_7 = xor(g0x0_1, rk0_3) */
-	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_7, deinterleave) */
-	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
-	pxor %xmm5, %xmm2 /* y1_6 = xor(g0x1_0, rk1_2) */
-	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1_6, deinterleave) */
-	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
-	pxor %xmm5, %xmm1 /* y1_7 = xor(g0x1_1, rk1_3) */
-	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_7, deinterleave) */
-	movdqa %xmm4, %xmm5 /* de */
-	punpcklqdq %xmm0, %xmm5 /* even_2 = unpacklo(de, de_1) */
-	punpckhqdq %xmm0, %xmm4 /* odd_2 = unpackhi(de, de_1) */
-	movdqa %xmm5, %xmm0 /* even_2 */
-	psllw $4, %xmm0 /* ev_sh = shl(even_2) */
-	pand .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
-	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
-	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
-	por %xmm13, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
-	movdqu %xmm0, (%rdx) /* store out_lo */
-	psrlw $4, %xmm4 /* od_sh = shr(odd_2) */
-	movdqa %xmm12, %xmm0 /* high_nibbles */
-	pandn %xmm4, %xmm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm0, %xmm5 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm5, 32(%rdx) /* store out_hi */
-	movdqa %xmm2, %xmm0 /* de_2 */
-	punpcklqdq %xmm1, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
-	punpckhqdq %xmm1, %xmm2 /* odd_3 = unpackhi(de_2, de_3) */
-	movdqa %xmm0, %xmm1 /* even_3 */
-	psllw $4, %xmm1 /* ev_sh_1 = shl(even_3) */
-	pand %xmm12, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
-	movdqa %xmm12, %xmm4 /* high_nibbles */
-	pandn %xmm2, %xmm4 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
-	por %xmm4, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	movdqu %xmm1, 16(%rdx) /* store out_lo_1 */
-	psrlw $4, %xmm2 /* od_sh_1 = shr(odd_3) */
-	pandn %xmm2, %xmm12 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	por %xmm12, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
-	movdqu %xmm0, 48(%rdx) /* store out_hi_1 */
-	ret
-	.size ublock_register_ssse3_ublock256_256_decrypt_asm, .-ublock_register_ssse3_ublock256_256_decrypt_asm
-
-/* ublock_register_ssse3_ublock256_256_encrypt_xor_asm: ublock256_register128_encrypt_xor, 4 arguments
- *   %rdi: rk
- *   %rsi: in
- *   %rdx: out
- *   %rcx: src
- *   %r8: 128 x r (and the loop count)
- *   xmm0-13: vectors, as allocated (14 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
- */
-	.globl ublock_register_ssse3_ublock256_256_encrypt_xor_asm
-	.hidden ublock_register_ssse3_ublock256_256_encrypt_xor_asm
-	.type ublock_register_ssse3_ublock256_256_encrypt_xor_asm, @function
-	.p2align 5
-ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqu (%rsi), %xmm0 /* blk = load() */
@@ -1175,18 +1088,18 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm9 /* rotl24 = const() */
 	movdqa .Lublock_register_ssse3_asm_8_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	movdqa .Lublock_register_ssse3_asm_8_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
-	xor %r8, %r8
+	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_ssse3_asm_8_loop_r0:
-	movdqu (%rdi,%r8), %xmm5 /* rk0 = load() */
+	movdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	pxor %xmm5, %xmm4 /* k0 = xor(g0x0_0, rk0) */
-	movdqu 16(%rdi,%r8), %xmm5 /* rk0_1 = load() */
+	movdqu 16(%rdi,%rcx), %xmm5 /* rk0_1 = load() */
 	pxor %xmm5, %xmm0 /* k0_1 = xor(g0x0_1, rk0_1) */
-	movdqu 64(%rdi,%r8), %xmm5 /* rk1 = load() */
+	movdqu 64(%rdi,%rcx), %xmm5 /* rk1 = load() */
 	pxor %xmm5, %xmm2 /* k1 = xor(g0x1_0, rk1) */
-	movdqu 80(%rdi,%r8), %xmm5 /* rk1_1 = load() */
+	movdqu 80(%rdi,%rcx), %xmm5 /* rk1_1 = load() */
 	pxor %xmm5, %xmm1 /* k1_1 = xor(g0x1_1, rk1_1) */
 	movdqa %xmm4, %xmm5 /* k0 */
 	pand %xmm3, %xmm5 /* s0_lo = and(k0, low_nibbles) */
@@ -1273,8 +1186,8 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa %xmm1, %xmm5 /* g0x1_0.3 */
 	movdqa %xmm2, %xmm1 /* g0x1_1.3 */
 	movdqa %xmm5, %xmm2 /* g0x1_0.3 */
-	add $128, %r8
-	cmp $3072, %r8
+	add $128, %rcx
+	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_8_loop_r0
 
 	/* Final key addition. */
@@ -1298,6 +1211,692 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	pand .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
 	pand .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
 	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	por %xmm13, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm0, (%rdx) /* store out_lo */
+	psrlw $4, %xmm4 /* od_sh = shr(odd_2) */
+	movdqa %xmm12, %xmm0 /* high_nibbles */
+	pandn %xmm4, %xmm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm0, %xmm5 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm5, 32(%rdx) /* store out_hi */
+	movdqa %xmm2, %xmm0 /* de_2 */
+	punpcklqdq %xmm1, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm1, %xmm2 /* odd_3 = unpackhi(de_2, de_3) */
+	movdqa %xmm0, %xmm1 /* even_3 */
+	psllw $4, %xmm1 /* ev_sh_1 = shl(even_3) */
+	pand %xmm12, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
+	movdqa %xmm12, %xmm4 /* high_nibbles */
+	pandn %xmm2, %xmm4 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	por %xmm4, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	movdqu %xmm1, 16(%rdx) /* store out_lo_1 */
+	psrlw $4, %xmm2 /* od_sh_1 = shr(odd_3) */
+	pandn %xmm2, %xmm12 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm12, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu %xmm0, 48(%rdx) /* store out_hi_1 */
+	ret
+	.size ublock_register_ssse3_ublock256_256_encrypt_asm, .-ublock_register_ssse3_ublock256_256_encrypt_asm
+
+/* ublock_register_ssse3_ublock256_256_decrypt_asm: ublock256_register128_decrypt, 3 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: 128 x r (and the loop count)
+ *   xmm0-13: vectors, as allocated (14 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_ssse3_ublock256_256_decrypt_asm
+	.hidden ublock_register_ssse3_ublock256_256_decrypt_asm
+	.type ublock_register_ssse3_ublock256_256_decrypt_asm, @function
+	.p2align 5
+ublock_register_ssse3_ublock256_256_decrypt_asm:
+
+	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	movdqu 32(%rsi), %xmm2 /* blk_2 = load() */
+	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
+	movdqa %xmm0, %xmm4 /* blk */
+	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_9_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	movdqa %xmm5, %xmm6 /* high_nibbles */
+	pandn %xmm4, %xmm6 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm5, %xmm4 /* high_nibbles */
+	pandn %xmm0, %xmm4 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm0 /* blk_2 */
+	pand %xmm5, %xmm0 /* even_b = and(blk_2, high_nibbles) */
+	por %xmm6, %xmm0 /* even = or(even_b, even_a) */
+	psllw $4, %xmm2 /* hi_sh = shl(blk_2) */
+	pand %xmm5, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm4, %xmm2 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm0, %xmm4 /* even */
+	punpcklbw %xmm2, %xmm4 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm2, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm1, %xmm2 /* blk_1 */
+	psrlw $4, %xmm2 /* lo_sh_1 = shr(blk_1) */
+	movdqa %xmm5, %xmm6 /* high_nibbles */
+	pandn %xmm2, %xmm6 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm5, %xmm2 /* high_nibbles */
+	pandn %xmm1, %xmm2 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	movdqa %xmm3, %xmm1 /* blk_3 */
+	pand %xmm5, %xmm1 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm6, %xmm1 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm3 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm5, %xmm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm2, %xmm3 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm1, %xmm2 /* even_1 */
+	punpcklbw %xmm3, %xmm2 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm3, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa .Lublock_register_ssse3_asm_9_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_9_rotl48(%rip), %xmm6 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_9_sbox_inv_hi(%rip), %xmm7 /* sbox_inv_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_9_sbox_inv_lo(%rip), %xmm8 /* sbox_inv_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_9_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_9_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_9_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	xor %rcx, %rcx
+	.p2align 4
+.Lublock_register_ssse3_asm_9_loop_r0:
+	movdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	pxor %xmm5, %xmm4 /* k0 = xor(g0x0_0, rk0) */
+	movdqa %xmm4, %xmm5 /* k0 */
+	pshufb %xmm11, %xmm5 /* pl_f = lookup16(k0, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_9_pl_rear1(%rip), %xmm4 /* pl_r_1 = lookup16(k0, pl_rear1) */
+	movdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
+	pxor %xmm12, %xmm0 /* k0_1 = xor(g0x0_1, rk0_1) */
+	movdqa %xmm0, %xmm12 /* k0_1 */
+	pshufb .Lublock_register_ssse3_asm_9_pl_rear0(%rip), %xmm12 /* pl_r = lookup16(k0_1, pl_rear0) */
+	pxor %xmm12, %xmm5 /* pl = xor(pl_f, pl_r) */
+	pshufb .Lublock_register_ssse3_asm_9_pl_front1(%rip), %xmm0 /* pl_f_1 = lookup16(k0_1, pl_front1) */
+	pxor %xmm4, %xmm0 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqu 64(%rdi,%rcx), %xmm4 /* rk1 = load() */
+	pxor %xmm4, %xmm2 /* k1 = xor(g0x1_0, rk1) */
+	movdqa %xmm2, %xmm4 /* k1 */
+	pshufb .Lublock_register_ssse3_asm_9_pr_front0(%rip), %xmm4 /* pr_f = lookup16(k1, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_9_pr_rear1(%rip), %xmm2 /* pr_r_1 = lookup16(k1, pr_rear1) */
+	movdqu 80(%rdi,%rcx), %xmm12 /* rk1_1 = load() */
+	pxor %xmm12, %xmm1 /* k1_1 = xor(g0x1_1, rk1_1) */
+	movdqa %xmm1, %xmm12 /* k1_1 */
+	pshufb .Lublock_register_ssse3_asm_9_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(k1_1, pr_rear0) */
+	pxor %xmm12, %xmm4 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_register_ssse3_asm_9_pr_front1(%rip), %xmm1 /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	pxor %xmm2, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	pxor %xmm4, %xmm5 /* y0 = xor(pl, pr) */
+	pxor %xmm1, %xmm0 /* y0_1 = xor(pl_1, pr_1) */
+	movdqa %xmm5, %xmm2 /* y0 */
+	pshufb %xmm9, %xmm2 /* rot20 = lookup16(y0, rotl24) */
+	pxor %xmm2, %xmm4 /* y1 = xor(pr, rot20) */
+	movdqa %xmm0, %xmm2 /* y0_1 */
+	pshufb %xmm9, %xmm2 /* rot20_1 = lookup16(y0_1, rotl24) */
+	pxor %xmm2, %xmm1 /* y1_1 = xor(pr_1, rot20_1) */
+	movdqa %xmm4, %xmm2 /* y1 */
+	pshufb %xmm6, %xmm2 /* rot8 = lookup16(y1, rotl48) */
+	pxor %xmm2, %xmm5 /* y0_2 = xor(y0, rot8) */
+	movdqa %xmm1, %xmm2 /* y1_1 */
+	pshufb %xmm6, %xmm2 /* rot8_1 = lookup16(y1_1, rotl48) */
+	pxor %xmm2, %xmm0 /* y0_3 = xor(y0_1, rot8_1) */
+	movdqa %xmm5, %xmm2 /* y0_2 */
+	pshufb %xmm6, %xmm2 /* rot8_2 = lookup16(y0_2, rotl48) */
+	pxor %xmm2, %xmm4 /* y1_2 = xor(y1, rot8_2) */
+	movdqa %xmm0, %xmm2 /* y0_3 */
+	pshufb %xmm6, %xmm2 /* rot8_3 = lookup16(y0_3, rotl48) */
+	pxor %xmm2, %xmm1 /* y1_3 = xor(y1_1, rot8_3) */
+	movdqa %xmm4, %xmm2 /* y1_2 */
+	pshufb %xmm10, %xmm2 /* rot4 = lookup16(y1_2, rotl56) */
+	pxor %xmm2, %xmm5 /* y0_4 = xor(y0_2, rot4) */
+	movdqa %xmm1, %xmm2 /* y1_3 */
+	pshufb %xmm10, %xmm2 /* rot4_1 = lookup16(y1_3, rotl56) */
+	pxor %xmm2, %xmm0 /* y0_5 = xor(y0_3, rot4_1) */
+	pxor %xmm5, %xmm4 /* y1_4 = xor(y1_2, y0_4) */
+	pxor %xmm0, %xmm1 /* y1_5 = xor(y1_3, y0_5) */
+	movdqa %xmm5, %xmm2 /* y0_4 */
+	pand %xmm3, %xmm2 /* s0_lo = and(y0_4, low_nibbles) */
+	psrlw $4, %xmm5 /* s0_sh = shr(y0_4) */
+	pand %xmm3, %xmm5 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm8, %xmm12 /* sbox_inv_lo */
+	pshufb %xmm2, %xmm12 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	movdqa %xmm7, %xmm2 /* sbox_inv_hi */
+	pshufb %xmm5, %xmm2 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	por %xmm2, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm0, %xmm2 /* y0_5 */
+	pand %xmm3, %xmm2 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh_1 = shr(y0_5) */
+	pand %xmm3, %xmm0 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm8, %xmm5 /* sbox_inv_lo */
+	pshufb %xmm2, %xmm5 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	movdqa %xmm7, %xmm2 /* sbox_inv_hi */
+	pshufb %xmm0, %xmm2 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	por %xmm2, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm4, %xmm0 /* y1_4 */
+	pand %xmm3, %xmm0 /* s1_lo = and(y1_4, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh = shr(y1_4) */
+	pand %xmm3, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm8, %xmm2 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm2 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm7, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	por %xmm0, %xmm2 /* s1 = or(s1_l, s1_h) */
+	movdqa %xmm1, %xmm0 /* y1_5 */
+	pand %xmm3, %xmm0 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	movdqa %xmm8, %xmm4 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm4 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	psrlw $4, %xmm1 /* s1_sh_1 = shr(y1_5) */
+	pand %xmm3, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm7, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	por %xmm0, %xmm4 /* s1_1 = or(s1_l_1, s1_h_1) */
+	movdqa %xmm5, %xmm0 /* g0x0_1.3 */
+	movdqa %xmm4, %xmm1 /* g0x1_1.3 */
+	movdqa %xmm12, %xmm4 /* g0x0_0.3 */
+	add $128, %rcx
+	cmp $3072, %rcx
+	jne .Lublock_register_ssse3_asm_9_loop_r0
+
+	/* Final key addition. */
+	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
+	pxor %xmm5, %xmm4 /* y0_6 = xor(g0x0_0, rk0_2) */
+	pshufb .Lublock_register_ssse3_asm_9_deinterleave(%rip), %xmm4 /* de = lookup16(y0_6, deinterleave) */
+	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
+	pxor %xmm5, %xmm0 /* y0_7 = xor(g0x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_9_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_7, deinterleave) */
+	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
+	pxor %xmm5, %xmm2 /* y1_6 = xor(g0x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_9_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1_6, deinterleave) */
+	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
+	pxor %xmm5, %xmm1 /* y1_7 = xor(g0x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_9_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_7, deinterleave) */
+	movdqa %xmm4, %xmm5 /* de */
+	punpcklqdq %xmm0, %xmm5 /* even_2 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm4 /* odd_2 = unpackhi(de, de_1) */
+	movdqa %xmm5, %xmm0 /* even_2 */
+	psllw $4, %xmm0 /* ev_sh = shl(even_2) */
+	pand .Lublock_register_ssse3_asm_9_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_9_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_9_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	por %xmm13, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu %xmm0, (%rdx) /* store out_lo */
+	psrlw $4, %xmm4 /* od_sh = shr(odd_2) */
+	movdqa %xmm12, %xmm0 /* high_nibbles */
+	pandn %xmm4, %xmm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm0, %xmm5 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm5, 32(%rdx) /* store out_hi */
+	movdqa %xmm2, %xmm0 /* de_2 */
+	punpcklqdq %xmm1, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm1, %xmm2 /* odd_3 = unpackhi(de_2, de_3) */
+	movdqa %xmm0, %xmm1 /* even_3 */
+	psllw $4, %xmm1 /* ev_sh_1 = shl(even_3) */
+	pand %xmm12, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
+	movdqa %xmm12, %xmm4 /* high_nibbles */
+	pandn %xmm2, %xmm4 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	por %xmm4, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	movdqu %xmm1, 16(%rdx) /* store out_lo_1 */
+	psrlw $4, %xmm2 /* od_sh_1 = shr(odd_3) */
+	pandn %xmm2, %xmm12 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm12, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu %xmm0, 48(%rdx) /* store out_hi_1 */
+	ret
+	.size ublock_register_ssse3_ublock256_256_decrypt_asm, .-ublock_register_ssse3_ublock256_256_decrypt_asm
+
+/* ublock_register_ssse3_ublock256_256_ctr_xor_asm: ublock256_register128_encrypt_ctr_xor, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 128 x r (and the loop count)
+ *   xmm0-13: vectors, as allocated (14 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_ssse3_ublock256_256_ctr_xor_asm
+	.hidden ublock_register_ssse3_ublock256_256_ctr_xor_asm
+	.type ublock_register_ssse3_ublock256_256_ctr_xor_asm, @function
+	.p2align 5
+ublock_register_ssse3_ublock256_256_ctr_xor_asm:
+	movdqu 16(%rsi), %xmm0 /* ctr_low = bcast128() */
+	movzbl 64(%rsi), %eax
+	imull $0x01010101, %eax, %eax
+	movd %eax, %xmm1
+	pshufd $0, %xmm1, %xmm1 /* ctr_first = bcast8() */
+	pand .Lublock_register_ssse3_asm_10_last_byte(%rip), %xmm1 /* ctr_j0 = and(ctr_first, last_byte) */
+
+	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	movdqa %xmm1, %xmm2 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_10_block_k(%rip), %xmm2 /* ctr_j = add(ctr_j0, block_k) */
+	paddb .Lublock_register_ssse3_asm_10_block_k_1(%rip), %xmm1 /* ctr_j_2 = add(ctr_j0, block_k_1) */
+	movdqu (%rsi), %xmm3 /* ctr_v_high = bcast128() */
+	movdqu 32(%rsi), %xmm4 /* ctr_w_high = bcast128() */
+	movdqu 48(%rsi), %xmm5 /* ctr_w_low = bcast128() */
+	movdqa %xmm0, %xmm6 /* ctr_low */
+	paddb %xmm2, %xmm6 /* ctr_sum = add(ctr_low, ctr_j) */
+	movdqa %xmm0, %xmm7 /* ctr_low */
+	por %xmm2, %xmm7 /* ctr_or = or(ctr_low, ctr_j) */
+	movdqa %xmm0, %xmm8 /* ctr_low */
+	pand %xmm2, %xmm8 /* ctr_and = and(ctr_low, ctr_j) */
+	movdqa %xmm6, %xmm2 /* ctr_sum */
+	pandn %xmm7, %xmm2 /* ctr_out = andnot(ctr_sum, ctr_or) */
+	por %xmm2, %xmm8 /* ctr_carry = or(ctr_and, ctr_out) */
+	psrlw $7, %xmm8 /* ctr_bit = shr(ctr_carry) */
+	pand .Lublock_register_ssse3_asm_10_byte_low1(%rip), %xmm8 /* ctr_bitm = and(ctr_bit, byte_low1) */
+	movdqa %xmm8, %xmm2 /* ctr_bitm */
+	pshufb .Lublock_register_ssse3_asm_10_spread_index(%rip), %xmm2 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
+	movdqa .Lublock_register_ssse3_asm_10_carry_mask_table(%rip), %xmm7 /* carry_mask_table = const() */
+	movdqa %xmm7, %xmm9 /* carry_mask_table */
+	pshufb %xmm2, %xmm9 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
+	pshufb .Lublock_register_ssse3_asm_10_spread_index_1(%rip), %xmm8 /* ctr_spread_1 = lookup16(ctr_bitm, spread_index_1) */
+	movdqa %xmm7, %xmm2 /* carry_mask_table */
+	pshufb %xmm8, %xmm2 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
+	movdqa %xmm2, %xmm8 /* ctr_mask_1 */
+	pandn %xmm6, %xmm8 /* blk_1_a = andnot(ctr_mask_1, ctr_sum) */
+	movdqa %xmm5, %xmm6 /* ctr_w_low */
+	pand %xmm2, %xmm6 /* blk_1_b = and(ctr_w_low, ctr_mask_1) */
+	por %xmm8, %xmm6 /* blk_1 = or(blk_1_b, blk_1_a) */
+	movdqa %xmm4, %xmm2 /* ctr_w_high */
+	pand %xmm9, %xmm2 /* blk_b = and(ctr_w_high, ctr_mask) */
+	pandn %xmm3, %xmm9 /* blk_a = andnot(ctr_mask, ctr_v_high) */
+	por %xmm9, %xmm2 /* blk = or(blk_b, blk_a) */
+	movdqa %xmm0, %xmm8 /* ctr_low */
+	paddb %xmm1, %xmm8 /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
+	movdqa %xmm0, %xmm9 /* ctr_low */
+	por %xmm1, %xmm9 /* ctr_or_2 = or(ctr_low, ctr_j_2) */
+	pand %xmm1, %xmm0 /* ctr_and_2 = and(ctr_low, ctr_j_2) */
+	movdqa %xmm8, %xmm1 /* ctr_sum_2 */
+	pandn %xmm9, %xmm1 /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
+	por %xmm1, %xmm0 /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
+	psrlw $7, %xmm0 /* ctr_bit_2 = shr(ctr_carry_2) */
+	pand .Lublock_register_ssse3_asm_10_byte_low1(%rip), %xmm0 /* ctr_bit_2m = and(ctr_bit_2, byte_low1) */
+	movdqa %xmm0, %xmm1 /* ctr_bit_2m */
+	pshufb .Lublock_register_ssse3_asm_10_spread_index_1(%rip), %xmm1 /* ctr_spread_3 = lookup16(ctr_bit_2m, spread_index_1) */
+	pshufb .Lublock_register_ssse3_asm_10_spread_index(%rip), %xmm0 /* ctr_spread_2 = lookup16(ctr_bit_2m, spread_index) */
+	movdqa %xmm7, %xmm9 /* carry_mask_table */
+	pshufb %xmm0, %xmm9 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
+	pshufb %xmm1, %xmm7 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
+	pand %xmm9, %xmm4 /* blk_2_b = and(ctr_w_high, ctr_mask_2) */
+	pandn %xmm3, %xmm9 /* blk_2_a = andnot(ctr_mask_2, ctr_v_high) */
+	por %xmm9, %xmm4 /* blk_2 = or(blk_2_b, blk_2_a) */
+	pand %xmm7, %xmm5 /* blk_3_b = and(ctr_w_low, ctr_mask_3) */
+	pandn %xmm8, %xmm7 /* blk_3_a = andnot(ctr_mask_3, ctr_sum_2) */
+	por %xmm7, %xmm5 /* blk_3 = or(blk_3_b, blk_3_a) */
+	movdqa %xmm2, %xmm0 /* blk */
+	psrlw $4, %xmm0 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
+	movdqa %xmm1, %xmm3 /* high_nibbles */
+	pandn %xmm0, %xmm3 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm1, %xmm0 /* high_nibbles */
+	pandn %xmm2, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm4, %xmm2 /* blk_2 */
+	pand %xmm1, %xmm2 /* even_b = and(blk_2, high_nibbles) */
+	por %xmm3, %xmm2 /* even = or(even_b, even_a) */
+	psllw $4, %xmm4 /* hi_sh = shl(blk_2) */
+	pand %xmm1, %xmm4 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm0, %xmm4 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm2, %xmm0 /* even */
+	punpcklbw %xmm4, %xmm0 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm4, %xmm2 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm6, %xmm3 /* blk_1 */
+	psrlw $4, %xmm3 /* lo_sh_1 = shr(blk_1) */
+	movdqa %xmm1, %xmm4 /* high_nibbles */
+	pandn %xmm3, %xmm4 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm1, %xmm3 /* high_nibbles */
+	pandn %xmm6, %xmm3 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	movdqa %xmm5, %xmm6 /* blk_3 */
+	pand %xmm1, %xmm6 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm4, %xmm6 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm5 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm1, %xmm5 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm3, %xmm5 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm6, %xmm3 /* even_1 */
+	punpcklbw %xmm5, %xmm3 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm5, %xmm6 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa .Lublock_register_ssse3_asm_10_spread_index(%rip), %xmm4 /* spread_index = const() */
+	movdqa .Lublock_register_ssse3_asm_10_rotl48(%rip), %xmm5 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_10_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_10_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_10_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lublock_register_ssse3_asm_10_loop_r0:
+	movdqu (%rdi,%r8), %xmm1 /* rk0 = load() */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm1, %xmm0 /* k0 = xor(g0x0_0, rk0) */
+	movdqu 16(%rdi,%r8), %xmm1 /* rk0_1 = load() */
+	pxor %xmm1, %xmm2 /* k0_1 = xor(g0x0_1, rk0_1) */
+	movdqu 64(%rdi,%r8), %xmm1 /* rk1 = load() */
+	pxor %xmm1, %xmm3 /* k1 = xor(g0x1_0, rk1) */
+	movdqu 80(%rdi,%r8), %xmm1 /* rk1_1 = load() */
+	pxor %xmm1, %xmm6 /* k1_1 = xor(g0x1_1, rk1_1) */
+	movdqa %xmm0, %xmm1 /* k0 */
+	pand %xmm4, %xmm1 /* s0_lo = and(k0, spread_index) */
+	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
+	pand %xmm4, %xmm0 /* s0_hi = and(s0_sh, spread_index) */
+	movdqa %xmm8, %xmm12 /* sbox_lo */
+	pshufb %xmm1, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm7, %xmm1 /* sbox_hi */
+	pshufb %xmm0, %xmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm1, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm2, %xmm0 /* k0_1 */
+	pand %xmm4, %xmm0 /* s0_lo_1 = and(k0_1, spread_index) */
+	psrlw $4, %xmm2 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm4, %xmm2 /* s0_hi_1 = and(s0_sh_1, spread_index) */
+	movdqa %xmm8, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm7, %xmm0 /* sbox_hi */
+	pshufb %xmm2, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm0, %xmm1 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm3, %xmm0 /* k1 */
+	pand %xmm4, %xmm0 /* s1_lo = and(k1, spread_index) */
+	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
+	pand %xmm4, %xmm3 /* s1_hi = and(s1_sh, spread_index) */
+	movdqa %xmm8, %xmm2 /* sbox_lo */
+	pshufb %xmm0, %xmm2 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm7, %xmm0 /* sbox_hi */
+	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm0, %xmm2 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm12, %xmm2 /* x1 = xor(s1, s0) */
+	movdqa %xmm6, %xmm0 /* k1_1 */
+	pand %xmm4, %xmm0 /* s1_lo_1 = and(k1_1, spread_index) */
+	movdqa %xmm8, %xmm3 /* sbox_lo */
+	pshufb %xmm0, %xmm3 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	psrlw $4, %xmm6 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm4, %xmm6 /* s1_hi_1 = and(s1_sh_1, spread_index) */
+	movdqa %xmm7, %xmm0 /* sbox_hi */
+	pshufb %xmm6, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm0, %xmm3 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm1, %xmm3 /* x1_1 = xor(s1_1, s0_1) */
+	movdqa %xmm2, %xmm0 /* x1 */
+	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
+	movdqa %xmm3, %xmm0 /* x1_1 */
+	pshufb %xmm10, %xmm0 /* rot4_1 = lookup16(x1_1, rotl56) */
+	pxor %xmm0, %xmm1 /* x0_1 = xor(s0_1, rot4_1) */
+	movdqa %xmm12, %xmm0 /* x0 */
+	pshufb %xmm5, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm2 /* x1_2 = xor(x1, rot8) */
+	movdqa %xmm1, %xmm0 /* x0_1 */
+	pshufb %xmm5, %xmm0 /* rot8_1 = lookup16(x0_1, rotl48) */
+	pxor %xmm0, %xmm3 /* x1_3 = xor(x1_1, rot8_1) */
+	movdqa %xmm2, %xmm0 /* x1_2 */
+	pshufb %xmm5, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
+	pxor %xmm0, %xmm12 /* x0_2 = xor(x0, rot8_2) */
+	movdqa %xmm3, %xmm0 /* x1_3 */
+	pshufb %xmm5, %xmm0 /* rot8_3 = lookup16(x1_3, rotl48) */
+	pxor %xmm0, %xmm1 /* x0_3 = xor(x0_1, rot8_3) */
+	movdqa %xmm12, %xmm0 /* x0_2 */
+	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
+	pxor %xmm0, %xmm2 /* x1_4 = xor(x1_2, rot20) */
+	movdqa %xmm1, %xmm0 /* x0_3 */
+	pshufb %xmm9, %xmm0 /* rot20_1 = lookup16(x0_3, rotl24) */
+	pxor %xmm0, %xmm3 /* x1_5 = xor(x1_3, rot20_1) */
+	pxor %xmm2, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
+	pxor %xmm3, %xmm1 /* x0_5 = xor(x0_3, x1_5) */
+	movdqa %xmm12, %xmm0 /* x0_4 */
+	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_10_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	movdqa %xmm1, %xmm6 /* x0_5 */
+	pshufb .Lublock_register_ssse3_asm_10_pl_rear0(%rip), %xmm6 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pxor %xmm6, %xmm0 /* pl = xor(pl_f, pl_r) */
+	pshufb .Lublock_register_ssse3_asm_10_pl_front1(%rip), %xmm1 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pxor %xmm12, %xmm1 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa %xmm2, %xmm6 /* x1_4 */
+	pshufb .Lublock_register_ssse3_asm_10_pr_front0(%rip), %xmm6 /* pr_f = lookup16(x1_4, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_10_pr_rear1(%rip), %xmm2 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	movdqa %xmm3, %xmm12 /* x1_5 */
+	pshufb .Lublock_register_ssse3_asm_10_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pxor %xmm12, %xmm6 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_register_ssse3_asm_10_pr_front1(%rip), %xmm3 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pxor %xmm2, %xmm3 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	movdqa %xmm1, %xmm2 /* g0x0_1.3 */
+	movdqa %xmm3, %xmm1 /* g0x1_1.3 */
+	movdqa %xmm6, %xmm3 /* g0x1_0.3 */
+	movdqa %xmm1, %xmm6 /* g0x1_1.3 */
+	add $128, %r8
+	cmp $3072, %r8
+	jne .Lublock_register_ssse3_asm_10_loop_r0
+
+	/* Final key addition. */
+	movdqu 3072(%rdi), %xmm1 /* rk0_2 = load() */
+	pxor %xmm1, %xmm0 /* y0 = xor(g0x0_0, rk0_2) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	movdqu 3088(%rdi), %xmm1 /* rk0_3 = load() */
+	pxor %xmm1, %xmm2 /* y0_1 = xor(g0x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm2 /* de_1 = lookup16(y0_1, deinterleave) */
+	movdqu 3136(%rdi), %xmm1 /* rk1_2 = load() */
+	pxor %xmm1, %xmm3 /* y1 = xor(g0x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm3 /* de_2 = lookup16(y1, deinterleave) */
+	movdqu 3152(%rdi), %xmm1 /* rk1_3 = load() */
+	pxor %xmm1, %xmm6 /* y1_1 = xor(g0x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm6 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm0, %xmm1 /* de */
+	punpcklqdq %xmm2, %xmm1 /* even_2 = unpacklo(de, de_1) */
+	punpckhqdq %xmm2, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	movdqa %xmm1, %xmm2 /* even_2 */
+	psllw $4, %xmm2 /* ev_sh = shl(even_2) */
+	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm1 /* out_hi_b = and(even_2, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm0, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	por %xmm13, %xmm2 /* out_lo = or(out_lo_b, out_lo_a) */
+	psrlw $4, %xmm0 /* od_sh = shr(odd_2) */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm0, %xmm13 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm13, %xmm1 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu (%rcx), %xmm0 /* msg = load() */
+	pxor %xmm0, %xmm2 /* ct = xor(out_lo, msg) */
+	movdqu %xmm2, (%rdx) /* store ct */
+	movdqu 32(%rcx), %xmm0 /* msg_1 = load() */
+	pxor %xmm0, %xmm1 /* ct_1 = xor(out_hi, msg_1) */
+	movdqu %xmm1, 32(%rdx) /* store ct_1 */
+	movdqa %xmm3, %xmm0 /* de_2 */
+	punpcklqdq %xmm6, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm6, %xmm3 /* odd_3 = unpackhi(de_2, de_3) */
+	movdqa %xmm0, %xmm1 /* even_3 */
+	psllw $4, %xmm1 /* ev_sh_1 = shl(even_3) */
+	pand %xmm12, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
+	movdqa %xmm12, %xmm2 /* high_nibbles */
+	pandn %xmm3, %xmm2 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
+	por %xmm2, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	psrlw $4, %xmm3 /* od_sh_1 = shr(odd_3) */
+	pandn %xmm3, %xmm12 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm12, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu 16(%rcx), %xmm2 /* msg_2 = load() */
+	pxor %xmm2, %xmm1 /* ct_2 = xor(out_lo_1, msg_2) */
+	movdqu %xmm1, 16(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm1 /* msg_3 = load() */
+	pxor %xmm1, %xmm0 /* ct_3 = xor(out_hi_1, msg_3) */
+	movdqu %xmm0, 48(%rdx) /* store ct_3 */
+	ret
+	.size ublock_register_ssse3_ublock256_256_ctr_xor_asm, .-ublock_register_ssse3_ublock256_256_ctr_xor_asm
+
+/* ublock_register_ssse3_ublock256_256_encrypt_xor_asm: ublock256_register128_encrypt_xor, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 128 x r (and the loop count)
+ *   xmm0-13: vectors, as allocated (14 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl ublock_register_ssse3_ublock256_256_encrypt_xor_asm
+	.hidden ublock_register_ssse3_ublock256_256_encrypt_xor_asm
+	.type ublock_register_ssse3_ublock256_256_encrypt_xor_asm, @function
+	.p2align 5
+ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
+
+	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	movdqu (%rsi), %xmm0 /* blk = load() */
+	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
+	movdqu 32(%rsi), %xmm2 /* blk_2 = load() */
+	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
+	movdqa %xmm0, %xmm4 /* blk */
+	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_11_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	movdqa %xmm5, %xmm6 /* high_nibbles */
+	pandn %xmm4, %xmm6 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm5, %xmm4 /* high_nibbles */
+	pandn %xmm0, %xmm4 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm0 /* blk_2 */
+	pand %xmm5, %xmm0 /* even_b = and(blk_2, high_nibbles) */
+	por %xmm6, %xmm0 /* even = or(even_b, even_a) */
+	psllw $4, %xmm2 /* hi_sh = shl(blk_2) */
+	pand %xmm5, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm4, %xmm2 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm0, %xmm4 /* even */
+	punpcklbw %xmm2, %xmm4 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm2, %xmm0 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm1, %xmm2 /* blk_1 */
+	psrlw $4, %xmm2 /* lo_sh_1 = shr(blk_1) */
+	movdqa %xmm5, %xmm6 /* high_nibbles */
+	pandn %xmm2, %xmm6 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm5, %xmm2 /* high_nibbles */
+	pandn %xmm1, %xmm2 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	movdqa %xmm3, %xmm1 /* blk_3 */
+	pand %xmm5, %xmm1 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm6, %xmm1 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm3 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm5, %xmm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm2, %xmm3 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm1, %xmm2 /* even_1 */
+	punpcklbw %xmm3, %xmm2 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm3, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa .Lublock_register_ssse3_asm_11_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_11_rotl48(%rip), %xmm6 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_11_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_11_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_11_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_11_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_11_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lublock_register_ssse3_asm_11_loop_r0:
+	movdqu (%rdi,%r8), %xmm5 /* rk0 = load() */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm5, %xmm4 /* k0 = xor(g0x0_0, rk0) */
+	movdqu 16(%rdi,%r8), %xmm5 /* rk0_1 = load() */
+	pxor %xmm5, %xmm0 /* k0_1 = xor(g0x0_1, rk0_1) */
+	movdqu 64(%rdi,%r8), %xmm5 /* rk1 = load() */
+	pxor %xmm5, %xmm2 /* k1 = xor(g0x1_0, rk1) */
+	movdqu 80(%rdi,%r8), %xmm5 /* rk1_1 = load() */
+	pxor %xmm5, %xmm1 /* k1_1 = xor(g0x1_1, rk1_1) */
+	movdqa %xmm4, %xmm5 /* k0 */
+	pand %xmm3, %xmm5 /* s0_lo = and(k0, low_nibbles) */
+	psrlw $4, %xmm4 /* s0_sh = shr(k0) */
+	pand %xmm3, %xmm4 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm8, %xmm12 /* sbox_lo */
+	pshufb %xmm5, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm7, %xmm5 /* sbox_hi */
+	pshufb %xmm4, %xmm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm5, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm0, %xmm4 /* k0_1 */
+	pand %xmm3, %xmm4 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm3, %xmm0 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm8, %xmm5 /* sbox_lo */
+	pshufb %xmm4, %xmm5 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm7, %xmm4 /* sbox_hi */
+	pshufb %xmm0, %xmm4 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm4, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm2, %xmm0 /* k1 */
+	pand %xmm3, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	psrlw $4, %xmm2 /* s1_sh = shr(k1) */
+	pand %xmm3, %xmm2 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm8, %xmm4 /* sbox_lo */
+	pshufb %xmm0, %xmm4 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm7, %xmm0 /* sbox_hi */
+	pshufb %xmm2, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm0, %xmm4 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm12, %xmm4 /* x1 = xor(s1, s0) */
+	movdqa %xmm1, %xmm0 /* k1_1 */
+	pand %xmm3, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	movdqa %xmm8, %xmm2 /* sbox_lo */
+	pshufb %xmm0, %xmm2 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	psrlw $4, %xmm1 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm3, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm7, %xmm0 /* sbox_hi */
+	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm0, %xmm2 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm5, %xmm2 /* x1_1 = xor(s1_1, s0_1) */
+	movdqa %xmm4, %xmm0 /* x1 */
+	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
+	movdqa %xmm2, %xmm0 /* x1_1 */
+	pshufb %xmm10, %xmm0 /* rot4_1 = lookup16(x1_1, rotl56) */
+	pxor %xmm0, %xmm5 /* x0_1 = xor(s0_1, rot4_1) */
+	movdqa %xmm12, %xmm0 /* x0 */
+	pshufb %xmm6, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm4 /* x1_2 = xor(x1, rot8) */
+	movdqa %xmm5, %xmm0 /* x0_1 */
+	pshufb %xmm6, %xmm0 /* rot8_1 = lookup16(x0_1, rotl48) */
+	pxor %xmm0, %xmm2 /* x1_3 = xor(x1_1, rot8_1) */
+	movdqa %xmm4, %xmm0 /* x1_2 */
+	pshufb %xmm6, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
+	pxor %xmm0, %xmm12 /* x0_2 = xor(x0, rot8_2) */
+	movdqa %xmm2, %xmm0 /* x1_3 */
+	pshufb %xmm6, %xmm0 /* rot8_3 = lookup16(x1_3, rotl48) */
+	pxor %xmm0, %xmm5 /* x0_3 = xor(x0_1, rot8_3) */
+	movdqa %xmm12, %xmm0 /* x0_2 */
+	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
+	pxor %xmm0, %xmm4 /* x1_4 = xor(x1_2, rot20) */
+	movdqa %xmm5, %xmm0 /* x0_3 */
+	pshufb %xmm9, %xmm0 /* rot20_1 = lookup16(x0_3, rotl24) */
+	pxor %xmm0, %xmm2 /* x1_5 = xor(x1_3, rot20_1) */
+	pxor %xmm4, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
+	pxor %xmm2, %xmm5 /* x0_5 = xor(x0_3, x1_5) */
+	movdqa %xmm12, %xmm0 /* x0_4 */
+	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_11_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	movdqa %xmm5, %xmm1 /* x0_5 */
+	pshufb .Lublock_register_ssse3_asm_11_pl_rear0(%rip), %xmm1 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pxor %xmm1, %xmm0 /* pl = xor(pl_f, pl_r) */
+	pshufb .Lublock_register_ssse3_asm_11_pl_front1(%rip), %xmm5 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pxor %xmm12, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa %xmm4, %xmm1 /* x1_4 */
+	pshufb .Lublock_register_ssse3_asm_11_pr_front0(%rip), %xmm1 /* pr_f = lookup16(x1_4, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_11_pr_rear1(%rip), %xmm4 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	movdqa %xmm2, %xmm12 /* x1_5 */
+	pshufb .Lublock_register_ssse3_asm_11_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pxor %xmm12, %xmm1 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_register_ssse3_asm_11_pr_front1(%rip), %xmm2 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pxor %xmm4, %xmm2 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	movdqa %xmm0, %xmm4 /* g0x0_0.3 */
+	movdqa %xmm5, %xmm0 /* g0x0_1.3 */
+	movdqa %xmm1, %xmm5 /* g0x1_0.3 */
+	movdqa %xmm2, %xmm1 /* g0x1_1.3 */
+	movdqa %xmm5, %xmm2 /* g0x1_0.3 */
+	add $128, %r8
+	cmp $3072, %r8
+	jne .Lublock_register_ssse3_asm_11_loop_r0
+
+	/* Final key addition. */
+	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
+	pxor %xmm5, %xmm4 /* y0 = xor(g0x0_0, rk0_2) */
+	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm4 /* de = lookup16(y0, deinterleave) */
+	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
+	pxor %xmm5, %xmm0 /* y0_1 = xor(g0x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_1, deinterleave) */
+	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
+	pxor %xmm5, %xmm2 /* y1 = xor(g0x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1, deinterleave) */
+	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
+	pxor %xmm5, %xmm1 /* y1_1 = xor(g0x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm4, %xmm5 /* de */
+	punpcklqdq %xmm0, %xmm5 /* even_2 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm4 /* odd_2 = unpackhi(de, de_1) */
+	movdqa %xmm5, %xmm0 /* even_2 */
+	psllw $4, %xmm0 /* ev_sh = shl(even_2) */
+	pand .Lublock_register_ssse3_asm_11_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_11_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_11_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
 	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
 	por %xmm13, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
@@ -1453,6 +2052,42 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_1_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
+/* last_byte: byte 15 of each lane, a block's last (least significant) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_2_last_byte:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+
+/* block_k: byte 15 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_2_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_2_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+
+/* byte_low1: low 1 bits of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_2_byte_low1:
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
+/* spread_index: every byte reads byte 15, a block's last byte reads zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_2_spread_index:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_2_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
 	.balign 16
@@ -1591,29 +2226,29 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_4_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_4_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+.Lublock_register_ssse3_asm_4_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_4_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+.Lublock_register_ssse3_asm_4_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
-/* pl_mask: PL^-1_128 on spread nibbles */
+/* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_4_pl_mask:
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
-/* pr_mask: PR^-1_128 on spread nibbles */
+/* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_4_pr_mask:
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -1651,29 +2286,29 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_5_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_5_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+.Lublock_register_ssse3_asm_5_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_5_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+.Lublock_register_ssse3_asm_5_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
-/* pl_mask: PL_128 on spread nibbles */
+/* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_5_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
-/* pr_mask: PR_128 on spread nibbles */
+/* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_5_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -1692,6 +2327,42 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_5_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* last_byte: byte 15 of each lane, a block's last (least significant) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_6_last_byte:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+
+/* block_k: byte 15 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_6_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_6_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+
+/* byte_low1: low 1 bits of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_6_byte_low1:
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
+/* spread_index: every byte reads byte 15, a block's last byte reads zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_6_spread_index:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_6_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -1723,6 +2394,18 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_6_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_6_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_6_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 16
@@ -1734,54 +2417,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_6_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_pl_front0:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-
-/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_pl_rear1:
-	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
-
-/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_pl_rear0:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
-
-/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_pl_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-
-/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_pr_front0:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
-
-/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_pr_rear1:
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
-
-/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_pr_rear0:
-	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-
-/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_pr_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -1807,17 +2442,29 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_7_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_7_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+.Lublock_register_ssse3_asm_7_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_7_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+.Lublock_register_ssse3_asm_7_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_7_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_7_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -1830,54 +2477,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_7_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_7_pl_front0:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
-
-/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_7_pl_rear1:
-	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
-
-/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_7_pl_rear0:
-	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
-
-/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_7_pl_front1:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
-
-/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_7_pr_front0:
-	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
-
-/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_7_pr_rear1:
-	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
-
-/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_7_pr_rear0:
-	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
-
-/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_7_pr_front1:
-	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -1979,6 +2578,330 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_8_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_pl_front0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+
+/* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_pl_rear1:
+	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_pl_rear0:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
+/* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_pr_front0:
+	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_pr_rear1:
+	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_pr_rear0:
+	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+
+/* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_pr_front1:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_9_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* last_byte: byte 15 of each lane, a block's last (least significant) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_last_byte:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+
+/* block_k: byte 15 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_block_k:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_block_k_1:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+
+/* byte_low1: low 1 bits of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_byte_low1:
+	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
+/* spread_index: every byte reads byte 15, a block's last byte reads zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_spread_index:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_carry_mask_table:
+	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* spread_index_1: every byte reads byte 15, a block's last byte reads zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_spread_index_1:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* pl_front0: PL_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_pl_front0:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
+/* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_pl_rear1:
+	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
+/* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_pl_rear0:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
+/* pl_front1: PL_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_pl_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
+/* pr_front0: PR_256 spread, lane 0: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_pr_front0:
+	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
+/* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_pr_rear1:
+	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
+/* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_pr_rear0:
+	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
+/* pr_front1: PR_256 spread, lane 1: bytes from this lane */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_pr_front1:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 	.section .note.GNU-stack,"",@progbits

@@ -67,6 +67,17 @@ static void ublock_register_ssse3_asm_ublock128_128_encrypt_xor(const uint8_t *r
     ublock_register_ssse3_ublock128_128_encrypt_xor_asm(rk, in, out, src);
 }
 
+/* ublock128_128, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+KC_SCHEDULE_BEFORE_RA
+static void ublock_register_ssse3_asm_ublock128_128_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                            const uint8_t *src)
+{
+    /* ublock_register_ssse3_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void ublock_register_ssse3_ublock128_128_ctr_xor_asm(const void *rk, const void *in, const void *out, const void *src);
+    ublock_register_ssse3_ublock128_128_ctr_xor_asm(rk, in, out, src);
+}
+
 /* ublock128_256, encrypt: 2 blocks per pass. */
 KC_SCHEDULE_BEFORE_RA
 static void ublock_register_ssse3_asm_ublock128_256_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
@@ -93,6 +104,17 @@ static void ublock_register_ssse3_asm_ublock128_256_encrypt_xor(const uint8_t *r
     /* ublock_register_ssse3_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
     void ublock_register_ssse3_ublock128_256_encrypt_xor_asm(const void *rk, const void *in, const void *out, const void *src);
     ublock_register_ssse3_ublock128_256_encrypt_xor_asm(rk, in, out, src);
+}
+
+/* ublock128_256, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+KC_SCHEDULE_BEFORE_RA
+static void ublock_register_ssse3_asm_ublock128_256_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                            const uint8_t *src)
+{
+    /* ublock_register_ssse3_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void ublock_register_ssse3_ublock128_256_ctr_xor_asm(const void *rk, const void *in, const void *out, const void *src);
+    ublock_register_ssse3_ublock128_256_ctr_xor_asm(rk, in, out, src);
 }
 
 /* ublock256_256, encrypt: 2 blocks per pass. */
@@ -123,6 +145,17 @@ static void ublock_register_ssse3_asm_ublock256_256_encrypt_xor(const uint8_t *r
     ublock_register_ssse3_ublock256_256_encrypt_xor_asm(rk, in, out, src);
 }
 
+/* ublock256_256, CTR: out = E(V + j0 + j) ^ src for the batch's blocks j, the counter blocks built in
+ * registers from in = V || V + 256 || j0 (kc_run_ctr_batches, gen/ir/keystream.py counter_blocks). */
+KC_SCHEDULE_BEFORE_RA
+static void ublock_register_ssse3_asm_ublock256_256_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                            const uint8_t *src)
+{
+    /* ublock_register_ssse3_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void ublock_register_ssse3_ublock256_256_ctr_xor_asm(const void *rk, const void *in, const void *out, const void *src);
+    ublock_register_ssse3_ublock256_256_ctr_xor_asm(rk, in, out, src);
+}
+
 static const ublock_batch_table ublock_register_ssse3_asm_batches = {
     [UBLOCK_128_128] = { [UBLOCK_DECRYPT] = ublock_register_ssse3_asm_ublock128_128_decrypt, [UBLOCK_ENCRYPT] = ublock_register_ssse3_asm_ublock128_128_encrypt },
     [UBLOCK_128_256] = { [UBLOCK_DECRYPT] = ublock_register_ssse3_asm_ublock128_256_decrypt, [UBLOCK_ENCRYPT] = ublock_register_ssse3_asm_ublock128_256_encrypt },
@@ -132,6 +165,11 @@ static const ublock_xor_batch_table ublock_register_ssse3_asm_xor_batches = {
     [UBLOCK_128_128] = ublock_register_ssse3_asm_ublock128_128_encrypt_xor,
     [UBLOCK_128_256] = ublock_register_ssse3_asm_ublock128_256_encrypt_xor,
     [UBLOCK_256_256] = ublock_register_ssse3_asm_ublock256_256_encrypt_xor,
+};
+static const ublock_xor_batch_table ublock_register_ssse3_asm_ctr_batches = {
+    [UBLOCK_128_128] = ublock_register_ssse3_asm_ublock128_128_ctr_xor,
+    [UBLOCK_128_256] = ublock_register_ssse3_asm_ublock128_256_ctr_xor,
+    [UBLOCK_256_256] = ublock_register_ssse3_asm_ublock256_256_ctr_xor,
 };
 static const unsigned ublock_register_ssse3_asm_batch_blocks[UBLOCK_VARIANT_COUNT] = { 2, 2, 2 };
 _Static_assert(64 <= UBLOCK_MAX_BATCH_BYTES,
@@ -149,6 +187,15 @@ static void ublock_register_ssse3_asm_encrypt_xor(const ublock_key *key, const u
 {
     ublock_run_batches_xor(ublock_register_ssse3_asm_xor_batches, ublock_register_ssse3_asm_batches, ublock_register_ssse3_asm_batch_blocks,
                            ublock_image(key, UBLOCK_ENCRYPT), key, in, src, out, nblocks);
+}
+
+static int ublock_register_ssse3_asm_ctr_xor(const ublock_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                                     size_t nblocks)
+{
+    const int done = kc_run_ctr_batches(ublock_register_ssse3_asm_ctr_batches[key->variant], ublock_image(key, UBLOCK_ENCRYPT),
+                                        ublock_register_ssse3_asm_batch_blocks[key->variant], ublock_block_bytes(key->variant),
+                                        counters, src, out, nblocks);
+    return done == 0 ? UBLOCK_OK : UBLOCK_ERR_LENGTH;
 }
 
 static void ublock_register_ssse3_asm_crypt_multi(const ublock_key *const keys[], size_t n, ublock_direction dir,
@@ -182,5 +229,5 @@ const ublock_impl KC_IMPL_SYMBOL(ublock_register_ssse3_asm) = {
     .crypt_blocks = ublock_register_ssse3_asm_crypt,
     .crypt_blocks_multi = ublock_register_ssse3_asm_crypt_multi,
     .encrypt_blocks_xor = ublock_register_ssse3_asm_encrypt_xor,
-    .ctr_xor = NULL,
+    .ctr_xor = ublock_register_ssse3_asm_ctr_xor,
 };

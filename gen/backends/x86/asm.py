@@ -271,7 +271,7 @@ def _broadcast(fn, code, attrs, d, bits):
         word = f"%e{ROW_REGISTER[1:]}"
         return lines + [f"movzbl {mem}, {word}", f"imull $0x01010101, {word}, {word}", f"movd {word}, {d}",
                         f"pshufd $0, {d}, {d}"]
-    if code == "bcast128" and bits == 128:
+    if (code, bits) in (("bcast128", 128), ("bcast256", 256)):  # the register's own width: a plain load
         return lines + [f"vmovdqu {mem}, {d}"]
     mnemonic = {"bcast8": "vpbroadcastb", "bcast32": "vpbroadcastd",
                 "bcast128": "vbroadcasti128" if bits == 256 else "vbroadcasti32x4",
