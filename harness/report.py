@@ -39,6 +39,9 @@ import os
 import sys
 from collections import OrderedDict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import target_manifest  # noqa: E402
+
 MODES = ("ecb-enc", "ecb-dec", "cbc-enc", "cbc-dec", "ctr",
          "keystream", "enc", "mac32", "mac64", "mac128")
 
@@ -437,7 +440,15 @@ def render_intro(records):
 # uBlock: strategies side by side, the paper's figures, the issue's targets
 # --------------------------------------------------------------------------
 
-UBLOCK_TARGETS = ("ssse3", "avx2", "avx512")
+def ublock_targets():
+    """The targets of uBlock's C kernels (generated/targets.json), per
+    architecture narrowest vectors first."""
+    manifest = target_manifest.load()
+    arches = [a["name"] for a in manifest.data["architectures"]]
+    return sorted(manifest.kernel_targets("ublock"),
+                  key=lambda t: (arches.index(manifest.arch_of(t)), manifest.target(t)["bits"]))
+
+
 UBLOCK_MODES = ("ctr", "ecb-enc", "ecb-dec", "cbc-dec", "cbc-enc")
 
 
@@ -464,7 +475,7 @@ def render_ublock_strategies(records):
     at the headline size, of one uBlock variant's records."""
     size = headline_size(measured(records))
     rows = []
-    for target in UBLOCK_TARGETS:
+    for target in ublock_targets():
         for mode in UBLOCK_MODES:
             reg = find_measured(records, f"register_{target}", mode, size)
             nib = find_measured(records, f"nibbleslice_{target}", mode, size)
@@ -661,7 +672,8 @@ def loop_order(rec):
     """Table order of one-block loops: variant, keys, the paper's method
     (by target, widest first), then the fastest kernel."""
     variant = list(UBLOCK_PAPER).index(cipher_of(rec)) if cipher_of(rec) in UBLOCK_PAPER else 99
-    target = UBLOCK_TARGETS[::-1].index(rec["target"]) if rec.get("target") in UBLOCK_TARGETS else 9
+    widest_first = ublock_targets()[::-1]
+    target = widest_first.index(rec["target"]) if rec.get("target") in widest_first else 9
     return (variant, rec.get("streams", 1), "paper-method" not in roles_of(rec), target,
             rec.get("name", ""))
 
