@@ -61,17 +61,24 @@ bytes per batch = batch_blocks[variant] (from the impl's `.batch_blocks`) x
 the block size.  One record per variant, cipher "ublock128_128" etc., mode
 "kernel".
 
-AArch64 kernels (targets neon, neon_aes, neon_sm4, neon_sha3, ...: every
-target whose name starts with "neon") go the same way with these changes:
-  * compiled by aarch64-linux-gnu-gcc -S -O3 with the target's flags from
-    generated/Makefile (else TARGET_FLAGS: each target's -march, no more);
+What a kernel's target is comes from generated/targets.json (the target
+manifest gen writes from gen/backends, read through harness/target_manifest.py):
+its architecture, its compiler flags (those generated/Makefile compiles it
+with) and the CPU models of its architecture.
+
+AArch64 kernels (every kernel whose target the manifest places on aarch64)
+go the same way with these changes:
+  * compiled by aarch64-linux-gnu-gcc -S -O3 with the target's flags (each
+    AArch64 target's -march names its own extensions and no more: GCC uses
+    what -march allows on its own, e.g. with +sha3 it fuses two EORs into an
+    EOR3, which llvm-mca's N1 model refuses);
   * their markers are "// LLVM-MCA-BEGIN" (AArch64's comment) or "#";
     loops close with b, b.<cond> / b<cond>, cbz/cbnz or tbz/tbnz to a local
     label; "#" starts an immediate there, not a comment;
   * modelled with llvm-mca -mtriple=aarch64 on neoverse-n1, neoverse-n2 and
     neoverse-v1 (--arm-cpu), each given the Cryptographic Extension the
     core implements (-mattr: N1 AES/SHA-2 only, N2 and V1 also SHA-3 and
-    SM4; see NEOVERSE_CRYPTO).  llvm-mca's assembler refuses an instruction
+    SM4; the backend's CPU_MODELS, gen/backends/aarch64).  llvm-mca's assembler refuses an instruction
     the core lacks, and the record says "neoverse-n1 lacks sm4: not
     modelled";
   * beside the modelled c/B, the operation-count bound:
@@ -123,6 +130,9 @@ the Linux sm4_ce_ctr_enc below makes its counters inside its pass and gets
 that overlap in its figure.  On AArch64 the bounds count the two parts'
 vector operations together and add their per-pipe pressure.
 
+The machinery both share (cutting, running llvm-mca, the bound, cycles per
+batch) is harness/mca_core.py.
+
 The Linux kernel's SM4 (harness/linux_peers.py, --linux-peers): the 8-block
 loops of Linux 6.1's arch/arm64/crypto/sm4-neon-core.S (TBL/TBX S-box:
 sm4_neon_crypt_blk8, sm4_neon_ctr_enc_blk8) and sm4-ce-core.S (SM4E:
@@ -135,14 +145,18 @@ count + the rest of the pass), 128 bytes per pass, the same bounds.
 Usage:
     python3 harness/mca_model.py [--json build/mca.json] [--cpu icelake-server]
         [--cpu znver3] [--arm-cpu neoverse-n1 ...] [--linux-peers]
-        [--work build/linux-peers] [IMPL ...]
-                                           (default IMPLs: byteslice_avx512_gfni
-                                            byteslice_avx2_gfni, or none with
-                                            --linux-peers; e.g. also
-                                            lanes_avx512_gfni, nibbleslice_avx512,
-                                            byteslice_neon_aes)
-    --cpu applies to x86 kernels, --arm-cpu (default neoverse-n1,
-    neoverse-n2, neoverse-v1) to AArch64 kernels and the Linux peers.
+        [--work build/linux-peers] [--all] [IMPL ...]
+                                           (IMPL: a kernel, <strategy>_<target>,
+                                            e.g. byteslice_avx512_gfni,
+                                            lanes_avx2_vaes, nibbleslice_avx512,
+                                            byteslice_neon_aes; --all, the
+                                            default without IMPLs and
+                                            --linux-peers: every C kernel of
+                                            generated/targets.json)
+    --cpu applies to x86 kernels, --arm-cpu to AArch64 kernels and the Linux
+    peers; by default each architecture's CPU models in generated/targets.json
+    (x86: znver3, znver4, icelake-server; AArch64: neoverse-n1, neoverse-n2,
+    neoverse-v1).
 
 Output: a markdown table ("Modelled (llvm-mca-19 <version>), not measured")
 on stdout and, with --json, a list of records
@@ -177,7 +191,7 @@ from mca_core import (AARCH64, ARCHES, ITERATIONS, X86, clean, cut_kernel, find_
 REPO = target_manifest.REPO
 
 
-def arch_of_target(target, generated_dir=target_manifest.GENERATED):
+def arch_of_target(target, generated_dir=None):
     """The architecture (mca_core's X86 or AARCH64) of a target, as
     generated/targets.json gives it."""
     return ARCHES[target_manifest.load(generated_dir).arch_of(target)]
@@ -523,10 +537,11 @@ def sm4_jobs(name, c_text, asm, generated_dir, arch=X86, cc=None):
 def model_impl(name, cpus, generated_dir, cc=None):
     """Records (one per CPU model, and for uBlock per variant) for one kernel
     (SM4 <strategy>_<target>, ZUC lanes_<target>, uBlock register_<target> or
-    nibbleslice_<target>).  The target says the instruction set: neon*
-    targets are compiled by the AArch64 cross compiler (cc, default
-    aarch64-linux-gnu-gcc) and modelled on AArch64 CPU models, the rest by
-    cc (default gcc) on x86 ones; cpus should be of that instruction set."""
+    nibbleslice_<target>).  The target's architecture (generated/targets.json)
+    says the instruction set: AArch64 targets are compiled by the AArch64
+    cross compiler (cc, default aarch64-linux-gnu-gcc) and modelled on
+    AArch64 CPU models, x86 ones by cc (default gcc) on x86 ones; cpus
+    should be of that instruction set."""
     _, target = split_impl(name)
     arch = arch_of_target(target, generated_dir)
     cc = cc or arch.cc

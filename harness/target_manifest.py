@@ -69,9 +69,9 @@ def _load(path, stamp):
         return Manifest(json.load(f))
 
 
-def load(generated_dir=GENERATED):
-    """The manifest of a generated/ folder (default: this checkout's)."""
-    path = os.path.join(generated_dir, "targets.json")
+def load(generated_dir=None):
+    """The manifest of a generated/ folder (default: GENERATED, this checkout's)."""
+    path = os.path.join(generated_dir or GENERATED, "targets.json")
     if not os.path.exists(path):
         raise OSError(f"{path} not found: run `gen`")
     st = os.stat(path)
