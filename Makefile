@@ -134,22 +134,14 @@ verify-aarch64: build-aarch64
 	python3 harness/abi_check.py --arch aarch64 --cc $(AARCH64_CC) --lib $(AARCH64_BUILD)/lib/libkcrypt.a \
 	  --work $(AARCH64_BUILD)/abi --run "$(AARCH64_QEMU) -cpu max"
 
-# Kernels the llvm-mca model covers: SM4's GFNI and VAES byteslice kernels,
-# every ZUC kernel (rolled blocks by their round loop), every uBlock
-# strategy's AVX-512 and AVX2 kernel that generated/ holds, and every AArch64
-# kernel (on Neoverse N1, N2 and V1), with the Linux kernel's AArch64 SM4 as
+# The llvm-mca model of every C kernel generated/targets.json lists (every
+# cipher, both architectures; an _asm twin's C file holds no kernel loop), each
+# on its architecture's CPU models there (x86: Zen 3, Zen 4, Ice Lake server;
+# AArch64: Neoverse N1, N2 and V1), with the Linux kernel's AArch64 SM4 as
 # peers in the same run (harness/linux_peers.py, from linux-source-6.1).
-# (The C kernels: an _asm twin's C file holds no kernel loop.)
-C_KERNELS  = $(filter-out %_asm.c,$(wildcard $(1)))
-ZUC_MCA    := $(sort $(patsubst generated/src/zuc_%.c,%,$(call C_KERNELS,generated/src/zuc_lanes*.c)))
-UBLOCK_MCA := $(sort $(patsubst generated/src/ublock_%.c,%,$(call C_KERNELS, \
-                generated/src/ublock_*_avx512.c generated/src/ublock_*_avx2.c generated/src/ublock_*_neon*.c)))
-SM4_ARM_MCA := $(sort $(patsubst generated/src/sm4_%.c,%,$(call C_KERNELS,generated/src/sm4_*_neon*.c)))
-MCA_IMPLS  := byteslice_avx512_gfni byteslice_avx2_gfni byteslice_avx2_vaes $(SM4_ARM_MCA) $(ZUC_MCA) $(UBLOCK_MCA)
-
 model: deps
 	@mkdir -p $(BUILD)
-	python3 harness/mca_model.py --linux-peers --work $(BUILD)/linux-peers --json $(BUILD)/mca.json $(MCA_IMPLS)
+	python3 harness/mca_model.py --all --linux-peers --work $(BUILD)/linux-peers --json $(BUILD)/mca.json
 
 # Every cipher (SM4, ZUC, uBlock) and every peer in one run; the report is a
 # stage of its own so that its failure fails the make.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import choices, explore, explore_measure
 from .backends import SIMD_TARGETS, kernels
-from .emit import build_files, sm4_files, ublock_files, zuc_files, zuc_kernel_files
+from .emit import build_files, sm4_files, target_files, ublock_files, zuc_files, zuc_kernel_files
 from .emit.bodies import KernelBodies
 from .ir import ct_check
 
@@ -25,9 +25,9 @@ def cipher_sources():
 
 def produce(choices):
     """Every file of generated/ under `choices` (gen/choices.py): each cipher's
-    own, then the build over all of them."""
+    own, then the build over all of them and the target manifest."""
     parts = [sm4_files.files(choices), zuc_files.files(choices), ublock_files.files(choices),
-             build_files.files(cipher_sources())]
+             build_files.files(cipher_sources()), target_files.files()]
     products = {}
     for part in parts:
         clash = products.keys() & part.keys()

@@ -43,7 +43,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .backends import SIMD_TARGETS, kernels
+from . import backends
+from .backends import SIMD_TARGETS, cpu_models, kernels
+from .backends.arch import ARCHES
 from .backends.regalloc import MachineLoop, Reload, Spill, allocate
 from .backends.schedule import for_pressure
 from .backends.target import NoLowering
@@ -365,18 +367,9 @@ def _bar(stream, done, total, start, label, width=30, unit="values"):
 
 # ---- depth model: llvm-mca on each distinct shape --------------------------------------
 
-# Each architecture's CPU models, with the features (gen/backends/cpu_features.py's
-# names) of the core each models, as harness/mca_model.py models it: Zen 3 has
-# AVX2, AES-NI and VAES and no GFNI or AVX-512; Zen 4 and Ice Lake server add
-# AVX-512 (VBMI, VBMI2) and GFNI; Neoverse N1 has AES and PMULL, N2 and V1 SHA-3
-# and SM4 as well (tests/test_explore.py checks these against GCC's -march and
-# mca_model's -mattr).
-_ZEN3 = frozenset({"ssse3", "aes", "avx2", "vaes"})
-_AVX512 = _ZEN3 | {"avx512f", "avx512bw", "avx512vbmi", "avx512vbmi2", "gfni"}
-_N1 = frozenset({"asimd", "arm_aes", "arm_pmull"})
-MODEL_CPUS = {"x86_64": {"znver3": _ZEN3, "znver4": _AVX512, "icelake-server": _AVX512},
-              "aarch64": {"neoverse-n1": _N1, "neoverse-n2": _N1 | {"arm_sha3", "arm_sm4"},
-                          "neoverse-v1": _N1 | {"arm_sha3", "arm_sm4"}}}
+# Each architecture's llvm-mca CPU models, with the features of the core each
+# models (gen/backends: each package's CPU_MODELS).
+MODEL_CPUS = {arch.name: {m.name: m.features for m in cpu_models(arch)} for arch in ARCHES}
 # The records of harness/mca_model.py that model a kernel's main function.
 MODELLED_MODES = ("kernel", "keystream")
 
@@ -434,17 +427,9 @@ def _model(generated, out, kernel, target):
 # ---- ranking -------------------------------------------------------------------------
 
 def dispatched_on(kernel):
-    """The CPU models (MODEL_CPUS) that dispatch runs `kernel` on: those on
-    which it is the first kernel of its strategy, in dispatch order, that the
-    core can run; every model of its architecture where it is that on none
-    (a kernel for cores no model stands for).  byteslice_neon_aes: N1 alone
-    (N2 and V1 run byteslice_neon_sha3); byteslice_avx2_vaes: Zen 3."""
-    strategy, name = kernel.split("_", 1)
-    order = [t for cipher in PROGRAMS for s, t in kernels(cipher) if s == strategy]
-    cpus = MODEL_CPUS[SIMD_TARGETS[name].arch.name]
-    mine = [cpu for cpu, features in cpus.items()
-            if next((t for t in order if set(SIMD_TARGETS[t].cpu_features) <= features), None) == name]
-    return mine or list(cpus)
+    """The CPU models (MODEL_CPUS) that dispatch runs `kernel` on
+    (gen/backends.dispatched_on)."""
+    return backends.dispatched_on(*kernel.split("_", 1))
 
 
 def with_model(costs, modelled):

@@ -10,7 +10,8 @@ The peers are the 8-blocks-per-pass loops of Linux 6.1's
     instruction, all 32 rounds of 8 blocks straight-line in the loop;
     sm4_ce_crypt (ECB) and sm4_ce_ctr_enc (CTR).
 
-How (harness/mca_model.py's docstring has the model itself):
+How (harness/mca_model.py's docstring has the model itself, harness/mca_core.py
+the machinery both use):
 
   1. The two files are unpacked at run time from Debian's linux-source-6.1
      (/usr/src/linux-source-6.1.tar.xz) into a build folder; they are never
@@ -51,22 +52,25 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mca_model  # noqa: E402
+import mca_core  # noqa: E402
+import target_manifest  # noqa: E402
 
 LINUX_TARBALL = "/usr/src/linux-source-6.1.tar.xz"
 CRYPTO_DIR = "arch/arm64/crypto"
-STUBS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "linux_asm_stubs")
+HARNESS = os.path.dirname(os.path.abspath(__file__))
+STUBS = os.path.join(HARNESS, "linux_asm_stubs")
 SM4_ROUNDS = 32
 BLOCK_BYTES = 16
 
 
 class Peer:
-    """One modelled loop: the file, its function, the mode it serves, blocks
-    per pass, and the instructions that do the rounds (with how many rounds
-    of one block each does)."""
+    """One modelled loop: the file, its function, the mode it serves, the
+    CPU features its instructions need (gen/backends/cpu_features.py's
+    names), blocks per pass, and the instructions that do the rounds (with
+    how many rounds of one block each does)."""
 
-    def __init__(self, file, function, mode, target, round_ops, block_rounds_per_op):
-        self.file, self.function, self.mode, self.target = file, function, mode, target
+    def __init__(self, file, function, mode, needs, round_ops, block_rounds_per_op):
+        self.file, self.function, self.mode, self.needs = file, function, mode, frozenset(needs)
         self.round_ops, self.block_rounds_per_op = round_ops, block_rounds_per_op
         self.blocks = 8
 
@@ -74,13 +78,24 @@ class Peer:
     def name(self):
         return f"linux {self.function}"
 
+    def target(self, manifest):
+        """Our AArch64 target with the same instructions (generated/targets.json:
+        the C target whose CPU features are the peer's), for its records."""
+        same = [t["name"] for t in manifest.targets.values() if t["arch"] == mca_core.AARCH64.name
+                and t["form"] == "c" and frozenset(t["cpu_features"]) == self.needs]
+        if len(same) != 1:
+            raise ValueError(f"{self.function}: {len(same)} targets need exactly {', '.join(sorted(self.needs))}")
+        return same[0]
+
 
 TBL_OPS = ("tbl", "tbx")
+NEON = ("asimd",)            # TBL/TBX: Advanced SIMD alone
+SM4E = ("asimd", "arm_sm4")  # FEAT_SM4
 PEERS = (
-    Peer("sm4-neon-core.S", "sm4_neon_crypt_blk8", "ecb-enc", "neon", TBL_OPS, 1),
-    Peer("sm4-neon-core.S", "sm4_neon_ctr_enc_blk8", "ctr", "neon", TBL_OPS, 1),
-    Peer("sm4-ce-core.S", "sm4_ce_crypt", "ecb-enc", "neon_sm4", ("sm4e",), 4),
-    Peer("sm4-ce-core.S", "sm4_ce_ctr_enc", "ctr", "neon_sm4", ("sm4e",), 4),
+    Peer("sm4-neon-core.S", "sm4_neon_crypt_blk8", "ecb-enc", NEON, TBL_OPS, 1),
+    Peer("sm4-neon-core.S", "sm4_neon_ctr_enc_blk8", "ctr", NEON, TBL_OPS, 1),
+    Peer("sm4-ce-core.S", "sm4_ce_crypt", "ecb-enc", SM4E, ("sm4e",), 4),
+    Peer("sm4-ce-core.S", "sm4_ce_ctr_enc", "ctr", SM4E, ("sm4e",), 4),
 )
 
 
@@ -122,7 +137,7 @@ def assemble(src, obj, cc="aarch64-linux-gnu-gcc"):
 
 def find_objdump():
     """llvm-objdump of the llvm-mca in use (it names SM4E)."""
-    mca = mca_model.find_llvm_mca() or ""
+    mca = mca_core.find_llvm_mca() or ""
     suffix = re.sub(r"^.*llvm-mca", "", os.path.basename(mca))
     for exe in (f"llvm-objdump{suffix}", "llvm-objdump-19", "llvm-objdump"):
         if shutil.which(exe):
@@ -148,7 +163,7 @@ def objdump_to_asm(text):
     """llvm-objdump's listing as compiler-like assembly: `name:` per
     function, an instruction per line, a `.Lx<address>:` label before every
     branch target, branches to those labels, `.size` after each function
-    (what mca_model.functions and loops read)."""
+    (what mca_core.functions and loops read)."""
     funcs, cur = [], None
     for line in text.splitlines():
         m = FUNC_HEADER.match(line.strip())
@@ -204,21 +219,21 @@ def count_ops(lines, mnemonics):
 
 
 def cut_peer(asm, peer):
-    """The peer's 8-block pass as mca_model.model_cycles wants it: (cut,
+    """The peer's 8-block pass as mca_core.model_cycles wants it: (cut,
     params).  The pass is the function's biggest loop; an inner loop in it
     is the body (repeated trip_count times), the pass's other instructions
     the rest."""
-    funcs = mca_model.functions(asm)
+    funcs = mca_core.functions(asm)
     if peer.function not in funcs:
         raise ValueError(f"no function {peer.function} in {peer.file}")
     lines = funcs[peer.function]
-    all_loops = mca_model.loops(lines, mca_model.AARCH64)
-    outer = mca_model.biggest_loop(all_loops)
+    all_loops = mca_core.loops(lines, mca_core.AARCH64)
+    outer = mca_core.biggest_loop(all_loops)
     if outer is None:
         raise ValueError(f"{peer.function}: no loop")
-    inner = mca_model.biggest_loop([l for l in all_loops if l != outer
+    inner = mca_core.biggest_loop([l for l in all_loops if l != outer
                                     and outer[0] <= l[0] and l[1] <= outer[1]])
-    clean = lambda part: mca_model.clean(part, mca_model.AARCH64)  # noqa: E731
+    clean = lambda part: mca_core.clean(part, mca_core.AARCH64)  # noqa: E731
     if inner:
         trips = trip_count(lines, inner)
         if not trips:
@@ -265,19 +280,20 @@ def peer_jobs(tarball, work, cc="aarch64-linux-gnu-gcc"):
 def peer_records(cpus, tarball=LINUX_TARBALL, work=None, cc="aarch64-linux-gnu-gcc"):
     """One record per peer and CPU model (an "error" and no cpb where the
     CPU model lacks the peer's instructions)."""
-    work = work or os.path.join(mca_model.REPO, "build", "linux-peers")
+    work = work or os.path.join(os.path.dirname(HARNESS), "build", "linux-peers")
     version = debian_version(tarball)
+    manifest = target_manifest.load()
     records = []
     for peer, cut, params in peer_jobs(tarball, work, cc):
         base = {
             "cipher": "sm4", "impl": "linux", "name": peer.name, "strategy": peer.file,
-            "target": peer.target, "mode": peer.mode, "msg_bytes": params["batch_bytes"],
+            "target": peer.target(manifest), "mode": peer.mode, "msg_bytes": params["batch_bytes"],
             "lanes": peer.blocks, "modelled": True, "emulated": False, "arch": "aarch64",
             "function": peer.function, "source": f"{source_top(tarball)}/{CRYPTO_DIR}/{peer.file}",
             "linux_source_version": version, "rounds_per_iteration": 1,
             "loop_kept": True, "markers": False, "marked_regions": 0,
             "compiler": f"{cc} -c (stub headers harness/linux_asm_stubs)",
-            "mca_iterations": mca_model.ITERATIONS,
+            "mca_iterations": mca_core.ITERATIONS,
             "note": (f"one 8-block pass: its round loop x {params['rounds']} + the rest once"
                      if params["rounds"] > 1 else "one 8-block pass, straight-line code")
                     + ("; neoverse-n1 has no SM4 instructions" if "sm4e" in peer.round_ops
@@ -286,7 +302,7 @@ def peer_records(cpus, tarball=LINUX_TARBALL, work=None, cc="aarch64-linux-gnu-g
         for cpu in cpus:
             rec = dict(base, cpu_model=cpu, cpb=None, gbps=None)
             try:
-                rec.update(mca_model.model_cycles(cut, params, cpu, arch=mca_model.AARCH64))
+                rec.update(mca_core.model_cycles(cut, params, cpu, arch=mca_core.AARCH64))
             except RuntimeError as e:
                 rec["error"] = str(e)
             records.append(rec)

@@ -61,17 +61,24 @@ bytes per batch = batch_blocks[variant] (from the impl's `.batch_blocks`) x
 the block size.  One record per variant, cipher "ublock128_128" etc., mode
 "kernel".
 
-AArch64 kernels (targets neon, neon_aes, neon_sm4, neon_sha3, ...: every
-target whose name starts with "neon") go the same way with these changes:
-  * compiled by aarch64-linux-gnu-gcc -S -O3 with the target's flags from
-    generated/Makefile (else TARGET_FLAGS: each target's -march, no more);
+What a kernel's target is comes from generated/targets.json (the target
+manifest gen writes from gen/backends, read through harness/target_manifest.py):
+its architecture, its compiler flags (those generated/Makefile compiles it
+with) and the CPU models of its architecture.
+
+AArch64 kernels (every kernel whose target the manifest places on aarch64)
+go the same way with these changes:
+  * compiled by aarch64-linux-gnu-gcc -S -O3 with the target's flags (each
+    AArch64 target's -march names its own extensions and no more: GCC uses
+    what -march allows on its own, e.g. with +sha3 it fuses two EORs into an
+    EOR3, which llvm-mca's N1 model refuses);
   * their markers are "// LLVM-MCA-BEGIN" (AArch64's comment) or "#";
     loops close with b, b.<cond> / b<cond>, cbz/cbnz or tbz/tbnz to a local
     label; "#" starts an immediate there, not a comment;
   * modelled with llvm-mca -mtriple=aarch64 on neoverse-n1, neoverse-n2 and
     neoverse-v1 (--arm-cpu), each given the Cryptographic Extension the
     core implements (-mattr: N1 AES/SHA-2 only, N2 and V1 also SHA-3 and
-    SM4; see NEOVERSE_CRYPTO).  llvm-mca's assembler refuses an instruction
+    SM4; the backend's CPU_MODELS, gen/backends/aarch64).  llvm-mca's assembler refuses an instruction
     the core lacks, and the record says "neoverse-n1 lacks sm4: not
     modelled";
   * beside the modelled c/B, the operation-count bound:
@@ -123,6 +130,9 @@ the Linux sm4_ce_ctr_enc below makes its counters inside its pass and gets
 that overlap in its figure.  On AArch64 the bounds count the two parts'
 vector operations together and add their per-pipe pressure.
 
+The machinery both share (cutting, running llvm-mca, the bound, cycles per
+batch) is harness/mca_core.py.
+
 The Linux kernel's SM4 (harness/linux_peers.py, --linux-peers): the 8-block
 loops of Linux 6.1's arch/arm64/crypto/sm4-neon-core.S (TBL/TBX S-box:
 sm4_neon_crypt_blk8, sm4_neon_ctr_enc_blk8) and sm4-ce-core.S (SM4E:
@@ -135,14 +145,18 @@ count + the rest of the pass), 128 bytes per pass, the same bounds.
 Usage:
     python3 harness/mca_model.py [--json build/mca.json] [--cpu icelake-server]
         [--cpu znver3] [--arm-cpu neoverse-n1 ...] [--linux-peers]
-        [--work build/linux-peers] [IMPL ...]
-                                           (default IMPLs: byteslice_avx512_gfni
-                                            byteslice_avx2_gfni, or none with
-                                            --linux-peers; e.g. also
-                                            lanes_avx512_gfni, nibbleslice_avx512,
-                                            byteslice_neon_aes)
-    --cpu applies to x86 kernels, --arm-cpu (default neoverse-n1,
-    neoverse-n2, neoverse-v1) to AArch64 kernels and the Linux peers.
+        [--work build/linux-peers] [--all] [IMPL ...]
+                                           (IMPL: a kernel, <strategy>_<target>,
+                                            e.g. byteslice_avx512_gfni,
+                                            lanes_avx2_vaes, nibbleslice_avx512,
+                                            byteslice_neon_aes; --all, the
+                                            default without IMPLs and
+                                            --linux-peers: every C kernel of
+                                            generated/targets.json)
+    --cpu applies to x86 kernels, --arm-cpu to AArch64 kernels and the Linux
+    peers; by default each architecture's CPU models in generated/targets.json
+    (x86: znver3, znver4, icelake-server; AArch64: neoverse-n1, neoverse-n2,
+    neoverse-v1).
 
 Output: a markdown table ("Modelled (llvm-mca-19 <version>), not measured")
 on stdout and, with --json, a list of records
@@ -164,94 +178,23 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_IMPLS = ("byteslice_avx512_gfni", "byteslice_avx2_gfni")
-DEFAULT_CPUS = ("icelake-server", "znver3")
-DEFAULT_ARM_CPUS = ("neoverse-n1", "neoverse-n2", "neoverse-v1")
-ITERATIONS = 100
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import linux_peers  # noqa: E402
+import target_manifest  # noqa: E402
+from mca_core import (AARCH64, ARCHES, ITERATIONS, X86, clean, cut_kernel, find_llvm_mca,  # noqa: E402
+                      functions, loops, mca_version, model_cycles)
 
-# Compiler flags of each target, used when generated/Makefile does not say.
-TARGET_FLAGS = {
-    "scalar": [],
-    "ssse3_aesni": ["-mssse3", "-msse4.1", "-maes", "-mpclmul"],
-    "avx2_aesni": ["-mavx2", "-maes", "-mpclmul"],
-    "avx2_vaes": ["-mavx2", "-maes", "-mpclmul", "-mvaes", "-mvpclmulqdq"],
-    "avx2_gfni": ["-mavx2", "-maes", "-mgfni"],
-    "avx512_gfni": ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mgfni"],
-    "ssse3": ["-mssse3"],
-    "avx2": ["-mavx2"],
-    "avx512": ["-mavx512f", "-mavx512bw"],
-    # AArch64: each target's features and no more.  GCC uses what -march
-    # allows on its own (with +sha3 it fuses two EORs into an EOR3), and
-    # llvm-mca's N1 model refuses SHA-3 and SM4 instructions, so a neon_aes
-    # kernel built with +sha3 could not be modelled on N1.
-    "neon": ["-march=armv8-a"],
-    "neon_aes": ["-march=armv8-a+crypto"],     # AES, PMULL (and SHA-2): GCC 12 wants +crypto
-    "neon_sm4": ["-march=armv8.2-a+sm4"],
-    "neon_sha3": ["-march=armv8.2-a+crypto+sha3"],  # neon_aes with EOR3/BCAX
-}
-# Any other AArch64 target (names start with "neon") when generated/Makefile
-# does not say.
-AARCH64_FLAGS = ["-march=armv8.2-a+crypto+sm4+sha3"]
+REPO = target_manifest.REPO
 
 
-# --------------------------------------------------------------------------
-# Architectures
-# --------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Arch:
-    """What differs between the instruction sets the model reads: the
-    compiler, llvm-mca's triple, the assembler's comment, the branches that
-    close a loop, the default CPU models and the features each CPU model is
-    given (llvm-mca's -mattr)."""
-    name: str
-    cc: str
-    triple: str
-    comment: str       # starts a comment to the end of the line
-    jump: re.Pattern   # a branch to a local label; the label is group "target"
-    default_cpus: tuple
-    cpu_features: dict
-
-
-X86 = Arch("x86_64", "gcc", "x86_64-unknown-linux-gnu", "#",
-           re.compile(r"^\s*(?:j[a-z]+|loop\w*)\s+(?P<target>\.L\w+)\s*$"), DEFAULT_CPUS, {})
-
-# b / b.<cond> (GCC writes bne, binutils b.ne), cbz/cbnz <reg>, tbz/tbnz
-# <reg>, #<bit>: each to a local label.  Not bl (a call).
-AARCH64_JUMP = re.compile(r"^\s*(?:b|b\.?(?:eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)"
-                          r"|cbn?z|tbn?z)\s+(?:[^,]+,\s*)*(?P<target>\.L\w+)\s*$")
-
-# The Cryptographic Extension is optional in every Neoverse core, and LLVM's
-# CPU definitions differ in what they switch on (neoverse-n2: none of it).
-# Each model gets what the core implements when the extension is present:
-# N1 (Armv8.2) AES, PMULL, SHA-1, SHA-256 and no SM4 or SHA-3; N2 (Armv9.0)
-# and V1 (Armv8.4) also SHA-3, SHA-512, SM3 and SM4 (their Technical
-# Reference Manuals' "Cryptographic Extension"; Alibaba's Yitian 710, an N2,
-# ships SM4).  An instruction outside them is refused by llvm-mca's
-# assembler ("instruction requires: sm4"), so N1 never models SM4E.
-NEOVERSE_CRYPTO = "+aes,+sha2,+sha3,+sm4"
-AARCH64 = Arch("aarch64", "aarch64-linux-gnu-gcc", "aarch64", "//", AARCH64_JUMP,
-               DEFAULT_ARM_CPUS, {"neoverse-n1": "+aes,+sha2", "neoverse-n2": NEOVERSE_CRYPTO,
-                                  "neoverse-v1": NEOVERSE_CRYPTO})
-
-# FP/ASIMD issue pipes of each core, for the operation-count bound (see the
-# module docstring): the Software Optimization Guides' V0-V1 (N1, N2) and
-# V0-V3 (V1); llvm-19's models name the same units (N1UnitV0..1,
-# N2UnitV0..1, V1UnitV0..3), which tests/test_mca_model.py checks.
-VECTOR_PIPES = {"neoverse-n1": 2, "neoverse-n2": 2, "neoverse-v1": 4}
-
-
-def arch_of_target(target):
-    """The AArch64 targets are neon, neon_aes, neon_sm4, neon_sha3 ...; the
-    rest are x86."""
-    return AARCH64 if target.startswith("neon") else X86
+def arch_of_target(target, generated_dir=None):
+    """The architecture (mca_core's X86 or AARCH64) of a target, as
+    generated/targets.json gives it."""
+    return ARCHES[target_manifest.load(generated_dir).arch_of(target)]
 
 
 # uBlock: the strategies, and the variants in ublock_variant order with their
@@ -376,33 +319,10 @@ def kernel_params(c_text, name, sm4_h_text=None):
     return {"batch_blocks": batch, "rounds_per_iteration": per_iter, "rounds": rounds}
 
 
-def makefile_flags(makefile_text, name, target):
-    """The kernel's flags as generated/Makefile compiles it: a target-specific
-    assignment `$(BUILD)/sm4_<name>.o: TARGET_FLAGS = ...` (ZUC:
-    zuc_lanes_<target>.o), or a variable
-    FLAGS_<target> / CFLAGS_<target> / <target>_FLAGS.  None if absent."""
-    patterns = (rf"\b{re.escape(source_stem(name))}\.o\s*:\s*TARGET_FLAGS\s*:?=\s*(.*)$",
-                rf"^\s*(?:C?FLAGS|TARGET_FLAGS)_{re.escape(target)}\s*:?=\s*(.*)$",
-                rf"^\s*{re.escape(target)}_C?FLAGS\s*:?=\s*(.*)$")
-    for pattern in patterns:
-        m = re.search(pattern, makefile_text, re.M)
-        if m:
-            return m.group(1).split()
-    return None
-
-
-def target_flags(name, target, generated_dir):
-    path = os.path.join(generated_dir, "Makefile")
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            flags = makefile_flags(f.read(), name, target)
-        if flags is not None:
-            return flags
-    if arch_of_target(target).name == "aarch64":
-        return TARGET_FLAGS.get(target, AARCH64_FLAGS)
-    if target not in TARGET_FLAGS:
-        raise ValueError(f"no compiler flags known for target {target!r}")
-    return TARGET_FLAGS[target]
+def target_flags(target, generated_dir):
+    """The target's compiler flags (generated/targets.json: the backend's, as
+    generated/Makefile compiles its kernels)."""
+    return target_manifest.load(generated_dir).cflags(target)
 
 
 def features_missing(cpu, flags, cc="gcc"):
@@ -435,410 +355,6 @@ def compile_to_asm(src, flags, include_dirs, cc="gcc"):
     return res.stdout
 
 
-# --------------------------------------------------------------------------
-# Cutting the assembly
-# --------------------------------------------------------------------------
-
-FUNC_LABEL = re.compile(r"^([A-Za-z_][\w.$]*):")
-LOCAL_LABEL = re.compile(r"^(\.L\w+):")
-# The kernels' markers: "#" on x86, and on AArch64 "//" (its comment) or "#"
-# (a line comment there too).
-BEGIN = re.compile(r"(?:#|//)\s*LLVM-MCA-BEGIN\s*(\S*)")
-END = re.compile(r"(?:#|//)\s*LLVM-MCA-END")
-
-
-def is_instruction(line):
-    """An instruction line: indented, not a directive or a comment."""
-    s = line.strip()
-    return bool(s) and line[:1] in " \t" and not s.startswith((".", "#", "//"))
-
-
-def clean(lines, arch=X86):
-    """Instructions and local labels only (what llvm-mca needs), comments
-    cut off (AArch64's "#" starts an immediate, not a comment)."""
-    out = []
-    for line in lines:
-        if LOCAL_LABEL.match(line):
-            out.append(line.strip())
-        elif is_instruction(line):
-            insn = line.strip().split(arch.comment)[0].rstrip()
-            if arch.name == "aarch64":
-                insn = aarch64_for_llvm(insn)
-            if insn.split()[0] not in ("ret", "retq"):  # llvm-mca ignores control flow anyway
-                out.append("\t" + insn)
-    return out
-
-
-BYTE_MOVI = re.compile(r"^(movi\s+v\d+\.(?:8|16)b,\s*)(0x[0-9a-fA-F]+|-?\d+)$")
-
-
-def aarch64_for_llvm(insn):
-    """GCC's AArch64 text where LLVM's assembler reads it otherwise: GCC
-    writes a byte MOVI of a value with bit 7 set as the sign-extended 64-bit
-    number (`movi v2.16b, 0xfffffffffffffff0`), which GNU as takes and
-    LLVM refuses; the byte is the low 8 bits."""
-    m = BYTE_MOVI.match(insn)
-    if m:
-        value = int(m.group(2), 0)
-        if not 0 <= value <= 255:
-            return f"{m.group(1)}{value & 0xff:#x}"
-    return insn
-
-
-def functions(asm):
-    """name -> list of lines of each function (from its label to .size /
-    .cfi_endproc), in order."""
-    funcs, name, body = {}, None, []
-    for line in asm.splitlines():
-        m = FUNC_LABEL.match(line)
-        if m and not line.startswith(".L"):
-            name, body = m.group(1), []
-            funcs[name] = body
-            continue
-        if name is None:
-            continue
-        if line.strip().startswith((".cfi_endproc", ".size")):
-            name = None
-            continue
-        body.append(line)
-    return funcs
-
-
-def marked_span(func_lines):
-    """(first BEGIN, last END, number of regions) of the LLVM-MCA regions in
-    a function, or None.  A loop the compiler unrolled completely repeats
-    its marked body once per iteration, hence the first-to-last span."""
-    begins = [i for i, line in enumerate(func_lines) if BEGIN.search(line)]
-    ends = [i for i, line in enumerate(func_lines) if END.search(line)]
-    if not begins or not ends or ends[-1] < begins[0]:
-        return None
-    return begins[0], ends[-1], len(begins)
-
-
-def loops(lines, arch=X86):
-    """Every loop of a function: (label index, backward branch index)."""
-    labels, found = {}, []
-    for i, line in enumerate(lines):
-        m = LOCAL_LABEL.match(line)
-        if m:
-            labels[m.group(1)] = i
-            continue
-        j = arch.jump.match(line)
-        if j and j.group("target") in labels:
-            found.append((labels[j.group("target")], i))
-    return found
-
-
-def biggest_loop(cands):
-    """The loop of most lines among (label index, branch index) pairs, or None."""
-    return max(cands, key=lambda l: l[1] - l[0], default=None)
-
-
-def cut_kernel(asm, function=None, arch=X86):
-    """Finds the batch function and splits it into the code run once per
-    iteration of the round loop (`body`) and the rest.
-
-    The kernels mark the *inside* of their round loop (KC_MCA_BEGIN/END at
-    the top and bottom of the loop body); markers around the whole loop are
-    understood too.  Cases, in order:
-      1. a loop inside the marked span: that loop is the body (markers
-         around the loop);
-      2. a loop enclosing the marked span: that loop, label to backward
-         branch, is the body (markers inside the loop; counter update and
-         branch included);
-      3. no loop: the compiler unrolled it completely, the span holds every
-         round, and it runs once per batch;
-      4. no markers: the largest loop of the function named *_batch (or
-         of `function`), or the whole function where it has no loop (every
-         round unrolled).
-
-    function: look only at the function of that name (or a clone of it,
-    name.isra.0 and the like) rather than the first one with markers.
-    arch: the instruction set (X86 or AARCH64): its branches and comments.
-
-    Returns a dict: function, body and rest (instruction lines), loop (True
-    when the body runs rounds/rounds_per_iteration times per batch), marked
-    (True if markers were found), regions (how many marked regions).
-    """
-    funcs = functions(asm)
-    if function is not None:
-        funcs = {n: l for n, l in funcs.items() if n == function or n.startswith(function + ".")}
-        if not funcs:
-            raise ValueError(f"no function {function} in the assembly")
-    chosen = None
-    for name, lines in funcs.items():
-        span = marked_span(lines)
-        if span:
-            chosen = (name, lines, span)
-            break
-    if chosen is None:
-        # The named function itself, else the first *_batch one.
-        batch = [n for n in funcs if function is not None or re.search(r"_batch(\.\w+)*$", n)]
-        if not batch:
-            raise ValueError("no LLVM-MCA markers and no *_batch function in the assembly")
-        name = batch[0]
-        chosen = (name, funcs[name], None)
-    name, lines, span = chosen
-    all_loops = loops(lines, arch)
-    biggest = biggest_loop
-    if span:
-        lo, hi, nregions = span
-        inner = biggest([l for l in all_loops if lo <= l[0] and l[1] <= hi])
-        outer = biggest([l for l in all_loops if l[0] <= lo and hi <= l[1]])
-        loop = inner or outer
-        body_range = (loop[0], loop[1] + 1) if loop else (lo, hi + 1)
-    else:
-        nregions = 0
-        loop = biggest(all_loops)
-        # No loop at all: the compiler unrolled every round (a kernel whose
-        # one pass is all its rounds, like SM4's rounds4): the whole function.
-        body_range = (loop[0], loop[1] + 1) if loop else (0, len(lines))
-    body = clean(lines[body_range[0]:body_range[1]], arch)
-    rest = clean(lines[:body_range[0]] + lines[body_range[1]:], arch)
-    # Labels the rest no longer defines are harmless to llvm-mca.
-    return {"function": name, "body": body, "rest": rest, "loop": bool(loop),
-            "marked": span is not None, "regions": nregions}
-
-
-# --------------------------------------------------------------------------
-# llvm-mca
-# --------------------------------------------------------------------------
-
-def find_llvm_mca():
-    """The newest llvm-mca installed: llvm-19's has real models of znver3/4 and
-    of the Neoverse cores, bookworm's default (14) does not."""
-    for exe in ("llvm-mca-19", "llvm-mca-18", "llvm-mca-17", "llvm-mca-16", "llvm-mca-15",
-                "llvm-mca-14", "llvm-mca"):
-        path = shutil.which(exe)
-        if path:
-            return path
-    return None
-
-
-def mca_input(regions):
-    """Assembly text with each (name, lines) pair as one llvm-mca code region.
-    The markers are "#" comments for every triple: llvm-19 finds regions in
-    "#" comments on AArch64 too, and ignores "//" ones."""
-    out = []
-    for name, lines in regions:
-        out.append(f"# LLVM-MCA-BEGIN {name}")
-        out.extend(lines)
-        out.append(f"# LLVM-MCA-END {name}")
-    return "\n".join(out) + "\n"
-
-
-def mca_command(mca, cpu, path, iterations=ITERATIONS, arch=X86):
-    """llvm-mca's command line.  On AArch64 the CPU model gets the features
-    the core has (cpu_features) and the resource pressure is kept: the
-    operation-count bound reads the vector pipes from it."""
-    cmd = [mca, f"-mtriple={arch.triple}", f"-mcpu={cpu}", f"-iterations={iterations}",
-           "-instruction-info=false"]
-    if arch.cpu_features.get(cpu):
-        cmd.append(f"-mattr={arch.cpu_features[cpu]}")
-    if arch.name == "x86_64":
-        cmd.append("-resource-pressure=false")
-    return cmd + [path]
-
-
-def refusal(stderr, cpu):
-    """llvm-mca's refusal in a line: the features the CPU model lacks
-    ("neoverse-n1 lacks sm4: not modelled") when its assembler names them,
-    else the start of its message."""
-    lacking = sorted(set(re.findall(r"instruction requires: ([\w. ]+?)\s*$", stderr, re.M)))
-    if lacking:
-        return f"{cpu} lacks {', '.join(lacking)}: not modelled"
-    return " ".join(stderr.split())[:300]
-
-
-def run_mca(asm_text, cpu, iterations=ITERATIONS, mca=None, arch=X86):
-    """llvm-mca's report for asm_text on cpu; raises RuntimeError with its
-    message when it refuses (e.g. an instruction the CPU model lacks)."""
-    mca = mca or find_llvm_mca()
-    if not mca:
-        raise RuntimeError("llvm-mca not found")
-    with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as f:
-        f.write(asm_text)
-        path = f.name
-    try:
-        res = subprocess.run(mca_command(mca, cpu, path, iterations, arch),
-                             capture_output=True, text=True)
-    finally:
-        os.unlink(path)
-    if res.returncode != 0:
-        raise RuntimeError(refusal(res.stderr, cpu) or f"llvm-mca exited with {res.returncode}")
-    return res.stdout
-
-
-def mca_version(mca=None):
-    """'llvm-mca-19 19.1.7' (the program and its LLVM version), or None."""
-    mca = mca or find_llvm_mca()
-    if not mca:
-        return None
-    res = subprocess.run([mca, "--version"], capture_output=True, text=True)
-    m = re.search(r"LLVM version (\S+)", res.stdout)
-    return f"{os.path.basename(mca)} {m.group(1)}" if m else os.path.basename(mca)
-
-
-SUMMARY_FIELDS = {
-    "Iterations": ("iterations", int),
-    "Instructions": ("instructions", int),
-    "Total Cycles": ("total_cycles", int),
-    "Total uOps": ("total_uops", int),
-    "Dispatch Width": ("dispatch_width", int),
-    "uOps Per Cycle": ("uops_per_cycle", float),
-    "IPC": ("ipc", float),
-    "Block RThroughput": ("block_rthroughput", float),
-}
-
-
-def parse_mca(text):
-    """The summary of each code region in an llvm-mca report.
-
-    Returns a list of dicts (in order) with name (None for an unnamed single
-    region), iterations, instructions, total_cycles, total_uops,
-    dispatch_width, uops_per_cycle, ipc, block_rthroughput, and
-    cycles_per_iteration = total_cycles / iterations; where the report has
-    its resource pressure, also pressure: {unit name: cycles per iteration}
-    (e.g. {"N1UnitV0": 10.0, ...}).
-    """
-    regions, cur, units, want_pressure = [], None, {}, False
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        m = re.match(r"^\[\d+\] Code Region(?: - (.*))?$", line.strip())
-        if m:
-            cur = {"name": (m.group(1) or "").strip() or None}
-            regions.append(cur)
-            units = {}
-            continue
-        m = re.match(r"^\[([\d.]+)\]\s+-\s+(\S+)\s*$", line.strip())
-        if m:  # "Resources:" list: [index] - unit name
-            units[m.group(1)] = m.group(2)
-            continue
-        if line.strip() == "Resource pressure per iteration:":
-            want_pressure = True
-            continue
-        if want_pressure and line.strip().startswith("[") and i + 1 < len(lines):
-            want_pressure = False
-            ids = re.findall(r"\[([\d.]+)\]", line)
-            values = lines[i + 1].split()
-            if cur is not None and len(values) == len(ids):
-                cur["pressure"] = {units.get(k, k): 0.0 if v == "-" else float(v)
-                                   for k, v in zip(ids, values)}
-            continue
-        m = re.match(r"^([A-Za-z][A-Za-z ]*?):\s+([\d.]+)\s*$", line.strip())
-        if m and m.group(1) in SUMMARY_FIELDS:
-            if cur is None:  # a report without region headers
-                cur = {"name": None}
-                regions.append(cur)
-            key, conv = SUMMARY_FIELDS[m.group(1)]
-            if key not in cur:  # the first summary block of the region
-                cur[key] = conv(m.group(2))
-    for r in regions:
-        if r.get("iterations") and "total_cycles" in r:
-            r["cycles_per_iteration"] = r["total_cycles"] / r["iterations"]
-    return regions
-
-
-# --------------------------------------------------------------------------
-# The operation-count bound (AArch64)
-# --------------------------------------------------------------------------
-
-VECTOR_REGISTER = re.compile(r"\b(?:[vz]\d+\.|[bhsdqvz]\d+\b)")
-VECTOR_UNIT = re.compile(r"UnitV\d+$")
-
-
-def is_vector_op(line):
-    """An AArch64 instruction that works on the FP/ASIMD registers (ASIMD,
-    crypto, moves between them and the general registers: all issue to the
-    vector pipes).  Loads and stores are not counted: they issue to the
-    load/store pipes (their store data also takes a vector pipe on these
-    cores, which the busiest-pipe bound sees)."""
-    parts = line.split(None, 1)
-    if len(parts) < 2 or line.rstrip().endswith(":"):
-        return False
-    mnemonic, operands = parts
-    if mnemonic.startswith(("ld", "st", "prfm")):
-        return False
-    return bool(VECTOR_REGISTER.search(operands))
-
-
-def vector_ops(lines):
-    return sum(1 for line in lines if is_vector_op(line))
-
-
-def vector_pipes(cpu, region=None):
-    """The core's FP/ASIMD pipes: the table VECTOR_PIPES, or for a CPU not in
-    it the vector units of its llvm-mca model (*UnitV<n>)."""
-    if cpu in VECTOR_PIPES:
-        return VECTOR_PIPES[cpu]
-    units = [u for u in (region or {}).get("pressure", {}) if VECTOR_UNIT.search(u)]
-    return len(units) or None
-
-
-def op_bound(cut, iters, batch_bytes, cpu, body, rest):
-    """The operation-count bound of a batch on cpu:
-
-        vector ops per byte = (vector ops of the loop body x iterations
-                               + those of the rest) / bytes per batch
-        bound c/B           = vector ops per byte / the core's vector pipes
-
-    (every vector op issues to one of the pipes, one per pipe per cycle),
-    and the busiest-pipe bound: per vector unit, llvm-mca's pressure of the
-    body x iterations + the rest's, the largest over bytes per batch (where
-    an instruction can only use some pipes, e.g. SM4E V0 alone in llvm-19's
-    N2 and V1 models, this one is the higher)."""
-    ops = vector_ops(cut["body"]) * iters + vector_ops(cut["rest"])
-    pipes = vector_pipes(cpu, body)
-    out = {"vector_ops_per_batch": ops, "vector_ops_per_byte": ops / batch_bytes,
-           "vector_pipes": pipes, "bound_cpb": ops / batch_bytes / pipes if pipes else None,
-           "pipe_bound_cpb": None}
-    body_p, rest_p = body.get("pressure", {}), (rest or {}).get("pressure", {})
-    units = [u for u in body_p if VECTOR_UNIT.search(u)]
-    if units:
-        per_batch = {u: body_p[u] * iters + rest_p.get(u, 0.0) for u in units}
-        out["vector_pressure_per_batch"] = per_batch
-        out["pipe_bound_cpb"] = max(per_batch.values()) / batch_bytes
-    return out
-
-
-# --------------------------------------------------------------------------
-# The model
-# --------------------------------------------------------------------------
-
-def model_cycles(cut, params, cpu, mca_runner=None, arch=X86):
-    """Cycles per batch on cpu from a cut kernel (see cut_kernel); on AArch64
-    also the operation-count bound (op_bound) and the modelled c/B over it.
-    mca_runner(text, cpu) gives llvm-mca's report (default: run_mca for
-    arch)."""
-    runner = mca_runner or (lambda text, c: run_mca(text, c, arch=arch))
-    iters = params["rounds"] // params["rounds_per_iteration"] if cut["loop"] else 1
-    regions = [("loop_body", cut["body"])]
-    if cut["rest"]:
-        regions.append(("rest", cut["rest"]))
-    report = parse_mca(runner(mca_input(regions), cpu))
-    by_name = {r["name"]: r for r in report}
-    body, rest = by_name.get("loop_body"), by_name.get("rest")
-    if body is None or "cycles_per_iteration" not in body:
-        raise RuntimeError("llvm-mca gave no summary for the loop body")
-    rest_cycles = rest["cycles_per_iteration"] if rest else 0.0
-    cycles = body["cycles_per_iteration"] * iters + rest_cycles
-    batch_bytes = params.get("batch_bytes") or params["batch_blocks"] * 16
-    out = {
-        "cycles_per_batch": cycles,
-        "batch_bytes": batch_bytes,
-        "cpb": cycles / batch_bytes,
-        "loop_cycles_per_iteration": body["cycles_per_iteration"],
-        "loop_block_rthroughput": body.get("block_rthroughput"),
-        "loop_instructions": len([l for l in cut["body"] if not l.endswith(":")]),
-        "iterations_per_batch": iters,
-        "rest_cycles": rest_cycles,
-        "rest_block_rthroughput": rest.get("block_rthroughput") if rest else None,
-    }
-    if arch.name == "aarch64":
-        out.update(op_bound(cut, iters, batch_bytes, cpu, body, rest))
-        if out["bound_cpb"]:
-            out["cpb_over_bound"] = out["cpb"] / out["bound_cpb"]
-    return out
 
 
 # --------------------------------------------------------------------------
@@ -1021,17 +537,18 @@ def sm4_jobs(name, c_text, asm, generated_dir, arch=X86, cc=None):
 def model_impl(name, cpus, generated_dir, cc=None):
     """Records (one per CPU model, and for uBlock per variant) for one kernel
     (SM4 <strategy>_<target>, ZUC lanes_<target>, uBlock register_<target> or
-    nibbleslice_<target>).  The target says the instruction set: neon*
-    targets are compiled by the AArch64 cross compiler (cc, default
-    aarch64-linux-gnu-gcc) and modelled on AArch64 CPU models, the rest by
-    cc (default gcc) on x86 ones; cpus should be of that instruction set."""
+    nibbleslice_<target>).  The target's architecture (generated/targets.json)
+    says the instruction set: AArch64 targets are compiled by the AArch64
+    cross compiler (cc, default aarch64-linux-gnu-gcc) and modelled on
+    AArch64 CPU models, x86 ones by cc (default gcc) on x86 ones; cpus
+    should be of that instruction set."""
     _, target = split_impl(name)
-    arch = arch_of_target(target)
+    arch = arch_of_target(target, generated_dir)
     cc = cc or arch.cc
     src = os.path.join(generated_dir, "src", source_stem(name) + ".c")
     with open(src, encoding="utf-8") as f:
         c_text = f.read()
-    flags = target_flags(name, target, generated_dir)
+    flags = target_flags(target, generated_dir)
     asm = compile_to_asm(src, flags, [os.path.join(generated_dir, "include"),
                                       os.path.join(generated_dir, "src")], cc)
     if is_zuc(name):
@@ -1097,7 +614,7 @@ def fmt(x, digits=2):
 
 def markdown(records, title=None):
     """The records as a markdown table (under `title` when given).  The
-    last three columns are AArch64's operation-count bounds (op_bound) and
+    last three columns are AArch64's operation-count bounds (mca_core.op_bound) and
     how far the modelled c/B is from the first; "–" elsewhere."""
     lines = [f"### {title}", ""] if title else []
     lines += ["| kernel | source | c/B (modelled) | cycles / batch | bytes / batch | loop: "
@@ -1120,23 +637,35 @@ def markdown(records, title=None):
 
 def cpus_for(name, args):
     """The CPU models a kernel is modelled on: --cpu for x86 targets,
-    --arm-cpu for AArch64 ones (neon*)."""
-    if arch_of_target(split_impl(name)[1]).name == "aarch64":
-        return args.arm_cpu or list(DEFAULT_ARM_CPUS)
-    return args.cpu or list(DEFAULT_CPUS)
+    --arm-cpu for AArch64 ones, by default every CPU model of its
+    architecture (generated/targets.json)."""
+    arch = arch_of_target(split_impl(name)[1], args.generated).name
+    given = args.arm_cpu if arch == "aarch64" else args.cpu
+    return given or target_manifest.load(args.generated).models_of(arch)
+
+
+def every_kernel(generated_dir):
+    """Every C kernel of every cipher and architecture, in dispatch order
+    (generated/targets.json; an assembly twin's C file holds no kernel loop,
+    and the reference none this model reads)."""
+    manifest = target_manifest.load(generated_dir)
+    return [k["kernel"] for cipher in manifest.data["kernels"] for arch in (a.name for a in ARCHES.values())
+            for k in manifest.kernels(cipher, arch)
+            if k["target"] in manifest.targets and manifest.targets[k["target"]]["form"] == "c"
+            and manifest.targets[k["target"]]["arch"] is not None]
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("impls", nargs="*",
-                    help="kernel names, e.g. byteslice_avx512_gfni, lanes_avx512_gfni (ZUC), "
-                         "nibbleslice_avx512 (uBlock), byteslice_neon_aes (AArch64); default: "
-                         f"{' '.join(DEFAULT_IMPLS)}, or none with --linux-peers")
+                    help="kernel names (<strategy>_<target>, as generated/targets.json lists each "
+                         "cipher's); default: every kernel (--all), or none with --linux-peers")
+    ap.add_argument("--all", action="store_true", help="every C kernel generated/targets.json lists")
     ap.add_argument("--cpu", action="append",
-                    help=f"llvm-mca -mcpu for x86 kernels (default: {' '.join(DEFAULT_CPUS)})")
+                    help="llvm-mca -mcpu for x86 kernels (default: the x86 CPU models of generated/targets.json)")
     ap.add_argument("--arm-cpu", action="append",
                     help="llvm-mca -mcpu for AArch64 kernels and the Linux peers "
-                         f"(default: {' '.join(DEFAULT_ARM_CPUS)})")
+                         "(default: the AArch64 CPU models of generated/targets.json)")
     ap.add_argument("--linux-peers", action="store_true",
                     help="also model the Linux kernel's SM4 AArch64 loops (harness/linux_peers.py)")
     ap.add_argument("--linux-source", default=None,
@@ -1144,18 +673,20 @@ def main(argv=None):
     ap.add_argument("--work", help="where the peers are unpacked and assembled "
                                    "(default build/linux-peers)")
     ap.add_argument("--json", help="write the records here")
-    ap.add_argument("--generated", default=os.path.join(REPO, "generated"))
+    ap.add_argument("--generated", default=target_manifest.GENERATED)
     ap.add_argument("--cc", default=os.environ.get("CC", "gcc"), help="compiler of x86 kernels")
     ap.add_argument("--arm-cc", default=AARCH64.cc, help="compiler of AArch64 kernels and peers")
     args = ap.parse_args(argv)
     if not find_llvm_mca():
         print("mca_model: llvm-mca not found; nothing modelled", file=sys.stderr)
         return 1
-    impls = args.impls or ([] if args.linux_peers else list(DEFAULT_IMPLS))
+    impls = list(args.impls)
+    if args.all or not (impls or args.linux_peers):
+        impls += every_kernel(args.generated)
     records, failed = [], 0
     for name in impls:
         try:
-            arm = arch_of_target(split_impl(name)[1]).name == "aarch64"
+            arm = arch_of_target(split_impl(name)[1], args.generated).name == "aarch64"
             recs = model_impl(name, cpus_for(name, args), args.generated,
                               args.arm_cc if arm else args.cc)
         except (OSError, ValueError, RuntimeError) as e:
@@ -1164,10 +695,9 @@ def main(argv=None):
             continue
         records.extend(recs)
     if args.linux_peers:
-        import linux_peers  # here: it imports this module
         try:
             records.extend(linux_peers.peer_records(
-                args.arm_cpu or list(DEFAULT_ARM_CPUS),
+                args.arm_cpu or target_manifest.load(args.generated).models_of(AARCH64.name),
                 args.linux_source or linux_peers.LINUX_TARBALL, args.work, args.arm_cc))
         except (OSError, ValueError, RuntimeError) as e:
             print(f"mca_model: Linux peers: {e}", file=sys.stderr)

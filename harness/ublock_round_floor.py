@@ -72,7 +72,8 @@ from gen.kernels.ublock_nibbleslice import (NIBBLE_BITS, NIBBLE_VALUES, WORD_NIB
                                             permute_halves, word_pairs as kernel_word_pairs)
 from gen.kernels.ublock_reference import linear_layer  # noqa: E402
 from gen.specs import ublock  # noqa: E402
-from report import ublock_required_gbps  # noqa: E402
+import target_manifest  # noqa: E402
+from report import paper_kernel, ublock_required_gbps  # noqa: E402
 
 BLOCK_BITS = 128
 NIBBLES = BLOCK_BITS // NIBBLE_BITS           # nibble positions = state registers
@@ -84,8 +85,12 @@ STEP_BYTES = NIBBLES * TABLE_BYTES            # a round's tables
 BATCH_BYTES = REGISTER_BYTES * BLOCK_BITS // 8
 VARIANTS = ("round", "no_stores", "in_registers", "no_xors")
 ITERATIONS = (4, 36)                          # two rounds each
-KERNEL_SOURCE = ROOT / "generated" / "src" / "ublock_nibbleslice_avx2.c"
-CTR_KERNEL = "ublock_nibbleslice_avx2_ublock128_128_ctr_xor"
+# The kernel whose floor this is: nibbleslice on the uBlock paper's
+# instruction set, AVX2 (report.paper_kernel: the target in generated/targets.json).
+KERNEL = paper_kernel("nibbleslice")
+KERNEL_TARGET = KERNEL.split("_", 1)[1]
+KERNEL_SOURCE = ROOT / "generated" / "src" / f"ublock_{KERNEL}.c"
+CTR_KERNEL = f"ublock_{KERNEL}_ublock128_128_ctr_xor"
 GROUP_BUFFER_BYTES = 4096                     # more than the counter form reads
 TARGET_GBPS = ublock_required_gbps("ublock128_128")
 CTR_ROUNDS = ublock.VARIANTS[128, 128] - 1    # the counter form's loop
@@ -271,7 +276,7 @@ def asm_kernel_source():
     from gen import choices
     from gen.ir import Loop, Program
 
-    target = SIMD_TARGETS["avx2_asm"]
+    target = SIMD_TARGETS[KERNEL_TARGET].asm_twin()
     programs = emitted_programs("ublock", "nibbleslice", target, choices.load())
     program = next(p for p in programs if p.name == "ublock128_r16_nibbleslice256_ctr_xor")
 
@@ -308,7 +313,8 @@ def build(directory, cc, shared=False):
     for form in ("full", "empty"):
         source, obj = directory / f"kernel_{form}.c", directory / f"kernel_{form}.o"
         source.write_text(kernel_source(form))
-        subprocess.run([cc, "-O3", "-mavx2", "-std=c11", f"-I{ROOT / 'generated' / 'include'}",
+        subprocess.run([cc, "-O3", *target_manifest.load().cflags(KERNEL_TARGET), "-std=c11",
+                        f"-I{ROOT / 'generated' / 'include'}",
                         f"-I{ROOT / 'generated' / 'src'}", "-ffunction-sections", "-fdata-sections", "-c", source, "-o", obj],
                        check=True)
         # Both copies define the library's globals: keep only the wrapper global

@@ -13,7 +13,9 @@ import pytest
 HARNESS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "harness")
 sys.path.insert(0, HARNESS)
 
+import mca_core  # noqa: E402
 import mca_model  # noqa: E402
+import target_manifest  # noqa: E402
 import report  # noqa: E402
 
 # --------------------------------------------------------------------------
@@ -217,7 +219,7 @@ Block RThroughput: 36.3
 
 
 def test_parse_mca_regions():
-    regions = mca_model.parse_mca(MCA_SAMPLE)
+    regions = mca_core.parse_mca(MCA_SAMPLE)
     assert [r["name"] for r in regions] == ["loop_body", "rest"]
     body, rest = regions
     assert body["iterations"] == 100 and body["instructions"] == 500
@@ -229,7 +231,7 @@ def test_parse_mca_regions():
 
 
 def test_parse_mca_single_unnamed_region():
-    (r,) = mca_model.parse_mca(MCA_SINGLE)
+    (r,) = mca_core.parse_mca(MCA_SINGLE)
     assert r["name"] is None
     assert r["cycles_per_iteration"] == pytest.approx(63.1)
     assert r["block_rthroughput"] == pytest.approx(36.3)
@@ -248,13 +250,6 @@ def test_kernel_params_from_generated_c():
         mca_model.kernel_params(C_SNIPPET, "wordslice_avx2_gfni")
 
 
-def test_makefile_flags():
-    mk = ("$(BUILD)/sm4_byteslice_avx512_gfni.o: TARGET_FLAGS = -mavx512f -mavx512bw -mgfni\n"
-          "$(BUILD)/sm4_byteslice_avx2_gfni.o: TARGET_FLAGS = -mavx2 -mgfni\n")
-    assert mca_model.makefile_flags(mk, "byteslice_avx2_gfni", "avx2_gfni") == ["-mavx2", "-mgfni"]
-    assert mca_model.makefile_flags(mk, "wordslice_avx2_aesni", "avx2_aesni") is None
-
-
 def test_zuc_names_params_and_flags():
     assert mca_model.is_zuc("lanes_avx512_gfni") and not mca_model.is_zuc("byteslice_avx2_gfni")
     assert mca_model.is_zuc("lanesx2_avx2_vaes") and not mca_model.is_zuc("lanesx3_avx2_vaes")
@@ -266,14 +261,6 @@ def test_zuc_names_params_and_flags():
     assert p["lanes"] == 16 and p["batch_bytes"] == 64 * 16
     with pytest.raises(ValueError):
         mca_model.zuc_kernel_params(c, "lanes_avx2_vaes")
-    mk = ("$(BUILD)/sm4_byteslice_avx2_vaes.o: TARGET_FLAGS = -mavx2 -maes -mvaes\n"
-          "$(BUILD)/zuc_lanes_avx2_vaes.o: TARGET_FLAGS = -mavx2 -maes -mvaes -mfoo\n"
-          "$(BUILD)/zuc_lanes_avx512_gfni.o: TARGET_FLAGS = -mavx512f -mgfni\n")
-    assert mca_model.makefile_flags(mk, "lanes_avx2_vaes", "avx2_vaes")[-1] == "-mfoo"
-    assert mca_model.makefile_flags(mk, "byteslice_avx2_vaes", "avx2_vaes")[-1] == "-mvaes"
-    assert mca_model.makefile_flags(mk, "lanes_avx512_gfni", "avx512_gfni") == ["-mavx512f",
-                                                                                "-mgfni"]
-    assert mca_model.makefile_flags(mk, "lanes_avx2_gfni", "avx2_gfni") is None
 
 
 # Two marked functions, as in zuc_lanes_*.c: init_rounds (a loop) and the
@@ -450,7 +437,11 @@ static void sm4_byteslice_avx2_toy_batch(const uint8_t *rk, const uint8_t *in, u
 }
 void (*volatile keep)(const uint8_t *, const uint8_t *, uint8_t *) = sm4_byteslice_avx2_toy_batch;
 """)
-    monkeypatch.setitem(mca_model.TARGET_FLAGS, "avx2_toy", ["-mavx2"])
+    # The toy target in a manifest of its own: the real one, with it added.
+    manifest = json.loads(open(os.path.join(HARNESS, "..", "generated", "targets.json")).read())
+    avx2 = next(t for t in manifest["targets"] if t["name"] == "avx2")
+    manifest["targets"].append(dict(avx2, name="avx2_toy"))
+    (tmp_path / "targets.json").write_text(json.dumps(manifest))
     (rec,) = mca_model.model_impl("byteslice_avx2_toy", ["icelake-server"], str(tmp_path))
     assert rec["modelled"] and rec["cpu_model"] == "icelake-server"
     assert rec["batch_bytes"] == 512 and rec["lanes"] == 32

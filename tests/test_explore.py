@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from gen import choices, cli, explore
-from gen.backends import SIMD_TARGETS
+from gen.backends import SIMD_TARGETS, arch, cpu_models
 from gen.ir import Builder
 
 
@@ -230,9 +230,10 @@ def test_a_kernel_is_ranked_on_the_cpu_models_dispatch_runs_it_on():
 
 
 def test_the_cpu_models_features_are_those_the_model_gives_each_core():
-    """explore.MODEL_CPUS says what each CPU model's core has; harness/mca_model.py
-    models x86 cores as GCC's -march knows them and gives each Neoverse core its
-    own -mattr: the two must agree, or a kernel is ranked on the wrong cores."""
+    """explore.MODEL_CPUS says what each CPU model's core has (the backends'
+    CPU_MODELS); harness/mca_model.py models x86 cores as GCC's -march knows
+    them and gives each Neoverse core the backend's -mattr: the two must
+    agree, or a kernel is ranked on the wrong cores."""
     sys.path.insert(0, str(explore.ROOT / "harness"))
     import mca_model
     x86 = {t.name: t for t in SIMD_TARGETS.values() if t.arch.name == "x86_64" and t.form == "c"}
@@ -242,7 +243,7 @@ def test_the_cpu_models_features_are_those_the_model_gives_each_core():
             assert (set(target.cpu_features) <= features) == (not missing), (cpu, target.name, missing)
     mattr = {"arm_aes": "+aes", "arm_pmull": "+aes", "arm_sha3": "+sha3", "arm_sm4": "+sm4"}  # LLVM's +aes has PMULL
     for cpu, features in explore.MODEL_CPUS["aarch64"].items():
-        given = mca_model.AARCH64.cpu_features[cpu].split(",")
+        given = {m.name: m.mattr for m in cpu_models(arch.AARCH64)}[cpu].split(",")
         assert {f for f in mattr if mattr[f] in given} == features - {"asimd"}, cpu
 
 

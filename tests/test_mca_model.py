@@ -12,11 +12,14 @@ import sys
 import pytest
 
 from gen import choices
+from gen.backends import SIMD_TARGETS
 
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "harness"))
+import mca_core  # noqa: E402
 import mca_model  # noqa: E402
+import target_manifest  # noqa: E402
 
 ROLLED_C = """\
 #define ZUC_LANES_AVX2_VAES_LANES 8
@@ -123,7 +126,7 @@ def test_shape_mismatch_between_c_and_assembly_is_refused():
 def test_model_cycles_of_a_rolled_block_repeat_the_loop(monkeypatch):
     cut = mca_model.cut_kernel(ROLLED_ASM, function="zuc_lanes_avx2_vaes_keystream_block")
     params = mca_model.zuc_kernel_params(ROLLED_C, "lanes_avx2_vaes")
-    monkeypatch.setattr(mca_model, "parse_mca", lambda text: [
+    monkeypatch.setattr(mca_core, "parse_mca", lambda text: [
         {"name": "loop_body", "cycles_per_iteration": 10.0}, {"name": "rest", "cycles_per_iteration": 7.0}])
     out = mca_model.model_cycles(cut, params, "znver3", mca_runner=lambda text, cpu: text)
     assert out["cycles_per_batch"] == pytest.approx(10.0 * 16 + 7.0)
@@ -229,17 +232,14 @@ def test_x86_reading_of_aarch64_text_finds_no_loop():
     assert "\tadd\tx3, x3," in cut["rest"]  # the immediate cut off as a comment
 
 
-def test_targets_choose_the_architecture_and_flags(tmp_path):
-    for target in ("neon", "neon_aes", "neon_sm4", "neon_sha3", "neon_whatever"):
-        assert mca_model.arch_of_target(target) is mca_model.AARCH64
-    for target in ("avx2_gfni", "ssse3", "scalar"):
-        assert mca_model.arch_of_target(target) is mca_model.X86
-    gen = str(tmp_path)  # no Makefile: the fallbacks
-    assert mca_model.target_flags("byteslice_neon_aes", "neon_aes", gen) == ["-march=armv8-a+crypto"]
-    assert mca_model.target_flags("x_neon_new", "neon_new", gen) == mca_model.AARCH64_FLAGS
-    (tmp_path / "Makefile").write_text(
-        "$(BUILD)/sm4_byteslice_neon_aes.o: TARGET_FLAGS = -march=armv8-a+aes+sha3\n")
-    assert mca_model.target_flags("byteslice_neon_aes", "neon_aes", gen) == ["-march=armv8-a+aes+sha3"]
+def test_targets_choose_the_architecture_and_flags():
+    """Each target's architecture and flags are the backend's, through
+    generated/targets.json."""
+    for name, target in SIMD_TARGETS.items():
+        assert mca_model.arch_of_target(name).name == target.arch.name
+        assert mca_model.target_flags(name, str(ROOT / "generated")) == list(target.cflags)
+    with pytest.raises(ValueError, match="unknown target 'neon_whatever'"):
+        mca_model.arch_of_target("neon_whatever")
 
 
 def test_vector_ops_are_the_fp_asimd_instructions():
@@ -249,9 +249,9 @@ def test_vector_ops_are_the_fp_asimd_instructions():
     other = ["\tld1\t{ v0.16b, v1.16b }, [x2], #32", "\tst1\t{ v0.16b }, [x1], #16",
              "\tldr\tq0, [x0, #16]", "\tstp\tq1, q0, [x2]", "\tsubs\tx6, x6, #0x1",
              "\tb.ne\t.Lxb84", "\tadrp\tx5, .LC0", ".Lxd1c:", "\tadd\tx0, x0, #4"]
-    assert [mca_model.is_vector_op(l) for l in vector] == [True] * len(vector)
-    assert [mca_model.is_vector_op(l) for l in other] == [False] * len(other)
-    assert mca_model.vector_ops(vector + other) == len(vector)
+    assert [mca_core.is_vector_op(l) for l in vector] == [True] * len(vector)
+    assert [mca_core.is_vector_op(l) for l in other] == [False] * len(other)
+    assert mca_core.vector_ops(vector + other) == len(vector)
 
 
 # llvm-19's report of two regions on neoverse-n1 (-instruction-info=false),
@@ -314,7 +314,7 @@ Resource pressure per iteration:
 
 
 def test_parse_mca_reads_the_resource_pressure():
-    body, rest = mca_model.parse_mca(MCA_ARM)
+    body, rest = mca_core.parse_mca(MCA_ARM)
     assert body["cycles_per_iteration"] == pytest.approx(10.0)
     assert body["pressure"] == {"N1UnitB": 1.0, "N1UnitD": 0.0, "N1UnitV0": 3.0, "N1UnitV1": 1.0}
     assert rest["pressure"]["N1UnitV1"] == pytest.approx(1.5)
@@ -344,22 +344,22 @@ def test_bound_arithmetic_of_an_aarch64_batch():
 
 
 def test_mca_command_per_architecture():
-    arm = mca_model.mca_command("llvm-mca-19", "neoverse-n2", "k.s", arch=mca_model.AARCH64)
+    arm = mca_core.mca_command("llvm-mca-19", "neoverse-n2", "k.s", arch=mca_model.AARCH64)
     assert "-mtriple=aarch64" in arm and "-mattr=+aes,+sha2,+sha3,+sm4" in arm
     assert "-resource-pressure=false" not in arm  # the busiest-pipe bound reads it
-    n1 = mca_model.mca_command("llvm-mca-19", "neoverse-n1", "k.s", arch=mca_model.AARCH64)
+    n1 = mca_core.mca_command("llvm-mca-19", "neoverse-n1", "k.s", arch=mca_model.AARCH64)
     assert "-mattr=+aes,+sha2" in n1  # N1's crypto has no SM4 or SHA-3
-    x86 = mca_model.mca_command("llvm-mca-19", "znver3", "k.s")
+    x86 = mca_core.mca_command("llvm-mca-19", "znver3", "k.s")
     assert "-mtriple=x86_64-unknown-linux-gnu" in x86 and not any("mattr" in a for a in x86)
     err = ("k.s:50:2: error: instruction requires: sm4\n        sm4e    v0.4s, v24.4s\n"
            "k.s:51:2: error: instruction requires: sm4\n")
-    assert mca_model.refusal(err, "neoverse-n1") == "neoverse-n1 lacks sm4: not modelled"
+    assert mca_core.refusal(err, "neoverse-n1") == "neoverse-n1 lacks sm4: not modelled"
 
 
 def test_gcc_byte_movi_is_rewritten_for_llvm():
     """GCC's sign-extended byte immediate becomes the byte LLVM wants; other
     forms stay as they are."""
-    fix = mca_model.aarch64_for_llvm
+    fix = mca_core.aarch64_for_llvm
     assert fix("movi\tv2.16b, 0xfffffffffffffff0") == "movi\tv2.16b, 0xf0"
     assert fix("movi\tv1.8b, -1") == "movi\tv1.8b, 0xff"
     for same in ("movi\tv2.16b, 0x40", "movi\tv2.4s, 0xf0, lsl 8", "eor\tv0.16b, v1.16b, v2.16b"):
@@ -379,10 +379,10 @@ NEEDS_ARM = pytest.mark.skipif(not HAVE_ARM, reason="needs aarch64-linux-gnu-gcc
 def test_llvm_mca_vector_pipes_match_the_table():
     """The pipes the bound divides by are the FP/ASIMD units of llvm-mca's
     own Neoverse models."""
-    for cpu, pipes in mca_model.VECTOR_PIPES.items():
-        report = mca_model.run_mca("\teor\tv0.16b, v1.16b, v2.16b\n", cpu, arch=mca_model.AARCH64)
-        (region,) = mca_model.parse_mca(report)
-        units = [u for u in region["pressure"] if mca_model.VECTOR_UNIT.search(u)]
+    for cpu, pipes in mca_core.VECTOR_PIPES.items():
+        report = mca_core.run_mca("\teor\tv0.16b, v1.16b, v2.16b\n", cpu, arch=mca_model.AARCH64)
+        (region,) = mca_core.parse_mca(report)
+        units = [u for u in region["pressure"] if mca_core.VECTOR_UNIT.search(u)]
         assert len(units) == pipes, (cpu, units)
 
 
@@ -424,13 +424,14 @@ def arm_toy(tmp_path, target, mix):
     text = (ARM_TOY_C.replace("{TARGET}", target.upper()).replace("{target}", target)
             .replace("{MIX}", mix))
     (src / f"sm4_byteslice_{target}.c").write_text(text)
+    shutil.copy(ROOT / "generated" / "targets.json", tmp_path / "targets.json")
     return str(tmp_path)
 
 
 @NEEDS_ARM
 def test_aarch64_fixture_compiled_cut_and_modelled(tmp_path):
     gen = arm_toy(tmp_path, "neon_aes", "veorq_u8(veorq_u8(a, k), vshlq_n_u8(b, 3))")
-    recs = mca_model.model_impl("byteslice_neon_aes", list(mca_model.DEFAULT_ARM_CPUS), gen)
+    recs = mca_model.model_impl("byteslice_neon_aes", target_manifest.load().models_of("aarch64"), gen)
     assert [r["cpu_model"] for r in recs] == ["neoverse-n1", "neoverse-n2", "neoverse-v1"]
     asm = mca_model.compile_to_asm(str(tmp_path / "src" / "sm4_byteslice_neon_aes.c"),
                                    ["-march=armv8-a+crypto"], [], "aarch64-linux-gnu-gcc")
@@ -449,7 +450,7 @@ def test_aarch64_fixture_compiled_cut_and_modelled(tmp_path):
         assert rec["batch_bytes"] == 128
         assert rec["cycles_per_batch"] == pytest.approx(
             rec["loop_cycles_per_iteration"] * 8 + rec["rest_cycles"])
-        pipes = mca_model.VECTOR_PIPES[rec["cpu_model"]]
+        pipes = mca_core.VECTOR_PIPES[rec["cpu_model"]]
         assert rec["bound_cpb"] == pytest.approx(rec["vector_ops_per_batch"] / 128 / pipes)
         assert rec["bound_cpb"] <= rec["pipe_bound_cpb"] <= rec["cpb"] < 50
 
@@ -502,12 +503,12 @@ def test_objdump_listing_becomes_assembly_with_labels():
 def test_a_cut_with_the_wrong_number_of_rounds_is_refused():
     """A pass of 8 blocks must do 32 rounds each: one SM4E (4 rounds of one
     block) in a loop of 8 does 4 per block."""
-    peer = linux_peers.Peer("k.S", "f", "ecb-enc", "neon_sm4", ("sm4e",), 4)
+    peer = linux_peers.Peer("k.S", "f", "ecb-enc", linux_peers.SM4E, ("sm4e",), 4)
     with pytest.raises(ValueError, match="holds 4 rounds per block by its sm4e count, not 32"):
         linux_peers.cut_peer(linux_peers.objdump_to_asm(OBJDUMP), peer)
     with pytest.raises(ValueError, match="no function g"):
         linux_peers.cut_peer(linux_peers.objdump_to_asm(OBJDUMP),
-                             linux_peers.Peer("k.S", "g", "ecb-enc", "neon_sm4", ("sm4e",), 4))
+                             linux_peers.Peer("k.S", "g", "ecb-enc", linux_peers.SM4E, ("sm4e",), 4))
 
 
 HAVE_PEERS = (HAVE_ARM and os.path.exists(linux_peers.LINUX_TARBALL)
@@ -561,7 +562,7 @@ def test_linux_peer_loops_are_found(peer_work):
 
 @NEEDS_PEERS
 def test_linux_peers_modelled_by_the_same_method(peer_work):
-    recs = linux_peers.peer_records(list(mca_model.DEFAULT_ARM_CPUS), work=peer_work)
+    recs = linux_peers.peer_records(["neoverse-n1", "neoverse-n2", "neoverse-v1"], work=peer_work)
     assert len(recs) == 4 * 3
     by = {(r["function"], r["cpu_model"]): r for r in recs}
     for function in ("sm4_ce_crypt", "sm4_ce_ctr_enc"):
@@ -576,7 +577,7 @@ def test_linux_peers_modelled_by_the_same_method(peer_work):
             r["loop_cycles_per_iteration"] * r["iterations_per_batch"] + r["rest_cycles"])
         assert r["cpb"] == pytest.approx(r["cycles_per_batch"] / 128)
         assert r["bound_cpb"] == pytest.approx(
-            r["vector_ops_per_batch"] / 128 / mca_model.VECTOR_PIPES[r["cpu_model"]])
+            r["vector_ops_per_batch"] / 128 / mca_core.VECTOR_PIPES[r["cpu_model"]])
         assert r["bound_cpb"] <= r["pipe_bound_cpb"] <= r["cpb"]
         # The published figures are about 13 c/B (NEON) and 0.7-0.9 c/B (CE)
         # on Yitian 710 (N2): the model must land in that neighbourhood.
@@ -666,7 +667,7 @@ def test_ctr_model_adds_the_counter_blocks_to_the_fused_batch(monkeypatch):
         cycles, pressure = next(v for k, v in reports.items() if f"\t{k}\t" in text)
         return [{"name": "loop_body", "cycles_per_iteration": cycles, "pressure": pressure}]
 
-    monkeypatch.setattr(mca_model, "parse_mca", parse)
+    monkeypatch.setattr(mca_core, "parse_mca", parse)
     params = {"rounds": 32, "rounds_per_iteration": 32, "batch_blocks": 8}
     out = mca_model.model_ctr(cut, params, "neoverse-n2", mca_runner=lambda text, cpu: text,
                               arch=mca_model.AARCH64)

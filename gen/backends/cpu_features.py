@@ -7,6 +7,12 @@ architecture:
   getauxval (arch/arm64/include/uapi/asm/hwcap.h), which the kernel sets only
   for what it supports.
 
+Each feature also says whether valgrind (3.19, Debian 12's, which the
+constant-time check runs under) executes its instructions: RUNS, SPLIT (not
+itself, but the backend can issue each such instruction as narrower ones
+valgrind runs, in a build with KC_VALGRIND_SPLIT_VAES) or NO.  A target's
+valgrind verdict (Target.valgrind) follows from its features'.
+
 The generated dispatch reads these itself (generated/src/kc_cpu.c) rather than
 through the compiler's __builtin_cpu_supports, whose feature names differ
 between compilers and versions (clang 16 rejects "vaes"): the generated C must
@@ -39,6 +45,10 @@ STATE_AVX512 = RegisterState("avx512", STATE_AVX.xcr0 | 0b111 << 5,
 STATES = (STATE_SSE, STATE_AVX, STATE_AVX512)
 
 
+# What valgrind does with a feature's instructions (see the module docstring).
+RUNS, SPLIT, NO = "runs", "split", "no"
+
+
 class _Feature:
     @property
     def macro(self):
@@ -54,6 +64,7 @@ class X86Feature(_Feature):
     register: str  # "ebx", "ecx" or "edx"
     bit: int
     state: RegisterState  # what the OS must save
+    valgrind: str = RUNS  # RUNS, SPLIT or NO
     arch = X86_64
 
     @property
@@ -67,6 +78,7 @@ class Aarch64Feature(_Feature):
     name: str   # the Linux /proc/cpuinfo name, with "arm_" before the crypto extensions (x86 has an "aes")
     hwcap: str  # the kernel's macro for the bit
     bit: int    # its bit in getauxval(AT_HWCAP)
+    valgrind: str = NO  # the constant-time check runs on x86-64 alone: valgrind's AArch64 decoding is not relied on
     arch = AARCH64
 
     @property
@@ -74,18 +86,22 @@ class Aarch64Feature(_Feature):
         return f"AT_HWCAP bit {self.bit}, {self.hwcap}"
 
 
+# Valgrind 3.19 executes SSSE3, AVX2, 128-bit AES-NI and PCLMULQDQ, but not
+# GFNI, AVX-512, or the 256-bit VAES and VPCLMULQDQ forms; the x86 backend
+# writes a 256-bit VAESENCLAST as two 128-bit AESENCLASTs under
+# KC_VALGRIND_SPLIT_VAES (kc_x86.h, x86/asm.py).
 X86_FEATURES = (
     X86Feature("ssse3", 1, 0, "ecx", 9, STATE_SSE),
     X86Feature("pclmul", 1, 0, "ecx", 1, STATE_SSE),
     X86Feature("aes", 1, 0, "ecx", 25, STATE_SSE),
     X86Feature("avx2", 7, 0, "ebx", 5, STATE_AVX),
-    X86Feature("avx512f", 7, 0, "ebx", 16, STATE_AVX512),
-    X86Feature("avx512bw", 7, 0, "ebx", 30, STATE_AVX512),
-    X86Feature("avx512vbmi", 7, 0, "ecx", 1, STATE_AVX512),
-    X86Feature("avx512vbmi2", 7, 0, "ecx", 6, STATE_AVX512),
-    X86Feature("gfni", 7, 0, "ecx", 8, STATE_SSE),
-    X86Feature("vaes", 7, 0, "ecx", 9, STATE_AVX),
-    X86Feature("vpclmulqdq", 7, 0, "ecx", 10, STATE_AVX),
+    X86Feature("avx512f", 7, 0, "ebx", 16, STATE_AVX512, NO),
+    X86Feature("avx512bw", 7, 0, "ebx", 30, STATE_AVX512, NO),
+    X86Feature("avx512vbmi", 7, 0, "ecx", 1, STATE_AVX512, NO),
+    X86Feature("avx512vbmi2", 7, 0, "ecx", 6, STATE_AVX512, NO),
+    X86Feature("gfni", 7, 0, "ecx", 8, STATE_SSE, NO),
+    X86Feature("vaes", 7, 0, "ecx", 9, STATE_AVX, SPLIT),
+    X86Feature("vpclmulqdq", 7, 0, "ecx", 10, STATE_AVX, NO),
 )
 AARCH64_FEATURES = (
     Aarch64Feature("asimd", "HWCAP_ASIMD", 1),     # Advanced SIMD (NEON)

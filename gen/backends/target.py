@@ -4,6 +4,7 @@ ordered passes of legalization rules that take a kernel program onto it."""
 from dataclasses import dataclass, replace
 
 from ..ir.opcodes import ABSTRACT
+from . import cpu_features
 from .arch import Arch
 from .c_emitter import function_body
 from .passes import rewrite
@@ -48,6 +49,18 @@ class Target:
     def source(self):
         """The module that defines this target, for provenance."""
         return f"gen/backends/{self.arch.package}/{self.base_name}.py"
+
+    @property
+    def valgrind(self):
+        """How the constant-time check runs this target's kernels under
+        valgrind (cpu_features.py says which instructions valgrind executes):
+        "native" as built; "split" natively, in a library built with
+        KC_VALGRIND_SPLIT_VAES; "emulated" only in its SIMDe build (emulable);
+        "none" not at all."""
+        verdicts = {cpu_features.feature(name).valgrind for name in self.cpu_features}
+        if cpu_features.NO not in verdicts:
+            return "split" if cpu_features.SPLIT in verdicts else "native"
+        return "emulated" if self.emulable else "none"
 
     def asm_twin(self):
         """This target's kernels in assembly (the same lowered programs)."""

@@ -8,14 +8,14 @@ adding a cipher adds a list, not a build rule."""
 
 from dataclasses import dataclass
 
-from ..backends import SIMD_TARGETS, cpu_features
+from ..backends import SIMD_TARGETS, cpu_features, x86
 from ..backends.arch import ARCHES
 from ..ir.keystream import CTR_GROUP_BLOCKS
 from .render import provenance, render
 
-# Host ISA of the SIMDe builds: the emulated kernels' own instructions come
-# from SIMDe's portable C on top of AVX2.
-EMULATION_FLAGS = "-mavx2 -Wno-psabi"
+# The SIMDe builds' flags: their host target's (gen/backends/x86), the
+# emulated kernels' own instructions coming from SIMDe's portable C on top.
+EMULATION_FLAGS = " ".join(x86.EMULATION_HOST.cflags + ("-Wno-psabi",))
 
 
 @dataclass(frozen=True)
@@ -58,9 +58,6 @@ class CipherSources:
     emulated: EmulatedUnit  # in libkcrypt_emulated.a
     max_block_bytes: int = 16  # the widest block the shared mode layer (kc_modes.h) must hold
 
-
-# CMAKE_SYSTEM_PROCESSOR's spellings of each architecture (Linux, macOS, Windows).
-CMAKE_PROCESSOR = {"x86_64": "^(x86_64|AMD64|amd64)$", "aarch64": "^(aarch64|arm64|ARM64)$"}
 
 # Sources every cipher links against.
 SHARED_SOURCES = (SourceFile("kc_cpu", ""),)
@@ -105,7 +102,7 @@ def files(ciphers):
                            native_files=native, emulated_units=[c.emulated for c in ciphers],
                            emulation_flags=EMULATION_FLAGS),
         "CMakeLists.txt": render("CMakeLists.txt.j2", provenance_make=make_prov, portable_files=portable,
-                                 per_arch=per_arch, native_files=native, cmake_processor=CMAKE_PROCESSOR),
+                                 per_arch=per_arch, native_files=native),
         # Headers every cipher's sources share.
         "src/kc_kernel.h": render("kc_kernel.h.j2", provenance=provenance(["templates/kc_kernel.h.j2"])),
         "src/kc_wipe.h": render("kc_wipe.h.j2", provenance=provenance(["templates/kc_wipe.h.j2"])),

@@ -4,6 +4,7 @@ meaning of their private ops (ops, registered with the IR interpreter when
 imported, here, so any lowered program can be run) and the C intrinsics
 emitter's forms (intrinsics)."""
 
+from ..cpu_model import CpuModel
 from . import ops  # noqa: F401  (registers the x86 ops)
 from .avx2 import TARGET as AVX2
 from .avx2_aesni import TARGET as AVX2_AESNI
@@ -15,6 +16,18 @@ from .ssse3 import TARGET as SSSE3
 from .ssse3_aesni import TARGET as SSSE3_AESNI
 
 TARGETS = (SSSE3_AESNI, AVX2_AESNI, AVX2_VAES, AVX2_GFNI, AVX512_GFNI, SSSE3, AVX2, AVX512)
+
+# The host of the SIMDe builds (libkcrypt_emulated.a): the emulated kernels'
+# own instructions come from SIMDe's portable C on top of this target's.
+EMULATION_HOST = AVX2
+
+# The llvm-mca CPU models of x86 kernels, with the features of the cores they
+# model (as GCC's -march knows them: tests/test_explore.py checks): Zen 3 has
+# AVX2, AES-NI and VAES and no GFNI or AVX-512; Zen 4 and Ice Lake server add
+# AVX-512 (VBMI, VBMI2) and GFNI.
+_ZEN3 = frozenset({"ssse3", "aes", "avx2", "vaes"})
+_AVX512 = _ZEN3 | {"avx512f", "avx512bw", "avx512vbmi", "avx512vbmi2", "gfni"}
+CPU_MODELS = (CpuModel("znver3", _ZEN3), CpuModel("znver4", _AVX512), CpuModel("icelake-server", _AVX512))
 
 # Each cipher's kernels on x86 as (strategy, target name), in dispatch order:
 # fastest first.
