@@ -101,34 +101,12 @@ go the same way with these changes:
     instructions can use only some pipes: SM4E and EOR3 run on V0 alone in
     llvm-19's N2 and V1 models).
 
-SM4 CTR (mode "ctr", one more record per SM4 kernel and CPU model, where
-the kernel has a fused batch sm4_<name>_batch_xor: the batch with the message
-XORed into its stores, which kc_modes.h's CTR feeds with counter blocks):
-
-    cycles per batch = cycles of the fused batch (cut and modelled as the
-                       ECB batch above: loop x iterations + rest)
-                       + cycles of the counter blocks of one batch
-    cycles per byte  = cycles per batch / bytes per batch
-
-The counter blocks: a small C translation unit (COUNTER_UNIT) includes
-generated/src/kc_modes.h and calls kc_counter_blocks_vector(ctr, out,
-<batch blocks>, 2), the path kc_counter_blocks takes for 128-bit blocks
-(NEON on every AArch64 CPU, AVX2 on x86 where the CPU has it; every x86
-model here does); it is compiled like the cores (-O3, no kernel flags) with
-GCC's complete peeling raised (FULL_PEEL) so that one batch is straight-line
-code, any function it jumps to is inlined in the cut (GCC keeps the AVX2
-path as a .constprop clone), and llvm-mca models it as one pass on the same
-CPU model.  Its set-up (broadcasts, constants, the counter's final update)
-is counted once per batch, where the library pays it once per chunk.  The
-portable limb loop is modelled the same way and recorded beside it
-(counter_portable_cycles_per_batch), and so are both parts alone
-(kernel_cycles_per_batch, counter_cycles_per_batch).  The two parts are
-modelled one after the other and added: conservative for us, since a core
-overlaps them (the counter blocks' integer or vector operations with the
-kernel's rounds, which on N2 and V1 leave SM4E's one pipe the bottleneck);
-the Linux sm4_ce_ctr_enc below makes its counters inside its pass and gets
-that overlap in its figure.  On AArch64 the bounds count the two parts'
-vector operations together and add their per-pipe pressure.
+SM4 CTR (mode "ctr", one more record per SM4 kernel and CPU model): the
+kernel's counter form sm4_<name>_batch_ctr, which builds its batch's counter
+blocks in registers from V, V + 256 and the batch's first block, encrypts
+them and XORs the message into its stores (gen/ir/keystream.py), cut and
+modelled as the ECB batch above; the Linux sm4_ce_ctr_enc below also makes
+its counters inside its pass.
 
 The machinery both share (cutting, running llvm-mca, the bound, cycles per
 batch) is harness/mca_core.py.
@@ -164,8 +142,7 @@ on stdout and, with --json, a list of records
 "kernel" or "ctr" (ZUC: "keystream"; peers: "ecb-enc" or "ctr"), msg_bytes, lanes,
 modelled: true, arch, mca, cpu_model, cpb, cycles_per_batch, batch_bytes,
 ... and on AArch64 vector_ops_per_byte, vector_pipes, bound_cpb,
-pipe_bound_cpb, cpb_over_bound; CTR records also kernel_cycles_per_batch,
-kernel_cpb, counter_cycles_per_batch, counter_portable_cycles_per_batch}
+pipe_bound_cpb, cpb_over_bound}
 that harness/report.py appends to the benchmark report, labelled
 "modelled (llvm-mca <cpu>)".  A CPU model that lacks an instruction the
 kernel uses (znver3 has no GFNI or AVX-512; asked of the compiler's
@@ -357,121 +334,6 @@ def compile_to_asm(src, flags, include_dirs, cc="gcc"):
 
 
 
-# --------------------------------------------------------------------------
-# CTR (SM4): the fused batch and the counter blocks it encrypts
-# --------------------------------------------------------------------------
-
-# The counter blocks of one batch as kc_modes.h makes them for 128-bit
-# blocks: kc_counter_blocks' vector path (NEON on every AArch64 CPU, AVX2
-# where x86 has it; its own target attribute on x86, as the header's) and,
-# for comparison, the portable limb loop.  Compiled by the cores' compiler
-# and flags (-O3, no kernel target flags).
-COUNTER_FUNCTION = "kc_mca_counter_blocks"
-PORTABLE_COUNTER_FUNCTION = "kc_mca_counter_blocks_portable"
-COUNTER_UNIT = """\
-#include "kc_modes.h"
-#if defined(__x86_64__)
-#define KC_MCA_VECTOR __attribute__((target("avx2")))
-#else
-#define KC_MCA_VECTOR
-#endif
-KC_MCA_VECTOR void kc_mca_counter_blocks(kc_counter *ctr, uint8_t *out)
-{
-    kc_counter_blocks_vector(ctr, out, @BATCH@, 2);
-}
-void kc_mca_counter_blocks_portable(kc_counter *ctr, uint8_t *out)
-{
-    kc_counter_blocks_of(ctr, out, @BATCH@, 2);
-}
-"""
-# GCC peels a loop of constant count completely only up to 16 iterations
-# and 400 instructions; these let it peel the counter loop of the largest
-# batch (128 blocks), so one batch's counter blocks are straight-line code.
-FULL_PEEL = ["--param", "max-completely-peel-times=128", "--param", "max-completely-peeled-insns=40000"]
-# A call or tail call to a named function (not a local label).
-CALL = re.compile(r"^\s*(?:call|jmp|bl|b)\s+(?P<callee>[A-Za-z_][\w.$]*)\s*$")
-
-
-def counter_unit(batch_blocks):
-    """The C translation unit of the counter functions for one batch."""
-    return COUNTER_UNIT.replace("@BATCH@", str(batch_blocks))
-
-
-def with_local_calls(funcs, name, depth=4):
-    """The lines of function `name`, each call or tail call of another
-    function of the same assembly replaced by that function's lines (GCC
-    may keep the AVX2 path apart as kc_counter_blocks_avx2.constprop.0 and
-    jump to it)."""
-    out = []
-    for line in funcs[name]:
-        m = CALL.match(line)
-        if m and m.group("callee") in funcs and depth:
-            out.extend(with_local_calls(funcs, m.group("callee"), depth - 1))
-        else:
-            out.append(line)
-    return out
-
-
-def cut_counters(asm, function, arch=X86):
-    """The counter function as one straight-line pass (a cut for
-    model_cycles), its local callees inlined; refused if a loop is left."""
-    funcs = functions(asm)
-    if function not in funcs:
-        raise ValueError(f"no function {function} in the counter blocks' assembly")
-    lines = with_local_calls(funcs, function)
-    if loops(lines, arch):
-        raise ValueError(f"{function}: the counter blocks of one batch kept a loop")
-    return {"function": function, "body": clean(lines, arch), "rest": [], "loop": False,
-            "marked": False, "regions": 0}
-
-
-def counter_cuts(batch_blocks, generated_dir, arch=X86, cc=None):
-    """{"vector": cut, "portable": cut}: the counter blocks of one batch of
-    `batch_blocks` 128-bit blocks by kc_modes.h's two paths."""
-    with tempfile.TemporaryDirectory() as work:
-        src = os.path.join(work, "kc_mca_counters.c")
-        with open(src, "w", encoding="utf-8") as f:
-            f.write(counter_unit(batch_blocks))
-        asm = compile_to_asm(src, FULL_PEEL, [os.path.join(generated_dir, "include"),
-                                              os.path.join(generated_dir, "src")], cc or arch.cc)
-    return {"vector": cut_counters(asm, COUNTER_FUNCTION, arch),
-            "portable": cut_counters(asm, PORTABLE_COUNTER_FUNCTION, arch)}
-
-
-def model_ctr(cut, params, cpu, mca_runner=None, arch=X86):
-    """CTR cycles per batch on cpu: the fused batch (`cut`, the kernel's
-    _batch_xor, modelled by model_cycles as the ECB batch is) + the counter
-    blocks of the batch (cut["counters"]["vector"], one straight-line
-    pass), the two in sequence.  Also recorded: each part alone, and the
-    portable counter path's cycles.  On AArch64 the bounds add the two
-    parts' vector operations and their per-pipe pressure."""
-    kernel = model_cycles(cut, params, cpu, mca_runner, arch)
-    batch_bytes = kernel["batch_bytes"]
-    one_pass = {"rounds": 1, "rounds_per_iteration": 1, "batch_bytes": batch_bytes}
-    counters = model_cycles(cut["counters"]["vector"], one_pass, cpu, mca_runner, arch)
-    portable = model_cycles(cut["counters"]["portable"], one_pass, cpu, mca_runner, arch)
-    cycles = kernel["cycles_per_batch"] + counters["cycles_per_batch"]
-    out = dict(kernel, cycles_per_batch=cycles, cpb=cycles / batch_bytes,
-               kernel_cycles_per_batch=kernel["cycles_per_batch"], kernel_cpb=kernel["cpb"],
-               counter_cycles_per_batch=counters["cycles_per_batch"],
-               counter_block_rthroughput=counters["loop_block_rthroughput"],
-               counter_instructions=counters["loop_instructions"],
-               counter_portable_cycles_per_batch=portable["cycles_per_batch"])
-    if arch.name == "aarch64":
-        ops = kernel["vector_ops_per_batch"] + counters["vector_ops_per_batch"]
-        pipes = kernel["vector_pipes"]
-        out.update(vector_ops_per_batch=ops, vector_ops_per_byte=ops / batch_bytes,
-                   bound_cpb=ops / batch_bytes / pipes if pipes else None)
-        k_p, c_p = kernel.get("vector_pressure_per_batch"), counters.get("vector_pressure_per_batch")
-        if k_p and c_p:
-            pressure = {u: k_p[u] + c_p.get(u, 0.0) for u in k_p}
-            out.update(vector_pressure_per_batch=pressure,
-                       pipe_bound_cpb=max(pressure.values()) / batch_bytes)
-        if out["bound_cpb"]:
-            out["cpb_over_bound"] = out["cpb"] / out["bound_cpb"]
-    return out
-
-
 def zuc_jobs(name, c_text, asm, arch=X86):
     """The ZUC kernel's one modelled function: [(cut, params, record base)]."""
     strategy, target = split_impl(name)
@@ -509,10 +371,9 @@ def ublock_jobs(name, c_text, asm, arch=X86):
     return jobs
 
 
-def sm4_jobs(name, c_text, asm, generated_dir, arch=X86, cc=None):
+def sm4_jobs(name, c_text, asm, generated_dir, arch=X86):
     """The SM4 kernel's batch function (mode "kernel") and, where the kernel
-    has one, its fused batch with the counter blocks of CTR (mode "ctr",
-    modelled by model_ctr): [(cut, params, base)]."""
+    has one, its counter form (mode "ctr"): [(cut, params, base)]."""
     strategy, target = split_impl(name)
     sm4_h = os.path.join(generated_dir, "include", "sm4.h")
     sm4_h_text = open(sm4_h, encoding="utf-8").read() if os.path.exists(sm4_h) else None
@@ -523,13 +384,11 @@ def sm4_jobs(name, c_text, asm, generated_dir, arch=X86, cc=None):
         "lanes": params["batch_blocks"],
     }
     jobs = [(cut_kernel(asm, arch=arch), params, base)]
-    fused = f"sm4_{name}_batch_xor"
-    if function_text(c_text, fused) is not None:
-        cut = cut_kernel(asm, function=fused, arch=arch)
-        cut["counters"] = counter_cuts(params["batch_blocks"], generated_dir, arch, cc)
-        note = (f"CTR: {fused} (the batch with the message XORed into its stores) + the "
-                f"{params['batch_blocks']} counter blocks of its batch (kc_modes.h's vector "
-                "path, one straight-line pass), modelled one after the other")
+    counter_form = f"sm4_{name}_batch_ctr"
+    if function_text(c_text, counter_form) is not None:
+        cut = cut_kernel(asm, function=counter_form, arch=arch)
+        note = (f"CTR: {counter_form}, the batch that builds its {params['batch_blocks']} counter blocks in "
+                "registers and XORs the message into its stores (gen/ir/keystream.py)")
         jobs.append((cut, params, dict(base, mode="ctr", note=note)))
     return jobs
 
@@ -556,7 +415,7 @@ def model_impl(name, cpus, generated_dir, cc=None):
     elif is_ublock(name):
         jobs = ublock_jobs(name, c_text, asm, arch)
     else:
-        jobs = sm4_jobs(name, c_text, asm, generated_dir, arch, cc)
+        jobs = sm4_jobs(name, c_text, asm, generated_dir, arch)
     records = []
     for cut, params, base in jobs:
         base.update({
@@ -582,8 +441,7 @@ def model_on_cpu(base, cut, params, cpu, flags, cc, arch=X86):
         rec["error"] = f"{cpu} lacks {' '.join(m[2:] for m in missing)}: not modelled"
         return rec
     try:
-        model = model_ctr if cut.get("counters") else model_cycles
-        rec.update(model(cut, params, cpu, arch=arch))
+        rec.update(model_cycles(cut, params, cpu, arch=arch))
     except RuntimeError as e:
         rec["error"] = str(e)
     return rec
@@ -598,14 +456,6 @@ def label(rec):
     if rec.get("impl") == "ours" and rec.get("mode") == "ctr":
         return f"{rec['name']} ctr"
     return rec["name"]
-
-
-def rest_cell(rec):
-    """The rest of the batch's cycles; for a CTR record also the counter
-    blocks' (modelled after the fused batch)."""
-    if rec.get("counter_cycles_per_batch") is not None:
-        return f"{rec['rest_cycles']:.1f} + {rec['counter_cycles_per_batch']:.1f} counter blocks"
-    return f"{rec['rest_cycles']:.1f}"
 
 
 def fmt(x, digits=2):
@@ -629,7 +479,7 @@ def markdown(records, title=None):
             continue
         lines.append(f"| `{label(r)}` | {source} | {r['cpb']:.2f} | {r['cycles_per_batch']:.1f} | "
                      f"{r['batch_bytes']} | {r['loop_cycles_per_iteration']:.1f} x "
-                     f"{r['iterations_per_batch']} | {rest_cell(r)} | "
+                     f"{r['iterations_per_batch']} | {r['rest_cycles']:.1f} | "
                      f"{fmt(r.get('bound_cpb'))} | {fmt(r.get('pipe_bound_cpb'))} | "
                      f"{fmt(r.get('cpb_over_bound'))} |")
     return "\n".join(lines) + "\n"

@@ -10541,9 +10541,8 @@ static int sm4_byteslice_avx2_aesni_ctr_xor(const sm4_key *key, const uint8_t *c
                                     size_t nblocks)
 {
     const sm4_direction dir = SM4_ENCRYPT;
-    const int done = kc_run_ctr_batches(sm4_byteslice_avx2_aesni_batch_ctr, (const uint8_t *)key->rk_sliced[dir], SM4_BYTESLICE_AVX2_AESNI_BATCH_BLOCKS,
-                                        SM4_BLOCK_BYTES, counters, src, out, nblocks);
-    return done == 0 ? SM4_OK : SM4_ERR_LENGTH;
+    return sm4_run_ctr_batches(sm4_byteslice_avx2_aesni_batch_ctr, SM4_BYTESLICE_AVX2_AESNI_BATCH_BLOCKS, (const uint8_t *)key->rk_sliced[dir], counters, src,
+                               out, nblocks);
 }
 
 static int sm4_byteslice_avx2_aesni_cpu_supported(void)

@@ -78,9 +78,8 @@ static int sm4_byteslice_avx2_vaes_asm_ctr_xor(const sm4_key *key, const uint8_t
                                        size_t nblocks)
 {
     const sm4_direction dir = SM4_ENCRYPT;
-    const int done = kc_run_ctr_batches(sm4_byteslice_avx2_vaes_asm_batch_ctr, (const uint8_t *)key->rk_sliced[dir], SM4_BYTESLICE_AVX2_VAES_ASM_BATCH_BLOCKS,
-                                        SM4_BLOCK_BYTES, counters, src, out, nblocks);
-    return done == 0 ? SM4_OK : SM4_ERR_LENGTH;
+    return sm4_run_ctr_batches(sm4_byteslice_avx2_vaes_asm_batch_ctr, SM4_BYTESLICE_AVX2_VAES_ASM_BATCH_BLOCKS, (const uint8_t *)key->rk_sliced[dir], counters, src,
+                               out, nblocks);
 }
 
 static int sm4_byteslice_avx2_vaes_asm_cpu_supported(void)

@@ -123,6 +123,14 @@ void sm4_run_batches_xor(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batc
                        tail);
 }
 
+int sm4_run_ctr_batches(sm4_xor_batch_fn batch_ctr, size_t batch_blocks, const uint8_t *rk, const uint8_t *counters,
+                        const uint8_t *src, uint8_t *out, size_t nblocks)
+{
+    return kc_run_ctr_batches(batch_ctr, rk, batch_blocks, SM4_BLOCK_BYTES, counters, src, out, nblocks) == 0
+               ? SM4_OK
+               : SM4_ERR_LENGTH;
+}
+
 /* ---- registry and dispatch --------------------------------------------------- */
 
 #define SM4_MAX_IMPLS 32

@@ -32,6 +32,12 @@ typedef kc_xor_batch_fn sm4_xor_batch_fn;
 void sm4_run_batches_xor(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batch_blocks, const uint8_t *rk,
                          const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);
 
+/* CTR through a kernel's counter form `batch_ctr` (kc_run_ctr_batches: from
+ * counters = V || V + KC_CTR_GROUP_BLOCKS, nblocks a multiple of batch_blocks
+ * and at most KC_CTR_GROUP_BLOCKS): SM4_OK, or SM4_ERR_LENGTH with nothing written. */
+int sm4_run_ctr_batches(sm4_xor_batch_fn batch_ctr, size_t batch_blocks, const uint8_t *rk, const uint8_t *counters,
+                        const uint8_t *src, uint8_t *out, size_t nblocks);
+
 /* For SIMDe builds: whether this CPU has what the emulation itself needs. */
 int sm4_emulation_host_supported(void);
 

@@ -4973,9 +4973,8 @@ static int sm4_wordslice_avx2_gfni_ctr_xor(const sm4_key *key, const uint8_t *co
                                    size_t nblocks)
 {
     const sm4_direction dir = SM4_ENCRYPT;
-    const int done = kc_run_ctr_batches(sm4_wordslice_avx2_gfni_batch_ctr, (const uint8_t *)key->rk[dir], SM4_WORDSLICE_AVX2_GFNI_BATCH_BLOCKS,
-                                        SM4_BLOCK_BYTES, counters, src, out, nblocks);
-    return done == 0 ? SM4_OK : SM4_ERR_LENGTH;
+    return sm4_run_ctr_batches(sm4_wordslice_avx2_gfni_batch_ctr, SM4_WORDSLICE_AVX2_GFNI_BATCH_BLOCKS, (const uint8_t *)key->rk[dir], counters, src,
+                               out, nblocks);
 }
 
 static int sm4_wordslice_avx2_gfni_cpu_supported(void)

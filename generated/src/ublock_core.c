@@ -431,6 +431,16 @@ void ublock_run_batches(const ublock_batch_table batches, const unsigned batch_b
                    nblocks * block_bytes, tail);
 }
 
+int ublock_run_ctr_batches(ublock_xor_batch_fn batch_ctr, unsigned batch_blocks, const uint8_t *key_form,
+                           const ublock_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                           size_t nblocks)
+{
+    return kc_run_ctr_batches(batch_ctr, key_form, batch_blocks, ublock_block_bytes(key->variant), counters, src,
+                              out, nblocks) == 0
+               ? UBLOCK_OK
+               : UBLOCK_ERR_LENGTH;
+}
+
 void ublock_run_batches_xor(const ublock_xor_batch_table batches, const ublock_batch_table plain,
                             const unsigned batch_blocks[UBLOCK_VARIANT_COUNT], const uint8_t *key_form,
                             const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,

@@ -46,6 +46,12 @@ int ublock_run_ctr_group(const ublock_ctr_kernels *kernels, unsigned batch_block
                          const ublock_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
                          size_t nblocks);
 
+/* ublock_impl.ctr_xor through a kernel's counter form `batch_ctr`
+ * (kc_run_ctr_batches, from counters = V || V + KC_CTR_GROUP_BLOCKS). */
+int ublock_run_ctr_batches(ublock_xor_batch_fn batch_ctr, unsigned batch_blocks, const uint8_t *key_form,
+                           const ublock_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                           size_t nblocks);
+
 /* ECB through `batches` for a strategy whose key form is at `key_form`
  * (image or folded), by kc_run_batches with a tail buffer the size of the
  * largest batch. */

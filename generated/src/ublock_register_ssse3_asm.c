@@ -192,10 +192,8 @@ static void ublock_register_ssse3_asm_encrypt_xor(const ublock_key *key, const u
 static int ublock_register_ssse3_asm_ctr_xor(const ublock_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
                                      size_t nblocks)
 {
-    const int done = kc_run_ctr_batches(ublock_register_ssse3_asm_ctr_batches[key->variant], ublock_image(key, UBLOCK_ENCRYPT),
-                                        ublock_register_ssse3_asm_batch_blocks[key->variant], ublock_block_bytes(key->variant),
-                                        counters, src, out, nblocks);
-    return done == 0 ? UBLOCK_OK : UBLOCK_ERR_LENGTH;
+    return ublock_run_ctr_batches(ublock_register_ssse3_asm_ctr_batches[key->variant], ublock_register_ssse3_asm_batch_blocks[key->variant],
+                                  ublock_image(key, UBLOCK_ENCRYPT), key, counters, src, out, nblocks);
 }
 
 static void ublock_register_ssse3_asm_crypt_multi(const ublock_key *const keys[], size_t n, ublock_direction dir,
