@@ -83,11 +83,14 @@ def counter_blocks(program, block_bytes, source="in"):
 
     The counters of a group differ from V in their last byte, and past a carry
     out of it they equal V + 256 in every other byte; so block k is the pair
-    selected by that carry, with the last byte (V's + j0 + k) mod 256.  The
-    carry is the top bit of (v & j) | ((v | j) & ~(v + j)), spread over the
-    block by two table lookups, with no branch and no compare, the counter
-    being as secret as the key.  Blocks of 32 bytes take their high half from
-    the pair and the carry from the low half, which every lane reads."""
+    selected by that carry, with the last byte (v + j0 + k) mod 256 (v: V's
+    last byte).  One 16-bit add gives both: v moved down into the low byte of
+    its 16-bit element, plus j0 + k, leaves the new last byte in the low byte
+    and the carry (0 or 1) in the high one; two table lookups spread the carry
+    into a byte mask and a third moves the new byte into place.  No branch and
+    no compare: the counter is as secret as the key.  Blocks of 32 bytes take
+    their high half from the pair and the carry from the low half, which every
+    lane reads.  Seven operations per register."""
     if block_bytes not in (16, 32):
         raise ValueError(f"counter blocks of {block_bytes} bytes: the IR builds 16- and 32-byte ones")
     if source not in program.params:
@@ -102,17 +105,18 @@ def counter_blocks(program, block_bytes, source="in"):
 
 class _CounterGroup:
     """The ops that build counter blocks: shared values first (the prologue),
-    then a few per loaded register."""
+    then seven per loaded register."""
 
     def __init__(self, bits, block_bytes, source, fresh):
         self.bits, self.block_bytes, self.source, self.fresh = bits, block_bytes, source, fresh
-        self.prologue, self.consts, self.loads = [], {}, {}
-        low_half = block_bytes - 16
-        self.low = self.memory("bcast128", low_half, "ctr_low")          # V's last 16 bytes, every lane
-        self.last = self.const(_lanes(bits, lambda lane: _only_last(0xFF)), "last_byte",
-                               "byte 15 of each lane, a block's last (least significant)")
-        first = self.memory("bcast8", 2 * block_bytes, "ctr_first")    # j0 in every byte
-        self.first = self.op("and", (first, self.last), "ctr_j0")
+        self.prologue, self.consts, self.values = [], {}, {}
+        low = self.memory("bcast128", block_bytes - 16, "ctr_low")        # V's last 16 bytes, every lane
+        # v in byte 14, the low byte of the last 16-bit element, and 0 above it
+        self.last = self.op("shr", (low,), "ctr_last", n=8, lane=16)
+        first = self.memory("bcast8", 2 * block_bytes, "ctr_first")        # j0 in every byte
+        self.first = self.op("and", (first, self.const(_lanes(bits, lambda lane: _at(14, 0xFF)), "byte_14",
+                                                       "byte 14 of each lane: where v + j0 + k is summed")),
+                             "ctr_j0")
 
     # ---- building ops -------------------------------------------------------
     def op(self, opcode, args, hint, out=None, **attrs):
@@ -132,10 +136,13 @@ class _CounterGroup:
         return self.consts[data]
 
     def memory(self, opcode, index, hint):
-        key = (opcode, index)
-        if key not in self.loads:
-            self.loads[key] = self.op(opcode, (), hint, param=self.source, index=Index(index))
-        return self.loads[key]
+        """A read of the group buffer, made once, in the prologue."""
+        return self.once((opcode, index), lambda: self.op(opcode, (), hint, param=self.source, index=Index(index)))
+
+    def once(self, key, make):
+        if key not in self.values:
+            self.values[key] = make()
+        return self.values[key]
 
     # ---- the rewrite -----------------------------------------------------------
     def rewrite(self, stmts):
@@ -154,52 +161,56 @@ class _CounterGroup:
         index = load.attrs["index"]
         if load.opcode != "load" or index.terms or load.result.bits != self.bits or "row" in load.attrs:
             raise ValueError(f"counter blocks replace whole-register loads at constant offsets, not {load}")
-        lanes = [(index.base + 16 * lane) for lane in range(self.bits // 128)]
-        block = [offset // self.block_bytes for offset in lanes]   # k: the block of each lane in the batch
-        low_lane = [offset % self.block_bytes == self.block_bytes - 16 for offset in lanes]
         if self.block_bytes == 32 and self.bits >= 256 and index.base % 32:
             raise ValueError(f"{load}: a register of 32-byte blocks must start at a block")
-        pair = [self.pair_half(index.base % self.block_bytes, k) for k in (0, 1)]
-        # off: byte 15 of each lane j0 + k, its block's offset from V
-        offset = self.op("add", (self.const(_per_lane(block, _only_last), "block_k",
-                                                       "byte 15 of each lane: its block's number k in the batch"), self.first), "ctr_j", out,
-                         lane=8)
-        total = self.op("add", (self.low, offset), "ctr_sum", out, lane=8)
-        either = self.op("or", (self.low, offset), "ctr_or", out)
-        carry = self.op("or", (self.op("and", (self.low, offset), "ctr_and", out),
-                               self.op("andnot", (total, either), "ctr_out", out)), "ctr_carry", out)
-        bit = self.op("shr", (carry,), "ctr_bit", out, n=7, lane=8)
-        # every byte of a lane reads its byte 15, but a low half's own byte 15 reads "zero"
-        spread_index = _per_lane(low_lane, lambda low: bytes([15] * 15 + [0x80 if low else 15]))
-        spread = self.op("lookup16", (bit, self.const(spread_index, "spread_index",
-                                                      "every byte reads byte 15, a block's last byte reads zero")), "ctr_spread", out)
+        lanes = [index.base + 16 * lane for lane in range(self.bits // 128)]
+        block = [offset // self.block_bytes for offset in lanes]   # k: the block of each lane in the batch
+        low = tuple(offset % self.block_bytes == self.block_bytes - 16 for offset in lanes)  # holds a last byte
+        start = index.base % self.block_bytes
+        k = self.const(_per_lane(block, lambda k: _at(14, k)), "block_k",
+                       "byte 14 of each lane: its block's number k in the batch")
+        offset = self.op("add", (k, self.first), "ctr_j", out, lane=8)
+        total = self.op("add", (self.last, offset), "ctr_sum", out, lane=16)  # byte 14: v + j0 + k, byte 15: carry
+        spread = self.op("lookup16", (total, self.const(
+            _per_lane(low, lambda last: bytes([15] * 15 + [0x80 if last else 15])), "carry_everywhere",
+            "every byte reads the carry (byte 15), a block's last byte reads zero")), "ctr_carry", out)
         mask = self.op("lookup16", (self.const(bytes([0, 0xFF]) + bytes(14), "carry_mask_table",
-                                                         "a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff"), spread),
+                                               "a carry as a byte mask: 0 -> 0x00, 1 -> 0xff"), spread),
                        "ctr_mask", out)
-        if all(low_lane):
-            kept = total
-        elif not any(low_lane):
-            kept = pair[0]
-        else:
-            lows = self.const(_per_lane(low_lane, lambda low: bytes([0xFF if low else 0] * 16)), "low_lanes",
-                              "the lanes that hold a block's last 16 bytes")
-            kept = self.op("select", (lows, pair[0], total), "ctr_kept", out)
-        out.append(Op("select", load.result, (mask, kept, pair[1]), {}))
+        pair = (mask, self.open_pair(start, 0, low), self.open_pair(start, 1, low))
+        if not any(low):  # a high half: the pair alone
+            out.append(Op("select", load.result, pair, {}))
+            return
+        chosen = self.op("select", pair, "ctr_pair", out)
+        last = self.op("lookup16", (total, self.const(
+            _per_lane(low, lambda last: bytes([0x80] * 15 + [14 if last else 0x80])), "new_last_byte",
+            "byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero")),
+            "ctr_last_byte", out)
+        out.append(Op("or", load.result, (chosen, last), {}))
 
-    def pair_half(self, start, which):
+    def open_pair(self, start, which, low):
         """V's (which 0) or V + 256's (which 1) bytes for a register starting
-        `start` bytes into a block, in every lane."""
-        base = which * self.block_bytes
-        if self.block_bytes == 16:
-            return self.memory("bcast128", base, ("ctr_v", "ctr_w")[which])
-        if self.bits == 128:
-            return self.memory("bcast128", base + start, ("ctr_v", "ctr_w")[which] + ("_high", "_low")[start // 16])
-        return self.memory("bcast256", base, ("ctr_v", "ctr_w")[which])
+        `start` bytes into a block, in every lane, the last byte cleared in the
+        lanes that hold it (`low`): made once, in the prologue."""
+        def make():
+            base, names = which * self.block_bytes, ("ctr_v", "ctr_w")
+            if self.block_bytes == 16:
+                half = self.memory("bcast128", base, names[which])
+            elif self.bits == 128:
+                half = self.memory("bcast128", base + start, names[which] + ("_high", "_low")[start // 16])
+            else:
+                half = self.memory("bcast256", base, names[which])
+            if not any(low):
+                return half
+            keep = self.const(_per_lane(low, lambda last: bytes([0xFF] * 15 + [0 if last else 0xFF])),
+                              "all_but_last", "every byte but a block's last")
+            return self.op("and", (half, keep), names[which] + "_open")
+        return self.once(("pair", start, which, low), make)
 
 
-def _only_last(byte):
-    """A lane whose byte 15 (a block's last, least significant byte) is `byte`."""
-    return bytes(15) + bytes([byte])
+def _at(position, byte):
+    """A lane of zeros but `byte` at `position`."""
+    return bytes(position) + bytes([byte]) + bytes(15 - position)
 
 
 def _per_lane(values, lane_bytes):

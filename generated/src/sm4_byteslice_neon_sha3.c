@@ -3625,110 +3625,116 @@ static void sm4_byteslice_neon_sha3_batch_xor(const uint8_t *rk, const uint8_t *
 static void sm4_byteslice_neon_sha3_batch_ctr(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
 {
     uint8x16_t g0x0, g0x1, g0x2, g0x3, g0x4, g0x5, g0x6, g0x7, g0x8, g0x9, g0x10, g0x11, g0x12, g0x13, g0x14, g0x15, g1x0, g1x1, g1x2, g1x3, g1x4, g1x5, g1x6, g1x7, g1x8, g1x9, g1x10, g1x11, g1x12, g1x13, g1x14, g1x15;
-    /* byte 15 of each lane, a block's last (least significant) */
-    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
-    const uint8x16_t last_byte = vld1q_u8(last_byte_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const uint8x16_t byte_14 = vld1q_u8(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const uint8x16_t block_k = vld1q_u8(block_k_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
-    const uint8x16_t spread_index = vld1q_u8(spread_index_bytes);
-    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const uint8x16_t carry_everywhere = vld1q_u8(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const uint8x16_t carry_mask_table = vld1q_u8(carry_mask_table_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const uint8x16_t all_but_last = vld1q_u8(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const uint8x16_t new_last_byte = vld1q_u8(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
     const uint8x16_t block_k_1 = vld1q_u8(block_k_1_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00};
     const uint8x16_t block_k_2 = vld1q_u8(block_k_2_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00};
     const uint8x16_t block_k_3 = vld1q_u8(block_k_3_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00};
     const uint8x16_t block_k_4 = vld1q_u8(block_k_4_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00};
     const uint8x16_t block_k_5 = vld1q_u8(block_k_5_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00};
     const uint8x16_t block_k_6 = vld1q_u8(block_k_6_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00};
     const uint8x16_t block_k_7 = vld1q_u8(block_k_7_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_8_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_8_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00};
     const uint8x16_t block_k_8 = vld1q_u8(block_k_8_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_9_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_9_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00};
     const uint8x16_t block_k_9 = vld1q_u8(block_k_9_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_10_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_10_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00};
     const uint8x16_t block_k_10 = vld1q_u8(block_k_10_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_11_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_11_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00};
     const uint8x16_t block_k_11 = vld1q_u8(block_k_11_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_12_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_12_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00};
     const uint8x16_t block_k_12 = vld1q_u8(block_k_12_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_13_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_13_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00};
     const uint8x16_t block_k_13 = vld1q_u8(block_k_13_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00};
     const uint8x16_t block_k_14 = vld1q_u8(block_k_14_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_15_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_15_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00};
     const uint8x16_t block_k_15 = vld1q_u8(block_k_15_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_16_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_16_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00};
     const uint8x16_t block_k_16 = vld1q_u8(block_k_16_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_17_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_17_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00};
     const uint8x16_t block_k_17 = vld1q_u8(block_k_17_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_18_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_18_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00};
     const uint8x16_t block_k_18 = vld1q_u8(block_k_18_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_19_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_19_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00};
     const uint8x16_t block_k_19 = vld1q_u8(block_k_19_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_20_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_20_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00};
     const uint8x16_t block_k_20 = vld1q_u8(block_k_20_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_21_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_21_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00};
     const uint8x16_t block_k_21 = vld1q_u8(block_k_21_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_22_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_22_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00};
     const uint8x16_t block_k_22 = vld1q_u8(block_k_22_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_23_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_23_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00};
     const uint8x16_t block_k_23 = vld1q_u8(block_k_23_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_24_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_24_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00};
     const uint8x16_t block_k_24 = vld1q_u8(block_k_24_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_25_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_25_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00};
     const uint8x16_t block_k_25 = vld1q_u8(block_k_25_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_26_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_26_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00};
     const uint8x16_t block_k_26 = vld1q_u8(block_k_26_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_27_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_27_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00};
     const uint8x16_t block_k_27 = vld1q_u8(block_k_27_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_28_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_28_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00};
     const uint8x16_t block_k_28 = vld1q_u8(block_k_28_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_29_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_29_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00};
     const uint8x16_t block_k_29 = vld1q_u8(block_k_29_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_30_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_30_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00};
     const uint8x16_t block_k_30 = vld1q_u8(block_k_30_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_31_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_31_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00};
     const uint8x16_t block_k_31 = vld1q_u8(block_k_31_bytes);
     /* inverse ShiftRows (AESE's ShiftRows undone) */
     static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
@@ -3761,171 +3767,126 @@ static void sm4_byteslice_neon_sha3_batch_ctr(const uint8_t *rk, const uint8_t *
     static const uint8_t tbl_hi_3_bytes[16] = {0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa};
     const uint8x16_t tbl_hi_3 = vld1q_u8(tbl_hi_3_bytes);
     const uint8x16_t ctr_low = vld1q_u8(in);
+    const uint8x16_t ctr_last = kc_shr16(ctr_low, 8);
     const uint8x16_t ctr_first = vdupq_n_u8(in[32]);
-    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, last_byte);
+    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, byte_14);
+    const uint8x16_t ctr_v_open = vandq_u8(ctr_low, all_but_last);
     const uint8x16_t ctr_w = vld1q_u8(in + 16);
+    const uint8x16_t ctr_w_open = vandq_u8(ctr_w, all_but_last);
 
     /* Load 32 blocks and transpose: register j = byte j of every block (algorithm 3). */
     const uint8x16_t ctr_j = kc_add8(block_k, ctr_j0);
-    const uint8x16_t ctr_sum = kc_add8(ctr_low, ctr_j);
-    const uint8x16_t ctr_or = vorrq_u8(ctr_low, ctr_j);
-    const uint8x16_t ctr_and = vandq_u8(ctr_low, ctr_j);
-    const uint8x16_t ctr_out = vbicq_u8(ctr_or, ctr_sum);
-    const uint8x16_t ctr_carry = vorrq_u8(ctr_and, ctr_out);
-    const uint8x16_t ctr_bit = kc_shr8(ctr_carry, 7);
-    const uint8x16_t ctr_spread = vqtbl1q_u8(ctr_bit, spread_index);
-    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_spread);
-    const uint8x16_t row = vbslq_u8(ctr_mask, ctr_w, ctr_sum);
+    const uint8x16_t ctr_sum = kc_add16(ctr_last, ctr_j);
+    const uint8x16_t ctr_carry = vqtbl1q_u8(ctr_sum, carry_everywhere);
+    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_carry);
+    const uint8x16_t ctr_pair = vbslq_u8(ctr_mask, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte = vqtbl1q_u8(ctr_sum, new_last_byte);
+    const uint8x16_t row = vorrq_u8(ctr_pair, ctr_last_byte);
     const uint8x16_t ctr_j_1 = kc_add8(block_k_1, ctr_j0);
-    const uint8x16_t ctr_sum_1 = kc_add8(ctr_low, ctr_j_1);
-    const uint8x16_t ctr_or_1 = vorrq_u8(ctr_low, ctr_j_1);
-    const uint8x16_t ctr_and_1 = vandq_u8(ctr_low, ctr_j_1);
-    const uint8x16_t ctr_out_1 = vbicq_u8(ctr_or_1, ctr_sum_1);
-    const uint8x16_t ctr_carry_1 = vorrq_u8(ctr_and_1, ctr_out_1);
-    const uint8x16_t ctr_bit_1 = kc_shr8(ctr_carry_1, 7);
-    const uint8x16_t ctr_spread_1 = vqtbl1q_u8(ctr_bit_1, spread_index);
-    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_spread_1);
-    const uint8x16_t row_1 = vbslq_u8(ctr_mask_1, ctr_w, ctr_sum_1);
+    const uint8x16_t ctr_sum_1 = kc_add16(ctr_last, ctr_j_1);
+    const uint8x16_t ctr_carry_1 = vqtbl1q_u8(ctr_sum_1, carry_everywhere);
+    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_carry_1);
+    const uint8x16_t ctr_pair_1 = vbslq_u8(ctr_mask_1, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_1 = vqtbl1q_u8(ctr_sum_1, new_last_byte);
+    const uint8x16_t row_1 = vorrq_u8(ctr_pair_1, ctr_last_byte_1);
     const uint8x16_t ctr_j_2 = kc_add8(block_k_2, ctr_j0);
-    const uint8x16_t ctr_sum_2 = kc_add8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_or_2 = vorrq_u8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_and_2 = vandq_u8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_out_2 = vbicq_u8(ctr_or_2, ctr_sum_2);
-    const uint8x16_t ctr_carry_2 = vorrq_u8(ctr_and_2, ctr_out_2);
-    const uint8x16_t ctr_bit_2 = kc_shr8(ctr_carry_2, 7);
-    const uint8x16_t ctr_spread_2 = vqtbl1q_u8(ctr_bit_2, spread_index);
-    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_spread_2);
-    const uint8x16_t row_2 = vbslq_u8(ctr_mask_2, ctr_w, ctr_sum_2);
+    const uint8x16_t ctr_sum_2 = kc_add16(ctr_last, ctr_j_2);
+    const uint8x16_t ctr_carry_2 = vqtbl1q_u8(ctr_sum_2, carry_everywhere);
+    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_carry_2);
+    const uint8x16_t ctr_pair_2 = vbslq_u8(ctr_mask_2, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_2 = vqtbl1q_u8(ctr_sum_2, new_last_byte);
+    const uint8x16_t row_2 = vorrq_u8(ctr_pair_2, ctr_last_byte_2);
     const uint8x16_t ctr_j_3 = kc_add8(block_k_3, ctr_j0);
-    const uint8x16_t ctr_sum_3 = kc_add8(ctr_low, ctr_j_3);
-    const uint8x16_t ctr_or_3 = vorrq_u8(ctr_low, ctr_j_3);
-    const uint8x16_t ctr_and_3 = vandq_u8(ctr_low, ctr_j_3);
-    const uint8x16_t ctr_out_3 = vbicq_u8(ctr_or_3, ctr_sum_3);
-    const uint8x16_t ctr_carry_3 = vorrq_u8(ctr_and_3, ctr_out_3);
-    const uint8x16_t ctr_bit_3 = kc_shr8(ctr_carry_3, 7);
-    const uint8x16_t ctr_spread_3 = vqtbl1q_u8(ctr_bit_3, spread_index);
-    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_spread_3);
-    const uint8x16_t row_3 = vbslq_u8(ctr_mask_3, ctr_w, ctr_sum_3);
+    const uint8x16_t ctr_sum_3 = kc_add16(ctr_last, ctr_j_3);
+    const uint8x16_t ctr_carry_3 = vqtbl1q_u8(ctr_sum_3, carry_everywhere);
+    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_carry_3);
+    const uint8x16_t ctr_pair_3 = vbslq_u8(ctr_mask_3, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_3 = vqtbl1q_u8(ctr_sum_3, new_last_byte);
+    const uint8x16_t row_3 = vorrq_u8(ctr_pair_3, ctr_last_byte_3);
     const uint8x16_t ctr_j_4 = kc_add8(block_k_4, ctr_j0);
-    const uint8x16_t ctr_sum_4 = kc_add8(ctr_low, ctr_j_4);
-    const uint8x16_t ctr_or_4 = vorrq_u8(ctr_low, ctr_j_4);
-    const uint8x16_t ctr_and_4 = vandq_u8(ctr_low, ctr_j_4);
-    const uint8x16_t ctr_out_4 = vbicq_u8(ctr_or_4, ctr_sum_4);
-    const uint8x16_t ctr_carry_4 = vorrq_u8(ctr_and_4, ctr_out_4);
-    const uint8x16_t ctr_bit_4 = kc_shr8(ctr_carry_4, 7);
-    const uint8x16_t ctr_spread_4 = vqtbl1q_u8(ctr_bit_4, spread_index);
-    const uint8x16_t ctr_mask_4 = vqtbl1q_u8(carry_mask_table, ctr_spread_4);
-    const uint8x16_t row_4 = vbslq_u8(ctr_mask_4, ctr_w, ctr_sum_4);
+    const uint8x16_t ctr_sum_4 = kc_add16(ctr_last, ctr_j_4);
+    const uint8x16_t ctr_carry_4 = vqtbl1q_u8(ctr_sum_4, carry_everywhere);
+    const uint8x16_t ctr_mask_4 = vqtbl1q_u8(carry_mask_table, ctr_carry_4);
+    const uint8x16_t ctr_pair_4 = vbslq_u8(ctr_mask_4, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_4 = vqtbl1q_u8(ctr_sum_4, new_last_byte);
+    const uint8x16_t row_4 = vorrq_u8(ctr_pair_4, ctr_last_byte_4);
     const uint8x16_t ctr_j_5 = kc_add8(block_k_5, ctr_j0);
-    const uint8x16_t ctr_sum_5 = kc_add8(ctr_low, ctr_j_5);
-    const uint8x16_t ctr_or_5 = vorrq_u8(ctr_low, ctr_j_5);
-    const uint8x16_t ctr_and_5 = vandq_u8(ctr_low, ctr_j_5);
-    const uint8x16_t ctr_out_5 = vbicq_u8(ctr_or_5, ctr_sum_5);
-    const uint8x16_t ctr_carry_5 = vorrq_u8(ctr_and_5, ctr_out_5);
-    const uint8x16_t ctr_bit_5 = kc_shr8(ctr_carry_5, 7);
-    const uint8x16_t ctr_spread_5 = vqtbl1q_u8(ctr_bit_5, spread_index);
-    const uint8x16_t ctr_mask_5 = vqtbl1q_u8(carry_mask_table, ctr_spread_5);
-    const uint8x16_t row_5 = vbslq_u8(ctr_mask_5, ctr_w, ctr_sum_5);
+    const uint8x16_t ctr_sum_5 = kc_add16(ctr_last, ctr_j_5);
+    const uint8x16_t ctr_carry_5 = vqtbl1q_u8(ctr_sum_5, carry_everywhere);
+    const uint8x16_t ctr_mask_5 = vqtbl1q_u8(carry_mask_table, ctr_carry_5);
+    const uint8x16_t ctr_pair_5 = vbslq_u8(ctr_mask_5, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_5 = vqtbl1q_u8(ctr_sum_5, new_last_byte);
+    const uint8x16_t row_5 = vorrq_u8(ctr_pair_5, ctr_last_byte_5);
     const uint8x16_t ctr_j_6 = kc_add8(block_k_6, ctr_j0);
-    const uint8x16_t ctr_sum_6 = kc_add8(ctr_low, ctr_j_6);
-    const uint8x16_t ctr_or_6 = vorrq_u8(ctr_low, ctr_j_6);
-    const uint8x16_t ctr_and_6 = vandq_u8(ctr_low, ctr_j_6);
-    const uint8x16_t ctr_out_6 = vbicq_u8(ctr_or_6, ctr_sum_6);
-    const uint8x16_t ctr_carry_6 = vorrq_u8(ctr_and_6, ctr_out_6);
-    const uint8x16_t ctr_bit_6 = kc_shr8(ctr_carry_6, 7);
-    const uint8x16_t ctr_spread_6 = vqtbl1q_u8(ctr_bit_6, spread_index);
-    const uint8x16_t ctr_mask_6 = vqtbl1q_u8(carry_mask_table, ctr_spread_6);
-    const uint8x16_t row_6 = vbslq_u8(ctr_mask_6, ctr_w, ctr_sum_6);
+    const uint8x16_t ctr_sum_6 = kc_add16(ctr_last, ctr_j_6);
+    const uint8x16_t ctr_carry_6 = vqtbl1q_u8(ctr_sum_6, carry_everywhere);
+    const uint8x16_t ctr_mask_6 = vqtbl1q_u8(carry_mask_table, ctr_carry_6);
+    const uint8x16_t ctr_pair_6 = vbslq_u8(ctr_mask_6, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_6 = vqtbl1q_u8(ctr_sum_6, new_last_byte);
+    const uint8x16_t row_6 = vorrq_u8(ctr_pair_6, ctr_last_byte_6);
     const uint8x16_t ctr_j_7 = kc_add8(block_k_7, ctr_j0);
-    const uint8x16_t ctr_sum_7 = kc_add8(ctr_low, ctr_j_7);
-    const uint8x16_t ctr_or_7 = vorrq_u8(ctr_low, ctr_j_7);
-    const uint8x16_t ctr_and_7 = vandq_u8(ctr_low, ctr_j_7);
-    const uint8x16_t ctr_out_7 = vbicq_u8(ctr_or_7, ctr_sum_7);
-    const uint8x16_t ctr_carry_7 = vorrq_u8(ctr_and_7, ctr_out_7);
-    const uint8x16_t ctr_bit_7 = kc_shr8(ctr_carry_7, 7);
-    const uint8x16_t ctr_spread_7 = vqtbl1q_u8(ctr_bit_7, spread_index);
-    const uint8x16_t ctr_mask_7 = vqtbl1q_u8(carry_mask_table, ctr_spread_7);
-    const uint8x16_t row_7 = vbslq_u8(ctr_mask_7, ctr_w, ctr_sum_7);
+    const uint8x16_t ctr_sum_7 = kc_add16(ctr_last, ctr_j_7);
+    const uint8x16_t ctr_carry_7 = vqtbl1q_u8(ctr_sum_7, carry_everywhere);
+    const uint8x16_t ctr_mask_7 = vqtbl1q_u8(carry_mask_table, ctr_carry_7);
+    const uint8x16_t ctr_pair_7 = vbslq_u8(ctr_mask_7, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_7 = vqtbl1q_u8(ctr_sum_7, new_last_byte);
+    const uint8x16_t row_7 = vorrq_u8(ctr_pair_7, ctr_last_byte_7);
     const uint8x16_t ctr_j_8 = kc_add8(block_k_8, ctr_j0);
-    const uint8x16_t ctr_sum_8 = kc_add8(ctr_low, ctr_j_8);
-    const uint8x16_t ctr_or_8 = vorrq_u8(ctr_low, ctr_j_8);
-    const uint8x16_t ctr_and_8 = vandq_u8(ctr_low, ctr_j_8);
-    const uint8x16_t ctr_out_8 = vbicq_u8(ctr_or_8, ctr_sum_8);
-    const uint8x16_t ctr_carry_8 = vorrq_u8(ctr_and_8, ctr_out_8);
-    const uint8x16_t ctr_bit_8 = kc_shr8(ctr_carry_8, 7);
-    const uint8x16_t ctr_spread_8 = vqtbl1q_u8(ctr_bit_8, spread_index);
-    const uint8x16_t ctr_mask_8 = vqtbl1q_u8(carry_mask_table, ctr_spread_8);
-    const uint8x16_t row_8 = vbslq_u8(ctr_mask_8, ctr_w, ctr_sum_8);
+    const uint8x16_t ctr_sum_8 = kc_add16(ctr_last, ctr_j_8);
+    const uint8x16_t ctr_carry_8 = vqtbl1q_u8(ctr_sum_8, carry_everywhere);
+    const uint8x16_t ctr_mask_8 = vqtbl1q_u8(carry_mask_table, ctr_carry_8);
+    const uint8x16_t ctr_pair_8 = vbslq_u8(ctr_mask_8, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_8 = vqtbl1q_u8(ctr_sum_8, new_last_byte);
+    const uint8x16_t row_8 = vorrq_u8(ctr_pair_8, ctr_last_byte_8);
     const uint8x16_t ctr_j_9 = kc_add8(block_k_9, ctr_j0);
-    const uint8x16_t ctr_sum_9 = kc_add8(ctr_low, ctr_j_9);
-    const uint8x16_t ctr_or_9 = vorrq_u8(ctr_low, ctr_j_9);
-    const uint8x16_t ctr_and_9 = vandq_u8(ctr_low, ctr_j_9);
-    const uint8x16_t ctr_out_9 = vbicq_u8(ctr_or_9, ctr_sum_9);
-    const uint8x16_t ctr_carry_9 = vorrq_u8(ctr_and_9, ctr_out_9);
-    const uint8x16_t ctr_bit_9 = kc_shr8(ctr_carry_9, 7);
-    const uint8x16_t ctr_spread_9 = vqtbl1q_u8(ctr_bit_9, spread_index);
-    const uint8x16_t ctr_mask_9 = vqtbl1q_u8(carry_mask_table, ctr_spread_9);
-    const uint8x16_t row_9 = vbslq_u8(ctr_mask_9, ctr_w, ctr_sum_9);
+    const uint8x16_t ctr_sum_9 = kc_add16(ctr_last, ctr_j_9);
+    const uint8x16_t ctr_carry_9 = vqtbl1q_u8(ctr_sum_9, carry_everywhere);
+    const uint8x16_t ctr_mask_9 = vqtbl1q_u8(carry_mask_table, ctr_carry_9);
+    const uint8x16_t ctr_pair_9 = vbslq_u8(ctr_mask_9, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_9 = vqtbl1q_u8(ctr_sum_9, new_last_byte);
+    const uint8x16_t row_9 = vorrq_u8(ctr_pair_9, ctr_last_byte_9);
     const uint8x16_t ctr_j_10 = kc_add8(block_k_10, ctr_j0);
-    const uint8x16_t ctr_sum_10 = kc_add8(ctr_low, ctr_j_10);
-    const uint8x16_t ctr_or_10 = vorrq_u8(ctr_low, ctr_j_10);
-    const uint8x16_t ctr_and_10 = vandq_u8(ctr_low, ctr_j_10);
-    const uint8x16_t ctr_out_10 = vbicq_u8(ctr_or_10, ctr_sum_10);
-    const uint8x16_t ctr_carry_10 = vorrq_u8(ctr_and_10, ctr_out_10);
-    const uint8x16_t ctr_bit_10 = kc_shr8(ctr_carry_10, 7);
-    const uint8x16_t ctr_spread_10 = vqtbl1q_u8(ctr_bit_10, spread_index);
-    const uint8x16_t ctr_mask_10 = vqtbl1q_u8(carry_mask_table, ctr_spread_10);
-    const uint8x16_t row_10 = vbslq_u8(ctr_mask_10, ctr_w, ctr_sum_10);
+    const uint8x16_t ctr_sum_10 = kc_add16(ctr_last, ctr_j_10);
+    const uint8x16_t ctr_carry_10 = vqtbl1q_u8(ctr_sum_10, carry_everywhere);
+    const uint8x16_t ctr_mask_10 = vqtbl1q_u8(carry_mask_table, ctr_carry_10);
+    const uint8x16_t ctr_pair_10 = vbslq_u8(ctr_mask_10, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_10 = vqtbl1q_u8(ctr_sum_10, new_last_byte);
+    const uint8x16_t row_10 = vorrq_u8(ctr_pair_10, ctr_last_byte_10);
     const uint8x16_t ctr_j_11 = kc_add8(block_k_11, ctr_j0);
-    const uint8x16_t ctr_sum_11 = kc_add8(ctr_low, ctr_j_11);
-    const uint8x16_t ctr_or_11 = vorrq_u8(ctr_low, ctr_j_11);
-    const uint8x16_t ctr_and_11 = vandq_u8(ctr_low, ctr_j_11);
-    const uint8x16_t ctr_out_11 = vbicq_u8(ctr_or_11, ctr_sum_11);
-    const uint8x16_t ctr_carry_11 = vorrq_u8(ctr_and_11, ctr_out_11);
-    const uint8x16_t ctr_bit_11 = kc_shr8(ctr_carry_11, 7);
-    const uint8x16_t ctr_spread_11 = vqtbl1q_u8(ctr_bit_11, spread_index);
-    const uint8x16_t ctr_mask_11 = vqtbl1q_u8(carry_mask_table, ctr_spread_11);
-    const uint8x16_t row_11 = vbslq_u8(ctr_mask_11, ctr_w, ctr_sum_11);
+    const uint8x16_t ctr_sum_11 = kc_add16(ctr_last, ctr_j_11);
+    const uint8x16_t ctr_carry_11 = vqtbl1q_u8(ctr_sum_11, carry_everywhere);
+    const uint8x16_t ctr_mask_11 = vqtbl1q_u8(carry_mask_table, ctr_carry_11);
+    const uint8x16_t ctr_pair_11 = vbslq_u8(ctr_mask_11, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_11 = vqtbl1q_u8(ctr_sum_11, new_last_byte);
+    const uint8x16_t row_11 = vorrq_u8(ctr_pair_11, ctr_last_byte_11);
     const uint8x16_t ctr_j_12 = kc_add8(block_k_12, ctr_j0);
-    const uint8x16_t ctr_sum_12 = kc_add8(ctr_low, ctr_j_12);
-    const uint8x16_t ctr_or_12 = vorrq_u8(ctr_low, ctr_j_12);
-    const uint8x16_t ctr_and_12 = vandq_u8(ctr_low, ctr_j_12);
-    const uint8x16_t ctr_out_12 = vbicq_u8(ctr_or_12, ctr_sum_12);
-    const uint8x16_t ctr_carry_12 = vorrq_u8(ctr_and_12, ctr_out_12);
-    const uint8x16_t ctr_bit_12 = kc_shr8(ctr_carry_12, 7);
-    const uint8x16_t ctr_spread_12 = vqtbl1q_u8(ctr_bit_12, spread_index);
-    const uint8x16_t ctr_mask_12 = vqtbl1q_u8(carry_mask_table, ctr_spread_12);
-    const uint8x16_t row_12 = vbslq_u8(ctr_mask_12, ctr_w, ctr_sum_12);
+    const uint8x16_t ctr_sum_12 = kc_add16(ctr_last, ctr_j_12);
+    const uint8x16_t ctr_carry_12 = vqtbl1q_u8(ctr_sum_12, carry_everywhere);
+    const uint8x16_t ctr_mask_12 = vqtbl1q_u8(carry_mask_table, ctr_carry_12);
+    const uint8x16_t ctr_pair_12 = vbslq_u8(ctr_mask_12, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_12 = vqtbl1q_u8(ctr_sum_12, new_last_byte);
+    const uint8x16_t row_12 = vorrq_u8(ctr_pair_12, ctr_last_byte_12);
     const uint8x16_t ctr_j_13 = kc_add8(block_k_13, ctr_j0);
-    const uint8x16_t ctr_sum_13 = kc_add8(ctr_low, ctr_j_13);
-    const uint8x16_t ctr_or_13 = vorrq_u8(ctr_low, ctr_j_13);
-    const uint8x16_t ctr_and_13 = vandq_u8(ctr_low, ctr_j_13);
-    const uint8x16_t ctr_out_13 = vbicq_u8(ctr_or_13, ctr_sum_13);
-    const uint8x16_t ctr_carry_13 = vorrq_u8(ctr_and_13, ctr_out_13);
-    const uint8x16_t ctr_bit_13 = kc_shr8(ctr_carry_13, 7);
-    const uint8x16_t ctr_spread_13 = vqtbl1q_u8(ctr_bit_13, spread_index);
-    const uint8x16_t ctr_mask_13 = vqtbl1q_u8(carry_mask_table, ctr_spread_13);
-    const uint8x16_t row_13 = vbslq_u8(ctr_mask_13, ctr_w, ctr_sum_13);
+    const uint8x16_t ctr_sum_13 = kc_add16(ctr_last, ctr_j_13);
+    const uint8x16_t ctr_carry_13 = vqtbl1q_u8(ctr_sum_13, carry_everywhere);
+    const uint8x16_t ctr_mask_13 = vqtbl1q_u8(carry_mask_table, ctr_carry_13);
+    const uint8x16_t ctr_pair_13 = vbslq_u8(ctr_mask_13, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_13 = vqtbl1q_u8(ctr_sum_13, new_last_byte);
+    const uint8x16_t row_13 = vorrq_u8(ctr_pair_13, ctr_last_byte_13);
     const uint8x16_t ctr_j_14 = kc_add8(block_k_14, ctr_j0);
-    const uint8x16_t ctr_sum_14 = kc_add8(ctr_low, ctr_j_14);
-    const uint8x16_t ctr_or_14 = vorrq_u8(ctr_low, ctr_j_14);
-    const uint8x16_t ctr_and_14 = vandq_u8(ctr_low, ctr_j_14);
-    const uint8x16_t ctr_out_14 = vbicq_u8(ctr_or_14, ctr_sum_14);
-    const uint8x16_t ctr_carry_14 = vorrq_u8(ctr_and_14, ctr_out_14);
-    const uint8x16_t ctr_bit_14 = kc_shr8(ctr_carry_14, 7);
-    const uint8x16_t ctr_spread_14 = vqtbl1q_u8(ctr_bit_14, spread_index);
-    const uint8x16_t ctr_mask_14 = vqtbl1q_u8(carry_mask_table, ctr_spread_14);
-    const uint8x16_t row_14 = vbslq_u8(ctr_mask_14, ctr_w, ctr_sum_14);
+    const uint8x16_t ctr_sum_14 = kc_add16(ctr_last, ctr_j_14);
+    const uint8x16_t ctr_carry_14 = vqtbl1q_u8(ctr_sum_14, carry_everywhere);
+    const uint8x16_t ctr_mask_14 = vqtbl1q_u8(carry_mask_table, ctr_carry_14);
+    const uint8x16_t ctr_pair_14 = vbslq_u8(ctr_mask_14, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_14 = vqtbl1q_u8(ctr_sum_14, new_last_byte);
+    const uint8x16_t row_14 = vorrq_u8(ctr_pair_14, ctr_last_byte_14);
     const uint8x16_t ctr_j_15 = kc_add8(block_k_15, ctr_j0);
-    const uint8x16_t ctr_sum_15 = kc_add8(ctr_low, ctr_j_15);
-    const uint8x16_t ctr_or_15 = vorrq_u8(ctr_low, ctr_j_15);
-    const uint8x16_t ctr_and_15 = vandq_u8(ctr_low, ctr_j_15);
-    const uint8x16_t ctr_out_15 = vbicq_u8(ctr_or_15, ctr_sum_15);
-    const uint8x16_t ctr_carry_15 = vorrq_u8(ctr_and_15, ctr_out_15);
-    const uint8x16_t ctr_bit_15 = kc_shr8(ctr_carry_15, 7);
-    const uint8x16_t ctr_spread_15 = vqtbl1q_u8(ctr_bit_15, spread_index);
-    const uint8x16_t ctr_mask_15 = vqtbl1q_u8(carry_mask_table, ctr_spread_15);
-    const uint8x16_t row_15 = vbslq_u8(ctr_mask_15, ctr_w, ctr_sum_15);
+    const uint8x16_t ctr_sum_15 = kc_add16(ctr_last, ctr_j_15);
+    const uint8x16_t ctr_carry_15 = vqtbl1q_u8(ctr_sum_15, carry_everywhere);
+    const uint8x16_t ctr_mask_15 = vqtbl1q_u8(carry_mask_table, ctr_carry_15);
+    const uint8x16_t ctr_pair_15 = vbslq_u8(ctr_mask_15, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_15 = vqtbl1q_u8(ctr_sum_15, new_last_byte);
+    const uint8x16_t row_15 = vorrq_u8(ctr_pair_15, ctr_last_byte_15);
     const uint8x16_t tr0 = kc_zip1_8(row, row_8);
     const uint8x16_t tr0_1 = kc_zip2_8(row, row_8);
     const uint8x16_t tr0_2 = kc_zip1_8(row_1, row_9);
@@ -4089,165 +4050,117 @@ static void sm4_byteslice_neon_sha3_batch_ctr(const uint8_t *rk, const uint8_t *
     const uint8x16_t xin_15 = veorq_u8(xin_15_l, xin_15_h);
     g0x15 = xin_15;
     const uint8x16_t ctr_j_16 = kc_add8(block_k_16, ctr_j0);
-    const uint8x16_t ctr_sum_16 = kc_add8(ctr_low, ctr_j_16);
-    const uint8x16_t ctr_or_16 = vorrq_u8(ctr_low, ctr_j_16);
-    const uint8x16_t ctr_and_16 = vandq_u8(ctr_low, ctr_j_16);
-    const uint8x16_t ctr_out_16 = vbicq_u8(ctr_or_16, ctr_sum_16);
-    const uint8x16_t ctr_carry_16 = vorrq_u8(ctr_and_16, ctr_out_16);
-    const uint8x16_t ctr_bit_16 = kc_shr8(ctr_carry_16, 7);
-    const uint8x16_t ctr_spread_16 = vqtbl1q_u8(ctr_bit_16, spread_index);
-    const uint8x16_t ctr_mask_16 = vqtbl1q_u8(carry_mask_table, ctr_spread_16);
-    const uint8x16_t row_16 = vbslq_u8(ctr_mask_16, ctr_w, ctr_sum_16);
+    const uint8x16_t ctr_sum_16 = kc_add16(ctr_last, ctr_j_16);
+    const uint8x16_t ctr_carry_16 = vqtbl1q_u8(ctr_sum_16, carry_everywhere);
+    const uint8x16_t ctr_mask_16 = vqtbl1q_u8(carry_mask_table, ctr_carry_16);
+    const uint8x16_t ctr_pair_16 = vbslq_u8(ctr_mask_16, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_16 = vqtbl1q_u8(ctr_sum_16, new_last_byte);
+    const uint8x16_t row_16 = vorrq_u8(ctr_pair_16, ctr_last_byte_16);
     const uint8x16_t ctr_j_17 = kc_add8(block_k_17, ctr_j0);
-    const uint8x16_t ctr_sum_17 = kc_add8(ctr_low, ctr_j_17);
-    const uint8x16_t ctr_or_17 = vorrq_u8(ctr_low, ctr_j_17);
-    const uint8x16_t ctr_and_17 = vandq_u8(ctr_low, ctr_j_17);
-    const uint8x16_t ctr_out_17 = vbicq_u8(ctr_or_17, ctr_sum_17);
-    const uint8x16_t ctr_carry_17 = vorrq_u8(ctr_and_17, ctr_out_17);
-    const uint8x16_t ctr_bit_17 = kc_shr8(ctr_carry_17, 7);
-    const uint8x16_t ctr_spread_17 = vqtbl1q_u8(ctr_bit_17, spread_index);
-    const uint8x16_t ctr_mask_17 = vqtbl1q_u8(carry_mask_table, ctr_spread_17);
-    const uint8x16_t row_17 = vbslq_u8(ctr_mask_17, ctr_w, ctr_sum_17);
+    const uint8x16_t ctr_sum_17 = kc_add16(ctr_last, ctr_j_17);
+    const uint8x16_t ctr_carry_17 = vqtbl1q_u8(ctr_sum_17, carry_everywhere);
+    const uint8x16_t ctr_mask_17 = vqtbl1q_u8(carry_mask_table, ctr_carry_17);
+    const uint8x16_t ctr_pair_17 = vbslq_u8(ctr_mask_17, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_17 = vqtbl1q_u8(ctr_sum_17, new_last_byte);
+    const uint8x16_t row_17 = vorrq_u8(ctr_pair_17, ctr_last_byte_17);
     const uint8x16_t ctr_j_18 = kc_add8(block_k_18, ctr_j0);
-    const uint8x16_t ctr_sum_18 = kc_add8(ctr_low, ctr_j_18);
-    const uint8x16_t ctr_or_18 = vorrq_u8(ctr_low, ctr_j_18);
-    const uint8x16_t ctr_and_18 = vandq_u8(ctr_low, ctr_j_18);
-    const uint8x16_t ctr_out_18 = vbicq_u8(ctr_or_18, ctr_sum_18);
-    const uint8x16_t ctr_carry_18 = vorrq_u8(ctr_and_18, ctr_out_18);
-    const uint8x16_t ctr_bit_18 = kc_shr8(ctr_carry_18, 7);
-    const uint8x16_t ctr_spread_18 = vqtbl1q_u8(ctr_bit_18, spread_index);
-    const uint8x16_t ctr_mask_18 = vqtbl1q_u8(carry_mask_table, ctr_spread_18);
-    const uint8x16_t row_18 = vbslq_u8(ctr_mask_18, ctr_w, ctr_sum_18);
+    const uint8x16_t ctr_sum_18 = kc_add16(ctr_last, ctr_j_18);
+    const uint8x16_t ctr_carry_18 = vqtbl1q_u8(ctr_sum_18, carry_everywhere);
+    const uint8x16_t ctr_mask_18 = vqtbl1q_u8(carry_mask_table, ctr_carry_18);
+    const uint8x16_t ctr_pair_18 = vbslq_u8(ctr_mask_18, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_18 = vqtbl1q_u8(ctr_sum_18, new_last_byte);
+    const uint8x16_t row_18 = vorrq_u8(ctr_pair_18, ctr_last_byte_18);
     const uint8x16_t ctr_j_19 = kc_add8(block_k_19, ctr_j0);
-    const uint8x16_t ctr_sum_19 = kc_add8(ctr_low, ctr_j_19);
-    const uint8x16_t ctr_or_19 = vorrq_u8(ctr_low, ctr_j_19);
-    const uint8x16_t ctr_and_19 = vandq_u8(ctr_low, ctr_j_19);
-    const uint8x16_t ctr_out_19 = vbicq_u8(ctr_or_19, ctr_sum_19);
-    const uint8x16_t ctr_carry_19 = vorrq_u8(ctr_and_19, ctr_out_19);
-    const uint8x16_t ctr_bit_19 = kc_shr8(ctr_carry_19, 7);
-    const uint8x16_t ctr_spread_19 = vqtbl1q_u8(ctr_bit_19, spread_index);
-    const uint8x16_t ctr_mask_19 = vqtbl1q_u8(carry_mask_table, ctr_spread_19);
-    const uint8x16_t row_19 = vbslq_u8(ctr_mask_19, ctr_w, ctr_sum_19);
+    const uint8x16_t ctr_sum_19 = kc_add16(ctr_last, ctr_j_19);
+    const uint8x16_t ctr_carry_19 = vqtbl1q_u8(ctr_sum_19, carry_everywhere);
+    const uint8x16_t ctr_mask_19 = vqtbl1q_u8(carry_mask_table, ctr_carry_19);
+    const uint8x16_t ctr_pair_19 = vbslq_u8(ctr_mask_19, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_19 = vqtbl1q_u8(ctr_sum_19, new_last_byte);
+    const uint8x16_t row_19 = vorrq_u8(ctr_pair_19, ctr_last_byte_19);
     const uint8x16_t ctr_j_20 = kc_add8(block_k_20, ctr_j0);
-    const uint8x16_t ctr_sum_20 = kc_add8(ctr_low, ctr_j_20);
-    const uint8x16_t ctr_or_20 = vorrq_u8(ctr_low, ctr_j_20);
-    const uint8x16_t ctr_and_20 = vandq_u8(ctr_low, ctr_j_20);
-    const uint8x16_t ctr_out_20 = vbicq_u8(ctr_or_20, ctr_sum_20);
-    const uint8x16_t ctr_carry_20 = vorrq_u8(ctr_and_20, ctr_out_20);
-    const uint8x16_t ctr_bit_20 = kc_shr8(ctr_carry_20, 7);
-    const uint8x16_t ctr_spread_20 = vqtbl1q_u8(ctr_bit_20, spread_index);
-    const uint8x16_t ctr_mask_20 = vqtbl1q_u8(carry_mask_table, ctr_spread_20);
-    const uint8x16_t row_20 = vbslq_u8(ctr_mask_20, ctr_w, ctr_sum_20);
+    const uint8x16_t ctr_sum_20 = kc_add16(ctr_last, ctr_j_20);
+    const uint8x16_t ctr_carry_20 = vqtbl1q_u8(ctr_sum_20, carry_everywhere);
+    const uint8x16_t ctr_mask_20 = vqtbl1q_u8(carry_mask_table, ctr_carry_20);
+    const uint8x16_t ctr_pair_20 = vbslq_u8(ctr_mask_20, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_20 = vqtbl1q_u8(ctr_sum_20, new_last_byte);
+    const uint8x16_t row_20 = vorrq_u8(ctr_pair_20, ctr_last_byte_20);
     const uint8x16_t ctr_j_21 = kc_add8(block_k_21, ctr_j0);
-    const uint8x16_t ctr_sum_21 = kc_add8(ctr_low, ctr_j_21);
-    const uint8x16_t ctr_or_21 = vorrq_u8(ctr_low, ctr_j_21);
-    const uint8x16_t ctr_and_21 = vandq_u8(ctr_low, ctr_j_21);
-    const uint8x16_t ctr_out_21 = vbicq_u8(ctr_or_21, ctr_sum_21);
-    const uint8x16_t ctr_carry_21 = vorrq_u8(ctr_and_21, ctr_out_21);
-    const uint8x16_t ctr_bit_21 = kc_shr8(ctr_carry_21, 7);
-    const uint8x16_t ctr_spread_21 = vqtbl1q_u8(ctr_bit_21, spread_index);
-    const uint8x16_t ctr_mask_21 = vqtbl1q_u8(carry_mask_table, ctr_spread_21);
-    const uint8x16_t row_21 = vbslq_u8(ctr_mask_21, ctr_w, ctr_sum_21);
+    const uint8x16_t ctr_sum_21 = kc_add16(ctr_last, ctr_j_21);
+    const uint8x16_t ctr_carry_21 = vqtbl1q_u8(ctr_sum_21, carry_everywhere);
+    const uint8x16_t ctr_mask_21 = vqtbl1q_u8(carry_mask_table, ctr_carry_21);
+    const uint8x16_t ctr_pair_21 = vbslq_u8(ctr_mask_21, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_21 = vqtbl1q_u8(ctr_sum_21, new_last_byte);
+    const uint8x16_t row_21 = vorrq_u8(ctr_pair_21, ctr_last_byte_21);
     const uint8x16_t ctr_j_22 = kc_add8(block_k_22, ctr_j0);
-    const uint8x16_t ctr_sum_22 = kc_add8(ctr_low, ctr_j_22);
-    const uint8x16_t ctr_or_22 = vorrq_u8(ctr_low, ctr_j_22);
-    const uint8x16_t ctr_and_22 = vandq_u8(ctr_low, ctr_j_22);
-    const uint8x16_t ctr_out_22 = vbicq_u8(ctr_or_22, ctr_sum_22);
-    const uint8x16_t ctr_carry_22 = vorrq_u8(ctr_and_22, ctr_out_22);
-    const uint8x16_t ctr_bit_22 = kc_shr8(ctr_carry_22, 7);
-    const uint8x16_t ctr_spread_22 = vqtbl1q_u8(ctr_bit_22, spread_index);
-    const uint8x16_t ctr_mask_22 = vqtbl1q_u8(carry_mask_table, ctr_spread_22);
-    const uint8x16_t row_22 = vbslq_u8(ctr_mask_22, ctr_w, ctr_sum_22);
+    const uint8x16_t ctr_sum_22 = kc_add16(ctr_last, ctr_j_22);
+    const uint8x16_t ctr_carry_22 = vqtbl1q_u8(ctr_sum_22, carry_everywhere);
+    const uint8x16_t ctr_mask_22 = vqtbl1q_u8(carry_mask_table, ctr_carry_22);
+    const uint8x16_t ctr_pair_22 = vbslq_u8(ctr_mask_22, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_22 = vqtbl1q_u8(ctr_sum_22, new_last_byte);
+    const uint8x16_t row_22 = vorrq_u8(ctr_pair_22, ctr_last_byte_22);
     const uint8x16_t ctr_j_23 = kc_add8(block_k_23, ctr_j0);
-    const uint8x16_t ctr_sum_23 = kc_add8(ctr_low, ctr_j_23);
-    const uint8x16_t ctr_or_23 = vorrq_u8(ctr_low, ctr_j_23);
-    const uint8x16_t ctr_and_23 = vandq_u8(ctr_low, ctr_j_23);
-    const uint8x16_t ctr_out_23 = vbicq_u8(ctr_or_23, ctr_sum_23);
-    const uint8x16_t ctr_carry_23 = vorrq_u8(ctr_and_23, ctr_out_23);
-    const uint8x16_t ctr_bit_23 = kc_shr8(ctr_carry_23, 7);
-    const uint8x16_t ctr_spread_23 = vqtbl1q_u8(ctr_bit_23, spread_index);
-    const uint8x16_t ctr_mask_23 = vqtbl1q_u8(carry_mask_table, ctr_spread_23);
-    const uint8x16_t row_23 = vbslq_u8(ctr_mask_23, ctr_w, ctr_sum_23);
+    const uint8x16_t ctr_sum_23 = kc_add16(ctr_last, ctr_j_23);
+    const uint8x16_t ctr_carry_23 = vqtbl1q_u8(ctr_sum_23, carry_everywhere);
+    const uint8x16_t ctr_mask_23 = vqtbl1q_u8(carry_mask_table, ctr_carry_23);
+    const uint8x16_t ctr_pair_23 = vbslq_u8(ctr_mask_23, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_23 = vqtbl1q_u8(ctr_sum_23, new_last_byte);
+    const uint8x16_t row_23 = vorrq_u8(ctr_pair_23, ctr_last_byte_23);
     const uint8x16_t ctr_j_24 = kc_add8(block_k_24, ctr_j0);
-    const uint8x16_t ctr_sum_24 = kc_add8(ctr_low, ctr_j_24);
-    const uint8x16_t ctr_or_24 = vorrq_u8(ctr_low, ctr_j_24);
-    const uint8x16_t ctr_and_24 = vandq_u8(ctr_low, ctr_j_24);
-    const uint8x16_t ctr_out_24 = vbicq_u8(ctr_or_24, ctr_sum_24);
-    const uint8x16_t ctr_carry_24 = vorrq_u8(ctr_and_24, ctr_out_24);
-    const uint8x16_t ctr_bit_24 = kc_shr8(ctr_carry_24, 7);
-    const uint8x16_t ctr_spread_24 = vqtbl1q_u8(ctr_bit_24, spread_index);
-    const uint8x16_t ctr_mask_24 = vqtbl1q_u8(carry_mask_table, ctr_spread_24);
-    const uint8x16_t row_24 = vbslq_u8(ctr_mask_24, ctr_w, ctr_sum_24);
+    const uint8x16_t ctr_sum_24 = kc_add16(ctr_last, ctr_j_24);
+    const uint8x16_t ctr_carry_24 = vqtbl1q_u8(ctr_sum_24, carry_everywhere);
+    const uint8x16_t ctr_mask_24 = vqtbl1q_u8(carry_mask_table, ctr_carry_24);
+    const uint8x16_t ctr_pair_24 = vbslq_u8(ctr_mask_24, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_24 = vqtbl1q_u8(ctr_sum_24, new_last_byte);
+    const uint8x16_t row_24 = vorrq_u8(ctr_pair_24, ctr_last_byte_24);
     const uint8x16_t ctr_j_25 = kc_add8(block_k_25, ctr_j0);
-    const uint8x16_t ctr_sum_25 = kc_add8(ctr_low, ctr_j_25);
-    const uint8x16_t ctr_or_25 = vorrq_u8(ctr_low, ctr_j_25);
-    const uint8x16_t ctr_and_25 = vandq_u8(ctr_low, ctr_j_25);
-    const uint8x16_t ctr_out_25 = vbicq_u8(ctr_or_25, ctr_sum_25);
-    const uint8x16_t ctr_carry_25 = vorrq_u8(ctr_and_25, ctr_out_25);
-    const uint8x16_t ctr_bit_25 = kc_shr8(ctr_carry_25, 7);
-    const uint8x16_t ctr_spread_25 = vqtbl1q_u8(ctr_bit_25, spread_index);
-    const uint8x16_t ctr_mask_25 = vqtbl1q_u8(carry_mask_table, ctr_spread_25);
-    const uint8x16_t row_25 = vbslq_u8(ctr_mask_25, ctr_w, ctr_sum_25);
+    const uint8x16_t ctr_sum_25 = kc_add16(ctr_last, ctr_j_25);
+    const uint8x16_t ctr_carry_25 = vqtbl1q_u8(ctr_sum_25, carry_everywhere);
+    const uint8x16_t ctr_mask_25 = vqtbl1q_u8(carry_mask_table, ctr_carry_25);
+    const uint8x16_t ctr_pair_25 = vbslq_u8(ctr_mask_25, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_25 = vqtbl1q_u8(ctr_sum_25, new_last_byte);
+    const uint8x16_t row_25 = vorrq_u8(ctr_pair_25, ctr_last_byte_25);
     const uint8x16_t ctr_j_26 = kc_add8(block_k_26, ctr_j0);
-    const uint8x16_t ctr_sum_26 = kc_add8(ctr_low, ctr_j_26);
-    const uint8x16_t ctr_or_26 = vorrq_u8(ctr_low, ctr_j_26);
-    const uint8x16_t ctr_and_26 = vandq_u8(ctr_low, ctr_j_26);
-    const uint8x16_t ctr_out_26 = vbicq_u8(ctr_or_26, ctr_sum_26);
-    const uint8x16_t ctr_carry_26 = vorrq_u8(ctr_and_26, ctr_out_26);
-    const uint8x16_t ctr_bit_26 = kc_shr8(ctr_carry_26, 7);
-    const uint8x16_t ctr_spread_26 = vqtbl1q_u8(ctr_bit_26, spread_index);
-    const uint8x16_t ctr_mask_26 = vqtbl1q_u8(carry_mask_table, ctr_spread_26);
-    const uint8x16_t row_26 = vbslq_u8(ctr_mask_26, ctr_w, ctr_sum_26);
+    const uint8x16_t ctr_sum_26 = kc_add16(ctr_last, ctr_j_26);
+    const uint8x16_t ctr_carry_26 = vqtbl1q_u8(ctr_sum_26, carry_everywhere);
+    const uint8x16_t ctr_mask_26 = vqtbl1q_u8(carry_mask_table, ctr_carry_26);
+    const uint8x16_t ctr_pair_26 = vbslq_u8(ctr_mask_26, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_26 = vqtbl1q_u8(ctr_sum_26, new_last_byte);
+    const uint8x16_t row_26 = vorrq_u8(ctr_pair_26, ctr_last_byte_26);
     const uint8x16_t ctr_j_27 = kc_add8(block_k_27, ctr_j0);
-    const uint8x16_t ctr_sum_27 = kc_add8(ctr_low, ctr_j_27);
-    const uint8x16_t ctr_or_27 = vorrq_u8(ctr_low, ctr_j_27);
-    const uint8x16_t ctr_and_27 = vandq_u8(ctr_low, ctr_j_27);
-    const uint8x16_t ctr_out_27 = vbicq_u8(ctr_or_27, ctr_sum_27);
-    const uint8x16_t ctr_carry_27 = vorrq_u8(ctr_and_27, ctr_out_27);
-    const uint8x16_t ctr_bit_27 = kc_shr8(ctr_carry_27, 7);
-    const uint8x16_t ctr_spread_27 = vqtbl1q_u8(ctr_bit_27, spread_index);
-    const uint8x16_t ctr_mask_27 = vqtbl1q_u8(carry_mask_table, ctr_spread_27);
-    const uint8x16_t row_27 = vbslq_u8(ctr_mask_27, ctr_w, ctr_sum_27);
+    const uint8x16_t ctr_sum_27 = kc_add16(ctr_last, ctr_j_27);
+    const uint8x16_t ctr_carry_27 = vqtbl1q_u8(ctr_sum_27, carry_everywhere);
+    const uint8x16_t ctr_mask_27 = vqtbl1q_u8(carry_mask_table, ctr_carry_27);
+    const uint8x16_t ctr_pair_27 = vbslq_u8(ctr_mask_27, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_27 = vqtbl1q_u8(ctr_sum_27, new_last_byte);
+    const uint8x16_t row_27 = vorrq_u8(ctr_pair_27, ctr_last_byte_27);
     const uint8x16_t ctr_j_28 = kc_add8(block_k_28, ctr_j0);
-    const uint8x16_t ctr_sum_28 = kc_add8(ctr_low, ctr_j_28);
-    const uint8x16_t ctr_or_28 = vorrq_u8(ctr_low, ctr_j_28);
-    const uint8x16_t ctr_and_28 = vandq_u8(ctr_low, ctr_j_28);
-    const uint8x16_t ctr_out_28 = vbicq_u8(ctr_or_28, ctr_sum_28);
-    const uint8x16_t ctr_carry_28 = vorrq_u8(ctr_and_28, ctr_out_28);
-    const uint8x16_t ctr_bit_28 = kc_shr8(ctr_carry_28, 7);
-    const uint8x16_t ctr_spread_28 = vqtbl1q_u8(ctr_bit_28, spread_index);
-    const uint8x16_t ctr_mask_28 = vqtbl1q_u8(carry_mask_table, ctr_spread_28);
-    const uint8x16_t row_28 = vbslq_u8(ctr_mask_28, ctr_w, ctr_sum_28);
+    const uint8x16_t ctr_sum_28 = kc_add16(ctr_last, ctr_j_28);
+    const uint8x16_t ctr_carry_28 = vqtbl1q_u8(ctr_sum_28, carry_everywhere);
+    const uint8x16_t ctr_mask_28 = vqtbl1q_u8(carry_mask_table, ctr_carry_28);
+    const uint8x16_t ctr_pair_28 = vbslq_u8(ctr_mask_28, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_28 = vqtbl1q_u8(ctr_sum_28, new_last_byte);
+    const uint8x16_t row_28 = vorrq_u8(ctr_pair_28, ctr_last_byte_28);
     const uint8x16_t ctr_j_29 = kc_add8(block_k_29, ctr_j0);
-    const uint8x16_t ctr_sum_29 = kc_add8(ctr_low, ctr_j_29);
-    const uint8x16_t ctr_or_29 = vorrq_u8(ctr_low, ctr_j_29);
-    const uint8x16_t ctr_and_29 = vandq_u8(ctr_low, ctr_j_29);
-    const uint8x16_t ctr_out_29 = vbicq_u8(ctr_or_29, ctr_sum_29);
-    const uint8x16_t ctr_carry_29 = vorrq_u8(ctr_and_29, ctr_out_29);
-    const uint8x16_t ctr_bit_29 = kc_shr8(ctr_carry_29, 7);
-    const uint8x16_t ctr_spread_29 = vqtbl1q_u8(ctr_bit_29, spread_index);
-    const uint8x16_t ctr_mask_29 = vqtbl1q_u8(carry_mask_table, ctr_spread_29);
-    const uint8x16_t row_29 = vbslq_u8(ctr_mask_29, ctr_w, ctr_sum_29);
+    const uint8x16_t ctr_sum_29 = kc_add16(ctr_last, ctr_j_29);
+    const uint8x16_t ctr_carry_29 = vqtbl1q_u8(ctr_sum_29, carry_everywhere);
+    const uint8x16_t ctr_mask_29 = vqtbl1q_u8(carry_mask_table, ctr_carry_29);
+    const uint8x16_t ctr_pair_29 = vbslq_u8(ctr_mask_29, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_29 = vqtbl1q_u8(ctr_sum_29, new_last_byte);
+    const uint8x16_t row_29 = vorrq_u8(ctr_pair_29, ctr_last_byte_29);
     const uint8x16_t ctr_j_30 = kc_add8(block_k_30, ctr_j0);
-    const uint8x16_t ctr_sum_30 = kc_add8(ctr_low, ctr_j_30);
-    const uint8x16_t ctr_or_30 = vorrq_u8(ctr_low, ctr_j_30);
-    const uint8x16_t ctr_and_30 = vandq_u8(ctr_low, ctr_j_30);
-    const uint8x16_t ctr_out_30 = vbicq_u8(ctr_or_30, ctr_sum_30);
-    const uint8x16_t ctr_carry_30 = vorrq_u8(ctr_and_30, ctr_out_30);
-    const uint8x16_t ctr_bit_30 = kc_shr8(ctr_carry_30, 7);
-    const uint8x16_t ctr_spread_30 = vqtbl1q_u8(ctr_bit_30, spread_index);
-    const uint8x16_t ctr_mask_30 = vqtbl1q_u8(carry_mask_table, ctr_spread_30);
-    const uint8x16_t row_30 = vbslq_u8(ctr_mask_30, ctr_w, ctr_sum_30);
+    const uint8x16_t ctr_sum_30 = kc_add16(ctr_last, ctr_j_30);
+    const uint8x16_t ctr_carry_30 = vqtbl1q_u8(ctr_sum_30, carry_everywhere);
+    const uint8x16_t ctr_mask_30 = vqtbl1q_u8(carry_mask_table, ctr_carry_30);
+    const uint8x16_t ctr_pair_30 = vbslq_u8(ctr_mask_30, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_30 = vqtbl1q_u8(ctr_sum_30, new_last_byte);
+    const uint8x16_t row_30 = vorrq_u8(ctr_pair_30, ctr_last_byte_30);
     const uint8x16_t ctr_j_31 = kc_add8(block_k_31, ctr_j0);
-    const uint8x16_t ctr_sum_31 = kc_add8(ctr_low, ctr_j_31);
-    const uint8x16_t ctr_or_31 = vorrq_u8(ctr_low, ctr_j_31);
-    const uint8x16_t ctr_and_31 = vandq_u8(ctr_low, ctr_j_31);
-    const uint8x16_t ctr_out_31 = vbicq_u8(ctr_or_31, ctr_sum_31);
-    const uint8x16_t ctr_carry_31 = vorrq_u8(ctr_and_31, ctr_out_31);
-    const uint8x16_t ctr_bit_31 = kc_shr8(ctr_carry_31, 7);
-    const uint8x16_t ctr_spread_31 = vqtbl1q_u8(ctr_bit_31, spread_index);
-    const uint8x16_t ctr_mask_31 = vqtbl1q_u8(carry_mask_table, ctr_spread_31);
-    const uint8x16_t row_31 = vbslq_u8(ctr_mask_31, ctr_w, ctr_sum_31);
+    const uint8x16_t ctr_sum_31 = kc_add16(ctr_last, ctr_j_31);
+    const uint8x16_t ctr_carry_31 = vqtbl1q_u8(ctr_sum_31, carry_everywhere);
+    const uint8x16_t ctr_mask_31 = vqtbl1q_u8(carry_mask_table, ctr_carry_31);
+    const uint8x16_t ctr_pair_31 = vbslq_u8(ctr_mask_31, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_31 = vqtbl1q_u8(ctr_sum_31, new_last_byte);
+    const uint8x16_t row_31 = vorrq_u8(ctr_pair_31, ctr_last_byte_31);
     const uint8x16_t tr0_16 = kc_zip1_8(row_16, row_24);
     const uint8x16_t tr0_17 = kc_zip2_8(row_16, row_24);
     const uint8x16_t tr0_18 = kc_zip1_8(row_17, row_25);

@@ -257,82 +257,79 @@ static void sm4_rounds4_neon_sm4_batch_xor(const uint8_t *rk, const uint8_t *in,
 static void sm4_rounds4_neon_sm4_batch_ctr(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
 {
     uint8x16_t x0, x1, x2, x3;
-    /* byte 15 of each lane, a block's last (least significant) */
-    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
-    const uint8x16_t last_byte = vld1q_u8(last_byte_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const uint8x16_t byte_14 = vld1q_u8(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const uint8x16_t block_k = vld1q_u8(block_k_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
-    const uint8x16_t spread_index = vld1q_u8(spread_index_bytes);
-    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const uint8x16_t carry_everywhere = vld1q_u8(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const uint8x16_t carry_mask_table = vld1q_u8(carry_mask_table_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const uint8x16_t all_but_last = vld1q_u8(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const uint8x16_t new_last_byte = vld1q_u8(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
     const uint8x16_t block_k_1 = vld1q_u8(block_k_1_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00};
     const uint8x16_t block_k_2 = vld1q_u8(block_k_2_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00};
     const uint8x16_t block_k_3 = vld1q_u8(block_k_3_bytes);
     /* all 16 bytes reversed: (X35..X32) big-endian */
     static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
     const uint8x16_t reverse16 = vld1q_u8(reverse16_bytes);
     const uint8x16_t ctr_low = vld1q_u8(in);
+    const uint8x16_t ctr_last = kc_shr16(ctr_low, 8);
     const uint8x16_t ctr_first = vdupq_n_u8(in[32]);
-    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, last_byte);
+    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, byte_14);
+    const uint8x16_t ctr_v_open = vandq_u8(ctr_low, all_but_last);
     const uint8x16_t ctr_w = vld1q_u8(in + 16);
+    const uint8x16_t ctr_w_open = vandq_u8(ctr_w, all_but_last);
 
     /* Load 4 blocks, big-endian words to native. */
     const uint8x16_t ctr_j = kc_add8(block_k, ctr_j0);
-    const uint8x16_t ctr_sum = kc_add8(ctr_low, ctr_j);
-    const uint8x16_t ctr_or = vorrq_u8(ctr_low, ctr_j);
-    const uint8x16_t ctr_and = vandq_u8(ctr_low, ctr_j);
-    const uint8x16_t ctr_out = vbicq_u8(ctr_or, ctr_sum);
-    const uint8x16_t ctr_carry = vorrq_u8(ctr_and, ctr_out);
-    const uint8x16_t ctr_bit = kc_shr8(ctr_carry, 7);
-    const uint8x16_t ctr_spread = vqtbl1q_u8(ctr_bit, spread_index);
-    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_spread);
-    const uint8x16_t blk = vbslq_u8(ctr_mask, ctr_w, ctr_sum);
+    const uint8x16_t ctr_sum = kc_add16(ctr_last, ctr_j);
+    const uint8x16_t ctr_carry = vqtbl1q_u8(ctr_sum, carry_everywhere);
+    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_carry);
+    const uint8x16_t ctr_pair = vbslq_u8(ctr_mask, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte = vqtbl1q_u8(ctr_sum, new_last_byte);
+    const uint8x16_t blk = vorrq_u8(ctr_pair, ctr_last_byte);
     const uint8x16_t le = kc_rev32_8(blk);
     x0 = le;
     const uint8x16_t ctr_j_1 = kc_add8(block_k_1, ctr_j0);
-    const uint8x16_t ctr_sum_1 = kc_add8(ctr_low, ctr_j_1);
-    const uint8x16_t ctr_or_1 = vorrq_u8(ctr_low, ctr_j_1);
-    const uint8x16_t ctr_and_1 = vandq_u8(ctr_low, ctr_j_1);
-    const uint8x16_t ctr_out_1 = vbicq_u8(ctr_or_1, ctr_sum_1);
-    const uint8x16_t ctr_carry_1 = vorrq_u8(ctr_and_1, ctr_out_1);
-    const uint8x16_t ctr_bit_1 = kc_shr8(ctr_carry_1, 7);
-    const uint8x16_t ctr_spread_1 = vqtbl1q_u8(ctr_bit_1, spread_index);
-    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_spread_1);
-    const uint8x16_t blk_1 = vbslq_u8(ctr_mask_1, ctr_w, ctr_sum_1);
+    const uint8x16_t ctr_sum_1 = kc_add16(ctr_last, ctr_j_1);
+    const uint8x16_t ctr_carry_1 = vqtbl1q_u8(ctr_sum_1, carry_everywhere);
+    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_carry_1);
+    const uint8x16_t ctr_pair_1 = vbslq_u8(ctr_mask_1, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_1 = vqtbl1q_u8(ctr_sum_1, new_last_byte);
+    const uint8x16_t blk_1 = vorrq_u8(ctr_pair_1, ctr_last_byte_1);
     const uint8x16_t le_1 = kc_rev32_8(blk_1);
     x1 = le_1;
     const uint8x16_t ctr_j_2 = kc_add8(block_k_2, ctr_j0);
-    const uint8x16_t ctr_sum_2 = kc_add8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_or_2 = vorrq_u8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_and_2 = vandq_u8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_out_2 = vbicq_u8(ctr_or_2, ctr_sum_2);
-    const uint8x16_t ctr_carry_2 = vorrq_u8(ctr_and_2, ctr_out_2);
-    const uint8x16_t ctr_bit_2 = kc_shr8(ctr_carry_2, 7);
-    const uint8x16_t ctr_spread_2 = vqtbl1q_u8(ctr_bit_2, spread_index);
-    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_spread_2);
-    const uint8x16_t blk_2 = vbslq_u8(ctr_mask_2, ctr_w, ctr_sum_2);
+    const uint8x16_t ctr_sum_2 = kc_add16(ctr_last, ctr_j_2);
+    const uint8x16_t ctr_carry_2 = vqtbl1q_u8(ctr_sum_2, carry_everywhere);
+    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_carry_2);
+    const uint8x16_t ctr_pair_2 = vbslq_u8(ctr_mask_2, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_2 = vqtbl1q_u8(ctr_sum_2, new_last_byte);
+    const uint8x16_t blk_2 = vorrq_u8(ctr_pair_2, ctr_last_byte_2);
     const uint8x16_t le_2 = kc_rev32_8(blk_2);
     x2 = le_2;
     const uint8x16_t ctr_j_3 = kc_add8(block_k_3, ctr_j0);
-    const uint8x16_t ctr_sum_3 = kc_add8(ctr_low, ctr_j_3);
-    const uint8x16_t ctr_or_3 = vorrq_u8(ctr_low, ctr_j_3);
-    const uint8x16_t ctr_and_3 = vandq_u8(ctr_low, ctr_j_3);
-    const uint8x16_t ctr_out_3 = vbicq_u8(ctr_or_3, ctr_sum_3);
-    const uint8x16_t ctr_carry_3 = vorrq_u8(ctr_and_3, ctr_out_3);
-    const uint8x16_t ctr_bit_3 = kc_shr8(ctr_carry_3, 7);
-    const uint8x16_t ctr_spread_3 = vqtbl1q_u8(ctr_bit_3, spread_index);
-    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_spread_3);
-    const uint8x16_t blk_3 = vbslq_u8(ctr_mask_3, ctr_w, ctr_sum_3);
+    const uint8x16_t ctr_sum_3 = kc_add16(ctr_last, ctr_j_3);
+    const uint8x16_t ctr_carry_3 = vqtbl1q_u8(ctr_sum_3, carry_everywhere);
+    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_carry_3);
+    const uint8x16_t ctr_pair_3 = vbslq_u8(ctr_mask_3, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_3 = vqtbl1q_u8(ctr_sum_3, new_last_byte);
+    const uint8x16_t blk_3 = vorrq_u8(ctr_pair_3, ctr_last_byte_3);
     const uint8x16_t le_3 = kc_rev32_8(blk_3);
     x3 = le_3;
 

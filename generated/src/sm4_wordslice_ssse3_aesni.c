@@ -470,26 +470,32 @@ static void sm4_wordslice_ssse3_aesni_batch_xor(const uint8_t *rk, const uint8_t
 static void sm4_wordslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
 {
     __m128i g0x0, g0x1, g0x2, g0x3;
-    /* byte 15 of each lane, a block's last (least significant) */
-    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
-    const __m128i last_byte = kc_bcast16_128(last_byte_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const __m128i byte_14 = kc_bcast16_128(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m128i block_k = kc_bcast16_128(block_k_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
-    const __m128i spread_index = kc_bcast16_128(spread_index_bytes);
-    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m128i carry_everywhere = kc_bcast16_128(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m128i carry_mask_table = kc_bcast16_128(carry_mask_table_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const __m128i all_but_last = kc_bcast16_128(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const __m128i new_last_byte = kc_bcast16_128(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
     const __m128i block_k_1 = kc_bcast16_128(block_k_1_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00};
     const __m128i block_k_2 = kc_bcast16_128(block_k_2_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00};
     const __m128i block_k_3 = kc_bcast16_128(block_k_3_bytes);
     /* byte order reversal in each 32-bit word */
     static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
@@ -524,70 +530,54 @@ static void sm4_wordslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     /* A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
     static const uint8_t tbl_hi_1_bytes[16] = {0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81};
     const __m128i tbl_hi_1 = kc_bcast16_128(tbl_hi_1_bytes);
-    /* low 1 bits of every byte */
-    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
-    const __m128i byte_low1 = kc_bcast16_128(byte_low1_bytes);
     const __m128i ctr_low = kc_bcast16_128(in);
+    const __m128i ctr_last = _mm_srli_epi16(ctr_low, 8);
     const __m128i ctr_first = _mm_set1_epi8((char)in[32]);
-    const __m128i ctr_j0 = _mm_and_si128(ctr_first, last_byte);
+    const __m128i ctr_j0 = _mm_and_si128(ctr_first, byte_14);
+    const __m128i ctr_v_open = _mm_and_si128(ctr_low, all_but_last);
     const __m128i ctr_w = kc_bcast16_128(in + 16);
+    const __m128i ctr_w_open = _mm_and_si128(ctr_w, all_but_last);
 
     /* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
     const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
-    const __m128i ctr_sum = _mm_add_epi8(ctr_low, ctr_j);
-    const __m128i ctr_or = _mm_or_si128(ctr_low, ctr_j);
-    const __m128i ctr_and = _mm_and_si128(ctr_low, ctr_j);
-    const __m128i ctr_out = _mm_andnot_si128(ctr_sum, ctr_or);
-    const __m128i ctr_carry = _mm_or_si128(ctr_and, ctr_out);
-    const __m128i ctr_bit = _mm_srli_epi16(ctr_carry, 7);
-    const __m128i ctr_bitm = _mm_and_si128(ctr_bit, byte_low1);
-    const __m128i ctr_spread = _mm_shuffle_epi8(ctr_bitm, spread_index);
-    const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_spread);
-    const __m128i row_b = _mm_and_si128(ctr_w, ctr_mask);
-    const __m128i row_a = _mm_andnot_si128(ctr_mask, ctr_sum);
-    const __m128i row = _mm_or_si128(row_b, row_a);
+    const __m128i ctr_sum = _mm_add_epi16(ctr_last, ctr_j);
+    const __m128i ctr_carry = _mm_shuffle_epi8(ctr_sum, carry_everywhere);
+    const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_carry);
+    const __m128i ctr_pair_b = _mm_and_si128(ctr_w_open, ctr_mask);
+    const __m128i ctr_pair_a = _mm_andnot_si128(ctr_mask, ctr_v_open);
+    const __m128i ctr_pair = _mm_or_si128(ctr_pair_b, ctr_pair_a);
+    const __m128i ctr_last_byte = _mm_shuffle_epi8(ctr_sum, new_last_byte);
+    const __m128i row = _mm_or_si128(ctr_pair, ctr_last_byte);
     const __m128i rowle = _mm_shuffle_epi8(row, bswap32);
     const __m128i ctr_j_1 = _mm_add_epi8(block_k_1, ctr_j0);
-    const __m128i ctr_sum_1 = _mm_add_epi8(ctr_low, ctr_j_1);
-    const __m128i ctr_or_1 = _mm_or_si128(ctr_low, ctr_j_1);
-    const __m128i ctr_and_1 = _mm_and_si128(ctr_low, ctr_j_1);
-    const __m128i ctr_out_1 = _mm_andnot_si128(ctr_sum_1, ctr_or_1);
-    const __m128i ctr_carry_1 = _mm_or_si128(ctr_and_1, ctr_out_1);
-    const __m128i ctr_bit_1 = _mm_srli_epi16(ctr_carry_1, 7);
-    const __m128i ctr_bit_1m = _mm_and_si128(ctr_bit_1, byte_low1);
-    const __m128i ctr_spread_1 = _mm_shuffle_epi8(ctr_bit_1m, spread_index);
-    const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_1);
-    const __m128i row_1_b = _mm_and_si128(ctr_w, ctr_mask_1);
-    const __m128i row_1_a = _mm_andnot_si128(ctr_mask_1, ctr_sum_1);
-    const __m128i row_1 = _mm_or_si128(row_1_b, row_1_a);
+    const __m128i ctr_sum_1 = _mm_add_epi16(ctr_last, ctr_j_1);
+    const __m128i ctr_carry_1 = _mm_shuffle_epi8(ctr_sum_1, carry_everywhere);
+    const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_1);
+    const __m128i ctr_pair_1_b = _mm_and_si128(ctr_w_open, ctr_mask_1);
+    const __m128i ctr_pair_1_a = _mm_andnot_si128(ctr_mask_1, ctr_v_open);
+    const __m128i ctr_pair_1 = _mm_or_si128(ctr_pair_1_b, ctr_pair_1_a);
+    const __m128i ctr_last_byte_1 = _mm_shuffle_epi8(ctr_sum_1, new_last_byte);
+    const __m128i row_1 = _mm_or_si128(ctr_pair_1, ctr_last_byte_1);
     const __m128i rowle_1 = _mm_shuffle_epi8(row_1, bswap32);
     const __m128i ctr_j_2 = _mm_add_epi8(block_k_2, ctr_j0);
-    const __m128i ctr_sum_2 = _mm_add_epi8(ctr_low, ctr_j_2);
-    const __m128i ctr_or_2 = _mm_or_si128(ctr_low, ctr_j_2);
-    const __m128i ctr_and_2 = _mm_and_si128(ctr_low, ctr_j_2);
-    const __m128i ctr_out_2 = _mm_andnot_si128(ctr_sum_2, ctr_or_2);
-    const __m128i ctr_carry_2 = _mm_or_si128(ctr_and_2, ctr_out_2);
-    const __m128i ctr_bit_2 = _mm_srli_epi16(ctr_carry_2, 7);
-    const __m128i ctr_bit_2m = _mm_and_si128(ctr_bit_2, byte_low1);
-    const __m128i ctr_spread_2 = _mm_shuffle_epi8(ctr_bit_2m, spread_index);
-    const __m128i ctr_mask_2 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_2);
-    const __m128i row_2_b = _mm_and_si128(ctr_w, ctr_mask_2);
-    const __m128i row_2_a = _mm_andnot_si128(ctr_mask_2, ctr_sum_2);
-    const __m128i row_2 = _mm_or_si128(row_2_b, row_2_a);
+    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_last, ctr_j_2);
+    const __m128i ctr_carry_2 = _mm_shuffle_epi8(ctr_sum_2, carry_everywhere);
+    const __m128i ctr_mask_2 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_2);
+    const __m128i ctr_pair_2_b = _mm_and_si128(ctr_w_open, ctr_mask_2);
+    const __m128i ctr_pair_2_a = _mm_andnot_si128(ctr_mask_2, ctr_v_open);
+    const __m128i ctr_pair_2 = _mm_or_si128(ctr_pair_2_b, ctr_pair_2_a);
+    const __m128i ctr_last_byte_2 = _mm_shuffle_epi8(ctr_sum_2, new_last_byte);
+    const __m128i row_2 = _mm_or_si128(ctr_pair_2, ctr_last_byte_2);
     const __m128i rowle_2 = _mm_shuffle_epi8(row_2, bswap32);
     const __m128i ctr_j_3 = _mm_add_epi8(block_k_3, ctr_j0);
-    const __m128i ctr_sum_3 = _mm_add_epi8(ctr_low, ctr_j_3);
-    const __m128i ctr_or_3 = _mm_or_si128(ctr_low, ctr_j_3);
-    const __m128i ctr_and_3 = _mm_and_si128(ctr_low, ctr_j_3);
-    const __m128i ctr_out_3 = _mm_andnot_si128(ctr_sum_3, ctr_or_3);
-    const __m128i ctr_carry_3 = _mm_or_si128(ctr_and_3, ctr_out_3);
-    const __m128i ctr_bit_3 = _mm_srli_epi16(ctr_carry_3, 7);
-    const __m128i ctr_bit_3m = _mm_and_si128(ctr_bit_3, byte_low1);
-    const __m128i ctr_spread_3 = _mm_shuffle_epi8(ctr_bit_3m, spread_index);
-    const __m128i ctr_mask_3 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_3);
-    const __m128i row_3_b = _mm_and_si128(ctr_w, ctr_mask_3);
-    const __m128i row_3_a = _mm_andnot_si128(ctr_mask_3, ctr_sum_3);
-    const __m128i row_3 = _mm_or_si128(row_3_b, row_3_a);
+    const __m128i ctr_sum_3 = _mm_add_epi16(ctr_last, ctr_j_3);
+    const __m128i ctr_carry_3 = _mm_shuffle_epi8(ctr_sum_3, carry_everywhere);
+    const __m128i ctr_mask_3 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_3);
+    const __m128i ctr_pair_3_b = _mm_and_si128(ctr_w_open, ctr_mask_3);
+    const __m128i ctr_pair_3_a = _mm_andnot_si128(ctr_mask_3, ctr_v_open);
+    const __m128i ctr_pair_3 = _mm_or_si128(ctr_pair_3_b, ctr_pair_3_a);
+    const __m128i ctr_last_byte_3 = _mm_shuffle_epi8(ctr_sum_3, new_last_byte);
+    const __m128i row_3 = _mm_or_si128(ctr_pair_3, ctr_last_byte_3);
     const __m128i rowle_3 = _mm_shuffle_epi8(row_3, bswap32);
     const __m128i tr0 = _mm_unpacklo_epi32(rowle, rowle_2);
     const __m128i tr0_1 = _mm_unpackhi_epi32(rowle, rowle_2);

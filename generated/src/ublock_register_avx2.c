@@ -926,38 +926,44 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
                                                        const uint8_t *src)
 {
     __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
-    /* byte 15 of each lane, a block's last (least significant) */
-    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
-    const __m256i last_byte = kc_bcast16_256(last_byte_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const __m256i byte_14 = kc_bcast16_256(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
     const __m256i block_k = _mm256_loadu_si256((const void *)block_k_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
-    const __m256i spread_index = kc_bcast16_256(spread_index_bytes);
-    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m256i carry_everywhere = kc_bcast16_256(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m256i carry_mask_table = kc_bcast16_256(carry_mask_table_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_1_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const __m256i all_but_last = kc_bcast16_256(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const __m256i new_last_byte = kc_bcast16_256(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00};
     const __m256i block_k_1 = _mm256_loadu_si256((const void *)block_k_1_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_2_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00};
     const __m256i block_k_2 = _mm256_loadu_si256((const void *)block_k_2_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_3_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00};
     const __m256i block_k_3 = _mm256_loadu_si256((const void *)block_k_3_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_4_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00};
     const __m256i block_k_4 = _mm256_loadu_si256((const void *)block_k_4_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_5_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00};
     const __m256i block_k_5 = _mm256_loadu_si256((const void *)block_k_5_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_6_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00};
     const __m256i block_k_6 = _mm256_loadu_si256((const void *)block_k_6_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_7_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00};
     const __m256i block_k_7 = _mm256_loadu_si256((const void *)block_k_7_bytes);
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
@@ -989,41 +995,33 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
     /* rotate each 64-bit word left by 24 (byte shuffle) */
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
-    /* low 1 bits of every byte */
-    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
-    const __m256i byte_low1 = kc_bcast16_256(byte_low1_bytes);
     const __m256i ctr_low = kc_bcast16_256(in);
+    const __m256i ctr_last = _mm256_srli_epi16(ctr_low, 8);
     const __m256i ctr_first = _mm256_set1_epi8((char)in[32]);
-    const __m256i ctr_j0 = _mm256_and_si256(ctr_first, last_byte);
+    const __m256i ctr_j0 = _mm256_and_si256(ctr_first, byte_14);
+    const __m256i ctr_v_open = _mm256_and_si256(ctr_low, all_but_last);
     const __m256i ctr_w = kc_bcast16_256(in + 16);
+    const __m256i ctr_w_open = _mm256_and_si256(ctr_w, all_but_last);
 
     /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
-    const __m256i ctr_sum = _mm256_add_epi8(ctr_low, ctr_j);
-    const __m256i ctr_or = _mm256_or_si256(ctr_low, ctr_j);
-    const __m256i ctr_and = _mm256_and_si256(ctr_low, ctr_j);
-    const __m256i ctr_out = _mm256_andnot_si256(ctr_sum, ctr_or);
-    const __m256i ctr_carry = _mm256_or_si256(ctr_and, ctr_out);
-    const __m256i ctr_bit = _mm256_srli_epi16(ctr_carry, 7);
-    const __m256i ctr_bitm = _mm256_and_si256(ctr_bit, byte_low1);
-    const __m256i ctr_spread = _mm256_shuffle_epi8(ctr_bitm, spread_index);
-    const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_spread);
-    const __m256i blk_b = _mm256_and_si256(ctr_w, ctr_mask);
-    const __m256i blk_a = _mm256_andnot_si256(ctr_mask, ctr_sum);
-    const __m256i blk = _mm256_or_si256(blk_b, blk_a);
+    const __m256i ctr_sum = _mm256_add_epi16(ctr_last, ctr_j);
+    const __m256i ctr_carry = _mm256_shuffle_epi8(ctr_sum, carry_everywhere);
+    const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_carry);
+    const __m256i ctr_pair_b = _mm256_and_si256(ctr_w_open, ctr_mask);
+    const __m256i ctr_pair_a = _mm256_andnot_si256(ctr_mask, ctr_v_open);
+    const __m256i ctr_pair = _mm256_or_si256(ctr_pair_b, ctr_pair_a);
+    const __m256i ctr_last_byte = _mm256_shuffle_epi8(ctr_sum, new_last_byte);
+    const __m256i blk = _mm256_or_si256(ctr_pair, ctr_last_byte);
     const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
-    const __m256i ctr_sum_1 = _mm256_add_epi8(ctr_low, ctr_j_1);
-    const __m256i ctr_or_1 = _mm256_or_si256(ctr_low, ctr_j_1);
-    const __m256i ctr_and_1 = _mm256_and_si256(ctr_low, ctr_j_1);
-    const __m256i ctr_out_1 = _mm256_andnot_si256(ctr_sum_1, ctr_or_1);
-    const __m256i ctr_carry_1 = _mm256_or_si256(ctr_and_1, ctr_out_1);
-    const __m256i ctr_bit_1 = _mm256_srli_epi16(ctr_carry_1, 7);
-    const __m256i ctr_bit_1m = _mm256_and_si256(ctr_bit_1, byte_low1);
-    const __m256i ctr_spread_1 = _mm256_shuffle_epi8(ctr_bit_1m, spread_index);
-    const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_1);
-    const __m256i blk_1_b = _mm256_and_si256(ctr_w, ctr_mask_1);
-    const __m256i blk_1_a = _mm256_andnot_si256(ctr_mask_1, ctr_sum_1);
-    const __m256i blk_1 = _mm256_or_si256(blk_1_b, blk_1_a);
+    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_last, ctr_j_1);
+    const __m256i ctr_carry_1 = _mm256_shuffle_epi8(ctr_sum_1, carry_everywhere);
+    const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_1);
+    const __m256i ctr_pair_1_b = _mm256_and_si256(ctr_w_open, ctr_mask_1);
+    const __m256i ctr_pair_1_a = _mm256_andnot_si256(ctr_mask_1, ctr_v_open);
+    const __m256i ctr_pair_1 = _mm256_or_si256(ctr_pair_1_b, ctr_pair_1_a);
+    const __m256i ctr_last_byte_1 = _mm256_shuffle_epi8(ctr_sum_1, new_last_byte);
+    const __m256i blk_1 = _mm256_or_si256(ctr_pair_1, ctr_last_byte_1);
     const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
     const __m256i even_b = _mm256_and_si256(blk_1, high_nibbles);
     const __m256i even_a = _mm256_andnot_si256(high_nibbles, lo_sh);
@@ -1037,31 +1035,23 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
     g0x0 = sp;
     g0x1 = sp_1;
     const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
-    const __m256i ctr_sum_2 = _mm256_add_epi8(ctr_low, ctr_j_2);
-    const __m256i ctr_or_2 = _mm256_or_si256(ctr_low, ctr_j_2);
-    const __m256i ctr_and_2 = _mm256_and_si256(ctr_low, ctr_j_2);
-    const __m256i ctr_out_2 = _mm256_andnot_si256(ctr_sum_2, ctr_or_2);
-    const __m256i ctr_carry_2 = _mm256_or_si256(ctr_and_2, ctr_out_2);
-    const __m256i ctr_bit_2 = _mm256_srli_epi16(ctr_carry_2, 7);
-    const __m256i ctr_bit_2m = _mm256_and_si256(ctr_bit_2, byte_low1);
-    const __m256i ctr_spread_2 = _mm256_shuffle_epi8(ctr_bit_2m, spread_index);
-    const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_2);
-    const __m256i blk_2_b = _mm256_and_si256(ctr_w, ctr_mask_2);
-    const __m256i blk_2_a = _mm256_andnot_si256(ctr_mask_2, ctr_sum_2);
-    const __m256i blk_2 = _mm256_or_si256(blk_2_b, blk_2_a);
+    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_last, ctr_j_2);
+    const __m256i ctr_carry_2 = _mm256_shuffle_epi8(ctr_sum_2, carry_everywhere);
+    const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_2);
+    const __m256i ctr_pair_2_b = _mm256_and_si256(ctr_w_open, ctr_mask_2);
+    const __m256i ctr_pair_2_a = _mm256_andnot_si256(ctr_mask_2, ctr_v_open);
+    const __m256i ctr_pair_2 = _mm256_or_si256(ctr_pair_2_b, ctr_pair_2_a);
+    const __m256i ctr_last_byte_2 = _mm256_shuffle_epi8(ctr_sum_2, new_last_byte);
+    const __m256i blk_2 = _mm256_or_si256(ctr_pair_2, ctr_last_byte_2);
     const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
-    const __m256i ctr_sum_3 = _mm256_add_epi8(ctr_low, ctr_j_3);
-    const __m256i ctr_or_3 = _mm256_or_si256(ctr_low, ctr_j_3);
-    const __m256i ctr_and_3 = _mm256_and_si256(ctr_low, ctr_j_3);
-    const __m256i ctr_out_3 = _mm256_andnot_si256(ctr_sum_3, ctr_or_3);
-    const __m256i ctr_carry_3 = _mm256_or_si256(ctr_and_3, ctr_out_3);
-    const __m256i ctr_bit_3 = _mm256_srli_epi16(ctr_carry_3, 7);
-    const __m256i ctr_bit_3m = _mm256_and_si256(ctr_bit_3, byte_low1);
-    const __m256i ctr_spread_3 = _mm256_shuffle_epi8(ctr_bit_3m, spread_index);
-    const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_3);
-    const __m256i blk_3_b = _mm256_and_si256(ctr_w, ctr_mask_3);
-    const __m256i blk_3_a = _mm256_andnot_si256(ctr_mask_3, ctr_sum_3);
-    const __m256i blk_3 = _mm256_or_si256(blk_3_b, blk_3_a);
+    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_last, ctr_j_3);
+    const __m256i ctr_carry_3 = _mm256_shuffle_epi8(ctr_sum_3, carry_everywhere);
+    const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_3);
+    const __m256i ctr_pair_3_b = _mm256_and_si256(ctr_w_open, ctr_mask_3);
+    const __m256i ctr_pair_3_a = _mm256_andnot_si256(ctr_mask_3, ctr_v_open);
+    const __m256i ctr_pair_3 = _mm256_or_si256(ctr_pair_3_b, ctr_pair_3_a);
+    const __m256i ctr_last_byte_3 = _mm256_shuffle_epi8(ctr_sum_3, new_last_byte);
+    const __m256i blk_3 = _mm256_or_si256(ctr_pair_3, ctr_last_byte_3);
     const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
     const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
     const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
@@ -1075,31 +1065,23 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
     g1x0 = sp_2;
     g1x1 = sp_3;
     const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
-    const __m256i ctr_sum_4 = _mm256_add_epi8(ctr_low, ctr_j_4);
-    const __m256i ctr_or_4 = _mm256_or_si256(ctr_low, ctr_j_4);
-    const __m256i ctr_and_4 = _mm256_and_si256(ctr_low, ctr_j_4);
-    const __m256i ctr_out_4 = _mm256_andnot_si256(ctr_sum_4, ctr_or_4);
-    const __m256i ctr_carry_4 = _mm256_or_si256(ctr_and_4, ctr_out_4);
-    const __m256i ctr_bit_4 = _mm256_srli_epi16(ctr_carry_4, 7);
-    const __m256i ctr_bit_4m = _mm256_and_si256(ctr_bit_4, byte_low1);
-    const __m256i ctr_spread_4 = _mm256_shuffle_epi8(ctr_bit_4m, spread_index);
-    const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_4);
-    const __m256i blk_4_b = _mm256_and_si256(ctr_w, ctr_mask_4);
-    const __m256i blk_4_a = _mm256_andnot_si256(ctr_mask_4, ctr_sum_4);
-    const __m256i blk_4 = _mm256_or_si256(blk_4_b, blk_4_a);
+    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_last, ctr_j_4);
+    const __m256i ctr_carry_4 = _mm256_shuffle_epi8(ctr_sum_4, carry_everywhere);
+    const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_4);
+    const __m256i ctr_pair_4_b = _mm256_and_si256(ctr_w_open, ctr_mask_4);
+    const __m256i ctr_pair_4_a = _mm256_andnot_si256(ctr_mask_4, ctr_v_open);
+    const __m256i ctr_pair_4 = _mm256_or_si256(ctr_pair_4_b, ctr_pair_4_a);
+    const __m256i ctr_last_byte_4 = _mm256_shuffle_epi8(ctr_sum_4, new_last_byte);
+    const __m256i blk_4 = _mm256_or_si256(ctr_pair_4, ctr_last_byte_4);
     const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
-    const __m256i ctr_sum_5 = _mm256_add_epi8(ctr_low, ctr_j_5);
-    const __m256i ctr_or_5 = _mm256_or_si256(ctr_low, ctr_j_5);
-    const __m256i ctr_and_5 = _mm256_and_si256(ctr_low, ctr_j_5);
-    const __m256i ctr_out_5 = _mm256_andnot_si256(ctr_sum_5, ctr_or_5);
-    const __m256i ctr_carry_5 = _mm256_or_si256(ctr_and_5, ctr_out_5);
-    const __m256i ctr_bit_5 = _mm256_srli_epi16(ctr_carry_5, 7);
-    const __m256i ctr_bit_5m = _mm256_and_si256(ctr_bit_5, byte_low1);
-    const __m256i ctr_spread_5 = _mm256_shuffle_epi8(ctr_bit_5m, spread_index);
-    const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_5);
-    const __m256i blk_5_b = _mm256_and_si256(ctr_w, ctr_mask_5);
-    const __m256i blk_5_a = _mm256_andnot_si256(ctr_mask_5, ctr_sum_5);
-    const __m256i blk_5 = _mm256_or_si256(blk_5_b, blk_5_a);
+    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_last, ctr_j_5);
+    const __m256i ctr_carry_5 = _mm256_shuffle_epi8(ctr_sum_5, carry_everywhere);
+    const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_5);
+    const __m256i ctr_pair_5_b = _mm256_and_si256(ctr_w_open, ctr_mask_5);
+    const __m256i ctr_pair_5_a = _mm256_andnot_si256(ctr_mask_5, ctr_v_open);
+    const __m256i ctr_pair_5 = _mm256_or_si256(ctr_pair_5_b, ctr_pair_5_a);
+    const __m256i ctr_last_byte_5 = _mm256_shuffle_epi8(ctr_sum_5, new_last_byte);
+    const __m256i blk_5 = _mm256_or_si256(ctr_pair_5, ctr_last_byte_5);
     const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
     const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
     const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
@@ -1113,31 +1095,23 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
     g2x0 = sp_4;
     g2x1 = sp_5;
     const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
-    const __m256i ctr_sum_6 = _mm256_add_epi8(ctr_low, ctr_j_6);
-    const __m256i ctr_or_6 = _mm256_or_si256(ctr_low, ctr_j_6);
-    const __m256i ctr_and_6 = _mm256_and_si256(ctr_low, ctr_j_6);
-    const __m256i ctr_out_6 = _mm256_andnot_si256(ctr_sum_6, ctr_or_6);
-    const __m256i ctr_carry_6 = _mm256_or_si256(ctr_and_6, ctr_out_6);
-    const __m256i ctr_bit_6 = _mm256_srli_epi16(ctr_carry_6, 7);
-    const __m256i ctr_bit_6m = _mm256_and_si256(ctr_bit_6, byte_low1);
-    const __m256i ctr_spread_6 = _mm256_shuffle_epi8(ctr_bit_6m, spread_index);
-    const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_6);
-    const __m256i blk_6_b = _mm256_and_si256(ctr_w, ctr_mask_6);
-    const __m256i blk_6_a = _mm256_andnot_si256(ctr_mask_6, ctr_sum_6);
-    const __m256i blk_6 = _mm256_or_si256(blk_6_b, blk_6_a);
+    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_last, ctr_j_6);
+    const __m256i ctr_carry_6 = _mm256_shuffle_epi8(ctr_sum_6, carry_everywhere);
+    const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_6);
+    const __m256i ctr_pair_6_b = _mm256_and_si256(ctr_w_open, ctr_mask_6);
+    const __m256i ctr_pair_6_a = _mm256_andnot_si256(ctr_mask_6, ctr_v_open);
+    const __m256i ctr_pair_6 = _mm256_or_si256(ctr_pair_6_b, ctr_pair_6_a);
+    const __m256i ctr_last_byte_6 = _mm256_shuffle_epi8(ctr_sum_6, new_last_byte);
+    const __m256i blk_6 = _mm256_or_si256(ctr_pair_6, ctr_last_byte_6);
     const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
-    const __m256i ctr_sum_7 = _mm256_add_epi8(ctr_low, ctr_j_7);
-    const __m256i ctr_or_7 = _mm256_or_si256(ctr_low, ctr_j_7);
-    const __m256i ctr_and_7 = _mm256_and_si256(ctr_low, ctr_j_7);
-    const __m256i ctr_out_7 = _mm256_andnot_si256(ctr_sum_7, ctr_or_7);
-    const __m256i ctr_carry_7 = _mm256_or_si256(ctr_and_7, ctr_out_7);
-    const __m256i ctr_bit_7 = _mm256_srli_epi16(ctr_carry_7, 7);
-    const __m256i ctr_bit_7m = _mm256_and_si256(ctr_bit_7, byte_low1);
-    const __m256i ctr_spread_7 = _mm256_shuffle_epi8(ctr_bit_7m, spread_index);
-    const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_7);
-    const __m256i blk_7_b = _mm256_and_si256(ctr_w, ctr_mask_7);
-    const __m256i blk_7_a = _mm256_andnot_si256(ctr_mask_7, ctr_sum_7);
-    const __m256i blk_7 = _mm256_or_si256(blk_7_b, blk_7_a);
+    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_last, ctr_j_7);
+    const __m256i ctr_carry_7 = _mm256_shuffle_epi8(ctr_sum_7, carry_everywhere);
+    const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_7);
+    const __m256i ctr_pair_7_b = _mm256_and_si256(ctr_w_open, ctr_mask_7);
+    const __m256i ctr_pair_7_a = _mm256_andnot_si256(ctr_mask_7, ctr_v_open);
+    const __m256i ctr_pair_7 = _mm256_or_si256(ctr_pair_7_b, ctr_pair_7_a);
+    const __m256i ctr_last_byte_7 = _mm256_shuffle_epi8(ctr_sum_7, new_last_byte);
+    const __m256i blk_7 = _mm256_or_si256(ctr_pair_7, ctr_last_byte_7);
     const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
     const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
     const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
@@ -2249,38 +2223,44 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
                                                        const uint8_t *src)
 {
     __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
-    /* byte 15 of each lane, a block's last (least significant) */
-    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
-    const __m256i last_byte = kc_bcast16_256(last_byte_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const __m256i byte_14 = kc_bcast16_256(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
     const __m256i block_k = _mm256_loadu_si256((const void *)block_k_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
-    const __m256i spread_index = kc_bcast16_256(spread_index_bytes);
-    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m256i carry_everywhere = kc_bcast16_256(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m256i carry_mask_table = kc_bcast16_256(carry_mask_table_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_1_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const __m256i all_but_last = kc_bcast16_256(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const __m256i new_last_byte = kc_bcast16_256(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00};
     const __m256i block_k_1 = _mm256_loadu_si256((const void *)block_k_1_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_2_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00};
     const __m256i block_k_2 = _mm256_loadu_si256((const void *)block_k_2_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_3_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00};
     const __m256i block_k_3 = _mm256_loadu_si256((const void *)block_k_3_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_4_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00};
     const __m256i block_k_4 = _mm256_loadu_si256((const void *)block_k_4_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_5_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00};
     const __m256i block_k_5 = _mm256_loadu_si256((const void *)block_k_5_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_6_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00};
     const __m256i block_k_6 = _mm256_loadu_si256((const void *)block_k_6_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_7_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00};
     const __m256i block_k_7 = _mm256_loadu_si256((const void *)block_k_7_bytes);
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
@@ -2312,41 +2292,33 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
     /* rotate each 64-bit word left by 24 (byte shuffle) */
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
-    /* low 1 bits of every byte */
-    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
-    const __m256i byte_low1 = kc_bcast16_256(byte_low1_bytes);
     const __m256i ctr_low = kc_bcast16_256(in);
+    const __m256i ctr_last = _mm256_srli_epi16(ctr_low, 8);
     const __m256i ctr_first = _mm256_set1_epi8((char)in[32]);
-    const __m256i ctr_j0 = _mm256_and_si256(ctr_first, last_byte);
+    const __m256i ctr_j0 = _mm256_and_si256(ctr_first, byte_14);
+    const __m256i ctr_v_open = _mm256_and_si256(ctr_low, all_but_last);
     const __m256i ctr_w = kc_bcast16_256(in + 16);
+    const __m256i ctr_w_open = _mm256_and_si256(ctr_w, all_but_last);
 
     /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
-    const __m256i ctr_sum = _mm256_add_epi8(ctr_low, ctr_j);
-    const __m256i ctr_or = _mm256_or_si256(ctr_low, ctr_j);
-    const __m256i ctr_and = _mm256_and_si256(ctr_low, ctr_j);
-    const __m256i ctr_out = _mm256_andnot_si256(ctr_sum, ctr_or);
-    const __m256i ctr_carry = _mm256_or_si256(ctr_and, ctr_out);
-    const __m256i ctr_bit = _mm256_srli_epi16(ctr_carry, 7);
-    const __m256i ctr_bitm = _mm256_and_si256(ctr_bit, byte_low1);
-    const __m256i ctr_spread = _mm256_shuffle_epi8(ctr_bitm, spread_index);
-    const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_spread);
-    const __m256i blk_b = _mm256_and_si256(ctr_w, ctr_mask);
-    const __m256i blk_a = _mm256_andnot_si256(ctr_mask, ctr_sum);
-    const __m256i blk = _mm256_or_si256(blk_b, blk_a);
+    const __m256i ctr_sum = _mm256_add_epi16(ctr_last, ctr_j);
+    const __m256i ctr_carry = _mm256_shuffle_epi8(ctr_sum, carry_everywhere);
+    const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_carry);
+    const __m256i ctr_pair_b = _mm256_and_si256(ctr_w_open, ctr_mask);
+    const __m256i ctr_pair_a = _mm256_andnot_si256(ctr_mask, ctr_v_open);
+    const __m256i ctr_pair = _mm256_or_si256(ctr_pair_b, ctr_pair_a);
+    const __m256i ctr_last_byte = _mm256_shuffle_epi8(ctr_sum, new_last_byte);
+    const __m256i blk = _mm256_or_si256(ctr_pair, ctr_last_byte);
     const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
-    const __m256i ctr_sum_1 = _mm256_add_epi8(ctr_low, ctr_j_1);
-    const __m256i ctr_or_1 = _mm256_or_si256(ctr_low, ctr_j_1);
-    const __m256i ctr_and_1 = _mm256_and_si256(ctr_low, ctr_j_1);
-    const __m256i ctr_out_1 = _mm256_andnot_si256(ctr_sum_1, ctr_or_1);
-    const __m256i ctr_carry_1 = _mm256_or_si256(ctr_and_1, ctr_out_1);
-    const __m256i ctr_bit_1 = _mm256_srli_epi16(ctr_carry_1, 7);
-    const __m256i ctr_bit_1m = _mm256_and_si256(ctr_bit_1, byte_low1);
-    const __m256i ctr_spread_1 = _mm256_shuffle_epi8(ctr_bit_1m, spread_index);
-    const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_1);
-    const __m256i blk_1_b = _mm256_and_si256(ctr_w, ctr_mask_1);
-    const __m256i blk_1_a = _mm256_andnot_si256(ctr_mask_1, ctr_sum_1);
-    const __m256i blk_1 = _mm256_or_si256(blk_1_b, blk_1_a);
+    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_last, ctr_j_1);
+    const __m256i ctr_carry_1 = _mm256_shuffle_epi8(ctr_sum_1, carry_everywhere);
+    const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_1);
+    const __m256i ctr_pair_1_b = _mm256_and_si256(ctr_w_open, ctr_mask_1);
+    const __m256i ctr_pair_1_a = _mm256_andnot_si256(ctr_mask_1, ctr_v_open);
+    const __m256i ctr_pair_1 = _mm256_or_si256(ctr_pair_1_b, ctr_pair_1_a);
+    const __m256i ctr_last_byte_1 = _mm256_shuffle_epi8(ctr_sum_1, new_last_byte);
+    const __m256i blk_1 = _mm256_or_si256(ctr_pair_1, ctr_last_byte_1);
     const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
     const __m256i even_b = _mm256_and_si256(blk_1, high_nibbles);
     const __m256i even_a = _mm256_andnot_si256(high_nibbles, lo_sh);
@@ -2360,31 +2332,23 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
     g0x0 = sp;
     g0x1 = sp_1;
     const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
-    const __m256i ctr_sum_2 = _mm256_add_epi8(ctr_low, ctr_j_2);
-    const __m256i ctr_or_2 = _mm256_or_si256(ctr_low, ctr_j_2);
-    const __m256i ctr_and_2 = _mm256_and_si256(ctr_low, ctr_j_2);
-    const __m256i ctr_out_2 = _mm256_andnot_si256(ctr_sum_2, ctr_or_2);
-    const __m256i ctr_carry_2 = _mm256_or_si256(ctr_and_2, ctr_out_2);
-    const __m256i ctr_bit_2 = _mm256_srli_epi16(ctr_carry_2, 7);
-    const __m256i ctr_bit_2m = _mm256_and_si256(ctr_bit_2, byte_low1);
-    const __m256i ctr_spread_2 = _mm256_shuffle_epi8(ctr_bit_2m, spread_index);
-    const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_2);
-    const __m256i blk_2_b = _mm256_and_si256(ctr_w, ctr_mask_2);
-    const __m256i blk_2_a = _mm256_andnot_si256(ctr_mask_2, ctr_sum_2);
-    const __m256i blk_2 = _mm256_or_si256(blk_2_b, blk_2_a);
+    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_last, ctr_j_2);
+    const __m256i ctr_carry_2 = _mm256_shuffle_epi8(ctr_sum_2, carry_everywhere);
+    const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_2);
+    const __m256i ctr_pair_2_b = _mm256_and_si256(ctr_w_open, ctr_mask_2);
+    const __m256i ctr_pair_2_a = _mm256_andnot_si256(ctr_mask_2, ctr_v_open);
+    const __m256i ctr_pair_2 = _mm256_or_si256(ctr_pair_2_b, ctr_pair_2_a);
+    const __m256i ctr_last_byte_2 = _mm256_shuffle_epi8(ctr_sum_2, new_last_byte);
+    const __m256i blk_2 = _mm256_or_si256(ctr_pair_2, ctr_last_byte_2);
     const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
-    const __m256i ctr_sum_3 = _mm256_add_epi8(ctr_low, ctr_j_3);
-    const __m256i ctr_or_3 = _mm256_or_si256(ctr_low, ctr_j_3);
-    const __m256i ctr_and_3 = _mm256_and_si256(ctr_low, ctr_j_3);
-    const __m256i ctr_out_3 = _mm256_andnot_si256(ctr_sum_3, ctr_or_3);
-    const __m256i ctr_carry_3 = _mm256_or_si256(ctr_and_3, ctr_out_3);
-    const __m256i ctr_bit_3 = _mm256_srli_epi16(ctr_carry_3, 7);
-    const __m256i ctr_bit_3m = _mm256_and_si256(ctr_bit_3, byte_low1);
-    const __m256i ctr_spread_3 = _mm256_shuffle_epi8(ctr_bit_3m, spread_index);
-    const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_3);
-    const __m256i blk_3_b = _mm256_and_si256(ctr_w, ctr_mask_3);
-    const __m256i blk_3_a = _mm256_andnot_si256(ctr_mask_3, ctr_sum_3);
-    const __m256i blk_3 = _mm256_or_si256(blk_3_b, blk_3_a);
+    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_last, ctr_j_3);
+    const __m256i ctr_carry_3 = _mm256_shuffle_epi8(ctr_sum_3, carry_everywhere);
+    const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_3);
+    const __m256i ctr_pair_3_b = _mm256_and_si256(ctr_w_open, ctr_mask_3);
+    const __m256i ctr_pair_3_a = _mm256_andnot_si256(ctr_mask_3, ctr_v_open);
+    const __m256i ctr_pair_3 = _mm256_or_si256(ctr_pair_3_b, ctr_pair_3_a);
+    const __m256i ctr_last_byte_3 = _mm256_shuffle_epi8(ctr_sum_3, new_last_byte);
+    const __m256i blk_3 = _mm256_or_si256(ctr_pair_3, ctr_last_byte_3);
     const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
     const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
     const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
@@ -2398,31 +2362,23 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
     g1x0 = sp_2;
     g1x1 = sp_3;
     const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
-    const __m256i ctr_sum_4 = _mm256_add_epi8(ctr_low, ctr_j_4);
-    const __m256i ctr_or_4 = _mm256_or_si256(ctr_low, ctr_j_4);
-    const __m256i ctr_and_4 = _mm256_and_si256(ctr_low, ctr_j_4);
-    const __m256i ctr_out_4 = _mm256_andnot_si256(ctr_sum_4, ctr_or_4);
-    const __m256i ctr_carry_4 = _mm256_or_si256(ctr_and_4, ctr_out_4);
-    const __m256i ctr_bit_4 = _mm256_srli_epi16(ctr_carry_4, 7);
-    const __m256i ctr_bit_4m = _mm256_and_si256(ctr_bit_4, byte_low1);
-    const __m256i ctr_spread_4 = _mm256_shuffle_epi8(ctr_bit_4m, spread_index);
-    const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_4);
-    const __m256i blk_4_b = _mm256_and_si256(ctr_w, ctr_mask_4);
-    const __m256i blk_4_a = _mm256_andnot_si256(ctr_mask_4, ctr_sum_4);
-    const __m256i blk_4 = _mm256_or_si256(blk_4_b, blk_4_a);
+    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_last, ctr_j_4);
+    const __m256i ctr_carry_4 = _mm256_shuffle_epi8(ctr_sum_4, carry_everywhere);
+    const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_4);
+    const __m256i ctr_pair_4_b = _mm256_and_si256(ctr_w_open, ctr_mask_4);
+    const __m256i ctr_pair_4_a = _mm256_andnot_si256(ctr_mask_4, ctr_v_open);
+    const __m256i ctr_pair_4 = _mm256_or_si256(ctr_pair_4_b, ctr_pair_4_a);
+    const __m256i ctr_last_byte_4 = _mm256_shuffle_epi8(ctr_sum_4, new_last_byte);
+    const __m256i blk_4 = _mm256_or_si256(ctr_pair_4, ctr_last_byte_4);
     const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
-    const __m256i ctr_sum_5 = _mm256_add_epi8(ctr_low, ctr_j_5);
-    const __m256i ctr_or_5 = _mm256_or_si256(ctr_low, ctr_j_5);
-    const __m256i ctr_and_5 = _mm256_and_si256(ctr_low, ctr_j_5);
-    const __m256i ctr_out_5 = _mm256_andnot_si256(ctr_sum_5, ctr_or_5);
-    const __m256i ctr_carry_5 = _mm256_or_si256(ctr_and_5, ctr_out_5);
-    const __m256i ctr_bit_5 = _mm256_srli_epi16(ctr_carry_5, 7);
-    const __m256i ctr_bit_5m = _mm256_and_si256(ctr_bit_5, byte_low1);
-    const __m256i ctr_spread_5 = _mm256_shuffle_epi8(ctr_bit_5m, spread_index);
-    const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_5);
-    const __m256i blk_5_b = _mm256_and_si256(ctr_w, ctr_mask_5);
-    const __m256i blk_5_a = _mm256_andnot_si256(ctr_mask_5, ctr_sum_5);
-    const __m256i blk_5 = _mm256_or_si256(blk_5_b, blk_5_a);
+    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_last, ctr_j_5);
+    const __m256i ctr_carry_5 = _mm256_shuffle_epi8(ctr_sum_5, carry_everywhere);
+    const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_5);
+    const __m256i ctr_pair_5_b = _mm256_and_si256(ctr_w_open, ctr_mask_5);
+    const __m256i ctr_pair_5_a = _mm256_andnot_si256(ctr_mask_5, ctr_v_open);
+    const __m256i ctr_pair_5 = _mm256_or_si256(ctr_pair_5_b, ctr_pair_5_a);
+    const __m256i ctr_last_byte_5 = _mm256_shuffle_epi8(ctr_sum_5, new_last_byte);
+    const __m256i blk_5 = _mm256_or_si256(ctr_pair_5, ctr_last_byte_5);
     const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
     const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
     const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
@@ -2436,31 +2392,23 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
     g2x0 = sp_4;
     g2x1 = sp_5;
     const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
-    const __m256i ctr_sum_6 = _mm256_add_epi8(ctr_low, ctr_j_6);
-    const __m256i ctr_or_6 = _mm256_or_si256(ctr_low, ctr_j_6);
-    const __m256i ctr_and_6 = _mm256_and_si256(ctr_low, ctr_j_6);
-    const __m256i ctr_out_6 = _mm256_andnot_si256(ctr_sum_6, ctr_or_6);
-    const __m256i ctr_carry_6 = _mm256_or_si256(ctr_and_6, ctr_out_6);
-    const __m256i ctr_bit_6 = _mm256_srli_epi16(ctr_carry_6, 7);
-    const __m256i ctr_bit_6m = _mm256_and_si256(ctr_bit_6, byte_low1);
-    const __m256i ctr_spread_6 = _mm256_shuffle_epi8(ctr_bit_6m, spread_index);
-    const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_6);
-    const __m256i blk_6_b = _mm256_and_si256(ctr_w, ctr_mask_6);
-    const __m256i blk_6_a = _mm256_andnot_si256(ctr_mask_6, ctr_sum_6);
-    const __m256i blk_6 = _mm256_or_si256(blk_6_b, blk_6_a);
+    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_last, ctr_j_6);
+    const __m256i ctr_carry_6 = _mm256_shuffle_epi8(ctr_sum_6, carry_everywhere);
+    const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_6);
+    const __m256i ctr_pair_6_b = _mm256_and_si256(ctr_w_open, ctr_mask_6);
+    const __m256i ctr_pair_6_a = _mm256_andnot_si256(ctr_mask_6, ctr_v_open);
+    const __m256i ctr_pair_6 = _mm256_or_si256(ctr_pair_6_b, ctr_pair_6_a);
+    const __m256i ctr_last_byte_6 = _mm256_shuffle_epi8(ctr_sum_6, new_last_byte);
+    const __m256i blk_6 = _mm256_or_si256(ctr_pair_6, ctr_last_byte_6);
     const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
-    const __m256i ctr_sum_7 = _mm256_add_epi8(ctr_low, ctr_j_7);
-    const __m256i ctr_or_7 = _mm256_or_si256(ctr_low, ctr_j_7);
-    const __m256i ctr_and_7 = _mm256_and_si256(ctr_low, ctr_j_7);
-    const __m256i ctr_out_7 = _mm256_andnot_si256(ctr_sum_7, ctr_or_7);
-    const __m256i ctr_carry_7 = _mm256_or_si256(ctr_and_7, ctr_out_7);
-    const __m256i ctr_bit_7 = _mm256_srli_epi16(ctr_carry_7, 7);
-    const __m256i ctr_bit_7m = _mm256_and_si256(ctr_bit_7, byte_low1);
-    const __m256i ctr_spread_7 = _mm256_shuffle_epi8(ctr_bit_7m, spread_index);
-    const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_7);
-    const __m256i blk_7_b = _mm256_and_si256(ctr_w, ctr_mask_7);
-    const __m256i blk_7_a = _mm256_andnot_si256(ctr_mask_7, ctr_sum_7);
-    const __m256i blk_7 = _mm256_or_si256(blk_7_b, blk_7_a);
+    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_last, ctr_j_7);
+    const __m256i ctr_carry_7 = _mm256_shuffle_epi8(ctr_sum_7, carry_everywhere);
+    const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_7);
+    const __m256i ctr_pair_7_b = _mm256_and_si256(ctr_w_open, ctr_mask_7);
+    const __m256i ctr_pair_7_a = _mm256_andnot_si256(ctr_mask_7, ctr_v_open);
+    const __m256i ctr_pair_7 = _mm256_or_si256(ctr_pair_7_b, ctr_pair_7_a);
+    const __m256i ctr_last_byte_7 = _mm256_shuffle_epi8(ctr_sum_7, new_last_byte);
+    const __m256i blk_7 = _mm256_or_si256(ctr_pair_7, ctr_last_byte_7);
     const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
     const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
     const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);
@@ -3710,41 +3658,44 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
                                                        const uint8_t *src)
 {
     __m256i g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
-    /* byte 15 of each lane, a block's last (least significant) */
-    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
-    const __m256i last_byte = kc_bcast16_256(last_byte_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const __m256i byte_14 = kc_bcast16_256(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m256i block_k = kc_bcast16_256(block_k_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_bytes[32] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
-    const __m256i spread_index = _mm256_loadu_si256((const void *)spread_index_bytes);
-    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[32] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m256i carry_everywhere = _mm256_loadu_si256((const void *)carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m256i carry_mask_table = kc_bcast16_256(carry_mask_table_bytes);
-    /* the lanes that hold a block's last 16 bytes */
-    static const uint8_t low_lanes_bytes[32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-    const __m256i low_lanes = _mm256_loadu_si256((const void *)low_lanes_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[32] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const __m256i all_but_last = _mm256_loadu_si256((const void *)all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[32] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const __m256i new_last_byte = _mm256_loadu_si256((const void *)new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
     const __m256i block_k_1 = kc_bcast16_256(block_k_1_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00};
     const __m256i block_k_2 = kc_bcast16_256(block_k_2_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00};
     const __m256i block_k_3 = kc_bcast16_256(block_k_3_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00};
     const __m256i block_k_4 = kc_bcast16_256(block_k_4_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00};
     const __m256i block_k_5 = kc_bcast16_256(block_k_5_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00};
     const __m256i block_k_6 = kc_bcast16_256(block_k_6_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00};
     const __m256i block_k_7 = kc_bcast16_256(block_k_7_bytes);
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
@@ -3782,44 +3733,34 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
     /* rotate each 64-bit word left by 24 (byte shuffle) */
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
-    /* low 1 bits of every byte */
-    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
-    const __m256i byte_low1 = kc_bcast16_256(byte_low1_bytes);
     const __m256i ctr_low = kc_bcast16_256(in + 16);
+    const __m256i ctr_last = _mm256_srli_epi16(ctr_low, 8);
     const __m256i ctr_first = _mm256_set1_epi8((char)in[64]);
-    const __m256i ctr_j0 = _mm256_and_si256(ctr_first, last_byte);
+    const __m256i ctr_j0 = _mm256_and_si256(ctr_first, byte_14);
     const __m256i ctr_v = _mm256_loadu_si256((const void *)(in));
+    const __m256i ctr_v_open = _mm256_and_si256(ctr_v, all_but_last);
     const __m256i ctr_w = _mm256_loadu_si256((const void *)(in + 32));
+    const __m256i ctr_w_open = _mm256_and_si256(ctr_w, all_but_last);
 
     /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
-    const __m256i ctr_sum = _mm256_add_epi8(ctr_low, ctr_j);
-    const __m256i ctr_or = _mm256_or_si256(ctr_low, ctr_j);
-    const __m256i ctr_and = _mm256_and_si256(ctr_low, ctr_j);
-    const __m256i ctr_out = _mm256_andnot_si256(ctr_sum, ctr_or);
-    const __m256i ctr_carry = _mm256_or_si256(ctr_and, ctr_out);
-    const __m256i ctr_bit = _mm256_srli_epi16(ctr_carry, 7);
-    const __m256i ctr_bitm = _mm256_and_si256(ctr_bit, byte_low1);
-    const __m256i ctr_spread = _mm256_shuffle_epi8(ctr_bitm, spread_index);
-    const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_spread);
-    const __m256i ctr_kept = _mm256_blendv_epi8(ctr_v, ctr_sum, low_lanes);
-    const __m256i blk_b = _mm256_and_si256(ctr_w, ctr_mask);
-    const __m256i blk_a = _mm256_andnot_si256(ctr_mask, ctr_kept);
-    const __m256i blk = _mm256_or_si256(blk_b, blk_a);
+    const __m256i ctr_sum = _mm256_add_epi16(ctr_last, ctr_j);
+    const __m256i ctr_carry = _mm256_shuffle_epi8(ctr_sum, carry_everywhere);
+    const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_carry);
+    const __m256i ctr_pair_b = _mm256_and_si256(ctr_w_open, ctr_mask);
+    const __m256i ctr_pair_a = _mm256_andnot_si256(ctr_mask, ctr_v_open);
+    const __m256i ctr_pair = _mm256_or_si256(ctr_pair_b, ctr_pair_a);
+    const __m256i ctr_last_byte = _mm256_shuffle_epi8(ctr_sum, new_last_byte);
+    const __m256i blk = _mm256_or_si256(ctr_pair, ctr_last_byte);
     const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
-    const __m256i ctr_sum_1 = _mm256_add_epi8(ctr_low, ctr_j_1);
-    const __m256i ctr_or_1 = _mm256_or_si256(ctr_low, ctr_j_1);
-    const __m256i ctr_and_1 = _mm256_and_si256(ctr_low, ctr_j_1);
-    const __m256i ctr_out_1 = _mm256_andnot_si256(ctr_sum_1, ctr_or_1);
-    const __m256i ctr_carry_1 = _mm256_or_si256(ctr_and_1, ctr_out_1);
-    const __m256i ctr_bit_1 = _mm256_srli_epi16(ctr_carry_1, 7);
-    const __m256i ctr_bit_1m = _mm256_and_si256(ctr_bit_1, byte_low1);
-    const __m256i ctr_spread_1 = _mm256_shuffle_epi8(ctr_bit_1m, spread_index);
-    const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_1);
-    const __m256i ctr_kept_1 = _mm256_blendv_epi8(ctr_v, ctr_sum_1, low_lanes);
-    const __m256i blk_1_b = _mm256_and_si256(ctr_w, ctr_mask_1);
-    const __m256i blk_1_a = _mm256_andnot_si256(ctr_mask_1, ctr_kept_1);
-    const __m256i blk_1 = _mm256_or_si256(blk_1_b, blk_1_a);
+    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_last, ctr_j_1);
+    const __m256i ctr_carry_1 = _mm256_shuffle_epi8(ctr_sum_1, carry_everywhere);
+    const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_1);
+    const __m256i ctr_pair_1_b = _mm256_and_si256(ctr_w_open, ctr_mask_1);
+    const __m256i ctr_pair_1_a = _mm256_andnot_si256(ctr_mask_1, ctr_v_open);
+    const __m256i ctr_pair_1 = _mm256_or_si256(ctr_pair_1_b, ctr_pair_1_a);
+    const __m256i ctr_last_byte_1 = _mm256_shuffle_epi8(ctr_sum_1, new_last_byte);
+    const __m256i blk_1 = _mm256_or_si256(ctr_pair_1, ctr_last_byte_1);
     const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
     const __m256i even_b = _mm256_and_si256(blk_1, high_nibbles);
     const __m256i even_a = _mm256_andnot_si256(high_nibbles, lo_sh);
@@ -3835,33 +3776,23 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
     g0x0 = lanes;
     g0x1 = lanes_1;
     const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
-    const __m256i ctr_sum_2 = _mm256_add_epi8(ctr_low, ctr_j_2);
-    const __m256i ctr_or_2 = _mm256_or_si256(ctr_low, ctr_j_2);
-    const __m256i ctr_and_2 = _mm256_and_si256(ctr_low, ctr_j_2);
-    const __m256i ctr_out_2 = _mm256_andnot_si256(ctr_sum_2, ctr_or_2);
-    const __m256i ctr_carry_2 = _mm256_or_si256(ctr_and_2, ctr_out_2);
-    const __m256i ctr_bit_2 = _mm256_srli_epi16(ctr_carry_2, 7);
-    const __m256i ctr_bit_2m = _mm256_and_si256(ctr_bit_2, byte_low1);
-    const __m256i ctr_spread_2 = _mm256_shuffle_epi8(ctr_bit_2m, spread_index);
-    const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_2);
-    const __m256i ctr_kept_2 = _mm256_blendv_epi8(ctr_v, ctr_sum_2, low_lanes);
-    const __m256i blk_2_b = _mm256_and_si256(ctr_w, ctr_mask_2);
-    const __m256i blk_2_a = _mm256_andnot_si256(ctr_mask_2, ctr_kept_2);
-    const __m256i blk_2 = _mm256_or_si256(blk_2_b, blk_2_a);
+    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_last, ctr_j_2);
+    const __m256i ctr_carry_2 = _mm256_shuffle_epi8(ctr_sum_2, carry_everywhere);
+    const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_2);
+    const __m256i ctr_pair_2_b = _mm256_and_si256(ctr_w_open, ctr_mask_2);
+    const __m256i ctr_pair_2_a = _mm256_andnot_si256(ctr_mask_2, ctr_v_open);
+    const __m256i ctr_pair_2 = _mm256_or_si256(ctr_pair_2_b, ctr_pair_2_a);
+    const __m256i ctr_last_byte_2 = _mm256_shuffle_epi8(ctr_sum_2, new_last_byte);
+    const __m256i blk_2 = _mm256_or_si256(ctr_pair_2, ctr_last_byte_2);
     const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
-    const __m256i ctr_sum_3 = _mm256_add_epi8(ctr_low, ctr_j_3);
-    const __m256i ctr_or_3 = _mm256_or_si256(ctr_low, ctr_j_3);
-    const __m256i ctr_and_3 = _mm256_and_si256(ctr_low, ctr_j_3);
-    const __m256i ctr_out_3 = _mm256_andnot_si256(ctr_sum_3, ctr_or_3);
-    const __m256i ctr_carry_3 = _mm256_or_si256(ctr_and_3, ctr_out_3);
-    const __m256i ctr_bit_3 = _mm256_srli_epi16(ctr_carry_3, 7);
-    const __m256i ctr_bit_3m = _mm256_and_si256(ctr_bit_3, byte_low1);
-    const __m256i ctr_spread_3 = _mm256_shuffle_epi8(ctr_bit_3m, spread_index);
-    const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_3);
-    const __m256i ctr_kept_3 = _mm256_blendv_epi8(ctr_v, ctr_sum_3, low_lanes);
-    const __m256i blk_3_b = _mm256_and_si256(ctr_w, ctr_mask_3);
-    const __m256i blk_3_a = _mm256_andnot_si256(ctr_mask_3, ctr_kept_3);
-    const __m256i blk_3 = _mm256_or_si256(blk_3_b, blk_3_a);
+    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_last, ctr_j_3);
+    const __m256i ctr_carry_3 = _mm256_shuffle_epi8(ctr_sum_3, carry_everywhere);
+    const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_3);
+    const __m256i ctr_pair_3_b = _mm256_and_si256(ctr_w_open, ctr_mask_3);
+    const __m256i ctr_pair_3_a = _mm256_andnot_si256(ctr_mask_3, ctr_v_open);
+    const __m256i ctr_pair_3 = _mm256_or_si256(ctr_pair_3_b, ctr_pair_3_a);
+    const __m256i ctr_last_byte_3 = _mm256_shuffle_epi8(ctr_sum_3, new_last_byte);
+    const __m256i blk_3 = _mm256_or_si256(ctr_pair_3, ctr_last_byte_3);
     const __m256i lo_sh_1 = _mm256_srli_epi16(blk_2, 4);
     const __m256i even_1_b = _mm256_and_si256(blk_3, high_nibbles);
     const __m256i even_1_a = _mm256_andnot_si256(high_nibbles, lo_sh_1);
@@ -3877,33 +3808,23 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
     g1x0 = lanes_2;
     g1x1 = lanes_3;
     const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
-    const __m256i ctr_sum_4 = _mm256_add_epi8(ctr_low, ctr_j_4);
-    const __m256i ctr_or_4 = _mm256_or_si256(ctr_low, ctr_j_4);
-    const __m256i ctr_and_4 = _mm256_and_si256(ctr_low, ctr_j_4);
-    const __m256i ctr_out_4 = _mm256_andnot_si256(ctr_sum_4, ctr_or_4);
-    const __m256i ctr_carry_4 = _mm256_or_si256(ctr_and_4, ctr_out_4);
-    const __m256i ctr_bit_4 = _mm256_srli_epi16(ctr_carry_4, 7);
-    const __m256i ctr_bit_4m = _mm256_and_si256(ctr_bit_4, byte_low1);
-    const __m256i ctr_spread_4 = _mm256_shuffle_epi8(ctr_bit_4m, spread_index);
-    const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_4);
-    const __m256i ctr_kept_4 = _mm256_blendv_epi8(ctr_v, ctr_sum_4, low_lanes);
-    const __m256i blk_4_b = _mm256_and_si256(ctr_w, ctr_mask_4);
-    const __m256i blk_4_a = _mm256_andnot_si256(ctr_mask_4, ctr_kept_4);
-    const __m256i blk_4 = _mm256_or_si256(blk_4_b, blk_4_a);
+    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_last, ctr_j_4);
+    const __m256i ctr_carry_4 = _mm256_shuffle_epi8(ctr_sum_4, carry_everywhere);
+    const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_4);
+    const __m256i ctr_pair_4_b = _mm256_and_si256(ctr_w_open, ctr_mask_4);
+    const __m256i ctr_pair_4_a = _mm256_andnot_si256(ctr_mask_4, ctr_v_open);
+    const __m256i ctr_pair_4 = _mm256_or_si256(ctr_pair_4_b, ctr_pair_4_a);
+    const __m256i ctr_last_byte_4 = _mm256_shuffle_epi8(ctr_sum_4, new_last_byte);
+    const __m256i blk_4 = _mm256_or_si256(ctr_pair_4, ctr_last_byte_4);
     const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
-    const __m256i ctr_sum_5 = _mm256_add_epi8(ctr_low, ctr_j_5);
-    const __m256i ctr_or_5 = _mm256_or_si256(ctr_low, ctr_j_5);
-    const __m256i ctr_and_5 = _mm256_and_si256(ctr_low, ctr_j_5);
-    const __m256i ctr_out_5 = _mm256_andnot_si256(ctr_sum_5, ctr_or_5);
-    const __m256i ctr_carry_5 = _mm256_or_si256(ctr_and_5, ctr_out_5);
-    const __m256i ctr_bit_5 = _mm256_srli_epi16(ctr_carry_5, 7);
-    const __m256i ctr_bit_5m = _mm256_and_si256(ctr_bit_5, byte_low1);
-    const __m256i ctr_spread_5 = _mm256_shuffle_epi8(ctr_bit_5m, spread_index);
-    const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_5);
-    const __m256i ctr_kept_5 = _mm256_blendv_epi8(ctr_v, ctr_sum_5, low_lanes);
-    const __m256i blk_5_b = _mm256_and_si256(ctr_w, ctr_mask_5);
-    const __m256i blk_5_a = _mm256_andnot_si256(ctr_mask_5, ctr_kept_5);
-    const __m256i blk_5 = _mm256_or_si256(blk_5_b, blk_5_a);
+    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_last, ctr_j_5);
+    const __m256i ctr_carry_5 = _mm256_shuffle_epi8(ctr_sum_5, carry_everywhere);
+    const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_5);
+    const __m256i ctr_pair_5_b = _mm256_and_si256(ctr_w_open, ctr_mask_5);
+    const __m256i ctr_pair_5_a = _mm256_andnot_si256(ctr_mask_5, ctr_v_open);
+    const __m256i ctr_pair_5 = _mm256_or_si256(ctr_pair_5_b, ctr_pair_5_a);
+    const __m256i ctr_last_byte_5 = _mm256_shuffle_epi8(ctr_sum_5, new_last_byte);
+    const __m256i blk_5 = _mm256_or_si256(ctr_pair_5, ctr_last_byte_5);
     const __m256i lo_sh_2 = _mm256_srli_epi16(blk_4, 4);
     const __m256i even_2_b = _mm256_and_si256(blk_5, high_nibbles);
     const __m256i even_2_a = _mm256_andnot_si256(high_nibbles, lo_sh_2);
@@ -3919,33 +3840,23 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
     g2x0 = lanes_4;
     g2x1 = lanes_5;
     const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
-    const __m256i ctr_sum_6 = _mm256_add_epi8(ctr_low, ctr_j_6);
-    const __m256i ctr_or_6 = _mm256_or_si256(ctr_low, ctr_j_6);
-    const __m256i ctr_and_6 = _mm256_and_si256(ctr_low, ctr_j_6);
-    const __m256i ctr_out_6 = _mm256_andnot_si256(ctr_sum_6, ctr_or_6);
-    const __m256i ctr_carry_6 = _mm256_or_si256(ctr_and_6, ctr_out_6);
-    const __m256i ctr_bit_6 = _mm256_srli_epi16(ctr_carry_6, 7);
-    const __m256i ctr_bit_6m = _mm256_and_si256(ctr_bit_6, byte_low1);
-    const __m256i ctr_spread_6 = _mm256_shuffle_epi8(ctr_bit_6m, spread_index);
-    const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_6);
-    const __m256i ctr_kept_6 = _mm256_blendv_epi8(ctr_v, ctr_sum_6, low_lanes);
-    const __m256i blk_6_b = _mm256_and_si256(ctr_w, ctr_mask_6);
-    const __m256i blk_6_a = _mm256_andnot_si256(ctr_mask_6, ctr_kept_6);
-    const __m256i blk_6 = _mm256_or_si256(blk_6_b, blk_6_a);
+    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_last, ctr_j_6);
+    const __m256i ctr_carry_6 = _mm256_shuffle_epi8(ctr_sum_6, carry_everywhere);
+    const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_6);
+    const __m256i ctr_pair_6_b = _mm256_and_si256(ctr_w_open, ctr_mask_6);
+    const __m256i ctr_pair_6_a = _mm256_andnot_si256(ctr_mask_6, ctr_v_open);
+    const __m256i ctr_pair_6 = _mm256_or_si256(ctr_pair_6_b, ctr_pair_6_a);
+    const __m256i ctr_last_byte_6 = _mm256_shuffle_epi8(ctr_sum_6, new_last_byte);
+    const __m256i blk_6 = _mm256_or_si256(ctr_pair_6, ctr_last_byte_6);
     const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
-    const __m256i ctr_sum_7 = _mm256_add_epi8(ctr_low, ctr_j_7);
-    const __m256i ctr_or_7 = _mm256_or_si256(ctr_low, ctr_j_7);
-    const __m256i ctr_and_7 = _mm256_and_si256(ctr_low, ctr_j_7);
-    const __m256i ctr_out_7 = _mm256_andnot_si256(ctr_sum_7, ctr_or_7);
-    const __m256i ctr_carry_7 = _mm256_or_si256(ctr_and_7, ctr_out_7);
-    const __m256i ctr_bit_7 = _mm256_srli_epi16(ctr_carry_7, 7);
-    const __m256i ctr_bit_7m = _mm256_and_si256(ctr_bit_7, byte_low1);
-    const __m256i ctr_spread_7 = _mm256_shuffle_epi8(ctr_bit_7m, spread_index);
-    const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_spread_7);
-    const __m256i ctr_kept_7 = _mm256_blendv_epi8(ctr_v, ctr_sum_7, low_lanes);
-    const __m256i blk_7_b = _mm256_and_si256(ctr_w, ctr_mask_7);
-    const __m256i blk_7_a = _mm256_andnot_si256(ctr_mask_7, ctr_kept_7);
-    const __m256i blk_7 = _mm256_or_si256(blk_7_b, blk_7_a);
+    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_last, ctr_j_7);
+    const __m256i ctr_carry_7 = _mm256_shuffle_epi8(ctr_sum_7, carry_everywhere);
+    const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_7);
+    const __m256i ctr_pair_7_b = _mm256_and_si256(ctr_w_open, ctr_mask_7);
+    const __m256i ctr_pair_7_a = _mm256_andnot_si256(ctr_mask_7, ctr_v_open);
+    const __m256i ctr_pair_7 = _mm256_or_si256(ctr_pair_7_b, ctr_pair_7_a);
+    const __m256i ctr_last_byte_7 = _mm256_shuffle_epi8(ctr_sum_7, new_last_byte);
+    const __m256i blk_7 = _mm256_or_si256(ctr_pair_7, ctr_last_byte_7);
     const __m256i lo_sh_3 = _mm256_srli_epi16(blk_6, 4);
     const __m256i even_3_b = _mm256_and_si256(blk_7, high_nibbles);
     const __m256i even_3_a = _mm256_andnot_si256(high_nibbles, lo_sh_3);

@@ -542,276 +542,247 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	.p2align 5
 ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	vbroadcasti128 (%rsi), %ymm0 /* ctr_low = bcast128() */
-	vpbroadcastb 32(%rsi), %ymm1 /* ctr_first = bcast8() */
-	vpand .Lublock_register_avx2_asm_2_last_byte(%rip), %ymm1, %ymm1 /* ctr_j0 = and(ctr_first, last_byte) */
-	vbroadcasti128 16(%rsi), %ymm2 /* ctr_w = bcast128() */
+	vpsrlw $8, %ymm0, %ymm1 /* ctr_last = shr(ctr_low) */
+	vpbroadcastb 32(%rsi), %ymm2 /* ctr_first = bcast8() */
+	vpand .Lublock_register_avx2_asm_2_byte_14(%rip), %ymm2, %ymm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpand .Lublock_register_avx2_asm_2_all_but_last(%rip), %ymm0, %ymm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
+	vpand .Lublock_register_avx2_asm_2_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx2_asm_2_block_k(%rip), %ymm1, %ymm3 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddb %ymm3, %ymm0, %ymm4 /* ctr_sum = add(ctr_low, ctr_j) */
-	vpor %ymm3, %ymm0, %ymm5 /* ctr_or = or(ctr_low, ctr_j) */
-	vpand %ymm3, %ymm0, %ymm3 /* ctr_and = and(ctr_low, ctr_j) */
-	vpandn %ymm5, %ymm4, %ymm5 /* ctr_out = andnot(ctr_sum, ctr_or) */
-	vpor %ymm5, %ymm3, %ymm3 /* ctr_carry = or(ctr_and, ctr_out) */
-	vpsrlw $7, %ymm3, %ymm3 /* ctr_bit = shr(ctr_carry) */
-	vpand .Lublock_register_avx2_asm_2_byte_low1(%rip), %ymm3, %ymm3 /* ctr_bitm = and(ctr_bit, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_2_spread_index(%rip), %ymm3, %ymm3 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
-	vmovdqa .Lublock_register_avx2_asm_2_carry_mask_table(%rip), %ymm5 /* carry_mask_table = const() */
-	vpshufb %ymm3, %ymm5, %ymm3 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	vpand %ymm3, %ymm2, %ymm6 /* blk_b = and(ctr_w, ctr_mask) */
-	vpandn %ymm4, %ymm3, %ymm3 /* blk_a = andnot(ctr_mask, ctr_sum) */
-	vpor %ymm3, %ymm6, %ymm3 /* blk = or(blk_b, blk_a) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_1(%rip), %ymm1, %ymm4 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddb %ymm4, %ymm0, %ymm6 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	vpor %ymm4, %ymm0, %ymm7 /* ctr_or_1 = or(ctr_low, ctr_j_1) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_1 = and(ctr_low, ctr_j_1) */
-	vpandn %ymm7, %ymm6, %ymm7 /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
-	vpor %ymm7, %ymm4, %ymm4 /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
-	vpsrlw $7, %ymm4, %ymm4 /* ctr_bit_1 = shr(ctr_carry_1) */
-	vpand .Lublock_register_avx2_asm_2_byte_low1(%rip), %ymm4, %ymm4 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_2_spread_index(%rip), %ymm4, %ymm4 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
-	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	vpand %ymm4, %ymm2, %ymm7 /* blk_1_b = and(ctr_w, ctr_mask_1) */
-	vpandn %ymm6, %ymm4, %ymm4 /* blk_1_a = andnot(ctr_mask_1, ctr_sum_1) */
-	vpor %ymm4, %ymm7, %ymm4 /* blk_1 = or(blk_1_b, blk_1_a) */
-	vpsrlw $4, %ymm3, %ymm6 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm4, %ymm7 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm8 /* high_nibbles = const() */
-	vpandn %ymm6, %ymm8, %ymm6 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm6, %ymm7, %ymm6 /* even = or(even_b, even_a) */
-	vpsllw $4, %ymm4, %ymm4 /* hi_sh = shl(blk_1) */
-	vpand %ymm8, %ymm4, %ymm4 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm3, %ymm8, %ymm3 /* odd_a = andnot(high_nibbles, blk) */
-	vpor %ymm3, %ymm4, %ymm3 /* odd = or(odd_b, odd_a) */
-	vpunpcklbw %ymm3, %ymm6, %ymm4 /* sp = unpacklo(even, odd) */
-	vpunpckhbw %ymm3, %ymm6, %ymm3 /* sp_1 = unpackhi(even, odd) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_2(%rip), %ymm1, %ymm6 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddb %ymm6, %ymm0, %ymm7 /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	vpor %ymm6, %ymm0, %ymm9 /* ctr_or_2 = or(ctr_low, ctr_j_2) */
-	vpand %ymm6, %ymm0, %ymm6 /* ctr_and_2 = and(ctr_low, ctr_j_2) */
-	vpandn %ymm9, %ymm7, %ymm9 /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
-	vpor %ymm9, %ymm6, %ymm6 /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
-	vpsrlw $7, %ymm6, %ymm6 /* ctr_bit_2 = shr(ctr_carry_2) */
-	vpand .Lublock_register_avx2_asm_2_byte_low1(%rip), %ymm6, %ymm6 /* ctr_bit_2m = and(ctr_bit_2, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_2_spread_index(%rip), %ymm6, %ymm6 /* ctr_spread_2 = lookup16(ctr_bit_2m, spread_index) */
-	vpshufb %ymm6, %ymm5, %ymm6 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	vpand %ymm6, %ymm2, %ymm9 /* blk_2_b = and(ctr_w, ctr_mask_2) */
-	vpandn %ymm7, %ymm6, %ymm6 /* blk_2_a = andnot(ctr_mask_2, ctr_sum_2) */
-	vpor %ymm6, %ymm9, %ymm6 /* blk_2 = or(blk_2_b, blk_2_a) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_3(%rip), %ymm1, %ymm7 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddb %ymm7, %ymm0, %ymm9 /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	vpor %ymm7, %ymm0, %ymm10 /* ctr_or_3 = or(ctr_low, ctr_j_3) */
-	vpand %ymm7, %ymm0, %ymm7 /* ctr_and_3 = and(ctr_low, ctr_j_3) */
-	vpandn %ymm10, %ymm9, %ymm10 /* ctr_out_3 = andnot(ctr_sum_3, ctr_or_3) */
-	vpor %ymm10, %ymm7, %ymm7 /* ctr_carry_3 = or(ctr_and_3, ctr_out_3) */
-	vpsrlw $7, %ymm7, %ymm7 /* ctr_bit_3 = shr(ctr_carry_3) */
-	vpand .Lublock_register_avx2_asm_2_byte_low1(%rip), %ymm7, %ymm7 /* ctr_bit_3m = and(ctr_bit_3, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_2_spread_index(%rip), %ymm7, %ymm7 /* ctr_spread_3 = lookup16(ctr_bit_3m, spread_index) */
-	vpshufb %ymm7, %ymm5, %ymm7 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	vpand %ymm7, %ymm2, %ymm10 /* blk_3_b = and(ctr_w, ctr_mask_3) */
-	vpandn %ymm9, %ymm7, %ymm7 /* blk_3_a = andnot(ctr_mask_3, ctr_sum_3) */
-	vpor %ymm7, %ymm10, %ymm7 /* blk_3 = or(blk_3_b, blk_3_a) */
-	vpsrlw $4, %ymm6, %ymm9 /* lo_sh_1 = shr(blk_2) */
-	vpand %ymm8, %ymm7, %ymm10 /* even_1_b = and(blk_3, high_nibbles) */
-	vpandn %ymm9, %ymm8, %ymm9 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	vpor %ymm9, %ymm10, %ymm9 /* even_1 = or(even_1_b, even_1_a) */
-	vpsllw $4, %ymm7, %ymm7 /* hi_sh_1 = shl(blk_3) */
-	vpand %ymm8, %ymm7, %ymm7 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	vpandn %ymm6, %ymm8, %ymm6 /* odd_1_a = andnot(high_nibbles, blk_2) */
-	vpor %ymm6, %ymm7, %ymm6 /* odd_1 = or(odd_1_b, odd_1_a) */
-	vpunpcklbw %ymm6, %ymm9, %ymm7 /* sp_2 = unpacklo(even_1, odd_1) */
-	vpunpckhbw %ymm6, %ymm9, %ymm6 /* sp_3 = unpackhi(even_1, odd_1) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_4(%rip), %ymm1, %ymm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddb %ymm9, %ymm0, %ymm10 /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	vpor %ymm9, %ymm0, %ymm11 /* ctr_or_4 = or(ctr_low, ctr_j_4) */
-	vpand %ymm9, %ymm0, %ymm9 /* ctr_and_4 = and(ctr_low, ctr_j_4) */
-	vpandn %ymm11, %ymm10, %ymm11 /* ctr_out_4 = andnot(ctr_sum_4, ctr_or_4) */
-	vpor %ymm11, %ymm9, %ymm9 /* ctr_carry_4 = or(ctr_and_4, ctr_out_4) */
-	vpsrlw $7, %ymm9, %ymm9 /* ctr_bit_4 = shr(ctr_carry_4) */
-	vpand .Lublock_register_avx2_asm_2_byte_low1(%rip), %ymm9, %ymm9 /* ctr_bit_4m = and(ctr_bit_4, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_2_spread_index(%rip), %ymm9, %ymm9 /* ctr_spread_4 = lookup16(ctr_bit_4m, spread_index) */
-	vpshufb %ymm9, %ymm5, %ymm9 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	vpand %ymm9, %ymm2, %ymm11 /* blk_4_b = and(ctr_w, ctr_mask_4) */
-	vpandn %ymm10, %ymm9, %ymm9 /* blk_4_a = andnot(ctr_mask_4, ctr_sum_4) */
-	vpor %ymm9, %ymm11, %ymm9 /* blk_4 = or(blk_4_b, blk_4_a) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_5(%rip), %ymm1, %ymm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddb %ymm10, %ymm0, %ymm11 /* ctr_sum_5 = add(ctr_low, ctr_j_5) */
-	vpor %ymm10, %ymm0, %ymm12 /* ctr_or_5 = or(ctr_low, ctr_j_5) */
-	vpand %ymm10, %ymm0, %ymm10 /* ctr_and_5 = and(ctr_low, ctr_j_5) */
-	vpandn %ymm12, %ymm11, %ymm12 /* ctr_out_5 = andnot(ctr_sum_5, ctr_or_5) */
-	vpor %ymm12, %ymm10, %ymm10 /* ctr_carry_5 = or(ctr_and_5, ctr_out_5) */
-	vpsrlw $7, %ymm10, %ymm10 /* ctr_bit_5 = shr(ctr_carry_5) */
-	vpand .Lublock_register_avx2_asm_2_byte_low1(%rip), %ymm10, %ymm10 /* ctr_bit_5m = and(ctr_bit_5, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_2_spread_index(%rip), %ymm10, %ymm10 /* ctr_spread_5 = lookup16(ctr_bit_5m, spread_index) */
-	vpshufb %ymm10, %ymm5, %ymm10 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	vpand %ymm10, %ymm2, %ymm12 /* blk_5_b = and(ctr_w, ctr_mask_5) */
-	vpandn %ymm11, %ymm10, %ymm10 /* blk_5_a = andnot(ctr_mask_5, ctr_sum_5) */
-	vpor %ymm10, %ymm12, %ymm10 /* blk_5 = or(blk_5_b, blk_5_a) */
-	vpsrlw $4, %ymm9, %ymm11 /* lo_sh_2 = shr(blk_4) */
-	vpand %ymm8, %ymm10, %ymm12 /* even_2_b = and(blk_5, high_nibbles) */
-	vpandn %ymm11, %ymm8, %ymm11 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
-	vpor %ymm11, %ymm12, %ymm11 /* even_2 = or(even_2_b, even_2_a) */
-	vpsllw $4, %ymm10, %ymm10 /* hi_sh_2 = shl(blk_5) */
-	vpand %ymm8, %ymm10, %ymm10 /* odd_2_b = and(hi_sh_2, high_nibbles) */
-	vpandn %ymm9, %ymm8, %ymm9 /* odd_2_a = andnot(high_nibbles, blk_4) */
-	vpor %ymm9, %ymm10, %ymm9 /* odd_2 = or(odd_2_b, odd_2_a) */
-	vpunpcklbw %ymm9, %ymm11, %ymm10 /* sp_4 = unpacklo(even_2, odd_2) */
-	vpunpckhbw %ymm9, %ymm11, %ymm9 /* sp_5 = unpackhi(even_2, odd_2) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_6(%rip), %ymm1, %ymm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddb %ymm11, %ymm0, %ymm12 /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	vpor %ymm11, %ymm0, %ymm13 /* ctr_or_6 = or(ctr_low, ctr_j_6) */
-	vpand %ymm11, %ymm0, %ymm11 /* ctr_and_6 = and(ctr_low, ctr_j_6) */
-	vpandn %ymm13, %ymm12, %ymm13 /* ctr_out_6 = andnot(ctr_sum_6, ctr_or_6) */
-	vpor %ymm13, %ymm11, %ymm11 /* ctr_carry_6 = or(ctr_and_6, ctr_out_6) */
-	vpsrlw $7, %ymm11, %ymm11 /* ctr_bit_6 = shr(ctr_carry_6) */
-	vpand .Lublock_register_avx2_asm_2_byte_low1(%rip), %ymm11, %ymm11 /* ctr_bit_6m = and(ctr_bit_6, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_2_spread_index(%rip), %ymm11, %ymm11 /* ctr_spread_6 = lookup16(ctr_bit_6m, spread_index) */
-	vpshufb %ymm11, %ymm5, %ymm11 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	vpand %ymm11, %ymm2, %ymm13 /* blk_6_b = and(ctr_w, ctr_mask_6) */
-	vpandn %ymm12, %ymm11, %ymm11 /* blk_6_a = andnot(ctr_mask_6, ctr_sum_6) */
-	vpor %ymm11, %ymm13, %ymm11 /* blk_6 = or(blk_6_b, blk_6_a) */
-	vpaddb .Lublock_register_avx2_asm_2_block_k_7(%rip), %ymm1, %ymm1 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddb %ymm1, %ymm0, %ymm12 /* ctr_sum_7 = add(ctr_low, ctr_j_7) */
-	vpor %ymm1, %ymm0, %ymm13 /* ctr_or_7 = or(ctr_low, ctr_j_7) */
-	vpand %ymm1, %ymm0, %ymm0 /* ctr_and_7 = and(ctr_low, ctr_j_7) */
-	vpandn %ymm13, %ymm12, %ymm1 /* ctr_out_7 = andnot(ctr_sum_7, ctr_or_7) */
-	vpor %ymm1, %ymm0, %ymm0 /* ctr_carry_7 = or(ctr_and_7, ctr_out_7) */
-	vpsrlw $7, %ymm0, %ymm0 /* ctr_bit_7 = shr(ctr_carry_7) */
-	vpand .Lublock_register_avx2_asm_2_byte_low1(%rip), %ymm0, %ymm0 /* ctr_bit_7m = and(ctr_bit_7, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_2_spread_index(%rip), %ymm0, %ymm0 /* ctr_spread_7 = lookup16(ctr_bit_7m, spread_index) */
-	vpshufb %ymm0, %ymm5, %ymm0 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	vpand %ymm0, %ymm2, %ymm1 /* blk_7_b = and(ctr_w, ctr_mask_7) */
-	vpandn %ymm12, %ymm0, %ymm0 /* blk_7_a = andnot(ctr_mask_7, ctr_sum_7) */
-	vpor %ymm0, %ymm1, %ymm0 /* blk_7 = or(blk_7_b, blk_7_a) */
-	vpsrlw $4, %ymm11, %ymm1 /* lo_sh_3 = shr(blk_6) */
-	vpand %ymm8, %ymm0, %ymm2 /* even_3_b = and(blk_7, high_nibbles) */
-	vpandn %ymm1, %ymm8, %ymm1 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpaddb .Lublock_register_avx2_asm_2_block_k(%rip), %ymm2, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddw %ymm4, %ymm1, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lublock_register_avx2_asm_2_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
+	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	vpandn %ymm0, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* blk = or(ctr_pair, ctr_last_byte) */
+	vpaddb .Lublock_register_avx2_asm_2_block_k_1(%rip), %ymm2, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpsrlw $4, %ymm4, %ymm7 /* lo_sh = shr(blk) */
+	vpand .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm5, %ymm8 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm9 /* high_nibbles = const() */
+	vpandn %ymm7, %ymm9, %ymm7 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm7, %ymm8, %ymm7 /* even = or(even_b, even_a) */
+	vpsllw $4, %ymm5, %ymm5 /* hi_sh = shl(blk_1) */
+	vpand %ymm9, %ymm5, %ymm5 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm4, %ymm9, %ymm4 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %ymm4, %ymm5, %ymm4 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %ymm4, %ymm7, %ymm5 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %ymm4, %ymm7, %ymm4 /* sp_1 = unpackhi(even, odd) */
+	vpaddb .Lublock_register_avx2_asm_2_block_k_2(%rip), %ymm2, %ymm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpand %ymm8, %ymm3, %ymm10 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	vpor %ymm8, %ymm10, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddb .Lublock_register_avx2_asm_2_block_k_3(%rip), %ymm2, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm8, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpor %ymm8, %ymm10, %ymm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpsrlw $4, %ymm7, %ymm10 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm9, %ymm8, %ymm11 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm10, %ymm9, %ymm10 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm9, %ymm8, %ymm8 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm7, %ymm9, %ymm7 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm7, %ymm10, %ymm8 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm7, %ymm10, %ymm7 /* sp_3 = unpackhi(even_1, odd_1) */
+	vpaddb .Lublock_register_avx2_asm_2_block_k_4(%rip), %ymm2, %ymm10 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddw %ymm10, %ymm1, %ymm10 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddb .Lublock_register_avx2_asm_2_block_k_5(%rip), %ymm2, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddw %ymm11, %ymm1, %ymm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpsrlw $4, %ymm10, %ymm12 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm9, %ymm11, %ymm13 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm12, %ymm9, %ymm12 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm11, %ymm11 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm9, %ymm11, %ymm11 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm10, %ymm9, %ymm10 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm10, %ymm11, %ymm10 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm10, %ymm12, %ymm11 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm10, %ymm12, %ymm10 /* sp_5 = unpackhi(even_2, odd_2) */
+	vpaddb .Lublock_register_avx2_asm_2_block_k_6(%rip), %ymm2, %ymm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddw %ymm12, %ymm1, %ymm12 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddb .Lublock_register_avx2_asm_2_block_k_7(%rip), %ymm2, %ymm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddw %ymm2, %ymm1, %ymm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	vpshufb .Lublock_register_avx2_asm_2_carry_everywhere(%rip), %ymm1, %ymm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm2, %ymm6, %ymm2 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpand %ymm2, %ymm3, %ymm3 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	vpandn %ymm0, %ymm2, %ymm0 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	vpor %ymm0, %ymm3, %ymm0 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpshufb .Lublock_register_avx2_asm_2_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpor %ymm1, %ymm0, %ymm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpsrlw $4, %ymm12, %ymm1 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm9, %ymm0, %ymm2 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm1, %ymm9, %ymm1 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
 	vpor %ymm1, %ymm2, %ymm1 /* even_3 = or(even_3_b, even_3_a) */
 	vpsllw $4, %ymm0, %ymm0 /* hi_sh_3 = shl(blk_7) */
-	vpand %ymm8, %ymm0, %ymm0 /* odd_3_b = and(hi_sh_3, high_nibbles) */
-	vpandn %ymm11, %ymm8, %ymm2 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpand %ymm9, %ymm0, %ymm0 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm12, %ymm9, %ymm2 /* odd_3_a = andnot(high_nibbles, blk_6) */
 	vpor %ymm2, %ymm0, %ymm0 /* odd_3 = or(odd_3_b, odd_3_a) */
 	vpunpcklbw %ymm0, %ymm1, %ymm2 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %ymm0, %ymm1, %ymm0 /* sp_7 = unpackhi(even_3, odd_3) */
 	vmovdqa .Lublock_register_avx2_asm_2_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_rotl48(%rip), %ymm5 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_2_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_sbox_hi(%rip), %ymm6 /* sbox_hi = const() */
 	vmovdqa .Lublock_register_avx2_asm_2_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
 	vmovdqa .Lublock_register_avx2_asm_2_pl_mask(%rip), %ymm13 /* pl_mask = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_avx2_asm_2_loop_r0:
-	vmovdqu (%rdi,%r8), %ymm8 /* rk0 = load() */
+	vmovdqu (%rdi,%r8), %ymm9 /* rk0 = load() */
 	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm8, %ymm4, %ymm4 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm14, %ymm3, %ymm3 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm1, %ymm4, %ymm15 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %ymm4, %ymm4 /* s0_sh = shr(k0) */
-	vpand %ymm1, %ymm4, %ymm4 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpxor %ymm9, %ymm5, %ymm5 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm4, %ymm4 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm1, %ymm5, %ymm15 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s0_sh = shr(k0) */
+	vpand %ymm1, %ymm5, %ymm5 /* s0_hi = and(s0_sh, low_nibbles) */
 	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm4, %ymm15, %ymm4 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm1, %ymm3, %ymm15 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %ymm3, %ymm3 /* s1_sh = shr(k1) */
-	vpand %ymm1, %ymm3, %ymm3 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm5, %ymm6, %ymm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm5, %ymm15, %ymm5 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm1, %ymm4, %ymm15 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s1_sh = shr(k1) */
+	vpand %ymm1, %ymm4, %ymm4 /* s1_hi = and(s1_sh, low_nibbles) */
 	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm3, %ymm11, %ymm3 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm3, %ymm15, %ymm3 /* s1 = or(s1_l, s1_h) */
-	vpxor %ymm4, %ymm3, %ymm3 /* x1 = xor(s1, s0) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm3, %ymm15 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm15, %ymm4, %ymm4 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm5, %ymm4, %ymm15 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm15, %ymm3, %ymm3 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm5, %ymm3, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm15, %ymm4, %ymm4 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm4, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm15, %ymm3, %ymm3 /* x1_2 = xor(x1_1, rot20) */
-	vpxor %ymm3, %ymm4, %ymm4 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm13, %ymm4, %ymm4 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm3, %ymm3 /* pr = lookup16(x1_2, pr_mask) */
+	vpshufb %ymm4, %ymm6, %ymm4 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm4, %ymm15, %ymm4 /* s1 = or(s1_l, s1_h) */
+	vpxor %ymm5, %ymm4, %ymm4 /* x1 = xor(s1, s0) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm4, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm3, %ymm5, %ymm15 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm15, %ymm4, %ymm4 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm3, %ymm4, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm5, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm15, %ymm4, %ymm4 /* x1_2 = xor(x1_1, rot20) */
+	vpxor %ymm4, %ymm5, %ymm5 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %ymm13, %ymm5, %ymm5 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm4, %ymm4 /* pr = lookup16(x1_2, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm8, %ymm7, %ymm7 /* k0_1 = xor(g1x0, rk0) */
-	vpxor %ymm14, %ymm6, %ymm6 /* k1_1 = xor(g1x1, rk1) */
-	vpand %ymm1, %ymm7, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	vpsrlw $4, %ymm7, %ymm7 /* s0_sh_1 = shr(k0_1) */
-	vpand %ymm1, %ymm7, %ymm7 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpxor %ymm9, %ymm8, %ymm8 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm7, %ymm7 /* k1_1 = xor(g1x1, rk1) */
+	vpand %ymm1, %ymm8, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %ymm8, %ymm8 /* s0_sh_1 = shr(k0_1) */
+	vpand %ymm1, %ymm8, %ymm8 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
 	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	vpor %ymm7, %ymm15, %ymm7 /* s0_1 = or(s0_l_1, s0_h_1) */
-	vpand %ymm1, %ymm6, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	vpsrlw $4, %ymm6, %ymm6 /* s1_sh_1 = shr(k1_1) */
-	vpand %ymm1, %ymm6, %ymm6 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm8, %ymm6, %ymm8 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpor %ymm8, %ymm15, %ymm8 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm1, %ymm7, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_1 = shr(k1_1) */
+	vpand %ymm1, %ymm7, %ymm7 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
 	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	vpor %ymm6, %ymm15, %ymm6 /* s1_1 = or(s1_l_1, s1_h_1) */
-	vpxor %ymm7, %ymm6, %ymm6 /* x1_3 = xor(s1_1, s0_1) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm6, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
-	vpxor %ymm15, %ymm7, %ymm7 /* x0_3 = xor(s0_1, rot4_1) */
-	vpshufb %ymm5, %ymm7, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
-	vpxor %ymm15, %ymm6, %ymm6 /* x1_4 = xor(x1_3, rot8_2) */
-	vpshufb %ymm5, %ymm6, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
-	vpxor %ymm15, %ymm7, %ymm7 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm7, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
-	vpxor %ymm15, %ymm6, %ymm6 /* x1_5 = xor(x1_4, rot20_1) */
-	vpxor %ymm6, %ymm7, %ymm7 /* x0_5 = xor(x0_4, x1_5) */
-	vpshufb %ymm13, %ymm7, %ymm7 /* pl_1 = lookup16(x0_5, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm6, %ymm6 /* pr_1 = lookup16(x1_5, pr_mask) */
+	vpshufb %ymm7, %ymm6, %ymm7 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpor %ymm7, %ymm15, %ymm7 /* s1_1 = or(s1_l_1, s1_h_1) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_3 = xor(s1_1, s0_1) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm7, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxor %ymm15, %ymm8, %ymm8 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %ymm3, %ymm8, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxor %ymm15, %ymm7, %ymm7 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %ymm3, %ymm7, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxor %ymm15, %ymm8, %ymm8 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm8, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxor %ymm15, %ymm7, %ymm7 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxor %ymm7, %ymm8, %ymm8 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %ymm13, %ymm8, %ymm8 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm7, %ymm7 /* pr_1 = lookup16(x1_5, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm8, %ymm10, %ymm10 /* k0_2 = xor(g2x0, rk0) */
-	vpxor %ymm14, %ymm9, %ymm9 /* k1_2 = xor(g2x1, rk1) */
-	vpand %ymm1, %ymm10, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
-	vpsrlw $4, %ymm10, %ymm10 /* s0_sh_2 = shr(k0_2) */
-	vpand %ymm1, %ymm10, %ymm10 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpxor %ymm9, %ymm11, %ymm11 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm10, %ymm10 /* k1_2 = xor(g2x1, rk1) */
+	vpand %ymm1, %ymm11, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %ymm11, %ymm11 /* s0_sh_2 = shr(k0_2) */
+	vpand %ymm1, %ymm11, %ymm11 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
 	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	vpshufb %ymm10, %ymm11, %ymm10 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	vpor %ymm10, %ymm15, %ymm10 /* s0_2 = or(s0_l_2, s0_h_2) */
-	vpand %ymm1, %ymm9, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	vpsrlw $4, %ymm9, %ymm9 /* s1_sh_2 = shr(k1_2) */
-	vpand %ymm1, %ymm9, %ymm9 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpor %ymm11, %ymm15, %ymm11 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm1, %ymm10, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %ymm10, %ymm10 /* s1_sh_2 = shr(k1_2) */
+	vpand %ymm1, %ymm10, %ymm10 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
 	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	vpor %ymm9, %ymm15, %ymm9 /* s1_2 = or(s1_l_2, s1_h_2) */
-	vpxor %ymm10, %ymm9, %ymm9 /* x1_6 = xor(s1_2, s0_2) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm9, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
-	vpxor %ymm15, %ymm10, %ymm10 /* x0_6 = xor(s0_2, rot4_2) */
-	vpshufb %ymm5, %ymm10, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
-	vpxor %ymm15, %ymm9, %ymm9 /* x1_7 = xor(x1_6, rot8_4) */
-	vpshufb %ymm5, %ymm9, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
-	vpxor %ymm15, %ymm10, %ymm10 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm10, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
-	vpxor %ymm15, %ymm9, %ymm9 /* x1_8 = xor(x1_7, rot20_2) */
-	vpxor %ymm9, %ymm10, %ymm10 /* x0_8 = xor(x0_7, x1_8) */
-	vpshufb %ymm13, %ymm10, %ymm10 /* pl_2 = lookup16(x0_8, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm9, %ymm9 /* pr_2 = lookup16(x1_8, pr_mask) */
+	vpshufb %ymm10, %ymm6, %ymm10 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpor %ymm10, %ymm15, %ymm10 /* s1_2 = or(s1_l_2, s1_h_2) */
+	vpxor %ymm11, %ymm10, %ymm10 /* x1_6 = xor(s1_2, s0_2) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm10, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxor %ymm15, %ymm11, %ymm11 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %ymm3, %ymm11, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxor %ymm15, %ymm10, %ymm10 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %ymm3, %ymm10, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxor %ymm15, %ymm11, %ymm11 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm11, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxor %ymm15, %ymm10, %ymm10 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxor %ymm10, %ymm11, %ymm11 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %ymm13, %ymm11, %ymm11 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm10, %ymm10 /* pr_2 = lookup16(x1_8, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm8, %ymm2, %ymm2 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm9, %ymm2, %ymm2 /* k0_3 = xor(g3x0, rk0) */
 	vpxor %ymm14, %ymm0, %ymm0 /* k1_3 = xor(g3x1, rk1) */
-	vpand %ymm1, %ymm2, %ymm8 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpand %ymm1, %ymm2, %ymm9 /* s0_lo_3 = and(k0_3, low_nibbles) */
 	vpsrlw $4, %ymm2, %ymm2 /* s0_sh_3 = shr(k0_3) */
 	vpand %ymm1, %ymm2, %ymm2 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
-	vpor %ymm2, %ymm8, %ymm2 /* s0_3 = or(s0_l_3, s0_h_3) */
-	vpand %ymm1, %ymm0, %ymm8 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %ymm2, %ymm6, %ymm2 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpor %ymm2, %ymm9, %ymm2 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm1, %ymm0, %ymm9 /* s1_lo_3 = and(k1_3, low_nibbles) */
 	vpsrlw $4, %ymm0, %ymm0 /* s1_sh_3 = shr(k1_3) */
 	vpand %ymm1, %ymm0, %ymm0 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
-	vpor %ymm0, %ymm8, %ymm0 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %ymm0, %ymm6, %ymm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpor %ymm0, %ymm9, %ymm0 /* s1_3 = or(s1_l_3, s1_h_3) */
 	vpxor %ymm2, %ymm0, %ymm0 /* x1_9 = xor(s1_3, s0_3) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm0, %ymm8 /* rot4_3 = lookup16(x1_9, rotl56) */
-	vpxor %ymm8, %ymm2, %ymm2 /* x0_9 = xor(s0_3, rot4_3) */
-	vpshufb %ymm5, %ymm2, %ymm8 /* rot8_6 = lookup16(x0_9, rotl48) */
-	vpxor %ymm8, %ymm0, %ymm0 /* x1_10 = xor(x1_9, rot8_6) */
-	vpshufb %ymm5, %ymm0, %ymm8 /* rot8_7 = lookup16(x1_10, rotl48) */
-	vpxor %ymm8, %ymm2, %ymm2 /* x0_10 = xor(x0_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm2, %ymm8 /* rot20_3 = lookup16(x0_10, rotl24) */
-	vpxor %ymm8, %ymm0, %ymm0 /* x1_11 = xor(x1_10, rot20_3) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm0, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxor %ymm9, %ymm2, %ymm2 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %ymm3, %ymm2, %ymm9 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxor %ymm9, %ymm0, %ymm0 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %ymm3, %ymm0, %ymm9 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxor %ymm9, %ymm2, %ymm2 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm2, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxor %ymm9, %ymm0, %ymm0 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxor %ymm0, %ymm2, %ymm2 /* x0_11 = xor(x0_10, x1_11) */
 	vpshufb %ymm13, %ymm2, %ymm2 /* pl_3 = lookup16(x0_11, pl_mask) */
 	vpshufb .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm0, %ymm0 /* pr_3 = lookup16(x1_11, pr_mask) */
@@ -820,83 +791,83 @@ ublock_register_avx2_ublock128_128_ctr_xor_asm:
 	jne .Lublock_register_avx2_asm_2_loop_r0
 
 	/* Final key addition. */
-	vpxor 2048(%rdi), %ymm4, %ymm4 /* y0 = xor(g0x0, rk0_1) */
-	vpxor 2112(%rdi), %ymm3, %ymm3 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm4, %ymm4 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm3, %ymm3 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %ymm3, %ymm4, %ymm8 /* even_4 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm3, %ymm4, %ymm3 /* odd_4 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm8, %ymm4 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm4, %ymm4 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpxor 2048(%rdi), %ymm5, %ymm5 /* y0 = xor(g0x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm4, %ymm4 /* y1 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm5, %ymm5 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm4, %ymm4 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %ymm4, %ymm5, %ymm9 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm4, %ymm5, %ymm4 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm9, %ymm5 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm5, %ymm5 /* out_lo_b = and(ev_sh, high_nibbles) */
 	vmovdqa .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
-	vpandn %ymm3, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
-	vpor %ymm15, %ymm4, %ymm4 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm3, %ymm3 /* od_sh = shr(odd_4) */
-	vpand %ymm14, %ymm8, %ymm8 /* out_hi_b = and(even_4, high_nibbles) */
-	vpandn %ymm3, %ymm14, %ymm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm3, %ymm8, %ymm3 /* out_hi = or(out_hi_b, out_hi_a) */
-	vmovdqu (%rcx), %ymm8 /* msg = load() */
-	vpxor %ymm8, %ymm4, %ymm4 /* ct = xor(out_lo, msg) */
-	vmovdqu %ymm4, (%rdx) /* store ct */
-	vmovdqu 32(%rcx), %ymm4 /* msg_1 = load() */
-	vpxor %ymm4, %ymm3, %ymm3 /* ct_1 = xor(out_hi, msg_1) */
-	vmovdqu %ymm3, 32(%rdx) /* store ct_1 */
-	vpxor 2048(%rdi), %ymm7, %ymm3 /* y0_1 = xor(g1x0, rk0_1) */
-	vpxor 2112(%rdi), %ymm6, %ymm4 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm3, %ymm3 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm4, %ymm4 /* de_3 = lookup16(y1_1, deinterleave) */
-	vpunpcklqdq %ymm4, %ymm3, %ymm6 /* even_5 = unpacklo(de_2, de_3) */
-	vpunpckhqdq %ymm4, %ymm3, %ymm3 /* odd_5 = unpackhi(de_2, de_3) */
-	vpsllw $4, %ymm6, %ymm4 /* ev_sh_1 = shl(even_5) */
-	vpand %ymm14, %ymm4, %ymm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	vpandn %ymm3, %ymm14, %ymm7 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
-	vpor %ymm7, %ymm4, %ymm4 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	vpsrlw $4, %ymm3, %ymm3 /* od_sh_1 = shr(odd_5) */
-	vpand %ymm14, %ymm6, %ymm6 /* out_hi_1_b = and(even_5, high_nibbles) */
-	vpandn %ymm3, %ymm14, %ymm3 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	vpor %ymm3, %ymm6, %ymm3 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
-	vmovdqu 64(%rcx), %ymm6 /* msg_2 = load() */
-	vpxor %ymm6, %ymm4, %ymm4 /* ct_2 = xor(out_lo_1, msg_2) */
-	vmovdqu %ymm4, 64(%rdx) /* store ct_2 */
-	vmovdqu 96(%rcx), %ymm4 /* msg_3 = load() */
-	vpxor %ymm4, %ymm3, %ymm3 /* ct_3 = xor(out_hi_1, msg_3) */
-	vmovdqu %ymm3, 96(%rdx) /* store ct_3 */
-	vpxor 2048(%rdi), %ymm10, %ymm3 /* y0_2 = xor(g2x0, rk0_1) */
-	vpxor 2112(%rdi), %ymm9, %ymm4 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm3, %ymm3 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm4, %ymm4 /* de_5 = lookup16(y1_2, deinterleave) */
-	vpunpcklqdq %ymm4, %ymm3, %ymm6 /* even_6 = unpacklo(de_4, de_5) */
-	vpunpckhqdq %ymm4, %ymm3, %ymm3 /* odd_6 = unpackhi(de_4, de_5) */
-	vpsllw $4, %ymm6, %ymm4 /* ev_sh_2 = shl(even_6) */
-	vpand %ymm14, %ymm4, %ymm4 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
-	vpandn %ymm3, %ymm14, %ymm7 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
-	vpor %ymm7, %ymm4, %ymm4 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
-	vpsrlw $4, %ymm3, %ymm3 /* od_sh_2 = shr(odd_6) */
-	vpand %ymm14, %ymm6, %ymm6 /* out_hi_2_b = and(even_6, high_nibbles) */
-	vpandn %ymm3, %ymm14, %ymm3 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
-	vpor %ymm3, %ymm6, %ymm3 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
-	vmovdqu 128(%rcx), %ymm6 /* msg_4 = load() */
-	vpxor %ymm6, %ymm4, %ymm4 /* ct_4 = xor(out_lo_2, msg_4) */
-	vmovdqu %ymm4, 128(%rdx) /* store ct_4 */
-	vmovdqu 160(%rcx), %ymm4 /* msg_5 = load() */
-	vpxor %ymm4, %ymm3, %ymm3 /* ct_5 = xor(out_hi_2, msg_5) */
-	vmovdqu %ymm3, 160(%rdx) /* store ct_5 */
+	vpandn %ymm4, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm5, %ymm5 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm4, %ymm4 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm9, %ymm9 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm4, %ymm9, %ymm4 /* out_hi = or(out_hi_b, out_hi_a) */
+	vmovdqu (%rcx), %ymm9 /* msg = load() */
+	vpxor %ymm9, %ymm5, %ymm5 /* ct = xor(out_lo, msg) */
+	vmovdqu %ymm5, (%rdx) /* store ct */
+	vmovdqu 32(%rcx), %ymm5 /* msg_1 = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* ct_1 = xor(out_hi, msg_1) */
+	vmovdqu %ymm4, 32(%rdx) /* store ct_1 */
+	vpxor 2048(%rdi), %ymm8, %ymm4 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm7, %ymm5 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm4, %ymm4 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm5, %ymm5 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %ymm5, %ymm4, %ymm7 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm5, %ymm4, %ymm4 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm7, %ymm5 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm5, %ymm5 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm8 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm8, %ymm5, %ymm5 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm4, %ymm4 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm7, %ymm7 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm4, %ymm7, %ymm4 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu 64(%rcx), %ymm7 /* msg_2 = load() */
+	vpxor %ymm7, %ymm5, %ymm5 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu %ymm5, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm5 /* msg_3 = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu %ymm4, 96(%rdx) /* store ct_3 */
+	vpxor 2048(%rdi), %ymm11, %ymm4 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm10, %ymm5 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm4, %ymm4 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm5, %ymm5 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %ymm5, %ymm4, %ymm7 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm5, %ymm4, %ymm4 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm7, %ymm5 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm5, %ymm5 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm8 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm8, %ymm5, %ymm5 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm4, %ymm4 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm7, %ymm7 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm4, %ymm7, %ymm4 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu 128(%rcx), %ymm7 /* msg_4 = load() */
+	vpxor %ymm7, %ymm5, %ymm5 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu %ymm5, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm5 /* msg_5 = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu %ymm4, 160(%rdx) /* store ct_5 */
 	vpxor 2048(%rdi), %ymm2, %ymm2 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g3x1, rk1_1) */
 	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm2, %ymm2 /* de_6 = lookup16(y0_3, deinterleave) */
 	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm2, %ymm3 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpcklqdq %ymm0, %ymm2, %ymm4 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
-	vpsllw $4, %ymm3, %ymm2 /* ev_sh_3 = shl(even_7) */
+	vpsllw $4, %ymm4, %ymm2 /* ev_sh_3 = shl(even_7) */
 	vpand %ymm14, %ymm2, %ymm2 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm4 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
-	vpor %ymm4, %ymm2, %ymm2 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpandn %ymm0, %ymm14, %ymm5 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm5, %ymm2, %ymm2 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
-	vpand %ymm14, %ymm3, %ymm3 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_3_b = and(even_7, high_nibbles) */
 	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
-	vpor %ymm0, %ymm3, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
-	vmovdqu 192(%rcx), %ymm3 /* msg_6 = load() */
-	vpxor %ymm3, %ymm2, %ymm2 /* ct_6 = xor(out_lo_3, msg_6) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu 192(%rcx), %ymm4 /* msg_6 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu %ymm2, 192(%rdx) /* store ct_6 */
 	vmovdqu 224(%rcx), %ymm2 /* msg_7 = load() */
 	vpxor %ymm2, %ymm0, %ymm0 /* ct_7 = xor(out_hi_3, msg_7) */
@@ -1720,276 +1691,247 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	.p2align 5
 ublock_register_avx2_ublock128_256_ctr_xor_asm:
 	vbroadcasti128 (%rsi), %ymm0 /* ctr_low = bcast128() */
-	vpbroadcastb 32(%rsi), %ymm1 /* ctr_first = bcast8() */
-	vpand .Lublock_register_avx2_asm_6_last_byte(%rip), %ymm1, %ymm1 /* ctr_j0 = and(ctr_first, last_byte) */
-	vbroadcasti128 16(%rsi), %ymm2 /* ctr_w = bcast128() */
+	vpsrlw $8, %ymm0, %ymm1 /* ctr_last = shr(ctr_low) */
+	vpbroadcastb 32(%rsi), %ymm2 /* ctr_first = bcast8() */
+	vpand .Lublock_register_avx2_asm_6_byte_14(%rip), %ymm2, %ymm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpand .Lublock_register_avx2_asm_6_all_but_last(%rip), %ymm0, %ymm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
+	vpand .Lublock_register_avx2_asm_6_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx2_asm_6_block_k(%rip), %ymm1, %ymm3 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddb %ymm3, %ymm0, %ymm4 /* ctr_sum = add(ctr_low, ctr_j) */
-	vpor %ymm3, %ymm0, %ymm5 /* ctr_or = or(ctr_low, ctr_j) */
-	vpand %ymm3, %ymm0, %ymm3 /* ctr_and = and(ctr_low, ctr_j) */
-	vpandn %ymm5, %ymm4, %ymm5 /* ctr_out = andnot(ctr_sum, ctr_or) */
-	vpor %ymm5, %ymm3, %ymm3 /* ctr_carry = or(ctr_and, ctr_out) */
-	vpsrlw $7, %ymm3, %ymm3 /* ctr_bit = shr(ctr_carry) */
-	vpand .Lublock_register_avx2_asm_6_byte_low1(%rip), %ymm3, %ymm3 /* ctr_bitm = and(ctr_bit, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_6_spread_index(%rip), %ymm3, %ymm3 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
-	vmovdqa .Lublock_register_avx2_asm_6_carry_mask_table(%rip), %ymm5 /* carry_mask_table = const() */
-	vpshufb %ymm3, %ymm5, %ymm3 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	vpand %ymm3, %ymm2, %ymm6 /* blk_b = and(ctr_w, ctr_mask) */
-	vpandn %ymm4, %ymm3, %ymm3 /* blk_a = andnot(ctr_mask, ctr_sum) */
-	vpor %ymm3, %ymm6, %ymm3 /* blk = or(blk_b, blk_a) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_1(%rip), %ymm1, %ymm4 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddb %ymm4, %ymm0, %ymm6 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	vpor %ymm4, %ymm0, %ymm7 /* ctr_or_1 = or(ctr_low, ctr_j_1) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_1 = and(ctr_low, ctr_j_1) */
-	vpandn %ymm7, %ymm6, %ymm7 /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
-	vpor %ymm7, %ymm4, %ymm4 /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
-	vpsrlw $7, %ymm4, %ymm4 /* ctr_bit_1 = shr(ctr_carry_1) */
-	vpand .Lublock_register_avx2_asm_6_byte_low1(%rip), %ymm4, %ymm4 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_6_spread_index(%rip), %ymm4, %ymm4 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
-	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	vpand %ymm4, %ymm2, %ymm7 /* blk_1_b = and(ctr_w, ctr_mask_1) */
-	vpandn %ymm6, %ymm4, %ymm4 /* blk_1_a = andnot(ctr_mask_1, ctr_sum_1) */
-	vpor %ymm4, %ymm7, %ymm4 /* blk_1 = or(blk_1_b, blk_1_a) */
-	vpsrlw $4, %ymm3, %ymm6 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm4, %ymm7 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm8 /* high_nibbles = const() */
-	vpandn %ymm6, %ymm8, %ymm6 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm6, %ymm7, %ymm6 /* even = or(even_b, even_a) */
-	vpsllw $4, %ymm4, %ymm4 /* hi_sh = shl(blk_1) */
-	vpand %ymm8, %ymm4, %ymm4 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm3, %ymm8, %ymm3 /* odd_a = andnot(high_nibbles, blk) */
-	vpor %ymm3, %ymm4, %ymm3 /* odd = or(odd_b, odd_a) */
-	vpunpcklbw %ymm3, %ymm6, %ymm4 /* sp = unpacklo(even, odd) */
-	vpunpckhbw %ymm3, %ymm6, %ymm3 /* sp_1 = unpackhi(even, odd) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_2(%rip), %ymm1, %ymm6 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddb %ymm6, %ymm0, %ymm7 /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	vpor %ymm6, %ymm0, %ymm9 /* ctr_or_2 = or(ctr_low, ctr_j_2) */
-	vpand %ymm6, %ymm0, %ymm6 /* ctr_and_2 = and(ctr_low, ctr_j_2) */
-	vpandn %ymm9, %ymm7, %ymm9 /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
-	vpor %ymm9, %ymm6, %ymm6 /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
-	vpsrlw $7, %ymm6, %ymm6 /* ctr_bit_2 = shr(ctr_carry_2) */
-	vpand .Lublock_register_avx2_asm_6_byte_low1(%rip), %ymm6, %ymm6 /* ctr_bit_2m = and(ctr_bit_2, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_6_spread_index(%rip), %ymm6, %ymm6 /* ctr_spread_2 = lookup16(ctr_bit_2m, spread_index) */
-	vpshufb %ymm6, %ymm5, %ymm6 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	vpand %ymm6, %ymm2, %ymm9 /* blk_2_b = and(ctr_w, ctr_mask_2) */
-	vpandn %ymm7, %ymm6, %ymm6 /* blk_2_a = andnot(ctr_mask_2, ctr_sum_2) */
-	vpor %ymm6, %ymm9, %ymm6 /* blk_2 = or(blk_2_b, blk_2_a) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_3(%rip), %ymm1, %ymm7 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddb %ymm7, %ymm0, %ymm9 /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	vpor %ymm7, %ymm0, %ymm10 /* ctr_or_3 = or(ctr_low, ctr_j_3) */
-	vpand %ymm7, %ymm0, %ymm7 /* ctr_and_3 = and(ctr_low, ctr_j_3) */
-	vpandn %ymm10, %ymm9, %ymm10 /* ctr_out_3 = andnot(ctr_sum_3, ctr_or_3) */
-	vpor %ymm10, %ymm7, %ymm7 /* ctr_carry_3 = or(ctr_and_3, ctr_out_3) */
-	vpsrlw $7, %ymm7, %ymm7 /* ctr_bit_3 = shr(ctr_carry_3) */
-	vpand .Lublock_register_avx2_asm_6_byte_low1(%rip), %ymm7, %ymm7 /* ctr_bit_3m = and(ctr_bit_3, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_6_spread_index(%rip), %ymm7, %ymm7 /* ctr_spread_3 = lookup16(ctr_bit_3m, spread_index) */
-	vpshufb %ymm7, %ymm5, %ymm7 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	vpand %ymm7, %ymm2, %ymm10 /* blk_3_b = and(ctr_w, ctr_mask_3) */
-	vpandn %ymm9, %ymm7, %ymm7 /* blk_3_a = andnot(ctr_mask_3, ctr_sum_3) */
-	vpor %ymm7, %ymm10, %ymm7 /* blk_3 = or(blk_3_b, blk_3_a) */
-	vpsrlw $4, %ymm6, %ymm9 /* lo_sh_1 = shr(blk_2) */
-	vpand %ymm8, %ymm7, %ymm10 /* even_1_b = and(blk_3, high_nibbles) */
-	vpandn %ymm9, %ymm8, %ymm9 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	vpor %ymm9, %ymm10, %ymm9 /* even_1 = or(even_1_b, even_1_a) */
-	vpsllw $4, %ymm7, %ymm7 /* hi_sh_1 = shl(blk_3) */
-	vpand %ymm8, %ymm7, %ymm7 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	vpandn %ymm6, %ymm8, %ymm6 /* odd_1_a = andnot(high_nibbles, blk_2) */
-	vpor %ymm6, %ymm7, %ymm6 /* odd_1 = or(odd_1_b, odd_1_a) */
-	vpunpcklbw %ymm6, %ymm9, %ymm7 /* sp_2 = unpacklo(even_1, odd_1) */
-	vpunpckhbw %ymm6, %ymm9, %ymm6 /* sp_3 = unpackhi(even_1, odd_1) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_4(%rip), %ymm1, %ymm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddb %ymm9, %ymm0, %ymm10 /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	vpor %ymm9, %ymm0, %ymm11 /* ctr_or_4 = or(ctr_low, ctr_j_4) */
-	vpand %ymm9, %ymm0, %ymm9 /* ctr_and_4 = and(ctr_low, ctr_j_4) */
-	vpandn %ymm11, %ymm10, %ymm11 /* ctr_out_4 = andnot(ctr_sum_4, ctr_or_4) */
-	vpor %ymm11, %ymm9, %ymm9 /* ctr_carry_4 = or(ctr_and_4, ctr_out_4) */
-	vpsrlw $7, %ymm9, %ymm9 /* ctr_bit_4 = shr(ctr_carry_4) */
-	vpand .Lublock_register_avx2_asm_6_byte_low1(%rip), %ymm9, %ymm9 /* ctr_bit_4m = and(ctr_bit_4, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_6_spread_index(%rip), %ymm9, %ymm9 /* ctr_spread_4 = lookup16(ctr_bit_4m, spread_index) */
-	vpshufb %ymm9, %ymm5, %ymm9 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	vpand %ymm9, %ymm2, %ymm11 /* blk_4_b = and(ctr_w, ctr_mask_4) */
-	vpandn %ymm10, %ymm9, %ymm9 /* blk_4_a = andnot(ctr_mask_4, ctr_sum_4) */
-	vpor %ymm9, %ymm11, %ymm9 /* blk_4 = or(blk_4_b, blk_4_a) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_5(%rip), %ymm1, %ymm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddb %ymm10, %ymm0, %ymm11 /* ctr_sum_5 = add(ctr_low, ctr_j_5) */
-	vpor %ymm10, %ymm0, %ymm12 /* ctr_or_5 = or(ctr_low, ctr_j_5) */
-	vpand %ymm10, %ymm0, %ymm10 /* ctr_and_5 = and(ctr_low, ctr_j_5) */
-	vpandn %ymm12, %ymm11, %ymm12 /* ctr_out_5 = andnot(ctr_sum_5, ctr_or_5) */
-	vpor %ymm12, %ymm10, %ymm10 /* ctr_carry_5 = or(ctr_and_5, ctr_out_5) */
-	vpsrlw $7, %ymm10, %ymm10 /* ctr_bit_5 = shr(ctr_carry_5) */
-	vpand .Lublock_register_avx2_asm_6_byte_low1(%rip), %ymm10, %ymm10 /* ctr_bit_5m = and(ctr_bit_5, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_6_spread_index(%rip), %ymm10, %ymm10 /* ctr_spread_5 = lookup16(ctr_bit_5m, spread_index) */
-	vpshufb %ymm10, %ymm5, %ymm10 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	vpand %ymm10, %ymm2, %ymm12 /* blk_5_b = and(ctr_w, ctr_mask_5) */
-	vpandn %ymm11, %ymm10, %ymm10 /* blk_5_a = andnot(ctr_mask_5, ctr_sum_5) */
-	vpor %ymm10, %ymm12, %ymm10 /* blk_5 = or(blk_5_b, blk_5_a) */
-	vpsrlw $4, %ymm9, %ymm11 /* lo_sh_2 = shr(blk_4) */
-	vpand %ymm8, %ymm10, %ymm12 /* even_2_b = and(blk_5, high_nibbles) */
-	vpandn %ymm11, %ymm8, %ymm11 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
-	vpor %ymm11, %ymm12, %ymm11 /* even_2 = or(even_2_b, even_2_a) */
-	vpsllw $4, %ymm10, %ymm10 /* hi_sh_2 = shl(blk_5) */
-	vpand %ymm8, %ymm10, %ymm10 /* odd_2_b = and(hi_sh_2, high_nibbles) */
-	vpandn %ymm9, %ymm8, %ymm9 /* odd_2_a = andnot(high_nibbles, blk_4) */
-	vpor %ymm9, %ymm10, %ymm9 /* odd_2 = or(odd_2_b, odd_2_a) */
-	vpunpcklbw %ymm9, %ymm11, %ymm10 /* sp_4 = unpacklo(even_2, odd_2) */
-	vpunpckhbw %ymm9, %ymm11, %ymm9 /* sp_5 = unpackhi(even_2, odd_2) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_6(%rip), %ymm1, %ymm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddb %ymm11, %ymm0, %ymm12 /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	vpor %ymm11, %ymm0, %ymm13 /* ctr_or_6 = or(ctr_low, ctr_j_6) */
-	vpand %ymm11, %ymm0, %ymm11 /* ctr_and_6 = and(ctr_low, ctr_j_6) */
-	vpandn %ymm13, %ymm12, %ymm13 /* ctr_out_6 = andnot(ctr_sum_6, ctr_or_6) */
-	vpor %ymm13, %ymm11, %ymm11 /* ctr_carry_6 = or(ctr_and_6, ctr_out_6) */
-	vpsrlw $7, %ymm11, %ymm11 /* ctr_bit_6 = shr(ctr_carry_6) */
-	vpand .Lublock_register_avx2_asm_6_byte_low1(%rip), %ymm11, %ymm11 /* ctr_bit_6m = and(ctr_bit_6, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_6_spread_index(%rip), %ymm11, %ymm11 /* ctr_spread_6 = lookup16(ctr_bit_6m, spread_index) */
-	vpshufb %ymm11, %ymm5, %ymm11 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	vpand %ymm11, %ymm2, %ymm13 /* blk_6_b = and(ctr_w, ctr_mask_6) */
-	vpandn %ymm12, %ymm11, %ymm11 /* blk_6_a = andnot(ctr_mask_6, ctr_sum_6) */
-	vpor %ymm11, %ymm13, %ymm11 /* blk_6 = or(blk_6_b, blk_6_a) */
-	vpaddb .Lublock_register_avx2_asm_6_block_k_7(%rip), %ymm1, %ymm1 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddb %ymm1, %ymm0, %ymm12 /* ctr_sum_7 = add(ctr_low, ctr_j_7) */
-	vpor %ymm1, %ymm0, %ymm13 /* ctr_or_7 = or(ctr_low, ctr_j_7) */
-	vpand %ymm1, %ymm0, %ymm0 /* ctr_and_7 = and(ctr_low, ctr_j_7) */
-	vpandn %ymm13, %ymm12, %ymm1 /* ctr_out_7 = andnot(ctr_sum_7, ctr_or_7) */
-	vpor %ymm1, %ymm0, %ymm0 /* ctr_carry_7 = or(ctr_and_7, ctr_out_7) */
-	vpsrlw $7, %ymm0, %ymm0 /* ctr_bit_7 = shr(ctr_carry_7) */
-	vpand .Lublock_register_avx2_asm_6_byte_low1(%rip), %ymm0, %ymm0 /* ctr_bit_7m = and(ctr_bit_7, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_6_spread_index(%rip), %ymm0, %ymm0 /* ctr_spread_7 = lookup16(ctr_bit_7m, spread_index) */
-	vpshufb %ymm0, %ymm5, %ymm0 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	vpand %ymm0, %ymm2, %ymm1 /* blk_7_b = and(ctr_w, ctr_mask_7) */
-	vpandn %ymm12, %ymm0, %ymm0 /* blk_7_a = andnot(ctr_mask_7, ctr_sum_7) */
-	vpor %ymm0, %ymm1, %ymm0 /* blk_7 = or(blk_7_b, blk_7_a) */
-	vpsrlw $4, %ymm11, %ymm1 /* lo_sh_3 = shr(blk_6) */
-	vpand %ymm8, %ymm0, %ymm2 /* even_3_b = and(blk_7, high_nibbles) */
-	vpandn %ymm1, %ymm8, %ymm1 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpaddb .Lublock_register_avx2_asm_6_block_k(%rip), %ymm2, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddw %ymm4, %ymm1, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lublock_register_avx2_asm_6_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
+	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	vpandn %ymm0, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* blk = or(ctr_pair, ctr_last_byte) */
+	vpaddb .Lublock_register_avx2_asm_6_block_k_1(%rip), %ymm2, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpsrlw $4, %ymm4, %ymm7 /* lo_sh = shr(blk) */
+	vpand .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm5, %ymm8 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm9 /* high_nibbles = const() */
+	vpandn %ymm7, %ymm9, %ymm7 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm7, %ymm8, %ymm7 /* even = or(even_b, even_a) */
+	vpsllw $4, %ymm5, %ymm5 /* hi_sh = shl(blk_1) */
+	vpand %ymm9, %ymm5, %ymm5 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm4, %ymm9, %ymm4 /* odd_a = andnot(high_nibbles, blk) */
+	vpor %ymm4, %ymm5, %ymm4 /* odd = or(odd_b, odd_a) */
+	vpunpcklbw %ymm4, %ymm7, %ymm5 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %ymm4, %ymm7, %ymm4 /* sp_1 = unpackhi(even, odd) */
+	vpaddb .Lublock_register_avx2_asm_6_block_k_2(%rip), %ymm2, %ymm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpand %ymm8, %ymm3, %ymm10 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	vpor %ymm8, %ymm10, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddb .Lublock_register_avx2_asm_6_block_k_3(%rip), %ymm2, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm8, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpor %ymm8, %ymm10, %ymm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpsrlw $4, %ymm7, %ymm10 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm9, %ymm8, %ymm11 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm10, %ymm9, %ymm10 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm9, %ymm8, %ymm8 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm7, %ymm9, %ymm7 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm7, %ymm10, %ymm8 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm7, %ymm10, %ymm7 /* sp_3 = unpackhi(even_1, odd_1) */
+	vpaddb .Lublock_register_avx2_asm_6_block_k_4(%rip), %ymm2, %ymm10 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddw %ymm10, %ymm1, %ymm10 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddb .Lublock_register_avx2_asm_6_block_k_5(%rip), %ymm2, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddw %ymm11, %ymm1, %ymm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpsrlw $4, %ymm10, %ymm12 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm9, %ymm11, %ymm13 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm12, %ymm9, %ymm12 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm11, %ymm11 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm9, %ymm11, %ymm11 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm10, %ymm9, %ymm10 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm10, %ymm11, %ymm10 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm10, %ymm12, %ymm11 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm10, %ymm12, %ymm10 /* sp_5 = unpackhi(even_2, odd_2) */
+	vpaddb .Lublock_register_avx2_asm_6_block_k_6(%rip), %ymm2, %ymm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddw %ymm12, %ymm1, %ymm12 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddb .Lublock_register_avx2_asm_6_block_k_7(%rip), %ymm2, %ymm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddw %ymm2, %ymm1, %ymm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	vpshufb .Lublock_register_avx2_asm_6_carry_everywhere(%rip), %ymm1, %ymm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm2, %ymm6, %ymm2 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpand %ymm2, %ymm3, %ymm3 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	vpandn %ymm0, %ymm2, %ymm0 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	vpor %ymm0, %ymm3, %ymm0 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpshufb .Lublock_register_avx2_asm_6_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpor %ymm1, %ymm0, %ymm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpsrlw $4, %ymm12, %ymm1 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm9, %ymm0, %ymm2 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm1, %ymm9, %ymm1 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
 	vpor %ymm1, %ymm2, %ymm1 /* even_3 = or(even_3_b, even_3_a) */
 	vpsllw $4, %ymm0, %ymm0 /* hi_sh_3 = shl(blk_7) */
-	vpand %ymm8, %ymm0, %ymm0 /* odd_3_b = and(hi_sh_3, high_nibbles) */
-	vpandn %ymm11, %ymm8, %ymm2 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpand %ymm9, %ymm0, %ymm0 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm12, %ymm9, %ymm2 /* odd_3_a = andnot(high_nibbles, blk_6) */
 	vpor %ymm2, %ymm0, %ymm0 /* odd_3 = or(odd_3_b, odd_3_a) */
 	vpunpcklbw %ymm0, %ymm1, %ymm2 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %ymm0, %ymm1, %ymm0 /* sp_7 = unpackhi(even_3, odd_3) */
 	vmovdqa .Lublock_register_avx2_asm_6_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_rotl48(%rip), %ymm5 /* rotl48 = const() */
-	vmovdqa .Lublock_register_avx2_asm_6_sbox_hi(%rip), %ymm11 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_sbox_hi(%rip), %ymm6 /* sbox_hi = const() */
 	vmovdqa .Lublock_register_avx2_asm_6_sbox_lo(%rip), %ymm12 /* sbox_lo = const() */
 	vmovdqa .Lublock_register_avx2_asm_6_pl_mask(%rip), %ymm13 /* pl_mask = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_avx2_asm_6_loop_r0:
-	vmovdqu (%rdi,%r8), %ymm8 /* rk0 = load() */
+	vmovdqu (%rdi,%r8), %ymm9 /* rk0 = load() */
 	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm8, %ymm4, %ymm4 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm14, %ymm3, %ymm3 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm1, %ymm4, %ymm15 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %ymm4, %ymm4 /* s0_sh = shr(k0) */
-	vpand %ymm1, %ymm4, %ymm4 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpxor %ymm9, %ymm5, %ymm5 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm4, %ymm4 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm1, %ymm5, %ymm15 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %ymm5, %ymm5 /* s0_sh = shr(k0) */
+	vpand %ymm1, %ymm5, %ymm5 /* s0_hi = and(s0_sh, low_nibbles) */
 	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm4, %ymm11, %ymm4 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm4, %ymm15, %ymm4 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm1, %ymm3, %ymm15 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %ymm3, %ymm3 /* s1_sh = shr(k1) */
-	vpand %ymm1, %ymm3, %ymm3 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm5, %ymm6, %ymm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm5, %ymm15, %ymm5 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm1, %ymm4, %ymm15 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %ymm4, %ymm4 /* s1_sh = shr(k1) */
+	vpand %ymm1, %ymm4, %ymm4 /* s1_hi = and(s1_sh, low_nibbles) */
 	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm3, %ymm11, %ymm3 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm3, %ymm15, %ymm3 /* s1 = or(s1_l, s1_h) */
-	vpxor %ymm4, %ymm3, %ymm3 /* x1 = xor(s1, s0) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm3, %ymm15 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm15, %ymm4, %ymm4 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm5, %ymm4, %ymm15 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm15, %ymm3, %ymm3 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm5, %ymm3, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm15, %ymm4, %ymm4 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm4, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm15, %ymm3, %ymm3 /* x1_2 = xor(x1_1, rot20) */
-	vpxor %ymm3, %ymm4, %ymm4 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm13, %ymm4, %ymm4 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm3, %ymm3 /* pr = lookup16(x1_2, pr_mask) */
+	vpshufb %ymm4, %ymm6, %ymm4 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm4, %ymm15, %ymm4 /* s1 = or(s1_l, s1_h) */
+	vpxor %ymm5, %ymm4, %ymm4 /* x1 = xor(s1, s0) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm4, %ymm15 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm3, %ymm5, %ymm15 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm15, %ymm4, %ymm4 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm3, %ymm4, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm15, %ymm5, %ymm5 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm5, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm15, %ymm4, %ymm4 /* x1_2 = xor(x1_1, rot20) */
+	vpxor %ymm4, %ymm5, %ymm5 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %ymm13, %ymm5, %ymm5 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm4, %ymm4 /* pr = lookup16(x1_2, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm8, %ymm7, %ymm7 /* k0_1 = xor(g1x0, rk0) */
-	vpxor %ymm14, %ymm6, %ymm6 /* k1_1 = xor(g1x1, rk1) */
-	vpand %ymm1, %ymm7, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	vpsrlw $4, %ymm7, %ymm7 /* s0_sh_1 = shr(k0_1) */
-	vpand %ymm1, %ymm7, %ymm7 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpxor %ymm9, %ymm8, %ymm8 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm14, %ymm7, %ymm7 /* k1_1 = xor(g1x1, rk1) */
+	vpand %ymm1, %ymm8, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %ymm8, %ymm8 /* s0_sh_1 = shr(k0_1) */
+	vpand %ymm1, %ymm8, %ymm8 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
 	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	vpor %ymm7, %ymm15, %ymm7 /* s0_1 = or(s0_l_1, s0_h_1) */
-	vpand %ymm1, %ymm6, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	vpsrlw $4, %ymm6, %ymm6 /* s1_sh_1 = shr(k1_1) */
-	vpand %ymm1, %ymm6, %ymm6 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %ymm8, %ymm6, %ymm8 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpor %ymm8, %ymm15, %ymm8 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm1, %ymm7, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s1_sh_1 = shr(k1_1) */
+	vpand %ymm1, %ymm7, %ymm7 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
 	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	vpor %ymm6, %ymm15, %ymm6 /* s1_1 = or(s1_l_1, s1_h_1) */
-	vpxor %ymm7, %ymm6, %ymm6 /* x1_3 = xor(s1_1, s0_1) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm6, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
-	vpxor %ymm15, %ymm7, %ymm7 /* x0_3 = xor(s0_1, rot4_1) */
-	vpshufb %ymm5, %ymm7, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
-	vpxor %ymm15, %ymm6, %ymm6 /* x1_4 = xor(x1_3, rot8_2) */
-	vpshufb %ymm5, %ymm6, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
-	vpxor %ymm15, %ymm7, %ymm7 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm7, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
-	vpxor %ymm15, %ymm6, %ymm6 /* x1_5 = xor(x1_4, rot20_1) */
-	vpxor %ymm6, %ymm7, %ymm7 /* x0_5 = xor(x0_4, x1_5) */
-	vpshufb %ymm13, %ymm7, %ymm7 /* pl_1 = lookup16(x0_5, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm6, %ymm6 /* pr_1 = lookup16(x1_5, pr_mask) */
+	vpshufb %ymm7, %ymm6, %ymm7 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpor %ymm7, %ymm15, %ymm7 /* s1_1 = or(s1_l_1, s1_h_1) */
+	vpxor %ymm8, %ymm7, %ymm7 /* x1_3 = xor(s1_1, s0_1) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm7, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxor %ymm15, %ymm8, %ymm8 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %ymm3, %ymm8, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxor %ymm15, %ymm7, %ymm7 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %ymm3, %ymm7, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxor %ymm15, %ymm8, %ymm8 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm8, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxor %ymm15, %ymm7, %ymm7 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxor %ymm7, %ymm8, %ymm8 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %ymm13, %ymm8, %ymm8 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm7, %ymm7 /* pr_1 = lookup16(x1_5, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm8, %ymm10, %ymm10 /* k0_2 = xor(g2x0, rk0) */
-	vpxor %ymm14, %ymm9, %ymm9 /* k1_2 = xor(g2x1, rk1) */
-	vpand %ymm1, %ymm10, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
-	vpsrlw $4, %ymm10, %ymm10 /* s0_sh_2 = shr(k0_2) */
-	vpand %ymm1, %ymm10, %ymm10 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpxor %ymm9, %ymm11, %ymm11 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm10, %ymm10 /* k1_2 = xor(g2x1, rk1) */
+	vpand %ymm1, %ymm11, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %ymm11, %ymm11 /* s0_sh_2 = shr(k0_2) */
+	vpand %ymm1, %ymm11, %ymm11 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
 	vpshufb %ymm15, %ymm12, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	vpshufb %ymm10, %ymm11, %ymm10 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	vpor %ymm10, %ymm15, %ymm10 /* s0_2 = or(s0_l_2, s0_h_2) */
-	vpand %ymm1, %ymm9, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	vpsrlw $4, %ymm9, %ymm9 /* s1_sh_2 = shr(k1_2) */
-	vpand %ymm1, %ymm9, %ymm9 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpor %ymm11, %ymm15, %ymm11 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm1, %ymm10, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %ymm10, %ymm10 /* s1_sh_2 = shr(k1_2) */
+	vpand %ymm1, %ymm10, %ymm10 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
 	vpshufb %ymm15, %ymm12, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	vpor %ymm9, %ymm15, %ymm9 /* s1_2 = or(s1_l_2, s1_h_2) */
-	vpxor %ymm10, %ymm9, %ymm9 /* x1_6 = xor(s1_2, s0_2) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm9, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
-	vpxor %ymm15, %ymm10, %ymm10 /* x0_6 = xor(s0_2, rot4_2) */
-	vpshufb %ymm5, %ymm10, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
-	vpxor %ymm15, %ymm9, %ymm9 /* x1_7 = xor(x1_6, rot8_4) */
-	vpshufb %ymm5, %ymm9, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
-	vpxor %ymm15, %ymm10, %ymm10 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm10, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
-	vpxor %ymm15, %ymm9, %ymm9 /* x1_8 = xor(x1_7, rot20_2) */
-	vpxor %ymm9, %ymm10, %ymm10 /* x0_8 = xor(x0_7, x1_8) */
-	vpshufb %ymm13, %ymm10, %ymm10 /* pl_2 = lookup16(x0_8, pl_mask) */
-	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm9, %ymm9 /* pr_2 = lookup16(x1_8, pr_mask) */
+	vpshufb %ymm10, %ymm6, %ymm10 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpor %ymm10, %ymm15, %ymm10 /* s1_2 = or(s1_l_2, s1_h_2) */
+	vpxor %ymm11, %ymm10, %ymm10 /* x1_6 = xor(s1_2, s0_2) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm10, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxor %ymm15, %ymm11, %ymm11 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %ymm3, %ymm11, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxor %ymm15, %ymm10, %ymm10 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %ymm3, %ymm10, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxor %ymm15, %ymm11, %ymm11 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm11, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxor %ymm15, %ymm10, %ymm10 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxor %ymm10, %ymm11, %ymm11 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %ymm13, %ymm11, %ymm11 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm10, %ymm10 /* pr_2 = lookup16(x1_8, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm8, %ymm2, %ymm2 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm9, %ymm2, %ymm2 /* k0_3 = xor(g3x0, rk0) */
 	vpxor %ymm14, %ymm0, %ymm0 /* k1_3 = xor(g3x1, rk1) */
-	vpand %ymm1, %ymm2, %ymm8 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpand %ymm1, %ymm2, %ymm9 /* s0_lo_3 = and(k0_3, low_nibbles) */
 	vpsrlw $4, %ymm2, %ymm2 /* s0_sh_3 = shr(k0_3) */
 	vpand %ymm1, %ymm2, %ymm2 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
-	vpor %ymm2, %ymm8, %ymm2 /* s0_3 = or(s0_l_3, s0_h_3) */
-	vpand %ymm1, %ymm0, %ymm8 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %ymm2, %ymm6, %ymm2 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpor %ymm2, %ymm9, %ymm2 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm1, %ymm0, %ymm9 /* s1_lo_3 = and(k1_3, low_nibbles) */
 	vpsrlw $4, %ymm0, %ymm0 /* s1_sh_3 = shr(k1_3) */
 	vpand %ymm1, %ymm0, %ymm0 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	vpshufb %ymm0, %ymm11, %ymm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
-	vpor %ymm0, %ymm8, %ymm0 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vpshufb %ymm9, %ymm12, %ymm9 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %ymm0, %ymm6, %ymm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpor %ymm0, %ymm9, %ymm0 /* s1_3 = or(s1_l_3, s1_h_3) */
 	vpxor %ymm2, %ymm0, %ymm0 /* x1_9 = xor(s1_3, s0_3) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm0, %ymm8 /* rot4_3 = lookup16(x1_9, rotl56) */
-	vpxor %ymm8, %ymm2, %ymm2 /* x0_9 = xor(s0_3, rot4_3) */
-	vpshufb %ymm5, %ymm2, %ymm8 /* rot8_6 = lookup16(x0_9, rotl48) */
-	vpxor %ymm8, %ymm0, %ymm0 /* x1_10 = xor(x1_9, rot8_6) */
-	vpshufb %ymm5, %ymm0, %ymm8 /* rot8_7 = lookup16(x1_10, rotl48) */
-	vpxor %ymm8, %ymm2, %ymm2 /* x0_10 = xor(x0_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm2, %ymm8 /* rot20_3 = lookup16(x0_10, rotl24) */
-	vpxor %ymm8, %ymm0, %ymm0 /* x1_11 = xor(x1_10, rot20_3) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm0, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxor %ymm9, %ymm2, %ymm2 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %ymm3, %ymm2, %ymm9 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxor %ymm9, %ymm0, %ymm0 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %ymm3, %ymm0, %ymm9 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxor %ymm9, %ymm2, %ymm2 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm2, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxor %ymm9, %ymm0, %ymm0 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxor %ymm0, %ymm2, %ymm2 /* x0_11 = xor(x0_10, x1_11) */
 	vpshufb %ymm13, %ymm2, %ymm2 /* pl_3 = lookup16(x0_11, pl_mask) */
 	vpshufb .Lublock_register_avx2_asm_6_pr_mask(%rip), %ymm0, %ymm0 /* pr_3 = lookup16(x1_11, pr_mask) */
@@ -1998,83 +1940,83 @@ ublock_register_avx2_ublock128_256_ctr_xor_asm:
 	jne .Lublock_register_avx2_asm_6_loop_r0
 
 	/* Final key addition. */
-	vpxor 3072(%rdi), %ymm4, %ymm4 /* y0 = xor(g0x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm3, %ymm3 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm4, %ymm4 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm3, %ymm3 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %ymm3, %ymm4, %ymm8 /* even_4 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm3, %ymm4, %ymm3 /* odd_4 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm8, %ymm4 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm4, %ymm4 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpxor 3072(%rdi), %ymm5, %ymm5 /* y0 = xor(g0x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm4, %ymm4 /* y1 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm5, %ymm5 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm4, %ymm4 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %ymm4, %ymm5, %ymm9 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm4, %ymm5, %ymm4 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm9, %ymm5 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm5, %ymm5 /* out_lo_b = and(ev_sh, high_nibbles) */
 	vmovdqa .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
-	vpandn %ymm3, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
-	vpor %ymm15, %ymm4, %ymm4 /* out_lo = or(out_lo_b, out_lo_a) */
-	vpsrlw $4, %ymm3, %ymm3 /* od_sh = shr(odd_4) */
-	vpand %ymm14, %ymm8, %ymm8 /* out_hi_b = and(even_4, high_nibbles) */
-	vpandn %ymm3, %ymm14, %ymm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm3, %ymm8, %ymm3 /* out_hi = or(out_hi_b, out_hi_a) */
-	vmovdqu (%rcx), %ymm8 /* msg = load() */
-	vpxor %ymm8, %ymm4, %ymm4 /* ct = xor(out_lo, msg) */
-	vmovdqu %ymm4, (%rdx) /* store ct */
-	vmovdqu 32(%rcx), %ymm4 /* msg_1 = load() */
-	vpxor %ymm4, %ymm3, %ymm3 /* ct_1 = xor(out_hi, msg_1) */
-	vmovdqu %ymm3, 32(%rdx) /* store ct_1 */
-	vpxor 3072(%rdi), %ymm7, %ymm3 /* y0_1 = xor(g1x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm6, %ymm4 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm3, %ymm3 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm4, %ymm4 /* de_3 = lookup16(y1_1, deinterleave) */
-	vpunpcklqdq %ymm4, %ymm3, %ymm6 /* even_5 = unpacklo(de_2, de_3) */
-	vpunpckhqdq %ymm4, %ymm3, %ymm3 /* odd_5 = unpackhi(de_2, de_3) */
-	vpsllw $4, %ymm6, %ymm4 /* ev_sh_1 = shl(even_5) */
-	vpand %ymm14, %ymm4, %ymm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	vpandn %ymm3, %ymm14, %ymm7 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
-	vpor %ymm7, %ymm4, %ymm4 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	vpsrlw $4, %ymm3, %ymm3 /* od_sh_1 = shr(odd_5) */
-	vpand %ymm14, %ymm6, %ymm6 /* out_hi_1_b = and(even_5, high_nibbles) */
-	vpandn %ymm3, %ymm14, %ymm3 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	vpor %ymm3, %ymm6, %ymm3 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
-	vmovdqu 64(%rcx), %ymm6 /* msg_2 = load() */
-	vpxor %ymm6, %ymm4, %ymm4 /* ct_2 = xor(out_lo_1, msg_2) */
-	vmovdqu %ymm4, 64(%rdx) /* store ct_2 */
-	vmovdqu 96(%rcx), %ymm4 /* msg_3 = load() */
-	vpxor %ymm4, %ymm3, %ymm3 /* ct_3 = xor(out_hi_1, msg_3) */
-	vmovdqu %ymm3, 96(%rdx) /* store ct_3 */
-	vpxor 3072(%rdi), %ymm10, %ymm3 /* y0_2 = xor(g2x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm9, %ymm4 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm3, %ymm3 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm4, %ymm4 /* de_5 = lookup16(y1_2, deinterleave) */
-	vpunpcklqdq %ymm4, %ymm3, %ymm6 /* even_6 = unpacklo(de_4, de_5) */
-	vpunpckhqdq %ymm4, %ymm3, %ymm3 /* odd_6 = unpackhi(de_4, de_5) */
-	vpsllw $4, %ymm6, %ymm4 /* ev_sh_2 = shl(even_6) */
-	vpand %ymm14, %ymm4, %ymm4 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
-	vpandn %ymm3, %ymm14, %ymm7 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
-	vpor %ymm7, %ymm4, %ymm4 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
-	vpsrlw $4, %ymm3, %ymm3 /* od_sh_2 = shr(odd_6) */
-	vpand %ymm14, %ymm6, %ymm6 /* out_hi_2_b = and(even_6, high_nibbles) */
-	vpandn %ymm3, %ymm14, %ymm3 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
-	vpor %ymm3, %ymm6, %ymm3 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
-	vmovdqu 128(%rcx), %ymm6 /* msg_4 = load() */
-	vpxor %ymm6, %ymm4, %ymm4 /* ct_4 = xor(out_lo_2, msg_4) */
-	vmovdqu %ymm4, 128(%rdx) /* store ct_4 */
-	vmovdqu 160(%rcx), %ymm4 /* msg_5 = load() */
-	vpxor %ymm4, %ymm3, %ymm3 /* ct_5 = xor(out_hi_2, msg_5) */
-	vmovdqu %ymm3, 160(%rdx) /* store ct_5 */
+	vpandn %ymm4, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	vpor %ymm15, %ymm5, %ymm5 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpsrlw $4, %ymm4, %ymm4 /* od_sh = shr(odd_4) */
+	vpand %ymm14, %ymm9, %ymm9 /* out_hi_b = and(even_4, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm4, %ymm9, %ymm4 /* out_hi = or(out_hi_b, out_hi_a) */
+	vmovdqu (%rcx), %ymm9 /* msg = load() */
+	vpxor %ymm9, %ymm5, %ymm5 /* ct = xor(out_lo, msg) */
+	vmovdqu %ymm5, (%rdx) /* store ct */
+	vmovdqu 32(%rcx), %ymm5 /* msg_1 = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* ct_1 = xor(out_hi, msg_1) */
+	vmovdqu %ymm4, 32(%rdx) /* store ct_1 */
+	vpxor 3072(%rdi), %ymm8, %ymm4 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm7, %ymm5 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm4, %ymm4 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm5, %ymm5 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %ymm5, %ymm4, %ymm7 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %ymm5, %ymm4, %ymm4 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %ymm7, %ymm5 /* ev_sh_1 = shl(even_5) */
+	vpand %ymm14, %ymm5, %ymm5 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm8 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm8, %ymm5, %ymm5 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpsrlw $4, %ymm4, %ymm4 /* od_sh_1 = shr(odd_5) */
+	vpand %ymm14, %ymm7, %ymm7 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	vpor %ymm4, %ymm7, %ymm4 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu 64(%rcx), %ymm7 /* msg_2 = load() */
+	vpxor %ymm7, %ymm5, %ymm5 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu %ymm5, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm5 /* msg_3 = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu %ymm4, 96(%rdx) /* store ct_3 */
+	vpxor 3072(%rdi), %ymm11, %ymm4 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm10, %ymm5 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm4, %ymm4 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm5, %ymm5 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %ymm5, %ymm4, %ymm7 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %ymm5, %ymm4, %ymm4 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %ymm7, %ymm5 /* ev_sh_2 = shl(even_6) */
+	vpand %ymm14, %ymm5, %ymm5 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm8 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm8, %ymm5, %ymm5 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpsrlw $4, %ymm4, %ymm4 /* od_sh_2 = shr(odd_6) */
+	vpand %ymm14, %ymm7, %ymm7 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	vpor %ymm4, %ymm7, %ymm4 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu 128(%rcx), %ymm7 /* msg_4 = load() */
+	vpxor %ymm7, %ymm5, %ymm5 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu %ymm5, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm5 /* msg_5 = load() */
+	vpxor %ymm5, %ymm4, %ymm4 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu %ymm4, 160(%rdx) /* store ct_5 */
 	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g3x1, rk1_1) */
 	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm2, %ymm2 /* de_6 = lookup16(y0_3, deinterleave) */
 	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm0, %ymm0 /* de_7 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm2, %ymm3 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpcklqdq %ymm0, %ymm2, %ymm4 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_7 = unpackhi(de_6, de_7) */
-	vpsllw $4, %ymm3, %ymm2 /* ev_sh_3 = shl(even_7) */
+	vpsllw $4, %ymm4, %ymm2 /* ev_sh_3 = shl(even_7) */
 	vpand %ymm14, %ymm2, %ymm2 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
-	vpandn %ymm0, %ymm14, %ymm4 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
-	vpor %ymm4, %ymm2, %ymm2 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	vpandn %ymm0, %ymm14, %ymm5 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	vpor %ymm5, %ymm2, %ymm2 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh_3 = shr(odd_7) */
-	vpand %ymm14, %ymm3, %ymm3 /* out_hi_3_b = and(even_7, high_nibbles) */
+	vpand %ymm14, %ymm4, %ymm4 /* out_hi_3_b = and(even_7, high_nibbles) */
 	vpandn %ymm0, %ymm14, %ymm0 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
-	vpor %ymm0, %ymm3, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
-	vmovdqu 192(%rcx), %ymm3 /* msg_6 = load() */
-	vpxor %ymm3, %ymm2, %ymm2 /* ct_6 = xor(out_lo_3, msg_6) */
+	vpor %ymm0, %ymm4, %ymm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	vmovdqu 192(%rcx), %ymm4 /* msg_6 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu %ymm2, 192(%rdx) /* store ct_6 */
 	vmovdqu 224(%rcx), %ymm2 /* msg_7 = load() */
 	vpxor %ymm2, %ymm0, %ymm0 /* ct_7 = xor(out_hi_3, msg_7) */
@@ -2978,170 +2920,132 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	.p2align 5
 ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vbroadcasti128 16(%rsi), %ymm0 /* ctr_low = bcast128() */
+	vpsrlw $8, %ymm0, %ymm0 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 64(%rsi), %ymm1 /* ctr_first = bcast8() */
-	vpand .Lublock_register_avx2_asm_10_last_byte(%rip), %ymm1, %ymm1 /* ctr_j0 = and(ctr_first, last_byte) */
+	vpand .Lublock_register_avx2_asm_10_byte_14(%rip), %ymm1, %ymm1 /* ctr_j0 = and(ctr_first, byte_14) */
 	vmovdqu (%rsi), %ymm2 /* ctr_v = bcast256() */
+	vpand .Lublock_register_avx2_asm_10_all_but_last(%rip), %ymm2, %ymm2 /* ctr_v_open = and(ctr_v, all_but_last) */
 	vmovdqu 32(%rsi), %ymm3 /* ctr_w = bcast256() */
+	vpand .Lublock_register_avx2_asm_10_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vpaddb .Lublock_register_avx2_asm_10_block_k(%rip), %ymm1, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddb %ymm4, %ymm0, %ymm5 /* ctr_sum = add(ctr_low, ctr_j) */
-	vpor %ymm4, %ymm0, %ymm6 /* ctr_or = or(ctr_low, ctr_j) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and = and(ctr_low, ctr_j) */
-	vpandn %ymm6, %ymm5, %ymm6 /* ctr_out = andnot(ctr_sum, ctr_or) */
-	vpor %ymm6, %ymm4, %ymm4 /* ctr_carry = or(ctr_and, ctr_out) */
-	vpsrlw $7, %ymm4, %ymm4 /* ctr_bit = shr(ctr_carry) */
-	vpand .Lublock_register_avx2_asm_10_byte_low1(%rip), %ymm4, %ymm4 /* ctr_bitm = and(ctr_bit, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_10_spread_index(%rip), %ymm4, %ymm4 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
+	vpaddw %ymm4, %ymm0, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	vmovdqa .Lublock_register_avx2_asm_10_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
-	vpshufb %ymm4, %ymm6, %ymm4 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	vmovdqa .Lublock_register_avx2_asm_10_low_lanes(%rip), %ymm7 /* low_lanes = const() */
-	vpblendvb %ymm7, %ymm5, %ymm2, %ymm5 /* ctr_kept = blendv(ctr_v, ctr_sum, low_lanes) */
-	vpand %ymm4, %ymm3, %ymm8 /* blk_b = and(ctr_w, ctr_mask) */
-	vpandn %ymm5, %ymm4, %ymm4 /* blk_a = andnot(ctr_mask, ctr_kept) */
-	vpor %ymm4, %ymm8, %ymm4 /* blk = or(blk_b, blk_a) */
+	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	vpandn %ymm2, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* blk = or(ctr_pair, ctr_last_byte) */
 	vpaddb .Lublock_register_avx2_asm_10_block_k_1(%rip), %ymm1, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddb %ymm5, %ymm0, %ymm8 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	vpor %ymm5, %ymm0, %ymm9 /* ctr_or_1 = or(ctr_low, ctr_j_1) */
-	vpand %ymm5, %ymm0, %ymm5 /* ctr_and_1 = and(ctr_low, ctr_j_1) */
-	vpandn %ymm9, %ymm8, %ymm9 /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
-	vpor %ymm9, %ymm5, %ymm5 /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
-	vpsrlw $7, %ymm5, %ymm5 /* ctr_bit_1 = shr(ctr_carry_1) */
-	vpand .Lublock_register_avx2_asm_10_byte_low1(%rip), %ymm5, %ymm5 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_10_spread_index(%rip), %ymm5, %ymm5 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
-	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	vpblendvb %ymm7, %ymm8, %ymm2, %ymm8 /* ctr_kept_1 = blendv(ctr_v, ctr_sum_1, low_lanes) */
-	vpand %ymm5, %ymm3, %ymm9 /* blk_1_b = and(ctr_w, ctr_mask_1) */
-	vpandn %ymm8, %ymm5, %ymm5 /* blk_1_a = andnot(ctr_mask_1, ctr_kept_1) */
-	vpor %ymm5, %ymm9, %ymm5 /* blk_1 = or(blk_1_b, blk_1_a) */
-	vpsrlw $4, %ymm4, %ymm8 /* lo_sh = shr(blk) */
-	vpand .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm5, %ymm9 /* even_b = and(blk_1, high_nibbles) */
-	vmovdqa .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm10 /* high_nibbles = const() */
-	vpandn %ymm8, %ymm10, %ymm8 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm8, %ymm9, %ymm8 /* even = or(even_b, even_a) */
+	vpaddw %ymm5, %ymm0, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	vpandn %ymm2, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpsrlw $4, %ymm4, %ymm7 /* lo_sh = shr(blk) */
+	vpand .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm5, %ymm8 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm9 /* high_nibbles = const() */
+	vpandn %ymm7, %ymm9, %ymm7 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm7, %ymm8, %ymm7 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm5, %ymm5 /* hi_sh = shl(blk_1) */
-	vpand %ymm10, %ymm5, %ymm5 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm4, %ymm10, %ymm4 /* odd_a = andnot(high_nibbles, blk) */
+	vpand %ymm9, %ymm5, %ymm5 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm4, %ymm9, %ymm4 /* odd_a = andnot(high_nibbles, blk) */
 	vpor %ymm4, %ymm5, %ymm4 /* odd = or(odd_b, odd_a) */
-	vpunpcklbw %ymm4, %ymm8, %ymm5 /* sp = unpacklo(even, odd) */
-	vpunpckhbw %ymm4, %ymm8, %ymm4 /* sp_1 = unpackhi(even, odd) */
-	vperm2i128 $0x20, %ymm4, %ymm5, %ymm8 /* lanes = blocks128(sp, sp_1) */
+	vpunpcklbw %ymm4, %ymm7, %ymm5 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %ymm4, %ymm7, %ymm4 /* sp_1 = unpackhi(even, odd) */
+	vperm2i128 $0x20, %ymm4, %ymm5, %ymm7 /* lanes = blocks128(sp, sp_1) */
 	vperm2i128 $0x31, %ymm4, %ymm5, %ymm4 /* lanes_1 = blocks128(sp, sp_1) */
 	vpaddb .Lublock_register_avx2_asm_10_block_k_2(%rip), %ymm1, %ymm5 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddb %ymm5, %ymm0, %ymm9 /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	vpor %ymm5, %ymm0, %ymm11 /* ctr_or_2 = or(ctr_low, ctr_j_2) */
-	vpand %ymm5, %ymm0, %ymm5 /* ctr_and_2 = and(ctr_low, ctr_j_2) */
-	vpandn %ymm11, %ymm9, %ymm11 /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
-	vpor %ymm11, %ymm5, %ymm5 /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
-	vpsrlw $7, %ymm5, %ymm5 /* ctr_bit_2 = shr(ctr_carry_2) */
-	vpand .Lublock_register_avx2_asm_10_byte_low1(%rip), %ymm5, %ymm5 /* ctr_bit_2m = and(ctr_bit_2, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_10_spread_index(%rip), %ymm5, %ymm5 /* ctr_spread_2 = lookup16(ctr_bit_2m, spread_index) */
-	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	vpblendvb %ymm7, %ymm9, %ymm2, %ymm9 /* ctr_kept_2 = blendv(ctr_v, ctr_sum_2, low_lanes) */
-	vpand %ymm5, %ymm3, %ymm11 /* blk_2_b = and(ctr_w, ctr_mask_2) */
-	vpandn %ymm9, %ymm5, %ymm5 /* blk_2_a = andnot(ctr_mask_2, ctr_kept_2) */
-	vpor %ymm5, %ymm11, %ymm5 /* blk_2 = or(blk_2_b, blk_2_a) */
-	vpaddb .Lublock_register_avx2_asm_10_block_k_3(%rip), %ymm1, %ymm9 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddb %ymm9, %ymm0, %ymm11 /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	vpor %ymm9, %ymm0, %ymm12 /* ctr_or_3 = or(ctr_low, ctr_j_3) */
-	vpand %ymm9, %ymm0, %ymm9 /* ctr_and_3 = and(ctr_low, ctr_j_3) */
-	vpandn %ymm12, %ymm11, %ymm12 /* ctr_out_3 = andnot(ctr_sum_3, ctr_or_3) */
-	vpor %ymm12, %ymm9, %ymm9 /* ctr_carry_3 = or(ctr_and_3, ctr_out_3) */
-	vpsrlw $7, %ymm9, %ymm9 /* ctr_bit_3 = shr(ctr_carry_3) */
-	vpand .Lublock_register_avx2_asm_10_byte_low1(%rip), %ymm9, %ymm9 /* ctr_bit_3m = and(ctr_bit_3, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_10_spread_index(%rip), %ymm9, %ymm9 /* ctr_spread_3 = lookup16(ctr_bit_3m, spread_index) */
-	vpshufb %ymm9, %ymm6, %ymm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	vpblendvb %ymm7, %ymm11, %ymm2, %ymm11 /* ctr_kept_3 = blendv(ctr_v, ctr_sum_3, low_lanes) */
-	vpand %ymm9, %ymm3, %ymm12 /* blk_3_b = and(ctr_w, ctr_mask_3) */
-	vpandn %ymm11, %ymm9, %ymm9 /* blk_3_a = andnot(ctr_mask_3, ctr_kept_3) */
-	vpor %ymm9, %ymm12, %ymm9 /* blk_3 = or(blk_3_b, blk_3_a) */
-	vpsrlw $4, %ymm5, %ymm11 /* lo_sh_1 = shr(blk_2) */
-	vpand %ymm10, %ymm9, %ymm12 /* even_1_b = and(blk_3, high_nibbles) */
-	vpandn %ymm11, %ymm10, %ymm11 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	vpor %ymm11, %ymm12, %ymm11 /* even_1 = or(even_1_b, even_1_a) */
-	vpsllw $4, %ymm9, %ymm9 /* hi_sh_1 = shl(blk_3) */
-	vpand %ymm10, %ymm9, %ymm9 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	vpandn %ymm5, %ymm10, %ymm5 /* odd_1_a = andnot(high_nibbles, blk_2) */
-	vpor %ymm5, %ymm9, %ymm5 /* odd_1 = or(odd_1_b, odd_1_a) */
-	vpunpcklbw %ymm5, %ymm11, %ymm9 /* sp_2 = unpacklo(even_1, odd_1) */
-	vpunpckhbw %ymm5, %ymm11, %ymm5 /* sp_3 = unpackhi(even_1, odd_1) */
-	vperm2i128 $0x20, %ymm5, %ymm9, %ymm11 /* lanes_2 = blocks128(sp_2, sp_3) */
-	vperm2i128 $0x31, %ymm5, %ymm9, %ymm5 /* lanes_3 = blocks128(sp_2, sp_3) */
-	vpaddb .Lublock_register_avx2_asm_10_block_k_4(%rip), %ymm1, %ymm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddb %ymm9, %ymm0, %ymm12 /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	vpor %ymm9, %ymm0, %ymm13 /* ctr_or_4 = or(ctr_low, ctr_j_4) */
-	vpand %ymm9, %ymm0, %ymm9 /* ctr_and_4 = and(ctr_low, ctr_j_4) */
-	vpandn %ymm13, %ymm12, %ymm13 /* ctr_out_4 = andnot(ctr_sum_4, ctr_or_4) */
-	vpor %ymm13, %ymm9, %ymm9 /* ctr_carry_4 = or(ctr_and_4, ctr_out_4) */
-	vpsrlw $7, %ymm9, %ymm9 /* ctr_bit_4 = shr(ctr_carry_4) */
-	vpand .Lublock_register_avx2_asm_10_byte_low1(%rip), %ymm9, %ymm9 /* ctr_bit_4m = and(ctr_bit_4, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_10_spread_index(%rip), %ymm9, %ymm9 /* ctr_spread_4 = lookup16(ctr_bit_4m, spread_index) */
-	vpshufb %ymm9, %ymm6, %ymm9 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	vpblendvb %ymm7, %ymm12, %ymm2, %ymm12 /* ctr_kept_4 = blendv(ctr_v, ctr_sum_4, low_lanes) */
-	vpand %ymm9, %ymm3, %ymm13 /* blk_4_b = and(ctr_w, ctr_mask_4) */
-	vpandn %ymm12, %ymm9, %ymm9 /* blk_4_a = andnot(ctr_mask_4, ctr_kept_4) */
-	vpor %ymm9, %ymm13, %ymm9 /* blk_4 = or(blk_4_b, blk_4_a) */
-	vpaddb .Lublock_register_avx2_asm_10_block_k_5(%rip), %ymm1, %ymm12 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddb %ymm12, %ymm0, %ymm13 /* ctr_sum_5 = add(ctr_low, ctr_j_5) */
-	vpor %ymm12, %ymm0, %ymm14 /* ctr_or_5 = or(ctr_low, ctr_j_5) */
-	vpand %ymm12, %ymm0, %ymm12 /* ctr_and_5 = and(ctr_low, ctr_j_5) */
-	vpandn %ymm14, %ymm13, %ymm14 /* ctr_out_5 = andnot(ctr_sum_5, ctr_or_5) */
-	vpor %ymm14, %ymm12, %ymm12 /* ctr_carry_5 = or(ctr_and_5, ctr_out_5) */
-	vpsrlw $7, %ymm12, %ymm12 /* ctr_bit_5 = shr(ctr_carry_5) */
-	vpand .Lublock_register_avx2_asm_10_byte_low1(%rip), %ymm12, %ymm12 /* ctr_bit_5m = and(ctr_bit_5, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_10_spread_index(%rip), %ymm12, %ymm12 /* ctr_spread_5 = lookup16(ctr_bit_5m, spread_index) */
-	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	vpblendvb %ymm7, %ymm13, %ymm2, %ymm13 /* ctr_kept_5 = blendv(ctr_v, ctr_sum_5, low_lanes) */
-	vpand %ymm12, %ymm3, %ymm14 /* blk_5_b = and(ctr_w, ctr_mask_5) */
-	vpandn %ymm13, %ymm12, %ymm12 /* blk_5_a = andnot(ctr_mask_5, ctr_kept_5) */
-	vpor %ymm12, %ymm14, %ymm12 /* blk_5 = or(blk_5_b, blk_5_a) */
-	vpsrlw $4, %ymm9, %ymm13 /* lo_sh_2 = shr(blk_4) */
-	vpand %ymm10, %ymm12, %ymm14 /* even_2_b = and(blk_5, high_nibbles) */
-	vpandn %ymm13, %ymm10, %ymm13 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
-	vpor %ymm13, %ymm14, %ymm13 /* even_2 = or(even_2_b, even_2_a) */
-	vpsllw $4, %ymm12, %ymm12 /* hi_sh_2 = shl(blk_5) */
-	vpand %ymm10, %ymm12, %ymm12 /* odd_2_b = and(hi_sh_2, high_nibbles) */
-	vpandn %ymm9, %ymm10, %ymm9 /* odd_2_a = andnot(high_nibbles, blk_4) */
-	vpor %ymm9, %ymm12, %ymm9 /* odd_2 = or(odd_2_b, odd_2_a) */
-	vpunpcklbw %ymm9, %ymm13, %ymm12 /* sp_4 = unpacklo(even_2, odd_2) */
-	vpunpckhbw %ymm9, %ymm13, %ymm9 /* sp_5 = unpackhi(even_2, odd_2) */
-	vperm2i128 $0x20, %ymm9, %ymm12, %ymm13 /* lanes_4 = blocks128(sp_4, sp_5) */
-	vperm2i128 $0x31, %ymm9, %ymm12, %ymm9 /* lanes_5 = blocks128(sp_4, sp_5) */
-	vpaddb .Lublock_register_avx2_asm_10_block_k_6(%rip), %ymm1, %ymm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddb %ymm12, %ymm0, %ymm14 /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	vpor %ymm12, %ymm0, %ymm15 /* ctr_or_6 = or(ctr_low, ctr_j_6) */
-	vpand %ymm12, %ymm0, %ymm12 /* ctr_and_6 = and(ctr_low, ctr_j_6) */
-	vpandn %ymm15, %ymm14, %ymm15 /* ctr_out_6 = andnot(ctr_sum_6, ctr_or_6) */
-	vpor %ymm15, %ymm12, %ymm12 /* ctr_carry_6 = or(ctr_and_6, ctr_out_6) */
-	vpsrlw $7, %ymm12, %ymm12 /* ctr_bit_6 = shr(ctr_carry_6) */
-	vpand .Lublock_register_avx2_asm_10_byte_low1(%rip), %ymm12, %ymm12 /* ctr_bit_6m = and(ctr_bit_6, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_10_spread_index(%rip), %ymm12, %ymm12 /* ctr_spread_6 = lookup16(ctr_bit_6m, spread_index) */
-	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	vpblendvb %ymm7, %ymm14, %ymm2, %ymm14 /* ctr_kept_6 = blendv(ctr_v, ctr_sum_6, low_lanes) */
-	vpand %ymm12, %ymm3, %ymm15 /* blk_6_b = and(ctr_w, ctr_mask_6) */
-	vpandn %ymm14, %ymm12, %ymm12 /* blk_6_a = andnot(ctr_mask_6, ctr_kept_6) */
-	vpor %ymm12, %ymm15, %ymm12 /* blk_6 = or(blk_6_b, blk_6_a) */
+	vpaddw %ymm5, %ymm0, %ymm5 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm5, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpand %ymm8, %ymm3, %ymm10 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	vpandn %ymm2, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	vpor %ymm8, %ymm10, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpor %ymm5, %ymm8, %ymm5 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddb .Lublock_register_avx2_asm_10_block_k_3(%rip), %ymm1, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddw %ymm8, %ymm0, %ymm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm8, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	vpandn %ymm2, %ymm10, %ymm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpor %ymm8, %ymm10, %ymm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpsrlw $4, %ymm5, %ymm10 /* lo_sh_1 = shr(blk_2) */
+	vpand %ymm9, %ymm8, %ymm11 /* even_1_b = and(blk_3, high_nibbles) */
+	vpandn %ymm10, %ymm9, %ymm10 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* even_1 = or(even_1_b, even_1_a) */
+	vpsllw $4, %ymm8, %ymm8 /* hi_sh_1 = shl(blk_3) */
+	vpand %ymm9, %ymm8, %ymm8 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	vpandn %ymm5, %ymm9, %ymm5 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	vpor %ymm5, %ymm8, %ymm5 /* odd_1 = or(odd_1_b, odd_1_a) */
+	vpunpcklbw %ymm5, %ymm10, %ymm8 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %ymm5, %ymm10, %ymm5 /* sp_3 = unpackhi(even_1, odd_1) */
+	vperm2i128 $0x20, %ymm5, %ymm8, %ymm10 /* lanes_2 = blocks128(sp_2, sp_3) */
+	vperm2i128 $0x31, %ymm5, %ymm8, %ymm5 /* lanes_3 = blocks128(sp_2, sp_3) */
+	vpaddb .Lublock_register_avx2_asm_10_block_k_4(%rip), %ymm1, %ymm8 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddw %ymm8, %ymm0, %ymm8 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm8, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	vpandn %ymm2, %ymm11, %ymm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpor %ymm8, %ymm11, %ymm8 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddb .Lublock_register_avx2_asm_10_block_k_5(%rip), %ymm1, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddw %ymm11, %ymm0, %ymm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	vpandn %ymm2, %ymm12, %ymm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpsrlw $4, %ymm8, %ymm12 /* lo_sh_2 = shr(blk_4) */
+	vpand %ymm9, %ymm11, %ymm13 /* even_2_b = and(blk_5, high_nibbles) */
+	vpandn %ymm12, %ymm9, %ymm12 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* even_2 = or(even_2_b, even_2_a) */
+	vpsllw $4, %ymm11, %ymm11 /* hi_sh_2 = shl(blk_5) */
+	vpand %ymm9, %ymm11, %ymm11 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	vpandn %ymm8, %ymm9, %ymm8 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	vpor %ymm8, %ymm11, %ymm8 /* odd_2 = or(odd_2_b, odd_2_a) */
+	vpunpcklbw %ymm8, %ymm12, %ymm11 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %ymm8, %ymm12, %ymm8 /* sp_5 = unpackhi(even_2, odd_2) */
+	vperm2i128 $0x20, %ymm8, %ymm11, %ymm12 /* lanes_4 = blocks128(sp_4, sp_5) */
+	vperm2i128 $0x31, %ymm8, %ymm11, %ymm8 /* lanes_5 = blocks128(sp_4, sp_5) */
+	vpaddb .Lublock_register_avx2_asm_10_block_k_6(%rip), %ymm1, %ymm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddw %ymm11, %ymm0, %ymm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm11, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	vpandn %ymm2, %ymm13, %ymm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpor %ymm11, %ymm13, %ymm11 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
 	vpaddb .Lublock_register_avx2_asm_10_block_k_7(%rip), %ymm1, %ymm1 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddb %ymm1, %ymm0, %ymm14 /* ctr_sum_7 = add(ctr_low, ctr_j_7) */
-	vpor %ymm1, %ymm0, %ymm15 /* ctr_or_7 = or(ctr_low, ctr_j_7) */
-	vpand %ymm1, %ymm0, %ymm0 /* ctr_and_7 = and(ctr_low, ctr_j_7) */
-	vpandn %ymm15, %ymm14, %ymm1 /* ctr_out_7 = andnot(ctr_sum_7, ctr_or_7) */
-	vpor %ymm1, %ymm0, %ymm0 /* ctr_carry_7 = or(ctr_and_7, ctr_out_7) */
-	vpsrlw $7, %ymm0, %ymm0 /* ctr_bit_7 = shr(ctr_carry_7) */
-	vpand .Lublock_register_avx2_asm_10_byte_low1(%rip), %ymm0, %ymm0 /* ctr_bit_7m = and(ctr_bit_7, byte_low1) */
-	vpshufb .Lublock_register_avx2_asm_10_spread_index(%rip), %ymm0, %ymm0 /* ctr_spread_7 = lookup16(ctr_bit_7m, spread_index) */
-	vpshufb %ymm0, %ymm6, %ymm0 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	vpblendvb %ymm7, %ymm14, %ymm2, %ymm1 /* ctr_kept_7 = blendv(ctr_v, ctr_sum_7, low_lanes) */
-	vpand %ymm0, %ymm3, %ymm2 /* blk_7_b = and(ctr_w, ctr_mask_7) */
-	vpandn %ymm1, %ymm0, %ymm0 /* blk_7_a = andnot(ctr_mask_7, ctr_kept_7) */
-	vpor %ymm0, %ymm2, %ymm0 /* blk_7 = or(blk_7_b, blk_7_a) */
-	vpsrlw $4, %ymm12, %ymm1 /* lo_sh_3 = shr(blk_6) */
-	vpand %ymm10, %ymm0, %ymm2 /* even_3_b = and(blk_7, high_nibbles) */
-	vpandn %ymm1, %ymm10, %ymm1 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	vpaddw %ymm1, %ymm0, %ymm0 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	vpshufb .Lublock_register_avx2_asm_10_carry_everywhere(%rip), %ymm0, %ymm1 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm1, %ymm6, %ymm1 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpand %ymm1, %ymm3, %ymm3 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	vpandn %ymm2, %ymm1, %ymm1 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	vpor %ymm1, %ymm3, %ymm1 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpshufb .Lublock_register_avx2_asm_10_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpor %ymm0, %ymm1, %ymm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpsrlw $4, %ymm11, %ymm1 /* lo_sh_3 = shr(blk_6) */
+	vpand %ymm9, %ymm0, %ymm2 /* even_3_b = and(blk_7, high_nibbles) */
+	vpandn %ymm1, %ymm9, %ymm1 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
 	vpor %ymm1, %ymm2, %ymm1 /* even_3 = or(even_3_b, even_3_a) */
 	vpsllw $4, %ymm0, %ymm0 /* hi_sh_3 = shl(blk_7) */
-	vpand %ymm10, %ymm0, %ymm0 /* odd_3_b = and(hi_sh_3, high_nibbles) */
-	vpandn %ymm12, %ymm10, %ymm2 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	vpand %ymm9, %ymm0, %ymm0 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	vpandn %ymm11, %ymm9, %ymm2 /* odd_3_a = andnot(high_nibbles, blk_6) */
 	vpor %ymm2, %ymm0, %ymm0 /* odd_3 = or(odd_3_b, odd_3_a) */
 	vpunpcklbw %ymm0, %ymm1, %ymm2 /* sp_6 = unpacklo(even_3, odd_3) */
 	vpunpckhbw %ymm0, %ymm1, %ymm0 /* sp_7 = unpackhi(even_3, odd_3) */
@@ -3150,217 +3054,217 @@ ublock_register_avx2_ublock256_256_ctr_xor_asm:
 	vmovdqa .Lublock_register_avx2_asm_10_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
 	vmovdqa .Lublock_register_avx2_asm_10_rotl48(%rip), %ymm3 /* rotl48 = const() */
 	vmovdqa .Lublock_register_avx2_asm_10_sbox_hi(%rip), %ymm6 /* sbox_hi = const() */
-	vmovdqa .Lublock_register_avx2_asm_10_sbox_lo(%rip), %ymm7 /* sbox_lo = const() */
-	vmovdqa .Lublock_register_avx2_asm_10_pl_front(%rip), %ymm12 /* pl_front = const() */
+	vmovdqa .Lublock_register_avx2_asm_10_sbox_lo(%rip), %ymm11 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_10_pl_front(%rip), %ymm13 /* pl_front = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_avx2_asm_10_loop_r0:
-	vmovdqu (%rdi,%r8), %ymm10 /* rk0 = load() */
+	vmovdqu (%rdi,%r8), %ymm9 /* rk0 = load() */
 	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm10, %ymm8, %ymm8 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm9, %ymm7, %ymm7 /* k0 = xor(g0x0, rk0) */
 	vpxor %ymm14, %ymm4, %ymm4 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm2, %ymm8, %ymm15 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %ymm8, %ymm8 /* s0_sh = shr(k0) */
-	vpand %ymm2, %ymm8, %ymm8 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm8, %ymm6, %ymm8 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm8, %ymm15, %ymm8 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm2, %ymm7, %ymm15 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %ymm7, %ymm7 /* s0_sh = shr(k0) */
+	vpand %ymm2, %ymm7, %ymm7 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm7, %ymm6, %ymm7 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm7, %ymm15, %ymm7 /* s0 = or(s0_l, s0_h) */
 	vpand %ymm2, %ymm4, %ymm15 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %ymm4, %ymm4 /* s1_sh = shr(k1) */
 	vpand %ymm2, %ymm4, %ymm4 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
 	vpshufb %ymm4, %ymm6, %ymm4 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	vpor %ymm4, %ymm15, %ymm4 /* s1 = or(s1_l, s1_h) */
-	vpxor %ymm8, %ymm4, %ymm4 /* x1 = xor(s1, s0) */
+	vpxor %ymm7, %ymm4, %ymm4 /* x1 = xor(s1, s0) */
 	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm4, %ymm15 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm15, %ymm8, %ymm8 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm3, %ymm8, %ymm15 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm15, %ymm7, %ymm7 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm3, %ymm7, %ymm15 /* rot8 = lookup16(x0, rotl48) */
 	vpxor %ymm15, %ymm4, %ymm4 /* x1_1 = xor(x1, rot8) */
 	vpshufb %ymm3, %ymm4, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm15, %ymm8, %ymm8 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm8, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm15, %ymm7, %ymm7 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm7, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
 	vpxor %ymm15, %ymm4, %ymm4 /* x1_2 = xor(x1_1, rot20) */
-	vpxor %ymm4, %ymm8, %ymm8 /* x0_2 = xor(x0_1, x1_2) */
-	vpermq $0x4e, %ymm8, %ymm15 /* pl_swap = blocks128(x0_2, x0_2) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* pl_f = lookup16(x0_2, pl_front) */
+	vpxor %ymm4, %ymm7, %ymm7 /* x0_2 = xor(x0_1, x1_2) */
+	vpermq $0x4e, %ymm7, %ymm15 /* pl_swap = blocks128(x0_2, x0_2) */
+	vpshufb %ymm13, %ymm7, %ymm7 /* pl_f = lookup16(x0_2, pl_front) */
 	vpshufb .Lublock_register_avx2_asm_10_pl_rear(%rip), %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxor %ymm15, %ymm8, %ymm8 /* pl = xor(pl_f, pl_r) */
+	vpxor %ymm15, %ymm7, %ymm7 /* pl = xor(pl_f, pl_r) */
 	vpermq $0x4e, %ymm4, %ymm15 /* pr_swap = blocks128(x1_2, x1_2) */
 	vpshufb .Lublock_register_avx2_asm_10_pr_front(%rip), %ymm4, %ymm4 /* pr_f = lookup16(x1_2, pr_front) */
 	vpshufb .Lublock_register_avx2_asm_10_pr_rear(%rip), %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
 	vpxor %ymm15, %ymm4, %ymm4 /* pr = xor(pr_f, pr_r) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm10, %ymm11, %ymm11 /* k0_1 = xor(g1x0, rk0) */
+	vpxor %ymm9, %ymm10, %ymm10 /* k0_1 = xor(g1x0, rk0) */
 	vpxor %ymm14, %ymm5, %ymm5 /* k1_1 = xor(g1x1, rk1) */
-	vpand %ymm2, %ymm11, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	vpsrlw $4, %ymm11, %ymm11 /* s0_sh_1 = shr(k0_1) */
-	vpand %ymm2, %ymm11, %ymm11 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	vpor %ymm11, %ymm15, %ymm11 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpand %ymm2, %ymm10, %ymm15 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %ymm10, %ymm10 /* s0_sh_1 = shr(k0_1) */
+	vpand %ymm2, %ymm10, %ymm10 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	vpshufb %ymm10, %ymm6, %ymm10 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpor %ymm10, %ymm15, %ymm10 /* s0_1 = or(s0_l_1, s0_h_1) */
 	vpand %ymm2, %ymm5, %ymm15 /* s1_lo_1 = and(k1_1, low_nibbles) */
 	vpsrlw $4, %ymm5, %ymm5 /* s1_sh_1 = shr(k1_1) */
 	vpand %ymm2, %ymm5, %ymm5 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
 	vpshufb %ymm5, %ymm6, %ymm5 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
 	vpor %ymm5, %ymm15, %ymm5 /* s1_1 = or(s1_l_1, s1_h_1) */
-	vpxor %ymm11, %ymm5, %ymm5 /* x1_3 = xor(s1_1, s0_1) */
+	vpxor %ymm10, %ymm5, %ymm5 /* x1_3 = xor(s1_1, s0_1) */
 	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm5, %ymm15 /* rot4_1 = lookup16(x1_3, rotl56) */
-	vpxor %ymm15, %ymm11, %ymm11 /* x0_3 = xor(s0_1, rot4_1) */
-	vpshufb %ymm3, %ymm11, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxor %ymm15, %ymm10, %ymm10 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %ymm3, %ymm10, %ymm15 /* rot8_2 = lookup16(x0_3, rotl48) */
 	vpxor %ymm15, %ymm5, %ymm5 /* x1_4 = xor(x1_3, rot8_2) */
 	vpshufb %ymm3, %ymm5, %ymm15 /* rot8_3 = lookup16(x1_4, rotl48) */
-	vpxor %ymm15, %ymm11, %ymm11 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm11, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxor %ymm15, %ymm10, %ymm10 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm10, %ymm15 /* rot20_1 = lookup16(x0_4, rotl24) */
 	vpxor %ymm15, %ymm5, %ymm5 /* x1_5 = xor(x1_4, rot20_1) */
-	vpxor %ymm5, %ymm11, %ymm11 /* x0_5 = xor(x0_4, x1_5) */
-	vpermq $0x4e, %ymm11, %ymm15 /* pl_swap_1 = blocks128(x0_5, x0_5) */
-	vpshufb %ymm12, %ymm11, %ymm11 /* pl_f_1 = lookup16(x0_5, pl_front) */
+	vpxor %ymm5, %ymm10, %ymm10 /* x0_5 = xor(x0_4, x1_5) */
+	vpermq $0x4e, %ymm10, %ymm15 /* pl_swap_1 = blocks128(x0_5, x0_5) */
+	vpshufb %ymm13, %ymm10, %ymm10 /* pl_f_1 = lookup16(x0_5, pl_front) */
 	vpshufb .Lublock_register_avx2_asm_10_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
-	vpxor %ymm15, %ymm11, %ymm11 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vpxor %ymm15, %ymm10, %ymm10 /* pl_1 = xor(pl_f_1, pl_r_1) */
 	vpermq $0x4e, %ymm5, %ymm15 /* pr_swap_1 = blocks128(x1_5, x1_5) */
 	vpshufb .Lublock_register_avx2_asm_10_pr_front(%rip), %ymm5, %ymm5 /* pr_f_1 = lookup16(x1_5, pr_front) */
 	vpshufb .Lublock_register_avx2_asm_10_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
 	vpxor %ymm15, %ymm5, %ymm5 /* pr_1 = xor(pr_f_1, pr_r_1) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm10, %ymm13, %ymm13 /* k0_2 = xor(g2x0, rk0) */
-	vpxor %ymm14, %ymm9, %ymm9 /* k1_2 = xor(g2x1, rk1) */
-	vpand %ymm2, %ymm13, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
-	vpsrlw $4, %ymm13, %ymm13 /* s0_sh_2 = shr(k0_2) */
-	vpand %ymm2, %ymm13, %ymm13 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	vpor %ymm13, %ymm15, %ymm13 /* s0_2 = or(s0_l_2, s0_h_2) */
-	vpand %ymm2, %ymm9, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	vpsrlw $4, %ymm9, %ymm9 /* s1_sh_2 = shr(k1_2) */
-	vpand %ymm2, %ymm9, %ymm9 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	vpshufb %ymm9, %ymm6, %ymm9 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	vpor %ymm9, %ymm15, %ymm9 /* s1_2 = or(s1_l_2, s1_h_2) */
-	vpxor %ymm13, %ymm9, %ymm9 /* x1_6 = xor(s1_2, s0_2) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm9, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
-	vpxor %ymm15, %ymm13, %ymm13 /* x0_6 = xor(s0_2, rot4_2) */
-	vpshufb %ymm3, %ymm13, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
-	vpxor %ymm15, %ymm9, %ymm9 /* x1_7 = xor(x1_6, rot8_4) */
-	vpshufb %ymm3, %ymm9, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
-	vpxor %ymm15, %ymm13, %ymm13 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm13, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
-	vpxor %ymm15, %ymm9, %ymm9 /* x1_8 = xor(x1_7, rot20_2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* x0_8 = xor(x0_7, x1_8) */
-	vpermq $0x4e, %ymm13, %ymm15 /* pl_swap_2 = blocks128(x0_8, x0_8) */
-	vpshufb %ymm12, %ymm13, %ymm13 /* pl_f_2 = lookup16(x0_8, pl_front) */
+	vpxor %ymm9, %ymm12, %ymm12 /* k0_2 = xor(g2x0, rk0) */
+	vpxor %ymm14, %ymm8, %ymm8 /* k1_2 = xor(g2x1, rk1) */
+	vpand %ymm2, %ymm12, %ymm15 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %ymm12, %ymm12 /* s0_sh_2 = shr(k0_2) */
+	vpand %ymm2, %ymm12, %ymm12 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	vpshufb %ymm12, %ymm6, %ymm12 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpor %ymm12, %ymm15, %ymm12 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpand %ymm2, %ymm8, %ymm15 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %ymm8, %ymm8 /* s1_sh_2 = shr(k1_2) */
+	vpand %ymm2, %ymm8, %ymm8 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	vpshufb %ymm8, %ymm6, %ymm8 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpor %ymm8, %ymm15, %ymm8 /* s1_2 = or(s1_l_2, s1_h_2) */
+	vpxor %ymm12, %ymm8, %ymm8 /* x1_6 = xor(s1_2, s0_2) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm8, %ymm15 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxor %ymm15, %ymm12, %ymm12 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %ymm3, %ymm12, %ymm15 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxor %ymm15, %ymm8, %ymm8 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %ymm3, %ymm8, %ymm15 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxor %ymm15, %ymm12, %ymm12 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm12, %ymm15 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxor %ymm15, %ymm8, %ymm8 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxor %ymm8, %ymm12, %ymm12 /* x0_8 = xor(x0_7, x1_8) */
+	vpermq $0x4e, %ymm12, %ymm15 /* pl_swap_2 = blocks128(x0_8, x0_8) */
+	vpshufb %ymm13, %ymm12, %ymm12 /* pl_f_2 = lookup16(x0_8, pl_front) */
 	vpshufb .Lublock_register_avx2_asm_10_pl_rear(%rip), %ymm15, %ymm15 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
-	vpxor %ymm15, %ymm13, %ymm13 /* pl_2 = xor(pl_f_2, pl_r_2) */
-	vpermq $0x4e, %ymm9, %ymm15 /* pr_swap_2 = blocks128(x1_8, x1_8) */
-	vpshufb .Lublock_register_avx2_asm_10_pr_front(%rip), %ymm9, %ymm9 /* pr_f_2 = lookup16(x1_8, pr_front) */
+	vpxor %ymm15, %ymm12, %ymm12 /* pl_2 = xor(pl_f_2, pl_r_2) */
+	vpermq $0x4e, %ymm8, %ymm15 /* pr_swap_2 = blocks128(x1_8, x1_8) */
+	vpshufb .Lublock_register_avx2_asm_10_pr_front(%rip), %ymm8, %ymm8 /* pr_f_2 = lookup16(x1_8, pr_front) */
 	vpshufb .Lublock_register_avx2_asm_10_pr_rear(%rip), %ymm15, %ymm15 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
-	vpxor %ymm15, %ymm9, %ymm9 /* pr_2 = xor(pr_f_2, pr_r_2) */
+	vpxor %ymm15, %ymm8, %ymm8 /* pr_2 = xor(pr_f_2, pr_r_2) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm10, %ymm1, %ymm1 /* k0_3 = xor(g3x0, rk0) */
+	vpxor %ymm9, %ymm1, %ymm1 /* k0_3 = xor(g3x0, rk0) */
 	vpxor %ymm14, %ymm0, %ymm0 /* k1_3 = xor(g3x1, rk1) */
-	vpand %ymm2, %ymm1, %ymm10 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpand %ymm2, %ymm1, %ymm9 /* s0_lo_3 = and(k0_3, low_nibbles) */
 	vpsrlw $4, %ymm1, %ymm1 /* s0_sh_3 = shr(k0_3) */
 	vpand %ymm2, %ymm1, %ymm1 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
-	vpshufb %ymm10, %ymm7, %ymm10 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	vpshufb %ymm9, %ymm11, %ymm9 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
 	vpshufb %ymm1, %ymm6, %ymm1 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
-	vpor %ymm1, %ymm10, %ymm1 /* s0_3 = or(s0_l_3, s0_h_3) */
-	vpand %ymm2, %ymm0, %ymm10 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpor %ymm1, %ymm9, %ymm1 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpand %ymm2, %ymm0, %ymm9 /* s1_lo_3 = and(k1_3, low_nibbles) */
 	vpsrlw $4, %ymm0, %ymm0 /* s1_sh_3 = shr(k1_3) */
 	vpand %ymm2, %ymm0, %ymm0 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
-	vpshufb %ymm10, %ymm7, %ymm10 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	vpshufb %ymm9, %ymm11, %ymm9 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
 	vpshufb %ymm0, %ymm6, %ymm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
-	vpor %ymm0, %ymm10, %ymm0 /* s1_3 = or(s1_l_3, s1_h_3) */
+	vpor %ymm0, %ymm9, %ymm0 /* s1_3 = or(s1_l_3, s1_h_3) */
 	vpxor %ymm1, %ymm0, %ymm0 /* x1_9 = xor(s1_3, s0_3) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm0, %ymm10 /* rot4_3 = lookup16(x1_9, rotl56) */
-	vpxor %ymm10, %ymm1, %ymm1 /* x0_9 = xor(s0_3, rot4_3) */
-	vpshufb %ymm3, %ymm1, %ymm10 /* rot8_6 = lookup16(x0_9, rotl48) */
-	vpxor %ymm10, %ymm0, %ymm0 /* x1_10 = xor(x1_9, rot8_6) */
-	vpshufb %ymm3, %ymm0, %ymm10 /* rot8_7 = lookup16(x1_10, rotl48) */
-	vpxor %ymm10, %ymm1, %ymm1 /* x0_10 = xor(x0_9, rot8_7) */
-	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm1, %ymm10 /* rot20_3 = lookup16(x0_10, rotl24) */
-	vpxor %ymm10, %ymm0, %ymm0 /* x1_11 = xor(x1_10, rot20_3) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl56(%rip), %ymm0, %ymm9 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxor %ymm9, %ymm1, %ymm1 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %ymm3, %ymm1, %ymm9 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpxor %ymm9, %ymm0, %ymm0 /* x1_10 = xor(x1_9, rot8_6) */
+	vpshufb %ymm3, %ymm0, %ymm9 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpxor %ymm9, %ymm1, %ymm1 /* x0_10 = xor(x0_9, rot8_7) */
+	vpshufb .Lublock_register_avx2_asm_10_rotl24(%rip), %ymm1, %ymm9 /* rot20_3 = lookup16(x0_10, rotl24) */
+	vpxor %ymm9, %ymm0, %ymm0 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxor %ymm0, %ymm1, %ymm1 /* x0_11 = xor(x0_10, x1_11) */
-	vpermq $0x4e, %ymm1, %ymm10 /* pl_swap_3 = blocks128(x0_11, x0_11) */
-	vpshufb %ymm12, %ymm1, %ymm1 /* pl_f_3 = lookup16(x0_11, pl_front) */
-	vpshufb .Lublock_register_avx2_asm_10_pl_rear(%rip), %ymm10, %ymm10 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
-	vpxor %ymm10, %ymm1, %ymm1 /* pl_3 = xor(pl_f_3, pl_r_3) */
-	vpermq $0x4e, %ymm0, %ymm10 /* pr_swap_3 = blocks128(x1_11, x1_11) */
+	vpermq $0x4e, %ymm1, %ymm9 /* pl_swap_3 = blocks128(x0_11, x0_11) */
+	vpshufb %ymm13, %ymm1, %ymm1 /* pl_f_3 = lookup16(x0_11, pl_front) */
+	vpshufb .Lublock_register_avx2_asm_10_pl_rear(%rip), %ymm9, %ymm9 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
+	vpxor %ymm9, %ymm1, %ymm1 /* pl_3 = xor(pl_f_3, pl_r_3) */
+	vpermq $0x4e, %ymm0, %ymm9 /* pr_swap_3 = blocks128(x1_11, x1_11) */
 	vpshufb .Lublock_register_avx2_asm_10_pr_front(%rip), %ymm0, %ymm0 /* pr_f_3 = lookup16(x1_11, pr_front) */
-	vpshufb .Lublock_register_avx2_asm_10_pr_rear(%rip), %ymm10, %ymm10 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
-	vpxor %ymm10, %ymm0, %ymm0 /* pr_3 = xor(pr_f_3, pr_r_3) */
+	vpshufb .Lublock_register_avx2_asm_10_pr_rear(%rip), %ymm9, %ymm9 /* pr_r_3 = lookup16(pr_swap_3, pr_rear) */
+	vpxor %ymm9, %ymm0, %ymm0 /* pr_3 = xor(pr_f_3, pr_r_3) */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx2_asm_10_loop_r0
 
 	/* Final key addition. */
-	vpxor 3072(%rdi), %ymm8, %ymm8 /* y0 = xor(g0x0, rk0_1) */
+	vpxor 3072(%rdi), %ymm7, %ymm7 /* y0 = xor(g0x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm4, %ymm4 /* y1 = xor(g0x1, rk1_1) */
-	vperm2i128 $0x20, %ymm4, %ymm8, %ymm10 /* lanes_8 = blocks128(y0, y1) */
-	vperm2i128 $0x31, %ymm4, %ymm8, %ymm4 /* lanes_9 = blocks128(y0, y1) */
-	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm10, %ymm8 /* de = lookup16(lanes_8, deinterleave) */
+	vperm2i128 $0x20, %ymm4, %ymm7, %ymm9 /* lanes_8 = blocks128(y0, y1) */
+	vperm2i128 $0x31, %ymm4, %ymm7, %ymm4 /* lanes_9 = blocks128(y0, y1) */
+	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm9, %ymm7 /* de = lookup16(lanes_8, deinterleave) */
 	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm4, %ymm4 /* de_1 = lookup16(lanes_9, deinterleave) */
-	vpunpcklqdq %ymm4, %ymm8, %ymm10 /* even_4 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm4, %ymm8, %ymm4 /* odd_4 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm10, %ymm8 /* ev_sh = shl(even_4) */
-	vpand .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm8, %ymm8 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpunpcklqdq %ymm4, %ymm7, %ymm9 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm4, %ymm7, %ymm4 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm9, %ymm7 /* ev_sh = shl(even_4) */
+	vpand .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm7, %ymm7 /* out_lo_b = and(ev_sh, high_nibbles) */
 	vmovdqa .Lublock_register_avx2_asm_10_high_nibbles(%rip), %ymm14 /* high_nibbles = const() */
 	vpandn %ymm4, %ymm14, %ymm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
-	vpor %ymm15, %ymm8, %ymm8 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpor %ymm15, %ymm7, %ymm7 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm4, %ymm4 /* od_sh = shr(odd_4) */
-	vpand %ymm14, %ymm10, %ymm10 /* out_hi_b = and(even_4, high_nibbles) */
+	vpand %ymm14, %ymm9, %ymm9 /* out_hi_b = and(even_4, high_nibbles) */
 	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm4, %ymm10, %ymm4 /* out_hi = or(out_hi_b, out_hi_a) */
-	vmovdqu (%rcx), %ymm10 /* msg = load() */
-	vpxor %ymm10, %ymm8, %ymm8 /* ct = xor(out_lo, msg) */
-	vmovdqu %ymm8, (%rdx) /* store ct */
-	vmovdqu 32(%rcx), %ymm8 /* msg_1 = load() */
-	vpxor %ymm8, %ymm4, %ymm4 /* ct_1 = xor(out_hi, msg_1) */
+	vpor %ymm4, %ymm9, %ymm4 /* out_hi = or(out_hi_b, out_hi_a) */
+	vmovdqu (%rcx), %ymm9 /* msg = load() */
+	vpxor %ymm9, %ymm7, %ymm7 /* ct = xor(out_lo, msg) */
+	vmovdqu %ymm7, (%rdx) /* store ct */
+	vmovdqu 32(%rcx), %ymm7 /* msg_1 = load() */
+	vpxor %ymm7, %ymm4, %ymm4 /* ct_1 = xor(out_hi, msg_1) */
 	vmovdqu %ymm4, 32(%rdx) /* store ct_1 */
-	vpxor 3072(%rdi), %ymm11, %ymm4 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxor 3072(%rdi), %ymm10, %ymm4 /* y0_1 = xor(g1x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm5, %ymm5 /* y1_1 = xor(g1x1, rk1_1) */
-	vperm2i128 $0x20, %ymm5, %ymm4, %ymm8 /* lanes_10 = blocks128(y0_1, y1_1) */
+	vperm2i128 $0x20, %ymm5, %ymm4, %ymm7 /* lanes_10 = blocks128(y0_1, y1_1) */
 	vperm2i128 $0x31, %ymm5, %ymm4, %ymm4 /* lanes_11 = blocks128(y0_1, y1_1) */
-	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm8, %ymm5 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm7, %ymm5 /* de_2 = lookup16(lanes_10, deinterleave) */
 	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm4, %ymm4 /* de_3 = lookup16(lanes_11, deinterleave) */
-	vpunpcklqdq %ymm4, %ymm5, %ymm8 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpcklqdq %ymm4, %ymm5, %ymm7 /* even_5 = unpacklo(de_2, de_3) */
 	vpunpckhqdq %ymm4, %ymm5, %ymm4 /* odd_5 = unpackhi(de_2, de_3) */
-	vpsllw $4, %ymm8, %ymm5 /* ev_sh_1 = shl(even_5) */
+	vpsllw $4, %ymm7, %ymm5 /* ev_sh_1 = shl(even_5) */
 	vpand %ymm14, %ymm5, %ymm5 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	vpandn %ymm4, %ymm14, %ymm10 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
-	vpor %ymm10, %ymm5, %ymm5 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	vpandn %ymm4, %ymm14, %ymm9 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	vpor %ymm9, %ymm5, %ymm5 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
 	vpsrlw $4, %ymm4, %ymm4 /* od_sh_1 = shr(odd_5) */
-	vpand %ymm14, %ymm8, %ymm8 /* out_hi_1_b = and(even_5, high_nibbles) */
+	vpand %ymm14, %ymm7, %ymm7 /* out_hi_1_b = and(even_5, high_nibbles) */
 	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	vpor %ymm4, %ymm8, %ymm4 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
-	vmovdqu 64(%rcx), %ymm8 /* msg_2 = load() */
-	vpxor %ymm8, %ymm5, %ymm5 /* ct_2 = xor(out_lo_1, msg_2) */
+	vpor %ymm4, %ymm7, %ymm4 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	vmovdqu 64(%rcx), %ymm7 /* msg_2 = load() */
+	vpxor %ymm7, %ymm5, %ymm5 /* ct_2 = xor(out_lo_1, msg_2) */
 	vmovdqu %ymm5, 64(%rdx) /* store ct_2 */
 	vmovdqu 96(%rcx), %ymm5 /* msg_3 = load() */
 	vpxor %ymm5, %ymm4, %ymm4 /* ct_3 = xor(out_hi_1, msg_3) */
 	vmovdqu %ymm4, 96(%rdx) /* store ct_3 */
-	vpxor 3072(%rdi), %ymm13, %ymm4 /* y0_2 = xor(g2x0, rk0_1) */
-	vpxor 3136(%rdi), %ymm9, %ymm5 /* y1_2 = xor(g2x1, rk1_1) */
-	vperm2i128 $0x20, %ymm5, %ymm4, %ymm8 /* lanes_12 = blocks128(y0_2, y1_2) */
+	vpxor 3072(%rdi), %ymm12, %ymm4 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm8, %ymm5 /* y1_2 = xor(g2x1, rk1_1) */
+	vperm2i128 $0x20, %ymm5, %ymm4, %ymm7 /* lanes_12 = blocks128(y0_2, y1_2) */
 	vperm2i128 $0x31, %ymm5, %ymm4, %ymm4 /* lanes_13 = blocks128(y0_2, y1_2) */
-	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm8, %ymm5 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm7, %ymm5 /* de_4 = lookup16(lanes_12, deinterleave) */
 	vpshufb .Lublock_register_avx2_asm_10_deinterleave(%rip), %ymm4, %ymm4 /* de_5 = lookup16(lanes_13, deinterleave) */
-	vpunpcklqdq %ymm4, %ymm5, %ymm8 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpcklqdq %ymm4, %ymm5, %ymm7 /* even_6 = unpacklo(de_4, de_5) */
 	vpunpckhqdq %ymm4, %ymm5, %ymm4 /* odd_6 = unpackhi(de_4, de_5) */
-	vpsllw $4, %ymm8, %ymm5 /* ev_sh_2 = shl(even_6) */
+	vpsllw $4, %ymm7, %ymm5 /* ev_sh_2 = shl(even_6) */
 	vpand %ymm14, %ymm5, %ymm5 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
-	vpandn %ymm4, %ymm14, %ymm9 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
-	vpor %ymm9, %ymm5, %ymm5 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	vpandn %ymm4, %ymm14, %ymm8 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	vpor %ymm8, %ymm5, %ymm5 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
 	vpsrlw $4, %ymm4, %ymm4 /* od_sh_2 = shr(odd_6) */
-	vpand %ymm14, %ymm8, %ymm8 /* out_hi_2_b = and(even_6, high_nibbles) */
+	vpand %ymm14, %ymm7, %ymm7 /* out_hi_2_b = and(even_6, high_nibbles) */
 	vpandn %ymm4, %ymm14, %ymm4 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
-	vpor %ymm4, %ymm8, %ymm4 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
-	vmovdqu 128(%rcx), %ymm8 /* msg_4 = load() */
-	vpxor %ymm8, %ymm5, %ymm5 /* ct_4 = xor(out_lo_2, msg_4) */
+	vpor %ymm4, %ymm7, %ymm4 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	vmovdqu 128(%rcx), %ymm7 /* msg_4 = load() */
+	vpxor %ymm7, %ymm5, %ymm5 /* ct_4 = xor(out_lo_2, msg_4) */
 	vmovdqu %ymm5, 128(%rdx) /* store ct_4 */
 	vmovdqu 160(%rcx), %ymm5 /* msg_5 = load() */
 	vpxor %ymm5, %ymm4, %ymm4 /* ct_5 = xor(out_hi_2, msg_5) */
@@ -3849,47 +3753,54 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_2_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lublock_register_avx2_asm_2_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_2_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_2_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* byte_low1: low 1 bits of every byte */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_2_byte_low1:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_2_spread_index:
+.Lublock_register_avx2_asm_2_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_2_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_2_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -3898,47 +3809,47 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_2_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_2_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_2_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_2_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_2_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_2_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4213,47 +4124,54 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_6_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lublock_register_avx2_asm_6_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_6_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_6_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* byte_low1: low 1 bits of every byte */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_6_byte_low1:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_6_spread_index:
+.Lublock_register_avx2_asm_6_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_6_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_6_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_6_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -4262,47 +4180,47 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_6_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_6_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_6_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_6_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_6_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_6_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4605,54 +4523,54 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_10_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lublock_register_avx2_asm_10_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_10_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* byte_low1: low 1 bits of every byte */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_10_byte_low1:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata
-	.balign 32
-.Lublock_register_avx2_asm_10_spread_index:
+.Lublock_register_avx2_asm_10_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* low_lanes: the lanes that hold a block's last 16 bytes */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
 	.section .rodata
 	.balign 32
-.Lublock_register_avx2_asm_10_low_lanes:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+.Lublock_register_avx2_asm_10_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -4661,47 +4579,47 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 32
 .Lublock_register_avx2_asm_10_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata

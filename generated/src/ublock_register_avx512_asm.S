@@ -494,126 +494,105 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
 	.p2align 5
 ublock_register_avx512_ublock128_128_ctr_xor_asm:
 	vbroadcasti32x4 (%rsi), %zmm0 /* ctr_low = bcast128() */
-	vpbroadcastb 32(%rsi), %zmm1 /* ctr_first = bcast8() */
-	vpandd .Lublock_register_avx512_asm_2_last_byte(%rip), %zmm1, %zmm1 /* ctr_j0 = and(ctr_first, last_byte) */
-	vbroadcasti32x4 16(%rsi), %zmm2 /* ctr_w = bcast128() */
+	vpsrlw $8, %zmm0, %zmm1 /* ctr_last = shr(ctr_low) */
+	vpbroadcastb 32(%rsi), %zmm2 /* ctr_first = bcast8() */
+	vpandd .Lublock_register_avx512_asm_2_byte_14(%rip), %zmm2, %zmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpandd .Lublock_register_avx512_asm_2_all_but_last(%rip), %zmm0, %zmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vbroadcasti32x4 16(%rsi), %zmm3 /* ctr_w = bcast128() */
+	vpandd .Lublock_register_avx512_asm_2_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx512_asm_2_block_k(%rip), %zmm1, %zmm3 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddb %zmm3, %zmm0, %zmm4 /* ctr_sum = add(ctr_low, ctr_j) */
-	vmovdqa64 %zmm0, %zmm5 /* ctr_low */
-	vpternlogd $0x54, %zmm4, %zmm3, %zmm5 /* ctr_out = ternlog(ctr_low, ctr_j, ctr_sum) */
-	vmovdqa64 %zmm0, %zmm6 /* ctr_low */
-	vpternlogd $0xea, %zmm5, %zmm3, %zmm6 /* ctr_carry = ternlog(ctr_low, ctr_j, ctr_out) */
-	vpsrlw $7, %zmm6, %zmm3 /* ctr_bit = shr(ctr_carry) */
-	vpandd .Lublock_register_avx512_asm_2_byte_low1(%rip), %zmm3, %zmm3 /* ctr_bitm = and(ctr_bit, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_2_spread_index(%rip), %zmm3, %zmm3 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
-	vmovdqa64 .Lublock_register_avx512_asm_2_carry_mask_table(%rip), %zmm5 /* carry_mask_table = const() */
-	vpshufb %zmm3, %zmm5, %zmm3 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	vpternlogd $0xd8, %zmm3, %zmm2, %zmm4 /* blk = ternlog(ctr_sum, ctr_w, ctr_mask) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_1(%rip), %zmm1, %zmm3 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddb %zmm3, %zmm0, %zmm6 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	vmovdqa64 %zmm0, %zmm7 /* ctr_low */
-	vpternlogd $0x54, %zmm6, %zmm3, %zmm7 /* ctr_out_1 = ternlog(ctr_low, ctr_j_1, ctr_sum_1) */
-	vmovdqa64 %zmm0, %zmm8 /* ctr_low */
-	vpternlogd $0xea, %zmm7, %zmm3, %zmm8 /* ctr_carry_1 = ternlog(ctr_low, ctr_j_1, ctr_out_1) */
-	vpsrlw $7, %zmm8, %zmm3 /* ctr_bit_1 = shr(ctr_carry_1) */
-	vpandd .Lublock_register_avx512_asm_2_byte_low1(%rip), %zmm3, %zmm3 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_2_spread_index(%rip), %zmm3, %zmm3 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
-	vpshufb %zmm3, %zmm5, %zmm3 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	vpternlogd $0xd8, %zmm3, %zmm2, %zmm6 /* blk_1 = ternlog(ctr_sum_1, ctr_w, ctr_mask_1) */
-	vpsrlw $4, %zmm4, %zmm3 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm6, %zmm3 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
-	vpsllw $4, %zmm6, %zmm6 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm6, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
-	vpunpcklbw %zmm4, %zmm3, %zmm6 /* sp = unpacklo(even, odd) */
-	vpunpckhbw %zmm4, %zmm3, %zmm3 /* sp_1 = unpackhi(even, odd) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_2(%rip), %zmm1, %zmm4 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddb %zmm4, %zmm0, %zmm7 /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	vmovdqa64 %zmm0, %zmm8 /* ctr_low */
-	vpternlogd $0x54, %zmm7, %zmm4, %zmm8 /* ctr_out_2 = ternlog(ctr_low, ctr_j_2, ctr_sum_2) */
-	vmovdqa64 %zmm0, %zmm9 /* ctr_low */
-	vpternlogd $0xea, %zmm8, %zmm4, %zmm9 /* ctr_carry_2 = ternlog(ctr_low, ctr_j_2, ctr_out_2) */
-	vpsrlw $7, %zmm9, %zmm4 /* ctr_bit_2 = shr(ctr_carry_2) */
-	vpandd .Lublock_register_avx512_asm_2_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_2m = and(ctr_bit_2, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_2_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_2 = lookup16(ctr_bit_2m, spread_index) */
-	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	vpternlogd $0xd8, %zmm4, %zmm2, %zmm7 /* blk_2 = ternlog(ctr_sum_2, ctr_w, ctr_mask_2) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_3(%rip), %zmm1, %zmm4 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddb %zmm4, %zmm0, %zmm8 /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	vmovdqa64 %zmm0, %zmm9 /* ctr_low */
-	vpternlogd $0x54, %zmm8, %zmm4, %zmm9 /* ctr_out_3 = ternlog(ctr_low, ctr_j_3, ctr_sum_3) */
-	vmovdqa64 %zmm0, %zmm10 /* ctr_low */
-	vpternlogd $0xea, %zmm9, %zmm4, %zmm10 /* ctr_carry_3 = ternlog(ctr_low, ctr_j_3, ctr_out_3) */
-	vpsrlw $7, %zmm10, %zmm4 /* ctr_bit_3 = shr(ctr_carry_3) */
-	vpandd .Lublock_register_avx512_asm_2_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_3m = and(ctr_bit_3, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_2_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_3 = lookup16(ctr_bit_3m, spread_index) */
-	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	vpternlogd $0xd8, %zmm4, %zmm2, %zmm8 /* blk_3 = ternlog(ctr_sum_3, ctr_w, ctr_mask_3) */
-	vpsrlw $4, %zmm7, %zmm4 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm8, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpaddb .Lublock_register_avx512_asm_2_block_k(%rip), %zmm2, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddw %zmm4, %zmm1, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 .Lublock_register_avx512_asm_2_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
+	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vmovdqa64 %zmm0, %zmm7 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm5, %zmm3, %zmm7 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
+	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpord %zmm4, %zmm7, %zmm4 /* blk = or(ctr_pair, ctr_last_byte) */
+	vpaddb .Lublock_register_avx512_asm_2_block_k_1(%rip), %zmm2, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddw %zmm5, %zmm1, %zmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %zmm7, %zmm6, %zmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vmovdqa64 %zmm0, %zmm8 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm7, %zmm3, %zmm8 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
+	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpord %zmm5, %zmm8, %zmm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpsrlw $4, %zmm4, %zmm7 /* lo_sh = shr(blk) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm7 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpsllw $4, %zmm5, %zmm5 /* hi_sh = shl(blk_1) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpunpcklbw %zmm4, %zmm7, %zmm5 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %zmm4, %zmm7, %zmm4 /* sp_1 = unpackhi(even, odd) */
+	vpaddb .Lublock_register_avx512_asm_2_block_k_2(%rip), %zmm2, %zmm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddw %zmm7, %zmm1, %zmm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %zmm8, %zmm6, %zmm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vmovdqa64 %zmm0, %zmm9 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm8, %zmm3, %zmm9 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
+	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpord %zmm7, %zmm9, %zmm7 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddb .Lublock_register_avx512_asm_2_block_k_3(%rip), %zmm2, %zmm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddw %zmm8, %zmm1, %zmm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %zmm9, %zmm6, %zmm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vmovdqa64 %zmm0, %zmm10 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm9, %zmm3, %zmm10 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
+	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpord %zmm8, %zmm10, %zmm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpsrlw $4, %zmm7, %zmm9 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm8, %zmm9 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm8, %zmm8 /* hi_sh_1 = shl(blk_3) */
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm8, %zmm7 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
-	vpunpcklbw %zmm7, %zmm4, %zmm8 /* sp_2 = unpacklo(even_1, odd_1) */
-	vpunpckhbw %zmm7, %zmm4, %zmm4 /* sp_3 = unpackhi(even_1, odd_1) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_4(%rip), %zmm1, %zmm7 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddb %zmm7, %zmm0, %zmm9 /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	vmovdqa64 %zmm0, %zmm10 /* ctr_low */
-	vpternlogd $0x54, %zmm9, %zmm7, %zmm10 /* ctr_out_4 = ternlog(ctr_low, ctr_j_4, ctr_sum_4) */
-	vmovdqa64 %zmm0, %zmm11 /* ctr_low */
-	vpternlogd $0xea, %zmm10, %zmm7, %zmm11 /* ctr_carry_4 = ternlog(ctr_low, ctr_j_4, ctr_out_4) */
-	vpsrlw $7, %zmm11, %zmm7 /* ctr_bit_4 = shr(ctr_carry_4) */
-	vpandd .Lublock_register_avx512_asm_2_byte_low1(%rip), %zmm7, %zmm7 /* ctr_bit_4m = and(ctr_bit_4, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_2_spread_index(%rip), %zmm7, %zmm7 /* ctr_spread_4 = lookup16(ctr_bit_4m, spread_index) */
-	vpshufb %zmm7, %zmm5, %zmm7 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	vpternlogd $0xd8, %zmm7, %zmm2, %zmm9 /* blk_4 = ternlog(ctr_sum_4, ctr_w, ctr_mask_4) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_5(%rip), %zmm1, %zmm7 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddb %zmm7, %zmm0, %zmm10 /* ctr_sum_5 = add(ctr_low, ctr_j_5) */
-	vmovdqa64 %zmm0, %zmm11 /* ctr_low */
-	vpternlogd $0x54, %zmm10, %zmm7, %zmm11 /* ctr_out_5 = ternlog(ctr_low, ctr_j_5, ctr_sum_5) */
-	vmovdqa64 %zmm0, %zmm12 /* ctr_low */
-	vpternlogd $0xea, %zmm11, %zmm7, %zmm12 /* ctr_carry_5 = ternlog(ctr_low, ctr_j_5, ctr_out_5) */
-	vpsrlw $7, %zmm12, %zmm7 /* ctr_bit_5 = shr(ctr_carry_5) */
-	vpandd .Lublock_register_avx512_asm_2_byte_low1(%rip), %zmm7, %zmm7 /* ctr_bit_5m = and(ctr_bit_5, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_2_spread_index(%rip), %zmm7, %zmm7 /* ctr_spread_5 = lookup16(ctr_bit_5m, spread_index) */
-	vpshufb %zmm7, %zmm5, %zmm7 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	vpternlogd $0xd8, %zmm7, %zmm2, %zmm10 /* blk_5 = ternlog(ctr_sum_5, ctr_w, ctr_mask_5) */
-	vpsrlw $4, %zmm9, %zmm7 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm10, %zmm7 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpunpcklbw %zmm7, %zmm9, %zmm8 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm7, %zmm9, %zmm7 /* sp_3 = unpackhi(even_1, odd_1) */
+	vpaddb .Lublock_register_avx512_asm_2_block_k_4(%rip), %zmm2, %zmm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddw %zmm9, %zmm1, %zmm9 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %zmm10, %zmm6, %zmm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vmovdqa64 %zmm0, %zmm11 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm10, %zmm3, %zmm11 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
+	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpord %zmm9, %zmm11, %zmm9 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddb .Lublock_register_avx512_asm_2_block_k_5(%rip), %zmm2, %zmm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddw %zmm10, %zmm1, %zmm10 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm10, %zmm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vmovdqa64 %zmm0, %zmm12 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm11, %zmm3, %zmm12 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
+	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpord %zmm10, %zmm12, %zmm10 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpsrlw $4, %zmm9, %zmm11 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm10, %zmm11 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm10, %zmm10 /* hi_sh_2 = shl(blk_5) */
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm10, %zmm9 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
-	vpunpcklbw %zmm9, %zmm7, %zmm10 /* sp_4 = unpacklo(even_2, odd_2) */
-	vpunpckhbw %zmm9, %zmm7, %zmm7 /* sp_5 = unpackhi(even_2, odd_2) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_6(%rip), %zmm1, %zmm9 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddb %zmm9, %zmm0, %zmm11 /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	vmovdqa64 %zmm0, %zmm12 /* ctr_low */
-	vpternlogd $0x54, %zmm11, %zmm9, %zmm12 /* ctr_out_6 = ternlog(ctr_low, ctr_j_6, ctr_sum_6) */
-	vmovdqa64 %zmm0, %zmm13 /* ctr_low */
-	vpternlogd $0xea, %zmm12, %zmm9, %zmm13 /* ctr_carry_6 = ternlog(ctr_low, ctr_j_6, ctr_out_6) */
-	vpsrlw $7, %zmm13, %zmm9 /* ctr_bit_6 = shr(ctr_carry_6) */
-	vpandd .Lublock_register_avx512_asm_2_byte_low1(%rip), %zmm9, %zmm9 /* ctr_bit_6m = and(ctr_bit_6, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_2_spread_index(%rip), %zmm9, %zmm9 /* ctr_spread_6 = lookup16(ctr_bit_6m, spread_index) */
-	vpshufb %zmm9, %zmm5, %zmm9 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	vpternlogd $0xd8, %zmm9, %zmm2, %zmm11 /* blk_6 = ternlog(ctr_sum_6, ctr_w, ctr_mask_6) */
-	vpaddb .Lublock_register_avx512_asm_2_block_k_7(%rip), %zmm1, %zmm1 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddb %zmm1, %zmm0, %zmm9 /* ctr_sum_7 = add(ctr_low, ctr_j_7) */
-	vmovdqa64 %zmm0, %zmm12 /* ctr_low */
-	vpternlogd $0x54, %zmm9, %zmm1, %zmm12 /* ctr_out_7 = ternlog(ctr_low, ctr_j_7, ctr_sum_7) */
-	vpternlogd $0xea, %zmm12, %zmm1, %zmm0 /* ctr_carry_7 = ternlog(ctr_low, ctr_j_7, ctr_out_7) */
-	vpsrlw $7, %zmm0, %zmm0 /* ctr_bit_7 = shr(ctr_carry_7) */
-	vpandd .Lublock_register_avx512_asm_2_byte_low1(%rip), %zmm0, %zmm0 /* ctr_bit_7m = and(ctr_bit_7, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_2_spread_index(%rip), %zmm0, %zmm0 /* ctr_spread_7 = lookup16(ctr_bit_7m, spread_index) */
-	vpshufb %zmm0, %zmm5, %zmm0 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	vpternlogd $0xd8, %zmm0, %zmm2, %zmm9 /* blk_7 = ternlog(ctr_sum_7, ctr_w, ctr_mask_7) */
-	vpsrlw $4, %zmm11, %zmm0 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm9, %zmm0 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
-	vpsllw $4, %zmm9, %zmm1 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm11 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
-	vpunpcklbw %zmm11, %zmm0, %zmm1 /* sp_6 = unpacklo(even_3, odd_3) */
-	vpunpckhbw %zmm11, %zmm0, %zmm0 /* sp_7 = unpackhi(even_3, odd_3) */
+	vpunpcklbw %zmm9, %zmm11, %zmm10 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm9, %zmm11, %zmm9 /* sp_5 = unpackhi(even_2, odd_2) */
+	vpaddb .Lublock_register_avx512_asm_2_block_k_6(%rip), %zmm2, %zmm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddw %zmm11, %zmm1, %zmm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm11, %zmm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %zmm12, %zmm6, %zmm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vmovdqa64 %zmm0, %zmm13 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm12, %zmm3, %zmm13 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
+	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpord %zmm11, %zmm13, %zmm11 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddb .Lublock_register_avx512_asm_2_block_k_7(%rip), %zmm2, %zmm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	vpshufb .Lublock_register_avx512_asm_2_carry_everywhere(%rip), %zmm1, %zmm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %zmm2, %zmm6, %zmm2 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpternlogd $0xd8, %zmm2, %zmm3, %zmm0 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
+	vpshufb .Lublock_register_avx512_asm_2_new_last_byte(%rip), %zmm1, %zmm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpord %zmm1, %zmm0, %zmm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpsrlw $4, %zmm11, %zmm1 /* lo_sh_3 = shr(blk_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm0, %zmm1 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpsllw $4, %zmm0, %zmm0 /* hi_sh_3 = shl(blk_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm0, %zmm11 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm11, %zmm1, %zmm0 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm11, %zmm1, %zmm1 /* sp_7 = unpackhi(even_3, odd_3) */
 	vmovdqa64 .Lublock_register_avx512_asm_2_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_rotl48(%rip), %zmm5 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_hi(%rip), %zmm9 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_rotl48(%rip), %zmm3 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_hi(%rip), %zmm6 /* sbox_hi = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_2_pl_mask(%rip), %zmm12 /* pl_mask = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_2_pr_mask(%rip), %zmm13 /* pr_mask = const() */
@@ -626,193 +605,190 @@ ublock_register_avx512_ublock128_128_ctr_xor_asm:
 	vmovdqu64 64(%rdi,%r8), %zmm17 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm16, %zmm6, %zmm6 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm17, %zmm3, %zmm3 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm6, %zmm18 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm6, %zmm6 /* s0_sh = shr(k0) */
-	vpandd %zmm2, %zmm6, %zmm6 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpxord %zmm16, %zmm5, %zmm5 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm17, %zmm4, %zmm4 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm2, %zmm5, %zmm18 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm5, %zmm5 /* s0_sh = shr(k0) */
+	vpandd %zmm2, %zmm5, %zmm5 /* s0_hi = and(s0_sh, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm6, %zmm9, %zmm6 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm6, %zmm18, %zmm6 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm3, %zmm18 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm3, %zmm3 /* s1_sh = shr(k1) */
-	vpandd %zmm2, %zmm3, %zmm3 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm5, %zmm6, %zmm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm5, %zmm18, %zmm5 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm4, %zmm18 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s1_sh = shr(k1) */
+	vpandd %zmm2, %zmm4, %zmm4 /* s1_hi = and(s1_sh, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm3, %zmm9, %zmm3 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm6, %zmm3, %zmm18 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm15, %zmm18, %zmm3 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm3, %zmm6, %zmm3 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm5, %zmm3, %zmm6 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm6, %zmm18, %zmm6 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm5, %zmm6, %zmm18 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm18, %zmm3, %zmm3 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm14, %zmm3, %zmm18 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm18, %zmm6, %zmm6 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm6, %zmm3, %zmm3 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm12, %zmm3, %zmm3 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm13, %zmm6, %zmm6 /* pr = lookup16(x1_2, pr_mask) */
+	vpshufb %zmm4, %zmm6, %zmm4 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm5, %zmm4, %zmm18 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm15, %zmm18, %zmm4 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm4, %zmm5, %zmm4 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm3, %zmm4, %zmm5 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm5, %zmm18, %zmm5 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm3, %zmm5, %zmm18 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm18, %zmm4, %zmm4 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm14, %zmm4, %zmm18 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm18, %zmm5, %zmm5 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm5, %zmm4, %zmm4 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %zmm12, %zmm4, %zmm4 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm13, %zmm5, %zmm5 /* pr = lookup16(x1_2, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxord %zmm16, %zmm8, %zmm8 /* k0_1 = xor(g1x0, rk0) */
-	vpxord %zmm17, %zmm4, %zmm4 /* k1_1 = xor(g1x1, rk1) */
+	vpxord %zmm17, %zmm7, %zmm7 /* k1_1 = xor(g1x1, rk1) */
 	vpandd %zmm2, %zmm8, %zmm18 /* s0_lo_1 = and(k0_1, low_nibbles) */
 	vpsrlw $4, %zmm8, %zmm8 /* s0_sh_1 = shr(k0_1) */
 	vpandd %zmm2, %zmm8, %zmm8 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	vpshufb %zmm8, %zmm9, %zmm8 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpshufb %zmm8, %zmm6, %zmm8 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
 	vpord %zmm8, %zmm18, %zmm8 /* s0_1 = or(s0_l_1, s0_h_1) */
-	vpandd %zmm2, %zmm4, %zmm18 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* s1_sh_1 = shr(k1_1) */
-	vpandd %zmm2, %zmm4, %zmm4 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpandd %zmm2, %zmm7, %zmm18 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s1_sh_1 = shr(k1_1) */
+	vpandd %zmm2, %zmm7, %zmm7 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	vpshufb %zmm4, %zmm9, %zmm4 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	vpternlogd $0x56, %zmm8, %zmm4, %zmm18 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
-	vpshufb %zmm15, %zmm18, %zmm4 /* rot4_1 = lookup16(x1_3, rotl56) */
-	vpxord %zmm4, %zmm8, %zmm4 /* x0_3 = xor(s0_1, rot4_1) */
-	vpshufb %zmm5, %zmm4, %zmm8 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpshufb %zmm7, %zmm6, %zmm7 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpternlogd $0x56, %zmm8, %zmm7, %zmm18 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
+	vpshufb %zmm15, %zmm18, %zmm7 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxord %zmm7, %zmm8, %zmm7 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %zmm3, %zmm7, %zmm8 /* rot8_2 = lookup16(x0_3, rotl48) */
 	vpxord %zmm8, %zmm18, %zmm8 /* x1_4 = xor(x1_3, rot8_2) */
-	vpshufb %zmm5, %zmm8, %zmm18 /* rot8_3 = lookup16(x1_4, rotl48) */
-	vpxord %zmm18, %zmm4, %zmm4 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb %zmm14, %zmm4, %zmm18 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpshufb %zmm3, %zmm8, %zmm18 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxord %zmm18, %zmm7, %zmm7 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb %zmm14, %zmm7, %zmm18 /* rot20_1 = lookup16(x0_4, rotl24) */
 	vpxord %zmm18, %zmm8, %zmm8 /* x1_5 = xor(x1_4, rot20_1) */
-	vpxord %zmm8, %zmm4, %zmm4 /* x0_5 = xor(x0_4, x1_5) */
-	vpshufb %zmm12, %zmm4, %zmm4 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpxord %zmm8, %zmm7, %zmm7 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %zmm12, %zmm7, %zmm7 /* pl_1 = lookup16(x0_5, pl_mask) */
 	vpshufb %zmm13, %zmm8, %zmm8 /* pr_1 = lookup16(x1_5, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxord %zmm16, %zmm10, %zmm10 /* k0_2 = xor(g2x0, rk0) */
-	vpxord %zmm17, %zmm7, %zmm7 /* k1_2 = xor(g2x1, rk1) */
+	vpxord %zmm17, %zmm9, %zmm9 /* k1_2 = xor(g2x1, rk1) */
 	vpandd %zmm2, %zmm10, %zmm18 /* s0_lo_2 = and(k0_2, low_nibbles) */
 	vpsrlw $4, %zmm10, %zmm10 /* s0_sh_2 = shr(k0_2) */
 	vpandd %zmm2, %zmm10, %zmm10 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	vpshufb %zmm10, %zmm9, %zmm10 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpshufb %zmm10, %zmm6, %zmm10 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
 	vpord %zmm10, %zmm18, %zmm10 /* s0_2 = or(s0_l_2, s0_h_2) */
-	vpandd %zmm2, %zmm7, %zmm18 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	vpsrlw $4, %zmm7, %zmm7 /* s1_sh_2 = shr(k1_2) */
-	vpandd %zmm2, %zmm7, %zmm7 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpandd %zmm2, %zmm9, %zmm18 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %zmm9, %zmm9 /* s1_sh_2 = shr(k1_2) */
+	vpandd %zmm2, %zmm9, %zmm9 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	vpshufb %zmm7, %zmm9, %zmm7 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	vpternlogd $0x56, %zmm10, %zmm7, %zmm18 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
-	vpshufb %zmm15, %zmm18, %zmm7 /* rot4_2 = lookup16(x1_6, rotl56) */
-	vpxord %zmm7, %zmm10, %zmm7 /* x0_6 = xor(s0_2, rot4_2) */
-	vpshufb %zmm5, %zmm7, %zmm10 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpshufb %zmm9, %zmm6, %zmm9 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpternlogd $0x56, %zmm10, %zmm9, %zmm18 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
+	vpshufb %zmm15, %zmm18, %zmm9 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxord %zmm9, %zmm10, %zmm9 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %zmm3, %zmm9, %zmm10 /* rot8_4 = lookup16(x0_6, rotl48) */
 	vpxord %zmm10, %zmm18, %zmm10 /* x1_7 = xor(x1_6, rot8_4) */
-	vpshufb %zmm5, %zmm10, %zmm18 /* rot8_5 = lookup16(x1_7, rotl48) */
-	vpxord %zmm18, %zmm7, %zmm7 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb %zmm14, %zmm7, %zmm18 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpshufb %zmm3, %zmm10, %zmm18 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxord %zmm18, %zmm9, %zmm9 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb %zmm14, %zmm9, %zmm18 /* rot20_2 = lookup16(x0_7, rotl24) */
 	vpxord %zmm18, %zmm10, %zmm10 /* x1_8 = xor(x1_7, rot20_2) */
-	vpxord %zmm10, %zmm7, %zmm7 /* x0_8 = xor(x0_7, x1_8) */
-	vpshufb %zmm12, %zmm7, %zmm7 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpxord %zmm10, %zmm9, %zmm9 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %zmm12, %zmm9, %zmm9 /* pl_2 = lookup16(x0_8, pl_mask) */
 	vpshufb %zmm13, %zmm10, %zmm10 /* pr_2 = lookup16(x1_8, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm16, %zmm1, %zmm1 /* k0_3 = xor(g3x0, rk0) */
-	vpxord %zmm17, %zmm0, %zmm0 /* k1_3 = xor(g3x1, rk1) */
-	vpandd %zmm2, %zmm1, %zmm16 /* s0_lo_3 = and(k0_3, low_nibbles) */
-	vpsrlw $4, %zmm1, %zmm1 /* s0_sh_3 = shr(k0_3) */
-	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpxord %zmm16, %zmm0, %zmm0 /* k0_3 = xor(g3x0, rk0) */
+	vpxord %zmm17, %zmm1, %zmm1 /* k1_3 = xor(g3x1, rk1) */
+	vpandd %zmm2, %zmm0, %zmm16 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* s0_sh_3 = shr(k0_3) */
+	vpandd %zmm2, %zmm0, %zmm0 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
 	vpshufb %zmm16, %zmm11, %zmm16 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	vpshufb %zmm1, %zmm9, %zmm1 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
-	vpord %zmm1, %zmm16, %zmm1 /* s0_3 = or(s0_l_3, s0_h_3) */
-	vpandd %zmm2, %zmm0, %zmm16 /* s1_lo_3 = and(k1_3, low_nibbles) */
-	vpsrlw $4, %zmm0, %zmm0 /* s1_sh_3 = shr(k1_3) */
-	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %zmm0, %zmm6, %zmm0 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpord %zmm0, %zmm16, %zmm0 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpandd %zmm2, %zmm1, %zmm16 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %zmm1, %zmm1 /* s1_sh_3 = shr(k1_3) */
+	vpandd %zmm2, %zmm1, %zmm1 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
 	vpshufb %zmm16, %zmm11, %zmm16 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	vpshufb %zmm0, %zmm9, %zmm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
-	vpternlogd $0x56, %zmm1, %zmm0, %zmm16 /* x1_9 = ternlog(s1_l_3, s1_h_3, s0_3) */
-	vpshufb %zmm15, %zmm16, %zmm0 /* rot4_3 = lookup16(x1_9, rotl56) */
-	vpxord %zmm0, %zmm1, %zmm0 /* x0_9 = xor(s0_3, rot4_3) */
-	vpshufb %zmm5, %zmm0, %zmm1 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpshufb %zmm1, %zmm6, %zmm1 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpternlogd $0x56, %zmm0, %zmm1, %zmm16 /* x1_9 = ternlog(s1_l_3, s1_h_3, s0_3) */
+	vpshufb %zmm15, %zmm16, %zmm1 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxord %zmm1, %zmm0, %zmm0 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %zmm3, %zmm0, %zmm1 /* rot8_6 = lookup16(x0_9, rotl48) */
 	vpxord %zmm1, %zmm16, %zmm1 /* x1_10 = xor(x1_9, rot8_6) */
-	vpshufb %zmm5, %zmm1, %zmm16 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpshufb %zmm3, %zmm1, %zmm16 /* rot8_7 = lookup16(x1_10, rotl48) */
 	vpxord %zmm16, %zmm0, %zmm0 /* x0_10 = xor(x0_9, rot8_7) */
 	vpshufb %zmm14, %zmm0, %zmm16 /* rot20_3 = lookup16(x0_10, rotl24) */
 	vpxord %zmm16, %zmm1, %zmm1 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_11 = xor(x0_10, x1_11) */
 	vpshufb %zmm12, %zmm0, %zmm0 /* pl_3 = lookup16(x0_11, pl_mask) */
 	vpshufb %zmm13, %zmm1, %zmm1 /* pr_3 = lookup16(x1_11, pr_mask) */
-	vmovdqa64 %zmm0, %zmm16 /* g3x0.3 */
-	vmovdqa64 %zmm1, %zmm0 /* g3x1.3 */
-	vmovdqa64 %zmm16, %zmm1 /* g3x0.3 */
-	vmovdqa64 %zmm3, %zmm16 /* g0x0.3 */
-	vmovdqa64 %zmm6, %zmm3 /* g0x1.3 */
-	vmovdqa64 %zmm16, %zmm6 /* g0x0.3 */
-	vmovdqa64 %zmm4, %zmm16 /* g1x0.3 */
-	vmovdqa64 %zmm8, %zmm4 /* g1x1.3 */
+	vmovdqa64 %zmm4, %zmm16 /* g0x0.3 */
+	vmovdqa64 %zmm5, %zmm4 /* g0x1.3 */
+	vmovdqa64 %zmm16, %zmm5 /* g0x0.3 */
+	vmovdqa64 %zmm7, %zmm16 /* g1x0.3 */
+	vmovdqa64 %zmm8, %zmm7 /* g1x1.3 */
 	vmovdqa64 %zmm16, %zmm8 /* g1x0.3 */
-	vmovdqa64 %zmm7, %zmm16 /* g2x0.3 */
-	vmovdqa64 %zmm10, %zmm7 /* g2x1.3 */
+	vmovdqa64 %zmm9, %zmm16 /* g2x0.3 */
+	vmovdqa64 %zmm10, %zmm9 /* g2x1.3 */
 	vmovdqa64 %zmm16, %zmm10 /* g2x0.3 */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_avx512_asm_2_loop_r0
 
 	/* Final key addition. */
-	vpxord 2048(%rdi), %zmm6, %zmm6 /* y0 = xor(g0x0, rk0_1) */
-	vpxord 2112(%rdi), %zmm3, %zmm3 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm6, %zmm6 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm3, %zmm3 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %zmm3, %zmm6, %zmm16 /* even_4 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm3, %zmm6, %zmm3 /* odd_4 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm16, %zmm6 /* ev_sh = shl(even_4) */
-	vmovdqa64 %zmm3, %zmm17 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm6, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm3, %zmm3 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm16, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
-	vmovdqu64 (%rcx), %zmm6 /* msg = load() */
-	vpxord %zmm6, %zmm17, %zmm6 /* ct = xor(out_lo, msg) */
-	vmovdqu64 %zmm6, (%rdx) /* store ct */
-	vmovdqu64 64(%rcx), %zmm6 /* msg_1 = load() */
-	vpxord %zmm6, %zmm3, %zmm3 /* ct_1 = xor(out_hi, msg_1) */
-	vmovdqu64 %zmm3, 64(%rdx) /* store ct_1 */
-	vpxord 2048(%rdi), %zmm8, %zmm3 /* y0_1 = xor(g1x0, rk0_1) */
-	vpxord 2112(%rdi), %zmm4, %zmm4 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm3, %zmm3 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm4, %zmm4 /* de_3 = lookup16(y1_1, deinterleave) */
-	vpunpcklqdq %zmm4, %zmm3, %zmm6 /* even_5 = unpacklo(de_2, de_3) */
-	vpunpckhqdq %zmm4, %zmm3, %zmm3 /* odd_5 = unpackhi(de_2, de_3) */
-	vpsllw $4, %zmm6, %zmm4 /* ev_sh_1 = shl(even_5) */
-	vmovdqa64 %zmm3, %zmm8 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm4, %zmm8 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
-	vpsrlw $4, %zmm3, %zmm3 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
-	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
-	vpxord %zmm4, %zmm8, %zmm4 /* ct_2 = xor(out_lo_1, msg_2) */
-	vmovdqu64 %zmm4, 128(%rdx) /* store ct_2 */
-	vmovdqu64 192(%rcx), %zmm4 /* msg_3 = load() */
-	vpxord %zmm4, %zmm3, %zmm3 /* ct_3 = xor(out_hi_1, msg_3) */
-	vmovdqu64 %zmm3, 192(%rdx) /* store ct_3 */
-	vpxord 2048(%rdi), %zmm10, %zmm3 /* y0_2 = xor(g2x0, rk0_1) */
-	vpxord 2112(%rdi), %zmm7, %zmm4 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm3, %zmm3 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm4, %zmm4 /* de_5 = lookup16(y1_2, deinterleave) */
-	vpunpcklqdq %zmm4, %zmm3, %zmm6 /* even_6 = unpacklo(de_4, de_5) */
-	vpunpckhqdq %zmm4, %zmm3, %zmm3 /* odd_6 = unpackhi(de_4, de_5) */
-	vpsllw $4, %zmm6, %zmm4 /* ev_sh_2 = shl(even_6) */
-	vmovdqa64 %zmm3, %zmm7 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm4, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
-	vpsrlw $4, %zmm3, %zmm3 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
-	vmovdqu64 256(%rcx), %zmm4 /* msg_4 = load() */
-	vpxord %zmm4, %zmm7, %zmm4 /* ct_4 = xor(out_lo_2, msg_4) */
-	vmovdqu64 %zmm4, 256(%rdx) /* store ct_4 */
-	vmovdqu64 320(%rcx), %zmm4 /* msg_5 = load() */
-	vpxord %zmm4, %zmm3, %zmm3 /* ct_5 = xor(out_hi_2, msg_5) */
-	vmovdqu64 %zmm3, 320(%rdx) /* store ct_5 */
-	vpxord 2048(%rdi), %zmm1, %zmm1 /* y0_3 = xor(g3x0, rk0_1) */
-	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1_3 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm1, %zmm1 /* de_6 = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm0, %zmm0 /* de_7 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm3 /* even_7 = unpacklo(de_6, de_7) */
-	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
-	vpsllw $4, %zmm3, %zmm1 /* ev_sh_3 = shl(even_7) */
-	vmovdqa64 %zmm0, %zmm4 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm4 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpxord 2048(%rdi), %zmm5, %zmm5 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm4, %zmm4 /* y1 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm5, %zmm5 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm4, %zmm4 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %zmm4, %zmm5, %zmm16 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm4, %zmm5, %zmm4 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm16, %zmm5 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm4, %zmm17 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm16, %zmm4 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vmovdqu64 (%rcx), %zmm5 /* msg = load() */
+	vpxord %zmm5, %zmm17, %zmm5 /* ct = xor(out_lo, msg) */
+	vmovdqu64 %zmm5, (%rdx) /* store ct */
+	vmovdqu64 64(%rcx), %zmm5 /* msg_1 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_1 = xor(out_hi, msg_1) */
+	vmovdqu64 %zmm4, 64(%rdx) /* store ct_1 */
+	vpxord 2048(%rdi), %zmm8, %zmm4 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm7, %zmm5 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm4, %zmm4 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm5, %zmm5 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm4, %zmm7 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm5, %zmm4, %zmm4 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm7, %zmm5 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm4, %zmm8 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 128(%rcx), %zmm5 /* msg_2 = load() */
+	vpxord %zmm5, %zmm8, %zmm5 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu64 %zmm5, 128(%rdx) /* store ct_2 */
+	vmovdqu64 192(%rcx), %zmm5 /* msg_3 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu64 %zmm4, 192(%rdx) /* store ct_3 */
+	vpxord 2048(%rdi), %zmm10, %zmm4 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm9, %zmm5 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm4, %zmm4 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm5, %zmm5 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm4, %zmm7 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm5, %zmm4, %zmm4 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm7, %zmm5 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm4, %zmm8 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
+	vpxord %zmm5, %zmm8, %zmm5 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
+	vmovdqu64 320(%rcx), %zmm5 /* msg_5 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu64 %zmm4, 320(%rdx) /* store ct_5 */
+	vpxord 2048(%rdi), %zmm0, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm1, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm4 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %zmm4, %zmm1 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm0, %zmm5 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm3, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm4, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
-	vpxord %zmm1, %zmm4, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
+	vpxord %zmm1, %zmm5, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(out_hi_3, msg_7) */
@@ -1568,126 +1544,105 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
 	.p2align 5
 ublock_register_avx512_ublock128_256_ctr_xor_asm:
 	vbroadcasti32x4 (%rsi), %zmm0 /* ctr_low = bcast128() */
-	vpbroadcastb 32(%rsi), %zmm1 /* ctr_first = bcast8() */
-	vpandd .Lublock_register_avx512_asm_6_last_byte(%rip), %zmm1, %zmm1 /* ctr_j0 = and(ctr_first, last_byte) */
-	vbroadcasti32x4 16(%rsi), %zmm2 /* ctr_w = bcast128() */
+	vpsrlw $8, %zmm0, %zmm1 /* ctr_last = shr(ctr_low) */
+	vpbroadcastb 32(%rsi), %zmm2 /* ctr_first = bcast8() */
+	vpandd .Lublock_register_avx512_asm_6_byte_14(%rip), %zmm2, %zmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpandd .Lublock_register_avx512_asm_6_all_but_last(%rip), %zmm0, %zmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vbroadcasti32x4 16(%rsi), %zmm3 /* ctr_w = bcast128() */
+	vpandd .Lublock_register_avx512_asm_6_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx512_asm_6_block_k(%rip), %zmm1, %zmm3 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddb %zmm3, %zmm0, %zmm4 /* ctr_sum = add(ctr_low, ctr_j) */
-	vmovdqa64 %zmm0, %zmm5 /* ctr_low */
-	vpternlogd $0x54, %zmm4, %zmm3, %zmm5 /* ctr_out = ternlog(ctr_low, ctr_j, ctr_sum) */
-	vmovdqa64 %zmm0, %zmm6 /* ctr_low */
-	vpternlogd $0xea, %zmm5, %zmm3, %zmm6 /* ctr_carry = ternlog(ctr_low, ctr_j, ctr_out) */
-	vpsrlw $7, %zmm6, %zmm3 /* ctr_bit = shr(ctr_carry) */
-	vpandd .Lublock_register_avx512_asm_6_byte_low1(%rip), %zmm3, %zmm3 /* ctr_bitm = and(ctr_bit, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_6_spread_index(%rip), %zmm3, %zmm3 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
-	vmovdqa64 .Lublock_register_avx512_asm_6_carry_mask_table(%rip), %zmm5 /* carry_mask_table = const() */
-	vpshufb %zmm3, %zmm5, %zmm3 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	vpternlogd $0xd8, %zmm3, %zmm2, %zmm4 /* blk = ternlog(ctr_sum, ctr_w, ctr_mask) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_1(%rip), %zmm1, %zmm3 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddb %zmm3, %zmm0, %zmm6 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	vmovdqa64 %zmm0, %zmm7 /* ctr_low */
-	vpternlogd $0x54, %zmm6, %zmm3, %zmm7 /* ctr_out_1 = ternlog(ctr_low, ctr_j_1, ctr_sum_1) */
-	vmovdqa64 %zmm0, %zmm8 /* ctr_low */
-	vpternlogd $0xea, %zmm7, %zmm3, %zmm8 /* ctr_carry_1 = ternlog(ctr_low, ctr_j_1, ctr_out_1) */
-	vpsrlw $7, %zmm8, %zmm3 /* ctr_bit_1 = shr(ctr_carry_1) */
-	vpandd .Lublock_register_avx512_asm_6_byte_low1(%rip), %zmm3, %zmm3 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_6_spread_index(%rip), %zmm3, %zmm3 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
-	vpshufb %zmm3, %zmm5, %zmm3 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	vpternlogd $0xd8, %zmm3, %zmm2, %zmm6 /* blk_1 = ternlog(ctr_sum_1, ctr_w, ctr_mask_1) */
-	vpsrlw $4, %zmm4, %zmm3 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm6, %zmm3 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
-	vpsllw $4, %zmm6, %zmm6 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm6, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
-	vpunpcklbw %zmm4, %zmm3, %zmm6 /* sp = unpacklo(even, odd) */
-	vpunpckhbw %zmm4, %zmm3, %zmm3 /* sp_1 = unpackhi(even, odd) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_2(%rip), %zmm1, %zmm4 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddb %zmm4, %zmm0, %zmm7 /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	vmovdqa64 %zmm0, %zmm8 /* ctr_low */
-	vpternlogd $0x54, %zmm7, %zmm4, %zmm8 /* ctr_out_2 = ternlog(ctr_low, ctr_j_2, ctr_sum_2) */
-	vmovdqa64 %zmm0, %zmm9 /* ctr_low */
-	vpternlogd $0xea, %zmm8, %zmm4, %zmm9 /* ctr_carry_2 = ternlog(ctr_low, ctr_j_2, ctr_out_2) */
-	vpsrlw $7, %zmm9, %zmm4 /* ctr_bit_2 = shr(ctr_carry_2) */
-	vpandd .Lublock_register_avx512_asm_6_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_2m = and(ctr_bit_2, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_6_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_2 = lookup16(ctr_bit_2m, spread_index) */
-	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	vpternlogd $0xd8, %zmm4, %zmm2, %zmm7 /* blk_2 = ternlog(ctr_sum_2, ctr_w, ctr_mask_2) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_3(%rip), %zmm1, %zmm4 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddb %zmm4, %zmm0, %zmm8 /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	vmovdqa64 %zmm0, %zmm9 /* ctr_low */
-	vpternlogd $0x54, %zmm8, %zmm4, %zmm9 /* ctr_out_3 = ternlog(ctr_low, ctr_j_3, ctr_sum_3) */
-	vmovdqa64 %zmm0, %zmm10 /* ctr_low */
-	vpternlogd $0xea, %zmm9, %zmm4, %zmm10 /* ctr_carry_3 = ternlog(ctr_low, ctr_j_3, ctr_out_3) */
-	vpsrlw $7, %zmm10, %zmm4 /* ctr_bit_3 = shr(ctr_carry_3) */
-	vpandd .Lublock_register_avx512_asm_6_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_3m = and(ctr_bit_3, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_6_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_3 = lookup16(ctr_bit_3m, spread_index) */
-	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	vpternlogd $0xd8, %zmm4, %zmm2, %zmm8 /* blk_3 = ternlog(ctr_sum_3, ctr_w, ctr_mask_3) */
-	vpsrlw $4, %zmm7, %zmm4 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm8, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpaddb .Lublock_register_avx512_asm_6_block_k(%rip), %zmm2, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddw %zmm4, %zmm1, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 .Lublock_register_avx512_asm_6_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
+	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vmovdqa64 %zmm0, %zmm7 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm5, %zmm3, %zmm7 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
+	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpord %zmm4, %zmm7, %zmm4 /* blk = or(ctr_pair, ctr_last_byte) */
+	vpaddb .Lublock_register_avx512_asm_6_block_k_1(%rip), %zmm2, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddw %zmm5, %zmm1, %zmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %zmm7, %zmm6, %zmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vmovdqa64 %zmm0, %zmm8 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm7, %zmm3, %zmm8 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
+	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpord %zmm5, %zmm8, %zmm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpsrlw $4, %zmm4, %zmm7 /* lo_sh = shr(blk) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm7 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpsllw $4, %zmm5, %zmm5 /* hi_sh = shl(blk_1) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpunpcklbw %zmm4, %zmm7, %zmm5 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %zmm4, %zmm7, %zmm4 /* sp_1 = unpackhi(even, odd) */
+	vpaddb .Lublock_register_avx512_asm_6_block_k_2(%rip), %zmm2, %zmm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddw %zmm7, %zmm1, %zmm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %zmm8, %zmm6, %zmm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vmovdqa64 %zmm0, %zmm9 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm8, %zmm3, %zmm9 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
+	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpord %zmm7, %zmm9, %zmm7 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddb .Lublock_register_avx512_asm_6_block_k_3(%rip), %zmm2, %zmm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddw %zmm8, %zmm1, %zmm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %zmm9, %zmm6, %zmm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vmovdqa64 %zmm0, %zmm10 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm9, %zmm3, %zmm10 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
+	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpord %zmm8, %zmm10, %zmm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpsrlw $4, %zmm7, %zmm9 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm8, %zmm9 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
 	vpsllw $4, %zmm8, %zmm8 /* hi_sh_1 = shl(blk_3) */
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm8, %zmm7 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
-	vpunpcklbw %zmm7, %zmm4, %zmm8 /* sp_2 = unpacklo(even_1, odd_1) */
-	vpunpckhbw %zmm7, %zmm4, %zmm4 /* sp_3 = unpackhi(even_1, odd_1) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_4(%rip), %zmm1, %zmm7 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddb %zmm7, %zmm0, %zmm9 /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	vmovdqa64 %zmm0, %zmm10 /* ctr_low */
-	vpternlogd $0x54, %zmm9, %zmm7, %zmm10 /* ctr_out_4 = ternlog(ctr_low, ctr_j_4, ctr_sum_4) */
-	vmovdqa64 %zmm0, %zmm11 /* ctr_low */
-	vpternlogd $0xea, %zmm10, %zmm7, %zmm11 /* ctr_carry_4 = ternlog(ctr_low, ctr_j_4, ctr_out_4) */
-	vpsrlw $7, %zmm11, %zmm7 /* ctr_bit_4 = shr(ctr_carry_4) */
-	vpandd .Lublock_register_avx512_asm_6_byte_low1(%rip), %zmm7, %zmm7 /* ctr_bit_4m = and(ctr_bit_4, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_6_spread_index(%rip), %zmm7, %zmm7 /* ctr_spread_4 = lookup16(ctr_bit_4m, spread_index) */
-	vpshufb %zmm7, %zmm5, %zmm7 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	vpternlogd $0xd8, %zmm7, %zmm2, %zmm9 /* blk_4 = ternlog(ctr_sum_4, ctr_w, ctr_mask_4) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_5(%rip), %zmm1, %zmm7 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddb %zmm7, %zmm0, %zmm10 /* ctr_sum_5 = add(ctr_low, ctr_j_5) */
-	vmovdqa64 %zmm0, %zmm11 /* ctr_low */
-	vpternlogd $0x54, %zmm10, %zmm7, %zmm11 /* ctr_out_5 = ternlog(ctr_low, ctr_j_5, ctr_sum_5) */
-	vmovdqa64 %zmm0, %zmm12 /* ctr_low */
-	vpternlogd $0xea, %zmm11, %zmm7, %zmm12 /* ctr_carry_5 = ternlog(ctr_low, ctr_j_5, ctr_out_5) */
-	vpsrlw $7, %zmm12, %zmm7 /* ctr_bit_5 = shr(ctr_carry_5) */
-	vpandd .Lublock_register_avx512_asm_6_byte_low1(%rip), %zmm7, %zmm7 /* ctr_bit_5m = and(ctr_bit_5, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_6_spread_index(%rip), %zmm7, %zmm7 /* ctr_spread_5 = lookup16(ctr_bit_5m, spread_index) */
-	vpshufb %zmm7, %zmm5, %zmm7 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	vpternlogd $0xd8, %zmm7, %zmm2, %zmm10 /* blk_5 = ternlog(ctr_sum_5, ctr_w, ctr_mask_5) */
-	vpsrlw $4, %zmm9, %zmm7 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm10, %zmm7 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpunpcklbw %zmm7, %zmm9, %zmm8 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm7, %zmm9, %zmm7 /* sp_3 = unpackhi(even_1, odd_1) */
+	vpaddb .Lublock_register_avx512_asm_6_block_k_4(%rip), %zmm2, %zmm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddw %zmm9, %zmm1, %zmm9 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %zmm10, %zmm6, %zmm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vmovdqa64 %zmm0, %zmm11 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm10, %zmm3, %zmm11 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
+	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpord %zmm9, %zmm11, %zmm9 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddb .Lublock_register_avx512_asm_6_block_k_5(%rip), %zmm2, %zmm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddw %zmm10, %zmm1, %zmm10 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm10, %zmm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vmovdqa64 %zmm0, %zmm12 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm11, %zmm3, %zmm12 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
+	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpord %zmm10, %zmm12, %zmm10 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpsrlw $4, %zmm9, %zmm11 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm10, %zmm11 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
 	vpsllw $4, %zmm10, %zmm10 /* hi_sh_2 = shl(blk_5) */
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm10, %zmm9 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
-	vpunpcklbw %zmm9, %zmm7, %zmm10 /* sp_4 = unpacklo(even_2, odd_2) */
-	vpunpckhbw %zmm9, %zmm7, %zmm7 /* sp_5 = unpackhi(even_2, odd_2) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_6(%rip), %zmm1, %zmm9 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddb %zmm9, %zmm0, %zmm11 /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	vmovdqa64 %zmm0, %zmm12 /* ctr_low */
-	vpternlogd $0x54, %zmm11, %zmm9, %zmm12 /* ctr_out_6 = ternlog(ctr_low, ctr_j_6, ctr_sum_6) */
-	vmovdqa64 %zmm0, %zmm13 /* ctr_low */
-	vpternlogd $0xea, %zmm12, %zmm9, %zmm13 /* ctr_carry_6 = ternlog(ctr_low, ctr_j_6, ctr_out_6) */
-	vpsrlw $7, %zmm13, %zmm9 /* ctr_bit_6 = shr(ctr_carry_6) */
-	vpandd .Lublock_register_avx512_asm_6_byte_low1(%rip), %zmm9, %zmm9 /* ctr_bit_6m = and(ctr_bit_6, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_6_spread_index(%rip), %zmm9, %zmm9 /* ctr_spread_6 = lookup16(ctr_bit_6m, spread_index) */
-	vpshufb %zmm9, %zmm5, %zmm9 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	vpternlogd $0xd8, %zmm9, %zmm2, %zmm11 /* blk_6 = ternlog(ctr_sum_6, ctr_w, ctr_mask_6) */
-	vpaddb .Lublock_register_avx512_asm_6_block_k_7(%rip), %zmm1, %zmm1 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddb %zmm1, %zmm0, %zmm9 /* ctr_sum_7 = add(ctr_low, ctr_j_7) */
-	vmovdqa64 %zmm0, %zmm12 /* ctr_low */
-	vpternlogd $0x54, %zmm9, %zmm1, %zmm12 /* ctr_out_7 = ternlog(ctr_low, ctr_j_7, ctr_sum_7) */
-	vpternlogd $0xea, %zmm12, %zmm1, %zmm0 /* ctr_carry_7 = ternlog(ctr_low, ctr_j_7, ctr_out_7) */
-	vpsrlw $7, %zmm0, %zmm0 /* ctr_bit_7 = shr(ctr_carry_7) */
-	vpandd .Lublock_register_avx512_asm_6_byte_low1(%rip), %zmm0, %zmm0 /* ctr_bit_7m = and(ctr_bit_7, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_6_spread_index(%rip), %zmm0, %zmm0 /* ctr_spread_7 = lookup16(ctr_bit_7m, spread_index) */
-	vpshufb %zmm0, %zmm5, %zmm0 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	vpternlogd $0xd8, %zmm0, %zmm2, %zmm9 /* blk_7 = ternlog(ctr_sum_7, ctr_w, ctr_mask_7) */
-	vpsrlw $4, %zmm11, %zmm0 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm9, %zmm0 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
-	vpsllw $4, %zmm9, %zmm1 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm11 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
-	vpunpcklbw %zmm11, %zmm0, %zmm1 /* sp_6 = unpacklo(even_3, odd_3) */
-	vpunpckhbw %zmm11, %zmm0, %zmm0 /* sp_7 = unpackhi(even_3, odd_3) */
+	vpunpcklbw %zmm9, %zmm11, %zmm10 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm9, %zmm11, %zmm9 /* sp_5 = unpackhi(even_2, odd_2) */
+	vpaddb .Lublock_register_avx512_asm_6_block_k_6(%rip), %zmm2, %zmm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddw %zmm11, %zmm1, %zmm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm11, %zmm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %zmm12, %zmm6, %zmm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vmovdqa64 %zmm0, %zmm13 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm12, %zmm3, %zmm13 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
+	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpord %zmm11, %zmm13, %zmm11 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddb .Lublock_register_avx512_asm_6_block_k_7(%rip), %zmm2, %zmm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	vpshufb .Lublock_register_avx512_asm_6_carry_everywhere(%rip), %zmm1, %zmm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %zmm2, %zmm6, %zmm2 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpternlogd $0xd8, %zmm2, %zmm3, %zmm0 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
+	vpshufb .Lublock_register_avx512_asm_6_new_last_byte(%rip), %zmm1, %zmm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpord %zmm1, %zmm0, %zmm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpsrlw $4, %zmm11, %zmm1 /* lo_sh_3 = shr(blk_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm0, %zmm1 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpsllw $4, %zmm0, %zmm0 /* hi_sh_3 = shl(blk_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm0, %zmm11 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm11, %zmm1, %zmm0 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm11, %zmm1, %zmm1 /* sp_7 = unpackhi(even_3, odd_3) */
 	vmovdqa64 .Lublock_register_avx512_asm_6_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_rotl48(%rip), %zmm5 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_hi(%rip), %zmm9 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_rotl48(%rip), %zmm3 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_hi(%rip), %zmm6 /* sbox_hi = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_6_pl_mask(%rip), %zmm12 /* pl_mask = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_6_pr_mask(%rip), %zmm13 /* pr_mask = const() */
@@ -1700,193 +1655,190 @@ ublock_register_avx512_ublock128_256_ctr_xor_asm:
 	vmovdqu64 64(%rdi,%r8), %zmm17 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm16, %zmm6, %zmm6 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm17, %zmm3, %zmm3 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm6, %zmm18 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm6, %zmm6 /* s0_sh = shr(k0) */
-	vpandd %zmm2, %zmm6, %zmm6 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpxord %zmm16, %zmm5, %zmm5 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm17, %zmm4, %zmm4 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm2, %zmm5, %zmm18 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm5, %zmm5 /* s0_sh = shr(k0) */
+	vpandd %zmm2, %zmm5, %zmm5 /* s0_hi = and(s0_sh, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm6, %zmm9, %zmm6 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm6, %zmm18, %zmm6 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm3, %zmm18 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm3, %zmm3 /* s1_sh = shr(k1) */
-	vpandd %zmm2, %zmm3, %zmm3 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm5, %zmm6, %zmm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm5, %zmm18, %zmm5 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm4, %zmm18 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s1_sh = shr(k1) */
+	vpandd %zmm2, %zmm4, %zmm4 /* s1_hi = and(s1_sh, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm3, %zmm9, %zmm3 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm6, %zmm3, %zmm18 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm15, %zmm18, %zmm3 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm3, %zmm6, %zmm3 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm5, %zmm3, %zmm6 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm6, %zmm18, %zmm6 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm5, %zmm6, %zmm18 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm18, %zmm3, %zmm3 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm14, %zmm3, %zmm18 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm18, %zmm6, %zmm6 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm6, %zmm3, %zmm3 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm12, %zmm3, %zmm3 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm13, %zmm6, %zmm6 /* pr = lookup16(x1_2, pr_mask) */
+	vpshufb %zmm4, %zmm6, %zmm4 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm5, %zmm4, %zmm18 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm15, %zmm18, %zmm4 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm4, %zmm5, %zmm4 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm3, %zmm4, %zmm5 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm5, %zmm18, %zmm5 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm3, %zmm5, %zmm18 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm18, %zmm4, %zmm4 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm14, %zmm4, %zmm18 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm18, %zmm5, %zmm5 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm5, %zmm4, %zmm4 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %zmm12, %zmm4, %zmm4 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm13, %zmm5, %zmm5 /* pr = lookup16(x1_2, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxord %zmm16, %zmm8, %zmm8 /* k0_1 = xor(g1x0, rk0) */
-	vpxord %zmm17, %zmm4, %zmm4 /* k1_1 = xor(g1x1, rk1) */
+	vpxord %zmm17, %zmm7, %zmm7 /* k1_1 = xor(g1x1, rk1) */
 	vpandd %zmm2, %zmm8, %zmm18 /* s0_lo_1 = and(k0_1, low_nibbles) */
 	vpsrlw $4, %zmm8, %zmm8 /* s0_sh_1 = shr(k0_1) */
 	vpandd %zmm2, %zmm8, %zmm8 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	vpshufb %zmm8, %zmm9, %zmm8 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpshufb %zmm8, %zmm6, %zmm8 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
 	vpord %zmm8, %zmm18, %zmm8 /* s0_1 = or(s0_l_1, s0_h_1) */
-	vpandd %zmm2, %zmm4, %zmm18 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* s1_sh_1 = shr(k1_1) */
-	vpandd %zmm2, %zmm4, %zmm4 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpandd %zmm2, %zmm7, %zmm18 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s1_sh_1 = shr(k1_1) */
+	vpandd %zmm2, %zmm7, %zmm7 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	vpshufb %zmm4, %zmm9, %zmm4 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	vpternlogd $0x56, %zmm8, %zmm4, %zmm18 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
-	vpshufb %zmm15, %zmm18, %zmm4 /* rot4_1 = lookup16(x1_3, rotl56) */
-	vpxord %zmm4, %zmm8, %zmm4 /* x0_3 = xor(s0_1, rot4_1) */
-	vpshufb %zmm5, %zmm4, %zmm8 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpshufb %zmm7, %zmm6, %zmm7 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpternlogd $0x56, %zmm8, %zmm7, %zmm18 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
+	vpshufb %zmm15, %zmm18, %zmm7 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxord %zmm7, %zmm8, %zmm7 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %zmm3, %zmm7, %zmm8 /* rot8_2 = lookup16(x0_3, rotl48) */
 	vpxord %zmm8, %zmm18, %zmm8 /* x1_4 = xor(x1_3, rot8_2) */
-	vpshufb %zmm5, %zmm8, %zmm18 /* rot8_3 = lookup16(x1_4, rotl48) */
-	vpxord %zmm18, %zmm4, %zmm4 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb %zmm14, %zmm4, %zmm18 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpshufb %zmm3, %zmm8, %zmm18 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxord %zmm18, %zmm7, %zmm7 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb %zmm14, %zmm7, %zmm18 /* rot20_1 = lookup16(x0_4, rotl24) */
 	vpxord %zmm18, %zmm8, %zmm8 /* x1_5 = xor(x1_4, rot20_1) */
-	vpxord %zmm8, %zmm4, %zmm4 /* x0_5 = xor(x0_4, x1_5) */
-	vpshufb %zmm12, %zmm4, %zmm4 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpxord %zmm8, %zmm7, %zmm7 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %zmm12, %zmm7, %zmm7 /* pl_1 = lookup16(x0_5, pl_mask) */
 	vpshufb %zmm13, %zmm8, %zmm8 /* pr_1 = lookup16(x1_5, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxord %zmm16, %zmm10, %zmm10 /* k0_2 = xor(g2x0, rk0) */
-	vpxord %zmm17, %zmm7, %zmm7 /* k1_2 = xor(g2x1, rk1) */
+	vpxord %zmm17, %zmm9, %zmm9 /* k1_2 = xor(g2x1, rk1) */
 	vpandd %zmm2, %zmm10, %zmm18 /* s0_lo_2 = and(k0_2, low_nibbles) */
 	vpsrlw $4, %zmm10, %zmm10 /* s0_sh_2 = shr(k0_2) */
 	vpandd %zmm2, %zmm10, %zmm10 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	vpshufb %zmm10, %zmm9, %zmm10 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpshufb %zmm10, %zmm6, %zmm10 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
 	vpord %zmm10, %zmm18, %zmm10 /* s0_2 = or(s0_l_2, s0_h_2) */
-	vpandd %zmm2, %zmm7, %zmm18 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	vpsrlw $4, %zmm7, %zmm7 /* s1_sh_2 = shr(k1_2) */
-	vpandd %zmm2, %zmm7, %zmm7 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpandd %zmm2, %zmm9, %zmm18 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %zmm9, %zmm9 /* s1_sh_2 = shr(k1_2) */
+	vpandd %zmm2, %zmm9, %zmm9 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	vpshufb %zmm7, %zmm9, %zmm7 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	vpternlogd $0x56, %zmm10, %zmm7, %zmm18 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
-	vpshufb %zmm15, %zmm18, %zmm7 /* rot4_2 = lookup16(x1_6, rotl56) */
-	vpxord %zmm7, %zmm10, %zmm7 /* x0_6 = xor(s0_2, rot4_2) */
-	vpshufb %zmm5, %zmm7, %zmm10 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpshufb %zmm9, %zmm6, %zmm9 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpternlogd $0x56, %zmm10, %zmm9, %zmm18 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
+	vpshufb %zmm15, %zmm18, %zmm9 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxord %zmm9, %zmm10, %zmm9 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %zmm3, %zmm9, %zmm10 /* rot8_4 = lookup16(x0_6, rotl48) */
 	vpxord %zmm10, %zmm18, %zmm10 /* x1_7 = xor(x1_6, rot8_4) */
-	vpshufb %zmm5, %zmm10, %zmm18 /* rot8_5 = lookup16(x1_7, rotl48) */
-	vpxord %zmm18, %zmm7, %zmm7 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb %zmm14, %zmm7, %zmm18 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpshufb %zmm3, %zmm10, %zmm18 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxord %zmm18, %zmm9, %zmm9 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb %zmm14, %zmm9, %zmm18 /* rot20_2 = lookup16(x0_7, rotl24) */
 	vpxord %zmm18, %zmm10, %zmm10 /* x1_8 = xor(x1_7, rot20_2) */
-	vpxord %zmm10, %zmm7, %zmm7 /* x0_8 = xor(x0_7, x1_8) */
-	vpshufb %zmm12, %zmm7, %zmm7 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpxord %zmm10, %zmm9, %zmm9 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %zmm12, %zmm9, %zmm9 /* pl_2 = lookup16(x0_8, pl_mask) */
 	vpshufb %zmm13, %zmm10, %zmm10 /* pr_2 = lookup16(x1_8, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm16, %zmm1, %zmm1 /* k0_3 = xor(g3x0, rk0) */
-	vpxord %zmm17, %zmm0, %zmm0 /* k1_3 = xor(g3x1, rk1) */
-	vpandd %zmm2, %zmm1, %zmm16 /* s0_lo_3 = and(k0_3, low_nibbles) */
-	vpsrlw $4, %zmm1, %zmm1 /* s0_sh_3 = shr(k0_3) */
-	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	vpxord %zmm16, %zmm0, %zmm0 /* k0_3 = xor(g3x0, rk0) */
+	vpxord %zmm17, %zmm1, %zmm1 /* k1_3 = xor(g3x1, rk1) */
+	vpandd %zmm2, %zmm0, %zmm16 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* s0_sh_3 = shr(k0_3) */
+	vpandd %zmm2, %zmm0, %zmm0 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
 	vpshufb %zmm16, %zmm11, %zmm16 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	vpshufb %zmm1, %zmm9, %zmm1 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
-	vpord %zmm1, %zmm16, %zmm1 /* s0_3 = or(s0_l_3, s0_h_3) */
-	vpandd %zmm2, %zmm0, %zmm16 /* s1_lo_3 = and(k1_3, low_nibbles) */
-	vpsrlw $4, %zmm0, %zmm0 /* s1_sh_3 = shr(k1_3) */
-	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	vpshufb %zmm0, %zmm6, %zmm0 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpord %zmm0, %zmm16, %zmm0 /* s0_3 = or(s0_l_3, s0_h_3) */
+	vpandd %zmm2, %zmm1, %zmm16 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	vpsrlw $4, %zmm1, %zmm1 /* s1_sh_3 = shr(k1_3) */
+	vpandd %zmm2, %zmm1, %zmm1 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
 	vpshufb %zmm16, %zmm11, %zmm16 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	vpshufb %zmm0, %zmm9, %zmm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
-	vpternlogd $0x56, %zmm1, %zmm0, %zmm16 /* x1_9 = ternlog(s1_l_3, s1_h_3, s0_3) */
-	vpshufb %zmm15, %zmm16, %zmm0 /* rot4_3 = lookup16(x1_9, rotl56) */
-	vpxord %zmm0, %zmm1, %zmm0 /* x0_9 = xor(s0_3, rot4_3) */
-	vpshufb %zmm5, %zmm0, %zmm1 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpshufb %zmm1, %zmm6, %zmm1 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpternlogd $0x56, %zmm0, %zmm1, %zmm16 /* x1_9 = ternlog(s1_l_3, s1_h_3, s0_3) */
+	vpshufb %zmm15, %zmm16, %zmm1 /* rot4_3 = lookup16(x1_9, rotl56) */
+	vpxord %zmm1, %zmm0, %zmm0 /* x0_9 = xor(s0_3, rot4_3) */
+	vpshufb %zmm3, %zmm0, %zmm1 /* rot8_6 = lookup16(x0_9, rotl48) */
 	vpxord %zmm1, %zmm16, %zmm1 /* x1_10 = xor(x1_9, rot8_6) */
-	vpshufb %zmm5, %zmm1, %zmm16 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpshufb %zmm3, %zmm1, %zmm16 /* rot8_7 = lookup16(x1_10, rotl48) */
 	vpxord %zmm16, %zmm0, %zmm0 /* x0_10 = xor(x0_9, rot8_7) */
 	vpshufb %zmm14, %zmm0, %zmm16 /* rot20_3 = lookup16(x0_10, rotl24) */
 	vpxord %zmm16, %zmm1, %zmm1 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_11 = xor(x0_10, x1_11) */
 	vpshufb %zmm12, %zmm0, %zmm0 /* pl_3 = lookup16(x0_11, pl_mask) */
 	vpshufb %zmm13, %zmm1, %zmm1 /* pr_3 = lookup16(x1_11, pr_mask) */
-	vmovdqa64 %zmm0, %zmm16 /* g3x0.3 */
-	vmovdqa64 %zmm1, %zmm0 /* g3x1.3 */
-	vmovdqa64 %zmm16, %zmm1 /* g3x0.3 */
-	vmovdqa64 %zmm3, %zmm16 /* g0x0.3 */
-	vmovdqa64 %zmm6, %zmm3 /* g0x1.3 */
-	vmovdqa64 %zmm16, %zmm6 /* g0x0.3 */
-	vmovdqa64 %zmm4, %zmm16 /* g1x0.3 */
-	vmovdqa64 %zmm8, %zmm4 /* g1x1.3 */
+	vmovdqa64 %zmm4, %zmm16 /* g0x0.3 */
+	vmovdqa64 %zmm5, %zmm4 /* g0x1.3 */
+	vmovdqa64 %zmm16, %zmm5 /* g0x0.3 */
+	vmovdqa64 %zmm7, %zmm16 /* g1x0.3 */
+	vmovdqa64 %zmm8, %zmm7 /* g1x1.3 */
 	vmovdqa64 %zmm16, %zmm8 /* g1x0.3 */
-	vmovdqa64 %zmm7, %zmm16 /* g2x0.3 */
-	vmovdqa64 %zmm10, %zmm7 /* g2x1.3 */
+	vmovdqa64 %zmm9, %zmm16 /* g2x0.3 */
+	vmovdqa64 %zmm10, %zmm9 /* g2x1.3 */
 	vmovdqa64 %zmm16, %zmm10 /* g2x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx512_asm_6_loop_r0
 
 	/* Final key addition. */
-	vpxord 3072(%rdi), %zmm6, %zmm6 /* y0 = xor(g0x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm3, %zmm3 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm6, %zmm6 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm3, %zmm3 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %zmm3, %zmm6, %zmm16 /* even_4 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm3, %zmm6, %zmm3 /* odd_4 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm16, %zmm6 /* ev_sh = shl(even_4) */
-	vmovdqa64 %zmm3, %zmm17 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm6, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm3, %zmm3 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm16, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
-	vmovdqu64 (%rcx), %zmm6 /* msg = load() */
-	vpxord %zmm6, %zmm17, %zmm6 /* ct = xor(out_lo, msg) */
-	vmovdqu64 %zmm6, (%rdx) /* store ct */
-	vmovdqu64 64(%rcx), %zmm6 /* msg_1 = load() */
-	vpxord %zmm6, %zmm3, %zmm3 /* ct_1 = xor(out_hi, msg_1) */
-	vmovdqu64 %zmm3, 64(%rdx) /* store ct_1 */
-	vpxord 3072(%rdi), %zmm8, %zmm3 /* y0_1 = xor(g1x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm4, %zmm4 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm3, %zmm3 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4, %zmm4 /* de_3 = lookup16(y1_1, deinterleave) */
-	vpunpcklqdq %zmm4, %zmm3, %zmm6 /* even_5 = unpacklo(de_2, de_3) */
-	vpunpckhqdq %zmm4, %zmm3, %zmm3 /* odd_5 = unpackhi(de_2, de_3) */
-	vpsllw $4, %zmm6, %zmm4 /* ev_sh_1 = shl(even_5) */
-	vmovdqa64 %zmm3, %zmm8 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm4, %zmm8 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
-	vpsrlw $4, %zmm3, %zmm3 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
-	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
-	vpxord %zmm4, %zmm8, %zmm4 /* ct_2 = xor(out_lo_1, msg_2) */
-	vmovdqu64 %zmm4, 128(%rdx) /* store ct_2 */
-	vmovdqu64 192(%rcx), %zmm4 /* msg_3 = load() */
-	vpxord %zmm4, %zmm3, %zmm3 /* ct_3 = xor(out_hi_1, msg_3) */
-	vmovdqu64 %zmm3, 192(%rdx) /* store ct_3 */
-	vpxord 3072(%rdi), %zmm10, %zmm3 /* y0_2 = xor(g2x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm7, %zmm4 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm3, %zmm3 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4, %zmm4 /* de_5 = lookup16(y1_2, deinterleave) */
-	vpunpcklqdq %zmm4, %zmm3, %zmm6 /* even_6 = unpacklo(de_4, de_5) */
-	vpunpckhqdq %zmm4, %zmm3, %zmm3 /* odd_6 = unpackhi(de_4, de_5) */
-	vpsllw $4, %zmm6, %zmm4 /* ev_sh_2 = shl(even_6) */
-	vmovdqa64 %zmm3, %zmm7 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm4, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
-	vpsrlw $4, %zmm3, %zmm3 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
-	vmovdqu64 256(%rcx), %zmm4 /* msg_4 = load() */
-	vpxord %zmm4, %zmm7, %zmm4 /* ct_4 = xor(out_lo_2, msg_4) */
-	vmovdqu64 %zmm4, 256(%rdx) /* store ct_4 */
-	vmovdqu64 320(%rcx), %zmm4 /* msg_5 = load() */
-	vpxord %zmm4, %zmm3, %zmm3 /* ct_5 = xor(out_hi_2, msg_5) */
-	vmovdqu64 %zmm3, 320(%rdx) /* store ct_5 */
-	vpxord 3072(%rdi), %zmm1, %zmm1 /* y0_3 = xor(g3x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1_3 = xor(g3x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm1, %zmm1 /* de_6 = lookup16(y0_3, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm0, %zmm0 /* de_7 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm3 /* even_7 = unpacklo(de_6, de_7) */
-	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
-	vpsllw $4, %zmm3, %zmm1 /* ev_sh_3 = shl(even_7) */
-	vmovdqa64 %zmm0, %zmm4 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm4 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpxord 3072(%rdi), %zmm5, %zmm5 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm4, %zmm4 /* y1 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm5, %zmm5 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4, %zmm4 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %zmm4, %zmm5, %zmm16 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm4, %zmm5, %zmm4 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm16, %zmm5 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm4, %zmm17 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm16, %zmm4 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vmovdqu64 (%rcx), %zmm5 /* msg = load() */
+	vpxord %zmm5, %zmm17, %zmm5 /* ct = xor(out_lo, msg) */
+	vmovdqu64 %zmm5, (%rdx) /* store ct */
+	vmovdqu64 64(%rcx), %zmm5 /* msg_1 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_1 = xor(out_hi, msg_1) */
+	vmovdqu64 %zmm4, 64(%rdx) /* store ct_1 */
+	vpxord 3072(%rdi), %zmm8, %zmm4 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm7, %zmm5 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4, %zmm4 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm5, %zmm5 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm4, %zmm7 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm5, %zmm4, %zmm4 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm7, %zmm5 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm4, %zmm8 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 128(%rcx), %zmm5 /* msg_2 = load() */
+	vpxord %zmm5, %zmm8, %zmm5 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu64 %zmm5, 128(%rdx) /* store ct_2 */
+	vmovdqu64 192(%rcx), %zmm5 /* msg_3 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu64 %zmm4, 192(%rdx) /* store ct_3 */
+	vpxord 3072(%rdi), %zmm10, %zmm4 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm9, %zmm5 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4, %zmm4 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm5, %zmm5 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %zmm5, %zmm4, %zmm7 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm5, %zmm4, %zmm4 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm7, %zmm5 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm4, %zmm8 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
+	vpxord %zmm5, %zmm8, %zmm5 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
+	vmovdqu64 320(%rcx), %zmm5 /* msg_5 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu64 %zmm4, 320(%rdx) /* store ct_5 */
+	vpxord 3072(%rdi), %zmm0, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm1, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm4 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
+	vpsllw $4, %zmm4, %zmm1 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm0, %zmm5 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm3, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm4, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
-	vpxord %zmm1, %zmm4, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
+	vpxord %zmm1, %zmm5, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(out_hi_3, msg_7) */
@@ -2742,45 +2694,38 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	.p2align 5
 ublock_register_avx512_ublock256_256_ctr_xor_asm:
 	vbroadcasti32x4 16(%rsi), %zmm0 /* ctr_low = bcast128() */
+	vpsrlw $8, %zmm0, %zmm0 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 64(%rsi), %zmm1 /* ctr_first = bcast8() */
-	vpandd .Lublock_register_avx512_asm_10_last_byte(%rip), %zmm1, %zmm1 /* ctr_j0 = and(ctr_first, last_byte) */
+	vpandd .Lublock_register_avx512_asm_10_byte_14(%rip), %zmm1, %zmm1 /* ctr_j0 = and(ctr_first, byte_14) */
 	vbroadcasti64x4 (%rsi), %zmm2 /* ctr_v = bcast256() */
+	vpandd .Lublock_register_avx512_asm_10_all_but_last(%rip), %zmm2, %zmm2 /* ctr_v_open = and(ctr_v, all_but_last) */
 	vbroadcasti64x4 32(%rsi), %zmm3 /* ctr_w = bcast256() */
+	vpandd .Lublock_register_avx512_asm_10_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vpaddb .Lublock_register_avx512_asm_10_block_k(%rip), %zmm1, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddb %zmm4, %zmm0, %zmm5 /* ctr_sum = add(ctr_low, ctr_j) */
-	vmovdqa64 %zmm0, %zmm6 /* ctr_low */
-	vpternlogd $0x54, %zmm5, %zmm4, %zmm6 /* ctr_out = ternlog(ctr_low, ctr_j, ctr_sum) */
-	vmovdqa64 %zmm0, %zmm7 /* ctr_low */
-	vpternlogd $0xea, %zmm6, %zmm4, %zmm7 /* ctr_carry = ternlog(ctr_low, ctr_j, ctr_out) */
-	vpsrlw $7, %zmm7, %zmm4 /* ctr_bit = shr(ctr_carry) */
-	vpandd .Lublock_register_avx512_asm_10_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bitm = and(ctr_bit, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_10_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
+	vpaddw %zmm4, %zmm0, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	vmovdqa64 .Lublock_register_avx512_asm_10_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
-	vpshufb %zmm4, %zmm6, %zmm4 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	vmovdqa64 %zmm2, %zmm7 /* ctr_v */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_low_lanes(%rip), %zmm5, %zmm7 /* ctr_kept = ternlog(ctr_v, ctr_sum, low_lanes) */
-	vpternlogd $0xd8, %zmm4, %zmm3, %zmm7 /* blk = ternlog(ctr_kept, ctr_w, ctr_mask) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_1(%rip), %zmm1, %zmm4 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddb %zmm4, %zmm0, %zmm5 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	vmovdqa64 %zmm0, %zmm8 /* ctr_low */
-	vpternlogd $0x54, %zmm5, %zmm4, %zmm8 /* ctr_out_1 = ternlog(ctr_low, ctr_j_1, ctr_sum_1) */
-	vmovdqa64 %zmm0, %zmm9 /* ctr_low */
-	vpternlogd $0xea, %zmm8, %zmm4, %zmm9 /* ctr_carry_1 = ternlog(ctr_low, ctr_j_1, ctr_out_1) */
-	vpsrlw $7, %zmm9, %zmm4 /* ctr_bit_1 = shr(ctr_carry_1) */
-	vpandd .Lublock_register_avx512_asm_10_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_10_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
-	vpshufb %zmm4, %zmm6, %zmm4 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	vmovdqa64 %zmm2, %zmm8 /* ctr_v */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_low_lanes(%rip), %zmm5, %zmm8 /* ctr_kept_1 = ternlog(ctr_v, ctr_sum_1, low_lanes) */
-	vpternlogd $0xd8, %zmm4, %zmm3, %zmm8 /* blk_1 = ternlog(ctr_kept_1, ctr_w, ctr_mask_1) */
-	vpsrlw $4, %zmm7, %zmm4 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm8, %zmm4 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
-	vpsllw $4, %zmm8, %zmm5 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm7 /* odd = ternlog(blk, hi_sh, high_nibbles) */
-	vpunpcklbw %zmm7, %zmm4, %zmm5 /* sp = unpacklo(even, odd) */
-	vpunpckhbw %zmm7, %zmm4, %zmm4 /* sp_1 = unpackhi(even, odd) */
+	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vmovdqa64 %zmm2, %zmm7 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm5, %zmm3, %zmm7 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpord %zmm4, %zmm7, %zmm4 /* blk = or(ctr_pair, ctr_last_byte) */
+	vpaddb .Lublock_register_avx512_asm_10_block_k_1(%rip), %zmm1, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddw %zmm5, %zmm0, %zmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %zmm7, %zmm6, %zmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vmovdqa64 %zmm2, %zmm8 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm7, %zmm3, %zmm8 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpord %zmm5, %zmm8, %zmm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpsrlw $4, %zmm4, %zmm7 /* lo_sh = shr(blk) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm7 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpsllw $4, %zmm5, %zmm5 /* hi_sh = shl(blk_1) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpunpcklbw %zmm4, %zmm7, %zmm5 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %zmm4, %zmm7, %zmm4 /* sp_1 = unpackhi(even, odd) */
 	vmovdqa64 .Lublock_register_avx512_asm_10_lanes_picks(%rip), %zmm7 /* lanes_picks = const() */
 	vmovdqa64 %zmm7, %zmm8 /* lanes_picks */
 	vpermi2q %zmm4, %zmm5, %zmm8 /* lanes = permute2q(lanes_picks, sp, sp_1) */
@@ -2788,111 +2733,82 @@ ublock_register_avx512_ublock256_256_ctr_xor_asm:
 	vmovdqa64 %zmm9, %zmm10 /* lanes_1_picks */
 	vpermi2q %zmm4, %zmm5, %zmm10 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
 	vpaddb .Lublock_register_avx512_asm_10_block_k_2(%rip), %zmm1, %zmm4 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddb %zmm4, %zmm0, %zmm5 /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	vmovdqa64 %zmm0, %zmm11 /* ctr_low */
-	vpternlogd $0x54, %zmm5, %zmm4, %zmm11 /* ctr_out_2 = ternlog(ctr_low, ctr_j_2, ctr_sum_2) */
-	vmovdqa64 %zmm0, %zmm12 /* ctr_low */
-	vpternlogd $0xea, %zmm11, %zmm4, %zmm12 /* ctr_carry_2 = ternlog(ctr_low, ctr_j_2, ctr_out_2) */
-	vpsrlw $7, %zmm12, %zmm4 /* ctr_bit_2 = shr(ctr_carry_2) */
-	vpandd .Lublock_register_avx512_asm_10_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_2m = and(ctr_bit_2, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_10_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_2 = lookup16(ctr_bit_2m, spread_index) */
-	vpshufb %zmm4, %zmm6, %zmm4 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	vmovdqa64 %zmm2, %zmm11 /* ctr_v */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_low_lanes(%rip), %zmm5, %zmm11 /* ctr_kept_2 = ternlog(ctr_v, ctr_sum_2, low_lanes) */
-	vpternlogd $0xd8, %zmm4, %zmm3, %zmm11 /* blk_2 = ternlog(ctr_kept_2, ctr_w, ctr_mask_2) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_3(%rip), %zmm1, %zmm4 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddb %zmm4, %zmm0, %zmm5 /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	vmovdqa64 %zmm0, %zmm12 /* ctr_low */
-	vpternlogd $0x54, %zmm5, %zmm4, %zmm12 /* ctr_out_3 = ternlog(ctr_low, ctr_j_3, ctr_sum_3) */
-	vmovdqa64 %zmm0, %zmm13 /* ctr_low */
-	vpternlogd $0xea, %zmm12, %zmm4, %zmm13 /* ctr_carry_3 = ternlog(ctr_low, ctr_j_3, ctr_out_3) */
-	vpsrlw $7, %zmm13, %zmm4 /* ctr_bit_3 = shr(ctr_carry_3) */
-	vpandd .Lublock_register_avx512_asm_10_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_3m = and(ctr_bit_3, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_10_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_3 = lookup16(ctr_bit_3m, spread_index) */
-	vpshufb %zmm4, %zmm6, %zmm4 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	vmovdqa64 %zmm2, %zmm12 /* ctr_v */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_low_lanes(%rip), %zmm5, %zmm12 /* ctr_kept_3 = ternlog(ctr_v, ctr_sum_3, low_lanes) */
-	vpternlogd $0xd8, %zmm4, %zmm3, %zmm12 /* blk_3 = ternlog(ctr_kept_3, ctr_w, ctr_mask_3) */
-	vpsrlw $4, %zmm11, %zmm4 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm12, %zmm4 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
-	vpsllw $4, %zmm12, %zmm5 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm11 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
-	vpunpcklbw %zmm11, %zmm4, %zmm5 /* sp_2 = unpacklo(even_1, odd_1) */
-	vpunpckhbw %zmm11, %zmm4, %zmm4 /* sp_3 = unpackhi(even_1, odd_1) */
+	vpaddw %zmm4, %zmm0, %zmm4 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vmovdqa64 %zmm2, %zmm11 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm5, %zmm3, %zmm11 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpord %zmm4, %zmm11, %zmm4 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddb .Lublock_register_avx512_asm_10_block_k_3(%rip), %zmm1, %zmm5 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddw %zmm5, %zmm0, %zmm5 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm5, %zmm11 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vmovdqa64 %zmm2, %zmm12 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm11, %zmm3, %zmm12 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpord %zmm5, %zmm12, %zmm5 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpsrlw $4, %zmm4, %zmm11 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm11 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm5, %zmm5 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm4 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm4, %zmm11, %zmm5 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm4, %zmm11, %zmm4 /* sp_3 = unpackhi(even_1, odd_1) */
 	vmovdqa64 %zmm7, %zmm11 /* lanes_picks */
 	vpermi2q %zmm4, %zmm5, %zmm11 /* lanes_2 = permute2q(lanes_picks, sp_2, sp_3) */
 	vmovdqa64 %zmm9, %zmm12 /* lanes_1_picks */
 	vpermi2q %zmm4, %zmm5, %zmm12 /* lanes_3 = permute2q(lanes_1_picks, sp_2, sp_3) */
 	vpaddb .Lublock_register_avx512_asm_10_block_k_4(%rip), %zmm1, %zmm4 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddb %zmm4, %zmm0, %zmm5 /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	vmovdqa64 %zmm0, %zmm13 /* ctr_low */
-	vpternlogd $0x54, %zmm5, %zmm4, %zmm13 /* ctr_out_4 = ternlog(ctr_low, ctr_j_4, ctr_sum_4) */
-	vmovdqa64 %zmm0, %zmm14 /* ctr_low */
-	vpternlogd $0xea, %zmm13, %zmm4, %zmm14 /* ctr_carry_4 = ternlog(ctr_low, ctr_j_4, ctr_out_4) */
-	vpsrlw $7, %zmm14, %zmm4 /* ctr_bit_4 = shr(ctr_carry_4) */
-	vpandd .Lublock_register_avx512_asm_10_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_4m = and(ctr_bit_4, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_10_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_4 = lookup16(ctr_bit_4m, spread_index) */
-	vpshufb %zmm4, %zmm6, %zmm4 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	vmovdqa64 %zmm2, %zmm13 /* ctr_v */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_low_lanes(%rip), %zmm5, %zmm13 /* ctr_kept_4 = ternlog(ctr_v, ctr_sum_4, low_lanes) */
-	vpternlogd $0xd8, %zmm4, %zmm3, %zmm13 /* blk_4 = ternlog(ctr_kept_4, ctr_w, ctr_mask_4) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_5(%rip), %zmm1, %zmm4 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddb %zmm4, %zmm0, %zmm5 /* ctr_sum_5 = add(ctr_low, ctr_j_5) */
-	vmovdqa64 %zmm0, %zmm14 /* ctr_low */
-	vpternlogd $0x54, %zmm5, %zmm4, %zmm14 /* ctr_out_5 = ternlog(ctr_low, ctr_j_5, ctr_sum_5) */
-	vmovdqa64 %zmm0, %zmm15 /* ctr_low */
-	vpternlogd $0xea, %zmm14, %zmm4, %zmm15 /* ctr_carry_5 = ternlog(ctr_low, ctr_j_5, ctr_out_5) */
-	vpsrlw $7, %zmm15, %zmm4 /* ctr_bit_5 = shr(ctr_carry_5) */
-	vpandd .Lublock_register_avx512_asm_10_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_5m = and(ctr_bit_5, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_10_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_5 = lookup16(ctr_bit_5m, spread_index) */
-	vpshufb %zmm4, %zmm6, %zmm4 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	vmovdqa64 %zmm2, %zmm14 /* ctr_v */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_low_lanes(%rip), %zmm5, %zmm14 /* ctr_kept_5 = ternlog(ctr_v, ctr_sum_5, low_lanes) */
-	vpternlogd $0xd8, %zmm4, %zmm3, %zmm14 /* blk_5 = ternlog(ctr_kept_5, ctr_w, ctr_mask_5) */
-	vpsrlw $4, %zmm13, %zmm4 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm14, %zmm4 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
-	vpsllw $4, %zmm14, %zmm5 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm13 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
-	vpunpcklbw %zmm13, %zmm4, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
-	vpunpckhbw %zmm13, %zmm4, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	vpaddw %zmm4, %zmm0, %zmm4 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vmovdqa64 %zmm2, %zmm13 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm5, %zmm3, %zmm13 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpord %zmm4, %zmm13, %zmm4 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddb .Lublock_register_avx512_asm_10_block_k_5(%rip), %zmm1, %zmm5 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddw %zmm5, %zmm0, %zmm5 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm5, %zmm13 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %zmm13, %zmm6, %zmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vmovdqa64 %zmm2, %zmm14 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm13, %zmm3, %zmm14 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpord %zmm5, %zmm14, %zmm5 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpsrlw $4, %zmm4, %zmm13 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm13 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm4, %zmm13, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm4, %zmm13, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
 	vmovdqa64 %zmm7, %zmm13 /* lanes_picks */
 	vpermi2q %zmm4, %zmm5, %zmm13 /* lanes_4 = permute2q(lanes_picks, sp_4, sp_5) */
 	vmovdqa64 %zmm9, %zmm14 /* lanes_1_picks */
 	vpermi2q %zmm4, %zmm5, %zmm14 /* lanes_5 = permute2q(lanes_1_picks, sp_4, sp_5) */
 	vpaddb .Lublock_register_avx512_asm_10_block_k_6(%rip), %zmm1, %zmm4 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddb %zmm4, %zmm0, %zmm5 /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	vmovdqa64 %zmm0, %zmm15 /* ctr_low */
-	vpternlogd $0x54, %zmm5, %zmm4, %zmm15 /* ctr_out_6 = ternlog(ctr_low, ctr_j_6, ctr_sum_6) */
-	vmovdqa64 %zmm0, %zmm16 /* ctr_low */
-	vpternlogd $0xea, %zmm15, %zmm4, %zmm16 /* ctr_carry_6 = ternlog(ctr_low, ctr_j_6, ctr_out_6) */
-	vpsrlw $7, %zmm16, %zmm4 /* ctr_bit_6 = shr(ctr_carry_6) */
-	vpandd .Lublock_register_avx512_asm_10_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_6m = and(ctr_bit_6, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_10_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_6 = lookup16(ctr_bit_6m, spread_index) */
-	vpshufb %zmm4, %zmm6, %zmm4 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	vmovdqa64 %zmm2, %zmm15 /* ctr_v */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_low_lanes(%rip), %zmm5, %zmm15 /* ctr_kept_6 = ternlog(ctr_v, ctr_sum_6, low_lanes) */
-	vpternlogd $0xd8, %zmm4, %zmm3, %zmm15 /* blk_6 = ternlog(ctr_kept_6, ctr_w, ctr_mask_6) */
+	vpaddw %zmm4, %zmm0, %zmm4 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vmovdqa64 %zmm2, %zmm15 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm5, %zmm3, %zmm15 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpord %zmm4, %zmm15, %zmm4 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
 	vpaddb .Lublock_register_avx512_asm_10_block_k_7(%rip), %zmm1, %zmm1 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddb %zmm1, %zmm0, %zmm4 /* ctr_sum_7 = add(ctr_low, ctr_j_7) */
-	vmovdqa64 %zmm0, %zmm5 /* ctr_low */
-	vpternlogd $0x54, %zmm4, %zmm1, %zmm5 /* ctr_out_7 = ternlog(ctr_low, ctr_j_7, ctr_sum_7) */
-	vpternlogd $0xea, %zmm5, %zmm1, %zmm0 /* ctr_carry_7 = ternlog(ctr_low, ctr_j_7, ctr_out_7) */
-	vpsrlw $7, %zmm0, %zmm0 /* ctr_bit_7 = shr(ctr_carry_7) */
-	vpandd .Lublock_register_avx512_asm_10_byte_low1(%rip), %zmm0, %zmm0 /* ctr_bit_7m = and(ctr_bit_7, byte_low1) */
-	vpshufb .Lublock_register_avx512_asm_10_spread_index(%rip), %zmm0, %zmm0 /* ctr_spread_7 = lookup16(ctr_bit_7m, spread_index) */
-	vpshufb %zmm0, %zmm6, %zmm0 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_low_lanes(%rip), %zmm4, %zmm2 /* ctr_kept_7 = ternlog(ctr_v, ctr_sum_7, low_lanes) */
-	vpternlogd $0xd8, %zmm0, %zmm3, %zmm2 /* blk_7 = ternlog(ctr_kept_7, ctr_w, ctr_mask_7) */
-	vpsrlw $4, %zmm15, %zmm0 /* lo_sh_3 = shr(blk_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm2, %zmm0 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
-	vpsllw $4, %zmm2, %zmm1 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm1, %zmm15 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
-	vpunpcklbw %zmm15, %zmm0, %zmm1 /* sp_6 = unpacklo(even_3, odd_3) */
-	vpunpckhbw %zmm15, %zmm0, %zmm0 /* sp_7 = unpackhi(even_3, odd_3) */
+	vpaddw %zmm1, %zmm0, %zmm0 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm0, %zmm1 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %zmm1, %zmm6, %zmm1 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpternlogd $0xd8, %zmm1, %zmm3, %zmm2 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm0, %zmm0 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpord %zmm0, %zmm2, %zmm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpsrlw $4, %zmm4, %zmm1 /* lo_sh_3 = shr(blk_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm0, %zmm1 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
+	vpsllw $4, %zmm0, %zmm0 /* hi_sh_3 = shl(blk_7) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm0, %zmm4 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm4, %zmm1, %zmm0 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm4, %zmm1, %zmm1 /* sp_7 = unpackhi(even_3, odd_3) */
 	vmovdqa64 %zmm7, %zmm2 /* lanes_picks */
-	vpermi2q %zmm0, %zmm1, %zmm2 /* lanes_6 = permute2q(lanes_picks, sp_6, sp_7) */
+	vpermi2q %zmm1, %zmm0, %zmm2 /* lanes_6 = permute2q(lanes_picks, sp_6, sp_7) */
 	vmovdqa64 %zmm9, %zmm3 /* lanes_1_picks */
-	vpermi2q %zmm0, %zmm1, %zmm3 /* lanes_7 = permute2q(lanes_1_picks, sp_6, sp_7) */
+	vpermi2q %zmm1, %zmm0, %zmm3 /* lanes_7 = permute2q(lanes_1_picks, sp_6, sp_7) */
 	vmovdqa64 .Lublock_register_avx512_asm_10_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_10_rotl48(%rip), %zmm1 /* rotl48 = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_10_sbox_hi(%rip), %zmm4 /* sbox_hi = const() */
@@ -3615,43 +3531,43 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_2_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lublock_register_avx512_asm_2_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_2_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_2_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
-/* byte_low1: low 1 bits of every byte */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_2_byte_low1:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_2_spread_index:
+.Lublock_register_avx512_asm_2_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_2_carry_mask_table:
@@ -3660,14 +3576,23 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_2_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -3678,59 +3603,59 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_2_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_2_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_2_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_2_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_2_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_2_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4083,43 +4008,43 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_6_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lublock_register_avx512_asm_6_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_6_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_6_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
-/* byte_low1: low 1 bits of every byte */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_6_byte_low1:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_6_spread_index:
+.Lublock_register_avx512_asm_6_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_6_carry_mask_table:
@@ -4128,14 +4053,23 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_6_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_6_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -4146,59 +4080,59 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_6_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_6_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_6_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_6_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_6_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_6_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4623,43 +4557,43 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_10_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lublock_register_avx512_asm_10_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_10_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* byte_low1: low 1 bits of every byte */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_10_byte_low1:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata
-	.balign 64
-.Lublock_register_avx512_asm_10_spread_index:
+.Lublock_register_avx512_asm_10_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_carry_mask_table:
@@ -4668,23 +4602,23 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* low_lanes: the lanes that hold a block's last 16 bytes */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
 	.section .rodata
 	.balign 64
-.Lublock_register_avx512_asm_10_low_lanes:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+.Lublock_register_avx512_asm_10_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -4713,59 +4647,59 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 64
 .Lublock_register_avx512_asm_10_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata

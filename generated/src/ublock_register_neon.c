@@ -806,38 +806,44 @@ static void ublock_register_neon_ublock128_128_ctr_xor(const uint8_t *rk, const 
                                                        const uint8_t *src)
 {
     uint8x16_t g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
-    /* byte 15 of each lane, a block's last (least significant) */
-    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
-    const uint8x16_t last_byte = vld1q_u8(last_byte_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const uint8x16_t byte_14 = vld1q_u8(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const uint8x16_t block_k = vld1q_u8(block_k_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
-    const uint8x16_t spread_index = vld1q_u8(spread_index_bytes);
-    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const uint8x16_t carry_everywhere = vld1q_u8(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const uint8x16_t carry_mask_table = vld1q_u8(carry_mask_table_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const uint8x16_t all_but_last = vld1q_u8(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const uint8x16_t new_last_byte = vld1q_u8(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
     const uint8x16_t block_k_1 = vld1q_u8(block_k_1_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00};
     const uint8x16_t block_k_2 = vld1q_u8(block_k_2_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00};
     const uint8x16_t block_k_3 = vld1q_u8(block_k_3_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00};
     const uint8x16_t block_k_4 = vld1q_u8(block_k_4_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00};
     const uint8x16_t block_k_5 = vld1q_u8(block_k_5_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00};
     const uint8x16_t block_k_6 = vld1q_u8(block_k_6_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00};
     const uint8x16_t block_k_7 = vld1q_u8(block_k_7_bytes);
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
@@ -870,31 +876,28 @@ static void ublock_register_neon_ublock128_128_ctr_xor(const uint8_t *rk, const 
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
     const uint8x16_t ctr_low = vld1q_u8(in);
+    const uint8x16_t ctr_last = kc_shr16(ctr_low, 8);
     const uint8x16_t ctr_first = vdupq_n_u8(in[32]);
-    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, last_byte);
+    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, byte_14);
+    const uint8x16_t ctr_v_open = vandq_u8(ctr_low, all_but_last);
     const uint8x16_t ctr_w = vld1q_u8(in + 16);
+    const uint8x16_t ctr_w_open = vandq_u8(ctr_w, all_but_last);
 
     /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const uint8x16_t ctr_j = kc_add8(block_k, ctr_j0);
-    const uint8x16_t ctr_sum = kc_add8(ctr_low, ctr_j);
-    const uint8x16_t ctr_or = vorrq_u8(ctr_low, ctr_j);
-    const uint8x16_t ctr_and = vandq_u8(ctr_low, ctr_j);
-    const uint8x16_t ctr_out = vbicq_u8(ctr_or, ctr_sum);
-    const uint8x16_t ctr_carry = vorrq_u8(ctr_and, ctr_out);
-    const uint8x16_t ctr_bit = kc_shr8(ctr_carry, 7);
-    const uint8x16_t ctr_spread = vqtbl1q_u8(ctr_bit, spread_index);
-    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_spread);
-    const uint8x16_t blk = vbslq_u8(ctr_mask, ctr_w, ctr_sum);
+    const uint8x16_t ctr_sum = kc_add16(ctr_last, ctr_j);
+    const uint8x16_t ctr_carry = vqtbl1q_u8(ctr_sum, carry_everywhere);
+    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_carry);
+    const uint8x16_t ctr_pair = vbslq_u8(ctr_mask, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte = vqtbl1q_u8(ctr_sum, new_last_byte);
+    const uint8x16_t blk = vorrq_u8(ctr_pair, ctr_last_byte);
     const uint8x16_t ctr_j_1 = kc_add8(block_k_1, ctr_j0);
-    const uint8x16_t ctr_sum_1 = kc_add8(ctr_low, ctr_j_1);
-    const uint8x16_t ctr_or_1 = vorrq_u8(ctr_low, ctr_j_1);
-    const uint8x16_t ctr_and_1 = vandq_u8(ctr_low, ctr_j_1);
-    const uint8x16_t ctr_out_1 = vbicq_u8(ctr_or_1, ctr_sum_1);
-    const uint8x16_t ctr_carry_1 = vorrq_u8(ctr_and_1, ctr_out_1);
-    const uint8x16_t ctr_bit_1 = kc_shr8(ctr_carry_1, 7);
-    const uint8x16_t ctr_spread_1 = vqtbl1q_u8(ctr_bit_1, spread_index);
-    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_spread_1);
-    const uint8x16_t blk_1 = vbslq_u8(ctr_mask_1, ctr_w, ctr_sum_1);
+    const uint8x16_t ctr_sum_1 = kc_add16(ctr_last, ctr_j_1);
+    const uint8x16_t ctr_carry_1 = vqtbl1q_u8(ctr_sum_1, carry_everywhere);
+    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_carry_1);
+    const uint8x16_t ctr_pair_1 = vbslq_u8(ctr_mask_1, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_1 = vqtbl1q_u8(ctr_sum_1, new_last_byte);
+    const uint8x16_t blk_1 = vorrq_u8(ctr_pair_1, ctr_last_byte_1);
     const uint8x16_t lo_sh = kc_shr8(blk, 4);
     const uint8x16_t even = vbslq_u8(high_nibbles, blk_1, lo_sh);
     const uint8x16_t hi_sh = kc_shl8(blk_1, 4);
@@ -904,25 +907,19 @@ static void ublock_register_neon_ublock128_128_ctr_xor(const uint8_t *rk, const 
     g0x0 = sp;
     g0x1 = sp_1;
     const uint8x16_t ctr_j_2 = kc_add8(block_k_2, ctr_j0);
-    const uint8x16_t ctr_sum_2 = kc_add8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_or_2 = vorrq_u8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_and_2 = vandq_u8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_out_2 = vbicq_u8(ctr_or_2, ctr_sum_2);
-    const uint8x16_t ctr_carry_2 = vorrq_u8(ctr_and_2, ctr_out_2);
-    const uint8x16_t ctr_bit_2 = kc_shr8(ctr_carry_2, 7);
-    const uint8x16_t ctr_spread_2 = vqtbl1q_u8(ctr_bit_2, spread_index);
-    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_spread_2);
-    const uint8x16_t blk_2 = vbslq_u8(ctr_mask_2, ctr_w, ctr_sum_2);
+    const uint8x16_t ctr_sum_2 = kc_add16(ctr_last, ctr_j_2);
+    const uint8x16_t ctr_carry_2 = vqtbl1q_u8(ctr_sum_2, carry_everywhere);
+    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_carry_2);
+    const uint8x16_t ctr_pair_2 = vbslq_u8(ctr_mask_2, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_2 = vqtbl1q_u8(ctr_sum_2, new_last_byte);
+    const uint8x16_t blk_2 = vorrq_u8(ctr_pair_2, ctr_last_byte_2);
     const uint8x16_t ctr_j_3 = kc_add8(block_k_3, ctr_j0);
-    const uint8x16_t ctr_sum_3 = kc_add8(ctr_low, ctr_j_3);
-    const uint8x16_t ctr_or_3 = vorrq_u8(ctr_low, ctr_j_3);
-    const uint8x16_t ctr_and_3 = vandq_u8(ctr_low, ctr_j_3);
-    const uint8x16_t ctr_out_3 = vbicq_u8(ctr_or_3, ctr_sum_3);
-    const uint8x16_t ctr_carry_3 = vorrq_u8(ctr_and_3, ctr_out_3);
-    const uint8x16_t ctr_bit_3 = kc_shr8(ctr_carry_3, 7);
-    const uint8x16_t ctr_spread_3 = vqtbl1q_u8(ctr_bit_3, spread_index);
-    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_spread_3);
-    const uint8x16_t blk_3 = vbslq_u8(ctr_mask_3, ctr_w, ctr_sum_3);
+    const uint8x16_t ctr_sum_3 = kc_add16(ctr_last, ctr_j_3);
+    const uint8x16_t ctr_carry_3 = vqtbl1q_u8(ctr_sum_3, carry_everywhere);
+    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_carry_3);
+    const uint8x16_t ctr_pair_3 = vbslq_u8(ctr_mask_3, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_3 = vqtbl1q_u8(ctr_sum_3, new_last_byte);
+    const uint8x16_t blk_3 = vorrq_u8(ctr_pair_3, ctr_last_byte_3);
     const uint8x16_t lo_sh_1 = kc_shr8(blk_2, 4);
     const uint8x16_t even_1 = vbslq_u8(high_nibbles, blk_3, lo_sh_1);
     const uint8x16_t hi_sh_1 = kc_shl8(blk_3, 4);
@@ -932,25 +929,19 @@ static void ublock_register_neon_ublock128_128_ctr_xor(const uint8_t *rk, const 
     g1x0 = sp_2;
     g1x1 = sp_3;
     const uint8x16_t ctr_j_4 = kc_add8(block_k_4, ctr_j0);
-    const uint8x16_t ctr_sum_4 = kc_add8(ctr_low, ctr_j_4);
-    const uint8x16_t ctr_or_4 = vorrq_u8(ctr_low, ctr_j_4);
-    const uint8x16_t ctr_and_4 = vandq_u8(ctr_low, ctr_j_4);
-    const uint8x16_t ctr_out_4 = vbicq_u8(ctr_or_4, ctr_sum_4);
-    const uint8x16_t ctr_carry_4 = vorrq_u8(ctr_and_4, ctr_out_4);
-    const uint8x16_t ctr_bit_4 = kc_shr8(ctr_carry_4, 7);
-    const uint8x16_t ctr_spread_4 = vqtbl1q_u8(ctr_bit_4, spread_index);
-    const uint8x16_t ctr_mask_4 = vqtbl1q_u8(carry_mask_table, ctr_spread_4);
-    const uint8x16_t blk_4 = vbslq_u8(ctr_mask_4, ctr_w, ctr_sum_4);
+    const uint8x16_t ctr_sum_4 = kc_add16(ctr_last, ctr_j_4);
+    const uint8x16_t ctr_carry_4 = vqtbl1q_u8(ctr_sum_4, carry_everywhere);
+    const uint8x16_t ctr_mask_4 = vqtbl1q_u8(carry_mask_table, ctr_carry_4);
+    const uint8x16_t ctr_pair_4 = vbslq_u8(ctr_mask_4, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_4 = vqtbl1q_u8(ctr_sum_4, new_last_byte);
+    const uint8x16_t blk_4 = vorrq_u8(ctr_pair_4, ctr_last_byte_4);
     const uint8x16_t ctr_j_5 = kc_add8(block_k_5, ctr_j0);
-    const uint8x16_t ctr_sum_5 = kc_add8(ctr_low, ctr_j_5);
-    const uint8x16_t ctr_or_5 = vorrq_u8(ctr_low, ctr_j_5);
-    const uint8x16_t ctr_and_5 = vandq_u8(ctr_low, ctr_j_5);
-    const uint8x16_t ctr_out_5 = vbicq_u8(ctr_or_5, ctr_sum_5);
-    const uint8x16_t ctr_carry_5 = vorrq_u8(ctr_and_5, ctr_out_5);
-    const uint8x16_t ctr_bit_5 = kc_shr8(ctr_carry_5, 7);
-    const uint8x16_t ctr_spread_5 = vqtbl1q_u8(ctr_bit_5, spread_index);
-    const uint8x16_t ctr_mask_5 = vqtbl1q_u8(carry_mask_table, ctr_spread_5);
-    const uint8x16_t blk_5 = vbslq_u8(ctr_mask_5, ctr_w, ctr_sum_5);
+    const uint8x16_t ctr_sum_5 = kc_add16(ctr_last, ctr_j_5);
+    const uint8x16_t ctr_carry_5 = vqtbl1q_u8(ctr_sum_5, carry_everywhere);
+    const uint8x16_t ctr_mask_5 = vqtbl1q_u8(carry_mask_table, ctr_carry_5);
+    const uint8x16_t ctr_pair_5 = vbslq_u8(ctr_mask_5, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_5 = vqtbl1q_u8(ctr_sum_5, new_last_byte);
+    const uint8x16_t blk_5 = vorrq_u8(ctr_pair_5, ctr_last_byte_5);
     const uint8x16_t lo_sh_2 = kc_shr8(blk_4, 4);
     const uint8x16_t even_2 = vbslq_u8(high_nibbles, blk_5, lo_sh_2);
     const uint8x16_t hi_sh_2 = kc_shl8(blk_5, 4);
@@ -960,25 +951,19 @@ static void ublock_register_neon_ublock128_128_ctr_xor(const uint8_t *rk, const 
     g2x0 = sp_4;
     g2x1 = sp_5;
     const uint8x16_t ctr_j_6 = kc_add8(block_k_6, ctr_j0);
-    const uint8x16_t ctr_sum_6 = kc_add8(ctr_low, ctr_j_6);
-    const uint8x16_t ctr_or_6 = vorrq_u8(ctr_low, ctr_j_6);
-    const uint8x16_t ctr_and_6 = vandq_u8(ctr_low, ctr_j_6);
-    const uint8x16_t ctr_out_6 = vbicq_u8(ctr_or_6, ctr_sum_6);
-    const uint8x16_t ctr_carry_6 = vorrq_u8(ctr_and_6, ctr_out_6);
-    const uint8x16_t ctr_bit_6 = kc_shr8(ctr_carry_6, 7);
-    const uint8x16_t ctr_spread_6 = vqtbl1q_u8(ctr_bit_6, spread_index);
-    const uint8x16_t ctr_mask_6 = vqtbl1q_u8(carry_mask_table, ctr_spread_6);
-    const uint8x16_t blk_6 = vbslq_u8(ctr_mask_6, ctr_w, ctr_sum_6);
+    const uint8x16_t ctr_sum_6 = kc_add16(ctr_last, ctr_j_6);
+    const uint8x16_t ctr_carry_6 = vqtbl1q_u8(ctr_sum_6, carry_everywhere);
+    const uint8x16_t ctr_mask_6 = vqtbl1q_u8(carry_mask_table, ctr_carry_6);
+    const uint8x16_t ctr_pair_6 = vbslq_u8(ctr_mask_6, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_6 = vqtbl1q_u8(ctr_sum_6, new_last_byte);
+    const uint8x16_t blk_6 = vorrq_u8(ctr_pair_6, ctr_last_byte_6);
     const uint8x16_t ctr_j_7 = kc_add8(block_k_7, ctr_j0);
-    const uint8x16_t ctr_sum_7 = kc_add8(ctr_low, ctr_j_7);
-    const uint8x16_t ctr_or_7 = vorrq_u8(ctr_low, ctr_j_7);
-    const uint8x16_t ctr_and_7 = vandq_u8(ctr_low, ctr_j_7);
-    const uint8x16_t ctr_out_7 = vbicq_u8(ctr_or_7, ctr_sum_7);
-    const uint8x16_t ctr_carry_7 = vorrq_u8(ctr_and_7, ctr_out_7);
-    const uint8x16_t ctr_bit_7 = kc_shr8(ctr_carry_7, 7);
-    const uint8x16_t ctr_spread_7 = vqtbl1q_u8(ctr_bit_7, spread_index);
-    const uint8x16_t ctr_mask_7 = vqtbl1q_u8(carry_mask_table, ctr_spread_7);
-    const uint8x16_t blk_7 = vbslq_u8(ctr_mask_7, ctr_w, ctr_sum_7);
+    const uint8x16_t ctr_sum_7 = kc_add16(ctr_last, ctr_j_7);
+    const uint8x16_t ctr_carry_7 = vqtbl1q_u8(ctr_sum_7, carry_everywhere);
+    const uint8x16_t ctr_mask_7 = vqtbl1q_u8(carry_mask_table, ctr_carry_7);
+    const uint8x16_t ctr_pair_7 = vbslq_u8(ctr_mask_7, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_7 = vqtbl1q_u8(ctr_sum_7, new_last_byte);
+    const uint8x16_t blk_7 = vorrq_u8(ctr_pair_7, ctr_last_byte_7);
     const uint8x16_t lo_sh_3 = kc_shr8(blk_6, 4);
     const uint8x16_t even_3 = vbslq_u8(high_nibbles, blk_7, lo_sh_3);
     const uint8x16_t hi_sh_3 = kc_shl8(blk_7, 4);
@@ -1942,38 +1927,44 @@ static void ublock_register_neon_ublock128_256_ctr_xor(const uint8_t *rk, const 
                                                        const uint8_t *src)
 {
     uint8x16_t g0x0, g0x1, g1x0, g1x1, g2x0, g2x1, g3x0, g3x1;
-    /* byte 15 of each lane, a block's last (least significant) */
-    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
-    const uint8x16_t last_byte = vld1q_u8(last_byte_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const uint8x16_t byte_14 = vld1q_u8(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const uint8x16_t block_k = vld1q_u8(block_k_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
-    const uint8x16_t spread_index = vld1q_u8(spread_index_bytes);
-    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const uint8x16_t carry_everywhere = vld1q_u8(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const uint8x16_t carry_mask_table = vld1q_u8(carry_mask_table_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const uint8x16_t all_but_last = vld1q_u8(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const uint8x16_t new_last_byte = vld1q_u8(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
     const uint8x16_t block_k_1 = vld1q_u8(block_k_1_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00};
     const uint8x16_t block_k_2 = vld1q_u8(block_k_2_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00};
     const uint8x16_t block_k_3 = vld1q_u8(block_k_3_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00};
     const uint8x16_t block_k_4 = vld1q_u8(block_k_4_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00};
     const uint8x16_t block_k_5 = vld1q_u8(block_k_5_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00};
     const uint8x16_t block_k_6 = vld1q_u8(block_k_6_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00};
     const uint8x16_t block_k_7 = vld1q_u8(block_k_7_bytes);
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
@@ -2006,31 +1997,28 @@ static void ublock_register_neon_ublock128_256_ctr_xor(const uint8_t *rk, const 
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
     const uint8x16_t ctr_low = vld1q_u8(in);
+    const uint8x16_t ctr_last = kc_shr16(ctr_low, 8);
     const uint8x16_t ctr_first = vdupq_n_u8(in[32]);
-    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, last_byte);
+    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, byte_14);
+    const uint8x16_t ctr_v_open = vandq_u8(ctr_low, all_but_last);
     const uint8x16_t ctr_w = vld1q_u8(in + 16);
+    const uint8x16_t ctr_w_open = vandq_u8(ctr_w, all_but_last);
 
     /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const uint8x16_t ctr_j = kc_add8(block_k, ctr_j0);
-    const uint8x16_t ctr_sum = kc_add8(ctr_low, ctr_j);
-    const uint8x16_t ctr_or = vorrq_u8(ctr_low, ctr_j);
-    const uint8x16_t ctr_and = vandq_u8(ctr_low, ctr_j);
-    const uint8x16_t ctr_out = vbicq_u8(ctr_or, ctr_sum);
-    const uint8x16_t ctr_carry = vorrq_u8(ctr_and, ctr_out);
-    const uint8x16_t ctr_bit = kc_shr8(ctr_carry, 7);
-    const uint8x16_t ctr_spread = vqtbl1q_u8(ctr_bit, spread_index);
-    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_spread);
-    const uint8x16_t blk = vbslq_u8(ctr_mask, ctr_w, ctr_sum);
+    const uint8x16_t ctr_sum = kc_add16(ctr_last, ctr_j);
+    const uint8x16_t ctr_carry = vqtbl1q_u8(ctr_sum, carry_everywhere);
+    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_carry);
+    const uint8x16_t ctr_pair = vbslq_u8(ctr_mask, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte = vqtbl1q_u8(ctr_sum, new_last_byte);
+    const uint8x16_t blk = vorrq_u8(ctr_pair, ctr_last_byte);
     const uint8x16_t ctr_j_1 = kc_add8(block_k_1, ctr_j0);
-    const uint8x16_t ctr_sum_1 = kc_add8(ctr_low, ctr_j_1);
-    const uint8x16_t ctr_or_1 = vorrq_u8(ctr_low, ctr_j_1);
-    const uint8x16_t ctr_and_1 = vandq_u8(ctr_low, ctr_j_1);
-    const uint8x16_t ctr_out_1 = vbicq_u8(ctr_or_1, ctr_sum_1);
-    const uint8x16_t ctr_carry_1 = vorrq_u8(ctr_and_1, ctr_out_1);
-    const uint8x16_t ctr_bit_1 = kc_shr8(ctr_carry_1, 7);
-    const uint8x16_t ctr_spread_1 = vqtbl1q_u8(ctr_bit_1, spread_index);
-    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_spread_1);
-    const uint8x16_t blk_1 = vbslq_u8(ctr_mask_1, ctr_w, ctr_sum_1);
+    const uint8x16_t ctr_sum_1 = kc_add16(ctr_last, ctr_j_1);
+    const uint8x16_t ctr_carry_1 = vqtbl1q_u8(ctr_sum_1, carry_everywhere);
+    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_carry_1);
+    const uint8x16_t ctr_pair_1 = vbslq_u8(ctr_mask_1, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_1 = vqtbl1q_u8(ctr_sum_1, new_last_byte);
+    const uint8x16_t blk_1 = vorrq_u8(ctr_pair_1, ctr_last_byte_1);
     const uint8x16_t lo_sh = kc_shr8(blk, 4);
     const uint8x16_t even = vbslq_u8(high_nibbles, blk_1, lo_sh);
     const uint8x16_t hi_sh = kc_shl8(blk_1, 4);
@@ -2040,25 +2028,19 @@ static void ublock_register_neon_ublock128_256_ctr_xor(const uint8_t *rk, const 
     g0x0 = sp;
     g0x1 = sp_1;
     const uint8x16_t ctr_j_2 = kc_add8(block_k_2, ctr_j0);
-    const uint8x16_t ctr_sum_2 = kc_add8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_or_2 = vorrq_u8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_and_2 = vandq_u8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_out_2 = vbicq_u8(ctr_or_2, ctr_sum_2);
-    const uint8x16_t ctr_carry_2 = vorrq_u8(ctr_and_2, ctr_out_2);
-    const uint8x16_t ctr_bit_2 = kc_shr8(ctr_carry_2, 7);
-    const uint8x16_t ctr_spread_2 = vqtbl1q_u8(ctr_bit_2, spread_index);
-    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_spread_2);
-    const uint8x16_t blk_2 = vbslq_u8(ctr_mask_2, ctr_w, ctr_sum_2);
+    const uint8x16_t ctr_sum_2 = kc_add16(ctr_last, ctr_j_2);
+    const uint8x16_t ctr_carry_2 = vqtbl1q_u8(ctr_sum_2, carry_everywhere);
+    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_carry_2);
+    const uint8x16_t ctr_pair_2 = vbslq_u8(ctr_mask_2, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_2 = vqtbl1q_u8(ctr_sum_2, new_last_byte);
+    const uint8x16_t blk_2 = vorrq_u8(ctr_pair_2, ctr_last_byte_2);
     const uint8x16_t ctr_j_3 = kc_add8(block_k_3, ctr_j0);
-    const uint8x16_t ctr_sum_3 = kc_add8(ctr_low, ctr_j_3);
-    const uint8x16_t ctr_or_3 = vorrq_u8(ctr_low, ctr_j_3);
-    const uint8x16_t ctr_and_3 = vandq_u8(ctr_low, ctr_j_3);
-    const uint8x16_t ctr_out_3 = vbicq_u8(ctr_or_3, ctr_sum_3);
-    const uint8x16_t ctr_carry_3 = vorrq_u8(ctr_and_3, ctr_out_3);
-    const uint8x16_t ctr_bit_3 = kc_shr8(ctr_carry_3, 7);
-    const uint8x16_t ctr_spread_3 = vqtbl1q_u8(ctr_bit_3, spread_index);
-    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_spread_3);
-    const uint8x16_t blk_3 = vbslq_u8(ctr_mask_3, ctr_w, ctr_sum_3);
+    const uint8x16_t ctr_sum_3 = kc_add16(ctr_last, ctr_j_3);
+    const uint8x16_t ctr_carry_3 = vqtbl1q_u8(ctr_sum_3, carry_everywhere);
+    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_carry_3);
+    const uint8x16_t ctr_pair_3 = vbslq_u8(ctr_mask_3, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_3 = vqtbl1q_u8(ctr_sum_3, new_last_byte);
+    const uint8x16_t blk_3 = vorrq_u8(ctr_pair_3, ctr_last_byte_3);
     const uint8x16_t lo_sh_1 = kc_shr8(blk_2, 4);
     const uint8x16_t even_1 = vbslq_u8(high_nibbles, blk_3, lo_sh_1);
     const uint8x16_t hi_sh_1 = kc_shl8(blk_3, 4);
@@ -2068,25 +2050,19 @@ static void ublock_register_neon_ublock128_256_ctr_xor(const uint8_t *rk, const 
     g1x0 = sp_2;
     g1x1 = sp_3;
     const uint8x16_t ctr_j_4 = kc_add8(block_k_4, ctr_j0);
-    const uint8x16_t ctr_sum_4 = kc_add8(ctr_low, ctr_j_4);
-    const uint8x16_t ctr_or_4 = vorrq_u8(ctr_low, ctr_j_4);
-    const uint8x16_t ctr_and_4 = vandq_u8(ctr_low, ctr_j_4);
-    const uint8x16_t ctr_out_4 = vbicq_u8(ctr_or_4, ctr_sum_4);
-    const uint8x16_t ctr_carry_4 = vorrq_u8(ctr_and_4, ctr_out_4);
-    const uint8x16_t ctr_bit_4 = kc_shr8(ctr_carry_4, 7);
-    const uint8x16_t ctr_spread_4 = vqtbl1q_u8(ctr_bit_4, spread_index);
-    const uint8x16_t ctr_mask_4 = vqtbl1q_u8(carry_mask_table, ctr_spread_4);
-    const uint8x16_t blk_4 = vbslq_u8(ctr_mask_4, ctr_w, ctr_sum_4);
+    const uint8x16_t ctr_sum_4 = kc_add16(ctr_last, ctr_j_4);
+    const uint8x16_t ctr_carry_4 = vqtbl1q_u8(ctr_sum_4, carry_everywhere);
+    const uint8x16_t ctr_mask_4 = vqtbl1q_u8(carry_mask_table, ctr_carry_4);
+    const uint8x16_t ctr_pair_4 = vbslq_u8(ctr_mask_4, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_4 = vqtbl1q_u8(ctr_sum_4, new_last_byte);
+    const uint8x16_t blk_4 = vorrq_u8(ctr_pair_4, ctr_last_byte_4);
     const uint8x16_t ctr_j_5 = kc_add8(block_k_5, ctr_j0);
-    const uint8x16_t ctr_sum_5 = kc_add8(ctr_low, ctr_j_5);
-    const uint8x16_t ctr_or_5 = vorrq_u8(ctr_low, ctr_j_5);
-    const uint8x16_t ctr_and_5 = vandq_u8(ctr_low, ctr_j_5);
-    const uint8x16_t ctr_out_5 = vbicq_u8(ctr_or_5, ctr_sum_5);
-    const uint8x16_t ctr_carry_5 = vorrq_u8(ctr_and_5, ctr_out_5);
-    const uint8x16_t ctr_bit_5 = kc_shr8(ctr_carry_5, 7);
-    const uint8x16_t ctr_spread_5 = vqtbl1q_u8(ctr_bit_5, spread_index);
-    const uint8x16_t ctr_mask_5 = vqtbl1q_u8(carry_mask_table, ctr_spread_5);
-    const uint8x16_t blk_5 = vbslq_u8(ctr_mask_5, ctr_w, ctr_sum_5);
+    const uint8x16_t ctr_sum_5 = kc_add16(ctr_last, ctr_j_5);
+    const uint8x16_t ctr_carry_5 = vqtbl1q_u8(ctr_sum_5, carry_everywhere);
+    const uint8x16_t ctr_mask_5 = vqtbl1q_u8(carry_mask_table, ctr_carry_5);
+    const uint8x16_t ctr_pair_5 = vbslq_u8(ctr_mask_5, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_5 = vqtbl1q_u8(ctr_sum_5, new_last_byte);
+    const uint8x16_t blk_5 = vorrq_u8(ctr_pair_5, ctr_last_byte_5);
     const uint8x16_t lo_sh_2 = kc_shr8(blk_4, 4);
     const uint8x16_t even_2 = vbslq_u8(high_nibbles, blk_5, lo_sh_2);
     const uint8x16_t hi_sh_2 = kc_shl8(blk_5, 4);
@@ -2096,25 +2072,19 @@ static void ublock_register_neon_ublock128_256_ctr_xor(const uint8_t *rk, const 
     g2x0 = sp_4;
     g2x1 = sp_5;
     const uint8x16_t ctr_j_6 = kc_add8(block_k_6, ctr_j0);
-    const uint8x16_t ctr_sum_6 = kc_add8(ctr_low, ctr_j_6);
-    const uint8x16_t ctr_or_6 = vorrq_u8(ctr_low, ctr_j_6);
-    const uint8x16_t ctr_and_6 = vandq_u8(ctr_low, ctr_j_6);
-    const uint8x16_t ctr_out_6 = vbicq_u8(ctr_or_6, ctr_sum_6);
-    const uint8x16_t ctr_carry_6 = vorrq_u8(ctr_and_6, ctr_out_6);
-    const uint8x16_t ctr_bit_6 = kc_shr8(ctr_carry_6, 7);
-    const uint8x16_t ctr_spread_6 = vqtbl1q_u8(ctr_bit_6, spread_index);
-    const uint8x16_t ctr_mask_6 = vqtbl1q_u8(carry_mask_table, ctr_spread_6);
-    const uint8x16_t blk_6 = vbslq_u8(ctr_mask_6, ctr_w, ctr_sum_6);
+    const uint8x16_t ctr_sum_6 = kc_add16(ctr_last, ctr_j_6);
+    const uint8x16_t ctr_carry_6 = vqtbl1q_u8(ctr_sum_6, carry_everywhere);
+    const uint8x16_t ctr_mask_6 = vqtbl1q_u8(carry_mask_table, ctr_carry_6);
+    const uint8x16_t ctr_pair_6 = vbslq_u8(ctr_mask_6, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_6 = vqtbl1q_u8(ctr_sum_6, new_last_byte);
+    const uint8x16_t blk_6 = vorrq_u8(ctr_pair_6, ctr_last_byte_6);
     const uint8x16_t ctr_j_7 = kc_add8(block_k_7, ctr_j0);
-    const uint8x16_t ctr_sum_7 = kc_add8(ctr_low, ctr_j_7);
-    const uint8x16_t ctr_or_7 = vorrq_u8(ctr_low, ctr_j_7);
-    const uint8x16_t ctr_and_7 = vandq_u8(ctr_low, ctr_j_7);
-    const uint8x16_t ctr_out_7 = vbicq_u8(ctr_or_7, ctr_sum_7);
-    const uint8x16_t ctr_carry_7 = vorrq_u8(ctr_and_7, ctr_out_7);
-    const uint8x16_t ctr_bit_7 = kc_shr8(ctr_carry_7, 7);
-    const uint8x16_t ctr_spread_7 = vqtbl1q_u8(ctr_bit_7, spread_index);
-    const uint8x16_t ctr_mask_7 = vqtbl1q_u8(carry_mask_table, ctr_spread_7);
-    const uint8x16_t blk_7 = vbslq_u8(ctr_mask_7, ctr_w, ctr_sum_7);
+    const uint8x16_t ctr_sum_7 = kc_add16(ctr_last, ctr_j_7);
+    const uint8x16_t ctr_carry_7 = vqtbl1q_u8(ctr_sum_7, carry_everywhere);
+    const uint8x16_t ctr_mask_7 = vqtbl1q_u8(carry_mask_table, ctr_carry_7);
+    const uint8x16_t ctr_pair_7 = vbslq_u8(ctr_mask_7, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_7 = vqtbl1q_u8(ctr_sum_7, new_last_byte);
+    const uint8x16_t blk_7 = vorrq_u8(ctr_pair_7, ctr_last_byte_7);
     const uint8x16_t lo_sh_3 = kc_shr8(blk_6, 4);
     const uint8x16_t even_3 = vbslq_u8(high_nibbles, blk_7, lo_sh_3);
     const uint8x16_t hi_sh_3 = kc_shl8(blk_7, 4);
@@ -3832,41 +3802,47 @@ static void ublock_register_neon_ublock256_256_ctr_xor(const uint8_t *rk, const 
                                                        const uint8_t *src)
 {
     uint8x16_t g0x0_0, g0x0_1, g0x1_0, g0x1_1, g1x0_0, g1x0_1, g1x1_0, g1x1_1, g2x0_0, g2x0_1, g2x1_0, g2x1_1, g3x0_0, g3x0_1, g3x1_0, g3x1_1;
-    /* byte 15 of each lane, a block's last (least significant) */
-    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
-    const uint8x16_t last_byte = vld1q_u8(last_byte_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const uint8x16_t byte_14 = vld1q_u8(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const uint8x16_t block_k = vld1q_u8(block_k_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
-    const uint8x16_t spread_index = vld1q_u8(spread_index_bytes);
-    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const uint8x16_t carry_everywhere = vld1q_u8(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const uint8x16_t carry_mask_table = vld1q_u8(carry_mask_table_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_1_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
-    const uint8x16_t spread_index_1 = vld1q_u8(spread_index_1_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_1_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const uint8x16_t carry_everywhere_1 = vld1q_u8(carry_everywhere_1_bytes);
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const uint8x16_t all_but_last = vld1q_u8(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const uint8x16_t new_last_byte = vld1q_u8(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
     const uint8x16_t block_k_1 = vld1q_u8(block_k_1_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_2_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00};
     const uint8x16_t block_k_2 = vld1q_u8(block_k_2_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00};
     const uint8x16_t block_k_3 = vld1q_u8(block_k_3_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_4_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00};
     const uint8x16_t block_k_4 = vld1q_u8(block_k_4_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_5_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00};
     const uint8x16_t block_k_5 = vld1q_u8(block_k_5_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_6_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00};
     const uint8x16_t block_k_6 = vld1q_u8(block_k_6_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_7_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00};
     const uint8x16_t block_k_7 = vld1q_u8(block_k_7_bytes);
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
@@ -3914,39 +3890,36 @@ static void ublock_register_neon_ublock256_256_ctr_xor(const uint8_t *rk, const 
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const uint8x16_t rotl24 = vld1q_u8(rotl24_bytes);
     const uint8x16_t ctr_low = vld1q_u8(in + 16);
+    const uint8x16_t ctr_last = kc_shr16(ctr_low, 8);
     const uint8x16_t ctr_first = vdupq_n_u8(in[64]);
-    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, last_byte);
+    const uint8x16_t ctr_j0 = vandq_u8(ctr_first, byte_14);
     const uint8x16_t ctr_v_high = vld1q_u8(in);
     const uint8x16_t ctr_w_high = vld1q_u8(in + 32);
+    const uint8x16_t ctr_v_open = vandq_u8(ctr_low, all_but_last);
     const uint8x16_t ctr_w_low = vld1q_u8(in + 48);
+    const uint8x16_t ctr_w_open = vandq_u8(ctr_w_low, all_but_last);
 
     /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const uint8x16_t ctr_j = kc_add8(block_k, ctr_j0);
-    const uint8x16_t ctr_sum = kc_add8(ctr_low, ctr_j);
-    const uint8x16_t ctr_or = vorrq_u8(ctr_low, ctr_j);
-    const uint8x16_t ctr_and = vandq_u8(ctr_low, ctr_j);
-    const uint8x16_t ctr_out = vbicq_u8(ctr_or, ctr_sum);
-    const uint8x16_t ctr_carry = vorrq_u8(ctr_and, ctr_out);
-    const uint8x16_t ctr_bit = kc_shr8(ctr_carry, 7);
-    const uint8x16_t ctr_spread = vqtbl1q_u8(ctr_bit, spread_index);
-    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_spread);
+    const uint8x16_t ctr_sum = kc_add16(ctr_last, ctr_j);
+    const uint8x16_t ctr_carry = vqtbl1q_u8(ctr_sum, carry_everywhere);
+    const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_carry);
     const uint8x16_t blk = vbslq_u8(ctr_mask, ctr_w_high, ctr_v_high);
-    const uint8x16_t ctr_spread_1 = vqtbl1q_u8(ctr_bit, spread_index_1);
-    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_spread_1);
-    const uint8x16_t blk_1 = vbslq_u8(ctr_mask_1, ctr_w_low, ctr_sum);
+    const uint8x16_t ctr_carry_1 = vqtbl1q_u8(ctr_sum, carry_everywhere_1);
+    const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_carry_1);
+    const uint8x16_t ctr_pair = vbslq_u8(ctr_mask_1, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte = vqtbl1q_u8(ctr_sum, new_last_byte);
+    const uint8x16_t blk_1 = vorrq_u8(ctr_pair, ctr_last_byte);
     const uint8x16_t ctr_j_2 = kc_add8(block_k_1, ctr_j0);
-    const uint8x16_t ctr_sum_2 = kc_add8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_or_2 = vorrq_u8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_and_2 = vandq_u8(ctr_low, ctr_j_2);
-    const uint8x16_t ctr_out_2 = vbicq_u8(ctr_or_2, ctr_sum_2);
-    const uint8x16_t ctr_carry_2 = vorrq_u8(ctr_and_2, ctr_out_2);
-    const uint8x16_t ctr_bit_2 = kc_shr8(ctr_carry_2, 7);
-    const uint8x16_t ctr_spread_2 = vqtbl1q_u8(ctr_bit_2, spread_index);
-    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_spread_2);
+    const uint8x16_t ctr_sum_2 = kc_add16(ctr_last, ctr_j_2);
+    const uint8x16_t ctr_carry_2 = vqtbl1q_u8(ctr_sum_2, carry_everywhere);
+    const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_carry_2);
     const uint8x16_t blk_2 = vbslq_u8(ctr_mask_2, ctr_w_high, ctr_v_high);
-    const uint8x16_t ctr_spread_3 = vqtbl1q_u8(ctr_bit_2, spread_index_1);
-    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_spread_3);
-    const uint8x16_t blk_3 = vbslq_u8(ctr_mask_3, ctr_w_low, ctr_sum_2);
+    const uint8x16_t ctr_carry_3 = vqtbl1q_u8(ctr_sum_2, carry_everywhere_1);
+    const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_carry_3);
+    const uint8x16_t ctr_pair_1 = vbslq_u8(ctr_mask_3, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_1 = vqtbl1q_u8(ctr_sum_2, new_last_byte);
+    const uint8x16_t blk_3 = vorrq_u8(ctr_pair_1, ctr_last_byte_1);
     const uint8x16_t lo_sh = kc_shr8(blk, 4);
     const uint8x16_t even = vbslq_u8(high_nibbles, blk_2, lo_sh);
     const uint8x16_t hi_sh = kc_shl8(blk_2, 4);
@@ -3964,31 +3937,25 @@ static void ublock_register_neon_ublock256_256_ctr_xor(const uint8_t *rk, const 
     g0x1_0 = sp_2;
     g0x1_1 = sp_3;
     const uint8x16_t ctr_j_4 = kc_add8(block_k_2, ctr_j0);
-    const uint8x16_t ctr_sum_4 = kc_add8(ctr_low, ctr_j_4);
-    const uint8x16_t ctr_or_4 = vorrq_u8(ctr_low, ctr_j_4);
-    const uint8x16_t ctr_and_4 = vandq_u8(ctr_low, ctr_j_4);
-    const uint8x16_t ctr_out_4 = vbicq_u8(ctr_or_4, ctr_sum_4);
-    const uint8x16_t ctr_carry_4 = vorrq_u8(ctr_and_4, ctr_out_4);
-    const uint8x16_t ctr_bit_4 = kc_shr8(ctr_carry_4, 7);
-    const uint8x16_t ctr_spread_4 = vqtbl1q_u8(ctr_bit_4, spread_index);
-    const uint8x16_t ctr_mask_4 = vqtbl1q_u8(carry_mask_table, ctr_spread_4);
+    const uint8x16_t ctr_sum_4 = kc_add16(ctr_last, ctr_j_4);
+    const uint8x16_t ctr_carry_4 = vqtbl1q_u8(ctr_sum_4, carry_everywhere);
+    const uint8x16_t ctr_mask_4 = vqtbl1q_u8(carry_mask_table, ctr_carry_4);
     const uint8x16_t blk_4 = vbslq_u8(ctr_mask_4, ctr_w_high, ctr_v_high);
-    const uint8x16_t ctr_spread_5 = vqtbl1q_u8(ctr_bit_4, spread_index_1);
-    const uint8x16_t ctr_mask_5 = vqtbl1q_u8(carry_mask_table, ctr_spread_5);
-    const uint8x16_t blk_5 = vbslq_u8(ctr_mask_5, ctr_w_low, ctr_sum_4);
+    const uint8x16_t ctr_carry_5 = vqtbl1q_u8(ctr_sum_4, carry_everywhere_1);
+    const uint8x16_t ctr_mask_5 = vqtbl1q_u8(carry_mask_table, ctr_carry_5);
+    const uint8x16_t ctr_pair_2 = vbslq_u8(ctr_mask_5, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_2 = vqtbl1q_u8(ctr_sum_4, new_last_byte);
+    const uint8x16_t blk_5 = vorrq_u8(ctr_pair_2, ctr_last_byte_2);
     const uint8x16_t ctr_j_6 = kc_add8(block_k_3, ctr_j0);
-    const uint8x16_t ctr_sum_6 = kc_add8(ctr_low, ctr_j_6);
-    const uint8x16_t ctr_or_6 = vorrq_u8(ctr_low, ctr_j_6);
-    const uint8x16_t ctr_and_6 = vandq_u8(ctr_low, ctr_j_6);
-    const uint8x16_t ctr_out_6 = vbicq_u8(ctr_or_6, ctr_sum_6);
-    const uint8x16_t ctr_carry_6 = vorrq_u8(ctr_and_6, ctr_out_6);
-    const uint8x16_t ctr_bit_6 = kc_shr8(ctr_carry_6, 7);
-    const uint8x16_t ctr_spread_6 = vqtbl1q_u8(ctr_bit_6, spread_index);
-    const uint8x16_t ctr_mask_6 = vqtbl1q_u8(carry_mask_table, ctr_spread_6);
+    const uint8x16_t ctr_sum_6 = kc_add16(ctr_last, ctr_j_6);
+    const uint8x16_t ctr_carry_6 = vqtbl1q_u8(ctr_sum_6, carry_everywhere);
+    const uint8x16_t ctr_mask_6 = vqtbl1q_u8(carry_mask_table, ctr_carry_6);
     const uint8x16_t blk_6 = vbslq_u8(ctr_mask_6, ctr_w_high, ctr_v_high);
-    const uint8x16_t ctr_spread_7 = vqtbl1q_u8(ctr_bit_6, spread_index_1);
-    const uint8x16_t ctr_mask_7 = vqtbl1q_u8(carry_mask_table, ctr_spread_7);
-    const uint8x16_t blk_7 = vbslq_u8(ctr_mask_7, ctr_w_low, ctr_sum_6);
+    const uint8x16_t ctr_carry_7 = vqtbl1q_u8(ctr_sum_6, carry_everywhere_1);
+    const uint8x16_t ctr_mask_7 = vqtbl1q_u8(carry_mask_table, ctr_carry_7);
+    const uint8x16_t ctr_pair_3 = vbslq_u8(ctr_mask_7, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_3 = vqtbl1q_u8(ctr_sum_6, new_last_byte);
+    const uint8x16_t blk_7 = vorrq_u8(ctr_pair_3, ctr_last_byte_3);
     const uint8x16_t lo_sh_2 = kc_shr8(blk_4, 4);
     const uint8x16_t even_2 = vbslq_u8(high_nibbles, blk_6, lo_sh_2);
     const uint8x16_t hi_sh_2 = kc_shl8(blk_6, 4);
@@ -4006,31 +3973,25 @@ static void ublock_register_neon_ublock256_256_ctr_xor(const uint8_t *rk, const 
     g1x1_0 = sp_6;
     g1x1_1 = sp_7;
     const uint8x16_t ctr_j_8 = kc_add8(block_k_4, ctr_j0);
-    const uint8x16_t ctr_sum_8 = kc_add8(ctr_low, ctr_j_8);
-    const uint8x16_t ctr_or_8 = vorrq_u8(ctr_low, ctr_j_8);
-    const uint8x16_t ctr_and_8 = vandq_u8(ctr_low, ctr_j_8);
-    const uint8x16_t ctr_out_8 = vbicq_u8(ctr_or_8, ctr_sum_8);
-    const uint8x16_t ctr_carry_8 = vorrq_u8(ctr_and_8, ctr_out_8);
-    const uint8x16_t ctr_bit_8 = kc_shr8(ctr_carry_8, 7);
-    const uint8x16_t ctr_spread_8 = vqtbl1q_u8(ctr_bit_8, spread_index);
-    const uint8x16_t ctr_mask_8 = vqtbl1q_u8(carry_mask_table, ctr_spread_8);
+    const uint8x16_t ctr_sum_8 = kc_add16(ctr_last, ctr_j_8);
+    const uint8x16_t ctr_carry_8 = vqtbl1q_u8(ctr_sum_8, carry_everywhere);
+    const uint8x16_t ctr_mask_8 = vqtbl1q_u8(carry_mask_table, ctr_carry_8);
     const uint8x16_t blk_8 = vbslq_u8(ctr_mask_8, ctr_w_high, ctr_v_high);
-    const uint8x16_t ctr_spread_9 = vqtbl1q_u8(ctr_bit_8, spread_index_1);
-    const uint8x16_t ctr_mask_9 = vqtbl1q_u8(carry_mask_table, ctr_spread_9);
-    const uint8x16_t blk_9 = vbslq_u8(ctr_mask_9, ctr_w_low, ctr_sum_8);
+    const uint8x16_t ctr_carry_9 = vqtbl1q_u8(ctr_sum_8, carry_everywhere_1);
+    const uint8x16_t ctr_mask_9 = vqtbl1q_u8(carry_mask_table, ctr_carry_9);
+    const uint8x16_t ctr_pair_4 = vbslq_u8(ctr_mask_9, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_4 = vqtbl1q_u8(ctr_sum_8, new_last_byte);
+    const uint8x16_t blk_9 = vorrq_u8(ctr_pair_4, ctr_last_byte_4);
     const uint8x16_t ctr_j_10 = kc_add8(block_k_5, ctr_j0);
-    const uint8x16_t ctr_sum_10 = kc_add8(ctr_low, ctr_j_10);
-    const uint8x16_t ctr_or_10 = vorrq_u8(ctr_low, ctr_j_10);
-    const uint8x16_t ctr_and_10 = vandq_u8(ctr_low, ctr_j_10);
-    const uint8x16_t ctr_out_10 = vbicq_u8(ctr_or_10, ctr_sum_10);
-    const uint8x16_t ctr_carry_10 = vorrq_u8(ctr_and_10, ctr_out_10);
-    const uint8x16_t ctr_bit_10 = kc_shr8(ctr_carry_10, 7);
-    const uint8x16_t ctr_spread_10 = vqtbl1q_u8(ctr_bit_10, spread_index);
-    const uint8x16_t ctr_mask_10 = vqtbl1q_u8(carry_mask_table, ctr_spread_10);
+    const uint8x16_t ctr_sum_10 = kc_add16(ctr_last, ctr_j_10);
+    const uint8x16_t ctr_carry_10 = vqtbl1q_u8(ctr_sum_10, carry_everywhere);
+    const uint8x16_t ctr_mask_10 = vqtbl1q_u8(carry_mask_table, ctr_carry_10);
     const uint8x16_t blk_10 = vbslq_u8(ctr_mask_10, ctr_w_high, ctr_v_high);
-    const uint8x16_t ctr_spread_11 = vqtbl1q_u8(ctr_bit_10, spread_index_1);
-    const uint8x16_t ctr_mask_11 = vqtbl1q_u8(carry_mask_table, ctr_spread_11);
-    const uint8x16_t blk_11 = vbslq_u8(ctr_mask_11, ctr_w_low, ctr_sum_10);
+    const uint8x16_t ctr_carry_11 = vqtbl1q_u8(ctr_sum_10, carry_everywhere_1);
+    const uint8x16_t ctr_mask_11 = vqtbl1q_u8(carry_mask_table, ctr_carry_11);
+    const uint8x16_t ctr_pair_5 = vbslq_u8(ctr_mask_11, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_5 = vqtbl1q_u8(ctr_sum_10, new_last_byte);
+    const uint8x16_t blk_11 = vorrq_u8(ctr_pair_5, ctr_last_byte_5);
     const uint8x16_t lo_sh_4 = kc_shr8(blk_8, 4);
     const uint8x16_t even_4 = vbslq_u8(high_nibbles, blk_10, lo_sh_4);
     const uint8x16_t hi_sh_4 = kc_shl8(blk_10, 4);
@@ -4048,31 +4009,25 @@ static void ublock_register_neon_ublock256_256_ctr_xor(const uint8_t *rk, const 
     g2x1_0 = sp_10;
     g2x1_1 = sp_11;
     const uint8x16_t ctr_j_12 = kc_add8(block_k_6, ctr_j0);
-    const uint8x16_t ctr_sum_12 = kc_add8(ctr_low, ctr_j_12);
-    const uint8x16_t ctr_or_12 = vorrq_u8(ctr_low, ctr_j_12);
-    const uint8x16_t ctr_and_12 = vandq_u8(ctr_low, ctr_j_12);
-    const uint8x16_t ctr_out_12 = vbicq_u8(ctr_or_12, ctr_sum_12);
-    const uint8x16_t ctr_carry_12 = vorrq_u8(ctr_and_12, ctr_out_12);
-    const uint8x16_t ctr_bit_12 = kc_shr8(ctr_carry_12, 7);
-    const uint8x16_t ctr_spread_12 = vqtbl1q_u8(ctr_bit_12, spread_index);
-    const uint8x16_t ctr_mask_12 = vqtbl1q_u8(carry_mask_table, ctr_spread_12);
+    const uint8x16_t ctr_sum_12 = kc_add16(ctr_last, ctr_j_12);
+    const uint8x16_t ctr_carry_12 = vqtbl1q_u8(ctr_sum_12, carry_everywhere);
+    const uint8x16_t ctr_mask_12 = vqtbl1q_u8(carry_mask_table, ctr_carry_12);
     const uint8x16_t blk_12 = vbslq_u8(ctr_mask_12, ctr_w_high, ctr_v_high);
-    const uint8x16_t ctr_spread_13 = vqtbl1q_u8(ctr_bit_12, spread_index_1);
-    const uint8x16_t ctr_mask_13 = vqtbl1q_u8(carry_mask_table, ctr_spread_13);
-    const uint8x16_t blk_13 = vbslq_u8(ctr_mask_13, ctr_w_low, ctr_sum_12);
+    const uint8x16_t ctr_carry_13 = vqtbl1q_u8(ctr_sum_12, carry_everywhere_1);
+    const uint8x16_t ctr_mask_13 = vqtbl1q_u8(carry_mask_table, ctr_carry_13);
+    const uint8x16_t ctr_pair_6 = vbslq_u8(ctr_mask_13, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_6 = vqtbl1q_u8(ctr_sum_12, new_last_byte);
+    const uint8x16_t blk_13 = vorrq_u8(ctr_pair_6, ctr_last_byte_6);
     const uint8x16_t ctr_j_14 = kc_add8(block_k_7, ctr_j0);
-    const uint8x16_t ctr_sum_14 = kc_add8(ctr_low, ctr_j_14);
-    const uint8x16_t ctr_or_14 = vorrq_u8(ctr_low, ctr_j_14);
-    const uint8x16_t ctr_and_14 = vandq_u8(ctr_low, ctr_j_14);
-    const uint8x16_t ctr_out_14 = vbicq_u8(ctr_or_14, ctr_sum_14);
-    const uint8x16_t ctr_carry_14 = vorrq_u8(ctr_and_14, ctr_out_14);
-    const uint8x16_t ctr_bit_14 = kc_shr8(ctr_carry_14, 7);
-    const uint8x16_t ctr_spread_14 = vqtbl1q_u8(ctr_bit_14, spread_index);
-    const uint8x16_t ctr_mask_14 = vqtbl1q_u8(carry_mask_table, ctr_spread_14);
+    const uint8x16_t ctr_sum_14 = kc_add16(ctr_last, ctr_j_14);
+    const uint8x16_t ctr_carry_14 = vqtbl1q_u8(ctr_sum_14, carry_everywhere);
+    const uint8x16_t ctr_mask_14 = vqtbl1q_u8(carry_mask_table, ctr_carry_14);
     const uint8x16_t blk_14 = vbslq_u8(ctr_mask_14, ctr_w_high, ctr_v_high);
-    const uint8x16_t ctr_spread_15 = vqtbl1q_u8(ctr_bit_14, spread_index_1);
-    const uint8x16_t ctr_mask_15 = vqtbl1q_u8(carry_mask_table, ctr_spread_15);
-    const uint8x16_t blk_15 = vbslq_u8(ctr_mask_15, ctr_w_low, ctr_sum_14);
+    const uint8x16_t ctr_carry_15 = vqtbl1q_u8(ctr_sum_14, carry_everywhere_1);
+    const uint8x16_t ctr_mask_15 = vqtbl1q_u8(carry_mask_table, ctr_carry_15);
+    const uint8x16_t ctr_pair_7 = vbslq_u8(ctr_mask_15, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_last_byte_7 = vqtbl1q_u8(ctr_sum_14, new_last_byte);
+    const uint8x16_t blk_15 = vorrq_u8(ctr_pair_7, ctr_last_byte_7);
     const uint8x16_t lo_sh_6 = kc_shr8(blk_12, 4);
     const uint8x16_t even_6 = vbslq_u8(high_nibbles, blk_14, lo_sh_6);
     const uint8x16_t hi_sh_6 = kc_shl8(blk_14, 4);
@@ -4101,22 +4056,22 @@ static void ublock_register_neon_ublock256_256_ctr_xor(const uint8_t *rk, const 
         const uint8x16_t k0_1 = veorq_u8(g0x0_1, rk0_1);
         const uint8x16_t k1 = veorq_u8(g0x1_0, rk1);
         const uint8x16_t k1_1 = veorq_u8(g0x1_1, rk1_1);
-        const uint8x16_t s0_lo = vandq_u8(k0, spread_index);
+        const uint8x16_t s0_lo = vandq_u8(k0, carry_everywhere);
         const uint8x16_t s0_hi = kc_shr8(k0, 4);
         const uint8x16_t s0_l = vqtbl1q_u8(sbox_lo, s0_lo);
         const uint8x16_t s0_h = vqtbl1q_u8(sbox_hi, s0_hi);
         const uint8x16_t s0 = vorrq_u8(s0_l, s0_h);
-        const uint8x16_t s0_lo_1 = vandq_u8(k0_1, spread_index);
+        const uint8x16_t s0_lo_1 = vandq_u8(k0_1, carry_everywhere);
         const uint8x16_t s0_hi_1 = kc_shr8(k0_1, 4);
         const uint8x16_t s0_l_1 = vqtbl1q_u8(sbox_lo, s0_lo_1);
         const uint8x16_t s0_h_1 = vqtbl1q_u8(sbox_hi, s0_hi_1);
         const uint8x16_t s0_1 = vorrq_u8(s0_l_1, s0_h_1);
-        const uint8x16_t s1_lo = vandq_u8(k1, spread_index);
+        const uint8x16_t s1_lo = vandq_u8(k1, carry_everywhere);
         const uint8x16_t s1_hi = kc_shr8(k1, 4);
         const uint8x16_t s1_l = vqtbl1q_u8(sbox_lo, s1_lo);
         const uint8x16_t s1_h = vqtbl1q_u8(sbox_hi, s1_hi);
         const uint8x16_t s1 = vorrq_u8(s1_l, s1_h);
-        const uint8x16_t s1_lo_1 = vandq_u8(k1_1, spread_index);
+        const uint8x16_t s1_lo_1 = vandq_u8(k1_1, carry_everywhere);
         const uint8x16_t s1_hi_1 = kc_shr8(k1_1, 4);
         const uint8x16_t s1_l_1 = vqtbl1q_u8(sbox_lo, s1_lo_1);
         const uint8x16_t s1_h_1 = vqtbl1q_u8(sbox_hi, s1_hi_1);
@@ -4163,22 +4118,22 @@ static void ublock_register_neon_ublock256_256_ctr_xor(const uint8_t *rk, const 
         const uint8x16_t k0_3 = veorq_u8(g1x0_1, rk0_1);
         const uint8x16_t k1_2 = veorq_u8(g1x1_0, rk1);
         const uint8x16_t k1_3 = veorq_u8(g1x1_1, rk1_1);
-        const uint8x16_t s0_lo_2 = vandq_u8(k0_2, spread_index);
+        const uint8x16_t s0_lo_2 = vandq_u8(k0_2, carry_everywhere);
         const uint8x16_t s0_hi_2 = kc_shr8(k0_2, 4);
         const uint8x16_t s0_l_2 = vqtbl1q_u8(sbox_lo, s0_lo_2);
         const uint8x16_t s0_h_2 = vqtbl1q_u8(sbox_hi, s0_hi_2);
         const uint8x16_t s0_2 = vorrq_u8(s0_l_2, s0_h_2);
-        const uint8x16_t s0_lo_3 = vandq_u8(k0_3, spread_index);
+        const uint8x16_t s0_lo_3 = vandq_u8(k0_3, carry_everywhere);
         const uint8x16_t s0_hi_3 = kc_shr8(k0_3, 4);
         const uint8x16_t s0_l_3 = vqtbl1q_u8(sbox_lo, s0_lo_3);
         const uint8x16_t s0_h_3 = vqtbl1q_u8(sbox_hi, s0_hi_3);
         const uint8x16_t s0_3 = vorrq_u8(s0_l_3, s0_h_3);
-        const uint8x16_t s1_lo_2 = vandq_u8(k1_2, spread_index);
+        const uint8x16_t s1_lo_2 = vandq_u8(k1_2, carry_everywhere);
         const uint8x16_t s1_hi_2 = kc_shr8(k1_2, 4);
         const uint8x16_t s1_l_2 = vqtbl1q_u8(sbox_lo, s1_lo_2);
         const uint8x16_t s1_h_2 = vqtbl1q_u8(sbox_hi, s1_hi_2);
         const uint8x16_t s1_2 = vorrq_u8(s1_l_2, s1_h_2);
-        const uint8x16_t s1_lo_3 = vandq_u8(k1_3, spread_index);
+        const uint8x16_t s1_lo_3 = vandq_u8(k1_3, carry_everywhere);
         const uint8x16_t s1_hi_3 = kc_shr8(k1_3, 4);
         const uint8x16_t s1_l_3 = vqtbl1q_u8(sbox_lo, s1_lo_3);
         const uint8x16_t s1_h_3 = vqtbl1q_u8(sbox_hi, s1_hi_3);
@@ -4225,22 +4180,22 @@ static void ublock_register_neon_ublock256_256_ctr_xor(const uint8_t *rk, const 
         const uint8x16_t k0_5 = veorq_u8(g2x0_1, rk0_1);
         const uint8x16_t k1_4 = veorq_u8(g2x1_0, rk1);
         const uint8x16_t k1_5 = veorq_u8(g2x1_1, rk1_1);
-        const uint8x16_t s0_lo_4 = vandq_u8(k0_4, spread_index);
+        const uint8x16_t s0_lo_4 = vandq_u8(k0_4, carry_everywhere);
         const uint8x16_t s0_hi_4 = kc_shr8(k0_4, 4);
         const uint8x16_t s0_l_4 = vqtbl1q_u8(sbox_lo, s0_lo_4);
         const uint8x16_t s0_h_4 = vqtbl1q_u8(sbox_hi, s0_hi_4);
         const uint8x16_t s0_4 = vorrq_u8(s0_l_4, s0_h_4);
-        const uint8x16_t s0_lo_5 = vandq_u8(k0_5, spread_index);
+        const uint8x16_t s0_lo_5 = vandq_u8(k0_5, carry_everywhere);
         const uint8x16_t s0_hi_5 = kc_shr8(k0_5, 4);
         const uint8x16_t s0_l_5 = vqtbl1q_u8(sbox_lo, s0_lo_5);
         const uint8x16_t s0_h_5 = vqtbl1q_u8(sbox_hi, s0_hi_5);
         const uint8x16_t s0_5 = vorrq_u8(s0_l_5, s0_h_5);
-        const uint8x16_t s1_lo_4 = vandq_u8(k1_4, spread_index);
+        const uint8x16_t s1_lo_4 = vandq_u8(k1_4, carry_everywhere);
         const uint8x16_t s1_hi_4 = kc_shr8(k1_4, 4);
         const uint8x16_t s1_l_4 = vqtbl1q_u8(sbox_lo, s1_lo_4);
         const uint8x16_t s1_h_4 = vqtbl1q_u8(sbox_hi, s1_hi_4);
         const uint8x16_t s1_4 = vorrq_u8(s1_l_4, s1_h_4);
-        const uint8x16_t s1_lo_5 = vandq_u8(k1_5, spread_index);
+        const uint8x16_t s1_lo_5 = vandq_u8(k1_5, carry_everywhere);
         const uint8x16_t s1_hi_5 = kc_shr8(k1_5, 4);
         const uint8x16_t s1_l_5 = vqtbl1q_u8(sbox_lo, s1_lo_5);
         const uint8x16_t s1_h_5 = vqtbl1q_u8(sbox_hi, s1_hi_5);
@@ -4287,22 +4242,22 @@ static void ublock_register_neon_ublock256_256_ctr_xor(const uint8_t *rk, const 
         const uint8x16_t k0_7 = veorq_u8(g3x0_1, rk0_1);
         const uint8x16_t k1_6 = veorq_u8(g3x1_0, rk1);
         const uint8x16_t k1_7 = veorq_u8(g3x1_1, rk1_1);
-        const uint8x16_t s0_lo_6 = vandq_u8(k0_6, spread_index);
+        const uint8x16_t s0_lo_6 = vandq_u8(k0_6, carry_everywhere);
         const uint8x16_t s0_hi_6 = kc_shr8(k0_6, 4);
         const uint8x16_t s0_l_6 = vqtbl1q_u8(sbox_lo, s0_lo_6);
         const uint8x16_t s0_h_6 = vqtbl1q_u8(sbox_hi, s0_hi_6);
         const uint8x16_t s0_6 = vorrq_u8(s0_l_6, s0_h_6);
-        const uint8x16_t s0_lo_7 = vandq_u8(k0_7, spread_index);
+        const uint8x16_t s0_lo_7 = vandq_u8(k0_7, carry_everywhere);
         const uint8x16_t s0_hi_7 = kc_shr8(k0_7, 4);
         const uint8x16_t s0_l_7 = vqtbl1q_u8(sbox_lo, s0_lo_7);
         const uint8x16_t s0_h_7 = vqtbl1q_u8(sbox_hi, s0_hi_7);
         const uint8x16_t s0_7 = vorrq_u8(s0_l_7, s0_h_7);
-        const uint8x16_t s1_lo_6 = vandq_u8(k1_6, spread_index);
+        const uint8x16_t s1_lo_6 = vandq_u8(k1_6, carry_everywhere);
         const uint8x16_t s1_hi_6 = kc_shr8(k1_6, 4);
         const uint8x16_t s1_l_6 = vqtbl1q_u8(sbox_lo, s1_lo_6);
         const uint8x16_t s1_h_6 = vqtbl1q_u8(sbox_hi, s1_hi_6);
         const uint8x16_t s1_6 = vorrq_u8(s1_l_6, s1_h_6);
-        const uint8x16_t s1_lo_7 = vandq_u8(k1_7, spread_index);
+        const uint8x16_t s1_lo_7 = vandq_u8(k1_7, carry_everywhere);
         const uint8x16_t s1_hi_7 = kc_shr8(k1_7, 4);
         const uint8x16_t s1_l_7 = vqtbl1q_u8(sbox_lo, s1_lo_7);
         const uint8x16_t s1_h_7 = vqtbl1q_u8(sbox_hi, s1_hi_7);

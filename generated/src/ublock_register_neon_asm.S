@@ -497,150 +497,133 @@ ublock_register_neon_ublock128_128_decrypt_asm:
 	.p2align 4
 ublock_register_neon_ublock128_128_ctr_xor_asm:
 	ldr q0, [x1] /* ctr_low = bcast128() */
+	ushr v1.8h, v0.8h, #8 /* ctr_last = shr(ctr_low) */
 	add x17, x1, #32
-	ld1r {v1.16b}, [x17] /* ctr_first = bcast8() */
-	adrp x17, .Lublock_register_neon_asm_2_last_byte
-	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_2_last_byte] /* last_byte = const() */
-	and v1.16b, v1.16b, v2.16b /* ctr_j0 = and(ctr_first, last_byte) */
-	ldr q2, [x1, #16] /* ctr_w = bcast128() */
+	ld1r {v2.16b}, [x17] /* ctr_first = bcast8() */
+	adrp x17, .Lublock_register_neon_asm_2_byte_14
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_2_byte_14] /* byte_14 = const() */
+	and v2.16b, v2.16b, v3.16b /* ctr_j0 = and(ctr_first, byte_14) */
+	adrp x17, .Lublock_register_neon_asm_2_all_but_last
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_2_all_but_last] /* all_but_last = const() */
+	and v0.16b, v0.16b, v3.16b /* ctr_v_open = and(ctr_low, all_but_last) */
+	ldr q4, [x1, #16] /* ctr_w = bcast128() */
+	and v3.16b, v4.16b, v3.16b /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	adrp x17, .Lublock_register_neon_asm_2_block_k
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k] /* block_k = const() */
-	add v3.16b, v3.16b, v1.16b /* ctr_j = add(block_k, ctr_j0) */
-	add v4.16b, v0.16b, v3.16b /* ctr_sum = add(ctr_low, ctr_j) */
-	orr v5.16b, v0.16b, v3.16b /* ctr_or = or(ctr_low, ctr_j) */
-	and v3.16b, v0.16b, v3.16b /* ctr_and = and(ctr_low, ctr_j) */
-	bic v5.16b, v5.16b, v4.16b /* ctr_out = andnot(ctr_sum, ctr_or) */
-	orr v3.16b, v3.16b, v5.16b /* ctr_carry = or(ctr_and, ctr_out) */
-	ushr v3.16b, v3.16b, #7 /* ctr_bit = shr(ctr_carry) */
-	adrp x17, .Lublock_register_neon_asm_2_spread_index
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_2_spread_index] /* spread_index = const() */
-	tbl v3.16b, {v3.16b}, v5.16b /* ctr_spread = lookup16(ctr_bit, spread_index) */
+	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k] /* block_k = const() */
+	add v4.16b, v4.16b, v2.16b /* ctr_j = add(block_k, ctr_j0) */
+	add v4.8h, v1.8h, v4.8h /* ctr_sum = add(ctr_last, ctr_j) */
+	adrp x17, .Lublock_register_neon_asm_2_carry_everywhere
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_2_carry_everywhere] /* carry_everywhere = const() */
+	tbl v6.16b, {v4.16b}, v5.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	adrp x17, .Lublock_register_neon_asm_2_carry_mask_table
-	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_2_carry_mask_table] /* carry_mask_table = const() */
-	tbl v3.16b, {v6.16b}, v3.16b /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	bsl v3.16b, v2.16b, v4.16b /* blk = bsl(ctr_mask, ctr_sum, ctr_w) */
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_2_carry_mask_table] /* carry_mask_table = const() */
+	tbl v6.16b, {v7.16b}, v6.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	bsl v6.16b, v3.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
+	adrp x17, .Lublock_register_neon_asm_2_new_last_byte
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_2_new_last_byte] /* new_last_byte = const() */
+	tbl v4.16b, {v4.16b}, v16.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v4.16b, v6.16b, v4.16b /* blk = or(ctr_pair, ctr_last_byte) */
 	adrp x17, .Lublock_register_neon_asm_2_block_k_1
-	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_1] /* block_k_1 = const() */
-	add v4.16b, v4.16b, v1.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
-	add v7.16b, v0.16b, v4.16b /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	orr v16.16b, v0.16b, v4.16b /* ctr_or_1 = or(ctr_low, ctr_j_1) */
-	and v4.16b, v0.16b, v4.16b /* ctr_and_1 = and(ctr_low, ctr_j_1) */
-	bic v16.16b, v16.16b, v7.16b /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
-	orr v4.16b, v4.16b, v16.16b /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
-	ushr v4.16b, v4.16b, #7 /* ctr_bit_1 = shr(ctr_carry_1) */
-	tbl v4.16b, {v4.16b}, v5.16b /* ctr_spread_1 = lookup16(ctr_bit_1, spread_index) */
-	tbl v4.16b, {v6.16b}, v4.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	bsl v4.16b, v2.16b, v7.16b /* blk_1 = bsl(ctr_mask_1, ctr_sum_1, ctr_w) */
-	ushr v7.16b, v3.16b, #4 /* lo_sh = shr(blk) */
+	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_1] /* block_k_1 = const() */
+	add v6.16b, v6.16b, v2.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
+	add v6.8h, v1.8h, v6.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	tbl v17.16b, {v6.16b}, v5.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v17.16b, {v7.16b}, v17.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	bsl v17.16b, v3.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
+	tbl v6.16b, {v6.16b}, v16.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v6.16b, v17.16b, v6.16b /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	ushr v17.16b, v4.16b, #4 /* lo_sh = shr(blk) */
 	adrp x17, .Lublock_register_neon_asm_2_high_nibbles
-	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_2_high_nibbles] /* high_nibbles = const() */
-	bit v7.16b, v4.16b, v16.16b /* even = bsl(high_nibbles, lo_sh, blk_1) */
-	shl v4.16b, v4.16b, #4 /* hi_sh = shl(blk_1) */
-	bit v3.16b, v4.16b, v16.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
-	zip1 v4.16b, v7.16b, v3.16b /* sp = unpacklo(even, odd) */
-	zip2 v3.16b, v7.16b, v3.16b /* sp_1 = unpackhi(even, odd) */
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_2_high_nibbles] /* high_nibbles = const() */
+	bit v17.16b, v6.16b, v18.16b /* even = bsl(high_nibbles, lo_sh, blk_1) */
+	shl v6.16b, v6.16b, #4 /* hi_sh = shl(blk_1) */
+	bit v4.16b, v6.16b, v18.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v6.16b, v17.16b, v4.16b /* sp = unpacklo(even, odd) */
+	zip2 v4.16b, v17.16b, v4.16b /* sp_1 = unpackhi(even, odd) */
 	adrp x17, .Lublock_register_neon_asm_2_block_k_2
-	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_2] /* block_k_2 = const() */
-	add v7.16b, v7.16b, v1.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
-	add v17.16b, v0.16b, v7.16b /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	orr v18.16b, v0.16b, v7.16b /* ctr_or_2 = or(ctr_low, ctr_j_2) */
-	and v7.16b, v0.16b, v7.16b /* ctr_and_2 = and(ctr_low, ctr_j_2) */
-	bic v18.16b, v18.16b, v17.16b /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
-	orr v7.16b, v7.16b, v18.16b /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
-	ushr v7.16b, v7.16b, #7 /* ctr_bit_2 = shr(ctr_carry_2) */
-	tbl v7.16b, {v7.16b}, v5.16b /* ctr_spread_2 = lookup16(ctr_bit_2, spread_index) */
-	tbl v7.16b, {v6.16b}, v7.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	bsl v7.16b, v2.16b, v17.16b /* blk_2 = bsl(ctr_mask_2, ctr_sum_2, ctr_w) */
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_2] /* block_k_2 = const() */
+	add v17.16b, v17.16b, v2.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
+	add v17.8h, v1.8h, v17.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	tbl v19.16b, {v17.16b}, v5.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v19.16b, {v7.16b}, v19.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	bsl v19.16b, v3.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
+	tbl v17.16b, {v17.16b}, v16.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v17.16b, v19.16b, v17.16b /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
 	adrp x17, .Lublock_register_neon_asm_2_block_k_3
-	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_3] /* block_k_3 = const() */
-	add v17.16b, v17.16b, v1.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
-	add v18.16b, v0.16b, v17.16b /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	orr v19.16b, v0.16b, v17.16b /* ctr_or_3 = or(ctr_low, ctr_j_3) */
-	and v17.16b, v0.16b, v17.16b /* ctr_and_3 = and(ctr_low, ctr_j_3) */
-	bic v19.16b, v19.16b, v18.16b /* ctr_out_3 = andnot(ctr_sum_3, ctr_or_3) */
-	orr v17.16b, v17.16b, v19.16b /* ctr_carry_3 = or(ctr_and_3, ctr_out_3) */
-	ushr v17.16b, v17.16b, #7 /* ctr_bit_3 = shr(ctr_carry_3) */
-	tbl v17.16b, {v17.16b}, v5.16b /* ctr_spread_3 = lookup16(ctr_bit_3, spread_index) */
-	tbl v17.16b, {v6.16b}, v17.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	bsl v17.16b, v2.16b, v18.16b /* blk_3 = bsl(ctr_mask_3, ctr_sum_3, ctr_w) */
-	ushr v18.16b, v7.16b, #4 /* lo_sh_1 = shr(blk_2) */
-	bit v18.16b, v17.16b, v16.16b /* even_1 = bsl(high_nibbles, lo_sh_1, blk_3) */
-	shl v17.16b, v17.16b, #4 /* hi_sh_1 = shl(blk_3) */
-	bit v7.16b, v17.16b, v16.16b /* odd_1 = bsl(high_nibbles, blk_2, hi_sh_1) */
-	zip1 v17.16b, v18.16b, v7.16b /* sp_2 = unpacklo(even_1, odd_1) */
-	zip2 v7.16b, v18.16b, v7.16b /* sp_3 = unpackhi(even_1, odd_1) */
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_3] /* block_k_3 = const() */
+	add v19.16b, v19.16b, v2.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
+	add v19.8h, v1.8h, v19.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	tbl v20.16b, {v19.16b}, v5.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v20.16b, {v7.16b}, v20.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	bsl v20.16b, v3.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
+	tbl v19.16b, {v19.16b}, v16.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v19.16b, v20.16b, v19.16b /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	ushr v20.16b, v17.16b, #4 /* lo_sh_1 = shr(blk_2) */
+	bit v20.16b, v19.16b, v18.16b /* even_1 = bsl(high_nibbles, lo_sh_1, blk_3) */
+	shl v19.16b, v19.16b, #4 /* hi_sh_1 = shl(blk_3) */
+	bit v17.16b, v19.16b, v18.16b /* odd_1 = bsl(high_nibbles, blk_2, hi_sh_1) */
+	zip1 v19.16b, v20.16b, v17.16b /* sp_2 = unpacklo(even_1, odd_1) */
+	zip2 v17.16b, v20.16b, v17.16b /* sp_3 = unpackhi(even_1, odd_1) */
 	adrp x17, .Lublock_register_neon_asm_2_block_k_4
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_4] /* block_k_4 = const() */
-	add v18.16b, v18.16b, v1.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
-	add v19.16b, v0.16b, v18.16b /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	orr v20.16b, v0.16b, v18.16b /* ctr_or_4 = or(ctr_low, ctr_j_4) */
-	and v18.16b, v0.16b, v18.16b /* ctr_and_4 = and(ctr_low, ctr_j_4) */
-	bic v20.16b, v20.16b, v19.16b /* ctr_out_4 = andnot(ctr_sum_4, ctr_or_4) */
-	orr v18.16b, v18.16b, v20.16b /* ctr_carry_4 = or(ctr_and_4, ctr_out_4) */
-	ushr v18.16b, v18.16b, #7 /* ctr_bit_4 = shr(ctr_carry_4) */
-	tbl v18.16b, {v18.16b}, v5.16b /* ctr_spread_4 = lookup16(ctr_bit_4, spread_index) */
-	tbl v18.16b, {v6.16b}, v18.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	bsl v18.16b, v2.16b, v19.16b /* blk_4 = bsl(ctr_mask_4, ctr_sum_4, ctr_w) */
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_4] /* block_k_4 = const() */
+	add v20.16b, v20.16b, v2.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
+	add v20.8h, v1.8h, v20.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	tbl v21.16b, {v20.16b}, v5.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	tbl v21.16b, {v7.16b}, v21.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	bsl v21.16b, v3.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
+	tbl v20.16b, {v20.16b}, v16.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	orr v20.16b, v21.16b, v20.16b /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
 	adrp x17, .Lublock_register_neon_asm_2_block_k_5
-	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_5] /* block_k_5 = const() */
-	add v19.16b, v19.16b, v1.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
-	add v20.16b, v0.16b, v19.16b /* ctr_sum_5 = add(ctr_low, ctr_j_5) */
-	orr v21.16b, v0.16b, v19.16b /* ctr_or_5 = or(ctr_low, ctr_j_5) */
-	and v19.16b, v0.16b, v19.16b /* ctr_and_5 = and(ctr_low, ctr_j_5) */
-	bic v21.16b, v21.16b, v20.16b /* ctr_out_5 = andnot(ctr_sum_5, ctr_or_5) */
-	orr v19.16b, v19.16b, v21.16b /* ctr_carry_5 = or(ctr_and_5, ctr_out_5) */
-	ushr v19.16b, v19.16b, #7 /* ctr_bit_5 = shr(ctr_carry_5) */
-	tbl v19.16b, {v19.16b}, v5.16b /* ctr_spread_5 = lookup16(ctr_bit_5, spread_index) */
-	tbl v19.16b, {v6.16b}, v19.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	bsl v19.16b, v2.16b, v20.16b /* blk_5 = bsl(ctr_mask_5, ctr_sum_5, ctr_w) */
-	ushr v20.16b, v18.16b, #4 /* lo_sh_2 = shr(blk_4) */
-	bit v20.16b, v19.16b, v16.16b /* even_2 = bsl(high_nibbles, lo_sh_2, blk_5) */
-	shl v19.16b, v19.16b, #4 /* hi_sh_2 = shl(blk_5) */
-	bit v18.16b, v19.16b, v16.16b /* odd_2 = bsl(high_nibbles, blk_4, hi_sh_2) */
-	zip1 v19.16b, v20.16b, v18.16b /* sp_4 = unpacklo(even_2, odd_2) */
-	zip2 v18.16b, v20.16b, v18.16b /* sp_5 = unpackhi(even_2, odd_2) */
+	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_5] /* block_k_5 = const() */
+	add v21.16b, v21.16b, v2.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
+	add v21.8h, v1.8h, v21.8h /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	tbl v22.16b, {v21.16b}, v5.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	tbl v22.16b, {v7.16b}, v22.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	bsl v22.16b, v3.16b, v0.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
+	tbl v21.16b, {v21.16b}, v16.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	orr v21.16b, v22.16b, v21.16b /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	ushr v22.16b, v20.16b, #4 /* lo_sh_2 = shr(blk_4) */
+	bit v22.16b, v21.16b, v18.16b /* even_2 = bsl(high_nibbles, lo_sh_2, blk_5) */
+	shl v21.16b, v21.16b, #4 /* hi_sh_2 = shl(blk_5) */
+	bit v20.16b, v21.16b, v18.16b /* odd_2 = bsl(high_nibbles, blk_4, hi_sh_2) */
+	zip1 v21.16b, v22.16b, v20.16b /* sp_4 = unpacklo(even_2, odd_2) */
+	zip2 v20.16b, v22.16b, v20.16b /* sp_5 = unpackhi(even_2, odd_2) */
 	adrp x17, .Lublock_register_neon_asm_2_block_k_6
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_6] /* block_k_6 = const() */
-	add v20.16b, v20.16b, v1.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
-	add v21.16b, v0.16b, v20.16b /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	orr v22.16b, v0.16b, v20.16b /* ctr_or_6 = or(ctr_low, ctr_j_6) */
-	and v20.16b, v0.16b, v20.16b /* ctr_and_6 = and(ctr_low, ctr_j_6) */
-	bic v22.16b, v22.16b, v21.16b /* ctr_out_6 = andnot(ctr_sum_6, ctr_or_6) */
-	orr v20.16b, v20.16b, v22.16b /* ctr_carry_6 = or(ctr_and_6, ctr_out_6) */
-	ushr v20.16b, v20.16b, #7 /* ctr_bit_6 = shr(ctr_carry_6) */
-	tbl v20.16b, {v20.16b}, v5.16b /* ctr_spread_6 = lookup16(ctr_bit_6, spread_index) */
-	tbl v20.16b, {v6.16b}, v20.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	bsl v20.16b, v2.16b, v21.16b /* blk_6 = bsl(ctr_mask_6, ctr_sum_6, ctr_w) */
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_6] /* block_k_6 = const() */
+	add v22.16b, v22.16b, v2.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
+	add v22.8h, v1.8h, v22.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	tbl v23.16b, {v22.16b}, v5.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	tbl v23.16b, {v7.16b}, v23.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	bsl v23.16b, v3.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
+	tbl v22.16b, {v22.16b}, v16.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	orr v22.16b, v23.16b, v22.16b /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
 	adrp x17, .Lublock_register_neon_asm_2_block_k_7
-	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_7] /* block_k_7 = const() */
-	add v1.16b, v21.16b, v1.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
-	add v21.16b, v0.16b, v1.16b /* ctr_sum_7 = add(ctr_low, ctr_j_7) */
-	orr v22.16b, v0.16b, v1.16b /* ctr_or_7 = or(ctr_low, ctr_j_7) */
-	and v0.16b, v0.16b, v1.16b /* ctr_and_7 = and(ctr_low, ctr_j_7) */
-	bic v1.16b, v22.16b, v21.16b /* ctr_out_7 = andnot(ctr_sum_7, ctr_or_7) */
-	orr v0.16b, v0.16b, v1.16b /* ctr_carry_7 = or(ctr_and_7, ctr_out_7) */
-	ushr v0.16b, v0.16b, #7 /* ctr_bit_7 = shr(ctr_carry_7) */
-	tbl v0.16b, {v0.16b}, v5.16b /* ctr_spread_7 = lookup16(ctr_bit_7, spread_index) */
-	tbl v0.16b, {v6.16b}, v0.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	bsl v0.16b, v2.16b, v21.16b /* blk_7 = bsl(ctr_mask_7, ctr_sum_7, ctr_w) */
-	ushr v1.16b, v20.16b, #4 /* lo_sh_3 = shr(blk_6) */
-	bit v1.16b, v0.16b, v16.16b /* even_3 = bsl(high_nibbles, lo_sh_3, blk_7) */
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_2_block_k_7] /* block_k_7 = const() */
+	add v2.16b, v23.16b, v2.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
+	add v1.8h, v1.8h, v2.8h /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	tbl v2.16b, {v1.16b}, v5.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	tbl v2.16b, {v7.16b}, v2.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	bsl v2.16b, v3.16b, v0.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
+	tbl v0.16b, {v1.16b}, v16.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	orr v0.16b, v2.16b, v0.16b /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	ushr v1.16b, v22.16b, #4 /* lo_sh_3 = shr(blk_6) */
+	bit v1.16b, v0.16b, v18.16b /* even_3 = bsl(high_nibbles, lo_sh_3, blk_7) */
 	shl v0.16b, v0.16b, #4 /* hi_sh_3 = shl(blk_7) */
-	bit v20.16b, v0.16b, v16.16b /* odd_3 = bsl(high_nibbles, blk_6, hi_sh_3) */
-	zip1 v0.16b, v1.16b, v20.16b /* sp_6 = unpacklo(even_3, odd_3) */
-	zip2 v1.16b, v1.16b, v20.16b /* sp_7 = unpackhi(even_3, odd_3) */
+	bit v22.16b, v0.16b, v18.16b /* odd_3 = bsl(high_nibbles, blk_6, hi_sh_3) */
+	zip1 v0.16b, v1.16b, v22.16b /* sp_6 = unpacklo(even_3, odd_3) */
+	zip2 v1.16b, v1.16b, v22.16b /* sp_7 = unpackhi(even_3, odd_3) */
 	adrp x17, .Lublock_register_neon_asm_2_low_nibbles
 	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_2_low_nibbles] /* low_nibbles = const() */
 	adrp x17, .Lublock_register_neon_asm_2_rotl48
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_2_rotl48] /* rotl48 = const() */
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_2_rotl48] /* rotl48 = const() */
 	adrp x17, .Lublock_register_neon_asm_2_sbox_hi
-	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_2_sbox_hi] /* sbox_hi = const() */
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_2_sbox_hi] /* sbox_hi = const() */
 	adrp x17, .Lublock_register_neon_asm_2_sbox_lo
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_2_sbox_lo] /* sbox_lo = const() */
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_2_sbox_lo] /* sbox_lo = const() */
 	adrp x17, .Lublock_register_neon_asm_2_pl_mask
-	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_2_pl_mask] /* pl_mask = const() */
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_2_pl_mask] /* pl_mask = const() */
 	adrp x17, .Lublock_register_neon_asm_2_pr_mask
 	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_2_pr_mask] /* pr_mask = const() */
 	adrp x17, .Lublock_register_neon_asm_2_rotl24
@@ -655,107 +638,107 @@ ublock_register_neon_ublock128_128_ctr_xor_asm:
 	ldr q26, [x5, #64] /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	eor v4.16b, v4.16b, v25.16b /* k0 = xor(g0x0, rk0) */
-	eor v3.16b, v3.16b, v26.16b /* k1 = xor(g0x1, rk1) */
-	and v27.16b, v4.16b, v2.16b /* s0_lo = and(k0, low_nibbles) */
-	ushr v4.16b, v4.16b, #4 /* s0_hi = shr(k0) */
-	tbl v27.16b, {v20.16b}, v27.16b /* s0_l = lookup16(sbox_lo, s0_lo) */
-	tbl v4.16b, {v6.16b}, v4.16b /* s0_h = lookup16(sbox_hi, s0_hi) */
-	orr v4.16b, v27.16b, v4.16b /* s0 = or(s0_l, s0_h) */
-	and v27.16b, v3.16b, v2.16b /* s1_lo = and(k1, low_nibbles) */
-	ushr v3.16b, v3.16b, #4 /* s1_hi = shr(k1) */
-	tbl v27.16b, {v20.16b}, v27.16b /* s1_l = lookup16(sbox_lo, s1_lo) */
-	tbl v3.16b, {v6.16b}, v3.16b /* s1_h = lookup16(sbox_hi, s1_hi) */
-	orr v3.16b, v27.16b, v3.16b /* s1 = or(s1_l, s1_h) */
-	eor v3.16b, v3.16b, v4.16b /* x1 = xor(s1, s0) */
-	tbl v27.16b, {v3.16b}, v24.16b /* rot4 = lookup16(x1, rotl56) */
-	eor v4.16b, v4.16b, v27.16b /* x0 = xor(s0, rot4) */
-	tbl v27.16b, {v4.16b}, v5.16b /* rot8 = lookup16(x0, rotl48) */
-	eor v3.16b, v3.16b, v27.16b /* x1_1 = xor(x1, rot8) */
-	tbl v27.16b, {v3.16b}, v5.16b /* rot8_1 = lookup16(x1_1, rotl48) */
-	eor v4.16b, v4.16b, v27.16b /* x0_1 = xor(x0, rot8_1) */
-	tbl v27.16b, {v4.16b}, v23.16b /* rot20 = lookup16(x0_1, rotl24) */
-	eor v3.16b, v3.16b, v27.16b /* x1_2 = xor(x1_1, rot20) */
-	eor v4.16b, v4.16b, v3.16b /* x0_2 = xor(x0_1, x1_2) */
-	tbl v4.16b, {v4.16b}, v21.16b /* pl = lookup16(x0_2, pl_mask) */
-	tbl v3.16b, {v3.16b}, v22.16b /* pr = lookup16(x1_2, pr_mask) */
+	eor v6.16b, v6.16b, v25.16b /* k0 = xor(g0x0, rk0) */
+	eor v4.16b, v4.16b, v26.16b /* k1 = xor(g0x1, rk1) */
+	and v27.16b, v6.16b, v2.16b /* s0_lo = and(k0, low_nibbles) */
+	ushr v6.16b, v6.16b, #4 /* s0_hi = shr(k0) */
+	tbl v27.16b, {v7.16b}, v27.16b /* s0_l = lookup16(sbox_lo, s0_lo) */
+	tbl v6.16b, {v5.16b}, v6.16b /* s0_h = lookup16(sbox_hi, s0_hi) */
+	orr v6.16b, v27.16b, v6.16b /* s0 = or(s0_l, s0_h) */
+	and v27.16b, v4.16b, v2.16b /* s1_lo = and(k1, low_nibbles) */
+	ushr v4.16b, v4.16b, #4 /* s1_hi = shr(k1) */
+	tbl v27.16b, {v7.16b}, v27.16b /* s1_l = lookup16(sbox_lo, s1_lo) */
+	tbl v4.16b, {v5.16b}, v4.16b /* s1_h = lookup16(sbox_hi, s1_hi) */
+	orr v4.16b, v27.16b, v4.16b /* s1 = or(s1_l, s1_h) */
+	eor v4.16b, v4.16b, v6.16b /* x1 = xor(s1, s0) */
+	tbl v27.16b, {v4.16b}, v24.16b /* rot4 = lookup16(x1, rotl56) */
+	eor v6.16b, v6.16b, v27.16b /* x0 = xor(s0, rot4) */
+	tbl v27.16b, {v6.16b}, v3.16b /* rot8 = lookup16(x0, rotl48) */
+	eor v4.16b, v4.16b, v27.16b /* x1_1 = xor(x1, rot8) */
+	tbl v27.16b, {v4.16b}, v3.16b /* rot8_1 = lookup16(x1_1, rotl48) */
+	eor v6.16b, v6.16b, v27.16b /* x0_1 = xor(x0, rot8_1) */
+	tbl v27.16b, {v6.16b}, v23.16b /* rot20 = lookup16(x0_1, rotl24) */
+	eor v4.16b, v4.16b, v27.16b /* x1_2 = xor(x1_1, rot20) */
+	eor v6.16b, v6.16b, v4.16b /* x0_2 = xor(x0_1, x1_2) */
+	tbl v6.16b, {v6.16b}, v16.16b /* pl = lookup16(x0_2, pl_mask) */
+	tbl v4.16b, {v4.16b}, v22.16b /* pr = lookup16(x1_2, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	eor v17.16b, v17.16b, v25.16b /* k0_1 = xor(g1x0, rk0) */
-	eor v7.16b, v7.16b, v26.16b /* k1_1 = xor(g1x1, rk1) */
-	and v27.16b, v17.16b, v2.16b /* s0_lo_1 = and(k0_1, low_nibbles) */
-	ushr v17.16b, v17.16b, #4 /* s0_hi_1 = shr(k0_1) */
-	tbl v27.16b, {v20.16b}, v27.16b /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	tbl v17.16b, {v6.16b}, v17.16b /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	orr v17.16b, v27.16b, v17.16b /* s0_1 = or(s0_l_1, s0_h_1) */
-	and v27.16b, v7.16b, v2.16b /* s1_lo_1 = and(k1_1, low_nibbles) */
-	ushr v7.16b, v7.16b, #4 /* s1_hi_1 = shr(k1_1) */
-	tbl v27.16b, {v20.16b}, v27.16b /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	tbl v7.16b, {v6.16b}, v7.16b /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	orr v7.16b, v27.16b, v7.16b /* s1_1 = or(s1_l_1, s1_h_1) */
-	eor v7.16b, v7.16b, v17.16b /* x1_3 = xor(s1_1, s0_1) */
-	tbl v27.16b, {v7.16b}, v24.16b /* rot4_1 = lookup16(x1_3, rotl56) */
-	eor v17.16b, v17.16b, v27.16b /* x0_3 = xor(s0_1, rot4_1) */
-	tbl v27.16b, {v17.16b}, v5.16b /* rot8_2 = lookup16(x0_3, rotl48) */
-	eor v7.16b, v7.16b, v27.16b /* x1_4 = xor(x1_3, rot8_2) */
-	tbl v27.16b, {v7.16b}, v5.16b /* rot8_3 = lookup16(x1_4, rotl48) */
-	eor v17.16b, v17.16b, v27.16b /* x0_4 = xor(x0_3, rot8_3) */
-	tbl v27.16b, {v17.16b}, v23.16b /* rot20_1 = lookup16(x0_4, rotl24) */
-	eor v7.16b, v7.16b, v27.16b /* x1_5 = xor(x1_4, rot20_1) */
-	eor v17.16b, v17.16b, v7.16b /* x0_5 = xor(x0_4, x1_5) */
-	tbl v17.16b, {v17.16b}, v21.16b /* pl_1 = lookup16(x0_5, pl_mask) */
-	tbl v7.16b, {v7.16b}, v22.16b /* pr_1 = lookup16(x1_5, pr_mask) */
+	eor v19.16b, v19.16b, v25.16b /* k0_1 = xor(g1x0, rk0) */
+	eor v17.16b, v17.16b, v26.16b /* k1_1 = xor(g1x1, rk1) */
+	and v27.16b, v19.16b, v2.16b /* s0_lo_1 = and(k0_1, low_nibbles) */
+	ushr v19.16b, v19.16b, #4 /* s0_hi_1 = shr(k0_1) */
+	tbl v27.16b, {v7.16b}, v27.16b /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	tbl v19.16b, {v5.16b}, v19.16b /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	orr v19.16b, v27.16b, v19.16b /* s0_1 = or(s0_l_1, s0_h_1) */
+	and v27.16b, v17.16b, v2.16b /* s1_lo_1 = and(k1_1, low_nibbles) */
+	ushr v17.16b, v17.16b, #4 /* s1_hi_1 = shr(k1_1) */
+	tbl v27.16b, {v7.16b}, v27.16b /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	tbl v17.16b, {v5.16b}, v17.16b /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	orr v17.16b, v27.16b, v17.16b /* s1_1 = or(s1_l_1, s1_h_1) */
+	eor v17.16b, v17.16b, v19.16b /* x1_3 = xor(s1_1, s0_1) */
+	tbl v27.16b, {v17.16b}, v24.16b /* rot4_1 = lookup16(x1_3, rotl56) */
+	eor v19.16b, v19.16b, v27.16b /* x0_3 = xor(s0_1, rot4_1) */
+	tbl v27.16b, {v19.16b}, v3.16b /* rot8_2 = lookup16(x0_3, rotl48) */
+	eor v17.16b, v17.16b, v27.16b /* x1_4 = xor(x1_3, rot8_2) */
+	tbl v27.16b, {v17.16b}, v3.16b /* rot8_3 = lookup16(x1_4, rotl48) */
+	eor v19.16b, v19.16b, v27.16b /* x0_4 = xor(x0_3, rot8_3) */
+	tbl v27.16b, {v19.16b}, v23.16b /* rot20_1 = lookup16(x0_4, rotl24) */
+	eor v17.16b, v17.16b, v27.16b /* x1_5 = xor(x1_4, rot20_1) */
+	eor v19.16b, v19.16b, v17.16b /* x0_5 = xor(x0_4, x1_5) */
+	tbl v19.16b, {v19.16b}, v16.16b /* pl_1 = lookup16(x0_5, pl_mask) */
+	tbl v17.16b, {v17.16b}, v22.16b /* pr_1 = lookup16(x1_5, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	eor v19.16b, v19.16b, v25.16b /* k0_2 = xor(g2x0, rk0) */
-	eor v18.16b, v18.16b, v26.16b /* k1_2 = xor(g2x1, rk1) */
-	and v27.16b, v19.16b, v2.16b /* s0_lo_2 = and(k0_2, low_nibbles) */
-	ushr v19.16b, v19.16b, #4 /* s0_hi_2 = shr(k0_2) */
-	tbl v27.16b, {v20.16b}, v27.16b /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	tbl v19.16b, {v6.16b}, v19.16b /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	orr v19.16b, v27.16b, v19.16b /* s0_2 = or(s0_l_2, s0_h_2) */
-	and v27.16b, v18.16b, v2.16b /* s1_lo_2 = and(k1_2, low_nibbles) */
-	ushr v18.16b, v18.16b, #4 /* s1_hi_2 = shr(k1_2) */
-	tbl v27.16b, {v20.16b}, v27.16b /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	tbl v18.16b, {v6.16b}, v18.16b /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	orr v18.16b, v27.16b, v18.16b /* s1_2 = or(s1_l_2, s1_h_2) */
-	eor v18.16b, v18.16b, v19.16b /* x1_6 = xor(s1_2, s0_2) */
-	tbl v27.16b, {v18.16b}, v24.16b /* rot4_2 = lookup16(x1_6, rotl56) */
-	eor v19.16b, v19.16b, v27.16b /* x0_6 = xor(s0_2, rot4_2) */
-	tbl v27.16b, {v19.16b}, v5.16b /* rot8_4 = lookup16(x0_6, rotl48) */
-	eor v18.16b, v18.16b, v27.16b /* x1_7 = xor(x1_6, rot8_4) */
-	tbl v27.16b, {v18.16b}, v5.16b /* rot8_5 = lookup16(x1_7, rotl48) */
-	eor v19.16b, v19.16b, v27.16b /* x0_7 = xor(x0_6, rot8_5) */
-	tbl v27.16b, {v19.16b}, v23.16b /* rot20_2 = lookup16(x0_7, rotl24) */
-	eor v18.16b, v18.16b, v27.16b /* x1_8 = xor(x1_7, rot20_2) */
-	eor v19.16b, v19.16b, v18.16b /* x0_8 = xor(x0_7, x1_8) */
-	tbl v19.16b, {v19.16b}, v21.16b /* pl_2 = lookup16(x0_8, pl_mask) */
-	tbl v18.16b, {v18.16b}, v22.16b /* pr_2 = lookup16(x1_8, pr_mask) */
+	eor v21.16b, v21.16b, v25.16b /* k0_2 = xor(g2x0, rk0) */
+	eor v20.16b, v20.16b, v26.16b /* k1_2 = xor(g2x1, rk1) */
+	and v27.16b, v21.16b, v2.16b /* s0_lo_2 = and(k0_2, low_nibbles) */
+	ushr v21.16b, v21.16b, #4 /* s0_hi_2 = shr(k0_2) */
+	tbl v27.16b, {v7.16b}, v27.16b /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	tbl v21.16b, {v5.16b}, v21.16b /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	orr v21.16b, v27.16b, v21.16b /* s0_2 = or(s0_l_2, s0_h_2) */
+	and v27.16b, v20.16b, v2.16b /* s1_lo_2 = and(k1_2, low_nibbles) */
+	ushr v20.16b, v20.16b, #4 /* s1_hi_2 = shr(k1_2) */
+	tbl v27.16b, {v7.16b}, v27.16b /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	tbl v20.16b, {v5.16b}, v20.16b /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	orr v20.16b, v27.16b, v20.16b /* s1_2 = or(s1_l_2, s1_h_2) */
+	eor v20.16b, v20.16b, v21.16b /* x1_6 = xor(s1_2, s0_2) */
+	tbl v27.16b, {v20.16b}, v24.16b /* rot4_2 = lookup16(x1_6, rotl56) */
+	eor v21.16b, v21.16b, v27.16b /* x0_6 = xor(s0_2, rot4_2) */
+	tbl v27.16b, {v21.16b}, v3.16b /* rot8_4 = lookup16(x0_6, rotl48) */
+	eor v20.16b, v20.16b, v27.16b /* x1_7 = xor(x1_6, rot8_4) */
+	tbl v27.16b, {v20.16b}, v3.16b /* rot8_5 = lookup16(x1_7, rotl48) */
+	eor v21.16b, v21.16b, v27.16b /* x0_7 = xor(x0_6, rot8_5) */
+	tbl v27.16b, {v21.16b}, v23.16b /* rot20_2 = lookup16(x0_7, rotl24) */
+	eor v20.16b, v20.16b, v27.16b /* x1_8 = xor(x1_7, rot20_2) */
+	eor v21.16b, v21.16b, v20.16b /* x0_8 = xor(x0_7, x1_8) */
+	tbl v21.16b, {v21.16b}, v16.16b /* pl_2 = lookup16(x0_8, pl_mask) */
+	tbl v20.16b, {v20.16b}, v22.16b /* pr_2 = lookup16(x1_8, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	eor v0.16b, v0.16b, v25.16b /* k0_3 = xor(g3x0, rk0) */
 	eor v1.16b, v1.16b, v26.16b /* k1_3 = xor(g3x1, rk1) */
 	and v25.16b, v0.16b, v2.16b /* s0_lo_3 = and(k0_3, low_nibbles) */
 	ushr v0.16b, v0.16b, #4 /* s0_hi_3 = shr(k0_3) */
-	tbl v25.16b, {v20.16b}, v25.16b /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	tbl v0.16b, {v6.16b}, v0.16b /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	tbl v25.16b, {v7.16b}, v25.16b /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	tbl v0.16b, {v5.16b}, v0.16b /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
 	orr v0.16b, v25.16b, v0.16b /* s0_3 = or(s0_l_3, s0_h_3) */
 	and v25.16b, v1.16b, v2.16b /* s1_lo_3 = and(k1_3, low_nibbles) */
 	ushr v1.16b, v1.16b, #4 /* s1_hi_3 = shr(k1_3) */
-	tbl v25.16b, {v20.16b}, v25.16b /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	tbl v1.16b, {v6.16b}, v1.16b /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	tbl v25.16b, {v7.16b}, v25.16b /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	tbl v1.16b, {v5.16b}, v1.16b /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
 	orr v1.16b, v25.16b, v1.16b /* s1_3 = or(s1_l_3, s1_h_3) */
 	eor v1.16b, v1.16b, v0.16b /* x1_9 = xor(s1_3, s0_3) */
 	tbl v25.16b, {v1.16b}, v24.16b /* rot4_3 = lookup16(x1_9, rotl56) */
 	eor v0.16b, v0.16b, v25.16b /* x0_9 = xor(s0_3, rot4_3) */
-	tbl v25.16b, {v0.16b}, v5.16b /* rot8_6 = lookup16(x0_9, rotl48) */
+	tbl v25.16b, {v0.16b}, v3.16b /* rot8_6 = lookup16(x0_9, rotl48) */
 	eor v1.16b, v1.16b, v25.16b /* x1_10 = xor(x1_9, rot8_6) */
-	tbl v25.16b, {v1.16b}, v5.16b /* rot8_7 = lookup16(x1_10, rotl48) */
+	tbl v25.16b, {v1.16b}, v3.16b /* rot8_7 = lookup16(x1_10, rotl48) */
 	eor v0.16b, v0.16b, v25.16b /* x0_10 = xor(x0_9, rot8_7) */
 	tbl v25.16b, {v0.16b}, v23.16b /* rot20_3 = lookup16(x0_10, rotl24) */
 	eor v1.16b, v1.16b, v25.16b /* x1_11 = xor(x1_10, rot20_3) */
 	eor v0.16b, v0.16b, v1.16b /* x0_11 = xor(x0_10, x1_11) */
-	tbl v0.16b, {v0.16b}, v21.16b /* pl_3 = lookup16(x0_11, pl_mask) */
+	tbl v0.16b, {v0.16b}, v16.16b /* pl_3 = lookup16(x0_11, pl_mask) */
 	tbl v1.16b, {v1.16b}, v22.16b /* pr_3 = lookup16(x1_11, pr_mask) */
 	add x5, x5, #128
 	subs x4, x4, #1
@@ -763,72 +746,72 @@ ublock_register_neon_ublock128_128_ctr_xor_asm:
 
 	/* Final key addition. */
 	ldr q25, [x0, #2048] /* rk0_1 = load() */
-	eor v4.16b, v4.16b, v25.16b /* y0 = xor(g0x0, rk0_1) */
+	eor v6.16b, v6.16b, v25.16b /* y0 = xor(g0x0, rk0_1) */
 	ldr q26, [x0, #2112] /* rk1_1 = load() */
-	eor v3.16b, v3.16b, v26.16b /* y1 = xor(g0x1, rk1_1) */
+	eor v4.16b, v4.16b, v26.16b /* y1 = xor(g0x1, rk1_1) */
 	adrp x17, .Lublock_register_neon_asm_2_deinterleave
 	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_2_deinterleave] /* deinterleave = const() */
-	tbl v4.16b, {v4.16b}, v27.16b /* de = lookup16(y0, deinterleave) */
-	tbl v3.16b, {v3.16b}, v27.16b /* de_1 = lookup16(y1, deinterleave) */
-	zip1 v28.2d, v4.2d, v3.2d /* even_4 = unpacklo(de, de_1) */
-	zip2 v3.2d, v4.2d, v3.2d /* odd_4 = unpackhi(de, de_1) */
-	shl v4.16b, v28.16b, #4 /* ev_sh = shl(even_4) */
-	bif v4.16b, v3.16b, v16.16b /* out_lo = bsl(high_nibbles, odd_4, ev_sh) */
-	ushr v3.16b, v3.16b, #4 /* od_sh = shr(odd_4) */
-	bit v3.16b, v28.16b, v16.16b /* out_hi = bsl(high_nibbles, od_sh, even_4) */
+	tbl v6.16b, {v6.16b}, v27.16b /* de = lookup16(y0, deinterleave) */
+	tbl v4.16b, {v4.16b}, v27.16b /* de_1 = lookup16(y1, deinterleave) */
+	zip1 v28.2d, v6.2d, v4.2d /* even_4 = unpacklo(de, de_1) */
+	zip2 v4.2d, v6.2d, v4.2d /* odd_4 = unpackhi(de, de_1) */
+	shl v6.16b, v28.16b, #4 /* ev_sh = shl(even_4) */
+	bif v6.16b, v4.16b, v18.16b /* out_lo = bsl(high_nibbles, odd_4, ev_sh) */
+	ushr v4.16b, v4.16b, #4 /* od_sh = shr(odd_4) */
+	bit v4.16b, v28.16b, v18.16b /* out_hi = bsl(high_nibbles, od_sh, even_4) */
 	ldr q28, [x3] /* msg = load() */
-	eor v4.16b, v4.16b, v28.16b /* ct = xor(out_lo, msg) */
-	str q4, [x2] /* store ct */
-	ldr q4, [x3, #16] /* msg_1 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_1 = xor(out_hi, msg_1) */
-	str q3, [x2, #16] /* store ct_1 */
-	eor v3.16b, v17.16b, v25.16b /* y0_1 = xor(g1x0, rk0_1) */
-	eor v4.16b, v7.16b, v26.16b /* y1_1 = xor(g1x1, rk1_1) */
-	tbl v3.16b, {v3.16b}, v27.16b /* de_2 = lookup16(y0_1, deinterleave) */
-	tbl v4.16b, {v4.16b}, v27.16b /* de_3 = lookup16(y1_1, deinterleave) */
-	zip1 v7.2d, v3.2d, v4.2d /* even_5 = unpacklo(de_2, de_3) */
-	zip2 v3.2d, v3.2d, v4.2d /* odd_5 = unpackhi(de_2, de_3) */
-	shl v4.16b, v7.16b, #4 /* ev_sh_1 = shl(even_5) */
-	bif v4.16b, v3.16b, v16.16b /* out_lo_1 = bsl(high_nibbles, odd_5, ev_sh_1) */
-	ushr v3.16b, v3.16b, #4 /* od_sh_1 = shr(odd_5) */
-	bit v3.16b, v7.16b, v16.16b /* out_hi_1 = bsl(high_nibbles, od_sh_1, even_5) */
-	ldr q7, [x3, #32] /* msg_2 = load() */
-	eor v4.16b, v4.16b, v7.16b /* ct_2 = xor(out_lo_1, msg_2) */
-	str q4, [x2, #32] /* store ct_2 */
-	ldr q4, [x3, #48] /* msg_3 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_3 = xor(out_hi_1, msg_3) */
-	str q3, [x2, #48] /* store ct_3 */
-	eor v3.16b, v19.16b, v25.16b /* y0_2 = xor(g2x0, rk0_1) */
-	eor v4.16b, v18.16b, v26.16b /* y1_2 = xor(g2x1, rk1_1) */
-	tbl v3.16b, {v3.16b}, v27.16b /* de_4 = lookup16(y0_2, deinterleave) */
-	tbl v4.16b, {v4.16b}, v27.16b /* de_5 = lookup16(y1_2, deinterleave) */
-	zip1 v7.2d, v3.2d, v4.2d /* even_6 = unpacklo(de_4, de_5) */
-	zip2 v3.2d, v3.2d, v4.2d /* odd_6 = unpackhi(de_4, de_5) */
-	shl v4.16b, v7.16b, #4 /* ev_sh_2 = shl(even_6) */
-	bif v4.16b, v3.16b, v16.16b /* out_lo_2 = bsl(high_nibbles, odd_6, ev_sh_2) */
-	ushr v3.16b, v3.16b, #4 /* od_sh_2 = shr(odd_6) */
-	bit v3.16b, v7.16b, v16.16b /* out_hi_2 = bsl(high_nibbles, od_sh_2, even_6) */
-	ldr q7, [x3, #64] /* msg_4 = load() */
-	eor v4.16b, v4.16b, v7.16b /* ct_4 = xor(out_lo_2, msg_4) */
-	str q4, [x2, #64] /* store ct_4 */
-	ldr q4, [x3, #80] /* msg_5 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_5 = xor(out_hi_2, msg_5) */
-	str q3, [x2, #80] /* store ct_5 */
+	eor v6.16b, v6.16b, v28.16b /* ct = xor(out_lo, msg) */
+	str q6, [x2] /* store ct */
+	ldr q6, [x3, #16] /* msg_1 = load() */
+	eor v4.16b, v4.16b, v6.16b /* ct_1 = xor(out_hi, msg_1) */
+	str q4, [x2, #16] /* store ct_1 */
+	eor v4.16b, v19.16b, v25.16b /* y0_1 = xor(g1x0, rk0_1) */
+	eor v6.16b, v17.16b, v26.16b /* y1_1 = xor(g1x1, rk1_1) */
+	tbl v4.16b, {v4.16b}, v27.16b /* de_2 = lookup16(y0_1, deinterleave) */
+	tbl v6.16b, {v6.16b}, v27.16b /* de_3 = lookup16(y1_1, deinterleave) */
+	zip1 v17.2d, v4.2d, v6.2d /* even_5 = unpacklo(de_2, de_3) */
+	zip2 v4.2d, v4.2d, v6.2d /* odd_5 = unpackhi(de_2, de_3) */
+	shl v6.16b, v17.16b, #4 /* ev_sh_1 = shl(even_5) */
+	bif v6.16b, v4.16b, v18.16b /* out_lo_1 = bsl(high_nibbles, odd_5, ev_sh_1) */
+	ushr v4.16b, v4.16b, #4 /* od_sh_1 = shr(odd_5) */
+	bit v4.16b, v17.16b, v18.16b /* out_hi_1 = bsl(high_nibbles, od_sh_1, even_5) */
+	ldr q17, [x3, #32] /* msg_2 = load() */
+	eor v6.16b, v6.16b, v17.16b /* ct_2 = xor(out_lo_1, msg_2) */
+	str q6, [x2, #32] /* store ct_2 */
+	ldr q6, [x3, #48] /* msg_3 = load() */
+	eor v4.16b, v4.16b, v6.16b /* ct_3 = xor(out_hi_1, msg_3) */
+	str q4, [x2, #48] /* store ct_3 */
+	eor v4.16b, v21.16b, v25.16b /* y0_2 = xor(g2x0, rk0_1) */
+	eor v6.16b, v20.16b, v26.16b /* y1_2 = xor(g2x1, rk1_1) */
+	tbl v4.16b, {v4.16b}, v27.16b /* de_4 = lookup16(y0_2, deinterleave) */
+	tbl v6.16b, {v6.16b}, v27.16b /* de_5 = lookup16(y1_2, deinterleave) */
+	zip1 v17.2d, v4.2d, v6.2d /* even_6 = unpacklo(de_4, de_5) */
+	zip2 v4.2d, v4.2d, v6.2d /* odd_6 = unpackhi(de_4, de_5) */
+	shl v6.16b, v17.16b, #4 /* ev_sh_2 = shl(even_6) */
+	bif v6.16b, v4.16b, v18.16b /* out_lo_2 = bsl(high_nibbles, odd_6, ev_sh_2) */
+	ushr v4.16b, v4.16b, #4 /* od_sh_2 = shr(odd_6) */
+	bit v4.16b, v17.16b, v18.16b /* out_hi_2 = bsl(high_nibbles, od_sh_2, even_6) */
+	ldr q17, [x3, #64] /* msg_4 = load() */
+	eor v6.16b, v6.16b, v17.16b /* ct_4 = xor(out_lo_2, msg_4) */
+	str q6, [x2, #64] /* store ct_4 */
+	ldr q6, [x3, #80] /* msg_5 = load() */
+	eor v4.16b, v4.16b, v6.16b /* ct_5 = xor(out_hi_2, msg_5) */
+	str q4, [x2, #80] /* store ct_5 */
 	eor v0.16b, v0.16b, v25.16b /* y0_3 = xor(g3x0, rk0_1) */
 	eor v1.16b, v1.16b, v26.16b /* y1_3 = xor(g3x1, rk1_1) */
 	tbl v0.16b, {v0.16b}, v27.16b /* de_6 = lookup16(y0_3, deinterleave) */
 	tbl v1.16b, {v1.16b}, v27.16b /* de_7 = lookup16(y1_3, deinterleave) */
-	zip1 v3.2d, v0.2d, v1.2d /* even_7 = unpacklo(de_6, de_7) */
+	zip1 v4.2d, v0.2d, v1.2d /* even_7 = unpacklo(de_6, de_7) */
 	zip2 v0.2d, v0.2d, v1.2d /* odd_7 = unpackhi(de_6, de_7) */
-	shl v1.16b, v3.16b, #4 /* ev_sh_3 = shl(even_7) */
-	bif v1.16b, v0.16b, v16.16b /* out_lo_3 = bsl(high_nibbles, odd_7, ev_sh_3) */
+	shl v1.16b, v4.16b, #4 /* ev_sh_3 = shl(even_7) */
+	bif v1.16b, v0.16b, v18.16b /* out_lo_3 = bsl(high_nibbles, odd_7, ev_sh_3) */
 	ushr v0.16b, v0.16b, #4 /* od_sh_3 = shr(odd_7) */
-	bsl v16.16b, v3.16b, v0.16b /* out_hi_3 = bsl(high_nibbles, od_sh_3, even_7) */
+	bsl v18.16b, v4.16b, v0.16b /* out_hi_3 = bsl(high_nibbles, od_sh_3, even_7) */
 	ldr q0, [x3, #96] /* msg_6 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_6 = xor(out_lo_3, msg_6) */
 	str q0, [x2, #96] /* store ct_6 */
 	ldr q0, [x3, #112] /* msg_7 = load() */
-	eor v0.16b, v16.16b, v0.16b /* ct_7 = xor(out_hi_3, msg_7) */
+	eor v0.16b, v18.16b, v0.16b /* ct_7 = xor(out_hi_3, msg_7) */
 	str q0, [x2, #112] /* store ct_7 */
 	ret
 	.size ublock_register_neon_ublock128_128_ctr_xor_asm, .-ublock_register_neon_ublock128_128_ctr_xor_asm
@@ -1578,150 +1561,133 @@ ublock_register_neon_ublock128_256_decrypt_asm:
 	.p2align 4
 ublock_register_neon_ublock128_256_ctr_xor_asm:
 	ldr q0, [x1] /* ctr_low = bcast128() */
+	ushr v1.8h, v0.8h, #8 /* ctr_last = shr(ctr_low) */
 	add x17, x1, #32
-	ld1r {v1.16b}, [x17] /* ctr_first = bcast8() */
-	adrp x17, .Lublock_register_neon_asm_6_last_byte
-	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_6_last_byte] /* last_byte = const() */
-	and v1.16b, v1.16b, v2.16b /* ctr_j0 = and(ctr_first, last_byte) */
-	ldr q2, [x1, #16] /* ctr_w = bcast128() */
+	ld1r {v2.16b}, [x17] /* ctr_first = bcast8() */
+	adrp x17, .Lublock_register_neon_asm_6_byte_14
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_6_byte_14] /* byte_14 = const() */
+	and v2.16b, v2.16b, v3.16b /* ctr_j0 = and(ctr_first, byte_14) */
+	adrp x17, .Lublock_register_neon_asm_6_all_but_last
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_6_all_but_last] /* all_but_last = const() */
+	and v0.16b, v0.16b, v3.16b /* ctr_v_open = and(ctr_low, all_but_last) */
+	ldr q4, [x1, #16] /* ctr_w = bcast128() */
+	and v3.16b, v4.16b, v3.16b /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	adrp x17, .Lublock_register_neon_asm_6_block_k
-	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k] /* block_k = const() */
-	add v3.16b, v3.16b, v1.16b /* ctr_j = add(block_k, ctr_j0) */
-	add v4.16b, v0.16b, v3.16b /* ctr_sum = add(ctr_low, ctr_j) */
-	orr v5.16b, v0.16b, v3.16b /* ctr_or = or(ctr_low, ctr_j) */
-	and v3.16b, v0.16b, v3.16b /* ctr_and = and(ctr_low, ctr_j) */
-	bic v5.16b, v5.16b, v4.16b /* ctr_out = andnot(ctr_sum, ctr_or) */
-	orr v3.16b, v3.16b, v5.16b /* ctr_carry = or(ctr_and, ctr_out) */
-	ushr v3.16b, v3.16b, #7 /* ctr_bit = shr(ctr_carry) */
-	adrp x17, .Lublock_register_neon_asm_6_spread_index
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_6_spread_index] /* spread_index = const() */
-	tbl v3.16b, {v3.16b}, v5.16b /* ctr_spread = lookup16(ctr_bit, spread_index) */
+	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k] /* block_k = const() */
+	add v4.16b, v4.16b, v2.16b /* ctr_j = add(block_k, ctr_j0) */
+	add v4.8h, v1.8h, v4.8h /* ctr_sum = add(ctr_last, ctr_j) */
+	adrp x17, .Lublock_register_neon_asm_6_carry_everywhere
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_6_carry_everywhere] /* carry_everywhere = const() */
+	tbl v6.16b, {v4.16b}, v5.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	adrp x17, .Lublock_register_neon_asm_6_carry_mask_table
-	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_6_carry_mask_table] /* carry_mask_table = const() */
-	tbl v3.16b, {v6.16b}, v3.16b /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	bsl v3.16b, v2.16b, v4.16b /* blk = bsl(ctr_mask, ctr_sum, ctr_w) */
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_6_carry_mask_table] /* carry_mask_table = const() */
+	tbl v6.16b, {v7.16b}, v6.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	bsl v6.16b, v3.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
+	adrp x17, .Lublock_register_neon_asm_6_new_last_byte
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_6_new_last_byte] /* new_last_byte = const() */
+	tbl v4.16b, {v4.16b}, v16.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v4.16b, v6.16b, v4.16b /* blk = or(ctr_pair, ctr_last_byte) */
 	adrp x17, .Lublock_register_neon_asm_6_block_k_1
-	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_1] /* block_k_1 = const() */
-	add v4.16b, v4.16b, v1.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
-	add v7.16b, v0.16b, v4.16b /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	orr v16.16b, v0.16b, v4.16b /* ctr_or_1 = or(ctr_low, ctr_j_1) */
-	and v4.16b, v0.16b, v4.16b /* ctr_and_1 = and(ctr_low, ctr_j_1) */
-	bic v16.16b, v16.16b, v7.16b /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
-	orr v4.16b, v4.16b, v16.16b /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
-	ushr v4.16b, v4.16b, #7 /* ctr_bit_1 = shr(ctr_carry_1) */
-	tbl v4.16b, {v4.16b}, v5.16b /* ctr_spread_1 = lookup16(ctr_bit_1, spread_index) */
-	tbl v4.16b, {v6.16b}, v4.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	bsl v4.16b, v2.16b, v7.16b /* blk_1 = bsl(ctr_mask_1, ctr_sum_1, ctr_w) */
-	ushr v7.16b, v3.16b, #4 /* lo_sh = shr(blk) */
+	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_1] /* block_k_1 = const() */
+	add v6.16b, v6.16b, v2.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
+	add v6.8h, v1.8h, v6.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	tbl v17.16b, {v6.16b}, v5.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v17.16b, {v7.16b}, v17.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	bsl v17.16b, v3.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
+	tbl v6.16b, {v6.16b}, v16.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v6.16b, v17.16b, v6.16b /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	ushr v17.16b, v4.16b, #4 /* lo_sh = shr(blk) */
 	adrp x17, .Lublock_register_neon_asm_6_high_nibbles
-	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_6_high_nibbles] /* high_nibbles = const() */
-	bit v7.16b, v4.16b, v16.16b /* even = bsl(high_nibbles, lo_sh, blk_1) */
-	shl v4.16b, v4.16b, #4 /* hi_sh = shl(blk_1) */
-	bit v3.16b, v4.16b, v16.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
-	zip1 v4.16b, v7.16b, v3.16b /* sp = unpacklo(even, odd) */
-	zip2 v3.16b, v7.16b, v3.16b /* sp_1 = unpackhi(even, odd) */
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_6_high_nibbles] /* high_nibbles = const() */
+	bit v17.16b, v6.16b, v18.16b /* even = bsl(high_nibbles, lo_sh, blk_1) */
+	shl v6.16b, v6.16b, #4 /* hi_sh = shl(blk_1) */
+	bit v4.16b, v6.16b, v18.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v6.16b, v17.16b, v4.16b /* sp = unpacklo(even, odd) */
+	zip2 v4.16b, v17.16b, v4.16b /* sp_1 = unpackhi(even, odd) */
 	adrp x17, .Lublock_register_neon_asm_6_block_k_2
-	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_2] /* block_k_2 = const() */
-	add v7.16b, v7.16b, v1.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
-	add v17.16b, v0.16b, v7.16b /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	orr v18.16b, v0.16b, v7.16b /* ctr_or_2 = or(ctr_low, ctr_j_2) */
-	and v7.16b, v0.16b, v7.16b /* ctr_and_2 = and(ctr_low, ctr_j_2) */
-	bic v18.16b, v18.16b, v17.16b /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
-	orr v7.16b, v7.16b, v18.16b /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
-	ushr v7.16b, v7.16b, #7 /* ctr_bit_2 = shr(ctr_carry_2) */
-	tbl v7.16b, {v7.16b}, v5.16b /* ctr_spread_2 = lookup16(ctr_bit_2, spread_index) */
-	tbl v7.16b, {v6.16b}, v7.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	bsl v7.16b, v2.16b, v17.16b /* blk_2 = bsl(ctr_mask_2, ctr_sum_2, ctr_w) */
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_2] /* block_k_2 = const() */
+	add v17.16b, v17.16b, v2.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
+	add v17.8h, v1.8h, v17.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	tbl v19.16b, {v17.16b}, v5.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v19.16b, {v7.16b}, v19.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	bsl v19.16b, v3.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
+	tbl v17.16b, {v17.16b}, v16.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v17.16b, v19.16b, v17.16b /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
 	adrp x17, .Lublock_register_neon_asm_6_block_k_3
-	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_3] /* block_k_3 = const() */
-	add v17.16b, v17.16b, v1.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
-	add v18.16b, v0.16b, v17.16b /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	orr v19.16b, v0.16b, v17.16b /* ctr_or_3 = or(ctr_low, ctr_j_3) */
-	and v17.16b, v0.16b, v17.16b /* ctr_and_3 = and(ctr_low, ctr_j_3) */
-	bic v19.16b, v19.16b, v18.16b /* ctr_out_3 = andnot(ctr_sum_3, ctr_or_3) */
-	orr v17.16b, v17.16b, v19.16b /* ctr_carry_3 = or(ctr_and_3, ctr_out_3) */
-	ushr v17.16b, v17.16b, #7 /* ctr_bit_3 = shr(ctr_carry_3) */
-	tbl v17.16b, {v17.16b}, v5.16b /* ctr_spread_3 = lookup16(ctr_bit_3, spread_index) */
-	tbl v17.16b, {v6.16b}, v17.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	bsl v17.16b, v2.16b, v18.16b /* blk_3 = bsl(ctr_mask_3, ctr_sum_3, ctr_w) */
-	ushr v18.16b, v7.16b, #4 /* lo_sh_1 = shr(blk_2) */
-	bit v18.16b, v17.16b, v16.16b /* even_1 = bsl(high_nibbles, lo_sh_1, blk_3) */
-	shl v17.16b, v17.16b, #4 /* hi_sh_1 = shl(blk_3) */
-	bit v7.16b, v17.16b, v16.16b /* odd_1 = bsl(high_nibbles, blk_2, hi_sh_1) */
-	zip1 v17.16b, v18.16b, v7.16b /* sp_2 = unpacklo(even_1, odd_1) */
-	zip2 v7.16b, v18.16b, v7.16b /* sp_3 = unpackhi(even_1, odd_1) */
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_3] /* block_k_3 = const() */
+	add v19.16b, v19.16b, v2.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
+	add v19.8h, v1.8h, v19.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	tbl v20.16b, {v19.16b}, v5.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v20.16b, {v7.16b}, v20.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	bsl v20.16b, v3.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
+	tbl v19.16b, {v19.16b}, v16.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v19.16b, v20.16b, v19.16b /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	ushr v20.16b, v17.16b, #4 /* lo_sh_1 = shr(blk_2) */
+	bit v20.16b, v19.16b, v18.16b /* even_1 = bsl(high_nibbles, lo_sh_1, blk_3) */
+	shl v19.16b, v19.16b, #4 /* hi_sh_1 = shl(blk_3) */
+	bit v17.16b, v19.16b, v18.16b /* odd_1 = bsl(high_nibbles, blk_2, hi_sh_1) */
+	zip1 v19.16b, v20.16b, v17.16b /* sp_2 = unpacklo(even_1, odd_1) */
+	zip2 v17.16b, v20.16b, v17.16b /* sp_3 = unpackhi(even_1, odd_1) */
 	adrp x17, .Lublock_register_neon_asm_6_block_k_4
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_4] /* block_k_4 = const() */
-	add v18.16b, v18.16b, v1.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
-	add v19.16b, v0.16b, v18.16b /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	orr v20.16b, v0.16b, v18.16b /* ctr_or_4 = or(ctr_low, ctr_j_4) */
-	and v18.16b, v0.16b, v18.16b /* ctr_and_4 = and(ctr_low, ctr_j_4) */
-	bic v20.16b, v20.16b, v19.16b /* ctr_out_4 = andnot(ctr_sum_4, ctr_or_4) */
-	orr v18.16b, v18.16b, v20.16b /* ctr_carry_4 = or(ctr_and_4, ctr_out_4) */
-	ushr v18.16b, v18.16b, #7 /* ctr_bit_4 = shr(ctr_carry_4) */
-	tbl v18.16b, {v18.16b}, v5.16b /* ctr_spread_4 = lookup16(ctr_bit_4, spread_index) */
-	tbl v18.16b, {v6.16b}, v18.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	bsl v18.16b, v2.16b, v19.16b /* blk_4 = bsl(ctr_mask_4, ctr_sum_4, ctr_w) */
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_4] /* block_k_4 = const() */
+	add v20.16b, v20.16b, v2.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
+	add v20.8h, v1.8h, v20.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	tbl v21.16b, {v20.16b}, v5.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	tbl v21.16b, {v7.16b}, v21.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	bsl v21.16b, v3.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
+	tbl v20.16b, {v20.16b}, v16.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	orr v20.16b, v21.16b, v20.16b /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
 	adrp x17, .Lublock_register_neon_asm_6_block_k_5
-	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_5] /* block_k_5 = const() */
-	add v19.16b, v19.16b, v1.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
-	add v20.16b, v0.16b, v19.16b /* ctr_sum_5 = add(ctr_low, ctr_j_5) */
-	orr v21.16b, v0.16b, v19.16b /* ctr_or_5 = or(ctr_low, ctr_j_5) */
-	and v19.16b, v0.16b, v19.16b /* ctr_and_5 = and(ctr_low, ctr_j_5) */
-	bic v21.16b, v21.16b, v20.16b /* ctr_out_5 = andnot(ctr_sum_5, ctr_or_5) */
-	orr v19.16b, v19.16b, v21.16b /* ctr_carry_5 = or(ctr_and_5, ctr_out_5) */
-	ushr v19.16b, v19.16b, #7 /* ctr_bit_5 = shr(ctr_carry_5) */
-	tbl v19.16b, {v19.16b}, v5.16b /* ctr_spread_5 = lookup16(ctr_bit_5, spread_index) */
-	tbl v19.16b, {v6.16b}, v19.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	bsl v19.16b, v2.16b, v20.16b /* blk_5 = bsl(ctr_mask_5, ctr_sum_5, ctr_w) */
-	ushr v20.16b, v18.16b, #4 /* lo_sh_2 = shr(blk_4) */
-	bit v20.16b, v19.16b, v16.16b /* even_2 = bsl(high_nibbles, lo_sh_2, blk_5) */
-	shl v19.16b, v19.16b, #4 /* hi_sh_2 = shl(blk_5) */
-	bit v18.16b, v19.16b, v16.16b /* odd_2 = bsl(high_nibbles, blk_4, hi_sh_2) */
-	zip1 v19.16b, v20.16b, v18.16b /* sp_4 = unpacklo(even_2, odd_2) */
-	zip2 v18.16b, v20.16b, v18.16b /* sp_5 = unpackhi(even_2, odd_2) */
+	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_5] /* block_k_5 = const() */
+	add v21.16b, v21.16b, v2.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
+	add v21.8h, v1.8h, v21.8h /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	tbl v22.16b, {v21.16b}, v5.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	tbl v22.16b, {v7.16b}, v22.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	bsl v22.16b, v3.16b, v0.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
+	tbl v21.16b, {v21.16b}, v16.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	orr v21.16b, v22.16b, v21.16b /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	ushr v22.16b, v20.16b, #4 /* lo_sh_2 = shr(blk_4) */
+	bit v22.16b, v21.16b, v18.16b /* even_2 = bsl(high_nibbles, lo_sh_2, blk_5) */
+	shl v21.16b, v21.16b, #4 /* hi_sh_2 = shl(blk_5) */
+	bit v20.16b, v21.16b, v18.16b /* odd_2 = bsl(high_nibbles, blk_4, hi_sh_2) */
+	zip1 v21.16b, v22.16b, v20.16b /* sp_4 = unpacklo(even_2, odd_2) */
+	zip2 v20.16b, v22.16b, v20.16b /* sp_5 = unpackhi(even_2, odd_2) */
 	adrp x17, .Lublock_register_neon_asm_6_block_k_6
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_6] /* block_k_6 = const() */
-	add v20.16b, v20.16b, v1.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
-	add v21.16b, v0.16b, v20.16b /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	orr v22.16b, v0.16b, v20.16b /* ctr_or_6 = or(ctr_low, ctr_j_6) */
-	and v20.16b, v0.16b, v20.16b /* ctr_and_6 = and(ctr_low, ctr_j_6) */
-	bic v22.16b, v22.16b, v21.16b /* ctr_out_6 = andnot(ctr_sum_6, ctr_or_6) */
-	orr v20.16b, v20.16b, v22.16b /* ctr_carry_6 = or(ctr_and_6, ctr_out_6) */
-	ushr v20.16b, v20.16b, #7 /* ctr_bit_6 = shr(ctr_carry_6) */
-	tbl v20.16b, {v20.16b}, v5.16b /* ctr_spread_6 = lookup16(ctr_bit_6, spread_index) */
-	tbl v20.16b, {v6.16b}, v20.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	bsl v20.16b, v2.16b, v21.16b /* blk_6 = bsl(ctr_mask_6, ctr_sum_6, ctr_w) */
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_6] /* block_k_6 = const() */
+	add v22.16b, v22.16b, v2.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
+	add v22.8h, v1.8h, v22.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	tbl v23.16b, {v22.16b}, v5.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	tbl v23.16b, {v7.16b}, v23.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	bsl v23.16b, v3.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
+	tbl v22.16b, {v22.16b}, v16.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	orr v22.16b, v23.16b, v22.16b /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
 	adrp x17, .Lublock_register_neon_asm_6_block_k_7
-	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_7] /* block_k_7 = const() */
-	add v1.16b, v21.16b, v1.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
-	add v21.16b, v0.16b, v1.16b /* ctr_sum_7 = add(ctr_low, ctr_j_7) */
-	orr v22.16b, v0.16b, v1.16b /* ctr_or_7 = or(ctr_low, ctr_j_7) */
-	and v0.16b, v0.16b, v1.16b /* ctr_and_7 = and(ctr_low, ctr_j_7) */
-	bic v1.16b, v22.16b, v21.16b /* ctr_out_7 = andnot(ctr_sum_7, ctr_or_7) */
-	orr v0.16b, v0.16b, v1.16b /* ctr_carry_7 = or(ctr_and_7, ctr_out_7) */
-	ushr v0.16b, v0.16b, #7 /* ctr_bit_7 = shr(ctr_carry_7) */
-	tbl v0.16b, {v0.16b}, v5.16b /* ctr_spread_7 = lookup16(ctr_bit_7, spread_index) */
-	tbl v0.16b, {v6.16b}, v0.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	bsl v0.16b, v2.16b, v21.16b /* blk_7 = bsl(ctr_mask_7, ctr_sum_7, ctr_w) */
-	ushr v1.16b, v20.16b, #4 /* lo_sh_3 = shr(blk_6) */
-	bit v1.16b, v0.16b, v16.16b /* even_3 = bsl(high_nibbles, lo_sh_3, blk_7) */
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_6_block_k_7] /* block_k_7 = const() */
+	add v2.16b, v23.16b, v2.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
+	add v1.8h, v1.8h, v2.8h /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	tbl v2.16b, {v1.16b}, v5.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	tbl v2.16b, {v7.16b}, v2.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	bsl v2.16b, v3.16b, v0.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
+	tbl v0.16b, {v1.16b}, v16.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	orr v0.16b, v2.16b, v0.16b /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	ushr v1.16b, v22.16b, #4 /* lo_sh_3 = shr(blk_6) */
+	bit v1.16b, v0.16b, v18.16b /* even_3 = bsl(high_nibbles, lo_sh_3, blk_7) */
 	shl v0.16b, v0.16b, #4 /* hi_sh_3 = shl(blk_7) */
-	bit v20.16b, v0.16b, v16.16b /* odd_3 = bsl(high_nibbles, blk_6, hi_sh_3) */
-	zip1 v0.16b, v1.16b, v20.16b /* sp_6 = unpacklo(even_3, odd_3) */
-	zip2 v1.16b, v1.16b, v20.16b /* sp_7 = unpackhi(even_3, odd_3) */
+	bit v22.16b, v0.16b, v18.16b /* odd_3 = bsl(high_nibbles, blk_6, hi_sh_3) */
+	zip1 v0.16b, v1.16b, v22.16b /* sp_6 = unpacklo(even_3, odd_3) */
+	zip2 v1.16b, v1.16b, v22.16b /* sp_7 = unpackhi(even_3, odd_3) */
 	adrp x17, .Lublock_register_neon_asm_6_low_nibbles
 	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_6_low_nibbles] /* low_nibbles = const() */
 	adrp x17, .Lublock_register_neon_asm_6_rotl48
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_6_rotl48] /* rotl48 = const() */
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_6_rotl48] /* rotl48 = const() */
 	adrp x17, .Lublock_register_neon_asm_6_sbox_hi
-	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_6_sbox_hi] /* sbox_hi = const() */
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_6_sbox_hi] /* sbox_hi = const() */
 	adrp x17, .Lublock_register_neon_asm_6_sbox_lo
-	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_6_sbox_lo] /* sbox_lo = const() */
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_6_sbox_lo] /* sbox_lo = const() */
 	adrp x17, .Lublock_register_neon_asm_6_pl_mask
-	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_6_pl_mask] /* pl_mask = const() */
+	ldr q16, [x17, #:lo12:.Lublock_register_neon_asm_6_pl_mask] /* pl_mask = const() */
 	adrp x17, .Lublock_register_neon_asm_6_pr_mask
 	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_6_pr_mask] /* pr_mask = const() */
 	adrp x17, .Lublock_register_neon_asm_6_rotl24
@@ -1736,107 +1702,107 @@ ublock_register_neon_ublock128_256_ctr_xor_asm:
 	ldr q26, [x5, #64] /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	eor v4.16b, v4.16b, v25.16b /* k0 = xor(g0x0, rk0) */
-	eor v3.16b, v3.16b, v26.16b /* k1 = xor(g0x1, rk1) */
-	and v27.16b, v4.16b, v2.16b /* s0_lo = and(k0, low_nibbles) */
-	ushr v4.16b, v4.16b, #4 /* s0_hi = shr(k0) */
-	tbl v27.16b, {v20.16b}, v27.16b /* s0_l = lookup16(sbox_lo, s0_lo) */
-	tbl v4.16b, {v6.16b}, v4.16b /* s0_h = lookup16(sbox_hi, s0_hi) */
-	orr v4.16b, v27.16b, v4.16b /* s0 = or(s0_l, s0_h) */
-	and v27.16b, v3.16b, v2.16b /* s1_lo = and(k1, low_nibbles) */
-	ushr v3.16b, v3.16b, #4 /* s1_hi = shr(k1) */
-	tbl v27.16b, {v20.16b}, v27.16b /* s1_l = lookup16(sbox_lo, s1_lo) */
-	tbl v3.16b, {v6.16b}, v3.16b /* s1_h = lookup16(sbox_hi, s1_hi) */
-	orr v3.16b, v27.16b, v3.16b /* s1 = or(s1_l, s1_h) */
-	eor v3.16b, v3.16b, v4.16b /* x1 = xor(s1, s0) */
-	tbl v27.16b, {v3.16b}, v24.16b /* rot4 = lookup16(x1, rotl56) */
-	eor v4.16b, v4.16b, v27.16b /* x0 = xor(s0, rot4) */
-	tbl v27.16b, {v4.16b}, v5.16b /* rot8 = lookup16(x0, rotl48) */
-	eor v3.16b, v3.16b, v27.16b /* x1_1 = xor(x1, rot8) */
-	tbl v27.16b, {v3.16b}, v5.16b /* rot8_1 = lookup16(x1_1, rotl48) */
-	eor v4.16b, v4.16b, v27.16b /* x0_1 = xor(x0, rot8_1) */
-	tbl v27.16b, {v4.16b}, v23.16b /* rot20 = lookup16(x0_1, rotl24) */
-	eor v3.16b, v3.16b, v27.16b /* x1_2 = xor(x1_1, rot20) */
-	eor v4.16b, v4.16b, v3.16b /* x0_2 = xor(x0_1, x1_2) */
-	tbl v4.16b, {v4.16b}, v21.16b /* pl = lookup16(x0_2, pl_mask) */
-	tbl v3.16b, {v3.16b}, v22.16b /* pr = lookup16(x1_2, pr_mask) */
+	eor v6.16b, v6.16b, v25.16b /* k0 = xor(g0x0, rk0) */
+	eor v4.16b, v4.16b, v26.16b /* k1 = xor(g0x1, rk1) */
+	and v27.16b, v6.16b, v2.16b /* s0_lo = and(k0, low_nibbles) */
+	ushr v6.16b, v6.16b, #4 /* s0_hi = shr(k0) */
+	tbl v27.16b, {v7.16b}, v27.16b /* s0_l = lookup16(sbox_lo, s0_lo) */
+	tbl v6.16b, {v5.16b}, v6.16b /* s0_h = lookup16(sbox_hi, s0_hi) */
+	orr v6.16b, v27.16b, v6.16b /* s0 = or(s0_l, s0_h) */
+	and v27.16b, v4.16b, v2.16b /* s1_lo = and(k1, low_nibbles) */
+	ushr v4.16b, v4.16b, #4 /* s1_hi = shr(k1) */
+	tbl v27.16b, {v7.16b}, v27.16b /* s1_l = lookup16(sbox_lo, s1_lo) */
+	tbl v4.16b, {v5.16b}, v4.16b /* s1_h = lookup16(sbox_hi, s1_hi) */
+	orr v4.16b, v27.16b, v4.16b /* s1 = or(s1_l, s1_h) */
+	eor v4.16b, v4.16b, v6.16b /* x1 = xor(s1, s0) */
+	tbl v27.16b, {v4.16b}, v24.16b /* rot4 = lookup16(x1, rotl56) */
+	eor v6.16b, v6.16b, v27.16b /* x0 = xor(s0, rot4) */
+	tbl v27.16b, {v6.16b}, v3.16b /* rot8 = lookup16(x0, rotl48) */
+	eor v4.16b, v4.16b, v27.16b /* x1_1 = xor(x1, rot8) */
+	tbl v27.16b, {v4.16b}, v3.16b /* rot8_1 = lookup16(x1_1, rotl48) */
+	eor v6.16b, v6.16b, v27.16b /* x0_1 = xor(x0, rot8_1) */
+	tbl v27.16b, {v6.16b}, v23.16b /* rot20 = lookup16(x0_1, rotl24) */
+	eor v4.16b, v4.16b, v27.16b /* x1_2 = xor(x1_1, rot20) */
+	eor v6.16b, v6.16b, v4.16b /* x0_2 = xor(x0_1, x1_2) */
+	tbl v6.16b, {v6.16b}, v16.16b /* pl = lookup16(x0_2, pl_mask) */
+	tbl v4.16b, {v4.16b}, v22.16b /* pr = lookup16(x1_2, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	eor v17.16b, v17.16b, v25.16b /* k0_1 = xor(g1x0, rk0) */
-	eor v7.16b, v7.16b, v26.16b /* k1_1 = xor(g1x1, rk1) */
-	and v27.16b, v17.16b, v2.16b /* s0_lo_1 = and(k0_1, low_nibbles) */
-	ushr v17.16b, v17.16b, #4 /* s0_hi_1 = shr(k0_1) */
-	tbl v27.16b, {v20.16b}, v27.16b /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	tbl v17.16b, {v6.16b}, v17.16b /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	orr v17.16b, v27.16b, v17.16b /* s0_1 = or(s0_l_1, s0_h_1) */
-	and v27.16b, v7.16b, v2.16b /* s1_lo_1 = and(k1_1, low_nibbles) */
-	ushr v7.16b, v7.16b, #4 /* s1_hi_1 = shr(k1_1) */
-	tbl v27.16b, {v20.16b}, v27.16b /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	tbl v7.16b, {v6.16b}, v7.16b /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	orr v7.16b, v27.16b, v7.16b /* s1_1 = or(s1_l_1, s1_h_1) */
-	eor v7.16b, v7.16b, v17.16b /* x1_3 = xor(s1_1, s0_1) */
-	tbl v27.16b, {v7.16b}, v24.16b /* rot4_1 = lookup16(x1_3, rotl56) */
-	eor v17.16b, v17.16b, v27.16b /* x0_3 = xor(s0_1, rot4_1) */
-	tbl v27.16b, {v17.16b}, v5.16b /* rot8_2 = lookup16(x0_3, rotl48) */
-	eor v7.16b, v7.16b, v27.16b /* x1_4 = xor(x1_3, rot8_2) */
-	tbl v27.16b, {v7.16b}, v5.16b /* rot8_3 = lookup16(x1_4, rotl48) */
-	eor v17.16b, v17.16b, v27.16b /* x0_4 = xor(x0_3, rot8_3) */
-	tbl v27.16b, {v17.16b}, v23.16b /* rot20_1 = lookup16(x0_4, rotl24) */
-	eor v7.16b, v7.16b, v27.16b /* x1_5 = xor(x1_4, rot20_1) */
-	eor v17.16b, v17.16b, v7.16b /* x0_5 = xor(x0_4, x1_5) */
-	tbl v17.16b, {v17.16b}, v21.16b /* pl_1 = lookup16(x0_5, pl_mask) */
-	tbl v7.16b, {v7.16b}, v22.16b /* pr_1 = lookup16(x1_5, pr_mask) */
+	eor v19.16b, v19.16b, v25.16b /* k0_1 = xor(g1x0, rk0) */
+	eor v17.16b, v17.16b, v26.16b /* k1_1 = xor(g1x1, rk1) */
+	and v27.16b, v19.16b, v2.16b /* s0_lo_1 = and(k0_1, low_nibbles) */
+	ushr v19.16b, v19.16b, #4 /* s0_hi_1 = shr(k0_1) */
+	tbl v27.16b, {v7.16b}, v27.16b /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	tbl v19.16b, {v5.16b}, v19.16b /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	orr v19.16b, v27.16b, v19.16b /* s0_1 = or(s0_l_1, s0_h_1) */
+	and v27.16b, v17.16b, v2.16b /* s1_lo_1 = and(k1_1, low_nibbles) */
+	ushr v17.16b, v17.16b, #4 /* s1_hi_1 = shr(k1_1) */
+	tbl v27.16b, {v7.16b}, v27.16b /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	tbl v17.16b, {v5.16b}, v17.16b /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	orr v17.16b, v27.16b, v17.16b /* s1_1 = or(s1_l_1, s1_h_1) */
+	eor v17.16b, v17.16b, v19.16b /* x1_3 = xor(s1_1, s0_1) */
+	tbl v27.16b, {v17.16b}, v24.16b /* rot4_1 = lookup16(x1_3, rotl56) */
+	eor v19.16b, v19.16b, v27.16b /* x0_3 = xor(s0_1, rot4_1) */
+	tbl v27.16b, {v19.16b}, v3.16b /* rot8_2 = lookup16(x0_3, rotl48) */
+	eor v17.16b, v17.16b, v27.16b /* x1_4 = xor(x1_3, rot8_2) */
+	tbl v27.16b, {v17.16b}, v3.16b /* rot8_3 = lookup16(x1_4, rotl48) */
+	eor v19.16b, v19.16b, v27.16b /* x0_4 = xor(x0_3, rot8_3) */
+	tbl v27.16b, {v19.16b}, v23.16b /* rot20_1 = lookup16(x0_4, rotl24) */
+	eor v17.16b, v17.16b, v27.16b /* x1_5 = xor(x1_4, rot20_1) */
+	eor v19.16b, v19.16b, v17.16b /* x0_5 = xor(x0_4, x1_5) */
+	tbl v19.16b, {v19.16b}, v16.16b /* pl_1 = lookup16(x0_5, pl_mask) */
+	tbl v17.16b, {v17.16b}, v22.16b /* pr_1 = lookup16(x1_5, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	eor v19.16b, v19.16b, v25.16b /* k0_2 = xor(g2x0, rk0) */
-	eor v18.16b, v18.16b, v26.16b /* k1_2 = xor(g2x1, rk1) */
-	and v27.16b, v19.16b, v2.16b /* s0_lo_2 = and(k0_2, low_nibbles) */
-	ushr v19.16b, v19.16b, #4 /* s0_hi_2 = shr(k0_2) */
-	tbl v27.16b, {v20.16b}, v27.16b /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	tbl v19.16b, {v6.16b}, v19.16b /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	orr v19.16b, v27.16b, v19.16b /* s0_2 = or(s0_l_2, s0_h_2) */
-	and v27.16b, v18.16b, v2.16b /* s1_lo_2 = and(k1_2, low_nibbles) */
-	ushr v18.16b, v18.16b, #4 /* s1_hi_2 = shr(k1_2) */
-	tbl v27.16b, {v20.16b}, v27.16b /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	tbl v18.16b, {v6.16b}, v18.16b /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	orr v18.16b, v27.16b, v18.16b /* s1_2 = or(s1_l_2, s1_h_2) */
-	eor v18.16b, v18.16b, v19.16b /* x1_6 = xor(s1_2, s0_2) */
-	tbl v27.16b, {v18.16b}, v24.16b /* rot4_2 = lookup16(x1_6, rotl56) */
-	eor v19.16b, v19.16b, v27.16b /* x0_6 = xor(s0_2, rot4_2) */
-	tbl v27.16b, {v19.16b}, v5.16b /* rot8_4 = lookup16(x0_6, rotl48) */
-	eor v18.16b, v18.16b, v27.16b /* x1_7 = xor(x1_6, rot8_4) */
-	tbl v27.16b, {v18.16b}, v5.16b /* rot8_5 = lookup16(x1_7, rotl48) */
-	eor v19.16b, v19.16b, v27.16b /* x0_7 = xor(x0_6, rot8_5) */
-	tbl v27.16b, {v19.16b}, v23.16b /* rot20_2 = lookup16(x0_7, rotl24) */
-	eor v18.16b, v18.16b, v27.16b /* x1_8 = xor(x1_7, rot20_2) */
-	eor v19.16b, v19.16b, v18.16b /* x0_8 = xor(x0_7, x1_8) */
-	tbl v19.16b, {v19.16b}, v21.16b /* pl_2 = lookup16(x0_8, pl_mask) */
-	tbl v18.16b, {v18.16b}, v22.16b /* pr_2 = lookup16(x1_8, pr_mask) */
+	eor v21.16b, v21.16b, v25.16b /* k0_2 = xor(g2x0, rk0) */
+	eor v20.16b, v20.16b, v26.16b /* k1_2 = xor(g2x1, rk1) */
+	and v27.16b, v21.16b, v2.16b /* s0_lo_2 = and(k0_2, low_nibbles) */
+	ushr v21.16b, v21.16b, #4 /* s0_hi_2 = shr(k0_2) */
+	tbl v27.16b, {v7.16b}, v27.16b /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	tbl v21.16b, {v5.16b}, v21.16b /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	orr v21.16b, v27.16b, v21.16b /* s0_2 = or(s0_l_2, s0_h_2) */
+	and v27.16b, v20.16b, v2.16b /* s1_lo_2 = and(k1_2, low_nibbles) */
+	ushr v20.16b, v20.16b, #4 /* s1_hi_2 = shr(k1_2) */
+	tbl v27.16b, {v7.16b}, v27.16b /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	tbl v20.16b, {v5.16b}, v20.16b /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	orr v20.16b, v27.16b, v20.16b /* s1_2 = or(s1_l_2, s1_h_2) */
+	eor v20.16b, v20.16b, v21.16b /* x1_6 = xor(s1_2, s0_2) */
+	tbl v27.16b, {v20.16b}, v24.16b /* rot4_2 = lookup16(x1_6, rotl56) */
+	eor v21.16b, v21.16b, v27.16b /* x0_6 = xor(s0_2, rot4_2) */
+	tbl v27.16b, {v21.16b}, v3.16b /* rot8_4 = lookup16(x0_6, rotl48) */
+	eor v20.16b, v20.16b, v27.16b /* x1_7 = xor(x1_6, rot8_4) */
+	tbl v27.16b, {v20.16b}, v3.16b /* rot8_5 = lookup16(x1_7, rotl48) */
+	eor v21.16b, v21.16b, v27.16b /* x0_7 = xor(x0_6, rot8_5) */
+	tbl v27.16b, {v21.16b}, v23.16b /* rot20_2 = lookup16(x0_7, rotl24) */
+	eor v20.16b, v20.16b, v27.16b /* x1_8 = xor(x1_7, rot20_2) */
+	eor v21.16b, v21.16b, v20.16b /* x0_8 = xor(x0_7, x1_8) */
+	tbl v21.16b, {v21.16b}, v16.16b /* pl_2 = lookup16(x0_8, pl_mask) */
+	tbl v20.16b, {v20.16b}, v22.16b /* pr_2 = lookup16(x1_8, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	eor v0.16b, v0.16b, v25.16b /* k0_3 = xor(g3x0, rk0) */
 	eor v1.16b, v1.16b, v26.16b /* k1_3 = xor(g3x1, rk1) */
 	and v25.16b, v0.16b, v2.16b /* s0_lo_3 = and(k0_3, low_nibbles) */
 	ushr v0.16b, v0.16b, #4 /* s0_hi_3 = shr(k0_3) */
-	tbl v25.16b, {v20.16b}, v25.16b /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	tbl v0.16b, {v6.16b}, v0.16b /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	tbl v25.16b, {v7.16b}, v25.16b /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	tbl v0.16b, {v5.16b}, v0.16b /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
 	orr v0.16b, v25.16b, v0.16b /* s0_3 = or(s0_l_3, s0_h_3) */
 	and v25.16b, v1.16b, v2.16b /* s1_lo_3 = and(k1_3, low_nibbles) */
 	ushr v1.16b, v1.16b, #4 /* s1_hi_3 = shr(k1_3) */
-	tbl v25.16b, {v20.16b}, v25.16b /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	tbl v1.16b, {v6.16b}, v1.16b /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	tbl v25.16b, {v7.16b}, v25.16b /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	tbl v1.16b, {v5.16b}, v1.16b /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
 	orr v1.16b, v25.16b, v1.16b /* s1_3 = or(s1_l_3, s1_h_3) */
 	eor v1.16b, v1.16b, v0.16b /* x1_9 = xor(s1_3, s0_3) */
 	tbl v25.16b, {v1.16b}, v24.16b /* rot4_3 = lookup16(x1_9, rotl56) */
 	eor v0.16b, v0.16b, v25.16b /* x0_9 = xor(s0_3, rot4_3) */
-	tbl v25.16b, {v0.16b}, v5.16b /* rot8_6 = lookup16(x0_9, rotl48) */
+	tbl v25.16b, {v0.16b}, v3.16b /* rot8_6 = lookup16(x0_9, rotl48) */
 	eor v1.16b, v1.16b, v25.16b /* x1_10 = xor(x1_9, rot8_6) */
-	tbl v25.16b, {v1.16b}, v5.16b /* rot8_7 = lookup16(x1_10, rotl48) */
+	tbl v25.16b, {v1.16b}, v3.16b /* rot8_7 = lookup16(x1_10, rotl48) */
 	eor v0.16b, v0.16b, v25.16b /* x0_10 = xor(x0_9, rot8_7) */
 	tbl v25.16b, {v0.16b}, v23.16b /* rot20_3 = lookup16(x0_10, rotl24) */
 	eor v1.16b, v1.16b, v25.16b /* x1_11 = xor(x1_10, rot20_3) */
 	eor v0.16b, v0.16b, v1.16b /* x0_11 = xor(x0_10, x1_11) */
-	tbl v0.16b, {v0.16b}, v21.16b /* pl_3 = lookup16(x0_11, pl_mask) */
+	tbl v0.16b, {v0.16b}, v16.16b /* pl_3 = lookup16(x0_11, pl_mask) */
 	tbl v1.16b, {v1.16b}, v22.16b /* pr_3 = lookup16(x1_11, pr_mask) */
 	add x5, x5, #128
 	subs x4, x4, #1
@@ -1844,72 +1810,72 @@ ublock_register_neon_ublock128_256_ctr_xor_asm:
 
 	/* Final key addition. */
 	ldr q25, [x0, #3072] /* rk0_1 = load() */
-	eor v4.16b, v4.16b, v25.16b /* y0 = xor(g0x0, rk0_1) */
+	eor v6.16b, v6.16b, v25.16b /* y0 = xor(g0x0, rk0_1) */
 	ldr q26, [x0, #3136] /* rk1_1 = load() */
-	eor v3.16b, v3.16b, v26.16b /* y1 = xor(g0x1, rk1_1) */
+	eor v4.16b, v4.16b, v26.16b /* y1 = xor(g0x1, rk1_1) */
 	adrp x17, .Lublock_register_neon_asm_6_deinterleave
 	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_6_deinterleave] /* deinterleave = const() */
-	tbl v4.16b, {v4.16b}, v27.16b /* de = lookup16(y0, deinterleave) */
-	tbl v3.16b, {v3.16b}, v27.16b /* de_1 = lookup16(y1, deinterleave) */
-	zip1 v28.2d, v4.2d, v3.2d /* even_4 = unpacklo(de, de_1) */
-	zip2 v3.2d, v4.2d, v3.2d /* odd_4 = unpackhi(de, de_1) */
-	shl v4.16b, v28.16b, #4 /* ev_sh = shl(even_4) */
-	bif v4.16b, v3.16b, v16.16b /* out_lo = bsl(high_nibbles, odd_4, ev_sh) */
-	ushr v3.16b, v3.16b, #4 /* od_sh = shr(odd_4) */
-	bit v3.16b, v28.16b, v16.16b /* out_hi = bsl(high_nibbles, od_sh, even_4) */
+	tbl v6.16b, {v6.16b}, v27.16b /* de = lookup16(y0, deinterleave) */
+	tbl v4.16b, {v4.16b}, v27.16b /* de_1 = lookup16(y1, deinterleave) */
+	zip1 v28.2d, v6.2d, v4.2d /* even_4 = unpacklo(de, de_1) */
+	zip2 v4.2d, v6.2d, v4.2d /* odd_4 = unpackhi(de, de_1) */
+	shl v6.16b, v28.16b, #4 /* ev_sh = shl(even_4) */
+	bif v6.16b, v4.16b, v18.16b /* out_lo = bsl(high_nibbles, odd_4, ev_sh) */
+	ushr v4.16b, v4.16b, #4 /* od_sh = shr(odd_4) */
+	bit v4.16b, v28.16b, v18.16b /* out_hi = bsl(high_nibbles, od_sh, even_4) */
 	ldr q28, [x3] /* msg = load() */
-	eor v4.16b, v4.16b, v28.16b /* ct = xor(out_lo, msg) */
-	str q4, [x2] /* store ct */
-	ldr q4, [x3, #16] /* msg_1 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_1 = xor(out_hi, msg_1) */
-	str q3, [x2, #16] /* store ct_1 */
-	eor v3.16b, v17.16b, v25.16b /* y0_1 = xor(g1x0, rk0_1) */
-	eor v4.16b, v7.16b, v26.16b /* y1_1 = xor(g1x1, rk1_1) */
-	tbl v3.16b, {v3.16b}, v27.16b /* de_2 = lookup16(y0_1, deinterleave) */
-	tbl v4.16b, {v4.16b}, v27.16b /* de_3 = lookup16(y1_1, deinterleave) */
-	zip1 v7.2d, v3.2d, v4.2d /* even_5 = unpacklo(de_2, de_3) */
-	zip2 v3.2d, v3.2d, v4.2d /* odd_5 = unpackhi(de_2, de_3) */
-	shl v4.16b, v7.16b, #4 /* ev_sh_1 = shl(even_5) */
-	bif v4.16b, v3.16b, v16.16b /* out_lo_1 = bsl(high_nibbles, odd_5, ev_sh_1) */
-	ushr v3.16b, v3.16b, #4 /* od_sh_1 = shr(odd_5) */
-	bit v3.16b, v7.16b, v16.16b /* out_hi_1 = bsl(high_nibbles, od_sh_1, even_5) */
-	ldr q7, [x3, #32] /* msg_2 = load() */
-	eor v4.16b, v4.16b, v7.16b /* ct_2 = xor(out_lo_1, msg_2) */
-	str q4, [x2, #32] /* store ct_2 */
-	ldr q4, [x3, #48] /* msg_3 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_3 = xor(out_hi_1, msg_3) */
-	str q3, [x2, #48] /* store ct_3 */
-	eor v3.16b, v19.16b, v25.16b /* y0_2 = xor(g2x0, rk0_1) */
-	eor v4.16b, v18.16b, v26.16b /* y1_2 = xor(g2x1, rk1_1) */
-	tbl v3.16b, {v3.16b}, v27.16b /* de_4 = lookup16(y0_2, deinterleave) */
-	tbl v4.16b, {v4.16b}, v27.16b /* de_5 = lookup16(y1_2, deinterleave) */
-	zip1 v7.2d, v3.2d, v4.2d /* even_6 = unpacklo(de_4, de_5) */
-	zip2 v3.2d, v3.2d, v4.2d /* odd_6 = unpackhi(de_4, de_5) */
-	shl v4.16b, v7.16b, #4 /* ev_sh_2 = shl(even_6) */
-	bif v4.16b, v3.16b, v16.16b /* out_lo_2 = bsl(high_nibbles, odd_6, ev_sh_2) */
-	ushr v3.16b, v3.16b, #4 /* od_sh_2 = shr(odd_6) */
-	bit v3.16b, v7.16b, v16.16b /* out_hi_2 = bsl(high_nibbles, od_sh_2, even_6) */
-	ldr q7, [x3, #64] /* msg_4 = load() */
-	eor v4.16b, v4.16b, v7.16b /* ct_4 = xor(out_lo_2, msg_4) */
-	str q4, [x2, #64] /* store ct_4 */
-	ldr q4, [x3, #80] /* msg_5 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_5 = xor(out_hi_2, msg_5) */
-	str q3, [x2, #80] /* store ct_5 */
+	eor v6.16b, v6.16b, v28.16b /* ct = xor(out_lo, msg) */
+	str q6, [x2] /* store ct */
+	ldr q6, [x3, #16] /* msg_1 = load() */
+	eor v4.16b, v4.16b, v6.16b /* ct_1 = xor(out_hi, msg_1) */
+	str q4, [x2, #16] /* store ct_1 */
+	eor v4.16b, v19.16b, v25.16b /* y0_1 = xor(g1x0, rk0_1) */
+	eor v6.16b, v17.16b, v26.16b /* y1_1 = xor(g1x1, rk1_1) */
+	tbl v4.16b, {v4.16b}, v27.16b /* de_2 = lookup16(y0_1, deinterleave) */
+	tbl v6.16b, {v6.16b}, v27.16b /* de_3 = lookup16(y1_1, deinterleave) */
+	zip1 v17.2d, v4.2d, v6.2d /* even_5 = unpacklo(de_2, de_3) */
+	zip2 v4.2d, v4.2d, v6.2d /* odd_5 = unpackhi(de_2, de_3) */
+	shl v6.16b, v17.16b, #4 /* ev_sh_1 = shl(even_5) */
+	bif v6.16b, v4.16b, v18.16b /* out_lo_1 = bsl(high_nibbles, odd_5, ev_sh_1) */
+	ushr v4.16b, v4.16b, #4 /* od_sh_1 = shr(odd_5) */
+	bit v4.16b, v17.16b, v18.16b /* out_hi_1 = bsl(high_nibbles, od_sh_1, even_5) */
+	ldr q17, [x3, #32] /* msg_2 = load() */
+	eor v6.16b, v6.16b, v17.16b /* ct_2 = xor(out_lo_1, msg_2) */
+	str q6, [x2, #32] /* store ct_2 */
+	ldr q6, [x3, #48] /* msg_3 = load() */
+	eor v4.16b, v4.16b, v6.16b /* ct_3 = xor(out_hi_1, msg_3) */
+	str q4, [x2, #48] /* store ct_3 */
+	eor v4.16b, v21.16b, v25.16b /* y0_2 = xor(g2x0, rk0_1) */
+	eor v6.16b, v20.16b, v26.16b /* y1_2 = xor(g2x1, rk1_1) */
+	tbl v4.16b, {v4.16b}, v27.16b /* de_4 = lookup16(y0_2, deinterleave) */
+	tbl v6.16b, {v6.16b}, v27.16b /* de_5 = lookup16(y1_2, deinterleave) */
+	zip1 v17.2d, v4.2d, v6.2d /* even_6 = unpacklo(de_4, de_5) */
+	zip2 v4.2d, v4.2d, v6.2d /* odd_6 = unpackhi(de_4, de_5) */
+	shl v6.16b, v17.16b, #4 /* ev_sh_2 = shl(even_6) */
+	bif v6.16b, v4.16b, v18.16b /* out_lo_2 = bsl(high_nibbles, odd_6, ev_sh_2) */
+	ushr v4.16b, v4.16b, #4 /* od_sh_2 = shr(odd_6) */
+	bit v4.16b, v17.16b, v18.16b /* out_hi_2 = bsl(high_nibbles, od_sh_2, even_6) */
+	ldr q17, [x3, #64] /* msg_4 = load() */
+	eor v6.16b, v6.16b, v17.16b /* ct_4 = xor(out_lo_2, msg_4) */
+	str q6, [x2, #64] /* store ct_4 */
+	ldr q6, [x3, #80] /* msg_5 = load() */
+	eor v4.16b, v4.16b, v6.16b /* ct_5 = xor(out_hi_2, msg_5) */
+	str q4, [x2, #80] /* store ct_5 */
 	eor v0.16b, v0.16b, v25.16b /* y0_3 = xor(g3x0, rk0_1) */
 	eor v1.16b, v1.16b, v26.16b /* y1_3 = xor(g3x1, rk1_1) */
 	tbl v0.16b, {v0.16b}, v27.16b /* de_6 = lookup16(y0_3, deinterleave) */
 	tbl v1.16b, {v1.16b}, v27.16b /* de_7 = lookup16(y1_3, deinterleave) */
-	zip1 v3.2d, v0.2d, v1.2d /* even_7 = unpacklo(de_6, de_7) */
+	zip1 v4.2d, v0.2d, v1.2d /* even_7 = unpacklo(de_6, de_7) */
 	zip2 v0.2d, v0.2d, v1.2d /* odd_7 = unpackhi(de_6, de_7) */
-	shl v1.16b, v3.16b, #4 /* ev_sh_3 = shl(even_7) */
-	bif v1.16b, v0.16b, v16.16b /* out_lo_3 = bsl(high_nibbles, odd_7, ev_sh_3) */
+	shl v1.16b, v4.16b, #4 /* ev_sh_3 = shl(even_7) */
+	bif v1.16b, v0.16b, v18.16b /* out_lo_3 = bsl(high_nibbles, odd_7, ev_sh_3) */
 	ushr v0.16b, v0.16b, #4 /* od_sh_3 = shr(odd_7) */
-	bsl v16.16b, v3.16b, v0.16b /* out_hi_3 = bsl(high_nibbles, od_sh_3, even_7) */
+	bsl v18.16b, v4.16b, v0.16b /* out_hi_3 = bsl(high_nibbles, od_sh_3, even_7) */
 	ldr q0, [x3, #96] /* msg_6 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_6 = xor(out_lo_3, msg_6) */
 	str q0, [x2, #96] /* store ct_6 */
 	ldr q0, [x3, #112] /* msg_7 = load() */
-	eor v0.16b, v16.16b, v0.16b /* ct_7 = xor(out_hi_3, msg_7) */
+	eor v0.16b, v18.16b, v0.16b /* ct_7 = xor(out_hi_3, msg_7) */
 	str q0, [x2, #112] /* store ct_7 */
 	ret
 	.size ublock_register_neon_ublock128_256_ctr_xor_asm, .-ublock_register_neon_ublock128_256_ctr_xor_asm
@@ -3184,202 +3150,185 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
 	stp d14, d15, [sp, #48] /* callee-saved: low halves */
 	ldr q0, [x1, #16] /* ctr_low = bcast128() */
+	ushr v1.8h, v0.8h, #8 /* ctr_last = shr(ctr_low) */
 	add x17, x1, #64
-	ld1r {v1.16b}, [x17] /* ctr_first = bcast8() */
-	adrp x17, .Lublock_register_neon_asm_10_last_byte
-	ldr q2, [x17, #:lo12:.Lublock_register_neon_asm_10_last_byte] /* last_byte = const() */
-	and v1.16b, v1.16b, v2.16b /* ctr_j0 = and(ctr_first, last_byte) */
-	ldr q2, [x1] /* ctr_v_high = bcast128() */
-	ldr q3, [x1, #32] /* ctr_w_high = bcast128() */
-	ldr q4, [x1, #48] /* ctr_w_low = bcast128() */
+	ld1r {v2.16b}, [x17] /* ctr_first = bcast8() */
+	adrp x17, .Lublock_register_neon_asm_10_byte_14
+	ldr q3, [x17, #:lo12:.Lublock_register_neon_asm_10_byte_14] /* byte_14 = const() */
+	and v2.16b, v2.16b, v3.16b /* ctr_j0 = and(ctr_first, byte_14) */
+	ldr q3, [x1] /* ctr_v_high = bcast128() */
+	ldr q4, [x1, #32] /* ctr_w_high = bcast128() */
+	adrp x17, .Lublock_register_neon_asm_10_all_but_last
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_10_all_but_last] /* all_but_last = const() */
+	and v0.16b, v0.16b, v5.16b /* ctr_v_open = and(ctr_low, all_but_last) */
+	ldr q6, [x1, #48] /* ctr_w_low = bcast128() */
+	and v5.16b, v6.16b, v5.16b /* ctr_w_open = and(ctr_w_low, all_but_last) */
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	adrp x17, .Lublock_register_neon_asm_10_block_k
-	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k] /* block_k = const() */
-	add v5.16b, v5.16b, v1.16b /* ctr_j = add(block_k, ctr_j0) */
-	add v6.16b, v0.16b, v5.16b /* ctr_sum = add(ctr_low, ctr_j) */
-	orr v7.16b, v0.16b, v5.16b /* ctr_or = or(ctr_low, ctr_j) */
-	and v5.16b, v0.16b, v5.16b /* ctr_and = and(ctr_low, ctr_j) */
-	bic v7.16b, v7.16b, v6.16b /* ctr_out = andnot(ctr_sum, ctr_or) */
-	orr v5.16b, v5.16b, v7.16b /* ctr_carry = or(ctr_and, ctr_out) */
-	ushr v5.16b, v5.16b, #7 /* ctr_bit = shr(ctr_carry) */
-	adrp x17, .Lublock_register_neon_asm_10_spread_index
-	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_10_spread_index] /* spread_index = const() */
-	tbl v16.16b, {v5.16b}, v7.16b /* ctr_spread = lookup16(ctr_bit, spread_index) */
+	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k] /* block_k = const() */
+	add v6.16b, v6.16b, v2.16b /* ctr_j = add(block_k, ctr_j0) */
+	add v6.8h, v1.8h, v6.8h /* ctr_sum = add(ctr_last, ctr_j) */
+	adrp x17, .Lublock_register_neon_asm_10_carry_everywhere
+	ldr q7, [x17, #:lo12:.Lublock_register_neon_asm_10_carry_everywhere] /* carry_everywhere = const() */
+	tbl v16.16b, {v6.16b}, v7.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	adrp x17, .Lublock_register_neon_asm_10_carry_mask_table
 	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_10_carry_mask_table] /* carry_mask_table = const() */
-	tbl v16.16b, {v17.16b}, v16.16b /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	bsl v16.16b, v3.16b, v2.16b /* blk = bsl(ctr_mask, ctr_v_high, ctr_w_high) */
-	adrp x17, .Lublock_register_neon_asm_10_spread_index_1
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_10_spread_index_1] /* spread_index_1 = const() */
-	tbl v5.16b, {v5.16b}, v18.16b /* ctr_spread_1 = lookup16(ctr_bit, spread_index_1) */
-	tbl v5.16b, {v17.16b}, v5.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	bsl v5.16b, v4.16b, v6.16b /* blk_1 = bsl(ctr_mask_1, ctr_sum, ctr_w_low) */
+	tbl v16.16b, {v17.16b}, v16.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	bsl v16.16b, v4.16b, v3.16b /* blk = bsl(ctr_mask, ctr_v_high, ctr_w_high) */
+	adrp x17, .Lublock_register_neon_asm_10_carry_everywhere_1
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_10_carry_everywhere_1] /* carry_everywhere_1 = const() */
+	tbl v19.16b, {v6.16b}, v18.16b /* ctr_carry_1 = lookup16(ctr_sum, carry_everywhere_1) */
+	tbl v19.16b, {v17.16b}, v19.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	bsl v19.16b, v5.16b, v0.16b /* ctr_pair = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
+	adrp x17, .Lublock_register_neon_asm_10_new_last_byte
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_10_new_last_byte] /* new_last_byte = const() */
+	tbl v6.16b, {v6.16b}, v20.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v6.16b, v19.16b, v6.16b /* blk_1 = or(ctr_pair, ctr_last_byte) */
 	adrp x17, .Lublock_register_neon_asm_10_block_k_1
-	ldr q6, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_1] /* block_k_1 = const() */
-	add v6.16b, v6.16b, v1.16b /* ctr_j_2 = add(block_k_1, ctr_j0) */
-	add v19.16b, v0.16b, v6.16b /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	orr v20.16b, v0.16b, v6.16b /* ctr_or_2 = or(ctr_low, ctr_j_2) */
-	and v6.16b, v0.16b, v6.16b /* ctr_and_2 = and(ctr_low, ctr_j_2) */
-	bic v20.16b, v20.16b, v19.16b /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
-	orr v6.16b, v6.16b, v20.16b /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
-	ushr v6.16b, v6.16b, #7 /* ctr_bit_2 = shr(ctr_carry_2) */
-	tbl v20.16b, {v6.16b}, v7.16b /* ctr_spread_2 = lookup16(ctr_bit_2, spread_index) */
-	tbl v20.16b, {v17.16b}, v20.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	bsl v20.16b, v3.16b, v2.16b /* blk_2 = bsl(ctr_mask_2, ctr_v_high, ctr_w_high) */
-	tbl v6.16b, {v6.16b}, v18.16b /* ctr_spread_3 = lookup16(ctr_bit_2, spread_index_1) */
-	tbl v6.16b, {v17.16b}, v6.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	bsl v6.16b, v4.16b, v19.16b /* blk_3 = bsl(ctr_mask_3, ctr_sum_2, ctr_w_low) */
-	ushr v19.16b, v16.16b, #4 /* lo_sh = shr(blk) */
+	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_1] /* block_k_1 = const() */
+	add v19.16b, v19.16b, v2.16b /* ctr_j_2 = add(block_k_1, ctr_j0) */
+	add v19.8h, v1.8h, v19.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	tbl v21.16b, {v19.16b}, v7.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v21.16b, {v17.16b}, v21.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	bsl v21.16b, v4.16b, v3.16b /* blk_2 = bsl(ctr_mask_2, ctr_v_high, ctr_w_high) */
+	tbl v22.16b, {v19.16b}, v18.16b /* ctr_carry_3 = lookup16(ctr_sum_2, carry_everywhere_1) */
+	tbl v22.16b, {v17.16b}, v22.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	bsl v22.16b, v5.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
+	tbl v19.16b, {v19.16b}, v20.16b /* ctr_last_byte_1 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v19.16b, v22.16b, v19.16b /* blk_3 = or(ctr_pair_1, ctr_last_byte_1) */
+	ushr v22.16b, v16.16b, #4 /* lo_sh = shr(blk) */
 	adrp x17, .Lublock_register_neon_asm_10_high_nibbles
-	ldr q21, [x17, #:lo12:.Lublock_register_neon_asm_10_high_nibbles] /* high_nibbles = const() */
-	bit v19.16b, v20.16b, v21.16b /* even = bsl(high_nibbles, lo_sh, blk_2) */
-	shl v20.16b, v20.16b, #4 /* hi_sh = shl(blk_2) */
-	bit v16.16b, v20.16b, v21.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
-	zip1 v20.16b, v19.16b, v16.16b /* sp = unpacklo(even, odd) */
-	zip2 v16.16b, v19.16b, v16.16b /* sp_1 = unpackhi(even, odd) */
-	ushr v19.16b, v5.16b, #4 /* lo_sh_1 = shr(blk_1) */
-	bit v19.16b, v6.16b, v21.16b /* even_1 = bsl(high_nibbles, lo_sh_1, blk_3) */
-	shl v6.16b, v6.16b, #4 /* hi_sh_1 = shl(blk_3) */
-	bit v5.16b, v6.16b, v21.16b /* odd_1 = bsl(high_nibbles, blk_1, hi_sh_1) */
-	zip1 v6.16b, v19.16b, v5.16b /* sp_2 = unpacklo(even_1, odd_1) */
-	zip2 v5.16b, v19.16b, v5.16b /* sp_3 = unpackhi(even_1, odd_1) */
+	ldr q23, [x17, #:lo12:.Lublock_register_neon_asm_10_high_nibbles] /* high_nibbles = const() */
+	bit v22.16b, v21.16b, v23.16b /* even = bsl(high_nibbles, lo_sh, blk_2) */
+	shl v21.16b, v21.16b, #4 /* hi_sh = shl(blk_2) */
+	bit v16.16b, v21.16b, v23.16b /* odd = bsl(high_nibbles, blk, hi_sh) */
+	zip1 v21.16b, v22.16b, v16.16b /* sp = unpacklo(even, odd) */
+	zip2 v16.16b, v22.16b, v16.16b /* sp_1 = unpackhi(even, odd) */
+	ushr v22.16b, v6.16b, #4 /* lo_sh_1 = shr(blk_1) */
+	bit v22.16b, v19.16b, v23.16b /* even_1 = bsl(high_nibbles, lo_sh_1, blk_3) */
+	shl v19.16b, v19.16b, #4 /* hi_sh_1 = shl(blk_3) */
+	bit v6.16b, v19.16b, v23.16b /* odd_1 = bsl(high_nibbles, blk_1, hi_sh_1) */
+	zip1 v19.16b, v22.16b, v6.16b /* sp_2 = unpacklo(even_1, odd_1) */
+	zip2 v6.16b, v22.16b, v6.16b /* sp_3 = unpackhi(even_1, odd_1) */
 	adrp x17, .Lublock_register_neon_asm_10_block_k_2
-	ldr q19, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_2] /* block_k_2 = const() */
-	add v19.16b, v19.16b, v1.16b /* ctr_j_4 = add(block_k_2, ctr_j0) */
-	add v22.16b, v0.16b, v19.16b /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	orr v23.16b, v0.16b, v19.16b /* ctr_or_4 = or(ctr_low, ctr_j_4) */
-	and v19.16b, v0.16b, v19.16b /* ctr_and_4 = and(ctr_low, ctr_j_4) */
-	bic v23.16b, v23.16b, v22.16b /* ctr_out_4 = andnot(ctr_sum_4, ctr_or_4) */
-	orr v19.16b, v19.16b, v23.16b /* ctr_carry_4 = or(ctr_and_4, ctr_out_4) */
-	ushr v19.16b, v19.16b, #7 /* ctr_bit_4 = shr(ctr_carry_4) */
-	tbl v23.16b, {v19.16b}, v7.16b /* ctr_spread_4 = lookup16(ctr_bit_4, spread_index) */
-	tbl v23.16b, {v17.16b}, v23.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	bsl v23.16b, v3.16b, v2.16b /* blk_4 = bsl(ctr_mask_4, ctr_v_high, ctr_w_high) */
-	tbl v19.16b, {v19.16b}, v18.16b /* ctr_spread_5 = lookup16(ctr_bit_4, spread_index_1) */
-	tbl v19.16b, {v17.16b}, v19.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	bsl v19.16b, v4.16b, v22.16b /* blk_5 = bsl(ctr_mask_5, ctr_sum_4, ctr_w_low) */
+	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_2] /* block_k_2 = const() */
+	add v22.16b, v22.16b, v2.16b /* ctr_j_4 = add(block_k_2, ctr_j0) */
+	add v22.8h, v1.8h, v22.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	tbl v24.16b, {v22.16b}, v7.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	tbl v24.16b, {v17.16b}, v24.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	bsl v24.16b, v4.16b, v3.16b /* blk_4 = bsl(ctr_mask_4, ctr_v_high, ctr_w_high) */
+	tbl v25.16b, {v22.16b}, v18.16b /* ctr_carry_5 = lookup16(ctr_sum_4, carry_everywhere_1) */
+	tbl v25.16b, {v17.16b}, v25.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	bsl v25.16b, v5.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
+	tbl v22.16b, {v22.16b}, v20.16b /* ctr_last_byte_2 = lookup16(ctr_sum_4, new_last_byte) */
+	orr v22.16b, v25.16b, v22.16b /* blk_5 = or(ctr_pair_2, ctr_last_byte_2) */
 	adrp x17, .Lublock_register_neon_asm_10_block_k_3
-	ldr q22, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_3] /* block_k_3 = const() */
-	add v22.16b, v22.16b, v1.16b /* ctr_j_6 = add(block_k_3, ctr_j0) */
-	add v24.16b, v0.16b, v22.16b /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	orr v25.16b, v0.16b, v22.16b /* ctr_or_6 = or(ctr_low, ctr_j_6) */
-	and v22.16b, v0.16b, v22.16b /* ctr_and_6 = and(ctr_low, ctr_j_6) */
-	bic v25.16b, v25.16b, v24.16b /* ctr_out_6 = andnot(ctr_sum_6, ctr_or_6) */
-	orr v22.16b, v22.16b, v25.16b /* ctr_carry_6 = or(ctr_and_6, ctr_out_6) */
-	ushr v22.16b, v22.16b, #7 /* ctr_bit_6 = shr(ctr_carry_6) */
-	tbl v25.16b, {v22.16b}, v7.16b /* ctr_spread_6 = lookup16(ctr_bit_6, spread_index) */
-	tbl v25.16b, {v17.16b}, v25.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	bsl v25.16b, v3.16b, v2.16b /* blk_6 = bsl(ctr_mask_6, ctr_v_high, ctr_w_high) */
-	tbl v22.16b, {v22.16b}, v18.16b /* ctr_spread_7 = lookup16(ctr_bit_6, spread_index_1) */
-	tbl v22.16b, {v17.16b}, v22.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	bsl v22.16b, v4.16b, v24.16b /* blk_7 = bsl(ctr_mask_7, ctr_sum_6, ctr_w_low) */
-	ushr v24.16b, v23.16b, #4 /* lo_sh_2 = shr(blk_4) */
-	bit v24.16b, v25.16b, v21.16b /* even_2 = bsl(high_nibbles, lo_sh_2, blk_6) */
-	shl v25.16b, v25.16b, #4 /* hi_sh_2 = shl(blk_6) */
-	bit v23.16b, v25.16b, v21.16b /* odd_2 = bsl(high_nibbles, blk_4, hi_sh_2) */
-	zip1 v25.16b, v24.16b, v23.16b /* sp_4 = unpacklo(even_2, odd_2) */
-	zip2 v23.16b, v24.16b, v23.16b /* sp_5 = unpackhi(even_2, odd_2) */
-	ushr v24.16b, v19.16b, #4 /* lo_sh_3 = shr(blk_5) */
-	bit v24.16b, v22.16b, v21.16b /* even_3 = bsl(high_nibbles, lo_sh_3, blk_7) */
-	shl v22.16b, v22.16b, #4 /* hi_sh_3 = shl(blk_7) */
-	bit v19.16b, v22.16b, v21.16b /* odd_3 = bsl(high_nibbles, blk_5, hi_sh_3) */
-	zip1 v22.16b, v24.16b, v19.16b /* sp_6 = unpacklo(even_3, odd_3) */
-	zip2 v19.16b, v24.16b, v19.16b /* sp_7 = unpackhi(even_3, odd_3) */
+	ldr q25, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_3] /* block_k_3 = const() */
+	add v25.16b, v25.16b, v2.16b /* ctr_j_6 = add(block_k_3, ctr_j0) */
+	add v25.8h, v1.8h, v25.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	tbl v26.16b, {v25.16b}, v7.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	tbl v26.16b, {v17.16b}, v26.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	bsl v26.16b, v4.16b, v3.16b /* blk_6 = bsl(ctr_mask_6, ctr_v_high, ctr_w_high) */
+	tbl v27.16b, {v25.16b}, v18.16b /* ctr_carry_7 = lookup16(ctr_sum_6, carry_everywhere_1) */
+	tbl v27.16b, {v17.16b}, v27.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	bsl v27.16b, v5.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
+	tbl v25.16b, {v25.16b}, v20.16b /* ctr_last_byte_3 = lookup16(ctr_sum_6, new_last_byte) */
+	orr v25.16b, v27.16b, v25.16b /* blk_7 = or(ctr_pair_3, ctr_last_byte_3) */
+	ushr v27.16b, v24.16b, #4 /* lo_sh_2 = shr(blk_4) */
+	bit v27.16b, v26.16b, v23.16b /* even_2 = bsl(high_nibbles, lo_sh_2, blk_6) */
+	shl v26.16b, v26.16b, #4 /* hi_sh_2 = shl(blk_6) */
+	bit v24.16b, v26.16b, v23.16b /* odd_2 = bsl(high_nibbles, blk_4, hi_sh_2) */
+	zip1 v26.16b, v27.16b, v24.16b /* sp_4 = unpacklo(even_2, odd_2) */
+	zip2 v24.16b, v27.16b, v24.16b /* sp_5 = unpackhi(even_2, odd_2) */
+	ushr v27.16b, v22.16b, #4 /* lo_sh_3 = shr(blk_5) */
+	bit v27.16b, v25.16b, v23.16b /* even_3 = bsl(high_nibbles, lo_sh_3, blk_7) */
+	shl v25.16b, v25.16b, #4 /* hi_sh_3 = shl(blk_7) */
+	bit v22.16b, v25.16b, v23.16b /* odd_3 = bsl(high_nibbles, blk_5, hi_sh_3) */
+	zip1 v25.16b, v27.16b, v22.16b /* sp_6 = unpacklo(even_3, odd_3) */
+	zip2 v22.16b, v27.16b, v22.16b /* sp_7 = unpackhi(even_3, odd_3) */
 	adrp x17, .Lublock_register_neon_asm_10_block_k_4
-	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_4] /* block_k_4 = const() */
-	add v24.16b, v24.16b, v1.16b /* ctr_j_8 = add(block_k_4, ctr_j0) */
-	add v26.16b, v0.16b, v24.16b /* ctr_sum_8 = add(ctr_low, ctr_j_8) */
-	orr v27.16b, v0.16b, v24.16b /* ctr_or_8 = or(ctr_low, ctr_j_8) */
-	and v24.16b, v0.16b, v24.16b /* ctr_and_8 = and(ctr_low, ctr_j_8) */
-	bic v27.16b, v27.16b, v26.16b /* ctr_out_8 = andnot(ctr_sum_8, ctr_or_8) */
-	orr v24.16b, v24.16b, v27.16b /* ctr_carry_8 = or(ctr_and_8, ctr_out_8) */
-	ushr v24.16b, v24.16b, #7 /* ctr_bit_8 = shr(ctr_carry_8) */
-	tbl v27.16b, {v24.16b}, v7.16b /* ctr_spread_8 = lookup16(ctr_bit_8, spread_index) */
-	tbl v27.16b, {v17.16b}, v27.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_spread_8) */
-	bsl v27.16b, v3.16b, v2.16b /* blk_8 = bsl(ctr_mask_8, ctr_v_high, ctr_w_high) */
-	tbl v24.16b, {v24.16b}, v18.16b /* ctr_spread_9 = lookup16(ctr_bit_8, spread_index_1) */
-	tbl v24.16b, {v17.16b}, v24.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_spread_9) */
-	bsl v24.16b, v4.16b, v26.16b /* blk_9 = bsl(ctr_mask_9, ctr_sum_8, ctr_w_low) */
+	ldr q27, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_4] /* block_k_4 = const() */
+	add v27.16b, v27.16b, v2.16b /* ctr_j_8 = add(block_k_4, ctr_j0) */
+	add v27.8h, v1.8h, v27.8h /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	tbl v28.16b, {v27.16b}, v7.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	tbl v28.16b, {v17.16b}, v28.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	bsl v28.16b, v4.16b, v3.16b /* blk_8 = bsl(ctr_mask_8, ctr_v_high, ctr_w_high) */
+	tbl v29.16b, {v27.16b}, v18.16b /* ctr_carry_9 = lookup16(ctr_sum_8, carry_everywhere_1) */
+	tbl v29.16b, {v17.16b}, v29.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	bsl v29.16b, v5.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_9, ctr_v_open, ctr_w_open) */
+	tbl v27.16b, {v27.16b}, v20.16b /* ctr_last_byte_4 = lookup16(ctr_sum_8, new_last_byte) */
+	orr v27.16b, v29.16b, v27.16b /* blk_9 = or(ctr_pair_4, ctr_last_byte_4) */
 	adrp x17, .Lublock_register_neon_asm_10_block_k_5
-	ldr q26, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_5] /* block_k_5 = const() */
-	add v26.16b, v26.16b, v1.16b /* ctr_j_10 = add(block_k_5, ctr_j0) */
-	add v28.16b, v0.16b, v26.16b /* ctr_sum_10 = add(ctr_low, ctr_j_10) */
-	orr v29.16b, v0.16b, v26.16b /* ctr_or_10 = or(ctr_low, ctr_j_10) */
-	and v26.16b, v0.16b, v26.16b /* ctr_and_10 = and(ctr_low, ctr_j_10) */
-	bic v29.16b, v29.16b, v28.16b /* ctr_out_10 = andnot(ctr_sum_10, ctr_or_10) */
-	orr v26.16b, v26.16b, v29.16b /* ctr_carry_10 = or(ctr_and_10, ctr_out_10) */
-	ushr v26.16b, v26.16b, #7 /* ctr_bit_10 = shr(ctr_carry_10) */
-	tbl v29.16b, {v26.16b}, v7.16b /* ctr_spread_10 = lookup16(ctr_bit_10, spread_index) */
-	tbl v29.16b, {v17.16b}, v29.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_spread_10) */
-	bsl v29.16b, v3.16b, v2.16b /* blk_10 = bsl(ctr_mask_10, ctr_v_high, ctr_w_high) */
-	tbl v26.16b, {v26.16b}, v18.16b /* ctr_spread_11 = lookup16(ctr_bit_10, spread_index_1) */
-	tbl v26.16b, {v17.16b}, v26.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_spread_11) */
-	bsl v26.16b, v4.16b, v28.16b /* blk_11 = bsl(ctr_mask_11, ctr_sum_10, ctr_w_low) */
-	ushr v28.16b, v27.16b, #4 /* lo_sh_4 = shr(blk_8) */
-	bit v28.16b, v29.16b, v21.16b /* even_4 = bsl(high_nibbles, lo_sh_4, blk_10) */
-	shl v29.16b, v29.16b, #4 /* hi_sh_4 = shl(blk_10) */
-	bit v27.16b, v29.16b, v21.16b /* odd_4 = bsl(high_nibbles, blk_8, hi_sh_4) */
-	zip1 v29.16b, v28.16b, v27.16b /* sp_8 = unpacklo(even_4, odd_4) */
-	zip2 v27.16b, v28.16b, v27.16b /* sp_9 = unpackhi(even_4, odd_4) */
-	ushr v28.16b, v24.16b, #4 /* lo_sh_5 = shr(blk_9) */
-	bit v28.16b, v26.16b, v21.16b /* even_5 = bsl(high_nibbles, lo_sh_5, blk_11) */
-	shl v26.16b, v26.16b, #4 /* hi_sh_5 = shl(blk_11) */
-	bit v24.16b, v26.16b, v21.16b /* odd_5 = bsl(high_nibbles, blk_9, hi_sh_5) */
-	zip1 v26.16b, v28.16b, v24.16b /* sp_10 = unpacklo(even_5, odd_5) */
-	zip2 v24.16b, v28.16b, v24.16b /* sp_11 = unpackhi(even_5, odd_5) */
+	ldr q29, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_5] /* block_k_5 = const() */
+	add v29.16b, v29.16b, v2.16b /* ctr_j_10 = add(block_k_5, ctr_j0) */
+	add v29.8h, v1.8h, v29.8h /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	tbl v30.16b, {v29.16b}, v7.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	tbl v30.16b, {v17.16b}, v30.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	bsl v30.16b, v4.16b, v3.16b /* blk_10 = bsl(ctr_mask_10, ctr_v_high, ctr_w_high) */
+	tbl v31.16b, {v29.16b}, v18.16b /* ctr_carry_11 = lookup16(ctr_sum_10, carry_everywhere_1) */
+	tbl v31.16b, {v17.16b}, v31.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	bsl v31.16b, v5.16b, v0.16b /* ctr_pair_5 = bsl(ctr_mask_11, ctr_v_open, ctr_w_open) */
+	tbl v29.16b, {v29.16b}, v20.16b /* ctr_last_byte_5 = lookup16(ctr_sum_10, new_last_byte) */
+	orr v29.16b, v31.16b, v29.16b /* blk_11 = or(ctr_pair_5, ctr_last_byte_5) */
+	ushr v31.16b, v28.16b, #4 /* lo_sh_4 = shr(blk_8) */
+	bit v31.16b, v30.16b, v23.16b /* even_4 = bsl(high_nibbles, lo_sh_4, blk_10) */
+	shl v30.16b, v30.16b, #4 /* hi_sh_4 = shl(blk_10) */
+	bit v28.16b, v30.16b, v23.16b /* odd_4 = bsl(high_nibbles, blk_8, hi_sh_4) */
+	zip1 v30.16b, v31.16b, v28.16b /* sp_8 = unpacklo(even_4, odd_4) */
+	zip2 v28.16b, v31.16b, v28.16b /* sp_9 = unpackhi(even_4, odd_4) */
+	ushr v31.16b, v27.16b, #4 /* lo_sh_5 = shr(blk_9) */
+	bit v31.16b, v29.16b, v23.16b /* even_5 = bsl(high_nibbles, lo_sh_5, blk_11) */
+	shl v29.16b, v29.16b, #4 /* hi_sh_5 = shl(blk_11) */
+	bit v27.16b, v29.16b, v23.16b /* odd_5 = bsl(high_nibbles, blk_9, hi_sh_5) */
+	zip1 v29.16b, v31.16b, v27.16b /* sp_10 = unpacklo(even_5, odd_5) */
+	zip2 v27.16b, v31.16b, v27.16b /* sp_11 = unpackhi(even_5, odd_5) */
 	adrp x17, .Lublock_register_neon_asm_10_block_k_6
-	ldr q28, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_6] /* block_k_6 = const() */
-	add v28.16b, v28.16b, v1.16b /* ctr_j_12 = add(block_k_6, ctr_j0) */
-	add v30.16b, v0.16b, v28.16b /* ctr_sum_12 = add(ctr_low, ctr_j_12) */
-	orr v31.16b, v0.16b, v28.16b /* ctr_or_12 = or(ctr_low, ctr_j_12) */
-	and v28.16b, v0.16b, v28.16b /* ctr_and_12 = and(ctr_low, ctr_j_12) */
-	bic v31.16b, v31.16b, v30.16b /* ctr_out_12 = andnot(ctr_sum_12, ctr_or_12) */
-	orr v28.16b, v28.16b, v31.16b /* ctr_carry_12 = or(ctr_and_12, ctr_out_12) */
-	ushr v28.16b, v28.16b, #7 /* ctr_bit_12 = shr(ctr_carry_12) */
-	tbl v31.16b, {v28.16b}, v7.16b /* ctr_spread_12 = lookup16(ctr_bit_12, spread_index) */
-	tbl v31.16b, {v17.16b}, v31.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_spread_12) */
-	bsl v31.16b, v3.16b, v2.16b /* blk_12 = bsl(ctr_mask_12, ctr_v_high, ctr_w_high) */
-	tbl v28.16b, {v28.16b}, v18.16b /* ctr_spread_13 = lookup16(ctr_bit_12, spread_index_1) */
-	tbl v28.16b, {v17.16b}, v28.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_spread_13) */
-	bsl v28.16b, v4.16b, v30.16b /* blk_13 = bsl(ctr_mask_13, ctr_sum_12, ctr_w_low) */
+	ldr q31, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_6] /* block_k_6 = const() */
+	add v31.16b, v31.16b, v2.16b /* ctr_j_12 = add(block_k_6, ctr_j0) */
+	add v31.8h, v1.8h, v31.8h /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	tbl v8.16b, {v31.16b}, v7.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	tbl v8.16b, {v17.16b}, v8.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	bsl v8.16b, v4.16b, v3.16b /* blk_12 = bsl(ctr_mask_12, ctr_v_high, ctr_w_high) */
+	tbl v9.16b, {v31.16b}, v18.16b /* ctr_carry_13 = lookup16(ctr_sum_12, carry_everywhere_1) */
+	tbl v9.16b, {v17.16b}, v9.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	bsl v9.16b, v5.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_13, ctr_v_open, ctr_w_open) */
+	tbl v31.16b, {v31.16b}, v20.16b /* ctr_last_byte_6 = lookup16(ctr_sum_12, new_last_byte) */
+	orr v31.16b, v9.16b, v31.16b /* blk_13 = or(ctr_pair_6, ctr_last_byte_6) */
 	adrp x17, .Lublock_register_neon_asm_10_block_k_7
-	ldr q30, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_7] /* block_k_7 = const() */
-	add v1.16b, v30.16b, v1.16b /* ctr_j_14 = add(block_k_7, ctr_j0) */
-	add v30.16b, v0.16b, v1.16b /* ctr_sum_14 = add(ctr_low, ctr_j_14) */
-	orr v8.16b, v0.16b, v1.16b /* ctr_or_14 = or(ctr_low, ctr_j_14) */
-	and v0.16b, v0.16b, v1.16b /* ctr_and_14 = and(ctr_low, ctr_j_14) */
-	bic v1.16b, v8.16b, v30.16b /* ctr_out_14 = andnot(ctr_sum_14, ctr_or_14) */
-	orr v0.16b, v0.16b, v1.16b /* ctr_carry_14 = or(ctr_and_14, ctr_out_14) */
-	ushr v0.16b, v0.16b, #7 /* ctr_bit_14 = shr(ctr_carry_14) */
-	tbl v1.16b, {v0.16b}, v7.16b /* ctr_spread_14 = lookup16(ctr_bit_14, spread_index) */
-	tbl v1.16b, {v17.16b}, v1.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_spread_14) */
-	bsl v1.16b, v3.16b, v2.16b /* blk_14 = bsl(ctr_mask_14, ctr_v_high, ctr_w_high) */
-	tbl v0.16b, {v0.16b}, v18.16b /* ctr_spread_15 = lookup16(ctr_bit_14, spread_index_1) */
-	tbl v0.16b, {v17.16b}, v0.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_spread_15) */
-	bsl v0.16b, v4.16b, v30.16b /* blk_15 = bsl(ctr_mask_15, ctr_sum_14, ctr_w_low) */
-	ushr v2.16b, v31.16b, #4 /* lo_sh_6 = shr(blk_12) */
-	bit v2.16b, v1.16b, v21.16b /* even_6 = bsl(high_nibbles, lo_sh_6, blk_14) */
-	shl v1.16b, v1.16b, #4 /* hi_sh_6 = shl(blk_14) */
-	bit v31.16b, v1.16b, v21.16b /* odd_6 = bsl(high_nibbles, blk_12, hi_sh_6) */
-	zip1 v1.16b, v2.16b, v31.16b /* sp_12 = unpacklo(even_6, odd_6) */
-	zip2 v2.16b, v2.16b, v31.16b /* sp_13 = unpackhi(even_6, odd_6) */
-	ushr v3.16b, v28.16b, #4 /* lo_sh_7 = shr(blk_13) */
-	bit v3.16b, v0.16b, v21.16b /* even_7 = bsl(high_nibbles, lo_sh_7, blk_15) */
+	ldr q9, [x17, #:lo12:.Lublock_register_neon_asm_10_block_k_7] /* block_k_7 = const() */
+	add v2.16b, v9.16b, v2.16b /* ctr_j_14 = add(block_k_7, ctr_j0) */
+	add v1.8h, v1.8h, v2.8h /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	tbl v2.16b, {v1.16b}, v7.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	tbl v2.16b, {v17.16b}, v2.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	bsl v2.16b, v4.16b, v3.16b /* blk_14 = bsl(ctr_mask_14, ctr_v_high, ctr_w_high) */
+	tbl v3.16b, {v1.16b}, v18.16b /* ctr_carry_15 = lookup16(ctr_sum_14, carry_everywhere_1) */
+	tbl v3.16b, {v17.16b}, v3.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	bsl v3.16b, v5.16b, v0.16b /* ctr_pair_7 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
+	tbl v0.16b, {v1.16b}, v20.16b /* ctr_last_byte_7 = lookup16(ctr_sum_14, new_last_byte) */
+	orr v0.16b, v3.16b, v0.16b /* blk_15 = or(ctr_pair_7, ctr_last_byte_7) */
+	ushr v1.16b, v8.16b, #4 /* lo_sh_6 = shr(blk_12) */
+	bit v1.16b, v2.16b, v23.16b /* even_6 = bsl(high_nibbles, lo_sh_6, blk_14) */
+	shl v2.16b, v2.16b, #4 /* hi_sh_6 = shl(blk_14) */
+	bit v8.16b, v2.16b, v23.16b /* odd_6 = bsl(high_nibbles, blk_12, hi_sh_6) */
+	zip1 v2.16b, v1.16b, v8.16b /* sp_12 = unpacklo(even_6, odd_6) */
+	zip2 v1.16b, v1.16b, v8.16b /* sp_13 = unpackhi(even_6, odd_6) */
+	ushr v3.16b, v31.16b, #4 /* lo_sh_7 = shr(blk_13) */
+	bit v3.16b, v0.16b, v23.16b /* even_7 = bsl(high_nibbles, lo_sh_7, blk_15) */
 	shl v0.16b, v0.16b, #4 /* hi_sh_7 = shl(blk_15) */
-	bit v28.16b, v0.16b, v21.16b /* odd_7 = bsl(high_nibbles, blk_13, hi_sh_7) */
-	zip1 v0.16b, v3.16b, v28.16b /* sp_14 = unpacklo(even_7, odd_7) */
-	zip2 v3.16b, v3.16b, v28.16b /* sp_15 = unpackhi(even_7, odd_7) */
+	bit v31.16b, v0.16b, v23.16b /* odd_7 = bsl(high_nibbles, blk_13, hi_sh_7) */
+	zip1 v0.16b, v3.16b, v31.16b /* sp_14 = unpacklo(even_7, odd_7) */
+	zip2 v3.16b, v3.16b, v31.16b /* sp_15 = unpackhi(even_7, odd_7) */
 	adrp x17, .Lublock_register_neon_asm_10_rotl48
 	ldr q4, [x17, #:lo12:.Lublock_register_neon_asm_10_rotl48] /* rotl48 = const() */
 	adrp x17, .Lublock_register_neon_asm_10_sbox_hi
-	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_10_sbox_hi] /* sbox_hi = const() */
+	ldr q5, [x17, #:lo12:.Lublock_register_neon_asm_10_sbox_hi] /* sbox_hi = const() */
 	adrp x17, .Lublock_register_neon_asm_10_sbox_lo
-	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_10_sbox_lo] /* sbox_lo = const() */
+	ldr q17, [x17, #:lo12:.Lublock_register_neon_asm_10_sbox_lo] /* sbox_lo = const() */
 	adrp x17, .Lublock_register_neon_asm_10_rotl24
-	ldr q28, [x17, #:lo12:.Lublock_register_neon_asm_10_rotl24] /* rotl24 = const() */
+	ldr q18, [x17, #:lo12:.Lublock_register_neon_asm_10_rotl24] /* rotl24 = const() */
 	adrp x17, .Lublock_register_neon_asm_10_rotl56
-	ldr q30, [x17, #:lo12:.Lublock_register_neon_asm_10_rotl56] /* rotl56 = const() */
+	ldr q20, [x17, #:lo12:.Lublock_register_neon_asm_10_rotl56] /* rotl56 = const() */
 	adrp x17, .Lublock_register_neon_asm_10_pl_front0
 	ldr q31, [x17, #:lo12:.Lublock_register_neon_asm_10_pl_front0] /* pl_front0 = const() */
 	adrp x17, .Lublock_register_neon_asm_10_pl_front1
@@ -3390,7 +3339,7 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	ldr q10, [x17, #:lo12:.Lublock_register_neon_asm_10_pl_rear1] /* pl_rear1 = const() */
 	adrp x17, .Lublock_register_neon_asm_10_pr_front0
 	ldr q11, [x17, #:lo12:.Lublock_register_neon_asm_10_pr_front0] /* pr_front0 = const() */
-	str q2, [sp, #64] /* spill g3x0_1.2 */
+	str q1, [sp, #64] /* spill g3x0_1.2 */
 	str q0, [sp, #80] /* spill g3x1_0.2 */
 	str q3, [sp, #96] /* spill g3x1_1.2 */
 	mov x5, x0
@@ -3398,390 +3347,390 @@ ublock_register_neon_ublock256_256_ctr_xor_asm:
 	.p2align 4
 .Lublock_register_neon_asm_10_loop_r0:
 	ldr q0, [x5] /* rk0 = load() */
-	ldr q2, [x5, #16] /* rk0_1 = load() */
+	ldr q1, [x5, #16] /* rk0_1 = load() */
 	ldr q3, [x5, #64] /* rk1 = load() */
-	ldr q21, [x5, #80] /* rk1_1 = load() */
+	ldr q23, [x5, #80] /* rk1_1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	eor v20.16b, v20.16b, v0.16b /* k0 = xor(g0x0_0, rk0) */
-	eor v16.16b, v16.16b, v2.16b /* k0_1 = xor(g0x0_1, rk0_1) */
-	eor v6.16b, v6.16b, v3.16b /* k1 = xor(g0x1_0, rk1) */
-	eor v5.16b, v5.16b, v21.16b /* k1_1 = xor(g0x1_1, rk1_1) */
-	and v12.16b, v20.16b, v7.16b /* s0_lo = and(k0, spread_index) */
-	ushr v20.16b, v20.16b, #4 /* s0_hi = shr(k0) */
-	tbl v12.16b, {v18.16b}, v12.16b /* s0_l = lookup16(sbox_lo, s0_lo) */
-	tbl v20.16b, {v17.16b}, v20.16b /* s0_h = lookup16(sbox_hi, s0_hi) */
-	orr v20.16b, v12.16b, v20.16b /* s0 = or(s0_l, s0_h) */
-	and v12.16b, v16.16b, v7.16b /* s0_lo_1 = and(k0_1, spread_index) */
+	eor v21.16b, v21.16b, v0.16b /* k0 = xor(g0x0_0, rk0) */
+	eor v16.16b, v16.16b, v1.16b /* k0_1 = xor(g0x0_1, rk0_1) */
+	eor v19.16b, v19.16b, v3.16b /* k1 = xor(g0x1_0, rk1) */
+	eor v6.16b, v6.16b, v23.16b /* k1_1 = xor(g0x1_1, rk1_1) */
+	and v12.16b, v21.16b, v7.16b /* s0_lo = and(k0, carry_everywhere) */
+	ushr v21.16b, v21.16b, #4 /* s0_hi = shr(k0) */
+	tbl v12.16b, {v17.16b}, v12.16b /* s0_l = lookup16(sbox_lo, s0_lo) */
+	tbl v21.16b, {v5.16b}, v21.16b /* s0_h = lookup16(sbox_hi, s0_hi) */
+	orr v21.16b, v12.16b, v21.16b /* s0 = or(s0_l, s0_h) */
+	and v12.16b, v16.16b, v7.16b /* s0_lo_1 = and(k0_1, carry_everywhere) */
 	ushr v16.16b, v16.16b, #4 /* s0_hi_1 = shr(k0_1) */
-	tbl v12.16b, {v18.16b}, v12.16b /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	tbl v16.16b, {v17.16b}, v16.16b /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	tbl v12.16b, {v17.16b}, v12.16b /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	tbl v16.16b, {v5.16b}, v16.16b /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
 	orr v16.16b, v12.16b, v16.16b /* s0_1 = or(s0_l_1, s0_h_1) */
-	and v12.16b, v6.16b, v7.16b /* s1_lo = and(k1, spread_index) */
-	ushr v6.16b, v6.16b, #4 /* s1_hi = shr(k1) */
-	tbl v12.16b, {v18.16b}, v12.16b /* s1_l = lookup16(sbox_lo, s1_lo) */
-	tbl v6.16b, {v17.16b}, v6.16b /* s1_h = lookup16(sbox_hi, s1_hi) */
-	orr v6.16b, v12.16b, v6.16b /* s1 = or(s1_l, s1_h) */
-	and v12.16b, v5.16b, v7.16b /* s1_lo_1 = and(k1_1, spread_index) */
-	ushr v5.16b, v5.16b, #4 /* s1_hi_1 = shr(k1_1) */
-	tbl v12.16b, {v18.16b}, v12.16b /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	tbl v5.16b, {v17.16b}, v5.16b /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	orr v5.16b, v12.16b, v5.16b /* s1_1 = or(s1_l_1, s1_h_1) */
-	eor v6.16b, v6.16b, v20.16b /* x1 = xor(s1, s0) */
-	eor v5.16b, v5.16b, v16.16b /* x1_1 = xor(s1_1, s0_1) */
-	tbl v12.16b, {v6.16b}, v30.16b /* rot4 = lookup16(x1, rotl56) */
-	tbl v13.16b, {v5.16b}, v30.16b /* rot4_1 = lookup16(x1_1, rotl56) */
-	eor v20.16b, v20.16b, v12.16b /* x0 = xor(s0, rot4) */
+	and v12.16b, v19.16b, v7.16b /* s1_lo = and(k1, carry_everywhere) */
+	ushr v19.16b, v19.16b, #4 /* s1_hi = shr(k1) */
+	tbl v12.16b, {v17.16b}, v12.16b /* s1_l = lookup16(sbox_lo, s1_lo) */
+	tbl v19.16b, {v5.16b}, v19.16b /* s1_h = lookup16(sbox_hi, s1_hi) */
+	orr v19.16b, v12.16b, v19.16b /* s1 = or(s1_l, s1_h) */
+	and v12.16b, v6.16b, v7.16b /* s1_lo_1 = and(k1_1, carry_everywhere) */
+	ushr v6.16b, v6.16b, #4 /* s1_hi_1 = shr(k1_1) */
+	tbl v12.16b, {v17.16b}, v12.16b /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	tbl v6.16b, {v5.16b}, v6.16b /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	orr v6.16b, v12.16b, v6.16b /* s1_1 = or(s1_l_1, s1_h_1) */
+	eor v19.16b, v19.16b, v21.16b /* x1 = xor(s1, s0) */
+	eor v6.16b, v6.16b, v16.16b /* x1_1 = xor(s1_1, s0_1) */
+	tbl v12.16b, {v19.16b}, v20.16b /* rot4 = lookup16(x1, rotl56) */
+	tbl v13.16b, {v6.16b}, v20.16b /* rot4_1 = lookup16(x1_1, rotl56) */
+	eor v21.16b, v21.16b, v12.16b /* x0 = xor(s0, rot4) */
 	eor v16.16b, v16.16b, v13.16b /* x0_1 = xor(s0_1, rot4_1) */
-	tbl v12.16b, {v20.16b}, v4.16b /* rot8 = lookup16(x0, rotl48) */
+	tbl v12.16b, {v21.16b}, v4.16b /* rot8 = lookup16(x0, rotl48) */
 	tbl v13.16b, {v16.16b}, v4.16b /* rot8_1 = lookup16(x0_1, rotl48) */
-	eor v6.16b, v6.16b, v12.16b /* x1_2 = xor(x1, rot8) */
-	eor v5.16b, v5.16b, v13.16b /* x1_3 = xor(x1_1, rot8_1) */
-	tbl v12.16b, {v6.16b}, v4.16b /* rot8_2 = lookup16(x1_2, rotl48) */
-	tbl v13.16b, {v5.16b}, v4.16b /* rot8_3 = lookup16(x1_3, rotl48) */
-	eor v20.16b, v20.16b, v12.16b /* x0_2 = xor(x0, rot8_2) */
+	eor v19.16b, v19.16b, v12.16b /* x1_2 = xor(x1, rot8) */
+	eor v6.16b, v6.16b, v13.16b /* x1_3 = xor(x1_1, rot8_1) */
+	tbl v12.16b, {v19.16b}, v4.16b /* rot8_2 = lookup16(x1_2, rotl48) */
+	tbl v13.16b, {v6.16b}, v4.16b /* rot8_3 = lookup16(x1_3, rotl48) */
+	eor v21.16b, v21.16b, v12.16b /* x0_2 = xor(x0, rot8_2) */
 	eor v16.16b, v16.16b, v13.16b /* x0_3 = xor(x0_1, rot8_3) */
-	tbl v12.16b, {v20.16b}, v28.16b /* rot20 = lookup16(x0_2, rotl24) */
-	tbl v13.16b, {v16.16b}, v28.16b /* rot20_1 = lookup16(x0_3, rotl24) */
-	eor v6.16b, v6.16b, v12.16b /* x1_4 = xor(x1_2, rot20) */
-	eor v5.16b, v5.16b, v13.16b /* x1_5 = xor(x1_3, rot20_1) */
-	eor v20.16b, v20.16b, v6.16b /* x0_4 = xor(x0_2, x1_4) */
-	eor v16.16b, v16.16b, v5.16b /* x0_5 = xor(x0_3, x1_5) */
-	tbl v12.16b, {v20.16b}, v31.16b /* pl_f = lookup16(x0_4, pl_front0) */
+	tbl v12.16b, {v21.16b}, v18.16b /* rot20 = lookup16(x0_2, rotl24) */
+	tbl v13.16b, {v16.16b}, v18.16b /* rot20_1 = lookup16(x0_3, rotl24) */
+	eor v19.16b, v19.16b, v12.16b /* x1_4 = xor(x1_2, rot20) */
+	eor v6.16b, v6.16b, v13.16b /* x1_5 = xor(x1_3, rot20_1) */
+	eor v21.16b, v21.16b, v19.16b /* x0_4 = xor(x0_2, x1_4) */
+	eor v16.16b, v16.16b, v6.16b /* x0_5 = xor(x0_3, x1_5) */
+	tbl v12.16b, {v21.16b}, v31.16b /* pl_f = lookup16(x0_4, pl_front0) */
 	tbl v13.16b, {v16.16b}, v9.16b /* pl_r = lookup16(x0_5, pl_rear0) */
 	eor v12.16b, v12.16b, v13.16b /* pl = xor(pl_f, pl_r) */
 	tbl v16.16b, {v16.16b}, v8.16b /* pl_f_1 = lookup16(x0_5, pl_front1) */
-	tbl v20.16b, {v20.16b}, v10.16b /* pl_r_1 = lookup16(x0_4, pl_rear1) */
-	eor v16.16b, v16.16b, v20.16b /* pl_1 = xor(pl_f_1, pl_r_1) */
-	tbl v20.16b, {v6.16b}, v11.16b /* pr_f = lookup16(x1_4, pr_front0) */
+	tbl v21.16b, {v21.16b}, v10.16b /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	eor v16.16b, v16.16b, v21.16b /* pl_1 = xor(pl_f_1, pl_r_1) */
+	tbl v21.16b, {v19.16b}, v11.16b /* pr_f = lookup16(x1_4, pr_front0) */
 	adrp x17, .Lublock_register_neon_asm_10_pr_rear0
 	ldr q13, [x17, #:lo12:.Lublock_register_neon_asm_10_pr_rear0] /* pr_rear0 = const() */
-	tbl v14.16b, {v5.16b}, v13.16b /* pr_r = lookup16(x1_5, pr_rear0) */
-	eor v20.16b, v20.16b, v14.16b /* pr = xor(pr_f, pr_r) */
+	tbl v14.16b, {v6.16b}, v13.16b /* pr_r = lookup16(x1_5, pr_rear0) */
+	eor v21.16b, v21.16b, v14.16b /* pr = xor(pr_f, pr_r) */
 	adrp x17, .Lublock_register_neon_asm_10_pr_front1
 	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_10_pr_front1] /* pr_front1 = const() */
-	tbl v5.16b, {v5.16b}, v14.16b /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	tbl v6.16b, {v6.16b}, v14.16b /* pr_f_1 = lookup16(x1_5, pr_front1) */
 	adrp x17, .Lublock_register_neon_asm_10_pr_rear1
 	ldr q15, [x17, #:lo12:.Lublock_register_neon_asm_10_pr_rear1] /* pr_rear1 = const() */
-	tbl v6.16b, {v6.16b}, v15.16b /* pr_r_1 = lookup16(x1_4, pr_rear1) */
-	eor v5.16b, v5.16b, v6.16b /* pr_1 = xor(pr_f_1, pr_r_1) */
+	tbl v19.16b, {v19.16b}, v15.16b /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	eor v6.16b, v6.16b, v19.16b /* pr_1 = xor(pr_f_1, pr_r_1) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	eor v6.16b, v25.16b, v0.16b /* k0_2 = xor(g1x0_0, rk0) */
-	eor v23.16b, v23.16b, v2.16b /* k0_3 = xor(g1x0_1, rk0_1) */
-	eor v22.16b, v22.16b, v3.16b /* k1_2 = xor(g1x1_0, rk1) */
-	eor v19.16b, v19.16b, v21.16b /* k1_3 = xor(g1x1_1, rk1_1) */
-	and v25.16b, v6.16b, v7.16b /* s0_lo_2 = and(k0_2, spread_index) */
-	ushr v6.16b, v6.16b, #4 /* s0_hi_2 = shr(k0_2) */
-	tbl v25.16b, {v18.16b}, v25.16b /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	tbl v6.16b, {v17.16b}, v6.16b /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	orr v6.16b, v25.16b, v6.16b /* s0_2 = or(s0_l_2, s0_h_2) */
-	and v25.16b, v23.16b, v7.16b /* s0_lo_3 = and(k0_3, spread_index) */
-	ushr v23.16b, v23.16b, #4 /* s0_hi_3 = shr(k0_3) */
-	tbl v25.16b, {v18.16b}, v25.16b /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	tbl v23.16b, {v17.16b}, v23.16b /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
-	orr v23.16b, v25.16b, v23.16b /* s0_3 = or(s0_l_3, s0_h_3) */
-	and v25.16b, v22.16b, v7.16b /* s1_lo_2 = and(k1_2, spread_index) */
-	ushr v22.16b, v22.16b, #4 /* s1_hi_2 = shr(k1_2) */
-	tbl v25.16b, {v18.16b}, v25.16b /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	tbl v22.16b, {v17.16b}, v22.16b /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	orr v22.16b, v25.16b, v22.16b /* s1_2 = or(s1_l_2, s1_h_2) */
-	and v25.16b, v19.16b, v7.16b /* s1_lo_3 = and(k1_3, spread_index) */
-	ushr v19.16b, v19.16b, #4 /* s1_hi_3 = shr(k1_3) */
-	tbl v25.16b, {v18.16b}, v25.16b /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	tbl v19.16b, {v17.16b}, v19.16b /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
-	orr v19.16b, v25.16b, v19.16b /* s1_3 = or(s1_l_3, s1_h_3) */
-	eor v22.16b, v22.16b, v6.16b /* x1_6 = xor(s1_2, s0_2) */
-	eor v19.16b, v19.16b, v23.16b /* x1_7 = xor(s1_3, s0_3) */
-	tbl v25.16b, {v22.16b}, v30.16b /* rot4_2 = lookup16(x1_6, rotl56) */
-	str q5, [sp, #112] /* spill g0x1_1.3 */
-	tbl v5.16b, {v19.16b}, v30.16b /* rot4_3 = lookup16(x1_7, rotl56) */
-	eor v6.16b, v6.16b, v25.16b /* x0_6 = xor(s0_2, rot4_2) */
-	eor v5.16b, v23.16b, v5.16b /* x0_7 = xor(s0_3, rot4_3) */
-	tbl v23.16b, {v6.16b}, v4.16b /* rot8_4 = lookup16(x0_6, rotl48) */
-	tbl v25.16b, {v5.16b}, v4.16b /* rot8_5 = lookup16(x0_7, rotl48) */
-	eor v22.16b, v22.16b, v23.16b /* x1_8 = xor(x1_6, rot8_4) */
-	eor v19.16b, v19.16b, v25.16b /* x1_9 = xor(x1_7, rot8_5) */
-	tbl v23.16b, {v22.16b}, v4.16b /* rot8_6 = lookup16(x1_8, rotl48) */
-	tbl v25.16b, {v19.16b}, v4.16b /* rot8_7 = lookup16(x1_9, rotl48) */
-	eor v6.16b, v6.16b, v23.16b /* x0_8 = xor(x0_6, rot8_6) */
-	eor v5.16b, v5.16b, v25.16b /* x0_9 = xor(x0_7, rot8_7) */
-	tbl v23.16b, {v6.16b}, v28.16b /* rot20_2 = lookup16(x0_8, rotl24) */
-	tbl v25.16b, {v5.16b}, v28.16b /* rot20_3 = lookup16(x0_9, rotl24) */
-	eor v22.16b, v22.16b, v23.16b /* x1_10 = xor(x1_8, rot20_2) */
-	eor v19.16b, v19.16b, v25.16b /* x1_11 = xor(x1_9, rot20_3) */
-	eor v6.16b, v6.16b, v22.16b /* x0_10 = xor(x0_8, x1_10) */
-	eor v5.16b, v5.16b, v19.16b /* x0_11 = xor(x0_9, x1_11) */
-	tbl v23.16b, {v6.16b}, v31.16b /* pl_f_2 = lookup16(x0_10, pl_front0) */
-	tbl v25.16b, {v5.16b}, v9.16b /* pl_r_2 = lookup16(x0_11, pl_rear0) */
-	eor v23.16b, v23.16b, v25.16b /* pl_2 = xor(pl_f_2, pl_r_2) */
-	tbl v5.16b, {v5.16b}, v8.16b /* pl_f_3 = lookup16(x0_11, pl_front1) */
-	tbl v6.16b, {v6.16b}, v10.16b /* pl_r_3 = lookup16(x0_10, pl_rear1) */
-	eor v5.16b, v5.16b, v6.16b /* pl_3 = xor(pl_f_3, pl_r_3) */
-	tbl v6.16b, {v22.16b}, v11.16b /* pr_f_2 = lookup16(x1_10, pr_front0) */
-	tbl v25.16b, {v19.16b}, v13.16b /* pr_r_2 = lookup16(x1_11, pr_rear0) */
-	eor v6.16b, v6.16b, v25.16b /* pr_2 = xor(pr_f_2, pr_r_2) */
-	tbl v19.16b, {v19.16b}, v14.16b /* pr_f_3 = lookup16(x1_11, pr_front1) */
-	tbl v22.16b, {v22.16b}, v15.16b /* pr_r_3 = lookup16(x1_10, pr_rear1) */
-	eor v19.16b, v19.16b, v22.16b /* pr_3 = xor(pr_f_3, pr_r_3) */
+	eor v19.16b, v26.16b, v0.16b /* k0_2 = xor(g1x0_0, rk0) */
+	eor v24.16b, v24.16b, v1.16b /* k0_3 = xor(g1x0_1, rk0_1) */
+	eor v25.16b, v25.16b, v3.16b /* k1_2 = xor(g1x1_0, rk1) */
+	eor v22.16b, v22.16b, v23.16b /* k1_3 = xor(g1x1_1, rk1_1) */
+	and v26.16b, v19.16b, v7.16b /* s0_lo_2 = and(k0_2, carry_everywhere) */
+	ushr v19.16b, v19.16b, #4 /* s0_hi_2 = shr(k0_2) */
+	tbl v26.16b, {v17.16b}, v26.16b /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	tbl v19.16b, {v5.16b}, v19.16b /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	orr v19.16b, v26.16b, v19.16b /* s0_2 = or(s0_l_2, s0_h_2) */
+	and v26.16b, v24.16b, v7.16b /* s0_lo_3 = and(k0_3, carry_everywhere) */
+	ushr v24.16b, v24.16b, #4 /* s0_hi_3 = shr(k0_3) */
+	tbl v26.16b, {v17.16b}, v26.16b /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	tbl v24.16b, {v5.16b}, v24.16b /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	orr v24.16b, v26.16b, v24.16b /* s0_3 = or(s0_l_3, s0_h_3) */
+	and v26.16b, v25.16b, v7.16b /* s1_lo_2 = and(k1_2, carry_everywhere) */
+	ushr v25.16b, v25.16b, #4 /* s1_hi_2 = shr(k1_2) */
+	tbl v26.16b, {v17.16b}, v26.16b /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	tbl v25.16b, {v5.16b}, v25.16b /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	orr v25.16b, v26.16b, v25.16b /* s1_2 = or(s1_l_2, s1_h_2) */
+	and v26.16b, v22.16b, v7.16b /* s1_lo_3 = and(k1_3, carry_everywhere) */
+	ushr v22.16b, v22.16b, #4 /* s1_hi_3 = shr(k1_3) */
+	tbl v26.16b, {v17.16b}, v26.16b /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	tbl v22.16b, {v5.16b}, v22.16b /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	orr v22.16b, v26.16b, v22.16b /* s1_3 = or(s1_l_3, s1_h_3) */
+	eor v25.16b, v25.16b, v19.16b /* x1_6 = xor(s1_2, s0_2) */
+	eor v22.16b, v22.16b, v24.16b /* x1_7 = xor(s1_3, s0_3) */
+	tbl v26.16b, {v25.16b}, v20.16b /* rot4_2 = lookup16(x1_6, rotl56) */
+	str q6, [sp, #112] /* spill g0x1_1.3 */
+	tbl v6.16b, {v22.16b}, v20.16b /* rot4_3 = lookup16(x1_7, rotl56) */
+	eor v19.16b, v19.16b, v26.16b /* x0_6 = xor(s0_2, rot4_2) */
+	eor v6.16b, v24.16b, v6.16b /* x0_7 = xor(s0_3, rot4_3) */
+	tbl v24.16b, {v19.16b}, v4.16b /* rot8_4 = lookup16(x0_6, rotl48) */
+	tbl v26.16b, {v6.16b}, v4.16b /* rot8_5 = lookup16(x0_7, rotl48) */
+	eor v24.16b, v25.16b, v24.16b /* x1_8 = xor(x1_6, rot8_4) */
+	eor v22.16b, v22.16b, v26.16b /* x1_9 = xor(x1_7, rot8_5) */
+	tbl v25.16b, {v24.16b}, v4.16b /* rot8_6 = lookup16(x1_8, rotl48) */
+	tbl v26.16b, {v22.16b}, v4.16b /* rot8_7 = lookup16(x1_9, rotl48) */
+	eor v19.16b, v19.16b, v25.16b /* x0_8 = xor(x0_6, rot8_6) */
+	eor v6.16b, v6.16b, v26.16b /* x0_9 = xor(x0_7, rot8_7) */
+	tbl v25.16b, {v19.16b}, v18.16b /* rot20_2 = lookup16(x0_8, rotl24) */
+	tbl v26.16b, {v6.16b}, v18.16b /* rot20_3 = lookup16(x0_9, rotl24) */
+	eor v24.16b, v24.16b, v25.16b /* x1_10 = xor(x1_8, rot20_2) */
+	eor v22.16b, v22.16b, v26.16b /* x1_11 = xor(x1_9, rot20_3) */
+	eor v19.16b, v19.16b, v24.16b /* x0_10 = xor(x0_8, x1_10) */
+	eor v6.16b, v6.16b, v22.16b /* x0_11 = xor(x0_9, x1_11) */
+	tbl v25.16b, {v19.16b}, v31.16b /* pl_f_2 = lookup16(x0_10, pl_front0) */
+	tbl v26.16b, {v6.16b}, v9.16b /* pl_r_2 = lookup16(x0_11, pl_rear0) */
+	eor v25.16b, v25.16b, v26.16b /* pl_2 = xor(pl_f_2, pl_r_2) */
+	tbl v6.16b, {v6.16b}, v8.16b /* pl_f_3 = lookup16(x0_11, pl_front1) */
+	tbl v19.16b, {v19.16b}, v10.16b /* pl_r_3 = lookup16(x0_10, pl_rear1) */
+	eor v6.16b, v6.16b, v19.16b /* pl_3 = xor(pl_f_3, pl_r_3) */
+	tbl v19.16b, {v24.16b}, v11.16b /* pr_f_2 = lookup16(x1_10, pr_front0) */
+	tbl v26.16b, {v22.16b}, v13.16b /* pr_r_2 = lookup16(x1_11, pr_rear0) */
+	eor v19.16b, v19.16b, v26.16b /* pr_2 = xor(pr_f_2, pr_r_2) */
+	tbl v22.16b, {v22.16b}, v14.16b /* pr_f_3 = lookup16(x1_11, pr_front1) */
+	tbl v24.16b, {v24.16b}, v15.16b /* pr_r_3 = lookup16(x1_10, pr_rear1) */
+	eor v22.16b, v22.16b, v24.16b /* pr_3 = xor(pr_f_3, pr_r_3) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	eor v22.16b, v29.16b, v0.16b /* k0_4 = xor(g2x0_0, rk0) */
-	eor v25.16b, v27.16b, v2.16b /* k0_5 = xor(g2x0_1, rk0_1) */
-	eor v26.16b, v26.16b, v3.16b /* k1_4 = xor(g2x1_0, rk1) */
-	eor v24.16b, v24.16b, v21.16b /* k1_5 = xor(g2x1_1, rk1_1) */
-	and v27.16b, v22.16b, v7.16b /* s0_lo_4 = and(k0_4, spread_index) */
-	ushr v22.16b, v22.16b, #4 /* s0_hi_4 = shr(k0_4) */
-	tbl v27.16b, {v18.16b}, v27.16b /* s0_l_4 = lookup16(sbox_lo, s0_lo_4) */
-	tbl v22.16b, {v17.16b}, v22.16b /* s0_h_4 = lookup16(sbox_hi, s0_hi_4) */
-	orr v22.16b, v27.16b, v22.16b /* s0_4 = or(s0_l_4, s0_h_4) */
-	and v27.16b, v25.16b, v7.16b /* s0_lo_5 = and(k0_5, spread_index) */
-	ushr v25.16b, v25.16b, #4 /* s0_hi_5 = shr(k0_5) */
-	tbl v27.16b, {v18.16b}, v27.16b /* s0_l_5 = lookup16(sbox_lo, s0_lo_5) */
-	tbl v25.16b, {v17.16b}, v25.16b /* s0_h_5 = lookup16(sbox_hi, s0_hi_5) */
-	orr v25.16b, v27.16b, v25.16b /* s0_5 = or(s0_l_5, s0_h_5) */
-	and v27.16b, v26.16b, v7.16b /* s1_lo_4 = and(k1_4, spread_index) */
-	ushr v26.16b, v26.16b, #4 /* s1_hi_4 = shr(k1_4) */
-	tbl v27.16b, {v18.16b}, v27.16b /* s1_l_4 = lookup16(sbox_lo, s1_lo_4) */
-	tbl v26.16b, {v17.16b}, v26.16b /* s1_h_4 = lookup16(sbox_hi, s1_hi_4) */
-	orr v26.16b, v27.16b, v26.16b /* s1_4 = or(s1_l_4, s1_h_4) */
-	and v27.16b, v24.16b, v7.16b /* s1_lo_5 = and(k1_5, spread_index) */
-	ushr v24.16b, v24.16b, #4 /* s1_hi_5 = shr(k1_5) */
-	tbl v27.16b, {v18.16b}, v27.16b /* s1_l_5 = lookup16(sbox_lo, s1_lo_5) */
-	tbl v24.16b, {v17.16b}, v24.16b /* s1_h_5 = lookup16(sbox_hi, s1_hi_5) */
-	orr v24.16b, v27.16b, v24.16b /* s1_5 = or(s1_l_5, s1_h_5) */
-	eor v26.16b, v26.16b, v22.16b /* x1_12 = xor(s1_4, s0_4) */
-	eor v24.16b, v24.16b, v25.16b /* x1_13 = xor(s1_5, s0_5) */
-	tbl v27.16b, {v26.16b}, v30.16b /* rot4_4 = lookup16(x1_12, rotl56) */
-	tbl v29.16b, {v24.16b}, v30.16b /* rot4_5 = lookup16(x1_13, rotl56) */
-	eor v22.16b, v22.16b, v27.16b /* x0_12 = xor(s0_4, rot4_4) */
-	eor v25.16b, v25.16b, v29.16b /* x0_13 = xor(s0_5, rot4_5) */
-	tbl v27.16b, {v22.16b}, v4.16b /* rot8_8 = lookup16(x0_12, rotl48) */
-	tbl v29.16b, {v25.16b}, v4.16b /* rot8_9 = lookup16(x0_13, rotl48) */
-	eor v26.16b, v26.16b, v27.16b /* x1_14 = xor(x1_12, rot8_8) */
-	eor v24.16b, v24.16b, v29.16b /* x1_15 = xor(x1_13, rot8_9) */
-	tbl v27.16b, {v26.16b}, v4.16b /* rot8_10 = lookup16(x1_14, rotl48) */
-	tbl v29.16b, {v24.16b}, v4.16b /* rot8_11 = lookup16(x1_15, rotl48) */
-	eor v22.16b, v22.16b, v27.16b /* x0_14 = xor(x0_12, rot8_10) */
-	eor v25.16b, v25.16b, v29.16b /* x0_15 = xor(x0_13, rot8_11) */
-	tbl v27.16b, {v22.16b}, v28.16b /* rot20_4 = lookup16(x0_14, rotl24) */
-	tbl v29.16b, {v25.16b}, v28.16b /* rot20_5 = lookup16(x0_15, rotl24) */
-	eor v26.16b, v26.16b, v27.16b /* x1_16 = xor(x1_14, rot20_4) */
-	eor v24.16b, v24.16b, v29.16b /* x1_17 = xor(x1_15, rot20_5) */
-	eor v22.16b, v22.16b, v26.16b /* x0_16 = xor(x0_14, x1_16) */
-	eor v25.16b, v25.16b, v24.16b /* x0_17 = xor(x0_15, x1_17) */
-	tbl v27.16b, {v22.16b}, v31.16b /* pl_f_4 = lookup16(x0_16, pl_front0) */
-	tbl v29.16b, {v25.16b}, v9.16b /* pl_r_4 = lookup16(x0_17, pl_rear0) */
-	eor v27.16b, v27.16b, v29.16b /* pl_4 = xor(pl_f_4, pl_r_4) */
-	tbl v25.16b, {v25.16b}, v8.16b /* pl_f_5 = lookup16(x0_17, pl_front1) */
-	tbl v22.16b, {v22.16b}, v10.16b /* pl_r_5 = lookup16(x0_16, pl_rear1) */
-	eor v22.16b, v25.16b, v22.16b /* pl_5 = xor(pl_f_5, pl_r_5) */
-	tbl v25.16b, {v26.16b}, v11.16b /* pr_f_4 = lookup16(x1_16, pr_front0) */
-	tbl v29.16b, {v24.16b}, v13.16b /* pr_r_4 = lookup16(x1_17, pr_rear0) */
-	eor v25.16b, v25.16b, v29.16b /* pr_4 = xor(pr_f_4, pr_r_4) */
-	tbl v24.16b, {v24.16b}, v14.16b /* pr_f_5 = lookup16(x1_17, pr_front1) */
-	tbl v26.16b, {v26.16b}, v15.16b /* pr_r_5 = lookup16(x1_16, pr_rear1) */
-	eor v24.16b, v24.16b, v26.16b /* pr_5 = xor(pr_f_5, pr_r_5) */
+	eor v24.16b, v30.16b, v0.16b /* k0_4 = xor(g2x0_0, rk0) */
+	eor v26.16b, v28.16b, v1.16b /* k0_5 = xor(g2x0_1, rk0_1) */
+	eor v28.16b, v29.16b, v3.16b /* k1_4 = xor(g2x1_0, rk1) */
+	eor v27.16b, v27.16b, v23.16b /* k1_5 = xor(g2x1_1, rk1_1) */
+	and v29.16b, v24.16b, v7.16b /* s0_lo_4 = and(k0_4, carry_everywhere) */
+	ushr v24.16b, v24.16b, #4 /* s0_hi_4 = shr(k0_4) */
+	tbl v29.16b, {v17.16b}, v29.16b /* s0_l_4 = lookup16(sbox_lo, s0_lo_4) */
+	tbl v24.16b, {v5.16b}, v24.16b /* s0_h_4 = lookup16(sbox_hi, s0_hi_4) */
+	orr v24.16b, v29.16b, v24.16b /* s0_4 = or(s0_l_4, s0_h_4) */
+	and v29.16b, v26.16b, v7.16b /* s0_lo_5 = and(k0_5, carry_everywhere) */
+	ushr v26.16b, v26.16b, #4 /* s0_hi_5 = shr(k0_5) */
+	tbl v29.16b, {v17.16b}, v29.16b /* s0_l_5 = lookup16(sbox_lo, s0_lo_5) */
+	tbl v26.16b, {v5.16b}, v26.16b /* s0_h_5 = lookup16(sbox_hi, s0_hi_5) */
+	orr v26.16b, v29.16b, v26.16b /* s0_5 = or(s0_l_5, s0_h_5) */
+	and v29.16b, v28.16b, v7.16b /* s1_lo_4 = and(k1_4, carry_everywhere) */
+	ushr v28.16b, v28.16b, #4 /* s1_hi_4 = shr(k1_4) */
+	tbl v29.16b, {v17.16b}, v29.16b /* s1_l_4 = lookup16(sbox_lo, s1_lo_4) */
+	tbl v28.16b, {v5.16b}, v28.16b /* s1_h_4 = lookup16(sbox_hi, s1_hi_4) */
+	orr v28.16b, v29.16b, v28.16b /* s1_4 = or(s1_l_4, s1_h_4) */
+	and v29.16b, v27.16b, v7.16b /* s1_lo_5 = and(k1_5, carry_everywhere) */
+	ushr v27.16b, v27.16b, #4 /* s1_hi_5 = shr(k1_5) */
+	tbl v29.16b, {v17.16b}, v29.16b /* s1_l_5 = lookup16(sbox_lo, s1_lo_5) */
+	tbl v27.16b, {v5.16b}, v27.16b /* s1_h_5 = lookup16(sbox_hi, s1_hi_5) */
+	orr v27.16b, v29.16b, v27.16b /* s1_5 = or(s1_l_5, s1_h_5) */
+	eor v28.16b, v28.16b, v24.16b /* x1_12 = xor(s1_4, s0_4) */
+	eor v27.16b, v27.16b, v26.16b /* x1_13 = xor(s1_5, s0_5) */
+	tbl v29.16b, {v28.16b}, v20.16b /* rot4_4 = lookup16(x1_12, rotl56) */
+	tbl v30.16b, {v27.16b}, v20.16b /* rot4_5 = lookup16(x1_13, rotl56) */
+	eor v24.16b, v24.16b, v29.16b /* x0_12 = xor(s0_4, rot4_4) */
+	eor v26.16b, v26.16b, v30.16b /* x0_13 = xor(s0_5, rot4_5) */
+	tbl v29.16b, {v24.16b}, v4.16b /* rot8_8 = lookup16(x0_12, rotl48) */
+	tbl v30.16b, {v26.16b}, v4.16b /* rot8_9 = lookup16(x0_13, rotl48) */
+	eor v28.16b, v28.16b, v29.16b /* x1_14 = xor(x1_12, rot8_8) */
+	eor v27.16b, v27.16b, v30.16b /* x1_15 = xor(x1_13, rot8_9) */
+	tbl v29.16b, {v28.16b}, v4.16b /* rot8_10 = lookup16(x1_14, rotl48) */
+	tbl v30.16b, {v27.16b}, v4.16b /* rot8_11 = lookup16(x1_15, rotl48) */
+	eor v24.16b, v24.16b, v29.16b /* x0_14 = xor(x0_12, rot8_10) */
+	eor v26.16b, v26.16b, v30.16b /* x0_15 = xor(x0_13, rot8_11) */
+	tbl v29.16b, {v24.16b}, v18.16b /* rot20_4 = lookup16(x0_14, rotl24) */
+	tbl v30.16b, {v26.16b}, v18.16b /* rot20_5 = lookup16(x0_15, rotl24) */
+	eor v28.16b, v28.16b, v29.16b /* x1_16 = xor(x1_14, rot20_4) */
+	eor v27.16b, v27.16b, v30.16b /* x1_17 = xor(x1_15, rot20_5) */
+	eor v24.16b, v24.16b, v28.16b /* x0_16 = xor(x0_14, x1_16) */
+	eor v26.16b, v26.16b, v27.16b /* x0_17 = xor(x0_15, x1_17) */
+	tbl v29.16b, {v24.16b}, v31.16b /* pl_f_4 = lookup16(x0_16, pl_front0) */
+	tbl v30.16b, {v26.16b}, v9.16b /* pl_r_4 = lookup16(x0_17, pl_rear0) */
+	eor v29.16b, v29.16b, v30.16b /* pl_4 = xor(pl_f_4, pl_r_4) */
+	tbl v26.16b, {v26.16b}, v8.16b /* pl_f_5 = lookup16(x0_17, pl_front1) */
+	tbl v24.16b, {v24.16b}, v10.16b /* pl_r_5 = lookup16(x0_16, pl_rear1) */
+	eor v24.16b, v26.16b, v24.16b /* pl_5 = xor(pl_f_5, pl_r_5) */
+	tbl v26.16b, {v28.16b}, v11.16b /* pr_f_4 = lookup16(x1_16, pr_front0) */
+	tbl v30.16b, {v27.16b}, v13.16b /* pr_r_4 = lookup16(x1_17, pr_rear0) */
+	eor v26.16b, v26.16b, v30.16b /* pr_4 = xor(pr_f_4, pr_r_4) */
+	tbl v27.16b, {v27.16b}, v14.16b /* pr_f_5 = lookup16(x1_17, pr_front1) */
+	tbl v28.16b, {v28.16b}, v15.16b /* pr_r_5 = lookup16(x1_16, pr_rear1) */
+	eor v27.16b, v27.16b, v28.16b /* pr_5 = xor(pr_f_5, pr_r_5) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	eor v0.16b, v1.16b, v0.16b /* k0_6 = xor(g3x0_0, rk0) */
-	ldr q1, [sp, #64] /* reload g3x0_1.2 */
-	eor v1.16b, v1.16b, v2.16b /* k0_7 = xor(g3x0_1, rk0_1) */
+	eor v0.16b, v2.16b, v0.16b /* k0_6 = xor(g3x0_0, rk0) */
+	ldr q2, [sp, #64] /* reload g3x0_1.2 */
+	eor v1.16b, v2.16b, v1.16b /* k0_7 = xor(g3x0_1, rk0_1) */
 	ldr q2, [sp, #80] /* reload g3x1_0.2 */
 	eor v2.16b, v2.16b, v3.16b /* k1_6 = xor(g3x1_0, rk1) */
 	ldr q3, [sp, #96] /* reload g3x1_1.2 */
-	eor v3.16b, v3.16b, v21.16b /* k1_7 = xor(g3x1_1, rk1_1) */
-	and v21.16b, v0.16b, v7.16b /* s0_lo_6 = and(k0_6, spread_index) */
+	eor v3.16b, v3.16b, v23.16b /* k1_7 = xor(g3x1_1, rk1_1) */
+	and v23.16b, v0.16b, v7.16b /* s0_lo_6 = and(k0_6, carry_everywhere) */
 	ushr v0.16b, v0.16b, #4 /* s0_hi_6 = shr(k0_6) */
-	tbl v21.16b, {v18.16b}, v21.16b /* s0_l_6 = lookup16(sbox_lo, s0_lo_6) */
-	tbl v0.16b, {v17.16b}, v0.16b /* s0_h_6 = lookup16(sbox_hi, s0_hi_6) */
-	orr v0.16b, v21.16b, v0.16b /* s0_6 = or(s0_l_6, s0_h_6) */
-	and v21.16b, v1.16b, v7.16b /* s0_lo_7 = and(k0_7, spread_index) */
+	tbl v23.16b, {v17.16b}, v23.16b /* s0_l_6 = lookup16(sbox_lo, s0_lo_6) */
+	tbl v0.16b, {v5.16b}, v0.16b /* s0_h_6 = lookup16(sbox_hi, s0_hi_6) */
+	orr v0.16b, v23.16b, v0.16b /* s0_6 = or(s0_l_6, s0_h_6) */
+	and v23.16b, v1.16b, v7.16b /* s0_lo_7 = and(k0_7, carry_everywhere) */
 	ushr v1.16b, v1.16b, #4 /* s0_hi_7 = shr(k0_7) */
-	tbl v21.16b, {v18.16b}, v21.16b /* s0_l_7 = lookup16(sbox_lo, s0_lo_7) */
-	tbl v1.16b, {v17.16b}, v1.16b /* s0_h_7 = lookup16(sbox_hi, s0_hi_7) */
-	orr v1.16b, v21.16b, v1.16b /* s0_7 = or(s0_l_7, s0_h_7) */
-	and v21.16b, v2.16b, v7.16b /* s1_lo_6 = and(k1_6, spread_index) */
+	tbl v23.16b, {v17.16b}, v23.16b /* s0_l_7 = lookup16(sbox_lo, s0_lo_7) */
+	tbl v1.16b, {v5.16b}, v1.16b /* s0_h_7 = lookup16(sbox_hi, s0_hi_7) */
+	orr v1.16b, v23.16b, v1.16b /* s0_7 = or(s0_l_7, s0_h_7) */
+	and v23.16b, v2.16b, v7.16b /* s1_lo_6 = and(k1_6, carry_everywhere) */
 	ushr v2.16b, v2.16b, #4 /* s1_hi_6 = shr(k1_6) */
-	tbl v21.16b, {v18.16b}, v21.16b /* s1_l_6 = lookup16(sbox_lo, s1_lo_6) */
-	tbl v2.16b, {v17.16b}, v2.16b /* s1_h_6 = lookup16(sbox_hi, s1_hi_6) */
-	orr v2.16b, v21.16b, v2.16b /* s1_6 = or(s1_l_6, s1_h_6) */
-	and v21.16b, v3.16b, v7.16b /* s1_lo_7 = and(k1_7, spread_index) */
+	tbl v23.16b, {v17.16b}, v23.16b /* s1_l_6 = lookup16(sbox_lo, s1_lo_6) */
+	tbl v2.16b, {v5.16b}, v2.16b /* s1_h_6 = lookup16(sbox_hi, s1_hi_6) */
+	orr v2.16b, v23.16b, v2.16b /* s1_6 = or(s1_l_6, s1_h_6) */
+	and v23.16b, v3.16b, v7.16b /* s1_lo_7 = and(k1_7, carry_everywhere) */
 	ushr v3.16b, v3.16b, #4 /* s1_hi_7 = shr(k1_7) */
-	tbl v21.16b, {v18.16b}, v21.16b /* s1_l_7 = lookup16(sbox_lo, s1_lo_7) */
-	tbl v3.16b, {v17.16b}, v3.16b /* s1_h_7 = lookup16(sbox_hi, s1_hi_7) */
-	orr v3.16b, v21.16b, v3.16b /* s1_7 = or(s1_l_7, s1_h_7) */
+	tbl v23.16b, {v17.16b}, v23.16b /* s1_l_7 = lookup16(sbox_lo, s1_lo_7) */
+	tbl v3.16b, {v5.16b}, v3.16b /* s1_h_7 = lookup16(sbox_hi, s1_hi_7) */
+	orr v3.16b, v23.16b, v3.16b /* s1_7 = or(s1_l_7, s1_h_7) */
 	eor v2.16b, v2.16b, v0.16b /* x1_18 = xor(s1_6, s0_6) */
 	eor v3.16b, v3.16b, v1.16b /* x1_19 = xor(s1_7, s0_7) */
-	tbl v21.16b, {v2.16b}, v30.16b /* rot4_6 = lookup16(x1_18, rotl56) */
-	tbl v26.16b, {v3.16b}, v30.16b /* rot4_7 = lookup16(x1_19, rotl56) */
-	eor v0.16b, v0.16b, v21.16b /* x0_18 = xor(s0_6, rot4_6) */
-	eor v1.16b, v1.16b, v26.16b /* x0_19 = xor(s0_7, rot4_7) */
-	tbl v21.16b, {v0.16b}, v4.16b /* rot8_12 = lookup16(x0_18, rotl48) */
-	tbl v26.16b, {v1.16b}, v4.16b /* rot8_13 = lookup16(x0_19, rotl48) */
-	eor v2.16b, v2.16b, v21.16b /* x1_20 = xor(x1_18, rot8_12) */
-	eor v3.16b, v3.16b, v26.16b /* x1_21 = xor(x1_19, rot8_13) */
-	tbl v21.16b, {v2.16b}, v4.16b /* rot8_14 = lookup16(x1_20, rotl48) */
-	tbl v26.16b, {v3.16b}, v4.16b /* rot8_15 = lookup16(x1_21, rotl48) */
-	eor v0.16b, v0.16b, v21.16b /* x0_20 = xor(x0_18, rot8_14) */
-	eor v1.16b, v1.16b, v26.16b /* x0_21 = xor(x0_19, rot8_15) */
-	tbl v21.16b, {v0.16b}, v28.16b /* rot20_6 = lookup16(x0_20, rotl24) */
-	tbl v26.16b, {v1.16b}, v28.16b /* rot20_7 = lookup16(x0_21, rotl24) */
-	eor v2.16b, v2.16b, v21.16b /* x1_22 = xor(x1_20, rot20_6) */
-	eor v3.16b, v3.16b, v26.16b /* x1_23 = xor(x1_21, rot20_7) */
+	tbl v23.16b, {v2.16b}, v20.16b /* rot4_6 = lookup16(x1_18, rotl56) */
+	tbl v28.16b, {v3.16b}, v20.16b /* rot4_7 = lookup16(x1_19, rotl56) */
+	eor v0.16b, v0.16b, v23.16b /* x0_18 = xor(s0_6, rot4_6) */
+	eor v1.16b, v1.16b, v28.16b /* x0_19 = xor(s0_7, rot4_7) */
+	tbl v23.16b, {v0.16b}, v4.16b /* rot8_12 = lookup16(x0_18, rotl48) */
+	tbl v28.16b, {v1.16b}, v4.16b /* rot8_13 = lookup16(x0_19, rotl48) */
+	eor v2.16b, v2.16b, v23.16b /* x1_20 = xor(x1_18, rot8_12) */
+	eor v3.16b, v3.16b, v28.16b /* x1_21 = xor(x1_19, rot8_13) */
+	tbl v23.16b, {v2.16b}, v4.16b /* rot8_14 = lookup16(x1_20, rotl48) */
+	tbl v28.16b, {v3.16b}, v4.16b /* rot8_15 = lookup16(x1_21, rotl48) */
+	eor v0.16b, v0.16b, v23.16b /* x0_20 = xor(x0_18, rot8_14) */
+	eor v1.16b, v1.16b, v28.16b /* x0_21 = xor(x0_19, rot8_15) */
+	tbl v23.16b, {v0.16b}, v18.16b /* rot20_6 = lookup16(x0_20, rotl24) */
+	tbl v28.16b, {v1.16b}, v18.16b /* rot20_7 = lookup16(x0_21, rotl24) */
+	eor v2.16b, v2.16b, v23.16b /* x1_22 = xor(x1_20, rot20_6) */
+	eor v3.16b, v3.16b, v28.16b /* x1_23 = xor(x1_21, rot20_7) */
 	eor v0.16b, v0.16b, v2.16b /* x0_22 = xor(x0_20, x1_22) */
 	eor v1.16b, v1.16b, v3.16b /* x0_23 = xor(x0_21, x1_23) */
-	tbl v21.16b, {v0.16b}, v31.16b /* pl_f_6 = lookup16(x0_22, pl_front0) */
-	tbl v26.16b, {v1.16b}, v9.16b /* pl_r_6 = lookup16(x0_23, pl_rear0) */
-	eor v21.16b, v21.16b, v26.16b /* pl_6 = xor(pl_f_6, pl_r_6) */
+	tbl v23.16b, {v0.16b}, v31.16b /* pl_f_6 = lookup16(x0_22, pl_front0) */
+	tbl v28.16b, {v1.16b}, v9.16b /* pl_r_6 = lookup16(x0_23, pl_rear0) */
+	eor v23.16b, v23.16b, v28.16b /* pl_6 = xor(pl_f_6, pl_r_6) */
 	tbl v1.16b, {v1.16b}, v8.16b /* pl_f_7 = lookup16(x0_23, pl_front1) */
 	tbl v0.16b, {v0.16b}, v10.16b /* pl_r_7 = lookup16(x0_22, pl_rear1) */
 	eor v0.16b, v1.16b, v0.16b /* pl_7 = xor(pl_f_7, pl_r_7) */
 	tbl v1.16b, {v2.16b}, v11.16b /* pr_f_6 = lookup16(x1_22, pr_front0) */
-	tbl v26.16b, {v3.16b}, v13.16b /* pr_r_6 = lookup16(x1_23, pr_rear0) */
-	eor v1.16b, v1.16b, v26.16b /* pr_6 = xor(pr_f_6, pr_r_6) */
+	tbl v28.16b, {v3.16b}, v13.16b /* pr_r_6 = lookup16(x1_23, pr_rear0) */
+	eor v1.16b, v1.16b, v28.16b /* pr_6 = xor(pr_f_6, pr_r_6) */
 	tbl v3.16b, {v3.16b}, v14.16b /* pr_f_7 = lookup16(x1_23, pr_front1) */
 	tbl v2.16b, {v2.16b}, v15.16b /* pr_r_7 = lookup16(x1_22, pr_rear1) */
 	eor v2.16b, v3.16b, v2.16b /* pr_7 = xor(pr_f_7, pr_r_7) */
 	str q0, [sp, #64] /* spill g3x0_1.2 */
 	str q1, [sp, #80] /* spill g3x1_0.2 */
 	str q2, [sp, #96] /* spill g3x1_1.2 */
-	mov v1.16b, v21.16b /* g3x0_0.3 */
-	mov v26.16b, v25.16b /* g2x1_0.3 */
-	mov v25.16b, v23.16b /* g1x0_0.3 */
-	mov v23.16b, v5.16b /* g1x0_1.3 */
-	ldr q5, [sp, #112] /* reload g0x1_1.3 */
-	mov v29.16b, v27.16b /* g2x0_0.3 */
-	mov v27.16b, v22.16b /* g2x0_1.3 */
-	mov v22.16b, v6.16b /* g1x1_0.3 */
-	mov v6.16b, v20.16b /* g0x1_0.3 */
-	mov v20.16b, v12.16b /* g0x0_0.3 */
+	mov v2.16b, v23.16b /* g3x0_0.3 */
+	mov v28.16b, v24.16b /* g2x0_1.3 */
+	mov v24.16b, v6.16b /* g1x0_1.3 */
+	ldr q6, [sp, #112] /* reload g0x1_1.3 */
+	mov v30.16b, v29.16b /* g2x0_0.3 */
+	mov v29.16b, v26.16b /* g2x1_0.3 */
+	mov v26.16b, v25.16b /* g1x0_0.3 */
+	mov v25.16b, v19.16b /* g1x1_0.3 */
+	mov v19.16b, v21.16b /* g0x1_0.3 */
+	mov v21.16b, v12.16b /* g0x0_0.3 */
 	add x5, x5, #128
 	subs x4, x4, #1
 	b.ne .Lublock_register_neon_asm_10_loop_r0
 
 	/* Final key addition. */
 	ldr q0, [x0, #3072] /* rk0_2 = load() */
-	eor v2.16b, v20.16b, v0.16b /* y0 = xor(g0x0_0, rk0_2) */
+	eor v1.16b, v21.16b, v0.16b /* y0 = xor(g0x0_0, rk0_2) */
 	ldr q3, [x0, #3088] /* rk0_3 = load() */
 	eor v16.16b, v16.16b, v3.16b /* y0_1 = xor(g0x0_1, rk0_3) */
-	ldr q20, [x0, #3136] /* rk1_2 = load() */
-	eor v6.16b, v6.16b, v20.16b /* y1 = xor(g0x1_0, rk1_2) */
-	ldr q21, [x0, #3152] /* rk1_3 = load() */
-	eor v5.16b, v5.16b, v21.16b /* y1_1 = xor(g0x1_1, rk1_3) */
+	ldr q21, [x0, #3136] /* rk1_2 = load() */
+	eor v19.16b, v19.16b, v21.16b /* y1 = xor(g0x1_0, rk1_2) */
+	ldr q23, [x0, #3152] /* rk1_3 = load() */
+	eor v6.16b, v6.16b, v23.16b /* y1_1 = xor(g0x1_1, rk1_3) */
 	adrp x17, .Lublock_register_neon_asm_10_deinterleave
 	ldr q12, [x17, #:lo12:.Lublock_register_neon_asm_10_deinterleave] /* deinterleave = const() */
-	tbl v2.16b, {v2.16b}, v12.16b /* de = lookup16(y0, deinterleave) */
+	tbl v1.16b, {v1.16b}, v12.16b /* de = lookup16(y0, deinterleave) */
 	tbl v16.16b, {v16.16b}, v12.16b /* de_1 = lookup16(y0_1, deinterleave) */
-	zip1 v13.2d, v2.2d, v16.2d /* even_8 = unpacklo(de, de_1) */
-	zip2 v2.2d, v2.2d, v16.2d /* odd_8 = unpackhi(de, de_1) */
+	zip1 v13.2d, v1.2d, v16.2d /* even_8 = unpacklo(de, de_1) */
+	zip2 v1.2d, v1.2d, v16.2d /* odd_8 = unpackhi(de, de_1) */
 	shl v16.16b, v13.16b, #4 /* ev_sh = shl(even_8) */
 	adrp x17, .Lublock_register_neon_asm_10_high_nibbles
 	ldr q14, [x17, #:lo12:.Lublock_register_neon_asm_10_high_nibbles] /* high_nibbles = const() */
-	bif v16.16b, v2.16b, v14.16b /* out_lo = bsl(high_nibbles, odd_8, ev_sh) */
-	ushr v2.16b, v2.16b, #4 /* od_sh = shr(odd_8) */
-	bit v2.16b, v13.16b, v14.16b /* out_hi = bsl(high_nibbles, od_sh, even_8) */
+	bif v16.16b, v1.16b, v14.16b /* out_lo = bsl(high_nibbles, odd_8, ev_sh) */
+	ushr v1.16b, v1.16b, #4 /* od_sh = shr(odd_8) */
+	bit v1.16b, v13.16b, v14.16b /* out_hi = bsl(high_nibbles, od_sh, even_8) */
 	ldr q13, [x3] /* msg = load() */
 	eor v16.16b, v16.16b, v13.16b /* ct = xor(out_lo, msg) */
 	str q16, [x2] /* store ct */
 	ldr q16, [x3, #32] /* msg_1 = load() */
-	eor v2.16b, v2.16b, v16.16b /* ct_1 = xor(out_hi, msg_1) */
-	str q2, [x2, #32] /* store ct_1 */
-	tbl v2.16b, {v6.16b}, v12.16b /* de_2 = lookup16(y1, deinterleave) */
-	tbl v5.16b, {v5.16b}, v12.16b /* de_3 = lookup16(y1_1, deinterleave) */
-	zip1 v6.2d, v2.2d, v5.2d /* even_9 = unpacklo(de_2, de_3) */
-	zip2 v2.2d, v2.2d, v5.2d /* odd_9 = unpackhi(de_2, de_3) */
-	shl v5.16b, v6.16b, #4 /* ev_sh_1 = shl(even_9) */
-	bif v5.16b, v2.16b, v14.16b /* out_lo_1 = bsl(high_nibbles, odd_9, ev_sh_1) */
-	ushr v2.16b, v2.16b, #4 /* od_sh_1 = shr(odd_9) */
-	bit v2.16b, v6.16b, v14.16b /* out_hi_1 = bsl(high_nibbles, od_sh_1, even_9) */
-	ldr q6, [x3, #16] /* msg_2 = load() */
-	eor v5.16b, v5.16b, v6.16b /* ct_2 = xor(out_lo_1, msg_2) */
-	str q5, [x2, #16] /* store ct_2 */
-	ldr q5, [x3, #48] /* msg_3 = load() */
-	eor v2.16b, v2.16b, v5.16b /* ct_3 = xor(out_hi_1, msg_3) */
-	str q2, [x2, #48] /* store ct_3 */
-	eor v2.16b, v25.16b, v0.16b /* y0_2 = xor(g1x0_0, rk0_2) */
-	eor v5.16b, v23.16b, v3.16b /* y0_3 = xor(g1x0_1, rk0_3) */
-	eor v6.16b, v22.16b, v20.16b /* y1_2 = xor(g1x1_0, rk1_2) */
-	eor v16.16b, v19.16b, v21.16b /* y1_3 = xor(g1x1_1, rk1_3) */
-	tbl v2.16b, {v2.16b}, v12.16b /* de_4 = lookup16(y0_2, deinterleave) */
-	tbl v5.16b, {v5.16b}, v12.16b /* de_5 = lookup16(y0_3, deinterleave) */
-	zip1 v19.2d, v2.2d, v5.2d /* even_10 = unpacklo(de_4, de_5) */
-	zip2 v2.2d, v2.2d, v5.2d /* odd_10 = unpackhi(de_4, de_5) */
-	shl v5.16b, v19.16b, #4 /* ev_sh_2 = shl(even_10) */
-	bif v5.16b, v2.16b, v14.16b /* out_lo_2 = bsl(high_nibbles, odd_10, ev_sh_2) */
-	ushr v2.16b, v2.16b, #4 /* od_sh_2 = shr(odd_10) */
-	bit v2.16b, v19.16b, v14.16b /* out_hi_2 = bsl(high_nibbles, od_sh_2, even_10) */
-	ldr q19, [x3, #64] /* msg_4 = load() */
-	eor v5.16b, v5.16b, v19.16b /* ct_4 = xor(out_lo_2, msg_4) */
-	str q5, [x2, #64] /* store ct_4 */
-	ldr q5, [x3, #96] /* msg_5 = load() */
-	eor v2.16b, v2.16b, v5.16b /* ct_5 = xor(out_hi_2, msg_5) */
-	str q2, [x2, #96] /* store ct_5 */
-	tbl v2.16b, {v6.16b}, v12.16b /* de_6 = lookup16(y1_2, deinterleave) */
-	tbl v5.16b, {v16.16b}, v12.16b /* de_7 = lookup16(y1_3, deinterleave) */
-	zip1 v6.2d, v2.2d, v5.2d /* even_11 = unpacklo(de_6, de_7) */
-	zip2 v2.2d, v2.2d, v5.2d /* odd_11 = unpackhi(de_6, de_7) */
-	shl v5.16b, v6.16b, #4 /* ev_sh_3 = shl(even_11) */
-	bif v5.16b, v2.16b, v14.16b /* out_lo_3 = bsl(high_nibbles, odd_11, ev_sh_3) */
-	ushr v2.16b, v2.16b, #4 /* od_sh_3 = shr(odd_11) */
-	bit v2.16b, v6.16b, v14.16b /* out_hi_3 = bsl(high_nibbles, od_sh_3, even_11) */
-	ldr q6, [x3, #80] /* msg_6 = load() */
-	eor v5.16b, v5.16b, v6.16b /* ct_6 = xor(out_lo_3, msg_6) */
-	str q5, [x2, #80] /* store ct_6 */
-	ldr q5, [x3, #112] /* msg_7 = load() */
-	eor v2.16b, v2.16b, v5.16b /* ct_7 = xor(out_hi_3, msg_7) */
-	str q2, [x2, #112] /* store ct_7 */
-	eor v2.16b, v29.16b, v0.16b /* y0_4 = xor(g2x0_0, rk0_2) */
-	eor v5.16b, v27.16b, v3.16b /* y0_5 = xor(g2x0_1, rk0_3) */
-	eor v6.16b, v26.16b, v20.16b /* y1_4 = xor(g2x1_0, rk1_2) */
-	eor v16.16b, v24.16b, v21.16b /* y1_5 = xor(g2x1_1, rk1_3) */
-	tbl v2.16b, {v2.16b}, v12.16b /* de_8 = lookup16(y0_4, deinterleave) */
-	tbl v5.16b, {v5.16b}, v12.16b /* de_9 = lookup16(y0_5, deinterleave) */
-	zip1 v19.2d, v2.2d, v5.2d /* even_12 = unpacklo(de_8, de_9) */
-	zip2 v2.2d, v2.2d, v5.2d /* odd_12 = unpackhi(de_8, de_9) */
-	shl v5.16b, v19.16b, #4 /* ev_sh_4 = shl(even_12) */
-	bif v5.16b, v2.16b, v14.16b /* out_lo_4 = bsl(high_nibbles, odd_12, ev_sh_4) */
-	ushr v2.16b, v2.16b, #4 /* od_sh_4 = shr(odd_12) */
-	bit v2.16b, v19.16b, v14.16b /* out_hi_4 = bsl(high_nibbles, od_sh_4, even_12) */
-	ldr q19, [x3, #128] /* msg_8 = load() */
-	eor v5.16b, v5.16b, v19.16b /* ct_8 = xor(out_lo_4, msg_8) */
-	str q5, [x2, #128] /* store ct_8 */
-	ldr q5, [x3, #160] /* msg_9 = load() */
-	eor v2.16b, v2.16b, v5.16b /* ct_9 = xor(out_hi_4, msg_9) */
-	str q2, [x2, #160] /* store ct_9 */
-	tbl v2.16b, {v6.16b}, v12.16b /* de_10 = lookup16(y1_4, deinterleave) */
-	tbl v5.16b, {v16.16b}, v12.16b /* de_11 = lookup16(y1_5, deinterleave) */
-	zip1 v6.2d, v2.2d, v5.2d /* even_13 = unpacklo(de_10, de_11) */
-	zip2 v2.2d, v2.2d, v5.2d /* odd_13 = unpackhi(de_10, de_11) */
-	shl v5.16b, v6.16b, #4 /* ev_sh_5 = shl(even_13) */
-	bif v5.16b, v2.16b, v14.16b /* out_lo_5 = bsl(high_nibbles, odd_13, ev_sh_5) */
-	ushr v2.16b, v2.16b, #4 /* od_sh_5 = shr(odd_13) */
-	bit v2.16b, v6.16b, v14.16b /* out_hi_5 = bsl(high_nibbles, od_sh_5, even_13) */
-	ldr q6, [x3, #144] /* msg_10 = load() */
-	eor v5.16b, v5.16b, v6.16b /* ct_10 = xor(out_lo_5, msg_10) */
-	str q5, [x2, #144] /* store ct_10 */
-	ldr q5, [x3, #176] /* msg_11 = load() */
-	eor v2.16b, v2.16b, v5.16b /* ct_11 = xor(out_hi_5, msg_11) */
-	str q2, [x2, #176] /* store ct_11 */
-	eor v0.16b, v1.16b, v0.16b /* y0_6 = xor(g3x0_0, rk0_2) */
+	eor v1.16b, v1.16b, v16.16b /* ct_1 = xor(out_hi, msg_1) */
+	str q1, [x2, #32] /* store ct_1 */
+	tbl v1.16b, {v19.16b}, v12.16b /* de_2 = lookup16(y1, deinterleave) */
+	tbl v6.16b, {v6.16b}, v12.16b /* de_3 = lookup16(y1_1, deinterleave) */
+	zip1 v16.2d, v1.2d, v6.2d /* even_9 = unpacklo(de_2, de_3) */
+	zip2 v1.2d, v1.2d, v6.2d /* odd_9 = unpackhi(de_2, de_3) */
+	shl v6.16b, v16.16b, #4 /* ev_sh_1 = shl(even_9) */
+	bif v6.16b, v1.16b, v14.16b /* out_lo_1 = bsl(high_nibbles, odd_9, ev_sh_1) */
+	ushr v1.16b, v1.16b, #4 /* od_sh_1 = shr(odd_9) */
+	bit v1.16b, v16.16b, v14.16b /* out_hi_1 = bsl(high_nibbles, od_sh_1, even_9) */
+	ldr q16, [x3, #16] /* msg_2 = load() */
+	eor v6.16b, v6.16b, v16.16b /* ct_2 = xor(out_lo_1, msg_2) */
+	str q6, [x2, #16] /* store ct_2 */
+	ldr q6, [x3, #48] /* msg_3 = load() */
+	eor v1.16b, v1.16b, v6.16b /* ct_3 = xor(out_hi_1, msg_3) */
+	str q1, [x2, #48] /* store ct_3 */
+	eor v1.16b, v26.16b, v0.16b /* y0_2 = xor(g1x0_0, rk0_2) */
+	eor v6.16b, v24.16b, v3.16b /* y0_3 = xor(g1x0_1, rk0_3) */
+	eor v16.16b, v25.16b, v21.16b /* y1_2 = xor(g1x1_0, rk1_2) */
+	eor v19.16b, v22.16b, v23.16b /* y1_3 = xor(g1x1_1, rk1_3) */
+	tbl v1.16b, {v1.16b}, v12.16b /* de_4 = lookup16(y0_2, deinterleave) */
+	tbl v6.16b, {v6.16b}, v12.16b /* de_5 = lookup16(y0_3, deinterleave) */
+	zip1 v22.2d, v1.2d, v6.2d /* even_10 = unpacklo(de_4, de_5) */
+	zip2 v1.2d, v1.2d, v6.2d /* odd_10 = unpackhi(de_4, de_5) */
+	shl v6.16b, v22.16b, #4 /* ev_sh_2 = shl(even_10) */
+	bif v6.16b, v1.16b, v14.16b /* out_lo_2 = bsl(high_nibbles, odd_10, ev_sh_2) */
+	ushr v1.16b, v1.16b, #4 /* od_sh_2 = shr(odd_10) */
+	bit v1.16b, v22.16b, v14.16b /* out_hi_2 = bsl(high_nibbles, od_sh_2, even_10) */
+	ldr q22, [x3, #64] /* msg_4 = load() */
+	eor v6.16b, v6.16b, v22.16b /* ct_4 = xor(out_lo_2, msg_4) */
+	str q6, [x2, #64] /* store ct_4 */
+	ldr q6, [x3, #96] /* msg_5 = load() */
+	eor v1.16b, v1.16b, v6.16b /* ct_5 = xor(out_hi_2, msg_5) */
+	str q1, [x2, #96] /* store ct_5 */
+	tbl v1.16b, {v16.16b}, v12.16b /* de_6 = lookup16(y1_2, deinterleave) */
+	tbl v6.16b, {v19.16b}, v12.16b /* de_7 = lookup16(y1_3, deinterleave) */
+	zip1 v16.2d, v1.2d, v6.2d /* even_11 = unpacklo(de_6, de_7) */
+	zip2 v1.2d, v1.2d, v6.2d /* odd_11 = unpackhi(de_6, de_7) */
+	shl v6.16b, v16.16b, #4 /* ev_sh_3 = shl(even_11) */
+	bif v6.16b, v1.16b, v14.16b /* out_lo_3 = bsl(high_nibbles, odd_11, ev_sh_3) */
+	ushr v1.16b, v1.16b, #4 /* od_sh_3 = shr(odd_11) */
+	bit v1.16b, v16.16b, v14.16b /* out_hi_3 = bsl(high_nibbles, od_sh_3, even_11) */
+	ldr q16, [x3, #80] /* msg_6 = load() */
+	eor v6.16b, v6.16b, v16.16b /* ct_6 = xor(out_lo_3, msg_6) */
+	str q6, [x2, #80] /* store ct_6 */
+	ldr q6, [x3, #112] /* msg_7 = load() */
+	eor v1.16b, v1.16b, v6.16b /* ct_7 = xor(out_hi_3, msg_7) */
+	str q1, [x2, #112] /* store ct_7 */
+	eor v1.16b, v30.16b, v0.16b /* y0_4 = xor(g2x0_0, rk0_2) */
+	eor v6.16b, v28.16b, v3.16b /* y0_5 = xor(g2x0_1, rk0_3) */
+	eor v16.16b, v29.16b, v21.16b /* y1_4 = xor(g2x1_0, rk1_2) */
+	eor v19.16b, v27.16b, v23.16b /* y1_5 = xor(g2x1_1, rk1_3) */
+	tbl v1.16b, {v1.16b}, v12.16b /* de_8 = lookup16(y0_4, deinterleave) */
+	tbl v6.16b, {v6.16b}, v12.16b /* de_9 = lookup16(y0_5, deinterleave) */
+	zip1 v22.2d, v1.2d, v6.2d /* even_12 = unpacklo(de_8, de_9) */
+	zip2 v1.2d, v1.2d, v6.2d /* odd_12 = unpackhi(de_8, de_9) */
+	shl v6.16b, v22.16b, #4 /* ev_sh_4 = shl(even_12) */
+	bif v6.16b, v1.16b, v14.16b /* out_lo_4 = bsl(high_nibbles, odd_12, ev_sh_4) */
+	ushr v1.16b, v1.16b, #4 /* od_sh_4 = shr(odd_12) */
+	bit v1.16b, v22.16b, v14.16b /* out_hi_4 = bsl(high_nibbles, od_sh_4, even_12) */
+	ldr q22, [x3, #128] /* msg_8 = load() */
+	eor v6.16b, v6.16b, v22.16b /* ct_8 = xor(out_lo_4, msg_8) */
+	str q6, [x2, #128] /* store ct_8 */
+	ldr q6, [x3, #160] /* msg_9 = load() */
+	eor v1.16b, v1.16b, v6.16b /* ct_9 = xor(out_hi_4, msg_9) */
+	str q1, [x2, #160] /* store ct_9 */
+	tbl v1.16b, {v16.16b}, v12.16b /* de_10 = lookup16(y1_4, deinterleave) */
+	tbl v6.16b, {v19.16b}, v12.16b /* de_11 = lookup16(y1_5, deinterleave) */
+	zip1 v16.2d, v1.2d, v6.2d /* even_13 = unpacklo(de_10, de_11) */
+	zip2 v1.2d, v1.2d, v6.2d /* odd_13 = unpackhi(de_10, de_11) */
+	shl v6.16b, v16.16b, #4 /* ev_sh_5 = shl(even_13) */
+	bif v6.16b, v1.16b, v14.16b /* out_lo_5 = bsl(high_nibbles, odd_13, ev_sh_5) */
+	ushr v1.16b, v1.16b, #4 /* od_sh_5 = shr(odd_13) */
+	bit v1.16b, v16.16b, v14.16b /* out_hi_5 = bsl(high_nibbles, od_sh_5, even_13) */
+	ldr q16, [x3, #144] /* msg_10 = load() */
+	eor v6.16b, v6.16b, v16.16b /* ct_10 = xor(out_lo_5, msg_10) */
+	str q6, [x2, #144] /* store ct_10 */
+	ldr q6, [x3, #176] /* msg_11 = load() */
+	eor v1.16b, v1.16b, v6.16b /* ct_11 = xor(out_hi_5, msg_11) */
+	str q1, [x2, #176] /* store ct_11 */
+	eor v0.16b, v2.16b, v0.16b /* y0_6 = xor(g3x0_0, rk0_2) */
 	ldr q1, [sp, #64] /* reload g3x0_1.2 */
 	eor v1.16b, v1.16b, v3.16b /* y0_7 = xor(g3x0_1, rk0_3) */
 	ldr q2, [sp, #80] /* reload g3x1_0.2 */
-	eor v2.16b, v2.16b, v20.16b /* y1_6 = xor(g3x1_0, rk1_2) */
+	eor v2.16b, v2.16b, v21.16b /* y1_6 = xor(g3x1_0, rk1_2) */
 	ldr q3, [sp, #96] /* reload g3x1_1.2 */
-	eor v3.16b, v3.16b, v21.16b /* y1_7 = xor(g3x1_1, rk1_3) */
+	eor v3.16b, v3.16b, v23.16b /* y1_7 = xor(g3x1_1, rk1_3) */
 	tbl v0.16b, {v0.16b}, v12.16b /* de_12 = lookup16(y0_6, deinterleave) */
 	tbl v1.16b, {v1.16b}, v12.16b /* de_13 = lookup16(y0_7, deinterleave) */
-	zip1 v5.2d, v0.2d, v1.2d /* even_14 = unpacklo(de_12, de_13) */
+	zip1 v6.2d, v0.2d, v1.2d /* even_14 = unpacklo(de_12, de_13) */
 	zip2 v0.2d, v0.2d, v1.2d /* odd_14 = unpackhi(de_12, de_13) */
-	shl v1.16b, v5.16b, #4 /* ev_sh_6 = shl(even_14) */
+	shl v1.16b, v6.16b, #4 /* ev_sh_6 = shl(even_14) */
 	bif v1.16b, v0.16b, v14.16b /* out_lo_6 = bsl(high_nibbles, odd_14, ev_sh_6) */
 	ushr v0.16b, v0.16b, #4 /* od_sh_6 = shr(odd_14) */
-	bit v0.16b, v5.16b, v14.16b /* out_hi_6 = bsl(high_nibbles, od_sh_6, even_14) */
-	ldr q5, [x3, #192] /* msg_12 = load() */
-	eor v1.16b, v1.16b, v5.16b /* ct_12 = xor(out_lo_6, msg_12) */
+	bit v0.16b, v6.16b, v14.16b /* out_hi_6 = bsl(high_nibbles, od_sh_6, even_14) */
+	ldr q6, [x3, #192] /* msg_12 = load() */
+	eor v1.16b, v1.16b, v6.16b /* ct_12 = xor(out_lo_6, msg_12) */
 	str q1, [x2, #192] /* store ct_12 */
 	ldr q1, [x3, #224] /* msg_13 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_13 = xor(out_hi_6, msg_13) */
@@ -4457,35 +4406,47 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_1_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_2_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lublock_register_neon_asm_2_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_2_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_2_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_2_spread_index:
+.Lublock_register_neon_asm_2_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_2_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_2_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -4493,41 +4454,41 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_2_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_2_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_2_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_2_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_2_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_2_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_2_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -4763,35 +4724,47 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_5_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_6_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lublock_register_neon_asm_6_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_6_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_6_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_6_spread_index:
+.Lublock_register_neon_asm_6_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_6_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_6_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_6_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -4799,41 +4772,41 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_6_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_6_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_6_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_6_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_6_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_6_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_6_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
@@ -5141,41 +5114,53 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_9_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_10_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lublock_register_neon_asm_10_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_10_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_10_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_10_spread_index:
+.Lublock_register_neon_asm_10_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_10_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* spread_index_1: every byte reads byte 15, a block's last byte reads zero */
+/* carry_everywhere_1: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 16
-.Lublock_register_neon_asm_10_spread_index_1:
+.Lublock_register_neon_asm_10_carry_everywhere_1:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_neon_asm_10_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_10_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -5183,41 +5168,41 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 .Lublock_register_neon_asm_10_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_10_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_10_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_10_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_10_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_10_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_neon_asm_10_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata

@@ -378,20 +378,26 @@ static void ublock_register_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, const
                                                         const uint8_t *src)
 {
     __m128i g0x0, g0x1;
-    /* byte 15 of each lane, a block's last (least significant) */
-    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
-    const __m128i last_byte = kc_bcast16_128(last_byte_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const __m128i byte_14 = kc_bcast16_128(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m128i block_k = kc_bcast16_128(block_k_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
-    const __m128i spread_index = kc_bcast16_128(spread_index_bytes);
-    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m128i carry_everywhere = kc_bcast16_128(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m128i carry_mask_table = kc_bcast16_128(carry_mask_table_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const __m128i all_but_last = kc_bcast16_128(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const __m128i new_last_byte = kc_bcast16_128(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
     const __m128i block_k_1 = kc_bcast16_128(block_k_1_bytes);
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
@@ -423,41 +429,33 @@ static void ublock_register_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, const
     /* rotate each 64-bit word left by 24 (byte shuffle) */
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
-    /* low 1 bits of every byte */
-    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
-    const __m128i byte_low1 = kc_bcast16_128(byte_low1_bytes);
     const __m128i ctr_low = kc_bcast16_128(in);
+    const __m128i ctr_last = _mm_srli_epi16(ctr_low, 8);
     const __m128i ctr_first = _mm_set1_epi8((char)in[32]);
-    const __m128i ctr_j0 = _mm_and_si128(ctr_first, last_byte);
+    const __m128i ctr_j0 = _mm_and_si128(ctr_first, byte_14);
+    const __m128i ctr_v_open = _mm_and_si128(ctr_low, all_but_last);
     const __m128i ctr_w = kc_bcast16_128(in + 16);
+    const __m128i ctr_w_open = _mm_and_si128(ctr_w, all_but_last);
 
     /* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
-    const __m128i ctr_sum = _mm_add_epi8(ctr_low, ctr_j);
-    const __m128i ctr_or = _mm_or_si128(ctr_low, ctr_j);
-    const __m128i ctr_and = _mm_and_si128(ctr_low, ctr_j);
-    const __m128i ctr_out = _mm_andnot_si128(ctr_sum, ctr_or);
-    const __m128i ctr_carry = _mm_or_si128(ctr_and, ctr_out);
-    const __m128i ctr_bit = _mm_srli_epi16(ctr_carry, 7);
-    const __m128i ctr_bitm = _mm_and_si128(ctr_bit, byte_low1);
-    const __m128i ctr_spread = _mm_shuffle_epi8(ctr_bitm, spread_index);
-    const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_spread);
-    const __m128i blk_b = _mm_and_si128(ctr_w, ctr_mask);
-    const __m128i blk_a = _mm_andnot_si128(ctr_mask, ctr_sum);
-    const __m128i blk = _mm_or_si128(blk_b, blk_a);
+    const __m128i ctr_sum = _mm_add_epi16(ctr_last, ctr_j);
+    const __m128i ctr_carry = _mm_shuffle_epi8(ctr_sum, carry_everywhere);
+    const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_carry);
+    const __m128i ctr_pair_b = _mm_and_si128(ctr_w_open, ctr_mask);
+    const __m128i ctr_pair_a = _mm_andnot_si128(ctr_mask, ctr_v_open);
+    const __m128i ctr_pair = _mm_or_si128(ctr_pair_b, ctr_pair_a);
+    const __m128i ctr_last_byte = _mm_shuffle_epi8(ctr_sum, new_last_byte);
+    const __m128i blk = _mm_or_si128(ctr_pair, ctr_last_byte);
     const __m128i ctr_j_1 = _mm_add_epi8(block_k_1, ctr_j0);
-    const __m128i ctr_sum_1 = _mm_add_epi8(ctr_low, ctr_j_1);
-    const __m128i ctr_or_1 = _mm_or_si128(ctr_low, ctr_j_1);
-    const __m128i ctr_and_1 = _mm_and_si128(ctr_low, ctr_j_1);
-    const __m128i ctr_out_1 = _mm_andnot_si128(ctr_sum_1, ctr_or_1);
-    const __m128i ctr_carry_1 = _mm_or_si128(ctr_and_1, ctr_out_1);
-    const __m128i ctr_bit_1 = _mm_srli_epi16(ctr_carry_1, 7);
-    const __m128i ctr_bit_1m = _mm_and_si128(ctr_bit_1, byte_low1);
-    const __m128i ctr_spread_1 = _mm_shuffle_epi8(ctr_bit_1m, spread_index);
-    const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_1);
-    const __m128i blk_1_b = _mm_and_si128(ctr_w, ctr_mask_1);
-    const __m128i blk_1_a = _mm_andnot_si128(ctr_mask_1, ctr_sum_1);
-    const __m128i blk_1 = _mm_or_si128(blk_1_b, blk_1_a);
+    const __m128i ctr_sum_1 = _mm_add_epi16(ctr_last, ctr_j_1);
+    const __m128i ctr_carry_1 = _mm_shuffle_epi8(ctr_sum_1, carry_everywhere);
+    const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_1);
+    const __m128i ctr_pair_1_b = _mm_and_si128(ctr_w_open, ctr_mask_1);
+    const __m128i ctr_pair_1_a = _mm_andnot_si128(ctr_mask_1, ctr_v_open);
+    const __m128i ctr_pair_1 = _mm_or_si128(ctr_pair_1_b, ctr_pair_1_a);
+    const __m128i ctr_last_byte_1 = _mm_shuffle_epi8(ctr_sum_1, new_last_byte);
+    const __m128i blk_1 = _mm_or_si128(ctr_pair_1, ctr_last_byte_1);
     const __m128i lo_sh = _mm_srli_epi16(blk, 4);
     const __m128i even_b = _mm_and_si128(blk_1, high_nibbles);
     const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
@@ -871,20 +869,26 @@ static void ublock_register_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, const
                                                         const uint8_t *src)
 {
     __m128i g0x0, g0x1;
-    /* byte 15 of each lane, a block's last (least significant) */
-    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
-    const __m128i last_byte = kc_bcast16_128(last_byte_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const __m128i byte_14 = kc_bcast16_128(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m128i block_k = kc_bcast16_128(block_k_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
-    const __m128i spread_index = kc_bcast16_128(spread_index_bytes);
-    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m128i carry_everywhere = kc_bcast16_128(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m128i carry_mask_table = kc_bcast16_128(carry_mask_table_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const __m128i all_but_last = kc_bcast16_128(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const __m128i new_last_byte = kc_bcast16_128(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
     const __m128i block_k_1 = kc_bcast16_128(block_k_1_bytes);
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
@@ -916,41 +920,33 @@ static void ublock_register_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, const
     /* rotate each 64-bit word left by 24 (byte shuffle) */
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
-    /* low 1 bits of every byte */
-    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
-    const __m128i byte_low1 = kc_bcast16_128(byte_low1_bytes);
     const __m128i ctr_low = kc_bcast16_128(in);
+    const __m128i ctr_last = _mm_srli_epi16(ctr_low, 8);
     const __m128i ctr_first = _mm_set1_epi8((char)in[32]);
-    const __m128i ctr_j0 = _mm_and_si128(ctr_first, last_byte);
+    const __m128i ctr_j0 = _mm_and_si128(ctr_first, byte_14);
+    const __m128i ctr_v_open = _mm_and_si128(ctr_low, all_but_last);
     const __m128i ctr_w = kc_bcast16_128(in + 16);
+    const __m128i ctr_w_open = _mm_and_si128(ctr_w, all_but_last);
 
     /* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
-    const __m128i ctr_sum = _mm_add_epi8(ctr_low, ctr_j);
-    const __m128i ctr_or = _mm_or_si128(ctr_low, ctr_j);
-    const __m128i ctr_and = _mm_and_si128(ctr_low, ctr_j);
-    const __m128i ctr_out = _mm_andnot_si128(ctr_sum, ctr_or);
-    const __m128i ctr_carry = _mm_or_si128(ctr_and, ctr_out);
-    const __m128i ctr_bit = _mm_srli_epi16(ctr_carry, 7);
-    const __m128i ctr_bitm = _mm_and_si128(ctr_bit, byte_low1);
-    const __m128i ctr_spread = _mm_shuffle_epi8(ctr_bitm, spread_index);
-    const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_spread);
-    const __m128i blk_b = _mm_and_si128(ctr_w, ctr_mask);
-    const __m128i blk_a = _mm_andnot_si128(ctr_mask, ctr_sum);
-    const __m128i blk = _mm_or_si128(blk_b, blk_a);
+    const __m128i ctr_sum = _mm_add_epi16(ctr_last, ctr_j);
+    const __m128i ctr_carry = _mm_shuffle_epi8(ctr_sum, carry_everywhere);
+    const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_carry);
+    const __m128i ctr_pair_b = _mm_and_si128(ctr_w_open, ctr_mask);
+    const __m128i ctr_pair_a = _mm_andnot_si128(ctr_mask, ctr_v_open);
+    const __m128i ctr_pair = _mm_or_si128(ctr_pair_b, ctr_pair_a);
+    const __m128i ctr_last_byte = _mm_shuffle_epi8(ctr_sum, new_last_byte);
+    const __m128i blk = _mm_or_si128(ctr_pair, ctr_last_byte);
     const __m128i ctr_j_1 = _mm_add_epi8(block_k_1, ctr_j0);
-    const __m128i ctr_sum_1 = _mm_add_epi8(ctr_low, ctr_j_1);
-    const __m128i ctr_or_1 = _mm_or_si128(ctr_low, ctr_j_1);
-    const __m128i ctr_and_1 = _mm_and_si128(ctr_low, ctr_j_1);
-    const __m128i ctr_out_1 = _mm_andnot_si128(ctr_sum_1, ctr_or_1);
-    const __m128i ctr_carry_1 = _mm_or_si128(ctr_and_1, ctr_out_1);
-    const __m128i ctr_bit_1 = _mm_srli_epi16(ctr_carry_1, 7);
-    const __m128i ctr_bit_1m = _mm_and_si128(ctr_bit_1, byte_low1);
-    const __m128i ctr_spread_1 = _mm_shuffle_epi8(ctr_bit_1m, spread_index);
-    const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_1);
-    const __m128i blk_1_b = _mm_and_si128(ctr_w, ctr_mask_1);
-    const __m128i blk_1_a = _mm_andnot_si128(ctr_mask_1, ctr_sum_1);
-    const __m128i blk_1 = _mm_or_si128(blk_1_b, blk_1_a);
+    const __m128i ctr_sum_1 = _mm_add_epi16(ctr_last, ctr_j_1);
+    const __m128i ctr_carry_1 = _mm_shuffle_epi8(ctr_sum_1, carry_everywhere);
+    const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_1);
+    const __m128i ctr_pair_1_b = _mm_and_si128(ctr_w_open, ctr_mask_1);
+    const __m128i ctr_pair_1_a = _mm_andnot_si128(ctr_mask_1, ctr_v_open);
+    const __m128i ctr_pair_1 = _mm_or_si128(ctr_pair_1_b, ctr_pair_1_a);
+    const __m128i ctr_last_byte_1 = _mm_shuffle_epi8(ctr_sum_1, new_last_byte);
+    const __m128i blk_1 = _mm_or_si128(ctr_pair_1, ctr_last_byte_1);
     const __m128i lo_sh = _mm_srli_epi16(blk, 4);
     const __m128i even_b = _mm_and_si128(blk_1, high_nibbles);
     const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
@@ -1632,23 +1628,29 @@ static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const
                                                         const uint8_t *src)
 {
     __m128i g0x0_0, g0x0_1, g0x1_0, g0x1_1;
-    /* byte 15 of each lane, a block's last (least significant) */
-    static const uint8_t last_byte_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff};
-    const __m128i last_byte = kc_bcast16_128(last_byte_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
+    /* byte 14 of each lane: where v + j0 + k is summed */
+    static const uint8_t byte_14_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00};
+    const __m128i byte_14 = kc_bcast16_128(byte_14_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m128i block_k = kc_bcast16_128(block_k_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
-    const __m128i spread_index = kc_bcast16_128(spread_index_bytes);
-    /* a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m128i carry_everywhere = kc_bcast16_128(carry_everywhere_bytes);
+    /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const __m128i carry_mask_table = kc_bcast16_128(carry_mask_table_bytes);
-    /* every byte reads byte 15, a block's last byte reads zero */
-    static const uint8_t spread_index_1_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
-    const __m128i spread_index_1 = kc_bcast16_128(spread_index_1_bytes);
-    /* byte 15 of each lane: its block's number k in the batch */
-    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
+    /* every byte reads the carry (byte 15), a block's last byte reads zero */
+    static const uint8_t carry_everywhere_1_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    const __m128i carry_everywhere_1 = kc_bcast16_128(carry_everywhere_1_bytes);
+    /* every byte but a block's last */
+    static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    const __m128i all_but_last = kc_bcast16_128(all_but_last_bytes);
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    const __m128i new_last_byte = kc_bcast16_128(new_last_byte_bytes);
+    /* byte 14 of each lane: its block's number k in the batch */
+    static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
     const __m128i block_k_1 = kc_bcast16_128(block_k_1_bytes);
     /* high nibble of every byte */
     static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
@@ -1695,53 +1697,45 @@ static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const
     /* rotate each 64-bit word left by 24 (byte shuffle) */
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m128i rotl24 = kc_bcast16_128(rotl24_bytes);
-    /* low 1 bits of every byte */
-    static const uint8_t byte_low1_bytes[16] = {0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01};
-    const __m128i byte_low1 = kc_bcast16_128(byte_low1_bytes);
     const __m128i ctr_low = kc_bcast16_128(in + 16);
+    const __m128i ctr_last = _mm_srli_epi16(ctr_low, 8);
     const __m128i ctr_first = _mm_set1_epi8((char)in[64]);
-    const __m128i ctr_j0 = _mm_and_si128(ctr_first, last_byte);
+    const __m128i ctr_j0 = _mm_and_si128(ctr_first, byte_14);
     const __m128i ctr_v_high = kc_bcast16_128(in);
     const __m128i ctr_w_high = kc_bcast16_128(in + 32);
+    const __m128i ctr_v_open = _mm_and_si128(ctr_low, all_but_last);
     const __m128i ctr_w_low = kc_bcast16_128(in + 48);
+    const __m128i ctr_w_open = _mm_and_si128(ctr_w_low, all_but_last);
 
     /* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
-    const __m128i ctr_sum = _mm_add_epi8(ctr_low, ctr_j);
-    const __m128i ctr_or = _mm_or_si128(ctr_low, ctr_j);
-    const __m128i ctr_and = _mm_and_si128(ctr_low, ctr_j);
-    const __m128i ctr_out = _mm_andnot_si128(ctr_sum, ctr_or);
-    const __m128i ctr_carry = _mm_or_si128(ctr_and, ctr_out);
-    const __m128i ctr_bit = _mm_srli_epi16(ctr_carry, 7);
-    const __m128i ctr_bitm = _mm_and_si128(ctr_bit, byte_low1);
-    const __m128i ctr_spread = _mm_shuffle_epi8(ctr_bitm, spread_index);
-    const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_spread);
+    const __m128i ctr_sum = _mm_add_epi16(ctr_last, ctr_j);
+    const __m128i ctr_carry = _mm_shuffle_epi8(ctr_sum, carry_everywhere);
+    const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m128i blk_b = _mm_and_si128(ctr_w_high, ctr_mask);
     const __m128i blk_a = _mm_andnot_si128(ctr_mask, ctr_v_high);
     const __m128i blk = _mm_or_si128(blk_b, blk_a);
-    const __m128i ctr_spread_1 = _mm_shuffle_epi8(ctr_bitm, spread_index_1);
-    const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_1);
-    const __m128i blk_1_b = _mm_and_si128(ctr_w_low, ctr_mask_1);
-    const __m128i blk_1_a = _mm_andnot_si128(ctr_mask_1, ctr_sum);
-    const __m128i blk_1 = _mm_or_si128(blk_1_b, blk_1_a);
+    const __m128i ctr_carry_1 = _mm_shuffle_epi8(ctr_sum, carry_everywhere_1);
+    const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_1);
+    const __m128i ctr_pair_b = _mm_and_si128(ctr_w_open, ctr_mask_1);
+    const __m128i ctr_pair_a = _mm_andnot_si128(ctr_mask_1, ctr_v_open);
+    const __m128i ctr_pair = _mm_or_si128(ctr_pair_b, ctr_pair_a);
+    const __m128i ctr_last_byte = _mm_shuffle_epi8(ctr_sum, new_last_byte);
+    const __m128i blk_1 = _mm_or_si128(ctr_pair, ctr_last_byte);
     const __m128i ctr_j_2 = _mm_add_epi8(block_k_1, ctr_j0);
-    const __m128i ctr_sum_2 = _mm_add_epi8(ctr_low, ctr_j_2);
-    const __m128i ctr_or_2 = _mm_or_si128(ctr_low, ctr_j_2);
-    const __m128i ctr_and_2 = _mm_and_si128(ctr_low, ctr_j_2);
-    const __m128i ctr_out_2 = _mm_andnot_si128(ctr_sum_2, ctr_or_2);
-    const __m128i ctr_carry_2 = _mm_or_si128(ctr_and_2, ctr_out_2);
-    const __m128i ctr_bit_2 = _mm_srli_epi16(ctr_carry_2, 7);
-    const __m128i ctr_bit_2m = _mm_and_si128(ctr_bit_2, byte_low1);
-    const __m128i ctr_spread_2 = _mm_shuffle_epi8(ctr_bit_2m, spread_index);
-    const __m128i ctr_mask_2 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_2);
+    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_last, ctr_j_2);
+    const __m128i ctr_carry_2 = _mm_shuffle_epi8(ctr_sum_2, carry_everywhere);
+    const __m128i ctr_mask_2 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m128i blk_2_b = _mm_and_si128(ctr_w_high, ctr_mask_2);
     const __m128i blk_2_a = _mm_andnot_si128(ctr_mask_2, ctr_v_high);
     const __m128i blk_2 = _mm_or_si128(blk_2_b, blk_2_a);
-    const __m128i ctr_spread_3 = _mm_shuffle_epi8(ctr_bit_2m, spread_index_1);
-    const __m128i ctr_mask_3 = _mm_shuffle_epi8(carry_mask_table, ctr_spread_3);
-    const __m128i blk_3_b = _mm_and_si128(ctr_w_low, ctr_mask_3);
-    const __m128i blk_3_a = _mm_andnot_si128(ctr_mask_3, ctr_sum_2);
-    const __m128i blk_3 = _mm_or_si128(blk_3_b, blk_3_a);
+    const __m128i ctr_carry_3 = _mm_shuffle_epi8(ctr_sum_2, carry_everywhere_1);
+    const __m128i ctr_mask_3 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_3);
+    const __m128i ctr_pair_1_b = _mm_and_si128(ctr_w_open, ctr_mask_3);
+    const __m128i ctr_pair_1_a = _mm_andnot_si128(ctr_mask_3, ctr_v_open);
+    const __m128i ctr_pair_1 = _mm_or_si128(ctr_pair_1_b, ctr_pair_1_a);
+    const __m128i ctr_last_byte_1 = _mm_shuffle_epi8(ctr_sum_2, new_last_byte);
+    const __m128i blk_3 = _mm_or_si128(ctr_pair_1, ctr_last_byte_1);
     const __m128i lo_sh = _mm_srli_epi16(blk, 4);
     const __m128i even_b = _mm_and_si128(blk_2, high_nibbles);
     const __m128i even_a = _mm_andnot_si128(high_nibbles, lo_sh);
@@ -1778,27 +1772,27 @@ static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const
         const __m128i k0_1 = _mm_xor_si128(g0x0_1, rk0_1);
         const __m128i k1 = _mm_xor_si128(g0x1_0, rk1);
         const __m128i k1_1 = _mm_xor_si128(g0x1_1, rk1_1);
-        const __m128i s0_lo = _mm_and_si128(k0, spread_index);
+        const __m128i s0_lo = _mm_and_si128(k0, carry_everywhere);
         const __m128i s0_sh = _mm_srli_epi16(k0, 4);
-        const __m128i s0_hi = _mm_and_si128(s0_sh, spread_index);
+        const __m128i s0_hi = _mm_and_si128(s0_sh, carry_everywhere);
         const __m128i s0_l = _mm_shuffle_epi8(sbox_lo, s0_lo);
         const __m128i s0_h = _mm_shuffle_epi8(sbox_hi, s0_hi);
         const __m128i s0 = _mm_or_si128(s0_l, s0_h);
-        const __m128i s0_lo_1 = _mm_and_si128(k0_1, spread_index);
+        const __m128i s0_lo_1 = _mm_and_si128(k0_1, carry_everywhere);
         const __m128i s0_sh_1 = _mm_srli_epi16(k0_1, 4);
-        const __m128i s0_hi_1 = _mm_and_si128(s0_sh_1, spread_index);
+        const __m128i s0_hi_1 = _mm_and_si128(s0_sh_1, carry_everywhere);
         const __m128i s0_l_1 = _mm_shuffle_epi8(sbox_lo, s0_lo_1);
         const __m128i s0_h_1 = _mm_shuffle_epi8(sbox_hi, s0_hi_1);
         const __m128i s0_1 = _mm_or_si128(s0_l_1, s0_h_1);
-        const __m128i s1_lo = _mm_and_si128(k1, spread_index);
+        const __m128i s1_lo = _mm_and_si128(k1, carry_everywhere);
         const __m128i s1_sh = _mm_srli_epi16(k1, 4);
-        const __m128i s1_hi = _mm_and_si128(s1_sh, spread_index);
+        const __m128i s1_hi = _mm_and_si128(s1_sh, carry_everywhere);
         const __m128i s1_l = _mm_shuffle_epi8(sbox_lo, s1_lo);
         const __m128i s1_h = _mm_shuffle_epi8(sbox_hi, s1_hi);
         const __m128i s1 = _mm_or_si128(s1_l, s1_h);
-        const __m128i s1_lo_1 = _mm_and_si128(k1_1, spread_index);
+        const __m128i s1_lo_1 = _mm_and_si128(k1_1, carry_everywhere);
         const __m128i s1_sh_1 = _mm_srli_epi16(k1_1, 4);
-        const __m128i s1_hi_1 = _mm_and_si128(s1_sh_1, spread_index);
+        const __m128i s1_hi_1 = _mm_and_si128(s1_sh_1, carry_everywhere);
         const __m128i s1_l_1 = _mm_shuffle_epi8(sbox_lo, s1_lo_1);
         const __m128i s1_h_1 = _mm_shuffle_epi8(sbox_hi, s1_hi_1);
         const __m128i s1_1 = _mm_or_si128(s1_l_1, s1_h_1);

@@ -250,70 +250,61 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	.p2align 5
 ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
+	movdqa %xmm0, %xmm1 /* ctr_low */
+	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
+	pand .Lublock_register_ssse3_asm_2_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
 	movzbl 32(%rsi), %eax
 	imull $0x01010101, %eax, %eax
-	movd %eax, %xmm1
-	pshufd $0, %xmm1, %xmm1 /* ctr_first = bcast8() */
-	pand .Lublock_register_ssse3_asm_2_last_byte(%rip), %xmm1 /* ctr_j0 = and(ctr_first, last_byte) */
+	movd %eax, %xmm2
+	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
+	pand .Lublock_register_ssse3_asm_2_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	movdqa %xmm1, %xmm2 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_2_block_k(%rip), %xmm2 /* ctr_j = add(ctr_j0, block_k) */
-	paddb .Lublock_register_ssse3_asm_2_block_k_1(%rip), %xmm1 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	movdqu 16(%rsi), %xmm3 /* ctr_w = bcast128() */
-	movdqa %xmm0, %xmm4 /* ctr_low */
-	paddb %xmm2, %xmm4 /* ctr_sum = add(ctr_low, ctr_j) */
-	movdqa %xmm0, %xmm5 /* ctr_low */
-	por %xmm2, %xmm5 /* ctr_or = or(ctr_low, ctr_j) */
-	movdqa %xmm0, %xmm6 /* ctr_low */
-	pand %xmm2, %xmm6 /* ctr_and = and(ctr_low, ctr_j) */
-	movdqa %xmm4, %xmm2 /* ctr_sum */
-	pandn %xmm5, %xmm2 /* ctr_out = andnot(ctr_sum, ctr_or) */
-	por %xmm2, %xmm6 /* ctr_carry = or(ctr_and, ctr_out) */
-	psrlw $7, %xmm6 /* ctr_bit = shr(ctr_carry) */
-	pand .Lublock_register_ssse3_asm_2_byte_low1(%rip), %xmm6 /* ctr_bitm = and(ctr_bit, byte_low1) */
-	pshufb .Lublock_register_ssse3_asm_2_spread_index(%rip), %xmm6 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
-	movdqa .Lublock_register_ssse3_asm_2_carry_mask_table(%rip), %xmm2 /* carry_mask_table = const() */
-	movdqa %xmm2, %xmm5 /* carry_mask_table */
-	pshufb %xmm6, %xmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	movdqa %xmm5, %xmm6 /* ctr_mask */
-	pandn %xmm4, %xmm6 /* blk_a = andnot(ctr_mask, ctr_sum) */
-	movdqa %xmm3, %xmm4 /* ctr_w */
-	pand %xmm5, %xmm4 /* blk_b = and(ctr_w, ctr_mask) */
-	por %xmm6, %xmm4 /* blk = or(blk_b, blk_a) */
-	movdqa %xmm0, %xmm5 /* ctr_low */
-	paddb %xmm1, %xmm5 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	movdqa %xmm0, %xmm6 /* ctr_low */
-	por %xmm1, %xmm6 /* ctr_or_1 = or(ctr_low, ctr_j_1) */
-	pand %xmm1, %xmm0 /* ctr_and_1 = and(ctr_low, ctr_j_1) */
-	movdqa %xmm5, %xmm1 /* ctr_sum_1 */
-	pandn %xmm6, %xmm1 /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
-	por %xmm1, %xmm0 /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
-	psrlw $7, %xmm0 /* ctr_bit_1 = shr(ctr_carry_1) */
-	pand .Lublock_register_ssse3_asm_2_byte_low1(%rip), %xmm0 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
-	pshufb .Lublock_register_ssse3_asm_2_spread_index(%rip), %xmm0 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
-	pshufb %xmm0, %xmm2 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	pand %xmm2, %xmm3 /* blk_1_b = and(ctr_w, ctr_mask_1) */
-	pandn %xmm5, %xmm2 /* blk_1_a = andnot(ctr_mask_1, ctr_sum_1) */
-	por %xmm2, %xmm3 /* blk_1 = or(blk_1_b, blk_1_a) */
-	movdqa %xmm4, %xmm0 /* blk */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_2_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
+	paddb .Lublock_register_ssse3_asm_2_block_k_1(%rip), %xmm2 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	movdqa %xmm1, %xmm4 /* ctr_last */
+	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	paddw %xmm2, %xmm1 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	movdqu 16(%rsi), %xmm2 /* ctr_w = bcast128() */
+	pand .Lublock_register_ssse3_asm_2_all_but_last(%rip), %xmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
+	movdqa %xmm4, %xmm3 /* ctr_sum */
+	pshufb .Lublock_register_ssse3_asm_2_carry_everywhere(%rip), %xmm3 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa .Lublock_register_ssse3_asm_2_carry_mask_table(%rip), %xmm5 /* carry_mask_table = const() */
+	movdqa %xmm5, %xmm6 /* carry_mask_table */
+	pshufb %xmm3, %xmm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	pshufb .Lublock_register_ssse3_asm_2_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	movdqa %xmm1, %xmm3 /* ctr_sum_1 */
+	pshufb .Lublock_register_ssse3_asm_2_carry_everywhere(%rip), %xmm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	pshufb %xmm3, %xmm5 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	pshufb .Lublock_register_ssse3_asm_2_new_last_byte(%rip), %xmm1 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	movdqa %xmm2, %xmm3 /* ctr_w_open */
+	pand %xmm6, %xmm3 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	pandn %xmm0, %xmm6 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	por %xmm6, %xmm3 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	por %xmm4, %xmm3 /* blk = or(ctr_pair, ctr_last_byte) */
+	pand %xmm5, %xmm2 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	pandn %xmm0, %xmm5 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	por %xmm5, %xmm2 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	por %xmm1, %xmm2 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm3, %xmm0 /* blk */
 	psrlw $4, %xmm0 /* lo_sh = shr(blk) */
 	movdqa .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
-	movdqa %xmm1, %xmm2 /* high_nibbles */
-	pandn %xmm0, %xmm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm1, %xmm4 /* high_nibbles */
+	pandn %xmm0, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm1, %xmm0 /* high_nibbles */
-	pandn %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
-	movdqa %xmm3, %xmm4 /* blk_1 */
-	pand %xmm1, %xmm4 /* even_b = and(blk_1, high_nibbles) */
-	por %xmm2, %xmm4 /* even = or(even_b, even_a) */
-	psllw $4, %xmm3 /* hi_sh = shl(blk_1) */
-	pand %xmm1, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
-	por %xmm0, %xmm3 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm4, %xmm0 /* even */
-	punpcklbw %xmm3, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm3, %xmm4 /* sp_1 = unpackhi(even, odd) */
+	pandn %xmm3, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm3 /* blk_1 */
+	pand %xmm1, %xmm3 /* even_b = and(blk_1, high_nibbles) */
+	por %xmm4, %xmm3 /* even = or(even_b, even_a) */
+	psllw $4, %xmm2 /* hi_sh = shl(blk_1) */
+	pand %xmm1, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm0, %xmm2 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm3, %xmm0 /* even */
+	punpcklbw %xmm2, %xmm0 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm2, %xmm3 /* sp_1 = unpackhi(even, odd) */
 	movdqa .Lublock_register_ssse3_asm_2_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_2_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_2_rotl48(%rip), %xmm4 /* rotl48 = const() */
 	movdqa .Lublock_register_ssse3_asm_2_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
 	movdqa .Lublock_register_ssse3_asm_2_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
 	movdqa .Lublock_register_ssse3_asm_2_pl_mask(%rip), %xmm7 /* pl_mask = const() */
@@ -328,7 +319,7 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
 	movdqu 64(%rdi,%r8), %xmm11 /* rk1 = load() */
-	pxor %xmm11, %xmm4 /* k1 = xor(g0x1, rk1) */
+	pxor %xmm11, %xmm3 /* k1 = xor(g0x1, rk1) */
 	movdqa %xmm0, %xmm11 /* k0 */
 	pand %xmm2, %xmm11 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
@@ -338,24 +329,24 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	movdqa %xmm5, %xmm11 /* sbox_hi */
 	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
 	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm4, %xmm0 /* k1 */
+	movdqa %xmm3, %xmm0 /* k1 */
 	pand %xmm2, %xmm0 /* s1_lo = and(k1, low_nibbles) */
 	movdqa %xmm6, %xmm11 /* sbox_lo */
 	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
-	pand %xmm2, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
+	pand %xmm2, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
 	movdqa %xmm5, %xmm0 /* sbox_hi */
-	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
 	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
 	movdqa %xmm11, %xmm0 /* x1 */
 	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
 	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
 	movdqa %xmm12, %xmm0 /* x0 */
-	pshufb %xmm3, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pshufb %xmm4, %xmm0 /* rot8 = lookup16(x0, rotl48) */
 	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
 	movdqa %xmm11, %xmm0 /* x1_1 */
-	pshufb %xmm3, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pshufb %xmm4, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
 	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
 	movdqa %xmm12, %xmm0 /* x0_1 */
 	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
@@ -364,7 +355,7 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
 	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
 	movdqa %xmm12, %xmm0 /* g0x0.3 */
-	movdqa %xmm11, %xmm4 /* g0x1.3 */
+	movdqa %xmm11, %xmm3 /* g0x1.3 */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_ssse3_asm_2_loop_r0
@@ -374,24 +365,24 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
 	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
 	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm4 /* y1 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm4 /* de_1 = lookup16(y1, deinterleave) */
+	pxor %xmm11, %xmm3 /* y1 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
-	punpcklqdq %xmm4, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm4, %xmm0 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm4 /* even_1 */
-	psllw $4, %xmm4 /* ev_sh = shl(even_1) */
-	pand %xmm1, %xmm4 /* out_lo_b = and(ev_sh, high_nibbles) */
+	punpcklqdq %xmm3, %xmm11 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm3 /* even_1 */
+	psllw $4, %xmm3 /* ev_sh = shl(even_1) */
+	pand %xmm1, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
 	pand %xmm1, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
 	movdqa %xmm1, %xmm12 /* high_nibbles */
 	pandn %xmm0, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm4 /* out_lo = or(out_lo_b, out_lo_a) */
+	por %xmm12, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm0 /* od_sh = shr(odd_1) */
 	pandn %xmm0, %xmm1 /* out_hi_a = andnot(high_nibbles, od_sh) */
 	por %xmm1, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
 	movdqu (%rcx), %xmm0 /* msg = load() */
-	pxor %xmm0, %xmm4 /* ct = xor(out_lo, msg) */
-	movdqu %xmm4, (%rdx) /* store ct */
+	pxor %xmm0, %xmm3 /* ct = xor(out_lo, msg) */
+	movdqu %xmm3, (%rdx) /* store ct */
 	movdqu 16(%rcx), %xmm0 /* msg_1 = load() */
 	pxor %xmm0, %xmm11 /* ct_1 = xor(out_hi, msg_1) */
 	movdqu %xmm11, 16(%rdx) /* store ct_1 */
@@ -763,70 +754,61 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	.p2align 5
 ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
+	movdqa %xmm0, %xmm1 /* ctr_low */
+	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
+	pand .Lublock_register_ssse3_asm_6_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
 	movzbl 32(%rsi), %eax
 	imull $0x01010101, %eax, %eax
-	movd %eax, %xmm1
-	pshufd $0, %xmm1, %xmm1 /* ctr_first = bcast8() */
-	pand .Lublock_register_ssse3_asm_6_last_byte(%rip), %xmm1 /* ctr_j0 = and(ctr_first, last_byte) */
+	movd %eax, %xmm2
+	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
+	pand .Lublock_register_ssse3_asm_6_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	movdqa %xmm1, %xmm2 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_6_block_k(%rip), %xmm2 /* ctr_j = add(ctr_j0, block_k) */
-	paddb .Lublock_register_ssse3_asm_6_block_k_1(%rip), %xmm1 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	movdqu 16(%rsi), %xmm3 /* ctr_w = bcast128() */
-	movdqa %xmm0, %xmm4 /* ctr_low */
-	paddb %xmm2, %xmm4 /* ctr_sum = add(ctr_low, ctr_j) */
-	movdqa %xmm0, %xmm5 /* ctr_low */
-	por %xmm2, %xmm5 /* ctr_or = or(ctr_low, ctr_j) */
-	movdqa %xmm0, %xmm6 /* ctr_low */
-	pand %xmm2, %xmm6 /* ctr_and = and(ctr_low, ctr_j) */
-	movdqa %xmm4, %xmm2 /* ctr_sum */
-	pandn %xmm5, %xmm2 /* ctr_out = andnot(ctr_sum, ctr_or) */
-	por %xmm2, %xmm6 /* ctr_carry = or(ctr_and, ctr_out) */
-	psrlw $7, %xmm6 /* ctr_bit = shr(ctr_carry) */
-	pand .Lublock_register_ssse3_asm_6_byte_low1(%rip), %xmm6 /* ctr_bitm = and(ctr_bit, byte_low1) */
-	pshufb .Lublock_register_ssse3_asm_6_spread_index(%rip), %xmm6 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
-	movdqa .Lublock_register_ssse3_asm_6_carry_mask_table(%rip), %xmm2 /* carry_mask_table = const() */
-	movdqa %xmm2, %xmm5 /* carry_mask_table */
-	pshufb %xmm6, %xmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	movdqa %xmm5, %xmm6 /* ctr_mask */
-	pandn %xmm4, %xmm6 /* blk_a = andnot(ctr_mask, ctr_sum) */
-	movdqa %xmm3, %xmm4 /* ctr_w */
-	pand %xmm5, %xmm4 /* blk_b = and(ctr_w, ctr_mask) */
-	por %xmm6, %xmm4 /* blk = or(blk_b, blk_a) */
-	movdqa %xmm0, %xmm5 /* ctr_low */
-	paddb %xmm1, %xmm5 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	movdqa %xmm0, %xmm6 /* ctr_low */
-	por %xmm1, %xmm6 /* ctr_or_1 = or(ctr_low, ctr_j_1) */
-	pand %xmm1, %xmm0 /* ctr_and_1 = and(ctr_low, ctr_j_1) */
-	movdqa %xmm5, %xmm1 /* ctr_sum_1 */
-	pandn %xmm6, %xmm1 /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
-	por %xmm1, %xmm0 /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
-	psrlw $7, %xmm0 /* ctr_bit_1 = shr(ctr_carry_1) */
-	pand .Lublock_register_ssse3_asm_6_byte_low1(%rip), %xmm0 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
-	pshufb .Lublock_register_ssse3_asm_6_spread_index(%rip), %xmm0 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
-	pshufb %xmm0, %xmm2 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	pand %xmm2, %xmm3 /* blk_1_b = and(ctr_w, ctr_mask_1) */
-	pandn %xmm5, %xmm2 /* blk_1_a = andnot(ctr_mask_1, ctr_sum_1) */
-	por %xmm2, %xmm3 /* blk_1 = or(blk_1_b, blk_1_a) */
-	movdqa %xmm4, %xmm0 /* blk */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_6_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
+	paddb .Lublock_register_ssse3_asm_6_block_k_1(%rip), %xmm2 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	movdqa %xmm1, %xmm4 /* ctr_last */
+	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	paddw %xmm2, %xmm1 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	movdqu 16(%rsi), %xmm2 /* ctr_w = bcast128() */
+	pand .Lublock_register_ssse3_asm_6_all_but_last(%rip), %xmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
+	movdqa %xmm4, %xmm3 /* ctr_sum */
+	pshufb .Lublock_register_ssse3_asm_6_carry_everywhere(%rip), %xmm3 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa .Lublock_register_ssse3_asm_6_carry_mask_table(%rip), %xmm5 /* carry_mask_table = const() */
+	movdqa %xmm5, %xmm6 /* carry_mask_table */
+	pshufb %xmm3, %xmm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	pshufb .Lublock_register_ssse3_asm_6_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	movdqa %xmm1, %xmm3 /* ctr_sum_1 */
+	pshufb .Lublock_register_ssse3_asm_6_carry_everywhere(%rip), %xmm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	pshufb %xmm3, %xmm5 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	pshufb .Lublock_register_ssse3_asm_6_new_last_byte(%rip), %xmm1 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	movdqa %xmm2, %xmm3 /* ctr_w_open */
+	pand %xmm6, %xmm3 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	pandn %xmm0, %xmm6 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	por %xmm6, %xmm3 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	por %xmm4, %xmm3 /* blk = or(ctr_pair, ctr_last_byte) */
+	pand %xmm5, %xmm2 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	pandn %xmm0, %xmm5 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	por %xmm5, %xmm2 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	por %xmm1, %xmm2 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm3, %xmm0 /* blk */
 	psrlw $4, %xmm0 /* lo_sh = shr(blk) */
 	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
-	movdqa %xmm1, %xmm2 /* high_nibbles */
-	pandn %xmm0, %xmm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm1, %xmm4 /* high_nibbles */
+	pandn %xmm0, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
 	movdqa %xmm1, %xmm0 /* high_nibbles */
-	pandn %xmm4, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
-	movdqa %xmm3, %xmm4 /* blk_1 */
-	pand %xmm1, %xmm4 /* even_b = and(blk_1, high_nibbles) */
-	por %xmm2, %xmm4 /* even = or(even_b, even_a) */
-	psllw $4, %xmm3 /* hi_sh = shl(blk_1) */
-	pand %xmm1, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
-	por %xmm0, %xmm3 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm4, %xmm0 /* even */
-	punpcklbw %xmm3, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm3, %xmm4 /* sp_1 = unpackhi(even, odd) */
+	pandn %xmm3, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm3 /* blk_1 */
+	pand %xmm1, %xmm3 /* even_b = and(blk_1, high_nibbles) */
+	por %xmm4, %xmm3 /* even = or(even_b, even_a) */
+	psllw $4, %xmm2 /* hi_sh = shl(blk_1) */
+	pand %xmm1, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm0, %xmm2 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm3, %xmm0 /* even */
+	punpcklbw %xmm2, %xmm0 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm2, %xmm3 /* sp_1 = unpackhi(even, odd) */
 	movdqa .Lublock_register_ssse3_asm_6_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_6_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_6_rotl48(%rip), %xmm4 /* rotl48 = const() */
 	movdqa .Lublock_register_ssse3_asm_6_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
 	movdqa .Lublock_register_ssse3_asm_6_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
 	movdqa .Lublock_register_ssse3_asm_6_pl_mask(%rip), %xmm7 /* pl_mask = const() */
@@ -841,7 +823,7 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
 	movdqu 64(%rdi,%r8), %xmm11 /* rk1 = load() */
-	pxor %xmm11, %xmm4 /* k1 = xor(g0x1, rk1) */
+	pxor %xmm11, %xmm3 /* k1 = xor(g0x1, rk1) */
 	movdqa %xmm0, %xmm11 /* k0 */
 	pand %xmm2, %xmm11 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
@@ -851,24 +833,24 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	movdqa %xmm5, %xmm11 /* sbox_hi */
 	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
 	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm4, %xmm0 /* k1 */
+	movdqa %xmm3, %xmm0 /* k1 */
 	pand %xmm2, %xmm0 /* s1_lo = and(k1, low_nibbles) */
 	movdqa %xmm6, %xmm11 /* sbox_lo */
 	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
-	pand %xmm2, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
+	pand %xmm2, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
 	movdqa %xmm5, %xmm0 /* sbox_hi */
-	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
 	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
 	movdqa %xmm11, %xmm0 /* x1 */
 	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
 	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
 	movdqa %xmm12, %xmm0 /* x0 */
-	pshufb %xmm3, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pshufb %xmm4, %xmm0 /* rot8 = lookup16(x0, rotl48) */
 	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
 	movdqa %xmm11, %xmm0 /* x1_1 */
-	pshufb %xmm3, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pshufb %xmm4, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
 	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
 	movdqa %xmm12, %xmm0 /* x0_1 */
 	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
@@ -877,7 +859,7 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
 	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
 	movdqa %xmm12, %xmm0 /* g0x0.3 */
-	movdqa %xmm11, %xmm4 /* g0x1.3 */
+	movdqa %xmm11, %xmm3 /* g0x1.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_ssse3_asm_6_loop_r0
@@ -887,24 +869,24 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
 	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
 	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm4 /* y1 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm4 /* de_1 = lookup16(y1, deinterleave) */
+	pxor %xmm11, %xmm3 /* y1 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
-	punpcklqdq %xmm4, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm4, %xmm0 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm4 /* even_1 */
-	psllw $4, %xmm4 /* ev_sh = shl(even_1) */
-	pand %xmm1, %xmm4 /* out_lo_b = and(ev_sh, high_nibbles) */
+	punpcklqdq %xmm3, %xmm11 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm3 /* even_1 */
+	psllw $4, %xmm3 /* ev_sh = shl(even_1) */
+	pand %xmm1, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
 	pand %xmm1, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
 	movdqa %xmm1, %xmm12 /* high_nibbles */
 	pandn %xmm0, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm4 /* out_lo = or(out_lo_b, out_lo_a) */
+	por %xmm12, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm0 /* od_sh = shr(odd_1) */
 	pandn %xmm0, %xmm1 /* out_hi_a = andnot(high_nibbles, od_sh) */
 	por %xmm1, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
 	movdqu (%rcx), %xmm0 /* msg = load() */
-	pxor %xmm0, %xmm4 /* ct = xor(out_lo, msg) */
-	movdqu %xmm4, (%rdx) /* store ct */
+	pxor %xmm0, %xmm3 /* ct = xor(out_lo, msg) */
+	movdqu %xmm3, (%rdx) /* store ct */
 	movdqu 16(%rcx), %xmm0 /* msg_1 = load() */
 	pxor %xmm0, %xmm11 /* ct_1 = xor(out_hi, msg_1) */
 	movdqu %xmm11, 16(%rdx) /* store ct_1 */
@@ -1458,101 +1440,92 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	.p2align 5
 ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	movdqu 16(%rsi), %xmm0 /* ctr_low = bcast128() */
+	movdqa %xmm0, %xmm1 /* ctr_low */
+	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
+	pand .Lublock_register_ssse3_asm_10_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
 	movzbl 64(%rsi), %eax
 	imull $0x01010101, %eax, %eax
-	movd %eax, %xmm1
-	pshufd $0, %xmm1, %xmm1 /* ctr_first = bcast8() */
-	pand .Lublock_register_ssse3_asm_10_last_byte(%rip), %xmm1 /* ctr_j0 = and(ctr_first, last_byte) */
+	movd %eax, %xmm2
+	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
+	pand .Lublock_register_ssse3_asm_10_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	movdqa %xmm1, %xmm2 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_10_block_k(%rip), %xmm2 /* ctr_j = add(ctr_j0, block_k) */
-	paddb .Lublock_register_ssse3_asm_10_block_k_1(%rip), %xmm1 /* ctr_j_2 = add(ctr_j0, block_k_1) */
-	movdqu (%rsi), %xmm3 /* ctr_v_high = bcast128() */
-	movdqu 32(%rsi), %xmm4 /* ctr_w_high = bcast128() */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_10_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
+	paddb .Lublock_register_ssse3_asm_10_block_k_1(%rip), %xmm2 /* ctr_j_2 = add(ctr_j0, block_k_1) */
+	movdqa %xmm1, %xmm4 /* ctr_last */
+	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	paddw %xmm2, %xmm1 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	movdqu (%rsi), %xmm2 /* ctr_v_high = bcast128() */
+	movdqu 32(%rsi), %xmm3 /* ctr_w_high = bcast128() */
 	movdqu 48(%rsi), %xmm5 /* ctr_w_low = bcast128() */
-	movdqa %xmm0, %xmm6 /* ctr_low */
-	paddb %xmm2, %xmm6 /* ctr_sum = add(ctr_low, ctr_j) */
-	movdqa %xmm0, %xmm7 /* ctr_low */
-	por %xmm2, %xmm7 /* ctr_or = or(ctr_low, ctr_j) */
-	movdqa %xmm0, %xmm8 /* ctr_low */
-	pand %xmm2, %xmm8 /* ctr_and = and(ctr_low, ctr_j) */
-	movdqa %xmm6, %xmm2 /* ctr_sum */
-	pandn %xmm7, %xmm2 /* ctr_out = andnot(ctr_sum, ctr_or) */
-	por %xmm2, %xmm8 /* ctr_carry = or(ctr_and, ctr_out) */
-	psrlw $7, %xmm8 /* ctr_bit = shr(ctr_carry) */
-	pand .Lublock_register_ssse3_asm_10_byte_low1(%rip), %xmm8 /* ctr_bitm = and(ctr_bit, byte_low1) */
-	movdqa %xmm8, %xmm2 /* ctr_bitm */
-	pshufb .Lublock_register_ssse3_asm_10_spread_index(%rip), %xmm2 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
+	pand .Lublock_register_ssse3_asm_10_all_but_last(%rip), %xmm5 /* ctr_w_open = and(ctr_w_low, all_but_last) */
+	movdqa %xmm4, %xmm6 /* ctr_sum */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm6 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	movdqa .Lublock_register_ssse3_asm_10_carry_mask_table(%rip), %xmm7 /* carry_mask_table = const() */
+	movdqa %xmm7, %xmm8 /* carry_mask_table */
+	pshufb %xmm6, %xmm8 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	movdqa %xmm3, %xmm6 /* ctr_w_high */
+	pand %xmm8, %xmm6 /* blk_b = and(ctr_w_high, ctr_mask) */
+	pandn %xmm2, %xmm8 /* blk_a = andnot(ctr_mask, ctr_v_high) */
+	por %xmm8, %xmm6 /* blk = or(blk_b, blk_a) */
+	movdqa %xmm4, %xmm8 /* ctr_sum */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere_1(%rip), %xmm8 /* ctr_carry_1 = lookup16(ctr_sum, carry_everywhere_1) */
 	movdqa %xmm7, %xmm9 /* carry_mask_table */
-	pshufb %xmm2, %xmm9 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	pshufb .Lublock_register_ssse3_asm_10_spread_index_1(%rip), %xmm8 /* ctr_spread_1 = lookup16(ctr_bitm, spread_index_1) */
-	movdqa %xmm7, %xmm2 /* carry_mask_table */
-	pshufb %xmm8, %xmm2 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	movdqa %xmm2, %xmm8 /* ctr_mask_1 */
-	pandn %xmm6, %xmm8 /* blk_1_a = andnot(ctr_mask_1, ctr_sum) */
-	movdqa %xmm5, %xmm6 /* ctr_w_low */
-	pand %xmm2, %xmm6 /* blk_1_b = and(ctr_w_low, ctr_mask_1) */
-	por %xmm8, %xmm6 /* blk_1 = or(blk_1_b, blk_1_a) */
-	movdqa %xmm4, %xmm2 /* ctr_w_high */
-	pand %xmm9, %xmm2 /* blk_b = and(ctr_w_high, ctr_mask) */
-	pandn %xmm3, %xmm9 /* blk_a = andnot(ctr_mask, ctr_v_high) */
-	por %xmm9, %xmm2 /* blk = or(blk_b, blk_a) */
-	movdqa %xmm0, %xmm8 /* ctr_low */
-	paddb %xmm1, %xmm8 /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	movdqa %xmm0, %xmm9 /* ctr_low */
-	por %xmm1, %xmm9 /* ctr_or_2 = or(ctr_low, ctr_j_2) */
-	pand %xmm1, %xmm0 /* ctr_and_2 = and(ctr_low, ctr_j_2) */
-	movdqa %xmm8, %xmm1 /* ctr_sum_2 */
-	pandn %xmm9, %xmm1 /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
-	por %xmm1, %xmm0 /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
-	psrlw $7, %xmm0 /* ctr_bit_2 = shr(ctr_carry_2) */
-	pand .Lublock_register_ssse3_asm_10_byte_low1(%rip), %xmm0 /* ctr_bit_2m = and(ctr_bit_2, byte_low1) */
-	movdqa %xmm0, %xmm1 /* ctr_bit_2m */
-	pshufb .Lublock_register_ssse3_asm_10_spread_index_1(%rip), %xmm1 /* ctr_spread_3 = lookup16(ctr_bit_2m, spread_index_1) */
-	pshufb .Lublock_register_ssse3_asm_10_spread_index(%rip), %xmm0 /* ctr_spread_2 = lookup16(ctr_bit_2m, spread_index) */
-	movdqa %xmm7, %xmm9 /* carry_mask_table */
-	pshufb %xmm0, %xmm9 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	pshufb %xmm1, %xmm7 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	pand %xmm9, %xmm4 /* blk_2_b = and(ctr_w_high, ctr_mask_2) */
-	pandn %xmm3, %xmm9 /* blk_2_a = andnot(ctr_mask_2, ctr_v_high) */
-	por %xmm9, %xmm4 /* blk_2 = or(blk_2_b, blk_2_a) */
-	pand %xmm7, %xmm5 /* blk_3_b = and(ctr_w_low, ctr_mask_3) */
-	pandn %xmm8, %xmm7 /* blk_3_a = andnot(ctr_mask_3, ctr_sum_2) */
-	por %xmm7, %xmm5 /* blk_3 = or(blk_3_b, blk_3_a) */
-	movdqa %xmm2, %xmm0 /* blk */
+	pshufb %xmm8, %xmm9 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	movdqa %xmm1, %xmm8 /* ctr_sum_2 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere_1(%rip), %xmm8 /* ctr_carry_3 = lookup16(ctr_sum_2, carry_everywhere_1) */
+	movdqa %xmm7, %xmm10 /* carry_mask_table */
+	pshufb %xmm8, %xmm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	movdqa %xmm1, %xmm8 /* ctr_sum_2 */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm8 /* ctr_last_byte_1 = lookup16(ctr_sum_2, new_last_byte) */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm1 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	pshufb %xmm1, %xmm7 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	pand %xmm7, %xmm3 /* blk_2_b = and(ctr_w_high, ctr_mask_2) */
+	pandn %xmm2, %xmm7 /* blk_2_a = andnot(ctr_mask_2, ctr_v_high) */
+	por %xmm7, %xmm3 /* blk_2 = or(blk_2_b, blk_2_a) */
+	movdqa %xmm5, %xmm1 /* ctr_w_open */
+	pand %xmm9, %xmm1 /* ctr_pair_b = and(ctr_w_open, ctr_mask_1) */
+	pandn %xmm0, %xmm9 /* ctr_pair_a = andnot(ctr_mask_1, ctr_v_open) */
+	por %xmm9, %xmm1 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	por %xmm4, %xmm1 /* blk_1 = or(ctr_pair, ctr_last_byte) */
+	pand %xmm10, %xmm5 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_3) */
+	pandn %xmm0, %xmm10 /* ctr_pair_1_a = andnot(ctr_mask_3, ctr_v_open) */
+	por %xmm10, %xmm5 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	por %xmm8, %xmm5 /* blk_3 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm6, %xmm0 /* blk */
 	psrlw $4, %xmm0 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
-	movdqa %xmm1, %xmm3 /* high_nibbles */
-	pandn %xmm0, %xmm3 /* even_a = andnot(high_nibbles, lo_sh) */
-	movdqa %xmm1, %xmm0 /* high_nibbles */
-	pandn %xmm2, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
-	movdqa %xmm4, %xmm2 /* blk_2 */
-	pand %xmm1, %xmm2 /* even_b = and(blk_2, high_nibbles) */
-	por %xmm3, %xmm2 /* even = or(even_b, even_a) */
-	psllw $4, %xmm4 /* hi_sh = shl(blk_2) */
-	pand %xmm1, %xmm4 /* odd_b = and(hi_sh, high_nibbles) */
-	por %xmm0, %xmm4 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm2, %xmm0 /* even */
-	punpcklbw %xmm4, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm4, %xmm2 /* sp_1 = unpackhi(even, odd) */
-	movdqa %xmm6, %xmm3 /* blk_1 */
+	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
+	movdqa %xmm2, %xmm4 /* high_nibbles */
+	pandn %xmm0, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm2, %xmm0 /* high_nibbles */
+	pandn %xmm6, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm3, %xmm6 /* blk_2 */
+	pand %xmm2, %xmm6 /* even_b = and(blk_2, high_nibbles) */
+	por %xmm4, %xmm6 /* even = or(even_b, even_a) */
+	psllw $4, %xmm3 /* hi_sh = shl(blk_2) */
+	pand %xmm2, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm0, %xmm3 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm6, %xmm0 /* even */
+	punpcklbw %xmm3, %xmm0 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm3, %xmm6 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm1, %xmm3 /* blk_1 */
 	psrlw $4, %xmm3 /* lo_sh_1 = shr(blk_1) */
-	movdqa %xmm1, %xmm4 /* high_nibbles */
+	movdqa %xmm2, %xmm4 /* high_nibbles */
 	pandn %xmm3, %xmm4 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	movdqa %xmm1, %xmm3 /* high_nibbles */
-	pandn %xmm6, %xmm3 /* odd_1_a = andnot(high_nibbles, blk_1) */
-	movdqa %xmm5, %xmm6 /* blk_3 */
-	pand %xmm1, %xmm6 /* even_1_b = and(blk_3, high_nibbles) */
-	por %xmm4, %xmm6 /* even_1 = or(even_1_b, even_1_a) */
+	movdqa %xmm2, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	movdqa %xmm5, %xmm1 /* blk_3 */
+	pand %xmm2, %xmm1 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm4, %xmm1 /* even_1 = or(even_1_b, even_1_a) */
 	psllw $4, %xmm5 /* hi_sh_1 = shl(blk_3) */
-	pand %xmm1, %xmm5 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	pand %xmm2, %xmm5 /* odd_1_b = and(hi_sh_1, high_nibbles) */
 	por %xmm3, %xmm5 /* odd_1 = or(odd_1_b, odd_1_a) */
-	movdqa %xmm6, %xmm3 /* even_1 */
+	movdqa %xmm1, %xmm3 /* even_1 */
 	punpcklbw %xmm5, %xmm3 /* sp_2 = unpacklo(even_1, odd_1) */
-	punpckhbw %xmm5, %xmm6 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_10_spread_index(%rip), %xmm4 /* spread_index = const() */
+	punpckhbw %xmm5, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm4 /* carry_everywhere = const() */
 	movdqa .Lublock_register_ssse3_asm_10_rotl48(%rip), %xmm5 /* rotl48 = const() */
 	movdqa .Lublock_register_ssse3_asm_10_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
 	movdqa .Lublock_register_ssse3_asm_10_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
@@ -1562,141 +1535,141 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_ssse3_asm_10_loop_r0:
-	movdqu (%rdi,%r8), %xmm1 /* rk0 = load() */
+	movdqu (%rdi,%r8), %xmm2 /* rk0 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm1, %xmm0 /* k0 = xor(g0x0_0, rk0) */
-	movdqu 16(%rdi,%r8), %xmm1 /* rk0_1 = load() */
-	pxor %xmm1, %xmm2 /* k0_1 = xor(g0x0_1, rk0_1) */
-	movdqu 64(%rdi,%r8), %xmm1 /* rk1 = load() */
-	pxor %xmm1, %xmm3 /* k1 = xor(g0x1_0, rk1) */
-	movdqu 80(%rdi,%r8), %xmm1 /* rk1_1 = load() */
-	pxor %xmm1, %xmm6 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm0, %xmm1 /* k0 */
-	pand %xmm4, %xmm1 /* s0_lo = and(k0, spread_index) */
+	pxor %xmm2, %xmm0 /* k0 = xor(g0x0_0, rk0) */
+	movdqu 16(%rdi,%r8), %xmm2 /* rk0_1 = load() */
+	pxor %xmm2, %xmm6 /* k0_1 = xor(g0x0_1, rk0_1) */
+	movdqu 64(%rdi,%r8), %xmm2 /* rk1 = load() */
+	pxor %xmm2, %xmm3 /* k1 = xor(g0x1_0, rk1) */
+	movdqu 80(%rdi,%r8), %xmm2 /* rk1_1 = load() */
+	pxor %xmm2, %xmm1 /* k1_1 = xor(g0x1_1, rk1_1) */
+	movdqa %xmm0, %xmm2 /* k0 */
+	pand %xmm4, %xmm2 /* s0_lo = and(k0, carry_everywhere) */
 	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
-	pand %xmm4, %xmm0 /* s0_hi = and(s0_sh, spread_index) */
+	pand %xmm4, %xmm0 /* s0_hi = and(s0_sh, carry_everywhere) */
 	movdqa %xmm8, %xmm12 /* sbox_lo */
-	pshufb %xmm1, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm7, %xmm1 /* sbox_hi */
-	pshufb %xmm0, %xmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm1, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm2, %xmm0 /* k0_1 */
-	pand %xmm4, %xmm0 /* s0_lo_1 = and(k0_1, spread_index) */
-	psrlw $4, %xmm2 /* s0_sh_1 = shr(k0_1) */
-	pand %xmm4, %xmm2 /* s0_hi_1 = and(s0_sh_1, spread_index) */
-	movdqa %xmm8, %xmm1 /* sbox_lo */
-	pshufb %xmm0, %xmm1 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm2, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	por %xmm0, %xmm1 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm3, %xmm0 /* k1 */
-	pand %xmm4, %xmm0 /* s1_lo = and(k1, spread_index) */
-	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
-	pand %xmm4, %xmm3 /* s1_hi = and(s1_sh, spread_index) */
+	pshufb %xmm2, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm7, %xmm2 /* sbox_hi */
+	pshufb %xmm0, %xmm2 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm2, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm6, %xmm0 /* k0_1 */
+	pand %xmm4, %xmm0 /* s0_lo_1 = and(k0_1, carry_everywhere) */
+	psrlw $4, %xmm6 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm4, %xmm6 /* s0_hi_1 = and(s0_sh_1, carry_everywhere) */
 	movdqa %xmm8, %xmm2 /* sbox_lo */
-	pshufb %xmm0, %xmm2 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	pshufb %xmm0, %xmm2 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm7, %xmm0 /* sbox_hi */
+	pshufb %xmm6, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm0, %xmm2 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm3, %xmm0 /* k1 */
+	pand %xmm4, %xmm0 /* s1_lo = and(k1, carry_everywhere) */
+	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
+	pand %xmm4, %xmm3 /* s1_hi = and(s1_sh, carry_everywhere) */
+	movdqa %xmm8, %xmm6 /* sbox_lo */
+	pshufb %xmm0, %xmm6 /* s1_l = lookup16(sbox_lo, s1_lo) */
 	movdqa %xmm7, %xmm0 /* sbox_hi */
 	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm0, %xmm2 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm12, %xmm2 /* x1 = xor(s1, s0) */
-	movdqa %xmm6, %xmm0 /* k1_1 */
-	pand %xmm4, %xmm0 /* s1_lo_1 = and(k1_1, spread_index) */
+	por %xmm0, %xmm6 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm12, %xmm6 /* x1 = xor(s1, s0) */
+	movdqa %xmm1, %xmm0 /* k1_1 */
+	pand %xmm4, %xmm0 /* s1_lo_1 = and(k1_1, carry_everywhere) */
 	movdqa %xmm8, %xmm3 /* sbox_lo */
 	pshufb %xmm0, %xmm3 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	psrlw $4, %xmm6 /* s1_sh_1 = shr(k1_1) */
-	pand %xmm4, %xmm6 /* s1_hi_1 = and(s1_sh_1, spread_index) */
+	psrlw $4, %xmm1 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm4, %xmm1 /* s1_hi_1 = and(s1_sh_1, carry_everywhere) */
 	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm6, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
 	por %xmm0, %xmm3 /* s1_1 = or(s1_l_1, s1_h_1) */
-	pxor %xmm1, %xmm3 /* x1_1 = xor(s1_1, s0_1) */
-	movdqa %xmm2, %xmm0 /* x1 */
+	pxor %xmm2, %xmm3 /* x1_1 = xor(s1_1, s0_1) */
+	movdqa %xmm6, %xmm0 /* x1 */
 	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
 	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
 	movdqa %xmm3, %xmm0 /* x1_1 */
 	pshufb %xmm10, %xmm0 /* rot4_1 = lookup16(x1_1, rotl56) */
-	pxor %xmm0, %xmm1 /* x0_1 = xor(s0_1, rot4_1) */
+	pxor %xmm0, %xmm2 /* x0_1 = xor(s0_1, rot4_1) */
 	movdqa %xmm12, %xmm0 /* x0 */
 	pshufb %xmm5, %xmm0 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm0, %xmm2 /* x1_2 = xor(x1, rot8) */
-	movdqa %xmm1, %xmm0 /* x0_1 */
+	pxor %xmm0, %xmm6 /* x1_2 = xor(x1, rot8) */
+	movdqa %xmm2, %xmm0 /* x0_1 */
 	pshufb %xmm5, %xmm0 /* rot8_1 = lookup16(x0_1, rotl48) */
 	pxor %xmm0, %xmm3 /* x1_3 = xor(x1_1, rot8_1) */
-	movdqa %xmm2, %xmm0 /* x1_2 */
+	movdqa %xmm6, %xmm0 /* x1_2 */
 	pshufb %xmm5, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
 	pxor %xmm0, %xmm12 /* x0_2 = xor(x0, rot8_2) */
 	movdqa %xmm3, %xmm0 /* x1_3 */
 	pshufb %xmm5, %xmm0 /* rot8_3 = lookup16(x1_3, rotl48) */
-	pxor %xmm0, %xmm1 /* x0_3 = xor(x0_1, rot8_3) */
+	pxor %xmm0, %xmm2 /* x0_3 = xor(x0_1, rot8_3) */
 	movdqa %xmm12, %xmm0 /* x0_2 */
 	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
-	pxor %xmm0, %xmm2 /* x1_4 = xor(x1_2, rot20) */
-	movdqa %xmm1, %xmm0 /* x0_3 */
+	pxor %xmm0, %xmm6 /* x1_4 = xor(x1_2, rot20) */
+	movdqa %xmm2, %xmm0 /* x0_3 */
 	pshufb %xmm9, %xmm0 /* rot20_1 = lookup16(x0_3, rotl24) */
 	pxor %xmm0, %xmm3 /* x1_5 = xor(x1_3, rot20_1) */
-	pxor %xmm2, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
-	pxor %xmm3, %xmm1 /* x0_5 = xor(x0_3, x1_5) */
+	pxor %xmm6, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
+	pxor %xmm3, %xmm2 /* x0_5 = xor(x0_3, x1_5) */
 	movdqa %xmm12, %xmm0 /* x0_4 */
 	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
 	pshufb .Lublock_register_ssse3_asm_10_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
-	movdqa %xmm1, %xmm6 /* x0_5 */
-	pshufb .Lublock_register_ssse3_asm_10_pl_rear0(%rip), %xmm6 /* pl_r = lookup16(x0_5, pl_rear0) */
-	pxor %xmm6, %xmm0 /* pl = xor(pl_f, pl_r) */
-	pshufb .Lublock_register_ssse3_asm_10_pl_front1(%rip), %xmm1 /* pl_f_1 = lookup16(x0_5, pl_front1) */
-	pxor %xmm12, %xmm1 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa %xmm2, %xmm6 /* x1_4 */
-	pshufb .Lublock_register_ssse3_asm_10_pr_front0(%rip), %xmm6 /* pr_f = lookup16(x1_4, pr_front0) */
-	pshufb .Lublock_register_ssse3_asm_10_pr_rear1(%rip), %xmm2 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	movdqa %xmm2, %xmm1 /* x0_5 */
+	pshufb .Lublock_register_ssse3_asm_10_pl_rear0(%rip), %xmm1 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pxor %xmm1, %xmm0 /* pl = xor(pl_f, pl_r) */
+	pshufb .Lublock_register_ssse3_asm_10_pl_front1(%rip), %xmm2 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pxor %xmm12, %xmm2 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa %xmm6, %xmm1 /* x1_4 */
+	pshufb .Lublock_register_ssse3_asm_10_pr_front0(%rip), %xmm1 /* pr_f = lookup16(x1_4, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_10_pr_rear1(%rip), %xmm6 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
 	movdqa %xmm3, %xmm12 /* x1_5 */
 	pshufb .Lublock_register_ssse3_asm_10_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
-	pxor %xmm12, %xmm6 /* pr = xor(pr_f, pr_r) */
+	pxor %xmm12, %xmm1 /* pr = xor(pr_f, pr_r) */
 	pshufb .Lublock_register_ssse3_asm_10_pr_front1(%rip), %xmm3 /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	pxor %xmm2, %xmm3 /* pr_1 = xor(pr_f_1, pr_r_1) */
-	movdqa %xmm1, %xmm2 /* g0x0_1.3 */
+	pxor %xmm6, %xmm3 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	movdqa %xmm2, %xmm6 /* g0x0_1.3 */
+	movdqa %xmm1, %xmm2 /* g0x1_0.3 */
 	movdqa %xmm3, %xmm1 /* g0x1_1.3 */
-	movdqa %xmm6, %xmm3 /* g0x1_0.3 */
-	movdqa %xmm1, %xmm6 /* g0x1_1.3 */
+	movdqa %xmm2, %xmm3 /* g0x1_0.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_ssse3_asm_10_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm1 /* rk0_2 = load() */
-	pxor %xmm1, %xmm0 /* y0 = xor(g0x0_0, rk0_2) */
+	movdqu 3072(%rdi), %xmm2 /* rk0_2 = load() */
+	pxor %xmm2, %xmm0 /* y0 = xor(g0x0_0, rk0_2) */
 	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
-	movdqu 3088(%rdi), %xmm1 /* rk0_3 = load() */
-	pxor %xmm1, %xmm2 /* y0_1 = xor(g0x0_1, rk0_3) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm2 /* de_1 = lookup16(y0_1, deinterleave) */
-	movdqu 3136(%rdi), %xmm1 /* rk1_2 = load() */
-	pxor %xmm1, %xmm3 /* y1 = xor(g0x1_0, rk1_2) */
+	movdqu 3088(%rdi), %xmm2 /* rk0_3 = load() */
+	pxor %xmm2, %xmm6 /* y0_1 = xor(g0x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm6 /* de_1 = lookup16(y0_1, deinterleave) */
+	movdqu 3136(%rdi), %xmm2 /* rk1_2 = load() */
+	pxor %xmm2, %xmm3 /* y1 = xor(g0x1_0, rk1_2) */
 	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm3 /* de_2 = lookup16(y1, deinterleave) */
-	movdqu 3152(%rdi), %xmm1 /* rk1_3 = load() */
-	pxor %xmm1, %xmm6 /* y1_1 = xor(g0x1_1, rk1_3) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm6 /* de_3 = lookup16(y1_1, deinterleave) */
-	movdqa %xmm0, %xmm1 /* de */
-	punpcklqdq %xmm2, %xmm1 /* even_2 = unpacklo(de, de_1) */
-	punpckhqdq %xmm2, %xmm0 /* odd_2 = unpackhi(de, de_1) */
-	movdqa %xmm1, %xmm2 /* even_2 */
-	psllw $4, %xmm2 /* ev_sh = shl(even_2) */
-	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm2 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm1 /* out_hi_b = and(even_2, high_nibbles) */
+	movdqu 3152(%rdi), %xmm2 /* rk1_3 = load() */
+	pxor %xmm2, %xmm1 /* y1_1 = xor(g0x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm0, %xmm2 /* de */
+	punpcklqdq %xmm6, %xmm2 /* even_2 = unpacklo(de, de_1) */
+	punpckhqdq %xmm6, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	movdqa %xmm2, %xmm6 /* even_2 */
+	psllw $4, %xmm6 /* ev_sh = shl(even_2) */
+	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm6 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm2 /* out_hi_b = and(even_2, high_nibbles) */
 	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
 	pandn %xmm0, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
-	por %xmm13, %xmm2 /* out_lo = or(out_lo_b, out_lo_a) */
+	por %xmm13, %xmm6 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm0 /* od_sh = shr(odd_2) */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
 	pandn %xmm0, %xmm13 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm13, %xmm1 /* out_hi = or(out_hi_b, out_hi_a) */
+	por %xmm13, %xmm2 /* out_hi = or(out_hi_b, out_hi_a) */
 	movdqu (%rcx), %xmm0 /* msg = load() */
-	pxor %xmm0, %xmm2 /* ct = xor(out_lo, msg) */
-	movdqu %xmm2, (%rdx) /* store ct */
+	pxor %xmm0, %xmm6 /* ct = xor(out_lo, msg) */
+	movdqu %xmm6, (%rdx) /* store ct */
 	movdqu 32(%rcx), %xmm0 /* msg_1 = load() */
-	pxor %xmm0, %xmm1 /* ct_1 = xor(out_hi, msg_1) */
-	movdqu %xmm1, 32(%rdx) /* store ct_1 */
+	pxor %xmm0, %xmm2 /* ct_1 = xor(out_hi, msg_1) */
+	movdqu %xmm2, 32(%rdx) /* store ct_1 */
 	movdqa %xmm3, %xmm0 /* de_2 */
-	punpcklqdq %xmm6, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
-	punpckhqdq %xmm6, %xmm3 /* odd_3 = unpackhi(de_2, de_3) */
+	punpcklqdq %xmm1, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm1, %xmm3 /* odd_3 = unpackhi(de_2, de_3) */
 	movdqa %xmm0, %xmm1 /* even_3 */
 	psllw $4, %xmm1 /* ev_sh_1 = shl(even_3) */
 	pand %xmm12, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
@@ -2052,41 +2025,47 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_1_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* all_but_last: every byte but a block's last */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_2_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lublock_register_ssse3_asm_2_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_2_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_2_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* byte_low1: low 1 bits of every byte */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_2_byte_low1:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_2_spread_index:
+.Lublock_register_ssse3_asm_2_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_2_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_2_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -2328,41 +2307,47 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_5_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* all_but_last: every byte but a block's last */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_6_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lublock_register_ssse3_asm_6_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_6_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_6_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_6_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* byte_low1: low 1 bits of every byte */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_6_byte_low1:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_spread_index:
+.Lublock_register_ssse3_asm_6_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_6_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_6_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
@@ -2676,47 +2661,53 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_9_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* all_but_last: every byte but a block's last */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_10_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lublock_register_ssse3_asm_10_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_10_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_10_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* byte_low1: low 1 bits of every byte */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_10_byte_low1:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_10_spread_index:
+.Lublock_register_ssse3_asm_10_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_10_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* spread_index_1: every byte reads byte 15, a block's last byte reads zero */
+/* carry_everywhere_1: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_10_spread_index_1:
+.Lublock_register_ssse3_asm_10_carry_everywhere_1:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata

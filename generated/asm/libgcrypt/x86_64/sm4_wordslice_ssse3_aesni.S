@@ -544,110 +544,90 @@ ELF(.type _gcry_sm4_wordslice_ssse3_aesni_batch_ctr,@function;)
 _gcry_sm4_wordslice_ssse3_aesni_batch_ctr:
 	CFI_STARTPROC();
 	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
+	movdqa %xmm0, %xmm1 /* ctr_low */
+	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
 	movzbl 32(%rsi), %eax
 	imull $0x01010101, %eax, %eax
-	movd %eax, %xmm1
-	pshufd $0, %xmm1, %xmm1 /* ctr_first = bcast8() */
-	pand .Lsm4_wordslice_ssse3_aesni_2_last_byte(%rip), %xmm1 /* ctr_j0 = and(ctr_first, last_byte) */
-	movdqu 16(%rsi), %xmm2 /* ctr_w = bcast128() */
+	movd %eax, %xmm2
+	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
+	pand .Lsm4_wordslice_ssse3_aesni_2_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	pand .Lsm4_wordslice_ssse3_aesni_2_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	movdqu 16(%rsi), %xmm3 /* ctr_w = bcast128() */
+	pand .Lsm4_wordslice_ssse3_aesni_2_all_but_last(%rip), %xmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
-	movdqa %xmm1, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_2_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
-	movdqa %xmm0, %xmm4 /* ctr_low */
-	paddb %xmm3, %xmm4 /* ctr_sum = add(ctr_low, ctr_j) */
-	movdqa %xmm0, %xmm5 /* ctr_low */
-	por %xmm3, %xmm5 /* ctr_or = or(ctr_low, ctr_j) */
-	movdqa %xmm0, %xmm6 /* ctr_low */
-	pand %xmm3, %xmm6 /* ctr_and = and(ctr_low, ctr_j) */
-	movdqa %xmm4, %xmm3 /* ctr_sum */
-	pandn %xmm5, %xmm3 /* ctr_out = andnot(ctr_sum, ctr_or) */
-	por %xmm3, %xmm6 /* ctr_carry = or(ctr_and, ctr_out) */
-	psrlw $7, %xmm6 /* ctr_bit = shr(ctr_carry) */
-	pand .Lsm4_wordslice_ssse3_aesni_2_byte_low1(%rip), %xmm6 /* ctr_bitm = and(ctr_bit, byte_low1) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_2_spread_index(%rip), %xmm6 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_2_carry_mask_table(%rip), %xmm3 /* carry_mask_table = const() */
-	movdqa %xmm3, %xmm5 /* carry_mask_table */
-	pshufb %xmm6, %xmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	movdqa %xmm2, %xmm6 /* ctr_w */
-	pand %xmm5, %xmm6 /* row_b = and(ctr_w, ctr_mask) */
-	pandn %xmm4, %xmm5 /* row_a = andnot(ctr_mask, ctr_sum) */
-	por %xmm5, %xmm6 /* row = or(row_b, row_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_2_bswap32(%rip), %xmm6 /* rowle = lookup16(row, bswap32) */
-	movdqa %xmm1, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_2_block_k_1(%rip), %xmm4 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	movdqa %xmm0, %xmm5 /* ctr_low */
-	paddb %xmm4, %xmm5 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	movdqa %xmm0, %xmm7 /* ctr_low */
-	por %xmm4, %xmm7 /* ctr_or_1 = or(ctr_low, ctr_j_1) */
-	movdqa %xmm0, %xmm8 /* ctr_low */
-	pand %xmm4, %xmm8 /* ctr_and_1 = and(ctr_low, ctr_j_1) */
-	movdqa %xmm5, %xmm4 /* ctr_sum_1 */
-	pandn %xmm7, %xmm4 /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
-	por %xmm4, %xmm8 /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
-	psrlw $7, %xmm8 /* ctr_bit_1 = shr(ctr_carry_1) */
-	pand .Lsm4_wordslice_ssse3_aesni_2_byte_low1(%rip), %xmm8 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_2_spread_index(%rip), %xmm8 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
-	movdqa %xmm3, %xmm4 /* carry_mask_table */
-	pshufb %xmm8, %xmm4 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	movdqa %xmm2, %xmm7 /* ctr_w */
-	pand %xmm4, %xmm7 /* row_1_b = and(ctr_w, ctr_mask_1) */
-	pandn %xmm5, %xmm4 /* row_1_a = andnot(ctr_mask_1, ctr_sum_1) */
-	por %xmm4, %xmm7 /* row_1 = or(row_1_b, row_1_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_2_bswap32(%rip), %xmm7 /* rowle_1 = lookup16(row_1, bswap32) */
-	movdqa %xmm1, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_2_block_k_2(%rip), %xmm4 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	movdqa %xmm0, %xmm5 /* ctr_low */
-	paddb %xmm4, %xmm5 /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	movdqa %xmm0, %xmm8 /* ctr_low */
-	por %xmm4, %xmm8 /* ctr_or_2 = or(ctr_low, ctr_j_2) */
-	movdqa %xmm0, %xmm9 /* ctr_low */
-	pand %xmm4, %xmm9 /* ctr_and_2 = and(ctr_low, ctr_j_2) */
-	movdqa %xmm5, %xmm4 /* ctr_sum_2 */
-	pandn %xmm8, %xmm4 /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
-	por %xmm4, %xmm9 /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
-	psrlw $7, %xmm9 /* ctr_bit_2 = shr(ctr_carry_2) */
-	pand .Lsm4_wordslice_ssse3_aesni_2_byte_low1(%rip), %xmm9 /* ctr_bit_2m = and(ctr_bit_2, byte_low1) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_2_spread_index(%rip), %xmm9 /* ctr_spread_2 = lookup16(ctr_bit_2m, spread_index) */
-	movdqa %xmm3, %xmm4 /* carry_mask_table */
-	pshufb %xmm9, %xmm4 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	movdqa %xmm2, %xmm8 /* ctr_w */
-	pand %xmm4, %xmm8 /* row_2_b = and(ctr_w, ctr_mask_2) */
-	pandn %xmm5, %xmm4 /* row_2_a = andnot(ctr_mask_2, ctr_sum_2) */
-	por %xmm4, %xmm8 /* row_2 = or(row_2_b, row_2_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_2_bswap32(%rip), %xmm8 /* rowle_2 = lookup16(row_2, bswap32) */
-	paddb .Lsm4_wordslice_ssse3_aesni_2_block_k_3(%rip), %xmm1 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	movdqa %xmm0, %xmm4 /* ctr_low */
-	paddb %xmm1, %xmm4 /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	movdqa %xmm0, %xmm5 /* ctr_low */
-	por %xmm1, %xmm5 /* ctr_or_3 = or(ctr_low, ctr_j_3) */
-	pand %xmm1, %xmm0 /* ctr_and_3 = and(ctr_low, ctr_j_3) */
-	movdqa %xmm4, %xmm1 /* ctr_sum_3 */
-	pandn %xmm5, %xmm1 /* ctr_out_3 = andnot(ctr_sum_3, ctr_or_3) */
-	por %xmm1, %xmm0 /* ctr_carry_3 = or(ctr_and_3, ctr_out_3) */
-	psrlw $7, %xmm0 /* ctr_bit_3 = shr(ctr_carry_3) */
-	pand .Lsm4_wordslice_ssse3_aesni_2_byte_low1(%rip), %xmm0 /* ctr_bit_3m = and(ctr_bit_3, byte_low1) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_2_spread_index(%rip), %xmm0 /* ctr_spread_3 = lookup16(ctr_bit_3m, spread_index) */
-	pshufb %xmm0, %xmm3 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	pand %xmm3, %xmm2 /* row_3_b = and(ctr_w, ctr_mask_3) */
-	pandn %xmm4, %xmm3 /* row_3_a = andnot(ctr_mask_3, ctr_sum_3) */
-	por %xmm3, %xmm2 /* row_3 = or(row_3_b, row_3_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_2_bswap32(%rip), %xmm2 /* rowle_3 = lookup16(row_3, bswap32) */
-	movdqa %xmm6, %xmm0 /* rowle */
-	punpckldq %xmm8, %xmm0 /* tr0 = unpacklo(rowle, rowle_2) */
-	punpckhdq %xmm8, %xmm6 /* tr0_1 = unpackhi(rowle, rowle_2) */
-	movdqa %xmm7, %xmm1 /* rowle_1 */
-	punpckldq %xmm2, %xmm1 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	punpckhdq %xmm2, %xmm7 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	movdqa %xmm2, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_2_block_k(%rip), %xmm4 /* ctr_j = add(ctr_j0, block_k) */
+	movdqa %xmm1, %xmm5 /* ctr_last */
+	paddw %xmm4, %xmm5 /* ctr_sum = add(ctr_last, ctr_j) */
+	movdqa %xmm5, %xmm4 /* ctr_sum */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_carry_everywhere(%rip), %xmm4 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_2_carry_mask_table(%rip), %xmm6 /* carry_mask_table = const() */
+	movdqa %xmm6, %xmm7 /* carry_mask_table */
+	pshufb %xmm4, %xmm7 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	movdqa %xmm3, %xmm4 /* ctr_w_open */
+	pand %xmm7, %xmm4 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	pandn %xmm0, %xmm7 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	por %xmm7, %xmm4 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_new_last_byte(%rip), %xmm5 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	por %xmm5, %xmm4 /* row = or(ctr_pair, ctr_last_byte) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_bswap32(%rip), %xmm4 /* rowle = lookup16(row, bswap32) */
+	movdqa %xmm2, %xmm5 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_2_block_k_1(%rip), %xmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	movdqa %xmm1, %xmm7 /* ctr_last */
+	paddw %xmm5, %xmm7 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	movdqa %xmm7, %xmm5 /* ctr_sum_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_carry_everywhere(%rip), %xmm5 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	movdqa %xmm6, %xmm8 /* carry_mask_table */
+	pshufb %xmm5, %xmm8 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	movdqa %xmm3, %xmm5 /* ctr_w_open */
+	pand %xmm8, %xmm5 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	pandn %xmm0, %xmm8 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	por %xmm8, %xmm5 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_new_last_byte(%rip), %xmm7 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	por %xmm7, %xmm5 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_bswap32(%rip), %xmm5 /* rowle_1 = lookup16(row_1, bswap32) */
+	movdqa %xmm2, %xmm7 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_2_block_k_2(%rip), %xmm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	movdqa %xmm1, %xmm8 /* ctr_last */
+	paddw %xmm7, %xmm8 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	movdqa %xmm8, %xmm7 /* ctr_sum_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_carry_everywhere(%rip), %xmm7 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	movdqa %xmm6, %xmm9 /* carry_mask_table */
+	pshufb %xmm7, %xmm9 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	movdqa %xmm3, %xmm7 /* ctr_w_open */
+	pand %xmm9, %xmm7 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	pandn %xmm0, %xmm9 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	por %xmm9, %xmm7 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_new_last_byte(%rip), %xmm8 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	por %xmm8, %xmm7 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_bswap32(%rip), %xmm7 /* rowle_2 = lookup16(row_2, bswap32) */
+	paddb .Lsm4_wordslice_ssse3_aesni_2_block_k_3(%rip), %xmm2 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	paddw %xmm2, %xmm1 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	movdqa %xmm1, %xmm2 /* ctr_sum_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_carry_everywhere(%rip), %xmm2 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	pshufb %xmm2, %xmm6 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	pand %xmm6, %xmm3 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	pandn %xmm0, %xmm6 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	por %xmm6, %xmm3 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_new_last_byte(%rip), %xmm1 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	por %xmm1, %xmm3 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_bswap32(%rip), %xmm3 /* rowle_3 = lookup16(row_3, bswap32) */
+	movdqa %xmm4, %xmm0 /* rowle */
+	punpckldq %xmm7, %xmm0 /* tr0 = unpacklo(rowle, rowle_2) */
+	punpckhdq %xmm7, %xmm4 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	movdqa %xmm5, %xmm1 /* rowle_1 */
+	punpckldq %xmm3, %xmm1 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	punpckhdq %xmm3, %xmm5 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
 	movdqa %xmm0, %xmm2 /* tr0 */
 	punpckldq %xmm1, %xmm2 /* tr1 = unpacklo(tr0, tr0_2) */
 	punpckhdq %xmm1, %xmm0 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	movdqa %xmm6, %xmm1 /* tr0_1 */
-	punpckldq %xmm7, %xmm1 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	punpckhdq %xmm7, %xmm6 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	movdqa %xmm4, %xmm1 /* tr0_1 */
+	punpckldq %xmm5, %xmm1 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	punpckhdq %xmm5, %xmm4 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
 	movdqa .Lsm4_wordslice_ssse3_aesni_2_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_2_aes_cancel_key(%rip), %xmm4 /* aes_cancel_key = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_2_inv_shift_rows(%rip), %xmm5 /* inv_shift_rows = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_2_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_2_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
 	movdqa .Lsm4_wordslice_ssse3_aesni_2_rotl16(%rip), %xmm7 /* rotl16 = const() */
 	movdqa .Lsm4_wordslice_ssse3_aesni_2_rotl24(%rip), %xmm8 /* rotl24 = const() */
 	movdqa .Lsm4_wordslice_ssse3_aesni_2_rotl8(%rip), %xmm9 /* rotl8 = const() */
@@ -664,7 +644,7 @@ _gcry_sm4_wordslice_ssse3_aesni_batch_ctr:
 	movdqa %xmm0, %xmm14 /* g0x1.2 */
 	pxor %xmm1, %xmm14 /* g0t_acc = xor(g0x1, g0x2) */
 	pxor %xmm13, %xmm14 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	pxor %xmm6, %xmm14 /* g0t = xor(g0t_acc_1, g0x3) */
+	pxor %xmm4, %xmm14 /* g0t = xor(g0t_acc_1, g0x3) */
 	movdqa %xmm14, %xmm13 /* g0t */
 	pand %xmm3, %xmm13 /* g0t_lo = and(g0t, nibble_mask) */
 	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
@@ -674,64 +654,64 @@ _gcry_sm4_wordslice_ssse3_aesni_batch_ctr:
 	movdqa %xmm10, %xmm13 /* tbl_hi */
 	pshufb %xmm14, %xmm13 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
 	pxor %xmm13, %xmm15 /* g0a = xor(g0a_l, g0a_h) */
-	pshufb %xmm5, %xmm15 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	aesenclast %xmm4, %xmm15 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	pshufb %xmm6, %xmm15 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	aesenclast %xmm5, %xmm15 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
 	movdqa %xmm15, %xmm13 /* g0s_aes */
 	pand %xmm3, %xmm13 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* g0s_aes_sh = shr(g0s_aes) */
 	pand %xmm3, %xmm15 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
 	movdqa .Lsm4_wordslice_ssse3_aesni_2_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm4 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm4 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	movdqa %xmm14, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm15, %xmm13 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	pxor %xmm13, %xmm4 /* g0s = xor(g0s_l, g0s_h) */
-	movdqa %xmm4, %xmm13 /* g0s */
+	pxor %xmm13, %xmm5 /* g0s = xor(g0s_l, g0s_h) */
+	movdqa %xmm5, %xmm13 /* g0s */
 	pshufb %xmm8, %xmm13 /* g0lr24 = lookup16(g0s, rotl24) */
-	movdqa %xmm4, %xmm15 /* g0s */
+	movdqa %xmm5, %xmm15 /* g0s */
 	pshufb %xmm9, %xmm15 /* g0lr8 = lookup16(g0s, rotl8) */
-	movdqa %xmm4, %xmm9 /* g0s */
+	movdqa %xmm5, %xmm9 /* g0s */
 	pshufb %xmm7, %xmm9 /* g0lr16 = lookup16(g0s, rotl16) */
-	movdqa %xmm4, %xmm7 /* g0s */
+	movdqa %xmm5, %xmm7 /* g0s */
 	pxor %xmm15, %xmm7 /* g0lg_acc = xor(g0s, g0lr8) */
 	pxor %xmm9, %xmm7 /* g0lg = xor(g0lg_acc, g0lr16) */
 	movdqa %xmm7, %xmm9 /* g0lg */
 	pslld $2, %xmm9 /* g0lr2_l = shl(g0lg) */
 	psrld $30, %xmm7 /* g0lr2_r = shr(g0lg) */
 	por %xmm7, %xmm9 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	pxor %xmm13, %xmm4 /* g0l_acc = xor(g0s, g0lr24) */
-	pxor %xmm9, %xmm4 /* g0l = xor(g0l_acc, g0lr2) */
-	pxor %xmm4, %xmm2 /* g0x = xor(g0x0, g0l) */
+	pxor %xmm13, %xmm5 /* g0l_acc = xor(g0s, g0lr24) */
+	pxor %xmm9, %xmm5 /* g0l = xor(g0l_acc, g0lr2) */
+	pxor %xmm5, %xmm2 /* g0x = xor(g0x0, g0l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	movd 4(%rdi,%r8), %xmm4
-	pshufd $0, %xmm4, %xmm4 /* rkw_1 = bcast32() */
+	movd 4(%rdi,%r8), %xmm5
+	pshufd $0, %xmm5, %xmm5 /* rkw_1 = bcast32() */
 	movdqa %xmm1, %xmm7 /* g0x2.2 */
-	pxor %xmm6, %xmm7 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	pxor %xmm4, %xmm7 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	pxor %xmm4, %xmm7 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	pxor %xmm5, %xmm7 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
 	pxor %xmm2, %xmm7 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	movdqa %xmm7, %xmm4 /* g0t_1 */
-	pand %xmm3, %xmm4 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	movdqa %xmm7, %xmm5 /* g0t_1 */
+	pand %xmm3, %xmm5 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_1_sh = shr(g0t_1) */
 	pand %xmm3, %xmm7 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
 	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm4, %xmm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	movdqa %xmm10, %xmm4 /* tbl_hi */
-	pshufb %xmm7, %xmm4 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	pxor %xmm4, %xmm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	pshufb %xmm5, %xmm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	pshufb %xmm5, %xmm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm10, %xmm5 /* tbl_hi */
+	pshufb %xmm7, %xmm5 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm5, %xmm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb %xmm6, %xmm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
 	aesenclast .Lsm4_wordslice_ssse3_aesni_2_aes_cancel_key(%rip), %xmm9 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm4 /* g0s_1_aes */
-	pand %xmm3, %xmm4 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	movdqa %xmm9, %xmm5 /* g0s_1_aes */
+	pand %xmm3, %xmm5 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* g0s_1_aes_sh = shr(g0s_1_aes) */
 	pand %xmm3, %xmm9 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
 	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm4, %xmm7 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm4 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	pxor %xmm4, %xmm7 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	movdqa %xmm7, %xmm4 /* g0s_1 */
-	pshufb %xmm8, %xmm4 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	pshufb %xmm5, %xmm7 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm5 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm5, %xmm7 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm7, %xmm5 /* g0s_1 */
+	pshufb %xmm8, %xmm5 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
 	movdqa %xmm7, %xmm9 /* g0s_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_2_rotl8(%rip), %xmm9 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	movdqa %xmm7, %xmm13 /* g0s_1 */
@@ -743,39 +723,39 @@ _gcry_sm4_wordslice_ssse3_aesni_batch_ctr:
 	pslld $2, %xmm9 /* g0lr2_1_l = shl(g0lg_1) */
 	psrld $30, %xmm15 /* g0lr2_1_r = shr(g0lg_1) */
 	por %xmm15, %xmm9 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	pxor %xmm4, %xmm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	pxor %xmm5, %xmm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	pxor %xmm9, %xmm7 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	pxor %xmm7, %xmm0 /* g0x_1 = xor(g0x1, g0l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	movd 8(%rdi,%r8), %xmm4
-	pshufd $0, %xmm4, %xmm4 /* rkw_2 = bcast32() */
-	movdqa %xmm6, %xmm7 /* g0x3.2 */
+	movd 8(%rdi,%r8), %xmm5
+	pshufd $0, %xmm5, %xmm5 /* rkw_2 = bcast32() */
+	movdqa %xmm4, %xmm7 /* g0x3.2 */
 	pxor %xmm2, %xmm7 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	pxor %xmm4, %xmm7 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	pxor %xmm5, %xmm7 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
 	pxor %xmm0, %xmm7 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	movdqa %xmm7, %xmm4 /* g0t_2 */
-	pand %xmm3, %xmm4 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	movdqa %xmm7, %xmm5 /* g0t_2 */
+	pand %xmm3, %xmm5 /* g0t_2_lo = and(g0t_2, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_2_sh = shr(g0t_2) */
 	pand %xmm3, %xmm7 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
 	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm4, %xmm9 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	movdqa %xmm10, %xmm4 /* tbl_hi */
-	pshufb %xmm7, %xmm4 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	pxor %xmm4, %xmm9 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	pshufb %xmm5, %xmm9 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	pshufb %xmm5, %xmm9 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	movdqa %xmm10, %xmm5 /* tbl_hi */
+	pshufb %xmm7, %xmm5 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm5, %xmm9 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb %xmm6, %xmm9 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
 	aesenclast .Lsm4_wordslice_ssse3_aesni_2_aes_cancel_key(%rip), %xmm9 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm4 /* g0s_2_aes */
-	pand %xmm3, %xmm4 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	movdqa %xmm9, %xmm5 /* g0s_2_aes */
+	pand %xmm3, %xmm5 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* g0s_2_aes_sh = shr(g0s_2_aes) */
 	pand %xmm3, %xmm9 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
 	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm4, %xmm7 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm4 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	pxor %xmm4, %xmm7 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	movdqa %xmm7, %xmm4 /* g0s_2 */
-	pshufb %xmm8, %xmm4 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	pshufb %xmm5, %xmm7 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm5 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm5, %xmm7 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa %xmm7, %xmm5 /* g0s_2 */
+	pshufb %xmm8, %xmm5 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
 	movdqa %xmm7, %xmm9 /* g0s_2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_2_rotl8(%rip), %xmm9 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
 	movdqa %xmm7, %xmm13 /* g0s_2 */
@@ -787,39 +767,39 @@ _gcry_sm4_wordslice_ssse3_aesni_batch_ctr:
 	pslld $2, %xmm9 /* g0lr2_2_l = shl(g0lg_2) */
 	psrld $30, %xmm15 /* g0lr2_2_r = shr(g0lg_2) */
 	por %xmm15, %xmm9 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	pxor %xmm4, %xmm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	pxor %xmm5, %xmm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	pxor %xmm9, %xmm7 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	pxor %xmm7, %xmm1 /* g0x_2 = xor(g0x2, g0l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	movd 12(%rdi,%r8), %xmm4
-	pshufd $0, %xmm4, %xmm4 /* rkw_3 = bcast32() */
+	movd 12(%rdi,%r8), %xmm5
+	pshufd $0, %xmm5, %xmm5 /* rkw_3 = bcast32() */
 	movdqa %xmm2, %xmm7 /* g0x0.3 */
 	pxor %xmm0, %xmm7 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	pxor %xmm4, %xmm7 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	pxor %xmm5, %xmm7 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
 	pxor %xmm1, %xmm7 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	movdqa %xmm7, %xmm4 /* g0t_3 */
-	pand %xmm3, %xmm4 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	movdqa %xmm7, %xmm5 /* g0t_3 */
+	pand %xmm3, %xmm5 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_3_sh = shr(g0t_3) */
 	pand %xmm3, %xmm7 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
 	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm4, %xmm9 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	movdqa %xmm10, %xmm4 /* tbl_hi */
-	pshufb %xmm7, %xmm4 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	pxor %xmm4, %xmm9 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	pshufb %xmm5, %xmm9 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	pshufb %xmm5, %xmm9 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm10, %xmm5 /* tbl_hi */
+	pshufb %xmm7, %xmm5 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm5, %xmm9 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb %xmm6, %xmm9 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
 	aesenclast .Lsm4_wordslice_ssse3_aesni_2_aes_cancel_key(%rip), %xmm9 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm4 /* g0s_3_aes */
-	pand %xmm3, %xmm4 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	movdqa %xmm9, %xmm5 /* g0s_3_aes */
+	pand %xmm3, %xmm5 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* g0s_3_aes_sh = shr(g0s_3_aes) */
 	pand %xmm3, %xmm9 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
 	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm4, %xmm7 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm4 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	pxor %xmm4, %xmm7 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	movdqa %xmm7, %xmm4 /* g0s_3 */
-	pshufb %xmm8, %xmm4 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	pshufb %xmm5, %xmm7 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm5 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm5, %xmm7 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa %xmm7, %xmm5 /* g0s_3 */
+	pshufb %xmm8, %xmm5 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
 	movdqa %xmm7, %xmm9 /* g0s_3 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_2_rotl8(%rip), %xmm9 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
 	movdqa %xmm7, %xmm13 /* g0s_3 */
@@ -831,10 +811,10 @@ _gcry_sm4_wordslice_ssse3_aesni_batch_ctr:
 	pslld $2, %xmm9 /* g0lr2_3_l = shl(g0lg_3) */
 	psrld $30, %xmm15 /* g0lr2_3_r = shr(g0lg_3) */
 	por %xmm15, %xmm9 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	pxor %xmm4, %xmm7 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	pxor %xmm5, %xmm7 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	pxor %xmm9, %xmm7 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	pxor %xmm7, %xmm6 /* g0x_3 = xor(g0x3, g0l_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_2_aes_cancel_key(%rip), %xmm4 /* aes_cancel_key = const() */
+	pxor %xmm7, %xmm4 /* g0x_3 = xor(g0x3, g0l_3) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_2_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
 	movdqa .Lsm4_wordslice_ssse3_aesni_2_rotl16(%rip), %xmm7 /* rotl16 = const() */
 	movdqa .Lsm4_wordslice_ssse3_aesni_2_rotl8(%rip), %xmm9 /* rotl8 = const() */
 	add $16, %r8
@@ -842,18 +822,18 @@ _gcry_sm4_wordslice_ssse3_aesni_batch_ctr:
 	jne .Lsm4_wordslice_ssse3_aesni_2_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	movdqa %xmm6, %xmm13 /* g0x3.2 */
+	movdqa %xmm4, %xmm13 /* g0x3.2 */
 	punpckldq %xmm0, %xmm13 /* tro0 = unpacklo(g0x3, g0x1) */
-	punpckhdq %xmm0, %xmm6 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	punpckhdq %xmm0, %xmm4 /* tro0_1 = unpackhi(g0x3, g0x1) */
 	movdqa %xmm1, %xmm0 /* g0x2.2 */
 	punpckldq %xmm2, %xmm0 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	punpckhdq %xmm2, %xmm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
 	movdqa %xmm13, %xmm2 /* tro0 */
 	punpckldq %xmm0, %xmm2 /* tro1 = unpacklo(tro0, tro0_2) */
 	punpckhdq %xmm0, %xmm13 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	movdqa %xmm6, %xmm0 /* tro0_1 */
+	movdqa %xmm4, %xmm0 /* tro0_1 */
 	punpckldq %xmm1, %xmm0 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	punpckhdq %xmm1, %xmm6 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	punpckhdq %xmm1, %xmm4 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_2_bswap32(%rip), %xmm2 /* outbe = lookup16(tro1, bswap32) */
 	movdqu (%rcx), %xmm1 /* msg = load() */
 	pxor %xmm1, %xmm2 /* ct = xor(outbe, msg) */
@@ -866,10 +846,10 @@ _gcry_sm4_wordslice_ssse3_aesni_batch_ctr:
 	movdqu 32(%rcx), %xmm1 /* msg_2 = load() */
 	pxor %xmm1, %xmm0 /* ct_2 = xor(outbe_2, msg_2) */
 	movdqu %xmm0, 32(%rdx) /* store ct_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_2_bswap32(%rip), %xmm6 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_2_bswap32(%rip), %xmm4 /* outbe_3 = lookup16(tro1_3, bswap32) */
 	movdqu 48(%rcx), %xmm0 /* msg_3 = load() */
-	pxor %xmm0, %xmm6 /* ct_3 = xor(outbe_3, msg_3) */
-	movdqu %xmm6, 48(%rdx) /* store ct_3 */
+	pxor %xmm0, %xmm4 /* ct_3 = xor(outbe_3, msg_3) */
+	movdqu %xmm4, 48(%rdx) /* store ct_3 */
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_wordslice_ssse3_aesni_batch_ctr,.-_gcry_sm4_wordslice_ssse3_aesni_batch_ctr;)
@@ -1006,35 +986,41 @@ SECTION_RODATA
 .Lsm4_wordslice_ssse3_aesni_1_tbl_lo_1:
 	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 SECTION_RODATA
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_2_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lsm4_wordslice_ssse3_aesni_2_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_2_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 SECTION_RODATA
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_2_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* byte_low1: low 1 bits of every byte */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 SECTION_RODATA
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_2_byte_low1:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-SECTION_RODATA
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_2_spread_index:
+.Lsm4_wordslice_ssse3_aesni_2_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 SECTION_RODATA
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_2_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+SECTION_RODATA
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_2_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
 /* bswap32: byte order reversal in each 32-bit word */
 SECTION_RODATA
@@ -1042,23 +1028,23 @@ SECTION_RODATA
 .Lsm4_wordslice_ssse3_aesni_2_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 SECTION_RODATA
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 SECTION_RODATA
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_2_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 SECTION_RODATA
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_2_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
 /* nibble_mask: low nibble of every byte */
 SECTION_RODATA

@@ -1441,268 +1441,227 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
 	stp d14, d15, [sp, #48] /* callee-saved: low halves */
 	ldr q0, [x1] /* ctr_low = bcast128() */
+	ushr v1.8h, v0.8h, #8 /* ctr_last = shr(ctr_low) */
+	adrp x17, .Lsm4_byteslice_neon_aes_2_all_but_last
+	ldr q2, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_all_but_last] /* all_but_last = const() */
+	and v0.16b, v0.16b, v2.16b /* ctr_v_open = and(ctr_low, all_but_last) */
 	add x17, x1, #32
-	ld1r {v1.16b}, [x17] /* ctr_first = bcast8() */
-	adrp x17, .Lsm4_byteslice_neon_aes_2_last_byte
-	ldr q2, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_last_byte] /* last_byte = const() */
-	and v1.16b, v1.16b, v2.16b /* ctr_j0 = and(ctr_first, last_byte) */
+	ld1r {v3.16b}, [x17] /* ctr_first = bcast8() */
+	adrp x17, .Lsm4_byteslice_neon_aes_2_byte_14
+	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_byte_14] /* byte_14 = const() */
+	and v3.16b, v3.16b, v4.16b /* ctr_j0 = and(ctr_first, byte_14) */
 
 	/* Load 16 blocks and transpose: register j = byte j of every block (algorithm 3). */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k
-	ldr q2, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k] /* block_k = const() */
-	add v2.16b, v2.16b, v1.16b /* ctr_j = add(block_k, ctr_j0) */
+	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k] /* block_k = const() */
+	add v4.16b, v4.16b, v3.16b /* ctr_j = add(block_k, ctr_j0) */
+	add v4.8h, v1.8h, v4.8h /* ctr_sum = add(ctr_last, ctr_j) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_1
-	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_1] /* block_k_1 = const() */
-	add v3.16b, v3.16b, v1.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
+	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_1] /* block_k_1 = const() */
+	add v5.16b, v5.16b, v3.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
+	add v5.8h, v1.8h, v5.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_2
-	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_2] /* block_k_2 = const() */
-	add v4.16b, v4.16b, v1.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
+	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_2] /* block_k_2 = const() */
+	add v6.16b, v6.16b, v3.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
+	add v6.8h, v1.8h, v6.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_3
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_3] /* block_k_3 = const() */
-	add v5.16b, v5.16b, v1.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
+	ldr q7, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_3] /* block_k_3 = const() */
+	add v7.16b, v7.16b, v3.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
+	add v7.8h, v1.8h, v7.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_4
-	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_4] /* block_k_4 = const() */
-	add v6.16b, v6.16b, v1.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
+	ldr q16, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_4] /* block_k_4 = const() */
+	add v16.16b, v16.16b, v3.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
+	add v16.8h, v1.8h, v16.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_5
-	ldr q7, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_5] /* block_k_5 = const() */
-	add v7.16b, v7.16b, v1.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
+	ldr q17, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_5] /* block_k_5 = const() */
+	add v17.16b, v17.16b, v3.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
+	add v17.8h, v1.8h, v17.8h /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_6
-	ldr q16, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_6] /* block_k_6 = const() */
-	add v16.16b, v16.16b, v1.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
+	ldr q18, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_6] /* block_k_6 = const() */
+	add v18.16b, v18.16b, v3.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
+	add v18.8h, v1.8h, v18.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_7
-	ldr q17, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_7] /* block_k_7 = const() */
-	add v17.16b, v17.16b, v1.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
+	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_7] /* block_k_7 = const() */
+	add v19.16b, v19.16b, v3.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
+	add v19.8h, v1.8h, v19.8h /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_8
-	ldr q18, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_8] /* block_k_8 = const() */
-	add v18.16b, v18.16b, v1.16b /* ctr_j_8 = add(block_k_8, ctr_j0) */
+	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_8] /* block_k_8 = const() */
+	add v20.16b, v20.16b, v3.16b /* ctr_j_8 = add(block_k_8, ctr_j0) */
+	add v20.8h, v1.8h, v20.8h /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_9
-	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_9] /* block_k_9 = const() */
-	add v19.16b, v19.16b, v1.16b /* ctr_j_9 = add(block_k_9, ctr_j0) */
+	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_9] /* block_k_9 = const() */
+	add v21.16b, v21.16b, v3.16b /* ctr_j_9 = add(block_k_9, ctr_j0) */
+	add v21.8h, v1.8h, v21.8h /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_10
-	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_10] /* block_k_10 = const() */
-	add v20.16b, v20.16b, v1.16b /* ctr_j_10 = add(block_k_10, ctr_j0) */
+	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_10] /* block_k_10 = const() */
+	add v22.16b, v22.16b, v3.16b /* ctr_j_10 = add(block_k_10, ctr_j0) */
+	add v22.8h, v1.8h, v22.8h /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_11
-	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_11] /* block_k_11 = const() */
-	add v21.16b, v21.16b, v1.16b /* ctr_j_11 = add(block_k_11, ctr_j0) */
+	ldr q23, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_11] /* block_k_11 = const() */
+	add v23.16b, v23.16b, v3.16b /* ctr_j_11 = add(block_k_11, ctr_j0) */
+	add v23.8h, v1.8h, v23.8h /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_12
-	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_12] /* block_k_12 = const() */
-	add v22.16b, v22.16b, v1.16b /* ctr_j_12 = add(block_k_12, ctr_j0) */
+	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_12] /* block_k_12 = const() */
+	add v24.16b, v24.16b, v3.16b /* ctr_j_12 = add(block_k_12, ctr_j0) */
+	add v24.8h, v1.8h, v24.8h /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_13
-	ldr q23, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_13] /* block_k_13 = const() */
-	add v23.16b, v23.16b, v1.16b /* ctr_j_13 = add(block_k_13, ctr_j0) */
+	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_13] /* block_k_13 = const() */
+	add v25.16b, v25.16b, v3.16b /* ctr_j_13 = add(block_k_13, ctr_j0) */
+	add v25.8h, v1.8h, v25.8h /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_14
-	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_14] /* block_k_14 = const() */
-	add v24.16b, v24.16b, v1.16b /* ctr_j_14 = add(block_k_14, ctr_j0) */
+	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_14] /* block_k_14 = const() */
+	add v26.16b, v26.16b, v3.16b /* ctr_j_14 = add(block_k_14, ctr_j0) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_block_k_15
-	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_15] /* block_k_15 = const() */
-	add v1.16b, v25.16b, v1.16b /* ctr_j_15 = add(block_k_15, ctr_j0) */
-	ldr q25, [x1, #16] /* ctr_w = bcast128() */
-	add v26.16b, v0.16b, v2.16b /* ctr_sum = add(ctr_low, ctr_j) */
-	orr v27.16b, v0.16b, v2.16b /* ctr_or = or(ctr_low, ctr_j) */
-	and v2.16b, v0.16b, v2.16b /* ctr_and = and(ctr_low, ctr_j) */
-	bic v27.16b, v27.16b, v26.16b /* ctr_out = andnot(ctr_sum, ctr_or) */
-	orr v2.16b, v2.16b, v27.16b /* ctr_carry = or(ctr_and, ctr_out) */
-	ushr v2.16b, v2.16b, #7 /* ctr_bit = shr(ctr_carry) */
-	adrp x17, .Lsm4_byteslice_neon_aes_2_spread_index
-	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_spread_index] /* spread_index = const() */
-	tbl v2.16b, {v2.16b}, v27.16b /* ctr_spread = lookup16(ctr_bit, spread_index) */
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_block_k_15] /* block_k_15 = const() */
+	add v3.16b, v27.16b, v3.16b /* ctr_j_15 = add(block_k_15, ctr_j0) */
+	add v26.8h, v1.8h, v26.8h /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	add v1.8h, v1.8h, v3.8h /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	ldr q3, [x1, #16] /* ctr_w = bcast128() */
+	and v2.16b, v3.16b, v2.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	adrp x17, .Lsm4_byteslice_neon_aes_2_carry_everywhere
+	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_carry_everywhere] /* carry_everywhere = const() */
+	tbl v27.16b, {v4.16b}, v3.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_carry_mask_table
 	ldr q28, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_carry_mask_table] /* carry_mask_table = const() */
-	tbl v2.16b, {v28.16b}, v2.16b /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	bsl v2.16b, v25.16b, v26.16b /* row = bsl(ctr_mask, ctr_sum, ctr_w) */
-	add v26.16b, v0.16b, v3.16b /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	orr v29.16b, v0.16b, v3.16b /* ctr_or_1 = or(ctr_low, ctr_j_1) */
-	and v3.16b, v0.16b, v3.16b /* ctr_and_1 = and(ctr_low, ctr_j_1) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
-	orr v3.16b, v3.16b, v29.16b /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
-	ushr v3.16b, v3.16b, #7 /* ctr_bit_1 = shr(ctr_carry_1) */
-	tbl v3.16b, {v3.16b}, v27.16b /* ctr_spread_1 = lookup16(ctr_bit_1, spread_index) */
-	tbl v3.16b, {v28.16b}, v3.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	bsl v3.16b, v25.16b, v26.16b /* row_1 = bsl(ctr_mask_1, ctr_sum_1, ctr_w) */
-	add v26.16b, v0.16b, v4.16b /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	orr v29.16b, v0.16b, v4.16b /* ctr_or_2 = or(ctr_low, ctr_j_2) */
-	and v4.16b, v0.16b, v4.16b /* ctr_and_2 = and(ctr_low, ctr_j_2) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
-	orr v4.16b, v4.16b, v29.16b /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
-	ushr v4.16b, v4.16b, #7 /* ctr_bit_2 = shr(ctr_carry_2) */
-	tbl v4.16b, {v4.16b}, v27.16b /* ctr_spread_2 = lookup16(ctr_bit_2, spread_index) */
-	tbl v4.16b, {v28.16b}, v4.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	bsl v4.16b, v25.16b, v26.16b /* row_2 = bsl(ctr_mask_2, ctr_sum_2, ctr_w) */
-	add v26.16b, v0.16b, v5.16b /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	orr v29.16b, v0.16b, v5.16b /* ctr_or_3 = or(ctr_low, ctr_j_3) */
-	and v5.16b, v0.16b, v5.16b /* ctr_and_3 = and(ctr_low, ctr_j_3) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_3 = andnot(ctr_sum_3, ctr_or_3) */
-	orr v5.16b, v5.16b, v29.16b /* ctr_carry_3 = or(ctr_and_3, ctr_out_3) */
-	ushr v5.16b, v5.16b, #7 /* ctr_bit_3 = shr(ctr_carry_3) */
-	tbl v5.16b, {v5.16b}, v27.16b /* ctr_spread_3 = lookup16(ctr_bit_3, spread_index) */
-	tbl v5.16b, {v28.16b}, v5.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	bsl v5.16b, v25.16b, v26.16b /* row_3 = bsl(ctr_mask_3, ctr_sum_3, ctr_w) */
-	add v26.16b, v0.16b, v6.16b /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	orr v29.16b, v0.16b, v6.16b /* ctr_or_4 = or(ctr_low, ctr_j_4) */
-	and v6.16b, v0.16b, v6.16b /* ctr_and_4 = and(ctr_low, ctr_j_4) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_4 = andnot(ctr_sum_4, ctr_or_4) */
-	orr v6.16b, v6.16b, v29.16b /* ctr_carry_4 = or(ctr_and_4, ctr_out_4) */
-	ushr v6.16b, v6.16b, #7 /* ctr_bit_4 = shr(ctr_carry_4) */
-	tbl v6.16b, {v6.16b}, v27.16b /* ctr_spread_4 = lookup16(ctr_bit_4, spread_index) */
-	tbl v6.16b, {v28.16b}, v6.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	bsl v6.16b, v25.16b, v26.16b /* row_4 = bsl(ctr_mask_4, ctr_sum_4, ctr_w) */
-	add v26.16b, v0.16b, v7.16b /* ctr_sum_5 = add(ctr_low, ctr_j_5) */
-	orr v29.16b, v0.16b, v7.16b /* ctr_or_5 = or(ctr_low, ctr_j_5) */
-	and v7.16b, v0.16b, v7.16b /* ctr_and_5 = and(ctr_low, ctr_j_5) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_5 = andnot(ctr_sum_5, ctr_or_5) */
-	orr v7.16b, v7.16b, v29.16b /* ctr_carry_5 = or(ctr_and_5, ctr_out_5) */
-	ushr v7.16b, v7.16b, #7 /* ctr_bit_5 = shr(ctr_carry_5) */
-	tbl v7.16b, {v7.16b}, v27.16b /* ctr_spread_5 = lookup16(ctr_bit_5, spread_index) */
-	tbl v7.16b, {v28.16b}, v7.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	bsl v7.16b, v25.16b, v26.16b /* row_5 = bsl(ctr_mask_5, ctr_sum_5, ctr_w) */
-	add v26.16b, v0.16b, v16.16b /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	orr v29.16b, v0.16b, v16.16b /* ctr_or_6 = or(ctr_low, ctr_j_6) */
-	and v16.16b, v0.16b, v16.16b /* ctr_and_6 = and(ctr_low, ctr_j_6) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_6 = andnot(ctr_sum_6, ctr_or_6) */
-	orr v16.16b, v16.16b, v29.16b /* ctr_carry_6 = or(ctr_and_6, ctr_out_6) */
-	ushr v16.16b, v16.16b, #7 /* ctr_bit_6 = shr(ctr_carry_6) */
-	tbl v16.16b, {v16.16b}, v27.16b /* ctr_spread_6 = lookup16(ctr_bit_6, spread_index) */
-	tbl v16.16b, {v28.16b}, v16.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	bsl v16.16b, v25.16b, v26.16b /* row_6 = bsl(ctr_mask_6, ctr_sum_6, ctr_w) */
-	add v26.16b, v0.16b, v17.16b /* ctr_sum_7 = add(ctr_low, ctr_j_7) */
-	orr v29.16b, v0.16b, v17.16b /* ctr_or_7 = or(ctr_low, ctr_j_7) */
-	and v17.16b, v0.16b, v17.16b /* ctr_and_7 = and(ctr_low, ctr_j_7) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_7 = andnot(ctr_sum_7, ctr_or_7) */
-	orr v17.16b, v17.16b, v29.16b /* ctr_carry_7 = or(ctr_and_7, ctr_out_7) */
-	ushr v17.16b, v17.16b, #7 /* ctr_bit_7 = shr(ctr_carry_7) */
-	tbl v17.16b, {v17.16b}, v27.16b /* ctr_spread_7 = lookup16(ctr_bit_7, spread_index) */
-	tbl v17.16b, {v28.16b}, v17.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	bsl v17.16b, v25.16b, v26.16b /* row_7 = bsl(ctr_mask_7, ctr_sum_7, ctr_w) */
-	add v26.16b, v0.16b, v18.16b /* ctr_sum_8 = add(ctr_low, ctr_j_8) */
-	orr v29.16b, v0.16b, v18.16b /* ctr_or_8 = or(ctr_low, ctr_j_8) */
-	and v18.16b, v0.16b, v18.16b /* ctr_and_8 = and(ctr_low, ctr_j_8) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_8 = andnot(ctr_sum_8, ctr_or_8) */
-	orr v18.16b, v18.16b, v29.16b /* ctr_carry_8 = or(ctr_and_8, ctr_out_8) */
-	ushr v18.16b, v18.16b, #7 /* ctr_bit_8 = shr(ctr_carry_8) */
-	tbl v18.16b, {v18.16b}, v27.16b /* ctr_spread_8 = lookup16(ctr_bit_8, spread_index) */
-	tbl v18.16b, {v28.16b}, v18.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_spread_8) */
-	bsl v18.16b, v25.16b, v26.16b /* row_8 = bsl(ctr_mask_8, ctr_sum_8, ctr_w) */
-	add v26.16b, v0.16b, v19.16b /* ctr_sum_9 = add(ctr_low, ctr_j_9) */
-	orr v29.16b, v0.16b, v19.16b /* ctr_or_9 = or(ctr_low, ctr_j_9) */
-	and v19.16b, v0.16b, v19.16b /* ctr_and_9 = and(ctr_low, ctr_j_9) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_9 = andnot(ctr_sum_9, ctr_or_9) */
-	orr v19.16b, v19.16b, v29.16b /* ctr_carry_9 = or(ctr_and_9, ctr_out_9) */
-	ushr v19.16b, v19.16b, #7 /* ctr_bit_9 = shr(ctr_carry_9) */
-	tbl v19.16b, {v19.16b}, v27.16b /* ctr_spread_9 = lookup16(ctr_bit_9, spread_index) */
-	tbl v19.16b, {v28.16b}, v19.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_spread_9) */
-	bsl v19.16b, v25.16b, v26.16b /* row_9 = bsl(ctr_mask_9, ctr_sum_9, ctr_w) */
-	add v26.16b, v0.16b, v20.16b /* ctr_sum_10 = add(ctr_low, ctr_j_10) */
-	orr v29.16b, v0.16b, v20.16b /* ctr_or_10 = or(ctr_low, ctr_j_10) */
-	and v20.16b, v0.16b, v20.16b /* ctr_and_10 = and(ctr_low, ctr_j_10) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_10 = andnot(ctr_sum_10, ctr_or_10) */
-	orr v20.16b, v20.16b, v29.16b /* ctr_carry_10 = or(ctr_and_10, ctr_out_10) */
-	ushr v20.16b, v20.16b, #7 /* ctr_bit_10 = shr(ctr_carry_10) */
-	tbl v20.16b, {v20.16b}, v27.16b /* ctr_spread_10 = lookup16(ctr_bit_10, spread_index) */
-	tbl v20.16b, {v28.16b}, v20.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_spread_10) */
-	bsl v20.16b, v25.16b, v26.16b /* row_10 = bsl(ctr_mask_10, ctr_sum_10, ctr_w) */
-	add v26.16b, v0.16b, v21.16b /* ctr_sum_11 = add(ctr_low, ctr_j_11) */
-	orr v29.16b, v0.16b, v21.16b /* ctr_or_11 = or(ctr_low, ctr_j_11) */
-	and v21.16b, v0.16b, v21.16b /* ctr_and_11 = and(ctr_low, ctr_j_11) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_11 = andnot(ctr_sum_11, ctr_or_11) */
-	orr v21.16b, v21.16b, v29.16b /* ctr_carry_11 = or(ctr_and_11, ctr_out_11) */
-	ushr v21.16b, v21.16b, #7 /* ctr_bit_11 = shr(ctr_carry_11) */
-	tbl v21.16b, {v21.16b}, v27.16b /* ctr_spread_11 = lookup16(ctr_bit_11, spread_index) */
-	tbl v21.16b, {v28.16b}, v21.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_spread_11) */
-	bsl v21.16b, v25.16b, v26.16b /* row_11 = bsl(ctr_mask_11, ctr_sum_11, ctr_w) */
-	add v26.16b, v0.16b, v22.16b /* ctr_sum_12 = add(ctr_low, ctr_j_12) */
-	orr v29.16b, v0.16b, v22.16b /* ctr_or_12 = or(ctr_low, ctr_j_12) */
-	and v22.16b, v0.16b, v22.16b /* ctr_and_12 = and(ctr_low, ctr_j_12) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_12 = andnot(ctr_sum_12, ctr_or_12) */
-	orr v22.16b, v22.16b, v29.16b /* ctr_carry_12 = or(ctr_and_12, ctr_out_12) */
-	ushr v22.16b, v22.16b, #7 /* ctr_bit_12 = shr(ctr_carry_12) */
-	tbl v22.16b, {v22.16b}, v27.16b /* ctr_spread_12 = lookup16(ctr_bit_12, spread_index) */
-	tbl v22.16b, {v28.16b}, v22.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_spread_12) */
-	bsl v22.16b, v25.16b, v26.16b /* row_12 = bsl(ctr_mask_12, ctr_sum_12, ctr_w) */
-	add v26.16b, v0.16b, v23.16b /* ctr_sum_13 = add(ctr_low, ctr_j_13) */
-	orr v29.16b, v0.16b, v23.16b /* ctr_or_13 = or(ctr_low, ctr_j_13) */
-	and v23.16b, v0.16b, v23.16b /* ctr_and_13 = and(ctr_low, ctr_j_13) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_13 = andnot(ctr_sum_13, ctr_or_13) */
-	orr v23.16b, v23.16b, v29.16b /* ctr_carry_13 = or(ctr_and_13, ctr_out_13) */
-	ushr v23.16b, v23.16b, #7 /* ctr_bit_13 = shr(ctr_carry_13) */
-	tbl v23.16b, {v23.16b}, v27.16b /* ctr_spread_13 = lookup16(ctr_bit_13, spread_index) */
-	tbl v23.16b, {v28.16b}, v23.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_spread_13) */
-	bsl v23.16b, v25.16b, v26.16b /* row_13 = bsl(ctr_mask_13, ctr_sum_13, ctr_w) */
-	add v26.16b, v0.16b, v24.16b /* ctr_sum_14 = add(ctr_low, ctr_j_14) */
-	orr v29.16b, v0.16b, v24.16b /* ctr_or_14 = or(ctr_low, ctr_j_14) */
-	and v24.16b, v0.16b, v24.16b /* ctr_and_14 = and(ctr_low, ctr_j_14) */
-	bic v29.16b, v29.16b, v26.16b /* ctr_out_14 = andnot(ctr_sum_14, ctr_or_14) */
-	orr v24.16b, v24.16b, v29.16b /* ctr_carry_14 = or(ctr_and_14, ctr_out_14) */
-	ushr v24.16b, v24.16b, #7 /* ctr_bit_14 = shr(ctr_carry_14) */
-	tbl v24.16b, {v24.16b}, v27.16b /* ctr_spread_14 = lookup16(ctr_bit_14, spread_index) */
-	tbl v24.16b, {v28.16b}, v24.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_spread_14) */
-	bsl v24.16b, v25.16b, v26.16b /* row_14 = bsl(ctr_mask_14, ctr_sum_14, ctr_w) */
-	add v26.16b, v0.16b, v1.16b /* ctr_sum_15 = add(ctr_low, ctr_j_15) */
-	orr v29.16b, v0.16b, v1.16b /* ctr_or_15 = or(ctr_low, ctr_j_15) */
-	and v0.16b, v0.16b, v1.16b /* ctr_and_15 = and(ctr_low, ctr_j_15) */
-	bic v1.16b, v29.16b, v26.16b /* ctr_out_15 = andnot(ctr_sum_15, ctr_or_15) */
-	orr v0.16b, v0.16b, v1.16b /* ctr_carry_15 = or(ctr_and_15, ctr_out_15) */
-	ushr v0.16b, v0.16b, #7 /* ctr_bit_15 = shr(ctr_carry_15) */
-	tbl v0.16b, {v0.16b}, v27.16b /* ctr_spread_15 = lookup16(ctr_bit_15, spread_index) */
-	tbl v0.16b, {v28.16b}, v0.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_spread_15) */
-	bsl v0.16b, v25.16b, v26.16b /* row_15 = bsl(ctr_mask_15, ctr_sum_15, ctr_w) */
-	zip1 v1.16b, v2.16b, v18.16b /* tr0 = unpacklo(row, row_8) */
-	zip2 v2.16b, v2.16b, v18.16b /* tr0_1 = unpackhi(row, row_8) */
-	zip1 v18.16b, v3.16b, v19.16b /* tr0_2 = unpacklo(row_1, row_9) */
-	zip2 v3.16b, v3.16b, v19.16b /* tr0_3 = unpackhi(row_1, row_9) */
-	zip1 v19.16b, v4.16b, v20.16b /* tr0_4 = unpacklo(row_2, row_10) */
-	zip2 v4.16b, v4.16b, v20.16b /* tr0_5 = unpackhi(row_2, row_10) */
-	zip1 v20.16b, v5.16b, v21.16b /* tr0_6 = unpacklo(row_3, row_11) */
-	zip2 v5.16b, v5.16b, v21.16b /* tr0_7 = unpackhi(row_3, row_11) */
-	zip1 v21.16b, v6.16b, v22.16b /* tr0_8 = unpacklo(row_4, row_12) */
-	zip2 v6.16b, v6.16b, v22.16b /* tr0_9 = unpackhi(row_4, row_12) */
-	zip1 v22.16b, v7.16b, v23.16b /* tr0_10 = unpacklo(row_5, row_13) */
-	zip2 v7.16b, v7.16b, v23.16b /* tr0_11 = unpackhi(row_5, row_13) */
-	zip1 v23.16b, v16.16b, v24.16b /* tr0_12 = unpacklo(row_6, row_14) */
-	zip2 v16.16b, v16.16b, v24.16b /* tr0_13 = unpackhi(row_6, row_14) */
-	zip1 v24.16b, v17.16b, v0.16b /* tr0_14 = unpacklo(row_7, row_15) */
-	zip2 v0.16b, v17.16b, v0.16b /* tr0_15 = unpackhi(row_7, row_15) */
-	zip1 v17.16b, v1.16b, v21.16b /* tr1 = unpacklo(tr0, tr0_8) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
+	adrp x17, .Lsm4_byteslice_neon_aes_2_new_last_byte
+	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_new_last_byte] /* new_last_byte = const() */
+	tbl v4.16b, {v4.16b}, v29.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v4.16b, v27.16b, v4.16b /* row = or(ctr_pair, ctr_last_byte) */
+	tbl v27.16b, {v5.16b}, v3.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
+	tbl v5.16b, {v5.16b}, v29.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v5.16b, v27.16b, v5.16b /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	tbl v27.16b, {v6.16b}, v3.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
+	tbl v6.16b, {v6.16b}, v29.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v6.16b, v27.16b, v6.16b /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	tbl v27.16b, {v7.16b}, v3.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
+	tbl v7.16b, {v7.16b}, v29.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v7.16b, v27.16b, v7.16b /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	tbl v27.16b, {v16.16b}, v3.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
+	tbl v16.16b, {v16.16b}, v29.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	orr v16.16b, v27.16b, v16.16b /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	tbl v27.16b, {v17.16b}, v3.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
+	tbl v17.16b, {v17.16b}, v29.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	orr v17.16b, v27.16b, v17.16b /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	tbl v27.16b, {v18.16b}, v3.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
+	tbl v18.16b, {v18.16b}, v29.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	orr v18.16b, v27.16b, v18.16b /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	tbl v27.16b, {v19.16b}, v3.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
+	tbl v19.16b, {v19.16b}, v29.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	orr v19.16b, v27.16b, v19.16b /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	tbl v27.16b, {v20.16b}, v3.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_8 = bsl(ctr_mask_8, ctr_v_open, ctr_w_open) */
+	tbl v20.16b, {v20.16b}, v29.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	orr v20.16b, v27.16b, v20.16b /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	tbl v27.16b, {v21.16b}, v3.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_9 = bsl(ctr_mask_9, ctr_v_open, ctr_w_open) */
+	tbl v21.16b, {v21.16b}, v29.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	orr v21.16b, v27.16b, v21.16b /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	tbl v27.16b, {v22.16b}, v3.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_10 = bsl(ctr_mask_10, ctr_v_open, ctr_w_open) */
+	tbl v22.16b, {v22.16b}, v29.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	orr v22.16b, v27.16b, v22.16b /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	tbl v27.16b, {v23.16b}, v3.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_11 = bsl(ctr_mask_11, ctr_v_open, ctr_w_open) */
+	tbl v23.16b, {v23.16b}, v29.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	orr v23.16b, v27.16b, v23.16b /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	tbl v27.16b, {v24.16b}, v3.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_12 = bsl(ctr_mask_12, ctr_v_open, ctr_w_open) */
+	tbl v24.16b, {v24.16b}, v29.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	orr v24.16b, v27.16b, v24.16b /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	tbl v27.16b, {v25.16b}, v3.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_13 = bsl(ctr_mask_13, ctr_v_open, ctr_w_open) */
+	tbl v25.16b, {v25.16b}, v29.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	orr v25.16b, v27.16b, v25.16b /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	tbl v27.16b, {v26.16b}, v3.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_14 = bsl(ctr_mask_14, ctr_v_open, ctr_w_open) */
+	tbl v26.16b, {v26.16b}, v29.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	orr v26.16b, v27.16b, v26.16b /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	tbl v3.16b, {v1.16b}, v3.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	tbl v3.16b, {v28.16b}, v3.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	bsl v3.16b, v2.16b, v0.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
+	tbl v0.16b, {v1.16b}, v29.16b /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	orr v0.16b, v3.16b, v0.16b /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	zip1 v1.16b, v4.16b, v20.16b /* tr0 = unpacklo(row, row_8) */
+	zip2 v2.16b, v4.16b, v20.16b /* tr0_1 = unpackhi(row, row_8) */
+	zip1 v3.16b, v5.16b, v21.16b /* tr0_2 = unpacklo(row_1, row_9) */
+	zip2 v4.16b, v5.16b, v21.16b /* tr0_3 = unpackhi(row_1, row_9) */
+	zip1 v5.16b, v6.16b, v22.16b /* tr0_4 = unpacklo(row_2, row_10) */
+	zip2 v6.16b, v6.16b, v22.16b /* tr0_5 = unpackhi(row_2, row_10) */
+	zip1 v20.16b, v7.16b, v23.16b /* tr0_6 = unpacklo(row_3, row_11) */
+	zip2 v7.16b, v7.16b, v23.16b /* tr0_7 = unpackhi(row_3, row_11) */
+	zip1 v21.16b, v16.16b, v24.16b /* tr0_8 = unpacklo(row_4, row_12) */
+	zip2 v16.16b, v16.16b, v24.16b /* tr0_9 = unpackhi(row_4, row_12) */
+	zip1 v22.16b, v17.16b, v25.16b /* tr0_10 = unpacklo(row_5, row_13) */
+	zip2 v17.16b, v17.16b, v25.16b /* tr0_11 = unpackhi(row_5, row_13) */
+	zip1 v23.16b, v18.16b, v26.16b /* tr0_12 = unpacklo(row_6, row_14) */
+	zip2 v18.16b, v18.16b, v26.16b /* tr0_13 = unpackhi(row_6, row_14) */
+	zip1 v24.16b, v19.16b, v0.16b /* tr0_14 = unpacklo(row_7, row_15) */
+	zip2 v0.16b, v19.16b, v0.16b /* tr0_15 = unpackhi(row_7, row_15) */
+	zip1 v19.16b, v1.16b, v21.16b /* tr1 = unpacklo(tr0, tr0_8) */
 	zip2 v1.16b, v1.16b, v21.16b /* tr1_1 = unpackhi(tr0, tr0_8) */
-	zip1 v21.16b, v2.16b, v6.16b /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	zip2 v2.16b, v2.16b, v6.16b /* tr1_3 = unpackhi(tr0_1, tr0_9) */
-	zip1 v6.16b, v18.16b, v22.16b /* tr1_4 = unpacklo(tr0_2, tr0_10) */
-	zip2 v18.16b, v18.16b, v22.16b /* tr1_5 = unpackhi(tr0_2, tr0_10) */
-	zip1 v22.16b, v3.16b, v7.16b /* tr1_6 = unpacklo(tr0_3, tr0_11) */
-	zip2 v3.16b, v3.16b, v7.16b /* tr1_7 = unpackhi(tr0_3, tr0_11) */
-	zip1 v7.16b, v19.16b, v23.16b /* tr1_8 = unpacklo(tr0_4, tr0_12) */
-	zip2 v19.16b, v19.16b, v23.16b /* tr1_9 = unpackhi(tr0_4, tr0_12) */
-	zip1 v23.16b, v4.16b, v16.16b /* tr1_10 = unpacklo(tr0_5, tr0_13) */
-	zip2 v4.16b, v4.16b, v16.16b /* tr1_11 = unpackhi(tr0_5, tr0_13) */
-	zip1 v16.16b, v20.16b, v24.16b /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	zip1 v21.16b, v2.16b, v16.16b /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	zip2 v2.16b, v2.16b, v16.16b /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	zip1 v16.16b, v3.16b, v22.16b /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	zip2 v3.16b, v3.16b, v22.16b /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	zip1 v22.16b, v4.16b, v17.16b /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	zip2 v4.16b, v4.16b, v17.16b /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	zip1 v17.16b, v5.16b, v23.16b /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	zip2 v5.16b, v5.16b, v23.16b /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	zip1 v23.16b, v6.16b, v18.16b /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	zip2 v6.16b, v6.16b, v18.16b /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	zip1 v18.16b, v20.16b, v24.16b /* tr1_12 = unpacklo(tr0_6, tr0_14) */
 	zip2 v20.16b, v20.16b, v24.16b /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	zip1 v24.16b, v5.16b, v0.16b /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	zip2 v0.16b, v5.16b, v0.16b /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	zip1 v5.16b, v17.16b, v7.16b /* tr2 = unpacklo(tr1, tr1_8) */
-	zip2 v7.16b, v17.16b, v7.16b /* tr2_1 = unpackhi(tr1, tr1_8) */
-	zip1 v17.16b, v1.16b, v19.16b /* tr2_2 = unpacklo(tr1_1, tr1_9) */
-	zip2 v1.16b, v1.16b, v19.16b /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	zip1 v19.16b, v21.16b, v23.16b /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	zip1 v24.16b, v7.16b, v0.16b /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	zip2 v0.16b, v7.16b, v0.16b /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	zip1 v7.16b, v19.16b, v17.16b /* tr2 = unpacklo(tr1, tr1_8) */
+	zip2 v17.16b, v19.16b, v17.16b /* tr2_1 = unpackhi(tr1, tr1_8) */
+	zip1 v19.16b, v1.16b, v5.16b /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	zip2 v1.16b, v1.16b, v5.16b /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	zip1 v5.16b, v21.16b, v23.16b /* tr2_4 = unpacklo(tr1_2, tr1_10) */
 	zip2 v21.16b, v21.16b, v23.16b /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	zip1 v23.16b, v2.16b, v4.16b /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	zip2 v2.16b, v2.16b, v4.16b /* tr2_7 = unpackhi(tr1_3, tr1_11) */
-	zip1 v4.16b, v6.16b, v16.16b /* tr2_8 = unpacklo(tr1_4, tr1_12) */
-	zip2 v6.16b, v6.16b, v16.16b /* tr2_9 = unpackhi(tr1_4, tr1_12) */
-	zip1 v16.16b, v18.16b, v20.16b /* tr2_10 = unpacklo(tr1_5, tr1_13) */
-	zip2 v18.16b, v18.16b, v20.16b /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	zip1 v23.16b, v2.16b, v6.16b /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	zip2 v2.16b, v2.16b, v6.16b /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	zip1 v6.16b, v16.16b, v18.16b /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	zip2 v16.16b, v16.16b, v18.16b /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	zip1 v18.16b, v3.16b, v20.16b /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	zip2 v3.16b, v3.16b, v20.16b /* tr2_11 = unpackhi(tr1_5, tr1_13) */
 	zip1 v20.16b, v22.16b, v24.16b /* tr2_12 = unpacklo(tr1_6, tr1_14) */
 	zip2 v22.16b, v22.16b, v24.16b /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	zip1 v24.16b, v3.16b, v0.16b /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	zip2 v0.16b, v3.16b, v0.16b /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	zip1 v3.16b, v5.16b, v4.16b /* tr3 = unpacklo(tr2, tr2_8) */
-	zip2 v4.16b, v5.16b, v4.16b /* tr3_1 = unpackhi(tr2, tr2_8) */
-	zip1 v5.16b, v7.16b, v6.16b /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	zip2 v6.16b, v7.16b, v6.16b /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	zip1 v7.16b, v17.16b, v16.16b /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	zip2 v16.16b, v17.16b, v16.16b /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	zip1 v17.16b, v1.16b, v18.16b /* tr3_6 = unpacklo(tr2_3, tr2_11) */
-	zip2 v1.16b, v1.16b, v18.16b /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	zip1 v18.16b, v19.16b, v20.16b /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	zip2 v19.16b, v19.16b, v20.16b /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	zip1 v24.16b, v4.16b, v0.16b /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	zip2 v0.16b, v4.16b, v0.16b /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	zip1 v4.16b, v7.16b, v6.16b /* tr3 = unpacklo(tr2, tr2_8) */
+	zip2 v6.16b, v7.16b, v6.16b /* tr3_1 = unpackhi(tr2, tr2_8) */
+	zip1 v7.16b, v17.16b, v16.16b /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	zip2 v16.16b, v17.16b, v16.16b /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	zip1 v17.16b, v19.16b, v18.16b /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	zip2 v18.16b, v19.16b, v18.16b /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	zip1 v19.16b, v1.16b, v3.16b /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	zip2 v1.16b, v1.16b, v3.16b /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	zip1 v3.16b, v5.16b, v20.16b /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	zip2 v5.16b, v5.16b, v20.16b /* tr3_9 = unpackhi(tr2_4, tr2_12) */
 	zip1 v20.16b, v21.16b, v22.16b /* tr3_10 = unpacklo(tr2_5, tr2_13) */
 	zip2 v21.16b, v21.16b, v22.16b /* tr3_11 = unpackhi(tr2_5, tr2_13) */
 	zip1 v22.16b, v23.16b, v24.16b /* tr3_12 = unpacklo(tr2_6, tr2_14) */
@@ -1713,60 +1672,60 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_nibble_mask
 	ldr q2, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_nibble_mask] /* nibble_mask = const() */
-	and v25.16b, v3.16b, v2.16b /* tr3_lo = and(tr3, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* tr3_hi = shr(tr3) */
+	and v25.16b, v4.16b, v2.16b /* tr3_lo = and(tr3, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* tr3_hi = shr(tr3) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_tbl_lo
 	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_tbl_lo] /* tbl_lo = const() */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_l = lookup16(tbl_lo, tr3_lo) */
 	adrp x17, .Lsm4_byteslice_neon_aes_2_tbl_hi
 	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_aes_2_tbl_hi] /* tbl_hi = const() */
-	tbl v3.16b, {v27.16b}, v3.16b /* xin_h = lookup16(tbl_hi, tr3_hi) */
-	eor v3.16b, v25.16b, v3.16b /* xin = xor(xin_l, xin_h) */
-	and v25.16b, v4.16b, v2.16b /* tr3_1_lo = and(tr3_1, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* tr3_1_hi = shr(tr3_1) */
+	tbl v4.16b, {v27.16b}, v4.16b /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	eor v4.16b, v25.16b, v4.16b /* xin = xor(xin_l, xin_h) */
+	and v25.16b, v6.16b, v2.16b /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* tr3_1_hi = shr(tr3_1) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
-	tbl v4.16b, {v27.16b}, v4.16b /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
-	eor v4.16b, v25.16b, v4.16b /* xin_1 = xor(xin_1_l, xin_1_h) */
-	and v25.16b, v5.16b, v2.16b /* tr3_2_lo = and(tr3_2, nibble_mask) */
-	ushr v5.16b, v5.16b, #4 /* tr3_2_hi = shr(tr3_2) */
+	tbl v6.16b, {v27.16b}, v6.16b /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	eor v6.16b, v25.16b, v6.16b /* xin_1 = xor(xin_1_l, xin_1_h) */
+	and v25.16b, v7.16b, v2.16b /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* tr3_2_hi = shr(tr3_2) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
-	tbl v5.16b, {v27.16b}, v5.16b /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
-	eor v5.16b, v25.16b, v5.16b /* xin_2 = xor(xin_2_l, xin_2_h) */
-	and v25.16b, v6.16b, v2.16b /* tr3_3_lo = and(tr3_3, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* tr3_3_hi = shr(tr3_3) */
+	tbl v7.16b, {v27.16b}, v7.16b /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	eor v7.16b, v25.16b, v7.16b /* xin_2 = xor(xin_2_l, xin_2_h) */
+	and v25.16b, v16.16b, v2.16b /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* tr3_3_hi = shr(tr3_3) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
-	tbl v6.16b, {v27.16b}, v6.16b /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
-	eor v6.16b, v25.16b, v6.16b /* xin_3 = xor(xin_3_l, xin_3_h) */
-	and v25.16b, v7.16b, v2.16b /* tr3_4_lo = and(tr3_4, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* tr3_4_hi = shr(tr3_4) */
+	tbl v16.16b, {v27.16b}, v16.16b /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	eor v16.16b, v25.16b, v16.16b /* xin_3 = xor(xin_3_l, xin_3_h) */
+	and v25.16b, v17.16b, v2.16b /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* tr3_4_hi = shr(tr3_4) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
-	tbl v7.16b, {v27.16b}, v7.16b /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
-	eor v7.16b, v25.16b, v7.16b /* xin_4 = xor(xin_4_l, xin_4_h) */
-	and v25.16b, v16.16b, v2.16b /* tr3_5_lo = and(tr3_5, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* tr3_5_hi = shr(tr3_5) */
+	tbl v17.16b, {v27.16b}, v17.16b /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	eor v17.16b, v25.16b, v17.16b /* xin_4 = xor(xin_4_l, xin_4_h) */
+	and v25.16b, v18.16b, v2.16b /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* tr3_5_hi = shr(tr3_5) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
-	tbl v16.16b, {v27.16b}, v16.16b /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
-	eor v16.16b, v25.16b, v16.16b /* xin_5 = xor(xin_5_l, xin_5_h) */
-	and v25.16b, v17.16b, v2.16b /* tr3_6_lo = and(tr3_6, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* tr3_6_hi = shr(tr3_6) */
+	tbl v18.16b, {v27.16b}, v18.16b /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	eor v18.16b, v25.16b, v18.16b /* xin_5 = xor(xin_5_l, xin_5_h) */
+	and v25.16b, v19.16b, v2.16b /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* tr3_6_hi = shr(tr3_6) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
-	tbl v17.16b, {v27.16b}, v17.16b /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
-	eor v17.16b, v25.16b, v17.16b /* xin_6 = xor(xin_6_l, xin_6_h) */
+	tbl v19.16b, {v27.16b}, v19.16b /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	eor v19.16b, v25.16b, v19.16b /* xin_6 = xor(xin_6_l, xin_6_h) */
 	and v25.16b, v1.16b, v2.16b /* tr3_7_lo = and(tr3_7, nibble_mask) */
 	ushr v1.16b, v1.16b, #4 /* tr3_7_hi = shr(tr3_7) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
 	tbl v1.16b, {v27.16b}, v1.16b /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
 	eor v1.16b, v25.16b, v1.16b /* xin_7 = xor(xin_7_l, xin_7_h) */
-	and v25.16b, v18.16b, v2.16b /* tr3_8_lo = and(tr3_8, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* tr3_8_hi = shr(tr3_8) */
+	and v25.16b, v3.16b, v2.16b /* tr3_8_lo = and(tr3_8, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* tr3_8_hi = shr(tr3_8) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
-	tbl v18.16b, {v27.16b}, v18.16b /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
-	eor v18.16b, v25.16b, v18.16b /* xin_8 = xor(xin_8_l, xin_8_h) */
-	and v25.16b, v19.16b, v2.16b /* tr3_9_lo = and(tr3_9, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* tr3_9_hi = shr(tr3_9) */
+	tbl v3.16b, {v27.16b}, v3.16b /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	eor v3.16b, v25.16b, v3.16b /* xin_8 = xor(xin_8_l, xin_8_h) */
+	and v25.16b, v5.16b, v2.16b /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	ushr v5.16b, v5.16b, #4 /* tr3_9_hi = shr(tr3_9) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
-	tbl v19.16b, {v27.16b}, v19.16b /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
-	eor v19.16b, v25.16b, v19.16b /* xin_9 = xor(xin_9_l, xin_9_h) */
+	tbl v5.16b, {v27.16b}, v5.16b /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	eor v5.16b, v25.16b, v5.16b /* xin_9 = xor(xin_9_l, xin_9_h) */
 	and v25.16b, v20.16b, v2.16b /* tr3_10_lo = and(tr3_10, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* tr3_10_hi = shr(tr3_10) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
@@ -1822,15 +1781,15 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ld1r {v8.4s}, [x17] /* rk2 = bcast32() */
 	add x17, x5, #12
 	ld1r {v9.4s}, [x17] /* rk3 = bcast32() */
-	eor v10.16b, v7.16b, v18.16b /* t0_acc = xor(x4, x8) */
+	eor v10.16b, v17.16b, v3.16b /* t0_acc = xor(x4, x8) */
 	eor v10.16b, v10.16b, v22.16b /* t0_1 = xor(t0_acc, x12) */
 	tbl v10.16b, {v10.16b}, v25.16b /* y0_sr = lookup16(t0_1, inv_shift_rows) */
 	aese v10.16b, v30.16b /* y0_aes = aese(y0_sr, rk0) */
-	eor v30.16b, v16.16b, v19.16b /* t1_acc = xor(x5, x9) */
+	eor v30.16b, v18.16b, v5.16b /* t1_acc = xor(x5, x9) */
 	eor v30.16b, v30.16b, v23.16b /* t1_1 = xor(t1_acc, x13) */
 	tbl v30.16b, {v30.16b}, v25.16b /* y1_sr = lookup16(t1_1, inv_shift_rows) */
 	aese v30.16b, v31.16b /* y1_aes = aese(y1_sr, rk1) */
-	eor v31.16b, v17.16b, v20.16b /* t2_acc = xor(x6, x10) */
+	eor v31.16b, v19.16b, v20.16b /* t2_acc = xor(x6, x10) */
 	eor v31.16b, v31.16b, v24.16b /* t2_1 = xor(t2_acc, x14) */
 	tbl v31.16b, {v31.16b}, v25.16b /* y2_sr = lookup16(t2_1, inv_shift_rows) */
 	aese v31.16b, v8.16b /* y2_aes = aese(y2_sr, rk2) */
@@ -1875,21 +1834,21 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	eor v15.16b, v12.16b, v13.16b /* m0_acc_1 = xor(p1_1, p1_2) */
 	eor v10.16b, v10.16b, v15.16b /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
 	eor v10.16b, v10.16b, v8.16b /* m0_acc_3 = xor(m0_acc_2, p2_3) */
-	eor v3.16b, v3.16b, v10.16b /* x0n = xor(x0, m0_acc_3) */
+	eor v4.16b, v4.16b, v10.16b /* x0n = xor(x0, m0_acc_3) */
 	eor v10.16b, v11.16b, v12.16b /* m3_acc = xor(p1_0, p1_1) */
 	eor v11.16b, v11.16b, v30.16b /* m2_acc = xor(p1_0, p2_1) */
 	eor v30.16b, v30.16b, v13.16b /* m1_acc_1 = xor(p2_1, p1_2) */
 	eor v30.16b, v9.16b, v30.16b /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
 	eor v30.16b, v30.16b, v14.16b /* m1_acc_3 = xor(m1_acc_2, p1_3) */
-	eor v4.16b, v4.16b, v30.16b /* x1n = xor(x1, m1_acc_3) */
+	eor v6.16b, v6.16b, v30.16b /* x1n = xor(x1, m1_acc_3) */
 	eor v30.16b, v13.16b, v31.16b /* m2_acc_1 = xor(p1_2, p2_2) */
 	eor v30.16b, v11.16b, v30.16b /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
 	eor v30.16b, v30.16b, v14.16b /* m2_acc_3 = xor(m2_acc_2, p1_3) */
 	eor v31.16b, v31.16b, v14.16b /* m3_acc_1 = xor(p2_2, p1_3) */
 	eor v31.16b, v10.16b, v31.16b /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
 	eor v31.16b, v31.16b, v8.16b /* m3_acc_3 = xor(m3_acc_2, p2_3) */
-	eor v5.16b, v5.16b, v30.16b /* x2n = xor(x2, m2_acc_3) */
-	eor v6.16b, v6.16b, v31.16b /* x3n = xor(x3, m3_acc_3) */
+	eor v7.16b, v7.16b, v30.16b /* x2n = xor(x2, m2_acc_3) */
+	eor v16.16b, v16.16b, v31.16b /* x3n = xor(x3, m3_acc_3) */
 
 	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x5, #16
@@ -1900,20 +1859,20 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ld1r {v8.4s}, [x17] /* rk2_1 = bcast32() */
 	add x17, x5, #28
 	ld1r {v9.4s}, [x17] /* rk3_1 = bcast32() */
-	eor v10.16b, v18.16b, v22.16b /* t0_acc_2 = xor(x8, x12) */
-	eor v10.16b, v10.16b, v3.16b /* t0_1_1 = xor(t0_acc_2, x0) */
+	eor v10.16b, v3.16b, v22.16b /* t0_acc_2 = xor(x8, x12) */
+	eor v10.16b, v10.16b, v4.16b /* t0_1_1 = xor(t0_acc_2, x0) */
 	tbl v10.16b, {v10.16b}, v25.16b /* y0_1_sr = lookup16(t0_1_1, inv_shift_rows) */
 	aese v10.16b, v30.16b /* y0_1_aes = aese(y0_1_sr, rk0_1) */
-	eor v30.16b, v19.16b, v23.16b /* t1_acc_2 = xor(x9, x13) */
-	eor v30.16b, v30.16b, v4.16b /* t1_1_1 = xor(t1_acc_2, x1) */
+	eor v30.16b, v5.16b, v23.16b /* t1_acc_2 = xor(x9, x13) */
+	eor v30.16b, v30.16b, v6.16b /* t1_1_1 = xor(t1_acc_2, x1) */
 	tbl v30.16b, {v30.16b}, v25.16b /* y1_1_sr = lookup16(t1_1_1, inv_shift_rows) */
 	aese v30.16b, v31.16b /* y1_1_aes = aese(y1_1_sr, rk1_1) */
 	eor v31.16b, v20.16b, v24.16b /* t2_acc_2 = xor(x10, x14) */
-	eor v31.16b, v31.16b, v5.16b /* t2_1_1 = xor(t2_acc_2, x2) */
+	eor v31.16b, v31.16b, v7.16b /* t2_1_1 = xor(t2_acc_2, x2) */
 	tbl v31.16b, {v31.16b}, v25.16b /* y2_1_sr = lookup16(t2_1_1, inv_shift_rows) */
 	aese v31.16b, v8.16b /* y2_1_aes = aese(y2_1_sr, rk2_1) */
 	eor v8.16b, v21.16b, v0.16b /* t3_acc_2 = xor(x11, x15) */
-	eor v8.16b, v8.16b, v6.16b /* t3_1_1 = xor(t3_acc_2, x3) */
+	eor v8.16b, v8.16b, v16.16b /* t3_1_1 = xor(t3_acc_2, x3) */
 	tbl v8.16b, {v8.16b}, v25.16b /* y3_1_sr = lookup16(t3_1_1, inv_shift_rows) */
 	aese v8.16b, v9.16b /* y3_1_aes = aese(y3_1_sr, rk3_1) */
 	and v9.16b, v10.16b, v2.16b /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
@@ -1953,20 +1912,20 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	eor v15.16b, v12.16b, v13.16b /* m0_acc_5 = xor(p1_1_1, p1_2_1) */
 	eor v10.16b, v10.16b, v15.16b /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
 	eor v10.16b, v10.16b, v8.16b /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
-	eor v7.16b, v7.16b, v10.16b /* x0n_1 = xor(x4, m0_acc_7) */
+	eor v17.16b, v17.16b, v10.16b /* x0n_1 = xor(x4, m0_acc_7) */
 	eor v10.16b, v11.16b, v12.16b /* m3_acc_4 = xor(p1_0_1, p1_1_1) */
 	eor v11.16b, v11.16b, v30.16b /* m2_acc_4 = xor(p1_0_1, p2_1_1) */
 	eor v30.16b, v30.16b, v13.16b /* m1_acc_5 = xor(p2_1_1, p1_2_1) */
 	eor v30.16b, v9.16b, v30.16b /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
 	eor v30.16b, v30.16b, v14.16b /* m1_acc_7 = xor(m1_acc_6, p1_3_1) */
-	eor v16.16b, v16.16b, v30.16b /* x1n_1 = xor(x5, m1_acc_7) */
+	eor v18.16b, v18.16b, v30.16b /* x1n_1 = xor(x5, m1_acc_7) */
 	eor v30.16b, v13.16b, v31.16b /* m2_acc_5 = xor(p1_2_1, p2_2_1) */
 	eor v30.16b, v11.16b, v30.16b /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
 	eor v30.16b, v30.16b, v14.16b /* m2_acc_7 = xor(m2_acc_6, p1_3_1) */
 	eor v31.16b, v31.16b, v14.16b /* m3_acc_5 = xor(p2_2_1, p1_3_1) */
 	eor v31.16b, v10.16b, v31.16b /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
 	eor v31.16b, v31.16b, v8.16b /* m3_acc_7 = xor(m3_acc_6, p2_3_1) */
-	eor v17.16b, v17.16b, v30.16b /* x2n_1 = xor(x6, m2_acc_7) */
+	eor v19.16b, v19.16b, v30.16b /* x2n_1 = xor(x6, m2_acc_7) */
 	eor v1.16b, v1.16b, v31.16b /* x3n_1 = xor(x7, m3_acc_7) */
 
 	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
@@ -1978,19 +1937,19 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ld1r {v8.4s}, [x17] /* rk2_2 = bcast32() */
 	add x17, x5, #44
 	ld1r {v9.4s}, [x17] /* rk3_2 = bcast32() */
-	eor v10.16b, v22.16b, v3.16b /* t0_acc_4 = xor(x12, x0) */
-	eor v10.16b, v10.16b, v7.16b /* t0_2_1 = xor(t0_acc_4, x4) */
+	eor v10.16b, v22.16b, v4.16b /* t0_acc_4 = xor(x12, x0) */
+	eor v10.16b, v10.16b, v17.16b /* t0_2_1 = xor(t0_acc_4, x4) */
 	tbl v10.16b, {v10.16b}, v25.16b /* y0_2_sr = lookup16(t0_2_1, inv_shift_rows) */
 	aese v10.16b, v30.16b /* y0_2_aes = aese(y0_2_sr, rk0_2) */
-	eor v30.16b, v23.16b, v4.16b /* t1_acc_4 = xor(x13, x1) */
-	eor v30.16b, v30.16b, v16.16b /* t1_2_1 = xor(t1_acc_4, x5) */
+	eor v30.16b, v23.16b, v6.16b /* t1_acc_4 = xor(x13, x1) */
+	eor v30.16b, v30.16b, v18.16b /* t1_2_1 = xor(t1_acc_4, x5) */
 	tbl v30.16b, {v30.16b}, v25.16b /* y1_2_sr = lookup16(t1_2_1, inv_shift_rows) */
 	aese v30.16b, v31.16b /* y1_2_aes = aese(y1_2_sr, rk1_2) */
-	eor v31.16b, v24.16b, v5.16b /* t2_acc_4 = xor(x14, x2) */
-	eor v31.16b, v31.16b, v17.16b /* t2_2_1 = xor(t2_acc_4, x6) */
+	eor v31.16b, v24.16b, v7.16b /* t2_acc_4 = xor(x14, x2) */
+	eor v31.16b, v31.16b, v19.16b /* t2_2_1 = xor(t2_acc_4, x6) */
 	tbl v31.16b, {v31.16b}, v25.16b /* y2_2_sr = lookup16(t2_2_1, inv_shift_rows) */
 	aese v31.16b, v8.16b /* y2_2_aes = aese(y2_2_sr, rk2_2) */
-	eor v8.16b, v0.16b, v6.16b /* t3_acc_4 = xor(x15, x3) */
+	eor v8.16b, v0.16b, v16.16b /* t3_acc_4 = xor(x15, x3) */
 	eor v8.16b, v8.16b, v1.16b /* t3_2_1 = xor(t3_acc_4, x7) */
 	tbl v8.16b, {v8.16b}, v25.16b /* y3_2_sr = lookup16(t3_2_1, inv_shift_rows) */
 	aese v8.16b, v9.16b /* y3_2_aes = aese(y3_2_sr, rk3_2) */
@@ -2031,13 +1990,13 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	eor v15.16b, v12.16b, v13.16b /* m0_acc_9 = xor(p1_1_2, p1_2_2) */
 	eor v10.16b, v10.16b, v15.16b /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
 	eor v10.16b, v10.16b, v8.16b /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
-	eor v18.16b, v18.16b, v10.16b /* x0n_2 = xor(x8, m0_acc_11) */
+	eor v3.16b, v3.16b, v10.16b /* x0n_2 = xor(x8, m0_acc_11) */
 	eor v10.16b, v11.16b, v12.16b /* m3_acc_8 = xor(p1_0_2, p1_1_2) */
 	eor v11.16b, v11.16b, v30.16b /* m2_acc_8 = xor(p1_0_2, p2_1_2) */
 	eor v30.16b, v30.16b, v13.16b /* m1_acc_9 = xor(p2_1_2, p1_2_2) */
 	eor v30.16b, v9.16b, v30.16b /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
 	eor v30.16b, v30.16b, v14.16b /* m1_acc_11 = xor(m1_acc_10, p1_3_2) */
-	eor v19.16b, v19.16b, v30.16b /* x1n_2 = xor(x9, m1_acc_11) */
+	eor v5.16b, v5.16b, v30.16b /* x1n_2 = xor(x9, m1_acc_11) */
 	eor v30.16b, v13.16b, v31.16b /* m2_acc_9 = xor(p1_2_2, p2_2_2) */
 	eor v30.16b, v11.16b, v30.16b /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
 	eor v30.16b, v30.16b, v14.16b /* m2_acc_11 = xor(m2_acc_10, p1_3_2) */
@@ -2056,19 +2015,19 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ld1r {v8.4s}, [x17] /* rk2_3 = bcast32() */
 	add x17, x5, #60
 	ld1r {v9.4s}, [x17] /* rk3_3 = bcast32() */
-	eor v10.16b, v3.16b, v7.16b /* t0_acc_6 = xor(x0, x4) */
-	eor v10.16b, v10.16b, v18.16b /* t0_3_1 = xor(t0_acc_6, x8) */
+	eor v10.16b, v4.16b, v17.16b /* t0_acc_6 = xor(x0, x4) */
+	eor v10.16b, v10.16b, v3.16b /* t0_3_1 = xor(t0_acc_6, x8) */
 	tbl v10.16b, {v10.16b}, v25.16b /* y0_3_sr = lookup16(t0_3_1, inv_shift_rows) */
 	aese v10.16b, v30.16b /* y0_3_aes = aese(y0_3_sr, rk0_3) */
-	eor v30.16b, v4.16b, v16.16b /* t1_acc_6 = xor(x1, x5) */
-	eor v30.16b, v30.16b, v19.16b /* t1_3_1 = xor(t1_acc_6, x9) */
+	eor v30.16b, v6.16b, v18.16b /* t1_acc_6 = xor(x1, x5) */
+	eor v30.16b, v30.16b, v5.16b /* t1_3_1 = xor(t1_acc_6, x9) */
 	tbl v30.16b, {v30.16b}, v25.16b /* y1_3_sr = lookup16(t1_3_1, inv_shift_rows) */
 	aese v30.16b, v31.16b /* y1_3_aes = aese(y1_3_sr, rk1_3) */
-	eor v31.16b, v5.16b, v17.16b /* t2_acc_6 = xor(x2, x6) */
+	eor v31.16b, v7.16b, v19.16b /* t2_acc_6 = xor(x2, x6) */
 	eor v31.16b, v31.16b, v20.16b /* t2_3_1 = xor(t2_acc_6, x10) */
 	tbl v31.16b, {v31.16b}, v25.16b /* y2_3_sr = lookup16(t2_3_1, inv_shift_rows) */
 	aese v31.16b, v8.16b /* y2_3_aes = aese(y2_3_sr, rk2_3) */
-	eor v8.16b, v6.16b, v1.16b /* t3_acc_6 = xor(x3, x7) */
+	eor v8.16b, v16.16b, v1.16b /* t3_acc_6 = xor(x3, x7) */
 	eor v8.16b, v8.16b, v21.16b /* t3_3_1 = xor(t3_acc_6, x11) */
 	tbl v8.16b, {v8.16b}, v25.16b /* y3_3_sr = lookup16(t3_3_1, inv_shift_rows) */
 	aese v8.16b, v9.16b /* y3_3_aes = aese(y3_3_sr, rk3_3) */
@@ -2153,16 +2112,16 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ushr v0.16b, v0.16b, #4 /* x15_hi = shr(x15) */
 	tbl v0.16b, {v8.16b}, v0.16b /* xout_3_h = lookup16(tbl_hi_3, x15_hi) */
 	eor v0.16b, v30.16b, v0.16b /* xout_3 = xor(xout_3_l, xout_3_h) */
-	and v30.16b, v18.16b, v2.16b /* x8_lo = and(x8, nibble_mask) */
+	and v30.16b, v3.16b, v2.16b /* x8_lo = and(x8, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_4_l = lookup16(tbl_lo_3, x8_lo) */
-	ushr v18.16b, v18.16b, #4 /* x8_hi = shr(x8) */
-	tbl v18.16b, {v8.16b}, v18.16b /* xout_4_h = lookup16(tbl_hi_3, x8_hi) */
-	eor v18.16b, v30.16b, v18.16b /* xout_4 = xor(xout_4_l, xout_4_h) */
-	and v30.16b, v19.16b, v2.16b /* x9_lo = and(x9, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* x8_hi = shr(x8) */
+	tbl v3.16b, {v8.16b}, v3.16b /* xout_4_h = lookup16(tbl_hi_3, x8_hi) */
+	eor v3.16b, v30.16b, v3.16b /* xout_4 = xor(xout_4_l, xout_4_h) */
+	and v30.16b, v5.16b, v2.16b /* x9_lo = and(x9, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_5_l = lookup16(tbl_lo_3, x9_lo) */
-	ushr v19.16b, v19.16b, #4 /* x9_hi = shr(x9) */
-	tbl v19.16b, {v8.16b}, v19.16b /* xout_5_h = lookup16(tbl_hi_3, x9_hi) */
-	eor v19.16b, v30.16b, v19.16b /* xout_5 = xor(xout_5_l, xout_5_h) */
+	ushr v5.16b, v5.16b, #4 /* x9_hi = shr(x9) */
+	tbl v5.16b, {v8.16b}, v5.16b /* xout_5_h = lookup16(tbl_hi_3, x9_hi) */
+	eor v5.16b, v30.16b, v5.16b /* xout_5 = xor(xout_5_l, xout_5_h) */
 	and v30.16b, v20.16b, v2.16b /* x10_lo = and(x10, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_6_l = lookup16(tbl_lo_3, x10_lo) */
 	ushr v20.16b, v20.16b, #4 /* x10_hi = shr(x10) */
@@ -2173,127 +2132,127 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ushr v21.16b, v21.16b, #4 /* x11_hi = shr(x11) */
 	tbl v21.16b, {v8.16b}, v21.16b /* xout_7_h = lookup16(tbl_hi_3, x11_hi) */
 	eor v21.16b, v30.16b, v21.16b /* xout_7 = xor(xout_7_l, xout_7_h) */
-	and v30.16b, v7.16b, v2.16b /* x4_lo = and(x4, nibble_mask) */
+	and v30.16b, v17.16b, v2.16b /* x4_lo = and(x4, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_8_l = lookup16(tbl_lo_3, x4_lo) */
-	ushr v7.16b, v7.16b, #4 /* x4_hi = shr(x4) */
-	tbl v7.16b, {v8.16b}, v7.16b /* xout_8_h = lookup16(tbl_hi_3, x4_hi) */
-	eor v7.16b, v30.16b, v7.16b /* xout_8 = xor(xout_8_l, xout_8_h) */
-	and v30.16b, v16.16b, v2.16b /* x5_lo = and(x5, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* x4_hi = shr(x4) */
+	tbl v17.16b, {v8.16b}, v17.16b /* xout_8_h = lookup16(tbl_hi_3, x4_hi) */
+	eor v17.16b, v30.16b, v17.16b /* xout_8 = xor(xout_8_l, xout_8_h) */
+	and v30.16b, v18.16b, v2.16b /* x5_lo = and(x5, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_9_l = lookup16(tbl_lo_3, x5_lo) */
-	ushr v16.16b, v16.16b, #4 /* x5_hi = shr(x5) */
-	tbl v16.16b, {v8.16b}, v16.16b /* xout_9_h = lookup16(tbl_hi_3, x5_hi) */
-	eor v16.16b, v30.16b, v16.16b /* xout_9 = xor(xout_9_l, xout_9_h) */
-	and v30.16b, v17.16b, v2.16b /* x6_lo = and(x6, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* x5_hi = shr(x5) */
+	tbl v18.16b, {v8.16b}, v18.16b /* xout_9_h = lookup16(tbl_hi_3, x5_hi) */
+	eor v18.16b, v30.16b, v18.16b /* xout_9 = xor(xout_9_l, xout_9_h) */
+	and v30.16b, v19.16b, v2.16b /* x6_lo = and(x6, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_10_l = lookup16(tbl_lo_3, x6_lo) */
-	ushr v17.16b, v17.16b, #4 /* x6_hi = shr(x6) */
-	tbl v17.16b, {v8.16b}, v17.16b /* xout_10_h = lookup16(tbl_hi_3, x6_hi) */
-	eor v17.16b, v30.16b, v17.16b /* xout_10 = xor(xout_10_l, xout_10_h) */
+	ushr v19.16b, v19.16b, #4 /* x6_hi = shr(x6) */
+	tbl v19.16b, {v8.16b}, v19.16b /* xout_10_h = lookup16(tbl_hi_3, x6_hi) */
+	eor v19.16b, v30.16b, v19.16b /* xout_10 = xor(xout_10_l, xout_10_h) */
 	and v30.16b, v1.16b, v2.16b /* x7_lo = and(x7, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_11_l = lookup16(tbl_lo_3, x7_lo) */
 	ushr v1.16b, v1.16b, #4 /* x7_hi = shr(x7) */
 	tbl v1.16b, {v8.16b}, v1.16b /* xout_11_h = lookup16(tbl_hi_3, x7_hi) */
 	eor v1.16b, v30.16b, v1.16b /* xout_11 = xor(xout_11_l, xout_11_h) */
-	and v30.16b, v3.16b, v2.16b /* x0_lo = and(x0, nibble_mask) */
+	and v30.16b, v4.16b, v2.16b /* x0_lo = and(x0, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_12_l = lookup16(tbl_lo_3, x0_lo) */
-	ushr v3.16b, v3.16b, #4 /* x0_hi = shr(x0) */
-	tbl v3.16b, {v8.16b}, v3.16b /* xout_12_h = lookup16(tbl_hi_3, x0_hi) */
-	eor v3.16b, v30.16b, v3.16b /* xout_12 = xor(xout_12_l, xout_12_h) */
-	and v30.16b, v4.16b, v2.16b /* x1_lo = and(x1, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* x0_hi = shr(x0) */
+	tbl v4.16b, {v8.16b}, v4.16b /* xout_12_h = lookup16(tbl_hi_3, x0_hi) */
+	eor v4.16b, v30.16b, v4.16b /* xout_12 = xor(xout_12_l, xout_12_h) */
+	and v30.16b, v6.16b, v2.16b /* x1_lo = and(x1, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_13_l = lookup16(tbl_lo_3, x1_lo) */
-	ushr v4.16b, v4.16b, #4 /* x1_hi = shr(x1) */
-	tbl v4.16b, {v8.16b}, v4.16b /* xout_13_h = lookup16(tbl_hi_3, x1_hi) */
-	eor v4.16b, v30.16b, v4.16b /* xout_13 = xor(xout_13_l, xout_13_h) */
-	and v30.16b, v5.16b, v2.16b /* x2_lo = and(x2, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* x1_hi = shr(x1) */
+	tbl v6.16b, {v8.16b}, v6.16b /* xout_13_h = lookup16(tbl_hi_3, x1_hi) */
+	eor v6.16b, v30.16b, v6.16b /* xout_13 = xor(xout_13_l, xout_13_h) */
+	and v30.16b, v7.16b, v2.16b /* x2_lo = and(x2, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_14_l = lookup16(tbl_lo_3, x2_lo) */
-	ushr v5.16b, v5.16b, #4 /* x2_hi = shr(x2) */
-	tbl v5.16b, {v8.16b}, v5.16b /* xout_14_h = lookup16(tbl_hi_3, x2_hi) */
-	eor v5.16b, v30.16b, v5.16b /* xout_14 = xor(xout_14_l, xout_14_h) */
-	and v2.16b, v6.16b, v2.16b /* x3_lo = and(x3, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* x2_hi = shr(x2) */
+	tbl v7.16b, {v8.16b}, v7.16b /* xout_14_h = lookup16(tbl_hi_3, x2_hi) */
+	eor v7.16b, v30.16b, v7.16b /* xout_14 = xor(xout_14_l, xout_14_h) */
+	and v2.16b, v16.16b, v2.16b /* x3_lo = and(x3, nibble_mask) */
 	tbl v2.16b, {v31.16b}, v2.16b /* xout_15_l = lookup16(tbl_lo_3, x3_lo) */
-	ushr v6.16b, v6.16b, #4 /* x3_hi = shr(x3) */
-	tbl v6.16b, {v8.16b}, v6.16b /* xout_15_h = lookup16(tbl_hi_3, x3_hi) */
-	eor v2.16b, v2.16b, v6.16b /* xout_15 = xor(xout_15_l, xout_15_h) */
-	zip1 v6.16b, v22.16b, v7.16b /* tro0 = unpacklo(xout, xout_8) */
-	zip2 v7.16b, v22.16b, v7.16b /* tro0_1 = unpackhi(xout, xout_8) */
-	zip1 v22.16b, v23.16b, v16.16b /* tro0_2 = unpacklo(xout_1, xout_9) */
-	zip2 v16.16b, v23.16b, v16.16b /* tro0_3 = unpackhi(xout_1, xout_9) */
-	zip1 v23.16b, v24.16b, v17.16b /* tro0_4 = unpacklo(xout_2, xout_10) */
-	zip2 v17.16b, v24.16b, v17.16b /* tro0_5 = unpackhi(xout_2, xout_10) */
+	ushr v16.16b, v16.16b, #4 /* x3_hi = shr(x3) */
+	tbl v16.16b, {v8.16b}, v16.16b /* xout_15_h = lookup16(tbl_hi_3, x3_hi) */
+	eor v2.16b, v2.16b, v16.16b /* xout_15 = xor(xout_15_l, xout_15_h) */
+	zip1 v16.16b, v22.16b, v17.16b /* tro0 = unpacklo(xout, xout_8) */
+	zip2 v17.16b, v22.16b, v17.16b /* tro0_1 = unpackhi(xout, xout_8) */
+	zip1 v22.16b, v23.16b, v18.16b /* tro0_2 = unpacklo(xout_1, xout_9) */
+	zip2 v18.16b, v23.16b, v18.16b /* tro0_3 = unpackhi(xout_1, xout_9) */
+	zip1 v23.16b, v24.16b, v19.16b /* tro0_4 = unpacklo(xout_2, xout_10) */
+	zip2 v19.16b, v24.16b, v19.16b /* tro0_5 = unpackhi(xout_2, xout_10) */
 	zip1 v24.16b, v0.16b, v1.16b /* tro0_6 = unpacklo(xout_3, xout_11) */
 	zip2 v0.16b, v0.16b, v1.16b /* tro0_7 = unpackhi(xout_3, xout_11) */
-	zip1 v1.16b, v18.16b, v3.16b /* tro0_8 = unpacklo(xout_4, xout_12) */
-	zip2 v3.16b, v18.16b, v3.16b /* tro0_9 = unpackhi(xout_4, xout_12) */
-	zip1 v18.16b, v19.16b, v4.16b /* tro0_10 = unpacklo(xout_5, xout_13) */
-	zip2 v4.16b, v19.16b, v4.16b /* tro0_11 = unpackhi(xout_5, xout_13) */
-	zip1 v19.16b, v20.16b, v5.16b /* tro0_12 = unpacklo(xout_6, xout_14) */
-	zip2 v5.16b, v20.16b, v5.16b /* tro0_13 = unpackhi(xout_6, xout_14) */
+	zip1 v1.16b, v3.16b, v4.16b /* tro0_8 = unpacklo(xout_4, xout_12) */
+	zip2 v3.16b, v3.16b, v4.16b /* tro0_9 = unpackhi(xout_4, xout_12) */
+	zip1 v4.16b, v5.16b, v6.16b /* tro0_10 = unpacklo(xout_5, xout_13) */
+	zip2 v5.16b, v5.16b, v6.16b /* tro0_11 = unpackhi(xout_5, xout_13) */
+	zip1 v6.16b, v20.16b, v7.16b /* tro0_12 = unpacklo(xout_6, xout_14) */
+	zip2 v7.16b, v20.16b, v7.16b /* tro0_13 = unpackhi(xout_6, xout_14) */
 	zip1 v20.16b, v21.16b, v2.16b /* tro0_14 = unpacklo(xout_7, xout_15) */
 	zip2 v2.16b, v21.16b, v2.16b /* tro0_15 = unpackhi(xout_7, xout_15) */
-	zip1 v21.16b, v6.16b, v1.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v1.16b, v6.16b, v1.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v6.16b, v7.16b, v3.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v3.16b, v7.16b, v3.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v7.16b, v22.16b, v18.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v18.16b, v22.16b, v18.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v22.16b, v16.16b, v4.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v4.16b, v16.16b, v4.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v16.16b, v23.16b, v19.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v19.16b, v23.16b, v19.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v23.16b, v17.16b, v5.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v5.16b, v17.16b, v5.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v17.16b, v24.16b, v20.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip1 v21.16b, v16.16b, v1.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v1.16b, v16.16b, v1.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v16.16b, v17.16b, v3.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v3.16b, v17.16b, v3.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v17.16b, v22.16b, v4.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v4.16b, v22.16b, v4.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v22.16b, v18.16b, v5.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v5.16b, v18.16b, v5.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v18.16b, v23.16b, v6.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v6.16b, v23.16b, v6.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v23.16b, v19.16b, v7.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v7.16b, v19.16b, v7.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v19.16b, v24.16b, v20.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
 	zip2 v20.16b, v24.16b, v20.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
 	zip1 v24.16b, v0.16b, v2.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
 	zip2 v0.16b, v0.16b, v2.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v2.16b, v21.16b, v16.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v16.16b, v21.16b, v16.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v21.16b, v1.16b, v19.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v1.16b, v1.16b, v19.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v19.16b, v6.16b, v23.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	zip2 v6.16b, v6.16b, v23.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v23.16b, v3.16b, v5.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v3.16b, v3.16b, v5.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v5.16b, v7.16b, v17.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v7.16b, v7.16b, v17.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v17.16b, v18.16b, v20.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v18.16b, v18.16b, v20.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v2.16b, v21.16b, v18.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v18.16b, v21.16b, v18.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v21.16b, v1.16b, v6.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v1.16b, v1.16b, v6.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v6.16b, v16.16b, v23.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v16.16b, v16.16b, v23.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v23.16b, v3.16b, v7.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v3.16b, v3.16b, v7.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v7.16b, v17.16b, v19.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v17.16b, v17.16b, v19.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v19.16b, v4.16b, v20.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v4.16b, v4.16b, v20.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
 	zip1 v20.16b, v22.16b, v24.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	zip2 v22.16b, v22.16b, v24.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v24.16b, v4.16b, v0.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v0.16b, v4.16b, v0.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v4.16b, v2.16b, v5.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v2.16b, v2.16b, v5.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v5.16b, v16.16b, v7.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v7.16b, v16.16b, v7.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v16.16b, v21.16b, v17.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	zip2 v17.16b, v21.16b, v17.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v21.16b, v1.16b, v18.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v1.16b, v1.16b, v18.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v18.16b, v19.16b, v20.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v19.16b, v19.16b, v20.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v20.16b, v6.16b, v22.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v6.16b, v6.16b, v22.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	zip1 v24.16b, v5.16b, v0.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v0.16b, v5.16b, v0.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v5.16b, v2.16b, v7.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v2.16b, v2.16b, v7.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	zip1 v7.16b, v18.16b, v17.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v17.16b, v18.16b, v17.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v18.16b, v21.16b, v19.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v19.16b, v21.16b, v19.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	zip1 v21.16b, v1.16b, v4.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v1.16b, v1.16b, v4.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	zip1 v4.16b, v6.16b, v20.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v6.16b, v6.16b, v20.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	zip1 v20.16b, v16.16b, v22.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v16.16b, v16.16b, v22.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
 	zip1 v22.16b, v23.16b, v24.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
 	zip2 v23.16b, v23.16b, v24.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
 	zip1 v24.16b, v3.16b, v0.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	zip2 v0.16b, v3.16b, v0.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	ldr q3, [x3] /* msg = load() */
-	eor v3.16b, v4.16b, v3.16b /* ct = xor(tro3, msg) */
+	eor v3.16b, v5.16b, v3.16b /* ct = xor(tro3, msg) */
 	str q3, [x2] /* store ct */
 	ldr q3, [x3, #16] /* msg_1 = load() */
 	eor v2.16b, v2.16b, v3.16b /* ct_1 = xor(tro3_1, msg_1) */
 	str q2, [x2, #16] /* store ct_1 */
 	ldr q2, [x3, #32] /* msg_2 = load() */
-	eor v2.16b, v5.16b, v2.16b /* ct_2 = xor(tro3_2, msg_2) */
+	eor v2.16b, v7.16b, v2.16b /* ct_2 = xor(tro3_2, msg_2) */
 	str q2, [x2, #32] /* store ct_2 */
 	ldr q2, [x3, #48] /* msg_3 = load() */
-	eor v2.16b, v7.16b, v2.16b /* ct_3 = xor(tro3_3, msg_3) */
+	eor v2.16b, v17.16b, v2.16b /* ct_3 = xor(tro3_3, msg_3) */
 	str q2, [x2, #48] /* store ct_3 */
 	ldr q2, [x3, #64] /* msg_4 = load() */
-	eor v2.16b, v16.16b, v2.16b /* ct_4 = xor(tro3_4, msg_4) */
+	eor v2.16b, v18.16b, v2.16b /* ct_4 = xor(tro3_4, msg_4) */
 	str q2, [x2, #64] /* store ct_4 */
 	ldr q2, [x3, #80] /* msg_5 = load() */
-	eor v2.16b, v17.16b, v2.16b /* ct_5 = xor(tro3_5, msg_5) */
+	eor v2.16b, v19.16b, v2.16b /* ct_5 = xor(tro3_5, msg_5) */
 	str q2, [x2, #80] /* store ct_5 */
 	ldr q2, [x3, #96] /* msg_6 = load() */
 	eor v2.16b, v21.16b, v2.16b /* ct_6 = xor(tro3_6, msg_6) */
@@ -2302,16 +2261,16 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	eor v1.16b, v1.16b, v2.16b /* ct_7 = xor(tro3_7, msg_7) */
 	str q1, [x2, #112] /* store ct_7 */
 	ldr q1, [x3, #128] /* msg_8 = load() */
-	eor v1.16b, v18.16b, v1.16b /* ct_8 = xor(tro3_8, msg_8) */
+	eor v1.16b, v4.16b, v1.16b /* ct_8 = xor(tro3_8, msg_8) */
 	str q1, [x2, #128] /* store ct_8 */
 	ldr q1, [x3, #144] /* msg_9 = load() */
-	eor v1.16b, v19.16b, v1.16b /* ct_9 = xor(tro3_9, msg_9) */
+	eor v1.16b, v6.16b, v1.16b /* ct_9 = xor(tro3_9, msg_9) */
 	str q1, [x2, #144] /* store ct_9 */
 	ldr q1, [x3, #160] /* msg_10 = load() */
 	eor v1.16b, v20.16b, v1.16b /* ct_10 = xor(tro3_10, msg_10) */
 	str q1, [x2, #160] /* store ct_10 */
 	ldr q1, [x3, #176] /* msg_11 = load() */
-	eor v1.16b, v6.16b, v1.16b /* ct_11 = xor(tro3_11, msg_11) */
+	eor v1.16b, v16.16b, v1.16b /* ct_11 = xor(tro3_11, msg_11) */
 	str q1, [x2, #176] /* store ct_11 */
 	ldr q1, [x3, #192] /* msg_12 = load() */
 	eor v1.16b, v22.16b, v1.16b /* ct_12 = xor(tro3_12, msg_12) */
@@ -2453,119 +2412,131 @@ SYM_FUNC_END(sm4_byteslice_neon_aes_batch_ctr)
 .Lsm4_byteslice_neon_aes_1_tbl_hi_3:
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
-	.section .rodata.cst16.sm4_byteslice_neon_aes_2_last_byte, "aM", %progbits, 16
+/* all_but_last: every byte but a block's last */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_2_all_but_last, "aM", %progbits, 16
 	.balign 16
-.Lsm4_byteslice_neon_aes_2_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lsm4_byteslice_neon_aes_2_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_2_byte_14, "aM", %progbits, 16
+	.balign 16
+.Lsm4_byteslice_neon_aes_2_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_1, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_2, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_3, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_4, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_5, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_6, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_7, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
-/* block_k_8: byte 15 of each lane: its block's number k in the batch */
+/* block_k_8: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_8, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_8:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
 
-/* block_k_9: byte 15 of each lane: its block's number k in the batch */
+/* block_k_9: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_9, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_9:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
 
-/* block_k_10: byte 15 of each lane: its block's number k in the batch */
+/* block_k_10: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_10, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_10:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
 
-/* block_k_11: byte 15 of each lane: its block's number k in the batch */
+/* block_k_11: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_11, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_11:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
 
-/* block_k_12: byte 15 of each lane: its block's number k in the batch */
+/* block_k_12: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_12, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_12:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
 
-/* block_k_13: byte 15 of each lane: its block's number k in the batch */
+/* block_k_13: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_13, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_13:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
 
-/* block_k_14: byte 15 of each lane: its block's number k in the batch */
+/* block_k_14: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_14, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_14:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
 
-/* block_k_15: byte 15 of each lane: its block's number k in the batch */
+/* block_k_15: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_block_k_15, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_block_k_15:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata.cst16.sm4_byteslice_neon_aes_2_spread_index, "aM", %progbits, 16
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_2_carry_everywhere, "aM", %progbits, 16
 	.balign 16
-.Lsm4_byteslice_neon_aes_2_spread_index:
+.Lsm4_byteslice_neon_aes_2_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_carry_mask_table, "aM", %progbits, 16
 	.balign 16
 .Lsm4_byteslice_neon_aes_2_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata.cst16.sm4_byteslice_neon_aes_2_new_last_byte, "aM", %progbits, 16
+	.balign 16
+.Lsm4_byteslice_neon_aes_2_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_2_nibble_mask, "aM", %progbits, 16

@@ -176,131 +176,126 @@ SYM_FUNC_END(sm4_rounds4_neon_sm4_batch_xor)
  *   x2: out
  *   x3: src
  *   x16, x17: a row pointer, an address or a constant's page
- *   vectors: v0-v7, v16-v17 (10 used)
+ *   vectors: v0-v7, v16-v18 (11 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.p2align 4
 SYM_FUNC_START(sm4_rounds4_neon_sm4_batch_ctr)
 	ldr q0, [x1] /* ctr_low = bcast128() */
+	ushr v1.8h, v0.8h, #8 /* ctr_last = shr(ctr_low) */
 	add x17, x1, #32
-	ld1r {v1.16b}, [x17] /* ctr_first = bcast8() */
-	adrp x17, .Lsm4_rounds4_neon_sm4_2_last_byte
-	ldr q2, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_last_byte] /* last_byte = const() */
-	and v1.16b, v1.16b, v2.16b /* ctr_j0 = and(ctr_first, last_byte) */
-	ldr q2, [x1, #16] /* ctr_w = bcast128() */
+	ld1r {v2.16b}, [x17] /* ctr_first = bcast8() */
+	adrp x17, .Lsm4_rounds4_neon_sm4_2_byte_14
+	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_byte_14] /* byte_14 = const() */
+	and v2.16b, v2.16b, v3.16b /* ctr_j0 = and(ctr_first, byte_14) */
+	adrp x17, .Lsm4_rounds4_neon_sm4_2_all_but_last
+	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_all_but_last] /* all_but_last = const() */
+	and v0.16b, v0.16b, v3.16b /* ctr_v_open = and(ctr_low, all_but_last) */
+	ldr q4, [x1, #16] /* ctr_w = bcast128() */
+	and v3.16b, v4.16b, v3.16b /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 4 blocks, big-endian words to native. */
 	adrp x17, .Lsm4_rounds4_neon_sm4_2_block_k
-	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_block_k] /* block_k = const() */
-	add v3.16b, v3.16b, v1.16b /* ctr_j = add(block_k, ctr_j0) */
-	add v4.16b, v0.16b, v3.16b /* ctr_sum = add(ctr_low, ctr_j) */
-	orr v5.16b, v0.16b, v3.16b /* ctr_or = or(ctr_low, ctr_j) */
-	and v3.16b, v0.16b, v3.16b /* ctr_and = and(ctr_low, ctr_j) */
-	bic v5.16b, v5.16b, v4.16b /* ctr_out = andnot(ctr_sum, ctr_or) */
-	orr v3.16b, v3.16b, v5.16b /* ctr_carry = or(ctr_and, ctr_out) */
-	ushr v3.16b, v3.16b, #7 /* ctr_bit = shr(ctr_carry) */
-	adrp x17, .Lsm4_rounds4_neon_sm4_2_spread_index
-	ldr q5, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_spread_index] /* spread_index = const() */
-	tbl v3.16b, {v3.16b}, v5.16b /* ctr_spread = lookup16(ctr_bit, spread_index) */
+	ldr q4, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_block_k] /* block_k = const() */
+	add v4.16b, v4.16b, v2.16b /* ctr_j = add(block_k, ctr_j0) */
+	add v4.8h, v1.8h, v4.8h /* ctr_sum = add(ctr_last, ctr_j) */
+	adrp x17, .Lsm4_rounds4_neon_sm4_2_carry_everywhere
+	ldr q5, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_carry_everywhere] /* carry_everywhere = const() */
+	tbl v6.16b, {v4.16b}, v5.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_2_carry_mask_table
-	ldr q6, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_carry_mask_table] /* carry_mask_table = const() */
-	tbl v3.16b, {v6.16b}, v3.16b /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	bsl v3.16b, v2.16b, v4.16b /* blk = bsl(ctr_mask, ctr_sum, ctr_w) */
-	rev32 v3.16b, v3.16b /* le = rev(blk) */
+	ldr q7, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_carry_mask_table] /* carry_mask_table = const() */
+	tbl v6.16b, {v7.16b}, v6.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	bsl v6.16b, v3.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
+	adrp x17, .Lsm4_rounds4_neon_sm4_2_new_last_byte
+	ldr q16, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_new_last_byte] /* new_last_byte = const() */
+	tbl v4.16b, {v4.16b}, v16.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v4.16b, v6.16b, v4.16b /* blk = or(ctr_pair, ctr_last_byte) */
+	rev32 v4.16b, v4.16b /* le = rev(blk) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_2_block_k_1
-	ldr q4, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_block_k_1] /* block_k_1 = const() */
-	add v4.16b, v4.16b, v1.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
-	add v7.16b, v0.16b, v4.16b /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	orr v16.16b, v0.16b, v4.16b /* ctr_or_1 = or(ctr_low, ctr_j_1) */
-	and v4.16b, v0.16b, v4.16b /* ctr_and_1 = and(ctr_low, ctr_j_1) */
-	bic v16.16b, v16.16b, v7.16b /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
-	orr v4.16b, v4.16b, v16.16b /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
-	ushr v4.16b, v4.16b, #7 /* ctr_bit_1 = shr(ctr_carry_1) */
-	tbl v4.16b, {v4.16b}, v5.16b /* ctr_spread_1 = lookup16(ctr_bit_1, spread_index) */
-	tbl v4.16b, {v6.16b}, v4.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	bsl v4.16b, v2.16b, v7.16b /* blk_1 = bsl(ctr_mask_1, ctr_sum_1, ctr_w) */
-	rev32 v4.16b, v4.16b /* le_1 = rev(blk_1) */
+	ldr q6, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_block_k_1] /* block_k_1 = const() */
+	add v6.16b, v6.16b, v2.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
+	add v6.8h, v1.8h, v6.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	tbl v17.16b, {v6.16b}, v5.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v17.16b, {v7.16b}, v17.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	bsl v17.16b, v3.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
+	tbl v6.16b, {v6.16b}, v16.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v6.16b, v17.16b, v6.16b /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	rev32 v6.16b, v6.16b /* le_1 = rev(blk_1) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_2_block_k_2
-	ldr q7, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_block_k_2] /* block_k_2 = const() */
-	add v7.16b, v7.16b, v1.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
-	add v16.16b, v0.16b, v7.16b /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	orr v17.16b, v0.16b, v7.16b /* ctr_or_2 = or(ctr_low, ctr_j_2) */
-	and v7.16b, v0.16b, v7.16b /* ctr_and_2 = and(ctr_low, ctr_j_2) */
-	bic v17.16b, v17.16b, v16.16b /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
-	orr v7.16b, v7.16b, v17.16b /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
-	ushr v7.16b, v7.16b, #7 /* ctr_bit_2 = shr(ctr_carry_2) */
-	tbl v7.16b, {v7.16b}, v5.16b /* ctr_spread_2 = lookup16(ctr_bit_2, spread_index) */
-	tbl v7.16b, {v6.16b}, v7.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	bsl v7.16b, v2.16b, v16.16b /* blk_2 = bsl(ctr_mask_2, ctr_sum_2, ctr_w) */
-	rev32 v7.16b, v7.16b /* le_2 = rev(blk_2) */
+	ldr q17, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_block_k_2] /* block_k_2 = const() */
+	add v17.16b, v17.16b, v2.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
+	add v17.8h, v1.8h, v17.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	tbl v18.16b, {v17.16b}, v5.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v18.16b, {v7.16b}, v18.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	bsl v18.16b, v3.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
+	tbl v17.16b, {v17.16b}, v16.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v17.16b, v18.16b, v17.16b /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	rev32 v17.16b, v17.16b /* le_2 = rev(blk_2) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_2_block_k_3
-	ldr q16, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_block_k_3] /* block_k_3 = const() */
-	add v1.16b, v16.16b, v1.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
-	add v16.16b, v0.16b, v1.16b /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	orr v17.16b, v0.16b, v1.16b /* ctr_or_3 = or(ctr_low, ctr_j_3) */
-	and v0.16b, v0.16b, v1.16b /* ctr_and_3 = and(ctr_low, ctr_j_3) */
-	bic v1.16b, v17.16b, v16.16b /* ctr_out_3 = andnot(ctr_sum_3, ctr_or_3) */
-	orr v0.16b, v0.16b, v1.16b /* ctr_carry_3 = or(ctr_and_3, ctr_out_3) */
-	ushr v0.16b, v0.16b, #7 /* ctr_bit_3 = shr(ctr_carry_3) */
-	tbl v0.16b, {v0.16b}, v5.16b /* ctr_spread_3 = lookup16(ctr_bit_3, spread_index) */
-	tbl v0.16b, {v6.16b}, v0.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	bsl v0.16b, v2.16b, v16.16b /* blk_3 = bsl(ctr_mask_3, ctr_sum_3, ctr_w) */
+	ldr q18, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_block_k_3] /* block_k_3 = const() */
+	add v2.16b, v18.16b, v2.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
+	add v1.8h, v1.8h, v2.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	tbl v2.16b, {v1.16b}, v5.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v2.16b, {v7.16b}, v2.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	bsl v2.16b, v3.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
+	tbl v0.16b, {v1.16b}, v16.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v0.16b, v2.16b, v0.16b /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
 	rev32 v0.16b, v0.16b /* le_3 = rev(blk_3) */
 
 	/* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
 	ldr q1, [x0] /* rk0 = load() */
-	sm4e v3.4s, v1.4s /* x = sm4e(x0, rk0) */
-	sm4e v4.4s, v1.4s /* x_1 = sm4e(x1, rk0) */
-	sm4e v7.4s, v1.4s /* x_2 = sm4e(x2, rk0) */
+	sm4e v4.4s, v1.4s /* x = sm4e(x0, rk0) */
+	sm4e v6.4s, v1.4s /* x_1 = sm4e(x1, rk0) */
+	sm4e v17.4s, v1.4s /* x_2 = sm4e(x2, rk0) */
 	sm4e v0.4s, v1.4s /* x_3 = sm4e(x3, rk0) */
 	ldr q1, [x0, #16] /* rk1 = load() */
-	sm4e v3.4s, v1.4s /* x_4 = sm4e(x0, rk1) */
-	sm4e v4.4s, v1.4s /* x_5 = sm4e(x1, rk1) */
-	sm4e v7.4s, v1.4s /* x_6 = sm4e(x2, rk1) */
+	sm4e v4.4s, v1.4s /* x_4 = sm4e(x0, rk1) */
+	sm4e v6.4s, v1.4s /* x_5 = sm4e(x1, rk1) */
+	sm4e v17.4s, v1.4s /* x_6 = sm4e(x2, rk1) */
 	sm4e v0.4s, v1.4s /* x_7 = sm4e(x3, rk1) */
 	ldr q1, [x0, #32] /* rk2 = load() */
-	sm4e v3.4s, v1.4s /* x_8 = sm4e(x0, rk2) */
-	sm4e v4.4s, v1.4s /* x_9 = sm4e(x1, rk2) */
-	sm4e v7.4s, v1.4s /* x_10 = sm4e(x2, rk2) */
+	sm4e v4.4s, v1.4s /* x_8 = sm4e(x0, rk2) */
+	sm4e v6.4s, v1.4s /* x_9 = sm4e(x1, rk2) */
+	sm4e v17.4s, v1.4s /* x_10 = sm4e(x2, rk2) */
 	sm4e v0.4s, v1.4s /* x_11 = sm4e(x3, rk2) */
 	ldr q1, [x0, #48] /* rk3 = load() */
-	sm4e v3.4s, v1.4s /* x_12 = sm4e(x0, rk3) */
-	sm4e v4.4s, v1.4s /* x_13 = sm4e(x1, rk3) */
-	sm4e v7.4s, v1.4s /* x_14 = sm4e(x2, rk3) */
+	sm4e v4.4s, v1.4s /* x_12 = sm4e(x0, rk3) */
+	sm4e v6.4s, v1.4s /* x_13 = sm4e(x1, rk3) */
+	sm4e v17.4s, v1.4s /* x_14 = sm4e(x2, rk3) */
 	sm4e v0.4s, v1.4s /* x_15 = sm4e(x3, rk3) */
 	ldr q1, [x0, #64] /* rk4 = load() */
-	sm4e v3.4s, v1.4s /* x_16 = sm4e(x0, rk4) */
-	sm4e v4.4s, v1.4s /* x_17 = sm4e(x1, rk4) */
-	sm4e v7.4s, v1.4s /* x_18 = sm4e(x2, rk4) */
+	sm4e v4.4s, v1.4s /* x_16 = sm4e(x0, rk4) */
+	sm4e v6.4s, v1.4s /* x_17 = sm4e(x1, rk4) */
+	sm4e v17.4s, v1.4s /* x_18 = sm4e(x2, rk4) */
 	sm4e v0.4s, v1.4s /* x_19 = sm4e(x3, rk4) */
 	ldr q1, [x0, #80] /* rk5 = load() */
-	sm4e v3.4s, v1.4s /* x_20 = sm4e(x0, rk5) */
-	sm4e v4.4s, v1.4s /* x_21 = sm4e(x1, rk5) */
-	sm4e v7.4s, v1.4s /* x_22 = sm4e(x2, rk5) */
+	sm4e v4.4s, v1.4s /* x_20 = sm4e(x0, rk5) */
+	sm4e v6.4s, v1.4s /* x_21 = sm4e(x1, rk5) */
+	sm4e v17.4s, v1.4s /* x_22 = sm4e(x2, rk5) */
 	sm4e v0.4s, v1.4s /* x_23 = sm4e(x3, rk5) */
 	ldr q1, [x0, #96] /* rk6 = load() */
-	sm4e v3.4s, v1.4s /* x_24 = sm4e(x0, rk6) */
-	sm4e v4.4s, v1.4s /* x_25 = sm4e(x1, rk6) */
-	sm4e v7.4s, v1.4s /* x_26 = sm4e(x2, rk6) */
+	sm4e v4.4s, v1.4s /* x_24 = sm4e(x0, rk6) */
+	sm4e v6.4s, v1.4s /* x_25 = sm4e(x1, rk6) */
+	sm4e v17.4s, v1.4s /* x_26 = sm4e(x2, rk6) */
 	sm4e v0.4s, v1.4s /* x_27 = sm4e(x3, rk6) */
 	ldr q1, [x0, #112] /* rk7 = load() */
-	sm4e v3.4s, v1.4s /* x_28 = sm4e(x0, rk7) */
-	sm4e v4.4s, v1.4s /* x_29 = sm4e(x1, rk7) */
-	sm4e v7.4s, v1.4s /* x_30 = sm4e(x2, rk7) */
+	sm4e v4.4s, v1.4s /* x_28 = sm4e(x0, rk7) */
+	sm4e v6.4s, v1.4s /* x_29 = sm4e(x1, rk7) */
+	sm4e v17.4s, v1.4s /* x_30 = sm4e(x2, rk7) */
 	sm4e v0.4s, v1.4s /* x_31 = sm4e(x3, rk7) */
 
 	/* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
 	adrp x17, .Lsm4_rounds4_neon_sm4_2_reverse16
 	ldr q1, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_2_reverse16] /* reverse16 = const() */
-	tbl v2.16b, {v3.16b}, v1.16b /* outbe = lookup16(x0, reverse16) */
+	tbl v2.16b, {v4.16b}, v1.16b /* outbe = lookup16(x0, reverse16) */
 	ldr q3, [x3] /* msg = load() */
 	eor v2.16b, v2.16b, v3.16b /* ct = xor(outbe, msg) */
 	str q2, [x2] /* store ct */
-	tbl v2.16b, {v4.16b}, v1.16b /* outbe_1 = lookup16(x1, reverse16) */
+	tbl v2.16b, {v6.16b}, v1.16b /* outbe_1 = lookup16(x1, reverse16) */
 	ldr q3, [x3, #16] /* msg_1 = load() */
 	eor v2.16b, v2.16b, v3.16b /* ct_1 = xor(outbe_1, msg_1) */
 	str q2, [x2, #16] /* store ct_1 */
-	tbl v2.16b, {v7.16b}, v1.16b /* outbe_2 = lookup16(x2, reverse16) */
+	tbl v2.16b, {v17.16b}, v1.16b /* outbe_2 = lookup16(x2, reverse16) */
 	ldr q3, [x3, #32] /* msg_2 = load() */
 	eor v2.16b, v2.16b, v3.16b /* ct_2 = xor(outbe_2, msg_2) */
 	str q2, [x2, #32] /* store ct_2 */
@@ -323,47 +318,59 @@ SYM_FUNC_END(sm4_rounds4_neon_sm4_batch_ctr)
 .Lsm4_rounds4_neon_sm4_1_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
-	.section .rodata.cst16.sm4_rounds4_neon_sm4_2_last_byte, "aM", %progbits, 16
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata.cst16.sm4_rounds4_neon_sm4_2_byte_14, "aM", %progbits, 16
 	.balign 16
-.Lsm4_rounds4_neon_sm4_2_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lsm4_rounds4_neon_sm4_2_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+	.section .rodata.cst16.sm4_rounds4_neon_sm4_2_all_but_last, "aM", %progbits, 16
+	.balign 16
+.Lsm4_rounds4_neon_sm4_2_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_rounds4_neon_sm4_2_block_k, "aM", %progbits, 16
 	.balign 16
 .Lsm4_rounds4_neon_sm4_2_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata.cst16.sm4_rounds4_neon_sm4_2_spread_index, "aM", %progbits, 16
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata.cst16.sm4_rounds4_neon_sm4_2_carry_everywhere, "aM", %progbits, 16
 	.balign 16
-.Lsm4_rounds4_neon_sm4_2_spread_index:
+.Lsm4_rounds4_neon_sm4_2_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata.cst16.sm4_rounds4_neon_sm4_2_carry_mask_table, "aM", %progbits, 16
 	.balign 16
 .Lsm4_rounds4_neon_sm4_2_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata.cst16.sm4_rounds4_neon_sm4_2_new_last_byte, "aM", %progbits, 16
+	.balign 16
+.Lsm4_rounds4_neon_sm4_2_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_rounds4_neon_sm4_2_block_k_1, "aM", %progbits, 16
 	.balign 16
 .Lsm4_rounds4_neon_sm4_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_rounds4_neon_sm4_2_block_k_2, "aM", %progbits, 16
 	.balign 16
 .Lsm4_rounds4_neon_sm4_2_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_rounds4_neon_sm4_2_block_k_3, "aM", %progbits, 16
 	.balign 16
 .Lsm4_rounds4_neon_sm4_2_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
 /* reverse16: all 16 bytes reversed: (X35..X32) big-endian */
 	.section .rodata.cst16.sm4_rounds4_neon_sm4_2_reverse16, "aM", %progbits, 16

@@ -2485,530 +2485,439 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
 	stp d14, d15, [sp, #48] /* callee-saved: low halves */
 	ldr q0, [x1] /* ctr_low = bcast128() */
+	ushr v1.8h, v0.8h, #8 /* ctr_last = shr(ctr_low) */
+	adrp x17, .Lsm4_wordslice_neon_aes_2_all_but_last
+	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_all_but_last] /* all_but_last = const() */
+	and v0.16b, v0.16b, v2.16b /* ctr_v_open = and(ctr_low, all_but_last) */
 	add x17, x1, #32
-	ld1r {v1.16b}, [x17] /* ctr_first = bcast8() */
-	adrp x17, .Lsm4_wordslice_neon_aes_2_last_byte
-	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_last_byte] /* last_byte = const() */
-	and v1.16b, v1.16b, v2.16b /* ctr_j0 = and(ctr_first, last_byte) */
+	ld1r {v3.16b}, [x17] /* ctr_first = bcast8() */
+	adrp x17, .Lsm4_wordslice_neon_aes_2_byte_14
+	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_byte_14] /* byte_14 = const() */
+	and v3.16b, v3.16b, v4.16b /* ctr_j0 = and(ctr_first, byte_14) */
 
 	/* Load 32 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k
-	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k] /* block_k = const() */
-	add v2.16b, v2.16b, v1.16b /* ctr_j = add(block_k, ctr_j0) */
+	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k] /* block_k = const() */
+	add v4.16b, v4.16b, v3.16b /* ctr_j = add(block_k, ctr_j0) */
+	add v4.8h, v1.8h, v4.8h /* ctr_sum = add(ctr_last, ctr_j) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_1
-	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_1] /* block_k_1 = const() */
-	add v3.16b, v3.16b, v1.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
+	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_1] /* block_k_1 = const() */
+	add v5.16b, v5.16b, v3.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
+	add v5.8h, v1.8h, v5.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_2
-	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_2] /* block_k_2 = const() */
-	add v4.16b, v4.16b, v1.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
+	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_2] /* block_k_2 = const() */
+	add v6.16b, v6.16b, v3.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
+	add v6.8h, v1.8h, v6.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_3
-	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_3] /* block_k_3 = const() */
-	add v5.16b, v5.16b, v1.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
+	ldr q7, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_3] /* block_k_3 = const() */
+	add v7.16b, v7.16b, v3.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
+	add v7.8h, v1.8h, v7.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_4
-	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_4] /* block_k_4 = const() */
-	add v6.16b, v6.16b, v1.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
+	ldr q16, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_4] /* block_k_4 = const() */
+	add v16.16b, v16.16b, v3.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
+	add v16.8h, v1.8h, v16.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_5
-	ldr q7, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_5] /* block_k_5 = const() */
-	add v7.16b, v7.16b, v1.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
+	ldr q17, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_5] /* block_k_5 = const() */
+	add v17.16b, v17.16b, v3.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
+	add v17.8h, v1.8h, v17.8h /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_6
-	ldr q16, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_6] /* block_k_6 = const() */
-	add v16.16b, v16.16b, v1.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
+	ldr q18, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_6] /* block_k_6 = const() */
+	add v18.16b, v18.16b, v3.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
+	add v18.8h, v1.8h, v18.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_7
-	ldr q17, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_7] /* block_k_7 = const() */
-	add v17.16b, v17.16b, v1.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
+	ldr q19, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_7] /* block_k_7 = const() */
+	add v19.16b, v19.16b, v3.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
+	add v19.8h, v1.8h, v19.8h /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_8
-	ldr q18, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_8] /* block_k_8 = const() */
-	add v18.16b, v18.16b, v1.16b /* ctr_j_8 = add(block_k_8, ctr_j0) */
+	ldr q20, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_8] /* block_k_8 = const() */
+	add v20.16b, v20.16b, v3.16b /* ctr_j_8 = add(block_k_8, ctr_j0) */
+	add v20.8h, v1.8h, v20.8h /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_9
-	ldr q19, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_9] /* block_k_9 = const() */
-	add v19.16b, v19.16b, v1.16b /* ctr_j_9 = add(block_k_9, ctr_j0) */
+	ldr q21, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_9] /* block_k_9 = const() */
+	add v21.16b, v21.16b, v3.16b /* ctr_j_9 = add(block_k_9, ctr_j0) */
+	add v21.8h, v1.8h, v21.8h /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_10
-	ldr q20, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_10] /* block_k_10 = const() */
-	add v20.16b, v20.16b, v1.16b /* ctr_j_10 = add(block_k_10, ctr_j0) */
+	ldr q22, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_10] /* block_k_10 = const() */
+	add v22.16b, v22.16b, v3.16b /* ctr_j_10 = add(block_k_10, ctr_j0) */
+	add v22.8h, v1.8h, v22.8h /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_11
-	ldr q21, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_11] /* block_k_11 = const() */
-	add v21.16b, v21.16b, v1.16b /* ctr_j_11 = add(block_k_11, ctr_j0) */
+	ldr q23, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_11] /* block_k_11 = const() */
+	add v23.16b, v23.16b, v3.16b /* ctr_j_11 = add(block_k_11, ctr_j0) */
+	add v23.8h, v1.8h, v23.8h /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_12
-	ldr q22, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_12] /* block_k_12 = const() */
-	add v22.16b, v22.16b, v1.16b /* ctr_j_12 = add(block_k_12, ctr_j0) */
+	ldr q24, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_12] /* block_k_12 = const() */
+	add v24.16b, v24.16b, v3.16b /* ctr_j_12 = add(block_k_12, ctr_j0) */
+	add v24.8h, v1.8h, v24.8h /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_13
-	ldr q23, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_13] /* block_k_13 = const() */
-	add v23.16b, v23.16b, v1.16b /* ctr_j_13 = add(block_k_13, ctr_j0) */
+	ldr q25, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_13] /* block_k_13 = const() */
+	add v25.16b, v25.16b, v3.16b /* ctr_j_13 = add(block_k_13, ctr_j0) */
+	add v25.8h, v1.8h, v25.8h /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_14
-	ldr q24, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_14] /* block_k_14 = const() */
-	add v24.16b, v24.16b, v1.16b /* ctr_j_14 = add(block_k_14, ctr_j0) */
+	ldr q26, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_14] /* block_k_14 = const() */
+	add v26.16b, v26.16b, v3.16b /* ctr_j_14 = add(block_k_14, ctr_j0) */
+	add v26.8h, v1.8h, v26.8h /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_15
-	ldr q25, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_15] /* block_k_15 = const() */
-	add v25.16b, v25.16b, v1.16b /* ctr_j_15 = add(block_k_15, ctr_j0) */
+	ldr q27, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_15] /* block_k_15 = const() */
+	add v27.16b, v27.16b, v3.16b /* ctr_j_15 = add(block_k_15, ctr_j0) */
+	add v27.8h, v1.8h, v27.8h /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_16
-	ldr q26, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_16] /* block_k_16 = const() */
-	add v26.16b, v26.16b, v1.16b /* ctr_j_16 = add(block_k_16, ctr_j0) */
+	ldr q28, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_16] /* block_k_16 = const() */
+	add v28.16b, v28.16b, v3.16b /* ctr_j_16 = add(block_k_16, ctr_j0) */
+	add v28.8h, v1.8h, v28.8h /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_17
-	ldr q27, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_17] /* block_k_17 = const() */
-	add v27.16b, v27.16b, v1.16b /* ctr_j_17 = add(block_k_17, ctr_j0) */
+	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_17] /* block_k_17 = const() */
+	add v29.16b, v29.16b, v3.16b /* ctr_j_17 = add(block_k_17, ctr_j0) */
+	add v29.8h, v1.8h, v29.8h /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_18
-	ldr q28, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_18] /* block_k_18 = const() */
-	add v28.16b, v28.16b, v1.16b /* ctr_j_18 = add(block_k_18, ctr_j0) */
+	ldr q30, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_18] /* block_k_18 = const() */
+	add v30.16b, v30.16b, v3.16b /* ctr_j_18 = add(block_k_18, ctr_j0) */
+	add v30.8h, v1.8h, v30.8h /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_19
-	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_19] /* block_k_19 = const() */
-	add v29.16b, v29.16b, v1.16b /* ctr_j_19 = add(block_k_19, ctr_j0) */
+	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_19] /* block_k_19 = const() */
+	add v31.16b, v31.16b, v3.16b /* ctr_j_19 = add(block_k_19, ctr_j0) */
+	add v31.8h, v1.8h, v31.8h /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_20
-	ldr q30, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_20] /* block_k_20 = const() */
-	add v30.16b, v30.16b, v1.16b /* ctr_j_20 = add(block_k_20, ctr_j0) */
+	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_20] /* block_k_20 = const() */
+	add v8.16b, v8.16b, v3.16b /* ctr_j_20 = add(block_k_20, ctr_j0) */
+	add v8.8h, v1.8h, v8.8h /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_21
-	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_21] /* block_k_21 = const() */
-	add v31.16b, v31.16b, v1.16b /* ctr_j_21 = add(block_k_21, ctr_j0) */
+	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_21] /* block_k_21 = const() */
+	add v9.16b, v9.16b, v3.16b /* ctr_j_21 = add(block_k_21, ctr_j0) */
+	add v9.8h, v1.8h, v9.8h /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_22
-	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_22] /* block_k_22 = const() */
-	add v8.16b, v8.16b, v1.16b /* ctr_j_22 = add(block_k_22, ctr_j0) */
+	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_22] /* block_k_22 = const() */
+	add v10.16b, v10.16b, v3.16b /* ctr_j_22 = add(block_k_22, ctr_j0) */
+	add v10.8h, v1.8h, v10.8h /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_23
-	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_23] /* block_k_23 = const() */
-	add v9.16b, v9.16b, v1.16b /* ctr_j_23 = add(block_k_23, ctr_j0) */
+	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_23] /* block_k_23 = const() */
+	add v11.16b, v11.16b, v3.16b /* ctr_j_23 = add(block_k_23, ctr_j0) */
+	add v11.8h, v1.8h, v11.8h /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_24
-	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_24] /* block_k_24 = const() */
-	add v10.16b, v10.16b, v1.16b /* ctr_j_24 = add(block_k_24, ctr_j0) */
+	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_24] /* block_k_24 = const() */
+	add v12.16b, v12.16b, v3.16b /* ctr_j_24 = add(block_k_24, ctr_j0) */
+	add v12.8h, v1.8h, v12.8h /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_25
-	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_25] /* block_k_25 = const() */
-	add v11.16b, v11.16b, v1.16b /* ctr_j_25 = add(block_k_25, ctr_j0) */
+	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_25] /* block_k_25 = const() */
+	add v13.16b, v13.16b, v3.16b /* ctr_j_25 = add(block_k_25, ctr_j0) */
+	add v13.8h, v1.8h, v13.8h /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_26
-	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_26] /* block_k_26 = const() */
-	add v12.16b, v12.16b, v1.16b /* ctr_j_26 = add(block_k_26, ctr_j0) */
+	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_26] /* block_k_26 = const() */
+	add v14.16b, v14.16b, v3.16b /* ctr_j_26 = add(block_k_26, ctr_j0) */
+	add v14.8h, v1.8h, v14.8h /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_27
-	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_27] /* block_k_27 = const() */
-	add v13.16b, v13.16b, v1.16b /* ctr_j_27 = add(block_k_27, ctr_j0) */
+	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_27] /* block_k_27 = const() */
+	add v15.16b, v15.16b, v3.16b /* ctr_j_27 = add(block_k_27, ctr_j0) */
+	add v15.8h, v1.8h, v15.8h /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
+	str q15, [sp, #64] /* spill ctr_sum_27 */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_28
-	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_28] /* block_k_28 = const() */
-	add v14.16b, v14.16b, v1.16b /* ctr_j_28 = add(block_k_28, ctr_j0) */
+	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_28] /* block_k_28 = const() */
+	add v15.16b, v15.16b, v3.16b /* ctr_j_28 = add(block_k_28, ctr_j0) */
+	add v15.8h, v1.8h, v15.8h /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
+	str q15, [sp, #80] /* spill ctr_sum_28 */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_29
 	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_29] /* block_k_29 = const() */
-	add v15.16b, v15.16b, v1.16b /* ctr_j_29 = add(block_k_29, ctr_j0) */
-	str q15, [sp, #64] /* spill ctr_j_29 */
+	add v15.16b, v15.16b, v3.16b /* ctr_j_29 = add(block_k_29, ctr_j0) */
+	add v15.8h, v1.8h, v15.8h /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
+	str q15, [sp, #96] /* spill ctr_sum_29 */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_30
 	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_30] /* block_k_30 = const() */
-	add v15.16b, v15.16b, v1.16b /* ctr_j_30 = add(block_k_30, ctr_j0) */
-	str q15, [sp, #80] /* spill ctr_j_30 */
+	add v15.16b, v15.16b, v3.16b /* ctr_j_30 = add(block_k_30, ctr_j0) */
+	str q14, [sp, #112] /* spill ctr_sum_26 */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_block_k_31
-	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_31] /* block_k_31 = const() */
-	add v1.16b, v15.16b, v1.16b /* ctr_j_31 = add(block_k_31, ctr_j0) */
-	ldr q15, [x1, #16] /* ctr_w = bcast128() */
-	str q1, [sp, #96] /* spill ctr_j_31 */
-	add v1.16b, v0.16b, v2.16b /* ctr_sum = add(ctr_low, ctr_j) */
-	str q14, [sp, #112] /* spill ctr_j_28 */
-	orr v14.16b, v0.16b, v2.16b /* ctr_or = or(ctr_low, ctr_j) */
-	and v2.16b, v0.16b, v2.16b /* ctr_and = and(ctr_low, ctr_j) */
-	bic v14.16b, v14.16b, v1.16b /* ctr_out = andnot(ctr_sum, ctr_or) */
-	orr v2.16b, v2.16b, v14.16b /* ctr_carry = or(ctr_and, ctr_out) */
-	ushr v2.16b, v2.16b, #7 /* ctr_bit = shr(ctr_carry) */
-	adrp x17, .Lsm4_wordslice_neon_aes_2_spread_index
-	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_spread_index] /* spread_index = const() */
-	tbl v2.16b, {v2.16b}, v14.16b /* ctr_spread = lookup16(ctr_bit, spread_index) */
-	str q13, [sp, #128] /* spill ctr_j_27 */
+	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_block_k_31] /* block_k_31 = const() */
+	add v3.16b, v14.16b, v3.16b /* ctr_j_31 = add(block_k_31, ctr_j0) */
+	add v14.8h, v1.8h, v15.8h /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
+	add v1.8h, v1.8h, v3.8h /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
+	ldr q3, [x1, #16] /* ctr_w = bcast128() */
+	and v2.16b, v3.16b, v2.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	adrp x17, .Lsm4_wordslice_neon_aes_2_carry_everywhere
+	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_carry_everywhere] /* carry_everywhere = const() */
+	tbl v15.16b, {v4.16b}, v3.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	str q1, [sp, #128] /* spill ctr_sum_31 */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_carry_mask_table
-	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_carry_mask_table] /* carry_mask_table = const() */
-	tbl v2.16b, {v13.16b}, v2.16b /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	bsl v2.16b, v15.16b, v1.16b /* row = bsl(ctr_mask, ctr_sum, ctr_w) */
-	rev32 v1.16b, v2.16b /* rowle = rev(row) */
-	add v2.16b, v0.16b, v3.16b /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	str q12, [sp, #144] /* spill ctr_j_26 */
-	orr v12.16b, v0.16b, v3.16b /* ctr_or_1 = or(ctr_low, ctr_j_1) */
-	and v3.16b, v0.16b, v3.16b /* ctr_and_1 = and(ctr_low, ctr_j_1) */
-	bic v12.16b, v12.16b, v2.16b /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
-	orr v3.16b, v3.16b, v12.16b /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
-	ushr v3.16b, v3.16b, #7 /* ctr_bit_1 = shr(ctr_carry_1) */
-	tbl v3.16b, {v3.16b}, v14.16b /* ctr_spread_1 = lookup16(ctr_bit_1, spread_index) */
-	tbl v3.16b, {v13.16b}, v3.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	bsl v3.16b, v15.16b, v2.16b /* row_1 = bsl(ctr_mask_1, ctr_sum_1, ctr_w) */
-	rev32 v2.16b, v3.16b /* rowle_1 = rev(row_1) */
-	add v3.16b, v0.16b, v4.16b /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	orr v12.16b, v0.16b, v4.16b /* ctr_or_2 = or(ctr_low, ctr_j_2) */
-	and v4.16b, v0.16b, v4.16b /* ctr_and_2 = and(ctr_low, ctr_j_2) */
-	bic v12.16b, v12.16b, v3.16b /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
-	orr v4.16b, v4.16b, v12.16b /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
-	ushr v4.16b, v4.16b, #7 /* ctr_bit_2 = shr(ctr_carry_2) */
-	tbl v4.16b, {v4.16b}, v14.16b /* ctr_spread_2 = lookup16(ctr_bit_2, spread_index) */
-	tbl v4.16b, {v13.16b}, v4.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	bsl v4.16b, v15.16b, v3.16b /* row_2 = bsl(ctr_mask_2, ctr_sum_2, ctr_w) */
-	rev32 v3.16b, v4.16b /* rowle_2 = rev(row_2) */
-	add v4.16b, v0.16b, v5.16b /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	orr v12.16b, v0.16b, v5.16b /* ctr_or_3 = or(ctr_low, ctr_j_3) */
-	and v5.16b, v0.16b, v5.16b /* ctr_and_3 = and(ctr_low, ctr_j_3) */
-	bic v12.16b, v12.16b, v4.16b /* ctr_out_3 = andnot(ctr_sum_3, ctr_or_3) */
-	orr v5.16b, v5.16b, v12.16b /* ctr_carry_3 = or(ctr_and_3, ctr_out_3) */
-	ushr v5.16b, v5.16b, #7 /* ctr_bit_3 = shr(ctr_carry_3) */
-	tbl v5.16b, {v5.16b}, v14.16b /* ctr_spread_3 = lookup16(ctr_bit_3, spread_index) */
-	tbl v5.16b, {v13.16b}, v5.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	bsl v5.16b, v15.16b, v4.16b /* row_3 = bsl(ctr_mask_3, ctr_sum_3, ctr_w) */
-	rev32 v4.16b, v5.16b /* rowle_3 = rev(row_3) */
-	zip1 v5.4s, v1.4s, v3.4s /* tr0 = unpacklo(rowle, rowle_2) */
-	zip2 v1.4s, v1.4s, v3.4s /* tr0_1 = unpackhi(rowle, rowle_2) */
-	zip1 v3.4s, v2.4s, v4.4s /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	zip2 v2.4s, v2.4s, v4.4s /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	zip1 v4.4s, v5.4s, v3.4s /* tr1 = unpacklo(tr0, tr0_2) */
-	zip2 v3.4s, v5.4s, v3.4s /* tr1_1 = unpackhi(tr0, tr0_2) */
-	zip1 v5.4s, v1.4s, v2.4s /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	zip2 v1.4s, v1.4s, v2.4s /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	add v2.16b, v0.16b, v6.16b /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	orr v12.16b, v0.16b, v6.16b /* ctr_or_4 = or(ctr_low, ctr_j_4) */
-	and v6.16b, v0.16b, v6.16b /* ctr_and_4 = and(ctr_low, ctr_j_4) */
-	bic v12.16b, v12.16b, v2.16b /* ctr_out_4 = andnot(ctr_sum_4, ctr_or_4) */
-	orr v6.16b, v6.16b, v12.16b /* ctr_carry_4 = or(ctr_and_4, ctr_out_4) */
-	ushr v6.16b, v6.16b, #7 /* ctr_bit_4 = shr(ctr_carry_4) */
-	tbl v6.16b, {v6.16b}, v14.16b /* ctr_spread_4 = lookup16(ctr_bit_4, spread_index) */
-	tbl v6.16b, {v13.16b}, v6.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	bsl v6.16b, v15.16b, v2.16b /* row_4 = bsl(ctr_mask_4, ctr_sum_4, ctr_w) */
-	rev32 v2.16b, v6.16b /* rowle_4 = rev(row_4) */
-	add v6.16b, v0.16b, v7.16b /* ctr_sum_5 = add(ctr_low, ctr_j_5) */
-	orr v12.16b, v0.16b, v7.16b /* ctr_or_5 = or(ctr_low, ctr_j_5) */
-	and v7.16b, v0.16b, v7.16b /* ctr_and_5 = and(ctr_low, ctr_j_5) */
-	bic v12.16b, v12.16b, v6.16b /* ctr_out_5 = andnot(ctr_sum_5, ctr_or_5) */
-	orr v7.16b, v7.16b, v12.16b /* ctr_carry_5 = or(ctr_and_5, ctr_out_5) */
-	ushr v7.16b, v7.16b, #7 /* ctr_bit_5 = shr(ctr_carry_5) */
-	tbl v7.16b, {v7.16b}, v14.16b /* ctr_spread_5 = lookup16(ctr_bit_5, spread_index) */
-	tbl v7.16b, {v13.16b}, v7.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	bsl v7.16b, v15.16b, v6.16b /* row_5 = bsl(ctr_mask_5, ctr_sum_5, ctr_w) */
-	rev32 v6.16b, v7.16b /* rowle_5 = rev(row_5) */
-	add v7.16b, v0.16b, v16.16b /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	orr v12.16b, v0.16b, v16.16b /* ctr_or_6 = or(ctr_low, ctr_j_6) */
-	and v16.16b, v0.16b, v16.16b /* ctr_and_6 = and(ctr_low, ctr_j_6) */
-	bic v12.16b, v12.16b, v7.16b /* ctr_out_6 = andnot(ctr_sum_6, ctr_or_6) */
-	orr v16.16b, v16.16b, v12.16b /* ctr_carry_6 = or(ctr_and_6, ctr_out_6) */
-	ushr v16.16b, v16.16b, #7 /* ctr_bit_6 = shr(ctr_carry_6) */
-	tbl v16.16b, {v16.16b}, v14.16b /* ctr_spread_6 = lookup16(ctr_bit_6, spread_index) */
-	tbl v16.16b, {v13.16b}, v16.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	bsl v16.16b, v15.16b, v7.16b /* row_6 = bsl(ctr_mask_6, ctr_sum_6, ctr_w) */
-	rev32 v7.16b, v16.16b /* rowle_6 = rev(row_6) */
-	add v16.16b, v0.16b, v17.16b /* ctr_sum_7 = add(ctr_low, ctr_j_7) */
-	orr v12.16b, v0.16b, v17.16b /* ctr_or_7 = or(ctr_low, ctr_j_7) */
-	and v17.16b, v0.16b, v17.16b /* ctr_and_7 = and(ctr_low, ctr_j_7) */
-	bic v12.16b, v12.16b, v16.16b /* ctr_out_7 = andnot(ctr_sum_7, ctr_or_7) */
-	orr v17.16b, v17.16b, v12.16b /* ctr_carry_7 = or(ctr_and_7, ctr_out_7) */
-	ushr v17.16b, v17.16b, #7 /* ctr_bit_7 = shr(ctr_carry_7) */
-	tbl v17.16b, {v17.16b}, v14.16b /* ctr_spread_7 = lookup16(ctr_bit_7, spread_index) */
-	tbl v17.16b, {v13.16b}, v17.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	bsl v17.16b, v15.16b, v16.16b /* row_7 = bsl(ctr_mask_7, ctr_sum_7, ctr_w) */
-	rev32 v16.16b, v17.16b /* rowle_7 = rev(row_7) */
-	zip1 v17.4s, v2.4s, v7.4s /* tr0_4 = unpacklo(rowle_4, rowle_6) */
-	zip2 v2.4s, v2.4s, v7.4s /* tr0_5 = unpackhi(rowle_4, rowle_6) */
-	zip1 v7.4s, v6.4s, v16.4s /* tr0_6 = unpacklo(rowle_5, rowle_7) */
-	zip2 v6.4s, v6.4s, v16.4s /* tr0_7 = unpackhi(rowle_5, rowle_7) */
-	zip1 v16.4s, v17.4s, v7.4s /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	zip2 v7.4s, v17.4s, v7.4s /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	zip1 v17.4s, v2.4s, v6.4s /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	zip2 v2.4s, v2.4s, v6.4s /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	add v6.16b, v0.16b, v18.16b /* ctr_sum_8 = add(ctr_low, ctr_j_8) */
-	orr v12.16b, v0.16b, v18.16b /* ctr_or_8 = or(ctr_low, ctr_j_8) */
-	and v18.16b, v0.16b, v18.16b /* ctr_and_8 = and(ctr_low, ctr_j_8) */
-	bic v12.16b, v12.16b, v6.16b /* ctr_out_8 = andnot(ctr_sum_8, ctr_or_8) */
-	orr v18.16b, v18.16b, v12.16b /* ctr_carry_8 = or(ctr_and_8, ctr_out_8) */
-	ushr v18.16b, v18.16b, #7 /* ctr_bit_8 = shr(ctr_carry_8) */
-	tbl v18.16b, {v18.16b}, v14.16b /* ctr_spread_8 = lookup16(ctr_bit_8, spread_index) */
-	tbl v18.16b, {v13.16b}, v18.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_spread_8) */
-	bsl v18.16b, v15.16b, v6.16b /* row_8 = bsl(ctr_mask_8, ctr_sum_8, ctr_w) */
-	rev32 v6.16b, v18.16b /* rowle_8 = rev(row_8) */
-	add v18.16b, v0.16b, v19.16b /* ctr_sum_9 = add(ctr_low, ctr_j_9) */
-	orr v12.16b, v0.16b, v19.16b /* ctr_or_9 = or(ctr_low, ctr_j_9) */
-	and v19.16b, v0.16b, v19.16b /* ctr_and_9 = and(ctr_low, ctr_j_9) */
-	bic v12.16b, v12.16b, v18.16b /* ctr_out_9 = andnot(ctr_sum_9, ctr_or_9) */
-	orr v19.16b, v19.16b, v12.16b /* ctr_carry_9 = or(ctr_and_9, ctr_out_9) */
-	ushr v19.16b, v19.16b, #7 /* ctr_bit_9 = shr(ctr_carry_9) */
-	tbl v19.16b, {v19.16b}, v14.16b /* ctr_spread_9 = lookup16(ctr_bit_9, spread_index) */
-	tbl v19.16b, {v13.16b}, v19.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_spread_9) */
-	bsl v19.16b, v15.16b, v18.16b /* row_9 = bsl(ctr_mask_9, ctr_sum_9, ctr_w) */
-	rev32 v18.16b, v19.16b /* rowle_9 = rev(row_9) */
-	add v19.16b, v0.16b, v20.16b /* ctr_sum_10 = add(ctr_low, ctr_j_10) */
-	orr v12.16b, v0.16b, v20.16b /* ctr_or_10 = or(ctr_low, ctr_j_10) */
-	and v20.16b, v0.16b, v20.16b /* ctr_and_10 = and(ctr_low, ctr_j_10) */
-	bic v12.16b, v12.16b, v19.16b /* ctr_out_10 = andnot(ctr_sum_10, ctr_or_10) */
-	orr v20.16b, v20.16b, v12.16b /* ctr_carry_10 = or(ctr_and_10, ctr_out_10) */
-	ushr v20.16b, v20.16b, #7 /* ctr_bit_10 = shr(ctr_carry_10) */
-	tbl v20.16b, {v20.16b}, v14.16b /* ctr_spread_10 = lookup16(ctr_bit_10, spread_index) */
-	tbl v20.16b, {v13.16b}, v20.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_spread_10) */
-	bsl v20.16b, v15.16b, v19.16b /* row_10 = bsl(ctr_mask_10, ctr_sum_10, ctr_w) */
-	rev32 v19.16b, v20.16b /* rowle_10 = rev(row_10) */
-	add v20.16b, v0.16b, v21.16b /* ctr_sum_11 = add(ctr_low, ctr_j_11) */
-	orr v12.16b, v0.16b, v21.16b /* ctr_or_11 = or(ctr_low, ctr_j_11) */
-	and v21.16b, v0.16b, v21.16b /* ctr_and_11 = and(ctr_low, ctr_j_11) */
-	bic v12.16b, v12.16b, v20.16b /* ctr_out_11 = andnot(ctr_sum_11, ctr_or_11) */
-	orr v21.16b, v21.16b, v12.16b /* ctr_carry_11 = or(ctr_and_11, ctr_out_11) */
-	ushr v21.16b, v21.16b, #7 /* ctr_bit_11 = shr(ctr_carry_11) */
-	tbl v21.16b, {v21.16b}, v14.16b /* ctr_spread_11 = lookup16(ctr_bit_11, spread_index) */
-	tbl v21.16b, {v13.16b}, v21.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_spread_11) */
-	bsl v21.16b, v15.16b, v20.16b /* row_11 = bsl(ctr_mask_11, ctr_sum_11, ctr_w) */
-	rev32 v20.16b, v21.16b /* rowle_11 = rev(row_11) */
-	zip1 v21.4s, v6.4s, v19.4s /* tr0_8 = unpacklo(rowle_8, rowle_10) */
-	zip2 v6.4s, v6.4s, v19.4s /* tr0_9 = unpackhi(rowle_8, rowle_10) */
-	zip1 v19.4s, v18.4s, v20.4s /* tr0_10 = unpacklo(rowle_9, rowle_11) */
-	zip2 v18.4s, v18.4s, v20.4s /* tr0_11 = unpackhi(rowle_9, rowle_11) */
-	zip1 v20.4s, v21.4s, v19.4s /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	zip2 v19.4s, v21.4s, v19.4s /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	zip1 v21.4s, v6.4s, v18.4s /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	zip2 v6.4s, v6.4s, v18.4s /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	add v18.16b, v0.16b, v22.16b /* ctr_sum_12 = add(ctr_low, ctr_j_12) */
-	orr v12.16b, v0.16b, v22.16b /* ctr_or_12 = or(ctr_low, ctr_j_12) */
-	and v22.16b, v0.16b, v22.16b /* ctr_and_12 = and(ctr_low, ctr_j_12) */
-	bic v12.16b, v12.16b, v18.16b /* ctr_out_12 = andnot(ctr_sum_12, ctr_or_12) */
-	orr v22.16b, v22.16b, v12.16b /* ctr_carry_12 = or(ctr_and_12, ctr_out_12) */
-	ushr v22.16b, v22.16b, #7 /* ctr_bit_12 = shr(ctr_carry_12) */
-	tbl v22.16b, {v22.16b}, v14.16b /* ctr_spread_12 = lookup16(ctr_bit_12, spread_index) */
-	tbl v22.16b, {v13.16b}, v22.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_spread_12) */
-	bsl v22.16b, v15.16b, v18.16b /* row_12 = bsl(ctr_mask_12, ctr_sum_12, ctr_w) */
-	rev32 v18.16b, v22.16b /* rowle_12 = rev(row_12) */
-	add v22.16b, v0.16b, v23.16b /* ctr_sum_13 = add(ctr_low, ctr_j_13) */
-	orr v12.16b, v0.16b, v23.16b /* ctr_or_13 = or(ctr_low, ctr_j_13) */
-	and v23.16b, v0.16b, v23.16b /* ctr_and_13 = and(ctr_low, ctr_j_13) */
-	bic v12.16b, v12.16b, v22.16b /* ctr_out_13 = andnot(ctr_sum_13, ctr_or_13) */
-	orr v23.16b, v23.16b, v12.16b /* ctr_carry_13 = or(ctr_and_13, ctr_out_13) */
-	ushr v23.16b, v23.16b, #7 /* ctr_bit_13 = shr(ctr_carry_13) */
-	tbl v23.16b, {v23.16b}, v14.16b /* ctr_spread_13 = lookup16(ctr_bit_13, spread_index) */
-	tbl v23.16b, {v13.16b}, v23.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_spread_13) */
-	bsl v23.16b, v15.16b, v22.16b /* row_13 = bsl(ctr_mask_13, ctr_sum_13, ctr_w) */
-	rev32 v22.16b, v23.16b /* rowle_13 = rev(row_13) */
-	add v23.16b, v0.16b, v24.16b /* ctr_sum_14 = add(ctr_low, ctr_j_14) */
-	orr v12.16b, v0.16b, v24.16b /* ctr_or_14 = or(ctr_low, ctr_j_14) */
-	and v24.16b, v0.16b, v24.16b /* ctr_and_14 = and(ctr_low, ctr_j_14) */
-	bic v12.16b, v12.16b, v23.16b /* ctr_out_14 = andnot(ctr_sum_14, ctr_or_14) */
-	orr v24.16b, v24.16b, v12.16b /* ctr_carry_14 = or(ctr_and_14, ctr_out_14) */
-	ushr v24.16b, v24.16b, #7 /* ctr_bit_14 = shr(ctr_carry_14) */
-	tbl v24.16b, {v24.16b}, v14.16b /* ctr_spread_14 = lookup16(ctr_bit_14, spread_index) */
-	tbl v24.16b, {v13.16b}, v24.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_spread_14) */
-	bsl v24.16b, v15.16b, v23.16b /* row_14 = bsl(ctr_mask_14, ctr_sum_14, ctr_w) */
-	rev32 v23.16b, v24.16b /* rowle_14 = rev(row_14) */
-	add v24.16b, v0.16b, v25.16b /* ctr_sum_15 = add(ctr_low, ctr_j_15) */
-	orr v12.16b, v0.16b, v25.16b /* ctr_or_15 = or(ctr_low, ctr_j_15) */
-	and v25.16b, v0.16b, v25.16b /* ctr_and_15 = and(ctr_low, ctr_j_15) */
-	bic v12.16b, v12.16b, v24.16b /* ctr_out_15 = andnot(ctr_sum_15, ctr_or_15) */
-	orr v25.16b, v25.16b, v12.16b /* ctr_carry_15 = or(ctr_and_15, ctr_out_15) */
-	ushr v25.16b, v25.16b, #7 /* ctr_bit_15 = shr(ctr_carry_15) */
-	tbl v25.16b, {v25.16b}, v14.16b /* ctr_spread_15 = lookup16(ctr_bit_15, spread_index) */
-	tbl v25.16b, {v13.16b}, v25.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_spread_15) */
-	bsl v25.16b, v15.16b, v24.16b /* row_15 = bsl(ctr_mask_15, ctr_sum_15, ctr_w) */
-	rev32 v24.16b, v25.16b /* rowle_15 = rev(row_15) */
-	zip1 v25.4s, v18.4s, v23.4s /* tr0_12 = unpacklo(rowle_12, rowle_14) */
-	zip2 v18.4s, v18.4s, v23.4s /* tr0_13 = unpackhi(rowle_12, rowle_14) */
-	zip1 v23.4s, v22.4s, v24.4s /* tr0_14 = unpacklo(rowle_13, rowle_15) */
-	zip2 v22.4s, v22.4s, v24.4s /* tr0_15 = unpackhi(rowle_13, rowle_15) */
-	zip1 v24.4s, v25.4s, v23.4s /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	zip2 v23.4s, v25.4s, v23.4s /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	zip1 v25.4s, v18.4s, v22.4s /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	zip2 v18.4s, v18.4s, v22.4s /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	add v22.16b, v0.16b, v26.16b /* ctr_sum_16 = add(ctr_low, ctr_j_16) */
-	orr v12.16b, v0.16b, v26.16b /* ctr_or_16 = or(ctr_low, ctr_j_16) */
-	and v26.16b, v0.16b, v26.16b /* ctr_and_16 = and(ctr_low, ctr_j_16) */
-	bic v12.16b, v12.16b, v22.16b /* ctr_out_16 = andnot(ctr_sum_16, ctr_or_16) */
-	orr v26.16b, v26.16b, v12.16b /* ctr_carry_16 = or(ctr_and_16, ctr_out_16) */
-	ushr v26.16b, v26.16b, #7 /* ctr_bit_16 = shr(ctr_carry_16) */
-	tbl v26.16b, {v26.16b}, v14.16b /* ctr_spread_16 = lookup16(ctr_bit_16, spread_index) */
-	tbl v26.16b, {v13.16b}, v26.16b /* ctr_mask_16 = lookup16(carry_mask_table, ctr_spread_16) */
-	bsl v26.16b, v15.16b, v22.16b /* row_16 = bsl(ctr_mask_16, ctr_sum_16, ctr_w) */
-	rev32 v22.16b, v26.16b /* rowle_16 = rev(row_16) */
-	add v26.16b, v0.16b, v27.16b /* ctr_sum_17 = add(ctr_low, ctr_j_17) */
-	orr v12.16b, v0.16b, v27.16b /* ctr_or_17 = or(ctr_low, ctr_j_17) */
-	and v27.16b, v0.16b, v27.16b /* ctr_and_17 = and(ctr_low, ctr_j_17) */
-	bic v12.16b, v12.16b, v26.16b /* ctr_out_17 = andnot(ctr_sum_17, ctr_or_17) */
-	orr v27.16b, v27.16b, v12.16b /* ctr_carry_17 = or(ctr_and_17, ctr_out_17) */
-	ushr v27.16b, v27.16b, #7 /* ctr_bit_17 = shr(ctr_carry_17) */
-	tbl v27.16b, {v27.16b}, v14.16b /* ctr_spread_17 = lookup16(ctr_bit_17, spread_index) */
-	tbl v27.16b, {v13.16b}, v27.16b /* ctr_mask_17 = lookup16(carry_mask_table, ctr_spread_17) */
-	bsl v27.16b, v15.16b, v26.16b /* row_17 = bsl(ctr_mask_17, ctr_sum_17, ctr_w) */
-	rev32 v26.16b, v27.16b /* rowle_17 = rev(row_17) */
-	add v27.16b, v0.16b, v28.16b /* ctr_sum_18 = add(ctr_low, ctr_j_18) */
-	orr v12.16b, v0.16b, v28.16b /* ctr_or_18 = or(ctr_low, ctr_j_18) */
-	and v28.16b, v0.16b, v28.16b /* ctr_and_18 = and(ctr_low, ctr_j_18) */
-	bic v12.16b, v12.16b, v27.16b /* ctr_out_18 = andnot(ctr_sum_18, ctr_or_18) */
-	orr v28.16b, v28.16b, v12.16b /* ctr_carry_18 = or(ctr_and_18, ctr_out_18) */
-	ushr v28.16b, v28.16b, #7 /* ctr_bit_18 = shr(ctr_carry_18) */
-	tbl v28.16b, {v28.16b}, v14.16b /* ctr_spread_18 = lookup16(ctr_bit_18, spread_index) */
-	tbl v28.16b, {v13.16b}, v28.16b /* ctr_mask_18 = lookup16(carry_mask_table, ctr_spread_18) */
-	bsl v28.16b, v15.16b, v27.16b /* row_18 = bsl(ctr_mask_18, ctr_sum_18, ctr_w) */
-	rev32 v27.16b, v28.16b /* rowle_18 = rev(row_18) */
-	add v28.16b, v0.16b, v29.16b /* ctr_sum_19 = add(ctr_low, ctr_j_19) */
-	orr v12.16b, v0.16b, v29.16b /* ctr_or_19 = or(ctr_low, ctr_j_19) */
-	and v29.16b, v0.16b, v29.16b /* ctr_and_19 = and(ctr_low, ctr_j_19) */
-	bic v12.16b, v12.16b, v28.16b /* ctr_out_19 = andnot(ctr_sum_19, ctr_or_19) */
-	orr v29.16b, v29.16b, v12.16b /* ctr_carry_19 = or(ctr_and_19, ctr_out_19) */
-	ushr v29.16b, v29.16b, #7 /* ctr_bit_19 = shr(ctr_carry_19) */
-	tbl v29.16b, {v29.16b}, v14.16b /* ctr_spread_19 = lookup16(ctr_bit_19, spread_index) */
-	tbl v29.16b, {v13.16b}, v29.16b /* ctr_mask_19 = lookup16(carry_mask_table, ctr_spread_19) */
-	bsl v29.16b, v15.16b, v28.16b /* row_19 = bsl(ctr_mask_19, ctr_sum_19, ctr_w) */
-	rev32 v28.16b, v29.16b /* rowle_19 = rev(row_19) */
-	zip1 v29.4s, v22.4s, v27.4s /* tr0_16 = unpacklo(rowle_16, rowle_18) */
-	zip2 v22.4s, v22.4s, v27.4s /* tr0_17 = unpackhi(rowle_16, rowle_18) */
-	zip1 v27.4s, v26.4s, v28.4s /* tr0_18 = unpacklo(rowle_17, rowle_19) */
-	zip2 v26.4s, v26.4s, v28.4s /* tr0_19 = unpackhi(rowle_17, rowle_19) */
-	zip1 v28.4s, v29.4s, v27.4s /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	zip2 v27.4s, v29.4s, v27.4s /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	zip1 v29.4s, v22.4s, v26.4s /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	zip2 v22.4s, v22.4s, v26.4s /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	add v26.16b, v0.16b, v30.16b /* ctr_sum_20 = add(ctr_low, ctr_j_20) */
-	orr v12.16b, v0.16b, v30.16b /* ctr_or_20 = or(ctr_low, ctr_j_20) */
-	and v30.16b, v0.16b, v30.16b /* ctr_and_20 = and(ctr_low, ctr_j_20) */
-	bic v12.16b, v12.16b, v26.16b /* ctr_out_20 = andnot(ctr_sum_20, ctr_or_20) */
-	orr v30.16b, v30.16b, v12.16b /* ctr_carry_20 = or(ctr_and_20, ctr_out_20) */
-	ushr v30.16b, v30.16b, #7 /* ctr_bit_20 = shr(ctr_carry_20) */
-	tbl v30.16b, {v30.16b}, v14.16b /* ctr_spread_20 = lookup16(ctr_bit_20, spread_index) */
-	tbl v30.16b, {v13.16b}, v30.16b /* ctr_mask_20 = lookup16(carry_mask_table, ctr_spread_20) */
-	bsl v30.16b, v15.16b, v26.16b /* row_20 = bsl(ctr_mask_20, ctr_sum_20, ctr_w) */
-	rev32 v26.16b, v30.16b /* rowle_20 = rev(row_20) */
-	add v30.16b, v0.16b, v31.16b /* ctr_sum_21 = add(ctr_low, ctr_j_21) */
-	orr v12.16b, v0.16b, v31.16b /* ctr_or_21 = or(ctr_low, ctr_j_21) */
-	and v31.16b, v0.16b, v31.16b /* ctr_and_21 = and(ctr_low, ctr_j_21) */
-	bic v12.16b, v12.16b, v30.16b /* ctr_out_21 = andnot(ctr_sum_21, ctr_or_21) */
-	orr v31.16b, v31.16b, v12.16b /* ctr_carry_21 = or(ctr_and_21, ctr_out_21) */
-	ushr v31.16b, v31.16b, #7 /* ctr_bit_21 = shr(ctr_carry_21) */
-	tbl v31.16b, {v31.16b}, v14.16b /* ctr_spread_21 = lookup16(ctr_bit_21, spread_index) */
-	tbl v31.16b, {v13.16b}, v31.16b /* ctr_mask_21 = lookup16(carry_mask_table, ctr_spread_21) */
-	bsl v31.16b, v15.16b, v30.16b /* row_21 = bsl(ctr_mask_21, ctr_sum_21, ctr_w) */
-	rev32 v30.16b, v31.16b /* rowle_21 = rev(row_21) */
-	add v31.16b, v0.16b, v8.16b /* ctr_sum_22 = add(ctr_low, ctr_j_22) */
-	orr v12.16b, v0.16b, v8.16b /* ctr_or_22 = or(ctr_low, ctr_j_22) */
-	and v8.16b, v0.16b, v8.16b /* ctr_and_22 = and(ctr_low, ctr_j_22) */
-	bic v12.16b, v12.16b, v31.16b /* ctr_out_22 = andnot(ctr_sum_22, ctr_or_22) */
-	orr v8.16b, v8.16b, v12.16b /* ctr_carry_22 = or(ctr_and_22, ctr_out_22) */
-	ushr v8.16b, v8.16b, #7 /* ctr_bit_22 = shr(ctr_carry_22) */
-	tbl v8.16b, {v8.16b}, v14.16b /* ctr_spread_22 = lookup16(ctr_bit_22, spread_index) */
-	tbl v8.16b, {v13.16b}, v8.16b /* ctr_mask_22 = lookup16(carry_mask_table, ctr_spread_22) */
-	bsl v8.16b, v15.16b, v31.16b /* row_22 = bsl(ctr_mask_22, ctr_sum_22, ctr_w) */
-	rev32 v31.16b, v8.16b /* rowle_22 = rev(row_22) */
-	add v8.16b, v0.16b, v9.16b /* ctr_sum_23 = add(ctr_low, ctr_j_23) */
-	orr v12.16b, v0.16b, v9.16b /* ctr_or_23 = or(ctr_low, ctr_j_23) */
-	and v9.16b, v0.16b, v9.16b /* ctr_and_23 = and(ctr_low, ctr_j_23) */
-	bic v12.16b, v12.16b, v8.16b /* ctr_out_23 = andnot(ctr_sum_23, ctr_or_23) */
-	orr v9.16b, v9.16b, v12.16b /* ctr_carry_23 = or(ctr_and_23, ctr_out_23) */
-	ushr v9.16b, v9.16b, #7 /* ctr_bit_23 = shr(ctr_carry_23) */
-	tbl v9.16b, {v9.16b}, v14.16b /* ctr_spread_23 = lookup16(ctr_bit_23, spread_index) */
-	tbl v9.16b, {v13.16b}, v9.16b /* ctr_mask_23 = lookup16(carry_mask_table, ctr_spread_23) */
-	bsl v9.16b, v15.16b, v8.16b /* row_23 = bsl(ctr_mask_23, ctr_sum_23, ctr_w) */
-	rev32 v8.16b, v9.16b /* rowle_23 = rev(row_23) */
-	zip1 v9.4s, v26.4s, v31.4s /* tr0_20 = unpacklo(rowle_20, rowle_22) */
-	zip2 v26.4s, v26.4s, v31.4s /* tr0_21 = unpackhi(rowle_20, rowle_22) */
-	zip1 v31.4s, v30.4s, v8.4s /* tr0_22 = unpacklo(rowle_21, rowle_23) */
-	zip2 v30.4s, v30.4s, v8.4s /* tr0_23 = unpackhi(rowle_21, rowle_23) */
-	zip1 v8.4s, v9.4s, v31.4s /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	zip2 v31.4s, v9.4s, v31.4s /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	zip1 v9.4s, v26.4s, v30.4s /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	zip2 v26.4s, v26.4s, v30.4s /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	add v30.16b, v0.16b, v10.16b /* ctr_sum_24 = add(ctr_low, ctr_j_24) */
-	orr v12.16b, v0.16b, v10.16b /* ctr_or_24 = or(ctr_low, ctr_j_24) */
-	and v10.16b, v0.16b, v10.16b /* ctr_and_24 = and(ctr_low, ctr_j_24) */
-	bic v12.16b, v12.16b, v30.16b /* ctr_out_24 = andnot(ctr_sum_24, ctr_or_24) */
-	orr v10.16b, v10.16b, v12.16b /* ctr_carry_24 = or(ctr_and_24, ctr_out_24) */
-	ushr v10.16b, v10.16b, #7 /* ctr_bit_24 = shr(ctr_carry_24) */
-	tbl v10.16b, {v10.16b}, v14.16b /* ctr_spread_24 = lookup16(ctr_bit_24, spread_index) */
-	tbl v10.16b, {v13.16b}, v10.16b /* ctr_mask_24 = lookup16(carry_mask_table, ctr_spread_24) */
-	bsl v10.16b, v15.16b, v30.16b /* row_24 = bsl(ctr_mask_24, ctr_sum_24, ctr_w) */
-	rev32 v30.16b, v10.16b /* rowle_24 = rev(row_24) */
-	add v10.16b, v0.16b, v11.16b /* ctr_sum_25 = add(ctr_low, ctr_j_25) */
-	orr v12.16b, v0.16b, v11.16b /* ctr_or_25 = or(ctr_low, ctr_j_25) */
-	and v11.16b, v0.16b, v11.16b /* ctr_and_25 = and(ctr_low, ctr_j_25) */
-	bic v12.16b, v12.16b, v10.16b /* ctr_out_25 = andnot(ctr_sum_25, ctr_or_25) */
-	orr v11.16b, v11.16b, v12.16b /* ctr_carry_25 = or(ctr_and_25, ctr_out_25) */
-	ushr v11.16b, v11.16b, #7 /* ctr_bit_25 = shr(ctr_carry_25) */
-	tbl v11.16b, {v11.16b}, v14.16b /* ctr_spread_25 = lookup16(ctr_bit_25, spread_index) */
-	tbl v11.16b, {v13.16b}, v11.16b /* ctr_mask_25 = lookup16(carry_mask_table, ctr_spread_25) */
-	bsl v11.16b, v15.16b, v10.16b /* row_25 = bsl(ctr_mask_25, ctr_sum_25, ctr_w) */
-	rev32 v10.16b, v11.16b /* rowle_25 = rev(row_25) */
-	ldr q11, [sp, #144] /* reload ctr_j_26 */
-	add v12.16b, v0.16b, v11.16b /* ctr_sum_26 = add(ctr_low, ctr_j_26) */
-	str q1, [sp, #160] /* spill g0x3.1 */
-	orr v1.16b, v0.16b, v11.16b /* ctr_or_26 = or(ctr_low, ctr_j_26) */
-	and v11.16b, v0.16b, v11.16b /* ctr_and_26 = and(ctr_low, ctr_j_26) */
-	bic v1.16b, v1.16b, v12.16b /* ctr_out_26 = andnot(ctr_sum_26, ctr_or_26) */
-	orr v1.16b, v11.16b, v1.16b /* ctr_carry_26 = or(ctr_and_26, ctr_out_26) */
-	ushr v1.16b, v1.16b, #7 /* ctr_bit_26 = shr(ctr_carry_26) */
-	tbl v1.16b, {v1.16b}, v14.16b /* ctr_spread_26 = lookup16(ctr_bit_26, spread_index) */
-	tbl v1.16b, {v13.16b}, v1.16b /* ctr_mask_26 = lookup16(carry_mask_table, ctr_spread_26) */
-	bsl v1.16b, v15.16b, v12.16b /* row_26 = bsl(ctr_mask_26, ctr_sum_26, ctr_w) */
-	rev32 v1.16b, v1.16b /* rowle_26 = rev(row_26) */
-	ldr q11, [sp, #128] /* reload ctr_j_27 */
-	add v12.16b, v0.16b, v11.16b /* ctr_sum_27 = add(ctr_low, ctr_j_27) */
-	str q2, [sp, #144] /* spill g1x3.1 */
-	orr v2.16b, v0.16b, v11.16b /* ctr_or_27 = or(ctr_low, ctr_j_27) */
-	and v11.16b, v0.16b, v11.16b /* ctr_and_27 = and(ctr_low, ctr_j_27) */
-	bic v2.16b, v2.16b, v12.16b /* ctr_out_27 = andnot(ctr_sum_27, ctr_or_27) */
-	orr v2.16b, v11.16b, v2.16b /* ctr_carry_27 = or(ctr_and_27, ctr_out_27) */
-	ushr v2.16b, v2.16b, #7 /* ctr_bit_27 = shr(ctr_carry_27) */
-	tbl v2.16b, {v2.16b}, v14.16b /* ctr_spread_27 = lookup16(ctr_bit_27, spread_index) */
-	tbl v2.16b, {v13.16b}, v2.16b /* ctr_mask_27 = lookup16(carry_mask_table, ctr_spread_27) */
-	bsl v2.16b, v15.16b, v12.16b /* row_27 = bsl(ctr_mask_27, ctr_sum_27, ctr_w) */
-	rev32 v2.16b, v2.16b /* rowle_27 = rev(row_27) */
-	zip1 v11.4s, v30.4s, v1.4s /* tr0_24 = unpacklo(rowle_24, rowle_26) */
-	zip2 v1.4s, v30.4s, v1.4s /* tr0_25 = unpackhi(rowle_24, rowle_26) */
-	zip1 v30.4s, v10.4s, v2.4s /* tr0_26 = unpacklo(rowle_25, rowle_27) */
-	zip2 v2.4s, v10.4s, v2.4s /* tr0_27 = unpackhi(rowle_25, rowle_27) */
-	zip1 v10.4s, v11.4s, v30.4s /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	zip2 v30.4s, v11.4s, v30.4s /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	zip1 v11.4s, v1.4s, v2.4s /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	zip2 v1.4s, v1.4s, v2.4s /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	ldr q2, [sp, #112] /* reload ctr_j_28 */
-	add v12.16b, v0.16b, v2.16b /* ctr_sum_28 = add(ctr_low, ctr_j_28) */
-	str q1, [sp, #128] /* spill g6x3.1 */
-	orr v1.16b, v0.16b, v2.16b /* ctr_or_28 = or(ctr_low, ctr_j_28) */
-	and v2.16b, v0.16b, v2.16b /* ctr_and_28 = and(ctr_low, ctr_j_28) */
-	bic v1.16b, v1.16b, v12.16b /* ctr_out_28 = andnot(ctr_sum_28, ctr_or_28) */
-	orr v1.16b, v2.16b, v1.16b /* ctr_carry_28 = or(ctr_and_28, ctr_out_28) */
-	ushr v1.16b, v1.16b, #7 /* ctr_bit_28 = shr(ctr_carry_28) */
-	tbl v1.16b, {v1.16b}, v14.16b /* ctr_spread_28 = lookup16(ctr_bit_28, spread_index) */
-	tbl v1.16b, {v13.16b}, v1.16b /* ctr_mask_28 = lookup16(carry_mask_table, ctr_spread_28) */
-	bsl v1.16b, v15.16b, v12.16b /* row_28 = bsl(ctr_mask_28, ctr_sum_28, ctr_w) */
-	rev32 v1.16b, v1.16b /* rowle_28 = rev(row_28) */
-	ldr q2, [sp, #64] /* reload ctr_j_29 */
-	add v12.16b, v0.16b, v2.16b /* ctr_sum_29 = add(ctr_low, ctr_j_29) */
-	str q3, [sp, #112] /* spill g0x1.1 */
-	orr v3.16b, v0.16b, v2.16b /* ctr_or_29 = or(ctr_low, ctr_j_29) */
-	and v2.16b, v0.16b, v2.16b /* ctr_and_29 = and(ctr_low, ctr_j_29) */
-	bic v3.16b, v3.16b, v12.16b /* ctr_out_29 = andnot(ctr_sum_29, ctr_or_29) */
-	orr v2.16b, v2.16b, v3.16b /* ctr_carry_29 = or(ctr_and_29, ctr_out_29) */
-	ushr v2.16b, v2.16b, #7 /* ctr_bit_29 = shr(ctr_carry_29) */
-	tbl v2.16b, {v2.16b}, v14.16b /* ctr_spread_29 = lookup16(ctr_bit_29, spread_index) */
-	tbl v2.16b, {v13.16b}, v2.16b /* ctr_mask_29 = lookup16(carry_mask_table, ctr_spread_29) */
-	bsl v2.16b, v15.16b, v12.16b /* row_29 = bsl(ctr_mask_29, ctr_sum_29, ctr_w) */
-	rev32 v2.16b, v2.16b /* rowle_29 = rev(row_29) */
-	ldr q3, [sp, #80] /* reload ctr_j_30 */
-	add v12.16b, v0.16b, v3.16b /* ctr_sum_30 = add(ctr_low, ctr_j_30) */
-	str q4, [sp, #64] /* spill g0x0.1 */
-	orr v4.16b, v0.16b, v3.16b /* ctr_or_30 = or(ctr_low, ctr_j_30) */
-	and v3.16b, v0.16b, v3.16b /* ctr_and_30 = and(ctr_low, ctr_j_30) */
-	bic v4.16b, v4.16b, v12.16b /* ctr_out_30 = andnot(ctr_sum_30, ctr_or_30) */
-	orr v3.16b, v3.16b, v4.16b /* ctr_carry_30 = or(ctr_and_30, ctr_out_30) */
-	ushr v3.16b, v3.16b, #7 /* ctr_bit_30 = shr(ctr_carry_30) */
-	tbl v3.16b, {v3.16b}, v14.16b /* ctr_spread_30 = lookup16(ctr_bit_30, spread_index) */
-	tbl v3.16b, {v13.16b}, v3.16b /* ctr_mask_30 = lookup16(carry_mask_table, ctr_spread_30) */
-	bsl v3.16b, v15.16b, v12.16b /* row_30 = bsl(ctr_mask_30, ctr_sum_30, ctr_w) */
-	rev32 v3.16b, v3.16b /* rowle_30 = rev(row_30) */
-	ldr q4, [sp, #96] /* reload ctr_j_31 */
-	add v12.16b, v0.16b, v4.16b /* ctr_sum_31 = add(ctr_low, ctr_j_31) */
-	str q5, [sp, #80] /* spill g0x2.1 */
-	orr v5.16b, v0.16b, v4.16b /* ctr_or_31 = or(ctr_low, ctr_j_31) */
-	and v0.16b, v0.16b, v4.16b /* ctr_and_31 = and(ctr_low, ctr_j_31) */
-	bic v4.16b, v5.16b, v12.16b /* ctr_out_31 = andnot(ctr_sum_31, ctr_or_31) */
-	orr v0.16b, v0.16b, v4.16b /* ctr_carry_31 = or(ctr_and_31, ctr_out_31) */
-	ushr v0.16b, v0.16b, #7 /* ctr_bit_31 = shr(ctr_carry_31) */
-	tbl v0.16b, {v0.16b}, v14.16b /* ctr_spread_31 = lookup16(ctr_bit_31, spread_index) */
-	tbl v0.16b, {v13.16b}, v0.16b /* ctr_mask_31 = lookup16(carry_mask_table, ctr_spread_31) */
-	bsl v0.16b, v15.16b, v12.16b /* row_31 = bsl(ctr_mask_31, ctr_sum_31, ctr_w) */
+	ldr q1, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_carry_mask_table] /* carry_mask_table = const() */
+	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
+	str q14, [sp, #144] /* spill ctr_sum_30 */
+	adrp x17, .Lsm4_wordslice_neon_aes_2_new_last_byte
+	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_new_last_byte] /* new_last_byte = const() */
+	tbl v4.16b, {v4.16b}, v14.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v4.16b, v15.16b, v4.16b /* row = or(ctr_pair, ctr_last_byte) */
+	rev32 v4.16b, v4.16b /* rowle = rev(row) */
+	tbl v15.16b, {v5.16b}, v3.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
+	tbl v5.16b, {v5.16b}, v14.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v5.16b, v15.16b, v5.16b /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	rev32 v5.16b, v5.16b /* rowle_1 = rev(row_1) */
+	tbl v15.16b, {v6.16b}, v3.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
+	tbl v6.16b, {v6.16b}, v14.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v6.16b, v15.16b, v6.16b /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	rev32 v6.16b, v6.16b /* rowle_2 = rev(row_2) */
+	tbl v15.16b, {v7.16b}, v3.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
+	tbl v7.16b, {v7.16b}, v14.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v7.16b, v15.16b, v7.16b /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	rev32 v7.16b, v7.16b /* rowle_3 = rev(row_3) */
+	zip1 v15.4s, v4.4s, v6.4s /* tr0 = unpacklo(rowle, rowle_2) */
+	zip2 v4.4s, v4.4s, v6.4s /* tr0_1 = unpackhi(rowle, rowle_2) */
+	zip1 v6.4s, v5.4s, v7.4s /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	zip2 v5.4s, v5.4s, v7.4s /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	zip1 v7.4s, v15.4s, v6.4s /* tr1 = unpacklo(tr0, tr0_2) */
+	zip2 v6.4s, v15.4s, v6.4s /* tr1_1 = unpackhi(tr0, tr0_2) */
+	zip1 v15.4s, v4.4s, v5.4s /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	zip2 v4.4s, v4.4s, v5.4s /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	tbl v5.16b, {v16.16b}, v3.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	tbl v5.16b, {v1.16b}, v5.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	bsl v5.16b, v2.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
+	tbl v16.16b, {v16.16b}, v14.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	orr v5.16b, v5.16b, v16.16b /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	rev32 v5.16b, v5.16b /* rowle_4 = rev(row_4) */
+	tbl v16.16b, {v17.16b}, v3.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	tbl v16.16b, {v1.16b}, v16.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	bsl v16.16b, v2.16b, v0.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
+	tbl v17.16b, {v17.16b}, v14.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	orr v16.16b, v16.16b, v17.16b /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	rev32 v16.16b, v16.16b /* rowle_5 = rev(row_5) */
+	tbl v17.16b, {v18.16b}, v3.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	tbl v17.16b, {v1.16b}, v17.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	bsl v17.16b, v2.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
+	tbl v18.16b, {v18.16b}, v14.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	orr v17.16b, v17.16b, v18.16b /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	rev32 v17.16b, v17.16b /* rowle_6 = rev(row_6) */
+	tbl v18.16b, {v19.16b}, v3.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	tbl v18.16b, {v1.16b}, v18.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	bsl v18.16b, v2.16b, v0.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
+	tbl v19.16b, {v19.16b}, v14.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	orr v18.16b, v18.16b, v19.16b /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	rev32 v18.16b, v18.16b /* rowle_7 = rev(row_7) */
+	zip1 v19.4s, v5.4s, v17.4s /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	zip2 v5.4s, v5.4s, v17.4s /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	zip1 v17.4s, v16.4s, v18.4s /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	zip2 v16.4s, v16.4s, v18.4s /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	zip1 v18.4s, v19.4s, v17.4s /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	zip2 v17.4s, v19.4s, v17.4s /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	zip1 v19.4s, v5.4s, v16.4s /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	zip2 v5.4s, v5.4s, v16.4s /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	tbl v16.16b, {v20.16b}, v3.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	tbl v16.16b, {v1.16b}, v16.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	bsl v16.16b, v2.16b, v0.16b /* ctr_pair_8 = bsl(ctr_mask_8, ctr_v_open, ctr_w_open) */
+	tbl v20.16b, {v20.16b}, v14.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	orr v16.16b, v16.16b, v20.16b /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	rev32 v16.16b, v16.16b /* rowle_8 = rev(row_8) */
+	tbl v20.16b, {v21.16b}, v3.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	tbl v20.16b, {v1.16b}, v20.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	bsl v20.16b, v2.16b, v0.16b /* ctr_pair_9 = bsl(ctr_mask_9, ctr_v_open, ctr_w_open) */
+	tbl v21.16b, {v21.16b}, v14.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	orr v20.16b, v20.16b, v21.16b /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	rev32 v20.16b, v20.16b /* rowle_9 = rev(row_9) */
+	tbl v21.16b, {v22.16b}, v3.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	tbl v21.16b, {v1.16b}, v21.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	bsl v21.16b, v2.16b, v0.16b /* ctr_pair_10 = bsl(ctr_mask_10, ctr_v_open, ctr_w_open) */
+	tbl v22.16b, {v22.16b}, v14.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	orr v21.16b, v21.16b, v22.16b /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	rev32 v21.16b, v21.16b /* rowle_10 = rev(row_10) */
+	tbl v22.16b, {v23.16b}, v3.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	tbl v22.16b, {v1.16b}, v22.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	bsl v22.16b, v2.16b, v0.16b /* ctr_pair_11 = bsl(ctr_mask_11, ctr_v_open, ctr_w_open) */
+	tbl v23.16b, {v23.16b}, v14.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	orr v22.16b, v22.16b, v23.16b /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	rev32 v22.16b, v22.16b /* rowle_11 = rev(row_11) */
+	zip1 v23.4s, v16.4s, v21.4s /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	zip2 v16.4s, v16.4s, v21.4s /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	zip1 v21.4s, v20.4s, v22.4s /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	zip2 v20.4s, v20.4s, v22.4s /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	zip1 v22.4s, v23.4s, v21.4s /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	zip2 v21.4s, v23.4s, v21.4s /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	zip1 v23.4s, v16.4s, v20.4s /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	zip2 v16.4s, v16.4s, v20.4s /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	tbl v20.16b, {v24.16b}, v3.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	tbl v20.16b, {v1.16b}, v20.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	bsl v20.16b, v2.16b, v0.16b /* ctr_pair_12 = bsl(ctr_mask_12, ctr_v_open, ctr_w_open) */
+	tbl v24.16b, {v24.16b}, v14.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	orr v20.16b, v20.16b, v24.16b /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	rev32 v20.16b, v20.16b /* rowle_12 = rev(row_12) */
+	tbl v24.16b, {v25.16b}, v3.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	tbl v24.16b, {v1.16b}, v24.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	bsl v24.16b, v2.16b, v0.16b /* ctr_pair_13 = bsl(ctr_mask_13, ctr_v_open, ctr_w_open) */
+	tbl v25.16b, {v25.16b}, v14.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	orr v24.16b, v24.16b, v25.16b /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	rev32 v24.16b, v24.16b /* rowle_13 = rev(row_13) */
+	tbl v25.16b, {v26.16b}, v3.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	tbl v25.16b, {v1.16b}, v25.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	bsl v25.16b, v2.16b, v0.16b /* ctr_pair_14 = bsl(ctr_mask_14, ctr_v_open, ctr_w_open) */
+	tbl v26.16b, {v26.16b}, v14.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	orr v25.16b, v25.16b, v26.16b /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	rev32 v25.16b, v25.16b /* rowle_14 = rev(row_14) */
+	tbl v26.16b, {v27.16b}, v3.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	tbl v26.16b, {v1.16b}, v26.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	bsl v26.16b, v2.16b, v0.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
+	tbl v27.16b, {v27.16b}, v14.16b /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	orr v26.16b, v26.16b, v27.16b /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	rev32 v26.16b, v26.16b /* rowle_15 = rev(row_15) */
+	zip1 v27.4s, v20.4s, v25.4s /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	zip2 v20.4s, v20.4s, v25.4s /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	zip1 v25.4s, v24.4s, v26.4s /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	zip2 v24.4s, v24.4s, v26.4s /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	zip1 v26.4s, v27.4s, v25.4s /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	zip2 v25.4s, v27.4s, v25.4s /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	zip1 v27.4s, v20.4s, v24.4s /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	zip2 v20.4s, v20.4s, v24.4s /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	tbl v24.16b, {v28.16b}, v3.16b /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	tbl v24.16b, {v1.16b}, v24.16b /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	bsl v24.16b, v2.16b, v0.16b /* ctr_pair_16 = bsl(ctr_mask_16, ctr_v_open, ctr_w_open) */
+	tbl v28.16b, {v28.16b}, v14.16b /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	orr v24.16b, v24.16b, v28.16b /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	rev32 v24.16b, v24.16b /* rowle_16 = rev(row_16) */
+	tbl v28.16b, {v29.16b}, v3.16b /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	tbl v28.16b, {v1.16b}, v28.16b /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	bsl v28.16b, v2.16b, v0.16b /* ctr_pair_17 = bsl(ctr_mask_17, ctr_v_open, ctr_w_open) */
+	tbl v29.16b, {v29.16b}, v14.16b /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	orr v28.16b, v28.16b, v29.16b /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	rev32 v28.16b, v28.16b /* rowle_17 = rev(row_17) */
+	tbl v29.16b, {v30.16b}, v3.16b /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	tbl v29.16b, {v1.16b}, v29.16b /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	bsl v29.16b, v2.16b, v0.16b /* ctr_pair_18 = bsl(ctr_mask_18, ctr_v_open, ctr_w_open) */
+	tbl v30.16b, {v30.16b}, v14.16b /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	orr v29.16b, v29.16b, v30.16b /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	rev32 v29.16b, v29.16b /* rowle_18 = rev(row_18) */
+	tbl v30.16b, {v31.16b}, v3.16b /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	tbl v30.16b, {v1.16b}, v30.16b /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	bsl v30.16b, v2.16b, v0.16b /* ctr_pair_19 = bsl(ctr_mask_19, ctr_v_open, ctr_w_open) */
+	tbl v31.16b, {v31.16b}, v14.16b /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	orr v30.16b, v30.16b, v31.16b /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	rev32 v30.16b, v30.16b /* rowle_19 = rev(row_19) */
+	zip1 v31.4s, v24.4s, v29.4s /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	zip2 v24.4s, v24.4s, v29.4s /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	zip1 v29.4s, v28.4s, v30.4s /* tr0_18 = unpacklo(rowle_17, rowle_19) */
+	zip2 v28.4s, v28.4s, v30.4s /* tr0_19 = unpackhi(rowle_17, rowle_19) */
+	zip1 v30.4s, v31.4s, v29.4s /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	zip2 v29.4s, v31.4s, v29.4s /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	zip1 v31.4s, v24.4s, v28.4s /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	zip2 v24.4s, v24.4s, v28.4s /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	tbl v28.16b, {v8.16b}, v3.16b /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	tbl v28.16b, {v1.16b}, v28.16b /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	bsl v28.16b, v2.16b, v0.16b /* ctr_pair_20 = bsl(ctr_mask_20, ctr_v_open, ctr_w_open) */
+	tbl v8.16b, {v8.16b}, v14.16b /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	orr v28.16b, v28.16b, v8.16b /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	rev32 v28.16b, v28.16b /* rowle_20 = rev(row_20) */
+	tbl v8.16b, {v9.16b}, v3.16b /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	tbl v8.16b, {v1.16b}, v8.16b /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	bsl v8.16b, v2.16b, v0.16b /* ctr_pair_21 = bsl(ctr_mask_21, ctr_v_open, ctr_w_open) */
+	tbl v9.16b, {v9.16b}, v14.16b /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	orr v8.16b, v8.16b, v9.16b /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	rev32 v8.16b, v8.16b /* rowle_21 = rev(row_21) */
+	tbl v9.16b, {v10.16b}, v3.16b /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	tbl v9.16b, {v1.16b}, v9.16b /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	bsl v9.16b, v2.16b, v0.16b /* ctr_pair_22 = bsl(ctr_mask_22, ctr_v_open, ctr_w_open) */
+	tbl v10.16b, {v10.16b}, v14.16b /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	orr v9.16b, v9.16b, v10.16b /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	rev32 v9.16b, v9.16b /* rowle_22 = rev(row_22) */
+	tbl v10.16b, {v11.16b}, v3.16b /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	tbl v10.16b, {v1.16b}, v10.16b /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	bsl v10.16b, v2.16b, v0.16b /* ctr_pair_23 = bsl(ctr_mask_23, ctr_v_open, ctr_w_open) */
+	tbl v11.16b, {v11.16b}, v14.16b /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	orr v10.16b, v10.16b, v11.16b /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	rev32 v10.16b, v10.16b /* rowle_23 = rev(row_23) */
+	zip1 v11.4s, v28.4s, v9.4s /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	zip2 v28.4s, v28.4s, v9.4s /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	zip1 v9.4s, v8.4s, v10.4s /* tr0_22 = unpacklo(rowle_21, rowle_23) */
+	zip2 v8.4s, v8.4s, v10.4s /* tr0_23 = unpackhi(rowle_21, rowle_23) */
+	zip1 v10.4s, v11.4s, v9.4s /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	zip2 v9.4s, v11.4s, v9.4s /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	zip1 v11.4s, v28.4s, v8.4s /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	zip2 v28.4s, v28.4s, v8.4s /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	tbl v8.16b, {v12.16b}, v3.16b /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	tbl v8.16b, {v1.16b}, v8.16b /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	bsl v8.16b, v2.16b, v0.16b /* ctr_pair_24 = bsl(ctr_mask_24, ctr_v_open, ctr_w_open) */
+	tbl v12.16b, {v12.16b}, v14.16b /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	orr v8.16b, v8.16b, v12.16b /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	rev32 v8.16b, v8.16b /* rowle_24 = rev(row_24) */
+	tbl v12.16b, {v13.16b}, v3.16b /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	tbl v12.16b, {v1.16b}, v12.16b /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	bsl v12.16b, v2.16b, v0.16b /* ctr_pair_25 = bsl(ctr_mask_25, ctr_v_open, ctr_w_open) */
+	tbl v13.16b, {v13.16b}, v14.16b /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	orr v12.16b, v12.16b, v13.16b /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	rev32 v12.16b, v12.16b /* rowle_25 = rev(row_25) */
+	ldr q13, [sp, #112] /* reload ctr_sum_26 */
+	str q4, [sp, #160] /* spill g0x3.1 */
+	tbl v4.16b, {v13.16b}, v3.16b /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	tbl v4.16b, {v1.16b}, v4.16b /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	bsl v4.16b, v2.16b, v0.16b /* ctr_pair_26 = bsl(ctr_mask_26, ctr_v_open, ctr_w_open) */
+	tbl v13.16b, {v13.16b}, v14.16b /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	orr v4.16b, v4.16b, v13.16b /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	rev32 v4.16b, v4.16b /* rowle_26 = rev(row_26) */
+	ldr q13, [sp, #64] /* reload ctr_sum_27 */
+	str q5, [sp, #112] /* spill g1x3.1 */
+	tbl v5.16b, {v13.16b}, v3.16b /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	tbl v5.16b, {v1.16b}, v5.16b /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	bsl v5.16b, v2.16b, v0.16b /* ctr_pair_27 = bsl(ctr_mask_27, ctr_v_open, ctr_w_open) */
+	tbl v13.16b, {v13.16b}, v14.16b /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	orr v5.16b, v5.16b, v13.16b /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	rev32 v5.16b, v5.16b /* rowle_27 = rev(row_27) */
+	zip1 v13.4s, v8.4s, v4.4s /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	zip2 v4.4s, v8.4s, v4.4s /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	zip1 v8.4s, v12.4s, v5.4s /* tr0_26 = unpacklo(rowle_25, rowle_27) */
+	zip2 v5.4s, v12.4s, v5.4s /* tr0_27 = unpackhi(rowle_25, rowle_27) */
+	zip1 v12.4s, v13.4s, v8.4s /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	zip2 v8.4s, v13.4s, v8.4s /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	zip1 v13.4s, v4.4s, v5.4s /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	zip2 v4.4s, v4.4s, v5.4s /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	ldr q5, [sp, #80] /* reload ctr_sum_28 */
+	str q4, [sp, #64] /* spill g6x3.1 */
+	tbl v4.16b, {v5.16b}, v3.16b /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	tbl v4.16b, {v1.16b}, v4.16b /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	bsl v4.16b, v2.16b, v0.16b /* ctr_pair_28 = bsl(ctr_mask_28, ctr_v_open, ctr_w_open) */
+	tbl v5.16b, {v5.16b}, v14.16b /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	orr v4.16b, v4.16b, v5.16b /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	rev32 v4.16b, v4.16b /* rowle_28 = rev(row_28) */
+	ldr q5, [sp, #96] /* reload ctr_sum_29 */
+	str q6, [sp, #80] /* spill g0x1.1 */
+	tbl v6.16b, {v5.16b}, v3.16b /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	tbl v6.16b, {v1.16b}, v6.16b /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	bsl v6.16b, v2.16b, v0.16b /* ctr_pair_29 = bsl(ctr_mask_29, ctr_v_open, ctr_w_open) */
+	tbl v5.16b, {v5.16b}, v14.16b /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	orr v5.16b, v6.16b, v5.16b /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	rev32 v5.16b, v5.16b /* rowle_29 = rev(row_29) */
+	ldr q6, [sp, #144] /* reload ctr_sum_30 */
+	str q7, [sp, #96] /* spill g0x0.1 */
+	tbl v7.16b, {v6.16b}, v3.16b /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	tbl v7.16b, {v1.16b}, v7.16b /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	bsl v7.16b, v2.16b, v0.16b /* ctr_pair_30 = bsl(ctr_mask_30, ctr_v_open, ctr_w_open) */
+	tbl v6.16b, {v6.16b}, v14.16b /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	orr v6.16b, v7.16b, v6.16b /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	rev32 v6.16b, v6.16b /* rowle_30 = rev(row_30) */
+	ldr q7, [sp, #128] /* reload ctr_sum_31 */
+	tbl v3.16b, {v7.16b}, v3.16b /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	tbl v1.16b, {v1.16b}, v3.16b /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	bsl v1.16b, v2.16b, v0.16b /* ctr_pair_31 = bsl(ctr_mask_31, ctr_v_open, ctr_w_open) */
+	tbl v0.16b, {v7.16b}, v14.16b /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	orr v0.16b, v1.16b, v0.16b /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
 	rev32 v0.16b, v0.16b /* rowle_31 = rev(row_31) */
-	zip1 v4.4s, v1.4s, v3.4s /* tr0_28 = unpacklo(rowle_28, rowle_30) */
-	zip2 v1.4s, v1.4s, v3.4s /* tr0_29 = unpackhi(rowle_28, rowle_30) */
-	zip1 v3.4s, v2.4s, v0.4s /* tr0_30 = unpacklo(rowle_29, rowle_31) */
-	zip2 v0.4s, v2.4s, v0.4s /* tr0_31 = unpackhi(rowle_29, rowle_31) */
-	zip1 v2.4s, v4.4s, v3.4s /* tr1_28 = unpacklo(tr0_28, tr0_30) */
-	zip2 v3.4s, v4.4s, v3.4s /* tr1_29 = unpackhi(tr0_28, tr0_30) */
-	zip1 v4.4s, v1.4s, v0.4s /* tr1_30 = unpacklo(tr0_29, tr0_31) */
-	zip2 v0.4s, v1.4s, v0.4s /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	ldr q1, [sp, #64] /* reload g0x0.2 */
-	ldr q5, [sp, #112] /* reload g0x1.2 */
-	ldr q12, [sp, #80] /* reload g0x2.2 */
-	ldr q13, [sp, #160] /* reload g0x3.2 */
-	ldr q14, [sp, #144] /* reload g1x3.2 */
-	ldr q15, [sp, #128] /* reload g6x3.2 */
-	str q8, [sp, #128] /* spill g5x0.2 */
-	str q10, [sp, #144] /* spill g6x0.2 */
-	str q2, [sp, #160] /* spill g7x0.2 */
-	str q30, [sp, #80] /* spill g6x1.2 */
-	str q3, [sp, #112] /* spill g7x1.2 */
-	str q11, [sp, #64] /* spill g6x2.2 */
-	str q4, [sp, #96] /* spill g7x2.2 */
-	str q15, [sp, #176] /* spill g6x3.2 */
+	zip1 v1.4s, v4.4s, v6.4s /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	zip2 v2.4s, v4.4s, v6.4s /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	zip1 v3.4s, v5.4s, v0.4s /* tr0_30 = unpacklo(rowle_29, rowle_31) */
+	zip2 v0.4s, v5.4s, v0.4s /* tr0_31 = unpackhi(rowle_29, rowle_31) */
+	zip1 v4.4s, v1.4s, v3.4s /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	zip2 v1.4s, v1.4s, v3.4s /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	zip1 v3.4s, v2.4s, v0.4s /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	zip2 v0.4s, v2.4s, v0.4s /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	ldr q2, [sp, #96] /* reload g0x0.2 */
+	ldr q5, [sp, #80] /* reload g0x1.2 */
+	ldr q6, [sp, #160] /* reload g0x3.2 */
+	ldr q7, [sp, #112] /* reload g1x3.2 */
+	ldr q14, [sp, #64] /* reload g6x3.2 */
+	str q10, [sp, #64] /* spill g5x0.2 */
+	str q12, [sp, #112] /* spill g6x0.2 */
+	str q4, [sp, #160] /* spill g7x0.2 */
+	str q8, [sp, #80] /* spill g6x1.2 */
+	str q1, [sp, #96] /* spill g7x1.2 */
+	str q13, [sp, #128] /* spill g6x2.2 */
+	str q3, [sp, #144] /* spill g7x2.2 */
+	str q14, [sp, #176] /* spill g6x3.2 */
 	str q0, [sp, #192] /* spill g7x3.2 */
 	mov x5, x0
 	mov x4, #8
@@ -3017,904 +2926,904 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x5] /* rkw = bcast32() */
-	eor v2.16b, v5.16b, v12.16b /* g0t_acc = xor(g0x1, g0x2) */
-	eor v2.16b, v2.16b, v0.16b /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	eor v2.16b, v2.16b, v13.16b /* g0t = xor(g0t_acc_1, g0x3) */
+	eor v1.16b, v5.16b, v15.16b /* g0t_acc = xor(g0x1, g0x2) */
+	eor v1.16b, v1.16b, v0.16b /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	eor v1.16b, v1.16b, v6.16b /* g0t = xor(g0t_acc_1, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_inv_shift_rows
 	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v2.16b, {v2.16b}, v3.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	tbl v1.16b, {v1.16b}, v3.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_nibble_mask
 	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_nibble_mask] /* nibble_mask = const() */
-	and v30.16b, v2.16b, v4.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
+	and v8.16b, v1.16b, v4.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
+	ushr v1.16b, v1.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_tbl_lo
-	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_tbl_lo] /* tbl_lo = const() */
-	tbl v30.16b, {v8.16b}, v30.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
+	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_tbl_lo] /* tbl_lo = const() */
+	tbl v8.16b, {v10.16b}, v8.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_tbl_hi
-	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_tbl_hi] /* tbl_hi = const() */
-	tbl v2.16b, {v10.16b}, v2.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
-	aese v30.16b, v2.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
-	and v2.16b, v30.16b, v4.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
+	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_tbl_hi] /* tbl_hi = const() */
+	tbl v1.16b, {v12.16b}, v1.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	aese v8.16b, v1.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
+	and v1.16b, v8.16b, v4.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_tbl_lo_1
-	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v2.16b, {v11.16b}, v2.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v1.16b, {v13.16b}, v1.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_tbl_hi_1
-	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v30.16b, {v15.16b}, v30.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	eor v2.16b, v2.16b, v30.16b /* g0s = xor(g0s_l, g0s_h) */
+	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v8.16b, {v14.16b}, v8.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	eor v1.16b, v1.16b, v8.16b /* g0s = xor(g0s_l, g0s_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_rotl24
-	ldr q30, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_rotl24] /* rotl24 = const() */
+	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_rotl24] /* rotl24 = const() */
 	str q5, [sp, #208] /* spill g0x1.2 */
-	tbl v5.16b, {v2.16b}, v30.16b /* g0lr24 = lookup16(g0s, rotl24) */
-	eor v5.16b, v2.16b, v5.16b /* g0l_acc = xor(g0s, g0lr24) */
-	str q12, [sp, #224] /* spill g0x2.2 */
+	tbl v5.16b, {v1.16b}, v8.16b /* g0lr24 = lookup16(g0s, rotl24) */
+	eor v5.16b, v1.16b, v5.16b /* g0l_acc = xor(g0s, g0lr24) */
+	str q6, [sp, #224] /* spill g0x3.2 */
 	adrp x17, .Lsm4_wordslice_neon_aes_2_rotl8
-	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_rotl8] /* rotl8 = const() */
-	str q13, [sp, #240] /* spill g0x3.2 */
-	tbl v13.16b, {v2.16b}, v12.16b /* g0lr8 = lookup16(g0s, rotl8) */
-	eor v13.16b, v2.16b, v13.16b /* g0lg_acc = xor(g0s, g0lr8) */
-	rev32 v2.8h, v2.8h /* g0lr16 = rev(g0s) */
-	eor v2.16b, v13.16b, v2.16b /* g0lg = xor(g0lg_acc, g0lr16) */
-	ushr v13.4s, v2.4s, #30 /* g0lr2_r = shr(g0lg) */
-	sli v13.4s, v2.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
-	eor v2.16b, v5.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
-	eor v1.16b, v1.16b, v2.16b /* g0x = xor(g0x0, g0l) */
-	eor v2.16b, v7.16b, v17.16b /* g1t_acc = xor(g1x1, g1x2) */
+	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_2_rotl8] /* rotl8 = const() */
+	str q15, [sp, #240] /* spill g0x2.2 */
+	tbl v15.16b, {v1.16b}, v6.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v15.16b, v1.16b, v15.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	rev32 v1.8h, v1.8h /* g0lr16 = rev(g0s) */
+	eor v1.16b, v15.16b, v1.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v15.4s, v1.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v15.4s, v1.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	eor v1.16b, v5.16b, v15.16b /* g0l = xor(g0l_acc, g0lr2) */
+	eor v1.16b, v2.16b, v1.16b /* g0x = xor(g0x0, g0l) */
+	eor v2.16b, v17.16b, v19.16b /* g1t_acc = xor(g1x1, g1x2) */
 	eor v2.16b, v2.16b, v0.16b /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	eor v2.16b, v2.16b, v14.16b /* g1t = xor(g1t_acc_1, g1x3) */
+	eor v2.16b, v2.16b, v7.16b /* g1t = xor(g1t_acc_1, g1x3) */
 	tbl v2.16b, {v2.16b}, v3.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
 	and v5.16b, v2.16b, v4.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
-	tbl v5.16b, {v8.16b}, v5.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
-	tbl v2.16b, {v10.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
+	tbl v5.16b, {v10.16b}, v5.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v2.16b, {v12.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
 	aese v5.16b, v2.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
 	and v2.16b, v5.16b, v4.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
-	tbl v2.16b, {v11.16b}, v2.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	tbl v5.16b, {v15.16b}, v5.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	tbl v2.16b, {v13.16b}, v2.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v5.16b, {v14.16b}, v5.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
 	eor v2.16b, v2.16b, v5.16b /* g1s = xor(g1s_l, g1s_h) */
-	tbl v5.16b, {v2.16b}, v30.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	tbl v5.16b, {v2.16b}, v8.16b /* g1lr24 = lookup16(g1s, rotl24) */
 	eor v5.16b, v2.16b, v5.16b /* g1l_acc = xor(g1s, g1lr24) */
-	tbl v13.16b, {v2.16b}, v12.16b /* g1lr8 = lookup16(g1s, rotl8) */
-	eor v13.16b, v2.16b, v13.16b /* g1lg_acc = xor(g1s, g1lr8) */
+	tbl v15.16b, {v2.16b}, v6.16b /* g1lr8 = lookup16(g1s, rotl8) */
+	eor v15.16b, v2.16b, v15.16b /* g1lg_acc = xor(g1s, g1lr8) */
 	rev32 v2.8h, v2.8h /* g1lr16 = rev(g1s) */
-	eor v2.16b, v13.16b, v2.16b /* g1lg = xor(g1lg_acc, g1lr16) */
-	ushr v13.4s, v2.4s, #30 /* g1lr2_r = shr(g1lg) */
-	sli v13.4s, v2.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
-	eor v2.16b, v5.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
-	eor v2.16b, v16.16b, v2.16b /* g1x = xor(g1x0, g1l) */
-	eor v5.16b, v19.16b, v21.16b /* g2t_acc = xor(g2x1, g2x2) */
+	eor v2.16b, v15.16b, v2.16b /* g1lg = xor(g1lg_acc, g1lr16) */
+	ushr v15.4s, v2.4s, #30 /* g1lr2_r = shr(g1lg) */
+	sli v15.4s, v2.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
+	eor v2.16b, v5.16b, v15.16b /* g1l = xor(g1l_acc, g1lr2) */
+	eor v2.16b, v18.16b, v2.16b /* g1x = xor(g1x0, g1l) */
+	eor v5.16b, v21.16b, v23.16b /* g2t_acc = xor(g2x1, g2x2) */
 	eor v5.16b, v5.16b, v0.16b /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	eor v5.16b, v5.16b, v6.16b /* g2t = xor(g2t_acc_1, g2x3) */
+	eor v5.16b, v5.16b, v16.16b /* g2t = xor(g2t_acc_1, g2x3) */
 	tbl v5.16b, {v5.16b}, v3.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
-	and v16.16b, v5.16b, v4.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	and v18.16b, v5.16b, v4.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
-	tbl v16.16b, {v8.16b}, v16.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
-	tbl v5.16b, {v10.16b}, v5.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
-	aese v16.16b, v5.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
-	and v5.16b, v16.16b, v4.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
-	tbl v5.16b, {v11.16b}, v5.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	tbl v16.16b, {v15.16b}, v16.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	eor v5.16b, v5.16b, v16.16b /* g2s = xor(g2s_l, g2s_h) */
-	tbl v16.16b, {v5.16b}, v30.16b /* g2lr24 = lookup16(g2s, rotl24) */
-	eor v16.16b, v5.16b, v16.16b /* g2l_acc = xor(g2s, g2lr24) */
-	tbl v13.16b, {v5.16b}, v12.16b /* g2lr8 = lookup16(g2s, rotl8) */
-	eor v13.16b, v5.16b, v13.16b /* g2lg_acc = xor(g2s, g2lr8) */
+	tbl v18.16b, {v10.16b}, v18.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v5.16b, {v12.16b}, v5.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
+	aese v18.16b, v5.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
+	and v5.16b, v18.16b, v4.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
+	tbl v5.16b, {v13.16b}, v5.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	tbl v18.16b, {v14.16b}, v18.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	eor v5.16b, v5.16b, v18.16b /* g2s = xor(g2s_l, g2s_h) */
+	tbl v18.16b, {v5.16b}, v8.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	eor v18.16b, v5.16b, v18.16b /* g2l_acc = xor(g2s, g2lr24) */
+	tbl v15.16b, {v5.16b}, v6.16b /* g2lr8 = lookup16(g2s, rotl8) */
+	eor v15.16b, v5.16b, v15.16b /* g2lg_acc = xor(g2s, g2lr8) */
 	rev32 v5.8h, v5.8h /* g2lr16 = rev(g2s) */
-	eor v5.16b, v13.16b, v5.16b /* g2lg = xor(g2lg_acc, g2lr16) */
-	ushr v13.4s, v5.4s, #30 /* g2lr2_r = shr(g2lg) */
-	sli v13.4s, v5.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
-	eor v5.16b, v16.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
-	eor v5.16b, v20.16b, v5.16b /* g2x = xor(g2x0, g2l) */
-	eor v16.16b, v23.16b, v25.16b /* g3t_acc = xor(g3x1, g3x2) */
-	eor v16.16b, v16.16b, v0.16b /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	eor v16.16b, v16.16b, v18.16b /* g3t = xor(g3t_acc_1, g3x3) */
-	tbl v16.16b, {v16.16b}, v3.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
-	and v20.16b, v16.16b, v4.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
-	tbl v20.16b, {v8.16b}, v20.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
-	tbl v16.16b, {v10.16b}, v16.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
-	aese v20.16b, v16.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
-	and v16.16b, v20.16b, v4.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
-	tbl v16.16b, {v11.16b}, v16.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	tbl v20.16b, {v15.16b}, v20.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	eor v16.16b, v16.16b, v20.16b /* g3s = xor(g3s_l, g3s_h) */
-	tbl v20.16b, {v16.16b}, v30.16b /* g3lr24 = lookup16(g3s, rotl24) */
-	eor v20.16b, v16.16b, v20.16b /* g3l_acc = xor(g3s, g3lr24) */
-	tbl v13.16b, {v16.16b}, v12.16b /* g3lr8 = lookup16(g3s, rotl8) */
-	eor v13.16b, v16.16b, v13.16b /* g3lg_acc = xor(g3s, g3lr8) */
-	rev32 v16.8h, v16.8h /* g3lr16 = rev(g3s) */
-	eor v16.16b, v13.16b, v16.16b /* g3lg = xor(g3lg_acc, g3lr16) */
-	ushr v13.4s, v16.4s, #30 /* g3lr2_r = shr(g3lg) */
-	sli v13.4s, v16.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
-	eor v16.16b, v20.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
-	eor v16.16b, v24.16b, v16.16b /* g3x = xor(g3x0, g3l) */
-	eor v20.16b, v27.16b, v29.16b /* g4t_acc = xor(g4x1, g4x2) */
-	eor v20.16b, v20.16b, v0.16b /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	eor v20.16b, v20.16b, v22.16b /* g4t = xor(g4t_acc_1, g4x3) */
-	tbl v20.16b, {v20.16b}, v3.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
-	and v24.16b, v20.16b, v4.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
-	tbl v24.16b, {v8.16b}, v24.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
-	tbl v20.16b, {v10.16b}, v20.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
-	aese v24.16b, v20.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
-	and v20.16b, v24.16b, v4.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
-	tbl v20.16b, {v11.16b}, v20.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	tbl v24.16b, {v15.16b}, v24.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	eor v20.16b, v20.16b, v24.16b /* g4s = xor(g4s_l, g4s_h) */
-	tbl v24.16b, {v20.16b}, v30.16b /* g4lr24 = lookup16(g4s, rotl24) */
-	eor v24.16b, v20.16b, v24.16b /* g4l_acc = xor(g4s, g4lr24) */
-	tbl v13.16b, {v20.16b}, v12.16b /* g4lr8 = lookup16(g4s, rotl8) */
-	eor v13.16b, v20.16b, v13.16b /* g4lg_acc = xor(g4s, g4lr8) */
-	rev32 v20.8h, v20.8h /* g4lr16 = rev(g4s) */
-	eor v20.16b, v13.16b, v20.16b /* g4lg = xor(g4lg_acc, g4lr16) */
-	ushr v13.4s, v20.4s, #30 /* g4lr2_r = shr(g4lg) */
-	sli v13.4s, v20.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
-	eor v20.16b, v24.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
-	eor v20.16b, v28.16b, v20.16b /* g4x = xor(g4x0, g4l) */
-	eor v24.16b, v31.16b, v9.16b /* g5t_acc = xor(g5x1, g5x2) */
-	eor v24.16b, v24.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	eor v24.16b, v24.16b, v26.16b /* g5t = xor(g5t_acc_1, g5x3) */
-	tbl v24.16b, {v24.16b}, v3.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
-	and v28.16b, v24.16b, v4.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
-	tbl v28.16b, {v8.16b}, v28.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
-	tbl v24.16b, {v10.16b}, v24.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
-	aese v28.16b, v24.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
-	and v24.16b, v28.16b, v4.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
-	tbl v24.16b, {v11.16b}, v24.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	tbl v28.16b, {v15.16b}, v28.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	eor v24.16b, v24.16b, v28.16b /* g5s = xor(g5s_l, g5s_h) */
-	tbl v28.16b, {v24.16b}, v30.16b /* g5lr24 = lookup16(g5s, rotl24) */
-	eor v28.16b, v24.16b, v28.16b /* g5l_acc = xor(g5s, g5lr24) */
-	tbl v13.16b, {v24.16b}, v12.16b /* g5lr8 = lookup16(g5s, rotl8) */
-	eor v13.16b, v24.16b, v13.16b /* g5lg_acc = xor(g5s, g5lr8) */
-	rev32 v24.8h, v24.8h /* g5lr16 = rev(g5s) */
-	eor v24.16b, v13.16b, v24.16b /* g5lg = xor(g5lg_acc, g5lr16) */
-	ushr v13.4s, v24.4s, #30 /* g5lr2_r = shr(g5lg) */
-	sli v13.4s, v24.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
-	eor v24.16b, v28.16b, v13.16b /* g5l = xor(g5l_acc, g5lr2) */
-	ldr q28, [sp, #128] /* reload g5x0.2 */
-	eor v24.16b, v28.16b, v24.16b /* g5x = xor(g5x0, g5l) */
-	ldr q28, [sp, #80] /* reload g6x1.2 */
-	ldr q13, [sp, #64] /* reload g6x2.2 */
-	eor v28.16b, v28.16b, v13.16b /* g6t_acc = xor(g6x1, g6x2) */
-	eor v28.16b, v28.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	ldr q13, [sp, #176] /* reload g6x3.2 */
-	eor v28.16b, v28.16b, v13.16b /* g6t = xor(g6t_acc_1, g6x3) */
-	tbl v28.16b, {v28.16b}, v3.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
-	and v13.16b, v28.16b, v4.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
-	tbl v13.16b, {v8.16b}, v13.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
-	tbl v28.16b, {v10.16b}, v28.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
-	aese v13.16b, v28.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
-	and v28.16b, v13.16b, v4.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
-	tbl v28.16b, {v11.16b}, v28.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	eor v28.16b, v28.16b, v13.16b /* g6s = xor(g6s_l, g6s_h) */
-	tbl v13.16b, {v28.16b}, v30.16b /* g6lr24 = lookup16(g6s, rotl24) */
-	eor v13.16b, v28.16b, v13.16b /* g6l_acc = xor(g6s, g6lr24) */
-	str q31, [sp, #256] /* spill g5x1.2 */
-	tbl v31.16b, {v28.16b}, v12.16b /* g6lr8 = lookup16(g6s, rotl8) */
-	eor v31.16b, v28.16b, v31.16b /* g6lg_acc = xor(g6s, g6lr8) */
-	rev32 v28.8h, v28.8h /* g6lr16 = rev(g6s) */
-	eor v28.16b, v31.16b, v28.16b /* g6lg = xor(g6lg_acc, g6lr16) */
-	ushr v31.4s, v28.4s, #30 /* g6lr2_r = shr(g6lg) */
-	sli v31.4s, v28.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
-	eor v28.16b, v13.16b, v31.16b /* g6l = xor(g6l_acc, g6lr2) */
-	ldr q31, [sp, #144] /* reload g6x0.2 */
-	eor v28.16b, v31.16b, v28.16b /* g6x = xor(g6x0, g6l) */
-	ldr q31, [sp, #112] /* reload g7x1.2 */
-	ldr q13, [sp, #96] /* reload g7x2.2 */
-	eor v31.16b, v31.16b, v13.16b /* g7t_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v31.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	ldr q31, [sp, #192] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v31.16b /* g7t = xor(g7t_acc_1, g7x3) */
+	eor v5.16b, v15.16b, v5.16b /* g2lg = xor(g2lg_acc, g2lr16) */
+	ushr v15.4s, v5.4s, #30 /* g2lr2_r = shr(g2lg) */
+	sli v15.4s, v5.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
+	eor v5.16b, v18.16b, v15.16b /* g2l = xor(g2l_acc, g2lr2) */
+	eor v5.16b, v22.16b, v5.16b /* g2x = xor(g2x0, g2l) */
+	eor v18.16b, v25.16b, v27.16b /* g3t_acc = xor(g3x1, g3x2) */
+	eor v18.16b, v18.16b, v0.16b /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	eor v18.16b, v18.16b, v20.16b /* g3t = xor(g3t_acc_1, g3x3) */
+	tbl v18.16b, {v18.16b}, v3.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v22.16b, v18.16b, v4.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
+	tbl v22.16b, {v10.16b}, v22.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v18.16b, {v12.16b}, v18.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
+	aese v22.16b, v18.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
+	and v18.16b, v22.16b, v4.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
+	tbl v18.16b, {v13.16b}, v18.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v22.16b, {v14.16b}, v22.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	eor v18.16b, v18.16b, v22.16b /* g3s = xor(g3s_l, g3s_h) */
+	tbl v22.16b, {v18.16b}, v8.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	eor v22.16b, v18.16b, v22.16b /* g3l_acc = xor(g3s, g3lr24) */
+	tbl v15.16b, {v18.16b}, v6.16b /* g3lr8 = lookup16(g3s, rotl8) */
+	eor v15.16b, v18.16b, v15.16b /* g3lg_acc = xor(g3s, g3lr8) */
+	rev32 v18.8h, v18.8h /* g3lr16 = rev(g3s) */
+	eor v18.16b, v15.16b, v18.16b /* g3lg = xor(g3lg_acc, g3lr16) */
+	ushr v15.4s, v18.4s, #30 /* g3lr2_r = shr(g3lg) */
+	sli v15.4s, v18.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
+	eor v18.16b, v22.16b, v15.16b /* g3l = xor(g3l_acc, g3lr2) */
+	eor v18.16b, v26.16b, v18.16b /* g3x = xor(g3x0, g3l) */
+	eor v22.16b, v29.16b, v31.16b /* g4t_acc = xor(g4x1, g4x2) */
+	eor v22.16b, v22.16b, v0.16b /* g4t_acc_1 = xor(g4t_acc, rkw) */
+	eor v22.16b, v22.16b, v24.16b /* g4t = xor(g4t_acc_1, g4x3) */
+	tbl v22.16b, {v22.16b}, v3.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
+	and v26.16b, v22.16b, v4.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
+	tbl v26.16b, {v10.16b}, v26.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
+	tbl v22.16b, {v12.16b}, v22.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
+	aese v26.16b, v22.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
+	and v22.16b, v26.16b, v4.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
+	tbl v22.16b, {v13.16b}, v22.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	tbl v26.16b, {v14.16b}, v26.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	eor v22.16b, v22.16b, v26.16b /* g4s = xor(g4s_l, g4s_h) */
+	tbl v26.16b, {v22.16b}, v8.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	eor v26.16b, v22.16b, v26.16b /* g4l_acc = xor(g4s, g4lr24) */
+	tbl v15.16b, {v22.16b}, v6.16b /* g4lr8 = lookup16(g4s, rotl8) */
+	eor v15.16b, v22.16b, v15.16b /* g4lg_acc = xor(g4s, g4lr8) */
+	rev32 v22.8h, v22.8h /* g4lr16 = rev(g4s) */
+	eor v22.16b, v15.16b, v22.16b /* g4lg = xor(g4lg_acc, g4lr16) */
+	ushr v15.4s, v22.4s, #30 /* g4lr2_r = shr(g4lg) */
+	sli v15.4s, v22.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
+	eor v22.16b, v26.16b, v15.16b /* g4l = xor(g4l_acc, g4lr2) */
+	eor v22.16b, v30.16b, v22.16b /* g4x = xor(g4x0, g4l) */
+	eor v26.16b, v9.16b, v11.16b /* g5t_acc = xor(g5x1, g5x2) */
+	eor v26.16b, v26.16b, v0.16b /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	eor v26.16b, v26.16b, v28.16b /* g5t = xor(g5t_acc_1, g5x3) */
+	tbl v26.16b, {v26.16b}, v3.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
+	and v30.16b, v26.16b, v4.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
+	tbl v26.16b, {v12.16b}, v26.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
+	aese v30.16b, v26.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
+	and v26.16b, v30.16b, v4.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
+	tbl v26.16b, {v13.16b}, v26.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	eor v26.16b, v26.16b, v30.16b /* g5s = xor(g5s_l, g5s_h) */
+	tbl v30.16b, {v26.16b}, v8.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	eor v30.16b, v26.16b, v30.16b /* g5l_acc = xor(g5s, g5lr24) */
+	tbl v15.16b, {v26.16b}, v6.16b /* g5lr8 = lookup16(g5s, rotl8) */
+	eor v15.16b, v26.16b, v15.16b /* g5lg_acc = xor(g5s, g5lr8) */
+	rev32 v26.8h, v26.8h /* g5lr16 = rev(g5s) */
+	eor v26.16b, v15.16b, v26.16b /* g5lg = xor(g5lg_acc, g5lr16) */
+	ushr v15.4s, v26.4s, #30 /* g5lr2_r = shr(g5lg) */
+	sli v15.4s, v26.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
+	eor v26.16b, v30.16b, v15.16b /* g5l = xor(g5l_acc, g5lr2) */
+	ldr q30, [sp, #64] /* reload g5x0.2 */
+	eor v26.16b, v30.16b, v26.16b /* g5x = xor(g5x0, g5l) */
+	ldr q30, [sp, #80] /* reload g6x1.2 */
+	ldr q15, [sp, #128] /* reload g6x2.2 */
+	eor v30.16b, v30.16b, v15.16b /* g6t_acc = xor(g6x1, g6x2) */
+	eor v30.16b, v30.16b, v0.16b /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	ldr q15, [sp, #176] /* reload g6x3.2 */
+	eor v30.16b, v30.16b, v15.16b /* g6t = xor(g6t_acc_1, g6x3) */
+	tbl v30.16b, {v30.16b}, v3.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
+	and v15.16b, v30.16b, v4.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
+	tbl v15.16b, {v10.16b}, v15.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
+	aese v15.16b, v30.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
+	and v30.16b, v15.16b, v4.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v30.16b, v30.16b, v15.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v15.16b, {v30.16b}, v8.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v15.16b, v30.16b, v15.16b /* g6l_acc = xor(g6s, g6lr24) */
+	str q9, [sp, #256] /* spill g5x1.2 */
+	tbl v9.16b, {v30.16b}, v6.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v9.16b, v30.16b, v9.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	rev32 v30.8h, v30.8h /* g6lr16 = rev(g6s) */
+	eor v30.16b, v9.16b, v30.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v9.4s, v30.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v9.4s, v30.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v30.16b, v15.16b, v9.16b /* g6l = xor(g6l_acc, g6lr2) */
+	ldr q9, [sp, #112] /* reload g6x0.2 */
+	eor v30.16b, v9.16b, v30.16b /* g6x = xor(g6x0, g6l) */
+	ldr q9, [sp, #96] /* reload g7x1.2 */
+	ldr q15, [sp, #144] /* reload g7x2.2 */
+	eor v9.16b, v9.16b, v15.16b /* g7t_acc = xor(g7x1, g7x2) */
+	eor v0.16b, v9.16b, v0.16b /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	ldr q9, [sp, #192] /* reload g7x3.2 */
+	eor v0.16b, v0.16b, v9.16b /* g7t = xor(g7t_acc_1, g7x3) */
 	tbl v0.16b, {v0.16b}, v3.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
-	and v31.16b, v0.16b, v4.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
+	and v9.16b, v0.16b, v4.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
-	tbl v31.16b, {v8.16b}, v31.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
-	tbl v0.16b, {v10.16b}, v0.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
-	aese v31.16b, v0.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
-	and v0.16b, v31.16b, v4.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
-	tbl v0.16b, {v11.16b}, v0.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	tbl v31.16b, {v15.16b}, v31.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	eor v0.16b, v0.16b, v31.16b /* g7s = xor(g7s_l, g7s_h) */
-	tbl v31.16b, {v0.16b}, v30.16b /* g7lr24 = lookup16(g7s, rotl24) */
-	eor v31.16b, v0.16b, v31.16b /* g7l_acc = xor(g7s, g7lr24) */
-	tbl v13.16b, {v0.16b}, v12.16b /* g7lr8 = lookup16(g7s, rotl8) */
-	eor v13.16b, v0.16b, v13.16b /* g7lg_acc = xor(g7s, g7lr8) */
+	tbl v9.16b, {v10.16b}, v9.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
+	tbl v0.16b, {v12.16b}, v0.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
+	aese v9.16b, v0.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
+	and v0.16b, v9.16b, v4.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
+	tbl v0.16b, {v13.16b}, v0.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v9.16b, {v14.16b}, v9.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v0.16b, v0.16b, v9.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v9.16b, {v0.16b}, v8.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	eor v9.16b, v0.16b, v9.16b /* g7l_acc = xor(g7s, g7lr24) */
+	tbl v15.16b, {v0.16b}, v6.16b /* g7lr8 = lookup16(g7s, rotl8) */
+	eor v15.16b, v0.16b, v15.16b /* g7lg_acc = xor(g7s, g7lr8) */
 	rev32 v0.8h, v0.8h /* g7lr16 = rev(g7s) */
-	eor v0.16b, v13.16b, v0.16b /* g7lg = xor(g7lg_acc, g7lr16) */
-	ushr v13.4s, v0.4s, #30 /* g7lr2_r = shr(g7lg) */
-	sli v13.4s, v0.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
-	eor v0.16b, v31.16b, v13.16b /* g7l = xor(g7l_acc, g7lr2) */
-	ldr q31, [sp, #160] /* reload g7x0.2 */
-	eor v0.16b, v31.16b, v0.16b /* g7x = xor(g7x0, g7l) */
+	eor v0.16b, v15.16b, v0.16b /* g7lg = xor(g7lg_acc, g7lr16) */
+	ushr v15.4s, v0.4s, #30 /* g7lr2_r = shr(g7lg) */
+	sli v15.4s, v0.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
+	eor v0.16b, v9.16b, v15.16b /* g7l = xor(g7l_acc, g7lr2) */
+	ldr q9, [sp, #160] /* reload g7x0.2 */
+	eor v0.16b, v9.16b, v0.16b /* g7x = xor(g7x0, g7l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	add x17, x5, #4
-	ld1r {v31.4s}, [x17] /* rkw_1 = bcast32() */
-	ldr q13, [sp, #224] /* reload g0x2.2 */
+	ld1r {v9.4s}, [x17] /* rkw_1 = bcast32() */
+	ldr q15, [sp, #240] /* reload g0x2.2 */
 	str q0, [sp, #160] /* spill g7x0.3 */
-	ldr q0, [sp, #240] /* reload g0x3.2 */
-	eor v13.16b, v13.16b, v0.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
-	eor v13.16b, v13.16b, v31.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	eor v13.16b, v13.16b, v1.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	tbl v13.16b, {v13.16b}, v3.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
-	and v0.16b, v13.16b, v4.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
-	tbl v0.16b, {v8.16b}, v0.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
-	aese v0.16b, v13.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
-	and v13.16b, v0.16b, v4.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ldr q0, [sp, #224] /* reload g0x3.2 */
+	eor v15.16b, v15.16b, v0.16b /* g0t_acc_2 = xor(g0x2, g0x3) */
+	eor v15.16b, v15.16b, v9.16b /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	eor v15.16b, v15.16b, v1.16b /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	tbl v15.16b, {v15.16b}, v3.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v0.16b, v15.16b, v4.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v0.16b, {v10.16b}, v0.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v15.16b, {v12.16b}, v15.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v0.16b, v15.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v15.16b, v0.16b, v4.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
-	tbl v13.16b, {v11.16b}, v13.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	tbl v0.16b, {v15.16b}, v0.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	eor v0.16b, v13.16b, v0.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	tbl v13.16b, {v0.16b}, v30.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	eor v13.16b, v0.16b, v13.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	tbl v15.16b, {v13.16b}, v15.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v0.16b, {v14.16b}, v0.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v0.16b, v15.16b, v0.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	tbl v15.16b, {v0.16b}, v8.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	eor v15.16b, v0.16b, v15.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	str q1, [sp, #272] /* spill g0x0.3 */
-	tbl v1.16b, {v0.16b}, v12.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	tbl v1.16b, {v0.16b}, v6.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	eor v1.16b, v0.16b, v1.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
 	rev32 v0.8h, v0.8h /* g0lr16_1 = rev(g0s_1) */
 	eor v0.16b, v1.16b, v0.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
 	ushr v1.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
 	sli v1.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
-	eor v0.16b, v13.16b, v1.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	eor v0.16b, v15.16b, v1.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
 	ldr q1, [sp, #208] /* reload g0x1.2 */
 	eor v0.16b, v1.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v1.16b, v17.16b, v14.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
-	eor v1.16b, v1.16b, v31.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	eor v1.16b, v19.16b, v7.16b /* g1t_acc_2 = xor(g1x2, g1x3) */
+	eor v1.16b, v1.16b, v9.16b /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
 	eor v1.16b, v1.16b, v2.16b /* g1t_1 = xor(g1t_acc_3, g1x0) */
 	tbl v1.16b, {v1.16b}, v3.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
-	and v13.16b, v1.16b, v4.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	and v15.16b, v1.16b, v4.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
 	ushr v1.16b, v1.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
-	tbl v13.16b, {v8.16b}, v13.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
-	tbl v1.16b, {v10.16b}, v1.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
-	aese v13.16b, v1.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
-	and v1.16b, v13.16b, v4.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
-	tbl v1.16b, {v11.16b}, v1.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	eor v1.16b, v1.16b, v13.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	tbl v13.16b, {v1.16b}, v30.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	eor v13.16b, v1.16b, v13.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	str q17, [sp, #208] /* spill g1x2.2 */
-	tbl v17.16b, {v1.16b}, v12.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	eor v17.16b, v1.16b, v17.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	tbl v15.16b, {v10.16b}, v15.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
+	tbl v1.16b, {v12.16b}, v1.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v15.16b, v1.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v1.16b, v15.16b, v4.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
+	tbl v1.16b, {v13.16b}, v1.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	eor v1.16b, v1.16b, v15.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v15.16b, {v1.16b}, v8.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	eor v15.16b, v1.16b, v15.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	str q19, [sp, #208] /* spill g1x2.2 */
+	tbl v19.16b, {v1.16b}, v6.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	eor v19.16b, v1.16b, v19.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
 	rev32 v1.8h, v1.8h /* g1lr16_1 = rev(g1s_1) */
-	eor v1.16b, v17.16b, v1.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	ushr v17.4s, v1.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
-	sli v17.4s, v1.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
-	eor v1.16b, v13.16b, v17.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	eor v1.16b, v7.16b, v1.16b /* g1x_1 = xor(g1x1, g1l_1) */
-	eor v7.16b, v21.16b, v6.16b /* g2t_acc_2 = xor(g2x2, g2x3) */
-	eor v7.16b, v7.16b, v31.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	eor v7.16b, v7.16b, v5.16b /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	tbl v7.16b, {v7.16b}, v3.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
-	and v17.16b, v7.16b, v4.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
-	tbl v17.16b, {v8.16b}, v17.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
-	tbl v7.16b, {v10.16b}, v7.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
-	aese v17.16b, v7.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
-	and v7.16b, v17.16b, v4.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
-	tbl v7.16b, {v11.16b}, v7.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	tbl v17.16b, {v15.16b}, v17.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	eor v7.16b, v7.16b, v17.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	tbl v17.16b, {v7.16b}, v30.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	eor v17.16b, v7.16b, v17.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	tbl v13.16b, {v7.16b}, v12.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	eor v13.16b, v7.16b, v13.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	rev32 v7.8h, v7.8h /* g2lr16_1 = rev(g2s_1) */
-	eor v7.16b, v13.16b, v7.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	ushr v13.4s, v7.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
-	sli v13.4s, v7.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
-	eor v7.16b, v17.16b, v13.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	eor v7.16b, v19.16b, v7.16b /* g2x_1 = xor(g2x1, g2l_1) */
-	eor v17.16b, v25.16b, v18.16b /* g3t_acc_2 = xor(g3x2, g3x3) */
-	eor v17.16b, v17.16b, v31.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	eor v17.16b, v17.16b, v16.16b /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	tbl v17.16b, {v17.16b}, v3.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
-	and v19.16b, v17.16b, v4.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
-	tbl v19.16b, {v8.16b}, v19.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
-	tbl v17.16b, {v10.16b}, v17.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
-	aese v19.16b, v17.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
-	and v17.16b, v19.16b, v4.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
-	tbl v17.16b, {v11.16b}, v17.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	tbl v19.16b, {v15.16b}, v19.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	eor v17.16b, v17.16b, v19.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	tbl v19.16b, {v17.16b}, v30.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	eor v19.16b, v17.16b, v19.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	tbl v13.16b, {v17.16b}, v12.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	eor v13.16b, v17.16b, v13.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	rev32 v17.8h, v17.8h /* g3lr16_1 = rev(g3s_1) */
-	eor v17.16b, v13.16b, v17.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	ushr v13.4s, v17.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
-	sli v13.4s, v17.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
-	eor v17.16b, v19.16b, v13.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	eor v17.16b, v23.16b, v17.16b /* g3x_1 = xor(g3x1, g3l_1) */
-	eor v19.16b, v29.16b, v22.16b /* g4t_acc_2 = xor(g4x2, g4x3) */
-	eor v19.16b, v19.16b, v31.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
-	eor v19.16b, v19.16b, v20.16b /* g4t_1 = xor(g4t_acc_3, g4x0) */
-	tbl v19.16b, {v19.16b}, v3.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
-	and v23.16b, v19.16b, v4.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
-	tbl v23.16b, {v8.16b}, v23.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
-	tbl v19.16b, {v10.16b}, v19.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
-	aese v23.16b, v19.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
-	and v19.16b, v23.16b, v4.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
-	tbl v19.16b, {v11.16b}, v19.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	tbl v23.16b, {v15.16b}, v23.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	eor v19.16b, v19.16b, v23.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	tbl v23.16b, {v19.16b}, v30.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	eor v23.16b, v19.16b, v23.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	tbl v13.16b, {v19.16b}, v12.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	eor v13.16b, v19.16b, v13.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	rev32 v19.8h, v19.8h /* g4lr16_1 = rev(g4s_1) */
-	eor v19.16b, v13.16b, v19.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	ushr v13.4s, v19.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
-	sli v13.4s, v19.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
-	eor v19.16b, v23.16b, v13.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	eor v19.16b, v27.16b, v19.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	eor v23.16b, v9.16b, v26.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
-	eor v23.16b, v23.16b, v31.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	eor v23.16b, v23.16b, v24.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
-	tbl v23.16b, {v23.16b}, v3.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
-	and v27.16b, v23.16b, v4.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
-	tbl v27.16b, {v8.16b}, v27.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
-	tbl v23.16b, {v10.16b}, v23.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
-	aese v27.16b, v23.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
-	and v23.16b, v27.16b, v4.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
-	tbl v23.16b, {v11.16b}, v23.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	tbl v27.16b, {v15.16b}, v27.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	eor v23.16b, v23.16b, v27.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	tbl v27.16b, {v23.16b}, v30.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	eor v27.16b, v23.16b, v27.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	tbl v13.16b, {v23.16b}, v12.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	eor v13.16b, v23.16b, v13.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	rev32 v23.8h, v23.8h /* g5lr16_1 = rev(g5s_1) */
-	eor v23.16b, v13.16b, v23.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	ushr v13.4s, v23.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
-	sli v13.4s, v23.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
-	eor v23.16b, v27.16b, v13.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	ldr q27, [sp, #256] /* reload g5x1.2 */
-	eor v23.16b, v27.16b, v23.16b /* g5x_1 = xor(g5x1, g5l_1) */
-	ldr q27, [sp, #64] /* reload g6x2.2 */
-	ldr q13, [sp, #176] /* reload g6x3.2 */
-	eor v27.16b, v27.16b, v13.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
-	eor v27.16b, v27.16b, v31.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
-	eor v27.16b, v27.16b, v28.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
-	tbl v27.16b, {v27.16b}, v3.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
-	and v13.16b, v27.16b, v4.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
-	tbl v13.16b, {v8.16b}, v13.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
-	tbl v27.16b, {v10.16b}, v27.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
-	aese v13.16b, v27.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
-	and v27.16b, v13.16b, v4.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
-	tbl v27.16b, {v11.16b}, v27.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	eor v27.16b, v27.16b, v13.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	tbl v13.16b, {v27.16b}, v30.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	eor v13.16b, v27.16b, v13.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	str q28, [sp, #144] /* spill g6x0.3 */
-	tbl v28.16b, {v27.16b}, v12.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	eor v28.16b, v27.16b, v28.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	rev32 v27.8h, v27.8h /* g6lr16_1 = rev(g6s_1) */
-	eor v27.16b, v28.16b, v27.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	ushr v28.4s, v27.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
-	sli v28.4s, v27.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
-	eor v27.16b, v13.16b, v28.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	ldr q28, [sp, #80] /* reload g6x1.2 */
-	eor v27.16b, v28.16b, v27.16b /* g6x_1 = xor(g6x1, g6l_1) */
-	ldr q28, [sp, #96] /* reload g7x2.2 */
-	ldr q13, [sp, #192] /* reload g7x3.2 */
-	eor v28.16b, v28.16b, v13.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
-	eor v28.16b, v28.16b, v31.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	ldr q31, [sp, #160] /* reload g7x0.3 */
-	eor v28.16b, v28.16b, v31.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
-	tbl v28.16b, {v28.16b}, v3.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
-	and v31.16b, v28.16b, v4.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
-	tbl v31.16b, {v8.16b}, v31.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
-	tbl v28.16b, {v10.16b}, v28.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
-	aese v31.16b, v28.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
-	and v28.16b, v31.16b, v4.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
-	tbl v28.16b, {v11.16b}, v28.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
-	tbl v31.16b, {v15.16b}, v31.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	eor v28.16b, v28.16b, v31.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	tbl v31.16b, {v28.16b}, v30.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	eor v31.16b, v28.16b, v31.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	tbl v13.16b, {v28.16b}, v12.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	eor v13.16b, v28.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	rev32 v28.8h, v28.8h /* g7lr16_1 = rev(g7s_1) */
-	eor v28.16b, v13.16b, v28.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	ushr v13.4s, v28.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
-	sli v13.4s, v28.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
-	eor v28.16b, v31.16b, v13.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	ldr q31, [sp, #112] /* reload g7x1.2 */
-	eor v28.16b, v31.16b, v28.16b /* g7x_1 = xor(g7x1, g7l_1) */
+	eor v1.16b, v19.16b, v1.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	ushr v19.4s, v1.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
+	sli v19.4s, v1.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
+	eor v1.16b, v15.16b, v19.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	eor v1.16b, v17.16b, v1.16b /* g1x_1 = xor(g1x1, g1l_1) */
+	eor v17.16b, v23.16b, v16.16b /* g2t_acc_2 = xor(g2x2, g2x3) */
+	eor v17.16b, v17.16b, v9.16b /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	eor v17.16b, v17.16b, v5.16b /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	tbl v17.16b, {v17.16b}, v3.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v19.16b, v17.16b, v4.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v19.16b, {v10.16b}, v19.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v17.16b, {v12.16b}, v17.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v19.16b, v17.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v17.16b, v19.16b, v4.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v17.16b, {v13.16b}, v17.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v19.16b, {v14.16b}, v19.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v17.16b, v17.16b, v19.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	tbl v19.16b, {v17.16b}, v8.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	eor v19.16b, v17.16b, v19.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	tbl v15.16b, {v17.16b}, v6.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	eor v15.16b, v17.16b, v15.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	rev32 v17.8h, v17.8h /* g2lr16_1 = rev(g2s_1) */
+	eor v17.16b, v15.16b, v17.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	ushr v15.4s, v17.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
+	sli v15.4s, v17.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
+	eor v17.16b, v19.16b, v15.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	eor v17.16b, v21.16b, v17.16b /* g2x_1 = xor(g2x1, g2l_1) */
+	eor v19.16b, v27.16b, v20.16b /* g3t_acc_2 = xor(g3x2, g3x3) */
+	eor v19.16b, v19.16b, v9.16b /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	eor v19.16b, v19.16b, v18.16b /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	tbl v19.16b, {v19.16b}, v3.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v21.16b, v19.16b, v4.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v21.16b, {v10.16b}, v21.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v19.16b, {v12.16b}, v19.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v21.16b, v19.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v19.16b, v21.16b, v4.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v19.16b, {v13.16b}, v19.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v21.16b, {v14.16b}, v21.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v19.16b, v19.16b, v21.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	tbl v21.16b, {v19.16b}, v8.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	eor v21.16b, v19.16b, v21.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	tbl v15.16b, {v19.16b}, v6.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	eor v15.16b, v19.16b, v15.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	rev32 v19.8h, v19.8h /* g3lr16_1 = rev(g3s_1) */
+	eor v19.16b, v15.16b, v19.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	ushr v15.4s, v19.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
+	sli v15.4s, v19.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
+	eor v19.16b, v21.16b, v15.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	eor v19.16b, v25.16b, v19.16b /* g3x_1 = xor(g3x1, g3l_1) */
+	eor v21.16b, v31.16b, v24.16b /* g4t_acc_2 = xor(g4x2, g4x3) */
+	eor v21.16b, v21.16b, v9.16b /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
+	eor v21.16b, v21.16b, v22.16b /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	tbl v21.16b, {v21.16b}, v3.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
+	and v25.16b, v21.16b, v4.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
+	tbl v25.16b, {v10.16b}, v25.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
+	tbl v21.16b, {v12.16b}, v21.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
+	aese v25.16b, v21.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
+	and v21.16b, v25.16b, v4.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
+	tbl v21.16b, {v13.16b}, v21.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v25.16b, {v14.16b}, v25.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	eor v21.16b, v21.16b, v25.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	tbl v25.16b, {v21.16b}, v8.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	eor v25.16b, v21.16b, v25.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	tbl v15.16b, {v21.16b}, v6.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	eor v15.16b, v21.16b, v15.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	rev32 v21.8h, v21.8h /* g4lr16_1 = rev(g4s_1) */
+	eor v21.16b, v15.16b, v21.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	ushr v15.4s, v21.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
+	sli v15.4s, v21.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
+	eor v21.16b, v25.16b, v15.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	eor v21.16b, v29.16b, v21.16b /* g4x_1 = xor(g4x1, g4l_1) */
+	eor v25.16b, v11.16b, v28.16b /* g5t_acc_2 = xor(g5x2, g5x3) */
+	eor v25.16b, v25.16b, v9.16b /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
+	eor v25.16b, v25.16b, v26.16b /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	tbl v25.16b, {v25.16b}, v3.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
+	and v29.16b, v25.16b, v4.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
+	tbl v29.16b, {v10.16b}, v29.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
+	tbl v25.16b, {v12.16b}, v25.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
+	aese v29.16b, v25.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
+	and v25.16b, v29.16b, v4.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
+	tbl v25.16b, {v13.16b}, v25.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v29.16b, {v14.16b}, v29.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	eor v25.16b, v25.16b, v29.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v29.16b, {v25.16b}, v8.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v29.16b, v25.16b, v29.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v15.16b, {v25.16b}, v6.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	eor v15.16b, v25.16b, v15.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	rev32 v25.8h, v25.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v25.16b, v15.16b, v25.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v15.4s, v25.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v15.4s, v25.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v25.16b, v29.16b, v15.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	ldr q29, [sp, #256] /* reload g5x1.2 */
+	eor v25.16b, v29.16b, v25.16b /* g5x_1 = xor(g5x1, g5l_1) */
+	ldr q29, [sp, #128] /* reload g6x2.2 */
+	ldr q15, [sp, #176] /* reload g6x3.2 */
+	eor v29.16b, v29.16b, v15.16b /* g6t_acc_2 = xor(g6x2, g6x3) */
+	eor v29.16b, v29.16b, v9.16b /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
+	eor v29.16b, v29.16b, v30.16b /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	tbl v29.16b, {v29.16b}, v3.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
+	and v15.16b, v29.16b, v4.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
+	tbl v15.16b, {v10.16b}, v15.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
+	aese v15.16b, v29.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
+	and v29.16b, v15.16b, v4.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
+	tbl v29.16b, {v13.16b}, v29.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v29.16b, v29.16b, v15.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v15.16b, {v29.16b}, v8.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v15.16b, v29.16b, v15.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	str q30, [sp, #112] /* spill g6x0.3 */
+	tbl v30.16b, {v29.16b}, v6.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v30.16b, v29.16b, v30.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	rev32 v29.8h, v29.8h /* g6lr16_1 = rev(g6s_1) */
+	eor v29.16b, v30.16b, v29.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v30.4s, v29.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v30.4s, v29.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v29.16b, v15.16b, v30.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q30, [sp, #80] /* reload g6x1.2 */
+	eor v29.16b, v30.16b, v29.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	ldr q30, [sp, #144] /* reload g7x2.2 */
+	ldr q15, [sp, #192] /* reload g7x3.2 */
+	eor v30.16b, v30.16b, v15.16b /* g7t_acc_2 = xor(g7x2, g7x3) */
+	eor v30.16b, v30.16b, v9.16b /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
+	ldr q9, [sp, #160] /* reload g7x0.3 */
+	eor v30.16b, v30.16b, v9.16b /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	tbl v30.16b, {v30.16b}, v3.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
+	and v9.16b, v30.16b, v4.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
+	tbl v9.16b, {v10.16b}, v9.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
+	aese v9.16b, v30.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
+	and v30.16b, v9.16b, v4.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v9.16b, {v14.16b}, v9.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	eor v30.16b, v30.16b, v9.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v9.16b, {v30.16b}, v8.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v9.16b, v30.16b, v9.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v15.16b, {v30.16b}, v6.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v15.16b, v30.16b, v15.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v30.8h, v30.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v30.16b, v15.16b, v30.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v15.4s, v30.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v15.4s, v30.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v30.16b, v9.16b, v15.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	ldr q9, [sp, #96] /* reload g7x1.2 */
+	eor v30.16b, v9.16b, v30.16b /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	add x17, x5, #8
-	ld1r {v31.4s}, [x17] /* rkw_2 = bcast32() */
-	ldr q13, [sp, #240] /* reload g0x3.2 */
-	str q28, [sp, #112] /* spill g7x1.3 */
-	ldr q28, [sp, #272] /* reload g0x0.3 */
-	eor v13.16b, v13.16b, v28.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
-	eor v13.16b, v13.16b, v31.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	eor v13.16b, v13.16b, v0.16b /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	tbl v13.16b, {v13.16b}, v3.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
-	and v28.16b, v13.16b, v4.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
-	tbl v28.16b, {v8.16b}, v28.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
-	aese v28.16b, v13.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
-	and v13.16b, v28.16b, v4.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
-	tbl v13.16b, {v11.16b}, v13.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	tbl v28.16b, {v15.16b}, v28.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	eor v28.16b, v13.16b, v28.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	tbl v13.16b, {v28.16b}, v30.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	eor v13.16b, v28.16b, v13.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	ld1r {v9.4s}, [x17] /* rkw_2 = bcast32() */
+	ldr q15, [sp, #224] /* reload g0x3.2 */
+	str q30, [sp, #96] /* spill g7x1.3 */
+	ldr q30, [sp, #272] /* reload g0x0.3 */
+	eor v15.16b, v15.16b, v30.16b /* g0t_acc_4 = xor(g0x3, g0x0) */
+	eor v15.16b, v15.16b, v9.16b /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	eor v15.16b, v15.16b, v0.16b /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	tbl v15.16b, {v15.16b}, v3.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v30.16b, v15.16b, v4.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v15.16b, {v12.16b}, v15.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v30.16b, v15.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v15.16b, v30.16b, v4.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v15.16b, {v13.16b}, v15.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v30.16b, v15.16b, v30.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v15.16b, {v30.16b}, v8.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v15.16b, v30.16b, v15.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	str q0, [sp, #256] /* spill g0x1.3 */
-	tbl v0.16b, {v28.16b}, v12.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	eor v0.16b, v28.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	rev32 v28.8h, v28.8h /* g0lr16_2 = rev(g0s_2) */
-	eor v0.16b, v0.16b, v28.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	ushr v28.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
-	sli v28.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
-	eor v0.16b, v13.16b, v28.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	ldr q28, [sp, #224] /* reload g0x2.2 */
-	eor v0.16b, v28.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v28.16b, v14.16b, v2.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
-	eor v28.16b, v28.16b, v31.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	eor v28.16b, v28.16b, v1.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	tbl v28.16b, {v28.16b}, v3.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
-	and v13.16b, v28.16b, v4.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
-	tbl v13.16b, {v8.16b}, v13.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
-	tbl v28.16b, {v10.16b}, v28.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
-	aese v13.16b, v28.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
-	and v28.16b, v13.16b, v4.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
-	tbl v28.16b, {v11.16b}, v28.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	eor v28.16b, v28.16b, v13.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	tbl v13.16b, {v28.16b}, v30.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	eor v13.16b, v28.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	str q14, [sp, #224] /* spill g1x3.2 */
-	tbl v14.16b, {v28.16b}, v12.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	eor v14.16b, v28.16b, v14.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	rev32 v28.8h, v28.8h /* g1lr16_2 = rev(g1s_2) */
-	eor v28.16b, v14.16b, v28.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	ushr v14.4s, v28.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
-	sli v14.4s, v28.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
-	eor v28.16b, v13.16b, v14.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	ldr q13, [sp, #208] /* reload g1x2.2 */
-	eor v28.16b, v13.16b, v28.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v13.16b, v6.16b, v5.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
-	eor v13.16b, v13.16b, v31.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	eor v13.16b, v13.16b, v7.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	tbl v13.16b, {v13.16b}, v3.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
-	and v14.16b, v13.16b, v4.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
-	tbl v14.16b, {v8.16b}, v14.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
-	tbl v13.16b, {v10.16b}, v13.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
-	aese v14.16b, v13.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
-	and v13.16b, v14.16b, v4.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
-	tbl v13.16b, {v11.16b}, v13.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	tbl v14.16b, {v15.16b}, v14.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	eor v13.16b, v13.16b, v14.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	tbl v14.16b, {v13.16b}, v30.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	eor v14.16b, v13.16b, v14.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	str q6, [sp, #208] /* spill g2x3.2 */
-	tbl v6.16b, {v13.16b}, v12.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	eor v6.16b, v13.16b, v6.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	rev32 v13.8h, v13.8h /* g2lr16_2 = rev(g2s_2) */
-	eor v6.16b, v6.16b, v13.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	ushr v13.4s, v6.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
-	sli v13.4s, v6.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
-	eor v6.16b, v14.16b, v13.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	eor v6.16b, v21.16b, v6.16b /* g2x_2 = xor(g2x2, g2l_2) */
-	eor v21.16b, v18.16b, v16.16b /* g3t_acc_4 = xor(g3x3, g3x0) */
-	eor v21.16b, v21.16b, v31.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	eor v21.16b, v21.16b, v17.16b /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	tbl v21.16b, {v21.16b}, v3.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
-	and v13.16b, v21.16b, v4.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
-	tbl v13.16b, {v8.16b}, v13.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
-	tbl v21.16b, {v10.16b}, v21.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
-	aese v13.16b, v21.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
-	and v21.16b, v13.16b, v4.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
-	tbl v21.16b, {v11.16b}, v21.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	eor v21.16b, v21.16b, v13.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	tbl v13.16b, {v21.16b}, v30.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	eor v13.16b, v21.16b, v13.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	tbl v14.16b, {v21.16b}, v12.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	eor v14.16b, v21.16b, v14.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	rev32 v21.8h, v21.8h /* g3lr16_2 = rev(g3s_2) */
-	eor v21.16b, v14.16b, v21.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	ushr v14.4s, v21.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
-	sli v14.4s, v21.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
-	eor v21.16b, v13.16b, v14.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	eor v21.16b, v25.16b, v21.16b /* g3x_2 = xor(g3x2, g3l_2) */
-	eor v25.16b, v22.16b, v20.16b /* g4t_acc_4 = xor(g4x3, g4x0) */
-	eor v25.16b, v25.16b, v31.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	eor v25.16b, v25.16b, v19.16b /* g4t_2 = xor(g4t_acc_5, g4x1) */
-	tbl v25.16b, {v25.16b}, v3.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
-	and v13.16b, v25.16b, v4.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
-	tbl v13.16b, {v8.16b}, v13.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
-	tbl v25.16b, {v10.16b}, v25.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
-	aese v13.16b, v25.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
-	and v25.16b, v13.16b, v4.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
-	tbl v25.16b, {v11.16b}, v25.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	eor v25.16b, v25.16b, v13.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	tbl v13.16b, {v25.16b}, v30.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	eor v13.16b, v25.16b, v13.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	tbl v14.16b, {v25.16b}, v12.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	eor v14.16b, v25.16b, v14.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	rev32 v25.8h, v25.8h /* g4lr16_2 = rev(g4s_2) */
-	eor v25.16b, v14.16b, v25.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	ushr v14.4s, v25.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
-	sli v14.4s, v25.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
-	eor v25.16b, v13.16b, v14.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	eor v25.16b, v29.16b, v25.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	eor v29.16b, v26.16b, v24.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
-	eor v29.16b, v29.16b, v31.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
-	eor v29.16b, v29.16b, v23.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
-	tbl v29.16b, {v29.16b}, v3.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
-	and v13.16b, v29.16b, v4.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
-	tbl v13.16b, {v8.16b}, v13.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
-	tbl v29.16b, {v10.16b}, v29.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
-	aese v13.16b, v29.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
-	and v29.16b, v13.16b, v4.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	eor v29.16b, v29.16b, v13.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	tbl v13.16b, {v29.16b}, v30.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	eor v13.16b, v29.16b, v13.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	tbl v14.16b, {v29.16b}, v12.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	eor v14.16b, v29.16b, v14.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	rev32 v29.8h, v29.8h /* g5lr16_2 = rev(g5s_2) */
-	eor v29.16b, v14.16b, v29.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	ushr v14.4s, v29.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
-	sli v14.4s, v29.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
-	eor v29.16b, v13.16b, v14.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	eor v29.16b, v9.16b, v29.16b /* g5x_2 = xor(g5x2, g5l_2) */
-	ldr q9, [sp, #176] /* reload g6x3.2 */
-	ldr q13, [sp, #144] /* reload g6x0.3 */
-	eor v14.16b, v9.16b, v13.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
-	eor v14.16b, v14.16b, v31.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
-	eor v14.16b, v14.16b, v27.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
-	tbl v14.16b, {v14.16b}, v3.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
-	and v9.16b, v14.16b, v4.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
-	tbl v9.16b, {v8.16b}, v9.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
-	tbl v14.16b, {v10.16b}, v14.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
-	aese v9.16b, v14.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
-	and v14.16b, v9.16b, v4.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
-	tbl v14.16b, {v11.16b}, v14.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	tbl v9.16b, {v15.16b}, v9.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	eor v9.16b, v14.16b, v9.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	tbl v14.16b, {v9.16b}, v30.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	eor v14.16b, v9.16b, v14.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	tbl v13.16b, {v9.16b}, v12.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	eor v13.16b, v9.16b, v13.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	rev32 v9.8h, v9.8h /* g6lr16_2 = rev(g6s_2) */
-	eor v9.16b, v13.16b, v9.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	ushr v13.4s, v9.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
-	sli v13.4s, v9.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
-	eor v9.16b, v14.16b, v13.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	ldr q13, [sp, #64] /* reload g6x2.2 */
-	eor v9.16b, v13.16b, v9.16b /* g6x_2 = xor(g6x2, g6l_2) */
-	ldr q13, [sp, #192] /* reload g7x3.2 */
-	ldr q14, [sp, #160] /* reload g7x0.3 */
-	eor v13.16b, v13.16b, v14.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
-	eor v31.16b, v13.16b, v31.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	ldr q13, [sp, #112] /* reload g7x1.3 */
-	eor v31.16b, v31.16b, v13.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
-	tbl v31.16b, {v31.16b}, v3.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
-	and v13.16b, v31.16b, v4.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
-	tbl v13.16b, {v8.16b}, v13.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
-	tbl v31.16b, {v10.16b}, v31.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
-	aese v13.16b, v31.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
-	and v31.16b, v13.16b, v4.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
-	tbl v31.16b, {v11.16b}, v31.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	eor v31.16b, v31.16b, v13.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	tbl v13.16b, {v31.16b}, v30.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	eor v13.16b, v31.16b, v13.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	tbl v14.16b, {v31.16b}, v12.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	eor v14.16b, v31.16b, v14.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	rev32 v31.8h, v31.8h /* g7lr16_2 = rev(g7s_2) */
-	eor v31.16b, v14.16b, v31.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	ushr v14.4s, v31.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
-	sli v14.4s, v31.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
-	eor v31.16b, v13.16b, v14.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	ldr q13, [sp, #96] /* reload g7x2.2 */
-	eor v31.16b, v13.16b, v31.16b /* g7x_2 = xor(g7x2, g7l_2) */
+	tbl v0.16b, {v30.16b}, v6.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v30.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v30.8h, v30.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v30.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v30.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v30.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v15.16b, v30.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q30, [sp, #240] /* reload g0x2.2 */
+	eor v0.16b, v30.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	eor v30.16b, v7.16b, v2.16b /* g1t_acc_4 = xor(g1x3, g1x0) */
+	eor v30.16b, v30.16b, v9.16b /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	eor v30.16b, v30.16b, v1.16b /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	tbl v30.16b, {v30.16b}, v3.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v15.16b, v30.16b, v4.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	tbl v15.16b, {v10.16b}, v15.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v15.16b, v30.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v30.16b, v15.16b, v4.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	eor v30.16b, v30.16b, v15.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v15.16b, {v30.16b}, v8.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v15.16b, v30.16b, v15.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q7, [sp, #240] /* spill g1x3.2 */
+	tbl v7.16b, {v30.16b}, v6.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v7.16b, v30.16b, v7.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v30.8h, v30.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v7.16b, v7.16b, v30.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v30.4s, v7.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v30.4s, v7.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v7.16b, v15.16b, v30.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q30, [sp, #208] /* reload g1x2.2 */
+	eor v7.16b, v30.16b, v7.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	eor v30.16b, v16.16b, v5.16b /* g2t_acc_4 = xor(g2x3, g2x0) */
+	eor v30.16b, v30.16b, v9.16b /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	eor v30.16b, v30.16b, v17.16b /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	tbl v30.16b, {v30.16b}, v3.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v15.16b, v30.16b, v4.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	tbl v15.16b, {v10.16b}, v15.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v15.16b, v30.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v30.16b, v15.16b, v4.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	eor v30.16b, v30.16b, v15.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v15.16b, {v30.16b}, v8.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v15.16b, v30.16b, v15.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q16, [sp, #208] /* spill g2x3.2 */
+	tbl v16.16b, {v30.16b}, v6.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v16.16b, v30.16b, v16.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v30.8h, v30.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v16.16b, v16.16b, v30.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v30.4s, v16.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v30.4s, v16.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v16.16b, v15.16b, v30.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	eor v16.16b, v23.16b, v16.16b /* g2x_2 = xor(g2x2, g2l_2) */
+	eor v23.16b, v20.16b, v18.16b /* g3t_acc_4 = xor(g3x3, g3x0) */
+	eor v23.16b, v23.16b, v9.16b /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	eor v23.16b, v23.16b, v19.16b /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	tbl v23.16b, {v23.16b}, v3.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v30.16b, v23.16b, v4.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v23.16b, {v12.16b}, v23.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
+	aese v30.16b, v23.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v23.16b, v30.16b, v4.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	tbl v23.16b, {v13.16b}, v23.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v23.16b, v23.16b, v30.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v30.16b, {v23.16b}, v8.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v30.16b, v23.16b, v30.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v15.16b, {v23.16b}, v6.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	eor v15.16b, v23.16b, v15.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	rev32 v23.8h, v23.8h /* g3lr16_2 = rev(g3s_2) */
+	eor v23.16b, v15.16b, v23.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	ushr v15.4s, v23.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
+	sli v15.4s, v23.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
+	eor v23.16b, v30.16b, v15.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	eor v23.16b, v27.16b, v23.16b /* g3x_2 = xor(g3x2, g3l_2) */
+	eor v27.16b, v24.16b, v22.16b /* g4t_acc_4 = xor(g4x3, g4x0) */
+	eor v27.16b, v27.16b, v9.16b /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
+	eor v27.16b, v27.16b, v21.16b /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	tbl v27.16b, {v27.16b}, v3.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
+	and v30.16b, v27.16b, v4.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
+	tbl v30.16b, {v10.16b}, v30.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
+	tbl v27.16b, {v12.16b}, v27.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
+	aese v30.16b, v27.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
+	and v27.16b, v30.16b, v4.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
+	tbl v27.16b, {v13.16b}, v27.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v27.16b, v27.16b, v30.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v30.16b, {v27.16b}, v8.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v30.16b, v27.16b, v30.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v15.16b, {v27.16b}, v6.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	eor v15.16b, v27.16b, v15.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	rev32 v27.8h, v27.8h /* g4lr16_2 = rev(g4s_2) */
+	eor v27.16b, v15.16b, v27.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	ushr v15.4s, v27.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
+	sli v15.4s, v27.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
+	eor v27.16b, v30.16b, v15.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	eor v27.16b, v31.16b, v27.16b /* g4x_2 = xor(g4x2, g4l_2) */
+	eor v30.16b, v28.16b, v26.16b /* g5t_acc_4 = xor(g5x3, g5x0) */
+	eor v30.16b, v30.16b, v9.16b /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
+	eor v30.16b, v30.16b, v25.16b /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	tbl v30.16b, {v30.16b}, v3.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
+	and v31.16b, v30.16b, v4.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
+	tbl v31.16b, {v10.16b}, v31.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
+	aese v31.16b, v30.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
+	and v30.16b, v31.16b, v4.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v30.16b, v30.16b, v31.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v31.16b, {v30.16b}, v8.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v31.16b, v30.16b, v31.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v15.16b, {v30.16b}, v6.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	eor v15.16b, v30.16b, v15.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	rev32 v30.8h, v30.8h /* g5lr16_2 = rev(g5s_2) */
+	eor v30.16b, v15.16b, v30.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	ushr v15.4s, v30.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
+	sli v15.4s, v30.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
+	eor v30.16b, v31.16b, v15.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v30.16b, v11.16b, v30.16b /* g5x_2 = xor(g5x2, g5l_2) */
+	ldr q31, [sp, #176] /* reload g6x3.2 */
+	ldr q11, [sp, #112] /* reload g6x0.3 */
+	eor v15.16b, v31.16b, v11.16b /* g6t_acc_4 = xor(g6x3, g6x0) */
+	eor v15.16b, v15.16b, v9.16b /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
+	eor v15.16b, v15.16b, v29.16b /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	tbl v15.16b, {v15.16b}, v3.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
+	and v31.16b, v15.16b, v4.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
+	tbl v31.16b, {v10.16b}, v31.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
+	tbl v15.16b, {v12.16b}, v15.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
+	aese v31.16b, v15.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
+	and v15.16b, v31.16b, v4.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v15.16b, {v13.16b}, v15.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v31.16b, v15.16b, v31.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v15.16b, {v31.16b}, v8.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v15.16b, v31.16b, v15.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v11.16b, {v31.16b}, v6.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v11.16b, v31.16b, v11.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	rev32 v31.8h, v31.8h /* g6lr16_2 = rev(g6s_2) */
+	eor v31.16b, v11.16b, v31.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	ushr v11.4s, v31.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
+	sli v11.4s, v31.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
+	eor v31.16b, v15.16b, v11.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	ldr q11, [sp, #128] /* reload g6x2.2 */
+	eor v31.16b, v11.16b, v31.16b /* g6x_2 = xor(g6x2, g6l_2) */
+	ldr q11, [sp, #192] /* reload g7x3.2 */
+	ldr q15, [sp, #160] /* reload g7x0.3 */
+	eor v11.16b, v11.16b, v15.16b /* g7t_acc_4 = xor(g7x3, g7x0) */
+	eor v9.16b, v11.16b, v9.16b /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
+	ldr q11, [sp, #96] /* reload g7x1.3 */
+	eor v9.16b, v9.16b, v11.16b /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	tbl v9.16b, {v9.16b}, v3.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
+	and v11.16b, v9.16b, v4.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
+	tbl v11.16b, {v10.16b}, v11.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
+	aese v11.16b, v9.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
+	and v9.16b, v11.16b, v4.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v9.16b, v9.16b, v11.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v11.16b, {v9.16b}, v8.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	eor v11.16b, v9.16b, v11.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	tbl v15.16b, {v9.16b}, v6.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	eor v15.16b, v9.16b, v15.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	rev32 v9.8h, v9.8h /* g7lr16_2 = rev(g7s_2) */
+	eor v9.16b, v15.16b, v9.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	ushr v15.4s, v9.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
+	sli v15.4s, v9.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
+	eor v9.16b, v11.16b, v15.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	ldr q11, [sp, #144] /* reload g7x2.2 */
+	eor v9.16b, v11.16b, v9.16b /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	add x17, x5, #12
-	ld1r {v13.4s}, [x17] /* rkw_3 = bcast32() */
-	ldr q14, [sp, #272] /* reload g0x0.3 */
-	str q31, [sp, #96] /* spill g7x2.3 */
-	ldr q31, [sp, #256] /* reload g0x1.3 */
-	eor v14.16b, v14.16b, v31.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
-	eor v14.16b, v14.16b, v13.16b /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	eor v14.16b, v14.16b, v0.16b /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	tbl v14.16b, {v14.16b}, v3.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
-	and v31.16b, v14.16b, v4.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
-	tbl v31.16b, {v8.16b}, v31.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
-	tbl v14.16b, {v10.16b}, v14.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
-	aese v31.16b, v14.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
-	and v14.16b, v31.16b, v4.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
-	tbl v14.16b, {v11.16b}, v14.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	tbl v31.16b, {v15.16b}, v31.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	eor v31.16b, v14.16b, v31.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	tbl v14.16b, {v31.16b}, v30.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	eor v14.16b, v31.16b, v14.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	ld1r {v11.4s}, [x17] /* rkw_3 = bcast32() */
+	ldr q15, [sp, #272] /* reload g0x0.3 */
+	str q9, [sp, #144] /* spill g7x2.3 */
+	ldr q9, [sp, #256] /* reload g0x1.3 */
+	eor v15.16b, v15.16b, v9.16b /* g0t_acc_6 = xor(g0x0, g0x1) */
+	eor v15.16b, v15.16b, v11.16b /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	eor v15.16b, v15.16b, v0.16b /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	tbl v15.16b, {v15.16b}, v3.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v9.16b, v15.16b, v4.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v9.16b, {v10.16b}, v9.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v15.16b, {v12.16b}, v15.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v9.16b, v15.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v15.16b, v9.16b, v4.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v15.16b, {v13.16b}, v15.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v9.16b, {v14.16b}, v9.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v9.16b, v15.16b, v9.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	tbl v15.16b, {v9.16b}, v8.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	eor v15.16b, v9.16b, v15.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	str q0, [sp, #288] /* spill g0x2.3 */
-	tbl v0.16b, {v31.16b}, v12.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	eor v0.16b, v31.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	rev32 v31.8h, v31.8h /* g0lr16_3 = rev(g0s_3) */
-	eor v0.16b, v0.16b, v31.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	ushr v31.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
-	sli v31.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
-	eor v0.16b, v14.16b, v31.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	ldr q31, [sp, #240] /* reload g0x3.2 */
-	eor v0.16b, v31.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v31.16b, v2.16b, v1.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
-	eor v31.16b, v31.16b, v13.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	eor v31.16b, v31.16b, v28.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	tbl v31.16b, {v31.16b}, v3.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
-	and v14.16b, v31.16b, v4.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
-	tbl v14.16b, {v8.16b}, v14.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
-	tbl v31.16b, {v10.16b}, v31.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
-	aese v14.16b, v31.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
-	and v31.16b, v14.16b, v4.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
-	tbl v31.16b, {v11.16b}, v31.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	tbl v14.16b, {v15.16b}, v14.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	eor v31.16b, v31.16b, v14.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	tbl v14.16b, {v31.16b}, v30.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	eor v14.16b, v31.16b, v14.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	str q2, [sp, #240] /* spill g1x0.3 */
-	tbl v2.16b, {v31.16b}, v12.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	eor v2.16b, v31.16b, v2.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	rev32 v31.8h, v31.8h /* g1lr16_3 = rev(g1s_3) */
-	eor v2.16b, v2.16b, v31.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	ushr v31.4s, v2.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
-	sli v31.4s, v2.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
-	eor v2.16b, v14.16b, v31.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	ldr q31, [sp, #224] /* reload g1x3.2 */
-	eor v2.16b, v31.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v31.16b, v5.16b, v7.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
-	eor v31.16b, v31.16b, v13.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	eor v31.16b, v31.16b, v6.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	tbl v31.16b, {v31.16b}, v3.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
-	and v14.16b, v31.16b, v4.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
-	tbl v14.16b, {v8.16b}, v14.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
-	tbl v31.16b, {v10.16b}, v31.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
-	aese v14.16b, v31.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
-	and v31.16b, v14.16b, v4.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
-	tbl v31.16b, {v11.16b}, v31.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	tbl v14.16b, {v15.16b}, v14.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	eor v31.16b, v31.16b, v14.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	tbl v14.16b, {v31.16b}, v30.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	eor v14.16b, v31.16b, v14.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	str q5, [sp, #224] /* spill g2x0.3 */
-	tbl v5.16b, {v31.16b}, v12.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	eor v5.16b, v31.16b, v5.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	rev32 v31.8h, v31.8h /* g2lr16_3 = rev(g2s_3) */
-	eor v5.16b, v5.16b, v31.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	ushr v31.4s, v5.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
-	sli v31.4s, v5.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
-	eor v5.16b, v14.16b, v31.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	ldr q31, [sp, #208] /* reload g2x3.2 */
-	eor v5.16b, v31.16b, v5.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v31.16b, v16.16b, v17.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
-	eor v31.16b, v31.16b, v13.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	eor v31.16b, v31.16b, v21.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	tbl v31.16b, {v31.16b}, v3.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
-	and v14.16b, v31.16b, v4.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
-	tbl v14.16b, {v8.16b}, v14.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
-	tbl v31.16b, {v10.16b}, v31.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
-	aese v14.16b, v31.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
-	and v31.16b, v14.16b, v4.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
-	tbl v31.16b, {v11.16b}, v31.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	tbl v14.16b, {v15.16b}, v14.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	eor v31.16b, v31.16b, v14.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	tbl v14.16b, {v31.16b}, v30.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	eor v14.16b, v31.16b, v14.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	str q16, [sp, #208] /* spill g3x0.3 */
-	tbl v16.16b, {v31.16b}, v12.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	eor v16.16b, v31.16b, v16.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	rev32 v31.8h, v31.8h /* g3lr16_3 = rev(g3s_3) */
-	eor v16.16b, v16.16b, v31.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	ushr v31.4s, v16.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
-	sli v31.4s, v16.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
-	eor v16.16b, v14.16b, v31.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	eor v16.16b, v18.16b, v16.16b /* g3x_3 = xor(g3x3, g3l_3) */
-	eor v18.16b, v20.16b, v19.16b /* g4t_acc_6 = xor(g4x0, g4x1) */
-	eor v18.16b, v18.16b, v13.16b /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
-	eor v18.16b, v18.16b, v25.16b /* g4t_3 = xor(g4t_acc_7, g4x2) */
-	tbl v18.16b, {v18.16b}, v3.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
-	and v31.16b, v18.16b, v4.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
-	tbl v31.16b, {v8.16b}, v31.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
-	tbl v18.16b, {v10.16b}, v18.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
-	aese v31.16b, v18.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
-	and v18.16b, v31.16b, v4.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
-	tbl v18.16b, {v11.16b}, v18.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	tbl v31.16b, {v15.16b}, v31.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	eor v18.16b, v18.16b, v31.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	tbl v31.16b, {v18.16b}, v30.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	eor v31.16b, v18.16b, v31.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	tbl v14.16b, {v18.16b}, v12.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	eor v14.16b, v18.16b, v14.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	rev32 v18.8h, v18.8h /* g4lr16_3 = rev(g4s_3) */
-	eor v18.16b, v14.16b, v18.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	ushr v14.4s, v18.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
-	sli v14.4s, v18.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
-	eor v18.16b, v31.16b, v14.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	eor v18.16b, v22.16b, v18.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v22.16b, v24.16b, v23.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
-	eor v22.16b, v22.16b, v13.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
-	eor v22.16b, v22.16b, v29.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
-	tbl v22.16b, {v22.16b}, v3.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
-	and v31.16b, v22.16b, v4.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
-	tbl v31.16b, {v8.16b}, v31.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
-	tbl v22.16b, {v10.16b}, v22.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
-	aese v31.16b, v22.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
-	and v22.16b, v31.16b, v4.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
-	tbl v22.16b, {v11.16b}, v22.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	tbl v31.16b, {v15.16b}, v31.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	eor v22.16b, v22.16b, v31.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	tbl v31.16b, {v22.16b}, v30.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	eor v31.16b, v22.16b, v31.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	tbl v14.16b, {v22.16b}, v12.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	eor v14.16b, v22.16b, v14.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	rev32 v22.8h, v22.8h /* g5lr16_3 = rev(g5s_3) */
-	eor v22.16b, v14.16b, v22.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	ushr v14.4s, v22.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
-	sli v14.4s, v22.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
-	eor v22.16b, v31.16b, v14.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	eor v22.16b, v26.16b, v22.16b /* g5x_3 = xor(g5x3, g5l_3) */
-	ldr q26, [sp, #144] /* reload g6x0.3 */
-	eor v31.16b, v26.16b, v27.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
-	eor v31.16b, v31.16b, v13.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
-	eor v31.16b, v31.16b, v9.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
-	tbl v31.16b, {v31.16b}, v3.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
-	and v14.16b, v31.16b, v4.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
-	tbl v14.16b, {v8.16b}, v14.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
-	tbl v31.16b, {v10.16b}, v31.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
-	aese v14.16b, v31.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
-	and v31.16b, v14.16b, v4.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	ushr v14.16b, v14.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
-	tbl v31.16b, {v11.16b}, v31.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	tbl v14.16b, {v15.16b}, v14.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	eor v31.16b, v31.16b, v14.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	tbl v14.16b, {v31.16b}, v30.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	eor v14.16b, v31.16b, v14.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	tbl v26.16b, {v31.16b}, v12.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	eor v26.16b, v31.16b, v26.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	rev32 v31.8h, v31.8h /* g6lr16_3 = rev(g6s_3) */
-	eor v26.16b, v26.16b, v31.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	ushr v31.4s, v26.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
-	sli v31.4s, v26.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
-	eor v26.16b, v14.16b, v31.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	ldr q31, [sp, #176] /* reload g6x3.2 */
-	eor v26.16b, v31.16b, v26.16b /* g6x_3 = xor(g6x3, g6l_3) */
-	ldr q31, [sp, #160] /* reload g7x0.3 */
-	ldr q14, [sp, #112] /* reload g7x1.3 */
-	eor v31.16b, v31.16b, v14.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
-	eor v31.16b, v31.16b, v13.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	ldr q13, [sp, #96] /* reload g7x2.3 */
-	eor v31.16b, v31.16b, v13.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
-	tbl v31.16b, {v31.16b}, v3.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
-	and v13.16b, v31.16b, v4.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
-	tbl v13.16b, {v8.16b}, v13.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
-	ushr v31.16b, v31.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
-	tbl v31.16b, {v10.16b}, v31.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
-	aese v13.16b, v31.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
-	and v31.16b, v13.16b, v4.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	tbl v31.16b, {v11.16b}, v31.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	ushr v13.16b, v13.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	eor v31.16b, v31.16b, v13.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	tbl v13.16b, {v31.16b}, v30.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	tbl v14.16b, {v31.16b}, v12.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	eor v14.16b, v31.16b, v14.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	eor v13.16b, v31.16b, v13.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	rev32 v31.8h, v31.8h /* g7lr16_3 = rev(g7s_3) */
-	eor v31.16b, v14.16b, v31.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	ushr v14.4s, v31.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
-	sli v14.4s, v31.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
-	eor v31.16b, v13.16b, v14.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	ldr q13, [sp, #192] /* reload g7x3.2 */
-	eor v31.16b, v13.16b, v31.16b /* g7x_3 = xor(g7x3, g7l_3) */
-	str q24, [sp, #128] /* spill g5x0.2 */
-	str q27, [sp, #80] /* spill g6x1.2 */
-	str q9, [sp, #64] /* spill g6x2.2 */
-	str q26, [sp, #176] /* spill g6x3.2 */
-	str q31, [sp, #192] /* spill g7x3.2 */
-	ldr q24, [sp, #208] /* reload g3x0.3 */
-	mov v26.16b, v22.16b /* g5x3.3 */
-	mov v22.16b, v18.16b /* g4x3.3 */
-	mov v18.16b, v16.16b /* g3x3.3 */
-	ldr q16, [sp, #240] /* reload g1x0.3 */
-	mov v27.16b, v19.16b /* g4x1.3 */
-	mov v19.16b, v7.16b /* g2x1.3 */
-	mov v7.16b, v1.16b /* g1x1.3 */
-	ldr q1, [sp, #272] /* reload g0x0.3 */
-	mov v31.16b, v23.16b /* g5x1.3 */
-	mov v23.16b, v17.16b /* g3x1.3 */
-	mov v17.16b, v28.16b /* g1x2.3 */
-	mov v28.16b, v20.16b /* g4x0.3 */
-	ldr q20, [sp, #224] /* reload g2x0.3 */
-	mov v9.16b, v29.16b /* g5x2.3 */
-	mov v29.16b, v25.16b /* g4x2.3 */
-	mov v25.16b, v21.16b /* g3x2.3 */
-	mov v21.16b, v6.16b /* g2x2.3 */
-	mov v6.16b, v5.16b /* g2x3.3 */
+	tbl v0.16b, {v9.16b}, v6.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	eor v0.16b, v9.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	rev32 v9.8h, v9.8h /* g0lr16_3 = rev(g0s_3) */
+	eor v0.16b, v0.16b, v9.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	ushr v9.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
+	sli v9.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
+	eor v0.16b, v15.16b, v9.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	ldr q9, [sp, #224] /* reload g0x3.2 */
+	eor v0.16b, v9.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
+	eor v9.16b, v2.16b, v1.16b /* g1t_acc_6 = xor(g1x0, g1x1) */
+	eor v9.16b, v9.16b, v11.16b /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	eor v9.16b, v9.16b, v7.16b /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	tbl v9.16b, {v9.16b}, v3.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v15.16b, v9.16b, v4.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	tbl v15.16b, {v10.16b}, v15.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v15.16b, v9.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v9.16b, v15.16b, v4.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	eor v9.16b, v9.16b, v15.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v15.16b, {v9.16b}, v8.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	eor v15.16b, v9.16b, v15.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	str q2, [sp, #224] /* spill g1x0.3 */
+	tbl v2.16b, {v9.16b}, v6.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	eor v2.16b, v9.16b, v2.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	rev32 v9.8h, v9.8h /* g1lr16_3 = rev(g1s_3) */
+	eor v2.16b, v2.16b, v9.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	ushr v9.4s, v2.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
+	sli v9.4s, v2.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
+	eor v2.16b, v15.16b, v9.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	ldr q9, [sp, #240] /* reload g1x3.2 */
+	eor v2.16b, v9.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
+	eor v9.16b, v5.16b, v17.16b /* g2t_acc_6 = xor(g2x0, g2x1) */
+	eor v9.16b, v9.16b, v11.16b /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	eor v9.16b, v9.16b, v16.16b /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	tbl v9.16b, {v9.16b}, v3.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v15.16b, v9.16b, v4.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	tbl v15.16b, {v10.16b}, v15.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v15.16b, v9.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v9.16b, v15.16b, v4.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	eor v9.16b, v9.16b, v15.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v15.16b, {v9.16b}, v8.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	eor v15.16b, v9.16b, v15.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	str q5, [sp, #240] /* spill g2x0.3 */
+	tbl v5.16b, {v9.16b}, v6.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	eor v5.16b, v9.16b, v5.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	rev32 v9.8h, v9.8h /* g2lr16_3 = rev(g2s_3) */
+	eor v5.16b, v5.16b, v9.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	ushr v9.4s, v5.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
+	sli v9.4s, v5.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
+	eor v5.16b, v15.16b, v9.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	ldr q9, [sp, #208] /* reload g2x3.2 */
+	eor v5.16b, v9.16b, v5.16b /* g2x_3 = xor(g2x3, g2l_3) */
+	eor v9.16b, v18.16b, v19.16b /* g3t_acc_6 = xor(g3x0, g3x1) */
+	eor v9.16b, v9.16b, v11.16b /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	eor v9.16b, v9.16b, v23.16b /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	tbl v9.16b, {v9.16b}, v3.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v15.16b, v9.16b, v4.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	tbl v15.16b, {v10.16b}, v15.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v15.16b, v9.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v9.16b, v15.16b, v4.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	eor v9.16b, v9.16b, v15.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v15.16b, {v9.16b}, v8.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	eor v15.16b, v9.16b, v15.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	str q18, [sp, #208] /* spill g3x0.3 */
+	tbl v18.16b, {v9.16b}, v6.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	eor v18.16b, v9.16b, v18.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	rev32 v9.8h, v9.8h /* g3lr16_3 = rev(g3s_3) */
+	eor v18.16b, v18.16b, v9.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	ushr v9.4s, v18.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
+	sli v9.4s, v18.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
+	eor v18.16b, v15.16b, v9.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	eor v18.16b, v20.16b, v18.16b /* g3x_3 = xor(g3x3, g3l_3) */
+	eor v20.16b, v22.16b, v21.16b /* g4t_acc_6 = xor(g4x0, g4x1) */
+	eor v20.16b, v20.16b, v11.16b /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
+	eor v20.16b, v20.16b, v27.16b /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	tbl v20.16b, {v20.16b}, v3.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
+	and v9.16b, v20.16b, v4.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
+	tbl v9.16b, {v10.16b}, v9.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
+	tbl v20.16b, {v12.16b}, v20.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
+	aese v9.16b, v20.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
+	and v20.16b, v9.16b, v4.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
+	tbl v20.16b, {v13.16b}, v20.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	tbl v9.16b, {v14.16b}, v9.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v20.16b, v20.16b, v9.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v9.16b, {v20.16b}, v8.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	eor v9.16b, v20.16b, v9.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	tbl v15.16b, {v20.16b}, v6.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	eor v15.16b, v20.16b, v15.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	rev32 v20.8h, v20.8h /* g4lr16_3 = rev(g4s_3) */
+	eor v20.16b, v15.16b, v20.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	ushr v15.4s, v20.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
+	sli v15.4s, v20.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
+	eor v20.16b, v9.16b, v15.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	eor v20.16b, v24.16b, v20.16b /* g4x_3 = xor(g4x3, g4l_3) */
+	eor v24.16b, v26.16b, v25.16b /* g5t_acc_6 = xor(g5x0, g5x1) */
+	eor v24.16b, v24.16b, v11.16b /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
+	eor v24.16b, v24.16b, v30.16b /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	tbl v24.16b, {v24.16b}, v3.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
+	and v9.16b, v24.16b, v4.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
+	tbl v9.16b, {v10.16b}, v9.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
+	tbl v24.16b, {v12.16b}, v24.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
+	aese v9.16b, v24.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
+	and v24.16b, v9.16b, v4.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	tbl v24.16b, {v13.16b}, v24.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	tbl v9.16b, {v14.16b}, v9.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v24.16b, v24.16b, v9.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v9.16b, {v24.16b}, v8.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v9.16b, v24.16b, v9.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	tbl v15.16b, {v24.16b}, v6.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	eor v15.16b, v24.16b, v15.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	rev32 v24.8h, v24.8h /* g5lr16_3 = rev(g5s_3) */
+	eor v24.16b, v15.16b, v24.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	ushr v15.4s, v24.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
+	sli v15.4s, v24.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
+	eor v24.16b, v9.16b, v15.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	eor v24.16b, v28.16b, v24.16b /* g5x_3 = xor(g5x3, g5l_3) */
+	ldr q28, [sp, #112] /* reload g6x0.3 */
+	eor v9.16b, v28.16b, v29.16b /* g6t_acc_6 = xor(g6x0, g6x1) */
+	eor v9.16b, v9.16b, v11.16b /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
+	eor v9.16b, v9.16b, v31.16b /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	tbl v9.16b, {v9.16b}, v3.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
+	and v15.16b, v9.16b, v4.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
+	tbl v15.16b, {v10.16b}, v15.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
+	aese v15.16b, v9.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
+	and v9.16b, v15.16b, v4.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v9.16b, v9.16b, v15.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v15.16b, {v9.16b}, v8.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v15.16b, v9.16b, v15.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	tbl v28.16b, {v9.16b}, v6.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v28.16b, v9.16b, v28.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	rev32 v9.8h, v9.8h /* g6lr16_3 = rev(g6s_3) */
+	eor v28.16b, v28.16b, v9.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v9.4s, v28.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v9.4s, v28.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v28.16b, v15.16b, v9.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q9, [sp, #176] /* reload g6x3.2 */
+	eor v28.16b, v9.16b, v28.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	ldr q9, [sp, #160] /* reload g7x0.3 */
+	ldr q15, [sp, #96] /* reload g7x1.3 */
+	eor v9.16b, v9.16b, v15.16b /* g7t_acc_6 = xor(g7x0, g7x1) */
+	eor v9.16b, v9.16b, v11.16b /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
+	ldr q11, [sp, #144] /* reload g7x2.3 */
+	eor v9.16b, v9.16b, v11.16b /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	tbl v9.16b, {v9.16b}, v3.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
+	and v11.16b, v9.16b, v4.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
+	tbl v11.16b, {v10.16b}, v11.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
+	ushr v9.16b, v9.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
+	aese v11.16b, v9.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
+	and v9.16b, v11.16b, v4.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v11.16b, v11.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v9.16b, v9.16b, v11.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v11.16b, {v9.16b}, v8.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	tbl v15.16b, {v9.16b}, v6.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	eor v15.16b, v9.16b, v15.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	eor v11.16b, v9.16b, v11.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	rev32 v9.8h, v9.8h /* g7lr16_3 = rev(g7s_3) */
+	eor v9.16b, v15.16b, v9.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	ushr v15.4s, v9.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
+	sli v15.4s, v9.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
+	eor v9.16b, v11.16b, v15.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	ldr q11, [sp, #192] /* reload g7x3.2 */
+	eor v9.16b, v11.16b, v9.16b /* g7x_3 = xor(g7x3, g7l_3) */
+	str q26, [sp, #64] /* spill g5x0.2 */
+	str q29, [sp, #80] /* spill g6x1.2 */
+	str q31, [sp, #128] /* spill g6x2.2 */
+	str q28, [sp, #176] /* spill g6x3.2 */
+	str q9, [sp, #192] /* spill g7x3.2 */
+	mov v6.16b, v0.16b /* g0x3.3 */
+	ldr q26, [sp, #208] /* reload g3x0.3 */
+	mov v28.16b, v24.16b /* g5x3.3 */
+	mov v24.16b, v20.16b /* g4x3.3 */
+	mov v20.16b, v18.16b /* g3x3.3 */
+	ldr q18, [sp, #224] /* reload g1x0.3 */
+	mov v29.16b, v21.16b /* g4x1.3 */
+	mov v21.16b, v17.16b /* g2x1.3 */
+	mov v17.16b, v1.16b /* g1x1.3 */
+	mov v31.16b, v27.16b /* g4x2.3 */
+	mov v27.16b, v23.16b /* g3x2.3 */
+	mov v23.16b, v16.16b /* g2x2.3 */
+	mov v16.16b, v5.16b /* g2x3.3 */
 	ldr q5, [sp, #256] /* reload g0x1.3 */
-	ldr q12, [sp, #288] /* reload g0x2.3 */
-	mov v13.16b, v0.16b /* g0x3.3 */
-	mov v14.16b, v2.16b /* g1x3.3 */
+	mov v9.16b, v25.16b /* g5x1.3 */
+	mov v25.16b, v19.16b /* g3x1.3 */
+	mov v19.16b, v7.16b /* g1x2.3 */
+	mov v7.16b, v2.16b /* g1x3.3 */
+	ldr q2, [sp, #272] /* reload g0x0.3 */
+	mov v11.16b, v30.16b /* g5x2.3 */
+	mov v30.16b, v22.16b /* g4x0.3 */
+	ldr q22, [sp, #240] /* reload g2x0.3 */
+	ldr q15, [sp, #288] /* reload g0x2.3 */
 	add x5, x5, #16
 	subs x4, x4, #1
 	b.ne .Lsm4_wordslice_neon_aes_2_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	zip1 v0.4s, v13.4s, v5.4s /* tro0 = unpacklo(g0x3, g0x1) */
-	zip2 v2.4s, v13.4s, v5.4s /* tro0_1 = unpackhi(g0x3, g0x1) */
-	zip1 v3.4s, v12.4s, v1.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
-	zip2 v1.4s, v12.4s, v1.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
+	zip1 v0.4s, v6.4s, v5.4s /* tro0 = unpacklo(g0x3, g0x1) */
+	zip2 v1.4s, v6.4s, v5.4s /* tro0_1 = unpackhi(g0x3, g0x1) */
+	zip1 v3.4s, v15.4s, v2.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
+	zip2 v2.4s, v15.4s, v2.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
 	zip1 v4.4s, v0.4s, v3.4s /* tro1 = unpacklo(tro0, tro0_2) */
 	zip2 v0.4s, v0.4s, v3.4s /* tro1_1 = unpackhi(tro0, tro0_2) */
 	rev32 v3.16b, v4.16b /* outbe = rev(tro1) */
 	rev32 v0.16b, v0.16b /* outbe_1 = rev(tro1_1) */
-	zip1 v4.4s, v2.4s, v1.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	zip2 v1.4s, v2.4s, v1.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	zip1 v4.4s, v1.4s, v2.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	zip2 v1.4s, v1.4s, v2.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	rev32 v2.16b, v4.16b /* outbe_2 = rev(tro1_2) */
 	rev32 v1.16b, v1.16b /* outbe_3 = rev(tro1_3) */
 	ldr q4, [x3] /* msg = load() */
@@ -3929,10 +3838,10 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	ldr q0, [x3, #48] /* msg_3 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_3 = xor(outbe_3, msg_3) */
 	str q0, [x2, #48] /* store ct_3 */
-	zip1 v0.4s, v14.4s, v7.4s /* tro0_4 = unpacklo(g1x3, g1x1) */
-	zip2 v1.4s, v14.4s, v7.4s /* tro0_5 = unpackhi(g1x3, g1x1) */
-	zip1 v2.4s, v17.4s, v16.4s /* tro0_6 = unpacklo(g1x2, g1x0) */
-	zip2 v3.4s, v17.4s, v16.4s /* tro0_7 = unpackhi(g1x2, g1x0) */
+	zip1 v0.4s, v7.4s, v17.4s /* tro0_4 = unpacklo(g1x3, g1x1) */
+	zip2 v1.4s, v7.4s, v17.4s /* tro0_5 = unpackhi(g1x3, g1x1) */
+	zip1 v2.4s, v19.4s, v18.4s /* tro0_6 = unpacklo(g1x2, g1x0) */
+	zip2 v3.4s, v19.4s, v18.4s /* tro0_7 = unpackhi(g1x2, g1x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_5 = unpackhi(tro0_4, tro0_6) */
 	rev32 v2.16b, v4.16b /* outbe_4 = rev(tro1_4) */
@@ -3953,10 +3862,10 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	ldr q0, [x3, #112] /* msg_7 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_7 = xor(outbe_7, msg_7) */
 	str q0, [x2, #112] /* store ct_7 */
-	zip1 v0.4s, v6.4s, v19.4s /* tro0_8 = unpacklo(g2x3, g2x1) */
-	zip2 v1.4s, v6.4s, v19.4s /* tro0_9 = unpackhi(g2x3, g2x1) */
-	zip1 v2.4s, v21.4s, v20.4s /* tro0_10 = unpacklo(g2x2, g2x0) */
-	zip2 v3.4s, v21.4s, v20.4s /* tro0_11 = unpackhi(g2x2, g2x0) */
+	zip1 v0.4s, v16.4s, v21.4s /* tro0_8 = unpacklo(g2x3, g2x1) */
+	zip2 v1.4s, v16.4s, v21.4s /* tro0_9 = unpackhi(g2x3, g2x1) */
+	zip1 v2.4s, v23.4s, v22.4s /* tro0_10 = unpacklo(g2x2, g2x0) */
+	zip2 v3.4s, v23.4s, v22.4s /* tro0_11 = unpackhi(g2x2, g2x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_9 = unpackhi(tro0_8, tro0_10) */
 	rev32 v2.16b, v4.16b /* outbe_8 = rev(tro1_8) */
@@ -3977,10 +3886,10 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	ldr q0, [x3, #176] /* msg_11 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_11 = xor(outbe_11, msg_11) */
 	str q0, [x2, #176] /* store ct_11 */
-	zip1 v0.4s, v18.4s, v23.4s /* tro0_12 = unpacklo(g3x3, g3x1) */
-	zip2 v1.4s, v18.4s, v23.4s /* tro0_13 = unpackhi(g3x3, g3x1) */
-	zip1 v2.4s, v25.4s, v24.4s /* tro0_14 = unpacklo(g3x2, g3x0) */
-	zip2 v3.4s, v25.4s, v24.4s /* tro0_15 = unpackhi(g3x2, g3x0) */
+	zip1 v0.4s, v20.4s, v25.4s /* tro0_12 = unpacklo(g3x3, g3x1) */
+	zip2 v1.4s, v20.4s, v25.4s /* tro0_13 = unpackhi(g3x3, g3x1) */
+	zip1 v2.4s, v27.4s, v26.4s /* tro0_14 = unpacklo(g3x2, g3x0) */
+	zip2 v3.4s, v27.4s, v26.4s /* tro0_15 = unpackhi(g3x2, g3x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	rev32 v2.16b, v4.16b /* outbe_12 = rev(tro1_12) */
@@ -4001,10 +3910,10 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	ldr q0, [x3, #240] /* msg_15 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_15 = xor(outbe_15, msg_15) */
 	str q0, [x2, #240] /* store ct_15 */
-	zip1 v0.4s, v22.4s, v27.4s /* tro0_16 = unpacklo(g4x3, g4x1) */
-	zip2 v1.4s, v22.4s, v27.4s /* tro0_17 = unpackhi(g4x3, g4x1) */
-	zip1 v2.4s, v29.4s, v28.4s /* tro0_18 = unpacklo(g4x2, g4x0) */
-	zip2 v3.4s, v29.4s, v28.4s /* tro0_19 = unpackhi(g4x2, g4x0) */
+	zip1 v0.4s, v24.4s, v29.4s /* tro0_16 = unpacklo(g4x3, g4x1) */
+	zip2 v1.4s, v24.4s, v29.4s /* tro0_17 = unpackhi(g4x3, g4x1) */
+	zip1 v2.4s, v31.4s, v30.4s /* tro0_18 = unpacklo(g4x2, g4x0) */
+	zip2 v3.4s, v31.4s, v30.4s /* tro0_19 = unpackhi(g4x2, g4x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_16 = unpacklo(tro0_16, tro0_18) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_17 = unpackhi(tro0_16, tro0_18) */
 	rev32 v2.16b, v4.16b /* outbe_16 = rev(tro1_16) */
@@ -4025,11 +3934,11 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	ldr q0, [x3, #304] /* msg_19 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_19 = xor(outbe_19, msg_19) */
 	str q0, [x2, #304] /* store ct_19 */
-	zip1 v0.4s, v26.4s, v31.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
-	zip2 v1.4s, v26.4s, v31.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
-	ldr q2, [sp, #128] /* reload g5x0.2 */
-	zip1 v3.4s, v9.4s, v2.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
-	zip2 v2.4s, v9.4s, v2.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
+	zip1 v0.4s, v28.4s, v9.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
+	zip2 v1.4s, v28.4s, v9.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
+	ldr q2, [sp, #64] /* reload g5x0.2 */
+	zip1 v3.4s, v11.4s, v2.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
+	zip2 v2.4s, v11.4s, v2.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
 	zip1 v4.4s, v0.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
 	zip2 v0.4s, v0.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
 	rev32 v3.16b, v4.16b /* outbe_20 = rev(tro1_20) */
@@ -4054,8 +3963,8 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	ldr q1, [sp, #80] /* reload g6x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
-	ldr q1, [sp, #64] /* reload g6x2.2 */
-	ldr q3, [sp, #144] /* reload g6x0.2 */
+	ldr q1, [sp, #128] /* reload g6x2.2 */
+	ldr q3, [sp, #112] /* reload g6x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_26 = unpacklo(g6x2, g6x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_27 = unpackhi(g6x2, g6x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_24 = unpacklo(tro0_24, tro0_26) */
@@ -4079,10 +3988,10 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	eor v0.16b, v0.16b, v1.16b /* ct_27 = xor(outbe_27, msg_27) */
 	str q0, [x2, #432] /* store ct_27 */
 	ldr q0, [sp, #192] /* reload g7x3.2 */
-	ldr q1, [sp, #112] /* reload g7x1.2 */
+	ldr q1, [sp, #96] /* reload g7x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
-	ldr q1, [sp, #96] /* reload g7x2.2 */
+	ldr q1, [sp, #144] /* reload g7x2.2 */
 	ldr q3, [sp, #160] /* reload g7x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_30 = unpacklo(g7x2, g7x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_31 = unpackhi(g7x2, g7x0) */
@@ -4210,215 +4119,227 @@ SYM_FUNC_END(sm4_wordslice_neon_aes_batch_ctr)
 .Lsm4_wordslice_neon_aes_1_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
-	.section .rodata.cst16.sm4_wordslice_neon_aes_2_last_byte, "aM", %progbits, 16
+/* all_but_last: every byte but a block's last */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_2_all_but_last, "aM", %progbits, 16
 	.balign 16
-.Lsm4_wordslice_neon_aes_2_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lsm4_wordslice_neon_aes_2_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_2_byte_14, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_2_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_1, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_2, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_3, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_4, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_5, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_6, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_7, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
-/* block_k_8: byte 15 of each lane: its block's number k in the batch */
+/* block_k_8: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_8, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_8:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
 
-/* block_k_9: byte 15 of each lane: its block's number k in the batch */
+/* block_k_9: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_9, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_9:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
 
-/* block_k_10: byte 15 of each lane: its block's number k in the batch */
+/* block_k_10: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_10, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_10:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
 
-/* block_k_11: byte 15 of each lane: its block's number k in the batch */
+/* block_k_11: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_11, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_11:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
 
-/* block_k_12: byte 15 of each lane: its block's number k in the batch */
+/* block_k_12: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_12, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_12:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
 
-/* block_k_13: byte 15 of each lane: its block's number k in the batch */
+/* block_k_13: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_13, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_13:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
 
-/* block_k_14: byte 15 of each lane: its block's number k in the batch */
+/* block_k_14: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_14, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_14:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
 
-/* block_k_15: byte 15 of each lane: its block's number k in the batch */
+/* block_k_15: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_15, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_15:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
-/* block_k_16: byte 15 of each lane: its block's number k in the batch */
+/* block_k_16: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_16, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_16:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
 
-/* block_k_17: byte 15 of each lane: its block's number k in the batch */
+/* block_k_17: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_17, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_17:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
 
-/* block_k_18: byte 15 of each lane: its block's number k in the batch */
+/* block_k_18: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_18, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_18:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
 
-/* block_k_19: byte 15 of each lane: its block's number k in the batch */
+/* block_k_19: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_19, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_19:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
 
-/* block_k_20: byte 15 of each lane: its block's number k in the batch */
+/* block_k_20: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_20, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_20:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
 
-/* block_k_21: byte 15 of each lane: its block's number k in the batch */
+/* block_k_21: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_21, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_21:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
 
-/* block_k_22: byte 15 of each lane: its block's number k in the batch */
+/* block_k_22: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_22, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_22:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
 
-/* block_k_23: byte 15 of each lane: its block's number k in the batch */
+/* block_k_23: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_23, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_23:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
 
-/* block_k_24: byte 15 of each lane: its block's number k in the batch */
+/* block_k_24: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_24, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_24:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
 
-/* block_k_25: byte 15 of each lane: its block's number k in the batch */
+/* block_k_25: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_25, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_25:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
 
-/* block_k_26: byte 15 of each lane: its block's number k in the batch */
+/* block_k_26: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_26, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_26:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
 
-/* block_k_27: byte 15 of each lane: its block's number k in the batch */
+/* block_k_27: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_27, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_27:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
 
-/* block_k_28: byte 15 of each lane: its block's number k in the batch */
+/* block_k_28: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_28, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_28:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
 
-/* block_k_29: byte 15 of each lane: its block's number k in the batch */
+/* block_k_29: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_29, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_29:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
 
-/* block_k_30: byte 15 of each lane: its block's number k in the batch */
+/* block_k_30: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_30, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_30:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
 
-/* block_k_31: byte 15 of each lane: its block's number k in the batch */
+/* block_k_31: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_block_k_31, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_block_k_31:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
 
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata.cst16.sm4_wordslice_neon_aes_2_spread_index, "aM", %progbits, 16
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_2_carry_everywhere, "aM", %progbits, 16
 	.balign 16
-.Lsm4_wordslice_neon_aes_2_spread_index:
+.Lsm4_wordslice_neon_aes_2_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_carry_mask_table, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_2_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_2_new_last_byte, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_2_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
 /* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_2_inv_shift_rows, "aM", %progbits, 16

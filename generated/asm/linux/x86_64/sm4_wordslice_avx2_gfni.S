@@ -3125,794 +3125,671 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	and $-64, %rsp
 	sub $1408, %rsp
 	vbroadcasti128 (%rsi), %ymm0 /* ctr_low = bcast128() */
-	vpbroadcastb 32(%rsi), %ymm1 /* ctr_first = bcast8() */
-	vpand .Lsm4_wordslice_avx2_gfni_2_last_byte(%rip), %ymm1, %ymm1 /* ctr_j0 = and(ctr_first, last_byte) */
-	vbroadcasti128 16(%rsi), %ymm2 /* ctr_w = bcast128() */
+	vpsrlw $8, %ymm0, %ymm1 /* ctr_last = shr(ctr_low) */
+	vpbroadcastb 32(%rsi), %ymm2 /* ctr_first = bcast8() */
+	vpand .Lsm4_wordslice_avx2_gfni_2_byte_14(%rip), %ymm2, %ymm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpand .Lsm4_wordslice_avx2_gfni_2_all_but_last(%rip), %ymm0, %ymm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
+	vpand .Lsm4_wordslice_avx2_gfni_2_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k(%rip), %ymm1, %ymm3 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddb %ymm3, %ymm0, %ymm4 /* ctr_sum = add(ctr_low, ctr_j) */
-	vpor %ymm3, %ymm0, %ymm5 /* ctr_or = or(ctr_low, ctr_j) */
-	vpand %ymm3, %ymm0, %ymm3 /* ctr_and = and(ctr_low, ctr_j) */
-	vpandn %ymm5, %ymm4, %ymm5 /* ctr_out = andnot(ctr_sum, ctr_or) */
-	vpor %ymm5, %ymm3, %ymm3 /* ctr_carry = or(ctr_and, ctr_out) */
-	vpsrlw $7, %ymm3, %ymm3 /* ctr_bit = shr(ctr_carry) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm3, %ymm3 /* ctr_bitm = and(ctr_bit, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm3, %ymm3 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
-	vmovdqa .Lsm4_wordslice_avx2_gfni_2_carry_mask_table(%rip), %ymm5 /* carry_mask_table = const() */
-	vpshufb %ymm3, %ymm5, %ymm3 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	vpand %ymm3, %ymm2, %ymm6 /* row_b = and(ctr_w, ctr_mask) */
-	vpandn %ymm4, %ymm3, %ymm3 /* row_a = andnot(ctr_mask, ctr_sum) */
-	vpor %ymm3, %ymm6, %ymm3 /* row = or(row_b, row_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm3, %ymm3 /* rowle = lookup16(row, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_1(%rip), %ymm1, %ymm4 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddb %ymm4, %ymm0, %ymm6 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	vpor %ymm4, %ymm0, %ymm7 /* ctr_or_1 = or(ctr_low, ctr_j_1) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_1 = and(ctr_low, ctr_j_1) */
-	vpandn %ymm7, %ymm6, %ymm7 /* ctr_out_1 = andnot(ctr_sum_1, ctr_or_1) */
-	vpor %ymm7, %ymm4, %ymm4 /* ctr_carry_1 = or(ctr_and_1, ctr_out_1) */
-	vpsrlw $7, %ymm4, %ymm4 /* ctr_bit_1 = shr(ctr_carry_1) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm4, %ymm4 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm4, %ymm4 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
-	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	vpand %ymm4, %ymm2, %ymm7 /* row_1_b = and(ctr_w, ctr_mask_1) */
-	vpandn %ymm6, %ymm4, %ymm4 /* row_1_a = andnot(ctr_mask_1, ctr_sum_1) */
-	vpor %ymm4, %ymm7, %ymm4 /* row_1 = or(row_1_b, row_1_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_1 = lookup16(row_1, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_2(%rip), %ymm1, %ymm6 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddb %ymm6, %ymm0, %ymm7 /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	vpor %ymm6, %ymm0, %ymm8 /* ctr_or_2 = or(ctr_low, ctr_j_2) */
-	vpand %ymm6, %ymm0, %ymm6 /* ctr_and_2 = and(ctr_low, ctr_j_2) */
-	vpandn %ymm8, %ymm7, %ymm8 /* ctr_out_2 = andnot(ctr_sum_2, ctr_or_2) */
-	vpor %ymm8, %ymm6, %ymm6 /* ctr_carry_2 = or(ctr_and_2, ctr_out_2) */
-	vpsrlw $7, %ymm6, %ymm6 /* ctr_bit_2 = shr(ctr_carry_2) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm6, %ymm6 /* ctr_bit_2m = and(ctr_bit_2, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm6, %ymm6 /* ctr_spread_2 = lookup16(ctr_bit_2m, spread_index) */
-	vpshufb %ymm6, %ymm5, %ymm6 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	vpand %ymm6, %ymm2, %ymm8 /* row_2_b = and(ctr_w, ctr_mask_2) */
-	vpandn %ymm7, %ymm6, %ymm6 /* row_2_a = andnot(ctr_mask_2, ctr_sum_2) */
-	vpor %ymm6, %ymm8, %ymm6 /* row_2 = or(row_2_b, row_2_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm6, %ymm6 /* rowle_2 = lookup16(row_2, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_3(%rip), %ymm1, %ymm7 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddb %ymm7, %ymm0, %ymm8 /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	vpor %ymm7, %ymm0, %ymm9 /* ctr_or_3 = or(ctr_low, ctr_j_3) */
-	vpand %ymm7, %ymm0, %ymm7 /* ctr_and_3 = and(ctr_low, ctr_j_3) */
-	vpandn %ymm9, %ymm8, %ymm9 /* ctr_out_3 = andnot(ctr_sum_3, ctr_or_3) */
-	vpor %ymm9, %ymm7, %ymm7 /* ctr_carry_3 = or(ctr_and_3, ctr_out_3) */
-	vpsrlw $7, %ymm7, %ymm7 /* ctr_bit_3 = shr(ctr_carry_3) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm7, %ymm7 /* ctr_bit_3m = and(ctr_bit_3, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm7, %ymm7 /* ctr_spread_3 = lookup16(ctr_bit_3m, spread_index) */
-	vpshufb %ymm7, %ymm5, %ymm7 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	vpand %ymm7, %ymm2, %ymm9 /* row_3_b = and(ctr_w, ctr_mask_3) */
-	vpandn %ymm8, %ymm7, %ymm7 /* row_3_a = andnot(ctr_mask_3, ctr_sum_3) */
-	vpor %ymm7, %ymm9, %ymm7 /* row_3 = or(row_3_b, row_3_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm7 /* rowle_3 = lookup16(row_3, bswap32) */
-	vpunpckldq %ymm6, %ymm3, %ymm8 /* tr0 = unpacklo(rowle, rowle_2) */
-	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tr0_1 = unpackhi(rowle, rowle_2) */
-	vpunpckldq %ymm7, %ymm4, %ymm6 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1 = unpacklo(tr0, tr0_2) */
-	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	vpunpckldq %ymm4, %ymm3, %ymm8 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_4(%rip), %ymm1, %ymm4 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddb %ymm4, %ymm0, %ymm9 /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	vpor %ymm4, %ymm0, %ymm10 /* ctr_or_4 = or(ctr_low, ctr_j_4) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_4 = and(ctr_low, ctr_j_4) */
-	vpandn %ymm10, %ymm9, %ymm10 /* ctr_out_4 = andnot(ctr_sum_4, ctr_or_4) */
-	vpor %ymm10, %ymm4, %ymm4 /* ctr_carry_4 = or(ctr_and_4, ctr_out_4) */
-	vpsrlw $7, %ymm4, %ymm4 /* ctr_bit_4 = shr(ctr_carry_4) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm4, %ymm4 /* ctr_bit_4m = and(ctr_bit_4, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm4, %ymm4 /* ctr_spread_4 = lookup16(ctr_bit_4m, spread_index) */
-	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	vpand %ymm4, %ymm2, %ymm10 /* row_4_b = and(ctr_w, ctr_mask_4) */
-	vpandn %ymm9, %ymm4, %ymm4 /* row_4_a = andnot(ctr_mask_4, ctr_sum_4) */
-	vpor %ymm4, %ymm10, %ymm4 /* row_4 = or(row_4_b, row_4_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_4 = lookup16(row_4, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_5(%rip), %ymm1, %ymm9 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddb %ymm9, %ymm0, %ymm10 /* ctr_sum_5 = add(ctr_low, ctr_j_5) */
-	vpor %ymm9, %ymm0, %ymm11 /* ctr_or_5 = or(ctr_low, ctr_j_5) */
-	vpand %ymm9, %ymm0, %ymm9 /* ctr_and_5 = and(ctr_low, ctr_j_5) */
-	vpandn %ymm11, %ymm10, %ymm11 /* ctr_out_5 = andnot(ctr_sum_5, ctr_or_5) */
-	vpor %ymm11, %ymm9, %ymm9 /* ctr_carry_5 = or(ctr_and_5, ctr_out_5) */
-	vpsrlw $7, %ymm9, %ymm9 /* ctr_bit_5 = shr(ctr_carry_5) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm9, %ymm9 /* ctr_bit_5m = and(ctr_bit_5, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm9, %ymm9 /* ctr_spread_5 = lookup16(ctr_bit_5m, spread_index) */
-	vpshufb %ymm9, %ymm5, %ymm9 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	vpand %ymm9, %ymm2, %ymm11 /* row_5_b = and(ctr_w, ctr_mask_5) */
-	vpandn %ymm10, %ymm9, %ymm9 /* row_5_a = andnot(ctr_mask_5, ctr_sum_5) */
-	vpor %ymm9, %ymm11, %ymm9 /* row_5 = or(row_5_b, row_5_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm9, %ymm9 /* rowle_5 = lookup16(row_5, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_6(%rip), %ymm1, %ymm10 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddb %ymm10, %ymm0, %ymm11 /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	vpor %ymm10, %ymm0, %ymm12 /* ctr_or_6 = or(ctr_low, ctr_j_6) */
-	vpand %ymm10, %ymm0, %ymm10 /* ctr_and_6 = and(ctr_low, ctr_j_6) */
-	vpandn %ymm12, %ymm11, %ymm12 /* ctr_out_6 = andnot(ctr_sum_6, ctr_or_6) */
-	vpor %ymm12, %ymm10, %ymm10 /* ctr_carry_6 = or(ctr_and_6, ctr_out_6) */
-	vpsrlw $7, %ymm10, %ymm10 /* ctr_bit_6 = shr(ctr_carry_6) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm10, %ymm10 /* ctr_bit_6m = and(ctr_bit_6, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm10, %ymm10 /* ctr_spread_6 = lookup16(ctr_bit_6m, spread_index) */
-	vpshufb %ymm10, %ymm5, %ymm10 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	vpand %ymm10, %ymm2, %ymm12 /* row_6_b = and(ctr_w, ctr_mask_6) */
-	vpandn %ymm11, %ymm10, %ymm10 /* row_6_a = andnot(ctr_mask_6, ctr_sum_6) */
-	vpor %ymm10, %ymm12, %ymm10 /* row_6 = or(row_6_b, row_6_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm10, %ymm10 /* rowle_6 = lookup16(row_6, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_7(%rip), %ymm1, %ymm11 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddb %ymm11, %ymm0, %ymm12 /* ctr_sum_7 = add(ctr_low, ctr_j_7) */
-	vpor %ymm11, %ymm0, %ymm13 /* ctr_or_7 = or(ctr_low, ctr_j_7) */
-	vpand %ymm11, %ymm0, %ymm11 /* ctr_and_7 = and(ctr_low, ctr_j_7) */
-	vpandn %ymm13, %ymm12, %ymm13 /* ctr_out_7 = andnot(ctr_sum_7, ctr_or_7) */
-	vpor %ymm13, %ymm11, %ymm11 /* ctr_carry_7 = or(ctr_and_7, ctr_out_7) */
-	vpsrlw $7, %ymm11, %ymm11 /* ctr_bit_7 = shr(ctr_carry_7) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm11, %ymm11 /* ctr_bit_7m = and(ctr_bit_7, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm11, %ymm11 /* ctr_spread_7 = lookup16(ctr_bit_7m, spread_index) */
-	vpshufb %ymm11, %ymm5, %ymm11 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	vpand %ymm11, %ymm2, %ymm13 /* row_7_b = and(ctr_w, ctr_mask_7) */
-	vpandn %ymm12, %ymm11, %ymm11 /* row_7_a = andnot(ctr_mask_7, ctr_sum_7) */
-	vpor %ymm11, %ymm13, %ymm11 /* row_7 = or(row_7_b, row_7_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm11, %ymm11 /* rowle_7 = lookup16(row_7, bswap32) */
-	vpunpckldq %ymm10, %ymm4, %ymm12 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
-	vpunpckhdq %ymm10, %ymm4, %ymm4 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
-	vpunpckldq %ymm11, %ymm9, %ymm10 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
-	vpunpckhdq %ymm11, %ymm9, %ymm9 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
-	vpunpckldq %ymm10, %ymm12, %ymm11 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	vpunpckhdq %ymm10, %ymm12, %ymm10 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	vpunpckldq %ymm9, %ymm4, %ymm12 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	vpunpckhdq %ymm9, %ymm4, %ymm4 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_8(%rip), %ymm1, %ymm9 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddb %ymm9, %ymm0, %ymm13 /* ctr_sum_8 = add(ctr_low, ctr_j_8) */
-	vpor %ymm9, %ymm0, %ymm14 /* ctr_or_8 = or(ctr_low, ctr_j_8) */
-	vpand %ymm9, %ymm0, %ymm9 /* ctr_and_8 = and(ctr_low, ctr_j_8) */
-	vpandn %ymm14, %ymm13, %ymm14 /* ctr_out_8 = andnot(ctr_sum_8, ctr_or_8) */
-	vpor %ymm14, %ymm9, %ymm9 /* ctr_carry_8 = or(ctr_and_8, ctr_out_8) */
-	vpsrlw $7, %ymm9, %ymm9 /* ctr_bit_8 = shr(ctr_carry_8) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm9, %ymm9 /* ctr_bit_8m = and(ctr_bit_8, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm9, %ymm9 /* ctr_spread_8 = lookup16(ctr_bit_8m, spread_index) */
-	vpshufb %ymm9, %ymm5, %ymm9 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_spread_8) */
-	vpand %ymm9, %ymm2, %ymm14 /* row_8_b = and(ctr_w, ctr_mask_8) */
-	vpandn %ymm13, %ymm9, %ymm9 /* row_8_a = andnot(ctr_mask_8, ctr_sum_8) */
-	vpor %ymm9, %ymm14, %ymm9 /* row_8 = or(row_8_b, row_8_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm9, %ymm9 /* rowle_8 = lookup16(row_8, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_9(%rip), %ymm1, %ymm13 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddb %ymm13, %ymm0, %ymm14 /* ctr_sum_9 = add(ctr_low, ctr_j_9) */
-	vpor %ymm13, %ymm0, %ymm15 /* ctr_or_9 = or(ctr_low, ctr_j_9) */
-	vpand %ymm13, %ymm0, %ymm13 /* ctr_and_9 = and(ctr_low, ctr_j_9) */
-	vpandn %ymm15, %ymm14, %ymm15 /* ctr_out_9 = andnot(ctr_sum_9, ctr_or_9) */
-	vpor %ymm15, %ymm13, %ymm13 /* ctr_carry_9 = or(ctr_and_9, ctr_out_9) */
-	vpsrlw $7, %ymm13, %ymm13 /* ctr_bit_9 = shr(ctr_carry_9) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm13, %ymm13 /* ctr_bit_9m = and(ctr_bit_9, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm13, %ymm13 /* ctr_spread_9 = lookup16(ctr_bit_9m, spread_index) */
-	vpshufb %ymm13, %ymm5, %ymm13 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_spread_9) */
-	vpand %ymm13, %ymm2, %ymm15 /* row_9_b = and(ctr_w, ctr_mask_9) */
-	vpandn %ymm14, %ymm13, %ymm13 /* row_9_a = andnot(ctr_mask_9, ctr_sum_9) */
-	vpor %ymm13, %ymm15, %ymm13 /* row_9 = or(row_9_b, row_9_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm13, %ymm13 /* rowle_9 = lookup16(row_9, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_10(%rip), %ymm1, %ymm14 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddb %ymm14, %ymm0, %ymm15 /* ctr_sum_10 = add(ctr_low, ctr_j_10) */
-	vmovdqa %ymm3, 0(%rsp) /* spill g0x3.1 */
-	vpor %ymm14, %ymm0, %ymm3 /* ctr_or_10 = or(ctr_low, ctr_j_10) */
-	vpand %ymm14, %ymm0, %ymm14 /* ctr_and_10 = and(ctr_low, ctr_j_10) */
-	vpandn %ymm3, %ymm15, %ymm3 /* ctr_out_10 = andnot(ctr_sum_10, ctr_or_10) */
-	vpor %ymm3, %ymm14, %ymm3 /* ctr_carry_10 = or(ctr_and_10, ctr_out_10) */
-	vpsrlw $7, %ymm3, %ymm3 /* ctr_bit_10 = shr(ctr_carry_10) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm3, %ymm3 /* ctr_bit_10m = and(ctr_bit_10, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm3, %ymm3 /* ctr_spread_10 = lookup16(ctr_bit_10m, spread_index) */
-	vpshufb %ymm3, %ymm5, %ymm3 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_spread_10) */
-	vpand %ymm3, %ymm2, %ymm14 /* row_10_b = and(ctr_w, ctr_mask_10) */
-	vpandn %ymm15, %ymm3, %ymm3 /* row_10_a = andnot(ctr_mask_10, ctr_sum_10) */
-	vpor %ymm3, %ymm14, %ymm3 /* row_10 = or(row_10_b, row_10_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm3, %ymm3 /* rowle_10 = lookup16(row_10, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_11(%rip), %ymm1, %ymm14 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddb %ymm14, %ymm0, %ymm15 /* ctr_sum_11 = add(ctr_low, ctr_j_11) */
-	vmovdqa %ymm4, 32(%rsp) /* spill g1x3.1 */
-	vpor %ymm14, %ymm0, %ymm4 /* ctr_or_11 = or(ctr_low, ctr_j_11) */
-	vpand %ymm14, %ymm0, %ymm14 /* ctr_and_11 = and(ctr_low, ctr_j_11) */
-	vpandn %ymm4, %ymm15, %ymm4 /* ctr_out_11 = andnot(ctr_sum_11, ctr_or_11) */
-	vpor %ymm4, %ymm14, %ymm4 /* ctr_carry_11 = or(ctr_and_11, ctr_out_11) */
-	vpsrlw $7, %ymm4, %ymm4 /* ctr_bit_11 = shr(ctr_carry_11) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm4, %ymm4 /* ctr_bit_11m = and(ctr_bit_11, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm4, %ymm4 /* ctr_spread_11 = lookup16(ctr_bit_11m, spread_index) */
-	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_spread_11) */
-	vpand %ymm4, %ymm2, %ymm14 /* row_11_b = and(ctr_w, ctr_mask_11) */
-	vpandn %ymm15, %ymm4, %ymm4 /* row_11_a = andnot(ctr_mask_11, ctr_sum_11) */
-	vpor %ymm4, %ymm14, %ymm4 /* row_11 = or(row_11_b, row_11_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_11 = lookup16(row_11, bswap32) */
-	vpunpckldq %ymm3, %ymm9, %ymm14 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
-	vpunpckhdq %ymm3, %ymm9, %ymm3 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
-	vpunpckldq %ymm4, %ymm13, %ymm9 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
-	vpunpckhdq %ymm4, %ymm13, %ymm4 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
-	vpunpckldq %ymm9, %ymm14, %ymm13 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	vpunpckhdq %ymm9, %ymm14, %ymm9 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	vpunpckldq %ymm4, %ymm3, %ymm14 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_12(%rip), %ymm1, %ymm4 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddb %ymm4, %ymm0, %ymm15 /* ctr_sum_12 = add(ctr_low, ctr_j_12) */
-	vmovdqa %ymm3, 64(%rsp) /* spill g2x3.1 */
-	vpor %ymm4, %ymm0, %ymm3 /* ctr_or_12 = or(ctr_low, ctr_j_12) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_12 = and(ctr_low, ctr_j_12) */
-	vpandn %ymm3, %ymm15, %ymm3 /* ctr_out_12 = andnot(ctr_sum_12, ctr_or_12) */
-	vpor %ymm3, %ymm4, %ymm3 /* ctr_carry_12 = or(ctr_and_12, ctr_out_12) */
-	vpsrlw $7, %ymm3, %ymm3 /* ctr_bit_12 = shr(ctr_carry_12) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm3, %ymm3 /* ctr_bit_12m = and(ctr_bit_12, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm3, %ymm3 /* ctr_spread_12 = lookup16(ctr_bit_12m, spread_index) */
-	vpshufb %ymm3, %ymm5, %ymm3 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_spread_12) */
-	vpand %ymm3, %ymm2, %ymm4 /* row_12_b = and(ctr_w, ctr_mask_12) */
-	vpandn %ymm15, %ymm3, %ymm3 /* row_12_a = andnot(ctr_mask_12, ctr_sum_12) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_12 = or(row_12_b, row_12_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm3, %ymm3 /* rowle_12 = lookup16(row_12, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_13(%rip), %ymm1, %ymm4 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddb %ymm4, %ymm0, %ymm15 /* ctr_sum_13 = add(ctr_low, ctr_j_13) */
-	vmovdqa %ymm6, 96(%rsp) /* spill g0x1.1 */
-	vpor %ymm4, %ymm0, %ymm6 /* ctr_or_13 = or(ctr_low, ctr_j_13) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_13 = and(ctr_low, ctr_j_13) */
-	vpandn %ymm6, %ymm15, %ymm6 /* ctr_out_13 = andnot(ctr_sum_13, ctr_or_13) */
-	vpor %ymm6, %ymm4, %ymm4 /* ctr_carry_13 = or(ctr_and_13, ctr_out_13) */
-	vpsrlw $7, %ymm4, %ymm4 /* ctr_bit_13 = shr(ctr_carry_13) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm4, %ymm4 /* ctr_bit_13m = and(ctr_bit_13, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm4, %ymm4 /* ctr_spread_13 = lookup16(ctr_bit_13m, spread_index) */
-	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_spread_13) */
-	vpand %ymm4, %ymm2, %ymm6 /* row_13_b = and(ctr_w, ctr_mask_13) */
-	vpandn %ymm15, %ymm4, %ymm4 /* row_13_a = andnot(ctr_mask_13, ctr_sum_13) */
-	vpor %ymm4, %ymm6, %ymm4 /* row_13 = or(row_13_b, row_13_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_13 = lookup16(row_13, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_14(%rip), %ymm1, %ymm6 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddb %ymm6, %ymm0, %ymm15 /* ctr_sum_14 = add(ctr_low, ctr_j_14) */
-	vmovdqa %ymm7, 128(%rsp) /* spill g0x0.1 */
-	vpor %ymm6, %ymm0, %ymm7 /* ctr_or_14 = or(ctr_low, ctr_j_14) */
-	vpand %ymm6, %ymm0, %ymm6 /* ctr_and_14 = and(ctr_low, ctr_j_14) */
-	vpandn %ymm7, %ymm15, %ymm7 /* ctr_out_14 = andnot(ctr_sum_14, ctr_or_14) */
-	vpor %ymm7, %ymm6, %ymm6 /* ctr_carry_14 = or(ctr_and_14, ctr_out_14) */
-	vpsrlw $7, %ymm6, %ymm6 /* ctr_bit_14 = shr(ctr_carry_14) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm6, %ymm6 /* ctr_bit_14m = and(ctr_bit_14, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm6, %ymm6 /* ctr_spread_14 = lookup16(ctr_bit_14m, spread_index) */
-	vpshufb %ymm6, %ymm5, %ymm6 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_spread_14) */
-	vpand %ymm6, %ymm2, %ymm7 /* row_14_b = and(ctr_w, ctr_mask_14) */
-	vpandn %ymm15, %ymm6, %ymm6 /* row_14_a = andnot(ctr_mask_14, ctr_sum_14) */
-	vpor %ymm6, %ymm7, %ymm6 /* row_14 = or(row_14_b, row_14_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm6, %ymm6 /* rowle_14 = lookup16(row_14, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_15(%rip), %ymm1, %ymm7 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddb %ymm7, %ymm0, %ymm15 /* ctr_sum_15 = add(ctr_low, ctr_j_15) */
-	vmovdqa %ymm8, 160(%rsp) /* spill g0x2.1 */
-	vpor %ymm7, %ymm0, %ymm8 /* ctr_or_15 = or(ctr_low, ctr_j_15) */
-	vpand %ymm7, %ymm0, %ymm7 /* ctr_and_15 = and(ctr_low, ctr_j_15) */
-	vpandn %ymm8, %ymm15, %ymm8 /* ctr_out_15 = andnot(ctr_sum_15, ctr_or_15) */
-	vpor %ymm8, %ymm7, %ymm7 /* ctr_carry_15 = or(ctr_and_15, ctr_out_15) */
-	vpsrlw $7, %ymm7, %ymm7 /* ctr_bit_15 = shr(ctr_carry_15) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm7, %ymm7 /* ctr_bit_15m = and(ctr_bit_15, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm7, %ymm7 /* ctr_spread_15 = lookup16(ctr_bit_15m, spread_index) */
-	vpshufb %ymm7, %ymm5, %ymm7 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_spread_15) */
-	vpand %ymm7, %ymm2, %ymm8 /* row_15_b = and(ctr_w, ctr_mask_15) */
-	vpandn %ymm15, %ymm7, %ymm7 /* row_15_a = andnot(ctr_mask_15, ctr_sum_15) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_15 = or(row_15_b, row_15_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm7 /* rowle_15 = lookup16(row_15, bswap32) */
-	vpunpckldq %ymm6, %ymm3, %ymm8 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
-	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
-	vpunpckldq %ymm7, %ymm4, %ymm6 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
-	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
-	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %ymm4, %ymm3, %ymm8 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_16(%rip), %ymm1, %ymm4 /* ctr_j_16 = add(ctr_j0, block_k_16) */
-	vpaddb %ymm4, %ymm0, %ymm15 /* ctr_sum_16 = add(ctr_low, ctr_j_16) */
-	vmovdqa %ymm3, 192(%rsp) /* spill g3x3.1 */
-	vpor %ymm4, %ymm0, %ymm3 /* ctr_or_16 = or(ctr_low, ctr_j_16) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_16 = and(ctr_low, ctr_j_16) */
-	vpandn %ymm3, %ymm15, %ymm3 /* ctr_out_16 = andnot(ctr_sum_16, ctr_or_16) */
-	vpor %ymm3, %ymm4, %ymm3 /* ctr_carry_16 = or(ctr_and_16, ctr_out_16) */
-	vpsrlw $7, %ymm3, %ymm3 /* ctr_bit_16 = shr(ctr_carry_16) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm3, %ymm3 /* ctr_bit_16m = and(ctr_bit_16, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm3, %ymm3 /* ctr_spread_16 = lookup16(ctr_bit_16m, spread_index) */
-	vpshufb %ymm3, %ymm5, %ymm3 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_spread_16) */
-	vpand %ymm3, %ymm2, %ymm4 /* row_16_b = and(ctr_w, ctr_mask_16) */
-	vpandn %ymm15, %ymm3, %ymm3 /* row_16_a = andnot(ctr_mask_16, ctr_sum_16) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_16 = or(row_16_b, row_16_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm3, %ymm3 /* rowle_16 = lookup16(row_16, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_17(%rip), %ymm1, %ymm4 /* ctr_j_17 = add(ctr_j0, block_k_17) */
-	vpaddb %ymm4, %ymm0, %ymm15 /* ctr_sum_17 = add(ctr_low, ctr_j_17) */
-	vmovdqa %ymm6, 224(%rsp) /* spill g3x1.1 */
-	vpor %ymm4, %ymm0, %ymm6 /* ctr_or_17 = or(ctr_low, ctr_j_17) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_17 = and(ctr_low, ctr_j_17) */
-	vpandn %ymm6, %ymm15, %ymm6 /* ctr_out_17 = andnot(ctr_sum_17, ctr_or_17) */
-	vpor %ymm6, %ymm4, %ymm4 /* ctr_carry_17 = or(ctr_and_17, ctr_out_17) */
-	vpsrlw $7, %ymm4, %ymm4 /* ctr_bit_17 = shr(ctr_carry_17) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm4, %ymm4 /* ctr_bit_17m = and(ctr_bit_17, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm4, %ymm4 /* ctr_spread_17 = lookup16(ctr_bit_17m, spread_index) */
-	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_spread_17) */
-	vpand %ymm4, %ymm2, %ymm6 /* row_17_b = and(ctr_w, ctr_mask_17) */
-	vpandn %ymm15, %ymm4, %ymm4 /* row_17_a = andnot(ctr_mask_17, ctr_sum_17) */
-	vpor %ymm4, %ymm6, %ymm4 /* row_17 = or(row_17_b, row_17_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_17 = lookup16(row_17, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_18(%rip), %ymm1, %ymm6 /* ctr_j_18 = add(ctr_j0, block_k_18) */
-	vpaddb %ymm6, %ymm0, %ymm15 /* ctr_sum_18 = add(ctr_low, ctr_j_18) */
-	vmovdqa %ymm7, 256(%rsp) /* spill g3x0.1 */
-	vpor %ymm6, %ymm0, %ymm7 /* ctr_or_18 = or(ctr_low, ctr_j_18) */
-	vpand %ymm6, %ymm0, %ymm6 /* ctr_and_18 = and(ctr_low, ctr_j_18) */
-	vpandn %ymm7, %ymm15, %ymm7 /* ctr_out_18 = andnot(ctr_sum_18, ctr_or_18) */
-	vpor %ymm7, %ymm6, %ymm6 /* ctr_carry_18 = or(ctr_and_18, ctr_out_18) */
-	vpsrlw $7, %ymm6, %ymm6 /* ctr_bit_18 = shr(ctr_carry_18) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm6, %ymm6 /* ctr_bit_18m = and(ctr_bit_18, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm6, %ymm6 /* ctr_spread_18 = lookup16(ctr_bit_18m, spread_index) */
-	vpshufb %ymm6, %ymm5, %ymm6 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_spread_18) */
-	vpand %ymm6, %ymm2, %ymm7 /* row_18_b = and(ctr_w, ctr_mask_18) */
-	vpandn %ymm15, %ymm6, %ymm6 /* row_18_a = andnot(ctr_mask_18, ctr_sum_18) */
-	vpor %ymm6, %ymm7, %ymm6 /* row_18 = or(row_18_b, row_18_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm6, %ymm6 /* rowle_18 = lookup16(row_18, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_19(%rip), %ymm1, %ymm7 /* ctr_j_19 = add(ctr_j0, block_k_19) */
-	vpaddb %ymm7, %ymm0, %ymm15 /* ctr_sum_19 = add(ctr_low, ctr_j_19) */
-	vmovdqa %ymm8, 288(%rsp) /* spill g3x2.1 */
-	vpor %ymm7, %ymm0, %ymm8 /* ctr_or_19 = or(ctr_low, ctr_j_19) */
-	vpand %ymm7, %ymm0, %ymm7 /* ctr_and_19 = and(ctr_low, ctr_j_19) */
-	vpandn %ymm8, %ymm15, %ymm8 /* ctr_out_19 = andnot(ctr_sum_19, ctr_or_19) */
-	vpor %ymm8, %ymm7, %ymm7 /* ctr_carry_19 = or(ctr_and_19, ctr_out_19) */
-	vpsrlw $7, %ymm7, %ymm7 /* ctr_bit_19 = shr(ctr_carry_19) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm7, %ymm7 /* ctr_bit_19m = and(ctr_bit_19, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm7, %ymm7 /* ctr_spread_19 = lookup16(ctr_bit_19m, spread_index) */
-	vpshufb %ymm7, %ymm5, %ymm7 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_spread_19) */
-	vpand %ymm7, %ymm2, %ymm8 /* row_19_b = and(ctr_w, ctr_mask_19) */
-	vpandn %ymm15, %ymm7, %ymm7 /* row_19_a = andnot(ctr_mask_19, ctr_sum_19) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_19 = or(row_19_b, row_19_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm7 /* rowle_19 = lookup16(row_19, bswap32) */
-	vpunpckldq %ymm6, %ymm3, %ymm8 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
-	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
-	vpunpckldq %ymm7, %ymm4, %ymm6 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
-	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
-	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	vpunpckldq %ymm4, %ymm3, %ymm8 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_20(%rip), %ymm1, %ymm4 /* ctr_j_20 = add(ctr_j0, block_k_20) */
-	vpaddb %ymm4, %ymm0, %ymm15 /* ctr_sum_20 = add(ctr_low, ctr_j_20) */
-	vmovdqa %ymm3, 320(%rsp) /* spill g4x3.1 */
-	vpor %ymm4, %ymm0, %ymm3 /* ctr_or_20 = or(ctr_low, ctr_j_20) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_20 = and(ctr_low, ctr_j_20) */
-	vpandn %ymm3, %ymm15, %ymm3 /* ctr_out_20 = andnot(ctr_sum_20, ctr_or_20) */
-	vpor %ymm3, %ymm4, %ymm3 /* ctr_carry_20 = or(ctr_and_20, ctr_out_20) */
-	vpsrlw $7, %ymm3, %ymm3 /* ctr_bit_20 = shr(ctr_carry_20) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm3, %ymm3 /* ctr_bit_20m = and(ctr_bit_20, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm3, %ymm3 /* ctr_spread_20 = lookup16(ctr_bit_20m, spread_index) */
-	vpshufb %ymm3, %ymm5, %ymm3 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_spread_20) */
-	vpand %ymm3, %ymm2, %ymm4 /* row_20_b = and(ctr_w, ctr_mask_20) */
-	vpandn %ymm15, %ymm3, %ymm3 /* row_20_a = andnot(ctr_mask_20, ctr_sum_20) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_20 = or(row_20_b, row_20_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm3, %ymm3 /* rowle_20 = lookup16(row_20, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_21(%rip), %ymm1, %ymm4 /* ctr_j_21 = add(ctr_j0, block_k_21) */
-	vpaddb %ymm4, %ymm0, %ymm15 /* ctr_sum_21 = add(ctr_low, ctr_j_21) */
-	vmovdqa %ymm6, 352(%rsp) /* spill g4x1.1 */
-	vpor %ymm4, %ymm0, %ymm6 /* ctr_or_21 = or(ctr_low, ctr_j_21) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_21 = and(ctr_low, ctr_j_21) */
-	vpandn %ymm6, %ymm15, %ymm6 /* ctr_out_21 = andnot(ctr_sum_21, ctr_or_21) */
-	vpor %ymm6, %ymm4, %ymm4 /* ctr_carry_21 = or(ctr_and_21, ctr_out_21) */
-	vpsrlw $7, %ymm4, %ymm4 /* ctr_bit_21 = shr(ctr_carry_21) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm4, %ymm4 /* ctr_bit_21m = and(ctr_bit_21, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm4, %ymm4 /* ctr_spread_21 = lookup16(ctr_bit_21m, spread_index) */
-	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_spread_21) */
-	vpand %ymm4, %ymm2, %ymm6 /* row_21_b = and(ctr_w, ctr_mask_21) */
-	vpandn %ymm15, %ymm4, %ymm4 /* row_21_a = andnot(ctr_mask_21, ctr_sum_21) */
-	vpor %ymm4, %ymm6, %ymm4 /* row_21 = or(row_21_b, row_21_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_21 = lookup16(row_21, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_22(%rip), %ymm1, %ymm6 /* ctr_j_22 = add(ctr_j0, block_k_22) */
-	vpaddb %ymm6, %ymm0, %ymm15 /* ctr_sum_22 = add(ctr_low, ctr_j_22) */
-	vmovdqa %ymm7, 384(%rsp) /* spill g4x0.1 */
-	vpor %ymm6, %ymm0, %ymm7 /* ctr_or_22 = or(ctr_low, ctr_j_22) */
-	vpand %ymm6, %ymm0, %ymm6 /* ctr_and_22 = and(ctr_low, ctr_j_22) */
-	vpandn %ymm7, %ymm15, %ymm7 /* ctr_out_22 = andnot(ctr_sum_22, ctr_or_22) */
-	vpor %ymm7, %ymm6, %ymm6 /* ctr_carry_22 = or(ctr_and_22, ctr_out_22) */
-	vpsrlw $7, %ymm6, %ymm6 /* ctr_bit_22 = shr(ctr_carry_22) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm6, %ymm6 /* ctr_bit_22m = and(ctr_bit_22, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm6, %ymm6 /* ctr_spread_22 = lookup16(ctr_bit_22m, spread_index) */
-	vpshufb %ymm6, %ymm5, %ymm6 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_spread_22) */
-	vpand %ymm6, %ymm2, %ymm7 /* row_22_b = and(ctr_w, ctr_mask_22) */
-	vpandn %ymm15, %ymm6, %ymm6 /* row_22_a = andnot(ctr_mask_22, ctr_sum_22) */
-	vpor %ymm6, %ymm7, %ymm6 /* row_22 = or(row_22_b, row_22_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm6, %ymm6 /* rowle_22 = lookup16(row_22, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_23(%rip), %ymm1, %ymm7 /* ctr_j_23 = add(ctr_j0, block_k_23) */
-	vpaddb %ymm7, %ymm0, %ymm15 /* ctr_sum_23 = add(ctr_low, ctr_j_23) */
-	vmovdqa %ymm8, 416(%rsp) /* spill g4x2.1 */
-	vpor %ymm7, %ymm0, %ymm8 /* ctr_or_23 = or(ctr_low, ctr_j_23) */
-	vpand %ymm7, %ymm0, %ymm7 /* ctr_and_23 = and(ctr_low, ctr_j_23) */
-	vpandn %ymm8, %ymm15, %ymm8 /* ctr_out_23 = andnot(ctr_sum_23, ctr_or_23) */
-	vpor %ymm8, %ymm7, %ymm7 /* ctr_carry_23 = or(ctr_and_23, ctr_out_23) */
-	vpsrlw $7, %ymm7, %ymm7 /* ctr_bit_23 = shr(ctr_carry_23) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm7, %ymm7 /* ctr_bit_23m = and(ctr_bit_23, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm7, %ymm7 /* ctr_spread_23 = lookup16(ctr_bit_23m, spread_index) */
-	vpshufb %ymm7, %ymm5, %ymm7 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_spread_23) */
-	vpand %ymm7, %ymm2, %ymm8 /* row_23_b = and(ctr_w, ctr_mask_23) */
-	vpandn %ymm15, %ymm7, %ymm7 /* row_23_a = andnot(ctr_mask_23, ctr_sum_23) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_23 = or(row_23_b, row_23_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm7 /* rowle_23 = lookup16(row_23, bswap32) */
-	vpunpckldq %ymm6, %ymm3, %ymm8 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
-	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
-	vpunpckldq %ymm7, %ymm4, %ymm6 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
-	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
-	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	vpunpckldq %ymm4, %ymm3, %ymm8 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_24(%rip), %ymm1, %ymm4 /* ctr_j_24 = add(ctr_j0, block_k_24) */
-	vpaddb %ymm4, %ymm0, %ymm15 /* ctr_sum_24 = add(ctr_low, ctr_j_24) */
-	vmovdqa %ymm3, 448(%rsp) /* spill g5x3.1 */
-	vpor %ymm4, %ymm0, %ymm3 /* ctr_or_24 = or(ctr_low, ctr_j_24) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_24 = and(ctr_low, ctr_j_24) */
-	vpandn %ymm3, %ymm15, %ymm3 /* ctr_out_24 = andnot(ctr_sum_24, ctr_or_24) */
-	vpor %ymm3, %ymm4, %ymm3 /* ctr_carry_24 = or(ctr_and_24, ctr_out_24) */
-	vpsrlw $7, %ymm3, %ymm3 /* ctr_bit_24 = shr(ctr_carry_24) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm3, %ymm3 /* ctr_bit_24m = and(ctr_bit_24, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm3, %ymm3 /* ctr_spread_24 = lookup16(ctr_bit_24m, spread_index) */
-	vpshufb %ymm3, %ymm5, %ymm3 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_spread_24) */
-	vpand %ymm3, %ymm2, %ymm4 /* row_24_b = and(ctr_w, ctr_mask_24) */
-	vpandn %ymm15, %ymm3, %ymm3 /* row_24_a = andnot(ctr_mask_24, ctr_sum_24) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_24 = or(row_24_b, row_24_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm3, %ymm3 /* rowle_24 = lookup16(row_24, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_25(%rip), %ymm1, %ymm4 /* ctr_j_25 = add(ctr_j0, block_k_25) */
-	vpaddb %ymm4, %ymm0, %ymm15 /* ctr_sum_25 = add(ctr_low, ctr_j_25) */
-	vmovdqa %ymm6, 480(%rsp) /* spill g5x1.1 */
-	vpor %ymm4, %ymm0, %ymm6 /* ctr_or_25 = or(ctr_low, ctr_j_25) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_25 = and(ctr_low, ctr_j_25) */
-	vpandn %ymm6, %ymm15, %ymm6 /* ctr_out_25 = andnot(ctr_sum_25, ctr_or_25) */
-	vpor %ymm6, %ymm4, %ymm4 /* ctr_carry_25 = or(ctr_and_25, ctr_out_25) */
-	vpsrlw $7, %ymm4, %ymm4 /* ctr_bit_25 = shr(ctr_carry_25) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm4, %ymm4 /* ctr_bit_25m = and(ctr_bit_25, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm4, %ymm4 /* ctr_spread_25 = lookup16(ctr_bit_25m, spread_index) */
-	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_spread_25) */
-	vpand %ymm4, %ymm2, %ymm6 /* row_25_b = and(ctr_w, ctr_mask_25) */
-	vpandn %ymm15, %ymm4, %ymm4 /* row_25_a = andnot(ctr_mask_25, ctr_sum_25) */
-	vpor %ymm4, %ymm6, %ymm4 /* row_25 = or(row_25_b, row_25_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_25 = lookup16(row_25, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_26(%rip), %ymm1, %ymm6 /* ctr_j_26 = add(ctr_j0, block_k_26) */
-	vpaddb %ymm6, %ymm0, %ymm15 /* ctr_sum_26 = add(ctr_low, ctr_j_26) */
-	vmovdqa %ymm7, 512(%rsp) /* spill g5x0.1 */
-	vpor %ymm6, %ymm0, %ymm7 /* ctr_or_26 = or(ctr_low, ctr_j_26) */
-	vpand %ymm6, %ymm0, %ymm6 /* ctr_and_26 = and(ctr_low, ctr_j_26) */
-	vpandn %ymm7, %ymm15, %ymm7 /* ctr_out_26 = andnot(ctr_sum_26, ctr_or_26) */
-	vpor %ymm7, %ymm6, %ymm6 /* ctr_carry_26 = or(ctr_and_26, ctr_out_26) */
-	vpsrlw $7, %ymm6, %ymm6 /* ctr_bit_26 = shr(ctr_carry_26) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm6, %ymm6 /* ctr_bit_26m = and(ctr_bit_26, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm6, %ymm6 /* ctr_spread_26 = lookup16(ctr_bit_26m, spread_index) */
-	vpshufb %ymm6, %ymm5, %ymm6 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_spread_26) */
-	vpand %ymm6, %ymm2, %ymm7 /* row_26_b = and(ctr_w, ctr_mask_26) */
-	vpandn %ymm15, %ymm6, %ymm6 /* row_26_a = andnot(ctr_mask_26, ctr_sum_26) */
-	vpor %ymm6, %ymm7, %ymm6 /* row_26 = or(row_26_b, row_26_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm6, %ymm6 /* rowle_26 = lookup16(row_26, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_27(%rip), %ymm1, %ymm7 /* ctr_j_27 = add(ctr_j0, block_k_27) */
-	vpaddb %ymm7, %ymm0, %ymm15 /* ctr_sum_27 = add(ctr_low, ctr_j_27) */
-	vmovdqa %ymm8, 544(%rsp) /* spill g5x2.1 */
-	vpor %ymm7, %ymm0, %ymm8 /* ctr_or_27 = or(ctr_low, ctr_j_27) */
-	vpand %ymm7, %ymm0, %ymm7 /* ctr_and_27 = and(ctr_low, ctr_j_27) */
-	vpandn %ymm8, %ymm15, %ymm8 /* ctr_out_27 = andnot(ctr_sum_27, ctr_or_27) */
-	vpor %ymm8, %ymm7, %ymm7 /* ctr_carry_27 = or(ctr_and_27, ctr_out_27) */
-	vpsrlw $7, %ymm7, %ymm7 /* ctr_bit_27 = shr(ctr_carry_27) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm7, %ymm7 /* ctr_bit_27m = and(ctr_bit_27, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm7, %ymm7 /* ctr_spread_27 = lookup16(ctr_bit_27m, spread_index) */
-	vpshufb %ymm7, %ymm5, %ymm7 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_spread_27) */
-	vpand %ymm7, %ymm2, %ymm8 /* row_27_b = and(ctr_w, ctr_mask_27) */
-	vpandn %ymm15, %ymm7, %ymm7 /* row_27_a = andnot(ctr_mask_27, ctr_sum_27) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_27 = or(row_27_b, row_27_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm7 /* rowle_27 = lookup16(row_27, bswap32) */
-	vpunpckldq %ymm6, %ymm3, %ymm8 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
-	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
-	vpunpckldq %ymm7, %ymm4, %ymm6 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
-	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
-	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	vpunpckldq %ymm4, %ymm3, %ymm8 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_28(%rip), %ymm1, %ymm4 /* ctr_j_28 = add(ctr_j0, block_k_28) */
-	vpaddb %ymm4, %ymm0, %ymm15 /* ctr_sum_28 = add(ctr_low, ctr_j_28) */
-	vmovdqa %ymm3, 576(%rsp) /* spill g6x3.1 */
-	vpor %ymm4, %ymm0, %ymm3 /* ctr_or_28 = or(ctr_low, ctr_j_28) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_28 = and(ctr_low, ctr_j_28) */
-	vpandn %ymm3, %ymm15, %ymm3 /* ctr_out_28 = andnot(ctr_sum_28, ctr_or_28) */
-	vpor %ymm3, %ymm4, %ymm3 /* ctr_carry_28 = or(ctr_and_28, ctr_out_28) */
-	vpsrlw $7, %ymm3, %ymm3 /* ctr_bit_28 = shr(ctr_carry_28) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm3, %ymm3 /* ctr_bit_28m = and(ctr_bit_28, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm3, %ymm3 /* ctr_spread_28 = lookup16(ctr_bit_28m, spread_index) */
-	vpshufb %ymm3, %ymm5, %ymm3 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_spread_28) */
-	vpand %ymm3, %ymm2, %ymm4 /* row_28_b = and(ctr_w, ctr_mask_28) */
-	vpandn %ymm15, %ymm3, %ymm3 /* row_28_a = andnot(ctr_mask_28, ctr_sum_28) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_28 = or(row_28_b, row_28_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm3, %ymm3 /* rowle_28 = lookup16(row_28, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_29(%rip), %ymm1, %ymm4 /* ctr_j_29 = add(ctr_j0, block_k_29) */
-	vpaddb %ymm4, %ymm0, %ymm15 /* ctr_sum_29 = add(ctr_low, ctr_j_29) */
-	vmovdqa %ymm6, 608(%rsp) /* spill g6x1.1 */
-	vpor %ymm4, %ymm0, %ymm6 /* ctr_or_29 = or(ctr_low, ctr_j_29) */
-	vpand %ymm4, %ymm0, %ymm4 /* ctr_and_29 = and(ctr_low, ctr_j_29) */
-	vpandn %ymm6, %ymm15, %ymm6 /* ctr_out_29 = andnot(ctr_sum_29, ctr_or_29) */
-	vpor %ymm6, %ymm4, %ymm4 /* ctr_carry_29 = or(ctr_and_29, ctr_out_29) */
-	vpsrlw $7, %ymm4, %ymm4 /* ctr_bit_29 = shr(ctr_carry_29) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm4, %ymm4 /* ctr_bit_29m = and(ctr_bit_29, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm4, %ymm4 /* ctr_spread_29 = lookup16(ctr_bit_29m, spread_index) */
-	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_spread_29) */
-	vpand %ymm4, %ymm2, %ymm6 /* row_29_b = and(ctr_w, ctr_mask_29) */
-	vpandn %ymm15, %ymm4, %ymm4 /* row_29_a = andnot(ctr_mask_29, ctr_sum_29) */
-	vpor %ymm4, %ymm6, %ymm4 /* row_29 = or(row_29_b, row_29_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_29 = lookup16(row_29, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_30(%rip), %ymm1, %ymm6 /* ctr_j_30 = add(ctr_j0, block_k_30) */
-	vpaddb %ymm6, %ymm0, %ymm15 /* ctr_sum_30 = add(ctr_low, ctr_j_30) */
-	vmovdqa %ymm7, 640(%rsp) /* spill g6x0.1 */
-	vpor %ymm6, %ymm0, %ymm7 /* ctr_or_30 = or(ctr_low, ctr_j_30) */
-	vpand %ymm6, %ymm0, %ymm6 /* ctr_and_30 = and(ctr_low, ctr_j_30) */
-	vpandn %ymm7, %ymm15, %ymm7 /* ctr_out_30 = andnot(ctr_sum_30, ctr_or_30) */
-	vpor %ymm7, %ymm6, %ymm6 /* ctr_carry_30 = or(ctr_and_30, ctr_out_30) */
-	vpsrlw $7, %ymm6, %ymm6 /* ctr_bit_30 = shr(ctr_carry_30) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm6, %ymm6 /* ctr_bit_30m = and(ctr_bit_30, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm6, %ymm6 /* ctr_spread_30 = lookup16(ctr_bit_30m, spread_index) */
-	vpshufb %ymm6, %ymm5, %ymm6 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_spread_30) */
-	vpand %ymm6, %ymm2, %ymm7 /* row_30_b = and(ctr_w, ctr_mask_30) */
-	vpandn %ymm15, %ymm6, %ymm6 /* row_30_a = andnot(ctr_mask_30, ctr_sum_30) */
-	vpor %ymm6, %ymm7, %ymm6 /* row_30 = or(row_30_b, row_30_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm6, %ymm6 /* rowle_30 = lookup16(row_30, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_31(%rip), %ymm1, %ymm1 /* ctr_j_31 = add(ctr_j0, block_k_31) */
-	vpaddb %ymm1, %ymm0, %ymm7 /* ctr_sum_31 = add(ctr_low, ctr_j_31) */
-	vpor %ymm1, %ymm0, %ymm15 /* ctr_or_31 = or(ctr_low, ctr_j_31) */
-	vpand %ymm1, %ymm0, %ymm0 /* ctr_and_31 = and(ctr_low, ctr_j_31) */
-	vpandn %ymm15, %ymm7, %ymm1 /* ctr_out_31 = andnot(ctr_sum_31, ctr_or_31) */
-	vpor %ymm1, %ymm0, %ymm0 /* ctr_carry_31 = or(ctr_and_31, ctr_out_31) */
-	vpsrlw $7, %ymm0, %ymm0 /* ctr_bit_31 = shr(ctr_carry_31) */
-	vpand .Lsm4_wordslice_avx2_gfni_2_byte_low1(%rip), %ymm0, %ymm0 /* ctr_bit_31m = and(ctr_bit_31, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_spread_index(%rip), %ymm0, %ymm0 /* ctr_spread_31 = lookup16(ctr_bit_31m, spread_index) */
-	vpshufb %ymm0, %ymm5, %ymm0 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_spread_31) */
-	vpand %ymm0, %ymm2, %ymm1 /* row_31_b = and(ctr_w, ctr_mask_31) */
-	vpandn %ymm7, %ymm0, %ymm0 /* row_31_a = andnot(ctr_mask_31, ctr_sum_31) */
-	vpor %ymm0, %ymm1, %ymm0 /* row_31 = or(row_31_b, row_31_a) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k(%rip), %ymm2, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddw %ymm4, %ymm1, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lsm4_wordslice_avx2_gfni_2_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
+	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	vpandn %ymm0, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* row = or(ctr_pair, ctr_last_byte) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle = lookup16(row, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_1(%rip), %ymm2, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm5, %ymm5 /* rowle_1 = lookup16(row_1, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_2(%rip), %ymm2, %ymm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpand %ymm8, %ymm3, %ymm9 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm7 /* rowle_2 = lookup16(row_2, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_3(%rip), %ymm2, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm9, %ymm6, %ymm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpand %ymm9, %ymm3, %ymm10 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	vpandn %ymm0, %ymm9, %ymm9 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm8, %ymm8 /* rowle_3 = lookup16(row_3, bswap32) */
+	vpunpckldq %ymm7, %ymm4, %ymm9 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %ymm8, %ymm5, %ymm7 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %ymm5, %ymm4, %ymm9 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %ymm5, %ymm4, %ymm4 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_4(%rip), %ymm2, %ymm5 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm5, %ymm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpor %ymm5, %ymm10, %ymm5 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm5, %ymm5 /* rowle_4 = lookup16(row_4, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_5(%rip), %ymm2, %ymm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddw %ymm10, %ymm1, %ymm10 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm10, %ymm10 /* rowle_5 = lookup16(row_5, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_6(%rip), %ymm2, %ymm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddw %ymm11, %ymm1, %ymm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm11, %ymm11 /* rowle_6 = lookup16(row_6, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_7(%rip), %ymm2, %ymm12 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddw %ymm12, %ymm1, %ymm12 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm12, %ymm12 /* rowle_7 = lookup16(row_7, bswap32) */
+	vpunpckldq %ymm11, %ymm5, %ymm13 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %ymm11, %ymm5, %ymm5 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %ymm12, %ymm10, %ymm11 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %ymm12, %ymm10, %ymm10 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %ymm11, %ymm13, %ymm12 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %ymm11, %ymm13, %ymm11 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %ymm10, %ymm5, %ymm13 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %ymm10, %ymm5, %ymm5 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_8(%rip), %ymm2, %ymm10 /* ctr_j_8 = add(ctr_j0, block_k_8) */
+	vpaddw %ymm10, %ymm1, %ymm10 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm10, %ymm14 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %ymm14, %ymm6, %ymm14 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vpand %ymm14, %ymm3, %ymm15 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
+	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
+	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpor %ymm10, %ymm14, %ymm10 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm10, %ymm10 /* rowle_8 = lookup16(row_8, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_9(%rip), %ymm2, %ymm14 /* ctr_j_9 = add(ctr_j0, block_k_9) */
+	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vmovdqa %ymm4, 0(%rsp) /* spill g0x3.1 */
+	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpor %ymm14, %ymm4, %ymm4 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_9 = lookup16(row_9, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_10(%rip), %ymm2, %ymm14 /* ctr_j_10 = add(ctr_j0, block_k_10) */
+	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa %ymm5, 32(%rsp) /* spill g1x3.1 */
+	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	vpor %ymm14, %ymm5, %ymm5 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm5, %ymm5 /* rowle_10 = lookup16(row_10, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_11(%rip), %ymm2, %ymm14 /* ctr_j_11 = add(ctr_j0, block_k_11) */
+	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa %ymm7, 64(%rsp) /* spill g0x1.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	vpor %ymm14, %ymm7, %ymm7 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm7 /* rowle_11 = lookup16(row_11, bswap32) */
+	vpunpckldq %ymm5, %ymm10, %ymm14 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	vpunpckhdq %ymm5, %ymm10, %ymm5 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	vpunpckldq %ymm7, %ymm4, %ymm10 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	vpunpckldq %ymm10, %ymm14, %ymm7 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %ymm10, %ymm14, %ymm10 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %ymm4, %ymm5, %ymm14 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %ymm4, %ymm5, %ymm4 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_12(%rip), %ymm2, %ymm5 /* ctr_j_12 = add(ctr_j0, block_k_12) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa %ymm4, 96(%rsp) /* spill g2x3.1 */
+	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vpor %ymm5, %ymm4, %ymm4 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_12 = lookup16(row_12, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_13(%rip), %ymm2, %ymm5 /* ctr_j_13 = add(ctr_j0, block_k_13) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa %ymm7, 128(%rsp) /* spill g2x0.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm5, %ymm5 /* rowle_13 = lookup16(row_13, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_14(%rip), %ymm2, %ymm7 /* ctr_j_14 = add(ctr_j0, block_k_14) */
+	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa %ymm8, 160(%rsp) /* spill g0x0.1 */
+	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm7 /* rowle_14 = lookup16(row_14, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_15(%rip), %ymm2, %ymm8 /* ctr_j_15 = add(ctr_j0, block_k_15) */
+	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vmovdqa %ymm9, 192(%rsp) /* spill g0x2.1 */
+	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm8, %ymm8 /* rowle_15 = lookup16(row_15, bswap32) */
+	vpunpckldq %ymm7, %ymm4, %ymm9 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	vpunpckldq %ymm8, %ymm5, %ymm7 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %ymm5, %ymm4, %ymm9 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %ymm5, %ymm4, %ymm4 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_16(%rip), %ymm2, %ymm5 /* ctr_j_16 = add(ctr_j0, block_k_16) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vmovdqa %ymm4, 224(%rsp) /* spill g3x3.1 */
+	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_16_b = and(ctr_w_open, ctr_mask_16) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vpor %ymm5, %ymm4, %ymm4 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_16 = lookup16(row_16, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_17(%rip), %ymm2, %ymm5 /* ctr_j_17 = add(ctr_j0, block_k_17) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa %ymm7, 256(%rsp) /* spill g3x1.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_17_b = and(ctr_w_open, ctr_mask_17) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm5, %ymm5 /* rowle_17 = lookup16(row_17, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_18(%rip), %ymm2, %ymm7 /* ctr_j_18 = add(ctr_j0, block_k_18) */
+	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa %ymm8, 288(%rsp) /* spill g3x0.1 */
+	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_18_b = and(ctr_w_open, ctr_mask_18) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm7 /* rowle_18 = lookup16(row_18, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_19(%rip), %ymm2, %ymm8 /* ctr_j_19 = add(ctr_j0, block_k_19) */
+	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa %ymm9, 320(%rsp) /* spill g3x2.1 */
+	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_19_b = and(ctr_w_open, ctr_mask_19) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm8, %ymm8 /* rowle_19 = lookup16(row_19, bswap32) */
+	vpunpckldq %ymm7, %ymm4, %ymm9 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	vpunpckldq %ymm8, %ymm5, %ymm7 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
+	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
+	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	vpunpckldq %ymm5, %ymm4, %ymm9 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	vpunpckhdq %ymm5, %ymm4, %ymm4 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_20(%rip), %ymm2, %ymm5 /* ctr_j_20 = add(ctr_j0, block_k_20) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vmovdqa %ymm4, 352(%rsp) /* spill g4x3.1 */
+	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_20_b = and(ctr_w_open, ctr_mask_20) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	vpor %ymm5, %ymm4, %ymm4 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_20 = lookup16(row_20, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_21(%rip), %ymm2, %ymm5 /* ctr_j_21 = add(ctr_j0, block_k_21) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa %ymm7, 384(%rsp) /* spill g4x1.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_21_b = and(ctr_w_open, ctr_mask_21) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm5, %ymm5 /* rowle_21 = lookup16(row_21, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_22(%rip), %ymm2, %ymm7 /* ctr_j_22 = add(ctr_j0, block_k_22) */
+	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa %ymm8, 416(%rsp) /* spill g4x0.1 */
+	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_22_b = and(ctr_w_open, ctr_mask_22) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm7 /* rowle_22 = lookup16(row_22, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_23(%rip), %ymm2, %ymm8 /* ctr_j_23 = add(ctr_j0, block_k_23) */
+	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vmovdqa %ymm9, 448(%rsp) /* spill g4x2.1 */
+	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_23_b = and(ctr_w_open, ctr_mask_23) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm8, %ymm8 /* rowle_23 = lookup16(row_23, bswap32) */
+	vpunpckldq %ymm7, %ymm4, %ymm9 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	vpunpckldq %ymm8, %ymm5, %ymm7 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
+	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
+	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	vpunpckldq %ymm5, %ymm4, %ymm9 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	vpunpckhdq %ymm5, %ymm4, %ymm4 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_24(%rip), %ymm2, %ymm5 /* ctr_j_24 = add(ctr_j0, block_k_24) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vmovdqa %ymm4, 480(%rsp) /* spill g5x3.1 */
+	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_24_b = and(ctr_w_open, ctr_mask_24) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	vpor %ymm5, %ymm4, %ymm4 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_24 = lookup16(row_24, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_25(%rip), %ymm2, %ymm5 /* ctr_j_25 = add(ctr_j0, block_k_25) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa %ymm7, 512(%rsp) /* spill g5x1.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_25_b = and(ctr_w_open, ctr_mask_25) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm5, %ymm5 /* rowle_25 = lookup16(row_25, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_26(%rip), %ymm2, %ymm7 /* ctr_j_26 = add(ctr_j0, block_k_26) */
+	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vmovdqa %ymm8, 544(%rsp) /* spill g5x0.1 */
+	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_26_b = and(ctr_w_open, ctr_mask_26) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm7 /* rowle_26 = lookup16(row_26, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_27(%rip), %ymm2, %ymm8 /* ctr_j_27 = add(ctr_j0, block_k_27) */
+	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vmovdqa %ymm9, 576(%rsp) /* spill g5x2.1 */
+	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_27_b = and(ctr_w_open, ctr_mask_27) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm8, %ymm8 /* rowle_27 = lookup16(row_27, bswap32) */
+	vpunpckldq %ymm7, %ymm4, %ymm9 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	vpunpckldq %ymm8, %ymm5, %ymm7 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
+	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
+	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	vpunpckldq %ymm5, %ymm4, %ymm9 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	vpunpckhdq %ymm5, %ymm4, %ymm4 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_28(%rip), %ymm2, %ymm5 /* ctr_j_28 = add(ctr_j0, block_k_28) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vmovdqa %ymm4, 608(%rsp) /* spill g6x3.1 */
+	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_28_b = and(ctr_w_open, ctr_mask_28) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vpor %ymm5, %ymm4, %ymm4 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm4 /* rowle_28 = lookup16(row_28, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_29(%rip), %ymm2, %ymm5 /* ctr_j_29 = add(ctr_j0, block_k_29) */
+	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa %ymm7, 640(%rsp) /* spill g6x1.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_29_b = and(ctr_w_open, ctr_mask_29) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm5, %ymm5 /* rowle_29 = lookup16(row_29, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_30(%rip), %ymm2, %ymm7 /* ctr_j_30 = add(ctr_j0, block_k_30) */
+	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vmovdqa %ymm8, 672(%rsp) /* spill g6x0.1 */
+	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_30_b = and(ctr_w_open, ctr_mask_30) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm7 /* rowle_30 = lookup16(row_30, bswap32) */
+	vpaddb .Lsm4_wordslice_avx2_gfni_2_block_k_31(%rip), %ymm2, %ymm2 /* ctr_j_31 = add(ctr_j0, block_k_31) */
+	vpaddw %ymm2, %ymm1, %ymm1 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_carry_everywhere(%rip), %ymm1, %ymm2 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %ymm2, %ymm6, %ymm2 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpand %ymm2, %ymm3, %ymm3 /* ctr_pair_31_b = and(ctr_w_open, ctr_mask_31) */
+	vpandn %ymm0, %ymm2, %ymm0 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	vpor %ymm0, %ymm3, %ymm0 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	vpor %ymm1, %ymm0, %ymm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm0, %ymm0 /* rowle_31 = lookup16(row_31, bswap32) */
-	vpunpckldq %ymm6, %ymm3, %ymm1 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
-	vpunpckhdq %ymm6, %ymm3, %ymm2 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
-	vpunpckldq %ymm0, %ymm4, %ymm3 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
-	vpunpckhdq %ymm0, %ymm4, %ymm0 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
+	vpunpckldq %ymm7, %ymm4, %ymm1 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	vpunpckhdq %ymm7, %ymm4, %ymm2 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	vpunpckldq %ymm0, %ymm5, %ymm3 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
+	vpunpckhdq %ymm0, %ymm5, %ymm0 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
 	vpunpckldq %ymm0, %ymm2, %ymm3 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
 	vpunpckhdq %ymm0, %ymm2, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	vmovdqa 128(%rsp), %ymm2 /* reload g0x0.2 */
-	vmovdqa 256(%rsp), %ymm5 /* reload g3x0.2 */
-	vmovdqa 384(%rsp), %ymm6 /* reload g4x0.2 */
-	vmovdqa 512(%rsp), %ymm7 /* reload g5x0.2 */
-	vmovdqa 640(%rsp), %ymm15 /* reload g6x0.2 */
-	vmovdqa %ymm4, 672(%rsp) /* spill g7x0.2 */
-	vmovdqa 96(%rsp), %ymm4 /* reload g0x1.2 */
-	vmovdqa %ymm0, 704(%rsp) /* spill g7x3.2 */
-	vmovdqa 224(%rsp), %ymm0 /* reload g3x1.2 */
-	vmovdqa %ymm1, 736(%rsp) /* spill g7x1.2 */
-	vmovdqa 352(%rsp), %ymm1 /* reload g4x1.2 */
-	vmovdqa %ymm3, 768(%rsp) /* spill g7x2.2 */
-	vmovdqa 480(%rsp), %ymm3 /* reload g5x1.2 */
-	vmovdqa %ymm15, 800(%rsp) /* spill g6x0.2 */
-	vmovdqa 608(%rsp), %ymm15 /* reload g6x1.2 */
-	vmovdqa %ymm8, 832(%rsp) /* spill g6x2.2 */
-	vmovdqa 736(%rsp), %ymm8 /* reload g7x1.2 */
-	vmovdqa %ymm8, 864(%rsp) /* spill g7x1.2 */
-	vmovdqa 160(%rsp), %ymm8 /* reload g0x2.2 */
-	vmovdqa %ymm15, 896(%rsp) /* spill g6x1.2 */
-	vmovdqa 288(%rsp), %ymm15 /* reload g3x2.2 */
-	vmovdqa %ymm7, 928(%rsp) /* spill g5x0.2 */
-	vmovdqa 416(%rsp), %ymm7 /* reload g4x2.2 */
-	vmovdqa %ymm3, 960(%rsp) /* spill g5x1.2 */
-	vmovdqa 544(%rsp), %ymm3 /* reload g5x2.2 */
-	vmovdqa %ymm3, 992(%rsp) /* spill g5x2.2 */
-	vmovdqa 832(%rsp), %ymm3 /* reload g6x2.2 */
-	vmovdqa %ymm3, 1024(%rsp) /* spill g6x2.2 */
-	vmovdqa 768(%rsp), %ymm3 /* reload g7x2.2 */
-	vmovdqa %ymm3, 1056(%rsp) /* spill g7x2.2 */
+	vmovdqa 160(%rsp), %ymm2 /* reload g0x0.2 */
+	vmovdqa 128(%rsp), %ymm5 /* reload g2x0.2 */
+	vmovdqa 288(%rsp), %ymm6 /* reload g3x0.2 */
+	vmovdqa 416(%rsp), %ymm7 /* reload g4x0.2 */
+	vmovdqa 544(%rsp), %ymm8 /* reload g5x0.2 */
+	vmovdqa 672(%rsp), %ymm15 /* reload g6x0.2 */
+	vmovdqa %ymm4, 704(%rsp) /* spill g7x0.2 */
+	vmovdqa 64(%rsp), %ymm4 /* reload g0x1.2 */
+	vmovdqa %ymm0, 736(%rsp) /* spill g7x3.2 */
+	vmovdqa 256(%rsp), %ymm0 /* reload g3x1.2 */
+	vmovdqa %ymm1, 768(%rsp) /* spill g7x1.2 */
+	vmovdqa 384(%rsp), %ymm1 /* reload g4x1.2 */
+	vmovdqa %ymm3, 800(%rsp) /* spill g7x2.2 */
+	vmovdqa 512(%rsp), %ymm3 /* reload g5x1.2 */
+	vmovdqa %ymm15, 832(%rsp) /* spill g6x0.2 */
+	vmovdqa 640(%rsp), %ymm15 /* reload g6x1.2 */
+	vmovdqa %ymm9, 864(%rsp) /* spill g6x2.2 */
+	vmovdqa 768(%rsp), %ymm9 /* reload g7x1.2 */
+	vmovdqa %ymm9, 896(%rsp) /* spill g7x1.2 */
+	vmovdqa 192(%rsp), %ymm9 /* reload g0x2.2 */
+	vmovdqa %ymm15, 928(%rsp) /* spill g6x1.2 */
+	vmovdqa 320(%rsp), %ymm15 /* reload g3x2.2 */
+	vmovdqa %ymm8, 960(%rsp) /* spill g5x0.2 */
+	vmovdqa 448(%rsp), %ymm8 /* reload g4x2.2 */
+	vmovdqa %ymm3, 992(%rsp) /* spill g5x1.2 */
+	vmovdqa 576(%rsp), %ymm3 /* reload g5x2.2 */
+	vmovdqa %ymm3, 1024(%rsp) /* spill g5x2.2 */
+	vmovdqa 864(%rsp), %ymm3 /* reload g6x2.2 */
+	vmovdqa %ymm3, 1056(%rsp) /* spill g6x2.2 */
+	vmovdqa 800(%rsp), %ymm3 /* reload g7x2.2 */
+	vmovdqa %ymm3, 1088(%rsp) /* spill g7x2.2 */
 	vmovdqa 0(%rsp), %ymm3 /* reload g0x3.2 */
-	vmovdqa %ymm6, 1088(%rsp) /* spill g4x0.2 */
-	vmovdqa 32(%rsp), %ymm6 /* reload g1x3.2 */
-	vmovdqa %ymm1, 1120(%rsp) /* spill g4x1.2 */
-	vmovdqa 64(%rsp), %ymm1 /* reload g2x3.2 */
-	vmovdqa %ymm7, 1152(%rsp) /* spill g4x2.2 */
-	vmovdqa 192(%rsp), %ymm7 /* reload g3x3.2 */
-	vmovdqa %ymm5, 1184(%rsp) /* spill g3x0.2 */
-	vmovdqa 320(%rsp), %ymm5 /* reload g4x3.2 */
-	vmovdqa %ymm5, 1216(%rsp) /* spill g4x3.2 */
-	vmovdqa 448(%rsp), %ymm5 /* reload g5x3.2 */
-	vmovdqa %ymm5, 1248(%rsp) /* spill g5x3.2 */
-	vmovdqa 576(%rsp), %ymm5 /* reload g6x3.2 */
-	vmovdqa %ymm5, 1280(%rsp) /* spill g6x3.2 */
-	vmovdqa 704(%rsp), %ymm5 /* reload g7x3.2 */
-	vmovdqa %ymm7, 576(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm5, 448(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm7, 1120(%rsp) /* spill g4x0.2 */
+	vmovdqa 32(%rsp), %ymm7 /* reload g1x3.2 */
+	vmovdqa %ymm1, 1152(%rsp) /* spill g4x1.2 */
+	vmovdqa 96(%rsp), %ymm1 /* reload g2x3.2 */
+	vmovdqa %ymm8, 1184(%rsp) /* spill g4x2.2 */
+	vmovdqa 224(%rsp), %ymm8 /* reload g3x3.2 */
+	vmovdqa %ymm6, 1216(%rsp) /* spill g3x0.2 */
+	vmovdqa 352(%rsp), %ymm6 /* reload g4x3.2 */
+	vmovdqa %ymm6, 1248(%rsp) /* spill g4x3.2 */
+	vmovdqa 480(%rsp), %ymm6 /* reload g5x3.2 */
+	vmovdqa %ymm6, 1280(%rsp) /* spill g5x3.2 */
+	vmovdqa 608(%rsp), %ymm6 /* reload g6x3.2 */
+	vmovdqa %ymm6, 1312(%rsp) /* spill g6x3.2 */
+	vmovdqa 736(%rsp), %ymm6 /* reload g7x3.2 */
+	vmovdqa %ymm8, 608(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm6, 480(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_2_loop_r0:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	vpbroadcastd (%rdi,%r8), %ymm5 /* rkw = bcast32() */
-	vpxor %ymm8, %ymm4, %ymm7 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm3, %ymm7, %ymm7 /* g0t = xor(g0t_acc_1, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm7, %ymm7 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm7, %ymm7 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vmovdqa %ymm4, 320(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm7, %ymm4 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa %ymm3, 192(%rsp) /* spill g0x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm7, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm8, 64(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm7, %ymm8 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm3, %ymm7, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpxor %ymm8, %ymm3, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm3, %ymm8 /* g0lr2_l = shl(g0lg) */
+	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw = bcast32() */
+	vpxor %ymm9, %ymm4, %ymm8 /* g0t_acc = xor(g0x1, g0x2) */
+	vpxor %ymm6, %ymm8, %ymm8 /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	vpxor %ymm3, %ymm8, %ymm8 /* g0t = xor(g0t_acc_1, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm8, %ymm8 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm8, %ymm8 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vmovdqa %ymm4, 352(%rsp) /* spill g0x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm8, %ymm4 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa %ymm3, 224(%rsp) /* spill g0x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm8, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa %ymm9, 96(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm8, %ymm9 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm3, %ymm8, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm3, %ymm9 /* g0lr2_l = shl(g0lg) */
 	vpsrld $30, %ymm3, %ymm3 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm3, %ymm8, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm4, %ymm7, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
+	vpor %ymm3, %ymm9, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm4, %ymm8, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm3, %ymm4, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm3, %ymm2, %ymm2 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm5, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm6, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
+	vpxor %ymm6, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
+	vpxor %ymm7, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm3, %ymm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm3, %ymm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm3, %ymm4 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm3, %ymm7 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm3, %ymm8 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm7, %ymm3, %ymm7 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm7, %ymm8 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm7, %ymm8, %ymm7 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm3, %ymm8 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm3, %ymm9 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm8, %ymm3, %ymm8 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpxor %ymm9, %ymm8, %ymm8 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm8, %ymm9 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm8, %ymm8 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm8, %ymm9, %ymm8 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
 	vpxor %ymm4, %ymm3, %ymm3 /* g1l_acc = xor(g1s, g1lr24) */
-	vpxor %ymm7, %ymm3, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm14, %ymm9, %ymm4 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm5, %ymm4, %ymm4 /* g2t_acc_1 = xor(g2t_acc, rkw) */
+	vpxor %ymm8, %ymm3, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm3, %ymm12, %ymm3 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm14, %ymm10, %ymm4 /* g2t_acc = xor(g2x1, g2x2) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g2t_acc_1 = xor(g2t_acc, rkw) */
 	vpxor %ymm1, %ymm4, %ymm4 /* g2t = xor(g2t_acc_1, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm4, %ymm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm4, %ymm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm4, %ymm7 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm4, %ymm8 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm4, %ymm11 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm8, %ymm4, %ymm8 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm8, %ymm11 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm8, %ymm8 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm8, %ymm11, %ymm8 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm7, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
-	vpxor %ymm8, %ymm4, %ymm4 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor %ymm4, %ymm13, %ymm4 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm15, %ymm0, %ymm7 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 576(%rsp), %ymm7, %ymm7 /* g3t = xor(g3t_acc_1, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm7, %ymm7 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm7, %ymm7 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm7, %ymm8 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm7, %ymm11 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm7, %ymm13 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm11, %ymm7, %ymm11 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm11, %ymm13 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm11, %ymm11 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm11, %ymm13, %ymm11 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g3l_acc = xor(g3s, g3lr24) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 1184(%rsp), %ymm7, %ymm7 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 1120(%rsp), %ymm8 /* reload g4x1.2 */
-	vpxor 1152(%rsp), %ymm8, %ymm11 /* g4t_acc = xor(g4x1, g4x2) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g4t_acc_1 = xor(g4t_acc, rkw) */
-	vpxor 1216(%rsp), %ymm11, %ymm11 /* g4t = xor(g4t_acc_1, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm11, %ymm11 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm11, %ymm13 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm11, %ymm8 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm4, %ymm8 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm4, %ymm9 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm4, %ymm12 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm9, %ymm4, %ymm9 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm9, %ymm12 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm9, %ymm12, %ymm9 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm8, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g2x = xor(g2x0, g2l) */
+	vpxor %ymm15, %ymm0, %ymm5 /* g3t_acc = xor(g3x1, g3x2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	vpxor 608(%rsp), %ymm5, %ymm5 /* g3t = xor(g3t_acc_1, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm5, %ymm5 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm5, %ymm5 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm5, %ymm8 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm5, %ymm9 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm5, %ymm12 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm9, %ymm5, %ymm9 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm9, %ymm12 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm9, %ymm12, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm8, %ymm5, %ymm5 /* g3l_acc = xor(g3s, g3lr24) */
+	vpxor %ymm9, %ymm5, %ymm5 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1216(%rsp), %ymm5, %ymm5 /* g3x = xor(g3l, g3x0.2) */
+	vmovdqa 1152(%rsp), %ymm8 /* reload g4x1.2 */
+	vpxor 1184(%rsp), %ymm8, %ymm9 /* g4t_acc = xor(g4x1, g4x2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g4t_acc_1 = xor(g4t_acc, rkw) */
+	vpxor 1248(%rsp), %ymm9, %ymm9 /* g4t = xor(g4t_acc_1, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm9, %ymm9 /* g4a = gf2p8affine(g4t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm9, %ymm9 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm9, %ymm12 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm9, %ymm8 /* g4lr8 = lookup16(g4s, rotl8) */
 	vmovdqa %ymm0, 32(%rsp) /* spill g3x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm11, %ymm0 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm9, %ymm0 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g4lg_acc = xor(g4s, g4lr8) */
 	vpxor %ymm0, %ymm8, %ymm0 /* g4lg = xor(g4lg_acc, g4lr16) */
 	vpslld $2, %ymm0, %ymm8 /* g4lr2_l = shl(g4lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g4lr2_r = shr(g4lg) */
 	vpor %ymm0, %ymm8, %ymm0 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm13, %ymm11, %ymm8 /* g4l_acc = xor(g4s, g4lr24) */
+	vpxor %ymm12, %ymm9, %ymm8 /* g4l_acc = xor(g4s, g4lr24) */
 	vpxor %ymm0, %ymm8, %ymm0 /* g4l = xor(g4l_acc, g4lr2) */
-	vpxor 1088(%rsp), %ymm0, %ymm0 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 960(%rsp), %ymm8 /* reload g5x1.2 */
-	vpxor 992(%rsp), %ymm8, %ymm11 /* g5t_acc = xor(g5x1, g5x2) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g5t_acc_1 = xor(g5t_acc, rkw) */
-	vpxor 1248(%rsp), %ymm11, %ymm11 /* g5t = xor(g5t_acc_1, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm11, %ymm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm11, %ymm13 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm11, %ymm8 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpxor 1120(%rsp), %ymm0, %ymm0 /* g4x = xor(g4l, g4x0.2) */
+	vmovdqa 992(%rsp), %ymm8 /* reload g5x1.2 */
+	vpxor 1024(%rsp), %ymm8, %ymm9 /* g5t_acc = xor(g5x1, g5x2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g5t_acc_1 = xor(g5t_acc, rkw) */
+	vpxor 1280(%rsp), %ymm9, %ymm9 /* g5t = xor(g5t_acc_1, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm9, %ymm9 /* g5a = gf2p8affine(g5t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm9, %ymm9 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm9, %ymm12 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm9, %ymm8 /* g5lr8 = lookup16(g5s, rotl8) */
 	vmovdqa %ymm0, 0(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm11, %ymm0 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm9, %ymm0 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g5lg_acc = xor(g5s, g5lr8) */
 	vpxor %ymm0, %ymm8, %ymm0 /* g5lg = xor(g5lg_acc, g5lr16) */
 	vpslld $2, %ymm0, %ymm8 /* g5lr2_l = shl(g5lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g5lr2_r = shr(g5lg) */
 	vpor %ymm0, %ymm8, %ymm0 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm13, %ymm11, %ymm8 /* g5l_acc = xor(g5s, g5lr24) */
+	vpxor %ymm12, %ymm9, %ymm8 /* g5l_acc = xor(g5s, g5lr24) */
 	vpxor %ymm0, %ymm8, %ymm0 /* g5l = xor(g5l_acc, g5lr2) */
-	vpxor 928(%rsp), %ymm0, %ymm0 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 896(%rsp), %ymm8 /* reload g6x1.2 */
-	vpxor 1024(%rsp), %ymm8, %ymm11 /* g6t_acc = xor(g6x1, g6x2) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g6t_acc_1 = xor(g6t_acc, rkw) */
-	vpxor 1280(%rsp), %ymm11, %ymm11 /* g6t = xor(g6t_acc_1, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm11, %ymm11 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm11, %ymm13 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm11, %ymm8 /* g6lr8 = lookup16(g6s, rotl8) */
-	vmovdqa %ymm0, 544(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm11, %ymm0 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpxor 960(%rsp), %ymm0, %ymm0 /* g5x = xor(g5l, g5x0.2) */
+	vmovdqa 928(%rsp), %ymm8 /* reload g6x1.2 */
+	vpxor 1056(%rsp), %ymm8, %ymm9 /* g6t_acc = xor(g6x1, g6x2) */
+	vpxor %ymm6, %ymm9, %ymm9 /* g6t_acc_1 = xor(g6t_acc, rkw) */
+	vpxor 1312(%rsp), %ymm9, %ymm9 /* g6t = xor(g6t_acc_1, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm9, %ymm9 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm9, %ymm9 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm9, %ymm12 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm9, %ymm8 /* g6lr8 = lookup16(g6s, rotl8) */
+	vmovdqa %ymm0, 576(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm9, %ymm0 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g6lg_acc = xor(g6s, g6lr8) */
 	vpxor %ymm0, %ymm8, %ymm0 /* g6lg = xor(g6lg_acc, g6lr16) */
 	vpslld $2, %ymm0, %ymm8 /* g6lr2_l = shl(g6lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g6lr2_r = shr(g6lg) */
 	vpor %ymm0, %ymm8, %ymm0 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm13, %ymm11, %ymm8 /* g6l_acc = xor(g6s, g6lr24) */
+	vpxor %ymm12, %ymm9, %ymm8 /* g6l_acc = xor(g6s, g6lr24) */
 	vpxor %ymm0, %ymm8, %ymm0 /* g6l = xor(g6l_acc, g6lr2) */
-	vpxor 800(%rsp), %ymm0, %ymm0 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 864(%rsp), %ymm8 /* reload g7x1.2 */
-	vpxor 1056(%rsp), %ymm8, %ymm11 /* g7t_acc = xor(g7x1, g7x2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g7t_acc_1 = xor(g7t_acc, rkw) */
-	vpxor 448(%rsp), %ymm5, %ymm5 /* g7t = xor(g7t_acc_1, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm5, %ymm5 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm5, %ymm5 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm5, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm5, %ymm13 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm5, %ymm8 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm13, %ymm5, %ymm13 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm8, %ymm13 /* g7lr2_l = shl(g7lg) */
+	vpxor 832(%rsp), %ymm0, %ymm0 /* g6x = xor(g6l, g6x0.2) */
+	vmovdqa 896(%rsp), %ymm8 /* reload g7x1.2 */
+	vpxor 1088(%rsp), %ymm8, %ymm9 /* g7t_acc = xor(g7x1, g7x2) */
+	vpxor %ymm6, %ymm9, %ymm6 /* g7t_acc_1 = xor(g7t_acc, rkw) */
+	vpxor 480(%rsp), %ymm6, %ymm6 /* g7t = xor(g7t_acc_1, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm6, %ymm6 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm6, %ymm6 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm6, %ymm9 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm6, %ymm12 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm6, %ymm8 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm12, %ymm6, %ymm12 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm8, %ymm12 /* g7lr2_l = shl(g7lg) */
 	vpsrld $30, %ymm8, %ymm8 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm8, %ymm13, %ymm8 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm11, %ymm5, %ymm5 /* g7l_acc = xor(g7s, g7lr24) */
-	vpxor %ymm8, %ymm5, %ymm5 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 672(%rsp), %ymm5, %ymm5 /* g7x = xor(g7l, g7x0.2) */
+	vpor %ymm8, %ymm12, %ymm8 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm9, %ymm6, %ymm6 /* g7l_acc = xor(g7s, g7lr24) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 704(%rsp), %ymm6, %ymm6 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %ymm8 /* rkw_1 = bcast32() */
-	vmovdqa 64(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 192(%rsp), %ymm11, %ymm13 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm13, %ymm13 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm13, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vmovdqa %ymm2, 416(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm13, %ymm2 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm5, 288(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm13, %ymm5 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm5, %ymm2, %ymm2 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm2, %ymm5 /* g0lr2_1_l = shl(g0lg_1) */
+	vmovdqa 96(%rsp), %ymm9 /* reload g0x2.2 */
+	vpxor 224(%rsp), %ymm9, %ymm12 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm9 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vmovdqa %ymm2, 448(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm2 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vmovdqa %ymm6, 320(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm6 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm6, %ymm2, %ymm2 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm2, %ymm6 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm2, %ymm2 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm2, %ymm5, %ymm2 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm11, %ymm13, %ymm5 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm2, %ymm5, %ymm2 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 320(%rsp), %ymm2, %ymm2 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm6, %ymm12, %ymm5 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm8, %ymm5, %ymm5 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm5, %ymm5 /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm5, %ymm5 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm5, %ymm5 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm5, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm5, %ymm13 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm12, 320(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm5, %ymm12 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm13, %ymm5, %ymm13 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpor %ymm2, %ymm6, %ymm2 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm9, %ymm12, %ymm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 352(%rsp), %ymm2, %ymm2 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpxor %ymm7, %ymm13, %ymm6 /* g1t_acc_2 = xor(g1x2, g1x3) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	vpxor %ymm3, %ymm6, %ymm6 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm6, %ymm6 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm6, %ymm6 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm6, %ymm9 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm6, %ymm12 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vmovdqa %ymm13, 352(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm6, %ymm13 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm12, %ymm6, %ymm12 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
 	vpslld $2, %ymm12, %ymm13 /* g1lr2_1_l = shl(g1lg_1) */
 	vpsrld $30, %ymm12, %ymm12 /* g1lr2_1_r = shr(g1lg_1) */
 	vpor %ymm12, %ymm13, %ymm12 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm11, %ymm5, %ymm5 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm12, %ymm5, %ymm5 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm1, %ymm14, %ymm10 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm4, %ymm10, %ymm10 /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm10, %ymm10 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm10, %ymm10 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm10, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm10, %ymm12 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm10, %ymm13 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm12, %ymm10, %ymm12 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpxor %ymm9, %ymm6, %ymm6 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm6, %ymm11, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpxor %ymm1, %ymm14, %ymm9 /* g2t_acc_2 = xor(g2x2, g2x3) */
+	vpxor %ymm8, %ymm9, %ymm9 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	vpxor %ymm4, %ymm9, %ymm9 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm9, %ymm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm9, %ymm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm9, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm9, %ymm12 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm9, %ymm13 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm12, %ymm9, %ymm12 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
 	vpslld $2, %ymm12, %ymm13 /* g2lr2_1_l = shl(g2lg_1) */
 	vpsrld $30, %ymm12, %ymm12 /* g2lr2_1_r = shr(g2lg_1) */
 	vpor %ymm12, %ymm13, %ymm12 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor %ymm10, %ymm9, %ymm9 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 576(%rsp), %ymm15, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpxor 608(%rsp), %ymm15, %ymm10 /* g3t_acc_2 = xor(g3x2, g3x3) */
 	vpxor %ymm8, %ymm10, %ymm10 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor %ymm7, %ymm10, %ymm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpxor %ymm5, %ymm10, %ymm10 /* g3t_1 = xor(g3t_acc_3, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm10, %ymm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm10, %ymm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm10, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -3926,8 +3803,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm11, %ymm10, %ymm10 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	vpxor %ymm12, %ymm10, %ymm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
 	vpxor 32(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vmovdqa 1152(%rsp), %ymm11 /* reload g4x2.2 */
-	vpxor 1216(%rsp), %ymm11, %ymm12 /* g4t_acc_2 = xor(g4x2, g4x3) */
+	vmovdqa 1184(%rsp), %ymm11 /* reload g4x2.2 */
+	vpxor 1248(%rsp), %ymm11, %ymm12 /* g4t_acc_2 = xor(g4x2, g4x3) */
 	vpxor %ymm8, %ymm12, %ymm12 /* g4t_acc_3 = xor(g4t_acc_2, rkw_1) */
 	vpxor 0(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4t_acc_3, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
@@ -3943,16 +3820,16 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm11, %ymm15, %ymm11 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vmovdqa 992(%rsp), %ymm12 /* reload g5x2.2 */
-	vpxor 1248(%rsp), %ymm12, %ymm13 /* g5t_acc_2 = xor(g5x2, g5x3) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vmovdqa 1024(%rsp), %ymm12 /* reload g5x2.2 */
+	vpxor 1280(%rsp), %ymm12, %ymm13 /* g5t_acc_2 = xor(g5x2, g5x3) */
 	vpxor %ymm8, %ymm13, %ymm13 /* g5t_acc_3 = xor(g5t_acc_2, rkw_1) */
-	vpxor 544(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vpxor 576(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5t_acc_3, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm13, %ymm12 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vmovdqa %ymm11, 160(%rsp) /* spill g4x1.3 */
+	vmovdqa %ymm11, 192(%rsp) /* spill g4x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm13, %ymm11 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
@@ -3961,16 +3838,16 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
 	vpxor %ymm15, %ymm13, %ymm12 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	vpxor 960(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vmovdqa 1024(%rsp), %ymm12 /* reload g6x2.2 */
-	vpxor 1280(%rsp), %ymm12, %ymm13 /* g6t_acc_2 = xor(g6x2, g6x3) */
+	vpxor 992(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vmovdqa 1056(%rsp), %ymm12 /* reload g6x2.2 */
+	vpxor 1312(%rsp), %ymm12, %ymm13 /* g6t_acc_2 = xor(g6x2, g6x3) */
 	vpxor %ymm8, %ymm13, %ymm13 /* g6t_acc_3 = xor(g6t_acc_2, rkw_1) */
 	vpxor %ymm0, %ymm13, %ymm13 /* g6t_1 = xor(g6t_acc_3, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm13, %ymm12 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm0, 608(%rsp) /* spill g6x0.3 */
+	vmovdqa %ymm0, 640(%rsp) /* spill g6x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm13, %ymm0 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
@@ -3979,11 +3856,11 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm0, %ymm12, %ymm0 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
 	vpxor %ymm15, %ymm13, %ymm12 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 896(%rsp), %ymm0, %ymm0 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vmovdqa 1056(%rsp), %ymm12 /* reload g7x2.2 */
-	vpxor 448(%rsp), %ymm12, %ymm13 /* g7t_acc_2 = xor(g7x2, g7x3) */
+	vpxor 928(%rsp), %ymm0, %ymm0 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vmovdqa 1088(%rsp), %ymm12 /* reload g7x2.2 */
+	vpxor 480(%rsp), %ymm12, %ymm13 /* g7t_acc_2 = xor(g7x2, g7x3) */
 	vpxor %ymm8, %ymm13, %ymm8 /* g7t_acc_3 = xor(g7t_acc_2, rkw_1) */
-	vpxor 288(%rsp), %ymm8, %ymm8 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vpxor 320(%rsp), %ymm8, %ymm8 /* g7t_1 = xor(g7t_acc_3, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm8, %ymm8 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm8, %ymm8 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm8, %ymm13 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
@@ -3996,20 +3873,20 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
 	vpxor %ymm13, %ymm8, %ymm8 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
 	vpxor %ymm12, %ymm8, %ymm8 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 864(%rsp), %ymm8, %ymm8 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpxor 896(%rsp), %ymm8, %ymm8 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_2 = bcast32() */
-	vmovdqa 192(%rsp), %ymm13 /* reload g0x3.2 */
-	vpxor 416(%rsp), %ymm13, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vmovdqa 224(%rsp), %ymm13 /* reload g0x3.2 */
+	vpxor 448(%rsp), %ymm13, %ymm15 /* g0t_acc_4 = xor(g0x3, g0x0) */
 	vpxor %ymm12, %ymm15, %ymm15 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
 	vpxor %ymm2, %ymm15, %ymm15 /* g0t_2 = xor(g0t_acc_5, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm15, %ymm13 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm2, 480(%rsp) /* spill g0x1.3 */
+	vmovdqa %ymm2, 512(%rsp) /* spill g0x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm15, %ymm2 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm8, 352(%rsp) /* spill g7x1.3 */
+	vmovdqa %ymm8, 384(%rsp) /* spill g7x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm15, %ymm8 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
 	vpxor %ymm2, %ymm15, %ymm2 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
 	vpxor %ymm8, %ymm2, %ymm2 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
@@ -4018,24 +3895,24 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm2, %ymm8, %ymm2 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm13, %ymm15, %ymm8 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm2, %ymm8, %ymm2 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 64(%rsp), %ymm2, %ymm2 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm3, %ymm6, %ymm8 /* g1t_acc_4 = xor(g1x3, g1x0) */
+	vpxor 96(%rsp), %ymm2, %ymm2 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpxor %ymm3, %ymm7, %ymm8 /* g1t_acc_4 = xor(g1x3, g1x0) */
 	vpxor %ymm12, %ymm8, %ymm8 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm5, %ymm8, %ymm8 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpxor %ymm6, %ymm8, %ymm8 /* g1t_2 = xor(g1t_acc_5, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm8, %ymm8 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm8, %ymm8 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm8, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm8, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm6, 64(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm8, %ymm6 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa %ymm7, 96(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm8, %ymm7 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
 	vpxor %ymm15, %ymm8, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm6, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm7, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
+	vpsrld $30, %ymm7, %ymm7 /* g1lr2_2_r = shr(g1lg_2) */
+	vpor %ymm7, %ymm15, %ymm7 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm13, %ymm8, %ymm8 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm6, %ymm8, %ymm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 320(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 352(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
 	vpxor %ymm4, %ymm1, %ymm8 /* g2t_acc_4 = xor(g2x3, g2x0) */
 	vpxor %ymm12, %ymm8, %ymm8 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
 	vpxor %ymm9, %ymm8, %ymm8 /* g2t_2 = xor(g2t_acc_5, g2x1) */
@@ -4043,7 +3920,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm8, %ymm8 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm8, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm8, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm1, 320(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm1, 352(%rsp) /* spill g2x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm8, %ymm1 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
 	vpxor %ymm15, %ymm8, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
@@ -4053,7 +3930,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm13, %ymm8, %ymm8 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm1, %ymm8, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm1, %ymm14, %ymm1 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 576(%rsp), %ymm7, %ymm8 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
+	vpxor 608(%rsp), %ymm5, %ymm8 /* g3t_acc_4 = xor(g3x0.3, g3x3.2) */
 	vpxor %ymm12, %ymm8, %ymm8 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
 	vpxor %ymm10, %ymm8, %ymm8 /* g3t_2 = xor(g3t_acc_5, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm8, %ymm8 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
@@ -4069,10 +3946,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm13, %ymm8, %ymm8 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	vpxor %ymm14, %ymm8, %ymm8 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	vpxor 32(%rsp), %ymm8, %ymm8 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1216(%rsp), %ymm13 /* reload g4x3.2 */
+	vmovdqa 1248(%rsp), %ymm13 /* reload g4x3.2 */
 	vpxor 0(%rsp), %ymm13, %ymm14 /* g4t_acc_4 = xor(g4x3, g4x0) */
 	vpxor %ymm12, %ymm14, %ymm14 /* g4t_acc_5 = xor(g4t_acc_4, rkw_2) */
-	vpxor 160(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vpxor 192(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4t_acc_5, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
@@ -4086,16 +3963,16 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm8, %ymm13, %ymm8 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
 	vpxor %ymm15, %ymm14, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
 	vpxor %ymm8, %ymm13, %ymm8 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1152(%rsp), %ymm8, %ymm8 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1248(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 544(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
+	vpxor 1184(%rsp), %ymm8, %ymm8 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vmovdqa 1280(%rsp), %ymm13 /* reload g5x3.2 */
+	vpxor 576(%rsp), %ymm13, %ymm14 /* g5t_acc_4 = xor(g5x3, g5x0) */
 	vpxor %ymm12, %ymm14, %ymm14 /* g5t_acc_5 = xor(g5t_acc_4, rkw_2) */
 	vpxor %ymm11, %ymm14, %ymm14 /* g5t_2 = xor(g5t_acc_5, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm11, 224(%rsp) /* spill g5x1.3 */
+	vmovdqa %ymm11, 256(%rsp) /* spill g5x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm11 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
@@ -4104,16 +3981,16 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm11, %ymm13, %ymm11 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
 	vpxor %ymm15, %ymm14, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 992(%rsp), %ymm11, %ymm11 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1280(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 608(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
+	vpxor 1024(%rsp), %ymm11, %ymm11 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vmovdqa 1312(%rsp), %ymm13 /* reload g6x3.2 */
+	vpxor 640(%rsp), %ymm13, %ymm14 /* g6t_acc_4 = xor(g6x3, g6x0) */
 	vpxor %ymm12, %ymm14, %ymm14 /* g6t_acc_5 = xor(g6t_acc_4, rkw_2) */
 	vpxor %ymm0, %ymm14, %ymm14 /* g6t_2 = xor(g6t_acc_5, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm13 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g6x1.3 */
+	vmovdqa %ymm0, 64(%rsp) /* spill g6x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm0 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
 	vpxor %ymm0, %ymm13, %ymm0 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
@@ -4122,11 +3999,11 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm0, %ymm13, %ymm0 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
 	vpxor %ymm15, %ymm14, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
 	vpxor %ymm0, %ymm13, %ymm0 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 1024(%rsp), %ymm0, %ymm0 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 448(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 288(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
+	vpxor 1056(%rsp), %ymm0, %ymm0 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vmovdqa 480(%rsp), %ymm13 /* reload g7x3.2 */
+	vpxor 320(%rsp), %ymm13, %ymm14 /* g7t_acc_4 = xor(g7x3, g7x0) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g7t_acc_5 = xor(g7t_acc_4, rkw_2) */
-	vpxor 352(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vpxor 384(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7t_acc_5, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
@@ -4139,20 +4016,20 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm13, %ymm15, %ymm13 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 1056(%rsp), %ymm12, %ymm12 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpxor 1088(%rsp), %ymm12, %ymm12 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
-	vmovdqa 416(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 480(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g0t_acc_6 = xor(g0x0, g0x1) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
 	vpxor %ymm2, %ymm15, %ymm15 /* g0t_3 = xor(g0t_acc_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vmovdqa %ymm2, 640(%rsp) /* spill g0x2.3 */
+	vmovdqa %ymm2, 672(%rsp) /* spill g0x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm15, %ymm2 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm12, 512(%rsp) /* spill g7x2.3 */
+	vmovdqa %ymm12, 544(%rsp) /* spill g7x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
 	vpxor %ymm2, %ymm15, %ymm2 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
 	vpxor %ymm12, %ymm2, %ymm2 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
@@ -4161,15 +4038,15 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm2, %ymm12, %ymm2 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 192(%rsp), %ymm2, %ymm2 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm5, %ymm3, %ymm12 /* g1t_acc_6 = xor(g1x0, g1x1) */
+	vpxor 224(%rsp), %ymm2, %ymm2 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor %ymm6, %ymm3, %ymm12 /* g1t_acc_6 = xor(g1x0, g1x1) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g1t_3 = xor(g1t_acc_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm3, 192(%rsp) /* spill g1x0.3 */
+	vmovdqa %ymm3, 224(%rsp) /* spill g1x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm3 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
@@ -4178,7 +4055,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm3, %ymm15, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 64(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpxor 96(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vpxor %ymm9, %ymm4, %ymm12 /* g2t_acc_6 = xor(g2x0, g2x1) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
 	vpxor %ymm1, %ymm12, %ymm12 /* g2t_3 = xor(g2t_acc_7, g2x2) */
@@ -4186,7 +4063,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm4, 64(%rsp) /* spill g2x0.3 */
+	vmovdqa %ymm4, 96(%rsp) /* spill g2x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm4 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
@@ -4195,33 +4072,33 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm4, %ymm15, %ymm4 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm4, %ymm12, %ymm4 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 320(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm10, %ymm7, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
+	vpxor 352(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpxor %ymm10, %ymm5, %ymm12 /* g3t_acc_6 = xor(g3x0, g3x1) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
 	vpxor 32(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3t_acc_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm7, 320(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm7 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vmovdqa %ymm5, 352(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm5 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm7, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm7, %ymm7 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm7, %ymm15, %ymm7 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm5, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm5, %ymm15, %ymm5 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 576(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 608(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vmovdqa 0(%rsp), %ymm12 /* reload g4x0.3 */
-	vpxor 160(%rsp), %ymm12, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
+	vpxor 192(%rsp), %ymm12, %ymm14 /* g4t_acc_6 = xor(g4x0, g4x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_7 = xor(g4t_acc_6, rkw_3) */
 	vpxor %ymm8, %ymm14, %ymm14 /* g4t_3 = xor(g4t_acc_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm8, 384(%rsp) /* spill g4x2.3 */
+	vmovdqa %ymm8, 416(%rsp) /* spill g4x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm8 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
@@ -4230,16 +4107,16 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm8, %ymm12, %ymm8 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1216(%rsp), %ymm8, %ymm8 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 544(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 224(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
+	vpxor 1248(%rsp), %ymm8, %ymm8 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vmovdqa 576(%rsp), %ymm12 /* reload g5x0.3 */
+	vpxor 256(%rsp), %ymm12, %ymm14 /* g5t_acc_6 = xor(g5x0, g5x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_7 = xor(g5t_acc_6, rkw_3) */
 	vpxor %ymm11, %ymm14, %ymm14 /* g5t_3 = xor(g5t_acc_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm11, 256(%rsp) /* spill g5x2.3 */
+	vmovdqa %ymm11, 288(%rsp) /* spill g5x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm11 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
@@ -4248,9 +4125,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1248(%rsp), %ymm11, %ymm11 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 608(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 96(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
+	vpxor 1280(%rsp), %ymm11, %ymm11 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vmovdqa 640(%rsp), %ymm12 /* reload g6x0.3 */
+	vpxor 64(%rsp), %ymm12, %ymm14 /* g6t_acc_6 = xor(g6x0, g6x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_7 = xor(g6t_acc_6, rkw_3) */
 	vpxor %ymm0, %ymm14, %ymm14 /* g6t_3 = xor(g6t_acc_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
@@ -4266,11 +4143,11 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm0, %ymm12, %ymm0 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1280(%rsp), %ymm0, %ymm0 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 288(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
+	vpxor 1312(%rsp), %ymm0, %ymm0 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vmovdqa 320(%rsp), %ymm12 /* reload g7x0.3 */
+	vpxor 384(%rsp), %ymm12, %ymm14 /* g7t_acc_6 = xor(g7x0, g7x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_7 = xor(g7t_acc_6, rkw_3) */
-	vpxor 512(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vpxor 544(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7t_acc_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
@@ -4283,18 +4160,18 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 448(%rsp), %ymm12, %ymm12 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vpxor 480(%rsp), %ymm12, %ymm12 /* g7x_3 = xor(g7l_3, g7x3.2) */
 
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_4 = bcast32() */
-	vmovdqa 480(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 640(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
+	vmovdqa 512(%rsp), %ymm14 /* reload g0x1.3 */
+	vpxor 672(%rsp), %ymm14, %ymm15 /* g0t_acc_8 = xor(g0x1, g0x2) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_9 = xor(g0t_acc_8, rkw_4) */
 	vpxor %ymm2, %ymm15, %ymm15 /* g0t_4 = xor(g0t_acc_9, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
-	vmovdqa %ymm2, 1312(%rsp) /* spill g0x3.3 */
+	vmovdqa %ymm2, 160(%rsp) /* spill g0x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm15, %ymm2 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
 	vmovdqa %ymm12, 1344(%rsp) /* spill g7x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
@@ -4305,24 +4182,24 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm2, %ymm12, %ymm2 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
-	vpxor 416(%rsp), %ymm2, %ymm2 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm6, %ymm5, %ymm12 /* g1t_acc_8 = xor(g1x1, g1x2) */
+	vpxor 448(%rsp), %ymm2, %ymm2 /* g0x_4 = xor(g0l_4, g0x0.3) */
+	vpxor %ymm7, %ymm6, %ymm12 /* g1t_acc_8 = xor(g1x1, g1x2) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_9 = xor(g1t_acc_8, rkw_4) */
 	vpxor %ymm3, %ymm12, %ymm12 /* g1t_4 = xor(g1t_acc_9, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
-	vmovdqa %ymm5, 416(%rsp) /* spill g1x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm5 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
+	vmovdqa %ymm6, 448(%rsp) /* spill g1x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
-	vpslld $2, %ymm5, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
-	vpsrld $30, %ymm5, %ymm5 /* g1lr2_4_r = shr(g1lg_4) */
-	vpor %ymm5, %ymm15, %ymm5 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
+	vpslld $2, %ymm6, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_4_r = shr(g1lg_4) */
+	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
-	vpxor 192(%rsp), %ymm5, %ymm5 /* g1x_4 = xor(g1l_4, g1x0.3) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
+	vpxor 224(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
 	vpxor %ymm1, %ymm9, %ymm12 /* g2t_acc_8 = xor(g2x1, g2x2) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_9 = xor(g2t_acc_8, rkw_4) */
 	vpxor %ymm4, %ymm12, %ymm12 /* g2t_4 = xor(g2t_acc_9, g2x3) */
@@ -4330,7 +4207,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
-	vmovdqa %ymm9, 192(%rsp) /* spill g2x1.3 */
+	vmovdqa %ymm9, 224(%rsp) /* spill g2x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm9 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
 	vpxor %ymm9, %ymm15, %ymm9 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
@@ -4339,15 +4216,15 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm9, %ymm15, %ymm9 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
-	vpxor 64(%rsp), %ymm9, %ymm9 /* g2x_4 = xor(g2l_4, g2x0.3) */
+	vpxor 96(%rsp), %ymm9, %ymm9 /* g2x_4 = xor(g2l_4, g2x0.3) */
 	vpxor 32(%rsp), %ymm10, %ymm12 /* g3t_acc_8 = xor(g3x1, g3x2) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_9 = xor(g3t_acc_8, rkw_4) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g3t_4 = xor(g3t_acc_9, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
-	vmovdqa %ymm10, 64(%rsp) /* spill g3x1.3 */
+	vmovdqa %ymm10, 96(%rsp) /* spill g3x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm10 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
 	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
@@ -4356,16 +4233,16 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
-	vpxor 320(%rsp), %ymm10, %ymm10 /* g3x_4 = xor(g3l_4, g3x0.3) */
-	vmovdqa 160(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
+	vpxor 352(%rsp), %ymm10, %ymm10 /* g3x_4 = xor(g3l_4, g3x0.3) */
+	vmovdqa 192(%rsp), %ymm12 /* reload g4x1.3 */
+	vpxor 416(%rsp), %ymm12, %ymm14 /* g4t_acc_8 = xor(g4x1, g4x2) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_9 = xor(g4t_acc_8, rkw_4) */
 	vpxor %ymm8, %ymm14, %ymm14 /* g4t_4 = xor(g4t_acc_9, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
-	vmovdqa %ymm8, 320(%rsp) /* spill g4x3.3 */
+	vmovdqa %ymm8, 352(%rsp) /* spill g4x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm8 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
@@ -4375,8 +4252,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
 	vpxor 0(%rsp), %ymm8, %ymm8 /* g4x_4 = xor(g4l_4, g4x0.3) */
-	vmovdqa 224(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 256(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
+	vmovdqa 256(%rsp), %ymm12 /* reload g5x1.3 */
+	vpxor 288(%rsp), %ymm12, %ymm14 /* g5t_acc_8 = xor(g5x1, g5x2) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_9 = xor(g5t_acc_8, rkw_4) */
 	vpxor %ymm11, %ymm14, %ymm14 /* g5t_4 = xor(g5t_acc_9, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
@@ -4392,8 +4269,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
-	vpxor 544(%rsp), %ymm11, %ymm11 /* g5x_4 = xor(g5l_4, g5x0.3) */
-	vmovdqa 96(%rsp), %ymm12 /* reload g6x1.3 */
+	vpxor 576(%rsp), %ymm11, %ymm11 /* g5x_4 = xor(g5l_4, g5x0.3) */
+	vmovdqa 64(%rsp), %ymm12 /* reload g6x1.3 */
 	vpxor 128(%rsp), %ymm12, %ymm14 /* g6t_acc_8 = xor(g6x1, g6x2) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_9 = xor(g6t_acc_8, rkw_4) */
 	vpxor %ymm0, %ymm14, %ymm14 /* g6t_4 = xor(g6t_acc_9, g6x3) */
@@ -4401,7 +4278,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
-	vmovdqa %ymm0, 544(%rsp) /* spill g6x3.3 */
+	vmovdqa %ymm0, 576(%rsp) /* spill g6x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm0 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
@@ -4410,9 +4287,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm0, %ymm12, %ymm0 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
-	vpxor 608(%rsp), %ymm0, %ymm0 /* g6x_4 = xor(g6l_4, g6x0.3) */
-	vmovdqa 352(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 512(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
+	vpxor 640(%rsp), %ymm0, %ymm0 /* g6x_4 = xor(g6l_4, g6x0.3) */
+	vmovdqa 384(%rsp), %ymm12 /* reload g7x1.3 */
+	vpxor 544(%rsp), %ymm12, %ymm14 /* g7t_acc_8 = xor(g7x1, g7x2) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_9 = xor(g7t_acc_8, rkw_4) */
 	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7t_acc_9, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
@@ -4427,20 +4304,20 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
-	vpxor 288(%rsp), %ymm12, %ymm12 /* g7x_4 = xor(g7l_4, g7x0.3) */
+	vpxor 320(%rsp), %ymm12, %ymm12 /* g7x_4 = xor(g7l_4, g7x0.3) */
 
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_5 = bcast32() */
-	vmovdqa 640(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
+	vmovdqa 672(%rsp), %ymm14 /* reload g0x2.3 */
+	vpxor 160(%rsp), %ymm14, %ymm15 /* g0t_acc_10 = xor(g0x2, g0x3) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_11 = xor(g0t_acc_10, rkw_5) */
 	vpxor %ymm2, %ymm15, %ymm15 /* g0t_5 = xor(g0t_acc_11, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
-	vmovdqa %ymm2, 288(%rsp) /* spill g0x0.4 */
+	vmovdqa %ymm2, 320(%rsp) /* spill g0x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm15, %ymm2 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
-	vmovdqa %ymm12, 672(%rsp) /* spill g7x0.4 */
+	vmovdqa %ymm12, 704(%rsp) /* spill g7x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
 	vpxor %ymm2, %ymm15, %ymm2 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
 	vpxor %ymm12, %ymm2, %ymm2 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
@@ -4449,24 +4326,24 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm2, %ymm12, %ymm2 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
-	vpxor 480(%rsp), %ymm2, %ymm2 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm3, %ymm6, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
+	vpxor 512(%rsp), %ymm2, %ymm2 /* g0x_5 = xor(g0l_5, g0x1.3) */
+	vpxor %ymm3, %ymm7, %ymm12 /* g1t_acc_10 = xor(g1x2, g1x3) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_11 = xor(g1t_acc_10, rkw_5) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1t_acc_11, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
-	vmovdqa %ymm6, 480(%rsp) /* spill g1x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
+	vmovdqa %ymm7, 512(%rsp) /* spill g1x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm7 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
-	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
-	vpslld $2, %ymm6, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_5_r = shr(g1lg_5) */
-	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
+	vpslld $2, %ymm7, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
+	vpsrld $30, %ymm7, %ymm7 /* g1lr2_5_r = shr(g1lg_5) */
+	vpor %ymm7, %ymm15, %ymm7 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
-	vpxor 416(%rsp), %ymm6, %ymm6 /* g1x_5 = xor(g1l_5, g1x1.3) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
+	vpxor 448(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
 	vpxor %ymm4, %ymm1, %ymm12 /* g2t_acc_10 = xor(g2x2, g2x3) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_11 = xor(g2t_acc_10, rkw_5) */
 	vpxor %ymm9, %ymm12, %ymm12 /* g2t_5 = xor(g2t_acc_11, g2x0) */
@@ -4474,7 +4351,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
-	vmovdqa %ymm1, 416(%rsp) /* spill g2x2.3 */
+	vmovdqa %ymm1, 448(%rsp) /* spill g2x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm1 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
@@ -4483,33 +4360,33 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm1, %ymm15, %ymm1 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm1, %ymm12, %ymm1 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
-	vpxor 192(%rsp), %ymm1, %ymm1 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 32(%rsp), %ymm7, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
+	vpxor 224(%rsp), %ymm1, %ymm1 /* g2x_5 = xor(g2l_5, g2x1.3) */
+	vpxor 32(%rsp), %ymm5, %ymm12 /* g3t_acc_10 = xor(g3x3.3, g3x2.3) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_11 = xor(g3t_acc_10, rkw_5) */
 	vpxor %ymm10, %ymm12, %ymm12 /* g3t_5 = xor(g3t_acc_11, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
-	vmovdqa %ymm7, 192(%rsp) /* spill g3x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm7 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
+	vmovdqa %ymm5, 224(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm5 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
-	vpslld $2, %ymm7, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
-	vpsrld $30, %ymm7, %ymm7 /* g3lr2_5_r = shr(g3lg_5) */
-	vpor %ymm7, %ymm15, %ymm7 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
+	vpslld $2, %ymm5, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
+	vpsrld $30, %ymm5, %ymm5 /* g3lr2_5_r = shr(g3lg_5) */
+	vpor %ymm5, %ymm15, %ymm5 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
-	vpxor 64(%rsp), %ymm7, %ymm7 /* g3x_5 = xor(g3l_5, g3x1.3) */
-	vmovdqa 384(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 320(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
+	vpxor 96(%rsp), %ymm5, %ymm5 /* g3x_5 = xor(g3l_5, g3x1.3) */
+	vmovdqa 416(%rsp), %ymm12 /* reload g4x2.3 */
+	vpxor 352(%rsp), %ymm12, %ymm14 /* g4t_acc_10 = xor(g4x2, g4x3) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_11 = xor(g4t_acc_10, rkw_5) */
 	vpxor %ymm8, %ymm14, %ymm14 /* g4t_5 = xor(g4t_acc_11, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
-	vmovdqa %ymm8, 1088(%rsp) /* spill g4x0.4 */
+	vmovdqa %ymm8, 1120(%rsp) /* spill g4x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm8 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
@@ -4518,8 +4395,8 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm8, %ymm12, %ymm8 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
-	vpxor 160(%rsp), %ymm8, %ymm8 /* g4x_5 = xor(g4l_5, g4x1.3) */
-	vmovdqa 256(%rsp), %ymm12 /* reload g5x2.3 */
+	vpxor 192(%rsp), %ymm8, %ymm8 /* g4x_5 = xor(g4l_5, g4x1.3) */
+	vmovdqa 288(%rsp), %ymm12 /* reload g5x2.3 */
 	vpxor 0(%rsp), %ymm12, %ymm14 /* g5t_acc_10 = xor(g5x2, g5x3) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_11 = xor(g5t_acc_10, rkw_5) */
 	vpxor %ymm11, %ymm14, %ymm14 /* g5t_5 = xor(g5t_acc_11, g5x0) */
@@ -4527,7 +4404,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
-	vmovdqa %ymm11, 928(%rsp) /* spill g5x0.4 */
+	vmovdqa %ymm11, 960(%rsp) /* spill g5x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm11 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
@@ -4536,16 +4413,16 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
-	vpxor 224(%rsp), %ymm11, %ymm11 /* g5x_5 = xor(g5l_5, g5x1.3) */
+	vpxor 256(%rsp), %ymm11, %ymm11 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vmovdqa 128(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 544(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
+	vpxor 576(%rsp), %ymm12, %ymm14 /* g6t_acc_10 = xor(g6x2, g6x3) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_11 = xor(g6t_acc_10, rkw_5) */
 	vpxor %ymm0, %ymm14, %ymm14 /* g6t_5 = xor(g6t_acc_11, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
-	vmovdqa %ymm0, 800(%rsp) /* spill g6x0.4 */
+	vmovdqa %ymm0, 832(%rsp) /* spill g6x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm0 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
@@ -4554,11 +4431,11 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm0, %ymm12, %ymm0 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
-	vpxor 96(%rsp), %ymm0, %ymm0 /* g6x_5 = xor(g6l_5, g6x1.3) */
-	vmovdqa 512(%rsp), %ymm12 /* reload g7x2.3 */
+	vpxor 64(%rsp), %ymm0, %ymm0 /* g6x_5 = xor(g6l_5, g6x1.3) */
+	vmovdqa 544(%rsp), %ymm12 /* reload g7x2.3 */
 	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7t_acc_10 = xor(g7x2, g7x3) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_11 = xor(g7t_acc_10, rkw_5) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
+	vpxor 704(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7t_acc_11, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
@@ -4571,20 +4448,20 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
-	vpxor 352(%rsp), %ymm12, %ymm12 /* g7x_5 = xor(g7l_5, g7x1.3) */
+	vpxor 384(%rsp), %ymm12, %ymm12 /* g7x_5 = xor(g7l_5, g7x1.3) */
 
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_6 = bcast32() */
-	vmovdqa 1312(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 288(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
+	vmovdqa 160(%rsp), %ymm14 /* reload g0x3.3 */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g0t_acc_12 = xor(g0x3, g0x0) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_13 = xor(g0t_acc_12, rkw_6) */
 	vpxor %ymm2, %ymm15, %ymm15 /* g0t_6 = xor(g0t_acc_13, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
-	vmovdqa %ymm2, 352(%rsp) /* spill g0x1.4 */
+	vmovdqa %ymm2, 384(%rsp) /* spill g0x1.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm15, %ymm2 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
-	vmovdqa %ymm12, 864(%rsp) /* spill g7x1.4 */
+	vmovdqa %ymm12, 896(%rsp) /* spill g7x1.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
 	vpxor %ymm2, %ymm15, %ymm2 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
 	vpxor %ymm12, %ymm2, %ymm2 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
@@ -4593,15 +4470,15 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm2, %ymm12, %ymm2 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
-	vpxor 640(%rsp), %ymm2, %ymm2 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm5, %ymm3, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
+	vpxor 672(%rsp), %ymm2, %ymm2 /* g0x_6 = xor(g0l_6, g0x2.3) */
+	vpxor %ymm6, %ymm3, %ymm12 /* g1t_acc_12 = xor(g1x3, g1x0) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_13 = xor(g1t_acc_12, rkw_6) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g1t_6 = xor(g1t_acc_13, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
-	vmovdqa %ymm3, 640(%rsp) /* spill g1x3.3 */
+	vmovdqa %ymm3, 672(%rsp) /* spill g1x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm3 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
@@ -4610,7 +4487,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm3, %ymm15, %ymm3 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
-	vpxor 480(%rsp), %ymm3, %ymm3 /* g1x_6 = xor(g1l_6, g1x2.3) */
+	vpxor 512(%rsp), %ymm3, %ymm3 /* g1x_6 = xor(g1l_6, g1x2.3) */
 	vpxor %ymm9, %ymm4, %ymm12 /* g2t_acc_12 = xor(g2x3, g2x0) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_13 = xor(g2t_acc_12, rkw_6) */
 	vpxor %ymm1, %ymm12, %ymm12 /* g2t_6 = xor(g2t_acc_13, g2x1) */
@@ -4618,7 +4495,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
-	vmovdqa %ymm4, 480(%rsp) /* spill g2x3.3 */
+	vmovdqa %ymm4, 512(%rsp) /* spill g2x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm4 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
@@ -4627,33 +4504,33 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm4, %ymm15, %ymm4 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm4, %ymm12, %ymm4 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 192(%rsp), %ymm10, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
+	vpxor 448(%rsp), %ymm4, %ymm4 /* g2x_6 = xor(g2l_6, g2x2.3) */
+	vpxor 224(%rsp), %ymm10, %ymm12 /* g3t_acc_12 = xor(g3x0.4, g3x3.3) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_13 = xor(g3t_acc_12, rkw_6) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g3t_6 = xor(g3t_acc_13, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
-	vmovdqa %ymm7, 416(%rsp) /* spill g3x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm7 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
+	vmovdqa %ymm5, 448(%rsp) /* spill g3x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm5 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
-	vpslld $2, %ymm7, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
-	vpsrld $30, %ymm7, %ymm7 /* g3lr2_6_r = shr(g3lg_6) */
-	vpor %ymm7, %ymm15, %ymm7 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
+	vpslld $2, %ymm5, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
+	vpsrld $30, %ymm5, %ymm5 /* g3lr2_6_r = shr(g3lg_6) */
+	vpor %ymm5, %ymm15, %ymm5 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
-	vpxor 32(%rsp), %ymm7, %ymm7 /* g3x_6 = xor(g3l_6, g3x2.3) */
-	vmovdqa 320(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 1088(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
+	vpxor 32(%rsp), %ymm5, %ymm5 /* g3x_6 = xor(g3l_6, g3x2.3) */
+	vmovdqa 352(%rsp), %ymm12 /* reload g4x3.3 */
+	vpxor 1120(%rsp), %ymm12, %ymm14 /* g4t_acc_12 = xor(g4x3, g4x0) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_13 = xor(g4t_acc_12, rkw_6) */
 	vpxor %ymm8, %ymm14, %ymm14 /* g4t_6 = xor(g4t_acc_13, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
-	vmovdqa %ymm8, 1120(%rsp) /* spill g4x1.4 */
+	vmovdqa %ymm8, 1152(%rsp) /* spill g4x1.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm8 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
@@ -4662,16 +4539,16 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm8, %ymm12, %ymm8 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
-	vpxor 384(%rsp), %ymm8, %ymm8 /* g4x_6 = xor(g4l_6, g4x2.3) */
+	vpxor 416(%rsp), %ymm8, %ymm8 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vmovdqa 0(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 928(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
+	vpxor 960(%rsp), %ymm12, %ymm14 /* g5t_acc_12 = xor(g5x3, g5x0) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_13 = xor(g5t_acc_12, rkw_6) */
 	vpxor %ymm11, %ymm14, %ymm14 /* g5t_6 = xor(g5t_acc_13, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
-	vmovdqa %ymm11, 960(%rsp) /* spill g5x1.4 */
+	vmovdqa %ymm11, 992(%rsp) /* spill g5x1.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm11 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
@@ -4680,16 +4557,16 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
-	vpxor 256(%rsp), %ymm11, %ymm11 /* g5x_6 = xor(g5l_6, g5x2.3) */
-	vmovdqa 544(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 800(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
+	vpxor 288(%rsp), %ymm11, %ymm11 /* g5x_6 = xor(g5l_6, g5x2.3) */
+	vmovdqa 576(%rsp), %ymm12 /* reload g6x3.3 */
+	vpxor 832(%rsp), %ymm12, %ymm14 /* g6t_acc_12 = xor(g6x3, g6x0) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_13 = xor(g6t_acc_12, rkw_6) */
 	vpxor %ymm0, %ymm14, %ymm14 /* g6t_6 = xor(g6t_acc_13, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
-	vmovdqa %ymm0, 896(%rsp) /* spill g6x1.4 */
+	vmovdqa %ymm0, 928(%rsp) /* spill g6x1.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm0 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
@@ -4700,9 +4577,9 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 672(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
+	vpxor 704(%rsp), %ymm12, %ymm14 /* g7t_acc_12 = xor(g7x3, g7x0) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_13 = xor(g7t_acc_12, rkw_6) */
-	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
+	vpxor 896(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7t_acc_13, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
@@ -4715,20 +4592,20 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
-	vpxor 512(%rsp), %ymm12, %ymm12 /* g7x_6 = xor(g7l_6, g7x2.3) */
+	vpxor 544(%rsp), %ymm12, %ymm12 /* g7x_6 = xor(g7l_6, g7x2.3) */
 
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_7 = bcast32() */
-	vmovdqa 288(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 352(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
+	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g0t_acc_14 = xor(g0x0, g0x1) */
 	vpxor %ymm13, %ymm15, %ymm15 /* g0t_acc_15 = xor(g0t_acc_14, rkw_7) */
 	vpxor %ymm2, %ymm15, %ymm15 /* g0t_7 = xor(g0t_acc_15, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
-	vmovdqa %ymm2, 512(%rsp) /* spill g0x2.4 */
+	vmovdqa %ymm2, 544(%rsp) /* spill g0x2.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm15, %ymm2 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
-	vmovdqa %ymm12, 1056(%rsp) /* spill g7x2.4 */
+	vmovdqa %ymm12, 1088(%rsp) /* spill g7x2.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
 	vpxor %ymm2, %ymm15, %ymm2 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
 	vpxor %ymm12, %ymm2, %ymm2 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
@@ -4737,24 +4614,24 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm2, %ymm12, %ymm2 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
 	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
-	vpxor 1312(%rsp), %ymm2, %ymm2 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm6, %ymm5, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
+	vpxor 160(%rsp), %ymm2, %ymm2 /* g0x_7 = xor(g0l_7, g0x3.3) */
+	vpxor %ymm7, %ymm6, %ymm12 /* g1t_acc_14 = xor(g1x0, g1x1) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g1t_acc_15 = xor(g1t_acc_14, rkw_7) */
 	vpxor %ymm3, %ymm12, %ymm12 /* g1t_7 = xor(g1t_acc_15, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
-	vmovdqa %ymm5, 1312(%rsp) /* spill g1x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm5 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
+	vmovdqa %ymm6, 160(%rsp) /* spill g1x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
-	vpslld $2, %ymm5, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
-	vpsrld $30, %ymm5, %ymm5 /* g1lr2_7_r = shr(g1lg_7) */
-	vpor %ymm5, %ymm15, %ymm5 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
+	vpslld $2, %ymm6, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_7_r = shr(g1lg_7) */
+	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
-	vpxor 640(%rsp), %ymm5, %ymm5 /* g1x_7 = xor(g1l_7, g1x3.3) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
+	vpxor 672(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
 	vpxor %ymm1, %ymm9, %ymm12 /* g2t_acc_14 = xor(g2x0, g2x1) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g2t_acc_15 = xor(g2t_acc_14, rkw_7) */
 	vpxor %ymm4, %ymm12, %ymm12 /* g2t_7 = xor(g2t_acc_15, g2x2) */
@@ -4762,7 +4639,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
-	vmovdqa %ymm9, 640(%rsp) /* spill g2x0.4 */
+	vmovdqa %ymm9, 672(%rsp) /* spill g2x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm9 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
 	vpxor %ymm9, %ymm15, %ymm9 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
@@ -4771,15 +4648,15 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm9, %ymm15, %ymm9 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm9, %ymm12, %ymm9 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
-	vpxor 480(%rsp), %ymm9, %ymm9 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 416(%rsp), %ymm10, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
+	vpxor 512(%rsp), %ymm9, %ymm9 /* g2x_7 = xor(g2l_7, g2x3.3) */
+	vpxor 448(%rsp), %ymm10, %ymm12 /* g3t_acc_14 = xor(g3x0, g3x1) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3t_acc_15 = xor(g3t_acc_14, rkw_7) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g3t_7 = xor(g3t_acc_15, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
-	vmovdqa %ymm10, 1184(%rsp) /* spill g3x0.4 */
+	vmovdqa %ymm10, 1216(%rsp) /* spill g3x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm12, %ymm10 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
 	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
@@ -4788,16 +4665,16 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
 	vpxor %ymm10, %ymm12, %ymm10 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
-	vpxor 192(%rsp), %ymm10, %ymm10 /* g3x_7 = xor(g3l_7, g3x3.3) */
-	vmovdqa 1088(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 1120(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
+	vpxor 224(%rsp), %ymm10, %ymm10 /* g3x_7 = xor(g3l_7, g3x3.3) */
+	vmovdqa 1120(%rsp), %ymm12 /* reload g4x0.4 */
+	vpxor 1152(%rsp), %ymm12, %ymm14 /* g4t_acc_14 = xor(g4x0, g4x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g4t_acc_15 = xor(g4t_acc_14, rkw_7) */
 	vpxor %ymm8, %ymm14, %ymm14 /* g4t_7 = xor(g4t_acc_15, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
-	vmovdqa %ymm8, 1152(%rsp) /* spill g4x2.4 */
+	vmovdqa %ymm8, 1184(%rsp) /* spill g4x2.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm8 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
@@ -4806,16 +4683,16 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm8, %ymm12, %ymm8 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
 	vpxor %ymm8, %ymm12, %ymm8 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
-	vpxor 320(%rsp), %ymm8, %ymm8 /* g4x_7 = xor(g4l_7, g4x3.3) */
-	vmovdqa 928(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 960(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
+	vpxor 352(%rsp), %ymm8, %ymm8 /* g4x_7 = xor(g4l_7, g4x3.3) */
+	vmovdqa 960(%rsp), %ymm12 /* reload g5x0.4 */
+	vpxor 992(%rsp), %ymm12, %ymm14 /* g5t_acc_14 = xor(g5x0, g5x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g5t_acc_15 = xor(g5t_acc_14, rkw_7) */
 	vpxor %ymm11, %ymm14, %ymm14 /* g5t_7 = xor(g5t_acc_15, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
-	vmovdqa %ymm11, 992(%rsp) /* spill g5x2.4 */
+	vmovdqa %ymm11, 1024(%rsp) /* spill g5x2.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm11 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
@@ -4825,15 +4702,15 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
 	vpxor 0(%rsp), %ymm11, %ymm11 /* g5x_7 = xor(g5l_7, g5x3.3) */
-	vmovdqa 800(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 896(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
+	vmovdqa 832(%rsp), %ymm12 /* reload g6x0.4 */
+	vpxor 928(%rsp), %ymm12, %ymm14 /* g6t_acc_14 = xor(g6x0, g6x1) */
 	vpxor %ymm13, %ymm14, %ymm14 /* g6t_acc_15 = xor(g6t_acc_14, rkw_7) */
 	vpxor %ymm0, %ymm14, %ymm14 /* g6t_7 = xor(g6t_acc_15, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
-	vmovdqa %ymm0, 1024(%rsp) /* spill g6x2.4 */
+	vmovdqa %ymm0, 1056(%rsp) /* spill g6x2.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl16(%rip), %ymm14, %ymm0 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
 	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
@@ -4842,11 +4719,11 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpor %ymm0, %ymm12, %ymm0 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
 	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
-	vpxor 544(%rsp), %ymm0, %ymm0 /* g6x_7 = xor(g6l_7, g6x3.3) */
-	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
+	vpxor 576(%rsp), %ymm0, %ymm0 /* g6x_7 = xor(g6l_7, g6x3.3) */
+	vmovdqa 704(%rsp), %ymm12 /* reload g7x0.4 */
+	vpxor 896(%rsp), %ymm12, %ymm14 /* g7t_acc_14 = xor(g7x0, g7x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g7t_acc_15 = xor(g7t_acc_14, rkw_7) */
-	vpxor 1056(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7t_acc_15, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_2_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_2_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
@@ -4860,48 +4737,47 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
 	vpxor 1344(%rsp), %ymm12, %ymm12 /* g7x_7 = xor(g7l_7, g7x3.3) */
-	vmovdqa %ymm10, 576(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm8, 1216(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm11, 1248(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm0, 1280(%rsp) /* spill g6x3.2 */
-	vmovdqa %ymm12, 448(%rsp) /* spill g7x3.2 */
-	vmovdqa 416(%rsp), %ymm0 /* reload g3x1.4 */
-	vmovdqa 512(%rsp), %ymm8 /* reload g0x2.4 */
-	vmovdqa %ymm6, %ymm10 /* g1x1.4 */
-	vmovdqa %ymm5, %ymm6 /* g1x3.4 */
-	vmovdqa 1312(%rsp), %ymm11 /* reload g1x0.4 */
-	vmovdqa %ymm3, %ymm12 /* g1x2.4 */
-	vmovdqa %ymm2, %ymm3 /* g0x3.4 */
-	vmovdqa 288(%rsp), %ymm2 /* reload g0x0.4 */
-	vmovdqa 640(%rsp), %ymm13 /* reload g2x0.4 */
-	vmovdqa %ymm4, %ymm14 /* g2x2.4 */
-	vmovdqa 352(%rsp), %ymm4 /* reload g0x1.4 */
-	vmovdqa %ymm7, %ymm15 /* g3x2.4 */
-	vmovdqa %ymm1, %ymm5 /* g2x1.4 */
+	vmovdqa %ymm10, 608(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm8, 1248(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm11, 1280(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm0, 1312(%rsp) /* spill g6x3.2 */
+	vmovdqa %ymm12, 480(%rsp) /* spill g7x3.2 */
+	vmovdqa 448(%rsp), %ymm0 /* reload g3x1.4 */
+	vmovdqa %ymm1, %ymm10 /* g2x1.4 */
 	vmovdqa %ymm9, %ymm1 /* g2x3.4 */
-	vmovdqa %ymm5, %ymm9 /* g2x1.4 */
+	vmovdqa 544(%rsp), %ymm9 /* reload g0x2.4 */
+	vmovdqa %ymm7, %ymm11 /* g1x1.4 */
+	vmovdqa %ymm6, %ymm7 /* g1x3.4 */
+	vmovdqa 160(%rsp), %ymm12 /* reload g1x0.4 */
+	vmovdqa %ymm3, %ymm13 /* g1x2.4 */
+	vmovdqa %ymm2, %ymm3 /* g0x3.4 */
+	vmovdqa 320(%rsp), %ymm2 /* reload g0x0.4 */
+	vmovdqa %ymm4, %ymm14 /* g2x2.4 */
+	vmovdqa 384(%rsp), %ymm4 /* reload g0x1.4 */
+	vmovdqa %ymm5, %ymm15 /* g3x2.4 */
+	vmovdqa 672(%rsp), %ymm5 /* reload g2x0.4 */
 	add $32, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_gfni_2_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %ymm4, %ymm3, %ymm5 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckldq %ymm4, %ymm3, %ymm6 /* tro0 = unpacklo(g0x3, g0x1) */
 	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %ymm2, %ymm8, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %ymm2, %ymm8, %ymm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm4, %ymm5, %ymm7 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm4, %ymm5, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm2, %ymm3, %ymm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckldq %ymm2, %ymm9, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm2, %ymm9, %ymm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm4, %ymm6, %ymm8 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm2, %ymm3, %ymm6 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm2, %ymm3, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm3 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu (%rcx), %ymm7 /* msg = load() */
-	vpxor %ymm7, %ymm3, %ymm3 /* ct = xor(outbe, msg) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm8, %ymm3 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu (%rcx), %ymm8 /* msg = load() */
+	vpxor %ymm8, %ymm3, %ymm3 /* ct = xor(outbe, msg) */
 	vmovdqu %ymm3, (%rdx) /* store ct */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm3 /* outbe_1 = lookup16(tro1_1, bswap32) */
 	vmovdqu 32(%rcx), %ymm4 /* msg_1 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_1 = xor(outbe_1, msg_1) */
 	vmovdqu %ymm3, 32(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm5, %ymm3 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm6, %ymm3 /* outbe_2 = lookup16(tro1_2, bswap32) */
 	vmovdqu 64(%rcx), %ymm4 /* msg_2 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu %ymm3, 64(%rdx) /* store ct_2 */
@@ -4909,21 +4785,21 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vmovdqu 96(%rcx), %ymm3 /* msg_3 = load() */
 	vpxor %ymm3, %ymm2, %ymm2 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu %ymm2, 96(%rdx) /* store ct_3 */
-	vpunpckldq %ymm10, %ymm6, %ymm2 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %ymm10, %ymm6, %ymm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %ymm11, %ymm12, %ymm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %ymm11, %ymm12, %ymm5 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %ymm4, %ymm2, %ymm6 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckldq %ymm11, %ymm7, %ymm2 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm11, %ymm7, %ymm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm12, %ymm13, %ymm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm12, %ymm13, %ymm6 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm4, %ymm2, %ymm7 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %ymm5, %ymm3, %ymm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm6, %ymm5 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu 128(%rcx), %ymm6 /* msg_4 = load() */
-	vpxor %ymm6, %ymm5, %ymm5 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu %ymm5, 128(%rdx) /* store ct_4 */
+	vpunpckldq %ymm6, %ymm3, %ymm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm7, %ymm6 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu 128(%rcx), %ymm7 /* msg_4 = load() */
+	vpxor %ymm7, %ymm6, %ymm6 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu %ymm6, 128(%rdx) /* store ct_4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm2, %ymm2 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu 160(%rcx), %ymm5 /* msg_5 = load() */
-	vpxor %ymm5, %ymm2, %ymm2 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu 160(%rcx), %ymm6 /* msg_5 = load() */
+	vpxor %ymm6, %ymm2, %ymm2 /* ct_5 = xor(outbe_5, msg_5) */
 	vmovdqu %ymm2, 160(%rdx) /* store ct_5 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_2_bswap32(%rip), %ymm4, %ymm2 /* outbe_6 = lookup16(tro1_6, bswap32) */
 	vmovdqu 192(%rcx), %ymm4 /* msg_6 = load() */
@@ -4933,10 +4809,10 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vmovdqu 224(%rcx), %ymm3 /* msg_7 = load() */
 	vpxor %ymm3, %ymm2, %ymm2 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu %ymm2, 224(%rdx) /* store ct_7 */
-	vpunpckldq %ymm9, %ymm1, %ymm2 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %ymm9, %ymm1, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %ymm13, %ymm14, %ymm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %ymm13, %ymm14, %ymm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm10, %ymm1, %ymm2 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm10, %ymm1, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %ymm5, %ymm14, %ymm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %ymm5, %ymm14, %ymm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	vpunpckldq %ymm3, %ymm2, %ymm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
 	vpunpckldq %ymm4, %ymm1, %ymm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
@@ -4957,11 +4833,11 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vmovdqu 352(%rcx), %ymm2 /* msg_11 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm1, 352(%rdx) /* store ct_11 */
-	vmovdqa 576(%rsp), %ymm1 /* reload g3x3.2 */
+	vmovdqa 608(%rsp), %ymm1 /* reload g3x3.2 */
 	vpunpckldq %ymm0, %ymm1, %ymm2 /* tro0_12 = unpacklo(g3x3, g3x1) */
 	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq 1184(%rsp), %ymm15, %ymm1 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq 1184(%rsp), %ymm15, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq 1216(%rsp), %ymm15, %ymm1 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq 1216(%rsp), %ymm15, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm1, %ymm2, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	vpunpckhdq %ymm1, %ymm2, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
@@ -4982,12 +4858,12 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vmovdqu 480(%rcx), %ymm1 /* msg_15 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
-	vmovdqa 1216(%rsp), %ymm0 /* reload g4x3.2 */
-	vpunpckldq 1120(%rsp), %ymm0, %ymm1 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq 1120(%rsp), %ymm0, %ymm0 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vmovdqa 1152(%rsp), %ymm2 /* reload g4x2.2 */
-	vpunpckldq 1088(%rsp), %ymm2, %ymm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq 1088(%rsp), %ymm2, %ymm2 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vmovdqa 1248(%rsp), %ymm0 /* reload g4x3.2 */
+	vpunpckldq 1152(%rsp), %ymm0, %ymm1 /* tro0_16 = unpacklo(g4x3, g4x1) */
+	vpunpckhdq 1152(%rsp), %ymm0, %ymm0 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vmovdqa 1184(%rsp), %ymm2 /* reload g4x2.2 */
+	vpunpckldq 1120(%rsp), %ymm2, %ymm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq 1120(%rsp), %ymm2, %ymm2 /* tro0_19 = unpackhi(g4x2, g4x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
@@ -5008,12 +4884,12 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vmovdqu 608(%rcx), %ymm1 /* msg_19 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_19 = xor(outbe_19, msg_19) */
 	vmovdqu %ymm0, 608(%rdx) /* store ct_19 */
-	vmovdqa 1248(%rsp), %ymm0 /* reload g5x3.2 */
-	vpunpckldq 960(%rsp), %ymm0, %ymm1 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq 960(%rsp), %ymm0, %ymm0 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vmovdqa 992(%rsp), %ymm2 /* reload g5x2.2 */
-	vpunpckldq 928(%rsp), %ymm2, %ymm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq 928(%rsp), %ymm2, %ymm2 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vmovdqa 1280(%rsp), %ymm0 /* reload g5x3.2 */
+	vpunpckldq 992(%rsp), %ymm0, %ymm1 /* tro0_20 = unpacklo(g5x3, g5x1) */
+	vpunpckhdq 992(%rsp), %ymm0, %ymm0 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vmovdqa 1024(%rsp), %ymm2 /* reload g5x2.2 */
+	vpunpckldq 960(%rsp), %ymm2, %ymm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq 960(%rsp), %ymm2, %ymm2 /* tro0_23 = unpackhi(g5x2, g5x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
@@ -5034,12 +4910,12 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vmovdqu 736(%rcx), %ymm1 /* msg_23 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_23 = xor(outbe_23, msg_23) */
 	vmovdqu %ymm0, 736(%rdx) /* store ct_23 */
-	vmovdqa 1280(%rsp), %ymm0 /* reload g6x3.2 */
-	vpunpckldq 896(%rsp), %ymm0, %ymm1 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq 896(%rsp), %ymm0, %ymm0 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vmovdqa 1024(%rsp), %ymm2 /* reload g6x2.2 */
-	vpunpckldq 800(%rsp), %ymm2, %ymm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq 800(%rsp), %ymm2, %ymm2 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vmovdqa 1312(%rsp), %ymm0 /* reload g6x3.2 */
+	vpunpckldq 928(%rsp), %ymm0, %ymm1 /* tro0_24 = unpacklo(g6x3, g6x1) */
+	vpunpckhdq 928(%rsp), %ymm0, %ymm0 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vmovdqa 1056(%rsp), %ymm2 /* reload g6x2.2 */
+	vpunpckldq 832(%rsp), %ymm2, %ymm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq 832(%rsp), %ymm2, %ymm2 /* tro0_27 = unpackhi(g6x2, g6x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
@@ -5060,12 +4936,12 @@ SYM_FUNC_START(sm4_wordslice_avx2_gfni_batch_ctr)
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 448(%rsp), %ymm0 /* reload g7x3.2 */
-	vpunpckldq 864(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
-	vpunpckhdq 864(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vmovdqa 1056(%rsp), %ymm2 /* reload g7x2.2 */
-	vpunpckldq 672(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
-	vpunpckhdq 672(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
+	vmovdqa 480(%rsp), %ymm0 /* reload g7x3.2 */
+	vpunpckldq 896(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq 896(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vmovdqa 1088(%rsp), %ymm2 /* reload g7x2.2 */
+	vpunpckldq 704(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vpunpckhdq 704(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
@@ -5176,40 +5052,47 @@ SYM_FUNC_END(sm4_wordslice_avx2_gfni_batch_ctr)
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
-	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_last_byte, "aM", @progbits, 32
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_byte_14, "aM", @progbits, 32
 	.balign 32
-.Lsm4_wordslice_avx2_gfni_2_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lsm4_wordslice_avx2_gfni_2_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_all_but_last, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_gfni_2_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* byte_low1: low 1 bits of every byte */
-	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_byte_low1, "aM", @progbits, 32
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_carry_everywhere, "aM", @progbits, 32
 	.balign 32
-.Lsm4_wordslice_avx2_gfni_2_byte_low1:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_spread_index, "aM", @progbits, 32
-	.balign 32
-.Lsm4_wordslice_avx2_gfni_2_spread_index:
+.Lsm4_wordslice_avx2_gfni_2_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_carry_mask_table, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_new_last_byte, "aM", @progbits, 32
+	.balign 32
+.Lsm4_wordslice_avx2_gfni_2_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
 
 /* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_bswap32, "aM", @progbits, 32
@@ -5218,222 +5101,222 @@ SYM_FUNC_END(sm4_wordslice_avx2_gfni_batch_ctr)
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_1, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_2, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_3, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_4, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_5, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_6, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_7, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
-/* block_k_8: byte 15 of each lane: its block's number k in the batch */
+/* block_k_8: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_8, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_8:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
 
-/* block_k_9: byte 15 of each lane: its block's number k in the batch */
+/* block_k_9: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_9, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_9:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
 
-/* block_k_10: byte 15 of each lane: its block's number k in the batch */
+/* block_k_10: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_10, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_10:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
 
-/* block_k_11: byte 15 of each lane: its block's number k in the batch */
+/* block_k_11: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_11, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_11:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
 
-/* block_k_12: byte 15 of each lane: its block's number k in the batch */
+/* block_k_12: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_12, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_12:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
 
-/* block_k_13: byte 15 of each lane: its block's number k in the batch */
+/* block_k_13: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_13, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_13:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
 
-/* block_k_14: byte 15 of each lane: its block's number k in the batch */
+/* block_k_14: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_14, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_14:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
 
-/* block_k_15: byte 15 of each lane: its block's number k in the batch */
+/* block_k_15: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_15, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_15:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
 
-/* block_k_16: byte 15 of each lane: its block's number k in the batch */
+/* block_k_16: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_16, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_16:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x21
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x21, 0x00
 
-/* block_k_17: byte 15 of each lane: its block's number k in the batch */
+/* block_k_17: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_17, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_17:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x22
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x23
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x22, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x23, 0x00
 
-/* block_k_18: byte 15 of each lane: its block's number k in the batch */
+/* block_k_18: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_18, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_18:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x24
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x25
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x24, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x25, 0x00
 
-/* block_k_19: byte 15 of each lane: its block's number k in the batch */
+/* block_k_19: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_19, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_19:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x26
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x27
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x26, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x27, 0x00
 
-/* block_k_20: byte 15 of each lane: its block's number k in the batch */
+/* block_k_20: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_20, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_20:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x28
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x29
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x28, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x29, 0x00
 
-/* block_k_21: byte 15 of each lane: its block's number k in the batch */
+/* block_k_21: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_21, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_21:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2b, 0x00
 
-/* block_k_22: byte 15 of each lane: its block's number k in the batch */
+/* block_k_22: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_22, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_22:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2d
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2d, 0x00
 
-/* block_k_23: byte 15 of each lane: its block's number k in the batch */
+/* block_k_23: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_23, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_23:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2f, 0x00
 
-/* block_k_24: byte 15 of each lane: its block's number k in the batch */
+/* block_k_24: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_24, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_24:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31, 0x00
 
-/* block_k_25: byte 15 of each lane: its block's number k in the batch */
+/* block_k_25: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_25, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_25:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33, 0x00
 
-/* block_k_26: byte 15 of each lane: its block's number k in the batch */
+/* block_k_26: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_26, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_26:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x34
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x35
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x34, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x35, 0x00
 
-/* block_k_27: byte 15 of each lane: its block's number k in the batch */
+/* block_k_27: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_27, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_27:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x36
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x37
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x36, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x37, 0x00
 
-/* block_k_28: byte 15 of each lane: its block's number k in the batch */
+/* block_k_28: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_28, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_28:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x38
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x39
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x38, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x39, 0x00
 
-/* block_k_29: byte 15 of each lane: its block's number k in the batch */
+/* block_k_29: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_29, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_29:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3b, 0x00
 
-/* block_k_30: byte 15 of each lane: its block's number k in the batch */
+/* block_k_30: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_30, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_30:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00
 
-/* block_k_31: byte 15 of each lane: its block's number k in the batch */
+/* block_k_31: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_block_k_31, "aM", @progbits, 32
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_2_block_k_31:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00
 
 /* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
 	.section .rodata.cst32.sm4_wordslice_avx2_gfni_2_gfni_mat, "aM", @progbits, 32

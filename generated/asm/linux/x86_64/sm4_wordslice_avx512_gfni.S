@@ -1639,539 +1639,446 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	and $-64, %rsp
 	sub $512, %rsp
 	vbroadcasti32x4 (%rsi), %zmm0 /* ctr_low = bcast128() */
-	vpbroadcastb 32(%rsi), %zmm1 /* ctr_first = bcast8() */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_last_byte(%rip), %zmm1, %zmm1 /* ctr_j0 = and(ctr_first, last_byte) */
-	vbroadcasti32x4 16(%rsi), %zmm2 /* ctr_w = bcast128() */
+	vpsrlw $8, %zmm0, %zmm1 /* ctr_last = shr(ctr_low) */
+	vpbroadcastb 32(%rsi), %zmm2 /* ctr_first = bcast8() */
+	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_14(%rip), %zmm2, %zmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpandd .Lsm4_wordslice_avx512_gfni_2_all_but_last(%rip), %zmm0, %zmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vbroadcasti32x4 16(%rsi), %zmm3 /* ctr_w = bcast128() */
+	vpandd .Lsm4_wordslice_avx512_gfni_2_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 128 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k(%rip), %zmm1, %zmm3 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddb %zmm3, %zmm0, %zmm4 /* ctr_sum = add(ctr_low, ctr_j) */
-	vmovdqa64 %zmm0, %zmm5 /* ctr_low */
-	vpternlogd $0x54, %zmm4, %zmm3, %zmm5 /* ctr_out = ternlog(ctr_low, ctr_j, ctr_sum) */
-	vmovdqa64 %zmm0, %zmm6 /* ctr_low */
-	vpternlogd $0xea, %zmm5, %zmm3, %zmm6 /* ctr_carry = ternlog(ctr_low, ctr_j, ctr_out) */
-	vpsrlw $7, %zmm6, %zmm3 /* ctr_bit = shr(ctr_carry) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm3, %zmm3 /* ctr_bitm = and(ctr_bit, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm3, %zmm3 /* ctr_spread = lookup16(ctr_bitm, spread_index) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_2_carry_mask_table(%rip), %zmm5 /* carry_mask_table = const() */
-	vpshufb %zmm3, %zmm5, %zmm3 /* ctr_mask = lookup16(carry_mask_table, ctr_spread) */
-	vpternlogd $0xd8, %zmm3, %zmm2, %zmm4 /* row = ternlog(ctr_sum, ctr_w, ctr_mask) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_1(%rip), %zmm1, %zmm3 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddb %zmm3, %zmm0, %zmm6 /* ctr_sum_1 = add(ctr_low, ctr_j_1) */
-	vmovdqa64 %zmm0, %zmm7 /* ctr_low */
-	vpternlogd $0x54, %zmm6, %zmm3, %zmm7 /* ctr_out_1 = ternlog(ctr_low, ctr_j_1, ctr_sum_1) */
-	vmovdqa64 %zmm0, %zmm8 /* ctr_low */
-	vpternlogd $0xea, %zmm7, %zmm3, %zmm8 /* ctr_carry_1 = ternlog(ctr_low, ctr_j_1, ctr_out_1) */
-	vpsrlw $7, %zmm8, %zmm3 /* ctr_bit_1 = shr(ctr_carry_1) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm3, %zmm3 /* ctr_bit_1m = and(ctr_bit_1, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm3, %zmm3 /* ctr_spread_1 = lookup16(ctr_bit_1m, spread_index) */
-	vpshufb %zmm3, %zmm5, %zmm3 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_spread_1) */
-	vpternlogd $0xd8, %zmm3, %zmm2, %zmm6 /* row_1 = ternlog(ctr_sum_1, ctr_w, ctr_mask_1) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_2(%rip), %zmm1, %zmm3 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddb %zmm3, %zmm0, %zmm7 /* ctr_sum_2 = add(ctr_low, ctr_j_2) */
-	vmovdqa64 %zmm0, %zmm8 /* ctr_low */
-	vpternlogd $0x54, %zmm7, %zmm3, %zmm8 /* ctr_out_2 = ternlog(ctr_low, ctr_j_2, ctr_sum_2) */
-	vmovdqa64 %zmm0, %zmm9 /* ctr_low */
-	vpternlogd $0xea, %zmm8, %zmm3, %zmm9 /* ctr_carry_2 = ternlog(ctr_low, ctr_j_2, ctr_out_2) */
-	vpsrlw $7, %zmm9, %zmm3 /* ctr_bit_2 = shr(ctr_carry_2) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm3, %zmm3 /* ctr_bit_2m = and(ctr_bit_2, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm3, %zmm3 /* ctr_spread_2 = lookup16(ctr_bit_2m, spread_index) */
-	vpshufb %zmm3, %zmm5, %zmm3 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_spread_2) */
-	vpternlogd $0xd8, %zmm3, %zmm2, %zmm7 /* row_2 = ternlog(ctr_sum_2, ctr_w, ctr_mask_2) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_3(%rip), %zmm1, %zmm3 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddb %zmm3, %zmm0, %zmm8 /* ctr_sum_3 = add(ctr_low, ctr_j_3) */
-	vmovdqa64 %zmm0, %zmm9 /* ctr_low */
-	vpternlogd $0x54, %zmm8, %zmm3, %zmm9 /* ctr_out_3 = ternlog(ctr_low, ctr_j_3, ctr_sum_3) */
-	vmovdqa64 %zmm0, %zmm10 /* ctr_low */
-	vpternlogd $0xea, %zmm9, %zmm3, %zmm10 /* ctr_carry_3 = ternlog(ctr_low, ctr_j_3, ctr_out_3) */
-	vpsrlw $7, %zmm10, %zmm3 /* ctr_bit_3 = shr(ctr_carry_3) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm3, %zmm3 /* ctr_bit_3m = and(ctr_bit_3, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm3, %zmm3 /* ctr_spread_3 = lookup16(ctr_bit_3m, spread_index) */
-	vpshufb %zmm3, %zmm5, %zmm3 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_spread_3) */
-	vpternlogd $0xd8, %zmm3, %zmm2, %zmm8 /* row_3 = ternlog(ctr_sum_3, ctr_w, ctr_mask_3) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_2_unpacklo32_index(%rip), %zmm3 /* unpacklo32_index = const() */
-	vmovdqa64 %zmm3, %zmm9 /* unpacklo32_index */
-	vpermi2b %zmm7, %zmm4, %zmm9 /* tr0 = permute2b(unpacklo32_index, row, row_2) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_2_unpackhi32_index(%rip), %zmm10 /* unpackhi32_index = const() */
-	vmovdqa64 %zmm10, %zmm11 /* unpackhi32_index */
-	vpermi2b %zmm7, %zmm4, %zmm11 /* tr0_1 = permute2b(unpackhi32_index, row, row_2) */
-	vmovdqa64 %zmm3, %zmm4 /* unpacklo32_index */
-	vpermi2b %zmm8, %zmm6, %zmm4 /* tr0_2 = permute2b(unpacklo32_index, row_1, row_3) */
-	vmovdqa64 %zmm10, %zmm7 /* unpackhi32_index */
-	vpermi2b %zmm8, %zmm6, %zmm7 /* tr0_3 = permute2b(unpackhi32_index, row_1, row_3) */
-	vpunpckldq %zmm4, %zmm9, %zmm6 /* tr1 = unpacklo(tr0, tr0_2) */
-	vpunpckhdq %zmm4, %zmm9, %zmm4 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	vpunpckldq %zmm7, %zmm11, %zmm8 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	vpunpckhdq %zmm7, %zmm11, %zmm7 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_4(%rip), %zmm1, %zmm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddb %zmm9, %zmm0, %zmm11 /* ctr_sum_4 = add(ctr_low, ctr_j_4) */
-	vmovdqa64 %zmm0, %zmm12 /* ctr_low */
-	vpternlogd $0x54, %zmm11, %zmm9, %zmm12 /* ctr_out_4 = ternlog(ctr_low, ctr_j_4, ctr_sum_4) */
-	vmovdqa64 %zmm0, %zmm13 /* ctr_low */
-	vpternlogd $0xea, %zmm12, %zmm9, %zmm13 /* ctr_carry_4 = ternlog(ctr_low, ctr_j_4, ctr_out_4) */
-	vpsrlw $7, %zmm13, %zmm9 /* ctr_bit_4 = shr(ctr_carry_4) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm9, %zmm9 /* ctr_bit_4m = and(ctr_bit_4, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm9, %zmm9 /* ctr_spread_4 = lookup16(ctr_bit_4m, spread_index) */
-	vpshufb %zmm9, %zmm5, %zmm9 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_spread_4) */
-	vpternlogd $0xd8, %zmm9, %zmm2, %zmm11 /* row_4 = ternlog(ctr_sum_4, ctr_w, ctr_mask_4) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_5(%rip), %zmm1, %zmm9 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddb %zmm9, %zmm0, %zmm12 /* ctr_sum_5 = add(ctr_low, ctr_j_5) */
-	vmovdqa64 %zmm0, %zmm13 /* ctr_low */
-	vpternlogd $0x54, %zmm12, %zmm9, %zmm13 /* ctr_out_5 = ternlog(ctr_low, ctr_j_5, ctr_sum_5) */
-	vmovdqa64 %zmm0, %zmm14 /* ctr_low */
-	vpternlogd $0xea, %zmm13, %zmm9, %zmm14 /* ctr_carry_5 = ternlog(ctr_low, ctr_j_5, ctr_out_5) */
-	vpsrlw $7, %zmm14, %zmm9 /* ctr_bit_5 = shr(ctr_carry_5) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm9, %zmm9 /* ctr_bit_5m = and(ctr_bit_5, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm9, %zmm9 /* ctr_spread_5 = lookup16(ctr_bit_5m, spread_index) */
-	vpshufb %zmm9, %zmm5, %zmm9 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_spread_5) */
-	vpternlogd $0xd8, %zmm9, %zmm2, %zmm12 /* row_5 = ternlog(ctr_sum_5, ctr_w, ctr_mask_5) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_6(%rip), %zmm1, %zmm9 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddb %zmm9, %zmm0, %zmm13 /* ctr_sum_6 = add(ctr_low, ctr_j_6) */
-	vmovdqa64 %zmm0, %zmm14 /* ctr_low */
-	vpternlogd $0x54, %zmm13, %zmm9, %zmm14 /* ctr_out_6 = ternlog(ctr_low, ctr_j_6, ctr_sum_6) */
-	vmovdqa64 %zmm0, %zmm15 /* ctr_low */
-	vpternlogd $0xea, %zmm14, %zmm9, %zmm15 /* ctr_carry_6 = ternlog(ctr_low, ctr_j_6, ctr_out_6) */
-	vpsrlw $7, %zmm15, %zmm9 /* ctr_bit_6 = shr(ctr_carry_6) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm9, %zmm9 /* ctr_bit_6m = and(ctr_bit_6, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm9, %zmm9 /* ctr_spread_6 = lookup16(ctr_bit_6m, spread_index) */
-	vpshufb %zmm9, %zmm5, %zmm9 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_spread_6) */
-	vpternlogd $0xd8, %zmm9, %zmm2, %zmm13 /* row_6 = ternlog(ctr_sum_6, ctr_w, ctr_mask_6) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_7(%rip), %zmm1, %zmm9 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddb %zmm9, %zmm0, %zmm14 /* ctr_sum_7 = add(ctr_low, ctr_j_7) */
-	vmovdqa64 %zmm0, %zmm15 /* ctr_low */
-	vpternlogd $0x54, %zmm14, %zmm9, %zmm15 /* ctr_out_7 = ternlog(ctr_low, ctr_j_7, ctr_sum_7) */
-	vmovdqa64 %zmm0, %zmm16 /* ctr_low */
-	vpternlogd $0xea, %zmm15, %zmm9, %zmm16 /* ctr_carry_7 = ternlog(ctr_low, ctr_j_7, ctr_out_7) */
-	vpsrlw $7, %zmm16, %zmm9 /* ctr_bit_7 = shr(ctr_carry_7) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm9, %zmm9 /* ctr_bit_7m = and(ctr_bit_7, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm9, %zmm9 /* ctr_spread_7 = lookup16(ctr_bit_7m, spread_index) */
-	vpshufb %zmm9, %zmm5, %zmm9 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_spread_7) */
-	vpternlogd $0xd8, %zmm9, %zmm2, %zmm14 /* row_7 = ternlog(ctr_sum_7, ctr_w, ctr_mask_7) */
-	vmovdqa64 %zmm3, %zmm9 /* unpacklo32_index */
-	vpermi2b %zmm13, %zmm11, %zmm9 /* tr0_4 = permute2b(unpacklo32_index, row_4, row_6) */
-	vmovdqa64 %zmm10, %zmm15 /* unpackhi32_index */
-	vpermi2b %zmm13, %zmm11, %zmm15 /* tr0_5 = permute2b(unpackhi32_index, row_4, row_6) */
-	vmovdqa64 %zmm3, %zmm11 /* unpacklo32_index */
-	vpermi2b %zmm14, %zmm12, %zmm11 /* tr0_6 = permute2b(unpacklo32_index, row_5, row_7) */
-	vmovdqa64 %zmm10, %zmm13 /* unpackhi32_index */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k(%rip), %zmm2, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
+	vpaddw %zmm4, %zmm1, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_2_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
+	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vmovdqa64 %zmm0, %zmm7 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm5, %zmm3, %zmm7 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpord %zmm4, %zmm7, %zmm4 /* row = or(ctr_pair, ctr_last_byte) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_1(%rip), %zmm2, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	vpaddw %zmm5, %zmm1, %zmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %zmm7, %zmm6, %zmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vmovdqa64 %zmm0, %zmm8 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm7, %zmm3, %zmm8 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpord %zmm5, %zmm8, %zmm5 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_2(%rip), %zmm2, %zmm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	vpaddw %zmm7, %zmm1, %zmm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %zmm8, %zmm6, %zmm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vmovdqa64 %zmm0, %zmm9 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm8, %zmm3, %zmm9 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpord %zmm7, %zmm9, %zmm7 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_3(%rip), %zmm2, %zmm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	vpaddw %zmm8, %zmm1, %zmm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %zmm9, %zmm6, %zmm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vmovdqa64 %zmm0, %zmm10 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm9, %zmm3, %zmm10 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpord %zmm8, %zmm10, %zmm8 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_2_unpacklo32_index(%rip), %zmm9 /* unpacklo32_index = const() */
+	vmovdqa64 %zmm9, %zmm10 /* unpacklo32_index */
+	vpermi2b %zmm7, %zmm4, %zmm10 /* tr0 = permute2b(unpacklo32_index, row, row_2) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_2_unpackhi32_index(%rip), %zmm11 /* unpackhi32_index = const() */
+	vmovdqa64 %zmm11, %zmm12 /* unpackhi32_index */
+	vpermi2b %zmm7, %zmm4, %zmm12 /* tr0_1 = permute2b(unpackhi32_index, row, row_2) */
+	vmovdqa64 %zmm9, %zmm4 /* unpacklo32_index */
+	vpermi2b %zmm8, %zmm5, %zmm4 /* tr0_2 = permute2b(unpacklo32_index, row_1, row_3) */
+	vmovdqa64 %zmm11, %zmm7 /* unpackhi32_index */
+	vpermi2b %zmm8, %zmm5, %zmm7 /* tr0_3 = permute2b(unpackhi32_index, row_1, row_3) */
+	vpunpckldq %zmm4, %zmm10, %zmm5 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %zmm4, %zmm10, %zmm4 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %zmm7, %zmm12, %zmm8 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %zmm7, %zmm12, %zmm7 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_4(%rip), %zmm2, %zmm10 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	vpaddw %zmm10, %zmm1, %zmm10 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm10, %zmm12 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %zmm12, %zmm6, %zmm12 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vmovdqa64 %zmm0, %zmm13 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm12, %zmm3, %zmm13 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpord %zmm10, %zmm13, %zmm10 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_5(%rip), %zmm2, %zmm12 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	vpaddw %zmm12, %zmm1, %zmm12 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm12, %zmm13 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %zmm13, %zmm6, %zmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vmovdqa64 %zmm0, %zmm14 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm13, %zmm3, %zmm14 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm12, %zmm12 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpord %zmm12, %zmm14, %zmm12 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_6(%rip), %zmm2, %zmm13 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	vpaddw %zmm13, %zmm1, %zmm13 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm13, %zmm14 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %zmm14, %zmm6, %zmm14 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vmovdqa64 %zmm0, %zmm15 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm14, %zmm3, %zmm15 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm13, %zmm13 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpord %zmm13, %zmm15, %zmm13 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_7(%rip), %zmm2, %zmm14 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	vpaddw %zmm14, %zmm1, %zmm14 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm14, %zmm15 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %zmm15, %zmm6, %zmm15 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vmovdqa64 %zmm0, %zmm16 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm15, %zmm3, %zmm16 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm14, %zmm14 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpord %zmm14, %zmm16, %zmm14 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vmovdqa64 %zmm9, %zmm15 /* unpacklo32_index */
+	vpermi2b %zmm13, %zmm10, %zmm15 /* tr0_4 = permute2b(unpacklo32_index, row_4, row_6) */
+	vmovdqa64 %zmm11, %zmm16 /* unpackhi32_index */
+	vpermi2b %zmm13, %zmm10, %zmm16 /* tr0_5 = permute2b(unpackhi32_index, row_4, row_6) */
+	vmovdqa64 %zmm9, %zmm10 /* unpacklo32_index */
+	vpermi2b %zmm14, %zmm12, %zmm10 /* tr0_6 = permute2b(unpacklo32_index, row_5, row_7) */
+	vmovdqa64 %zmm11, %zmm13 /* unpackhi32_index */
 	vpermi2b %zmm14, %zmm12, %zmm13 /* tr0_7 = permute2b(unpackhi32_index, row_5, row_7) */
-	vpunpckldq %zmm11, %zmm9, %zmm12 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	vpunpckhdq %zmm11, %zmm9, %zmm9 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	vpunpckldq %zmm13, %zmm15, %zmm11 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	vpunpckhdq %zmm13, %zmm15, %zmm13 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_8(%rip), %zmm1, %zmm14 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddb %zmm14, %zmm0, %zmm15 /* ctr_sum_8 = add(ctr_low, ctr_j_8) */
-	vmovdqa64 %zmm0, %zmm16 /* ctr_low */
-	vpternlogd $0x54, %zmm15, %zmm14, %zmm16 /* ctr_out_8 = ternlog(ctr_low, ctr_j_8, ctr_sum_8) */
-	vmovdqa64 %zmm0, %zmm17 /* ctr_low */
-	vpternlogd $0xea, %zmm16, %zmm14, %zmm17 /* ctr_carry_8 = ternlog(ctr_low, ctr_j_8, ctr_out_8) */
-	vpsrlw $7, %zmm17, %zmm14 /* ctr_bit_8 = shr(ctr_carry_8) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm14, %zmm14 /* ctr_bit_8m = and(ctr_bit_8, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm14, %zmm14 /* ctr_spread_8 = lookup16(ctr_bit_8m, spread_index) */
-	vpshufb %zmm14, %zmm5, %zmm14 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_spread_8) */
-	vpternlogd $0xd8, %zmm14, %zmm2, %zmm15 /* row_8 = ternlog(ctr_sum_8, ctr_w, ctr_mask_8) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_9(%rip), %zmm1, %zmm14 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddb %zmm14, %zmm0, %zmm16 /* ctr_sum_9 = add(ctr_low, ctr_j_9) */
-	vmovdqa64 %zmm0, %zmm17 /* ctr_low */
-	vpternlogd $0x54, %zmm16, %zmm14, %zmm17 /* ctr_out_9 = ternlog(ctr_low, ctr_j_9, ctr_sum_9) */
-	vmovdqa64 %zmm0, %zmm18 /* ctr_low */
-	vpternlogd $0xea, %zmm17, %zmm14, %zmm18 /* ctr_carry_9 = ternlog(ctr_low, ctr_j_9, ctr_out_9) */
-	vpsrlw $7, %zmm18, %zmm14 /* ctr_bit_9 = shr(ctr_carry_9) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm14, %zmm14 /* ctr_bit_9m = and(ctr_bit_9, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm14, %zmm14 /* ctr_spread_9 = lookup16(ctr_bit_9m, spread_index) */
-	vpshufb %zmm14, %zmm5, %zmm14 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_spread_9) */
-	vpternlogd $0xd8, %zmm14, %zmm2, %zmm16 /* row_9 = ternlog(ctr_sum_9, ctr_w, ctr_mask_9) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_10(%rip), %zmm1, %zmm14 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddb %zmm14, %zmm0, %zmm17 /* ctr_sum_10 = add(ctr_low, ctr_j_10) */
-	vmovdqa64 %zmm0, %zmm18 /* ctr_low */
-	vpternlogd $0x54, %zmm17, %zmm14, %zmm18 /* ctr_out_10 = ternlog(ctr_low, ctr_j_10, ctr_sum_10) */
-	vmovdqa64 %zmm0, %zmm19 /* ctr_low */
-	vpternlogd $0xea, %zmm18, %zmm14, %zmm19 /* ctr_carry_10 = ternlog(ctr_low, ctr_j_10, ctr_out_10) */
-	vpsrlw $7, %zmm19, %zmm14 /* ctr_bit_10 = shr(ctr_carry_10) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm14, %zmm14 /* ctr_bit_10m = and(ctr_bit_10, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm14, %zmm14 /* ctr_spread_10 = lookup16(ctr_bit_10m, spread_index) */
-	vpshufb %zmm14, %zmm5, %zmm14 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_spread_10) */
-	vpternlogd $0xd8, %zmm14, %zmm2, %zmm17 /* row_10 = ternlog(ctr_sum_10, ctr_w, ctr_mask_10) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_11(%rip), %zmm1, %zmm14 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddb %zmm14, %zmm0, %zmm18 /* ctr_sum_11 = add(ctr_low, ctr_j_11) */
-	vmovdqa64 %zmm0, %zmm19 /* ctr_low */
-	vpternlogd $0x54, %zmm18, %zmm14, %zmm19 /* ctr_out_11 = ternlog(ctr_low, ctr_j_11, ctr_sum_11) */
-	vmovdqa64 %zmm0, %zmm20 /* ctr_low */
-	vpternlogd $0xea, %zmm19, %zmm14, %zmm20 /* ctr_carry_11 = ternlog(ctr_low, ctr_j_11, ctr_out_11) */
-	vpsrlw $7, %zmm20, %zmm14 /* ctr_bit_11 = shr(ctr_carry_11) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm14, %zmm14 /* ctr_bit_11m = and(ctr_bit_11, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm14, %zmm14 /* ctr_spread_11 = lookup16(ctr_bit_11m, spread_index) */
-	vpshufb %zmm14, %zmm5, %zmm14 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_spread_11) */
-	vpternlogd $0xd8, %zmm14, %zmm2, %zmm18 /* row_11 = ternlog(ctr_sum_11, ctr_w, ctr_mask_11) */
-	vmovdqa64 %zmm3, %zmm14 /* unpacklo32_index */
-	vpermi2b %zmm17, %zmm15, %zmm14 /* tr0_8 = permute2b(unpacklo32_index, row_8, row_10) */
-	vmovdqa64 %zmm10, %zmm19 /* unpackhi32_index */
-	vpermi2b %zmm17, %zmm15, %zmm19 /* tr0_9 = permute2b(unpackhi32_index, row_8, row_10) */
-	vmovdqa64 %zmm3, %zmm15 /* unpacklo32_index */
+	vpunpckldq %zmm10, %zmm15, %zmm12 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %zmm10, %zmm15, %zmm10 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %zmm13, %zmm16, %zmm14 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %zmm13, %zmm16, %zmm13 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_8(%rip), %zmm2, %zmm15 /* ctr_j_8 = add(ctr_j0, block_k_8) */
+	vpaddw %zmm15, %zmm1, %zmm15 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm15, %zmm16 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %zmm16, %zmm6, %zmm16 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vmovdqa64 %zmm0, %zmm17 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm16, %zmm3, %zmm17 /* ctr_pair_8 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm15, %zmm15 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpord %zmm15, %zmm17, %zmm15 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_9(%rip), %zmm2, %zmm16 /* ctr_j_9 = add(ctr_j0, block_k_9) */
+	vpaddw %zmm16, %zmm1, %zmm16 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm16, %zmm17 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %zmm17, %zmm6, %zmm17 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vmovdqa64 %zmm0, %zmm18 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm17, %zmm3, %zmm18 /* ctr_pair_9 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_9) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm16, %zmm16 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpord %zmm16, %zmm18, %zmm16 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_10(%rip), %zmm2, %zmm17 /* ctr_j_10 = add(ctr_j0, block_k_10) */
+	vpaddw %zmm17, %zmm1, %zmm17 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm17, %zmm18 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	vpshufb %zmm18, %zmm6, %zmm18 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa64 %zmm0, %zmm19 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm18, %zmm3, %zmm19 /* ctr_pair_10 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm17, %zmm17 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	vpord %zmm17, %zmm19, %zmm17 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_11(%rip), %zmm2, %zmm18 /* ctr_j_11 = add(ctr_j0, block_k_11) */
+	vpaddw %zmm18, %zmm1, %zmm18 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm18, %zmm19 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	vpshufb %zmm19, %zmm6, %zmm19 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa64 %zmm0, %zmm20 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm19, %zmm3, %zmm20 /* ctr_pair_11 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm18, %zmm18 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	vpord %zmm18, %zmm20, %zmm18 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vmovdqa64 %zmm9, %zmm19 /* unpacklo32_index */
+	vpermi2b %zmm17, %zmm15, %zmm19 /* tr0_8 = permute2b(unpacklo32_index, row_8, row_10) */
+	vmovdqa64 %zmm11, %zmm20 /* unpackhi32_index */
+	vpermi2b %zmm17, %zmm15, %zmm20 /* tr0_9 = permute2b(unpackhi32_index, row_8, row_10) */
+	vmovdqa64 %zmm9, %zmm15 /* unpacklo32_index */
 	vpermi2b %zmm18, %zmm16, %zmm15 /* tr0_10 = permute2b(unpacklo32_index, row_9, row_11) */
-	vmovdqa64 %zmm10, %zmm17 /* unpackhi32_index */
+	vmovdqa64 %zmm11, %zmm17 /* unpackhi32_index */
 	vpermi2b %zmm18, %zmm16, %zmm17 /* tr0_11 = permute2b(unpackhi32_index, row_9, row_11) */
-	vpunpckldq %zmm15, %zmm14, %zmm16 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	vpunpckhdq %zmm15, %zmm14, %zmm14 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	vpunpckldq %zmm17, %zmm19, %zmm15 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	vpunpckhdq %zmm17, %zmm19, %zmm17 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_12(%rip), %zmm1, %zmm18 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddb %zmm18, %zmm0, %zmm19 /* ctr_sum_12 = add(ctr_low, ctr_j_12) */
-	vmovdqa64 %zmm0, %zmm20 /* ctr_low */
-	vpternlogd $0x54, %zmm19, %zmm18, %zmm20 /* ctr_out_12 = ternlog(ctr_low, ctr_j_12, ctr_sum_12) */
-	vmovdqa64 %zmm0, %zmm21 /* ctr_low */
-	vpternlogd $0xea, %zmm20, %zmm18, %zmm21 /* ctr_carry_12 = ternlog(ctr_low, ctr_j_12, ctr_out_12) */
-	vpsrlw $7, %zmm21, %zmm18 /* ctr_bit_12 = shr(ctr_carry_12) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm18, %zmm18 /* ctr_bit_12m = and(ctr_bit_12, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm18, %zmm18 /* ctr_spread_12 = lookup16(ctr_bit_12m, spread_index) */
-	vpshufb %zmm18, %zmm5, %zmm18 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_spread_12) */
-	vpternlogd $0xd8, %zmm18, %zmm2, %zmm19 /* row_12 = ternlog(ctr_sum_12, ctr_w, ctr_mask_12) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_13(%rip), %zmm1, %zmm18 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddb %zmm18, %zmm0, %zmm20 /* ctr_sum_13 = add(ctr_low, ctr_j_13) */
-	vmovdqa64 %zmm0, %zmm21 /* ctr_low */
-	vpternlogd $0x54, %zmm20, %zmm18, %zmm21 /* ctr_out_13 = ternlog(ctr_low, ctr_j_13, ctr_sum_13) */
-	vmovdqa64 %zmm0, %zmm22 /* ctr_low */
-	vpternlogd $0xea, %zmm21, %zmm18, %zmm22 /* ctr_carry_13 = ternlog(ctr_low, ctr_j_13, ctr_out_13) */
-	vpsrlw $7, %zmm22, %zmm18 /* ctr_bit_13 = shr(ctr_carry_13) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm18, %zmm18 /* ctr_bit_13m = and(ctr_bit_13, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm18, %zmm18 /* ctr_spread_13 = lookup16(ctr_bit_13m, spread_index) */
-	vpshufb %zmm18, %zmm5, %zmm18 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_spread_13) */
-	vpternlogd $0xd8, %zmm18, %zmm2, %zmm20 /* row_13 = ternlog(ctr_sum_13, ctr_w, ctr_mask_13) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_14(%rip), %zmm1, %zmm18 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddb %zmm18, %zmm0, %zmm21 /* ctr_sum_14 = add(ctr_low, ctr_j_14) */
-	vmovdqa64 %zmm0, %zmm22 /* ctr_low */
-	vpternlogd $0x54, %zmm21, %zmm18, %zmm22 /* ctr_out_14 = ternlog(ctr_low, ctr_j_14, ctr_sum_14) */
-	vmovdqa64 %zmm0, %zmm23 /* ctr_low */
-	vpternlogd $0xea, %zmm22, %zmm18, %zmm23 /* ctr_carry_14 = ternlog(ctr_low, ctr_j_14, ctr_out_14) */
-	vpsrlw $7, %zmm23, %zmm18 /* ctr_bit_14 = shr(ctr_carry_14) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm18, %zmm18 /* ctr_bit_14m = and(ctr_bit_14, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm18, %zmm18 /* ctr_spread_14 = lookup16(ctr_bit_14m, spread_index) */
-	vpshufb %zmm18, %zmm5, %zmm18 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_spread_14) */
-	vpternlogd $0xd8, %zmm18, %zmm2, %zmm21 /* row_14 = ternlog(ctr_sum_14, ctr_w, ctr_mask_14) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_15(%rip), %zmm1, %zmm18 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddb %zmm18, %zmm0, %zmm22 /* ctr_sum_15 = add(ctr_low, ctr_j_15) */
-	vmovdqa64 %zmm0, %zmm23 /* ctr_low */
-	vpternlogd $0x54, %zmm22, %zmm18, %zmm23 /* ctr_out_15 = ternlog(ctr_low, ctr_j_15, ctr_sum_15) */
-	vmovdqa64 %zmm0, %zmm24 /* ctr_low */
-	vpternlogd $0xea, %zmm23, %zmm18, %zmm24 /* ctr_carry_15 = ternlog(ctr_low, ctr_j_15, ctr_out_15) */
-	vpsrlw $7, %zmm24, %zmm18 /* ctr_bit_15 = shr(ctr_carry_15) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm18, %zmm18 /* ctr_bit_15m = and(ctr_bit_15, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm18, %zmm18 /* ctr_spread_15 = lookup16(ctr_bit_15m, spread_index) */
-	vpshufb %zmm18, %zmm5, %zmm18 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_spread_15) */
-	vpternlogd $0xd8, %zmm18, %zmm2, %zmm22 /* row_15 = ternlog(ctr_sum_15, ctr_w, ctr_mask_15) */
-	vmovdqa64 %zmm3, %zmm18 /* unpacklo32_index */
-	vpermi2b %zmm21, %zmm19, %zmm18 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
-	vmovdqa64 %zmm10, %zmm23 /* unpackhi32_index */
-	vpermi2b %zmm21, %zmm19, %zmm23 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
-	vmovdqa64 %zmm3, %zmm19 /* unpacklo32_index */
+	vpunpckldq %zmm15, %zmm19, %zmm16 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %zmm15, %zmm19, %zmm15 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %zmm17, %zmm20, %zmm18 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %zmm17, %zmm20, %zmm17 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_12(%rip), %zmm2, %zmm19 /* ctr_j_12 = add(ctr_j0, block_k_12) */
+	vpaddw %zmm19, %zmm1, %zmm19 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm19, %zmm20 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %zmm20, %zmm6, %zmm20 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa64 %zmm0, %zmm21 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm20, %zmm3, %zmm21 /* ctr_pair_12 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_12) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm19, %zmm19 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vpord %zmm19, %zmm21, %zmm19 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_13(%rip), %zmm2, %zmm20 /* ctr_j_13 = add(ctr_j0, block_k_13) */
+	vpaddw %zmm20, %zmm1, %zmm20 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm20, %zmm21 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %zmm21, %zmm6, %zmm21 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa64 %zmm0, %zmm22 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm21, %zmm3, %zmm22 /* ctr_pair_13 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_13) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm20, %zmm20 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vpord %zmm20, %zmm22, %zmm20 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_14(%rip), %zmm2, %zmm21 /* ctr_j_14 = add(ctr_j0, block_k_14) */
+	vpaddw %zmm21, %zmm1, %zmm21 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm21, %zmm22 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %zmm22, %zmm6, %zmm22 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa64 %zmm0, %zmm23 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm22, %zmm3, %zmm23 /* ctr_pair_14 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm21, %zmm21 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vpord %zmm21, %zmm23, %zmm21 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_15(%rip), %zmm2, %zmm22 /* ctr_j_15 = add(ctr_j0, block_k_15) */
+	vpaddw %zmm22, %zmm1, %zmm22 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm22, %zmm23 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %zmm23, %zmm6, %zmm23 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vmovdqa64 %zmm0, %zmm24 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm23, %zmm3, %zmm24 /* ctr_pair_15 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm22, %zmm22 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vpord %zmm22, %zmm24, %zmm22 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vmovdqa64 %zmm9, %zmm23 /* unpacklo32_index */
+	vpermi2b %zmm21, %zmm19, %zmm23 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
+	vmovdqa64 %zmm11, %zmm24 /* unpackhi32_index */
+	vpermi2b %zmm21, %zmm19, %zmm24 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
+	vmovdqa64 %zmm9, %zmm19 /* unpacklo32_index */
 	vpermi2b %zmm22, %zmm20, %zmm19 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
-	vmovdqa64 %zmm10, %zmm21 /* unpackhi32_index */
+	vmovdqa64 %zmm11, %zmm21 /* unpackhi32_index */
 	vpermi2b %zmm22, %zmm20, %zmm21 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
-	vpunpckldq %zmm19, %zmm18, %zmm20 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %zmm19, %zmm18, %zmm18 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %zmm21, %zmm23, %zmm19 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %zmm21, %zmm23, %zmm21 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_16(%rip), %zmm1, %zmm22 /* ctr_j_16 = add(ctr_j0, block_k_16) */
-	vpaddb %zmm22, %zmm0, %zmm23 /* ctr_sum_16 = add(ctr_low, ctr_j_16) */
-	vmovdqa64 %zmm0, %zmm24 /* ctr_low */
-	vpternlogd $0x54, %zmm23, %zmm22, %zmm24 /* ctr_out_16 = ternlog(ctr_low, ctr_j_16, ctr_sum_16) */
-	vmovdqa64 %zmm0, %zmm25 /* ctr_low */
-	vpternlogd $0xea, %zmm24, %zmm22, %zmm25 /* ctr_carry_16 = ternlog(ctr_low, ctr_j_16, ctr_out_16) */
-	vpsrlw $7, %zmm25, %zmm22 /* ctr_bit_16 = shr(ctr_carry_16) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm22, %zmm22 /* ctr_bit_16m = and(ctr_bit_16, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm22, %zmm22 /* ctr_spread_16 = lookup16(ctr_bit_16m, spread_index) */
-	vpshufb %zmm22, %zmm5, %zmm22 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_spread_16) */
-	vpternlogd $0xd8, %zmm22, %zmm2, %zmm23 /* row_16 = ternlog(ctr_sum_16, ctr_w, ctr_mask_16) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_17(%rip), %zmm1, %zmm22 /* ctr_j_17 = add(ctr_j0, block_k_17) */
-	vpaddb %zmm22, %zmm0, %zmm24 /* ctr_sum_17 = add(ctr_low, ctr_j_17) */
-	vmovdqa64 %zmm0, %zmm25 /* ctr_low */
-	vpternlogd $0x54, %zmm24, %zmm22, %zmm25 /* ctr_out_17 = ternlog(ctr_low, ctr_j_17, ctr_sum_17) */
-	vmovdqa64 %zmm0, %zmm26 /* ctr_low */
-	vpternlogd $0xea, %zmm25, %zmm22, %zmm26 /* ctr_carry_17 = ternlog(ctr_low, ctr_j_17, ctr_out_17) */
-	vpsrlw $7, %zmm26, %zmm22 /* ctr_bit_17 = shr(ctr_carry_17) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm22, %zmm22 /* ctr_bit_17m = and(ctr_bit_17, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm22, %zmm22 /* ctr_spread_17 = lookup16(ctr_bit_17m, spread_index) */
-	vpshufb %zmm22, %zmm5, %zmm22 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_spread_17) */
-	vpternlogd $0xd8, %zmm22, %zmm2, %zmm24 /* row_17 = ternlog(ctr_sum_17, ctr_w, ctr_mask_17) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_18(%rip), %zmm1, %zmm22 /* ctr_j_18 = add(ctr_j0, block_k_18) */
-	vpaddb %zmm22, %zmm0, %zmm25 /* ctr_sum_18 = add(ctr_low, ctr_j_18) */
-	vmovdqa64 %zmm0, %zmm26 /* ctr_low */
-	vpternlogd $0x54, %zmm25, %zmm22, %zmm26 /* ctr_out_18 = ternlog(ctr_low, ctr_j_18, ctr_sum_18) */
-	vmovdqa64 %zmm0, %zmm27 /* ctr_low */
-	vpternlogd $0xea, %zmm26, %zmm22, %zmm27 /* ctr_carry_18 = ternlog(ctr_low, ctr_j_18, ctr_out_18) */
-	vpsrlw $7, %zmm27, %zmm22 /* ctr_bit_18 = shr(ctr_carry_18) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm22, %zmm22 /* ctr_bit_18m = and(ctr_bit_18, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm22, %zmm22 /* ctr_spread_18 = lookup16(ctr_bit_18m, spread_index) */
-	vpshufb %zmm22, %zmm5, %zmm22 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_spread_18) */
-	vpternlogd $0xd8, %zmm22, %zmm2, %zmm25 /* row_18 = ternlog(ctr_sum_18, ctr_w, ctr_mask_18) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_19(%rip), %zmm1, %zmm22 /* ctr_j_19 = add(ctr_j0, block_k_19) */
-	vpaddb %zmm22, %zmm0, %zmm26 /* ctr_sum_19 = add(ctr_low, ctr_j_19) */
-	vmovdqa64 %zmm0, %zmm27 /* ctr_low */
-	vpternlogd $0x54, %zmm26, %zmm22, %zmm27 /* ctr_out_19 = ternlog(ctr_low, ctr_j_19, ctr_sum_19) */
-	vmovdqa64 %zmm0, %zmm28 /* ctr_low */
-	vpternlogd $0xea, %zmm27, %zmm22, %zmm28 /* ctr_carry_19 = ternlog(ctr_low, ctr_j_19, ctr_out_19) */
-	vpsrlw $7, %zmm28, %zmm22 /* ctr_bit_19 = shr(ctr_carry_19) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm22, %zmm22 /* ctr_bit_19m = and(ctr_bit_19, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm22, %zmm22 /* ctr_spread_19 = lookup16(ctr_bit_19m, spread_index) */
-	vpshufb %zmm22, %zmm5, %zmm22 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_spread_19) */
-	vpternlogd $0xd8, %zmm22, %zmm2, %zmm26 /* row_19 = ternlog(ctr_sum_19, ctr_w, ctr_mask_19) */
-	vmovdqa64 %zmm3, %zmm22 /* unpacklo32_index */
-	vpermi2b %zmm25, %zmm23, %zmm22 /* tr0_16 = permute2b(unpacklo32_index, row_16, row_18) */
-	vmovdqa64 %zmm10, %zmm27 /* unpackhi32_index */
-	vpermi2b %zmm25, %zmm23, %zmm27 /* tr0_17 = permute2b(unpackhi32_index, row_16, row_18) */
-	vmovdqa64 %zmm3, %zmm23 /* unpacklo32_index */
+	vpunpckldq %zmm19, %zmm23, %zmm20 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %zmm19, %zmm23, %zmm19 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %zmm21, %zmm24, %zmm22 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %zmm21, %zmm24, %zmm21 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_16(%rip), %zmm2, %zmm23 /* ctr_j_16 = add(ctr_j0, block_k_16) */
+	vpaddw %zmm23, %zmm1, %zmm23 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm23, %zmm24 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vpshufb %zmm24, %zmm6, %zmm24 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vmovdqa64 %zmm0, %zmm25 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm24, %zmm3, %zmm25 /* ctr_pair_16 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_16) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm23, %zmm23 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vpord %zmm23, %zmm25, %zmm23 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_17(%rip), %zmm2, %zmm24 /* ctr_j_17 = add(ctr_j0, block_k_17) */
+	vpaddw %zmm24, %zmm1, %zmm24 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm24, %zmm25 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %zmm25, %zmm6, %zmm25 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa64 %zmm0, %zmm26 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm25, %zmm3, %zmm26 /* ctr_pair_17 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_17) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm24, %zmm24 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vpord %zmm24, %zmm26, %zmm24 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_18(%rip), %zmm2, %zmm25 /* ctr_j_18 = add(ctr_j0, block_k_18) */
+	vpaddw %zmm25, %zmm1, %zmm25 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm25, %zmm26 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %zmm26, %zmm6, %zmm26 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa64 %zmm0, %zmm27 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm26, %zmm3, %zmm27 /* ctr_pair_18 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_18) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm25, %zmm25 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	vpord %zmm25, %zmm27, %zmm25 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_19(%rip), %zmm2, %zmm26 /* ctr_j_19 = add(ctr_j0, block_k_19) */
+	vpaddw %zmm26, %zmm1, %zmm26 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm26, %zmm27 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %zmm27, %zmm6, %zmm27 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa64 %zmm0, %zmm28 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm27, %zmm3, %zmm28 /* ctr_pair_19 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm26, %zmm26 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vpord %zmm26, %zmm28, %zmm26 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vmovdqa64 %zmm9, %zmm27 /* unpacklo32_index */
+	vpermi2b %zmm25, %zmm23, %zmm27 /* tr0_16 = permute2b(unpacklo32_index, row_16, row_18) */
+	vmovdqa64 %zmm11, %zmm28 /* unpackhi32_index */
+	vpermi2b %zmm25, %zmm23, %zmm28 /* tr0_17 = permute2b(unpackhi32_index, row_16, row_18) */
+	vmovdqa64 %zmm9, %zmm23 /* unpacklo32_index */
 	vpermi2b %zmm26, %zmm24, %zmm23 /* tr0_18 = permute2b(unpacklo32_index, row_17, row_19) */
-	vmovdqa64 %zmm10, %zmm25 /* unpackhi32_index */
+	vmovdqa64 %zmm11, %zmm25 /* unpackhi32_index */
 	vpermi2b %zmm26, %zmm24, %zmm25 /* tr0_19 = permute2b(unpackhi32_index, row_17, row_19) */
-	vpunpckldq %zmm23, %zmm22, %zmm24 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	vpunpckhdq %zmm23, %zmm22, %zmm22 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	vpunpckldq %zmm25, %zmm27, %zmm23 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	vpunpckhdq %zmm25, %zmm27, %zmm25 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_20(%rip), %zmm1, %zmm26 /* ctr_j_20 = add(ctr_j0, block_k_20) */
-	vpaddb %zmm26, %zmm0, %zmm27 /* ctr_sum_20 = add(ctr_low, ctr_j_20) */
-	vmovdqa64 %zmm0, %zmm28 /* ctr_low */
-	vpternlogd $0x54, %zmm27, %zmm26, %zmm28 /* ctr_out_20 = ternlog(ctr_low, ctr_j_20, ctr_sum_20) */
-	vmovdqa64 %zmm0, %zmm29 /* ctr_low */
-	vpternlogd $0xea, %zmm28, %zmm26, %zmm29 /* ctr_carry_20 = ternlog(ctr_low, ctr_j_20, ctr_out_20) */
-	vpsrlw $7, %zmm29, %zmm26 /* ctr_bit_20 = shr(ctr_carry_20) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm26, %zmm26 /* ctr_bit_20m = and(ctr_bit_20, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm26, %zmm26 /* ctr_spread_20 = lookup16(ctr_bit_20m, spread_index) */
-	vpshufb %zmm26, %zmm5, %zmm26 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_spread_20) */
-	vpternlogd $0xd8, %zmm26, %zmm2, %zmm27 /* row_20 = ternlog(ctr_sum_20, ctr_w, ctr_mask_20) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_21(%rip), %zmm1, %zmm26 /* ctr_j_21 = add(ctr_j0, block_k_21) */
-	vpaddb %zmm26, %zmm0, %zmm28 /* ctr_sum_21 = add(ctr_low, ctr_j_21) */
-	vmovdqa64 %zmm0, %zmm29 /* ctr_low */
-	vpternlogd $0x54, %zmm28, %zmm26, %zmm29 /* ctr_out_21 = ternlog(ctr_low, ctr_j_21, ctr_sum_21) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_low */
-	vpternlogd $0xea, %zmm29, %zmm26, %zmm30 /* ctr_carry_21 = ternlog(ctr_low, ctr_j_21, ctr_out_21) */
-	vpsrlw $7, %zmm30, %zmm26 /* ctr_bit_21 = shr(ctr_carry_21) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm26, %zmm26 /* ctr_bit_21m = and(ctr_bit_21, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm26, %zmm26 /* ctr_spread_21 = lookup16(ctr_bit_21m, spread_index) */
-	vpshufb %zmm26, %zmm5, %zmm26 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_spread_21) */
-	vpternlogd $0xd8, %zmm26, %zmm2, %zmm28 /* row_21 = ternlog(ctr_sum_21, ctr_w, ctr_mask_21) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_22(%rip), %zmm1, %zmm26 /* ctr_j_22 = add(ctr_j0, block_k_22) */
-	vpaddb %zmm26, %zmm0, %zmm29 /* ctr_sum_22 = add(ctr_low, ctr_j_22) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_low */
-	vpternlogd $0x54, %zmm29, %zmm26, %zmm30 /* ctr_out_22 = ternlog(ctr_low, ctr_j_22, ctr_sum_22) */
-	vmovdqa64 %zmm0, %zmm31 /* ctr_low */
-	vpternlogd $0xea, %zmm30, %zmm26, %zmm31 /* ctr_carry_22 = ternlog(ctr_low, ctr_j_22, ctr_out_22) */
-	vpsrlw $7, %zmm31, %zmm26 /* ctr_bit_22 = shr(ctr_carry_22) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm26, %zmm26 /* ctr_bit_22m = and(ctr_bit_22, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm26, %zmm26 /* ctr_spread_22 = lookup16(ctr_bit_22m, spread_index) */
-	vpshufb %zmm26, %zmm5, %zmm26 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_spread_22) */
-	vpternlogd $0xd8, %zmm26, %zmm2, %zmm29 /* row_22 = ternlog(ctr_sum_22, ctr_w, ctr_mask_22) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_23(%rip), %zmm1, %zmm26 /* ctr_j_23 = add(ctr_j0, block_k_23) */
-	vpaddb %zmm26, %zmm0, %zmm30 /* ctr_sum_23 = add(ctr_low, ctr_j_23) */
-	vmovdqa64 %zmm0, %zmm31 /* ctr_low */
-	vpternlogd $0x54, %zmm30, %zmm26, %zmm31 /* ctr_out_23 = ternlog(ctr_low, ctr_j_23, ctr_sum_23) */
+	vpunpckldq %zmm23, %zmm27, %zmm24 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	vpunpckhdq %zmm23, %zmm27, %zmm23 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	vpunpckldq %zmm25, %zmm28, %zmm26 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	vpunpckhdq %zmm25, %zmm28, %zmm25 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_20(%rip), %zmm2, %zmm27 /* ctr_j_20 = add(ctr_j0, block_k_20) */
+	vpaddw %zmm27, %zmm1, %zmm27 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm27, %zmm28 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %zmm28, %zmm6, %zmm28 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vmovdqa64 %zmm0, %zmm29 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm28, %zmm3, %zmm29 /* ctr_pair_20 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_20) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm27, %zmm27 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	vpord %zmm27, %zmm29, %zmm27 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_21(%rip), %zmm2, %zmm28 /* ctr_j_21 = add(ctr_j0, block_k_21) */
+	vpaddw %zmm28, %zmm1, %zmm28 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm28, %zmm29 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %zmm29, %zmm6, %zmm29 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm3, %zmm30 /* ctr_pair_21 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_21) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm28, %zmm28 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	vpord %zmm28, %zmm30, %zmm28 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_22(%rip), %zmm2, %zmm29 /* ctr_j_22 = add(ctr_j0, block_k_22) */
+	vpaddw %zmm29, %zmm1, %zmm29 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %zmm30, %zmm6, %zmm30 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm30, %zmm3, %zmm31 /* ctr_pair_22 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_22) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm29, %zmm29 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	vpord %zmm29, %zmm31, %zmm29 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_23(%rip), %zmm2, %zmm30 /* ctr_j_23 = add(ctr_j0, block_k_23) */
+	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
 	vmovdqa64 %zmm4, 0(%rsp) /* spill g0x1.1 */
-	vmovdqa64 %zmm0, %zmm4 /* ctr_low */
-	vpternlogd $0xea, %zmm31, %zmm26, %zmm4 /* ctr_carry_23 = ternlog(ctr_low, ctr_j_23, ctr_out_23) */
-	vpsrlw $7, %zmm4, %zmm4 /* ctr_bit_23 = shr(ctr_carry_23) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_23m = and(ctr_bit_23, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_23 = lookup16(ctr_bit_23m, spread_index) */
-	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_spread_23) */
-	vpternlogd $0xd8, %zmm4, %zmm2, %zmm30 /* row_23 = ternlog(ctr_sum_23, ctr_w, ctr_mask_23) */
-	vmovdqa64 %zmm3, %zmm4 /* unpacklo32_index */
-	vpermi2b %zmm29, %zmm27, %zmm4 /* tr0_20 = permute2b(unpacklo32_index, row_20, row_22) */
-	vmovdqa64 %zmm10, %zmm26 /* unpackhi32_index */
-	vpermi2b %zmm29, %zmm27, %zmm26 /* tr0_21 = permute2b(unpackhi32_index, row_20, row_22) */
-	vmovdqa64 %zmm3, %zmm27 /* unpacklo32_index */
-	vpermi2b %zmm30, %zmm28, %zmm27 /* tr0_22 = permute2b(unpacklo32_index, row_21, row_23) */
-	vmovdqa64 %zmm10, %zmm29 /* unpackhi32_index */
-	vpermi2b %zmm30, %zmm28, %zmm29 /* tr0_23 = permute2b(unpackhi32_index, row_21, row_23) */
-	vpunpckldq %zmm27, %zmm4, %zmm28 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	vpunpckhdq %zmm27, %zmm4, %zmm4 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	vpunpckldq %zmm29, %zmm26, %zmm27 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	vpunpckhdq %zmm29, %zmm26, %zmm26 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_24(%rip), %zmm1, %zmm29 /* ctr_j_24 = add(ctr_j0, block_k_24) */
-	vpaddb %zmm29, %zmm0, %zmm30 /* ctr_sum_24 = add(ctr_low, ctr_j_24) */
-	vmovdqa64 %zmm0, %zmm31 /* ctr_low */
-	vpternlogd $0x54, %zmm30, %zmm29, %zmm31 /* ctr_out_24 = ternlog(ctr_low, ctr_j_24, ctr_sum_24) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill g5x1.1 */
-	vmovdqa64 %zmm0, %zmm4 /* ctr_low */
-	vpternlogd $0xea, %zmm31, %zmm29, %zmm4 /* ctr_carry_24 = ternlog(ctr_low, ctr_j_24, ctr_out_24) */
-	vpsrlw $7, %zmm4, %zmm4 /* ctr_bit_24 = shr(ctr_carry_24) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_24m = and(ctr_bit_24, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_24 = lookup16(ctr_bit_24m, spread_index) */
-	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_spread_24) */
-	vpternlogd $0xd8, %zmm4, %zmm2, %zmm30 /* row_24 = ternlog(ctr_sum_24, ctr_w, ctr_mask_24) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_25(%rip), %zmm1, %zmm4 /* ctr_j_25 = add(ctr_j0, block_k_25) */
-	vpaddb %zmm4, %zmm0, %zmm29 /* ctr_sum_25 = add(ctr_low, ctr_j_25) */
-	vmovdqa64 %zmm0, %zmm31 /* ctr_low */
-	vpternlogd $0x54, %zmm29, %zmm4, %zmm31 /* ctr_out_25 = ternlog(ctr_low, ctr_j_25, ctr_sum_25) */
-	vmovdqa64 %zmm6, 128(%rsp) /* spill g0x0.1 */
-	vmovdqa64 %zmm0, %zmm6 /* ctr_low */
-	vpternlogd $0xea, %zmm31, %zmm4, %zmm6 /* ctr_carry_25 = ternlog(ctr_low, ctr_j_25, ctr_out_25) */
-	vpsrlw $7, %zmm6, %zmm4 /* ctr_bit_25 = shr(ctr_carry_25) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_25m = and(ctr_bit_25, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_25 = lookup16(ctr_bit_25m, spread_index) */
-	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_spread_25) */
-	vpternlogd $0xd8, %zmm4, %zmm2, %zmm29 /* row_25 = ternlog(ctr_sum_25, ctr_w, ctr_mask_25) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_26(%rip), %zmm1, %zmm4 /* ctr_j_26 = add(ctr_j0, block_k_26) */
-	vpaddb %zmm4, %zmm0, %zmm6 /* ctr_sum_26 = add(ctr_low, ctr_j_26) */
-	vmovdqa64 %zmm0, %zmm31 /* ctr_low */
-	vpternlogd $0x54, %zmm6, %zmm4, %zmm31 /* ctr_out_26 = ternlog(ctr_low, ctr_j_26, ctr_sum_26) */
+	vmovdqa64 %zmm0, %zmm4 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm3, %zmm4 /* ctr_pair_23 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	vpord %zmm30, %zmm4, %zmm4 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vmovdqa64 %zmm9, %zmm30 /* unpacklo32_index */
+	vpermi2b %zmm29, %zmm27, %zmm30 /* tr0_20 = permute2b(unpacklo32_index, row_20, row_22) */
+	vmovdqa64 %zmm11, %zmm31 /* unpackhi32_index */
+	vpermi2b %zmm29, %zmm27, %zmm31 /* tr0_21 = permute2b(unpackhi32_index, row_20, row_22) */
+	vmovdqa64 %zmm9, %zmm27 /* unpacklo32_index */
+	vpermi2b %zmm4, %zmm28, %zmm27 /* tr0_22 = permute2b(unpacklo32_index, row_21, row_23) */
+	vmovdqa64 %zmm11, %zmm29 /* unpackhi32_index */
+	vpermi2b %zmm4, %zmm28, %zmm29 /* tr0_23 = permute2b(unpackhi32_index, row_21, row_23) */
+	vpunpckldq %zmm27, %zmm30, %zmm4 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	vpunpckhdq %zmm27, %zmm30, %zmm27 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	vpunpckldq %zmm29, %zmm31, %zmm28 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	vpunpckhdq %zmm29, %zmm31, %zmm29 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_24(%rip), %zmm2, %zmm30 /* ctr_j_24 = add(ctr_j0, block_k_24) */
+	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vmovdqa64 %zmm4, 64(%rsp) /* spill g5x0.1 */
+	vmovdqa64 %zmm0, %zmm4 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm3, %zmm4 /* ctr_pair_24 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	vpord %zmm30, %zmm4, %zmm4 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_25(%rip), %zmm2, %zmm30 /* ctr_j_25 = add(ctr_j0, block_k_25) */
+	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa64 %zmm5, 128(%rsp) /* spill g0x0.1 */
+	vmovdqa64 %zmm0, %zmm5 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm3, %zmm5 /* ctr_pair_25 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_25) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	vpord %zmm30, %zmm5, %zmm5 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_26(%rip), %zmm2, %zmm30 /* ctr_j_26 = add(ctr_j0, block_k_26) */
+	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
 	vmovdqa64 %zmm7, 192(%rsp) /* spill g0x3.1 */
-	vmovdqa64 %zmm0, %zmm7 /* ctr_low */
-	vpternlogd $0xea, %zmm31, %zmm4, %zmm7 /* ctr_carry_26 = ternlog(ctr_low, ctr_j_26, ctr_out_26) */
-	vpsrlw $7, %zmm7, %zmm4 /* ctr_bit_26 = shr(ctr_carry_26) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_26m = and(ctr_bit_26, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_26 = lookup16(ctr_bit_26m, spread_index) */
-	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_spread_26) */
-	vpternlogd $0xd8, %zmm4, %zmm2, %zmm6 /* row_26 = ternlog(ctr_sum_26, ctr_w, ctr_mask_26) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_27(%rip), %zmm1, %zmm4 /* ctr_j_27 = add(ctr_j0, block_k_27) */
-	vpaddb %zmm4, %zmm0, %zmm7 /* ctr_sum_27 = add(ctr_low, ctr_j_27) */
-	vmovdqa64 %zmm0, %zmm31 /* ctr_low */
-	vpternlogd $0x54, %zmm7, %zmm4, %zmm31 /* ctr_out_27 = ternlog(ctr_low, ctr_j_27, ctr_sum_27) */
+	vmovdqa64 %zmm0, %zmm7 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm3, %zmm7 /* ctr_pair_26 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_26) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	vpord %zmm30, %zmm7, %zmm7 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_27(%rip), %zmm2, %zmm30 /* ctr_j_27 = add(ctr_j0, block_k_27) */
+	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
 	vmovdqa64 %zmm8, 256(%rsp) /* spill g0x2.1 */
-	vmovdqa64 %zmm0, %zmm8 /* ctr_low */
-	vpternlogd $0xea, %zmm31, %zmm4, %zmm8 /* ctr_carry_27 = ternlog(ctr_low, ctr_j_27, ctr_out_27) */
-	vpsrlw $7, %zmm8, %zmm4 /* ctr_bit_27 = shr(ctr_carry_27) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm4, %zmm4 /* ctr_bit_27m = and(ctr_bit_27, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm4, %zmm4 /* ctr_spread_27 = lookup16(ctr_bit_27m, spread_index) */
-	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_spread_27) */
-	vpternlogd $0xd8, %zmm4, %zmm2, %zmm7 /* row_27 = ternlog(ctr_sum_27, ctr_w, ctr_mask_27) */
-	vmovdqa64 %zmm3, %zmm4 /* unpacklo32_index */
-	vpermi2b %zmm6, %zmm30, %zmm4 /* tr0_24 = permute2b(unpacklo32_index, row_24, row_26) */
-	vmovdqa64 %zmm10, %zmm8 /* unpackhi32_index */
-	vpermi2b %zmm6, %zmm30, %zmm8 /* tr0_25 = permute2b(unpackhi32_index, row_24, row_26) */
-	vmovdqa64 %zmm3, %zmm6 /* unpacklo32_index */
-	vpermi2b %zmm7, %zmm29, %zmm6 /* tr0_26 = permute2b(unpacklo32_index, row_25, row_27) */
-	vmovdqa64 %zmm10, %zmm30 /* unpackhi32_index */
-	vpermi2b %zmm7, %zmm29, %zmm30 /* tr0_27 = permute2b(unpackhi32_index, row_25, row_27) */
-	vpunpckldq %zmm6, %zmm4, %zmm7 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	vpunpckhdq %zmm6, %zmm4, %zmm4 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	vpunpckldq %zmm30, %zmm8, %zmm6 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	vpunpckhdq %zmm30, %zmm8, %zmm8 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_28(%rip), %zmm1, %zmm29 /* ctr_j_28 = add(ctr_j0, block_k_28) */
-	vpaddb %zmm29, %zmm0, %zmm30 /* ctr_sum_28 = add(ctr_low, ctr_j_28) */
-	vmovdqa64 %zmm0, %zmm31 /* ctr_low */
-	vpternlogd $0x54, %zmm30, %zmm29, %zmm31 /* ctr_out_28 = ternlog(ctr_low, ctr_j_28, ctr_sum_28) */
-	vmovdqa64 %zmm0, %zmm10 /* ctr_low */
-	vpternlogd $0xea, %zmm31, %zmm29, %zmm10 /* ctr_carry_28 = ternlog(ctr_low, ctr_j_28, ctr_out_28) */
-	vpsrlw $7, %zmm10, %zmm10 /* ctr_bit_28 = shr(ctr_carry_28) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm10, %zmm10 /* ctr_bit_28m = and(ctr_bit_28, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm10, %zmm10 /* ctr_spread_28 = lookup16(ctr_bit_28m, spread_index) */
-	vpshufb %zmm10, %zmm5, %zmm10 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_spread_28) */
-	vpternlogd $0xd8, %zmm10, %zmm2, %zmm30 /* row_28 = ternlog(ctr_sum_28, ctr_w, ctr_mask_28) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_29(%rip), %zmm1, %zmm10 /* ctr_j_29 = add(ctr_j0, block_k_29) */
-	vpaddb %zmm10, %zmm0, %zmm29 /* ctr_sum_29 = add(ctr_low, ctr_j_29) */
-	vmovdqa64 %zmm0, %zmm31 /* ctr_low */
-	vpternlogd $0x54, %zmm29, %zmm10, %zmm31 /* ctr_out_29 = ternlog(ctr_low, ctr_j_29, ctr_sum_29) */
-	vmovdqa64 %zmm0, %zmm3 /* ctr_low */
-	vpternlogd $0xea, %zmm31, %zmm10, %zmm3 /* ctr_carry_29 = ternlog(ctr_low, ctr_j_29, ctr_out_29) */
-	vpsrlw $7, %zmm3, %zmm3 /* ctr_bit_29 = shr(ctr_carry_29) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm3, %zmm3 /* ctr_bit_29m = and(ctr_bit_29, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm3, %zmm3 /* ctr_spread_29 = lookup16(ctr_bit_29m, spread_index) */
-	vpshufb %zmm3, %zmm5, %zmm3 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_spread_29) */
-	vpternlogd $0xd8, %zmm3, %zmm2, %zmm29 /* row_29 = ternlog(ctr_sum_29, ctr_w, ctr_mask_29) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_30(%rip), %zmm1, %zmm3 /* ctr_j_30 = add(ctr_j0, block_k_30) */
-	vpaddb %zmm3, %zmm0, %zmm10 /* ctr_sum_30 = add(ctr_low, ctr_j_30) */
-	vmovdqa64 %zmm0, %zmm31 /* ctr_low */
-	vpternlogd $0x54, %zmm10, %zmm3, %zmm31 /* ctr_out_30 = ternlog(ctr_low, ctr_j_30, ctr_sum_30) */
+	vmovdqa64 %zmm0, %zmm8 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm3, %zmm8 /* ctr_pair_27 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vpord %zmm30, %zmm8, %zmm8 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vmovdqa64 %zmm9, %zmm30 /* unpacklo32_index */
+	vpermi2b %zmm7, %zmm4, %zmm30 /* tr0_24 = permute2b(unpacklo32_index, row_24, row_26) */
+	vmovdqa64 %zmm11, %zmm31 /* unpackhi32_index */
+	vpermi2b %zmm7, %zmm4, %zmm31 /* tr0_25 = permute2b(unpackhi32_index, row_24, row_26) */
+	vmovdqa64 %zmm9, %zmm4 /* unpacklo32_index */
+	vpermi2b %zmm8, %zmm5, %zmm4 /* tr0_26 = permute2b(unpacklo32_index, row_25, row_27) */
+	vmovdqa64 %zmm11, %zmm7 /* unpackhi32_index */
+	vpermi2b %zmm8, %zmm5, %zmm7 /* tr0_27 = permute2b(unpackhi32_index, row_25, row_27) */
+	vpunpckldq %zmm4, %zmm30, %zmm5 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	vpunpckhdq %zmm4, %zmm30, %zmm4 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	vpunpckldq %zmm7, %zmm31, %zmm8 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	vpunpckhdq %zmm7, %zmm31, %zmm7 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_28(%rip), %zmm2, %zmm30 /* ctr_j_28 = add(ctr_j0, block_k_28) */
+	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vmovdqa64 %zmm0, %zmm11 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm3, %zmm11 /* ctr_pair_28 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_28) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vpord %zmm30, %zmm11, %zmm11 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_29(%rip), %zmm2, %zmm30 /* ctr_j_29 = add(ctr_j0, block_k_29) */
+	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa64 %zmm0, %zmm9 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm3, %zmm9 /* ctr_pair_29 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_29) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	vpord %zmm30, %zmm9, %zmm9 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_30(%rip), %zmm2, %zmm30 /* ctr_j_30 = add(ctr_j0, block_k_30) */
+	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
 	vmovdqa64 %zmm4, 320(%rsp) /* spill g6x1.1 */
-	vmovdqa64 %zmm0, %zmm4 /* ctr_low */
-	vpternlogd $0xea, %zmm31, %zmm3, %zmm4 /* ctr_carry_30 = ternlog(ctr_low, ctr_j_30, ctr_out_30) */
-	vpsrlw $7, %zmm4, %zmm3 /* ctr_bit_30 = shr(ctr_carry_30) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm3, %zmm3 /* ctr_bit_30m = and(ctr_bit_30, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm3, %zmm3 /* ctr_spread_30 = lookup16(ctr_bit_30m, spread_index) */
-	vpshufb %zmm3, %zmm5, %zmm3 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_spread_30) */
-	vpternlogd $0xd8, %zmm3, %zmm2, %zmm10 /* row_30 = ternlog(ctr_sum_30, ctr_w, ctr_mask_30) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_31(%rip), %zmm1, %zmm1 /* ctr_j_31 = add(ctr_j0, block_k_31) */
-	vpaddb %zmm1, %zmm0, %zmm3 /* ctr_sum_31 = add(ctr_low, ctr_j_31) */
-	vmovdqa64 %zmm0, %zmm4 /* ctr_low */
-	vpternlogd $0x54, %zmm3, %zmm1, %zmm4 /* ctr_out_31 = ternlog(ctr_low, ctr_j_31, ctr_sum_31) */
-	vpternlogd $0xea, %zmm4, %zmm1, %zmm0 /* ctr_carry_31 = ternlog(ctr_low, ctr_j_31, ctr_out_31) */
-	vpsrlw $7, %zmm0, %zmm0 /* ctr_bit_31 = shr(ctr_carry_31) */
-	vpandd .Lsm4_wordslice_avx512_gfni_2_byte_low1(%rip), %zmm0, %zmm0 /* ctr_bit_31m = and(ctr_bit_31, byte_low1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_spread_index(%rip), %zmm0, %zmm0 /* ctr_spread_31 = lookup16(ctr_bit_31m, spread_index) */
-	vpshufb %zmm0, %zmm5, %zmm0 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_spread_31) */
-	vpternlogd $0xd8, %zmm0, %zmm2, %zmm3 /* row_31 = ternlog(ctr_sum_31, ctr_w, ctr_mask_31) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_2_unpacklo32_index(%rip), %zmm0 /* unpacklo32_index = const() */
-	vmovdqa64 %zmm0, %zmm1 /* unpacklo32_index */
-	vpermi2b %zmm10, %zmm30, %zmm1 /* tr0_28 = permute2b(unpacklo32_index, row_28, row_30) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_2_unpackhi32_index(%rip), %zmm2 /* unpackhi32_index = const() */
-	vmovdqa64 %zmm2, %zmm4 /* unpackhi32_index */
-	vpermi2b %zmm10, %zmm30, %zmm4 /* tr0_29 = permute2b(unpackhi32_index, row_28, row_30) */
-	vpermi2b %zmm3, %zmm29, %zmm0 /* tr0_30 = permute2b(unpacklo32_index, row_29, row_31) */
-	vpermi2b %zmm3, %zmm29, %zmm2 /* tr0_31 = permute2b(unpackhi32_index, row_29, row_31) */
-	vpunpckldq %zmm0, %zmm1, %zmm3 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
-	vpunpckhdq %zmm0, %zmm1, %zmm0 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
-	vpunpckldq %zmm2, %zmm4, %zmm1 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
-	vpunpckhdq %zmm2, %zmm4, %zmm2 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	vmovdqa64 %zmm0, %zmm4 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm3, %zmm4 /* ctr_pair_30 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_30) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	vpord %zmm30, %zmm4, %zmm4 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	vpaddb .Lsm4_wordslice_avx512_gfni_2_block_k_31(%rip), %zmm2, %zmm2 /* ctr_j_31 = add(ctr_j0, block_k_31) */
+	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_carry_everywhere(%rip), %zmm1, %zmm2 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %zmm2, %zmm6, %zmm2 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpternlogd $0xd8, %zmm2, %zmm3, %zmm0 /* ctr_pair_31 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_31) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_new_last_byte(%rip), %zmm1, %zmm1 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	vpord %zmm1, %zmm0, %zmm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_2_unpacklo32_index(%rip), %zmm1 /* unpacklo32_index = const() */
+	vmovdqa64 %zmm1, %zmm2 /* unpacklo32_index */
+	vpermi2b %zmm4, %zmm11, %zmm2 /* tr0_28 = permute2b(unpacklo32_index, row_28, row_30) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_2_unpackhi32_index(%rip), %zmm3 /* unpackhi32_index = const() */
+	vmovdqa64 %zmm3, %zmm6 /* unpackhi32_index */
+	vpermi2b %zmm4, %zmm11, %zmm6 /* tr0_29 = permute2b(unpackhi32_index, row_28, row_30) */
+	vpermi2b %zmm0, %zmm9, %zmm1 /* tr0_30 = permute2b(unpacklo32_index, row_29, row_31) */
+	vpermi2b %zmm0, %zmm9, %zmm3 /* tr0_31 = permute2b(unpackhi32_index, row_29, row_31) */
+	vpunpckldq %zmm1, %zmm2, %zmm0 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	vpunpckhdq %zmm1, %zmm2, %zmm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	vpunpckldq %zmm3, %zmm6, %zmm2 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	vpunpckhdq %zmm3, %zmm6, %zmm3 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
 	vmovdqa64 128(%rsp), %zmm4 /* reload g0x0.2 */
-	vmovdqa64 0(%rsp), %zmm5 /* reload g0x1.2 */
-	vmovdqa64 64(%rsp), %zmm10 /* reload g5x1.2 */
-	vmovdqa64 320(%rsp), %zmm29 /* reload g6x1.2 */
+	vmovdqa64 64(%rsp), %zmm6 /* reload g5x0.2 */
+	vmovdqa64 0(%rsp), %zmm9 /* reload g0x1.2 */
+	vmovdqa64 320(%rsp), %zmm11 /* reload g6x1.2 */
 	vmovdqa64 256(%rsp), %zmm30 /* reload g0x2.2 */
 	vmovdqa64 192(%rsp), %zmm31 /* reload g0x3.2 */
-	vmovdqa64 %zmm3, 192(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm0, 256(%rsp) /* spill g7x1.2 */
-	vmovdqa64 %zmm2, 320(%rsp) /* spill g7x3.2 */
+	vmovdqa64 %zmm0, 192(%rsp) /* spill g7x0.2 */
+	vmovdqa64 %zmm1, 256(%rsp) /* spill g7x1.2 */
+	vmovdqa64 %zmm3, 320(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx512_gfni_2_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %zmm0 /* rkw = bcast32() */
-	vmovdqa64 %zmm5, %zmm2 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm2 /* g0t_acc_1 = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm2, %zmm2 /* g0t = xor(g0t_acc_1, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm2, %zmm2 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm2, %zmm2 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm2, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa64 %zmm5, 64(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm2, %zmm5 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa64 %zmm30, 0(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm2, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm9, %zmm1 /* g0x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0t_acc_1 = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0t_acc_1, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa64 %zmm9, 0(%rsp) /* spill g0x1.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm1, %zmm9 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa64 %zmm30, 64(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm1, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
 	vmovdqa64 %zmm31, 128(%rsp) /* spill g0x3.2 */
-	vmovdqa64 %zmm2, %zmm31 /* g0s */
-	vpternlogd $0x96, %zmm30, %zmm5, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
-	vprold $2, %zmm31, %zmm5 /* g0lr2 = rotl_native(g0lg) */
-	vpternlogd $0x96, %zmm5, %zmm3, %zmm2 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm2, %zmm4, %zmm2 /* g0x = xor(g0x0, g0l) */
-	vmovdqa64 %zmm9, %zmm3 /* g1x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm11, %zmm3 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
+	vmovdqa64 %zmm1, %zmm31 /* g0s */
+	vpternlogd $0x96, %zmm30, %zmm9, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
+	vprold $2, %zmm31, %zmm9 /* g0lr2 = rotl_native(g0lg) */
+	vpternlogd $0x96, %zmm9, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
+	vmovdqa64 %zmm10, %zmm3 /* g1x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm14, %zmm3 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
 	vpxord %zmm13, %zmm3, %zmm3 /* g1t = xor(g1t_acc_1, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm3, %zmm5 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm3, %zmm9 /* g1lr8 = lookup16(g1s, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm3, %zmm30 /* g1lr16 = lookup16(g1s, rotl16) */
 	vmovdqa64 %zmm3, %zmm31 /* g1s */
-	vpternlogd $0x96, %zmm30, %zmm5, %zmm31 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
-	vprold $2, %zmm31, %zmm5 /* g1lr2 = rotl_native(g1lg) */
-	vpternlogd $0x96, %zmm5, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
+	vpternlogd $0x96, %zmm30, %zmm9, %zmm31 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
+	vprold $2, %zmm31, %zmm9 /* g1lr2 = rotl_native(g1lg) */
+	vpternlogd $0x96, %zmm9, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
 	vpxord %zmm3, %zmm12, %zmm3 /* g1x = xor(g1x0, g1l) */
-	vmovdqa64 %zmm14, %zmm4 /* g2x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm15, %zmm4 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
+	vmovdqa64 %zmm15, %zmm4 /* g2x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm18, %zmm4 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
 	vpxord %zmm17, %zmm4, %zmm4 /* g2t = xor(g2t_acc_1, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm4, %zmm5 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm4, %zmm9 /* g2lr24 = lookup16(g2s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm4, %zmm12 /* g2lr8 = lookup16(g2s, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm4, %zmm30 /* g2lr16 = lookup16(g2s, rotl16) */
 	vmovdqa64 %zmm4, %zmm31 /* g2s */
 	vpternlogd $0x96, %zmm30, %zmm12, %zmm31 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
 	vprold $2, %zmm31, %zmm12 /* g2lr2 = rotl_native(g2lg) */
-	vpternlogd $0x96, %zmm12, %zmm5, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
+	vpternlogd $0x96, %zmm12, %zmm9, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
 	vpxord %zmm4, %zmm16, %zmm4 /* g2x = xor(g2x0, g2l) */
-	vmovdqa64 %zmm18, %zmm5 /* g3x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm19, %zmm5 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm21, %zmm5, %zmm5 /* g3t = xor(g3t_acc_1, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm5, %zmm5 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm5, %zmm5 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm5, %zmm12 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm5, %zmm16 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm5, %zmm30 /* g3lr16 = lookup16(g3s, rotl16) */
-	vmovdqa64 %zmm5, %zmm31 /* g3s */
+	vmovdqa64 %zmm19, %zmm9 /* g3x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm22, %zmm9 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
+	vpxord %zmm21, %zmm9, %zmm9 /* g3t = xor(g3t_acc_1, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm9, %zmm9 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm9, %zmm9 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm9, %zmm12 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm9, %zmm16 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm9, %zmm30 /* g3lr16 = lookup16(g3s, rotl16) */
+	vmovdqa64 %zmm9, %zmm31 /* g3s */
 	vpternlogd $0x96, %zmm30, %zmm16, %zmm31 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
 	vprold $2, %zmm31, %zmm16 /* g3lr2 = rotl_native(g3lg) */
-	vpternlogd $0x96, %zmm16, %zmm12, %zmm5 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
-	vpxord %zmm5, %zmm20, %zmm5 /* g3x = xor(g3x0, g3l) */
-	vmovdqa64 %zmm22, %zmm12 /* g4x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm23, %zmm12 /* g4t_acc_1 = ternlog(g4x1, g4x2, rkw) */
+	vpternlogd $0x96, %zmm16, %zmm12, %zmm9 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
+	vpxord %zmm9, %zmm20, %zmm9 /* g3x = xor(g3x0, g3l) */
+	vmovdqa64 %zmm23, %zmm12 /* g4x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm26, %zmm12 /* g4t_acc_1 = ternlog(g4x1, g4x2, rkw) */
 	vpxord %zmm25, %zmm12, %zmm12 /* g4t = xor(g4t_acc_1, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm12, %zmm12 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm12, %zmm12 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
@@ -2183,9 +2090,9 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	vprold $2, %zmm31, %zmm20 /* g4lr2 = rotl_native(g4lg) */
 	vpternlogd $0x96, %zmm20, %zmm16, %zmm12 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
 	vpxord %zmm12, %zmm24, %zmm12 /* g4x = xor(g4x0, g4l) */
-	vmovdqa64 %zmm10, %zmm16 /* g5x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm27, %zmm16 /* g5t_acc_1 = ternlog(g5x1, g5x2, rkw) */
-	vpxord %zmm26, %zmm16, %zmm16 /* g5t = xor(g5t_acc_1, g5x3) */
+	vmovdqa64 %zmm27, %zmm16 /* g5x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm28, %zmm16 /* g5t_acc_1 = ternlog(g5x1, g5x2, rkw) */
+	vpxord %zmm29, %zmm16, %zmm16 /* g5t = xor(g5t_acc_1, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm16, %zmm16 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm16, %zmm16 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm16, %zmm20 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -2195,394 +2102,394 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g5lg = ternlog(g5s, g5lr8, g5lr16) */
 	vprold $2, %zmm31, %zmm24 /* g5lr2 = rotl_native(g5lg) */
 	vpternlogd $0x96, %zmm24, %zmm20, %zmm16 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
-	vpxord %zmm16, %zmm28, %zmm16 /* g5x = xor(g5x0, g5l) */
-	vmovdqa64 %zmm29, %zmm20 /* g6x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm6, %zmm20 /* g6t_acc_1 = ternlog(g6x1, g6x2, rkw) */
-	vpxord %zmm8, %zmm20, %zmm20 /* g6t = xor(g6t_acc_1, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm20, %zmm20 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm20, %zmm20 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm20, %zmm24 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm20, %zmm28 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm20, %zmm30 /* g6lr16 = lookup16(g6s, rotl16) */
-	vmovdqa64 %zmm20, %zmm31 /* g6s */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g6lg = ternlog(g6s, g6lr8, g6lr16) */
-	vprold $2, %zmm31, %zmm28 /* g6lr2 = rotl_native(g6lg) */
-	vpternlogd $0x96, %zmm28, %zmm24, %zmm20 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
-	vpxord %zmm20, %zmm7, %zmm7 /* g6x = xor(g6x0, g6l) */
-	vmovdqa64 256(%rsp), %zmm20 /* reload g7x1.2 */
-	vmovdqa64 %zmm20, %zmm24 /* g7x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm1, %zmm24 /* g7t_acc_1 = ternlog(g7x1, g7x2, rkw) */
-	vpxord 320(%rsp), %zmm24, %zmm0 /* g7t = xor(g7t_acc_1, g7x3) */
+	vpxord %zmm16, %zmm6, %zmm6 /* g5x = xor(g5x0, g5l) */
+	vmovdqa64 %zmm11, %zmm16 /* g6x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm8, %zmm16 /* g6t_acc_1 = ternlog(g6x1, g6x2, rkw) */
+	vpxord %zmm7, %zmm16, %zmm16 /* g6t = xor(g6t_acc_1, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm16, %zmm16 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm16, %zmm16 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm16, %zmm20 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm16, %zmm24 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm16, %zmm30 /* g6lr16 = lookup16(g6s, rotl16) */
+	vmovdqa64 %zmm16, %zmm31 /* g6s */
+	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g6lg = ternlog(g6s, g6lr8, g6lr16) */
+	vprold $2, %zmm31, %zmm24 /* g6lr2 = rotl_native(g6lg) */
+	vpternlogd $0x96, %zmm24, %zmm20, %zmm16 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
+	vpxord %zmm16, %zmm5, %zmm5 /* g6x = xor(g6x0, g6l) */
+	vmovdqa64 256(%rsp), %zmm16 /* reload g7x1.2 */
+	vmovdqa64 %zmm16, %zmm20 /* g7x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm20 /* g7t_acc_1 = ternlog(g7x1, g7x2, rkw) */
+	vpxord 320(%rsp), %zmm20, %zmm0 /* g7t = xor(g7t_acc_1, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm0, %zmm24 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm0, %zmm28 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm0, %zmm20 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm0, %zmm24 /* g7lr8 = lookup16(g7s, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm0, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
 	vmovdqa64 %zmm0, %zmm31 /* g7s */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
-	vprold $2, %zmm31, %zmm28 /* g7lr2 = rotl_native(g7lg) */
-	vpternlogd $0x96, %zmm28, %zmm24, %zmm0 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
+	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
+	vprold $2, %zmm31, %zmm24 /* g7lr2 = rotl_native(g7lg) */
+	vpternlogd $0x96, %zmm24, %zmm20, %zmm0 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
 	vpxord 192(%rsp), %zmm0, %zmm0 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %zmm24 /* rkw_1 = bcast32() */
-	vmovdqa64 0(%rsp), %zmm28 /* reload g0x2.2 */
+	vpbroadcastd 4(%rdi,%r8), %zmm20 /* rkw_1 = bcast32() */
+	vmovdqa64 64(%rsp), %zmm24 /* reload g0x2.2 */
 	vmovdqa64 128(%rsp), %zmm30 /* reload g0x3.2 */
-	vmovdqa64 %zmm28, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm24, %zmm30, %zmm31 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm2, %zmm31, %zmm31 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vmovdqa64 %zmm24, %zmm31 /* g0x2.2 */
+	vpternlogd $0x96, %zmm20, %zmm30, %zmm31 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0t_acc_3, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm31, %zmm28 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm31, %zmm24 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm31, %zmm20 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm2, 384(%rsp) /* spill g0x0.3 */
-	vmovdqa64 %zmm31, %zmm2 /* g0s_1 */
-	vpternlogd $0x96, %zmm20, %zmm30, %zmm2 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm2, %zmm2 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm2, %zmm28, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord 64(%rsp), %zmm31, %zmm2 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vmovdqa64 %zmm11, %zmm20 /* g1x2.2 */
-	vpternlogd $0x96, %zmm24, %zmm13, %zmm20 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm3, %zmm20, %zmm20 /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm20, %zmm20 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm20, %zmm20 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm20, %zmm28 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm20, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm20, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm11, 64(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm20, %zmm11 /* g1s_1 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm11 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
-	vprold $2, %zmm11, %zmm11 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm11, %zmm28, %zmm20 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm20, %zmm9, %zmm9 /* g1x_1 = xor(g1x1, g1l_1) */
-	vmovdqa64 %zmm15, %zmm11 /* g2x2.2 */
-	vpternlogd $0x96, %zmm24, %zmm17, %zmm11 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm4, %zmm11, %zmm11 /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm11, %zmm11 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm11, %zmm11 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm11, %zmm20 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm11, %zmm28 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm11, %zmm30 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vmovdqa64 %zmm11, %zmm31 /* g2s_1 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
-	vprold $2, %zmm31, %zmm28 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm28, %zmm20, %zmm11 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
-	vpxord %zmm11, %zmm14, %zmm11 /* g2x_1 = xor(g2x1, g2l_1) */
-	vmovdqa64 %zmm19, %zmm14 /* g3x2.2 */
-	vpternlogd $0x96, %zmm24, %zmm21, %zmm14 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm5, %zmm14, %zmm14 /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm14, %zmm14 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm14, %zmm14 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm14, %zmm20 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm14, %zmm28 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm14, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vmovdqa64 %zmm14, %zmm31 /* g3s_1 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
-	vprold $2, %zmm31, %zmm28 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm28, %zmm20, %zmm14 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
-	vpxord %zmm14, %zmm18, %zmm14 /* g3x_1 = xor(g3x1, g3l_1) */
-	vmovdqa64 %zmm23, %zmm18 /* g4x2.2 */
-	vpternlogd $0x96, %zmm24, %zmm25, %zmm18 /* g4t_acc_3 = ternlog(g4x2, g4x3, rkw_1) */
-	vpxord %zmm12, %zmm18, %zmm18 /* g4t_1 = xor(g4t_acc_3, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm18, %zmm18 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm18, %zmm18 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm18, %zmm20 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm18, %zmm28 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm18, %zmm30 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vmovdqa64 %zmm18, %zmm31 /* g4s_1 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
-	vprold $2, %zmm31, %zmm28 /* g4lr2_1 = rotl_native(g4lg_1) */
-	vpternlogd $0x96, %zmm28, %zmm20, %zmm18 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
-	vpxord %zmm18, %zmm22, %zmm18 /* g4x_1 = xor(g4x1, g4l_1) */
-	vmovdqa64 %zmm27, %zmm20 /* g5x2.2 */
-	vpternlogd $0x96, %zmm24, %zmm26, %zmm20 /* g5t_acc_3 = ternlog(g5x2, g5x3, rkw_1) */
-	vpxord %zmm16, %zmm20, %zmm20 /* g5t_1 = xor(g5t_acc_3, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm20, %zmm22 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm20, %zmm28 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm20, %zmm30 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vmovdqa64 %zmm20, %zmm31 /* g5s_1 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
-	vprold $2, %zmm31, %zmm28 /* g5lr2_1 = rotl_native(g5lg_1) */
-	vpternlogd $0x96, %zmm28, %zmm22, %zmm20 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
-	vpxord %zmm20, %zmm10, %zmm10 /* g5x_1 = xor(g5x1, g5l_1) */
-	vmovdqa64 %zmm6, %zmm20 /* g6x2.2 */
-	vpternlogd $0x96, %zmm24, %zmm8, %zmm20 /* g6t_acc_3 = ternlog(g6x2, g6x3, rkw_1) */
-	vpxord %zmm7, %zmm20, %zmm20 /* g6t_1 = xor(g6t_acc_3, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm20, %zmm20 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm20, %zmm20 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm20, %zmm22 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm20, %zmm28 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm20, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vmovdqa64 %zmm20, %zmm31 /* g6s_1 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g6lg_1 = ternlog(g6s_1, g6lr8_1, g6lr16_1) */
-	vprold $2, %zmm31, %zmm28 /* g6lr2_1 = rotl_native(g6lg_1) */
-	vpternlogd $0x96, %zmm28, %zmm22, %zmm20 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
-	vpxord %zmm20, %zmm29, %zmm20 /* g6x_1 = xor(g6x1, g6l_1) */
-	vmovdqa64 320(%rsp), %zmm22 /* reload g7x3.2 */
-	vmovdqa64 %zmm1, %zmm28 /* g7x2.2 */
-	vpternlogd $0x96, %zmm24, %zmm22, %zmm28 /* g7t_acc_3 = ternlog(g7x2, g7x3, rkw_1) */
-	vpxord %zmm0, %zmm28, %zmm24 /* g7t_1 = xor(g7t_acc_3, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm24, %zmm28 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm24, %zmm29 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm24, %zmm30 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vmovdqa64 %zmm24, %zmm31 /* g7s_1 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
-	vprold $2, %zmm31, %zmm29 /* g7lr2_1 = rotl_native(g7lg_1) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm24 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
-	vpxord 256(%rsp), %zmm24, %zmm24 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm31, %zmm16 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm1, 384(%rsp) /* spill g0x0.3 */
+	vmovdqa64 %zmm31, %zmm1 /* g0s_1 */
+	vpternlogd $0x96, %zmm16, %zmm30, %zmm1 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm1, %zmm1 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm1, %zmm24, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord 0(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vmovdqa64 %zmm14, %zmm16 /* g1x2.2 */
+	vpternlogd $0x96, %zmm20, %zmm13, %zmm16 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
+	vpxord %zmm3, %zmm16, %zmm16 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm16, %zmm16 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm16, %zmm16 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm16, %zmm24 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm16, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm16, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm14, 0(%rsp) /* spill g1x2.2 */
+	vmovdqa64 %zmm16, %zmm14 /* g1s_1 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm14 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
+	vprold $2, %zmm14, %zmm14 /* g1lr2_1 = rotl_native(g1lg_1) */
+	vpternlogd $0x96, %zmm14, %zmm24, %zmm16 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm16, %zmm10, %zmm10 /* g1x_1 = xor(g1x1, g1l_1) */
+	vmovdqa64 %zmm18, %zmm14 /* g2x2.2 */
+	vpternlogd $0x96, %zmm20, %zmm17, %zmm14 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
+	vpxord %zmm4, %zmm14, %zmm14 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm14, %zmm14 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm14, %zmm14 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm14, %zmm16 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm14, %zmm24 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm14, %zmm30 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vmovdqa64 %zmm14, %zmm31 /* g2s_1 */
+	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
+	vprold $2, %zmm31, %zmm24 /* g2lr2_1 = rotl_native(g2lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm16, %zmm14 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpxord %zmm14, %zmm15, %zmm14 /* g2x_1 = xor(g2x1, g2l_1) */
+	vmovdqa64 %zmm22, %zmm15 /* g3x2.2 */
+	vpternlogd $0x96, %zmm20, %zmm21, %zmm15 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
+	vpxord %zmm9, %zmm15, %zmm15 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm15, %zmm15 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm15, %zmm15 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm15, %zmm16 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm15, %zmm24 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm15, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vmovdqa64 %zmm15, %zmm31 /* g3s_1 */
+	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
+	vprold $2, %zmm31, %zmm24 /* g3lr2_1 = rotl_native(g3lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm16, %zmm15 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpxord %zmm15, %zmm19, %zmm15 /* g3x_1 = xor(g3x1, g3l_1) */
+	vmovdqa64 %zmm26, %zmm16 /* g4x2.2 */
+	vpternlogd $0x96, %zmm20, %zmm25, %zmm16 /* g4t_acc_3 = ternlog(g4x2, g4x3, rkw_1) */
+	vpxord %zmm12, %zmm16, %zmm16 /* g4t_1 = xor(g4t_acc_3, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm16, %zmm19 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm16, %zmm24 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm16, %zmm30 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vmovdqa64 %zmm16, %zmm31 /* g4s_1 */
+	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
+	vprold $2, %zmm31, %zmm24 /* g4lr2_1 = rotl_native(g4lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm19, %zmm16 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
+	vpxord %zmm16, %zmm23, %zmm16 /* g4x_1 = xor(g4x1, g4l_1) */
+	vmovdqa64 %zmm28, %zmm19 /* g5x2.2 */
+	vpternlogd $0x96, %zmm20, %zmm29, %zmm19 /* g5t_acc_3 = ternlog(g5x2, g5x3, rkw_1) */
+	vpxord %zmm6, %zmm19, %zmm19 /* g5t_1 = xor(g5t_acc_3, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm19, %zmm19 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm19, %zmm19 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm19, %zmm23 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm19, %zmm24 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm19, %zmm30 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vmovdqa64 %zmm19, %zmm31 /* g5s_1 */
+	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
+	vprold $2, %zmm31, %zmm24 /* g5lr2_1 = rotl_native(g5lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm19 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
+	vpxord %zmm19, %zmm27, %zmm19 /* g5x_1 = xor(g5x1, g5l_1) */
+	vmovdqa64 %zmm8, %zmm23 /* g6x2.2 */
+	vpternlogd $0x96, %zmm20, %zmm7, %zmm23 /* g6t_acc_3 = ternlog(g6x2, g6x3, rkw_1) */
+	vpxord %zmm5, %zmm23, %zmm23 /* g6t_1 = xor(g6t_acc_3, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm23, %zmm23 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm23, %zmm23 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm23, %zmm24 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm23, %zmm27 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm23, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vmovdqa64 %zmm23, %zmm31 /* g6s_1 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_1 = ternlog(g6s_1, g6lr8_1, g6lr16_1) */
+	vprold $2, %zmm31, %zmm27 /* g6lr2_1 = rotl_native(g6lg_1) */
+	vpternlogd $0x96, %zmm27, %zmm24, %zmm23 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
+	vpxord %zmm23, %zmm11, %zmm11 /* g6x_1 = xor(g6x1, g6l_1) */
+	vmovdqa64 320(%rsp), %zmm23 /* reload g7x3.2 */
+	vmovdqa64 %zmm2, %zmm24 /* g7x2.2 */
+	vpternlogd $0x96, %zmm20, %zmm23, %zmm24 /* g7t_acc_3 = ternlog(g7x2, g7x3, rkw_1) */
+	vpxord %zmm0, %zmm24, %zmm20 /* g7t_1 = xor(g7t_acc_3, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm20, %zmm20 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm20, %zmm20 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm20, %zmm24 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm20, %zmm27 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm20, %zmm30 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vmovdqa64 %zmm20, %zmm31 /* g7s_1 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
+	vprold $2, %zmm31, %zmm27 /* g7lr2_1 = rotl_native(g7lg_1) */
+	vpternlogd $0x96, %zmm27, %zmm24, %zmm20 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
+	vpxord 256(%rsp), %zmm20, %zmm20 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %zmm28 /* rkw_2 = bcast32() */
-	vmovdqa64 128(%rsp), %zmm29 /* reload g0x3.2 */
+	vpbroadcastd 8(%rdi,%r8), %zmm24 /* rkw_2 = bcast32() */
+	vmovdqa64 128(%rsp), %zmm27 /* reload g0x3.2 */
 	vmovdqa64 384(%rsp), %zmm30 /* reload g0x0.3 */
-	vmovdqa64 %zmm29, %zmm31 /* g0x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm30, %zmm31 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm2, %zmm31, %zmm31 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vmovdqa64 %zmm27, %zmm31 /* g0x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm30, %zmm31 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
+	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0t_acc_5, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm31, %zmm29 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm31, %zmm22 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm2, 448(%rsp) /* spill g0x1.3 */
-	vmovdqa64 %zmm31, %zmm2 /* g0s_2 */
-	vpternlogd $0x96, %zmm22, %zmm30, %zmm2 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm2, %zmm2 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm2, %zmm29, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord 0(%rsp), %zmm31, %zmm2 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vmovdqa64 %zmm13, %zmm22 /* g1x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm3, %zmm22 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm9, %zmm22, %zmm22 /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm22, %zmm29 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm22, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm22, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm13, 0(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm22, %zmm13 /* g1s_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm31, %zmm23 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm1, 448(%rsp) /* spill g0x1.3 */
+	vmovdqa64 %zmm31, %zmm1 /* g0s_2 */
+	vpternlogd $0x96, %zmm23, %zmm30, %zmm1 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm1, %zmm1 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vmovdqa64 %zmm13, %zmm23 /* g1x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm3, %zmm23 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
+	vpxord %zmm10, %zmm23, %zmm23 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm23, %zmm23 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm23, %zmm23 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm23, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm23, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm23, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm13, 64(%rsp) /* spill g1x3.2 */
+	vmovdqa64 %zmm23, %zmm13 /* g1s_2 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm13 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
 	vprold $2, %zmm13, %zmm13 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm13, %zmm29, %zmm22 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord 64(%rsp), %zmm22, %zmm13 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vmovdqa64 %zmm17, %zmm22 /* g2x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm4, %zmm22 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm11, %zmm22, %zmm22 /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm22, %zmm29 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm22, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm22, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm17, 64(%rsp) /* spill g2x3.2 */
-	vmovdqa64 %zmm22, %zmm17 /* g2s_2 */
+	vpternlogd $0x96, %zmm13, %zmm27, %zmm23 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord 0(%rsp), %zmm23, %zmm13 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vmovdqa64 %zmm17, %zmm23 /* g2x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm4, %zmm23 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
+	vpxord %zmm14, %zmm23, %zmm23 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm23, %zmm23 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm23, %zmm23 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm23, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm23, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm23, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm17, 0(%rsp) /* spill g2x3.2 */
+	vmovdqa64 %zmm23, %zmm17 /* g2s_2 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm17 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
 	vprold $2, %zmm17, %zmm17 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm17, %zmm29, %zmm22 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm22, %zmm15, %zmm15 /* g2x_2 = xor(g2x2, g2l_2) */
-	vmovdqa64 %zmm21, %zmm17 /* g3x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm5, %zmm17 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm14, %zmm17, %zmm17 /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm17, %zmm17 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm17, %zmm17 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm17, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm17, %zmm29 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm17, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vmovdqa64 %zmm17, %zmm31 /* g3s_2 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
-	vprold $2, %zmm31, %zmm29 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm29, %zmm22, %zmm17 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
-	vpxord %zmm17, %zmm19, %zmm17 /* g3x_2 = xor(g3x2, g3l_2) */
-	vmovdqa64 %zmm25, %zmm19 /* g4x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm12, %zmm19 /* g4t_acc_5 = ternlog(g4x3, g4x0, rkw_2) */
-	vpxord %zmm18, %zmm19, %zmm19 /* g4t_2 = xor(g4t_acc_5, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm19, %zmm19 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm19, %zmm19 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm19, %zmm22 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm19, %zmm29 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm19, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vmovdqa64 %zmm19, %zmm31 /* g4s_2 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
-	vprold $2, %zmm31, %zmm29 /* g4lr2_2 = rotl_native(g4lg_2) */
-	vpternlogd $0x96, %zmm29, %zmm22, %zmm19 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
-	vpxord %zmm19, %zmm23, %zmm19 /* g4x_2 = xor(g4x2, g4l_2) */
-	vmovdqa64 %zmm26, %zmm22 /* g5x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm16, %zmm22 /* g5t_acc_5 = ternlog(g5x3, g5x0, rkw_2) */
-	vpxord %zmm10, %zmm22, %zmm22 /* g5t_2 = xor(g5t_acc_5, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm22, %zmm22 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm22, %zmm22 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm22, %zmm23 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm22, %zmm29 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm22, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vmovdqa64 %zmm22, %zmm31 /* g5s_2 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
-	vprold $2, %zmm31, %zmm29 /* g5lr2_2 = rotl_native(g5lg_2) */
-	vpternlogd $0x96, %zmm29, %zmm23, %zmm22 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
-	vpxord %zmm22, %zmm27, %zmm22 /* g5x_2 = xor(g5x2, g5l_2) */
-	vmovdqa64 %zmm8, %zmm23 /* g6x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm7, %zmm23 /* g6t_acc_5 = ternlog(g6x3, g6x0, rkw_2) */
-	vpxord %zmm20, %zmm23, %zmm23 /* g6t_2 = xor(g6t_acc_5, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm23, %zmm23 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm23, %zmm23 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm23, %zmm27 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm23, %zmm29 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm23, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vmovdqa64 %zmm23, %zmm31 /* g6s_2 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g6lg_2 = ternlog(g6s_2, g6lr8_2, g6lr16_2) */
-	vprold $2, %zmm31, %zmm29 /* g6lr2_2 = rotl_native(g6lg_2) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm23 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
-	vpxord %zmm23, %zmm6, %zmm6 /* g6x_2 = xor(g6x2, g6l_2) */
-	vmovdqa64 320(%rsp), %zmm23 /* reload g7x3.2 */
-	vmovdqa64 %zmm23, %zmm27 /* g7x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm0, %zmm27 /* g7t_acc_5 = ternlog(g7x3, g7x0, rkw_2) */
-	vpxord %zmm24, %zmm27, %zmm27 /* g7t_2 = xor(g7t_acc_5, g7x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm27, %zmm27 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm27, %zmm27 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm27, %zmm28 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm27, %zmm29 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm27, %zmm30 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vmovdqa64 %zmm27, %zmm31 /* g7s_2 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
-	vprold $2, %zmm31, %zmm29 /* g7lr2_2 = rotl_native(g7lg_2) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
-	vpxord %zmm27, %zmm1, %zmm1 /* g7x_2 = xor(g7x2, g7l_2) */
+	vpternlogd $0x96, %zmm17, %zmm27, %zmm23 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm23, %zmm18, %zmm17 /* g2x_2 = xor(g2x2, g2l_2) */
+	vmovdqa64 %zmm21, %zmm18 /* g3x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm9, %zmm18 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
+	vpxord %zmm15, %zmm18, %zmm18 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm18, %zmm18 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm18, %zmm18 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm18, %zmm23 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm18, %zmm27 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm18, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vmovdqa64 %zmm18, %zmm31 /* g3s_2 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
+	vprold $2, %zmm31, %zmm27 /* g3lr2_2 = rotl_native(g3lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm18 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpxord %zmm18, %zmm22, %zmm18 /* g3x_2 = xor(g3x2, g3l_2) */
+	vmovdqa64 %zmm25, %zmm22 /* g4x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm12, %zmm22 /* g4t_acc_5 = ternlog(g4x3, g4x0, rkw_2) */
+	vpxord %zmm16, %zmm22, %zmm22 /* g4t_2 = xor(g4t_acc_5, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm22, %zmm22 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm22, %zmm22 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm22, %zmm23 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm22, %zmm27 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm22, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vmovdqa64 %zmm22, %zmm31 /* g4s_2 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
+	vprold $2, %zmm31, %zmm27 /* g4lr2_2 = rotl_native(g4lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm22 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
+	vpxord %zmm22, %zmm26, %zmm22 /* g4x_2 = xor(g4x2, g4l_2) */
+	vmovdqa64 %zmm29, %zmm23 /* g5x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm6, %zmm23 /* g5t_acc_5 = ternlog(g5x3, g5x0, rkw_2) */
+	vpxord %zmm19, %zmm23, %zmm23 /* g5t_2 = xor(g5t_acc_5, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm23, %zmm23 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm23, %zmm23 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm23, %zmm26 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm23, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm23, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vmovdqa64 %zmm23, %zmm31 /* g5s_2 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
+	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm23 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
+	vpxord %zmm23, %zmm28, %zmm23 /* g5x_2 = xor(g5x2, g5l_2) */
+	vmovdqa64 %zmm7, %zmm26 /* g6x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm5, %zmm26 /* g6t_acc_5 = ternlog(g6x3, g6x0, rkw_2) */
+	vpxord %zmm11, %zmm26, %zmm26 /* g6t_2 = xor(g6t_acc_5, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm26, %zmm26 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm26, %zmm26 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm26, %zmm27 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm26, %zmm28 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm26, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vmovdqa64 %zmm26, %zmm31 /* g6s_2 */
+	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g6lg_2 = ternlog(g6s_2, g6lr8_2, g6lr16_2) */
+	vprold $2, %zmm31, %zmm28 /* g6lr2_2 = rotl_native(g6lg_2) */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm26 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
+	vpxord %zmm26, %zmm8, %zmm8 /* g6x_2 = xor(g6x2, g6l_2) */
+	vmovdqa64 320(%rsp), %zmm26 /* reload g7x3.2 */
+	vmovdqa64 %zmm26, %zmm27 /* g7x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm0, %zmm27 /* g7t_acc_5 = ternlog(g7x3, g7x0, rkw_2) */
+	vpxord %zmm20, %zmm27, %zmm24 /* g7t_2 = xor(g7t_acc_5, g7x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm24, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm24, %zmm28 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm24, %zmm30 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vmovdqa64 %zmm24, %zmm31 /* g7s_2 */
+	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
+	vprold $2, %zmm31, %zmm28 /* g7lr2_2 = rotl_native(g7lg_2) */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm24 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
+	vpxord %zmm24, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_3 = bcast32() */
-	vmovdqa64 384(%rsp), %zmm28 /* reload g0x0.3 */
-	vmovdqa64 448(%rsp), %zmm29 /* reload g0x1.3 */
-	vmovdqa64 %zmm28, %zmm30 /* g0x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm29, %zmm30 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm2, %zmm30, %zmm30 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm24 /* rkw_3 = bcast32() */
+	vmovdqa64 384(%rsp), %zmm27 /* reload g0x0.3 */
+	vmovdqa64 448(%rsp), %zmm28 /* reload g0x1.3 */
+	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm28, %zmm30 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
+	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0t_acc_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm30, %zmm28 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm30, %zmm29 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm30, %zmm23 /* g0s_3 */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm23 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm23, %zmm23 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm23, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord 128(%rsp), %zmm30, %zmm23 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vmovdqa64 %zmm3, %zmm28 /* g1x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm9, %zmm28 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm13, %zmm28, %zmm28 /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm28, %zmm28 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm28, %zmm28 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm28, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm28, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm28, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm30, %zmm27 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm30, %zmm28 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm30, %zmm26 /* g0s_3 */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm26 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm26, %zmm26 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm26, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord 128(%rsp), %zmm30, %zmm26 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm10, %zmm27 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
+	vpxord %zmm13, %zmm27, %zmm27 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm27, %zmm28 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
 	vmovdqa64 %zmm3, 128(%rsp) /* spill g1x0.3 */
-	vmovdqa64 %zmm28, %zmm3 /* g1s_3 */
+	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
 	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
-	vpternlogd $0x96, %zmm3, %zmm29, %zmm28 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord 0(%rsp), %zmm28, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vmovdqa64 %zmm4, %zmm28 /* g2x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm11, %zmm28 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm15, %zmm28, %zmm28 /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm28, %zmm28 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm28, %zmm28 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm28, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm28, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm28, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm4, 0(%rsp) /* spill g2x0.3 */
-	vmovdqa64 %zmm28, %zmm4 /* g2s_3 */
+	vpternlogd $0x96, %zmm3, %zmm28, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
+	vpxord 64(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm14, %zmm27 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
+	vpxord %zmm17, %zmm27, %zmm27 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm27, %zmm28 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vmovdqa64 %zmm4, 64(%rsp) /* spill g2x0.3 */
+	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
 	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
-	vpternlogd $0x96, %zmm4, %zmm29, %zmm28 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord 64(%rsp), %zmm28, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa64 %zmm5, %zmm28 /* g3x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm14, %zmm28 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm17, %zmm28, %zmm28 /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm28, %zmm28 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm28, %zmm28 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm28, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm28, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm28, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm5, 64(%rsp) /* spill g3x0.3 */
-	vmovdqa64 %zmm28, %zmm5 /* g3s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm5 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
-	vprold $2, %zmm5, %zmm5 /* g3lr2_3 = rotl_native(g3lg_3) */
-	vpternlogd $0x96, %zmm5, %zmm29, %zmm28 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
-	vpxord %zmm28, %zmm21, %zmm5 /* g3x_3 = xor(g3x3, g3l_3) */
+	vpternlogd $0x96, %zmm4, %zmm28, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
+	vpxord 0(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vmovdqa64 %zmm9, %zmm27 /* g3x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm15, %zmm27 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
+	vpxord %zmm18, %zmm27, %zmm27 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm27, %zmm28 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vmovdqa64 %zmm9, 0(%rsp) /* spill g3x0.3 */
+	vmovdqa64 %zmm27, %zmm9 /* g3s_3 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
+	vprold $2, %zmm9, %zmm9 /* g3lr2_3 = rotl_native(g3lg_3) */
+	vpternlogd $0x96, %zmm9, %zmm28, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
+	vpxord %zmm27, %zmm21, %zmm9 /* g3x_3 = xor(g3x3, g3l_3) */
 	vmovdqa64 %zmm12, %zmm21 /* g4x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm18, %zmm21 /* g4t_acc_7 = ternlog(g4x0, g4x1, rkw_3) */
-	vpxord %zmm19, %zmm21, %zmm21 /* g4t_3 = xor(g4t_acc_7, g4x2) */
+	vpternlogd $0x96, %zmm24, %zmm16, %zmm21 /* g4t_acc_7 = ternlog(g4x0, g4x1, rkw_3) */
+	vpxord %zmm22, %zmm21, %zmm21 /* g4t_3 = xor(g4t_acc_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm21, %zmm21 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm21, %zmm21 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm21, %zmm28 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm21, %zmm29 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm21, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm21, %zmm28 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm21, %zmm30 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
 	vmovdqa64 %zmm21, %zmm31 /* g4s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g4lg_3 = ternlog(g4s_3, g4lr8_3, g4lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g4lr2_3 = rotl_native(g4lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm21 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
+	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g4lg_3 = ternlog(g4s_3, g4lr8_3, g4lr16_3) */
+	vprold $2, %zmm31, %zmm28 /* g4lr2_3 = rotl_native(g4lg_3) */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm21 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
 	vpxord %zmm21, %zmm25, %zmm21 /* g4x_3 = xor(g4x3, g4l_3) */
-	vmovdqa64 %zmm16, %zmm25 /* g5x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm10, %zmm25 /* g5t_acc_7 = ternlog(g5x0, g5x1, rkw_3) */
-	vpxord %zmm22, %zmm25, %zmm25 /* g5t_3 = xor(g5t_acc_7, g5x2) */
+	vmovdqa64 %zmm6, %zmm25 /* g5x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm19, %zmm25 /* g5t_acc_7 = ternlog(g5x0, g5x1, rkw_3) */
+	vpxord %zmm23, %zmm25, %zmm25 /* g5t_3 = xor(g5t_acc_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm25, %zmm25 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm25, %zmm25 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm25, %zmm28 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm25, %zmm29 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm25, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm25, %zmm28 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm25, %zmm30 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
 	vmovdqa64 %zmm25, %zmm31 /* g5s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g5lg_3 = ternlog(g5s_3, g5lr8_3, g5lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g5lr2_3 = rotl_native(g5lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm25 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
-	vpxord %zmm25, %zmm26, %zmm25 /* g5x_3 = xor(g5x3, g5l_3) */
-	vmovdqa64 %zmm7, %zmm26 /* g6x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm20, %zmm26 /* g6t_acc_7 = ternlog(g6x0, g6x1, rkw_3) */
-	vpxord %zmm6, %zmm26, %zmm26 /* g6t_3 = xor(g6t_acc_7, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm26, %zmm26 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm26, %zmm26 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm26, %zmm28 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm26, %zmm29 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm26, %zmm30 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vmovdqa64 %zmm26, %zmm31 /* g6s_3 */
+	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g5lg_3 = ternlog(g5s_3, g5lr8_3, g5lr16_3) */
+	vprold $2, %zmm31, %zmm28 /* g5lr2_3 = rotl_native(g5lg_3) */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm25 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
+	vpxord %zmm25, %zmm29, %zmm25 /* g5x_3 = xor(g5x3, g5l_3) */
+	vmovdqa64 %zmm5, %zmm27 /* g6x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm11, %zmm27 /* g6t_acc_7 = ternlog(g6x0, g6x1, rkw_3) */
+	vpxord %zmm8, %zmm27, %zmm27 /* g6t_3 = xor(g6t_acc_7, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm27, %zmm27 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm27, %zmm27 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm27, %zmm28 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm27, %zmm29 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm27, %zmm30 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vmovdqa64 %zmm27, %zmm31 /* g6s_3 */
 	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g6lg_3 = ternlog(g6s_3, g6lr8_3, g6lr16_3) */
 	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm26 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
-	vpxord %zmm26, %zmm8, %zmm8 /* g6x_3 = xor(g6x3, g6l_3) */
-	vmovdqa64 %zmm0, %zmm26 /* g7x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm24, %zmm26 /* g7t_acc_7 = ternlog(g7x0, g7x1, rkw_3) */
-	vpxord %zmm1, %zmm26, %zmm26 /* g7t_3 = xor(g7t_acc_7, g7x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm26, %zmm28 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm26, %zmm29 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vmovdqa64 %zmm26, %zmm30 /* g7s_3 */
+	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
+	vpxord %zmm27, %zmm7, %zmm7 /* g6x_3 = xor(g6x3, g6l_3) */
+	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm20, %zmm27 /* g7t_acc_7 = ternlog(g7x0, g7x1, rkw_3) */
+	vpxord %zmm2, %zmm27, %zmm24 /* g7t_3 = xor(g7t_acc_7, g7x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_2_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_2_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl24(%rip), %zmm24, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl8(%rip), %zmm24, %zmm28 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_rotl16(%rip), %zmm24, %zmm29 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vmovdqa64 %zmm24, %zmm30 /* g7s_3 */
 	vpternlogd $0x96, %zmm29, %zmm28, %zmm30 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
 	vprold $2, %zmm30, %zmm28 /* g7lr2_3 = rotl_native(g7lg_3) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm26 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
-	vpxord 320(%rsp), %zmm26, %zmm26 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm24 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
+	vpxord 320(%rsp), %zmm24, %zmm24 /* g7x_3 = xor(g7l_3, g7x3.2) */
 	vmovdqa64 %zmm0, 192(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm24, 256(%rsp) /* spill g7x1.2 */
-	vmovdqa64 %zmm26, 320(%rsp) /* spill g7x3.2 */
+	vmovdqa64 %zmm20, 256(%rsp) /* spill g7x1.2 */
+	vmovdqa64 %zmm24, 320(%rsp) /* spill g7x3.2 */
+	vmovdqa64 0(%rsp), %zmm20 /* reload g3x0.3 */
 	vmovdqa64 %zmm12, %zmm24 /* g4x0.3 */
 	vmovdqa64 128(%rsp), %zmm12 /* reload g1x0.3 */
-	vmovdqa64 %zmm25, %zmm26 /* g5x3.3 */
-	vmovdqa64 %zmm21, %zmm25 /* g4x3.3 */
-	vmovdqa64 %zmm5, %zmm21 /* g3x3.3 */
-	vmovdqa64 448(%rsp), %zmm5 /* reload g0x1.3 */
-	vmovdqa64 %zmm22, %zmm27 /* g5x2.3 */
-	vmovdqa64 %zmm18, %zmm22 /* g4x1.3 */
-	vmovdqa64 %zmm14, %zmm18 /* g3x1.3 */
-	vmovdqa64 %zmm11, %zmm14 /* g2x1.3 */
-	vmovdqa64 %zmm13, %zmm11 /* g1x2.3 */
+	vmovdqa64 %zmm19, %zmm27 /* g5x1.3 */
+	vmovdqa64 %zmm15, %zmm19 /* g3x1.3 */
+	vmovdqa64 %zmm14, %zmm15 /* g2x1.3 */
+	vmovdqa64 %zmm13, %zmm14 /* g1x2.3 */
 	vmovdqa64 %zmm3, %zmm13 /* g1x3.3 */
-	vmovdqa64 %zmm16, %zmm28 /* g5x0.3 */
-	vmovdqa64 0(%rsp), %zmm16 /* reload g2x0.3 */
-	vmovdqa64 %zmm20, %zmm29 /* g6x1.3 */
-	vmovdqa64 64(%rsp), %zmm20 /* reload g3x0.3 */
-	vmovdqa64 %zmm2, %zmm30 /* g0x2.3 */
-	vmovdqa64 %zmm23, %zmm31 /* g0x3.3 */
-	vmovdqa64 %zmm19, %zmm23 /* g4x2.3 */
-	vmovdqa64 %zmm17, %zmm19 /* g3x2.3 */
+	vmovdqa64 %zmm23, %zmm28 /* g5x2.3 */
+	vmovdqa64 %zmm16, %zmm23 /* g4x1.3 */
+	vmovdqa64 64(%rsp), %zmm16 /* reload g2x0.3 */
+	vmovdqa64 %zmm25, %zmm29 /* g5x3.3 */
+	vmovdqa64 %zmm21, %zmm25 /* g4x3.3 */
+	vmovdqa64 %zmm9, %zmm21 /* g3x3.3 */
+	vmovdqa64 448(%rsp), %zmm9 /* reload g0x1.3 */
+	vmovdqa64 %zmm1, %zmm30 /* g0x2.3 */
+	vmovdqa64 %zmm26, %zmm31 /* g0x3.3 */
+	vmovdqa64 %zmm22, %zmm26 /* g4x2.3 */
+	vmovdqa64 %zmm18, %zmm22 /* g3x2.3 */
+	vmovdqa64 %zmm17, %zmm18 /* g2x2.3 */
 	vmovdqa64 %zmm4, %zmm17 /* g2x3.3 */
 	vmovdqa64 384(%rsp), %zmm4 /* reload g0x0.3 */
 	add $16, %r8
@@ -2590,17 +2497,17 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	jne .Lsm4_wordslice_avx512_gfni_2_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %zmm5, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm5, %zmm31, %zmm2 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm9, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %zmm9, %zmm31, %zmm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
 	vpunpckldq %zmm4, %zmm30, %zmm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %zmm4, %zmm30, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1 = unpacklo(tro0, tro0_2) */
 	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm4, %zmm2, %zmm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm4, %zmm2, %zmm2 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm5, %zmm4 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu64 (%rcx), %zmm5 /* msg = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm9, %zmm4 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 (%rcx), %zmm9 /* msg = load() */
+	vpxord %zmm9, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
 	vmovdqu64 %zmm4, (%rdx) /* store ct */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm0, %zmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
 	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
@@ -2610,21 +2517,21 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	vmovdqu64 128(%rcx), %zmm3 /* msg_2 = load() */
 	vpxord %zmm3, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu64 %zmm0, 128(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm2, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu64 192(%rcx), %zmm2 /* msg_3 = load() */
-	vpxord %zmm2, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm1, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
-	vpunpckldq %zmm9, %zmm13, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm9, %zmm13, %zmm2 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm12, %zmm11, %zmm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm12, %zmm11, %zmm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckldq %zmm10, %zmm13, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %zmm10, %zmm13, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm12, %zmm14, %zmm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm12, %zmm14, %zmm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm4, %zmm2, %zmm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm4, %zmm2, %zmm2 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm5, %zmm4 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_4 = xor(outbe_4, msg_4) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm9, %zmm4 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 256(%rcx), %zmm9 /* msg_4 = load() */
+	vpxord %zmm9, %zmm4, %zmm4 /* ct_4 = xor(outbe_4, msg_4) */
 	vmovdqu64 %zmm4, 256(%rdx) /* store ct_4 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
 	vmovdqu64 320(%rcx), %zmm4 /* msg_5 = load() */
@@ -2634,21 +2541,21 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
 	vpxord %zmm3, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu64 %zmm0, 384(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm2, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu64 448(%rcx), %zmm2 /* msg_7 = load() */
-	vpxord %zmm2, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
-	vpunpckldq %zmm14, %zmm17, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm14, %zmm17, %zmm2 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm16, %zmm15, %zmm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm16, %zmm15, %zmm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckldq %zmm15, %zmm17, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %zmm15, %zmm17, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm16, %zmm18, %zmm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm16, %zmm18, %zmm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm4, %zmm2, %zmm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm4, %zmm2, %zmm2 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm5, %zmm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 512(%rcx), %zmm5 /* msg_8 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_8 = xor(outbe_8, msg_8) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm9, %zmm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 512(%rcx), %zmm9 /* msg_8 = load() */
+	vpxord %zmm9, %zmm4, %zmm4 /* ct_8 = xor(outbe_8, msg_8) */
 	vmovdqu64 %zmm4, 512(%rdx) /* store ct_8 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
 	vmovdqu64 576(%rcx), %zmm4 /* msg_9 = load() */
@@ -2658,21 +2565,21 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	vmovdqu64 640(%rcx), %zmm3 /* msg_10 = load() */
 	vpxord %zmm3, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
 	vmovdqu64 %zmm0, 640(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm2, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu64 704(%rcx), %zmm2 /* msg_11 = load() */
-	vpxord %zmm2, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu64 %zmm0, 704(%rdx) /* store ct_11 */
-	vpunpckldq %zmm18, %zmm21, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm18, %zmm21, %zmm2 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm20, %zmm19, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm20, %zmm19, %zmm4 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckldq %zmm19, %zmm21, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %zmm19, %zmm21, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm20, %zmm22, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm20, %zmm22, %zmm4 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm4, %zmm2, %zmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm4, %zmm2, %zmm2 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm5, %zmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 768(%rcx), %zmm5 /* msg_12 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_12 = xor(outbe_12, msg_12) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm9, %zmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 768(%rcx), %zmm9 /* msg_12 = load() */
+	vpxord %zmm9, %zmm4, %zmm4 /* ct_12 = xor(outbe_12, msg_12) */
 	vmovdqu64 %zmm4, 768(%rdx) /* store ct_12 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
 	vmovdqu64 832(%rcx), %zmm4 /* msg_13 = load() */
@@ -2682,21 +2589,21 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	vmovdqu64 896(%rcx), %zmm3 /* msg_14 = load() */
 	vpxord %zmm3, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu64 %zmm0, 896(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm2, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
-	vmovdqu64 960(%rcx), %zmm2 /* msg_15 = load() */
-	vpxord %zmm2, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
-	vpunpckldq %zmm22, %zmm25, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq %zmm22, %zmm25, %zmm2 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vpunpckldq %zmm24, %zmm23, %zmm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq %zmm24, %zmm23, %zmm4 /* tro0_19 = unpackhi(g4x2, g4x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	vpunpckldq %zmm23, %zmm25, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
+	vpunpckhdq %zmm23, %zmm25, %zmm1 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vpunpckldq %zmm24, %zmm26, %zmm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq %zmm24, %zmm26, %zmm4 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
 	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %zmm4, %zmm2, %zmm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %zmm4, %zmm2, %zmm2 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm5, %zmm4 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu64 1024(%rcx), %zmm5 /* msg_16 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_16 = xor(outbe_16, msg_16) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm9, %zmm4 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vmovdqu64 1024(%rcx), %zmm9 /* msg_16 = load() */
+	vpxord %zmm9, %zmm4, %zmm4 /* ct_16 = xor(outbe_16, msg_16) */
 	vmovdqu64 %zmm4, 1024(%rdx) /* store ct_16 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
 	vmovdqu64 1088(%rcx), %zmm4 /* msg_17 = load() */
@@ -2706,21 +2613,21 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	vmovdqu64 1152(%rcx), %zmm3 /* msg_18 = load() */
 	vpxord %zmm3, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
 	vmovdqu64 %zmm0, 1152(%rdx) /* store ct_18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm2, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
-	vmovdqu64 1216(%rcx), %zmm2 /* msg_19 = load() */
-	vpxord %zmm2, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm1, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vmovdqu64 1216(%rcx), %zmm1 /* msg_19 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
 	vmovdqu64 %zmm0, 1216(%rdx) /* store ct_19 */
-	vpunpckldq %zmm10, %zmm26, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq %zmm10, %zmm26, %zmm2 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vpunpckldq %zmm28, %zmm27, %zmm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq %zmm28, %zmm27, %zmm4 /* tro0_23 = unpackhi(g5x2, g5x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	vpunpckldq %zmm27, %zmm29, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
+	vpunpckhdq %zmm27, %zmm29, %zmm1 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vpunpckldq %zmm6, %zmm28, %zmm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq %zmm6, %zmm28, %zmm4 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vpunpckldq %zmm3, %zmm0, %zmm6 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
 	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %zmm4, %zmm2, %zmm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %zmm4, %zmm2, %zmm2 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm5, %zmm4 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu64 1280(%rcx), %zmm5 /* msg_20 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_20 = xor(outbe_20, msg_20) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm6, %zmm4 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vmovdqu64 1280(%rcx), %zmm6 /* msg_20 = load() */
+	vpxord %zmm6, %zmm4, %zmm4 /* ct_20 = xor(outbe_20, msg_20) */
 	vmovdqu64 %zmm4, 1280(%rdx) /* store ct_20 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
 	vmovdqu64 1344(%rcx), %zmm4 /* msg_21 = load() */
@@ -2730,18 +2637,18 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	vmovdqu64 1408(%rcx), %zmm3 /* msg_22 = load() */
 	vpxord %zmm3, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
 	vmovdqu64 %zmm0, 1408(%rdx) /* store ct_22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm2, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
-	vmovdqu64 1472(%rcx), %zmm2 /* msg_23 = load() */
-	vpxord %zmm2, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm1, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vmovdqu64 1472(%rcx), %zmm1 /* msg_23 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
 	vmovdqu64 %zmm0, 1472(%rdx) /* store ct_23 */
-	vpunpckldq %zmm29, %zmm8, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq %zmm29, %zmm8, %zmm2 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vpunpckldq %zmm7, %zmm6, %zmm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq %zmm7, %zmm6, %zmm4 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vpunpckldq %zmm11, %zmm7, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
+	vpunpckhdq %zmm11, %zmm7, %zmm1 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vpunpckldq %zmm5, %zmm8, %zmm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq %zmm5, %zmm8, %zmm4 /* tro0_27 = unpackhi(g6x2, g6x0) */
 	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
 	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %zmm4, %zmm2, %zmm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %zmm4, %zmm2, %zmm2 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm5, %zmm4 /* outbe_24 = lookup16(tro1_24, bswap32) */
 	vmovdqu64 1536(%rcx), %zmm5 /* msg_24 = load() */
 	vpxord %zmm5, %zmm4, %zmm4 /* ct_24 = xor(outbe_24, msg_24) */
@@ -2754,24 +2661,24 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	vmovdqu64 1664(%rcx), %zmm3 /* msg_26 = load() */
 	vpxord %zmm3, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
 	vmovdqu64 %zmm0, 1664(%rdx) /* store ct_26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm2, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
-	vmovdqu64 1728(%rcx), %zmm2 /* msg_27 = load() */
-	vpxord %zmm2, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm1, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vmovdqu64 1728(%rcx), %zmm1 /* msg_27 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu64 %zmm0, 1728(%rdx) /* store ct_27 */
 	vmovdqa64 320(%rsp), %zmm0 /* reload g7x3.2 */
-	vpunpckldq 256(%rsp), %zmm0, %zmm2 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckldq 256(%rsp), %zmm0, %zmm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 256(%rsp), %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vpunpckldq 192(%rsp), %zmm1, %zmm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
-	vpunpckhdq 192(%rsp), %zmm1, %zmm1 /* tro0_31 = unpackhi(g7x2, g7x0) */
-	vpunpckldq %zmm3, %zmm2, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
-	vpunpckhdq %zmm3, %zmm2, %zmm2 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
-	vpunpckldq %zmm1, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
-	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm4, %zmm1 /* outbe_28 = lookup16(tro1_28, bswap32) */
+	vpunpckldq 192(%rsp), %zmm2, %zmm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vpunpckhdq 192(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
+	vpunpckldq %zmm3, %zmm1, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
 	vmovdqu64 1792(%rcx), %zmm4 /* msg_28 = load() */
-	vpxord %zmm4, %zmm1, %zmm1 /* ct_28 = xor(outbe_28, msg_28) */
-	vmovdqu64 %zmm1, 1792(%rdx) /* store ct_28 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm2, %zmm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
+	vpxord %zmm4, %zmm2, %zmm2 /* ct_28 = xor(outbe_28, msg_28) */
+	vmovdqu64 %zmm2, 1792(%rdx) /* store ct_28 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_2_bswap32(%rip), %zmm1, %zmm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
 	vmovdqu64 1856(%rcx), %zmm2 /* msg_29 = load() */
 	vpxord %zmm2, %zmm1, %zmm1 /* ct_29 = xor(outbe_29, msg_29) */
 	vmovdqu64 %zmm1, 1856(%rdx) /* store ct_29 */
@@ -2933,43 +2840,43 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_ctr)
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
-/* last_byte: byte 15 of each lane, a block's last (least significant) */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_last_byte, "aM", @progbits, 64
+/* byte_14: byte 14 of each lane: where v + j0 + k is summed */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_byte_14, "aM", @progbits, 64
 	.balign 64
-.Lsm4_wordslice_avx512_gfni_2_last_byte:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff
+.Lsm4_wordslice_avx512_gfni_2_byte_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00
 
-/* block_k: byte 15 of each lane: its block's number k in the batch */
+/* all_but_last: every byte but a block's last */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_all_but_last, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_2_all_but_last:
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
-/* byte_low1: low 1 bits of every byte */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_byte_low1, "aM", @progbits, 64
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_carry_everywhere, "aM", @progbits, 64
 	.balign 64
-.Lsm4_wordslice_avx512_gfni_2_byte_low1:
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
-
-/* spread_index: every byte reads byte 15, a block's last byte reads zero */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_spread_index, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_2_spread_index:
+.Lsm4_wordslice_avx512_gfni_2_carry_everywhere:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
 
-/* carry_mask_table: a carry bit as a byte mask: 0 -> 0x00, 1 -> 0xff */
+/* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_carry_mask_table, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_carry_mask_table:
@@ -2978,32 +2885,41 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_ctr)
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* block_k_1: byte 15 of each lane: its block's number k in the batch */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_new_last_byte, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_2_new_last_byte:
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+
+/* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_1, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_1:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
 
-/* block_k_2: byte 15 of each lane: its block's number k in the batch */
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_2, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_2:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
 
-/* block_k_3: byte 15 of each lane: its block's number k in the batch */
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_3, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_3:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
 
 /* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_unpacklo32_index, "aM", @progbits, 64
@@ -3023,257 +2939,257 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_ctr)
 	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
 	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
 
-/* block_k_4: byte 15 of each lane: its block's number k in the batch */
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_4, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_4:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00
 
-/* block_k_5: byte 15 of each lane: its block's number k in the batch */
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_5, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_5:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x15, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x16, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00
 
-/* block_k_6: byte 15 of each lane: its block's number k in the batch */
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_6, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_6:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x19, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x00
 
-/* block_k_7: byte 15 of each lane: its block's number k in the batch */
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_7, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_7:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
 
-/* block_k_8: byte 15 of each lane: its block's number k in the batch */
+/* block_k_8: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_8, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_8:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x21
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x22
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x23
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x21, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x22, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x23, 0x00
 
-/* block_k_9: byte 15 of each lane: its block's number k in the batch */
+/* block_k_9: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_9, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_9:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x24
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x25
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x26
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x27
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x24, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x25, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x26, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x27, 0x00
 
-/* block_k_10: byte 15 of each lane: its block's number k in the batch */
+/* block_k_10: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_10, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_10:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x28
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x29
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x28, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x29, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2b, 0x00
 
-/* block_k_11: byte 15 of each lane: its block's number k in the batch */
+/* block_k_11: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_11, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_11:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2f, 0x00
 
-/* block_k_12: byte 15 of each lane: its block's number k in the batch */
+/* block_k_12: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_12, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_12:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33, 0x00
 
-/* block_k_13: byte 15 of each lane: its block's number k in the batch */
+/* block_k_13: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_13, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_13:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x34
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x35
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x36
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x37
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x34, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x35, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x36, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x37, 0x00
 
-/* block_k_14: byte 15 of each lane: its block's number k in the batch */
+/* block_k_14: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_14, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_14:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x38
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x39
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x38, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x39, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3b, 0x00
 
-/* block_k_15: byte 15 of each lane: its block's number k in the batch */
+/* block_k_15: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_15, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_15:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00
 
-/* block_k_16: byte 15 of each lane: its block's number k in the batch */
+/* block_k_16: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_16, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_16:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x41
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x42
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x43
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x41, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x42, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x43, 0x00
 
-/* block_k_17: byte 15 of each lane: its block's number k in the batch */
+/* block_k_17: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_17, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_17:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x44
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x45
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x47
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x44, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x45, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x47, 0x00
 
-/* block_k_18: byte 15 of each lane: its block's number k in the batch */
+/* block_k_18: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_18, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_18:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x48
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x49
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x48, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x49, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4b, 0x00
 
-/* block_k_19: byte 15 of each lane: its block's number k in the batch */
+/* block_k_19: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_19, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_19:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4f, 0x00
 
-/* block_k_20: byte 15 of each lane: its block's number k in the batch */
+/* block_k_20: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_20, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_20:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x50
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x51
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x52
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x53
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x50, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x51, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x52, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x53, 0x00
 
-/* block_k_21: byte 15 of each lane: its block's number k in the batch */
+/* block_k_21: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_21, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_21:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x54
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x55
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x56
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x57
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x54, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x55, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x56, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x57, 0x00
 
-/* block_k_22: byte 15 of each lane: its block's number k in the batch */
+/* block_k_22: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_22, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_22:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x58
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x59
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x58, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x59, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5b, 0x00
 
-/* block_k_23: byte 15 of each lane: its block's number k in the batch */
+/* block_k_23: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_23, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_23:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5f, 0x00
 
-/* block_k_24: byte 15 of each lane: its block's number k in the batch */
+/* block_k_24: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_24, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_24:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x60
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x61
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x62
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x63
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x60, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x61, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x62, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x63, 0x00
 
-/* block_k_25: byte 15 of each lane: its block's number k in the batch */
+/* block_k_25: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_25, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_25:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x65
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x66
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x67
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x65, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x66, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x67, 0x00
 
-/* block_k_26: byte 15 of each lane: its block's number k in the batch */
+/* block_k_26: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_26, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_26:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x68
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x69
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x68, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x69, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6b, 0x00
 
-/* block_k_27: byte 15 of each lane: its block's number k in the batch */
+/* block_k_27: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_27, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_27:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6f, 0x00
 
-/* block_k_28: byte 15 of each lane: its block's number k in the batch */
+/* block_k_28: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_28, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_28:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x70
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x71
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x72
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x73
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x70, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x71, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x72, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x73, 0x00
 
-/* block_k_29: byte 15 of each lane: its block's number k in the batch */
+/* block_k_29: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_29, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_29:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x74
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x75
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x76
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x77
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x74, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x75, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x76, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x77, 0x00
 
-/* block_k_30: byte 15 of each lane: its block's number k in the batch */
+/* block_k_30: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_30, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_30:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x78
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x79
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7a
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7b
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x78, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x79, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7a, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7b, 0x00
 
-/* block_k_31: byte 15 of each lane: its block's number k in the batch */
+/* block_k_31: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_block_k_31, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_2_block_k_31:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7c
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7d
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7e
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7f
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7c, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7d, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7e, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7f, 0x00
 
 /* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_2_gfni_mat, "aM", @progbits, 64
