@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from . import choices, explore, explore_measure
-from .backends import SIMD_TARGETS, kernels
+from .backends import SIMD_TARGETS, implementations, kernels
 from .emit import build_files, sm4_files, ublock_files, zuc_files, zuc_kernel_files
 from .emit.bodies import KernelBodies
 from .ir import ct_check
@@ -72,6 +72,13 @@ def kernel_emitters(choices):
             "zuc": lambda strategy, target: zuc_kernel_files.kernel_file(strategy, target, choices),
             "ublock": lambda strategy, target: ublock_files.key_schedule_file(target) if strategy == "key_schedule"
             else ublock_files.kernel_file(strategy, target, choices)}
+
+
+def emitted_files(cipher):
+    """Every file of lowered programs `cipher`'s emitters write, as (strategy,
+    target name): its implementations (assembly twins included) and, beside
+    them, uBlock's key schedules (strategy "key_schedule")."""
+    return implementations(cipher) + (ublock_files.KEY_SCHEDULE_FILES if cipher == "ublock" else ())
 
 
 def checked_kernels(cipher):

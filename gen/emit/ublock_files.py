@@ -59,10 +59,11 @@ def key_schedule_targets():
     return out
 
 
-# The key schedule's programs as (strategy, target name) for the checks that
-# go over every emitted program (gen ct-check): the C targets (a twin runs the
-# same lowered programs).
-KEY_SCHEDULES = tuple(("key_schedule", t.name) for t in key_schedule_targets() if t.form == "c")
+# The key schedule's files as (strategy, target name), beside the kernels:
+# every one (the assembly checks go over the twins' entry points), and the C
+# targets alone (gen ct-check: a twin runs the same lowered programs).
+KEY_SCHEDULE_FILES = tuple(("key_schedule", t.name) for t in key_schedule_targets())
+KEY_SCHEDULES = tuple((s, t) for s, t in KEY_SCHEDULE_FILES if SIMD_TARGETS[t].form == "c")
 
 
 def sources():

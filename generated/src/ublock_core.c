@@ -3,9 +3,11 @@
  * Do not edit: change the spec, kernel or backend and run `gen`; `gen check` fails on drift.
  */
 /*
- * uBlock key schedule (vectorized), the key forms of the strategies, the
+ * uBlock key set-up (through the key schedule of this architecture,
+ * ublock_key_schedule_<target>.c), the key forms of the strategies, the
  * ECB/CBC/CTR mode layer for one key and for many, the registry of kernels
- * and runtime dispatch.  Kernels only ever see whole batches.
+ * and runtime dispatch.  Kernels only ever see whole batches.  Portable C:
+ * every vector instruction is in the kernel and key-schedule files.
  */
 #include <string.h>
 
