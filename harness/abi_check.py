@@ -34,9 +34,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, REPO)
 
-from gen.backends import SIMD_TARGETS, cpu_features, implementations  # noqa: E402
+from gen.backends import SIMD_TARGETS, cpu_features  # noqa: E402
 from gen.backends.arch import AARCH64, X86_64  # noqa: E402
-from gen.cli import emitted_functions, kernel_emitters  # noqa: E402
+from gen.cli import emitted_files, emitted_functions, kernel_emitters  # noqa: E402
 from gen import choices  # noqa: E402
 
 BUFFER_BYTES = 256 * 1024
@@ -48,7 +48,7 @@ def entry_points(arch):
     check) of every assembly kernel function of `arch`, in generated/'s order."""
     found = []
     for cipher in kernel_emitters(choices.load()):
-        for strategy, name in implementations(cipher):
+        for strategy, name in emitted_files(cipher):
             target = SIMD_TARGETS[name]
             if target.form != "asm" or target.arch != arch:
                 continue

@@ -33,6 +33,11 @@ class UblockKey(ctypes.Structure):
                 ("folded", (ctypes.c_uint8 * FOLDED_BYTES) * 2)]
 
 
+class UblockKeySchedule(ctypes.Structure):
+    _fields_ = [("target", ctypes.c_char_p), ("cpu_supported", ctypes.CFUNCTYPE(ctypes.c_int)),
+                ("expand", ctypes.c_void_p * len(VARIANTS)), ("fold", (ctypes.c_void_p * 2) * len(VARIANTS))]
+
+
 class UblockImpl(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("strategy", ctypes.c_char_p), ("target", ctypes.c_char_p),
                 ("batch_blocks", ctypes.c_uint * len(VARIANTS)), ("emulated", ctypes.c_int),
@@ -55,7 +60,16 @@ def lib(tmp_path_factory):
     so.ublock_impls.restype = ctypes.POINTER(ctypes.POINTER(UblockImpl))
     so.ublock_impls.argtypes = [ctypes.POINTER(size)]
     so.ublock_variant_name.restype = ctypes.c_char_p
+    so.ublock_key_schedules.restype = ctypes.POINTER(ctypes.POINTER(UblockKeySchedule))
+    so.ublock_key_schedules.argtypes = [ctypes.POINTER(size)]
+    so.ublock_set_keys_using.argtypes = [p, p, i, p, size]
     return so
+
+
+def key_schedules(lib):
+    count = ctypes.c_size_t()
+    listed = lib.ublock_key_schedules(ctypes.byref(count))
+    return [listed[j] for j in range(count.value)]
 
 
 def variant_index(n, k):
@@ -112,6 +126,28 @@ def test_two_keys_per_register_equal_one_at_a_time(lib, variant):
     assert lib.ublock_set_keys(keys, variant_index(n, k), pointers, 5) == OK
     for j in range(5):
         assert bytes(keys[j]) == bytes(set_key(lib, n, k, raw[j]))
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v[0]}_{v[1]}")
+def test_every_key_schedule_sets_the_same_keys(lib, variant):
+    """Each key schedule of this architecture (the C one and its assembly
+    twin, gen/emit/ublock_files.key_schedule_targets) against ublock_set_keys,
+    which test_key_schedule_and_key_forms checks against the reference."""
+    n, k = variant
+    schedules = key_schedules(lib)
+    assert [s.contents.target.decode() for s in schedules] == \
+        [t.name for t in ublock_files.key_schedule_targets() if t.arch.name == "x86_64"]
+    rng = random.Random(n ^ k)
+    raw = [rng.randbytes(k // 8) for _ in range(3)]
+    pointers = (ctypes.c_char_p * 3)(*raw)
+    expected = (UblockKey * 3)()
+    assert lib.ublock_set_keys(expected, variant_index(n, k), pointers, 3) == OK
+    for schedule in schedules:
+        assert schedule.contents.cpu_supported()
+        keys = (UblockKey * 3)()
+        assert lib.ublock_set_keys_using(schedule, keys, variant_index(n, k), pointers, 3) == OK
+        assert bytes(keys) == bytes(expected), schedule.contents.target
+    assert lib.ublock_set_keys_using(None, keys, variant_index(n, k), pointers, 3) == ERR_NO_IMPL
 
 
 def test_errors(lib):

@@ -1,10 +1,12 @@
-"""The uBlock part of generated/: public header, core (vectorized key
-schedule, key forms, modes, dispatch), scalar reference, one kernel file per
-strategy x target holding every variant and both directions, SIMDe bundle."""
+"""The uBlock part of generated/: public header, core (key forms, modes,
+dispatch), scalar reference, one kernel file per strategy x target holding
+every variant and both directions, one key-schedule file per architecture
+(and its assembly twin), SIMDe bundle."""
 
 import inspect
 
 from ..backends import SIMD_TARGETS, cpu_features, implementations
+from ..backends.arch import ARCHES
 from ..choices import PARAMETERS
 from ..ir.keystream import counter_blocks, xor_into_stores
 from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
@@ -44,9 +46,30 @@ def emulable_impls():
     return [f"{s}_{t}" for s, t in KERNELS if SIMD_TARGETS[t].emulable]
 
 
+def key_schedule_targets():
+    """Where the key schedule is emitted: per architecture the target of its
+    uBlock kernels that needs the least (the key schedule works on 128 bits:
+    ssse3 on x86, neon on AArch64), then that target's assembly twin."""
+    out = []
+    for arch in ARCHES:
+        mine = [SIMD_TARGETS[t] for _, t in KERNELS if SIMD_TARGETS[t].arch == arch and SIMD_TARGETS[t].form == "c"]
+        if mine:
+            least = min(mine, key=lambda t: (t.bits, len(t.cpu_features)))
+            out += [least] + ([least.asm_twin()] if least.assembler is not None else [])
+    return out
+
+
+# The key schedule's files as (strategy, target name), beside the kernels:
+# every one (the assembly checks go over the twins' entry points), and the C
+# targets alone (gen ct-check: a twin runs the same lowered programs).
+KEY_SCHEDULE_FILES = tuple(("key_schedule", t.name) for t in key_schedule_targets())
+KEY_SCHEDULES = tuple((s, t) for s, t in KEY_SCHEDULE_FILES if SIMD_TARGETS[t].form == "c")
+
+
 def sources():
     native = [SourceFile("ublock_core", ""), SourceFile("ublock_reference_scalar", "")]
     native += [f for s, t in KERNELS for f in kernel_sources(f"ublock_{s}_{t}", SIMD_TARGETS[t])]
+    native += [f for t in key_schedule_targets() for f in kernel_sources(f"ublock_key_schedule_{t.name}", t)]
     return CipherSources(tuple(native), EmulatedUnit("ublock_emulated", tuple(f"ublock_{i}.c" for i in emulable_impls())),
                          max_block_bytes=max(v["block_bytes"] for v in variants()))
 
@@ -103,17 +126,36 @@ def kernel_file(strategy, target, choices):
     return {f"src/{prefix}.c": text, **bodies.assembly(origin)}
 
 
-def _byte_list(data):
-    return [f"0x{b:02x}" for b in data]
+def key_schedule_file(target):
+    """{path: text} of the key-schedule file of `target` (a key_schedule_targets()
+    one): every variant's expansion and every block size's fold steps, and for
+    an assembly twin its .S."""
+    prefix = f"ublock_key_schedule_{target.name}"
+    bodies = KernelBodies(target, prefix)
+    rendered, folds = [], {}
+    for v in variants():
+        expand = bodies(target.lower(ublock_key_schedule.expand_program(v["block_bits"], v["key_bits"])),
+                        f"{v['name']}_expand")
+        fold = {}
+        for d in ublock_key_schedule.DIRECTIONS:
+            name = f"ublock{v['block_bits']}_fold_{d}"
+            if name not in folds:
+                folds[name] = dict(name=name, block_bits=v["block_bits"], direction=d,
+                                   body=bodies(target.lower(ublock_key_schedule.fold_program(v["block_bits"], d)),
+                                               name))
+            fold[d] = name
+        rendered.append(dict(v, expand=expand, fold=fold))
+    origin = provenance(SPEC_SOURCES + ["gen/kernels/ublock_key_schedule.py", target.source])
+    text = render("ublock_key_schedule.c.j2", provenance=origin, target=target, prefix=prefix,
+                  module_doc=inspect.getdoc(ublock_key_schedule).splitlines(), variants=rendered,
+                  folds=list(folds.values()),
+                  passes="; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes),
+                  cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch))
+    return {f"src/{prefix}.c": text, **bodies.assembly(origin)}
 
 
 def _key_schedule_constants(v):
-    moved, fed, s_pos, t_pos = ublock_key_schedule.update_maps(v["block_bits"], v["key_bits"])
-    gathers = [[[_byte_list(m) for m in row] for row in ublock_key_schedule.chunk_masks(g)] for g in (moved, fed)]
-    return dict(pk=ublock.PK[v["block_bits"], v["key_bits"]], gathers=gathers,
-                sbox_mask=_byte_list(ublock_key_schedule.position_mask(s_pos)),
-                tk_mask=_byte_list(ublock_key_schedule.position_mask(t_pos)),
-                final_key_sources=[f"0x{m:016x}" for m in ublock_nibbleslice.final_key_sources(v["block_bits"])])
+    return dict(final_key_sources=[f"0x{m:016x}" for m in ublock_nibbleslice.final_key_sources(v["block_bits"])])
 
 
 def _nibble_list(table):
@@ -150,20 +192,21 @@ def files(choices):
     out = {}
     for strategy, name in KERNELS:
         out.update(kernel_file(strategy, SIMD_TARGETS[name], choices))
+    for target in key_schedule_targets():
+        out.update(key_schedule_file(target))
     vs = variants()
     c_prov = provenance(SPEC_SOURCES + ["templates/"])
     sizes = dict(max_block_bytes=max(v["block_bytes"] for v in vs), max_key_bytes=max(v["key_bytes"] for v in vs),
                  max_rounds=max(v["rounds"] for v in vs))
     out["include/ublock.h"] = render("ublock.h.j2", provenance=c_prov, variants=vs, impls=impl_names(), **sizes)
     out.update(shared_files(choices))
-    rc_rows = [", ".join(f"0x{(rc >> (28 - 4 * i) & 15) * 0x11:02x}" for i in range(8))
-               for rc in ublock.round_constants()]
+    rc_rows = [", ".join(f"0x{b:02x}" for b in row) for row in ublock_key_schedule.round_constant_rows()]
     out["src/ublock_core.c"] = render(
         "ublock_core.c.j2", provenance=c_prov,
         registry=registry.sections([(f"{s}_{t}", SIMD_TARGETS[t]) for s, t in KERNELS]), rc=rc_rows,
-        variants=[dict(v, **_key_schedule_constants(v)) for v in vs],
-        sbox=_nibble_list(ublock.SBOX), sbox_inverse=_nibble_list(ublock.inverse_sbox()),
-        tk_double=_nibble_list(ublock.tk_double(x) for x in range(16)))
+        key_schedules=registry.sections([(t.name, t) for t in key_schedule_targets()]),
+        rc_row_bytes=ublock_key_schedule.ROUND_CONSTANT_ROW,
+        variants=[dict(v, **_key_schedule_constants(v)) for v in vs])
     perms = [("pl", [ublock.PL[128], ublock.PL[256]]), ("pr", [ublock.PR[128], ublock.PR[256]]),
              ("pl_inverse", [inverse_permutation(ublock.PL[n]) for n in (128, 256)]),
              ("pr_inverse", [inverse_permutation(ublock.PR[n]) for n in (128, 256)])]

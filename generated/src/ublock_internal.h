@@ -74,6 +74,28 @@ void ublock_run_multi(const ublock_batch_table batches, const unsigned batch_blo
                       const uint8_t *const cbc_ivs[], const uint8_t *const in[], uint8_t *const out[],
                       size_t nblocks);
 
+/* uBlock's key schedule on one target (gen/kernels/ublock_key_schedule.py, a
+ * file per architecture): per variant `expand`, the key register before every
+ * update and after (key: the register, a nibble per byte, a second key in the
+ * high nibbles; rc: the core's round-constant rows; out: rounds + 1 rows of
+ * block_bits / 4 bytes), and per variant and direction `fold`, one step of
+ * the nibbleslice key form (rk: the step's round key; share: a byte per
+ * nibble, RK^r's share or zeros; out: 16 bytes per nibble). */
+typedef void (*ublock_key_expand_fn)(const uint8_t *key, const uint8_t *rc, uint8_t *out);
+typedef void (*ublock_key_fold_fn)(const uint8_t *rk, const uint8_t *share, uint8_t *out);
+typedef struct ublock_key_schedule {
+    const char *target;
+    int (*cpu_supported)(void);
+    ublock_key_expand_fn expand[UBLOCK_VARIANT_COUNT];
+    ublock_key_fold_fn fold[UBLOCK_VARIANT_COUNT][2]; /* [variant][direction] */
+} ublock_key_schedule;
+
+/* The key schedules of this build's architecture, in the order ublock_set_keys tries them. */
+const ublock_key_schedule *const *ublock_key_schedules(size_t *count);
+/* ublock_set_keys through `schedule` (UBLOCK_ERR_NO_IMPL where it is NULL or this CPU cannot run it). */
+int ublock_set_keys_using(const ublock_key_schedule *schedule, ublock_key *keys, ublock_variant v,
+                          const uint8_t *const key_bytes[], size_t n);
+
 /* For SIMDe builds: whether this CPU has what the emulation itself needs. */
 int ublock_emulation_host_supported(void);
 
