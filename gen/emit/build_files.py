@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..backends import SIMD_TARGETS, cpu_features, x86
 from ..backends.arch import ARCHES
 from ..ir.keystream import CTR_GROUP_BLOCKS
-from .render import provenance, render
+from .render import ROOT, backend_folder, provenance, render
 
 # The SIMDe builds' flags: their host target's (gen/backends/x86), the
 # emulated kernels' own instructions coming from SIMDe's portable C on top.
@@ -86,9 +86,10 @@ def cpu_files():
 
 def isa_headers():
     """The header of each instruction set's kernels (Target.header: kc_x86.h,
-    ...), from the template of the same name."""
-    headers = sorted({t.header for t in SIMD_TARGETS.values()})
-    return {f"src/{h}": render(f"{h}.j2", provenance=provenance([f"templates/{h}.j2"])) for h in headers}
+    ...), from the template of the same name in its backend's package."""
+    headers = sorted({(t.header, t.arch) for t in SIMD_TARGETS.values()}, key=lambda h: h[0])
+    return {f"src/{h}": render(f"{h}.j2", provenance=provenance([
+        f"{backend_folder(arch).relative_to(ROOT)}/{h}.j2"])) for h, arch in headers}
 
 
 def files(ciphers):
