@@ -45,14 +45,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "ipsecmb.h"
-#include "vectors.h"
 #include "verify.h"
 #include "zuc.h"
 
-#define RANDOM_CASES_FULL 1000
-#define RANDOM_CASES_QUICK 100
 #define MAX_STREAM_BYTES 4096               /* longest random stream */
 #define MAX_STREAMS (3 * ZUC_LANES_MAX + 1) /* most streams in one random call */
 #define SYSTEMATIC_BITS 1024                /* every bit length up to this one */
@@ -950,13 +946,9 @@ static void api_iv23(uint64_t seed, verify_section *sec) {
   }
 }
 
-static const void *find_impl(const char *strategy, const char *target, int emulated) {
-  return zuc_impl_find(strategy, target, emulated);
-}
-
 /* Lookups, names, lane counts. */
-static void api_lookups(const kc_view_list *impls, verify_section *sec) {
-  verify_check_lookups("zuc", impls, find_impl, zuc_impl_best(), sec);
+static void api_lookups(const kc_desc *d, const kc_view_list *impls, verify_section *sec) {
+  verify_check_lookups(d, impls, sec);
   for (size_t i = 0; i < impls->n; i++) {
     const zuc_impl *m = impls->v[i].impl;
     VERIFY_CHECK(sec, m->lanes >= 1 && m->lanes <= ZUC_LANES_MAX, "impl '%s' has %u lanes (max %d)",
@@ -1031,11 +1023,10 @@ static void api_errors(const kc_view_list *impls, verify_section *sec) {
 /* Entry points                                                         */
 /* ------------------------------------------------------------------ */
 
-int verify_zuc(const verify_options *o) {
+static int verify_zuc(const kc_desc *d, const verify_options *o) {
   kc_view_list impls;
   verify_run r;
-  if (verify_start("zuc", kc_views_zuc, find_impl, NULL, o, RANDOM_CASES_FULL,
-                   RANDOM_CASES_QUICK, &impls, &r) != 0 ||
+  if (verify_start(d, o, &impls, &r) != 0 ||
       load_vectors(o->argv0) != 0)
     return 2;
   const zuc_impl *ref = r.ref;
@@ -1057,11 +1048,11 @@ int verify_zuc(const verify_options *o) {
   api_random(ref, o->seed, o->quick ? 2 * n_shapes : 20 * n_shapes, &api);
   api_iv23(o->seed, &api);
   api_library_choice(ref, o->seed, &api);
-  api_lookups(&impls, &api);
+  api_lookups(d, &impls, &api);
   api_errors(&impls, &api);
   verify_report("zuc api", &api, 0);
 
-  verify_each_impl(&impls, o, "zuc ", check_impl, &r);
+  verify_each_impl(&impls, o, d->label, check_impl, &r);
 
   kc_imb_close(imb);
   imb = NULL;
@@ -1069,3 +1060,5 @@ int verify_zuc(const verify_options *o) {
   free_vectors();
   return 0;
 }
+
+const verify_hooks kc_zuc_verify = {.run = verify_zuc, .random_full = 1000, .random_quick = 100};
