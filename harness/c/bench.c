@@ -2,22 +2,18 @@
  * bench: throughput of every native kernel of the generated library, side by
  * side with the established libraries, in one run.
  *
- *   SM4 (bench_sm4.c): our kernels, OpenSSL's EVP SM4 and libgcrypt's SM4,
- *   modes ecb-enc, ecb-dec, cbc-enc, cbc-dec, ctr; one message per call.
+ * Each description's bench_hooks adds its cells (cipher.h):
+ *   block ciphers (bench_lib.c): every kernel in ecb-enc, ecb-dec, cbc-enc,
+ *   cbc-dec, ctr, one key and one message per call; SM4 beside OpenSSL's
+ *   EVP SM4 and libgcrypt's (cipher_sm4.c); uBlock's cbc-enc as the paper
+ *   measures it, 4 streams with 4 keys per call through the multi-key entry,
+ *   and the paper's own one-block loop (mode block-loop, --loops times;
+ *   cipher_ublock.c); no peer library has uBlock, the paper's figures are
+ *   reference lines in the report.
  *   ZUC-128 / ZUC-256 (bench_zuc.c): our kernels and Intel ipsec-mb's
  *   multi-buffer job API, modes keystream (ours only), enc, mac32, mac64,
  *   mac128 (ZUC-256); --streams messages per call (default 16, ZUC_LANES_MAX),
  *   so all lanes of every kernel are busy.
- *   uBlock-128/128, 128/256, 256/256 (bench_ublock.c): both strategies
- *   (register, nibbleslice) on every native target, modes ecb-enc, ecb-dec,
- *   cbc-dec, ctr with one key and one message per call, and cbc-enc as the
- *   paper measures it: 4 streams with 4 keys per call through the multi-key
- *   entry (kernels that have one); no peer library has uBlock, the paper's
- *   figures are reference lines in the report.  Beside these buffer
- *   figures, the paper's own measurement (mode block-loop): one block
- *   encrypted --loops times (1,000,000 as in the paper; --quick 100,000),
- *   for the register kernels (the paper's method) and the kernel dispatch
- *   picks; see bench_ublock.c.
  *
  * For each cell (subject x mode) x message size, the time of one call is
  * measured and reported as Gbit/s and as cycles per byte, both counted over

@@ -1,7 +1,7 @@
 /*
- * bench's inside: what a cipher supplies to the benchmark (bench_sm4.c,
- * bench_zuc.c, bench_ublock.c), and the measurement engine it hands that to
- * (bench.c), with the helpers the ciphers share.
+ * bench's library (bench_lib.c): what a description supplies to the
+ * benchmark (bench_hooks), the helpers its hooks share, and the cells of
+ * every block cipher; bench.c is the measurement engine.
  *
  * A cipher adds *cells*: one subject (one of our kernels, or a peer library)
  * doing one mode, set up, and its output checked against our scalar

@@ -165,9 +165,6 @@ typedef struct kc_desc {
 extern const kc_desc *const KC_CIPHERS[];
 extern const size_t KC_N_CIPHERS;
 
-/* The description named `name` (kc_desc.name), or NULL. */
-const kc_desc *kc_desc_named(const char *name);
-
 /* The reference implementation (reference_scalar), or NULL. */
 const void *kc_desc_reference(const kc_desc *d);
 

@@ -1,6 +1,6 @@
 /*
- * ctcheck: constant-time check of one SM4, ZUC or uBlock kernel, by the
- * ctgrind technique.
+ * ctcheck: constant-time check of one kernel of any cipher of ciphers.c, by
+ * the ctgrind technique.
  *
  * Run under valgrind's memcheck (see ctcheck.mk).  The secret inputs (key
  * bytes, IV, plaintext) are declared *undefined* with memcheck's client
@@ -12,11 +12,11 @@
  * which are exactly the two ways a kernel can leak through timing.  Arithmetic
  * on secrets (xor, shuffles, AES rounds, GF(2) affine maps) stays silent.
  *
- * What runs with undefined inputs is each cipher's business: ctcheck_sm4.c
- * (key set-up and every mode through sm4_crypt), ctcheck_zuc.c (the raw
- * kernel, encryption and every MAC through the many-streams API, and the
- * one-stream API) and ctcheck_ublock.c (key set-up, one key and many, and
- * every mode of every variant, multi-key CBC included).  Message lengths are small, so that the batch path, the
+ * What runs with undefined inputs is each description's ct_hooks: every
+ * block cipher's key set-up and modes (ct_lib.c, with uBlock's key sets and
+ * multi-key CBC from cipher_ublock.c), ZUC's raw kernel, encryption and
+ * every MAC through the many-streams API, and the one-stream API
+ * (ctcheck_zuc.c).  Message lengths are small, so that the batch path, the
  * tail path and the partial-block path all run while valgrind's ~50x
  * slow-down stays cheap.  Each phase prints how many new memcheck errors it
  * caused (VALGRIND_COUNT_ERRORS), so a leak is attributed to a phase.

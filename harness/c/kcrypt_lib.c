@@ -15,7 +15,9 @@
 /* ------------------------------------------------------------------ */
 
 /* When several targets can run a strategy and none is named, the first of
- * these that this CPU runs natively is taken (unlisted targets come last). */
+ * these that this CPU runs natively is taken (unlisted targets come last).
+ * The harness's one dispatch rank of targets, until the target manifest
+ * (issue 43, item 4) gives it. */
 static const char *const target_preference[] = {
     "avx512_gfni", "avx512", "avx2_gfni", "avx2_vaes", "avx2_aesni", "avx2", "ssse3_aesni",
     "ssse3",       "scalar",

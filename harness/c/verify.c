@@ -5,15 +5,13 @@
  *   verify [--quick] [--impl NAME] [--cipher sm4|zuc|ublock] [--seed N] [--random N]
  *          [--iterated all|native|serial]
  *
- * The tests of each cipher are described where they are written:
- * verify_sm4.c (official vectors, differential cases against the reference
- * and OpenSSL), verify_zuc.c (official vectors through the one-stream and
- * many-streams APIs, the raw kernels, differential cases against the
- * reference and Intel ipsec-mb) and verify_ublock.c (official vectors of
- * all three variants including the 1,000,000-fold iterations, differential
- * cases against the reference, multi-key streams, the key schedules); the
- * block-cipher tests SM4 and uBlock share are in verify_block.c.  Every registered implementation is tested:
- * the native kernels this CPU runs and the SIMDe-emulated builds.
+ * Each cipher's tests are its description's (cipher.h): every block
+ * cipher's in verify_block.c (official vectors, the iterated ones included,
+ * differential cases against the reference and a second oracle where it
+ * has one, OpenSSL for SM4), with the hooks of cipher_sm4.c (round keys) and
+ * cipher_ublock.c (multi-key streams, the key sets); ZUC's in verify_zuc.c.
+ * Every registered implementation is tested: the native kernels this CPU
+ * runs and the SIMDe-emulated builds.
  *
  * Where the vectors are found is described in vectors.h ($KC_VECTORS_DIR, or
  * <repo>/tests/vectors found upwards from the executable or the current
