@@ -205,9 +205,7 @@ static int block_mode(const char *name, const kc_args *a, char *err, size_t err_
   return 0;
 }
 
-/* The key, exactly key_bytes into key; returns 0 or -1. */
-static int block_key(const kc_variant *v, const kc_args *a, uint8_t *key, char *err,
-                     size_t err_size) {
+int kc_read_key(const kc_variant *v, const kc_args *a, uint8_t *key, char *err, size_t err_size) {
   if (!a->key_hex) {
     snprintf(err, err_size, "missing key (-k KEYHEX, %zu hex digits for %s)", 2 * v->key_bytes,
              v->name);
@@ -259,7 +257,7 @@ static int block_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a
     return -1;
   }
   uint8_t key[KC_BLOCK_MAX_BYTES];
-  if (block_mode(v->name, a, err, err_size) != 0 || block_key(v, a, key, err, err_size) != 0 ||
+  if (block_mode(v->name, a, err, err_size) != 0 || kc_read_key(v, a, key, err, err_size) != 0 ||
       block_iv(v, a, err, err_size) != 0)
     return -1;
   job.impl = kc_select_impl(d, v->name, a, err, err_size);

@@ -122,13 +122,7 @@ static int zuc_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a, 
   }
 
   size_t key_len = v->key_bytes;
-  if (!a->key_hex) {
-    snprintf(err, err_size, "missing key (-k KEYHEX, %zu hex digits for %s)", 2 * key_len, name);
-    return -1;
-  }
-  char what[64];
-  snprintf(what, sizeof what, "%s key", name);
-  if (kc_hex_decode_exact(a->key_hex, job.key, key_len, what, err, err_size) != 0) return -1;
+  if (kc_read_key(v, a, job.key, err, err_size) != 0) return -1;
   if (read_iv(name, a->iv_hex, err, err_size) != 0) return -1;
   job.tag_bits = 0;
   if (job.mac && (read_tag(name, a->tag, err, err_size) != 0 ||

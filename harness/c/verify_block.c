@@ -35,21 +35,6 @@ static void free_vectors(vb_vectors *l) {
   l->n = 0;
 }
 
-/* Member `name`, hex, of exactly `len` bytes into out.  Returns 0 or -1. */
-static int get_exact_hex(const kc_json *o, const char *name, uint8_t *out, size_t len, char *err,
-                         size_t err_size) {
-  uint8_t *buf;
-  size_t got;
-  if (kc_json_get_hex(o, name, &buf, &got, err, err_size) != 0) return -1;
-  int ok = got == len;
-  if (ok)
-    memcpy(out, buf, len);
-  else
-    snprintf(err, err_size, "%s is %zu bytes, expected %zu", name, got, len);
-  free(buf);
-  return ok ? 0 : -1;
-}
-
 /* Vector number `index` of its list, object o: its variant (member
  * "variant", "128/256" naming <cipher>128_256; the only one if absent), its
  * mode (the list's, else member "mode", else ECB), key, plaintext,
@@ -88,7 +73,7 @@ static int load_vector(const vb_cipher *vc, const kc_json *o, const char *group,
            source ? ")" : "", v->iterations);
   char inner[256];
   size_t ct_len;
-  if (get_exact_hex(o, "key", v->key, var->key_bytes, inner, sizeof inner) != 0 ||
+  if (kc_json_get_hex_exact(o, "key", v->key, var->key_bytes, inner, sizeof inner) != 0 ||
       kc_json_get_hex(o, "plaintext", &v->pt, &v->len, inner, sizeof inner) != 0 ||
       kc_json_get_hex(o, "ciphertext", &v->ct, &ct_len, inner, sizeof inner) != 0)
     goto bad;
@@ -101,7 +86,7 @@ static int load_vector(const vb_cipher *vc, const kc_json *o, const char *group,
     goto bad;
   }
   if (v->mode != KC_MODE_ECB &&
-      get_exact_hex(o, "iv", v->iv, var->block_bytes, inner, sizeof inner))
+      kc_json_get_hex_exact(o, "iv", v->iv, var->block_bytes, inner, sizeof inner))
     goto bad;
   if (it && (it->type != KC_JSON_INT || it->integer < 1)) {
     snprintf(inner, sizeof inner, "'iterations' must be a positive integer");

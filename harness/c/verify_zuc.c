@@ -166,17 +166,6 @@ static zuc_vector *copy_vector(const zuc_vector *v) {
   return c;
 }
 
-/* Decodes hex member `name` into exactly len bytes.  Returns 0 or -1. */
-static int get_exact(const kc_json *o, const char *name, uint8_t *out, size_t len, char *err,
-                     size_t err_size) {
-  const char *hex = kc_json_get_string(o, name);
-  if (!hex) {
-    snprintf(err, err_size, "missing string '%s'", name);
-    return -1;
-  }
-  return kc_hex_decode_exact(hex, out, len, name, err, err_size);
-}
-
 /* Reads one vector object of group `group` (e.g. "zuc256_mac"); adds one
  * vector per IV form.  Returns 0 or -1 with a message. */
 static int load_vector(const kc_json *o, const char *group, size_t index, char *err,
@@ -188,9 +177,9 @@ static int load_vector(const kc_json *o, const char *group, size_t index, char *
   const char *source = kc_json_get_string(o, "source");
   snprintf(v->label, sizeof v->label, "%s #%zu (%.60s)", group, index + 1,
            source ? source : "no source");
-  if (get_exact(o, "key", v->key, key_len_of(variant), err, err_size) != 0) return -1;
+  if (kc_json_get_hex_exact(o, "key", v->key, key_len_of(variant), err, err_size) != 0) return -1;
   v->iv_len = variant == ZUC_128 ? 16 : 25;
-  if (get_exact(o, variant == ZUC_128 ? "iv" : "iv25", v->iv, v->iv_len, err, err_size) != 0)
+  if (kc_json_get_hex_exact(o, variant == ZUC_128 ? "iv" : "iv25", v->iv, v->iv_len, err, err_size) != 0)
     return -1;
 
   if (is_mac) {
@@ -208,7 +197,7 @@ static int load_vector(const kc_json *o, const char *group, size_t index, char *
       char name[16];
       snprintf(name, sizeof name, "tag%u", TAGS[t]);
       if (!kc_json_get(o, name)) continue;
-      if (get_exact(o, name, v->tag[t], TAGS[t] / 8, err, err_size) != 0) return -1;
+      if (kc_json_get_hex_exact(o, name, v->tag[t], TAGS[t] / 8, err, err_size) != 0) return -1;
       v->has_tag[t] = any = 1;
     }
     if (!any) {
@@ -236,7 +225,7 @@ static int load_vector(const kc_json *o, const char *group, size_t index, char *
     uint8_t iv23[23];
     int given = kc_json_get(o, "iv23") != NULL;
     if (given) {
-      if (get_exact(o, "iv23", iv23, 23, err, err_size) != 0) return -1;
+      if (kc_json_get_hex_exact(o, "iv23", iv23, 23, err, err_size) != 0) return -1;
     } else if (pack_iv23(v->iv, iv23) != 0) {
       return 0; /* a top bit set: no 23-byte form */
     }
