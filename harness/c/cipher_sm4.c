@@ -307,12 +307,13 @@ static int add_peers(bench_set *set, const bench_select *sel, const bench_block_
   return problems;
 }
 
+#define PEERS add_peers
 #else
-#define add_peers NULL
+#define PEERS NULL
 #endif /* KC_NO_PEERS */
 
 static const bench_hooks BENCH = {
-    .modes = KC_BLOCK_OP_NAMES, .add_cells = bench_block_cells, .add_peers = add_peers};
+    .modes = KC_BLOCK_OP_NAMES, .add_cells = bench_block_cells, .add_peers = PEERS};
 
 /* ------------------------------------------------------------------ */
 /* The description                                                      */
