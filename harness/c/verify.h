@@ -146,14 +146,14 @@ typedef struct vb_cipher {
 /* A known answer: `iterations` times over, the output fed back as input
  * (ECB: encrypt the result again with the same key). */
 typedef struct vb_vector {
-  char label[160]; /* "ecb vector #2 (source)", for messages */
+  char label[160]; /* "sm4 ecb vector #2 (source), 1 iteration(s)" */
   kc_block_mode mode;
   uint8_t key[KC_BLOCK_MAX_BYTES];
   uint8_t iv[KC_BLOCK_MAX_BYTES];
   uint8_t *pt, *ct;
   size_t len;
   long iterations;
-  int variant; /* the cipher's variant it is for (uBlock); else 0 */
+  int variant; /* its variant: an index into the description's variants */
 } vb_vector;
 
 /* verify's part of a description. */

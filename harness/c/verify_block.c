@@ -1,5 +1,5 @@
 /*
- * verify's block-cipher tests, shared by SM4 and uBlock; see verify_block.h.
+ * verify's tests of every block cipher (SM4, uBlock); see verify.h.
  */
 #include "verify.h"
 
@@ -152,8 +152,11 @@ static int load_vectors(const vb_cipher *vc, const char *argv0, vb_vectors *l,
   return rc;
 }
 
+/* v on impl in both directions, in place (decrypting N times undoes
+ * encrypting N times), counted into s->vectors; an iterated vector only if
+ * `iterate`. */
 static void check_vector(const vb_cipher *c, const void *impl, const vb_vector *v, int iterate,
-                     verify_section *s) {
+                         verify_section *s) {
   if (v->iterations > 1 && !iterate) return;
   void *ks = kc_block_new_key(c->d);
   int rc_key = set_key(c, ks, v->key);
