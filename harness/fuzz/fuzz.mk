@@ -93,4 +93,4 @@ $(FUZZ_BUILD)/kcrypt/%.o: $(HARNESS_C)/%.c $(wildcard $(HARNESS_C)/*.h)
 	$(FUZZ_CC) $(LIB_CFLAGS) -std=c11 -I$(GENERATED)/include $(KCRYPT_DEFS) -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz_kcrypt: $(FUZZ_DIR)/fuzz_kcrypt.c $(HEADERS) $(KCRYPT_OBJS) $(LIBS)
-	$(FUZZ_CC) $(TARGET_CFLAGS) $< $(KCRYPT_OBJS) $(LIBS) -pthread -lm -o $@
+	$(FUZZ_CC) $(TARGET_CFLAGS) $< $(KCRYPT_OBJS) $(LIBS) -pthread -o $@
