@@ -2,22 +2,18 @@
  * bench: throughput of every native kernel of the generated library, side by
  * side with the established libraries, in one run.
  *
- *   SM4 (bench_sm4.c): our kernels, OpenSSL's EVP SM4 and libgcrypt's SM4,
- *   modes ecb-enc, ecb-dec, cbc-enc, cbc-dec, ctr; one message per call.
+ * Each description's bench_hooks adds its cells (cipher.h):
+ *   block ciphers (bench_lib.c): every kernel in ecb-enc, ecb-dec, cbc-enc,
+ *   cbc-dec, ctr, one key and one message per call; SM4 beside OpenSSL's
+ *   EVP SM4 and libgcrypt's (cipher_sm4.c); uBlock's cbc-enc as the paper
+ *   measures it, 4 streams with 4 keys per call through the multi-key entry,
+ *   and the paper's own one-block loop (mode block-loop, --loops times;
+ *   cipher_ublock.c); no peer library has uBlock, the paper's figures are
+ *   reference lines in the report.
  *   ZUC-128 / ZUC-256 (bench_zuc.c): our kernels and Intel ipsec-mb's
  *   multi-buffer job API, modes keystream (ours only), enc, mac32, mac64,
  *   mac128 (ZUC-256); --streams messages per call (default 16, ZUC_LANES_MAX),
  *   so all lanes of every kernel are busy.
- *   uBlock-128/128, 128/256, 256/256 (bench_ublock.c): both strategies
- *   (register, nibbleslice) on every native target, modes ecb-enc, ecb-dec,
- *   cbc-dec, ctr with one key and one message per call, and cbc-enc as the
- *   paper measures it: 4 streams with 4 keys per call through the multi-key
- *   entry (kernels that have one); no peer library has uBlock, the paper's
- *   figures are reference lines in the report.  Beside these buffer
- *   figures, the paper's own measurement (mode block-loop): one block
- *   encrypted --loops times (1,000,000 as in the paper; --quick 100,000),
- *   for the register kernels (the paper's method) and the kernel dispatch
- *   picks; see bench_ublock.c.
  *
  * For each cell (subject x mode) x message size, the time of one call is
  * measured and reported as Gbit/s and as cycles per byte, both counted over
@@ -83,8 +79,6 @@
 #include "common.h"
 #include "zuc.h"
 
-static const bench_cipher *const CIPHERS[] = {&bench_sm4, &bench_zuc, &bench_ublock};
-#define N_CIPHERS (sizeof CIPHERS / sizeof CIPHERS[0])
 
 /* ------------------------------------------------------------------ */
 /* Clock                                                                */
@@ -175,106 +169,6 @@ static double tsc_ghz(void) {
 #else
 static double tsc_ghz(void) { return 0.0; }
 #endif
-
-/* ------------------------------------------------------------------ */
-/* Cells and selection                                                  */
-/* ------------------------------------------------------------------ */
-
-struct bench_set {
-  bench_cell *cells;
-  size_t n, cap;
-};
-
-bench_cell *bench_add(bench_set *set) {
-  if (set->n == set->cap) {
-    set->cap = set->cap ? 2 * set->cap : 64;
-    set->cells = realloc(set->cells, set->cap * sizeof *set->cells);
-    if (!set->cells) {
-      fprintf(stderr, "bench: out of memory\n");
-      exit(1);
-    }
-  }
-  bench_cell *c = &set->cells[set->n++];
-  memset(c, 0, sizeof *c);
-  return c;
-}
-
-int bench_in_list(const char *list, const char *word) {
-  size_t n = strlen(word);
-  for (const char *p = list; *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == n && strncmp(p, word, n) == 0) return 1;
-    if (!end) break;
-    p = end + 1;
-  }
-  return 0;
-}
-
-int bench_wants_cipher(const bench_select *sel, const char *cipher) {
-  return !sel->cipher_filter || bench_in_list(sel->cipher_filter, cipher);
-}
-
-int bench_wants_mode(const bench_select *sel, const char *mode) {
-  return !sel->mode_filter || bench_in_list(sel->mode_filter, mode);
-}
-
-int bench_wants_subject(const bench_select *sel, const char *impl, const char *name,
-                        const char *strategy, const char *target) {
-  const char *f = sel->impl_filter;
-  return !f || bench_in_list(f, name) || bench_in_list(f, impl) ||
-         (strategy && bench_in_list(f, strategy)) || (target && bench_in_list(f, target));
-}
-
-const size_t *bench_sizes(const bench_select *sel, const size_t *defaults, size_t n_defaults,
-                          const size_t *quick, size_t n_quick, size_t *n) {
-  if (sel->sizes) {
-    *n = sel->n_sizes;
-    return sel->sizes;
-  }
-  if (sel->quick && quick) {
-    *n = n_quick;
-    return quick;
-  }
-  *n = n_defaults;
-  return defaults;
-}
-
-static const size_t BLOCK_SIZES[] = {64, 256, 1024, 4096, 16384, 65536, 1048576};
-static const size_t BLOCK_QUICK_SIZES[] = {256, 4096, 65536};
-
-const size_t *bench_block_sizes(const bench_select *sel, size_t *n) {
-  return bench_sizes(sel, BLOCK_SIZES, sizeof BLOCK_SIZES / sizeof BLOCK_SIZES[0],
-                     BLOCK_QUICK_SIZES, sizeof BLOCK_QUICK_SIZES / sizeof BLOCK_QUICK_SIZES[0], n);
-}
-
-size_t bench_max_size(const size_t *sizes, size_t n, size_t least) {
-  size_t most = least;
-  for (size_t i = 0; i < n; i++)
-    if (sizes[i] > most) most = sizes[i];
-  return most;
-}
-
-int bench_timeable(const kc_impl_view *v) {
-  if (v->emulated) return 0;
-  if (kc_view_runs(v) != KC_NATIVE || kc_target_disabled(v->target)) {
-    fprintf(stderr, "bench: skipping %s (this CPU cannot run it natively)\n", v->name);
-    return 0;
-  }
-  return 1;
-}
-
-uint8_t *bench_random_buffer(size_t len, uint64_t seed) {
-  uint8_t *buf = kc_alloc_aligned(len, 64);
-  if (!buf) {
-    fprintf(stderr, "bench: out of memory\n");
-    exit(1);
-  }
-  kc_rng rng;
-  kc_rng_seed(&rng, seed);
-  kc_rng_bytes(&rng, buf, len);
-  return buf;
-}
 
 /* ------------------------------------------------------------------ */
 /* Measurement                                                          */
@@ -645,8 +539,12 @@ static int check_known(const char *list, int modes, const char *what) {
     char word[64];
     snprintf(word, sizeof word, "%.*s", (int)(len < 63 ? len : 63), p);
     int known = 0;
-    for (size_t c = 0; c < N_CIPHERS; c++)
-      known |= bench_in_list(modes ? CIPHERS[c]->modes : CIPHERS[c]->ciphers, word);
+    for (size_t c = 0; c < KC_N_CIPHERS; c++) {
+      const kc_desc *d = KC_CIPHERS[c];
+      known |= modes && bench_in_list(d->bench->modes, word);
+      for (size_t k = 0; !modes && k < d->n_variants; k++)
+        known |= strcmp(d->variants[k].name, word) == 0;
+    }
     if (!known) {
       fprintf(stderr, "bench: unknown %s '%s'\n", what, word);
       return -1;
@@ -755,7 +653,8 @@ int main(int argc, char **argv) {
   /* Every cipher sets up and checks its cells. */
   bench_set set = {0};
   int problems = 0;
-  for (size_t c = 0; c < N_CIPHERS; c++) problems += CIPHERS[c]->add_cells(&set, &sel);
+  for (size_t c = 0; c < KC_N_CIPHERS; c++)
+    problems += KC_CIPHERS[c]->bench->add_cells(KC_CIPHERS[c], &set, &sel);
 
   if (list_only) {
     for (size_t i = 0; i < set.n; i++) {

@@ -1,7 +1,7 @@
 /*
- * bench's inside: what a cipher supplies to the benchmark (bench_sm4.c,
- * bench_zuc.c, bench_ublock.c), and the measurement engine it hands that to
- * (bench.c), with the helpers the ciphers share.
+ * bench's library (bench_lib.c): what a description supplies to the
+ * benchmark (bench_hooks), the helpers its hooks share, and the cells of
+ * every block cipher; bench.c is the measurement engine.
  *
  * A cipher adds *cells*: one subject (one of our kernels, or a peer library)
  * doing one mode, set up, and its output checked against our scalar
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "impls.h"
+#include "cipher.h"
 
 /* One subject x mode, ready to be timed. */
 typedef struct bench_cell {
@@ -47,7 +47,10 @@ typedef struct bench_cell {
 } bench_cell;
 
 /* The cells gathered so far. */
-typedef struct bench_set bench_set;
+typedef struct bench_set {
+  bench_cell *cells;
+  size_t n, cap;
+} bench_set;
 
 /* A new, zeroed cell at the end of the set (exits on out of memory). */
 bench_cell *bench_add(bench_set *set);
@@ -94,15 +97,42 @@ int bench_timeable(const kc_impl_view *v);
  * memory); free with kc_free_aligned. */
 uint8_t *bench_random_buffer(size_t len, uint64_t seed);
 
-/* A cipher's part of the benchmark. */
-typedef struct bench_cipher {
-  const char *ciphers; /* the names its cells carry, for --cipher: "zuc128,zuc256" */
-  const char *modes;   /* its modes, comma-separated, for --mode and the usage */
+/* The inputs of a block cipher's cells for one variant (bench_block.c):
+ * random key and IV, that key's schedule, buffers of the longest message,
+ * the reference the cells are checked against, the sizes. */
+typedef struct bench_block_io {
+  const kc_desc *d;
+  const kc_variant *v;
+  const void *ref, *ks;
+  uint8_t key[KC_BLOCK_MAX_BYTES], iv[KC_BLOCK_MAX_BYTES];
+  uint8_t *in, *out, *want;
+  const size_t *sizes;
+  size_t n_sizes;
+} bench_block_io;
+
+/* Appends `cell` after checking one call of it on len bytes against the
+ * reference doing `op` (on io's key, IV and input, into io->out): sets
+ * verified, warns on a mismatch.  Returns 1 if the check failed. */
+int bench_block_add(bench_set *set, const bench_block_io *io, const kc_block_op *op, size_t len,
+                    const bench_cell *cell);
+
+/* bench's part of a description. */
+typedef struct bench_hooks {
+  const char *modes; /* its modes, comma-separated, for --mode and the usage */
   /* Sets up and checks its cells.  Returns the number of problems (set-up
    * failures and outputs that differ from the reference), 0 if none. */
-  int (*add_cells)(bench_set *set, const bench_select *sel);
-} bench_cipher;
+  int (*add_cells)(const kc_desc *d, bench_set *set, const bench_select *sel);
+  /* Block ciphers (bench_block_cells), optional: an op not timed with one
+   * key and one message per call (uBlock: "cbc-enc", serial); more cells of
+   * one timeable kernel; and peers' cells, per variant. */
+  const char *not_single;
+  int (*add_kernel)(bench_set *set, const bench_select *sel, const bench_block_io *io,
+                    const kc_impl_view *v);
+  int (*add_peers)(bench_set *set, const bench_select *sel, const bench_block_io *io);
+} bench_hooks;
 
-extern const bench_cipher bench_sm4, bench_zuc, bench_ublock;
+/* The cells of a block cipher: every timeable kernel of every selected
+ * variant in every mode (KC_BLOCK_OPS), then the hooks'. */
+int bench_block_cells(const kc_desc *d, bench_set *set, const bench_select *sel);
 
 #endif /* KC_BENCH_H */

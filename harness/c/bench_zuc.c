@@ -334,7 +334,7 @@ static size_t open_imb(imb_subject out[2]) {
   return n;
 }
 
-static int add_cells(bench_set *set, const bench_select *sel) {
+static int add_cells(const kc_desc *d, bench_set *set, const bench_select *sel) {
   if (!bench_wants_cipher(sel, "zuc128") && !bench_wants_cipher(sel, "zuc256")) return 0;
   const zuc_impl *ref = zuc_impl_find("reference", "scalar", 0);
   if (!ref) {
@@ -350,7 +350,7 @@ static int add_cells(bench_set *set, const bench_select *sel) {
   static imb_subject imbs[2];
   size_t n_imb = open_imb(imbs); /* cheap; the filter applies per run below */
   kc_view_list impls;
-  kc_views_zuc(&impls);
+  d->views(&impls);
   int timed[KC_MAX_IMPLS];
   for (size_t i = 0; i < impls.n; i++) timed[i] = bench_timeable(&impls.v[i]);
   int problems = 0;
@@ -387,4 +387,4 @@ static int add_cells(bench_set *set, const bench_select *sel) {
   return problems;
 }
 
-const bench_cipher bench_zuc = {"zuc128,zuc256", "keystream,enc,mac32,mac64,mac128", add_cells};
+const bench_hooks kc_zuc_bench = {.modes = "keystream,enc,mac32,mac64,mac128", .add_cells = add_cells};

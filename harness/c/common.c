@@ -87,10 +87,6 @@ void kc_hex_encode(const uint8_t *in, size_t len, char *out) {
   out[2 * len] = '\0';
 }
 
-void kc_hex_print(FILE *f, const uint8_t *in, size_t len) {
-  for (size_t i = 0; i < len; i++) fprintf(f, "%02x", in[i]);
-}
-
 /* ------------------------------------------------------------------ */
 /* Reading a whole file                                                 */
 /* ------------------------------------------------------------------ */

@@ -37,9 +37,6 @@ int kc_hex_decode_exact(const char *hex, uint8_t *out, size_t len, const char *w
 /* Writes 2*len lower-case hex digits and a terminating NUL to out. */
 void kc_hex_encode(const uint8_t *in, size_t len, char *out);
 
-/* Prints `len` bytes as hex to f (no newline). */
-void kc_hex_print(FILE *f, const uint8_t *in, size_t len);
-
 /* ------------------------------------------------------------------ */
 /* Reading a whole file                                                 */
 /* ------------------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /*
- * ctcheck: constant-time check of one SM4, ZUC or uBlock kernel, by the
- * ctgrind technique.
+ * ctcheck: constant-time check of one kernel of any cipher of ciphers.c, by
+ * the ctgrind technique.
  *
  * Run under valgrind's memcheck (see ctcheck.mk).  The secret inputs (key
  * bytes, IV, plaintext) are declared *undefined* with memcheck's client
@@ -12,11 +12,11 @@
  * which are exactly the two ways a kernel can leak through timing.  Arithmetic
  * on secrets (xor, shuffles, AES rounds, GF(2) affine maps) stays silent.
  *
- * What runs with undefined inputs is each cipher's business: ctcheck_sm4.c
- * (key set-up and every mode through sm4_crypt), ctcheck_zuc.c (the raw
- * kernel, encryption and every MAC through the many-streams API, and the
- * one-stream API) and ctcheck_ublock.c (key set-up, one key and many, and
- * every mode of every variant, multi-key CBC included).  Message lengths are small, so that the batch path, the
+ * What runs with undefined inputs is each description's ct_hooks: every
+ * block cipher's key set-up and modes (ct_lib.c, with uBlock's key sets and
+ * multi-key CBC from cipher_ublock.c), ZUC's raw kernel, encryption and
+ * every MAC through the many-streams API, and the one-stream API
+ * (ctcheck_zuc.c).  Message lengths are small, so that the batch path, the
  * tail path and the partial-block path all run while valgrind's ~50x
  * slow-down stays cheap.  Each phase prints how many new memcheck errors it
  * caused (VALGRIND_COUNT_ERRORS), so a leak is attributed to a phase.
@@ -96,89 +96,11 @@
 #include "common.h"
 #include "ctcheck.h"
 
-/* ------------------------------------------------------------------ */
-/* The plan: which kernels are checked, and how                        */
-/* ------------------------------------------------------------------ */
-
-const char *ct_how_name(check_how h) {
-  switch (h) {
-    case HOW_SPLIT_VAES: return "native-split-vaes";
-    case HOW_SIMDE: return "simde";
-    default: return "native";
-  }
-}
-
-int ct_target_needs_simde(const char *target) {
-  return strstr(target, "gfni") != NULL || strstr(target, "avx512") != NULL;
-}
-
-check_how ct_how_for(const char *target, int emulated) {
-  if (emulated) return HOW_SIMDE;
-  if (strstr(target, "vaes") != NULL) return HOW_SPLIT_VAES;
-  return HOW_NATIVE;
-}
-
-void ct_plan_line(const char *cipher, const char *name, int emulated, const char *how,
-                  int leak_expected) {
-  printf("%s_%s %d %s %s\n", cipher, name, emulated, how, leak_expected ? "leak" : "clean");
-}
-
-int ct_always_supported(void) { return 1; }
-
-unsigned long ct_errors_so_far(void) { return (unsigned long)VALGRIND_COUNT_ERRORS; }
-
-void ct_plan_impls(const char *cipher, kc_views_fn views) {
-  kc_view_list list, *l = &list;
-  views(l);
-  for (size_t i = 0; i < l->n; i++) {
-    const kc_impl_view *v = &l->v[i];
-    if (v->emulated != ct_target_needs_simde(v->target)) {
-      /* A native GFNI/AVX-512 kernel: covered by its emulated twin, if any. */
-      if (!v->emulated && !kc_view_find(l, v->name, 1)) ct_plan_line(cipher, v->name, 0, "none", 0);
-      continue;
-    }
-    ct_plan_line(cipher, v->name, v->emulated, ct_how_name(ct_how_for(v->target, v->emulated)),
-                 strcmp(v->strategy, "reference") == 0);
-  }
-}
-
-int ct_open_unit(const char *cipher, kc_views_fn views, const char *name, int emulated,
-                 kc_impl_view *out) {
-  kc_view_list l;
-  views(&l);
-  const kc_impl_view *v = kc_view_find(&l, name, emulated);
-  if (!v) {
-    fprintf(stderr, "ctcheck: no %s %s kernel named %s\n", emulated ? "emulated" : "native",
-            cipher, name);
-    return -1;
-  }
-  *out = *v;
-  printf("ctcheck: %s %s (%s, checked %s)%s\n", cipher, v->name,
-         v->emulated ? "SIMDe build" : "native build",
-         ct_how_name(ct_how_for(v->target, v->emulated)),
-         RUNNING_ON_VALGRIND ? "" : " -- NOT under valgrind: no check");
-  return 0;
-}
-
-int ct_phase_done(const char *label, unsigned long before, const char *detail, int ok,
-                  unsigned long *leaks) {
-  unsigned long n = ct_errors_so_far() - before;
-  *leaks += n;
-  printf("  %-15s %4lu memcheck error(s)%s%s, output %s\n", label, n, detail ? ", " : "",
-         detail ? detail : "", ok ? "matches the reference" : "WRONG");
-  return !ok;
-}
-
-int ct_unit_done(const char *cipher, const char *name, unsigned long leaks, int wrong) {
-  printf("ctcheck: %s %s: %lu memcheck error(s) in total%s\n", cipher, name, leaks,
-         wrong ? "; WRONG OUTPUT" : "");
-  return wrong ? 3 : 0;
-}
-
 static int print_plan(void) {
-  ct_plan_sm4();
-  ct_plan_zuc();
-  ct_plan_ublock();
+  for (size_t c = 0; c < KC_N_CIPHERS; c++) {
+    ct_plan_impls(KC_CIPHERS[c]);
+    if (KC_CIPHERS[c]->ct->plan) KC_CIPHERS[c]->ct->plan(KC_CIPHERS[c]);
+  }
   /* The second positive control, for the SIMDe route (see simde_control). */
   printf("simde_portable_gfni 0 control leak\n");
   return 0;
@@ -226,9 +148,12 @@ int main(int argc, char **argv) {
       return 2;
     } else unit = argv[i];
   }
-  if (unit && !strncmp(unit, "sm4_", 4)) return ct_check_sm4(unit + 4, emulated);
-  if (unit && !strncmp(unit, "zuc_", 4)) return ct_check_zuc(unit + 4, emulated);
-  if (unit && !strncmp(unit, "ublock_", 7)) return ct_check_ublock(unit + 7, emulated);
-  fprintf(stderr, "usage: ctcheck --plan | ctcheck [--emulated] sm4_NAME|zuc_NAME|ublock_NAME\n");
+  /* A unit is "<cipher>_<kernel>". */
+  for (size_t c = 0; unit && c < KC_N_CIPHERS; c++) {
+    const kc_desc *d = KC_CIPHERS[c];
+    size_t n = strlen(d->name);
+    if (strncmp(unit, d->name, n) == 0 && unit[n] == '_') return d->ct->check(d, unit + n + 1, emulated);
+  }
+  fprintf(stderr, "usage: ctcheck --plan | ctcheck [--emulated] <cipher>_<kernel>\n");
   return 2;
 }

@@ -1,13 +1,13 @@
 /*
- * ctcheck's inside: how a kernel is run under valgrind (the plan's HOW), and
- * each cipher's part (ctcheck_sm4.c, ctcheck_zuc.c, ctcheck_ublock.c), with
- * the helpers they share.  See ctcheck.c for the technique and ctcheck.mk for
- * the verdicts.
+ * ctcheck's library (ct_lib.c, ct_block.c): how a kernel is run under
+ * valgrind (the plan's HOW), ctcheck's part of a description (ct_hooks), the
+ * helpers the checks share, and the check of every block cipher.  See
+ * ctcheck.c for the technique and ctcheck.mk for the verdicts.
  */
 #ifndef KC_CTCHECK_H
 #define KC_CTCHECK_H
 
-#include "impls.h"
+#include "cipher.h"
 
 /*
  * Valgrind 3.19 executes SSSE3, AVX2, 128-bit AES-NI and PCLMULQDQ, but not
@@ -24,39 +24,45 @@
 typedef enum { HOW_NATIVE, HOW_SPLIT_VAES, HOW_SIMDE } check_how;
 
 const char *ct_how_name(check_how h);
-/* 1 if valgrind cannot execute this target's native code. */
+/* How a target's kernel is checked: the one place that knows which
+ * targets valgrind executes (see above). */
 int ct_target_needs_simde(const char *target);
 check_how ct_how_for(const char *target, int emulated);
 
-/* Prints one plan line per check: UNIT EMULATED HOW EXPECT, where UNIT is
- * "<cipher>_<kernel name>" (e.g. zuc_lanes_avx2_aesni) and EXPECT "leak"
- * for a positive control, else "clean".  Every native kernel whose target
- * valgrind executes, every emulated kernel whose target it does not; a
- * GFNI/AVX-512 kernel with no emulated build gets HOW "none". */
+/* Prints one plan line: "<cipher>_<name> EMULATED HOW EXPECT", EXPECT "leak"
+ * for a positive control, else "clean". */
 void ct_plan_line(const char *cipher, const char *name, int emulated, const char *how,
                   int leak_expected);
 
 /* Under valgrind, CPUID reports what valgrind emulates, so a kernel built
  * for split VAES (or SIMDe) may look unsupported; the check runs it
- * regardless. */
+ * regardless (an implementation's copy with this as its cpu_supported). */
 int ct_always_supported(void);
 
 /* Errors memcheck has reported so far (0 when not under valgrind). */
 unsigned long ct_errors_so_far(void);
 
+/* Memcheck's client requests: secret (undefined) and public (defined)
+ * bytes; no-ops where valgrind's header is missing (cross builds). */
+void ct_secret(const void *p, size_t len);
+void ct_public(const void *p, size_t len);
+/* Sets memcheck's validity bits of len bytes (a 1 bit: undefined). */
+void ct_set_vbits(const void *p, const uint8_t *vbits, size_t len);
+/* 1 when running under valgrind. */
+int ct_running(void);
+
 /* Plan lines for every implementation of a cipher (registration order):
  * the native kernels valgrind executes and the emulated builds of the
  * targets it does not; a native GFNI/AVX-512 kernel without an emulated twin
  * gets HOW "none".  The `reference` strategy is the positive control. */
-void ct_plan_impls(const char *cipher, kc_views_fn views);
+void ct_plan_impls(const kc_desc *d);
 
 /* Finds the kernel a unit names among a cipher's implementations (the
  * emulated builds registered: ctcheck is linked with them) and prints the
  * unit's first line ("ctcheck: <cipher> <name> (native build, checked
  * native)", and whether valgrind is running).  Returns 0 and fills *out, or
  * -1 after a message on stderr. */
-int ct_open_unit(const char *cipher, kc_views_fn views, const char *name, int emulated,
-                 kc_impl_view *out);
+int ct_open_unit(const kc_desc *d, const char *name, int emulated, kc_impl_view *out);
 
 /* Ends a phase begun when ct_errors_so_far() was `before`: prints
  * "  LABEL  N memcheck error(s)[, DETAIL], output matches the reference" (or
@@ -67,14 +73,24 @@ int ct_phase_done(const char *label, unsigned long before, const char *detail, i
 /* Prints the unit's last line; returns its exit status (0, or 3 if wrong). */
 int ct_unit_done(const char *cipher, const char *name, unsigned long leaks, int wrong);
 
-/* Each cipher: its plan lines, and the check of one kernel (its name
- * without the cipher prefix).  A check returns 0 when the outputs were
- * right, 3 on a wrong output, 2 on an unknown kernel. */
-void ct_plan_sm4(void);
-void ct_plan_zuc(void);
-void ct_plan_ublock(void);
-int ct_check_sm4(const char *name, int emulated);
-int ct_check_zuc(const char *name, int emulated);
-int ct_check_ublock(const char *name, int emulated);
+/* ctcheck's part of a description. */
+typedef struct ct_hooks {
+  /* Checks the kernel `name` (without the cipher prefix): 0 when the
+   * outputs were right, 3 on a wrong output, 2 on an unknown kernel.
+   * ct_block_check for a block cipher. */
+  int (*check)(const kc_desc *d, const char *name, int emulated);
+  /* More plan lines (units of its own), or NULL. */
+  void (*plan)(const kc_desc *d);
+  /* Block ciphers, optional: more phases of one variant after the modes
+   * (uBlock: its key sets, multi-key streams).  Returns 1 on a wrong output. */
+  int (*extra)(const void *impl, const void *ref, const kc_variant *v, unsigned long *leaks);
+} ct_hooks;
+
+/* A block cipher's kernel, per variant, with undefined (secret) inputs: the
+ * key set-up on a secret key, then each mode (ECB and CBC in both
+ * directions, CTR) through the mode driver, on one whole batch of the
+ * kernel and three blocks (the tail path), CTR a partial block more, serial
+ * CBC encryption three blocks; then the hooks' phases. */
+int ct_block_check(const kc_desc *d, const char *name, int emulated);
 
 #endif /* KC_CTCHECK_H */

@@ -95,10 +95,12 @@ $(CT) $(RESULTS):
 
 # libs is phony (the generated Makefile decides what is stale), so ctcheck is
 # relinked each time: cheap.
-CT_SOURCES := $(addprefix $(HERE),ctcheck.c ctcheck_sm4.c ctcheck_zuc.c ctcheck_ublock.c \
-                common.c impls.c)
-$(CTCHECK): $(CT_SOURCES) $(HERE)ctcheck.h $(HERE)common.h $(HERE)impls.h libs | $(CT)
-	@$(CC) $(CT_CFLAGS) -o $@ $(CT_SOURCES) \
+# ctcheck and every description (their other tools' hooks come along; no
+# peers: -DKC_NO_PEERS).
+CT_SOURCES := $(HERE)ctcheck.c $(filter-out $(HERE)kcrypt.c $(HERE)verify.c $(HERE)bench.c \
+                $(HERE)ctcheck.c,$(wildcard $(HERE)*.c))
+$(CTCHECK): $(CT_SOURCES) $(wildcard $(HERE)*.h) libs | $(CT)
+	@$(CC) $(CT_CFLAGS) -DKC_NO_PEERS -pthread -o $@ $(CT_SOURCES) \
 	  $(LIBDIR)/libkcrypt_emulated.a $(LIBDIR)/libkcrypt.a
 
 # CT_ONLY=PREFIX checks only the units named PREFIX... (e.g. ublock_), and the

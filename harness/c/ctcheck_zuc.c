@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <valgrind/memcheck.h>
 
 #include "common.h"
 #include "ctcheck.h"
@@ -32,10 +31,7 @@
 #define MAX_STREAMS (ZUC_LANES_MAX + 1)
 #define MAX_BYTES 256
 
-void ct_plan_zuc(void) {
-  ct_plan_impls("zuc", kc_views_zuc);
-  ct_plan_line("zuc", "one_stream", 0, "native", 0);
-}
+static void plan(const kc_desc *d) { ct_plan_line(d->name, "one_stream", 0, "native", 0); }
 
 /* ------------------------------------------------------------------ */
 /* Secret inputs                                                        */
@@ -43,11 +39,11 @@ void ct_plan_zuc(void) {
 
 /* Marks an IV secret; see the top of this file for a 25-byte one. */
 static void secret_iv(uint8_t *iv, size_t len) {
-  VALGRIND_MAKE_MEM_UNDEFINED(iv, len);
+  ct_secret(iv, len);
   if (len == 25) {
     uint8_t vbits[8]; /* a 1 bit is undefined */
     memset(vbits, 0x3F, sizeof vbits);
-    VALGRIND_SET_VBITS(iv + 17, vbits, sizeof vbits);
+    ct_set_vbits(iv + 17, vbits, sizeof vbits);
   }
 }
 
@@ -80,9 +76,9 @@ static void make_secret(streams *s, size_t iv_len) {
   memcpy(s->s_ivs, s->ivs, sizeof s->ivs);
   memcpy(s->s_msgs, s->msgs, sizeof s->msgs);
   for (size_t i = 0; i < s->n; i++) {
-    VALGRIND_MAKE_MEM_UNDEFINED(s->s_keys[i], sizeof s->s_keys[i]);
+    ct_secret(s->s_keys[i], sizeof s->s_keys[i]);
     secret_iv(s->s_ivs[i], iv_len);
-    VALGRIND_MAKE_MEM_UNDEFINED(s->s_msgs[i], sizeof s->s_msgs[i]);
+    ct_secret(s->s_msgs[i], sizeof s->s_msgs[i]);
   }
 }
 
@@ -163,13 +159,13 @@ static int kernel_phase(const zuc_impl *impl, const zuc_impl *ref, unsigned long
     src[j] = msg[j];
     for (int i = 0; i < 64; i++) want[1][j][i] ^= msg[j][i];
   }
-  VALGRIND_MAKE_MEM_UNDEFINED(state, sizeof state);
-  VALGRIND_MAKE_MEM_UNDEFINED(msg, sizeof msg);
+  ct_secret(state, sizeof state);
+  ct_secret(msg, sizeof msg);
   unsigned long before = ct_errors_so_far();
   impl->init_rounds(state);
   impl->keystream_block(state, rows[0]);
   impl->keystream_xor(state, rows[1], src);
-  VALGRIND_MAKE_MEM_DEFINED(ks, sizeof ks);
+  ct_public(ks, sizeof ks);
   int ok = 1;
   for (int b = 0; b < 2; b++)
     for (unsigned j = 0; j < lanes; j++) ok &= memcmp(ks[b][j], want[b][j], 64) == 0;
@@ -185,7 +181,7 @@ static int check_one_stream(const zuc_impl *ref) {
   printf(
       "ctcheck: zuc one-stream API (zuc_init, zuc_keystream, zuc_encrypt, zuc_mac) on the "
       "kernels it dispatches to here (best: %s)%s\n",
-      best ? best->name : "none", RUNNING_ON_VALGRIND ? "" : " -- NOT under valgrind: no check");
+      best ? best->name : "none", ct_running() ? "" : " -- NOT under valgrind: no check");
   static streams s;
   make_streams(&s, 1);
   unsigned long leaks = 0;
@@ -200,8 +196,8 @@ static int check_one_stream(const zuc_impl *ref) {
                               bits, p->tag_bits, s.got[0])
                     : zuc_encrypt(p->variant, s.s_keys[0], key_len, s.s_ivs[0], p->iv_len,
                                   s.s_msgs[0], s.got[0], bits);
-    VALGRIND_MAKE_MEM_DEFINED(s.got, sizeof s.got);
-    VALGRIND_MAKE_MEM_DEFINED(&rc, sizeof rc);
+    ct_public(s.got, sizeof s.got);
+    ct_public(&rc, sizeof rc);
     size_t len = p->mac ? p->tag_bits / 8 : (bits + 7) / 8;
     char label[40];
     snprintf(label, sizeof label, "%s %s", p->mac ? "zuc_mac" : "zuc_encrypt", p->label);
@@ -223,8 +219,8 @@ static int check_one_stream(const zuc_impl *ref) {
     before = ct_errors_so_far();
     rc = zuc_init(&st, p->variant, s.s_keys[0], key_len, s.s_ivs[0], p->iv_len, 0);
     zuc_keystream(&st, words, 21);
-    VALGRIND_MAKE_MEM_DEFINED(words, sizeof words);
-    VALGRIND_MAKE_MEM_DEFINED(&rc, sizeof rc);
+    ct_public(words, sizeof words);
+    ct_public(&rc, sizeof rc);
     int ok = rc == ZUC_OK && rc_ref == ZUC_OK;
     for (int i = 0; i < 21; i++)
       ok &= words[i] == ((uint32_t)ks[4 * i] << 24 | (uint32_t)ks[4 * i + 1] << 16 |
@@ -239,8 +235,7 @@ static int check_one_stream(const zuc_impl *ref) {
 /* One kernel                                                           */
 /* ------------------------------------------------------------------ */
 
-int ct_check_zuc(const char *name, int emulated) {
-  zuc_register_emulated(); /* ctcheck is linked with the emulated library */
+static int check(const kc_desc *d, const char *name, int emulated) {
   const zuc_impl *ref = zuc_impl_find("reference", "scalar", 0);
   if (!ref) {
     fprintf(stderr, "ctcheck: no zuc reference_scalar\n");
@@ -248,7 +243,7 @@ int ct_check_zuc(const char *name, int emulated) {
   }
   if (!emulated && strcmp(name, "one_stream") == 0) return check_one_stream(ref);
   kc_impl_view found;
-  if (ct_open_unit("zuc", kc_views_zuc, name, emulated, &found) != 0) return 2;
+  if (ct_open_unit(d, name, emulated, &found) != 0) return 2;
   zuc_impl impl = *(const zuc_impl *)found.impl;
   impl.cpu_supported = ct_always_supported;
 
@@ -262,8 +257,8 @@ int ct_check_zuc(const char *name, int emulated) {
     make_secret(&s, p->iv_len);
     unsigned long before = ct_errors_so_far();
     int rc = run_phase(&impl, p, &s, 1, s.got);
-    VALGRIND_MAKE_MEM_DEFINED(s.got, sizeof s.got);
-    VALGRIND_MAKE_MEM_DEFINED(&rc, sizeof rc);
+    ct_public(s.got, sizeof s.got);
+    ct_public(&rc, sizeof rc);
     int ok = rc == ZUC_OK && rc_ref == ZUC_OK;
     for (size_t i = 0; i < s.n && ok; i++)
       ok = !memcmp(s.got[i], s.want[i], p->mac ? p->tag_bits / 8 : (s.bits[i] + 7) / 8);
@@ -271,3 +266,5 @@ int ct_check_zuc(const char *name, int emulated) {
   }
   return ct_unit_done("zuc", impl.name, leaks, wrong);
 }
+
+const ct_hooks kc_zuc_ct = {.check = check, .plan = plan};

@@ -40,10 +40,10 @@
  * splits it.  A write error, too, can come after earlier pieces were written;
  * its message says how many bytes were.
  *
- * Ciphers are rows of the `ciphers` table below, each written in its own file
- * (kcrypt_sm4.c, kcrypt_zuc.c, kcrypt_ublock.c) against kcrypt.h; choosing an
- * implementation and listing them is shared, here, and so is what the block
- * ciphers (SM4, uBlock) check on their command lines (kc_block_*).
+ * The ciphers are the descriptions of ciphers.c (cipher.h), each variant a
+ * cipher here; their command lines are their kc_cli (kcrypt.h: every block
+ * cipher's is kc_block_cli), and choosing and listing implementations is
+ * kcrypt_lib.c's.
  *
  * Test hook: targets named in KC_DISABLE_TARGETS (comma-separated) are
  * treated as ones this CPU cannot run natively (see common.h).
@@ -69,274 +69,21 @@
 /* Room for one error message. */
 #define ERR_SIZE 512
 
-static const kc_cipher *const ciphers[] = {
-    &kc_cipher_sm4,           &kc_cipher_zuc128,        &kc_cipher_zuc256,
-    &kc_cipher_ublock128_128, &kc_cipher_ublock128_256, &kc_cipher_ublock256_256,
-};
-#define N_CIPHERS (sizeof ciphers / sizeof ciphers[0])
+/* A variant of a cipher: what kcrypt names a cipher. */
+typedef struct {
+  const kc_desc *d;
+  const kc_variant *v;
+} cipher;
 
-static const kc_cipher *find_cipher(const char *name) {
-  for (size_t i = 0; i < N_CIPHERS; i++)
-    if (strcmp(ciphers[i]->name, name) == 0) return ciphers[i];
-  return NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Choosing an implementation                                           */
-/* ------------------------------------------------------------------ */
-
-/* When several targets can run a strategy and none is named, the first of
- * these that this CPU runs natively is taken (unlisted targets come last). */
-static const char *const target_preference[] = {
-    "avx512_gfni", "avx512", "avx2_gfni", "avx2_vaes", "avx2_aesni", "avx2", "ssse3_aesni",
-    "ssse3",       "scalar",
-};
-
-/* 1 if this CPU runs `v` as native code (and the test hook allows it). */
-static int runs_natively(const kc_impl_view *v) {
-  return !v->emulated && kc_impl_avail(0, v->cpu_supported) == KC_NATIVE &&
-         !kc_target_disabled(v->target);
-}
-
-/* 1 if this CPU can run the emulated (SIMDe) build `v`: the emulation is
- * itself compiled for a host ISA (e.g. AVX2). */
-static int runs_emulated(const kc_impl_view *v) {
-  return v->emulated && kc_impl_avail(1, v->cpu_supported) == KC_EMULATED;
-}
-
-kc_avail kc_view_avail(const kc_impl_view *v) {
-  return runs_natively(v) ? KC_NATIVE : runs_emulated(v) ? KC_EMULATED : KC_UNAVAILABLE;
-}
-
-/* 1 if some implementation (native or emulated) has this target / strategy. */
-static int has_field(const kc_view_list *l, int strategies, const char *value) {
-  for (size_t i = 0; i < l->n; i++)
-    if (strcmp(strategies ? l->v[i].strategy : l->v[i].target, value) == 0) return 1;
-  return 0;
-}
-
-/* Writes the known targets or strategies, comma-separated, into buf. */
-static void known_fields(const kc_view_list *l, int strategies, char *buf, size_t size) {
-  size_t used = 0;
-  buf[0] = '\0';
-  for (size_t i = 0; i < l->n; i++) {
-    const char *name = strategies ? l->v[i].strategy : l->v[i].target;
-    int seen = 0;
-    for (size_t j = 0; j < i; j++)
-      if (strcmp(strategies ? l->v[j].strategy : l->v[j].target, name) == 0) seen = 1;
-    if (seen) continue;
-    int w = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", name);
-    if (w < 0 || (size_t)w >= size - used) break;
-    used += (size_t)w;
-  }
-}
-
-/* First implementation in registration order matching the filter
- * (strategy/target NULL = any; must_run: only ones this CPU can run). */
-static const kc_impl_view *scan(const kc_view_list *l, const char *strategy, const char *target,
-                                int emulated, int must_run) {
-  for (size_t i = 0; i < l->n; i++) {
-    const kc_impl_view *v = &l->v[i];
-    if (!!v->emulated != !!emulated) continue;
-    if (strategy && strcmp(v->strategy, strategy) != 0) continue;
-    if (target && strcmp(v->target, target) != 0) continue;
-    if (must_run && !(emulated ? runs_emulated(v) : runs_natively(v))) continue;
-    return v;
-  }
-  return NULL;
-}
-
-/* Best native implementation of `strategy` (NULL: any) on any target: the
- * library's own choice if it fits, else by target preference. */
-static const kc_impl_view *pick_native(const kc_cipher *c, const kc_view_list *l,
-                                       const char *strategy) {
-  const void *best = c->best();
-  for (size_t i = 0; best && i < l->n; i++) {
-    const kc_impl_view *v = &l->v[i];
-    if (v->impl == best && runs_natively(v) && (!strategy || strcmp(v->strategy, strategy) == 0))
-      return v;
-  }
-  for (size_t i = 0; i < sizeof target_preference / sizeof target_preference[0]; i++) {
-    const kc_impl_view *v = scan(l, strategy, target_preference[i], 0, 1);
-    if (v) return v;
-  }
-  return scan(l, strategy, NULL, 0, 1); /* a target missing from the list */
-}
-
-const void *kc_select_impl(const kc_cipher *c, const kc_args *a, char *err, size_t err_size) {
-  kc_view_list l;
-  c->views(&l);
-  char known[512];
-  if (a->target && !has_field(&l, 0, a->target)) {
-    known_fields(&l, 0, known, sizeof known);
-    snprintf(err, err_size, "unknown %s target '%s' (known: %s)", c->name, a->target, known);
-    return NULL;
-  }
-  if (a->strategy && !has_field(&l, 1, a->strategy)) {
-    known_fields(&l, 1, known, sizeof known);
-    snprintf(err, err_size, "unknown %s strategy '%s' (known: %s)", c->name, a->strategy, known);
-    return NULL;
-  }
-  const char *strategy_text = a->strategy ? a->strategy : "any strategy";
-
-  if (a->emulated) {
-    if (!a->target) {
-      snprintf(err, err_size, "--emulated needs a target (-t TARGET)");
-      return NULL;
-    }
-    const kc_impl_view *v = scan(&l, a->strategy, a->target, 1, 0);
-    if (!v) {
-      snprintf(err, err_size, "no emulated (SIMDe) %s build of %s for target '%s' is linked",
-               c->name, strategy_text, a->target);
-      return NULL;
-    }
-    if (!runs_emulated(v)) {
-      snprintf(err, err_size,
-               "this CPU lacks the host instructions the emulated build of '%s' is compiled for",
-               a->target);
-      return NULL;
-    }
-    return v->impl;
-  }
-
-  if (a->target) {
-    const kc_impl_view *v = scan(&l, a->strategy, a->target, 0, 0);
-    if (!v) {
-      if (scan(&l, a->strategy, a->target, 1, 0))
-        snprintf(err, err_size,
-                 "target '%s' (%s) exists only as an emulated build here; "
-                 "add --emulated to run it",
-                 a->target, strategy_text);
-      else
-        snprintf(err, err_size, "no %s implementation of strategy '%s' for target '%s'", c->name,
-                 a->strategy ? a->strategy : "?", a->target);
-      return NULL;
-    }
-    if (!runs_natively(v)) {
-      /* Another strategy of the same target cannot do better: same ISA. */
-      snprintf(err, err_size,
-               "this CPU cannot run target '%s' natively (it lacks the instructions)%s",
-               a->target,
-               scan(&l, a->strategy, a->target, 1, 1) ? "; add --emulated to run its SIMDe build"
-                                                      : "");
-      return NULL;
-    }
-    return v->impl;
-  }
-
-  const kc_impl_view *v = pick_native(c, &l, a->strategy);
-  if (!v) {
-    snprintf(err, err_size, "no %s implementation of %s runs natively on this CPU", c->name,
-             strategy_text);
-    return NULL;
-  }
-  return v->impl;
-}
-
-int kc_parse_decimal(const char *s, size_t *out) {
-  if (!*s) return -1;
-  size_t v = 0;
-  for (const char *p = s; *p; p++) {
-    if (*p < '0' || *p > '9') return -1;
-    size_t d = (size_t)(*p - '0');
-    if (v > (SIZE_MAX - d) / 10) return -1;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Block ciphers                                                        */
-/* ------------------------------------------------------------------ */
-
-/* Mode and direction: fills job->mode; returns 0 or -1. */
-static int block_mode(const kc_cipher *c, const kc_args *a, kc_block_job *job, char *err,
-                      size_t err_size) {
-  if (kc_block_mode_parse(a->mode, &job->mode) != 0) {
-    snprintf(err, err_size, "unknown %s mode '%s' (known: ecb, cbc, ctr)", c->name, a->mode);
-    return -1;
-  }
-  job->encrypt = a->direction != 0;
-  return 0;
-}
-
-/* The key, exactly job->key_bytes; returns 0 or -1. */
-static int block_key(const kc_cipher *c, const kc_args *a, kc_block_job *job, char *err,
-                     size_t err_size) {
-  if (!a->key_hex) {
-    snprintf(err, err_size, "missing key (-k KEYHEX, %zu hex digits for %s)", 2 * job->key_bytes,
-             c->name);
-    return -1;
-  }
-  char what[64];
-  snprintf(what, sizeof what, "%s key", c->name);
-  return kc_hex_decode_exact(a->key_hex, job->key, job->key_bytes, what, err, err_size);
-}
-
-/* The IV: one block for CBC and CTR, refused for ECB; returns 0 or -1. */
-static int block_iv(const kc_cipher *c, const kc_args *a, kc_block_job *job, char *err,
-                    size_t err_size) {
-  memset(job->iv, 0, sizeof job->iv);
-  const char *mode = kc_block_mode_name(job->mode);
-  if (job->mode == KC_MODE_ECB) {
-    if (!a->iv_hex) return 0;
-    snprintf(err, err_size, "%s ecb takes no IV (remove -i)", c->name);
-    return -1;
-  }
-  if (!a->iv_hex) {
-    snprintf(err, err_size, "%s %s needs an IV (-i IVHEX, %zu hex digits: one block)", c->name,
-             mode, 2 * job->block_bytes);
-    return -1;
-  }
-  char what[64];
-  snprintf(what, sizeof what, "%s IV (one block)", c->name);
-  return kc_hex_decode_exact(a->iv_hex, job->iv, job->block_bytes, what, err, err_size);
-}
-
-int kc_block_prepare(const kc_cipher *c, const kc_args *a, size_t key_bytes, size_t block_bytes,
-                     kc_block_job *job, char *err, size_t err_size) {
-  memset(job, 0, sizeof *job);
-  job->key_bytes = key_bytes;
-  job->block_bytes = block_bytes;
-  if (a->tag || a->bits || a->mac_method) {
-    snprintf(err, err_size, "%s takes no --tag, --bits or --mac-method (those are for zuc)",
-             c->name);
-    return -1;
-  }
-  if (key_bytes > KC_BLOCK_MAX_BYTES || block_bytes > KC_BLOCK_MAX_BYTES || block_bytes == 0) {
-    snprintf(err, err_size, "%s: unsupported key or block size (%zu, %zu bytes)", c->name,
-             key_bytes, block_bytes);
-    return -1;
-  }
-  if (block_mode(c, a, job, err, err_size) != 0 || block_key(c, a, job, err, err_size) != 0 ||
-      block_iv(c, a, job, err, err_size) != 0)
-    return -1;
-  job->impl = kc_select_impl(c, a, err, err_size);
-  return job->impl ? 0 : -1;
-}
-
-int kc_block_piece(const kc_cipher *c, kc_block_job *job, size_t len, int last, char *err,
-                   size_t err_size) {
-  job->seen += len;
-  if (last && job->mode != KC_MODE_CTR && job->seen % job->block_bytes != 0) {
-    snprintf(err, err_size,
-             "input is %" PRIu64 " bytes, not a multiple of the %zu-byte %s block "
-             "(ecb and cbc do no padding)",
-             job->seen, job->block_bytes, c->name);
-    return -1;
-  }
-  return 0;
-}
-
-int kc_block_finish(int rc, const char *driver, const char *impl_name, size_t len,
-                    size_t *out_len, char *err, size_t err_size) {
-  if (rc != 0) {
-    snprintf(err, err_size, "%s with %s failed (code %d)", driver, impl_name, rc);
-    return -1;
-  }
-  *out_len = len;
-  return 0;
+/* The variant named `name` (e.g. "ublock128_256"); returns 0 or -1. */
+static int find_cipher(const char *name, cipher *out) {
+  for (size_t c = 0; c < KC_N_CIPHERS; c++)
+    for (size_t i = 0; i < KC_CIPHERS[c]->n_variants; i++)
+      if (strcmp(KC_CIPHERS[c]->variants[i].name, name) == 0) {
+        *out = (cipher){KC_CIPHERS[c], &KC_CIPHERS[c]->variants[i]};
+        return 0;
+      }
+  return -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -403,7 +150,7 @@ static int finish_stdout(void) {
  * means the input ended, so it is the last; a full piece may be followed by
  * an empty last one.  Returns the exit status.
  */
-static int stream(const kc_cipher *c, kc_read_ahead *ra, uint8_t *out) {
+static int stream(const kc_cli *c, kc_read_ahead *ra, uint8_t *out) {
   uint64_t written = 0;
   char err[ERR_SIZE], what[ERR_SIZE + 64];
   for (;;) {
@@ -430,7 +177,7 @@ static int stream(const kc_cipher *c, kc_read_ahead *ra, uint8_t *out) {
 
 /* stream() with its buffers, which hold plain text and so are wiped
  * afterwards, as is what the cipher kept.  Returns the exit status. */
-static int run_cipher(const kc_cipher *c) {
+static int run_cipher(const kc_cli *c) {
   /* A reader that goes away makes write fail with EPIPE, reported like any
    * other write error, instead of killing kcrypt silently. */
   signal(SIGPIPE, SIG_IGN);
@@ -447,7 +194,7 @@ static int run_cipher(const kc_cipher *c) {
   kc_read_ahead_stop(&ra);
   explicit_bzero(out, KC_CHUNK_BYTES + KC_OUT_SLACK);
   free(out);
-  if (c->wipe) c->wipe();
+  c->wipe();
   return status;
 }
 
@@ -489,8 +236,9 @@ static void usage(FILE *f) {
           "      --list-impls     the same per implementation: cipher, strategy,\n"
           "                       target, status\n"
           "\nciphers and modes:\n");
-  for (size_t i = 0; i < N_CIPHERS; i++)
-    fprintf(f, "  %s %s\n", ciphers[i]->name, ciphers[i]->modes);
+  for (size_t c = 0; c < KC_N_CIPHERS; c++)
+    for (size_t i = 0; i < KC_CIPHERS[c]->n_variants; i++)
+      fprintf(f, "  %s %s\n", KC_CIPHERS[c]->variants[i].name, KC_CIPHERS[c]->cli->modes);
 }
 
 /* Ends a path that wrote `what` (e.g. "the help text") to stdout through
@@ -530,30 +278,31 @@ static int list(const char *cipher_name, int per_impl) {
     kc_avail avail;
   } merged[KC_MAX_IMPLS];
   size_t n_merged = 0;
-  for (size_t c = 0; c < N_CIPHERS; c++) {
-    if (cipher_name && strcmp(ciphers[c]->name, cipher_name) != 0) continue;
-    kc_view_list l;
-    ciphers[c]->views(&l);
-    for (size_t i = 0; i < l.n; i++) {
-      kc_avail avail = kc_view_avail(&l.v[i]);
-      if (per_impl) {
-        printf("%s %s %s %s\n", ciphers[c]->name, l.v[i].strategy, l.v[i].target,
-               kc_avail_name(avail));
-        continue;
-      }
-      size_t j;
-      for (j = 0; j < n_merged; j++)
-        if (strcmp(merged[j].target, l.v[i].target) == 0) break;
-      if (j == n_merged) {
-        if (n_merged < KC_MAX_IMPLS) {
-          merged[n_merged].target = l.v[i].target;
-          merged[n_merged++].avail = avail;
+  for (size_t c = 0; c < KC_N_CIPHERS; c++)
+    for (size_t k = 0; k < KC_CIPHERS[c]->n_variants; k++) {
+      const char *name = KC_CIPHERS[c]->variants[k].name;
+      if (cipher_name && strcmp(name, cipher_name) != 0) continue;
+      kc_view_list l;
+      KC_CIPHERS[c]->views(&l);
+      for (size_t i = 0; i < l.n; i++) {
+        kc_avail avail = kc_view_avail(&l.v[i]);
+        if (per_impl) {
+          printf("%s %s %s %s\n", name, l.v[i].strategy, l.v[i].target, kc_avail_name(avail));
+          continue;
         }
-      } else if (avail < merged[j].avail) {
-        merged[j].avail = avail; /* keep the best */
+        size_t j;
+        for (j = 0; j < n_merged; j++)
+          if (strcmp(merged[j].target, l.v[i].target) == 0) break;
+        if (j == n_merged) {
+          if (n_merged < KC_MAX_IMPLS) {
+            merged[n_merged].target = l.v[i].target;
+            merged[n_merged++].avail = avail;
+          }
+        } else if (avail < merged[j].avail) {
+          merged[j].avail = avail; /* keep the best */
+        }
       }
     }
-  }
   for (size_t i = 0; i < n_merged; i++)
     printf("%s %s\n", merged[i].target, kc_avail_name(merged[i].avail));
   return finish_text(per_impl ? "the list of implementations" : "the list of targets");
@@ -610,7 +359,8 @@ int main(int argc, char **argv) {
       snprintf(err, sizeof err, "%s takes at most one cipher name", argv[1]);
       return fail(err);
     }
-    if (argc == 3 && !find_cipher(argv[2])) {
+    cipher found;
+    if (argc == 3 && find_cipher(argv[2], &found) != 0) {
       snprintf(err, sizeof err, "unknown cipher '%s'", argv[2]);
       return fail(err);
     }
@@ -650,26 +400,27 @@ int main(int argc, char **argv) {
   }
 
   if (!a.cipher) return fail("missing cipher (e.g. sm4)");
-  const kc_cipher *cipher = find_cipher(a.cipher);
-  if (!cipher) {
+  cipher c;
+  if (find_cipher(a.cipher, &c) != 0) {
     snprintf(err, sizeof err, "unknown cipher '%s' (see " PROG " --help)", a.cipher);
     return fail(err);
   }
+  const kc_cli *cli = c.d->cli;
   if (!a.mode) {
-    snprintf(err, sizeof err, "missing mode for %s (%s)", cipher->name, cipher->modes);
+    snprintf(err, sizeof err, "missing mode for %s (%s)", c.v->name, cli->modes);
     return fail(err);
   }
-  if (cipher->needs_direction && a.direction == -1)
+  if (cli->needs_direction && a.direction == -1)
     return fail("missing -e (encrypt) or -d (decrypt)");
-  if (!cipher->needs_direction && a.direction != -1) {
-    snprintf(err, sizeof err, "%s takes no -e/-d (%s)", cipher->name, cipher->modes);
+  if (!cli->needs_direction && a.direction != -1) {
+    snprintf(err, sizeof err, "%s takes no -e/-d (%s)", c.v->name, cli->modes);
     return fail(err);
   }
 
-  if (cipher->prepare(&a, err, sizeof err) != 0) {
-    if (cipher->wipe) cipher->wipe();
+  if (cli->prepare(c.d, c.v, &a, err, sizeof err) != 0) {
+    cli->wipe();
     return fail(err);
   }
   /* Everything on the command line is valid: stream stdin to stdout. */
-  return run_cipher(cipher);
+  return run_cipher(cli);
 }

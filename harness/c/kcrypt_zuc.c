@@ -43,8 +43,6 @@ static struct {
   size_t whole_len, whole_cap;
 } job;
 
-static const void *zuc_best(void) { return zuc_impl_best(); }
-
 /* The IV: 16 bytes for ZUC-128, 25 or 23 for ZUC-256.  Returns 0 or -1. */
 static int read_iv(const char *name, const char *hex, char *err, size_t err_size) {
   if (!hex) {
@@ -105,7 +103,11 @@ static int read_method(const char *text, char *err, size_t err_size) {
   return 0;
 }
 
-static int zuc_prepare(const char *name, const kc_args *a, char *err, size_t err_size) {
+/* The variant is v->id; its name names it in messages. */
+static int zuc_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a, char *err,
+                       size_t err_size) {
+  const char *name = v->name;
+  job.variant = (zuc_variant)v->id;
   if (strcmp(a->mode, "enc") == 0) {
     job.mac = 0;
   } else if (strcmp(a->mode, "mac") == 0) {
@@ -119,14 +121,8 @@ static int zuc_prepare(const char *name, const kc_args *a, char *err, size_t err
     return -1;
   }
 
-  size_t key_len = job.variant == ZUC_128 ? 16 : 32;
-  if (!a->key_hex) {
-    snprintf(err, err_size, "missing key (-k KEYHEX, %zu hex digits for %s)", 2 * key_len, name);
-    return -1;
-  }
-  char what[64];
-  snprintf(what, sizeof what, "%s key", name);
-  if (kc_hex_decode_exact(a->key_hex, job.key, key_len, what, err, err_size) != 0) return -1;
+  size_t key_len = v->key_bytes;
+  if (kc_read_key(v, a, job.key, err, err_size) != 0) return -1;
   if (read_iv(name, a->iv_hex, err, err_size) != 0) return -1;
   job.tag_bits = 0;
   if (job.mac && (read_tag(name, a->tag, err, err_size) != 0 ||
@@ -149,8 +145,7 @@ static int zuc_prepare(const char *name, const kc_args *a, char *err, size_t err
     return -1;
   }
 
-  job.impl = kc_select_impl(job.variant == ZUC_128 ? &kc_cipher_zuc128 : &kc_cipher_zuc256, a, err,
-                            err_size);
+  job.impl = kc_select_impl(d, name, a, err, err_size);
   if (!job.impl) return -1;
   if (job.one_shot) return 0;
   rc = job.mac ? zuc_mac_init(&job.mac_state, job.impl, job.variant, job.key, key_len, job.iv,
@@ -162,16 +157,6 @@ static int zuc_prepare(const char *name, const kc_args *a, char *err, size_t err
     return -1;
   }
   return 0;
-}
-
-static int zuc128_prepare(const kc_args *a, char *err, size_t err_size) {
-  job.variant = ZUC_128;
-  return zuc_prepare("zuc128", a, err, err_size);
-}
-
-static int zuc256_prepare(const kc_args *a, char *err, size_t err_size) {
-  job.variant = ZUC_256;
-  return zuc_prepare("zuc256", a, err, err_size);
 }
 
 /* The bytes that hold `bits` bits: (bits + 7) / 8 without its wrap to 0 near
@@ -284,9 +269,4 @@ static void zuc_wipe(void) {
   memset(&job, 0, sizeof job);
 }
 
-const kc_cipher kc_cipher_zuc128 = {"zuc128",        "enc|mac",       0,
-                                    kc_views_zuc,    zuc_best,        zuc128_prepare,
-                                    zuc_input_limit, zuc_update,      zuc_wipe};
-const kc_cipher kc_cipher_zuc256 = {"zuc256",        "enc|mac",       0,
-                                    kc_views_zuc,    zuc_best,        zuc256_prepare,
-                                    zuc_input_limit, zuc_update,      zuc_wipe};
+const kc_cli kc_zuc_cli = {"enc|mac", 0, zuc_prepare, zuc_input_limit, zuc_update, zuc_wipe};

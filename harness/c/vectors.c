@@ -470,3 +470,13 @@ int kc_json_get_hex(const kc_json *v, const char *key, uint8_t **out, size_t *le
   }
   return 0;
 }
+
+int kc_json_get_hex_exact(const kc_json *v, const char *key, uint8_t *out, size_t len, char *err,
+                          size_t err_size) {
+  const char *hex = kc_json_get_string(v, key);
+  if (!hex) {
+    snprintf(err, err_size, "missing string '%s'", key);
+    return -1;
+  }
+  return kc_hex_decode_exact(hex, out, len, key, err, err_size);
+}

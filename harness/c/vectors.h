@@ -65,4 +65,9 @@ const char *kc_json_get_string(const kc_json *v, const char *key);
 int kc_json_get_hex(const kc_json *v, const char *key, uint8_t **out, size_t *len, char *err,
                     size_t err_size);
 
+/* Member `key`, a hex string of exactly `len` bytes, into out.  Returns 0,
+ * or -1 with a message naming the key. */
+int kc_json_get_hex_exact(const kc_json *v, const char *key, uint8_t *out, size_t len, char *err,
+                          size_t err_size);
+
 #endif /* KC_HARNESS_VECTORS_H */

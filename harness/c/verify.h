@@ -1,8 +1,9 @@
 /*
- * verify's inside: the bookkeeping every cipher's tests share (sections with
- * PASS/FAIL lines and the final count, the loop over implementations), and
- * the entry point of each cipher's tests (verify_sm4.c, verify_zuc.c,
- * verify_ublock.c).  verify.c holds main and the options.
+ * verify's library (verify_lib.c): the bookkeeping every cipher's tests
+ * share (sections with PASS/FAIL lines and the final count, the loop over
+ * implementations), verify's part of a description (verify_hooks), and the
+ * tests of every block cipher (verify_block.c).  verify.c holds main and the
+ * options and runs each description's tests.
  */
 #ifndef KC_VERIFY_H
 #define KC_VERIFY_H
@@ -10,9 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "impls.h"
+#include "cipher.h"
+#include "vectors.h"
 
 #define VERIFY_MAX_DETAILS 5 /* failure details printed per section */
+
+/* PASS and FAIL lines so far (verify_report), for the final line. */
+extern size_t verify_passed, verify_failed;
 
 /* One section: an implementation, or a shared group of checks. */
 typedef struct verify_section {
@@ -83,11 +88,9 @@ __attribute__((format(printf, 2, 3))) void verify_step(const verify_progress *p,
  * (then a newline); nothing otherwise. */
 void verify_tick(size_t i, size_t n, size_t every);
 
-/* A library's lookup: <cipher>_impl_find(strategy, target, emulated). */
-typedef const void *(*verify_find_fn)(const char *strategy, const char *target, int emulated);
-
 /* What the tests of every implementation of a cipher share. */
 typedef struct verify_run {
+  const kc_desc *d;
   const void *ref;  /* the cipher's reference_scalar */
   size_t n_random;  /* random differential cases per implementation */
   uint64_t seed;
@@ -96,14 +99,12 @@ typedef struct verify_run {
 } verify_run;
 
 /* Starts a cipher's tests: its implementations into impls (the emulated
- * builds registered), and run (the reference, found with find; the random
- * cases: --random, else `quick` with --quick, else `full`; the seed; which
- * implementations run the iterated vectors, `serial` being the library's
- * kernel for serial work, or its best when it has none).
- * Returns 0, or -1 after "verify: error: no <cipher> reference_scalar ...". */
-int verify_start(const char *cipher, kc_views_fn views, verify_find_fn find, const void *serial,
-                 const verify_options *o, uint64_t full, uint64_t quick, kc_view_list *impls,
-                 verify_run *run);
+ * builds registered), and run (the reference; the random cases: --random,
+ * else the hooks' random_quick with --quick, else random_full; the seed;
+ * which implementations run the iterated vectors, d->serial() being the
+ * library's kernel for serial work).  Returns 0, or -1 after "verify:
+ * error: no <cipher> reference_scalar ...". */
+int verify_start(const kc_desc *d, const verify_options *o, kc_view_list *impls, verify_run *run);
 
 /* 1 if implementation v runs the iterated vectors in this run. */
 int verify_iterates(const verify_run *run, const kc_impl_view *v);
@@ -130,13 +131,54 @@ struct kc_json *verify_load_vectors(const char *argv0, const char *file, char *p
  * find("reference", "scalar", 0) finds the reference and an unknown target
  * nothing; every implementation is named <strategy>_<target> and is what
  * find(strategy, target, emulated) returns.  Messages name the cipher. */
-void verify_check_lookups(const char *cipher, const kc_view_list *l, verify_find_fn find,
-                          const void *best, verify_section *s);
+void verify_check_lookups(const kc_desc *d, const kc_view_list *l, verify_section *s);
 
-/* Runs the cipher's tests.  Returns 0 when they ran (pass or fail is in the
- * counts), 2 when they could not (vectors missing or malformed). */
-int verify_sm4(const verify_options *o);
-int verify_zuc(const verify_options *o);
-int verify_ublock(const verify_options *o);
+/* One variant of a block cipher as these tests see it: sized so that the
+ * systematic cases cross two whole batches of every kernel. */
+typedef struct vb_cipher {
+  const kc_desc *d;
+  const kc_variant *v;
+  size_t systematic_blocks; /* ECB and CBC at every whole-block count up to this */
+  size_t max_len;           /* longest random case (bytes) */
+  int oracle;               /* 1: d->block->oracle runs here */
+} vb_cipher;
+
+/* A known answer: `iterations` times over, the output fed back as input
+ * (ECB: encrypt the result again with the same key). */
+typedef struct vb_vector {
+  char label[160]; /* "sm4 ecb vector #2 (source), 1 iteration(s)" */
+  kc_block_mode mode;
+  uint8_t key[KC_BLOCK_MAX_BYTES];
+  uint8_t iv[KC_BLOCK_MAX_BYTES];
+  uint8_t *pt, *ct;
+  size_t len;
+  long iterations;
+  int variant; /* its variant: an index into the description's variants */
+} vb_vector;
+
+/* verify's part of a description. */
+typedef struct verify_hooks {
+  /* All of the cipher's tests (verify_block for a block cipher).  Returns 0
+   * when they ran (pass or fail is in the counts), 2 when they could not
+   * (vectors missing or malformed). */
+  int (*run)(const kc_desc *d, const verify_options *o);
+  uint64_t random_full, random_quick; /* random differential cases per implementation */
+  /* Block ciphers, optional: a section of checks of each vector as loaded
+   * (its object o in the file); */
+  const char *vector_section;
+  void (*vector_check)(const kc_json *o, const vb_vector *v, verify_section *s);
+  /* more checks of the shared "api" section; */
+  void (*api)(const vb_cipher *variants, const kc_view_list *impls, uint64_t seed,
+              verify_section *s);
+  /* more tests of one implementation on one variant, after its cases. */
+  void (*impl_extra)(const vb_cipher *c, const void *impl, const verify_run *r, verify_section *s);
+} verify_hooks;
+
+/* Every test of a block cipher: vectors (the vector file's "vectors" list,
+ * each naming its variant and mode, or lists named by mode), the hooks'
+ * vector section, the "api" section (the oracle on the vectors, lookups,
+ * wrappers, length errors of every implementation), then per
+ * implementation and variant its vectors and differential cases. */
+int verify_block(const kc_desc *d, const verify_options *o);
 
 #endif /* KC_VERIFY_H */

@@ -1,55 +1,79 @@
 /*
- * verify's block-cipher tests, shared by SM4 and uBlock; see verify_block.h.
+ * verify's tests of every block cipher (SM4, uBlock); see verify.h.
  */
-#include "verify_block.h"
+#include "verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A key schedule buffer for the cipher (exits on out of memory). */
-static void *new_key(const vb_cipher *c) {
-  void *ks = kc_alloc_aligned(c->key_size, 64);
-  if (!ks) {
-    fprintf(stderr, "verify: out of memory\n");
-    exit(2);
-  }
-  return ks;
-}
+#define VB_SYSTEMATIC_LEN 256 /* CTR: every byte length up to this one */
 
-static void free_key(const vb_cipher *c, void *ks) {
-  memset(ks, 0, c->key_size);
-  kc_free_aligned(ks);
+/* The library calls on variant c. */
+static int set_key(const vb_cipher *c, void *ks, const uint8_t *key) {
+  return c->d->block->set_key(ks, c->v->id, key);
 }
+#define CRYPT(c, ...) ((c)->d->block->crypt(__VA_ARGS__))
 
 /* ------------------------------------------------------------------ */
 /* Vectors                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Member `name`, hex, of exactly `len` bytes into out.  Returns 0 or -1. */
-static int get_exact_hex(const kc_json *o, const char *name, uint8_t *out, size_t len, char *err,
-                         size_t err_size) {
-  uint8_t *buf;
-  size_t got;
-  if (kc_json_get_hex(o, name, &buf, &got, err, err_size) != 0) return -1;
-  int ok = got == len;
-  if (ok)
-    memcpy(out, buf, len);
-  else
-    snprintf(err, err_size, "%s is %zu bytes, expected %zu", name, got, len);
-  free(buf);
-  return ok ? 0 : -1;
+/* The vectors of every variant. */
+typedef struct vb_vectors {
+  vb_vector *v;
+  size_t n;
+} vb_vectors;
+
+static void free_vectors(vb_vectors *l) {
+  for (size_t i = 0; i < l->n; i++) {
+    free(l->v[i].pt);
+    free(l->v[i].ct);
+  }
+  free(l->v);
+  l->v = NULL;
+  l->n = 0;
 }
 
-int vb_load_vector(const vb_cipher *c, const kc_json *o, kc_block_mode mode, const char *label,
-                   vb_vector *v, char *err, size_t err_size) {
+/* Vector number `index` of its list, object o: its variant (member
+ * "variant", "128/256" naming <cipher>128_256; the only one if absent), its
+ * mode (the list's, else member "mode", else ECB), key, plaintext,
+ * ciphertext, IV (CBC, CTR) and iterations (default 1).  Returns 0, or -1
+ * with a message naming what is wrong. */
+static int load_vector(const vb_cipher *vc, const kc_json *o, const char *group, size_t index,
+                       vb_vector *v, char *err, size_t err_size) {
+  const kc_desc *d = vc->d;
   memset(v, 0, sizeof *v);
-  v->mode = mode;
-  v->iterations = 1;
-  snprintf(v->label, sizeof v->label, "%s", label);
+  const char *variant = kc_json_get_string(o, "variant");
+  if (variant || d->n_variants > 1) {
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", d->name, variant ? variant : "");
+    for (char *p = name; *p; p++)
+      if (*p == '/') *p = '_';
+    for (v->variant = 0; v->variant < (int)d->n_variants; v->variant++)
+      if (strcmp(d->variants[v->variant].name, name) == 0) break;
+    if (v->variant == (int)d->n_variants) {
+      snprintf(err, err_size, "vector #%zu: unknown 'variant' %s", index + 1,
+               variant ? variant : "(none)");
+      return -1;
+    }
+  }
+  const kc_variant *var = vc[v->variant].v;
+  const char *mode_text = group ? group : kc_json_get_string(o, "mode");
+  v->mode = KC_MODE_ECB;
+  if (mode_text && kc_block_mode_parse(mode_text, &v->mode) != 0) {
+    snprintf(err, err_size, "vector #%zu: unknown mode '%s'", index + 1, mode_text);
+    return -1;
+  }
+  const kc_json *it = kc_json_get(o, "iterations");
+  const char *source = kc_json_get_string(o, "source");
+  v->iterations = it && it->type == KC_JSON_INT ? (long)it->integer : 1;
+  snprintf(v->label, sizeof v->label, "%s %s vector #%zu%s%.60s%s, %ld iteration(s)", var->name,
+           kc_block_mode_name(v->mode), index + 1, source ? " (" : "", source ? source : "",
+           source ? ")" : "", v->iterations);
   char inner[256];
   size_t ct_len;
-  if (get_exact_hex(o, "key", v->key, c->key_bytes, inner, sizeof inner) != 0 ||
+  if (kc_json_get_hex_exact(o, "key", v->key, var->key_bytes, inner, sizeof inner) != 0 ||
       kc_json_get_hex(o, "plaintext", &v->pt, &v->len, inner, sizeof inner) != 0 ||
       kc_json_get_hex(o, "ciphertext", &v->ct, &ct_len, inner, sizeof inner) != 0)
     goto bad;
@@ -57,61 +81,92 @@ int vb_load_vector(const vb_cipher *c, const kc_json *o, kc_block_mode mode, con
     snprintf(inner, sizeof inner, "plaintext and ciphertext lengths differ");
     goto bad;
   }
-  if (mode != KC_MODE_CTR && v->len % c->block_bytes) {
+  if (v->mode != KC_MODE_CTR && v->len % var->block_bytes) {
     snprintf(inner, sizeof inner, "length %zu is not whole blocks", v->len);
     goto bad;
   }
-  if (mode != KC_MODE_ECB && get_exact_hex(o, "iv", v->iv, c->block_bytes, inner, sizeof inner))
+  if (v->mode != KC_MODE_ECB &&
+      kc_json_get_hex_exact(o, "iv", v->iv, var->block_bytes, inner, sizeof inner))
     goto bad;
-  const kc_json *it = kc_json_get(o, "iterations");
-  if (it) {
-    if (it->type != KC_JSON_INT || it->integer < 1) {
-      snprintf(inner, sizeof inner, "'iterations' must be a positive integer");
-      goto bad;
-    }
-    v->iterations = (long)it->integer;
+  if (it && (it->type != KC_JSON_INT || it->integer < 1)) {
+    snprintf(inner, sizeof inner, "'iterations' must be a positive integer");
+    goto bad;
   }
   return 0;
 bad:
-  snprintf(err, err_size, "%s: %s", label, inner);
-  vb_free_vector(v);
+  snprintf(err, err_size, "%s: %s", v->label, inner);
   return -1;
 }
 
-void vb_free_vector(vb_vector *v) {
-  free(v->pt);
-  free(v->ct);
-  v->pt = v->ct = NULL;
-}
-
-void vb_vectors_alloc(vb_vectors *l, size_t count) {
-  l->v = calloc(count ? count : 1, sizeof *l->v);
-  l->n = 0;
-  if (!l->v) {
-    fprintf(stderr, "verify: out of memory\n");
-    exit(2);
+/* Every vector of d's file, each checked by the hooks' vector_check into
+ * `checks` as it is loaded.  Returns 0 or -1 (after a message). */
+static int load_vectors(const vb_cipher *vc, const char *argv0, vb_vectors *l,
+                        verify_section *checks) {
+  const kc_desc *d = vc->d;
+  char path[4200], err[512];
+  kc_json *root = verify_load_vectors(argv0, d->vectors, path, sizeof path);
+  if (!root) return -1;
+  /* The lists: "vectors", else one per mode. */
+  const kc_json *lists[KC_N_BLOCK_MODES];
+  const char *groups[KC_N_BLOCK_MODES];
+  size_t n_lists = 0, total = 0;
+  if (kc_json_get(root, "vectors")) {
+    groups[n_lists] = NULL;
+    lists[n_lists++] = kc_json_get(root, "vectors");
+  } else {
+    for (int m = 0; m < KC_N_BLOCK_MODES; m++) {
+      groups[n_lists] = kc_block_mode_name((kc_block_mode)m);
+      if ((lists[n_lists] = kc_json_get(root, groups[n_lists]))) n_lists++;
+    }
   }
-}
-
-void vb_vectors_free(vb_vectors *l) {
-  for (size_t i = 0; i < l->n; i++) vb_free_vector(&l->v[i]);
-  free(l->v);
-  l->v = NULL;
+  int rc = 0;
+  for (size_t g = 0; g < n_lists; g++) {
+    if (lists[g]->type != KC_JSON_ARRAY) {
+      fprintf(stderr, "verify: error: %s: '%s' is not a list\n", path,
+              groups[g] ? groups[g] : "vectors");
+      rc = -1;
+    } else {
+      total += lists[g]->count;
+    }
+  }
+  l->v = calloc(total ? total : 1, sizeof *l->v);
   l->n = 0;
+  if (!l->v) exit(2);
+  for (size_t g = 0; rc == 0 && g < n_lists; g++)
+    for (size_t i = 0; rc == 0 && i < lists[g]->count; i++) {
+      const kc_json *o = &lists[g]->items[i];
+      vb_vector *v = &l->v[l->n];
+      rc = load_vector(vc, o, groups[g], i, v, err, sizeof err);
+      l->n++;
+      if (rc != 0)
+        fprintf(stderr, "verify: error: %s: %s\n", path, err);
+      else if (d->verify->vector_check)
+        d->verify->vector_check(o, v, checks);
+    }
+  kc_json_free(root);
+  if (rc == 0 && l->n == 0) {
+    fprintf(stderr, "verify: error: %s holds no vectors\n", path);
+    rc = -1;
+  }
+  if (rc == 0) fprintf(stderr, "verify: %zu %s vectors from %s\n", l->n, d->name, path);
+  return rc;
 }
 
-void vb_check_vector(const vb_cipher *c, const void *impl, const vb_vector *v, int iterate,
-                     verify_section *s) {
+/* v on impl in both directions, in place (decrypting N times undoes
+ * encrypting N times), counted into s->vectors; an iterated vector only if
+ * `iterate`. */
+static void check_vector(const vb_cipher *c, const void *impl, const vb_vector *v, int iterate,
+                         verify_section *s) {
   if (v->iterations > 1 && !iterate) return;
-  void *ks = new_key(c);
-  int rc_key = c->set_key(c, ks, v->key);
+  void *ks = kc_block_new_key(c->d);
+  int rc_key = set_key(c, ks, v->key);
   uint8_t *buf = malloc(v->len + 1);
   for (int enc = 1; enc >= 0; enc--) {
     const uint8_t *from = enc ? v->pt : v->ct, *to = enc ? v->ct : v->pt;
     memcpy(buf, from, v->len);
     int rc = rc_key;
     for (long i = 0; i < v->iterations && rc == 0; i++)
-      rc = c->crypt(c, impl, v->mode, enc, ks, v->iv, buf, buf, v->len);
+      rc = CRYPT(c, impl, v->mode, enc, ks, v->iv, buf, buf, v->len);
     long at = verify_first_diff(buf, to, v->len);
     if (rc != 0)
       verify_failure(s, "%s %s: %s returned %d", v->label, kc_direction_name(enc),
@@ -123,7 +178,7 @@ void vb_check_vector(const vb_cipher *c, const void *impl, const vb_vector *v, i
       s->vectors++;
   }
   free(buf);
-  free_key(c, ks);
+  kc_block_free_key(c->d, ks);
 }
 
 /* ------------------------------------------------------------------ */
@@ -150,17 +205,17 @@ static const int CARRY_BACKOFFS[] = {0, 1, 7, 31, 63};
 
 static size_t carry_widths(const vb_cipher *c) {
   size_t n = 0;
-  while (n < N_CARRY_WIDTHS_MAX && CARRY_WIDTHS[n] <= 8 * c->block_bytes) n++;
+  while (n < N_CARRY_WIDTHS_MAX && CARRY_WIDTHS[n] <= 8 * c->v->block_bytes) n++;
   return n;
 }
 
 /* Long enough to cross every carry above. */
-static size_t wrap_len(const vb_cipher *c) { return 64 * c->block_bytes + 7; }
+static size_t wrap_len(const vb_cipher *c) { return 64 * c->v->block_bytes + 7; }
 
 /* Sets the low `bits` of the big-endian counter to all ones, then subtracts
  * `backoff` (< 256) so the carry happens `backoff` blocks in. */
 static void carry_iv(const vb_cipher *c, uint8_t *iv, size_t bits, int backoff) {
-  size_t b = c->block_bytes;
+  size_t b = c->v->block_bytes;
   for (size_t i = 0; i < bits / 8; i++) iv[b - 1 - i] = 0xff;
   iv[b - 1] = (uint8_t)(0xff - backoff);
 }
@@ -168,7 +223,7 @@ static void carry_iv(const vb_cipher *c, uint8_t *iv, size_t bits, int backoff) 
 /* Shapes of the systematic cases, each in both directions. */
 static size_t block_lens(const vb_cipher *c) { return c->systematic_blocks + 1; }
 
-size_t vb_systematic_cases(const vb_cipher *c) {
+static size_t systematic_cases(const vb_cipher *c) {
   return 2 * (2 * block_lens(c) + (VB_SYSTEMATIC_LEN + 1) + carry_widths(c) * N_CARRY_BACKOFFS);
 }
 
@@ -178,10 +233,10 @@ static int systematic_shape(const vb_cipher *c, size_t k, vb_case *x) {
   size_t n_carry = carry_widths(c) * N_CARRY_BACKOFFS;
   if (k < block_lens(c)) {
     x->mode = KC_MODE_ECB;
-    x->len = k * c->block_bytes;
+    x->len = k * c->v->block_bytes;
   } else if ((k -= block_lens(c)) < block_lens(c)) {
     x->mode = KC_MODE_CBC;
-    x->len = k * c->block_bytes;
+    x->len = k * c->v->block_bytes;
   } else if ((k -= block_lens(c)) < VB_SYSTEMATIC_LEN + 1) {
     x->mode = KC_MODE_CTR;
     x->len = k;
@@ -200,8 +255,8 @@ static int systematic_shape(const vb_cipher *c, size_t k, vb_case *x) {
 static void make_case(const vb_cipher *c, uint64_t seed, size_t index, vb_case *x) {
   kc_rng r;
   kc_rng_seed(&r, seed * 0x9E3779B97F4A7C15ull + index);
-  kc_rng_bytes(&r, x->key, c->key_bytes);
-  kc_rng_bytes(&r, x->iv, c->block_bytes);
+  kc_rng_bytes(&r, x->key, c->v->key_bytes);
+  kc_rng_bytes(&r, x->iv, c->v->block_bytes);
   x->in_off = (size_t)kc_rng_below(&r, 16);
   x->out_off = (size_t)kc_rng_below(&r, 16);
   x->in_place = kc_rng_below(&r, 4) == 0;
@@ -212,7 +267,7 @@ static void make_case(const vb_cipher *c, uint64_t seed, size_t index, vb_case *
     /* Random: any mode, a length above the systematic range. */
     x->mode = (kc_block_mode)kc_rng_below(&r, KC_N_BLOCK_MODES);
     x->len = VB_SYSTEMATIC_LEN + 1 + (size_t)kc_rng_below(&r, c->max_len - VB_SYSTEMATIC_LEN);
-    if (x->mode != KC_MODE_CTR) x->len -= x->len % c->block_bytes;
+    if (x->mode != KC_MODE_CTR) x->len -= x->len % c->v->block_bytes;
   }
   /* A third of the other cases get an IV just below a carry. */
   if (shape != 1 && kc_rng_below(&r, 3) == 0)
@@ -224,9 +279,9 @@ static void make_case(const vb_cipher *c, uint64_t seed, size_t index, vb_case *
 /* Describes a case for failure messages. */
 static void case_text(const vb_cipher *c, const vb_case *x, size_t index, char *buf, size_t size) {
   char key[2 * KC_BLOCK_MAX_BYTES + 1], iv[2 * KC_BLOCK_MAX_BYTES + 1];
-  kc_hex_encode(x->key, c->key_bytes, key);
-  kc_hex_encode(x->iv, c->block_bytes, iv);
-  snprintf(buf, size, "%s case %zu: %s %s len=%zu in_off=%zu out_off=%zu%s key=%s iv=%s", c->name,
+  kc_hex_encode(x->key, c->v->key_bytes, key);
+  kc_hex_encode(x->iv, c->v->block_bytes, iv);
+  snprintf(buf, size, "%s case %zu: %s %s len=%zu in_off=%zu out_off=%zu%s key=%s iv=%s", c->v->name,
            index, kc_block_mode_name(x->mode), kc_direction_name(x->encrypt), x->len, x->in_off,
            x->out_off, x->in_place ? " in-place" : "", key, iv);
 }
@@ -242,13 +297,13 @@ static void compute_expected(const vb_cipher *c, const void *ref, const void *ks
   e->have_oracle = 0;
   if (c->oracle) {
     e->have_oracle =
-        c->oracle(c, x->mode, x->encrypt, x->key, x->iv, x->data, e->oracle, x->len) == 0;
+        c->d->block->oracle(x->mode, x->encrypt, x->key, x->iv, x->data, e->oracle, x->len) == 0;
     if (!e->have_oracle) {
-      verify_failure(s, "%s: %s failed", what, c->oracle_name);
+      verify_failure(s, "%s: %s failed", what, c->d->block->oracle_name);
       (*failed)++;
     }
   }
-  e->rc_ref = c->crypt(c, ref, x->mode, x->encrypt, ks, x->iv, x->data, e->ref, x->len);
+  e->rc_ref = CRYPT(c, ref, x->mode, x->encrypt, ks, x->iv, x->data, e->ref, x->len);
 }
 
 /* Compares an output with the expected ones; returns the failures. */
@@ -258,7 +313,7 @@ static int compare_output(const vb_cipher *c, const uint8_t *got, const vb_case 
   long at;
   if (e->have_oracle && (at = verify_first_diff(got, e->oracle, x->len)) >= 0) {
     verify_failure(s, "%s: differs from %s at byte %ld (got %02x, want %02x)", what,
-                   c->oracle_name, at, got[at], e->oracle[at]);
+                   c->d->block->oracle_name, at, got[at], e->oracle[at]);
     failed++;
   }
   if (e->rc_ref != 0) {
@@ -325,7 +380,7 @@ static int run_case(const vb_cipher *c, const void *impl, const void *ref, void 
   char what[400];
   int failed = 0;
   case_text(c, x, index, what, sizeof what);
-  int rc_key = c->set_key(c, ks, x->key);
+  int rc_key = set_key(c, ks, x->key);
   if (rc_key != 0) {
     verify_failure(s, "%s: set_key returned %d", what, rc_key);
     return 1;
@@ -336,7 +391,7 @@ static int run_case(const vb_cipher *c, const void *impl, const void *ref, void 
   case_bufs b;
   alloc_bufs(x, &b);
   fill_bufs(x, &b);
-  int rc = c->crypt(c, impl, x->mode, x->encrypt, ks, x->iv, b.in.ptr, b.dst->ptr, x->len);
+  int rc = CRYPT(c, impl, x->mode, x->encrypt, ks, x->iv, b.in.ptr, b.dst->ptr, x->len);
   if (rc != 0) {
     verify_failure(s, "%s: crypt returned %d", what, rc);
     failed++;
@@ -348,7 +403,7 @@ static int run_case(const vb_cipher *c, const void *impl, const void *ref, void 
   /* ECB: the kernel entry point itself, on the same buffers. */
   if (x->mode == KC_MODE_ECB && e->rc_ref == 0) {
     fill_bufs(x, &b);
-    c->crypt_blocks(c, impl, x->encrypt, ks, b.in.ptr, b.dst->ptr, x->len / c->block_bytes);
+    c->d->block->crypt_blocks(impl, x->encrypt, ks, b.in.ptr, b.dst->ptr, x->len / c->v->block_bytes);
     long at = verify_first_diff(b.dst->ptr, e->ref, x->len);
     if (at >= 0) {
       verify_failure(s, "%s: crypt_blocks differs from reference at byte %ld", what, at);
@@ -360,11 +415,11 @@ static int run_case(const vb_cipher *c, const void *impl, const void *ref, void 
   return failed;
 }
 
-void vb_run_cases(const vb_cipher *c, const void *impl, const void *ref, size_t n_cases,
+static void run_cases(const vb_cipher *c, const void *impl, const void *ref, size_t n_cases,
                   uint64_t seed, verify_section *s) {
   vb_case x;
   expected e;
-  void *ks = new_key(c);
+  void *ks = kc_block_new_key(c->d);
   x.data = malloc(c->max_len);
   e.ref = malloc(c->max_len);
   e.oracle = malloc(c->max_len);
@@ -380,59 +435,183 @@ void vb_run_cases(const vb_cipher *c, const void *impl, const void *ref, size_t 
   free(x.data);
   free(e.ref);
   free(e.oracle);
-  free_key(c, ks);
+  kc_block_free_key(c->d, ks);
 }
 
 /* ------------------------------------------------------------------ */
 /* API checks                                                           */
 /* ------------------------------------------------------------------ */
 
-void vb_check_length_errors(const vb_cipher *c, const void *impl, const char *label, int want_rc,
+static void check_length_errors(const vb_cipher *c, const void *impl, const char *label, int want_rc,
                             verify_section *s) {
-  size_t b = c->block_bytes;
+  size_t b = c->v->block_bytes;
   const size_t bad_lens[] = {1, b - 1, b + 1, 2 * b - 1, 2 * b + 1, 999};
   uint8_t in[1000] = {0}, out[1000], iv[KC_BLOCK_MAX_BYTES] = {0}, key[KC_BLOCK_MAX_BYTES] = {0};
-  void *ks = new_key(c);
-  c->set_key(c, ks, key);
+  void *ks = kc_block_new_key(c->d);
+  set_key(c, ks, key);
   for (size_t j = 0; j < sizeof bad_lens / sizeof bad_lens[0]; j++) {
     for (int mode = KC_MODE_ECB; mode <= KC_MODE_CBC; mode++) {
-      int rc = c->crypt(c, impl, (kc_block_mode)mode, 1, ks, iv, in, out, bad_lens[j]);
+      int rc = CRYPT(c, impl, (kc_block_mode)mode, 1, ks, iv, in, out, bad_lens[j]);
       if (rc != want_rc)
-        verify_failure(s, "%s %s %s on %zu bytes returned %d, want %d (length error)", c->name,
+        verify_failure(s, "%s %s %s on %zu bytes returned %d, want %d (length error)", c->v->name,
                        label, kc_block_mode_name((kc_block_mode)mode), bad_lens[j], rc, want_rc);
       else
         s->checks++;
     }
   }
-  free_key(c, ks);
+  kc_block_free_key(c->d, ks);
 }
 
-void vb_check_wrappers(const vb_cipher *c, const void *ref, vb_wrapper_fn call,
-                       const char *const names[KC_N_BLOCK_OPS], verify_section *s) {
+static void check_wrappers(const vb_cipher *c, const void *ref, verify_section *s) {
+  static const char *const names[KC_N_BLOCK_OPS] = {"ecb_encrypt", "ecb_decrypt", "cbc_encrypt",
+                                                    "cbc_decrypt", "ctr_crypt"};
   kc_rng r;
   kc_rng_seed(&r, 42);
   uint8_t kb[KC_BLOCK_MAX_BYTES], iv[KC_BLOCK_MAX_BYTES], in[1000], want[1000], out[1000];
-  kc_rng_bytes(&r, kb, c->key_bytes);
-  kc_rng_bytes(&r, iv, c->block_bytes);
+  kc_rng_bytes(&r, kb, c->v->key_bytes);
+  kc_rng_bytes(&r, iv, c->v->block_bytes);
   kc_rng_bytes(&r, in, sizeof in);
-  void *ks = new_key(c);
-  c->set_key(c, ks, kb);
-  size_t whole = sizeof in - sizeof in % c->block_bytes, ctr_len = sizeof in - 1;
+  void *ks = kc_block_new_key(c->d);
+  set_key(c, ks, kb);
+  size_t whole = sizeof in - sizeof in % c->v->block_bytes, ctr_len = sizeof in - 1;
   for (size_t op = 0; op < KC_N_BLOCK_OPS; op++) {
     const kc_block_op *o = &KC_BLOCK_OPS[op];
     size_t len = o->mode == KC_MODE_CTR ? ctr_len : whole;
-    c->crypt(c, ref, o->mode, o->encrypt, ks, iv, in, want, len);
-    int rc = call(c, op, ks, iv, in, out, len);
+    CRYPT(c, ref, o->mode, o->encrypt, ks, iv, in, want, len);
+    int rc = c->d->block->wrapper(op, ks, iv, in, out, len);
     if (rc != 0 || verify_first_diff(out, want, len) >= 0)
-      verify_failure(s, "%s %s differs from the reference (rc %d)", c->name, names[op], rc);
+      verify_failure(s, "%s %s_%s differs from the reference (rc %d)", c->v->name,
+                     c->d->block->prefix, names[op], rc);
     else
       s->checks++;
   }
   /* impl NULL means the best implementation; `want` still holds CTR. */
-  if (c->crypt(c, NULL, KC_MODE_CTR, 1, ks, iv, in, out, ctr_len) != 0 ||
+  if (CRYPT(c, NULL, KC_MODE_CTR, 1, ks, iv, in, out, ctr_len) != 0 ||
       verify_first_diff(out, want, ctr_len) >= 0)
-    verify_failure(s, "%s crypt(NULL, ...) differs from the reference", c->name);
+    verify_failure(s, "%s crypt(NULL, ...) differs from the reference", c->v->name);
   else
     s->checks++;
-  free_key(c, ks);
+  kc_block_free_key(c->d, ks);
+}
+
+/* ------------------------------------------------------------------ */
+/* A block cipher's tests                                               */
+/* ------------------------------------------------------------------ */
+
+#define MIN_MAX_LEN 4096 /* random cases: at least this long */
+
+/* Every variant sized for its kernels: the systematic cases cross two
+ * whole batches of the widest one. */
+static vb_cipher *describe(const kc_desc *d, const kc_view_list *impls, int oracle) {
+  vb_cipher *vc = calloc(d->n_variants, sizeof *vc);
+  if (!vc) exit(2);
+  for (size_t i = 0; i < d->n_variants; i++) {
+    const kc_variant *v = &d->variants[i];
+    size_t bb = v->block_bytes, blocks = 2 * kc_block_largest_batch(d, impls, v->id) + 1;
+    if (blocks < VB_SYSTEMATIC_LEN / bb) blocks = VB_SYSTEMATIC_LEN / bb;
+    size_t max_len = (blocks + 1) * bb > MIN_MAX_LEN ? (blocks + 1) * bb : MIN_MAX_LEN;
+    vc[i] = (vb_cipher){d, v, blocks, max_len, oracle};
+  }
+  return vc;
+}
+
+/* Does the oracle run here?  A NOTE when it does not. */
+static int probe_oracle(const kc_desc *d) {
+  uint8_t zeros[KC_BLOCK_MAX_BYTES] = {0}, out[KC_BLOCK_MAX_BYTES];
+  if (!d->block->oracle) return 0;
+  if (d->block->oracle(KC_MODE_ECB, 1, zeros, NULL, zeros, out, d->variants[0].block_bytes) == 0)
+    return 1;
+  printf("NOTE: no %s %s here (built without peers, PEERS=0, or without the cipher); %s "
+         "differential cases compare with the reference only\n",
+         d->block->oracle_name, d->name, d->name);
+  return 0;
+}
+
+/* The shared section: the oracle on the vectors, lookups, wrappers, length
+ * errors of every runnable implementation, and the hooks' checks. */
+static void check_api(const vb_cipher *vc, const vb_vectors *vectors, const kc_view_list *impls,
+                      const void *ref, uint64_t seed) {
+  const kc_desc *d = vc->d;
+  verify_section s = {0};
+  fprintf(stderr, "verify: %sapi\n", d->label);
+  uint8_t out[4096];
+  for (size_t i = 0; vc->oracle && i < vectors->n; i++) {
+    const vb_vector *v = &vectors->v[i];
+    if (v->iterations != 1 || v->len > sizeof out) continue;
+    VERIFY_CHECK(&s,
+                 d->block->oracle(v->mode, 1, v->key, v->iv, v->pt, out, v->len) == 0 &&
+                     verify_first_diff(out, v->ct, v->len) < 0,
+                 "%s disagrees with %s", d->block->oracle_name, v->label);
+  }
+  verify_check_lookups(d, impls, &s);
+  for (size_t k = 0; k < d->n_variants; k++) {
+    check_wrappers(&vc[k], ref, &s);
+    for (size_t i = 0; i < impls->n; i++) {
+      const kc_impl_view *m = &impls->v[i];
+      if (kc_view_runs(m) == KC_UNAVAILABLE) continue;
+      char label[160];
+      snprintf(label, sizeof label, "%s%s", m->name, m->emulated ? " (emulated)" : "");
+      check_length_errors(&vc[k], m->impl, label, d->block->err_length, &s);
+    }
+  }
+  if (d->verify->api) d->verify->api(vc, impls, seed, &s);
+  char label[64];
+  snprintf(label, sizeof label, "%sapi", d->label);
+  verify_report(label, &s, 0);
+}
+
+static const vb_cipher *run_variants; /* of the cipher under test */
+static const vb_vectors *run_vectors;
+
+/* Per variant: its vectors, its differential cases, the hooks' tests. */
+static void check_impl(const kc_impl_view *view, const verify_progress *p, verify_section *s,
+                       const verify_run *r) {
+  const kc_desc *d = r->d;
+  for (size_t k = 0; k < d->n_variants; k++) {
+    const vb_cipher *c = &run_variants[k];
+    size_t n_cases = systematic_cases(c) + r->n_random;
+    verify_step(p, "%s: vectors, %zu differential cases", c->v->name, n_cases);
+    double t0 = verify_now();
+    for (size_t i = 0; i < run_vectors->n; i++)
+      if (run_vectors->v[i].variant == (int)k)
+        check_vector(c, view->impl, &run_vectors->v[i], verify_iterates(r, view), s);
+    if (view->impl == r->serial)
+      printf("NOTE: %s vectors, the 1,000,000-fold iterations included, on the serial kernel "
+             "%s (%s_impl_serial): %.1f s (%s)\n",
+             c->v->name, view->name, d->block->prefix, verify_now() - t0,
+             r->iterated == VERIFY_ITERATED_ALL ? "every kernel runs them all"
+             : r->iterated == VERIFY_ITERATED_NATIVE
+                 ? "--iterated native: every native kernel runs them all"
+                 : "--iterated serial: the other kernels run the un-iterated vectors");
+    run_cases(c, view->impl, r->ref, n_cases, r->seed + k, s);
+    if (d->verify->impl_extra) d->verify->impl_extra(c, view->impl, r, s);
+  }
+}
+
+int verify_block(const kc_desc *d, const verify_options *o) {
+  kc_view_list impls;
+  verify_run r;
+  vb_vectors vectors = {0};
+  verify_section checks = {0};
+  if (verify_start(d, o, &impls, &r) != 0) return 2;
+  vb_cipher *vc = describe(d, &impls, 0);
+  if (load_vectors(vc, o->argv0, &vectors, &checks) != 0) {
+    free_vectors(&vectors);
+    free(vc);
+    return 2;
+  }
+  int oracle = probe_oracle(d);
+  for (size_t k = 0; k < d->n_variants; k++) vc[k].oracle = oracle;
+  if (d->verify->vector_section) {
+    char label[64];
+    snprintf(label, sizeof label, "%s%s", d->label, d->verify->vector_section);
+    verify_report(label, &checks, 0);
+  }
+  check_api(vc, &vectors, &impls, r.ref, o->seed);
+  run_variants = vc;
+  run_vectors = &vectors;
+  verify_each_impl(&impls, o, d->label, check_impl, &r);
+  free_vectors(&vectors);
+  free(vc);
+  return 0;
 }

@@ -45,14 +45,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "ipsecmb.h"
-#include "vectors.h"
 #include "verify.h"
 #include "zuc.h"
 
-#define RANDOM_CASES_FULL 1000
-#define RANDOM_CASES_QUICK 100
 #define MAX_STREAM_BYTES 4096               /* longest random stream */
 #define MAX_STREAMS (3 * ZUC_LANES_MAX + 1) /* most streams in one random call */
 #define SYSTEMATIC_BITS 1024                /* every bit length up to this one */
@@ -170,17 +166,6 @@ static zuc_vector *copy_vector(const zuc_vector *v) {
   return c;
 }
 
-/* Decodes hex member `name` into exactly len bytes.  Returns 0 or -1. */
-static int get_exact(const kc_json *o, const char *name, uint8_t *out, size_t len, char *err,
-                     size_t err_size) {
-  const char *hex = kc_json_get_string(o, name);
-  if (!hex) {
-    snprintf(err, err_size, "missing string '%s'", name);
-    return -1;
-  }
-  return kc_hex_decode_exact(hex, out, len, name, err, err_size);
-}
-
 /* Reads one vector object of group `group` (e.g. "zuc256_mac"); adds one
  * vector per IV form.  Returns 0 or -1 with a message. */
 static int load_vector(const kc_json *o, const char *group, size_t index, char *err,
@@ -192,9 +177,9 @@ static int load_vector(const kc_json *o, const char *group, size_t index, char *
   const char *source = kc_json_get_string(o, "source");
   snprintf(v->label, sizeof v->label, "%s #%zu (%.60s)", group, index + 1,
            source ? source : "no source");
-  if (get_exact(o, "key", v->key, key_len_of(variant), err, err_size) != 0) return -1;
+  if (kc_json_get_hex_exact(o, "key", v->key, key_len_of(variant), err, err_size) != 0) return -1;
   v->iv_len = variant == ZUC_128 ? 16 : 25;
-  if (get_exact(o, variant == ZUC_128 ? "iv" : "iv25", v->iv, v->iv_len, err, err_size) != 0)
+  if (kc_json_get_hex_exact(o, variant == ZUC_128 ? "iv" : "iv25", v->iv, v->iv_len, err, err_size) != 0)
     return -1;
 
   if (is_mac) {
@@ -212,7 +197,7 @@ static int load_vector(const kc_json *o, const char *group, size_t index, char *
       char name[16];
       snprintf(name, sizeof name, "tag%u", TAGS[t]);
       if (!kc_json_get(o, name)) continue;
-      if (get_exact(o, name, v->tag[t], TAGS[t] / 8, err, err_size) != 0) return -1;
+      if (kc_json_get_hex_exact(o, name, v->tag[t], TAGS[t] / 8, err, err_size) != 0) return -1;
       v->has_tag[t] = any = 1;
     }
     if (!any) {
@@ -240,7 +225,7 @@ static int load_vector(const kc_json *o, const char *group, size_t index, char *
     uint8_t iv23[23];
     int given = kc_json_get(o, "iv23") != NULL;
     if (given) {
-      if (get_exact(o, "iv23", iv23, 23, err, err_size) != 0) return -1;
+      if (kc_json_get_hex_exact(o, "iv23", iv23, 23, err, err_size) != 0) return -1;
     } else if (pack_iv23(v->iv, iv23) != 0) {
       return 0; /* a top bit set: no 23-byte form */
     }
@@ -950,13 +935,9 @@ static void api_iv23(uint64_t seed, verify_section *sec) {
   }
 }
 
-static const void *find_impl(const char *strategy, const char *target, int emulated) {
-  return zuc_impl_find(strategy, target, emulated);
-}
-
 /* Lookups, names, lane counts. */
-static void api_lookups(const kc_view_list *impls, verify_section *sec) {
-  verify_check_lookups("zuc", impls, find_impl, zuc_impl_best(), sec);
+static void api_lookups(const kc_desc *d, const kc_view_list *impls, verify_section *sec) {
+  verify_check_lookups(d, impls, sec);
   for (size_t i = 0; i < impls->n; i++) {
     const zuc_impl *m = impls->v[i].impl;
     VERIFY_CHECK(sec, m->lanes >= 1 && m->lanes <= ZUC_LANES_MAX, "impl '%s' has %u lanes (max %d)",
@@ -1031,11 +1012,10 @@ static void api_errors(const kc_view_list *impls, verify_section *sec) {
 /* Entry points                                                         */
 /* ------------------------------------------------------------------ */
 
-int verify_zuc(const verify_options *o) {
+static int verify_zuc(const kc_desc *d, const verify_options *o) {
   kc_view_list impls;
   verify_run r;
-  if (verify_start("zuc", kc_views_zuc, find_impl, NULL, o, RANDOM_CASES_FULL,
-                   RANDOM_CASES_QUICK, &impls, &r) != 0 ||
+  if (verify_start(d, o, &impls, &r) != 0 ||
       load_vectors(o->argv0) != 0)
     return 2;
   const zuc_impl *ref = r.ref;
@@ -1057,11 +1037,11 @@ int verify_zuc(const verify_options *o) {
   api_random(ref, o->seed, o->quick ? 2 * n_shapes : 20 * n_shapes, &api);
   api_iv23(o->seed, &api);
   api_library_choice(ref, o->seed, &api);
-  api_lookups(&impls, &api);
+  api_lookups(d, &impls, &api);
   api_errors(&impls, &api);
   verify_report("zuc api", &api, 0);
 
-  verify_each_impl(&impls, o, "zuc ", check_impl, &r);
+  verify_each_impl(&impls, o, d->label, check_impl, &r);
 
   kc_imb_close(imb);
   imb = NULL;
@@ -1069,3 +1049,5 @@ int verify_zuc(const verify_options *o) {
   free_vectors();
   return 0;
 }
+
+const verify_hooks kc_zuc_verify = {.run = verify_zuc, .random_full = 1000, .random_quick = 100};

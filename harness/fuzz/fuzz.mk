@@ -19,7 +19,8 @@
 #                       -fno-sanitize-recover=all)
 #   kcrypt/*.o          kcrypt's objects for fuzz_kcrypt: harness/c/kcrypt.c
 #                       compiled unchanged with -Dmain=kcrypt_main and
-#                       -include kcrypt_hook.h
+#                       -include kcrypt_hook.h, and the descriptions with
+#                       the rest of harness/c they use
 #
 # harness/fuzz/run.sh runs them (make fuzz-quick, make fuzz in the top-level
 # Makefile).
@@ -55,8 +56,10 @@ endif
 KCRYPT_DEFS += -DKC_NO_PEERS
 
 TARGETS := fuzz_sm4 fuzz_ublock fuzz_zuc fuzz_zuc_bits fuzz_kcrypt
-KCRYPT_OBJS := $(addprefix $(FUZZ_BUILD)/kcrypt/,kcrypt.o kcrypt_sm4.o kcrypt_zuc.o kcrypt_ublock.o \
-                 common.o impls.o read_ahead.o)
+# kcrypt.c and every object its descriptions bring (harness/c's but the
+# other programs' mains).
+KCRYPT_OBJS := $(patsubst $(HARNESS_C)/%.c,$(FUZZ_BUILD)/kcrypt/%.o,$(filter-out \
+                 $(HARNESS_C)/verify.c $(HARNESS_C)/bench.c $(HARNESS_C)/ctcheck.c,$(wildcard $(HARNESS_C)/*.c)))
 HEADERS := $(wildcard $(FUZZ_DIR)/*.h) $(wildcard $(GENERATED)/include/*.h)
 
 .PHONY: all lib targets

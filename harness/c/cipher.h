@@ -1,0 +1,179 @@
+/*
+ * A cipher as every harness program sees it: one description (kc_desc) per
+ * cipher, in one file each (cipher_sm4.c, cipher_zuc.c, cipher_ublock.c),
+ * listed once in ciphers.c.  kcrypt, verify, bench and ctcheck are loops
+ * over that table: they choose, list and test implementations through the
+ * description's lookups, and drive a block cipher through its kc_block_api,
+ * so a new block cipher needs its description and its vectors
+ * (tests/vectors/<cipher>.json) and nothing else.  What a tool cannot do
+ * from these alone (ZUC's lanes and MACs, uBlock's multi-key streams, SM4's
+ * peers) is a hook in the tool's own part of the description.
+ *
+ * Layers, no circle: common.h, vectors.h <- cipher.h and the tools'
+ * libraries (kcrypt.h, verify.h, bench.h, ctcheck.h) <- the descriptions
+ * <- ciphers.c <- the programs' mains.
+ */
+#ifndef KC_HARNESS_CIPHER_H
+#define KC_HARNESS_CIPHER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common.h"
+
+/* ------------------------------------------------------------------ */
+/* Implementations                                                      */
+/* ------------------------------------------------------------------ */
+
+/* The fields of an implementation that choosing, listing and looping need,
+ * whatever the cipher; `impl` is the cipher's own struct (sm4_impl, ...). */
+typedef struct kc_impl_view {
+  const char *name; /* "<strategy>_<target>" */
+  const char *strategy;
+  const char *target;
+  int emulated; /* 1: the SIMDe build */
+  int (*cpu_supported)(void);
+  const void *impl;
+} kc_impl_view;
+
+#define KC_MAX_IMPLS 256
+
+/* A cipher's implementations in the library's registration order (native,
+ * then emulated: the SIMDe builds are registered first). */
+typedef struct kc_view_list {
+  kc_impl_view v[KC_MAX_IMPLS];
+  size_t n;
+} kc_view_list;
+
+/* Copies the shared fields of `n` implementation pointers `all` of any
+ * cipher's impl type into the list (for a description's `views`). */
+#define KC_FILL_VIEWS(list, all, count)                                                 \
+  do {                                                                                  \
+    (list)->n = (count) < KC_MAX_IMPLS ? (count) : KC_MAX_IMPLS;                        \
+    for (size_t i_ = 0; i_ < (list)->n; i_++)                                           \
+      (list)->v[i_] = (kc_impl_view){(all)[i_]->name,     (all)[i_]->strategy,          \
+                                     (all)[i_]->target,   (all)[i_]->emulated,          \
+                                     (all)[i_]->cpu_supported, (all)[i_]};              \
+  } while (0)
+
+/* The SIMDe builds are linked on x86-64 hosts only (KC_NO_EMULATED
+ * elsewhere). */
+#ifdef KC_NO_EMULATED
+#define KC_REGISTER_EMULATED(cipher) ((void)0)
+#else
+#define KC_REGISTER_EMULATED(cipher) cipher##_register_emulated()
+#endif
+
+/* The implementation named `name` with this emulated flag, or NULL. */
+const kc_impl_view *kc_view_find(const kc_view_list *l, const char *name, int emulated);
+/* 1 if some implementation (native or emulated) is named `name`. */
+int kc_view_named(const kc_view_list *l, const char *name);
+/* Where `v` runs on this CPU, from its own fields (see kc_impl_avail). */
+kc_avail kc_view_runs(const kc_impl_view *v);
+/* The row describing impl, or NULL. */
+const kc_impl_view *kc_view_of(const kc_view_list *l, const void *impl);
+/* Appends " NAME" (" NAME(emulated)") per implementation to f. */
+void kc_view_print_names(FILE *f, const kc_view_list *l);
+
+/* ------------------------------------------------------------------ */
+/* The description                                                      */
+/* ------------------------------------------------------------------ */
+
+/* One variant: its name where kcrypt and bench name ciphers, the library's
+ * value for it, and its sizes (block_bytes 0: a stream cipher). */
+typedef struct kc_variant {
+  const char *name; /* "sm4", "ublock128_256", "zuc256" */
+  int id;
+  size_t key_bytes, block_bytes;
+} kc_variant;
+
+/* A block cipher's library, as every tool drives it.  Key schedules and
+ * mode states are opaque buffers of key_size and state_size bytes; modes
+ * and directions are kc_block_mode and 1 (encrypt) / 0 (decrypt). */
+typedef struct kc_block_api {
+  const char *prefix; /* the library's prefix, naming its calls in messages: "sm4" */
+  size_t key_size, state_size;
+  int err_length; /* the code for an ECB/CBC length that is not whole blocks */
+  int (*set_key)(void *ks, int variant, const uint8_t *key);
+  void (*wipe_key)(void *ks);
+  /* The mode driver; impl NULL: the library's choice. */
+  int (*crypt)(const void *impl, kc_block_mode mode, int encrypt, const void *ks,
+               const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
+  /* The kernel's own entry point, ECB on whole blocks. */
+  void (*crypt_blocks)(const void *impl, int encrypt, const void *ks, const uint8_t *in,
+                       uint8_t *out, size_t nblocks);
+  /* Blocks one kernel pass processes for this variant. */
+  unsigned (*batch)(const void *impl, int variant);
+  /* The one-call wrapper number op (KC_BLOCK_OPS order) on the best kernel. */
+  int (*wrapper)(size_t op, const void *ks, const uint8_t *iv, const uint8_t *in, uint8_t *out,
+                 size_t len);
+  /* The incremental CBC and CTR calls (kcrypt): init into st, update,
+   * final, and reset (wipes st, whatever state it is in). */
+  int (*init)(void *st, kc_block_mode mode, const void *impl, int encrypt, const void *ks,
+              const uint8_t *iv);
+  int (*update)(void *st, kc_block_mode mode, const uint8_t *in, uint8_t *out, size_t len);
+  int (*final)(void *st, kc_block_mode mode);
+  void (*reset)(void *st, kc_block_mode mode);
+  /* A second oracle on raw key bytes (0, or -1 when it failed or is
+   * missing), or NULL. */
+  int (*oracle)(kc_block_mode mode, int encrypt, const uint8_t *key, const uint8_t *iv,
+                const uint8_t *in, uint8_t *out, size_t len);
+  const char *oracle_name;
+  /* A malloc'ed copy of impl whose cpu_supported is `supported` (ctcheck
+   * runs kernels valgrind's CPUID hides). */
+  void *(*copy_impl)(const void *impl, int (*supported)(void));
+} kc_block_api;
+
+/* The body of a kc_block_api.copy_impl for impl type T. */
+#define KC_COPY_IMPL(T, impl, supported)        \
+  do {                                          \
+    T *copy_ = malloc(sizeof(T));               \
+    if (!copy_) return NULL;                    \
+    *copy_ = *(const T *)(impl);                \
+    copy_->cpu_supported = (supported);         \
+    return copy_;                               \
+  } while (0)
+
+/* The tools' parts of a description, defined by each tool's header. */
+struct kc_cli;
+struct verify_hooks;
+struct bench_hooks;
+struct ct_hooks;
+
+typedef struct kc_desc {
+  const char *name;   /* "sm4": verify --cipher, ctcheck's units "<name>_<kernel>" */
+  const char *label;  /* verify's prefix of its lines: "", "zuc ", "ublock " */
+  const char *vectors; /* its file in tests/vectors: "sm4.json" */
+  const kc_variant *variants;
+  size_t n_variants;
+  /* Every implementation (the SIMDe builds registered first). */
+  void (*views)(kc_view_list *out);
+  /* The library's lookups: <cipher>_impl_find, _best, and the kernel it
+   * runs serial work on (_serial, else _best). */
+  const void *(*find)(const char *strategy, const char *target, int emulated);
+  const void *(*best)(void);
+  const void *(*serial)(void);
+  const kc_block_api *block; /* NULL: not a block cipher */
+  const struct kc_cli *cli;
+  const struct verify_hooks *verify;
+  const struct bench_hooks *bench;
+  const struct ct_hooks *ct;
+} kc_desc;
+
+/* Every cipher, in the order the tools run them (ciphers.c). */
+extern const kc_desc *const KC_CIPHERS[];
+extern const size_t KC_N_CIPHERS;
+
+/* The reference implementation (reference_scalar), or NULL. */
+const void *kc_desc_reference(const kc_desc *d);
+
+/* Largest batch of any implementation for variant `variant` (1 at least). */
+unsigned kc_block_largest_batch(const kc_desc *d, const kc_view_list *impls, int variant);
+
+/* Block cipher helpers: a key schedule buffer (exits on out of memory), set
+ * from `key`; and its wipe and release. */
+void *kc_block_new_key(const kc_desc *d);
+void kc_block_free_key(const kc_desc *d, void *ks);
+
+#endif /* KC_HARNESS_CIPHER_H */

@@ -1,0 +1,341 @@
+/*
+ * SM4 as the harness sees it: the library's block-cipher calls for every
+ * tool, OpenSSL's EVP SM4 as verify's second oracle, the round keys some
+ * vectors list (verify's "key schedule" section: first and last round key,
+ * decryption keys the encryption ones reversed), and OpenSSL's and
+ * libgcrypt's SM4 as bench's peers.  Built with KC_NO_PEERS (PEERS=0: the
+ * AArch64 build) there are neither oracle nor peers.
+ */
+#ifndef KC_NO_PEERS
+#include <gcrypt.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cipher.h"
+#include "ctcheck.h"
+#include "kcrypt.h"
+#include "sm4.h"
+#include "verify.h"
+
+_Static_assert(SM4_MODE_ECB == (int)KC_MODE_ECB && SM4_MODE_CBC == (int)KC_MODE_CBC &&
+                   SM4_MODE_CTR == (int)KC_MODE_CTR,
+               "sm4_mode and kc_block_mode differ");
+
+static sm4_direction dir(int encrypt) { return encrypt ? SM4_ENCRYPT : SM4_DECRYPT; }
+
+static void views(kc_view_list *out) {
+  KC_REGISTER_EMULATED(sm4);
+  size_t n;
+  const sm4_impl *const *all = sm4_impls(&n);
+  KC_FILL_VIEWS(out, all, n);
+}
+
+static const void *find(const char *strategy, const char *target, int emulated) {
+  return sm4_impl_find(strategy, target, emulated);
+}
+static const void *best(void) { return sm4_impl_best(); }
+static const void *serial(void) { return sm4_impl_serial() ? sm4_impl_serial() : sm4_impl_best(); }
+
+/* ------------------------------------------------------------------ */
+/* The library                                                          */
+/* ------------------------------------------------------------------ */
+
+static int set_key(void *ks, int variant, const uint8_t *key) {
+  (void)variant;
+  sm4_set_key(ks, key);
+  return 0;
+}
+
+static void wipe_key(void *ks) { memset(ks, 0, sizeof(sm4_key)); }
+
+static int block_crypt(const void *impl, kc_block_mode mode, int encrypt, const void *ks,
+                 const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len) {
+  return sm4_crypt(impl, (sm4_mode)mode, dir(encrypt), ks, iv, in, out, len);
+}
+
+static void crypt_blocks(const void *impl, int encrypt, const void *ks, const uint8_t *in,
+                         uint8_t *out, size_t nblocks) {
+  ((const sm4_impl *)impl)->crypt_blocks(ks, dir(encrypt), in, out, nblocks);
+}
+
+static unsigned batch(const void *impl, int variant) {
+  (void)variant;
+  unsigned b = ((const sm4_impl *)impl)->batch_blocks;
+  return b ? b : 1;
+}
+
+static int wrapper(size_t op, const void *ks, const uint8_t *iv, const uint8_t *in, uint8_t *out,
+                   size_t len) {
+  switch (op) {
+    case 0: return sm4_ecb_encrypt(ks, in, out, len);
+    case 1: return sm4_ecb_decrypt(ks, in, out, len);
+    case 2: return sm4_cbc_encrypt(ks, iv, in, out, len);
+    case 3: return sm4_cbc_decrypt(ks, iv, in, out, len);
+    default: return sm4_ctr_crypt(ks, iv, in, out, len);
+  }
+}
+
+typedef union {
+  sm4_cbc_state cbc;
+  sm4_ctr_state ctr;
+} state;
+
+static int init(void *st, kc_block_mode mode, const void *impl, int encrypt, const void *ks,
+                const uint8_t *iv) {
+  state *s = st;
+  return mode == KC_MODE_CBC ? sm4_cbc_init(&s->cbc, impl, dir(encrypt), ks, iv)
+                             : sm4_ctr_init(&s->ctr, impl, ks, iv);
+}
+
+static int update(void *st, kc_block_mode mode, const uint8_t *in, uint8_t *out, size_t len) {
+  state *s = st;
+  return mode == KC_MODE_CBC ? sm4_cbc_update(&s->cbc, in, out, len)
+                             : sm4_ctr_update(&s->ctr, in, out, len);
+}
+
+static int final(void *st, kc_block_mode mode) {
+  state *s = st;
+  return mode == KC_MODE_CBC ? sm4_cbc_final(&s->cbc) : sm4_ctr_final(&s->ctr);
+}
+
+static void reset(void *st, kc_block_mode mode) {
+  state *s = st;
+  if (mode == KC_MODE_CBC)
+    sm4_cbc_reset(&s->cbc);
+  else
+    sm4_ctr_reset(&s->ctr);
+}
+
+/* OpenSSL's SM4 in `mode`, padding off: 0, or -1 (always, without peers or
+ * where this OpenSSL has no SM4). */
+static int openssl_sm4(kc_block_mode mode, int encrypt, const uint8_t *key, const uint8_t *iv,
+                       const uint8_t *in, uint8_t *out, size_t len) {
+#ifdef KC_NO_PEERS
+  (void)mode, (void)encrypt, (void)key, (void)iv, (void)in, (void)out, (void)len;
+  return -1;
+#else
+  const EVP_CIPHER *cipher = mode == KC_MODE_ECB   ? EVP_sm4_ecb()
+                             : mode == KC_MODE_CBC ? EVP_sm4_cbc()
+                                                   : EVP_sm4_ctr();
+  EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+  int ok = 0, n1 = 0, n2 = 0;
+  if (ctx && cipher &&
+      EVP_CipherInit_ex(ctx, cipher, NULL, key, mode == KC_MODE_ECB ? NULL : iv, encrypt) == 1 &&
+      EVP_CIPHER_CTX_set_padding(ctx, 0) == 1 &&
+      EVP_CipherUpdate(ctx, out, &n1, in, (int)len) == 1 &&
+      EVP_CipherFinal_ex(ctx, out + n1, &n2) == 1 && (size_t)(n1 + n2) == len)
+    ok = 1;
+  EVP_CIPHER_CTX_free(ctx);
+  return ok ? 0 : -1;
+#endif
+}
+
+static void *copy_impl(const void *impl, int (*supported)(void)) {
+  KC_COPY_IMPL(sm4_impl, impl, supported);
+}
+
+static const kc_block_api BLOCK = {
+    .prefix = "sm4",
+    .key_size = sizeof(sm4_key),
+    .state_size = sizeof(state),
+    .err_length = SM4_ERR_LENGTH,
+    .set_key = set_key,
+    .wipe_key = wipe_key,
+    .crypt = block_crypt,
+    .crypt_blocks = crypt_blocks,
+    .batch = batch,
+    .wrapper = wrapper,
+    .init = init,
+    .update = update,
+    .final = final,
+    .reset = reset,
+    .oracle = openssl_sm4,
+    .oracle_name = "OpenSSL",
+    .copy_impl = copy_impl,
+};
+
+/* ------------------------------------------------------------------ */
+/* verify: the round keys of the vectors that list them                 */
+/* ------------------------------------------------------------------ */
+
+/* round_keys_first_last (two big-endian words), when given, are the first
+ * and last encryption round keys; the decryption keys are always the
+ * encryption ones reversed. */
+static void check_round_keys(const kc_json *o, const vb_vector *v, verify_section *s) {
+  sm4_key key;
+  sm4_set_key(&key, v->key);
+  const uint32_t *enc = key.rk[SM4_ENCRYPT], *dec = key.rk[SM4_DECRYPT];
+  const kc_json *words = kc_json_get(o, "round_keys_first_last");
+  if (words) {
+    uint8_t w[2][4];
+    char inner[128];
+    int ok = words->type == KC_JSON_ARRAY && words->count == 2;
+    for (int i = 0; ok && i < 2; i++)
+      ok = words->items[i].type == KC_JSON_STRING &&
+           kc_hex_decode_exact(words->items[i].string, w[i], 4, "round key", inner,
+                               sizeof inner) == 0;
+    if (!ok)
+      verify_failure(s, "%s: 'round_keys_first_last' must be two 8-digit hex strings", v->label);
+    for (int i = 0; ok && i < 2; i++) {
+      uint32_t want = (uint32_t)w[i][0] << 24 | w[i][1] << 16 | w[i][2] << 8 | w[i][3];
+      uint32_t got = enc[i ? SM4_ROUNDS - 1 : 0];
+      VERIFY_CHECK(s, got == want, "%s: rk[SM4_ENCRYPT][%d] = %08x, want %08x", v->label,
+                   i ? SM4_ROUNDS - 1 : 0, got, want);
+    }
+  }
+  int reversed = 1;
+  for (int r = 0; r < SM4_ROUNDS; r++)
+    if (dec[r] != enc[SM4_ROUNDS - 1 - r]) reversed = 0;
+  VERIFY_CHECK(s, reversed, "%s: decryption round keys are not the encryption ones reversed",
+               v->label);
+}
+
+static const verify_hooks VERIFY = {
+    .run = verify_block,
+    .random_full = 3000,
+    .random_quick = 200,
+    .vector_section = "key schedule",
+    .vector_check = check_round_keys,
+};
+
+/* ------------------------------------------------------------------ */
+/* bench: OpenSSL and libgcrypt                                         */
+/* ------------------------------------------------------------------ */
+
+#ifndef KC_NO_PEERS
+
+/* One peer set up for one mode, reusing its context or handle across calls,
+ * as an application would. */
+typedef struct {
+  const bench_block_io *io;
+  const kc_block_op *op;
+  EVP_CIPHER_CTX *evp;   /* OpenSSL */
+  gcry_cipher_hd_t gcry; /* libgcrypt */
+} peer;
+
+static int openssl_call(void *ctx, size_t len) {
+  /* The reused context carries the CBC chaining value and CTR counter from
+   * call to call; only the first call's output is checked. */
+  peer *p = ctx;
+  int outl = 0;
+  int ok = EVP_CipherUpdate(p->evp, p->io->out, &outl, p->io->in, (int)len);
+  return ok && (size_t)outl == len ? 0 : -1;
+}
+
+static int gcrypt_call(void *ctx, size_t len) {
+  /* The same IV / counter at every call, like our sm4_crypt. */
+  peer *p = ctx;
+  kc_block_mode m = p->op->mode;
+  gcry_error_t e = m == KC_MODE_CTR   ? gcry_cipher_setctr(p->gcry, p->io->iv, 16)
+                   : m == KC_MODE_CBC ? gcry_cipher_setiv(p->gcry, p->io->iv, 16)
+                                      : 0;
+  if (!e)
+    e = p->op->encrypt ? gcry_cipher_encrypt(p->gcry, p->io->out, len, p->io->in, len)
+                       : gcry_cipher_decrypt(p->gcry, p->io->out, len, p->io->in, len);
+  return e ? -1 : 0;
+}
+
+static void peer_close(void *ctx) {
+  peer *p = ctx;
+  if (p->evp) EVP_CIPHER_CTX_free(p->evp);
+  if (p->gcry) gcry_cipher_close(p->gcry);
+  free(p);
+}
+
+/* Sets up peer `which` (0 OpenSSL, 1 libgcrypt) for op.  Returns 0 or -1. */
+static int peer_open(peer *p, int which) {
+  kc_block_mode m = p->op->mode;
+  if (which == 0) {
+    const EVP_CIPHER *c = m == KC_MODE_ECB   ? EVP_sm4_ecb()
+                          : m == KC_MODE_CBC ? EVP_sm4_cbc()
+                                             : EVP_sm4_ctr();
+    p->evp = EVP_CIPHER_CTX_new();
+    return p->evp && c && EVP_CipherInit_ex(p->evp, c, NULL, p->io->key, p->io->iv,
+                                            p->op->encrypt) == 1 &&
+                   EVP_CIPHER_CTX_set_padding(p->evp, 0) == 1
+               ? 0
+               : -1;
+  }
+  int gm = m == KC_MODE_ECB   ? GCRY_CIPHER_MODE_ECB
+           : m == KC_MODE_CBC ? GCRY_CIPHER_MODE_CBC
+                              : GCRY_CIPHER_MODE_CTR;
+  return gcry_cipher_open(&p->gcry, GCRY_CIPHER_SM4, gm, 0) == 0 &&
+                 gcry_cipher_setkey(p->gcry, p->io->key, SM4_KEY_BYTES) == 0
+             ? 0
+             : -1;
+}
+
+/* OpenSSL's EVP SM4 and libgcrypt's SM4 in every selected mode. */
+static int add_peers(bench_set *set, const bench_select *sel, const bench_block_io *io) {
+  if (!gcry_check_version(GCRYPT_VERSION)) {
+    fprintf(stderr, "bench: libgcrypt version mismatch\n");
+    return 1;
+  }
+  gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
+  gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+  static char targets[2][64];
+  snprintf(targets[0], sizeof targets[0], "EVP %s", OpenSSL_version(OPENSSL_VERSION));
+  snprintf(targets[1], sizeof targets[1], "gcry_cipher %s", gcry_check_version(NULL));
+  static const char *const names[2] = {"openssl", "libgcrypt"}, *const apis[2] = {"evp",
+                                                                                    "gcry_cipher"};
+  int problems = 0;
+  for (int which = 0; which < 2; which++) {
+    if (!bench_wants_subject(sel, names[which], names[which], NULL, NULL)) continue;
+    for (size_t o = 0; o < KC_N_BLOCK_OPS; o++) {
+      const kc_block_op *op = &KC_BLOCK_OPS[o];
+      if (!bench_wants_mode(sel, op->name)) continue;
+      peer *p = calloc(1, sizeof *p);
+      if (!p) exit(1);
+      *p = (peer){io, op, NULL, NULL};
+      if (peer_open(p, which) != 0) {
+        fprintf(stderr, "bench: sm4 %s %s: set-up failed, skipped\n", names[which], op->name);
+        peer_close(p);
+        problems++;
+        continue;
+      }
+      bench_cell cell = {.impl = names[which], .name = names[which], .strategy = apis[which],
+                         .target = targets[which], .lanes = 1, .streams = 1,
+                         .call = which ? gcrypt_call : openssl_call, .ctx = p,
+                         .close = peer_close};
+      problems += bench_block_add(set, io, op, 1024 + 16, &cell);
+    }
+  }
+  return problems;
+}
+
+#define PEERS add_peers
+#else
+#define PEERS NULL
+#endif /* KC_NO_PEERS */
+
+static const bench_hooks BENCH = {
+    .modes = KC_BLOCK_OP_NAMES, .add_cells = bench_block_cells, .add_peers = PEERS};
+
+/* ------------------------------------------------------------------ */
+/* The description                                                      */
+/* ------------------------------------------------------------------ */
+
+static const kc_variant VARIANTS[] = {{"sm4", 0, SM4_KEY_BYTES, SM4_BLOCK_BYTES}};
+
+static const ct_hooks CT = {.check = ct_block_check};
+
+const kc_desc kc_sm4 = {
+    .name = "sm4",
+    .label = "",
+    .vectors = "sm4.json",
+    .variants = VARIANTS,
+    .n_variants = 1,
+    .views = views,
+    .find = find,
+    .best = best,
+    .serial = serial,
+    .block = &BLOCK,
+    .cli = &kc_block_cli,
+    .verify = &VERIFY,
+    .bench = &BENCH,
+    .ct = &CT,
+};

@@ -1,0 +1,47 @@
+/*
+ * ZUC-128 and ZUC-256 as the harness sees them.  ZUC is a stream cipher
+ * with MACs, driven through its many-streams API, so each tool has its own
+ * hook: kcrypt_zuc.c (enc and mac on stdin), verify_zuc.c, bench_zuc.c and
+ * ctcheck_zuc.c.
+ */
+#include "bench.h"
+#include "cipher.h"
+#include "ctcheck.h"
+#include "kcrypt.h"
+#include "verify.h"
+#include "zuc.h"
+
+extern const kc_cli kc_zuc_cli;
+extern const verify_hooks kc_zuc_verify;
+extern const bench_hooks kc_zuc_bench;
+extern const ct_hooks kc_zuc_ct;
+
+static void views(kc_view_list *out) {
+  KC_REGISTER_EMULATED(zuc);
+  size_t n;
+  const zuc_impl *const *all = zuc_impls(&n);
+  KC_FILL_VIEWS(out, all, n);
+}
+
+static const void *find(const char *strategy, const char *target, int emulated) {
+  return zuc_impl_find(strategy, target, emulated);
+}
+static const void *best(void) { return zuc_impl_best(); }
+
+static const kc_variant VARIANTS[] = {{"zuc128", ZUC_128, 16, 0}, {"zuc256", ZUC_256, 32, 0}};
+
+const kc_desc kc_zuc = {
+    .name = "zuc",
+    .label = "zuc ",
+    .vectors = "zuc.json",
+    .variants = VARIANTS,
+    .n_variants = 2,
+    .views = views,
+    .find = find,
+    .best = best,
+    .serial = best,
+    .cli = &kc_zuc_cli,
+    .verify = &kc_zuc_verify,
+    .bench = &kc_zuc_bench,
+    .ct = &kc_zuc_ct,
+};

@@ -1,0 +1,327 @@
+/*
+ * kcrypt's library: choosing an implementation, and the command line and
+ * streaming of every block cipher; see kcrypt.h.
+ */
+#define _DEFAULT_SOURCE /* explicit_bzero */
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kcrypt.h"
+
+/* ------------------------------------------------------------------ */
+/* Choosing an implementation                                           */
+/* ------------------------------------------------------------------ */
+
+/* When several targets can run a strategy and none is named, the first of
+ * these that this CPU runs natively is taken (unlisted targets come last).
+ * The harness's one dispatch rank of targets, until the target manifest
+ * (issue 43, item 4) gives it. */
+static const char *const target_preference[] = {
+    "avx512_gfni", "avx512", "avx2_gfni", "avx2_vaes", "avx2_aesni", "avx2", "ssse3_aesni",
+    "ssse3",       "scalar",
+};
+
+/* 1 if this CPU runs `v` as native code (and the test hook allows it). */
+static int runs_natively(const kc_impl_view *v) {
+  return !v->emulated && kc_impl_avail(0, v->cpu_supported) == KC_NATIVE &&
+         !kc_target_disabled(v->target);
+}
+
+/* 1 if this CPU can run the emulated (SIMDe) build `v`: the emulation is
+ * itself compiled for a host ISA (e.g. AVX2). */
+static int runs_emulated(const kc_impl_view *v) {
+  return v->emulated && kc_impl_avail(1, v->cpu_supported) == KC_EMULATED;
+}
+
+kc_avail kc_view_avail(const kc_impl_view *v) {
+  return runs_natively(v) ? KC_NATIVE : runs_emulated(v) ? KC_EMULATED : KC_UNAVAILABLE;
+}
+
+/* 1 if some implementation (native or emulated) has this target / strategy. */
+static int has_field(const kc_view_list *l, int strategies, const char *value) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(strategies ? l->v[i].strategy : l->v[i].target, value) == 0) return 1;
+  return 0;
+}
+
+/* Writes the known targets or strategies, comma-separated, into buf. */
+static void known_fields(const kc_view_list *l, int strategies, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < l->n; i++) {
+    const char *name = strategies ? l->v[i].strategy : l->v[i].target;
+    int seen = 0;
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(strategies ? l->v[j].strategy : l->v[j].target, name) == 0) seen = 1;
+    if (seen) continue;
+    int w = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", name);
+    if (w < 0 || (size_t)w >= size - used) break;
+    used += (size_t)w;
+  }
+}
+
+/* First implementation in registration order matching the filter
+ * (strategy/target NULL = any; must_run: only ones this CPU can run). */
+static const kc_impl_view *scan(const kc_view_list *l, const char *strategy, const char *target,
+                                int emulated, int must_run) {
+  for (size_t i = 0; i < l->n; i++) {
+    const kc_impl_view *v = &l->v[i];
+    if (!!v->emulated != !!emulated) continue;
+    if (strategy && strcmp(v->strategy, strategy) != 0) continue;
+    if (target && strcmp(v->target, target) != 0) continue;
+    if (must_run && !(emulated ? runs_emulated(v) : runs_natively(v))) continue;
+    return v;
+  }
+  return NULL;
+}
+
+/* Best native implementation of `strategy` (NULL: any) on any target: the
+ * library's own choice if it fits, else by target preference. */
+static const kc_impl_view *pick_native(const kc_desc *d, const kc_view_list *l,
+                                       const char *strategy) {
+  const void *best = d->best();
+  for (size_t i = 0; best && i < l->n; i++) {
+    const kc_impl_view *v = &l->v[i];
+    if (v->impl == best && runs_natively(v) && (!strategy || strcmp(v->strategy, strategy) == 0))
+      return v;
+  }
+  for (size_t i = 0; i < sizeof target_preference / sizeof target_preference[0]; i++) {
+    const kc_impl_view *v = scan(l, strategy, target_preference[i], 0, 1);
+    if (v) return v;
+  }
+  return scan(l, strategy, NULL, 0, 1); /* a target missing from the list */
+}
+
+const void *kc_select_impl(const kc_desc *d, const char *name, const kc_args *a, char *err,
+                           size_t err_size) {
+  kc_view_list l;
+  d->views(&l);
+  char known[512];
+  if (a->target && !has_field(&l, 0, a->target)) {
+    known_fields(&l, 0, known, sizeof known);
+    snprintf(err, err_size, "unknown %s target '%s' (known: %s)", name, a->target, known);
+    return NULL;
+  }
+  if (a->strategy && !has_field(&l, 1, a->strategy)) {
+    known_fields(&l, 1, known, sizeof known);
+    snprintf(err, err_size, "unknown %s strategy '%s' (known: %s)", name, a->strategy, known);
+    return NULL;
+  }
+  const char *strategy_text = a->strategy ? a->strategy : "any strategy";
+
+  if (a->emulated) {
+    if (!a->target) {
+      snprintf(err, err_size, "--emulated needs a target (-t TARGET)");
+      return NULL;
+    }
+    const kc_impl_view *v = scan(&l, a->strategy, a->target, 1, 0);
+    if (!v) {
+      snprintf(err, err_size, "no emulated (SIMDe) %s build of %s for target '%s' is linked",
+               name, strategy_text, a->target);
+      return NULL;
+    }
+    if (!runs_emulated(v)) {
+      snprintf(err, err_size,
+               "this CPU lacks the host instructions the emulated build of '%s' is compiled for",
+               a->target);
+      return NULL;
+    }
+    return v->impl;
+  }
+
+  if (a->target) {
+    const kc_impl_view *v = scan(&l, a->strategy, a->target, 0, 0);
+    if (!v) {
+      if (scan(&l, a->strategy, a->target, 1, 0))
+        snprintf(err, err_size,
+                 "target '%s' (%s) exists only as an emulated build here; "
+                 "add --emulated to run it",
+                 a->target, strategy_text);
+      else
+        snprintf(err, err_size, "no %s implementation of strategy '%s' for target '%s'", name,
+                 a->strategy ? a->strategy : "?", a->target);
+      return NULL;
+    }
+    if (!runs_natively(v)) {
+      /* Another strategy of the same target cannot do better: same ISA. */
+      snprintf(err, err_size,
+               "this CPU cannot run target '%s' natively (it lacks the instructions)%s",
+               a->target,
+               scan(&l, a->strategy, a->target, 1, 1) ? "; add --emulated to run its SIMDe build"
+                                                      : "");
+      return NULL;
+    }
+    return v->impl;
+  }
+
+  const kc_impl_view *v = pick_native(d, &l, a->strategy);
+  if (!v) {
+    snprintf(err, err_size, "no %s implementation of %s runs natively on this CPU", name,
+             strategy_text);
+    return NULL;
+  }
+  return v->impl;
+}
+
+int kc_parse_decimal(const char *s, size_t *out) {
+  if (!*s) return -1;
+  size_t v = 0;
+  for (const char *p = s; *p; p++) {
+    if (*p < '0' || *p > '9') return -1;
+    size_t d = (size_t)(*p - '0');
+    if (v > (SIZE_MAX - d) / 10) return -1;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Block ciphers                                                        */
+/* ------------------------------------------------------------------ */
+
+/* What the command line decided, and how far the input got. */
+static struct {
+  const kc_desc *d;
+  const char *name; /* the variant's */
+  const void *impl;
+  kc_block_mode mode;
+  int encrypt;
+  size_t block_bytes;
+  uint8_t iv[KC_BLOCK_MAX_BYTES]; /* CBC, CTR; zeros for ECB */
+  void *ks, *st;                  /* key schedule, mode state */
+  uint64_t seen;                  /* input bytes handed to update so far */
+} job;
+
+/* Mode and direction; returns 0 or -1. */
+static int block_mode(const char *name, const kc_args *a, char *err, size_t err_size) {
+  if (kc_block_mode_parse(a->mode, &job.mode) != 0) {
+    snprintf(err, err_size, "unknown %s mode '%s' (known: ecb, cbc, ctr)", name, a->mode);
+    return -1;
+  }
+  job.encrypt = a->direction != 0;
+  return 0;
+}
+
+int kc_read_key(const kc_variant *v, const kc_args *a, uint8_t *key, char *err, size_t err_size) {
+  if (!a->key_hex) {
+    snprintf(err, err_size, "missing key (-k KEYHEX, %zu hex digits for %s)", 2 * v->key_bytes,
+             v->name);
+    return -1;
+  }
+  char what[64];
+  snprintf(what, sizeof what, "%s key", v->name);
+  return kc_hex_decode_exact(a->key_hex, key, v->key_bytes, what, err, err_size);
+}
+
+/* The IV: one block for CBC and CTR, refused for ECB; returns 0 or -1. */
+static int block_iv(const kc_variant *v, const kc_args *a, char *err, size_t err_size) {
+  memset(job.iv, 0, sizeof job.iv);
+  if (job.mode == KC_MODE_ECB) {
+    if (!a->iv_hex) return 0;
+    snprintf(err, err_size, "%s ecb takes no IV (remove -i)", v->name);
+    return -1;
+  }
+  if (!a->iv_hex) {
+    snprintf(err, err_size, "%s %s needs an IV (-i IVHEX, %zu hex digits: one block)", v->name,
+             kc_block_mode_name(job.mode), 2 * v->block_bytes);
+    return -1;
+  }
+  char what[64];
+  snprintf(what, sizeof what, "%s IV (one block)", v->name);
+  return kc_hex_decode_exact(a->iv_hex, job.iv, v->block_bytes, what, err, err_size);
+}
+
+/* After the library call `call` returned rc: 0, or -1 with the reason. */
+static int block_call(int rc, const char *call, char *err, size_t err_size) {
+  if (rc == 0) return 0;
+  kc_view_list l;
+  job.d->views(&l);
+  const kc_impl_view *v = kc_view_of(&l, job.impl);
+  snprintf(err, err_size, "%s_%s with %s failed (code %d)", job.d->block->prefix, call,
+           v ? v->name : "?", rc);
+  return -1;
+}
+
+static int block_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a, char *err,
+                         size_t err_size) {
+  memset(&job, 0, sizeof job);
+  job.d = d;
+  job.name = v->name;
+  job.block_bytes = v->block_bytes;
+  if (a->tag || a->bits || a->mac_method) {
+    snprintf(err, err_size, "%s takes no --tag, --bits or --mac-method (those are for zuc)",
+             v->name);
+    return -1;
+  }
+  uint8_t key[KC_BLOCK_MAX_BYTES];
+  if (block_mode(v->name, a, err, err_size) != 0 || kc_read_key(v, a, key, err, err_size) != 0 ||
+      block_iv(v, a, err, err_size) != 0)
+    return -1;
+  job.impl = kc_select_impl(d, v->name, a, err, err_size);
+  if (!job.impl) return -1;
+  job.ks = kc_block_new_key(d);
+  job.st = calloc(1, d->block->state_size);
+  if (!job.st) {
+    snprintf(err, err_size, "out of memory");
+    return -1;
+  }
+  int rc = d->block->set_key(job.ks, v->id, key);
+  explicit_bzero(key, sizeof key);
+  if (rc != 0) {
+    snprintf(err, err_size, "%s_set_key for %s failed (code %d)", d->block->prefix, v->name, rc);
+    return -1;
+  }
+  if (job.mode == KC_MODE_ECB) return 0;
+  char call[32];
+  snprintf(call, sizeof call, "%s_init", kc_block_mode_name(job.mode));
+  return block_call(d->block->init(job.st, job.mode, job.impl, job.encrypt, job.ks, job.iv), call,
+                    err, err_size);
+}
+
+/* One piece through the mode, refusing a last ECB or CBC piece that leaves
+ * the input short of whole blocks (no padding) before any of it is
+ * processed; the mode's final call after the last. */
+static int block_update(const uint8_t *in, size_t len, int last, uint8_t *out, size_t *out_len,
+                        char *err, size_t err_size) {
+  const kc_block_api *b = job.d->block;
+  job.seen += len;
+  if (last && job.mode != KC_MODE_CTR && job.seen % job.block_bytes != 0) {
+    snprintf(err, err_size,
+             "input is %" PRIu64 " bytes, not a multiple of the %zu-byte %s block "
+             "(ecb and cbc do no padding)",
+             job.seen, job.block_bytes, job.name);
+    return -1;
+  }
+  const char *mode = kc_block_mode_name(job.mode);
+  char call[32];
+  int rc;
+  if (job.mode == KC_MODE_ECB) {
+    snprintf(call, sizeof call, "crypt");
+    rc = b->crypt(job.impl, KC_MODE_ECB, job.encrypt, job.ks, job.iv, in, out, len);
+  } else {
+    snprintf(call, sizeof call, "%s_update", mode);
+    rc = b->update(job.st, job.mode, in, out, len);
+    if (rc == 0 && last) {
+      snprintf(call, sizeof call, "%s_final", mode);
+      rc = b->final(job.st, job.mode);
+    }
+  }
+  *out_len = len;
+  return block_call(rc, call, err, err_size);
+}
+
+/* The key schedule and whatever mode state is left. */
+static void block_wipe(void) {
+  if (job.st) {
+    if (job.mode != KC_MODE_ECB) job.d->block->reset(job.st, job.mode);
+    explicit_bzero(job.st, job.d->block->state_size);
+    free(job.st);
+  }
+  if (job.ks) kc_block_free_key(job.d, job.ks);
+  memset(&job, 0, sizeof job);
+}
+
+const kc_cli kc_block_cli = {"ecb|cbc|ctr", 1, block_prepare, NULL, block_update, block_wipe};

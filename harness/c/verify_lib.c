@@ -1,0 +1,180 @@
+/*
+ * verify's library: sections, their lines and the final count, the loop over
+ * implementations, the lookups; see verify.h.
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include "verify.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ */
+/* Bookkeeping                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Final counts over all sections. */
+size_t verify_passed, verify_failed;
+
+void verify_failure(verify_section *s, const char *fmt, ...) {
+  if (s->failures < VERIFY_MAX_DETAILS) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->details[s->failures], sizeof s->details[0], fmt, ap);
+    va_end(ap);
+  }
+  s->failures++;
+}
+
+void verify_report(const char *label, const verify_section *s, int is_impl) {
+  const char *verdict = s->failures ? "FAIL" : "PASS";
+  if (is_impl)
+    printf("%s %s: %zu vectors, %zu differential cases", verdict, label, s->vectors, s->cases);
+  else
+    printf("%s %s: %zu checks", verdict, label, s->checks + s->vectors + s->cases);
+  if (s->failures) printf(", %zu failed checks", s->failures);
+  printf("\n");
+  for (size_t i = 0; i < s->failures && i < VERIFY_MAX_DETAILS; i++)
+    printf("    %s\n", s->details[i]);
+  if (s->failures > VERIFY_MAX_DETAILS)
+    printf("    ... and %zu more\n", s->failures - VERIFY_MAX_DETAILS);
+  fflush(stdout);
+  if (s->failures)
+    verify_failed++;
+  else
+    verify_passed++;
+}
+
+void verify_skip(const char *label, const char *reason) {
+  printf("SKIP %s (unavailable): %s\n", label, reason);
+}
+
+long verify_first_diff(const uint8_t *a, const uint8_t *b, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (a[i] != b[i]) return (long)i;
+  return -1;
+}
+
+double verify_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+uint64_t verify_random_cases(const verify_options *o, uint64_t full, uint64_t quick) {
+  return o->random_given ? o->n_random : o->quick ? quick : full;
+}
+
+kc_json *verify_load_vectors(const char *argv0, const char *file, char *path, size_t path_size) {
+  char dir[4096], err[512];
+  if (kc_vectors_dir(argv0, file, dir, sizeof dir, err, sizeof err) != 0) {
+    fprintf(stderr, "verify: error: %s\n", err);
+    return NULL;
+  }
+  snprintf(path, path_size, "%s/%s", dir, file);
+  kc_json *root = kc_json_load(path, err, sizeof err);
+  if (!root) fprintf(stderr, "verify: error: %s\n", err);
+  return root;
+}
+
+/* 1 if something other than the reference runs natively. */
+static int simd_runs_natively(const kc_view_list *l) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->v[i].strategy, "reference") != 0 && kc_view_runs(&l->v[i]) == KC_NATIVE)
+      return 1;
+  return 0;
+}
+
+void verify_check_lookups(const kc_desc *d, const kc_view_list *l, verify_section *s) {
+  const char *cipher = d->name;
+  const kc_impl_view *b = kc_view_of(l, d->best());
+  VERIFY_CHECK(s,
+               b && kc_view_runs(b) == KC_NATIVE &&
+                   (strcmp(b->strategy, "reference") != 0 || !simd_runs_natively(l)),
+               "%s_impl_best() returned %s", cipher, b ? b->name : "NULL");
+  const kc_impl_view *ref = kc_view_of(l, kc_desc_reference(d));
+  VERIFY_CHECK(s, ref && strcmp(ref->name, "reference_scalar") == 0 &&
+                      !d->find(NULL, "no_such_target", 0),
+               "%s_impl_find gives wrong answers for reference_scalar / an unknown target", cipher);
+  for (size_t i = 0; i < l->n; i++) {
+    const kc_impl_view *m = &l->v[i];
+    char name[128];
+    snprintf(name, sizeof name, "%s_%s", m->strategy, m->target);
+    VERIFY_CHECK(s, strcmp(name, m->name) == 0, "%s impl '%s' has strategy '%s' and target '%s'",
+                 cipher, m->name, m->strategy, m->target);
+    VERIFY_CHECK(s, d->find(m->strategy, m->target, m->emulated) == m->impl,
+                 "%s_impl_find(\"%s\", \"%s\", %d) does not return %s", cipher, m->strategy,
+                 m->target, m->emulated, m->name);
+  }
+}
+
+void verify_step(const verify_progress *p, const char *fmt, ...) {
+  fprintf(stderr, "verify: [%zu/%zu] %s: ", p->position, p->total, p->label);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}
+
+void verify_tick(size_t i, size_t n, size_t every) {
+  static int tty = -1;
+  if (tty < 0) tty = isatty(STDERR_FILENO);
+  if (!tty || (i % every != 0 && i + 1 != n)) return;
+  fprintf(stderr, "\r  %zu/%zu%s", i + 1, n, i + 1 == n ? "\n" : "");
+}
+
+/* 1 if the --impl filter lets v through. */
+static int selected(const verify_options *o, const kc_impl_view *v) {
+  return !o->only || strcmp(v->name, o->only) == 0;
+}
+
+int verify_start(const kc_desc *d, const verify_options *o, kc_view_list *impls, verify_run *run) {
+  d->views(impls);
+  *run = (verify_run){d, kc_desc_reference(d),
+                      (size_t)verify_random_cases(o, d->verify->random_full, d->verify->random_quick),
+                      o->seed, o->iterated, d->serial()};
+  if (run->ref) return 0;
+  fprintf(stderr, "verify: error: no %s reference_scalar implementation\n", d->name);
+  return -1;
+}
+
+void verify_each_impl(const kc_view_list *l, const verify_options *o, const char *prefix,
+                      verify_impl_fn check, const verify_run *run) {
+  verify_progress p = {NULL, 0, 0};
+  for (size_t i = 0; i < l->n; i++)
+    if (selected(o, &l->v[i]) && kc_view_runs(&l->v[i]) != KC_UNAVAILABLE) p.total++;
+  for (size_t i = 0; i < l->n; i++) {
+    const kc_impl_view *v = &l->v[i];
+    if (!selected(o, v)) continue;
+    kc_avail avail = kc_view_runs(v);
+    char label[200];
+    if (avail == KC_UNAVAILABLE) {
+      snprintf(label, sizeof label, "%s%s", prefix, v->name);
+      verify_skip(label, v->emulated ? "this CPU lacks the host ISA its SIMDe build is compiled for"
+                                     : "this CPU cannot run it natively");
+      continue;
+    }
+    snprintf(label, sizeof label, "%s%s (%s)", prefix, v->name, kc_avail_name(avail));
+    p.label = label;
+    p.position++;
+    verify_section s = {0};
+    double t0 = verify_now();
+    check(v, &p, &s, run);
+    verify_step(&p, "done in %.1f s", verify_now() - t0);
+    verify_report(label, &s, 1);
+  }
+}
+
+int verify_iterates(const verify_run *run, const kc_impl_view *v) {
+  switch (run->iterated) {
+    case VERIFY_ITERATED_NATIVE: return !v->emulated;
+    case VERIFY_ITERATED_SERIAL: return v->impl == run->serial;
+    default: return 1;
+  }
+}
+
