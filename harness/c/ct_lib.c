@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ctcheck.h"
+#include "kc_targets.h"
 
 /* Memcheck's client requests, or nothing where valgrind's header is missing
  * (a cross build: ctcheck itself runs on x86-64 hosts only). */
@@ -36,17 +37,18 @@ const char *ct_how_name(check_how h) {
   }
 }
 
-/* The two decisions by target name (which targets valgrind cannot run, and
- * which run with 256-bit VAES split), here alone until the target manifest
- * (issue 43, item 4) says it. */
+/* Which targets valgrind cannot run natively (their SIMDe build is checked
+ * instead), and which run with 256-bit VAES split: the target manifest's
+ * verdicts (generated/include/kc_targets.h, from gen/backends/cpu_features.py). */
 int ct_target_needs_simde(const char *target) {
-  return strstr(target, "gfni") != NULL || strstr(target, "avx512") != NULL;
+  const kc_target_info *t = kc_target_find(target);
+  return t != NULL && !t->valgrind_ok;
 }
 
 check_how ct_how_for(const char *target, int emulated) {
   if (emulated) return HOW_SIMDE;
-  if (strstr(target, "vaes") != NULL) return HOW_SPLIT_VAES;
-  return HOW_NATIVE;
+  const kc_target_info *t = kc_target_find(target);
+  return t != NULL && t->valgrind == KC_VALGRIND_SPLIT ? HOW_SPLIT_VAES : HOW_NATIVE;
 }
 
 void ct_plan_line(const char *cipher, const char *name, int emulated, const char *how,

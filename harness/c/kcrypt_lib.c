@@ -14,15 +14,6 @@
 /* Choosing an implementation                                           */
 /* ------------------------------------------------------------------ */
 
-/* When several targets can run a strategy and none is named, the first of
- * these that this CPU runs natively is taken (unlisted targets come last).
- * The harness's one dispatch rank of targets, until the target manifest
- * (issue 43, item 4) gives it. */
-static const char *const target_preference[] = {
-    "avx512_gfni", "avx512", "avx2_gfni", "avx2_vaes", "avx2_aesni", "avx2", "ssse3_aesni",
-    "ssse3",       "scalar",
-};
-
 /* 1 if this CPU runs `v` as native code (and the test hook allows it). */
 static int runs_natively(const kc_impl_view *v) {
   return !v->emulated && kc_impl_avail(0, v->cpu_supported) == KC_NATIVE &&
@@ -78,7 +69,9 @@ static const kc_impl_view *scan(const kc_view_list *l, const char *strategy, con
 }
 
 /* Best native implementation of `strategy` (NULL: any) on any target: the
- * library's own choice if it fits, else by target preference. */
+ * library's own choice if it fits, else the first this CPU runs in the
+ * library's registry, which lists the kernels in dispatch order (gen/backends'
+ * KERNELS, as generated/targets.json ranks them). */
 static const kc_impl_view *pick_native(const kc_desc *d, const kc_view_list *l,
                                        const char *strategy) {
   const void *best = d->best();
@@ -87,11 +80,7 @@ static const kc_impl_view *pick_native(const kc_desc *d, const kc_view_list *l,
     if (v->impl == best && runs_natively(v) && (!strategy || strcmp(v->strategy, strategy) == 0))
       return v;
   }
-  for (size_t i = 0; i < sizeof target_preference / sizeof target_preference[0]; i++) {
-    const kc_impl_view *v = scan(l, strategy, target_preference[i], 0, 1);
-    if (v) return v;
-  }
-  return scan(l, strategy, NULL, 0, 1); /* a target missing from the list */
+  return scan(l, strategy, NULL, 0, 1);
 }
 
 const void *kc_select_impl(const kc_desc *d, const char *name, const kc_args *a, char *err,
