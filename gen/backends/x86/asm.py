@@ -76,7 +76,7 @@ def register_file(target):
 # The operand each op may read from memory: Intel's last source (AT&T's first).
 _MEMORY_OPERAND = {op: 1 for op in ("xor", "and", "or", "andnot", "lookup16", "unpacklo", "unpackhi", "add",
                                     "minu", "maxs", "gf2p8affine", "gf2p8affineinv", "aesenclast", "blendv",
-                                    "shld_native")}
+                                    "shld_native", "clmul")}
 _MEMORY_OPERAND.update(ternlog=2, permute2b=2, permute2q=2)
 
 
@@ -213,6 +213,8 @@ def instruction(fn, op, dst, srcs):
     if code in ("gf2p8affine", "gf2p8affineinv"):
         mnemonic = "vgf2p8affineqb" if code == "gf2p8affine" else "vgf2p8affineinvqb"
         return [_three(kind, mnemonic, s, d, imm=attrs["imm"])]
+    if code == "clmul":
+        return [_three(kind, "vpclmulqdq", s, d, imm=attrs["halves"][0] | attrs["halves"][1] << 4)]
     if code == "aesenclast" and bits == 256 and fn.split_vaes is not None:
         return _split_vaes(fn, op, dst, srcs, s, d)
     if code == "aesenclast":
