@@ -112,6 +112,13 @@ typedef struct zuc_impl {
   /* The same 16 rounds XORed into 64 message bytes per lane, in one pass:
    * out[j][i] = src[j][i] ^ keystream byte i of lane j (src[j] may be out[j]). */
   void (*keystream_xor)(uint32_t *state, uint8_t *const out[], const uint8_t *const src[]);
+  /* The MACs' carry-less fold, 0 and NULL where the kernel has none: bits per
+   * step (its vector width), and for 32/64-bit tags ([0]) and 128-bit tags
+   * ([1]) the function that adds ZUC_MAC_FOLD_CHUNKS 64-bit message chunks at
+   * msg, with their keystream windows from ks on, to the sums (three of
+   * mac_fold_bits each; gen/kernels/zuc_mac.py). */
+  unsigned mac_fold_bits;
+  void (*mac_fold[2])(uint64_t *sums, const uint8_t *msg, const uint8_t *ks);
 } zuc_impl;
 
 /* All registered implementations (native ones, then emulated ones if

@@ -23,6 +23,7 @@
 #define SIMDE_TERNARYLOGIC_COMPRESSION
 #include <simde/x86/avx512.h>
 #include <simde/x86/gfni.h>
+#include <simde/x86/clmul.h>
 #else
 #include <immintrin.h>
 #endif
