@@ -37,7 +37,7 @@
  *   zuc.rot16_form = rotate, zuc.swap_form = interleave,
  *   zuc.block_form = unrolled, zuc.schedule_before_ra = false,
  *   zuc.asm_pressure_schedule = false.
- * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
+ * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, bit_reversal_by_rbit, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
  */
 #include "kc_cpu.h"
 #include "kc_neon.h"
@@ -9646,23 +9646,10 @@ static void zuc_lanesx2_neon_aes_mac_fold(uint64_t *sums_words, const uint8_t *m
     /* the two 64-bit halves exchanged */
     static const uint8_t swap_qwords_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
     const uint8x16_t swap_qwords = vld1q_u8(swap_qwords_bytes);
-    /* low nibble of every byte */
-    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
-    const uint8x16_t nibble_mask = vld1q_u8(nibble_mask_bytes);
-    /* bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
-    static const uint8_t tbl_lo_bytes[16] = {0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0};
-    const uint8x16_t tbl_lo = vld1q_u8(tbl_lo_bytes);
-    /* bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
-    static const uint8_t tbl_hi_bytes[16] = {0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f};
-    const uint8x16_t tbl_hi = vld1q_u8(tbl_hi_bytes);
 
     /* 16 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
     const uint8x16_t msg_1 = vld1q_u8(msg);
-    const uint8x16_t msg_1_lo = vandq_u8(msg_1, nibble_mask);
-    const uint8x16_t msg_1_hi = kc_shr8(msg_1, 4);
-    const uint8x16_t m_l = vqtbl1q_u8(tbl_lo, msg_1_lo);
-    const uint8x16_t m_h = vqtbl1q_u8(tbl_hi, msg_1_hi);
-    const uint8x16_t m = veorq_u8(m_l, m_h);
+    const uint8x16_t m = vrbitq_u8(msg_1);
     const uint8x16_t ks0 = vld1q_u8(ks);
     const uint8x16_t k0 = vqtbl1q_u8(ks0, reverse16);
     const uint8x16_t ks1 = vld1q_u8(ks + 8);
@@ -9673,11 +9660,7 @@ static void zuc_lanesx2_neon_aes_mac_fold(uint64_t *sums_words, const uint8_t *m
     const uint8x16_t p1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k0), 0)));
     const uint8x16_t p1_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1), 0)));
     const uint8x16_t msg_2 = vld1q_u8(msg + 16);
-    const uint8x16_t msg_2_lo = vandq_u8(msg_2, nibble_mask);
-    const uint8x16_t msg_2_hi = kc_shr8(msg_2, 4);
-    const uint8x16_t m_1_l = vqtbl1q_u8(tbl_lo, msg_2_lo);
-    const uint8x16_t m_1_h = vqtbl1q_u8(tbl_hi, msg_2_hi);
-    const uint8x16_t m_1 = veorq_u8(m_1_l, m_1_h);
+    const uint8x16_t m_1 = vrbitq_u8(msg_2);
     const uint8x16_t ks0_1 = vld1q_u8(ks + 16);
     const uint8x16_t k0_1 = vqtbl1q_u8(ks0_1, reverse16);
     const uint8x16_t ks1_1 = vld1q_u8(ks + 24);
@@ -9688,11 +9671,7 @@ static void zuc_lanesx2_neon_aes_mac_fold(uint64_t *sums_words, const uint8_t *m
     const uint8x16_t p1_2 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k0_1), 0)));
     const uint8x16_t p1_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_1_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1_1), 0)));
     const uint8x16_t msg_3 = vld1q_u8(msg + 32);
-    const uint8x16_t msg_3_lo = vandq_u8(msg_3, nibble_mask);
-    const uint8x16_t msg_3_hi = kc_shr8(msg_3, 4);
-    const uint8x16_t m_2_l = vqtbl1q_u8(tbl_lo, msg_3_lo);
-    const uint8x16_t m_2_h = vqtbl1q_u8(tbl_hi, msg_3_hi);
-    const uint8x16_t m_2 = veorq_u8(m_2_l, m_2_h);
+    const uint8x16_t m_2 = vrbitq_u8(msg_3);
     const uint8x16_t ks0_2 = vld1q_u8(ks + 32);
     const uint8x16_t k0_2 = vqtbl1q_u8(ks0_2, reverse16);
     const uint8x16_t ks1_2 = vld1q_u8(ks + 40);
@@ -9703,11 +9682,7 @@ static void zuc_lanesx2_neon_aes_mac_fold(uint64_t *sums_words, const uint8_t *m
     const uint8x16_t p1_4 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k0_2), 0)));
     const uint8x16_t p1_5 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_2_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1_2), 0)));
     const uint8x16_t msg_4 = vld1q_u8(msg + 48);
-    const uint8x16_t msg_4_lo = vandq_u8(msg_4, nibble_mask);
-    const uint8x16_t msg_4_hi = kc_shr8(msg_4, 4);
-    const uint8x16_t m_3_l = vqtbl1q_u8(tbl_lo, msg_4_lo);
-    const uint8x16_t m_3_h = vqtbl1q_u8(tbl_hi, msg_4_hi);
-    const uint8x16_t m_3 = veorq_u8(m_3_l, m_3_h);
+    const uint8x16_t m_3 = vrbitq_u8(msg_4);
     const uint8x16_t ks0_3 = vld1q_u8(ks + 48);
     const uint8x16_t k0_3 = vqtbl1q_u8(ks0_3, reverse16);
     const uint8x16_t ks1_3 = vld1q_u8(ks + 56);
@@ -9718,11 +9693,7 @@ static void zuc_lanesx2_neon_aes_mac_fold(uint64_t *sums_words, const uint8_t *m
     const uint8x16_t p1_6 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k0_3), 0)));
     const uint8x16_t p1_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_3_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1_3), 0)));
     const uint8x16_t msg_5 = vld1q_u8(msg + 64);
-    const uint8x16_t msg_5_lo = vandq_u8(msg_5, nibble_mask);
-    const uint8x16_t msg_5_hi = kc_shr8(msg_5, 4);
-    const uint8x16_t m_4_l = vqtbl1q_u8(tbl_lo, msg_5_lo);
-    const uint8x16_t m_4_h = vqtbl1q_u8(tbl_hi, msg_5_hi);
-    const uint8x16_t m_4 = veorq_u8(m_4_l, m_4_h);
+    const uint8x16_t m_4 = vrbitq_u8(msg_5);
     const uint8x16_t ks0_4 = vld1q_u8(ks + 64);
     const uint8x16_t k0_4 = vqtbl1q_u8(ks0_4, reverse16);
     const uint8x16_t ks1_4 = vld1q_u8(ks + 72);
@@ -9733,11 +9704,7 @@ static void zuc_lanesx2_neon_aes_mac_fold(uint64_t *sums_words, const uint8_t *m
     const uint8x16_t p1_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_4), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k0_4), 0)));
     const uint8x16_t p1_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_4_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1_4), 0)));
     const uint8x16_t msg_6 = vld1q_u8(msg + 80);
-    const uint8x16_t msg_6_lo = vandq_u8(msg_6, nibble_mask);
-    const uint8x16_t msg_6_hi = kc_shr8(msg_6, 4);
-    const uint8x16_t m_5_l = vqtbl1q_u8(tbl_lo, msg_6_lo);
-    const uint8x16_t m_5_h = vqtbl1q_u8(tbl_hi, msg_6_hi);
-    const uint8x16_t m_5 = veorq_u8(m_5_l, m_5_h);
+    const uint8x16_t m_5 = vrbitq_u8(msg_6);
     const uint8x16_t ks0_5 = vld1q_u8(ks + 80);
     const uint8x16_t k0_5 = vqtbl1q_u8(ks0_5, reverse16);
     const uint8x16_t ks1_5 = vld1q_u8(ks + 88);
@@ -9748,11 +9715,7 @@ static void zuc_lanesx2_neon_aes_mac_fold(uint64_t *sums_words, const uint8_t *m
     const uint8x16_t p1_10 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_5), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k0_5), 0)));
     const uint8x16_t p1_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_5_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1_5), 0)));
     const uint8x16_t msg_7 = vld1q_u8(msg + 96);
-    const uint8x16_t msg_7_lo = vandq_u8(msg_7, nibble_mask);
-    const uint8x16_t msg_7_hi = kc_shr8(msg_7, 4);
-    const uint8x16_t m_6_l = vqtbl1q_u8(tbl_lo, msg_7_lo);
-    const uint8x16_t m_6_h = vqtbl1q_u8(tbl_hi, msg_7_hi);
-    const uint8x16_t m_6 = veorq_u8(m_6_l, m_6_h);
+    const uint8x16_t m_6 = vrbitq_u8(msg_7);
     const uint8x16_t ks0_6 = vld1q_u8(ks + 96);
     const uint8x16_t k0_6 = vqtbl1q_u8(ks0_6, reverse16);
     const uint8x16_t ks1_6 = vld1q_u8(ks + 104);
@@ -9763,11 +9726,7 @@ static void zuc_lanesx2_neon_aes_mac_fold(uint64_t *sums_words, const uint8_t *m
     const uint8x16_t p1_12 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_6), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k0_6), 0)));
     const uint8x16_t p1_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_6_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1_6), 0)));
     const uint8x16_t msg_8 = vld1q_u8(msg + 112);
-    const uint8x16_t msg_8_lo = vandq_u8(msg_8, nibble_mask);
-    const uint8x16_t msg_8_hi = kc_shr8(msg_8, 4);
-    const uint8x16_t m_7_l = vqtbl1q_u8(tbl_lo, msg_8_lo);
-    const uint8x16_t m_7_h = vqtbl1q_u8(tbl_hi, msg_8_hi);
-    const uint8x16_t m_7 = veorq_u8(m_7_l, m_7_h);
+    const uint8x16_t m_7 = vrbitq_u8(msg_8);
     const uint8x16_t ks0_7 = vld1q_u8(ks + 112);
     const uint8x16_t k0_7 = vqtbl1q_u8(ks0_7, reverse16);
     const uint8x16_t ks1_7 = vld1q_u8(ks + 120);
@@ -9826,23 +9785,10 @@ static void zuc_lanesx2_neon_aes_mac_fold_wide(uint64_t *sums_words, const uint8
     /* the two 64-bit halves exchanged */
     static const uint8_t swap_qwords_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
     const uint8x16_t swap_qwords = vld1q_u8(swap_qwords_bytes);
-    /* low nibble of every byte */
-    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
-    const uint8x16_t nibble_mask = vld1q_u8(nibble_mask_bytes);
-    /* bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
-    static const uint8_t tbl_lo_bytes[16] = {0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0};
-    const uint8x16_t tbl_lo = vld1q_u8(tbl_lo_bytes);
-    /* bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
-    static const uint8_t tbl_hi_bytes[16] = {0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f};
-    const uint8x16_t tbl_hi = vld1q_u8(tbl_hi_bytes);
 
     /* 16 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
     const uint8x16_t msg_1 = vld1q_u8(msg);
-    const uint8x16_t msg_1_lo = vandq_u8(msg_1, nibble_mask);
-    const uint8x16_t msg_1_hi = kc_shr8(msg_1, 4);
-    const uint8x16_t m_l = vqtbl1q_u8(tbl_lo, msg_1_lo);
-    const uint8x16_t m_h = vqtbl1q_u8(tbl_hi, msg_1_hi);
-    const uint8x16_t m = veorq_u8(m_l, m_h);
+    const uint8x16_t m = vrbitq_u8(msg_1);
     const uint8x16_t ks0 = vld1q_u8(ks);
     const uint8x16_t k0 = vqtbl1q_u8(ks0, reverse16);
     const uint8x16_t ks1 = vld1q_u8(ks + 8);
@@ -9857,11 +9803,7 @@ static void zuc_lanesx2_neon_aes_mac_fold_wide(uint64_t *sums_words, const uint8
     const uint8x16_t p2 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1), 0)));
     const uint8x16_t p2_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k2), 0)));
     const uint8x16_t msg_2 = vld1q_u8(msg + 16);
-    const uint8x16_t msg_2_lo = vandq_u8(msg_2, nibble_mask);
-    const uint8x16_t msg_2_hi = kc_shr8(msg_2, 4);
-    const uint8x16_t m_1_l = vqtbl1q_u8(tbl_lo, msg_2_lo);
-    const uint8x16_t m_1_h = vqtbl1q_u8(tbl_hi, msg_2_hi);
-    const uint8x16_t m_1 = veorq_u8(m_1_l, m_1_h);
+    const uint8x16_t m_1 = vrbitq_u8(msg_2);
     const uint8x16_t ks0_1 = vld1q_u8(ks + 16);
     const uint8x16_t k0_1 = vqtbl1q_u8(ks0_1, reverse16);
     const uint8x16_t ks1_1 = vld1q_u8(ks + 24);
@@ -9876,11 +9818,7 @@ static void zuc_lanesx2_neon_aes_mac_fold_wide(uint64_t *sums_words, const uint8
     const uint8x16_t p2_2 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1_1), 0)));
     const uint8x16_t p2_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_1_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k2_1), 0)));
     const uint8x16_t msg_3 = vld1q_u8(msg + 32);
-    const uint8x16_t msg_3_lo = vandq_u8(msg_3, nibble_mask);
-    const uint8x16_t msg_3_hi = kc_shr8(msg_3, 4);
-    const uint8x16_t m_2_l = vqtbl1q_u8(tbl_lo, msg_3_lo);
-    const uint8x16_t m_2_h = vqtbl1q_u8(tbl_hi, msg_3_hi);
-    const uint8x16_t m_2 = veorq_u8(m_2_l, m_2_h);
+    const uint8x16_t m_2 = vrbitq_u8(msg_3);
     const uint8x16_t ks0_2 = vld1q_u8(ks + 32);
     const uint8x16_t k0_2 = vqtbl1q_u8(ks0_2, reverse16);
     const uint8x16_t ks1_2 = vld1q_u8(ks + 40);
@@ -9895,11 +9833,7 @@ static void zuc_lanesx2_neon_aes_mac_fold_wide(uint64_t *sums_words, const uint8
     const uint8x16_t p2_4 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1_2), 0)));
     const uint8x16_t p2_5 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_2_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k2_2), 0)));
     const uint8x16_t msg_4 = vld1q_u8(msg + 48);
-    const uint8x16_t msg_4_lo = vandq_u8(msg_4, nibble_mask);
-    const uint8x16_t msg_4_hi = kc_shr8(msg_4, 4);
-    const uint8x16_t m_3_l = vqtbl1q_u8(tbl_lo, msg_4_lo);
-    const uint8x16_t m_3_h = vqtbl1q_u8(tbl_hi, msg_4_hi);
-    const uint8x16_t m_3 = veorq_u8(m_3_l, m_3_h);
+    const uint8x16_t m_3 = vrbitq_u8(msg_4);
     const uint8x16_t ks0_3 = vld1q_u8(ks + 48);
     const uint8x16_t k0_3 = vqtbl1q_u8(ks0_3, reverse16);
     const uint8x16_t ks1_3 = vld1q_u8(ks + 56);
@@ -9914,11 +9848,7 @@ static void zuc_lanesx2_neon_aes_mac_fold_wide(uint64_t *sums_words, const uint8
     const uint8x16_t p2_6 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1_3), 0)));
     const uint8x16_t p2_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_3_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k2_3), 0)));
     const uint8x16_t msg_5 = vld1q_u8(msg + 64);
-    const uint8x16_t msg_5_lo = vandq_u8(msg_5, nibble_mask);
-    const uint8x16_t msg_5_hi = kc_shr8(msg_5, 4);
-    const uint8x16_t m_4_l = vqtbl1q_u8(tbl_lo, msg_5_lo);
-    const uint8x16_t m_4_h = vqtbl1q_u8(tbl_hi, msg_5_hi);
-    const uint8x16_t m_4 = veorq_u8(m_4_l, m_4_h);
+    const uint8x16_t m_4 = vrbitq_u8(msg_5);
     const uint8x16_t ks0_4 = vld1q_u8(ks + 64);
     const uint8x16_t k0_4 = vqtbl1q_u8(ks0_4, reverse16);
     const uint8x16_t ks1_4 = vld1q_u8(ks + 72);
@@ -9933,11 +9863,7 @@ static void zuc_lanesx2_neon_aes_mac_fold_wide(uint64_t *sums_words, const uint8
     const uint8x16_t p2_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_4), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1_4), 0)));
     const uint8x16_t p2_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_4_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k2_4), 0)));
     const uint8x16_t msg_6 = vld1q_u8(msg + 80);
-    const uint8x16_t msg_6_lo = vandq_u8(msg_6, nibble_mask);
-    const uint8x16_t msg_6_hi = kc_shr8(msg_6, 4);
-    const uint8x16_t m_5_l = vqtbl1q_u8(tbl_lo, msg_6_lo);
-    const uint8x16_t m_5_h = vqtbl1q_u8(tbl_hi, msg_6_hi);
-    const uint8x16_t m_5 = veorq_u8(m_5_l, m_5_h);
+    const uint8x16_t m_5 = vrbitq_u8(msg_6);
     const uint8x16_t ks0_5 = vld1q_u8(ks + 80);
     const uint8x16_t k0_5 = vqtbl1q_u8(ks0_5, reverse16);
     const uint8x16_t ks1_5 = vld1q_u8(ks + 88);
@@ -9952,11 +9878,7 @@ static void zuc_lanesx2_neon_aes_mac_fold_wide(uint64_t *sums_words, const uint8
     const uint8x16_t p2_10 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_5), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1_5), 0)));
     const uint8x16_t p2_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_5_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k2_5), 0)));
     const uint8x16_t msg_7 = vld1q_u8(msg + 96);
-    const uint8x16_t msg_7_lo = vandq_u8(msg_7, nibble_mask);
-    const uint8x16_t msg_7_hi = kc_shr8(msg_7, 4);
-    const uint8x16_t m_6_l = vqtbl1q_u8(tbl_lo, msg_7_lo);
-    const uint8x16_t m_6_h = vqtbl1q_u8(tbl_hi, msg_7_hi);
-    const uint8x16_t m_6 = veorq_u8(m_6_l, m_6_h);
+    const uint8x16_t m_6 = vrbitq_u8(msg_7);
     const uint8x16_t ks0_6 = vld1q_u8(ks + 96);
     const uint8x16_t k0_6 = vqtbl1q_u8(ks0_6, reverse16);
     const uint8x16_t ks1_6 = vld1q_u8(ks + 104);
@@ -9971,11 +9893,7 @@ static void zuc_lanesx2_neon_aes_mac_fold_wide(uint64_t *sums_words, const uint8
     const uint8x16_t p2_12 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_6), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k1_6), 0)));
     const uint8x16_t p2_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(m_6_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(k2_6), 0)));
     const uint8x16_t msg_8 = vld1q_u8(msg + 112);
-    const uint8x16_t msg_8_lo = vandq_u8(msg_8, nibble_mask);
-    const uint8x16_t msg_8_hi = kc_shr8(msg_8, 4);
-    const uint8x16_t m_7_l = vqtbl1q_u8(tbl_lo, msg_8_lo);
-    const uint8x16_t m_7_h = vqtbl1q_u8(tbl_hi, msg_8_hi);
-    const uint8x16_t m_7 = veorq_u8(m_7_l, m_7_h);
+    const uint8x16_t m_7 = vrbitq_u8(msg_8);
     const uint8x16_t ks0_7 = vld1q_u8(ks + 112);
     const uint8x16_t k0_7 = vqtbl1q_u8(ks0_7, reverse16);
     const uint8x16_t ks1_7 = vld1q_u8(ks + 120);

@@ -175,6 +175,8 @@ def instruction(fn, op, dst, srcs):
         if dst != srcs[0]:
             raise ValueError("AArch64 asm: SM4E overwrites its state operand: the allocator must put it in the result")
         return [f"sm4e {vector(dst, '4s')}, {vector(srcs[1], '4s')}"]
+    if code == "rbit":
+        return [f"rbit {d}, {s[0]}"]
     if code == "clmul":                     # PMULL: low 64-bit halves, PMULL2: high ones
         halves = attrs["halves"]
         if halves[0] != halves[1]:

@@ -27,6 +27,7 @@ _FORMS = {
     "eor3": "veor3q_u8({a}, {b}, {c})",
     "bsl": "vbslq_u8({a}, {c}, {b})",         # BSL(m, then, else): b where m is 1
     "trn": "kc_trn{half}_{lane}({a}, {b})",
+    "rbit": "vrbitq_u8({a})",
 }
 
 

@@ -4,6 +4,7 @@ three-way XORs (FEAT_SHA3), and the byte shifts that make a nibble's mask
 unnecessary."""
 
 from ...ir.semantics import AES_SBOX_CONSTANT, SHIFT_ROWS, aes_sbox_linear
+from ...linalg import AffineMap, bit_reversal
 from ...linalg.aesni_form import aese_form
 
 
@@ -202,3 +203,13 @@ def clmul_by_pmull(rw, op, args):
     swapped = rw.lookup16(args[0], swap, op.args[0].name + "_swap")
     half = op.attrs["halves"][1]
     return rw._emit("clmul", (swapped, args[1]), op.result.name, halves=(half, half))
+
+
+BYTE_BIT_REVERSAL = AffineMap(bit_reversal(8), 0)
+
+
+def bit_reversal_by_rbit(rw, op, args):
+    """The map that reverses the bits of every byte is one RBIT."""
+    if op.opcode != "affine8" or op.attrs["map"] != BYTE_BIT_REVERSAL:
+        return None
+    return rw._emit("rbit", args, op.result.name)

@@ -5527,7 +5527,7 @@ ELF(.size _gcry_zuc_lanes_neon_aes_keystream_xor,.-_gcry_zuc_lanes_neon_aes_keys
  *   x1: msg
  *   x2: ks
  *   x16, x17: a row pointer, an address or a constant's page
- *   vectors: v0-v7, v16-v21 (14 used)
+ *   vectors: v0-v7, v16-v18 (11 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl _gcry_zuc_lanes_neon_aes_mac_fold
@@ -5538,167 +5538,129 @@ _gcry_zuc_lanes_neon_aes_mac_fold:
 
 	/* 16 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
 	ldr q0, [x1] /* msg_1 = load() */
-	adrp x17, .Lzuc_lanes_neon_aes_3_nibble_mask
-	ldr q1, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_nibble_mask] /* nibble_mask = const() */
-	and v2.16b, v0.16b, v1.16b /* msg_1_lo = and(msg_1, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* msg_1_hi = shr(msg_1) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_lo
-	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_lo] /* tbl_lo = const() */
-	tbl v2.16b, {v3.16b}, v2.16b /* m_l = lookup16(tbl_lo, msg_1_lo) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_hi
-	ldr q4, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_hi] /* tbl_hi = const() */
-	tbl v0.16b, {v4.16b}, v0.16b /* m_h = lookup16(tbl_hi, msg_1_hi) */
-	eor v0.16b, v2.16b, v0.16b /* m = xor(m_l, m_h) */
-	ldr q2, [x2] /* ks0 = load() */
+	rbit v0.16b, v0.16b /* m = rbit(msg_1) */
+	ldr q1, [x2] /* ks0 = load() */
 	adrp x17, .Lzuc_lanes_neon_aes_3_reverse16
-	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_reverse16] /* reverse16 = const() */
-	tbl v2.16b, {v2.16b}, v5.16b /* k0 = lookup16(ks0, reverse16) */
-	ldur q6, [x2, #8] /* ks1 = load() */
-	tbl v6.16b, {v6.16b}, v5.16b /* k1 = lookup16(ks1, reverse16) */
+	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_reverse16] /* reverse16 = const() */
+	tbl v1.16b, {v1.16b}, v2.16b /* k0 = lookup16(ks0, reverse16) */
+	ldur q3, [x2, #8] /* ks1 = load() */
+	tbl v3.16b, {v3.16b}, v2.16b /* k1 = lookup16(ks1, reverse16) */
 	adrp x17, .Lzuc_lanes_neon_aes_3_swap_qwords
-	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_swap_qwords] /* swap_qwords = const() */
-	tbl v16.16b, {v0.16b}, v7.16b /* m_swap = lookup16(m, swap_qwords) */
-	pmull2 v17.1q, v16.2d, v2.2d /* p0 = clmul(m_swap, k0) */
-	pmull v2.1q, v0.1d, v2.1d /* p1 = clmul(m, k0) */
-	pmull2 v0.1q, v0.2d, v6.2d /* p0_1 = clmul(m, k1) */
-	pmull v6.1q, v16.1d, v6.1d /* p1_1 = clmul(m_swap, k1) */
+	ldr q4, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_swap_qwords] /* swap_qwords = const() */
+	tbl v5.16b, {v0.16b}, v4.16b /* m_swap = lookup16(m, swap_qwords) */
+	pmull2 v6.1q, v5.2d, v1.2d /* p0 = clmul(m_swap, k0) */
+	pmull v1.1q, v0.1d, v1.1d /* p1 = clmul(m, k0) */
+	pmull2 v0.1q, v0.2d, v3.2d /* p0_1 = clmul(m, k1) */
+	pmull v3.1q, v5.1d, v3.1d /* p1_1 = clmul(m_swap, k1) */
 
 	/* Each sum plus its products, in a balanced tree. */
-	eor v0.16b, v17.16b, v0.16b /* sum0_acc = xor(p0, p0_1) */
-	eor v2.16b, v2.16b, v6.16b /* sum1_acc = xor(p1, p1_1) */
-	ldr q6, [x1, #16] /* msg_2 = load() */
-	and v16.16b, v6.16b, v1.16b /* msg_2_lo = and(msg_2, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* msg_2_hi = shr(msg_2) */
-	tbl v16.16b, {v3.16b}, v16.16b /* m_1_l = lookup16(tbl_lo, msg_2_lo) */
-	tbl v6.16b, {v4.16b}, v6.16b /* m_1_h = lookup16(tbl_hi, msg_2_hi) */
-	eor v6.16b, v16.16b, v6.16b /* m_1 = xor(m_1_l, m_1_h) */
-	ldr q16, [x2, #16] /* ks0_1 = load() */
-	tbl v16.16b, {v16.16b}, v5.16b /* k0_1 = lookup16(ks0_1, reverse16) */
-	ldur q17, [x2, #24] /* ks1_1 = load() */
-	tbl v17.16b, {v17.16b}, v5.16b /* k1_1 = lookup16(ks1_1, reverse16) */
-	tbl v18.16b, {v6.16b}, v7.16b /* m_1_swap = lookup16(m_1, swap_qwords) */
-	pmull2 v19.1q, v18.2d, v16.2d /* p0_2 = clmul(m_1_swap, k0_1) */
-	pmull v16.1q, v6.1d, v16.1d /* p1_2 = clmul(m_1, k0_1) */
-	pmull2 v6.1q, v6.2d, v17.2d /* p0_3 = clmul(m_1, k1_1) */
-	pmull v17.1q, v18.1d, v17.1d /* p1_3 = clmul(m_1_swap, k1_1) */
-	eor v6.16b, v19.16b, v6.16b /* sum0_acc_1 = xor(p0_2, p0_3) */
-	eor v0.16b, v0.16b, v6.16b /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
-	eor v6.16b, v16.16b, v17.16b /* sum1_acc_1 = xor(p1_2, p1_3) */
-	eor v2.16b, v2.16b, v6.16b /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
-	ldr q6, [x1, #32] /* msg_3 = load() */
-	and v16.16b, v6.16b, v1.16b /* msg_3_lo = and(msg_3, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* msg_3_hi = shr(msg_3) */
-	tbl v16.16b, {v3.16b}, v16.16b /* m_2_l = lookup16(tbl_lo, msg_3_lo) */
-	tbl v6.16b, {v4.16b}, v6.16b /* m_2_h = lookup16(tbl_hi, msg_3_hi) */
-	eor v6.16b, v16.16b, v6.16b /* m_2 = xor(m_2_l, m_2_h) */
-	ldr q16, [x2, #32] /* ks0_2 = load() */
-	tbl v16.16b, {v16.16b}, v5.16b /* k0_2 = lookup16(ks0_2, reverse16) */
-	ldur q17, [x2, #40] /* ks1_2 = load() */
-	tbl v17.16b, {v17.16b}, v5.16b /* k1_2 = lookup16(ks1_2, reverse16) */
-	tbl v18.16b, {v6.16b}, v7.16b /* m_2_swap = lookup16(m_2, swap_qwords) */
-	pmull2 v19.1q, v18.2d, v16.2d /* p0_4 = clmul(m_2_swap, k0_2) */
-	pmull v16.1q, v6.1d, v16.1d /* p1_4 = clmul(m_2, k0_2) */
-	pmull2 v6.1q, v6.2d, v17.2d /* p0_5 = clmul(m_2, k1_2) */
-	pmull v17.1q, v18.1d, v17.1d /* p1_5 = clmul(m_2_swap, k1_2) */
-	eor v6.16b, v19.16b, v6.16b /* sum0_acc_2 = xor(p0_4, p0_5) */
-	eor v16.16b, v16.16b, v17.16b /* sum1_acc_2 = xor(p1_4, p1_5) */
-	ldr q17, [x1, #48] /* msg_4 = load() */
-	and v18.16b, v17.16b, v1.16b /* msg_4_lo = and(msg_4, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* msg_4_hi = shr(msg_4) */
-	tbl v18.16b, {v3.16b}, v18.16b /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
-	tbl v17.16b, {v4.16b}, v17.16b /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
-	eor v17.16b, v18.16b, v17.16b /* m_3 = xor(m_3_l, m_3_h) */
-	ldr q18, [x2, #48] /* ks0_3 = load() */
-	tbl v18.16b, {v18.16b}, v5.16b /* k0_3 = lookup16(ks0_3, reverse16) */
-	ldur q19, [x2, #56] /* ks1_3 = load() */
-	tbl v19.16b, {v19.16b}, v5.16b /* k1_3 = lookup16(ks1_3, reverse16) */
-	tbl v20.16b, {v17.16b}, v7.16b /* m_3_swap = lookup16(m_3, swap_qwords) */
-	pmull2 v21.1q, v20.2d, v18.2d /* p0_6 = clmul(m_3_swap, k0_3) */
-	pmull v18.1q, v17.1d, v18.1d /* p1_6 = clmul(m_3, k0_3) */
-	pmull2 v17.1q, v17.2d, v19.2d /* p0_7 = clmul(m_3, k1_3) */
-	pmull v19.1q, v20.1d, v19.1d /* p1_7 = clmul(m_3_swap, k1_3) */
-	eor v17.16b, v21.16b, v17.16b /* sum0_acc_3 = xor(p0_6, p0_7) */
-	eor v6.16b, v6.16b, v17.16b /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
-	eor v0.16b, v0.16b, v6.16b /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
-	eor v6.16b, v18.16b, v19.16b /* sum1_acc_3 = xor(p1_6, p1_7) */
-	eor v6.16b, v16.16b, v6.16b /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
-	eor v2.16b, v2.16b, v6.16b /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
-	ldr q6, [x1, #64] /* msg_5 = load() */
-	and v16.16b, v6.16b, v1.16b /* msg_5_lo = and(msg_5, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* msg_5_hi = shr(msg_5) */
-	tbl v16.16b, {v3.16b}, v16.16b /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
-	tbl v6.16b, {v4.16b}, v6.16b /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
-	eor v6.16b, v16.16b, v6.16b /* m_4 = xor(m_4_l, m_4_h) */
-	ldr q16, [x2, #64] /* ks0_4 = load() */
-	tbl v16.16b, {v16.16b}, v5.16b /* k0_4 = lookup16(ks0_4, reverse16) */
-	ldur q17, [x2, #72] /* ks1_4 = load() */
-	tbl v17.16b, {v17.16b}, v5.16b /* k1_4 = lookup16(ks1_4, reverse16) */
-	tbl v18.16b, {v6.16b}, v7.16b /* m_4_swap = lookup16(m_4, swap_qwords) */
-	pmull2 v19.1q, v18.2d, v16.2d /* p0_8 = clmul(m_4_swap, k0_4) */
-	pmull v16.1q, v6.1d, v16.1d /* p1_8 = clmul(m_4, k0_4) */
-	pmull2 v6.1q, v6.2d, v17.2d /* p0_9 = clmul(m_4, k1_4) */
-	pmull v17.1q, v18.1d, v17.1d /* p1_9 = clmul(m_4_swap, k1_4) */
-	eor v6.16b, v19.16b, v6.16b /* sum0_acc_4 = xor(p0_8, p0_9) */
-	eor v16.16b, v16.16b, v17.16b /* sum1_acc_4 = xor(p1_8, p1_9) */
-	ldr q17, [x1, #80] /* msg_6 = load() */
-	and v18.16b, v17.16b, v1.16b /* msg_6_lo = and(msg_6, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* msg_6_hi = shr(msg_6) */
-	tbl v18.16b, {v3.16b}, v18.16b /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
-	tbl v17.16b, {v4.16b}, v17.16b /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
-	eor v17.16b, v18.16b, v17.16b /* m_5 = xor(m_5_l, m_5_h) */
-	ldr q18, [x2, #80] /* ks0_5 = load() */
-	tbl v18.16b, {v18.16b}, v5.16b /* k0_5 = lookup16(ks0_5, reverse16) */
-	ldur q19, [x2, #88] /* ks1_5 = load() */
-	tbl v19.16b, {v19.16b}, v5.16b /* k1_5 = lookup16(ks1_5, reverse16) */
-	tbl v20.16b, {v17.16b}, v7.16b /* m_5_swap = lookup16(m_5, swap_qwords) */
-	pmull2 v21.1q, v20.2d, v18.2d /* p0_10 = clmul(m_5_swap, k0_5) */
-	pmull v18.1q, v17.1d, v18.1d /* p1_10 = clmul(m_5, k0_5) */
-	pmull2 v17.1q, v17.2d, v19.2d /* p0_11 = clmul(m_5, k1_5) */
-	pmull v19.1q, v20.1d, v19.1d /* p1_11 = clmul(m_5_swap, k1_5) */
-	eor v17.16b, v21.16b, v17.16b /* sum0_acc_5 = xor(p0_10, p0_11) */
-	eor v6.16b, v6.16b, v17.16b /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
-	eor v17.16b, v18.16b, v19.16b /* sum1_acc_5 = xor(p1_10, p1_11) */
-	eor v16.16b, v16.16b, v17.16b /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
-	ldr q17, [x1, #96] /* msg_7 = load() */
-	and v18.16b, v17.16b, v1.16b /* msg_7_lo = and(msg_7, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* msg_7_hi = shr(msg_7) */
-	tbl v18.16b, {v3.16b}, v18.16b /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
-	tbl v17.16b, {v4.16b}, v17.16b /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
-	eor v17.16b, v18.16b, v17.16b /* m_6 = xor(m_6_l, m_6_h) */
-	ldr q18, [x2, #96] /* ks0_6 = load() */
-	tbl v18.16b, {v18.16b}, v5.16b /* k0_6 = lookup16(ks0_6, reverse16) */
-	ldur q19, [x2, #104] /* ks1_6 = load() */
-	tbl v19.16b, {v19.16b}, v5.16b /* k1_6 = lookup16(ks1_6, reverse16) */
-	tbl v20.16b, {v17.16b}, v7.16b /* m_6_swap = lookup16(m_6, swap_qwords) */
-	pmull2 v21.1q, v20.2d, v18.2d /* p0_12 = clmul(m_6_swap, k0_6) */
-	pmull v18.1q, v17.1d, v18.1d /* p1_12 = clmul(m_6, k0_6) */
-	pmull2 v17.1q, v17.2d, v19.2d /* p0_13 = clmul(m_6, k1_6) */
-	pmull v19.1q, v20.1d, v19.1d /* p1_13 = clmul(m_6_swap, k1_6) */
-	eor v17.16b, v21.16b, v17.16b /* sum0_acc_6 = xor(p0_12, p0_13) */
-	eor v18.16b, v18.16b, v19.16b /* sum1_acc_6 = xor(p1_12, p1_13) */
-	ldr q19, [x1, #112] /* msg_8 = load() */
-	and v1.16b, v19.16b, v1.16b /* msg_8_lo = and(msg_8, nibble_mask) */
-	tbl v1.16b, {v3.16b}, v1.16b /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
-	ushr v3.16b, v19.16b, #4 /* msg_8_hi = shr(msg_8) */
-	tbl v3.16b, {v4.16b}, v3.16b /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
-	eor v1.16b, v1.16b, v3.16b /* m_7 = xor(m_7_l, m_7_h) */
-	tbl v3.16b, {v1.16b}, v7.16b /* m_7_swap = lookup16(m_7, swap_qwords) */
-	ldr q4, [x2, #112] /* ks0_7 = load() */
-	tbl v4.16b, {v4.16b}, v5.16b /* k0_7 = lookup16(ks0_7, reverse16) */
-	ldur q7, [x2, #120] /* ks1_7 = load() */
-	tbl v5.16b, {v7.16b}, v5.16b /* k1_7 = lookup16(ks1_7, reverse16) */
-	pmull2 v7.1q, v3.2d, v4.2d /* p0_14 = clmul(m_7_swap, k0_7) */
-	pmull v4.1q, v1.1d, v4.1d /* p1_14 = clmul(m_7, k0_7) */
-	pmull2 v1.1q, v1.2d, v5.2d /* p0_15 = clmul(m_7, k1_7) */
-	pmull v3.1q, v3.1d, v5.1d /* p1_15 = clmul(m_7_swap, k1_7) */
-	eor v1.16b, v7.16b, v1.16b /* sum0_acc_7 = xor(p0_14, p0_15) */
-	eor v1.16b, v17.16b, v1.16b /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
-	eor v1.16b, v6.16b, v1.16b /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
-	eor v0.16b, v0.16b, v1.16b /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
-	eor v1.16b, v4.16b, v3.16b /* sum1_acc_7 = xor(p1_14, p1_15) */
-	eor v1.16b, v18.16b, v1.16b /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
-	eor v1.16b, v16.16b, v1.16b /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
-	eor v1.16b, v2.16b, v1.16b /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
+	eor v0.16b, v6.16b, v0.16b /* sum0_acc = xor(p0, p0_1) */
+	eor v1.16b, v1.16b, v3.16b /* sum1_acc = xor(p1, p1_1) */
+	ldr q3, [x1, #16] /* msg_2 = load() */
+	rbit v3.16b, v3.16b /* m_1 = rbit(msg_2) */
+	ldr q5, [x2, #16] /* ks0_1 = load() */
+	tbl v5.16b, {v5.16b}, v2.16b /* k0_1 = lookup16(ks0_1, reverse16) */
+	ldur q6, [x2, #24] /* ks1_1 = load() */
+	tbl v6.16b, {v6.16b}, v2.16b /* k1_1 = lookup16(ks1_1, reverse16) */
+	tbl v7.16b, {v3.16b}, v4.16b /* m_1_swap = lookup16(m_1, swap_qwords) */
+	pmull2 v16.1q, v7.2d, v5.2d /* p0_2 = clmul(m_1_swap, k0_1) */
+	pmull v5.1q, v3.1d, v5.1d /* p1_2 = clmul(m_1, k0_1) */
+	pmull2 v3.1q, v3.2d, v6.2d /* p0_3 = clmul(m_1, k1_1) */
+	pmull v6.1q, v7.1d, v6.1d /* p1_3 = clmul(m_1_swap, k1_1) */
+	eor v3.16b, v16.16b, v3.16b /* sum0_acc_1 = xor(p0_2, p0_3) */
+	eor v0.16b, v0.16b, v3.16b /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
+	eor v3.16b, v5.16b, v6.16b /* sum1_acc_1 = xor(p1_2, p1_3) */
+	eor v1.16b, v1.16b, v3.16b /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
+	ldr q3, [x1, #32] /* msg_3 = load() */
+	rbit v3.16b, v3.16b /* m_2 = rbit(msg_3) */
+	ldr q5, [x2, #32] /* ks0_2 = load() */
+	tbl v5.16b, {v5.16b}, v2.16b /* k0_2 = lookup16(ks0_2, reverse16) */
+	ldur q6, [x2, #40] /* ks1_2 = load() */
+	tbl v6.16b, {v6.16b}, v2.16b /* k1_2 = lookup16(ks1_2, reverse16) */
+	tbl v7.16b, {v3.16b}, v4.16b /* m_2_swap = lookup16(m_2, swap_qwords) */
+	pmull2 v16.1q, v7.2d, v5.2d /* p0_4 = clmul(m_2_swap, k0_2) */
+	pmull v5.1q, v3.1d, v5.1d /* p1_4 = clmul(m_2, k0_2) */
+	pmull2 v3.1q, v3.2d, v6.2d /* p0_5 = clmul(m_2, k1_2) */
+	pmull v6.1q, v7.1d, v6.1d /* p1_5 = clmul(m_2_swap, k1_2) */
+	eor v3.16b, v16.16b, v3.16b /* sum0_acc_2 = xor(p0_4, p0_5) */
+	eor v5.16b, v5.16b, v6.16b /* sum1_acc_2 = xor(p1_4, p1_5) */
+	ldr q6, [x1, #48] /* msg_4 = load() */
+	rbit v6.16b, v6.16b /* m_3 = rbit(msg_4) */
+	ldr q7, [x2, #48] /* ks0_3 = load() */
+	tbl v7.16b, {v7.16b}, v2.16b /* k0_3 = lookup16(ks0_3, reverse16) */
+	ldur q16, [x2, #56] /* ks1_3 = load() */
+	tbl v16.16b, {v16.16b}, v2.16b /* k1_3 = lookup16(ks1_3, reverse16) */
+	tbl v17.16b, {v6.16b}, v4.16b /* m_3_swap = lookup16(m_3, swap_qwords) */
+	pmull2 v18.1q, v17.2d, v7.2d /* p0_6 = clmul(m_3_swap, k0_3) */
+	pmull v7.1q, v6.1d, v7.1d /* p1_6 = clmul(m_3, k0_3) */
+	pmull2 v6.1q, v6.2d, v16.2d /* p0_7 = clmul(m_3, k1_3) */
+	pmull v16.1q, v17.1d, v16.1d /* p1_7 = clmul(m_3_swap, k1_3) */
+	eor v6.16b, v18.16b, v6.16b /* sum0_acc_3 = xor(p0_6, p0_7) */
+	eor v3.16b, v3.16b, v6.16b /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
+	eor v0.16b, v0.16b, v3.16b /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
+	eor v3.16b, v7.16b, v16.16b /* sum1_acc_3 = xor(p1_6, p1_7) */
+	eor v3.16b, v5.16b, v3.16b /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
+	eor v1.16b, v1.16b, v3.16b /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
+	ldr q3, [x1, #64] /* msg_5 = load() */
+	rbit v3.16b, v3.16b /* m_4 = rbit(msg_5) */
+	ldr q5, [x2, #64] /* ks0_4 = load() */
+	tbl v5.16b, {v5.16b}, v2.16b /* k0_4 = lookup16(ks0_4, reverse16) */
+	ldur q6, [x2, #72] /* ks1_4 = load() */
+	tbl v6.16b, {v6.16b}, v2.16b /* k1_4 = lookup16(ks1_4, reverse16) */
+	tbl v7.16b, {v3.16b}, v4.16b /* m_4_swap = lookup16(m_4, swap_qwords) */
+	pmull2 v16.1q, v7.2d, v5.2d /* p0_8 = clmul(m_4_swap, k0_4) */
+	pmull v5.1q, v3.1d, v5.1d /* p1_8 = clmul(m_4, k0_4) */
+	pmull2 v3.1q, v3.2d, v6.2d /* p0_9 = clmul(m_4, k1_4) */
+	pmull v6.1q, v7.1d, v6.1d /* p1_9 = clmul(m_4_swap, k1_4) */
+	eor v3.16b, v16.16b, v3.16b /* sum0_acc_4 = xor(p0_8, p0_9) */
+	eor v5.16b, v5.16b, v6.16b /* sum1_acc_4 = xor(p1_8, p1_9) */
+	ldr q6, [x1, #80] /* msg_6 = load() */
+	rbit v6.16b, v6.16b /* m_5 = rbit(msg_6) */
+	ldr q7, [x2, #80] /* ks0_5 = load() */
+	tbl v7.16b, {v7.16b}, v2.16b /* k0_5 = lookup16(ks0_5, reverse16) */
+	ldur q16, [x2, #88] /* ks1_5 = load() */
+	tbl v16.16b, {v16.16b}, v2.16b /* k1_5 = lookup16(ks1_5, reverse16) */
+	tbl v17.16b, {v6.16b}, v4.16b /* m_5_swap = lookup16(m_5, swap_qwords) */
+	pmull2 v18.1q, v17.2d, v7.2d /* p0_10 = clmul(m_5_swap, k0_5) */
+	pmull v7.1q, v6.1d, v7.1d /* p1_10 = clmul(m_5, k0_5) */
+	pmull2 v6.1q, v6.2d, v16.2d /* p0_11 = clmul(m_5, k1_5) */
+	pmull v16.1q, v17.1d, v16.1d /* p1_11 = clmul(m_5_swap, k1_5) */
+	eor v6.16b, v18.16b, v6.16b /* sum0_acc_5 = xor(p0_10, p0_11) */
+	eor v3.16b, v3.16b, v6.16b /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
+	eor v6.16b, v7.16b, v16.16b /* sum1_acc_5 = xor(p1_10, p1_11) */
+	eor v5.16b, v5.16b, v6.16b /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
+	ldr q6, [x1, #96] /* msg_7 = load() */
+	rbit v6.16b, v6.16b /* m_6 = rbit(msg_7) */
+	ldr q7, [x2, #96] /* ks0_6 = load() */
+	tbl v7.16b, {v7.16b}, v2.16b /* k0_6 = lookup16(ks0_6, reverse16) */
+	ldur q16, [x2, #104] /* ks1_6 = load() */
+	tbl v16.16b, {v16.16b}, v2.16b /* k1_6 = lookup16(ks1_6, reverse16) */
+	tbl v17.16b, {v6.16b}, v4.16b /* m_6_swap = lookup16(m_6, swap_qwords) */
+	pmull2 v18.1q, v17.2d, v7.2d /* p0_12 = clmul(m_6_swap, k0_6) */
+	pmull v7.1q, v6.1d, v7.1d /* p1_12 = clmul(m_6, k0_6) */
+	pmull2 v6.1q, v6.2d, v16.2d /* p0_13 = clmul(m_6, k1_6) */
+	pmull v16.1q, v17.1d, v16.1d /* p1_13 = clmul(m_6_swap, k1_6) */
+	eor v6.16b, v18.16b, v6.16b /* sum0_acc_6 = xor(p0_12, p0_13) */
+	eor v7.16b, v7.16b, v16.16b /* sum1_acc_6 = xor(p1_12, p1_13) */
+	ldr q16, [x1, #112] /* msg_8 = load() */
+	rbit v16.16b, v16.16b /* m_7 = rbit(msg_8) */
+	tbl v4.16b, {v16.16b}, v4.16b /* m_7_swap = lookup16(m_7, swap_qwords) */
+	ldr q17, [x2, #112] /* ks0_7 = load() */
+	tbl v17.16b, {v17.16b}, v2.16b /* k0_7 = lookup16(ks0_7, reverse16) */
+	ldur q18, [x2, #120] /* ks1_7 = load() */
+	tbl v2.16b, {v18.16b}, v2.16b /* k1_7 = lookup16(ks1_7, reverse16) */
+	pmull2 v18.1q, v4.2d, v17.2d /* p0_14 = clmul(m_7_swap, k0_7) */
+	pmull v17.1q, v16.1d, v17.1d /* p1_14 = clmul(m_7, k0_7) */
+	pmull2 v16.1q, v16.2d, v2.2d /* p0_15 = clmul(m_7, k1_7) */
+	pmull v2.1q, v4.1d, v2.1d /* p1_15 = clmul(m_7_swap, k1_7) */
+	eor v4.16b, v18.16b, v16.16b /* sum0_acc_7 = xor(p0_14, p0_15) */
+	eor v4.16b, v6.16b, v4.16b /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
+	eor v3.16b, v3.16b, v4.16b /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
+	eor v0.16b, v0.16b, v3.16b /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
+	eor v2.16b, v17.16b, v2.16b /* sum1_acc_7 = xor(p1_14, p1_15) */
+	eor v2.16b, v7.16b, v2.16b /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
+	eor v2.16b, v5.16b, v2.16b /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
+	eor v1.16b, v1.16b, v2.16b /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
 	ldr q2, [x0] /* old0 = load() */
 	eor v0.16b, v2.16b, v0.16b /* new0 = xor(old0, sum0_acc_14) */
 	str q0, [x0] /* store new0 */
@@ -5714,7 +5676,7 @@ ELF(.size _gcry_zuc_lanes_neon_aes_mac_fold,.-_gcry_zuc_lanes_neon_aes_mac_fold;
  *   x1: msg
  *   x2: ks
  *   x16, x17: a row pointer, an address or a constant's page
- *   vectors: v0-v7, v16-v24 (17 used)
+ *   vectors: v0-v7, v16-v22 (15 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl _gcry_zuc_lanes_neon_aes_mac_fold_wide
@@ -5725,219 +5687,181 @@ _gcry_zuc_lanes_neon_aes_mac_fold_wide:
 
 	/* 16 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
 	ldr q0, [x1] /* msg_1 = load() */
-	adrp x17, .Lzuc_lanes_neon_aes_4_nibble_mask
-	ldr q1, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_nibble_mask] /* nibble_mask = const() */
-	and v2.16b, v0.16b, v1.16b /* msg_1_lo = and(msg_1, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* msg_1_hi = shr(msg_1) */
-	adrp x17, .Lzuc_lanes_neon_aes_4_tbl_lo
-	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_tbl_lo] /* tbl_lo = const() */
-	tbl v2.16b, {v3.16b}, v2.16b /* m_l = lookup16(tbl_lo, msg_1_lo) */
-	adrp x17, .Lzuc_lanes_neon_aes_4_tbl_hi
-	ldr q4, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_tbl_hi] /* tbl_hi = const() */
-	tbl v0.16b, {v4.16b}, v0.16b /* m_h = lookup16(tbl_hi, msg_1_hi) */
-	eor v0.16b, v2.16b, v0.16b /* m = xor(m_l, m_h) */
-	ldr q2, [x2] /* ks0 = load() */
+	rbit v0.16b, v0.16b /* m = rbit(msg_1) */
+	ldr q1, [x2] /* ks0 = load() */
 	adrp x17, .Lzuc_lanes_neon_aes_4_reverse16
-	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_reverse16] /* reverse16 = const() */
-	tbl v2.16b, {v2.16b}, v5.16b /* k0 = lookup16(ks0, reverse16) */
-	ldur q6, [x2, #8] /* ks1 = load() */
-	tbl v6.16b, {v6.16b}, v5.16b /* k1 = lookup16(ks1, reverse16) */
-	ldr q7, [x2, #16] /* ks2 = load() */
-	tbl v7.16b, {v7.16b}, v5.16b /* k2 = lookup16(ks2, reverse16) */
+	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_reverse16] /* reverse16 = const() */
+	tbl v1.16b, {v1.16b}, v2.16b /* k0 = lookup16(ks0, reverse16) */
+	ldur q3, [x2, #8] /* ks1 = load() */
+	tbl v3.16b, {v3.16b}, v2.16b /* k1 = lookup16(ks1, reverse16) */
+	ldr q4, [x2, #16] /* ks2 = load() */
+	tbl v4.16b, {v4.16b}, v2.16b /* k2 = lookup16(ks2, reverse16) */
 	adrp x17, .Lzuc_lanes_neon_aes_4_swap_qwords
-	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_swap_qwords] /* swap_qwords = const() */
-	tbl v17.16b, {v0.16b}, v16.16b /* m_swap = lookup16(m, swap_qwords) */
-	pmull v7.1q, v17.1d, v7.1d /* p2_1 = clmul(m_swap, k2) */
-	pmull2 v18.1q, v17.2d, v2.2d /* p0 = clmul(m_swap, k0) */
-	pmull v2.1q, v0.1d, v2.1d /* p1 = clmul(m, k0) */
-	pmull v17.1q, v17.1d, v6.1d /* p1_1 = clmul(m_swap, k1) */
-	eor v2.16b, v2.16b, v17.16b /* sum1_acc = xor(p1, p1_1) */
-	pmull2 v17.1q, v0.2d, v6.2d /* p0_1 = clmul(m, k1) */
-	pmull v0.1q, v0.1d, v6.1d /* p2 = clmul(m, k1) */
+	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_swap_qwords] /* swap_qwords = const() */
+	tbl v6.16b, {v0.16b}, v5.16b /* m_swap = lookup16(m, swap_qwords) */
+	pmull v4.1q, v6.1d, v4.1d /* p2_1 = clmul(m_swap, k2) */
+	pmull2 v7.1q, v6.2d, v1.2d /* p0 = clmul(m_swap, k0) */
+	pmull v1.1q, v0.1d, v1.1d /* p1 = clmul(m, k0) */
+	pmull v6.1q, v6.1d, v3.1d /* p1_1 = clmul(m_swap, k1) */
+	eor v1.16b, v1.16b, v6.16b /* sum1_acc = xor(p1, p1_1) */
+	pmull2 v6.1q, v0.2d, v3.2d /* p0_1 = clmul(m, k1) */
+	pmull v0.1q, v0.1d, v3.1d /* p2 = clmul(m, k1) */
 
 	/* Each sum plus its products, in a balanced tree. */
-	eor v6.16b, v18.16b, v17.16b /* sum0_acc = xor(p0, p0_1) */
-	eor v0.16b, v0.16b, v7.16b /* sum2_acc = xor(p2, p2_1) */
-	ldr q7, [x1, #16] /* msg_2 = load() */
-	and v17.16b, v7.16b, v1.16b /* msg_2_lo = and(msg_2, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* msg_2_hi = shr(msg_2) */
-	tbl v17.16b, {v3.16b}, v17.16b /* m_1_l = lookup16(tbl_lo, msg_2_lo) */
-	tbl v7.16b, {v4.16b}, v7.16b /* m_1_h = lookup16(tbl_hi, msg_2_hi) */
-	eor v7.16b, v17.16b, v7.16b /* m_1 = xor(m_1_l, m_1_h) */
-	ldr q17, [x2, #16] /* ks0_1 = load() */
-	tbl v17.16b, {v17.16b}, v5.16b /* k0_1 = lookup16(ks0_1, reverse16) */
-	ldur q18, [x2, #24] /* ks1_1 = load() */
-	tbl v18.16b, {v18.16b}, v5.16b /* k1_1 = lookup16(ks1_1, reverse16) */
-	ldr q19, [x2, #32] /* ks2_1 = load() */
-	tbl v19.16b, {v19.16b}, v5.16b /* k2_1 = lookup16(ks2_1, reverse16) */
-	tbl v20.16b, {v7.16b}, v16.16b /* m_1_swap = lookup16(m_1, swap_qwords) */
-	pmull v19.1q, v20.1d, v19.1d /* p2_3 = clmul(m_1_swap, k2_1) */
-	pmull2 v21.1q, v20.2d, v17.2d /* p0_2 = clmul(m_1_swap, k0_1) */
-	pmull v17.1q, v7.1d, v17.1d /* p1_2 = clmul(m_1, k0_1) */
-	pmull v20.1q, v20.1d, v18.1d /* p1_3 = clmul(m_1_swap, k1_1) */
-	eor v17.16b, v17.16b, v20.16b /* sum1_acc_1 = xor(p1_2, p1_3) */
-	eor v2.16b, v2.16b, v17.16b /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
-	pmull2 v17.1q, v7.2d, v18.2d /* p0_3 = clmul(m_1, k1_1) */
-	pmull v7.1q, v7.1d, v18.1d /* p2_2 = clmul(m_1, k1_1) */
-	eor v17.16b, v21.16b, v17.16b /* sum0_acc_1 = xor(p0_2, p0_3) */
-	eor v6.16b, v6.16b, v17.16b /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
-	eor v7.16b, v7.16b, v19.16b /* sum2_acc_1 = xor(p2_2, p2_3) */
-	eor v0.16b, v0.16b, v7.16b /* sum2_acc_8 = xor(sum2_acc, sum2_acc_1) */
-	ldr q7, [x1, #32] /* msg_3 = load() */
-	and v17.16b, v7.16b, v1.16b /* msg_3_lo = and(msg_3, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* msg_3_hi = shr(msg_3) */
-	tbl v17.16b, {v3.16b}, v17.16b /* m_2_l = lookup16(tbl_lo, msg_3_lo) */
-	tbl v7.16b, {v4.16b}, v7.16b /* m_2_h = lookup16(tbl_hi, msg_3_hi) */
-	eor v7.16b, v17.16b, v7.16b /* m_2 = xor(m_2_l, m_2_h) */
-	ldr q17, [x2, #32] /* ks0_2 = load() */
-	tbl v17.16b, {v17.16b}, v5.16b /* k0_2 = lookup16(ks0_2, reverse16) */
-	ldur q18, [x2, #40] /* ks1_2 = load() */
-	tbl v18.16b, {v18.16b}, v5.16b /* k1_2 = lookup16(ks1_2, reverse16) */
-	ldr q19, [x2, #48] /* ks2_2 = load() */
-	tbl v19.16b, {v19.16b}, v5.16b /* k2_2 = lookup16(ks2_2, reverse16) */
-	tbl v20.16b, {v7.16b}, v16.16b /* m_2_swap = lookup16(m_2, swap_qwords) */
-	pmull v19.1q, v20.1d, v19.1d /* p2_5 = clmul(m_2_swap, k2_2) */
-	pmull2 v21.1q, v20.2d, v17.2d /* p0_4 = clmul(m_2_swap, k0_2) */
-	pmull v17.1q, v7.1d, v17.1d /* p1_4 = clmul(m_2, k0_2) */
-	pmull v20.1q, v20.1d, v18.1d /* p1_5 = clmul(m_2_swap, k1_2) */
-	eor v17.16b, v17.16b, v20.16b /* sum1_acc_2 = xor(p1_4, p1_5) */
-	pmull2 v20.1q, v7.2d, v18.2d /* p0_5 = clmul(m_2, k1_2) */
-	pmull v7.1q, v7.1d, v18.1d /* p2_4 = clmul(m_2, k1_2) */
-	eor v18.16b, v21.16b, v20.16b /* sum0_acc_2 = xor(p0_4, p0_5) */
-	eor v7.16b, v7.16b, v19.16b /* sum2_acc_2 = xor(p2_4, p2_5) */
-	ldr q19, [x1, #48] /* msg_4 = load() */
-	and v20.16b, v19.16b, v1.16b /* msg_4_lo = and(msg_4, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* msg_4_hi = shr(msg_4) */
-	tbl v20.16b, {v3.16b}, v20.16b /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
-	tbl v19.16b, {v4.16b}, v19.16b /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
-	eor v19.16b, v20.16b, v19.16b /* m_3 = xor(m_3_l, m_3_h) */
-	ldr q20, [x2, #48] /* ks0_3 = load() */
-	tbl v20.16b, {v20.16b}, v5.16b /* k0_3 = lookup16(ks0_3, reverse16) */
-	ldur q21, [x2, #56] /* ks1_3 = load() */
-	tbl v21.16b, {v21.16b}, v5.16b /* k1_3 = lookup16(ks1_3, reverse16) */
-	ldr q22, [x2, #64] /* ks2_3 = load() */
-	tbl v22.16b, {v22.16b}, v5.16b /* k2_3 = lookup16(ks2_3, reverse16) */
-	tbl v23.16b, {v19.16b}, v16.16b /* m_3_swap = lookup16(m_3, swap_qwords) */
-	pmull v22.1q, v23.1d, v22.1d /* p2_7 = clmul(m_3_swap, k2_3) */
-	pmull2 v24.1q, v23.2d, v20.2d /* p0_6 = clmul(m_3_swap, k0_3) */
-	pmull v20.1q, v19.1d, v20.1d /* p1_6 = clmul(m_3, k0_3) */
-	pmull v23.1q, v23.1d, v21.1d /* p1_7 = clmul(m_3_swap, k1_3) */
-	eor v20.16b, v20.16b, v23.16b /* sum1_acc_3 = xor(p1_6, p1_7) */
-	eor v17.16b, v17.16b, v20.16b /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
-	eor v2.16b, v2.16b, v17.16b /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
-	pmull2 v17.1q, v19.2d, v21.2d /* p0_7 = clmul(m_3, k1_3) */
-	pmull v19.1q, v19.1d, v21.1d /* p2_6 = clmul(m_3, k1_3) */
-	eor v17.16b, v24.16b, v17.16b /* sum0_acc_3 = xor(p0_6, p0_7) */
-	eor v17.16b, v18.16b, v17.16b /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
-	eor v6.16b, v6.16b, v17.16b /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
-	eor v17.16b, v19.16b, v22.16b /* sum2_acc_3 = xor(p2_6, p2_7) */
-	eor v7.16b, v7.16b, v17.16b /* sum2_acc_9 = xor(sum2_acc_2, sum2_acc_3) */
-	eor v0.16b, v0.16b, v7.16b /* sum2_acc_12 = xor(sum2_acc_8, sum2_acc_9) */
-	ldr q7, [x1, #64] /* msg_5 = load() */
-	and v17.16b, v7.16b, v1.16b /* msg_5_lo = and(msg_5, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* msg_5_hi = shr(msg_5) */
-	tbl v17.16b, {v3.16b}, v17.16b /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
-	tbl v7.16b, {v4.16b}, v7.16b /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
-	eor v7.16b, v17.16b, v7.16b /* m_4 = xor(m_4_l, m_4_h) */
-	ldr q17, [x2, #64] /* ks0_4 = load() */
-	tbl v17.16b, {v17.16b}, v5.16b /* k0_4 = lookup16(ks0_4, reverse16) */
-	ldur q18, [x2, #72] /* ks1_4 = load() */
-	tbl v18.16b, {v18.16b}, v5.16b /* k1_4 = lookup16(ks1_4, reverse16) */
-	ldr q19, [x2, #80] /* ks2_4 = load() */
-	tbl v19.16b, {v19.16b}, v5.16b /* k2_4 = lookup16(ks2_4, reverse16) */
-	tbl v20.16b, {v7.16b}, v16.16b /* m_4_swap = lookup16(m_4, swap_qwords) */
-	pmull v19.1q, v20.1d, v19.1d /* p2_9 = clmul(m_4_swap, k2_4) */
-	pmull2 v21.1q, v20.2d, v17.2d /* p0_8 = clmul(m_4_swap, k0_4) */
-	pmull v17.1q, v7.1d, v17.1d /* p1_8 = clmul(m_4, k0_4) */
-	pmull v20.1q, v20.1d, v18.1d /* p1_9 = clmul(m_4_swap, k1_4) */
-	eor v17.16b, v17.16b, v20.16b /* sum1_acc_4 = xor(p1_8, p1_9) */
-	pmull2 v20.1q, v7.2d, v18.2d /* p0_9 = clmul(m_4, k1_4) */
-	pmull v7.1q, v7.1d, v18.1d /* p2_8 = clmul(m_4, k1_4) */
-	eor v18.16b, v21.16b, v20.16b /* sum0_acc_4 = xor(p0_8, p0_9) */
-	eor v7.16b, v7.16b, v19.16b /* sum2_acc_4 = xor(p2_8, p2_9) */
-	ldr q19, [x1, #80] /* msg_6 = load() */
-	and v20.16b, v19.16b, v1.16b /* msg_6_lo = and(msg_6, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* msg_6_hi = shr(msg_6) */
-	tbl v20.16b, {v3.16b}, v20.16b /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
-	tbl v19.16b, {v4.16b}, v19.16b /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
-	eor v19.16b, v20.16b, v19.16b /* m_5 = xor(m_5_l, m_5_h) */
-	ldr q20, [x2, #80] /* ks0_5 = load() */
-	tbl v20.16b, {v20.16b}, v5.16b /* k0_5 = lookup16(ks0_5, reverse16) */
-	ldur q21, [x2, #88] /* ks1_5 = load() */
-	tbl v21.16b, {v21.16b}, v5.16b /* k1_5 = lookup16(ks1_5, reverse16) */
-	ldr q22, [x2, #96] /* ks2_5 = load() */
-	tbl v22.16b, {v22.16b}, v5.16b /* k2_5 = lookup16(ks2_5, reverse16) */
-	tbl v23.16b, {v19.16b}, v16.16b /* m_5_swap = lookup16(m_5, swap_qwords) */
-	pmull v22.1q, v23.1d, v22.1d /* p2_11 = clmul(m_5_swap, k2_5) */
-	pmull2 v24.1q, v23.2d, v20.2d /* p0_10 = clmul(m_5_swap, k0_5) */
-	pmull v20.1q, v19.1d, v20.1d /* p1_10 = clmul(m_5, k0_5) */
-	pmull v23.1q, v23.1d, v21.1d /* p1_11 = clmul(m_5_swap, k1_5) */
-	eor v20.16b, v20.16b, v23.16b /* sum1_acc_5 = xor(p1_10, p1_11) */
-	eor v17.16b, v17.16b, v20.16b /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
-	pmull2 v20.1q, v19.2d, v21.2d /* p0_11 = clmul(m_5, k1_5) */
-	pmull v19.1q, v19.1d, v21.1d /* p2_10 = clmul(m_5, k1_5) */
-	eor v20.16b, v24.16b, v20.16b /* sum0_acc_5 = xor(p0_10, p0_11) */
-	eor v18.16b, v18.16b, v20.16b /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
-	eor v19.16b, v19.16b, v22.16b /* sum2_acc_5 = xor(p2_10, p2_11) */
-	eor v7.16b, v7.16b, v19.16b /* sum2_acc_10 = xor(sum2_acc_4, sum2_acc_5) */
-	ldr q19, [x1, #96] /* msg_7 = load() */
-	and v20.16b, v19.16b, v1.16b /* msg_7_lo = and(msg_7, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* msg_7_hi = shr(msg_7) */
-	tbl v20.16b, {v3.16b}, v20.16b /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
-	tbl v19.16b, {v4.16b}, v19.16b /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
-	eor v19.16b, v20.16b, v19.16b /* m_6 = xor(m_6_l, m_6_h) */
-	ldr q20, [x2, #96] /* ks0_6 = load() */
-	tbl v20.16b, {v20.16b}, v5.16b /* k0_6 = lookup16(ks0_6, reverse16) */
-	ldur q21, [x2, #104] /* ks1_6 = load() */
-	tbl v21.16b, {v21.16b}, v5.16b /* k1_6 = lookup16(ks1_6, reverse16) */
-	ldr q22, [x2, #112] /* ks2_6 = load() */
-	tbl v22.16b, {v22.16b}, v5.16b /* k2_6 = lookup16(ks2_6, reverse16) */
-	tbl v23.16b, {v19.16b}, v16.16b /* m_6_swap = lookup16(m_6, swap_qwords) */
-	pmull v22.1q, v23.1d, v22.1d /* p2_13 = clmul(m_6_swap, k2_6) */
-	pmull2 v24.1q, v23.2d, v20.2d /* p0_12 = clmul(m_6_swap, k0_6) */
-	pmull v20.1q, v19.1d, v20.1d /* p1_12 = clmul(m_6, k0_6) */
-	pmull v23.1q, v23.1d, v21.1d /* p1_13 = clmul(m_6_swap, k1_6) */
-	eor v20.16b, v20.16b, v23.16b /* sum1_acc_6 = xor(p1_12, p1_13) */
-	pmull2 v23.1q, v19.2d, v21.2d /* p0_13 = clmul(m_6, k1_6) */
-	pmull v19.1q, v19.1d, v21.1d /* p2_12 = clmul(m_6, k1_6) */
-	eor v21.16b, v24.16b, v23.16b /* sum0_acc_6 = xor(p0_12, p0_13) */
-	eor v19.16b, v19.16b, v22.16b /* sum2_acc_6 = xor(p2_12, p2_13) */
-	ldr q22, [x1, #112] /* msg_8 = load() */
-	and v1.16b, v22.16b, v1.16b /* msg_8_lo = and(msg_8, nibble_mask) */
-	tbl v1.16b, {v3.16b}, v1.16b /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
-	ushr v3.16b, v22.16b, #4 /* msg_8_hi = shr(msg_8) */
-	tbl v3.16b, {v4.16b}, v3.16b /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
-	eor v1.16b, v1.16b, v3.16b /* m_7 = xor(m_7_l, m_7_h) */
-	tbl v3.16b, {v1.16b}, v16.16b /* m_7_swap = lookup16(m_7, swap_qwords) */
-	ldr q4, [x2, #112] /* ks0_7 = load() */
-	tbl v4.16b, {v4.16b}, v5.16b /* k0_7 = lookup16(ks0_7, reverse16) */
-	ldur q16, [x2, #120] /* ks1_7 = load() */
-	tbl v16.16b, {v16.16b}, v5.16b /* k1_7 = lookup16(ks1_7, reverse16) */
+	eor v3.16b, v7.16b, v6.16b /* sum0_acc = xor(p0, p0_1) */
+	eor v0.16b, v0.16b, v4.16b /* sum2_acc = xor(p2, p2_1) */
+	ldr q4, [x1, #16] /* msg_2 = load() */
+	rbit v4.16b, v4.16b /* m_1 = rbit(msg_2) */
+	ldr q6, [x2, #16] /* ks0_1 = load() */
+	tbl v6.16b, {v6.16b}, v2.16b /* k0_1 = lookup16(ks0_1, reverse16) */
+	ldur q7, [x2, #24] /* ks1_1 = load() */
+	tbl v7.16b, {v7.16b}, v2.16b /* k1_1 = lookup16(ks1_1, reverse16) */
+	ldr q16, [x2, #32] /* ks2_1 = load() */
+	tbl v16.16b, {v16.16b}, v2.16b /* k2_1 = lookup16(ks2_1, reverse16) */
+	tbl v17.16b, {v4.16b}, v5.16b /* m_1_swap = lookup16(m_1, swap_qwords) */
+	pmull v16.1q, v17.1d, v16.1d /* p2_3 = clmul(m_1_swap, k2_1) */
+	pmull2 v18.1q, v17.2d, v6.2d /* p0_2 = clmul(m_1_swap, k0_1) */
+	pmull v6.1q, v4.1d, v6.1d /* p1_2 = clmul(m_1, k0_1) */
+	pmull v17.1q, v17.1d, v7.1d /* p1_3 = clmul(m_1_swap, k1_1) */
+	eor v6.16b, v6.16b, v17.16b /* sum1_acc_1 = xor(p1_2, p1_3) */
+	eor v1.16b, v1.16b, v6.16b /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
+	pmull2 v6.1q, v4.2d, v7.2d /* p0_3 = clmul(m_1, k1_1) */
+	pmull v4.1q, v4.1d, v7.1d /* p2_2 = clmul(m_1, k1_1) */
+	eor v6.16b, v18.16b, v6.16b /* sum0_acc_1 = xor(p0_2, p0_3) */
+	eor v3.16b, v3.16b, v6.16b /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
+	eor v4.16b, v4.16b, v16.16b /* sum2_acc_1 = xor(p2_2, p2_3) */
+	eor v0.16b, v0.16b, v4.16b /* sum2_acc_8 = xor(sum2_acc, sum2_acc_1) */
+	ldr q4, [x1, #32] /* msg_3 = load() */
+	rbit v4.16b, v4.16b /* m_2 = rbit(msg_3) */
+	ldr q6, [x2, #32] /* ks0_2 = load() */
+	tbl v6.16b, {v6.16b}, v2.16b /* k0_2 = lookup16(ks0_2, reverse16) */
+	ldur q7, [x2, #40] /* ks1_2 = load() */
+	tbl v7.16b, {v7.16b}, v2.16b /* k1_2 = lookup16(ks1_2, reverse16) */
+	ldr q16, [x2, #48] /* ks2_2 = load() */
+	tbl v16.16b, {v16.16b}, v2.16b /* k2_2 = lookup16(ks2_2, reverse16) */
+	tbl v17.16b, {v4.16b}, v5.16b /* m_2_swap = lookup16(m_2, swap_qwords) */
+	pmull v16.1q, v17.1d, v16.1d /* p2_5 = clmul(m_2_swap, k2_2) */
+	pmull2 v18.1q, v17.2d, v6.2d /* p0_4 = clmul(m_2_swap, k0_2) */
+	pmull v6.1q, v4.1d, v6.1d /* p1_4 = clmul(m_2, k0_2) */
+	pmull v17.1q, v17.1d, v7.1d /* p1_5 = clmul(m_2_swap, k1_2) */
+	eor v6.16b, v6.16b, v17.16b /* sum1_acc_2 = xor(p1_4, p1_5) */
+	pmull2 v17.1q, v4.2d, v7.2d /* p0_5 = clmul(m_2, k1_2) */
+	pmull v4.1q, v4.1d, v7.1d /* p2_4 = clmul(m_2, k1_2) */
+	eor v7.16b, v18.16b, v17.16b /* sum0_acc_2 = xor(p0_4, p0_5) */
+	eor v4.16b, v4.16b, v16.16b /* sum2_acc_2 = xor(p2_4, p2_5) */
+	ldr q16, [x1, #48] /* msg_4 = load() */
+	rbit v16.16b, v16.16b /* m_3 = rbit(msg_4) */
+	ldr q17, [x2, #48] /* ks0_3 = load() */
+	tbl v17.16b, {v17.16b}, v2.16b /* k0_3 = lookup16(ks0_3, reverse16) */
+	ldur q18, [x2, #56] /* ks1_3 = load() */
+	tbl v18.16b, {v18.16b}, v2.16b /* k1_3 = lookup16(ks1_3, reverse16) */
+	ldr q19, [x2, #64] /* ks2_3 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* k2_3 = lookup16(ks2_3, reverse16) */
+	tbl v20.16b, {v16.16b}, v5.16b /* m_3_swap = lookup16(m_3, swap_qwords) */
+	pmull v19.1q, v20.1d, v19.1d /* p2_7 = clmul(m_3_swap, k2_3) */
+	pmull2 v21.1q, v20.2d, v17.2d /* p0_6 = clmul(m_3_swap, k0_3) */
+	pmull v17.1q, v16.1d, v17.1d /* p1_6 = clmul(m_3, k0_3) */
+	pmull v20.1q, v20.1d, v18.1d /* p1_7 = clmul(m_3_swap, k1_3) */
+	eor v17.16b, v17.16b, v20.16b /* sum1_acc_3 = xor(p1_6, p1_7) */
+	eor v6.16b, v6.16b, v17.16b /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
+	eor v1.16b, v1.16b, v6.16b /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
+	pmull2 v6.1q, v16.2d, v18.2d /* p0_7 = clmul(m_3, k1_3) */
+	pmull v16.1q, v16.1d, v18.1d /* p2_6 = clmul(m_3, k1_3) */
+	eor v6.16b, v21.16b, v6.16b /* sum0_acc_3 = xor(p0_6, p0_7) */
+	eor v6.16b, v7.16b, v6.16b /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
+	eor v3.16b, v3.16b, v6.16b /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
+	eor v6.16b, v16.16b, v19.16b /* sum2_acc_3 = xor(p2_6, p2_7) */
+	eor v4.16b, v4.16b, v6.16b /* sum2_acc_9 = xor(sum2_acc_2, sum2_acc_3) */
+	eor v0.16b, v0.16b, v4.16b /* sum2_acc_12 = xor(sum2_acc_8, sum2_acc_9) */
+	ldr q4, [x1, #64] /* msg_5 = load() */
+	rbit v4.16b, v4.16b /* m_4 = rbit(msg_5) */
+	ldr q6, [x2, #64] /* ks0_4 = load() */
+	tbl v6.16b, {v6.16b}, v2.16b /* k0_4 = lookup16(ks0_4, reverse16) */
+	ldur q7, [x2, #72] /* ks1_4 = load() */
+	tbl v7.16b, {v7.16b}, v2.16b /* k1_4 = lookup16(ks1_4, reverse16) */
+	ldr q16, [x2, #80] /* ks2_4 = load() */
+	tbl v16.16b, {v16.16b}, v2.16b /* k2_4 = lookup16(ks2_4, reverse16) */
+	tbl v17.16b, {v4.16b}, v5.16b /* m_4_swap = lookup16(m_4, swap_qwords) */
+	pmull v16.1q, v17.1d, v16.1d /* p2_9 = clmul(m_4_swap, k2_4) */
+	pmull2 v18.1q, v17.2d, v6.2d /* p0_8 = clmul(m_4_swap, k0_4) */
+	pmull v6.1q, v4.1d, v6.1d /* p1_8 = clmul(m_4, k0_4) */
+	pmull v17.1q, v17.1d, v7.1d /* p1_9 = clmul(m_4_swap, k1_4) */
+	eor v6.16b, v6.16b, v17.16b /* sum1_acc_4 = xor(p1_8, p1_9) */
+	pmull2 v17.1q, v4.2d, v7.2d /* p0_9 = clmul(m_4, k1_4) */
+	pmull v4.1q, v4.1d, v7.1d /* p2_8 = clmul(m_4, k1_4) */
+	eor v7.16b, v18.16b, v17.16b /* sum0_acc_4 = xor(p0_8, p0_9) */
+	eor v4.16b, v4.16b, v16.16b /* sum2_acc_4 = xor(p2_8, p2_9) */
+	ldr q16, [x1, #80] /* msg_6 = load() */
+	rbit v16.16b, v16.16b /* m_5 = rbit(msg_6) */
+	ldr q17, [x2, #80] /* ks0_5 = load() */
+	tbl v17.16b, {v17.16b}, v2.16b /* k0_5 = lookup16(ks0_5, reverse16) */
+	ldur q18, [x2, #88] /* ks1_5 = load() */
+	tbl v18.16b, {v18.16b}, v2.16b /* k1_5 = lookup16(ks1_5, reverse16) */
+	ldr q19, [x2, #96] /* ks2_5 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* k2_5 = lookup16(ks2_5, reverse16) */
+	tbl v20.16b, {v16.16b}, v5.16b /* m_5_swap = lookup16(m_5, swap_qwords) */
+	pmull v19.1q, v20.1d, v19.1d /* p2_11 = clmul(m_5_swap, k2_5) */
+	pmull2 v21.1q, v20.2d, v17.2d /* p0_10 = clmul(m_5_swap, k0_5) */
+	pmull v17.1q, v16.1d, v17.1d /* p1_10 = clmul(m_5, k0_5) */
+	pmull v20.1q, v20.1d, v18.1d /* p1_11 = clmul(m_5_swap, k1_5) */
+	eor v17.16b, v17.16b, v20.16b /* sum1_acc_5 = xor(p1_10, p1_11) */
+	eor v6.16b, v6.16b, v17.16b /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
+	pmull2 v17.1q, v16.2d, v18.2d /* p0_11 = clmul(m_5, k1_5) */
+	pmull v16.1q, v16.1d, v18.1d /* p2_10 = clmul(m_5, k1_5) */
+	eor v17.16b, v21.16b, v17.16b /* sum0_acc_5 = xor(p0_10, p0_11) */
+	eor v7.16b, v7.16b, v17.16b /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
+	eor v16.16b, v16.16b, v19.16b /* sum2_acc_5 = xor(p2_10, p2_11) */
+	eor v4.16b, v4.16b, v16.16b /* sum2_acc_10 = xor(sum2_acc_4, sum2_acc_5) */
+	ldr q16, [x1, #96] /* msg_7 = load() */
+	rbit v16.16b, v16.16b /* m_6 = rbit(msg_7) */
+	ldr q17, [x2, #96] /* ks0_6 = load() */
+	tbl v17.16b, {v17.16b}, v2.16b /* k0_6 = lookup16(ks0_6, reverse16) */
+	ldur q18, [x2, #104] /* ks1_6 = load() */
+	tbl v18.16b, {v18.16b}, v2.16b /* k1_6 = lookup16(ks1_6, reverse16) */
+	ldr q19, [x2, #112] /* ks2_6 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* k2_6 = lookup16(ks2_6, reverse16) */
+	tbl v20.16b, {v16.16b}, v5.16b /* m_6_swap = lookup16(m_6, swap_qwords) */
+	pmull v19.1q, v20.1d, v19.1d /* p2_13 = clmul(m_6_swap, k2_6) */
+	pmull2 v21.1q, v20.2d, v17.2d /* p0_12 = clmul(m_6_swap, k0_6) */
+	pmull v17.1q, v16.1d, v17.1d /* p1_12 = clmul(m_6, k0_6) */
+	pmull v20.1q, v20.1d, v18.1d /* p1_13 = clmul(m_6_swap, k1_6) */
+	eor v17.16b, v17.16b, v20.16b /* sum1_acc_6 = xor(p1_12, p1_13) */
+	pmull2 v20.1q, v16.2d, v18.2d /* p0_13 = clmul(m_6, k1_6) */
+	pmull v16.1q, v16.1d, v18.1d /* p2_12 = clmul(m_6, k1_6) */
+	eor v18.16b, v21.16b, v20.16b /* sum0_acc_6 = xor(p0_12, p0_13) */
+	eor v16.16b, v16.16b, v19.16b /* sum2_acc_6 = xor(p2_12, p2_13) */
+	ldr q19, [x1, #112] /* msg_8 = load() */
+	rbit v19.16b, v19.16b /* m_7 = rbit(msg_8) */
+	tbl v5.16b, {v19.16b}, v5.16b /* m_7_swap = lookup16(m_7, swap_qwords) */
+	ldr q20, [x2, #112] /* ks0_7 = load() */
+	tbl v20.16b, {v20.16b}, v2.16b /* k0_7 = lookup16(ks0_7, reverse16) */
+	ldur q21, [x2, #120] /* ks1_7 = load() */
+	tbl v21.16b, {v21.16b}, v2.16b /* k1_7 = lookup16(ks1_7, reverse16) */
 	ldr q22, [x2, #128] /* ks2_7 = load() */
-	tbl v5.16b, {v22.16b}, v5.16b /* k2_7 = lookup16(ks2_7, reverse16) */
-	pmull v5.1q, v3.1d, v5.1d /* p2_15 = clmul(m_7_swap, k2_7) */
-	pmull2 v22.1q, v3.2d, v4.2d /* p0_14 = clmul(m_7_swap, k0_7) */
-	pmull v4.1q, v1.1d, v4.1d /* p1_14 = clmul(m_7, k0_7) */
-	pmull v3.1q, v3.1d, v16.1d /* p1_15 = clmul(m_7_swap, k1_7) */
-	eor v3.16b, v4.16b, v3.16b /* sum1_acc_7 = xor(p1_14, p1_15) */
-	eor v3.16b, v20.16b, v3.16b /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
-	eor v3.16b, v17.16b, v3.16b /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
-	eor v2.16b, v2.16b, v3.16b /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
-	pmull2 v3.1q, v1.2d, v16.2d /* p0_15 = clmul(m_7, k1_7) */
-	pmull v1.1q, v1.1d, v16.1d /* p2_14 = clmul(m_7, k1_7) */
-	eor v3.16b, v22.16b, v3.16b /* sum0_acc_7 = xor(p0_14, p0_15) */
-	eor v3.16b, v21.16b, v3.16b /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
-	eor v3.16b, v18.16b, v3.16b /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
-	eor v3.16b, v6.16b, v3.16b /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
-	eor v1.16b, v1.16b, v5.16b /* sum2_acc_7 = xor(p2_14, p2_15) */
-	eor v1.16b, v19.16b, v1.16b /* sum2_acc_11 = xor(sum2_acc_6, sum2_acc_7) */
-	eor v1.16b, v7.16b, v1.16b /* sum2_acc_13 = xor(sum2_acc_10, sum2_acc_11) */
-	eor v0.16b, v0.16b, v1.16b /* sum2_acc_14 = xor(sum2_acc_12, sum2_acc_13) */
-	ldr q1, [x0] /* old0 = load() */
-	eor v1.16b, v1.16b, v3.16b /* new0 = xor(old0, sum0_acc_14) */
-	str q1, [x0] /* store new0 */
-	ldr q1, [x0, #16] /* old1 = load() */
-	eor v1.16b, v1.16b, v2.16b /* new1 = xor(old1, sum1_acc_14) */
+	tbl v2.16b, {v22.16b}, v2.16b /* k2_7 = lookup16(ks2_7, reverse16) */
+	pmull v2.1q, v5.1d, v2.1d /* p2_15 = clmul(m_7_swap, k2_7) */
+	pmull2 v22.1q, v5.2d, v20.2d /* p0_14 = clmul(m_7_swap, k0_7) */
+	pmull v20.1q, v19.1d, v20.1d /* p1_14 = clmul(m_7, k0_7) */
+	pmull v5.1q, v5.1d, v21.1d /* p1_15 = clmul(m_7_swap, k1_7) */
+	eor v5.16b, v20.16b, v5.16b /* sum1_acc_7 = xor(p1_14, p1_15) */
+	eor v5.16b, v17.16b, v5.16b /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
+	eor v5.16b, v6.16b, v5.16b /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
+	eor v1.16b, v1.16b, v5.16b /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
+	pmull2 v5.1q, v19.2d, v21.2d /* p0_15 = clmul(m_7, k1_7) */
+	pmull v6.1q, v19.1d, v21.1d /* p2_14 = clmul(m_7, k1_7) */
+	eor v5.16b, v22.16b, v5.16b /* sum0_acc_7 = xor(p0_14, p0_15) */
+	eor v5.16b, v18.16b, v5.16b /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
+	eor v5.16b, v7.16b, v5.16b /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
+	eor v3.16b, v3.16b, v5.16b /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
+	eor v2.16b, v6.16b, v2.16b /* sum2_acc_7 = xor(p2_14, p2_15) */
+	eor v2.16b, v16.16b, v2.16b /* sum2_acc_11 = xor(sum2_acc_6, sum2_acc_7) */
+	eor v2.16b, v4.16b, v2.16b /* sum2_acc_13 = xor(sum2_acc_10, sum2_acc_11) */
+	eor v0.16b, v0.16b, v2.16b /* sum2_acc_14 = xor(sum2_acc_12, sum2_acc_13) */
+	ldr q2, [x0] /* old0 = load() */
+	eor v2.16b, v2.16b, v3.16b /* new0 = xor(old0, sum0_acc_14) */
+	str q2, [x0] /* store new0 */
+	ldr q2, [x0, #16] /* old1 = load() */
+	eor v1.16b, v2.16b, v1.16b /* new1 = xor(old1, sum1_acc_14) */
 	str q1, [x0, #16] /* store new1 */
 	ldr q1, [x0, #32] /* old2 = load() */
 	eor v0.16b, v1.16b, v0.16b /* new2 = xor(old2, sum2_acc_14) */
@@ -6198,24 +6122,6 @@ SECTION_RODATA
 .Lzuc_lanes_neon_aes_2_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
-/* nibble_mask: low nibble of every byte */
-SECTION_RODATA
-	.balign 16
-.Lzuc_lanes_neon_aes_3_nibble_mask:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
-/* tbl_lo: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
-SECTION_RODATA
-	.balign 16
-.Lzuc_lanes_neon_aes_3_tbl_lo:
-	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
-
-/* tbl_hi: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
-SECTION_RODATA
-	.balign 16
-.Lzuc_lanes_neon_aes_3_tbl_hi:
-	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
-
 /* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
 SECTION_RODATA
 	.balign 16
@@ -6227,24 +6133,6 @@ SECTION_RODATA
 	.balign 16
 .Lzuc_lanes_neon_aes_3_swap_qwords:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* nibble_mask: low nibble of every byte */
-SECTION_RODATA
-	.balign 16
-.Lzuc_lanes_neon_aes_4_nibble_mask:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
-/* tbl_lo: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
-SECTION_RODATA
-	.balign 16
-.Lzuc_lanes_neon_aes_4_tbl_lo:
-	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
-
-/* tbl_hi: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
-SECTION_RODATA
-	.balign 16
-.Lzuc_lanes_neon_aes_4_tbl_hi:
-	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
 
 /* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
 SECTION_RODATA
