@@ -781,8 +781,9 @@ static size_t full_chunks(const mac_job *job, unsigned j, size_t end)
 /* The carry-less fold of chunks c0 .. c1-1 of every lane (those it has),
  * their windows in job->ks, on the folder kernel's fold (gen/kernels/zuc_mac.py):
  * ZUC_MAC_FOLD_CHUNKS whole chunks per call straight from the message and the
- * rows, and what is left (fewer chunks; the message's last bits and its extra
- * 1 bit) from copies padded with zero chunks, whose products are 0. */
+ * rows, and what is left (fewer chunks: whole ones, then the one with the
+ * message's last bits and its extra 1 bit) from copies padded with zero
+ * chunks, whose products are 0. */
 static void fold_clmul(mac_job *job, size_t c0, size_t c1)
 {
     void (*const kernel_fold)(uint64_t *, const uint8_t *, const uint8_t *) = job->folder->mac_fold[job->pieces - 2];
@@ -794,7 +795,10 @@ static void fold_clmul(mac_job *job, size_t c0, size_t c1)
         if (c >= end)
             continue;
         uint8_t msg[8 * ZUC_MAC_FOLD_CHUNKS] = {0}, ks[8 * ZUC_MAC_FOLD_CHUNKS + 16] = {0};
-        for (size_t i = c; i < end; i++)
+        const size_t whole = full > c ? full - c : 0;
+        if (whole) /* msg[j] may be NULL for an empty message */
+            memcpy(msg, job->msg[j] + 8 * c, 8 * whole);
+        for (size_t i = c + whole; i < end; i++)
             store_be64(msg + 8 * (i - c), message_chunk(job, j, i));
         memcpy(ks, window_bytes(job, j, c), 8 * (end - c - 1) + 8 * job->pieces);
         kernel_fold(job->sums[j], msg, ks);

@@ -5022,7 +5022,7 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     _mm256_storeu_si256((void *)(state + 544), r2_15);
 }
 
-/* The MACs' carry-less fold (gen/kernels/zuc_mac.py): 16 64-bit message
+/* The MACs' carry-less fold (gen/kernels/zuc_mac.py): 32 64-bit message
  * chunks at msg into the sums P0, P1 (, P2), each 256 bits at sums, their
  * keystream windows from ks on: for 32- and 64-bit tags, then for 128-bit ones. */
 static void zuc_lanes_avx2_gfni_mac_fold(uint64_t *sums_words, const uint8_t *msg, const uint8_t *ks)
@@ -5035,7 +5035,7 @@ static void zuc_lanes_avx2_gfni_mac_fold(uint64_t *sums_words, const uint8_t *ms
     static const uint8_t gfni_mat_bytes[16] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80};
     const __m256i gfni_mat = kc_bcast16_256(gfni_mat_bytes);
 
-    /* 16 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
+    /* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
     const __m256i msg_1 = _mm256_loadu_si256((const void *)(msg));
     const __m256i m = _mm256_gf2p8affine_epi64_epi8(msg_1, gfni_mat, 0x00);
     const __m256i ks0 = _mm256_loadu_si256((const void *)(ks));
@@ -5076,27 +5076,83 @@ static void zuc_lanes_avx2_gfni_mac_fold(uint64_t *sums_words, const uint8_t *ms
     const __m256i p0_7 = _mm256_clmulepi64_epi128(m_3, k1_3, 0x11);
     const __m256i p1_6 = _mm256_clmulepi64_epi128(m_3, k0_3, 0x00);
     const __m256i p1_7 = _mm256_clmulepi64_epi128(m_3, k1_3, 0x01);
+    const __m256i msg_5 = _mm256_loadu_si256((const void *)(msg + 128));
+    const __m256i m_4 = _mm256_gf2p8affine_epi64_epi8(msg_5, gfni_mat, 0x00);
+    const __m256i ks0_4 = _mm256_loadu_si256((const void *)(ks + 128));
+    const __m256i k0_4 = _mm256_shuffle_epi8(ks0_4, reverse16);
+    const __m256i ks1_4 = _mm256_loadu_si256((const void *)(ks + 136));
+    const __m256i k1_4 = _mm256_shuffle_epi8(ks1_4, reverse16);
+    const __m256i p0_8 = _mm256_clmulepi64_epi128(m_4, k0_4, 0x10);
+    const __m256i p0_9 = _mm256_clmulepi64_epi128(m_4, k1_4, 0x11);
+    const __m256i p1_8 = _mm256_clmulepi64_epi128(m_4, k0_4, 0x00);
+    const __m256i p1_9 = _mm256_clmulepi64_epi128(m_4, k1_4, 0x01);
+    const __m256i msg_6 = _mm256_loadu_si256((const void *)(msg + 160));
+    const __m256i m_5 = _mm256_gf2p8affine_epi64_epi8(msg_6, gfni_mat, 0x00);
+    const __m256i ks0_5 = _mm256_loadu_si256((const void *)(ks + 160));
+    const __m256i k0_5 = _mm256_shuffle_epi8(ks0_5, reverse16);
+    const __m256i ks1_5 = _mm256_loadu_si256((const void *)(ks + 168));
+    const __m256i k1_5 = _mm256_shuffle_epi8(ks1_5, reverse16);
+    const __m256i p0_10 = _mm256_clmulepi64_epi128(m_5, k0_5, 0x10);
+    const __m256i p0_11 = _mm256_clmulepi64_epi128(m_5, k1_5, 0x11);
+    const __m256i p1_10 = _mm256_clmulepi64_epi128(m_5, k0_5, 0x00);
+    const __m256i p1_11 = _mm256_clmulepi64_epi128(m_5, k1_5, 0x01);
+    const __m256i msg_7 = _mm256_loadu_si256((const void *)(msg + 192));
+    const __m256i m_6 = _mm256_gf2p8affine_epi64_epi8(msg_7, gfni_mat, 0x00);
+    const __m256i ks0_6 = _mm256_loadu_si256((const void *)(ks + 192));
+    const __m256i k0_6 = _mm256_shuffle_epi8(ks0_6, reverse16);
+    const __m256i ks1_6 = _mm256_loadu_si256((const void *)(ks + 200));
+    const __m256i k1_6 = _mm256_shuffle_epi8(ks1_6, reverse16);
+    const __m256i p0_12 = _mm256_clmulepi64_epi128(m_6, k0_6, 0x10);
+    const __m256i p0_13 = _mm256_clmulepi64_epi128(m_6, k1_6, 0x11);
+    const __m256i p1_12 = _mm256_clmulepi64_epi128(m_6, k0_6, 0x00);
+    const __m256i p1_13 = _mm256_clmulepi64_epi128(m_6, k1_6, 0x01);
+    const __m256i msg_8 = _mm256_loadu_si256((const void *)(msg + 224));
+    const __m256i m_7 = _mm256_gf2p8affine_epi64_epi8(msg_8, gfni_mat, 0x00);
+    const __m256i ks0_7 = _mm256_loadu_si256((const void *)(ks + 224));
+    const __m256i k0_7 = _mm256_shuffle_epi8(ks0_7, reverse16);
+    const __m256i ks1_7 = _mm256_loadu_si256((const void *)(ks + 232));
+    const __m256i k1_7 = _mm256_shuffle_epi8(ks1_7, reverse16);
+    const __m256i p0_14 = _mm256_clmulepi64_epi128(m_7, k0_7, 0x10);
+    const __m256i p0_15 = _mm256_clmulepi64_epi128(m_7, k1_7, 0x11);
+    const __m256i p1_14 = _mm256_clmulepi64_epi128(m_7, k0_7, 0x00);
+    const __m256i p1_15 = _mm256_clmulepi64_epi128(m_7, k1_7, 0x01);
 
     /* Each sum plus its products, in a balanced tree. */
     const __m256i sum0_acc = _mm256_xor_si256(p0, p0_1);
     const __m256i sum0_acc_1 = _mm256_xor_si256(p0_2, p0_3);
     const __m256i sum0_acc_2 = _mm256_xor_si256(p0_4, p0_5);
     const __m256i sum0_acc_3 = _mm256_xor_si256(p0_6, p0_7);
-    const __m256i sum0_acc_4 = _mm256_xor_si256(sum0_acc, sum0_acc_1);
-    const __m256i sum0_acc_5 = _mm256_xor_si256(sum0_acc_2, sum0_acc_3);
-    const __m256i sum0_acc_6 = _mm256_xor_si256(sum0_acc_4, sum0_acc_5);
+    const __m256i sum0_acc_4 = _mm256_xor_si256(p0_8, p0_9);
+    const __m256i sum0_acc_5 = _mm256_xor_si256(p0_10, p0_11);
+    const __m256i sum0_acc_6 = _mm256_xor_si256(p0_12, p0_13);
+    const __m256i sum0_acc_7 = _mm256_xor_si256(p0_14, p0_15);
+    const __m256i sum0_acc_8 = _mm256_xor_si256(sum0_acc, sum0_acc_1);
+    const __m256i sum0_acc_9 = _mm256_xor_si256(sum0_acc_2, sum0_acc_3);
+    const __m256i sum0_acc_10 = _mm256_xor_si256(sum0_acc_4, sum0_acc_5);
+    const __m256i sum0_acc_11 = _mm256_xor_si256(sum0_acc_6, sum0_acc_7);
+    const __m256i sum0_acc_12 = _mm256_xor_si256(sum0_acc_8, sum0_acc_9);
+    const __m256i sum0_acc_13 = _mm256_xor_si256(sum0_acc_10, sum0_acc_11);
+    const __m256i sum0_acc_14 = _mm256_xor_si256(sum0_acc_12, sum0_acc_13);
     const __m256i old0 = _mm256_loadu_si256((const void *)(sums));
-    const __m256i new0 = _mm256_xor_si256(old0, sum0_acc_6);
+    const __m256i new0 = _mm256_xor_si256(old0, sum0_acc_14);
     _mm256_storeu_si256((void *)(sums), new0);
     const __m256i sum1_acc = _mm256_xor_si256(p1, p1_1);
     const __m256i sum1_acc_1 = _mm256_xor_si256(p1_2, p1_3);
     const __m256i sum1_acc_2 = _mm256_xor_si256(p1_4, p1_5);
     const __m256i sum1_acc_3 = _mm256_xor_si256(p1_6, p1_7);
-    const __m256i sum1_acc_4 = _mm256_xor_si256(sum1_acc, sum1_acc_1);
-    const __m256i sum1_acc_5 = _mm256_xor_si256(sum1_acc_2, sum1_acc_3);
-    const __m256i sum1_acc_6 = _mm256_xor_si256(sum1_acc_4, sum1_acc_5);
+    const __m256i sum1_acc_4 = _mm256_xor_si256(p1_8, p1_9);
+    const __m256i sum1_acc_5 = _mm256_xor_si256(p1_10, p1_11);
+    const __m256i sum1_acc_6 = _mm256_xor_si256(p1_12, p1_13);
+    const __m256i sum1_acc_7 = _mm256_xor_si256(p1_14, p1_15);
+    const __m256i sum1_acc_8 = _mm256_xor_si256(sum1_acc, sum1_acc_1);
+    const __m256i sum1_acc_9 = _mm256_xor_si256(sum1_acc_2, sum1_acc_3);
+    const __m256i sum1_acc_10 = _mm256_xor_si256(sum1_acc_4, sum1_acc_5);
+    const __m256i sum1_acc_11 = _mm256_xor_si256(sum1_acc_6, sum1_acc_7);
+    const __m256i sum1_acc_12 = _mm256_xor_si256(sum1_acc_8, sum1_acc_9);
+    const __m256i sum1_acc_13 = _mm256_xor_si256(sum1_acc_10, sum1_acc_11);
+    const __m256i sum1_acc_14 = _mm256_xor_si256(sum1_acc_12, sum1_acc_13);
     const __m256i old1 = _mm256_loadu_si256((const void *)(sums + 32));
-    const __m256i new1 = _mm256_xor_si256(old1, sum1_acc_6);
+    const __m256i new1 = _mm256_xor_si256(old1, sum1_acc_14);
     _mm256_storeu_si256((void *)(sums + 32), new1);
 }
 
@@ -5110,7 +5166,7 @@ static void zuc_lanes_avx2_gfni_mac_fold_wide(uint64_t *sums_words, const uint8_
     static const uint8_t gfni_mat_bytes[16] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80};
     const __m256i gfni_mat = kc_bcast16_256(gfni_mat_bytes);
 
-    /* 16 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
+    /* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
     const __m256i msg_1 = _mm256_loadu_si256((const void *)(msg));
     const __m256i m = _mm256_gf2p8affine_epi64_epi8(msg_1, gfni_mat, 0x00);
     const __m256i ks0 = _mm256_loadu_si256((const void *)(ks));
@@ -5167,37 +5223,117 @@ static void zuc_lanes_avx2_gfni_mac_fold_wide(uint64_t *sums_words, const uint8_
     const __m256i p1_7 = _mm256_clmulepi64_epi128(m_3, k1_3, 0x01);
     const __m256i p2_6 = _mm256_clmulepi64_epi128(m_3, k1_3, 0x00);
     const __m256i p2_7 = _mm256_clmulepi64_epi128(m_3, k2_3, 0x01);
+    const __m256i msg_5 = _mm256_loadu_si256((const void *)(msg + 128));
+    const __m256i m_4 = _mm256_gf2p8affine_epi64_epi8(msg_5, gfni_mat, 0x00);
+    const __m256i ks0_4 = _mm256_loadu_si256((const void *)(ks + 128));
+    const __m256i k0_4 = _mm256_shuffle_epi8(ks0_4, reverse16);
+    const __m256i ks1_4 = _mm256_loadu_si256((const void *)(ks + 136));
+    const __m256i k1_4 = _mm256_shuffle_epi8(ks1_4, reverse16);
+    const __m256i ks2_4 = _mm256_loadu_si256((const void *)(ks + 144));
+    const __m256i k2_4 = _mm256_shuffle_epi8(ks2_4, reverse16);
+    const __m256i p0_8 = _mm256_clmulepi64_epi128(m_4, k0_4, 0x10);
+    const __m256i p0_9 = _mm256_clmulepi64_epi128(m_4, k1_4, 0x11);
+    const __m256i p1_8 = _mm256_clmulepi64_epi128(m_4, k0_4, 0x00);
+    const __m256i p1_9 = _mm256_clmulepi64_epi128(m_4, k1_4, 0x01);
+    const __m256i p2_8 = _mm256_clmulepi64_epi128(m_4, k1_4, 0x00);
+    const __m256i p2_9 = _mm256_clmulepi64_epi128(m_4, k2_4, 0x01);
+    const __m256i msg_6 = _mm256_loadu_si256((const void *)(msg + 160));
+    const __m256i m_5 = _mm256_gf2p8affine_epi64_epi8(msg_6, gfni_mat, 0x00);
+    const __m256i ks0_5 = _mm256_loadu_si256((const void *)(ks + 160));
+    const __m256i k0_5 = _mm256_shuffle_epi8(ks0_5, reverse16);
+    const __m256i ks1_5 = _mm256_loadu_si256((const void *)(ks + 168));
+    const __m256i k1_5 = _mm256_shuffle_epi8(ks1_5, reverse16);
+    const __m256i ks2_5 = _mm256_loadu_si256((const void *)(ks + 176));
+    const __m256i k2_5 = _mm256_shuffle_epi8(ks2_5, reverse16);
+    const __m256i p0_10 = _mm256_clmulepi64_epi128(m_5, k0_5, 0x10);
+    const __m256i p0_11 = _mm256_clmulepi64_epi128(m_5, k1_5, 0x11);
+    const __m256i p1_10 = _mm256_clmulepi64_epi128(m_5, k0_5, 0x00);
+    const __m256i p1_11 = _mm256_clmulepi64_epi128(m_5, k1_5, 0x01);
+    const __m256i p2_10 = _mm256_clmulepi64_epi128(m_5, k1_5, 0x00);
+    const __m256i p2_11 = _mm256_clmulepi64_epi128(m_5, k2_5, 0x01);
+    const __m256i msg_7 = _mm256_loadu_si256((const void *)(msg + 192));
+    const __m256i m_6 = _mm256_gf2p8affine_epi64_epi8(msg_7, gfni_mat, 0x00);
+    const __m256i ks0_6 = _mm256_loadu_si256((const void *)(ks + 192));
+    const __m256i k0_6 = _mm256_shuffle_epi8(ks0_6, reverse16);
+    const __m256i ks1_6 = _mm256_loadu_si256((const void *)(ks + 200));
+    const __m256i k1_6 = _mm256_shuffle_epi8(ks1_6, reverse16);
+    const __m256i ks2_6 = _mm256_loadu_si256((const void *)(ks + 208));
+    const __m256i k2_6 = _mm256_shuffle_epi8(ks2_6, reverse16);
+    const __m256i p0_12 = _mm256_clmulepi64_epi128(m_6, k0_6, 0x10);
+    const __m256i p0_13 = _mm256_clmulepi64_epi128(m_6, k1_6, 0x11);
+    const __m256i p1_12 = _mm256_clmulepi64_epi128(m_6, k0_6, 0x00);
+    const __m256i p1_13 = _mm256_clmulepi64_epi128(m_6, k1_6, 0x01);
+    const __m256i p2_12 = _mm256_clmulepi64_epi128(m_6, k1_6, 0x00);
+    const __m256i p2_13 = _mm256_clmulepi64_epi128(m_6, k2_6, 0x01);
+    const __m256i msg_8 = _mm256_loadu_si256((const void *)(msg + 224));
+    const __m256i m_7 = _mm256_gf2p8affine_epi64_epi8(msg_8, gfni_mat, 0x00);
+    const __m256i ks0_7 = _mm256_loadu_si256((const void *)(ks + 224));
+    const __m256i k0_7 = _mm256_shuffle_epi8(ks0_7, reverse16);
+    const __m256i ks1_7 = _mm256_loadu_si256((const void *)(ks + 232));
+    const __m256i k1_7 = _mm256_shuffle_epi8(ks1_7, reverse16);
+    const __m256i ks2_7 = _mm256_loadu_si256((const void *)(ks + 240));
+    const __m256i k2_7 = _mm256_shuffle_epi8(ks2_7, reverse16);
+    const __m256i p0_14 = _mm256_clmulepi64_epi128(m_7, k0_7, 0x10);
+    const __m256i p0_15 = _mm256_clmulepi64_epi128(m_7, k1_7, 0x11);
+    const __m256i p1_14 = _mm256_clmulepi64_epi128(m_7, k0_7, 0x00);
+    const __m256i p1_15 = _mm256_clmulepi64_epi128(m_7, k1_7, 0x01);
+    const __m256i p2_14 = _mm256_clmulepi64_epi128(m_7, k1_7, 0x00);
+    const __m256i p2_15 = _mm256_clmulepi64_epi128(m_7, k2_7, 0x01);
 
     /* Each sum plus its products, in a balanced tree. */
     const __m256i sum0_acc = _mm256_xor_si256(p0, p0_1);
     const __m256i sum0_acc_1 = _mm256_xor_si256(p0_2, p0_3);
     const __m256i sum0_acc_2 = _mm256_xor_si256(p0_4, p0_5);
     const __m256i sum0_acc_3 = _mm256_xor_si256(p0_6, p0_7);
-    const __m256i sum0_acc_4 = _mm256_xor_si256(sum0_acc, sum0_acc_1);
-    const __m256i sum0_acc_5 = _mm256_xor_si256(sum0_acc_2, sum0_acc_3);
-    const __m256i sum0_acc_6 = _mm256_xor_si256(sum0_acc_4, sum0_acc_5);
+    const __m256i sum0_acc_4 = _mm256_xor_si256(p0_8, p0_9);
+    const __m256i sum0_acc_5 = _mm256_xor_si256(p0_10, p0_11);
+    const __m256i sum0_acc_6 = _mm256_xor_si256(p0_12, p0_13);
+    const __m256i sum0_acc_7 = _mm256_xor_si256(p0_14, p0_15);
+    const __m256i sum0_acc_8 = _mm256_xor_si256(sum0_acc, sum0_acc_1);
+    const __m256i sum0_acc_9 = _mm256_xor_si256(sum0_acc_2, sum0_acc_3);
+    const __m256i sum0_acc_10 = _mm256_xor_si256(sum0_acc_4, sum0_acc_5);
+    const __m256i sum0_acc_11 = _mm256_xor_si256(sum0_acc_6, sum0_acc_7);
+    const __m256i sum0_acc_12 = _mm256_xor_si256(sum0_acc_8, sum0_acc_9);
+    const __m256i sum0_acc_13 = _mm256_xor_si256(sum0_acc_10, sum0_acc_11);
+    const __m256i sum0_acc_14 = _mm256_xor_si256(sum0_acc_12, sum0_acc_13);
     const __m256i old0 = _mm256_loadu_si256((const void *)(sums));
-    const __m256i new0 = _mm256_xor_si256(old0, sum0_acc_6);
+    const __m256i new0 = _mm256_xor_si256(old0, sum0_acc_14);
     _mm256_storeu_si256((void *)(sums), new0);
     const __m256i sum1_acc = _mm256_xor_si256(p1, p1_1);
     const __m256i sum1_acc_1 = _mm256_xor_si256(p1_2, p1_3);
     const __m256i sum1_acc_2 = _mm256_xor_si256(p1_4, p1_5);
     const __m256i sum1_acc_3 = _mm256_xor_si256(p1_6, p1_7);
-    const __m256i sum1_acc_4 = _mm256_xor_si256(sum1_acc, sum1_acc_1);
-    const __m256i sum1_acc_5 = _mm256_xor_si256(sum1_acc_2, sum1_acc_3);
-    const __m256i sum1_acc_6 = _mm256_xor_si256(sum1_acc_4, sum1_acc_5);
+    const __m256i sum1_acc_4 = _mm256_xor_si256(p1_8, p1_9);
+    const __m256i sum1_acc_5 = _mm256_xor_si256(p1_10, p1_11);
+    const __m256i sum1_acc_6 = _mm256_xor_si256(p1_12, p1_13);
+    const __m256i sum1_acc_7 = _mm256_xor_si256(p1_14, p1_15);
+    const __m256i sum1_acc_8 = _mm256_xor_si256(sum1_acc, sum1_acc_1);
+    const __m256i sum1_acc_9 = _mm256_xor_si256(sum1_acc_2, sum1_acc_3);
+    const __m256i sum1_acc_10 = _mm256_xor_si256(sum1_acc_4, sum1_acc_5);
+    const __m256i sum1_acc_11 = _mm256_xor_si256(sum1_acc_6, sum1_acc_7);
+    const __m256i sum1_acc_12 = _mm256_xor_si256(sum1_acc_8, sum1_acc_9);
+    const __m256i sum1_acc_13 = _mm256_xor_si256(sum1_acc_10, sum1_acc_11);
+    const __m256i sum1_acc_14 = _mm256_xor_si256(sum1_acc_12, sum1_acc_13);
     const __m256i old1 = _mm256_loadu_si256((const void *)(sums + 32));
-    const __m256i new1 = _mm256_xor_si256(old1, sum1_acc_6);
+    const __m256i new1 = _mm256_xor_si256(old1, sum1_acc_14);
     _mm256_storeu_si256((void *)(sums + 32), new1);
     const __m256i sum2_acc = _mm256_xor_si256(p2, p2_1);
     const __m256i sum2_acc_1 = _mm256_xor_si256(p2_2, p2_3);
     const __m256i sum2_acc_2 = _mm256_xor_si256(p2_4, p2_5);
     const __m256i sum2_acc_3 = _mm256_xor_si256(p2_6, p2_7);
-    const __m256i sum2_acc_4 = _mm256_xor_si256(sum2_acc, sum2_acc_1);
-    const __m256i sum2_acc_5 = _mm256_xor_si256(sum2_acc_2, sum2_acc_3);
-    const __m256i sum2_acc_6 = _mm256_xor_si256(sum2_acc_4, sum2_acc_5);
+    const __m256i sum2_acc_4 = _mm256_xor_si256(p2_8, p2_9);
+    const __m256i sum2_acc_5 = _mm256_xor_si256(p2_10, p2_11);
+    const __m256i sum2_acc_6 = _mm256_xor_si256(p2_12, p2_13);
+    const __m256i sum2_acc_7 = _mm256_xor_si256(p2_14, p2_15);
+    const __m256i sum2_acc_8 = _mm256_xor_si256(sum2_acc, sum2_acc_1);
+    const __m256i sum2_acc_9 = _mm256_xor_si256(sum2_acc_2, sum2_acc_3);
+    const __m256i sum2_acc_10 = _mm256_xor_si256(sum2_acc_4, sum2_acc_5);
+    const __m256i sum2_acc_11 = _mm256_xor_si256(sum2_acc_6, sum2_acc_7);
+    const __m256i sum2_acc_12 = _mm256_xor_si256(sum2_acc_8, sum2_acc_9);
+    const __m256i sum2_acc_13 = _mm256_xor_si256(sum2_acc_10, sum2_acc_11);
+    const __m256i sum2_acc_14 = _mm256_xor_si256(sum2_acc_12, sum2_acc_13);
     const __m256i old2 = _mm256_loadu_si256((const void *)(sums + 64));
-    const __m256i new2 = _mm256_xor_si256(old2, sum2_acc_6);
+    const __m256i new2 = _mm256_xor_si256(old2, sum2_acc_14);
     _mm256_storeu_si256((void *)(sums + 64), new2);
 }
 

@@ -5687,7 +5687,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
  *   %rdi: sums
  *   %rsi: msg
  *   %rdx: ks
- *   ymm0-8: vectors, as allocated (9 used)
+ *   ymm0-10: vectors, as allocated (11 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl zuc_lanes_avx2_gfni_mac_fold_asm
@@ -5696,7 +5696,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	.p2align 5
 zuc_lanes_avx2_gfni_mac_fold_asm:
 
-	/* 16 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
+	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
 	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm0, %ymm0 /* m = gf2p8affine(msg_1, gfni_mat) */
 	vmovdqu (%rdx), %ymm1 /* ks0 = load() */
@@ -5722,9 +5722,9 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpclmulqdq $0x11, %ymm4, %ymm1, %ymm6 /* p0_3 = clmul(m_1, k1_1) */
 	vpclmulqdq $0x1, %ymm4, %ymm1, %ymm1 /* p1_3 = clmul(m_1, k1_1) */
 	vpxor %ymm6, %ymm5, %ymm4 /* sum0_acc_1 = xor(p0_2, p0_3) */
-	vpxor %ymm4, %ymm2, %ymm2 /* sum0_acc_4 = xor(sum0_acc, sum0_acc_1) */
+	vpxor %ymm4, %ymm2, %ymm2 /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
 	vpxor %ymm1, %ymm3, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_4 = xor(sum1_acc, sum1_acc_1) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
 	vmovdqu 64(%rsi), %ymm1 /* msg_3 = load() */
 	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm1, %ymm1 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
 	vmovdqu 64(%rdx), %ymm3 /* ks0_2 = load() */
@@ -5748,16 +5748,72 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpclmulqdq $0x11, %ymm6, %ymm3, %ymm8 /* p0_7 = clmul(m_3, k1_3) */
 	vpclmulqdq $0x1, %ymm6, %ymm3, %ymm3 /* p1_7 = clmul(m_3, k1_3) */
 	vpxor %ymm8, %ymm7, %ymm6 /* sum0_acc_3 = xor(p0_6, p0_7) */
-	vpxor %ymm6, %ymm4, %ymm4 /* sum0_acc_5 = xor(sum0_acc_2, sum0_acc_3) */
-	vpxor %ymm4, %ymm2, %ymm2 /* sum0_acc_6 = xor(sum0_acc_4, sum0_acc_5) */
+	vpxor %ymm6, %ymm4, %ymm4 /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
+	vpxor %ymm4, %ymm2, %ymm2 /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
 	vpxor %ymm3, %ymm5, %ymm3 /* sum1_acc_3 = xor(p1_6, p1_7) */
-	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_5 = xor(sum1_acc_2, sum1_acc_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_6 = xor(sum1_acc_4, sum1_acc_5) */
+	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
+	vmovdqu 128(%rsi), %ymm1 /* msg_5 = load() */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm1, %ymm1 /* m_4 = gf2p8affine(msg_5, gfni_mat) */
+	vmovdqu 128(%rdx), %ymm3 /* ks0_4 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm3, %ymm3 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vmovdqu 136(%rdx), %ymm4 /* ks1_4 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm4, %ymm4 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vpclmulqdq $0x10, %ymm3, %ymm1, %ymm5 /* p0_8 = clmul(m_4, k0_4) */
+	vpclmulqdq $0x0, %ymm3, %ymm1, %ymm3 /* p1_8 = clmul(m_4, k0_4) */
+	vpclmulqdq $0x11, %ymm4, %ymm1, %ymm6 /* p0_9 = clmul(m_4, k1_4) */
+	vpclmulqdq $0x1, %ymm4, %ymm1, %ymm1 /* p1_9 = clmul(m_4, k1_4) */
+	vpxor %ymm6, %ymm5, %ymm4 /* sum0_acc_4 = xor(p0_8, p0_9) */
+	vpxor %ymm1, %ymm3, %ymm1 /* sum1_acc_4 = xor(p1_8, p1_9) */
+	vmovdqu 160(%rsi), %ymm3 /* msg_6 = load() */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm3, %ymm3 /* m_5 = gf2p8affine(msg_6, gfni_mat) */
+	vmovdqu 160(%rdx), %ymm5 /* ks0_5 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm5, %ymm5 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vmovdqu 168(%rdx), %ymm6 /* ks1_5 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm6, %ymm6 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vpclmulqdq $0x10, %ymm5, %ymm3, %ymm7 /* p0_10 = clmul(m_5, k0_5) */
+	vpclmulqdq $0x0, %ymm5, %ymm3, %ymm5 /* p1_10 = clmul(m_5, k0_5) */
+	vpclmulqdq $0x11, %ymm6, %ymm3, %ymm8 /* p0_11 = clmul(m_5, k1_5) */
+	vpclmulqdq $0x1, %ymm6, %ymm3, %ymm3 /* p1_11 = clmul(m_5, k1_5) */
+	vpxor %ymm8, %ymm7, %ymm6 /* sum0_acc_5 = xor(p0_10, p0_11) */
+	vpxor %ymm6, %ymm4, %ymm4 /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
+	vpxor %ymm3, %ymm5, %ymm3 /* sum1_acc_5 = xor(p1_10, p1_11) */
+	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
+	vmovdqu 192(%rsi), %ymm3 /* msg_7 = load() */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm3, %ymm3 /* m_6 = gf2p8affine(msg_7, gfni_mat) */
+	vmovdqu 192(%rdx), %ymm5 /* ks0_6 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm5, %ymm5 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vmovdqu 200(%rdx), %ymm6 /* ks1_6 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm6, %ymm6 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vpclmulqdq $0x10, %ymm5, %ymm3, %ymm7 /* p0_12 = clmul(m_6, k0_6) */
+	vpclmulqdq $0x0, %ymm5, %ymm3, %ymm5 /* p1_12 = clmul(m_6, k0_6) */
+	vpclmulqdq $0x11, %ymm6, %ymm3, %ymm8 /* p0_13 = clmul(m_6, k1_6) */
+	vpclmulqdq $0x1, %ymm6, %ymm3, %ymm3 /* p1_13 = clmul(m_6, k1_6) */
+	vpxor %ymm8, %ymm7, %ymm6 /* sum0_acc_6 = xor(p0_12, p0_13) */
+	vpxor %ymm3, %ymm5, %ymm3 /* sum1_acc_6 = xor(p1_12, p1_13) */
+	vmovdqu 224(%rsi), %ymm5 /* msg_8 = load() */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_3_gfni_mat(%rip), %ymm5, %ymm5 /* m_7 = gf2p8affine(msg_8, gfni_mat) */
+	vmovdqu 224(%rdx), %ymm7 /* ks0_7 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm7, %ymm7 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vmovdqu 232(%rdx), %ymm8 /* ks1_7 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vpclmulqdq $0x10, %ymm7, %ymm5, %ymm9 /* p0_14 = clmul(m_7, k0_7) */
+	vpclmulqdq $0x0, %ymm7, %ymm5, %ymm7 /* p1_14 = clmul(m_7, k0_7) */
+	vpclmulqdq $0x11, %ymm8, %ymm5, %ymm10 /* p0_15 = clmul(m_7, k1_7) */
+	vpclmulqdq $0x1, %ymm8, %ymm5, %ymm5 /* p1_15 = clmul(m_7, k1_7) */
+	vpxor %ymm10, %ymm9, %ymm8 /* sum0_acc_7 = xor(p0_14, p0_15) */
+	vpxor %ymm8, %ymm6, %ymm6 /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
+	vpxor %ymm6, %ymm4, %ymm4 /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
+	vpxor %ymm4, %ymm2, %ymm2 /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
+	vpxor %ymm5, %ymm7, %ymm4 /* sum1_acc_7 = xor(p1_14, p1_15) */
+	vpxor %ymm4, %ymm3, %ymm3 /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
+	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
 	vmovdqu (%rdi), %ymm1 /* old0 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* new0 = xor(old0, sum0_acc_6) */
+	vpxor %ymm2, %ymm1, %ymm1 /* new0 = xor(old0, sum0_acc_14) */
 	vmovdqu %ymm1, (%rdi) /* store new0 */
 	vmovdqu 32(%rdi), %ymm1 /* old1 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* new1 = xor(old1, sum1_acc_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* new1 = xor(old1, sum1_acc_14) */
 	vmovdqu %ymm0, 32(%rdi) /* store new1 */
 	vzeroupper
 	ret
@@ -5767,7 +5823,7 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
  *   %rdi: sums
  *   %rsi: msg
  *   %rdx: ks
- *   ymm0-11: vectors, as allocated (12 used)
+ *   ymm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl zuc_lanes_avx2_gfni_mac_fold_wide_asm
@@ -5776,7 +5832,7 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	.p2align 5
 zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 
-	/* 16 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
+	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
 	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm0, %ymm0 /* m = gf2p8affine(msg_1, gfni_mat) */
 	vmovdqu (%rdx), %ymm1 /* ks0 = load() */
@@ -5809,13 +5865,13 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpclmulqdq $0x0, %ymm3, %ymm2, %ymm3 /* p1_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x11, %ymm5, %ymm2, %ymm8 /* p0_3 = clmul(m_1, k1_1) */
 	vpxor %ymm8, %ymm7, %ymm7 /* sum0_acc_1 = xor(p0_2, p0_3) */
-	vpxor %ymm7, %ymm4, %ymm4 /* sum0_acc_4 = xor(sum0_acc, sum0_acc_1) */
+	vpxor %ymm7, %ymm4, %ymm4 /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
 	vpclmulqdq $0x1, %ymm5, %ymm2, %ymm7 /* p1_3 = clmul(m_1, k1_1) */
 	vpclmulqdq $0x0, %ymm5, %ymm2, %ymm2 /* p2_2 = clmul(m_1, k1_1) */
 	vpxor %ymm7, %ymm3, %ymm3 /* sum1_acc_1 = xor(p1_2, p1_3) */
-	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_4 = xor(sum1_acc, sum1_acc_1) */
+	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
 	vpxor %ymm6, %ymm2, %ymm2 /* sum2_acc_1 = xor(p2_2, p2_3) */
-	vpxor %ymm2, %ymm0, %ymm0 /* sum2_acc_4 = xor(sum2_acc, sum2_acc_1) */
+	vpxor %ymm2, %ymm0, %ymm0 /* sum2_acc_8 = xor(sum2_acc, sum2_acc_1) */
 	vmovdqu 64(%rsi), %ymm2 /* msg_3 = load() */
 	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm2, %ymm2 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
 	vmovdqu 64(%rdx), %ymm3 /* ks0_2 = load() */
@@ -5846,24 +5902,104 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpclmulqdq $0x0, %ymm6, %ymm5, %ymm6 /* p1_6 = clmul(m_3, k0_3) */
 	vpclmulqdq $0x11, %ymm8, %ymm5, %ymm11 /* p0_7 = clmul(m_3, k1_3) */
 	vpxor %ymm11, %ymm10, %ymm10 /* sum0_acc_3 = xor(p0_6, p0_7) */
-	vpxor %ymm10, %ymm7, %ymm7 /* sum0_acc_5 = xor(sum0_acc_2, sum0_acc_3) */
-	vpxor %ymm7, %ymm4, %ymm4 /* sum0_acc_6 = xor(sum0_acc_4, sum0_acc_5) */
+	vpxor %ymm10, %ymm7, %ymm7 /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
+	vpxor %ymm7, %ymm4, %ymm4 /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
 	vpclmulqdq $0x1, %ymm8, %ymm5, %ymm7 /* p1_7 = clmul(m_3, k1_3) */
 	vpclmulqdq $0x0, %ymm8, %ymm5, %ymm5 /* p2_6 = clmul(m_3, k1_3) */
 	vpxor %ymm7, %ymm6, %ymm6 /* sum1_acc_3 = xor(p1_6, p1_7) */
-	vpxor %ymm6, %ymm3, %ymm3 /* sum1_acc_5 = xor(sum1_acc_2, sum1_acc_3) */
-	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_6 = xor(sum1_acc_4, sum1_acc_5) */
+	vpxor %ymm6, %ymm3, %ymm3 /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
+	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
 	vpxor %ymm9, %ymm5, %ymm3 /* sum2_acc_3 = xor(p2_6, p2_7) */
-	vpxor %ymm3, %ymm2, %ymm2 /* sum2_acc_5 = xor(sum2_acc_2, sum2_acc_3) */
-	vpxor %ymm2, %ymm0, %ymm0 /* sum2_acc_6 = xor(sum2_acc_4, sum2_acc_5) */
+	vpxor %ymm3, %ymm2, %ymm2 /* sum2_acc_9 = xor(sum2_acc_2, sum2_acc_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* sum2_acc_12 = xor(sum2_acc_8, sum2_acc_9) */
+	vmovdqu 128(%rsi), %ymm2 /* msg_5 = load() */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm2, %ymm2 /* m_4 = gf2p8affine(msg_5, gfni_mat) */
+	vmovdqu 128(%rdx), %ymm3 /* ks0_4 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm3, %ymm3 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vmovdqu 136(%rdx), %ymm5 /* ks1_4 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vmovdqu 144(%rdx), %ymm6 /* ks2_4 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k2_4 = lookup16(ks2_4, reverse16) */
+	vpclmulqdq $0x1, %ymm6, %ymm2, %ymm6 /* p2_9 = clmul(m_4, k2_4) */
+	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm7 /* p0_8 = clmul(m_4, k0_4) */
+	vpclmulqdq $0x0, %ymm3, %ymm2, %ymm3 /* p1_8 = clmul(m_4, k0_4) */
+	vpclmulqdq $0x11, %ymm5, %ymm2, %ymm8 /* p0_9 = clmul(m_4, k1_4) */
+	vpxor %ymm8, %ymm7, %ymm7 /* sum0_acc_4 = xor(p0_8, p0_9) */
+	vpclmulqdq $0x1, %ymm5, %ymm2, %ymm8 /* p1_9 = clmul(m_4, k1_4) */
+	vpclmulqdq $0x0, %ymm5, %ymm2, %ymm2 /* p2_8 = clmul(m_4, k1_4) */
+	vpxor %ymm8, %ymm3, %ymm3 /* sum1_acc_4 = xor(p1_8, p1_9) */
+	vpxor %ymm6, %ymm2, %ymm2 /* sum2_acc_4 = xor(p2_8, p2_9) */
+	vmovdqu 160(%rsi), %ymm5 /* msg_6 = load() */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm5, %ymm5 /* m_5 = gf2p8affine(msg_6, gfni_mat) */
+	vmovdqu 160(%rdx), %ymm6 /* ks0_5 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vmovdqu 168(%rdx), %ymm8 /* ks1_5 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm8, %ymm8 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vmovdqu 176(%rdx), %ymm9 /* ks2_5 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm9, %ymm9 /* k2_5 = lookup16(ks2_5, reverse16) */
+	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm9 /* p2_11 = clmul(m_5, k2_5) */
+	vpclmulqdq $0x10, %ymm6, %ymm5, %ymm10 /* p0_10 = clmul(m_5, k0_5) */
+	vpclmulqdq $0x0, %ymm6, %ymm5, %ymm6 /* p1_10 = clmul(m_5, k0_5) */
+	vpclmulqdq $0x11, %ymm8, %ymm5, %ymm11 /* p0_11 = clmul(m_5, k1_5) */
+	vpxor %ymm11, %ymm10, %ymm10 /* sum0_acc_5 = xor(p0_10, p0_11) */
+	vpxor %ymm10, %ymm7, %ymm7 /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
+	vpclmulqdq $0x1, %ymm8, %ymm5, %ymm10 /* p1_11 = clmul(m_5, k1_5) */
+	vpclmulqdq $0x0, %ymm8, %ymm5, %ymm5 /* p2_10 = clmul(m_5, k1_5) */
+	vpxor %ymm10, %ymm6, %ymm6 /* sum1_acc_5 = xor(p1_10, p1_11) */
+	vpxor %ymm6, %ymm3, %ymm3 /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
+	vpxor %ymm9, %ymm5, %ymm5 /* sum2_acc_5 = xor(p2_10, p2_11) */
+	vpxor %ymm5, %ymm2, %ymm2 /* sum2_acc_10 = xor(sum2_acc_4, sum2_acc_5) */
+	vmovdqu 192(%rsi), %ymm5 /* msg_7 = load() */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm5, %ymm5 /* m_6 = gf2p8affine(msg_7, gfni_mat) */
+	vmovdqu 192(%rdx), %ymm6 /* ks0_6 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vmovdqu 200(%rdx), %ymm8 /* ks1_6 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm8, %ymm8 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vmovdqu 208(%rdx), %ymm9 /* ks2_6 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm9, %ymm9 /* k2_6 = lookup16(ks2_6, reverse16) */
+	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm9 /* p2_13 = clmul(m_6, k2_6) */
+	vpclmulqdq $0x10, %ymm6, %ymm5, %ymm10 /* p0_12 = clmul(m_6, k0_6) */
+	vpclmulqdq $0x0, %ymm6, %ymm5, %ymm6 /* p1_12 = clmul(m_6, k0_6) */
+	vpclmulqdq $0x11, %ymm8, %ymm5, %ymm11 /* p0_13 = clmul(m_6, k1_6) */
+	vpxor %ymm11, %ymm10, %ymm10 /* sum0_acc_6 = xor(p0_12, p0_13) */
+	vpclmulqdq $0x1, %ymm8, %ymm5, %ymm11 /* p1_13 = clmul(m_6, k1_6) */
+	vpclmulqdq $0x0, %ymm8, %ymm5, %ymm5 /* p2_12 = clmul(m_6, k1_6) */
+	vpxor %ymm11, %ymm6, %ymm6 /* sum1_acc_6 = xor(p1_12, p1_13) */
+	vpxor %ymm9, %ymm5, %ymm5 /* sum2_acc_6 = xor(p2_12, p2_13) */
+	vmovdqu 224(%rsi), %ymm8 /* msg_8 = load() */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx2_gfni_asm_4_gfni_mat(%rip), %ymm8, %ymm8 /* m_7 = gf2p8affine(msg_8, gfni_mat) */
+	vmovdqu 224(%rdx), %ymm9 /* ks0_7 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm9, %ymm9 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vmovdqu 232(%rdx), %ymm11 /* ks1_7 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm11, %ymm11 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vmovdqu 240(%rdx), %ymm12 /* ks2_7 = load() */
+	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm12, %ymm12 /* k2_7 = lookup16(ks2_7, reverse16) */
+	vpclmulqdq $0x1, %ymm12, %ymm8, %ymm12 /* p2_15 = clmul(m_7, k2_7) */
+	vpclmulqdq $0x10, %ymm9, %ymm8, %ymm13 /* p0_14 = clmul(m_7, k0_7) */
+	vpclmulqdq $0x0, %ymm9, %ymm8, %ymm9 /* p1_14 = clmul(m_7, k0_7) */
+	vpclmulqdq $0x11, %ymm11, %ymm8, %ymm14 /* p0_15 = clmul(m_7, k1_7) */
+	vpxor %ymm14, %ymm13, %ymm13 /* sum0_acc_7 = xor(p0_14, p0_15) */
+	vpxor %ymm13, %ymm10, %ymm10 /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
+	vpxor %ymm10, %ymm7, %ymm7 /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
+	vpxor %ymm7, %ymm4, %ymm4 /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
+	vpclmulqdq $0x1, %ymm11, %ymm8, %ymm7 /* p1_15 = clmul(m_7, k1_7) */
+	vpclmulqdq $0x0, %ymm11, %ymm8, %ymm8 /* p2_14 = clmul(m_7, k1_7) */
+	vpxor %ymm7, %ymm9, %ymm7 /* sum1_acc_7 = xor(p1_14, p1_15) */
+	vpxor %ymm7, %ymm6, %ymm6 /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
+	vpxor %ymm6, %ymm3, %ymm3 /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
+	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
+	vpxor %ymm12, %ymm8, %ymm3 /* sum2_acc_7 = xor(p2_14, p2_15) */
+	vpxor %ymm3, %ymm5, %ymm3 /* sum2_acc_11 = xor(sum2_acc_6, sum2_acc_7) */
+	vpxor %ymm3, %ymm2, %ymm2 /* sum2_acc_13 = xor(sum2_acc_10, sum2_acc_11) */
+	vpxor %ymm2, %ymm0, %ymm0 /* sum2_acc_14 = xor(sum2_acc_12, sum2_acc_13) */
 	vmovdqu (%rdi), %ymm2 /* old0 = load() */
-	vpxor %ymm4, %ymm2, %ymm2 /* new0 = xor(old0, sum0_acc_6) */
+	vpxor %ymm4, %ymm2, %ymm2 /* new0 = xor(old0, sum0_acc_14) */
 	vmovdqu %ymm2, (%rdi) /* store new0 */
 	vmovdqu 32(%rdi), %ymm2 /* old1 = load() */
-	vpxor %ymm1, %ymm2, %ymm1 /* new1 = xor(old1, sum1_acc_6) */
+	vpxor %ymm1, %ymm2, %ymm1 /* new1 = xor(old1, sum1_acc_14) */
 	vmovdqu %ymm1, 32(%rdi) /* store new1 */
 	vmovdqu 64(%rdi), %ymm1 /* old2 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* new2 = xor(old2, sum2_acc_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* new2 = xor(old2, sum2_acc_14) */
 	vmovdqu %ymm0, 64(%rdi) /* store new2 */
 	vzeroupper
 	ret

@@ -3849,7 +3849,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     _mm512_storeu_si512((void *)(state + 1088), r2_15);
 }
 
-/* The MACs' carry-less fold (gen/kernels/zuc_mac.py): 16 64-bit message
+/* The MACs' carry-less fold (gen/kernels/zuc_mac.py): 32 64-bit message
  * chunks at msg into the sums P0, P1 (, P2), each 512 bits at sums, their
  * keystream windows from ks on: for 32- and 64-bit tags, then for 128-bit ones. */
 static void zuc_lanes_avx512_gfni_mac_fold(uint64_t *sums_words, const uint8_t *msg, const uint8_t *ks)
@@ -3862,7 +3862,7 @@ static void zuc_lanes_avx512_gfni_mac_fold(uint64_t *sums_words, const uint8_t *
     static const uint8_t gfni_mat_bytes[16] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80};
     const __m512i gfni_mat = kc_bcast16_512(gfni_mat_bytes);
 
-    /* 16 chunks, 8 per step: block q of a step takes chunks 2q and 2q + 1. */
+    /* 32 chunks, 8 per step: block q of a step takes chunks 2q and 2q + 1. */
     const __m512i msg_1 = _mm512_loadu_si512((const void *)(msg));
     const __m512i m = _mm512_gf2p8affine_epi64_epi8(msg_1, gfni_mat, 0x00);
     const __m512i ks0 = _mm512_loadu_si512((const void *)(ks));
@@ -3883,17 +3883,41 @@ static void zuc_lanes_avx512_gfni_mac_fold(uint64_t *sums_words, const uint8_t *
     const __m512i p0_3 = _mm512_clmulepi64_epi128(m_1, k1_1, 0x11);
     const __m512i p1_2 = _mm512_clmulepi64_epi128(m_1, k0_1, 0x00);
     const __m512i p1_3 = _mm512_clmulepi64_epi128(m_1, k1_1, 0x01);
+    const __m512i msg_3 = _mm512_loadu_si512((const void *)(msg + 128));
+    const __m512i m_2 = _mm512_gf2p8affine_epi64_epi8(msg_3, gfni_mat, 0x00);
+    const __m512i ks0_2 = _mm512_loadu_si512((const void *)(ks + 128));
+    const __m512i k0_2 = _mm512_shuffle_epi8(ks0_2, reverse16);
+    const __m512i ks1_2 = _mm512_loadu_si512((const void *)(ks + 136));
+    const __m512i k1_2 = _mm512_shuffle_epi8(ks1_2, reverse16);
+    const __m512i p0_4 = _mm512_clmulepi64_epi128(m_2, k0_2, 0x10);
+    const __m512i p0_5 = _mm512_clmulepi64_epi128(m_2, k1_2, 0x11);
+    const __m512i p1_4 = _mm512_clmulepi64_epi128(m_2, k0_2, 0x00);
+    const __m512i p1_5 = _mm512_clmulepi64_epi128(m_2, k1_2, 0x01);
+    const __m512i msg_4 = _mm512_loadu_si512((const void *)(msg + 192));
+    const __m512i m_3 = _mm512_gf2p8affine_epi64_epi8(msg_4, gfni_mat, 0x00);
+    const __m512i ks0_3 = _mm512_loadu_si512((const void *)(ks + 192));
+    const __m512i k0_3 = _mm512_shuffle_epi8(ks0_3, reverse16);
+    const __m512i ks1_3 = _mm512_loadu_si512((const void *)(ks + 200));
+    const __m512i k1_3 = _mm512_shuffle_epi8(ks1_3, reverse16);
+    const __m512i p0_6 = _mm512_clmulepi64_epi128(m_3, k0_3, 0x10);
+    const __m512i p0_7 = _mm512_clmulepi64_epi128(m_3, k1_3, 0x11);
+    const __m512i p1_6 = _mm512_clmulepi64_epi128(m_3, k0_3, 0x00);
+    const __m512i p1_7 = _mm512_clmulepi64_epi128(m_3, k1_3, 0x01);
 
     /* Each sum plus its products, in a balanced tree. */
     const __m512i sum0_acc_1 = _mm512_xor_si512(p0_2, p0_3);
-    const __m512i sum0_acc_2 = _mm512_ternarylogic_epi32(p0, p0_1, sum0_acc_1, 0x96);
+    const __m512i sum0_acc_3 = _mm512_xor_si512(p0_6, p0_7);
+    const __m512i sum0_acc_4 = _mm512_ternarylogic_epi32(p0, p0_1, sum0_acc_1, 0x96);
+    const __m512i sum0_acc_5 = _mm512_ternarylogic_epi32(p0_4, p0_5, sum0_acc_3, 0x96);
     const __m512i old0 = _mm512_loadu_si512((const void *)(sums));
-    const __m512i new0 = _mm512_xor_si512(old0, sum0_acc_2);
+    const __m512i new0 = _mm512_ternarylogic_epi32(sum0_acc_4, sum0_acc_5, old0, 0x96);
     _mm512_storeu_si512((void *)(sums), new0);
     const __m512i sum1_acc_1 = _mm512_xor_si512(p1_2, p1_3);
-    const __m512i sum1_acc_2 = _mm512_ternarylogic_epi32(p1, p1_1, sum1_acc_1, 0x96);
+    const __m512i sum1_acc_3 = _mm512_xor_si512(p1_6, p1_7);
+    const __m512i sum1_acc_4 = _mm512_ternarylogic_epi32(p1, p1_1, sum1_acc_1, 0x96);
+    const __m512i sum1_acc_5 = _mm512_ternarylogic_epi32(p1_4, p1_5, sum1_acc_3, 0x96);
     const __m512i old1 = _mm512_loadu_si512((const void *)(sums + 64));
-    const __m512i new1 = _mm512_xor_si512(old1, sum1_acc_2);
+    const __m512i new1 = _mm512_ternarylogic_epi32(sum1_acc_4, sum1_acc_5, old1, 0x96);
     _mm512_storeu_si512((void *)(sums + 64), new1);
 }
 
@@ -3907,7 +3931,7 @@ static void zuc_lanes_avx512_gfni_mac_fold_wide(uint64_t *sums_words, const uint
     static const uint8_t gfni_mat_bytes[16] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80};
     const __m512i gfni_mat = kc_bcast16_512(gfni_mat_bytes);
 
-    /* 16 chunks, 8 per step: block q of a step takes chunks 2q and 2q + 1. */
+    /* 32 chunks, 8 per step: block q of a step takes chunks 2q and 2q + 1. */
     const __m512i msg_1 = _mm512_loadu_si512((const void *)(msg));
     const __m512i m = _mm512_gf2p8affine_epi64_epi8(msg_1, gfni_mat, 0x00);
     const __m512i ks0 = _mm512_loadu_si512((const void *)(ks));
@@ -3936,22 +3960,56 @@ static void zuc_lanes_avx512_gfni_mac_fold_wide(uint64_t *sums_words, const uint
     const __m512i p1_3 = _mm512_clmulepi64_epi128(m_1, k1_1, 0x01);
     const __m512i p2_2 = _mm512_clmulepi64_epi128(m_1, k1_1, 0x00);
     const __m512i p2_3 = _mm512_clmulepi64_epi128(m_1, k2_1, 0x01);
+    const __m512i msg_3 = _mm512_loadu_si512((const void *)(msg + 128));
+    const __m512i m_2 = _mm512_gf2p8affine_epi64_epi8(msg_3, gfni_mat, 0x00);
+    const __m512i ks0_2 = _mm512_loadu_si512((const void *)(ks + 128));
+    const __m512i k0_2 = _mm512_shuffle_epi8(ks0_2, reverse16);
+    const __m512i ks1_2 = _mm512_loadu_si512((const void *)(ks + 136));
+    const __m512i k1_2 = _mm512_shuffle_epi8(ks1_2, reverse16);
+    const __m512i ks2_2 = _mm512_loadu_si512((const void *)(ks + 144));
+    const __m512i k2_2 = _mm512_shuffle_epi8(ks2_2, reverse16);
+    const __m512i p0_4 = _mm512_clmulepi64_epi128(m_2, k0_2, 0x10);
+    const __m512i p0_5 = _mm512_clmulepi64_epi128(m_2, k1_2, 0x11);
+    const __m512i p1_4 = _mm512_clmulepi64_epi128(m_2, k0_2, 0x00);
+    const __m512i p1_5 = _mm512_clmulepi64_epi128(m_2, k1_2, 0x01);
+    const __m512i p2_4 = _mm512_clmulepi64_epi128(m_2, k1_2, 0x00);
+    const __m512i p2_5 = _mm512_clmulepi64_epi128(m_2, k2_2, 0x01);
+    const __m512i msg_4 = _mm512_loadu_si512((const void *)(msg + 192));
+    const __m512i m_3 = _mm512_gf2p8affine_epi64_epi8(msg_4, gfni_mat, 0x00);
+    const __m512i ks0_3 = _mm512_loadu_si512((const void *)(ks + 192));
+    const __m512i k0_3 = _mm512_shuffle_epi8(ks0_3, reverse16);
+    const __m512i ks1_3 = _mm512_loadu_si512((const void *)(ks + 200));
+    const __m512i k1_3 = _mm512_shuffle_epi8(ks1_3, reverse16);
+    const __m512i ks2_3 = _mm512_loadu_si512((const void *)(ks + 208));
+    const __m512i k2_3 = _mm512_shuffle_epi8(ks2_3, reverse16);
+    const __m512i p0_6 = _mm512_clmulepi64_epi128(m_3, k0_3, 0x10);
+    const __m512i p0_7 = _mm512_clmulepi64_epi128(m_3, k1_3, 0x11);
+    const __m512i p1_6 = _mm512_clmulepi64_epi128(m_3, k0_3, 0x00);
+    const __m512i p1_7 = _mm512_clmulepi64_epi128(m_3, k1_3, 0x01);
+    const __m512i p2_6 = _mm512_clmulepi64_epi128(m_3, k1_3, 0x00);
+    const __m512i p2_7 = _mm512_clmulepi64_epi128(m_3, k2_3, 0x01);
 
     /* Each sum plus its products, in a balanced tree. */
     const __m512i sum0_acc_1 = _mm512_xor_si512(p0_2, p0_3);
-    const __m512i sum0_acc_2 = _mm512_ternarylogic_epi32(p0, p0_1, sum0_acc_1, 0x96);
+    const __m512i sum0_acc_3 = _mm512_xor_si512(p0_6, p0_7);
+    const __m512i sum0_acc_4 = _mm512_ternarylogic_epi32(p0, p0_1, sum0_acc_1, 0x96);
+    const __m512i sum0_acc_5 = _mm512_ternarylogic_epi32(p0_4, p0_5, sum0_acc_3, 0x96);
     const __m512i old0 = _mm512_loadu_si512((const void *)(sums));
-    const __m512i new0 = _mm512_xor_si512(old0, sum0_acc_2);
+    const __m512i new0 = _mm512_ternarylogic_epi32(sum0_acc_4, sum0_acc_5, old0, 0x96);
     _mm512_storeu_si512((void *)(sums), new0);
     const __m512i sum1_acc_1 = _mm512_xor_si512(p1_2, p1_3);
-    const __m512i sum1_acc_2 = _mm512_ternarylogic_epi32(p1, p1_1, sum1_acc_1, 0x96);
+    const __m512i sum1_acc_3 = _mm512_xor_si512(p1_6, p1_7);
+    const __m512i sum1_acc_4 = _mm512_ternarylogic_epi32(p1, p1_1, sum1_acc_1, 0x96);
+    const __m512i sum1_acc_5 = _mm512_ternarylogic_epi32(p1_4, p1_5, sum1_acc_3, 0x96);
     const __m512i old1 = _mm512_loadu_si512((const void *)(sums + 64));
-    const __m512i new1 = _mm512_xor_si512(old1, sum1_acc_2);
+    const __m512i new1 = _mm512_ternarylogic_epi32(sum1_acc_4, sum1_acc_5, old1, 0x96);
     _mm512_storeu_si512((void *)(sums + 64), new1);
     const __m512i sum2_acc_1 = _mm512_xor_si512(p2_2, p2_3);
-    const __m512i sum2_acc_2 = _mm512_ternarylogic_epi32(p2, p2_1, sum2_acc_1, 0x96);
+    const __m512i sum2_acc_3 = _mm512_xor_si512(p2_6, p2_7);
+    const __m512i sum2_acc_4 = _mm512_ternarylogic_epi32(p2, p2_1, sum2_acc_1, 0x96);
+    const __m512i sum2_acc_5 = _mm512_ternarylogic_epi32(p2_4, p2_5, sum2_acc_3, 0x96);
     const __m512i old2 = _mm512_loadu_si512((const void *)(sums + 128));
-    const __m512i new2 = _mm512_xor_si512(old2, sum2_acc_2);
+    const __m512i new2 = _mm512_ternarylogic_epi32(sum2_acc_4, sum2_acc_5, old2, 0x96);
     _mm512_storeu_si512((void *)(sums + 128), new2);
 }
 

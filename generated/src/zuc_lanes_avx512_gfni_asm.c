@@ -78,7 +78,7 @@ static void zuc_lanes_avx512_gfni_asm_keystream_xor(uint32_t *state_words, uint8
     zuc_lanes_avx512_gfni_keystream_xor_asm(state, out, src);
 }
 
-/* The MACs' carry-less fold (gen/kernels/zuc_mac.py): 16 64-bit message
+/* The MACs' carry-less fold (gen/kernels/zuc_mac.py): 32 64-bit message
  * chunks at msg into the sums P0, P1 (, P2), each 512 bits at sums, their
  * keystream windows from ks on: for 32- and 64-bit tags, then for 128-bit ones. */
 static void zuc_lanes_avx512_gfni_asm_mac_fold(uint64_t *sums_words, const uint8_t *msg, const uint8_t *ks)

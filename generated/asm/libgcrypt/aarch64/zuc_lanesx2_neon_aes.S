@@ -11347,21 +11347,21 @@ ELF(.size _gcry_zuc_lanesx2_neon_aes_keystream_xor,.-_gcry_zuc_lanesx2_neon_aes_
  *   x2: ks
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 96 bytes (2 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 608 bytes (34 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl _gcry_zuc_lanesx2_neon_aes_mac_fold
 ELF(.type _gcry_zuc_lanesx2_neon_aes_mac_fold,%function;)
 	.align 4
 _gcry_zuc_lanesx2_neon_aes_mac_fold:
 	CFI_STARTPROC();
-	sub sp, sp, #96
-	CFI_ADJUST_CFA_OFFSET(96);
+	sub sp, sp, #608
+	CFI_ADJUST_CFA_OFFSET(608);
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
 	stp d14, d15, [sp, #48] /* callee-saved: low halves */
 
-	/* 16 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
+	/* 32 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
 	ldr q0, [x1] /* msg_1 = load() */
 	rbit v0.16b, v0.16b /* m = rbit(msg_1) */
 	ldr q1, [x2] /* ks0 = load() */
@@ -11449,13 +11449,133 @@ _gcry_zuc_lanesx2_neon_aes_mac_fold:
 	tbl v13.16b, {v13.16b}, v2.16b /* k0_7 = lookup16(ks0_7, reverse16) */
 	str q8, [sp, #64] /* spill p1_12 */
 	ldur q8, [x2, #120] /* ks1_7 = load() */
-	tbl v2.16b, {v8.16b}, v2.16b /* k1_7 = lookup16(ks1_7, reverse16) */
-	tbl v4.16b, {v12.16b}, v4.16b /* m_7_swap = lookup16(m_7, swap_qwords) */
-	pmull2 v8.1q, v4.2d, v13.2d /* p0_14 = clmul(m_7_swap, k0_7) */
+	tbl v8.16b, {v8.16b}, v2.16b /* k1_7 = lookup16(ks1_7, reverse16) */
 	str q9, [sp, #80] /* spill p1_13 */
-	pmull2 v9.1q, v12.2d, v2.2d /* p0_15 = clmul(m_7, k1_7) */
+	tbl v9.16b, {v12.16b}, v4.16b /* m_7_swap = lookup16(m_7, swap_qwords) */
+	str q28, [sp, #96] /* spill p1_10 */
+	pmull2 v28.1q, v9.2d, v13.2d /* p0_14 = clmul(m_7_swap, k0_7) */
+	str q29, [sp, #112] /* spill p1_11 */
+	pmull2 v29.1q, v12.2d, v8.2d /* p0_15 = clmul(m_7, k1_7) */
 	pmull v12.1q, v12.1d, v13.1d /* p1_14 = clmul(m_7, k0_7) */
-	pmull v2.1q, v4.1d, v2.1d /* p1_15 = clmul(m_7_swap, k1_7) */
+	pmull v8.1q, v9.1d, v8.1d /* p1_15 = clmul(m_7_swap, k1_7) */
+	ldr q9, [x1, #128] /* msg_9 = load() */
+	rbit v9.16b, v9.16b /* m_8 = rbit(msg_9) */
+	ldr q13, [x2, #128] /* ks0_8 = load() */
+	tbl v13.16b, {v13.16b}, v2.16b /* k0_8 = lookup16(ks0_8, reverse16) */
+	str q8, [sp, #128] /* spill p1_15 */
+	ldur q8, [x2, #136] /* ks1_8 = load() */
+	tbl v8.16b, {v8.16b}, v2.16b /* k1_8 = lookup16(ks1_8, reverse16) */
+	str q12, [sp, #144] /* spill p1_14 */
+	tbl v12.16b, {v9.16b}, v4.16b /* m_8_swap = lookup16(m_8, swap_qwords) */
+	str q24, [sp, #160] /* spill p1_8 */
+	pmull2 v24.1q, v12.2d, v13.2d /* p0_16 = clmul(m_8_swap, k0_8) */
+	str q25, [sp, #176] /* spill p1_9 */
+	pmull2 v25.1q, v9.2d, v8.2d /* p0_17 = clmul(m_8, k1_8) */
+	pmull v9.1q, v9.1d, v13.1d /* p1_16 = clmul(m_8, k0_8) */
+	pmull v8.1q, v12.1d, v8.1d /* p1_17 = clmul(m_8_swap, k1_8) */
+	ldr q12, [x1, #144] /* msg_10 = load() */
+	rbit v12.16b, v12.16b /* m_9 = rbit(msg_10) */
+	ldr q13, [x2, #144] /* ks0_9 = load() */
+	tbl v13.16b, {v13.16b}, v2.16b /* k0_9 = lookup16(ks0_9, reverse16) */
+	str q8, [sp, #192] /* spill p1_17 */
+	ldur q8, [x2, #152] /* ks1_9 = load() */
+	tbl v8.16b, {v8.16b}, v2.16b /* k1_9 = lookup16(ks1_9, reverse16) */
+	str q9, [sp, #208] /* spill p1_16 */
+	tbl v9.16b, {v12.16b}, v4.16b /* m_9_swap = lookup16(m_9, swap_qwords) */
+	str q20, [sp, #224] /* spill p1_6 */
+	pmull2 v20.1q, v9.2d, v13.2d /* p0_18 = clmul(m_9_swap, k0_9) */
+	str q21, [sp, #240] /* spill p1_7 */
+	pmull2 v21.1q, v12.2d, v8.2d /* p0_19 = clmul(m_9, k1_9) */
+	pmull v12.1q, v12.1d, v13.1d /* p1_18 = clmul(m_9, k0_9) */
+	pmull v8.1q, v9.1d, v8.1d /* p1_19 = clmul(m_9_swap, k1_9) */
+	ldr q9, [x1, #160] /* msg_11 = load() */
+	rbit v9.16b, v9.16b /* m_10 = rbit(msg_11) */
+	ldr q13, [x2, #160] /* ks0_10 = load() */
+	tbl v13.16b, {v13.16b}, v2.16b /* k0_10 = lookup16(ks0_10, reverse16) */
+	str q8, [sp, #256] /* spill p1_19 */
+	ldur q8, [x2, #168] /* ks1_10 = load() */
+	tbl v8.16b, {v8.16b}, v2.16b /* k1_10 = lookup16(ks1_10, reverse16) */
+	str q12, [sp, #272] /* spill p1_18 */
+	tbl v12.16b, {v9.16b}, v4.16b /* m_10_swap = lookup16(m_10, swap_qwords) */
+	str q16, [sp, #288] /* spill p1_4 */
+	pmull2 v16.1q, v12.2d, v13.2d /* p0_20 = clmul(m_10_swap, k0_10) */
+	str q17, [sp, #304] /* spill p1_5 */
+	pmull2 v17.1q, v9.2d, v8.2d /* p0_21 = clmul(m_10, k1_10) */
+	pmull v9.1q, v9.1d, v13.1d /* p1_20 = clmul(m_10, k0_10) */
+	pmull v8.1q, v12.1d, v8.1d /* p1_21 = clmul(m_10_swap, k1_10) */
+	ldr q12, [x1, #176] /* msg_12 = load() */
+	rbit v12.16b, v12.16b /* m_11 = rbit(msg_12) */
+	ldr q13, [x2, #176] /* ks0_11 = load() */
+	tbl v13.16b, {v13.16b}, v2.16b /* k0_11 = lookup16(ks0_11, reverse16) */
+	str q8, [sp, #320] /* spill p1_21 */
+	ldur q8, [x2, #184] /* ks1_11 = load() */
+	tbl v8.16b, {v8.16b}, v2.16b /* k1_11 = lookup16(ks1_11, reverse16) */
+	str q9, [sp, #336] /* spill p1_20 */
+	tbl v9.16b, {v12.16b}, v4.16b /* m_11_swap = lookup16(m_11, swap_qwords) */
+	str q3, [sp, #352] /* spill p1_2 */
+	pmull2 v3.1q, v9.2d, v13.2d /* p0_22 = clmul(m_11_swap, k0_11) */
+	str q5, [sp, #368] /* spill p1_3 */
+	pmull2 v5.1q, v12.2d, v8.2d /* p0_23 = clmul(m_11, k1_11) */
+	pmull v12.1q, v12.1d, v13.1d /* p1_22 = clmul(m_11, k0_11) */
+	pmull v8.1q, v9.1d, v8.1d /* p1_23 = clmul(m_11_swap, k1_11) */
+	ldr q9, [x1, #192] /* msg_13 = load() */
+	rbit v9.16b, v9.16b /* m_12 = rbit(msg_13) */
+	ldr q13, [x2, #192] /* ks0_12 = load() */
+	tbl v13.16b, {v13.16b}, v2.16b /* k0_12 = lookup16(ks0_12, reverse16) */
+	str q8, [sp, #384] /* spill p1_23 */
+	ldur q8, [x2, #200] /* ks1_12 = load() */
+	tbl v8.16b, {v8.16b}, v2.16b /* k1_12 = lookup16(ks1_12, reverse16) */
+	str q12, [sp, #400] /* spill p1_22 */
+	tbl v12.16b, {v9.16b}, v4.16b /* m_12_swap = lookup16(m_12, swap_qwords) */
+	str q0, [sp, #416] /* spill p1 */
+	pmull2 v0.1q, v12.2d, v13.2d /* p0_24 = clmul(m_12_swap, k0_12) */
+	str q1, [sp, #432] /* spill p1_1 */
+	pmull2 v1.1q, v9.2d, v8.2d /* p0_25 = clmul(m_12, k1_12) */
+	pmull v9.1q, v9.1d, v13.1d /* p1_24 = clmul(m_12, k0_12) */
+	pmull v8.1q, v12.1d, v8.1d /* p1_25 = clmul(m_12_swap, k1_12) */
+	ldr q12, [x1, #208] /* msg_14 = load() */
+	rbit v12.16b, v12.16b /* m_13 = rbit(msg_14) */
+	ldr q13, [x2, #208] /* ks0_13 = load() */
+	tbl v13.16b, {v13.16b}, v2.16b /* k0_13 = lookup16(ks0_13, reverse16) */
+	str q8, [sp, #448] /* spill p1_25 */
+	ldur q8, [x2, #216] /* ks1_13 = load() */
+	tbl v8.16b, {v8.16b}, v2.16b /* k1_13 = lookup16(ks1_13, reverse16) */
+	str q9, [sp, #464] /* spill p1_24 */
+	tbl v9.16b, {v12.16b}, v4.16b /* m_13_swap = lookup16(m_13, swap_qwords) */
+	str q0, [sp, #480] /* spill p0_24 */
+	pmull2 v0.1q, v9.2d, v13.2d /* p0_26 = clmul(m_13_swap, k0_13) */
+	str q0, [sp, #496] /* spill p0_26 */
+	pmull2 v0.1q, v12.2d, v8.2d /* p0_27 = clmul(m_13, k1_13) */
+	pmull v12.1q, v12.1d, v13.1d /* p1_26 = clmul(m_13, k0_13) */
+	pmull v8.1q, v9.1d, v8.1d /* p1_27 = clmul(m_13_swap, k1_13) */
+	ldr q9, [x1, #224] /* msg_15 = load() */
+	rbit v9.16b, v9.16b /* m_14 = rbit(msg_15) */
+	ldr q13, [x2, #224] /* ks0_14 = load() */
+	tbl v13.16b, {v13.16b}, v2.16b /* k0_14 = lookup16(ks0_14, reverse16) */
+	str q8, [sp, #512] /* spill p1_27 */
+	ldur q8, [x2, #232] /* ks1_14 = load() */
+	tbl v8.16b, {v8.16b}, v2.16b /* k1_14 = lookup16(ks1_14, reverse16) */
+	str q12, [sp, #528] /* spill p1_26 */
+	tbl v12.16b, {v9.16b}, v4.16b /* m_14_swap = lookup16(m_14, swap_qwords) */
+	str q0, [sp, #544] /* spill p0_27 */
+	pmull2 v0.1q, v12.2d, v13.2d /* p0_28 = clmul(m_14_swap, k0_14) */
+	str q0, [sp, #560] /* spill p0_28 */
+	pmull2 v0.1q, v9.2d, v8.2d /* p0_29 = clmul(m_14, k1_14) */
+	pmull v9.1q, v9.1d, v13.1d /* p1_28 = clmul(m_14, k0_14) */
+	pmull v8.1q, v12.1d, v8.1d /* p1_29 = clmul(m_14_swap, k1_14) */
+	ldr q12, [x1, #240] /* msg_16 = load() */
+	rbit v12.16b, v12.16b /* m_15 = rbit(msg_16) */
+	ldr q13, [x2, #240] /* ks0_15 = load() */
+	tbl v13.16b, {v13.16b}, v2.16b /* k0_15 = lookup16(ks0_15, reverse16) */
+	str q8, [sp, #576] /* spill p1_29 */
+	ldur q8, [x2, #248] /* ks1_15 = load() */
+	tbl v2.16b, {v8.16b}, v2.16b /* k1_15 = lookup16(ks1_15, reverse16) */
+	tbl v4.16b, {v12.16b}, v4.16b /* m_15_swap = lookup16(m_15, swap_qwords) */
+	pmull2 v8.1q, v4.2d, v13.2d /* p0_30 = clmul(m_15_swap, k0_15) */
+	str q9, [sp, #592] /* spill p1_28 */
+	pmull2 v9.1q, v12.2d, v2.2d /* p0_31 = clmul(m_15, k1_15) */
+	pmull v12.1q, v12.1d, v13.1d /* p1_30 = clmul(m_15, k0_15) */
+	pmull v2.1q, v4.1d, v2.1d /* p1_31 = clmul(m_15_swap, k1_15) */
 
 	/* Each sum plus its products, in a balanced tree. */
 	eor v4.16b, v6.16b, v7.16b /* sum0_acc = xor(p0, p0_1) */
@@ -11465,43 +11585,107 @@ _gcry_zuc_lanesx2_neon_aes_mac_fold:
 	eor v19.16b, v30.16b, v31.16b /* sum0_acc_4 = xor(p0_8, p0_9) */
 	eor v22.16b, v10.16b, v11.16b /* sum0_acc_5 = xor(p0_10, p0_11) */
 	eor v23.16b, v14.16b, v15.16b /* sum0_acc_6 = xor(p0_12, p0_13) */
-	eor v26.16b, v8.16b, v9.16b /* sum0_acc_7 = xor(p0_14, p0_15) */
-	eor v4.16b, v4.16b, v6.16b /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
-	eor v6.16b, v7.16b, v18.16b /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
-	eor v7.16b, v19.16b, v22.16b /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
-	eor v18.16b, v23.16b, v26.16b /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
-	eor v4.16b, v4.16b, v6.16b /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
-	eor v6.16b, v7.16b, v18.16b /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
-	eor v4.16b, v4.16b, v6.16b /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
-	ldr q6, [x0] /* old0 = load() */
-	eor v4.16b, v6.16b, v4.16b /* new0 = xor(old0, sum0_acc_14) */
-	str q4, [x0] /* store new0 */
+	eor v26.16b, v28.16b, v29.16b /* sum0_acc_7 = xor(p0_14, p0_15) */
+	eor v24.16b, v24.16b, v25.16b /* sum0_acc_8 = xor(p0_16, p0_17) */
+	eor v20.16b, v20.16b, v21.16b /* sum0_acc_9 = xor(p0_18, p0_19) */
+	eor v16.16b, v16.16b, v17.16b /* sum0_acc_10 = xor(p0_20, p0_21) */
+	eor v3.16b, v3.16b, v5.16b /* sum0_acc_11 = xor(p0_22, p0_23) */
+	ldr q5, [sp, #480] /* reload p0_24 */
+	eor v1.16b, v5.16b, v1.16b /* sum0_acc_12 = xor(p0_24, p0_25) */
+	ldr q5, [sp, #496] /* reload p0_26 */
+	ldr q17, [sp, #544] /* reload p0_27 */
+	eor v5.16b, v5.16b, v17.16b /* sum0_acc_13 = xor(p0_26, p0_27) */
+	ldr q17, [sp, #560] /* reload p0_28 */
+	eor v0.16b, v17.16b, v0.16b /* sum0_acc_14 = xor(p0_28, p0_29) */
+	eor v17.16b, v8.16b, v9.16b /* sum0_acc_15 = xor(p0_30, p0_31) */
+	eor v4.16b, v4.16b, v6.16b /* sum0_acc_16 = xor(sum0_acc, sum0_acc_1) */
+	eor v6.16b, v7.16b, v18.16b /* sum0_acc_17 = xor(sum0_acc_2, sum0_acc_3) */
+	eor v7.16b, v19.16b, v22.16b /* sum0_acc_18 = xor(sum0_acc_4, sum0_acc_5) */
+	eor v18.16b, v23.16b, v26.16b /* sum0_acc_19 = xor(sum0_acc_6, sum0_acc_7) */
+	eor v19.16b, v24.16b, v20.16b /* sum0_acc_20 = xor(sum0_acc_8, sum0_acc_9) */
+	eor v3.16b, v16.16b, v3.16b /* sum0_acc_21 = xor(sum0_acc_10, sum0_acc_11) */
+	eor v1.16b, v1.16b, v5.16b /* sum0_acc_22 = xor(sum0_acc_12, sum0_acc_13) */
+	eor v0.16b, v0.16b, v17.16b /* sum0_acc_23 = xor(sum0_acc_14, sum0_acc_15) */
+	eor v4.16b, v4.16b, v6.16b /* sum0_acc_24 = xor(sum0_acc_16, sum0_acc_17) */
+	eor v5.16b, v7.16b, v18.16b /* sum0_acc_25 = xor(sum0_acc_18, sum0_acc_19) */
+	eor v3.16b, v19.16b, v3.16b /* sum0_acc_26 = xor(sum0_acc_20, sum0_acc_21) */
+	eor v0.16b, v1.16b, v0.16b /* sum0_acc_27 = xor(sum0_acc_22, sum0_acc_23) */
+	eor v1.16b, v4.16b, v5.16b /* sum0_acc_28 = xor(sum0_acc_24, sum0_acc_25) */
+	eor v0.16b, v3.16b, v0.16b /* sum0_acc_29 = xor(sum0_acc_26, sum0_acc_27) */
+	eor v0.16b, v1.16b, v0.16b /* sum0_acc_30 = xor(sum0_acc_28, sum0_acc_29) */
+	ldr q1, [x0] /* old0 = load() */
+	eor v0.16b, v1.16b, v0.16b /* new0 = xor(old0, sum0_acc_30) */
+	str q0, [x0] /* store new0 */
+	ldr q0, [sp, #416] /* reload p1 */
+	ldr q1, [sp, #432] /* reload p1_1 */
 	eor v0.16b, v0.16b, v1.16b /* sum1_acc = xor(p1, p1_1) */
-	eor v1.16b, v3.16b, v5.16b /* sum1_acc_1 = xor(p1_2, p1_3) */
-	eor v3.16b, v16.16b, v17.16b /* sum1_acc_2 = xor(p1_4, p1_5) */
-	eor v4.16b, v20.16b, v21.16b /* sum1_acc_3 = xor(p1_6, p1_7) */
-	eor v5.16b, v24.16b, v25.16b /* sum1_acc_4 = xor(p1_8, p1_9) */
-	eor v6.16b, v28.16b, v29.16b /* sum1_acc_5 = xor(p1_10, p1_11) */
+	ldr q1, [sp, #352] /* reload p1_2 */
+	ldr q3, [sp, #368] /* reload p1_3 */
+	eor v1.16b, v1.16b, v3.16b /* sum1_acc_1 = xor(p1_2, p1_3) */
+	ldr q3, [sp, #288] /* reload p1_4 */
+	ldr q4, [sp, #304] /* reload p1_5 */
+	eor v3.16b, v3.16b, v4.16b /* sum1_acc_2 = xor(p1_4, p1_5) */
+	ldr q4, [sp, #224] /* reload p1_6 */
+	ldr q5, [sp, #240] /* reload p1_7 */
+	eor v4.16b, v4.16b, v5.16b /* sum1_acc_3 = xor(p1_6, p1_7) */
+	ldr q5, [sp, #160] /* reload p1_8 */
+	ldr q6, [sp, #176] /* reload p1_9 */
+	eor v5.16b, v5.16b, v6.16b /* sum1_acc_4 = xor(p1_8, p1_9) */
+	ldr q6, [sp, #96] /* reload p1_10 */
+	ldr q7, [sp, #112] /* reload p1_11 */
+	eor v6.16b, v6.16b, v7.16b /* sum1_acc_5 = xor(p1_10, p1_11) */
 	ldr q7, [sp, #64] /* reload p1_12 */
 	ldr q16, [sp, #80] /* reload p1_13 */
 	eor v7.16b, v7.16b, v16.16b /* sum1_acc_6 = xor(p1_12, p1_13) */
-	eor v2.16b, v12.16b, v2.16b /* sum1_acc_7 = xor(p1_14, p1_15) */
-	eor v0.16b, v0.16b, v1.16b /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
-	eor v1.16b, v3.16b, v4.16b /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
-	eor v3.16b, v5.16b, v6.16b /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
-	eor v2.16b, v7.16b, v2.16b /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
-	eor v0.16b, v0.16b, v1.16b /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
-	eor v1.16b, v3.16b, v2.16b /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
-	eor v0.16b, v0.16b, v1.16b /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
+	ldr q16, [sp, #144] /* reload p1_14 */
+	ldr q17, [sp, #128] /* reload p1_15 */
+	eor v16.16b, v16.16b, v17.16b /* sum1_acc_7 = xor(p1_14, p1_15) */
+	ldr q17, [sp, #208] /* reload p1_16 */
+	ldr q18, [sp, #192] /* reload p1_17 */
+	eor v17.16b, v17.16b, v18.16b /* sum1_acc_8 = xor(p1_16, p1_17) */
+	ldr q18, [sp, #272] /* reload p1_18 */
+	ldr q19, [sp, #256] /* reload p1_19 */
+	eor v18.16b, v18.16b, v19.16b /* sum1_acc_9 = xor(p1_18, p1_19) */
+	ldr q19, [sp, #336] /* reload p1_20 */
+	ldr q20, [sp, #320] /* reload p1_21 */
+	eor v19.16b, v19.16b, v20.16b /* sum1_acc_10 = xor(p1_20, p1_21) */
+	ldr q20, [sp, #400] /* reload p1_22 */
+	ldr q21, [sp, #384] /* reload p1_23 */
+	eor v20.16b, v20.16b, v21.16b /* sum1_acc_11 = xor(p1_22, p1_23) */
+	ldr q21, [sp, #464] /* reload p1_24 */
+	ldr q22, [sp, #448] /* reload p1_25 */
+	eor v21.16b, v21.16b, v22.16b /* sum1_acc_12 = xor(p1_24, p1_25) */
+	ldr q22, [sp, #528] /* reload p1_26 */
+	ldr q23, [sp, #512] /* reload p1_27 */
+	eor v22.16b, v22.16b, v23.16b /* sum1_acc_13 = xor(p1_26, p1_27) */
+	ldr q23, [sp, #592] /* reload p1_28 */
+	ldr q24, [sp, #576] /* reload p1_29 */
+	eor v23.16b, v23.16b, v24.16b /* sum1_acc_14 = xor(p1_28, p1_29) */
+	eor v2.16b, v12.16b, v2.16b /* sum1_acc_15 = xor(p1_30, p1_31) */
+	eor v0.16b, v0.16b, v1.16b /* sum1_acc_16 = xor(sum1_acc, sum1_acc_1) */
+	eor v1.16b, v3.16b, v4.16b /* sum1_acc_17 = xor(sum1_acc_2, sum1_acc_3) */
+	eor v3.16b, v5.16b, v6.16b /* sum1_acc_18 = xor(sum1_acc_4, sum1_acc_5) */
+	eor v4.16b, v7.16b, v16.16b /* sum1_acc_19 = xor(sum1_acc_6, sum1_acc_7) */
+	eor v5.16b, v17.16b, v18.16b /* sum1_acc_20 = xor(sum1_acc_8, sum1_acc_9) */
+	eor v6.16b, v19.16b, v20.16b /* sum1_acc_21 = xor(sum1_acc_10, sum1_acc_11) */
+	eor v7.16b, v21.16b, v22.16b /* sum1_acc_22 = xor(sum1_acc_12, sum1_acc_13) */
+	eor v2.16b, v23.16b, v2.16b /* sum1_acc_23 = xor(sum1_acc_14, sum1_acc_15) */
+	eor v0.16b, v0.16b, v1.16b /* sum1_acc_24 = xor(sum1_acc_16, sum1_acc_17) */
+	eor v1.16b, v3.16b, v4.16b /* sum1_acc_25 = xor(sum1_acc_18, sum1_acc_19) */
+	eor v3.16b, v5.16b, v6.16b /* sum1_acc_26 = xor(sum1_acc_20, sum1_acc_21) */
+	eor v2.16b, v7.16b, v2.16b /* sum1_acc_27 = xor(sum1_acc_22, sum1_acc_23) */
+	eor v0.16b, v0.16b, v1.16b /* sum1_acc_28 = xor(sum1_acc_24, sum1_acc_25) */
+	eor v1.16b, v3.16b, v2.16b /* sum1_acc_29 = xor(sum1_acc_26, sum1_acc_27) */
+	eor v0.16b, v0.16b, v1.16b /* sum1_acc_30 = xor(sum1_acc_28, sum1_acc_29) */
 	ldr q1, [x0, #16] /* old1 = load() */
-	eor v0.16b, v1.16b, v0.16b /* new1 = xor(old1, sum1_acc_14) */
+	eor v0.16b, v1.16b, v0.16b /* new1 = xor(old1, sum1_acc_30) */
 	str q0, [x0, #16] /* store new1 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #96
-	CFI_ADJUST_CFA_OFFSET(-96);
+	add sp, sp, #608
+	CFI_ADJUST_CFA_OFFSET(-608);
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_zuc_lanesx2_neon_aes_mac_fold,.-_gcry_zuc_lanesx2_neon_aes_mac_fold;)
@@ -11512,21 +11696,21 @@ ELF(.size _gcry_zuc_lanesx2_neon_aes_mac_fold,.-_gcry_zuc_lanesx2_neon_aes_mac_f
  *   x2: ks
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 352 bytes (18 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 1120 bytes (66 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.globl _gcry_zuc_lanesx2_neon_aes_mac_fold_wide
 ELF(.type _gcry_zuc_lanesx2_neon_aes_mac_fold_wide,%function;)
 	.align 4
 _gcry_zuc_lanesx2_neon_aes_mac_fold_wide:
 	CFI_STARTPROC();
-	sub sp, sp, #352
-	CFI_ADJUST_CFA_OFFSET(352);
+	sub sp, sp, #1120
+	CFI_ADJUST_CFA_OFFSET(1120);
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
 	stp d14, d15, [sp, #48] /* callee-saved: low halves */
 
-	/* 16 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
+	/* 32 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
 	ldr q0, [x1] /* msg_1 = load() */
 	rbit v0.16b, v0.16b /* m = rbit(msg_1) */
 	ldr q1, [x2] /* ks0 = load() */
@@ -11659,16 +11843,184 @@ _gcry_zuc_lanesx2_neon_aes_mac_fold_wide:
 	tbl v0.16b, {v0.16b}, v2.16b /* k1_7 = lookup16(ks1_7, reverse16) */
 	str q19, [sp, #304] /* spill p2_12 */
 	ldr q19, [x2, #128] /* ks2_7 = load() */
-	tbl v2.16b, {v19.16b}, v2.16b /* k2_7 = lookup16(ks2_7, reverse16) */
-	tbl v5.16b, {v31.16b}, v5.16b /* m_7_swap = lookup16(m_7, swap_qwords) */
-	pmull2 v19.1q, v5.2d, v12.2d /* p0_14 = clmul(m_7_swap, k0_7) */
+	tbl v19.16b, {v19.16b}, v2.16b /* k2_7 = lookup16(ks2_7, reverse16) */
 	str q13, [sp, #320] /* spill p1_13 */
-	pmull2 v13.1q, v31.2d, v0.2d /* p0_15 = clmul(m_7, k1_7) */
+	tbl v13.16b, {v31.16b}, v5.16b /* m_7_swap = lookup16(m_7, swap_qwords) */
+	str q14, [sp, #336] /* spill p1_10 */
+	pmull2 v14.1q, v13.2d, v12.2d /* p0_14 = clmul(m_7_swap, k0_7) */
+	str q30, [sp, #352] /* spill p1_9 */
+	pmull2 v30.1q, v31.2d, v0.2d /* p0_15 = clmul(m_7, k1_7) */
 	pmull v12.1q, v31.1d, v12.1d /* p1_14 = clmul(m_7, k0_7) */
-	str q12, [sp, #336] /* spill p1_14 */
-	pmull v12.1q, v5.1d, v0.1d /* p1_15 = clmul(m_7_swap, k1_7) */
+	str q12, [sp, #368] /* spill p1_14 */
+	pmull v12.1q, v13.1d, v0.1d /* p1_15 = clmul(m_7_swap, k1_7) */
 	pmull v0.1q, v31.1d, v0.1d /* p2_14 = clmul(m_7, k1_7) */
-	pmull v2.1q, v5.1d, v2.1d /* p2_15 = clmul(m_7_swap, k2_7) */
+	pmull v19.1q, v13.1d, v19.1d /* p2_15 = clmul(m_7_swap, k2_7) */
+	ldr q31, [x1, #128] /* msg_9 = load() */
+	rbit v31.16b, v31.16b /* m_8 = rbit(msg_9) */
+	ldr q13, [x2, #128] /* ks0_8 = load() */
+	tbl v13.16b, {v13.16b}, v2.16b /* k0_8 = lookup16(ks0_8, reverse16) */
+	str q0, [sp, #384] /* spill p2_14 */
+	ldur q0, [x2, #136] /* ks1_8 = load() */
+	tbl v0.16b, {v0.16b}, v2.16b /* k1_8 = lookup16(ks1_8, reverse16) */
+	str q19, [sp, #400] /* spill p2_15 */
+	ldr q19, [x2, #144] /* ks2_8 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* k2_8 = lookup16(ks2_8, reverse16) */
+	str q12, [sp, #416] /* spill p1_15 */
+	tbl v12.16b, {v31.16b}, v5.16b /* m_8_swap = lookup16(m_8, swap_qwords) */
+	str q8, [sp, #432] /* spill p1_8 */
+	pmull2 v8.1q, v12.2d, v13.2d /* p0_16 = clmul(m_8_swap, k0_8) */
+	str q26, [sp, #448] /* spill p1_6 */
+	pmull2 v26.1q, v31.2d, v0.2d /* p0_17 = clmul(m_8, k1_8) */
+	pmull v13.1q, v31.1d, v13.1d /* p1_16 = clmul(m_8, k0_8) */
+	str q13, [sp, #464] /* spill p1_16 */
+	pmull v13.1q, v12.1d, v0.1d /* p1_17 = clmul(m_8_swap, k1_8) */
+	pmull v0.1q, v31.1d, v0.1d /* p2_16 = clmul(m_8, k1_8) */
+	pmull v19.1q, v12.1d, v19.1d /* p2_17 = clmul(m_8_swap, k2_8) */
+	ldr q31, [x1, #144] /* msg_10 = load() */
+	rbit v31.16b, v31.16b /* m_9 = rbit(msg_10) */
+	ldr q12, [x2, #144] /* ks0_9 = load() */
+	tbl v12.16b, {v12.16b}, v2.16b /* k0_9 = lookup16(ks0_9, reverse16) */
+	str q0, [sp, #480] /* spill p2_16 */
+	ldur q0, [x2, #152] /* ks1_9 = load() */
+	tbl v0.16b, {v0.16b}, v2.16b /* k1_9 = lookup16(ks1_9, reverse16) */
+	str q19, [sp, #496] /* spill p2_17 */
+	ldr q19, [x2, #160] /* ks2_9 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* k2_9 = lookup16(ks2_9, reverse16) */
+	str q13, [sp, #512] /* spill p1_17 */
+	tbl v13.16b, {v31.16b}, v5.16b /* m_9_swap = lookup16(m_9, swap_qwords) */
+	str q11, [sp, #528] /* spill p1_7 */
+	pmull2 v11.1q, v13.2d, v12.2d /* p0_18 = clmul(m_9_swap, k0_9) */
+	str q20, [sp, #544] /* spill p1_4 */
+	pmull2 v20.1q, v31.2d, v0.2d /* p0_19 = clmul(m_9, k1_9) */
+	pmull v12.1q, v31.1d, v12.1d /* p1_18 = clmul(m_9, k0_9) */
+	str q12, [sp, #560] /* spill p1_18 */
+	pmull v12.1q, v13.1d, v0.1d /* p1_19 = clmul(m_9_swap, k1_9) */
+	pmull v0.1q, v31.1d, v0.1d /* p2_18 = clmul(m_9, k1_9) */
+	pmull v19.1q, v13.1d, v19.1d /* p2_19 = clmul(m_9_swap, k2_9) */
+	ldr q31, [x1, #160] /* msg_11 = load() */
+	rbit v31.16b, v31.16b /* m_10 = rbit(msg_11) */
+	ldr q13, [x2, #160] /* ks0_10 = load() */
+	tbl v13.16b, {v13.16b}, v2.16b /* k0_10 = lookup16(ks0_10, reverse16) */
+	str q0, [sp, #576] /* spill p2_18 */
+	ldur q0, [x2, #168] /* ks1_10 = load() */
+	tbl v0.16b, {v0.16b}, v2.16b /* k1_10 = lookup16(ks1_10, reverse16) */
+	str q19, [sp, #592] /* spill p2_19 */
+	ldr q19, [x2, #176] /* ks2_10 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* k2_10 = lookup16(ks2_10, reverse16) */
+	str q12, [sp, #608] /* spill p1_19 */
+	tbl v12.16b, {v31.16b}, v5.16b /* m_10_swap = lookup16(m_10, swap_qwords) */
+	str q29, [sp, #624] /* spill p1_5 */
+	pmull2 v29.1q, v12.2d, v13.2d /* p0_20 = clmul(m_10_swap, k0_10) */
+	str q6, [sp, #640] /* spill p1_2 */
+	pmull2 v6.1q, v31.2d, v0.2d /* p0_21 = clmul(m_10, k1_10) */
+	pmull v13.1q, v31.1d, v13.1d /* p1_20 = clmul(m_10, k0_10) */
+	str q13, [sp, #656] /* spill p1_20 */
+	pmull v13.1q, v12.1d, v0.1d /* p1_21 = clmul(m_10_swap, k1_10) */
+	pmull v0.1q, v31.1d, v0.1d /* p2_20 = clmul(m_10, k1_10) */
+	pmull v19.1q, v12.1d, v19.1d /* p2_21 = clmul(m_10_swap, k2_10) */
+	ldr q31, [x1, #176] /* msg_12 = load() */
+	rbit v31.16b, v31.16b /* m_11 = rbit(msg_12) */
+	ldr q12, [x2, #176] /* ks0_11 = load() */
+	tbl v12.16b, {v12.16b}, v2.16b /* k0_11 = lookup16(ks0_11, reverse16) */
+	str q0, [sp, #672] /* spill p2_20 */
+	ldur q0, [x2, #184] /* ks1_11 = load() */
+	tbl v0.16b, {v0.16b}, v2.16b /* k1_11 = lookup16(ks1_11, reverse16) */
+	str q19, [sp, #688] /* spill p2_21 */
+	ldr q19, [x2, #192] /* ks2_11 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* k2_11 = lookup16(ks2_11, reverse16) */
+	str q13, [sp, #704] /* spill p1_21 */
+	tbl v13.16b, {v31.16b}, v5.16b /* m_11_swap = lookup16(m_11, swap_qwords) */
+	str q23, [sp, #720] /* spill p1_3 */
+	pmull2 v23.1q, v13.2d, v12.2d /* p0_22 = clmul(m_11_swap, k0_11) */
+	str q1, [sp, #736] /* spill p1 */
+	pmull2 v1.1q, v31.2d, v0.2d /* p0_23 = clmul(m_11, k1_11) */
+	pmull v12.1q, v31.1d, v12.1d /* p1_22 = clmul(m_11, k0_11) */
+	str q12, [sp, #752] /* spill p1_22 */
+	pmull v12.1q, v13.1d, v0.1d /* p1_23 = clmul(m_11_swap, k1_11) */
+	pmull v0.1q, v31.1d, v0.1d /* p2_22 = clmul(m_11, k1_11) */
+	pmull v19.1q, v13.1d, v19.1d /* p2_23 = clmul(m_11_swap, k2_11) */
+	ldr q31, [x1, #192] /* msg_13 = load() */
+	rbit v31.16b, v31.16b /* m_12 = rbit(msg_13) */
+	ldr q13, [x2, #192] /* ks0_12 = load() */
+	tbl v13.16b, {v13.16b}, v2.16b /* k0_12 = lookup16(ks0_12, reverse16) */
+	str q0, [sp, #768] /* spill p2_22 */
+	ldur q0, [x2, #200] /* ks1_12 = load() */
+	tbl v0.16b, {v0.16b}, v2.16b /* k1_12 = lookup16(ks1_12, reverse16) */
+	str q19, [sp, #784] /* spill p2_23 */
+	ldr q19, [x2, #208] /* ks2_12 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* k2_12 = lookup16(ks2_12, reverse16) */
+	str q12, [sp, #800] /* spill p1_23 */
+	tbl v12.16b, {v31.16b}, v5.16b /* m_12_swap = lookup16(m_12, swap_qwords) */
+	str q17, [sp, #816] /* spill p1_1 */
+	pmull2 v17.1q, v12.2d, v13.2d /* p0_24 = clmul(m_12_swap, k0_12) */
+	str q17, [sp, #832] /* spill p0_24 */
+	pmull2 v17.1q, v31.2d, v0.2d /* p0_25 = clmul(m_12, k1_12) */
+	pmull v13.1q, v31.1d, v13.1d /* p1_24 = clmul(m_12, k0_12) */
+	str q13, [sp, #848] /* spill p1_24 */
+	pmull v13.1q, v12.1d, v0.1d /* p1_25 = clmul(m_12_swap, k1_12) */
+	pmull v0.1q, v31.1d, v0.1d /* p2_24 = clmul(m_12, k1_12) */
+	pmull v19.1q, v12.1d, v19.1d /* p2_25 = clmul(m_12_swap, k2_12) */
+	ldr q31, [x1, #208] /* msg_14 = load() */
+	rbit v31.16b, v31.16b /* m_13 = rbit(msg_14) */
+	ldr q12, [x2, #208] /* ks0_13 = load() */
+	tbl v12.16b, {v12.16b}, v2.16b /* k0_13 = lookup16(ks0_13, reverse16) */
+	str q0, [sp, #864] /* spill p2_24 */
+	ldur q0, [x2, #216] /* ks1_13 = load() */
+	tbl v0.16b, {v0.16b}, v2.16b /* k1_13 = lookup16(ks1_13, reverse16) */
+	str q19, [sp, #880] /* spill p2_25 */
+	ldr q19, [x2, #224] /* ks2_13 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* k2_13 = lookup16(ks2_13, reverse16) */
+	str q13, [sp, #896] /* spill p1_25 */
+	tbl v13.16b, {v31.16b}, v5.16b /* m_13_swap = lookup16(m_13, swap_qwords) */
+	str q17, [sp, #912] /* spill p0_25 */
+	pmull2 v17.1q, v13.2d, v12.2d /* p0_26 = clmul(m_13_swap, k0_13) */
+	str q17, [sp, #928] /* spill p0_26 */
+	pmull2 v17.1q, v31.2d, v0.2d /* p0_27 = clmul(m_13, k1_13) */
+	pmull v12.1q, v31.1d, v12.1d /* p1_26 = clmul(m_13, k0_13) */
+	str q12, [sp, #944] /* spill p1_26 */
+	pmull v12.1q, v13.1d, v0.1d /* p1_27 = clmul(m_13_swap, k1_13) */
+	pmull v0.1q, v31.1d, v0.1d /* p2_26 = clmul(m_13, k1_13) */
+	pmull v19.1q, v13.1d, v19.1d /* p2_27 = clmul(m_13_swap, k2_13) */
+	ldr q31, [x1, #224] /* msg_15 = load() */
+	rbit v31.16b, v31.16b /* m_14 = rbit(msg_15) */
+	ldr q13, [x2, #224] /* ks0_14 = load() */
+	tbl v13.16b, {v13.16b}, v2.16b /* k0_14 = lookup16(ks0_14, reverse16) */
+	str q0, [sp, #960] /* spill p2_26 */
+	ldur q0, [x2, #232] /* ks1_14 = load() */
+	tbl v0.16b, {v0.16b}, v2.16b /* k1_14 = lookup16(ks1_14, reverse16) */
+	str q19, [sp, #976] /* spill p2_27 */
+	ldr q19, [x2, #240] /* ks2_14 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* k2_14 = lookup16(ks2_14, reverse16) */
+	str q12, [sp, #992] /* spill p1_27 */
+	tbl v12.16b, {v31.16b}, v5.16b /* m_14_swap = lookup16(m_14, swap_qwords) */
+	str q17, [sp, #1008] /* spill p0_27 */
+	pmull2 v17.1q, v12.2d, v13.2d /* p0_28 = clmul(m_14_swap, k0_14) */
+	str q17, [sp, #1024] /* spill p0_28 */
+	pmull2 v17.1q, v31.2d, v0.2d /* p0_29 = clmul(m_14, k1_14) */
+	pmull v13.1q, v31.1d, v13.1d /* p1_28 = clmul(m_14, k0_14) */
+	str q13, [sp, #1040] /* spill p1_28 */
+	pmull v13.1q, v12.1d, v0.1d /* p1_29 = clmul(m_14_swap, k1_14) */
+	pmull v0.1q, v31.1d, v0.1d /* p2_28 = clmul(m_14, k1_14) */
+	pmull v19.1q, v12.1d, v19.1d /* p2_29 = clmul(m_14_swap, k2_14) */
+	ldr q31, [x1, #240] /* msg_16 = load() */
+	rbit v31.16b, v31.16b /* m_15 = rbit(msg_16) */
+	ldr q12, [x2, #240] /* ks0_15 = load() */
+	tbl v12.16b, {v12.16b}, v2.16b /* k0_15 = lookup16(ks0_15, reverse16) */
+	str q0, [sp, #1056] /* spill p2_28 */
+	ldur q0, [x2, #248] /* ks1_15 = load() */
+	tbl v0.16b, {v0.16b}, v2.16b /* k1_15 = lookup16(ks1_15, reverse16) */
+	str q19, [sp, #1072] /* spill p2_29 */
+	ldr q19, [x2, #256] /* ks2_15 = load() */
+	tbl v2.16b, {v19.16b}, v2.16b /* k2_15 = lookup16(ks2_15, reverse16) */
+	tbl v5.16b, {v31.16b}, v5.16b /* m_15_swap = lookup16(m_15, swap_qwords) */
+	pmull2 v19.1q, v5.2d, v12.2d /* p0_30 = clmul(m_15_swap, k0_15) */
+	str q13, [sp, #1088] /* spill p1_29 */
+	pmull2 v13.1q, v31.2d, v0.2d /* p0_31 = clmul(m_15, k1_15) */
+	pmull v12.1q, v31.1d, v12.1d /* p1_30 = clmul(m_15, k0_15) */
+	str q12, [sp, #1104] /* spill p1_30 */
+	pmull v12.1q, v5.1d, v0.1d /* p1_31 = clmul(m_15_swap, k1_15) */
+	pmull v0.1q, v31.1d, v0.1d /* p2_30 = clmul(m_15, k1_15) */
+	pmull v2.1q, v5.1d, v2.1d /* p2_31 = clmul(m_15_swap, k2_15) */
 
 	/* Each sum plus its products, in a balanced tree. */
 	eor v5.16b, v7.16b, v16.16b /* sum0_acc = xor(p0, p0_1) */
@@ -11678,38 +12030,102 @@ _gcry_zuc_lanesx2_neon_aes_mac_fold_wide:
 	eor v22.16b, v15.16b, v25.16b /* sum0_acc_4 = xor(p0_8, p0_9) */
 	eor v4.16b, v24.16b, v4.16b /* sum0_acc_5 = xor(p0_10, p0_11) */
 	eor v3.16b, v3.16b, v18.16b /* sum0_acc_6 = xor(p0_12, p0_13) */
-	eor v18.16b, v19.16b, v13.16b /* sum0_acc_7 = xor(p0_14, p0_15) */
-	eor v5.16b, v5.16b, v7.16b /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
-	eor v7.16b, v16.16b, v21.16b /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
-	eor v4.16b, v22.16b, v4.16b /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
-	eor v3.16b, v3.16b, v18.16b /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
-	eor v5.16b, v5.16b, v7.16b /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
-	eor v3.16b, v4.16b, v3.16b /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
-	eor v3.16b, v5.16b, v3.16b /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
-	ldr q4, [x0] /* old0 = load() */
-	eor v3.16b, v4.16b, v3.16b /* new0 = xor(old0, sum0_acc_14) */
-	str q3, [x0] /* store new0 */
-	eor v1.16b, v1.16b, v17.16b /* sum1_acc = xor(p1, p1_1) */
-	eor v3.16b, v6.16b, v23.16b /* sum1_acc_1 = xor(p1_2, p1_3) */
-	eor v4.16b, v20.16b, v29.16b /* sum1_acc_2 = xor(p1_4, p1_5) */
-	eor v5.16b, v26.16b, v11.16b /* sum1_acc_3 = xor(p1_6, p1_7) */
-	eor v6.16b, v8.16b, v30.16b /* sum1_acc_4 = xor(p1_8, p1_9) */
-	ldr q7, [sp, #256] /* reload p1_11 */
-	eor v7.16b, v14.16b, v7.16b /* sum1_acc_5 = xor(p1_10, p1_11) */
+	eor v18.16b, v14.16b, v30.16b /* sum0_acc_7 = xor(p0_14, p0_15) */
+	eor v24.16b, v8.16b, v26.16b /* sum0_acc_8 = xor(p0_16, p0_17) */
+	eor v20.16b, v11.16b, v20.16b /* sum0_acc_9 = xor(p0_18, p0_19) */
+	eor v6.16b, v29.16b, v6.16b /* sum0_acc_10 = xor(p0_20, p0_21) */
+	eor v1.16b, v23.16b, v1.16b /* sum0_acc_11 = xor(p0_22, p0_23) */
+	ldr q23, [sp, #832] /* reload p0_24 */
+	ldr q25, [sp, #912] /* reload p0_25 */
+	eor v23.16b, v23.16b, v25.16b /* sum0_acc_12 = xor(p0_24, p0_25) */
+	ldr q25, [sp, #928] /* reload p0_26 */
+	ldr q26, [sp, #1008] /* reload p0_27 */
+	eor v25.16b, v25.16b, v26.16b /* sum0_acc_13 = xor(p0_26, p0_27) */
+	ldr q26, [sp, #1024] /* reload p0_28 */
+	eor v17.16b, v26.16b, v17.16b /* sum0_acc_14 = xor(p0_28, p0_29) */
+	eor v19.16b, v19.16b, v13.16b /* sum0_acc_15 = xor(p0_30, p0_31) */
+	eor v5.16b, v5.16b, v7.16b /* sum0_acc_16 = xor(sum0_acc, sum0_acc_1) */
+	eor v7.16b, v16.16b, v21.16b /* sum0_acc_17 = xor(sum0_acc_2, sum0_acc_3) */
+	eor v4.16b, v22.16b, v4.16b /* sum0_acc_18 = xor(sum0_acc_4, sum0_acc_5) */
+	eor v3.16b, v3.16b, v18.16b /* sum0_acc_19 = xor(sum0_acc_6, sum0_acc_7) */
+	eor v16.16b, v24.16b, v20.16b /* sum0_acc_20 = xor(sum0_acc_8, sum0_acc_9) */
+	eor v1.16b, v6.16b, v1.16b /* sum0_acc_21 = xor(sum0_acc_10, sum0_acc_11) */
+	eor v6.16b, v23.16b, v25.16b /* sum0_acc_22 = xor(sum0_acc_12, sum0_acc_13) */
+	eor v17.16b, v17.16b, v19.16b /* sum0_acc_23 = xor(sum0_acc_14, sum0_acc_15) */
+	eor v5.16b, v5.16b, v7.16b /* sum0_acc_24 = xor(sum0_acc_16, sum0_acc_17) */
+	eor v3.16b, v4.16b, v3.16b /* sum0_acc_25 = xor(sum0_acc_18, sum0_acc_19) */
+	eor v1.16b, v16.16b, v1.16b /* sum0_acc_26 = xor(sum0_acc_20, sum0_acc_21) */
+	eor v4.16b, v6.16b, v17.16b /* sum0_acc_27 = xor(sum0_acc_22, sum0_acc_23) */
+	eor v3.16b, v5.16b, v3.16b /* sum0_acc_28 = xor(sum0_acc_24, sum0_acc_25) */
+	eor v1.16b, v1.16b, v4.16b /* sum0_acc_29 = xor(sum0_acc_26, sum0_acc_27) */
+	eor v1.16b, v3.16b, v1.16b /* sum0_acc_30 = xor(sum0_acc_28, sum0_acc_29) */
+	ldr q3, [x0] /* old0 = load() */
+	eor v1.16b, v3.16b, v1.16b /* new0 = xor(old0, sum0_acc_30) */
+	str q1, [x0] /* store new0 */
+	ldr q1, [sp, #736] /* reload p1 */
+	ldr q3, [sp, #816] /* reload p1_1 */
+	eor v1.16b, v1.16b, v3.16b /* sum1_acc = xor(p1, p1_1) */
+	ldr q3, [sp, #640] /* reload p1_2 */
+	ldr q4, [sp, #720] /* reload p1_3 */
+	eor v3.16b, v3.16b, v4.16b /* sum1_acc_1 = xor(p1_2, p1_3) */
+	ldr q4, [sp, #544] /* reload p1_4 */
+	ldr q5, [sp, #624] /* reload p1_5 */
+	eor v4.16b, v4.16b, v5.16b /* sum1_acc_2 = xor(p1_4, p1_5) */
+	ldr q5, [sp, #448] /* reload p1_6 */
+	ldr q6, [sp, #528] /* reload p1_7 */
+	eor v5.16b, v5.16b, v6.16b /* sum1_acc_3 = xor(p1_6, p1_7) */
+	ldr q6, [sp, #432] /* reload p1_8 */
+	ldr q7, [sp, #352] /* reload p1_9 */
+	eor v6.16b, v6.16b, v7.16b /* sum1_acc_4 = xor(p1_8, p1_9) */
+	ldr q7, [sp, #336] /* reload p1_10 */
+	ldr q16, [sp, #256] /* reload p1_11 */
+	eor v7.16b, v7.16b, v16.16b /* sum1_acc_5 = xor(p1_10, p1_11) */
 	ldr q16, [sp, #272] /* reload p1_12 */
 	ldr q17, [sp, #320] /* reload p1_13 */
 	eor v16.16b, v16.16b, v17.16b /* sum1_acc_6 = xor(p1_12, p1_13) */
-	ldr q17, [sp, #336] /* reload p1_14 */
-	eor v17.16b, v17.16b, v12.16b /* sum1_acc_7 = xor(p1_14, p1_15) */
-	eor v1.16b, v1.16b, v3.16b /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
-	eor v3.16b, v4.16b, v5.16b /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
-	eor v4.16b, v6.16b, v7.16b /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
-	eor v5.16b, v16.16b, v17.16b /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
-	eor v1.16b, v1.16b, v3.16b /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
-	eor v3.16b, v4.16b, v5.16b /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
-	eor v1.16b, v1.16b, v3.16b /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
+	ldr q17, [sp, #368] /* reload p1_14 */
+	ldr q18, [sp, #416] /* reload p1_15 */
+	eor v17.16b, v17.16b, v18.16b /* sum1_acc_7 = xor(p1_14, p1_15) */
+	ldr q18, [sp, #464] /* reload p1_16 */
+	ldr q19, [sp, #512] /* reload p1_17 */
+	eor v18.16b, v18.16b, v19.16b /* sum1_acc_8 = xor(p1_16, p1_17) */
+	ldr q19, [sp, #560] /* reload p1_18 */
+	ldr q20, [sp, #608] /* reload p1_19 */
+	eor v19.16b, v19.16b, v20.16b /* sum1_acc_9 = xor(p1_18, p1_19) */
+	ldr q20, [sp, #656] /* reload p1_20 */
+	ldr q21, [sp, #704] /* reload p1_21 */
+	eor v20.16b, v20.16b, v21.16b /* sum1_acc_10 = xor(p1_20, p1_21) */
+	ldr q21, [sp, #752] /* reload p1_22 */
+	ldr q22, [sp, #800] /* reload p1_23 */
+	eor v21.16b, v21.16b, v22.16b /* sum1_acc_11 = xor(p1_22, p1_23) */
+	ldr q22, [sp, #848] /* reload p1_24 */
+	ldr q23, [sp, #896] /* reload p1_25 */
+	eor v22.16b, v22.16b, v23.16b /* sum1_acc_12 = xor(p1_24, p1_25) */
+	ldr q23, [sp, #944] /* reload p1_26 */
+	ldr q24, [sp, #992] /* reload p1_27 */
+	eor v23.16b, v23.16b, v24.16b /* sum1_acc_13 = xor(p1_26, p1_27) */
+	ldr q24, [sp, #1040] /* reload p1_28 */
+	ldr q25, [sp, #1088] /* reload p1_29 */
+	eor v24.16b, v24.16b, v25.16b /* sum1_acc_14 = xor(p1_28, p1_29) */
+	ldr q25, [sp, #1104] /* reload p1_30 */
+	eor v25.16b, v25.16b, v12.16b /* sum1_acc_15 = xor(p1_30, p1_31) */
+	eor v1.16b, v1.16b, v3.16b /* sum1_acc_16 = xor(sum1_acc, sum1_acc_1) */
+	eor v3.16b, v4.16b, v5.16b /* sum1_acc_17 = xor(sum1_acc_2, sum1_acc_3) */
+	eor v4.16b, v6.16b, v7.16b /* sum1_acc_18 = xor(sum1_acc_4, sum1_acc_5) */
+	eor v5.16b, v16.16b, v17.16b /* sum1_acc_19 = xor(sum1_acc_6, sum1_acc_7) */
+	eor v6.16b, v18.16b, v19.16b /* sum1_acc_20 = xor(sum1_acc_8, sum1_acc_9) */
+	eor v7.16b, v20.16b, v21.16b /* sum1_acc_21 = xor(sum1_acc_10, sum1_acc_11) */
+	eor v16.16b, v22.16b, v23.16b /* sum1_acc_22 = xor(sum1_acc_12, sum1_acc_13) */
+	eor v17.16b, v24.16b, v25.16b /* sum1_acc_23 = xor(sum1_acc_14, sum1_acc_15) */
+	eor v1.16b, v1.16b, v3.16b /* sum1_acc_24 = xor(sum1_acc_16, sum1_acc_17) */
+	eor v3.16b, v4.16b, v5.16b /* sum1_acc_25 = xor(sum1_acc_18, sum1_acc_19) */
+	eor v4.16b, v6.16b, v7.16b /* sum1_acc_26 = xor(sum1_acc_20, sum1_acc_21) */
+	eor v5.16b, v16.16b, v17.16b /* sum1_acc_27 = xor(sum1_acc_22, sum1_acc_23) */
+	eor v1.16b, v1.16b, v3.16b /* sum1_acc_28 = xor(sum1_acc_24, sum1_acc_25) */
+	eor v3.16b, v4.16b, v5.16b /* sum1_acc_29 = xor(sum1_acc_26, sum1_acc_27) */
+	eor v1.16b, v1.16b, v3.16b /* sum1_acc_30 = xor(sum1_acc_28, sum1_acc_29) */
 	ldr q3, [x0, #16] /* old1 = load() */
-	eor v1.16b, v3.16b, v1.16b /* new1 = xor(old1, sum1_acc_14) */
+	eor v1.16b, v3.16b, v1.16b /* new1 = xor(old1, sum1_acc_30) */
 	str q1, [x0, #16] /* store new1 */
 	ldr q1, [sp, #224] /* reload p2 */
 	ldr q3, [sp, #240] /* reload p2_1 */
@@ -11732,23 +12148,55 @@ _gcry_zuc_lanesx2_neon_aes_mac_fold_wide:
 	ldr q16, [sp, #304] /* reload p2_12 */
 	ldr q17, [sp, #288] /* reload p2_13 */
 	eor v16.16b, v16.16b, v17.16b /* sum2_acc_6 = xor(p2_12, p2_13) */
-	eor v0.16b, v0.16b, v2.16b /* sum2_acc_7 = xor(p2_14, p2_15) */
-	eor v1.16b, v1.16b, v3.16b /* sum2_acc_8 = xor(sum2_acc, sum2_acc_1) */
-	eor v2.16b, v4.16b, v5.16b /* sum2_acc_9 = xor(sum2_acc_2, sum2_acc_3) */
-	eor v3.16b, v6.16b, v7.16b /* sum2_acc_10 = xor(sum2_acc_4, sum2_acc_5) */
-	eor v0.16b, v16.16b, v0.16b /* sum2_acc_11 = xor(sum2_acc_6, sum2_acc_7) */
-	eor v1.16b, v1.16b, v2.16b /* sum2_acc_12 = xor(sum2_acc_8, sum2_acc_9) */
-	eor v0.16b, v3.16b, v0.16b /* sum2_acc_13 = xor(sum2_acc_10, sum2_acc_11) */
-	eor v0.16b, v1.16b, v0.16b /* sum2_acc_14 = xor(sum2_acc_12, sum2_acc_13) */
+	ldr q17, [sp, #384] /* reload p2_14 */
+	ldr q18, [sp, #400] /* reload p2_15 */
+	eor v17.16b, v17.16b, v18.16b /* sum2_acc_7 = xor(p2_14, p2_15) */
+	ldr q18, [sp, #480] /* reload p2_16 */
+	ldr q19, [sp, #496] /* reload p2_17 */
+	eor v18.16b, v18.16b, v19.16b /* sum2_acc_8 = xor(p2_16, p2_17) */
+	ldr q19, [sp, #576] /* reload p2_18 */
+	ldr q20, [sp, #592] /* reload p2_19 */
+	eor v19.16b, v19.16b, v20.16b /* sum2_acc_9 = xor(p2_18, p2_19) */
+	ldr q20, [sp, #672] /* reload p2_20 */
+	ldr q21, [sp, #688] /* reload p2_21 */
+	eor v20.16b, v20.16b, v21.16b /* sum2_acc_10 = xor(p2_20, p2_21) */
+	ldr q21, [sp, #768] /* reload p2_22 */
+	ldr q22, [sp, #784] /* reload p2_23 */
+	eor v21.16b, v21.16b, v22.16b /* sum2_acc_11 = xor(p2_22, p2_23) */
+	ldr q22, [sp, #864] /* reload p2_24 */
+	ldr q23, [sp, #880] /* reload p2_25 */
+	eor v22.16b, v22.16b, v23.16b /* sum2_acc_12 = xor(p2_24, p2_25) */
+	ldr q23, [sp, #960] /* reload p2_26 */
+	ldr q24, [sp, #976] /* reload p2_27 */
+	eor v23.16b, v23.16b, v24.16b /* sum2_acc_13 = xor(p2_26, p2_27) */
+	ldr q24, [sp, #1056] /* reload p2_28 */
+	ldr q25, [sp, #1072] /* reload p2_29 */
+	eor v24.16b, v24.16b, v25.16b /* sum2_acc_14 = xor(p2_28, p2_29) */
+	eor v0.16b, v0.16b, v2.16b /* sum2_acc_15 = xor(p2_30, p2_31) */
+	eor v1.16b, v1.16b, v3.16b /* sum2_acc_16 = xor(sum2_acc, sum2_acc_1) */
+	eor v2.16b, v4.16b, v5.16b /* sum2_acc_17 = xor(sum2_acc_2, sum2_acc_3) */
+	eor v3.16b, v6.16b, v7.16b /* sum2_acc_18 = xor(sum2_acc_4, sum2_acc_5) */
+	eor v4.16b, v16.16b, v17.16b /* sum2_acc_19 = xor(sum2_acc_6, sum2_acc_7) */
+	eor v5.16b, v18.16b, v19.16b /* sum2_acc_20 = xor(sum2_acc_8, sum2_acc_9) */
+	eor v6.16b, v20.16b, v21.16b /* sum2_acc_21 = xor(sum2_acc_10, sum2_acc_11) */
+	eor v7.16b, v22.16b, v23.16b /* sum2_acc_22 = xor(sum2_acc_12, sum2_acc_13) */
+	eor v0.16b, v24.16b, v0.16b /* sum2_acc_23 = xor(sum2_acc_14, sum2_acc_15) */
+	eor v1.16b, v1.16b, v2.16b /* sum2_acc_24 = xor(sum2_acc_16, sum2_acc_17) */
+	eor v2.16b, v3.16b, v4.16b /* sum2_acc_25 = xor(sum2_acc_18, sum2_acc_19) */
+	eor v3.16b, v5.16b, v6.16b /* sum2_acc_26 = xor(sum2_acc_20, sum2_acc_21) */
+	eor v0.16b, v7.16b, v0.16b /* sum2_acc_27 = xor(sum2_acc_22, sum2_acc_23) */
+	eor v1.16b, v1.16b, v2.16b /* sum2_acc_28 = xor(sum2_acc_24, sum2_acc_25) */
+	eor v0.16b, v3.16b, v0.16b /* sum2_acc_29 = xor(sum2_acc_26, sum2_acc_27) */
+	eor v0.16b, v1.16b, v0.16b /* sum2_acc_30 = xor(sum2_acc_28, sum2_acc_29) */
 	ldr q1, [x0, #32] /* old2 = load() */
-	eor v0.16b, v1.16b, v0.16b /* new2 = xor(old2, sum2_acc_14) */
+	eor v0.16b, v1.16b, v0.16b /* new2 = xor(old2, sum2_acc_30) */
 	str q0, [x0, #32] /* store new2 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #352
-	CFI_ADJUST_CFA_OFFSET(-352);
+	add sp, sp, #1120
+	CFI_ADJUST_CFA_OFFSET(-1120);
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_zuc_lanesx2_neon_aes_mac_fold_wide,.-_gcry_zuc_lanesx2_neon_aes_mac_fold_wide;)

@@ -4240,7 +4240,7 @@ ELF(.size _gcry_zuc_lanes_avx512_gfni_keystream_xor,.-_gcry_zuc_lanes_avx512_gfn
  *   %rdi: sums
  *   %rsi: msg
  *   %rdx: ks
- *   zmm0-8: vectors, as allocated (9 used)
+ *   zmm0-10: vectors, as allocated (11 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl _gcry_zuc_lanes_avx512_gfni_mac_fold
@@ -4249,7 +4249,7 @@ ELF(.type _gcry_zuc_lanes_avx512_gfni_mac_fold,@function;)
 _gcry_zuc_lanes_avx512_gfni_mac_fold:
 	CFI_STARTPROC();
 
-	/* 16 chunks, 8 per step: block q of a step takes chunks 2q and 2q + 1. */
+	/* 32 chunks, 8 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu64 (%rsi), %zmm0 /* msg_1 = load() */
 	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_3_gfni_mat(%rip), %zmm0, %zmm0 /* m = gf2p8affine(msg_1, gfni_mat) */
 	vmovdqu64 (%rdx), %zmm1 /* ks0 = load() */
@@ -4273,15 +4273,39 @@ _gcry_zuc_lanes_avx512_gfni_mac_fold:
 
 	/* Each sum plus its products, in a balanced tree. */
 	vpxord %zmm8, %zmm7, %zmm6 /* sum0_acc_1 = xor(p0_2, p0_3) */
-	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* sum0_acc_2 = ternlog(p0, p0_1, sum0_acc_1) */
+	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* sum0_acc_4 = ternlog(p0, p0_1, sum0_acc_1) */
 	vpxord %zmm2, %zmm5, %zmm2 /* sum1_acc_1 = xor(p1_2, p1_3) */
-	vpternlogd $0x96, %zmm2, %zmm0, %zmm1 /* sum1_acc_2 = ternlog(p1, p1_1, sum1_acc_1) */
+	vpternlogd $0x96, %zmm2, %zmm0, %zmm1 /* sum1_acc_4 = ternlog(p1, p1_1, sum1_acc_1) */
+	vmovdqu64 128(%rsi), %zmm0 /* msg_3 = load() */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_3_gfni_mat(%rip), %zmm0, %zmm0 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
+	vmovdqu64 128(%rdx), %zmm2 /* ks0_2 = load() */
+	vpshufb .Lzuc_lanes_avx512_gfni_3_reverse16(%rip), %zmm2, %zmm2 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vmovdqu64 136(%rdx), %zmm4 /* ks1_2 = load() */
+	vpshufb .Lzuc_lanes_avx512_gfni_3_reverse16(%rip), %zmm4, %zmm4 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpclmulqdq $0x10, %zmm2, %zmm0, %zmm5 /* p0_4 = clmul(m_2, k0_2) */
+	vpclmulqdq $0x0, %zmm2, %zmm0, %zmm2 /* p1_4 = clmul(m_2, k0_2) */
+	vpclmulqdq $0x11, %zmm4, %zmm0, %zmm6 /* p0_5 = clmul(m_2, k1_2) */
+	vpclmulqdq $0x1, %zmm4, %zmm0, %zmm0 /* p1_5 = clmul(m_2, k1_2) */
+	vmovdqu64 192(%rsi), %zmm4 /* msg_4 = load() */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_3_gfni_mat(%rip), %zmm4, %zmm4 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
+	vmovdqu64 192(%rdx), %zmm7 /* ks0_3 = load() */
+	vpshufb .Lzuc_lanes_avx512_gfni_3_reverse16(%rip), %zmm7, %zmm7 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vmovdqu64 200(%rdx), %zmm8 /* ks1_3 = load() */
+	vpshufb .Lzuc_lanes_avx512_gfni_3_reverse16(%rip), %zmm8, %zmm8 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpclmulqdq $0x10, %zmm7, %zmm4, %zmm9 /* p0_6 = clmul(m_3, k0_3) */
+	vpclmulqdq $0x0, %zmm7, %zmm4, %zmm7 /* p1_6 = clmul(m_3, k0_3) */
+	vpclmulqdq $0x11, %zmm8, %zmm4, %zmm10 /* p0_7 = clmul(m_3, k1_3) */
+	vpclmulqdq $0x1, %zmm8, %zmm4, %zmm4 /* p1_7 = clmul(m_3, k1_3) */
+	vpxord %zmm10, %zmm9, %zmm8 /* sum0_acc_3 = xor(p0_6, p0_7) */
+	vpternlogd $0x96, %zmm8, %zmm6, %zmm5 /* sum0_acc_5 = ternlog(p0_4, p0_5, sum0_acc_3) */
+	vpxord %zmm4, %zmm7, %zmm4 /* sum1_acc_3 = xor(p1_6, p1_7) */
+	vpternlogd $0x96, %zmm4, %zmm0, %zmm2 /* sum1_acc_5 = ternlog(p1_4, p1_5, sum1_acc_3) */
 	vmovdqu64 (%rdi), %zmm0 /* old0 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* new0 = xor(old0, sum0_acc_2) */
-	vmovdqu64 %zmm0, (%rdi) /* store new0 */
+	vpternlogd $0x96, %zmm0, %zmm5, %zmm3 /* new0 = ternlog(sum0_acc_4, sum0_acc_5, old0) */
+	vmovdqu64 %zmm3, (%rdi) /* store new0 */
 	vmovdqu64 64(%rdi), %zmm0 /* old1 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* new1 = xor(old1, sum1_acc_2) */
-	vmovdqu64 %zmm0, 64(%rdi) /* store new1 */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm1 /* new1 = ternlog(sum1_acc_4, sum1_acc_5, old1) */
+	vmovdqu64 %zmm1, 64(%rdi) /* store new1 */
 	vzeroupper
 	ret_spec_stop;
 	CFI_ENDPROC();
@@ -4291,7 +4315,7 @@ ELF(.size _gcry_zuc_lanes_avx512_gfni_mac_fold,.-_gcry_zuc_lanes_avx512_gfni_mac
  *   %rdi: sums
  *   %rsi: msg
  *   %rdx: ks
- *   zmm0-11: vectors, as allocated (12 used)
+ *   zmm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl _gcry_zuc_lanes_avx512_gfni_mac_fold_wide
@@ -4300,7 +4324,7 @@ ELF(.type _gcry_zuc_lanes_avx512_gfni_mac_fold_wide,@function;)
 _gcry_zuc_lanes_avx512_gfni_mac_fold_wide:
 	CFI_STARTPROC();
 
-	/* 16 chunks, 8 per step: block q of a step takes chunks 2q and 2q + 1. */
+	/* 32 chunks, 8 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu64 (%rsi), %zmm0 /* msg_1 = load() */
 	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_4_gfni_mat(%rip), %zmm0, %zmm0 /* m = gf2p8affine(msg_1, gfni_mat) */
 	vmovdqu64 (%rdx), %zmm1 /* ks0 = load() */
@@ -4330,21 +4354,55 @@ _gcry_zuc_lanes_avx512_gfni_mac_fold_wide:
 
 	/* Each sum plus its products, in a balanced tree. */
 	vpxord %zmm11, %zmm10, %zmm10 /* sum0_acc_1 = xor(p0_2, p0_3) */
-	vpternlogd $0x96, %zmm10, %zmm5, %zmm4 /* sum0_acc_2 = ternlog(p0, p0_1, sum0_acc_1) */
+	vpternlogd $0x96, %zmm10, %zmm5, %zmm4 /* sum0_acc_4 = ternlog(p0, p0_1, sum0_acc_1) */
 	vpclmulqdq $0x1, %zmm8, %zmm2, %zmm5 /* p1_3 = clmul(m_1, k1_1) */
 	vpclmulqdq $0x0, %zmm8, %zmm2, %zmm2 /* p2_2 = clmul(m_1, k1_1) */
 	vpxord %zmm5, %zmm7, %zmm5 /* sum1_acc_1 = xor(p1_2, p1_3) */
-	vpternlogd $0x96, %zmm5, %zmm6, %zmm1 /* sum1_acc_2 = ternlog(p1, p1_1, sum1_acc_1) */
+	vpternlogd $0x96, %zmm5, %zmm6, %zmm1 /* sum1_acc_4 = ternlog(p1, p1_1, sum1_acc_1) */
 	vpxord %zmm9, %zmm2, %zmm2 /* sum2_acc_1 = xor(p2_2, p2_3) */
-	vpternlogd $0x96, %zmm2, %zmm3, %zmm0 /* sum2_acc_2 = ternlog(p2, p2_1, sum2_acc_1) */
-	vmovdqu64 (%rdi), %zmm2 /* old0 = load() */
-	vpxord %zmm4, %zmm2, %zmm2 /* new0 = xor(old0, sum0_acc_2) */
-	vmovdqu64 %zmm2, (%rdi) /* store new0 */
-	vmovdqu64 64(%rdi), %zmm2 /* old1 = load() */
-	vpxord %zmm1, %zmm2, %zmm1 /* new1 = xor(old1, sum1_acc_2) */
+	vpternlogd $0x96, %zmm2, %zmm3, %zmm0 /* sum2_acc_4 = ternlog(p2, p2_1, sum2_acc_1) */
+	vmovdqu64 128(%rsi), %zmm2 /* msg_3 = load() */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_4_gfni_mat(%rip), %zmm2, %zmm2 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
+	vmovdqu64 128(%rdx), %zmm3 /* ks0_2 = load() */
+	vpshufb .Lzuc_lanes_avx512_gfni_4_reverse16(%rip), %zmm3, %zmm3 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vmovdqu64 136(%rdx), %zmm5 /* ks1_2 = load() */
+	vpshufb .Lzuc_lanes_avx512_gfni_4_reverse16(%rip), %zmm5, %zmm5 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vmovdqu64 144(%rdx), %zmm6 /* ks2_2 = load() */
+	vpshufb .Lzuc_lanes_avx512_gfni_4_reverse16(%rip), %zmm6, %zmm6 /* k2_2 = lookup16(ks2_2, reverse16) */
+	vpclmulqdq $0x1, %zmm6, %zmm2, %zmm6 /* p2_5 = clmul(m_2, k2_2) */
+	vpclmulqdq $0x10, %zmm3, %zmm2, %zmm7 /* p0_4 = clmul(m_2, k0_2) */
+	vpclmulqdq $0x0, %zmm3, %zmm2, %zmm3 /* p1_4 = clmul(m_2, k0_2) */
+	vpclmulqdq $0x11, %zmm5, %zmm2, %zmm8 /* p0_5 = clmul(m_2, k1_2) */
+	vpclmulqdq $0x1, %zmm5, %zmm2, %zmm9 /* p1_5 = clmul(m_2, k1_2) */
+	vpclmulqdq $0x0, %zmm5, %zmm2, %zmm2 /* p2_4 = clmul(m_2, k1_2) */
+	vmovdqu64 192(%rsi), %zmm5 /* msg_4 = load() */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_4_gfni_mat(%rip), %zmm5, %zmm5 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
+	vmovdqu64 192(%rdx), %zmm10 /* ks0_3 = load() */
+	vpshufb .Lzuc_lanes_avx512_gfni_4_reverse16(%rip), %zmm10, %zmm10 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vmovdqu64 200(%rdx), %zmm11 /* ks1_3 = load() */
+	vpshufb .Lzuc_lanes_avx512_gfni_4_reverse16(%rip), %zmm11, %zmm11 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vmovdqu64 208(%rdx), %zmm12 /* ks2_3 = load() */
+	vpshufb .Lzuc_lanes_avx512_gfni_4_reverse16(%rip), %zmm12, %zmm12 /* k2_3 = lookup16(ks2_3, reverse16) */
+	vpclmulqdq $0x1, %zmm12, %zmm5, %zmm12 /* p2_7 = clmul(m_3, k2_3) */
+	vpclmulqdq $0x10, %zmm10, %zmm5, %zmm13 /* p0_6 = clmul(m_3, k0_3) */
+	vpclmulqdq $0x0, %zmm10, %zmm5, %zmm10 /* p1_6 = clmul(m_3, k0_3) */
+	vpclmulqdq $0x11, %zmm11, %zmm5, %zmm14 /* p0_7 = clmul(m_3, k1_3) */
+	vpxord %zmm14, %zmm13, %zmm13 /* sum0_acc_3 = xor(p0_6, p0_7) */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm7 /* sum0_acc_5 = ternlog(p0_4, p0_5, sum0_acc_3) */
+	vpclmulqdq $0x1, %zmm11, %zmm5, %zmm8 /* p1_7 = clmul(m_3, k1_3) */
+	vpclmulqdq $0x0, %zmm11, %zmm5, %zmm5 /* p2_6 = clmul(m_3, k1_3) */
+	vpxord %zmm8, %zmm10, %zmm8 /* sum1_acc_3 = xor(p1_6, p1_7) */
+	vpternlogd $0x96, %zmm8, %zmm9, %zmm3 /* sum1_acc_5 = ternlog(p1_4, p1_5, sum1_acc_3) */
+	vpxord %zmm12, %zmm5, %zmm5 /* sum2_acc_3 = xor(p2_6, p2_7) */
+	vpternlogd $0x96, %zmm5, %zmm6, %zmm2 /* sum2_acc_5 = ternlog(p2_4, p2_5, sum2_acc_3) */
+	vmovdqu64 (%rdi), %zmm5 /* old0 = load() */
+	vpternlogd $0x96, %zmm5, %zmm7, %zmm4 /* new0 = ternlog(sum0_acc_4, sum0_acc_5, old0) */
+	vmovdqu64 %zmm4, (%rdi) /* store new0 */
+	vmovdqu64 64(%rdi), %zmm4 /* old1 = load() */
+	vpternlogd $0x96, %zmm4, %zmm3, %zmm1 /* new1 = ternlog(sum1_acc_4, sum1_acc_5, old1) */
 	vmovdqu64 %zmm1, 64(%rdi) /* store new1 */
 	vmovdqu64 128(%rdi), %zmm1 /* old2 = load() */
-	vpxord %zmm0, %zmm1, %zmm0 /* new2 = xor(old2, sum2_acc_2) */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm0 /* new2 = ternlog(sum2_acc_4, sum2_acc_5, old2) */
 	vmovdqu64 %zmm0, 128(%rdi) /* store new2 */
 	vzeroupper
 	ret_spec_stop;

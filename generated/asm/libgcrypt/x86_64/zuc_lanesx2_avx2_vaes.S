@@ -13504,7 +13504,7 @@ ELF(.size _gcry_zuc_lanesx2_avx2_vaes_keystream_xor,.-_gcry_zuc_lanesx2_avx2_vae
  *   %rsi: msg
  *   %rdx: ks
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 64 bytes (1 spill slot of 32 bytes)
+ *   frame: 576 bytes (17 spill slots of 32 bytes)
  */
 	.globl _gcry_zuc_lanesx2_avx2_vaes_mac_fold
 ELF(.type _gcry_zuc_lanesx2_avx2_vaes_mac_fold,@function;)
@@ -13516,9 +13516,9 @@ _gcry_zuc_lanesx2_avx2_vaes_mac_fold:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $64, %rsp
+	sub $576, %rsp
 
-	/* 16 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
+	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
 	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* msg_1_sh = shr(msg_1) */
@@ -13570,39 +13570,139 @@ _gcry_zuc_lanesx2_avx2_vaes_mac_fold:
 	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm15 /* msg_4_lo = and(msg_4, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* msg_4_sh = shr(msg_4) */
 	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm12 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm2 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
-	vpshufb %ymm12, %ymm3, %ymm3 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
-	vpxor %ymm3, %ymm2, %ymm2 /* m_3 = xor(m_3_l, m_3_h) */
-	vmovdqu 96(%rdx), %ymm3 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm3, %ymm3 /* k0_3 = lookup16(ks0_3, reverse16) */
-	vmovdqu 104(%rdx), %ymm12 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm12, %ymm12 /* k1_3 = lookup16(ks1_3, reverse16) */
-	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm15 /* p0_6 = clmul(m_3, k0_3) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* m_3 = xor(m_3_l, m_3_h) */
+	vmovdqu 96(%rdx), %ymm15 /* ks0_3 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm15, %ymm15 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqa %ymm8, 0(%rsp) /* spill p1_5 */
-	vpclmulqdq $0x11, %ymm12, %ymm2, %ymm8 /* p0_7 = clmul(m_3, k1_3) */
-	vpclmulqdq $0x0, %ymm3, %ymm2, %ymm3 /* p1_6 = clmul(m_3, k0_3) */
-	vpclmulqdq $0x1, %ymm12, %ymm2, %ymm2 /* p1_7 = clmul(m_3, k1_3) */
+	vmovdqu 104(%rdx), %ymm8 /* ks1_3 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm8, %ymm8 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vmovdqa %ymm11, 32(%rsp) /* spill p1_4 */
+	vpclmulqdq $0x10, %ymm15, %ymm12, %ymm11 /* p0_6 = clmul(m_3, k0_3) */
+	vmovdqa %ymm4, 64(%rsp) /* spill p1_3 */
+	vpclmulqdq $0x11, %ymm8, %ymm12, %ymm4 /* p0_7 = clmul(m_3, k1_3) */
+	vpclmulqdq $0x0, %ymm15, %ymm12, %ymm15 /* p1_6 = clmul(m_3, k0_3) */
+	vpclmulqdq $0x1, %ymm8, %ymm12, %ymm8 /* p1_7 = clmul(m_3, k1_3) */
+	vmovdqu 128(%rsi), %ymm12 /* msg_5 = load() */
+	vmovdqa %ymm8, 96(%rsp) /* spill p1_7 */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm8 /* msg_5_lo = and(msg_5, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* msg_5_sh = shr(msg_5) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm12 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
+	vpxor %ymm12, %ymm8, %ymm8 /* m_4 = xor(m_4_l, m_4_h) */
+	vmovdqu 128(%rdx), %ymm12 /* ks0_4 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm12, %ymm12 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vmovdqa %ymm15, 128(%rsp) /* spill p1_6 */
+	vmovdqu 136(%rdx), %ymm15 /* ks1_4 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm15, %ymm15 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vmovdqa %ymm7, 160(%rsp) /* spill p1_2 */
+	vpclmulqdq $0x10, %ymm12, %ymm8, %ymm7 /* p0_8 = clmul(m_4, k0_4) */
+	vmovdqa %ymm0, 192(%rsp) /* spill p1_1 */
+	vpclmulqdq $0x11, %ymm15, %ymm8, %ymm0 /* p0_9 = clmul(m_4, k1_4) */
+	vpclmulqdq $0x0, %ymm12, %ymm8, %ymm12 /* p1_8 = clmul(m_4, k0_4) */
+	vpclmulqdq $0x1, %ymm15, %ymm8, %ymm8 /* p1_9 = clmul(m_4, k1_4) */
+	vmovdqu 160(%rsi), %ymm15 /* msg_6 = load() */
+	vmovdqa %ymm8, 224(%rsp) /* spill p1_9 */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm15, %ymm8 /* msg_6_lo = and(msg_6, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* msg_6_sh = shr(msg_6) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm15, %ymm15 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* m_5 = xor(m_5_l, m_5_h) */
+	vmovdqu 160(%rdx), %ymm15 /* ks0_5 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm15, %ymm15 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vmovdqa %ymm12, 256(%rsp) /* spill p1_8 */
+	vmovdqu 168(%rdx), %ymm12 /* ks1_5 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm12, %ymm12 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vmovdqa %ymm1, 288(%rsp) /* spill p1 */
+	vpclmulqdq $0x10, %ymm15, %ymm8, %ymm1 /* p0_10 = clmul(m_5, k0_5) */
+	vmovdqa %ymm1, 320(%rsp) /* spill p0_10 */
+	vpclmulqdq $0x11, %ymm12, %ymm8, %ymm1 /* p0_11 = clmul(m_5, k1_5) */
+	vpclmulqdq $0x0, %ymm15, %ymm8, %ymm15 /* p1_10 = clmul(m_5, k0_5) */
+	vpclmulqdq $0x1, %ymm12, %ymm8, %ymm8 /* p1_11 = clmul(m_5, k1_5) */
+	vmovdqu 192(%rsi), %ymm12 /* msg_7 = load() */
+	vmovdqa %ymm8, 352(%rsp) /* spill p1_11 */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm8 /* msg_7_lo = and(msg_7, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* msg_7_sh = shr(msg_7) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm12, %ymm12 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
+	vpxor %ymm12, %ymm8, %ymm8 /* m_6 = xor(m_6_l, m_6_h) */
+	vmovdqu 192(%rdx), %ymm12 /* ks0_6 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm12, %ymm12 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vmovdqa %ymm15, 384(%rsp) /* spill p1_10 */
+	vmovdqu 200(%rdx), %ymm15 /* ks1_6 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm15, %ymm15 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vmovdqa %ymm1, 416(%rsp) /* spill p0_11 */
+	vpclmulqdq $0x10, %ymm12, %ymm8, %ymm1 /* p0_12 = clmul(m_6, k0_6) */
+	vmovdqa %ymm1, 448(%rsp) /* spill p0_12 */
+	vpclmulqdq $0x11, %ymm15, %ymm8, %ymm1 /* p0_13 = clmul(m_6, k1_6) */
+	vpclmulqdq $0x0, %ymm12, %ymm8, %ymm12 /* p1_12 = clmul(m_6, k0_6) */
+	vpclmulqdq $0x1, %ymm15, %ymm8, %ymm8 /* p1_13 = clmul(m_6, k1_6) */
+	vmovdqu 224(%rsi), %ymm15 /* msg_8 = load() */
+	vmovdqa %ymm8, 480(%rsp) /* spill p1_13 */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm15, %ymm8 /* msg_8_lo = and(msg_8, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* msg_8_sh = shr(msg_8) */
+	vpand .Lzuc_lanesx2_avx2_vaes_3_nibble_mask(%rip), %ymm15, %ymm15 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm2 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
+	vpshufb %ymm15, %ymm3, %ymm3 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m_7 = xor(m_7_l, m_7_h) */
+	vmovdqu 224(%rdx), %ymm3 /* ks0_7 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vmovdqu 232(%rdx), %ymm8 /* ks1_7 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_3_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm15 /* p0_14 = clmul(m_7, k0_7) */
+	vmovdqa %ymm12, 512(%rsp) /* spill p1_12 */
+	vpclmulqdq $0x11, %ymm8, %ymm2, %ymm12 /* p0_15 = clmul(m_7, k1_7) */
+	vpclmulqdq $0x0, %ymm3, %ymm2, %ymm3 /* p1_14 = clmul(m_7, k0_7) */
+	vpclmulqdq $0x1, %ymm8, %ymm2, %ymm2 /* p1_15 = clmul(m_7, k1_7) */
 
 	/* Each sum plus its products, in a balanced tree. */
 	vpxor %ymm6, %ymm5, %ymm5 /* sum0_acc = xor(p0, p0_1) */
 	vpxor %ymm10, %ymm9, %ymm6 /* sum0_acc_1 = xor(p0_2, p0_3) */
-	vpxor %ymm14, %ymm13, %ymm9 /* sum0_acc_2 = xor(p0_4, p0_5) */
-	vpxor %ymm8, %ymm15, %ymm8 /* sum0_acc_3 = xor(p0_6, p0_7) */
-	vpxor %ymm6, %ymm5, %ymm5 /* sum0_acc_4 = xor(sum0_acc, sum0_acc_1) */
-	vpxor %ymm8, %ymm9, %ymm6 /* sum0_acc_5 = xor(sum0_acc_2, sum0_acc_3) */
-	vpxor %ymm6, %ymm5, %ymm5 /* sum0_acc_6 = xor(sum0_acc_4, sum0_acc_5) */
-	vmovdqu (%rdi), %ymm6 /* old0 = load() */
-	vpxor %ymm5, %ymm6, %ymm5 /* new0 = xor(old0, sum0_acc_6) */
-	vmovdqu %ymm5, (%rdi) /* store new0 */
-	vpxor %ymm0, %ymm1, %ymm0 /* sum1_acc = xor(p1, p1_1) */
-	vpxor %ymm4, %ymm7, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
-	vpxor 0(%rsp), %ymm11, %ymm4 /* sum1_acc_2 = xor(p1_4, p1_5) */
-	vpxor %ymm2, %ymm3, %ymm2 /* sum1_acc_3 = xor(p1_6, p1_7) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_4 = xor(sum1_acc, sum1_acc_1) */
-	vpxor %ymm2, %ymm4, %ymm1 /* sum1_acc_5 = xor(sum1_acc_2, sum1_acc_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_6 = xor(sum1_acc_4, sum1_acc_5) */
+	vpxor %ymm14, %ymm13, %ymm8 /* sum0_acc_2 = xor(p0_4, p0_5) */
+	vpxor %ymm4, %ymm11, %ymm4 /* sum0_acc_3 = xor(p0_6, p0_7) */
+	vpxor %ymm0, %ymm7, %ymm0 /* sum0_acc_4 = xor(p0_8, p0_9) */
+	vmovdqa 320(%rsp), %ymm7 /* reload p0_10 */
+	vpxor 416(%rsp), %ymm7, %ymm7 /* sum0_acc_5 = xor(p0_10, p0_11) */
+	vpxor 448(%rsp), %ymm1, %ymm1 /* sum0_acc_6 = xor(p0_13, p0_12) */
+	vpxor %ymm12, %ymm15, %ymm9 /* sum0_acc_7 = xor(p0_14, p0_15) */
+	vpxor %ymm6, %ymm5, %ymm5 /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
+	vpxor %ymm4, %ymm8, %ymm4 /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
+	vpxor %ymm7, %ymm0, %ymm0 /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
+	vpxor %ymm9, %ymm1, %ymm1 /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
+	vpxor %ymm4, %ymm5, %ymm4 /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
+	vpxor %ymm0, %ymm4, %ymm0 /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
+	vmovdqu (%rdi), %ymm1 /* old0 = load() */
+	vpxor %ymm0, %ymm1, %ymm0 /* new0 = xor(old0, sum0_acc_14) */
+	vmovdqu %ymm0, (%rdi) /* store new0 */
+	vmovdqa 288(%rsp), %ymm0 /* reload p1 */
+	vpxor 192(%rsp), %ymm0, %ymm0 /* sum1_acc = xor(p1, p1_1) */
+	vmovdqa 160(%rsp), %ymm1 /* reload p1_2 */
+	vpxor 64(%rsp), %ymm1, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
+	vmovdqa 32(%rsp), %ymm4 /* reload p1_4 */
+	vpxor 0(%rsp), %ymm4, %ymm4 /* sum1_acc_2 = xor(p1_4, p1_5) */
+	vmovdqa 128(%rsp), %ymm5 /* reload p1_6 */
+	vpxor 96(%rsp), %ymm5, %ymm5 /* sum1_acc_3 = xor(p1_6, p1_7) */
+	vmovdqa 256(%rsp), %ymm6 /* reload p1_8 */
+	vpxor 224(%rsp), %ymm6, %ymm6 /* sum1_acc_4 = xor(p1_8, p1_9) */
+	vmovdqa 384(%rsp), %ymm7 /* reload p1_10 */
+	vpxor 352(%rsp), %ymm7, %ymm7 /* sum1_acc_5 = xor(p1_10, p1_11) */
+	vmovdqa 512(%rsp), %ymm8 /* reload p1_12 */
+	vpxor 480(%rsp), %ymm8, %ymm8 /* sum1_acc_6 = xor(p1_12, p1_13) */
+	vpxor %ymm2, %ymm3, %ymm2 /* sum1_acc_7 = xor(p1_14, p1_15) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm1 /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
+	vpxor %ymm7, %ymm6, %ymm3 /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
+	vpxor %ymm2, %ymm8, %ymm2 /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
+	vpxor %ymm2, %ymm3, %ymm1 /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
 	vmovdqu 32(%rdi), %ymm1 /* old1 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* new1 = xor(old1, sum1_acc_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* new1 = xor(old1, sum1_acc_14) */
 	vmovdqu %ymm0, 32(%rdi) /* store new1 */
 	leave
 	CFI_LEAVE();
@@ -13616,7 +13716,7 @@ ELF(.size _gcry_zuc_lanesx2_avx2_vaes_mac_fold,.-_gcry_zuc_lanesx2_avx2_vaes_mac
  *   %rsi: msg
  *   %rdx: ks
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 320 bytes (9 spill slots of 32 bytes)
+ *   frame: 1088 bytes (33 spill slots of 32 bytes)
  */
 	.globl _gcry_zuc_lanesx2_avx2_vaes_mac_fold_wide
 ELF(.type _gcry_zuc_lanesx2_avx2_vaes_mac_fold_wide,@function;)
@@ -13628,9 +13728,9 @@ _gcry_zuc_lanesx2_avx2_vaes_mac_fold_wide:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $320, %rsp
+	sub $1088, %rsp
 
-	/* 16 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
+	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
 	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* msg_1_sh = shr(msg_1) */
@@ -13700,46 +13800,169 @@ _gcry_zuc_lanesx2_avx2_vaes_mac_fold_wide:
 	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm5 /* msg_4_lo = and(msg_4, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_4_sh = shr(msg_4) */
 	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
-	vpshufb %ymm5, %ymm2, %ymm2 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
-	vpshufb %ymm11, %ymm3, %ymm3 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
-	vpxor %ymm3, %ymm2, %ymm2 /* m_3 = xor(m_3_l, m_3_h) */
-	vmovdqu 96(%rdx), %ymm3 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm3, %ymm3 /* k0_3 = lookup16(ks0_3, reverse16) */
-	vmovdqu 104(%rdx), %ymm5 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm5, %ymm5 /* k1_3 = lookup16(ks1_3, reverse16) */
-	vmovdqu 112(%rdx), %ymm11 /* ks2_3 = load() */
-	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k2_3 = lookup16(ks2_3, reverse16) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
+	vpxor %ymm11, %ymm5, %ymm5 /* m_3 = xor(m_3_l, m_3_h) */
+	vmovdqu 96(%rdx), %ymm11 /* ks0_3 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqa %ymm10, 192(%rsp) /* spill p2_5 */
-	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm10 /* p0_6 = clmul(m_3, k0_3) */
+	vmovdqu 104(%rdx), %ymm10 /* ks1_3 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vmovdqa %ymm15, 224(%rsp) /* spill p1_5 */
-	vpclmulqdq $0x11, %ymm5, %ymm2, %ymm15 /* p0_7 = clmul(m_3, k1_3) */
-	vpclmulqdq $0x0, %ymm3, %ymm2, %ymm3 /* p1_6 = clmul(m_3, k0_3) */
-	vmovdqa %ymm3, 256(%rsp) /* spill p1_6 */
-	vpclmulqdq $0x1, %ymm5, %ymm2, %ymm3 /* p1_7 = clmul(m_3, k1_3) */
-	vpclmulqdq $0x0, %ymm5, %ymm2, %ymm5 /* p2_6 = clmul(m_3, k1_3) */
-	vpclmulqdq $0x1, %ymm11, %ymm2, %ymm2 /* p2_7 = clmul(m_3, k2_3) */
+	vmovdqu 112(%rdx), %ymm15 /* ks2_3 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k2_3 = lookup16(ks2_3, reverse16) */
+	vmovdqa %ymm9, 256(%rsp) /* spill p1_2 */
+	vpclmulqdq $0x10, %ymm11, %ymm5, %ymm9 /* p0_6 = clmul(m_3, k0_3) */
+	vmovdqa %ymm14, 288(%rsp) /* spill p1_3 */
+	vpclmulqdq $0x11, %ymm10, %ymm5, %ymm14 /* p0_7 = clmul(m_3, k1_3) */
+	vpclmulqdq $0x0, %ymm11, %ymm5, %ymm11 /* p1_6 = clmul(m_3, k0_3) */
+	vmovdqa %ymm11, 320(%rsp) /* spill p1_6 */
+	vpclmulqdq $0x1, %ymm10, %ymm5, %ymm11 /* p1_7 = clmul(m_3, k1_3) */
+	vpclmulqdq $0x0, %ymm10, %ymm5, %ymm10 /* p2_6 = clmul(m_3, k1_3) */
+	vpclmulqdq $0x1, %ymm15, %ymm5, %ymm5 /* p2_7 = clmul(m_3, k2_3) */
+	vmovdqu 128(%rsi), %ymm15 /* msg_5 = load() */
+	vmovdqa %ymm5, 352(%rsp) /* spill p2_7 */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm5 /* msg_5_lo = and(msg_5, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* msg_5_sh = shr(msg_5) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm15 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
+	vpxor %ymm15, %ymm5, %ymm5 /* m_4 = xor(m_4_l, m_4_h) */
+	vmovdqu 128(%rdx), %ymm15 /* ks0_4 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vmovdqa %ymm10, 384(%rsp) /* spill p2_6 */
+	vmovdqu 136(%rdx), %ymm10 /* ks1_4 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vmovdqa %ymm11, 416(%rsp) /* spill p1_7 */
+	vmovdqu 144(%rdx), %ymm11 /* ks2_4 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k2_4 = lookup16(ks2_4, reverse16) */
+	vmovdqa %ymm1, 448(%rsp) /* spill p1 */
+	vpclmulqdq $0x10, %ymm15, %ymm5, %ymm1 /* p0_8 = clmul(m_4, k0_4) */
+	vmovdqa %ymm8, 480(%rsp) /* spill p1_1 */
+	vpclmulqdq $0x11, %ymm10, %ymm5, %ymm8 /* p0_9 = clmul(m_4, k1_4) */
+	vpclmulqdq $0x0, %ymm15, %ymm5, %ymm15 /* p1_8 = clmul(m_4, k0_4) */
+	vmovdqa %ymm15, 512(%rsp) /* spill p1_8 */
+	vpclmulqdq $0x1, %ymm10, %ymm5, %ymm15 /* p1_9 = clmul(m_4, k1_4) */
+	vpclmulqdq $0x0, %ymm10, %ymm5, %ymm10 /* p2_8 = clmul(m_4, k1_4) */
+	vpclmulqdq $0x1, %ymm11, %ymm5, %ymm5 /* p2_9 = clmul(m_4, k2_4) */
+	vmovdqu 160(%rsi), %ymm11 /* msg_6 = load() */
+	vmovdqa %ymm5, 544(%rsp) /* spill p2_9 */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm5 /* msg_6_lo = and(msg_6, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* msg_6_sh = shr(msg_6) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
+	vpxor %ymm11, %ymm5, %ymm5 /* m_5 = xor(m_5_l, m_5_h) */
+	vmovdqu 160(%rdx), %ymm11 /* ks0_5 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vmovdqa %ymm10, 576(%rsp) /* spill p2_8 */
+	vmovdqu 168(%rdx), %ymm10 /* ks1_5 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vmovdqa %ymm15, 608(%rsp) /* spill p1_9 */
+	vmovdqu 176(%rdx), %ymm15 /* ks2_5 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k2_5 = lookup16(ks2_5, reverse16) */
+	vmovdqa %ymm1, 640(%rsp) /* spill p0_8 */
+	vpclmulqdq $0x10, %ymm11, %ymm5, %ymm1 /* p0_10 = clmul(m_5, k0_5) */
+	vmovdqa %ymm1, 672(%rsp) /* spill p0_10 */
+	vpclmulqdq $0x11, %ymm10, %ymm5, %ymm1 /* p0_11 = clmul(m_5, k1_5) */
+	vpclmulqdq $0x0, %ymm11, %ymm5, %ymm11 /* p1_10 = clmul(m_5, k0_5) */
+	vmovdqa %ymm11, 704(%rsp) /* spill p1_10 */
+	vpclmulqdq $0x1, %ymm10, %ymm5, %ymm11 /* p1_11 = clmul(m_5, k1_5) */
+	vpclmulqdq $0x0, %ymm10, %ymm5, %ymm10 /* p2_10 = clmul(m_5, k1_5) */
+	vpclmulqdq $0x1, %ymm15, %ymm5, %ymm5 /* p2_11 = clmul(m_5, k2_5) */
+	vmovdqu 192(%rsi), %ymm15 /* msg_7 = load() */
+	vmovdqa %ymm5, 736(%rsp) /* spill p2_11 */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm5 /* msg_7_lo = and(msg_7, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* msg_7_sh = shr(msg_7) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm15, %ymm15 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
+	vpxor %ymm15, %ymm5, %ymm5 /* m_6 = xor(m_6_l, m_6_h) */
+	vmovdqu 192(%rdx), %ymm15 /* ks0_6 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm15, %ymm15 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vmovdqa %ymm10, 768(%rsp) /* spill p2_10 */
+	vmovdqu 200(%rdx), %ymm10 /* ks1_6 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm10, %ymm10 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vmovdqa %ymm11, 800(%rsp) /* spill p1_11 */
+	vmovdqu 208(%rdx), %ymm11 /* ks2_6 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k2_6 = lookup16(ks2_6, reverse16) */
+	vmovdqa %ymm1, 832(%rsp) /* spill p0_11 */
+	vpclmulqdq $0x10, %ymm15, %ymm5, %ymm1 /* p0_12 = clmul(m_6, k0_6) */
+	vmovdqa %ymm1, 864(%rsp) /* spill p0_12 */
+	vpclmulqdq $0x11, %ymm10, %ymm5, %ymm1 /* p0_13 = clmul(m_6, k1_6) */
+	vpclmulqdq $0x0, %ymm15, %ymm5, %ymm15 /* p1_12 = clmul(m_6, k0_6) */
+	vmovdqa %ymm15, 896(%rsp) /* spill p1_12 */
+	vpclmulqdq $0x1, %ymm10, %ymm5, %ymm15 /* p1_13 = clmul(m_6, k1_6) */
+	vpclmulqdq $0x0, %ymm10, %ymm5, %ymm10 /* p2_12 = clmul(m_6, k1_6) */
+	vpclmulqdq $0x1, %ymm11, %ymm5, %ymm5 /* p2_13 = clmul(m_6, k2_6) */
+	vmovdqu 224(%rsi), %ymm11 /* msg_8 = load() */
+	vmovdqa %ymm5, 928(%rsp) /* spill p2_13 */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm5 /* msg_8_lo = and(msg_8, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* msg_8_sh = shr(msg_8) */
+	vpand .Lzuc_lanesx2_avx2_vaes_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm2, %ymm2 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
+	vpshufb %ymm11, %ymm3, %ymm3 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m_7 = xor(m_7_l, m_7_h) */
+	vmovdqu 224(%rdx), %ymm3 /* ks0_7 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vmovdqu 232(%rdx), %ymm5 /* ks1_7 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm5, %ymm5 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vmovdqu 240(%rdx), %ymm11 /* ks2_7 = load() */
+	vpshufb .Lzuc_lanesx2_avx2_vaes_4_reverse16(%rip), %ymm11, %ymm11 /* k2_7 = lookup16(ks2_7, reverse16) */
+	vmovdqa %ymm10, 960(%rsp) /* spill p2_12 */
+	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm10 /* p0_14 = clmul(m_7, k0_7) */
+	vmovdqa %ymm15, 992(%rsp) /* spill p1_13 */
+	vpclmulqdq $0x11, %ymm5, %ymm2, %ymm15 /* p0_15 = clmul(m_7, k1_7) */
+	vpclmulqdq $0x0, %ymm3, %ymm2, %ymm3 /* p1_14 = clmul(m_7, k0_7) */
+	vmovdqa %ymm3, 1024(%rsp) /* spill p1_14 */
+	vpclmulqdq $0x1, %ymm5, %ymm2, %ymm3 /* p1_15 = clmul(m_7, k1_7) */
+	vpclmulqdq $0x0, %ymm5, %ymm2, %ymm5 /* p2_14 = clmul(m_7, k1_7) */
+	vpclmulqdq $0x1, %ymm11, %ymm2, %ymm2 /* p2_15 = clmul(m_7, k2_7) */
 
 	/* Each sum plus its products, in a balanced tree. */
 	vpxor %ymm7, %ymm6, %ymm6 /* sum0_acc = xor(p0, p0_1) */
 	vpxor %ymm13, %ymm12, %ymm7 /* sum0_acc_1 = xor(p0_2, p0_3) */
 	vpxor %ymm4, %ymm0, %ymm0 /* sum0_acc_2 = xor(p0_4, p0_5) */
-	vpxor %ymm15, %ymm10, %ymm4 /* sum0_acc_3 = xor(p0_6, p0_7) */
-	vpxor %ymm7, %ymm6, %ymm6 /* sum0_acc_4 = xor(sum0_acc, sum0_acc_1) */
-	vpxor %ymm4, %ymm0, %ymm0 /* sum0_acc_5 = xor(sum0_acc_2, sum0_acc_3) */
-	vpxor %ymm0, %ymm6, %ymm0 /* sum0_acc_6 = xor(sum0_acc_4, sum0_acc_5) */
-	vmovdqu (%rdi), %ymm4 /* old0 = load() */
-	vpxor %ymm0, %ymm4, %ymm0 /* new0 = xor(old0, sum0_acc_6) */
+	vpxor %ymm14, %ymm9, %ymm4 /* sum0_acc_3 = xor(p0_6, p0_7) */
+	vpxor 640(%rsp), %ymm8, %ymm8 /* sum0_acc_4 = xor(p0_9, p0_8) */
+	vmovdqa 672(%rsp), %ymm9 /* reload p0_10 */
+	vpxor 832(%rsp), %ymm9, %ymm9 /* sum0_acc_5 = xor(p0_10, p0_11) */
+	vpxor 864(%rsp), %ymm1, %ymm1 /* sum0_acc_6 = xor(p0_13, p0_12) */
+	vpxor %ymm15, %ymm10, %ymm10 /* sum0_acc_7 = xor(p0_14, p0_15) */
+	vpxor %ymm7, %ymm6, %ymm6 /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
+	vpxor %ymm4, %ymm0, %ymm0 /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
+	vpxor %ymm9, %ymm8, %ymm4 /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
+	vpxor %ymm10, %ymm1, %ymm1 /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
+	vpxor %ymm0, %ymm6, %ymm0 /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
+	vmovdqu (%rdi), %ymm1 /* old0 = load() */
+	vpxor %ymm0, %ymm1, %ymm0 /* new0 = xor(old0, sum0_acc_14) */
 	vmovdqu %ymm0, (%rdi) /* store new0 */
-	vpxor %ymm8, %ymm1, %ymm0 /* sum1_acc = xor(p1, p1_1) */
-	vpxor %ymm14, %ymm9, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
+	vmovdqa 448(%rsp), %ymm0 /* reload p1 */
+	vpxor 480(%rsp), %ymm0, %ymm0 /* sum1_acc = xor(p1, p1_1) */
+	vmovdqa 256(%rsp), %ymm1 /* reload p1_2 */
+	vpxor 288(%rsp), %ymm1, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
 	vmovdqa 128(%rsp), %ymm4 /* reload p1_4 */
 	vpxor 224(%rsp), %ymm4, %ymm4 /* sum1_acc_2 = xor(p1_4, p1_5) */
-	vpxor 256(%rsp), %ymm3, %ymm3 /* sum1_acc_3 = xor(p1_7, p1_6) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_4 = xor(sum1_acc, sum1_acc_1) */
-	vpxor %ymm3, %ymm4, %ymm1 /* sum1_acc_5 = xor(sum1_acc_2, sum1_acc_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_6 = xor(sum1_acc_4, sum1_acc_5) */
+	vmovdqa 320(%rsp), %ymm6 /* reload p1_6 */
+	vpxor 416(%rsp), %ymm6, %ymm6 /* sum1_acc_3 = xor(p1_6, p1_7) */
+	vmovdqa 512(%rsp), %ymm7 /* reload p1_8 */
+	vpxor 608(%rsp), %ymm7, %ymm7 /* sum1_acc_4 = xor(p1_8, p1_9) */
+	vmovdqa 704(%rsp), %ymm8 /* reload p1_10 */
+	vpxor 800(%rsp), %ymm8, %ymm8 /* sum1_acc_5 = xor(p1_10, p1_11) */
+	vmovdqa 896(%rsp), %ymm9 /* reload p1_12 */
+	vpxor 992(%rsp), %ymm9, %ymm9 /* sum1_acc_6 = xor(p1_12, p1_13) */
+	vpxor 1024(%rsp), %ymm3, %ymm3 /* sum1_acc_7 = xor(p1_15, p1_14) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
+	vpxor %ymm6, %ymm4, %ymm1 /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
+	vpxor %ymm8, %ymm7, %ymm4 /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
+	vpxor %ymm3, %ymm9, %ymm3 /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
+	vpxor %ymm3, %ymm4, %ymm1 /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
 	vmovdqu 32(%rdi), %ymm1 /* old1 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* new1 = xor(old1, sum1_acc_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* new1 = xor(old1, sum1_acc_14) */
 	vmovdqu %ymm0, 32(%rdi) /* store new1 */
 	vmovdqa 96(%rsp), %ymm0 /* reload p2 */
 	vpxor 64(%rsp), %ymm0, %ymm0 /* sum2_acc = xor(p2, p2_1) */
@@ -13747,12 +13970,24 @@ _gcry_zuc_lanesx2_avx2_vaes_mac_fold_wide:
 	vpxor 0(%rsp), %ymm1, %ymm1 /* sum2_acc_1 = xor(p2_2, p2_3) */
 	vmovdqa 160(%rsp), %ymm3 /* reload p2_4 */
 	vpxor 192(%rsp), %ymm3, %ymm3 /* sum2_acc_2 = xor(p2_4, p2_5) */
-	vpxor %ymm2, %ymm5, %ymm2 /* sum2_acc_3 = xor(p2_6, p2_7) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum2_acc_4 = xor(sum2_acc, sum2_acc_1) */
-	vpxor %ymm2, %ymm3, %ymm1 /* sum2_acc_5 = xor(sum2_acc_2, sum2_acc_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum2_acc_6 = xor(sum2_acc_4, sum2_acc_5) */
+	vmovdqa 384(%rsp), %ymm4 /* reload p2_6 */
+	vpxor 352(%rsp), %ymm4, %ymm4 /* sum2_acc_3 = xor(p2_6, p2_7) */
+	vmovdqa 576(%rsp), %ymm6 /* reload p2_8 */
+	vpxor 544(%rsp), %ymm6, %ymm6 /* sum2_acc_4 = xor(p2_8, p2_9) */
+	vmovdqa 768(%rsp), %ymm7 /* reload p2_10 */
+	vpxor 736(%rsp), %ymm7, %ymm7 /* sum2_acc_5 = xor(p2_10, p2_11) */
+	vmovdqa 960(%rsp), %ymm8 /* reload p2_12 */
+	vpxor 928(%rsp), %ymm8, %ymm8 /* sum2_acc_6 = xor(p2_12, p2_13) */
+	vpxor %ymm2, %ymm5, %ymm2 /* sum2_acc_7 = xor(p2_14, p2_15) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum2_acc_8 = xor(sum2_acc, sum2_acc_1) */
+	vpxor %ymm4, %ymm3, %ymm1 /* sum2_acc_9 = xor(sum2_acc_2, sum2_acc_3) */
+	vpxor %ymm7, %ymm6, %ymm3 /* sum2_acc_10 = xor(sum2_acc_4, sum2_acc_5) */
+	vpxor %ymm2, %ymm8, %ymm2 /* sum2_acc_11 = xor(sum2_acc_6, sum2_acc_7) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum2_acc_12 = xor(sum2_acc_8, sum2_acc_9) */
+	vpxor %ymm2, %ymm3, %ymm1 /* sum2_acc_13 = xor(sum2_acc_10, sum2_acc_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum2_acc_14 = xor(sum2_acc_12, sum2_acc_13) */
 	vmovdqu 64(%rdi), %ymm1 /* old2 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* new2 = xor(old2, sum2_acc_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* new2 = xor(old2, sum2_acc_14) */
 	vmovdqu %ymm0, 64(%rdi) /* store new2 */
 	leave
 	CFI_LEAVE();

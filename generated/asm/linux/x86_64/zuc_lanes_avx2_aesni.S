@@ -3066,16 +3066,16 @@ SYM_FUNC_END(zuc_lanes_avx2_aesni_keystream_xor)
  *   %rsi: msg
  *   %rdx: ks
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 192 bytes (5 spill slots of 32 bytes)
+ *   frame: 704 bytes (21 spill slots of 32 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(zuc_lanes_avx2_aesni_mac_fold)
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $192, %rsp
+	sub $704, %rsp
 
-	/* 16 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
+	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
 	vpand .Lzuc_lanes_avx2_aesni_3_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* msg_1_sh = shr(msg_1) */
@@ -3172,56 +3172,212 @@ SYM_FUNC_START(zuc_lanes_avx2_aesni_mac_fold)
 	vpand .Lzuc_lanes_avx2_aesni_3_nibble_mask(%rip), %ymm8, %ymm10 /* msg_4_lo = and(msg_4, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* msg_4_sh = shr(msg_4) */
 	vpand .Lzuc_lanes_avx2_aesni_3_nibble_mask(%rip), %ymm8, %ymm8 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm2, %ymm2 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
-	vpshufb %ymm8, %ymm3, %ymm3 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
-	vpxor %ymm3, %ymm2, %ymm2 /* m_3 = xor(m_3_l, m_3_h) */
-	vmovdqu 96(%rdx), %ymm3 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_3_reverse16(%rip), %ymm3, %ymm3 /* k0_3 = lookup16(ks0_3, reverse16) */
-	vmovdqu 104(%rdx), %ymm8 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_3_reverse16(%rip), %ymm8, %ymm8 /* k1_3 = lookup16(ks1_3, reverse16) */
-	vmovdqa %xmm2, %xmm10 /* p0_6_a0 = extract128(m_3) */
-	vmovdqa %xmm3, %xmm12 /* p0_6_b0 = extract128(k0_3) */
-	vpclmulqdq $0x10, %xmm12, %xmm10, %xmm14 /* p0_6_0 = clmul(p0_6_a0, p0_6_b0) */
-	vextracti128 $1, %ymm2, %xmm2 /* p0_6_a1 = extract128(m_3) */
-	vextracti128 $1, %ymm3, %xmm3 /* p0_6_b1 = extract128(k0_3) */
-	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm15 /* p0_6_1 = clmul(p0_6_a1, p0_6_b1) */
-	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* p0_6 = concat128(p0_6_0, p0_6_1) */
-	vmovdqa %xmm8, %xmm15 /* p0_7_b0 = extract128(k1_3) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
+	vpxor %ymm8, %ymm10, %ymm8 /* m_3 = xor(m_3_l, m_3_h) */
+	vmovdqu 96(%rdx), %ymm10 /* ks0_3 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_3_reverse16(%rip), %ymm10, %ymm10 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vmovdqu 104(%rdx), %ymm12 /* ks1_3 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_3_reverse16(%rip), %ymm12, %ymm12 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vmovdqa %xmm8, %xmm14 /* p0_6_a0 = extract128(m_3) */
+	vmovdqa %xmm10, %xmm15 /* p0_6_b0 = extract128(k0_3) */
 	vmovdqa %ymm5, 96(%rsp) /* spill p1_4 */
-	vpclmulqdq $0x11, %xmm15, %xmm10, %xmm5 /* p0_7_0 = clmul(p0_6_a0, p0_7_b0) */
-	vextracti128 $1, %ymm8, %xmm8 /* p0_7_b1 = extract128(k1_3) */
+	vpclmulqdq $0x10, %xmm15, %xmm14, %xmm5 /* p0_6_0 = clmul(p0_6_a0, p0_6_b0) */
+	vextracti128 $1, %ymm8, %xmm8 /* p0_6_a1 = extract128(m_3) */
+	vextracti128 $1, %ymm10, %xmm10 /* p0_6_b1 = extract128(k0_3) */
 	vmovdqa %ymm6, 128(%rsp) /* spill p1_5 */
-	vpclmulqdq $0x11, %xmm8, %xmm2, %xmm6 /* p0_7_1 = clmul(p0_6_a1, p0_7_b1) */
-	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* p0_7 = concat128(p0_7_0, p0_7_1) */
-	vpclmulqdq $0x0, %xmm12, %xmm10, %xmm6 /* p1_6_0 = clmul(p0_6_a0, p0_6_b0) */
-	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm3 /* p1_6_1 = clmul(p0_6_a1, p0_6_b1) */
-	vinserti128 $1, %xmm3, %ymm6, %ymm3 /* p1_6 = concat128(p1_6_0, p1_6_1) */
-	vpclmulqdq $0x1, %xmm15, %xmm10, %xmm6 /* p1_7_0 = clmul(p0_6_a0, p0_7_b0) */
-	vpclmulqdq $0x1, %xmm8, %xmm2, %xmm2 /* p1_7_1 = clmul(p0_6_a1, p0_7_b1) */
-	vinserti128 $1, %xmm2, %ymm6, %ymm2 /* p1_7 = concat128(p1_7_0, p1_7_1) */
+	vpclmulqdq $0x10, %xmm10, %xmm8, %xmm6 /* p0_6_1 = clmul(p0_6_a1, p0_6_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* p0_6 = concat128(p0_6_0, p0_6_1) */
+	vmovdqa %xmm12, %xmm6 /* p0_7_b0 = extract128(k1_3) */
+	vmovdqa %ymm1, 160(%rsp) /* spill p1 */
+	vpclmulqdq $0x11, %xmm6, %xmm14, %xmm1 /* p0_7_0 = clmul(p0_6_a0, p0_7_b0) */
+	vextracti128 $1, %ymm12, %xmm12 /* p0_7_b1 = extract128(k1_3) */
+	vmovdqa %ymm5, 192(%rsp) /* spill p0_6 */
+	vpclmulqdq $0x11, %xmm12, %xmm8, %xmm5 /* p0_7_1 = clmul(p0_6_a1, p0_7_b1) */
+	vinserti128 $1, %xmm5, %ymm1, %ymm1 /* p0_7 = concat128(p0_7_0, p0_7_1) */
+	vpclmulqdq $0x0, %xmm15, %xmm14, %xmm5 /* p1_6_0 = clmul(p0_6_a0, p0_6_b0) */
+	vpclmulqdq $0x0, %xmm10, %xmm8, %xmm10 /* p1_6_1 = clmul(p0_6_a1, p0_6_b1) */
+	vinserti128 $1, %xmm10, %ymm5, %ymm5 /* p1_6 = concat128(p1_6_0, p1_6_1) */
+	vpclmulqdq $0x1, %xmm6, %xmm14, %xmm6 /* p1_7_0 = clmul(p0_6_a0, p0_7_b0) */
+	vpclmulqdq $0x1, %xmm12, %xmm8, %xmm8 /* p1_7_1 = clmul(p0_6_a1, p0_7_b1) */
+	vinserti128 $1, %xmm8, %ymm6, %ymm6 /* p1_7 = concat128(p1_7_0, p1_7_1) */
+	vmovdqu 128(%rsi), %ymm8 /* msg_5 = load() */
+	vpand .Lzuc_lanes_avx2_aesni_3_nibble_mask(%rip), %ymm8, %ymm10 /* msg_5_lo = and(msg_5, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* msg_5_sh = shr(msg_5) */
+	vpand .Lzuc_lanes_avx2_aesni_3_nibble_mask(%rip), %ymm8, %ymm8 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
+	vpxor %ymm8, %ymm10, %ymm8 /* m_4 = xor(m_4_l, m_4_h) */
+	vmovdqu 128(%rdx), %ymm10 /* ks0_4 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_3_reverse16(%rip), %ymm10, %ymm10 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vmovdqu 136(%rdx), %ymm12 /* ks1_4 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_3_reverse16(%rip), %ymm12, %ymm12 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vmovdqa %xmm8, %xmm14 /* p0_8_a0 = extract128(m_4) */
+	vmovdqa %xmm10, %xmm15 /* p0_8_b0 = extract128(k0_4) */
+	vmovdqa %ymm5, 224(%rsp) /* spill p1_6 */
+	vpclmulqdq $0x10, %xmm15, %xmm14, %xmm5 /* p0_8_0 = clmul(p0_8_a0, p0_8_b0) */
+	vextracti128 $1, %ymm8, %xmm8 /* p0_8_a1 = extract128(m_4) */
+	vextracti128 $1, %ymm10, %xmm10 /* p0_8_b1 = extract128(k0_4) */
+	vmovdqa %ymm6, 256(%rsp) /* spill p1_7 */
+	vpclmulqdq $0x10, %xmm10, %xmm8, %xmm6 /* p0_8_1 = clmul(p0_8_a1, p0_8_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* p0_8 = concat128(p0_8_0, p0_8_1) */
+	vmovdqa %xmm12, %xmm6 /* p0_9_b0 = extract128(k1_4) */
+	vmovdqa %ymm5, 288(%rsp) /* spill p0_8 */
+	vpclmulqdq $0x11, %xmm6, %xmm14, %xmm5 /* p0_9_0 = clmul(p0_8_a0, p0_9_b0) */
+	vextracti128 $1, %ymm12, %xmm12 /* p0_9_b1 = extract128(k1_4) */
+	vmovdqa %ymm1, 320(%rsp) /* spill p0_7 */
+	vpclmulqdq $0x11, %xmm12, %xmm8, %xmm1 /* p0_9_1 = clmul(p0_8_a1, p0_9_b1) */
+	vinserti128 $1, %xmm1, %ymm5, %ymm1 /* p0_9 = concat128(p0_9_0, p0_9_1) */
+	vpclmulqdq $0x0, %xmm15, %xmm14, %xmm5 /* p1_8_0 = clmul(p0_8_a0, p0_8_b0) */
+	vpclmulqdq $0x0, %xmm10, %xmm8, %xmm10 /* p1_8_1 = clmul(p0_8_a1, p0_8_b1) */
+	vinserti128 $1, %xmm10, %ymm5, %ymm5 /* p1_8 = concat128(p1_8_0, p1_8_1) */
+	vpclmulqdq $0x1, %xmm6, %xmm14, %xmm6 /* p1_9_0 = clmul(p0_8_a0, p0_9_b0) */
+	vpclmulqdq $0x1, %xmm12, %xmm8, %xmm8 /* p1_9_1 = clmul(p0_8_a1, p0_9_b1) */
+	vinserti128 $1, %xmm8, %ymm6, %ymm6 /* p1_9 = concat128(p1_9_0, p1_9_1) */
+	vmovdqu 160(%rsi), %ymm8 /* msg_6 = load() */
+	vpand .Lzuc_lanes_avx2_aesni_3_nibble_mask(%rip), %ymm8, %ymm10 /* msg_6_lo = and(msg_6, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* msg_6_sh = shr(msg_6) */
+	vpand .Lzuc_lanes_avx2_aesni_3_nibble_mask(%rip), %ymm8, %ymm8 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
+	vpxor %ymm8, %ymm10, %ymm8 /* m_5 = xor(m_5_l, m_5_h) */
+	vmovdqu 160(%rdx), %ymm10 /* ks0_5 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_3_reverse16(%rip), %ymm10, %ymm10 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vmovdqu 168(%rdx), %ymm12 /* ks1_5 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_3_reverse16(%rip), %ymm12, %ymm12 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vmovdqa %xmm8, %xmm14 /* p0_10_a0 = extract128(m_5) */
+	vmovdqa %xmm10, %xmm15 /* p0_10_b0 = extract128(k0_5) */
+	vmovdqa %ymm5, 352(%rsp) /* spill p1_8 */
+	vpclmulqdq $0x10, %xmm15, %xmm14, %xmm5 /* p0_10_0 = clmul(p0_10_a0, p0_10_b0) */
+	vextracti128 $1, %ymm8, %xmm8 /* p0_10_a1 = extract128(m_5) */
+	vextracti128 $1, %ymm10, %xmm10 /* p0_10_b1 = extract128(k0_5) */
+	vmovdqa %ymm6, 384(%rsp) /* spill p1_9 */
+	vpclmulqdq $0x10, %xmm10, %xmm8, %xmm6 /* p0_10_1 = clmul(p0_10_a1, p0_10_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* p0_10 = concat128(p0_10_0, p0_10_1) */
+	vmovdqa %xmm12, %xmm6 /* p0_11_b0 = extract128(k1_5) */
+	vmovdqa %ymm5, 416(%rsp) /* spill p0_10 */
+	vpclmulqdq $0x11, %xmm6, %xmm14, %xmm5 /* p0_11_0 = clmul(p0_10_a0, p0_11_b0) */
+	vextracti128 $1, %ymm12, %xmm12 /* p0_11_b1 = extract128(k1_5) */
+	vmovdqa %ymm1, 448(%rsp) /* spill p0_9 */
+	vpclmulqdq $0x11, %xmm12, %xmm8, %xmm1 /* p0_11_1 = clmul(p0_10_a1, p0_11_b1) */
+	vinserti128 $1, %xmm1, %ymm5, %ymm1 /* p0_11 = concat128(p0_11_0, p0_11_1) */
+	vpclmulqdq $0x0, %xmm15, %xmm14, %xmm5 /* p1_10_0 = clmul(p0_10_a0, p0_10_b0) */
+	vpclmulqdq $0x0, %xmm10, %xmm8, %xmm10 /* p1_10_1 = clmul(p0_10_a1, p0_10_b1) */
+	vinserti128 $1, %xmm10, %ymm5, %ymm5 /* p1_10 = concat128(p1_10_0, p1_10_1) */
+	vpclmulqdq $0x1, %xmm6, %xmm14, %xmm6 /* p1_11_0 = clmul(p0_10_a0, p0_11_b0) */
+	vpclmulqdq $0x1, %xmm12, %xmm8, %xmm8 /* p1_11_1 = clmul(p0_10_a1, p0_11_b1) */
+	vinserti128 $1, %xmm8, %ymm6, %ymm6 /* p1_11 = concat128(p1_11_0, p1_11_1) */
+	vmovdqu 192(%rsi), %ymm8 /* msg_7 = load() */
+	vpand .Lzuc_lanes_avx2_aesni_3_nibble_mask(%rip), %ymm8, %ymm10 /* msg_7_lo = and(msg_7, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* msg_7_sh = shr(msg_7) */
+	vpand .Lzuc_lanes_avx2_aesni_3_nibble_mask(%rip), %ymm8, %ymm8 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
+	vpxor %ymm8, %ymm10, %ymm8 /* m_6 = xor(m_6_l, m_6_h) */
+	vmovdqu 192(%rdx), %ymm10 /* ks0_6 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_3_reverse16(%rip), %ymm10, %ymm10 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vmovdqu 200(%rdx), %ymm12 /* ks1_6 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_3_reverse16(%rip), %ymm12, %ymm12 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vmovdqa %xmm8, %xmm14 /* p0_12_a0 = extract128(m_6) */
+	vmovdqa %xmm10, %xmm15 /* p0_12_b0 = extract128(k0_6) */
+	vmovdqa %ymm5, 480(%rsp) /* spill p1_10 */
+	vpclmulqdq $0x10, %xmm15, %xmm14, %xmm5 /* p0_12_0 = clmul(p0_12_a0, p0_12_b0) */
+	vextracti128 $1, %ymm8, %xmm8 /* p0_12_a1 = extract128(m_6) */
+	vextracti128 $1, %ymm10, %xmm10 /* p0_12_b1 = extract128(k0_6) */
+	vmovdqa %ymm6, 512(%rsp) /* spill p1_11 */
+	vpclmulqdq $0x10, %xmm10, %xmm8, %xmm6 /* p0_12_1 = clmul(p0_12_a1, p0_12_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* p0_12 = concat128(p0_12_0, p0_12_1) */
+	vmovdqa %xmm12, %xmm6 /* p0_13_b0 = extract128(k1_6) */
+	vmovdqa %ymm5, 544(%rsp) /* spill p0_12 */
+	vpclmulqdq $0x11, %xmm6, %xmm14, %xmm5 /* p0_13_0 = clmul(p0_12_a0, p0_13_b0) */
+	vextracti128 $1, %ymm12, %xmm12 /* p0_13_b1 = extract128(k1_6) */
+	vmovdqa %ymm1, 576(%rsp) /* spill p0_11 */
+	vpclmulqdq $0x11, %xmm12, %xmm8, %xmm1 /* p0_13_1 = clmul(p0_12_a1, p0_13_b1) */
+	vinserti128 $1, %xmm1, %ymm5, %ymm1 /* p0_13 = concat128(p0_13_0, p0_13_1) */
+	vpclmulqdq $0x0, %xmm15, %xmm14, %xmm5 /* p1_12_0 = clmul(p0_12_a0, p0_12_b0) */
+	vpclmulqdq $0x0, %xmm10, %xmm8, %xmm10 /* p1_12_1 = clmul(p0_12_a1, p0_12_b1) */
+	vinserti128 $1, %xmm10, %ymm5, %ymm5 /* p1_12 = concat128(p1_12_0, p1_12_1) */
+	vpclmulqdq $0x1, %xmm6, %xmm14, %xmm6 /* p1_13_0 = clmul(p0_12_a0, p0_13_b0) */
+	vpclmulqdq $0x1, %xmm12, %xmm8, %xmm8 /* p1_13_1 = clmul(p0_12_a1, p0_13_b1) */
+	vinserti128 $1, %xmm8, %ymm6, %ymm6 /* p1_13 = concat128(p1_13_0, p1_13_1) */
+	vmovdqu 224(%rsi), %ymm8 /* msg_8 = load() */
+	vpand .Lzuc_lanes_avx2_aesni_3_nibble_mask(%rip), %ymm8, %ymm10 /* msg_8_lo = and(msg_8, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* msg_8_sh = shr(msg_8) */
+	vpand .Lzuc_lanes_avx2_aesni_3_nibble_mask(%rip), %ymm8, %ymm8 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm2, %ymm2 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
+	vpshufb %ymm8, %ymm3, %ymm3 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m_7 = xor(m_7_l, m_7_h) */
+	vmovdqu 224(%rdx), %ymm3 /* ks0_7 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_3_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vmovdqu 232(%rdx), %ymm8 /* ks1_7 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_3_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vmovdqa %xmm2, %xmm10 /* p0_14_a0 = extract128(m_7) */
+	vmovdqa %xmm3, %xmm12 /* p0_14_b0 = extract128(k0_7) */
+	vpclmulqdq $0x10, %xmm12, %xmm10, %xmm14 /* p0_14_0 = clmul(p0_14_a0, p0_14_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* p0_14_a1 = extract128(m_7) */
+	vextracti128 $1, %ymm3, %xmm3 /* p0_14_b1 = extract128(k0_7) */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm15 /* p0_14_1 = clmul(p0_14_a1, p0_14_b1) */
+	vinserti128 $1, %xmm15, %ymm14, %ymm14 /* p0_14 = concat128(p0_14_0, p0_14_1) */
+	vmovdqa %xmm8, %xmm15 /* p0_15_b0 = extract128(k1_7) */
+	vmovdqa %ymm5, 608(%rsp) /* spill p1_12 */
+	vpclmulqdq $0x11, %xmm15, %xmm10, %xmm5 /* p0_15_0 = clmul(p0_14_a0, p0_15_b0) */
+	vextracti128 $1, %ymm8, %xmm8 /* p0_15_b1 = extract128(k1_7) */
+	vmovdqa %ymm6, 640(%rsp) /* spill p1_13 */
+	vpclmulqdq $0x11, %xmm8, %xmm2, %xmm6 /* p0_15_1 = clmul(p0_14_a1, p0_15_b1) */
+	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* p0_15 = concat128(p0_15_0, p0_15_1) */
+	vpclmulqdq $0x0, %xmm12, %xmm10, %xmm6 /* p1_14_0 = clmul(p0_14_a0, p0_14_b0) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm3 /* p1_14_1 = clmul(p0_14_a1, p0_14_b1) */
+	vinserti128 $1, %xmm3, %ymm6, %ymm3 /* p1_14 = concat128(p1_14_0, p1_14_1) */
+	vpclmulqdq $0x1, %xmm15, %xmm10, %xmm6 /* p1_15_0 = clmul(p0_14_a0, p0_15_b0) */
+	vpclmulqdq $0x1, %xmm8, %xmm2, %xmm2 /* p1_15_1 = clmul(p0_14_a1, p0_15_b1) */
+	vinserti128 $1, %xmm2, %ymm6, %ymm2 /* p1_15 = concat128(p1_15_0, p1_15_1) */
 
 	/* Each sum plus its products, in a balanced tree. */
 	vpxor %ymm9, %ymm7, %ymm6 /* sum0_acc = xor(p0, p0_1_1_1) */
 	vpxor %ymm13, %ymm11, %ymm7 /* sum0_acc_1 = xor(p0_2, p0_3) */
 	vpxor %ymm0, %ymm4, %ymm0 /* sum0_acc_2 = xor(p0_4, p0_5) */
-	vpxor %ymm5, %ymm14, %ymm4 /* sum0_acc_3 = xor(p0_6, p0_7) */
-	vpxor %ymm7, %ymm6, %ymm5 /* sum0_acc_4 = xor(sum0_acc, sum0_acc_1) */
-	vpxor %ymm4, %ymm0, %ymm0 /* sum0_acc_5 = xor(sum0_acc_2, sum0_acc_3) */
-	vpxor %ymm0, %ymm5, %ymm0 /* sum0_acc_6 = xor(sum0_acc_4, sum0_acc_5) */
-	vmovdqu (%rdi), %ymm4 /* old0 = load() */
-	vpxor %ymm0, %ymm4, %ymm0 /* new0 = xor(old0, sum0_acc_6) */
+	vmovdqa 192(%rsp), %ymm4 /* reload p0_6 */
+	vpxor 320(%rsp), %ymm4, %ymm4 /* sum0_acc_3 = xor(p0_6, p0_7) */
+	vmovdqa 288(%rsp), %ymm8 /* reload p0_8 */
+	vpxor 448(%rsp), %ymm8, %ymm8 /* sum0_acc_4 = xor(p0_8, p0_9) */
+	vmovdqa 416(%rsp), %ymm9 /* reload p0_10 */
+	vpxor 576(%rsp), %ymm9, %ymm9 /* sum0_acc_5 = xor(p0_10, p0_11) */
+	vpxor 544(%rsp), %ymm1, %ymm1 /* sum0_acc_6 = xor(p0_13, p0_12) */
+	vpxor %ymm5, %ymm14, %ymm5 /* sum0_acc_7 = xor(p0_14, p0_15) */
+	vpxor %ymm7, %ymm6, %ymm6 /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
+	vpxor %ymm4, %ymm0, %ymm0 /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
+	vpxor %ymm9, %ymm8, %ymm4 /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
+	vpxor %ymm5, %ymm1, %ymm1 /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
+	vpxor %ymm0, %ymm6, %ymm0 /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
+	vpxor %ymm1, %ymm4, %ymm1 /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
+	vmovdqu (%rdi), %ymm1 /* old0 = load() */
+	vpxor %ymm0, %ymm1, %ymm0 /* new0 = xor(old0, sum0_acc_14) */
 	vmovdqu %ymm0, (%rdi) /* store new0 */
-	vpxor 64(%rsp), %ymm1, %ymm0 /* sum1_acc = xor(p1, p1_1_1_1) */
+	vmovdqa 160(%rsp), %ymm0 /* reload p1 */
+	vpxor 64(%rsp), %ymm0, %ymm0 /* sum1_acc = xor(p1, p1_1_1_1) */
 	vmovdqa 32(%rsp), %ymm1 /* reload p1_2 */
 	vpxor 0(%rsp), %ymm1, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
 	vmovdqa 96(%rsp), %ymm4 /* reload p1_4 */
 	vpxor 128(%rsp), %ymm4, %ymm4 /* sum1_acc_2 = xor(p1_4, p1_5) */
-	vpxor %ymm2, %ymm3, %ymm2 /* sum1_acc_3 = xor(p1_6, p1_7) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_4 = xor(sum1_acc, sum1_acc_1) */
-	vpxor %ymm2, %ymm4, %ymm1 /* sum1_acc_5 = xor(sum1_acc_2, sum1_acc_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_6 = xor(sum1_acc_4, sum1_acc_5) */
+	vmovdqa 224(%rsp), %ymm5 /* reload p1_6 */
+	vpxor 256(%rsp), %ymm5, %ymm5 /* sum1_acc_3 = xor(p1_6, p1_7) */
+	vmovdqa 352(%rsp), %ymm6 /* reload p1_8 */
+	vpxor 384(%rsp), %ymm6, %ymm6 /* sum1_acc_4 = xor(p1_8, p1_9) */
+	vmovdqa 480(%rsp), %ymm7 /* reload p1_10 */
+	vpxor 512(%rsp), %ymm7, %ymm7 /* sum1_acc_5 = xor(p1_10, p1_11) */
+	vmovdqa 608(%rsp), %ymm8 /* reload p1_12 */
+	vpxor 640(%rsp), %ymm8, %ymm8 /* sum1_acc_6 = xor(p1_12, p1_13) */
+	vpxor %ymm2, %ymm3, %ymm2 /* sum1_acc_7 = xor(p1_14, p1_15) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm1 /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
+	vpxor %ymm7, %ymm6, %ymm3 /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
+	vpxor %ymm2, %ymm8, %ymm2 /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
+	vpxor %ymm2, %ymm3, %ymm1 /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
 	vmovdqu 32(%rdi), %ymm1 /* old1 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* new1 = xor(old1, sum1_acc_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* new1 = xor(old1, sum1_acc_14) */
 	vmovdqu %ymm0, 32(%rdi) /* store new1 */
 	mov %rbp, %rsp
 	pop %rbp
@@ -3234,16 +3390,16 @@ SYM_FUNC_END(zuc_lanes_avx2_aesni_mac_fold)
  *   %rsi: msg
  *   %rdx: ks
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 384 bytes (12 spill slots of 32 bytes)
+ *   frame: 1152 bytes (36 spill slots of 32 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(zuc_lanes_avx2_aesni_mac_fold_wide)
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $384, %rsp
+	sub $1152, %rsp
 
-	/* 16 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
+	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
 	vpand .Lzuc_lanes_avx2_aesni_4_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* msg_1_sh = shr(msg_1) */
@@ -3375,56 +3531,247 @@ SYM_FUNC_START(zuc_lanes_avx2_aesni_mac_fold_wide)
 	vpand .Lzuc_lanes_avx2_aesni_4_nibble_mask(%rip), %ymm11, %ymm12 /* msg_4_lo = and(msg_4, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_4_sh = shr(msg_4) */
 	vpand .Lzuc_lanes_avx2_aesni_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm2, %ymm2 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
-	vpshufb %ymm11, %ymm3, %ymm3 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
-	vpxor %ymm3, %ymm2, %ymm2 /* m_3 = xor(m_3_l, m_3_h) */
-	vmovdqu 96(%rdx), %ymm3 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm3, %ymm3 /* k0_3 = lookup16(ks0_3, reverse16) */
-	vmovdqu 104(%rdx), %ymm11 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm11, %ymm11 /* k1_3 = lookup16(ks1_3, reverse16) */
-	vmovdqu 112(%rdx), %ymm12 /* ks2_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm12, %ymm12 /* k2_3 = lookup16(ks2_3, reverse16) */
-	vmovdqa %xmm2, %xmm13 /* p0_6_a0 = extract128(m_3) */
-	vmovdqa %xmm3, %xmm15 /* p0_6_b0 = extract128(k0_3) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* m_3 = xor(m_3_l, m_3_h) */
+	vmovdqu 96(%rdx), %ymm12 /* ks0_3 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm12, %ymm12 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vmovdqu 104(%rdx), %ymm13 /* ks1_3 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm13, %ymm13 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vmovdqu 112(%rdx), %ymm15 /* ks2_3 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm15, %ymm15 /* k2_3 = lookup16(ks2_3, reverse16) */
 	vmovdqa %ymm5, 256(%rsp) /* spill p2_5 */
-	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm5 /* p0_6_0 = clmul(p0_6_a0, p0_6_b0) */
-	vextracti128 $1, %ymm2, %xmm2 /* p0_6_a1 = extract128(m_3) */
-	vextracti128 $1, %ymm3, %xmm3 /* p0_6_b1 = extract128(k0_3) */
+	vmovdqa %xmm11, %xmm5 /* p0_6_a0 = extract128(m_3) */
 	vmovdqa %ymm6, 288(%rsp) /* spill p2_4 */
-	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm6 /* p0_6_1 = clmul(p0_6_a1, p0_6_b1) */
-	vinserti128 $1, %xmm6, %ymm5, %ymm5 /* p0_6 = concat128(p0_6_0, p0_6_1) */
-	vmovdqa %xmm11, %xmm6 /* p0_7_b0 = extract128(k1_3) */
+	vmovdqa %xmm12, %xmm6 /* p0_6_b0 = extract128(k0_3) */
 	vmovdqa %ymm7, 320(%rsp) /* spill p1_4 */
-	vpclmulqdq $0x11, %xmm6, %xmm13, %xmm7 /* p0_7_0 = clmul(p0_6_a0, p0_7_b0) */
-	vextracti128 $1, %ymm11, %xmm11 /* p0_7_b1 = extract128(k1_3) */
+	vpclmulqdq $0x10, %xmm6, %xmm5, %xmm7 /* p0_6_0 = clmul(p0_6_a0, p0_6_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* p0_6_a1 = extract128(m_3) */
+	vextracti128 $1, %ymm12, %xmm12 /* p0_6_b1 = extract128(k0_3) */
 	vmovdqa %ymm9, 352(%rsp) /* spill p1_5 */
-	vpclmulqdq $0x11, %xmm11, %xmm2, %xmm9 /* p0_7_1 = clmul(p0_6_a1, p0_7_b1) */
-	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* p0_7 = concat128(p0_7_0, p0_7_1) */
-	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm9 /* p1_6_0 = clmul(p0_6_a0, p0_6_b0) */
-	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm3 /* p1_6_1 = clmul(p0_6_a1, p0_6_b1) */
-	vinserti128 $1, %xmm3, %ymm9, %ymm3 /* p1_6 = concat128(p1_6_0, p1_6_1) */
-	vpclmulqdq $0x1, %xmm6, %xmm13, %xmm9 /* p1_7_0 = clmul(p0_6_a0, p0_7_b0) */
-	vpclmulqdq $0x1, %xmm11, %xmm2, %xmm15 /* p1_7_1 = clmul(p0_6_a1, p0_7_b1) */
-	vinserti128 $1, %xmm15, %ymm9, %ymm9 /* p1_7 = concat128(p1_7_0, p1_7_1) */
-	vpclmulqdq $0x0, %xmm6, %xmm13, %xmm6 /* p2_6_0 = clmul(p0_6_a0, p0_7_b0) */
-	vpclmulqdq $0x0, %xmm11, %xmm2, %xmm11 /* p2_6_1 = clmul(p0_6_a1, p0_7_b1) */
-	vinserti128 $1, %xmm11, %ymm6, %ymm6 /* p2_6 = concat128(p2_6_0, p2_6_1) */
-	vmovdqa %xmm12, %xmm11 /* p2_7_b0 = extract128(k2_3) */
-	vpclmulqdq $0x1, %xmm11, %xmm13, %xmm11 /* p2_7_0 = clmul(p0_6_a0, p2_7_b0) */
-	vextracti128 $1, %ymm12, %xmm12 /* p2_7_b1 = extract128(k2_3) */
-	vpclmulqdq $0x1, %xmm12, %xmm2, %xmm2 /* p2_7_1 = clmul(p0_6_a1, p2_7_b1) */
-	vinserti128 $1, %xmm2, %ymm11, %ymm2 /* p2_7 = concat128(p2_7_0, p2_7_1) */
+	vpclmulqdq $0x10, %xmm12, %xmm11, %xmm9 /* p0_6_1 = clmul(p0_6_a1, p0_6_b1) */
+	vinserti128 $1, %xmm9, %ymm7, %ymm7 /* p0_6 = concat128(p0_6_0, p0_6_1) */
+	vmovdqa %xmm13, %xmm9 /* p0_7_b0 = extract128(k1_3) */
+	vmovdqa %ymm7, 384(%rsp) /* spill p0_6 */
+	vpclmulqdq $0x11, %xmm9, %xmm5, %xmm7 /* p0_7_0 = clmul(p0_6_a0, p0_7_b0) */
+	vextracti128 $1, %ymm13, %xmm13 /* p0_7_b1 = extract128(k1_3) */
+	vmovdqa %ymm1, 416(%rsp) /* spill p0_5 */
+	vpclmulqdq $0x11, %xmm13, %xmm11, %xmm1 /* p0_7_1 = clmul(p0_6_a1, p0_7_b1) */
+	vinserti128 $1, %xmm1, %ymm7, %ymm1 /* p0_7 = concat128(p0_7_0, p0_7_1) */
+	vpclmulqdq $0x0, %xmm6, %xmm5, %xmm6 /* p1_6_0 = clmul(p0_6_a0, p0_6_b0) */
+	vpclmulqdq $0x0, %xmm12, %xmm11, %xmm7 /* p1_6_1 = clmul(p0_6_a1, p0_6_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* p1_6 = concat128(p1_6_0, p1_6_1) */
+	vpclmulqdq $0x1, %xmm9, %xmm5, %xmm7 /* p1_7_0 = clmul(p0_6_a0, p0_7_b0) */
+	vpclmulqdq $0x1, %xmm13, %xmm11, %xmm12 /* p1_7_1 = clmul(p0_6_a1, p0_7_b1) */
+	vinserti128 $1, %xmm12, %ymm7, %ymm7 /* p1_7 = concat128(p1_7_0, p1_7_1) */
+	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm9 /* p2_6_0 = clmul(p0_6_a0, p0_7_b0) */
+	vpclmulqdq $0x0, %xmm13, %xmm11, %xmm12 /* p2_6_1 = clmul(p0_6_a1, p0_7_b1) */
+	vinserti128 $1, %xmm12, %ymm9, %ymm9 /* p2_6 = concat128(p2_6_0, p2_6_1) */
+	vmovdqa %xmm15, %xmm12 /* p2_7_b0 = extract128(k2_3) */
+	vpclmulqdq $0x1, %xmm12, %xmm5, %xmm5 /* p2_7_0 = clmul(p0_6_a0, p2_7_b0) */
+	vextracti128 $1, %ymm15, %xmm12 /* p2_7_b1 = extract128(k2_3) */
+	vpclmulqdq $0x1, %xmm12, %xmm11, %xmm11 /* p2_7_1 = clmul(p0_6_a1, p2_7_b1) */
+	vinserti128 $1, %xmm11, %ymm5, %ymm5 /* p2_7 = concat128(p2_7_0, p2_7_1) */
+	vmovdqu 128(%rsi), %ymm11 /* msg_5 = load() */
+	vpand .Lzuc_lanes_avx2_aesni_4_nibble_mask(%rip), %ymm11, %ymm12 /* msg_5_lo = and(msg_5, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* msg_5_sh = shr(msg_5) */
+	vpand .Lzuc_lanes_avx2_aesni_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* m_4 = xor(m_4_l, m_4_h) */
+	vmovdqu 128(%rdx), %ymm12 /* ks0_4 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm12, %ymm12 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vmovdqu 136(%rdx), %ymm13 /* ks1_4 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm13, %ymm13 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vmovdqu 144(%rdx), %ymm15 /* ks2_4 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm15, %ymm15 /* k2_4 = lookup16(ks2_4, reverse16) */
+	vmovdqa %ymm5, 448(%rsp) /* spill p2_7 */
+	vmovdqa %xmm11, %xmm5 /* p0_8_a0 = extract128(m_4) */
+	vmovdqa %ymm9, 480(%rsp) /* spill p2_6 */
+	vmovdqa %xmm12, %xmm9 /* p0_8_b0 = extract128(k0_4) */
+	vmovdqa %ymm6, 512(%rsp) /* spill p1_6 */
+	vpclmulqdq $0x10, %xmm9, %xmm5, %xmm6 /* p0_8_0 = clmul(p0_8_a0, p0_8_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* p0_8_a1 = extract128(m_4) */
+	vextracti128 $1, %ymm12, %xmm12 /* p0_8_b1 = extract128(k0_4) */
+	vmovdqa %ymm7, 544(%rsp) /* spill p1_7 */
+	vpclmulqdq $0x10, %xmm12, %xmm11, %xmm7 /* p0_8_1 = clmul(p0_8_a1, p0_8_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* p0_8 = concat128(p0_8_0, p0_8_1) */
+	vmovdqa %xmm13, %xmm7 /* p0_9_b0 = extract128(k1_4) */
+	vmovdqa %ymm6, 576(%rsp) /* spill p0_8 */
+	vpclmulqdq $0x11, %xmm7, %xmm5, %xmm6 /* p0_9_0 = clmul(p0_8_a0, p0_9_b0) */
+	vextracti128 $1, %ymm13, %xmm13 /* p0_9_b1 = extract128(k1_4) */
+	vmovdqa %ymm1, 608(%rsp) /* spill p0_7 */
+	vpclmulqdq $0x11, %xmm13, %xmm11, %xmm1 /* p0_9_1 = clmul(p0_8_a1, p0_9_b1) */
+	vinserti128 $1, %xmm1, %ymm6, %ymm1 /* p0_9 = concat128(p0_9_0, p0_9_1) */
+	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm6 /* p1_8_0 = clmul(p0_8_a0, p0_8_b0) */
+	vpclmulqdq $0x0, %xmm12, %xmm11, %xmm9 /* p1_8_1 = clmul(p0_8_a1, p0_8_b1) */
+	vinserti128 $1, %xmm9, %ymm6, %ymm6 /* p1_8 = concat128(p1_8_0, p1_8_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm5, %xmm9 /* p1_9_0 = clmul(p0_8_a0, p0_9_b0) */
+	vpclmulqdq $0x1, %xmm13, %xmm11, %xmm12 /* p1_9_1 = clmul(p0_8_a1, p0_9_b1) */
+	vinserti128 $1, %xmm12, %ymm9, %ymm9 /* p1_9 = concat128(p1_9_0, p1_9_1) */
+	vpclmulqdq $0x0, %xmm7, %xmm5, %xmm7 /* p2_8_0 = clmul(p0_8_a0, p0_9_b0) */
+	vpclmulqdq $0x0, %xmm13, %xmm11, %xmm12 /* p2_8_1 = clmul(p0_8_a1, p0_9_b1) */
+	vinserti128 $1, %xmm12, %ymm7, %ymm7 /* p2_8 = concat128(p2_8_0, p2_8_1) */
+	vmovdqa %xmm15, %xmm12 /* p2_9_b0 = extract128(k2_4) */
+	vpclmulqdq $0x1, %xmm12, %xmm5, %xmm5 /* p2_9_0 = clmul(p0_8_a0, p2_9_b0) */
+	vextracti128 $1, %ymm15, %xmm12 /* p2_9_b1 = extract128(k2_4) */
+	vpclmulqdq $0x1, %xmm12, %xmm11, %xmm11 /* p2_9_1 = clmul(p0_8_a1, p2_9_b1) */
+	vinserti128 $1, %xmm11, %ymm5, %ymm5 /* p2_9 = concat128(p2_9_0, p2_9_1) */
+	vmovdqu 160(%rsi), %ymm11 /* msg_6 = load() */
+	vpand .Lzuc_lanes_avx2_aesni_4_nibble_mask(%rip), %ymm11, %ymm12 /* msg_6_lo = and(msg_6, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* msg_6_sh = shr(msg_6) */
+	vpand .Lzuc_lanes_avx2_aesni_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* m_5 = xor(m_5_l, m_5_h) */
+	vmovdqu 160(%rdx), %ymm12 /* ks0_5 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm12, %ymm12 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vmovdqu 168(%rdx), %ymm13 /* ks1_5 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm13, %ymm13 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vmovdqu 176(%rdx), %ymm15 /* ks2_5 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm15, %ymm15 /* k2_5 = lookup16(ks2_5, reverse16) */
+	vmovdqa %ymm5, 640(%rsp) /* spill p2_9 */
+	vmovdqa %xmm11, %xmm5 /* p0_10_a0 = extract128(m_5) */
+	vmovdqa %ymm7, 672(%rsp) /* spill p2_8 */
+	vmovdqa %xmm12, %xmm7 /* p0_10_b0 = extract128(k0_5) */
+	vmovdqa %ymm6, 704(%rsp) /* spill p1_8 */
+	vpclmulqdq $0x10, %xmm7, %xmm5, %xmm6 /* p0_10_0 = clmul(p0_10_a0, p0_10_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* p0_10_a1 = extract128(m_5) */
+	vextracti128 $1, %ymm12, %xmm12 /* p0_10_b1 = extract128(k0_5) */
+	vmovdqa %ymm9, 736(%rsp) /* spill p1_9 */
+	vpclmulqdq $0x10, %xmm12, %xmm11, %xmm9 /* p0_10_1 = clmul(p0_10_a1, p0_10_b1) */
+	vinserti128 $1, %xmm9, %ymm6, %ymm6 /* p0_10 = concat128(p0_10_0, p0_10_1) */
+	vmovdqa %xmm13, %xmm9 /* p0_11_b0 = extract128(k1_5) */
+	vmovdqa %ymm6, 768(%rsp) /* spill p0_10 */
+	vpclmulqdq $0x11, %xmm9, %xmm5, %xmm6 /* p0_11_0 = clmul(p0_10_a0, p0_11_b0) */
+	vextracti128 $1, %ymm13, %xmm13 /* p0_11_b1 = extract128(k1_5) */
+	vmovdqa %ymm1, 800(%rsp) /* spill p0_9 */
+	vpclmulqdq $0x11, %xmm13, %xmm11, %xmm1 /* p0_11_1 = clmul(p0_10_a1, p0_11_b1) */
+	vinserti128 $1, %xmm1, %ymm6, %ymm1 /* p0_11 = concat128(p0_11_0, p0_11_1) */
+	vpclmulqdq $0x0, %xmm7, %xmm5, %xmm6 /* p1_10_0 = clmul(p0_10_a0, p0_10_b0) */
+	vpclmulqdq $0x0, %xmm12, %xmm11, %xmm7 /* p1_10_1 = clmul(p0_10_a1, p0_10_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* p1_10 = concat128(p1_10_0, p1_10_1) */
+	vpclmulqdq $0x1, %xmm9, %xmm5, %xmm7 /* p1_11_0 = clmul(p0_10_a0, p0_11_b0) */
+	vpclmulqdq $0x1, %xmm13, %xmm11, %xmm12 /* p1_11_1 = clmul(p0_10_a1, p0_11_b1) */
+	vinserti128 $1, %xmm12, %ymm7, %ymm7 /* p1_11 = concat128(p1_11_0, p1_11_1) */
+	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm9 /* p2_10_0 = clmul(p0_10_a0, p0_11_b0) */
+	vpclmulqdq $0x0, %xmm13, %xmm11, %xmm12 /* p2_10_1 = clmul(p0_10_a1, p0_11_b1) */
+	vinserti128 $1, %xmm12, %ymm9, %ymm9 /* p2_10 = concat128(p2_10_0, p2_10_1) */
+	vmovdqa %xmm15, %xmm12 /* p2_11_b0 = extract128(k2_5) */
+	vpclmulqdq $0x1, %xmm12, %xmm5, %xmm5 /* p2_11_0 = clmul(p0_10_a0, p2_11_b0) */
+	vextracti128 $1, %ymm15, %xmm12 /* p2_11_b1 = extract128(k2_5) */
+	vpclmulqdq $0x1, %xmm12, %xmm11, %xmm11 /* p2_11_1 = clmul(p0_10_a1, p2_11_b1) */
+	vinserti128 $1, %xmm11, %ymm5, %ymm5 /* p2_11 = concat128(p2_11_0, p2_11_1) */
+	vmovdqu 192(%rsi), %ymm11 /* msg_7 = load() */
+	vpand .Lzuc_lanes_avx2_aesni_4_nibble_mask(%rip), %ymm11, %ymm12 /* msg_7_lo = and(msg_7, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* msg_7_sh = shr(msg_7) */
+	vpand .Lzuc_lanes_avx2_aesni_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* m_6 = xor(m_6_l, m_6_h) */
+	vmovdqu 192(%rdx), %ymm12 /* ks0_6 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm12, %ymm12 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vmovdqu 200(%rdx), %ymm13 /* ks1_6 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm13, %ymm13 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vmovdqu 208(%rdx), %ymm15 /* ks2_6 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm15, %ymm15 /* k2_6 = lookup16(ks2_6, reverse16) */
+	vmovdqa %ymm5, 832(%rsp) /* spill p2_11 */
+	vmovdqa %xmm11, %xmm5 /* p0_12_a0 = extract128(m_6) */
+	vmovdqa %ymm9, 864(%rsp) /* spill p2_10 */
+	vmovdqa %xmm12, %xmm9 /* p0_12_b0 = extract128(k0_6) */
+	vmovdqa %ymm6, 896(%rsp) /* spill p1_10 */
+	vpclmulqdq $0x10, %xmm9, %xmm5, %xmm6 /* p0_12_0 = clmul(p0_12_a0, p0_12_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* p0_12_a1 = extract128(m_6) */
+	vextracti128 $1, %ymm12, %xmm12 /* p0_12_b1 = extract128(k0_6) */
+	vmovdqa %ymm7, 928(%rsp) /* spill p1_11 */
+	vpclmulqdq $0x10, %xmm12, %xmm11, %xmm7 /* p0_12_1 = clmul(p0_12_a1, p0_12_b1) */
+	vinserti128 $1, %xmm7, %ymm6, %ymm6 /* p0_12 = concat128(p0_12_0, p0_12_1) */
+	vmovdqa %xmm13, %xmm7 /* p0_13_b0 = extract128(k1_6) */
+	vmovdqa %ymm6, 960(%rsp) /* spill p0_12 */
+	vpclmulqdq $0x11, %xmm7, %xmm5, %xmm6 /* p0_13_0 = clmul(p0_12_a0, p0_13_b0) */
+	vextracti128 $1, %ymm13, %xmm13 /* p0_13_b1 = extract128(k1_6) */
+	vmovdqa %ymm1, 992(%rsp) /* spill p0_11 */
+	vpclmulqdq $0x11, %xmm13, %xmm11, %xmm1 /* p0_13_1 = clmul(p0_12_a1, p0_13_b1) */
+	vinserti128 $1, %xmm1, %ymm6, %ymm1 /* p0_13 = concat128(p0_13_0, p0_13_1) */
+	vpclmulqdq $0x0, %xmm9, %xmm5, %xmm6 /* p1_12_0 = clmul(p0_12_a0, p0_12_b0) */
+	vpclmulqdq $0x0, %xmm12, %xmm11, %xmm9 /* p1_12_1 = clmul(p0_12_a1, p0_12_b1) */
+	vinserti128 $1, %xmm9, %ymm6, %ymm6 /* p1_12 = concat128(p1_12_0, p1_12_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm5, %xmm9 /* p1_13_0 = clmul(p0_12_a0, p0_13_b0) */
+	vpclmulqdq $0x1, %xmm13, %xmm11, %xmm12 /* p1_13_1 = clmul(p0_12_a1, p0_13_b1) */
+	vinserti128 $1, %xmm12, %ymm9, %ymm9 /* p1_13 = concat128(p1_13_0, p1_13_1) */
+	vpclmulqdq $0x0, %xmm7, %xmm5, %xmm7 /* p2_12_0 = clmul(p0_12_a0, p0_13_b0) */
+	vpclmulqdq $0x0, %xmm13, %xmm11, %xmm12 /* p2_12_1 = clmul(p0_12_a1, p0_13_b1) */
+	vinserti128 $1, %xmm12, %ymm7, %ymm7 /* p2_12 = concat128(p2_12_0, p2_12_1) */
+	vmovdqa %xmm15, %xmm12 /* p2_13_b0 = extract128(k2_6) */
+	vpclmulqdq $0x1, %xmm12, %xmm5, %xmm5 /* p2_13_0 = clmul(p0_12_a0, p2_13_b0) */
+	vextracti128 $1, %ymm15, %xmm12 /* p2_13_b1 = extract128(k2_6) */
+	vpclmulqdq $0x1, %xmm12, %xmm11, %xmm11 /* p2_13_1 = clmul(p0_12_a1, p2_13_b1) */
+	vinserti128 $1, %xmm11, %ymm5, %ymm5 /* p2_13 = concat128(p2_13_0, p2_13_1) */
+	vmovdqu 224(%rsi), %ymm11 /* msg_8 = load() */
+	vpand .Lzuc_lanes_avx2_aesni_4_nibble_mask(%rip), %ymm11, %ymm12 /* msg_8_lo = and(msg_8, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* msg_8_sh = shr(msg_8) */
+	vpand .Lzuc_lanes_avx2_aesni_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm2, %ymm2 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
+	vpshufb %ymm11, %ymm3, %ymm3 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m_7 = xor(m_7_l, m_7_h) */
+	vmovdqu 224(%rdx), %ymm3 /* ks0_7 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vmovdqu 232(%rdx), %ymm11 /* ks1_7 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm11, %ymm11 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vmovdqu 240(%rdx), %ymm12 /* ks2_7 = load() */
+	vpshufb .Lzuc_lanes_avx2_aesni_4_reverse16(%rip), %ymm12, %ymm12 /* k2_7 = lookup16(ks2_7, reverse16) */
+	vmovdqa %xmm2, %xmm13 /* p0_14_a0 = extract128(m_7) */
+	vmovdqa %xmm3, %xmm15 /* p0_14_b0 = extract128(k0_7) */
+	vmovdqa %ymm5, 1024(%rsp) /* spill p2_13 */
+	vpclmulqdq $0x10, %xmm15, %xmm13, %xmm5 /* p0_14_0 = clmul(p0_14_a0, p0_14_b0) */
+	vextracti128 $1, %ymm2, %xmm2 /* p0_14_a1 = extract128(m_7) */
+	vextracti128 $1, %ymm3, %xmm3 /* p0_14_b1 = extract128(k0_7) */
+	vmovdqa %ymm7, 1056(%rsp) /* spill p2_12 */
+	vpclmulqdq $0x10, %xmm3, %xmm2, %xmm7 /* p0_14_1 = clmul(p0_14_a1, p0_14_b1) */
+	vinserti128 $1, %xmm7, %ymm5, %ymm5 /* p0_14 = concat128(p0_14_0, p0_14_1) */
+	vmovdqa %xmm11, %xmm7 /* p0_15_b0 = extract128(k1_7) */
+	vmovdqa %ymm6, 1088(%rsp) /* spill p1_12 */
+	vpclmulqdq $0x11, %xmm7, %xmm13, %xmm6 /* p0_15_0 = clmul(p0_14_a0, p0_15_b0) */
+	vextracti128 $1, %ymm11, %xmm11 /* p0_15_b1 = extract128(k1_7) */
+	vmovdqa %ymm9, 1120(%rsp) /* spill p1_13 */
+	vpclmulqdq $0x11, %xmm11, %xmm2, %xmm9 /* p0_15_1 = clmul(p0_14_a1, p0_15_b1) */
+	vinserti128 $1, %xmm9, %ymm6, %ymm6 /* p0_15 = concat128(p0_15_0, p0_15_1) */
+	vpclmulqdq $0x0, %xmm15, %xmm13, %xmm9 /* p1_14_0 = clmul(p0_14_a0, p0_14_b0) */
+	vpclmulqdq $0x0, %xmm3, %xmm2, %xmm3 /* p1_14_1 = clmul(p0_14_a1, p0_14_b1) */
+	vinserti128 $1, %xmm3, %ymm9, %ymm3 /* p1_14 = concat128(p1_14_0, p1_14_1) */
+	vpclmulqdq $0x1, %xmm7, %xmm13, %xmm9 /* p1_15_0 = clmul(p0_14_a0, p0_15_b0) */
+	vpclmulqdq $0x1, %xmm11, %xmm2, %xmm15 /* p1_15_1 = clmul(p0_14_a1, p0_15_b1) */
+	vinserti128 $1, %xmm15, %ymm9, %ymm9 /* p1_15 = concat128(p1_15_0, p1_15_1) */
+	vpclmulqdq $0x0, %xmm7, %xmm13, %xmm7 /* p2_14_0 = clmul(p0_14_a0, p0_15_b0) */
+	vpclmulqdq $0x0, %xmm11, %xmm2, %xmm11 /* p2_14_1 = clmul(p0_14_a1, p0_15_b1) */
+	vinserti128 $1, %xmm11, %ymm7, %ymm7 /* p2_14 = concat128(p2_14_0, p2_14_1) */
+	vmovdqa %xmm12, %xmm11 /* p2_15_b0 = extract128(k2_7) */
+	vpclmulqdq $0x1, %xmm11, %xmm13, %xmm11 /* p2_15_0 = clmul(p0_14_a0, p2_15_b0) */
+	vextracti128 $1, %ymm12, %xmm12 /* p2_15_b1 = extract128(k2_7) */
+	vpclmulqdq $0x1, %xmm12, %xmm2, %xmm2 /* p2_15_1 = clmul(p0_14_a1, p2_15_b1) */
+	vinserti128 $1, %xmm2, %ymm11, %ymm2 /* p2_15 = concat128(p2_15_0, p2_15_1) */
 
 	/* Each sum plus its products, in a balanced tree. */
 	vpxor %ymm10, %ymm8, %ymm8 /* sum0_acc = xor(p0, p0_1_1_1) */
 	vpxor %ymm0, %ymm14, %ymm0 /* sum0_acc_1 = xor(p0_2, p0_3) */
-	vpxor %ymm1, %ymm4, %ymm1 /* sum0_acc_2 = xor(p0_4, p0_5) */
-	vpxor %ymm7, %ymm5, %ymm4 /* sum0_acc_3 = xor(p0_6, p0_7) */
-	vpxor %ymm0, %ymm8, %ymm0 /* sum0_acc_4 = xor(sum0_acc, sum0_acc_1) */
-	vpxor %ymm4, %ymm1, %ymm1 /* sum0_acc_5 = xor(sum0_acc_2, sum0_acc_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum0_acc_6 = xor(sum0_acc_4, sum0_acc_5) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* sum0_acc_2 = xor(p0_4, p0_5) */
+	vmovdqa 384(%rsp), %ymm10 /* reload p0_6 */
+	vpxor 608(%rsp), %ymm10, %ymm10 /* sum0_acc_3 = xor(p0_6, p0_7) */
+	vmovdqa 576(%rsp), %ymm11 /* reload p0_8 */
+	vpxor 800(%rsp), %ymm11, %ymm11 /* sum0_acc_4 = xor(p0_8, p0_9) */
+	vmovdqa 768(%rsp), %ymm12 /* reload p0_10 */
+	vpxor 992(%rsp), %ymm12, %ymm12 /* sum0_acc_5 = xor(p0_10, p0_11) */
+	vpxor 960(%rsp), %ymm1, %ymm1 /* sum0_acc_6 = xor(p0_13, p0_12) */
+	vpxor %ymm6, %ymm5, %ymm5 /* sum0_acc_7 = xor(p0_14, p0_15) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
+	vpxor %ymm10, %ymm4, %ymm4 /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
+	vpxor %ymm12, %ymm11, %ymm6 /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
+	vpxor %ymm5, %ymm1, %ymm1 /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
+	vpxor %ymm4, %ymm0, %ymm0 /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
+	vpxor %ymm1, %ymm6, %ymm1 /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
 	vmovdqu (%rdi), %ymm1 /* old0 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* new0 = xor(old0, sum0_acc_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* new0 = xor(old0, sum0_acc_14) */
 	vmovdqu %ymm0, (%rdi) /* store new0 */
 	vmovdqa 192(%rsp), %ymm0 /* reload p1 */
 	vpxor 224(%rsp), %ymm0, %ymm0 /* sum1_acc = xor(p1, p1_1_1_1) */
@@ -3432,12 +3779,24 @@ SYM_FUNC_START(zuc_lanes_avx2_aesni_mac_fold_wide)
 	vpxor 160(%rsp), %ymm1, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
 	vmovdqa 320(%rsp), %ymm4 /* reload p1_4 */
 	vpxor 352(%rsp), %ymm4, %ymm4 /* sum1_acc_2 = xor(p1_4, p1_5) */
-	vpxor %ymm9, %ymm3, %ymm3 /* sum1_acc_3 = xor(p1_6, p1_7) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_4 = xor(sum1_acc, sum1_acc_1) */
-	vpxor %ymm3, %ymm4, %ymm1 /* sum1_acc_5 = xor(sum1_acc_2, sum1_acc_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_6 = xor(sum1_acc_4, sum1_acc_5) */
+	vmovdqa 512(%rsp), %ymm5 /* reload p1_6 */
+	vpxor 544(%rsp), %ymm5, %ymm5 /* sum1_acc_3 = xor(p1_6, p1_7) */
+	vmovdqa 704(%rsp), %ymm6 /* reload p1_8 */
+	vpxor 736(%rsp), %ymm6, %ymm6 /* sum1_acc_4 = xor(p1_8, p1_9) */
+	vmovdqa 896(%rsp), %ymm8 /* reload p1_10 */
+	vpxor 928(%rsp), %ymm8, %ymm8 /* sum1_acc_5 = xor(p1_10, p1_11) */
+	vmovdqa 1088(%rsp), %ymm10 /* reload p1_12 */
+	vpxor 1120(%rsp), %ymm10, %ymm10 /* sum1_acc_6 = xor(p1_12, p1_13) */
+	vpxor %ymm9, %ymm3, %ymm3 /* sum1_acc_7 = xor(p1_14, p1_15) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
+	vpxor %ymm5, %ymm4, %ymm1 /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
+	vpxor %ymm8, %ymm6, %ymm4 /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
+	vpxor %ymm3, %ymm10, %ymm3 /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
+	vpxor %ymm3, %ymm4, %ymm1 /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
 	vmovdqu 32(%rdi), %ymm1 /* old1 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* new1 = xor(old1, sum1_acc_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* new1 = xor(old1, sum1_acc_14) */
 	vmovdqu %ymm0, 32(%rdi) /* store new1 */
 	vmovdqa 32(%rsp), %ymm0 /* reload p2 */
 	vpxor 0(%rsp), %ymm0, %ymm0 /* sum2_acc = xor(p2, p2_1_1_1) */
@@ -3445,12 +3804,24 @@ SYM_FUNC_START(zuc_lanes_avx2_aesni_mac_fold_wide)
 	vpxor 64(%rsp), %ymm1, %ymm1 /* sum2_acc_1 = xor(p2_2, p2_3) */
 	vmovdqa 288(%rsp), %ymm3 /* reload p2_4 */
 	vpxor 256(%rsp), %ymm3, %ymm3 /* sum2_acc_2 = xor(p2_4, p2_5) */
-	vpxor %ymm2, %ymm6, %ymm2 /* sum2_acc_3 = xor(p2_6, p2_7) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum2_acc_4 = xor(sum2_acc, sum2_acc_1) */
-	vpxor %ymm2, %ymm3, %ymm1 /* sum2_acc_5 = xor(sum2_acc_2, sum2_acc_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* sum2_acc_6 = xor(sum2_acc_4, sum2_acc_5) */
+	vmovdqa 480(%rsp), %ymm4 /* reload p2_6 */
+	vpxor 448(%rsp), %ymm4, %ymm4 /* sum2_acc_3 = xor(p2_6, p2_7) */
+	vmovdqa 672(%rsp), %ymm5 /* reload p2_8 */
+	vpxor 640(%rsp), %ymm5, %ymm5 /* sum2_acc_4 = xor(p2_8, p2_9) */
+	vmovdqa 864(%rsp), %ymm6 /* reload p2_10 */
+	vpxor 832(%rsp), %ymm6, %ymm6 /* sum2_acc_5 = xor(p2_10, p2_11) */
+	vmovdqa 1056(%rsp), %ymm8 /* reload p2_12 */
+	vpxor 1024(%rsp), %ymm8, %ymm8 /* sum2_acc_6 = xor(p2_12, p2_13) */
+	vpxor %ymm2, %ymm7, %ymm2 /* sum2_acc_7 = xor(p2_14, p2_15) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum2_acc_8 = xor(sum2_acc, sum2_acc_1) */
+	vpxor %ymm4, %ymm3, %ymm1 /* sum2_acc_9 = xor(sum2_acc_2, sum2_acc_3) */
+	vpxor %ymm6, %ymm5, %ymm3 /* sum2_acc_10 = xor(sum2_acc_4, sum2_acc_5) */
+	vpxor %ymm2, %ymm8, %ymm2 /* sum2_acc_11 = xor(sum2_acc_6, sum2_acc_7) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum2_acc_12 = xor(sum2_acc_8, sum2_acc_9) */
+	vpxor %ymm2, %ymm3, %ymm1 /* sum2_acc_13 = xor(sum2_acc_10, sum2_acc_11) */
+	vpxor %ymm1, %ymm0, %ymm0 /* sum2_acc_14 = xor(sum2_acc_12, sum2_acc_13) */
 	vmovdqu 64(%rdi), %ymm1 /* old2 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* new2 = xor(old2, sum2_acc_6) */
+	vpxor %ymm0, %ymm1, %ymm0 /* new2 = xor(old2, sum2_acc_14) */
 	vmovdqu %ymm0, 64(%rdi) /* store new2 */
 	mov %rbp, %rsp
 	pop %rbp

@@ -9961,16 +9961,16 @@ SYM_FUNC_END(zuc_lanes_ssse3_aesni_keystream_xor)
  *   %rsi: msg
  *   %rdx: ks
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 320 bytes (18 spill slots of 16 bytes)
+ *   frame: 832 bytes (50 spill slots of 16 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $320, %rsp
+	sub $832, %rsp
 
-	/* 16 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
+	/* 32 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
 	movdqu (%rsi), %xmm0 /* msg_1 = load() */
 	movdqa %xmm0, %xmm1 /* msg_1 */
 	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm1 /* msg_1_lo = and(msg_1, nibble_mask) */
@@ -10141,22 +10141,222 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_8_lo = and(msg_8, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_8_sh = shr(msg_8) */
 	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
-	pshufb %xmm4, %xmm2 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
-	pshufb %xmm0, %xmm1 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
-	pxor %xmm1, %xmm2 /* m_7 = xor(m_7_l, m_7_h) */
+	movdqa %xmm7, 256(%rsp) /* spill p1_13 */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm4, %xmm7 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
+	movdqa %xmm1, %xmm4 /* tbl_hi */
+	pshufb %xmm0, %xmm4 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
+	pxor %xmm4, %xmm7 /* m_7 = xor(m_7_l, m_7_h) */
 	movdqu 112(%rdx), %xmm0 /* ks0_7 = load() */
 	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_7 = lookup16(ks0_7, reverse16) */
-	movdqu 120(%rdx), %xmm1 /* ks1_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm1 /* k1_7 = lookup16(ks1_7, reverse16) */
-	movdqa %xmm2, %xmm4 /* m_7 */
-	pclmulqdq $0x10, %xmm0, %xmm4 /* p0_14 = clmul(m_7, k0_7) */
-	movdqa %xmm7, 256(%rsp) /* spill p1_13 */
-	movdqa %xmm2, %xmm7 /* m_7 */
-	pclmulqdq $0x11, %xmm1, %xmm7 /* p0_15 = clmul(m_7, k1_7) */
+	movdqu 120(%rdx), %xmm4 /* ks1_7 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_7 = lookup16(ks1_7, reverse16) */
 	movdqa %xmm11, 272(%rsp) /* spill p1_12 */
-	movdqa %xmm2, %xmm11 /* m_7 */
+	movdqa %xmm7, %xmm11 /* m_7 */
+	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_14 = clmul(m_7, k0_7) */
+	movdqa %xmm11, 288(%rsp) /* spill p0_14 */
+	movdqa %xmm7, %xmm11 /* m_7 */
+	pclmulqdq $0x11, %xmm4, %xmm11 /* p0_15 = clmul(m_7, k1_7) */
+	movdqa %xmm11, 304(%rsp) /* spill p0_15 */
+	movdqa %xmm7, %xmm11 /* m_7 */
 	pclmulqdq $0x0, %xmm0, %xmm11 /* p1_14 = clmul(m_7, k0_7) */
-	pclmulqdq $0x1, %xmm1, %xmm2 /* p1_15 = clmul(m_7, k1_7) */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_15 = clmul(m_7, k1_7) */
+	movdqu 128(%rsi), %xmm0 /* msg_9 = load() */
+	movdqa %xmm0, %xmm4 /* msg_9 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_9_lo = and(msg_9, nibble_mask) */
+	psrlw $4, %xmm0 /* msg_9_sh = shr(msg_9) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_9_hi = and(msg_9_sh, nibble_mask) */
+	movdqa %xmm7, 320(%rsp) /* spill p1_15 */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm4, %xmm7 /* m_8_l = lookup16(tbl_lo, msg_9_lo) */
+	movdqa %xmm1, %xmm4 /* tbl_hi */
+	pshufb %xmm0, %xmm4 /* m_8_h = lookup16(tbl_hi, msg_9_hi) */
+	pxor %xmm4, %xmm7 /* m_8 = xor(m_8_l, m_8_h) */
+	movdqu 128(%rdx), %xmm0 /* ks0_8 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_8 = lookup16(ks0_8, reverse16) */
+	movdqu 136(%rdx), %xmm4 /* ks1_8 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_8 = lookup16(ks1_8, reverse16) */
+	movdqa %xmm11, 336(%rsp) /* spill p1_14 */
+	movdqa %xmm7, %xmm11 /* m_8 */
+	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_16 = clmul(m_8, k0_8) */
+	movdqa %xmm11, 352(%rsp) /* spill p0_16 */
+	movdqa %xmm7, %xmm11 /* m_8 */
+	pclmulqdq $0x11, %xmm4, %xmm11 /* p0_17 = clmul(m_8, k1_8) */
+	movdqa %xmm11, 368(%rsp) /* spill p0_17 */
+	movdqa %xmm7, %xmm11 /* m_8 */
+	pclmulqdq $0x0, %xmm0, %xmm11 /* p1_16 = clmul(m_8, k0_8) */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_17 = clmul(m_8, k1_8) */
+	movdqu 144(%rsi), %xmm0 /* msg_10 = load() */
+	movdqa %xmm0, %xmm4 /* msg_10 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_10_lo = and(msg_10, nibble_mask) */
+	psrlw $4, %xmm0 /* msg_10_sh = shr(msg_10) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_10_hi = and(msg_10_sh, nibble_mask) */
+	movdqa %xmm7, 384(%rsp) /* spill p1_17 */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm4, %xmm7 /* m_9_l = lookup16(tbl_lo, msg_10_lo) */
+	movdqa %xmm1, %xmm4 /* tbl_hi */
+	pshufb %xmm0, %xmm4 /* m_9_h = lookup16(tbl_hi, msg_10_hi) */
+	pxor %xmm4, %xmm7 /* m_9 = xor(m_9_l, m_9_h) */
+	movdqu 144(%rdx), %xmm0 /* ks0_9 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_9 = lookup16(ks0_9, reverse16) */
+	movdqu 152(%rdx), %xmm4 /* ks1_9 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_9 = lookup16(ks1_9, reverse16) */
+	movdqa %xmm11, 400(%rsp) /* spill p1_16 */
+	movdqa %xmm7, %xmm11 /* m_9 */
+	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_18 = clmul(m_9, k0_9) */
+	movdqa %xmm11, 416(%rsp) /* spill p0_18 */
+	movdqa %xmm7, %xmm11 /* m_9 */
+	pclmulqdq $0x11, %xmm4, %xmm11 /* p0_19 = clmul(m_9, k1_9) */
+	movdqa %xmm11, 432(%rsp) /* spill p0_19 */
+	movdqa %xmm7, %xmm11 /* m_9 */
+	pclmulqdq $0x0, %xmm0, %xmm11 /* p1_18 = clmul(m_9, k0_9) */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_19 = clmul(m_9, k1_9) */
+	movdqu 160(%rsi), %xmm0 /* msg_11 = load() */
+	movdqa %xmm0, %xmm4 /* msg_11 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_11_lo = and(msg_11, nibble_mask) */
+	psrlw $4, %xmm0 /* msg_11_sh = shr(msg_11) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_11_hi = and(msg_11_sh, nibble_mask) */
+	movdqa %xmm7, 448(%rsp) /* spill p1_19 */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm4, %xmm7 /* m_10_l = lookup16(tbl_lo, msg_11_lo) */
+	movdqa %xmm1, %xmm4 /* tbl_hi */
+	pshufb %xmm0, %xmm4 /* m_10_h = lookup16(tbl_hi, msg_11_hi) */
+	pxor %xmm4, %xmm7 /* m_10 = xor(m_10_l, m_10_h) */
+	movdqu 160(%rdx), %xmm0 /* ks0_10 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_10 = lookup16(ks0_10, reverse16) */
+	movdqu 168(%rdx), %xmm4 /* ks1_10 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_10 = lookup16(ks1_10, reverse16) */
+	movdqa %xmm11, 464(%rsp) /* spill p1_18 */
+	movdqa %xmm7, %xmm11 /* m_10 */
+	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_20 = clmul(m_10, k0_10) */
+	movdqa %xmm11, 480(%rsp) /* spill p0_20 */
+	movdqa %xmm7, %xmm11 /* m_10 */
+	pclmulqdq $0x11, %xmm4, %xmm11 /* p0_21 = clmul(m_10, k1_10) */
+	movdqa %xmm11, 496(%rsp) /* spill p0_21 */
+	movdqa %xmm7, %xmm11 /* m_10 */
+	pclmulqdq $0x0, %xmm0, %xmm11 /* p1_20 = clmul(m_10, k0_10) */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_21 = clmul(m_10, k1_10) */
+	movdqu 176(%rsi), %xmm0 /* msg_12 = load() */
+	movdqa %xmm0, %xmm4 /* msg_12 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_12_lo = and(msg_12, nibble_mask) */
+	psrlw $4, %xmm0 /* msg_12_sh = shr(msg_12) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_12_hi = and(msg_12_sh, nibble_mask) */
+	movdqa %xmm7, 512(%rsp) /* spill p1_21 */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm4, %xmm7 /* m_11_l = lookup16(tbl_lo, msg_12_lo) */
+	movdqa %xmm1, %xmm4 /* tbl_hi */
+	pshufb %xmm0, %xmm4 /* m_11_h = lookup16(tbl_hi, msg_12_hi) */
+	pxor %xmm4, %xmm7 /* m_11 = xor(m_11_l, m_11_h) */
+	movdqu 176(%rdx), %xmm0 /* ks0_11 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_11 = lookup16(ks0_11, reverse16) */
+	movdqu 184(%rdx), %xmm4 /* ks1_11 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_11 = lookup16(ks1_11, reverse16) */
+	movdqa %xmm11, 528(%rsp) /* spill p1_20 */
+	movdqa %xmm7, %xmm11 /* m_11 */
+	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_22 = clmul(m_11, k0_11) */
+	movdqa %xmm11, 544(%rsp) /* spill p0_22 */
+	movdqa %xmm7, %xmm11 /* m_11 */
+	pclmulqdq $0x11, %xmm4, %xmm11 /* p0_23 = clmul(m_11, k1_11) */
+	movdqa %xmm11, 560(%rsp) /* spill p0_23 */
+	movdqa %xmm7, %xmm11 /* m_11 */
+	pclmulqdq $0x0, %xmm0, %xmm11 /* p1_22 = clmul(m_11, k0_11) */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_23 = clmul(m_11, k1_11) */
+	movdqu 192(%rsi), %xmm0 /* msg_13 = load() */
+	movdqa %xmm0, %xmm4 /* msg_13 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_13_lo = and(msg_13, nibble_mask) */
+	psrlw $4, %xmm0 /* msg_13_sh = shr(msg_13) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_13_hi = and(msg_13_sh, nibble_mask) */
+	movdqa %xmm7, 576(%rsp) /* spill p1_23 */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm4, %xmm7 /* m_12_l = lookup16(tbl_lo, msg_13_lo) */
+	movdqa %xmm1, %xmm4 /* tbl_hi */
+	pshufb %xmm0, %xmm4 /* m_12_h = lookup16(tbl_hi, msg_13_hi) */
+	pxor %xmm4, %xmm7 /* m_12 = xor(m_12_l, m_12_h) */
+	movdqu 192(%rdx), %xmm0 /* ks0_12 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_12 = lookup16(ks0_12, reverse16) */
+	movdqu 200(%rdx), %xmm4 /* ks1_12 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_12 = lookup16(ks1_12, reverse16) */
+	movdqa %xmm11, 592(%rsp) /* spill p1_22 */
+	movdqa %xmm7, %xmm11 /* m_12 */
+	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_24 = clmul(m_12, k0_12) */
+	movdqa %xmm11, 608(%rsp) /* spill p0_24 */
+	movdqa %xmm7, %xmm11 /* m_12 */
+	pclmulqdq $0x11, %xmm4, %xmm11 /* p0_25 = clmul(m_12, k1_12) */
+	movdqa %xmm11, 624(%rsp) /* spill p0_25 */
+	movdqa %xmm7, %xmm11 /* m_12 */
+	pclmulqdq $0x0, %xmm0, %xmm11 /* p1_24 = clmul(m_12, k0_12) */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_25 = clmul(m_12, k1_12) */
+	movdqu 208(%rsi), %xmm0 /* msg_14 = load() */
+	movdqa %xmm0, %xmm4 /* msg_14 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_14_lo = and(msg_14, nibble_mask) */
+	psrlw $4, %xmm0 /* msg_14_sh = shr(msg_14) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_14_hi = and(msg_14_sh, nibble_mask) */
+	movdqa %xmm7, 640(%rsp) /* spill p1_25 */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm4, %xmm7 /* m_13_l = lookup16(tbl_lo, msg_14_lo) */
+	movdqa %xmm1, %xmm4 /* tbl_hi */
+	pshufb %xmm0, %xmm4 /* m_13_h = lookup16(tbl_hi, msg_14_hi) */
+	pxor %xmm4, %xmm7 /* m_13 = xor(m_13_l, m_13_h) */
+	movdqu 208(%rdx), %xmm0 /* ks0_13 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_13 = lookup16(ks0_13, reverse16) */
+	movdqu 216(%rdx), %xmm4 /* ks1_13 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_13 = lookup16(ks1_13, reverse16) */
+	movdqa %xmm11, 656(%rsp) /* spill p1_24 */
+	movdqa %xmm7, %xmm11 /* m_13 */
+	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_26 = clmul(m_13, k0_13) */
+	movdqa %xmm11, 672(%rsp) /* spill p0_26 */
+	movdqa %xmm7, %xmm11 /* m_13 */
+	pclmulqdq $0x11, %xmm4, %xmm11 /* p0_27 = clmul(m_13, k1_13) */
+	movdqa %xmm11, 688(%rsp) /* spill p0_27 */
+	movdqa %xmm7, %xmm11 /* m_13 */
+	pclmulqdq $0x0, %xmm0, %xmm11 /* p1_26 = clmul(m_13, k0_13) */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_27 = clmul(m_13, k1_13) */
+	movdqu 224(%rsi), %xmm0 /* msg_15 = load() */
+	movdqa %xmm0, %xmm4 /* msg_15 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_15_lo = and(msg_15, nibble_mask) */
+	psrlw $4, %xmm0 /* msg_15_sh = shr(msg_15) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_15_hi = and(msg_15_sh, nibble_mask) */
+	movdqa %xmm7, 704(%rsp) /* spill p1_27 */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm4, %xmm7 /* m_14_l = lookup16(tbl_lo, msg_15_lo) */
+	movdqa %xmm1, %xmm4 /* tbl_hi */
+	pshufb %xmm0, %xmm4 /* m_14_h = lookup16(tbl_hi, msg_15_hi) */
+	pxor %xmm4, %xmm7 /* m_14 = xor(m_14_l, m_14_h) */
+	movdqu 224(%rdx), %xmm0 /* ks0_14 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_14 = lookup16(ks0_14, reverse16) */
+	movdqu 232(%rdx), %xmm4 /* ks1_14 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm4 /* k1_14 = lookup16(ks1_14, reverse16) */
+	movdqa %xmm11, 720(%rsp) /* spill p1_26 */
+	movdqa %xmm7, %xmm11 /* m_14 */
+	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_28 = clmul(m_14, k0_14) */
+	movdqa %xmm11, 736(%rsp) /* spill p0_28 */
+	movdqa %xmm7, %xmm11 /* m_14 */
+	pclmulqdq $0x11, %xmm4, %xmm11 /* p0_29 = clmul(m_14, k1_14) */
+	movdqa %xmm11, 752(%rsp) /* spill p0_29 */
+	movdqa %xmm7, %xmm11 /* m_14 */
+	pclmulqdq $0x0, %xmm0, %xmm11 /* p1_28 = clmul(m_14, k0_14) */
+	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_29 = clmul(m_14, k1_14) */
+	movdqu 240(%rsi), %xmm0 /* msg_16 = load() */
+	movdqa %xmm0, %xmm4 /* msg_16 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* msg_16_lo = and(msg_16, nibble_mask) */
+	psrlw $4, %xmm0 /* msg_16_sh = shr(msg_16) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* msg_16_hi = and(msg_16_sh, nibble_mask) */
+	pshufb %xmm4, %xmm2 /* m_15_l = lookup16(tbl_lo, msg_16_lo) */
+	pshufb %xmm0, %xmm1 /* m_15_h = lookup16(tbl_hi, msg_16_hi) */
+	pxor %xmm1, %xmm2 /* m_15 = xor(m_15_l, m_15_h) */
+	movdqu 240(%rdx), %xmm0 /* ks0_15 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm0 /* k0_15 = lookup16(ks0_15, reverse16) */
+	movdqu 248(%rdx), %xmm1 /* ks1_15 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_reverse16(%rip), %xmm1 /* k1_15 = lookup16(ks1_15, reverse16) */
+	movdqa %xmm2, %xmm4 /* m_15 */
+	pclmulqdq $0x10, %xmm0, %xmm4 /* p0_30 = clmul(m_15, k0_15) */
+	movdqa %xmm7, 768(%rsp) /* spill p1_29 */
+	movdqa %xmm2, %xmm7 /* m_15 */
+	pclmulqdq $0x11, %xmm1, %xmm7 /* p0_31 = clmul(m_15, k1_15) */
+	movdqa %xmm11, 784(%rsp) /* spill p1_28 */
+	movdqa %xmm2, %xmm11 /* m_15 */
+	pclmulqdq $0x0, %xmm0, %xmm11 /* p1_30 = clmul(m_15, k0_15) */
+	pclmulqdq $0x1, %xmm1, %xmm2 /* p1_31 = clmul(m_15, k1_15) */
 
 	/* Each sum plus its products, in a balanced tree. */
 	pxor %xmm6, %xmm5 /* sum0_acc = xor(p0, p0_1) */
@@ -10168,41 +10368,93 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold)
 	pxor 176(%rsp), %xmm0 /* sum0_acc_5 = xor(p0_10, p0_11) */
 	movdqa 224(%rsp), %xmm1 /* reload p0_12 */
 	pxor 240(%rsp), %xmm1 /* sum0_acc_6 = xor(p0_12, p0_13) */
-	pxor %xmm7, %xmm4 /* sum0_acc_7 = xor(p0_14, p0_15) */
-	pxor %xmm9, %xmm5 /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
-	pxor %xmm15, %xmm13 /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
-	pxor %xmm0, %xmm12 /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
-	pxor %xmm4, %xmm1 /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
-	pxor %xmm13, %xmm5 /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
-	pxor %xmm1, %xmm12 /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
-	pxor %xmm12, %xmm5 /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
+	movdqa 288(%rsp), %xmm3 /* reload p0_14 */
+	pxor 304(%rsp), %xmm3 /* sum0_acc_7 = xor(p0_14, p0_15) */
+	movdqa 352(%rsp), %xmm6 /* reload p0_16 */
+	pxor 368(%rsp), %xmm6 /* sum0_acc_8 = xor(p0_16, p0_17) */
+	movdqa 416(%rsp), %xmm8 /* reload p0_18 */
+	pxor 432(%rsp), %xmm8 /* sum0_acc_9 = xor(p0_18, p0_19) */
+	movdqa 480(%rsp), %xmm10 /* reload p0_20 */
+	pxor 496(%rsp), %xmm10 /* sum0_acc_10 = xor(p0_20, p0_21) */
+	movdqa 544(%rsp), %xmm14 /* reload p0_22 */
+	pxor 560(%rsp), %xmm14 /* sum0_acc_11 = xor(p0_22, p0_23) */
+	movdqa %xmm2, 560(%rsp) /* spill p1_31 */
+	movdqa 608(%rsp), %xmm2 /* reload p0_24 */
+	pxor 624(%rsp), %xmm2 /* sum0_acc_12 = xor(p0_24, p0_25) */
+	movdqa %xmm11, 624(%rsp) /* spill p1_30 */
+	movdqa 672(%rsp), %xmm11 /* reload p0_26 */
+	pxor 688(%rsp), %xmm11 /* sum0_acc_13 = xor(p0_26, p0_27) */
+	movdqa %xmm2, 688(%rsp) /* spill sum0_acc_12 */
+	movdqa 736(%rsp), %xmm2 /* reload p0_28 */
+	pxor 752(%rsp), %xmm2 /* sum0_acc_14 = xor(p0_28, p0_29) */
+	pxor %xmm7, %xmm4 /* sum0_acc_15 = xor(p0_30, p0_31) */
+	pxor %xmm9, %xmm5 /* sum0_acc_16 = xor(sum0_acc, sum0_acc_1) */
+	pxor %xmm15, %xmm13 /* sum0_acc_17 = xor(sum0_acc_2, sum0_acc_3) */
+	pxor %xmm0, %xmm12 /* sum0_acc_18 = xor(sum0_acc_4, sum0_acc_5) */
+	pxor %xmm3, %xmm1 /* sum0_acc_19 = xor(sum0_acc_6, sum0_acc_7) */
+	pxor %xmm8, %xmm6 /* sum0_acc_20 = xor(sum0_acc_8, sum0_acc_9) */
+	pxor %xmm14, %xmm10 /* sum0_acc_21 = xor(sum0_acc_10, sum0_acc_11) */
+	pxor 688(%rsp), %xmm11 /* sum0_acc_22 = xor(sum0_acc_13, sum0_acc_12) */
+	pxor %xmm4, %xmm2 /* sum0_acc_23 = xor(sum0_acc_14, sum0_acc_15) */
+	pxor %xmm13, %xmm5 /* sum0_acc_24 = xor(sum0_acc_16, sum0_acc_17) */
+	pxor %xmm1, %xmm12 /* sum0_acc_25 = xor(sum0_acc_18, sum0_acc_19) */
+	pxor %xmm10, %xmm6 /* sum0_acc_26 = xor(sum0_acc_20, sum0_acc_21) */
+	pxor %xmm2, %xmm11 /* sum0_acc_27 = xor(sum0_acc_22, sum0_acc_23) */
+	pxor %xmm12, %xmm5 /* sum0_acc_28 = xor(sum0_acc_24, sum0_acc_25) */
+	pxor %xmm11, %xmm6 /* sum0_acc_29 = xor(sum0_acc_26, sum0_acc_27) */
+	pxor %xmm6, %xmm5 /* sum0_acc_30 = xor(sum0_acc_28, sum0_acc_29) */
 	movdqu (%rdi), %xmm0 /* old0 = load() */
-	pxor %xmm5, %xmm0 /* new0 = xor(old0, sum0_acc_14) */
+	pxor %xmm5, %xmm0 /* new0 = xor(old0, sum0_acc_30) */
 	movdqu %xmm0, (%rdi) /* store new0 */
 	movdqa 112(%rsp), %xmm0 /* reload p1 */
 	pxor 96(%rsp), %xmm0 /* sum1_acc = xor(p1, p1_1) */
 	movdqa 48(%rsp), %xmm1 /* reload p1_2 */
 	pxor 32(%rsp), %xmm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
-	movdqa 16(%rsp), %xmm3 /* reload p1_4 */
-	pxor 0(%rsp), %xmm3 /* sum1_acc_2 = xor(p1_4, p1_5) */
-	movdqa 64(%rsp), %xmm4 /* reload p1_6 */
-	pxor 80(%rsp), %xmm4 /* sum1_acc_3 = xor(p1_6, p1_7) */
-	movdqa 128(%rsp), %xmm5 /* reload p1_8 */
-	pxor 144(%rsp), %xmm5 /* sum1_acc_4 = xor(p1_8, p1_9) */
-	movdqa 208(%rsp), %xmm6 /* reload p1_10 */
-	pxor 192(%rsp), %xmm6 /* sum1_acc_5 = xor(p1_10, p1_11) */
-	movdqa 272(%rsp), %xmm7 /* reload p1_12 */
-	pxor 256(%rsp), %xmm7 /* sum1_acc_6 = xor(p1_12, p1_13) */
-	pxor %xmm2, %xmm11 /* sum1_acc_7 = xor(p1_14, p1_15) */
-	pxor %xmm1, %xmm0 /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
-	pxor %xmm4, %xmm3 /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
-	pxor %xmm6, %xmm5 /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
-	pxor %xmm11, %xmm7 /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
-	pxor %xmm3, %xmm0 /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
-	pxor %xmm7, %xmm5 /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
-	pxor %xmm5, %xmm0 /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
+	movdqa 16(%rsp), %xmm2 /* reload p1_4 */
+	pxor 0(%rsp), %xmm2 /* sum1_acc_2 = xor(p1_4, p1_5) */
+	movdqa 64(%rsp), %xmm3 /* reload p1_6 */
+	pxor 80(%rsp), %xmm3 /* sum1_acc_3 = xor(p1_6, p1_7) */
+	movdqa 128(%rsp), %xmm4 /* reload p1_8 */
+	pxor 144(%rsp), %xmm4 /* sum1_acc_4 = xor(p1_8, p1_9) */
+	movdqa 208(%rsp), %xmm5 /* reload p1_10 */
+	pxor 192(%rsp), %xmm5 /* sum1_acc_5 = xor(p1_10, p1_11) */
+	movdqa 272(%rsp), %xmm6 /* reload p1_12 */
+	pxor 256(%rsp), %xmm6 /* sum1_acc_6 = xor(p1_12, p1_13) */
+	movdqa 336(%rsp), %xmm7 /* reload p1_14 */
+	pxor 320(%rsp), %xmm7 /* sum1_acc_7 = xor(p1_14, p1_15) */
+	movdqa 400(%rsp), %xmm8 /* reload p1_16 */
+	pxor 384(%rsp), %xmm8 /* sum1_acc_8 = xor(p1_16, p1_17) */
+	movdqa 464(%rsp), %xmm9 /* reload p1_18 */
+	pxor 448(%rsp), %xmm9 /* sum1_acc_9 = xor(p1_18, p1_19) */
+	movdqa 528(%rsp), %xmm10 /* reload p1_20 */
+	pxor 512(%rsp), %xmm10 /* sum1_acc_10 = xor(p1_20, p1_21) */
+	movdqa 592(%rsp), %xmm11 /* reload p1_22 */
+	pxor 576(%rsp), %xmm11 /* sum1_acc_11 = xor(p1_22, p1_23) */
+	movdqa 656(%rsp), %xmm12 /* reload p1_24 */
+	pxor 640(%rsp), %xmm12 /* sum1_acc_12 = xor(p1_24, p1_25) */
+	movdqa 720(%rsp), %xmm13 /* reload p1_26 */
+	pxor 704(%rsp), %xmm13 /* sum1_acc_13 = xor(p1_26, p1_27) */
+	movdqa 784(%rsp), %xmm14 /* reload p1_28 */
+	pxor 768(%rsp), %xmm14 /* sum1_acc_14 = xor(p1_28, p1_29) */
+	movdqa 624(%rsp), %xmm15 /* reload p1_30 */
+	pxor 560(%rsp), %xmm15 /* sum1_acc_15 = xor(p1_30, p1_31) */
+	pxor %xmm1, %xmm0 /* sum1_acc_16 = xor(sum1_acc, sum1_acc_1) */
+	pxor %xmm3, %xmm2 /* sum1_acc_17 = xor(sum1_acc_2, sum1_acc_3) */
+	pxor %xmm5, %xmm4 /* sum1_acc_18 = xor(sum1_acc_4, sum1_acc_5) */
+	pxor %xmm7, %xmm6 /* sum1_acc_19 = xor(sum1_acc_6, sum1_acc_7) */
+	pxor %xmm9, %xmm8 /* sum1_acc_20 = xor(sum1_acc_8, sum1_acc_9) */
+	pxor %xmm11, %xmm10 /* sum1_acc_21 = xor(sum1_acc_10, sum1_acc_11) */
+	pxor %xmm13, %xmm12 /* sum1_acc_22 = xor(sum1_acc_12, sum1_acc_13) */
+	pxor %xmm15, %xmm14 /* sum1_acc_23 = xor(sum1_acc_14, sum1_acc_15) */
+	pxor %xmm2, %xmm0 /* sum1_acc_24 = xor(sum1_acc_16, sum1_acc_17) */
+	pxor %xmm6, %xmm4 /* sum1_acc_25 = xor(sum1_acc_18, sum1_acc_19) */
+	pxor %xmm10, %xmm8 /* sum1_acc_26 = xor(sum1_acc_20, sum1_acc_21) */
+	pxor %xmm14, %xmm12 /* sum1_acc_27 = xor(sum1_acc_22, sum1_acc_23) */
+	pxor %xmm4, %xmm0 /* sum1_acc_28 = xor(sum1_acc_24, sum1_acc_25) */
+	pxor %xmm12, %xmm8 /* sum1_acc_29 = xor(sum1_acc_26, sum1_acc_27) */
+	pxor %xmm8, %xmm0 /* sum1_acc_30 = xor(sum1_acc_28, sum1_acc_29) */
 	movdqu 16(%rdi), %xmm1 /* old1 = load() */
-	pxor %xmm0, %xmm1 /* new1 = xor(old1, sum1_acc_14) */
+	pxor %xmm0, %xmm1 /* new1 = xor(old1, sum1_acc_30) */
 	movdqu %xmm1, 16(%rdi) /* store new1 */
 	mov %rbp, %rsp
 	pop %rbp
@@ -10214,16 +10466,16 @@ SYM_FUNC_END(zuc_lanes_ssse3_aesni_mac_fold)
  *   %rsi: msg
  *   %rdx: ks
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 576 bytes (34 spill slots of 16 bytes)
+ *   frame: 1344 bytes (82 spill slots of 16 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $576, %rsp
+	sub $1344, %rsp
 
-	/* 16 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
+	/* 32 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
 	movdqu (%rsi), %xmm0 /* msg_1 = load() */
 	movdqa %xmm0, %xmm1 /* msg_1 */
 	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm1 /* msg_1_lo = and(msg_1, nibble_mask) */
@@ -10450,30 +10702,294 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_8_lo = and(msg_8, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_8_sh = shr(msg_8) */
 	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
-	pshufb %xmm15, %xmm2 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
-	pshufb %xmm4, %xmm1 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
-	pxor %xmm1, %xmm2 /* m_7 = xor(m_7_l, m_7_h) */
-	movdqu 112(%rdx), %xmm1 /* ks0_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm1 /* k0_7 = lookup16(ks0_7, reverse16) */
-	movdqu 120(%rdx), %xmm4 /* ks1_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_7 = lookup16(ks1_7, reverse16) */
-	movdqu 128(%rdx), %xmm15 /* ks2_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k2_7 = lookup16(ks2_7, reverse16) */
 	movdqa %xmm0, 480(%rsp) /* spill p2_13 */
-	movdqa %xmm2, %xmm0 /* m_7 */
-	pclmulqdq $0x10, %xmm1, %xmm0 /* p0_14 = clmul(m_7, k0_7) */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm15, %xmm0 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
+	movdqa %xmm1, %xmm15 /* tbl_hi */
+	pshufb %xmm4, %xmm15 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
+	pxor %xmm15, %xmm0 /* m_7 = xor(m_7_l, m_7_h) */
+	movdqu 112(%rdx), %xmm4 /* ks0_7 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k0_7 = lookup16(ks0_7, reverse16) */
+	movdqu 120(%rdx), %xmm15 /* ks1_7 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_7 = lookup16(ks1_7, reverse16) */
 	movdqa %xmm8, 496(%rsp) /* spill p2_12 */
-	movdqa %xmm2, %xmm8 /* m_7 */
-	pclmulqdq $0x11, %xmm4, %xmm8 /* p0_15 = clmul(m_7, k1_7) */
+	movdqu 128(%rdx), %xmm8 /* ks2_7 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k2_7 = lookup16(ks2_7, reverse16) */
 	movdqa %xmm10, 512(%rsp) /* spill p1_12 */
-	movdqa %xmm2, %xmm10 /* m_7 */
-	pclmulqdq $0x0, %xmm1, %xmm10 /* p1_14 = clmul(m_7, k0_7) */
-	movdqa %xmm2, %xmm1 /* m_7 */
-	pclmulqdq $0x1, %xmm4, %xmm1 /* p1_15 = clmul(m_7, k1_7) */
-	movdqa %xmm1, 528(%rsp) /* spill p1_15 */
-	movdqa %xmm2, %xmm1 /* m_7 */
-	pclmulqdq $0x0, %xmm4, %xmm1 /* p2_14 = clmul(m_7, k1_7) */
-	pclmulqdq $0x1, %xmm15, %xmm2 /* p2_15 = clmul(m_7, k2_7) */
+	movdqa %xmm0, %xmm10 /* m_7 */
+	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_14 = clmul(m_7, k0_7) */
+	movdqa %xmm10, 528(%rsp) /* spill p0_14 */
+	movdqa %xmm0, %xmm10 /* m_7 */
+	pclmulqdq $0x11, %xmm15, %xmm10 /* p0_15 = clmul(m_7, k1_7) */
+	movdqa %xmm10, 544(%rsp) /* spill p0_15 */
+	movdqa %xmm0, %xmm10 /* m_7 */
+	pclmulqdq $0x0, %xmm4, %xmm10 /* p1_14 = clmul(m_7, k0_7) */
+	movdqa %xmm0, %xmm4 /* m_7 */
+	pclmulqdq $0x1, %xmm15, %xmm4 /* p1_15 = clmul(m_7, k1_7) */
+	movdqa %xmm4, 560(%rsp) /* spill p1_15 */
+	movdqa %xmm0, %xmm4 /* m_7 */
+	pclmulqdq $0x0, %xmm15, %xmm4 /* p2_14 = clmul(m_7, k1_7) */
+	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_15 = clmul(m_7, k2_7) */
+	movdqu 128(%rsi), %xmm8 /* msg_9 = load() */
+	movdqa %xmm8, %xmm15 /* msg_9 */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_9_lo = and(msg_9, nibble_mask) */
+	psrlw $4, %xmm8 /* msg_9_sh = shr(msg_9) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm8 /* msg_9_hi = and(msg_9_sh, nibble_mask) */
+	movdqa %xmm0, 576(%rsp) /* spill p2_15 */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm15, %xmm0 /* m_8_l = lookup16(tbl_lo, msg_9_lo) */
+	movdqa %xmm1, %xmm15 /* tbl_hi */
+	pshufb %xmm8, %xmm15 /* m_8_h = lookup16(tbl_hi, msg_9_hi) */
+	pxor %xmm15, %xmm0 /* m_8 = xor(m_8_l, m_8_h) */
+	movdqu 128(%rdx), %xmm8 /* ks0_8 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k0_8 = lookup16(ks0_8, reverse16) */
+	movdqu 136(%rdx), %xmm15 /* ks1_8 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_8 = lookup16(ks1_8, reverse16) */
+	movdqa %xmm4, 592(%rsp) /* spill p2_14 */
+	movdqu 144(%rdx), %xmm4 /* ks2_8 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k2_8 = lookup16(ks2_8, reverse16) */
+	movdqa %xmm10, 608(%rsp) /* spill p1_14 */
+	movdqa %xmm0, %xmm10 /* m_8 */
+	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_16 = clmul(m_8, k0_8) */
+	movdqa %xmm10, 624(%rsp) /* spill p0_16 */
+	movdqa %xmm0, %xmm10 /* m_8 */
+	pclmulqdq $0x11, %xmm15, %xmm10 /* p0_17 = clmul(m_8, k1_8) */
+	movdqa %xmm10, 640(%rsp) /* spill p0_17 */
+	movdqa %xmm0, %xmm10 /* m_8 */
+	pclmulqdq $0x0, %xmm8, %xmm10 /* p1_16 = clmul(m_8, k0_8) */
+	movdqa %xmm0, %xmm8 /* m_8 */
+	pclmulqdq $0x1, %xmm15, %xmm8 /* p1_17 = clmul(m_8, k1_8) */
+	movdqa %xmm8, 656(%rsp) /* spill p1_17 */
+	movdqa %xmm0, %xmm8 /* m_8 */
+	pclmulqdq $0x0, %xmm15, %xmm8 /* p2_16 = clmul(m_8, k1_8) */
+	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_17 = clmul(m_8, k2_8) */
+	movdqu 144(%rsi), %xmm4 /* msg_10 = load() */
+	movdqa %xmm4, %xmm15 /* msg_10 */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_10_lo = and(msg_10, nibble_mask) */
+	psrlw $4, %xmm4 /* msg_10_sh = shr(msg_10) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_10_hi = and(msg_10_sh, nibble_mask) */
+	movdqa %xmm0, 672(%rsp) /* spill p2_17 */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm15, %xmm0 /* m_9_l = lookup16(tbl_lo, msg_10_lo) */
+	movdqa %xmm1, %xmm15 /* tbl_hi */
+	pshufb %xmm4, %xmm15 /* m_9_h = lookup16(tbl_hi, msg_10_hi) */
+	pxor %xmm15, %xmm0 /* m_9 = xor(m_9_l, m_9_h) */
+	movdqu 144(%rdx), %xmm4 /* ks0_9 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k0_9 = lookup16(ks0_9, reverse16) */
+	movdqu 152(%rdx), %xmm15 /* ks1_9 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_9 = lookup16(ks1_9, reverse16) */
+	movdqa %xmm8, 688(%rsp) /* spill p2_16 */
+	movdqu 160(%rdx), %xmm8 /* ks2_9 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k2_9 = lookup16(ks2_9, reverse16) */
+	movdqa %xmm10, 704(%rsp) /* spill p1_16 */
+	movdqa %xmm0, %xmm10 /* m_9 */
+	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_18 = clmul(m_9, k0_9) */
+	movdqa %xmm10, 720(%rsp) /* spill p0_18 */
+	movdqa %xmm0, %xmm10 /* m_9 */
+	pclmulqdq $0x11, %xmm15, %xmm10 /* p0_19 = clmul(m_9, k1_9) */
+	movdqa %xmm10, 736(%rsp) /* spill p0_19 */
+	movdqa %xmm0, %xmm10 /* m_9 */
+	pclmulqdq $0x0, %xmm4, %xmm10 /* p1_18 = clmul(m_9, k0_9) */
+	movdqa %xmm0, %xmm4 /* m_9 */
+	pclmulqdq $0x1, %xmm15, %xmm4 /* p1_19 = clmul(m_9, k1_9) */
+	movdqa %xmm4, 752(%rsp) /* spill p1_19 */
+	movdqa %xmm0, %xmm4 /* m_9 */
+	pclmulqdq $0x0, %xmm15, %xmm4 /* p2_18 = clmul(m_9, k1_9) */
+	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_19 = clmul(m_9, k2_9) */
+	movdqu 160(%rsi), %xmm8 /* msg_11 = load() */
+	movdqa %xmm8, %xmm15 /* msg_11 */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_11_lo = and(msg_11, nibble_mask) */
+	psrlw $4, %xmm8 /* msg_11_sh = shr(msg_11) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm8 /* msg_11_hi = and(msg_11_sh, nibble_mask) */
+	movdqa %xmm0, 768(%rsp) /* spill p2_19 */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm15, %xmm0 /* m_10_l = lookup16(tbl_lo, msg_11_lo) */
+	movdqa %xmm1, %xmm15 /* tbl_hi */
+	pshufb %xmm8, %xmm15 /* m_10_h = lookup16(tbl_hi, msg_11_hi) */
+	pxor %xmm15, %xmm0 /* m_10 = xor(m_10_l, m_10_h) */
+	movdqu 160(%rdx), %xmm8 /* ks0_10 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k0_10 = lookup16(ks0_10, reverse16) */
+	movdqu 168(%rdx), %xmm15 /* ks1_10 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_10 = lookup16(ks1_10, reverse16) */
+	movdqa %xmm4, 784(%rsp) /* spill p2_18 */
+	movdqu 176(%rdx), %xmm4 /* ks2_10 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k2_10 = lookup16(ks2_10, reverse16) */
+	movdqa %xmm10, 800(%rsp) /* spill p1_18 */
+	movdqa %xmm0, %xmm10 /* m_10 */
+	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_20 = clmul(m_10, k0_10) */
+	movdqa %xmm10, 816(%rsp) /* spill p0_20 */
+	movdqa %xmm0, %xmm10 /* m_10 */
+	pclmulqdq $0x11, %xmm15, %xmm10 /* p0_21 = clmul(m_10, k1_10) */
+	movdqa %xmm10, 832(%rsp) /* spill p0_21 */
+	movdqa %xmm0, %xmm10 /* m_10 */
+	pclmulqdq $0x0, %xmm8, %xmm10 /* p1_20 = clmul(m_10, k0_10) */
+	movdqa %xmm0, %xmm8 /* m_10 */
+	pclmulqdq $0x1, %xmm15, %xmm8 /* p1_21 = clmul(m_10, k1_10) */
+	movdqa %xmm8, 848(%rsp) /* spill p1_21 */
+	movdqa %xmm0, %xmm8 /* m_10 */
+	pclmulqdq $0x0, %xmm15, %xmm8 /* p2_20 = clmul(m_10, k1_10) */
+	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_21 = clmul(m_10, k2_10) */
+	movdqu 176(%rsi), %xmm4 /* msg_12 = load() */
+	movdqa %xmm4, %xmm15 /* msg_12 */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_12_lo = and(msg_12, nibble_mask) */
+	psrlw $4, %xmm4 /* msg_12_sh = shr(msg_12) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_12_hi = and(msg_12_sh, nibble_mask) */
+	movdqa %xmm0, 864(%rsp) /* spill p2_21 */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm15, %xmm0 /* m_11_l = lookup16(tbl_lo, msg_12_lo) */
+	movdqa %xmm1, %xmm15 /* tbl_hi */
+	pshufb %xmm4, %xmm15 /* m_11_h = lookup16(tbl_hi, msg_12_hi) */
+	pxor %xmm15, %xmm0 /* m_11 = xor(m_11_l, m_11_h) */
+	movdqu 176(%rdx), %xmm4 /* ks0_11 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k0_11 = lookup16(ks0_11, reverse16) */
+	movdqu 184(%rdx), %xmm15 /* ks1_11 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_11 = lookup16(ks1_11, reverse16) */
+	movdqa %xmm8, 880(%rsp) /* spill p2_20 */
+	movdqu 192(%rdx), %xmm8 /* ks2_11 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k2_11 = lookup16(ks2_11, reverse16) */
+	movdqa %xmm10, 896(%rsp) /* spill p1_20 */
+	movdqa %xmm0, %xmm10 /* m_11 */
+	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_22 = clmul(m_11, k0_11) */
+	movdqa %xmm10, 912(%rsp) /* spill p0_22 */
+	movdqa %xmm0, %xmm10 /* m_11 */
+	pclmulqdq $0x11, %xmm15, %xmm10 /* p0_23 = clmul(m_11, k1_11) */
+	movdqa %xmm10, 928(%rsp) /* spill p0_23 */
+	movdqa %xmm0, %xmm10 /* m_11 */
+	pclmulqdq $0x0, %xmm4, %xmm10 /* p1_22 = clmul(m_11, k0_11) */
+	movdqa %xmm0, %xmm4 /* m_11 */
+	pclmulqdq $0x1, %xmm15, %xmm4 /* p1_23 = clmul(m_11, k1_11) */
+	movdqa %xmm4, 944(%rsp) /* spill p1_23 */
+	movdqa %xmm0, %xmm4 /* m_11 */
+	pclmulqdq $0x0, %xmm15, %xmm4 /* p2_22 = clmul(m_11, k1_11) */
+	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_23 = clmul(m_11, k2_11) */
+	movdqu 192(%rsi), %xmm8 /* msg_13 = load() */
+	movdqa %xmm8, %xmm15 /* msg_13 */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_13_lo = and(msg_13, nibble_mask) */
+	psrlw $4, %xmm8 /* msg_13_sh = shr(msg_13) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm8 /* msg_13_hi = and(msg_13_sh, nibble_mask) */
+	movdqa %xmm0, 960(%rsp) /* spill p2_23 */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm15, %xmm0 /* m_12_l = lookup16(tbl_lo, msg_13_lo) */
+	movdqa %xmm1, %xmm15 /* tbl_hi */
+	pshufb %xmm8, %xmm15 /* m_12_h = lookup16(tbl_hi, msg_13_hi) */
+	pxor %xmm15, %xmm0 /* m_12 = xor(m_12_l, m_12_h) */
+	movdqu 192(%rdx), %xmm8 /* ks0_12 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k0_12 = lookup16(ks0_12, reverse16) */
+	movdqu 200(%rdx), %xmm15 /* ks1_12 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_12 = lookup16(ks1_12, reverse16) */
+	movdqa %xmm4, 976(%rsp) /* spill p2_22 */
+	movdqu 208(%rdx), %xmm4 /* ks2_12 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k2_12 = lookup16(ks2_12, reverse16) */
+	movdqa %xmm10, 992(%rsp) /* spill p1_22 */
+	movdqa %xmm0, %xmm10 /* m_12 */
+	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_24 = clmul(m_12, k0_12) */
+	movdqa %xmm10, 1008(%rsp) /* spill p0_24 */
+	movdqa %xmm0, %xmm10 /* m_12 */
+	pclmulqdq $0x11, %xmm15, %xmm10 /* p0_25 = clmul(m_12, k1_12) */
+	movdqa %xmm10, 1024(%rsp) /* spill p0_25 */
+	movdqa %xmm0, %xmm10 /* m_12 */
+	pclmulqdq $0x0, %xmm8, %xmm10 /* p1_24 = clmul(m_12, k0_12) */
+	movdqa %xmm0, %xmm8 /* m_12 */
+	pclmulqdq $0x1, %xmm15, %xmm8 /* p1_25 = clmul(m_12, k1_12) */
+	movdqa %xmm8, 1040(%rsp) /* spill p1_25 */
+	movdqa %xmm0, %xmm8 /* m_12 */
+	pclmulqdq $0x0, %xmm15, %xmm8 /* p2_24 = clmul(m_12, k1_12) */
+	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_25 = clmul(m_12, k2_12) */
+	movdqu 208(%rsi), %xmm4 /* msg_14 = load() */
+	movdqa %xmm4, %xmm15 /* msg_14 */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_14_lo = and(msg_14, nibble_mask) */
+	psrlw $4, %xmm4 /* msg_14_sh = shr(msg_14) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_14_hi = and(msg_14_sh, nibble_mask) */
+	movdqa %xmm0, 1056(%rsp) /* spill p2_25 */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm15, %xmm0 /* m_13_l = lookup16(tbl_lo, msg_14_lo) */
+	movdqa %xmm1, %xmm15 /* tbl_hi */
+	pshufb %xmm4, %xmm15 /* m_13_h = lookup16(tbl_hi, msg_14_hi) */
+	pxor %xmm15, %xmm0 /* m_13 = xor(m_13_l, m_13_h) */
+	movdqu 208(%rdx), %xmm4 /* ks0_13 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k0_13 = lookup16(ks0_13, reverse16) */
+	movdqu 216(%rdx), %xmm15 /* ks1_13 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_13 = lookup16(ks1_13, reverse16) */
+	movdqa %xmm8, 1072(%rsp) /* spill p2_24 */
+	movdqu 224(%rdx), %xmm8 /* ks2_13 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k2_13 = lookup16(ks2_13, reverse16) */
+	movdqa %xmm10, 1088(%rsp) /* spill p1_24 */
+	movdqa %xmm0, %xmm10 /* m_13 */
+	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_26 = clmul(m_13, k0_13) */
+	movdqa %xmm10, 1104(%rsp) /* spill p0_26 */
+	movdqa %xmm0, %xmm10 /* m_13 */
+	pclmulqdq $0x11, %xmm15, %xmm10 /* p0_27 = clmul(m_13, k1_13) */
+	movdqa %xmm10, 1120(%rsp) /* spill p0_27 */
+	movdqa %xmm0, %xmm10 /* m_13 */
+	pclmulqdq $0x0, %xmm4, %xmm10 /* p1_26 = clmul(m_13, k0_13) */
+	movdqa %xmm0, %xmm4 /* m_13 */
+	pclmulqdq $0x1, %xmm15, %xmm4 /* p1_27 = clmul(m_13, k1_13) */
+	movdqa %xmm4, 1136(%rsp) /* spill p1_27 */
+	movdqa %xmm0, %xmm4 /* m_13 */
+	pclmulqdq $0x0, %xmm15, %xmm4 /* p2_26 = clmul(m_13, k1_13) */
+	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_27 = clmul(m_13, k2_13) */
+	movdqu 224(%rsi), %xmm8 /* msg_15 = load() */
+	movdqa %xmm8, %xmm15 /* msg_15 */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_15_lo = and(msg_15, nibble_mask) */
+	psrlw $4, %xmm8 /* msg_15_sh = shr(msg_15) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm8 /* msg_15_hi = and(msg_15_sh, nibble_mask) */
+	movdqa %xmm0, 1152(%rsp) /* spill p2_27 */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm15, %xmm0 /* m_14_l = lookup16(tbl_lo, msg_15_lo) */
+	movdqa %xmm1, %xmm15 /* tbl_hi */
+	pshufb %xmm8, %xmm15 /* m_14_h = lookup16(tbl_hi, msg_15_hi) */
+	pxor %xmm15, %xmm0 /* m_14 = xor(m_14_l, m_14_h) */
+	movdqu 224(%rdx), %xmm8 /* ks0_14 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm8 /* k0_14 = lookup16(ks0_14, reverse16) */
+	movdqu 232(%rdx), %xmm15 /* ks1_14 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k1_14 = lookup16(ks1_14, reverse16) */
+	movdqa %xmm4, 1168(%rsp) /* spill p2_26 */
+	movdqu 240(%rdx), %xmm4 /* ks2_14 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k2_14 = lookup16(ks2_14, reverse16) */
+	movdqa %xmm10, 1184(%rsp) /* spill p1_26 */
+	movdqa %xmm0, %xmm10 /* m_14 */
+	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_28 = clmul(m_14, k0_14) */
+	movdqa %xmm10, 1200(%rsp) /* spill p0_28 */
+	movdqa %xmm0, %xmm10 /* m_14 */
+	pclmulqdq $0x11, %xmm15, %xmm10 /* p0_29 = clmul(m_14, k1_14) */
+	movdqa %xmm10, 1216(%rsp) /* spill p0_29 */
+	movdqa %xmm0, %xmm10 /* m_14 */
+	pclmulqdq $0x0, %xmm8, %xmm10 /* p1_28 = clmul(m_14, k0_14) */
+	movdqa %xmm0, %xmm8 /* m_14 */
+	pclmulqdq $0x1, %xmm15, %xmm8 /* p1_29 = clmul(m_14, k1_14) */
+	movdqa %xmm8, 1232(%rsp) /* spill p1_29 */
+	movdqa %xmm0, %xmm8 /* m_14 */
+	pclmulqdq $0x0, %xmm15, %xmm8 /* p2_28 = clmul(m_14, k1_14) */
+	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_29 = clmul(m_14, k2_14) */
+	movdqu 240(%rsi), %xmm4 /* msg_16 = load() */
+	movdqa %xmm4, %xmm15 /* msg_16 */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm15 /* msg_16_lo = and(msg_16, nibble_mask) */
+	psrlw $4, %xmm4 /* msg_16_sh = shr(msg_16) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_16_hi = and(msg_16_sh, nibble_mask) */
+	pshufb %xmm15, %xmm2 /* m_15_l = lookup16(tbl_lo, msg_16_lo) */
+	pshufb %xmm4, %xmm1 /* m_15_h = lookup16(tbl_hi, msg_16_hi) */
+	pxor %xmm1, %xmm2 /* m_15 = xor(m_15_l, m_15_h) */
+	movdqu 240(%rdx), %xmm1 /* ks0_15 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm1 /* k0_15 = lookup16(ks0_15, reverse16) */
+	movdqu 248(%rdx), %xmm4 /* ks1_15 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_15 = lookup16(ks1_15, reverse16) */
+	movdqu 256(%rdx), %xmm15 /* ks2_15 = load() */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm15 /* k2_15 = lookup16(ks2_15, reverse16) */
+	movdqa %xmm0, 1248(%rsp) /* spill p2_29 */
+	movdqa %xmm2, %xmm0 /* m_15 */
+	pclmulqdq $0x10, %xmm1, %xmm0 /* p0_30 = clmul(m_15, k0_15) */
+	movdqa %xmm8, 1264(%rsp) /* spill p2_28 */
+	movdqa %xmm2, %xmm8 /* m_15 */
+	pclmulqdq $0x11, %xmm4, %xmm8 /* p0_31 = clmul(m_15, k1_15) */
+	movdqa %xmm10, 1280(%rsp) /* spill p1_28 */
+	movdqa %xmm2, %xmm10 /* m_15 */
+	pclmulqdq $0x0, %xmm1, %xmm10 /* p1_30 = clmul(m_15, k0_15) */
+	movdqa %xmm2, %xmm1 /* m_15 */
+	pclmulqdq $0x1, %xmm4, %xmm1 /* p1_31 = clmul(m_15, k1_15) */
+	movdqa %xmm1, 1296(%rsp) /* spill p1_31 */
+	movdqa %xmm2, %xmm1 /* m_15 */
+	pclmulqdq $0x0, %xmm4, %xmm1 /* p2_30 = clmul(m_15, k1_15) */
+	pclmulqdq $0x1, %xmm15, %xmm2 /* p2_31 = clmul(m_15, k2_15) */
 
 	/* Each sum plus its products, in a balanced tree. */
 	pxor %xmm7, %xmm6 /* sum0_acc = xor(p0, p0_1) */
@@ -10485,66 +11001,144 @@ SYM_FUNC_START(zuc_lanes_ssse3_aesni_mac_fold_wide)
 	pxor 352(%rsp), %xmm4 /* sum0_acc_5 = xor(p0_10, p0_11) */
 	movdqa 432(%rsp), %xmm7 /* reload p0_12 */
 	pxor 448(%rsp), %xmm7 /* sum0_acc_6 = xor(p0_12, p0_13) */
-	pxor %xmm8, %xmm0 /* sum0_acc_7 = xor(p0_14, p0_15) */
-	pxor %xmm12, %xmm6 /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
-	pxor %xmm5, %xmm3 /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
-	pxor %xmm4, %xmm11 /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
-	pxor %xmm0, %xmm7 /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
-	pxor %xmm3, %xmm6 /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
-	pxor %xmm7, %xmm11 /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
-	pxor %xmm11, %xmm6 /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
+	movdqa 528(%rsp), %xmm9 /* reload p0_14 */
+	pxor 544(%rsp), %xmm9 /* sum0_acc_7 = xor(p0_14, p0_15) */
+	movdqa 624(%rsp), %xmm13 /* reload p0_16 */
+	pxor 640(%rsp), %xmm13 /* sum0_acc_8 = xor(p0_16, p0_17) */
+	movdqa 720(%rsp), %xmm14 /* reload p0_18 */
+	pxor 736(%rsp), %xmm14 /* sum0_acc_9 = xor(p0_18, p0_19) */
+	movdqa 816(%rsp), %xmm15 /* reload p0_20 */
+	pxor 832(%rsp), %xmm15 /* sum0_acc_10 = xor(p0_20, p0_21) */
+	movdqa %xmm1, 832(%rsp) /* spill p2_30 */
+	movdqa 912(%rsp), %xmm1 /* reload p0_22 */
+	pxor 928(%rsp), %xmm1 /* sum0_acc_11 = xor(p0_22, p0_23) */
+	movdqa %xmm2, 928(%rsp) /* spill p2_31 */
+	movdqa 1008(%rsp), %xmm2 /* reload p0_24 */
+	pxor 1024(%rsp), %xmm2 /* sum0_acc_12 = xor(p0_24, p0_25) */
+	movdqa %xmm10, 1024(%rsp) /* spill p1_30 */
+	movdqa 1104(%rsp), %xmm10 /* reload p0_26 */
+	pxor 1120(%rsp), %xmm10 /* sum0_acc_13 = xor(p0_26, p0_27) */
+	movdqa %xmm2, 1120(%rsp) /* spill sum0_acc_12 */
+	movdqa 1200(%rsp), %xmm2 /* reload p0_28 */
+	pxor 1216(%rsp), %xmm2 /* sum0_acc_14 = xor(p0_28, p0_29) */
+	pxor %xmm8, %xmm0 /* sum0_acc_15 = xor(p0_30, p0_31) */
+	pxor %xmm12, %xmm6 /* sum0_acc_16 = xor(sum0_acc, sum0_acc_1) */
+	pxor %xmm5, %xmm3 /* sum0_acc_17 = xor(sum0_acc_2, sum0_acc_3) */
+	pxor %xmm4, %xmm11 /* sum0_acc_18 = xor(sum0_acc_4, sum0_acc_5) */
+	pxor %xmm9, %xmm7 /* sum0_acc_19 = xor(sum0_acc_6, sum0_acc_7) */
+	pxor %xmm14, %xmm13 /* sum0_acc_20 = xor(sum0_acc_8, sum0_acc_9) */
+	pxor %xmm1, %xmm15 /* sum0_acc_21 = xor(sum0_acc_10, sum0_acc_11) */
+	pxor 1120(%rsp), %xmm10 /* sum0_acc_22 = xor(sum0_acc_13, sum0_acc_12) */
+	pxor %xmm0, %xmm2 /* sum0_acc_23 = xor(sum0_acc_14, sum0_acc_15) */
+	pxor %xmm3, %xmm6 /* sum0_acc_24 = xor(sum0_acc_16, sum0_acc_17) */
+	pxor %xmm7, %xmm11 /* sum0_acc_25 = xor(sum0_acc_18, sum0_acc_19) */
+	pxor %xmm15, %xmm13 /* sum0_acc_26 = xor(sum0_acc_20, sum0_acc_21) */
+	pxor %xmm2, %xmm10 /* sum0_acc_27 = xor(sum0_acc_22, sum0_acc_23) */
+	pxor %xmm11, %xmm6 /* sum0_acc_28 = xor(sum0_acc_24, sum0_acc_25) */
+	pxor %xmm10, %xmm13 /* sum0_acc_29 = xor(sum0_acc_26, sum0_acc_27) */
+	pxor %xmm13, %xmm6 /* sum0_acc_30 = xor(sum0_acc_28, sum0_acc_29) */
 	movdqu (%rdi), %xmm0 /* old0 = load() */
-	pxor %xmm6, %xmm0 /* new0 = xor(old0, sum0_acc_14) */
+	pxor %xmm6, %xmm0 /* new0 = xor(old0, sum0_acc_30) */
 	movdqu %xmm0, (%rdi) /* store new0 */
 	movdqa 240(%rsp), %xmm0 /* reload p1 */
 	pxor 160(%rsp), %xmm0 /* sum1_acc = xor(p1, p1_1) */
-	movdqa 144(%rsp), %xmm3 /* reload p1_2 */
-	pxor 64(%rsp), %xmm3 /* sum1_acc_1 = xor(p1_2, p1_3) */
-	movdqa 80(%rsp), %xmm4 /* reload p1_4 */
-	pxor 128(%rsp), %xmm4 /* sum1_acc_2 = xor(p1_4, p1_5) */
-	movdqa 176(%rsp), %xmm5 /* reload p1_6 */
-	pxor 224(%rsp), %xmm5 /* sum1_acc_3 = xor(p1_6, p1_7) */
-	movdqa 272(%rsp), %xmm6 /* reload p1_8 */
-	pxor 320(%rsp), %xmm6 /* sum1_acc_4 = xor(p1_8, p1_9) */
-	movdqa 416(%rsp), %xmm7 /* reload p1_10 */
-	pxor 368(%rsp), %xmm7 /* sum1_acc_5 = xor(p1_10, p1_11) */
-	movdqa 512(%rsp), %xmm8 /* reload p1_12 */
-	pxor 464(%rsp), %xmm8 /* sum1_acc_6 = xor(p1_12, p1_13) */
-	pxor 528(%rsp), %xmm10 /* sum1_acc_7 = xor(p1_14, p1_15) */
-	pxor %xmm3, %xmm0 /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
-	pxor %xmm5, %xmm4 /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
-	pxor %xmm7, %xmm6 /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
-	pxor %xmm10, %xmm8 /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
-	pxor %xmm4, %xmm0 /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
-	pxor %xmm8, %xmm6 /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
-	pxor %xmm6, %xmm0 /* sum1_acc_14 = xor(sum1_acc_12, sum1_acc_13) */
-	movdqu 16(%rdi), %xmm3 /* old1 = load() */
-	pxor %xmm0, %xmm3 /* new1 = xor(old1, sum1_acc_14) */
-	movdqu %xmm3, 16(%rdi) /* store new1 */
+	movdqa 144(%rsp), %xmm1 /* reload p1_2 */
+	pxor 64(%rsp), %xmm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
+	movdqa 80(%rsp), %xmm2 /* reload p1_4 */
+	pxor 128(%rsp), %xmm2 /* sum1_acc_2 = xor(p1_4, p1_5) */
+	movdqa 176(%rsp), %xmm3 /* reload p1_6 */
+	pxor 224(%rsp), %xmm3 /* sum1_acc_3 = xor(p1_6, p1_7) */
+	movdqa 272(%rsp), %xmm4 /* reload p1_8 */
+	pxor 320(%rsp), %xmm4 /* sum1_acc_4 = xor(p1_8, p1_9) */
+	movdqa 416(%rsp), %xmm5 /* reload p1_10 */
+	pxor 368(%rsp), %xmm5 /* sum1_acc_5 = xor(p1_10, p1_11) */
+	movdqa 512(%rsp), %xmm6 /* reload p1_12 */
+	pxor 464(%rsp), %xmm6 /* sum1_acc_6 = xor(p1_12, p1_13) */
+	movdqa 608(%rsp), %xmm7 /* reload p1_14 */
+	pxor 560(%rsp), %xmm7 /* sum1_acc_7 = xor(p1_14, p1_15) */
+	movdqa 704(%rsp), %xmm8 /* reload p1_16 */
+	pxor 656(%rsp), %xmm8 /* sum1_acc_8 = xor(p1_16, p1_17) */
+	movdqa 800(%rsp), %xmm9 /* reload p1_18 */
+	pxor 752(%rsp), %xmm9 /* sum1_acc_9 = xor(p1_18, p1_19) */
+	movdqa 896(%rsp), %xmm10 /* reload p1_20 */
+	pxor 848(%rsp), %xmm10 /* sum1_acc_10 = xor(p1_20, p1_21) */
+	movdqa 992(%rsp), %xmm11 /* reload p1_22 */
+	pxor 944(%rsp), %xmm11 /* sum1_acc_11 = xor(p1_22, p1_23) */
+	movdqa 1088(%rsp), %xmm12 /* reload p1_24 */
+	pxor 1040(%rsp), %xmm12 /* sum1_acc_12 = xor(p1_24, p1_25) */
+	movdqa 1184(%rsp), %xmm13 /* reload p1_26 */
+	pxor 1136(%rsp), %xmm13 /* sum1_acc_13 = xor(p1_26, p1_27) */
+	movdqa 1280(%rsp), %xmm14 /* reload p1_28 */
+	pxor 1232(%rsp), %xmm14 /* sum1_acc_14 = xor(p1_28, p1_29) */
+	movdqa 1024(%rsp), %xmm15 /* reload p1_30 */
+	pxor 1296(%rsp), %xmm15 /* sum1_acc_15 = xor(p1_30, p1_31) */
+	pxor %xmm1, %xmm0 /* sum1_acc_16 = xor(sum1_acc, sum1_acc_1) */
+	pxor %xmm3, %xmm2 /* sum1_acc_17 = xor(sum1_acc_2, sum1_acc_3) */
+	pxor %xmm5, %xmm4 /* sum1_acc_18 = xor(sum1_acc_4, sum1_acc_5) */
+	pxor %xmm7, %xmm6 /* sum1_acc_19 = xor(sum1_acc_6, sum1_acc_7) */
+	pxor %xmm9, %xmm8 /* sum1_acc_20 = xor(sum1_acc_8, sum1_acc_9) */
+	pxor %xmm11, %xmm10 /* sum1_acc_21 = xor(sum1_acc_10, sum1_acc_11) */
+	pxor %xmm13, %xmm12 /* sum1_acc_22 = xor(sum1_acc_12, sum1_acc_13) */
+	pxor %xmm15, %xmm14 /* sum1_acc_23 = xor(sum1_acc_14, sum1_acc_15) */
+	pxor %xmm2, %xmm0 /* sum1_acc_24 = xor(sum1_acc_16, sum1_acc_17) */
+	pxor %xmm6, %xmm4 /* sum1_acc_25 = xor(sum1_acc_18, sum1_acc_19) */
+	pxor %xmm10, %xmm8 /* sum1_acc_26 = xor(sum1_acc_20, sum1_acc_21) */
+	pxor %xmm14, %xmm12 /* sum1_acc_27 = xor(sum1_acc_22, sum1_acc_23) */
+	pxor %xmm4, %xmm0 /* sum1_acc_28 = xor(sum1_acc_24, sum1_acc_25) */
+	pxor %xmm12, %xmm8 /* sum1_acc_29 = xor(sum1_acc_26, sum1_acc_27) */
+	pxor %xmm8, %xmm0 /* sum1_acc_30 = xor(sum1_acc_28, sum1_acc_29) */
+	movdqu 16(%rdi), %xmm1 /* old1 = load() */
+	pxor %xmm0, %xmm1 /* new1 = xor(old1, sum1_acc_30) */
+	movdqu %xmm1, 16(%rdi) /* store new1 */
 	movdqa 48(%rsp), %xmm0 /* reload p2 */
 	pxor 32(%rsp), %xmm0 /* sum2_acc = xor(p2, p2_1) */
-	movdqa 16(%rsp), %xmm3 /* reload p2_2 */
-	pxor 0(%rsp), %xmm3 /* sum2_acc_1 = xor(p2_2, p2_3) */
-	movdqa 96(%rsp), %xmm4 /* reload p2_4 */
-	pxor 112(%rsp), %xmm4 /* sum2_acc_2 = xor(p2_4, p2_5) */
-	movdqa 192(%rsp), %xmm5 /* reload p2_6 */
-	pxor 208(%rsp), %xmm5 /* sum2_acc_3 = xor(p2_6, p2_7) */
-	movdqa 304(%rsp), %xmm6 /* reload p2_8 */
-	pxor 288(%rsp), %xmm6 /* sum2_acc_4 = xor(p2_8, p2_9) */
-	movdqa 400(%rsp), %xmm7 /* reload p2_10 */
-	pxor 384(%rsp), %xmm7 /* sum2_acc_5 = xor(p2_10, p2_11) */
-	movdqa 496(%rsp), %xmm8 /* reload p2_12 */
-	pxor 480(%rsp), %xmm8 /* sum2_acc_6 = xor(p2_12, p2_13) */
-	pxor %xmm2, %xmm1 /* sum2_acc_7 = xor(p2_14, p2_15) */
-	pxor %xmm3, %xmm0 /* sum2_acc_8 = xor(sum2_acc, sum2_acc_1) */
-	pxor %xmm5, %xmm4 /* sum2_acc_9 = xor(sum2_acc_2, sum2_acc_3) */
-	pxor %xmm7, %xmm6 /* sum2_acc_10 = xor(sum2_acc_4, sum2_acc_5) */
-	pxor %xmm1, %xmm8 /* sum2_acc_11 = xor(sum2_acc_6, sum2_acc_7) */
-	pxor %xmm4, %xmm0 /* sum2_acc_12 = xor(sum2_acc_8, sum2_acc_9) */
-	pxor %xmm8, %xmm6 /* sum2_acc_13 = xor(sum2_acc_10, sum2_acc_11) */
-	pxor %xmm6, %xmm0 /* sum2_acc_14 = xor(sum2_acc_12, sum2_acc_13) */
+	movdqa 16(%rsp), %xmm1 /* reload p2_2 */
+	pxor 0(%rsp), %xmm1 /* sum2_acc_1 = xor(p2_2, p2_3) */
+	movdqa 96(%rsp), %xmm2 /* reload p2_4 */
+	pxor 112(%rsp), %xmm2 /* sum2_acc_2 = xor(p2_4, p2_5) */
+	movdqa 192(%rsp), %xmm3 /* reload p2_6 */
+	pxor 208(%rsp), %xmm3 /* sum2_acc_3 = xor(p2_6, p2_7) */
+	movdqa 304(%rsp), %xmm4 /* reload p2_8 */
+	pxor 288(%rsp), %xmm4 /* sum2_acc_4 = xor(p2_8, p2_9) */
+	movdqa 400(%rsp), %xmm5 /* reload p2_10 */
+	pxor 384(%rsp), %xmm5 /* sum2_acc_5 = xor(p2_10, p2_11) */
+	movdqa 496(%rsp), %xmm6 /* reload p2_12 */
+	pxor 480(%rsp), %xmm6 /* sum2_acc_6 = xor(p2_12, p2_13) */
+	movdqa 592(%rsp), %xmm7 /* reload p2_14 */
+	pxor 576(%rsp), %xmm7 /* sum2_acc_7 = xor(p2_14, p2_15) */
+	movdqa 688(%rsp), %xmm8 /* reload p2_16 */
+	pxor 672(%rsp), %xmm8 /* sum2_acc_8 = xor(p2_16, p2_17) */
+	movdqa 784(%rsp), %xmm9 /* reload p2_18 */
+	pxor 768(%rsp), %xmm9 /* sum2_acc_9 = xor(p2_18, p2_19) */
+	movdqa 880(%rsp), %xmm10 /* reload p2_20 */
+	pxor 864(%rsp), %xmm10 /* sum2_acc_10 = xor(p2_20, p2_21) */
+	movdqa 976(%rsp), %xmm11 /* reload p2_22 */
+	pxor 960(%rsp), %xmm11 /* sum2_acc_11 = xor(p2_22, p2_23) */
+	movdqa 1072(%rsp), %xmm12 /* reload p2_24 */
+	pxor 1056(%rsp), %xmm12 /* sum2_acc_12 = xor(p2_24, p2_25) */
+	movdqa 1168(%rsp), %xmm13 /* reload p2_26 */
+	pxor 1152(%rsp), %xmm13 /* sum2_acc_13 = xor(p2_26, p2_27) */
+	movdqa 1264(%rsp), %xmm14 /* reload p2_28 */
+	pxor 1248(%rsp), %xmm14 /* sum2_acc_14 = xor(p2_28, p2_29) */
+	movdqa 832(%rsp), %xmm15 /* reload p2_30 */
+	pxor 928(%rsp), %xmm15 /* sum2_acc_15 = xor(p2_30, p2_31) */
+	pxor %xmm1, %xmm0 /* sum2_acc_16 = xor(sum2_acc, sum2_acc_1) */
+	pxor %xmm3, %xmm2 /* sum2_acc_17 = xor(sum2_acc_2, sum2_acc_3) */
+	pxor %xmm5, %xmm4 /* sum2_acc_18 = xor(sum2_acc_4, sum2_acc_5) */
+	pxor %xmm7, %xmm6 /* sum2_acc_19 = xor(sum2_acc_6, sum2_acc_7) */
+	pxor %xmm9, %xmm8 /* sum2_acc_20 = xor(sum2_acc_8, sum2_acc_9) */
+	pxor %xmm11, %xmm10 /* sum2_acc_21 = xor(sum2_acc_10, sum2_acc_11) */
+	pxor %xmm13, %xmm12 /* sum2_acc_22 = xor(sum2_acc_12, sum2_acc_13) */
+	pxor %xmm15, %xmm14 /* sum2_acc_23 = xor(sum2_acc_14, sum2_acc_15) */
+	pxor %xmm2, %xmm0 /* sum2_acc_24 = xor(sum2_acc_16, sum2_acc_17) */
+	pxor %xmm6, %xmm4 /* sum2_acc_25 = xor(sum2_acc_18, sum2_acc_19) */
+	pxor %xmm10, %xmm8 /* sum2_acc_26 = xor(sum2_acc_20, sum2_acc_21) */
+	pxor %xmm14, %xmm12 /* sum2_acc_27 = xor(sum2_acc_22, sum2_acc_23) */
+	pxor %xmm4, %xmm0 /* sum2_acc_28 = xor(sum2_acc_24, sum2_acc_25) */
+	pxor %xmm12, %xmm8 /* sum2_acc_29 = xor(sum2_acc_26, sum2_acc_27) */
+	pxor %xmm8, %xmm0 /* sum2_acc_30 = xor(sum2_acc_28, sum2_acc_29) */
 	movdqu 32(%rdi), %xmm1 /* old2 = load() */
-	pxor %xmm0, %xmm1 /* new2 = xor(old2, sum2_acc_14) */
+	pxor %xmm0, %xmm1 /* new2 = xor(old2, sum2_acc_30) */
 	movdqu %xmm1, 32(%rdi) /* store new2 */
 	mov %rbp, %rsp
 	pop %rbp
