@@ -367,11 +367,11 @@ def _bar(stream, done, total, start, label, width=30, unit="values"):
 
 # Each architecture's CPU models, with the features (gen/backends/cpu_features.py's
 # names) of the core each models, as harness/mca_model.py models it: Zen 3 has
-# AVX2, AES-NI and VAES and no GFNI or AVX-512; Zen 4 and Ice Lake server add
+# AVX2, AES-NI, VAES, PCLMULQDQ and VPCLMULQDQ and no GFNI or AVX-512; Zen 4 and Ice Lake server add
 # AVX-512 (VBMI, VBMI2) and GFNI; Neoverse N1 has AES and PMULL, N2 and V1 SHA-3
 # and SM4 as well (tests/test_explore.py checks these against GCC's -march and
 # mca_model's -mattr).
-_ZEN3 = frozenset({"ssse3", "aes", "avx2", "vaes"})
+_ZEN3 = frozenset({"ssse3", "aes", "avx2", "vaes", "pclmul", "vpclmulqdq"})
 _AVX512 = _ZEN3 | {"avx512f", "avx512bw", "avx512vbmi", "avx512vbmi2", "gfni"}
 _N1 = frozenset({"asimd", "arm_aes", "arm_pmull"})
 MODEL_CPUS = {"x86_64": {"znver3": _ZEN3, "znver4": _AVX512, "icelake-server": _AVX512},
