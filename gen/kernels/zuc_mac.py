@@ -36,7 +36,7 @@ or nibble tables).
 from ..ir import Builder
 from ..linalg import AffineMap, bit_reversal, byteswap_mask
 
-FOLD_CHUNKS = 32     # 64-bit chunks per call: 256 message bytes
+FOLD_CHUNKS = 32     # 64-bit chunks per call: 256 message bytes (64 measured no faster)
 TAG_KINDS = {2: (32, 64), 3: (128,)}   # keystream pieces per window -> the tag sizes that need that many
 
 
