@@ -92,3 +92,16 @@ def test_every_target_lowers_clmul_and_keeps_its_meaning(target):
 
 def test_clmul_is_on_the_constant_time_allow_list():
     assert "clmul" in ct_check.constant_time_opcodes()
+
+
+def test_256_bit_clmul_has_a_valgrind_form_in_c_and_assembly():
+    """valgrind 3.19 cannot run VEX.256 VPCLMULQDQ: the constant-time check's
+    build (KC_VALGRIND_SPLIT_VAES) runs PCLMULQDQ on each half instead, in the
+    C twin (kc_clmul256, kc_x86.h) and in the assembly twin alike."""
+    from gen.backends.assembly import assembly_file
+    target = SIMD_TARGETS["avx2_vaes"]
+    lowered = target.lower(_program(256))
+    assert "kc_clmul256(" in "\n".join(target.c_body(lowered))
+    text = assembly_file("/* test */", [("clmul_all_asm", lowered)], target.asm_twin(), "clmul_test")
+    split = text.split("#ifdef KC_VALGRIND_SPLIT_VAES")[1].split("#else")[0]
+    assert "vpclmulqdq" in split and "%ymm" not in split.split("vpclmulqdq")[1].split("\n")[0]

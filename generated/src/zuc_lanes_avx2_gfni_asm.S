@@ -5688,13 +5688,17 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
  *   %rsi: msg
  *   %rdx: ks
  *   ymm0-10: vectors, as allocated (11 used)
- *   frame: 0 bytes (0 spill slots of 32 bytes)
+ *   frame: 64 bytes (0 spill slots of 32 bytes)
  */
 	.globl zuc_lanes_avx2_gfni_mac_fold_asm
 	.hidden zuc_lanes_avx2_gfni_mac_fold_asm
 	.type zuc_lanes_avx2_gfni_mac_fold_asm, @function
 	.p2align 5
 zuc_lanes_avx2_gfni_mac_fold_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $64, %rsp
 
 	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
@@ -5703,10 +5707,58 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu 8(%rdx), %ymm2 /* ks1 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm2, %ymm2 /* k1 = lookup16(ks1, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x10, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x10, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm3 /* p0 = clmul(m, k0) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm1 /* p1 = clmul(m, k0) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm2, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x11, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x11, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
 	vpclmulqdq $0x11, %ymm2, %ymm0, %ymm4 /* p0_1 = clmul(m, k1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm2, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x1, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x1, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
 	vpclmulqdq $0x1, %ymm2, %ymm0, %ymm0 /* p1_1 = clmul(m, k1) */
+#endif
 
 	/* Each sum plus its products, in a balanced tree. */
 	vpxor %ymm4, %ymm3, %ymm2 /* sum0_acc = xor(p0, p0_1) */
@@ -5717,10 +5769,58 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm3, %ymm3 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu 40(%rdx), %ymm4 /* ks1_1 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm4, %ymm4 /* k1_1 = lookup16(ks1_1, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x10, %ymm3, %ymm1, %ymm5 /* p0_2 = clmul(m_1, k0_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x0, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x0, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x0, %ymm3, %ymm1, %ymm3 /* p1_2 = clmul(m_1, k0_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
 	vpclmulqdq $0x11, %ymm4, %ymm1, %ymm6 /* p0_3 = clmul(m_1, k1_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x1, %ymm4, %ymm1, %ymm1 /* p1_3 = clmul(m_1, k1_1) */
+#endif
 	vpxor %ymm6, %ymm5, %ymm4 /* sum0_acc_1 = xor(p0_2, p0_3) */
 	vpxor %ymm4, %ymm2, %ymm2 /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
 	vpxor %ymm1, %ymm3, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
@@ -5731,10 +5831,58 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm3, %ymm3 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqu 72(%rdx), %ymm4 /* ks1_2 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm4, %ymm4 /* k1_2 = lookup16(ks1_2, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x10, %ymm3, %ymm1, %ymm5 /* p0_4 = clmul(m_2, k0_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x0, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x0, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x0, %ymm3, %ymm1, %ymm3 /* p1_4 = clmul(m_2, k0_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
 	vpclmulqdq $0x11, %ymm4, %ymm1, %ymm6 /* p0_5 = clmul(m_2, k1_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x1, %ymm4, %ymm1, %ymm1 /* p1_5 = clmul(m_2, k1_2) */
+#endif
 	vpxor %ymm6, %ymm5, %ymm4 /* sum0_acc_2 = xor(p0_4, p0_5) */
 	vpxor %ymm1, %ymm3, %ymm1 /* sum1_acc_2 = xor(p1_4, p1_5) */
 	vmovdqu 96(%rsi), %ymm3 /* msg_4 = load() */
@@ -5743,10 +5891,58 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm5, %ymm5 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqu 104(%rdx), %ymm6 /* ks1_3 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm6, %ymm6 /* k1_3 = lookup16(ks1_3, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x10, %ymm5, %ymm3, %ymm7 /* p0_6 = clmul(m_3, k0_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x0, %ymm5, %ymm3, %ymm5 /* p1_6 = clmul(m_3, k0_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x11, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x11, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x11, %ymm6, %ymm3, %ymm8 /* p0_7 = clmul(m_3, k1_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x1, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x1, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x1, %ymm6, %ymm3, %ymm3 /* p1_7 = clmul(m_3, k1_3) */
+#endif
 	vpxor %ymm8, %ymm7, %ymm6 /* sum0_acc_3 = xor(p0_6, p0_7) */
 	vpxor %ymm6, %ymm4, %ymm4 /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
 	vpxor %ymm4, %ymm2, %ymm2 /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
@@ -5759,10 +5955,58 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm3, %ymm3 /* k0_4 = lookup16(ks0_4, reverse16) */
 	vmovdqu 136(%rdx), %ymm4 /* ks1_4 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm4, %ymm4 /* k1_4 = lookup16(ks1_4, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x10, %ymm3, %ymm1, %ymm5 /* p0_8 = clmul(m_4, k0_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x0, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x0, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x0, %ymm3, %ymm1, %ymm3 /* p1_8 = clmul(m_4, k0_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
 	vpclmulqdq $0x11, %ymm4, %ymm1, %ymm6 /* p0_9 = clmul(m_4, k1_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x1, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x1, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x1, %ymm4, %ymm1, %ymm1 /* p1_9 = clmul(m_4, k1_4) */
+#endif
 	vpxor %ymm6, %ymm5, %ymm4 /* sum0_acc_4 = xor(p0_8, p0_9) */
 	vpxor %ymm1, %ymm3, %ymm1 /* sum1_acc_4 = xor(p1_8, p1_9) */
 	vmovdqu 160(%rsi), %ymm3 /* msg_6 = load() */
@@ -5771,10 +6015,58 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm5, %ymm5 /* k0_5 = lookup16(ks0_5, reverse16) */
 	vmovdqu 168(%rdx), %ymm6 /* ks1_5 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm6, %ymm6 /* k1_5 = lookup16(ks1_5, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x10, %ymm5, %ymm3, %ymm7 /* p0_10 = clmul(m_5, k0_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x0, %ymm5, %ymm3, %ymm5 /* p1_10 = clmul(m_5, k0_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x11, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x11, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x11, %ymm6, %ymm3, %ymm8 /* p0_11 = clmul(m_5, k1_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x1, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x1, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x1, %ymm6, %ymm3, %ymm3 /* p1_11 = clmul(m_5, k1_5) */
+#endif
 	vpxor %ymm8, %ymm7, %ymm6 /* sum0_acc_5 = xor(p0_10, p0_11) */
 	vpxor %ymm6, %ymm4, %ymm4 /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
 	vpxor %ymm3, %ymm5, %ymm3 /* sum1_acc_5 = xor(p1_10, p1_11) */
@@ -5785,10 +6077,58 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm5, %ymm5 /* k0_6 = lookup16(ks0_6, reverse16) */
 	vmovdqu 200(%rdx), %ymm6 /* ks1_6 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm6, %ymm6 /* k1_6 = lookup16(ks1_6, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x10, %ymm5, %ymm3, %ymm7 /* p0_12 = clmul(m_6, k0_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x0, %ymm5, %ymm3, %ymm5 /* p1_12 = clmul(m_6, k0_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x11, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x11, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x11, %ymm6, %ymm3, %ymm8 /* p0_13 = clmul(m_6, k1_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x1, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x1, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x1, %ymm6, %ymm3, %ymm3 /* p1_13 = clmul(m_6, k1_6) */
+#endif
 	vpxor %ymm8, %ymm7, %ymm6 /* sum0_acc_6 = xor(p0_12, p0_13) */
 	vpxor %ymm3, %ymm5, %ymm3 /* sum1_acc_6 = xor(p1_12, p1_13) */
 	vmovdqu 224(%rsi), %ymm5 /* msg_8 = load() */
@@ -5797,10 +6137,58 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm7, %ymm7 /* k0_7 = lookup16(ks0_7, reverse16) */
 	vmovdqu 232(%rdx), %ymm8 /* ks1_7 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_3_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x10, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x10, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
 	vpclmulqdq $0x10, %ymm7, %ymm5, %ymm9 /* p0_14 = clmul(m_7, k0_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x0, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x0, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x0, %ymm7, %ymm5, %ymm7 /* p1_14 = clmul(m_7, k0_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x11, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x11, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x11, %ymm8, %ymm5, %ymm10 /* p0_15 = clmul(m_7, k1_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x1, %ymm8, %ymm5, %ymm5 /* p1_15 = clmul(m_7, k1_7) */
+#endif
 	vpxor %ymm10, %ymm9, %ymm8 /* sum0_acc_7 = xor(p0_14, p0_15) */
 	vpxor %ymm8, %ymm6, %ymm6 /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
 	vpxor %ymm6, %ymm4, %ymm4 /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
@@ -5815,6 +6203,8 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
 	vmovdqu 32(%rdi), %ymm1 /* old1 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* new1 = xor(old1, sum1_acc_14) */
 	vmovdqu %ymm0, 32(%rdi) /* store new1 */
+	mov %rbp, %rsp
+	pop %rbp
 	vzeroupper
 	ret
 	.size zuc_lanes_avx2_gfni_mac_fold_asm, .-zuc_lanes_avx2_gfni_mac_fold_asm
@@ -5824,13 +6214,17 @@ zuc_lanes_avx2_gfni_mac_fold_asm:
  *   %rsi: msg
  *   %rdx: ks
  *   ymm0-14: vectors, as allocated (15 used)
- *   frame: 0 bytes (0 spill slots of 32 bytes)
+ *   frame: 64 bytes (0 spill slots of 32 bytes)
  */
 	.globl zuc_lanes_avx2_gfni_mac_fold_wide_asm
 	.hidden zuc_lanes_avx2_gfni_mac_fold_wide_asm
 	.type zuc_lanes_avx2_gfni_mac_fold_wide_asm, @function
 	.p2align 5
 zuc_lanes_avx2_gfni_mac_fold_wide_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $64, %rsp
 
 	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
@@ -5841,15 +6235,87 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm2, %ymm2 /* k1 = lookup16(ks1, reverse16) */
 	vmovdqu 16(%rdx), %ymm3 /* ks2 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm3, %ymm3 /* k2 = lookup16(ks2, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x1, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x1, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x1, %ymm3, %ymm0, %ymm3 /* p2_1 = clmul(m, k2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x10, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x10, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
 	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm4 /* p0 = clmul(m, k0) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm1 /* p1 = clmul(m, k0) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm2, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x11, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x11, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x11, %ymm2, %ymm0, %ymm5 /* p0_1 = clmul(m, k1) */
+#endif
 
 	/* Each sum plus its products, in a balanced tree. */
 	vpxor %ymm5, %ymm4, %ymm4 /* sum0_acc = xor(p0, p0_1) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm2, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x1, %ymm2, %ymm0, %ymm5 /* p1_1 = clmul(m, k1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm2, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x0, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x0, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
 	vpclmulqdq $0x0, %ymm2, %ymm0, %ymm0 /* p2 = clmul(m, k1) */
+#endif
 	vpxor %ymm5, %ymm1, %ymm1 /* sum1_acc = xor(p1, p1_1) */
 	vpxor %ymm3, %ymm0, %ymm0 /* sum2_acc = xor(p2, p2_1) */
 	vmovdqu 32(%rsi), %ymm2 /* msg_2 = load() */
@@ -5860,14 +6326,86 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vmovdqu 48(%rdx), %ymm6 /* ks2_1 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k2_1 = lookup16(ks2_1, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
 	vpclmulqdq $0x1, %ymm6, %ymm2, %ymm6 /* p2_3 = clmul(m_1, k2_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm7 /* p0_2 = clmul(m_1, k0_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x0, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x0, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x0, %ymm3, %ymm2, %ymm3 /* p1_2 = clmul(m_1, k0_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x11, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x11, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x11, %ymm5, %ymm2, %ymm8 /* p0_3 = clmul(m_1, k1_1) */
+#endif
 	vpxor %ymm8, %ymm7, %ymm7 /* sum0_acc_1 = xor(p0_2, p0_3) */
 	vpxor %ymm7, %ymm4, %ymm4 /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x1, %ymm5, %ymm2, %ymm7 /* p1_3 = clmul(m_1, k1_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
 	vpclmulqdq $0x0, %ymm5, %ymm2, %ymm2 /* p2_2 = clmul(m_1, k1_1) */
+#endif
 	vpxor %ymm7, %ymm3, %ymm3 /* sum1_acc_1 = xor(p1_2, p1_3) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
 	vpxor %ymm6, %ymm2, %ymm2 /* sum2_acc_1 = xor(p2_2, p2_3) */
@@ -5880,13 +6418,85 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k1_2 = lookup16(ks1_2, reverse16) */
 	vmovdqu 80(%rdx), %ymm6 /* ks2_2 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k2_2 = lookup16(ks2_2, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
 	vpclmulqdq $0x1, %ymm6, %ymm2, %ymm6 /* p2_5 = clmul(m_2, k2_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm7 /* p0_4 = clmul(m_2, k0_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x0, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x0, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x0, %ymm3, %ymm2, %ymm3 /* p1_4 = clmul(m_2, k0_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x11, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x11, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x11, %ymm5, %ymm2, %ymm8 /* p0_5 = clmul(m_2, k1_2) */
+#endif
 	vpxor %ymm8, %ymm7, %ymm7 /* sum0_acc_2 = xor(p0_4, p0_5) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x1, %ymm5, %ymm2, %ymm8 /* p1_5 = clmul(m_2, k1_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
 	vpclmulqdq $0x0, %ymm5, %ymm2, %ymm2 /* p2_4 = clmul(m_2, k1_2) */
+#endif
 	vpxor %ymm8, %ymm3, %ymm3 /* sum1_acc_2 = xor(p1_4, p1_5) */
 	vpxor %ymm6, %ymm2, %ymm2 /* sum2_acc_2 = xor(p2_4, p2_5) */
 	vmovdqu 96(%rsi), %ymm5 /* msg_4 = load() */
@@ -5897,15 +6507,87 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm8, %ymm8 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vmovdqu 112(%rdx), %ymm9 /* ks2_3 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm9, %ymm9 /* k2_3 = lookup16(ks2_3, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x1, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x1, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
 	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm9 /* p2_7 = clmul(m_3, k2_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x10, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x10, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x10, %ymm6, %ymm5, %ymm10 /* p0_6 = clmul(m_3, k0_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x0, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x0, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
 	vpclmulqdq $0x0, %ymm6, %ymm5, %ymm6 /* p1_6 = clmul(m_3, k0_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x11, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x11, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
 	vpclmulqdq $0x11, %ymm8, %ymm5, %ymm11 /* p0_7 = clmul(m_3, k1_3) */
+#endif
 	vpxor %ymm11, %ymm10, %ymm10 /* sum0_acc_3 = xor(p0_6, p0_7) */
 	vpxor %ymm10, %ymm7, %ymm7 /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
 	vpxor %ymm7, %ymm4, %ymm4 /* sum0_acc_12 = xor(sum0_acc_8, sum0_acc_9) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x1, %ymm8, %ymm5, %ymm7 /* p1_7 = clmul(m_3, k1_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x0, %ymm8, %ymm5, %ymm5 /* p2_6 = clmul(m_3, k1_3) */
+#endif
 	vpxor %ymm7, %ymm6, %ymm6 /* sum1_acc_3 = xor(p1_6, p1_7) */
 	vpxor %ymm6, %ymm3, %ymm3 /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sum1_acc_12 = xor(sum1_acc_8, sum1_acc_9) */
@@ -5920,13 +6602,85 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k1_4 = lookup16(ks1_4, reverse16) */
 	vmovdqu 144(%rdx), %ymm6 /* ks2_4 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k2_4 = lookup16(ks2_4, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x1, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x1, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
 	vpclmulqdq $0x1, %ymm6, %ymm2, %ymm6 /* p2_9 = clmul(m_4, k2_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm7 /* p0_8 = clmul(m_4, k0_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x0, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x0, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x0, %ymm3, %ymm2, %ymm3 /* p1_8 = clmul(m_4, k0_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x11, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x11, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x11, %ymm5, %ymm2, %ymm8 /* p0_9 = clmul(m_4, k1_4) */
+#endif
 	vpxor %ymm8, %ymm7, %ymm7 /* sum0_acc_4 = xor(p0_8, p0_9) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x1, %ymm5, %ymm2, %ymm8 /* p1_9 = clmul(m_4, k1_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x0, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x0, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
 	vpclmulqdq $0x0, %ymm5, %ymm2, %ymm2 /* p2_8 = clmul(m_4, k1_4) */
+#endif
 	vpxor %ymm8, %ymm3, %ymm3 /* sum1_acc_4 = xor(p1_8, p1_9) */
 	vpxor %ymm6, %ymm2, %ymm2 /* sum2_acc_4 = xor(p2_8, p2_9) */
 	vmovdqu 160(%rsi), %ymm5 /* msg_6 = load() */
@@ -5937,14 +6691,86 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm8, %ymm8 /* k1_5 = lookup16(ks1_5, reverse16) */
 	vmovdqu 176(%rdx), %ymm9 /* ks2_5 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm9, %ymm9 /* k2_5 = lookup16(ks2_5, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x1, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x1, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
 	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm9 /* p2_11 = clmul(m_5, k2_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x10, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x10, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x10, %ymm6, %ymm5, %ymm10 /* p0_10 = clmul(m_5, k0_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x0, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x0, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
 	vpclmulqdq $0x0, %ymm6, %ymm5, %ymm6 /* p1_10 = clmul(m_5, k0_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x11, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x11, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
 	vpclmulqdq $0x11, %ymm8, %ymm5, %ymm11 /* p0_11 = clmul(m_5, k1_5) */
+#endif
 	vpxor %ymm11, %ymm10, %ymm10 /* sum0_acc_5 = xor(p0_10, p0_11) */
 	vpxor %ymm10, %ymm7, %ymm7 /* sum0_acc_10 = xor(sum0_acc_4, sum0_acc_5) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x1, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x1, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x1, %ymm8, %ymm5, %ymm10 /* p1_11 = clmul(m_5, k1_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x0, %ymm8, %ymm5, %ymm5 /* p2_10 = clmul(m_5, k1_5) */
+#endif
 	vpxor %ymm10, %ymm6, %ymm6 /* sum1_acc_5 = xor(p1_10, p1_11) */
 	vpxor %ymm6, %ymm3, %ymm3 /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
 	vpxor %ymm9, %ymm5, %ymm5 /* sum2_acc_5 = xor(p2_10, p2_11) */
@@ -5957,13 +6783,85 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm8, %ymm8 /* k1_6 = lookup16(ks1_6, reverse16) */
 	vmovdqu 208(%rdx), %ymm9 /* ks2_6 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm9, %ymm9 /* k2_6 = lookup16(ks2_6, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x1, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x1, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
 	vpclmulqdq $0x1, %ymm9, %ymm5, %ymm9 /* p2_13 = clmul(m_6, k2_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x10, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x10, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x10, %ymm6, %ymm5, %ymm10 /* p0_12 = clmul(m_6, k0_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm6, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x0, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x0, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
 	vpclmulqdq $0x0, %ymm6, %ymm5, %ymm6 /* p1_12 = clmul(m_6, k0_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x11, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x11, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
 	vpclmulqdq $0x11, %ymm8, %ymm5, %ymm11 /* p0_13 = clmul(m_6, k1_6) */
+#endif
 	vpxor %ymm11, %ymm10, %ymm10 /* sum0_acc_6 = xor(p0_12, p0_13) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
 	vpclmulqdq $0x1, %ymm8, %ymm5, %ymm11 /* p1_13 = clmul(m_6, k1_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x0, %ymm8, %ymm5, %ymm5 /* p2_12 = clmul(m_6, k1_6) */
+#endif
 	vpxor %ymm11, %ymm6, %ymm6 /* sum1_acc_6 = xor(p1_12, p1_13) */
 	vpxor %ymm9, %ymm5, %ymm5 /* sum2_acc_6 = xor(p2_12, p2_13) */
 	vmovdqu 224(%rsi), %ymm8 /* msg_8 = load() */
@@ -5974,16 +6872,88 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm11, %ymm11 /* k1_7 = lookup16(ks1_7, reverse16) */
 	vmovdqu 240(%rdx), %ymm12 /* ks2_7 = load() */
 	vpshufb .Lzuc_lanes_avx2_gfni_asm_4_reverse16(%rip), %ymm12, %ymm12 /* k2_7 = lookup16(ks2_7, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm12, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vpclmulqdq $0x1, 32(%rsp), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vpclmulqdq $0x1, 48(%rsp), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
+#else
 	vpclmulqdq $0x1, %ymm12, %ymm8, %ymm12 /* p2_15 = clmul(m_7, k2_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vpclmulqdq $0x10, 32(%rsp), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vpclmulqdq $0x10, 48(%rsp), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
 	vpclmulqdq $0x10, %ymm9, %ymm8, %ymm13 /* p0_14 = clmul(m_7, k0_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x0, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x0, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
 	vpclmulqdq $0x0, %ymm9, %ymm8, %ymm9 /* p1_14 = clmul(m_7, k0_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm14
+	vpclmulqdq $0x11, 32(%rsp), %xmm14, %xmm14
+	vmovdqu %xmm14, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm14
+	vpclmulqdq $0x11, 48(%rsp), %xmm14, %xmm14
+	vmovdqu %xmm14, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm14
+#else
 	vpclmulqdq $0x11, %ymm11, %ymm8, %ymm14 /* p0_15 = clmul(m_7, k1_7) */
+#endif
 	vpxor %ymm14, %ymm13, %ymm13 /* sum0_acc_7 = xor(p0_14, p0_15) */
 	vpxor %ymm13, %ymm10, %ymm10 /* sum0_acc_11 = xor(sum0_acc_6, sum0_acc_7) */
 	vpxor %ymm10, %ymm7, %ymm7 /* sum0_acc_13 = xor(sum0_acc_10, sum0_acc_11) */
 	vpxor %ymm7, %ymm4, %ymm4 /* sum0_acc_14 = xor(sum0_acc_12, sum0_acc_13) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x1, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x1, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x1, %ymm11, %ymm8, %ymm7 /* p1_15 = clmul(m_7, k1_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x0, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x0, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x0, %ymm11, %ymm8, %ymm8 /* p2_14 = clmul(m_7, k1_7) */
+#endif
 	vpxor %ymm7, %ymm9, %ymm7 /* sum1_acc_7 = xor(p1_14, p1_15) */
 	vpxor %ymm7, %ymm6, %ymm6 /* sum1_acc_11 = xor(sum1_acc_6, sum1_acc_7) */
 	vpxor %ymm6, %ymm3, %ymm3 /* sum1_acc_13 = xor(sum1_acc_10, sum1_acc_11) */
@@ -6001,6 +6971,8 @@ zuc_lanes_avx2_gfni_mac_fold_wide_asm:
 	vmovdqu 64(%rdi), %ymm1 /* old2 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* new2 = xor(old2, sum2_acc_14) */
 	vmovdqu %ymm0, 64(%rdi) /* store new2 */
+	mov %rbp, %rsp
+	pop %rbp
 	vzeroupper
 	ret
 	.size zuc_lanes_avx2_gfni_mac_fold_wide_asm, .-zuc_lanes_avx2_gfni_mac_fold_wide_asm

@@ -3166,7 +3166,7 @@ zuc_lanes_avx2_vaes_keystream_xor_asm:
  *   %rsi: msg
  *   %rdx: ks
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 576 bytes (17 spill slots of 32 bytes)
+ *   frame: 640 bytes (17 spill slots of 32 bytes)
  */
 	.globl zuc_lanes_avx2_vaes_mac_fold_asm
 	.hidden zuc_lanes_avx2_vaes_mac_fold_asm
@@ -3176,7 +3176,7 @@ zuc_lanes_avx2_vaes_mac_fold_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $576, %rsp
+	sub $640, %rsp
 
 	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
@@ -3192,10 +3192,58 @@ zuc_lanes_avx2_vaes_mac_fold_asm:
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu 8(%rdx), %ymm4 /* ks1 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x10, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x10, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm5 /* p0 = clmul(m, k0) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x11, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x11, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
 	vpclmulqdq $0x11, %ymm4, %ymm0, %ymm6 /* p0_1 = clmul(m, k1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm1 /* p1 = clmul(m, k0) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x1, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x1, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
 	vpclmulqdq $0x1, %ymm4, %ymm0, %ymm0 /* p1_1 = clmul(m, k1) */
+#endif
 	vmovdqu 32(%rsi), %ymm4 /* msg_2 = load() */
 	vpand .Lzuc_lanes_avx2_vaes_asm_3_nibble_mask(%rip), %ymm4, %ymm7 /* msg_2_lo = and(msg_2, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* msg_2_sh = shr(msg_2) */
@@ -3207,10 +3255,58 @@ zuc_lanes_avx2_vaes_mac_fold_asm:
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm7, %ymm7 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu 40(%rdx), %ymm8 /* ks1_1 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm8, %ymm8 /* k1_1 = lookup16(ks1_1, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm4, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x10, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x10, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
 	vpclmulqdq $0x10, %ymm7, %ymm4, %ymm9 /* p0_2 = clmul(m_1, k0_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm4, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x11, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x11, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x11, %ymm8, %ymm4, %ymm10 /* p0_3 = clmul(m_1, k1_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm4, 0(%rsp)
+	vmovdqu %ymm7, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x0, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x0, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x0, %ymm7, %ymm4, %ymm7 /* p1_2 = clmul(m_1, k0_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm4, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x1, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x1, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
 	vpclmulqdq $0x1, %ymm8, %ymm4, %ymm4 /* p1_3 = clmul(m_1, k1_1) */
+#endif
 	vmovdqu 64(%rsi), %ymm8 /* msg_3 = load() */
 	vpand .Lzuc_lanes_avx2_vaes_asm_3_nibble_mask(%rip), %ymm8, %ymm11 /* msg_3_lo = and(msg_3, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* msg_3_sh = shr(msg_3) */
@@ -3222,10 +3318,58 @@ zuc_lanes_avx2_vaes_mac_fold_asm:
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm11, %ymm11 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqu 72(%rdx), %ymm12 /* ks1_2 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm12, %ymm12 /* k1_2 = lookup16(ks1_2, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vpclmulqdq $0x10, 32(%rsp), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vpclmulqdq $0x10, 48(%rsp), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
 	vpclmulqdq $0x10, %ymm11, %ymm8, %ymm13 /* p0_4 = clmul(m_2, k0_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm12, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm14
+	vpclmulqdq $0x11, 32(%rsp), %xmm14, %xmm14
+	vmovdqu %xmm14, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm14
+	vpclmulqdq $0x11, 48(%rsp), %xmm14, %xmm14
+	vmovdqu %xmm14, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm14
+#else
 	vpclmulqdq $0x11, %ymm12, %ymm8, %ymm14 /* p0_5 = clmul(m_2, k1_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x0, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x0, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
 	vpclmulqdq $0x0, %ymm11, %ymm8, %ymm11 /* p1_4 = clmul(m_2, k0_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm12, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x1, %ymm12, %ymm8, %ymm8 /* p1_5 = clmul(m_2, k1_2) */
+#endif
 	vmovdqu 96(%rsi), %ymm12 /* msg_4 = load() */
 	vpand .Lzuc_lanes_avx2_vaes_asm_3_nibble_mask(%rip), %ymm12, %ymm15 /* msg_4_lo = and(msg_4, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* msg_4_sh = shr(msg_4) */
@@ -3235,17 +3379,65 @@ zuc_lanes_avx2_vaes_mac_fold_asm:
 	vpxor %ymm12, %ymm15, %ymm12 /* m_3 = xor(m_3_l, m_3_h) */
 	vmovdqu 96(%rdx), %ymm15 /* ks0_3 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm15, %ymm15 /* k0_3 = lookup16(ks0_3, reverse16) */
-	vmovdqa %ymm8, 0(%rsp) /* spill p1_5 */
+	vmovdqa %ymm8, 64(%rsp) /* spill p1_5 */
 	vmovdqu 104(%rdx), %ymm8 /* ks1_3 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm8, %ymm8 /* k1_3 = lookup16(ks1_3, reverse16) */
-	vmovdqa %ymm11, 32(%rsp) /* spill p1_4 */
+	vmovdqa %ymm11, 96(%rsp) /* spill p1_4 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x10, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x10, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
 	vpclmulqdq $0x10, %ymm15, %ymm12, %ymm11 /* p0_6 = clmul(m_3, k0_3) */
-	vmovdqa %ymm4, 64(%rsp) /* spill p1_3 */
+#endif
+	vmovdqa %ymm4, 128(%rsp) /* spill p1_3 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x11, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x11, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
 	vpclmulqdq $0x11, %ymm8, %ymm12, %ymm4 /* p0_7 = clmul(m_3, k1_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
 	vpclmulqdq $0x0, %ymm15, %ymm12, %ymm15 /* p1_6 = clmul(m_3, k0_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x1, %ymm8, %ymm12, %ymm8 /* p1_7 = clmul(m_3, k1_3) */
+#endif
 	vmovdqu 128(%rsi), %ymm12 /* msg_5 = load() */
-	vmovdqa %ymm8, 96(%rsp) /* spill p1_7 */
+	vmovdqa %ymm8, 160(%rsp) /* spill p1_7 */
 	vpand .Lzuc_lanes_avx2_vaes_asm_3_nibble_mask(%rip), %ymm12, %ymm8 /* msg_5_lo = and(msg_5, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* msg_5_sh = shr(msg_5) */
 	vpand .Lzuc_lanes_avx2_vaes_asm_3_nibble_mask(%rip), %ymm12, %ymm12 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
@@ -3254,17 +3446,65 @@ zuc_lanes_avx2_vaes_mac_fold_asm:
 	vpxor %ymm12, %ymm8, %ymm8 /* m_4 = xor(m_4_l, m_4_h) */
 	vmovdqu 128(%rdx), %ymm12 /* ks0_4 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm12, %ymm12 /* k0_4 = lookup16(ks0_4, reverse16) */
-	vmovdqa %ymm15, 128(%rsp) /* spill p1_6 */
+	vmovdqa %ymm15, 192(%rsp) /* spill p1_6 */
 	vmovdqu 136(%rdx), %ymm15 /* ks1_4 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm15, %ymm15 /* k1_4 = lookup16(ks1_4, reverse16) */
-	vmovdqa %ymm7, 160(%rsp) /* spill p1_2 */
+	vmovdqa %ymm7, 224(%rsp) /* spill p1_2 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm12, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x10, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x10, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x10, %ymm12, %ymm8, %ymm7 /* p0_8 = clmul(m_4, k0_4) */
-	vmovdqa %ymm0, 192(%rsp) /* spill p1_1 */
+#endif
+	vmovdqa %ymm0, 256(%rsp) /* spill p1_1 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x11, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x11, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
 	vpclmulqdq $0x11, %ymm15, %ymm8, %ymm0 /* p0_9 = clmul(m_4, k1_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm12, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vpclmulqdq $0x0, 32(%rsp), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vpclmulqdq $0x0, 48(%rsp), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
+#else
 	vpclmulqdq $0x0, %ymm12, %ymm8, %ymm12 /* p1_8 = clmul(m_4, k0_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x1, %ymm15, %ymm8, %ymm8 /* p1_9 = clmul(m_4, k1_4) */
+#endif
 	vmovdqu 160(%rsi), %ymm15 /* msg_6 = load() */
-	vmovdqa %ymm8, 224(%rsp) /* spill p1_9 */
+	vmovdqa %ymm8, 288(%rsp) /* spill p1_9 */
 	vpand .Lzuc_lanes_avx2_vaes_asm_3_nibble_mask(%rip), %ymm15, %ymm8 /* msg_6_lo = and(msg_6, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* msg_6_sh = shr(msg_6) */
 	vpand .Lzuc_lanes_avx2_vaes_asm_3_nibble_mask(%rip), %ymm15, %ymm15 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
@@ -3273,17 +3513,65 @@ zuc_lanes_avx2_vaes_mac_fold_asm:
 	vpxor %ymm15, %ymm8, %ymm8 /* m_5 = xor(m_5_l, m_5_h) */
 	vmovdqu 160(%rdx), %ymm15 /* ks0_5 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm15, %ymm15 /* k0_5 = lookup16(ks0_5, reverse16) */
-	vmovdqa %ymm12, 256(%rsp) /* spill p1_8 */
+	vmovdqa %ymm12, 320(%rsp) /* spill p1_8 */
 	vmovdqu 168(%rdx), %ymm12 /* ks1_5 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm12, %ymm12 /* k1_5 = lookup16(ks1_5, reverse16) */
-	vmovdqa %ymm1, 288(%rsp) /* spill p1 */
+	vmovdqa %ymm1, 352(%rsp) /* spill p1 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x10, %ymm15, %ymm8, %ymm1 /* p0_10 = clmul(m_5, k0_5) */
-	vmovdqa %ymm1, 320(%rsp) /* spill p0_10 */
+#endif
+	vmovdqa %ymm1, 384(%rsp) /* spill p0_10 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm12, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x11, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x11, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x11, %ymm12, %ymm8, %ymm1 /* p0_11 = clmul(m_5, k1_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
 	vpclmulqdq $0x0, %ymm15, %ymm8, %ymm15 /* p1_10 = clmul(m_5, k0_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm12, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x1, %ymm12, %ymm8, %ymm8 /* p1_11 = clmul(m_5, k1_5) */
+#endif
 	vmovdqu 192(%rsi), %ymm12 /* msg_7 = load() */
-	vmovdqa %ymm8, 352(%rsp) /* spill p1_11 */
+	vmovdqa %ymm8, 416(%rsp) /* spill p1_11 */
 	vpand .Lzuc_lanes_avx2_vaes_asm_3_nibble_mask(%rip), %ymm12, %ymm8 /* msg_7_lo = and(msg_7, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* msg_7_sh = shr(msg_7) */
 	vpand .Lzuc_lanes_avx2_vaes_asm_3_nibble_mask(%rip), %ymm12, %ymm12 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
@@ -3292,17 +3580,65 @@ zuc_lanes_avx2_vaes_mac_fold_asm:
 	vpxor %ymm12, %ymm8, %ymm8 /* m_6 = xor(m_6_l, m_6_h) */
 	vmovdqu 192(%rdx), %ymm12 /* ks0_6 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm12, %ymm12 /* k0_6 = lookup16(ks0_6, reverse16) */
-	vmovdqa %ymm15, 384(%rsp) /* spill p1_10 */
+	vmovdqa %ymm15, 448(%rsp) /* spill p1_10 */
 	vmovdqu 200(%rdx), %ymm15 /* ks1_6 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm15, %ymm15 /* k1_6 = lookup16(ks1_6, reverse16) */
-	vmovdqa %ymm1, 416(%rsp) /* spill p0_11 */
+	vmovdqa %ymm1, 480(%rsp) /* spill p0_11 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm12, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x10, %ymm12, %ymm8, %ymm1 /* p0_12 = clmul(m_6, k0_6) */
-	vmovdqa %ymm1, 448(%rsp) /* spill p0_12 */
+#endif
+	vmovdqa %ymm1, 512(%rsp) /* spill p0_12 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x11, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x11, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x11, %ymm15, %ymm8, %ymm1 /* p0_13 = clmul(m_6, k1_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm12, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vpclmulqdq $0x0, 32(%rsp), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vpclmulqdq $0x0, 48(%rsp), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
+#else
 	vpclmulqdq $0x0, %ymm12, %ymm8, %ymm12 /* p1_12 = clmul(m_6, k0_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x1, %ymm15, %ymm8, %ymm8 /* p1_13 = clmul(m_6, k1_6) */
+#endif
 	vmovdqu 224(%rsi), %ymm15 /* msg_8 = load() */
-	vmovdqa %ymm8, 480(%rsp) /* spill p1_13 */
+	vmovdqa %ymm8, 544(%rsp) /* spill p1_13 */
 	vpand .Lzuc_lanes_avx2_vaes_asm_3_nibble_mask(%rip), %ymm15, %ymm8 /* msg_8_lo = and(msg_8, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* msg_8_sh = shr(msg_8) */
 	vpand .Lzuc_lanes_avx2_vaes_asm_3_nibble_mask(%rip), %ymm15, %ymm15 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
@@ -3313,11 +3649,59 @@ zuc_lanes_avx2_vaes_mac_fold_asm:
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
 	vmovdqu 232(%rdx), %ymm8 /* ks1_7 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_3_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x10, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x10, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
 	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm15 /* p0_14 = clmul(m_7, k0_7) */
-	vmovdqa %ymm12, 512(%rsp) /* spill p1_12 */
+#endif
+	vmovdqa %ymm12, 576(%rsp) /* spill p1_12 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vpclmulqdq $0x11, 32(%rsp), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vpclmulqdq $0x11, 48(%rsp), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
+#else
 	vpclmulqdq $0x11, %ymm8, %ymm2, %ymm12 /* p0_15 = clmul(m_7, k1_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x0, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x0, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x0, %ymm3, %ymm2, %ymm3 /* p1_14 = clmul(m_7, k0_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm8, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x1, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x1, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
 	vpclmulqdq $0x1, %ymm8, %ymm2, %ymm2 /* p1_15 = clmul(m_7, k1_7) */
+#endif
 
 	/* Each sum plus its products, in a balanced tree. */
 	vpxor %ymm6, %ymm5, %ymm5 /* sum0_acc = xor(p0, p0_1) */
@@ -3325,9 +3709,9 @@ zuc_lanes_avx2_vaes_mac_fold_asm:
 	vpxor %ymm14, %ymm13, %ymm8 /* sum0_acc_2 = xor(p0_4, p0_5) */
 	vpxor %ymm4, %ymm11, %ymm4 /* sum0_acc_3 = xor(p0_6, p0_7) */
 	vpxor %ymm0, %ymm7, %ymm0 /* sum0_acc_4 = xor(p0_8, p0_9) */
-	vmovdqa 320(%rsp), %ymm7 /* reload p0_10 */
-	vpxor 416(%rsp), %ymm7, %ymm7 /* sum0_acc_5 = xor(p0_10, p0_11) */
-	vpxor 448(%rsp), %ymm1, %ymm1 /* sum0_acc_6 = xor(p0_13, p0_12) */
+	vmovdqa 384(%rsp), %ymm7 /* reload p0_10 */
+	vpxor 480(%rsp), %ymm7, %ymm7 /* sum0_acc_5 = xor(p0_10, p0_11) */
+	vpxor 512(%rsp), %ymm1, %ymm1 /* sum0_acc_6 = xor(p0_13, p0_12) */
 	vpxor %ymm12, %ymm15, %ymm9 /* sum0_acc_7 = xor(p0_14, p0_15) */
 	vpxor %ymm6, %ymm5, %ymm5 /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
 	vpxor %ymm4, %ymm8, %ymm4 /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
@@ -3339,20 +3723,20 @@ zuc_lanes_avx2_vaes_mac_fold_asm:
 	vmovdqu (%rdi), %ymm1 /* old0 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* new0 = xor(old0, sum0_acc_14) */
 	vmovdqu %ymm0, (%rdi) /* store new0 */
-	vmovdqa 288(%rsp), %ymm0 /* reload p1 */
-	vpxor 192(%rsp), %ymm0, %ymm0 /* sum1_acc = xor(p1, p1_1) */
-	vmovdqa 160(%rsp), %ymm1 /* reload p1_2 */
-	vpxor 64(%rsp), %ymm1, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
-	vmovdqa 32(%rsp), %ymm4 /* reload p1_4 */
-	vpxor 0(%rsp), %ymm4, %ymm4 /* sum1_acc_2 = xor(p1_4, p1_5) */
-	vmovdqa 128(%rsp), %ymm5 /* reload p1_6 */
-	vpxor 96(%rsp), %ymm5, %ymm5 /* sum1_acc_3 = xor(p1_6, p1_7) */
-	vmovdqa 256(%rsp), %ymm6 /* reload p1_8 */
-	vpxor 224(%rsp), %ymm6, %ymm6 /* sum1_acc_4 = xor(p1_8, p1_9) */
-	vmovdqa 384(%rsp), %ymm7 /* reload p1_10 */
-	vpxor 352(%rsp), %ymm7, %ymm7 /* sum1_acc_5 = xor(p1_10, p1_11) */
-	vmovdqa 512(%rsp), %ymm8 /* reload p1_12 */
-	vpxor 480(%rsp), %ymm8, %ymm8 /* sum1_acc_6 = xor(p1_12, p1_13) */
+	vmovdqa 352(%rsp), %ymm0 /* reload p1 */
+	vpxor 256(%rsp), %ymm0, %ymm0 /* sum1_acc = xor(p1, p1_1) */
+	vmovdqa 224(%rsp), %ymm1 /* reload p1_2 */
+	vpxor 128(%rsp), %ymm1, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
+	vmovdqa 96(%rsp), %ymm4 /* reload p1_4 */
+	vpxor 64(%rsp), %ymm4, %ymm4 /* sum1_acc_2 = xor(p1_4, p1_5) */
+	vmovdqa 192(%rsp), %ymm5 /* reload p1_6 */
+	vpxor 160(%rsp), %ymm5, %ymm5 /* sum1_acc_3 = xor(p1_6, p1_7) */
+	vmovdqa 320(%rsp), %ymm6 /* reload p1_8 */
+	vpxor 288(%rsp), %ymm6, %ymm6 /* sum1_acc_4 = xor(p1_8, p1_9) */
+	vmovdqa 448(%rsp), %ymm7 /* reload p1_10 */
+	vpxor 416(%rsp), %ymm7, %ymm7 /* sum1_acc_5 = xor(p1_10, p1_11) */
+	vmovdqa 576(%rsp), %ymm8 /* reload p1_12 */
+	vpxor 544(%rsp), %ymm8, %ymm8 /* sum1_acc_6 = xor(p1_12, p1_13) */
 	vpxor %ymm2, %ymm3, %ymm2 /* sum1_acc_7 = xor(p1_14, p1_15) */
 	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
 	vpxor %ymm5, %ymm4, %ymm1 /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
@@ -3375,7 +3759,7 @@ zuc_lanes_avx2_vaes_mac_fold_asm:
  *   %rsi: msg
  *   %rdx: ks
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 1088 bytes (33 spill slots of 32 bytes)
+ *   frame: 1152 bytes (33 spill slots of 32 bytes)
  */
 	.globl zuc_lanes_avx2_vaes_mac_fold_wide_asm
 	.hidden zuc_lanes_avx2_vaes_mac_fold_wide_asm
@@ -3385,7 +3769,7 @@ zuc_lanes_avx2_vaes_mac_fold_wide_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $1088, %rsp
+	sub $1152, %rsp
 
 	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
@@ -3403,12 +3787,84 @@ zuc_lanes_avx2_vaes_mac_fold_wide_asm:
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
 	vmovdqu 16(%rdx), %ymm5 /* ks2 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k2 = lookup16(ks2, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm6
+	vpclmulqdq $0x10, 32(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm6
+	vpclmulqdq $0x10, 48(%rsp), %xmm6, %xmm6
+	vmovdqu %xmm6, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm6
+#else
 	vpclmulqdq $0x10, %ymm1, %ymm0, %ymm6 /* p0 = clmul(m, k0) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vpclmulqdq $0x11, 32(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vpclmulqdq $0x11, 48(%rsp), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
+#else
 	vpclmulqdq $0x11, %ymm4, %ymm0, %ymm7 /* p0_1 = clmul(m, k1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm1, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x0, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x0, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x0, %ymm1, %ymm0, %ymm1 /* p1 = clmul(m, k0) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x1, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x1, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x1, %ymm4, %ymm0, %ymm8 /* p1_1 = clmul(m, k1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm4, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x0, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x0, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
 	vpclmulqdq $0x0, %ymm4, %ymm0, %ymm4 /* p2 = clmul(m, k1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm0, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x1, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x1, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
 	vpclmulqdq $0x1, %ymm5, %ymm0, %ymm0 /* p2_1 = clmul(m, k2) */
+#endif
 	vmovdqu 32(%rsi), %ymm5 /* msg_2 = load() */
 	vpand .Lzuc_lanes_avx2_vaes_asm_4_nibble_mask(%rip), %ymm5, %ymm9 /* msg_2_lo = and(msg_2, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* msg_2_sh = shr(msg_2) */
@@ -3422,12 +3878,84 @@ zuc_lanes_avx2_vaes_mac_fold_wide_asm:
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm10, %ymm10 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vmovdqu 48(%rdx), %ymm11 /* ks2_1 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm11, %ymm11 /* k2_1 = lookup16(ks2_1, reverse16) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vpclmulqdq $0x10, 32(%rsp), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vpclmulqdq $0x10, 48(%rsp), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
+#else
 	vpclmulqdq $0x10, %ymm9, %ymm5, %ymm12 /* p0_2 = clmul(m_1, k0_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vpclmulqdq $0x11, 32(%rsp), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vpclmulqdq $0x11, 48(%rsp), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
+#else
 	vpclmulqdq $0x11, %ymm10, %ymm5, %ymm13 /* p0_3 = clmul(m_1, k1_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm9, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x0, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x0, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
 	vpclmulqdq $0x0, %ymm9, %ymm5, %ymm9 /* p1_2 = clmul(m_1, k0_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm14
+	vpclmulqdq $0x1, 32(%rsp), %xmm14, %xmm14
+	vmovdqu %xmm14, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm14
+	vpclmulqdq $0x1, 48(%rsp), %xmm14, %xmm14
+	vmovdqu %xmm14, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm14
+#else
 	vpclmulqdq $0x1, %ymm10, %ymm5, %ymm14 /* p1_3 = clmul(m_1, k1_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x0, %ymm10, %ymm5, %ymm10 /* p2_2 = clmul(m_1, k1_1) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x1, %ymm11, %ymm5, %ymm5 /* p2_3 = clmul(m_1, k2_1) */
+#endif
 	vmovdqu 64(%rsi), %ymm11 /* msg_3 = load() */
 	vpand .Lzuc_lanes_avx2_vaes_asm_4_nibble_mask(%rip), %ymm11, %ymm15 /* msg_3_lo = and(msg_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_3_sh = shr(msg_3) */
@@ -3437,23 +3965,95 @@ zuc_lanes_avx2_vaes_mac_fold_wide_asm:
 	vpxor %ymm11, %ymm15, %ymm11 /* m_2 = xor(m_2_l, m_2_h) */
 	vmovdqu 64(%rdx), %ymm15 /* ks0_2 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm15, %ymm15 /* k0_2 = lookup16(ks0_2, reverse16) */
-	vmovdqa %ymm5, 0(%rsp) /* spill p2_3 */
+	vmovdqa %ymm5, 64(%rsp) /* spill p2_3 */
 	vmovdqu 72(%rdx), %ymm5 /* ks1_2 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k1_2 = lookup16(ks1_2, reverse16) */
-	vmovdqa %ymm10, 32(%rsp) /* spill p2_2 */
+	vmovdqa %ymm10, 96(%rsp) /* spill p2_2 */
 	vmovdqu 80(%rdx), %ymm10 /* ks2_2 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm10, %ymm10 /* k2_2 = lookup16(ks2_2, reverse16) */
-	vmovdqa %ymm0, 64(%rsp) /* spill p2_1 */
+	vmovdqa %ymm0, 128(%rsp) /* spill p2_1 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm0
+	vpclmulqdq $0x10, 32(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm0
+	vpclmulqdq $0x10, 48(%rsp), %xmm0, %xmm0
+	vmovdqu %xmm0, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm0
+#else
 	vpclmulqdq $0x10, %ymm15, %ymm11, %ymm0 /* p0_4 = clmul(m_2, k0_2) */
-	vmovdqa %ymm4, 96(%rsp) /* spill p2 */
+#endif
+	vmovdqa %ymm4, 160(%rsp) /* spill p2 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm4
+	vpclmulqdq $0x11, 32(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm4
+	vpclmulqdq $0x11, 48(%rsp), %xmm4, %xmm4
+	vmovdqu %xmm4, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm4
+#else
 	vpclmulqdq $0x11, %ymm5, %ymm11, %ymm4 /* p0_5 = clmul(m_2, k1_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
 	vpclmulqdq $0x0, %ymm15, %ymm11, %ymm15 /* p1_4 = clmul(m_2, k0_2) */
-	vmovdqa %ymm15, 128(%rsp) /* spill p1_4 */
+#endif
+	vmovdqa %ymm15, 192(%rsp) /* spill p1_4 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
 	vpclmulqdq $0x1, %ymm5, %ymm11, %ymm15 /* p1_5 = clmul(m_2, k1_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x0, %ymm5, %ymm11, %ymm5 /* p2_4 = clmul(m_2, k1_2) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x1, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x1, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x1, %ymm10, %ymm11, %ymm10 /* p2_5 = clmul(m_2, k2_2) */
+#endif
 	vmovdqu 96(%rsi), %ymm11 /* msg_4 = load() */
-	vmovdqa %ymm5, 160(%rsp) /* spill p2_4 */
+	vmovdqa %ymm5, 224(%rsp) /* spill p2_4 */
 	vpand .Lzuc_lanes_avx2_vaes_asm_4_nibble_mask(%rip), %ymm11, %ymm5 /* msg_4_lo = and(msg_4, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_4_sh = shr(msg_4) */
 	vpand .Lzuc_lanes_avx2_vaes_asm_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
@@ -3462,23 +4062,95 @@ zuc_lanes_avx2_vaes_mac_fold_wide_asm:
 	vpxor %ymm11, %ymm5, %ymm5 /* m_3 = xor(m_3_l, m_3_h) */
 	vmovdqu 96(%rdx), %ymm11 /* ks0_3 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm11, %ymm11 /* k0_3 = lookup16(ks0_3, reverse16) */
-	vmovdqa %ymm10, 192(%rsp) /* spill p2_5 */
+	vmovdqa %ymm10, 256(%rsp) /* spill p2_5 */
 	vmovdqu 104(%rdx), %ymm10 /* ks1_3 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm10, %ymm10 /* k1_3 = lookup16(ks1_3, reverse16) */
-	vmovdqa %ymm15, 224(%rsp) /* spill p1_5 */
+	vmovdqa %ymm15, 288(%rsp) /* spill p1_5 */
 	vmovdqu 112(%rdx), %ymm15 /* ks2_3 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm15, %ymm15 /* k2_3 = lookup16(ks2_3, reverse16) */
-	vmovdqa %ymm9, 256(%rsp) /* spill p1_2 */
+	vmovdqa %ymm9, 320(%rsp) /* spill p1_2 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vpclmulqdq $0x10, 32(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vpclmulqdq $0x10, 48(%rsp), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
 	vpclmulqdq $0x10, %ymm11, %ymm5, %ymm9 /* p0_6 = clmul(m_3, k0_3) */
-	vmovdqa %ymm14, 288(%rsp) /* spill p1_3 */
+#endif
+	vmovdqa %ymm14, 352(%rsp) /* spill p1_3 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm14
+	vpclmulqdq $0x11, 32(%rsp), %xmm14, %xmm14
+	vmovdqu %xmm14, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm14
+	vpclmulqdq $0x11, 48(%rsp), %xmm14, %xmm14
+	vmovdqu %xmm14, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm14
+#else
 	vpclmulqdq $0x11, %ymm10, %ymm5, %ymm14 /* p0_7 = clmul(m_3, k1_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x0, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x0, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
 	vpclmulqdq $0x0, %ymm11, %ymm5, %ymm11 /* p1_6 = clmul(m_3, k0_3) */
-	vmovdqa %ymm11, 320(%rsp) /* spill p1_6 */
+#endif
+	vmovdqa %ymm11, 384(%rsp) /* spill p1_6 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
 	vpclmulqdq $0x1, %ymm10, %ymm5, %ymm11 /* p1_7 = clmul(m_3, k1_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x0, %ymm10, %ymm5, %ymm10 /* p2_6 = clmul(m_3, k1_3) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x1, %ymm15, %ymm5, %ymm5 /* p2_7 = clmul(m_3, k2_3) */
+#endif
 	vmovdqu 128(%rsi), %ymm15 /* msg_5 = load() */
-	vmovdqa %ymm5, 352(%rsp) /* spill p2_7 */
+	vmovdqa %ymm5, 416(%rsp) /* spill p2_7 */
 	vpand .Lzuc_lanes_avx2_vaes_asm_4_nibble_mask(%rip), %ymm15, %ymm5 /* msg_5_lo = and(msg_5, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* msg_5_sh = shr(msg_5) */
 	vpand .Lzuc_lanes_avx2_vaes_asm_4_nibble_mask(%rip), %ymm15, %ymm15 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
@@ -3487,23 +4159,95 @@ zuc_lanes_avx2_vaes_mac_fold_wide_asm:
 	vpxor %ymm15, %ymm5, %ymm5 /* m_4 = xor(m_4_l, m_4_h) */
 	vmovdqu 128(%rdx), %ymm15 /* ks0_4 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm15, %ymm15 /* k0_4 = lookup16(ks0_4, reverse16) */
-	vmovdqa %ymm10, 384(%rsp) /* spill p2_6 */
+	vmovdqa %ymm10, 448(%rsp) /* spill p2_6 */
 	vmovdqu 136(%rdx), %ymm10 /* ks1_4 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm10, %ymm10 /* k1_4 = lookup16(ks1_4, reverse16) */
-	vmovdqa %ymm11, 416(%rsp) /* spill p1_7 */
+	vmovdqa %ymm11, 480(%rsp) /* spill p1_7 */
 	vmovdqu 144(%rdx), %ymm11 /* ks2_4 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm11, %ymm11 /* k2_4 = lookup16(ks2_4, reverse16) */
-	vmovdqa %ymm1, 448(%rsp) /* spill p1 */
+	vmovdqa %ymm1, 512(%rsp) /* spill p1 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x10, %ymm15, %ymm5, %ymm1 /* p0_8 = clmul(m_4, k0_4) */
-	vmovdqa %ymm8, 480(%rsp) /* spill p1_1 */
+#endif
+	vmovdqa %ymm8, 544(%rsp) /* spill p1_1 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vpclmulqdq $0x11, 32(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vpclmulqdq $0x11, 48(%rsp), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
+#else
 	vpclmulqdq $0x11, %ymm10, %ymm5, %ymm8 /* p0_9 = clmul(m_4, k1_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
 	vpclmulqdq $0x0, %ymm15, %ymm5, %ymm15 /* p1_8 = clmul(m_4, k0_4) */
-	vmovdqa %ymm15, 512(%rsp) /* spill p1_8 */
+#endif
+	vmovdqa %ymm15, 576(%rsp) /* spill p1_8 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
 	vpclmulqdq $0x1, %ymm10, %ymm5, %ymm15 /* p1_9 = clmul(m_4, k1_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x0, %ymm10, %ymm5, %ymm10 /* p2_8 = clmul(m_4, k1_4) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x1, %ymm11, %ymm5, %ymm5 /* p2_9 = clmul(m_4, k2_4) */
+#endif
 	vmovdqu 160(%rsi), %ymm11 /* msg_6 = load() */
-	vmovdqa %ymm5, 544(%rsp) /* spill p2_9 */
+	vmovdqa %ymm5, 608(%rsp) /* spill p2_9 */
 	vpand .Lzuc_lanes_avx2_vaes_asm_4_nibble_mask(%rip), %ymm11, %ymm5 /* msg_6_lo = and(msg_6, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_6_sh = shr(msg_6) */
 	vpand .Lzuc_lanes_avx2_vaes_asm_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
@@ -3512,23 +4256,95 @@ zuc_lanes_avx2_vaes_mac_fold_wide_asm:
 	vpxor %ymm11, %ymm5, %ymm5 /* m_5 = xor(m_5_l, m_5_h) */
 	vmovdqu 160(%rdx), %ymm11 /* ks0_5 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm11, %ymm11 /* k0_5 = lookup16(ks0_5, reverse16) */
-	vmovdqa %ymm10, 576(%rsp) /* spill p2_8 */
+	vmovdqa %ymm10, 640(%rsp) /* spill p2_8 */
 	vmovdqu 168(%rdx), %ymm10 /* ks1_5 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm10, %ymm10 /* k1_5 = lookup16(ks1_5, reverse16) */
-	vmovdqa %ymm15, 608(%rsp) /* spill p1_9 */
+	vmovdqa %ymm15, 672(%rsp) /* spill p1_9 */
 	vmovdqu 176(%rdx), %ymm15 /* ks2_5 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm15, %ymm15 /* k2_5 = lookup16(ks2_5, reverse16) */
-	vmovdqa %ymm1, 640(%rsp) /* spill p0_8 */
+	vmovdqa %ymm1, 704(%rsp) /* spill p0_8 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x10, %ymm11, %ymm5, %ymm1 /* p0_10 = clmul(m_5, k0_5) */
-	vmovdqa %ymm1, 672(%rsp) /* spill p0_10 */
+#endif
+	vmovdqa %ymm1, 736(%rsp) /* spill p0_10 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x11, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x11, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x11, %ymm10, %ymm5, %ymm1 /* p0_11 = clmul(m_5, k1_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x0, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x0, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
 	vpclmulqdq $0x0, %ymm11, %ymm5, %ymm11 /* p1_10 = clmul(m_5, k0_5) */
-	vmovdqa %ymm11, 704(%rsp) /* spill p1_10 */
+#endif
+	vmovdqa %ymm11, 768(%rsp) /* spill p1_10 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vpclmulqdq $0x1, 32(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vpclmulqdq $0x1, 48(%rsp), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
 	vpclmulqdq $0x1, %ymm10, %ymm5, %ymm11 /* p1_11 = clmul(m_5, k1_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x0, %ymm10, %ymm5, %ymm10 /* p2_10 = clmul(m_5, k1_5) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x1, %ymm15, %ymm5, %ymm5 /* p2_11 = clmul(m_5, k2_5) */
+#endif
 	vmovdqu 192(%rsi), %ymm15 /* msg_7 = load() */
-	vmovdqa %ymm5, 736(%rsp) /* spill p2_11 */
+	vmovdqa %ymm5, 800(%rsp) /* spill p2_11 */
 	vpand .Lzuc_lanes_avx2_vaes_asm_4_nibble_mask(%rip), %ymm15, %ymm5 /* msg_7_lo = and(msg_7, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* msg_7_sh = shr(msg_7) */
 	vpand .Lzuc_lanes_avx2_vaes_asm_4_nibble_mask(%rip), %ymm15, %ymm15 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
@@ -3537,23 +4353,95 @@ zuc_lanes_avx2_vaes_mac_fold_wide_asm:
 	vpxor %ymm15, %ymm5, %ymm5 /* m_6 = xor(m_6_l, m_6_h) */
 	vmovdqu 192(%rdx), %ymm15 /* ks0_6 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm15, %ymm15 /* k0_6 = lookup16(ks0_6, reverse16) */
-	vmovdqa %ymm10, 768(%rsp) /* spill p2_10 */
+	vmovdqa %ymm10, 832(%rsp) /* spill p2_10 */
 	vmovdqu 200(%rdx), %ymm10 /* ks1_6 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm10, %ymm10 /* k1_6 = lookup16(ks1_6, reverse16) */
-	vmovdqa %ymm11, 800(%rsp) /* spill p1_11 */
+	vmovdqa %ymm11, 864(%rsp) /* spill p1_11 */
 	vmovdqu 208(%rdx), %ymm11 /* ks2_6 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm11, %ymm11 /* k2_6 = lookup16(ks2_6, reverse16) */
-	vmovdqa %ymm1, 832(%rsp) /* spill p0_11 */
+	vmovdqa %ymm1, 896(%rsp) /* spill p0_11 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x10, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x10, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x10, %ymm15, %ymm5, %ymm1 /* p0_12 = clmul(m_6, k0_6) */
-	vmovdqa %ymm1, 864(%rsp) /* spill p0_12 */
+#endif
+	vmovdqa %ymm1, 928(%rsp) /* spill p0_12 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vpclmulqdq $0x11, 32(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vpclmulqdq $0x11, 48(%rsp), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
+#else
 	vpclmulqdq $0x11, %ymm10, %ymm5, %ymm1 /* p0_13 = clmul(m_6, k1_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm15, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x0, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x0, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
 	vpclmulqdq $0x0, %ymm15, %ymm5, %ymm15 /* p1_12 = clmul(m_6, k0_6) */
-	vmovdqa %ymm15, 896(%rsp) /* spill p1_12 */
+#endif
+	vmovdqa %ymm15, 960(%rsp) /* spill p1_12 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x1, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x1, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
 	vpclmulqdq $0x1, %ymm10, %ymm5, %ymm15 /* p1_13 = clmul(m_6, k1_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm10, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x0, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x0, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x0, %ymm10, %ymm5, %ymm10 /* p2_12 = clmul(m_6, k1_6) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm5, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x1, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x1, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x1, %ymm11, %ymm5, %ymm5 /* p2_13 = clmul(m_6, k2_6) */
+#endif
 	vmovdqu 224(%rsi), %ymm11 /* msg_8 = load() */
-	vmovdqa %ymm5, 928(%rsp) /* spill p2_13 */
+	vmovdqa %ymm5, 992(%rsp) /* spill p2_13 */
 	vpand .Lzuc_lanes_avx2_vaes_asm_4_nibble_mask(%rip), %ymm11, %ymm5 /* msg_8_lo = and(msg_8, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_8_sh = shr(msg_8) */
 	vpand .Lzuc_lanes_avx2_vaes_asm_4_nibble_mask(%rip), %ymm11, %ymm11 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
@@ -3566,25 +4454,97 @@ zuc_lanes_avx2_vaes_mac_fold_wide_asm:
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k1_7 = lookup16(ks1_7, reverse16) */
 	vmovdqu 240(%rdx), %ymm11 /* ks2_7 = load() */
 	vpshufb .Lzuc_lanes_avx2_vaes_asm_4_reverse16(%rip), %ymm11, %ymm11 /* k2_7 = lookup16(ks2_7, reverse16) */
-	vmovdqa %ymm10, 960(%rsp) /* spill p2_12 */
+	vmovdqa %ymm10, 1024(%rsp) /* spill p2_12 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vpclmulqdq $0x10, 32(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vpclmulqdq $0x10, 48(%rsp), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
 	vpclmulqdq $0x10, %ymm3, %ymm2, %ymm10 /* p0_14 = clmul(m_7, k0_7) */
-	vmovdqa %ymm15, 992(%rsp) /* spill p1_13 */
+#endif
+	vmovdqa %ymm15, 1056(%rsp) /* spill p1_13 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm15
+	vpclmulqdq $0x11, 32(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm15
+	vpclmulqdq $0x11, 48(%rsp), %xmm15, %xmm15
+	vmovdqu %xmm15, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm15
+#else
 	vpclmulqdq $0x11, %ymm5, %ymm2, %ymm15 /* p0_15 = clmul(m_7, k1_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm3, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x0, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x0, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x0, %ymm3, %ymm2, %ymm3 /* p1_14 = clmul(m_7, k0_7) */
-	vmovdqa %ymm3, 1024(%rsp) /* spill p1_14 */
+#endif
+	vmovdqa %ymm3, 1088(%rsp) /* spill p1_14 */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vpclmulqdq $0x1, 32(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vpclmulqdq $0x1, 48(%rsp), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
+#else
 	vpclmulqdq $0x1, %ymm5, %ymm2, %ymm3 /* p1_15 = clmul(m_7, k1_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm5, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm5
+	vpclmulqdq $0x0, 32(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm5
+	vpclmulqdq $0x0, 48(%rsp), %xmm5, %xmm5
+	vmovdqu %xmm5, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm5
+#else
 	vpclmulqdq $0x0, %ymm5, %ymm2, %ymm5 /* p2_14 = clmul(m_7, k1_7) */
+#endif
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu %ymm11, 32(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vpclmulqdq $0x1, 32(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vpclmulqdq $0x1, 48(%rsp), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
+#else
 	vpclmulqdq $0x1, %ymm11, %ymm2, %ymm2 /* p2_15 = clmul(m_7, k2_7) */
+#endif
 
 	/* Each sum plus its products, in a balanced tree. */
 	vpxor %ymm7, %ymm6, %ymm6 /* sum0_acc = xor(p0, p0_1) */
 	vpxor %ymm13, %ymm12, %ymm7 /* sum0_acc_1 = xor(p0_2, p0_3) */
 	vpxor %ymm4, %ymm0, %ymm0 /* sum0_acc_2 = xor(p0_4, p0_5) */
 	vpxor %ymm14, %ymm9, %ymm4 /* sum0_acc_3 = xor(p0_6, p0_7) */
-	vpxor 640(%rsp), %ymm8, %ymm8 /* sum0_acc_4 = xor(p0_9, p0_8) */
-	vmovdqa 672(%rsp), %ymm9 /* reload p0_10 */
-	vpxor 832(%rsp), %ymm9, %ymm9 /* sum0_acc_5 = xor(p0_10, p0_11) */
-	vpxor 864(%rsp), %ymm1, %ymm1 /* sum0_acc_6 = xor(p0_13, p0_12) */
+	vpxor 704(%rsp), %ymm8, %ymm8 /* sum0_acc_4 = xor(p0_9, p0_8) */
+	vmovdqa 736(%rsp), %ymm9 /* reload p0_10 */
+	vpxor 896(%rsp), %ymm9, %ymm9 /* sum0_acc_5 = xor(p0_10, p0_11) */
+	vpxor 928(%rsp), %ymm1, %ymm1 /* sum0_acc_6 = xor(p0_13, p0_12) */
 	vpxor %ymm15, %ymm10, %ymm10 /* sum0_acc_7 = xor(p0_14, p0_15) */
 	vpxor %ymm7, %ymm6, %ymm6 /* sum0_acc_8 = xor(sum0_acc, sum0_acc_1) */
 	vpxor %ymm4, %ymm0, %ymm0 /* sum0_acc_9 = xor(sum0_acc_2, sum0_acc_3) */
@@ -3596,21 +4556,21 @@ zuc_lanes_avx2_vaes_mac_fold_wide_asm:
 	vmovdqu (%rdi), %ymm1 /* old0 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* new0 = xor(old0, sum0_acc_14) */
 	vmovdqu %ymm0, (%rdi) /* store new0 */
-	vmovdqa 448(%rsp), %ymm0 /* reload p1 */
-	vpxor 480(%rsp), %ymm0, %ymm0 /* sum1_acc = xor(p1, p1_1) */
-	vmovdqa 256(%rsp), %ymm1 /* reload p1_2 */
-	vpxor 288(%rsp), %ymm1, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
-	vmovdqa 128(%rsp), %ymm4 /* reload p1_4 */
-	vpxor 224(%rsp), %ymm4, %ymm4 /* sum1_acc_2 = xor(p1_4, p1_5) */
-	vmovdqa 320(%rsp), %ymm6 /* reload p1_6 */
-	vpxor 416(%rsp), %ymm6, %ymm6 /* sum1_acc_3 = xor(p1_6, p1_7) */
-	vmovdqa 512(%rsp), %ymm7 /* reload p1_8 */
-	vpxor 608(%rsp), %ymm7, %ymm7 /* sum1_acc_4 = xor(p1_8, p1_9) */
-	vmovdqa 704(%rsp), %ymm8 /* reload p1_10 */
-	vpxor 800(%rsp), %ymm8, %ymm8 /* sum1_acc_5 = xor(p1_10, p1_11) */
-	vmovdqa 896(%rsp), %ymm9 /* reload p1_12 */
-	vpxor 992(%rsp), %ymm9, %ymm9 /* sum1_acc_6 = xor(p1_12, p1_13) */
-	vpxor 1024(%rsp), %ymm3, %ymm3 /* sum1_acc_7 = xor(p1_15, p1_14) */
+	vmovdqa 512(%rsp), %ymm0 /* reload p1 */
+	vpxor 544(%rsp), %ymm0, %ymm0 /* sum1_acc = xor(p1, p1_1) */
+	vmovdqa 320(%rsp), %ymm1 /* reload p1_2 */
+	vpxor 352(%rsp), %ymm1, %ymm1 /* sum1_acc_1 = xor(p1_2, p1_3) */
+	vmovdqa 192(%rsp), %ymm4 /* reload p1_4 */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* sum1_acc_2 = xor(p1_4, p1_5) */
+	vmovdqa 384(%rsp), %ymm6 /* reload p1_6 */
+	vpxor 480(%rsp), %ymm6, %ymm6 /* sum1_acc_3 = xor(p1_6, p1_7) */
+	vmovdqa 576(%rsp), %ymm7 /* reload p1_8 */
+	vpxor 672(%rsp), %ymm7, %ymm7 /* sum1_acc_4 = xor(p1_8, p1_9) */
+	vmovdqa 768(%rsp), %ymm8 /* reload p1_10 */
+	vpxor 864(%rsp), %ymm8, %ymm8 /* sum1_acc_5 = xor(p1_10, p1_11) */
+	vmovdqa 960(%rsp), %ymm9 /* reload p1_12 */
+	vpxor 1056(%rsp), %ymm9, %ymm9 /* sum1_acc_6 = xor(p1_12, p1_13) */
+	vpxor 1088(%rsp), %ymm3, %ymm3 /* sum1_acc_7 = xor(p1_15, p1_14) */
 	vpxor %ymm1, %ymm0, %ymm0 /* sum1_acc_8 = xor(sum1_acc, sum1_acc_1) */
 	vpxor %ymm6, %ymm4, %ymm1 /* sum1_acc_9 = xor(sum1_acc_2, sum1_acc_3) */
 	vpxor %ymm8, %ymm7, %ymm4 /* sum1_acc_10 = xor(sum1_acc_4, sum1_acc_5) */
@@ -3621,20 +4581,20 @@ zuc_lanes_avx2_vaes_mac_fold_wide_asm:
 	vmovdqu 32(%rdi), %ymm1 /* old1 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* new1 = xor(old1, sum1_acc_14) */
 	vmovdqu %ymm0, 32(%rdi) /* store new1 */
-	vmovdqa 96(%rsp), %ymm0 /* reload p2 */
-	vpxor 64(%rsp), %ymm0, %ymm0 /* sum2_acc = xor(p2, p2_1) */
-	vmovdqa 32(%rsp), %ymm1 /* reload p2_2 */
-	vpxor 0(%rsp), %ymm1, %ymm1 /* sum2_acc_1 = xor(p2_2, p2_3) */
-	vmovdqa 160(%rsp), %ymm3 /* reload p2_4 */
-	vpxor 192(%rsp), %ymm3, %ymm3 /* sum2_acc_2 = xor(p2_4, p2_5) */
-	vmovdqa 384(%rsp), %ymm4 /* reload p2_6 */
-	vpxor 352(%rsp), %ymm4, %ymm4 /* sum2_acc_3 = xor(p2_6, p2_7) */
-	vmovdqa 576(%rsp), %ymm6 /* reload p2_8 */
-	vpxor 544(%rsp), %ymm6, %ymm6 /* sum2_acc_4 = xor(p2_8, p2_9) */
-	vmovdqa 768(%rsp), %ymm7 /* reload p2_10 */
-	vpxor 736(%rsp), %ymm7, %ymm7 /* sum2_acc_5 = xor(p2_10, p2_11) */
-	vmovdqa 960(%rsp), %ymm8 /* reload p2_12 */
-	vpxor 928(%rsp), %ymm8, %ymm8 /* sum2_acc_6 = xor(p2_12, p2_13) */
+	vmovdqa 160(%rsp), %ymm0 /* reload p2 */
+	vpxor 128(%rsp), %ymm0, %ymm0 /* sum2_acc = xor(p2, p2_1) */
+	vmovdqa 96(%rsp), %ymm1 /* reload p2_2 */
+	vpxor 64(%rsp), %ymm1, %ymm1 /* sum2_acc_1 = xor(p2_2, p2_3) */
+	vmovdqa 224(%rsp), %ymm3 /* reload p2_4 */
+	vpxor 256(%rsp), %ymm3, %ymm3 /* sum2_acc_2 = xor(p2_4, p2_5) */
+	vmovdqa 448(%rsp), %ymm4 /* reload p2_6 */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* sum2_acc_3 = xor(p2_6, p2_7) */
+	vmovdqa 640(%rsp), %ymm6 /* reload p2_8 */
+	vpxor 608(%rsp), %ymm6, %ymm6 /* sum2_acc_4 = xor(p2_8, p2_9) */
+	vmovdqa 832(%rsp), %ymm7 /* reload p2_10 */
+	vpxor 800(%rsp), %ymm7, %ymm7 /* sum2_acc_5 = xor(p2_10, p2_11) */
+	vmovdqa 1024(%rsp), %ymm8 /* reload p2_12 */
+	vpxor 992(%rsp), %ymm8, %ymm8 /* sum2_acc_6 = xor(p2_12, p2_13) */
 	vpxor %ymm2, %ymm5, %ymm2 /* sum2_acc_7 = xor(p2_14, p2_15) */
 	vpxor %ymm1, %ymm0, %ymm0 /* sum2_acc_8 = xor(sum2_acc, sum2_acc_1) */
 	vpxor %ymm4, %ymm3, %ymm1 /* sum2_acc_9 = xor(sum2_acc_2, sum2_acc_3) */
